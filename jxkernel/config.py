@@ -1,0 +1,110 @@
+"""Global options, named and read as JAX names them.
+
+    >>> from jxkernel import config
+    >>> config.update("jax_enable_x64", True)
+    >>> config.jax_enable_x64
+    True
+
+Options are plain attributes of the ``config`` object, so the hot paths read
+them at the cost of one attribute lookup. Each option may take its initial
+value from an environment variable.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+
+
+def _parse_bool(text: str) -> bool:
+    return text.strip().lower() in ("1", "true", "yes", "on")
+
+
+class _Option:
+    __slots__ = ("name", "default", "env", "parse", "help", "validate")
+
+    def __init__(self, name, default, env=None, parse=None, help="", validate=None):
+        self.name, self.default, self.env, self.help = name, default, env, help
+        self.parse = parse or (lambda s: s)
+        self.validate = validate
+
+
+_OPTIONS = [
+    _Option("jax_enable_x64", False, "JAX_ENABLE_X64", _parse_bool,
+            "Use 64-bit floats and ints (otherwise float32/int32 are the widest types)."),
+    _Option("jax_disable_jit", False, "JAX_DISABLE_JIT", _parse_bool,
+            "Run jitted functions op by op, for debugging."),
+    _Option("jax_log_compiles", False, "JAX_LOG_COMPILES", _parse_bool,
+            "Print every compile event (function, reason, timings) as it happens."),
+    _Option("jax_platforms", None, "JAX_PLATFORMS", None,
+            "Comma-separated backends to use, in order of preference, e.g. 'cuda,cpu'."),
+    _Option("jax_platform_name", None, "JAX_PLATFORM_NAME", None,
+            "The default backend (cpu, gpu, tpu)."),
+    _Option("jax_num_cpu_devices", None, "JXKERNEL_CPU_DEVICES", int,
+            "How many CPU devices to create; settable only before the CPU backend starts."),
+    _Option("jax_enable_compilation_cache", True, "JXKERNEL_COMPILATION_CACHE", _parse_bool,
+            "Keep compiled executables on disk across processes."),
+    _Option("jax_compilation_cache_dir", None, "JXKERNEL_COMPILATION_CACHE_DIR", None,
+            "Folder of the persistent compilation cache (default: a user cache folder)."),
+    _Option("jax_persistent_cache_min_compile_time_secs", 0.0, None, float,
+            "Only executables that took at least this long to compile are written to disk."),
+    _Option("jax_default_matmul_precision", None, "JAX_DEFAULT_MATMUL_PRECISION", None,
+            "Default precision of dot_general (None, 'highest', ...)."),
+    _Option("jax_debug_nans", False, "JAX_DEBUG_NANS", _parse_bool,
+            "Raise when an eagerly computed floating result contains NaN."),
+]
+
+
+class Config:
+    """The option table; read options as attributes, change them with `update`."""
+
+    def __init__(self):
+        self._options = {o.name: o for o in _OPTIONS}
+        self._watchers: dict[str, list] = {}
+        for o in _OPTIONS:
+            raw = os.environ.get(o.env) if o.env else None
+            object.__setattr__(self, o.name, o.parse(raw) if raw not in (None, "") else o.default)
+
+    def __setattr__(self, name, value):
+        if name.startswith("_"):
+            object.__setattr__(self, name, value)
+        else:
+            self.update(name, value)
+
+    def update(self, name: str, value) -> None:
+        """Set option `name`, e.g. ``config.update("jax_enable_x64", True)``."""
+        option = self._options.get(name)
+        if option is None:
+            known = ", ".join(sorted(self._options))
+            raise AttributeError(f"Unrecognized config option {name!r}; known options: {known}")
+        if option.validate is not None:
+            option.validate(value)
+        old = getattr(self, name)
+        for watcher in self._watchers.get(name, ()):
+            watcher(old, value)      # a watcher may refuse the change by raising
+        object.__setattr__(self, name, value)
+
+    def read(self, name: str):
+        return getattr(self, name)
+
+    def watch(self, name: str, callback) -> None:
+        """Call `callback(old, new)` before option `name` changes; raising refuses the change."""
+        self._watchers.setdefault(name, []).append(callback)
+
+    @contextlib.contextmanager
+    def override(self, name: str, value):
+        """Set an option inside a ``with`` block only."""
+        old = getattr(self, name)
+        self.update(name, value)
+        try:
+            yield
+        finally:
+            self.update(name, old)
+
+    def values(self) -> dict:
+        return {name: getattr(self, name) for name in self._options}
+
+    def __repr__(self):
+        return "Config(" + ", ".join(f"{k}={v!r}" for k, v in self.values().items()) + ")"
+
+
+config = Config()

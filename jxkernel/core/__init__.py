@@ -1,0 +1,13 @@
+"""The IR, avals, dtypes, primitives and the trace machinery. Knows nothing of XLA."""
+from . import dtypes
+from .avals import ShapedArray, ShapeDtypeStruct, get_aval
+from .errors import (ConcretizationTypeError, NonConcreteBooleanIndexError,
+                     TracerArrayConversionError, TracerBoolConversionError,
+                     TracerIntegerConversionError, UnexpectedTracerError)
+from .ir import ClosedJaxpr, DropVar, Eqn, Jaxpr, Literal, SourceInfo, Var
+from .primitive import (Primitive, abstract_eval, abstract_eval_rules, all_primitives,
+                        batching_rules, impl_rules, jvp_rules, lowering_rules, rule,
+                        transpose_rules)
+from .trace import (EvalTrace, Trace, Tracer, current_trace, eval_trace, new_trace,
+                    set_current_trace)
+from .check import check_jaxpr, JaxprTypeError

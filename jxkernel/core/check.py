@@ -1,0 +1,55 @@
+"""A type checker for jaxprs: every transformation's output goes through it in tests,
+so a bug is caught where it is made rather than three layers later."""
+from __future__ import annotations
+
+from .ir import ClosedJaxpr, Jaxpr, Literal, Var
+from .primitive import abstract_eval, jaxpr_params
+
+
+class JaxprTypeError(TypeError):
+    pass
+
+
+def check_jaxpr(jaxpr) -> None:
+    """Raise JaxprTypeError unless every variable is defined once before use and every
+    equation's output types are what its primitive's abstract eval gives."""
+    if isinstance(jaxpr, ClosedJaxpr):
+        for var, const in zip(jaxpr.jaxpr.constvars, jaxpr.consts):
+            shape = getattr(const, "shape", ())
+            if tuple(shape) != var.aval.shape:
+                raise JaxprTypeError(f"const of shape {shape} bound to {var.aval.str_short()}")
+        jaxpr = jaxpr.jaxpr
+    defined: set = set()
+
+    def define(v, where):
+        if not isinstance(v, Var):
+            raise JaxprTypeError(f"{where}: {v!r} is not a Var")
+        if v in defined:
+            raise JaxprTypeError(f"{where}: variable {v!r} defined twice")
+        defined.add(v)
+
+    def read(atom, where):
+        if isinstance(atom, Literal):
+            return atom.aval
+        if atom not in defined:
+            raise JaxprTypeError(f"{where}: variable {atom!r} used before it is defined")
+        return atom.aval
+
+    for v in jaxpr.constvars:
+        define(v, "constvar")
+    for v in jaxpr.invars:
+        define(v, "invar")
+    for i, eqn in enumerate(jaxpr.eqns):
+        where = f"equation {i} ({eqn.primitive})"
+        in_avals = [read(a, where) for a in eqn.invars]
+        for inner in jaxpr_params(eqn.params):
+            check_jaxpr(inner)
+        out_avals = abstract_eval(eqn.primitive, in_avals, eqn.params)
+        if len(out_avals) != len(eqn.outvars):
+            raise JaxprTypeError(f"{where}: {len(eqn.outvars)} outputs, rule gives {len(out_avals)}")
+        for v, aval in zip(eqn.outvars, out_avals):
+            if v.aval.strip_weak_type() != aval.strip_weak_type():
+                raise JaxprTypeError(f"{where}: output typed {v.aval} but the rule gives {aval}")
+            define(v, where)
+    for v in jaxpr.outvars:
+        read(v, "outvars")

@@ -1,0 +1,236 @@
+"""Dtypes, canonicalization under the x64 flag, and JAX's type-promotion lattice.
+
+    >>> result_type(np.int8, 2.0)            # a Python float is weakly typed
+    (dtype('float32'), True)
+    >>> result_type(np.float16, np.int32)[0]
+    dtype('float16')
+
+Weak types are how Python scalars avoid widening arrays: ``x_f16 * 2.0`` stays
+float16. They are represented here by the Python types ``int``, ``float`` and
+``complex`` standing in the lattice for "an int/float/complex of no fixed width".
+"""
+from __future__ import annotations
+
+import functools
+
+import ml_dtypes
+import numpy as np
+
+from ..config import config
+
+bool_ = np.dtype(np.bool_)
+int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
+uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
+float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
+complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
+
+SUPPORTED_DTYPES = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+                    bfloat16, float16, float32, float64, complex64, complex128)
+_SUPPORTED = frozenset(SUPPORTED_DTYPES)
+
+BOOL_DTYPES = frozenset([bool_])
+SIGNED_DTYPES = frozenset([int8, int16, int32, int64])
+UNSIGNED_DTYPES = frozenset([uint8, uint16, uint32, uint64])
+INT_DTYPES = SIGNED_DTYPES | UNSIGNED_DTYPES
+FLOAT_DTYPES = frozenset([bfloat16, float16, float32, float64])
+COMPLEX_DTYPES = frozenset([complex64, complex128])
+INEXACT_DTYPES = FLOAT_DTYPES | COMPLEX_DTYPES
+
+_X64_TO_X32 = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}
+
+SHORT_NAMES = {bool_: "bool", int8: "i8", int16: "i16", int32: "i32", int64: "i64",
+               uint8: "u8", uint16: "u16", uint32: "u32", uint64: "u64", bfloat16: "bf16",
+               float16: "f16", float32: "f32", float64: "f64", complex64: "c64",
+               complex128: "c128"}
+
+
+def is_float(dtype) -> bool: return np.dtype(dtype) in FLOAT_DTYPES
+def is_complex(dtype) -> bool: return np.dtype(dtype) in COMPLEX_DTYPES
+def is_inexact(dtype) -> bool: return np.dtype(dtype) in INEXACT_DTYPES
+def is_int(dtype) -> bool: return np.dtype(dtype) in INT_DTYPES
+def is_signed(dtype) -> bool: return np.dtype(dtype) in SIGNED_DTYPES
+def is_unsigned(dtype) -> bool: return np.dtype(dtype) in UNSIGNED_DTYPES
+def is_bool(dtype) -> bool: return np.dtype(dtype) == bool_
+
+
+def check_supported(dtype, what="dtype") -> np.dtype:
+    """`dtype` as a np.dtype, or a TypeError naming it and listing what is supported."""
+    try:
+        d = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"{what} {dtype!r} is not a dtype") from None
+    if d not in _SUPPORTED:
+        names = ", ".join(str(t) for t in SUPPORTED_DTYPES)
+        raise TypeError(f"{what} {d} is not supported by jxkernel; supported dtypes are {names}")
+    return d
+
+
+@functools.lru_cache(maxsize=None)
+def _canonicalize(dtype, x64: bool) -> np.dtype:
+    d = check_supported(dtype)
+    return d if x64 else _X64_TO_X32.get(d, d)
+
+
+def canonicalize_dtype(dtype) -> np.dtype:
+    """The dtype arrays of `dtype` get: 64-bit types shrink to 32 bits unless x64 is on."""
+    return _canonicalize(dtype, config.jax_enable_x64)
+
+
+def default_int_dtype() -> np.dtype: return int64 if config.jax_enable_x64 else int32
+def default_uint_dtype() -> np.dtype: return uint64 if config.jax_enable_x64 else uint32
+def default_float_dtype() -> np.dtype: return float64 if config.jax_enable_x64 else float32
+def default_complex_dtype() -> np.dtype: return complex128 if config.jax_enable_x64 else complex64
+
+
+_PYTHON_SCALAR_DTYPES = {bool: bool_, int: int64, float: float64, complex: complex128}
+
+
+def is_python_scalar(x) -> bool:
+    return type(x) in _PYTHON_SCALAR_DTYPES
+
+
+def python_scalar_dtype(x) -> np.dtype:
+    """The canonical dtype a Python scalar is traced with (weakly typed unless bool)."""
+    return canonicalize_dtype(_PYTHON_SCALAR_DTYPES[type(x)])
+
+
+def dtype(x, *, canonicalize=True) -> np.dtype:
+    """The dtype of a value (array, scalar, aval) or dtype-like, as jnp.dtype does."""
+    if type(x) in _PYTHON_SCALAR_DTYPES:
+        d = _PYTHON_SCALAR_DTYPES[type(x)]
+    elif isinstance(x, type) and x in _PYTHON_SCALAR_DTYPES:
+        d = _PYTHON_SCALAR_DTYPES[x]
+    elif hasattr(x, "dtype"):
+        d = x.dtype
+    else:
+        d = np.dtype(x)
+    return canonicalize_dtype(d) if canonicalize else check_supported(d)
+
+
+def is_weakly_typed(x) -> bool:
+    if type(x) in (int, float, complex):
+        return True
+    aval = getattr(x, "aval", None)
+    return bool(getattr(aval if aval is not None else x, "weak_type", False))
+
+
+# ---------------------------------------------------------------- promotion
+# JAX's lattice (see "Design of Type Promotion Semantics for JAX"): each node
+# lists the nodes directly above it. `int`, `float`, `complex` are the weak types.
+def _lattice():
+    i_, f_, c_ = int, float, complex
+    return {
+        bool_: [i_],
+        i_: [uint8, int8], uint8: [int16, uint16], uint16: [int32, uint32],
+        uint32: [int64, uint64], uint64: [f_],
+        int8: [int16], int16: [int32], int32: [int64], int64: [f_],
+        f_: [c_, float16, bfloat16], bfloat16: [float32], float16: [float32],
+        float32: [float64, complex64], float64: [complex128],
+        c_: [complex64], complex64: [complex128], complex128: [],
+    }
+
+
+def _upper_bounds():
+    lattice = _lattice()
+    bounds = {}
+
+    def up(node):
+        if node not in bounds:
+            bounds[node] = {node}.union(*(up(parent) for parent in lattice[node]))
+        return bounds[node]
+
+    for node in lattice:
+        up(node)
+    return bounds
+
+
+_UPPER_BOUNDS = _upper_bounds()
+
+
+@functools.lru_cache(maxsize=None)
+def _join(*nodes):
+    common = set.intersection(*(_UPPER_BOUNDS[n] for n in nodes))
+    least = [n for n in common if common <= _UPPER_BOUNDS[n]]
+    assert len(least) == 1, nodes
+    return least[0]
+
+
+def _weak_node(d: np.dtype):
+    if d == bool_:
+        return bool_
+    if d in INT_DTYPES:
+        return int
+    if d in FLOAT_DTYPES:
+        return float
+    return complex
+
+
+_WEAK_DEFAULT = {int: int64, float: float64, complex: complex128}
+
+
+def _node_of(x):
+    """The lattice node of an argument to result_type."""
+    if type(x) in (int, float, complex):
+        return type(x)
+    if type(x) is bool:
+        return bool_
+    if isinstance(x, type) and x in (int, float, complex):
+        return x
+    if isinstance(x, np.dtype):
+        return check_supported(x)
+    if hasattr(x, "dtype"):
+        d = check_supported(x.dtype)
+        return _weak_node(d) if is_weakly_typed(x) else d
+    return check_supported(x)
+
+
+def result_type(*args):
+    """(dtype, weak_type) that JAX's promotion gives for `args`.
+
+    Arguments may be dtypes, Python scalars (weak), or anything with `.dtype`
+    (arrays, tracers, avals: weakly typed if their `weak_type` is set).
+    """
+    if not args:
+        raise ValueError("at least one array or dtype is required")
+    node = _join(*map(_node_of, args))
+    if node in _WEAK_DEFAULT:
+        return canonicalize_dtype(_WEAK_DEFAULT[node]), True
+    return canonicalize_dtype(node), False
+
+
+def promote_types(a, b) -> np.dtype:
+    """jnp.promote_types: the promoted dtype of two dtypes (no weak types)."""
+    return result_type(np.dtype(a), np.dtype(b))[0]
+
+
+def to_inexact_dtype(d) -> np.dtype:
+    """The float dtype an op like sin or mean gives for an input of dtype `d`."""
+    d = np.dtype(d)
+    return d if d in INEXACT_DTYPES else promote_types(d, default_float_dtype())
+
+
+def finfo(d):
+    d = np.dtype(d)
+    return ml_dtypes.finfo(d) if d == bfloat16 else np.finfo(d)
+
+
+def iinfo(d):
+    return np.iinfo(np.dtype(d))
+
+
+_ABSTRACT_KINDS = {np.bool_: BOOL_DTYPES, np.integer: INT_DTYPES,
+                   np.signedinteger: SIGNED_DTYPES, np.unsignedinteger: UNSIGNED_DTYPES,
+                   np.floating: FLOAT_DTYPES, np.complexfloating: COMPLEX_DTYPES,
+                   np.inexact: INEXACT_DTYPES, np.number: INT_DTYPES | INEXACT_DTYPES,
+                   np.generic: _SUPPORTED}
+
+
+def issubdtype(a, b) -> bool:
+    """np.issubdtype that also knows bfloat16 is a floating type."""
+    if isinstance(b, type) and b in _ABSTRACT_KINDS:
+        try:
+            return np.dtype(a) in _ABSTRACT_KINDS[b]
+        except TypeError:
+            return isinstance(a, type) and issubclass(a, b)
+    return np.issubdtype(a, b)

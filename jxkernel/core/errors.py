@@ -1,0 +1,77 @@
+"""Error classes named as JAX names them, so JAX's documentation applies."""
+from __future__ import annotations
+
+_DOCS = "https://docs.jax.dev/en/latest/errors.html#jax.errors."
+
+
+class JAXTypeError(TypeError):
+    pass
+
+
+class ConcretizationTypeError(JAXTypeError):
+    """A concrete Python value was needed from a traced (abstract) array."""
+
+    def __init__(self, tracer, context: str = ""):
+        super().__init__(
+            f"Abstract tracer value encountered where concrete value is expected: {tracer}\n"
+            f"{context}{_origin(tracer)}{_HINT_STATIC}\n"
+            f"See {_DOCS}ConcretizationTypeError")
+
+
+class TracerBoolConversionError(ConcretizationTypeError):
+    def __init__(self, tracer):
+        TypeError.__init__(
+            self,
+            f"Attempted boolean conversion of traced array with shape {tracer.aval.str_short()}.\n"
+            f"{_origin(tracer)}Python control flow (`if`, `while`, `and`, `or`, `not`, `bool()`) "
+            f"needs a concrete value, but under this transformation the value is abstract.\n"
+            f"To fix it: use lax.cond / lax.select / jnp.where (or lax.while_loop) instead of "
+            f"Python control flow, or mark the argument static (static_argnums / static_argnames "
+            f"of jit, or --static NAME in %%jit).\n"
+            f"See {_DOCS}TracerBoolConversionError")
+
+
+class TracerIntegerConversionError(JAXTypeError):
+    def __init__(self, tracer):
+        super().__init__(
+            f"The __index__() method was called on traced array with shape "
+            f"{tracer.aval.str_short()}.\n{_origin(tracer)}{_HINT_STATIC}\n"
+            f"See {_DOCS}TracerIntegerConversionError")
+
+
+class TracerArrayConversionError(JAXTypeError):
+    def __init__(self, tracer):
+        super().__init__(
+            f"The numpy.ndarray conversion method __array__() was called on traced array with "
+            f"shape {tracer.aval.str_short()}.\n{_origin(tracer)}"
+            f"NumPy functions cannot run on traced values: use jxkernel.numpy instead of numpy "
+            f"inside transformed functions.\nSee {_DOCS}TracerArrayConversionError")
+
+
+class NonConcreteBooleanIndexError(IndexError):
+    def __init__(self, tracer):
+        super().__init__(
+            f"Array boolean indices must be concrete; got {tracer.aval.str_short()}.\n"
+            f"The shape of the result would depend on the mask's values, which are not known "
+            f"while tracing. Use jnp.where(mask, x, fill) or the `size=` argument of "
+            f"jnp.nonzero instead.\nSee {_DOCS}NonConcreteBooleanIndexError")
+
+
+class UnexpectedTracerError(Exception):
+    pass
+
+
+class KeyReuseError(RuntimeError):
+    pass
+
+
+_HINT_STATIC = ("If this value comes from an argument of a jitted function, mark it static "
+                "(static_argnums / static_argnames, or --static NAME in %%jit); otherwise use "
+                "structured control flow (lax.cond, lax.fori_loop, ...).")
+
+
+def _origin(tracer) -> str:
+    """Which transformation traced the value, and which arguments it depends on."""
+    trace = getattr(tracer, "_trace", None)
+    describe = getattr(trace, "describe_origin", None)
+    return describe(tracer) if describe is not None else ""

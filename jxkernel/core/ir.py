@@ -1,0 +1,236 @@
+"""The jaxpr IR: variables, literals, equations, jaxprs, and their printing.
+
+    { lambda ; a:f32[3] b:f32[]. let
+        c:f32[3] = sin a
+        d:f32[3] = mul c b
+      in (d,) }
+
+Variables have no names of their own; names are given when a jaxpr is printed,
+in order of first appearance, so printing is deterministic and matches JAX.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .avals import ShapedArray
+
+
+class Var:
+    """A variable: defined once (as an input or by an equation), used as an atom."""
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"Var({self.aval.str_short()})"
+
+
+class DropVar(Var):
+    """An equation output nothing reads; printed as `_`."""
+    __slots__ = ()
+
+
+class Literal:
+    """A scalar constant written into an equation (`2.0:f32[]`)."""
+    __slots__ = ("val", "aval")
+
+    def __init__(self, val, aval: ShapedArray):
+        self.val, self.aval = val, aval
+
+    def __repr__(self):
+        return f"Literal({self.val!r}:{self.aval.str_short()})"
+
+
+class SourceInfo(NamedTuple):
+    """Where user code created an equation."""
+    file: str
+    line: int
+    function: str
+
+    def __str__(self):
+        return f"{self.file}:{self.line} ({self.function})"
+
+
+class Eqn:
+    """`outvars = primitive[params] invars`, plus the user's source line."""
+    __slots__ = ("invars", "outvars", "primitive", "params", "source_info")
+
+    def __init__(self, invars, outvars, primitive, params, source_info=None):
+        self.invars, self.outvars = list(invars), list(outvars)
+        self.primitive, self.params, self.source_info = primitive, params, source_info
+
+    def replace(self, **kw) -> Eqn:
+        fields = {s: getattr(self, s) for s in self.__slots__}
+        fields.update(kw)
+        return Eqn(**fields)
+
+    def __repr__(self):
+        return pp_eqn(self, _Names(), 0)
+
+
+class Jaxpr:
+    """A typed, first-order program over primitives, in A-normal form."""
+    __slots__ = ("constvars", "invars", "outvars", "eqns")
+
+    def __init__(self, constvars, invars, outvars, eqns):
+        self.constvars, self.invars = list(constvars), list(invars)
+        self.outvars, self.eqns = list(outvars), list(eqns)
+
+    in_avals = property(lambda self: [v.aval for v in self.invars])
+    out_avals = property(lambda self: [v.aval for v in self.outvars])
+
+    def pretty_print(self, *, source_info=False, width=80) -> str:
+        return pp_jaxpr(self, _Names(), 0, source_info, width)
+
+    def __str__(self):
+        return self.pretty_print()
+
+    __repr__ = __str__
+
+
+class ClosedJaxpr:
+    """A jaxpr with values for its constvars: a complete, runnable program."""
+    __slots__ = ("jaxpr", "consts", "__weakref__")
+
+    def __init__(self, jaxpr: Jaxpr, consts=()):
+        assert len(jaxpr.constvars) == len(consts), (len(jaxpr.constvars), len(consts))
+        self.jaxpr, self.consts = jaxpr, list(consts)
+
+    in_avals = property(lambda self: self.jaxpr.in_avals)
+    out_avals = property(lambda self: self.jaxpr.out_avals)
+    eqns = property(lambda self: self.jaxpr.eqns)
+    literals = property(lambda self: self.consts)
+
+    def pretty_print(self, *, source_info=False, width=80) -> str:
+        return self.jaxpr.pretty_print(source_info=source_info, width=width)
+
+    def __str__(self):
+        return self.pretty_print()
+
+    __repr__ = __str__
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(str(self))
+
+
+# ------------------------------------------------------------------ printing
+def _alpha_name(n: int) -> str:
+    """0 -> a, 25 -> z, 26 -> ba: base 26 with the digits a..z, as JAX names variables."""
+    digits = ""
+    while True:
+        n, r = divmod(n, 26)
+        digits = chr(ord("a") + r) + digits
+        if n == 0:
+            return digits
+
+
+class _Names:
+    """Variable names of one printing: a single counter shared by nested jaxprs, as in JAX."""
+
+    def __init__(self):
+        self.names: dict[Var, str] = {}
+        self.count = 0
+
+    def __call__(self, var) -> str:
+        if isinstance(var, Literal):
+            return pp_literal(var)
+        if isinstance(var, DropVar):
+            return "_"
+        name = self.names.get(var)
+        if name is None:
+            name = self.names[var] = _alpha_name(self.count)
+            self.count += 1
+        return name
+
+
+def pp_literal(lit: Literal) -> str:
+    val = lit.val
+    if isinstance(val, (np.ndarray, np.generic)):
+        val = val.item()
+    return f"{val}:{lit.aval.str_short()}"
+
+
+def pp_binder(var, names: _Names) -> str:
+    return f"{names(var)}:{var.aval.str_short()}"
+
+
+# Primitives that print only some params, or in their own order (like JAX's `jit`):
+# primitive -> params -> [(key, value), ...].
+param_printers: dict = {}
+
+# Call-like primitives whose jaxpr inputs/outputs are named after the equation's own
+# operands and results when printed (JAX does this for jit).
+call_primitives: set = set()
+
+
+def pp_eqn(eqn: Eqn, names: _Names, indent: int, source_info=False, width=80) -> str:
+    outs = " ".join(pp_binder(v, names) for v in eqn.outvars)
+    args = " ".join(names(v) for v in eqn.invars)
+    printer = param_printers.get(eqn.primitive)
+    items = printer(eqn.params) if printer else sorted(eqn.params.items())
+    if eqn.primitive in call_primitives:
+        _share_call_names(eqn, names)
+    rendered = [(k, pp_param(v, names, indent + 2, width)) for k, v in items]
+    head = f"{outs} = {eqn.primitive}"
+    one_line = " ".join(f"{k}={v}" for k, v in rendered)
+    if not rendered:
+        text = f"{head} {args}"
+    elif "\n" not in one_line and indent + len(head) + len(one_line) + len(args) + 3 <= width:
+        text = f"{head}[{one_line}] {args}"
+    else:
+        pad = " " * (indent + 2)
+        body = "\n".join(f"{pad}{k}={v}" for k, v in rendered)
+        text = f"{head}[\n{body}\n{' ' * indent}] {args}"
+    if source_info and eqn.source_info is not None:
+        text += f"  # {eqn.source_info}"
+    return text
+
+
+def _share_call_names(eqn: Eqn, names: _Names):
+    from .primitive import jaxpr_params   # local: printing needs no registry otherwise
+    inner = jaxpr_params(eqn.params)
+    if len(inner) != 1:
+        return
+    jaxpr = inner[0].jaxpr if isinstance(inner[0], ClosedJaxpr) else inner[0]
+    for v_in, atom in zip(jaxpr.invars, eqn.invars):
+        if isinstance(atom, Var) and v_in not in names.names:
+            names.names[v_in] = names(atom)
+    defined = {v for e in jaxpr.eqns for v in e.outvars}
+    for v_out, outer in zip(jaxpr.outvars, eqn.outvars):
+        if v_out in defined and v_out not in names.names and not isinstance(outer, DropVar):
+            names.names[v_out] = names(outer)
+
+
+def pp_param(value, names: _Names, indent: int, width: int) -> str:
+    if isinstance(value, (Jaxpr, ClosedJaxpr)):
+        jaxpr = value.jaxpr if isinstance(value, ClosedJaxpr) else value
+        return pp_jaxpr(jaxpr, names, indent + 2, False, width)
+    if isinstance(value, tuple) and value and all(isinstance(v, (Jaxpr, ClosedJaxpr)) for v in value):
+        pad = " " * (indent + 2)
+        inner = "\n".join(pad + pp_param(v, names, indent + 2, width) for v in value)
+        return f"(\n{inner}\n{' ' * indent})"
+    if isinstance(value, np.dtype):
+        return value.name
+    if isinstance(value, type) and issubclass(value, np.generic):
+        return np.dtype(value).name
+    if callable(value) and hasattr(value, "__name__"):
+        return value.__name__
+    return str(value)
+
+
+def pp_jaxpr(jaxpr: Jaxpr, names: _Names, indent: int, source_info=False, width=80) -> str:
+    consts = " ".join(pp_binder(v, names) for v in jaxpr.constvars)
+    ins = " ".join(pp_binder(v, names) for v in jaxpr.invars)
+    head = f"{{ lambda {consts}; {ins}. let" if consts else f"{{ lambda ; {ins}. let"
+    eqns = [pp_eqn(e, names, indent + 4, source_info, width) for e in jaxpr.eqns]
+    outs = ", ".join(names(v) for v in jaxpr.outvars)
+    tail = f"in ({outs},) }}" if len(jaxpr.outvars) == 1 else f"in ({outs}) }}"
+    if len(eqns) <= 1 and not any("\n" in e for e in eqns):
+        one_line = " ".join([head, *eqns, tail])
+        if indent + len(one_line) <= width:
+            return one_line
+    body = "".join(f"\n{' ' * (indent + 4)}{e}" for e in eqns)
+    return f"{head}{body}\n{' ' * (indent + 2)}{tail}"

@@ -1,0 +1,90 @@
+"""Primitives and their rule tables.
+
+A primitive is a name plus rules. The rules live in plain dicts keyed by the
+primitive, filled in right below each primitive's definition in `lax/`:
+
+    sin_p = Primitive("sin")
+    abstract_eval_rules[sin_p] = ...
+    lowering_rules[sin_p] = ...
+
+`bind(*arrays, **params)` hands the primitive to the current trace.
+"""
+from __future__ import annotations
+
+from . import trace as _trace
+
+
+class Primitive:
+    """An operation the transformations know by its rules. Arrays positional, params keyword."""
+    __slots__ = ("name", "multiple_results")
+
+    def __init__(self, name: str, multiple_results: bool = False):
+        self.name = name
+        self.multiple_results = multiple_results
+        all_primitives[name] = self
+
+    def bind(self, *args, **params):
+        return _trace._ctx.trace.process_primitive(self, args, params)
+
+    def __repr__(self):
+        return self.name
+
+    __str__ = __repr__
+
+
+all_primitives: dict[str, Primitive] = {}
+
+# rule tables -----------------------------------------------------------------
+# abstract_eval(*avals, **params) -> aval, or a list of avals when multiple_results
+abstract_eval_rules: dict = {}
+# lowering(ctx, *values, **params) -> value or list of values (StableHLO, see xla/lowering.py)
+lowering_rules: dict = {}
+# impl(*args, **params): eager evaluation; default: compile the one primitive with XLA
+impl_rules: dict = {}
+# jvp(primals, tangents, **params) -> (primal_out, tangent_out)
+jvp_rules: dict = {}
+# transpose(cotangent, *args, **params) -> cotangents of the linear args
+transpose_rules: dict = {}
+# batching(batched_args, batch_dims, **params) -> (out, out_dims)
+batching_rules: dict = {}
+
+RULE_TABLES = {
+    "abstract_eval": abstract_eval_rules,
+    "lowering": lowering_rules,
+    "impl": impl_rules,
+    "jvp": jvp_rules,
+    "transpose": transpose_rules,
+    "batching": batching_rules,
+}
+
+
+class MissingRuleError(NotImplementedError):
+    pass
+
+
+def rule(table: str, prim: Primitive):
+    """The `table` rule of `prim`, or an error naming both."""
+    try:
+        return RULE_TABLES[table][prim]
+    except KeyError:
+        raise MissingRuleError(
+            f"Primitive '{prim.name}' has no {table} rule, so it cannot be used under this "
+            f"transformation yet") from None
+
+
+def jaxpr_params(params: dict) -> list:
+    """The jaxprs found in a primitive's params (directly or in a tuple)."""
+    from .ir import ClosedJaxpr, Jaxpr
+    found = []
+    for value in params.values():
+        if isinstance(value, (Jaxpr, ClosedJaxpr)):
+            found.append(value)
+        elif isinstance(value, tuple):
+            found.extend(v for v in value if isinstance(v, (Jaxpr, ClosedJaxpr)))
+    return found
+
+
+def abstract_eval(prim: Primitive, avals, params):
+    """Output avals of `prim` on input `avals`, always as a list."""
+    out = rule("abstract_eval", prim)(*avals, **params)
+    return list(out) if prim.multiple_results else [out]

@@ -1,0 +1,47 @@
+"""Find the user's line that is running: the innermost frame outside jxkernel.
+
+Equations record it, so a printed jaxpr, an error or the notebook can point
+at the line of user code (a cell line, in a notebook) that made them.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from .ir import SourceInfo
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_STDLIB_DIRS = tuple({os.path.dirname(os.__file__) + os.sep})
+_is_internal: dict = {}        # code object -> whether its file is ours (or the stdlib's)
+_infos: dict = {}              # (code, line) -> SourceInfo, shared so equations stay small
+
+
+def _internal(code) -> bool:
+    known = _is_internal.get(code)
+    if known is None:
+        name = code.co_filename
+        known = _is_internal[code] = name.startswith(_PACKAGE_DIR) or name.startswith(_STDLIB_DIRS)
+    return known
+
+
+def user_source_info(skip: int = 1) -> SourceInfo | None:
+    """SourceInfo of the innermost frame (above `skip` frames) that is not jxkernel's."""
+    frame = sys._getframe(skip)
+    while frame is not None:
+        code = frame.f_code
+        if not _internal(code):
+            key = (code, frame.f_lineno)
+            info = _infos.get(key)
+            if info is None:
+                info = _infos[key] = SourceInfo(code.co_filename, frame.f_lineno, code.co_name)
+            return info
+        frame = frame.f_back
+    return None
+
+
+def function_source_info(fun) -> SourceInfo | None:
+    """Where a Python function was defined."""
+    code = getattr(getattr(fun, "__wrapped__", fun), "__code__", None)
+    if code is None:
+        return None
+    return SourceInfo(code.co_filename, code.co_firstlineno, code.co_name)

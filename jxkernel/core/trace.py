@@ -1,0 +1,205 @@
+"""Traces and tracers: every transformation is an interpreter over primitives.
+
+There is one *current trace* per thread. `Primitive.bind` hands each operation
+to it. A transformation (jvp, vmap, staging for jit) makes a new trace whose
+`parent` is the trace that was current, wraps its inputs in tracers of the new
+trace, and runs the user's function with the new trace current. Its
+`process_primitive` unpacks its own tracers and binds the primitive again with
+the parent current (a rule may bind several primitives). The root is the
+`EvalTrace`, which runs primitives on real data.
+
+A value that is not a tracer of the trace processing it is a constant there:
+a plain array, or a tracer of an enclosing (ancestor) trace. A tracer of a
+trace that has finished has *escaped* and raises UnexpectedTracerError.
+"""
+from __future__ import annotations
+
+import itertools
+import threading
+
+from . import errors
+from .avals import ShapedArray
+
+
+class Trace:
+    """One level of interpretation. Subclasses implement `process_primitive`."""
+    _ids = itertools.count()
+
+    def __init__(self, parent: Trace | None):
+        self.parent = parent
+        self.level = 0 if parent is None else parent.level + 1
+        self.alive = True
+        self.id = next(Trace._ids)
+
+    def process_primitive(self, prim, args, params):
+        raise NotImplementedError
+
+    def check_foreign_tracer(self, tracer: Tracer) -> None:
+        """`tracer` is not ours: allow it only if its trace encloses this one and is alive."""
+        owner = tracer._trace
+        if owner.alive:
+            t = self.parent
+            while t is not None:
+                if t is owner:
+                    return
+                t = t.parent
+        raise escaped_tracer_error(tracer)
+
+    def finish(self) -> None:
+        self.alive = False
+
+    def __repr__(self):
+        return f"{type(self).__name__}(level={self.level})"
+
+
+class EvalTrace(Trace):
+    """The root trace: primitives run on concrete values (through XLA, see xla/dispatch.py)."""
+
+    def process_primitive(self, prim, args, params):
+        return _eval_hook(prim, args, params)
+
+
+def _no_eval_hook(prim, args, params):
+    raise RuntimeError("jxkernel.xla is not loaded, so primitives cannot run eagerly")
+
+
+_eval_hook = _no_eval_hook
+
+
+def install_eval_hook(fn) -> None:
+    """The runtime (xla/dispatch.py) installs how EvalTrace runs a primitive: its
+    impl rule if it has one, else compiling the single primitive with XLA."""
+    global _eval_hook
+    _eval_hook = fn
+
+
+class _Context(threading.local):
+    trace: Trace = EvalTrace(None)
+
+
+_ctx = _Context()
+eval_trace = _Context.trace
+
+
+def current_trace() -> Trace:
+    return _ctx.trace
+
+
+class set_current_trace:
+    """``with set_current_trace(t):`` makes `t` the trace that `bind` uses."""
+    __slots__ = ("trace", "prev")
+
+    def __init__(self, trace: Trace):
+        self.trace = trace
+
+    def __enter__(self):
+        self.prev = _ctx.trace
+        _ctx.trace = self.trace
+        return self.trace
+
+    def __exit__(self, *exc):
+        _ctx.trace = self.prev
+
+
+class new_trace:
+    """``with new_trace(Cls, *args) as t:`` creates a child of the current trace, makes it
+    current, and marks it finished on exit (so its tracers cannot escape unnoticed)."""
+    __slots__ = ("cls", "args", "trace", "prev")
+
+    def __init__(self, cls, *args):
+        self.cls, self.args = cls, args
+
+    def __enter__(self):
+        self.prev = _ctx.trace
+        self.trace = self.cls(self.prev, *self.args)
+        _ctx.trace = self.trace
+        return self.trace
+
+    def __exit__(self, *exc):
+        _ctx.trace = self.prev
+        self.trace.finish()
+
+
+class Tracer:
+    """A value flowing through a trace. Array operators and methods are installed on this
+    class by jxkernel.numpy, so user code treats tracers and Arrays alike."""
+    __slots__ = ("_trace",)
+    __array_priority__ = 1000
+
+    @property
+    def aval(self) -> ShapedArray:
+        raise NotImplementedError
+
+    def to_concrete_value(self):
+        """The concrete value behind this tracer, if the transformation has one (e.g. jvp)."""
+        return None
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: self.aval.ndim)
+    size = property(lambda self: self.aval.size)
+    weak_type = property(lambda self: self.aval.weak_type)
+
+    def __len__(self):
+        if not self.aval.shape:
+            raise TypeError("len() of unsized object")
+        return self.aval.shape[0]
+
+    def __bool__(self):
+        value = self.to_concrete_value()
+        if value is None:
+            raise errors.TracerBoolConversionError(self)
+        return bool(value)
+
+    def __int__(self):
+        value = self.to_concrete_value()
+        if value is None:
+            raise errors.ConcretizationTypeError(self, "The problem arose with the `int` function. ")
+        return int(value)
+
+    def __float__(self):
+        value = self.to_concrete_value()
+        if value is None:
+            raise errors.ConcretizationTypeError(self, "The problem arose with the `float` function. ")
+        return float(value)
+
+    def __complex__(self):
+        value = self.to_concrete_value()
+        if value is None:
+            raise errors.ConcretizationTypeError(self, "The problem arose with the `complex` function. ")
+        return complex(value)
+
+    def __index__(self):
+        value = self.to_concrete_value()
+        if value is None:
+            raise errors.TracerIntegerConversionError(self)
+        return value.__index__()
+
+    def __array__(self, dtype=None, copy=None):
+        value = self.to_concrete_value()
+        if value is None:
+            raise errors.TracerArrayConversionError(self)
+        return value.__array__(dtype) if dtype is not None else value.__array__()
+
+    def __hash__(self):
+        raise TypeError(f"unhashable type: {type(self).__name__}. Traced arrays cannot be "
+                        f"dictionary keys or static arguments.")
+
+    def __repr__(self):
+        return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
+
+    def __reduce__(self):
+        raise TypeError("Traced arrays cannot be pickled")
+
+
+def escaped_tracer_error(tracer: Tracer) -> errors.UnexpectedTracerError:
+    trace = tracer._trace
+    where = getattr(trace, "describe_self", lambda: f"a {type(trace).__name__}")()
+    made = getattr(trace, "describe_creation", lambda t: "")(tracer)
+    return errors.UnexpectedTracerError(
+        f"Encountered an unexpected tracer: {tracer}.\n"
+        f"An intermediate value from {where} escaped the transformation that created it "
+        f"(e.g. it was saved to a global, a list, or an attribute, and used after the "
+        f"transformation finished, or used inside a different transformation).\n{made}"
+        f"Transformed functions must return their results explicitly instead of storing them.\n"
+        f"See https://docs.jax.dev/en/latest/errors.html#jax.errors.UnexpectedTracerError")

@@ -1,0 +1,241 @@
+"""Backends (PJRT clients) and their devices.
+
+    >>> import jxkernel
+    >>> jxkernel.devices()
+    [CpuDevice(id=0)]
+
+CPU always works. GPU (CUDA) and TPU come from PJRT plugins, found on disk
+without importing `jax` (jax's own plugin packages import jax in their
+`__init__`, so we load their shared library directly, as the facts sheet
+verified). Clients start lazily, on first use.
+"""
+from __future__ import annotations
+
+import glob
+import importlib.util
+import os
+import threading
+
+# jaxlib reads this once, when its C++ extension loads: set it before importing jaxlib.
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+
+from jaxlib import xla_client as xc  # noqa: E402
+
+from ..config import config  # noqa: E402
+
+_lock = threading.RLock()
+_backends: dict[str, Backend] = {}
+_failures: dict[str, Exception] = {}
+
+# user-facing platform names -> how to install them
+_INSTALL_HINTS = {
+    "gpu": "pip install 'jax-cuda12-pjrt==0.10.2' 'jax-cuda12-plugin[with-cuda]==0.10.2' "
+           "(a CUDA GPU and driver are needed too)",
+    "tpu": "pip install libtpu (on a Cloud TPU VM)",
+}
+_ALIASES = {"cuda": "gpu", "rocm": "gpu", "gpu": "gpu", "cpu": "cpu", "tpu": "tpu"}
+_PREFERENCE = ("tpu", "gpu", "cpu")
+
+
+class Backend:
+    """A started PJRT client and what we know about it."""
+
+    def __init__(self, platform: str, client):
+        self.platform = platform          # "cpu", "gpu" or "tpu"
+        self.client = client
+        self.devices = list(client.local_devices())
+
+    @property
+    def platform_version(self) -> str:
+        return self.client.platform_version
+
+    def __repr__(self):
+        return f"Backend({self.platform}, {len(self.devices)} devices)"
+
+
+def canonical_platform(name: str) -> str:
+    key = name.lower()
+    if key not in _ALIASES:
+        raise ValueError(f"Unknown backend {name!r}; known backends are cpu, gpu (cuda) and tpu")
+    return _ALIASES[key]
+
+
+# ----------------------------------------------------------------------------- CPU
+def _make_cpu() -> Backend:
+    n = config.jax_num_cpu_devices
+    client = xc.make_cpu_client(asynchronous=True, num_devices=int(n) if n else None)
+    return Backend("cpu", client)
+
+
+def _refuse_late_cpu_count(old, new):
+    if "cpu" in _backends and new != old:
+        raise RuntimeError(
+            "jax_num_cpu_devices (JXKERNEL_CPU_DEVICES) must be set before the CPU backend "
+            f"starts; it already runs with {len(_backends['cpu'].devices)} devices. "
+            "Restart the process (or the notebook kernel) to change it.")
+
+
+config.watch("jax_num_cpu_devices", _refuse_late_cpu_count)
+
+
+# ----------------------------------------------------------------------------- GPU
+def _cuda_plugin_library() -> str | None:
+    """The path of jax-cuda1x-pjrt's PJRT plugin, without importing its package."""
+    spec = importlib.util.find_spec("jax_plugins")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        for name in ("xla_cuda13", "xla_cuda12"):
+            path = os.path.join(folder, name, "xla_cuda_plugin.so")
+            if os.path.exists(path):
+                return path
+    return None
+
+
+def _preload_nvidia_libraries() -> None:
+    """Load the CUDA libraries the `nvidia-*` wheels carry, as jax's plugin does."""
+    import ctypes
+    spec = importlib.util.find_spec("nvidia")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        for lib in sorted(glob.glob(os.path.join(folder, "*", "lib", "lib*.so*"))):
+            try:
+                ctypes.cdll.LoadLibrary(lib)
+            except OSError:
+                pass   # a library for a feature we do not use; the plugin reports what it needs
+
+
+def _make_gpu() -> Backend:
+    path = _cuda_plugin_library()
+    if path is None:
+        raise RuntimeError(f"No GPU backend: the CUDA PJRT plugin is not installed. "
+                           f"To use GPUs: {_INSTALL_HINTS['gpu']}")
+    if not xc.pjrt_plugin_loaded("cuda"):
+        _preload_nvidia_libraries()
+        xc.load_pjrt_plugin_dynamically("cuda", path)
+    if not xc.pjrt_plugin_initialized("cuda"):
+        xc.initialize_pjrt_plugin("cuda")
+    options = xc.generate_pjrt_gpu_plugin_options()
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible:
+        options["visible_devices"] = [int(d) for d in visible.split(",") if d.strip()]
+    return Backend("gpu", xc.make_c_api_client("cuda", options))
+
+
+# ----------------------------------------------------------------------------- TPU
+def _make_tpu() -> Backend:
+    path = os.environ.get("TPU_LIBRARY_PATH")
+    if path is None and importlib.util.find_spec("libtpu") is not None:
+        import libtpu
+        path = libtpu.get_library_path()
+    if path is None:
+        raise RuntimeError(f"No TPU backend: libtpu is not installed. To use TPUs: "
+                           f"{_INSTALL_HINTS['tpu']}")
+    if not xc.pjrt_plugin_loaded("tpu"):
+        xc.load_pjrt_plugin_dynamically("tpu", path)
+    if not xc.pjrt_plugin_initialized("tpu"):
+        xc.initialize_pjrt_plugin("tpu")
+    return Backend("tpu", xc.make_c_api_client("tpu", {}))
+
+
+_FACTORIES = {"cpu": _make_cpu, "gpu": _make_gpu, "tpu": _make_tpu}
+
+
+def _available(platform: str) -> bool:
+    """Cheap check, without starting anything: could this platform exist here?"""
+    if platform == "cpu":
+        return True
+    if platform == "gpu":
+        return _cuda_plugin_library() is not None
+    return bool(os.environ.get("TPU_LIBRARY_PATH")) or importlib.util.find_spec("libtpu") is not None
+
+
+def get_backend(platform: str | None = None) -> Backend:
+    """The started backend for `platform` ("cpu", "gpu", "tpu"; None: the default)."""
+    if platform is None:
+        platform = default_backend()
+    else:
+        platform = canonical_platform(platform)
+    backend = _backends.get(platform)
+    if backend is not None:
+        return backend
+    with _lock:
+        if platform not in _backends:
+            if platform in _failures:
+                raise RuntimeError(f"Backend {platform!r} failed to start: {_failures[platform]}")
+            try:
+                _backends[platform] = _FACTORIES[platform]()
+            except Exception as e:
+                _failures[platform] = e
+                raise RuntimeError(f"Backend {platform!r} failed to start: {e}") from e
+        return _backends[platform]
+
+
+def _allowed_platforms() -> list[str]:
+    if config.jax_platforms:
+        return [canonical_platform(p) for p in str(config.jax_platforms).split(",") if p.strip()]
+    return list(_PREFERENCE)
+
+
+def default_backend() -> str:
+    """The platform used when none is named: the best one that starts (tpu > gpu > cpu)."""
+    if config.jax_platform_name:
+        return canonical_platform(config.jax_platform_name)
+    cached = _default.get("platform")
+    if cached is not None:
+        return cached
+    errors = []
+    for platform in _allowed_platforms():
+        if platform != "cpu" and not _available(platform):
+            continue
+        try:
+            get_backend(platform)
+        except RuntimeError as e:
+            errors.append(str(e))
+            continue
+        _default["platform"] = platform
+        return platform
+    raise RuntimeError("No backend could start: " + "; ".join(errors))
+
+
+_default: dict = {}
+
+
+def backends() -> dict[str, Backend]:
+    """The backends started so far (the default one is started if none is)."""
+    default_backend()
+    return dict(_backends)
+
+
+def devices(backend: str | None = None) -> list:
+    """All devices of `backend` (default: the default backend), like jax.devices()."""
+    return list(get_backend(backend).devices)
+
+
+def local_devices(process_index: int | None = None, backend: str | None = None) -> list:
+    return devices(backend)
+
+
+def device_count(backend: str | None = None) -> int:
+    return len(get_backend(backend).devices)
+
+
+local_device_count = device_count
+
+
+def process_index() -> int:
+    return 0
+
+
+def process_count() -> int:
+    return 1
+
+
+def platform_of(device) -> str:
+    """'cpu', 'gpu' or 'tpu' for a device."""
+    return canonical_platform(device.platform)
+
+
+def backend_of(device) -> Backend:
+    return get_backend(platform_of(device))
+
+
+def default_device():
+    return get_backend().devices[0]

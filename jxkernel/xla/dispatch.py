@@ -1,0 +1,77 @@
+"""Eager execution: run one primitive by compiling it alone (cached) with XLA.
+
+This is the hook `EvalTrace` calls (installed at import). There is a single
+execution path: an eager `sin` is a one-equation jaxpr, lowered, compiled once
+per (primitive, params, input types, device) and run.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..config import config
+from ..core import trace as _trace
+from ..core.ir import Eqn, Jaxpr, Var
+from ..core.primitive import abstract_eval, impl_rules
+from ..core.trace import Tracer, escaped_tracer_error
+from . import client as _client
+from .array import Array, device_put
+from .compiler import Executable, compile_module
+from .lowering import lower_module
+
+_executables: dict = {}
+
+
+def apply_primitive(prim, args, params):
+    impl = impl_rules.get(prim)
+    if impl is not None:
+        return impl(*args, **params)
+    device = None
+    for a in args:
+        if type(a) is Array:
+            device = a._buf._sharding._devices[0]
+            break
+    else:
+        device = _client.default_device()
+    bufs, avals = [], []
+    for a in args:
+        if type(a) is not Array:
+            if isinstance(a, Tracer):
+                raise escaped_tracer_error(a)
+            a = device_put(a, device)
+        bufs.append(a._buf)
+        avals.append(a.aval)
+    try:
+        key = (prim, tuple(avals), tuple(params.items()), device)
+        exe = _executables.get(key)
+    except TypeError:
+        raise TypeError(f"Parameters of '{prim}' must be hashable; got {params}") from None
+    if exe is None:
+        exe = _executables[key] = compile_primitive(prim, avals, params, device)
+    outs = exe.call_buffers(bufs)
+    if config.jax_debug_nans:
+        check_nans(prim.name, outs)
+    return outs if prim.multiple_results else outs[0]
+
+
+def primitive_jaxpr(prim, avals, params) -> Jaxpr:
+    """A one-equation jaxpr applying `prim` to inputs of `avals`."""
+    invars = [Var(a) for a in avals]
+    outvars = [Var(a) for a in abstract_eval(prim, avals, params)]
+    return Jaxpr([], invars, outvars, [Eqn(invars, outvars, prim, params)])
+
+
+def compile_primitive(prim, avals, params, device) -> Executable:
+    jaxpr = primitive_jaxpr(prim, avals, params)
+    text, module_ctx = lower_module(jaxpr, name=prim.name, platform=_client.platform_of(device))
+    loaded, _ = compile_module(text, [device], host_callbacks=module_ctx.host_callbacks)
+    return Executable(loaded, jaxpr.out_avals, device, name=prim.name)
+
+
+def check_nans(name, arrays):
+    for a in arrays:
+        if a.dtype.kind in "fc" or a.dtype.name == "bfloat16":
+            if np.isnan(np.asarray(a, dtype=np.complex128 if a.dtype.kind == "c" else np.float64)).any():
+                raise FloatingPointError(f"invalid value (nan) encountered in {name}")
+
+
+_trace.install_eval_hook(apply_primitive)

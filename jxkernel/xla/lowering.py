@@ -1,0 +1,145 @@
+"""Lowering: an interpreter from jaxprs to StableHLO text.
+
+Each primitive's lowering rule (in `lowering_rules`, defined beside the
+primitive in lax/) receives a `LoweringRuleContext` and the StableHLO values of
+its operands, and returns the values of its results:
+
+    def _sin_lowering(ctx, x):
+        return ctx.op1("stablehlo.sine", [x])
+"""
+from __future__ import annotations
+
+from ..core.ir import ClosedJaxpr, Jaxpr, Literal
+from ..core.primitive import lowering_rules
+from . import stablehlo as hlo
+
+
+class ModuleContext:
+    """What every rule of one module shares: the module, its platform, its nested functions."""
+
+    def __init__(self, module: hlo.Module, platform: str, num_replicas: int = 1,
+                 axis_env=()):
+        self.module = module
+        self.platform = platform
+        self.num_replicas = num_replicas
+        self.axis_env = tuple(axis_env)          # ((axis_name, size), ...) for collectives
+        self.functions: dict = {}                # (id(jaxpr), key) -> (jaxpr, Function)
+        self.host_callbacks: list = []
+
+
+class LoweringRuleContext:
+    """One equation's view while lowering: its block, types and source line."""
+    __slots__ = ("module_ctx", "block", "avals_in", "avals_out", "source_info")
+
+    def __init__(self, module_ctx, block, avals_in, avals_out, source_info=None):
+        self.module_ctx, self.block = module_ctx, block
+        self.avals_in, self.avals_out = avals_in, avals_out
+        self.source_info = source_info
+
+    @property
+    def platform(self) -> str:
+        return self.module_ctx.platform
+
+    @property
+    def loc(self):
+        info = self.source_info
+        return None if info is None else f'loc("{info.file}":{info.line}:0)'
+
+    def op(self, name, operands, attrs=None, regions=(), result_types=None) -> list:
+        """Emit op `name`; results typed as this equation's outputs unless given."""
+        if result_types is None:
+            result_types = [hlo.aval_type(a) for a in self.avals_out]
+        return self.block.op(name, operands, result_types, attrs, regions, self.loc)
+
+    def op1(self, name, operands, attrs=None, regions=(), result_type=None):
+        """Emit a one-result op, typed as this equation's (first) output unless given."""
+        if result_type is None:
+            result_type = hlo.aval_type(self.avals_out[0])
+        return self.block.op(name, operands, [result_type], attrs, regions, self.loc)[0]
+
+    def constant(self, value, dtype=None):
+        return self.block.constant(value, dtype)
+
+    def new_block(self, arg_types) -> hlo.Block:
+        return self.block.function.new_block(arg_types)
+
+    def with_block(self, block) -> LoweringRuleContext:
+        return LoweringRuleContext(self.module_ctx, block, self.avals_in, self.avals_out,
+                                   self.source_info)
+
+    def lower_jaxpr(self, jaxpr, args, block=None) -> list:
+        """Lower `jaxpr` (Jaxpr or ClosedJaxpr with no consts) inline into `block` (default:
+        this equation's block) with operand values `args`."""
+        if isinstance(jaxpr, ClosedJaxpr):
+            assert not jaxpr.consts, "hoist a ClosedJaxpr's consts before lowering it inline"
+            jaxpr = jaxpr.jaxpr
+        return lower_jaxpr_into(self.module_ctx, block or self.block, jaxpr, [], args)
+
+    def call_jaxpr(self, jaxpr: ClosedJaxpr, args, name="inner") -> list:
+        """Lower `jaxpr` once per module as a private function and call it."""
+        return self.block.call(function_for(self.module_ctx, jaxpr, name), args)
+
+
+def function_for(module_ctx: ModuleContext, closed: ClosedJaxpr, name: str) -> hlo.Function:
+    """The private func.func holding `closed` in this module (made on first use)."""
+    key = id(closed)
+    found = module_ctx.functions.get(key)
+    if found is not None:
+        return found[1]
+    assert not closed.consts, "a called jaxpr has its consts as arguments"
+    jaxpr = closed.jaxpr
+    fn = module_ctx.module.function(name, [hlo.aval_type(v.aval) for v in jaxpr.invars],
+                                    public=False)
+    outs = lower_jaxpr_into(module_ctx, fn.body, jaxpr, [], fn.args)
+    fn.set_results(outs)
+    module_ctx.functions[key] = (closed, fn)    # keep `closed` alive so its id stays unique
+    return fn
+
+
+def lower_jaxpr_into(module_ctx, block, jaxpr: Jaxpr, const_values, arg_values) -> list:
+    """Emit `jaxpr`'s equations into `block`; returns the values of its outputs."""
+    env = dict(zip(jaxpr.constvars, const_values))
+    env.update(zip(jaxpr.invars, arg_values))
+    literals: dict = {}
+
+    def read(atom):
+        if isinstance(atom, Literal):
+            key = (repr(atom.val), atom.aval.dtype)
+            value = literals.get(key)
+            if value is None:
+                value = literals[key] = block.constant(atom.val, atom.aval.dtype)
+            return value
+        return env[atom]
+
+    for eqn in jaxpr.eqns:
+        rule = lowering_rules.get(eqn.primitive)
+        if rule is None:
+            raise NotImplementedError(f"Primitive '{eqn.primitive}' has no lowering rule, so it "
+                                      f"cannot be compiled with XLA")
+        ctx = LoweringRuleContext(module_ctx, block, [a.aval for a in eqn.invars],
+                                  [v.aval for v in eqn.outvars], eqn.source_info)
+        outs = rule(ctx, *map(read, eqn.invars), **eqn.params)
+        if not eqn.primitive.multiple_results:
+            outs = [outs]
+        assert len(outs) == len(eqn.outvars), (eqn.primitive, len(outs), len(eqn.outvars))
+        env.update(zip(eqn.outvars, outs))
+    return [read(v) for v in jaxpr.outvars]
+
+
+def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None, num_replicas: int = 1,
+                 axis_env=(), result_names=None, arg_names=None) -> tuple[str, ModuleContext]:
+    """A whole StableHLO module whose `main` computes `jaxpr` (constvars first, then invars).
+
+    Returns the module text and its ModuleContext (which lists host callbacks, if any).
+    """
+    attrs = {"mhlo.num_partitions": hlo.i32_attr(1), "mhlo.num_replicas": hlo.i32_attr(num_replicas)}
+    module = hlo.Module(f"jit_{name}", attrs)
+    module_ctx = ModuleContext(module, platform, num_replicas, axis_env)
+    in_vars = jaxpr.constvars + jaxpr.invars
+    donated = list(donated) if donated is not None else [False] * len(in_vars)
+    arg_attrs = ["jax.buffer_donor = true" if d else None for d in donated]
+    main = module.function("main", [hlo.aval_type(v.aval) for v in in_vars], arg_attrs)
+    n_consts = len(jaxpr.constvars)
+    outs = lower_jaxpr_into(module_ctx, main.body, jaxpr, main.args[:n_consts], main.args[n_consts:])
+    main.set_results(outs)
+    return module.text(), module_ctx

@@ -1,0 +1,323 @@
+"""A small StableHLO text emitter: typed SSA values, blocks, regions, functions.
+
+    >>> m = Module("demo")
+    >>> f = m.function("main", [tensor_type((3,), np.float32)])
+    >>> y = f.body.op1("stablehlo.sine", [f.args[0]], f.args[0].type)
+    >>> f.body.ret([y])
+    >>> print(m.text())                                    # doctest: +NORMALIZE_WHITESPACE
+    module @demo {
+      func.func public @main(%arg0: tensor<3xf32>) -> tensor<3xf32> {
+        %0 = stablehlo.sine %arg0 : tensor<3xf32>
+        return %0 : tensor<3xf32>
+      }
+    }
+
+Elementwise operations print in StableHLO's short ("pretty") form; everything
+else in the generic form, which every op accepts. The text is what users see in
+the notebook, so it stays plain: one op per line, regions indented.
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from ..core import dtypes
+
+_ELEMENT_TYPES = {
+    dtypes.bool_: "i1", dtypes.int8: "i8", dtypes.int16: "i16", dtypes.int32: "i32",
+    dtypes.int64: "i64", dtypes.uint8: "ui8", dtypes.uint16: "ui16", dtypes.uint32: "ui32",
+    dtypes.uint64: "ui64", dtypes.bfloat16: "bf16", dtypes.float16: "f16",
+    dtypes.float32: "f32", dtypes.float64: "f64", dtypes.complex64: "complex<f32>",
+    dtypes.complex128: "complex<f64>",
+}
+
+
+def element_type(dtype) -> str:
+    try:
+        return _ELEMENT_TYPES[np.dtype(dtype)]
+    except (KeyError, TypeError):
+        dtypes.check_supported(dtype)
+        raise
+
+
+@functools.lru_cache(maxsize=4096)
+def tensor_type(shape, dtype) -> str:
+    """'tensor<2x3xf32>' for shape (2, 3) and float32."""
+    dims = "".join(f"{d}x" for d in shape)
+    return f"tensor<{dims}{element_type(dtype)}>"
+
+
+def aval_type(aval) -> str:
+    return tensor_type(aval.shape, aval.dtype)
+
+
+class Value:
+    """An SSA value: its printed name and its type."""
+    __slots__ = ("name", "type")
+
+    def __init__(self, name: str, type: str):
+        self.name, self.type = name, type
+
+    def __str__(self):
+        return self.name
+
+    def __repr__(self):
+        return f"{self.name}: {self.type}"
+
+
+# Ops printed in the short form `%r = stablehlo.add %a, %b : tensor<..>` when every operand
+# and the result have one type.
+_PRETTY = frozenset(
+    "stablehlo." + op for op in
+    "abs add and atan2 cbrt ceil cosine divide exponential exponential_minus_one floor log "
+    "log_plus_one logistic maximum minimum multiply negate not or popcnt power remainder "
+    "round_nearest_afz round_nearest_even rsqrt shift_left shift_right_arithmetic "
+    "shift_right_logical sign sine sqrt subtract tan tanh xor count_leading_zeros".split())
+
+
+class Block:
+    """Operations in order; the body of a function or of an op's region."""
+
+    def __init__(self, function: Function, arg_types):
+        self.function = function
+        self.args = [function._fresh_arg(t) for t in arg_types]
+        self.lines: list[str] = []
+
+    def op(self, name, operands, result_types, attrs=None, regions=(), loc=None) -> list[Value]:
+        """Append op `name`; `result_types` is a list of type strings; returns the results."""
+        results = self.function._fresh_results(len(result_types), result_types)
+        lhs = ""
+        if len(results) == 1:
+            lhs = f"{results[0].name} = "
+        elif results:
+            lhs = f"{results[0].name.split('#')[0]}:{len(results)} = "
+        operand_names = ", ".join(v.name for v in operands)
+        if (name in _PRETTY and not attrs and not regions and len(result_types) == 1
+                and all(v.type == result_types[0] for v in operands)):
+            text = f"{lhs}{name} {operand_names} : {result_types[0]}"
+        else:
+            text = f'{lhs}"{name}"({operand_names})'
+            if regions:
+                text += " (" + ", ".join(r.region_text() for r in regions) + ")"
+            if attrs:
+                text += " {" + ", ".join(f"{k} = {v}" for k, v in attrs.items()) + "}"
+            text += f" : ({', '.join(v.type for v in operands)}) -> {_result_types(result_types)}"
+        if loc is not None and self.function.module.locations:
+            text += f" {loc}"
+        self.lines.append(text)
+        return results
+
+    def op1(self, name, operands, result_type, attrs=None, regions=(), loc=None) -> Value:
+        """Like `op`, for an op with exactly one result."""
+        return self.op(name, operands, [result_type], attrs, regions, loc)[0]
+
+    def constant(self, value, dtype=None) -> Value:
+        """A `stablehlo.constant` of a scalar or NumPy array (exactly, bit for bit)."""
+        array = np.asarray(value, dtype=dtype)
+        type_ = tensor_type(array.shape, array.dtype)
+        name = self.function._fresh_results(1, [type_])[0]
+        self.lines.append(f"{name.name} = stablehlo.constant {dense_attr(array)} : {type_}")
+        return name
+
+    def ret(self, values, op="stablehlo.return") -> None:
+        names = ", ".join(v.name for v in values)
+        types = ", ".join(v.type for v in values)
+        self.lines.append(f"{op} {names} : {types}" if values else op)
+
+    def call(self, function: Function, operands) -> list[Value]:
+        results = self.function._fresh_results(len(function.result_types), function.result_types)
+        lhs = ""
+        if len(results) == 1:
+            lhs = f"{results[0].name} = "
+        elif results:
+            lhs = f"{results[0].name.split('#')[0]}:{len(results)} = "
+        self.lines.append(
+            f"{lhs}func.call @{function.name}({', '.join(v.name for v in operands)}) : "
+            f"({', '.join(v.type for v in operands)}) -> {_result_types(function.result_types)}")
+        return results
+
+    def region_text(self, indent: str = "  ") -> str:
+        """This block as an op's region: `{ ^bb0(args): ops }`."""
+        head = ", ".join(f"{a.name}: {a.type}" for a in self.args)
+        body = "".join(f"\n{indent}{line}" for line in _indent_lines(self.lines, indent))
+        return f"{{\n^bb0({head}):{body}\n}}"
+
+
+def _indent_lines(lines, indent):
+    for line in lines:
+        yield line.replace("\n", "\n" + indent)
+
+
+def _result_types(types) -> str:
+    return types[0] if len(types) == 1 else f"({', '.join(types)})"
+
+
+class Function:
+    """A func.func with a body block; `args` are its parameters."""
+
+    def __init__(self, module: Module, name: str, arg_types, arg_attrs=None,
+                 public: bool = True):
+        self.module, self.name, self.public = module, name, public
+        self._count = 0
+        self._arg_count = 0
+        self.arg_attrs = list(arg_attrs) if arg_attrs else [None] * len(arg_types)
+        self.result_types: list[str] = []
+        self.result_attrs: list = []
+        self.body = Block(self, arg_types)
+        self.args = self.body.args
+
+    def _fresh_arg(self, type_) -> Value:
+        v = Value(f"%arg{self._arg_count}", type_)
+        self._arg_count += 1
+        return v
+
+    def _fresh_results(self, n, types) -> list[Value]:
+        base = f"%{self._count}"
+        self._count += 1
+        if n == 1:
+            return [Value(base, types[0])]
+        return [Value(f"{base}#{i}", t) for i, t in enumerate(types)]
+
+    def new_block(self, arg_types) -> Block:
+        """A block for an op's region (e.g. the reducer of stablehlo.reduce)."""
+        return Block(self, arg_types)
+
+    def set_results(self, values, attrs=None) -> None:
+        self.result_types = [v.type for v in values]
+        self.result_attrs = list(attrs) if attrs else [None] * len(values)
+        self.body.ret(values, op="return")
+
+    def text(self) -> str:
+        params = ", ".join(
+            f"{a.name}: {a.type}" + (f" {{{attr}}}" if attr else "")
+            for a, attr in zip(self.args, self.arg_attrs))
+        results = [t + (f" {{{attr}}}" if attr else "")
+                   for t, attr in zip(self.result_types, self.result_attrs)]
+        result_text = results[0] if len(results) == 1 and not self.result_attrs[0] else \
+            f"({', '.join(results)})"
+        visibility = "public" if self.public else "private"
+        body = "".join(f"\n    {line}" for line in _indent_lines(self.body.lines, "    "))
+        return f"  func.func {visibility} @{self.name}({params}) -> {result_text} {{{body}\n  }}"
+
+
+class Module:
+    """A module of functions; `main` is the entry point XLA runs."""
+
+    def __init__(self, name: str = "jit", attrs: dict | None = None, locations: bool = False):
+        self.name = name
+        self.attrs = dict(attrs or {})
+        self.locations = locations
+        self.functions: list[Function] = []
+        self._names: set[str] = set()
+
+    def function(self, name, arg_types, arg_attrs=None, public=True) -> Function:
+        name = self.unique_name(name)
+        f = Function(self, name, arg_types, arg_attrs, public)
+        self.functions.append(f)
+        return f
+
+    def unique_name(self, base: str) -> str:
+        base = _symbol(base)
+        name, i = base, 0
+        while name in self._names:
+            i += 1
+            name = f"{base}_{i}"
+        self._names.add(name)
+        return name
+
+    def text(self) -> str:
+        attrs = ""
+        if self.attrs:
+            attrs = " attributes {" + ", ".join(f"{k} = {v}" for k, v in self.attrs.items()) + "}"
+        funcs = "\n".join(f.text() for f in self.functions)
+        return f"module @{_symbol(self.name)}{attrs} {{\n{funcs}\n}}\n"
+
+
+def _symbol(name: str) -> str:
+    """A symbol name MLIR accepts unquoted: letters, digits, `_`, `.`, `$`."""
+    cleaned = "".join(c if c.isalnum() or c in "_.$" else "_" for c in name)
+    return cleaned if cleaned and not cleaned[0].isdigit() else "_" + cleaned
+
+
+# ----------------------------------------------------------------- attributes
+def i64_array(values) -> str:
+    """`array<i64: 1, 2>` (a DenseI64ArrayAttr)."""
+    return f"array<i64: {', '.join(str(int(v)) for v in values)}>" if len(values) else "array<i64>"
+
+
+def bool_array(values) -> str:
+    return f"array<i1: {', '.join('true' if v else 'false' for v in values)}>" if len(values) \
+        else "array<i1>"
+
+
+def i64_attr(value) -> str:
+    return f"{int(value)} : i64"
+
+
+def i32_attr(value) -> str:
+    return f"{int(value)} : i32"
+
+
+def bool_attr(value) -> str:
+    return "true" if value else "false"
+
+
+def dims_list(values) -> str:
+    return f"[{', '.join(str(int(v)) for v in values)}]"
+
+
+def dense_i64(rows) -> str:
+    """A 2-D i64 elements attribute, e.g. padding or replica groups."""
+    array = np.asarray(rows, dtype=np.int64)
+    return f"{dense_attr(array)} : {tensor_type(array.shape, np.int64)}"
+
+
+def enum(dialect_attr: str, value: str) -> str:
+    """`#stablehlo<comparison_direction LT>`."""
+    return f"#stablehlo<{dialect_attr} {value}>"
+
+
+def _float_text(x, dtype) -> str:
+    x = float(x)
+    if not math.isfinite(x):
+        bits = np.asarray(x, dtype=dtype).view(f"u{np.dtype(dtype).itemsize}").item()
+        return f"0x{bits:0{2 * np.dtype(dtype).itemsize}X}"
+    text = repr(x)
+    if "e" in text and "." not in text.split("e")[0]:
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa}.0e{exponent}"
+    return text
+
+
+def _element_text(x, dtype) -> str:
+    if dtype == dtypes.bool_:
+        return "true" if x else "false"
+    if dtype in dtypes.INT_DTYPES:
+        return str(int(x))
+    if dtype in dtypes.COMPLEX_DTYPES:
+        part = np.dtype(np.float32 if dtype == dtypes.complex64 else np.float64)
+        return f"({_float_text(x.real, part)}, {_float_text(x.imag, part)})"
+    return _float_text(x, dtype)
+
+
+def dense_attr(array: np.ndarray) -> str:
+    """`dense<...>` holding `array` exactly: a splat, a nested list, or raw hex for big arrays."""
+    dtype = array.dtype
+    flat = array.reshape(-1)
+    if flat.size == 0:
+        return "dense<>" if array.ndim == 1 else f"dense<{'[' * array.ndim}{']' * array.ndim}>"
+    raw = flat.view(np.uint8).reshape(flat.size, dtype.itemsize)
+    if (raw == raw[0]).all():                      # every element has the same bits
+        return f"dense<{_element_text(flat[0], dtype)}>"
+    if flat.size <= 64 or dtype == dtypes.bool_:
+        return f"dense<{_nested(array, dtype)}>"
+    little = array.astype(dtype.newbyteorder("<"), copy=False)
+    return f'dense<"0x{little.tobytes().hex().upper()}">'
+
+
+def _nested(array, dtype) -> str:
+    if array.ndim == 0:
+        return _element_text(array[()], dtype)
+    return "[" + ", ".join(_nested(sub, dtype) for sub in array) + "]"
