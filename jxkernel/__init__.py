@@ -1,0 +1,15 @@
+"""jxkernel: JAX you can see inside.
+
+    >>> import jxkernel as jax, jxkernel.numpy as jnp
+    >>> jax.jit(lambda x: jnp.sin(x) * 2)(jnp.arange(3.0))
+    Array([0.       , 1.682942 , 1.8185948], dtype=float32)
+"""
+from .config import config
+from . import core
+from .core.avals import ShapeDtypeStruct
+from .core.errors import (ConcretizationTypeError, TracerArrayConversionError,
+                          TracerBoolConversionError, TracerIntegerConversionError,
+                          UnexpectedTracerError)
+from .xla import (Array, backends, default_backend, device_count, device_put, devices,
+                  local_device_count, local_devices, process_count, process_index)
+from . import lax

@@ -9,6 +9,8 @@ its operands, and returns the values of its results:
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal
 from ..core.primitive import lowering_rules
 from . import stablehlo as hlo
@@ -68,12 +70,14 @@ class LoweringRuleContext:
                                    self.source_info)
 
     def lower_jaxpr(self, jaxpr, args, block=None) -> list:
-        """Lower `jaxpr` (Jaxpr or ClosedJaxpr with no consts) inline into `block` (default:
-        this equation's block) with operand values `args`."""
+        """Lower `jaxpr` inline into `block` (default: this equation's block) with operand
+        values `args`; a ClosedJaxpr's consts are embedded as constants."""
+        block = block or self.block
+        consts = []
         if isinstance(jaxpr, ClosedJaxpr):
-            assert not jaxpr.consts, "hoist a ClosedJaxpr's consts before lowering it inline"
+            consts = [block.constant(np.asarray(c)) for c in jaxpr.consts]
             jaxpr = jaxpr.jaxpr
-        return lower_jaxpr_into(self.module_ctx, block or self.block, jaxpr, [], args)
+        return lower_jaxpr_into(self.module_ctx, block, jaxpr, consts, args)
 
     def call_jaxpr(self, jaxpr: ClosedJaxpr, args, name="inner") -> list:
         """Lower `jaxpr` once per module as a private function and call it."""

@@ -1,0 +1,124 @@
+"""StableHLO helpers for lowering rules: broadcasting, conversion, comparison, reducer
+regions, and `lower_fun` (lower a primitive by tracing its definition in other primitives).
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.avals import ShapedArray
+from ..xla import stablehlo as hlo
+from ..xla.lowering import LoweringRuleContext
+
+
+def aval_type(aval) -> str:
+    return hlo.tensor_type(aval.shape, aval.dtype)
+
+
+def broadcast_in_dim(ctx: LoweringRuleContext, value, shape, dtype, dims):
+    """`value` broadcast to `shape`, its dimension i becoming dimension dims[i]."""
+    return ctx.block.op1("stablehlo.broadcast_in_dim", [value], hlo.tensor_type(tuple(shape), dtype),
+                         {"broadcast_dimensions": hlo.i64_array(dims)}, loc=ctx.loc)
+
+
+def broadcast_operands(ctx: LoweringRuleContext, values, avals=None, shape=None) -> list:
+    """Operands of an elementwise op, each broadcast to the result shape where it differs
+    (rank-0 operands and size-1 dimensions stretch)."""
+    avals = avals if avals is not None else ctx.avals_in
+    shape = tuple(shape if shape is not None else ctx.avals_out[0].shape)
+    out = []
+    for v, a in zip(values, avals):
+        if a.shape != shape:
+            dims = range(len(shape)) if a.shape else ()
+            v = broadcast_in_dim(ctx, v, shape, a.dtype, list(dims))
+        out.append(v)
+    return out
+
+
+def splat(ctx: LoweringRuleContext, value, dtype, shape=()):
+    """A constant filled with `value`: a scalar constant, broadcast if `shape` is not ()."""
+    scalar = ctx.constant(np.asarray(value, dtype=dtype))
+    return scalar if not shape else broadcast_in_dim(ctx, scalar, shape, dtype, [])
+
+
+def convert(ctx: LoweringRuleContext, value, aval_in, dtype):
+    """`value` converted to `dtype` (a no-op when it already has it)."""
+    if np.dtype(aval_in.dtype) == np.dtype(dtype):
+        return value
+    return ctx.block.op1("stablehlo.convert", [value], hlo.tensor_type(aval_in.shape, dtype),
+                         loc=ctx.loc)
+
+
+def compare_type(dtype) -> str:
+    if dtypes.is_inexact(dtype):
+        return "FLOAT"
+    if dtypes.is_signed(dtype):
+        return "SIGNED"
+    return "UNSIGNED"         # unsigned ints and bool
+
+
+def compare(ctx: LoweringRuleContext, x, y, direction: str, aval, total_order=False):
+    """Elementwise comparison of two values of type `aval`, giving booleans."""
+    kind = "TOTALORDER" if total_order and dtypes.is_inexact(aval.dtype) else compare_type(aval.dtype)
+    return ctx.block.op1(
+        "stablehlo.compare", [x, y], hlo.tensor_type(aval.shape, np.bool_),
+        {"comparison_direction": hlo.enum("comparison_direction", direction),
+         "compare_type": hlo.enum("comparison_type", kind)}, loc=ctx.loc)
+
+
+def select(ctx: LoweringRuleContext, pred, on_true, on_false, aval):
+    return ctx.block.op1("stablehlo.select", [pred, on_true, on_false], aval_type(aval), loc=ctx.loc)
+
+
+def binary_region(ctx: LoweringRuleContext, hlo_op: str, dtype, n: int = 1):
+    """A reducer region `(a, b) -> hlo_op(a, b)` over scalars of `dtype` (for reduce, scan,
+    scatter); `n` > 1 makes a variadic reducer of n such pairs."""
+    scalar = hlo.tensor_type((), dtype)
+    block = ctx.new_block([scalar] * (2 * n))
+    outs = [block.op1(hlo_op, [block.args[i], block.args[n + i]], scalar) for i in range(n)]
+    block.ret(outs)
+    return block
+
+
+def min_value(dtype):
+    """The identity of max: -inf for floats, the smallest int, False."""
+    dtype = np.dtype(dtype)
+    if dtypes.is_inexact(dtype):
+        return np.array(-np.inf, dtype)
+    if dtype == np.bool_:
+        return np.array(False)
+    return np.array(np.iinfo(dtype).min, dtype)
+
+
+def max_value(dtype):
+    """The identity of min: +inf for floats, the largest int, True."""
+    dtype = np.dtype(dtype)
+    if dtypes.is_inexact(dtype):
+        return np.array(np.inf, dtype)
+    if dtype == np.bool_:
+        return np.array(True)
+    return np.array(np.iinfo(dtype).max, dtype)
+
+
+# ------------------------------------------------------------------ lower_fun
+def lower_fun(fun, multiple_results: bool = False):
+    """A lowering rule that traces `fun(*operands, **params)` (written with lax ops) into a
+    jaxpr and lowers that inline. Good for primitives defined in terms of others."""
+    def rule(ctx: LoweringRuleContext, *args, **params):
+        jaxpr = _traced(fun, multiple_results, tuple(ctx.avals_in), tuple(sorted(params.items())))
+        outs = ctx.lower_jaxpr(jaxpr, args)
+        return outs if multiple_results else outs[0]
+    return rule
+
+
+@functools.lru_cache(maxsize=4096)
+def _traced(fun, multiple_results, avals, params):
+    from ..transforms.staging import trace_to_jaxpr
+    kwargs = dict(params)
+
+    def flat(*args):
+        out = fun(*args, **kwargs)
+        return list(out) if multiple_results else [out]
+    return trace_to_jaxpr(flat, list(avals))

@@ -1,0 +1,116 @@
+"""Rule factories shared by the primitive families: most primitives need one line per rule.
+
+    sin_p = unop("sin", "stablehlo.sine", FLOATING)
+
+defines the primitive with its abstract eval (dtype check, same shape) and its
+lowering (one elementwise StableHLO op). Shape/dtype errors name the primitive,
+the argument and what was expected, as JAX's do.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.avals import ShapedArray
+from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules
+from . import _lowering as hl
+
+# dtype families accepted by primitives, named as JAX's error messages name them
+BOOL = dtypes.BOOL_DTYPES
+SIGNED = dtypes.SIGNED_DTYPES
+UNSIGNED = dtypes.UNSIGNED_DTYPES
+INT = dtypes.INT_DTYPES
+FLOAT = dtypes.FLOAT_DTYPES
+COMPLEX = dtypes.COMPLEX_DTYPES
+INEXACT = dtypes.INEXACT_DTYPES
+NUMERIC = INT | INEXACT
+ANY = NUMERIC | BOOL
+INTEGRAL = INT | BOOL
+
+_FAMILY_NAMES = [(BOOL, "bool"), (SIGNED, "signedinteger"), (UNSIGNED, "unsignedinteger"),
+                 (INT, "integer"), (FLOAT, "floating"), (COMPLEX, "complexfloating")]
+
+
+def describe_dtypes(accepted) -> str:
+    parts, covered = [], set()
+    for family, name in sorted(_FAMILY_NAMES, key=lambda f: -len(f[0])):
+        if family <= accepted and not family <= covered:
+            parts.append(name)
+            covered |= family
+    return ", ".join(parts)
+
+
+def check_dtype(name: str, aval, accepted, what="") -> None:
+    if aval.dtype not in accepted:
+        raise TypeError(f"{name} does not accept dtype {aval.dtype.name}{what}. Accepted dtypes "
+                        f"are subtypes of {describe_dtypes(accepted)}.")
+
+
+def check_same_dtypes(name: str, *avals) -> None:
+    if len({a.dtype for a in avals}) > 1:
+        got = ", ".join(a.dtype.name for a in avals)
+        raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got {got}. "
+                        f"(Tip: jnp.{name} is a similar function that does automatic type "
+                        f"promotion on inputs).")
+
+
+def broadcast_shapes(name: str, *shapes) -> tuple:
+    """The result shape of an elementwise op: equal ranks with size-1 dims stretching, or
+    rank-0 operands (scalars) that broadcast to anything, as JAX's lax allows."""
+    nonscalar = [s for s in shapes if s]
+    if not nonscalar:
+        return ()
+    rank = len(nonscalar[0])
+    if any(len(s) != rank for s in nonscalar):
+        raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                        f"{', '.join(map(str, shapes))}.")
+    out = []
+    for sizes in zip(*nonscalar):
+        distinct = {d for d in sizes if d != 1}
+        if len(distinct) > 1:
+            raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                            f"{', '.join(map(str, shapes))}.")
+        out.append(distinct.pop() if distinct else 1)
+    return tuple(out)
+
+
+# ------------------------------------------------------------------ factories
+def unop(name: str, hlo_op: str | None, accepted, result_dtype=None) -> Primitive:
+    """An elementwise unary primitive; `result_dtype(dtype)` if the result type differs."""
+    prim = Primitive(name)
+
+    def abstract(x, **params):
+        check_dtype(name, x, accepted)
+        dtype = result_dtype(x.dtype) if result_dtype else x.dtype
+        return ShapedArray(x.shape, dtype, x.weak_type)
+
+    abstract_eval_rules[prim] = abstract
+    if hlo_op is not None:
+        lowering_rules[prim] = lambda ctx, x, **params: ctx.op1(hlo_op, [x])
+    return prim
+
+
+def naryop_abstract_eval(name: str, accepted, result_dtype=None):
+    """Abstract eval of a broadcasting n-ary elementwise op with equal input dtypes."""
+    def abstract(*avals, **params):
+        for a in avals:
+            check_dtype(name, a, accepted)
+        check_same_dtypes(name, *avals)
+        shape = broadcast_shapes(name, *(a.shape for a in avals))
+        dtype = result_dtype(avals[0].dtype) if result_dtype else avals[0].dtype
+        return ShapedArray(shape, dtype, all(a.weak_type for a in avals))
+    return abstract
+
+
+def binop(name: str, hlo_op: str | None, accepted, result_dtype=None) -> Primitive:
+    """A broadcasting binary elementwise primitive lowered to one StableHLO op."""
+    prim = Primitive(name)
+    abstract_eval_rules[prim] = naryop_abstract_eval(name, accepted, result_dtype)
+    if hlo_op is not None:
+        lowering_rules[prim] = lambda ctx, x, y, **params: ctx.op1(
+            hlo_op, hl.broadcast_operands(ctx, [x, y]))
+    return prim
+
+
+def same_shape_dtype(x, **params) -> ShapedArray:
+    return x

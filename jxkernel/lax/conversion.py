@@ -1,0 +1,96 @@
+"""Dtype conversions: convert_element_type (which also sets weak types) and
+bitcast_convert_type (reinterpreting bits)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.avals import ShapedArray
+from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules
+from ..transforms.staging import const_folding_rules
+from . import _lowering as hl
+
+convert_element_type_p = Primitive("convert_element_type")
+
+
+def _convert_abstract_eval(operand, *, new_dtype, weak_type, sharding=None):
+    return ShapedArray(operand.shape, dtypes.check_supported(new_dtype), weak_type)
+
+
+def _convert_lowering(ctx, x, *, new_dtype, weak_type, sharding=None):
+    aval_in = ctx.avals_in[0]
+    if aval_in.dtype == new_dtype:
+        return x
+    if dtypes.is_complex(aval_in.dtype) and not dtypes.is_complex(new_dtype):
+        # complex -> real keeps the real part (stablehlo.convert would refuse)
+        real = ShapedArray(aval_in.shape, dtypes.float64 if aval_in.dtype == dtypes.complex128
+                           else dtypes.float32)
+        x = ctx.op1("stablehlo.real", [x], result_type=hl.aval_type(real))
+        aval_in = real
+    if new_dtype == dtypes.bool_ and aval_in.dtype != dtypes.bool_:
+        zero = hl.splat(ctx, 0, aval_in.dtype, aval_in.shape)
+        return hl.compare(ctx, x, zero, "NE", aval_in)
+    return hl.convert(ctx, x, aval_in, new_dtype)
+
+
+def _convert_fold(operand, *, new_dtype, weak_type, sharding=None):
+    """Converting a Python/NumPy scalar while staging gives a new constant, not an equation,
+    so `x * 2.0` stages as `mul x 2.0:f32[]` (as in JAX)."""
+    value = np.asarray(operand)
+    if value.shape:
+        return None
+    if dtypes.is_complex(value.dtype) and not dtypes.is_complex(new_dtype):
+        value = value.real
+    return value.astype(new_dtype)[()], ShapedArray((), new_dtype, weak_type)
+
+
+abstract_eval_rules[convert_element_type_p] = _convert_abstract_eval
+lowering_rules[convert_element_type_p] = _convert_lowering
+const_folding_rules[convert_element_type_p] = _convert_fold
+
+bitcast_convert_type_p = Primitive("bitcast_convert_type")
+
+
+def _bitcast_abstract_eval(operand, *, new_dtype):
+    old, new = operand.dtype, dtypes.check_supported(new_dtype)
+    if (old == dtypes.bool_) != (new == dtypes.bool_):
+        raise TypeError(f"bitcast_convert_type between bool and {new.name if old == dtypes.bool_ else old.name}"
+                        f" is not allowed")
+    if old.itemsize == new.itemsize:
+        shape = operand.shape
+    elif old.itemsize > new.itemsize:
+        shape = operand.shape + (old.itemsize // new.itemsize,)
+    else:
+        ratio = new.itemsize // old.itemsize
+        if not operand.shape or operand.shape[-1] != ratio:
+            raise TypeError(f"bitcast_convert_type from {old.name} to {new.name} needs an operand "
+                            f"whose last dimension is {ratio}; got shape {operand.shape}")
+        shape = operand.shape[:-1]
+    return ShapedArray(shape, new, False)
+
+
+abstract_eval_rules[bitcast_convert_type_p] = _bitcast_abstract_eval
+lowering_rules[bitcast_convert_type_p] = lambda ctx, x, *, new_dtype: ctx.op1(
+    "stablehlo.bitcast_convert", [x])
+
+
+def convert_element_type(operand, new_dtype):
+    """`operand` as `new_dtype` (complex to real keeps the real part; to bool tests != 0)."""
+    new_dtype = dtypes.canonicalize_dtype(new_dtype)
+    if getattr(operand, "dtype", None) == new_dtype and not dtypes.is_weakly_typed(operand) \
+            and hasattr(operand, "aval"):
+        return operand
+    return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=False,
+                                       sharding=None)
+
+
+def _convert_element_type(operand, new_dtype, weak_type=False):
+    """convert_element_type that can also set the weak-type flag (used by jnp's promotion)."""
+    return convert_element_type_p.bind(operand, new_dtype=np.dtype(new_dtype),
+                                       weak_type=bool(weak_type), sharding=None)
+
+
+def bitcast_convert_type(operand, new_dtype):
+    """Reinterpret the bits of `operand` as `new_dtype` (adding/removing a last dimension when
+    the widths differ)."""
+    return bitcast_convert_type_p.bind(operand, new_dtype=dtypes.check_supported(new_dtype))

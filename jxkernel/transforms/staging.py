@@ -1,0 +1,199 @@
+"""Staging: trace a Python function into a jaxpr.
+
+`JaxprTrace` records every primitive applied to its tracers as an equation
+instead of running it. Values that are not its own tracers are constants:
+scalars become literals (`2.0:f32[]`), arrays and tracers of enclosing traces
+become constvars (so a jit inside grad closes over the grad's tracers, and the
+grad sees them again when the jit equation is bound with its consts).
+
+    >>> make_jaxpr(lambda x: jnp.sin(x) * 2.0)(jnp.ones(3))
+    { lambda ; a:f32[3]. let b:f32[3] = sin a; c:f32[3] = mul b 2.0:f32[] in (c,) }
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.avals import ShapedArray, get_aval
+from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, SourceInfo, Var
+from ..core.primitive import abstract_eval
+from ..core.source_info import user_source_info
+from ..core.trace import Trace, Tracer, new_trace
+
+
+class DebugInfo(NamedTuple):
+    """What a traced function was, for messages: `f at cell 3:2 traced for jit`."""
+    fun_name: str
+    source: SourceInfo | None
+    transformation: str                   # "jit", "make_jaxpr", "cond branch", ...
+    arg_names: tuple | None               # one name per flat input, e.g. "params['w']"
+
+    def describe(self) -> str:
+        where = f" at {self.source.file}:{self.source.line}" if self.source else ""
+        return f"the function {self.fun_name}{where} for {self.transformation}"
+
+
+class JaxprTracer(Tracer):
+    """A staged value: a Var of the jaxpr being built, or a known constant."""
+    __slots__ = ("_aval", "var", "const")
+
+    def __init__(self, trace, aval, var=None, const=None):
+        self._trace, self._aval, self.var, self.const = trace, aval, var, const
+
+    @property
+    def aval(self):
+        return self._aval
+
+    def to_concrete_value(self):
+        return self.const if self.var is None else None
+
+
+# primitive -> fold(*consts, **params) -> (value, aval) or None: evaluates on constants
+# while staging (e.g. converting a Python scalar's dtype), as JAX's const folding does.
+const_folding_rules: dict = {}
+
+_LITERAL_TYPES = (int, float, complex, bool, np.generic, np.ndarray)
+
+
+class JaxprTrace(Trace):
+    """Records primitives into a jaxpr (JAX's DynamicJaxprTrace)."""
+
+    def __init__(self, parent, debug_info: DebugInfo | None = None):
+        super().__init__(parent)
+        self.debug_info = debug_info
+        self.invars: list[Var] = []
+        self.eqns: list[Eqn] = []
+        self.consts: dict[int, tuple] = {}       # id(value) -> (constvar, value)
+
+    # ------------------------------------------------------------ inputs
+    def new_arg(self, aval: ShapedArray) -> JaxprTracer:
+        var = Var(aval)
+        self.invars.append(var)
+        return JaxprTracer(self, aval, var)
+
+    def to_atom(self, x):
+        if type(x) is JaxprTracer and x._trace is self:
+            return x.var if x.var is not None else self._const_atom(x.const, x._aval)
+        if isinstance(x, Tracer):
+            self.check_foreign_tracer(x)
+            return self._constvar(x, x.aval)
+        return self._const_atom(x, get_aval(x))
+
+    def _const_atom(self, value, aval):
+        if not aval.shape and isinstance(value, _LITERAL_TYPES):
+            return Literal(np.asarray(value, aval.dtype)[()], aval)
+        if not aval.shape and hasattr(value, "_value"):          # a 0-d device Array
+            return Literal(np.asarray(value)[()], aval)
+        return self._constvar(value, aval)
+
+    def _constvar(self, value, aval):
+        found = self.consts.get(id(value))
+        if found is None:
+            found = self.consts[id(value)] = (Var(aval), value)
+        return found[0]
+
+    # ------------------------------------------------------------ primitives
+    def process_primitive(self, prim, args, params):
+        fold = const_folding_rules.get(prim)
+        if fold is not None:
+            consts = [self._known_const(x) for x in args]
+            if all(c is not _UNKNOWN for c in consts):
+                folded = fold(*consts, **params)
+                if folded is not None:
+                    return JaxprTracer(self, folded[1], None, folded[0])
+        atoms = [self.to_atom(x) for x in args]
+        out_avals = abstract_eval(prim, [a.aval for a in atoms], params)
+        outvars = [Var(a) for a in out_avals]
+        self.eqns.append(Eqn(atoms, outvars, prim, params, user_source_info(2)))
+        if prim.multiple_results:
+            return [JaxprTracer(self, v.aval, v) for v in outvars]
+        return JaxprTracer(self, outvars[0].aval, outvars[0])
+
+    def _known_const(self, x):
+        if type(x) is JaxprTracer and x._trace is self:
+            return x.const if x.var is None else _UNKNOWN
+        if isinstance(x, Tracer) or not isinstance(x, _LITERAL_TYPES):
+            return _UNKNOWN
+        return x
+
+    def add_eqn(self, atoms, prim, params, out_avals, source_info=None) -> list[JaxprTracer]:
+        """Record an equation directly (for call-like primitives built by transformations)."""
+        outvars = [Var(a) for a in out_avals]
+        self.eqns.append(Eqn(atoms, outvars, prim, params, source_info or user_source_info(2)))
+        return [JaxprTracer(self, v.aval, v) for v in outvars]
+
+    # ------------------------------------------------------------ result
+    def to_jaxpr(self, outs) -> ClosedJaxpr:
+        """The ClosedJaxpr computing `outs` from this trace's inputs."""
+        out_atoms = [self.to_atom(x) for x in outs]
+        constvars = [v for v, _ in self.consts.values()]
+        consts = [c for _, c in self.consts.values()]
+        return ClosedJaxpr(Jaxpr(constvars, self.invars, out_atoms, self.eqns), consts)
+
+    # ------------------------------------------------------------ messages
+    def describe_self(self) -> str:
+        return self.debug_info.describe() if self.debug_info else "a traced function"
+
+    def describe_origin(self, tracer) -> str:
+        """Which function was being traced, and which inputs `tracer` depends on."""
+        text = f"The error occurred while tracing {self.describe_self()}.\n"
+        names = self.debug_info.arg_names if self.debug_info else None
+        if tracer.var is None or names is None:
+            return text
+        deps = _input_dependencies(self, tracer.var)
+        args = [names[i] for i in deps if i < len(names)]
+        if not args:
+            return text
+        which = "the argument " + args[0] if len(args) == 1 else \
+            "the arguments " + ", ".join(args)
+        return text + f"This value depends on {which}, which is traced (abstract) here.\n"
+
+    def describe_creation(self, tracer) -> str:
+        for eqn in self.eqns:
+            if tracer.var in eqn.outvars and eqn.source_info:
+                return f"The escaped value was created by '{eqn.primitive}' at {eqn.source_info}.\n"
+        return ""
+
+
+_UNKNOWN = object()
+
+
+def _input_dependencies(trace: JaxprTrace, var: Var) -> list[int]:
+    """Indices of the trace's inputs that `var` depends on (walking equations backwards)."""
+    needed = {var}
+    for eqn in reversed(trace.eqns):
+        if any(v in needed for v in eqn.outvars):
+            needed.update(a for a in eqn.invars if isinstance(a, Var))
+    return [i for i, v in enumerate(trace.invars) if v in needed]
+
+
+def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None) -> tuple:
+    """Trace `fun(*tracers) -> list of outputs` with inputs of `in_avals`.
+
+    Returns (ClosedJaxpr, outputs) — outputs are whatever `fun` returned, mapped to
+    atoms in the jaxpr; `fun` must return a flat list.
+    """
+    with new_trace(JaxprTrace, debug_info) as trace:
+        tracers = [trace.new_arg(a) for a in in_avals]
+        outs = fun(*tracers)
+        closed = trace.to_jaxpr(outs)
+    return closed
+
+
+def convert_constvars_to_invars(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
+    """(jaxpr taking its consts as leading inputs, the consts)."""
+    jaxpr = closed.jaxpr
+    return ClosedJaxpr(Jaxpr([], jaxpr.constvars + jaxpr.invars, jaxpr.outvars, jaxpr.eqns)), \
+        list(closed.consts)
+
+
+def scalar_literal_value(x):
+    """(value, aval) of a Python or NumPy scalar, for const folding rules."""
+    aval = get_aval(x)
+    return np.asarray(x, aval.dtype)[()], aval
+
+
+__all__ = ["DebugInfo", "JaxprTrace", "JaxprTracer", "const_folding_rules", "trace_to_jaxpr",
+           "convert_constvars_to_invars", "dtypes"]
