@@ -9,9 +9,10 @@ C++ pytree registry (the one JAX uses), on a registry of our own (`jxkernel.xla.
 Why not pure Python: jit flattens its arguments on every call, and `tree_flatten` of
 `((x, y), {'a': z})` takes ~0.4 us here, against ~1.4 us for a bare Python recursion that
 knows only tuple/list/dict and builds no hashable treedef. C++ treedefs also hash and
-compare in <0.1 us (they are jit cache keys) and print exactly as JAX's do. The registry supports everything the API needs (is_leaf, key paths, custom
-nodes with keys, dataclass nodes), so this module is only the Python layer above it:
-registration helpers, key strings, `Partial`, and JAX's structure-mismatch errors.
+compare in <0.1 us (they are jit cache keys) and print exactly as JAX's do. The registry
+supports everything the API needs (is_leaf, key paths, custom nodes with keys, dataclass
+nodes), so this module is only the Python layer above it: registration helpers, key
+strings, `Partial`, and JAX's structure-mismatch errors.
 """
 from __future__ import annotations
 
@@ -41,10 +42,11 @@ __all__ = [
 
 KeyEntry = Any                 # SequenceKey | DictKey | GetAttrKey | FlattenedIndexKey | user key
 KeyPath = tuple[KeyEntry, ...]
+IsLeaf = Callable[[Any], bool] | None
 
 # ---------------------------------------------------------------- flatten / unflatten
 
-def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, PyTreeDef]:
+def tree_flatten(tree: Any, is_leaf: IsLeaf = None) -> tuple[list, PyTreeDef]:
     """Leaves (left to right, dicts by sorted key) and structure of `tree`.
 
     >>> tree_flatten((1, {'b': 2, 'a': None}))
@@ -58,12 +60,12 @@ def tree_unflatten(treedef: PyTreeDef, leaves) -> Any:
     return treedef.unflatten(leaves)
 
 
-def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list:
+def tree_leaves(tree: Any, is_leaf: IsLeaf = None) -> list:
     """`tree_leaves([1, (2, None)]) == [1, 2]`"""
     return default_registry.flatten(tree, is_leaf)[0]
 
 
-def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeDef:
+def tree_structure(tree: Any, is_leaf: IsLeaf = None) -> PyTreeDef:
     """`tree_structure([1, 2])` is `PyTreeDef([*, *])`."""
     return default_registry.flatten(tree, is_leaf)[1]
 
@@ -87,7 +89,7 @@ def _is_strict_leaf(treedef: PyTreeDef) -> bool:
     return treedef.num_nodes == 1 and treedef.num_leaves == 1
 
 
-def all_leaves(iterable, is_leaf: Callable[[Any], bool] | None = None) -> bool:
+def all_leaves(iterable, is_leaf: IsLeaf = None) -> bool:
     """Whether every element is a leaf: `all_leaves([1, 2])` but not `all_leaves([1, (2,)])`."""
     if is_leaf is None:
         return _pytree.all_leaves(default_registry, iterable)
@@ -102,7 +104,11 @@ def is_tree_node(typ: type) -> bool:
 
 
 def flatten_one_level(tree: Any) -> tuple[Any, Any]:
-    """Children and aux data of the root node: `flatten_one_level({'b': 1, 'a': 2}) == ((2, 1), ('a', 'b'))`."""
+    """Children and aux data of the root node.
+
+    >>> flatten_one_level({'b': 1, 'a': 2})
+    ((2, 1), ('a', 'b'))
+    """
     out = default_registry.flatten_one_level(tree)
     if out is None:
         raise ValueError(f"can't tree-flatten type: {type(tree)}")
@@ -118,8 +124,7 @@ def flatten_one_level_with_keys(tree: Any) -> tuple[Any, Any]:
 
 # ---------------------------------------------------------------- map / reduce
 
-def tree_map(f: Callable[..., Any], tree: Any, *rest: Any,
-             is_leaf: Callable[[Any], bool] | None = None) -> Any:
+def tree_map(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: IsLeaf = None) -> Any:
     """Apply `f` leaf-wise; each tree in `rest` must have `tree` as a prefix.
 
     >>> tree_map(lambda x, y: x + y, [1, (2, 3)], [10, (20, 30)])
@@ -128,7 +133,8 @@ def tree_map(f: Callable[..., Any], tree: Any, *rest: Any,
     leaves, treedef = default_registry.flatten(tree, is_leaf)
     if not rest:
         return treedef.unflatten(map(f, leaves))
-    return treedef.unflatten(f(*xs) for xs in zip(leaves, *_flatten_rest(treedef, tree, rest, is_leaf, "tree_map")))
+    rest_leaves = _flatten_rest(treedef, tree, rest, is_leaf, "tree_map")
+    return treedef.unflatten(f(*xs) for xs in zip(leaves, *rest_leaves))
 
 
 def _flatten_rest(treedef, tree, rest, is_leaf, who):
@@ -146,14 +152,16 @@ _NO_INIT = object()  # tree_reduce's initializer may be None, so "not given" nee
 
 
 def tree_reduce(function: Callable[[Any, Any], Any], tree: Any, initializer: Any = _NO_INIT,
-                is_leaf: Callable[[Any], bool] | None = None) -> Any:
+                is_leaf: IsLeaf = None) -> Any:
     """`functools.reduce` over the leaves: `tree_reduce(operator.add, [1, (2, 3)]) == 6`."""
     leaves = tree_leaves(tree, is_leaf)
-    return functools.reduce(function, leaves) if initializer is _NO_INIT else functools.reduce(function, leaves, initializer)
+    if initializer is _NO_INIT:
+        return functools.reduce(function, leaves)
+    return functools.reduce(function, leaves, initializer)
 
 
 def tree_reduce_associative(operation: Callable[[Any, Any], Any], tree: Any, *, identity: Any = _NO_INIT,
-                            is_leaf: Callable[[Any], bool] | None = None) -> Any:
+                            is_leaf: IsLeaf = None) -> Any:
     """Reduce the leaves pairwise as a balanced tree (`operation` must be associative)."""
     def reduce(xs):
         if len(xs) == 1:
@@ -167,12 +175,13 @@ def tree_reduce_associative(operation: Callable[[Any, Any], Any], tree: Any, *, 
     return identity
 
 
-def tree_all(tree: Any, *, is_leaf: Callable[[Any], bool] | None = None) -> bool:
+def tree_all(tree: Any, *, is_leaf: IsLeaf = None) -> bool:
     """`all(tree_leaves(tree))`: `tree_all([1, (True, 0)])` is False."""
     return all(tree_leaves(tree, is_leaf))
 
 
-def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None, pytree_to_transpose: Any) -> Any:
+def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None,
+                   pytree_to_transpose: Any) -> Any:
     """Turn an outer-of-inner tree into an inner-of-outer one.
 
     >>> tree_transpose(tree_structure([0, 0]), tree_structure((0, 0)), [(1, 2), (3, 4)])
@@ -188,7 +197,7 @@ def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None, py
     return inner_treedef.unflatten(outer_treedef.unflatten(col) for col in zip(*rows))
 
 
-def broadcast_prefix(prefix_tree: Any, full_tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list:
+def broadcast_prefix(prefix_tree: Any, full_tree: Any, is_leaf: IsLeaf = None) -> list:
     """Leaves of `prefix_tree`, each repeated once per leaf of the subtree of `full_tree` it covers.
 
     >>> broadcast_prefix((0, None), ([1, 2], 3), is_leaf=lambda x: x is None)   # vmap's in_axes
@@ -196,14 +205,15 @@ def broadcast_prefix(prefix_tree: Any, full_tree: Any, is_leaf: Callable[[Any], 
     """
     out = []
     try:
-        tree_map(lambda x, sub: out.extend([x] * tree_structure(sub).num_leaves), prefix_tree, full_tree, is_leaf=is_leaf)
+        tree_map(lambda x, sub: out.extend([x] * tree_structure(sub).num_leaves), prefix_tree, full_tree,
+                 is_leaf=is_leaf)
     except ValueError:
         e, *_ = prefix_errors(prefix_tree, full_tree, is_leaf)
         raise e("broadcast_prefix prefix_tree") from None
     return out
 
 
-def tree_broadcast(prefix_tree: Any, full_tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> Any:
+def tree_broadcast(prefix_tree: Any, full_tree: Any, is_leaf: IsLeaf = None) -> Any:
     """`prefix_tree` with each leaf copied over the matching subtree of `full_tree`.
 
     >>> tree_broadcast([1, 2], [[3, 4], {'a': 5}])
@@ -232,7 +242,8 @@ def tree_leaves_with_path(tree: Any, is_leaf: Callable[..., bool] | None = None,
     return tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)[0]
 
 
-def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: Callable[..., bool] | None = None,
+def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any,
+                       is_leaf: Callable[..., bool] | None = None,
                        is_leaf_takes_path: bool = False) -> Any:
     """`tree_map` where `f` also gets each leaf's key path first.
 
@@ -240,7 +251,8 @@ def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: Ca
     {'a': ["['a'][0]", "['a'][1]"]}
     """
     pairs, treedef = tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)
-    rest_leaves = _flatten_rest(treedef, tree, rest, None if is_leaf_takes_path else is_leaf, "tree_map_with_path")
+    rest_leaves = _flatten_rest(treedef, tree, rest, None if is_leaf_takes_path else is_leaf,
+                                "tree_map_with_path")
     return treedef.unflatten(f(p, x, *xs) for (p, x), *xs in zip(pairs, *rest_leaves))
 
 
@@ -265,7 +277,11 @@ def register_pytree_node(nodetype: type, flatten_func: Callable, unflatten_func:
     aux_data is static (part of the treedef, so hashable and comparable with `==`).
     Without `flatten_with_keys_func` the children's keys are `FlattenedIndexKey(i)`.
 
+    >>> class Point:
+    ...     def __init__(self, x, y): self.x, self.y = x, y
     >>> register_pytree_node(Point, lambda p: ((p.x, p.y), None), lambda _, xy: Point(*xy))
+    >>> tree_leaves([Point(1, 2), 3])
+    [1, 2, 3]
     """
     for registry in registries:
         registry.register_node(nodetype, flatten_func, unflatten_func, flatten_with_keys_func)
@@ -275,8 +291,13 @@ def register_pytree_with_keys(nodetype: type, flatten_with_keys: Callable, unfla
                               flatten_func: Callable | None = None) -> None:
     """Like `register_pytree_node`, but `flatten_with_keys(x) -> ([(key, child), ...], aux_data)`.
 
-    >>> register_pytree_with_keys(Point, lambda p: (((GetAttrKey('x'), p.x), (GetAttrKey('y'), p.y)), None),
-    ...                           lambda _, xy: Point(*xy))
+    >>> class Point:
+    ...     def __init__(self, x, y): self.x, self.y = x, y
+    >>> register_pytree_with_keys(
+    ...     Point, lambda p: (((GetAttrKey('x'), p.x), (GetAttrKey('y'), p.y)), None),
+    ...     lambda _, xy: Point(*xy))
+    >>> [keystr(path) for path, _ in tree_leaves_with_path(Point(1, 2))]
+    ['.x', '.y']
     """
     if flatten_func is None:
         def flatten_func(x):
@@ -286,7 +307,8 @@ def register_pytree_with_keys(nodetype: type, flatten_with_keys: Callable, unfla
 
 
 def register_pytree_node_class(cls: type) -> type:
-    """Class decorator: `cls` defines `tree_flatten(self)` and classmethod `tree_unflatten(cls, aux, children)`."""
+    """Class decorator: `cls` defines `tree_flatten(self) -> (children, aux)` and
+    classmethod `tree_unflatten(cls, aux, children)`."""
     register_pytree_node(cls, operator.methodcaller("tree_flatten"), cls.tree_unflatten)
     return cls
 
@@ -294,7 +316,8 @@ def register_pytree_node_class(cls: type) -> type:
 def register_pytree_with_keys_class(cls: type) -> type:
     """Class decorator: `cls` defines `tree_flatten_with_keys(self)` and classmethod `tree_unflatten`."""
     flatten_func = operator.methodcaller("tree_flatten") if hasattr(cls, "tree_flatten") else None
-    register_pytree_with_keys(cls, operator.methodcaller("tree_flatten_with_keys"), cls.tree_unflatten, flatten_func)
+    register_pytree_with_keys(cls, operator.methodcaller("tree_flatten_with_keys"), cls.tree_unflatten,
+                              flatten_func)
     return cls
 
 
@@ -310,6 +333,8 @@ def register_dataclass(nodetype: type, data_fields=None, meta_fields=None, drop_
     ... class Params:
     ...     w: Any
     ...     n: int = dataclasses.field(default=1, metadata=dict(static=True))
+    >>> tree_flatten(Params(w=2.0))
+    ([2.0], PyTreeDef(CustomNode(Params[(1,)], [*])))
     """
     if data_fields is None or meta_fields is None:
         if (data_fields is None) != (meta_fields is None):
@@ -318,6 +343,7 @@ def register_dataclass(nodetype: type, data_fields=None, meta_fields=None, drop_
         if not dataclasses.is_dataclass(nodetype):
             raise TypeError("register_dataclass: data_fields and meta_fields are required when"
                             f" nodetype is not a dataclass. Got {nodetype=}.")
+        # Unlike JAX 0.10.2, which then rejects them as unexpected, leave drop_fields out here.
         fields = [f for f in dataclasses.fields(nodetype) if f.name not in drop_fields]
         data_fields = [f.name for f in fields if not f.metadata.get("static", False)]
         meta_fields = [f.name for f in fields if f.metadata.get("static", False)]
@@ -325,7 +351,8 @@ def register_dataclass(nodetype: type, data_fields=None, meta_fields=None, drop_
     if dataclasses.is_dataclass(nodetype):
         init_fields = {f.name for f in dataclasses.fields(nodetype) if f.init} - set(drop_fields)
         if {*meta_fields, *data_fields} != init_fields:
-            msg = "data_fields and meta_fields must include all dataclass fields with ``init=True`` and only them."
+            msg = ("data_fields and meta_fields must include all dataclass fields with ``init=True``"
+                   " and only them.")
             if missing := init_fields - {*meta_fields, *data_fields}:
                 msg += f" Missing fields: {missing}. Add them to drop_fields to suppress this error."
             if unexpected := {*meta_fields, *data_fields} - init_fields:
@@ -366,7 +393,8 @@ class _HashableCallableShim:
     def __init__(self, fun): self.fun = fun
     def __call__(self, *args, **kw): return self.fun(*args, **kw)
     def __hash__(self): return hash(self.fun)
-    def __eq__(self, other): return self.fun == (other.fun if isinstance(other, _HashableCallableShim) else other)
+    def __eq__(self, other):
+        return self.fun == (other.fun if isinstance(other, _HashableCallableShim) else other)
     def __repr__(self): return f"_HashableCallableShim({self.fun!r})"
 
 
@@ -397,7 +425,7 @@ def _child_keys(tree: Any) -> KeyPath:
     return tuple(k for k, _ in flatten_one_level_with_keys(tree)[0])
 
 
-def prefix_errors(prefix_tree: Any, full_tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list:
+def prefix_errors(prefix_tree: Any, full_tree: Any, is_leaf: IsLeaf = None) -> list:
     """Why `prefix_tree` is not a prefix of `full_tree`: a list of `name -> ValueError` makers."""
     return list(_prefix_error((), prefix_tree, full_tree, is_leaf))
 
@@ -405,11 +433,13 @@ def prefix_errors(prefix_tree: Any, full_tree: Any, is_leaf: Callable[[Any], boo
 def _prefix_error(path, prefix, full, is_leaf):
     if _is_strict_leaf(tree_structure(prefix, is_leaf)):  # a leaf is a prefix of anything
         return
-    where = lambda name: f"    {name}{keystr(path)}\nAt that key path, the prefix pytree {name} has a subtree of type"
+    where = lambda name: (f"    {name}{keystr(path)}\n"
+                          f"At that key path, the prefix pytree {name} has a subtree of type")
     if type(prefix) != type(full):
         yield lambda name: ValueError(
             f"pytree structure error: different types at key path\n{where(name)}\n    {type(prefix)}\n"
-            f"but at the same key path the full pytree has a subtree of different type\n    {type(full)}.")
+            "but at the same key path the full pytree has a subtree of different type\n"
+            f"    {type(full)}.")
         return
     (p_children, p_meta), (f_children, f_meta) = flatten_one_level(prefix), flatten_one_level(full)
     p_children, f_children = tuple(p_children), tuple(f_children)
@@ -418,15 +448,16 @@ def _prefix_error(path, prefix, full, is_leaf):
         if len(prefix) != len(full):
             ty = type(prefix).__name__
             yield lambda name: ValueError(
-                f"pytree structure error: different lengths of {ty} at key path\n{where(name)} {ty} of length "
-                f"{len(prefix)}, but the full pytree has a subtree of the same type but of length {len(full)}.")
+                f"pytree structure error: different lengths of {ty} at key path\n{where(name)} {ty} "
+                f"of length {len(prefix)}, but the full pytree has a subtree of the same type but of "
+                f"length {len(full)}.")
             return
     elif len(p_children) != len(f_children):
         try:
             diff = set(p_keys).symmetric_difference(f_keys)
         except TypeError:
             diff = None
-        keys = lambda ks: " ".join(str(k.key) for k in ks)
+        keys = lambda ks: " ".join(map(_simple_entrystr, ks))
         yield lambda name: ValueError(
             f"pytree structure error: different numbers of pytree children at key path\n{where(name)}\n"
             f"    {type(prefix)}\nwith {len(p_children)} child keys\n    {keys(p_keys)}\n"
@@ -436,17 +467,18 @@ def _prefix_error(path, prefix, full, is_leaf):
         return
     if p_meta != f_meta:
         p_str, f_str = str(p_meta), str(f_meta)
-        diff = textwrap.indent("\n".join(difflib.ndiff(p_str.splitlines(), f_str.splitlines())), prefix="    ")
+        diff = textwrap.indent("\n".join(difflib.ndiff(p_str.splitlines(), f_str.splitlines())), "    ")
         yield lambda name: ValueError(
-            f"pytree structure error: different pytree metadata at key path\n{where(name)}\n    {type(prefix)}\n"
-            f"with metadata\n    {p_str}\nbut at the same key path the full pytree has a subtree of the same "
-            f"type but with metadata\n    {f_str}\nso the diff in the metadata at these pytree nodes is\n{diff}")
+            f"pytree structure error: different pytree metadata at key path\n{where(name)}\n"
+            f"    {type(prefix)}\nwith metadata\n    {p_str}\nbut at the same key path the full pytree "
+            f"has a subtree of the same type but with metadata\n    {f_str}\n"
+            f"so the diff in the metadata at these pytree nodes is\n{diff}")
         return
     for k, p, f in zip(p_keys, p_children, f_children):  # roots agree, so a subtree differs
         yield from _prefix_error((*path, k), p, f, is_leaf)
 
 
-def equality_errors(tree1: Any, tree2: Any, is_leaf: Callable[[Any], bool] | None = None):
+def equality_errors(tree1: Any, tree2: Any, is_leaf: IsLeaf = None):
     """Yield `(key_path, thing1, thing2, explanation)` for each place two trees' structures differ.
 
     For messages such as "true_fun and false_fun output must have identical types":
@@ -478,8 +510,8 @@ def _equality_errors(path, t1, t2, is_leaf):
                + (diff and f", with the symmetric difference of key sets: {{{diff}}}"))
         return
     if meta1 != meta2:
-        yield (path, f"{type(t1)} with pytree metadata {meta1}", f"{type(t2)} with pytree metadata {meta2}",
-               "the pytree node metadata does not match")
+        yield (path, f"{type(t1)} with pytree metadata {meta1}",
+               f"{type(t2)} with pytree metadata {meta2}", "the pytree node metadata does not match")
         return
     for k, a, b in zip(keys1, c1, c2):
         yield from _equality_errors((*path, k), a, b, is_leaf)

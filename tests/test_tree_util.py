@@ -233,7 +233,7 @@ MISMATCHES = [
      "but at the same key path the full pytree has a subtree of different type\n    <class 'int'>."),
     (([Meta("x")], [Meta("y")]),
      "pytree structure error: different pytree metadata at key path\n    tree_map tree[0]\n"
-     "At that key path, the prefix pytree tree_map tree has a subtree of type\n    <class 'test_tree_util.Meta'>\n"
+     f"At that key path, the prefix pytree tree_map tree has a subtree of type\n    {Meta}\n"
      "with metadata\n    x\nbut at the same key path the full pytree has a subtree of the same type but with metadata\n"
      "    y\nso the diff in the metadata at these pytree nodes is\n    - x\n    + y"),
 ]
@@ -316,6 +316,15 @@ def test_jxk_broadcast_prefix_and_equality_errors():
     assert [(keystr(p), a, b, why) for p, a, b, why in errs] == [
         ("['a']", "tuple of length 2", "tuple of length 3", "the lengths do not match"),
         ("['b']", "<class 'list'>", "<class 'tuple'>", "their Python types differ")]
+
+
+def test_jxk_dataclass_drop_fields_inferred():  # JAX 0.10.2 rejects this combination
+    @dataclasses.dataclass
+    class D:
+        x: object
+        cache: object = None
+    tu.register_dataclass(D, drop_fields=["cache"])
+    assert tree_flatten(D(1, "c"))[0] == [1] and tree_map(lambda v: v + 1, D(1, "c")) == D(2, None)
 
 
 def test_jxk_own_registry_and_pickle():
