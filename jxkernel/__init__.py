@@ -13,3 +13,8 @@ from .core.errors import (ConcretizationTypeError, TracerArrayConversionError,
 from .xla import (Array, backends, default_backend, device_count, device_put, devices,
                   local_device_count, local_devices, process_count, process_index)
 from . import lax
+from . import tree_util
+from .transforms.jit import jit
+from .transforms.make_jaxpr import eval_shape, make_jaxpr
+from .compile_log import compile_events, CompileEvent
+from .compile_log import subscribe as subscribe_compile_events

@@ -11,3 +11,4 @@ from .primitive import (Primitive, abstract_eval, abstract_eval_rules, all_primi
 from .trace import (EvalTrace, Trace, Tracer, current_trace, eval_trace, new_trace,
                     set_current_trace)
 from .check import check_jaxpr, JaxprTypeError
+from .interpret import eval_jaxpr

@@ -195,19 +195,23 @@ def _share_call_names(eqn: Eqn, names: _Names):
     if len(inner) != 1:
         return
     jaxpr = inner[0].jaxpr if isinstance(inner[0], ClosedJaxpr) else inner[0]
+    taken = set()          # an outer name is given to one inner variable at most
     for v_in, atom in zip(jaxpr.invars, eqn.invars):
-        if isinstance(atom, Var) and v_in not in names.names:
+        if isinstance(atom, Var) and v_in not in names.names and names(atom) not in taken:
             names.names[v_in] = names(atom)
+            taken.add(names(atom))
     defined = {v for e in jaxpr.eqns for v in e.outvars}
     for v_out, outer in zip(jaxpr.outvars, eqn.outvars):
-        if v_out in defined and v_out not in names.names and not isinstance(outer, DropVar):
+        if v_out in defined and v_out not in names.names and not isinstance(outer, DropVar) \
+                and names(outer) not in taken:
             names.names[v_out] = names(outer)
+            taken.add(names(outer))
 
 
 def pp_param(value, names: _Names, indent: int, width: int) -> str:
     if isinstance(value, (Jaxpr, ClosedJaxpr)):
         jaxpr = value.jaxpr if isinstance(value, ClosedJaxpr) else value
-        return pp_jaxpr(jaxpr, names, indent + 2, False, width)
+        return pp_jaxpr(jaxpr, names, indent, False, width)
     if isinstance(value, tuple) and value and all(isinstance(v, (Jaxpr, ClosedJaxpr)) for v in value):
         pad = " " * (indent + 2)
         inner = "\n".join(pad + pp_param(v, names, indent + 2, width) for v in value)

@@ -6,8 +6,12 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapedArray
-from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules
+from ..core.ir import Literal
+from ..core.primitive import Primitive, abstract_eval_rules, impl_rules, lowering_rules
 from ..transforms.staging import const_folding_rules
+from ..xla.array import Array, host_to_device
+from ..xla.client import default_device
+from ..xla.dispatch import run_compiled
 from . import _lowering as hl
 
 convert_element_type_p = Primitive("convert_element_type")
@@ -44,9 +48,23 @@ def _convert_fold(operand, *, new_dtype, weak_type, sharding=None):
     return value.astype(new_dtype)[()], ShapedArray((), new_dtype, weak_type)
 
 
+def _convert_impl(operand, *, new_dtype, weak_type, sharding=None):
+    """Eagerly, host constants (Python/NumPy scalars) convert in NumPy: no XLA call."""
+    if type(operand) is Literal:
+        operand = operand.val
+    if not isinstance(operand, Array):
+        folded = _convert_fold(operand, new_dtype=new_dtype, weak_type=weak_type)
+        if folded is not None:
+            value, aval = folded
+            return host_to_device(np.asarray(value), aval, default_device())
+    return run_compiled(convert_element_type_p, (operand,),
+                        dict(new_dtype=new_dtype, weak_type=weak_type, sharding=sharding))
+
+
 abstract_eval_rules[convert_element_type_p] = _convert_abstract_eval
 lowering_rules[convert_element_type_p] = _convert_lowering
 const_folding_rules[convert_element_type_p] = _convert_fold
+impl_rules[convert_element_type_p] = _convert_impl
 
 bitcast_convert_type_p = Primitive("bitcast_convert_type")
 

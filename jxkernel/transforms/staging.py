@@ -15,7 +15,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval
 from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, SourceInfo, Var
 from ..core.primitive import abstract_eval
@@ -53,6 +52,9 @@ class JaxprTracer(Tracer):
 # primitive -> fold(*consts, **params) -> (value, aval) or None: evaluates on constants
 # while staging (e.g. converting a Python scalar's dtype), as JAX's const folding does.
 const_folding_rules: dict = {}
+# primitive -> rule(trace, args, params) -> outputs: primitives that stage specially
+# (e.g. jit with inline=True inlines its jaxpr instead of recording one equation).
+staging_rules: dict = {}
 
 _LITERAL_TYPES = (int, float, complex, bool, np.generic, np.ndarray)
 
@@ -79,6 +81,8 @@ class JaxprTrace(Trace):
         if isinstance(x, Tracer):
             self.check_foreign_tracer(x)
             return self._constvar(x, x.aval)
+        if type(x) is Literal:
+            return x
         return self._const_atom(x, get_aval(x))
 
     def _const_atom(self, value, aval):
@@ -96,6 +100,9 @@ class JaxprTrace(Trace):
 
     # ------------------------------------------------------------ primitives
     def process_primitive(self, prim, args, params):
+        special = staging_rules.get(prim)
+        if special is not None:
+            return special(self, args, params)
         fold = const_folding_rules.get(prim)
         if fold is not None:
             consts = [self._known_const(x) for x in args]
@@ -114,6 +121,8 @@ class JaxprTrace(Trace):
     def _known_const(self, x):
         if type(x) is JaxprTracer and x._trace is self:
             return x.const if x.var is None else _UNKNOWN
+        if type(x) is Literal:
+            return x.val
         if isinstance(x, Tracer) or not isinstance(x, _LITERAL_TYPES):
             return _UNKNOWN
         return x
@@ -189,11 +198,3 @@ def convert_constvars_to_invars(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]
         list(closed.consts)
 
 
-def scalar_literal_value(x):
-    """(value, aval) of a Python or NumPy scalar, for const folding rules."""
-    aval = get_aval(x)
-    return np.asarray(x, aval.dtype)[()], aval
-
-
-__all__ = ["DebugInfo", "JaxprTrace", "JaxprTracer", "const_folding_rules", "trace_to_jaxpr",
-           "convert_constvars_to_invars", "dtypes"]

@@ -10,11 +10,11 @@ import numpy as np
 
 from ..config import config
 from ..core import trace as _trace
-from ..core.ir import Eqn, Jaxpr, Var
+from ..core.ir import Eqn, Jaxpr, Literal, Var
 from ..core.primitive import abstract_eval, impl_rules
 from ..core.trace import Tracer, escaped_tracer_error
 from . import client as _client
-from .array import Array, device_put
+from .array import Array, device_put, host_to_device
 from .compiler import Executable, compile_module
 from .lowering import lower_module
 
@@ -22,9 +22,15 @@ _executables: dict = {}
 
 
 def apply_primitive(prim, args, params):
+    """Run `prim` eagerly: its impl rule if it has one, else compiled alone with XLA."""
     impl = impl_rules.get(prim)
     if impl is not None:
         return impl(*args, **params)
+    return run_compiled(prim, args, params)
+
+
+def run_compiled(prim, args, params):
+    """Compile `prim` alone (cached per primitive, params, input types, device) and run it."""
     device = None
     for a in args:
         if type(a) is Array:
@@ -37,7 +43,10 @@ def apply_primitive(prim, args, params):
         if type(a) is not Array:
             if isinstance(a, Tracer):
                 raise escaped_tracer_error(a)
-            a = device_put(a, device)
+            if type(a) is Literal:       # a weak-typed literal re-bound by eval_jaxpr
+                a = host_to_device(np.asarray(a.val), a.aval, device)
+            else:
+                a = device_put(a, device)
         bufs.append(a._buf)
         avals.append(a.aval)
     try:

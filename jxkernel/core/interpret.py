@@ -1,0 +1,29 @@
+"""eval_jaxpr: run a jaxpr by binding each equation's primitive on the current trace.
+
+Under the eval trace this executes the program op by op; under any other
+trace it re-traces it (which is how jaxprs get transformed, or inlined).
+"""
+from __future__ import annotations
+
+from .ir import Jaxpr, Literal
+
+
+def eval_jaxpr(jaxpr: Jaxpr, consts, *args) -> list:
+    """Outputs of `jaxpr` on `consts` and `args`, computed by the current trace.
+
+    >>> eval_jaxpr(make_jaxpr(jnp.sin)(1.0).jaxpr, [], 0.5)
+    [Array(0.47942555, dtype=float32, weak_type=True)]
+    """
+    env = dict(zip(jaxpr.constvars, consts))
+    env.update(zip(jaxpr.invars, args))
+
+    def read(atom):
+        if isinstance(atom, Literal):
+            # a weak-typed literal travels as itself: its NumPy value alone would lose weakness
+            return atom if atom.aval.weak_type else atom.val
+        return env[atom]
+
+    for eqn in jaxpr.eqns:
+        outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
+        env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
+    return [read(v) for v in jaxpr.outvars]

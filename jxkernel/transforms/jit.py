@@ -1,0 +1,477 @@
+"""jit: trace once per input signature, compile with XLA, cache, and explain every miss.
+
+    >>> @jit
+    ... def f(x, n):
+    ...     return x * n
+    >>> f(jnp.ones(3), 2.0)
+    Array([2., 2., 2.], dtype=float32)
+
+Cache key: the function, static argument values, the pytree structure of the
+dynamic arguments, each leaf's (shape, dtype, weak_type), the device, and the
+x64 flag. On a miss, a compile event records why (against the closest earlier
+signature) and how long tracing, lowering and compiling took.
+
+Under another transformation (grad, vmap, an enclosing jit) a jitted call is
+one `jit` equation holding the traced jaxpr, which that transformation handles
+like any primitive.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import time
+
+import numpy as np
+
+from .. import compile_log
+from ..config import config
+from ..core import dtypes
+from ..core.avals import ShapedArray, ShapeDtypeStruct
+from ..core.interpret import eval_jaxpr
+from ..core.ir import ClosedJaxpr, Jaxpr, call_primitives, param_printers
+from ..core.primitive import Primitive, abstract_eval_rules, impl_rules, lowering_rules
+from ..core.source_info import function_source_info
+from ..core.trace import Tracer, _ctx, eval_trace, set_current_trace
+from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
+from ..xla import client as _client
+from ..xla.array import Array, device_put
+from ..xla.compiler import Executable, compile_module
+from ..xla.lowering import lower_module
+from .staging import DebugInfo, JaxprTrace, convert_constvars_to_invars, staging_rules, \
+    trace_to_jaxpr
+
+# ------------------------------------------------------------------ the jit primitive
+jit_p = Primitive("jit", multiple_results=True)
+
+
+def _jit_abstract_eval(*avals, jaxpr, name, donated_invars, inline, keep_unused):
+    return jaxpr.out_avals
+
+
+def _jit_lowering(ctx, *args, jaxpr, name, donated_invars, inline, keep_unused):
+    return ctx.call_jaxpr(jaxpr, args, name)
+
+
+def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused):
+    """A jit equation run eagerly (e.g. by a transformation that re-binds it): compile once."""
+    leaves = [a if isinstance(a, Array) else device_put(a) for a in args]
+    device = leaves[0].device if leaves else _client.default_device()
+    key = (jaxpr, tuple(a.aval for a in leaves), device)
+    exe = _impl_cache.get(key)
+    if exe is None:
+        text, module_ctx = lower_module(jaxpr.jaxpr, name=name, platform=_client.platform_of(device),
+                                        donated=donated_invars)
+        loaded, _ = compile_module(text, [device], host_callbacks=module_ctx.host_callbacks)
+        exe = _impl_cache[key] = Executable(loaded, jaxpr.out_avals, device, name)
+    return exe.call_buffers([a._buf for a in leaves])
+
+
+_impl_cache: dict = {}      # (jaxpr, avals, device) -> Executable
+
+
+def _jit_staging(trace: JaxprTrace, args, params):
+    """Staged inside another trace: one `jit` equation, or its body inlined if inline=True."""
+    if params["inline"]:
+        jaxpr = params["jaxpr"]
+        with set_current_trace(trace):
+            return eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
+    atoms = [trace.to_atom(x) for x in args]
+    return trace.add_eqn(atoms, jit_p, params, params["jaxpr"].out_avals)
+
+
+abstract_eval_rules[jit_p] = _jit_abstract_eval
+lowering_rules[jit_p] = _jit_lowering
+impl_rules[jit_p] = _jit_impl
+staging_rules[jit_p] = _jit_staging
+param_printers[jit_p] = lambda p: [("name", p["name"]), ("jaxpr", p["jaxpr"])]
+call_primitives.add(jit_p)
+
+
+# ------------------------------------------------------------------ jit
+def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
+        donate_argnames=None, backend=None, device=None, inline=False, keep_unused=False):
+    """Compile `fun` with XLA; usable as `@jit`, `@jit(static_argnums=...)` and with partial."""
+    if fun is None:
+        return functools.partial(jit, static_argnums=static_argnums,
+                                 static_argnames=static_argnames, donate_argnums=donate_argnums,
+                                 donate_argnames=donate_argnames, backend=backend, device=device,
+                                 inline=inline, keep_unused=keep_unused)
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun!r}")
+    return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                  backend, device, inline, keep_unused)
+
+
+def _as_tuple(x) -> tuple:
+    if x is None:
+        return ()
+    return (x,) if isinstance(x, (int, str)) else tuple(x)
+
+
+class _Entry:
+    """A compiled signature: the executable, consts on device, and the output structure."""
+    __slots__ = ("exe", "const_bufs", "out_tree", "jaxpr", "text", "donated")
+
+    def __init__(self, exe, const_bufs, out_tree, jaxpr, text, donated):
+        self.exe, self.const_bufs, self.out_tree = exe, const_bufs, out_tree
+        self.jaxpr, self.text, self.donated = jaxpr, text, donated
+
+
+_SCALAR_TYPES = (bool, int, float, complex)
+
+
+def _leaf_aval(x, index_name) -> ShapedArray:
+    aval = getattr(x, "aval", None)
+    if isinstance(aval, ShapedArray):
+        return aval
+    if type(x) in _SCALAR_TYPES:
+        return ShapedArray((), dtypes.python_scalar_dtype(x), type(x) is not bool)
+    if isinstance(x, (np.ndarray, np.generic)):
+        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
+    if isinstance(x, ShapeDtypeStruct):
+        return x.aval
+    raise TypeError(f"Argument {index_name()} of type {type(x)} is not a valid JAX type. "
+                    f"Pass arrays, NumPy arrays or Python scalars (or pytrees of them); mark "
+                    f"other arguments static with static_argnums/static_argnames.")
+
+
+class Jitted:
+    """The function `jit` returns: call it, `.lower(...)`, `.trace(...)`, `.eval_shape(...)`."""
+
+    def __init__(self, fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                 backend, device, inline, keep_unused):
+        functools.update_wrapper(self, fun)
+        self._fun = fun
+        self._name = getattr(fun, "__name__", type(fun).__name__)
+        try:
+            self._signature = inspect.signature(fun)
+        except (TypeError, ValueError):
+            self._signature = None
+        params = list(self._signature.parameters.values()) if self._signature else []
+        positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        self._positional_names = positional
+        static_argnums, static_argnames = self._infer(_as_tuple(static_argnums),
+                                                      _as_tuple(static_argnames), positional)
+        donate_argnums, donate_argnames = self._infer(_as_tuple(donate_argnums),
+                                                      _as_tuple(donate_argnames), positional)
+        self._static_argnums = frozenset(static_argnums)
+        self._static_argnames = frozenset(static_argnames)
+        self._donate_argnums = frozenset(donate_argnums)
+        self._donate_argnames = frozenset(donate_argnames)
+        if self._static_argnums & self._donate_argnums:
+            raise ValueError("An argument cannot be both static and donated: "
+                             f"{sorted(self._static_argnums & self._donate_argnums)}")
+        self._device = device if device is not None else \
+            (_client.get_backend(backend).devices[0] if backend is not None else None)
+        self._backend = backend
+        self._inline, self._keep_unused = inline, keep_unused
+        self._cache: dict = {}            # key -> _Entry
+        self._traces: dict = {}           # key -> (ClosedJaxpr, out_tree), for the bind path
+        self._history: list = []          # (avals, treedef, statics, named signature), for reasons
+        self._source = function_source_info(fun)
+
+    @staticmethod
+    def _infer(argnums, argnames, positional):
+        """JAX accepts static args by position or by name and fills in the other."""
+        nums = {int(i) + len(positional) if int(i) < 0 else int(i) for i in argnums}
+        names = set(argnames)
+        for i in list(nums):
+            if i < len(positional):
+                names.add(positional[i])
+        for n in list(names):
+            if n in positional:
+                nums.add(positional.index(n))
+        return nums, names
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    def __repr__(self):
+        return f"<jitted function {self._name}>"
+
+    # ------------------------------------------------------------ argument handling
+    def _split(self, args, kwargs):
+        """(dynamic args, dynamic kwargs, hashable static key, static (name, value) pairs)."""
+        statics = []
+        if self._static_argnums:
+            dyn_args = []
+            for i, a in enumerate(args):
+                if i in self._static_argnums:
+                    statics.append((self._arg_name(i), a))
+                else:
+                    dyn_args.append(a)
+            dyn_args = tuple(dyn_args)
+        else:
+            dyn_args = args
+        if kwargs:
+            dyn_kwargs = {}
+            for k, v in kwargs.items():
+                if k in self._static_argnames:
+                    statics.append((k, v))
+                else:
+                    dyn_kwargs[k] = v
+        else:
+            dyn_kwargs = kwargs
+        if statics:
+            for name, value in statics:
+                try:
+                    hash(value)
+                except TypeError as e:
+                    raise ValueError(
+                        f"Non-hashable static arguments are not supported. An error occurred "
+                        f"while trying to hash an object of type {type(value)}, {value!r}, passed "
+                        f"as static argument '{name}' of {self._name}. The error was:\n"
+                        f"TypeError: {e}\nUse a hashable value (e.g. a tuple instead of a list), "
+                        f"or pass it as a traced argument.") from None
+        return dyn_args, dyn_kwargs, tuple(statics)
+
+    def _arg_name(self, i) -> str:
+        return self._positional_names[i] if i < len(self._positional_names) else f"args[{i}]"
+
+    def _leaf_names(self, args, kwargs) -> tuple:
+        """A readable name per flat input, e.g. "params['w']" (only computed on a miss)."""
+        positions = [i for i in range(len(args) + len(self._static_argnums))
+                     if i not in self._static_argnums][:len(args)]
+        names = []
+        for pos, a in zip(positions, args):
+            names.extend(self._arg_name(pos) + keystr(p) for p, _ in tree_flatten_with_path(a)[0])
+        for k in sorted(kwargs):
+            names.extend(k + keystr(p) for p, _ in tree_flatten_with_path(kwargs[k])[0])
+        return tuple(names)
+
+    def _donated_leaves(self, args, kwargs) -> tuple:
+        if not (self._donate_argnums or self._donate_argnames):
+            return ()
+        flags = []
+        positions = [i for i in range(len(args) + len(self._static_argnums))
+                     if i not in self._static_argnums][:len(args)]
+        for pos, a in zip(positions, args):
+            flags += [pos in self._donate_argnums] * len(tree_flatten(a)[0])
+        for k in sorted(kwargs):
+            flags += [k in self._donate_argnames] * len(tree_flatten(kwargs[k])[0])
+        return tuple(flags)
+
+    def _flat_fun(self, treedef, statics, out_trees):
+        """fun over flat leaves: rebuild args, merge statics back, flatten the output."""
+        static_by_pos = {}
+        static_kw = {}
+        for name, value in statics:
+            if name in self._positional_names and \
+                    self._positional_names.index(name) in self._static_argnums:
+                static_by_pos[self._positional_names.index(name)] = value
+            elif name.startswith("args["):
+                static_by_pos[int(name[5:-1])] = value
+            else:
+                static_kw[name] = value
+
+        def flat(*leaves):
+            dyn_args, dyn_kwargs = tree_unflatten(treedef, leaves)
+            args, it = [], iter(dyn_args)
+            for i in range(len(dyn_args) + len(static_by_pos)):
+                args.append(static_by_pos[i] if i in static_by_pos else next(it))
+            out = self._fun(*args, **dyn_kwargs, **static_kw)
+            out_leaves, out_tree = tree_flatten(out)
+            for i, leaf in enumerate(out_leaves):
+                if not isinstance(leaf, (Tracer, Array, np.ndarray, np.generic) + _SCALAR_TYPES):
+                    raise TypeError(f"{self._name} returned a value of type {type(leaf)} at "
+                                    f"output {i}, which is not a valid JAX type; jitted "
+                                    f"functions must return arrays (or pytrees of them)")
+            out_trees.append(out_tree)
+            return out_leaves
+        return flat
+
+    # ------------------------------------------------------------ calling
+    def __call__(self, *args, **kwargs):
+        if config.jax_disable_jit:
+            return self._fun(*args, **kwargs)
+        dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
+        leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
+        avals = tuple([leaf.aval if type(leaf) is Array else
+                       _leaf_aval(leaf, lambda i=i: self._leaf_names(dyn_args, dyn_kwargs)[i])
+                       for i, leaf in enumerate(leaves)])
+        if _ctx.trace is not eval_trace:
+            return self._bind(leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
+        device = self._device
+        if device is None:
+            for leaf in leaves:
+                if type(leaf) is Array:
+                    device = leaf._buf._sharding._devices[0]
+                    break
+            else:
+                device = _client.default_device()
+        key = (treedef, avals, statics, config.jax_enable_x64, device)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._compile(key, leaves, treedef, statics, avals, device, dyn_args, dyn_kwargs)
+        else:
+            compile_log._hits[self] = compile_log._hits.get(self, 0) + 1
+        bufs = list(entry.const_bufs)
+        for leaf, aval in zip(leaves, avals):
+            if type(leaf) is not Array:
+                leaf = device_put(leaf, device)
+            elif entry.donated:
+                leaf._npy = None          # a live NumPy view would silently block donation
+            bufs.append(leaf._buf)
+        return tree_unflatten(entry.out_tree, entry.exe.call_buffers(bufs))
+
+    def _trace(self, treedef, statics, avals, dyn_args, dyn_kwargs):
+        """(ClosedJaxpr, out_tree, trace seconds) of fun at these input types."""
+        out_trees = []
+        info = DebugInfo(self._name, self._source, "jit", self._leaf_names(dyn_args, dyn_kwargs))
+        start = time.perf_counter()
+        closed = trace_to_jaxpr(self._flat_fun(treedef, statics, out_trees), list(avals), info)
+        return closed, out_trees[0], time.perf_counter() - start
+
+    def _compile(self, key, leaves, treedef, statics, avals, device, dyn_args, dyn_kwargs):
+        closed, out_tree, trace_s = self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
+        entry, lower_s, compile_s, source = self._build(closed, out_tree, device,
+                                                        self._donated_leaves(dyn_args, dyn_kwargs))
+        self._cache[key] = entry
+        self._record(treedef, statics, avals, dyn_args, dyn_kwargs, trace_s, lower_s, compile_s,
+                     source, device)
+        return entry
+
+    def _build(self, closed, out_tree, device, donated_leaves):
+        jaxpr = closed.jaxpr
+        donated = (False,) * len(jaxpr.constvars) + (donated_leaves or (False,) * len(jaxpr.invars))
+        start = time.perf_counter()
+        text, module_ctx = lower_module(jaxpr, name=self._name,
+                                        platform=_client.platform_of(device), donated=donated)
+        lower_s = time.perf_counter() - start
+        loaded, stats = compile_module(text, [device], host_callbacks=module_ctx.host_callbacks)
+        exe = Executable(loaded, jaxpr.out_avals, device, self._name)
+        const_bufs = tuple(device_put(c, device)._buf for c in closed.consts)
+        entry = _Entry(exe, const_bufs, out_tree, closed, text, any(donated_leaves))
+        return entry, lower_s, stats.seconds, stats.source
+
+    def _record(self, treedef, statics, avals, dyn_args, dyn_kwargs, trace_s, lower_s, compile_s,
+                source, device):
+        names = self._leaf_names(dyn_args, dyn_kwargs)
+        named = tuple(zip(names, avals))
+        static_named = tuple((n, v) for n, v in statics)
+        closest = min(self._history, default=None, key=lambda h: compile_log.distance(
+            h[3], named, h[1], treedef, h[2], static_named))
+        if closest is None:
+            reason = "first call"
+        else:
+            reason = compile_log.explain(closest[3], named, closest[1], treedef, closest[2],
+                                         static_named)
+        self._history.append((avals, treedef, static_named, named))
+        signature = tuple((n, a.str_short() + (" (weak)" if a.weak_type else "")) for n, a in named) + \
+            tuple((n, f"static {v!r}") for n, v in static_named)
+        source_text = f"{self._source.file}:{self._source.line}" if self._source else None
+        compile_log.record(compile_log.CompileEvent(
+            self._name, source_text, signature, reason, trace_s, lower_s, compile_s, source,
+            _client.platform_of(device), key=self))
+
+    def _bind(self, leaves, treedef, statics, avals, dyn_args, dyn_kwargs):
+        """Inside another transformation: one jit equation the current trace handles."""
+        key = (treedef, avals, statics, config.jax_enable_x64)
+        found = self._traces.get(key)
+        if found is None:
+            closed, out_tree, _ = self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
+            jaxpr, consts = convert_constvars_to_invars(closed)
+            found = (jaxpr, consts, out_tree)
+            if not any(isinstance(c, Tracer) for c in consts):   # tracers die with their trace
+                self._traces[key] = found
+        jaxpr, consts, out_tree = found
+        donated = (False,) * len(consts) + (self._donated_leaves(dyn_args, dyn_kwargs)
+                                            or (False,) * len(leaves))
+        outs = jit_p.bind(*consts, *leaves, jaxpr=jaxpr, name=self._name, donated_invars=donated,
+                          inline=self._inline, keep_unused=self._keep_unused)
+        return tree_unflatten(out_tree, outs)
+
+    # ------------------------------------------------------------ ahead of time
+    def trace(self, *args, **kwargs) -> Traced:
+        """Trace only: `.jaxpr` is the ClosedJaxpr; `.lower()` continues."""
+        dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
+        leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
+        avals = tuple(_leaf_aval(x, lambda: "?") for x in leaves)
+        closed, out_tree, _ = self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
+        return Traced(self, closed, out_tree, self._donated_leaves(dyn_args, dyn_kwargs),
+                      leaves)
+
+    def lower(self, *args, **kwargs) -> Lowered:
+        """Trace and lower: `.as_text()` is the StableHLO module; `.compile()` continues."""
+        return self.trace(*args, **kwargs).lower()
+
+    def eval_shape(self, *args, **kwargs):
+        traced = self.trace(*args, **kwargs)
+        return tree_unflatten(traced.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
+                                                for a in traced.jaxpr.out_avals])
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+        self._traces.clear()
+        self._history.clear()
+
+    def _cache_size(self) -> int:
+        return len(self._cache)
+
+
+class Traced:
+    def __init__(self, jitted, jaxpr, out_tree, donated, leaves):
+        self.jitted, self.jaxpr, self.out_tree, self.donated = jitted, jaxpr, out_tree, donated
+        self._leaves = leaves
+
+    @property
+    def out_info(self):
+        return tree_unflatten(self.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
+                                              for a in self.jaxpr.out_avals])
+
+    def lower(self) -> Lowered:
+        device = self.jitted._device
+        if device is None:
+            device = next((x.device for x in self._leaves if isinstance(x, Array)),
+                          _client.default_device())
+        return Lowered(self, device)
+
+
+class Lowered:
+    def __init__(self, traced: Traced, device):
+        self.traced, self.device = traced, device
+        jaxpr = traced.jaxpr.jaxpr
+        donated = (False,) * len(jaxpr.constvars) + (traced.donated or (False,) * len(jaxpr.invars))
+        self._text, self._module_ctx = lower_module(
+            jaxpr, name=traced.jitted._name, platform=_client.platform_of(device), donated=donated)
+
+    def as_text(self, dialect: str = "stablehlo") -> str:
+        if dialect not in ("stablehlo", "mlir"):
+            raise ValueError(f"Unknown dialect {dialect!r}; jxkernel emits 'stablehlo'")
+        return self._text
+
+    def compile(self) -> Compiled:
+        return Compiled(self, *self.traced.jitted._build(self.traced.jaxpr, self.traced.out_tree,
+                                                         self.device, self.traced.donated))
+
+
+class Compiled:
+    """An executable for one signature: call it with arguments of that signature."""
+
+    def __init__(self, lowered, entry, lower_s, compile_s, source):
+        self.lowered, self._entry = lowered, entry
+        self.compile_seconds = compile_s
+
+    def __call__(self, *args, **kwargs):
+        jitted = self.lowered.traced.jitted
+        dyn_args, dyn_kwargs, _ = jitted._split(args, kwargs)
+        leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
+        expected = self._entry.jaxpr.in_avals
+        got = [_leaf_aval(x, lambda: "?") for x in leaves]
+        if [a.strip_weak_type() for a in got] != [a.strip_weak_type() for a in expected]:
+            raise TypeError(f"Compiled function called with arguments of types "
+                            f"{[a.str_short() for a in got]}, but it was compiled for "
+                            f"{[a.str_short() for a in expected]}")
+        bufs = list(self._entry.const_bufs) + [
+            (x if isinstance(x, Array) else device_put(x, self.lowered.device))._buf for x in leaves]
+        return tree_unflatten(self._entry.out_tree, self._entry.exe.call_buffers(bufs))
+
+    def as_text(self) -> str:
+        """The optimized HLO XLA compiled."""
+        return self._entry.exe.optimized_hlo()
+
+    def cost_analysis(self) -> dict:
+        return self._entry.exe.cost_analysis()
+
+    def memory_analysis(self):
+        return self._entry.exe.memory_stats()

@@ -1,0 +1,64 @@
+"""make_jaxpr and eval_shape: trace a function without running it.
+
+    >>> make_jaxpr(lambda x: jnp.sin(x) + 1.0)(jnp.ones(3))
+    { lambda ; a:f32[3]. let
+        b:f32[3] = sin a
+        c:f32[3] = add b 1.0:f32[]
+      in (c,) }
+"""
+from __future__ import annotations
+
+import functools
+
+from ..core.avals import ShapeDtypeStruct
+from ..core.source_info import function_source_info
+from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
+from .jit import _as_tuple, _leaf_aval
+from .staging import DebugInfo, trace_to_jaxpr
+
+
+def _trace_flat(fun, static_argnums, args, kwargs, transformation):
+    static_argnums = {i % len(args) if args else i for i in _as_tuple(static_argnums)}
+    dyn = [a for i, a in enumerate(args) if i not in static_argnums]
+    leaves, treedef = tree_flatten((tuple(dyn), kwargs))
+    names = tuple(f"args[{i}]{keystr(p)}" for i, a in enumerate(args) if i not in static_argnums
+                  for p, _ in tree_flatten_with_path(a)[0]) + \
+        tuple(f"{k}{keystr(p)}" for k in sorted(kwargs) for p, _ in tree_flatten_with_path(kwargs[k])[0])
+    avals = [_leaf_aval(x, lambda i=i: names[i]) for i, x in enumerate(leaves)]
+    out_trees = []
+
+    def flat(*tracers):
+        dyn_args, dyn_kwargs = tree_unflatten(treedef, tracers)
+        it = iter(dyn_args)
+        full = [args[i] if i in static_argnums else next(it) for i in range(len(args))]
+        out_leaves, out_tree = tree_flatten(fun(*full, **dyn_kwargs))
+        out_trees.append(out_tree)
+        return out_leaves
+
+    name = getattr(fun, "__name__", type(fun).__name__)
+    info = DebugInfo(name, function_source_info(fun), transformation, names)
+    closed = trace_to_jaxpr(flat, avals, info)
+    return closed, out_trees[0]
+
+
+def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
+    """A function returning the ClosedJaxpr of `fun` for the given example arguments."""
+    @functools.wraps(fun)
+    def make(*args, **kwargs):
+        closed, out_tree = _trace_flat(fun, static_argnums, args, kwargs, "make_jaxpr")
+        if return_shape:
+            shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
+            return closed, tree_unflatten(out_tree, shapes)
+        return closed
+    return make
+
+
+def eval_shape(fun, *args, **kwargs):
+    """The output shapes/dtypes of `fun(*args)` as ShapeDtypeStructs, computing nothing.
+
+    >>> eval_shape(jnp.dot, ShapeDtypeStruct((2, 3), jnp.float32), jnp.ones(3))
+    ShapeDtypeStruct(shape=(2,), dtype=float32)
+    """
+    closed, out_tree = _trace_flat(fun, (), args, kwargs, "eval_shape")
+    return tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
+                                     for a in closed.out_avals])
