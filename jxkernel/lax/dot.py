@@ -1,0 +1,246 @@
+"""dot_general: contractions with batch dimensions, precision and mixed precision.
+
+    >>> lax.dot_general(x, y, (([1], [0]), ([], [])))        # matrix product
+    >>> lax.dot_general(a, b, (([2], [1]), ([0], [0])))      # batched: [b,m,k] x [b,k,n]
+
+The result's dimensions are the batch dimensions, then the free dimensions of
+lhs, then those of rhs. `preferred_element_type` picks the result (and
+accumulation) type, e.g. bf16 x bf16 -> f32 or int8 x int8 -> int32.
+"""
+from __future__ import annotations
+
+import enum
+import operator
+
+import numpy as np
+
+from ..config import config
+from ..core import dtypes
+from ..core.avals import ShapedArray
+from ..core.ir import param_printers
+from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules
+from ..xla import stablehlo as hlo
+from . import _lowering as hl
+
+
+class Precision(enum.Enum):
+    """How precisely a matmul computes with float32 inputs on accelerators (CPU ignores it).
+    Also accepted as strings: 'default'/'bfloat16'/'fastest', 'high'/'bfloat16_3x'/
+    'tensorfloat32', 'highest'/'float32'."""
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    @classmethod
+    def _missing_(cls, value):
+        return _PRECISION_STRINGS.get(value)
+
+    def __repr__(self):
+        return f"{type(self).__name__}.{self.name}"
+
+    def __str__(self):
+        return self.name
+
+
+_PRECISION_STRINGS = {"highest": Precision.HIGHEST, "float32": Precision.HIGHEST,
+                      "high": Precision.HIGH, "bfloat16_3x": Precision.HIGH,
+                      "tensorfloat32": Precision.HIGH, "default": Precision.DEFAULT,
+                      "bfloat16": Precision.DEFAULT, "fastest": Precision.DEFAULT,
+                      None: Precision.DEFAULT}
+
+
+def canonicalize_precision(precision):
+    """None (use `jax_default_matmul_precision`) or a pair of Precision, as JAX stores it."""
+    if precision is None:
+        default = config.jax_default_matmul_precision
+        if default is None:
+            return None
+        try:
+            return canonicalize_precision(default)
+        except ValueError:
+            raise ValueError(
+                f"jax_default_matmul_precision flag must be set to None, a value in "
+                f"{list(_PRECISION_STRINGS)}, or the name of a lax.DotAlgorithmPreset, but got "
+                f"{default}") from None
+    if isinstance(precision, str) and precision in _PRECISION_STRINGS:
+        return Precision(precision), Precision(precision)
+    if isinstance(precision, Precision):
+        return precision, precision
+    if isinstance(precision, (list, tuple)) and len(precision) == 2:
+        if all(isinstance(p, Precision) for p in precision):
+            return tuple(precision)
+        if all(isinstance(p, str) for p in precision):
+            return canonicalize_precision(precision[0])[0], canonicalize_precision(precision[1])[0]
+    raise ValueError(
+        "Precision argument must be one of:\n- None,\n"
+        f"- a string in {list(_PRECISION_STRINGS)},\n"
+        "- a lax.Precision value,\n- a tuple of two lax.Precision values or strings,\n"
+        "- a lax.DotAlgorithmPreset or the name of one of these presets, or\n"
+        f"- a lax.DotAlgorithm value;\nbut got {precision}.")
+
+
+# ------------------------------------------------------------------ dot_general
+dot_general_p = Primitive("dot_general")
+
+
+def _dot_general_shape(lhs, rhs, dimension_numbers) -> tuple:
+    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
+    for side, aval, contract, batch in (("lhs", lhs, lhs_contract, lhs_batch),
+                                        ("rhs", rhs, rhs_contract, rhs_batch)):
+        if not all(0 <= d < aval.ndim for d in contract + batch):
+            raise TypeError(
+                f"dot_general requires {side} dimension numbers to be nonnegative and less than "
+                f"the number of axes of the {side} value, got {side}_batch of {batch} and "
+                f"{side}_contracting of {contract} for {side} of rank {aval.ndim}")
+    if len(lhs_batch) != len(rhs_batch):
+        raise TypeError(f"dot_general requires equal numbers of lhs_batch and rhs_batch "
+                        f"dimensions, got lhs_batch {lhs_batch} and rhs_batch {rhs_batch}.")
+    for side, contract, batch in (("lhs", lhs_contract, lhs_batch), ("rhs", rhs_contract, rhs_batch)):
+        if len(set(batch)) != len(batch):
+            raise TypeError(f"dot_general requires {side} batch dimensions to be distinct, got "
+                            f"{side}_batch {batch}.")
+    for side, contract, batch in (("lhs", lhs_contract, lhs_batch), ("rhs", rhs_contract, rhs_batch)):
+        if len(set(contract)) != len(contract):
+            raise TypeError(f"dot_general requires {side} contracting dimensions to be distinct, "
+                            f"got {side}_contracting {contract}.")
+    for side, contract, batch in (("lhs", lhs_contract, lhs_batch), ("rhs", rhs_contract, rhs_batch)):
+        if set(contract) & set(batch):
+            raise TypeError(f"dot_general requires {side} batch dimensions to be disjoint from "
+                            f"contracting dimensions, got {side}_batch {batch} and "
+                            f"{side}_contracting {contract}.")
+    lhs_batch_shape = tuple(lhs.shape[d] for d in lhs_batch)
+    rhs_batch_shape = tuple(rhs.shape[d] for d in rhs_batch)
+    if lhs_batch_shape != rhs_batch_shape:
+        raise TypeError(f"dot_general requires lhs batch dimensions and rhs batch dimensions to "
+                        f"have the same shape, got {lhs_batch_shape} and {rhs_batch_shape}.")
+    lhs_contract_shape = tuple(lhs.shape[d] for d in lhs_contract)
+    rhs_contract_shape = tuple(rhs.shape[d] for d in rhs_contract)
+    if lhs_contract_shape != rhs_contract_shape:
+        raise TypeError(f"dot_general requires contracting dimensions to have the same shape, "
+                        f"got {lhs_contract_shape} and {rhs_contract_shape}.")
+    lhs_free = tuple(d for i, d in enumerate(lhs.shape) if i not in lhs_contract + lhs_batch)
+    rhs_free = tuple(d for i, d in enumerate(rhs.shape) if i not in rhs_contract + rhs_batch)
+    return lhs_batch_shape + lhs_free + rhs_free
+
+
+def _type_rank(dtype):
+    """XLA's order of 'higher precision' types (shape_inference.cc's HigherPrecisionType):
+    complex > more exponent bits > more mantissa bits > wider > signed."""
+    real = {dtypes.complex64: dtypes.float32, dtypes.complex128: dtypes.float64}.get(dtype, dtype)
+    info = dtypes.finfo(real) if dtypes.is_float(real) else None
+    bits = 1 if real == dtypes.bool_ else real.itemsize * 8
+    return (dtypes.is_complex(dtype), info.maxexp if info else -1, info.nmant if info else -1,
+            bits, not dtypes.is_unsigned(real))
+
+
+def _dot_general_dtype(lhs, rhs, preferred_element_type):
+    lhs_rank, rhs_rank = _type_rank(lhs.dtype), _type_rank(rhs.dtype)
+    if lhs_rank == rhs_rank and lhs.dtype != rhs.dtype:
+        raise TypeError(f"lax.dot_general argument type error: {lhs.dtype}, {rhs.dtype}")
+    result = lhs.dtype if lhs_rank >= rhs_rank else rhs.dtype
+    if preferred_element_type is None or preferred_element_type == result:
+        return result
+    preferred = np.dtype(preferred_element_type)
+    width = lambda d: 1 if d == dtypes.bool_ else d.itemsize * 8
+    if not dtypes.is_float(result) and width(preferred) < width(result):
+        raise TypeError(f"`preferred_element_type` must not be narrower than the original type, "
+                        f"got preferred_element_type of {preferred} for result type of {result}.")
+    return preferred
+
+
+def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision,
+                               preferred_element_type, out_sharding=None):
+    shape = _dot_general_shape(lhs, rhs, dimension_numbers)
+    dtype = _dot_general_dtype(lhs, rhs, preferred_element_type)
+    return ShapedArray(shape, dtype, lhs.weak_type and rhs.weak_type)
+
+
+def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision,
+                          preferred_element_type, out_sharding=None):
+    lhs_aval, rhs_aval = ctx.avals_in
+    out = ctx.avals_out[0]
+    if lhs_aval.dtype != rhs_aval.dtype:
+        # CPU and GPU fail to generate code for some mixed-type dots: JAX converts both
+        # operands to the result type first, and so do we
+        lhs = hl.convert(ctx, lhs, lhs_aval, out.dtype)
+        rhs = hl.convert(ctx, rhs, rhs_aval, out.dtype)
+    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
+    dims = (f"#stablehlo.dot<lhs_batching_dimensions = {hlo.dims_list(lhs_batch)}, "
+            f"rhs_batching_dimensions = {hlo.dims_list(rhs_batch)}, "
+            f"lhs_contracting_dimensions = {hlo.dims_list(lhs_contract)}, "
+            f"rhs_contracting_dimensions = {hlo.dims_list(rhs_contract)}>")
+    pair = precision or (Precision.DEFAULT, Precision.DEFAULT)
+    config_attr = "[" + ", ".join(hlo.enum("precision", p.name) for p in pair) + "]"
+    return ctx.op1("stablehlo.dot_general", [lhs, rhs],
+                   {"dot_dimension_numbers": dims, "precision_config": config_attr})
+
+
+def _dot_general_printer(params):
+    """As JAX prints it: dimension numbers as lists, no None-valued params, no out_sharding
+    (the result type implies it)."""
+    (lc, rc), (lb, rb) = params["dimension_numbers"]
+    shown = {k: v for k, v in params.items() if v is not None and k != "out_sharding"}
+    shown["dimension_numbers"] = f"(({list(lc)}, {list(rc)}), ({list(lb)}, {list(rb)}))"
+    return sorted(shown.items())
+
+
+abstract_eval_rules[dot_general_p] = _dot_general_abstract_eval
+lowering_rules[dot_general_p] = _dot_general_lowering
+param_printers[dot_general_p] = _dot_general_printer
+
+
+# ------------------------------------------------------------------ lax functions
+def _index_tuple(dims) -> tuple:
+    return tuple(operator.index(d) for d in dims)
+
+
+def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None,
+        out_sharding=None):
+    """General dot product; without `dimension_numbers`, a vector/matrix product of 1-D or
+    2-D operands (contracting lhs's last dimension with rhs's first).
+
+    >>> lax.dot(jnp.ones((2, 3)), jnp.ones(3))
+    Array([3., 3.], dtype=float32)
+    """
+    if dimension_numbers is None:
+        lhs_shape, rhs_shape = np.shape(lhs), np.shape(rhs)
+        if 1 <= len(lhs_shape) <= 2 and 1 <= len(rhs_shape) <= 2 and lhs_shape[-1] == rhs_shape[0]:
+            dimension_numbers = (((len(lhs_shape) - 1,), (0,)), ((), ()))
+        else:
+            raise ValueError(
+                f"jax.lax.dot: dimension_numbers must be specified when not performing simple "
+                f"un-batched matrix-matrix, matrix-vector, or vector-vector products; got "
+                f"lhs_shape={lhs_shape} rhs_shape={rhs_shape}")
+    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
+    dnums = ((_index_tuple(lhs_contract), _index_tuple(rhs_contract)),
+             (_index_tuple(lhs_batch), _index_tuple(rhs_batch)))
+    if preferred_element_type is not None:
+        preferred_element_type = dtypes.canonicalize_dtype(preferred_element_type)
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=dnums,
+                              precision=canonicalize_precision(precision),
+                              preferred_element_type=preferred_element_type,
+                              out_sharding=out_sharding)
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, *,
+                out_sharding=None):
+    """Contract `lhs` and `rhs` over `dimension_numbers = ((lhs_contracting,
+    rhs_contracting), (lhs_batch, rhs_batch))`.
+
+    >>> lax.dot_general(jnp.ones((4, 2, 3)), jnp.ones((4, 3, 5)), (([2], [1]), ([0], [0]))).shape
+    (4, 2, 5)
+    """
+    return dot(lhs, rhs, dimension_numbers=dimension_numbers, precision=precision,
+               preferred_element_type=preferred_element_type, out_sharding=out_sharding)
+
+
+def batch_matmul(lhs, rhs, precision=None):
+    """Matrix products over all leading (batch) dimensions: [..., m, k] x [..., k, n]."""
+    if min(lhs.ndim, rhs.ndim) < 2:
+        raise ValueError(f"Arguments to batch_matmul must be at least 2D, got {lhs.ndim}, {rhs.ndim}")
+    if lhs.ndim != rhs.ndim:
+        raise ValueError(f"Arguments to batch_matmul must have same ndim, got {lhs.ndim}, {rhs.ndim}")
+    batch = tuple(range(lhs.ndim - 2))
+    return dot_general(lhs, rhs, (((lhs.ndim - 1,), (rhs.ndim - 2,)), (batch, batch)),
+                       precision=precision)
+

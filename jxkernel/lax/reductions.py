@@ -1,0 +1,481 @@
+"""Reductions: reduce_{sum,prod,max,min,and,or,xor}, argmax/argmin, the generic
+`reduce` over a traced computation, and the cumulative ops cumsum/cumprod/cummax/
+cummin/cumlogsumexp. Each primitive is followed by its rules.
+
+    >>> lax.reduce_sum(jnp.ones((2, 3)), (1,))
+    Array([3., 3.], dtype=float32)
+
+Reductions lower to `stablehlo.reduce` with a one-op region; argmax/argmin to a
+two-operand reduce over (value, iota); cumulative ops to `stablehlo.reduce_window`
+with a window as long as the axis, padded on one side (what JAX emits on CPU).
+"""
+from __future__ import annotations
+
+import functools
+import operator
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.avals import ShapedArray, get_aval
+from ..core.ir import ClosedJaxpr
+from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules
+from ..core.trace import Tracer
+from ..xla import stablehlo as hlo
+from . import _lowering as hl
+from ._rules import ANY, BOOL, COMPLEX, FLOAT, INT, INTEGRAL, NUMERIC, describe_dtypes
+from .conversion import _convert_element_type
+from .elementwise import add, bitwise_and, bitwise_or, bitwise_xor, max, min, mul
+
+
+def _long_str(aval) -> str:
+    """`int32[1,3]` (`~float32[]` when weak), as JAX writes avals in reduction errors."""
+    return f"{'~' if aval.weak_type else ''}{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
+
+
+def _check_number(name, aval, accepted=NUMERIC, kind="number"):
+    if aval.dtype not in accepted:
+        raise TypeError(f"{name} does not accept dtype {aval.dtype.name}. Accepted dtypes are "
+                        f"subtypes of {kind}.")
+
+
+def _reduced_shape(operand, axes) -> tuple:
+    if len(axes) != len(set(axes)):
+        raise ValueError(f"duplicate value in 'axes' of reduction: {axes}")
+    if not all(0 <= a < operand.ndim for a in axes):
+        raise ValueError(f"reduction axes {axes} contains out-of-bounds indices for "
+                         f"{_long_str(operand)}.")
+    return tuple(d for i, d in enumerate(operand.shape) if i not in axes)
+
+
+# ------------------------------------------------------------------ reducer regions
+def _identity(kind: str, dtype):
+    """The identity element of the monoid `kind` in `dtype` (the reduce's init value)."""
+    dtype = np.dtype(dtype)
+    if kind in ("add", "or", "xor"):
+        return np.zeros((), dtype)
+    if kind == "mul":
+        return np.ones((), dtype)
+    if kind == "and":
+        return np.array(-1).astype(dtype)          # all bits set; True for bool
+    if kind == "max":
+        return np.array(complex(-np.inf, 0), dtype) if dtypes.is_complex(dtype) else hl.min_value(dtype)
+    return np.array(complex(np.inf, 0), dtype) if dtypes.is_complex(dtype) else hl.max_value(dtype)
+
+
+_HLO_OPS = {"add": "stablehlo.add", "mul": "stablehlo.multiply", "max": "stablehlo.maximum",
+            "min": "stablehlo.minimum", "and": "stablehlo.and", "or": "stablehlo.or",
+            "xor": "stablehlo.xor"}
+
+
+def _minmax_complex(ctx, block, kind, dtype, x, y):
+    """max/min of complex scalars, comparing (real, imag) lexicographically as JAX does."""
+    part = np.float32 if dtype == dtypes.complex64 else np.float64
+    real_t = hlo.tensor_type((), part)
+    scalar = ShapedArray((), part)
+    rctx = ctx.with_block(block)
+    cmp = "GT" if kind == "max" else "LT"
+    rx, ry = (block.op1("stablehlo.real", [v], real_t) for v in (x, y))
+    ix, iy = (block.op1("stablehlo.imag", [v], real_t) for v in (x, y))
+    real_eq = hl.compare(rctx, rx, ry, "EQ", scalar)
+    which = hl.select(rctx, real_eq, hl.compare(rctx, ix, iy, cmp, scalar),
+                      hl.compare(rctx, rx, ry, cmp, scalar), ShapedArray((), np.bool_))
+    return block.op1("stablehlo.select", [which, x, y], x.type)
+
+
+def _logaddexp(ctx, block, dtype, x, y):
+    """log(exp(x) + exp(y)) without overflow; -inf + -inf (NaN difference) gives x + y."""
+    t = x.type
+    big = block.op1("stablehlo.maximum", [x, y], t)
+    diff = block.op1("stablehlo.subtract", [x, y], t)
+    is_nan = hl.compare(ctx.with_block(block), diff, diff, "NE", ShapedArray((), dtype))
+    total = block.op1("stablehlo.add", [x, y], t)
+    neg = block.op1("stablehlo.negate", [block.op1("stablehlo.abs", [diff], t)], t)
+    soft = block.op1("stablehlo.add", [big, block.op1(
+        "stablehlo.log_plus_one", [block.op1("stablehlo.exponential", [neg], t)], t)], t)
+    return block.op1("stablehlo.select", [is_nan, total, soft], t)
+
+
+def _region(ctx, kind: str, dtype):
+    """A reducer region `(a, b) -> a <kind> b` over scalars of `dtype`."""
+    scalar = hlo.tensor_type((), dtype)
+    block = ctx.new_block([scalar, scalar])
+    a, b = block.args
+    if kind == "logaddexp":
+        out = _logaddexp(ctx, block, dtype, a, b)
+    elif kind in ("max", "min") and dtypes.is_complex(dtype):
+        out = _minmax_complex(ctx, block, kind, dtype, a, b)
+    else:
+        out = block.op1(_HLO_OPS[kind], [a, b], scalar)
+    block.ret([out])
+    return block
+
+
+def _reduce_lowering(kind):
+    def lower(ctx, x, *, axes, **params):
+        dtype = ctx.avals_in[0].dtype
+        init = ctx.constant(_identity(kind, dtype))
+        return ctx.op1("stablehlo.reduce", [x, init], {"dimensions": hlo.i64_array(axes)},
+                       regions=[_region(ctx, kind, dtype)])
+    return lower
+
+
+# ------------------------------------------------------------------ reduce_{sum,...}
+def _reduction(name, kind, accepted, kind_name=None, keep_weak=True):
+    """A reduction primitive over `axes`; `kind_name` names the dtype family in errors
+    (None: the logical reductions' own message)."""
+    prim = Primitive(name)
+
+    def abstract(operand, *, axes, **params):
+        if kind_name is None:
+            if operand.dtype not in INTEGRAL:
+                raise TypeError(f"logical reduction requires operand dtype bool or int, got "
+                                f"{operand.dtype.name}.")
+        else:
+            _check_number(name, operand, accepted, kind_name)
+        return ShapedArray(_reduced_shape(operand, axes), operand.dtype,
+                           operand.weak_type and keep_weak)
+
+    abstract_eval_rules[prim] = abstract
+    lowering_rules[prim] = _reduce_lowering(kind)
+    return prim
+
+
+reduce_sum_p = _reduction("reduce_sum", "add", NUMERIC, "number")      # params: axes, out_sharding
+reduce_prod_p = _reduction("reduce_prod", "mul", NUMERIC, "number")
+reduce_max_p = _reduction("reduce_max", "max", ANY, "number or bool")
+reduce_min_p = _reduction("reduce_min", "min", ANY, "number or bool")
+reduce_and_p = _reduction("reduce_and", "and", INTEGRAL, keep_weak=False)
+reduce_or_p = _reduction("reduce_or", "or", INTEGRAL, keep_weak=False)
+reduce_xor_p = _reduction("reduce_xor", "xor", INTEGRAL, keep_weak=False)
+
+# ------------------------------------------------------------------ argmax, argmin
+argmax_p = Primitive("argmax")
+argmin_p = Primitive("argmin")
+
+
+def _argminmax_abstract_eval(name):
+    def abstract(operand, *, axes, index_dtype):
+        axis, = axes
+        if not 0 <= axis < operand.ndim:
+            raise ValueError(f"Invalid axis {axis} for operand shape {operand.shape}")
+        if operand.shape[axis] < 1:
+            raise ValueError(f"argmin and argmax require non-empty reduced dimension. "
+                             f"operand.shape={operand.shape} axis={axis}")
+        if not dtypes.is_int(index_dtype):
+            raise TypeError(f"index_dtype must be an integer type, but got {np.dtype(index_dtype).name}")
+        if operand.dtype in COMPLEX:
+            raise TypeError(f"{name} does not accept dtype {operand.dtype.name}. Accepted dtypes "
+                            f"are subtypes of {describe_dtypes(ANY - COMPLEX)}.")
+        shape = operand.shape[:axis] + operand.shape[axis + 1:]
+        return ShapedArray(shape, index_dtype, False)
+    return abstract
+
+
+def _argminmax_lowering(direction, identity):
+    """JAX's reducer over (value, index) pairs, emitted as is so results match bit for bit:
+    take the first pair's value if it compares `direction` or is NaN (so NaN wins), and its
+    index also on equal values with a smaller index (so the first occurrence wins)."""
+    def lower(ctx, x, *, axes, index_dtype):
+        aval = ctx.avals_in[0]
+        scalar, index = ShapedArray((), aval.dtype), ShapedArray((), index_dtype)
+        iota = ctx.block.op1("stablehlo.iota", [], hlo.tensor_type(aval.shape, index_dtype),
+                             {"iota_dimension": hlo.i64_attr(axes[0])}, loc=ctx.loc)
+        inits = [ctx.constant(identity(aval.dtype)), ctx.constant(np.zeros((), index_dtype))]
+        block = ctx.new_block([hl.aval_type(scalar), hl.aval_type(index)] * 2)
+        rctx = ctx.with_block(block)
+        val_a, idx_a, val_b, idx_b = block.args
+        pick_a = block.op1("stablehlo.or", [hl.compare(rctx, val_a, val_b, direction, scalar),
+                                            hl.compare(rctx, val_a, val_a, "NE", scalar)],
+                           hl.aval_type(ShapedArray((), np.bool_)))
+        tie = block.op1("stablehlo.and", [hl.compare(rctx, val_a, val_b, "EQ", scalar),
+                                          hl.compare(rctx, idx_a, idx_b, "LT", index)],
+                        pick_a.type)
+        pick_idx = block.op1("stablehlo.or", [pick_a, tie], pick_a.type)
+        block.ret([hl.select(rctx, pick_a, val_a, val_b, scalar),
+                   hl.select(rctx, pick_idx, idx_a, idx_b, index)])
+        out_vals = hlo.tensor_type(ctx.avals_out[0].shape, aval.dtype)
+        return ctx.op("stablehlo.reduce", [x, iota, *inits], {"dimensions": hlo.i64_array(axes)},
+                      regions=[block], result_types=[out_vals, hl.aval_type(ctx.avals_out[0])])[1]
+    return lower
+
+
+abstract_eval_rules[argmax_p] = _argminmax_abstract_eval("argmax")
+lowering_rules[argmax_p] = _argminmax_lowering("GT", hl.min_value)
+abstract_eval_rules[argmin_p] = _argminmax_abstract_eval("argmin")
+lowering_rules[argmin_p] = _argminmax_lowering("LT", hl.max_value)
+
+# ------------------------------------------------------------------ reduce (generic)
+reduce_p = Primitive("reduce", multiple_results=True)
+
+
+def _reduce_abstract_eval(*avals, computation, jaxpr, dimensions):
+    operands, inits = avals[:len(avals) // 2], avals[len(avals) // 2:]
+    if any(a.shape != () for a in inits):
+        raise ValueError(f"reduce found non-scalar initial value: {[a.shape for a in inits]}")
+    if [a.dtype for a in operands] != [a.dtype for a in inits]:
+        raise TypeError(
+            f"reduce operand dtypes should match corresponding initial value dtypes, got "
+            f"operands={[_aval_repr(a) for a in operands]} and "
+            f"initial_values={[_aval_repr(a) for a in inits]}")
+    if len({a.shape for a in operands}) > 1:
+        raise TypeError(f"reduce operands must have equal shapes, got "
+                        f"{', '.join(str(a.shape) for a in operands)}")
+    return [ShapedArray(_reduced_shape(op, dimensions), op.dtype, op.weak_type and init.weak_type)
+            for op, init in zip(operands, inits)]
+
+
+def _aval_repr(aval) -> str:
+    return f"ShapedArray({_long_str(aval).lstrip('~')}{', weak_type=True' if aval.weak_type else ''})"
+
+
+def _reduce_generic_lowering(ctx, *values, computation, jaxpr, dimensions):
+    n = len(values) // 2
+    scalars = [hlo.tensor_type((), a.dtype) for a in ctx.avals_in[n:]]
+    block = ctx.new_block(scalars * 2)
+    block.ret(ctx.lower_jaxpr(jaxpr, block.args, block=block))
+    return ctx.op("stablehlo.reduce", list(values), {"dimensions": hlo.i64_array(dimensions)},
+                  regions=[block])
+
+
+def _reduce_params(params):
+    # JAX shows the Python function's repr (with its address) and the traced jaxpr
+    return [("computation", repr(params["computation"])), ("dimensions", params["dimensions"]),
+            ("jaxpr", params["jaxpr"])]
+
+
+abstract_eval_rules[reduce_p] = _reduce_abstract_eval
+lowering_rules[reduce_p] = _reduce_generic_lowering
+
+
+def _register_printer():
+    from ..core.ir import param_printers
+    param_printers[reduce_p] = _reduce_params
+
+
+_register_printer()
+
+# ------------------------------------------------------------------ cumulative ops
+def _cumulative(name, kind, accepted=NUMERIC, kind_name="number"):
+    prim = Primitive(name)
+
+    def abstract(operand, *, axis, reverse):
+        _check_number(name, operand, accepted, kind_name)
+        if axis < 0:
+            raise ValueError("XLA operations do not allow negative axes")
+        if axis >= operand.ndim:
+            raise ValueError(f"axis {axis} is out of bounds for array of shape {operand.shape}")
+        return operand
+
+    def lower(ctx, x, *, axis, reverse):
+        aval = ctx.avals_in[0]
+        n, rank = aval.shape[axis], aval.ndim
+        if n == 0:
+            return x
+        window = [1] * rank
+        window[axis] = n
+        padding = [[0, 0] for _ in range(rank)]
+        padding[axis] = [0, n - 1] if reverse else [n - 1, 0]
+        init = ctx.constant(_identity("add" if kind == "add" else
+                                      "max" if kind == "logaddexp" else kind, aval.dtype))
+        attrs = {"window_dimensions": hlo.i64_array(window),
+                 "window_strides": hlo.i64_array([1] * rank),
+                 "base_dilations": hlo.i64_array([1] * rank),
+                 "window_dilations": hlo.i64_array([1] * rank),
+                 "padding": hlo.dense_i64(padding)}
+        return ctx.op1("stablehlo.reduce_window", [x, init], attrs,
+                       regions=[_region(ctx, kind, aval.dtype)])
+
+    abstract_eval_rules[prim] = abstract
+    lowering_rules[prim] = lower
+    return prim
+
+
+cumsum_p = _cumulative("cumsum", "add")
+cumprod_p = _cumulative("cumprod", "mul")
+cummax_p = _cumulative("cummax", "max")
+cummin_p = _cumulative("cummin", "min")
+# JAX accepts any number here but fails for integers while lowering; we say so up front
+cumlogsumexp_p = _cumulative("cumlogsumexp", "logaddexp", FLOAT, "floating")
+
+
+# ------------------------------------------------------------------ lax functions
+def _axes(axes) -> tuple:
+    return tuple(operator.index(a) for a in axes)
+
+
+def reduce_sum(operand, axes, *, out_sharding=None):
+    """Sum over `axes` (no upcasting of narrow types).
+
+    >>> lax.reduce_sum(jnp.arange(6).reshape(2, 3), (0,))
+    Array([3, 5, 7], dtype=int32)
+    """
+    return reduce_sum_p.bind(operand, axes=_axes(axes), out_sharding=out_sharding)
+
+
+def reduce_prod(operand, axes):
+    """Product over `axes`.  ``lax.reduce_prod(jnp.array([2, 3]), (0,))`` is 6."""
+    return reduce_prod_p.bind(operand, axes=_axes(axes))
+
+
+def reduce_max(operand, axes):
+    """Maximum over `axes` (NaN propagates).  ``lax.reduce_max(jnp.array([1, 3]), (0,))`` is 3."""
+    return reduce_max_p.bind(operand, axes=_axes(axes))
+
+
+def reduce_min(operand, axes):
+    """Minimum over `axes` (NaN propagates).  ``lax.reduce_min(jnp.array([1, 3]), (0,))`` is 1."""
+    return reduce_min_p.bind(operand, axes=_axes(axes))
+
+
+def reduce_and(operand, axes):
+    """Bitwise AND over `axes` of a bool or integer array (`all` for bools)."""
+    return reduce_and_p.bind(operand, axes=_axes(axes))
+
+
+def reduce_or(operand, axes):
+    """Bitwise OR over `axes` of a bool or integer array (`any` for bools)."""
+    return reduce_or_p.bind(operand, axes=_axes(axes))
+
+
+def reduce_xor(operand, axes):
+    """Bitwise XOR over `axes` of a bool or integer array (parity for bools)."""
+    return reduce_xor_p.bind(operand, axes=_axes(axes))
+
+
+def argmax(operand, axis, index_dtype):
+    """Index of the maximum along `axis`: the first one on ties, the first NaN if any.
+
+    >>> lax.argmax(jnp.array([1., 3., 3.]), 0, jnp.int32)
+    Array(1, dtype=int32)
+    """
+    return argmax_p.bind(operand, axes=(operator.index(axis),),
+                         index_dtype=dtypes.canonicalize_dtype(index_dtype))
+
+
+def argmin(operand, axis, index_dtype):
+    """Index of the minimum along `axis`: the first one on ties, the first NaN if any."""
+    return argmin_p.bind(operand, axes=(operator.index(axis),),
+                         index_dtype=dtypes.canonicalize_dtype(index_dtype))
+
+
+def cumsum(operand, axis=0, reverse=False):
+    """Cumulative sum along `axis` (from the end if `reverse`).
+
+    >>> lax.cumsum(jnp.array([1, 2, 3]))
+    Array([1, 3, 6], dtype=int32)
+    """
+    return cumsum_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+
+
+def cumprod(operand, axis=0, reverse=False):
+    """Cumulative product along `axis`."""
+    return cumprod_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+
+
+def cummax(operand, axis=0, reverse=False):
+    """Cumulative maximum along `axis`."""
+    return cummax_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+
+
+def cummin(operand, axis=0, reverse=False):
+    """Cumulative minimum along `axis`."""
+    return cummin_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+
+
+def cumlogsumexp(operand, axis=0, reverse=False):
+    """Cumulative log(sum(exp(x))) along `axis`, computed stably."""
+    return cumlogsumexp_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+
+
+# --- generic reduce: a known monoid becomes its primitive, anything else a traced region
+_MONOIDS = {add: ("add", reduce_sum), mul: ("mul", reduce_prod), max: ("max", reduce_max),
+            min: ("min", reduce_min), bitwise_or: ("or", reduce_or),
+            bitwise_and: ("and", reduce_and), bitwise_xor: ("xor", reduce_xor)}
+
+
+def _concrete(x):
+    """The value of `x` if it is known while tracing (not a traced value), else None."""
+    if isinstance(x, Tracer):
+        return x.to_concrete_value()
+    try:
+        return np.asarray(x)
+    except Exception:
+        return None
+
+
+def _monoid_reducer(computation, inits):
+    """The reduce_* function `computation` with `inits` stands for, as JAX recognizes it:
+    a lax op applied from its identity (bitwise ops only on bools and integers)."""
+    found = _MONOIDS.get(computation) if len(inits) == 1 else None
+    if found is None:
+        return None
+    kind, reducer = found
+    value = _concrete(inits[0])
+    aval = get_aval(inits[0])
+    if value is None or aval.shape != ():
+        return None
+    if kind in ("and", "or", "xor") and aval.dtype not in INTEGRAL:
+        return None
+    return reducer if np.equal(value, _identity(kind, aval.dtype)) else None
+
+
+def reduce(operands, init_values, computation, dimensions):
+    """Reduce `operands` (a pytree of arrays) over `dimensions` with `computation`, a
+    monoid whose identities are `init_values` (a pytree of scalars of the same structure).
+
+    >>> lax.reduce(jnp.arange(4.), 0., lax.add, (0,))            # becomes reduce_sum
+    Array(6., dtype=float32)
+    >>> lax.reduce(jnp.arange(4.), 1., lambda a, b: a * b + 1, (0,))  # a traced region
+    Array(16., dtype=float32)
+    """
+    from ..tree_util import tree_flatten, tree_unflatten
+    flat_operands, tree = tree_flatten(operands)
+    flat_inits, init_tree = tree_flatten(init_values)
+    if tree != init_tree:
+        raise ValueError(f"Operands must have the same tree structure as init_values: "
+                         f"{tree} vs. {init_tree}")
+    if len(flat_operands) != len(flat_inits):
+        raise ValueError(f"Must have same total number of operands as init_values:  "
+                         f"{len(flat_operands)} vs. {len(flat_inits)}")
+    dimensions = _axes(dimensions)
+    monoid = _monoid_reducer(computation, flat_inits)
+    if monoid is not None:
+        weak = dtypes.is_weakly_typed(flat_operands[0]) and dtypes.is_weakly_typed(flat_inits[0])
+        out = monoid(flat_operands[0], dimensions)
+        return out if out.weak_type == weak else _convert_element_type(out, out.dtype, weak)
+    init_avals = tuple(get_aval(v) for v in flat_inits)
+    jaxpr, out_tree = _reduction_jaxpr(computation, init_avals, init_tree)
+    outs = reduce_p.bind(*flat_operands, *flat_inits, computation=computation, jaxpr=jaxpr,
+                         dimensions=dimensions)
+    return tree_unflatten(out_tree, outs)
+
+
+@functools.lru_cache(maxsize=1024)
+def _reduction_jaxpr(computation, init_avals, init_tree):
+    """The jaxpr of `computation(xs, ys)` on scalars, cached so eager calls hit the
+    executable cache (the jaxpr is part of reduce's params)."""
+    from ..transforms.staging import trace_to_jaxpr
+    from ..tree_util import tree_flatten, tree_unflatten
+    out_tree = []
+    n = len(init_avals)
+
+    def flat(*args):
+        out, tree = tree_flatten(computation(tree_unflatten(init_tree, args[:n]),
+                                             tree_unflatten(init_tree, args[n:])))
+        out_tree.append(tree)
+        return out
+
+    scalars = [a.update(shape=()) for a in init_avals]
+    closed = trace_to_jaxpr(flat, scalars * 2)
+    if any(isinstance(c, Tracer) for c in closed.consts):
+        raise NotImplementedError("Reduction computations can't close over Tracers. Please "
+                                  "open an issue at https://github.com/jax-ml/jax.")
+    outs = closed.out_avals
+    if out_tree[0] != init_tree or [(a.shape, a.dtype) for a in outs] != \
+            [((), a.dtype) for a in init_avals]:
+        raise TypeError(
+            f"reduce computation must return scalars of the init values' structure and dtypes "
+            f"({init_tree}: {', '.join(a.dtype.name for a in init_avals)}), got {out_tree[0]}: "
+            f"{', '.join(a.str_short() for a in outs)}")
+    return closed, out_tree[0]

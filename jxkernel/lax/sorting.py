@@ -1,0 +1,187 @@
+"""Sorting: sort (several operands, lexicographic on the first `num_keys`, optionally
+stable) and top_k. Each primitive is followed by its rules.
+
+    >>> lax.sort(jnp.array([3., 1., 2.]))
+    Array([1., 2., 3.], dtype=float32)
+
+Floats sort in JAX's total order: -inf < ... < -0.0 == 0.0 < ... < inf < NaN; the
+comparator first maps -0.0 to 0.0 and every NaN to one NaN, so zeros of either sign
+keep their order under a stable sort and all NaNs go to the end. Complex numbers
+sort by (real, imag).
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.avals import ShapedArray
+from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules
+from ..xla import stablehlo as hlo
+from . import _lowering as hl
+
+# ------------------------------------------------------------------ sort
+sort_p = Primitive("sort", multiple_results=True)
+
+
+def _sort_abstract_eval(*operands, dimension, is_stable, num_keys):
+    if not operands:
+        raise TypeError("Sort requires at least one operand")
+    if any(a.shape != operands[0].shape for a in operands[1:]):
+        raise TypeError(f"Arguments to sort must have equal shapes, got: "
+                        f"{' '.join(str(a.shape) for a in operands)}")
+    if not 0 <= dimension < operands[0].ndim:
+        raise ValueError(f"axis {dimension} is out of bounds for array of dimension "
+                         f"{operands[0].ndim}")
+    if not 1 <= num_keys <= len(operands):
+        raise ValueError(f"num_keys={num_keys} must be between 1 and len(operand)={len(operands)}")
+    return list(operands)
+
+
+def _canonical_float(ctx, x, aval):
+    """x with -0.0 made 0.0 and every NaN made the one positive quiet NaN."""
+    zero = ctx.constant(np.zeros((), aval.dtype))
+    x = hl.select(ctx, hl.compare(ctx, x, zero, "EQ", aval), zero, x, aval)
+    nan = ctx.constant(np.array(np.nan, aval.dtype))
+    return hl.select(ctx, hl.compare(ctx, x, x, "NE", aval), nan, x, aval)
+
+
+def _sort_keys(ctx, x, aval):
+    """The scalar keys `x` is ordered by, most significant first, with their avals."""
+    if dtypes.is_complex(aval.dtype):
+        part = ShapedArray((), np.float32 if aval.dtype == dtypes.complex64 else np.float64)
+        return [(_canonical_float(ctx, ctx.block.op1(op, [x], hl.aval_type(part)), part), part)
+                for op in ("stablehlo.real", "stablehlo.imag")]
+    if dtypes.is_float(aval.dtype):
+        return [(_canonical_float(ctx, x, aval), aval)]
+    return [(x, aval)]
+
+
+def _sort_comparator(ctx, avals, num_keys):
+    """The region `less_than(a0, b0, a1, b1, ...)`: lexicographic over the keys of the first
+    `num_keys` operands, each compared in total order (JAX's _sort_lt_comparator)."""
+    scalars = [ShapedArray((), a.dtype) for a in avals]
+    block = ctx.new_block([hl.aval_type(s) for s in scalars for _ in range(2)])
+    rctx = ctx.with_block(block)
+    keys = []
+    for i in range(num_keys):
+        a, b = block.args[2 * i], block.args[2 * i + 1]
+        keys += zip(_sort_keys(rctx, a, scalars[i]), _sort_keys(rctx, b, scalars[i]))
+    less = None
+    for (a, aval), (b, _) in reversed(keys):
+        lt = hl.compare(rctx, a, b, "LT", aval, total_order=True)
+        if less is not None:
+            eq = hl.compare(rctx, a, b, "EQ", aval, total_order=True)
+            tie = block.op1("stablehlo.and", [eq, less], lt.type)
+            lt = block.op1("stablehlo.or", [lt, tie], lt.type)
+        less = lt
+    block.ret([less])
+    return block
+
+
+def _sort_lowering(ctx, *operands, dimension, is_stable, num_keys):
+    return ctx.op("stablehlo.sort", list(operands),
+                  {"dimension": hlo.i64_attr(dimension), "is_stable": hlo.bool_attr(is_stable)},
+                  regions=[_sort_comparator(ctx, ctx.avals_in, num_keys)])
+
+
+abstract_eval_rules[sort_p] = _sort_abstract_eval
+lowering_rules[sort_p] = _sort_lowering
+
+# ------------------------------------------------------------------ top_k
+top_k_p = Primitive("top_k", multiple_results=True)
+
+
+def _top_k_abstract_eval(operand, *, k, axis):
+    if dtypes.is_complex(operand.dtype):
+        raise ValueError("top_k is not compatible with complex inputs.")
+    if k < 0:
+        raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
+    if not operand.shape:
+        raise TypeError(f"top_k operand must have >= 1 dimension, got {operand.shape}")
+    if not 0 <= axis < operand.ndim:
+        raise ValueError(f"axis argument out of range: axis={axis} for operand.shape={operand.shape}")
+    shape = list(operand.shape)
+    if shape[axis] < k:
+        raise ValueError(f"k argument to top_k must be no larger than size along axis; got k={k} "
+                         f"with shape={shape} and axis={axis}")
+    shape[axis] = k
+    # JAX's indices keep the operand's weak type (operand.update(dtype=int32)); so do we
+    return [ShapedArray(shape, operand.dtype, operand.weak_type),
+            ShapedArray(shape, np.int32, operand.weak_type)]
+
+
+def _top_k_lowering(ctx, operand, *, k, axis):
+    """chlo.top_k works on the last axis: transpose `axis` there and back. Like JAX, NaN
+    counts as largest and ties keep the lower index first."""
+    aval = ctx.avals_in[0]
+    perm = list(range(aval.ndim))
+    perm[axis], perm[-1] = perm[-1], perm[axis]
+
+    def swap(x, shape, dtype):
+        if axis == aval.ndim - 1:
+            return x
+        return ctx.op1("stablehlo.transpose", [x], {"permutation": hlo.i64_array(perm)},
+                       result_type=hlo.tensor_type(tuple(shape[p] for p in perm), dtype))
+
+    operand = swap(operand, aval.shape, aval.dtype)
+    moved = tuple(aval.shape[p] for p in perm[:-1]) + (k,)
+    values, indices = ctx.op("chlo.top_k", [operand], {"k": hlo.i64_attr(k)},
+                             result_types=[hlo.tensor_type(moved, aval.dtype),
+                                           hlo.tensor_type(moved, np.int32)])
+    return [swap(values, moved, aval.dtype), swap(indices, moved, np.int32)]
+
+
+abstract_eval_rules[top_k_p] = _top_k_abstract_eval
+lowering_rules[top_k_p] = _top_k_lowering
+
+
+# ------------------------------------------------------------------ lax functions
+def _canonical_axis(axis, ndim) -> int:
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim if ndim else axis
+
+
+def sort(operand, dimension=-1, is_stable=True, num_keys=1):
+    """Sort `operand` along `dimension`; given a sequence of arrays, sort them all by the
+    first `num_keys` (lexicographically) and return a tuple.
+
+    >>> lax.sort((jnp.array([2, 1, 2]), jnp.array([0., 1., 2.])))
+    (Array([1, 2, 2], dtype=int32), Array([1., 0., 2.], dtype=float32))
+    """
+    if isinstance(operand, (list, tuple)):
+        if len(operand) == 0:
+            raise TypeError("Sort requires at least one operand")
+        if not 1 <= num_keys <= len(operand):
+            raise ValueError(f"num_keys={num_keys} must be between 1 and len(operand)={len(operand)}")
+        dimension = _canonical_axis(dimension, np.ndim(operand[0]))
+        return tuple(sort_p.bind(*operand, dimension=dimension, is_stable=bool(is_stable),
+                                 num_keys=int(num_keys)))
+    if num_keys != 1:
+        raise ValueError(f"num_keys={num_keys} must equal 1 for a single operand.")
+    dimension = _canonical_axis(dimension, np.ndim(operand))
+    return sort_p.bind(operand, dimension=dimension, is_stable=bool(is_stable), num_keys=1)[0]
+
+
+def sort_key_val(keys, values, dimension=-1, is_stable=True):
+    """Sort `keys` along `dimension` and apply the same permutation to `values`."""
+    dimension = _canonical_axis(dimension, np.ndim(keys))
+    k, v = sort_p.bind(keys, values, dimension=dimension, is_stable=bool(is_stable), num_keys=1)
+    return k, v
+
+
+def top_k(operand, k, *, axis=-1):
+    """The `k` largest entries along `axis` (default: the last) and their int32 indices,
+    largest first; equal values keep the lower index first.
+
+    >>> lax.top_k(jnp.array([9., 3., 6., 4., 10.]), 3)
+    [Array([10.,  9.,  6.], dtype=float32), Array([4, 0, 2], dtype=int32)]
+    """
+    k = operator.index(k)
+    if k < 0:
+        raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
+    axis = _canonical_axis(axis, np.ndim(operand))
+    return list(top_k_p.bind(operand, k=k, axis=axis))      # a list, as JAX returns it
