@@ -18,3 +18,4 @@ from .transforms.jit import jit
 from .transforms.make_jaxpr import eval_shape, make_jaxpr
 from .compile_log import compile_events, CompileEvent
 from .compile_log import subscribe as subscribe_compile_events
+from .transforms.batching import vmap

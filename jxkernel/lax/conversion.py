@@ -7,11 +7,13 @@ import numpy as np
 from ..core import dtypes
 from ..core.avals import ShapedArray
 from ..core.ir import Literal
-from ..core.primitive import Primitive, abstract_eval_rules, impl_rules, lowering_rules
+from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, impl_rules,
+                              lowering_rules)
 from ..transforms.staging import const_folding_rules
 from ..xla.array import Array, host_to_device
 from ..xla.client import default_device
 from ..xla.dispatch import run_compiled
+from . import _batch_util as bu
 from . import _lowering as hl
 
 convert_element_type_p = Primitive("convert_element_type")
@@ -65,6 +67,7 @@ abstract_eval_rules[convert_element_type_p] = _convert_abstract_eval
 lowering_rules[convert_element_type_p] = _convert_lowering
 const_folding_rules[convert_element_type_p] = _convert_fold
 impl_rules[convert_element_type_p] = _convert_impl
+bu.defvectorized(convert_element_type_p)
 
 bitcast_convert_type_p = Primitive("bitcast_convert_type")
 
@@ -87,7 +90,15 @@ def _bitcast_abstract_eval(operand, *, new_dtype):
     return ShapedArray(shape, new, False)
 
 
+def _bitcast_batching(vals, dims, *, new_dtype):
+    (x,), (d,) = vals, dims
+    if d == bu.ndim(x) - 1:        # widening may consume the last dim: keep the batch dim clear
+        x, d = bu.moveaxis(x, d, 0), 0
+    return bitcast_convert_type_p.bind(x, new_dtype=new_dtype), d
+
+
 abstract_eval_rules[bitcast_convert_type_p] = _bitcast_abstract_eval
+batching_rules[bitcast_convert_type_p] = _bitcast_batching
 lowering_rules[bitcast_convert_type_p] = lambda ctx, x, *, new_dtype: ctx.op1(
     "stablehlo.bitcast_convert", [x])
 

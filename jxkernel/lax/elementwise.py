@@ -13,7 +13,8 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapedArray
-from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules
+from ..core.primitive import Primitive, abstract_eval_rules, batching_rules, lowering_rules
+from . import _batch_util as bu
 from . import _lowering as hl
 from ._rules import (ANY, COMPLEX, FLOAT, INEXACT, INT, INTEGRAL, NUMERIC, SIGNED, binop,
                      check_dtype, check_same_dtypes, unop)
@@ -164,6 +165,7 @@ def _conj_lowering(ctx, x, *, input_dtype):
 
 abstract_eval_rules[conj_p] = _conj_abstract_eval
 lowering_rules[conj_p] = _conj_lowering
+bu.defvectorized(conj_p)
 
 # ------------------------------------------------------------------ binary arithmetic
 add_p = binop("add", "stablehlo.add", NUMERIC)
@@ -254,8 +256,31 @@ def _select_tree(ctx, which, which_aval, cases, offset):
     return hl.select(ctx, pred, low, high, out)
 
 
+def _select_n_batching(vals, dims):
+    which, cases = vals[0], vals[1:]
+    wdim, cdims = dims[0], dims[1:]
+    size = bu.axis_size_of(vals, dims)
+    if wdim is bu.not_mapped and not bu.shape(which) and len(set(cdims) - {None}) <= 1 \
+            and all(d is not bu.not_mapped for d in cdims):
+        return select_n_p.bind(which, *cases), cdims[0]
+    cases = [bu.bdim_at_front(c, d, size) for c, d in zip(cases, cdims)]
+    case_shape = bu.shape(cases[0])
+    if wdim is bu.not_mapped and not bu.shape(which):
+        return select_n_p.bind(which, *cases), 0
+    which = bu.bdim_at_front(which, wdim, size)
+    if bu.shape(which) != case_shape:        # a per-example scalar: spread it over the case
+        which = _shapes().broadcast_in_dim(which, case_shape, (0,))
+    return select_n_p.bind(which, *cases), 0
+
+
+def _shapes():
+    from . import shapes
+    return shapes
+
+
 abstract_eval_rules[select_n_p] = _select_n_abstract_eval
 lowering_rules[select_n_p] = _select_n_lowering
+batching_rules[select_n_p] = _select_n_batching
 
 clamp_p = Primitive("clamp")
 
@@ -276,8 +301,29 @@ def _clamp_lowering(ctx, lo, x, hi):
     return ctx.op1("stablehlo.clamp", [lo, x, hi])
 
 
+def _clamp_batching(vals, dims):
+    lo, x, hi = vals
+    if dims[0] is bu.not_mapped and dims[2] is bu.not_mapped and not bu.shape(lo) \
+            and not bu.shape(hi):
+        return clamp_p.bind(lo, x, hi), dims[1]
+    size = bu.axis_size_of(vals, dims)
+    x = bu.bdim_at_front(x, dims[1], size)
+    full = bu.shape(x)
+    bounds = []
+    for b, d in ((lo, dims[0]), (hi, dims[2])):
+        if d is bu.not_mapped and not bu.shape(b):
+            bounds.append(b)
+            continue
+        b = bu.bdim_at_front(b, d, size)
+        if bu.shape(b) != full:              # a per-example scalar bound
+            b = _shapes().broadcast_in_dim(b, full, (0,))
+        bounds.append(b)
+    return clamp_p.bind(bounds[0], x, bounds[1]), 0
+
+
 abstract_eval_rules[clamp_p] = _clamp_abstract_eval
 lowering_rules[clamp_p] = _clamp_lowering
+batching_rules[clamp_p] = _clamp_batching
 
 
 

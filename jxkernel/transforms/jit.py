@@ -37,6 +37,7 @@ from ..xla import client as _client
 from ..xla.array import Array, device_put
 from ..xla.compiler import Executable, compile_module
 from ..xla.lowering import lower_module
+from .batching import axis_batching_rules, batch_jaxpr
 from .staging import DebugInfo, JaxprTrace, convert_constvars_to_invars, staging_rules, \
     trace_to_jaxpr
 
@@ -79,10 +80,20 @@ def _jit_staging(trace: JaxprTrace, args, params):
     return trace.add_eqn(atoms, jit_p, params, params["jaxpr"].out_avals)
 
 
+def _jit_batching(axis_data, vals, dims, *, jaxpr, name, donated_invars, inline, keep_unused):
+    """vmap of a jit equation: one jit equation over the batched jaxpr (batched even when no
+    operand is, since the body may use the axis, e.g. through axis_index)."""
+    batched, out_dims = batch_jaxpr(jaxpr, axis_data, dims)
+    outs = jit_p.bind(*vals, jaxpr=batched, name=name, donated_invars=donated_invars,
+                      inline=inline, keep_unused=keep_unused)
+    return outs, out_dims
+
+
 abstract_eval_rules[jit_p] = _jit_abstract_eval
 lowering_rules[jit_p] = _jit_lowering
 impl_rules[jit_p] = _jit_impl
 staging_rules[jit_p] = _jit_staging
+axis_batching_rules[jit_p] = _jit_batching
 param_printers[jit_p] = lambda p: [("name", p["name"]), ("jaxpr", p["jaxpr"])]
 call_primitives.add(jit_p)
 

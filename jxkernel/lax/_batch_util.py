@@ -1,0 +1,101 @@
+"""Helpers for batching (vmap) rules, which live beside each primitive in lax/.
+
+A batching rule gets the operands' values and batch dims (an int, or `not_mapped`
+for an operand that is the same for every batch element) and returns the outputs
+and their batch dims:
+
+    batching_rules[sin_p] = vectorized_batcher(sin_p)      # elementwise: dim unchanged
+"""
+from __future__ import annotations
+
+from ..core.avals import get_aval
+from ..core.primitive import batching_rules
+
+not_mapped = None
+
+
+def ndim(x) -> int:
+    return len(get_aval(x).shape)
+
+
+def shape(x) -> tuple:
+    return get_aval(x).shape
+
+
+def moveaxis(x, src: int, dst: int):
+    """`x` with axis `src` moved to position `dst` (a transpose, or nothing)."""
+    from . import shapes
+    n = ndim(x)
+    src, dst = src % n, dst % n
+    if src == dst:
+        return x
+    perm = [i for i in range(n) if i != src]
+    perm.insert(dst, src)
+    return shapes.transpose(x, tuple(perm))
+
+
+def bdim_at_front(x, bdim, size: int):
+    """`x` with its batch dim first; an unbatched `x` is broadcast to `size` copies."""
+    from . import shapes
+    if bdim is not_mapped:
+        s = shape(x)
+        return shapes.broadcast_in_dim(x, (size,) + tuple(s), tuple(range(1, len(s) + 1)))
+    return moveaxis(x, bdim, 0)
+
+
+def move_to(x, bdim, dst, size: int):
+    """`x` with its batch dim at `dst` (broadcasting an unbatched `x`)."""
+    return moveaxis(bdim_at_front(x, bdim, size), 0, dst)
+
+
+def axis_size_of(vals, dims) -> int:
+    for x, d in zip(vals, dims):
+        if d is not not_mapped:
+            return shape(x)[d]
+    raise ValueError("no batched operand")
+
+
+def vectorized_batcher(prim):
+    """Rule of a unary elementwise primitive: apply it, the batch dim stays where it is."""
+    def rule(vals, dims, **params):
+        return prim.bind(*vals, **params), dims[0]
+    return rule
+
+
+def broadcasting_batcher(prim):
+    """Rule of an n-ary elementwise primitive whose operands are equal-rank or rank-0.
+
+    Fast path: every batched operand has its batch dim at the same place and every
+    unbatched one is a scalar. Otherwise batch dims move to the front and unbatched
+    operands get a leading size-1 dim (lax broadcasts size-1 dims)."""
+    from . import shapes
+
+    def rule(vals, dims, **params):
+        batched = [(x, d) for x, d in zip(vals, dims) if d is not not_mapped]
+        first = batched[0][1]
+        ranks = [ndim(x) - (d is not not_mapped) for x, d in zip(vals, dims)]
+        out_rank = max(ranks)
+        if all(d == first for _, d in batched) and all(
+                d is not not_mapped and r == out_rank or d is not_mapped and r == 0
+                for r, d in zip(ranks, dims)):
+            return prim.bind(*vals, **params), first
+        moved = []
+        for x, d, r in zip(vals, dims, ranks):
+            if d is not_mapped:
+                if r:
+                    x = shapes.reshape(x, (1,) + tuple(shape(x)))
+            else:
+                x = moveaxis(x, d, 0)
+                if r < out_rank:        # a batched scalar among arrays: (B,) -> (B, 1, ..., 1)
+                    x = shapes.reshape(x, (shape(x)[0],) + (1,) * out_rank)
+            moved.append(x)
+        return prim.bind(*moved, **params), 0
+    return rule
+
+
+def defvectorized(prim):
+    batching_rules[prim] = vectorized_batcher(prim)
+
+
+def defbroadcasting(prim):
+    batching_rules[prim] = broadcasting_batcher(prim)

@@ -1,0 +1,247 @@
+"""vmap: vectorize a function by interpreting it with a batch dimension on its values.
+
+    >>> vmap(jnp.dot, in_axes=(0, None))(jnp.ones((5, 3)), jnp.ones(3)).shape
+    (5,)
+
+A `BatchTracer` is a value plus the index of its batch dimension. For every
+primitive, a batching rule (beside the primitive in lax/) maps batched
+operands to batched results, moving the batch dimension only where the
+primitive needs it. Unbatched values stay unbatched.
+"""
+from __future__ import annotations
+
+import functools
+
+from ..core.avals import ShapedArray, get_aval
+from ..core.interpret import eval_jaxpr
+from ..core.ir import ClosedJaxpr
+from ..core.primitive import batching_rules, rule as _rule
+from ..core.trace import Trace, Tracer, new_trace, set_current_trace
+from ..lax import _batch_util as bu
+from ..lax._batch_util import not_mapped
+from ..tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path,
+                         tree_structure, tree_unflatten)
+from .staging import trace_to_jaxpr
+
+# primitive -> rule(axis_data, vals, dims, **params): rules that need the axis itself
+# (its name and size), i.e. the collectives psum, all_gather, axis_index, ...
+axis_batching_rules: dict = {}
+
+
+class AxisData:
+    __slots__ = ("name", "size")
+
+    def __init__(self, name, size):
+        self.name, self.size = name, size
+
+    def __repr__(self):
+        return f"AxisData({self.name!r}, {self.size})"
+
+
+class BatchTracer(Tracer):
+    __slots__ = ("val", "batch_dim")
+
+    def __init__(self, trace, val, batch_dim: int):
+        self._trace, self.val, self.batch_dim = trace, val, batch_dim
+
+    @property
+    def aval(self):
+        aval = get_aval(self.val)
+        shape = list(aval.shape)
+        del shape[self.batch_dim]
+        return ShapedArray(shape, aval.dtype, aval.weak_type)
+
+    def __repr__(self):
+        return f"BatchTracer(batch_dim={self.batch_dim}, val={self.val!r})"
+
+
+class BatchTrace(Trace):
+    def __init__(self, parent, axis_data: AxisData):
+        super().__init__(parent)
+        self.axis_data = axis_data
+
+    def unpack(self, x):
+        if type(x) is BatchTracer and x._trace is self:
+            return x.val, x.batch_dim
+        if isinstance(x, Tracer):
+            self.check_foreign_tracer(x)
+        return x, not_mapped
+
+    def process_primitive(self, prim, args, params):
+        vals, dims = zip(*map(self.unpack, args)) if args else ((), ())
+        axis_rule = axis_batching_rules.get(prim)
+        with set_current_trace(self.parent):
+            if axis_rule is not None:
+                outs, out_dims = axis_rule(self.axis_data, vals, dims, **params)
+            elif all(d is not_mapped for d in dims):
+                return prim.bind(*vals, **params)
+            else:
+                outs, out_dims = _rule("batching", prim)(vals, dims, **params)
+        if prim.multiple_results:
+            return [self.wrap(o, d) for o, d in zip(outs, out_dims)]
+        return self.wrap(outs, out_dims)
+
+    def wrap(self, val, dim):
+        return val if dim is not_mapped else BatchTracer(self, val, dim)
+
+    def describe_self(self):
+        return f"vmap (axis name {self.axis_data.name!r}, size {self.axis_data.size})"
+
+
+# ------------------------------------------------------------------ vmap
+def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
+    """Vectorize `fun` over the `in_axes` of its arguments; results get a batch axis at
+    `out_axes`. `in_axes`/`out_axes` are ints, None (not mapped) or pytree prefixes."""
+    if not callable(fun):
+        raise TypeError(f"vmap requires a function, got {fun!r}")
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)     # JAX treats a list like a tuple prefix here
+
+    @functools.wraps(fun)
+    def vmapped(*args, **kwargs):
+        name = getattr(fun, "__name__", "fun")
+        if in_axes is None or isinstance(in_axes, int):
+            axes = (in_axes,) * len(args)
+        elif isinstance(in_axes, tuple):
+            axes = in_axes
+            if len(axes) != len(args):
+                raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries "
+                                 f"corresponding to the positional arguments passed to the "
+                                 f"function, but got len(in_axes)={len(axes)}, "
+                                 f"len(args)={len(args)}")
+        else:
+            raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries "
+                             f"corresponding to the positional arguments passed to the function, "
+                             f"but got {in_axes!r}.")
+        try:
+            flat_axes = broadcast_prefix(axes, args, is_leaf=lambda x: x is None)
+        except ValueError as e:
+            raise ValueError(
+                f"vmap in_axes specification must be a tree prefix of the corresponding value, "
+                f"got specification {in_axes} for value tree {tree_structure(args)}. {e}") from None
+        leaves, treedef = tree_flatten(args)
+        kw_leaves, kw_tree = tree_flatten(kwargs)
+        flat_axes = list(flat_axes) + [0] * len(kw_leaves)
+        leaves = leaves + kw_leaves
+        flat_axes = [_normalize_axis(ax, x, name) for ax, x in zip(flat_axes, leaves)]
+        size = _mapped_size(leaves, flat_axes, axis_size, fun, args, kwargs)
+        with new_trace(BatchTrace, AxisData(axis_name, size)) as trace:
+            tracers = [x if ax is None else BatchTracer(trace, x, ax)
+                       for x, ax in zip(leaves, flat_axes)]
+            call_args = tree_unflatten(treedef, tracers[:len(leaves) - len(kw_leaves)])
+            call_kwargs = tree_unflatten(kw_tree, tracers[len(leaves) - len(kw_leaves):])
+            out = fun(*call_args, **call_kwargs)
+            out_leaves, out_tree = tree_flatten(out)
+            try:
+                flat_out_axes = broadcast_prefix(out_axes, out, is_leaf=lambda x: x is None)
+            except ValueError as e:
+                raise ValueError(f"vmap out_axes specification must be a tree prefix of the "
+                                 f"corresponding value, got specification {out_axes} for value "
+                                 f"tree {out_tree}. {e}") from None
+            results = [_finish_output(trace, x, ax, size, i, name)
+                       for i, (x, ax) in enumerate(zip(out_leaves, flat_out_axes))]
+        return tree_unflatten(out_tree, results)
+    return vmapped
+
+
+def _normalize_axis(ax, x, name):
+    if ax is None:
+        return None
+    if not isinstance(ax, int):
+        raise TypeError(f"vmap in_axes must be an int, None, or a tree prefix of the arguments; "
+                        f"got {ax!r}")
+    nd = len(get_aval(x).shape)
+    if not -nd <= ax < nd:
+        raise ValueError(f"vmap was requested to map its argument along axis {ax}, which implies "
+                         f"that its rank should be at least {ax + 1 if ax >= 0 else -ax}, but is "
+                         f"only {nd} (its shape is {get_aval(x).shape})")
+    return ax % nd
+
+
+def _mapped_size(leaves, axes, axis_size, fun, args, kwargs):
+    sizes = {get_aval(x).shape[ax] for x, ax in zip(leaves, axes) if ax is not None}
+    if not sizes:
+        if axis_size is None:
+            raise ValueError("vmap must have at least one non-None value in in_axes (or be "
+                             "given axis_size)")
+        return int(axis_size)
+    if len(sizes) == 1 and (axis_size is None or axis_size in sizes):
+        return sizes.pop()
+    lines = [f"  * one axis had size {get_aval(x).shape[ax]}: axis {ax} of argument {name} of "
+             f"type {_type_str(x)}"
+             for name, x, ax in zip(_arg_names(fun, args, kwargs), leaves, axes) if ax is not None]
+    extra = f" (axis_size={axis_size})" if axis_size is not None else ""
+    raise ValueError(f"vmap got inconsistent sizes for array axes to be mapped{extra}:\n"
+                     + ";\n".join(lines))
+
+
+def _type_str(x) -> str:
+    aval = get_aval(x)
+    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
+
+
+def _arg_names(fun, args, kwargs) -> list:
+    """A name per flat argument leaf, e.g. "b['w']", for error messages."""
+    import inspect
+    try:
+        params = [p.name for p in inspect.signature(fun).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
+    names = []
+    for i, a in enumerate(args):
+        base = params[i] if i < len(params) else f"args[{i}]"
+        names.extend(base + keystr(p) for p, _ in tree_flatten_with_path(a)[0])
+    for k in sorted(kwargs):
+        names.extend(k + keystr(p) for p, _ in tree_flatten_with_path(kwargs[k])[0])
+    return names
+
+
+def _finish_output(trace, x, out_axis, size, index, name):
+    val, dim = trace.unpack(x)
+    if out_axis is None:
+        if dim is not not_mapped:
+            raise ValueError(f"at vmap out_axes, got axis spec None but output was batched on "
+                             f"axis {dim}")
+        return val
+    with set_current_trace(trace.parent):
+        nd = len(get_aval(val).shape) + (dim is not_mapped)
+        return bu.move_to(val, dim, out_axis % nd, size)
+
+
+# ------------------------------------------------------------------ batching jaxprs
+_batched_jaxprs: dict = {}
+
+
+def batch_jaxpr(closed: ClosedJaxpr, axis_data: AxisData, in_dims) -> tuple:
+    """(jaxpr over batched inputs, out dims): batched outputs get their batch dim at 0,
+    unbatched ones stay unbatched. Cached, so re-batching a jitted jaxpr is free."""
+    key = (closed, axis_data.name, axis_data.size, tuple(in_dims))
+    found = _batched_jaxprs.get(key)
+    if found is not None:
+        return found
+    in_avals = []
+    for aval, d in zip(closed.in_avals, in_dims):
+        if d is not_mapped:
+            in_avals.append(aval)
+        else:
+            shape = list(aval.shape)
+            shape.insert(d, axis_data.size)
+            in_avals.append(ShapedArray(shape, aval.dtype, aval.weak_type))
+    out_dims = []
+
+    def batched(*args):
+        with new_trace(BatchTrace, axis_data) as trace:
+            tracers = [a if d is not_mapped else BatchTracer(trace, a, d)
+                       for a, d in zip(args, in_dims)]
+            outs = eval_jaxpr(closed.jaxpr, closed.consts, *tracers)
+            result = []
+            with set_current_trace(trace.parent):
+                for o in outs:
+                    val, dim = trace.unpack(o)
+                    out_dims.append(not_mapped if dim is not_mapped else 0)
+                    result.append(val if dim is not_mapped else bu.moveaxis(val, dim, 0))
+        return result
+
+    found = _batched_jaxprs[key] = (trace_to_jaxpr(batched, in_avals), tuple(out_dims))
+    return found
