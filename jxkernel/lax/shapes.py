@@ -1,0 +1,469 @@
+"""Shape primitives: broadcast_in_dim, reshape, squeeze, transpose, rev, concatenate,
+pad and iota. Each primitive is followed by its rules; the lax functions, with JAX's
+signatures, are at the bottom.
+
+    >>> make_jaxpr(lambda v: lax.broadcast_in_dim(v, (2, 3), (1,)))(jnp.ones(3))
+    { lambda ; a:f32[3]. let b:f32[2,3] = broadcast_in_dim[broadcast_dimensions=(1,)] a in (b,) }
+
+These primitives move data without computing on it: they accept every dtype and
+keep the operand's weak type. Errors use JAX's wording, so its docs apply.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.avals import ShapedArray
+from ..core.ir import param_printers
+from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules
+from ..xla import stablehlo as hlo
+from ._rules import NUMERIC, check_same_dtypes
+
+
+# ------------------------------------------------------------------ helpers
+def check_shapelike(fun_name: str, arg_name: str, obj) -> None:
+    """`obj` must be a sequence of nonnegative ints (JAX's _check_shapelike)."""
+    if not isinstance(obj, (tuple, list, np.ndarray)):
+        raise TypeError(f"{fun_name} {arg_name} must be of type tuple/list/ndarray, "
+                        f"got {type(obj)}.")
+    if any(not isinstance(d, (int, np.integer)) or isinstance(d, bool) for d in obj):
+        raise TypeError(f"{fun_name} {arg_name} must have every element be an integer type, "
+                        f"got {tuple(map(type, obj))}.")
+    if not all(d >= 0 for d in obj):
+        raise TypeError(f"{fun_name} {arg_name} must have every element be nonnegative, "
+                        f"got {tuple(obj)}.")
+
+
+def canonicalize_shape(shape) -> tuple:
+    """A shape as a tuple of Python ints; a traced size raises (shapes must be static)."""
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    try:
+        return tuple(operator.index(d) for d in shape)
+    except TypeError:
+        raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, "
+                        f"got {shape}.") from None
+
+
+def canonicalize_axis(axis, ndim: int) -> int:
+    """`axis` in [0, ndim), negative axes counting from the end."""
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis + ndim if axis < 0 else axis
+
+
+def _is_array(x) -> bool:
+    """An Array or a tracer: returning it unchanged is a no-op (JAX skips such binds too)."""
+    return isinstance(getattr(x, "aval", None), ShapedArray)
+
+
+def _ndim(x) -> int:
+    return len(np.shape(x)) if not _is_array(x) else x.aval.ndim
+
+
+def _shape(x) -> tuple:
+    return x.aval.shape if _is_array(x) else np.shape(x)
+
+
+# ------------------------------------------------------------------ broadcast_in_dim
+broadcast_in_dim_p = Primitive("broadcast_in_dim")
+
+
+def _broadcast_in_dim_abstract_eval(operand, *, shape, broadcast_dimensions, sharding=None):
+    check_shapelike("broadcast_in_dim", "shape", shape)
+    check_shapelike("broadcast_in_dim", "broadcast_dimensions", broadcast_dimensions)
+    ndim = operand.ndim
+    if ndim != len(broadcast_dimensions):
+        raise TypeError(f"broadcast_in_dim broadcast_dimensions must have length equal to "
+                        f"operand ndim; got broadcast_dimensions {broadcast_dimensions} for "
+                        f"operand ndim {ndim}.")
+    if len(shape) < ndim:
+        raise TypeError(f"broadcast_in_dim target broadcast shape must have equal or higher rank "
+                        f"to the operand shape; got operand ndim {ndim} and target broadcast "
+                        f"ndim {len(shape)}.")
+    if not set(broadcast_dimensions) <= set(range(len(shape))):
+        raise TypeError(f"broadcast_in_dim broadcast_dimensions must be a subset of output "
+                        f"dimensions, got {broadcast_dimensions} for operand ndim {ndim} and "
+                        f"shape {shape}.")
+    if not all(operand.shape[i] in (1, shape[d]) for i, d in enumerate(broadcast_dimensions)):
+        raise TypeError(f"broadcast_in_dim operand dimension sizes must either be 1, or be equal "
+                        f"to their corresponding dimensions in the target broadcast shape; got "
+                        f"operand of shape {operand.shape}, target broadcast shape {shape}, "
+                        f"broadcast_dimensions {broadcast_dimensions} ")
+    if len(set(broadcast_dimensions)) != len(broadcast_dimensions):
+        raise TypeError(f"broadcast_in_dim broadcast_dimensions must not contain duplicates, "
+                        f"got broadcast_dimensions {broadcast_dimensions}")
+    return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+
+def _broadcast_in_dim_lowering(ctx, x, *, shape, broadcast_dimensions, sharding=None):
+    return ctx.op1("stablehlo.broadcast_in_dim", [x],
+                   {"broadcast_dimensions": hlo.i64_array(broadcast_dimensions)})
+
+
+def _broadcast_in_dim_printer(params):
+    # as JAX: the shape is the binder's type; trivial dimensions are not worth a bracket
+    dims = params["broadcast_dimensions"]
+    return [("broadcast_dimensions", dims)] if dims else []
+
+
+abstract_eval_rules[broadcast_in_dim_p] = _broadcast_in_dim_abstract_eval
+lowering_rules[broadcast_in_dim_p] = _broadcast_in_dim_lowering
+param_printers[broadcast_in_dim_p] = _broadcast_in_dim_printer
+
+# ------------------------------------------------------------------ reshape
+reshape_p = Primitive("reshape")
+
+
+def _reshape_abstract_eval(operand, *, new_sizes, dimensions, sharding=None):
+    if not all(d >= 0 for d in new_sizes):
+        raise TypeError(f"reshape new_sizes must all be positive, got {new_sizes}.")
+    if dimensions is not None and set(dimensions) != set(range(operand.ndim)):
+        raise TypeError(f"reshape dimensions must be a permutation of operand dimensions, got "
+                        f"dimensions {dimensions} for shape {operand.shape}.")
+    # JAX 0.10.2 leaves this to XLA's verifier; an error naming both shapes is kinder
+    if math.prod(new_sizes) != operand.size:
+        raise TypeError(f"reshape total size must be unchanged, got new_sizes {new_sizes} (of "
+                        f"total size {math.prod(new_sizes)}) for shape {operand.shape} (of total "
+                        f"size {operand.size}).")
+    return ShapedArray(new_sizes, operand.dtype, operand.weak_type)
+
+
+def _reshape_lowering(ctx, x, *, new_sizes, dimensions, sharding=None):
+    if dimensions is not None:
+        aval = ctx.avals_in[0]
+        permuted = tuple(aval.shape[d] for d in dimensions)
+        x = ctx.op1("stablehlo.transpose", [x], {"permutation": hlo.i64_array(dimensions)},
+                    result_type=hlo.tensor_type(permuted, aval.dtype))
+    return ctx.op1("stablehlo.reshape", [x])
+
+
+abstract_eval_rules[reshape_p] = _reshape_abstract_eval
+lowering_rules[reshape_p] = _reshape_lowering
+
+# ------------------------------------------------------------------ squeeze
+squeeze_p = Primitive("squeeze")
+
+
+def _squeeze_abstract_eval(operand, *, dimensions):
+    shape = operand.shape
+    if len(set(dimensions)) != len(dimensions):
+        raise ValueError(f"dimensions are not unique: {dimensions}")
+    if not all(0 <= d < len(shape) for d in dimensions):
+        raise ValueError(f"dimensions outside range [0, ndim): {dimensions}")
+    if any(shape[d] != 1 for d in dimensions):
+        raise ValueError(f"cannot select an axis to squeeze out which has size not equal to "
+                         f"one, got shape={shape} and dimensions={dimensions}")
+    out = tuple(s for i, s in enumerate(shape) if i not in dimensions)
+    return ShapedArray(out, operand.dtype, operand.weak_type)
+
+
+abstract_eval_rules[squeeze_p] = _squeeze_abstract_eval
+lowering_rules[squeeze_p] = lambda ctx, x, *, dimensions: ctx.op1("stablehlo.reshape", [x])
+
+# ------------------------------------------------------------------ transpose
+transpose_p = Primitive("transpose")
+
+
+def _transpose_abstract_eval(operand, *, permutation):
+    if not isinstance(permutation, (tuple, list, np.ndarray)):
+        raise TypeError(f"transpose permutation must be a tuple/list/ndarray, got "
+                        f"{type(permutation)}.")
+    if tuple(sorted(permutation)) != tuple(range(operand.ndim)):
+        raise TypeError(f"transpose permutation isn't a permutation of operand dimensions, got "
+                        f"permutation {permutation} for operand shape {operand.shape}.")
+    shape = tuple(operand.shape[d] for d in permutation)
+    return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+
+abstract_eval_rules[transpose_p] = _transpose_abstract_eval
+lowering_rules[transpose_p] = lambda ctx, x, *, permutation: ctx.op1(
+    "stablehlo.transpose", [x], {"permutation": hlo.i64_array(permutation)})
+
+# ------------------------------------------------------------------ rev
+rev_p = Primitive("rev")
+
+
+def _rev_abstract_eval(operand, *, dimensions):
+    check_shapelike("rev", "dimensions", dimensions)
+    if len(set(dimensions)) != len(dimensions):
+        raise TypeError(f"rev dimensions must be unique, got {dimensions}.")
+    if dimensions and not builtins.max(dimensions) < operand.ndim:
+        raise TypeError(f"rev dimensions must all be less than operand ndim, got dimensions "
+                        f"{dimensions} for operand ndim {operand.ndim}.")
+    return operand
+
+
+abstract_eval_rules[rev_p] = _rev_abstract_eval
+lowering_rules[rev_p] = lambda ctx, x, *, dimensions: ctx.op1(
+    "stablehlo.reverse", [x], {"dimensions": hlo.i64_array(dimensions)})
+
+# ------------------------------------------------------------------ concatenate
+concatenate_p = Primitive("concatenate")
+
+
+def _concatenate_abstract_eval(*operands, dimension):
+    if not operands:
+        raise TypeError("concatenate expects at least one operand, got 0.")
+    shapes = ", ".join(str(o.shape) for o in operands)
+    if len({o.ndim for o in operands}) != 1:
+        raise TypeError(f"Cannot concatenate arrays with different numbers of dimensions: "
+                        f"got {shapes}.")
+    if not 0 <= dimension < operands[0].ndim:
+        raise TypeError(f"concatenate dimension out of bounds: dimension {dimension} for "
+                        f"shapes {shapes}.")
+    others = {o.shape[:dimension] + o.shape[dimension + 1:] for o in operands}
+    if len(others) != 1:
+        raise TypeError(f"Cannot concatenate arrays with shapes that differ in dimensions other "
+                        f"than the one being concatenated: concatenating along dimension "
+                        f"{dimension} for shapes {shapes}.")
+    check_same_dtypes("concatenate", *operands)
+    first = operands[0].shape
+    size = builtins.sum(o.shape[dimension] for o in operands)
+    return ShapedArray(first[:dimension] + (size,) + first[dimension + 1:], operands[0].dtype,
+                       all(o.weak_type for o in operands))
+
+
+abstract_eval_rules[concatenate_p] = _concatenate_abstract_eval
+lowering_rules[concatenate_p] = lambda ctx, *xs, dimension: ctx.op1(
+    "stablehlo.concatenate", list(xs), {"dimension": hlo.i64_attr(dimension)})
+
+# ------------------------------------------------------------------ pad
+pad_p = Primitive("pad")
+
+
+def _pad_abstract_eval(operand, padding_value, *, padding_config):
+    if operand.dtype != padding_value.dtype:
+        raise TypeError(f"pad operand and padding_value must be same dtype: got "
+                        f"{operand.dtype} and {padding_value.dtype}.")
+    if padding_value.ndim != 0:
+        raise ValueError(f"padding_value must be a scalar; got "
+                         f"np.shape(padding_value)={padding_value.shape}")
+    if len(padding_config) != operand.ndim:
+        raise ValueError(f"length of padding_config must equal the number of axes of operand, "
+                         f"got padding_config {padding_config} for operand shape {operand.shape}")
+    if not all(i >= 0 for _, _, i in padding_config):
+        raise ValueError(f"interior padding in padding_config must be nonnegative, got "
+                         f"padding_config {padding_config}")
+    # interior padding dilates: d elements with i between each take d + (d - 1) * i
+    shape = tuple(lo + hi + (0 if d == 0 else d + (d - 1) * i)
+                  for (lo, hi, i), d in zip(padding_config, operand.shape))
+    if not all(d >= 0 for d in shape):
+        raise ValueError(f"Dimension size after padding is not at least 0, got result shape "
+                         f"{shape}, for padding_config {padding_config} and operand shape "
+                         f"{operand.shape}")
+    return ShapedArray(shape, operand.dtype, operand.weak_type and padding_value.weak_type)
+
+
+def _pad_lowering(ctx, x, padding_value, *, padding_config):
+    low, high, interior = zip(*padding_config) if padding_config else ((), (), ())
+    return ctx.op1("stablehlo.pad", [x, padding_value],
+                   {"edge_padding_low": hlo.i64_array(low),
+                    "edge_padding_high": hlo.i64_array(high),
+                    "interior_padding": hlo.i64_array(interior)})
+
+
+abstract_eval_rules[pad_p] = _pad_abstract_eval
+lowering_rules[pad_p] = _pad_lowering
+
+# ------------------------------------------------------------------ iota
+iota_p = Primitive("iota")
+
+
+def _iota_abstract_eval(*, dtype, shape, dimension, sharding=None):
+    check_shapelike("iota", "shape", shape)
+    if np.dtype(dtype) not in NUMERIC:
+        raise TypeError(f"iota does not accept dtype {np.dtype(dtype).name}. Accepted dtypes are "
+                        f"subtypes of integer, floating, complexfloating.")
+    if not 0 <= dimension < len(shape):
+        raise ValueError(f"iota dimension must be between 0 and len(shape), got "
+                         f"dimension={dimension} for shape={shape}")
+    return ShapedArray(shape, dtype, False)
+
+
+abstract_eval_rules[iota_p] = _iota_abstract_eval
+lowering_rules[iota_p] = lambda ctx, *, dtype, shape, dimension, sharding=None: ctx.op1(
+    "stablehlo.iota", [], {"iota_dimension": hlo.i64_attr(dimension)})
+
+
+# ------------------------------------------------------------------ lax functions
+def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None):
+    """`operand` broadcast to `shape`, its dimension i becoming broadcast_dimensions[i].
+
+        >>> lax.broadcast_in_dim(jnp.arange(3), (2, 3), (1,)).shape
+        (2, 3)
+    """
+    shape = canonicalize_shape(shape)
+    if _ndim(operand) == len(shape) and not len(broadcast_dimensions) and _is_array(operand):
+        return operand
+    return broadcast_in_dim_p.bind(operand, shape=shape,
+                                   broadcast_dimensions=tuple(map(int, broadcast_dimensions)),
+                                   sharding=None)
+
+
+def broadcast(operand, sizes, *, out_sharding=None):
+    """`operand` with new leading dimensions of `sizes`: shape (*sizes, *operand.shape).
+
+        >>> lax.broadcast(jnp.ones(3), (2,)).shape
+        (2, 3)
+    """
+    sizes = canonicalize_shape(sizes)
+    if not sizes and _is_array(operand):
+        return operand
+    shape = _shape(operand)
+    dims = tuple(range(len(sizes), len(sizes) + len(shape)))
+    return broadcast_in_dim(operand, sizes + tuple(shape), dims)
+
+
+def broadcast_to_rank(x, rank: int):
+    """`x` with leading dimensions of size 1 added to give it rank `rank`."""
+    ndim = _ndim(x)
+    if ndim == rank and _is_array(x):
+        return x
+    return broadcast(x, (1,) * (rank - ndim))
+
+
+def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
+    """`operand` with shape `new_sizes`, reading it in the order of `dimensions` (a
+    permutation, applied as a transpose first) if given.
+
+        >>> lax.reshape(jnp.arange(6), (2, 3)).shape
+        (2, 3)
+        >>> lax.reshape(jnp.arange(6).reshape(2, 3), (6,), (1, 0))
+        Array([0, 3, 1, 4, 2, 5], dtype=int32)
+    """
+    new_sizes = canonicalize_shape(new_sizes)
+    dims = None if dimensions is None else tuple(operator.index(d) for d in dimensions)
+    same_dims = dims is None or dims == tuple(range(_ndim(operand)))
+    if _shape(operand) and tuple(_shape(operand)) == new_sizes and same_dims and _is_array(operand):
+        return operand
+    return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=None if same_dims else dims,
+                          sharding=None)
+
+
+def squeeze(array, dimensions):
+    """`array` without the size-1 dimensions `dimensions` (negative axes allowed).
+
+        >>> lax.squeeze(jnp.ones((1, 3, 1)), (0, -1)).shape
+        (3,)
+    """
+    ndim = _ndim(array)
+    dimensions = tuple(sorted(canonicalize_axis(d, ndim) for d in dimensions))
+    if not dimensions and _is_array(array):
+        return array
+    return squeeze_p.bind(array, dimensions=dimensions)
+
+
+def expand_dims(array, dimensions):
+    """`array` with size-1 dimensions inserted at `dimensions` (positions in the result).
+    Like JAX, this is a broadcast_in_dim, not a primitive of its own.
+
+        >>> lax.expand_dims(jnp.ones((2, 3)), (0, 2)).shape
+        (1, 2, 1, 3)
+    """
+    dimensions = tuple(dimensions)
+    if len(set(dimensions)) != len(dimensions):
+        raise ValueError(f"repeated axis in lax.expand_dims: {dimensions}")
+    ndim_out = _ndim(array) + len(dimensions)
+    dims = [canonicalize_axis(d, ndim_out) for d in dimensions]
+    if len(set(dims)) != len(dims):
+        raise ValueError(f"repeated axis in lax.expand_dims: {dims}")
+    shape = list(_shape(array))
+    for d in sorted(dims):
+        shape.insert(d, 1)
+    return broadcast_in_dim(array, shape, [i for i in range(ndim_out) if i not in dims])
+
+
+def transpose(operand, permutation):
+    """`operand` with its dimensions permuted: result dimension i is operand dimension
+    permutation[i].
+
+        >>> lax.transpose(jnp.ones((2, 3, 4)), (2, 0, 1)).shape
+        (4, 2, 3)
+    """
+    permutation = tuple(operator.index(d) for d in permutation)
+    if permutation == tuple(range(_ndim(operand))) and _is_array(operand):
+        return operand
+    return transpose_p.bind(operand, permutation=permutation)
+
+
+def rev(operand, dimensions):
+    """`operand` reversed along `dimensions`.
+
+        >>> lax.rev(jnp.arange(3), (0,))
+        Array([2, 1, 0], dtype=int32)
+    """
+    return rev_p.bind(operand, dimensions=tuple(dimensions))
+
+
+def concatenate(operands, dimension: int):
+    """The arrays `operands` (same dtype, same shape but along `dimension`) joined along
+    `dimension`.
+
+        >>> lax.concatenate([jnp.ones((1, 2)), jnp.zeros((3, 2))], 0).shape
+        (4, 2)
+    """
+    if len(operands) == 0:
+        raise ValueError("concatenate requires a non-empty sequences of arrays")
+    if len(operands) == 1 and _is_array(operands[0]):
+        return operands[0]
+    return concatenate_p.bind(*operands, dimension=operator.index(dimension))
+
+
+def pad(operand, padding_value, padding_config):
+    """`operand` padded with the scalar `padding_value`: padding_config holds one
+    (low, high, interior) triple per dimension; negative low/high remove elements.
+
+        >>> lax.pad(jnp.array([1, 2, 3]), 0, [(1, 2, 1)])
+        Array([0, 1, 0, 2, 0, 3, 0, 0], dtype=int32)
+    """
+    config = tuple(tuple(operator.index(p) for p in triple) for triple in padding_config)
+    return pad_p.bind(operand, padding_value, padding_config=config)
+
+
+def broadcasted_iota(dtype, shape, dimension: int, *, out_sharding=None):
+    """An array of `shape` whose values count 0, 1, ... along `dimension`.
+
+        >>> lax.broadcasted_iota(np.int32, (2, 3), 1)
+        Array([[0, 1, 2],
+               [0, 1, 2]], dtype=int32)
+    """
+    dtype = dtypes.canonicalize_dtype(dtype)
+    shape = canonicalize_shape(shape)
+    return iota_p.bind(dtype=dtype, shape=shape, dimension=operator.index(dimension),
+                       sharding=None)
+
+
+def iota(dtype, size: int):
+    """[0, 1, ..., size - 1] of `dtype`.
+
+        >>> lax.iota(np.int32, 4)
+        Array([0, 1, 2, 3], dtype=int32)
+    """
+    return broadcasted_iota(dtype, (size,), 0)
+
+
+def collapse(operand, start_dimension: int, stop_dimension: int | None = None):
+    """`operand` with dimensions [start_dimension, stop_dimension) merged into one
+    (row-major), as a reshape.
+
+        >>> lax.collapse(jnp.ones((2, 3, 4)), 0, 2).shape
+        (6, 4)
+    """
+    shape = tuple(_shape(operand))
+    lo, hi, _ = builtins.slice(start_dimension, stop_dimension).indices(len(shape))
+    if hi < lo:
+        raise ValueError(f"Invalid dimension range passed to collapse: {shape}"
+                         f"[{start_dimension}:{stop_dimension}]")
+    return reshape(operand, shape[:lo] + (math.prod(shape[lo:hi]),) + shape[hi:])
+
+
+__all__ = ["broadcast_in_dim_p", "reshape_p", "squeeze_p", "transpose_p", "rev_p",
+           "concatenate_p", "pad_p", "iota_p", "broadcast", "broadcast_in_dim",
+           "broadcast_to_rank", "reshape", "squeeze", "expand_dims", "transpose", "rev",
+           "concatenate", "pad", "iota", "broadcasted_iota", "collapse"]

@@ -1,0 +1,783 @@
+"""Slicing and indexing primitives: slice, dynamic_slice, dynamic_update_slice, gather
+and the scatter family. Each primitive is followed by its rules; the lax functions,
+with JAX's signatures, are at the bottom.
+
+Out-of-bounds indices follow XLA, as in JAX: dynamic_slice/dynamic_update_slice clamp
+their start indices so the window fits, and gather/scatter do what their `mode` says:
+
+- CLIP: gather clamps the window into range (XLA's own behaviour); scatter clamps
+  its indices before the op.
+- FILL_OR_DROP: gather returns `fill_value` for any window not wholly in bounds (a
+  mask computed beside the gather); scatter drops such windows (XLA's own behaviour).
+- PROMISE_IN_BOUNDS: no checks; XLA clamps gathers and drops scatters.
+"""
+from __future__ import annotations
+
+import builtins
+import enum
+import functools
+import operator
+from typing import NamedTuple
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.avals import ShapedArray
+from ..core.ir import ClosedJaxpr
+from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules
+from ..transforms.staging import trace_to_jaxpr
+from ..xla import stablehlo as hlo
+from . import _lowering as hl
+from .conversion import convert_element_type
+from .elementwise import add, lt, max, min, mul, select, sub
+from .shapes import (_is_array, _ndim, _shape, canonicalize_shape, check_shapelike, expand_dims,
+                     reshape, squeeze)
+
+
+def _check_int_indices(name: str, indices) -> None:
+    if any(i.dtype != indices[0].dtype or not dtypes.is_int(i.dtype) for i in indices):
+        raise TypeError(f"index arguments to {name} must be integers of the same type, got: "
+                        f"{', '.join(i.dtype.name for i in indices)}")
+    if any(i.ndim != 0 for i in indices):
+        raise TypeError(f"start_indices arguments to {name} must be scalars, got indices "
+                        f"({', '.join(map(repr, indices))})")
+
+
+# ------------------------------------------------------------------ slice
+slice_p = Primitive("slice")
+
+
+def _slice_abstract_eval(operand, *, start_indices, limit_indices, strides):
+    check_shapelike("slice", "start_indices", start_indices)
+    check_shapelike("slice", "limit_indices", limit_indices)
+    if operand.ndim != len(start_indices):
+        raise TypeError(f"slice start_indices must have length equal to the number of dimensions "
+                        f"of the operand, got indices {start_indices} for operand shape "
+                        f"{operand.shape}.")
+    if len(start_indices) != len(limit_indices):
+        raise TypeError(f"slice limit_indices must have the same length as start_indices, got "
+                        f"start_indices {start_indices} and limit_indices {limit_indices}.")
+    if not all(map(operator.ge, operand.shape, limit_indices)):
+        raise TypeError(f"slice limit_indices must be less than or equal to operand shape, got "
+                        f"limit_indices {limit_indices} for operand shape {operand.shape}.")
+    if not all(map(operator.ge, limit_indices, start_indices)):
+        raise TypeError(f"slice limit_indices must be greater than or equal to start_indices, "
+                        f"got start_indices {start_indices} and limit_indices {limit_indices}.")
+    sizes = tuple(map(operator.sub, limit_indices, start_indices))
+    if strides is not None:
+        check_shapelike("slice", "strides", strides)
+        if len(strides) != operand.ndim:
+            raise TypeError(f"slice strides must have length equal to the number of dimensions "
+                            f"of the operand, got strides {strides} for operand shape "
+                            f"{operand.shape}.")
+        if not all(s > 0 for s in strides):       # JAX 0.10.2 divides by zero here
+            raise TypeError(f"slice strides must be positive, got {strides}")
+        sizes = tuple(0 if d == 0 else (d - 1) // s + 1 for d, s in zip(sizes, strides))
+    return ShapedArray(sizes, operand.dtype, operand.weak_type)
+
+
+def _slice_lowering(ctx, x, *, start_indices, limit_indices, strides):
+    return ctx.op1("stablehlo.slice", [x], {
+        "start_indices": hlo.i64_array(start_indices),
+        "limit_indices": hlo.i64_array(limit_indices),
+        "strides": hlo.i64_array(strides or (1,) * len(start_indices))})
+
+
+abstract_eval_rules[slice_p] = _slice_abstract_eval
+lowering_rules[slice_p] = _slice_lowering
+
+# ------------------------------------------------------------------ dynamic_slice
+dynamic_slice_p = Primitive("dynamic_slice")
+
+
+def _dynamic_slice_abstract_eval(operand, *start_indices, slice_sizes):
+    if len(start_indices) != operand.ndim or len(slice_sizes) != operand.ndim:
+        raise TypeError(f"dynamic_slice needs one start index and one slice size per operand "
+                        f"dimension, got {len(start_indices)} start indices and slice_sizes "
+                        f"{slice_sizes} for operand shape {operand.shape}.")
+    if not all(map(operator.ge, operand.shape, slice_sizes)):
+        raise TypeError(f"slice slice_sizes must be less than or equal to operand shape, got "
+                        f"slice_sizes {slice_sizes} for operand shape {operand.shape}.")
+    if not all(s >= 0 for s in slice_sizes):
+        raise TypeError(f"slice slice_sizes must be greater than or equal to zero, got "
+                        f"slice_sizes of {slice_sizes}.")
+    _check_int_indices("dynamic_slice", start_indices)
+    return ShapedArray(slice_sizes, operand.dtype, operand.weak_type)
+
+
+abstract_eval_rules[dynamic_slice_p] = _dynamic_slice_abstract_eval
+# XLA clamps each start index into [0, operand_dim - slice_size]
+lowering_rules[dynamic_slice_p] = lambda ctx, x, *idx, slice_sizes: ctx.op1(
+    "stablehlo.dynamic_slice", [x, *idx], {"slice_sizes": hlo.i64_array(slice_sizes)})
+
+# ------------------------------------------------------------------ dynamic_update_slice
+dynamic_update_slice_p = Primitive("dynamic_update_slice")
+
+
+def _dynamic_update_slice_abstract_eval(operand, update, *start_indices):
+    if operand.ndim != update.ndim:
+        raise TypeError(f"dynamic_update_slice update must have the same rank as operand, got "
+                        f"update shape {update.shape} for operand shape {operand.shape}.")
+    if operand.ndim != len(start_indices):
+        raise TypeError(f"dynamic_update_slice start_indices must have length equal to the rank "
+                        f"of operand, got indices {start_indices} for operand shape "
+                        f"{operand.shape}.")
+    if not all(map(operator.ge, operand.shape, update.shape)):
+        raise TypeError(f"dynamic_update_slice update shape must be smaller than operand shape, "
+                        f"got update shape {update.shape} for operand shape {operand.shape}.")
+    if operand.dtype != update.dtype:
+        raise TypeError(f"lax.dynamic_update_slice requires arguments to have the same dtypes, "
+                        f"got {operand.dtype}, {update.dtype}.")
+    _check_int_indices("dynamic_update_slice", start_indices)
+    weak = all(a.weak_type for a in (operand, update, *start_indices))
+    return ShapedArray(operand.shape, operand.dtype, weak)
+
+
+abstract_eval_rules[dynamic_update_slice_p] = _dynamic_update_slice_abstract_eval
+lowering_rules[dynamic_update_slice_p] = lambda ctx, x, update, *idx: ctx.op1(
+    "stablehlo.dynamic_update_slice", [x, update, *idx])
+
+
+# ------------------------------------------------------------------ gather / scatter params
+class GatherDimensionNumbers(NamedTuple):
+    """How operand, indices and output dimensions of a gather relate (XLA's Gather, with
+    index_vector_dim always the last dimension of the indices).
+
+    offset_dims: output dimensions that index into a slice (sorted).
+    collapsed_slice_dims: operand dimensions of slice size 1 left out of the output (sorted).
+    start_index_map: for each entry of an index vector, the operand dimension it starts.
+    operand_batching_dims / start_indices_batching_dims: paired batch dimensions.
+    """
+    offset_dims: tuple[int, ...]
+    collapsed_slice_dims: tuple[int, ...]
+    start_index_map: tuple[int, ...]
+    operand_batching_dims: tuple[int, ...] = ()
+    start_indices_batching_dims: tuple[int, ...] = ()
+
+
+class ScatterDimensionNumbers(NamedTuple):
+    """How operand, indices and updates dimensions of a scatter relate (XLA's Scatter, with
+    index_vector_dim always the last dimension of the indices)."""
+    update_window_dims: tuple[int, ...]
+    inserted_window_dims: tuple[int, ...]
+    scatter_dims_to_operand_dims: tuple[int, ...]
+    operand_batching_dims: tuple[int, ...] = ()
+    scatter_indices_batching_dims: tuple[int, ...] = ()
+
+
+class GatherScatterMode(enum.Enum):
+    """What gather/scatter do with out-of-bounds indices: CLIP clamps them so the window
+    fits; FILL_OR_DROP fills gathered windows with a value and drops scattered ones;
+    PROMISE_IN_BOUNDS does no checking (XLA then clamps gathers and drops scatters)."""
+    CLIP = enum.auto()
+    FILL_OR_DROP = enum.auto()
+    PROMISE_IN_BOUNDS = enum.auto()
+
+    @staticmethod
+    def from_any(s) -> GatherScatterMode:
+        if isinstance(s, GatherScatterMode):
+            return s
+        if s == "clip":
+            return GatherScatterMode.CLIP
+        if s is None or s == "fill" or s == "drop":
+            return GatherScatterMode.FILL_OR_DROP
+        if s == "promise_in_bounds":
+            return GatherScatterMode.PROMISE_IN_BOUNDS
+        raise ValueError(f'Unknown gather mode "{s}"')
+
+
+def _dims_tuple(dnums, cls):
+    """dimension numbers with every field a tuple of ints, so params stay hashable."""
+    if not isinstance(dnums, cls):
+        raise TypeError(f"dimension_numbers must be a {cls.__name__}, got {dnums!r}")
+    return cls(*(tuple(operator.index(d) for d in field) for field in dnums))
+
+
+def _dims_attr(kind: str, fields, index_vector_dim: int) -> str:
+    """`#stablehlo.gather<offset_dims = [1], ..., index_vector_dim = 1>` (empty fields left out)."""
+    parts = [f"{name} = {hlo.dims_list(dims)}" for name, dims in fields if len(dims)]
+    parts.append(f"index_vector_dim = {index_vector_dim}")
+    return f"#stablehlo.{kind}<{', '.join(parts)}>"
+
+
+# Shape-rule checks shared by gather and scatter, worded as JAX words them.
+def _is_sorted(dims, op, name):
+    if list(dims) != sorted(dims):
+        raise TypeError(f"{name} in {op} op must be sorted; got {dims}")
+
+
+def _no_duplicate_dims(dims, op, name):
+    if len(set(dims)) != len(dims):
+        raise TypeError(f"{name} in {op} op must not repeat; got: {dims}.")
+
+
+def _dims_in_range(dims, rank, op, name):
+    for d in dims:
+        if not 0 <= d < rank:
+            raise TypeError(f"Invalid {name} set in {op} op; valid range is [0, {rank}); "
+                            f"got: {d}.")
+
+
+def _disjoint_dims(dims1, dims2, op, name1, name2):
+    if not set(dims1).isdisjoint(dims2):
+        raise TypeError(f"{name1} and {name2} in {op} op must be disjoint; got: {dims1} and "
+                        f"{dims2}.")
+
+
+def _check_batching_dims(op, operand, indices, operand_dims, indices_dims, indices_name):
+    _no_duplicate_dims(operand_dims, op, "operand_batching_dims")
+    _is_sorted(operand_dims, op, "operand_batching_dims")
+    _dims_in_range(operand_dims, operand.ndim, op, "operand_batching_dims")
+    _no_duplicate_dims(indices_dims, op, indices_name)
+    _dims_in_range(indices_dims, indices.ndim, op, indices_name)
+    if indices.ndim - 1 in indices_dims:
+        raise TypeError(f"{op.capitalize()} op cannot have the index vector dimension as a "
+                        f"batching dimension; got {indices_dims}.")
+    if len(operand_dims) != len(indices_dims):
+        raise TypeError(f"{op.capitalize()} op requires equal numbers of operand_batching_dims "
+                        f"and {indices_name}, got {operand_dims} and {indices_dims}.")
+    operand_batch = tuple(operand.shape[d] for d in operand_dims)
+    indices_batch = tuple(indices.shape[d] for d in indices_dims)
+    if operand_batch != indices_batch:
+        raise TypeError(f"{op.capitalize()} op requires operand batching dimensions and indices "
+                        f"batching dimensions to have the same shape, got {operand_batch} and "
+                        f"{indices_batch}.")
+    return operand_batch
+
+
+def _check_indices_dtype(indices):
+    if not dtypes.is_int(indices.dtype):
+        raise ValueError("indices must have an integer type")
+
+
+# ------------------------------------------------------------------ gather
+gather_p = Primitive("gather")
+
+
+def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes, unique_indices,
+                          indices_are_sorted, mode, fill_value):
+    _check_indices_dtype(indices)
+    dn = dimension_numbers
+    if indices.ndim < 1:
+        raise TypeError(f"Gather indices must have at least one dimension (the index vector, "
+                        f"last); got indices of shape {indices.shape}.")
+    index_vector_dim = indices.ndim - 1
+    _is_sorted(dn.offset_dims, "gather", "offset_dims")
+    _no_duplicate_dims(dn.offset_dims, "gather", "offset_dims")
+    out_rank = len(dn.offset_dims) + indices.ndim - 1
+    for i, d in enumerate(dn.offset_dims):
+        if not 0 <= d < out_rank:
+            raise TypeError(f"Offset dimension {i} in gather op is out of bounds; got {d}, but "
+                            f"should have been in [0, {out_rank})")
+    if len(dn.start_index_map) != indices.shape[index_vector_dim]:
+        raise TypeError(f"Gather op has {len(dn.start_index_map)} elements in start_index_map "
+                        f"and the bound of dimension index_vector_dim={index_vector_dim} of "
+                        f"indices is {indices.shape[index_vector_dim]}. These two numbers must "
+                        f"be equal.")
+    for i, d in enumerate(dn.start_index_map):
+        if not 0 <= d < operand.ndim:
+            raise TypeError(f"Invalid start_index_map; domain is [0, {operand.ndim}), got: "
+                            f"{i}->{d}.")
+    _no_duplicate_dims(dn.start_index_map, "gather", "start_index_map")
+    _is_sorted(dn.collapsed_slice_dims, "gather", "collapsed_slice_dims")
+    _dims_in_range(dn.collapsed_slice_dims, operand.ndim, "gather", "collapsed_slice_dims")
+    _no_duplicate_dims(dn.collapsed_slice_dims, "gather", "collapsed_slice_dims")
+    _disjoint_dims(dn.collapsed_slice_dims, dn.operand_batching_dims, "gather",
+                   "collapsed_slice_dims", "operand_batching_dims")
+    _disjoint_dims(dn.start_index_map, dn.operand_batching_dims, "gather", "start_index_map",
+                   "operand_batching_dims")
+    _check_batching_dims("gather", operand, indices, dn.operand_batching_dims,
+                         dn.start_indices_batching_dims, "start_indices_batching_dims")
+    if operand.ndim != len(slice_sizes):
+        raise TypeError(f"Gather op must have one slice size for every input dimension; got: "
+                        f"len(slice_sizes)={len(slice_sizes)}, input_shape.rank={operand.ndim}")
+    if len(slice_sizes) != (len(dn.offset_dims) + len(dn.collapsed_slice_dims)
+                            + len(dn.operand_batching_dims)):
+        raise TypeError(f"All components of the offset index in a gather op must either be a "
+                        f"offset dimension or explicitly collapsed/batching; got "
+                        f"len(slice_sizes)={len(slice_sizes)}, output_slice_sizes="
+                        f"{dn.offset_dims}, collapsed_slice_dims={dn.collapsed_slice_dims}, "
+                        f"operand_batching_dims={dn.operand_batching_dims}.")
+    if indices.size:
+        for i, (size, bound) in enumerate(zip(slice_sizes, operand.shape)):
+            if not 0 <= size <= bound:
+                raise TypeError(f"Slice size at index {i} in gather op is out of range, must "
+                                f"be within [0, {bound} + 1), got {size}.")
+    for i, d in enumerate(dn.collapsed_slice_dims):
+        if slice_sizes[d] != 1:
+            raise TypeError(f"Gather op can only collapse slice dims with bound 1, but bound is "
+                            f"{slice_sizes[d]} for index {d} at position {i}.")
+    for i, d in enumerate(dn.operand_batching_dims):
+        if slice_sizes[d] > 1:
+            raise TypeError(f"Gather op can only have operand batching dims with bound 0/1, but "
+                            f"bound is {slice_sizes[d]} for index {d} at position {i}.")
+    # output: offset dims take the kept slice sizes, the others the indices' batch dims
+    dropped = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
+    kept = iter(s for i, s in enumerate(slice_sizes) if i not in dropped)
+    batch = iter(indices.shape[:-1])
+    shape = tuple(next(kept) if i in dn.offset_dims else next(batch) for i in range(out_rank))
+    return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+
+def _gather_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes, unique_indices,
+                     indices_are_sorted, mode, fill_value):
+    if mode not in (GatherScatterMode.CLIP, GatherScatterMode.FILL_OR_DROP,
+                    GatherScatterMode.PROMISE_IN_BOUNDS):
+        raise NotImplementedError(f"gather mode {mode} is not supported by jxkernel")
+    out = ctx.avals_out[0]
+    if 0 in out.shape:                   # as JAX: an empty result needs no gather
+        return hl.splat(ctx, 0, out.dtype, out.shape)
+    dn, idx_aval = dimension_numbers, ctx.avals_in[1]
+    dims = _dims_attr("gather", [
+        ("offset_dims", dn.offset_dims), ("collapsed_slice_dims", dn.collapsed_slice_dims),
+        ("operand_batching_dims", dn.operand_batching_dims),
+        ("start_indices_batching_dims", dn.start_indices_batching_dims),
+        ("start_index_map", dn.start_index_map)], idx_aval.ndim - 1)
+    # XLA's gather clamps each window into the operand: that *is* CLIP (and what
+    # PROMISE_IN_BOUNDS happens to do)
+    result = ctx.op1("stablehlo.gather", [operand, indices], {
+        "dimension_numbers": dims, "slice_sizes": hlo.i64_array(slice_sizes),
+        "indices_are_sorted": hlo.bool_attr(indices_are_sorted)})
+    if mode != GatherScatterMode.FILL_OR_DROP:
+        return result
+    # FILL_OR_DROP: a window is kept iff 0 <= start <= dim - slice_size for every entry
+    # of its index vector; the others become fill_value (JAX's _gather_fill)
+    operand_shape = ctx.avals_in[0].shape
+    upper = [operand_shape[d] - slice_sizes[d] for d in dn.start_index_map]
+    mask = _in_bounds(ctx, indices, idx_aval, upper)
+    batch_dims = [d for d in range(out.ndim) if d not in dn.offset_dims]
+    mask = hl.broadcast_in_dim(ctx, mask, out.shape, dtypes.bool_, batch_dims)
+    fill = hl.splat(ctx, fill_value, out.dtype, out.shape)
+    return hl.select(ctx, mask, result, fill, out)
+
+
+def _in_bounds(ctx, indices, idx_aval, upper):
+    """bool[indices.shape[:-1]]: whether each index vector lies within [0, upper]."""
+    dtype, shape = idx_aval.dtype, idx_aval.shape
+    top = dtypes.iinfo(dtype).max                 # an upper bound past the dtype is no bound
+    upper = ctx.constant(np.asarray([builtins.min(u, top) for u in upper], dtype))
+    upper = hl.broadcast_in_dim(ctx, upper, shape, dtype, [len(shape) - 1])
+    ok = hl.compare(ctx, indices, upper, "LE", idx_aval)
+    bool_type = hlo.tensor_type(shape, dtypes.bool_)
+    if dtypes.is_signed(dtype):
+        nonneg = hl.compare(ctx, indices, hl.splat(ctx, 0, dtype, shape), "GE", idx_aval)
+        ok = ctx.op1("stablehlo.and", [ok, nonneg], result_type=bool_type)
+    return ctx.op1("stablehlo.reduce", [ok, ctx.constant(np.array(True))],
+                   {"dimensions": hlo.i64_array([len(shape) - 1])},
+                   regions=[hl.binary_region(ctx, "stablehlo.and", dtypes.bool_)],
+                   result_type=hlo.tensor_type(shape[:-1], dtypes.bool_))
+
+
+abstract_eval_rules[gather_p] = _gather_abstract_eval
+lowering_rules[gather_p] = _gather_lowering
+
+
+# ------------------------------------------------------------------ scatter family
+def _scatter_abstract_eval(operand, indices, updates, *, update_jaxpr, update_consts,
+                           dimension_numbers, indices_are_sorted, unique_indices, mode):
+    _check_indices_dtype(indices)
+    if operand.dtype != updates.dtype:
+        raise TypeError(f"lax.scatter requires arguments to have the same dtypes, got "
+                        f"{operand.dtype}, {updates.dtype}.")
+    dn = dimension_numbers
+    if indices.ndim < 1:
+        raise TypeError(f"Scatter indices must have at least one dimension (the index vector, "
+                        f"last); got indices of shape {indices.shape}.")
+    index_vector_dim = indices.ndim - 1
+    expected_rank = indices.ndim - 1 + len(dn.update_window_dims)
+    if updates.ndim != expected_rank:
+        raise TypeError(f"Updates tensor must be of rank {expected_rank}; got {updates.ndim}.")
+    _is_sorted(dn.update_window_dims, "scatter", "update_window_dims")
+    _no_duplicate_dims(dn.update_window_dims, "scatter", "update_window_dims")
+    _dims_in_range(dn.update_window_dims, updates.ndim, "scatter", "update_window_dims")
+    _is_sorted(dn.inserted_window_dims, "scatter", "inserted_window_dims")
+    _no_duplicate_dims(dn.inserted_window_dims, "scatter", "inserted_window_dims")
+    _dims_in_range(dn.inserted_window_dims, operand.ndim, "scatter", "inserted_window_dims")
+    _disjoint_dims(dn.inserted_window_dims, dn.operand_batching_dims, "scatter",
+                   "inserted_window_dims", "operand_batching_dims")
+    _disjoint_dims(dn.scatter_dims_to_operand_dims, dn.operand_batching_dims, "scatter",
+                   "scatter_dims_to_operand_dims", "operand_batching_dims")
+    operand_batch = _check_batching_dims("scatter", operand, indices, dn.operand_batching_dims,
+                                         dn.scatter_indices_batching_dims,
+                                         "scatter_indices_batching_dims")
+    # updates' scatter dimensions are the indices' batch dims, in order, window dims between
+    scatter_dims = [d for d in range(updates.ndim) if d not in dn.update_window_dims]
+    updates_batch = tuple(updates.shape[scatter_dims[d]] for d in dn.scatter_indices_batching_dims)
+    if operand_batch != updates_batch:
+        raise TypeError(f"Scatter op requires operand batching dimensions and updates batching "
+                        f"dimensions to have the same shape, got {operand_batch} and "
+                        f"{updates_batch}.")
+    window = len(dn.update_window_dims) + len(dn.inserted_window_dims) + \
+        len(dn.operand_batching_dims)
+    if operand.ndim != window:
+        raise TypeError(f"Scatter op has window of size {window}; doesn't match operand of rank "
+                        f"{operand.ndim}.")
+    if len(dn.scatter_dims_to_operand_dims) != indices.shape[index_vector_dim]:
+        raise TypeError(f"Scatter op has {len(dn.scatter_dims_to_operand_dims)} elements in "
+                        f"scatter_dims_to_operand_dims and the bound of dimension "
+                        f"index_vector_dim={index_vector_dim} of indices is "
+                        f"{indices.shape[index_vector_dim]}. These two numbers must be equal")
+    for i, d in enumerate(dn.scatter_dims_to_operand_dims):
+        if not 0 <= d < operand.ndim:
+            raise TypeError(f"Invalid scatter_dims_to_operand_dims mapping; domain is "
+                            f"[0, {operand.ndim}), got: {i}->{d}.")
+    _no_duplicate_dims(dn.scatter_dims_to_operand_dims, "scatter",
+                       "scatter_dims_to_operand_dims")
+    dropped = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
+    max_window = [s for i, s in enumerate(operand.shape) if i not in dropped]
+    for bound, d in zip(max_window, dn.update_window_dims):
+        if updates.shape[d] > bound:
+            raise TypeError(f"Bounds of the window dimensions of updates must not exceed the "
+                            f"bounds of the corresponding dimensions of operand. For dimension "
+                            f"{d}, updates bound is {updates.shape[d]}, operand bound is {bound}.")
+    for d, bound in zip(scatter_dims, indices.shape[:-1]):
+        if updates.shape[d] != bound:
+            raise TypeError(f"Bounds of the scatter dimensions of updates must be the same as "
+                            f"the bounds of the corresponding dimensions of scatter indices. For "
+                            f"scatter dimension {d}, updates bound is {updates.shape[d]}, "
+                            f"indices bound is {bound}.")
+    return ShapedArray(operand.shape, operand.dtype, operand.weak_type)
+
+
+def _scatter_lowering(ctx, operand, indices, updates, *, update_jaxpr, update_consts,
+                      dimension_numbers, indices_are_sorted, unique_indices, mode):
+    dn = dimension_numbers
+    op_aval, idx_aval, upd_aval = ctx.avals_in
+    if mode == GatherScatterMode.CLIP:
+        indices = _clamp_scatter_indices(ctx, indices, op_aval, idx_aval, upd_aval, dn)
+    # FILL_OR_DROP and PROMISE_IN_BOUNDS: XLA skips windows that are not wholly in bounds
+    scalar = hlo.tensor_type((), op_aval.dtype)
+    region = ctx.new_block([scalar, scalar])
+    if update_jaxpr is None:                      # plain scatter: the update wins
+        region.ret([region.args[1]])
+    else:
+        region.ret(ctx.lower_jaxpr(ClosedJaxpr(update_jaxpr, update_consts), region.args,
+                                   block=region))
+    dims = _dims_attr("scatter", [
+        ("update_window_dims", dn.update_window_dims),
+        ("inserted_window_dims", dn.inserted_window_dims),
+        ("input_batching_dims", dn.operand_batching_dims),
+        ("scatter_indices_batching_dims", dn.scatter_indices_batching_dims),
+        ("scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims)], idx_aval.ndim - 1)
+    return ctx.op1("stablehlo.scatter", [operand, indices, updates], {
+        "scatter_dimension_numbers": dims,
+        "indices_are_sorted": hlo.bool_attr(indices_are_sorted),
+        "unique_indices": hlo.bool_attr(unique_indices)}, regions=[region])
+
+
+def _clamp_scatter_indices(ctx, indices, op_aval, idx_aval, upd_aval, dn):
+    """Indices clamped so every update window fits in the operand (JAX's mode=CLIP)."""
+    window_sizes = iter(upd_aval.shape[d] for d in dn.update_window_dims)
+    dropped = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
+    window = [1 if i in dropped else next(window_sizes) for i in range(op_aval.ndim)]
+    dtype, shape = idx_aval.dtype, idx_aval.shape
+    top = dtypes.iinfo(dtype).max
+    upper = [builtins.min(op_aval.shape[d] - window[d], top) for d in dn.scatter_dims_to_operand_dims]
+    upper = hl.broadcast_in_dim(ctx, ctx.constant(np.asarray(upper, dtype)), shape, dtype,
+                                [len(shape) - 1])
+    return ctx.op1("stablehlo.clamp", [ctx.constant(np.zeros((), dtype)), indices, upper],
+                   result_type=hl.aval_type(idx_aval))
+
+
+@functools.lru_cache(maxsize=None)
+def _reduction_jaxpr(combine, dtype):
+    """The (jaxpr, consts) of `combine(a, b)` on scalars of `dtype`: a scatter's update
+    computation. Cached, so equal scatters have equal (hashable) params."""
+    closed = trace_to_jaxpr(lambda a, b: [combine(a, b)], [ShapedArray((), dtype)] * 2)
+    return closed.jaxpr, tuple(closed.consts)
+
+
+scatter_p = Primitive("scatter")
+scatter_add_p = Primitive("scatter-add")
+scatter_sub_p = Primitive("scatter-sub")
+scatter_mul_p = Primitive("scatter-mul")
+scatter_min_p = Primitive("scatter-min")
+scatter_max_p = Primitive("scatter-max")
+for _prim in (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p,
+              scatter_max_p):
+    abstract_eval_rules[_prim] = _scatter_abstract_eval
+    lowering_rules[_prim] = _scatter_lowering
+del _prim
+
+
+# ------------------------------------------------------------------ lax functions
+def slice(operand, start_indices, limit_indices, strides=None):
+    """operand[start:limit:stride] in every dimension (static bounds).
+
+        >>> lax.slice(jnp.arange(12).reshape(3, 4), (1, 0), (3, 4), (1, 2))
+        Array([[ 4,  6],
+               [ 8, 10]], dtype=int32)
+    """
+    return slice_p.bind(operand, start_indices=tuple(start_indices),
+                        limit_indices=tuple(limit_indices),
+                        strides=None if strides is None else tuple(strides))
+
+
+def slice_in_dim(operand, start_index, limit_index, stride: int = 1, axis: int = 0):
+    """operand[..., start_index:limit_index:stride] along `axis` (negative and None bounds
+    allowed).
+
+        >>> lax.slice_in_dim(jnp.arange(6), 1, -1, 2)
+        Array([1, 3], dtype=int32)
+    """
+    shape = _shape(operand)
+    axis = operator.index(axis)
+    start, limit, strides = [0] * len(shape), list(shape), [1] * len(shape)
+    size = shape[axis]
+    lo = 0 if start_index is None else operator.index(start_index)
+    hi = size if limit_index is None else operator.index(limit_index)
+    start[axis] = lo + size if lo < 0 else lo
+    limit[axis] = hi + size if hi < 0 else hi
+    strides[axis] = operator.index(stride)
+    return slice(operand, start, limit, strides)
+
+
+def index_in_dim(operand, index: int, axis: int = 0, keepdims: bool = True):
+    """operand[..., index] along `axis` (static index, negative allowed).
+
+        >>> lax.index_in_dim(jnp.arange(6).reshape(2, 3), -1, 1, keepdims=False)
+        Array([2, 5], dtype=int32)
+    """
+    index, axis = operator.index(index), operator.index(axis)
+    size = _shape(operand)[axis]
+    wrapped = index + size if index < 0 else index
+    if not 0 <= wrapped < size:
+        raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
+    result = slice_in_dim(operand, wrapped, wrapped + 1, 1, axis)
+    return result if keepdims else squeeze(result, (axis,))
+
+
+def _dynamic_slice_indices(operand, start_indices, allow_negative_indices) -> list:
+    """Start indices with negative ones counted from the end (as a select when traced)."""
+    shape = _shape(operand)
+    if _is_array(start_indices) or isinstance(start_indices, np.ndarray):
+        if np.ndim(start_indices) != 1:
+            raise ValueError(f"Slice indices must be a 1D sequence, got {np.shape(start_indices)}")
+        if isinstance(start_indices, np.ndarray):
+            start_indices = list(start_indices)
+        else:
+            start_indices = [squeeze(slice(start_indices, (k,), (k + 1,)), (0,))
+                             for k in range(start_indices.shape[0])]
+    if len(start_indices) != len(shape):
+        raise ValueError(f"Length of slice indices must match number of operand dimensions "
+                         f"({len(start_indices)} vs {shape})")
+    if isinstance(allow_negative_indices, bool):
+        allow_negative_indices = [allow_negative_indices] * len(shape)
+    result = []
+    for i, d, allow_negative in zip(start_indices, shape, allow_negative_indices):
+        dtype = dtypes.dtype(i)
+        if dtypes.is_unsigned(dtype):             # cannot be negative
+            result.append(i)
+        elif isinstance(i, (int, np.integer)) and not isinstance(i, bool):
+            if i < 0 and not allow_negative:
+                raise ValueError(f"Index {i} is out of bounds for dimension {d} if "
+                                 f"allow_negative_indices=False")
+            result.append(convert_element_type(i + d if i < 0 else i, dtype))
+        elif allow_negative:
+            negative = lt(i, np.zeros((), dtype))
+            # a weakly typed index is made strong first, as jnp's `i + d` does in JAX
+            shifted = add(convert_element_type(i, dtype), np.array(d, dtype))
+            result.append(select(negative, shifted, i))
+        else:
+            result.append(i)
+    return result
+
+
+def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
+    """The slice of `slice_sizes` (static) starting at `start_indices` (possibly traced).
+    Start indices are clamped so the slice fits, as XLA does; negative ones count from the end.
+
+        >>> lax.dynamic_slice(jnp.arange(12).reshape(3, 4), (1, 1), (2, 4))
+        Array([[ 4,  5,  6,  7],
+               [ 8,  9, 10, 11]], dtype=int32)
+    """
+    start_indices = _dynamic_slice_indices(operand, start_indices, allow_negative_indices)
+    return dynamic_slice_p.bind(operand, *start_indices,
+                                slice_sizes=canonicalize_shape(slice_sizes))
+
+
+def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
+    """`operand` with `update` written at `start_indices` (clamped so it fits).
+
+        >>> lax.dynamic_update_slice(jnp.zeros(6), jnp.ones(3), (5,))
+        Array([0., 0., 0., 1., 1., 1.], dtype=float32)
+    """
+    start_indices = _dynamic_slice_indices(operand, start_indices, allow_negative_indices)
+    return dynamic_update_slice_p.bind(operand, update, *start_indices)
+
+
+def _zero_index(start_index):
+    """A 0 index of the same type as `start_index` (a Python int stays a Python int)."""
+    if type(start_index) is int:
+        return 0
+    return np.zeros((), dtypes.dtype(start_index))
+
+
+def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0, *,
+                         allow_negative_indices: bool = True):
+    """operand[..., start_index:start_index + slice_size] along `axis`, start clamped.
+
+        >>> lax.dynamic_slice_in_dim(jnp.arange(5), 4, 3)
+        Array([2, 3, 4], dtype=int32)
+    """
+    ndim, axis = _ndim(operand), operator.index(axis)
+    start_indices = [_zero_index(start_index)] * ndim
+    start_indices[axis] = start_index
+    sizes = list(_shape(operand))
+    sizes[axis] = operator.index(slice_size)
+    allow = [False] * ndim
+    allow[axis] = allow_negative_indices
+    return dynamic_slice(operand, start_indices, sizes, allow_negative_indices=allow)
+
+
+def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True, *,
+                         allow_negative_indices: bool = True):
+    """operand[..., index] along `axis` for a possibly traced index (clamped).
+
+        >>> lax.dynamic_index_in_dim(jnp.arange(6).reshape(2, 3), 1, 1, keepdims=False)
+        Array([1, 4], dtype=int32)
+    """
+    result = dynamic_slice_in_dim(operand, index, 1, axis,
+                                  allow_negative_indices=allow_negative_indices)
+    return result if keepdims else squeeze(result, (axis,))
+
+
+def dynamic_update_slice_in_dim(operand, update, start_index, axis: int, *,
+                                allow_negative_indices: bool = True):
+    """`operand` with `update` written at `start_index` along `axis` (0 along the others).
+
+        >>> lax.dynamic_update_slice_in_dim(jnp.zeros(4), jnp.ones(2), 1, 0)
+        Array([0., 1., 1., 0.], dtype=float32)
+    """
+    ndim, axis = _ndim(operand), operator.index(axis)
+    start_indices = [_zero_index(start_index)] * ndim
+    start_indices[axis] = start_index
+    allow = [False] * ndim
+    allow[axis] = allow_negative_indices
+    return dynamic_update_slice(operand, update, start_indices, allow_negative_indices=allow)
+
+
+def dynamic_update_index_in_dim(operand, update, index, axis: int, *,
+                                allow_negative_indices: bool = True):
+    """`operand` with `update` written at `index` along `axis`; `update` may lack that axis.
+
+        >>> lax.dynamic_update_index_in_dim(jnp.zeros((2, 3)), jnp.ones(3), 1, 0)[1]
+        Array([1., 1., 1.], dtype=float32)
+    """
+    axis = operator.index(axis)
+    if _ndim(update) != _ndim(operand):
+        if _ndim(update) + 1 != _ndim(operand):
+            raise ValueError(f"dynamic_update_index_in_dim needs an update of rank "
+                             f"{_ndim(operand)} or {_ndim(operand) - 1}, got shape "
+                             f"{_shape(update)} for operand shape {_shape(operand)}")
+        update = expand_dims(update, (axis,))
+    return dynamic_update_slice_in_dim(operand, update, index, axis,
+                                       allow_negative_indices=allow_negative_indices)
+
+
+def _default_fill_value(dtype):
+    """JAX's fill for out-of-bounds gathers: NaN, the most negative int, the largest
+    unsigned int, True."""
+    if dtypes.is_inexact(dtype):
+        return np.nan
+    if dtypes.is_signed(dtype):
+        return int(dtypes.iinfo(dtype).min)
+    if dtypes.is_unsigned(dtype):
+        return int(dtypes.iinfo(dtype).max)
+    return True
+
+
+def gather(operand, start_indices, dimension_numbers: GatherDimensionNumbers, slice_sizes, *,
+           unique_indices: bool = False, indices_are_sorted: bool = False, mode=None,
+           fill_value=None):
+    """XLA's Gather: slices of `slice_sizes` from `operand` starting at each index vector of
+    `start_indices` (last dimension). `mode` defaults to PROMISE_IN_BOUNDS, as in JAX;
+    'fill' gives `fill_value` (NaN, int min, uint max or True by default) out of bounds.
+
+        >>> x = jnp.array([10, 11, 12])
+        >>> dn = lax.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,),
+        ...                                 start_index_map=(0,))
+        >>> lax.gather(x, jnp.array([[2], [0]]), dn, (1,))
+        Array([12, 10], dtype=int32)
+    """
+    mode = GatherScatterMode.from_any(GatherScatterMode.PROMISE_IN_BOUNDS if mode is None
+                                      else mode)
+    if mode == GatherScatterMode.FILL_OR_DROP:
+        if fill_value is None:
+            fill_value = _default_fill_value(dtypes.dtype(operand))
+    else:
+        fill_value = None
+    return gather_p.bind(operand, start_indices,
+                         dimension_numbers=_dims_tuple(dimension_numbers, GatherDimensionNumbers),
+                         slice_sizes=canonicalize_shape(slice_sizes),
+                         unique_indices=bool(unique_indices),
+                         indices_are_sorted=bool(indices_are_sorted), mode=mode,
+                         fill_value=fill_value)
+
+
+def _scatter(prim, combine, operand, scatter_indices, updates, dimension_numbers,
+             indices_are_sorted, unique_indices, mode):
+    jaxpr, consts = (None, ()) if combine is None else \
+        _reduction_jaxpr(combine, dtypes.dtype(operand))
+    return prim.bind(operand, scatter_indices, updates, update_jaxpr=jaxpr, update_consts=consts,
+                     dimension_numbers=_dims_tuple(dimension_numbers, ScatterDimensionNumbers),
+                     indices_are_sorted=bool(indices_are_sorted),
+                     unique_indices=bool(unique_indices), mode=GatherScatterMode.from_any(mode))
+
+
+def scatter(operand, scatter_indices, updates, dimension_numbers: ScatterDimensionNumbers, *,
+            indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
+    """XLA's Scatter where each update replaces the operand's value (duplicates: any one
+    wins). Out-of-bounds updates are dropped unless mode='clip'.
+
+        >>> dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+        ...                                  scatter_dims_to_operand_dims=(0,))
+        >>> lax.scatter(jnp.zeros(3), jnp.array([[2]]), jnp.array([5.]), dn)
+        Array([0., 0., 5.], dtype=float32)
+    """
+    return _scatter(scatter_p, None, operand, scatter_indices, updates, dimension_numbers,
+                    indices_are_sorted, unique_indices, mode)
+
+
+def scatter_add(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
+    """Scatter that adds updates into the operand (duplicates accumulate)."""
+    return _scatter(scatter_add_p, add, operand, scatter_indices, updates, dimension_numbers,
+                    indices_are_sorted, unique_indices, mode)
+
+
+def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
+    """Scatter that subtracts updates from the operand."""
+    return _scatter(scatter_sub_p, sub, operand, scatter_indices, updates, dimension_numbers,
+                    indices_are_sorted, unique_indices, mode)
+
+
+def scatter_mul(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
+    """Scatter that multiplies the operand by updates."""
+    return _scatter(scatter_mul_p, mul, operand, scatter_indices, updates, dimension_numbers,
+                    indices_are_sorted, unique_indices, mode)
+
+
+def scatter_min(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
+    """Scatter that keeps the minimum of the operand and the updates."""
+    return _scatter(scatter_min_p, min, operand, scatter_indices, updates, dimension_numbers,
+                    indices_are_sorted, unique_indices, mode)
+
+
+def scatter_max(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
+    """Scatter that keeps the maximum of the operand and the updates."""
+    return _scatter(scatter_max_p, max, operand, scatter_indices, updates, dimension_numbers,
+                    indices_are_sorted, unique_indices, mode)
+
+
+__all__ = ["slice_p", "dynamic_slice_p", "dynamic_update_slice_p", "gather_p", "scatter_p",
+           "scatter_add_p", "scatter_sub_p", "scatter_mul_p", "scatter_min_p", "scatter_max_p",
+           "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "slice",
+           "slice_in_dim", "index_in_dim", "dynamic_slice", "dynamic_slice_in_dim",
+           "dynamic_index_in_dim", "dynamic_update_slice", "dynamic_update_slice_in_dim",
+           "dynamic_update_index_in_dim", "gather", "scatter", "scatter_add", "scatter_sub",
+           "scatter_mul", "scatter_min", "scatter_max"]
