@@ -1,0 +1,321 @@
+"""lax reductions, argmax/argmin, generic reduce and cumulative ops against NumPy, eagerly
+and under jit; staged jaxprs (type-checked, golden text from JAX 0.10.2); error messages."""
+import functools
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import jxkernel
+from jxkernel import lax
+from jxkernel.core import ShapedArray, check_jaxpr
+from jxkernel.lax.conversion import _convert_element_type
+
+bf16 = np.dtype(ml_dtypes.bfloat16)
+LOW = (np.dtype(np.float16), bf16)
+
+
+def data(shape, dtype, seed=0, positive=False):
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return rng.random(shape) < 0.5
+    if dtype.kind in "iu":
+        return rng.integers(1 if positive else (0 if dtype.kind == "u" else -5), 4,
+                            shape).astype(dtype)
+    if dtype.kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    if positive or dtype in LOW:
+        return rng.uniform(0.5, 1.5, shape).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def assert_close(got, want, dtype):
+    got = np.asarray(got)
+    want = np.asarray(want)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    assert got.dtype == np.dtype(dtype), (got.dtype, dtype)
+    if np.dtype(dtype).kind in "fcV" or np.dtype(dtype) in LOW:
+        tol = 2e-2 if np.dtype(dtype) in LOW else 1e-5
+        np.testing.assert_allclose(got.astype(np.complex128), want.astype(np.complex128),
+                                   rtol=tol, atol=tol)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+def check(fn, args, want, dtype):
+    """fn eagerly, under jit, and its staged jaxpr type-checks."""
+    assert_close(fn(*map(jxkernel.device_put, args)), want, dtype)
+    assert_close(jxkernel.jit(fn)(*args), want, dtype)
+    check_jaxpr(jxkernel.make_jaxpr(fn)(*args))
+
+
+def wide(x):
+    """x in a wide type for NumPy references (bf16/f16 computed in f64)."""
+    return x.astype(np.float64) if x.dtype in LOW else x
+
+
+# ------------------------------------------------------------------ reduce_*
+REDUCTIONS = {
+    "reduce_sum": (lax.reduce_sum, np.sum, ["float32", "float16", "bfloat16", "int32", "uint8", "complex64"]),
+    "reduce_prod": (lax.reduce_prod, np.prod, ["float32", "int32", "complex64"]),
+    "reduce_max": (lax.reduce_max, np.max, ["float32", "bfloat16", "int8", "uint32", "bool", "complex64"]),
+    "reduce_min": (lax.reduce_min, np.min, ["float32", "float16", "int16", "bool", "complex64"]),
+    "reduce_and": (lax.reduce_and, np.bitwise_and.reduce, ["bool", "int32", "uint8"]),
+    "reduce_or": (lax.reduce_or, np.bitwise_or.reduce, ["bool", "int32", "uint8"]),
+    "reduce_xor": (lax.reduce_xor, np.bitwise_xor.reduce, ["bool", "int32", "uint8"]),
+}
+SHAPES_AXES = [((5,), (0,)), ((3, 4), (1,)), ((3, 4), (0, 1)), ((2, 3, 4), (0, 2)),
+               ((3, 4), ()), ((2, 0, 3), (1,))]
+
+
+def _reduction_cases():
+    for name, (_, _, dts) in REDUCTIONS.items():
+        for i, dtype in enumerate(dts):
+            shapes = SHAPES_AXES if i == 0 else SHAPES_AXES[1:4]     # all shapes for one dtype
+            for shape, axes in shapes:
+                if name in ("reduce_max", "reduce_min") and 0 in shape:
+                    continue                                 # identity checked separately
+                yield name, dtype, shape, axes
+
+
+@pytest.mark.parametrize("name,dtype,shape,axes", list(_reduction_cases()))
+def test_reduction(name, dtype, shape, axes):
+    fn, ref, _ = REDUCTIONS[name]
+    x = data(shape, dtype, positive=name == "reduce_prod")
+    want = ref(wide(x), axis=axes) if axes else x
+    check(lambda a: fn(a, axes), [x], np.asarray(want).astype(dtype), dtype)
+
+
+@pytest.mark.parametrize("dtype,max_id,min_id", [
+    ("float32", -np.inf, np.inf), ("int32", -2**31, 2**31 - 1), ("uint8", 0, 255),
+    ("bool", False, True)])
+def test_max_min_of_nothing_is_the_identity(dtype, max_id, min_id):
+    x = np.zeros((0, 2), dtype)
+    check(lambda a: lax.reduce_max(a, (0,)), [x], np.full(2, max_id, dtype), dtype)
+    check(lambda a: lax.reduce_min(a, (0,)), [x], np.full(2, min_id, dtype), dtype)
+
+
+def test_max_min_propagate_nan():
+    x = np.array([1., np.nan, 3.], np.float32)
+    assert np.isnan(lax.reduce_max(x, (0,))) and np.isnan(lax.reduce_min(x, (0,)))
+
+
+def test_weak_types_follow_jax():
+    weak = _convert_element_type(np.ones(3, np.float32), np.float32, True)
+    iweak = _convert_element_type(np.ones(3, np.int32), np.int32, True)
+    assert lax.reduce_sum(weak, (0,)).weak_type and lax.reduce_max(weak, (0,)).weak_type
+    assert lax.cumsum(weak).weak_type
+    assert not lax.reduce_and(iweak, (0,)).weak_type
+    assert not lax.argmax(weak, 0, np.int32).weak_type
+
+
+# ------------------------------------------------------------------ argmax / argmin
+ARG_CASES = [(shape, axis, dtype) for shape, axis in [((7,), 0), ((3, 4), 0), ((3, 4), 1), ((2, 3, 4), 2)]
+             for dtype in ["float32", "int32"]] + \
+            [((3, 4), 1, dtype) for dtype in ["bfloat16", "uint8", "bool", "float16"]]
+
+
+@pytest.mark.parametrize("shape,axis,dtype", ARG_CASES)
+@pytest.mark.parametrize("which", ["argmax", "argmin"])
+def test_argmax_argmin(which, shape, axis, dtype):
+    x = data(shape, dtype, seed=1)                 # small ints: many ties
+    fn = getattr(lax, which)
+    check(lambda a: fn(a, axis, np.int32), [x], getattr(np, which)(wide(x), axis).astype(np.int32),
+          np.int32)
+
+
+@pytest.mark.parametrize("which", ["argmax", "argmin"])
+def test_argmax_argmin_nan_and_ties(which):
+    # NaN counts as the extreme one and the first NaN wins; ties go to the first index
+    fn = getattr(lax, which)
+    x = np.array([[1., np.nan, 3., np.nan], [2., 5., 5., -1.], [0., 0., -np.inf, np.inf]], np.float32)
+    want = {"argmax": [1, 1, 3], "argmin": [1, 3, 2]}[which]
+    check(lambda a: fn(a, 1, np.int32), [x], np.array(want, np.int32), np.int32)
+    check(lambda a: fn(a, 1, np.int8), [x], np.array(want, np.int8), np.int8)
+
+
+# ------------------------------------------------------------------ cumulative ops
+def _np_cum(ufunc):
+    def ref(x, axis, reverse):
+        x = np.flip(x, axis) if reverse else x
+        out = ufunc.accumulate(x, axis=axis)
+        return np.flip(out, axis) if reverse else out
+    return ref
+
+
+CUMULATIVE = {
+    "cumsum": (lax.cumsum, _np_cum(np.add), ["float32", "bfloat16", "int32", "uint8", "complex64"]),
+    "cumprod": (lax.cumprod, _np_cum(np.multiply), ["float32", "int32"]),
+    "cummax": (lax.cummax, _np_cum(np.maximum), ["float32", "float16", "int8", "complex64"]),
+    "cummin": (lax.cummin, _np_cum(np.minimum), ["float32", "uint16"]),
+    "cumlogsumexp": (lax.cumlogsumexp, _np_cum(np.logaddexp), ["float32", "float16"]),
+}
+
+
+def _cumulative_cases():
+    for name, (_, _, dts) in CUMULATIVE.items():
+        for i, dtype in enumerate(dts):
+            shapes = [((6,), 0, False), ((6,), 0, True), ((3, 4), 1, False), ((3, 4), 0, True),
+                      ((2, 3, 4), 1, True), ((0, 3), 0, False)]
+            for shape, axis, reverse in (shapes if i == 0 else shapes[2:4]):
+                yield name, dtype, shape, axis, reverse
+
+
+@pytest.mark.parametrize("name,dtype,shape,axis,reverse", list(_cumulative_cases()))
+def test_cumulative(name, dtype, shape, axis, reverse):
+    fn, ref, _ = CUMULATIVE[name]
+    x = data(shape, dtype, positive=name == "cumprod")
+    want = ref(wide(x), axis, reverse).astype(dtype)
+    check(lambda a: fn(a, axis, reverse), [x], want, dtype)
+
+
+def test_cumulative_special_values():
+    x = np.array([1., np.nan, 3.], np.float32)
+    assert np.isnan(np.asarray(lax.cummax(x))[1:]).all()
+    y = np.array([-np.inf, -np.inf, 0., 1.], np.float32)
+    np.testing.assert_allclose(lax.cumlogsumexp(y), [-np.inf, -np.inf, 0., 1.3132617], rtol=1e-6)
+    c = np.array([1 + 2j, 1 + 1j, 0 + 5j], np.complex64)         # lexicographic, as JAX
+    np.testing.assert_array_equal(lax.cummax(c), [1 + 2j] * 3)
+    np.testing.assert_array_equal(lax.cummin(c), [1 + 2j, 1 + 1j, 0 + 5j])
+
+
+# ------------------------------------------------------------------ generic reduce
+def test_reduce_recognizes_monoids():
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    cases = [(lax.add, 0., "reduce_sum"), (lax.mul, 1., "reduce_prod"),
+             (lax.max, -np.inf, "reduce_max"), (lax.min, np.inf, "reduce_min")]
+    for op, init, prim in cases:
+        jaxpr = jxkernel.make_jaxpr(lambda a: lax.reduce(a, init, op, (0,)))(x)
+        assert [str(e.primitive) for e in jaxpr.eqns] == [prim]
+    b = x > 5
+    for op, init, prim in [(lax.bitwise_or, False, "reduce_or"), (lax.bitwise_and, True, "reduce_and"),
+                           (lax.bitwise_xor, False, "reduce_xor")]:
+        jaxpr = jxkernel.make_jaxpr(lambda a: lax.reduce(a, init, op, (1,)))(b)
+        assert [str(e.primitive) for e in jaxpr.eqns] == [prim]
+    i = x.astype(np.int32)
+    jaxpr = jxkernel.make_jaxpr(lambda a: lax.reduce(a, -1, lax.bitwise_and, (0,)))(i)
+    assert [str(e.primitive) for e in jaxpr.eqns] == ["reduce_and"]
+    np.testing.assert_array_equal(lax.reduce(x, 0., lax.add, (0,)), x.sum(0))
+
+
+def test_reduce_general_computation():
+    x = data((3, 4), "float32")
+    # not an identity: a traced region; max(0, ...) is still well defined
+    check(lambda a: lax.reduce(a, 0., lax.max, (1,)), [x], np.maximum(x.max(1), 0), "float32")
+    clipped_sum = lambda p, q: lax.add(lax.max(p, 0.), lax.max(q, 0.))
+    check(lambda a: lax.reduce(a, 0., clipped_sum, (0, 1)), [x], np.maximum(x, 0).sum(), "float32")
+
+
+def test_reduce_pytree_operands():
+    x, y = data((3, 4), "float32"), data((3, 4), "int32", positive=True)
+
+    def fn(a, b):
+        return lax.reduce({"s": a, "p": b}, {"s": 0., "p": 1},
+                          lambda u, v: {"s": lax.add(u["s"], v["s"]), "p": lax.mul(u["p"], v["p"])},
+                          (0,))
+    for out in (fn(x, y), jxkernel.jit(fn)(x, y)):
+        np.testing.assert_allclose(out["s"], x.sum(0), rtol=1e-6)
+        np.testing.assert_array_equal(out["p"], y.prod(0))
+
+
+def test_reduce_with_traced_init_uses_a_region():
+    x = data((3, 4), "float32")
+    f = jxkernel.jit(lambda a, i: lax.reduce(a, i, lax.add, (0,)))
+    np.testing.assert_allclose(f(x, np.float32(0)), x.sum(0), rtol=1e-6)
+    jaxpr = jxkernel.make_jaxpr(lambda a, i: lax.reduce(a, i, lax.add, (0,)))(x, np.float32(0))
+    assert str(jaxpr.eqns[0].primitive) == "reduce"
+    check_jaxpr(jaxpr)
+
+
+# ------------------------------------------------------------------ jaxprs (JAX 0.10.2's text)
+F34 = ShapedArray((3, 4), np.float32)
+GOLDEN = [
+    (lambda x: lax.reduce_sum(x, (0,)), F34,
+     "{ lambda ; a:f32[3,4]. let\n    b:f32[4] = reduce_sum[axes=(0,) out_sharding=None] a\n  in (b,) }"),
+    (lambda x: lax.reduce_max(x, (0, 1)), F34,
+     "{ lambda ; a:f32[3,4]. let b:f32[] = reduce_max[axes=(0, 1)] a in (b,) }"),
+    (lambda x: lax.reduce_xor(x, (1,)), ShapedArray((3, 4), np.int32),
+     "{ lambda ; a:i32[3,4]. let b:i32[3] = reduce_xor[axes=(1,)] a in (b,) }"),
+    (lambda x: lax.argmax(x, 1, np.int32), F34,
+     "{ lambda ; a:f32[3,4]. let\n    b:i32[3] = argmax[axes=(1,) index_dtype=int32] a\n  in (b,) }"),
+    (lambda x: lax.cumprod(x, 0, reverse=True), F34,
+     "{ lambda ; a:f32[3,4]. let b:f32[3,4] = cumprod[axis=0 reverse=True] a in (b,) }"),
+    (lambda x: lax.cumlogsumexp(x), F34,
+     "{ lambda ; a:f32[3,4]. let\n    b:f32[3,4] = cumlogsumexp[axis=0 reverse=False] a\n  in (b,) }"),
+]
+
+
+@pytest.mark.parametrize("fn,aval,text", GOLDEN)
+def test_golden_jaxpr(fn, aval, text):
+    assert str(jxkernel.make_jaxpr(fn)(np.zeros(aval.shape, aval.dtype))) == text
+
+
+def test_generic_reduce_jaxpr():
+    comp = lambda a, b: lax.add(lax.mul(a, b), 1.)
+    text = str(jxkernel.make_jaxpr(lambda x: lax.reduce(x, 1., comp, (0,)))(np.zeros((3, 4), np.float32)))
+    assert text == (
+        "{ lambda ; a:f32[3,4]. let\n    b:f32[4] = reduce[\n      computation=<function "
+        "test_generic_reduce_jaxpr.<locals>.<lambda> at 0xXXXXXXXXXXXX>\n"
+        "      dimensions=(0,)\n      jaxpr={ lambda ; c:f32[] d:f32[]. let\n"
+        "          e:f32[] = mul c d\n          f:f32[] = add e 1.0:f32[]\n        in (f,) }\n"
+        "    ] a 1.0:f32[]\n  in (b,) }")
+
+
+# ------------------------------------------------------------------ errors (JAX's messages)
+f = np.ones(4, np.float32)
+i13 = np.ones((1, 3), np.int32)
+b13 = np.ones((1, 3), bool)
+ERRORS = [
+    (lambda: lax.reduce_sum(b13, (1,)), TypeError,
+     "reduce_sum does not accept dtype bool. Accepted dtypes are subtypes of number."),
+    (lambda: lax.reduce_prod(b13, (1,)), TypeError,
+     "reduce_prod does not accept dtype bool. Accepted dtypes are subtypes of number."),
+    (lambda: lax.reduce_and(f, (0,)), TypeError,
+     "logical reduction requires operand dtype bool or int, got float32."),
+    (lambda: lax.reduce_sum(i13, (1, 1)), ValueError, "duplicate value in 'axes' of reduction: (1, 1)"),
+    (lambda: lax.reduce_sum(i13, (2,)), ValueError,
+     "reduction axes (2,) contains out-of-bounds indices for int32[1,3]."),
+    (lambda: lax.reduce_max(i13, (-1,)), ValueError,
+     "reduction axes (-1,) contains out-of-bounds indices for int32[1,3]."),
+    (lambda: lax.argmax(f, 0, np.float32), TypeError, "index_dtype must be an integer type, but got float32"),
+    (lambda: lax.argmax(f, 1, np.int32), ValueError, "Invalid axis 1 for operand shape (4,)"),
+    (lambda: lax.argmin(f, -1, np.int32), ValueError, "Invalid axis -1 for operand shape (4,)"),
+    (lambda: lax.argmax(np.zeros((0, 3), np.float32), 0, np.int32), ValueError,
+     "argmin and argmax require non-empty reduced dimension. operand.shape=(0, 3) axis=0"),
+    (lambda: lax.argmax(np.ones(2, np.complex64), 0, np.int32), TypeError,
+     "argmax does not accept dtype complex64"),
+    (lambda: lax.cumsum(b13, 1), TypeError,
+     "cumsum does not accept dtype bool. Accepted dtypes are subtypes of number."),
+    (lambda: lax.cumlogsumexp(i13, 1), TypeError, "cumlogsumexp does not accept dtype int32"),
+    (lambda: lax.cumsum(i13, -1), ValueError, "XLA operations do not allow negative axes"),
+    (lambda: lax.cummax(i13, 2), ValueError, "axis 2 is out of bounds for array of shape (1, 3)"),
+    (lambda: lax.reduce((f, f), 0., lax.add, (0,)), ValueError,
+     "Operands must have the same tree structure as init_values: PyTreeDef((*, *)) vs. PyTreeDef(*)"),
+    (lambda: lax.reduce(f, np.zeros(3, np.float32), lax.mul, (0,)), ValueError,
+     "reduce found non-scalar initial value: [(3,)]"),
+    (lambda: lax.reduce(f, np.int32(0), lambda a, b: a, (0,)), TypeError,
+     "reduce operand dtypes should match corresponding initial value dtypes, got "
+     "operands=[ShapedArray(float32[4])] and initial_values=[ShapedArray(int32[])]"),
+    (lambda: lax.reduce(f, 0., lambda a, b: lax.convert_element_type(a, np.int32), (0,)), TypeError,
+     "reduce computation must return scalars of the init values' structure and dtypes"),
+]
+
+
+@pytest.mark.parametrize("fn,exc,msg", ERRORS)
+def test_errors(fn, exc, msg):
+    with pytest.raises(exc) as info:
+        fn()
+    assert msg in str(info.value)
+
+
+def test_errors_while_tracing_too():
+    with pytest.raises(ValueError, match="duplicate value in 'axes'"):
+        jxkernel.jit(lambda a: lax.reduce_sum(a, (0, 0)))(f)
+
+
+def test_reduce_cannot_close_over_tracers():
+    def fn(a, s):
+        return lax.reduce(a, 0., lambda p, q: lax.add(lax.add(p, q), s), (0,))
+    with pytest.raises(NotImplementedError, match="can't close over Tracers"):
+        jxkernel.jit(fn)(f, np.float32(1))
