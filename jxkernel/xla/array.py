@@ -5,8 +5,27 @@
     Array([0., 1., 2.], dtype=float32)
 
 We wrap jaxlib's `ArrayImpl` rather than patching it, so that `jax` itself can be
-imported in the same process (jax patches that class its own way). Arrays are
-immutable: data put from NumPy is copied unless NumPy's buffer is read-only.
+imported in the same process (jax patches that class its own way).
+
+Immutability. Data put from NumPy is always *copied* to the device: jaxlib's
+zero-copy mode aliases any 64-byte-aligned NumPy buffer, so a later write to the
+user's array would show through. (The copy costs the same as aliasing for small
+arrays.) The other direction, `np.asarray(x)`, is a zero-copy *read-only* view
+where jaxlib allows it (CPU); we cache it in `_npy`.
+
+Several devices. An `Array` lives on one device. A `MultiDeviceArray` (a subclass)
+holds one buffer per device, in one of two layouts:
+
+- stacked (what pmap returns): shard `i` is `x[i]`, the leading axis is the device
+  axis, so `x.shape == (n_devices,) + shard_shape`;
+- replicated: every shard holds the whole value, `x.shape == shard_shape`.
+
+Either way the jaxlib buffer carries the *per-device* aval, which is what a
+replicated executable (num_replicas=N) expects for each parameter. Keeping the
+single-device class free of multi-device branches keeps its hot paths as short
+as they were; code that tests `type(x) is Array` (eager dispatch) sends a
+MultiDeviceArray down its general path, which gathers it with `device_put`.
+
 Operators and array methods (`+`, `.sum()`, `.at[]`, ...) are installed by
 jxkernel.numpy, which owns their semantics.
 """
@@ -16,7 +35,6 @@ import functools
 
 import numpy as np
 
-from ..config import config
 from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval
 from ..core.trace import Tracer
@@ -31,7 +49,7 @@ def sharding_for(devices: tuple):
 
 
 class DeletedArrayError(RuntimeError):
-    pass
+    """An Array was used after it was donated to a computation or deleted."""
 
 
 class Array:
@@ -54,22 +72,33 @@ class Array:
 
     # ---------------------------------------------------------------- devices
     def devices(self) -> set:
+        """The set of devices holding this array's data."""
         return set(self._buf._sharding._devices)
 
     @property
     def device(self):
-        devices = self._buf._sharding._devices
-        if len(devices) != 1:
-            raise ValueError(f"This Array lives on {len(devices)} devices; use .devices()")
-        return devices[0]
+        return self._buf._sharding._devices[0]
 
     @property
     def committed(self) -> bool:
         return self._buf._committed
 
+    def _home_device(self):
+        """Where values derived from this array go by default."""
+        return self._buf._sharding._devices[0]
+
     @property
     def platform(self) -> str:
         return _client.platform_of(self.device)
+
+    @property
+    def addressable_shards(self) -> list:
+        """One `Shard` per device; here the whole array on its one device."""
+        return [Shard(self.device, (slice(None),) * self.ndim, 0, self)]
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        return True
 
     def block_until_ready(self) -> Array:
         """Wait until the computation producing this array is done; returns self."""
@@ -78,39 +107,44 @@ class Array:
         return self
 
     def is_ready(self) -> bool:
+        """True once the value is computed (calls return before that: dispatch is async)."""
+        self._check_alive()
         return self._buf.is_ready()
 
     def is_deleted(self) -> bool:
         return self._buf.is_deleted()
 
     def delete(self) -> None:
+        """Free the device memory now; the Array is unusable afterwards."""
         self._npy = None
         self._buf.delete()
+
+    def unsafe_buffer_pointer(self) -> int:
+        self._check_alive()
+        return self._buf.unsafe_buffer_pointer()
 
     def _check_alive(self):
         if self._buf.is_deleted():
             raise DeletedArrayError(
                 f"Array has been deleted with shape={self.aval.str_short()}: it was donated to a "
-                f"jitted computation (donate_argnums) or .delete() was called. Use the "
-                f"computation's result instead, or do not donate this argument.")
+                f"computation (donate_argnums) or .delete() was called. Use the computation's "
+                f"result instead, or do not donate this argument.")
 
     # ---------------------------------------------------------------- values
     def _value(self) -> np.ndarray:
         """The data as a read-only NumPy array (waits for the computation)."""
         if self._npy is None:
             self._check_alive()
-            buf = self._buf
-            if len(buf._arrays) != 1:
-                buf = buf._arrays[0]
-            value, _ = buf._single_device_array_to_np_array_did_copy()
-            if value.flags.writeable:
-                value.flags.writeable = False
-            self._npy = value
+            value, _ = self._buf._single_device_array_to_np_array_did_copy()
+            self._npy = _frozen(value, self.aval.shape)
         return self._npy
 
     def __array__(self, dtype=None, copy=None):
         value = self._value()
         if dtype is not None and np.dtype(dtype) != value.dtype:
+            if copy is False:
+                raise ValueError(f"Converting {self.aval.str_short()} to {np.dtype(dtype)} "
+                                 f"needs a copy, but copy=False was requested")
             return value.astype(dtype)
         return value.copy() if copy else value
 
@@ -130,37 +164,54 @@ class Array:
         return complex(self._scalar("complex"))
 
     def __bool__(self):
+        if self.aval.size != 1:
+            raise ValueError(f"The truth value of an array with {self.aval.size} elements is "
+                             f"ambiguous (shape {self.shape}). Use a.any() or a.all().")
         return bool(self._scalar("bool"))
 
     def __index__(self):
         if not dtypes.is_int(self.dtype):
-            raise TypeError(f"Only integer arrays can be used as an index; got {self.aval.str_short()}")
+            raise TypeError(f"Only integer arrays can be used as an index; got "
+                            f"{self.aval.str_short()}")
         return int(self._scalar("index"))
 
     def _scalar(self, what):
         if self.aval.size != 1:
             raise TypeError(f"Only arrays of one element can be converted to Python scalars "
                             f"(by {what}()); got shape {self.shape}")
-        return self._value().reshape(()).item() if self.dtype != dtypes.bfloat16 \
-            else self._value().reshape(())
+        return self._value().reshape(()).item()
 
     def __len__(self):
         if not self.shape:
             raise TypeError("len() of unsized object")
         return self.shape[0]
 
+    def __iter__(self):
+        """Rows along the first axis, as Arrays on the same device (a host round trip)."""
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        row_aval = ShapedArray(self.shape[1:], self.dtype, self.weak_type)
+        device = self._home_device()
+        for row in self._value():
+            yield host_to_device(np.asarray(row), row_aval, device)
+
     def __hash__(self):
-        raise TypeError("unhashable type: 'Array'. Arrays are mutable-looking containers; "
-                        "use a tuple of Python scalars (x.tolist()) as a dict key or static argument.")
+        raise TypeError("unhashable type: 'Array'. Arrays cannot be dict keys or static "
+                        "arguments; use a tuple of Python scalars (tuple(x.tolist())) instead.")
 
     def __reduce__(self):
         return device_put, (np.array(self._value()),)
 
     def copy(self) -> Array:
-        return device_put(self, copy=True)
+        """A new Array with its own buffer(s), on the same device(s)."""
+        self._check_alive()
+        return self._rewrap(_copy_buffer(self._buf, self._buf._sharding))
+
+    def _rewrap(self, buf) -> Array:
+        return Array(buf, self.aval)
 
     def __copy__(self):
-        return self
+        return self          # immutable: sharing is safe
 
     def __deepcopy__(self, memo):
         return self.copy()
@@ -170,17 +221,21 @@ class Array:
 
     # ---------------------------------------------------------------- display
     def __repr__(self):
+        # JAX's layout exactly (jax/_src/array.py), so printed output matches JAX's.
         if self._buf.is_deleted():
             return f"Array(<deleted>, shape={self.shape}, dtype={self.dtype.name})"
         prefix = "Array("
         weak = ", weak_type=True" if self.weak_type else ""
         dtype_text = f"dtype={self.dtype.name}{weak})"
-        value = self._value()
-        if value.size == 0:
-            return f"{prefix}[], shape={self.shape}, {dtype_text}"
-        body = np.array2string(value, prefix=prefix, separator=", ",
-                               suffix=", " + dtype_text, threshold=1000)
-        return f"{prefix}{body}, {dtype_text}"
+        line_width = np.get_printoptions()["linewidth"]
+        if self.size == 0:
+            body = f"[], shape={self.shape}"
+        else:
+            body = np.array2string(self._value(), prefix=prefix, suffix=",", separator=", ",
+                                   max_line_width=line_width)
+        last_line = len(body) - body.rfind("\n") + 1
+        sep = " " * len(prefix) if last_line + len(dtype_text) + 1 > line_width else " "
+        return f"{prefix}{body},{sep}{dtype_text}"
 
     def __str__(self):
         return str(self._value())
@@ -192,22 +247,118 @@ class Array:
                 f"<span style='color:#666'>{self.dtype.name}"
                 f"{' (weak)' if self.weak_type else ''} on {html.escape(device)}</span>")
         if self._buf.is_deleted():
-            return head + "<br><i>deleted (donated)</i>"
+            return f"<div>{head}<br><i>deleted (donated)</i></div>"
         with np.printoptions(threshold=200, edgeitems=3, linewidth=100):
             body = html.escape(np.array2string(self._value(), separator=", "))
         return f"<div>{head}<pre style='margin:2px 0'>{body}</pre></div>"
 
 
+def _frozen(value: np.ndarray, shape) -> np.ndarray:
+    """`value` made read-only and given `shape` (a shard's buffer may lack a unit axis)."""
+    if value.shape != shape:
+        value = value.reshape(shape)
+    if value.flags.writeable:
+        value.flags.writeable = False
+    return value
+
+
+class MultiDeviceArray(Array):
+    """An Array with one buffer per device, stacked (pmap results) or replicated.
+
+    >>> x = device_put_sharded([np.float32(i) for i in range(4)], devices())
+    >>> x.shape, len(x.devices())
+    ((4,), 4)
+    """
+    __slots__ = ("_stacked",)
+
+    def __init__(self, buf, aval: ShapedArray, stacked: bool):
+        super().__init__(buf, aval)
+        self._stacked = stacked
+
+    @property
+    def device(self):
+        raise ValueError(f"This Array lives on {len(self._buf._sharding._devices)} devices; "
+                         f"use .devices() or .addressable_shards, or gather it onto one device "
+                         f"with device_put(x, device)")
+
+    @property
+    def device_list(self) -> tuple:
+        """The devices in shard order (shard i lives on device_list[i])."""
+        return tuple(self._buf._sharding._devices)
+
+    @property
+    def platform(self) -> str:
+        return _client.platform_of(self.device_list[0])
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        return not self._stacked
+
+    @property
+    def addressable_shards(self) -> list:
+        """Per device: its index into the array, and its data as a one-device Array.
+
+        Stacked shards keep a leading axis of size 1 (shape (1, ...)), as JAX's do."""
+        self._check_alive()
+        shard_aval = ShapedArray((1,) + self.shape[1:] if self._stacked else self.shape,
+                                 self.dtype, self.weak_type)
+        shards = []
+        for i, (buf, device) in enumerate(zip(self._buf._arrays, self.device_list)):
+            data = Array(_rewrap_buffer(buf, shard_aval, device), shard_aval)
+            if self._stacked:
+                index = (slice(i, i + 1),) + (slice(None),) * (self.ndim - 1)
+                shards.append(Shard(device, index, 0, data))
+            else:
+                shards.append(Shard(device, (slice(None),) * self.ndim, i, data))
+        return shards
+
+    def _value(self) -> np.ndarray:
+        if self._npy is None:
+            self._check_alive()
+            bufs = self._buf._arrays
+            if self._stacked:
+                value = np.stack([b._single_device_array_to_np_array_did_copy()[0] for b in bufs])
+            else:
+                value = bufs[0]._single_device_array_to_np_array_did_copy()[0]
+            self._npy = _frozen(value, self.aval.shape)
+        return self._npy
+
+    def _rewrap(self, buf) -> Array:
+        return MultiDeviceArray(buf, self.aval, self._stacked)
+
+
+class Shard:
+    """One device's part of an Array: `device`, `index` (slices into it), `data`."""
+    __slots__ = ("device", "index", "replica_id", "data")
+
+    def __init__(self, device, index, replica_id, data):
+        self.device, self.index, self.replica_id, self.data = device, index, replica_id, data
+
+    def __repr__(self):
+        return (f"Shard(device={self.device!r}, index={self.index}, "
+                f"replica_id={self.replica_id}, data={self.data.aval.str_short()})")
+
+
+def _rewrap_buffer(buf, aval, device):
+    """A one-device jaxlib buffer given our aval (jaxlib's shard buffers carry none)."""
+    return xc.ArrayImpl(aval, sharding_for((device,)), [buf], committed=True, _skip_checks=True)
+
+
+def _copy_buffer(buf, sharding):
+    """A copy of `buf`'s data on `sharding`'s devices (one buffer per device)."""
+    return xc.batched_copy_array_to_devices_with_sharding(
+        [buf], [sharding._devices], [sharding], [xc.ArrayCopySemantics.ALWAYS_COPY])[0]
+
+
 # ---------------------------------------------------------------- transfers
-_IMMUTABLE = xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
-_ZERO_COPY = xc.HostBufferSemantics.ZERO_COPY
+# Copy host data during the call: never alias the caller's NumPy memory (see module doc).
+_COPY = xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
 
 
 def host_to_device(value: np.ndarray, aval: ShapedArray, device) -> Array:
-    """Put NumPy data (already of `aval`'s dtype) on `device` as an Array."""
-    semantics = _IMMUTABLE if value.flags.writeable else _ZERO_COPY
+    """Put NumPy data (already of `aval`'s dtype) on `device` as an Array (a copy)."""
     buf = xc.batched_device_put(aval, sharding_for((device,)), [value], [device], True, False,
-                                semantics, True)
+                                _COPY, True)
     return Array(buf, aval)
 
 
@@ -233,27 +384,101 @@ def _python_scalar_to_numpy(x, dtype) -> np.ndarray:
     return np.asarray(x, dtype=dtype)
 
 
+def _host_value(x):
+    """(NumPy value, aval) for a host value: NumPy data or a Python scalar (weakly typed)."""
+    if isinstance(x, Tracer):
+        raise TypeError(f"Cannot put a traced value {x} on a device: it has no value while "
+                        f"its function is being transformed")
+    if dtypes.is_python_scalar(x):
+        aval = get_aval(x)
+        return _python_scalar_to_numpy(x, aval.dtype), aval
+    value = to_numpy(x)
+    return value, ShapedArray(value.shape, value.dtype)
+
+
 def device_put(x, device=None, *, copy=False) -> Array:
     """`x` (an Array, NumPy data or a Python scalar) as an Array on `device`.
 
     >>> device_put(1.0)
     Array(1., dtype=float32, weak_type=True)
+    >>> device_put(np.arange(3), jxkernel.devices()[1]).device      # needs 2 devices
+    CpuDevice(id=1)
     """
-    if isinstance(x, Tracer):
-        raise TypeError(f"device_put of a traced value {x} is not allowed here")
-    if device is None:
-        device = _client.default_device() if not isinstance(x, Array) else x.device
     if isinstance(x, Array):
-        x._check_alive()
-        if x.device == device and not copy:
-            return x
-        buf = xc.batched_device_put(x.aval, sharding_for((device,)), [x._buf], [device],
-                                    True, True, _IMMUTABLE, True)
-        return Array(buf, x.aval)
-    if dtypes.is_python_scalar(x):
-        aval = get_aval(x)
-        value = _python_scalar_to_numpy(x, aval.dtype)
-    else:
-        value = to_numpy(x)
-        aval = ShapedArray(value.shape, value.dtype)
+        return _array_to_device(x, device, copy)
+    if device is None:
+        device = _client.default_device()
+    value, aval = _host_value(x)
     return host_to_device(value, aval, device)
+
+
+def _array_to_device(x: Array, device, copy: bool) -> Array:
+    x._check_alive()
+    if type(x) is not Array:                    # several devices: gather onto one
+        device = device if device is not None else x._home_device()
+        return host_to_device(x._value(), x.aval, device)
+    if device is None or device == x.device:
+        return x.copy() if copy else x
+    buf = _copy_buffer(x._buf, sharding_for((device,)))
+    return Array(buf, x.aval)
+
+
+def device_put_sharded(shards, devices) -> MultiDeviceArray:
+    """Shard `i` on `devices[i]`; the result is stacked: shape (len(devices),) + shard shape.
+
+    >>> device_put_sharded([np.zeros(2), np.ones(2)], devices()[:2]).shape
+    (2, 2)
+    """
+    devices = tuple(devices)
+    if len(shards) != len(devices):
+        raise ValueError(f"device_put_sharded got {len(shards)} shards for {len(devices)} "
+                         f"devices; give one shard per device")
+    values = [_host_value(s) if not isinstance(s, Array) else (s._value(), s.aval)
+              for s in shards]
+    aval = values[0][1]
+    for i, (v, a) in enumerate(values):
+        if (a.shape, a.dtype) != (aval.shape, aval.dtype):
+            raise ValueError(f"device_put_sharded: shard {i} is {a.str_short()} but shard 0 is "
+                             f"{aval.str_short()}; every shard must have the same shape and dtype")
+    return assemble([v for v, _ in values], aval, devices, stacked=True)
+
+
+def device_put_replicated(x, devices) -> MultiDeviceArray:
+    """A copy of `x` on each device, stacked: shape (len(devices),) + x.shape (as JAX's)."""
+    value, aval = _host_value(x) if not isinstance(x, Array) else (x._value(), x.aval)
+    return assemble([value] * len(devices), aval, tuple(devices), stacked=True)
+
+
+def replicate(x, devices) -> MultiDeviceArray:
+    """`x` on every device, as one replicated Array of x's shape (each shard is all of x)."""
+    value, aval = _host_value(x) if not isinstance(x, Array) else (x._value(), x.aval)
+    return assemble([value] * len(devices), aval, tuple(devices), stacked=False)
+
+
+def assemble(values, shard_aval: ShapedArray, devices: tuple, stacked: bool) -> MultiDeviceArray:
+    """One Array from per-device host values. Each shard is put on its own device: a
+    replicated-sharding batched_device_put would silently copy values[0] everywhere."""
+    bufs = [xc.batched_device_put(shard_aval, sharding_for((d,)), [v], [d], True, False, _COPY,
+                                  True)
+            for v, d in zip(values, devices)]
+    buf = xc.ArrayImpl(shard_aval, sharding_for(devices), bufs, committed=True,
+                       _skip_checks=True)
+    aval = shard_aval.update(shape=(len(devices),) + shard_aval.shape) if stacked else shard_aval
+    return MultiDeviceArray(buf, aval, stacked)
+
+
+def device_get(tree):
+    """Arrays in `tree` (nested lists, tuples, dicts) as NumPy arrays; other leaves unchanged.
+
+    >>> device_get({"a": device_put(1.0)})
+    {'a': array(1., dtype=float32)}
+    """
+    if isinstance(tree, Array):
+        return tree._value()
+    if isinstance(tree, (list, tuple)) and not hasattr(tree, "_fields"):
+        return type(tree)(device_get(t) for t in tree)
+    if isinstance(tree, tuple):                                  # a namedtuple
+        return type(tree)(*(device_get(t) for t in tree))
+    if isinstance(tree, dict):
+        return type(tree)((k, device_get(v)) for k, v in tree.items())
+    return tree

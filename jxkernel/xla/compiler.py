@@ -1,24 +1,37 @@
 """Compile StableHLO text with PJRT, cache executables, and run them.
 
+    >>> loaded, stats = compile_module(text, [device])          # stats.source: "compiled"
+    >>> exe = Executable(loaded, out_avals, device)
+    >>> exe(np.ones(3, np.float32))                             # -> [Array(...)]
+
 Two caches: in memory (module text + devices -> executable) and on disk
 (serialized executables, so a restarted notebook kernel skips XLA's compile:
-60 ms to seconds, against ~2 ms to load). A corrupt or stale disk entry is
-ignored and replaced, never fatal.
+60 ms to seconds, against ~2 ms to load; see `cache_dir`).
+
+Replicated programs: pass N devices; the module runs once per device
+(num_replicas=N) and each parameter is fed one N-shard buffer (one shard per
+device). Results come back stacked along a new leading device axis, as pmap's.
 """
 from __future__ import annotations
 
+import collections
+import functools
 import hashlib
 import os
+import platform as _platform
 import re
 import tempfile
 import threading
 import time
+import warnings
 
 import numpy as np
 
 from ..config import config
+from ..core.avals import ShapedArray
 from . import client as _client
-from .array import Array, DeletedArrayError, sharding_for
+from .array import (Array, DeletedArrayError, MultiDeviceArray, _host_value, assemble,
+                    device_put, host_to_device, sharding_for)
 from .client import xc
 
 _jaxlib_version = getattr(__import__("jaxlib.version", fromlist=["__version__"]), "__version__", "?")
@@ -29,65 +42,82 @@ class CompileError(RuntimeError):
 
 
 class ExecutionError(RuntimeError):
-    pass
+    """XLA could not run a compiled program with the arguments it was given."""
 
 
 # ------------------------------------------------------------------ compiling
 class CompileStats:
-    __slots__ = ("seconds", "source")           # source: "compiled", "memory" or "disk"
+    """How an executable was obtained: `source` is "compiled", "memory" or "disk"."""
+    __slots__ = ("seconds", "source")
 
     def __init__(self, seconds, source):
         self.seconds, self.source = seconds, source
+
+    def __repr__(self):
+        return f"CompileStats({self.source}, {self.seconds * 1e3:.1f} ms)"
 
 
 _memory_cache: dict = {}
 _memory_lock = threading.Lock()
 
 
-def _compile_options(num_replicas: int, devices) -> tuple:
+def _compile_options(devices) -> tuple:
+    """(CompileOptions, a text naming them for the disk key) for one replica per device."""
     options = xc.CompileOptions()
-    if num_replicas > 1:
-        options.num_replicas = num_replicas
+    if len(devices) > 1:
+        options.num_replicas = len(devices)
         options.num_partitions = 1
         options.device_assignment = xc.DeviceAssignment.create(
             np.array([[d.id] for d in devices], dtype=np.int32))
-    return options, f"replicas={num_replicas}"
+    return options, f"replicas={len(devices)};assignment={[d.id for d in devices]}"
 
 
-def compile_module(text: str, devices, num_replicas: int = 1, host_callbacks=()) -> tuple:
-    """(LoadedExecutable, CompileStats) for module `text` on `devices` (one per replica)."""
+def compile_module(text: str, devices, num_replicas: int | None = None,
+                   host_callbacks=()) -> tuple:
+    """(LoadedExecutable, CompileStats) for module `text`, one replica per device.
+
+    >>> loaded, stats = compile_module(text, jxkernel.devices()[:1])
+    >>> stats.source                     # "compiled", then "memory" for the same text
+    'compiled'
+    """
     devices = tuple(devices)
-    key = (text, tuple(d.id for d in devices), devices[0].platform, num_replicas)
+    if num_replicas is not None and num_replicas != len(devices):
+        raise ValueError(f"num_replicas={num_replicas} but {len(devices)} devices were given; "
+                         f"pass one device per replica")
+    key = (text, tuple(d.id for d in devices), devices[0].platform)
     if not host_callbacks:
         with _memory_lock:
             hit = _memory_cache.get(key)
         if hit is not None:
             return hit, CompileStats(0.0, "memory")
     backend = _client.backend_of(devices[0])
-    options, options_key = _compile_options(num_replicas, devices)
+    options, options_key = _compile_options(devices)
     device_list = xc.DeviceList(devices)
     start = time.perf_counter()
-    disk_key = None if host_callbacks else _disk_key(text, options_key, backend, devices)
-    loaded = _disk_load(disk_key, backend, device_list) if disk_key else None
+    # Host callbacks are Python objects bound at compile time: such programs cannot be stored.
+    path = None if host_callbacks else _disk_path(text, options_key, backend, devices)
+    loaded = _disk_load(path, backend, device_list, options) if path else None
     source = "disk"
     if loaded is None:
         source = "compiled"
-        try:
-            if host_callbacks:
-                loaded = backend.client.compile_and_load(
-                    _parse_ir(text), device_list, options, host_callbacks=list(host_callbacks))
-            else:
-                loaded = backend.client.compile_and_load(text, device_list, options)
-        except Exception as e:
-            raise CompileError(_explain_compile_error(e, text)) from None
-        elapsed = time.perf_counter() - start
-        if disk_key and elapsed >= config.jax_persistent_cache_min_compile_time_secs:
-            _disk_store(disk_key, loaded)
+        loaded = _compile(backend, text, device_list, options, host_callbacks)
+        if path and time.perf_counter() - start >= config.jax_persistent_cache_min_compile_time_secs:
+            _disk_store(path, loaded)
     stats = CompileStats(time.perf_counter() - start, source)
     if not host_callbacks:
         with _memory_lock:
             _memory_cache[key] = loaded
     return loaded, stats
+
+
+def _compile(backend, text, device_list, options, host_callbacks):
+    try:
+        if host_callbacks:
+            return backend.client.compile_and_load(
+                _parse_ir(text), device_list, options, host_callbacks=list(host_callbacks))
+        return backend.client.compile_and_load(text, device_list, options)
+    except Exception as e:
+        raise CompileError(_explain_compile_error(e, text)) from None
 
 
 def _parse_ir(text: str):
@@ -103,71 +133,125 @@ def _parse_ir(text: str):
     stablehlo.register_dialect(context)
     chlo.register_dialect(context)
     with context:
-        return ir.Module.parse(text)
+        try:
+            return ir.Module.parse(text)
+        except Exception as e:
+            raise CompileError(_explain_compile_error(e, text)) from None
 
 
-_LOCATION = re.compile(r"-:(\d+):(\d+)")
+# MLIR reports positions as `-:LINE:COL` (text input) or `loc("-":LINE:COL)`.
+_LOCATION = re.compile(r"-\"?:(\d+):(\d+)")
 
 
 def _explain_compile_error(error: Exception, text: str) -> str:
-    message = str(error)
+    """XLA's message, plus the module line it points at (with a caret under the column)."""
+    message = str(error).strip()
     found = _LOCATION.search(message)
     if not found:
         return f"XLA could not compile the module: {message}"
     line_no, col = int(found.group(1)), int(found.group(2))
     lines = text.splitlines()
-    shown = lines[line_no - 1] if 0 < line_no <= len(lines) else "?"
+    if not 0 < line_no <= len(lines):
+        return f"XLA could not compile the module: {message}"
+    shown = lines[line_no - 1]
     return (f"XLA could not compile the module: {message}\n"
-            f"at line {line_no}, column {col} of the module:\n  {shown}\n"
-            f"  {' ' * max(col - 1, 0)}^")
+            f"at line {line_no}, column {col} of the module:\n"
+            f"  {shown}\n  {' ' * max(col - 1, 0)}^")
 
 
 # ------------------------------------------------------------ persistent cache
+# An entry is MAGIC + sha256(payload) + payload. The digest catches truncated or garbled
+# files before they reach XLA's deserializer (which would run a garbled executable).
+_MAGIC = b"JXKXLA1\n"
+_DIGEST = hashlib.sha256().digest_size
+
+
 def cache_dir() -> str | None:
-    """The folder of the on-disk executable cache, or None when it is disabled."""
+    """The folder of the on-disk executable cache, or None when it is disabled.
+
+    Set with ``config.update("jax_compilation_cache_dir", path)`` or the environment
+    variable JXKERNEL_COMPILATION_CACHE_DIR; disable with
+    ``config.update("jax_enable_compilation_cache", False)`` or JXKERNEL_COMPILATION_CACHE=0.
+    Default: ``$XDG_CACHE_HOME/jxkernel/xla`` (``~/.cache/jxkernel/xla``).
+    """
     if not config.jax_enable_compilation_cache:
         return None
     if config.jax_compilation_cache_dir:
-        return str(config.jax_compilation_cache_dir)
+        return os.path.expanduser(str(config.jax_compilation_cache_dir))
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "jxkernel", "xla")
 
 
-def _disk_key(text, options_key, backend, devices) -> str | None:
+@functools.lru_cache(maxsize=1)
+def _host_fingerprint() -> str:
+    """The host CPU: a CPU executable holds machine code for it (a shared home folder may
+    be read from machines with other instruction sets)."""
+    parts = [_platform.machine()]
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith(("model name", "flags", "Features")):
+                    parts.append(line.strip())
+                    if len(parts) >= 3:
+                        break
+    except OSError:
+        parts.append(_platform.processor())
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _disk_path(text, options_key, backend, devices) -> str | None:
     folder = cache_dir()
     if folder is None:
         return None
     h = hashlib.sha256()
     for part in (text, options_key, backend.platform, backend.platform_version, _jaxlib_version,
-                 devices[0].device_kind, ",".join(str(d.id) for d in devices)):
+                 devices[0].device_kind, _host_fingerprint()):
         h.update(str(part).encode())
         h.update(b"\0")
     return os.path.join(folder, h.hexdigest() + ".xla")
 
 
-def _disk_load(path, backend, device_list):
+def _disk_load(path, backend, device_list, options):
+    """The executable stored at `path`, or None (missing, corrupt or unloadable: removed)."""
     try:
         with open(path, "rb") as f:
             blob = f.read()
     except OSError:
         return None
+    head = len(_MAGIC) + _DIGEST
+    payload = blob[head:]
+    if blob[:len(_MAGIC)] != _MAGIC or hashlib.sha256(payload).digest() != blob[len(_MAGIC):head]:
+        _remove_quietly(path)
+        return None
     try:
-        return backend.client.deserialize_executable(blob, device_list, xc.CompileOptions())
+        return backend.client.deserialize_executable(payload, device_list, options)
     except Exception:
-        _remove_quietly(path)       # corrupt or from an incompatible build: recompile and replace
+        _remove_quietly(path)       # e.g. written by an incompatible build: recompile, replace
         return None
 
 
 def _disk_store(path, loaded) -> None:
+    folder = os.path.dirname(path)
     try:
-        blob = loaded.serialize()
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
-            f.write(blob)
-        os.replace(tmp, path)       # atomic: readers never see half a file
-    except Exception:
-        pass                        # a read-only or full disk must not break compiling
+        payload = loaded.serialize()
+        os.makedirs(folder, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(_MAGIC + hashlib.sha256(payload).digest() + payload)
+            os.replace(tmp, path)   # atomic: a concurrent reader never sees half a file
+        except BaseException:
+            _remove_quietly(tmp)
+            raise
+    except Exception as e:          # a read-only or full disk must not break compiling
+        _warn_once(f"jxkernel could not write its compilation cache in {folder!r} ({e}); "
+                   f"compiling goes on without it. Set jax_compilation_cache_dir "
+                   f"(JXKERNEL_COMPILATION_CACHE_DIR) to a writable folder, or disable the cache.")
+
+
+@functools.lru_cache(maxsize=None)
+def _warn_once(message):
+    warnings.warn(message, RuntimeWarning, stacklevel=4)
 
 
 def _remove_quietly(path):
@@ -185,23 +269,174 @@ def clear_caches() -> None:
 
 # ------------------------------------------------------------------ running
 class Executable:
-    """A compiled program on one device, callable on Arrays; result handlers are built once."""
+    """A compiled program, callable on Arrays; result handlers are built once.
 
-    def __init__(self, loaded, out_avals, device, name="", donated=()):
-        self.loaded, self.out_avals, self.device, self.name = loaded, list(out_avals), device, name
-        sharding = sharding_for((device,))
-        self.handlers = [xc.array_result_handler(a, sharding, True, _skip_checks=True)
-                         for a in out_avals]
-        self.donated = tuple(donated)
+    `device` is one device, or a sequence of N devices for a replicated program
+    (compiled with `compile_module(text, devices)`). Then `out_avals` (and
+    `in_avals`) are per-device types, and each argument and result is an Array
+    stacked along a leading device axis of size N (or, with
+    ``stack_outputs=False``, results are replicated Arrays holding shard 0's
+    value: for programs whose results agree on every device).
+
+    `donated`: per argument a bool (as `lower_module(donated=...)` takes), or the
+    indices of the donated arguments.
+    """
+
+    def __init__(self, loaded, out_avals, device, name="", donated=(), *, in_avals=None,
+                 arg_names=None, stack_outputs=True):
+        self.devices = tuple(device) if isinstance(device, (list, tuple)) else (device,)
+        self.device = self.devices[0]
+        self.loaded, self.name = loaded, name
+        self.out_avals = list(out_avals)
+        self.in_avals = list(in_avals) if in_avals is not None else None
+        self.arg_names = list(arg_names) if arg_names is not None else None
+        self.donated = _donated_indices(donated)
+        self._sharding = sharding_for(self.devices)
+        self.handlers = [xc.array_result_handler(a, self._sharding, True, _skip_checks=True)
+                         for a in self.out_avals]
+        n = len(self.devices)
+        self._wrap = _wrap if n == 1 else functools.partial(_wrap_multi, n=n,
+                                                            stacked=stack_outputs)
+        # Only the single-device, non-donating path skips the extra work in _finish.
+        self._simple = n == 1 and not self.donated
+
+    @property
+    def num_replicas(self) -> int:
+        return len(self.devices)
 
     def call_buffers(self, bufs) -> list:
-        """Run on jaxlib buffers; returns Arrays (asynchronously: they may not be ready)."""
+        """Run on jaxlib buffers; returns Arrays (asynchronously: they may not be ready).
+
+        The fast path. A donating call should go through `call_arrays`, which also drops
+        the donated Arrays' cached NumPy views (they would block the donation)."""
         try:
             outs = self.loaded.execute_sharded(bufs).consume_with_handlers(self.handlers)
         except Exception as e:
-            raise _execution_error(e, bufs, self.name) from None
-        return [_wrap(b, a) for b, a in zip(outs, self.out_avals)]
+            raise self._execution_error(e, bufs) from None
+        if self._simple:
+            return [_wrap(b, a) for b, a in zip(outs, self.out_avals)]
+        return self._finish(bufs, outs)
 
+    def call_arrays(self, arrays) -> list:
+        """Run on Arrays already on this executable's device(s)."""
+        for i in self.donated:
+            arrays[i]._npy = None       # our cached zero-copy view would block the donation
+        return self.call_buffers([a._buf for a in arrays])
+
+    def __call__(self, *args) -> list:
+        """Run on any arguments (Arrays, NumPy data, Python scalars), moving them as needed."""
+        if self.in_avals is not None and len(args) != len(self.in_avals):
+            raise TypeError(f"{self._what()} takes {len(self.in_avals)} arguments; got "
+                            f"{len(args)}")
+        return self.call_arrays([self._to_argument(i, x) for i, x in enumerate(args)])
+
+    def _finish(self, bufs, outs) -> list:
+        for i in self.donated:
+            if not bufs[i].is_deleted():
+                # A NumPy view held by the user made XLA skip the donation silently. Delete
+                # anyway, so a donated argument is invalid after every call, not just some;
+                # the view stays valid (it holds its own reference to the memory).
+                bufs[i].delete()
+        if len(self.devices) > 1 and outs:
+            _throttle(outs[0])
+        return [self._wrap(b, a) for b, a in zip(outs, self.out_avals)]
+
+    # ------------------------------------------------------------ arguments
+    def _to_argument(self, i, x) -> Array:
+        """Argument `i` as an Array on this executable's device(s), checked against in_avals."""
+        if isinstance(x, Array) and x.is_deleted():
+            raise self._deleted_error(i, x._buf)
+        if len(self.devices) > 1:
+            return self._to_sharded_argument(i, x)
+        expected = self.in_avals[i] if self.in_avals is not None else None
+        if isinstance(x, Array):
+            if expected is not None:
+                self._check_type(i, x.aval, expected)
+            return x if type(x) is Array and x.device == self.device else \
+                device_put(x, self.device)
+        value, aval = _host_value(x)
+        if expected is not None:
+            self._check_type(i, aval, expected)
+            value, aval = value.astype(expected.dtype, copy=False), aval.update(dtype=expected.dtype)
+        return host_to_device(value, aval, self.device)
+
+    def _to_sharded_argument(self, i, x) -> Array:
+        """Argument `i` as an N-shard Array: shard k (on device k) is x[k]."""
+        n = len(self.devices)
+        expected = self.in_avals[i] if self.in_avals is not None else None
+        if isinstance(x, MultiDeviceArray) and x.device_list == self.devices:
+            if expected is not None:
+                self._check_type(i, x._buf.aval, expected)
+            return x
+        value, aval = (x._value(), x.aval) if isinstance(x, Array) else _host_value(x)
+        if not value.shape or value.shape[0] != n:
+            raise ValueError(f"{self._arg_name(i)} of {self._what()} must have a leading axis "
+                             f"of size {n} (one slice per device); got shape {value.shape}")
+        shard = ShapedArray(value.shape[1:], value.dtype, aval.weak_type)
+        if expected is not None:
+            self._check_type(i, shard, expected)
+            value, shard = value.astype(expected.dtype, copy=False), shard.update(dtype=expected.dtype)
+        return assemble(list(value), shard, self.devices, stacked=True)
+
+    def _check_type(self, i, aval, expected) -> None:
+        """Types must match: XLA checks only byte sizes, and would reinterpret the bytes.
+        A weakly typed value (a Python scalar) takes the expected dtype, as in jit."""
+        if aval.shape != expected.shape or (aval.dtype != expected.dtype and not aval.weak_type):
+            n = len(self.devices)
+            lead = f" per device (a leading axis of {n} is the device axis)" if n > 1 else ""
+            raise TypeError(f"{self._arg_name(i)} of {self._what()} must be "
+                            f"{expected.strip_weak_type().str_short()}{lead}; got "
+                            f"{aval.strip_weak_type().str_short()}")
+
+    def _arg_name(self, i) -> str:
+        if self.arg_names is not None and i < len(self.arg_names):
+            return f"Argument '{self.arg_names[i]}' (argument {i})"
+        return f"Argument {i}"
+
+    def _what(self) -> str:
+        return self.name or "the computation"
+
+    # ------------------------------------------------------------ errors
+    def _raise_deleted(self, i, buf):
+        raise self._deleted_error(i, buf)
+
+    def _deleted_error(self, i, buf) -> DeletedArrayError:
+        aval = buf.aval
+        shape = aval.str_short() if hasattr(aval, "str_short") else aval
+        return DeletedArrayError(
+            f"{self._arg_name(i)} of {self._what()} is an Array that has been deleted (donated "
+            f"to an earlier call, or .delete() was called); shape={shape}. Pass that call's "
+            f"result instead, or do not donate the argument.")
+
+    def _execution_error(self, error, bufs) -> Exception:
+        for i, b in enumerate(bufs):
+            if not isinstance(b, xc.ArrayImpl):
+                return TypeError(f"{self._arg_name(i)} of {self._what()} is a "
+                                 f"{type(b).__name__}, not a device buffer; call the "
+                                 f"Executable itself (exe(*args)) to pass host values")
+            if b.is_deleted():
+                return self._deleted_error(i, b)
+        seen: dict = {}
+        for i, b in enumerate(bufs):
+            j = seen.setdefault(id(b), i)
+            if j != i and (i in self.donated or j in self.donated):
+                return ValueError(
+                    f"The same Array is passed to {self._what()} as arguments {j} and {i}, and "
+                    f"one of them is donated: a donated buffer cannot also be read. Pass a "
+                    f"copy (x.copy()) as one of them, or do not donate it.")
+        n = len(self.devices)
+        for i, b in enumerate(bufs):
+            shards = len(b._sharding._devices)
+            if shards != n:
+                fix = ("gather it first with device_put(x, device)" if shards > 1 else
+                       "shard it first (device_put_sharded, or call the executable with "
+                       "host data)")
+                return ValueError(
+                    f"{self._arg_name(i)} of {self._what()} lives on {shards} device(s), but "
+                    f"this program runs on {n}: {fix}.")
+        return ExecutionError(f"XLA failed to run {self._what()}: {error}")
+
+    # ------------------------------------------------------------ introspection
     def cost_analysis(self) -> dict:
         return dict(self.loaded.cost_analysis())
 
@@ -212,18 +447,38 @@ class Executable:
         return self.loaded.get_compiled_memory_stats()
 
 
+# Replicated programs launched back to back without waiting deadlock XLA:CPU's collectives
+# at ~60 in flight, and the process aborts 40 s later (facts sheet §4; seen here too). So
+# a replicated launch waits for the oldest one beyond _MAX_IN_FLIGHT, across executables.
+_MAX_IN_FLIGHT = 8
+_in_flight: collections.deque = collections.deque()
+
+
+def _throttle(result) -> None:
+    _in_flight.append(result)
+    while len(_in_flight) > _MAX_IN_FLIGHT:
+        try:
+            oldest = _in_flight.popleft()
+        except IndexError:                # another thread took it
+            break
+        if not oldest.is_deleted():
+            oldest.block_until_ready()
+
+
+def _donated_indices(donated) -> tuple:
+    donated = list(donated)
+    if all(type(d) is bool for d in donated):
+        return tuple(i for i, d in enumerate(donated) if d)
+    return tuple(sorted(int(i) for i in donated))
+
+
 def _wrap(buf, aval) -> Array:
     a = Array.__new__(Array)
     a._buf, a.aval, a._npy = buf, aval, None
     return a
 
 
-def _execution_error(error, bufs, name) -> Exception:
-    for i, b in enumerate(bufs):
-        if b.is_deleted():
-            return DeletedArrayError(
-                f"Argument {i} of {name or 'the computation'} is an Array that has been deleted "
-                f"(donated to an earlier jitted call, or .delete() was called); shape="
-                f"{b.aval.str_short() if hasattr(b.aval, 'str_short') else b.aval}. Pass the "
-                f"result of that call instead.")
-    return ExecutionError(f"XLA failed to run {name or 'the computation'}: {error}")
+def _wrap_multi(buf, aval, n, stacked) -> MultiDeviceArray:
+    if stacked:
+        aval = aval.update(shape=(n,) + aval.shape)
+    return MultiDeviceArray(buf, aval, stacked)
