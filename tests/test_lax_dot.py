@@ -1,0 +1,239 @@
+"""dot_general / dot / batch_matmul against NumPy (eager and under jit), mixed precision,
+precision params and their StableHLO, golden jaxprs from JAX 0.10.2, error messages."""
+import ml_dtypes
+import numpy as np
+import pytest
+
+import jxkernel
+from jxkernel import lax
+from jxkernel.config import config
+from jxkernel.core import check_jaxpr
+
+bf16 = np.dtype(ml_dtypes.bfloat16)
+LOW = (np.dtype(np.float16), bf16)
+
+
+def data(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return rng.random(shape) < 0.5
+    if dtype.kind in "iu":
+        return rng.integers(0 if dtype.kind == "u" else -4, 5, shape).astype(dtype)
+    if dtype.kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def reference(lhs, rhs, dimension_numbers, out_dtype):
+    """dot_general in NumPy: einsum in a wide type, then cast."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    letters = iter("abcdefghijklmnop")
+    lhs_sub = [next(letters) for _ in range(lhs.ndim)]
+    rhs_sub = [next(letters) for _ in range(rhs.ndim)]
+    for l, r in zip(lc + lb, rc + rb):
+        rhs_sub[r] = lhs_sub[l]
+    out = [lhs_sub[d] for d in lb] + [lhs_sub[i] for i in range(lhs.ndim) if i not in lc + lb] + \
+          [rhs_sub[i] for i in range(rhs.ndim) if i not in rc + rb]
+    wide = lambda x: x.astype(np.complex128 if x.dtype.kind == "c" else
+                              np.int64 if x.dtype.kind in "iub" else np.float64)
+    spec = f"{''.join(lhs_sub)},{''.join(rhs_sub)}->{''.join(out)}"
+    result = np.einsum(spec, wide(lhs), wide(rhs))
+    return (result != 0) if out_dtype == np.bool_ else result.astype(out_dtype)
+
+
+def assert_close(got, want):
+    got = np.asarray(got)
+    assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, got.dtype, want.shape, want.dtype)
+    if want.dtype.kind in "fcV" or want.dtype in LOW:
+        tol = 3e-2 if want.dtype in LOW else 1e-5
+        np.testing.assert_allclose(got.astype(np.complex128), want.astype(np.complex128),
+                                   rtol=tol, atol=tol)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+def check(fn, args, want):
+    assert_close(fn(*map(jxkernel.device_put, args)), want)
+    assert_close(jxkernel.jit(fn)(*args), want)
+    check_jaxpr(jxkernel.make_jaxpr(fn)(*args))
+
+
+# (lhs shape, rhs shape, dimension numbers)
+DIMS = [
+    ((3, 4), (4, 5), (((1,), (0,)), ((), ()))),                  # matmul
+    ((3, 4), (4,), (((1,), (0,)), ((), ()))),                    # matvec
+    ((4,), (4,), (((0,), (0,)), ((), ()))),                      # inner
+    ((3,), (5,), (((), ()), ((), ()))),                          # outer
+    ((2, 3, 4), (2, 4, 5), (((2,), (1,)), ((0,), (0,)))),        # batched
+    ((4, 3), (5, 4), (((0,), (1,)), ((), ()))),                  # contracting non-last dims
+    ((2, 3, 4, 5), (4, 3, 6), (((1, 2), (1, 0)), ((), ()))),     # two contracting dims
+    ((3, 2, 4), (4, 5, 2), (((2,), (0,)), ((1,), (2,)))),        # batch dims not leading
+    ((0, 4), (4, 2), (((1,), (0,)), ((), ()))),                  # empty
+]
+
+
+@pytest.mark.parametrize("lhs_shape,rhs_shape,dims", DIMS)
+def test_dot_general_shapes(lhs_shape, rhs_shape, dims):
+    lhs, rhs = data(lhs_shape, "float32"), data(rhs_shape, "float32", 1)
+    check(lambda a, b: lax.dot_general(a, b, dims), [lhs, rhs], reference(lhs, rhs, dims, np.float32))
+
+
+# (lhs dtype, rhs dtype, preferred_element_type, result dtype)
+DTYPES = [
+    ("float32", "float32", None, "float32"),
+    ("float16", "float16", None, "float16"),
+    ("bfloat16", "bfloat16", None, "bfloat16"),
+    ("bfloat16", "bfloat16", "float32", "float32"),
+    ("float16", "float16", "float32", "float32"),
+    ("int32", "int32", None, "int32"),
+    ("int8", "int8", "int32", "int32"),
+    ("uint8", "uint8", "uint32", "uint32"),
+    ("bool", "bool", None, "bool"),
+    ("bool", "bool", "int32", "int32"),
+    ("complex64", "complex64", None, "complex64"),
+    ("int8", "float32", None, "float32"),         # mixed: operands converted first, as JAX does
+    ("float16", "bfloat16", None, "bfloat16"),    # bf16 has more exponent bits: it wins
+    ("float32", "float32", "int32", "int32"),
+    ("bool", "int8", None, "int8"),
+    ("uint8", "int8", None, "int8"),              # same width: signed wins
+]
+
+
+@pytest.mark.parametrize("lhs_dtype,rhs_dtype,preferred,out_dtype", DTYPES)
+def test_dot_general_dtypes(lhs_dtype, rhs_dtype, preferred, out_dtype):
+    dims = (((2,), (1,)), ((0,), (0,)))
+    lhs, rhs = data((2, 3, 4), lhs_dtype), data((2, 4, 5), rhs_dtype, 1)
+    want = reference(lhs, rhs, dims, np.dtype(out_dtype))
+    check(lambda a, b: lax.dot_general(a, b, dims, preferred_element_type=preferred), [lhs, rhs], want)
+
+
+def test_int8_accumulates_in_preferred_type():
+    big = np.full((2, 3), 100, np.int8)
+    out = lax.dot_general(big, big, (((1,), (1,)), ((), ())), preferred_element_type=np.int32)
+    np.testing.assert_array_equal(out, np.full((2, 2), 30000, np.int32))
+
+
+def test_dot_and_batch_matmul():
+    m, v = data((3, 4), "float32"), data((4,), "float32", 1)
+    check(lambda a, b: lax.dot(a, b), [m, v], (m.astype(np.float64) @ v).astype(np.float32))
+    check(lambda a: lax.dot(a, lax.transpose(a, (1, 0))), [m],
+          (m.astype(np.float64) @ m.T).astype(np.float32))
+    x, y = data((2, 3, 4), "float32"), data((2, 4, 5), "float32", 1)
+    check(lambda a, b: lax.batch_matmul(a, b), [x, y], (x.astype(np.float64) @ y).astype(np.float32))
+    dims = (((1,), (1,)), ((), ()))
+    check(lambda a: lax.dot(a, a, dimension_numbers=dims), [m],
+          (m.astype(np.float64) @ m.T).astype(np.float32))
+
+
+def test_weak_type_needs_both_operands_weak():
+    from jxkernel.lax.conversion import _convert_element_type
+    w = _convert_element_type(np.ones(2, np.float32), np.float32, True)
+    dims = (((0,), (0,)), ((), ()))
+    assert lax.dot_general(w, w, dims).weak_type
+    assert not lax.dot_general(w, np.ones(2, np.float32), dims).weak_type
+
+
+# ------------------------------------------------------------------ precision
+@pytest.mark.parametrize("precision,pair", [
+    (None, None), ("highest", ("HIGHEST", "HIGHEST")), ("bfloat16", ("DEFAULT", "DEFAULT")),
+    (lax.Precision.HIGH, ("HIGH", "HIGH")),
+    ((lax.Precision.HIGHEST, lax.Precision.DEFAULT), ("HIGHEST", "DEFAULT")),
+    (("tensorfloat32", "float32"), ("HIGH", "HIGHEST"))])
+def test_precision_params_and_stablehlo(precision, pair):
+    m = data((3, 4), "float32")
+    fn = lambda a: lax.dot(a, a, dimension_numbers=(((1,), (1,)), ((), ())), precision=precision)
+    eqn = jxkernel.make_jaxpr(fn)(m).eqns[0]
+    got = eqn.params["precision"]
+    assert (got if got is None else tuple(p.name for p in got)) == pair
+    text = jxkernel.jit(fn).lower(m).as_text()
+    shown = pair or ("DEFAULT", "DEFAULT")
+    assert (f"precision_config = [#stablehlo<precision {shown[0]}>, "
+            f"#stablehlo<precision {shown[1]}>]") in text
+    assert_close(fn(m), (m.astype(np.float64) @ m.T).astype(np.float32))
+
+
+def test_default_matmul_precision_config():
+    m = data((2, 2), "float32")
+    with config.override("jax_default_matmul_precision", "highest"):
+        eqn = jxkernel.make_jaxpr(lambda a: lax.dot(a, a))(m).eqns[0]
+    assert eqn.params["precision"] == (lax.Precision.HIGHEST, lax.Precision.HIGHEST)
+    with config.override("jax_default_matmul_precision", "nonsense"):
+        with pytest.raises(ValueError, match="jax_default_matmul_precision flag must be set to None"):
+            lax.dot(m, m)
+
+
+def test_precision_enum():
+    assert repr(lax.Precision.HIGHEST) == "Precision.HIGHEST" and str(lax.Precision.HIGH) == "HIGH"
+    assert lax.Precision("fastest") is lax.Precision.DEFAULT
+
+
+# ------------------------------------------------------------------ jaxprs (JAX 0.10.2's text)
+GOLDEN = [
+    (lambda x: lax.dot_general(x, x, (([1], [1]), ([], []))),
+     "{ lambda ; a:f32[3,4]. let\n    b:f32[3,3] = dot_general[dimension_numbers=(([1], [1]), ([], []))] a a\n"
+     "  in (b,) }"),
+    (lambda x: lax.dot_general(x, x, (([1], [1]), ([], [])), precision=lax.Precision.HIGHEST),
+     "{ lambda ; a:f32[3,4]. let\n    b:f32[3,3] = dot_general[\n      dimension_numbers=(([1], [1]), ([], []))\n"
+     "      precision=(Precision.HIGHEST, Precision.HIGHEST)\n    ] a a\n  in (b,) }"),
+    (lambda x: lax.dot_general(x, x, (([1], [1]), ([], [])), preferred_element_type=np.float32),
+     "{ lambda ; a:f32[3,4]. let\n    b:f32[3,3] = dot_general[\n      dimension_numbers=(([1], [1]), ([], []))\n"
+     "      preferred_element_type=float32\n    ] a a\n  in (b,) }"),
+]
+
+
+@pytest.mark.parametrize("fn,text", GOLDEN)
+def test_golden_jaxpr(fn, text):
+    assert str(jxkernel.make_jaxpr(fn)(np.zeros((3, 4), np.float32))) == text
+
+
+def test_batch_matmul_jaxpr():
+    text = str(jxkernel.make_jaxpr(lax.batch_matmul)(np.zeros((1, 3, 4), np.float32),
+                                                     np.zeros((1, 4, 3), np.float32)))
+    assert "dot_general[dimension_numbers=(([2], [1]), ([0], [0]))]" in text
+
+
+# ------------------------------------------------------------------ errors (JAX's messages)
+A, B = np.ones((2, 3), np.float32), np.ones((4, 3), np.float32)
+ERRORS = [
+    (lambda: lax.dot_general(A, B, (([1], [0]), ([], []))), TypeError,
+     "dot_general requires contracting dimensions to have the same shape, got (3,) and (4,)."),
+    (lambda: lax.dot_general(A, B, (([2], [0]), ([], []))), TypeError,
+     "dot_general requires lhs dimension numbers to be nonnegative and less than the number of "
+     "axes of the lhs value, got lhs_batch of () and lhs_contracting of (2,) for lhs of rank 2"),
+    (lambda: lax.dot_general(A, B, (([1], [3]), ([], []))), TypeError,
+     "dot_general requires rhs dimension numbers to be nonnegative and less than the number of "
+     "axes of the rhs value, got rhs_batch of () and rhs_contracting of (3,) for rhs of rank 2"),
+    (lambda: lax.dot_general(A, B, (([-1], [1]), ([], []))), TypeError,
+     "got lhs_batch of () and lhs_contracting of (-1,) for lhs of rank 2"),
+    (lambda: lax.dot_general(A, B, (([1], [1]), ([0], [0]))), TypeError,
+     "dot_general requires lhs batch dimensions and rhs batch dimensions to have the same shape, "
+     "got (2,) and (4,)."),
+    (lambda: lax.dot_general(A, B, (([1], [1]), ([0], []))), TypeError,
+     "dot_general requires equal numbers of lhs_batch and rhs_batch dimensions, got lhs_batch (0,) "
+     "and rhs_batch ()."),
+    (lambda: lax.dot_general(np.ones((3, 3)), np.ones((3, 3)), (([0, 0], [0, 1]), ([], []))), TypeError,
+     "dot_general requires lhs contracting dimensions to be distinct, got lhs_contracting (0, 0)."),
+    (lambda: lax.dot_general(np.ones((3, 3)), np.ones((3, 3)), (([0], [1]), ([0], [0]))), TypeError,
+     "dot_general requires lhs batch dimensions to be disjoint from contracting dimensions, got "
+     "lhs_batch (0,) and lhs_contracting (0,)."),
+    (lambda: lax.dot_general(A.astype(np.int32), B.astype(np.int32), (([1], [1]), ([], [])),
+                             preferred_element_type=np.int8), TypeError,
+     "`preferred_element_type` must not be narrower than the original type, got "
+     "preferred_element_type of int8 for result type of int32."),
+    (lambda: lax.dot(A, B.T, precision="foo"), ValueError, "Precision argument must be one of:\n- None,"),
+    (lambda: lax.dot(np.ones((2, 2, 2)), np.ones((2, 2))), ValueError,
+     "jax.lax.dot: dimension_numbers must be specified when not performing simple un-batched "
+     "matrix-matrix, matrix-vector, or vector-vector products; got lhs_shape=(2, 2, 2) rhs_shape=(2, 2)"),
+    (lambda: lax.batch_matmul(np.ones(2), np.ones((2, 2))), ValueError,
+     "Arguments to batch_matmul must be at least 2D, got 1, 2"),
+    (lambda: lax.batch_matmul(np.ones((2, 2, 2)), np.ones((2, 2))), ValueError,
+     "Arguments to batch_matmul must have same ndim, got 3, 2"),
+]
+
+
+@pytest.mark.parametrize("fn,exc,msg", ERRORS)
+def test_errors(fn, exc, msg):
+    with pytest.raises(exc) as info:
+        fn()
+    assert msg in str(info.value)
