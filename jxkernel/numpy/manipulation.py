@@ -1,0 +1,1006 @@
+"""Shape manipulation: reshape, transpose, joining and splitting, broadcasting, flips and
+rolls, tiling and repeating, padding, triangles and diagonals — each a few lax ops.
+
+    >>> jnp.stack([jnp.arange(3), jnp.ones(3, int)], axis=1).shape
+    (3, 2)
+    >>> jnp.pad(jnp.arange(3), 1, mode="edge")
+    Array([0, 0, 1, 2, 2], dtype=int32)
+
+Shapes, axes and split points are static (Python ints); the values are traced.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+from collections.abc import Sequence
+
+import numpy as np
+
+from .. import lax
+from ..core import dtypes
+from ..core.trace import Tracer
+from ..lax import conversion
+from ..xla.array import Array
+from . import util
+from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
+
+__all__ = ["reshape", "ravel", "transpose", "permute_dims", "swapaxes", "moveaxis",
+           "rollaxis", "expand_dims", "squeeze", "concatenate", "concat", "stack", "unstack",
+           "hstack", "vstack", "dstack", "column_stack", "split", "array_split", "hsplit",
+           "vsplit", "dsplit", "broadcast_to", "broadcast_arrays", "broadcast_shapes", "flip",
+           "fliplr", "flipud", "roll", "rot90", "tile", "repeat", "pad", "tril", "triu",
+           "diag", "diagonal", "diagflat", "trace", "atleast_1d", "atleast_2d",
+           "atleast_3d", "shape", "ndim", "size", "append", "resize"]
+
+
+# ------------------------------------------------------------------ small helpers
+def _shape(x) -> tuple:
+    return aval_of(x).shape
+
+
+def _dtype(x):
+    return aval_of(x).dtype
+
+
+def _asarray(name: str, x):
+    """An Array or tracer for an array-like argument, with JAX's TypeError for lists."""
+    check_arraylike(name, x)
+    return ensure_array(x)
+
+
+def _index_tuple(x) -> tuple:
+    """`x` (an int or a sequence of ints) as a tuple of ints."""
+    try:
+        return (operator.index(x),)
+    except TypeError:
+        return tuple(map(operator.index, x))
+
+
+def _astype(x, dtype):
+    return conversion.convert_element_type(x, dtypes.canonicalize_dtype(dtype))
+
+
+def _full(shape, value, dtype, weak_type=False):
+    """A constant array (broadcast of a scalar literal, as lax.full is)."""
+    out = lax.broadcast_in_dim(np.array(value, dtype), tuple(shape), ())
+    return conversion._convert_element_type(out, dtype, True) if weak_type else out
+
+
+def _zeros_like(x):
+    a = aval_of(x)
+    return _full(a.shape, 0, a.dtype, a.weak_type)
+
+
+def _slice_axis(x, start, stop, axis: int, step: int = 1):
+    """x[..., start:stop:step, ...] along `axis` (Python slice semantics, step > 0)."""
+    shp = _shape(x)
+    lo, hi, st = builtins.slice(start, stop, step).indices(shp[axis])
+    starts, limits = [0] * len(shp), list(shp)
+    starts[axis], limits[axis] = lo, builtins.max(lo, hi)
+    strides = None
+    if st != 1:
+        strides = [1] * len(shp)
+        strides[axis] = st
+    return lax.slice(x, starts, limits, strides)
+
+
+def _index_axis(x, i: int, axis: int):
+    """x[..., i, ...] along `axis` for a static i."""
+    return lax.squeeze(_slice_axis(x, i, i + 1, axis), (axis,))
+
+
+# ------------------------------------------------------------------ reshape & transpose
+def _compute_newshape(arr_shape: tuple, newshape) -> tuple:
+    """`newshape` with its -1 (at most one) filled in, or JAX's error."""
+    orig = newshape
+    newshape = _index_tuple(newshape)
+    size = math.prod(arr_shape)
+    neg1s = [i for i, d in enumerate(newshape) if d == -1]
+    if len(neg1s) > 1:
+        raise TypeError(f"can only specify one unknown axis size with a `-1` value, got {orig}")
+    if any(d < 0 and d != -1 for d in newshape):
+        raise TypeError(f"reshape new_sizes must all be non-negative, got {orig}")
+    if neg1s:
+        i, = neg1s
+        others = math.prod(newshape[:i] + newshape[i + 1:])
+        if others == 0 or size % others:
+            raise TypeError(f"cannot reshape array of shape {arr_shape} (size {size}) into "
+                            f"shape {orig} because the product of specified axis sizes "
+                            f"({others}) does not evenly divide {size}")
+        return newshape[:i] + (size // others,) + newshape[i + 1:]
+    if size != math.prod(newshape):
+        raise TypeError(f"cannot reshape array of shape {arr_shape} (size {size}) into shape "
+                        f"{orig} (size {math.prod(newshape)})")
+    return newshape
+
+
+def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None, out_sharding=None):
+    """`a` with a new shape of the same size; one dimension may be -1 (inferred).
+
+    >>> jnp.reshape(jnp.arange(6), (2, -1))
+    Array([[0, 1, 2],
+           [3, 4, 5]], dtype=int32)
+    """
+    if shape is None:
+        if newshape is None:
+            raise TypeError("reshape() missing required argument 'shape'")
+        shape = newshape
+    a = _asarray("reshape", a)
+    new = _compute_newshape(_shape(a), shape)
+    if order == "C":
+        return lax.reshape(a, new)
+    if order == "F":     # read and write in column-major order: reverse dims on both sides
+        ndim = len(_shape(a))
+        return transpose(lax.reshape(a, new[::-1], tuple(range(ndim))[::-1]))
+    if order == "A":
+        raise NotImplementedError("np.reshape order=A is not implemented.")
+    raise ValueError(f"Unexpected value for 'order' argument: {order}.")
+
+
+def ravel(a, order: str = "C"):
+    """`a` flattened to one dimension.  ``jnp.ravel(jnp.ones((2, 3))).shape == (6,)``"""
+    a = _asarray("ravel", a)
+    return reshape(a, (-1,), order=order)
+
+
+def transpose(a, axes=None):
+    """`a` with its axes permuted (reversed by default).
+
+    >>> jnp.transpose(jnp.ones((2, 3, 4)), (1, 0, 2)).shape
+    (3, 2, 4)
+    """
+    a = _asarray("transpose", a)
+    ndim = len(_shape(a))
+    axes = tuple(range(ndim))[::-1] if axes is None else \
+        tuple(canonicalize_axis(i, ndim) for i in _index_tuple(axes))
+    return lax.transpose(a, axes)
+
+
+def permute_dims(a, /, axes):
+    """Array API name of transpose with explicit `axes`."""
+    return transpose(a, axes)
+
+
+def swapaxes(a, axis1: int, axis2: int):
+    """`a` with axes `axis1` and `axis2` exchanged.  ``swapaxes(x, 0, -1)``"""
+    a = _asarray("swapaxes", a)
+    ndim = len(_shape(a))
+    perm = list(range(ndim))
+    i, j = canonicalize_axis(axis1, ndim), canonicalize_axis(axis2, ndim)
+    perm[i], perm[j] = perm[j], perm[i]
+    return lax.transpose(a, perm)
+
+
+def moveaxis(a, source, destination):
+    """`a` with axes `source` moved to positions `destination`, the others kept in order.
+
+    >>> jnp.moveaxis(jnp.ones((2, 3, 4)), 0, -1).shape
+    (3, 4, 2)
+    """
+    a = _asarray("moveaxis", a)
+    ndim = len(_shape(a))
+    source = tuple(canonicalize_axis(i, ndim) for i in _index_tuple(source))
+    destination = tuple(canonicalize_axis(i, ndim) for i in _index_tuple(destination))
+    if len(source) != len(destination):
+        raise ValueError(f"Inconsistent number of elements: {len(source)} vs {len(destination)}")
+    perm = [i for i in range(ndim) if i not in source]
+    for dest, src in sorted(zip(destination, source)):
+        perm.insert(dest, src)
+    return lax.transpose(a, perm)
+
+
+def rollaxis(a, axis: int, start: int = 0):
+    """NumPy's older moveaxis: axis `axis` moved to sit before position `start`."""
+    a = _asarray("rollaxis", a)
+    ndim = len(_shape(a))
+    axis = canonicalize_axis(axis, ndim)
+    start = canonicalize_axis(start, ndim + 1)
+    if axis < start:
+        start -= 1
+    return moveaxis(a, axis, start)
+
+
+def expand_dims(a, axis):
+    """`a` with size-1 axes inserted at positions `axis` of the result.
+
+    >>> jnp.expand_dims(jnp.ones(3), (0, 2)).shape
+    (1, 3, 1)
+    """
+    a = _asarray("expand_dims", a)
+    return lax.expand_dims(a, _index_tuple(axis))
+
+
+def squeeze(a, axis=None):
+    """`a` without size-1 axes (all of them, or those in `axis`, which must have size 1).
+
+    >>> jnp.squeeze(jnp.ones((1, 3, 1))).shape
+    (3,)
+    """
+    a = _asarray("squeeze", a)
+    shp = _shape(a)
+    if axis is None:
+        axis = tuple(i for i, d in enumerate(shp) if d == 1)
+    axis = tuple(canonicalize_axis(i, len(shp)) for i in _index_tuple(axis))
+    if any(shp[i] != 1 for i in axis):
+        raise ValueError(f"cannot select an axis to squeeze out which has size not equal to "
+                         f"one, got shape={shp} and dimensions={axis}")
+    return lax.squeeze(a, axis)
+
+
+# ------------------------------------------------------------------ joining
+def _is_array(x) -> bool:
+    return isinstance(x, (Array, Tracer, np.ndarray))
+
+
+def _unstack(x, axis: int = 0) -> list:
+    return [_index_axis(x, i, axis) for i in range(_shape(x)[axis])]
+
+
+def _as_list(name, arrays) -> list:
+    """The arrays of a sequence (or the slices of one array along its first axis)."""
+    if _is_array(arrays):
+        return _unstack(ensure_array(arrays)) if np.ndim(arrays) else [arrays]
+    arrays = list(arrays)
+    check_arraylike(name, *arrays)
+    return arrays
+
+
+def concatenate(arrays, axis: int | None = 0, dtype=None):
+    """Arrays joined along an existing axis (flattened first if axis is None).
+
+    >>> jnp.concatenate([jnp.ones((2, 3)), jnp.zeros((1, 3))]).shape
+    (3, 3)
+    """
+    if _is_array(arrays):
+        arr = ensure_array(arrays)
+        shp = _shape(arr)
+        if not shp or shp[0] == 0:
+            raise ValueError("Need at least one array to concatenate.")
+        if dtype is not None:
+            arr = _astype(arr, dtype)
+        if axis is None:
+            return lax.reshape(arr, (math.prod(shp),))
+        if len(shp) == 1:
+            raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+        # join the leading axis into `axis` with one reshape, as JAX does
+        axis = canonicalize_axis(axis, len(shp) - 1)
+        new = shp[1:axis + 1] + (shp[0] * shp[axis + 1],) + shp[axis + 2:]
+        return lax.reshape(arr, new, (*range(1, axis + 1), 0, *range(axis + 1, len(shp))))
+    arrays = list(arrays)
+    if not arrays:
+        raise ValueError("Need at least one array to concatenate.")
+    check_arraylike("concatenate", *arrays)
+    if axis is None:
+        return concatenate([ravel(a) for a in arrays], 0, dtype=dtype)
+    if np.ndim(arrays[0]) == 0 if not hasattr(arrays[0], "aval") else not _shape(arrays[0]):
+        raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+    axis = canonicalize_axis(axis, len(_shape(arrays[0])))
+    arrays = [_astype(a, dtype) for a in arrays] if dtype is not None else \
+        util.promote_dtypes(*arrays)
+    arrays = [ensure_array(a) for a in arrays]
+    # XLA compiles very wide concatenations slowly: join in a tree of at most 16 at a time
+    while len(arrays) > 1:
+        arrays = [lax.concatenate(arrays[i:i + 16], axis) for i in range(0, len(arrays), 16)]
+    return arrays[0]
+
+
+def concat(arrays, /, *, axis: int | None = 0):
+    """Array API name of concatenate."""
+    check_arraylike("concat", *arrays)
+    return concatenate(arrays, axis=axis)
+
+
+def stack(arrays, axis: int = 0, out=None, dtype=None):
+    """Arrays of one shape joined along a new axis.
+
+    >>> jnp.stack([jnp.ones(3), jnp.zeros(3)], axis=-1).shape
+    (3, 2)
+    """
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.stack is not supported.")
+    if not len(arrays):
+        raise ValueError("Need at least one array to stack.")
+    if _is_array(arrays):
+        arr = ensure_array(arrays)
+        axis = canonicalize_axis(axis, len(_shape(arr)))
+        return concatenate(expand_dims(arr, axis + 1), axis=axis, dtype=dtype)
+    arrays = _as_list("stack", arrays)
+    shapes = {tuple(_shape(a)) for a in arrays}
+    if len(shapes) != 1:
+        raise ValueError("All input arrays must have the same shape.")
+    axis = canonicalize_axis(axis, len(shapes.pop()) + 1)
+    arrays = [_astype(a, dtype) for a in arrays] if dtype is not None else \
+        util.promote_dtypes(*arrays)
+    return concatenate([lax.expand_dims(ensure_array(a), (axis,)) for a in arrays], axis)
+
+
+def unstack(x, /, *, axis: int = 0) -> tuple:
+    """The slices of `x` along `axis`, as a tuple.  ``len(unstack(jnp.ones((3, 2)))) == 3``"""
+    x = _asarray("unstack", x)
+    if not _shape(x):
+        raise ValueError("Unstack requires arrays with rank > 0, however a scalar array was "
+                         "passed.")
+    return tuple(_unstack(x, canonicalize_axis(axis, len(_shape(x)))))
+
+
+def vstack(tup, dtype=None):
+    """Arrays stacked as rows (1-D arrays become rows first).  ``vstack([a, b])``"""
+    return concatenate([atleast_2d(a) for a in _as_list("vstack", tup)], 0, dtype=dtype)
+
+
+def hstack(tup, dtype=None):
+    """Arrays joined along axis 1 (axis 0 for 1-D arrays)."""
+    arrs = [atleast_1d(a) for a in _as_list("hstack", tup)]
+    return concatenate(arrs, 0 if len(_shape(arrs[0])) == 1 else 1, dtype=dtype)
+
+
+def dstack(tup, dtype=None):
+    """Arrays joined along a third axis (made 3-D first)."""
+    return concatenate([atleast_3d(a) for a in _as_list("dstack", tup)], 2, dtype=dtype)
+
+
+def column_stack(tup):
+    """1-D arrays as the columns of a 2-D array; 2-D arrays joined along axis 1."""
+    arrs = []
+    for a in _as_list("column_stack", tup):
+        a = ensure_array(a)
+        arrs.append(transpose(atleast_2d(a)) if len(_shape(a)) < 2 else a)
+    return concatenate(arrs, 1)
+
+
+def append(arr, values, axis: int | None = None):
+    """`values` joined to the end of `arr` (both flattened if axis is None)."""
+    check_arraylike("append", arr, values)
+    if axis is None:
+        return concatenate([ravel(arr), ravel(values)], 0)
+    return concatenate([arr, values], axis=axis)
+
+
+# ------------------------------------------------------------------ splitting
+def _split(name: str, ary, indices_or_sections, axis: int) -> list:
+    ary = _asarray(name, ary)
+    axis = canonicalize_axis(operator.index(axis), len(_shape(ary)))
+    n = _shape(ary)[axis]
+    if isinstance(indices_or_sections, (tuple, list)) or \
+            (_is_array(indices_or_sections) and np.ndim(indices_or_sections) > 0):
+        points = [0, *(operator.index(i) for i in np.asarray(indices_or_sections).tolist()), n]
+        bounds = list(zip(points[:-1], points[1:]))
+    else:
+        sections = operator.index(indices_or_sections)
+        if sections <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        part, r = divmod(n, sections)
+        if r and name != "array_split":
+            raise ValueError(f"array split does not result in an equal division: rest is {r}")
+        sizes = [part + 1] * r + [part] * (sections - r)
+        ends = np.cumsum([0] + sizes).tolist()
+        bounds = list(zip(ends[:-1], ends[1:]))
+    # NumPy semantics: piece i is ary[start:stop] along axis, with Python slice rules
+    return [_slice_axis(ary, s, e, axis) for s, e in bounds]
+
+
+def split(ary, indices_or_sections, axis: int = 0) -> list:
+    """`ary` cut into equal sections, or at the given indices, along `axis`.
+
+    >>> [p.shape for p in jnp.split(jnp.arange(6), [1, 4])]
+    [(1,), (3,), (2,)]
+    """
+    return _split("split", ary, indices_or_sections, axis)
+
+
+def array_split(ary, indices_or_sections, axis: int = 0) -> list:
+    """split, allowing sections of unequal size (the first ones one longer)."""
+    return _split("array_split", ary, indices_or_sections, axis)
+
+
+def hsplit(ary, indices_or_sections) -> list:
+    """split along axis 1 (axis 0 for 1-D arrays)."""
+    ary = _asarray("hsplit", ary)
+    return _split("hsplit", ary, indices_or_sections, 0 if len(_shape(ary)) == 1 else 1)
+
+
+def vsplit(ary, indices_or_sections) -> list:
+    """split along axis 0 of an array with at least 2 dimensions."""
+    ary = _asarray("vsplit", ary)
+    if len(_shape(ary)) < 2:
+        raise ValueError("vsplit only works on arrays of 2 or more dimensions")
+    return _split("vsplit", ary, indices_or_sections, 0)
+
+
+def dsplit(ary, indices_or_sections) -> list:
+    """split along axis 2 of an array with at least 3 dimensions."""
+    ary = _asarray("dsplit", ary)
+    if len(_shape(ary)) < 3:
+        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
+    return _split("dsplit", ary, indices_or_sections, 2)
+
+
+# ------------------------------------------------------------------ broadcasting
+def broadcast_shapes(*shapes) -> tuple:
+    """The shape NumPy broadcasting gives arrays of `shapes`.
+
+    >>> jnp.broadcast_shapes((3, 1), (4,))
+    (3, 4)
+    """
+    if not shapes:
+        return ()
+    shapes = [_index_tuple(s) for s in shapes]
+    rank = builtins.max(len(s) for s in shapes)
+    out = []
+    for sizes in zip(*((1,) * (rank - len(s)) + s for s in shapes)):
+        big = {d for d in sizes if d != 1}
+        if len(big) > 1:
+            raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}")
+        out.append(big.pop() if big else 1)
+    return tuple(out)
+
+
+def broadcast_to(array, shape, *, out_sharding=None):
+    """`array` broadcast (NumPy rules) to `shape`.
+
+    >>> jnp.broadcast_to(jnp.arange(3), (2, 3)).shape
+    (2, 3)
+    """
+    check_arraylike("broadcast_to", array)
+    arr = ensure_array(array)
+    shape = _index_tuple(shape)
+    arr_shape = _shape(arr)
+    if arr_shape == shape:
+        return arr
+    if len(shape) < len(arr_shape):
+        raise ValueError(f"Cannot broadcast to shape with fewer dimensions: "
+                         f"arr_shape={arr_shape} shape={shape}")
+    nlead = len(shape) - len(arr_shape)
+    if not all(d in (1, s) for d, s in zip(arr_shape, shape[nlead:])):
+        raise ValueError(f"Incompatible shapes for broadcasting: {arr_shape} and requested "
+                         f"shape {shape}")
+    return lax.broadcast_in_dim(arr, shape, tuple(range(nlead, len(shape))))
+
+
+def broadcast_arrays(*args) -> list:
+    """The arrays broadcast to their common shape (dtypes unchanged)."""
+    check_arraylike("broadcast_arrays", *args)
+    shp = broadcast_shapes(*(_shape(a) for a in args))
+    return [broadcast_to(a, shp) for a in args]
+
+
+# ------------------------------------------------------------------ flips, rolls, rotations
+def flip(m, axis=None):
+    """`m` reversed along `axis` (all axes by default).
+
+    >>> jnp.flip(jnp.arange(3))
+    Array([2, 1, 0], dtype=int32)
+    """
+    m = _asarray("flip", m)
+    ndim = len(_shape(m))
+    axes = range(ndim) if axis is None else (canonicalize_axis(a, ndim) for a in _index_tuple(axis))
+    return lax.rev(m, tuple(axes))
+
+
+def fliplr(m):
+    """`m` reversed along axis 1."""
+    return flip(m, 1)
+
+
+def flipud(m):
+    """`m` reversed along axis 0."""
+    return flip(m, 0)
+
+
+def roll(a, shift, axis=None):
+    """`a` with elements shifted cyclically by `shift` along `axis` (flattened if None).
+
+    >>> jnp.roll(jnp.arange(5), 2)
+    Array([3, 4, 0, 1, 2], dtype=int32)
+    """
+    a = _asarray("roll", a)
+    shp = _shape(a)
+    if axis is None:
+        return lax.reshape(roll(ravel(a), shift, 0), shp)
+    axes = tuple(canonicalize_axis(i, len(shp)) for i in _index_tuple(axis))
+    try:
+        shifts = _index_tuple(shift)
+    except TypeError:            # a traced shift: slice a doubled array dynamically
+        shift = ensure_array(shift)
+        bshape = np.broadcast_shapes(_shape(shift), (len(axes),))
+        if len(bshape) != 1:
+            raise ValueError("'shift' and 'axis' arguments to roll must be scalars or 1D "
+                             "arrays") from None
+        shift = broadcast_to(shift, bshape)
+        for i, ax in enumerate(np.broadcast_to(np.asarray(axes), bshape).tolist()):
+            n = shp[ax]
+            if n == 0:
+                continue
+            s = _astype(_index_axis(shift, i, 0), np.int32)
+            s = lax.rem(lax.add(lax.rem(s, np.int32(n)), np.int32(n)), np.int32(n))  # in [0, n)
+            starts = [np.int32(0)] * len(shp)
+            starts[ax] = lax.sub(np.int32(n), s)
+            a = lax.dynamic_slice(lax.concatenate([a, a], ax), starts, shp)
+        return a
+    for ax, s in zip(*np.broadcast_arrays(np.asarray(axes), np.asarray(shifts))):
+        ax, n = int(ax), shp[int(ax)]
+        if n == 0:
+            continue
+        i = (-int(s)) % n
+        a = lax.concatenate([_slice_axis(a, i, n, ax), _slice_axis(a, 0, i, ax)], ax)
+    return a
+
+
+def rot90(m, k: int = 1, axes: tuple = (0, 1)):
+    """`m` rotated by 90 degrees `k` times in the plane of `axes` (from the first axis
+    towards the second)."""
+    m = _asarray("rot90", m)
+    ndim = len(_shape(m))
+    if ndim < 2:
+        raise ValueError(f"rot90 requires its first argument to have ndim at least two, but "
+                         f"got first argument of shape {_shape(m)}, which has ndim {ndim}")
+    ax1, ax2 = (canonicalize_axis(a, ndim) for a in axes)
+    if ax1 == ax2:
+        raise ValueError("Axes must be different")
+    k = operator.index(k) % 4
+    if k == 0:
+        return m
+    if k == 2:
+        return flip(flip(m, ax1), ax2)
+    perm = list(range(ndim))
+    perm[ax1], perm[ax2] = perm[ax2], perm[ax1]
+    return transpose(flip(m, ax2), perm) if k == 1 else flip(transpose(m, perm), ax2)
+
+
+# ------------------------------------------------------------------ tile, repeat, resize
+def tile(A, reps):
+    """`A` repeated `reps` times along each axis (as a broadcast plus a reshape).
+
+    >>> jnp.tile(jnp.array([1, 2]), 2)
+    Array([1, 2, 1, 2], dtype=int32)
+    """
+    A = _asarray("tile", A)
+    reps = _index_tuple(reps)
+    shp = _shape(A)
+    reps = (1,) * (len(shp) - len(reps)) + reps
+    shp = (1,) * (len(reps) - len(shp)) + shp
+    A = lax.reshape(A, shp)
+    # broadcast to (r0, d0, r1, d1, ...), then merge each pair
+    wide = tuple(x for pair in zip(reps, shp) for x in pair)
+    out = lax.broadcast_in_dim(A, wide, tuple(range(1, 2 * len(shp), 2)))
+    return lax.reshape(out, tuple(r * d for r, d in zip(reps, shp)))
+
+
+def _concrete(x):
+    """The NumPy value of `x` if it is known while tracing, else None."""
+    if isinstance(x, Tracer):
+        v = x.to_concrete_value()
+        return None if v is None else np.asarray(v)
+    return np.asarray(x)
+
+
+def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | None = None,
+           out_sharding=None):
+    """Each element of `a` repeated `repeats` times (an int, or one count per element)
+    along `axis`; traced counts need a static `total_repeat_length`.
+
+    >>> jnp.repeat(jnp.array([1, 2]), jnp.array([1, 3]))
+    Array([1, 2, 2, 2], dtype=int32)
+    """
+    check_arraylike("repeat", a)
+    a = ensure_array(a)
+    if axis is None:
+        a, axis = ravel(a), 0
+    shp = _shape(a)
+    axis = canonicalize_axis(operator.index(axis), builtins.max(len(shp), 1))
+    if total_repeat_length is None:
+        reps = _concrete(repeats)
+        if reps is None:
+            from ..core.errors import ConcretizationTypeError
+            raise ConcretizationTypeError(
+                repeats, "When jit-compiling jnp.repeat, the total number of repeats must be "
+                "static. To fix this, either specify a static value for `repeats`, or pass a "
+                "static value to `total_repeat_length`.\n")
+        if reps.ndim == 0 and shp:     # one count for all: broadcast along a new axis
+            r = int(reps)
+            out = lax.broadcast_in_dim(a, shp[:axis + 1] + (r,) + shp[axis + 1:],
+                                       tuple(i for i in range(len(shp) + 1) if i != axis + 1))
+            return lax.reshape(out, shp[:axis] + (shp[axis] * r,) + shp[axis + 1:])
+        reps = np.ravel(reps)
+        if not shp:
+            if reps.shape != (1,):
+                raise ValueError("`repeat` with a scalar parameter `a` is only implemented for "
+                                 "scalar values of the parameter `repeats`.")
+            return _full_like_value(a, (int(reps[0]),))
+        reps = np.broadcast_to(reps, (shp[axis],))
+        from .indexing import take
+        idx = np.repeat(np.arange(shp[axis], dtype=np.int32), reps)
+        return take(a, idx, axis=axis)
+    total = operator.index(total_repeat_length)
+    repeats = ravel(ensure_array(repeats))
+    if not shp:
+        if _shape(repeats) != (1,):
+            raise ValueError("`repeat` with a scalar parameter `a` is only implemented for "
+                             "scalar values of the parameter `repeats`.")
+        return _full_like_value(a, (total,))
+    if total == 0 or shp[axis] == 0:
+        return lax.broadcast_in_dim(np.zeros((), _dtype(a)), shp[:axis] + (total,) + shp[axis + 1:], ()) \
+            if total == 0 else a
+    from .indexing import take
+    repeats = broadcast_to(repeats, (shp[axis],))
+    # mark where each element's block starts, then a running count gives its index
+    starts = lax.cumsum(lax.concatenate(
+        [np.zeros((1,), _dtype(repeats)), _slice_axis(repeats, 0, -1, 0)], 0))
+    marks = _full((total,), 0, np.dtype(np.int32)).at[starts].add(np.int32(1))
+    idx = lax.sub(lax.cumsum(marks), np.int32(1))
+    return take(a, idx, axis=axis)
+
+
+def _full_like_value(a, shape):
+    return lax.broadcast_in_dim(a, shape, ())
+
+
+def resize(a, new_shape):
+    """`a` flattened, repeated as needed and cut to `new_shape` (NumPy's resize)."""
+    a = ravel(_asarray("resize", a))
+    new_shape = _index_tuple(new_shape)
+    n, total = _shape(a)[0], math.prod(new_shape)
+    if n == 0 or total == 0:
+        return _full(new_shape, 0, _dtype(a))
+    reps = -(-total // n)
+    return lax.reshape(_slice_axis(tile(a, reps), 0, total, 0), new_shape)
+
+
+# ------------------------------------------------------------------ pad
+def _pairs(values, nd: int, name: str) -> tuple:
+    """`values` (scalar, (v,), (before, after), ((b, a),) or per axis) as nd pairs."""
+    try:
+        arr = np.asarray(values)
+    except Exception:
+        raise TypeError(f"`{name}` entries must be the same shape: {values}") from None
+    if arr.dtype.kind == "O":
+        raise TypeError(f"`{name}` entries must be the same shape: {values}")
+    if arr.shape == (nd, 2):
+        return tuple(tuple(v) for v in arr.tolist())
+    if arr.shape == (1, 2):
+        return (tuple(arr[0].tolist()),) * nd
+    if arr.shape == (2,):
+        return (tuple(arr.tolist()),) * nd
+    if arr.shape in ((1,), ()):
+        v = arr.ravel()[0].item()
+        return ((v, v),) * nd
+    raise ValueError(f"jnp.pad: {name} with nd={nd} has unsupported shape {arr.shape}. "
+                     f"Valid shapes are ({nd}, 2), (1, 2), (2,), (1,), or ().")
+
+
+def _check_no_padding(widths, mode):
+    if widths[0] > 0 or widths[1] > 0:
+        raise ValueError(f"Cannot apply '{mode}' padding to empty axis")
+
+
+def _pad_constant(array, widths, constant_values):
+    a = aval_of(array)
+    cv = ensure_array(constant_values)
+    cv = conversion._convert_element_type(cv, a.dtype, a.weak_type)
+    cshape = _shape(cv)
+    if len(cshape) == 0 or cshape in ((1,), (1, 1)):
+        return lax.pad(array, lax.reshape(cv, ()), [(lo, hi, 0) for lo, hi in widths])
+    if len(cshape) == 1 and cshape[-1] != 2:
+        raise ValueError(f"jnp.pad: constant_values has unsupported shape {cshape}. If the "
+                         f"shape is 1D or 2D, the last dimension must be of size 1 or 2.")
+    cv = broadcast_to(cv, (len(widths), 2))
+    for i, (lo, hi) in enumerate(widths):
+        for side, n in ((0, lo), (1, hi)):
+            if n:
+                cfg = [(0, 0, 0)] * len(widths)
+                cfg[i] = (n, 0, 0) if side == 0 else (0, n, 0)
+                array = lax.pad(array, _index_axis(_index_axis(cv, i, 0), side, 0), cfg)
+    return array
+
+
+def _pad_wrap(array, widths):
+    for i, (lo, hi) in enumerate(widths):
+        n = _shape(array)[i]
+        if n == 0:
+            _check_no_padding((lo, hi), "wrap")
+            continue
+        (lrep, lrem), (rrep, rrem) = divmod(lo, n), divmod(hi, n)
+        parts = [_slice_axis(array, n - lrem, n, i)] if lrem else []
+        parts += [array] * (lrep + rrep + 1)
+        parts += [_slice_axis(array, 0, rrem, i)] if rrem else []
+        array = lax.concatenate(parts, i)
+    return array
+
+
+def _pad_reflect(array, widths, mode: str, reflect_type: str):
+    for i, (lo, hi) in enumerate(widths):
+        n = _shape(array)[i]
+        if n == 0:
+            _check_no_padding((lo, hi), mode)
+            continue
+        offset = 1 if mode == "reflect" and n > 1 else 0
+        for before, padding in ((True, lo), (False, hi)):
+            edge = _slice_axis(array, 0, 1, i) if before else _slice_axis(array, -1, None, i)
+            while padding > 0:     # reflect repeatedly when the pad is longer than the axis
+                cur = builtins.min(padding, n - offset)
+                padding -= cur
+                if before:
+                    x = _slice_axis(array, offset, offset + cur, i)
+                else:
+                    stop = None if (mode == "symmetric" or n == 1) else -1
+                    x = _slice_axis(array, -(cur + offset), stop, i)
+                x = lax.rev(x, (i,))
+                if reflect_type == "odd":        # reflect through the edge value: 2*edge - x
+                    two = np.array(2, _dtype(x))
+                    x = lax.sub(lax.mul(two, broadcast_to(edge, _shape(x))), x)
+                    if n > 1:
+                        edge = _slice_axis(x, 0, 1, i) if before else _slice_axis(x, -1, None, i)
+                array = lax.concatenate([x, array] if before else [array, x], i)
+    return array
+
+
+def _pad_edge(array, widths):
+    for i, (lo, hi) in enumerate(widths):
+        n = _shape(array)[i]
+        if n == 0:
+            _check_no_padding((lo, hi), "edge")
+            continue
+        before = repeat(_slice_axis(array, 0, 1, i), lo, axis=i)
+        after = repeat(_slice_axis(array, n - 1, n, i), hi, axis=i)
+        array = lax.concatenate([before, array, after], i)
+    return array
+
+
+def _pad_linear_ramp(array, widths, end_values):
+    from .creation import linspace
+    a = aval_of(array)
+    for ax, (lo, hi) in enumerate(widths):
+        ramps = []
+        for side, n in ((0, lo), (1, hi)):
+            edge = _index_axis(array, 0 if side == 0 else _shape(array)[ax] - 1, ax)
+            ramp = linspace(end_values[ax][side], edge, num=n, endpoint=False, dtype=a.dtype,
+                            axis=ax)
+            ramp = conversion._convert_element_type(ramp, a.dtype, a.weak_type)
+            ramps.append(ramp if side == 0 else lax.rev(ramp, (ax,)))
+        array = lax.concatenate([ramps[0], array, ramps[1]], ax)
+    return array
+
+
+def _pad_stats(array, widths, stat_length, stat_func):
+    a = aval_of(array)
+    for i, (lo, hi) in enumerate(widths):
+        if stat_length is None:
+            before = after = stat_func(array, axis=i, keepdims=True)
+        else:
+            n = _shape(array)[i]
+            lb, la = stat_length[i]
+            if lb == 0 or la == 0:
+                raise ValueError("stat_length of 0 yields no value for padding")
+            lb, la = builtins.min(int(lb), n), builtins.min(int(la), n)
+            before = stat_func(_slice_axis(array, 0, lb, i), axis=i, keepdims=True)
+            after = stat_func(_slice_axis(array, n - la, n, i), axis=i, keepdims=True)
+        if dtypes.is_int(a.dtype) or a.dtype == np.bool_:
+            if dtypes.is_inexact(_dtype(before)):
+                before = lax.round(before, lax.RoundingMethod.TO_NEAREST_EVEN)
+                after = lax.round(after, lax.RoundingMethod.TO_NEAREST_EVEN)
+        before = conversion._convert_element_type(before, a.dtype, a.weak_type)
+        after = conversion._convert_element_type(after, a.dtype, a.weak_type)
+        array = lax.concatenate([repeat(before, lo, axis=i), array, repeat(after, hi, axis=i)], i)
+    return array
+
+
+_PAD_KWARGS = {"constant": ["constant_values"], "empty": [], "edge": [], "wrap": [],
+               "linear_ramp": ["end_values"], "maximum": ["stat_length"],
+               "mean": ["stat_length"], "median": ["stat_length"], "minimum": ["stat_length"],
+               "reflect": ["reflect_type"], "symmetric": ["reflect_type"]}
+
+
+def pad(array, pad_width, mode="constant", **kwargs):
+    """`array` padded by `pad_width` (int, (before, after) or one pair per axis) with
+    `mode`: constant (constant_values), edge, wrap, reflect/symmetric (reflect_type),
+    linear_ramp (end_values), maximum/minimum/mean/median (stat_length) or empty.
+
+    >>> jnp.pad(jnp.array([1, 2, 3]), (1, 2), mode="reflect")
+    Array([2, 1, 2, 3, 2, 1], dtype=int32)
+    """
+    array = _asarray("pad", array)
+    if callable(mode):
+        raise NotImplementedError("jnp.pad with a callable mode is not implemented.")
+    if mode not in _PAD_KWARGS:
+        raise NotImplementedError(f"Unimplemented padding mode '{mode}' for np.pad.")
+    unsupported = set(kwargs) - set(_PAD_KWARGS[mode])
+    if unsupported:
+        raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unsupported}")
+    nd = len(_shape(array))
+    if nd == 0:
+        return array
+    pw = _pairs(_concrete_or_error(pad_width, "pad_width argument to jnp.pad"), nd, "pad_width")
+    if np.asarray(pw).shape != (nd, 2):
+        raise ValueError(f"Expected pad_width to have shape {(nd, 2)}; got {np.asarray(pw).shape}.")
+    widths = tuple((operator.index(lo), operator.index(hi)) for lo, hi in pw)
+    if any(lo < 0 or hi < 0 for lo, hi in widths):
+        raise ValueError("index can't contain negative values")
+    if mode == "constant":
+        return _pad_constant(array, widths, kwargs.get("constant_values", 0))
+    if mode == "empty":      # JAX's empty is zeros
+        return _pad_constant(array, widths, 0)
+    if mode == "wrap":
+        return _pad_wrap(array, widths)
+    if mode in ("reflect", "symmetric"):
+        reflect_type = kwargs.get("reflect_type", "even")
+        if reflect_type not in ("even", "odd"):
+            raise ValueError(f"reflect_type must be 'even' or 'odd', got {reflect_type!r}")
+        return _pad_reflect(array, widths, mode, reflect_type)
+    if mode == "edge":
+        return _pad_edge(array, widths)
+    if mode == "linear_ramp":
+        return _pad_linear_ramp(array, widths, _pairs(kwargs.get("end_values", 0), nd,
+                                                      "end_values"))
+    from . import reductions
+    stat = {"maximum": reductions.amax, "minimum": reductions.amin, "mean": reductions.mean,
+            "median": reductions.median}[mode]
+    stat_length = kwargs.get("stat_length")
+    if stat_length is not None:
+        stat_length = _pairs(stat_length, nd, "stat_length")
+    return _pad_stats(array, widths, stat_length, stat)
+
+
+def _concrete_or_error(x, what: str):
+    """`x` with its arrays made NumPy values, or a ConcretizationTypeError naming `what`."""
+    if isinstance(x, Tracer):
+        v = x.to_concrete_value()
+        if v is None:
+            from ..core.errors import ConcretizationTypeError
+            raise ConcretizationTypeError(x, f"The problem arose with the {what}.\n")
+        return np.asarray(v)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_concrete_or_error(v, what) for v in x)
+    return x
+
+
+# ------------------------------------------------------------------ triangles and diagonals
+def _tri_mask(n: int, m: int, k: int):
+    """bool[n, m]: True where column <= row + k (what jnp.tri gives)."""
+    rows = lax.broadcasted_iota(np.int32, (n, m), 0)
+    cols = lax.broadcasted_iota(np.int32, (n, m), 1)
+    return lax.ge(lax.add(rows, np.int32(k)), cols)
+
+
+def tril(m, k: int = 0):
+    """`m` with the elements above the k-th diagonal zeroed (on the last two axes).
+
+    >>> jnp.tril(jnp.ones((2, 2), int))
+    Array([[1, 0],
+           [1, 1]], dtype=int32)
+    """
+    m = _asarray("tril", m)
+    shp = _shape(m)
+    if len(shp) < 2:
+        raise ValueError("Argument to jax.numpy.tril must be at least 2D")
+    mask = lax.broadcast_in_dim(_tri_mask(*shp[-2:], operator.index(k)), shp,
+                                (len(shp) - 2, len(shp) - 1))
+    return lax.select(mask, m, _zeros_like(m))
+
+
+def triu(m, k: int = 0):
+    """`m` with the elements below the k-th diagonal zeroed (on the last two axes)."""
+    m = _asarray("triu", m)
+    shp = _shape(m)
+    if len(shp) < 2:
+        raise ValueError("Argument to jax.numpy.triu must be at least 2D")
+    mask = lax.broadcast_in_dim(_tri_mask(*shp[-2:], operator.index(k) - 1), shp,
+                                (len(shp) - 2, len(shp) - 1))
+    return lax.select(mask, _zeros_like(m), m)
+
+
+def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
+    """The `offset`-th diagonal of `a` in the plane (axis1, axis2), as the last axis.
+
+    >>> jnp.diagonal(jnp.arange(9).reshape(3, 3), 1)
+    Array([1, 5], dtype=int32)
+    """
+    a = _asarray("diagonal", a)
+    shp = _shape(a)
+    if len(shp) < 2:
+        raise ValueError("diagonal requires an array of at least two dimensions.")
+    offset = operator.index(offset)
+    ax1, ax2 = canonicalize_axis(axis1, len(shp)), canonicalize_axis(axis2, len(shp))
+    a = moveaxis(a, (ax1, ax2), (-2, -1))
+    n = builtins.max(0, builtins.min(shp[ax1] + builtins.min(offset, 0),
+                                     shp[ax2] - builtins.max(offset, 0)))
+    i = np.arange(n, dtype=np.int32)
+    j = np.arange(abs(offset), abs(offset) + n, dtype=np.int32)
+    from .indexing import getitem
+    return getitem(a, (Ellipsis, i, j) if offset >= 0 else (Ellipsis, j, i))
+
+
+def diag(v, k: int = 0):
+    """The k-th diagonal of a 2-D array, or a 2-D array with 1-D `v` on its k-th diagonal.
+
+    >>> jnp.diag(jnp.array([1, 2]))
+    Array([[1, 0],
+           [0, 2]], dtype=int32)
+    """
+    v = _asarray("diag", v)
+    k = operator.index(k)
+    shp = _shape(v)
+    if len(shp) == 2:
+        return diagonal(v, offset=k)
+    if len(shp) != 1:
+        raise ValueError("diag input must be 1d or 2d")
+    n = shp[0] + abs(k)
+    zero = np.zeros((), _dtype(v))
+    v = lax.pad(v, zero, ((builtins.max(0, -k), builtins.max(0, k), 0),))
+    rows = lax.broadcasted_iota(np.int32, (n, n), 0)
+    cols = lax.broadcasted_iota(np.int32, (n, n), 1)
+    mask = lax.eq(lax.add(rows, np.int32(k)), cols)
+    return lax.select(mask, lax.broadcast_in_dim(v, (n, n), (0,)), _zeros_like(
+        lax.broadcast_in_dim(v, (n, n), (0,))))
+
+
+def diagflat(v, k: int = 0):
+    """A 2-D array with the flattened `v` on its k-th diagonal."""
+    return diag(ravel(_asarray("diagflat", v)), k)
+
+
+def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=None):
+    """The sum along the `offset`-th diagonal in the plane (axis1, axis2).
+
+    >>> jnp.trace(jnp.eye(3))
+    Array(3., dtype=float32)
+    """
+    a = _asarray("trace", a)
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.trace is not supported.")
+    shp = _shape(a)
+    ax1, ax2 = canonicalize_axis(axis1, len(shp)), canonicalize_axis(axis2, len(shp))
+    if ax1 == ax2:
+        raise ValueError(f"axis1 and axis2 can not be same. axis1={axis1} and axis2={axis2}")
+    a = moveaxis(a, (ax1, ax2), (-2, -1))
+    n, m = _shape(a)[-2:]
+    rows = lax.broadcasted_iota(np.int32, (n, m), 0)
+    cols = lax.broadcasted_iota(np.int32, (n, m), 1)
+    mask = lax.broadcast_in_dim(lax.eq(lax.add(rows, np.int32(operator.index(offset))), cols),
+                                _shape(a), (len(shp) - 2, len(shp) - 1))
+    from .reductions import sum as _sum
+    return _sum(lax.select(mask, a, _zeros_like(a)), axis=(-2, -1), dtype=dtype)
+
+
+# ------------------------------------------------------------------ atleast_nd, shape info
+def _atleast(name, arys, nd, where):
+    out = []
+    for x in arys:
+        x = _asarray(name, x)
+        shp = _shape(x)
+        if len(shp) < nd:
+            x = lax.reshape(x, where(shp))
+        out.append(x)
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_1d(*arys):
+    """Each input as an array with at least 1 dimension.  ``atleast_1d(1.0).shape == (1,)``"""
+    return _atleast("atleast_1d", arys, 1, lambda s: (1,))
+
+
+def atleast_2d(*arys):
+    """Each input with at least 2 dimensions (1-D arrays become a row)."""
+    return _atleast("atleast_2d", arys, 2, lambda s: (1,) * (2 - len(s)) + s)
+
+
+def atleast_3d(*arys):
+    """Each input with at least 3 dimensions: (1, 1, 1), (1, n, 1) or (n, m, 1)."""
+    return _atleast("atleast_3d", arys, 3,
+                    lambda s: (1, 1, 1) if not s else (1, s[0], 1) if len(s) == 1 else s + (1,))
+
+
+def shape(a) -> tuple:
+    """The shape of an array or array-like.  ``jnp.shape(3.0) == ()``"""
+    return tuple(aval_of(a).shape) if util.is_arraylike(a) else np.shape(a)
+
+
+def ndim(a) -> int:
+    """The number of dimensions of an array or array-like."""
+    return len(shape(a))
+
+
+def size(a, axis: int | None = None) -> int:
+    """The number of elements of `a` (along `axis` if given)."""
+    shp = shape(a)
+    return math.prod(shp) if axis is None else shp[canonicalize_axis(axis, len(shp))]
