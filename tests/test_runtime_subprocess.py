@@ -1,0 +1,113 @@
+"""Runtime behaviour that needs a fresh process: device counts, the on-disk cache across
+processes, start-up logging, and `python -m jxkernel`."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run_python(args, env=None, timeout=180):
+    """Run `python ARGS` in the repository root; returns the CompletedProcess."""
+    full_env = {**os.environ, **(env or {})}
+    full_env["PYTHONPATH"] = ROOT + os.pathsep + full_env.get("PYTHONPATH", "")
+    return subprocess.run([sys.executable, *args], cwd=ROOT, env=full_env, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def run_code(code, env=None):
+    result = run_python(["-c", textwrap.dedent(code)], env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
+def test_multi_device_tests_in_a_four_device_process():
+    result = run_python(["-m", "pytest", "-q", "-o", "addopts=", "-p", "no:cacheprovider",
+                         "tests/test_runtime_multidevice.py"], {"JXKERNEL_CPU_DEVICES": "4"})
+    summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert "passed" in summary and "skipped" not in summary and "failed" not in summary, summary
+
+
+def test_cpu_device_count_is_fixed_at_first_use():
+    run_code("""
+        from jxkernel.config import config
+        from jxkernel.xla import device_count, default_device, devices
+        assert device_count() == 2 and default_device() == devices()[0]
+        try:
+            config.update("jax_num_cpu_devices", 3)
+        except RuntimeError as e:
+            assert "before the CPU backend starts" in str(e), e
+        else:
+            raise AssertionError("a late device count was accepted")
+        """, {"JXKERNEL_CPU_DEVICES": "2"})
+
+
+CACHED_PROGRAM = """
+    import numpy as np
+    from jxkernel.core.avals import ShapedArray
+    from jxkernel.xla import Executable, compile_module, default_device
+    text = '''module @across {
+      func.func public @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+        %0 = stablehlo.exponential %x : tensor<2xf32>
+        return %0 : tensor<2xf32>
+      }
+    }'''
+    loaded, stats = compile_module(text, [default_device()])
+    out = Executable(loaded, [ShapedArray((2,), np.float32)], default_device())(
+        np.zeros(2, np.float32))[0]
+    print(stats.source, out.tolist())
+"""
+
+
+def test_compiled_executables_survive_a_new_process(tmp_path):
+    env = {"JXKERNEL_COMPILATION_CACHE_DIR": str(tmp_path)}
+    first = run_code(CACHED_PROGRAM, env).stdout.split()
+    second = run_code(CACHED_PROGRAM, env).stdout.split()
+    assert first[0] == "compiled" and second[0] == "disk"
+    assert first[1:] == second[1:] == ["[1.0,", "1.0]"]
+    assert len([p for p in os.listdir(tmp_path) if p.endswith(".xla")]) == 1
+
+
+def test_a_corrupted_entry_does_not_break_a_new_process(tmp_path):
+    env = {"JXKERNEL_COMPILATION_CACHE_DIR": str(tmp_path)}
+    run_code(CACHED_PROGRAM, env)
+    (entry,) = [tmp_path / p for p in os.listdir(tmp_path) if p.endswith(".xla")]
+    entry.write_bytes(entry.read_bytes()[:200])
+    assert run_code(CACHED_PROGRAM, env).stdout.split()[0] == "compiled"
+    assert run_code(CACHED_PROGRAM, env).stdout.split()[0] == "disk"
+
+
+def test_the_cache_can_be_disabled_from_the_environment(tmp_path):
+    env = {"JXKERNEL_COMPILATION_CACHE_DIR": str(tmp_path), "JXKERNEL_COMPILATION_CACHE": "0"}
+    assert run_code(CACHED_PROGRAM, env).stdout.split()[0] == "compiled"
+    assert run_code(CACHED_PROGRAM, env).stdout.split()[0] == "compiled"
+    assert os.listdir(tmp_path) == []
+
+
+def test_start_up_is_quiet():
+    result = run_code("""
+        from jxkernel.xla import device_put
+        print(device_put(1.0).block_until_ready())
+        """)
+    assert result.stdout.strip() == "1.0"
+    assert "pjrt_client" not in result.stderr and "I0000" not in result.stderr, result.stderr
+
+
+def test_python_m_jxkernel(tmp_path):
+    result = run_python(["-m", "jxkernel"], {"JXKERNEL_COMPILATION_CACHE_DIR": str(tmp_path)})
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert "cpu: 1 device: CpuDevice(id=0)  (default)" in out
+    assert "gpu:" in out and "tpu:" in out
+    assert "= Array(8., dtype=float32)" in out
+
+
+@pytest.mark.parametrize("count", ["3"])
+def test_python_m_jxkernel_lists_every_cpu_device(tmp_path, count):
+    result = run_python(["-m", "jxkernel"], {"JXKERNEL_CPU_DEVICES": count,
+                                            "JXKERNEL_COMPILATION_CACHE_DIR": str(tmp_path)})
+    assert "cpu: 3 devices: CpuDevice(id=0), CpuDevice(id=1), CpuDevice(id=2)" in result.stdout
