@@ -1,0 +1,340 @@
+"""Shape primitives (lax/shapes.py) against NumPy: eager, under jit, staged (checked
+jaxprs), printed as JAX 0.10.2 prints them, and every shape error with its message."""
+import ml_dtypes
+import numpy as np
+import pytest
+
+import jxkernel
+from jxkernel import lax
+from jxkernel.core import check_jaxpr
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+DTYPES = [np.dtype(d) for d in (np.bool_, np.int8, np.int32, np.uint32, np.float16, BF16,
+                                np.float32, np.complex64)]
+
+
+def rand(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return rng.random(shape) > 0.5
+    if dtype.kind in "iu":
+        return rng.integers(0, 100, shape).astype(dtype)
+    if dtype.kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def check(fun, expected, *args):
+    """fun(*args) equals `expected` (exactly, dtype included) eagerly and under jit, and
+    its staged jaxpr type-checks."""
+    expected = np.asarray(expected)
+    for how, f in (("eager", fun), ("jit", jxkernel.jit(fun))):
+        out = f(*args)
+        assert out.shape == expected.shape, (how, out.shape, expected.shape)
+        assert out.dtype == expected.dtype, (how, out.dtype, expected.dtype)
+        np.testing.assert_array_equal(np.asarray(out), expected, err_msg=how)
+    check_jaxpr(jxkernel.make_jaxpr(fun)(*args))
+
+
+# ------------------------------------------------------------------ values
+# (name, fun(x, v), numpy equivalent(x, v), shape of x); v is a scalar of x's dtype
+CASES = [
+    ("broadcast_in_dim", lambda x, v: lax.broadcast_in_dim(x, (2, 3, 4), (1,)),
+     lambda x, v: np.broadcast_to(x[None, :, None], (2, 3, 4)), (3,)),
+    ("broadcast_in_dim size-1", lambda x, v: lax.broadcast_in_dim(x, (4, 3, 2), (0, 2)),
+     lambda x, v: np.broadcast_to(x[:, None, :], (4, 3, 2)), (1, 2)),
+    ("broadcast_in_dim scalar", lambda x, v: lax.broadcast_in_dim(v, (2, 3), ()),
+     lambda x, v: np.broadcast_to(v, (2, 3)), (1,)),
+    ("broadcast_in_dim transposing", lambda x, v: lax.broadcast_in_dim(x, (3, 5, 2), (2, 0)),
+     lambda x, v: np.broadcast_to(x.T[:, None, :], (3, 5, 2)), (2, 3)),
+    ("broadcast", lambda x, v: lax.broadcast(x, (2, 1)),
+     lambda x, v: np.broadcast_to(x, (2, 1, 3)), (3,)),
+    ("broadcast_to_rank", lambda x, v: lax.broadcast_to_rank(x, 4),
+     lambda x, v: x[None, None], (2, 3)),
+    ("reshape", lambda x, v: lax.reshape(x, (3, 2, 2)), lambda x, v: x.reshape(3, 2, 2), (2, 6)),
+    ("reshape dimensions", lambda x, v: lax.reshape(x, (6,), (1, 0)),
+     lambda x, v: x.T.reshape(6), (2, 3)),
+    ("reshape 3d dimensions", lambda x, v: lax.reshape(x, (4, 6), (2, 0, 1)),
+     lambda x, v: x.transpose(2, 0, 1).reshape(4, 6), (2, 3, 4)),
+    ("reshape to scalar", lambda x, v: lax.reshape(x, ()), lambda x, v: x.reshape(()), (1, 1)),
+    ("reshape empty", lambda x, v: lax.reshape(x, (3, 0)), lambda x, v: x.reshape(3, 0), (0, 3)),
+    ("squeeze", lambda x, v: lax.squeeze(x, (0, 2)), lambda x, v: x[0, :, 0], (1, 3, 1)),
+    ("squeeze negative", lambda x, v: lax.squeeze(x, (-1,)), lambda x, v: x[..., 0], (2, 1)),
+    ("squeeze to scalar", lambda x, v: lax.squeeze(x, (0, 1)), lambda x, v: x[0, 0], (1, 1)),
+    ("expand_dims", lambda x, v: lax.expand_dims(x, (0, 2)),
+     lambda x, v: x[None, :, None], (2, 3)),
+    ("expand_dims negative", lambda x, v: lax.expand_dims(x, (-1,)),
+     lambda x, v: x[..., None], (2, 3)),
+    ("transpose", lambda x, v: lax.transpose(x, (2, 0, 1)),
+     lambda x, v: x.transpose(2, 0, 1), (2, 3, 4)),
+    ("transpose 2d", lambda x, v: lax.transpose(x, (1, 0)), lambda x, v: x.T, (3, 5)),
+    ("rev", lambda x, v: lax.rev(x, (0,)), lambda x, v: x[::-1], (5,)),
+    ("rev 2 dims", lambda x, v: lax.rev(x, (0, 2)), lambda x, v: x[::-1, :, ::-1], (2, 3, 4)),
+    ("rev none", lambda x, v: lax.rev(x, ()), lambda x, v: x, (2, 3)),
+    ("concatenate", lambda x, v: lax.concatenate([x, lax.rev(x, (0,)), x], 0),
+     lambda x, v: np.concatenate([x, x[::-1], x], 0), (2, 3)),
+    ("concatenate axis 1", lambda x, v: lax.concatenate([x, lax.broadcast_in_dim(v, (2, 1), ())], 1),
+     lambda x, v: np.concatenate([x, np.full((2, 1), v)], 1), (2, 3)),
+    ("concatenate empty", lambda x, v: lax.concatenate([x, x], 0),
+     lambda x, v: np.concatenate([x, x], 0), (0, 3)),
+    ("pad", lambda x, v: lax.pad(x, v, ((1, 2, 1), (0, -1, 0))),
+     lambda x, v: _np_pad(x, v, ((1, 2, 1), (0, -1, 0))), (2, 3)),
+    ("pad negative low", lambda x, v: lax.pad(x, v, ((-2, 1, 0),)),
+     lambda x, v: _np_pad(x, v, ((-2, 1, 0),)), (5,)),
+    ("pad interior only", lambda x, v: lax.pad(x, v, ((0, 0, 2),)),
+     lambda x, v: _np_pad(x, v, ((0, 0, 2),)), (3,)),
+    ("pad negative with interior", lambda x, v: lax.pad(x, v, ((-1, -2, 2),)),
+     lambda x, v: _np_pad(x, v, ((-1, -2, 2),)), (4,)),
+    ("pad empty operand", lambda x, v: lax.pad(x, v, ((1, 1, 3),)),
+     lambda x, v: np.full(2, v), (0,)),
+    ("pad scalar operand", lambda x, v: lax.pad(x, v, ()), lambda x, v: x, ()),
+    ("collapse", lambda x, v: lax.collapse(x, 1, 3), lambda x, v: x.reshape(2, 12), (2, 3, 4)),
+    ("collapse to end", lambda x, v: lax.collapse(x, 1), lambda x, v: x.reshape(2, 12), (2, 3, 4)),
+]
+
+
+def _np_pad(x, value, config):
+    """NumPy reference for lax.pad: interior dilation, then low/high (negative crops)."""
+    for axis, (lo, hi, interior) in enumerate(config):
+        n = x.shape[axis]
+        size = n + max(n - 1, 0) * interior
+        shape = list(x.shape)
+        shape[axis] = size
+        dilated = np.full(shape, value, x.dtype)
+        index = [slice(None)] * x.ndim
+        index[axis] = slice(None, None, interior + 1)
+        dilated[tuple(index)] = x
+        shape[axis] = size + max(lo, 0) + max(hi, 0)
+        padded = np.full(shape, value, x.dtype)
+        index[axis] = slice(max(lo, 0), max(lo, 0) + size)
+        padded[tuple(index)] = dilated
+        index[axis] = slice(max(-lo, 0), shape[axis] - max(-hi, 0))
+        x = padded[tuple(index)]
+    return x
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_values(case):
+    name, fun, np_fun, shape = case
+    # each case runs on three of the dtypes (which three varies); test_every_dtype runs all
+    start = sum(map(ord, name)) % 3
+    for k, dtype in enumerate(DTYPES[start::3]):
+        x, v = rand(shape, dtype, seed=k), rand((), dtype, seed=k + 10)
+        check(fun, np_fun(x, v), jxkernel.device_put(x), jxkernel.device_put(v))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_every_dtype(dtype):
+    """One program using every shape primitive, per dtype (bool, ints, f16, bf16, complex)."""
+    def f(x, v):
+        y = lax.transpose(lax.broadcast_in_dim(x, (4, 2, 3), (1, 2)), (1, 0, 2))   # (2, 4, 3)
+        y = lax.rev(lax.squeeze(lax.reshape(y, (1, 2, 12)), (0,)), (1,))             # (2, 12)
+        y = lax.pad(y, v, ((0, 1, 1), (1, 0, 0)))                                     # (4, 13)
+        return lax.concatenate([y, lax.broadcast_in_dim(v, (4, 1), ())], 1)           # (4, 14)
+
+    x, v = rand((2, 3), dtype), rand((), dtype, seed=1)
+    y = np.broadcast_to(x[None], (4, 2, 3)).transpose(1, 0, 2).reshape(2, 12)[:, ::-1]
+    want = np.full((4, 14), v, dtype)
+    want[[0, 2], 1:13] = y
+    check(f, want, x, v)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.float16, BF16, np.float32, np.complex64],
+                         ids=lambda d: np.dtype(d).name)
+def test_iota(dtype):
+    dtype = np.dtype(dtype)
+    check(lambda: lax.iota(dtype, 5), np.arange(5).astype(dtype))
+    for dim in range(3):
+        want = np.broadcast_to(np.arange((2, 3, 4)[dim]).reshape(
+            [-1 if d == dim else 1 for d in range(3)]), (2, 3, 4))
+        check(lambda: lax.broadcasted_iota(dtype, (2, 3, 4), dim), want.astype(dtype))
+
+
+def test_iota_canonicalizes_dtype():
+    assert lax.iota(np.int64, 3).dtype == np.int32          # x64 is off
+    assert lax.iota(np.float64, 3).dtype == np.float32
+    assert lax.iota(np.int32, 0).shape == (0,)
+
+
+# ------------------------------------------------------------------ weak types, no-op shortcuts
+def test_weak_type_is_kept():
+    staged = jxkernel.make_jaxpr(lambda: [lax.broadcast_in_dim(1.0, (2,), ()),
+                                          lax.reshape(2, (1,)), lax.broadcast(3, (2,)),
+                                          lax.expand_dims(1.0, (0,))])()
+    assert [a.weak_type for a in staged.out_avals] == [True] * 4
+    out = lax.broadcast_in_dim(1.0, (2,), ())
+    assert out.weak_type and out.dtype == np.float32
+    x = jxkernel.device_put(np.ones(2, np.float32))
+    assert not lax.pad(x, np.float32(0), ((1, 1, 0),)).weak_type
+    assert not lax.iota(np.int32, 3).weak_type
+
+
+def test_identity_calls_return_the_array():
+    x = jxkernel.device_put(np.ones((2, 3), np.float32))
+    assert lax.transpose(x, (0, 1)) is x
+    assert lax.reshape(x, (2, 3)) is x
+    assert lax.squeeze(x, ()) is x
+    assert lax.broadcast(x, ()) is x
+    assert lax.broadcast_to_rank(x, 2) is x
+    assert lax.concatenate([x], 0) is x
+    staged = jxkernel.make_jaxpr(lambda x: lax.transpose(lax.reshape(x, (2, 3)), (0, 1)))(x)
+    assert not staged.eqns
+
+
+# ------------------------------------------------------------------ printing (JAX 0.10.2's text)
+F32 = np.float32
+GOLDEN = [
+    (lambda v: lax.broadcast_in_dim(v, (2, 3), (1,)), [np.ones(3, F32)], """\
+{ lambda ; a:f32[3]. let
+    b:f32[2,3] = broadcast_in_dim[broadcast_dimensions=(1,)] a
+  in (b,) }"""),
+    (lambda v: lax.broadcast_in_dim(1.0, (2,), ()), [np.ones(3, F32)], """\
+{ lambda ; a:f32[3]. let b:f32[2] = broadcast_in_dim 1.0:f32[] in (b,) }"""),
+    (lambda x: lax.reshape(x, (3, 2), (1, 0)), [np.ones((2, 3), F32)], """\
+{ lambda ; a:f32[2,3]. let
+    b:f32[3,2] = reshape[dimensions=(1, 0) new_sizes=(3, 2) sharding=None] a
+  in (b,) }"""),
+    (lambda x: lax.squeeze(lax.expand_dims(x, (0,)), (0,)), [np.ones((2, 3), F32)], """\
+{ lambda ; a:f32[2,3]. let
+    b:f32[1,2,3] = broadcast_in_dim[broadcast_dimensions=(1, 2)] a
+    c:f32[2,3] = squeeze[dimensions=(0,)] b
+  in (c,) }"""),
+    (lambda x: lax.expand_dims(x, (0, 2)), [np.ones((2, 3), F32)], """\
+{ lambda ; a:f32[2,3]. let
+    b:f32[1,2,1,3] = broadcast_in_dim[broadcast_dimensions=(1, 3)] a
+  in (b,) }"""),
+    (lambda x: lax.rev(lax.transpose(x, (1, 0)), (0,)), [np.ones((2, 3), F32)], """\
+{ lambda ; a:f32[2,3]. let
+    b:f32[3,2] = transpose[permutation=(1, 0)] a
+    c:f32[3,2] = rev[dimensions=(0,)] b
+  in (c,) }"""),
+    (lambda x: lax.concatenate([x, x], 0), [np.ones((2, 3), F32)], """\
+{ lambda ; a:f32[2,3]. let b:f32[4,3] = concatenate[dimension=0] a a in (b,) }"""),
+    (lambda x: lax.pad(x, 0., ((1, 2, 1), (0, -1, 0))), [np.ones((2, 3), F32)], """\
+{ lambda ; a:f32[2,3]. let
+    b:f32[6,2] = pad[padding_config=((1, 2, 1), (0, -1, 0))] a 0.0:f32[]
+  in (b,) }"""),
+    (lambda: (lax.iota(np.int32, 4), lax.broadcasted_iota(np.float32, (2, 3), 1)), [], """\
+{ lambda ; . let
+    a:i32[4] = iota[dimension=0 dtype=int32 shape=(4,) sharding=None] 
+    b:f32[2,3] = iota[dimension=1 dtype=float32 shape=(2, 3) sharding=None] 
+  in (a, b) }"""),
+    (lambda x: lax.collapse(x, 0, 2), [np.ones((2, 3), F32)], """\
+{ lambda ; a:f32[2,3]. let
+    b:f32[6] = reshape[dimensions=None new_sizes=(6,) sharding=None] a
+  in (b,) }"""),
+]
+
+
+@pytest.mark.parametrize("i", range(len(GOLDEN)))
+def test_printed_jaxpr_matches_jax(i):
+    fun, args, text = GOLDEN[i]
+    assert str(jxkernel.make_jaxpr(fun)(*args)) == text
+
+
+def test_lowered_text():
+    text = jxkernel.jit(lambda x: lax.pad(lax.transpose(x, (1, 0)), 0.0, ((1, 0, 1), (0, 0, 0)))
+                        ).lower(np.ones((2, 3), F32)).as_text()
+    assert "stablehlo.transpose" in text and "stablehlo.pad" in text
+    assert "interior_padding = array<i64: 1, 0>" in text
+
+
+# ------------------------------------------------------------------ errors
+X = np.ones((2, 3), np.float32)
+ERRORS = [
+    (lambda: lax.broadcast_in_dim(X, (2, 3), (0,)), TypeError,
+     "broadcast_in_dim broadcast_dimensions must have length equal to operand ndim; got "
+     "broadcast_dimensions (0,) for operand ndim 2."),
+    (lambda: lax.broadcast_in_dim(X, (3,), (0, 1)), TypeError,
+     "broadcast_in_dim target broadcast shape must have equal or higher rank to the operand "
+     "shape; got operand ndim 2 and target broadcast ndim 1."),
+    (lambda: lax.broadcast_in_dim(X, (4, 3), (0, 1)), TypeError,
+     "broadcast_in_dim operand dimension sizes must either be 1, or be equal to their "
+     "corresponding dimensions in the target broadcast shape; got operand of shape (2, 3), "
+     "target broadcast shape (4, 3), broadcast_dimensions (0, 1) "),
+    (lambda: lax.broadcast_in_dim(X, (2, 3, 4), (0, 3)), TypeError,
+     "broadcast_in_dim broadcast_dimensions must be a subset of output dimensions, got (0, 3) "
+     "for operand ndim 2 and shape (2, 3, 4)."),
+    (lambda: lax.broadcast_in_dim(np.ones((2, 2), F32), (2, 2), (1, 1)), TypeError,
+     "broadcast_in_dim broadcast_dimensions must not contain duplicates, got "
+     "broadcast_dimensions (1, 1)"),
+    (lambda: lax.broadcast_in_dim(X, (2, -3), (0, 1)), TypeError,
+     "broadcast_in_dim shape must have every element be nonnegative, got (2, -3)."),
+    (lambda: lax.reshape(X, (3, 2), (0, 0)), TypeError,
+     "reshape dimensions must be a permutation of operand dimensions, got dimensions (0, 0) for "
+     "shape (2, 3)."),
+    (lambda: lax.reshape(X, (-1, 6)), TypeError, "reshape new_sizes must all be positive, got (-1, 6)."),
+    (lambda: lax.reshape(X, (4,)), TypeError,
+     "reshape total size must be unchanged, got new_sizes (4,) (of total size 4) for shape "
+     "(2, 3) (of total size 6)."),
+    (lambda: lax.squeeze(X, (0,)), ValueError,
+     "cannot select an axis to squeeze out which has size not equal to one, got shape=(2, 3) "
+     "and dimensions=(0,)"),
+    (lambda: lax.squeeze(X, (5,)), ValueError, "axis 5 is out of bounds for array of dimension 2"),
+    (lambda: lax.squeeze(np.ones((1, 3), F32), (0, 0)), ValueError, "dimensions are not unique: (0, 0)"),
+    (lambda: lax.expand_dims(X, (0, 0)), ValueError, "repeated axis in lax.expand_dims: (0, 0)"),
+    (lambda: lax.expand_dims(X, (0, -4)), ValueError, "repeated axis in lax.expand_dims: [0, 0]"),
+    (lambda: lax.expand_dims(X, (5,)), ValueError, "axis 5 is out of bounds for array of dimension 3"),
+    (lambda: lax.transpose(X, (0, 0)), TypeError,
+     "transpose permutation isn't a permutation of operand dimensions, got permutation (0, 0) "
+     "for operand shape (2, 3)."),
+    (lambda: lax.transpose(X, (0,)), TypeError,
+     "transpose permutation isn't a permutation of operand dimensions, got permutation (0,) for "
+     "operand shape (2, 3)."),
+    (lambda: lax.rev(X, (0, 0)), TypeError, "rev dimensions must be unique, got (0, 0)."),
+    (lambda: lax.rev(X, (2,)), TypeError,
+     "rev dimensions must all be less than operand ndim, got dimensions (2,) for operand ndim 2."),
+    (lambda: lax.concatenate([X, np.ones(3, F32)], 0), TypeError,
+     "Cannot concatenate arrays with different numbers of dimensions: got (2, 3), (3,)."),
+    (lambda: lax.concatenate([X, np.ones((2, 4), F32)], 0), TypeError,
+     "Cannot concatenate arrays with shapes that differ in dimensions other than the one being "
+     "concatenated: concatenating along dimension 0 for shapes (2, 3), (2, 4)."),
+    (lambda: lax.concatenate([X, X], 2), TypeError,
+     "concatenate dimension out of bounds: dimension 2 for shapes (2, 3), (2, 3)."),
+    (lambda: lax.concatenate([X, X.astype(np.int32)], 0), TypeError,
+     "lax.concatenate requires arguments to have the same dtypes, got float32, int32. (Tip: "
+     "jnp.concatenate is a similar function that does automatic type promotion on inputs)."),
+    (lambda: lax.concatenate([], 0), ValueError, "concatenate requires a non-empty sequences of arrays"),
+    (lambda: lax.pad(X, F32(0), ((1, 1, 0),)), ValueError,
+     "length of padding_config must equal the number of axes of operand, got padding_config "
+     "((1, 1, 0),) for operand shape (2, 3)"),
+    (lambda: lax.pad(X, F32(0), ((1, 1, -1), (0, 0, 0))), ValueError,
+     "interior padding in padding_config must be nonnegative, got padding_config ((1, 1, -1), "
+     "(0, 0, 0))"),
+    (lambda: lax.pad(X, F32(0), ((-3, 0, 0), (0, 0, 0))), ValueError,
+     "Dimension size after padding is not at least 0, got result shape (-1, 3), for "
+     "padding_config ((-3, 0, 0), (0, 0, 0)) and operand shape (2, 3)"),
+    (lambda: lax.pad(X, np.int32(0), ((0, 0, 0), (0, 0, 0))), TypeError,
+     "pad operand and padding_value must be same dtype: got float32 and int32."),
+    (lambda: lax.pad(np.ones(2, np.float16), 0., ((1, 1, 0),)), TypeError,
+     "pad operand and padding_value must be same dtype: got float16 and float32."),
+    (lambda: lax.pad(X, np.zeros(2, F32), ((0, 0, 0), (0, 0, 0))), ValueError,
+     "padding_value must be a scalar; got np.shape(padding_value)=(2,)"),
+    (lambda: lax.iota(np.bool_, 3), TypeError,
+     "iota does not accept dtype bool. Accepted dtypes are subtypes of integer, floating, "
+     "complexfloating."),
+    (lambda: lax.broadcasted_iota(np.int32, (2, 3), 2), ValueError,
+     "iota dimension must be between 0 and len(shape), got dimension=2 for shape=(2, 3)"),
+    (lambda: lax.iota(np.int32, -1), TypeError,
+     "iota shape must have every element be nonnegative, got (-1,)."),
+    (lambda: lax.collapse(X, 1, 0), ValueError,
+     "Invalid dimension range passed to collapse: (2, 3)[1:0]"),
+]
+
+
+@pytest.mark.parametrize("i", range(len(ERRORS)))
+def test_errors(i):
+    fun, exc, message = ERRORS[i]
+    with pytest.raises(exc) as info:
+        fun()
+    assert str(info.value) == message
+    # the same error while tracing for jit (abstract eval is shared)
+    with pytest.raises(exc) as info:
+        jxkernel.make_jaxpr(fun)()
+    assert str(info.value) == message
+
+
+def test_traced_shape_is_an_error():
+    with pytest.raises(TypeError, match="Shapes must be 1D sequences of concrete values"):
+        jxkernel.jit(lambda x, n: lax.reshape(x, (n,)))(np.ones(3, F32), 3)
