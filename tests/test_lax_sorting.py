@@ -1,0 +1,186 @@
+"""sort / sort_key_val / top_k against NumPy (eager and under jit), JAX's order for NaN,
+-0.0 and complex numbers, golden jaxprs from JAX 0.10.2, error messages."""
+import ml_dtypes
+import numpy as np
+import pytest
+
+import jxkernel
+from jxkernel import lax
+from jxkernel.core import check_jaxpr
+
+bf16 = np.dtype(ml_dtypes.bfloat16)
+
+
+def data(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return rng.random(shape) < 0.5
+    if dtype.kind in "iu":                              # few distinct values: many ties
+        return rng.integers(0 if dtype.kind == "u" else -3, 4, shape).astype(dtype)
+    if dtype.kind == "c":
+        return (rng.integers(-2, 2, shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def outputs(result):
+    return result if isinstance(result, (list, tuple)) else [result]
+
+
+def check(fn, args, wants):
+    """fn eagerly and under jit gives exactly `wants`; its staged jaxpr type-checks."""
+    for got in (fn(*map(jxkernel.device_put, args)), jxkernel.jit(fn)(*args)):
+        got = outputs(got)
+        assert len(got) == len(wants)
+        for g, w in zip(got, wants):
+            g = np.asarray(g)
+            assert g.dtype == w.dtype and g.shape == w.shape, (g.dtype, g.shape, w.dtype, w.shape)
+            np.testing.assert_array_equal(g, w)
+    check_jaxpr(jxkernel.make_jaxpr(fn)(*args))
+
+
+# ------------------------------------------------------------------ sort
+SORT_CASES = [(shape, dim, dtype) for shape, dim in [((7,), -1), ((3, 5), 0), ((3, 5), 1), ((2, 3, 4), 1)]
+              for dtype in ["float32", "int32"]] + \
+             [((4, 6), -1, dtype) for dtype in ["float16", "bfloat16", "uint8", "int8", "bool", "complex64"]] + \
+             [((0, 3), 0, "float32")]
+
+
+@pytest.mark.parametrize("shape,dimension,dtype", SORT_CASES)
+def test_sort(shape, dimension, dtype):
+    x = data(shape, dtype)
+    check(lambda a: lax.sort(a, dimension), [x], [np.sort(x, axis=dimension, kind="stable")])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "bfloat16"])
+def test_sort_key_val_is_stable(dtype):
+    keys = data((3, 8), dtype, seed=2)
+    if keys.dtype.kind == "f" or keys.dtype == bf16:
+        keys = np.round(keys.astype(np.float32)).astype(dtype)      # make ties
+    vals = np.arange(24, dtype=np.int32).reshape(3, 8)
+    order = np.argsort(keys.astype(np.float32), axis=1, kind="stable")
+    check(lambda k, v: lax.sort_key_val(k, v, dimension=1), [keys, vals],
+          [np.take_along_axis(keys, order, 1), np.take_along_axis(vals, order, 1)])
+
+
+@pytest.mark.parametrize("num_keys", [1, 2, 3])
+def test_sort_multiple_operands_lexicographic(num_keys):
+    a, b = data((2, 9), "int32", 3), data((2, 9), "float32", 4).round()
+    c, payload = data((2, 9), "int8", 5), data((2, 9), "float32", 6)
+    keys = [a, b, c][:num_keys]
+    order = np.lexsort(keys[::-1], axis=1)                  # np.lexsort: last key is primary
+    wants = [np.take_along_axis(x, order, 1) for x in (a, b, c, payload)]
+    check(lambda *xs: lax.sort(xs, dimension=1, num_keys=num_keys), [a, b, c, payload], wants)
+
+
+def test_sort_unstable_still_sorts():
+    x = data((4, 16), "float32")
+    check(lambda a: lax.sort(a, is_stable=False), [x], [np.sort(x, axis=-1)])
+
+
+def test_sort_float_total_order():
+    # -0.0 and 0.0 are equal (a stable sort keeps their order) and every NaN sorts last
+    x = np.array([0., -0., np.nan, -np.nan, -1., np.inf, -np.inf, 0.], np.float32)
+    got = np.asarray(lax.sort(x))
+    np.testing.assert_array_equal(got, [-np.inf, -1., 0., -0., 0., np.inf, np.nan, np.nan])
+    np.testing.assert_array_equal(np.signbit(got[2:5]), [False, True, False])
+    keys = np.array([np.nan, 1., -0., np.nan, 0.], np.float32)
+    k, v = lax.sort_key_val(keys, np.arange(5, dtype=np.int32))
+    np.testing.assert_array_equal(v, [2, 4, 1, 0, 3])
+
+
+def test_sort_complex_lexicographic():
+    x = np.array([1 + 2j, 1 + 1j, 0 + 5j, complex(np.nan, 0), -1 - 1j], np.complex64)
+    got = np.asarray(jxkernel.jit(lax.sort)(x))
+    np.testing.assert_array_equal(got[:4], [-1 - 1j, 0 + 5j, 1 + 1j, 1 + 2j])
+    assert np.isnan(got[4].real)
+
+
+def test_sort_keeps_weak_type():
+    from jxkernel.lax.conversion import _convert_element_type
+    w = _convert_element_type(np.ones(3, np.float32), np.float32, True)
+    assert lax.sort(w).weak_type
+    k, v = lax.sort_key_val(w, np.ones(3, np.float32))
+    assert k.weak_type and not v.weak_type
+
+
+# ------------------------------------------------------------------ top_k
+def np_top_k(x, k, axis):
+    """Largest first, lower index first among equals (a stable sort of the negation)."""
+    order = np.argsort(-x.astype(np.float64), axis=axis, kind="stable")
+    idx = np.take(order, np.arange(k), axis=axis)
+    return [np.take_along_axis(x, idx, axis), idx.astype(np.int32)]
+
+
+TOP_K_CASES = [((7,), 3, -1, "float32"), ((3, 6), 2, -1, "float32"), ((3, 6), 6, 1, "int32"),
+               ((4, 5), 2, 0, "float32"), ((2, 5, 3), 1, 1, "int32"), ((3, 6), 0, -1, "float32"),
+               ((3, 6), 3, -1, "bfloat16"), ((3, 6), 3, -1, "uint8"), ((3, 6), 3, -1, "float16")]
+
+
+@pytest.mark.parametrize("shape,k,axis,dtype", TOP_K_CASES)
+def test_top_k(shape, k, axis, dtype):
+    x = data(shape, dtype, seed=7)
+    check(lambda a: lax.top_k(a, k, axis=axis), [x], np_top_k(x, k, axis))
+
+
+def test_top_k_special_values():
+    # as JAX: NaN counts as the largest, +0.0 ranks above -0.0, ties keep index order
+    vals, idx = lax.top_k(np.array([1., np.nan, 3., -np.inf, 3.], np.float32), 3)
+    np.testing.assert_array_equal(vals, [np.nan, 3., 3.])
+    np.testing.assert_array_equal(idx, [1, 2, 4])
+    vals, idx = lax.top_k(np.array([0., -0., 0., -0.], np.float32), 4)
+    np.testing.assert_array_equal(idx, [0, 2, 1, 3])
+    vals, idx = jxkernel.jit(lambda a: lax.top_k(a, 2))(np.array([True, False, True]))
+    np.testing.assert_array_equal(vals, [True, True])
+    np.testing.assert_array_equal(idx, [0, 2])
+
+
+# ------------------------------------------------------------------ jaxprs (JAX 0.10.2's text)
+GOLDEN = [
+    (lambda x: lax.sort(x),
+     "{ lambda ; a:f32[3,4]. let\n    b:f32[3,4] = sort[dimension=1 is_stable=True num_keys=1] a\n  in (b,) }"),
+    (lambda x: lax.sort((x, x), dimension=0, num_keys=2, is_stable=False),
+     "{ lambda ; a:f32[3,4]. let\n    b:f32[3,4] c:f32[3,4] = sort[dimension=0 is_stable=False num_keys=2] a a\n"
+     "  in (b, c) }"),
+    (lambda x: lax.top_k(x, 2),
+     "{ lambda ; a:f32[3,4]. let\n    b:f32[3,2] c:i32[3,2] = top_k[axis=1 k=2] a\n  in (b, c) }"),
+    (lambda x: lax.top_k(x, 2, axis=0),
+     "{ lambda ; a:f32[3,4]. let\n    b:f32[2,4] c:i32[2,4] = top_k[axis=0 k=2] a\n  in (b, c) }"),
+]
+
+
+@pytest.mark.parametrize("fn,text", GOLDEN)
+def test_golden_jaxpr(fn, text):
+    assert str(jxkernel.make_jaxpr(fn)(np.zeros((3, 4), np.float32))) == text
+
+
+# ------------------------------------------------------------------ errors (JAX's messages)
+v3 = np.ones(3, np.float32)
+ERRORS = [
+    (lambda: lax.sort((v3, np.ones(4, np.float32))), TypeError,
+     "Arguments to sort must have equal shapes, got: (3,) (4,)"),
+    (lambda: lax.sort(()), TypeError, "Sort requires at least one operand"),
+    (lambda: lax.sort((v3, v3), num_keys=3), ValueError, "num_keys=3 must be between 1 and len(operand)=2"),
+    (lambda: lax.sort((v3, v3), num_keys=0), ValueError, "num_keys=0 must be between 1 and len(operand)=2"),
+    (lambda: lax.sort(v3, num_keys=2), ValueError, "num_keys=2 must equal 1 for a single operand."),
+    (lambda: lax.sort(v3, dimension=1), ValueError, "axis 1 is out of bounds for array of dimension 1"),
+    (lambda: lax.sort(np.float32(1)), ValueError, "axis -1 is out of bounds for array of dimension 0"),
+    (lambda: lax.top_k(np.ones(3, np.complex64), 2), ValueError, "top_k is not compatible with complex inputs."),
+    (lambda: lax.top_k(v3, 4), ValueError,
+     "k argument to top_k must be no larger than size along axis; got k=4 with shape=[3] and axis=0"),
+    (lambda: lax.top_k(v3, -1), ValueError, "k argument to top_k must be nonnegative, got -1"),
+    (lambda: lax.top_k(np.float32(1), 1), ValueError, "axis -1 is out of bounds for array of dimension 0"),
+    (lambda: lax.top_k(v3, 1, axis=2), ValueError, "axis 2 is out of bounds for array of dimension 1"),
+    (lambda: lax.top_k(v3, 1.5), TypeError, "cannot be interpreted as an integer"),
+    (lambda: lax.sort_p.bind(v3, dimension=3, is_stable=True, num_keys=1), ValueError,
+     "axis 3 is out of bounds for array of dimension 1"),
+    (lambda: lax.top_k_p.bind(v3, k=1, axis=4), ValueError,
+     "axis argument out of range: axis=4 for operand.shape=(3,)"),
+]
+
+
+@pytest.mark.parametrize("fn,exc,msg", ERRORS)
+def test_errors(fn, exc, msg):
+    with pytest.raises(exc) as info:
+        fn()
+    assert msg in str(info.value)
