@@ -19,3 +19,4 @@ from .transforms.make_jaxpr import eval_shape, make_jaxpr
 from .compile_log import compile_events, CompileEvent
 from .compile_log import subscribe as subscribe_compile_events
 from .transforms.batching import vmap
+from .transforms.ad import grad, jvp, linearize, value_and_grad, vjp

@@ -226,14 +226,20 @@ def pp_param(value, names: _Names, indent: int, width: int) -> str:
 
 
 def pp_jaxpr(jaxpr: Jaxpr, names: _Names, indent: int, source_info=False, width=80) -> str:
+    used = {v for e in jaxpr.eqns for v in e.invars if isinstance(v, Var)}
+    used.update(v for v in jaxpr.outvars if isinstance(v, Var))
+    for e in jaxpr.eqns:
+        for v in e.outvars:
+            if v not in used:
+                names.names.setdefault(v, "_")       # JAX prints results nobody reads as `_`
     consts = " ".join(pp_binder(v, names) for v in jaxpr.constvars)
     ins = " ".join(pp_binder(v, names) for v in jaxpr.invars)
     head = f"{{ lambda {consts}; {ins}. let" if consts else f"{{ lambda ; {ins}. let"
     eqns = [pp_eqn(e, names, indent + 4, source_info, width) for e in jaxpr.eqns]
     outs = ", ".join(names(v) for v in jaxpr.outvars)
     tail = f"in ({outs},) }}" if len(jaxpr.outvars) == 1 else f"in ({outs}) }}"
-    if len(eqns) <= 1 and not any("\n" in e for e in eqns):
-        one_line = " ".join([head, *eqns, tail])
+    if not any("\n" in e for e in eqns):
+        one_line = " ".join([head, "; ".join(eqns), tail]) if eqns else f"{head} {tail}"
         if indent + len(one_line) <= width:
             return one_line
     body = "".join(f"\n{' ' * (indent + 4)}{e}" for e in eqns)

@@ -6,13 +6,14 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapedArray
-from ..core.ir import Literal
+from ..core.ir import Literal, param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, impl_rules,
-                              lowering_rules)
+                              jvp_rules, lowering_rules, transpose_rules)
 from ..transforms.staging import const_folding_rules
 from ..xla.array import Array, host_to_device
 from ..xla.client import default_device
 from ..xla.dispatch import run_compiled
+from . import _ad_util as ad
 from . import _batch_util as bu
 from . import _lowering as hl
 
@@ -69,6 +70,31 @@ const_folding_rules[convert_element_type_p] = _convert_fold
 impl_rules[convert_element_type_p] = _convert_impl
 bu.defvectorized(convert_element_type_p)
 
+
+def _convert_jvp(primals, tangents, *, new_dtype, weak_type, sharding=None):
+    (x,), (t,) = primals, tangents
+    ans = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type,
+                                      sharding=sharding)
+    if type(t) is ad.Zero or not dtypes.is_inexact(new_dtype) or \
+            not dtypes.is_inexact(ad.aval_of(x).dtype):
+        return ans, ad.Zero(ad.aval_of(ans))
+    return ans, convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=weak_type,
+                                            sharding=sharding)
+
+
+def _convert_transpose(ct, x, *, new_dtype, weak_type, sharding=None):
+    old = x.aval
+    if type(ct) is ad.Zero:
+        return [ad.Zero(old)]
+    return [convert_element_type_p.bind(ct, new_dtype=old.dtype, weak_type=old.weak_type,
+                                        sharding=sharding)]
+
+
+param_printers[convert_element_type_p] = lambda p: [
+    (k, v) for k, v in sorted(p.items()) if not (k == "sharding" and v is None)]
+jvp_rules[convert_element_type_p] = _convert_jvp
+transpose_rules[convert_element_type_p] = _convert_transpose
+
 bitcast_convert_type_p = Primitive("bitcast_convert_type")
 
 
@@ -99,6 +125,7 @@ def _bitcast_batching(vals, dims, *, new_dtype):
 
 abstract_eval_rules[bitcast_convert_type_p] = _bitcast_abstract_eval
 batching_rules[bitcast_convert_type_p] = _bitcast_batching
+ad.defjvp_zero(bitcast_convert_type_p)
 lowering_rules[bitcast_convert_type_p] = lambda ctx, x, *, new_dtype: ctx.op1(
     "stablehlo.bitcast_convert", [x])
 

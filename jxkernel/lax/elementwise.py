@@ -13,7 +13,9 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapedArray
-from ..core.primitive import Primitive, abstract_eval_rules, batching_rules, lowering_rules
+from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
+                              lowering_rules, transpose_rules)
+from . import _ad_util as ad
 from . import _batch_util as bu
 from . import _lowering as hl
 from ._rules import (ANY, COMPLEX, FLOAT, INEXACT, INT, INTEGRAL, NUMERIC, SIGNED, binop,
@@ -426,3 +428,233 @@ def reciprocal(x): return integer_pow_p.bind(x, y=-1)
 
 def _dtype_of(x):
     return dtypes.dtype(x)
+
+
+# ------------------------------------------------------------------ differentiation rules
+# (Below the lax functions because the rules are written with them, as in JAX's lax.py.)
+def _const(x, value):
+    """`value` as a scalar of x's dtype (a literal when staged)."""
+    return np.array(value, dtypes.dtype(x))
+
+
+def _zeros_like(x):
+    return ad.zeros(ad.aval_of(x))
+
+
+def _full_like(x, value):
+    """`value` spread to x's shape and dtype (select_n needs equal-shaped cases)."""
+    return ad.broadcast_to(_const(x, value), ad.aval_of(x))
+
+
+def _one_minus(x):
+    return sub(_const(x, 1), x)
+
+
+for _p in (sign_p, floor_p, ceil_p, round_p, is_finite_p, not_p, population_count_p, clz_p,
+           nextafter_p, and_p, or_p, xor_p, shift_left_p, shift_right_logical_p,
+           shift_right_arithmetic_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p):
+    ad.defjvp_zero(_p)
+
+ad.deflinear(neg_p, lambda ct: [neg(ct)])
+ad.deflinear(copy_p, lambda ct: [ct])
+ad.defjvp(exp_p, lambda g, ans, x: mul(g, ans))
+ad.defjvp(exp2_p, lambda g, ans, x: mul(g, mul(_const(x, np.log(2)), ans)))
+ad.defjvp(log_p, lambda g, ans, x: div(g, x))
+ad.defjvp(log1p_p, lambda g, ans, x: div(g, add(x, _const(x, 1))))
+ad.defjvp(expm1_p, lambda g, ans, x: mul(g, add(ans, _const(x, 1))))
+ad.defjvp(tanh_p, lambda g, ans, x: mul(add(g, mul(g, ans)), _one_minus(ans)))
+ad.defjvp(logistic_p, lambda g, ans, x: mul(g, mul(ans, _one_minus(ans))))
+ad.defjvp(sin_p, lambda g, ans, x: mul(g, cos(x)))
+ad.defjvp(cos_p, lambda g, ans, x: neg(mul(g, sin(x))))
+ad.defjvp(tan_p, lambda g, ans, x: mul(g, add(_const(x, 1), square(ans))))
+ad.defjvp(asin_p, lambda g, ans, x: mul(g, rsqrt(_one_minus(square(x)))))
+ad.defjvp(acos_p, lambda g, ans, x: mul(g, neg(rsqrt(_one_minus(square(x))))))
+ad.defjvp(atan_p, lambda g, ans, x: div(g, add(_const(x, 1), square(x))))
+ad.defjvp(sinh_p, lambda g, ans, x: mul(g, cosh(x)))
+ad.defjvp(cosh_p, lambda g, ans, x: mul(g, sinh(x)))
+ad.defjvp(asinh_p, lambda g, ans, x: mul(g, rsqrt(add(square(x), _const(x, 1)))))
+ad.defjvp(acosh_p, lambda g, ans, x: mul(g, rsqrt(mul(sub(x, _const(x, 1)),
+                                                     add(x, _const(x, 1))))))
+ad.defjvp(atanh_p, lambda g, ans, x: mul(reciprocal(add(_const(x, 1), x)), div(g, _one_minus(x))))
+ad.defjvp(sqrt_p, lambda g, ans, x: mul(g, div(_const(x, 0.5), ans)))
+ad.defjvp(rsqrt_p, lambda g, ans, x: mul(g, mul(_const(x, -0.5), div(ans, x))))
+ad.defjvp(cbrt_p, lambda g, ans, x: mul(g, mul(_const(x, 1 / 3), integer_pow(ans, -2))))
+ad.defjvp(erf_p, lambda g, ans, x: mul(_const(x, 2 / np.sqrt(np.pi)), mul(g, exp(neg(square(x))))))
+ad.defjvp(erfc_p, lambda g, ans, x: mul(_const(x, -2 / np.sqrt(np.pi)),
+                                       mul(g, exp(neg(square(x))))))
+ad.defjvp(erf_inv_p, lambda g, ans, x: mul(_const(x, np.sqrt(np.pi) / 2),
+                                          mul(g, exp(square(ans)))))
+ad.defjvp(lgamma_p, lambda g, ans, x: mul(g, digamma(x)))
+
+
+def _trigamma(x):
+    """psi'(x) for the jvp of digamma: shift x up by the recurrence psi'(x) = psi'(x+1) + 1/x^2,
+    then the asymptotic series (accurate to float32/float64 rounding for x >= 6)."""
+    acc = _zeros_like(x)
+    for _ in range(6):
+        small = lt(x, _const(x, 6))
+        acc = select(small, add(acc, reciprocal(square(x))), acc)
+        x = select(small, add(x, _const(x, 1)), x)
+    inv = reciprocal(x)
+    inv2 = square(inv)
+    series = mul(inv2, sub(_const(x, 1 / 6), mul(inv2, sub(_const(x, 1 / 30), mul(
+        inv2, sub(_const(x, 1 / 42), mul(inv2, _const(x, 1 / 30))))))))
+    return add(acc, add(inv, add(mul(_const(x, 0.5), inv2), mul(inv, series))))
+
+
+ad.defjvp(digamma_p, lambda g, ans, x: mul(g, _trigamma(x)))
+
+
+def _abs_jvp(g, ans, x):
+    if dtypes.is_complex(ad.aval_of(x).dtype):
+        safe = select(eq(ans, _const(ans, 0)), _full_like(ans, 1), ans)
+        return div(real(mul(conj(x), g)), safe)
+    return mul(sign(x), g)
+
+
+ad.defjvp(abs_p, _abs_jvp)
+
+
+def _integer_pow_jvp(g, ans, x, *, y):
+    if y == 0:
+        return _zeros_like(g)
+    return mul(g, mul(_const(x, y), x if y == 2 else integer_pow(x, y - 1)))
+
+
+ad.defjvp(integer_pow_p, _integer_pow_jvp)
+ad.deflinear(real_p, lambda ct: [complex(ct, _zeros_like(ct))])
+ad.deflinear(imag_p, lambda ct: [complex(_zeros_like(ct), neg(ct))])
+ad.deflinear2(conj_p, lambda ct, x, *, input_dtype: [
+    conj(ct) if dtypes.is_complex(input_dtype) else real(ct)])
+ad.deflinear(complex_p, lambda ct: [real(ct), imag(neg(ct))])
+
+
+def _linear_binop_transpose(sign_y):
+    def transpose(ct, x, y):
+        cts = [ad.unbroadcast(ct, x.aval) if ad.is_undefined(x) else None,
+               ad.unbroadcast(neg(ct) if sign_y < 0 else ct, y.aval) if ad.is_undefined(y) else None]
+        return cts
+    return transpose
+
+
+def _binop_linear_jvp(prim, sign_y):
+    def jvp(primals, tangents):
+        ans = prim.bind(*primals)
+        out = ad.aval_of(ans)
+        tx, ty = tangents
+        if type(ty) is not ad.Zero and sign_y < 0:
+            ty = neg(ty)
+        return ans, ad.add_tangents(*(ad.broadcast_to(t, out) if type(t) is not ad.Zero else t
+                                      for t in (tx, ty)))
+    return jvp
+
+
+jvp_rules[add_p] = _binop_linear_jvp(add_p, 1)
+transpose_rules[add_p] = _linear_binop_transpose(1)
+jvp_rules[sub_p] = _binop_linear_jvp(sub_p, -1)
+transpose_rules[sub_p] = _linear_binop_transpose(-1)
+
+ad.defjvp(mul_p, lambda g, ans, x, y: mul(g, y), lambda g, ans, x, y: mul(x, g))
+
+
+def _mul_transpose(ct, x, y):
+    if type(ct) is ad.Zero:
+        return [ad.Zero(x.aval) if ad.is_undefined(x) else None,
+                ad.Zero(y.aval) if ad.is_undefined(y) else None]
+    if ad.is_undefined(x):
+        return [ad.unbroadcast(mul(ct, y), x.aval), None]
+    return [None, ad.unbroadcast(mul(x, ct), y.aval)]
+
+
+transpose_rules[mul_p] = _mul_transpose
+
+ad.defjvp(div_p, lambda g, ans, x, y: div(g, y),
+          lambda g, ans, x, y: mul(mul(neg(g), x), integer_pow(y, -2)))
+
+
+def _div_transpose(ct, x, y):
+    if type(ct) is ad.Zero:
+        return [ad.Zero(x.aval), None]
+    return [ad.unbroadcast(div(ct, y), x.aval), None]
+
+
+transpose_rules[div_p] = _div_transpose
+ad.defjvp(rem_p, lambda g, ans, x, y: g,
+          lambda g, ans, x, y: mul(neg(g), mul(sign(div(x, y)), floor(abs(div(x, y))))))
+
+
+def _pow_jvp_x(g, ans, x, y):
+    y_minus_1 = sub(y, _const(y, 1))
+    return mul(g, mul(y, select(eq(y, _const(y, 0)), _zeros_like(ans), pow(x, y_minus_1))))
+
+
+def _pow_jvp_y(g, ans, x, y):
+    safe_x = select(eq(x, _const(x, 0)), _full_like(x, 1), x)
+    return mul(g, mul(log(safe_x), ans))
+
+
+ad.defjvp(pow_p, _pow_jvp_x, _pow_jvp_y)
+
+
+def _atan2_jvp_x(g, ans, x, y):
+    return mul(g, div(y, add(square(x), square(y))))
+
+
+def _atan2_jvp_y(g, ans, x, y):
+    return mul(g, div(neg(x), add(square(x), square(y))))
+
+
+ad.defjvp(atan2_p, _atan2_jvp_x, _atan2_jvp_y)
+
+
+def _balanced_eq(x, z, y):
+    """1 where x is the max/min (0.5 on ties with y), else 0: splits the gradient on ties."""
+    x, y = ad.broadcast_to(x, ad.aval_of(z)), ad.broadcast_to(y, ad.aval_of(z))
+    return select(eq(x, z), select(eq(y, z), _full_like(z, 0.5), _full_like(z, 1)),
+                  _full_like(z, 0))
+
+
+ad.defjvp(max_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+          lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
+ad.defjvp(min_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+          lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
+
+
+def _select_n_jvp(primals, tangents):
+    which, *cases = primals
+    ans = select_n(which, *cases)
+    case_tangents = tangents[1:]
+    if all(type(t) is ad.Zero for t in case_tangents):
+        return ans, ad.Zero(ad.aval_of(ans))
+    return ans, select_n(which, *map(ad.instantiate, case_tangents))
+
+
+def _select_n_transpose(ct, which, *cases):
+    if type(ct) is ad.Zero:
+        return [None] + [ad.Zero(c.aval) if ad.is_undefined(c) else None for c in cases]
+    zeros = _zeros_like(ct)
+    return [None] + [select_n(which, *[ct if j == i else zeros for j in range(len(cases))])
+                     if ad.is_undefined(c) else None for i, c in enumerate(cases)]
+
+
+jvp_rules[select_n_p] = _select_n_jvp
+transpose_rules[select_n_p] = _select_n_transpose
+
+
+def _clamp_jvp(primals, tangents):
+    lo, x, hi = primals
+    ans = clamp(lo, x, hi)
+    out = ad.aval_of(ans)
+    zero = _zeros_like(ans)
+    total = ad.Zero(out)
+    t_lo, t_x, t_hi = tangents
+    if type(t_lo) is not ad.Zero:
+        total = ad.add_tangents(total, select(gt(lo, x), ad.broadcast_to(t_lo, out), zero))
+    if type(t_x) is not ad.Zero:
+        total = ad.add_tangents(total, select(bitwise_and(gt(x, lo), lt(x, hi)), t_x, zero))
+    if type(t_hi) is not ad.Zero:
+        total = ad.add_tangents(total, select(lt(hi, x), ad.broadcast_to(t_hi, out), zero))
+    return ans, total
+
+
+jvp_rules[clamp_p] = _clamp_jvp

@@ -29,15 +29,20 @@ from ..core import dtypes
 from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, call_primitives, param_printers
-from ..core.primitive import Primitive, abstract_eval_rules, impl_rules, lowering_rules
+from ..core.primitive import (Primitive, abstract_eval_rules, impl_rules, jvp_rules,
+                              lowering_rules, transpose_rules)
+from ..lax._ad_util import Zero, instantiate, is_undefined
 from ..core.source_info import function_source_info
 from ..core.trace import Tracer, _ctx, eval_trace, set_current_trace
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 from ..xla import client as _client
 from ..xla.array import Array, device_put
 from ..xla.compiler import Executable, compile_module
+from ..xla.dispatch import to_device
 from ..xla.lowering import lower_module
+from .ad import jvp_jaxpr, transpose_jaxpr
 from .batching import axis_batching_rules, batch_jaxpr
+from .partial_eval import partial_eval_jaxpr, partial_eval_rules
 from .staging import DebugInfo, JaxprTrace, convert_constvars_to_invars, staging_rules, \
     trace_to_jaxpr
 
@@ -55,8 +60,8 @@ def _jit_lowering(ctx, *args, jaxpr, name, donated_invars, inline, keep_unused):
 
 def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused):
     """A jit equation run eagerly (e.g. by a transformation that re-binds it): compile once."""
-    leaves = [a if isinstance(a, Array) else device_put(a) for a in args]
-    device = leaves[0].device if leaves else _client.default_device()
+    device = next((a.device for a in args if type(a) is Array), None) or _client.default_device()
+    leaves = [a if type(a) is Array else to_device(a, device) for a in args]
     key = (jaxpr, tuple(a.aval for a in leaves), device)
     exe = _impl_cache.get(key)
     if exe is None:
@@ -89,10 +94,58 @@ def _jit_batching(axis_data, vals, dims, *, jaxpr, name, donated_invars, inline,
     return outs, out_dims
 
 
+def _jit_jvp(primals, tangents, *, jaxpr, name, donated_invars, inline, keep_unused):
+    """jvp of a jit equation: one jit equation computing primal and tangent outputs."""
+    nonzeros = [type(t) is not Zero for t in tangents]
+    new_jaxpr, out_nonzeros = jvp_jaxpr(jaxpr, nonzeros)
+    nz_tangents = [t for t in tangents if type(t) is not Zero]
+    outs = jit_p.bind(*primals, *nz_tangents, jaxpr=new_jaxpr, name=name,
+                      donated_invars=tuple(donated_invars) + (False,) * len(nz_tangents),
+                      inline=inline, keep_unused=keep_unused)
+    n = len(jaxpr.out_avals)
+    rest = iter(outs[n:])
+    return outs[:n], [next(rest) if nz else Zero(a) for nz, a in zip(out_nonzeros, jaxpr.out_avals)]
+
+
+def _jit_transpose(cts, *args, jaxpr, name, donated_invars, inline, keep_unused):
+    """Transpose of a (linear) jit equation: a jit equation running the transposed jaxpr."""
+    linear = [is_undefined(a) for a in args]
+    nonlinear = [a for a in args if not is_undefined(a)]
+    cts = [instantiate(ct) for ct in cts]
+    transposed = transpose_jaxpr(jaxpr, linear)
+    outs = iter(jit_p.bind(*nonlinear, *cts, jaxpr=transposed, name=name,
+                           donated_invars=(False,) * (len(nonlinear) + len(cts)),
+                           inline=inline, keep_unused=keep_unused))
+    return [next(outs) if lin else None for lin in linear]
+
+
+def _jit_partial_eval(trace, args, params):
+    """Linearizing through a jit: its known part runs now as one jit call; the unknown part
+    (taking the residuals) is staged as another jit equation."""
+    unknowns = [trace.is_unknown(x) for x in args]
+    known_jaxpr, unknown_jaxpr, out_unknowns, n_res = partial_eval_jaxpr(params["jaxpr"], unknowns)
+    known_args = [x for x, u in zip(args, unknowns) if not u]
+    with set_current_trace(trace.parent):
+        known_outs = jit_p.bind(*known_args, **dict(
+            params, jaxpr=known_jaxpr, donated_invars=(False,) * len(known_args)))
+    n_known = len(known_outs) - n_res
+    residuals = known_outs[n_known:]
+    atoms = [trace.to_atom(x) for x in residuals] + \
+        [trace.to_atom(x) for x, u in zip(args, unknowns) if u]
+    unknown_outs = iter(trace.add_eqn(atoms, jit_p, dict(
+        params, jaxpr=unknown_jaxpr, donated_invars=(False,) * len(atoms)),
+        unknown_jaxpr.out_avals))
+    known_iter = iter(known_outs[:n_known])
+    return [next(unknown_outs) if u else next(known_iter) for u in out_unknowns]
+
+
 abstract_eval_rules[jit_p] = _jit_abstract_eval
 lowering_rules[jit_p] = _jit_lowering
 impl_rules[jit_p] = _jit_impl
 staging_rules[jit_p] = _jit_staging
+jvp_rules[jit_p] = _jit_jvp
+transpose_rules[jit_p] = _jit_transpose
+partial_eval_rules[jit_p] = _jit_partial_eval
 axis_batching_rules[jit_p] = _jit_batching
 param_printers[jit_p] = lambda p: [("name", p["name"]), ("jaxpr", p["jaxpr"])]
 call_primitives.add(jit_p)

@@ -41,12 +41,7 @@ def run_compiled(prim, args, params):
     bufs, avals = [], []
     for a in args:
         if type(a) is not Array:
-            if isinstance(a, Tracer):
-                raise escaped_tracer_error(a)
-            if type(a) is Literal:       # a weak-typed literal re-bound by eval_jaxpr
-                a = host_to_device(np.asarray(a.val), a.aval, device)
-            else:
-                a = device_put(a, device)
+            a = to_device(a, device)
         bufs.append(a._buf)
         avals.append(a.aval)
     try:
@@ -60,6 +55,15 @@ def run_compiled(prim, args, params):
     if config.jax_debug_nans:
         check_nans(prim.name, outs)
     return outs if prim.multiple_results else outs[0]
+
+
+def to_device(x, device) -> Array:
+    """A non-Array operand (NumPy data, a Python scalar, a weak literal) as an Array."""
+    if isinstance(x, Tracer):
+        raise escaped_tracer_error(x)
+    if type(x) is Literal:           # a weak-typed literal re-bound by eval_jaxpr
+        return host_to_device(np.asarray(x.val), x.aval, device)
+    return device_put(x, device)
 
 
 def primitive_jaxpr(prim, avals, params) -> Jaxpr:

@@ -1,0 +1,209 @@
+"""Helpers for differentiation rules, which live beside each primitive in lax/.
+
+A jvp rule maps (primals, tangents) to (primal_out, tangent_out); tangents may
+be symbolic `Zero`s, so unused inputs cost nothing. A transpose rule maps an
+output cotangent to the cotangents of the primitive's *linear* inputs, which it
+receives as `UndefinedPrimal`s (the others arrive as values):
+
+    defjvp(sin_p, lambda g, ans, x: mul(g, cos(x)))
+    deflinear(neg_p, lambda ct: [neg(ct)])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.avals import ShapedArray, get_aval
+from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
+                              lowering_rules, transpose_rules)
+
+# the dtype JAX gives tangents of integer and boolean values
+float0 = np.dtype([("float0", np.void, 0)])
+
+
+class Zero:
+    """A symbolic zero tangent or cotangent of type `aval`."""
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+    @staticmethod
+    def like(x) -> Zero:
+        return Zero(get_aval(x))
+
+    def __repr__(self):
+        return f"Zero({self.aval.str_short()})"
+
+
+class UndefinedPrimal:
+    """A linear input of a transposed equation: its value is what we solve for."""
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"UndefinedPrimal({self.aval.str_short()})"
+
+
+def is_undefined(x) -> bool:
+    return type(x) is UndefinedPrimal
+
+
+def aval_of(x) -> ShapedArray:
+    return x.aval if type(x) in (Zero, UndefinedPrimal) else get_aval(x)
+
+
+def zeros(aval: ShapedArray):
+    """A concrete zero array of `aval` (a broadcast scalar, as JAX makes it)."""
+    from . import shapes
+    zero = np.zeros((), aval.dtype)
+    return shapes.broadcast_in_dim(zero, aval.shape, ()) if aval.shape else \
+        _convert(zero, aval)
+
+
+def _convert(x, aval):
+    from .conversion import _convert_element_type
+    return _convert_element_type(x, aval.dtype, aval.weak_type)
+
+
+def instantiate(t):
+    """A tangent as an array: a symbolic Zero becomes real zeros."""
+    return zeros(t.aval) if type(t) is Zero else t
+
+
+def is_differentiable(aval) -> bool:
+    return dtypes.is_inexact(aval.dtype)
+
+
+# ------------------------------------------------------------------ add_any
+# Sums of tangents/cotangents. Its own primitive (as in JAX) so a gradient's jaxpr shows
+# where contributions meet, and so transposition knows it is linear in both inputs.
+add_any_p = Primitive("add_any")
+
+
+def _add_any_abstract_eval(x, y):
+    if x.shape != y.shape or x.dtype != y.dtype:
+        raise TypeError(f"add_any needs equal types, got {x.str_short()} and {y.str_short()}")
+    return ShapedArray(x.shape, x.dtype, x.weak_type and y.weak_type)
+
+
+abstract_eval_rules[add_any_p] = _add_any_abstract_eval
+lowering_rules[add_any_p] = lambda ctx, x, y: ctx.op1("stablehlo.add", [x, y])
+jvp_rules[add_any_p] = lambda primals, tangents: (
+    add_any_p.bind(*primals), add_tangents(*tangents))
+transpose_rules[add_any_p] = lambda ct, x, y: [ct, ct]
+
+
+def _add_any_batching(vals, dims):
+    from . import _batch_util as bu
+    x, y = vals
+    if dims[0] == dims[1]:
+        return add_any_p.bind(x, y), dims[0]
+    size = bu.axis_size_of(vals, dims)
+    return add_any_p.bind(bu.bdim_at_front(x, dims[0], size), bu.bdim_at_front(y, dims[1], size)), 0
+
+
+batching_rules[add_any_p] = _add_any_batching
+
+
+def add_tangents(a, b):
+    """a + b for tangents, where either may be a symbolic Zero."""
+    if type(a) is Zero:
+        return b
+    if type(b) is Zero:
+        return a
+    return add_any_p.bind(a, b)
+
+
+# ------------------------------------------------------------------ broadcasting
+def broadcast_to(t, aval):
+    """Tangent `t` spread to `aval`'s shape (lax's binary ops broadcast rank-0 operands and
+    size-1 dims, so a tangent of such an operand must be broadcast to the output)."""
+    from . import shapes
+    t_shape = aval_of(t).shape
+    if t_shape == aval.shape:
+        return t
+    if not t_shape:
+        return shapes.broadcast_in_dim(t, aval.shape, ())
+    keep = tuple(i for i, d in enumerate(t_shape) if d == aval.shape[i])
+    squeezed = shapes.reshape(t, tuple(t_shape[i] for i in keep)) if len(keep) < len(t_shape) else t
+    return shapes.broadcast_in_dim(squeezed, aval.shape, keep)
+
+
+def unbroadcast(ct, aval):
+    """Cotangent `ct` summed back to `aval`'s shape: the transpose of broadcast_to."""
+    from . import reductions, shapes
+    if type(ct) is Zero:
+        return Zero(aval)
+    ct_shape = get_aval(ct).shape
+    if ct_shape != aval.shape:
+        if not aval.shape:
+            ct = reductions.reduce_sum(ct, tuple(range(len(ct_shape))))
+        else:
+            axes = tuple(i for i, (c, a) in enumerate(zip(ct_shape, aval.shape)) if c != a)
+            ct = reductions.reduce_sum(ct, axes)
+            ct = shapes.reshape(ct, aval.shape)
+    if get_aval(ct).dtype != aval.dtype:
+        ct = _convert(ct, aval.update(weak_type=False))
+    return ct
+
+
+# ------------------------------------------------------------------ rule factories
+def defjvp(prim, *jvp_fns):
+    """jvp from one function per input: `fn(tangent, ans, *primals, **params)` gives that
+    input's contribution to the output tangent (None: not differentiable in that input)."""
+    def rule(primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        out_aval = get_aval(ans)
+        total = Zero(out_aval)
+        for fn, t in zip(jvp_fns, tangents):
+            if fn is not None and type(t) is not Zero:
+                total = add_tangents(total, broadcast_to(fn(t, ans, *primals, **params), out_aval))
+        return ans, total
+    jvp_rules[prim] = rule
+
+
+def defjvp_zero(prim):
+    """A primitive with zero derivative everywhere (comparisons, integer ops, ...)."""
+    def rule(primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        if prim.multiple_results:
+            return ans, [Zero(get_aval(a)) for a in ans]
+        return ans, Zero(get_aval(ans))
+    jvp_rules[prim] = rule
+
+
+def deflinear(prim, transpose_fn):
+    """A primitive linear in all its inputs: jvp applies it to the tangents; the transpose is
+    `transpose_fn(ct, **params)` giving one cotangent per input."""
+    def jvp(primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        if all(type(t) is Zero for t in tangents):
+            return ans, Zero(get_aval(ans))
+        return ans, prim.bind(*map(instantiate, tangents), **params)
+
+    def transpose(ct, *args, **params):
+        if type(ct) is Zero:
+            return [Zero(aval_of(a)) if is_undefined(a) else None for a in args]
+        return transpose_fn(ct, **params)
+    jvp_rules[prim] = jvp
+    transpose_rules[prim] = transpose
+
+
+def deflinear2(prim, transpose_fn):
+    """Like deflinear, but `transpose_fn(ct, *args, **params)` also sees the inputs
+    (UndefinedPrimal for the linear ones), e.g. to know their shapes."""
+    def jvp(primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        if all(type(t) is Zero for t in tangents):
+            return ans, Zero(get_aval(ans))
+        return ans, prim.bind(*map(instantiate, tangents), **params)
+
+    def transpose(ct, *args, **params):
+        if type(ct) is Zero:
+            return [Zero(aval_of(a)) if is_undefined(a) else None for a in args]
+        return transpose_fn(ct, *args, **params)
+    jvp_rules[prim] = jvp
+    transpose_rules[prim] = transpose

@@ -1,0 +1,449 @@
+"""Automatic differentiation: forward mode by JVP, reverse mode by linearize + transpose.
+
+    >>> grad(lambda x: jnp.sin(x) * x)(1.0)
+    Array(1.3817732, dtype=float32, weak_type=True)
+
+- `JVPTrace` carries (primal, tangent) pairs; each primitive's jvp rule (in lax/)
+  maps them forward. Traces have identities, so nested derivatives of the same
+  kind never confuse their tangents (`grad(lambda x: grad(lambda y: x * y)(1.))(1.)`).
+- `linearize` runs the JVP inside a `PartialEvalTrace` where tangents are unknown:
+  the primal computation runs, the tangent computation is staged as a linear jaxpr.
+- `vjp` transposes that linear jaxpr (`backward_pass`), walking it backwards with
+  each primitive's transpose rule. `grad` is vjp with a cotangent of one.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.avals import ShapedArray, get_aval
+from ..core.interpret import eval_jaxpr
+from ..core.ir import ClosedJaxpr, Jaxpr, Literal, Var
+from ..core.primitive import jvp_rules, rule as _rule, transpose_rules
+from ..core.trace import Trace, Tracer, new_trace, set_current_trace
+from ..lax._ad_util import (UndefinedPrimal, Zero, add_tangents, float0, instantiate,
+                            is_undefined, zeros)
+from ..tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
+from .partial_eval import PartialEvalTrace
+from .staging import trace_to_jaxpr
+
+
+class JVPTracer(Tracer):
+    __slots__ = ("primal", "tangent")
+
+    def __init__(self, trace, primal, tangent):
+        self._trace, self.primal, self.tangent = trace, primal, tangent
+
+    @property
+    def aval(self):
+        return get_aval(self.primal)
+
+    def to_concrete_value(self):
+        p = self.primal
+        return p.to_concrete_value() if isinstance(p, Tracer) else p
+
+
+class JVPTrace(Trace):
+    def unpack(self, x):
+        if type(x) is JVPTracer and x._trace is self:
+            return x.primal, x.tangent
+        if isinstance(x, Tracer):
+            self.check_foreign_tracer(x)
+        return x, Zero(_tangent_aval(x))
+
+    def process_primitive(self, prim, args, params):
+        primals, tangents = zip(*map(self.unpack, args)) if args else ((), ())
+        with set_current_trace(self.parent):
+            if all(type(t) is Zero for t in tangents):
+                return prim.bind(*primals, **params)
+            primal_out, tangent_out = _rule("jvp", prim)(list(primals), list(tangents), **params)
+        if prim.multiple_results:
+            return [self.wrap(p, t) for p, t in zip(primal_out, tangent_out)]
+        return self.wrap(primal_out, tangent_out)
+
+    def wrap(self, primal, tangent):
+        return primal if type(tangent) is Zero else JVPTracer(self, primal, tangent)
+
+    def describe_self(self):
+        return "jvp/grad"
+
+
+def _tangent_aval(x) -> ShapedArray:
+    aval = x.aval if type(x) is Literal else get_aval(x)
+    return aval
+
+
+# ------------------------------------------------------------------ jvp
+def jvp_flat(fun, primals, tangents):
+    """(primal outputs, tangent outputs) of flat `fun` (Zero tangents allowed)."""
+    with new_trace(JVPTrace) as trace:
+        ins = [p if type(t) is Zero else JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
+        outs = fun(*ins)
+        pairs = [trace.unpack(o) for o in outs]
+    return [p for p, _ in pairs], [t for _, t in pairs]
+
+
+def jvp(fun, primals, tangents, has_aux=False):
+    """(fun(*primals), the directional derivative along `tangents`).
+
+    >>> jvp(jnp.sin, (0.0,), (1.0,))
+    (Array(0., dtype=float32, weak_type=True), Array(1., dtype=float32, weak_type=True))
+    """
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists; found "
+                        f"{type(primals).__name__} and {type(tangents).__name__}.")
+    p_leaves, p_tree = tree_flatten(tuple(primals))
+    t_leaves, t_tree = tree_flatten(tuple(tangents))
+    if p_tree != t_tree:
+        raise TypeError(f"primal and tangent arguments to jax.jvp must have the same tree "
+                        f"structure; primals have tree structure {p_tree} whereas tangents have "
+                        f"tree structure {t_tree}.")
+    for p, t in zip(p_leaves, t_leaves):
+        pa, ta = get_aval(p), _tangent_input_aval(t)
+        if pa.shape != ta.shape:
+            raise ValueError(f"jvp called with different primal and tangent shapes; got primal "
+                             f"shape {pa.shape} and tangent shape as {ta.shape}")
+        if dtypes.is_inexact(pa.dtype) and pa.dtype != ta.dtype:
+            raise TypeError(f"primal and tangent arguments to jax.jvp do not match; dtypes must "
+                            f"be equal, or in case of int/bool primal dtype the tangent dtype "
+                            f"must be float0. Got primal dtype {pa.dtype.name} and so expected "
+                            f"tangent dtype {pa.dtype.name}, but got tangent dtype "
+                            f"{ta.dtype.name} instead.")
+    t_leaves = [Zero(get_aval(p)) if not dtypes.is_inexact(get_aval(p).dtype) else t
+                for p, t in zip(p_leaves, t_leaves)]
+    out_trees = []
+
+    def flat(*args):
+        out = fun(*tree_unflatten(p_tree, args))
+        if has_aux:
+            out, aux = out
+            out_trees.append(aux)
+        leaves, tree = tree_flatten(out)
+        out_trees.insert(0, tree)
+        return leaves
+
+    primal_out, tangent_out = jvp_flat(flat, p_leaves, t_leaves)
+    tangent_out = [instantiate(t) for t in tangent_out]
+    tree = out_trees[0]
+    result = (tree_unflatten(tree, primal_out), tree_unflatten(tree, tangent_out))
+    return result + (out_trees[1],) if has_aux else result
+
+
+def _tangent_input_aval(t):
+    if isinstance(t, np.ndarray) and t.dtype == float0:
+        return ShapedArray(t.shape, np.float32)
+    return get_aval(t)
+
+
+# ------------------------------------------------------------------ linearize
+def linearize_flat(fun, primals):
+    """(primal outputs, linear ClosedJaxpr from input tangents to output tangents).
+
+    The linear jaxpr's consts are the residuals: values of the primal computation that
+    the tangent computation needs.
+    """
+    in_avals = [get_aval(p) for p in primals]
+    with new_trace(PartialEvalTrace) as pe:
+        tangents_in = [pe.new_arg(a.strip_weak_type()) if dtypes.is_inexact(a.dtype)
+                       else Zero(a) for a in in_avals]
+        primal_out, tangent_out = jvp_flat(fun, primals, tangents_in)
+        # A zero or known output tangent is still an output of the linear jaxpr.
+        tangent_out = [instantiate(t) if type(t) is Zero else t for t in tangent_out]
+        linear = pe.to_jaxpr(tangent_out)
+    differentiable = [type(t) is not Zero for t in tangents_in]
+    for p in primal_out:
+        if isinstance(p, Tracer) and getattr(p, "_trace", None) is pe:
+            raise AssertionError("a primal output depends on a tangent")
+    return primal_out, linear, differentiable
+
+
+def linearize(fun, *primals, has_aux=False):
+    """(fun(*primals), f_jvp): f_jvp(*tangents) is the JVP at primals, reusing residuals."""
+    p_leaves, p_tree = tree_flatten(primals)
+    out_trees = []
+
+    def flat(*args):
+        out = fun(*tree_unflatten(p_tree, args))
+        if has_aux:
+            out, aux = out
+            out_trees.append(aux)
+        leaves, tree = tree_flatten(out)
+        out_trees.insert(0, tree)
+        return leaves
+
+    primal_out, linear, differentiable = linearize_flat(flat, p_leaves)
+
+    def f_jvp(*tangents):
+        t_leaves, t_tree = tree_flatten(tangents)
+        if t_tree != p_tree:
+            raise TypeError(f"linearized function called on tangents of structure {t_tree}, "
+                            f"expected {p_tree}")
+        ins = [t for t, d in zip(t_leaves, differentiable) if d]
+        outs = eval_jaxpr(linear.jaxpr, linear.consts, *ins)
+        return tree_unflatten(out_trees[0], outs)
+
+    result = (tree_unflatten(out_trees[0], primal_out), f_jvp)
+    return result + (out_trees[1],) if has_aux else result
+
+
+# ------------------------------------------------------------------ transposition
+def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out) -> list:
+    """Cotangents of `jaxpr`'s inputs flagged `linear`, given its outputs' cotangents and the
+    values of the other inputs (`nonlinear_args`, in order); None for non-linear inputs.
+
+    Equations with no linear input (they only compute from residuals) run forward first.
+    """
+    primal_env: dict = dict(zip(jaxpr.constvars, consts))
+    linear_vars = set()
+    nonlinear_inputs = iter(nonlinear_args)
+    flags = linear
+    for v, is_linear in zip(jaxpr.invars, flags):
+        if is_linear:
+            linear_vars.add(v)
+        else:
+            primal_env[v] = next(nonlinear_inputs)
+
+    def read_primal(atom):
+        if type(atom) is Literal:
+            return atom if atom.aval.weak_type else atom.val
+        if atom in linear_vars:
+            return UndefinedPrimal(atom.aval)
+        return primal_env[atom]
+
+    linear_eqns = []
+    for eqn in jaxpr.eqns:
+        if any(type(a) is Var and a in linear_vars for a in eqn.invars):
+            linear_vars.update(eqn.outvars)
+            linear_eqns.append(eqn)
+        else:
+            outs = eqn.primitive.bind(*map(read_primal, eqn.invars), **eqn.params)
+            primal_env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
+
+    ct_env: dict = {}
+
+    def write_ct(v, ct):
+        if type(v) is not Var or type(ct) is Zero or ct is None or v not in linear_vars:
+            return
+        ct_env[v] = add_tangents(ct_env[v], ct) if v in ct_env else ct
+
+    for v, ct in zip(jaxpr.outvars, cotangents_out):
+        write_ct(v, ct)
+    for eqn in reversed(linear_eqns):
+        cts_out = [ct_env.pop(v, Zero(v.aval)) for v in eqn.outvars]
+        if all(type(c) is Zero for c in cts_out):
+            continue
+        invals = list(map(read_primal, eqn.invars))
+        ct_arg = cts_out if eqn.primitive.multiple_results else cts_out[0]
+        cts_in = _rule("transpose", eqn.primitive)(ct_arg, *invals, **eqn.params)
+        for v, ct in zip(eqn.invars, cts_in):
+            write_ct(v, ct)
+    return [ct_env.pop(v, Zero(v.aval)) if is_linear else None
+            for v, is_linear in zip(jaxpr.invars, flags)]
+
+
+# ------------------------------------------------------------------ vjp, grad
+def _flatten_fun(fun, in_tree, has_aux, out_store):
+    def flat(*args):
+        out = fun(*tree_unflatten(in_tree, args))
+        if has_aux:
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise TypeError("has_aux=True requires the function to return a pair "
+                                "(output, auxiliary data)")
+            out, aux = out
+            out_store["aux"] = aux
+        leaves, tree = tree_flatten(out)
+        out_store["tree"] = tree
+        return leaves
+    return flat
+
+
+def vjp(fun, *primals, has_aux=False):
+    """(fun(*primals), vjp_fn): vjp_fn(cotangent) gives the cotangents of the primals.
+
+    >>> y, f_vjp = vjp(jnp.sin, 0.0)
+    >>> f_vjp(1.0)
+    (Array(1., dtype=float32, weak_type=True),)
+    """
+    p_leaves, p_tree = tree_flatten(primals)
+    store = {}
+    primal_out, linear, differentiable = linearize_flat(
+        _flatten_fun(fun, p_tree, has_aux, store), p_leaves)
+    out_tree = store["tree"]
+    out_avals = [get_aval(p) for p in primal_out]
+
+    def vjp_fn(ct):
+        ct_leaves, ct_tree = tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise TypeError(f"Tree structure of cotangent input {ct_tree}, does not match "
+                            f"structure of primal output {out_tree}.")
+        for c, a in zip(ct_leaves, out_avals):
+            ca = get_aval(c)
+            if ca.shape != a.shape:
+                raise ValueError(f"Shape of cotangent input to vjp pullback function {ca.shape} "
+                                 f"must be the same as the shape of corresponding primal input "
+                                 f"{a.shape}.")
+        cts = backward_pass(linear.jaxpr, linear.consts, [True] * len(linear.jaxpr.invars), [],
+                            ct_leaves)
+        cts = iter(cts)
+        result = []
+        for p, d in zip(p_leaves, differentiable):
+            aval = get_aval(p)
+            if d:
+                result.append(_cast_like(instantiate(next(cts)), aval))
+            else:
+                result.append(np.zeros(aval.shape, float0))
+        return tree_unflatten(p_tree, result)
+
+    if has_aux:
+        return tree_unflatten(out_tree, primal_out), vjp_fn, store["aux"]
+    return tree_unflatten(out_tree, primal_out), vjp_fn
+
+
+def _cast_like(ct, aval):
+    """A cotangent with its primal's dtype and weak type (as JAX returns them)."""
+    ct_aval = get_aval(ct)
+    if ct_aval.dtype == aval.dtype and ct_aval.weak_type == aval.weak_type:
+        return ct
+    from ..lax.conversion import _convert_element_type
+    return _convert_element_type(ct, aval.dtype, aval.weak_type)
+
+
+def _check_grad_input(aval, allow_int, holomorphic, name):
+    if holomorphic:
+        if not dtypes.is_complex(aval.dtype):
+            raise TypeError(f"grad with holomorphic=True requires inputs with complex dtype, "
+                            f"but got {aval.dtype.name}.")
+    elif not dtypes.is_inexact(aval.dtype) and not allow_int:
+        raise TypeError(f"{name} requires real- or complex-valued inputs (input dtype that is a "
+                        f"sub-dtype of np.inexact), but got {aval.dtype.name}. If you want to use "
+                        f"Boolean- or integer-valued inputs, use vjp or set allow_int to True.")
+
+
+def _check_scalar_output(out, name, holomorphic):
+    aval = get_aval(out)
+    if aval.shape:
+        raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: "
+                        f"{aval.shape}. For non-scalar outputs use jacrev / jacfwd (the Jacobian) "
+                        f"or vjp with a cotangent of that shape.")
+    if not holomorphic and not dtypes.is_float(aval.dtype):
+        if dtypes.is_complex(aval.dtype):
+            raise TypeError(f"{name} requires real-valued outputs (output dtype that is a "
+                            f"sub-dtype of np.floating), but got {aval.dtype.name}. For "
+                            f"holomorphic differentiation, pass holomorphic=True.")
+        raise TypeError(f"{name} requires real-valued outputs (output dtype that is a sub-dtype "
+                        f"of np.floating), but got {aval.dtype.name}.")
+
+
+def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
+                   reduce_axes=()):
+    """A function returning (fun(*args), the gradient w.r.t. args[argnums])."""
+    name = "value_and_grad"
+
+    @functools.wraps(fun)
+    def value_and_grad_f(*args, **kwargs):
+        nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+        for i in nums:
+            if not -len(args) <= i < len(args):
+                raise TypeError(f"differentiating with respect to argnums={argnums} requires at "
+                                f"least {max(nums) + 1} positional arguments to be passed by the "
+                                f"caller, but got only {len(args)} positional arguments.")
+        nums = tuple(i % len(args) for i in nums)
+        dyn = tuple(args[i] for i in nums)
+        for leaf in tree_flatten(dyn)[0]:
+            _check_grad_input(get_aval(leaf), allow_int, holomorphic, "grad")
+
+        def partial_fun(*dyn_args):
+            full = list(args)
+            for i, a in zip(nums, dyn_args):
+                full[i] = a
+            return fun(*full, **kwargs)
+
+        if has_aux:
+            out, f_vjp, aux = vjp(partial_fun, *dyn, has_aux=True)
+        else:
+            out, f_vjp = vjp(partial_fun, *dyn)
+        _check_scalar_output(out, "grad", holomorphic)
+        out_aval = get_aval(out)
+        from ..lax.conversion import _convert_element_type
+        one = _convert_element_type(np.ones((), out_aval.dtype), out_aval.dtype, out_aval.weak_type)
+        grads = f_vjp(one)
+        g = grads[0] if isinstance(argnums, int) else grads
+        return ((out, aux), g) if has_aux else (out, g)
+    return value_and_grad_f
+
+
+def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
+    """The gradient of scalar-valued `fun` w.r.t. args[argnums].
+
+    >>> grad(lambda x: x ** 3)(2.0)
+    Array(12., dtype=float32, weak_type=True)
+    """
+    vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
+
+    @functools.wraps(fun)
+    def grad_f(*args, **kwargs):
+        if has_aux:
+            (_, aux), g = vg(*args, **kwargs)
+            return g, aux
+        return vg(*args, **kwargs)[1]
+    return grad_f
+
+
+# ------------------------------------------------------------------ jaxpr-level rules
+_jvp_jaxprs: dict = {}
+
+
+def jvp_jaxpr(closed: ClosedJaxpr, nonzeros) -> tuple:
+    """(jaxpr mapping primals + nonzero tangents to primal outs + tangent outs, out nonzeros).
+    Zero output tangents are left out of the outputs (flagged False)."""
+    key = (closed, tuple(nonzeros))
+    found = _jvp_jaxprs.get(key)
+    if found is not None:
+        return found
+    n = len(closed.in_avals)
+    tangent_avals = [a.strip_weak_type() for a, nz in zip(closed.in_avals, nonzeros) if nz]
+    out_nonzeros = []
+
+    def fun(*args):
+        primals, tangent_iter = args[:n], iter(args[n:])
+        tangents = [next(tangent_iter) if nz else Zero(a)
+                    for a, nz in zip(closed.in_avals, nonzeros)]
+        p_out, t_out = jvp_flat(lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs),
+                                primals, tangents)
+        out_nonzeros.extend(type(t) is not Zero for t in t_out)
+        return list(p_out) + [t for t in t_out if type(t) is not Zero]
+
+    jaxpr = trace_to_jaxpr(fun, list(closed.in_avals) + tangent_avals)
+    found = (jaxpr, tuple(out_nonzeros))
+    if not any(isinstance(c, Tracer) for c in closed.consts):
+        _jvp_jaxprs[key] = found
+    return found
+
+
+_transposed_jaxprs: dict = {}
+
+
+def transpose_jaxpr(closed: ClosedJaxpr, linear) -> ClosedJaxpr:
+    """A jaxpr mapping (non-linear inputs, output cotangents) to cotangents of the linear
+    inputs (zeros instantiated)."""
+    key = (closed, tuple(linear))
+    found = _transposed_jaxprs.get(key)
+    if found is not None:
+        return found
+    nonlin_avals = [a for a, lin in zip(closed.in_avals, linear) if not lin]
+    lin_avals = [a for a, lin in zip(closed.in_avals, linear) if lin]
+
+    def fun(*args):
+        nonlin, cts = args[:len(nonlin_avals)], args[len(nonlin_avals):]
+        cts_in = backward_pass(closed.jaxpr, closed.consts, list(linear), list(nonlin), cts)
+        return [instantiate(c) if type(c) is Zero else c
+                for c, lin in zip(cts_in, linear) if lin]
+
+    found = trace_to_jaxpr(fun, nonlin_avals + [a.strip_weak_type() for a in closed.out_avals])
+    for aval, out in zip(lin_avals, found.out_avals):
+        assert aval.shape == out.shape, (aval, out)
+    if not any(isinstance(c, Tracer) for c in closed.consts):
+        _transposed_jaxprs[key] = found
+    return found

@@ -1,0 +1,75 @@
+"""Partial evaluation: run what is known now, stage what is not.
+
+`PartialEvalTrace` is a staging trace whose own tracers are the *unknown*
+values; everything else is known. A primitive whose inputs are all known runs
+at once on the parent trace; one with an unknown input is recorded, its known
+inputs becoming constvars (the *residuals*). Linearization is JVP nested inside
+this trace with the tangents unknown: the primal computation runs, the tangent
+computation becomes a linear jaxpr.
+
+    known_jaxpr, unknown_jaxpr, out_unknowns, n_res = partial_eval_jaxpr(jaxpr, [False, True])
+"""
+from __future__ import annotations
+
+from ..core.interpret import eval_jaxpr
+from ..core.ir import ClosedJaxpr
+from ..core.trace import Tracer, new_trace, set_current_trace
+from .staging import JaxprTrace, JaxprTracer, convert_constvars_to_invars, trace_to_jaxpr
+
+# primitive -> rule(trace, args, params): primitives with jaxprs inside (jit, cond, scan)
+# split their body into a known and an unknown part instead of being staged whole.
+partial_eval_rules: dict = {}
+
+
+class PartialEvalTrace(JaxprTrace):
+    def is_unknown(self, x) -> bool:
+        return type(x) is JaxprTracer and x._trace is self and x.var is not None
+
+    def process_primitive(self, prim, args, params):
+        if not any(self.is_unknown(x) for x in args):
+            with set_current_trace(self.parent):
+                return prim.bind(*args, **params)
+        special = partial_eval_rules.get(prim)
+        if special is not None:
+            return special(self, args, params)
+        return super().process_primitive(prim, args, params)
+
+    def describe_self(self):
+        return "linearization (partial evaluation)"
+
+
+_split_cache: dict = {}
+
+
+def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns) -> tuple:
+    """Split `closed` by which inputs are unknown.
+
+    Returns (known_jaxpr, unknown_jaxpr, out_unknowns, num_residuals):
+    known_jaxpr maps the known inputs to the known outputs followed by the residuals;
+    unknown_jaxpr maps residuals followed by the unknown inputs to the unknown outputs.
+    """
+    key = (closed, tuple(unknowns))
+    found = _split_cache.get(key)
+    if found is not None:
+        return found
+    known_avals = [a for a, u in zip(closed.in_avals, unknowns) if not u]
+    unknown_avals = [a for a, u in zip(closed.in_avals, unknowns) if u]
+    result = {}
+
+    def known_fun(*known_args):
+        with new_trace(PartialEvalTrace) as pe:
+            unknown_args = iter([pe.new_arg(a) for a in unknown_avals])
+            known_iter = iter(known_args)
+            args = [next(unknown_args) if u else next(known_iter) for u in unknowns]
+            outs = eval_jaxpr(closed.jaxpr, closed.consts, *args)
+            out_unknowns = [pe.is_unknown(o) for o in outs]
+            unknown_closed = pe.to_jaxpr([o for o, u in zip(outs, out_unknowns) if u])
+        unknown_jaxpr, residuals = convert_constvars_to_invars(unknown_closed)
+        result.update(unknown=unknown_jaxpr, out_unknowns=out_unknowns, n_res=len(residuals))
+        return [o for o, u in zip(outs, out_unknowns) if not u] + residuals
+
+    known_jaxpr = trace_to_jaxpr(known_fun, known_avals)
+    found = (known_jaxpr, result["unknown"], result["out_unknowns"], result["n_res"])
+    if not any(isinstance(c, Tracer) for c in closed.consts):
+        _split_cache[key] = found
+    return found
