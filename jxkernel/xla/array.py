@@ -36,7 +36,7 @@ import functools
 import numpy as np
 
 from ..core import dtypes
-from ..core.avals import ShapedArray, get_aval
+from ..core.avals import ShapedArray
 from ..core.trace import Tracer
 from . import client as _client
 from .client import xc
@@ -135,8 +135,7 @@ class Array:
         """The data as a read-only NumPy array (waits for the computation)."""
         if self._npy is None:
             self._check_alive()
-            value, _ = self._buf._single_device_array_to_np_array_did_copy()
-            self._npy = _frozen(value, self.aval.shape)
+            self._npy = _frozen(_to_host(self._buf), self.aval.shape)
         return self._npy
 
     def __array__(self, dtype=None, copy=None):
@@ -253,6 +252,18 @@ class Array:
         return f"<div>{head}<pre style='margin:2px 0'>{body}</pre></div>"
 
 
+def _to_host(buf) -> np.ndarray:
+    """A one-device buffer's data as NumPy (waits for it): a zero-copy view on CPU.
+
+    The buffer protocol first: jaxlib's `_single_device_array_to_np_array_did_copy` tries
+    `import jax` twice on each new buffer (~45 µs when jax is not installed). It is the
+    fallback for what the protocol refuses: bfloat16 (BufferError), non-CPU buffers."""
+    try:
+        return np.asarray(memoryview(buf))
+    except (BufferError, TypeError, ValueError):
+        return buf._single_device_array_to_np_array_did_copy()[0]
+
+
 def _frozen(value: np.ndarray, shape) -> np.ndarray:
     """`value` made read-only and given `shape` (a shard's buffer may lack a unit axis)."""
     if value.shape != shape:
@@ -316,10 +327,7 @@ class MultiDeviceArray(Array):
         if self._npy is None:
             self._check_alive()
             bufs = self._buf._arrays
-            if self._stacked:
-                value = np.stack([b._single_device_array_to_np_array_did_copy()[0] for b in bufs])
-            else:
-                value = bufs[0]._single_device_array_to_np_array_did_copy()[0]
+            value = np.stack([_to_host(b) for b in bufs]) if self._stacked else _to_host(bufs[0])
             self._npy = _frozen(value, self.aval.shape)
         return self._npy
 
@@ -384,14 +392,28 @@ def _python_scalar_to_numpy(x, dtype) -> np.ndarray:
     return np.asarray(x, dtype=dtype)
 
 
+@functools.lru_cache(maxsize=4096)
+def _aval(shape, dtype) -> ShapedArray:
+    return ShapedArray(shape, dtype)        # avals are immutable: one per type is enough
+
+
+@functools.lru_cache(maxsize=64)
+def _scalar_aval(dtype, weak_type) -> ShapedArray:
+    return ShapedArray((), dtype, weak_type)
+
+
 def _host_value(x):
     """(NumPy value, aval) for a host value: NumPy data or a Python scalar (weakly typed)."""
+    if type(x) is np.ndarray and x.dtype.kind != "O":          # the common case, quickly
+        target = dtypes.canonicalize_dtype(x.dtype)
+        value = x if x.dtype == target else x.astype(target)
+        return value, _aval(value.shape, target)
     if isinstance(x, Tracer):
         raise TypeError(f"Cannot put a traced value {x} on a device: it has no value while "
                         f"its function is being transformed")
     if dtypes.is_python_scalar(x):
-        aval = get_aval(x)
-        return _python_scalar_to_numpy(x, aval.dtype), aval
+        dtype = dtypes.python_scalar_dtype(x)
+        return _python_scalar_to_numpy(x, dtype), _scalar_aval(dtype, type(x) is not bool)
     value = to_numpy(x)
     return value, ShapedArray(value.shape, value.dtype)
 
