@@ -1,6 +1,5 @@
 """lax reductions, argmax/argmin, generic reduce and cumulative ops against NumPy, eagerly
 and under jit; staged jaxprs (type-checked, golden text from JAX 0.10.2); error messages."""
-import functools
 
 import ml_dtypes
 import numpy as np

@@ -19,12 +19,12 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval
-from ..core.ir import ClosedJaxpr
+from ..core.ir import param_printers
 from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules
 from ..core.trace import Tracer
 from ..xla import stablehlo as hlo
 from . import _lowering as hl
-from ._rules import ANY, BOOL, COMPLEX, FLOAT, INT, INTEGRAL, NUMERIC, describe_dtypes
+from ._rules import ANY, COMPLEX, FLOAT, INTEGRAL, NUMERIC, describe_dtypes
 from .conversion import _convert_element_type
 from .elementwise import add, bitwise_and, bitwise_or, bitwise_xor, max, min, mul
 
@@ -34,10 +34,19 @@ def _long_str(aval) -> str:
     return f"{'~' if aval.weak_type else ''}{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
-def _check_number(name, aval, accepted=NUMERIC, kind="number"):
-    if aval.dtype not in accepted:
-        raise TypeError(f"{name} does not accept dtype {aval.dtype.name}. Accepted dtypes are "
-                        f"subtypes of {kind}.")
+def _dtype_check(name, accepted=NUMERIC, kind="number"):
+    """A check that `name` accepts the operand's dtype, with JAX's message."""
+    def check(aval):
+        if aval.dtype not in accepted:
+            raise TypeError(f"{name} does not accept dtype {aval.dtype.name}. Accepted dtypes are "
+                            f"subtypes of {kind}.")
+    return check
+
+
+def _check_logical(aval):
+    if aval.dtype not in INTEGRAL:
+        raise TypeError(f"logical reduction requires operand dtype bool or int, got "
+                        f"{aval.dtype.name}.")
 
 
 def _reduced_shape(operand, axes) -> tuple:
@@ -59,7 +68,7 @@ def _identity(kind: str, dtype):
         return np.ones((), dtype)
     if kind == "and":
         return np.array(-1).astype(dtype)          # all bits set; True for bool
-    if kind == "max":
+    if kind in ("max", "logaddexp"):
         return np.array(complex(-np.inf, 0), dtype) if dtypes.is_complex(dtype) else hl.min_value(dtype)
     return np.array(complex(np.inf, 0), dtype) if dtypes.is_complex(dtype) else hl.max_value(dtype)
 
@@ -122,18 +131,13 @@ def _reduce_lowering(kind):
 
 
 # ------------------------------------------------------------------ reduce_{sum,...}
-def _reduction(name, kind, accepted, kind_name=None, keep_weak=True):
-    """A reduction primitive over `axes`; `kind_name` names the dtype family in errors
-    (None: the logical reductions' own message)."""
+def _reduction(name, kind, check=None, keep_weak=True):
+    """A reduction primitive over `axes`; `check(aval)` rejects dtypes (None: any dtype)."""
     prim = Primitive(name)
 
     def abstract(operand, *, axes, **params):
-        if kind_name is None:
-            if operand.dtype not in INTEGRAL:
-                raise TypeError(f"logical reduction requires operand dtype bool or int, got "
-                                f"{operand.dtype.name}.")
-        else:
-            _check_number(name, operand, accepted, kind_name)
+        if check is not None:
+            check(operand)
         return ShapedArray(_reduced_shape(operand, axes), operand.dtype,
                            operand.weak_type and keep_weak)
 
@@ -142,13 +146,13 @@ def _reduction(name, kind, accepted, kind_name=None, keep_weak=True):
     return prim
 
 
-reduce_sum_p = _reduction("reduce_sum", "add", NUMERIC, "number")      # params: axes, out_sharding
-reduce_prod_p = _reduction("reduce_prod", "mul", NUMERIC, "number")
-reduce_max_p = _reduction("reduce_max", "max", ANY, "number or bool")
-reduce_min_p = _reduction("reduce_min", "min", ANY, "number or bool")
-reduce_and_p = _reduction("reduce_and", "and", INTEGRAL, keep_weak=False)
-reduce_or_p = _reduction("reduce_or", "or", INTEGRAL, keep_weak=False)
-reduce_xor_p = _reduction("reduce_xor", "xor", INTEGRAL, keep_weak=False)
+reduce_sum_p = _reduction("reduce_sum", "add", _dtype_check("reduce_sum"))  # params: axes, out_sharding
+reduce_prod_p = _reduction("reduce_prod", "mul", _dtype_check("reduce_prod"))
+reduce_max_p = _reduction("reduce_max", "max")          # any dtype; complex compares lexicographically
+reduce_min_p = _reduction("reduce_min", "min")
+reduce_and_p = _reduction("reduce_and", "and", _check_logical, keep_weak=False)
+reduce_or_p = _reduction("reduce_or", "or", _check_logical, keep_weak=False)
+reduce_xor_p = _reduction("reduce_xor", "xor", _check_logical, keep_weak=False)
 
 # ------------------------------------------------------------------ argmax, argmin
 argmax_p = Primitive("argmax")
@@ -248,21 +252,15 @@ def _reduce_params(params):
 
 abstract_eval_rules[reduce_p] = _reduce_abstract_eval
 lowering_rules[reduce_p] = _reduce_generic_lowering
-
-
-def _register_printer():
-    from ..core.ir import param_printers
-    param_printers[reduce_p] = _reduce_params
-
-
-_register_printer()
+param_printers[reduce_p] = _reduce_params
 
 # ------------------------------------------------------------------ cumulative ops
-def _cumulative(name, kind, accepted=NUMERIC, kind_name="number"):
+def _cumulative(name, kind, check=None):
     prim = Primitive(name)
+    check = check or _dtype_check(name)
 
     def abstract(operand, *, axis, reverse):
-        _check_number(name, operand, accepted, kind_name)
+        check(operand)
         if axis < 0:
             raise ValueError("XLA operations do not allow negative axes")
         if axis >= operand.ndim:
@@ -270,6 +268,8 @@ def _cumulative(name, kind, accepted=NUMERIC, kind_name="number"):
         return operand
 
     def lower(ctx, x, *, axis, reverse):
+        """A window as long as the axis over the operand padded with n-1 identities before
+        (after, if reverse) it: output i reduces elements 0..i (i..n-1)."""
         aval = ctx.avals_in[0]
         n, rank = aval.shape[axis], aval.ndim
         if n == 0:
@@ -278,13 +278,11 @@ def _cumulative(name, kind, accepted=NUMERIC, kind_name="number"):
         window[axis] = n
         padding = [[0, 0] for _ in range(rank)]
         padding[axis] = [0, n - 1] if reverse else [n - 1, 0]
-        init = ctx.constant(_identity("add" if kind == "add" else
-                                      "max" if kind == "logaddexp" else kind, aval.dtype))
-        attrs = {"window_dimensions": hlo.i64_array(window),
-                 "window_strides": hlo.i64_array([1] * rank),
-                 "base_dilations": hlo.i64_array([1] * rank),
-                 "window_dilations": hlo.i64_array([1] * rank),
+        ones = hlo.i64_array([1] * rank)
+        attrs = {"window_dimensions": hlo.i64_array(window), "window_strides": ones,
+                 "base_dilations": ones, "window_dilations": ones,
                  "padding": hlo.dense_i64(padding)}
+        init = ctx.constant(_identity(kind, aval.dtype))
         return ctx.op1("stablehlo.reduce_window", [x, init], attrs,
                        regions=[_region(ctx, kind, aval.dtype)])
 
@@ -298,7 +296,7 @@ cumprod_p = _cumulative("cumprod", "mul")
 cummax_p = _cumulative("cummax", "max")
 cummin_p = _cumulative("cummin", "min")
 # JAX accepts any number here but fails for integers while lowering; we say so up front
-cumlogsumexp_p = _cumulative("cumlogsumexp", "logaddexp", FLOAT, "floating")
+cumlogsumexp_p = _cumulative("cumlogsumexp", "logaddexp", _dtype_check("cumlogsumexp", FLOAT, "floating"))
 
 
 # ------------------------------------------------------------------ lax functions
