@@ -83,7 +83,8 @@ def broadcasting_batcher(prim):
         for x, d, r in zip(vals, dims, ranks):
             if d is not_mapped:
                 if r:
-                    x = shapes.reshape(x, (1,) + tuple(shape(x)))
+                    s = shape(x)
+                    x = shapes.broadcast_in_dim(x, (1,) + tuple(s), tuple(range(1, len(s) + 1)))
             else:
                 x = moveaxis(x, d, 0)
                 if r < out_rank:        # a batched scalar among arrays: (B,) -> (B, 1, ..., 1)

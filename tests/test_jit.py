@@ -1,0 +1,214 @@
+"""jit: results equal eager, the cache and its explained misses, static and donated
+arguments, AOT lowering, nesting, and the errors JAX gives while tracing."""
+import functools
+import re
+
+import numpy as np
+import pytest
+
+import jxkernel as jax
+from jxkernel import lax
+
+
+def arr(x, dtype=np.float32):
+    return jax.device_put(np.asarray(x, dtype))
+
+
+def test_jit_equals_eager_with_pytrees():
+    def f(params, x, scale=1.0):
+        h = lax.tanh(lax.add(lax.mul(params["w"], x), params["b"]))
+        return {"out": lax.mul(h, scale), "aux": (x, [h])}
+    params = {"w": arr([1.0, 2.0, 3.0]), "b": arr(0.5)}
+    x = arr([0.1, 0.2, 0.3])
+    eager = f(params, x, scale=2.0)
+    jitted = jax.jit(f)(params, x, scale=2.0)
+    assert jax.tree_util.tree_structure(eager) == jax.tree_util.tree_structure(jitted)
+    for a, b in zip(jax.tree_util.tree_leaves(eager), jax.tree_util.tree_leaves(jitted)):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6)
+
+
+def test_cache_hits_and_explained_misses():
+    events = []
+    unsubscribe = jax.subscribe_compile_events(events.append)
+    try:
+        @jax.jit
+        def scaled(x, y):
+            return lax.mul(x, y)
+        scaled(arr([1, 2, 3]), 2.0)
+        scaled(arr([4, 5, 6]), 3.0)                      # same types: a hit
+        scaled(arr([1, 2, 3, 4]), 2.0)                   # new shape
+        scaled(arr([1, 2, 3], np.int32), 2)              # new dtype
+        scaled(arr([1, 2, 3]), arr(2.0))                 # weak -> strong
+    finally:
+        unsubscribe()
+    mine = [e for e in events if e.function == "scaled"]
+    assert [e.reason for e in mine] == [
+        "first call", "x: f32[3] -> f32[4]", "x: f32[3] -> i32[3]; y: f32[] -> i32[]",
+        "y: weak_type True -> False"]
+    assert scaled._cache_size() == 4
+    assert mine[0].signature == (("x", "f32[3]"), ("y", "f32[] (weak)"))
+    assert all(e.compile_s >= 0 and e.trace_s > 0 and e.lower_s > 0 for e in mine)
+    assert mine[-1] in jax.compile_events("scaled")
+
+
+def test_static_arguments_by_position_and_name():
+    calls = []
+
+    @functools.partial(jax.jit, static_argnames="n")
+    def power(x, n):
+        calls.append(n)
+        return lax.integer_pow(x, n)
+    np.testing.assert_allclose(np.asarray(power(arr([2.0]), n=3)), [8.0])
+    np.testing.assert_allclose(np.asarray(power(arr([2.0]), 3)), [8.0])   # position = same static
+    np.testing.assert_allclose(np.asarray(power(arr([2.0]), n=2)), [4.0])
+    assert calls == [3, 2]
+    reasons = [e.reason for e in jax.compile_events("power")]
+    assert reasons[-1] == "static n: 3 -> 2"
+
+
+def test_unhashable_static_argument_error():
+    f = jax.jit(lambda x, shape: x, static_argnums=1)
+    with pytest.raises(ValueError, match=r"Non-hashable static arguments are not supported.*list"):
+        f(arr(1.0), [1, 2])
+
+
+def test_non_array_argument_is_a_type_error():
+    f = jax.jit(lambda x, s: x)
+    with pytest.raises(TypeError, match=r"Argument s of type <class 'str'> is not a valid JAX type"):
+        f(arr(1.0), "hello")
+
+
+def test_python_if_on_tracer_names_argument_and_suggests_fix():
+    @jax.jit
+    def relu_if(x, threshold):
+        if lax.gt(x, threshold):          # Python control flow on a traced value
+            return x
+        return lax.neg(x)
+    with pytest.raises(jax.TracerBoolConversionError) as info:
+        relu_if(arr(1.0), 0.5)
+    message = str(info.value)
+    assert "Attempted boolean conversion of traced array with shape bool[]" in message
+    assert "relu_if" in message and "for jit" in message
+    assert "depends on the arguments x, threshold" in message
+    assert "static_argnums" in message and "lax.cond" in message
+    # the traceback points at the user's line
+    tb_lines = [frame.lineno for frame in info.traceback if frame.name == "relu_if"]
+    assert tb_lines, "the user's function is in the traceback"
+
+
+def test_int_and_index_on_tracer():
+    with pytest.raises(jax.ConcretizationTypeError, match="int"):
+        jax.jit(lambda x: int(x))(arr(1.0))
+    with pytest.raises(jax.TracerIntegerConversionError):
+        jax.jit(lambda x: [0, 1, 2][x])(arr(1, np.int32))
+    with pytest.raises(jax.TracerArrayConversionError):
+        jax.jit(lambda x: np.asarray(x))(arr(1.0))
+
+
+def test_leaked_tracer_is_reported():
+    saved = []
+
+    @jax.jit
+    def leak(x):
+        saved.append(lax.sin(x))
+        return x
+    leak(arr(1.0))
+    with pytest.raises(jax.UnexpectedTracerError, match="escaped"):
+        lax.cos(saved[0])
+    with pytest.raises(jax.UnexpectedTracerError):
+        jax.jit(lambda y: lax.add(y, saved[0]))(arr(1.0))
+
+
+def test_nested_jit_and_closures():
+    outer_const = arr([1.0, 2.0])
+    inner = jax.jit(lambda a: lax.mul(a, outer_const))
+
+    @jax.jit
+    def outer(x):
+        return lax.add(inner(x), inner(lax.sin(x)))
+    x = arr([0.5, 0.25])
+    expected = np.asarray(x) * [1, 2] + np.sin(np.asarray(x)) * [1, 2]
+    np.testing.assert_allclose(np.asarray(outer(x)), expected, rtol=1e-6)
+    text = str(jax.make_jaxpr(outer)(x))
+    assert text.count("jit[") == 3 and "name=outer" in text and "name=<lambda>" in text
+
+
+def test_inline_jit_is_inlined():
+    inner = jax.jit(lambda a: lax.sin(a), inline=True)
+    text = str(jax.make_jaxpr(lambda x: inner(x))(1.0))
+    assert "jit[" not in text and "sin" in text
+
+
+def test_lower_compile_trace():
+    f = jax.jit(lambda x, y: lax.add(lax.mul(x, y), 1.0))
+    traced = f.trace(arr([1.0, 2.0]), 3.0)
+    assert str(traced.jaxpr).startswith("{ lambda ; a:f32[2] b:f32[]. let")
+    lowered = f.lower(arr([1.0, 2.0]), 3.0)
+    text = lowered.as_text()
+    assert text.startswith("module @jit__lambda_") and "func.func public @main" in text
+    assert "stablehlo.multiply" in text
+    compiled = lowered.compile()
+    np.testing.assert_allclose(np.asarray(compiled(arr([1.0, 2.0]), 3.0)), [4.0, 7.0])
+    assert "HloModule" in compiled.as_text()
+    assert compiled.cost_analysis()["flops"] > 0
+    with pytest.raises(TypeError, match="compiled for"):
+        compiled(arr([1.0, 2.0, 3.0]), 3.0)
+    assert f.eval_shape(arr([1.0, 2.0]), 3.0) == jax.ShapeDtypeStruct((2,), np.float32)
+
+
+def test_donation_invalidates_the_input():
+    f = jax.jit(lambda x: lax.add(x, 1.0), donate_argnums=0)
+    x = arr(np.arange(1024.0))
+    y = f(x)
+    np.testing.assert_allclose(np.asarray(y), np.arange(1024.0) + 1)
+    assert x.is_deleted()
+    with pytest.raises(RuntimeError, match="deleted"):
+        np.asarray(x)
+    assert "jax.buffer_donor = true" in f.lower(arr(np.arange(1024.0))).as_text()
+
+
+def test_python_scalars_are_weak_and_outputs_keep_structure():
+    f = jax.jit(lambda x: (x, {"twice": lax.mul(x, 2)}))
+    a, d = f(3)
+    assert a.dtype == np.int32 and a.weak_type
+    assert int(d["twice"]) == 6
+
+
+def test_disable_jit_runs_python():
+    seen = []
+
+    @jax.jit
+    def f(x):
+        seen.append(type(x).__name__)
+        return x
+    with jax.config.override("jax_disable_jit", True):
+        f(arr(1.0))
+    assert seen == ["Array"]
+
+
+def test_log_compiles_prints(capsys):
+    with jax.config.override("jax_log_compiles", True):
+        jax.jit(lambda x: lax.cos(x))(arr([1.0, 2.0, 3.0, 4.0, 5.0]))
+    err = capsys.readouterr().err
+    assert re.search(r"Compiling <lambda>\(x: f32\[5\]\) because first call", err)
+
+
+def test_methods_and_partial():
+    class Model:
+        scale = 3.0
+
+        @functools.partial(jax.jit, static_argnums=0)
+        def apply(self, x):
+            return lax.mul(x, self.scale)
+
+        def __hash__(self):
+            return 0
+
+        def __eq__(self, other):
+            return isinstance(other, Model)
+    np.testing.assert_allclose(np.asarray(Model().apply(arr([1.0]))), [3.0])
+
+
+def test_kwargs_are_dynamic():
+    f = jax.jit(lambda x, *, y: lax.sub(x, y))
+    np.testing.assert_allclose(np.asarray(f(arr(5.0), y=arr(2.0))), 3.0)
