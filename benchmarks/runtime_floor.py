@@ -1,0 +1,145 @@
+"""The runtime floor: what one call costs before any tracing or jit cache lookup.
+
+    python benchmarks/runtime_floor.py            # ~10 s; numbers in µs per call
+    JXKERNEL_CPU_DEVICES=4 python benchmarks/runtime_floor.py   # adds a 4-replica program
+
+Each line times a loop (best of several repeats, to dodge noise) and prints the
+jaxlib floor measured in the same run beside ours, so the difference is our
+Python overhead. benchmarks/README.md records the numbers and compares them with
+the facts sheet (../shared/xla-backend-facts.md §1-2).
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from jxkernel.core import Primitive, ShapedArray, abstract_eval_rules, lowering_rules
+from jxkernel.xla import Executable, compile_module, default_device, device_count, devices
+from jxkernel.xla.array import Array, device_put, device_put_sharded, sharding_for
+from jxkernel.xla.client import xc
+
+
+def best_us(fn, number: int, repeat: int = 7) -> float:
+    """Best per-call time of `fn()` in µs over `repeat` loops of `number` calls."""
+    fn()
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        best = min(best, (time.perf_counter() - start) / number)
+    return best * 1e6
+
+
+ADD_ONE = """module @add_one {
+  func.func public @main(%x: tensor<f32>) -> tensor<f32> {
+    %c = stablehlo.constant dense<1.0> : tensor<f32>
+    %0 = stablehlo.add %x, %c : tensor<f32>
+    return %0 : tensor<f32>
+  }
+}
+"""
+
+
+def bench_execute(n):
+    dev = default_device()
+    loaded, _ = compile_module(ADD_ONE, [dev])
+    aval = ShapedArray((), np.float32)
+    exe = Executable(loaded, [aval], dev)
+    x = device_put(np.float32(1.0))
+    handlers = [xc.array_result_handler(aval, sharding_for((dev,)), True, _skip_checks=True)]
+    buf = x._buf
+    rows = [
+        ("jaxlib execute_sharded + consume_with_handlers (floor)",
+         best_us(lambda: loaded.execute_sharded([buf]).consume_with_handlers(handlers), n)),
+        ("Executable.call_buffers([buf])",
+         best_us(lambda: exe.call_buffers([buf]), n)),
+        ("Executable.call_arrays([x])", best_us(lambda: exe.call_arrays([x]), n)),
+        ("Executable(x)  (general path: checks, moves)", best_us(lambda: exe(x), n)),
+        ("Executable.call_buffers + block_until_ready",
+         best_us(lambda: exe.call_buffers([buf])[0].block_until_ready(), n)),
+    ]
+    return rows
+
+
+def bench_eager(n):
+    """An eager primitive through the core's bind -> xla dispatch (like /tmp/t1.py)."""
+    sin_p = Primitive("bench_sin")
+    abstract_eval_rules[sin_p] = lambda x: ShapedArray(x.shape, x.dtype, x.weak_type)
+    lowering_rules[sin_p] = lambda ctx, x: ctx.op1("stablehlo.sine", [x])
+    x = device_put(np.arange(3.0, dtype=np.float32))
+    return [("eager primitive bind (sin of f32[3])", best_us(lambda: sin_p.bind(x), n))]
+
+
+def bench_transfers(n):
+    dev = default_device()
+    sh = sharding_for((dev,))
+    copy = xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
+    rows = []
+    for size in (1, 1000):
+        host = np.arange(size, dtype=np.float32)
+        aval = ShapedArray(host.shape, host.dtype)
+        rows.append((f"jaxlib batched_device_put f32[{size}] (floor)",
+                     best_us(lambda: xc.batched_device_put(aval, sh, [host], [dev], True, False,
+                                                           copy, True), n)))
+        rows.append((f"device_put(np f32[{size}])", best_us(lambda: device_put(host), n)))
+    rows.append(("device_put(1.0)  (Python scalar)", best_us(lambda: device_put(1.0), n)))
+    x = device_put(np.arange(1000, dtype=np.float32)).block_until_ready()
+    buf = x._buf
+    rows.append(("jaxlib np.asarray(buffer) f32[1000], buffer protocol (floor)",
+                 best_us(lambda: np.asarray(buf), n)))
+    rows.append(("np.asarray(Array f32[1000]), first read of this Array",
+                 best_us(lambda: np.asarray(Array(buf, x.aval)), n)))
+    rows.append(("np.asarray(Array f32[1000]), later reads (cached view)",
+                 best_us(lambda: np.asarray(x), n)))
+    host = np.arange(1000, dtype=np.float32)
+    aval = x.aval
+    rows.append(("jaxlib put + _single_device_array_to_np_array_did_copy f32[1000]",
+                 best_us(lambda: xc.batched_device_put(aval, sh, [host], [dev], True, False, copy,
+                                                       True)
+                         ._single_device_array_to_np_array_did_copy(), n // 10)))
+    rows.append(("device_put + np.asarray f32[1000]  (round trip)",
+                 best_us(lambda: np.asarray(device_put(host)), n)))
+    rows.append(("device_put(1.0) + float()", best_us(lambda: float(device_put(1.0)), n)))
+    return rows
+
+
+def bench_replicated(n):
+    count = device_count()
+    if count < 2:
+        return []
+    group = ", ".join(map(str, range(count)))
+    text = f"""module @psum attributes {{mhlo.num_replicas = {count} : i32}} {{
+  func.func public @main(%x: tensor<f32>) -> tensor<f32> {{
+    %0 = "stablehlo.all_reduce"(%x) <{{replica_groups = dense<[[{group}]]> : tensor<1x{count}xi64>}}> ({{
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %s = stablehlo.add %a, %b : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }}) : (tensor<f32>) -> tensor<f32>
+    return %0 : tensor<f32>
+  }}
+}}
+"""
+    loaded, _ = compile_module(text, devices())
+    exe = Executable(loaded, [ShapedArray((), np.float32)], devices())
+    x = device_put_sharded([np.float32(i) for i in range(count)], devices())
+    return [(f"{count}-replica psum: call + block_until_ready",
+             best_us(lambda: exe.call_arrays([x])[0].block_until_ready(), max(n // 20, 50))),
+            (f"device_put_sharded of {count} scalars",
+             best_us(lambda: device_put_sharded([np.float32(0)] * count, devices()), n // 10))]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-n", type=int, default=20000, help="calls per timed loop")
+    args = parser.parse_args()
+    print(f"{'what':<68} {'µs/call':>8}")
+    for bench in (bench_execute, bench_eager, bench_transfers, bench_replicated):
+        for label, us in bench(args.n):
+            print(f"{label:<68} {us:8.2f}")
+
+
+if __name__ == "__main__":
+    main()
