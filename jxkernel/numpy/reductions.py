@@ -1,0 +1,806 @@
+"""Reductions: sum, prod, max, min, any, all, mean, var, std, argmax, cumulative sums,
+quantiles and their nan- variants, with JAX's dtype rules.
+
+    >>> jnp.sum(jnp.ones((2, 3), jnp.int8), axis=0)      # narrow ints sum as the default int
+    Array([2, 2, 2], dtype=int32)
+    >>> jnp.mean(jnp.arange(4))                           # integer means are floats
+    Array(1.5, dtype=float32)
+
+Every reduction goes through `_reduction`, JAX's recipe: cast to the computation dtype,
+mask with `where` (filling the identity), `lax.reduce` (which becomes reduce_sum etc.),
+apply `initial` afterwards, re-insert kept axes and cast to the result dtype.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+
+import numpy as np
+
+from .. import lax
+from ..core import dtypes
+from ..core.trace import Tracer
+from ..lax import conversion
+from . import util
+from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
+
+__all__ = ["sum", "prod", "product", "max", "min", "amax", "amin", "all", "any", "alltrue",
+           "sometrue", "mean", "average", "var", "std", "ptp", "count_nonzero", "argmax",
+           "argmin", "nanargmax", "nanargmin", "cumsum", "cumprod", "cumulative_sum",
+           "cumulative_prod", "nancumsum", "nancumprod", "nansum", "nanprod", "nanmax",
+           "nanmin", "nanmean", "nanvar", "nanstd", "median", "nanmedian", "quantile",
+           "nanquantile", "percentile", "nanpercentile"]
+
+
+# ------------------------------------------------------------------ helpers
+def _asarray(name, a):
+    check_arraylike(name, a)
+    return ensure_array(a)
+
+
+def _aval(x):
+    return aval_of(x)
+
+
+def _convert(x, dtype, weak_type=False):
+    """x as `dtype` (a no-op when it already is, strong-typed)."""
+    a = aval_of(x)
+    if a.dtype == dtype and a.weak_type == weak_type:
+        return x
+    return conversion._convert_element_type(x, dtype, weak_type)
+
+
+def _user_dtype(dtype):
+    return None if dtype is None else dtypes.canonicalize_dtype(dtype)
+
+
+def _isnan(x):
+    return lax.ne(x, x)
+
+
+def _where(cond, x, y):
+    """jnp.where(cond, x, y) for our own use: promote x and y, broadcast all three."""
+    from .manipulation import broadcast_arrays
+    x, y = util.promote_dtypes(x, y)
+    cond, x, y = broadcast_arrays(cond, x, y)
+    return lax.select(cond, x, y)
+
+
+def _upcast_f16(dtype):
+    return np.dtype(np.float32) if dtype in (dtypes.float16, dtypes.bfloat16) else dtype
+
+
+def _promote_integer_dtype(dtype):
+    """bool and narrow integers widen to the default (u)int, as NumPy's sum does (JAX stops
+    at the default width)."""
+    if dtype == np.bool_:
+        return dtypes.default_int_dtype()
+    if dtypes.is_unsigned(dtype):
+        d = dtypes.default_uint_dtype()
+        return d if dtype.itemsize < d.itemsize else dtype
+    if dtypes.is_int(dtype):
+        d = dtypes.default_int_dtype()
+        return d if dtype.itemsize < d.itemsize else dtype
+    return dtype
+
+
+def _check_where(name, where):
+    if where is None:
+        return None
+    check_arraylike(name, where)
+    if aval_of(where).dtype != np.bool_:
+        raise ValueError(f"jnp.{name}: where must be None or a boolean array; got "
+                         f"where.dtype={aval_of(where).dtype}.")
+    return where
+
+
+def _axes_arg(axis):
+    """`axis` as None, an int or a tuple of ints (it must be static)."""
+    if axis is None:
+        return None
+    try:
+        return operator.index(axis)
+    except TypeError:
+        return tuple(operator.index(i) for i in axis)
+
+
+def _reduction_dims(ndim: int, axis) -> tuple:
+    if axis is None:
+        return tuple(range(ndim))
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    dims = tuple(canonicalize_axis(a, ndim) for a in axes)
+    if len(set(dims)) != len(dims):
+        raise ValueError(f"duplicate value in 'axis': {axis}")
+    return dims
+
+
+def _init_val(dtype, value) -> np.ndarray:
+    """`value` (0, 1, +-inf, True, ...) as a scalar of `dtype`: infinities of int types
+    become their extreme values, as in JAX (lax.reduce recognizes these identities)."""
+    if dtype == np.bool_:
+        return np.array(value > 0, dtype)
+    if np.isinf(value) and dtypes.is_int(dtype):
+        info = dtypes.iinfo(dtype)
+        return np.array(info.min if value < 0 else info.max, dtype)
+    return np.array(value, dtype)
+
+
+def _reduction(a, name, op, init_val, *, has_identity=True, preproc=None, bool_op=None,
+               upcast_f16_for_computation=False, axis=None, dtype=None, out=None,
+               keepdims=False, initial=None, where_=None, promote_integers=False):
+    bool_op = bool_op or op
+    if out is not None:
+        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
+    a = _asarray(name, a)
+    where_ = _check_where(name, where_)
+    axis = _axes_arg(axis)
+    if initial is None and not has_identity and where_ is not None:
+        raise ValueError(f"reduction operation {name} does not have an identity, so to use a "
+                         f"where mask one has to specify 'initial'")
+    a = preproc(a) if preproc else a
+    shape = aval_of(a).shape
+    dims = _reduction_dims(len(shape), axis)
+    if initial is None and not has_identity and not builtins.all(shape[d] >= 1 for d in dims):
+        raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+    if dtype is None:
+        result_dtype = aval_of(a).dtype
+        if promote_integers:
+            result_dtype = _promote_integer_dtype(result_dtype)
+    else:
+        result_dtype = _user_dtype(dtype)
+    computation_dtype = _upcast_f16(result_dtype) if upcast_f16_for_computation and \
+        dtypes.is_inexact(result_dtype) else result_dtype
+    a = conversion.convert_element_type(a, computation_dtype)
+    op = op if computation_dtype != np.bool_ else bool_op
+    init = _init_val(computation_dtype, init_val)
+    if where_ is not None:
+        a = _where(where_, a, init)
+    result = lax.reduce(a, init, op, dims)
+    if initial is not None:
+        init_arr = conversion.convert_element_type(ensure_array(initial), computation_dtype)
+        if aval_of(init_arr).shape != ():
+            raise ValueError(f"initial value must be a scalar. Got array of shape "
+                             f"{aval_of(init_arr).shape}")
+        result = op(init_arr, result)
+    if keepdims:
+        result = lax.expand_dims(result, dims)
+    return conversion.convert_element_type(result, _user_dtype(dtype) or result_dtype)
+
+
+def _cast_to_numeric(x):
+    return util.promote_dtypes_numeric(x)[0]
+
+
+def _cast_to_bool(x):
+    if dtypes.is_complex(aval_of(x).dtype):
+        x = lax.real(x)
+    return conversion.convert_element_type(x, np.bool_)
+
+
+# ------------------------------------------------------------------ basic reductions
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
+        promote_integers=True):
+    """Sum over `axis` (all axes by default); bools and narrow ints give the default int.
+
+    >>> jnp.sum(jnp.array([[1, 2], [3, 4]]), axis=1)
+    Array([3, 7], dtype=int32)
+    """
+    return _reduction(a, "sum", lax.add, 0, preproc=_cast_to_numeric, bool_op=lax.bitwise_or,
+                      upcast_f16_for_computation=dtype is None, axis=axis, dtype=dtype,
+                      out=out, keepdims=keepdims, initial=initial, where_=where,
+                      promote_integers=promote_integers)
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
+         promote_integers=True):
+    """Product over `axis`.  ``jnp.prod(jnp.array([2, 3]))`` is 6."""
+    return _reduction(a, "prod", lax.mul, 1, preproc=_cast_to_numeric, bool_op=lax.bitwise_and,
+                      upcast_f16_for_computation=dtype is None, axis=axis, dtype=dtype,
+                      out=out, keepdims=keepdims, initial=initial, where_=where,
+                      promote_integers=promote_integers)
+
+
+product = prod
+
+
+def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """Maximum over `axis` (NaN if any element is NaN); `where` needs `initial`.
+
+    >>> jnp.max(jnp.array([[1, 5], [3, 2]]), axis=0)
+    Array([3, 5], dtype=int32)
+    """
+    return _reduction(a, "max", lax.max, -np.inf, has_identity=False, axis=axis, out=out,
+                      keepdims=keepdims, initial=initial, where_=where)
+
+
+def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """Minimum over `axis` (NaN if any element is NaN)."""
+    return _reduction(a, "min", lax.min, np.inf, has_identity=False, axis=axis, out=out,
+                      keepdims=keepdims, initial=initial, where_=where)
+
+
+amax, amin = max, min
+
+
+def all(a, axis=None, out=None, keepdims=False, *, where=None):
+    """Whether every element along `axis` is true (nonzero).  ``jnp.all(jnp.array([1, 0]))``"""
+    return _reduction(a, "all", lax.bitwise_and, True, preproc=_cast_to_bool, axis=axis,
+                      out=out, keepdims=keepdims, where_=where)
+
+
+def any(a, axis=None, out=None, keepdims=False, *, where=None):
+    """Whether any element along `axis` is true (nonzero)."""
+    return _reduction(a, "any", lax.bitwise_or, False, preproc=_cast_to_bool, axis=axis,
+                      out=out, keepdims=keepdims, where_=where)
+
+
+alltrue, sometrue = all, any
+
+
+# ------------------------------------------------------------------ statistics
+def _count(a, axis, keepdims, where, dtype):
+    """How many elements each output of a reduction over `axis` sees (as `dtype`)."""
+    if where is None:
+        shape = aval_of(a).shape
+        n = math.prod(shape[d] for d in _reduction_dims(len(shape), _axes_arg(axis)))
+        return np.array(n, dtype)
+    from .manipulation import broadcast_to
+    return sum(broadcast_to(where, aval_of(a).shape), axis, dtype=dtype, keepdims=keepdims)
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None,
+         upcast_f16_for_computation=True):
+    """Arithmetic mean over `axis`, in a float type (integers give the default float).
+
+    >>> jnp.mean(jnp.array([[1., 2.], [3., 5.]]), axis=0)
+    Array([2. , 3.5], dtype=float32)
+    """
+    a = _asarray("mean", a)
+    where = _check_where("mean", where)
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.mean is not supported.")
+    result_dtype = dtypes.to_inexact_dtype(aval_of(a).dtype) if dtype is None else \
+        _user_dtype(dtype)
+    computation_dtype = _upcast_f16(result_dtype) if upcast_f16_for_computation and \
+        dtypes.is_inexact(result_dtype) else result_dtype
+    normalizer = _count(a, axis, keepdims, where, computation_dtype)
+    total = sum(a, axis, dtype=computation_dtype, keepdims=keepdims, where=where)
+    return conversion.convert_element_type(lax.div(total, normalizer), result_dtype)
+
+
+def average(a, axis=None, weights=None, returned=False, keepdims=False):
+    """Weighted mean over `axis`; with returned=True also the sum of the weights.
+
+    >>> jnp.average(jnp.array([1., 2., 4.]), weights=jnp.array([3., 1., 0.]))
+    Array(1.25, dtype=float32)
+    """
+    a = _asarray("average", a)
+    axis = _axes_arg(axis)
+    ndim = len(aval_of(a).shape)
+    axis_tuple = _reduction_dims(ndim, axis)
+    if weights is None:
+        a, = util.promote_dtypes_inexact(a)
+        avg = mean(a, axis=axis, keepdims=keepdims)
+        shape = aval_of(a).shape
+        weights_sum = np.array(math.prod(shape[d] for d in axis_tuple), aval_of(avg).dtype)
+        weights_sum = ensure_array(weights_sum)
+    else:
+        check_arraylike("average", weights)
+        a, weights = util.promote_dtypes_inexact(a, ensure_array(weights))
+        ashape, wshape = aval_of(a).shape, aval_of(weights).shape
+        if ashape != wshape:
+            if axis is None:
+                raise ValueError("Axis must be specified when shapes of a and weights differ.")
+            if wshape != tuple(ashape[ax] for ax in axis_tuple):
+                raise ValueError("Shape of weights must be consistent with shape of a along "
+                                 "specified axis.")
+            new_shape = tuple(d if i in axis_tuple else 1 for i, d in enumerate(ashape))
+            weights = lax.reshape(weights, new_shape, tuple(np.argsort(axis_tuple)))
+        weights_sum = sum(weights, axis=axis, keepdims=keepdims)
+        from .manipulation import broadcast_arrays
+        aw = lax.mul(*broadcast_arrays(a, weights))
+        avg = lax.div(sum(aw, axis=axis, keepdims=keepdims), weights_sum)
+    if returned:
+        if aval_of(avg).shape != aval_of(weights_sum).shape:
+            from .manipulation import broadcast_to
+            weights_sum = broadcast_to(weights_sum, aval_of(avg).shape)
+        return avg, weights_sum
+    return avg
+
+
+def _var_promote_types(a_dtype, dtype):
+    if dtype is not None:
+        if not dtypes.is_complex(dtype) and dtypes.is_complex(a_dtype):
+            raise ValueError("jax.numpy.var does not yet support real dtype parameters when "
+                             "computing the variance of an array of complex values. The "
+                             "semantics of numpy.var seem unclear in this case. Please comment "
+                             "on https://github.com/jax-ml/jax/issues/2283 if this behavior is "
+                             "important to you.")
+        computation_dtype = dtype
+    elif not dtypes.is_inexact(a_dtype):
+        dtype = computation_dtype = dtypes.to_inexact_dtype(a_dtype)
+    else:
+        dtype = np.array(0, a_dtype).real.dtype
+        computation_dtype = a_dtype
+    return _upcast_f16(computation_dtype), np.dtype(dtype)
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
+        correction=None):
+    """Variance over `axis`: mean of squared deviations, divided by N - ddof (NaN if that
+    is not positive).
+
+    >>> jnp.var(jnp.array([1., 2., 3., 4.]), ddof=1)
+    Array(1.6666666, dtype=float32)
+    """
+    if correction is None:
+        correction = ddof
+    elif not isinstance(ddof, int) or ddof != 0:
+        raise ValueError("ddof and correction can't be provided simultaneously.")
+    a = _asarray("var", a)
+    where = _check_where("var", where)
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.var is not supported.")
+    computation_dtype, dtype = _var_promote_types(aval_of(a).dtype, _user_dtype(dtype))
+    a = conversion.convert_element_type(a, computation_dtype)
+    a_mean = _mean(a, axis, dtype=computation_dtype, keepdims=True, where=where) \
+        if mean is None else conversion.convert_element_type(ensure_array(mean),
+                                                             computation_dtype)
+    centered = lax.sub(a, a_mean)          # lax broadcasts a_mean's kept size-1 axes
+    if dtypes.is_complex(computation_dtype):
+        centered = lax.real(lax.mul(centered, lax.conj(centered)))
+        computation_dtype = aval_of(centered).dtype
+    else:
+        centered = lax.square(centered)
+    normalizer = _count(a, axis, keepdims, where, computation_dtype)
+    corr = conversion.convert_element_type(correction, computation_dtype) \
+        if isinstance(correction, Tracer) else np.array(correction, computation_dtype)
+    normalizer = lax.sub(normalizer, corr)
+    result = sum(centered, axis, dtype=computation_dtype, keepdims=keepdims, where=where)
+    result = conversion.convert_element_type(lax.div(result, normalizer), dtype)
+    return _where(lax.gt(normalizer, np.zeros((), computation_dtype)), result,
+                  np.array(np.nan, dtype))
+
+
+_mean = mean
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
+        correction=None):
+    """Standard deviation over `axis`: sqrt(var(...)).  ``jnp.std(x, ddof=1)``"""
+    if dtype is not None and not dtypes.is_inexact(_user_dtype(dtype)):
+        raise ValueError(f"dtype argument to jnp.std must be inexact; got {_user_dtype(dtype)}")
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.std is not supported.")
+    return lax.sqrt(var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where,
+                        mean=mean, correction=correction))
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    """Range (max - min) over `axis`.  ``jnp.ptp(jnp.array([3, 9, 4]))`` is 6."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.ptp is not supported.")
+    a = _asarray("ptp", a)
+    return lax.sub(max(a, axis=axis, keepdims=keepdims), min(a, axis=axis, keepdims=keepdims))
+
+
+def count_nonzero(a, axis=None, keepdims=False):
+    """Number of nonzero elements over `axis` (in the default int type)."""
+    a = _asarray("count_nonzero", a)
+    return sum(lax.ne(a, np.zeros((), aval_of(a).dtype)), axis=axis,
+               dtype=dtypes.default_int_dtype(), keepdims=keepdims)
+
+
+# ------------------------------------------------------------------ argmax / argmin
+def _argminmax(name, lax_fn, a, axis, out, keepdims):
+    if out is not None:
+        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
+    a = _asarray(name, a)
+    shape = aval_of(a).shape
+    if axis is None:
+        from .manipulation import ravel
+        dims, a, ax = tuple(range(len(shape))), ravel(a), 0
+    else:
+        ax = canonicalize_axis(operator.index(axis), len(shape))
+        dims = (ax,)
+    if aval_of(a).shape[ax] == 0:
+        raise ValueError(f"attempt to get {name} of an empty sequence")
+    result = lax_fn(a, ax, dtypes.default_int_dtype())
+    return lax.expand_dims(result, dims) if keepdims else result
+
+
+def argmax(a, axis=None, out=None, keepdims=None):
+    """Index of the maximum along `axis` (of the flattened array if None); the first on
+    ties, the first NaN if any.
+
+    >>> jnp.argmax(jnp.array([[1, 9], [7, 3]]), axis=1)
+    Array([1, 0], dtype=int32)
+    """
+    return _argminmax("argmax", lax.argmax, a, axis, out, bool(keepdims))
+
+
+def argmin(a, axis=None, out=None, keepdims=None):
+    """Index of the minimum along `axis`; the first on ties, the first NaN if any."""
+    return _argminmax("argmin", lax.argmin, a, axis, out, bool(keepdims))
+
+
+def _nanarg(name, fn, fill, a, axis, out, keepdims):
+    a = _asarray(name, a)
+    if not dtypes.is_inexact(aval_of(a).dtype):
+        return fn(a, axis=axis, out=out, keepdims=keepdims)
+    nan_mask = _isnan(a)
+    res = fn(lax.select(nan_mask, lax.broadcast_in_dim(np.array(fill, aval_of(a).dtype),
+                                                         aval_of(a).shape, ()), a),
+             axis=axis, out=out, keepdims=keepdims)
+    return _where(all(nan_mask, axis=axis, keepdims=bool(keepdims)),
+                  np.array(-1, aval_of(res).dtype), res)
+
+
+def nanargmax(a, axis=None, out=None, keepdims=None):
+    """argmax ignoring NaNs (-1 where all are NaN)."""
+    return _nanarg("nanargmax", argmax, -np.inf, a, axis, out, keepdims)
+
+
+def nanargmin(a, axis=None, out=None, keepdims=None):
+    """argmin ignoring NaNs (-1 where all are NaN)."""
+    return _nanarg("nanargmin", argmin, np.inf, a, axis, out, keepdims)
+
+
+# ------------------------------------------------------------------ cumulative reductions
+def _cumulative(name, reduction, a, axis, dtype, out=None, fill_nan=False, fill_value=0,
+                promote_integers=False):
+    a = _asarray(name, a)
+    if out is not None:
+        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported")
+    shape = aval_of(a).shape
+    if axis is None or not shape:
+        a = lax.reshape(a, (math.prod(shape),))
+    axis = canonicalize_axis(0 if axis is None else operator.index(axis), len(aval_of(a).shape))
+    if fill_nan and dtypes.is_inexact(aval_of(a).dtype):
+        a = _where(_isnan(a), np.array(fill_value, aval_of(a).dtype), a)
+    a_dtype = aval_of(a).dtype
+    if dtype is None:
+        result_type = _promote_integer_dtype(a_dtype) if promote_integers or a_dtype == np.bool_ \
+            else a_dtype
+        computation_type = result_type
+    elif np.dtype(dtype) == np.bool_:
+        # lax only accumulates numbers: count the nonzeros, then compare
+        result_type = np.dtype(np.bool_)
+        if a_dtype != np.bool_:
+            a = lax.ne(a, np.zeros((), a_dtype))
+        computation_type = _promote_integer_dtype(result_type)
+    else:
+        result_type = computation_type = _user_dtype(dtype)
+    a = conversion.convert_element_type(a, computation_type)
+    return conversion.convert_element_type(reduction(a, axis), result_type)
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    """Running sum along `axis` (of the flattened array if None).
+
+    >>> jnp.cumsum(jnp.array([1, 2, 3]))
+    Array([1, 3, 6], dtype=int32)
+    """
+    return _cumulative("cumsum", lax.cumsum, a, axis, dtype, out)
+
+
+def cumprod(a, axis=None, dtype=None, out=None):
+    """Running product along `axis`."""
+    return _cumulative("cumprod", lax.cumprod, a, axis, dtype, out)
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+    """Running sum treating NaN as 0."""
+    return _cumulative("nancumsum", lax.cumsum, a, axis, dtype, out, fill_nan=True, fill_value=0)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    """Running product treating NaN as 1."""
+    return _cumulative("nancumprod", lax.cumprod, a, axis, dtype, out, fill_nan=True,
+                       fill_value=1)
+
+
+def _cumulative_api(name, reduction, x, axis, dtype, include_initial, identity):
+    x = _asarray(name, x)
+    shape = aval_of(x).shape
+    if not shape:
+        raise ValueError(f"The input must be non-scalar to take a cumulative {name[11:]}, "
+                         f"however a scalar value or scalar array was given.")
+    if axis is None:
+        if len(shape) > 1:
+            raise ValueError(f"The input array has rank {len(shape)}, however axis was not set "
+                             f"to an explicit value. The axis argument is only optional for "
+                             f"one-dimensional arrays.")
+        axis = 0
+    axis = canonicalize_axis(axis, len(shape))
+    out = _cumulative(name, reduction, x, axis, dtype, promote_integers=True)
+    if include_initial:
+        zshape = list(shape)
+        zshape[axis] = 1
+        od = aval_of(out).dtype
+        out = lax.concatenate([lax.broadcast_in_dim(np.array(identity, od), tuple(zshape), ()),
+                               out], axis)
+    return out
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    """Array API cumulative sum (optionally starting with 0)."""
+    return _cumulative_api("cumulative_sum", lax.cumsum, x, axis, dtype, include_initial, 0)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    """Array API cumulative product (optionally starting with 1)."""
+    return _cumulative_api("cumulative_prod", lax.cumprod, x, axis, dtype, include_initial, 1)
+
+
+# ------------------------------------------------------------------ nan-reductions
+def _nan_reduction(a, name, reduction, init_val, nan_if_all_nan, axis=None, keepdims=False,
+                   where=None, **kwargs):
+    a = _asarray(name, a)
+    where = _check_where(name, where)
+    if not dtypes.is_inexact(aval_of(a).dtype):
+        return reduction(a, axis=axis, keepdims=keepdims, where=where, **kwargs)
+    nan = _isnan(a)
+    out = reduction(_where(nan, _init_val(aval_of(a).dtype, init_val), a), axis=axis,
+                    keepdims=keepdims, where=where, **kwargs)
+    if nan_if_all_nan:
+        return _where(all(nan, axis=axis, keepdims=keepdims), np.array(np.nan, aval_of(a).dtype),
+                      out)
+    return out
+
+
+def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """max ignoring NaNs (NaN where every element is NaN)."""
+    return _nan_reduction(a, "nanmax", max, -np.inf, initial is None, axis=axis, out=out,
+                          keepdims=keepdims, initial=initial, where=where)
+
+
+def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """min ignoring NaNs (NaN where every element is NaN)."""
+    return _nan_reduction(a, "nanmin", min, np.inf, initial is None, axis=axis, out=out,
+                          keepdims=keepdims, initial=initial, where=where)
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """sum treating NaN as 0.  ``jnp.nansum(jnp.array([1., jnp.nan]))`` is 1."""
+    return _nan_reduction(a, "nansum", sum, 0, False, axis=axis, dtype=dtype, out=out,
+                          keepdims=keepdims, initial=initial, where=where)
+
+
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """prod treating NaN as 1."""
+    return _nan_reduction(a, "nanprod", prod, 1, False, axis=axis, dtype=dtype, out=out,
+                          keepdims=keepdims, initial=initial, where=where)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
+    """mean of the non-NaN elements (NaN where there are none)."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.nanmean is not supported.")
+    a = _asarray("nanmean", a)
+    if not dtypes.is_inexact(aval_of(a).dtype):
+        return mean(a, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
+    dtype = dtypes.to_inexact_dtype(aval_of(a).dtype) if dtype is None else _user_dtype(dtype)
+    normalizer = sum(lax.bitwise_not(_isnan(a)), axis=axis, dtype=dtype, keepdims=keepdims,
+                     where=where)
+    return lax.div(nansum(a, axis, dtype=dtype, keepdims=keepdims, where=where), normalizer)
+
+
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
+    """var of the non-NaN elements."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.nanvar is not supported.")
+    a = _asarray("nanvar", a)
+    computation_dtype, dtype = _var_promote_types(aval_of(a).dtype, _user_dtype(dtype))
+    a = conversion.convert_element_type(a, computation_dtype)
+    a_mean = nanmean(a, axis, dtype=computation_dtype, keepdims=True, where=where) \
+        if mean is None else conversion.convert_element_type(ensure_array(mean),
+                                                             computation_dtype)
+    nan = _isnan(a)
+    centered = _where(nan, np.zeros((), computation_dtype), lax.sub(a, a_mean))
+    centered = lax.real(lax.mul(centered, lax.conj(centered))) \
+        if dtypes.is_complex(computation_dtype) else lax.square(centered)
+    normalizer = sum(lax.bitwise_not(nan), axis=axis, keepdims=keepdims, where=where)
+    normalizer = lax.sub(normalizer, np.array(ddof, aval_of(normalizer).dtype))
+    bad = lax.le(normalizer, np.zeros((), aval_of(normalizer).dtype))
+    result = sum(centered, axis, keepdims=keepdims, where=where)
+    rd = aval_of(result).dtype
+    result = _where(bad, np.array(np.nan, rd), result)
+    divisor = _where(bad, np.ones((), aval_of(normalizer).dtype), normalizer)
+    return conversion.convert_element_type(
+        lax.div(result, conversion.convert_element_type(divisor, rd)), dtype)
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
+    """std of the non-NaN elements."""
+    return lax.sqrt(nanvar(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
+                           where=where, mean=mean))
+
+
+# ------------------------------------------------------------------ quantiles
+_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(a, q, axis, method, keepdims, squash_nans):
+    """JAX's algorithm: sort along the axis, gather the two neighbours of q*(n-1) and
+    interpolate; NaN anywhere (squash_nans: everywhere) along the axis gives NaN."""
+    if method not in _METHODS:
+        raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', "
+                         "'nearest' or 'inverted_cdf'")
+    a, = util.promote_dtypes_inexact(a)
+    ad = aval_of(a).dtype
+    if dtypes.is_complex(ad):
+        raise ValueError("quantile does not support complex input, as the operation is "
+                         "poorly defined.")
+    keepdim = []
+    shape = aval_of(a).shape
+    if axis is None:
+        if keepdims:
+            keepdim = [1] * len(shape)
+        from .manipulation import ravel
+        a, axis = ravel(a), 0
+    elif isinstance(axis, tuple):
+        nd = len(shape)
+        axis = tuple(canonicalize_axis(ax, nd) for ax in axis)
+        if len(set(axis)) != len(axis):
+            raise ValueError("repeated axis")
+        keepdim = [1 if i in axis else d for i, d in enumerate(shape)]
+        keep = [i for i in range(nd) if i not in axis]
+        dims = list(range(nd))
+        for i, s in enumerate(sorted(keep)):
+            dims[i], dims[s] = dims[s], dims[i]
+        kept = tuple(shape[i] for i in range(nd) if i not in axis)
+        a = lax.reshape(a, kept + (math.prod(shape[i] for i in axis),), tuple(dims))
+        axis = len(kept)
+    else:
+        axis = canonicalize_axis(operator.index(axis), len(shape))
+    q = ensure_array(q)
+    qa = aval_of(q)
+    if qa.ndim > 1:
+        raise ValueError(f"q must be have rank <= 1, got shape {qa.shape}")
+    qd, q_ndim = qa.dtype, qa.ndim
+    a_shape = aval_of(a).shape
+    from .indexing import getitem
+    if squash_nans:
+        # NaNs sort last; count the others and index within them
+        a = _where(_isnan(a), np.array(np.nan, ad), a)
+        a = lax.sort(a, dimension=axis)
+        counts = sum(lax.bitwise_not(_isnan(a)), axis=axis, dtype=qd, keepdims=keepdims)
+        after = aval_of(counts).shape
+        q = lax.expand_dims(q, tuple(range(q_ndim, len(after) + q_ndim)))
+        counts = lax.expand_dims(counts, tuple(range(q_ndim)))
+        from .manipulation import broadcast_arrays
+        q, counts = broadcast_arrays(q, counts)
+        q = lax.mul(q, lax.sub(counts, np.ones((), qd)))
+        low, high = lax.floor(q), lax.ceil(q)
+        high_weight = lax.sub(q, low)
+        low_weight = lax.sub(np.ones((), qd), high_weight)
+        top = lax.sub(counts, np.ones((), qd))
+        low = lax.max(np.zeros((), qd), lax.min(low, top))
+        high = lax.max(np.zeros((), qd), lax.min(high, top))
+        it = dtypes.default_int_dtype()
+        low, high = conversion.convert_element_type(low, it), conversion.convert_element_type(high, it)
+        out_shape = qa.shape + after
+        index = [lax.broadcasted_iota(it, out_shape, d + q_ndim) for d in range(len(after))]
+        if keepdims:
+            index[axis] = low
+        else:
+            index.insert(axis, low)
+        low_value = getitem(a, tuple(index))
+        index[axis] = high
+        high_value = getitem(a, tuple(index))
+    else:
+        a = _where(any(_isnan(a), axis=axis, keepdims=True), np.array(np.nan, ad), a)
+        a = lax.sort(a, dimension=axis)
+        n = np.array(a_shape[axis], qd)
+        q = lax.mul(q, lax.sub(n, np.ones((), qd)))
+        low, high = lax.floor(q), lax.ceil(q)
+        high_weight = lax.sub(q, low)
+        low_weight = lax.sub(np.ones((), qd), high_weight)
+        top = lax.sub(n, np.ones((), qd))
+        low = lax.clamp(np.zeros((), qd), low, top)
+        high = lax.clamp(np.zeros((), qd), high, top)
+        it = dtypes.default_int_dtype()
+        low, high = conversion.convert_element_type(low, it), conversion.convert_element_type(high, it)
+        sizes = list(a_shape)
+        sizes[axis] = 1
+        dnums = lax.GatherDimensionNumbers(
+            offset_dims=tuple(range(q_ndim, len(a_shape) + q_ndim - (0 if keepdims else 1))),
+            collapsed_slice_dims=() if keepdims else (axis,), start_index_map=(axis,))
+        low_value = lax.gather(a, lax.expand_dims(low, (q_ndim,)), dnums, sizes)
+        high_value = lax.gather(a, lax.expand_dims(high, (q_ndim,)), dnums, sizes)
+        if q_ndim == 1:
+            low_weight = lax.broadcast_in_dim(low_weight, aval_of(low_value).shape, (0,))
+            high_weight = lax.broadcast_in_dim(high_weight, aval_of(high_value).shape, (0,))
+    if method == "linear":
+        lw, hw = _bcast(low_weight, low_value), _bcast(high_weight, high_value)
+        result = lax.add(lax.mul(conversion.convert_element_type(low_value, qd), lw),
+                         lax.mul(conversion.convert_element_type(high_value, qd), hw))
+    elif method == "lower":
+        result = low_value
+    elif method == "higher":
+        result = high_value
+    elif method == "nearest":
+        hw = _bcast(high_weight, high_value)
+        result = lax.select(lax.le(hw, np.array(0.5, qd)), low_value, high_value)
+    else:
+        result = lax.mul(lax.add(low_value, high_value), np.array(0.5, aval_of(low_value).dtype))
+    if keepdims and keepdim:
+        if q_ndim > 0:
+            keepdim = [qa.shape[0], *keepdim]
+        result = lax.reshape(result, tuple(keepdim))
+    return conversion.convert_element_type(result, ad)
+
+
+def _bcast(w, like):
+    from .manipulation import broadcast_to
+    return broadcast_to(w, aval_of(like).shape)
+
+
+def _quantile_args(name, a, q, out, overwrite_input, weights, method):
+    check_arraylike(name, a, q)
+    if overwrite_input or out is not None:
+        raise ValueError(f"jax.numpy.{name} does not support overwrite_input=True or out != None")
+    if weights is not None:
+        raise NotImplementedError(f"jnp.{name} with weights (method='inverted_cdf') is not "
+                                  f"implemented")
+    return ensure_array(a), q
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
+             *, weights=None):
+    """The q-th quantiles (q in [0, 1], scalar or 1-D) along `axis`, interpolated as
+    `method` says (linear, lower, higher, midpoint, nearest).
+
+    >>> jnp.quantile(jnp.array([1., 2., 3., 4.]), 0.5)
+    Array(2.5, dtype=float32)
+    """
+    a, q = _quantile_args("quantile", a, q, out, overwrite_input, weights, method)
+    return _quantile(a, q, _axes_arg(axis), method, keepdims, False)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False, *, weights=None):
+    """quantile of the non-NaN elements."""
+    a, q = _quantile_args("nanquantile", a, q, out, overwrite_input, weights, method)
+    return _quantile(a, q, _axes_arg(axis), method, keepdims, True)
+
+
+def _percent(q):
+    q, = util.promote_dtypes_inexact(ensure_array(q))
+    return lax.div(q, np.array(100, aval_of(q).dtype))
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False, *, weights=None):
+    """quantile with q in percent (0 to 100)."""
+    check_arraylike("percentile", a, q)
+    return quantile(a, _percent(q), axis=axis, out=out, overwrite_input=overwrite_input,
+                    method=method, keepdims=keepdims, weights=weights)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False, *, weights=None):
+    """nanquantile with q in percent."""
+    check_arraylike("nanpercentile", a, q)
+    return nanquantile(a, _percent(q), axis=axis, out=out, overwrite_input=overwrite_input,
+                       method=method, keepdims=keepdims, weights=weights)
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """The middle value along `axis` (mean of the two middle ones for even lengths).
+
+    >>> jnp.median(jnp.array([3., 1., 2., 10.]))
+    Array(2.5, dtype=float32)
+    """
+    check_arraylike("median", a)
+    return quantile(a, 0.5, axis=axis, out=out, overwrite_input=overwrite_input,
+                    keepdims=keepdims, method="midpoint")
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """median of the non-NaN elements."""
+    check_arraylike("nanmedian", a)
+    return nanquantile(a, 0.5, axis=axis, out=out, overwrite_input=overwrite_input,
+                       keepdims=keepdims, method="midpoint")
