@@ -20,3 +20,7 @@ from .compile_log import compile_events, CompileEvent
 from .compile_log import subscribe as subscribe_compile_events
 from .transforms.batching import vmap
 from .transforms.ad import grad, jvp, linearize, value_and_grad, vjp
+from .transforms.jacobians import hessian, jacfwd, jacobian, jacrev
+from .transforms.custom_derivatives import custom_jvp, custom_vjp
+from .transforms.remat import checkpoint, remat
+from .lax import stop_gradient

@@ -22,3 +22,4 @@ from .slicing import (dynamic_slice_p, dynamic_update_slice_p, gather_p, scatter
                       dynamic_slice_in_dim, dynamic_update_index_in_dim, dynamic_update_slice,
                       dynamic_update_slice_in_dim, gather, index_in_dim, scatter, scatter_add,
                       scatter_max, scatter_min, scatter_mul, scatter_sub, slice, slice_in_dim)
+from ._ad_util import add_any_p, stop_gradient, stop_gradient_p  # noqa: F401

@@ -207,3 +207,26 @@ def deflinear2(prim, transpose_fn):
         return transpose_fn(ct, *args, **params)
     jvp_rules[prim] = jvp
     transpose_rules[prim] = transpose
+
+
+# ------------------------------------------------------------------ stop_gradient
+stop_gradient_p = Primitive("stop_gradient")
+abstract_eval_rules[stop_gradient_p] = lambda x: x
+lowering_rules[stop_gradient_p] = lambda ctx, x: x
+defjvp_zero(stop_gradient_p)
+batching_rules[stop_gradient_p] = lambda vals, dims: (stop_gradient_p.bind(vals[0]), dims[0])
+
+
+def stop_gradient(x):
+    """`x` with zero derivative: differentiation treats it as a constant (any pytree).
+
+    >>> grad(lambda x: x * stop_gradient(x))(3.0)     # d/dx of x * 3
+    Array(3., dtype=float32, weak_type=True)
+    """
+    from ..tree_util import tree_map
+
+    def stop(leaf):
+        if not dtypes.is_inexact(get_aval(leaf).dtype):
+            return leaf
+        return stop_gradient_p.bind(leaf)
+    return tree_map(stop, x)

@@ -1,0 +1,432 @@
+"""custom_jvp and custom_vjp: functions that bring their own derivative rule.
+
+    >>> @custom_jvp
+    ... def log1pexp(x):
+    ...     return jnp.log(1. + jnp.exp(x))
+    >>> @log1pexp.defjvp
+    ... def log1pexp_jvp(primals, tangents):
+    ...     x, = primals; t, = tangents
+    ...     return log1pexp(x), t * jax.nn.sigmoid(x)
+
+Outside any transformation they just run. Under one, the function is traced
+to a jaxpr and bound as one `custom_jvp_call` / `custom_vjp_call` equation that
+carries the rule; the JVP trace calls the rule, everything else uses the jaxpr.
+A custom_vjp under differentiation becomes its `fwd` plus a `custom_lin`
+equation, linear in the tangents, whose transpose is the user's `bwd`.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.avals import get_aval
+from ..core.interpret import eval_jaxpr
+from ..core.ir import param_printers
+from ..core.primitive import (Primitive, abstract_eval_rules, impl_rules, jvp_rules,
+                              lowering_rules, transpose_rules)
+from ..core.trace import _ctx, eval_trace
+from ..lax import _batch_util as bu
+from ..lax._ad_util import Zero, float0, instantiate
+from ..tree_util import tree_flatten, tree_unflatten
+from .batching import axis_batching_rules, batch_jaxpr, vmap
+from .staging import convert_constvars_to_invars, trace_to_jaxpr
+
+
+def _resolve_args(fun, args, kwargs):
+    """Keyword arguments bound to positions (custom rules see positional primals)."""
+    if not kwargs:
+        return args
+    bound = inspect.signature(fun).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return bound.args
+
+
+def _split(args, nondiff_argnums):
+    return ([a for i, a in enumerate(args) if i in nondiff_argnums],
+            [a for i, a in enumerate(args) if i not in nondiff_argnums])
+
+
+def _merge(nondiff, dyn, nondiff_argnums, n):
+    nd, dy = iter(nondiff), iter(dyn)
+    return [next(nd) if i in nondiff_argnums else next(dy) for i in range(n)]
+
+
+def _trace_call(fun, nondiff, dyn, nondiff_argnums, n_args):
+    """(jaxpr taking consts then flat inputs, consts, in_tree, out_tree, flat inputs)."""
+    leaves, in_tree = tree_flatten(tuple(dyn))
+    out_trees = []
+
+    def flat(*xs):
+        out = fun(*_merge(nondiff, tree_unflatten(in_tree, xs), nondiff_argnums, n_args))
+        out_leaves, out_tree = tree_flatten(out)
+        out_trees.append(out_tree)
+        return out_leaves
+    closed = trace_to_jaxpr(flat, [get_aval(x) for x in leaves])
+    jaxpr, consts = convert_constvars_to_invars(closed)
+    return jaxpr, consts, in_tree, out_trees[0], leaves
+
+
+def _closure_error(name):
+    return ValueError(
+        f"Detected differentiation of a custom_jvp/custom_vjp function ({name}) with respect to "
+        f"a closed-over value. That isn't supported because the custom rule only specifies how "
+        f"to differentiate the function with respect to its explicit inputs. Pass the value as "
+        f"an argument instead.")
+
+
+def _zero_tangent(aval):
+    return np.zeros(aval.shape, float0) if not dtypes.is_inexact(aval.dtype) else \
+        instantiate(Zero(aval.strip_weak_type()))
+
+
+# ====================================================================== custom_jvp
+class custom_jvp:
+    """A function with a custom JVP rule; see `defjvp` and `defjvps`."""
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun, self.nondiff_argnums = fun, tuple(nondiff_argnums)
+        self.jvp, self.symbolic_zeros = None, False
+
+    def defjvp(self, jvp, symbolic_zeros=False):
+        """Set the rule `jvp(primals, tangents) -> (primal_out, tangent_out)` (a decorator)."""
+        self.jvp, self.symbolic_zeros = jvp, symbolic_zeros
+        return jvp
+
+    def defjvps(self, *jvps):
+        """One rule per argument: `jvp_i(tangent_i, primal_out, *primals)`; None: zero."""
+        def jvp(primals, tangents):
+            out = self(*primals)
+            total = None
+            for fn, t in zip(jvps, tangents):
+                if fn is None:
+                    continue
+                contribution = fn(t, out, *primals)
+                total = contribution if total is None else _tree_add(total, contribution)
+            return out, total if total is not None else _tree_zeros_like(out)
+        self.defjvp(jvp)
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    def __call__(self, *args, **kwargs):
+        name = getattr(self.fun, "__name__", "f")
+        if self.jvp is None:
+            raise AttributeError(f"No JVP defined for custom_jvp function {name} using defjvp.")
+        args = _resolve_args(self.fun, args, kwargs)
+        if _ctx.trace is eval_trace:
+            return self.fun(*args)
+        nondiff, dyn = _split(args, self.nondiff_argnums)
+        jaxpr, consts, in_tree, out_tree, leaves = _trace_call(
+            self.fun, nondiff, dyn, self.nondiff_argnums, len(args))
+        rule = _FlatJVPRule(self, nondiff, in_tree, out_tree, len(args), name)
+        outs = custom_jvp_call_p.bind(*consts, *leaves, call_jaxpr=jaxpr, jvp=rule,
+                                      num_consts=len(consts), symbolic_zeros=self.symbolic_zeros,
+                                      name=name)
+        return tree_unflatten(out_tree, outs)
+
+
+def _tree_add(a, b):
+    from ..tree_util import tree_map
+    from ..lax._ad_util import add_tangents
+    return tree_map(add_tangents, a, b)
+
+
+def _tree_zeros_like(tree):
+    from ..tree_util import tree_map
+    return tree_map(lambda x: instantiate(Zero(get_aval(x))), tree)
+
+
+class _FlatJVPRule:
+    """The user's jvp rule over flat lists, checking what it returns."""
+
+    def __init__(self, custom, nondiff, in_tree, out_tree, n_args, name):
+        self.custom, self.nondiff, self.in_tree, self.out_tree = custom, nondiff, in_tree, out_tree
+        self.n_args, self.__name__ = n_args, f"{name}_jvp"
+
+    def __call__(self, primals, tangents):
+        c = self.custom
+        args = _merge(self.nondiff, tree_unflatten(self.in_tree, primals), c.nondiff_argnums,
+                      self.n_args)
+        dyn_tangents = tree_unflatten(self.in_tree, tangents)
+        out = c.jvp(tuple(args), tuple(dyn_tangents)) if not c.nondiff_argnums else \
+            c.jvp(*self.nondiff, tuple(a for i, a in enumerate(args) if i not in c.nondiff_argnums),
+                  tuple(dyn_tangents))
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            raise TypeError(f"Custom JVP rule {c.jvp.__name__} must return a pair (primal_out, "
+                            f"tangent_out), got {type(out).__name__}")
+        p_leaves, p_tree = tree_flatten(out[0])
+        t_leaves, t_tree = tree_flatten(out[1])
+        if p_tree != t_tree:
+            raise TypeError(f"Custom JVP rule must produce primal and tangent outputs with equal "
+                            f"container (pytree) structures, but got {p_tree} and {t_tree}")
+        if p_tree != self.out_tree:
+            raise TypeError(f"Custom JVP rule must produce a primal output with the structure of "
+                            f"the function's output ({self.out_tree}), got {p_tree}")
+        for p, t in zip(p_leaves, t_leaves):
+            pa, ta = get_aval(p), get_aval(t)
+            if pa.shape != ta.shape:
+                raise TypeError(f"Custom JVP rule must produce primal and tangent outputs with "
+                                f"corresponding shapes, got {pa.str_short()} and {ta.str_short()}")
+        return p_leaves, t_leaves
+
+
+custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
+
+
+def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symbolic_zeros,
+                         name):
+    if any(type(t) is not Zero for t in tangents[:num_consts]):
+        raise _closure_error(name)
+    args, arg_tangents = primals[num_consts:], tangents[num_consts:]
+    if not symbolic_zeros:
+        arg_tangents = [_zero_tangent(t.aval) if type(t) is Zero else t for t in arg_tangents]
+    return jvp(list(args), list(arg_tangents))
+
+
+def _custom_jvp_call_batching(axis_data, vals, dims, *, call_jaxpr, jvp, num_consts,
+                              symbolic_zeros, name):
+    size = axis_data.size
+    vals = [bu.bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
+    in_dims = [0] * len(vals)
+    batched, out_dims = batch_jaxpr(call_jaxpr, axis_data, in_dims)
+    batched_jvp = _BatchedJVPRule(jvp, num_consts, axis_data, out_dims)
+    outs = custom_jvp_call_p.bind(*vals, call_jaxpr=batched, jvp=batched_jvp,
+                                  num_consts=num_consts, symbolic_zeros=symbolic_zeros, name=name)
+    return outs, out_dims
+
+
+class _BatchedJVPRule:
+    """A jvp rule vmapped over a batch axis (all inputs batched at 0)."""
+
+    def __init__(self, jvp, num_consts, axis_data, out_dims):
+        self.jvp, self.num_consts, self.axis_data, self.out_dims = jvp, num_consts, axis_data, out_dims
+        self.__name__ = getattr(jvp, "__name__", "jvp")
+
+    def __call__(self, primals, tangents):
+        out_axes = (list(self.out_dims), list(self.out_dims))
+        return vmap(lambda p, t: self.jvp(p, t), in_axes=(0, 0), out_axes=out_axes,
+                    axis_name=self.axis_data.name)(primals, tangents)
+
+
+abstract_eval_rules[custom_jvp_call_p] = lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals
+impl_rules[custom_jvp_call_p] = lambda *args, call_jaxpr, **_: eval_jaxpr(
+    call_jaxpr.jaxpr, call_jaxpr.consts, *args)
+lowering_rules[custom_jvp_call_p] = lambda ctx, *args, call_jaxpr, name, **_: \
+    ctx.call_jaxpr(call_jaxpr, args, name)
+jvp_rules[custom_jvp_call_p] = _custom_jvp_call_jvp
+axis_batching_rules[custom_jvp_call_p] = _custom_jvp_call_batching
+param_printers[custom_jvp_call_p] = lambda p: [
+    ("name", p["name"]), ("call_jaxpr", p["call_jaxpr"]), ("jvp", p["jvp"].__name__),
+    ("symbolic_zeros", p["symbolic_zeros"])]
+
+
+# ====================================================================== custom_vjp
+class custom_vjp:
+    """A function with a custom VJP: `defvjp(fwd, bwd)`; fwd returns (out, residuals),
+    bwd(residuals, cotangent) returns a tuple of cotangents, one per argument."""
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun, self.nondiff_argnums = fun, tuple(nondiff_argnums)
+        self.fwd = self.bwd = None
+        self.symbolic_zeros = False
+
+    def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
+        self.fwd, self.bwd, self.symbolic_zeros = fwd, bwd, symbolic_zeros
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    def __call__(self, *args, **kwargs):
+        name = getattr(self.fun, "__name__", "f")
+        if self.fwd is None:
+            raise AttributeError(f"No VJP defined for custom_vjp function {name} using defvjp.")
+        args = _resolve_args(self.fun, args, kwargs)
+        if _ctx.trace is eval_trace:
+            return self.fun(*args)
+        nondiff, dyn = _split(args, self.nondiff_argnums)
+        jaxpr, consts, in_tree, out_tree, leaves = _trace_call(
+            self.fun, nondiff, dyn, self.nondiff_argnums, len(args))
+        rule = _FlatVJPRule(self, nondiff, in_tree, out_tree, len(args), name,
+                            [get_aval(x) for x in leaves])
+        outs = custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=jaxpr, fwd=rule, bwd=rule.bwd,
+                                      num_consts=len(consts), symbolic_zeros=self.symbolic_zeros,
+                                      name=name)
+        return tree_unflatten(out_tree, outs)
+
+
+class _FlatVJPRule:
+    """fwd and bwd over flat lists; bwd checks the cotangents it gets back."""
+
+    def __init__(self, custom, nondiff, in_tree, out_tree, n_args, name, in_avals):
+        self.custom, self.nondiff, self.in_tree, self.out_tree = custom, nondiff, in_tree, out_tree
+        self.n_args, self.name, self.in_avals = n_args, name, in_avals
+        self.res_tree = None
+        self.__name__ = f"{name}_fwd"
+        self.bwd = _FlatBwd(self)
+
+    def __call__(self, primals):
+        c = self.custom
+        args = _merge(self.nondiff, tree_unflatten(self.in_tree, primals), c.nondiff_argnums,
+                      self.n_args)
+        out = c.fwd(*args)
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            raise TypeError(f"Custom VJP fwd rule {c.fwd.__name__} for function {self.name} must "
+                            f"produce a pair (list or tuple of length two) where the first "
+                            f"element represents the primal output and the second element "
+                            f"represents residuals; got {type(out).__name__}")
+        out_leaves, out_tree = tree_flatten(out[0])
+        if out_tree != self.out_tree:
+            raise TypeError(f"Custom VJP fwd rule {c.fwd.__name__} for function {self.name} must "
+                            f"produce primal outputs with the structure of the function's output "
+                            f"({self.out_tree}); got {out_tree}")
+        res_leaves, self.res_tree = tree_flatten(out[1])
+        return out_leaves, res_leaves
+
+
+class _FlatBwd:
+    def __init__(self, rule: _FlatVJPRule):
+        self.rule = rule
+        self.__name__ = f"{rule.name}_bwd"
+
+    def __call__(self, residuals, cotangents):
+        r, c = self.rule, self.rule.custom
+        res = tree_unflatten(r.res_tree, residuals)
+        cts = tree_unflatten(r.out_tree, cotangents)
+        out = c.bwd(*r.nondiff, res, cts) if c.nondiff_argnums else c.bwd(res, cts)
+        if not isinstance(out, (tuple, list)):
+            raise TypeError(f"Custom VJP bwd rule must produce a tuple of cotangents, one per "
+                            f"differentiable argument of {r.name}; got {type(out).__name__}")
+        n_dyn = r.n_args - len(c.nondiff_argnums)
+        if len(out) != n_dyn:
+            raise TypeError(f"Custom VJP bwd rule must produce an output with the same container "
+                            f"(pytree) structure as the args tuple of the primal function, and in "
+                            f"particular must produce a tuple of length equal to the number of "
+                            f"arguments to the primal function, but got bwd output of length "
+                            f"{len(out)} for {n_dyn} arguments of {r.name}.")
+        leaves = []
+        for i, (ct, primal_tree) in enumerate(zip(out, r.in_tree.children())):
+            if ct is None:
+                leaves.extend(Zero(a) for a in _avals_of(primal_tree, r, i))
+                continue
+            ct_leaves, ct_tree = tree_flatten(ct)
+            if ct_tree != primal_tree:
+                raise TypeError(f"Custom VJP bwd rule must produce an output with the same "
+                                f"container (pytree) structure as the args tuple of the primal "
+                                f"function; for argument {i} of {r.name} the bwd rule produced "
+                                f"{ct_tree} but the primal has {primal_tree}.")
+            leaves.extend(ct_leaves)
+        for ct, aval in zip(leaves, r.in_avals):
+            if type(ct) is not Zero and get_aval(ct).shape != aval.shape:
+                raise ValueError(f"Custom VJP bwd rule must produce cotangents with the shapes of "
+                                 f"the primal inputs: for {r.name} got {get_aval(ct).str_short()} "
+                                 f"where the input is {aval.str_short()}.")
+        return leaves
+
+
+def _avals_of(subtree, rule, index):
+    start = sum(t.num_leaves for t in rule.in_tree.children()[:index])
+    return rule.in_avals[start:start + subtree.num_leaves]
+
+
+custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True)
+custom_lin_p = Primitive("custom_lin", multiple_results=True)
+
+
+def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts,
+                         symbolic_zeros, name):
+    if any(type(t) is not Zero for t in tangents[:num_consts]):
+        raise _closure_error(name)
+    args, arg_tangents = primals[num_consts:], tangents[num_consts:]
+    outs, residuals = fwd(list(args))
+    out_avals = tuple(get_aval(o).strip_weak_type() for o in outs)
+    if all(type(t) is Zero for t in arg_tangents):
+        return outs, [Zero(a) for a in out_avals]
+    arg_tangents = [instantiate(t) for t in arg_tangents]
+    tangents_out = custom_lin_p.bind(*residuals, *arg_tangents, num_res=len(residuals), bwd=bwd,
+                                     out_avals=out_avals, symbolic_zeros=symbolic_zeros)
+    return outs, tangents_out
+
+
+def _custom_lin_impl(*args, **params):
+    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
+def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, symbolic_zeros):
+    residuals = args[:num_res]
+    if not symbolic_zeros:
+        cts = [instantiate(c) if type(c) is Zero else c for c in cts]
+    cts_in = bwd(list(residuals), list(cts))
+    return [None] * num_res + list(cts_in)
+
+
+def _custom_vjp_call_batching(axis_data, vals, dims, *, call_jaxpr, fwd, bwd, num_consts,
+                              symbolic_zeros, name):
+    size = axis_data.size
+    vals = [bu.bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
+    batched, out_dims = batch_jaxpr(call_jaxpr, axis_data, [0] * len(vals))
+    all_out = [0] * len(out_dims)
+    fwd_b = _BatchedFwd(fwd, axis_data)
+    outs = custom_vjp_call_p.bind(*vals, call_jaxpr=_force_batched(batched, out_dims, size),
+                                  fwd=fwd_b, bwd=_BatchedBwd(bwd, axis_data, fwd_b),
+                                  num_consts=num_consts, symbolic_zeros=symbolic_zeros, name=name)
+    return outs, all_out
+
+
+def _force_batched(closed, out_dims, size):
+    """A jaxpr whose every output is batched at 0 (unbatched ones are broadcast)."""
+    if all(d == 0 for d in out_dims):
+        return closed
+
+    def f(*args):
+        outs = eval_jaxpr(closed.jaxpr, closed.consts, *args)
+        return [bu.bdim_at_front(o, d, size) for o, d in zip(outs, out_dims)]
+    return trace_to_jaxpr(f, closed.in_avals)
+
+
+class _BatchedFwd:
+    def __init__(self, fwd, axis_data):
+        self.fwd, self.axis_data = fwd, axis_data
+        self.__name__ = getattr(fwd, "__name__", "fwd")
+
+    def __call__(self, primals):
+        return vmap(self.fwd, axis_name=self.axis_data.name)(primals)
+
+
+class _BatchedBwd:
+    def __init__(self, bwd, axis_data, fwd):
+        self.bwd, self.axis_data = bwd, axis_data
+        self.__name__ = getattr(bwd, "__name__", "bwd")
+
+    def __call__(self, residuals, cotangents):
+        def one(res, cts):
+            return [instantiate(c) if type(c) is Zero else c for c in self.bwd(res, cts)]
+        return vmap(one, axis_name=self.axis_data.name)(residuals, cotangents)
+
+
+abstract_eval_rules[custom_vjp_call_p] = lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals
+impl_rules[custom_vjp_call_p] = lambda *args, call_jaxpr, **_: eval_jaxpr(
+    call_jaxpr.jaxpr, call_jaxpr.consts, *args)
+lowering_rules[custom_vjp_call_p] = lambda ctx, *args, call_jaxpr, name, **_: \
+    ctx.call_jaxpr(call_jaxpr, args, name)
+jvp_rules[custom_vjp_call_p] = _custom_vjp_call_jvp
+axis_batching_rules[custom_vjp_call_p] = _custom_vjp_call_batching
+param_printers[custom_vjp_call_p] = lambda p: [
+    ("name", p["name"]), ("call_jaxpr", p["call_jaxpr"]), ("fwd", p["fwd"].__name__),
+    ("bwd", p["bwd"].__name__), ("symbolic_zeros", p["symbolic_zeros"])]
+
+abstract_eval_rules[custom_lin_p] = lambda *avals, out_avals, **_: list(out_avals)
+impl_rules[custom_lin_p] = _custom_lin_impl
+transpose_rules[custom_lin_p] = _custom_lin_transpose
+param_printers[custom_lin_p] = lambda p: [("num_res", p["num_res"]), ("bwd", p["bwd"].__name__)]
+
+
+def _custom_lin_lowering(ctx, *args, **params):
+    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
+lowering_rules[custom_lin_p] = _custom_lin_lowering
