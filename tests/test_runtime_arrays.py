@@ -77,6 +77,11 @@ def test_unsupported_dtype_is_named():
         device_put(2 ** 41)
 
 
+def test_device_must_be_a_device():
+    with pytest.raises(TypeError, match="must be a Device.*got 0 of type int"):
+        device_put(1.0, 0)
+
+
 def test_zero_size_and_scalar_arrays():
     assert device_put(np.zeros((2, 0), np.int32)).shape == (2, 0)
     assert np.asarray(device_put(np.float32(2.5))).shape == ()

@@ -111,3 +111,10 @@ def test_python_m_jxkernel_lists_every_cpu_device(tmp_path, count):
     result = run_python(["-m", "jxkernel"], {"JXKERNEL_CPU_DEVICES": count,
                                             "JXKERNEL_COMPILATION_CACHE_DIR": str(tmp_path)})
     assert "cpu: 3 devices: CpuDevice(id=0), CpuDevice(id=1), CpuDevice(id=2)" in result.stdout
+
+
+def test_asking_for_a_missing_platform_names_the_package():
+    result = run_python(["-c", "import jxkernel.xla as x; x.devices()"], {"JAX_PLATFORMS": "tpu"})
+    if result.returncode == 0:
+        pytest.skip("a TPU backend is available here")
+    assert "tpu is not installed; to use it: pip install libtpu" in result.stderr, result.stderr

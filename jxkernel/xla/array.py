@@ -426,6 +426,9 @@ def device_put(x, device=None, *, copy=False) -> Array:
     >>> device_put(np.arange(3), jxkernel.devices()[1]).device      # needs 2 devices
     CpuDevice(id=1)
     """
+    if device is not None and not isinstance(device, xc.Device):
+        raise TypeError(f"device_put's device must be a Device (one of jxkernel.devices()); "
+                        f"got {device!r} of type {type(device).__name__}")
     if isinstance(x, Array):
         return _array_to_device(x, device, copy)
     if device is None:

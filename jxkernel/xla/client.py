@@ -184,6 +184,7 @@ def default_backend() -> str:
     errors = []
     for platform in _allowed_platforms():
         if platform != "cpu" and not _available(platform):
+            errors.append(f"{platform} is not installed; to use it: {_INSTALL_HINTS[platform]}")
             continue
         try:
             get_backend(platform)
@@ -192,7 +193,8 @@ def default_backend() -> str:
             continue
         _default["platform"] = platform
         return platform
-    raise RuntimeError("No backend could start: " + "; ".join(errors))
+    raise RuntimeError(f"No backend could start (jax_platforms={config.jax_platforms!r}): "
+                       + "; ".join(errors))
 
 
 _default: dict = {}
