@@ -39,8 +39,10 @@ def _check_int_indices(name: str, indices) -> None:
         raise TypeError(f"index arguments to {name} must be integers of the same type, got: "
                         f"{', '.join(i.dtype.name for i in indices)}")
     if any(i.ndim != 0 for i in indices):
+        shapes = ", ".join(f"ShapedArray({i.dtype.name}{list(i.shape)})".replace(" ", "")
+                           for i in indices)
         raise TypeError(f"start_indices arguments to {name} must be scalars, got indices "
-                        f"({', '.join(map(repr, indices))})")
+                        f"({shapes})")
 
 
 # ------------------------------------------------------------------ slice
@@ -563,6 +565,14 @@ def _dynamic_slice_indices(operand, start_indices, allow_negative_indices) -> li
                          f"({len(start_indices)} vs {shape})")
     if isinstance(allow_negative_indices, bool):
         allow_negative_indices = [allow_negative_indices] * len(shape)
+    # An index type too narrow for its dimension (int8 into 300 elements) cannot hold i + d:
+    # widen every index (JAX 0.10.2 wraps d and slices the wrong place).
+    kinds = [dtypes.dtype(i) for i in start_indices]
+    if any(dtypes.is_int(t) and d > dtypes.iinfo(t).max for t, d in zip(kinds, shape)):
+        wide = dtypes.default_int_dtype()
+        start_indices = [i if not dtypes.is_int(t) else wide.type(i)
+                         if isinstance(i, (int, np.integer)) else convert_element_type(i, wide)
+                         for i, t in zip(start_indices, kinds)]
     result = []
     for i, d, allow_negative in zip(start_indices, shape, allow_negative_indices):
         dtype = dtypes.dtype(i)
