@@ -215,8 +215,8 @@ def test_deleted_array_says_so():
     x = device_put(np.arange(3.0))
     x.delete()
     assert x.is_deleted()
-    for use in (np.asarray, lambda a: a.item(0), lambda a: a.block_until_ready(), lambda a: a.copy(),
-                lambda a: a.tolist()):
+    for use in (np.asarray, lambda a: a.item(0), lambda a: a.block_until_ready(),
+                lambda a: a.copy(), lambda a: a.tolist()):
         with pytest.raises(DeletedArrayError, match=r"deleted with shape=f32\[3\]"):
             use(x)
     assert "deleted" in repr(x) and "deleted" in x._repr_html_()

@@ -144,7 +144,8 @@ def _available(platform: str) -> bool:
         return True
     if platform == "gpu":
         return _cuda_plugin_library() is not None
-    return bool(os.environ.get("TPU_LIBRARY_PATH")) or importlib.util.find_spec("libtpu") is not None
+    return (bool(os.environ.get("TPU_LIBRARY_PATH"))
+            or importlib.util.find_spec("libtpu") is not None)
 
 
 def get_backend(platform: str | None = None) -> Backend:

@@ -34,7 +34,8 @@ from .array import (Array, DeletedArrayError, MultiDeviceArray, _host_value, ass
                     device_put, host_to_device, sharding_for)
 from .client import xc
 
-_jaxlib_version = getattr(__import__("jaxlib.version", fromlist=["__version__"]), "__version__", "?")
+# After .client, which sets jaxlib's log level before jaxlib loads. Part of disk-cache keys.
+from jaxlib.version import __version__ as _jaxlib_version  # noqa: E402
 
 
 class CompileError(RuntimeError):
@@ -101,7 +102,8 @@ def compile_module(text: str, devices, num_replicas: int | None = None,
     if loaded is None:
         source = "compiled"
         loaded = _compile(backend, text, device_list, options, host_callbacks)
-        if path and time.perf_counter() - start >= config.jax_persistent_cache_min_compile_time_secs:
+        elapsed = time.perf_counter() - start
+        if path and elapsed >= config.jax_persistent_cache_min_compile_time_secs:
             _disk_store(path, loaded)
     stats = CompileStats(time.perf_counter() - start, source)
     if not host_callbacks:
@@ -279,7 +281,9 @@ class Executable:
     value: for programs whose results agree on every device).
 
     `donated`: per argument a bool (as `lower_module(donated=...)` takes), or the
-    indices of the donated arguments.
+    indices of the donated arguments. A donated argument is deleted by every call,
+    also where XLA could not reuse its memory (no result of its type, or a NumPy
+    view of it alive): one rule for users, as JAX's documentation states it.
     """
 
     def __init__(self, loaded, out_avals, device, name="", donated=(), *, in_avals=None,
@@ -357,7 +361,8 @@ class Executable:
         value, aval = _host_value(x)
         if expected is not None:
             self._check_type(i, aval, expected)
-            value, aval = value.astype(expected.dtype, copy=False), aval.update(dtype=expected.dtype)
+            value = value.astype(expected.dtype, copy=False)
+            aval = aval.update(dtype=expected.dtype)
         return host_to_device(value, aval, self.device)
 
     def _to_sharded_argument(self, i, x) -> Array:
@@ -375,7 +380,8 @@ class Executable:
         shard = ShapedArray(value.shape[1:], value.dtype, aval.weak_type)
         if expected is not None:
             self._check_type(i, shard, expected)
-            value, shard = value.astype(expected.dtype, copy=False), shard.update(dtype=expected.dtype)
+            value = value.astype(expected.dtype, copy=False)
+            shard = shard.update(dtype=expected.dtype)
         return assemble(list(value), shard, self.devices, stacked=True)
 
     def _check_type(self, i, aval, expected) -> None:
