@@ -145,7 +145,7 @@ class _FlatJVPRule:
 
     def __init__(self, custom, nondiff, in_tree, out_tree, n_args, name):
         self.custom, self.nondiff, self.in_tree, self.out_tree = custom, nondiff, in_tree, out_tree
-        self.n_args, self.__name__ = n_args, f"{name}_jvp"
+        self.n_args, self.__name__ = n_args, getattr(custom.jvp, "__name__", f"{name}_jvp")
 
     def __call__(self, primals, tangents):
         c = self.custom

@@ -1,0 +1,281 @@
+"""Autodiff machinery: jvp/vjp/grad and their compositions with jit and vmap, higher orders
+against closed forms, perturbation confusion, custom rules, remat, and JAX's errors.
+(Per-primitive rules are checked with check_grads in each family's tests.)"""
+import numpy as np
+import pytest
+
+import jxkernel as jax
+from jxkernel import lax
+from jxkernel.core import check_jaxpr
+from jxkernel.test_util import check_grads
+
+rng = np.random.default_rng(0)
+
+
+def arr(x, dtype=np.float32):
+    return jax.device_put(np.asarray(x, dtype))
+
+
+UNARY = [lax.sin, lax.cos, lax.tan, lax.tanh, lax.exp, lax.exp2, lax.log, lax.log1p, lax.expm1,
+         lax.logistic, lax.sqrt, lax.rsqrt, lax.cbrt, lax.asin, lax.acos, lax.atan, lax.sinh,
+         lax.cosh, lax.asinh, lax.atanh, lax.erf, lax.erfc, lax.erf_inv, lax.lgamma, lax.digamma,
+         lax.abs, lax.neg, lax.square, lax.reciprocal, lambda x: lax.integer_pow(x, 3),
+         lambda x: lax.integer_pow(x, -2), lambda x: lax.convert_element_type(x, np.float64)]
+BINARY = [lax.add, lax.sub, lax.mul, lax.div, lax.pow, lax.atan2, lax.max, lax.min, lax.rem]
+
+
+@pytest.mark.parametrize("fun", UNARY, ids=lambda f: getattr(f, "__name__", "lambda"))
+def test_unary_grads_order_2(fun):
+    x = arr([0.3, 0.55, 0.8])                  # inside every domain above
+    check_grads(fun, (x,), order=2)
+
+
+@pytest.mark.parametrize("fun", BINARY, ids=lambda f: f.__name__)
+def test_binary_grads_order_2_with_broadcasting(fun):
+    x = arr([[0.4, 0.7, 1.3], [1.1, 0.6, 0.9]])
+    check_grads(fun, (x, arr(0.45)), order=2)          # a rank-0 operand broadcasts
+    check_grads(fun, (x, arr([[0.35, 0.8, 0.5]])), order=1)   # a size-1 dim broadcasts
+
+
+def test_acosh_and_select_and_clamp():
+    check_grads(lax.acosh, (arr([1.5, 2.0]),), order=2)
+    check_grads(lambda x: lax.select_n(lax.gt(x, 0.5), lax.sin(x), lax.cos(x)),
+                (arr([0.2, 0.9]),), order=2)
+    check_grads(lambda x: lax.clamp(0.3, x, 0.8), (arr([0.1, 0.5, 0.95]),), order=1)
+
+
+def test_higher_order_closed_forms():
+    x = 0.7
+    d = [jax.grad(lax.tanh)]
+    for _ in range(2):
+        d.append(jax.grad(d[-1]))
+    t = np.tanh(x)
+    np.testing.assert_allclose(float(d[0](x)), 1 - t ** 2, rtol=1e-5)
+    np.testing.assert_allclose(float(d[1](x)), -2 * t * (1 - t ** 2), rtol=1e-5)
+    np.testing.assert_allclose(float(d[2](x)), -2 * (1 - t ** 2) * (1 - 3 * t ** 2), rtol=1e-4)
+    sin4 = jax.grad(jax.grad(jax.grad(jax.grad(lax.sin))))
+    np.testing.assert_allclose(float(sin4(x)), np.sin(x), rtol=1e-5)
+    exp3 = jax.grad(jax.grad(jax.grad(lax.exp)))
+    np.testing.assert_allclose(float(exp3(x)), np.exp(x), rtol=1e-5)
+
+
+def test_perturbation_confusion():
+    assert float(jax.grad(lambda x: jax.grad(lambda y: lax.mul(x, y))(1.0))(1.0)) == 1.0
+    # d/dx [x * d/dy (x + y)] = 1
+    assert float(jax.grad(lambda x: lax.mul(x, jax.grad(lambda y: lax.add(x, y))(1.0)))(2.0)) == 1.0
+
+
+def test_compositions_agree():
+    def f(x):
+        return lax.mul(lax.sin(x), lax.exp(x))
+    x = 0.4
+    ref = np.cos(x) * np.exp(x) + np.sin(x) * np.exp(x)
+    for g in [jax.grad(f), jax.jit(jax.grad(f)), jax.grad(jax.jit(f)), jax.jit(jax.grad(jax.jit(f)))]:
+        np.testing.assert_allclose(float(g(x)), ref, rtol=1e-6)
+    xs = rng.standard_normal(5).astype(np.float32)
+    per_example = jax.vmap(jax.grad(f))(arr(xs))
+    np.testing.assert_allclose(np.asarray(per_example),
+                               np.cos(xs) * np.exp(xs) + np.sin(xs) * np.exp(xs), rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(jax.jit(jax.vmap(jax.grad(f)))(arr(xs))),
+                               np.asarray(per_example), rtol=1e-6)
+
+
+def test_jvp_vjp_consistency_dot_product():
+    def f(x, y):
+        return {"a": lax.mul(lax.sin(x), y), "b": lax.tanh(lax.sub(x, y))}
+    x, y = arr(rng.standard_normal(4)), arr(rng.standard_normal(4))
+    tx, ty = rng.standard_normal(4).astype(np.float32), rng.standard_normal(4).astype(np.float32)
+    out, tangent = jax.jvp(f, (x, y), (arr(tx), arr(ty)))
+    ct = {"a": rng.standard_normal(4).astype(np.float32), "b": rng.standard_normal(4).astype(np.float32)}
+    _, f_vjp = jax.vjp(f, x, y)
+    cx, cy = f_vjp({"a": arr(ct["a"]), "b": arr(ct["b"])})
+    lhs = np.dot(np.asarray(cx), tx) + np.dot(np.asarray(cy), ty)
+    rhs = np.dot(ct["a"], np.asarray(tangent["a"])) + np.dot(ct["b"], np.asarray(tangent["b"]))
+    np.testing.assert_allclose(lhs, rhs, rtol=1e-5)
+
+
+def test_linearize_matches_jvp():
+    y, f_jvp = jax.linearize(lambda x: lax.mul(lax.sin(x), x), 0.8)
+    _, t = jax.jvp(lambda x: lax.mul(lax.sin(x), x), (0.8,), (1.0,))
+    np.testing.assert_allclose(float(f_jvp(1.0)), float(t), rtol=1e-6)
+    np.testing.assert_allclose(float(f_jvp(2.0)), 2 * float(t), rtol=1e-6)
+
+
+def test_value_and_grad_has_aux_argnums():
+    def loss(w, b, x):
+        pred = lax.add(lax.mul(w, x), b)
+        return lax.mul(pred, pred), {"pred": pred}
+    (value, aux), (gw, gb) = jax.value_and_grad(loss, argnums=(0, 1), has_aux=True)(2.0, 1.0, 3.0)
+    assert float(value) == 49.0 and float(aux["pred"]) == 7.0
+    assert float(gw) == 42.0 and float(gb) == 14.0
+
+
+def test_grad_of_python_control_flow_on_concrete_values():
+    def relu_ish(x):
+        return x if x > 0 else lax.neg(x)     # concrete under grad (no jit): allowed, as in JAX
+    assert float(jax.grad(relu_ish)(2.0)) == 1.0
+    assert float(jax.grad(relu_ish)(-2.0)) == -1.0
+
+
+def test_grad_errors():
+    with pytest.raises(TypeError, match=r"Gradient only defined for scalar-output functions. "
+                                        r"Output had shape: \(3,\).*jacrev"):
+        jax.grad(lambda x: lax.sin(x))(arr([1.0, 2.0, 3.0]))
+    with pytest.raises(TypeError, match="grad requires real- or complex-valued inputs.*int32.*allow_int"):
+        jax.grad(lambda x: x)(3)
+    with pytest.raises(TypeError, match="primal and tangent arguments to jax.jvp must have the same tree"):
+        jax.jvp(lax.sin, (1.0,), ((1.0, 2.0),))
+    with pytest.raises(TypeError, match="dtypes must be equal"):
+        jax.jvp(lax.sin, (arr(1.0),), (arr(1.0, np.float16),))
+
+
+def test_grad_with_integer_argument_allowed():
+    g = jax.grad(lambda x, n: lax.mul(x, lax.convert_element_type(n, np.float32)), argnums=(0, 1),
+                 allow_int=True)(2.0, 3)
+    assert float(g[0]) == 3.0 and g[1].dtype == jax.lax._ad_util.float0
+
+
+def test_jacobians_and_hessian_of_elementwise():
+    x = arr([0.2, 0.5, 0.9])
+    f = lambda v: lax.mul(lax.sin(v), v)
+    expected = np.diag(np.cos([0.2, 0.5, 0.9]) * [0.2, 0.5, 0.9] + np.sin([0.2, 0.5, 0.9]))
+    np.testing.assert_allclose(np.asarray(jax.jacfwd(f)(x)), expected, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(np.asarray(jax.jacrev(f)(x)), expected, rtol=1e-6, atol=1e-7)
+    h = jax.hessian(lambda v: lax.mul(lax.sin(v), v))(0.5)
+    np.testing.assert_allclose(float(h), 2 * np.cos(0.5) - 0.5 * np.sin(0.5), rtol=1e-5)
+    jac = jax.jacrev(lambda a, b: {"p": lax.mul(a, b)}, argnums=(0, 1))(arr([1.0, 2.0]), arr(3.0))
+    np.testing.assert_allclose(np.asarray(jac["p"][0]), 3 * np.eye(2))
+    np.testing.assert_allclose(np.asarray(jac["p"][1]), [1.0, 2.0])
+
+
+def test_make_jaxpr_of_grad_is_checked_ir():
+    closed = jax.make_jaxpr(jax.grad(jax.jit(lambda x: lax.mul(lax.sin(x), x))))(1.0)
+    check_jaxpr(closed)
+    assert str(closed).count("jit[") == 2
+
+
+def test_stop_gradient():
+    assert float(jax.grad(lambda x: lax.mul(x, lax.stop_gradient(x)))(3.0)) == 3.0
+    assert "stop_gradient" in str(jax.make_jaxpr(lax.stop_gradient)(1.0))
+
+
+# ------------------------------------------------------------------ custom rules
+@jax.custom_jvp
+def log1pexp(x):
+    return lax.log(lax.add(1.0, lax.exp(x)))
+
+
+@log1pexp.defjvp
+def _log1pexp_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return log1pexp(x), lax.mul(t, lax.logistic(x))
+
+
+def test_custom_jvp_numerically_stable():
+    naive = jax.grad(lambda x: lax.log(lax.add(1.0, lax.exp(x))))(100.0)
+    assert np.isnan(float(naive))                      # exp overflows: inf/inf
+    assert float(jax.grad(log1pexp)(100.0)) == 1.0
+    np.testing.assert_allclose(float(jax.jit(jax.grad(log1pexp))(3.0)), 1 / (1 + np.exp(-3.0)),
+                               rtol=1e-6)
+    xs = arr([-2.0, 0.0, 2.0])
+    np.testing.assert_allclose(np.asarray(jax.vmap(jax.grad(log1pexp))(xs)),
+                               1 / (1 + np.exp(-np.asarray(xs))), rtol=1e-6)
+    check_grads(log1pexp, (arr([0.3, -0.4]),), order=2, modes=("fwd",))
+    text = str(jax.make_jaxpr(log1pexp)(1.0))
+    assert "custom_jvp_call[" in text and "jvp=_log1pexp_jvp" in text
+
+
+def test_custom_jvp_defjvps_and_nondiff_argnums():
+    @jax.custom_jvp
+    def f(x, y):
+        return lax.mul(lax.sin(x), y)
+    f.defjvps(lambda t, ans, x, y: lax.mul(lax.mul(lax.cos(x), t), y),
+              lambda t, ans, x, y: lax.mul(lax.sin(x), t))
+    gx, gy = jax.grad(f, argnums=(0, 1))(0.5, 2.0)
+    np.testing.assert_allclose([float(gx), float(gy)], [2 * np.cos(0.5), np.sin(0.5)], rtol=1e-6)
+
+    @jax.custom_jvp
+    def scaled(n, x):
+        return lax.mul(x, float(n))
+    scaled.nondiff_argnums = (0,)
+
+    @scaled.defjvp
+    def _scaled_jvp(n, primals, tangents):
+        return scaled(n, primals[0]), lax.mul(tangents[0], 10.0 * n)
+    assert float(jax.grad(lambda x: scaled(3, x))(1.0)) == 30.0
+
+
+def test_custom_jvp_closure_error():
+    def outer(x):
+        @jax.custom_jvp
+        def g(y):
+            return lax.mul(x, y)
+        g.defjvp(lambda p, t: (g(p[0]), t[0]))
+        return g(2.0)
+    with pytest.raises(ValueError, match="closed-over value"):
+        jax.grad(outer)(1.0)
+
+
+@jax.custom_vjp
+def clip_gradient(x):
+    return x
+
+
+def _clip_fwd(x):
+    return x, None
+
+
+def _clip_bwd(_, g):
+    return (lax.clamp(-1.0, g, 1.0),)
+
+
+clip_gradient.defvjp(_clip_fwd, _clip_bwd)
+
+
+def test_custom_vjp_gradient_clipper():
+    loss = lambda x: lax.mul(clip_gradient(x), 5.0)
+    assert float(jax.grad(loss)(2.0)) == 1.0
+    assert float(jax.jit(jax.grad(loss))(2.0)) == 1.0
+    np.testing.assert_allclose(np.asarray(jax.vmap(jax.grad(loss))(arr([1.0, 2.0]))), [1.0, 1.0])
+    assert float(clip_gradient(3.0)) == 3.0
+    with pytest.raises(TypeError, match="can't apply forward-mode autodiff"):
+        jax.jvp(clip_gradient, (1.0,), (1.0,))
+
+
+def test_custom_vjp_residual_pytrees_and_bad_bwd():
+    @jax.custom_vjp
+    def f(x, y):
+        return lax.mul(lax.sin(x), y)
+
+    def fwd(x, y):
+        return f(x, y), {"cos": lax.cos(x), "sin": lax.sin(x), "y": y}
+
+    def bwd(res, g):
+        return lax.mul(lax.mul(res["cos"], res["y"]), g), lax.mul(res["sin"], g)
+    f.defvjp(fwd, bwd)
+    gx, gy = jax.grad(f, argnums=(0, 1))(0.3, 2.0)
+    np.testing.assert_allclose([float(gx), float(gy)], [2 * np.cos(0.3), np.sin(0.3)], rtol=1e-6)
+
+    @jax.custom_vjp
+    def h(x):
+        return lax.sin(x)
+    h.defvjp(lambda x: (h(x), x), lambda res, g: (g, g))
+    with pytest.raises(TypeError, match="tuple of length equal to the number of arguments"):
+        jax.grad(h)(1.0)
+    h.defvjp(lambda x: (h(x), x), lambda res, g: (arr([1.0, 2.0]),))
+    with pytest.raises(ValueError, match="shapes of the primal inputs"):
+        jax.grad(h)(1.0)
+
+
+def test_checkpoint_same_gradients():
+    def block(x):
+        return lax.sin(lax.mul(lax.sin(x), lax.cos(x)))
+    x = 0.8
+    expected = float(jax.grad(block)(x))
+    remat_block = jax.checkpoint(block)
+    assert float(jax.grad(remat_block)(x)) == pytest.approx(expected, rel=1e-6)
+    assert float(jax.jit(jax.grad(remat_block))(x)) == pytest.approx(expected, rel=1e-6)
+    text = str(jax.make_jaxpr(jax.grad(remat_block))(x))
+    assert text.count("checkpoint[") == 2 and "differentiated=True" in text
+    np.testing.assert_allclose(np.asarray(jax.vmap(jax.grad(remat_block))(arr([0.1, 0.8]))),
+                               [float(jax.grad(block)(0.1)), expected], rtol=1e-5)

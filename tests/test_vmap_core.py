@@ -1,0 +1,124 @@
+"""vmap machinery: in/out axes, unbatched values stay unbatched, nesting with jit and with
+itself, and JAX's error messages. (Per-primitive batching rules are tested with each family.)"""
+import numpy as np
+import pytest
+
+import jxkernel as jax
+from jxkernel import lax
+from jxkernel.core import check_jaxpr
+
+rng = np.random.default_rng(0)
+
+
+def arr(x, dtype=np.float32):
+    return jax.device_put(np.asarray(x, dtype))
+
+
+def f(a, b):
+    return lax.add(lax.mul(lax.sin(a), b), lax.exp(b))
+
+
+def stack_ref(fun, in_axes, *args):
+    """vmap's meaning: apply `fun` per example and stack the results."""
+    size = next(np.shape(a)[ax] for a, ax in zip(args, in_axes) if ax is not None)
+    outs = [fun(*[a if ax is None else np.take(a, i, axis=ax) for a, ax in zip(args, in_axes)])
+            for i in range(size)]
+    return np.stack([np.asarray(o) for o in outs])
+
+
+@pytest.mark.parametrize("in_axes", [(0, 0), (1, 0), (-1, 0), (0, None), (None, 1), (1, -1)])
+def test_vmap_equals_stacking(in_axes):
+    def shape_for(ax):
+        return (4, 3) if ax is None else [(5, 3), (3, 5)][ax % 2] if ax in (0, 1) else (3, 5)
+    a = rng.standard_normal(shape_for(in_axes[0]) if in_axes[0] is not None else (3,)).astype(np.float32)
+    b = rng.standard_normal((5, 3) if in_axes[1] == 0 else (3, 5) if in_axes[1] in (1, -1)
+                            else (3,)).astype(np.float32)
+    got = jax.vmap(f, in_axes=in_axes)(arr(a), arr(b))
+    np.testing.assert_allclose(np.asarray(got), stack_ref(f, in_axes, a, b), rtol=1e-5)
+
+
+def test_out_axes_and_pytrees():
+    xs = rng.standard_normal((4, 3)).astype(np.float32)
+
+    def g(d):
+        return {"s": lax.sin(d["x"]), "c": (lax.cos(d["x"]), 2.0)}
+    out = jax.vmap(g, in_axes=({"x": 1},), out_axes={"s": 1, "c": (0, None)})({"x": arr(xs)})
+    np.testing.assert_allclose(np.asarray(out["s"]), np.sin(xs), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(out["c"][0]), np.cos(xs).T, rtol=1e-6)
+    assert float(out["c"][1]) == 2.0
+
+
+def test_unbatched_values_stay_unbatched():
+    closed = jax.make_jaxpr(jax.vmap(lambda a, b: lax.mul(a, b), in_axes=(0, None)))(
+        arr(np.ones((4, 3))), arr(np.ones(3)))
+    check_jaxpr(closed)
+    assert str(closed) == ("{ lambda ; a:f32[4,3] b:f32[3]. let\n"
+                           "    c:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,)] b\n"
+                           "    d:f32[4,3] = mul a c\n  in (d,) }")
+    # a batched scalar against an unbatched scalar: no data movement at all
+    closed = jax.make_jaxpr(jax.vmap(lambda a: lax.mul(a, 2.0)))(arr(np.ones(4)))
+    assert str(closed) == "{ lambda ; a:f32[4]. let b:f32[4] = mul a 2.0:f32[] in (b,) }"
+
+
+def test_axis_size_without_mapped_inputs():
+    out = jax.vmap(lambda: arr(1.0), axis_size=3)()
+    np.testing.assert_allclose(np.asarray(out), [1.0, 1.0, 1.0])
+
+
+def test_nested_vmap_and_jit_in_both_orders():
+    a = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    b = rng.standard_normal((3, 4)).astype(np.float32)
+    ref = np.sin(a) * b + np.exp(b)
+    inner = jax.vmap(f, in_axes=(0, 0))
+    nested = jax.vmap(inner, in_axes=(0, None))
+    np.testing.assert_allclose(np.asarray(nested(arr(a), arr(b))), ref, rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(jax.jit(nested)(arr(a), arr(b))), ref, rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(jax.vmap(jax.vmap(jax.jit(f)), in_axes=(0, None))(
+        arr(a), arr(b))), ref, rtol=1e-5)
+
+    @jax.jit
+    def body_with_vmap(x, y):
+        return jax.vmap(f)(x, y)
+    np.testing.assert_allclose(np.asarray(body_with_vmap(arr(b), arr(b))),
+                               np.sin(b) * b + np.exp(b), rtol=1e-5)
+
+
+def test_vmap_of_jit_reuses_compiled_code():
+    g = jax.jit(lambda x: lax.cos(x))
+    batched = jax.vmap(g)
+    batched(arr(np.ones((5, 2))))
+    before = len(jax.compile_events())
+    batched(arr(np.zeros((5, 2))))
+    assert len(jax.compile_events()) == before
+
+
+def test_inconsistent_sizes_error_names_arguments():
+    with pytest.raises(ValueError) as info:
+        jax.vmap(lambda a, b: a)(arr(np.ones((2, 3))), {"w": arr(np.ones(3))})
+    assert str(info.value) == (
+        "vmap got inconsistent sizes for array axes to be mapped:\n"
+        "  * one axis had size 2: axis 0 of argument a of type float32[2,3];\n"
+        "  * one axis had size 3: axis 0 of argument b['w'] of type float32[3]")
+
+
+def test_in_axes_errors():
+    with pytest.raises(ValueError, match=r"len\(in_axes\)=1, len\(args\)=2"):
+        jax.vmap(lambda a, b: a, in_axes=(0,))(arr(np.ones(2)), arr(np.ones(2)))
+    with pytest.raises(ValueError, match="axis 2, which implies that its rank should be at least 3"):
+        jax.vmap(lambda a: a, in_axes=2)(arr(np.ones((2, 3))))
+    with pytest.raises(ValueError, match="got axis spec None but output was batched on axis 0"):
+        jax.vmap(lambda a: lax.sin(a), out_axes=None)(arr(np.ones(3)))
+    with pytest.raises(ValueError, match="tree prefix"):
+        jax.vmap(lambda d: d["x"], in_axes=({"y": 0},))({"x": arr(np.ones(3))})
+
+
+def test_select_n_and_clamp_batching():
+    x = rng.standard_normal((6, 4)).astype(np.float32)
+    out = jax.vmap(lambda a: lax.select_n(lax.gt(a, 0.0), a, lax.neg(a)))(arr(x))
+    np.testing.assert_allclose(np.asarray(out), np.where(x > 0, -x, x))
+    lo = rng.standard_normal(6).astype(np.float32)
+    out = jax.vmap(lambda l, a: lax.clamp(l, a, 1.0))(arr(lo), arr(x))
+    np.testing.assert_allclose(np.asarray(out), np.clip(x, lo[:, None], 1.0), rtol=1e-6)
+    which = rng.standard_normal(6) > 0
+    out = jax.vmap(lambda w, a, b: lax.select_n(w, a, b))(arr(which, np.bool_), arr(x), arr(-x))
+    np.testing.assert_allclose(np.asarray(out), np.where(which[:, None], -x, x))
