@@ -1,0 +1,543 @@
+"""Products: dot, matmul, vdot, inner, outer, tensordot, einsum, kron, cross.
+
+    >>> jnp.matmul(jnp.ones((5, 2, 3)), jnp.ones((3, 4))).shape      # batch broadcasting
+    (5, 2, 4)
+    >>> jnp.einsum("ij,jk->ik", jnp.ones((2, 3)), jnp.ones((3, 4))).shape
+    (2, 4)
+
+Every contraction is one `dot_general` whose `preferred_element_type` is the promoted
+dtype of the operands, as in JAX (operands keep their own dtypes; XLA accumulates in the
+preferred type).
+"""
+from __future__ import annotations
+
+import collections
+import functools
+import itertools
+import math
+import operator
+import string
+
+import numpy as np
+
+from .. import lax
+from ..core import dtypes
+from ..lax import conversion
+from . import util
+from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
+
+__all__ = ["dot", "matmul", "vdot", "vecdot", "inner", "outer", "tensordot", "einsum",
+           "einsum_path", "kron", "cross", "matrix_transpose", "matvec", "vecmat"]
+
+
+def _args(name, *xs):
+    check_arraylike(name, *xs)
+    return [ensure_array(x) for x in xs]
+
+
+def _ndim(x) -> int:
+    return len(aval_of(x).shape)
+
+
+def _preferred(name, preferred_element_type, *xs):
+    """(dtype to accumulate in, whether the result is weakly typed)."""
+    if preferred_element_type is None:
+        return dtypes.result_type(*(aval_of(x) for x in xs))
+    return dtypes.canonicalize_dtype(preferred_element_type), False
+
+
+def _finish(out, dtype, weak):
+    a = aval_of(out)
+    return out if (a.dtype, a.weak_type) == (dtype, weak) else \
+        conversion._convert_element_type(out, dtype, weak)
+
+
+def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
+    """NumPy's dot: a scalar product, matrix-vector or matrix product, or for N-D arrays a
+    contraction of a's last axis with b's second-to-last.
+
+    >>> jnp.dot(jnp.array([[1, 2], [3, 4]]), jnp.array([1, 1]))
+    Array([3, 7], dtype=int32)
+    """
+    a, b = _args("dot", a, b)
+    dtype, weak = _preferred("dot", preferred_element_type, a, b)
+    na, nb = _ndim(a), _ndim(b)
+    if na == 0 or nb == 0:
+        contract = ((), ())
+    else:
+        contract = ((na - 1,), (0,)) if nb == 1 else ((na - 1,), (nb - 2,))
+    out = lax.dot_general(a, b, (contract, ((), ())), precision=precision,
+                          preferred_element_type=dtype)
+    return _finish(out, dtype, weak)
+
+
+def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
+    """Matrix product with NumPy's rules: leading (batch) dimensions broadcast; a 1-D
+    operand is a vector (its axis removed from the result).
+
+    >>> jnp.matmul(jnp.ones((2, 1, 3, 4)), jnp.ones((5, 4, 2))).shape
+    (2, 5, 3, 2)
+    """
+    a, b = _args("matmul", a, b)
+    for i, x in enumerate((a, b)):
+        if _ndim(x) < 1:
+            raise ValueError(f"matmul input operand {i} must have ndim at least 1, but it has "
+                             f"ndim {_ndim(x)}")
+    dtype, weak = _preferred("matmul", preferred_element_type, a, b)
+    sa, sb = aval_of(a).shape, aval_of(b).shape
+    a_is_mat, b_is_mat = len(sa) > 1, len(sb) > 1
+    a_batch_dims = sa[:-2] if a_is_mat else ()
+    b_batch_dims = sb[:-2] if b_is_mat else ()
+    nbatch = max(len(a_batch_dims), len(b_batch_dims))
+    a_batch_dims = (None,) * (nbatch - len(a_batch_dims)) + a_batch_dims
+    b_batch_dims = (None,) * (nbatch - len(b_batch_dims)) + b_batch_dims
+    # JAX's plan: squeeze size-1 batch dims, make the rest dot_general batch dims or
+    # free dims, then one transpose into NumPy's output order
+    a_squeeze, b_squeeze, both_squeeze, a_batch, b_batch = [], [], [], [], []
+    idx_batch, idx_a_other, idx_b_other = [], [], []
+    for i, (ba, bb) in enumerate(zip(a_batch_dims, b_batch_dims)):
+        if ba is None:
+            idx_b_other.append(i)
+        elif bb is None:
+            idx_a_other.append(i)
+        elif ba == 1 and bb == 1:
+            a_squeeze.append(len(idx_batch) + len(idx_a_other) + len(a_squeeze))
+            b_squeeze.append(len(idx_batch) + len(idx_b_other) + len(b_squeeze))
+            both_squeeze.append(i)
+        elif ba == 1:
+            idx_b_other.append(i)
+            a_squeeze.append(len(idx_batch) + len(idx_a_other) + len(a_squeeze))
+        elif bb == 1:
+            idx_a_other.append(i)
+            b_squeeze.append(len(idx_batch) + len(idx_b_other) + len(b_squeeze))
+        elif ba == bb:
+            a_batch.append(len(idx_batch) + len(idx_a_other))
+            b_batch.append(len(idx_batch) + len(idx_b_other))
+            idx_batch.append(i)
+        else:
+            raise ValueError(f"Incompatible types for matmul arguments: "
+                             f"{aval_of(a).str_short()} and {aval_of(b).str_short()}")
+    if a_is_mat:
+        idx_a_other.append(nbatch)
+    if b_is_mat:
+        idx_b_other.append(nbatch + a_is_mat)
+    perm = tuple(int(p) for p in np.argsort(np.array(idx_batch + idx_a_other + idx_b_other,
+                                                     dtype=int)))
+    a = lax.squeeze(a, tuple(a_squeeze))
+    b = lax.squeeze(b, tuple(b_squeeze))
+    out = lax.dot_general(a, b, (((_ndim(a) - 1,), (_ndim(b) - 1 - b_is_mat,)),
+                                 (tuple(a_batch), tuple(b_batch))),
+                          precision=precision, preferred_element_type=dtype)
+    out = lax.transpose(out, perm)
+    if both_squeeze:
+        out = lax.expand_dims(out, tuple(both_squeeze))
+    return _finish(out, dtype, weak)
+
+
+def matvec(x1, x2, /):
+    """Matrix-vector products over broadcast batch dimensions: (..., n, m), (..., m)."""
+    x1, x2 = _args("matvec", x1, x2)
+    return lax.squeeze(matmul(x1, lax.expand_dims(x2, (_ndim(x2),))), (-1,)) \
+        if _ndim(x1) >= 2 and _ndim(x2) >= 1 else matmul(x1, x2)
+
+
+def vecmat(x1, x2, /):
+    """Vector-matrix products (conjugating the vector): (..., n), (..., n, m)."""
+    x1, x2 = _args("vecmat", x1, x2)
+    if dtypes.is_complex(aval_of(x1).dtype):
+        x1 = lax.conj(x1)
+    return lax.squeeze(matmul(lax.expand_dims(x1, (_ndim(x1) - 1,)), x2), (-2,))
+
+
+def vdot(a, b, *, precision=None, preferred_element_type=None):
+    """Dot product of the flattened arrays, conjugating the first.
+
+    >>> jnp.vdot(jnp.array([1, 2]), jnp.array([3, 4]))
+    Array(11, dtype=int32)
+    """
+    a, b = _args("vdot", a, b)
+    if dtypes.is_complex(aval_of(a).dtype):
+        a = lax.conj(a)
+    from .manipulation import ravel
+    return dot(ravel(a), ravel(b), precision=precision,
+               preferred_element_type=preferred_element_type)
+
+
+def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):
+    """Array API vecdot: conj(x1) . x2 along `axis`, broadcasting the other axes."""
+    x1, x2 = _args("vecdot", x1, x2)
+    s1, s2 = aval_of(x1).shape, aval_of(x2).shape
+    if s1[axis] != s2[axis]:
+        raise ValueError(f"axes must match; got shapes {s1} and {s2} with axis={axis}")
+    from .manipulation import broadcast_arrays, moveaxis
+    x1, x2 = broadcast_arrays(moveaxis(x1, axis, -1), moveaxis(x2, axis, -1))
+    if dtypes.is_complex(aval_of(x1).dtype):
+        x1 = lax.conj(x1)
+    dtype, weak = _preferred("vecdot", preferred_element_type, x1, x2)
+    n = _ndim(x1)
+    batch = tuple(range(n - 1))
+    out = lax.dot_general(x1, x2, (((n - 1,), (n - 1,)), (batch, batch)), precision=precision,
+                          preferred_element_type=dtype)
+    return _finish(out, dtype, weak)
+
+
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_sharding=None):
+    """Contraction of a's and b's `axes` (an int: a's last n with b's first n; or a pair of
+    axis sequences).
+
+    >>> jnp.tensordot(jnp.ones((2, 3, 4)), jnp.ones((3, 4, 5))).shape
+    (2, 5)
+    """
+    a, b = _args("tensordot", a, b)
+    na, nb = _ndim(a), _ndim(b)
+    dtype, weak = _preferred("tensordot", preferred_element_type, a, b)
+    if type(axes) is int:
+        if axes > min(na, nb):
+            raise TypeError(f"Number of tensordot axes (axes {axes}) exceeds input ranks "
+                            f"({aval_of(a).shape} and {aval_of(b).shape})")
+        contract = tuple(range(na - axes, na)), tuple(range(axes))
+    elif isinstance(axes, (tuple, list)) and len(axes) == 2:
+        ax1, ax2 = axes
+        if isinstance(ax1, int) and isinstance(ax2, int):
+            contract = (canonicalize_axis(ax1, na),), (canonicalize_axis(ax2, nb),)
+        elif isinstance(ax1, (tuple, list)) and isinstance(ax2, (tuple, list)):
+            if len(ax1) != len(ax2):
+                raise TypeError(f"tensordot requires axes lists to have equal length, got "
+                                f"{ax1} and {ax2}.")
+            contract = (tuple(canonicalize_axis(i, na) for i in ax1),
+                        tuple(canonicalize_axis(i, nb) for i in ax2))
+        else:
+            raise TypeError(f"tensordot requires both axes lists to be either ints, tuples or "
+                            f"lists, got {ax1} and {ax2}")
+    else:
+        raise TypeError("tensordot axes argument must be an int, a pair of ints, or a pair "
+                        "of lists/tuples of ints.")
+    out = lax.dot_general(a, b, (contract, ((), ())), precision=precision,
+                          preferred_element_type=dtype)
+    return _finish(out, dtype, weak)
+
+
+def inner(a, b, *, precision=None, preferred_element_type=None):
+    """Contraction of the last axes of a and b.  ``inner(x, y) == tensordot(x, y, (-1, -1))``"""
+    a, b = _args("inner", a, b)
+    if _ndim(a) == 0 or _ndim(b) == 0:
+        if preferred_element_type is not None:
+            a = conversion.convert_element_type(a, dtypes.canonicalize_dtype(preferred_element_type))
+            b = conversion.convert_element_type(b, dtypes.canonicalize_dtype(preferred_element_type))
+        a, b = util.promote_args("inner", a, b)
+        return lax.mul(a, b)
+    return tensordot(a, b, (-1, -1), precision=precision,
+                     preferred_element_type=preferred_element_type)
+
+
+def outer(a, b, out=None):
+    """Outer product of the flattened arrays: out[i, j] = a[i] * b[j].
+
+    >>> jnp.outer(jnp.array([1, 2]), jnp.array([1, 10]))
+    Array([[ 1, 10],
+           [ 2, 20]], dtype=int32)
+    """
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.outer is not supported.")
+    a, b = util.promote_dtypes(*_args("outer", a, b))
+    n, m = aval_of(a).size, aval_of(b).size
+    return lax.mul(lax.broadcast_in_dim(lax.reshape(a, (n,)), (n, 1), (0,)),
+                   lax.broadcast_in_dim(lax.reshape(b, (m,)), (1, m), (1,)))
+
+
+def kron(a, b):
+    """Kronecker product: blocks a[i, j] * b.
+
+    >>> jnp.kron(jnp.eye(2, dtype=int), jnp.array([[1, 2]]))
+    Array([[1, 2, 0, 0],
+           [0, 0, 1, 2]], dtype=int32)
+    """
+    a, b = util.promote_dtypes(*_args("kron", a, b))
+    na, nb = _ndim(a), _ndim(b)
+    if na < nb:
+        a = lax.expand_dims(a, tuple(range(nb - na)))
+    elif nb < na:
+        b = lax.expand_dims(b, tuple(range(na - nb)))
+    n = _ndim(a)
+    sa, sb = aval_of(a).shape, aval_of(b).shape
+    a2 = lax.expand_dims(a, tuple(range(1, 2 * n, 2)))
+    b2 = lax.expand_dims(b, tuple(range(0, 2 * n, 2)))
+    return lax.reshape(lax.mul(a2, b2), tuple(x * y for x, y in zip(sa, sb)))
+
+
+def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: int | None = None):
+    """Cross product of 3-vectors (or 2-vectors: the z component) along the given axes.
+
+    >>> jnp.cross(jnp.array([1, 0, 0]), jnp.array([0, 1, 0]))
+    Array([0, 0, 1], dtype=int32)
+    """
+    from .manipulation import broadcast_arrays, moveaxis, stack
+    from .indexing import getitem
+    a, b = util.promote_dtypes(*_args("cross", a, b))
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)
+    na, nb = aval_of(a).shape[-1], aval_of(b).shape[-1]
+    if na not in (2, 3) or nb not in (2, 3):
+        raise ValueError("Dimension must be either 2 or 3 for cross product")
+    comp = lambda x, i: getitem(x, (Ellipsis, i))
+    sub = lambda x, y: lax.sub(*broadcast_arrays(x, y))
+    mul = lambda x, y: lax.mul(*broadcast_arrays(x, y))
+    if na == 2 and nb == 2:
+        return sub(mul(comp(a, 0), comp(b, 1)), mul(comp(a, 1), comp(b, 0)))
+    a0, a1, b0, b1 = comp(a, 0), comp(a, 1), comp(b, 0), comp(b, 1)
+    zero = lambda x: lax.broadcast_in_dim(np.zeros((), aval_of(x).dtype), aval_of(x).shape, ())
+    a2 = comp(a, 2) if na == 3 else zero(a0)
+    b2 = comp(b, 2) if nb == 3 else zero(b0)
+    c = stack(broadcast_arrays(sub(mul(a1, b2), mul(a2, b1)), sub(mul(a2, b0), mul(a0, b2)),
+                               sub(mul(a0, b1), mul(a1, b0))))
+    return moveaxis(c, 0, axisc)
+
+
+def matrix_transpose(x, /):
+    """x with its last two axes swapped.  ``matrix_transpose(x).shape == (..., n, m)``"""
+    (x,) = _args("matrix_transpose", x)
+    n = _ndim(x)
+    if n < 2:
+        raise ValueError(f"x must be at least two-dimensional for matrix_transpose; got "
+                         f"ndim={n}")
+    return lax.transpose(x, (*range(n - 2), n - 1, n - 2))
+
+
+# ------------------------------------------------------------------ einsum
+def _parse_subscripts(subscripts: str, shapes) -> tuple[list[str], str]:
+    """Input and output index strings with '...' replaced by fresh letters (broadcast
+    dims right-aligned), and the implicit output filled in as NumPy does."""
+    subscripts = subscripts.replace(" ", "")
+    inputs, arrow, output = subscripts.partition("->")
+    inputs = inputs.split(",")
+    if len(inputs) != len(shapes):
+        raise ValueError(f"Number of einsum subscripts ({len(inputs)}) must equal the number "
+                         f"of operands ({len(shapes)}).")
+    used = set(subscripts) - set(".,->")
+    free = [c for c in string.ascii_letters if c not in used]
+    n_ell = max((len(s) - len(sub.replace("...", "")) for sub, s in zip(inputs, shapes)
+                 if "..." in sub), default=0)
+    ell = "".join(free[:n_ell])
+    out_in = []
+    for sub, s in zip(inputs, shapes):
+        if "..." in sub:
+            k = len(s) - len(sub.replace("...", ""))
+            sub = sub.replace("...", ell[n_ell - k:] if k else "")
+        if len(sub) != len(s):
+            raise ValueError(f"einsum operand with subscripts '{sub}' has {len(s)} dimensions")
+        if not all(c in string.ascii_letters for c in sub):
+            raise ValueError(f"invalid einsum subscripts '{subscripts}'")
+        out_in.append(sub)
+    if arrow:
+        output = output.replace("...", ell)
+    else:
+        counts = collections.Counter("".join(out_in))
+        output = ell + "".join(sorted(c for c in counts if counts[c] == 1 and c not in ell))
+    for c in output:
+        if c not in "".join(out_in):
+            raise ValueError(f"einsum output subscript '{c}' does not appear in the inputs")
+    return out_in, output
+
+
+def _sublists_to_subscripts(args):
+    """einsum(op0, sub0, op1, sub1, ..., [out]) as (subscripts, operands)."""
+    ops, subs = list(args[0::2]), list(args[1::2])
+    out = None
+    if len(ops) > len(subs):            # trailing output sublist
+        out = ops.pop()
+    sym = lambda s: "".join("..." if e is Ellipsis else string.ascii_letters[operator.index(e)]
+                            for e in s)
+    spec = ",".join(sym(s) for s in subs) + ("" if out is None else "->" + sym(out))
+    return spec, ops
+
+
+def _contraction_path(inputs, output, sizes, optimize):
+    """Pairs of operand positions to contract, in order: the cheapest order (summed sizes
+    of each step's index space) for up to 4 operands, else greedily the cheapest step."""
+    n = len(inputs)
+    if n <= 1:
+        return [tuple(range(n))]
+    if isinstance(optimize, (list, tuple)) and optimize and optimize[0] == "einsum_path":
+        optimize = list(optimize[1:])
+    if isinstance(optimize, list):
+        return [tuple(p) for p in optimize]
+
+    def step(sets, i, j):
+        rest = set(output).union(*(s for k, s in enumerate(sets) if k not in (i, j)))
+        new = (sets[i] | sets[j]) & rest
+        return math.prod(sizes[c] for c in sets[i] | sets[j]), new
+
+    def remaining(sets, i, j, new):
+        return [s for k, s in enumerate(sets) if k not in (i, j)] + [new]
+
+    if optimize is False or optimize is None:
+        sets, path = [set(s) for s in inputs], []
+        while len(sets) > 1:
+            _, new = step(sets, 0, 1)
+            path.append((0, 1))
+            sets = remaining(sets, 0, 1, new)
+        return path
+    if n <= 4:
+        @functools.lru_cache(maxsize=None)
+        def best(key):
+            sets = [set(s) for s in key]
+            if len(sets) == 1:
+                return 0, []
+            options = []
+            for i, j in itertools.combinations(range(len(sets)), 2):
+                cost, new = step(sets, i, j)
+                sub_cost, sub_path = best(tuple(frozenset(s) for s in remaining(sets, i, j, new)))
+                options.append((cost + sub_cost, [(i, j)] + sub_path))
+            return min(options, key=lambda o: o[0])
+        return best(tuple(frozenset(s) for s in inputs))[1]
+    sets, path = [set(s) for s in inputs], []
+    while len(sets) > 1:
+        (cost, new), i, j = min((step(sets, i, j), i, j)
+                                for i, j in itertools.combinations(range(len(sets)), 2))
+        path.append((i, j))
+        sets = remaining(sets, i, j, new)
+    return path
+
+
+def einsum_path(subscripts, *operands, optimize="auto"):
+    """The contraction order einsum would use, as ['einsum_path', (i, j), ...] (the
+    opt_einsum report string is not produced)."""
+    shapes = [aval_of(o).shape for o in operands]
+    inputs, output = _parse_subscripts(subscripts, shapes)
+    sizes = {c: d for sub, s in zip(inputs, shapes) for c, d in zip(sub, s)}
+    return ["einsum_path", *_contraction_path(inputs, output, sizes, optimize)], ""
+
+
+def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
+           preferred_element_type=None, _dot_general=None, out_sharding=None):
+    """Einstein summation: 'ij,jk->ik' is a matrix product, 'ii->i' a diagonal, 'ij->' a
+    sum, '...' broadcasts. Contracts two operands at a time with dot_general.
+
+    >>> jnp.einsum("i,i->", jnp.array([1, 2]), jnp.array([3, 4]))
+    Array(11, dtype=int32)
+    """
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
+    if not isinstance(subscripts, str):
+        subscripts, operands = _sublists_to_subscripts((subscripts, *operands))
+    operands = [ensure_array(o) for o in _args("einsum", *operands)]
+    shapes = [aval_of(o).shape for o in operands]
+    inputs, output = _parse_subscripts(subscripts, shapes)
+    sizes = {}                     # size 1 broadcasts against any size
+    for sub, s in zip(inputs, shapes):
+        for c, d in zip(sub, s):
+            if sizes.get(c, 1) != 1 and d != 1 and sizes[c] != d:
+                raise ValueError(f"Size of label '{c}' for operand does not match previous "
+                                 f"terms ({sizes[c]} vs {d}).")
+            sizes[c] = max(sizes.get(c, 1), d)
+    if preferred_element_type is None:
+        dtype, weak = dtypes.result_type(*(aval_of(o) for o in operands))
+    else:
+        dtype, weak = dtypes.canonicalize_dtype(preferred_element_type), False
+    dot_general = _dot_general or lax.dot_general
+    path = _contraction_path(inputs, output, sizes, optimize)
+    names = list(inputs)
+    for k, pos in enumerate(path):
+        ops = [operands[p] for p in pos]
+        subs = [names[p] for p in pos]
+        for p in sorted(pos, reverse=True):
+            del operands[p], names[p]
+        rest = set(output).union(*names)
+        if k == len(path) - 1:
+            result = output
+        else:                     # keep what later steps or the output need, in input order
+            kept = set("".join(subs)) & rest
+            result = "".join(dict.fromkeys(c for c in "".join(subs) if c in kept))
+        contracted = sorted(set("".join(subs)) - set(result))
+        if len(ops) == 1:
+            op, nm = _einsum_one(ops[0], subs[0], contracted, result, dtype)
+        else:
+            op, nm = _einsum_two(ops, subs, contracted, result, dtype, precision, dot_general)
+        if nm != result:
+            op = lax.transpose(op, tuple(nm.index(c) for c in result))
+        operands.append(op)
+        names.append(result)
+    return _finish(operands[0], dtype, weak)
+
+
+def _esum(x, axes, dtype):
+    """Sum over `axes`, in the accumulation dtype if it is wider."""
+    xd = aval_of(x).dtype
+    if dtypes.result_type(xd, dtype)[0] != xd:
+        x = conversion.convert_element_type(x, dtype)
+        xd = dtype
+    return lax.reduce(x, np.array(0, xd), lax.add if xd != np.bool_ else lax.bitwise_or,
+                      tuple(axes))
+
+
+def _sum_uniques(x, names, uniques, dtype):
+    if uniques:
+        x = _esum(x, [names.index(c) for c in uniques], dtype)
+        names = "".join(c for c in names if c not in uniques)
+    return x, names
+
+
+def _sum_repeats(x, names, keep, dtype):
+    """Repeated labels (a diagonal): mask with an identity, then sum all but one copy (or
+    all of them if the label is contracted)."""
+    for c, count in collections.Counter(names).items():
+        if count > 1:
+            axes = [i for i, n in enumerate(names) if n == c]
+            shape = aval_of(x).shape
+            iotas = [lax.broadcasted_iota(np.uint32, shape, ax) for ax in axes]
+            eye = functools.reduce(lax.bitwise_and, [lax.eq(iotas[0], i) for i in iotas[1:]])
+            zero = lax.broadcast_in_dim(np.zeros((), aval_of(x).dtype), shape, ())
+            x = lax.select(eye, x, zero)
+            if c not in keep:
+                x = _esum(x, axes, dtype)
+                names = names.replace(c, "")
+            else:
+                x = _esum(x, axes[:-1], dtype)
+                names = names.replace(c, "", count - 1)
+    return x, names
+
+
+def _einsum_one(x, names, contracted, result, dtype):
+    counts = collections.Counter(names)
+    x, names = _sum_uniques(x, names, [c for c in contracted if counts[c] == 1], dtype)
+    return _sum_repeats(x, names, result, dtype)
+
+
+def _filter_singletons(x, names, other_shape, other_names):
+    """Squeeze size-1 axes whose label has a larger size in the other operand (broadcast)."""
+    shape = aval_of(x).shape
+    keep = [shape[i] != 1 or other_names.find(c) == -1 or other_shape[other_names.find(c)] == 1
+            for i, c in enumerate(names)]
+    x = lax.squeeze(x, tuple(i for i, k in enumerate(keep) if not k))
+    return x, "".join(c for c, k in zip(names, keep) if k)
+
+
+def _einsum_two(ops, subs, contracted, result, dtype, precision, dot_general):
+    lhs, rhs = ops
+    ln, rn = subs
+    lhs, ln = _filter_singletons(lhs, ln, aval_of(rhs).shape, rn)
+    rhs, rn = _filter_singletons(rhs, rn, aval_of(lhs).shape, ln)
+    lc, rc = collections.Counter(ln), collections.Counter(rn)
+    lhs, ln = _sum_uniques(lhs, ln, [c for c in contracted if lc[c] == 1 and rc[c] == 0], dtype)
+    rhs, rn = _sum_uniques(rhs, rn, [c for c in contracted if rc[c] == 1 and lc[c] == 0], dtype)
+    lhs, ln = _sum_repeats(lhs, ln, result + rn, dtype)
+    rhs, rn = _sum_repeats(rhs, rn, result + ln, dtype)
+    contracted = [c for c in contracted if c in set(ln) | set(rn)]
+    both = set(ln) & set(rn)
+    batch = [c for c in result if c in both]
+    lb, rb = tuple(ln.index(c) for c in batch), tuple(rn.index(c) for c in batch)
+    lcon, rcon = tuple(ln.index(c) for c in contracted), tuple(rn.index(c) for c in contracted)
+    gone = set(batch) | set(contracted)
+    l_rest = "".join(c for c in ln if c not in gone)
+    r_rest = "".join(c for c in rn if c not in gone)
+    # try (rhs, lhs) first, as JAX does: it often avoids a transpose
+    names = "".join(batch) + r_rest + l_rest
+    if names == result:
+        out = dot_general(rhs, lhs, ((rcon, lcon), (rb, lb)), precision,
+                          preferred_element_type=dtype)
+    else:
+        names = "".join(batch) + l_rest + r_rest
+        out = dot_general(lhs, rhs, ((lcon, rcon), (lb, rb)), precision,
+                          preferred_element_type=dtype)
+    return out, names
