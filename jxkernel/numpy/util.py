@@ -2,19 +2,30 @@
 (JAX's lattice, weak types included) and ranks, then call lax.
 
     >>> promote_args("add", jnp.ones(3, jnp.float16), 2.0)   # -> (f16[3], f16[] weak)
+
+Hot paths: an eager `jnp.sin(x)` or `x + y` on arrays that need no promotion returns its
+inputs after a type check or two (see `promote_args`), so it costs barely more than the
+bare lax call.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from ..core import dtypes
+from ..core import trace as _trace
 from ..core.avals import ShapedArray
 from ..core.trace import Tracer
 from ..lax import conversion
-from ..xla.array import Array, device_put
+from ..xla import client as _client
+from ..xla.array import Array, device_put, host_to_device
+from .dtypes import lattice_result_type
 
+_ARRAYS = (Array, Tracer)
 _ARRAY_TYPES = (Array, Tracer, np.ndarray, np.generic)
 _SCALAR_TYPES = (bool, int, float, complex)
+_INEXACT = dtypes.INEXACT_DTYPES
 
 
 def is_arraylike(x) -> bool:
@@ -28,7 +39,14 @@ def check_arraylike(fun_name: str, *args) -> None:
             hint = " Use jnp.asarray/jnp.array to turn a list or tuple into an array." \
                 if isinstance(arg, (list, tuple)) else ""
             raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got "
-                            f"{type(arg).__name__} at position {i}.{hint}")
+                            f"{type(arg)} at position {i}.{hint}")
+
+
+def check_arraylike_or_none(fun_name: str, *args) -> None:
+    for i, arg in enumerate(args):
+        if arg is not None and not is_arraylike(arg):
+            raise TypeError(f"{fun_name} requires ndarray, scalar, or None arguments, got "
+                            f"{type(arg)} at position {i}.")
 
 
 def aval_of(x) -> ShapedArray:
@@ -43,85 +61,272 @@ def aval_of(x) -> ShapedArray:
     return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
 
 
-def _convert(x, aval: ShapedArray, dtype, weak_type: bool):
+def ensure_array(x):
+    """An Array or tracer for `x`. Scalars go through convert_element_type, so that under
+    a trace they become literals (as in JAX); NumPy arrays are put on the device."""
+    if isinstance(x, _ARRAYS):
+        return x
+    if hasattr(x, "__jax_array__"):
+        return ensure_array(x.__jax_array__())
+    if type(x) in _SCALAR_TYPES or isinstance(x, np.generic) or (
+            isinstance(x, np.ndarray) and not x.shape):
+        aval = aval_of(x)
+        if type(x) in _CACHED_SCALARS and type(_trace._ctx.trace) is _trace.EvalTrace:
+            return scalar_array(x, aval.dtype, aval.weak_type)
+        return conversion._convert_element_type(x, aval.dtype, aval.weak_type)
+    return device_put(x)
+
+
+def ensure_arraylike(fun_name: str, *args):
+    """check_arraylike, then each arg as an Array/tracer (one value for one arg)."""
+    check_arraylike(fun_name, *args)
+    if len(args) == 1:
+        return ensure_array(args[0])
+    return tuple(map(ensure_array, args))
+
+
+def ensure_arraylike_tuple(fun_name: str, tup) -> list:
+    check_arraylike(fun_name, *tup)
+    return [ensure_array(x) for x in tup]
+
+
+# ---------------------------------------------------------------- dtype promotion
+def _convert(x, dtype, weak_type: bool, args=()):
+    if not isinstance(x, _ARRAYS):
+        if hasattr(x, "__jax_array__"):
+            x = x.__jax_array__()
+        elif isinstance(x, np.ndarray) and x.shape:
+            x = device_put(x)
+        elif type(x) in _CACHED_SCALARS and type(_trace._ctx.trace) is _trace.EvalTrace:
+            return scalar_array(x, dtype, weak_type, _device_of(args))
+        else:                        # a scalar: staged as a literal, as JAX does
+            _check_python_int(x)
+            return conversion._convert_element_type(x, dtype, weak_type)
+    aval = x.aval
     if aval.dtype == dtype and aval.weak_type == weak_type:
         return x
     return conversion._convert_element_type(x, dtype, weak_type)
 
 
+def _check_python_int(x) -> None:
+    """A Python int must fit the default int before promotion narrows it (as in JAX)."""
+    if type(x) is int:
+        info = np.iinfo(dtypes.default_int_dtype())
+        if not info.min <= x <= info.max:
+            raise OverflowError(f"Python int {x} too large to convert to "
+                                f"{dtypes.default_int_dtype().name}")
+
+
+# Eager `x * 2` or `x + 1.0` needs its Python scalar on the device each time: keep the
+# last few such constants there (keyed with the sign of floats, so -0.0 is not 0.0).
+_CACHED_SCALARS = (int, float, bool)
+_scalar_cache: dict = {}
+
+
+def _device_of(args):
+    for a in args:
+        if type(a) is Array:
+            return a._buf._sharding._devices[0]
+    return None
+
+
+def scalar_array(x, dtype, weak_type: bool, device=None):
+    """Python scalar `x` as a 0-d Array of `dtype` on `device` (default: the default device),
+    cached."""
+    t = type(x)
+    key = (t, x, dtype, weak_type, t is float and math.copysign(1.0, x) < 0, device)
+    out = _scalar_cache.get(key)
+    if out is None:
+        _check_python_int(x)
+        with np.errstate(over="ignore", invalid="ignore"):
+            value = np.asarray(x).astype(dtype)
+        out = host_to_device(value, ShapedArray((), dtype, weak_type),
+                             device or _client.default_device())
+        if len(_scalar_cache) >= 256:
+            _scalar_cache.clear()
+        _scalar_cache[key] = out
+    return out
+
+
 def promote_dtypes(*args) -> list:
     """Convert all args to their common dtype (a weak type if all inputs were weak)."""
     if len(args) < 2:
-        return list(args)
-    avals = [aval_of(x) for x in args]
-    dtype, weak = dtypes.result_type(*avals)
-    return [_convert(x, a, dtype, weak) for x, a in zip(args, avals)]
+        return [ensure_array(x) for x in args]
+    dtype, weak = lattice_result_type(*args)
+    return [_convert(x, dtype, weak, args) for x in args]
 
 
 def promote_dtypes_inexact(*args) -> list:
     """Like promote_dtypes, then to a float/complex type (ints become the default float)."""
-    avals = [aval_of(x) for x in args]
-    dtype, weak = dtypes.result_type(*avals)
+    dtype, weak = lattice_result_type(*args)
     dtype = dtypes.to_inexact_dtype(dtype)
-    return [_convert(x, a, dtype, weak) for x, a in zip(args, avals)]
+    return [_convert(x, dtype, weak, args) for x in args]
 
 
 def promote_dtypes_numeric(*args) -> list:
     """Like promote_dtypes, with bool promoted to the default int."""
-    avals = [aval_of(x) for x in args]
-    dtype, weak = dtypes.result_type(*avals)
+    dtype, weak = lattice_result_type(*args)
     if dtype == dtypes.bool_:
         dtype = dtypes.default_int_dtype()
-    return [_convert(x, a, dtype, weak) for x, a in zip(args, avals)]
+    return [_convert(x, dtype, weak, args) for x in args]
 
 
 def promote_dtypes_complex(*args) -> list:
-    avals = [aval_of(x) for x in args]
-    dtype, weak = dtypes.result_type(*avals)
+    dtype, weak = lattice_result_type(*args)
     if not dtypes.is_complex(dtype):
         dtype = dtypes.complex128 if dtype == dtypes.float64 else dtypes.complex64
-    return [_convert(x, a, dtype, weak) for x, a in zip(args, avals)]
+    return [_convert(x, dtype, weak, args) for x in args]
 
 
+# ---------------------------------------------------------------- rank promotion
 def promote_shapes(fun_name: str, *args) -> list:
     """Give lower-rank args leading size-1 dims (lax broadcasts those and rank-0 operands)."""
     if len(args) < 2:
-        return list(args)
-    avals = [aval_of(x) for x in args]
-    rank = max(len(a.shape) for a in avals)
-    out = []
-    for x, a in zip(args, avals):
-        if a.shape and len(a.shape) < rank:
-            from ..lax import shapes
-            pad = rank - len(a.shape)
-            x = shapes.broadcast_in_dim(x, (1,) * pad + a.shape, tuple(range(pad, rank)))
-        out.append(x)
-    return out
+        return [ensure_array(x) for x in args]
+    ranks = [len(aval_of(x).shape) for x in args]
+    nonscalar = {r for r in ranks if r}
+    if len(nonscalar) < 2:
+        return [ensure_array(x) for x in args]
+    from ..lax import shapes
+    rank = max(ranks)
+    return [shapes.broadcast_to_rank(x, rank) if r else ensure_array(x)
+            for x, r in zip(args, ranks)]
+
+
+def _fast(args) -> bool:
+    """All args already Arrays/tracers of one dtype and weak type, ranks lax accepts as is."""
+    a0 = args[0].aval if isinstance(args[0], _ARRAYS) else None
+    if a0 is None:
+        return False
+    for x in args[1:]:
+        if not isinstance(x, _ARRAYS):
+            return False
+        a = x.aval
+        if a.dtype != a0.dtype or a.weak_type != a0.weak_type or (
+                len(a.shape) != len(a0.shape) and a.shape and a0.shape):
+            return False
+    return True
 
 
 def promote_args(fun_name: str, *args) -> list:
     """check_arraylike + promote_dtypes + promote_shapes, as jnp's binary functions do."""
+    if _fast(args):
+        return list(args)
     check_arraylike(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes(*args))
 
 
 def promote_args_inexact(fun_name: str, *args) -> list:
+    if _fast(args) and args[0].aval.dtype in _INEXACT:
+        return list(args)
     check_arraylike(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes_inexact(*args))
 
 
 def promote_args_numeric(fun_name: str, *args) -> list:
+    if _fast(args) and args[0].aval.dtype != dtypes.bool_:
+        return list(args)
     check_arraylike(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes_numeric(*args))
 
 
-def ensure_array(x):
-    """An Array or tracer for `x` (NumPy data and Python scalars are put on the device)."""
-    if isinstance(x, (Array, Tracer)):
+def promote_args_complex(fun_name: str, *args) -> list:
+    check_arraylike(fun_name, *args)
+    return promote_shapes(fun_name, *promote_dtypes_complex(*args))
+
+
+# ---------------------------------------------------------------- lax-level helpers
+def const(x, value):
+    """`value` as a NumPy scalar of x's dtype: a literal when staged, as JAX's lax._const."""
+    return np.array(value, dtype=aval_of(x).dtype)[()]
+
+
+def full(shape, fill_value, dtype=None):
+    """lax.full: `fill_value` broadcast to `shape` (weak if dtype is None and it is weak)."""
+    from ..lax import shapes
+    weak = dtype is None and dtypes.is_weakly_typed(fill_value)
+    dtype = dtypes.canonicalize_dtype(dtype if dtype is not None else aval_of(fill_value).dtype)
+    if np.ndim(fill_value) if not isinstance(fill_value, _ARRAYS) else fill_value.ndim:
+        raise TypeError(f"full must be called with scalar fill_value, got fill_value.shape "
+                        f"{np.shape(fill_value)}.")
+    fill = conversion._convert_element_type(fill_value, dtype, weak)
+    return shapes.broadcast(fill, tuple(shape))
+
+
+def full_like(x, fill_value, dtype=None, shape=None):
+    """lax.full_like: like `x` (its weak type too, unless `dtype` is given)."""
+    aval = aval_of(x)
+    weak = dtype is None and aval.weak_type
+    out = full(aval.shape if shape is None else shape, fill_value, dtype or aval.dtype)
+    if weak:
+        out = conversion._convert_element_type(out, out.dtype, True)
+    return out
+
+
+def broadcast_shapes(*shapes) -> tuple:
+    """NumPy's broadcasting of shapes, with JAX's error message."""
+    rank = max((len(s) for s in shapes), default=0)
+    padded = [(1,) * (rank - len(s)) + tuple(s) for s in shapes]
+    out = []
+    for sizes in zip(*padded):
+        distinct = {d for d in sizes if d != 1}
+        if len(distinct) > 1:
+            raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}")
+        out.append(distinct.pop() if distinct else 1)
+    return tuple(out)
+
+
+def broadcast_to(x, shape):
+    """`x` broadcast to `shape` (NumPy's rules), as one broadcast_in_dim."""
+    from ..lax import shapes
+    x = ensure_array(x)
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    xs = x.aval.shape
+    if xs == shape:
         return x
-    if hasattr(x, "__jax_array__"):
-        return ensure_array(x.__jax_array__())
-    return device_put(x)
+    nlead = len(shape) - len(xs)
+    if nlead < 0 or any(d != 1 and d != s for d, s in zip(xs, shape[nlead:])):
+        raise ValueError(f"Incompatible shapes for broadcasting: {xs} and requested shape "
+                         f"{shape}")
+    keep = [i for i, d in enumerate(xs) if d == shape[nlead + i]]
+    if len(keep) != len(xs):          # size-1 dims that stretch: drop them first
+        x = shapes.reshape(x, tuple(xs[i] for i in keep))
+    return shapes.broadcast_in_dim(x, shape, tuple(nlead + i for i in keep))
+
+
+def broadcast_arrays(*args) -> list:
+    """All args broadcast to their common shape."""
+    avals = [aval_of(a) for a in args]
+    if all(a.shape == avals[0].shape for a in avals):
+        return [ensure_array(a) for a in args]
+    shape = broadcast_shapes(*(a.shape for a in avals))
+    return [broadcast_to(a, shape) for a in args]
+
+
+def _where(condition, x, y):
+    """jnp.where's three-argument form: promote x and y, broadcast all three, select.
+    Jitted (not inlined), as JAX's util._where: staged it is one `jit[name=_where]`."""
+    from ..lax import elementwise as lax
+    if aval_of(condition).dtype != dtypes.bool_:
+        condition = lax.ne(condition, const(condition, 0))
+    x, y = promote_dtypes(x, y)
+    if not aval_of(condition).shape:
+        x, y = broadcast_arrays(x, y)
+    else:
+        condition, x, y = broadcast_arrays(condition, x, y)
+    return lax.select(condition, x, y)
+
+
+_where_jit = None
+
+
+def where(condition, x, y):
+    global _where_jit
+    check_arraylike("where", condition, x, y)
+    if _where_jit is None:               # transforms.jit imports lax; bind it on first use
+        from ..transforms.jit import jit
+        _where_jit = jit(_where)
+    return _where_jit(condition, x, y)
 
 
 def canonicalize_axis(axis: int, ndim: int) -> int:

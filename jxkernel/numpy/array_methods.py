@@ -1,0 +1,355 @@
+"""Operators and methods of `jxkernel.Array` and of every Tracer, as `jax.Array` has them.
+
+    >>> x = jnp.arange(6).reshape(2, 3)
+    >>> (x / 2).sum(axis=0), x.T.shape, x.at[0, 0].set(7)[0, 0]
+    (Array([1.5, 2.5, 3.5], dtype=float32), (3, 2), Array(7, dtype=int32))
+
+`install()` (called by jxkernel.numpy on import) sets them on both classes, so user code
+treats traced values and arrays alike. Each one is a thin call into a jnp function; the
+modules owning reductions, shapes, products, sorting and indexing are looked up when a
+method is called, not at import.
+"""
+from __future__ import annotations
+
+import operator
+import sys
+
+import numpy as np
+
+from .. import lax
+from ..core.trace import Tracer
+from ..xla.array import Array, device_put
+from . import ufuncs
+from .creation import astype
+
+def _jnp(name: str):
+    """The jnp function `name`, looked up when called (its module may land after this one)."""
+    fn = getattr(sys.modules["jxkernel.numpy"], name, None)
+    if fn is None:
+        raise NotImplementedError(f"jxkernel.numpy.{name} is not implemented yet")
+    return fn
+
+
+def _jnp_private(module: str, name: str):
+    mod = sys.modules.get(f"jxkernel.numpy.{module}")
+    fn = getattr(mod, name, None)
+    if fn is None:
+        raise NotImplementedError(f"jxkernel.numpy.{module}.{name} is not implemented yet")
+    return fn
+
+
+# ---------------------------------------------------------------- operators
+_ACCEPTED = (int, float, complex, np.generic, np.ndarray, Array, Tracer)
+
+
+def _binop(fn, name, reflected=False, symbol=None, reject_seq=False):
+    """Operator that defers (NotImplemented) to operands jnp does not accept."""
+    def op(self, other):
+        if not isinstance(other, _ACCEPTED):
+            m = getattr(other, "__jax_array__", None)
+            if m is not None:
+                other = m()
+            elif reject_seq and type(other) in (tuple, list, dict, set):
+                a, b = (other, self) if reflected else (self, other)
+                raise TypeError(f"unsupported operand type(s) for {symbol}: "
+                                f"{type(a).__name__!r} and {type(b).__name__!r}")
+            else:
+                return NotImplemented
+        return fn(other, self) if reflected else fn(self, other)
+    op.__name__ = op.__qualname__ = f"__{name}__"
+    return op
+
+
+def _matmul(a, b):
+    return _jnp("matmul")(a, b)
+
+
+def _setitem(self, i, x):
+    raise TypeError("JAX arrays are immutable and do not support in-place item assignment. "
+                    "Instead of x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
+                    "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
+
+
+def _round(number, ndigits=None):
+    out = ufuncs.round(number, decimals=ndigits or 0)
+    return astype(out, int) if ndigits is None else out
+
+
+def _getitem(self, item):
+    return _jnp_private("indexing", "rewriting_take")(self, item)
+
+
+def _tracer_iter(self):
+    """Rows along the first axis, staged as slice + squeeze (as JAX does)."""
+    shape = self.aval.shape
+    if not shape:
+        raise TypeError("iteration over a 0-d array")
+    for i in range(shape[0]):
+        row = lax.slice(self, (i,) + (0,) * (len(shape) - 1), (i + 1,) + shape[1:])
+        yield lax.squeeze(row, (0,))
+
+
+def _contains(self, other):
+    if other is None or isinstance(other, str):
+        raise TypeError(f"Array.__contains__: unsupported operand type {type(other)}.")
+    if self.ndim != 1:
+        raise ValueError(f"Array.__contains__: search array must be one-dimensional, got "
+                         f"arr.shape={self.shape}.")
+    if np.ndim(other) != 0:
+        raise ValueError(f"Array.__contains__: query value must be a scalar, got "
+                         f"query.shape={np.shape(other)!r}")
+    eq = ufuncs.equal(self, other)
+    return lax.reduce_or(eq, (0,))
+
+
+_OPERATORS = {
+    "__add__": _binop(ufuncs.add, "add", symbol="+", reject_seq=True),
+    "__radd__": _binop(ufuncs.add, "radd", True, "+", True),
+    "__sub__": _binop(ufuncs.subtract, "sub"),
+    "__rsub__": _binop(ufuncs.subtract, "rsub", True),
+    "__mul__": _binop(ufuncs.multiply, "mul", symbol="*", reject_seq=True),
+    "__rmul__": _binop(ufuncs.multiply, "rmul", True, "*", True),
+    "__truediv__": _binop(ufuncs.true_divide, "truediv"),
+    "__rtruediv__": _binop(ufuncs.true_divide, "rtruediv", True),
+    "__floordiv__": _binop(ufuncs.floor_divide, "floordiv"),
+    "__rfloordiv__": _binop(ufuncs.floor_divide, "rfloordiv", True),
+    "__mod__": _binop(ufuncs.remainder, "mod"),
+    "__rmod__": _binop(ufuncs.remainder, "rmod", True),
+    "__divmod__": _binop(ufuncs.divmod, "divmod"),
+    "__rdivmod__": _binop(ufuncs.divmod, "rdivmod", True),
+    "__pow__": _binop(ufuncs.power, "pow"),
+    "__rpow__": _binop(ufuncs.power, "rpow", True),
+    "__matmul__": _binop(_matmul, "matmul"),
+    "__rmatmul__": _binop(_matmul, "rmatmul", True),
+    "__and__": _binop(ufuncs.bitwise_and, "and"),
+    "__rand__": _binop(ufuncs.bitwise_and, "rand", True),
+    "__or__": _binop(ufuncs.bitwise_or, "or"),
+    "__ror__": _binop(ufuncs.bitwise_or, "ror", True),
+    "__xor__": _binop(ufuncs.bitwise_xor, "xor"),
+    "__rxor__": _binop(ufuncs.bitwise_xor, "rxor", True),
+    "__lshift__": _binop(ufuncs.left_shift, "lshift"),
+    "__rlshift__": _binop(ufuncs.left_shift, "rlshift", True),
+    "__rshift__": _binop(ufuncs.right_shift, "rshift"),
+    "__rrshift__": _binop(ufuncs.right_shift, "rrshift", True),
+    "__eq__": _binop(ufuncs.equal, "eq", symbol="==", reject_seq=True),
+    "__ne__": _binop(ufuncs.not_equal, "ne", symbol="!=", reject_seq=True),
+    "__lt__": _binop(ufuncs.less, "lt"),
+    "__le__": _binop(ufuncs.less_equal, "le"),
+    "__gt__": _binop(ufuncs.greater, "gt"),
+    "__ge__": _binop(ufuncs.greater_equal, "ge"),
+    "__neg__": lambda self: ufuncs.negative(self),
+    "__pos__": lambda self: ufuncs.positive(self),
+    "__abs__": lambda self: ufuncs.absolute(self),
+    "__invert__": lambda self: ufuncs.invert(self),
+    "__round__": _round,
+    "__getitem__": _getitem,
+    "__setitem__": _setitem,
+    "__contains__": _contains,
+}
+
+
+# ---------------------------------------------------------------- methods
+def _delegate(name):
+    def method(self, *args, **kwargs):
+        return _jnp(name)(self, *args, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"jnp.{name}(self, ...)."
+    return method
+
+
+def _compute_newshape(arr, newshape) -> tuple:
+    try:
+        iter(newshape)
+    except TypeError:
+        newshape = [newshape]
+    newshape = tuple(operator.index(d) for d in newshape)
+    neg1s = [i for i, d in enumerate(newshape) if d == -1]
+    size = arr.size
+    if len(neg1s) > 1:
+        raise TypeError(f"can only specify one unknown axis size with a `-1` value, got "
+                        f"{newshape}")
+    if neg1s:
+        i, = neg1s
+        others = int(np.prod(newshape[:i] + newshape[i + 1:]))
+        if others == 0 or size % others:
+            raise TypeError(f"cannot reshape array of shape {arr.shape} (size {size}) into "
+                            f"shape {newshape} because the product of specified axis sizes "
+                            f"({others}) does not evenly divide {size}")
+        return newshape[:i] + (size // others,) + newshape[i + 1:]
+    if size != int(np.prod(newshape)):
+        raise TypeError(f"cannot reshape array of shape {arr.shape} (size {size}) into shape "
+                        f"{newshape} (size {int(np.prod(newshape))})")
+    return newshape
+
+
+def _reshape(self, *args, order="C", out_sharding=None):
+    """x.reshape(2, 3) or x.reshape((2, 3)); one size may be -1."""
+    newshape = _compute_newshape(self, args[0] if len(args) == 1 else args)
+    if order == "C":
+        return lax.reshape(self, newshape)
+    if order == "F":
+        dims = tuple(range(self.ndim)[::-1])
+        out = lax.reshape(self, newshape[::-1], dims)
+        return lax.transpose(out, tuple(range(out.ndim)[::-1]))
+    if order == "A":
+        raise NotImplementedError("np.reshape order=A is not implemented.")
+    raise ValueError(f"Unexpected value for 'order' argument: {order}.")
+
+
+def _transpose(self, *args):
+    if not args:
+        axes = None
+    elif len(args) == 1:
+        axes = args[0] if args[0] is None else tuple(np.atleast_1d(args[0]).tolist()) \
+            if not isinstance(args[0], (tuple, list)) else tuple(args[0])
+    else:
+        axes = tuple(args)
+    return _jnp("transpose")(self, axes)
+
+
+def _T(self):
+    return _jnp("transpose")(self)
+
+
+def _mT(self):
+    fn = getattr(sys.modules["jxkernel.numpy"], "matrix_transpose", None)
+    if fn is not None:
+        return fn(self)
+    if self.ndim < 2:
+        raise ValueError(f"matrix_transpose requires at least 2 dimensions; got {self.ndim=}")
+    perm = tuple(range(self.ndim - 2)) + (self.ndim - 1, self.ndim - 2)
+    return lax.transpose(self, perm)
+
+
+def _flatten(self, order="C", *, out_sharding=None):
+    return _jnp("ravel")(self, order=order)
+
+
+def _clip(self, min=None, max=None, **kwargs):
+    return ufuncs.clip(self, min, max, **kwargs)
+
+
+def _astype(self, dtype, copy=False, device=None):
+    return astype(self, dtype, copy=copy, device=device)
+
+
+def _copy(self):
+    from .creation import copy
+    return copy(self)
+
+
+def _item(self, *args):
+    value = self.to_concrete_value()
+    if value is None:
+        from ..core.errors import ConcretizationTypeError
+        raise ConcretizationTypeError(self, "This occurred in the item() method of "
+                                            "jax.Array. ")
+    return np.asarray(value).item(*args)
+
+
+def _tolist(self):
+    value = self.to_concrete_value()
+    if value is None:
+        from ..core.errors import ConcretizationTypeError
+        raise ConcretizationTypeError(self, "This occurred in the tolist() method of "
+                                            "jax.Array. ")
+    return np.asarray(value).tolist()
+
+
+def _view(self, dtype=None, type=None):
+    """The same bits as another dtype (same or divisible item sizes)."""
+    from .dtypes import canonicalize_user_dtype
+    if type is not None:
+        raise NotImplementedError("`type` argument of array.view() is not supported.")
+    if dtype is None:
+        return self
+    dtype = canonicalize_user_dtype(dtype, "view")
+    bits_in, bits_out = self.dtype.itemsize * 8, dtype.itemsize * 8
+    if self.ndim == 0:
+        if bits_in != bits_out:
+            raise ValueError("view() of a 0d array is only supported if the itemsize is "
+                             "unchanged.")
+        return lax.squeeze(_view(lax.expand_dims(self, (0,)), dtype), (0,))
+    if self.shape[-1] * bits_in % bits_out != 0:
+        raise ValueError("When changing to a larger dtype, its size must be a divisor of the "
+                         "total size in bytes of the last axis of the array.")
+    if self.dtype == dtype:
+        return self
+    if self.dtype == np.bool_:
+        return _view(astype(self, np.uint8), dtype)
+    if dtype == np.bool_:
+        return astype(_view(self, np.uint8), np.bool_)
+    if self.dtype.kind == "c" or dtype.kind == "c":
+        raise NotImplementedError("view() between complex and real dtypes is not supported")
+    if bits_in < bits_out:
+        factor = bits_out // bits_in
+        out = lax.reshape(self, self.shape[:-1] + (self.shape[-1] // factor, factor))
+        return lax.bitcast_convert_type(out, dtype)
+    if bits_in > bits_out:
+        out = lax.bitcast_convert_type(self, dtype)
+        return lax.reshape(out, out.shape[:-2] + (out.shape[-2] * out.shape[-1],))
+    return lax.bitcast_convert_type(self, dtype)
+
+
+def _flat(self):
+    raise NotImplementedError("JAX Arrays do not implement the arr.flat property: consider "
+                              "arr.flatten() instead.")
+
+
+def _at(self):
+    return _jnp_private("indexing", "_IndexUpdateHelper")(self)
+
+
+def _to_device(self, device, *, stream=None):
+    if stream is not None:
+        raise NotImplementedError("stream argument of array.to_device()")
+    return device_put(self, device)
+
+
+def _compress(self, condition, axis=None, *, out=None, size=None, fill_value=0):
+    return _jnp("compress")(condition, self, axis=axis, out=out, size=size,
+                                        fill_value=fill_value)
+
+
+def _nonzero(self, *, fill_value=None, size=None):
+    return _jnp("nonzero")(self, size=size, fill_value=fill_value)
+
+
+def _choose(self, choices, out=None, mode="raise"):
+    return _jnp("choose")(self, choices, out=out, mode=mode)
+
+
+_METHODS = {
+    **{n: _delegate(n) for n in
+       ("all", "any", "argmax", "argmin", "argpartition", "argsort", "cumprod", "cumsum",
+        "diagonal", "dot", "max", "mean", "min", "prod", "ptp", "repeat", "searchsorted",
+        "sort", "squeeze", "std", "sum", "swapaxes", "take", "trace", "var")},
+    # here
+    "astype": _astype, "clip": _clip, "compress": _compress, "choose": _choose,
+    "conj": lambda self: ufuncs.conj(self), "conjugate": lambda self: ufuncs.conjugate(self),
+    "flatten": _flatten, "ravel": _flatten, "nonzero": _nonzero, "reshape": _reshape,
+    "round": lambda self, decimals=0, out=None: ufuncs.round(self, decimals, out),
+    "transpose": _transpose, "view": _view, "to_device": _to_device,
+}
+_TRACER_ONLY = {"copy": _copy, "item": _item, "tolist": _tolist, "__iter__": _tracer_iter}
+_PROPERTIES = {
+    "T": _T, "mT": _mT, "real": lambda self: ufuncs.real(self),
+    "imag": lambda self: ufuncs.imag(self), "flat": _flat, "at": _at,
+}
+_TRACER_PROPERTIES = {
+    "nbytes": lambda self: self.aval.size * self.aval.dtype.itemsize,
+    "itemsize": lambda self: self.aval.dtype.itemsize,
+}
+
+
+def install() -> None:
+    """Put the operators, methods and properties on Array and Tracer (idempotent)."""
+    for cls in (Array, Tracer):
+        for name, fn in {**_OPERATORS, **_METHODS}.items():
+            setattr(cls, name, fn)
+        for name, fn in _PROPERTIES.items():
+            setattr(cls, name, property(fn))
+    for name, fn in _TRACER_ONLY.items():
+        setattr(Tracer, name, fn)
+    for name, fn in _TRACER_PROPERTIES.items():
+        setattr(Tracer, name, property(fn))

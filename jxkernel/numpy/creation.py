@@ -1,0 +1,584 @@
+"""Array creation: array/asarray (with JAX's weak types), zeros/ones/full and their *_like,
+arange, linspace/logspace/geomspace, eye/identity/tri, meshgrid, copy.
+
+    >>> jnp.asarray(1.0)                   # a Python scalar stays weakly typed
+    Array(1., dtype=float32, weak_type=True)
+    >>> jnp.array([1.0, 2])                # a list does not
+    Array([1., 2.], dtype=float32)
+
+Eagerly, constant fills (zeros, ones, full, eye, tri, integer arange) are built in NumPy
+and copied to the device: no XLA compile per new shape. Under a transformation they stage
+the same primitives JAX stages (broadcast_in_dim, iota, ...).
+"""
+from __future__ import annotations
+
+import operator
+import warnings
+
+import numpy as np
+
+from .. import lax
+from ..core import dtypes as _core
+from ..core import trace as _trace
+from ..core.avals import ShapedArray
+from ..core.errors import ConcretizationTypeError
+from ..core.trace import Tracer
+from ..transforms.jit import jit
+from ..xla import client as _client
+from ..xla.array import Array, device_put, host_to_device
+from . import util
+from .dtypes import canonicalize_user_dtype, lattice_result_type, result_type
+
+__all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
+           "full_like", "empty_like", "arange", "linspace", "logspace", "geomspace", "eye",
+           "identity", "tri", "meshgrid", "copy", "astype"]
+
+_SCALARS = (bool, int, float, complex)
+
+
+def _eager() -> bool:
+    return type(_trace._ctx.trace) is _trace.EvalTrace
+
+
+def _on_device(value: np.ndarray, weak: bool = False, device=None) -> Array:
+    aval = ShapedArray(value.shape, value.dtype, weak)
+    return host_to_device(value, aval, device or _client.default_device())
+
+
+def _check_python_int(x, dtype) -> None:
+    if type(x) is int and np.dtype(dtype).kind in "iu":
+        info = np.iinfo(dtype)
+        if not info.min <= x <= info.max:
+            raise OverflowError(f"Python int {x} too large to convert to {np.dtype(dtype).name}")
+
+
+def _shape(shape, name="shape") -> tuple:
+    if isinstance(shape, (list, tuple)):
+        out = []
+        for d in shape:
+            out.append(_concrete_int(d, f"The {name} argument"))
+        return tuple(out)
+    if np.ndim(shape) == 0:
+        return (_concrete_int(shape, f"The {name} argument"),)
+    raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got "
+                    f"{shape}.")
+
+
+def _concrete_int(x, what) -> int:
+    if isinstance(x, Tracer):
+        value = x.to_concrete_value()
+        if value is None:
+            raise ConcretizationTypeError(x, f"{what} must be a concrete (static) integer. ")
+        x = value
+    try:
+        return operator.index(x)
+    except TypeError:
+        raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got "
+                        f"{x!r}.") from None
+
+
+def _concrete(x, what):
+    """A concrete value for a static argument (Python/NumPy/Array), or a clear error."""
+    if isinstance(x, Tracer):
+        value = x.to_concrete_value()
+        if value is None:
+            raise ConcretizationTypeError(x, f"It arose in {what}. ")
+        return value
+    return x
+
+
+# ---------------------------------------------------------------- array / asarray
+def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin: int = 0, *,
+          device=None):
+    """An Array from an array, scalar, or nested lists/tuples of them (as jnp.array).
+
+    >>> jnp.array([[1, 2], [3, 4]], dtype=jnp.float32).shape
+    (2, 2)
+    """
+    if order is not None and order != "K":
+        raise NotImplementedError("Only implemented for order='K'")
+    if dtype is not None:
+        dtype = canonicalize_user_dtype(dtype, "array")
+    weak = dtype is None and _core.is_weakly_typed(object)
+    if hasattr(object, "__jax_array__") and not isinstance(object, (Array, Tracer)):
+        object = object.__jax_array__()
+
+    if isinstance(object, (Array, Tracer)):
+        out = object
+        if copy and dtype in (None, out.dtype):
+            out = out.copy() if type(out) is Array else lax.copy_p.bind(out)
+    elif isinstance(object, (list, tuple)):
+        out = _from_sequence(object, dtype)
+    elif object is None:
+        raise ValueError("None is not a valid value for jnp.array")
+    else:
+        if type(object) in _SCALARS:
+            if dtype is None:
+                _check_python_int(object, _core.python_scalar_dtype(object))
+            out = np.asarray(object, dtype or _core.python_scalar_dtype(object))
+        else:
+            try:
+                out = np.asarray(object)
+            except Exception:
+                raise TypeError(f"Unexpected input type for array: {type(object)}") from None
+            if out.dtype == object_dtype:
+                raise TypeError(f"Unexpected input type for array: {type(object)}")
+        if dtype is None:
+            dtype = _core.canonicalize_dtype(out.dtype)
+    out = _finish(out, dtype or util.aval_of(out).dtype, weak, device)
+    if ndmin > out.ndim:
+        out = lax.expand_dims(out, tuple(range(ndmin - out.ndim)))
+    return out
+
+
+object_dtype = np.dtype(object)
+
+
+def _finish(out, dtype, weak, device):
+    """Host data or an Array/tracer as an Array of `dtype` with the weak flag set."""
+    if isinstance(out, np.ndarray):
+        if out.dtype != dtype:
+            out = out.astype(dtype)
+        if out.shape or _eager() or device is not None:
+            return _on_device(out, weak, device)
+        return lax.conversion._convert_element_type(out[()], dtype, weak)   # staged: a literal
+    a = out.aval
+    if a.dtype != dtype or a.weak_type != weak:
+        out = lax.conversion._convert_element_type(out, dtype, weak)
+    if device is not None:
+        out = device_put(out, device)
+    return out
+
+
+def _leaves(obj, out):
+    if isinstance(obj, (list, tuple)):
+        for o in obj:
+            _leaves(o, out)
+    elif obj is None:
+        raise ValueError("None is not a valid value for jnp.array")
+    else:
+        out.append(obj.__jax_array__() if hasattr(obj, "__jax_array__") else obj)
+    return out
+
+
+def _from_sequence(obj, dtype):
+    """Nested lists/tuples: via NumPy unless they hold tracers (then stacked with lax)."""
+    leaves = _leaves(obj, [])
+    if dtype is None:
+        dtype = lattice_result_type(*_dedupe(leaves))[0] if leaves else \
+            _core.default_float_dtype()
+    if not any(isinstance(x, Tracer) for x in leaves):
+        return np.asarray(_host(obj), dtype=dtype)
+    parts = [lax.expand_dims(array(x, dtype=dtype, copy=False), (0,)) for x in obj]
+    return lax.concatenate(parts, 0)
+
+
+def _dedupe(leaves):
+    seen, out = set(), []
+    for x in leaves:
+        key = type(x) if type(x) in _SCALARS else (util.aval_of(x).dtype, util.aval_of(x).weak_type)
+        if key not in seen:
+            seen.add(key)
+            out.append(x)
+    return out
+
+
+def _host(obj):
+    if isinstance(obj, (list, tuple)):
+        return [_host(o) for o in obj]
+    return np.asarray(obj) if isinstance(obj, Array) else obj
+
+
+def asarray(a, dtype=None, order=None, *, copy: bool | None = None, device=None):
+    """`a` as an Array, without a copy where possible (as jnp.asarray).
+
+    >>> jnp.asarray([1, 2, 3]).dtype
+    dtype('int32')
+    """
+    if type(a) is Array and dtype is None and not copy and device is None:
+        return a
+    if dtype is not None:
+        dtype = canonicalize_user_dtype(dtype, "asarray")
+    return array(a, dtype=dtype, copy=bool(copy), order=order, device=device)
+
+
+def copy(a, order=None):
+    """A copy of `a`."""
+    util.check_arraylike("copy", a)
+    return array(a, copy=True, order=order)
+
+
+def astype(x, dtype, /, *, copy: bool = False, device=None):
+    """`x` converted to `dtype` (None: the default float).
+
+    >>> jnp.astype(jnp.arange(3), jnp.float16)
+    Array([0., 1., 2.], dtype=float16)
+    """
+    x = util.ensure_arraylike("astype", x)
+    dtype = _core.default_float_dtype() if dtype is None else \
+        canonicalize_user_dtype(dtype, "astype")
+    if _core.is_complex(x.dtype):
+        if dtype.kind in "iuf" or dtype == _core.bfloat16:
+            warnings.warn("Casting from complex to real dtypes will soon raise a ValueError. "
+                          "Please first use jnp.real or jnp.imag to take the real/imaginary "
+                          "component of your input.", DeprecationWarning, stacklevel=2)
+        elif dtype == _core.bool_:
+            x = lax.ne(x, np.array(0, x.dtype)[()])
+    out = lax.convert_element_type(x, dtype)
+    if copy and out is x:
+        out = array(x, copy=True)
+    return out if device is None else device_put(out, device)
+
+
+# ---------------------------------------------------------------- fills
+def _fill(shape, value, dtype, weak=False, device=None):
+    """`value` broadcast to `shape`: built on the host eagerly, staged as lax.full."""
+    if _eager() or device is not None:
+        return _on_device(np.full(shape, value, dtype), weak, device)
+    out = util.full(shape, lax.conversion._convert_element_type(value, dtype, weak))
+    return out
+
+
+def _check_forgot_shape_tuple(name, shape, dtype):
+    if isinstance(dtype, int) and isinstance(shape, int):
+        raise TypeError(f"Cannot interpret '{dtype}' as a data type.\n\nDid you accidentally "
+                        f"write `jax.numpy.{name}({shape}, {dtype})` when you meant "
+                        f"`jax.numpy.{name}(({shape}, {dtype}))`, i.e. with a single tuple "
+                        f"argument for the shape?")
+
+
+def zeros(shape, dtype=None, *, device=None):
+    """An array of zeros (float32 by default).
+
+    >>> jnp.zeros((2, 3)).shape
+    (2, 3)
+    """
+    _check_forgot_shape_tuple("zeros", shape, dtype)
+    dtype = canonicalize_user_dtype(float if dtype is None else dtype, "zeros")
+    return _fill(_shape(shape), 0, dtype, device=device)
+
+
+def ones(shape, dtype=None, *, device=None):
+    """An array of ones (float32 by default)."""
+    _check_forgot_shape_tuple("ones", shape, dtype)
+    dtype = canonicalize_user_dtype(float if dtype is None else dtype, "ones")
+    return _fill(_shape(shape), 1, dtype, device=device)
+
+
+def empty(shape, dtype=None, *, device=None):
+    """Like zeros: arrays are immutable, so there is no uninitialized memory to hand out."""
+    _check_forgot_shape_tuple("empty", shape, dtype)
+    return zeros(shape, dtype, device=device)
+
+
+def full(shape, fill_value, dtype=None, *, device=None):
+    """An array of `shape` filled with `fill_value` (broadcast if it is an array).
+
+    >>> jnp.full((2,), 7)
+    Array([7, 7], dtype=int32)
+    """
+    if dtype is not None:
+        dtype = canonicalize_user_dtype(dtype, "full")
+    util.check_arraylike("full", fill_value)
+    if np.ndim(fill_value) if not isinstance(fill_value, (Array, Tracer)) else fill_value.ndim:
+        return util.broadcast_to(asarray(fill_value, dtype=dtype, device=device), _shape(shape))
+    return _full_scalar(_shape(shape), fill_value, dtype, device)
+
+
+def _full_scalar(shape, fill_value, dtype, device=None):
+    weak = dtype is None and _core.is_weakly_typed(fill_value)
+    if dtype is None:
+        dtype = util.aval_of(fill_value).dtype
+    if isinstance(fill_value, Tracer):
+        value = fill_value.to_concrete_value()
+        if value is None:          # a traced fill value: stage lax.full
+            fill = lax.conversion._convert_element_type(fill_value, dtype, weak)
+            return util.full(shape, fill)
+        fill_value = value
+    if isinstance(fill_value, Array):
+        fill_value = fill_value._value()
+    _check_python_int(fill_value, dtype)
+    return _fill(shape, np.asarray(fill_value).astype(dtype) if not isinstance(
+        fill_value, _SCALARS) else fill_value, dtype, weak, device)
+
+
+def _like(name, a, fill_value, dtype, shape, device=None):
+    if not (hasattr(a, "dtype") and hasattr(a, "shape")):
+        if hasattr(a, "__jax_array__"):
+            a = a.__jax_array__()
+        util.check_arraylike(name, a)
+    if dtype is not None:
+        dtype = canonicalize_user_dtype(dtype, name)
+    aval = util.aval_of(a) if not isinstance(a, (Array, Tracer)) else a.aval
+    shape = aval.shape if shape is None else _shape(shape)
+    if np.ndim(fill_value) if not isinstance(fill_value, (Array, Tracer)) else fill_value.ndim:
+        return util.broadcast_to(asarray(fill_value, dtype=dtype or aval.dtype, device=device),
+                                 shape)
+    weak = dtype is None and aval.weak_type
+    dtype = dtype or aval.dtype
+    if isinstance(fill_value, Tracer) and fill_value.to_concrete_value() is None:
+        out = util.full(shape, lax.conversion._convert_element_type(fill_value, dtype, weak))
+        return out
+    if isinstance(fill_value, (Array, Tracer)):
+        fill_value = np.asarray(fill_value.to_concrete_value() if isinstance(
+            fill_value, Tracer) else fill_value._value())
+    return _fill(shape, np.asarray(fill_value).astype(dtype) if not isinstance(
+        fill_value, _SCALARS) else fill_value, dtype, weak, device)
+
+
+def zeros_like(a, dtype=None, shape=None, *, device=None):
+    """Zeros with the shape and dtype (and weak type) of `a`."""
+    return _like("zeros_like", a, 0, dtype, shape, device)
+
+
+def ones_like(a, dtype=None, shape=None, *, device=None):
+    """Ones with the shape and dtype (and weak type) of `a`."""
+    return _like("ones_like", a, 1, dtype, shape, device)
+
+
+def empty_like(prototype, dtype=None, shape=None, *, device=None):
+    return _like("empty_like", prototype, 0, dtype, shape, device)
+
+
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
+    """`fill_value` with the shape and dtype (and weak type) of `a`.
+
+    >>> jnp.full_like(jnp.ones(2), 3)
+    Array([3., 3.], dtype=float32)
+    """
+    util.check_arraylike("full_like", fill_value)
+    return _like("full_like", a, fill_value, dtype, shape, device)
+
+
+# ---------------------------------------------------------------- ranges
+def arange(start, stop=None, step=None, dtype=None, *, device=None):
+    """Evenly spaced values in [start, stop), as JAX computes them (start + step * iota).
+
+    >>> jnp.arange(3), jnp.arange(0, 1, 0.25)
+    (Array([0, 1, 2], dtype=int32), Array([0.  , 0.25, 0.5 , 0.75], dtype=float32))
+    """
+    if dtype is not None:
+        dtype = canonicalize_user_dtype(dtype, "arange")
+    util.check_arraylike_or_none("arange", start, stop, step)
+    start_name = "stop" if stop is None and step is None else "start"
+    start = _concrete(start, f"the jnp.arange argument '{start_name}'")
+    stop = _concrete(stop, "the jnp.arange argument 'stop'")
+    step = _concrete(step, "the jnp.arange argument 'step'")
+    for name, val in ((start_name, start), ("stop", stop), ("step", step)):
+        if val is not None and np.ndim(val) != 0:
+            raise ValueError(f"jax.numpy.arange: arguments must be scalars; got {name}={val}")
+    if dtype is None:
+        dtype = result_type(start, *(x for x in (stop, step) if x is not None))
+    if any(np.iscomplexobj(v) for v in (start, stop, step) if v is not None):
+        raise ValueError("Passing complex start/stop/step to jnp.arange is no longer supported "
+                         "starting in JAX v0.10.0.")
+    start, stop, step = (v.item() if isinstance(v, (Array, np.ndarray, np.generic)) else v
+                         for v in (start, stop, step))
+    if stop is None:
+        start, stop = 0, start
+    if step is not None:
+        working = np.dtype(np.float32) if dtype.kind == "f" and dtype.itemsize < 4 else dtype
+        size = max(0, int(np.ceil((stop - start) / step)))
+        out = lax.add(lax.convert_element_type(start, working),
+                      lax.mul(lax.convert_element_type(step, working),
+                              lax.broadcasted_iota(working, (size,), 0)))
+        out = lax.convert_element_type(out, dtype)
+    elif start == 0:
+        size = max(0, int(np.ceil(stop)))
+        out = _on_device(np.arange(size, dtype=dtype)) if _eager() else \
+            lax.broadcasted_iota(dtype, (size,), 0)
+    else:
+        size = max(0, int(np.ceil(stop - start)))
+        out = lax.add(lax.convert_element_type(start, dtype),
+                      lax.broadcasted_iota(dtype, (size,), 0))
+    return out if device is None else device_put(out, device)
+
+
+def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False,
+             dtype=None, axis: int = 0, *, device=None):
+    """`num` evenly spaced values from start to stop (stop included if endpoint), computed
+    as JAX does: start * (1 - t) + stop * t.
+
+    >>> jnp.linspace(0, 1, 5)
+    Array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float32)
+    """
+    num = _concrete_int(num, "The 'num' argument of jnp.linspace")
+    axis = _concrete_int(axis, "The 'axis' argument of jnp.linspace")
+    out = _linspace(start, stop, num, endpoint, retstep, dtype, axis)
+    if device is not None:
+        out = (device_put(out[0], device), out[1]) if retstep else device_put(out, device)
+    return out
+
+
+@jit(static_argnames=("num", "endpoint", "retstep", "dtype", "axis"))
+def _linspace(start, stop, num, endpoint, retstep, dtype, axis):
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    start, stop = util.ensure_arraylike("linspace", start, stop)
+    if dtype is None:
+        dtype = _core.to_inexact_dtype(result_type(start, stop))
+    else:
+        dtype = canonicalize_user_dtype(dtype, "linspace")
+    cdtype = _core.to_inexact_dtype(dtype)
+    start = lax.convert_element_type(start, cdtype)
+    stop = lax.convert_element_type(stop, cdtype)
+    bounds = list(util.broadcast_shapes(start.shape, stop.shape))
+    bstart, bstop = util.broadcast_to(start, bounds), util.broadcast_to(stop, bounds)
+    axis = len(bounds) + axis + 1 if axis < 0 else axis
+    bounds.insert(axis, 1)
+    div = num - 1 if endpoint else num
+    if num > 1:
+        delta = lax.div(lax.sub(stop, start), _scalar(div, cdtype))
+        iota_shape = [1] * len(bounds)
+        iota_shape[axis] = div
+        real = _real_dtype(cdtype)
+        step = lax.div(lax.reshape(lax.iota(real, div), tuple(iota_shape)), _scalar(div, real))
+        step = lax.convert_element_type(step, cdtype)
+        one = _scalar(1, cdtype)
+        out = lax.add(lax.mul(lax.reshape(bstart, tuple(bounds)), lax.sub(one, step)),
+                      lax.mul(lax.reshape(bstop, tuple(bounds)), step))
+        if endpoint:
+            out = lax.concatenate([out, lax.expand_dims(bstop, (axis,))], axis)
+    elif num == 1:
+        delta = asarray(np.nan if endpoint else lax.sub(stop, start), dtype=cdtype)
+        out = lax.reshape(bstart, tuple(bounds))
+    else:
+        bounds[axis] = 0
+        delta = full((), np.nan, cdtype)
+        out = empty(bounds, dtype)
+    if _core.is_int(dtype) and not _core.is_int(out.dtype):
+        out = lax.floor(out)
+    out = lax.convert_element_type(out, dtype)
+    return (out, delta) if retstep else out
+
+
+def _scalar(value, dtype):
+    return np.array(value, dtype)[()]
+
+
+def _real_dtype(d):
+    return {_core.complex64: _core.float32, _core.complex128: _core.float64}.get(d, d)
+
+
+def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype=None,
+             axis: int = 0):
+    """base ** linspace(start, stop, num)."""
+    num = _concrete_int(num, "The 'num' argument of jnp.logspace")
+    axis = _concrete_int(axis, "The 'axis' argument of jnp.logspace")
+    return _logspace(start, stop, num, endpoint, base, dtype, axis)
+
+
+@jit(static_argnames=("num", "endpoint", "dtype", "axis"))
+def _logspace(start, stop, num, endpoint, base, dtype, axis):
+    from . import ufuncs
+    if dtype is None:
+        dtype = _core.to_inexact_dtype(result_type(start, stop))
+    else:
+        dtype = canonicalize_user_dtype(dtype, "logspace")
+    cdtype = _core.to_inexact_dtype(dtype)
+    start, stop = util.ensure_arraylike("logspace", start, stop)
+    start = lax.convert_element_type(start, cdtype)
+    stop = lax.convert_element_type(stop, cdtype)
+    lin = linspace(start, stop, num, endpoint=endpoint, axis=axis)
+    return lax.convert_element_type(ufuncs.power(base, lin), dtype)
+
+
+def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axis: int = 0):
+    """Numbers spaced evenly on a log scale (a geometric progression) from start to stop."""
+    num = _concrete_int(num, "The 'num' argument of jnp.geomspace")
+    axis = _concrete_int(axis, "The 'axis' argument of jnp.geomspace")
+    return _geomspace(start, stop, num, endpoint, dtype, axis)
+
+
+@jit(static_argnames=("num", "endpoint", "dtype", "axis"))
+def _geomspace(start, stop, num, endpoint, dtype, axis):
+    from . import ufuncs
+    if dtype is None:
+        dtype = _core.to_inexact_dtype(result_type(start, stop))
+    else:
+        dtype = canonicalize_user_dtype(dtype, "geomspace")
+    cdtype = _core.to_inexact_dtype(dtype)
+    start, stop = util.ensure_arraylike("geomspace", start, stop)
+    start = lax.convert_element_type(start, cdtype)
+    stop = lax.convert_element_type(stop, cdtype)
+    sign = ufuncs.sign(start)
+    res = ufuncs.multiply(sign, logspace(ufuncs.log10(ufuncs.divide(start, sign)),
+                                         ufuncs.log10(ufuncs.divide(stop, sign)), num,
+                                         endpoint=endpoint, base=10.0, dtype=cdtype, axis=0))
+    axis = util.canonicalize_axis(axis, res.ndim)
+    if axis != 0:
+        res = lax.transpose(res, (*range(1, axis + 1), 0, *range(axis + 1, res.ndim)))
+    return lax.convert_element_type(res, dtype)
+
+
+# ---------------------------------------------------------------- matrices, grids
+def eye(N, M=None, k=0, dtype=None, *, device=None):
+    """A 2-D array with ones on the k-th diagonal.
+
+    >>> jnp.eye(2, dtype=int)
+    Array([[1, 0],
+           [0, 1]], dtype=int32)
+    """
+    dtype = canonicalize_user_dtype(float if dtype is None else dtype, "eye")
+    n = _concrete_int(N, "The argument 'N' of jnp.eye()")
+    m = n if M is None else _concrete_int(M, "The argument 'M' of jnp.eye()")
+    if n < 0 or m < 0:
+        raise ValueError(f"negative dimensions are not allowed, got {N} and {M}")
+    if isinstance(k, Tracer) and k.to_concrete_value() is None:
+        offset = util.ensure_array(k)
+        if offset.shape != () or not _core.is_int(offset.dtype):
+            raise ValueError(f"k must be a scalar integer; got {k}")
+        i = lax.broadcasted_iota(offset.dtype, (n, m), 0)
+        j = lax.broadcasted_iota(offset.dtype, (n, m), 1)
+        return lax.convert_element_type(lax.eq(lax.add(i, offset), j), dtype)
+    k = operator.index(_concrete(k, "the argument 'k' of jnp.eye"))
+    if _eager() or device is not None:
+        return _on_device(np.eye(n, m, k, dtype=dtype), device=device)
+    i = lax.broadcasted_iota(_core.int32, (n, m), 0)
+    j = lax.broadcasted_iota(_core.int32, (n, m), 1)
+    return lax.convert_element_type(lax.eq(lax.add(i, np.int32(k)), j), dtype)
+
+
+def identity(n, dtype=None):
+    """The n x n identity matrix."""
+    return eye(n, dtype=dtype)
+
+
+def tri(N, M=None, k=0, dtype=None):
+    """Ones at and below the k-th diagonal (float32 by default, as in JAX)."""
+    dtype = np.dtype(np.float32) if dtype is None else canonicalize_user_dtype(dtype, "tri")
+    n = _concrete_int(N, "The argument 'N' of jnp.tri()")
+    m = n if M is None else _concrete_int(M, "The argument 'M' of jnp.tri()")
+    k = operator.index(_concrete(k, "the argument 'k' of jnp.tri"))
+    if _eager():
+        return _on_device(np.tri(n, m, k, dtype=dtype))
+    i = lax.broadcasted_iota(_core.int32, (n, m), 0)
+    j = lax.broadcasted_iota(_core.int32, (n, m), 1)
+    return lax.convert_element_type(lax.ge(lax.add(i, np.int32(k)), j), dtype)
+
+
+def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> list:
+    """Coordinate grids from 1-D arrays ('xy': Cartesian, 'ij': matrix indexing).
+
+    >>> [g.shape for g in jnp.meshgrid(jnp.arange(2), jnp.arange(3))]
+    [(3, 2), (3, 2)]
+    """
+    args = util.ensure_arraylike_tuple("meshgrid", xi)
+    if not copy:
+        raise ValueError("jax.numpy.meshgrid only supports copy=True")
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"Valid values for indexing are 'xy' and 'ij', got {indexing}")
+    if any(a.ndim != 1 for a in args):
+        raise ValueError(f"Arguments to jax.numpy.meshgrid must be 1D, got shapes "
+                         f"{[a.shape for a in args]}")
+    if indexing == "xy" and len(args) >= 2:
+        args[0], args[1] = args[1], args[0]
+    shape = [1 if sparse else a.shape[0] for a in args]
+    outs = []
+    for i, a in enumerate(args):
+        s = [*shape[:i], a.shape[0], *shape[i + 1:]] if sparse else shape
+        outs.append(lax.broadcast_in_dim(a, tuple(s), (i,)))
+    if indexing == "xy" and len(args) >= 2:
+        outs[0], outs[1] = outs[1], outs[0]
+    return outs
+

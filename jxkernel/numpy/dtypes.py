@@ -1,0 +1,368 @@
+"""jnp's dtype API: scalar types (`jnp.float32(2)` is an Array), JAX's promotion lattice
+(`result_type`, `promote_types`), and dtype predicates.
+
+    >>> jnp.float32(2)
+    Array(2., dtype=float32)
+    >>> jnp.result_type(jnp.int8, 2.0), jnp.promote_types(jnp.uint8, jnp.int8)
+    (dtype('float32'), dtype('int16'))
+
+The lattice is JAX's (jax/_src/dtypes.py) node for node, including its x32 twist
+(uint32 promotes with int32 to int32) and its rules for all-weak and single arguments;
+tests/test_numpy_promotion.py checks every pair against a table recorded from JAX.
+"""
+from __future__ import annotations
+
+import functools
+import warnings
+
+import ml_dtypes
+import numpy as np
+from numpy import (character, complexfloating, dtype, e, euler_gamma, flexible,  # noqa: F401
+                   floating, generic, get_printoptions, inexact, inf, integer, nan, newaxis,
+                   number, pi, printoptions, set_printoptions, signedinteger, unsignedinteger)
+
+from ..config import config
+from ..core import dtypes as _core
+from ..core.avals import ShapedArray
+
+__all__ = [
+    "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "bfloat16", "float16", "float32", "float64", "complex64", "complex128", "int_", "uint",
+    "float_", "complex_", "single", "double", "csingle", "cdouble",
+    "dtype", "generic", "number", "inexact", "floating", "integer", "signedinteger",
+    "unsignedinteger", "complexfloating", "character", "flexible",
+    "result_type", "promote_types", "can_cast", "issubdtype", "isdtype", "finfo", "iinfo",
+    "iscomplexobj", "isrealobj", "isscalar", "ndim", "shape", "size",
+    "e", "euler_gamma", "inf", "nan", "pi", "newaxis",
+    "printoptions", "set_printoptions", "get_printoptions",
+]
+
+
+# ---------------------------------------------------------------- scalar types
+class _ScalarMeta(type):
+    """What `jnp.float32` is: usable as a dtype, and calling it makes a 0-d (or n-d) Array."""
+    dtype: np.dtype
+
+    @property
+    def __numpy_dtype__(cls) -> np.dtype:     # NumPy >= 2.4 protocol: np.dtype(jnp.float32)
+        return cls.dtype
+
+    def __hash__(cls):
+        return hash(cls.dtype.type)
+
+    def __eq__(cls, other):
+        return cls is other or cls.dtype.type == other
+
+    def __ne__(cls, other):
+        return not cls == other
+
+    def __call__(cls, x):
+        from .creation import asarray
+        return asarray(x, dtype=cls.dtype)
+
+    def __instancecheck__(cls, instance):
+        return isinstance(instance, cls.dtype.type)
+
+
+def _scalar_type(np_type) -> _ScalarMeta:
+    name = np.dtype(np_type).name
+    t = _ScalarMeta(name if name != "bool" else "bool_", (object,), {"dtype": np.dtype(np_type)})
+    t.__module__ = "jxkernel.numpy"
+    t.__doc__ = f"A jxkernel scalar constructor of type {name}: returns an Array, as in JAX."
+    return t
+
+
+bool_ = _scalar_type(np.bool_)
+int8, int16, int32, int64 = map(_scalar_type, (np.int8, np.int16, np.int32, np.int64))
+uint8, uint16, uint32, uint64 = map(_scalar_type, (np.uint8, np.uint16, np.uint32, np.uint64))
+bfloat16 = _scalar_type(ml_dtypes.bfloat16)
+float16 = _scalar_type(np.float16)
+float32 = single = _scalar_type(np.float32)
+float64 = double = _scalar_type(np.float64)
+complex64 = csingle = _scalar_type(np.complex64)
+complex128 = cdouble = _scalar_type(np.complex128)
+int_, uint, float_, complex_ = int64, uint64, float64, complex128
+
+
+# ---------------------------------------------------------------- the lattice
+_BOOL, _I8, _I16, _I32, _I64 = _core.bool_, _core.int8, _core.int16, _core.int32, _core.int64
+_U8, _U16, _U32, _U64 = _core.uint8, _core.uint16, _core.uint32, _core.uint64
+_BF16, _F16, _F32, _F64 = _core.bfloat16, _core.float16, _core.float32, _core.float64
+_C64, _C128 = _core.complex64, _core.complex128
+_WEAK = (int, float, complex)       # the weak nodes: Python's types stand for them
+
+
+def _upper_bounds(x64: bool) -> dict:
+    lattice = {
+        _BOOL: [int], int: [_U8, _I8], _U8: [_I16, _U16], _U16: [_I32, _U32],
+        _U32: [_I64, _U64] if x64 else [_I32, _U64], _U64: [float],
+        _I8: [_I16], _I16: [_I32], _I32: [_I64], _I64: [float],
+        float: [_BF16, _F16, complex], _BF16: [_F32], _F16: [_F32], _F32: [_F64, _C64],
+        _F64: [_C128], complex: [_C64], _C64: [_C128], _C128: [],
+    }
+    bounds = {}
+
+    def up(node):
+        if node not in bounds:
+            bounds[node] = {node}.union(*(up(p) for p in lattice[node]))
+        return bounds[node]
+
+    for node in lattice:
+        up(node)
+    return bounds
+
+
+_UB = {False: _upper_bounds(False), True: _upper_bounds(True)}
+
+
+@functools.lru_cache(maxsize=None)
+def _least_upper_bound(x64: bool, *nodes):
+    ub = _UB[x64]
+    try:
+        common = set.intersection(*(ub[n] for n in nodes))
+    except KeyError:
+        bad = next(n for n in nodes if n not in ub)
+        raise ValueError(f"dtype={bad!r} is not a valid dtype for JAX type promotion.") from None
+    lub = common & set(nodes) or {c for c in common if common <= ub[c]}
+    assert len(lub) == 1, nodes
+    return lub.pop()
+
+
+def _node(d: np.dtype, weak: bool):
+    """The lattice node of a (dtype, weak_type): weak types stand for their kind."""
+    if not weak or d == _BOOL:
+        return d
+    return float if d in _core.FLOAT_DTYPES else complex if d in _core.COMPLEX_DTYPES else int
+
+
+def _canonical(node) -> np.dtype:
+    if node is int:
+        return _core.default_int_dtype()
+    if node is float:
+        return _core.default_float_dtype()
+    if node is complex:
+        return _core.default_complex_dtype()
+    return _core.canonicalize_dtype(node)
+
+
+_PY_DTYPES = {bool: np.dtype(bool), int: _I64, float: _F64, complex: _C128}
+
+
+def dtype_and_weak(x) -> tuple:
+    """(canonical dtype, weak_type) of a value or dtype-like, as JAX's promotion sees it."""
+    t = type(x)
+    if t in _PY_DTYPES:                                  # Python scalars: weak unless bool
+        return _core.canonicalize_dtype(_PY_DTYPES[t]), t is not bool
+    if t is ShapedArray:
+        return x.dtype, x.weak_type
+    aval = getattr(x, "aval", None)                      # Array, Tracer, ShapeDtypeStruct
+    if aval is not None and t is not _ScalarMeta:
+        return aval.dtype, aval.weak_type
+    if x is int or x is float or x is complex:           # the Python types stand for weak
+        return _core.canonicalize_dtype(_PY_DTYPES[x]), True
+    if isinstance(x, (np.ndarray, np.generic)):
+        return _core.canonicalize_dtype(x.dtype), False
+    if hasattr(x, "__jax_array__"):
+        return dtype_and_weak(x.__jax_array__())
+    if not isinstance(x, (type, str, np.dtype)) and hasattr(x, "dtype"):
+        x = x.dtype
+    return canonicalize_user_dtype(x, warn=False), False
+
+
+@functools.lru_cache(maxsize=None)
+def _lattice_result(pairs: tuple, x64: bool) -> tuple:
+    dts = [d for d, _ in pairs]
+    weaks = [w for _, w in pairs]
+    if len(pairs) == 1:
+        out, weak = pairs[0]
+    elif len(set(dts)) == 1 and not all(weaks):
+        out, weak = dts[0], False
+    elif all(weaks):
+        out, weak = _canonical(_least_upper_bound(x64, *set(dts))), True
+    else:
+        node = _least_upper_bound(x64, *{_node(d, w) for d, w in pairs})
+        out, weak = _canonical(node), node in _WEAK
+    return out, out != _BOOL and weak
+
+
+def lattice_result_type(*args) -> tuple:
+    """(dtype, weak_type) of combining `args` (values or dtypes) under JAX's promotion."""
+    return _lattice_result(tuple(map(dtype_and_weak, args)), config.jax_enable_x64)
+
+
+_DEFAULT_OF_KIND = {"b": lambda: _BOOL, "i": _core.default_int_dtype,
+                    "u": _core.default_uint_dtype, "f": _core.default_float_dtype,
+                    "c": _core.default_complex_dtype, "V": _core.default_float_dtype}
+
+
+def result_type(*args, return_weak_type_flag: bool = False):
+    """The dtype NumPy functions give for `args` (arrays, scalars, dtypes), as in JAX.
+
+    >>> jnp.result_type(jnp.float16, 1.0), jnp.result_type(1.0)
+    (dtype('float16'), dtype('float32'))
+    """
+    if not args:
+        raise ValueError("at least one array or dtype is required")
+    d, weak = lattice_result_type(*(_core.default_float_dtype() if a is None else a
+                                    for a in args))
+    if weak:
+        d = _DEFAULT_OF_KIND[d.kind]()
+    return (d, weak) if return_weak_type_flag else d
+
+
+def promote_types(a, b) -> np.dtype:
+    """The smallest dtype both `a` and `b` safely promote to (JAX's lattice; not
+    canonicalized, so int64 survives in 32-bit mode as in JAX).
+
+    >>> jnp.promote_types(jnp.int8, jnp.uint8)
+    dtype('int16')
+    """
+    a = a if any(a is t for t in _WEAK) else np.dtype(a)
+    b = b if any(b is t for t in _WEAK) else np.dtype(b)
+    return np.dtype(_least_upper_bound(config.jax_enable_x64, a, b))
+
+
+# ---------------------------------------------------------------- user dtypes
+_DEFAULT_TYPEMAP = {bool: lambda: _BOOL, int: _core.default_int_dtype,
+                    float: _core.default_float_dtype, complex: _core.default_complex_dtype}
+
+
+def canonicalize_user_dtype(d, fun_name: str = "", warn: bool = True) -> np.dtype:
+    """A dtype argument (`float`, 'int8', jnp.float32, np.dtype) as the dtype arrays get;
+    64-bit types in 32-bit mode shrink with JAX's warning."""
+    if d is None:
+        raise ValueError("dtype must be specified.")
+    if isinstance(d, type) and d in _DEFAULT_TYPEMAP:
+        return _DEFAULT_TYPEMAP[d]()
+    if hasattr(d, "aval") and not isinstance(d, type):
+        raise ValueError("Passing an array as a dtype argument is no longer supported; "
+                         "instead of dtype=arr use dtype=arr.dtype.")
+    try:
+        nd = np.dtype(d)
+    except TypeError:
+        raise TypeError(f"data type {d!r} not understood") from None
+    if nd not in _core._SUPPORTED:
+        raise TypeError(f"JAX only supports number, bool, and string dtypes, got dtype {nd}"
+                        + (f" in {fun_name}" if fun_name else ""))
+    out = _core.canonicalize_dtype(nd)
+    if warn and out != nd:
+        warnings.warn(
+            f"Explicitly requested dtype {nd}{f' requested in {fun_name}' if fun_name else ''} "
+            f"is not available, and will be truncated to dtype {out.name}. To enable more "
+            f"dtypes, set the jax_enable_x64 configuration option or the JAX_ENABLE_X64 shell "
+            f"environment variable. See https://github.com/jax-ml/jax#current-gotchas for more.",
+            UserWarning, stacklevel=4)
+    return out
+
+
+# ---------------------------------------------------------------- predicates
+_CUSTOM_FLOATS = {ml_dtypes.bfloat16}
+
+
+def issubdtype(a, b) -> bool:
+    """np.issubdtype that also knows bfloat16 is a floating type and accepts jnp's types.
+
+    >>> jnp.issubdtype(jnp.bfloat16, jnp.floating)
+    True
+    """
+    return _issubdtype(a if isinstance(a, (type, np.dtype)) else np.dtype(a),
+                       b if isinstance(b, (type, np.dtype)) else np.dtype(b))
+
+
+@functools.lru_cache(maxsize=512)
+def _issubdtype(a, b) -> bool:
+    a_sc = a if isinstance(a, type) and issubclass(a, np.generic) else np.dtype(a).type
+    b_sc = b if isinstance(b, type) and issubclass(b, np.generic) else np.dtype(b).type
+    if a_sc in _CUSTOM_FLOATS:
+        return b_sc in {a_sc, np.floating, np.inexact, np.number, np.generic}
+    return bool(np.issubdtype(a_sc, b_sc))
+
+
+_KINDS = {"bool": {_BOOL}, "signed integer": set(_core.SIGNED_DTYPES),
+          "unsigned integer": set(_core.UNSIGNED_DTYPES), "integral": set(_core.INT_DTYPES),
+          "real floating": set(_core.FLOAT_DTYPES),
+          "complex floating": set(_core.COMPLEX_DTYPES),
+          "numeric": set(_core.INT_DTYPES | _core.INEXACT_DTYPES)}
+
+
+def isdtype(d, kind) -> bool:
+    """Array API dtype test: `kind` is a name ('real floating', 'integral', ...), a dtype,
+    or a tuple of them. ``jnp.isdtype(jnp.int8, ('bool', 'integral'))`` is True."""
+    d = np.dtype(d)
+    options = set()
+    for k in kind if isinstance(kind, tuple) else (kind,):
+        if isinstance(k, str) and k in _KINDS:
+            options |= _KINDS[k]
+            continue
+        try:
+            options.add(np.dtype(k))
+        except TypeError as err:
+            if isinstance(k, str):
+                raise ValueError(f"Unrecognized kind={k!r} expected one of {list(_KINDS)}, or a "
+                                 f"compatible input for jnp.dtype()") from None
+            raise TypeError(f"Expected kind to be a dtype, string, or tuple; got kind={k!r}") \
+                from err
+    return d in options
+
+
+def _as_np_dtype(x):
+    if isinstance(x, _ScalarMeta):
+        return x.dtype
+    return x.dtype if hasattr(x, "aval") or isinstance(x, np.ndarray) else x
+
+
+def finfo(d):
+    """Machine limits of a float dtype (bfloat16 included), as ml_dtypes.finfo."""
+    return ml_dtypes.finfo(_as_np_dtype(d))
+
+
+def iinfo(d):
+    """Machine limits of an integer dtype."""
+    return ml_dtypes.iinfo(_as_np_dtype(d))
+
+
+def can_cast(from_, to, casting="safe") -> bool:
+    """np.can_cast, accepting jnp's scalar types and arrays."""
+    return np.can_cast(np.dtype(_as_np_dtype(from_)), np.dtype(_as_np_dtype(to)), casting)
+
+
+# ---------------------------------------------------------------- metadata of array-likes
+def _dtype_of(x) -> np.dtype:
+    return dtype_and_weak(x)[0]
+
+
+def iscomplexobj(x) -> bool:
+    """True if `x` has a complex dtype (no computation)."""
+    if x is None:
+        return False
+    try:
+        return np.dtype(getattr(x, "dtype", None) or np.asarray(x).dtype).kind == "c"
+    except (TypeError, ValueError):
+        return False
+
+
+def isrealobj(x) -> bool:
+    return not iscomplexobj(x)
+
+
+def isscalar(element) -> bool:
+    """True for Python/NumPy scalars and 0-d arrays (as jnp.isscalar)."""
+    if np.isscalar(element):
+        return True
+    if isinstance(element, np.ndarray) or hasattr(element, "aval"):
+        return element.ndim == 0
+    return False
+
+
+def ndim(a) -> int:
+    return len(shape(a))
+
+
+def shape(a) -> tuple:
+    s = getattr(a, "shape", None)
+    return tuple(s) if s is not None else np.shape(a)
+
+
+def size(a, axis=None) -> int:
+    s = shape(a)
+    return int(np.prod(s)) if axis is None else s[axis]

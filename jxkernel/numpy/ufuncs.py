@@ -1,0 +1,1015 @@
+"""Elementwise functions: NumPy's names over lax primitives, with JAX's type promotion
+(ints become floats for sin, Python scalars are weak, `add` on bools is `or`, ...).
+
+    >>> jnp.sin(jnp.arange(3))                       # int input: float result
+    Array([0.       , 0.84147096, 0.9092974 ], dtype=float32)
+    >>> jnp.add(jnp.ones(2, jnp.float16), 1.0).dtype # the Python scalar does not widen
+    dtype('float16')
+
+Each composite (floor_divide, remainder, hypot, logaddexp, ...) follows JAX's formula step
+by step (jax/_src/numpy/ufuncs.py) and is wrapped in `jit` exactly where JAX wraps it:
+eagerly it then runs as one XLA computation (so XLA's rewrites, hence the last bits, are
+JAX's), and staged it prints as JAX's jaxpr does (`jit[name=floor_divide ...]`, or inlined
+for `jit(inline=True)`). One-primitive functions bind directly: that is the hot path.
+The array operators (`x + y`, `x // y`, ...) call these functions (see array_methods.py).
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from .. import lax
+from ..core import dtypes as _core
+from ..core.trace import Tracer
+from ..transforms.jit import jit
+from .dtypes import finfo
+from .util import (_ARRAYS, aval_of, check_arraylike, ensure_array, ensure_arraylike, full_like,
+                   promote_args, promote_args_inexact, promote_args_numeric, promote_dtypes,
+                   promote_dtypes_inexact, promote_dtypes_numeric, promote_shapes)
+from .util import where as _where
+
+__all__ = [
+    "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder", "mod",
+    "fmod", "divmod", "power", "pow", "float_power", "negative", "positive", "abs", "absolute",
+    "fabs", "sign", "sqrt", "cbrt", "square", "reciprocal", "exp", "exp2", "expm1", "log",
+    "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2",
+    "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "asin", "acos", "atan", "atan2",
+    "asinh", "acosh", "atanh", "deg2rad", "rad2deg", "degrees", "radians", "hypot", "maximum",
+    "minimum", "fmax", "fmin", "floor", "ceil", "trunc", "rint", "round", "around", "isnan",
+    "isinf", "isfinite", "isposinf", "isneginf", "isclose", "allclose", "array_equal",
+    "array_equiv", "nan_to_num", "sinc", "heaviside", "logaddexp", "logaddexp2", "copysign",
+    "nextafter", "spacing", "signbit", "ldexp", "frexp", "modf", "gcd", "lcm", "bitwise_and",
+    "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_invert", "invert", "left_shift",
+    "right_shift", "bitwise_left_shift", "bitwise_right_shift", "bitwise_count", "logical_and",
+    "logical_or", "logical_xor", "logical_not", "equal", "not_equal", "less", "less_equal",
+    "greater", "greater_equal", "real", "imag", "conj", "conjugate", "angle", "iscomplex",
+    "isreal", "where", "clip",
+]
+
+_INEXACT = _core.INEXACT_DTYPES
+_BOOL = _core.bool_
+_INT_OF_BITS = {16: np.dtype(np.int16), 32: np.dtype(np.int32), 64: np.dtype(np.int64)}
+_PY_TYPE_OF_KIND = {"b": bool, "i": int, "u": int, "f": float, "c": complex, "V": float}
+
+
+def _const(x, value):
+    """`value` shaped like a scalar of x's type, as JAX's lax._const: a Python scalar (weak)
+    if x is a weakly typed scalar of the default width, else a NumPy scalar of x's dtype."""
+    aval = aval_of(x)
+    if aval.weak_type and not aval.shape:
+        v = _PY_TYPE_OF_KIND[aval.dtype.kind](value)
+        if aval.dtype == _core.python_scalar_dtype(v):
+            return v
+    return np.array(value, aval.dtype)[()]
+
+
+def _strong(x, value):
+    """`value` as a NumPy scalar of x's dtype, never weak (JAX's _constant_like)."""
+    return np.array(value, aval_of(x).dtype)[()]
+
+
+def _dtype(x) -> np.dtype:
+    return aval_of(x).dtype
+
+
+def _to_bool(x):
+    return x if _dtype(x) == _BOOL else lax.ne(x, _const(x, 0))
+
+
+def _named(name, doc):
+    def deco(fn):
+        fn.__name__ = fn.__qualname__ = name
+        fn.__doc__ = doc
+        return fn
+    return deco
+
+
+# ---------------------------------------------------------------- unary, float results
+def _unary_inexact(name, prim, doc):
+    @_named(name, doc)
+    def fn(x, /):
+        if isinstance(x, _ARRAYS) and x.aval.dtype in _INEXACT:    # hot path: no promotion
+            return prim.bind(x)
+        return prim.bind(*promote_args_inexact(name, x))
+    return fn
+
+
+exp = _unary_inexact("exp", lax.exp_p, "e**x elementwise (ints promote to float).")
+exp2 = _unary_inexact("exp2", lax.exp2_p, "2**x elementwise.")
+expm1 = _unary_inexact("expm1", lax.expm1_p, "exp(x) - 1, accurate near 0.")
+log = _unary_inexact("log", lax.log_p, "Natural logarithm.\n\n    >>> jnp.log(1)\n    "
+                     "Array(0., dtype=float32, weak_type=True)")
+log1p = _unary_inexact("log1p", lax.log1p_p, "log(1 + x), accurate near 0.")
+sin = _unary_inexact("sin", lax.sin_p, "Sine.\n\n    >>> jnp.sin(0.0)\n    "
+                     "Array(0., dtype=float32, weak_type=True)")
+cos = _unary_inexact("cos", lax.cos_p, "Cosine.")
+tan = _unary_inexact("tan", lax.tan_p, "Tangent.")
+arcsin = _unary_inexact("arcsin", lax.asin_p, "Inverse sine.")
+arccos = _unary_inexact("arccos", lax.acos_p, "Inverse cosine.")
+arctan = _unary_inexact("arctan", lax.atan_p, "Inverse tangent.")
+sinh = _unary_inexact("sinh", lax.sinh_p, "Hyperbolic sine.")
+cosh = _unary_inexact("cosh", lax.cosh_p, "Hyperbolic cosine.")
+tanh = _unary_inexact("tanh", lax.tanh_p, "Hyperbolic tangent.")
+arcsinh = _unary_inexact("arcsinh", lax.asinh_p, "Inverse hyperbolic sine.")
+arctanh = _unary_inexact("arctanh", lax.atanh_p, "Inverse hyperbolic tangent.")
+sqrt = _unary_inexact("sqrt", lax.sqrt_p, "Square root.\n\n    >>> jnp.sqrt(4)\n    "
+                      "Array(2., dtype=float32, weak_type=True)")
+cbrt = _unary_inexact("cbrt", lax.cbrt_p, "Cube root (real inputs).")
+asin, acos, atan = arcsin, arccos, arctan            # Array API names
+asinh, atanh = arcsinh, arctanh
+
+
+@jit
+def arccosh(x, /):
+    """Inverse hyperbolic cosine (complex results on the principal branch, as NumPy)."""
+    out = lax.acosh(*promote_args_inexact("arccosh", x))
+    if _core.is_complex(out.dtype):
+        out = _where(lax.lt(lax.real(out), _const(lax.real(out), 0)), lax.neg(out), out)
+    return out
+
+
+acosh = arccosh
+
+
+@jit(inline=True)
+def log2(x, /):
+    """Base-2 logarithm: log(x) / log(2), as JAX computes it."""
+    x, = promote_args_inexact("log2", x)
+    if _core.is_complex(x.dtype):
+        r = lax.log(x)
+        re, im = lax.real(r), lax.imag(r)
+        ln2 = lax.log(_strong(re, 2))
+        return lax.complex(lax.div(re, ln2), lax.div(im, ln2))
+    return lax.div(lax.log(x), lax.log(_strong(x, 2)))
+
+
+@jit(inline=True)
+def log10(x, /):
+    """Base-10 logarithm: log(x) * (1 / log(10)), as JAX computes it."""
+    x, = promote_args_inexact("log10", x)
+    inv_ln10 = np.array(0.4342944819032518, dtype=finfo(x.dtype).dtype)[()]
+    if _core.is_complex(x.dtype):
+        r = lax.log(x)
+        return lax.complex(lax.mul(lax.real(r), inv_ln10), lax.mul(lax.imag(r), inv_ln10))
+    return lax.mul(lax.log(x), inv_ln10)
+
+
+def deg2rad(x, /):
+    """Degrees to radians."""
+    x, = promote_args_inexact("deg2rad", x)
+    return lax.mul(x, _const(x, np.pi / 180))
+
+
+def rad2deg(x, /):
+    """Radians to degrees."""
+    x, = promote_args_inexact("rad2deg", x)
+    return lax.mul(x, _const(x, 180 / np.pi))
+
+
+degrees, radians = rad2deg, deg2rad
+
+
+def reciprocal(x, /):
+    """1 / x (ints promote to float)."""
+    x, = promote_dtypes_inexact(ensure_arraylike("reciprocal", x))
+    return lax.integer_pow(x, -1)
+
+
+@jit
+def sinc(x, /):
+    """sin(pi x) / (pi x), with sinc(0) = 1."""
+    x, = promote_dtypes_inexact(ensure_arraylike("sinc", x))
+    eq_zero = lax.eq(x, _const(x, 0))
+    pi_x = lax.mul(_const(x, np.pi), x)
+    safe_pi_x = _where(eq_zero, _const(x, 1), pi_x)
+    at_zero = lax.add(lax.mul(pi_x, _const(pi_x, 0)), _const(pi_x, 1))   # x * 0 + 1, as JAX
+    return _where(eq_zero, at_zero, lax.div(lax.sin(safe_pi_x), safe_pi_x))
+
+
+# ---------------------------------------------------------------- unary, same type
+def negative(x, /):
+    """-x."""
+    if isinstance(x, _ARRAYS):
+        return lax.neg_p.bind(x)
+    return lax.neg(*promote_args("negative", x))
+
+
+def positive(x, /):
+    """+x (a copy-free identity)."""
+    return ensure_array(*promote_args("positive", x))
+
+
+def sign(x, /):
+    """-1, 0 or 1 by the sign of x (x / |x| for complex)."""
+    return lax.sign(*promote_args("sign", x))
+
+
+def absolute(x, /):
+    """|x| (complex inputs give the real magnitude; bools and unsigned pass through).
+
+    >>> jnp.abs(jnp.array([-1, 2]))
+    Array([1, 2], dtype=int32)
+    """
+    x = ensure_arraylike("absolute", x)
+    d = x.aval.dtype
+    return x if d == _BOOL or _core.is_unsigned(d) else lax.abs_p.bind(x)
+
+
+abs = absolute
+
+
+def fabs(x, /):
+    """|x| as a float (complex inputs are an error, as in NumPy)."""
+    x = ensure_arraylike("fabs", x)
+    if _core.is_complex(x.dtype):
+        raise TypeError("ufunc 'fabs' does not support complex dtypes")
+    return lax.abs(*promote_args_inexact("fabs", x))
+
+
+def square(x, /):
+    """x * x (bools promote to int)."""
+    x, = promote_dtypes_numeric(ensure_arraylike("square", x))
+    return lax.integer_pow(x, 2)
+
+
+def floor(x, /):
+    """Round down (ints and bools pass through)."""
+    x = ensure_arraylike("floor", x)
+    if not _core.is_inexact(x.dtype):
+        return x
+    return lax.floor(*promote_args_inexact("floor", x))
+
+
+def ceil(x, /):
+    """Round up (ints and bools pass through)."""
+    x = ensure_arraylike("ceil", x)
+    if not _core.is_inexact(x.dtype):
+        return x
+    return lax.ceil(*promote_args_inexact("ceil", x))
+
+
+@jit
+def trunc(x, /):
+    """Round towards zero."""
+    x = ensure_arraylike("trunc", x)
+    if not _core.is_inexact(x.dtype):
+        return x
+    return _where(lax.lt(x, _const(x, 0)), ceil(x), floor(x))
+
+
+@jit
+def rint(x, /):
+    """Round to the nearest integer, ties to even (ints become the default float)."""
+    x = ensure_arraylike("rint", x)
+    if not _core.is_inexact(x.dtype):
+        return lax.convert_element_type(x, _core.default_float_dtype())
+    if _core.is_complex(x.dtype):
+        return lax.complex(rint(lax.real(x)), rint(lax.imag(x)))
+    return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
+
+
+@jit(static_argnames=('decimals',))
+def round(a, decimals: int = 0, out=None):
+    """Round to `decimals` decimal places, ties to even (as np.round).
+
+    >>> jnp.round(jnp.array([0.5, 1.5, 2.675]), 2)
+    Array([0.5 , 1.5 , 2.67], dtype=float32)
+    """
+    a = ensure_arraylike("round", a)
+    decimals = operator.index(decimals)
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.round is not supported.")
+    dtype = a.dtype
+    if _core.is_int(dtype) or dtype == _BOOL:
+        if decimals < 0:
+            raise NotImplementedError("integer np.round not implemented for decimals < 0")
+        return a
+
+    def round_float(x):
+        if decimals == 0:
+            return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
+        x = lax.convert_element_type(x, np.float32) if dtype == np.float16 else x
+        factor = _const(x, 10 ** decimals)
+        r = lax.div(lax.round(lax.mul(x, factor), lax.RoundingMethod.TO_NEAREST_EVEN), factor)
+        return lax.convert_element_type(r, dtype) if dtype == np.float16 else r
+
+    if decimals > np.log10(finfo(dtype).max):
+        return a
+    if _core.is_complex(dtype):
+        return lax.complex(round_float(lax.real(a)), round_float(lax.imag(a)))
+    return round_float(a)
+
+
+around = round
+
+
+def invert(x, /):
+    """Bitwise not (logical not for bools)."""
+    return lax.bitwise_not(*promote_args("invert", x))
+
+
+bitwise_not = bitwise_invert = invert
+
+
+def logical_not(x, /):
+    return lax.bitwise_not(*map(_to_bool, promote_args("logical_not", x)))
+
+
+@jit
+def bitwise_count(x, /):
+    """Number of 1 bits in |x|, as uint8."""
+    x, = promote_args_numeric("bitwise_count", x)
+    return lax.convert_element_type(lax.population_count(absolute(x)), np.uint8)
+
+
+# ---------------------------------------------------------------- complex parts
+def real(val, /):
+    """The real part (the input itself for real dtypes)."""
+    val = ensure_arraylike("real", val)
+    return lax.real(val) if _core.is_complex(val.dtype) else val
+
+
+def imag(val, /):
+    """The imaginary part (zeros for real dtypes)."""
+    val = ensure_arraylike("imag", val)
+    return lax.imag(val) if _core.is_complex(val.dtype) else full_like(val, 0)
+
+
+def conjugate(x, /):
+    """The complex conjugate (the input itself for real dtypes)."""
+    x = ensure_arraylike("conjugate", x)
+    return lax.conj(x) if _core.is_complex(x.dtype) else x
+
+
+conj = conjugate
+
+
+@jit(static_argnames=('deg',))
+def angle(z, deg: bool = False):
+    """The counterclockwise angle of complex z from the positive real axis."""
+    z = ensure_arraylike("angle", z)
+    re, im = real(z), imag(z)
+    dtype = re.dtype
+    if not _core.is_inexact(dtype) or (_core.is_float(z.dtype) and z.ndim == 0):
+        dtype = _core.default_float_dtype()
+        re = lax.convert_element_type(re, dtype)
+        im = lax.convert_element_type(im, dtype)
+    out = lax.atan2(im, re)
+    return degrees(out) if deg else out
+
+
+@jit
+def iscomplex(x):
+    i = imag(x)
+    return lax.ne(i, _const(i, 0))
+
+
+@jit
+def isreal(x):
+    i = imag(x)
+    return lax.eq(i, _const(i, 0))
+
+
+# ---------------------------------------------------------------- predicates
+def _bool_like(x, value):
+    return full_like(x, value, dtype=_BOOL)
+
+
+def isfinite(x, /):
+    x = ensure_arraylike("isfinite", x)
+    if _core.is_float(x.dtype):
+        return lax.is_finite(x)
+    if _core.is_complex(x.dtype):
+        return lax.bitwise_and(lax.is_finite(lax.real(x)), lax.is_finite(lax.imag(x)))
+    return _bool_like(x, True)
+
+
+@jit
+def isinf(x, /):
+    x = ensure_arraylike("isinf", x)
+    if _core.is_float(x.dtype):
+        return lax.eq(lax.abs(x), _const(x, np.inf))
+    if _core.is_complex(x.dtype):
+        re, im = lax.real(x), lax.imag(x)
+        return lax.bitwise_or(lax.eq(lax.abs(re), _const(re, np.inf)),
+                              lax.eq(lax.abs(im), _const(im, np.inf)))
+    return _bool_like(x, False)
+
+
+def _isposneginf(infinity, x, out):
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to isneginf/isposinf is not supported.")
+    if _core.is_float(x.dtype):
+        return lax.eq(x, _const(x, infinity))
+    if _core.is_complex(x.dtype):
+        raise ValueError("isposinf/isneginf are not well defined for complex types")
+    return _bool_like(x, False)
+
+
+def isposinf(x, /, out=None):
+    return _isposneginf(np.inf, ensure_arraylike("isposinf", x), out)
+
+
+def isneginf(x, /, out=None):
+    return _isposneginf(-np.inf, ensure_arraylike("isneginf", x), out)
+
+
+def isnan(x, /):
+    """True where x is NaN (x != x)."""
+    x = ensure_arraylike("isnan", x)
+    return lax.ne(x, x)
+
+
+@jit
+def signbit(x, /):
+    """True where the sign bit is set (also for -0.0 and -nan)."""
+    x, = promote_args("signbit", x)
+    dtype = x.dtype
+    if _core.is_int(dtype):
+        return lax.lt(x, _const(x, 0))
+    if dtype == _BOOL:
+        return _bool_like(x, False)
+    if not _core.is_float(dtype):
+        raise ValueError(f"jax.numpy.signbit is not well defined for {dtype}")
+    info = finfo(dtype)
+    if info.bits not in _INT_OF_BITS:
+        raise NotImplementedError("jax.numpy.signbit only supports 16, 32, and 64-bit types.")
+    int_type = _INT_OF_BITS[info.bits]
+    bits = lax.bitcast_convert_type(x, int_type)
+    shift = np.array(info.nexp + info.nmant, int_type)[()]
+    return lax.convert_element_type(lax.shift_right_arithmetic(bits, shift), np.bool_)
+
+
+# ---------------------------------------------------------------- binary arithmetic
+def add(x, y, /):
+    """x + y (logical or for bools).
+
+    >>> jnp.add(jnp.arange(3), 1.5)
+    Array([1.5, 2.5, 3.5], dtype=float32)
+    """
+    x, y = promote_args("add", x, y)
+    return lax.add_p.bind(x, y) if x.aval.dtype != _BOOL else lax.or_p.bind(x, y)
+
+
+def subtract(x, y, /):
+    """x - y."""
+    return lax.sub_p.bind(*promote_args("subtract", x, y))
+
+
+def multiply(x, y, /):
+    """x * y (logical and for bools)."""
+    x, y = promote_args("multiply", x, y)
+    return lax.mul_p.bind(x, y) if x.aval.dtype != _BOOL else lax.and_p.bind(x, y)
+
+
+def true_divide(x1, x2, /):
+    """x1 / x2, always a float division (ints promote to float).
+
+    >>> jnp.divide(jnp.arange(3), 2)
+    Array([0. , 0.5, 1. ], dtype=float32)
+    """
+    return lax.div_p.bind(*promote_args_inexact("true_divide", x1, x2))
+
+
+divide = true_divide
+
+
+@jit
+def floor_divide(x1, x2, /):
+    """x1 // x2, rounding towards -inf (NumPy's semantics, also for floats)."""
+    x1, x2 = promote_args_numeric("floor_divide", x1, x2)
+    dtype = x1.dtype
+    if _core.is_unsigned(dtype):
+        return lax.div(x1, x2)
+    if _core.is_int(dtype):
+        quotient = lax.div(x1, x2)
+        select = lax.bitwise_and(lax.ne(lax.sign(x1), lax.sign(x2)),
+                                 lax.ne(lax.rem(x1, x2), _const(x1, 0)))
+        return _where(select, lax.sub(quotient, _const(quotient, 1)), quotient)
+    if _core.is_complex(dtype):
+        raise TypeError("floor_divide does not support complex-valued inputs")
+    return _float_divmod(x1, x2)[0]
+
+
+@jit
+def divmod(x1, x2, /):
+    """(x1 // x2, x1 % x2)."""
+    x1, x2 = promote_args_numeric("divmod", x1, x2)
+    if _core.is_int(x1.dtype):
+        return floor_divide(x1, x2), remainder(x1, x2)
+    return _float_divmod(x1, x2)
+
+
+def _float_divmod(x1, x2):
+    mod = lax.rem(x1, x2)
+    x1_corrected = _where(lax.eq(x2, _const(x2, 0)), x1, lax.sub(x1, mod))
+    div = lax.div(x1_corrected, x2)
+    ind = lax.bitwise_and(lax.ne(mod, _const(mod, 0)), lax.ne(lax.sign(x2), lax.sign(mod)))
+    mod = lax.select(ind, lax.add(mod, x2), mod)
+    div = lax.select(ind, lax.sub(div, _const(div, 1.0)), div)
+    return lax.round(div), mod
+
+
+@jit
+def remainder(x1, x2, /):
+    """x1 % x2 with the sign of x2 (NumPy's semantics); x % 0 is 0 for ints."""
+    x1, x2 = promote_args_numeric("remainder", x1, x2)
+    zero = _strong(x1, 0)
+    if _core.is_int(x2.dtype):
+        x2 = _where(lax.eq(x2, _const(x2, 0)), full_like(x2, 1), x2)
+    trunc_mod = lax.rem(x1, x2)
+    trunc_mod_not_zero = lax.ne(trunc_mod, zero)
+    do_plus = lax.bitwise_and(lax.ne(lax.lt(trunc_mod, zero), lax.lt(x2, zero)),
+                              trunc_mod_not_zero)
+    return lax.select(do_plus, lax.add(trunc_mod, x2), trunc_mod)
+
+
+mod = remainder
+
+
+@jit
+def fmod(x1, x2, /):
+    """C's fmod: the remainder with the sign of x1; x % 0 is 0 for ints."""
+    check_arraylike("fmod", x1, x2)
+    if _core.is_int(promote_dtypes(x1, x2)[0].dtype):
+        x2 = _where(lax.eq(x2, _const(x2, 0)), full_like(x2, 1), x2)
+    return lax.rem(*promote_args_numeric("fmod", x1, x2))
+
+
+def power(x1, x2, /):
+    """x1 ** x2. A concrete integer exponent uses lax.integer_pow (repeated multiplication);
+    integer bases with array exponents use exponentiation by squaring, as JAX does.
+
+    >>> jnp.power(2, 3), jnp.power(2.0, 0.5)
+    (Array(8, dtype=int32, weak_type=True), Array(1.4142135, dtype=float32, weak_type=True))
+    """
+    check_arraylike("power", x1, x2)
+    if hasattr(x1, "__jax_array__"):
+        x1 = x1.__jax_array__()
+    if hasattr(x2, "__jax_array__"):
+        x2 = x2.__jax_array__()
+    concrete = x2.to_concrete_value() if isinstance(x2, Tracer) else x2
+    if concrete is not None:
+        try:
+            n = operator.index(concrete)
+        except TypeError:
+            pass
+        else:
+            x1, = promote_dtypes_numeric(x1)
+            return lax.integer_pow(x1, n)
+    return _power(x1, x2)
+
+
+pow = power
+
+
+def _power(x1, x2):
+    x1, x2 = promote_shapes("power", x1, x2)
+    x1_, x2_ = promote_args_numeric("power", x1, x2)
+    if _core.is_int(x1_.dtype) or x1_.dtype == _BOOL:
+        return _pow_int_int(x1_, x2_)
+    if _core.is_inexact(x1.dtype) and _core.is_int(x2.dtype):
+        # JAX binds pow(float, int), which XLA lowers by converting the exponent; our pow
+        # primitive takes equal dtypes, so convert here (same numbers).
+        return lax.pow(x1, lax.convert_element_type(x2, x1.dtype))
+    return lax.pow(x1_, x2_)
+
+
+def _pow_int_int(x1, x2):
+    """Exponentiation by squaring over the 6 low bits of the exponent, as JAX."""
+    zero, one = _strong(x2, 0), _strong(x2, 1)
+    acc = _where(lax.bitwise_and(lax.eq(x1, zero), lax.ne(x2, zero)), zero, one)
+    for _ in range(6):
+        acc = _where(lax.ne(lax.bitwise_and(x2, one), zero), lax.mul(acc, x1), acc)
+        x1 = lax.mul(x1, x1)
+        x2 = lax.shift_right_logical(x2, one)
+    return acc
+
+
+def float_power(x, y, /):
+    """x ** y computed in floating point."""
+    return lax.pow(*promote_args_inexact("float_power", x, y))
+
+
+def arctan2(x1, x2, /):
+    """The angle of the point (x2, x1), in (-pi, pi]."""
+    return lax.atan2(*promote_args_inexact("arctan2", x1, x2))
+
+
+atan2 = arctan2
+
+
+def maximum(x, y, /):
+    """Elementwise maximum (NaN if either is NaN)."""
+    return lax.max_p.bind(*promote_args("maximum", x, y))
+
+
+def minimum(x, y, /):
+    """Elementwise minimum (NaN if either is NaN)."""
+    return lax.min_p.bind(*promote_args("minimum", x, y))
+
+
+@jit
+def fmax(x1, x2):
+    """Elementwise maximum ignoring NaNs."""
+    mask = logical_or(greater(x1, x2), isnan(x2))
+    return where(mask, x1, x2)
+
+
+@jit
+def fmin(x1, x2):
+    """Elementwise minimum ignoring NaNs."""
+    mask = logical_or(less(x1, x2), isnan(x2))
+    return where(mask, x1, x2)
+
+
+def nextafter(x, y, /):
+    """The next representable float after x towards y."""
+    return lax.nextafter(*promote_args_inexact("nextafter", x, y))
+
+
+def spacing(x, /):
+    """Distance from x to the next float away from zero."""
+    arr, = promote_args_inexact("spacing", x)
+    if _core.is_complex(arr.dtype):
+        raise ValueError("jnp.spacing is not defined for complex inputs.")
+    inf = _const(arr, np.inf)
+    if arr.dtype == np.float16:
+        return lax.sub(lax.nextafter(arr, full_like(arr, inf)), arr)
+    result = lax.sub(lax.nextafter(arr, copysign(inf, arr)), arr)
+    tiny = finfo(arr.dtype).smallest_subnormal
+    return _where(lax.eq(result, _const(result, 0)), copysign(tiny, arr), result)
+
+
+@jit
+def copysign(x1, x2, /):
+    """|x1| with the sign of x2."""
+    x1, x2 = promote_args_inexact("copysign", x1, x2)
+    if _core.is_complex(x1.dtype):
+        raise TypeError("copysign does not support complex-valued inputs")
+    return _where(signbit(x2), lax.neg(lax.abs(x1)), lax.abs(x1))
+
+
+@jit
+def heaviside(x1, x2, /):
+    """0 where x1 < 0, 1 where x1 > 0, x2 where x1 == 0."""
+    x1, x2 = promote_dtypes_inexact(*ensure_arraylike("heaviside", x1, x2))
+    zero = _const(x1, 0)
+    return _where(lax.lt(x1, zero), zero,
+                  _where(lax.gt(x1, zero), _const(x1, 1), _where(lax.ne(x1, x1), x1, x2)))
+
+
+@jit
+def hypot(x1, x2, /):
+    """sqrt(x1**2 + x2**2) without overflow, as JAX computes it."""
+    x1, x2 = promote_args_inexact("hypot", x1, x2)
+    if _core.is_complex(x1.dtype):
+        raise ValueError("jnp.hypot is not well defined for complex-valued inputs. Please "
+                         "convert to real values first, such as by using abs(x)")
+    x1, x2 = lax.abs(x1), lax.abs(x2)
+    idx_inf = lax.bitwise_or(isposinf(x1), isposinf(x2))
+    x1, x2 = maximum(x1, x2), minimum(x1, x2)
+    is_zero = lax.eq(x1, _const(x1, 0))
+    safe = _where(is_zero, _const(x1, 1), x1)
+    x = _where(is_zero, x1,
+               lax.mul(x1, lax.sqrt(lax.add(_const(x1, 1), lax.square(lax.div(x2, safe))))))
+    return _where(idx_inf, _const(x, np.inf), x)
+
+
+def _wrap_between(x, a):
+    a, two_a, zero = _const(x, a), _const(x, 2 * a), _const(x, 0)
+    rem = lax.rem(lax.add(x, a), two_a)
+    rem = lax.select(lax.lt(rem, zero), lax.add(rem, two_a), rem)
+    return lax.sub(rem, a)
+
+
+@jit(inline=True)
+def logaddexp(x1, x2, /):
+    """log(exp(x1) + exp(x2)) without overflow: max + log1p(exp(-|x1 - x2|))."""
+    x1, x2 = promote_args_inexact("logaddexp", x1, x2)
+    amax = lax.max(x1, x2)
+    if _core.is_float(x1.dtype):
+        delta = lax.sub(x1, x2)
+        return lax.select(lax.ne(delta, delta), lax.add(x1, x2),
+                          lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta))))))
+    delta = lax.sub(lax.add(x1, x2), lax.mul(amax, _const(amax, 2)))
+    out = lax.add(amax, lax.log1p(lax.exp(delta)))
+    return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi))
+
+
+@jit(inline=True)
+def logaddexp2(x1, x2, /):
+    """log2(2**x1 + 2**x2) without overflow."""
+    x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
+    amax = lax.max(x1, x2)
+    invln2 = _const(amax, 1 / np.log(2))
+    if _core.is_float(x1.dtype):
+        delta = lax.sub(x1, x2)
+        return lax.select(lax.ne(delta, delta), lax.add(x1, x2),
+                          lax.add(amax, lax.mul(invln2, lax.log1p(
+                              lax.exp2(lax.neg(lax.abs(delta)))))))
+    delta = lax.sub(lax.add(x1, x2), lax.mul(amax, _const(amax, 2)))
+    out = lax.add(amax, lax.mul(invln2, lax.log1p(lax.exp2(delta))))
+    return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi / np.log(2)))
+
+
+# ---------------------------------------------------------------- float decomposition
+def _normalize_float(x):
+    info = finfo(_dtype(x))
+    int_type = _INT_OF_BITS[info.bits]
+    cond = lax.lt(lax.abs(x), _const(x, info.tiny))
+    x1 = _where(cond, lax.mul(x, _const(x, 1 << info.nmant)), x)
+    x2 = _where(cond, int_type.type(-info.nmant), int_type.type(0))
+    return lax.bitcast_convert_type(x1, int_type), x2
+
+
+@jit
+def frexp(x, /):
+    """(mantissa, exponent) with x == mantissa * 2**exponent and 0.5 <= |mantissa| < 1."""
+    x, = promote_dtypes_inexact(ensure_arraylike("frexp", x))
+    if _core.is_complex(x.dtype):
+        raise TypeError("frexp does not support complex-valued inputs")
+    dtype = x.dtype
+    info = finfo(dtype)
+    mask = (1 << info.nexp) - 1
+    bias = 1 - info.minexp
+    x1, x2 = _normalize_float(x)
+    it = x1.dtype.type
+    x2 = lax.add(x2, lax.add(lax.sub(lax.bitwise_and(
+        lax.shift_right_arithmetic(x1, it(info.nmant)), it(mask)), it(bias)), it(1)))
+    x1 = lax.bitwise_and(x1, it(~(mask << info.nmant)))
+    x1 = lax.bitwise_or(x1, it((bias - 1) << info.nmant))
+    x1 = lax.bitcast_convert_type(x1, dtype)
+    cond = lax.bitwise_or(lax.bitwise_or(isinf(x), isnan(x)), lax.eq(x, _const(x, 0)))
+    x2 = _where(cond, it(0), x2)
+    return _where(cond, x, x1), lax.convert_element_type(x2, np.int32)
+
+
+@jit
+def ldexp(x1, x2, /):
+    """x1 * 2**x2 (x2 integer)."""
+    x1, x2 = ensure_arraylike("ldexp", x1, x2)
+    if _core.is_complex(x1.dtype) or _core.is_inexact(x2.dtype):
+        raise ValueError(f"ldexp not supported for input types {(x1.dtype, x2.dtype)}")
+    x1, = promote_args_inexact("ldexp", x1)
+    x2 = lax.convert_element_type(x2, x1.dtype)
+    m, e = frexp(x1)
+    e = lax.convert_element_type(lax.add(lax.convert_element_type(e, x2.dtype), x2), x1.dtype)
+    positive_e = lax.gt(e, _const(e, 0))
+    m = _where(positive_e, lax.mul(m, _const(m, 2)), m)
+    e = _where(positive_e, lax.sub(e, _const(e, 1)), e)
+    x = lax.mul(m, power(_const(m, 2), lax.convert_element_type(e, m.dtype)))
+    return _where(lax.bitwise_or(isinf(x1), lax.eq(x1, _const(x1, 0))), x1, x)
+
+
+@jit
+def modf(x, /, out=None):
+    """(fractional part, integral part), both with the sign of x."""
+    x, = promote_dtypes_inexact(ensure_arraylike("modf", x))
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.modf is not supported.")
+    whole = _where(lax.ge(x, _const(x, 0)), floor(x), ceil(x))
+    return lax.sub(x, whole), whole
+
+
+# ---------------------------------------------------------------- integers and bits
+@jit
+def gcd(x1, x2):
+    """Greatest common divisor (Euclid's algorithm in a while_loop, as JAX)."""
+    x1, x2 = ensure_arraylike("gcd", x1, x2)
+    x1, x2 = promote_dtypes(x1, x2)
+    if not _core.is_int(x1.dtype):
+        raise ValueError("Arguments to jax.numpy.gcd must be integers.")
+    from .util import broadcast_arrays
+    x1, x2 = broadcast_arrays(x1, x2)
+    a, b = absolute(x1), absolute(x2)
+    while_loop = getattr(lax, "while_loop", None)
+
+    def body(carry):
+        a, b = carry
+        zero = _const(b, 0)
+        nz = lax.ne(b, zero)
+        safe_b = _where(nz, b, _const(b, 1))
+        return _where(nz, b, a), _where(nz, lax.rem(a, safe_b), zero)
+
+    def any_nonzero(carry):
+        b = carry[1]
+        return lax.reduce_or(lax.ne(b, _const(b, 0)), tuple(range(b.ndim)))
+
+    if while_loop is not None:
+        return while_loop(any_nonzero, body, (a, b))[0]
+    # No lax.while_loop yet: unroll Euclid's worst case (consecutive Fibonacci numbers).
+    for _ in range(_EUCLID_STEPS[np.dtype(a.dtype).itemsize]):
+        a, b = body((a, b))
+    return a
+
+
+_EUCLID_STEPS = {1: 12, 2: 24, 4: 47, 8: 93}
+
+
+@jit
+def lcm(x1, x2):
+    """Least common multiple."""
+    x1, x2 = ensure_arraylike("lcm", x1, x2)
+    x1, x2 = promote_dtypes(x1, x2)
+    x1, x2 = absolute(x1), absolute(x2)
+    if not _core.is_int(x1.dtype):
+        raise ValueError("Arguments to jax.numpy.lcm must be integers.")
+    d = gcd(x1, x2)
+    return where(lax.eq(d, _const(d, 0)), _const(d, 0), multiply(x1, floor_divide(x2, d)))
+
+
+def bitwise_and(x, y, /):
+    return lax.and_p.bind(*promote_args("bitwise_and", x, y))
+
+
+def bitwise_or(x, y, /):
+    return lax.or_p.bind(*promote_args("bitwise_or", x, y))
+
+
+def bitwise_xor(x, y, /):
+    return lax.xor_p.bind(*promote_args("bitwise_xor", x, y))
+
+
+def left_shift(x, y, /):
+    """x << y."""
+    return lax.shift_left(*promote_args_numeric("left_shift", x, y))
+
+
+def right_shift(x1, x2, /):
+    """x1 >> x2 (arithmetic for signed ints, logical for unsigned)."""
+    x1, x2 = promote_args_numeric("right_shift", x1, x2)
+    fn = lax.shift_right_logical if _core.is_unsigned(x1.dtype) else lax.shift_right_arithmetic
+    return fn(x1, x2)
+
+
+bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
+
+
+def logical_and(x, y, /):
+    return lax.bitwise_and(*map(_to_bool, promote_args("logical_and", x, y)))
+
+
+def logical_or(x, y, /):
+    return lax.bitwise_or(*map(_to_bool, promote_args("logical_or", x, y)))
+
+
+def logical_xor(x, y, /):
+    return lax.bitwise_xor(*map(_to_bool, promote_args("logical_xor", x, y)))
+
+
+# ---------------------------------------------------------------- comparisons
+def equal(x, y, /):
+    """x == y elementwise."""
+    return lax.eq_p.bind(*promote_args("equal", x, y))
+
+
+def not_equal(x, y, /):
+    """x != y elementwise."""
+    return lax.ne_p.bind(*promote_args("not_equal", x, y))
+
+
+def _ordered(name, prim, lax_fn):
+    @_named(name, f"x {dict(less='<', less_equal='<=', greater='>', greater_equal='>=')[name]}"
+                  f" y elementwise (complex numbers compare lexicographically, as in NumPy).")
+    def fn(x, y, /):
+        x, y = promote_args(name, x, y)
+        if x.aval.dtype in _core.COMPLEX_DTYPES:
+            return lax.select(lax.eq(lax.real(x), lax.real(y)), lax_fn(lax.imag(x), lax.imag(y)),
+                              lax_fn(lax.real(x), lax.real(y)))
+        return prim.bind(x, y)
+    return fn
+
+
+less = _ordered("less", lax.lt_p, lax.lt)
+less_equal = _ordered("less_equal", lax.le_p, lax.le)
+greater = _ordered("greater", lax.gt_p, lax.gt)
+greater_equal = _ordered("greater_equal", lax.ge_p, lax.ge)
+
+
+def _all(x):
+    return lax.reduce_and(x, tuple(range(x.ndim)))
+
+
+@jit(static_argnames=('equal_nan',))
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
+    """|a - b| <= atol + rtol * |b| elementwise (and a == b, for infinities)."""
+    a, b = promote_args("isclose", a, b)
+    a, b = promote_args_inexact("isclose", a, b)
+    dtype = a.dtype
+    if _core.is_complex(dtype):
+        dtype = np.array(0, dtype).real.dtype
+    rtol = lax.convert_element_type(rtol, dtype)
+    atol = lax.convert_element_type(atol, dtype)
+    both_nan = logical_and(isnan(a), isnan(b))
+    check_fin = isfinite(b)
+    in_range = lax.le(lax.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, lax.abs(b))))
+    out = logical_or(lax.eq(a, b), logical_and(check_fin, in_range))
+    return logical_or(out, both_nan) if equal_nan else out
+
+
+@jit(static_argnames=('equal_nan',))
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
+    """True if all elements are isclose."""
+    check_arraylike("allclose", a, b)
+    return _all(isclose(a, b, rtol, atol, equal_nan))
+
+
+def array_equal(a1, a2, equal_nan: bool = False):
+    """True if both have the same shape and elements."""
+    from .creation import array, asarray
+    a1, a2 = asarray(a1), asarray(a2)
+    if a1.shape != a2.shape:
+        return array(False, dtype=_BOOL)
+    eq = equal(a1, a2)
+    if equal_nan:
+        eq = logical_or(eq, logical_and(isnan(a1), isnan(a2)))
+    return _all(eq)
+
+
+def array_equiv(a1, a2):
+    """True if both broadcast to one shape and are equal elementwise."""
+    from .creation import array, asarray
+    a1, a2 = asarray(a1), asarray(a2)
+    try:
+        eq = equal(a1, a2)
+    except (ValueError, TypeError):
+        return array(False)
+    return _all(eq)
+
+
+@jit
+def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
+    """NaN -> `nan`, +inf -> `posinf` (dtype max), -inf -> `neginf` (dtype min)."""
+    from .creation import asarray
+    del copy
+    x = ensure_arraylike("nan_to_num", x)
+    dtype = x.dtype
+    if not _core.is_inexact(dtype):
+        return x
+    if _core.is_complex(dtype):
+        return lax.complex(nan_to_num(lax.real(x), nan=nan, posinf=posinf, neginf=neginf),
+                           nan_to_num(lax.imag(x), nan=nan, posinf=posinf, neginf=neginf))
+    info = finfo(dtype)
+    posinf = info.max if posinf is None else posinf
+    neginf = info.min if neginf is None else neginf
+    out = where(isnan(x), asarray(nan, dtype=dtype), x)
+    out = where(isposinf(out), asarray(posinf, dtype=dtype), out)
+    return where(isneginf(out), asarray(neginf, dtype=dtype), out)
+
+
+# ---------------------------------------------------------------- where, clip
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+    """x where condition else y; with one argument, the indices of nonzero elements.
+
+    >>> jnp.where(jnp.arange(3) > 0, 1.0, 0.0)
+    Array([0., 1., 1.], dtype=float32)
+    """
+    if x is None and y is None:
+        check_arraylike("where", condition)
+        from . import sorting
+        return sorting.nonzero(condition, size=size, fill_value=fill_value)
+    if size is not None or fill_value is not None:
+        raise ValueError("size and fill_value arguments cannot be used in three-term where "
+                         "function.")
+    if x is None or y is None:
+        raise ValueError(f"Either both or neither of the x and y arguments should be provided "
+                         f"to jax.numpy.where, got {x} and {y}.")
+    return _where(condition, x, y)
+
+
+def _clip(arr, min, max):
+    if min is not None:
+        arr = maximum(min, arr)
+    if max is not None:
+        arr = minimum(max, arr)
+    return ensure_array(arr)
+
+
+_clip.__name__ = "clip"          # its jaxpr equation reads jit[name=clip], as in JAX
+_clip = jit(_clip)
+_NO_ARG = object()
+
+
+def clip(arr=None, /, min=None, max=None, *, a_min=_NO_ARG, a_max=_NO_ARG):
+    """`arr` limited to [min, max] (either may be None). JAX 0.10's signature; the old
+    `a_min`/`a_max` keywords are still accepted.
+
+    >>> jnp.clip(jnp.arange(5), 1, 3)
+    Array([1, 1, 2, 3, 3], dtype=int32)
+    """
+    if a_min is not _NO_ARG:
+        min = a_min
+    if a_max is not _NO_ARG:
+        max = a_max
+    if arr is None:
+        raise ValueError("No input was provided to the clip function.")
+    check_arraylike("clip", arr)
+    from .dtypes import iscomplexobj
+    if any(iscomplexobj(t) for t in (arr, min, max)):
+        raise ValueError("Clip received a complex value either through the input or the "
+                         "min/max keywords. Complex values have no ordering and cannot be "
+                         "clipped. Please convert to a real value or array by taking the real "
+                         "or imaginary components via jax.numpy.real/imag respectively.")
+    return _clip(arr, min, max)
