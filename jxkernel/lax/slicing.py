@@ -31,7 +31,7 @@ from . import _lowering as hl
 from .conversion import convert_element_type
 from .elementwise import add, lt, max, min, mul, select, sub
 from .shapes import (_is_array, _ndim, _shape, canonicalize_shape, check_shapelike, expand_dims,
-                     reshape, squeeze)
+                     squeeze)
 
 
 def _check_int_indices(name: str, indices) -> None:
