@@ -142,11 +142,12 @@ def _canonical_slice(s: slice, size: int):
 def getitem(x, idx):
     """x[idx] with NumPy's semantics and JAX's out-of-bounds rules (installed as
     Array.__getitem__ by jxkernel.numpy)."""
-    return _rewriting_take(x, idx)
+    return rewriting_take(x, idx)
 
 
-def _rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, mode=None,
-                    fill_value=None, normalize_indices=True):
+def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, mode=None,
+                   fill_value=None, normalize_indices=True):
+    """arr[idx] with gather's options (JAX's name for the function behind x[idx])."""
     arr = ensure_array(arr)
     shape = aval_of(arr).shape
     items = _parse(idx, shape)
@@ -528,7 +529,7 @@ class _IndexUpdateRef:
     def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
             fill_value=None, out_sharding=None, wrap_negative_indices=True):
         """x[idx], with gather's options (mode='fill' gives fill_value out of bounds)."""
-        return _rewriting_take(self.array, self.index, indices_are_sorted=indices_are_sorted,
+        return rewriting_take(self.array, self.index, indices_are_sorted=indices_are_sorted,
                                unique_indices=unique_indices, mode=mode, fill_value=fill_value,
                                normalize_indices=wrap_negative_indices)
 
