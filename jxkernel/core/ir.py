@@ -173,12 +173,12 @@ def pp_eqn(eqn: Eqn, names: _Names, indent: int, source_info=False, width=80) ->
     items = printer(eqn.params) if printer else sorted(eqn.params.items())
     if eqn.primitive in call_primitives:
         _share_call_names(eqn, names)
-    rendered = [(k, pp_param(v, names, indent + 2, width)) for k, v in items]
+    rendered = [(k, pp_param(v, names, indent + 2, width, len(k) + 1)) for k, v in items]
     head = f"{outs} = {eqn.primitive}"
     one_line = " ".join(f"{k}={v}" for k, v in rendered)
     if not rendered:
         text = f"{head} {args}"
-    elif "\n" not in one_line and indent + len(head) + len(one_line) + len(args) + 3 <= width:
+    elif "\n" not in one_line and indent + len(head) + len(one_line) + 2 <= width:
         text = f"{head}[{one_line}] {args}"
     else:
         pad = " " * (indent + 2)
@@ -208,10 +208,11 @@ def _share_call_names(eqn: Eqn, names: _Names):
             taken.add(names(outer))
 
 
-def pp_param(value, names: _Names, indent: int, width: int) -> str:
+def pp_param(value, names: _Names, indent: int, width: int, prefix: int = 0) -> str:
+    """A param's text; `prefix` is the width of `key=` before it on its first line."""
     if isinstance(value, (Jaxpr, ClosedJaxpr)):
         jaxpr = value.jaxpr if isinstance(value, ClosedJaxpr) else value
-        return pp_jaxpr(jaxpr, names, indent, False, width)
+        return pp_jaxpr(jaxpr, names, indent, False, width, prefix)
     if isinstance(value, tuple) and value and all(isinstance(v, (Jaxpr, ClosedJaxpr)) for v in value):
         pad = " " * (indent + 2)
         inner = "\n".join(pad + pp_param(v, names, indent + 2, width) for v in value)
@@ -225,7 +226,8 @@ def pp_param(value, names: _Names, indent: int, width: int) -> str:
     return str(value)
 
 
-def pp_jaxpr(jaxpr: Jaxpr, names: _Names, indent: int, source_info=False, width=80) -> str:
+def pp_jaxpr(jaxpr: Jaxpr, names: _Names, indent: int, source_info=False, width=80,
+             prefix: int = 0) -> str:
     used = {v for e in jaxpr.eqns for v in e.invars if isinstance(v, Var)}
     used.update(v for v in jaxpr.outvars if isinstance(v, Var))
     for e in jaxpr.eqns:
@@ -239,8 +241,8 @@ def pp_jaxpr(jaxpr: Jaxpr, names: _Names, indent: int, source_info=False, width=
     outs = ", ".join(names(v) for v in jaxpr.outvars)
     tail = f"in ({outs},) }}" if len(jaxpr.outvars) == 1 else f"in ({outs}) }}"
     if not any("\n" in e for e in eqns):
-        one_line = " ".join([head, "; ".join(eqns), tail]) if eqns else f"{head} {tail}"
-        if indent + len(one_line) <= width:
+        one_line = " ".join([head, "; ".join(eqns), tail]) if eqns else f"{head}  {tail}"
+        if indent + prefix + len(one_line) <= width:
             return one_line
     body = "".join(f"\n{' ' * (indent + 4)}{e}" for e in eqns)
     return f"{head}{body}\n{' ' * (indent + 2)}{tail}"

@@ -23,3 +23,5 @@ from .slicing import (dynamic_slice_p, dynamic_update_slice_p, gather_p, scatter
                       dynamic_update_slice_in_dim, gather, index_in_dim, scatter, scatter_add,
                       scatter_max, scatter_min, scatter_mul, scatter_sub, slice, slice_in_dim)
 from ._ad_util import add_any_p, stop_gradient, stop_gradient_p  # noqa: F401
+from .cond import cond, cond_p, switch  # noqa: F401
+from .loops import fori_loop, map, scan, scan_p, while_loop, while_p  # noqa: F401

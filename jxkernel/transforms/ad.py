@@ -25,6 +25,8 @@ from ..core.primitive import jvp_rules, rule as _rule, transpose_rules
 from ..core.trace import Trace, Tracer, new_trace, set_current_trace
 from ..lax._ad_util import (UndefinedPrimal, Zero, add_tangents, float0, instantiate,
                             is_undefined, zeros)
+
+instantiate_zeros = instantiate
 from ..tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
 from .partial_eval import PartialEvalTrace
 from .staging import trace_to_jaxpr
@@ -395,10 +397,13 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
 _jvp_jaxprs: dict = {}
 
 
-def jvp_jaxpr(closed: ClosedJaxpr, nonzeros) -> tuple:
+def jvp_jaxpr(closed: ClosedJaxpr, nonzeros, instantiate=False) -> tuple:
     """(jaxpr mapping primals + nonzero tangents to primal outs + tangent outs, out nonzeros).
-    Zero output tangents are left out of the outputs (flagged False)."""
-    key = (closed, tuple(nonzeros))
+    Zero output tangents are left out of the outputs (flagged False), unless `instantiate`
+    (a bool, or one per output) asks for them as real zeros."""
+    n_out = len(closed.out_avals)
+    inst = tuple(instantiate) if isinstance(instantiate, (list, tuple)) else (instantiate,) * n_out
+    key = (closed, tuple(nonzeros), inst)
     found = _jvp_jaxprs.get(key)
     if found is not None:
         return found
@@ -412,6 +417,8 @@ def jvp_jaxpr(closed: ClosedJaxpr, nonzeros) -> tuple:
                     for a, nz in zip(closed.in_avals, nonzeros)]
         p_out, t_out = jvp_flat(lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs),
                                 primals, tangents)
+        t_out = [instantiate_zeros(t) if force and type(t) is Zero else t
+                 for t, force in zip(t_out, inst)]
         out_nonzeros.extend(type(t) is not Zero for t in t_out)
         return list(p_out) + [t for t in t_out if type(t) is not Zero]
 

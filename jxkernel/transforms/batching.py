@@ -213,10 +213,12 @@ def _finish_output(trace, x, out_axis, size, index, name):
 _batched_jaxprs: dict = {}
 
 
-def batch_jaxpr(closed: ClosedJaxpr, axis_data: AxisData, in_dims) -> tuple:
+def batch_jaxpr(closed: ClosedJaxpr, axis_data: AxisData, in_dims, force_out_batched=None) -> tuple:
     """(jaxpr over batched inputs, out dims): batched outputs get their batch dim at 0,
-    unbatched ones stay unbatched. Cached, so re-batching a jitted jaxpr is free."""
-    key = (closed, axis_data.name, axis_data.size, tuple(in_dims))
+    unbatched ones stay unbatched unless `force_out_batched` says so (then they are
+    broadcast). Cached, so re-batching a jitted jaxpr is free."""
+    force = tuple(force_out_batched) if force_out_batched is not None else None
+    key = (closed, axis_data.name, axis_data.size, tuple(in_dims), force)
     found = _batched_jaxprs.get(key)
     if found is not None:
         return found
@@ -237,8 +239,10 @@ def batch_jaxpr(closed: ClosedJaxpr, axis_data: AxisData, in_dims) -> tuple:
             outs = eval_jaxpr(closed.jaxpr, closed.consts, *tracers)
             result = []
             with set_current_trace(trace.parent):
-                for o in outs:
+                for i, o in enumerate(outs):
                     val, dim = trace.unpack(o)
+                    if dim is not_mapped and force and force[i]:
+                        val, dim = bu.bdim_at_front(val, dim, axis_data.size), 0
                     out_dims.append(not_mapped if dim is not_mapped else 0)
                     result.append(val if dim is not_mapped else bu.moveaxis(val, dim, 0))
         return result

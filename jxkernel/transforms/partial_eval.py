@@ -34,6 +34,10 @@ class PartialEvalTrace(JaxprTrace):
             return special(self, args, params)
         return super().process_primitive(prim, args, params)
 
+    def stage_whole(self, prim, args, params):
+        """Record `prim` as one unknown equation (no known/unknown split)."""
+        return JaxprTrace.process_primitive(self, prim, args, params)
+
     def describe_self(self):
         return "linearization (partial evaluation)"
 
@@ -41,14 +45,18 @@ class PartialEvalTrace(JaxprTrace):
 _split_cache: dict = {}
 
 
-def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns) -> tuple:
+def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns, instantiate=None) -> tuple:
     """Split `closed` by which inputs are unknown.
 
     Returns (known_jaxpr, unknown_jaxpr, out_unknowns, num_residuals):
     known_jaxpr maps the known inputs to the known outputs followed by the residuals;
     unknown_jaxpr maps residuals followed by the unknown inputs to the unknown outputs.
+    Outputs flagged in `instantiate` are made unknown even if they are known (their value
+    becomes a residual), so that several jaxprs can be split alike (cond branches, loops).
     """
-    key = (closed, tuple(unknowns))
+    n_out = len(closed.out_avals)
+    force = tuple(instantiate) if instantiate is not None else (False,) * n_out
+    key = (closed, tuple(unknowns), force)
     found = _split_cache.get(key)
     if found is not None:
         return found
@@ -62,7 +70,7 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns) -> tuple:
             known_iter = iter(known_args)
             args = [next(unknown_args) if u else next(known_iter) for u in unknowns]
             outs = eval_jaxpr(closed.jaxpr, closed.consts, *args)
-            out_unknowns = [pe.is_unknown(o) for o in outs]
+            out_unknowns = [pe.is_unknown(o) or f for o, f in zip(outs, force)]
             unknown_closed = pe.to_jaxpr([o for o, u in zip(outs, out_unknowns) if u])
         unknown_jaxpr, residuals = convert_constvars_to_invars(unknown_closed)
         result.update(unknown=unknown_jaxpr, out_unknowns=out_unknowns, n_res=len(residuals))

@@ -1,0 +1,79 @@
+"""Shared by the control-flow primitives: tracing user functions (with pytree inputs and
+outputs) into jaxprs whose constants become explicit operands, and type-mismatch errors
+that name the pytree path and both types."""
+from __future__ import annotations
+
+from ..core.avals import ShapedArray, get_aval
+from ..core.interpret import eval_jaxpr
+from ..core.ir import ClosedJaxpr
+from ..core.source_info import function_source_info
+from ..transforms.staging import DebugInfo, convert_constvars_to_invars, trace_to_jaxpr
+from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
+
+
+def fun_name(fun) -> str:
+    return getattr(fun, "__name__", type(fun).__name__)
+
+
+def trace_fun(fun, in_tree, in_avals, what: str):
+    """(ClosedJaxpr of fun over flat inputs, output treedef); consts stay in the ClosedJaxpr."""
+    out_trees = []
+
+    def flat(*xs):
+        out = fun(*tree_unflatten(in_tree, xs))
+        leaves, tree = tree_flatten(out)
+        out_trees.append(tree)
+        return leaves
+    info = DebugInfo(fun_name(fun), function_source_info(fun), what, None)
+    return trace_to_jaxpr(flat, list(in_avals), info), out_trees[0]
+
+
+def hoist(closed: ClosedJaxpr):
+    """(ClosedJaxpr taking its consts as leading inputs, the consts)."""
+    return convert_constvars_to_invars(closed)
+
+
+def with_extra_leading_inputs(closed: ClosedJaxpr, avals, position: int = 0) -> ClosedJaxpr:
+    """`closed` taking extra (ignored) inputs of `avals` inserted at `position`; used to give
+    all branches of a cond the same operands."""
+    if not avals:
+        return closed
+
+    def f(*args):
+        kept = args[:position] + args[position + len(avals):]
+        return eval_jaxpr(closed.jaxpr, closed.consts, *kept)
+    in_avals = list(closed.in_avals)
+    return trace_to_jaxpr(f, in_avals[:position] + list(avals) + in_avals[position:])
+
+
+def avals_of(leaves):
+    return [get_aval(x) for x in leaves]
+
+
+def type_str(aval) -> str:
+    return aval.str_short() + (" (weak)" if aval.weak_type else "")
+
+
+def describe_mismatch(what1, tree1, avals1, what2, tree2, avals2) -> str | None:
+    """None if the two (tree, avals) agree (ignoring weak types); else a message naming the
+    first differing path and both types."""
+    if tree1 != tree2:
+        return f"{what1} has structure {tree1} but {what2} has structure {tree2}"
+    paths = [keystr(p) or "(the value)" for p, _ in tree_flatten_with_path(
+        tree_unflatten(tree1, list(range(tree1.num_leaves))))[0]]
+    diffs = [f"  * at {path}: {what1} is {a.str_short()} but {what2} is {b.str_short()}"
+             for path, a, b in zip(paths, avals1, avals2)
+             if a.shape != b.shape or a.dtype != b.dtype]
+    return "\n".join(diffs) if diffs else None
+
+
+def unify_weak_types(avals_a, avals_b):
+    """Avals where a leaf is weak only if weak in both (JAX's rule for loop carries)."""
+    return [a if a.weak_type == b.weak_type else a.update(weak_type=False)
+            for a, b in zip(avals_a, avals_b)]
+
+
+def broadcast_aval(aval: ShapedArray, size: int, axis: int = 0) -> ShapedArray:
+    shape = list(aval.shape)
+    shape.insert(axis, size)
+    return ShapedArray(shape, aval.dtype, aval.weak_type)

@@ -1,0 +1,260 @@
+"""cond and switch: choose one of several traced branches by a runtime index.
+
+    >>> lax.cond(x > 0, lambda x: x * 2., lambda x: -x, x)
+
+Every branch is traced once into a jaxpr (all branches, even under no
+transformation, as in JAX), so they must agree on output types. The `cond`
+primitive takes the index and the operands; each branch jaxpr takes every
+branch's constants (hoisted) followed by the operands. It lowers to
+`stablehlo.case`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.avals import ShapedArray, get_aval
+from ..core.interpret import eval_jaxpr
+from ..core.primitive import (Primitive, abstract_eval_rules, jvp_rules, lowering_rules,
+                              transpose_rules)
+from ..core.trace import set_current_trace
+from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
+from ..transforms.batching import axis_batching_rules, batch_jaxpr
+from ..transforms.partial_eval import partial_eval_jaxpr, partial_eval_rules
+from ..transforms.staging import trace_to_jaxpr
+from ..tree_util import tree_flatten, tree_unflatten
+from . import _batch_util as bu
+from . import _cf_util as cf
+from ._ad_util import Zero, instantiate, is_undefined, zeros
+from .conversion import convert_element_type
+from .elementwise import clamp, ne, select_n
+from .shapes import broadcast_in_dim
+
+cond_p = Primitive("cond", multiple_results=True)
+
+
+# ------------------------------------------------------------------ user functions
+def cond(pred, true_fun, false_fun, *operands):
+    """true_fun(*operands) if pred else false_fun(*operands), with both branches traced."""
+    if not (callable(true_fun) and callable(false_fun)):
+        raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
+    aval = get_aval(pred)
+    if aval.shape:
+        raise TypeError(f"Pred must be a scalar, got {_value_text(pred)} of shape {aval.shape}.")
+    if not (dtypes.is_bool(aval.dtype) or dtypes.is_int(aval.dtype) or dtypes.is_float(aval.dtype)):
+        raise TypeError(f"Pred type must be either boolean or number, got {aval.dtype.name}.")
+    if not dtypes.is_bool(aval.dtype):
+        pred = ne(pred, np.zeros((), aval.dtype))
+    index = convert_element_type(pred, np.int32)
+    return _bind_cond(index, [false_fun, true_fun], operands, ("false_fun", "true_fun"))
+
+
+def switch(index, branches, *operands):
+    """branches[index](*operands); the index is clamped into range, as in JAX."""
+    branches = list(branches)
+    if not branches or not all(callable(b) for b in branches):
+        raise TypeError("lax.switch: branches argument should be a non-empty sequence of callables.")
+    aval = get_aval(index)
+    if aval.shape:
+        raise TypeError(f"Branch index must be scalar, got {_value_text(index)} of shape {aval.shape}.")
+    if not dtypes.is_int(aval.dtype):
+        raise TypeError(f"Index type must be an integer, got {aval.dtype.name}.")
+    if len(branches) == 1:
+        return branches[0](*operands)
+    index = convert_element_type(index, np.int32)
+    index = clamp(np.int32(0), index, np.int32(len(branches) - 1))
+    return _bind_cond(index, branches, operands, tuple(f"branch {i}" for i in range(len(branches))))
+
+
+def _value_text(x):
+    try:
+        return str(np.asarray(x))
+    except Exception:
+        return str(x)
+
+
+def _bind_cond(index, funs, operands, names):
+    leaves, in_tree = tree_flatten(operands)
+    in_avals = cf.avals_of(leaves)
+    traced = [cf.trace_fun(f, in_tree, in_avals, "cond branch") for f in funs]
+    first_tree, first_avals = traced[0][1], traced[0][0].out_avals
+    for (closed, tree), name, fun in zip(traced[1:], names[1:], funs[1:]):
+        _check_branch(funs[0], names[0], first_tree, first_avals, fun, name, tree, closed.out_avals)
+    out_avals = _joined_out_avals([c.out_avals for c, _ in traced])
+    hoisted = [cf.hoist(c) for c, _ in traced]
+    all_consts = [c for _, consts in hoisted for c in consts]
+    branches, offset = [], 0
+    const_avals = cf.avals_of(all_consts)
+    for jaxpr, consts in hoisted:
+        # each branch takes every branch's consts: its own at its offset, the others ignored
+        before, after = const_avals[:offset], const_avals[offset + len(consts):]
+        padded = cf.with_extra_leading_inputs(jaxpr, before, 0)
+        padded = cf.with_extra_leading_inputs(padded, after, len(before) + len(consts))
+        branches.append(_cast_outputs(padded, out_avals))
+        offset += len(consts)
+    outs = cond_p.bind(index, *all_consts, *leaves, branches=tuple(branches))
+    return tree_unflatten(first_tree, outs)
+
+
+def _check_branch(fun0, name0, tree0, avals0, fun, name, tree, avals):
+    where = (f"{name0} is {cf.fun_name(fun0)}{_defined_at(fun0)}\n"
+             f"{name} is {cf.fun_name(fun)}{_defined_at(fun)}\n\n")
+    if tree0 != tree:
+        raise TypeError(f"cond branch outputs must have the same pytree structure, but they "
+                        f"differ:\n\n{where}{name0} output has structure {tree0} but {name} "
+                        f"output has structure {tree}.\n\nRevise {name0} and/or {name} so that "
+                        f"they have the same pytree structure.")
+    diff = cf.describe_mismatch(f"the output of {name0}", tree0, avals0,
+                                f"the corresponding output of {name}", tree, avals)
+    if diff:
+        raise TypeError(f"cond branches must have equal output types but they differ.\n\n{where}"
+                        f"{diff}\n\nRevise {name0} and/or {name} so that all output types match.")
+
+
+def _defined_at(fun):
+    code = getattr(fun, "__code__", None)
+    return f" at {code.co_filename}:{code.co_firstlineno}" if code else ""
+
+
+def _joined_out_avals(all_avals):
+    """Branch outputs are weakly typed only if weak in every branch."""
+    joined = list(all_avals[0])
+    for avals in all_avals[1:]:
+        joined = cf.unify_weak_types(joined, avals)
+    return joined
+
+
+def _cast_outputs(closed, out_avals):
+    if all(a.weak_type == b.weak_type for a, b in zip(closed.out_avals, out_avals)):
+        return closed
+
+    def f(*args):
+        outs = eval_jaxpr(closed.jaxpr, closed.consts, *args)
+        return [convert_element_type(o, a.dtype) if get_aval(o).weak_type != a.weak_type else o
+                for o, a in zip(outs, out_avals)]
+    return trace_to_jaxpr(f, closed.in_avals)
+
+
+# ------------------------------------------------------------------ rules
+def _cond_abstract_eval(index, *ops, branches):
+    if index.shape or index.dtype != np.int32:
+        raise TypeError(f"cond index must be an int32 scalar, got {index.str_short()}")
+    return branches[0].out_avals
+
+
+def _cond_lowering(ctx, index, *ops, branches):
+    regions = []
+    for branch in branches:
+        block = ctx.new_block([])            # operands are captured from the enclosing scope
+        block.ret(ctx.lower_jaxpr(branch, list(ops), block=block))
+        regions.append(block)
+    return ctx.op("stablehlo.case", [index], regions=regions)
+
+
+def _cond_batching(axis_data, vals, dims, *, branches):
+    index, ops = vals[0], list(vals[1:])
+    index_dim, op_dims = dims[0], list(dims[1:])
+    n_out = len(branches[0].out_avals)
+    if index_dim is bu.not_mapped:
+        batched_out = [False] * n_out
+        for branch in branches:
+            _, out_dims = batch_jaxpr(branch, axis_data, op_dims)
+            batched_out = [b or d is not bu.not_mapped for b, d in zip(batched_out, out_dims)]
+        new = tuple(batch_jaxpr(b, axis_data, op_dims, force_out_batched=batched_out)[0]
+                    for b in branches)
+        outs = cond_p.bind(index, *ops, branches=new)
+        return outs, [0 if b else bu.not_mapped for b in batched_out]
+    # A batched predicate: run every branch on every example and select per example.
+    size = axis_data.size
+    ops = [bu.bdim_at_front(o, d, size) for o, d in zip(ops, op_dims)]
+    index = bu.bdim_at_front(index, index_dim, size)
+    results = []
+    for branch in branches:
+        batched, _ = batch_jaxpr(branch, axis_data, [0] * len(ops), force_out_batched=[True] * n_out)
+        results.append(eval_jaxpr(batched.jaxpr, batched.consts, *ops))
+    outs = []
+    for k in range(n_out):
+        shape = bu.shape(results[0][k])
+        which = broadcast_in_dim(index, shape, (0,)) if len(shape) > 1 else index
+        outs.append(select_n(which, *[r[k] for r in results]))
+    return outs, [0] * n_out
+
+
+def _cond_jvp(primals, tangents, *, branches):
+    index, ops = primals[0], primals[1:]
+    op_tangents = tangents[1:]
+    nonzeros = [type(t) is not Zero for t in op_tangents]
+    out_nonzeros = [False] * len(branches[0].out_avals)
+    for branch in branches:
+        _, nz = jvp_jaxpr(branch, nonzeros)
+        out_nonzeros = [a or b for a, b in zip(out_nonzeros, nz)]
+    new = tuple(jvp_jaxpr(b, nonzeros, instantiate=out_nonzeros)[0] for b in branches)
+    nz_tangents = [t for t in op_tangents if type(t) is not Zero]
+    outs = cond_p.bind(index, *ops, *nz_tangents, branches=new)
+    n = len(branches[0].out_avals)
+    rest = iter(outs[n:])
+    return outs[:n], [next(rest) if nz else Zero(a.strip_weak_type())
+                      for nz, a in zip(out_nonzeros, branches[0].out_avals)]
+
+
+def _cond_partial_eval(trace, args, params):
+    """Known branch parts run now as one cond (each also returning its residuals, zeros for
+    the other branches' residuals); the unknown parts are staged as another cond."""
+    branches = params["branches"]
+    index, ops = args[0], args[1:]
+    if trace.is_unknown(index):
+        return trace.stage_whole(cond_p, args, params)
+    unknowns = [trace.is_unknown(x) for x in ops]
+    out_unknowns = [False] * len(branches[0].out_avals)
+    for branch in branches:
+        _, _, uk, _ = partial_eval_jaxpr(branch, unknowns)
+        out_unknowns = [a or b for a, b in zip(out_unknowns, uk)]
+    splits = [partial_eval_jaxpr(b, unknowns, instantiate=out_unknowns) for b in branches]
+    n_known_out = out_unknowns.count(False)
+    res_avals = [list(k.out_avals[n_known_out:]) for k, _, _, _ in splits]
+    all_res = [a for avals in res_avals for a in avals]
+    known_branches, unknown_branches, offset = [], [], 0
+    for (known, unknown, _, n_res), avals in zip(splits, res_avals):
+        known_branches.append(_pad_residual_outputs(known, n_known_out, all_res, offset))
+        unknown_branches.append(cf.with_extra_leading_inputs(
+            cf.with_extra_leading_inputs(unknown, all_res[:offset], 0),
+            all_res[offset + n_res:], offset + n_res) if all_res else unknown)
+        offset += n_res
+    known_ops = [x for x, u in zip(ops, unknowns) if not u]
+    with set_current_trace(trace.parent):
+        known_outs = cond_p.bind(index, *known_ops, branches=tuple(known_branches))
+    residuals = known_outs[n_known_out:]
+    atoms = [trace.to_atom(index)] + [trace.to_atom(r) for r in residuals] + \
+        [trace.to_atom(x) for x, u in zip(ops, unknowns) if u]
+    unknown_outs = iter(trace.add_eqn(atoms, cond_p, dict(branches=tuple(unknown_branches)),
+                                      unknown_branches[0].out_avals))
+    known_iter = iter(known_outs[:n_known_out])
+    return [next(unknown_outs) if u else next(known_iter) for u in out_unknowns]
+
+
+def _pad_residual_outputs(known, n_known_out, all_res, offset):
+    """`known` returning its known outputs then *all* branches' residuals (zeros but its own)."""
+    def f(*args):
+        outs = eval_jaxpr(known.jaxpr, known.consts, *args)
+        own = outs[n_known_out:]
+        res = [zeros(a) for a in all_res[:offset]] + list(own) + \
+            [zeros(a) for a in all_res[offset + len(own):]]
+        return list(outs[:n_known_out]) + res
+    return trace_to_jaxpr(f, known.in_avals)
+
+
+def _cond_transpose(cts, index, *ops, branches):
+    linear = [is_undefined(o) for o in ops]
+    nonlinear = [o for o in ops if not is_undefined(o)]
+    cts = [instantiate(c) for c in cts]
+    transposed = tuple(transpose_jaxpr(b, linear) for b in branches)
+    outs = iter(cond_p.bind(index, *nonlinear, *cts, branches=transposed))
+    return [None] + [next(outs) if lin else None for lin in linear]
+
+
+abstract_eval_rules[cond_p] = _cond_abstract_eval
+lowering_rules[cond_p] = _cond_lowering
+axis_batching_rules[cond_p] = _cond_batching
+jvp_rules[cond_p] = _cond_jvp
+partial_eval_rules[cond_p] = _cond_partial_eval
+transpose_rules[cond_p] = _cond_transpose
