@@ -1,0 +1,66 @@
+"""jxkernel in IPython and Jupyter: `%load_ext jxkernel`.
+
+Registers the magics (`%%jit`, `%jaxpr`, `%hlo`, an honest `%timeit`,
+`%jxbackend`, `%jxcompiles`) and rich displays for Arrays and jaxprs.
+Loading twice is harmless; unloading restores IPython's own `%timeit`.
+This is the only package that imports IPython, ipywidgets and plotly.
+"""
+from __future__ import annotations
+
+import weakref
+
+from . import display, timing
+from .magics import JxMagics, State
+
+_states: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # shell -> State
+
+_OURS = ("jit", "jaxpr", "hlo", "timeit", "jxbackend", "jxcompiles")
+
+
+def load_ipython_extension(shell) -> None:
+    if shell in _states:
+        return
+    state = State(shell)
+    manager = shell.magics_manager
+    find = getattr(manager, "find", None)        # IPython 9 loads magics lazily: resolve first
+    state.saved_timeit = tuple(find(kind, "timeit") if find else manager.magics[kind].get("timeit")
+                               for kind in ("line", "cell"))
+    state.magics = JxMagics(shell, state)
+    shell.register_magics(state.magics)
+    state.formatters = display.register_formatters(shell)
+    timing.install(shell.user_ns, shell.user_ns_hidden)
+    shell.events.register("pre_run_cell", state.pre_run_cell)
+    shell.events.register("post_run_cell", state.post_run_cell)
+    _states[shell] = state
+
+
+def unload_ipython_extension(shell) -> None:
+    state = _states.pop(shell, None)
+    if state is None:
+        return
+    tables = shell.magics_manager.magics
+    for kind in ("line", "cell"):
+        for name in _OURS:
+            if getattr(tables[kind].get(name), "__self__", None) is state.magics:
+                del tables[kind][name]
+    for kind, saved in zip(("line", "cell"), state.saved_timeit):
+        if saved is not None:
+            tables[kind]["timeit"] = saved
+    display.unregister_formatters(state.formatters)
+    timing.uninstall(shell.user_ns, shell.user_ns_hidden)
+    for event, callback in (("pre_run_cell", state.pre_run_cell),
+                            ("post_run_cell", state.post_run_cell)):
+        try:
+            shell.events.unregister(event, callback)
+        except ValueError:
+            pass
+    for log in list(state.logs):
+        log.close()
+
+
+def state_of(shell) -> State | None:
+    """The extension's state for `shell` (None when not loaded)."""
+    return _states.get(shell)
+
+
+__all__ = ["load_ipython_extension", "unload_ipython_extension", "state_of", "JxMagics"]

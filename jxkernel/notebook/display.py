@@ -1,0 +1,127 @@
+"""Rich display: where code came from (cell and line), notes, and formatters for our types.
+
+Everything user-controlled that reaches HTML goes through `esc` (names, reprs,
+messages, source text): a variable named `<script>` shows as text.
+"""
+from __future__ import annotations
+
+import html
+import os
+
+from ..core.ir import ClosedJaxpr, Jaxpr
+from ..xla.array import Array
+
+
+def esc(x) -> str:
+    return html.escape(str(x), quote=True)
+
+
+def short_repr(value, limit: int = 60) -> str:
+    try:
+        text = repr(value)
+    except Exception as e:  # noqa: BLE001  a broken __repr__ must not break the view
+        text = f"<{type(value).__name__}: repr failed: {e!r}>"
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def cell_name(filename: str | None) -> str | None:
+    """'In[3]' when `filename` is an IPython cell's, else None."""
+    if not filename:
+        return None
+    try:
+        from IPython import get_ipython
+        shell = get_ipython()
+        found = shell.compile.format_code_name(filename) if shell is not None else None
+    except Exception:  # noqa: BLE001
+        found = None
+    return found[1] if found else None
+
+
+def _package_dir(name):
+    import importlib.util
+    spec = importlib.util.find_spec(name)
+    return os.path.dirname(spec.origin) + os.sep if spec and spec.origin else None
+
+
+# Frames of the shell itself are no user's source: an equation made directly by a magic
+# (say `%jaxpr lax.sin(x)`) has no user line.
+_SHELL_DIRS = tuple(d for d in map(_package_dir, ("IPython", "ipykernel")) if d)
+
+
+def source_label(info) -> str:
+    """'In[3]:2' for a cell line, 'file.py:12' otherwise; '' without (useful) source info."""
+    if info is None or info.file.startswith(_SHELL_DIRS):
+        return ""
+    cell = cell_name(info.file)
+    return f"{cell}:{info.line}" if cell else f"{os.path.basename(info.file)}:{info.line}"
+
+
+def source_line(info) -> str:
+    """The text of the line `info` points at (cells are in linecache), stripped."""
+    import linecache
+    return linecache.getline(info.file, info.line).strip() if info is not None else ""
+
+
+class Note:
+    """A short message shown in the output area: plain text, or a styled line in HTML."""
+    _COLORS = {"info": "#555", "compile": "#8a5a00", "warn": "#b00020", "print": "#333"}
+
+    def __init__(self, title: str, body: str = "", kind: str = "info"):
+        self.title, self.body, self.kind = title, body, kind
+
+    def __repr__(self):
+        return self.title + ("\n" + self.body if self.body else "")
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        color = self._COLORS.get(self.kind, "#555")
+        body = f"<pre style='margin:2px 0 2px 1em'>{esc(self.body)}</pre>" if self.body else ""
+        return {"text/plain": repr(self),
+                "text/html": f"<div class='jx-note jx-{esc(self.kind)}' style='color:{color};"
+                             f"font-family:monospace;font-size:90%'>{esc(self.title)}{body}</div>"}
+
+
+def show(obj) -> None:
+    from IPython.display import display
+    display(obj)
+
+
+# ------------------------------------------------------------------ formatters
+def _jaxpr_bundle(obj, include=None, exclude=None):
+    from .widgets.jaxpr_viewer import JaxprViewer
+    return JaxprViewer(obj)._repr_mimebundle_(include=include, exclude=exclude)
+
+
+def array_html(x: Array) -> str:
+    """The core's HTML view of an Array plus, for float arrays, a one-line summary."""
+    base = x._repr_html_()
+    if x.size <= 1 or x.dtype.kind not in "fc" or x.is_deleted():
+        return base
+    import numpy as np
+    v = np.asarray(x)
+    if v.dtype.kind == "c":
+        v = np.abs(v)
+    with np.errstate(all="ignore"):
+        stats = (f"min {np.nanmin(v):.4g} · max {np.nanmax(v):.4g} · mean {np.nanmean(v):.4g}"
+                 + (f" · {int(np.isnan(v).sum())} NaN" if np.isnan(v).any() else ""))
+    return base.replace("</div>", f"<span style='color:#888;font-size:85%'>{esc(stats)}</span></div>", 1) \
+        if base.endswith("</div>") else base
+
+
+def register_formatters(shell) -> list:
+    """Rich displays for jaxprs (the viewer) and Arrays; returns what to undo on unload."""
+    formatters = shell.display_formatter
+    undo = []
+    mimebundle = formatters.mimebundle_formatter
+    for cls in (ClosedJaxpr, Jaxpr):
+        undo.append((mimebundle, cls, mimebundle.for_type(cls, _jaxpr_bundle)))
+    html_f = formatters.formatters["text/html"]
+    undo.append((html_f, Array, html_f.for_type(Array, array_html)))
+    return undo
+
+
+def unregister_formatters(undo: list) -> None:
+    for formatter, cls, old in undo:
+        formatter.pop(cls, None)
+        if old is not None:
+            formatter.for_type(cls, old)

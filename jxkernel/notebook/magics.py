@@ -1,0 +1,441 @@
+"""The magics: %%jit, %jaxpr/%%jaxpr, %hlo, %timeit/%%timeit, %jxbackend, %jxcompiles.
+
+Each is documented by its docstring and `magic_arguments` (so `%%jit?` is its help).
+"""
+from __future__ import annotations
+
+import ast
+import re
+import time
+import weakref
+
+from IPython.core import magic_arguments as ma
+from IPython.core.error import UsageError
+from IPython.core.magic import (Magics, cell_magic, line_cell_magic, line_magic, magics_class,
+                                needs_local_scope, no_var_expand)
+
+from .. import compile_log
+from ..config import config
+from ..transforms.jit import jit
+from ..transforms.make_jaxpr import make_jaxpr
+from ..xla import client
+from . import cell as cellmod
+from . import timing
+from .display import Note, show
+from .program import CellError, CellProgram, describe_output, error_view_data
+
+_SHOW = ("jaxpr", "stablehlo", "hlo", "static", "all")
+
+
+def _names(values) -> list:
+    """['a,b', 'c'] -> ['a', 'b', 'c'] (options may repeat or take comma lists)."""
+    return [n for v in values or () for n in re.split(r"[,\s]+", v) if n]
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.1f} ms"
+
+
+def compile_note(event, label: str, count: int) -> Note:
+    timings = (f"trace {_ms(event.trace_s)} · lower {_ms(event.lower_s)} · compile "
+               f"{_ms(event.compile_s)}" + (f" ({event.cache} cache)" if event.cache != "compiled" else ""))
+    if event.reason == "first call":
+        return Note(f"⚙ compiled {label} for {event.backend}: {timings}", kind="compile")
+    return Note(f"⚙ recompiled {label} because {event.reason} (compilation #{count}): {timings}",
+                kind="compile")
+
+
+@magics_class
+class JxMagics(Magics):
+    """jxkernel's magics; `state` is the extension's per-shell state."""
+
+    def __init__(self, shell, state):
+        super().__init__(shell)
+        self.state = state
+        self.programs: dict = {}          # (source, options, inputs) -> CellProgram
+        self.cells: dict = {}             # cell id (or source) -> (label, last program key)
+
+    # ================================================================== %%jit
+    @ma.magic_arguments()
+    @ma.argument("--static", "-s", action="append", metavar="NAMES",
+                 help="inputs to treat as static (compile-time Python values), comma-separated "
+                      "or repeated; each new value recompiles")
+    @ma.argument("--donate", "-d", action="append", metavar="NAMES",
+                 help="traced inputs whose buffers the computation may reuse (they are "
+                      "deleted afterwards)")
+    @ma.argument("--backend", "-b", choices=["cpu", "gpu", "cuda", "tpu"],
+                 help="compile and run on this backend (default: the selected one, see %%jxbackend)")
+    @ma.argument("--quiet", "-q", action="store_true",
+                 help="don't report compilations or what print() did")
+    @ma.argument("--show", action="append", metavar="WHAT",
+                 help="also show: jaxpr, stablehlo, hlo (XLA's optimized HLO), static "
+                      "(traced vs static view), all; comma-separated")
+    @no_var_expand
+    @cell_magic
+    def jit(self, line, cell):
+        """Run the cell as one jitted function.
+
+        Inputs are the names the cell reads before assigning them (from the notebook's
+        namespace); outputs are the names it assigns (written back); the last expression
+        is displayed. Arrays and Python numbers are traced (abstract: shape and dtype
+        only); other values (functions, strings, ...) are static and must be hashable.
+        The compiled cell is cached: a rerun with the same input types reuses it, a new
+        shape, dtype or static value recompiles and says why. print() runs only while
+        tracing.
+
+        Example::
+
+            %%jit --static n
+            y = x * n
+            y.sum()
+        """
+        args = ma.parse_argstring(self.jit, line)
+        show_what = set(_names(args.show))
+        unknown = show_what - set(_SHOW)
+        if unknown:
+            raise UsageError(f"--show takes {', '.join(_SHOW)}; got {', '.join(sorted(unknown))}")
+        if "all" in show_what:
+            show_what = {"jaxpr", "stablehlo", "hlo", "static"}
+        program = self._program(cell, _names(args.static), _names(args.donate), args.backend,
+                                args.quiet)
+        ns = self.shell.user_ns
+        arguments = program.arguments(ns)
+        try:
+            outputs = program.run(ns)
+        except CellError as err:
+            view = self._cell_view(program, ns, error=error_view_data(err))
+            show(view)
+            raise err from None      # IPython renders it with CellError._render_traceback_
+        last = outputs.pop(cellmod.LAST, None)
+        ns.update(outputs)
+        if not args.quiet:
+            self._report(program)
+        if "static" in show_what:
+            show(self._cell_view(program, ns, outputs=outputs))
+        if show_what & {"jaxpr", "stablehlo", "hlo"}:      # avals only: donated inputs are fine
+            self._show_compiled(program.trace(arguments), show_what, program.label)
+        return last
+
+    def _program(self, cell, static, donate, backend, quiet) -> CellProgram:
+        shell = self.shell
+        source = shell.transform_cell(cell)
+        try:
+            info = cellmod.analyze(source)
+        except SyntaxError as e:
+            raise UsageError(f"%%jit: the cell is not valid Python: {e}") from None
+        ns = shell.user_ns
+        for name in static + donate:
+            if name not in info.reads:
+                raise UsageError(f"%%jit: {name!r} is not an input of this cell (inputs: "
+                                 f"{', '.join(n for n in info.reads if n in ns) or 'none'})")
+        if set(static) & set(donate):
+            raise UsageError("%%jit: an input cannot be both --static and --donate")
+        kinds = {}
+        for name in info.reads:
+            if name in ns:
+                kinds[name] = cellmod.classify(ns[name], name in static)
+        params = [n for n in kinds if kinds[n] != cellmod.GLOBAL]
+        for name in params:
+            if kinds[name] == cellmod.STATIC:
+                try:
+                    hash(ns[name])
+                except TypeError:
+                    raise UsageError(
+                        f"%%jit: input {name!r} ({type(ns[name]).__name__}) is static (not an "
+                        f"array or number) but unhashable, so it can't be part of the compile "
+                        f"cache key. Pass a hashable value (e.g. a tuple instead of a list), or "
+                        f"arrays/numbers only.") from None
+        device = self.state.device if backend is None else None
+        key = (source, tuple(sorted(static)), tuple(sorted(donate)), backend,
+               device and (device.platform, device.id), tuple((n, kinds[n]) for n in params))
+        cell_key = self.state.cell_id or source
+        label, last_key = self.cells.get(cell_key, (None, None))
+        if label is None:
+            label = f"cell[{shell.execution_count}]"
+        program = self.programs.get(key)
+        if program is None:
+            filename = shell.compile.cache(source, shell.execution_count)
+            try:
+                program = CellProgram(info, label=label, filename=filename, user_ns=ns,
+                                      params=params, kinds=kinds, static_names=static,
+                                      donate=donate, backend=backend, device=device)
+            except RuntimeError as e:            # e.g. a backend that is not installed
+                raise UsageError(f"%%jit: {e}") from None
+            self.programs[key] = program
+            if last_key is not None and not quiet:
+                show(Note(f"⚙ {label}: {_why_new(last_key, key)}: compiling it anew",
+                          kind="compile"))
+        self.cells[cell_key] = (label, key)
+        return program
+
+    def _report(self, program):
+        count = sum(1 for e in compile_log.compile_events() if e.key is program.jitted)
+        for event in program.events:
+            show(compile_note(event, program.label, count))
+        if program.printed:
+            show(Note(f"print() ran while tracing {program.label}: it runs once per compilation "
+                      f"and shows tracers (shapes and dtypes), not values; a cached rerun prints "
+                      f"nothing", body=program.printed.rstrip("\n"), kind="print"))
+        elif program.info.prints and not program.traced_now:
+            show(Note(f"print() did not run: {program.label} was not traced again (cache hit); "
+                      f"print runs only while tracing", kind="info"))
+
+    def _cell_view(self, program, ns, outputs=None, error=None):
+        from .widgets.cell_view import CellView
+        outs = [{"name": n, "detail": describe_output(outputs[n]) if outputs and n in outputs else ""}
+                for n in program.info.outputs]
+        inputs = program.describe_inputs(ns) + [
+            {"name": n, "kind": cellmod.GLOBAL, "detail": "module"}
+            for n, k in program.kinds.items() if k == cellmod.GLOBAL]
+        return CellView(program.info.source, program.label, inputs=inputs, outputs=outs,
+                        error=error, positions=program.info.positions)
+
+    def _show_compiled(self, traced, what, title):
+        from .widgets.hlo_view import HloView
+        from .widgets.jaxpr_viewer import JaxprViewer
+        lowered = traced.lower()
+        if "jaxpr" in what:
+            show(JaxprViewer(traced.jaxpr, title=f"jaxpr of {title}", stablehlo=lowered.as_text))
+        if what & {"stablehlo", "hlo"}:
+            show(HloView(title, lowered, optimized="hlo" in what,
+                         stablehlo="stablehlo" in what))
+
+    # ================================================================== %jaxpr, %hlo
+    @no_var_expand
+    @line_cell_magic
+    def jaxpr(self, line, cell=None):
+        """Show the jaxpr of a call, an expression or a cell (traced, not run).
+
+        %jaxpr f(x, 2.0)        the jaxpr of f at these arguments (like make_jaxpr(f)(x, 2.0));
+                                non-array arguments are static
+        %jaxpr grad(f)(x)       any transformation
+        %jaxpr x * 2 + y        an expression over the namespace's values
+        %%jaxpr                 a whole cell, as %%jit would trace it
+        """
+        from .widgets.jaxpr_viewer import JaxprViewer
+        if cell is not None:
+            program = self._program(cell, [], [], None, True)
+            traced = program.trace(program.arguments(self.shell.user_ns))
+            return JaxprViewer(traced.jaxpr, title=f"jaxpr of {program.label}",
+                               stablehlo=lambda: traced.lower().as_text())
+        expr = line.strip()
+        if not expr:
+            raise UsageError("%jaxpr EXPR: e.g. %jaxpr f(x, 2.0) or %jaxpr grad(f)(x)")
+        call = self._call(expr)
+        if call is not None:
+            fun, args, kwargs, static = call
+            closed = make_jaxpr(_bind_kwargs(fun, kwargs), static_argnums=static)(*args)
+            return JaxprViewer(closed, title=f"jaxpr of {expr}")
+        program = self._program(expr, [], [], None, True)
+        traced = program.trace(program.arguments(self.shell.user_ns))
+        return JaxprViewer(traced.jaxpr, title=f"jaxpr of {expr}",
+                           stablehlo=lambda: traced.lower().as_text())
+
+    @no_var_expand
+    @line_magic
+    def hlo(self, line):
+        """The StableHLO we emit, the optimized HLO XLA compiled, and XLA's cost analysis.
+
+        %hlo f(x, 2.0)          non-array arguments are static
+        %hlo x @ w + b          an expression over the namespace's values
+        """
+        from .widgets.hlo_view import HloView
+        expr = line.strip()
+        if not expr:
+            raise UsageError("%hlo EXPR: e.g. %hlo f(x, 2.0)")
+        call = self._call(expr)
+        if call is not None:
+            fun, args, kwargs, static = call
+            lowered = jit(_bind_kwargs(fun, kwargs), static_argnums=static).lower(*args)
+        else:
+            program = self._program(expr, [], [], None, True)
+            lowered = program.trace(program.arguments(self.shell.user_ns)).lower()
+        return HloView(expr, lowered)
+
+    def _call(self, expr):
+        """(function, args, kwargs, static positions) when `expr` is `f(...)`, else None."""
+        try:
+            tree = ast.parse(expr, mode="eval").body
+        except SyntaxError as e:
+            raise UsageError(f"not a Python expression: {e}") from None
+        if not isinstance(tree, ast.Call) or \
+                any(isinstance(a, ast.Starred) for a in tree.args) or \
+                any(k.arg is None for k in tree.keywords):
+            return None
+        ns = self.shell.user_ns
+        filename = self.shell.compile.cache(expr, self.shell.execution_count)   # lines: In[n]
+
+        def ev(node):
+            return eval(compile(ast.Expression(node), filename, "eval"), ns)
+        fun = ev(tree.func)
+        args = [ev(a) for a in tree.args]
+        kwargs = {k.arg: ev(k.value) for k in tree.keywords}
+        static = tuple(i for i, a in enumerate(args)
+                       if cellmod.classify(a, False) != cellmod.TRACED)
+        return fun, args, kwargs, static
+
+    # ================================================================== %timeit
+    @no_var_expand
+    @needs_local_scope
+    @line_cell_magic
+    def timeit(self, line="", cell=None, local_ns=None):
+        """IPython's %timeit, made honest for asynchronous arrays.
+
+        Every timed run blocks on the Arrays the statement produced (its last value and
+        the names it assigns, any pytree), so the time is the device's, not just the
+        time to queue the work. If the first run compiles, it is a warm-up and kept out
+        of the measurement (and you are told). All of IPython's options work (-n -r -t
+        -c -p -q -o -v). Also:
+
+          --dispatch   time the dispatch alone too (until the call returns, before the
+                       result is ready): the difference is async dispatch at work
+        """
+        dispatch = bool(re.search(r"(^|\s)--dispatch(\s|$)", line))
+        line = re.sub(r"(^|\s)--dispatch(?=\s|$)", " ", line, count=1)
+        opts, stmt = self.parse_options(line, "n:r:tcp:qov:", posix=False, strict=False,
+                                        preserve_non_opts=True)
+        if not stmt.strip() and cell is None:
+            return None
+        setup, timed = ("pass", stmt) if cell is None else (stmt or "pass", cell)
+        timed = self.shell.transform_cell(timed)
+        setup = self.shell.transform_cell(setup)
+        try:
+            blocked = timing.blocking_source(timed)
+        except SyntaxError:
+            blocked = timed         # IPython's timeit reports the syntax error itself
+        quiet = "q" in opts
+        warm = self._warm_up(setup, blocked, local_ns)
+        if warm and not quiet:
+            print(warm)
+        option_text = " ".join(f"-{k}" if v == "" else f"-{k} {v}" for k, v in opts.items()
+                               if k not in ("o", "v"))
+        ipython_timeit = self.state.saved_timeit[0] or self.state.saved_timeit[1]
+        if cell is None and "\n" not in blocked.strip():
+            result = ipython_timeit(f"{option_text} -o {blocked}", None, local_ns)
+        else:
+            result = ipython_timeit(f"{option_text} -o {setup if cell is not None else ''}",
+                                    blocked, local_ns)
+        if result is not None and dispatch:
+            result.dispatch = self._dispatch(setup, timed, result, local_ns)
+            if not quiet:
+                print(f"dispatch only: {result.dispatch} — the time until the statement "
+                      f"returns; with async dispatch the device may still be working then. "
+                      f"The time above waits for the results (block_until_ready).")
+        if "v" in opts:
+            self.shell.user_ns[opts["v"]] = result
+        return result if "o" in opts else None
+
+    def _warm_up(self, setup, blocked, local_ns) -> str:
+        """Run the statement once (compiling what it compiles); say so if it compiled."""
+        events = []
+        unsubscribe = compile_log.subscribe(events.append)
+        start = time.perf_counter()
+        try:
+            code = compile(f"{setup}\n{blocked}", "<jx-timeit-warmup>", "exec")
+            exec(code, self.shell.user_ns, dict(local_ns or {}))
+        except SyntaxError:
+            return ""
+        finally:
+            unsubscribe()
+        if not events:
+            return ""
+        took = time.perf_counter() - start
+        which = "; ".join(f"{e.function}: {e.reason}" for e in events[:3])
+        more = f" and {len(events) - 3} more" if len(events) > 3 else ""
+        return (f"Compiled on the first run ({which}{more}; {took * 1e3:.1f} ms with the "
+                f"compilation). That warm-up run is not part of the timing below.")
+
+    def _dispatch(self, setup, timed, blocked_result, local_ns):
+        from IPython.core.magics.execution import TimeitResult
+        ns = self.shell.user_ns if not local_ns else {**self.shell.user_ns, **local_ns}
+        inner = timing.dispatch_timer(setup, timed, ns)
+        number, repeat = blocked_result.loops, blocked_result.repeat
+        runs = timing.measure(inner, number, repeat)
+        return TimeitResult(number, repeat, min(runs) / number, max(runs) / number, runs, 0.0,
+                            blocked_result._precision)
+
+    # ================================================================== backends and log
+    @line_magic
+    def jxbackend(self, line):
+        """%jxbackend            the backend selector
+        %jxbackend NAME       switch: cpu, gpu (cuda) or tpu, optionally a device: cpu:1"""
+        from .widgets.backend import BackendSelector
+        name = line.strip()
+        if not name:
+            return BackendSelector(on_select=self.state.select_device,
+                                   current=self.state.current_device())
+        platform, _, index = name.partition(":")
+        try:
+            devices = client.devices(platform)
+        except (RuntimeError, ValueError) as e:
+            raise UsageError(str(e)) from None
+        if index and not (index.isdigit() and int(index) < len(devices)):
+            raise UsageError(f"{platform} has devices 0..{len(devices) - 1}; got {index!r}")
+        device = devices[int(index)] if index else devices[0]
+        self.state.select_device(device, explicit=bool(index))
+        return Note(f"jit compiles and runs on {client.platform_of(device)} ({device}) now")
+
+    @ma.magic_arguments()
+    @ma.argument("function", nargs="?", default=None, help="show only this function or cell")
+    @ma.argument("--clear", action="store_true", help="forget the events so far")
+    @line_magic
+    def jxcompiles(self, line):
+        """The recompilation log: every compilation, why, and how long it took (live)."""
+        from .widgets.recompiles import RecompileLog
+        args = ma.parse_argstring(self.jxcompiles, line)
+        if args.clear:
+            compile_log.clear()
+            for log in list(self.state.logs):
+                log.refresh()
+            return None
+        log = RecompileLog(function=args.function)
+        self.state.logs.add(log)
+        return log
+
+
+def _why_new(old, new) -> str:
+    """Why a cell needs a new compiled function: its source, options or inputs changed."""
+    if old[0] != new[0]:
+        return "the cell's source changed"
+    if old[1:5] != new[1:5]:
+        return "its %%jit options or backend changed"
+    before, after = dict(old[5]), dict(new[5])
+    changes = [f"{n}: {before.get(n, 'absent')} -> {after.get(n, 'absent')}"
+               for n in sorted(set(before) | set(after)) if before.get(n) != after.get(n)]
+    return "its inputs changed (" + ", ".join(changes) + ")"
+
+
+def _bind_kwargs(fun, kwargs):
+    if not kwargs:
+        return fun
+    import functools
+    return functools.wraps(fun)(functools.partial(fun, **kwargs))
+
+
+class State:
+    """Per-shell state of the extension: what to undo, the selected device, live logs."""
+
+    def __init__(self, shell):
+        self.shell = shell
+        self.magics = None
+        self.formatters: list = []
+        self.saved_timeit = (None, None)      # IPython's (line, cell) %timeit, restored on unload
+        self.device = None                    # an explicitly chosen device for %%jit cells
+        self.cell_id = None
+        self.logs: weakref.WeakSet = weakref.WeakSet()
+
+    def select_device(self, device, explicit=True):
+        """Later %%jit cells and jit calls compile for this device's backend."""
+        config.update("jax_platform_name", client.platform_of(device))
+        self.device = device if explicit else None
+
+    def current_device(self):
+        return self.device or client.default_device()
+
+    # IPython events
+    def pre_run_cell(self, info=None):
+        self.cell_id = getattr(info, "cell_id", None)
+
+    def post_run_cell(self, result=None):
+        for log in list(self.logs):
+            log.refresh()

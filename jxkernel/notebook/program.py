@@ -1,0 +1,233 @@
+"""A `%%jit` cell compiled as a function: inputs in, outputs out, errors at cell lines.
+
+    program = CellProgram(info, label="cell[3]", filename=..., user_ns=ns,
+                          params=["x", "n"], kinds={"x": "traced", "n": "static"})
+    outputs = program.run(ns)        # {"y": Array, ...}; `program.events` says if it compiled
+
+The jitted function takes the inputs positionally (static ones by position), so
+jit's cache key is the cell's signature: a rerun with the same types hits it.
+Values that are not arrays (functions defined in the cell, strings, ...) come
+back inside the output's tree structure (`cell.Static`), so a cached run
+returns them without tracing again, as JAX returns static outputs.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import re
+
+from .. import compile_log
+from ..core import errors as jx_errors
+from ..core.avals import get_aval
+from ..transforms.jit import jit
+from ..tree_util import keystr, tree_flatten_with_path, tree_map
+from .cell import LAST, STATIC, Static, TRACED, build, is_array_like
+from .display import cell_name, short_repr
+
+
+class CellProgram:
+    """One cell source with one choice of inputs/options, jitted."""
+
+    def __init__(self, info, *, label, filename, user_ns, params, kinds, static_names=(),
+                 donate=(), backend=None, device=None):
+        self.info, self.label, self.filename = info, label, filename
+        self.params, self.kinds = list(params), dict(kinds)
+        fn = build(info, self.params, _identifier(label), filename, user_ns)
+        fn.__qualname__ = fn.__name__ = label
+        self.fn = fn
+        self.traced_now = False
+        self.printed = ""
+        self.events: list = []
+        static_argnums = [i for i, p in enumerate(self.params) if self.kinds[p] == STATIC]
+        donate_argnums = [i for i, p in enumerate(self.params) if p in donate]
+        self.jitted = jit(self._traceable(), static_argnums=static_argnums,
+                          donate_argnums=donate_argnums, backend=backend, device=device)
+
+    def _traceable(self):
+        fn, outputs = self.fn, self.info.outputs + [LAST]
+
+        @functools.wraps(fn)
+        def cell(*args):
+            self.traced_now = True
+            buffer = io.StringIO()
+            with contextlib.redirect_stdout(buffer):      # print() runs only now: show it
+                try:
+                    scope = fn(*args)
+                finally:
+                    self.printed += buffer.getvalue()
+            return {k: tree_map(_box, scope[k]) for k in outputs if k in scope}
+        return cell
+
+    # ------------------------------------------------------------ running
+    def arguments(self, user_ns) -> list:
+        return [user_ns[p] for p in self.params]
+
+    def run(self, user_ns) -> dict:
+        """Call the jitted cell on the namespace's values; returns outputs (and LAST)."""
+        self.traced_now, self.printed, self.events = False, "", []
+        mine = self.jitted
+        unsubscribe = compile_log.subscribe(lambda e: e.key is mine and self.events.append(e))
+        try:
+            result = self.jitted(*self.arguments(user_ns))
+        except Exception as e:  # noqa: BLE001  re-raised as a CellError pointing at the line
+            raise CellError.from_exception(e, self, user_ns) from e
+        finally:
+            unsubscribe()
+        return {k: tree_map(_unbox, v, is_leaf=lambda x: isinstance(x, Static))
+                for k, v in result.items()}
+
+    def trace(self, args):
+        """`jit(...).trace` of the cell at these arguments, prints discarded."""
+        with contextlib.redirect_stdout(io.StringIO()):
+            return self.jitted.trace(*args)
+
+    # ------------------------------------------------------------ describing
+    def describe_inputs(self, user_ns) -> list:
+        """[{name, kind, detail}] for the traced-vs-static view."""
+        rows = []
+        for name in self.params:
+            value = user_ns.get(name)
+            kind = self.kinds[name]
+            rows.append({"name": name, "kind": kind,
+                         "detail": describe_traced(value) if kind == TRACED else short_repr(value)})
+        return rows
+
+
+def _identifier(label: str) -> str:
+    return "_jx_" + re.sub(r"\W", "_", label)
+
+
+def _box(leaf):
+    return leaf if is_array_like(leaf) else Static(leaf)
+
+
+def _unbox(leaf):
+    return leaf.value if isinstance(leaf, Static) else leaf
+
+
+def aval_text(x) -> str:
+    try:
+        aval = get_aval(x)
+    except TypeError:
+        return type(x).__name__
+    text = aval.str_short() + (" weak" if aval.weak_type else "")
+    if type(x) in (bool, int, float, complex):
+        text += f" (Python {type(x).__name__})"
+    return text
+
+
+def describe_traced(value) -> str:
+    """'f32[3]', or for a pytree "params['w']: f32[3,3], params['b']: f32[3]" (abridged)."""
+    leaves, _ = tree_flatten_with_path(value)
+    if len(leaves) == 1 and not leaves[0][0]:
+        return aval_text(leaves[0][1])
+    parts = [f"{keystr(p)}: {aval_text(x)}" for p, x in leaves[:6]]
+    more = f", … ({len(leaves)} leaves)" if len(leaves) > 6 else ""
+    return f"{type(value).__name__} {{{', '.join(parts)}{more}}}"
+
+
+def describe_output(value) -> str:
+    leaves, _ = tree_flatten_with_path(value)
+    if len(leaves) == 1 and not leaves[0][0]:
+        return aval_text(leaves[0][1]) if is_array_like(leaves[0][1]) else type(value).__name__
+    return describe_traced(value) if leaves else type(value).__name__
+
+
+# ------------------------------------------------------------------ errors at cell lines
+_TRACER_ERRORS = (jx_errors.ConcretizationTypeError, jx_errors.TracerIntegerConversionError,
+                  jx_errors.TracerArrayConversionError)
+_DEPENDS = re.compile(r"depends on the arguments? (.+?), which (?:is|are) traced")
+
+
+class CellError(Exception):
+    """An error raised while tracing, compiling or running a `%%jit` cell, told at the
+    cell's line with what to do. The original exception is `__cause__` (and `.original`)."""
+
+    def __init__(self, message: str, *, original, label, line=None, where=None, hint="",
+                 code=""):
+        super().__init__(message)
+        self.original, self.label, self.line, self.where = original, label, line, where
+        self.hint, self.code = hint, code
+
+    @classmethod
+    def from_exception(cls, e: Exception, program: CellProgram, user_ns) -> CellError:
+        frames = _user_frames(e.__traceback__, program.filename)
+        line, where, code = None, None, ""
+        if frames:
+            filename, lineno, func, text = frames[-1]
+            code = text
+            if filename == program.filename:
+                line = lineno
+            where = [f"{cell_name(f) or f}, line {n}" + (f", in {fn}" if fn != program.label else "")
+                     for f, n, fn, _ in frames]
+        hint = _hint(e, program, user_ns)
+        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        message = f"{type(e).__name__}: {first}"
+        return cls(message, original=e, label=program.label, line=line, where=where,
+                   hint=hint, code=code)
+
+    def full_message(self) -> str:
+        """Everything the original said (its first line is in `str(self)`)."""
+        return str(self.original)
+
+    def _render_traceback_(self):
+        """IPython shows this instead of a traceback through jxkernel's internals."""
+        red, bold, reset = "\x1b[31m", "\x1b[1m", "\x1b[0m"
+        place = f"{self.label}, line {self.line}" if self.line else self.label
+        lines = [f"{red}{bold}{type(self.original).__name__}{reset} in {place}"
+                 + (f": {self.code}" if self.code else "")]
+        if self.where and len(self.where) > 1:
+            lines += ["  called through: " + " -> ".join(self.where)]
+        lines += ["  " + s for s in str(self.original).strip().splitlines()
+                  if not s.startswith(("To fix it:", "See https://"))][:8]
+        if self.hint:
+            lines += [f"{bold}What to do:{reset} {self.hint}"]
+        return lines
+
+
+def _user_frames(tb, cell_file) -> list:
+    """(file, line, function, text) of traceback frames in notebook cells, outermost first."""
+    import linecache
+    found = []
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename == cell_file or cell_name(code.co_filename):
+            found.append((code.co_filename, tb.tb_lineno, code.co_name,
+                          linecache.getline(code.co_filename, tb.tb_lineno).strip()))
+        tb = tb.tb_next
+    return found
+
+
+def _hint(e, program: CellProgram, user_ns) -> str:
+    if isinstance(e, jx_errors.TracerArrayConversionError):
+        return ("NumPy functions cannot run on traced values: use jxkernel.numpy (jnp) inside "
+                "a %%jit cell.")
+    if not isinstance(e, _TRACER_ERRORS):
+        return ""
+    match = _DEPENDS.search(str(e))
+    names = []
+    if match:
+        for part in re.split(r",\s*", match.group(1)):
+            base = re.match(r"[A-Za-z_]\w*", part.strip())
+            if base and base.group(0) in program.params and base.group(0) not in names:
+                names.append(base.group(0))
+    scalars = [n for n in names if type(user_ns.get(n)) in (bool, int, float, complex, str)]
+    arrays = [n for n in names if n not in scalars]
+    parts = []
+    if scalars:
+        parts.append(f"make {' and '.join(scalars)} static, so Python sees its value: "
+                     f"`%%jit --static {','.join(scalars)}` (each new value compiles anew)")
+    if arrays or not names:
+        which = (f"{', '.join(arrays)} {'is an array' if len(arrays) == 1 else 'are arrays'}, "
+                 f"traced: " if arrays else "the value comes from traced operations: ")
+        parts.append(f"{which}its value is unknown while tracing, so branch with "
+                     f"`lax.cond(pred, true_fn, false_fn, ...)` or `jnp.where(pred, a, b)` "
+                     f"(loops: `lax.fori_loop` / `lax.while_loop`) instead of Python `if`/`while`")
+    return "; or ".join(parts) + "."
+
+
+def error_view_data(err: CellError) -> dict:
+    """What the traced-vs-static view shows for a failed cell."""
+    return {"line": err.line, "message": str(err), "hint": err.hint and "What to do: " + err.hint}
+

@@ -1,0 +1,81 @@
+"""The backend selector: where later `%%jit` cells and `jit` calls compile and run.
+
+A dropdown of the devices of every backend that starts here; backends that
+don't are listed greyed out with what to install. Choosing a device calls
+`on_select(device)`; the status line shows the choice.
+"""
+from __future__ import annotations
+
+import ipywidgets as w
+
+from ...xla import client
+from ..display import esc
+from ._fallback import TextFallback
+
+PLATFORMS = ("cpu", "gpu", "tpu")
+
+
+def probe() -> tuple[dict, dict]:
+    """({platform: [devices]} that start, {platform: why not})."""
+    found, missing = {}, {}
+    for platform in PLATFORMS:
+        try:
+            found[platform] = client.devices(platform)
+        except (RuntimeError, ValueError) as e:
+            missing[platform] = str(e)
+    return found, missing
+
+
+def _key(device) -> str:
+    return f"{client.platform_of(device)}:{device.id}"
+
+
+class BackendSelector(TextFallback, w.VBox):
+    """dropdown + missing backends + the current choice."""
+
+    def __init__(self, on_select=None, current=None):
+        self._on_select = on_select
+        self.available, self.missing = probe()
+        self.devices = {_key(d): d for ds in self.available.values() for d in ds}
+        options = [(f"{client.platform_of(d)} · {d}", k) for k, d in self.devices.items()]
+        current = current or client.default_device()
+        self.dropdown = w.Dropdown(options=options, value=_key(current), description="backend",
+                                   layout=w.Layout(width="max-content"))
+        self.missing_html = w.HTML(self._missing_html())
+        self.status = w.HTML()
+        super().__init__([self.dropdown, self.missing_html, self.status])
+        self._show_status(current)
+        self.dropdown.observe(self._changed, "value")
+
+    def _changed(self, change):
+        device = self.devices[change["new"]]
+        if self._on_select is not None:
+            self._on_select(device)
+        self._show_status(device)
+
+    def select(self, key: str) -> None:
+        """Choose a device by key, e.g. 'cpu:0' (what the dropdown does)."""
+        self.dropdown.value = key
+
+    def _show_status(self, device):
+        self.current = device
+        self.status.value = (f"<span style='font-size:12px'>jit compiles and runs on <b>"
+                             f"{esc(client.platform_of(device))}</b> ({esc(device)})</span>")
+
+    def _missing_html(self) -> str:
+        rows = "".join(f"<li style='color:#999'><s>{esc(p)}</s> — {esc(why)}</li>"
+                       for p, why in self.missing.items())
+        return f"<ul style='font-size:11px;margin:2px 0'>{rows}</ul>" if rows else ""
+
+    def text_repr(self) -> str:
+        lines = ["backends:"]
+        for key, d in self.devices.items():
+            lines.append(f"  {'*' if d == self.current else ' '} {key}  {d}")
+        lines += [f"    {p}: unavailable — {why}" for p, why in self.missing.items()]
+        return "\n".join(lines)
+
+    def html_repr(self) -> str:
+        items = "".join(f"<li>{'<b>' if d == self.current else ''}{esc(k)} {esc(d)}"
+                        f"{'</b> (selected)' if d == self.current else ''}</li>"
+                        for k, d in self.devices.items())
+        return f"<div><b>backends</b><ul>{items}</ul>{self._missing_html()}</div>"

@@ -1,0 +1,65 @@
+"""What XLA got and what it made of it: our StableHLO, XLA's optimized HLO, its cost analysis.
+
+    >>> view = HloView("f(x)", jxkernel.jit(f).lower(x))
+    >>> view.cost["flops"], view.stablehlo[:12]
+    (3.0, 'module @jit_')
+"""
+from __future__ import annotations
+
+from ..display import esc
+
+# The cost-analysis keys worth a row; XLA adds per-operand ones ("bytes accessed0{}", ...).
+_MAIN_COSTS = ("flops", "transcendentals", "bytes accessed", "optimal_seconds")
+
+
+class HloView:
+    """A lowered computation shown three ways; the compile runs when the view is made."""
+
+    def __init__(self, title: str, lowered, *, stablehlo: bool = True, optimized: bool = True):
+        self.title = title
+        self.stablehlo = lowered.as_text()
+        self.show_stablehlo, self.show_optimized = stablehlo, optimized
+        compiled = lowered.compile() if optimized else None
+        self.optimized = compiled.as_text() if compiled is not None else ""
+        try:
+            self.cost = dict(compiled.cost_analysis() or {}) if compiled is not None else {}
+        except Exception:  # noqa: BLE001  some backends have no cost model
+            self.cost = {}
+
+    def cost_rows(self) -> list:
+        main = [(k, self.cost[k]) for k in _MAIN_COSTS if k in self.cost]
+        rest = sorted((k, v) for k, v in self.cost.items() if k not in _MAIN_COSTS)
+        return main + rest
+
+    def _sections(self):
+        if self.show_stablehlo:
+            yield "StableHLO (what jxkernel emits)", self.stablehlo
+        if self.show_optimized:
+            yield "optimized HLO (what XLA compiled)", self.optimized
+
+    def __repr__(self):
+        parts = [f"HLO of {self.title}"]
+        for head, text in self._sections():
+            parts += [f"--- {head} ---", text.rstrip()]
+        if self.cost:
+            parts.append("--- XLA cost analysis ---")
+            parts += [f"{k}: {_fmt(v)}" for k, v in self.cost_rows()]
+        return "\n".join(parts)
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        pre = "style='max-height:30em;overflow:auto;font-size:11px;margin:2px 0'"
+        blocks = "".join(f"<details{' open' if i == 0 else ''}><summary>{esc(h)}</summary>"
+                         f"<pre {pre}>{esc(t)}</pre></details>"
+                         for i, (h, t) in enumerate(self._sections()))
+        rows = "".join(f"<tr><td>{esc(k)}</td><td style='text-align:right'>{esc(_fmt(v))}</td></tr>"
+                       for k, v in self.cost_rows() if k in _MAIN_COSTS)
+        cost = (f"<table style='font-size:12px'><tr><th colspan=2>XLA cost analysis</th></tr>"
+                f"{rows}</table>") if rows else ""
+        return {"text/plain": repr(self),
+                "text/html": f"<div><b>HLO of <code>{esc(self.title)}</code></b>{cost}{blocks}</div>"}
+
+
+def _fmt(v) -> str:
+    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
+        return f"{int(v):,}"
+    return f"{v:.4g}" if isinstance(v, float) else str(v)

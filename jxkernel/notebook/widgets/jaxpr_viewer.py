@@ -1,0 +1,229 @@
+"""The jaxpr viewer: equations with types and source lines, nested jaxprs collapsible,
+a variable's definition and uses highlighted, counts per primitive, and the StableHLO.
+
+    >>> v = JaxprViewer(jxkernel.make_jaxpr(f)(x))
+    >>> v.selected = "b"; v.defs, v.uses          # equation ids, e.g. (['0'], ['1'])
+    >>> v.view = "stablehlo"; v.stablehlo[:12]     # lowered on first use
+    'module @jit_'
+
+Names are given exactly as the printed jaxpr gives them (we print first, with the
+core's printer, then read the names it chose), so the viewer and `print(jaxpr)`
+agree. Python renders the HTML (escaping every name, param and source line); the
+front-end script only toggles classes and syncs `selected` and `view`.
+"""
+from __future__ import annotations
+
+import pathlib
+from collections import Counter
+
+import anywidget
+import traitlets
+
+from ...core import ir
+from ...core.primitive import jaxpr_params
+from ..display import esc, source_label
+from ._fallback import TextFallback
+
+_HERE = pathlib.Path(__file__).parent
+
+
+# ------------------------------------------------------------------ the jaxpr as data
+def describe(jaxpr) -> tuple[dict, str]:
+    """(a JSON-able tree of the jaxpr, its printed text with source lines)."""
+    closed = jaxpr if isinstance(jaxpr, ir.ClosedJaxpr) else None
+    jaxpr = closed.jaxpr if closed is not None else jaxpr
+    names = ir._Names()
+    text = ir.pp_jaxpr(jaxpr, names, 0, True)       # names everything, nested jaxprs too
+    data = _jaxpr_data(jaxpr, names, "")
+    for info in _source_infos(jaxpr):                # "# /tmp/x/123.py:2 (f)" -> "# In[3]:2 (f)"
+        label = source_label(info)
+        text = text.replace(f"  # {info}", f"  # {label} ({info.function})" if label else "")
+    return data, text
+
+
+def _source_infos(jaxpr) -> set:
+    found = set()
+    for e in jaxpr.eqns:
+        if e.source_info is not None:
+            found.add(e.source_info)
+        for sub in jaxpr_params(e.params):
+            found |= _source_infos(sub.jaxpr if isinstance(sub, ir.ClosedJaxpr) else sub)
+    return found
+
+
+def _binder(v, names):
+    return [names(v), v.aval.str_short()]
+
+
+def _jaxpr_data(jaxpr, names, prefix) -> dict:
+    return {"consts": [_binder(v, names) for v in jaxpr.constvars],
+            "invars": [_binder(v, names) for v in jaxpr.invars],
+            "outvars": [names(v) for v in jaxpr.outvars],
+            "eqns": [_eqn_data(e, names, f"{prefix}{i}") for i, e in enumerate(jaxpr.eqns)]}
+
+
+def _eqn_data(eqn, names, eid) -> dict:
+    printer = ir.param_printers.get(eqn.primitive)
+    items = printer(eqn.params) if printer else sorted(eqn.params.items())
+    params, children = [], []
+    for key, value in items:
+        if isinstance(value, (ir.Jaxpr, ir.ClosedJaxpr)):
+            children.append((key, value))
+        elif isinstance(value, tuple) and value and \
+                all(isinstance(v, (ir.Jaxpr, ir.ClosedJaxpr)) for v in value):
+            children.extend((f"{key}[{i}]", v) for i, v in enumerate(value))
+        else:
+            params.append(f"{key}={ir.pp_param(value, names, 0, 10_000)}")
+    kids = []
+    for j, (label, sub) in enumerate(children):
+        sub = sub.jaxpr if isinstance(sub, ir.ClosedJaxpr) else sub
+        kids.append({"label": label, "jaxpr": _jaxpr_data(sub, names, f"{eid}.{j}.")})
+    info = eqn.source_info
+    return {"id": eid, "prim": str(eqn.primitive),
+            "outs": [_binder(v, names) for v in eqn.outvars],
+            "ins": [names(v) for v in eqn.invars],
+            "params": " ".join(params), "children": kids,
+            "source": source_label(info), "line": info.line if info else None}
+
+
+def count_primitives(jaxpr) -> dict:
+    """Equations per primitive, nested jaxprs included, most frequent first."""
+    counts: Counter = Counter()
+
+    def walk(j):
+        for e in j.eqns:
+            counts[str(e.primitive)] += 1
+            for sub in jaxpr_params(e.params):
+                walk(sub.jaxpr if isinstance(sub, ir.ClosedJaxpr) else sub)
+    walk(jaxpr.jaxpr if isinstance(jaxpr, ir.ClosedJaxpr) else jaxpr)
+    return dict(counts.most_common())
+
+
+def def_use(data: dict, name: str) -> tuple[list, list]:
+    """(where `name` is defined, where it is used): equation ids, or 'in' / 'out'."""
+    defs, uses = [], []
+
+    def walk(j):
+        if any(b[0] == name for b in j["consts"] + j["invars"]):
+            defs.append("in")
+        for e in j["eqns"]:
+            if name in e["ins"]:
+                uses.append(e["id"])
+            if any(b[0] == name for b in e["outs"]):
+                defs.append(e["id"])
+            for kid in e["children"]:
+                walk(kid["jaxpr"])
+        if name in j["outvars"]:
+            uses.append("out")
+    if name:
+        walk(data)
+    return sorted(set(defs), key=defs.index), sorted(set(uses), key=uses.index)
+
+
+# ------------------------------------------------------------------ HTML (static and widget)
+def _var(name: str) -> str:
+    if name == "_" or ":" in name:                   # dropped results and literals
+        return f"<span class='jx-lit'>{esc(name)}</span>"
+    return f"<span class='jx-var' data-var='{esc(name)}'>{esc(name)}</span>"
+
+
+def _binders(bs) -> str:
+    return " ".join(f"{_var(n)}<span class='jx-type'>:{esc(t)}</span>" for n, t in bs)
+
+
+def jaxpr_html(data: dict, depth: int = 0) -> str:
+    head = (f"<div class='jx-head'>{{ lambda {_binders(data['consts'])}; "
+            f"{_binders(data['invars'])}. let</div>")
+    rows = []
+    for e in data["eqns"]:
+        params = f"<span class='jx-params'>[{esc(e['params'])}]</span>" if e["params"] else ""
+        src = f"<span class='jx-src'>{esc(e['source'])}</span>" if e["source"] else ""
+        line = (f"<div class='jx-eqn' data-eqn='{esc(e['id'])}'>{_binders(e['outs'])} = "
+                f"<span class='jx-prim'>{esc(e['prim'])}</span>{params} "
+                f"{' '.join(_var(n) for n in e['ins'])}{src}</div>")
+        kids = "".join(
+            f"<details class='jx-sub'{' open' if depth < 1 else ''}><summary>{esc(k['label'])}"
+            f" <span class='jx-count'>({_size(k['jaxpr'])} equations)</span></summary>"
+            f"{jaxpr_html(k['jaxpr'], depth + 1)}</details>" for k in e["children"])
+        rows.append(line + kids)
+    outs = ", ".join(_var(n) for n in data["outvars"])
+    comma = "," if len(data["outvars"]) == 1 else ""
+    return (f"<div class='jx-jaxpr'>{head}<div class='jx-body'>{''.join(rows)}</div>"
+            f"<div class='jx-head'>in ({outs}{comma}) }}</div></div>")
+
+
+def _size(data) -> int:
+    return sum(1 + sum(_size(k["jaxpr"]) for k in e["children"]) for e in data["eqns"])
+
+
+def counts_html(counts: dict) -> str:
+    cells = "".join(f"<tr><td>{esc(p)}</td><td>{n}</td></tr>" for p, n in counts.items())
+    return f"<table class='jx-counts'><tr><th>primitive</th><th>#</th></tr>{cells}</table>"
+
+
+_STATIC_CSS = (_HERE / "jaxpr_viewer.css").read_text()
+
+
+# ------------------------------------------------------------------ the widget
+class JaxprViewer(TextFallback, anywidget.AnyWidget):
+    """A jaxpr, explorable. `selected` is a variable name; `view` is 'jaxpr' or 'stablehlo'."""
+    _esm = _HERE / "jaxpr_viewer.js"
+    _css = _HERE / "jaxpr_viewer.css"
+
+    title = traitlets.Unicode("").tag(sync=True)
+    body_html = traitlets.Unicode("").tag(sync=True)
+    counts = traitlets.Dict().tag(sync=True)
+    text = traitlets.Unicode("").tag(sync=True)          # printed, with source lines
+    selected = traitlets.Unicode("").tag(sync=True)
+    defs = traitlets.List().tag(sync=True)
+    uses = traitlets.List().tag(sync=True)
+    view = traitlets.Enum(["jaxpr", "stablehlo"], "jaxpr").tag(sync=True)
+    stablehlo = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(self, jaxpr, *, title: str = "", stablehlo=None, name: str = "jaxpr", **kw):
+        """`stablehlo`: the text, or a function returning it (called when first shown)."""
+        data, text = describe(jaxpr)
+        self.jaxpr, self.data = jaxpr, data
+        self._hlo_source = stablehlo if stablehlo is not None else \
+            (lambda: lower_to_stablehlo(jaxpr, name))
+        super().__init__(title=title, body_html=jaxpr_html(data), text=text,
+                         counts=count_primitives(jaxpr), **kw)
+        if self.view == "stablehlo":
+            self._load_hlo()
+
+    @traitlets.observe("selected")
+    def _on_select(self, change):
+        self.defs, self.uses = def_use(self.data, change["new"])
+
+    @traitlets.observe("view")
+    def _on_view(self, change):
+        if change["new"] == "stablehlo":
+            self._load_hlo()
+
+    def _load_hlo(self):
+        if not self.stablehlo:
+            source = self._hlo_source
+            try:
+                self.stablehlo = source() if callable(source) else str(source)
+            except Exception as e:  # noqa: BLE001  shown in place of the text
+                self.stablehlo = f"(lowering to StableHLO failed: {type(e).__name__}: {e})"
+
+    # fallbacks
+    def text_repr(self) -> str:
+        head = f"{self.title}\n" if self.title else ""
+        counts = ", ".join(f"{p} {n}" for p, n in self.counts.items())
+        return f"{head}{self.text}\nequations per primitive: {counts or 'none'}"
+
+    def html_repr(self) -> str:
+        title = f"<div class='jx-title'>{esc(self.title)}</div>" if self.title else ""
+        return (f"<style>{_STATIC_CSS}</style><div class='jx-viewer'>{title}"
+                f"<div class='jx-main'>{self.body_html}{counts_html(self.counts)}</div></div>")
+
+
+def lower_to_stablehlo(jaxpr, name: str = "jaxpr", platform: str | None = None) -> str:
+    """The StableHLO module we would compile for a (closed) jaxpr."""
+    from ...xla import client
+    from ...xla.lowering import lower_module
+    jaxpr = jaxpr.jaxpr if isinstance(jaxpr, ir.ClosedJaxpr) else jaxpr
+    text, _ = lower_module(jaxpr, name=name, platform=platform or client.default_backend())
+    return text

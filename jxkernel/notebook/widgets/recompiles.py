@@ -1,0 +1,167 @@
+"""The recompilation log: every compile event, live, as a table and a plotly timeline,
+with a filter by function and cache hits vs misses per function.
+
+It subscribes to `jxkernel.compile_log` (and the extension refreshes the hit
+counts after each cell, since hits produce no event). `close()` unsubscribes.
+"""
+from __future__ import annotations
+
+import datetime
+
+import ipywidgets as w
+
+from ... import compile_log
+from ..display import esc
+from ._fallback import TextFallback
+
+ALL = "(all functions)"
+MAX_ROWS = 200
+
+
+def _ms(s: float) -> str:
+    return f"{s * 1e3:.1f}"
+
+
+def hit_miss(events) -> list:
+    """[(function, misses, hits, total compile seconds)] per jitted function, in first-seen
+    order; functions sharing a name (two cells, a redefinition) are added up."""
+    by_key: dict = {}
+    for e in events:
+        row = by_key.setdefault(id(e.key) if e.key is not None else e.function,
+                                [e.function, 0, compile_log.cache_hits(e.key), 0.0])
+        row[1] += 1
+        row[3] += e.total_s
+    merged: dict = {}
+    for name, misses, hits, seconds in by_key.values():
+        m = merged.setdefault(name, [name, 0, 0, 0.0])
+        m[1] += misses
+        m[2] += hits
+        m[3] += seconds
+    return [tuple(r) for r in merged.values()]
+
+
+class RecompileLog(TextFallback, w.VBox):
+    """Compile events as they happen. `function` preselects the filter."""
+
+    def __init__(self, function: str | None = None, timeline: bool = True):
+        self.events = compile_log.compile_events()
+        self.filter = w.Dropdown(description="function", options=[ALL],
+                                 layout=w.Layout(width="max-content"))
+        self.refresh_button = w.Button(description="refresh", icon="refresh",
+                                       layout=w.Layout(width="auto"))
+        self.summary = w.HTML()
+        self.table = w.HTML()
+        self.stats = w.HTML()
+        self.figure = self._figure() if timeline else None
+        header = w.HBox([self.filter, self.refresh_button, self.summary])
+        children = [header, self.stats, self.table] + ([self.figure] if self.figure else [])
+        super().__init__(children)
+        self._unsubscribe = compile_log.subscribe(self._on_event)
+        self.refresh_button.on_click(lambda _: self.refresh())
+        self.filter.observe(lambda _: self._draw(), "value")
+        self.refresh(select=function)
+
+    # ------------------------------------------------------------ updates
+    def _on_event(self, event):
+        self.events.append(event)
+        self._sync_options()
+        self._draw()
+
+    def refresh(self, select: str | None = None):
+        """Reread the log (and the hit counts, which change without events)."""
+        self.events = compile_log.compile_events()
+        self._sync_options()
+        if select is not None:
+            if select not in self.filter.options:
+                self.filter.options = list(self.filter.options) + [select]
+            self.filter.value = select
+        self._draw()
+
+    def _sync_options(self):
+        names = [ALL] + sorted({e.function for e in self.events})
+        if list(self.filter.options) != names:
+            keep = self.filter.value
+            self.filter.options = names if keep in names else names + [keep]
+            self.filter.value = keep
+
+    def close(self):
+        self._unsubscribe()
+        super().close()
+
+    def shown(self) -> list:
+        """The events the filter lets through."""
+        f = self.filter.value
+        return [e for e in self.events if f in (None, ALL) or e.function == f]
+
+    # ------------------------------------------------------------ drawing
+    def _draw(self):
+        shown = self.shown()
+        self.summary.value = (f"<span style='font-size:12px;margin-left:1em'>{len(shown)} "
+                              f"compilation(s), {_ms(sum(e.total_s for e in shown))} ms in all</span>")
+        self.table.value = self._table_html(shown)
+        self.stats.value = self._stats_html(shown)
+        if self.figure is not None:
+            self._plot(shown)
+
+    def _table_html(self, events) -> str:
+        head = "".join(f"<th>{h}</th>" for h in ("#", "time", "function", "reason", "signature",
+                                                 "trace ms", "lower ms", "compile ms", "from",
+                                                 "backend"))
+        rows = []
+        for i, e in enumerate(events[-MAX_ROWS:], max(0, len(events) - MAX_ROWS) + 1):
+            when = datetime.datetime.fromtimestamp(e.timestamp).strftime("%H:%M:%S")
+            sig = ", ".join(f"{p}: {a}" for p, a in e.signature)
+            first = e.reason == "first call"
+            rows.append(
+                f"<tr><td>{i}</td><td>{when}</td><td><b>{esc(e.function)}</b></td>"
+                f"<td style='color:{'#555' if first else '#b00020'}'>{esc(e.reason)}</td>"
+                f"<td><code>{esc(sig)}</code></td><td>{_ms(e.trace_s)}</td><td>{_ms(e.lower_s)}</td>"
+                f"<td>{_ms(e.compile_s)}</td><td>{esc(e.cache)}</td><td>{esc(e.backend)}</td></tr>")
+        body = "".join(rows) or "<tr><td colspan=10><i>no compilations yet</i></td></tr>"
+        return (f"<div style='max-height:20em;overflow:auto'><table style='font-size:12px;"
+                f"border-collapse:collapse'><tr>{head}</tr>{body}</table></div>")
+
+    def _stats_html(self, events) -> str:
+        rows = "".join(f"<tr><td><b>{esc(n)}</b></td><td>{m}</td><td>{h}</td><td>{_ms(s)}</td></tr>"
+                       for n, m, h, s in hit_miss(events))
+        return (f"<table style='font-size:12px'><tr><th>function</th><th>misses (compiles)</th>"
+                f"<th>cache hits</th><th>compile ms</th></tr>{rows}</table>")
+
+    def _figure(self):
+        try:
+            import plotly.graph_objects as go
+        except ImportError:              # the table alone still tells everything
+            return None
+        fig = go.FigureWidget()
+        for name, color in (("first compile", "#1f77b4"), ("recompile", "#d62728")):
+            fig.add_scatter(x=[], y=[], mode="markers", name=name, marker={"color": color},
+                            hovertemplate="%{text}<extra></extra>", text=[])
+        fig.update_layout(height=260, margin={"l": 10, "r": 10, "t": 30, "b": 10},
+                          title={"text": "compilations over time (size: compile time)",
+                                 "font": {"size": 12}},
+                          xaxis_title=None, yaxis={"type": "category"})
+        return fig
+
+    def _plot(self, events):
+        with self.figure.batch_update():
+            for trace, first in zip(self.figure.data, (True, False)):
+                mine = [e for e in events if (e.reason == "first call") == first]
+                trace.x = [datetime.datetime.fromtimestamp(e.timestamp) for e in mine]
+                trace.y = [e.function for e in mine]
+                trace.text = [f"{esc(e.function)}: {esc(e.reason)}<br>{_ms(e.total_s)} ms" for e in mine]
+                trace.marker.size = [min(40, 6 + (e.total_s * 1e3) ** 0.5 * 2) for e in mine]
+
+    # ------------------------------------------------------------ fallbacks
+    def text_repr(self) -> str:
+        events = self.shown()
+        lines = [f"{len(events)} compilation(s)"]
+        for i, e in enumerate(events[-MAX_ROWS:], 1):
+            lines.append(f"{i:3d}. {e.function}: {e.reason} — trace {_ms(e.trace_s)} ms, lower "
+                         f"{_ms(e.lower_s)} ms, compile {_ms(e.compile_s)} ms ({e.cache}, {e.backend})")
+        lines.append("function: misses / hits")
+        lines += [f"  {n}: {m} / {h}" for n, m, h, _ in hit_miss(events)]
+        return "\n".join(lines)
+
+    def html_repr(self) -> str:
+        shown = self.shown()
+        return f"<div>{self._stats_html(shown)}{self._table_html(shown)}</div>"
