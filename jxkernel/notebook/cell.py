@@ -23,11 +23,6 @@ import numpy as np
 
 LAST = "__jx_last__"
 
-# Statements whose bodies may run zero times (or partly): writes there are not definite.
-_BLOCKS = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.With, ast.AsyncWith,
-           ast.Match) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
-
-
 @dataclasses.dataclass
 class CellInfo:
     source: str
@@ -40,13 +35,15 @@ class CellInfo:
 
 
 class _Reads(ast.NodeVisitor):
-    """Walks one scope in execution order, recording reads before definite writes."""
+    """Walks one scope in execution order, recording reads before definite writes.
+
+    A write inside a block (an `if` branch, a loop body, a `try`) counts for the rest
+    of that block only: after it, the block may not have run."""
 
     def __init__(self, bound=()):
-        self.definite = set(bound)     # written on every path so far
+        self.definite = set(bound)     # written on every path to here
         self.reads: list = []
         self.writes: list = []
-        self.depth = 0                 # > 0 inside a block that may not run
         self.positions: dict = {}
         self.prints = False
 
@@ -58,8 +55,7 @@ class _Reads(ast.NodeVisitor):
     def write(self, name):
         if name not in self.writes:
             self.writes.append(name)
-        if self.depth == 0:
-            self.definite.add(name)
+        self.definite.add(name)
 
     def visit_Name(self, node):
         self.positions.setdefault(node.id, []).append(
@@ -92,35 +88,36 @@ class _Reads(ast.NodeVisitor):
             self.prints = True
         self.generic_visit(node)
 
-    def _block(self, nodes):
-        self.depth += 1
+    def _block(self, *nodes):
+        """Visit a block that may not run: its writes are forgotten at its end."""
+        saved = set(self.definite)
         for n in nodes:
-            self.visit(n)
-        self.depth -= 1
+            if n is not None:
+                self.visit(n)
+        self.definite = saved
 
     def visit_For(self, node):
         self.visit(node.iter)
-        self._block([node.target] + node.body + node.orelse)
+        self._block(node.target, *node.body)
+        self._block(*node.orelse)
 
     visit_AsyncFor = visit_For
 
     def visit_While(self, node):
         self.visit(node.test)
-        self._block(node.body + node.orelse)
+        self._block(*node.body)
+        self._block(*node.orelse)
 
     def visit_If(self, node):
         self.visit(node.test)
-        self._block(node.body + node.orelse)
-
-    def visit_With(self, node):
-        for item in node.items:
-            self.visit(item.context_expr)
-        self._block([i.optional_vars for i in node.items if i.optional_vars] + node.body)
-
-    visit_AsyncWith = visit_With
+        self._block(*node.body)
+        self._block(*node.orelse)
 
     def visit_Try(self, node):
-        self._block(node.body + node.handlers + node.orelse + node.finalbody)
+        self._block(*node.body, *node.orelse)
+        for handler in node.handlers:
+            self._block(handler)
+        self._block(*node.finalbody)
 
     visit_TryStar = visit_Try
 
@@ -134,7 +131,8 @@ class _Reads(ast.NodeVisitor):
 
     def visit_Match(self, node):
         self.visit(node.subject)
-        self._block(node.cases)
+        for case in node.cases:
+            self._block(case)
 
     def visit_Import(self, node):
         for alias in node.names:

@@ -17,7 +17,6 @@ from IPython.core.magic import (Magics, cell_magic, line_cell_magic, line_magic,
 from .. import compile_log
 from ..config import config
 from ..transforms.jit import jit
-from ..transforms.make_jaxpr import make_jaxpr
 from ..xla import client
 from . import cell as cellmod
 from . import timing
@@ -213,22 +212,11 @@ class JxMagics(Magics):
         %%jaxpr                 a whole cell, as %%jit would trace it
         """
         from .widgets.jaxpr_viewer import JaxprViewer
-        if cell is not None:
-            program = self._program(cell, [], [], None, True)
-            traced = program.trace(program.arguments(self.shell.user_ns))
-            return JaxprViewer(traced.jaxpr, title=f"jaxpr of {program.label}",
-                               stablehlo=lambda: traced.lower().as_text())
-        expr = line.strip()
-        if not expr:
+        text = cell if cell is not None else line.strip()
+        if not text.strip():
             raise UsageError("%jaxpr EXPR: e.g. %jaxpr f(x, 2.0) or %jaxpr grad(f)(x)")
-        call = self._call(expr)
-        if call is not None:
-            fun, args, kwargs, static = call
-            closed = make_jaxpr(_bind_kwargs(fun, kwargs), static_argnums=static)(*args)
-            return JaxprViewer(closed, title=f"jaxpr of {expr}")
-        program = self._program(expr, [], [], None, True)
-        traced = program.trace(program.arguments(self.shell.user_ns))
-        return JaxprViewer(traced.jaxpr, title=f"jaxpr of {expr}",
+        traced, title = self._trace(text, is_cell=cell is not None)
+        return JaxprViewer(traced.jaxpr, title=f"jaxpr of {title}",
                            stablehlo=lambda: traced.lower().as_text())
 
     @no_var_expand
@@ -240,20 +228,31 @@ class JxMagics(Magics):
         %hlo x @ w + b          an expression over the namespace's values
         """
         from .widgets.hlo_view import HloView
-        expr = line.strip()
-        if not expr:
+        if not line.strip():
             raise UsageError("%hlo EXPR: e.g. %hlo f(x, 2.0)")
-        call = self._call(expr)
-        if call is not None:
-            fun, args, kwargs, static = call
-            lowered = jit(_bind_kwargs(fun, kwargs), static_argnums=static).lower(*args)
-        else:
-            program = self._program(expr, [], [], None, True)
-            lowered = program.trace(program.arguments(self.shell.user_ns)).lower()
-        return HloView(expr, lowered)
+        traced, title = self._trace(line.strip(), is_cell=False)
+        return HloView(title, traced.lower())
+
+    def _trace(self, text, is_cell):
+        """(jit(...).trace(...) of `text`, a title): a call `f(args)` traces f (non-array
+        arguments static), anything else is traced as a %%jit cell would be."""
+        call = None if is_cell else self._call(text)
+        if call is None:
+            program = self._program(text, [], [], None, True)
+            return program.trace(program.arguments(self.shell.user_ns)), \
+                (program.label if is_cell else text)
+        fun, args, kwargs, filename, label = call
+        static = tuple(i for i, a in enumerate(args) if cellmod.classify(a, False) != cellmod.TRACED)
+        static_kw = {k: v for k, v in kwargs.items() if cellmod.classify(v, False) != cellmod.TRACED}
+        dynamic_kw = {k: v for k, v in kwargs.items() if k not in static_kw}
+        try:
+            return jit(_bind_kwargs(fun, static_kw), static_argnums=static).trace(
+                *args, **dynamic_kw), text
+        except Exception as e:  # noqa: BLE001  told at the cell line, like %%jit errors
+            raise CellError.from_exception(e, label=label, filename=filename) from None
 
     def _call(self, expr):
-        """(function, args, kwargs, static positions) when `expr` is `f(...)`, else None."""
+        """(function, args, kwargs, filename, label) when `expr` is `f(...)`, else None."""
         try:
             tree = ast.parse(expr, mode="eval").body
         except SyntaxError as e:
@@ -262,17 +261,16 @@ class JxMagics(Magics):
                 any(isinstance(a, ast.Starred) for a in tree.args) or \
                 any(k.arg is None for k in tree.keywords):
             return None
-        ns = self.shell.user_ns
-        filename = self.shell.compile.cache(expr, self.shell.execution_count)   # lines: In[n]
+        ns, count = self.shell.user_ns, self.shell.execution_count
+        filename = self.shell.compile.cache(expr, count)     # so its lines read In[n]
 
         def ev(node):
             return eval(compile(ast.Expression(node), filename, "eval"), ns)
-        fun = ev(tree.func)
-        args = [ev(a) for a in tree.args]
-        kwargs = {k.arg: ev(k.value) for k in tree.keywords}
-        static = tuple(i for i, a in enumerate(args)
-                       if cellmod.classify(a, False) != cellmod.TRACED)
-        return fun, args, kwargs, static
+        try:
+            return (ev(tree.func), [ev(a) for a in tree.args],
+                    {k.arg: ev(k.value) for k in tree.keywords}, filename, f"In[{count}]")
+        except Exception as e:  # noqa: BLE001
+            raise CellError.from_exception(e, label=f"In[{count}]", filename=filename) from None
 
     # ================================================================== %timeit
     @no_var_expand

@@ -35,6 +35,7 @@ class CellProgram:
         self.params, self.kinds = list(params), dict(kinds)
         fn = build(info, self.params, _identifier(label), filename, user_ns)
         fn.__qualname__ = fn.__name__ = label
+        fn.__code__ = fn.__code__.replace(co_name=label, co_qualname=label)   # tracebacks, jaxprs
         self.fn = fn
         self.traced_now = False
         self.printed = ""
@@ -71,7 +72,8 @@ class CellProgram:
         try:
             result = self.jitted(*self.arguments(user_ns))
         except Exception as e:  # noqa: BLE001  re-raised as a CellError pointing at the line
-            raise CellError.from_exception(e, self, user_ns) from e
+            raise CellError.from_exception(e, label=self.label, filename=self.filename,
+                                           params=self.params, user_ns=user_ns) from e
         finally:
             unsubscribe()
         return {k: tree_map(_unbox, v, is_leaf=lambda x: isinstance(x, Static))
@@ -79,8 +81,12 @@ class CellProgram:
 
     def trace(self, args):
         """`jit(...).trace` of the cell at these arguments, prints discarded."""
-        with contextlib.redirect_stdout(io.StringIO()):
-            return self.jitted.trace(*args)
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                return self.jitted.trace(*args)
+        except Exception as e:  # noqa: BLE001
+            raise CellError.from_exception(e, label=self.label, filename=self.filename,
+                                           params=self.params, user_ns=dict(zip(self.params, args))) from e
 
     # ------------------------------------------------------------ describing
     def describe_inputs(self, user_ns) -> list:
@@ -151,21 +157,20 @@ class CellError(Exception):
         self.hint, self.code = hint, code
 
     @classmethod
-    def from_exception(cls, e: Exception, program: CellProgram, user_ns) -> CellError:
-        frames = _user_frames(e.__traceback__, program.filename)
+    def from_exception(cls, e: Exception, *, label, filename, params=(), user_ns=None) -> CellError:
+        """Wrap `e`, raised while running the code of `filename` (a cell, named `label`)."""
+        frames = _user_frames(e.__traceback__, filename)
         line, where, code = None, None, ""
         if frames:
-            filename, lineno, func, text = frames[-1]
-            code = text
-            if filename == program.filename:
-                line = lineno
-            where = [f"{cell_name(f) or f}, line {n}" + (f", in {fn}" if fn != program.label else "")
+            last_file, lineno, _, code = frames[-1]
+            line = lineno if last_file == filename else None
+            where = [f"{cell_name(f) or f}, line {n}" + (f", in {fn}" if fn != label else "")
                      for f, n, fn, _ in frames]
-        hint = _hint(e, program, user_ns)
         first = str(e).strip().splitlines()[0] if str(e).strip() else ""
-        message = f"{type(e).__name__}: {first}"
-        return cls(message, original=e, label=program.label, line=line, where=where,
-                   hint=hint, code=code)
+        err = cls(f"{type(e).__name__}: {first}", original=e, label=label, line=line,
+                  where=where, hint=_hint(e, list(params), user_ns or {}), code=code)
+        err.filename = filename
+        return err
 
     def full_message(self) -> str:
         """Everything the original said (its first line is in `str(self)`)."""
@@ -179,7 +184,10 @@ class CellError(Exception):
                  + (f": {self.code}" if self.code else "")]
         if self.where and len(self.where) > 1:
             lines += ["  called through: " + " -> ".join(self.where)]
-        lines += ["  " + s for s in str(self.original).strip().splitlines()
+        said = str(self.original).strip()
+        if getattr(self, "filename", None):           # '<ipython-input-4-...>:1' -> 'In[4]:1'
+            said = said.replace(self.filename, cell_name(self.filename) or self.label)
+        lines += ["  " + s for s in said.splitlines()
                   if not s.startswith(("To fix it:", "See https://"))][:8]
         if self.hint:
             lines += [f"{bold}What to do:{reset} {self.hint}"]
@@ -199,31 +207,37 @@ def _user_frames(tb, cell_file) -> list:
     return found
 
 
-def _hint(e, program: CellProgram, user_ns) -> str:
+def _hint(e, params: list, user_ns: dict) -> str:
+    """What to do about a tracer error, given which inputs the value depends on."""
     if isinstance(e, jx_errors.TracerArrayConversionError):
-        return ("NumPy functions cannot run on traced values: use jxkernel.numpy (jnp) inside "
-                "a %%jit cell.")
+        return ("NumPy functions cannot run on traced values: use jxkernel.numpy (jnp) on them "
+                "instead.")
     if not isinstance(e, _TRACER_ERRORS):
         return ""
     match = _DEPENDS.search(str(e))
-    names = []
-    if match:
-        for part in re.split(r",\s*", match.group(1)):
-            base = re.match(r"[A-Za-z_]\w*", part.strip())
-            if base and base.group(0) in program.params and base.group(0) not in names:
-                names.append(base.group(0))
-    scalars = [n for n in names if type(user_ns.get(n)) in (bool, int, float, complex, str)]
-    arrays = [n for n in names if n not in scalars]
+    names = [n.strip() for n in re.split(r",\s*", match.group(1))] if match else []
+    inputs = []               # cell inputs the value depends on (their base names)
+    for n in names:
+        base = re.match(r"[A-Za-z_]\w*", n)
+        if base and base.group(0) in params and base.group(0) not in inputs:
+            inputs.append(base.group(0))
+    others = [n for n in names if not re.match(r"[A-Za-z_]\w*", n) or
+              re.match(r"[A-Za-z_]\w*", n).group(0) not in params]
+    scalars = [n for n in inputs if type(user_ns.get(n)) in (bool, int, float, complex, str)]
+    arrays = [n for n in inputs if n not in scalars] + others
+    branch = ("its value is unknown while tracing, so branch with `lax.cond(pred, true_fn, "
+              "false_fn, ...)` or `jnp.where(pred, a, b)` (loops: `lax.fori_loop` / "
+              "`lax.while_loop`) instead of Python `if`/`while`")
     parts = []
     if scalars:
         parts.append(f"make {' and '.join(scalars)} static, so Python sees its value: "
                      f"`%%jit --static {','.join(scalars)}` (each new value compiles anew)")
-    if arrays or not names:
-        which = (f"{', '.join(arrays)} {'is an array' if len(arrays) == 1 else 'are arrays'}, "
-                 f"traced: " if arrays else "the value comes from traced operations: ")
-        parts.append(f"{which}its value is unknown while tracing, so branch with "
-                     f"`lax.cond(pred, true_fn, false_fn, ...)` or `jnp.where(pred, a, b)` "
-                     f"(loops: `lax.fori_loop` / `lax.while_loop`) instead of Python `if`/`while`")
+    if arrays:
+        parts.append(f"{', '.join(arrays)} {'is' if len(arrays) == 1 else 'are'} traced: {branch}"
+                     + ("" if inputs else "; or make it a static argument (static_argnums / "
+                        "static_argnames of jit)"))
+    if not names:
+        parts.append(f"the value comes from traced operations: {branch}")
     return "; or ".join(parts) + "."
 
 
