@@ -10,8 +10,9 @@ from .core.avals import ShapeDtypeStruct
 from .core.errors import (ConcretizationTypeError, TracerArrayConversionError,
                           TracerBoolConversionError, TracerIntegerConversionError,
                           UnexpectedTracerError)
-from .xla import (Array, backends, default_backend, device_count, device_put, devices,
-                  local_device_count, local_devices, process_count, process_index)
+from .xla import (Array, backends, default_backend, device_count, device_get, device_put,
+                  device_put_replicated, device_put_sharded, devices, local_device_count,
+                  local_devices, process_count, process_index)
 from . import lax
 from . import tree_util
 from .transforms.jit import jit

@@ -55,16 +55,23 @@ def type_str(aval) -> str:
 
 
 def describe_mismatch(what1, tree1, avals1, what2, tree2, avals2) -> str | None:
-    """None if the two (tree, avals) agree (ignoring weak types); else a message naming the
-    first differing path and both types."""
+    """None if the two (tree, avals) agree (ignoring weak types); else JAX's sentence for the
+    first differing leaf, naming its pytree path and both types."""
     if tree1 != tree2:
-        return f"{what1} has structure {tree1} but {what2} has structure {tree2}"
-    paths = [keystr(p) or "(the value)" for p, _ in tree_flatten_with_path(
+        return f"{what1} has structure {tree1} but {what2} has structure {tree2}."
+    paths = [keystr(p) for p, _ in tree_flatten_with_path(
         tree_unflatten(tree1, list(range(tree1.num_leaves))))[0]]
-    diffs = [f"  * at {path}: {what1} is {a.str_short()} but {what2} is {b.str_short()}"
-             for path, a, b in zip(paths, avals1, avals2)
-             if a.shape != b.shape or a.dtype != b.dtype]
-    return "\n".join(diffs) if diffs else None
+    for path, a, b in zip(paths, avals1, avals2):
+        if a.shape != b.shape or a.dtype != b.dtype:
+            where = f" at path {path}" if path else ""
+            what = "shapes" if a.shape != b.shape else "dtypes"
+            return (f"{what1}{where} has type {_long(a)} but {what2} has type {_long(b)}, so "
+                    f"the {what} do not match.")
+    return None
+
+
+def _long(aval) -> str:
+    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
 def unify_weak_types(avals_a, avals_b):

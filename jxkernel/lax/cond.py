@@ -46,7 +46,8 @@ def cond(pred, true_fun, false_fun, *operands):
     if not dtypes.is_bool(aval.dtype):
         pred = ne(pred, np.zeros((), aval.dtype))
     index = convert_element_type(pred, np.int32)
-    return _bind_cond(index, [false_fun, true_fun], operands, ("false_fun", "true_fun"))
+    return _bind_cond(index, [false_fun, true_fun], operands, ("false_fun", "true_fun"),
+                      reference=1)
 
 
 def switch(index, branches, *operands):
@@ -73,13 +74,17 @@ def _value_text(x):
         return str(x)
 
 
-def _bind_cond(index, funs, operands, names):
+def _bind_cond(index, funs, operands, names, reference=0):
+    """Bind cond_p over traced `funs`; type errors compare each branch with funs[reference]."""
     leaves, in_tree = tree_flatten(operands)
     in_avals = cf.avals_of(leaves)
     traced = [cf.trace_fun(f, in_tree, in_avals, "cond branch") for f in funs]
-    first_tree, first_avals = traced[0][1], traced[0][0].out_avals
-    for (closed, tree), name, fun in zip(traced[1:], names[1:], funs[1:]):
-        _check_branch(funs[0], names[0], first_tree, first_avals, fun, name, tree, closed.out_avals)
+    ref_tree, ref_avals = traced[reference][1], traced[reference][0].out_avals
+    for i, ((closed, tree), name, fun) in enumerate(zip(traced, names, funs)):
+        if i != reference:
+            _check_branch(funs[reference], names[reference], ref_tree, ref_avals, fun, name, tree,
+                          closed.out_avals)
+    first_tree = traced[0][1]
     out_avals = _joined_out_avals([c.out_avals for c, _ in traced])
     hoisted = [cf.hoist(c) for c, _ in traced]
     all_consts = [c for _, consts in hoisted for c in consts]
@@ -104,7 +109,7 @@ def _check_branch(fun0, name0, tree0, avals0, fun, name, tree, avals):
                         f"differ:\n\n{where}{name0} output has structure {tree0} but {name} "
                         f"output has structure {tree}.\n\nRevise {name0} and/or {name} so that "
                         f"they have the same pytree structure.")
-    diff = cf.describe_mismatch(f"the output of {name0}", tree0, avals0,
+    diff = cf.describe_mismatch(f"The output of {name0}", tree0, avals0,
                                 f"the corresponding output of {name}", tree, avals)
     if diff:
         raise TypeError(f"cond branches must have equal output types but they differ.\n\n{where}"

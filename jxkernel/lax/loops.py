@@ -77,7 +77,7 @@ def _check_carry(what, in_tree, in_avals, out_tree, out_avals, name="body functi
         raise TypeError(f"{name} carry input and carry output must have the same pytree "
                         f"structure, but they differ:\n\nThe input carry has structure "
                         f"{in_tree} but the output carry has structure {out_tree}.")
-    diff = cf.describe_mismatch("the input carry", in_tree, in_avals,
+    diff = cf.describe_mismatch("The input carry", in_tree, in_avals,
                                 "the corresponding output carry component", out_tree, out_avals)
     if diff:
         raise TypeError(f"{name} carry input and carry output must have equal types, but they "

@@ -374,7 +374,7 @@ class Jitted:
             if type(leaf) is not Array:
                 leaf = device_put(leaf, device)
             elif entry.donated:
-                leaf._npy = None          # a live NumPy view would silently block donation
+                leaf._npy = None          # our cached NumPy view would block the donation
             bufs.append(leaf._buf)
         return tree_unflatten(entry.out_tree, entry.exe.call_buffers(bufs))
 
@@ -388,14 +388,15 @@ class Jitted:
 
     def _compile(self, key, leaves, treedef, statics, avals, device, dyn_args, dyn_kwargs):
         closed, out_tree, trace_s = self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
-        entry, lower_s, compile_s, source = self._build(closed, out_tree, device,
-                                                        self._donated_leaves(dyn_args, dyn_kwargs))
+        entry, lower_s, compile_s, source = self._build(
+            closed, out_tree, device, self._donated_leaves(dyn_args, dyn_kwargs),
+            self._leaf_names(dyn_args, dyn_kwargs))
         self._cache[key] = entry
         self._record(treedef, statics, avals, dyn_args, dyn_kwargs, trace_s, lower_s, compile_s,
                      source, device)
         return entry
 
-    def _build(self, closed, out_tree, device, donated_leaves):
+    def _build(self, closed, out_tree, device, donated_leaves, leaf_names=None):
         jaxpr = closed.jaxpr
         donated = (False,) * len(jaxpr.constvars) + (donated_leaves or (False,) * len(jaxpr.invars))
         start = time.perf_counter()
@@ -403,7 +404,12 @@ class Jitted:
                                         platform=_client.platform_of(device), donated=donated)
         lower_s = time.perf_counter() - start
         loaded, stats = compile_module(text, [device], host_callbacks=module_ctx.host_callbacks)
-        exe = Executable(loaded, jaxpr.out_avals, device, self._name)
+        names = None
+        if leaf_names is not None:
+            names = [f"<closed-over constant {i}>" for i in range(len(jaxpr.constvars))] + \
+                list(leaf_names)
+        exe = Executable(loaded, jaxpr.out_avals, device, f"jit({self._name})",
+                         donated=donated if any(donated) else (), arg_names=names)
         const_bufs = tuple(device_put(c, device)._buf for c in closed.consts)
         entry = _Entry(exe, const_bufs, out_tree, closed, text, any(donated_leaves))
         return entry, lower_s, stats.seconds, stats.source

@@ -4,10 +4,12 @@ Backends and devices, the Array class, the StableHLO emitter, lowering of
 jaxprs, compiling (with in-memory and on-disk caches) and executing.
 """
 from . import client, stablehlo
-from .array import Array, DeletedArrayError, device_put
+from .array import (Array, DeletedArrayError, MultiDeviceArray, Shard, device_get, device_put,
+                    device_put_replicated, device_put_sharded)
 from .client import (backends, default_backend, default_device, device_count, devices,
                      get_backend, local_device_count, local_devices, process_count,
                      process_index)
-from .compiler import CompileError, Executable, compile_module
+from .compiler import (CompileError, ExecutionError, Executable, cache_dir, clear_caches,
+                       compile_module)
 from .lowering import LoweringRuleContext, lower_module
 from . import dispatch  # installs the eager-execution hook

@@ -1,0 +1,243 @@
+"""Structured control flow: results against Python references, printed jaxprs (JAX 0.10.2's
+text), gradients through cond/switch/scan/fori_loop, vmap with batched predicates and
+carries, nesting under jit/grad/vmap, and JAX's error messages."""
+import numpy as np
+import pytest
+
+import jxkernel as jax
+from jxkernel import lax
+from jxkernel.core import check_jaxpr
+from jxkernel.test_util import check_grads
+
+rng = np.random.default_rng(0)
+
+
+def arr(x, dtype=np.float32):
+    return jax.device_put(np.asarray(x, dtype))
+
+
+# ------------------------------------------------------------------ forward values
+def test_cond_and_switch_values():
+    x = arr([0.5, -1.0])
+    for pred, expected in [(True, np.sin([0.5, -1.0])), (False, [1.5, 0.0]), (3, np.sin([0.5, -1.0])),
+                           (0.0, [1.5, 0.0])]:
+        out = lax.cond(pred, lax.sin, lambda v: lax.add(v, 1.0), x)
+        np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-6)
+    branches = [lambda v: lax.mul(v, 2.0), lambda v: v, lax.sin]
+    for index, expected in [(0, [1.0, -2.0]), (1, [0.5, -1.0]), (2, np.sin([0.5, -1.0])),
+                            (-5, [1.0, -2.0]), (9, np.sin([0.5, -1.0]))]:     # clamped like JAX
+        np.testing.assert_allclose(np.asarray(lax.switch(index, branches, x)), expected, rtol=1e-6)
+
+
+def test_cond_pytrees_and_closures():
+    scale = arr(3.0)
+    out = lax.cond(True, lambda d: {"a": lax.mul(d["x"], scale), "b": (d["x"], 1.0)},
+                   lambda d: {"a": d["x"], "b": (lax.neg(d["x"]), 2.0)}, {"x": arr([1.0, 2.0])})
+    np.testing.assert_allclose(np.asarray(out["a"]), [3.0, 6.0])
+    assert float(out["b"][1]) == 1.0
+
+
+def test_loops_values():
+    assert int(lax.fori_loop(0, 10, lambda i, acc: lax.add(acc, i), 0)) == 45
+    n = arr(7, np.int32)
+    assert int(jax.jit(lambda n: lax.fori_loop(0, n, lambda i, acc: lax.add(acc, i), 0))(n)) == 21
+    count, value = lax.while_loop(lambda c: lax.lt(c[0], 5),
+                                  lambda c: (lax.add(c[0], 1), lax.mul(c[1], 2.0)), (0, 1.0))
+    assert int(count) == 5 and float(value) == 32.0
+    xs = rng.standard_normal(6).astype(np.float32)
+
+    def step(c, x):
+        return lax.add(lax.mul(c, 0.5), x), lax.mul(c, x)
+    for reverse in (False, True):
+        for unroll in (1, 2, 4, True):
+            carry, ys = lax.scan(step, 0.0, arr(xs), reverse=reverse, unroll=unroll)
+            c, expected_ys = 0.0, []
+            for x in (xs[::-1] if reverse else xs):
+                expected_ys.append(c * x)
+                c = c * 0.5 + x
+            expected_ys = expected_ys[::-1] if reverse else expected_ys
+            np.testing.assert_allclose(float(carry), c, rtol=1e-5)
+            np.testing.assert_allclose(np.asarray(ys), expected_ys, rtol=1e-5, atol=1e-6)
+    ys = lax.map(lambda v: lax.mul(v, v), arr(xs))
+    np.testing.assert_allclose(np.asarray(ys), xs * xs, rtol=1e-6)
+    carry, none = lax.scan(lambda c, _: (lax.add(c, 1), None), 0, None, length=4)
+    assert int(carry) == 4 and none is None
+
+
+# ------------------------------------------------------------------ printing
+def test_golden_jaxprs():
+    text = str(jax.make_jaxpr(lambda p, x: lax.cond(p, lax.sin, lambda v: lax.add(v, 1.0), x))(True, 1.0))
+    assert text == (
+        "{ lambda ; a:bool[] b:f32[]. let\n"
+        "    c:i32[] = convert_element_type[new_dtype=int32 weak_type=False] a\n"
+        "    d:f32[] = cond[\n"
+        "      branches=(\n"
+        "        { lambda ; e:f32[]. let f:f32[] = add e 1.0:f32[] in (f,) }\n"
+        "        { lambda ; g:f32[]. let h:f32[] = sin g in (h,) }\n"
+        "      )\n"
+        "    ] c b\n"
+        "  in (d,) }")
+    text = str(jax.make_jaxpr(lambda x: lax.fori_loop(0, 4, lambda i, c: lax.add(c, lax.cos(c)), x))(1.0))
+    assert text == (
+        "{ lambda ; a:f32[]. let\n"
+        "    _:i32[] b:f32[] = scan[\n"
+        "      jaxpr={ lambda ; c:i32[] d:f32[]. let\n"
+        "          e:i32[] = add c 1:i32[]\n"
+        "          f:f32[] = cos d\n"
+        "          g:f32[] = add d f\n"
+        "        in (e, g) }\n"
+        "      length=4\n"
+        "      num_carry=2\n"
+        "      num_consts=0\n"
+        "      reverse=False\n"
+        "      unroll=1\n"
+        "    ] 0:i32[] a\n"
+        "  in (b,) }")
+    text = str(jax.make_jaxpr(lambda xs: lax.map(lax.sin, xs))(arr(np.ones(3))))
+    assert text == (
+        "{ lambda ; a:f32[3]. let\n"
+        "    b:f32[3] = scan[\n"
+        "      jaxpr={ lambda ; c:f32[]. let d:f32[] = sin c in (d,) }\n"
+        "      length=3\n"
+        "      num_carry=0\n"
+        "      num_consts=0\n"
+        "      reverse=False\n"
+        "      unroll=1\n"
+        "    ] a\n"
+        "  in (b,) }")
+    text = str(jax.make_jaxpr(lambda: lax.while_loop(
+        lambda c: lax.lt(c[0], 3), lambda c: (lax.add(c[0], 1), lax.mul(c[1], 2.0)), (0, 1.0)))())
+    assert text == (
+        "{ lambda ; . let\n"
+        "    a:i32[] b:f32[] = while[\n"
+        "      body_jaxpr={ lambda ; c:i32[] d:f32[]. let\n"
+        "          e:i32[] = add c 1:i32[]\n"
+        "          f:f32[] = mul d 2.0:f32[]\n"
+        "        in (e, f) }\n"
+        "      body_nconsts=0\n"
+        "      cond_jaxpr={ lambda ; g:i32[] h:f32[]. let\n"
+        "          i:bool[] = lt g 3:i32[]\n"
+        "        in (i,) }\n"
+        "      cond_nconsts=0\n"
+        "    ] 0:i32[] 1.0:f32[]\n"
+        "  in (a, b) }")
+
+
+# ------------------------------------------------------------------ gradients
+def test_grads_through_cond_and_switch():
+    x = arr([0.3, 0.8])
+    check_grads(lambda v: lax.cond(True, lambda a: lax.mul(lax.sin(a), a), lax.cos, v), (x,), order=2)
+    check_grads(lambda v: lax.cond(False, lambda a: lax.mul(lax.sin(a), a), lax.cos, v), (x,), order=2)
+    check_grads(lambda v: lax.switch(2, [lax.sin, lax.cos, lax.tanh], v), (x,), order=2)
+    # the predicate depends on the input (a piecewise function), under jit too
+    f = lambda v: lax.cond(lax.gt(v, 0.5), lambda a: lax.mul(a, a), lambda a: lax.neg(a), v)
+    assert float(jax.grad(f)(0.8)) == pytest.approx(1.6)
+    assert float(jax.jit(jax.grad(f))(0.2)) == -1.0
+
+
+def test_grads_through_scan_and_fori():
+    xs = arr(rng.standard_normal(5) * 0.5)
+
+    def rnn(w, xs, reverse=False, unroll=1):
+        step = lambda h, x: (lax.tanh(lax.add(lax.mul(w, h), x)), lax.mul(h, x))
+        return lax.scan(step, 0.1, xs, reverse=reverse, unroll=unroll)
+    check_grads(lambda w, xs: rnn(w, xs), (0.5, xs), order=2)
+    check_grads(lambda w, xs: rnn(w, xs, reverse=True, unroll=2), (0.5, xs), order=2)
+    check_grads(lambda w, xs: rnn(w, xs, unroll=3), (0.5, xs), order=1)
+    check_grads(lambda a: lax.fori_loop(0, 3, lambda i, c: lax.mul(c, lax.sin(a)), a), (0.7,), order=2)
+    g = jax.jit(jax.grad(lambda w: rnn(w, xs)[0]))(0.5)
+    assert float(g) == pytest.approx(float(jax.grad(lambda w: rnn(w, xs)[0])(0.5)), rel=1e-6)
+    closed = jax.make_jaxpr(jax.grad(lambda w: rnn(w, xs)[0]))(0.5)
+    check_jaxpr(closed)
+    assert "reverse=True" in str(closed)       # the backward pass is a reversed scan
+
+
+def test_while_loop_forward_mode_and_reverse_error():
+    f = lambda a: lax.while_loop(lambda c: lax.lt(c[0], 3),
+                                 lambda c: (lax.add(c[0], 1), lax.mul(c[1], a)), (0, 1.0))[1]
+    primal, tangent = jax.jvp(f, (2.0,), (1.0,))
+    assert float(primal) == 8.0 and float(tangent) == 12.0
+    with pytest.raises(ValueError, match="Reverse-mode differentiation does not work for "
+                                         "lax.while_loop or lax.fori_loop with dynamic start/stop"):
+        jax.grad(f)(2.0)
+    with pytest.raises(ValueError, match="Reverse-mode differentiation does not work"):
+        jax.jit(jax.grad(lambda a, n: lax.fori_loop(0, n, lambda i, c: lax.mul(c, a), 1.0)))(2.0, 3)
+
+
+# ------------------------------------------------------------------ vmap
+def test_vmap_batched_predicate_and_carries():
+    xs = arr([0.2, 0.9, 1.5])
+    f = lambda v: lax.cond(lax.gt(v, 1.0), lambda a: lax.mul(a, 2.0), lax.sin, v)
+    np.testing.assert_allclose(np.asarray(jax.vmap(f)(xs)), [np.sin(0.2), np.sin(0.9), 3.0], rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(jax.vmap(jax.grad(f))(xs)),
+                               [np.cos(0.2), np.cos(0.9), 2.0], rtol=1e-6)
+    idx = arr([0, 2, 1], np.int32)
+    out = jax.vmap(lambda i, v: lax.switch(i, [lax.sin, lax.cos, lax.neg], v))(idx, xs)
+    np.testing.assert_allclose(np.asarray(out), [np.sin(0.2), -0.9, np.cos(1.5)], rtol=1e-6)
+    ns = arr([1, 3, 5], np.int32)
+    doubled = jax.vmap(lambda n: lax.while_loop(
+        lambda c: lax.lt(c[0], n), lambda c: (lax.add(c[0], 1), lax.mul(c[1], 2.0)), (0, 1.0))[1])(ns)
+    np.testing.assert_allclose(np.asarray(doubled), [2.0, 8.0, 32.0])
+    inits = arr([1.0, 2.0, 3.0])
+    carry, ys = jax.vmap(lambda c0: lax.scan(lambda c, x: (lax.mul(c, x), c), c0, arr([2.0, 3.0])))(inits)
+    np.testing.assert_allclose(np.asarray(carry), [6.0, 12.0, 18.0])
+    np.testing.assert_allclose(np.asarray(ys), [[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]])
+    batched_xs = arr(rng.standard_normal((4, 3)))
+    _, ys = jax.vmap(lambda xs: lax.scan(lambda c, x: (lax.add(c, x), c), 0.0, xs), in_axes=1)(batched_xs)
+    np.testing.assert_allclose(np.asarray(ys), np.cumsum(np.asarray(batched_xs), 0).T - np.asarray(batched_xs).T,
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_nested_control_flow_under_transformations():
+    def f(x):
+        def body(c):
+            i, acc = c
+            inner = lax.cond(lax.gt(acc, 1.0),
+                             lambda a: lax.scan(lambda s, _: (lax.mul(s, 0.5), None), a, None, length=2)[0],
+                             lambda a: lax.add(a, x), acc)
+            return lax.add(i, 1), inner
+        return lax.while_loop(lambda c: lax.lt(c[0], 4), body, (0, x))[1]
+
+    def reference(x):
+        acc = x
+        for _ in range(4):
+            acc = acc * 0.25 if acc > 1.0 else acc + x
+        return acc
+    for v in (0.3, 0.7):
+        assert float(f(v)) == pytest.approx(reference(v), rel=1e-6)
+        assert float(jax.jit(f)(v)) == pytest.approx(reference(v), rel=1e-6)
+    np.testing.assert_allclose(np.asarray(jax.vmap(f)(arr([0.3, 0.7]))), [reference(0.3), reference(0.7)],
+                               rtol=1e-6)
+    _, t = jax.jvp(f, (0.3,), (1.0,))
+    eps = 1e-3
+    assert float(t) == pytest.approx((reference(0.3 + eps) - reference(0.3 - eps)) / (2 * eps), rel=1e-2)
+
+    def g(w):        # scan inside cond, differentiated in reverse mode
+        return lax.cond(True, lambda v: lax.scan(lambda c, x: (lax.mul(c, v), x), 1.0, None, length=3)[0],
+                        lambda v: v, w)
+    assert float(jax.grad(g)(1.5)) == pytest.approx(3 * 1.5 ** 2, rel=1e-6)
+    assert float(jax.jit(jax.grad(g))(1.5)) == pytest.approx(3 * 1.5 ** 2, rel=1e-6)
+
+
+# ------------------------------------------------------------------ errors
+def test_errors():
+    with pytest.raises(TypeError, match="Pred must be a scalar"):
+        lax.cond(arr([True, False], np.bool_), lax.sin, lax.cos, 1.0)
+    with pytest.raises(TypeError, match=r"(?s)cond branches must have equal output types.*"
+                                        r"The output of true_fun at path \['a'\] has type float32\[\] "
+                                        r"but the corresponding output of false_fun has type "
+                                        r"float32\[2\], so the shapes do not match"):
+        lax.cond(True, lambda v: {"a": v}, lambda v: {"a": arr([1.0, 2.0])}, 1.0)
+    with pytest.raises(TypeError, match="cond branch outputs must have the same pytree structure"):
+        lax.cond(True, lambda v: v, lambda v: (v, v), 1.0)
+    with pytest.raises(TypeError, match="cond_fun must return a boolean scalar"):
+        lax.while_loop(lambda c: c, lambda c: c, 1.0)
+    with pytest.raises(TypeError, match=r"(?s)carry input and carry output must have equal types.*"
+                                        r"The input carry has type float32\[\] but the "
+                                        r"corresponding output carry component has type int32\[\], "
+                                        r"so the dtypes do not match"):
+        lax.scan(lambda c, x: (lax.convert_element_type(c, np.int32), x), arr(0.0), arr([1.0, 2.0]))
+    with pytest.raises(ValueError, match="scan got values with different leading axis sizes: 3, 4"):
+        lax.scan(lambda c, x: (c, x), 0.0, (arr(np.ones(3)), arr(np.ones(4))))
+    with pytest.raises(TypeError, match="Index type must be an integer"):
+        lax.switch(1.0, [lax.sin, lax.cos], 1.0)
