@@ -16,11 +16,16 @@ import numpy as np
 
 from ..config import config
 from ..core import dtypes
-from ..core.avals import ShapedArray
+from ..core.avals import ShapedArray, get_aval
 from ..core.ir import param_printers
-from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules
+from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, lowering_rules,
+                              transpose_rules)
 from ..xla import stablehlo as hlo
+from . import _ad_util as ad
+from . import _batch_util as bu
 from . import _lowering as hl
+from . import shapes
+from .conversion import _convert_element_type
 
 
 class Precision(enum.Enum):
@@ -187,6 +192,97 @@ def _dot_general_printer(params):
 abstract_eval_rules[dot_general_p] = _dot_general_abstract_eval
 lowering_rules[dot_general_p] = _dot_general_lowering
 param_printers[dot_general_p] = _dot_general_printer
+
+
+# bilinear: the tangent is dot(t_lhs, rhs) + dot(lhs, t_rhs), with the same params
+ad.defjvp(dot_general_p, lambda g, ans, x, y, **params: dot_general_p.bind(g, y, **params),
+          lambda g, ans, x, y, **params: dot_general_p.bind(x, g, **params))
+
+
+def _ranges_like(*xs):
+    """Consecutive index ranges as long as each of `xs`: (0..len(x0)), (len(x0)..), ..."""
+    start = 0
+    for x in xs:
+        yield tuple(range(start, start + len(x)))
+        start += len(x)
+
+
+def _remaining(dims, *removed):
+    gone = set().union(*removed)
+    return tuple(d for d in dims if d not in gone)
+
+
+def _dot_general_transpose_lhs(ct, x, y, *, dimension_numbers, precision,
+                               preferred_element_type, out_sharding=None, swap_ans=False):
+    """JAX's rule: contract the cotangent with y over y's free dims (batch dims stay batch),
+    giving x's batch, free, contracting dims in that order; a transpose puts them back."""
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    x_kept = _remaining(range(x.aval.ndim), x_contract, x_batch)
+    y_kept = _remaining(range(bu.ndim(y)), y_contract, y_batch)
+    if swap_ans:        # ct's dims are (batch, y free, x free)
+        ans_batch, ans_y, _ = _ranges_like(x_batch, y_kept, x_kept)
+    else:               # (batch, x free, y free)
+        ans_batch, _, ans_y = _ranges_like(x_batch, x_kept, y_kept)
+    dims = ((ans_y, y_kept), (ans_batch, tuple(y_batch)))
+    x_contract_sorted_by_y = [x_contract[i] for i in np.argsort(y_contract)]
+    out_axes = tuple(int(i) for i in np.argsort(list(x_batch) + list(x_kept) +
+                                                x_contract_sorted_by_y))
+    out = dot_general_p.bind(ct, y, dimension_numbers=dims, precision=precision,
+                             preferred_element_type=preferred_element_type,
+                             out_sharding=None)
+    x_bar = shapes.transpose(out, out_axes)
+    if get_aval(x_bar).dtype != x.aval.dtype:      # e.g. bf16 inputs, f32 preferred
+        x_bar = _convert_element_type(x_bar, x.aval.dtype, x.aval.weak_type)
+    return x_bar
+
+
+def _dot_general_transpose_rhs(ct, x, y, *, dimension_numbers, **params):
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    swapped = ((y_contract, x_contract), (y_batch, x_batch))
+    return _dot_general_transpose_lhs(ct, y, x, dimension_numbers=swapped, swap_ans=True,
+                                      **params)
+
+
+def _dot_general_transpose(ct, x, y, **params):
+    if ad.is_undefined(x):      # linear in one operand at a time
+        return [ad.Zero(x.aval) if type(ct) is ad.Zero else
+                _dot_general_transpose_lhs(ct, x, y, **params), None]
+    return [None, ad.Zero(y.aval) if type(ct) is ad.Zero else
+            _dot_general_transpose_rhs(ct, x, y, **params)]
+
+
+def _dot_general_batch_dim_nums(ndims, bdims, dimension_numbers):
+    """(dimension numbers of the batched dot, the result's batch dim), as JAX: two batch
+    dims become one more dot batch dim (first); a single one becomes a free dim of its
+    operand, so unbatched weights are never broadcast and the batch folds into the matmul."""
+    lhs_ndim, _ = ndims
+    lbd, rbd = bdims
+    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
+    bump = lambda dims, b: tuple(d + (d >= b) for d in dims)
+    if lbd is not None and rbd is not None:
+        lhs_batch, rhs_batch = (lbd,) + bump(lhs_batch, lbd), (rbd,) + bump(rhs_batch, rbd)
+        lhs_contract, rhs_contract = bump(lhs_contract, lbd), bump(rhs_contract, rbd)
+        out_dim = 0
+    elif lbd is not None:       # lhs free dims come right after the batch dims
+        lhs_free = _remaining(range(lhs_ndim), lhs_batch, lhs_contract)
+        out_dim = len(lhs_batch) + sum(d < lbd for d in lhs_free)
+        lhs_batch, lhs_contract = bump(lhs_batch, lbd), bump(lhs_contract, lbd)
+    else:                       # rhs free dims come after the batch and lhs free dims
+        rhs_free = _remaining(range(ndims[1]), rhs_batch, rhs_contract)
+        out_dim = lhs_ndim - len(lhs_contract) + sum(d < rbd for d in rhs_free)
+        rhs_batch, rhs_contract = bump(rhs_batch, rbd), bump(rhs_contract, rbd)
+    return ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch)), out_dim
+
+
+def _dot_general_batching(vals, dims, *, dimension_numbers, **params):
+    (lhs, rhs), (lbd, rbd) = vals, dims
+    new_dims, out_dim = _dot_general_batch_dim_nums((bu.ndim(lhs), bu.ndim(rhs)), (lbd, rbd),
+                                                    dimension_numbers)
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=new_dims, **params), out_dim
+
+
+transpose_rules[dot_general_p] = _dot_general_transpose
+batching_rules[dot_general_p] = _dot_general_batching
 
 
 # ------------------------------------------------------------------ lax functions

@@ -12,6 +12,7 @@ with a window as long as the axis, padded on one side (what JAX emits on CPU).
 from __future__ import annotations
 
 import functools
+import math
 import operator
 import re
 
@@ -20,13 +21,18 @@ import numpy as np
 from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval
 from ..core.ir import param_printers
-from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules
+from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
+                              lowering_rules)
 from ..core.trace import Tracer
 from ..xla import stablehlo as hlo
+from . import _ad_util as ad
+from . import _batch_util as bu
 from . import _lowering as hl
+from . import shapes, slicing
 from ._rules import ANY, COMPLEX, FLOAT, INTEGRAL, NUMERIC, describe_dtypes
-from .conversion import _convert_element_type
-from .elementwise import add, bitwise_and, bitwise_or, bitwise_xor, max, min, mul
+from .conversion import _convert_element_type, convert_element_type
+from .elementwise import (abs, add, bitwise_and, bitwise_or, bitwise_xor, div, eq, exp, log1p,
+                          max, min, mul, ne, neg, select, sub)
 
 
 def _long_str(aval) -> str:
@@ -154,6 +160,83 @@ reduce_and_p = _reduction("reduce_and", "and", _check_logical, keep_weak=False)
 reduce_or_p = _reduction("reduce_or", "or", _check_logical, keep_weak=False)
 reduce_xor_p = _reduction("reduce_xor", "xor", _check_logical, keep_weak=False)
 
+
+def _reducer_batcher(prim):
+    """A reduction leaves the batch dim where it is and shifts its axes past it."""
+    def rule(vals, dims, *, axes, **params):
+        (x,), (d,) = vals, dims
+        axes = tuple(a + (a >= d) for a in axes)
+        return prim.bind(x, axes=axes, **params), d - sum(a < d for a in axes)
+    return rule
+
+
+def _reduce_sum_transpose(ct, operand, *, axes, out_sharding=None):
+    shape = operand.aval.shape
+    return [shapes.broadcast_in_dim(ct, shape, tuple(i for i in range(len(shape)) if i not in axes))]
+
+
+def _reduce_chooser_jvp(g, ans, operand, *, axes):
+    """The tangent at the extremum's location; ties share it equally (a mean over them)."""
+    keep_shape = [1 if i in axes else d for i, d in enumerate(bu.shape(operand))]
+    location = convert_element_type(eq(operand, shapes.reshape(ans, keep_shape)),
+                                    ad.aval_of(g).dtype)
+    counts = reduce_sum(location, axes)
+    return div(reduce_sum(mul(g, location), axes), counts)
+
+
+def _jvp_of(fun, primals, tangents):
+    """jvp of `fun` (flat lists in and out) at the current level, for rules that are the
+    derivative of a composite (as JAX's call api.jvp); lazy: transforms import lax."""
+    from ..transforms.ad import jvp_flat
+    return jvp_flat(fun, list(primals), list(tangents))
+
+
+def _reduce_jvp(reducer, init_values, primals, tangents, axes):
+    """JAX's jvp of a monoid reduction: the reduced axes go first, flattened to one, and are
+    halved until one element is left, combining halves with the elementwise `reducer`
+    (a list of arrays per half in, a list out). Differentiating this tree of elementwise
+    ops gives the derivative (the reduce op itself has no usable one, e.g. for products
+    with zeros)."""
+    shape = bu.shape(primals[0])
+    kept = tuple(i for i in range(len(shape)) if i not in axes)
+    new_shape = (math.prod(shape[a] for a in axes),) + tuple(shape[i] for i in kept)
+    flat = lambda x: shapes.reshape(x, new_shape, tuple(axes) + kept)
+    primals = [flat(x) for x in primals]
+    tangents = [ad.Zero(t.aval.update(shape=new_shape)) if type(t) is ad.Zero else flat(t)
+                for t in tangents]
+    pad_config = [(0, 1, 0)] + [(0, 0, 0)] * len(kept)
+
+    def tree(*xs):
+        while bu.shape(xs[0])[0] > 1:
+            n = bu.shape(xs[0])[0]
+            n1 = (n + 1) // 2
+            xs1 = [slicing.slice_in_dim(x, 0, n1) for x in xs]
+            xs2 = [slicing.slice_in_dim(x, n1, None) for x in xs]
+            if n - n1 != n1:        # odd: the second half gets an identity at its end
+                xs2 = [shapes.pad(x, i, pad_config) for x, i in zip(xs2, init_values)]
+            xs = reducer(*xs1, *xs2)
+        if bu.shape(xs[0])[0] == 0:
+            return [shapes.broadcast_in_dim(i, new_shape[1:], ()) for i in init_values]
+        return [shapes.squeeze(x, (0,)) for x in xs]
+    return _jvp_of(tree, primals, tangents)
+
+
+def _reduce_prod_jvp(primals, tangents, *, axes):
+    one = np.ones((), ad.aval_of(primals[0]).dtype)
+    (out,), (t_out,) = _reduce_jvp(lambda x, y: [mul(x, y)], [one], primals, tangents, axes)
+    return out, t_out
+
+
+ad.deflinear2(reduce_sum_p, _reduce_sum_transpose)
+ad.defjvp(reduce_max_p, _reduce_chooser_jvp)
+ad.defjvp(reduce_min_p, _reduce_chooser_jvp)
+jvp_rules[reduce_prod_p] = _reduce_prod_jvp
+for _p in (reduce_and_p, reduce_or_p, reduce_xor_p):       # bool/int only: no tangents
+    ad.defjvp_zero(_p)
+for _p in (reduce_sum_p, reduce_prod_p, reduce_max_p, reduce_min_p, reduce_and_p, reduce_or_p,
+           reduce_xor_p):
+    batching_rules[_p] = _reducer_batcher(_p)
+
 # ------------------------------------------------------------------ argmax, argmin
 argmax_p = Primitive("argmax")
 argmin_p = Primitive("argmin")
@@ -209,6 +292,9 @@ abstract_eval_rules[argmax_p] = _argminmax_abstract_eval("argmax")
 lowering_rules[argmax_p] = _argminmax_lowering("GT", hl.min_value)
 abstract_eval_rules[argmin_p] = _argminmax_abstract_eval("argmin")
 lowering_rules[argmin_p] = _argminmax_lowering("LT", hl.max_value)
+for _p in (argmax_p, argmin_p):         # integer results: zero tangents
+    ad.defjvp_zero(_p)
+    batching_rules[_p] = _reducer_batcher(_p)
 
 # ------------------------------------------------------------------ reduce (generic)
 reduce_p = Primitive("reduce", multiple_results=True)
@@ -254,6 +340,44 @@ abstract_eval_rules[reduce_p] = _reduce_abstract_eval
 lowering_rules[reduce_p] = _reduce_generic_lowering
 param_printers[reduce_p] = _reduce_params
 
+
+def _reduce_batching(vals, dims, *, computation, jaxpr, dimensions):
+    """The operands share one batch dim (the first batched one's) and the reduced dimensions
+    shift past it; the region is unchanged since it sees scalars."""
+    n = len(vals) // 2
+    if any(d is not bu.not_mapped for d in dims[n:]):
+        raise NotImplementedError("vmap of lax.reduce with batched initial values is not "
+                                  "supported (as in JAX); map over the operands only")
+    size = bu.axis_size_of(vals, dims)
+    bdim = next(d for d in dims if d is not bu.not_mapped)
+    operands = [bu.moveaxis(x, d, bdim) if d is not bu.not_mapped else
+                shapes.broadcast_in_dim(x, bu.shape(x)[:bdim] + (size,) + bu.shape(x)[bdim:],
+                                        tuple(i + (i >= bdim) for i in range(bu.ndim(x))))
+                for x, d in zip(vals[:n], dims[:n])]
+    dimensions = tuple(a + (a >= bdim) for a in dimensions)
+    outs = reduce_p.bind(*operands, *vals[n:], computation=computation, jaxpr=jaxpr,
+                         dimensions=dimensions)
+    return outs, [bdim - sum(a < bdim for a in dimensions)] * n
+
+
+def _reduce_jvp_rule(primals, tangents, *, computation, jaxpr, dimensions):
+    """As JAX: the region, vmapped over every non-reduced dim plus the halving one, combines
+    halves in a differentiable tree; tangents of the initial values are not supported."""
+    from ..core.interpret import eval_jaxpr
+    from ..transforms.batching import vmap
+    n = len(primals) // 2
+    if any(type(t) is not ad.Zero for t in tangents[n:]):
+        raise NotImplementedError("Gradient of general lax.reduce with non-zero tangents for "
+                                  "initial values to reduction not implemented")
+    reducer = lambda *xs: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *xs)
+    for _ in range(bu.ndim(primals[0]) - len(dimensions) + 1):
+        reducer = vmap(reducer)
+    return _reduce_jvp(reducer, primals[n:], primals[:n], tangents[:n], dimensions)
+
+
+batching_rules[reduce_p] = _reduce_batching
+jvp_rules[reduce_p] = _reduce_jvp_rule
+
 # ------------------------------------------------------------------ cumulative ops
 def _cumulative(name, kind, check=None):
     prim = Primitive(name)
@@ -297,6 +421,67 @@ cummax_p = _cumulative("cummax", "max")
 cummin_p = _cumulative("cummin", "min")
 # JAX accepts any number here but fails for integers while lowering; we say so up front
 cumlogsumexp_p = _cumulative("cumlogsumexp", "logaddexp", _dtype_check("cumlogsumexp", FLOAT, "floating"))
+
+
+def _cumulative_batching(prim):
+    def rule(vals, dims, *, axis, reverse):
+        (x,), (d,) = vals, dims
+        return prim.bind(x, axis=axis + (d <= axis), reverse=reverse), d
+    return rule
+
+
+def _cumulative_jvp(combine):
+    """JAX's rule: differentiate the parallel prefix scan by `combine` (reduce_window,
+    which the primitive lowers to, is not differentiable to every order)."""
+    def rule(primals, tangents, *, axis, reverse):
+        scan = lambda x: [_prefix_scan(combine, x, axis, reverse)]
+        (out,), (t_out,) = _jvp_of(scan, primals, tangents)
+        return out, t_out
+    return rule
+
+
+def _prefix_scan(op, x, axis, reverse):
+    """JAX's associative_scan of one array: combine adjacent pairs, scan that half-size
+    array recursively (giving the odd outputs), then the even outputs from those."""
+    sl = functools.partial(slicing.slice_in_dim, axis=axis)
+
+    def scan(x):
+        n = bu.shape(x)[axis]
+        if n < 2:
+            return x
+        odd = scan(op(sl(x, 0, -1, 2), sl(x, 1, None, 2)))
+        even = op(sl(odd, 0, -1) if n % 2 == 0 else odd, sl(x, 2, None, 2))
+        return _interleave(shapes.concatenate([sl(x, 0, 1), even], axis), odd, axis)
+    x = shapes.rev(x, (axis,)) if reverse else x
+    out = scan(x)
+    return shapes.rev(out, (axis,)) if reverse else out
+
+
+def _interleave(a, b, axis):
+    """a[0], b[0], a[1], b[1], ... along `axis` (a as long as b or one longer): both
+    spread out by interior padding with zeros, then added."""
+    same = bu.shape(a)[axis] == bu.shape(b)[axis]
+    a_pad, b_pad = [(0, 0, 0)] * bu.ndim(a), [(0, 0, 0)] * bu.ndim(b)
+    a_pad[axis], b_pad[axis] = (0, int(same), 1), (1, int(not same), 1)
+    zero = np.zeros((), ad.aval_of(a).dtype)
+    op = bitwise_or if zero.dtype == np.bool_ else add
+    return op(shapes.pad(a, zero, a_pad), shapes.pad(b, zero, b_pad))
+
+
+def _logaddexp_fn(x, y):
+    """JAX's lax logaddexp for real floats (JAX gives it a custom jvp, t_x exp(x - out) +
+    t_y exp(y - out); differentiating the formula gives the same values)."""
+    delta = sub(x, y)
+    return select(ne(delta, delta), add(x, y), add(max(x, y), log1p(exp(neg(abs(delta))))))
+
+
+ad.deflinear2(cumsum_p, lambda ct, x, *, axis, reverse: [cumsum(ct, axis, not reverse)])
+jvp_rules[cumprod_p] = _cumulative_jvp(mul)
+jvp_rules[cummax_p] = _cumulative_jvp(max)
+jvp_rules[cummin_p] = _cumulative_jvp(min)
+jvp_rules[cumlogsumexp_p] = _cumulative_jvp(_logaddexp_fn)
+for _p in (cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p):
+    batching_rules[_p] = _cumulative_batching(_p)
 
 
 # ------------------------------------------------------------------ lax functions

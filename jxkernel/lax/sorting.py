@@ -17,9 +17,13 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapedArray
-from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules
+from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
+                              lowering_rules)
 from ..xla import stablehlo as hlo
+from . import _ad_util as ad
+from . import _batch_util as bu
 from . import _lowering as hl
+from . import shapes, slicing
 
 # ------------------------------------------------------------------ sort
 sort_p = Primitive("sort", multiple_results=True)
@@ -89,6 +93,44 @@ def _sort_lowering(ctx, *operands, dimension, is_stable, num_keys):
 abstract_eval_rules[sort_p] = _sort_abstract_eval
 lowering_rules[sort_p] = _sort_lowering
 
+
+def _gather_along(t, idx, axis):
+    """t[..., idx[...], ...] along `axis`, idx of t's shape but for `axis` (every other dim
+    is a gather batch dim): take_along_axis as one gather, as JAX writes it."""
+    rank = bu.ndim(t)
+    batch = tuple(i for i in range(rank) if i != axis)
+    dnums = slicing.GatherDimensionNumbers(
+        offset_dims=(), collapsed_slice_dims=(axis,), start_index_map=(axis,),
+        operand_batching_dims=batch, start_indices_batching_dims=batch)
+    return slicing.gather(t, shapes.expand_dims(idx, (rank,)), dnums, (1,) * rank,
+                          mode=slicing.GatherScatterMode.PROMISE_IN_BOUNDS)
+
+
+def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
+    """Sort an iota along with the operands: it comes out as the permutation, which moves
+    the tangents the way the operands moved."""
+    shape = bu.shape(primals[0])
+    index_dtype = np.uint32 if all(d <= np.iinfo(np.uint32).max for d in shape) else np.uint64
+    *out, perm = sort_p.bind(*primals, shapes.broadcasted_iota(index_dtype, shape, dimension),
+                             dimension=dimension, is_stable=is_stable, num_keys=num_keys)
+    return out, [t if type(t) is ad.Zero else _gather_along(t, perm, dimension)
+                 for t in tangents]
+
+
+def _sort_batching(vals, dims, *, dimension, is_stable, num_keys):
+    """Every operand gets the first batched operand's batch dim (unbatched ones are
+    broadcast: they are sorted along with it); the sort dimension shifts past it."""
+    proto, bdim = next((x, d) for x, d in zip(vals, dims) if d is not bu.not_mapped)
+    rest = tuple(i for i in range(bu.ndim(proto)) if i != bdim)
+    args = [shapes.broadcast_in_dim(x, bu.shape(proto), rest) if d is bu.not_mapped
+            else bu.moveaxis(x, d, bdim) for x, d in zip(vals, dims)]
+    return (sort_p.bind(*args, dimension=dimension + (bdim <= dimension), is_stable=is_stable,
+                        num_keys=num_keys), [bdim] * len(args))
+
+
+jvp_rules[sort_p] = _sort_jvp
+batching_rules[sort_p] = _sort_batching
+
 # ------------------------------------------------------------------ top_k
 top_k_p = Primitive("top_k", multiple_results=True)
 
@@ -135,6 +177,22 @@ def _top_k_lowering(ctx, operand, *, k, axis):
 
 abstract_eval_rules[top_k_p] = _top_k_abstract_eval
 lowering_rules[top_k_p] = _top_k_lowering
+
+
+def _top_k_jvp(primals, tangents, *, k, axis):
+    """The tangents at the chosen indices."""
+    values, indices = top_k_p.bind(*primals, k=k, axis=axis)
+    return [values, indices], [_gather_along(tangents[0], indices, axis),
+                               ad.Zero(ad.aval_of(indices))]
+
+
+def _top_k_batching(vals, dims, *, k, axis):
+    (x,), (d,) = vals, dims
+    return top_k_p.bind(x, k=k, axis=axis + (d <= axis)), [d, d]
+
+
+jvp_rules[top_k_p] = _top_k_jvp
+batching_rules[top_k_p] = _top_k_batching
 
 
 # ------------------------------------------------------------------ lax functions
