@@ -6,7 +6,10 @@ signatures, are at the bottom.
     { lambda ; a:f32[3]. let b:f32[2,3] = broadcast_in_dim[broadcast_dimensions=(1,)] a in (b,) }
 
 These primitives move data without computing on it: they accept every dtype and
-keep the operand's weak type. Errors use JAX's wording, so its docs apply.
+keep the operand's weak type. Errors use JAX's wording, so its docs apply. All but
+iota are linear, so their jvp applies the primitive to the tangents and their
+transpose moves the cotangent back (sum what was broadcast, pad what was cut, ...).
+Batching rules move the batch dimension to the front where the params need it.
 """
 from __future__ import annotations
 
@@ -19,8 +22,10 @@ import numpy as np
 from ..core import dtypes
 from ..core.avals import ShapedArray
 from ..core.ir import param_printers
-from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules
+from ..core.primitive import Primitive, abstract_eval_rules, batching_rules, lowering_rules
 from ..xla import stablehlo as hlo
+from . import _ad_util as ad
+from . import _batch_util as bu
 from ._rules import NUMERIC, check_same_dtypes
 
 
@@ -116,6 +121,25 @@ abstract_eval_rules[broadcast_in_dim_p] = _broadcast_in_dim_abstract_eval
 lowering_rules[broadcast_in_dim_p] = _broadcast_in_dim_lowering
 param_printers[broadcast_in_dim_p] = _broadcast_in_dim_printer
 
+
+def _broadcast_in_dim_transpose(ct, operand, *, shape, broadcast_dimensions, sharding=None):
+    # sum over the new dimensions and those stretched from size 1; the latter come back
+    from .reductions import reduce_sum      # (not at the top: elementwise imports this module)
+    unit_dims = [i for i, d in enumerate(operand.aval.shape) if d == 1]
+    kept = {d for i, d in enumerate(broadcast_dimensions) if i not in unit_dims}
+    summed = reduce_sum(ct, [d for d in range(len(shape)) if d not in kept])
+    return [expand_dims(summed, unit_dims) if unit_dims else summed]
+
+
+def _broadcast_in_dim_batching(vals, dims, *, shape, broadcast_dimensions, sharding=None):
+    x = bu.moveaxis(vals[0], dims[0], 0)
+    return broadcast_in_dim(x, bu.shape(x)[:1] + tuple(shape),
+                            (0,) + tuple(d + 1 for d in broadcast_dimensions)), 0
+
+
+ad.deflinear2(broadcast_in_dim_p, _broadcast_in_dim_transpose)
+batching_rules[broadcast_in_dim_p] = _broadcast_in_dim_batching
+
 # ------------------------------------------------------------------ reshape
 reshape_p = Primitive("reshape")
 
@@ -146,6 +170,25 @@ def _reshape_lowering(ctx, x, *, new_sizes, dimensions, sharding=None):
 abstract_eval_rules[reshape_p] = _reshape_abstract_eval
 lowering_rules[reshape_p] = _reshape_lowering
 
+
+def _reshape_transpose(ct, operand, *, new_sizes, dimensions, sharding=None):
+    shape = operand.aval.shape
+    if dimensions is None:
+        return [reshape(ct, shape)]
+    # undo "transpose by `dimensions`, then reshape"
+    permuted = reshape(ct, tuple(shape[d] for d in dimensions))
+    return [transpose(permuted, tuple(np.argsort(dimensions)))]
+
+
+def _reshape_batching(vals, dims, *, new_sizes, dimensions, sharding=None):
+    x = bu.moveaxis(vals[0], dims[0], 0)
+    dimensions = None if dimensions is None else (0,) + tuple(d + 1 for d in dimensions)
+    return reshape(x, bu.shape(x)[:1] + tuple(new_sizes), dimensions), 0
+
+
+ad.deflinear2(reshape_p, _reshape_transpose)
+batching_rules[reshape_p] = _reshape_batching
+
 # ------------------------------------------------------------------ squeeze
 squeeze_p = Primitive("squeeze")
 
@@ -165,6 +208,9 @@ def _squeeze_abstract_eval(operand, *, dimensions):
 
 abstract_eval_rules[squeeze_p] = _squeeze_abstract_eval
 lowering_rules[squeeze_p] = lambda ctx, x, *, dimensions: ctx.op1("stablehlo.reshape", [x])
+ad.deflinear2(squeeze_p, lambda ct, operand, *, dimensions: [expand_dims(ct, dimensions)])
+batching_rules[squeeze_p] = lambda vals, dims, *, dimensions: (
+    squeeze(bu.moveaxis(vals[0], dims[0], 0), tuple(d + 1 for d in dimensions)), 0)
 
 # ------------------------------------------------------------------ transpose
 transpose_p = Primitive("transpose")
@@ -184,6 +230,16 @@ def _transpose_abstract_eval(operand, *, permutation):
 abstract_eval_rules[transpose_p] = _transpose_abstract_eval
 lowering_rules[transpose_p] = lambda ctx, x, *, permutation: ctx.op1(
     "stablehlo.transpose", [x], {"permutation": hlo.i64_array(permutation)})
+ad.deflinear2(transpose_p, lambda ct, operand, *, permutation: [
+    transpose(ct, tuple(np.argsort(permutation)))])
+
+
+def _transpose_batching(vals, dims, *, permutation):
+    (x,), (d,) = vals, dims        # one transpose both permutes and brings the batch dim first
+    return transpose(x, (d,) + tuple(i if i < d else i + 1 for i in permutation)), 0
+
+
+batching_rules[transpose_p] = _transpose_batching
 
 # ------------------------------------------------------------------ rev
 rev_p = Primitive("rev")
@@ -202,6 +258,9 @@ def _rev_abstract_eval(operand, *, dimensions):
 abstract_eval_rules[rev_p] = _rev_abstract_eval
 lowering_rules[rev_p] = lambda ctx, x, *, dimensions: ctx.op1(
     "stablehlo.reverse", [x], {"dimensions": hlo.i64_array(dimensions)})
+ad.deflinear2(rev_p, lambda ct, operand, *, dimensions: [rev(ct, dimensions)])
+batching_rules[rev_p] = lambda vals, dims, *, dimensions: (
+    rev(vals[0], tuple(i + 1 if i >= dims[0] else i for i in dimensions)), dims[0])
 
 # ------------------------------------------------------------------ concatenate
 concatenate_p = Primitive("concatenate")
@@ -232,6 +291,29 @@ def _concatenate_abstract_eval(*operands, dimension):
 abstract_eval_rules[concatenate_p] = _concatenate_abstract_eval
 lowering_rules[concatenate_p] = lambda ctx, *xs, dimension: ctx.op1(
     "stablehlo.concatenate", list(xs), {"dimension": hlo.i64_attr(dimension)})
+
+
+def _concatenate_transpose(ct, *operands, dimension):
+    # each linear operand gets its stretch of the cotangent (JAX 0.10.2 has a split
+    # primitive for this; a slice per operand is the same thing)
+    from .slicing import slice_in_dim
+    cts, start = [], 0
+    for x in operands:
+        size = ad.aval_of(x).shape[dimension]
+        cts.append(slice_in_dim(ct, start, start + size, 1, dimension)
+                   if ad.is_undefined(x) else None)
+        start += size
+    return cts
+
+
+def _concatenate_batching(vals, dims, *, dimension):
+    size = bu.axis_size_of(vals, dims)
+    return concatenate([bu.bdim_at_front(x, d, size) for x, d in zip(vals, dims)],
+                       dimension + 1), 0
+
+
+ad.deflinear2(concatenate_p, _concatenate_transpose)
+batching_rules[concatenate_p] = _concatenate_batching
 
 # ------------------------------------------------------------------ pad
 pad_p = Primitive("pad")
@@ -271,6 +353,43 @@ def _pad_lowering(ctx, x, padding_value, *, padding_config):
 abstract_eval_rules[pad_p] = _pad_abstract_eval
 lowering_rules[pad_p] = _pad_lowering
 
+
+def _pad_transpose(ct, operand, padding_value, *, padding_config):
+    from .reductions import reduce_sum
+    from .elementwise import sub
+    from .slicing import slice
+    lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
+    # negative edge padding crops what was added; a strided slice skips the interior
+    unpadded = pad(ct, np.zeros((), ad.aval_of(ct).dtype), [(-l, -h, 0) for l, h in zip(lo, hi)])
+    t_operand = slice(unpadded, (0,) * len(lo), bu.shape(unpadded), [i + 1 for i in interior])
+    t_padv = None
+    if ad.is_undefined(padding_value):      # the padding value went everywhere else
+        every = tuple(range(len(lo)))
+        t_padv = sub(reduce_sum(ct, every), reduce_sum(t_operand, every))
+    return [t_operand if ad.is_undefined(operand) else None, t_padv]
+
+
+def _pad_batching(vals, dims, *, padding_config):
+    from .elementwise import select
+    (x, value), (x_dim, value_dim) = vals, dims
+    if x_dim is bu.not_mapped:
+        x, x_dim = bu.bdim_at_front(x, x_dim, bu.shape(value)[value_dim]), 0
+    config = list(padding_config)
+    config.insert(x_dim, (0, 0, 0))
+    if value_dim is bu.not_mapped:
+        return pad(x, value, config), x_dim
+    # one padding value per example: pad with zeros, then select each example's value
+    # where the padding went
+    dtype = ad.aval_of(x).dtype
+    padded = pad(x, np.zeros((), dtype), config)
+    mask = pad(broadcast_in_dim(np.array(True), bu.shape(x), ()), np.array(False), config)
+    fill = broadcast_in_dim(value, bu.shape(padded), (x_dim,))
+    return select(mask, padded, fill), x_dim
+
+
+ad.deflinear2(pad_p, _pad_transpose)
+batching_rules[pad_p] = _pad_batching
+
 # ------------------------------------------------------------------ iota
 iota_p = Primitive("iota")
 
@@ -289,6 +408,7 @@ def _iota_abstract_eval(*, dtype, shape, dimension, sharding=None):
 abstract_eval_rules[iota_p] = _iota_abstract_eval
 lowering_rules[iota_p] = lambda ctx, *, dtype, shape, dimension, sharding=None: ctx.op1(
     "stablehlo.iota", [], {"iota_dimension": hlo.i64_attr(dimension)})
+ad.defjvp_zero(iota_p)      # no operands: vmap and jvp never see it, but say so anyway
 
 
 # ------------------------------------------------------------------ lax functions

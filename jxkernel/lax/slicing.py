@@ -10,12 +10,19 @@ their start indices so the window fits, and gather/scatter do what their `mode` 
 - FILL_OR_DROP: gather returns `fill_value` for any window not wholly in bounds (a
   mask computed beside the gather); scatter drops such windows (XLA's own behaviour).
 - PROMISE_IN_BOUNDS: no checks; XLA clamps gathers and drops scatters.
+
+Differentiation and batching follow JAX's rules: a slice's transpose pads, a gather's
+is a scatter-add and a scatter-add's a gather (the same dimension numbers read both
+ways); a batched dynamic_slice/dynamic_update_slice with batched start indices becomes
+a gather/scatter, and a gather/scatter with both operand and indices batched pairs
+their batch dims through operand_batching_dims/start_indices_batching_dims.
 """
 from __future__ import annotations
 
 import builtins
 import enum
 import functools
+import math
 import operator
 from typing import NamedTuple
 
@@ -24,14 +31,17 @@ import numpy as np
 from ..core import dtypes
 from ..core.avals import ShapedArray
 from ..core.ir import ClosedJaxpr
-from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules
+from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
+                              lowering_rules, transpose_rules)
 from ..transforms.staging import trace_to_jaxpr
 from ..xla import stablehlo as hlo
+from . import _ad_util as ad
+from . import _batch_util as bu
 from . import _lowering as hl
 from .conversion import convert_element_type
-from .elementwise import add, lt, max, min, mul, select, sub
-from .shapes import (_is_array, _ndim, _shape, canonicalize_shape, check_shapelike, expand_dims,
-                     squeeze)
+from .elementwise import add, div, eq, lt, max, min, mul, neg, select, sub
+from .shapes import (_is_array, _ndim, _shape, broadcast, broadcast_in_dim, canonicalize_shape,
+                     check_shapelike, concatenate, expand_dims, iota, pad, reshape, squeeze)
 
 
 def _check_int_indices(name: str, indices) -> None:
@@ -88,6 +98,32 @@ def _slice_lowering(ctx, x, *, start_indices, limit_indices, strides):
 abstract_eval_rules[slice_p] = _slice_abstract_eval
 lowering_rules[slice_p] = _slice_lowering
 
+
+def _slice_transpose(ct, operand, *, start_indices, limit_indices, strides):
+    # the cotangent padded back to the operand's shape; strides leave interior gaps
+    shape, ct_shape = operand.aval.shape, bu.shape(ct)
+    if strides is None or all(s == 1 for s in strides):
+        pads = [(lo, d - hi, 0) for lo, hi, d in zip(start_indices, limit_indices, shape)]
+    else:
+        pads = [(lo, d - (lo + (n and 1 + (n - 1) * s)), s - 1)
+                for lo, d, n, s in zip(start_indices, shape, ct_shape, strides)]
+    return [pad(ct, np.zeros((), ad.aval_of(ct).dtype), pads)]
+
+
+def _slice_batching(vals, dims, *, start_indices, limit_indices, strides):
+    (x,), (d,) = vals, dims
+    start, limit = list(start_indices), list(limit_indices)
+    start.insert(d, 0)
+    limit.insert(d, bu.shape(x)[d])
+    if strides is not None:
+        strides = list(strides)
+        strides.insert(d, 1)
+    return slice(x, start, limit, strides), d
+
+
+ad.deflinear2(slice_p, _slice_transpose)
+batching_rules[slice_p] = _slice_batching
+
 # ------------------------------------------------------------------ dynamic_slice
 dynamic_slice_p = Primitive("dynamic_slice")
 
@@ -111,6 +147,53 @@ abstract_eval_rules[dynamic_slice_p] = _dynamic_slice_abstract_eval
 # XLA clamps each start index into [0, operand_dim - slice_size]
 lowering_rules[dynamic_slice_p] = lambda ctx, x, *idx, slice_sizes: ctx.op1(
     "stablehlo.dynamic_slice", [x, *idx], {"slice_sizes": hlo.i64_array(slice_sizes)})
+
+
+def _dynamic_slice_jvp(primals, tangents, *, slice_sizes):
+    x, *idx = primals                 # integer start indices: no tangents
+    ans = dynamic_slice_p.bind(x, *idx, slice_sizes=slice_sizes)
+    t = tangents[0]
+    if type(t) is ad.Zero:
+        return ans, ad.Zero(ad.aval_of(ans))
+    return ans, dynamic_slice_p.bind(t, *idx, slice_sizes=slice_sizes)
+
+
+def _dynamic_slice_transpose(ct, operand, *idx, slice_sizes):
+    if type(ct) is ad.Zero:
+        return [ad.Zero(operand.aval)] + [None] * len(idx)
+    zeros = ad.zeros(operand.aval.strip_weak_type())
+    return [dynamic_update_slice_p.bind(zeros, ct, *idx)] + [None] * len(idx)
+
+
+def _batch_dynamic_slice_indices(indices, dims):
+    """The scalar start indices as one index vector (last dim) for a gather/scatter, batched
+    along dim 0 when any of them is: (indices, batch dim)."""
+    if not indices:
+        return np.zeros((0,), np.int32), bu.not_mapped
+    size = next((bu.shape(i)[d] for i, d in zip(indices, dims) if d is not bu.not_mapped), None)
+    if size is None:
+        return concatenate([broadcast(i, (1,)) for i in indices], 0), bu.not_mapped
+    return concatenate([broadcast_in_dim(i, (size, 1), () if d is bu.not_mapped else (0,))
+                        for i, d in zip(indices, dims)], 1), 0
+
+
+def _dynamic_slice_batching(vals, dims, *, slice_sizes):
+    # a dynamic_slice is a gather of one window; its batching rule knows the rest
+    x, *idx = vals
+    x_dim, *idx_dims = dims
+    window = tuple(range(len(idx)))
+    index, index_dim = _batch_dynamic_slice_indices(idx, idx_dims)
+    dn = GatherDimensionNumbers(offset_dims=window, collapsed_slice_dims=(),
+                                start_index_map=window)
+    return _gather_batching([x, index], [x_dim, index_dim], dimension_numbers=dn,
+                            slice_sizes=slice_sizes, unique_indices=True,
+                            indices_are_sorted=True, mode=GatherScatterMode.CLIP,
+                            fill_value=None)
+
+
+jvp_rules[dynamic_slice_p] = _dynamic_slice_jvp
+transpose_rules[dynamic_slice_p] = _dynamic_slice_transpose
+batching_rules[dynamic_slice_p] = _dynamic_slice_batching
 
 # ------------------------------------------------------------------ dynamic_update_slice
 dynamic_update_slice_p = Primitive("dynamic_update_slice")
@@ -138,6 +221,47 @@ def _dynamic_update_slice_abstract_eval(operand, update, *start_indices):
 abstract_eval_rules[dynamic_update_slice_p] = _dynamic_update_slice_abstract_eval
 lowering_rules[dynamic_update_slice_p] = lambda ctx, x, update, *idx: ctx.op1(
     "stablehlo.dynamic_update_slice", [x, update, *idx])
+
+
+def _dynamic_update_slice_jvp(primals, tangents):
+    x, update, *idx = primals
+    ans = dynamic_update_slice_p.bind(x, update, *idx)
+    t_x, t_update = tangents[:2]
+    if type(t_x) is ad.Zero and type(t_update) is ad.Zero:
+        return ans, ad.Zero(ad.aval_of(ans))
+    return ans, dynamic_update_slice_p.bind(ad.instantiate(t_x), ad.instantiate(t_update), *idx)
+
+
+def _dynamic_update_slice_transpose(ct, operand, update, *idx):
+    update_aval = ad.aval_of(update)
+    if type(ct) is ad.Zero:
+        cts = [ad.Zero(operand.aval) if ad.is_undefined(operand) else None,
+               ad.Zero(update_aval) if ad.is_undefined(update) else None]
+    else:    # the operand's cotangent is ct with a hole where update went; update's fills it
+        zeros = ad.zeros(ShapedArray(update_aval.shape, ad.aval_of(ct).dtype))
+        cts = [dynamic_update_slice_p.bind(ct, zeros, *idx) if ad.is_undefined(operand) else None,
+               dynamic_slice_p.bind(ct, *idx, slice_sizes=update_aval.shape)
+               if ad.is_undefined(update) else None]
+    return cts + [None] * len(idx)
+
+
+def _dynamic_update_slice_batching(vals, dims):
+    # a dynamic_update_slice is a scatter of one window; its batching rule knows the rest
+    x, update, *idx = vals
+    x_dim, update_dim, *idx_dims = dims
+    window = tuple(range(len(idx)))
+    index, index_dim = _batch_dynamic_slice_indices(idx, idx_dims)
+    dn = ScatterDimensionNumbers(update_window_dims=window, inserted_window_dims=(),
+                                 scatter_dims_to_operand_dims=window)
+    return _scatter_batching(scatter_p, [x, index, update], [x_dim, index_dim, update_dim],
+                             update_jaxpr=None, update_consts=(), dimension_numbers=dn,
+                             indices_are_sorted=True, unique_indices=True,
+                             mode=GatherScatterMode.CLIP)
+
+
+jvp_rules[dynamic_update_slice_p] = _dynamic_update_slice_jvp
+transpose_rules[dynamic_update_slice_p] = _dynamic_update_slice_transpose
+batching_rules[dynamic_update_slice_p] = _dynamic_update_slice_batching
 
 
 # ------------------------------------------------------------------ gather / scatter params
@@ -374,6 +498,66 @@ abstract_eval_rules[gather_p] = _gather_abstract_eval
 lowering_rules[gather_p] = _gather_lowering
 
 
+def _gather_jvp(g, ans, operand, indices, *, dimension_numbers, slice_sizes, unique_indices,
+                indices_are_sorted, mode, fill_value):
+    # gather the tangent the same way; filled (out-of-bounds) windows have zero tangent
+    return gather(g, indices, dimension_numbers, slice_sizes, unique_indices=unique_indices,
+                  indices_are_sorted=indices_are_sorted, mode=mode, fill_value=0)
+
+
+def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes, unique_indices,
+                      indices_are_sorted, mode, fill_value):
+    if type(ct) is ad.Zero:
+        return [ad.Zero(operand.aval), None]
+    # every gathered element sends its cotangent back where it came from, summing repeats
+    zeros = ad.zeros(ShapedArray(operand.aval.shape, ad.aval_of(ct).dtype))
+    return [scatter_add(zeros, indices, ct, _scatter_dnums(dimension_numbers),
+                        indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                        mode=mode), None]
+
+
+def _gather_batching(vals, dims, *, dimension_numbers, slice_sizes, unique_indices,
+                     indices_are_sorted, mode, fill_value):
+    (operand, indices), (operand_dim, indices_dim) = vals, dims
+    dn = dimension_numbers
+    up = lambda ds: tuple(d + 1 for d in ds)
+    if indices_dim is bu.not_mapped:
+        # every example gathers the same windows: widen them by the whole batch dim (front)
+        operand = bu.moveaxis(operand, operand_dim, 0)
+        dn = GatherDimensionNumbers(
+            offset_dims=(0,) + up(dn.offset_dims), collapsed_slice_dims=up(dn.collapsed_slice_dims),
+            start_index_map=up(dn.start_index_map),
+            operand_batching_dims=up(dn.operand_batching_dims),
+            start_indices_batching_dims=dn.start_indices_batching_dims)
+        slice_sizes = bu.shape(operand)[:1] + tuple(slice_sizes)
+        return gather(operand, indices, dn, slice_sizes, unique_indices=unique_indices,
+                      indices_are_sorted=indices_are_sorted, mode=mode,
+                      fill_value=fill_value), 0
+    indices = bu.moveaxis(indices, indices_dim, 0)
+    if operand_dim is bu.not_mapped:
+        # more index vectors into one operand: a new leading batch dim of the output (batching
+        # may break sortedness and uniqueness)
+        dn = dn._replace(offset_dims=up(dn.offset_dims),
+                         start_indices_batching_dims=up(dn.start_indices_batching_dims))
+        return gather(operand, indices, dn, slice_sizes, unique_indices=False,
+                      indices_are_sorted=False, mode=mode, fill_value=fill_value), 0
+    # both batched: example b's indices read example b's operand (paired batching dims)
+    operand = bu.moveaxis(operand, operand_dim, 0)
+    dn = GatherDimensionNumbers(
+        offset_dims=up(dn.offset_dims), collapsed_slice_dims=up(dn.collapsed_slice_dims),
+        start_index_map=up(dn.start_index_map),
+        operand_batching_dims=(0,) + up(dn.operand_batching_dims),
+        start_indices_batching_dims=(0,) + up(dn.start_indices_batching_dims))
+    slice_sizes = (0 if bu.shape(operand)[0] == 0 else 1,) + tuple(slice_sizes)
+    return gather(operand, indices, dn, slice_sizes, unique_indices=unique_indices,
+                  indices_are_sorted=indices_are_sorted, mode=mode, fill_value=fill_value), 0
+
+
+ad.defjvp(gather_p, _gather_jvp, None)
+transpose_rules[gather_p] = _gather_transpose
+batching_rules[gather_p] = _gather_batching
+
+
 # ------------------------------------------------------------------ scatter family
 def _scatter_abstract_eval(operand, indices, updates, *, update_jaxpr, update_consts,
                            dimension_numbers, indices_are_sorted, unique_indices, mode):
@@ -500,6 +684,242 @@ for _prim in (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_mi
     abstract_eval_rules[_prim] = _scatter_abstract_eval
     lowering_rules[_prim] = _scatter_lowering
 del _prim
+
+
+# A scatter and a gather with matching dimension numbers read and write the same windows,
+# so each is the other's transpose; these convert one's dimension numbers into the other's.
+def _scatter_dnums(dn: GatherDimensionNumbers) -> ScatterDimensionNumbers:
+    return ScatterDimensionNumbers(
+        update_window_dims=dn.offset_dims, inserted_window_dims=dn.collapsed_slice_dims,
+        scatter_dims_to_operand_dims=dn.start_index_map,
+        operand_batching_dims=dn.operand_batching_dims,
+        scatter_indices_batching_dims=dn.start_indices_batching_dims)
+
+
+def _gather_of_scatter(dn: ScatterDimensionNumbers, operand_ndim: int, updates_shape):
+    """(dimension numbers, slice sizes) of the gather that reads back the windows a scatter
+    with `dn` writes."""
+    gather_dn = GatherDimensionNumbers(
+        offset_dims=dn.update_window_dims, collapsed_slice_dims=dn.inserted_window_dims,
+        start_index_map=dn.scatter_dims_to_operand_dims,
+        operand_batching_dims=dn.operand_batching_dims,
+        start_indices_batching_dims=dn.scatter_indices_batching_dims)
+    window = iter(updates_shape[d] for d in dn.update_window_dims)
+    dropped = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
+    return gather_dn, tuple(1 if i in dropped else next(window) for i in range(operand_ndim))
+
+
+def _gather_back(x, indices, updates_shape, dn, mode, fill_value=0):
+    """The windows of `x` a scatter with `dn` writes, shaped like its updates."""
+    gather_dn, sizes = _gather_of_scatter(dn, len(bu.shape(x)), updates_shape)
+    return gather(x, indices, gather_dn, sizes, mode=mode, fill_value=fill_value)
+
+
+def _zeros_like(x, dtype=None):
+    aval = ad.aval_of(x)
+    return ad.zeros(ShapedArray(aval.shape, dtype or aval.dtype))
+
+
+def _full_like(x, value, dtype=None):
+    aval = ad.aval_of(x)
+    return broadcast_in_dim(np.array(value, dtype or aval.dtype), aval.shape, ())
+
+
+def _scatter_addsub_jvp(prim, primals, tangents, **params):
+    operand, indices, updates = primals
+    t_operand, _, t_updates = tangents          # integer indices: no tangent
+    ans = prim.bind(operand, indices, updates, **params)
+    if type(t_operand) is ad.Zero and type(t_updates) is ad.Zero:
+        return ans, ad.Zero(ad.aval_of(ans))
+    return ans, prim.bind(ad.instantiate(t_operand), indices, ad.instantiate(t_updates), **params)
+
+
+def _scatter_addsub_transpose(prim, ct, operand, indices, updates, *, update_jaxpr,
+                              update_consts, dimension_numbers, indices_are_sorted,
+                              unique_indices, mode):
+    if type(ct) is ad.Zero:
+        return [ad.Zero(operand.aval) if ad.is_undefined(operand) else None, None,
+                ad.Zero(updates.aval) if ad.is_undefined(updates) else None]
+    t_updates = None
+    if ad.is_undefined(updates):      # each update reads its window of ct back
+        t_updates = _gather_back(ct, indices, updates.aval.shape, dimension_numbers, mode)
+        if prim is scatter_sub_p:
+            t_updates = neg(t_updates)
+    return [ct if ad.is_undefined(operand) else None, None, t_updates]
+
+
+def _scatter_mul_jvp_updates(g, ans, x, i, y, *, update_jaxpr, update_consts, dimension_numbers,
+                             indices_are_sorted, unique_indices, mode):
+    if not unique_indices:
+        raise NotImplementedError(
+            "scatter_mul gradients are only implemented if `unique_indices=True`")
+    return mul(x, scatter_add(_zeros_like(x), i, g, dimension_numbers,
+                              indices_are_sorted=indices_are_sorted,
+                              unique_indices=unique_indices, mode=mode))
+
+
+def _scatter_mul_transpose(ct, operand, indices, updates, *, update_jaxpr, update_consts,
+                           dimension_numbers, indices_are_sorted, unique_indices, mode):
+    if type(ct) is ad.Zero:
+        return [ad.Zero(operand.aval) if ad.is_undefined(operand) else None, None,
+                ad.Zero(updates.aval) if ad.is_undefined(updates) else None]
+    t_operand = t_updates = None
+    if ad.is_undefined(operand):      # linear in the operand for fixed updates
+        t_operand = scatter_mul(ct, indices, updates, dimension_numbers,
+                                indices_are_sorted=indices_are_sorted,
+                                unique_indices=unique_indices, mode=mode)
+    if ad.is_undefined(updates):
+        if not unique_indices:
+            raise NotImplementedError(
+                "scatter_mul gradients are only implemented if `unique_indices=True`")
+        t_updates = _gather_back(mul(ct, operand), indices, updates.aval.shape,
+                                 dimension_numbers, mode)
+    return [t_operand, None, t_updates]
+
+
+def _scatter_extremal_jvp(prim, primals, tangents, *, update_jaxpr, update_consts,
+                          dimension_numbers, indices_are_sorted, unique_indices, mode):
+    """JAX's rule for scatter_min/max: an output element's tangent is the average of the
+    tangents of the values that tie for its extremum (updates and, if it kept its value, the
+    operand)."""
+    operand, indices, updates = primals
+    t_operand, _, t_updates = tangents
+    dn = dimension_numbers
+    ans = prim.bind(operand, indices, updates, update_jaxpr=update_jaxpr,
+                    update_consts=update_consts, dimension_numbers=dn,
+                    indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                    mode=mode)
+    if type(t_operand) is ad.Zero and type(t_updates) is ad.Zero:
+        return ans, ad.Zero(ad.aval_of(ans))
+    t_operand, t_updates = ad.instantiate(t_operand), ad.instantiate(t_updates)
+    shape = bu.shape(updates)
+    back = lambda x: _gather_back(x, indices, shape, dn, GatherScatterMode.PROMISE_IN_BOUNDS)
+    initial, target = back(operand), back(ans)
+    successful_updates = eq(updates, target)
+    retained_values = eq(initial, target)
+    zeros, ones = _zeros_like(updates), _full_like(updates, 1)
+    num_updates = back(scatter_add(_zeros_like(operand), indices,
+                                   select(successful_updates, ones, zeros), dn))
+    num_refs = back(scatter_add(_zeros_like(operand), indices, ones, dn))
+    one = np.array(1, ad.aval_of(updates).dtype)
+    updates_normalizer = select(retained_values, div(one, add(num_updates, one)),
+                                div(one, num_updates))
+    updates_coef = select(successful_updates, updates_normalizer, zeros)
+    operand_normalizer = select(retained_values, div(one, add(num_updates, one)),
+                                _zeros_like(num_updates))
+    operand_coef = div(add(neg(one), operand_normalizer), num_refs)
+    tangent_updates = add(mul(back(t_operand), operand_coef), mul(t_updates, updates_coef))
+    return ans, scatter_add(t_operand, indices, tangent_updates, dn,
+                            indices_are_sorted=indices_are_sorted,
+                            unique_indices=unique_indices, mode=mode)
+
+
+def _scatter_jvp(primals, tangents, *, update_jaxpr, update_consts, dimension_numbers,
+                 indices_are_sorted, unique_indices, mode):
+    operand, indices, updates = primals
+    t_operand, _, t_updates = tangents
+    dn = dimension_numbers
+    params = dict(update_jaxpr=update_jaxpr, update_consts=update_consts, dimension_numbers=dn,
+                  indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                  mode=mode)
+    if type(t_operand) is ad.Zero and type(t_updates) is ad.Zero:
+        ans = scatter_p.bind(operand, indices, updates, **params)
+        return ans, ad.Zero(ad.aval_of(ans))
+    t_operand, t_updates = ad.instantiate(t_operand), ad.instantiate(t_updates)
+    if unique_indices:                # no two updates overlap: scatter the tangents alike
+        return (scatter_p.bind(operand, indices, updates, **params),
+                scatter_p.bind(t_operand, indices, t_updates, **params))
+    # Overlapping updates: which one wins is unspecified, so (as JAX does) scatter a
+    # distinct positive id per update, gather the ids back to see which update won each
+    # element, mask the losers (and the overwritten operand elements) to zero, and
+    # scatter-add. The tangent then flows only through select_n and scatter-add, which
+    # have transposes.
+    ids_shape = list(bu.shape(updates))
+    for d in dn.update_window_dims:
+        ids_shape[d] = 1
+    num_ids = math.prod(ids_shape)
+    id_dtype = np.dtype(np.uint64 if num_ids > np.iinfo(np.uint32).max else np.uint32)
+    update_ids = add(reshape(iota(id_dtype, num_ids), ids_shape), _full_like(updates, 1, id_dtype))
+    scattered_ids = scatter(_zeros_like(operand, id_dtype), indices, update_ids, dn,
+                            indices_are_sorted=indices_are_sorted,
+                            unique_indices=unique_indices, mode=mode)
+    gathered_ids = _gather_back(scattered_ids, indices, bu.shape(updates), dn,
+                                GatherScatterMode.PROMISE_IN_BOUNDS, None)
+    # (each mask recomputed where it is used, as JAX writes it, so the jaxprs agree)
+    kept = lambda x: select(eq(scattered_ids, _zeros_like(scattered_ids)), x, _zeros_like(x))
+    won = lambda x: select(eq(update_ids, gathered_ids), x, _zeros_like(x))
+    operand, updates, t_operand, t_updates = \
+        kept(operand), won(updates), kept(t_operand), won(t_updates)
+    add_params = dict(indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                      mode=mode)
+    return (scatter_add(operand, indices, updates, dn, **add_params),
+            scatter_add(t_operand, indices, t_updates, dn, **add_params))
+
+
+def _scatter_transpose(ct, operand, indices, updates, *, update_jaxpr, update_consts,
+                       dimension_numbers, indices_are_sorted, unique_indices, mode):
+    if not unique_indices:
+        raise NotImplementedError("scatter transpose is only implemented where "
+                                  "unique_indices=True")
+    if type(ct) is ad.Zero:
+        return [ad.Zero(operand.aval) if ad.is_undefined(operand) else None, None,
+                ad.Zero(updates.aval) if ad.is_undefined(updates) else None]
+    shape = ad.aval_of(updates).shape
+    t_operand = t_updates = None
+    if ad.is_undefined(operand):      # overwritten elements got nothing from the operand
+        t_operand = scatter(ct, indices, _zeros_like(updates, ad.aval_of(ct).dtype),
+                            dimension_numbers, indices_are_sorted=indices_are_sorted,
+                            unique_indices=True, mode=mode)
+    if ad.is_undefined(updates):
+        t_updates = _gather_back(ct, indices, shape, dimension_numbers, mode)
+    return [t_operand, None, t_updates]
+
+
+def _scatter_batching(prim, vals, dims, *, update_jaxpr, update_consts, dimension_numbers,
+                      indices_are_sorted, unique_indices, mode):
+    (operand, indices, updates), (operand_dim, indices_dim, updates_dim) = vals, dims
+    dn = dimension_numbers
+    up = lambda ds: tuple(d + 1 for d in ds)
+    # the operand gets a batch dim at the front in any case: each example scatters into its own
+    size = bu.axis_size_of(vals, dims)
+    operand = bu.bdim_at_front(operand, operand_dim, size)
+    updates = bu.bdim_at_front(updates, updates_dim, size)
+    if indices_dim is bu.not_mapped:  # same indices: windows widened by the batch dim
+        dn = ScatterDimensionNumbers(
+            update_window_dims=(0,) + up(dn.update_window_dims),
+            inserted_window_dims=up(dn.inserted_window_dims),
+            scatter_dims_to_operand_dims=up(dn.scatter_dims_to_operand_dims),
+            operand_batching_dims=up(dn.operand_batching_dims),
+            scatter_indices_batching_dims=dn.scatter_indices_batching_dims)
+    else:                             # paired batch dims, as in gather's batching
+        indices = bu.moveaxis(indices, indices_dim, 0)
+        dn = ScatterDimensionNumbers(
+            update_window_dims=up(dn.update_window_dims),
+            inserted_window_dims=up(dn.inserted_window_dims),
+            scatter_dims_to_operand_dims=up(dn.scatter_dims_to_operand_dims),
+            operand_batching_dims=(0,) + up(dn.operand_batching_dims),
+            scatter_indices_batching_dims=(0,) + up(dn.scatter_indices_batching_dims))
+    return prim.bind(operand, indices, updates, update_jaxpr=update_jaxpr,
+                     update_consts=update_consts, dimension_numbers=dn,
+                     indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                     mode=mode), 0
+
+
+for _prim in (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p,
+              scatter_max_p):
+    batching_rules[_prim] = functools.partial(_scatter_batching, _prim)
+del _prim
+jvp_rules[scatter_p] = _scatter_jvp
+transpose_rules[scatter_p] = _scatter_transpose
+for _prim in (scatter_add_p, scatter_sub_p):
+    jvp_rules[_prim] = functools.partial(_scatter_addsub_jvp, _prim)
+    transpose_rules[_prim] = functools.partial(_scatter_addsub_transpose, _prim)
+del _prim
+ad.defjvp(scatter_mul_p, lambda g, ans, x, i, y, **params: scatter_mul_p.bind(g, i, y, **params),
+          None, _scatter_mul_jvp_updates)
+transpose_rules[scatter_mul_p] = _scatter_mul_transpose
+jvp_rules[scatter_min_p] = functools.partial(_scatter_extremal_jvp, scatter_min_p)
+jvp_rules[scatter_max_p] = functools.partial(_scatter_extremal_jvp, scatter_max_p)
 
 
 # ------------------------------------------------------------------ lax functions
