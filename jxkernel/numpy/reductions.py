@@ -91,7 +91,7 @@ def _check_where(name, where):
     check_arraylike(name, where)
     if aval_of(where).dtype != np.bool_:
         raise ValueError(f"jnp.{name}: where must be None or a boolean array; got "
-                         f"where.dtype={aval_of(where).dtype}.")
+                         f"where.dtype={aval_of(where).dtype!r}.")
     return where
 
 

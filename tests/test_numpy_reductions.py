@@ -1,0 +1,283 @@
+"""jnp reductions against NumPy over axes, keepdims, where, dtype and initial, eagerly and
+under jit; JAX's result dtypes and its few departures from NumPy (values from JAX 0.10.2);
+errors; golden jaxprs."""
+
+import re
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import jxkernel
+import jxkernel.numpy as jnp
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")   # NumPy on all-NaN slices
+
+rng = np.random.default_rng(0)
+f32 = rng.standard_normal((3, 4, 5)).astype(np.float32)
+i8 = rng.integers(-5, 5, (3, 4, 5)).astype(np.int8)
+u8 = rng.integers(0, 9, (3, 4, 5)).astype(np.uint8)
+b = f32 > 0
+f16 = f32.astype(np.float16)
+bf16 = f32.astype(ml_dtypes.bfloat16)
+c64 = (f32 + 1j * f32[::-1]).astype(np.complex64)
+nan = f32.copy()
+nan[0, 1, 2] = np.nan
+nan[1, :, 3] = np.nan
+mask = rng.random((3, 4, 5)) < 0.7
+
+INT_DEFAULT = {np.dtype(np.bool_): np.int32, np.dtype(np.int8): np.int32,
+               np.dtype(np.uint8): np.uint32}
+
+
+def assert_close(got, want, dtype, tol=1e-5):
+    got = np.asarray(got)
+    want = np.asarray(want)
+    assert got.dtype == np.dtype(dtype), (got.dtype, dtype)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    if got.dtype.kind in "fc" or got.dtype == ml_dtypes.bfloat16:
+        tol = 2e-2 if got.dtype in (np.float16, ml_dtypes.bfloat16) else tol
+        np.testing.assert_allclose(got.astype(np.complex128), want.astype(np.complex128),
+                                   rtol=tol, atol=tol, equal_nan=True)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+# (name, jnp function, NumPy reference, inputs, result dtype of each input)
+SIMPLE = [
+    ("sum", jnp.sum, np.sum, [f32, i8, u8, b, f16, c64],
+     lambda d: INT_DEFAULT.get(np.dtype(d), d)),
+    ("prod", jnp.prod, np.prod, [f32, i8, b], lambda d: INT_DEFAULT.get(np.dtype(d), d)),
+    ("max", jnp.max, np.max, [f32, i8, b, bf16], lambda d: d),
+    ("amin", jnp.amin, np.amin, [f32, u8], lambda d: d),
+    ("all", jnp.all, np.all, [f32, b], lambda d: np.bool_),
+    ("any", jnp.any, np.any, [i8, b], lambda d: np.bool_),
+    ("mean", jnp.mean, np.mean, [f32, i8, f16], lambda d: np.float16 if d == np.float16 else np.float32),
+    ("var", jnp.var, np.var, [f32, i8, c64], lambda d: np.float32),
+    ("std", jnp.std, np.std, [f32, u8], lambda d: np.float32),
+    ("ptp", jnp.ptp, np.ptp, [f32, i8], lambda d: d),
+    ("count_nonzero", jnp.count_nonzero, np.count_nonzero, [i8, b], lambda d: np.int32),
+    ("median", jnp.median, np.median, [f32, i8], lambda d: np.float32),
+    ("nansum", jnp.nansum, np.nansum, [nan, i8], lambda d: INT_DEFAULT.get(np.dtype(d), d)),
+    ("nanprod", jnp.nanprod, np.nanprod, [nan], lambda d: d),
+    ("nanmax", jnp.nanmax, np.nanmax, [nan], lambda d: d),
+    ("nanmin", jnp.nanmin, np.nanmin, [nan], lambda d: d),
+    ("nanmean", jnp.nanmean, np.nanmean, [nan, i8], lambda d: np.float32),
+    ("nanvar", jnp.nanvar, np.nanvar, [nan], lambda d: np.float32),
+    ("nanstd", jnp.nanstd, np.nanstd, [nan], lambda d: np.float32),
+    ("nanmedian", jnp.nanmedian, np.nanmedian, [nan], lambda d: np.float32),
+]
+# the first input over several axes, the others over one (each case is one compilation)
+FIRST = [(None, False), (1, False), ((0, 2), False), (-1, True)]
+SIMPLE_CASES = [(name, fn, ref, x, out, axis, keep)
+                for name, fn, ref, xs, out in SIMPLE for x in xs
+                for axis, keep in (FIRST if x is xs[0] else [((0, 2), False)])]
+
+
+def jitted(fn, *args):
+    """fn(*args) under jit: one compilation instead of one per primitive."""
+    return jxkernel.jit(fn)(*args)
+
+
+def _wide(x):
+    return x.astype(np.float64) if x.dtype in (np.float16, ml_dtypes.bfloat16) else x
+
+
+@pytest.mark.parametrize("name,fn,ref,x,out,axis,keepdims", SIMPLE_CASES,
+                         ids=[f"{c[0]}-{c[3].dtype}-{c[5]}-{c[6]}" for c in SIMPLE_CASES])
+def test_against_numpy(name, fn, ref, x, out, axis, keepdims):
+    if name == "count_nonzero" and axis is not None:
+        want = ref(x, axis=axis, keepdims=keepdims)
+    else:
+        want = ref(_wide(x), axis=axis, keepdims=keepdims)
+    # under jit: one compilation per case instead of one per primitive keeps the table fast
+    got = jxkernel.jit(lambda a: fn(a, axis=axis, keepdims=keepdims))(x)
+    assert_close(got, want, out(x.dtype))
+
+
+@pytest.mark.parametrize("name", ["sum", "max", "mean", "var", "median", "nanmean", "argmax",
+                                  "cumsum", "quantile"])
+def test_jit_matches_eager(name):
+    fn = {"argmax": lambda a: jnp.argmax(a, 1), "cumsum": lambda a: jnp.cumsum(a, -1),
+          "quantile": lambda a: jnp.quantile(a, np.float32(0.3), axis=(0, 2))}.get(
+        name, lambda a: getattr(jnp, name)(a, axis=(0, 2), keepdims=True))
+    want = fn(nan if name == "nanmean" else f32)
+    assert_close(jxkernel.jit(fn)(nan if name == "nanmean" else f32), want, want.dtype)
+
+
+@pytest.mark.parametrize("axis", [None, 1])
+def test_arg_and_cumulative(axis):
+    assert_close(jnp.argmax(f32, axis), np.argmax(f32, axis), np.int32)
+    assert_close(jnp.argmin(i8, axis, keepdims=True), np.argmin(i8, axis, keepdims=True),
+                 np.int32)
+    assert_close(jnp.cumsum(f32, axis), np.cumsum(f32, axis), np.float32)
+    assert_close(jnp.cumsum(i8, axis), np.cumsum(i8, axis).astype(np.int8), np.int8)
+    assert_close(jnp.cumsum(b, axis), np.cumsum(b, axis), np.int32)
+    assert_close(jnp.cumprod(f32, axis), np.cumprod(f32, axis), np.float32, tol=1e-4)
+    assert_close(jnp.nancumsum(nan, axis), np.nancumsum(nan, axis), np.float32)
+    assert_close(jnp.nancumprod(nan, axis), np.nancumprod(nan, axis), np.float32, tol=1e-4)
+
+
+def test_argmax_nan_and_ties():
+    x = np.array([[1.0, 3.0, 3.0], [np.nan, 5.0, np.nan], [np.nan, np.nan, np.nan]], np.float32)
+    assert_close(jnp.argmax(x, 1), [1, 0, 0], np.int32)          # first max, first NaN
+    assert_close(jnp.nanargmax(x, 1), [1, 1, -1], np.int32)      # -1 where all are NaN
+    assert_close(jnp.nanargmin(x, 1), [0, 1, -1], np.int32)
+
+
+def test_cumulative_api():
+    v = i8[0, 0]
+    assert_close(jnp.cumulative_sum(v), np.cumsum(v), np.int32)
+    assert_close(jnp.cumulative_sum(v, include_initial=True), np.cumsum(np.r_[0, v]), np.int32)
+    assert_close(jnp.cumulative_prod(f32, axis=1, include_initial=True),
+                 np.concatenate([np.ones((3, 1, 5)), np.cumprod(f32, 1)], 1), np.float32)
+    # dtype=bool: a running "any nonzero so far" (lax cannot add bools)
+    assert_close(jnp.cumsum(i8, dtype=bool), np.cumsum(i8.ravel() != 0) > 0, np.bool_)
+    with pytest.raises(ValueError, match="axis was not set"):
+        jnp.cumulative_sum(f32)
+
+
+def test_where_initial_dtype():
+    assert_close(jnp.sum(f32, 1, where=mask), np.sum(f32, 1, where=mask), np.float32)
+    assert_close(jnp.prod(i8, (0, 1), where=mask), np.prod(i8, (0, 1), where=mask), np.int32)
+    assert_close(jnp.max(f32, 0, where=mask, initial=-1.0), np.max(f32, 0, where=mask,
+                                                                   initial=-1.0), np.float32)
+    assert_close(jnp.min(i8, initial=-7), np.min(i8, initial=-7), np.int8)
+    assert_close(jnp.sum(f32, initial=3.0), np.sum(f32, initial=3.0), np.float32)
+    assert_close(jnp.any(f32 > 1, 2, where=mask), np.any(f32 > 1, 2, where=mask), np.bool_)
+    assert_close(jnp.all(b, 2, where=mask), np.all(b, 2, where=mask), np.bool_)
+    assert_close(jitted(lambda a, m: jnp.mean(a, (0, 2), where=m), f32, mask),
+                 np.mean(f32, (0, 2), where=mask), np.float32)
+    assert_close(jitted(lambda a, m: jnp.var(a, 1, where=m, ddof=1), f32, mask),
+                 np.var(f32, 1, where=mask, ddof=1), np.float32)
+    assert_close(jnp.nansum(nan, 2, where=mask), np.nansum(nan, 2, where=mask), np.float32)
+    assert_close(jnp.sum(i8, dtype=np.int8), np.sum(i8, dtype=np.int8), np.int8)
+    assert_close(jnp.sum(f32, 1, dtype=np.float16), np.sum(f32, 1), np.float16)
+    assert_close(jnp.sum(i8, promote_integers=False), np.sum(i8).astype(np.int8), np.int8)
+    assert_close(jnp.mean(i8, dtype=np.float16), np.mean(i8), np.float16)
+    assert_close(jitted(lambda a: jnp.var(a, correction=1.5), f32), np.var(f32, ddof=1.5),
+                 np.float32)
+    assert_close(jitted(lambda a: jnp.var(a, 0, mean=jnp.mean(a, 0, keepdims=True)), f32),
+                 np.var(f32, 0), np.float32)
+    assert_close(jnp.var(np.ones(3, np.float32), ddof=3), np.nan, np.float32)
+    assert_close(jnp.nanvar(np.array([1.0, np.nan], np.float32), ddof=1), np.nan, np.float32)
+    assert not jnp.sum(jxkernel.device_put(2.0)).weak_type     # reductions are strongly typed
+
+
+def test_average():
+    w = np.arange(1, 5, dtype=np.float32)
+    assert_close(jnp.average(f32, 1, weights=w), np.average(f32, 1, weights=w), np.float32)
+    assert_close(jnp.average(f32, weights=np.abs(f32)), np.average(f32, weights=np.abs(f32)),
+                 np.float32)
+    avg, total = jnp.average(i8, (0, 2), returned=True)
+    want_avg, want_total = np.average(i8, (0, 2), returned=True)
+    assert_close(avg, want_avg, np.float32)
+    assert_close(total, want_total, np.float32)
+    avg, total = jnp.average(f32, 2, weights=f32[0, 0] ** 2, returned=True, keepdims=True)
+    assert_close(total, np.broadcast_to(np.sum(f32[0, 0] ** 2), (3, 4, 1)), np.float32)
+    with pytest.raises(ValueError, match="Axis must be specified when shapes of a and weights"):
+        jnp.average(f32, weights=w)
+
+
+METHODS = ["linear", "lower", "higher", "midpoint"]
+
+
+@pytest.mark.parametrize("method,axis", [("linear", None), ("linear", (0, 2)), ("lower", 1),
+                                         ("higher", -1), ("midpoint", (1, 2))])
+def test_quantiles(method, axis):
+    q = np.array([0.0, 0.3, 0.5, 1.0], np.float32)
+    assert_close(jitted(lambda a: jnp.quantile(a, q, axis=axis, method=method), f32),
+                 np.quantile(f32, q, axis=axis, method=method), np.float32)
+    assert_close(jitted(lambda a: jnp.nanquantile(a, 0.7, axis=axis, method=method,
+                                                  keepdims=True), nan),
+                 np.nanquantile(nan, 0.7, axis=axis, method=method, keepdims=True), np.float32)
+    assert_close(jitted(lambda a: jnp.percentile(a, 25, axis=axis, method=method), i8),
+                 np.percentile(i8, 25, axis=axis, method=method), np.float32)
+
+
+def test_quantile_nearest_and_nan():
+    # JAX's 'nearest' takes the lower neighbour at exactly .5 (NumPy rounds half to even)
+    x = np.array([[1.0, 2.0, 3.0, 4.0], [4.0, 1.0, 3.0, 2.0]], np.float32)
+    assert_close(jnp.quantile(x, np.array([0.5, 1 / 3], np.float32), axis=1, method="nearest"),
+                 [[2.0, 2.0], [2.0, 2.0]], np.float32)
+    assert_close(jnp.nanquantile(np.array([1.0, np.nan, 3.0, 4.0], np.float32), 0.5,
+                                 method="nearest"), 3.0, np.float32)
+    assert_close(jnp.median(nan, 2), np.median(nan, 2), np.float32)        # NaN propagates
+    with pytest.raises(ValueError, match="method can only be"):
+        jnp.quantile(f32, 0.5, method="bogus")
+
+
+@pytest.mark.parametrize("fn,exc,msg", [
+    (lambda: jnp.sum(f32, axis=3), ValueError, "axis 3 is out of bounds for array of dimension 3"),
+    (lambda: jnp.sum(f32, axis=(0, 0)), ValueError, r"duplicate value in 'axis': \(0, 0\)"),
+    (lambda: jnp.sum(f32, where=i8), ValueError,
+     r"jnp.sum: where must be None or a boolean array; got where.dtype=dtype\('int8'\)."),
+    (lambda: jnp.max(f32, where=mask), ValueError,
+     "reduction operation max does not have an identity, so to use a where mask one has to "
+     "specify 'initial'"),
+    (lambda: jnp.max(np.ones((0,), np.float32)), ValueError,
+     "zero-size array to reduction operation max which has no identity"),
+    (lambda: jnp.argmax(np.ones((0,), np.float32)), ValueError,
+     "attempt to get argmax of an empty sequence"),
+    (lambda: jnp.var(f32, ddof=1, correction=1), ValueError,
+     "ddof and correction can't be provided simultaneously."),
+    (lambda: jnp.sum(f32, out=f32), NotImplementedError,
+     "The 'out' argument to jnp.sum is not supported."),
+    (lambda: jnp.sum([1, 2]), TypeError, "sum requires ndarray or scalar arguments"),
+    (lambda: jnp.sum(f32, initial=np.ones(2)), ValueError, "initial value must be a scalar"),
+])
+def test_errors(fn, exc, msg):
+    with pytest.raises(exc, match=msg):
+        fn()
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).replace("[ ", "[").replace(" ]", "]")
+
+
+GOLDEN = {  # printed by JAX 0.10.2
+    "sum": (lambda a: jnp.sum(a, 0), np.float32, """{ lambda ; a:f32[4,6]. let
+    b:f32[6] = reduce_sum[axes=(0,) out_sharding=None] a
+  in (b,) }"""),
+    "sum_i8": (jnp.sum, np.int8, """{ lambda ; a:i8[4,6]. let
+    b:i32[4,6] = convert_element_type[new_dtype=int32 weak_type=False] a
+    c:i32[] = reduce_sum[axes=(0, 1) out_sharding=None] b
+  in (c,) }"""),
+    "sum_bool": (jnp.sum, np.bool_, """{ lambda ; a:bool[4,6]. let
+    b:i32[4,6] = convert_element_type[new_dtype=int32 weak_type=False] a
+    c:i32[] = reduce_sum[axes=(0, 1) out_sharding=None] b
+  in (c,) }"""),
+    "sum_f16": (lambda a: jnp.sum(a, 0), np.float16, """{ lambda ; a:f16[4,6]. let
+    b:f32[4,6] = convert_element_type[new_dtype=float32 weak_type=False] a
+    c:f32[6] = reduce_sum[axes=(0,) out_sharding=None] b
+    d:f16[6] = convert_element_type[new_dtype=float16 weak_type=False] c
+  in (d,) }"""),
+    "mean": (lambda a: jnp.mean(a, 1), np.float32, """{ lambda ; a:f32[4,6]. let
+    b:f32[4] = reduce_sum[axes=(1,) out_sharding=None] a
+    c:f32[4] = div b 6.0:f32[]
+  in (c,) }"""),
+    "mean_i8": (lambda a: jnp.mean(a, 1), np.int8, """{ lambda ; a:i8[4,6]. let
+    b:f32[4,6] = convert_element_type[new_dtype=float32 weak_type=False] a
+    c:f32[4] = reduce_sum[axes=(1,) out_sharding=None] b
+    d:f32[4] = div c 6.0:f32[]
+  in (d,) }"""),
+    "max_keepdims": (lambda a: jnp.max(a, 1, keepdims=True), np.float32, """{ lambda ; a:f32[4,6]. let
+    b:f32[4] = reduce_max[axes=(1,)] a
+    c:f32[4,1] = broadcast_in_dim[broadcast_dimensions=(0,)] b
+  in (c,) }"""),
+    "argmax": (lambda a: jnp.argmax(a, 1), np.float32, """{ lambda ; a:f32[4,6]. let
+    b:i32[4] = argmax[axes=(1,) index_dtype=int32] a
+  in (b,) }"""),
+    "any": (jnp.any, np.float32, """{ lambda ; a:f32[4,6]. let
+    b:bool[4,6] = convert_element_type[new_dtype=bool weak_type=False] a
+    c:bool[] = reduce_or[axes=(0, 1)] b
+  in (c,) }"""),
+    "prod": (lambda a: jnp.prod(a, 1), np.float32, """{ lambda ; a:f32[4,6]. let b:f32[4] = reduce_prod[axes=(1,)] a in (b,) }"""),
+}
+
+
+@pytest.mark.parametrize("name", list(GOLDEN))
+def test_golden_jaxprs(name):
+    fn, dtype, want = GOLDEN[name]
+    got = str(jxkernel.make_jaxpr(fn)(np.ones((4, 6), dtype)))
+    assert _norm(got) == _norm(want), got
