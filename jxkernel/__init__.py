@@ -25,3 +25,4 @@ from .transforms.jacobians import hessian, jacfwd, jacobian, jacrev
 from .transforms.custom_derivatives import custom_jvp, custom_vjp
 from .transforms.remat import checkpoint, remat
 from .lax import stop_gradient
+from .transforms.pmap import pmap

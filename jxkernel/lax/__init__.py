@@ -25,3 +25,5 @@ from .slicing import (dynamic_slice_p, dynamic_update_slice_p, gather_p, scatter
 from ._ad_util import add_any_p, stop_gradient, stop_gradient_p  # noqa: F401
 from .cond import cond, cond_p, switch  # noqa: F401
 from .loops import fori_loop, map, scan, scan_p, while_loop, while_p  # noqa: F401
+from .parallel import (all_gather, all_gather_p, axis_index, axis_index_p, pmax, pmax_p,  # noqa: F401
+                       pmean, pmin, pmin_p, psum, psum_p)

@@ -1,0 +1,286 @@
+"""Collectives over a named axis: psum, pmean, pmax, pmin, all_gather, axis_index.
+
+    >>> vmap(lambda x: x - lax.pmean(x, 'batch'), axis_name='batch')(xs)   # centre a batch
+
+The axis is introduced by vmap (or pmap) with `axis_name=`. Under vmap a
+collective over that axis becomes an ordinary reduction over the batch
+dimension; over a *different* (outer) axis it passes through with the batch
+dimension kept. Under pmap each lowers to the StableHLO collective across replicas.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.avals import ShapedArray, get_aval
+from ..core.ir import param_printers
+from ..core.primitive import (Primitive, abstract_eval_rules, impl_rules, jvp_rules,
+                              lowering_rules, transpose_rules)
+from ..transforms.batching import axis_batching_rules
+from ..tree_util import tree_flatten, tree_unflatten
+from ..xla import stablehlo as hlo
+from . import _batch_util as bu
+from . import _lowering as hl
+from ._ad_util import Zero, defjvp_zero, instantiate
+
+
+def _as_names(axis_name) -> tuple:
+    return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+
+
+def _unbound(name):
+    return NameError(f"unbound axis name: {name}. The following axis names (e.g. defined by pmap "
+                     f"or vmap) are available to collective operations: []")
+
+
+# ------------------------------------------------------------------ psum / pmax / pmin
+def _reducer(name, hlo_op, reduce_fn_name):
+    prim = Primitive(name, multiple_results=True)
+
+    def abstract(*avals, axes, axis_index_groups):
+        return [a.update(weak_type=a.weak_type) for a in avals]
+
+    def impl(*args, axes, axis_index_groups):
+        raise _unbound(axes[0])
+
+    def lowering(ctx, *args, axes, axis_index_groups):
+        groups = _replica_groups(ctx, axes)
+        outs = []
+        for x, aval in zip(args, ctx.avals_in):
+            region = hl.binary_region(ctx, hlo_op, aval.dtype)
+            outs.append(ctx.op1("stablehlo.all_reduce", [x], attrs={"replica_groups": groups},
+                                regions=[region], result_type=hl.aval_type(aval)))
+        return outs
+
+    def batching(axis_data, vals, dims, *, axes, axis_index_groups):
+        from . import reductions
+        reduce = getattr(reductions, reduce_fn_name)
+        mine = axis_data.name in axes
+        rest = tuple(a for a in axes if a != axis_data.name)
+        outs, out_dims = [], []
+        for v, d in zip(vals, dims):
+            if mine and d is not bu.not_mapped:
+                v, d = reduce(v, (d,)), bu.not_mapped
+            elif mine and name == "psum":         # an unbatched value counted once per example
+                from .elementwise import mul
+                v = mul(v, np.asarray(axis_data.size, get_aval(v).dtype))
+            outs.append(v)
+            out_dims.append(d)
+        if rest:
+            outs = prim.bind(*outs, axes=rest, axis_index_groups=axis_index_groups)
+        return outs, out_dims
+
+    abstract_eval_rules[prim] = abstract
+    impl_rules[prim] = impl
+    lowering_rules[prim] = lowering
+    axis_batching_rules[prim] = batching
+    return prim
+
+
+def _replica_groups(ctx, axes):
+    env = dict(ctx.module_ctx.axis_env)
+    for a in axes:
+        if a not in env:
+            raise _unbound(a)
+    n = ctx.module_ctx.num_replicas
+    return hlo.dense_i64([list(range(n))])
+
+
+psum_p = _reducer("psum", "stablehlo.add", "reduce_sum")
+pmax_p = _reducer("pmax", "stablehlo.maximum", "reduce_max")
+pmin_p = _reducer("pmin", "stablehlo.minimum", "reduce_min")
+
+
+def _psum_jvp(primals, tangents, *, axes, axis_index_groups):
+    outs = psum_p.bind(*primals, axes=axes, axis_index_groups=axis_index_groups)
+    nz = [t for t in tangents if type(t) is not Zero]
+    if not nz:
+        return outs, [Zero(get_aval(o)) for o in outs]
+    t_out = psum_p.bind(*map(instantiate, tangents), axes=axes, axis_index_groups=axis_index_groups)
+    return outs, t_out
+
+
+def _psum_transpose(cts, *args, axes, axis_index_groups):
+    # each output is the sum over the axis, so each input's cotangent sums every output's
+    cts = [instantiate(c) for c in cts]
+    return psum_p.bind(*cts, axes=axes, axis_index_groups=axis_index_groups)
+
+
+jvp_rules[psum_p] = _psum_jvp
+transpose_rules[psum_p] = _psum_transpose
+
+
+def _pminmax_jvp(prim):
+    def jvp(primals, tangents, *, axes, axis_index_groups):
+        from .elementwise import eq, select
+        from .conversion import convert_element_type
+        outs = prim.bind(*primals, axes=axes, axis_index_groups=axis_index_groups)
+        t_outs = []
+        for x, t, ans in zip(primals, tangents, outs):
+            if type(t) is Zero:
+                t_outs.append(Zero(get_aval(ans)))
+                continue
+            # the tangent where this position is the extreme, averaged over ties (as JAX does)
+            hit = convert_element_type(eq(x, ans), get_aval(t).dtype)
+            from .elementwise import div, mul
+            count = psum_p.bind(hit, axes=axes, axis_index_groups=axis_index_groups)[0]
+            num = psum_p.bind(mul(t, hit), axes=axes, axis_index_groups=axis_index_groups)[0]
+            t_outs.append(div(num, count))
+        return outs, t_outs
+    return jvp
+
+
+jvp_rules[pmax_p] = _pminmax_jvp(pmax_p)
+jvp_rules[pmin_p] = _pminmax_jvp(pmin_p)
+
+
+def psum(x, axis_name, *, axis_index_groups=None):
+    """Sum of `x` (any pytree) over the named axis; every member gets the total."""
+    leaves, tree = tree_flatten(x)
+    outs = psum_p.bind(*leaves, axes=_as_names(axis_name), axis_index_groups=axis_index_groups)
+    return tree_unflatten(tree, outs)
+
+
+def pmax(x, axis_name, *, axis_index_groups=None):
+    leaves, tree = tree_flatten(x)
+    return tree_unflatten(tree, pmax_p.bind(*leaves, axes=_as_names(axis_name),
+                                            axis_index_groups=axis_index_groups))
+
+
+def pmin(x, axis_name, *, axis_index_groups=None):
+    leaves, tree = tree_flatten(x)
+    return tree_unflatten(tree, pmin_p.bind(*leaves, axes=_as_names(axis_name),
+                                            axis_index_groups=axis_index_groups))
+
+
+def pmean(x, axis_name, *, axis_index_groups=None):
+    """Mean of `x` over the named axis."""
+    from .elementwise import div
+    from .conversion import convert_element_type
+    n = psum(1, axis_name)
+    sums = psum(x, axis_name, axis_index_groups=axis_index_groups)
+    leaves, tree = tree_flatten(sums)
+    return tree_unflatten(tree, [div(s, convert_element_type(n, get_aval(s).dtype)) for s in leaves])
+
+
+# ------------------------------------------------------------------ axis_index
+axis_index_p = Primitive("axis_index")
+abstract_eval_rules[axis_index_p] = lambda *, axis_name: ShapedArray((), np.int32)
+impl_rules[axis_index_p] = lambda *, axis_name: (_ for _ in ()).throw(_unbound(axis_name))
+param_printers[axis_index_p] = lambda p: [("axis_name", p["axis_name"])]
+defjvp_zero(axis_index_p)
+
+
+def _axis_index_lowering(ctx, *, axis_name):
+    _replica_groups(ctx, (axis_name,))
+    rid = ctx.op1("stablehlo.replica_id", [], result_type=hlo.tensor_type((), np.uint32))
+    return ctx.op1("stablehlo.convert", [rid])
+
+
+def _axis_index_batching(axis_data, vals, dims, *, axis_name):
+    if axis_name != axis_data.name:
+        return axis_index_p.bind(axis_name=axis_name), bu.not_mapped
+    from .shapes import iota
+    return iota(np.int32, axis_data.size), 0
+
+
+lowering_rules[axis_index_p] = _axis_index_lowering
+axis_batching_rules[axis_index_p] = _axis_index_batching
+
+
+def axis_index(axis_name):
+    """This member's position (int32) along the named axis."""
+    return axis_index_p.bind(axis_name=axis_name)
+
+
+# ------------------------------------------------------------------ all_gather
+all_gather_p = Primitive("all_gather")
+
+
+def _all_gather_abstract_eval(x, *, axis_name, axis_size, axis, tiled):
+    shape = list(x.shape)
+    if tiled:
+        shape[axis] *= axis_size
+    else:
+        shape.insert(axis, axis_size)
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+def _all_gather_lowering(ctx, x, *, axis_name, axis_size, axis, tiled):
+    groups = _replica_groups(ctx, (axis_name,))
+    aval = ctx.avals_in[0]
+    if not tiled:         # gather along a new size-1 axis
+        expanded = ShapedArray(aval.shape[:axis] + (1,) + aval.shape[axis:], aval.dtype)
+        x = ctx.op1("stablehlo.reshape", [x], result_type=hl.aval_type(expanded))
+    return ctx.op1("stablehlo.all_gather", [x],
+                   attrs={"all_gather_dim": hlo.i64_attr(axis), "replica_groups": groups})
+
+
+def _all_gather_batching(axis_data, vals, dims, *, axis_name, axis_size, axis, tiled):
+    (x,), (d,) = vals, dims
+    from .shapes import reshape
+    if axis_name != axis_data.name:
+        x = bu.bdim_at_front(x, d, axis_data.size)
+        return all_gather_p.bind(x, axis_name=axis_name, axis_size=axis_size, axis=axis + 1,
+                                 tiled=tiled), 0
+    x = bu.bdim_at_front(x, d, axis_data.size)           # every member sees the whole stack
+    x = bu.moveaxis(x, 0, axis)
+    if tiled:
+        shape = bu.shape(x)
+        x = reshape(x, shape[:axis] + (shape[axis] * shape[axis + 1],) + shape[axis + 2:])
+    return x, bu.not_mapped
+
+
+def _all_gather_transpose(ct, x, *, axis_name, axis_size, axis, tiled):
+    from .slicing import dynamic_slice_in_dim
+    ct = instantiate(ct)
+    total = psum_p.bind(ct, axes=(axis_name,), axis_index_groups=None)[0]
+    size = x.aval.shape[axis] if tiled else 1
+    from .elementwise import mul
+    start = mul(axis_index(axis_name), np.int32(size))
+    piece = dynamic_slice_in_dim(total, start, size, axis)
+    if not tiled:
+        from .shapes import squeeze
+        piece = squeeze(piece, (axis,))
+    return [piece]
+
+
+def _all_gather_jvp(primals, tangents, **params):
+    ans = all_gather_p.bind(primals[0], **params)
+    t = tangents[0]
+    return ans, Zero(get_aval(ans)) if type(t) is Zero else all_gather_p.bind(t, **params)
+
+
+abstract_eval_rules[all_gather_p] = _all_gather_abstract_eval
+impl_rules[all_gather_p] = lambda x, *, axis_name, **_: (_ for _ in ()).throw(_unbound(axis_name))
+lowering_rules[all_gather_p] = _all_gather_lowering
+axis_batching_rules[all_gather_p] = _all_gather_batching
+jvp_rules[all_gather_p] = _all_gather_jvp
+transpose_rules[all_gather_p] = _all_gather_transpose
+
+
+def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
+    """Every member's `x` stacked along `axis` (concatenated if `tiled`), on every member."""
+    leaves, tree = tree_flatten(x)
+
+    def gather(leaf):
+        a = axis % (len(get_aval(leaf).shape) + (0 if tiled else 1))
+        return all_gather_p.bind(leaf, axis_name=axis_name, axis_size=_axis_size(axis_name),
+                                 axis=a, tiled=tiled)
+    return tree_unflatten(tree, [gather(leaf) for leaf in leaves])
+
+
+def _axis_size(axis_name) -> int:
+    """The size of the named axis, from the enclosing vmap/pmap traces."""
+    from ..core.trace import current_trace
+    t = current_trace()
+    while t is not None:
+        data = getattr(t, "axis_data", None)
+        if data is not None and data.name == axis_name:
+            return data.size
+        t = t.parent
+    from ..transforms import pmap as _pmap
+    size = _pmap.current_axis_size(axis_name)
+    if size is None:
+        raise _unbound(axis_name)
+    return size

@@ -1,0 +1,254 @@
+"""pmap: run one program on several devices at once, one slice of the mapped axis each.
+
+    >>> pmap(lambda x: x / lax.psum(x, 'i'), axis_name='i')(jnp.arange(4.0))
+
+The function is traced once with per-device shapes into an `xla_pmap` equation
+and compiled as a replicated XLA program (one replica per device); collectives
+over `axis_name` lower to StableHLO all_reduce / all_gather / replica_id.
+Results are Arrays whose leading axis is the device axis, one shard per device.
+Under grad/jvp/vmap the equation is transformed like a jit equation, with its
+inputs and outputs mapped along axis 0.
+"""
+from __future__ import annotations
+
+import functools
+import threading
+
+from ..core.avals import ShapedArray, get_aval
+from ..core.interpret import eval_jaxpr
+from ..core.ir import ClosedJaxpr, call_primitives, param_printers
+from ..core.primitive import (Primitive, abstract_eval_rules, impl_rules, jvp_rules,
+                              lowering_rules, transpose_rules)
+from ..core.trace import set_current_trace
+from ..lax import _batch_util as bu
+from ..lax._ad_util import Zero, instantiate, is_undefined
+from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
+from ..xla import client as _client
+from ..xla.array import Array, MultiDeviceArray, device_put
+from ..xla.compiler import Executable, compile_module
+from ..xla.lowering import lower_module
+from .ad import jvp_jaxpr, transpose_jaxpr
+from .batching import axis_batching_rules, batch_jaxpr
+from .partial_eval import partial_eval_jaxpr, partial_eval_rules
+from .staging import convert_constvars_to_invars, trace_to_jaxpr
+
+_axis_env = threading.local()
+
+
+def current_axis_size(name):
+    """The size of pmap axis `name` while its body is traced (None outside)."""
+    for n, size in reversed(getattr(_axis_env, "stack", [])):
+        if n == name:
+            return size
+    return None
+
+
+class _bound_axis:
+    def __init__(self, name, size):
+        self.entry = (name, size)
+
+    def __enter__(self):
+        if not hasattr(_axis_env, "stack"):
+            _axis_env.stack = []
+        _axis_env.stack.append(self.entry)
+
+    def __exit__(self, *exc):
+        _axis_env.stack.pop()
+
+
+xla_pmap_p = Primitive("xla_pmap", multiple_results=True)
+
+
+def _mapped_aval(aval, size):
+    return ShapedArray((size,) + tuple(aval.shape), aval.dtype, aval.weak_type)
+
+
+def _pmap_abstract_eval(*avals, jaxpr, axis_name, axis_size, mapped_invars, devices, name):
+    return [_mapped_aval(a, axis_size) for a in jaxpr.out_avals]
+
+
+def _pmap_impl(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name):
+    devices = devices or tuple(_client.devices()[:axis_size])
+    if len(devices) < axis_size:
+        raise ValueError(f"compiling computation that requires {axis_size} logical devices, but "
+                         f"only {len(devices)} XLA devices are available (num_replicas="
+                         f"{axis_size}). Set JXKERNEL_CPU_DEVICES={axis_size} (before the first "
+                         f"use of jxkernel) to simulate more CPU devices.")
+    key = (jaxpr, axis_name, axis_size, mapped_invars, devices)
+    exe = _executables.get(key)
+    if exe is None:
+        text, module_ctx = lower_module(jaxpr.jaxpr, name=f"pmap_{name}",
+                                        platform=_client.platform_of(devices[0]),
+                                        num_replicas=axis_size, axis_env=((axis_name, axis_size),))
+        loaded, _ = compile_module(text, devices)
+        exe = _executables[key] = Executable(loaded, jaxpr.out_avals, devices, f"pmap({name})",
+                                             in_avals=jaxpr.in_avals)
+    arguments = []
+    for x, mapped in zip(args, mapped_invars):
+        if not mapped:          # the same value on every device: a stack of copies
+            from ..lax.shapes import broadcast_in_dim
+            aval = get_aval(x)
+            x = broadcast_in_dim(x, (axis_size,) + aval.shape, tuple(range(1, len(aval.shape) + 1)))
+        arguments.append(x)
+    return exe(*arguments)
+
+
+_executables: dict = {}
+
+
+def _pmap_lowering(ctx, *args, **params):
+    raise NotImplementedError("pmap inside jit is not supported: call the pmapped function "
+                              "outside jit (pmap compiles its body itself).")
+
+
+def _pmap_batching(axis_data, vals, dims, *, jaxpr, axis_name, axis_size, mapped_invars,
+                   devices, name):
+    # the device axis is axis 0 of mapped inputs; per device, the batch dim sits one lower
+    inner_dims, new_vals, new_mapped = [], [], []
+    for v, d, m in zip(vals, dims, mapped_invars):
+        if d is bu.not_mapped:
+            inner_dims.append(None)
+        elif m:
+            v = bu.moveaxis(v, d, 1)
+            inner_dims.append(0)
+        else:
+            v = bu.moveaxis(v, d, 0)
+            inner_dims.append(0)
+        new_vals.append(v)
+    batched, out_dims = batch_jaxpr(jaxpr, axis_data, inner_dims)
+    outs = xla_pmap_p.bind(*new_vals, jaxpr=batched, axis_name=axis_name, axis_size=axis_size,
+                           mapped_invars=mapped_invars, devices=devices, name=name)
+    return outs, [bu.not_mapped if d is bu.not_mapped else 1 for d in out_dims]
+
+
+def _pmap_jvp(primals, tangents, *, jaxpr, axis_name, axis_size, mapped_invars, devices, name):
+    nonzeros = [type(t) is not Zero for t in tangents]
+    new_jaxpr, out_nz = jvp_jaxpr(jaxpr, nonzeros)
+    nz_t = [t for t in tangents if type(t) is not Zero]
+    mapped = tuple(mapped_invars) + tuple(m for m, nz in zip(mapped_invars, nonzeros) if nz)
+    outs = xla_pmap_p.bind(*primals, *nz_t, jaxpr=new_jaxpr, axis_name=axis_name,
+                           axis_size=axis_size, mapped_invars=mapped, devices=devices, name=name)
+    n = len(jaxpr.out_avals)
+    rest = iter(outs[n:])
+    return outs[:n], [next(rest) if nz else Zero(_mapped_aval(a, axis_size))
+                      for nz, a in zip(out_nz, jaxpr.out_avals)]
+
+
+def _pmap_partial_eval(trace, args, params):
+    """Known part: one pmap returning known outputs and per-device residuals; unknown part:
+    a staged pmap consuming them (residuals mapped along the device axis)."""
+    unknowns = [trace.is_unknown(x) for x in args]
+    known, unknown, out_uk, n_res = partial_eval_jaxpr(params["jaxpr"], unknowns)
+    known_args = [x for x, u in zip(args, unknowns) if not u]
+    known_mapped = tuple(m for m, u in zip(params["mapped_invars"], unknowns) if not u)
+    with set_current_trace(trace.parent):
+        known_outs = xla_pmap_p.bind(*known_args, **dict(params, jaxpr=known,
+                                                         mapped_invars=known_mapped))
+    n_known = len(known_outs) - n_res
+    residuals = known_outs[n_known:]
+    uk_args = list(residuals) + [x for x, u in zip(args, unknowns) if u]
+    uk_mapped = (True,) * n_res + tuple(m for m, u in zip(params["mapped_invars"], unknowns) if u)
+    new_params = dict(params, jaxpr=unknown, mapped_invars=uk_mapped)
+    out_avals = _pmap_abstract_eval(**new_params)
+    unknown_outs = iter(trace.add_eqn([trace.to_atom(x) for x in uk_args], xla_pmap_p,
+                                      new_params, out_avals))
+    known_iter = iter(known_outs[:n_known])
+    return [next(unknown_outs) if u else next(known_iter) for u in out_uk]
+
+
+def _pmap_transpose(cts, *args, jaxpr, axis_name, axis_size, mapped_invars, devices, name):
+    linear = [is_undefined(a) for a in args]
+    nonlinear = [a for a in args if not is_undefined(a)]
+    cts = [instantiate(c) for c in cts]
+    transposed = transpose_jaxpr(jaxpr, linear)
+    mapped = tuple(m for m, lin in zip(mapped_invars, linear) if not lin) + (True,) * len(cts)
+    outs = iter(xla_pmap_p.bind(*nonlinear, *cts, jaxpr=transposed, axis_name=axis_name,
+                                axis_size=axis_size, mapped_invars=mapped, devices=devices,
+                                name=name))
+    result = []
+    for lin, m, a in zip(linear, mapped_invars, args):
+        if not lin:
+            result.append(None)
+            continue
+        ct = next(outs)
+        if not m:             # an input broadcast to every device: sum its cotangents
+            from ..lax.reductions import reduce_sum
+            ct = reduce_sum(ct, (0,))
+        result.append(ct)
+    return result
+
+
+abstract_eval_rules[xla_pmap_p] = _pmap_abstract_eval
+impl_rules[xla_pmap_p] = _pmap_impl
+lowering_rules[xla_pmap_p] = _pmap_lowering
+axis_batching_rules[xla_pmap_p] = _pmap_batching
+jvp_rules[xla_pmap_p] = _pmap_jvp
+partial_eval_rules[xla_pmap_p] = _pmap_partial_eval
+transpose_rules[xla_pmap_p] = _pmap_transpose
+param_printers[xla_pmap_p] = lambda p: [("axis_name", p["axis_name"]), ("axis_size", p["axis_size"]),
+                                        ("name", p["name"]), ("jaxpr", p["jaxpr"])]
+
+
+def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(),
+         devices=None, backend=None, axis_size=None, donate_argnums=()):
+    """Map `fun` over axis `in_axes` of its arguments, one slice per device, in parallel."""
+    static = (static_broadcasted_argnums,) if isinstance(static_broadcasted_argnums, int) \
+        else tuple(static_broadcasted_argnums)
+
+    @functools.wraps(fun)
+    def pmapped(*args):
+        dyn = [a for i, a in enumerate(args) if i not in static]
+        axes = in_axes if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(dyn)
+        flat_axes = broadcast_prefix(tuple(axes), tuple(dyn), is_leaf=lambda x: x is None)
+        leaves, tree = tree_flatten(tuple(dyn))
+        moved, avals, mapped = [], [], []
+        sizes = set()
+        for x, ax in zip(leaves, flat_axes):
+            aval = get_aval(x)
+            if ax is None:
+                moved.append(x)
+                avals.append(aval)
+                mapped.append(False)
+                continue
+            ax %= len(aval.shape)
+            sizes.add(aval.shape[ax])
+            if ax:
+                x = bu.moveaxis(x, ax, 0)
+            moved.append(x)
+            avals.append(ShapedArray(aval.shape[:ax] + aval.shape[ax + 1:], aval.dtype,
+                                     aval.weak_type))
+            mapped.append(True)
+        if len(sizes) > 1:
+            raise ValueError(f"pmap got inconsistent sizes for array axes to be mapped: "
+                             f"{sorted(sizes)}")
+        size = sizes.pop() if sizes else axis_size
+        if size is None:
+            raise ValueError("pmap requires at least one mapped input, or axis_size")
+        out_trees = []
+
+        def flat(*xs):
+            it = iter(tree_unflatten(tree, xs))
+            full = [args[i] if i in static else next(it) for i in range(len(args))]
+            out_leaves, out_tree = tree_flatten(fun(*full))
+            out_trees.append(out_tree)
+            return out_leaves
+        with _bound_axis(axis_name, size):
+            closed = trace_to_jaxpr(flat, avals)
+        jaxpr, consts = convert_constvars_to_invars(closed)
+        dev = tuple(devices) if devices is not None else None
+        outs = xla_pmap_p.bind(*consts, *moved, jaxpr=jaxpr, axis_name=axis_name,
+                               axis_size=size, mapped_invars=(False,) * len(consts) + tuple(mapped),
+                               devices=dev, name=getattr(fun, "__name__", "fun"))
+        out_tree = out_trees[0]
+        flat_out_axes = broadcast_prefix(out_axes, tree_unflatten(out_tree, outs),
+                                         is_leaf=lambda x: x is None)
+        results = []
+        for o, ax in zip(outs, flat_out_axes):
+            if ax is None:
+                from ..lax.slicing import index_in_dim
+                o = index_in_dim(o, 0, 0, keepdims=False)
+            elif ax % len(get_aval(o).shape):
+                o = bu.moveaxis(o, 0, ax)
+            results.append(o)
+        return tree_unflatten(out_tree, results)
+    return pmapped

@@ -1,0 +1,99 @@
+"""Collectives under vmap (this process, one device) and pmap (a 4-device process: the
+tests marked `four_devices` run there through test_pmap_in_a_four_device_process)."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import jxkernel as jax
+from jxkernel import lax
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+four_devices = pytest.mark.skipif(jax.device_count() < 4, reason="needs JXKERNEL_CPU_DEVICES=4")
+
+
+def arr(x, dtype=np.float32):
+    return jax.device_put(np.asarray(x, dtype))
+
+
+XS = np.arange(8.0, dtype=np.float32).reshape(4, 2)
+
+
+def test_collectives_under_vmap():
+    xs = arr(XS)
+    np.testing.assert_allclose(np.asarray(jax.vmap(lambda x: lax.psum(x, "i"), axis_name="i")(xs)),
+                               np.broadcast_to(XS.sum(0), XS.shape))
+    np.testing.assert_allclose(np.asarray(jax.vmap(lambda x: lax.sub(x, lax.pmean(x, "i")),
+                                                   axis_name="i")(xs)), XS - XS.mean(0))
+    np.testing.assert_allclose(np.asarray(jax.vmap(lambda x: lax.pmax(x, "i"), axis_name="i")(xs)),
+                               np.broadcast_to(XS.max(0), XS.shape))
+    np.testing.assert_allclose(np.asarray(jax.vmap(lambda x: lax.pmin(x, "i"), axis_name="i")(xs)),
+                               np.broadcast_to(XS.min(0), XS.shape))
+    np.testing.assert_array_equal(np.asarray(jax.vmap(lambda x: lax.axis_index("i"), axis_name="i")(xs)),
+                                  [0, 1, 2, 3])
+    gathered = jax.vmap(lambda x: lax.all_gather(x, "i"), axis_name="i")(xs)
+    np.testing.assert_allclose(np.asarray(gathered), np.broadcast_to(XS, (4, 4, 2)))
+    tiled = jax.vmap(lambda x: lax.all_gather(x, "i", tiled=True), axis_name="i")(xs)
+    assert tiled.shape == (4, 8)
+    np.testing.assert_allclose(np.asarray(tiled)[0], XS.reshape(-1))
+
+
+def test_collectives_nested_and_under_jit_and_grad():
+    xs = arr(XS)
+    inner_outer = jax.vmap(jax.vmap(lambda x: lax.psum(x, "i"), axis_name="j"), axis_name="i")(xs)
+    np.testing.assert_allclose(np.asarray(inner_outer), np.broadcast_to(XS.sum(0), XS.shape))
+    both = jax.vmap(jax.vmap(lambda x: lax.psum(x, ("i", "j")), axis_name="j"), axis_name="i")(xs)
+    np.testing.assert_allclose(np.asarray(both), np.full(XS.shape, XS.sum()))
+    np.testing.assert_allclose(np.asarray(jax.jit(jax.vmap(lambda x: lax.psum(x, "i"), axis_name="i"))(xs)),
+                               np.broadcast_to(XS.sum(0), XS.shape))
+    grads = jax.vmap(jax.grad(lambda x: lax.psum(lax.mul(x, x), "i")), axis_name="i")(arr([0.0, 1.0, 2.0]))
+    np.testing.assert_allclose(np.asarray(grads), [0.0, 6.0, 12.0])      # as JAX 0.10.2 gives
+
+
+def test_unbound_axis_names():
+    with pytest.raises(NameError, match="unbound axis name: q"):
+        lax.psum(1.0, "q")
+    with pytest.raises(NameError, match="unbound axis name: q"):
+        jax.vmap(lambda x: lax.psum(x, "q"), axis_name="i")(arr(XS))
+
+
+@four_devices
+def test_pmap_collectives():
+    out = jax.pmap(lambda x: lax.div(x, lax.psum(x, "i")), axis_name="i")(arr([1.0, 2.0, 3.0, 4.0]))
+    np.testing.assert_allclose(np.asarray(out), [0.1, 0.2, 0.3, 0.4], rtol=1e-6)
+    assert len(out.devices()) == 4
+    idx = jax.pmap(lambda x: lax.add(x, lax.convert_element_type(lax.axis_index("i"), np.float32)),
+                   axis_name="i")(arr(XS))
+    np.testing.assert_allclose(np.asarray(idx), XS + np.arange(4)[:, None])
+    gathered = jax.pmap(lambda x: lax.all_gather(x, "i"), axis_name="i")(arr(np.arange(4.0)))
+    np.testing.assert_allclose(np.asarray(gathered), np.tile(np.arange(4.0), (4, 1)))
+    mx = jax.pmap(lambda x: lax.pmax(x, "i"), axis_name="i")(arr(XS))
+    np.testing.assert_allclose(np.asarray(mx), np.broadcast_to(XS.max(0), XS.shape))
+
+
+@four_devices
+def test_pmap_under_grad_and_vmap_and_errors():
+    x = arr(np.arange(4.0))
+    g = jax.grad(lambda v: lax.reduce_sum(jax.pmap(lambda a: lax.mul(lax.sin(a), 2.0), axis_name="i")(v),
+                                          (0,)))(x)
+    np.testing.assert_allclose(np.asarray(g), 2 * np.cos(np.arange(4.0)), rtol=1e-6)
+    out = jax.vmap(jax.pmap(lambda a: lax.psum(a, "i"), axis_name="i"))(arr(np.arange(8.0).reshape(2, 4)))
+    np.testing.assert_allclose(np.asarray(out), [[6.0] * 4, [22.0] * 4])
+    unmapped = jax.pmap(lambda a, b: lax.mul(a, b), in_axes=(0, None))(arr(np.arange(4.0)), arr(3.0))
+    np.testing.assert_allclose(np.asarray(unmapped), 3 * np.arange(4.0))
+    with pytest.raises(ValueError, match="requires 8 logical devices"):
+        jax.pmap(lambda a: a)(arr(np.arange(8.0)))
+
+
+def test_pmap_in_a_four_device_process():
+    env = {**os.environ, "JXKERNEL_CPU_DEVICES": "4",
+           "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-o", "addopts=", "-p",
+                             "no:cacheprovider", "-k", "pmap and not four_device_process",
+                             "tests/test_collectives.py"], cwd=ROOT, env=env, capture_output=True,
+                            text=True, timeout=300)
+    summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert "2 passed" in summary, summary
