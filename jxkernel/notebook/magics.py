@@ -96,7 +96,7 @@ class JxMagics(Magics):
         if "all" in show_what:
             show_what = {"jaxpr", "stablehlo", "hlo", "static"}
         program = self._program(cell, _names(args.static), _names(args.donate), args.backend,
-                                args.quiet)
+                                args.quiet, header=f"%%jit {line}".rstrip())
         ns = self.shell.user_ns
         arguments = program.arguments(ns)
         try:
@@ -115,9 +115,14 @@ class JxMagics(Magics):
             self._show_compiled(program.trace(arguments), show_what, program.label)
         return last
 
-    def _program(self, cell, static, donate, backend, quiet) -> CellProgram:
+    def _program(self, cell, static, donate, backend, quiet, header=None) -> CellProgram:
+        """The compiled form of a cell (cached). With a `header` (the `%%magic` line), line
+        numbers count it, as the notebook shows them: the body starts at line 2."""
         shell = self.shell
         source = shell.transform_cell(cell)
+        visible = source if header is None else f"{header}\n{source}"
+        if header is not None:
+            source = "\n" + source
         try:
             info = cellmod.analyze(source)
         except SyntaxError as e:
@@ -153,11 +158,12 @@ class JxMagics(Magics):
             label = f"cell[{shell.execution_count}]"
         program = self.programs.get(key)
         if program is None:
-            filename = shell.compile.cache(source, shell.execution_count)
+            filename = shell.compile.cache(visible, shell.execution_count)   # for tracebacks
             try:
                 program = CellProgram(info, label=label, filename=filename, user_ns=ns,
                                       params=params, kinds=kinds, static_names=static,
                                       donate=donate, backend=backend, device=device)
+                program.visible = visible
             except RuntimeError as e:            # e.g. a backend that is not installed
                 raise UsageError(f"%%jit: {e}") from None
             self.programs[key] = program
@@ -186,7 +192,7 @@ class JxMagics(Magics):
         inputs = program.describe_inputs(ns) + [
             {"name": n, "kind": cellmod.GLOBAL, "detail": "module"}
             for n, k in program.kinds.items() if k == cellmod.GLOBAL]
-        return CellView(program.info.source, program.label, inputs=inputs, outputs=outs,
+        return CellView(program.visible, program.label, inputs=inputs, outputs=outs,
                         error=error, positions=program.info.positions)
 
     def _show_compiled(self, traced, what, title):
@@ -238,7 +244,8 @@ class JxMagics(Magics):
         arguments static), anything else is traced as a %%jit cell would be."""
         call = None if is_cell else self._call(text)
         if call is None:
-            program = self._program(text, [], [], None, True)
+            program = self._program(text, [], [], None, True,
+                                    header="%%jaxpr" if is_cell else None)
             return program.trace(program.arguments(self.shell.user_ns)), \
                 (program.label if is_cell else text)
         fun, args, kwargs, filename, label = call

@@ -55,6 +55,8 @@ class BackendSelector(TextFallback, w.VBox):
 
     def select(self, key: str) -> None:
         """Choose a device by key, e.g. 'cpu:0' (what the dropdown does)."""
+        if self.dropdown.value == key:
+            self._changed({"new": key})            # choosing the shown one still applies it
         self.dropdown.value = key
 
     def _show_status(self, device):

@@ -44,6 +44,7 @@ class RecompileLog(TextFallback, w.VBox):
     """Compile events as they happen. `function` preselects the filter."""
 
     def __init__(self, function: str | None = None, timeline: bool = True):
+        self._closed = False
         self.events = compile_log.compile_events()
         self.filter = w.Dropdown(description="function", options=[ALL],
                                  layout=w.Layout(width="max-content"))
@@ -69,6 +70,8 @@ class RecompileLog(TextFallback, w.VBox):
 
     def refresh(self, select: str | None = None):
         """Reread the log (and the hit counts, which change without events)."""
+        if self._closed:
+            return
         self.events = compile_log.compile_events()
         self._sync_options()
         if select is not None:
@@ -85,6 +88,7 @@ class RecompileLog(TextFallback, w.VBox):
             self.filter.value = keep
 
     def close(self):
+        self._closed = True
         self._unsubscribe()
         super().close()
 
