@@ -46,6 +46,11 @@ def _preferred(name, preferred_element_type, *xs):
     return dtypes.canonicalize_dtype(preferred_element_type), False
 
 
+def _long(x) -> str:
+    a = aval_of(x)
+    return f"{a.dtype.name}[{','.join(map(str, a.shape))}]"
+
+
 def _finish(out, dtype, weak):
     a = aval_of(out)
     return out if (a.dtype, a.weak_type) == (dtype, weak) else \
@@ -115,8 +120,8 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
             b_batch.append(len(idx_batch) + len(idx_b_other))
             idx_batch.append(i)
         else:
-            raise ValueError(f"Incompatible types for matmul arguments: "
-                             f"{aval_of(a).str_short()} and {aval_of(b).str_short()}")
+            raise ValueError(f"Incompatible types for matmul arguments: {_long(a)} and "
+                             f"{_long(b)}")
     if a_is_mat:
         idx_a_other.append(nbatch)
     if b_is_mat:
@@ -312,8 +317,8 @@ def _parse_subscripts(subscripts: str, shapes) -> tuple[list[str], str]:
     inputs, arrow, output = subscripts.partition("->")
     inputs = inputs.split(",")
     if len(inputs) != len(shapes):
-        raise ValueError(f"Number of einsum subscripts ({len(inputs)}) must equal the number "
-                         f"of operands ({len(shapes)}).")
+        raise ValueError(f"Number of einsum subscripts, {len(inputs)}, must be equal to the "
+                         f"number of operands, {len(shapes)}.")
     used = set(subscripts) - set(".,->")
     free = [c for c in string.ascii_letters if c not in used]
     n_ell = max((len(s) - len(sub.replace("...", "")) for sub, s in zip(inputs, shapes)
@@ -425,11 +430,11 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     shapes = [aval_of(o).shape for o in operands]
     inputs, output = _parse_subscripts(subscripts, shapes)
     sizes = {}                     # size 1 broadcasts against any size
-    for sub, s in zip(inputs, shapes):
+    for k, (sub, s) in enumerate(zip(inputs, shapes)):
         for c, d in zip(sub, s):
             if sizes.get(c, 1) != 1 and d != 1 and sizes[c] != d:
-                raise ValueError(f"Size of label '{c}' for operand does not match previous "
-                                 f"terms ({sizes[c]} vs {d}).")
+                raise ValueError(f"Size of label '{c}' for operand {k} ({sizes[c]}) does not "
+                                 f"match previous terms ({d}).")
             sizes[c] = max(sizes.get(c, 1), d)
     if preferred_element_type is None:
         dtype, weak = dtypes.result_type(*(aval_of(o) for o in operands))
