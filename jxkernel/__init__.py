@@ -4,6 +4,8 @@
     >>> jax.jit(lambda x: jnp.sin(x) * 2)(jnp.arange(3.0))
     Array([0.       , 1.682942 , 1.8185948], dtype=float32)
 """
+__version__ = "0.1.0"
+
 from .config import config
 from . import core
 from .core.avals import ShapeDtypeStruct
