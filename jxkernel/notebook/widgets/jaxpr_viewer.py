@@ -56,7 +56,7 @@ def _binder(v, names):
 
 
 def _jaxpr_data(jaxpr, names, prefix) -> dict:
-    return {"consts": [_binder(v, names) for v in jaxpr.constvars],
+    return {"id": prefix, "consts": [_binder(v, names) for v in jaxpr.constvars],
             "invars": [_binder(v, names) for v in jaxpr.invars],
             "outvars": [names(v) for v in jaxpr.outvars],
             "eqns": [_eqn_data(e, names, f"{prefix}{i}") for i, e in enumerate(jaxpr.eqns)]}
@@ -100,12 +100,13 @@ def count_primitives(jaxpr) -> dict:
 
 
 def def_use(data: dict, name: str) -> tuple[list, list]:
-    """(where `name` is defined, where it is used): equation ids, or 'in' / 'out'."""
+    """(where `name` is defined, where it is used): equation ids, or a jaxpr's inputs
+    ('in', '0.0.in') and outputs ('out', '0.0.out')."""
     defs, uses = [], []
 
-    def walk(j):
+    def walk(j):                     # ids: equations '0', '3.1.0'; a jaxpr's '3.1.in' / 'out'
         if any(b[0] == name for b in j["consts"] + j["invars"]):
-            defs.append("in")
+            defs.append(j["id"] + "in")
         for e in j["eqns"]:
             if name in e["ins"]:
                 uses.append(e["id"])
@@ -114,7 +115,7 @@ def def_use(data: dict, name: str) -> tuple[list, list]:
             for kid in e["children"]:
                 walk(kid["jaxpr"])
         if name in j["outvars"]:
-            uses.append("out")
+            uses.append(j["id"] + "out")
     if name:
         walk(data)
     return sorted(set(defs), key=defs.index), sorted(set(uses), key=uses.index)

@@ -1,0 +1,200 @@
+"""The widgets on their own: real ipywidgets/anywidget/plotly objects, their synced state,
+their plain-text and static-HTML fallbacks, and escaping of everything user-controlled."""
+import re
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ipywidgets")
+pytest.importorskip("anywidget")
+
+import jxkernel as jax  # noqa: E402
+import jxkernel.numpy as jnp  # noqa: E402
+from jxkernel import compile_log, lax  # noqa: E402
+from jxkernel.notebook.widgets.backend import BackendSelector  # noqa: E402
+from jxkernel.notebook.widgets.cell_view import CellView  # noqa: E402
+from jxkernel.notebook.widgets.hlo_view import HloView  # noqa: E402
+from jxkernel.notebook.widgets.jaxpr_viewer import JaxprViewer, count_primitives  # noqa: E402
+from jxkernel.notebook.widgets.recompiles import RecompileLog, hit_miss  # noqa: E402
+
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+
+def _bundle(widget):
+    data, _ = widget._repr_mimebundle_()
+    assert WIDGET_MIME in data and "text/plain" in data and "text/html" in data
+    return data
+
+
+# ------------------------------------------------------------------ jaxpr viewer
+def _nested_jaxpr():
+    inner = jax.jit(lambda x, y: jnp.sin(x) * y)
+    return jax.make_jaxpr(lambda x: inner(x, 2.0) + jax.checkpoint(jnp.exp)(x))(1.0)
+
+
+def test_jaxpr_viewer_state():
+    closed = _nested_jaxpr()
+    v = JaxprViewer(closed, title="demo")
+    assert v.text.startswith(str(closed).splitlines()[0])          # the core's printing
+    assert v.counts == count_primitives(closed)
+    assert v.counts["jit"] == 1 and v.counts["sin"] == 1 and v.counts["exp"] == 1
+    eqns = v.data["eqns"]
+    assert [e["prim"] for e in eqns] == ["jit", "checkpoint", "add"]
+    jit_eqn = eqns[0]
+    assert jit_eqn["params"] == "name=<lambda>" and jit_eqn["children"][0]["label"] == "jaxpr"
+    assert [e["prim"] for e in jit_eqn["children"][0]["jaxpr"]["eqns"]] == ["sin", "mul"]
+    assert jit_eqn["outs"] == [["b", "f32[]"]] and jit_eqn["ins"] == ["a", "2.0:f32[]"]
+    assert jit_eqn["source"].startswith("test_notebook_widgets.py:")
+    # nested jaxprs are collapsible
+    assert v.body_html.count("<details") == 2
+
+
+def test_jaxpr_viewer_def_use_and_stablehlo_switch():
+    v = JaxprViewer(_nested_jaxpr())
+    v.selected = "b"                 # defined by the jit equation (and inside it), used by add
+    assert v.defs == ["0", "0.0.1"] and v.uses == ["0.0.out", "2"]
+    v.selected = "a"                 # the inner jaxpr's first input is named after its operand
+    assert v.defs == ["in", "0.0.in"] and v.uses == ["0", "0.0.0", "1"]
+    v.selected = ""
+    assert v.defs == [] and v.uses == []
+    assert v.stablehlo == ""                                       # lowered only when asked
+    v.view = "stablehlo"
+    assert v.stablehlo.startswith("module @jit_") and "stablehlo.sine" in v.stablehlo
+
+
+def test_jaxpr_viewer_fallbacks_and_lowering_failure():
+    v = JaxprViewer(jax.make_jaxpr(lambda x: x * 2)(np.ones(3, np.float32)),
+                    stablehlo=lambda: 1 / 0)
+    data = _bundle(v)
+    assert "mul" in data["text/plain"] and "equations per primitive: mul 1" in data["text/plain"]
+    assert "<style>" in data["text/html"] and "jx-prim" in data["text/html"]
+    v.view = "stablehlo"
+    assert "lowering to StableHLO failed: ZeroDivisionError" in v.stablehlo
+    assert str(v) == v.text_repr()
+
+
+def test_jaxpr_viewer_escapes_names_and_params():
+    def evil(x):
+        return x + 1
+    evil.__name__ = "<img src=x onerror=alert(1)>"
+    v = JaxprViewer(jax.make_jaxpr(lambda x: jax.jit(evil)(x))(1.0), title="<b>t</b>")
+    html = v.html_repr()
+    assert "<img" not in html and "&lt;img src=x onerror=alert(1)&gt;" in html
+    assert "<b>t</b>" not in html and "&lt;b&gt;t&lt;/b&gt;" in html
+    assert "<img" in v.text_repr()                                 # plain text stays plain
+
+
+def test_jaxpr_viewer_on_control_flow():
+    if not hasattr(lax, "cond"):
+        pytest.skip("lax.cond not there yet")
+    closed = jax.make_jaxpr(lambda p, x: lax.cond(p, jnp.sin, jnp.cos, x))(True, 1.0)
+    v = JaxprViewer(closed)
+    cond = next(e for e in v.data["eqns"] if e["prim"] == "cond")
+    assert len(cond["children"]) == 2                              # one per branch
+    assert v.counts["sin"] == 1 and v.counts["cos"] == 1
+
+
+# ------------------------------------------------------------------ traced vs static
+def test_cell_view_marks_inputs_and_error_line():
+    source = "%%jit\ny = x * n\nif n > 0:\n    y = y + s"
+    positions = {"x": [(2, 4, 5)], "n": [(2, 8, 9), (3, 3, 4)], "s": [(4, 12, 13)]}
+    view = CellView(source, "cell[3]", positions=positions,
+                    inputs=[{"name": "x", "kind": "traced", "detail": "f32[3]"},
+                            {"name": "n", "kind": "traced", "detail": "f32[] weak"},
+                            {"name": "s", "kind": "static", "detail": "'<script>'"}],
+                    outputs=[{"name": "y", "detail": ""}],
+                    error={"line": 3, "message": "TracerBoolConversionError: ...",
+                           "hint": "What to do: `%%jit --static n`"})
+    html = view.body_html
+    assert html.count("class='jx-traced' data-name='n'") == 2
+    assert "class='jx-static' data-name='s'" in html
+    assert re.search(r"<div class='jx-line jx-bad'><span class='jx-ln'>3</span>if ", html)
+    assert "&lt;script&gt;" in html and "<script>" not in html
+    assert view.kind("n") == "traced" and view.kind("s") == "static" and view.kind("z") is None
+    text = _bundle(view)["text/plain"]
+    assert "traced  x: f32[3]" in text and ">>  3 | if n > 0:" in text
+    assert "What to do: `%%jit --static n`" in text
+    view.inputs = [dict(view.inputs[0]), {"name": "n", "kind": "static", "detail": "2"},
+                   dict(view.inputs[2])]
+    assert view.body_html.count("class='jx-static' data-name='n'") == 2   # re-rendered
+
+
+def test_cell_view_non_ascii_columns():
+    # ast reports UTF-8 byte columns: the mark must still land on the name
+    view = CellView("s = 'ü' + x", "c", positions={"x": [(1, 11, 12)]},
+                    inputs=[{"name": "x", "kind": "traced", "detail": "f32[]"}])
+    assert "&#x27;ü&#x27; + <span class='jx-traced' data-name='x'" in view.body_html
+
+
+# ------------------------------------------------------------------ recompilation log
+def test_recompile_log_table_filter_timeline_and_stats():
+    def make(name):
+        def f(x):
+            return x * 2
+        f.__name__ = name
+        return jax.jit(f)
+    f, g = make("wf_alpha"), make("wf_beta")
+    log = RecompileLog()
+    try:
+        f(jnp.ones(2))
+        f(jnp.ones(3))
+        f(jnp.ones(3))
+        g(1.0)
+        assert "wf_alpha" in log.filter.options and "wf_beta" in log.filter.options
+        log.filter.value = "wf_alpha"
+        assert [e.reason for e in log.shown()] == ["first call", "x: f32[2] -> f32[3]"]
+        assert "wf_beta" not in log.table.value
+        log.refresh()                                         # hits come without events
+        assert ("wf_alpha", 2, 1) == hit_miss(log.shown())[0][:3]
+        firsts, recompiles = log.figure.data
+        assert list(firsts.y) == ["wf_alpha"] and list(recompiles.y) == ["wf_alpha"]
+        assert "2 compilation(s)" in log.summary.value
+        text = _bundle(log)["text/plain"]
+        assert "wf_alpha: x: f32[2] -> f32[3]" in text and "wf_alpha: 2 / 1" in text
+        log.filter.value = "(all functions)"
+        assert {e.function for e in log.shown()} >= {"wf_alpha", "wf_beta"}
+    finally:
+        log.close()
+
+
+def test_recompile_log_preselects_a_function_and_works_without_plotly():
+    log = RecompileLog(function="no_such_fn_yet", timeline=False)
+    try:
+        assert log.filter.value == "no_such_fn_yet" and log.shown() == []
+        assert log.figure is None and "no compilations yet" in log.table.value
+    finally:
+        log.close()
+
+
+def test_hit_miss_adds_up_functions_sharing_a_name():
+    e = compile_log.CompileEvent("same", None, (), "first call", 0.001, 0.001, 0.01, "compiled",
+                                 "cpu", key=object())
+    e2 = compile_log.CompileEvent("same", None, (), "first call", 0.001, 0.001, 0.01, "compiled",
+                                  "cpu", key=object())
+    assert hit_miss([e, e2]) == [("same", 2, 0, pytest.approx(0.024))]
+
+
+# ------------------------------------------------------------------ backends, hlo
+def test_backend_selector_calls_back_and_shows_the_choice():
+    chosen = []
+    selector = BackendSelector(on_select=chosen.append)
+    assert selector.dropdown.value == "cpu:0"
+    selector.select("cpu:0")
+    assert chosen and chosen[-1].platform == "cpu"
+    assert "<b>cpu</b>" in selector.status.value
+    data = _bundle(selector)
+    assert "* cpu:0" in data["text/plain"] and "(selected)" in data["text/html"]
+    assert [type(c).__name__ for c in selector.children] == ["Dropdown", "HTML", "HTML"]
+
+
+def test_hlo_view_sections_and_cost():
+    lowered = jax.jit(lambda x: jnp.sin(x) @ x).lower(jnp.ones((8, 8)))
+    view = HloView("f(<x>)", lowered)
+    assert "stablehlo.sine" in view.stablehlo and "HloModule" in view.optimized
+    assert view.cost["flops"] > 0
+    rows = dict(view.cost_rows())
+    assert list(dict(view.cost_rows()))[0] == "flops" and rows["flops"] == view.cost["flops"]
+    data = view._repr_mimebundle_()
+    assert "f(&lt;x&gt;)" in data["text/html"] and "f(<x>)" in data["text/plain"]
+    only = HloView("g", lowered, optimized=False)
+    assert only.optimized == "" and only.cost == {} and "optimized" not in repr(only)
