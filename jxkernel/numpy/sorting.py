@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import operator
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -486,6 +487,23 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     return result
 
 
+class _UniqueAllResult(NamedTuple):
+    values: Any
+    indices: Any
+    inverse_indices: Any
+    counts: Any
+
+
+class _UniqueCountsResult(NamedTuple):
+    values: Any
+    counts: Any
+
+
+class _UniqueInverseResult(NamedTuple):
+    values: Any
+    inverse_indices: Any
+
+
 def unique_values(x, /, *, size=None, fill_value=None):
     """Array API: the sorted unique values."""
     return unique(x, equal_nan=False, size=size, fill_value=fill_value)
@@ -493,18 +511,21 @@ def unique_values(x, /, *, size=None, fill_value=None):
 
 def unique_counts(x, /, *, size=None, fill_value=None):
     """Array API: (values, counts)."""
-    return unique(x, return_counts=True, equal_nan=False, size=size, fill_value=fill_value)
+    return _UniqueCountsResult(*unique(x, return_counts=True, equal_nan=False, size=size,
+                                       fill_value=fill_value))
 
 
 def unique_inverse(x, /, *, size=None, fill_value=None):
     """Array API: (values, inverse_indices) with inverse_indices shaped like x."""
-    return unique(x, return_inverse=True, equal_nan=False, size=size, fill_value=fill_value)
+    return _UniqueInverseResult(*unique(x, return_inverse=True, equal_nan=False, size=size,
+                                        fill_value=fill_value))
 
 
 def unique_all(x, /, *, size=None, fill_value=None):
     """Array API: (values, indices, inverse_indices, counts)."""
-    return unique(x, return_index=True, return_inverse=True, return_counts=True,
-                  equal_nan=False, size=size, fill_value=fill_value)
+    return _UniqueAllResult(*unique(x, return_index=True, return_inverse=True,
+                                    return_counts=True, equal_nan=False, size=size,
+                                    fill_value=fill_value))
 
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):
