@@ -429,4 +429,20 @@ def _custom_lin_lowering(ctx, *args, **params):
     raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
 
 
+def _custom_lin_jvp(primals, tangents, **params):
+    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
+def _custom_lin_batching(axis_data, vals, dims, *, num_res, bwd, out_avals, symbolic_zeros):
+    """vmap of a linearized custom_vjp: everything batched at 0, and bwd vmapped."""
+    size = axis_data.size
+    vals = [bu.bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
+    batched_avals = tuple(a.update(shape=(size,) + a.shape) for a in out_avals)
+    outs = custom_lin_p.bind(*vals, num_res=num_res, bwd=_BatchedBwd(bwd, axis_data, None),
+                             out_avals=batched_avals, symbolic_zeros=symbolic_zeros)
+    return outs, [0] * len(outs)
+
+
 lowering_rules[custom_lin_p] = _custom_lin_lowering
+jvp_rules[custom_lin_p] = _custom_lin_jvp
+axis_batching_rules[custom_lin_p] = _custom_lin_batching

@@ -1,0 +1,38 @@
+"""Every primitive has every rule it needs: a registry check over all of them, so a primitive
+cannot land half done."""
+import pytest
+
+import jxkernel  # noqa: F401  (registers the primitives)
+import jxkernel.numpy  # noqa: F401
+import jxkernel.random  # noqa: F401
+from jxkernel.core.primitive import (abstract_eval_rules, all_primitives, batching_rules,
+                                     jvp_rules, lowering_rules, transpose_rules)
+from jxkernel.transforms.batching import axis_batching_rules
+
+# Linear (in at least one operand) primitives need a transpose rule for reverse mode.
+LINEAR = """add sub neg mul div convert_element_type reduce_sum broadcast_in_dim reshape squeeze
+transpose rev concatenate pad slice dynamic_slice dynamic_update_slice gather scatter-add
+scatter select_n cumsum dot_general copy real imag complex conj add_any jit cond scan while
+psum all_gather checkpoint xla_pmap custom_lin""".split()
+
+# Primitives with no array operands never meet a batched value, so need no batching rule.
+NO_OPERANDS = {"iota", "axis_index", "iota_2x32_shape"}
+
+PRIMITIVES = sorted(all_primitives)
+
+
+@pytest.mark.parametrize("name", PRIMITIVES)
+def test_primitive_has_every_rule(name):
+    prim = all_primitives[name]
+    assert prim in abstract_eval_rules, f"{name}: no abstract eval rule"
+    assert prim in lowering_rules, f"{name}: no lowering rule"
+    assert prim in jvp_rules, f"{name}: no jvp rule (non-differentiable ones use defjvp_zero)"
+    if name not in NO_OPERANDS:
+        assert prim in batching_rules or prim in axis_batching_rules, f"{name}: no batching rule"
+    if name in LINEAR:
+        assert prim in transpose_rules, f"{name}: linear but no transpose rule"
+
+
+def test_the_lists_name_real_primitives():
+    assert set(LINEAR) <= set(all_primitives)
+    assert len(PRIMITIVES) > 100
