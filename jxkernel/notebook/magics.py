@@ -442,5 +442,6 @@ class State:
         self.cell_id = getattr(info, "cell_id", None)
 
     def post_run_cell(self, result=None):
+        self.cell_id = None          # a magic run outside a cell must not reuse the last id
         for log in list(self.logs):
             log.refresh()

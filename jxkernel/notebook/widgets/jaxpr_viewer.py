@@ -144,13 +144,17 @@ def jaxpr_html(data: dict, depth: int = 0) -> str:
                 f"{' '.join(_var(n) for n in e['ins'])}{src}</div>")
         kids = "".join(
             f"<details class='jx-sub'{' open' if depth < 1 else ''}><summary>{esc(k['label'])}"
-            f" <span class='jx-count'>({_size(k['jaxpr'])} equations)</span></summary>"
+            f" <span class='jx-count'>({_plural(_size(k['jaxpr']), 'equation')})</span></summary>"
             f"{jaxpr_html(k['jaxpr'], depth + 1)}</details>" for k in e["children"])
         rows.append(line + kids)
     outs = ", ".join(_var(n) for n in data["outvars"])
     comma = "," if len(data["outvars"]) == 1 else ""
     return (f"<div class='jx-jaxpr'>{head}<div class='jx-body'>{''.join(rows)}</div>"
             f"<div class='jx-head'>in ({outs}{comma}) }}</div></div>")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def _size(data) -> int:
