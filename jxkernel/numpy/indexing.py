@@ -771,7 +771,7 @@ def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
         return lax.reshape(out, aval_of(arr).shape)
     shape = aval_of(arr).shape
     axis = canonicalize_axis(axis, len(shape))
-    idx = list(indices_(shape, sparse=True))
+    idx = list(_indices(shape, sparse=True))
     idx[axis] = indices
     return _scatter_update(arr, tuple(idx), values, lax.scatter, mode=mode)
 
@@ -804,7 +804,7 @@ def choose(a, choices, out=None, mode="raise"):
         raise ValueError(f"mode={mode!r} not understood. Must be 'raise', 'wrap', or 'clip'")
     from .manipulation import broadcast_arrays, stack
     a, *choices = broadcast_arrays(a, *choices)
-    return getitem(stack(choices), (a,) + indices_(aval_of(a).shape, sparse=True))
+    return getitem(stack(choices), (a,) + _indices(aval_of(a).shape, sparse=True))
 
 
 # ------------------------------------------------------------------ index arrays
@@ -827,7 +827,7 @@ def ix_(*args):
     return tuple(out)
 
 
-def indices_(dimensions, dtype=None, sparse: bool = False):
+def _indices(dimensions, dtype=None, sparse: bool = False):
     """An array (or open mesh if sparse) of the index along each axis of a grid.
 
     >>> jnp.indices((2, 3))[1]
@@ -847,7 +847,7 @@ def indices_(dimensions, dtype=None, sparse: bool = False):
     return lax.concatenate([lax.expand_dims(o, (0,)) for o in out], 0)
 
 
-indices = indices_
+indices = _indices
 indices.__name__ = "indices"
 
 
