@@ -1,0 +1,18 @@
+"""jxkernel.random: JAX's counter-based PRNG (threefry2x32), bit for bit.
+
+Keys are explicit values: make one from a seed, split it into new keys, and pass a
+key to each sampler. The same key always gives the same numbers, eagerly, under jit
+or vmap, and the same numbers as JAX 0.10.2.
+
+    >>> import jxkernel.random as random
+    >>> key = random.PRNGKey(0)
+    >>> key, subkey = random.split(key)
+    >>> random.normal(subkey, (2,))
+    Array([ 1.0040143, -0.9063372], dtype=float32)
+"""
+from .keys import (KeyArray, PRNGKey, bits, clone, fold_in, key, key_data, key_impl,  # noqa: F401
+                   split, wrap_key_data)
+from .samplers import (bernoulli, categorical, cauchy, choice, exponential, gumbel,  # noqa: F401
+                       laplace, logistic, normal, permutation, rademacher, randint,
+                       truncated_normal, uniform)
+from .prng import threefry2x32_p, threefry_2x32  # noqa: F401

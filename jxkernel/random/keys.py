@@ -1,0 +1,299 @@
+"""PRNG keys as users see them: legacy uint32[2] keys (`PRNGKey`), typed keys (`key`, a
+KeyArray), and the key operations `split`, `fold_in`, `bits`, `key_data`, `wrap_key_data`.
+
+Every public function accepts both kinds and returns the kind it was given, as JAX does.
+
+    >>> k = PRNGKey(0)
+    >>> split(k)
+    Array([[1797259609, 2579123966],
+           [ 928981903, 3453687069]], dtype=uint32)
+"""
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Sequence
+
+import numpy as np
+
+from .. import lax
+from ..core import dtypes
+from ..core.avals import get_aval
+from ..core.trace import Tracer
+from ..tree_util import register_pytree_node
+from . import prng
+
+IMPL_NAME = "threefry2x32"
+KEY_SHAPE = (2,)
+
+
+# ------------------------------------------------------------------ typed keys
+class KeyDType:
+    """The dtype of typed threefry keys, printed `key<fry>` as in JAX."""
+    name = "key<fry>"
+    impl = IMPL_NAME
+
+    def __repr__(self):
+        return self.name
+
+    __str__ = __repr__
+
+    def __eq__(self, other):
+        return isinstance(other, KeyDType) or other == self.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+
+key_dtype_fry = KeyDType()
+
+
+class KeyArray:
+    """An array of typed PRNG keys (dtype `key<fry>`) over uint32 key data of shape
+    `shape + (2,)`. A pytree whose one leaf is the key data, so it passes through jit,
+    vmap and grad like an array of keys (a batch axis must not be the trailing data axis).
+
+    >>> k = key(0)
+    >>> k.shape, k.dtype
+    ((), key<fry>)
+    """
+    __slots__ = ("_base",)
+
+    def __init__(self, base):
+        self._base = base
+
+    shape = property(lambda self: tuple(get_aval(self._base).shape[:-1]))
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: math.prod(self.shape))
+    dtype = property(lambda self: key_dtype_fry)
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d key array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __getitem__(self, idx):
+        idx = idx if isinstance(idx, tuple) else (idx,)
+        if any(i is Ellipsis for i in idx):      # keep the trailing key-data axis whole
+            idx = idx + (slice(None),)
+        import jxkernel.numpy  # noqa: F401  (installs Array indexing)
+        return KeyArray(self._base[idx])
+
+    def __eq__(self, other):
+        if not isinstance(other, KeyArray):
+            return NotImplemented
+        return lax.reduce_and(lax.eq(self._base, other._base), (self.ndim,))
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else lax.bitwise_not(eq)
+
+    __hash__ = None
+
+    def block_until_ready(self):
+        self._base.block_until_ready()
+        return self
+
+    def __repr__(self):
+        if isinstance(self._base, Tracer):
+            return f"KeyArray({self.shape}, dtype={self.dtype}, base={self._base!r})"
+        return f"Array({self.shape}, dtype={self.dtype}) overlaying:\n{np.asarray(self._base)}"
+
+
+register_pytree_node(KeyArray, lambda k: ((k._base,), None), lambda _, c: KeyArray(c[0]))
+
+
+def _check_key_data(data_aval):
+    if not data_aval.shape:
+        raise TypeError(f"JAX encountered invalid PRNG key data: expected key_data.ndim >= 1; "
+                        f"got ndim={len(data_aval.shape)}")
+    if tuple(data_aval.shape[-1:]) != KEY_SHAPE:
+        raise TypeError(f"JAX encountered invalid PRNG key data: expected key_data.shape to end "
+                        f"with {KEY_SHAPE}; got shape={tuple(data_aval.shape)} for "
+                        f"impl={IMPL_NAME}")
+    if data_aval.dtype != np.uint32:
+        raise TypeError(f"JAX encountered invalid PRNG key data: expected key_data.dtype = "
+                        f"uint32; got dtype={data_aval.dtype}")
+
+
+def check_key(name: str, key, allow_batched=False):
+    """(uint32 key data, was it a legacy raw key?) after JAX's checks of a key argument."""
+    if isinstance(key, KeyArray):
+        data, wrapped, shape = key._base, False, key.shape
+    else:
+        if isinstance(key, (list, tuple, str)) or key is None:
+            raise TypeError(f"unexpected PRNG key type {type(key)}")
+        aval = get_aval(key)
+        _check_key_data(aval)
+        data, wrapped, shape = key, True, tuple(aval.shape[:-1])
+    if not allow_batched and shape:
+        raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
+                         f"{shape} != (). Use jax.vmap for batching.")
+    return data, wrapped
+
+
+def _rewrap(wrapped: bool, data):
+    return data if wrapped else KeyArray(data)
+
+
+def _resolve_impl(impl):
+    if impl is None or impl == IMPL_NAME or isinstance(impl, KeyDType):
+        return IMPL_NAME
+    if impl in ("rbg", "unsafe_rbg", "threefry4x32", "philox2x32", "philox4x32"):
+        raise NotImplementedError(f"PRNG implementation {impl!r} is not implemented in "
+                                  f"jxkernel; only 'threefry2x32' (JAX's default) is")
+    raise ValueError(f'unrecognized PRNG implementation "{impl}". Did you mean one of: '
+                     f'"{IMPL_NAME}"?')
+
+
+# ------------------------------------------------------------------ constructors
+def _seed_key(ctor_name: str, seed, impl):
+    _resolve_impl(impl)
+    if isinstance(seed, KeyArray):
+        raise TypeError(f"{ctor_name} accepts a scalar seed, but was given a PRNG key.")
+    shape = () if dtypes.is_python_scalar(seed) else tuple(get_aval(seed).shape)
+    if shape:
+        raise TypeError(f"{ctor_name} accepts a scalar seed, but was given an array of shape "
+                        f"{shape} != (). Use jax.vmap for batching")
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, np.ndarray):
+        # as JAX: a Python int goes through int64 (an error past 64 bits), then takes the
+        # canonical int type, i.e. wraps to 32 bits unless x64 is on
+        seed = np.int64(seed) if isinstance(seed, int) else seed
+        seed = np.asarray(seed).astype(dtypes.canonicalize_dtype(np.asarray(seed).dtype))
+    return prng.threefry_seed(seed)
+
+
+def PRNGKey(seed, *, impl=None):
+    """A legacy PRNG key (uint32[2]) from an integer seed: [seed >> 32, seed & 0xFFFFFFFF].
+
+    >>> PRNGKey(42)
+    Array([ 0, 42], dtype=uint32)
+    """
+    return _seed_key("PRNGKey", seed, impl)
+
+
+def key(seed, *, impl=None, dtype=None):
+    """A typed PRNG key (a scalar KeyArray of dtype key<fry>) from an integer seed.
+
+    >>> key(42)
+    Array((), dtype=key<fry>) overlaying:
+    [ 0 42]
+    """
+    if dtype is not None:
+        if impl is not None:
+            raise ValueError("Cannot specify both `impl` and `dtype` arguments to "
+                             "jax.random.key")
+        impl = dtype
+    return KeyArray(_seed_key("key", seed, impl))
+
+
+def key_data(keys):
+    """The uint32 data underneath keys (legacy keys are returned as they are)."""
+    data, _ = check_key("key_data", keys, allow_batched=True)
+    return data
+
+
+def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
+    """Typed keys over `key_bits_array` (uint32, trailing dimension 2)."""
+    if dtype is not None:
+        if impl is not None:
+            raise ValueError("Cannot specify both `impl` and `dtype` arguments to "
+                             "jax.random.wrap_key_data")
+        impl = dtype
+    _resolve_impl(impl)
+    if isinstance(key_bits_array, KeyArray):
+        raise TypeError("wrap_key_data expects uint32 key data, got a key array")
+    _check_key_data(get_aval(key_bits_array))
+    return KeyArray(key_bits_array)
+
+
+def key_impl(keys) -> str:
+    check_key("key_impl", keys, allow_batched=True)
+    return IMPL_NAME
+
+
+def clone(key):
+    """A copy of `key` for reuse: the identity (JAX's key-reuse checker is not modelled)."""
+    return key
+
+
+# ------------------------------------------------------------------ key operations
+def split(key, num=2):
+    """`num` new keys (or an array of keys of shape `num`) derived from `key`.
+
+    >>> split(PRNGKey(0), 3).shape
+    (3, 2)
+    """
+    data, wrapped = check_key("split", key)
+    shape = tuple(num) if isinstance(num, Sequence) else (num,)
+    return _rewrap(wrapped, prng.threefry_split(data, lax.shapes.canonicalize_shape(shape)))
+
+
+def _fold_in_data(data):
+    if isinstance(data, bool) or isinstance(data, int):
+        if not 0 <= data < 2 ** 32:
+            raise OverflowError(f"Python integer {data} out of bounds for uint32")
+        return np.uint32(data)
+    if isinstance(data, float):
+        return np.asarray(data).astype(np.uint32)
+    return data
+
+
+_fold_in_convert = prng.jit(lambda k, d: prng._fold_in_impl(k, lax.convert_element_type(d, np.uint32)))
+
+
+def fold_in(key, data):
+    """A new key from `key` and a 32-bit integer `data` (e.g. a step or device index).
+
+    >>> fold_in(PRNGKey(0), 1)
+    Array([ 928981903, 3453687069], dtype=uint32)
+    """
+    data_key, wrapped = check_key("fold_in", key)
+    data = _fold_in_data(data)
+    shape = tuple(get_aval(data).shape)
+    if shape:
+        raise TypeError(f"fold_in accepts a scalar, but was given an array of shape {shape} "
+                        f"!= (). Use jax.vmap for batching.")
+    return _rewrap(wrapped, _fold_in_convert(data_key, data))
+
+
+def user_dtype(dtype, default, fun_name=""):
+    """A dtype argument as arrays get it (None: `default`, e.g. float); 64-bit types shrink
+    to 32 bits without x64, as JAX's check_and_canonicalize_user_dtype does."""
+    if dtype is None:
+        dtype = default
+    if dtype in (bool, int, float, complex):
+        return {bool: lambda: dtypes.bool_, int: dtypes.default_int_dtype,
+                float: dtypes.default_float_dtype,
+                complex: dtypes.default_complex_dtype}[dtype]()
+    return dtypes.canonicalize_dtype(np.dtype(dtype))
+
+
+def bits(key, shape=(), dtype=None, *, out_sharding=None):
+    """Uniform random bits as unsigned integers (uint32 by default, uint64 with x64).
+
+    >>> bits(PRNGKey(0), (3,))
+    Array([4070199207, 4202968722, 1427181096], dtype=uint32)
+    """
+    data, _ = check_key("bits", key)
+    dtype = dtypes.default_uint_dtype() if dtype is None else user_dtype(dtype, None)
+    if not dtypes.is_unsigned(dtype):
+        raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
+    shape = lax.shapes.canonicalize_shape(shape)
+    return prng.random_bits(data, dtype.itemsize * 8, shape)
+
+
+def static_shape(name: str, shape):
+    """`shape` as a tuple of ints; a traced size is an error naming the function."""
+    try:
+        return tuple(operator.index(d) for d in (shape if isinstance(shape, Sequence) else
+                                                 (shape,)))
+    except TypeError:
+        raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got "
+                        f"{shape}. The shape argument of jax.random.{name} must be static: if "
+                        f"using `jit`, try marking it with `static_argnums`.") from None

@@ -1,0 +1,246 @@
+"""Threefry-2x32, JAX's default PRNG: the `threefry2x32` and `iota_2x32_shape` primitives
+and, on top of them, key derivation (seed, split, fold_in) and random bits exactly as JAX
+0.10.2 computes them with `jax_threefry_partitionable=True` (its default).
+
+A key is the pair of uint32 words a Threefry hash is keyed with. Every operation is a
+hash of counters: `split(key, n)` hashes the counters 0..n-1, `random_bits(key, shape)`
+hashes the flat index of every element, so results do not depend on jit, vmap or devices.
+
+    >>> random_bits(threefry_seed(np.int32(0)), 32, (3,))
+    Array([1797259609, 2579123966,  928981903], dtype=uint32)
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import lax
+from ..core import dtypes
+from ..core.avals import ShapedArray, get_aval
+from ..core.primitive import Primitive, abstract_eval_rules, batching_rules, lowering_rules
+from ..lax import _batch_util as bu
+from ..lax import _lowering as hl
+from ..lax._ad_util import defjvp_zero
+from ..lax._rules import broadcast_shapes
+from ..transforms.jit import jit
+from ..xla import stablehlo as hlo
+
+u32 = np.dtype(np.uint32)
+UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: u32, 64: np.dtype(np.uint64)}
+
+# ------------------------------------------------------------------ threefry2x32
+# threefry2x32(k1, k2, x1, x2) -> (y1, y2): the Threefry-2x32 block cipher (20 rounds,
+# Salmon et al. 2011, "Parallel random numbers: as easy as 1, 2, 3") keyed by (k1, k2)
+# applied to the counter pairs (x1, x2). Elementwise, with lax's broadcasting of rank-0
+# operands and size-1 dims.
+threefry2x32_p = Primitive("threefry2x32", multiple_results=True)
+
+
+def _threefry2x32_abstract_eval(k1, k2, x1, x2):
+    args = (k1, k2, x1, x2)
+    if any(a.dtype != u32 for a in args):
+        raise TypeError(f"Arguments to threefry2x32 must have uint32 type, got "
+                        f"{', '.join(a.str_short() for a in args)}")
+    aval = ShapedArray(broadcast_shapes("threefry2x32", *(a.shape for a in args)), u32)
+    return [aval, aval]
+
+
+_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+
+
+def _rotate_left(x, d):
+    return lax.bitwise_or(lax.shift_left(x, d), lax.shift_right_logical(x, lax.sub(np.uint32(32), d)))
+
+
+def _round(x, r):
+    x0 = lax.add(x[0], x[1])
+    return [x0, lax.bitwise_xor(x0, _rotate_left(x[1], r))]
+
+
+def threefry2x32_rounds(k1, k2, x1, x2):
+    """The 20 rounds, unrolled, in uint32 lax ops: after every 4 rounds the key schedule
+    ks[i+1], ks[i+2] + i + 1 is injected."""
+    ks = (k1, k2, lax.bitwise_xor(lax.bitwise_xor(k1, k2), np.uint32(0x1BD11BDA)))
+    x = [lax.add(x1, ks[0]), lax.add(x2, ks[1])]
+    for i in range(5):
+        for r in _ROTATIONS[i % 2]:
+            x = _round(x, np.uint32(r))
+        x = [lax.add(x[0], ks[(i + 1) % 3]), lax.add(lax.add(x[1], ks[(i + 2) % 3]), np.uint32(i + 1))]
+    return x
+
+
+def threefry2x32_rolled(k1, k2, x1, x2):
+    """The same rounds as a 5-iteration while loop (4 rounds and an injection each), as JAX
+    lowers it on CPU: the unrolled form takes LLVM ~10x longer to compile there."""
+    shape = broadcast_shapes("threefry2x32", *(get_aval(a).shape for a in (k1, k2, x1, x2)))
+    key_shape = broadcast_shapes("threefry2x32", get_aval(k1).shape, get_aval(k2).shape)
+    full = lambda v, s: v if get_aval(v).shape == s else lax.broadcast_in_dim(
+        v, s, tuple(range(len(s) - len(get_aval(v).shape), len(s))))
+    k1, k2 = full(k1, key_shape), full(k2, key_shape)     # the carry must keep its shapes
+    ks2 = lax.bitwise_xor(lax.bitwise_xor(k1, k2), np.uint32(0x1BD11BDA))
+    x = [full(lax.add(x1, k1), shape), full(lax.add(x2, k2), shape)]
+
+    def body(state):
+        i, x0, x1, ka, kb, kc = state
+        even = lax.eq(lax.rem(i, np.uint32(2)), np.uint32(0))
+        x = [x0, x1]
+        for ra, rb in zip(*_ROTATIONS):
+            x = _round(x, lax.select(even, np.uint32(ra), np.uint32(rb)))
+        i = lax.add(i, np.uint32(1))
+        return i, lax.add(x[0], ka), lax.add(lax.add(x[1], kb), i), kb, kc, ka
+
+    out = lax.while_loop(lambda s: lax.lt(s[0], np.uint32(5)), body,
+                         (np.uint32(0), x[0], x[1], k2, ks2, k1))
+    return [out[1], out[2]]
+
+
+def _threefry2x32_lowering(ctx, k1, k2, x1, x2):
+    # emitted once per module as a private function (as JAX does), then called
+    rounds = threefry2x32_rolled if ctx.platform == "cpu" else threefry2x32_rounds
+    jaxpr = hl._traced(rounds, True, tuple(ctx.avals_in), ())
+    return ctx.call_jaxpr(jaxpr, [k1, k2, x1, x2], "threefry2x32")
+
+
+def _threefry2x32_batching(vals, dims):
+    """Broadcasting: batch dims go first; unbatched arrays get a size-1 leading dim and
+    batched scalars among arrays become (B, 1, ..., 1)."""
+    ranks = [bu.ndim(x) - (d is not bu.not_mapped) for x, d in zip(vals, dims)]
+    rank = max(ranks)
+    moved = []
+    for x, d, r in zip(vals, dims, ranks):
+        if d is bu.not_mapped:
+            x = lax.reshape(x, (1,) + bu.shape(x)) if r else x
+        else:
+            x = bu.moveaxis(x, d, 0)
+            x = lax.reshape(x, bu.shape(x)[:1] + (1,) * rank) if r < rank else x
+        moved.append(x)
+    return threefry2x32_p.bind(*moved), [0, 0]
+
+
+abstract_eval_rules[threefry2x32_p] = _threefry2x32_abstract_eval
+lowering_rules[threefry2x32_p] = _threefry2x32_lowering
+batching_rules[threefry2x32_p] = _threefry2x32_batching
+defjvp_zero(threefry2x32_p)       # integer outputs: keys and bits have no derivative
+
+
+def threefry2x32(k1, k2, x1, x2):
+    """Hash the counter pairs (x1, x2) with key (k1, k2); all uint32, broadcasting."""
+    return threefry2x32_p.bind(k1, k2, x1, x2)
+
+
+# ------------------------------------------------------------------ iota_2x32_shape
+# The flat (row-major) index of every element of `shape` as a 64-bit count split into
+# (high, low) uint32 words: the counters hashed by split and random_bits. Computed in
+# ui64 inside the lowering, so it is right past 2**32 elements whatever the x64 mode.
+iota_2x32_shape_p = Primitive("iota_2x32_shape", multiple_results=True)
+
+
+def _iota_2x32_shape_abstract_eval(*, shape):
+    return [ShapedArray(shape, u32)] * 2
+
+
+def _iota_2x32_shape_lowering(ctx, *, shape):
+    t64 = hlo.tensor_type(shape, np.uint64)
+    strides = [math.prod(shape[i + 1:]) for i in range(len(shape))]
+    count = None
+    for dim, stride in enumerate(strides):
+        term = ctx.op1("stablehlo.iota", [], {"iota_dimension": hlo.i64_attr(dim)}, result_type=t64)
+        if stride != 1:
+            term = ctx.op1("stablehlo.multiply", [term, hl.splat(ctx, stride, np.uint64, shape)],
+                           result_type=t64)
+        count = term if count is None else ctx.op1("stablehlo.add", [count, term], result_type=t64)
+    high = ctx.op1("stablehlo.shift_right_logical", [count, hl.splat(ctx, 32, np.uint64, shape)],
+                   result_type=t64)
+    return [ctx.op1("stablehlo.convert", [high]), ctx.op1("stablehlo.convert", [count])]
+
+
+abstract_eval_rules[iota_2x32_shape_p] = _iota_2x32_shape_abstract_eval
+defjvp_zero(iota_2x32_shape_p)
+lowering_rules[iota_2x32_shape_p] = _iota_2x32_shape_lowering
+
+
+def iota_2x32_shape(shape):
+    """(high, low) words of `arange(prod(shape)).reshape(shape)` as uint64."""
+    if not shape:
+        zero = np.zeros((), u32)
+        return zero, zero
+    return iota_2x32_shape_p.bind(shape=tuple(shape))
+
+
+# ------------------------------------------------------------------ key derivation
+def _seed_impl(seed):
+    """The key [high 32 bits, low 32 bits] of an integer seed (narrower seeds: [0, seed])."""
+    if get_aval(seed).shape:
+        raise TypeError(f"PRNG key seed must be a scalar; got {seed!r}.")
+    dtype = get_aval(seed).dtype
+    if not dtypes.is_int(dtype):
+        raise TypeError(f"PRNG key seed must be an integer; got {seed!r}")
+    # XLA converts between integer types modulo 2**32 (sign-extending signed ones), which is
+    # JAX's `seed & 0xFFFFFFFF`; a shift by >= the bit width gives 0 for narrow seeds
+    low = lax.convert_element_type(seed, u32)
+    high = lax.convert_element_type(lax.shift_right_logical(seed, dtype.type(32)), u32) \
+        if dtype.itemsize == 8 else np.zeros((), u32)
+    return lax.concatenate([lax.reshape(high, (1,)), lax.reshape(low, (1,))], 0)
+
+
+threefry_seed = jit(_seed_impl, inline=True)
+
+
+def _threefry_2x32(key, counts):
+    """Hash uint32 `counts` with `key`: the flat counts, zero-padded to even length, are
+    hashed as the pairs (first half, second half); the outputs keep that layout."""
+    flat = lax.reshape(counts, (math.prod(counts.shape),))
+    n = flat.shape[0]
+    if n % 2:
+        flat = lax.concatenate([flat, np.zeros((1,), u32)], 0)
+    half = flat.shape[0] // 2
+    x1, x2 = lax.slice(flat, (0,), (half,)), lax.slice(flat, (half,), (2 * half,))
+    k1, k2 = _unpack(key)
+    y1, y2 = threefry2x32(k1, k2, x1, x2)
+    out = lax.concatenate([y1, y2], 0)
+    return lax.reshape(lax.slice(out, (0,), (n,)) if n % 2 else out, counts.shape)
+
+
+def _unpack(key):
+    return (lax.reshape(lax.slice(key, (0,), (1,)), ()),
+            lax.reshape(lax.slice(key, (1,), (2,)), ()))
+
+
+def _split_impl(key, shape):
+    k1, k2 = _unpack(key)
+    hi, lo = iota_2x32_shape(shape)
+    b1, b2 = threefry2x32(k1, k2, hi, lo)
+    shape = tuple(shape) + (1,)
+    return lax.concatenate([lax.reshape(b1, shape), lax.reshape(b2, shape)], len(shape) - 1)
+
+
+def _fold_in_impl(key, data):
+    return _threefry_2x32(key, _seed_impl(data))
+
+
+def _random_bits_impl(key, bit_width, shape):
+    if all(isinstance(d, int) for d in shape) and math.prod(shape) > 2 ** 64:
+        raise NotImplementedError("random bits array of size exceeding 2 ** 64")
+    k1, k2 = _unpack(key)
+    hi, lo = iota_2x32_shape(shape)
+    b1, b2 = threefry2x32(k1, k2, hi, lo)
+    dtype = UINT_DTYPES[bit_width]
+    if bit_width == 64:
+        high = lax.convert_element_type(b1, dtype)
+        return lax.bitwise_or(lax.shift_left(high, np.uint64(32)), lax.convert_element_type(b2, dtype))
+    bits = lax.bitwise_xor(b1, b2)
+    return bits if bit_width == 32 else lax.convert_element_type(bits, dtype)
+
+
+threefry_2x32 = jit(_threefry_2x32, inline=True)
+threefry_split = jit(_split_impl, static_argnums=1)
+threefry_fold_in = jit(_fold_in_impl)
+_random_bits_jit = jit(_random_bits_impl, static_argnums=(1, 2), inline=True)
+
+
+def random_bits(key, bit_width: int, shape):
+    """`bit_width` (8, 16, 32 or 64) random bits for every element of `shape`."""
+    if bit_width not in (8, 16, 32, 64):
+        raise TypeError("requires 8-, 16-, 32- or 64-bit field width.")
+    return _random_bits_jit(key, bit_width, tuple(shape))

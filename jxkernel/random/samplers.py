@@ -1,0 +1,618 @@
+"""Samplers over random bits, each JAX 0.10.2's algorithm op for op, so that the same key
+gives the same numbers bit for bit: a float in [1, 2) is made from random mantissa bits
+and shifted to [0, 1) (`uniform`), then transformed (inverse CDFs, Gumbel tricks, sorts).
+
+Each public function checks its arguments eagerly (shapes and dtypes must be static) and
+calls a jitted implementation, as JAX does, so eager calls compile once per signature.
+
+    >>> uniform(PRNGKey(0), (3,))
+    Array([0.947667  , 0.9785799 , 0.33229148], dtype=float32)
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import lax
+from ..core import dtypes
+from ..core.avals import get_aval
+from ..lax._ad_util import stop_gradient
+from ..transforms.jit import jit
+from . import prng
+from .keys import check_key, split, static_shape, user_dtype
+
+UINT_DTYPES = prng.UINT_DTYPES
+
+
+# ------------------------------------------------------------------ helpers
+def _shape(x) -> tuple:
+    return () if dtypes.is_python_scalar(x) else tuple(get_aval(x).shape)
+
+
+def _dtype(x) -> np.dtype:
+    return dtypes.dtype(x)
+
+
+def _check_shape(name, shape, *param_shapes):
+    if param_shapes:
+        full = np.broadcast_shapes(shape, *param_shapes)
+        if full != tuple(shape):
+            raise ValueError(f"{name} parameter shapes must be broadcast-compatible with shape "
+                             f"argument, and the result of broadcasting the shapes must equal "
+                             f"the shape argument, but got result {full} for shape argument "
+                             f"{shape}.")
+
+
+def _check_float(name, dtype, kind="float"):
+    if not dtypes.is_float(dtype):
+        raise ValueError(f"dtype argument to `{name}` must be a {kind} dtype, got {dtype}")
+
+
+def _no_sharding(out_sharding):
+    if out_sharding is not None:
+        raise NotImplementedError("out_sharding is not supported by jxkernel.random")
+
+
+def _bcast(x, shape):
+    """`x` broadcast NumPy-style (leading dims added, size-1 dims stretched) to `shape`."""
+    xs = _shape(x)
+    if xs == tuple(shape):
+        return x
+    return lax.broadcast_in_dim(x, tuple(shape), tuple(range(len(shape) - len(xs), len(shape))))
+
+
+def _binop(op, x, y):
+    """A binary lax op with NumPy broadcasting, as jnp's operators apply them."""
+    shape = np.broadcast_shapes(_shape(x), _shape(y))
+    return op(_bcast(x, shape), _bcast(y, shape))
+
+
+def _c(value, dtype):
+    return np.array(value, dtype)
+
+
+def _split2(key):
+    keys = prng._split_impl(key, (2,))
+    return lax.index_in_dim(keys, 0, keepdims=False), lax.index_in_dim(keys, 1, keepdims=False)
+
+
+# ------------------------------------------------------------------ uniform, normal
+def _uniform_impl(key, minval, maxval, shape, dtype):
+    """Random mantissa bits under the exponent of 1.0 give a float in [1, 2); minus 1, scaled
+    to [minval, maxval) and clamped below (rounding could give minval - ulp)."""
+    _check_shape("uniform", shape)
+    minval = lax.broadcast_to_rank(lax.convert_element_type(minval, dtype), len(shape))
+    maxval = lax.broadcast_to_rank(lax.convert_element_type(maxval, dtype), len(shape))
+    finfo = dtypes.finfo(dtype)
+    nbits, nmant = finfo.bits, finfo.nmant
+    rng_bits = 8 if nmant < 8 else nbits       # bfloat16: 8 random bits for 7 mantissa bits
+    uint = UINT_DTYPES[nbits]
+    bits = prng._random_bits_impl(key, rng_bits, shape)
+    if rng_bits != nbits:
+        bits = lax.convert_element_type(bits, uint)
+    float_bits = lax.shift_right_logical(bits, _c(rng_bits - nmant, uint))
+    float_bits = lax.bitwise_or(float_bits, np.array(1.0, dtype).view(uint))
+    floats = lax.sub(lax.bitcast_convert_type(float_bits, dtype), _c(1.0, dtype))
+    scaled = lax.add(lax.mul(floats, lax.sub(maxval, minval)), minval)
+    return lax.max(minval, lax.reshape(scaled, shape))
+
+
+_uniform = jit(_uniform_impl, static_argnums=(3, 4))
+
+
+def uniform(key, shape=(), dtype=None, minval=0., maxval=1., *, out_sharding=None):
+    """Uniform floats in [minval, maxval).
+
+    >>> uniform(PRNGKey(0), (2,), minval=-1.0, maxval=1.0)
+    Array([0.8953339, 0.9571598], dtype=float32)
+    """
+    data, _ = check_key("uniform", key)
+    _no_sharding(out_sharding)
+    dtype = user_dtype(dtype, float)
+    shape = static_shape("uniform", shape)
+    _check_float("uniform", dtype)
+    return _uniform(data, minval, maxval, shape, dtype)
+
+
+def _normal_real(key, shape, dtype):
+    # inverse CDF: sqrt(2) * erfinv(u) for u uniform in (-1, 1)
+    lo = np.nextafter(np.array(-1., dtype), np.array(0., dtype), dtype=dtype)
+    u = _uniform_impl(key, lo, np.array(1., dtype), shape, dtype)
+    return lax.mul(_c(np.sqrt(2), dtype), lax.erf_inv(u))
+
+
+def _normal_impl(key, shape, dtype):
+    _check_shape("normal", shape)
+    if dtypes.is_complex(dtype):
+        key_re, key_im = _split2(key)
+        real = np.array(0, dtype).real.dtype
+        re = lax.convert_element_type(_normal_real(key_re, shape, real), dtype)
+        im = lax.convert_element_type(_normal_real(key_im, shape, real), dtype)
+        return lax.div(lax.add(re, lax.mul(_c(1j, dtype), im)), _c(np.sqrt(2), dtype))
+    return _normal_real(key, shape, dtype)
+
+
+_normal = jit(_normal_impl, static_argnums=(1, 2))
+
+
+def normal(key, shape=(), dtype=None, *, out_sharding=None):
+    """Standard normal floats (complex dtypes: real and imaginary parts of variance 1/2).
+
+    >>> normal(PRNGKey(0), (2,))
+    Array([1.6226422 , 2.0252647 ], dtype=float32)
+    """
+    data, _ = check_key("normal", key)
+    _no_sharding(out_sharding)
+    shape = static_shape("normal", shape)
+    dtype = user_dtype(dtype, float)
+    if not dtypes.is_inexact(dtype):
+        raise ValueError(f"dtype argument to `normal` must be a float or complex dtype, "
+                         f"got {dtype}")
+    return _normal(data, shape, dtype)
+
+
+def _truncated_normal_impl(key, lower, upper, shape, dtype):
+    if shape is None:
+        shape = np.broadcast_shapes(_shape(lower), _shape(upper))
+    else:
+        _check_shape("truncated_normal", shape, _shape(lower), _shape(upper))
+    sqrt2 = _c(np.sqrt(2), dtype)
+    lower = lax.convert_element_type(lower, dtype)
+    upper = lax.convert_element_type(upper, dtype)
+    a = lax.erf(lax.div(lower, sqrt2))
+    b = lax.erf(lax.div(upper, sqrt2))
+    u = _uniform_impl(key, a, b, shape, dtype)
+    out = lax.mul(sqrt2, lax.erf_inv(u))
+    # clamp into the open interval (lower, upper): rounding may land on a bound
+    lo = lax.nextafter(stop_gradient(lower), _c(np.inf, dtype))
+    hi = lax.nextafter(stop_gradient(upper), _c(-np.inf, dtype))
+    return _binop(lax.min, hi, _binop(lax.max, lo, out))
+
+
+_truncated_normal = jit(_truncated_normal_impl, static_argnums=(3, 4))
+
+
+def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=None):
+    """Standard normal floats truncated to (lower, upper).
+
+    >>> truncated_normal(PRNGKey(0), -1.0, 1.0, (2,))
+    Array([0.82283384, 0.9001534 ], dtype=float32)
+    """
+    if shape is not None:
+        shape = static_shape("truncated_normal", shape)
+    data, _ = check_key("truncated_normal", key)
+    _no_sharding(out_sharding)
+    dtype = user_dtype(dtype, float)
+    _check_float("truncated_normal", dtype)
+    return _truncated_normal(data, lower, upper, shape, dtype)
+
+
+# ------------------------------------------------------------------ integers
+def _convert_and_clip_integer(val, dtype):
+    """`val` in integer `dtype`, clipped into its range instead of wrapping."""
+    vdt = _dtype(val)
+    lo = _c(max(dtypes.iinfo(dtype).min, dtypes.iinfo(vdt).min), vdt)
+    hi = _c(min(dtypes.iinfo(dtype).max, dtypes.iinfo(vdt).max), vdt)
+    return lax.convert_element_type(lax.min(hi, lax.max(lo, val)), dtype)
+
+
+def _randint_impl(key, minval, maxval, shape, dtype):
+    """Two words of random bits per value, reduced modulo the span (biased unless the span is
+    a power of 2, as in JAX): (hi mod span) * (2**nbits mod span) + lo mod span."""
+    _check_shape("randint", shape, _shape(minval), _shape(maxval))
+    minval, maxval = (lax.convert_element_type(v, dtypes.default_int_dtype())
+                      if not dtypes.is_int(_dtype(v)) else v for v in (minval, maxval))
+    top = _convert_and_clip_integer(_c(dtypes.iinfo(dtype).max, dtype), _dtype(maxval))
+    maxval_out_of_range = lax.gt(maxval, top)     # e.g. randint(k, s, 0, 256, uint8)
+    minval = lax.broadcast_to_rank(_convert_and_clip_integer(minval, dtype), len(shape))
+    maxval = lax.broadcast_to_rank(_convert_and_clip_integer(maxval, dtype), len(shape))
+    nbits = dtypes.iinfo(dtype).bits
+    k1, k2 = _split2(key)
+    higher_bits = prng._random_bits_impl(k1, nbits, shape)
+    lower_bits = prng._random_bits_impl(k2, nbits, shape)
+    unsigned = UINT_DTYPES[nbits]
+    span = lax.convert_element_type(_binop(lax.sub, maxval, minval), unsigned)
+    one = _c(1, unsigned)
+    span = lax.select(_binop(lax.le, maxval, minval), _bcast(one, _shape(span)), span)
+    wider = _binop(lax.bitwise_and, maxval_out_of_range, _binop(lax.gt, maxval, minval))
+    span = lax.select(_bcast(wider, _shape(span)), lax.add(span, one), span)
+    multiplier = lax.rem(_c(2 ** (nbits // 2), unsigned), span)
+    multiplier = lax.rem(lax.mul(multiplier, multiplier), span)
+    offset = lax.add(lax.mul(lax.rem(higher_bits, span), multiplier), lax.rem(lower_bits, span))
+    offset = lax.rem(offset, span)
+    return _binop(lax.add, minval, lax.convert_element_type(offset, dtype))
+
+
+_randint = jit(_randint_impl, static_argnums=(3, 4))
+
+
+def _as_int32_clipped(v, lo, hi):
+    return lax.clamp(_c(lo, np.int32), lax.convert_element_type(v, np.int32), _c(hi, np.int32))
+
+
+def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
+    """Uniform integers in [minval, maxval).
+
+    >>> randint(PRNGKey(0), (4,), 0, 10)
+    Array([8, 6, 2, 1], dtype=int32)
+    """
+    data, _ = check_key("randint", key)
+    _no_sharding(out_sharding)
+    dtype = user_dtype(dtype, int)
+    shape = static_shape("randint", shape)
+    if not dtypes.is_int(dtype):
+        raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
+    info = dtypes.iinfo(dtype)
+    sampling = dtype
+    if info.bits < 32:      # sample in 32 bits for less bias, as JAX does
+        sampling = np.dtype(np.int32)
+        minval = _as_int32_clipped(minval, int(info.min), int(info.max))
+        maxval = _as_int32_clipped(maxval, int(info.min), int(info.max) + 1)
+    out = _randint(data, minval, maxval, shape, sampling)
+    return out if sampling == dtype else lax.convert_element_type(out, dtype)
+
+
+# ------------------------------------------------------------------ bernoulli, rademacher
+def _bernoulli_impl(key, p, shape, mode):
+    if shape is None:
+        shape = _shape(p)
+    else:
+        _check_shape("bernoulli", shape, _shape(p))
+    dtype = _dtype(p)
+    if mode == "high":
+        u = _uniform_impl(key, 0., 1., (2, *shape), dtype)
+        u1, u2 = (lax.index_in_dim(u, i, keepdims=False) for i in (0, 1))
+        u2 = lax.mul(u2, _c(2.0 ** -dtypes.finfo(dtype).nmant, dtype))
+        return _binop(lax.lt, u2, _binop(lax.sub, p, u1))
+    return _binop(lax.lt, _uniform_impl(key, 0., 1., shape, dtype), p)
+
+
+_bernoulli = jit(_bernoulli_impl, static_argnums=(2, 3))
+
+
+def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
+    """Booleans that are True with probability p.
+
+    >>> bernoulli(PRNGKey(0), 0.5, (4,))
+    Array([False, False,  True,  True], dtype=bool)
+    """
+    if shape is not None:
+        shape = static_shape("bernoulli", shape)
+    if mode not in ("high", "low"):
+        raise ValueError(f"got {mode=}, expected 'high' or 'low'")
+    data, _ = check_key("bernoulli", key)
+    _no_sharding(out_sharding)
+    dtype = _dtype(p)
+    if not dtypes.is_float(dtype):
+        raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype}.")
+    return _bernoulli(data, lax.convert_element_type(p, dtype), shape, mode)
+
+
+def _rademacher_impl(key, shape, dtype):
+    b = lax.convert_element_type(_bernoulli_impl(key, _c(0.5, dtypes.default_float_dtype()),
+                                                 shape, "low"), dtype)
+    return lax.sub(lax.mul(_c(2, dtype), b), _c(1, dtype))
+
+
+_rademacher = jit(_rademacher_impl, static_argnums=(1, 2))
+
+
+def rademacher(key, shape=(), dtype=None, *, out_sharding=None):
+    """-1 or +1 with equal probability (integers by default).
+
+    >>> rademacher(PRNGKey(0), (4,))
+    Array([-1, -1,  1,  1], dtype=int32)
+    """
+    data, _ = check_key("rademacher", key)
+    _no_sharding(out_sharding)
+    dtype = user_dtype(dtype, int)
+    return _rademacher(data, static_shape("rademacher", shape), dtype)
+
+
+# ------------------------------------------------------------------ inverse-CDF samplers
+def _float_sampler(name, transform):
+    """A public sampler `name(key, shape=(), dtype=None)` computing `transform(key, shape,
+    dtype)` under jit."""
+    impl = jit(transform, static_argnums=(1, 2))
+
+    def sampler(key, shape=(), dtype=None, *, out_sharding=None):
+        data, _ = check_key(name, key)
+        _no_sharding(out_sharding)
+        dtype = user_dtype(dtype, float)
+        _check_float(name, dtype)
+        return impl(data, static_shape(name, shape), dtype)
+    sampler.__name__ = sampler.__qualname__ = name
+    return sampler
+
+
+def _exponential(key, shape, dtype):
+    u = _uniform_impl(key, 0., 1., shape, dtype)
+    return lax.neg(lax.log1p(lax.neg(u)))         # -log(1 - u): log of (0, 1]
+
+
+def _laplace(key, shape, dtype):
+    u = _uniform_impl(key, -1. + dtypes.finfo(dtype).epsneg, 1., shape, dtype)
+    return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
+
+
+def _logistic(key, shape, dtype):
+    x = _uniform_impl(key, dtypes.finfo(dtype).tiny, 1., shape, dtype)
+    return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
+
+
+def _cauchy(key, shape, dtype):
+    u = _uniform_impl(key, dtypes.finfo(dtype).eps, 1., shape, dtype)
+    return lax.tan(lax.mul(_c(np.pi, dtype), lax.sub(u, _c(0.5, dtype))))
+
+
+exponential = _float_sampler("exponential", _exponential)
+exponential.__doc__ = """Exponential floats of rate 1: -log(1 - u).
+
+    >>> exponential(PRNGKey(0), (2,))
+    Array([2.9453745, 3.8456383], dtype=float32)
+    """
+laplace = _float_sampler("laplace", _laplace)
+laplace.__doc__ = """Laplace floats, density exp(-|x|) / 2."""
+logistic = _float_sampler("logistic", _logistic)
+logistic.__doc__ = """Logistic floats: log(u) - log(1 - u)."""
+cauchy = _float_sampler("cauchy", _cauchy)
+cauchy.__doc__ = """Cauchy floats: tan(pi * (u - 1/2))."""
+
+
+# ------------------------------------------------------------------ gumbel, categorical
+def _safe_int_to_float(hi, lo):
+    """uint32 words (hi, lo) of a 64-bit fixed-point fraction in (0, 1) as a float32 that
+    keeps all its leading significant bits (JAX's "highest" gumbel mode)."""
+    finfo = dtypes.finfo(np.float32)
+    hiclz, loclz = lax.clz(hi), lax.clz(lo)
+    u = lambda v: _c(v, np.uint32)
+    hi_all_zero = lax.eq(hiclz, u(32))
+    mantissa = lax.bitwise_or(
+        lax.shift_left(hi, hiclz),
+        lax.select(hi_all_zero, lax.shift_left(lo, loclz),
+                   lax.shift_right_logical(lo, lax.sub(u(finfo.bits), hiclz))))
+    mantissa = lax.shift_right_logical(mantissa, u(finfo.bits - finfo.nmant - 1))
+    mantissa = lax.bitwise_and(mantissa, u((1 << finfo.nmant) - 1))
+    leading = lax.select(hi_all_zero, lax.add(u(32), loclz), hiclz)
+    exp = lax.shift_left(lax.sub(u(-finfo.minexp), leading), u(finfo.nmant))
+    exp = lax.bitwise_and(exp, u((1 << (finfo.bits - 2)) - (1 << (finfo.nmant - 1))))
+    return lax.bitcast_convert_type(lax.bitwise_or(exp, mantissa), np.float32)
+
+
+def _gumbel_impl(key, shape, dtype, mode):
+    """-log(-log(u)); "high" mode adds low-order bits to u below 1/2, "highest" (float32)
+    builds u from 64 bits and takes log1p where that is more accurate."""
+    _check_shape("gumbel", shape)
+    info = dtypes.finfo(dtype)
+    if dtype == np.float32 and mode == "highest":
+        bits = prng._random_bits_impl(key, 32, (2,) + shape)
+        b0, b1 = (lax.index_in_dim(bits, i, keepdims=False) for i in (0, 1))
+        n0, n1 = lax.bitwise_not(b0), lax.bitwise_not(b1)
+        # 1 - bits in 64-bit fixed point: ~bits + 1, the carry going into the high word
+        carry = lax.convert_element_type(lax.eq(n1, _c(0xFFFFFFFF, np.uint32)), np.uint32)
+        n0, n1 = lax.add(n0, carry), lax.add(n1, _c(1, np.uint32))
+        flip = lax.lt(b0, _c(1 << 31, np.uint32))
+        x = _safe_int_to_float(lax.select(flip, b0, n0), lax.select(flip, b1, n1))
+        return lax.select(flip, lax.neg(lax.log(lax.neg(lax.log1p(lax.neg(x))))),
+                          lax.neg(lax.log(lax.neg(lax.log(x)))))
+    if mode in ("high", "highest"):
+        u = _uniform_impl(key, 0., 1., (2,) + shape, dtype)
+        high, low = (lax.index_in_dim(u, i, keepdims=False) for i in (0, 1))
+        x = lax.select(lax.ge(high, _c(0.5, dtype)), high,
+                       lax.add(lax.add(high, lax.mul(_c(2.0 ** -info.nmant, dtype), low)),
+                               _c(info.tiny, dtype)))
+        return lax.neg(lax.log(lax.neg(lax.log1p(lax.neg(x)))))
+    u = _uniform_impl(key, info.tiny, 1., shape, dtype)
+    return lax.neg(lax.log(lax.neg(lax.log(u))))
+
+
+_gumbel = jit(_gumbel_impl, static_argnums=(1, 2, 3))
+
+
+def _gumbel_mode(mode):
+    mode = "low" if mode is None else mode
+    if mode not in ("highest", "high", "low"):
+        raise ValueError(f"Must provide valid mode for gumbel got: {mode}")
+    return mode
+
+
+def gumbel(key, shape=(), dtype=None, mode=None, *, out_sharding=None):
+    """Standard Gumbel floats: -log(-log(u)).
+
+    >>> gumbel(PRNGKey(0), (2,))
+    Array([2.9283442, 3.8293045], dtype=float32)
+    """
+    data, _ = check_key("gumbel", key)
+    _no_sharding(out_sharding)
+    dtype = user_dtype(dtype, float)
+    _check_float("gumbel", dtype)
+    return _gumbel(data, static_shape("gumbel", shape), dtype, _gumbel_mode(mode))
+
+
+def _categorical_impl(key, logits, shape, batch_shape, axis, replace, mode):
+    prefix = shape[:len(shape) - len(batch_shape)]
+    ndim = len(_shape(logits))
+    dtype = _dtype(logits)
+    if replace:     # Gumbel-max: argmax of logits + Gumbel noise, one draw per output
+        axis = axis - ndim if axis >= 0 else axis
+        logits_shape = list(shape[len(shape) - len(batch_shape):])
+        logits_shape.insert(axis % ndim, _shape(logits)[axis])
+        noise = _gumbel_impl(key, (*prefix, *logits_shape), dtype, mode)
+        logits = lax.expand_dims(logits, tuple(range(len(prefix))))
+        return lax.argmax(_binop(lax.add, noise, logits), axis % len(_shape(noise)),
+                          dtypes.default_int_dtype())
+    # Gumbel top-k: the k largest perturbed logits are k draws without replacement
+    logits = lax.add(logits, _gumbel_impl(key, _shape(logits), dtype, mode))
+    k = math.prod(prefix)
+    if k > _shape(logits)[axis]:
+        raise ValueError(f"Number of samples without replacement ({k}) cannot exceed number "
+                         f"of categories ({_shape(logits)[axis]}).")
+    axis = axis % ndim
+    perm = tuple(i for i in range(ndim) if i != axis) + (axis,)
+    _, indices = lax.top_k(lax.transpose(logits, perm), k)
+    nd = len(_shape(indices))
+    return lax.reshape(indices, shape, (nd - 1, *range(nd - 1)))
+
+
+_categorical = jit(_categorical_impl, static_argnums=(2, 3, 4, 5, 6))
+
+
+def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None, *,
+                out_sharding=None):
+    """Indices drawn from the categorical distributions softmax(logits) along `axis`.
+
+    >>> categorical(PRNGKey(0), np.log(np.array([0.1, 0.2, 0.7], np.float32)), shape=(5,))
+    Array([2, 2, 2, 1, 0], dtype=int32)
+    """
+    data, _ = check_key("categorical", key)
+    _no_sharding(out_sharding)
+    logits_shape = _shape(logits)
+    batch_shape = tuple(np.delete(logits_shape, axis))
+    if shape is None:
+        shape = batch_shape
+    else:
+        shape = static_shape("categorical", shape)
+        _check_shape("categorical", shape, batch_shape)
+    if not dtypes.is_float(_dtype(logits)):
+        logits = lax.convert_element_type(logits, dtypes.to_inexact_dtype(_dtype(logits)))
+    return _categorical(data, logits, shape, batch_shape, axis, replace, _gumbel_mode(mode))
+
+
+# ------------------------------------------------------------------ permutation, choice
+def _take(x, indices, axis):
+    """jnp.take(x, indices, axis) for in-bounds indices: a gather of whole slices."""
+    xs, ishape = _shape(x), _shape(indices)
+    offset_dims = tuple(range(axis)) + tuple(range(axis + len(ishape), len(xs) + len(ishape) - 1))
+    dn = lax.GatherDimensionNumbers(offset_dims=offset_dims, collapsed_slice_dims=(axis,),
+                                    start_index_map=(axis,))
+    slice_sizes = xs[:axis] + (1,) + xs[axis + 1:]
+    return lax.gather(x, lax.expand_dims(indices, (len(ishape),)), dn, slice_sizes,
+                      mode="promise_in_bounds")
+
+
+def _shuffle_impl(key, x, axis):
+    """Sort by random 32-bit keys, repeated until collisions are unlikely (3 log n / log
+    2**32 rounds), as in XLA's/JAX's shuffle."""
+    size = math.prod(_shape(x))
+    rounds = int(np.ceil(3 * np.log(max(1, size)) / np.log(np.iinfo(np.uint32).max)))
+    for _ in range(rounds):
+        key, subkey = _split2(key)
+        sort_keys = prng._random_bits_impl(subkey, 32, _shape(x))
+        _, x = lax.sort_key_val(sort_keys, x, axis)
+    return x
+
+
+_shuffle = jit(_shuffle_impl, static_argnums=(2,))
+
+
+def _permutation_impl(key, x, axis, independent):
+    if independent or len(_shape(x)) == 1:
+        return _shuffle_impl(key, x, axis)
+    ind = _shuffle_impl(key, lax.iota(dtypes.default_int_dtype(), _shape(x)[axis]), 0)
+    return _take(x, ind, axis)
+
+
+_permutation = jit(_permutation_impl, static_argnums=(2, 3))
+
+
+def permutation(key, x, axis=0, independent=False, *, out_sharding=None):
+    """A random permutation of `arange(x)` (an int) or of `x` along `axis`.
+
+    >>> permutation(PRNGKey(0), 5)
+    Array([2, 3, 4, 0, 1], dtype=int32)
+    """
+    data, _ = check_key("permutation", key)
+    _no_sharding(out_sharding)
+    shape = _shape(x)
+    axis = lax.shapes.canonicalize_axis(axis, len(shape) or 1)
+    if not shape:
+        if not dtypes.is_int(_dtype(x)):
+            raise TypeError("x must be an integer or at least 1-dimensional")
+        n = _concrete_int(x, "argument x of jax.random.permutation()")
+        return _shuffle(data, lax.iota(dtypes.default_int_dtype(), n), axis)
+    return _permutation(data, x, axis, bool(independent))
+
+
+def _concrete_int(x, what):
+    try:
+        return int(x)
+    except Exception as e:
+        raise TypeError(f"{what} must be a concrete integer (not traced): {e}") from None
+
+
+def _choice_impl(key, arr, p, n_inputs, shape, replace, axis, mode, scalar_a):
+    n_draws = math.prod(shape)
+    if p is None:
+        if replace:
+            ind = _randint_impl(key, _c(0, dtypes.default_int_dtype()),
+                                _c(n_inputs, dtypes.default_int_dtype()), shape,
+                                dtypes.default_int_dtype())
+            result = ind if scalar_a else _take(arr, ind, axis)
+        else:
+            x = lax.iota(dtypes.default_int_dtype(), n_inputs) if scalar_a else arr
+            perm = _shuffle_impl(key, x, axis) if len(_shape(x)) == 1 else \
+                _permutation_impl(key, x, axis, False)
+            result = lax.slice_in_dim(perm, 0, n_draws, axis=axis)
+    else:
+        int_dtype = dtypes.default_int_dtype()
+        if replace:
+            p_cuml = lax.cumsum(p, 0)
+            total = lax.index_in_dim(p_cuml, n_inputs - 1, keepdims=False)
+            u = _uniform_impl(key, 0., 1., shape, _dtype(p))
+            r = lax.mul(total, lax.sub(_c(1, _dtype(p)), u))
+            # searchsorted(p_cuml, r, side='left') = how many of p_cuml are < r
+            below = lax.lt(_bcast(p_cuml, shape + (n_inputs,)), lax.expand_dims(r, (len(shape),)))
+            ind = lax.reduce_sum(lax.convert_element_type(below, int_dtype), (len(shape),))
+        else:
+            g = lax.add(_gumbel_impl(key, (n_inputs,), _dtype(p), mode), lax.log(p))
+            ind = lax.convert_element_type(lax.top_k(g, n_draws)[1], int_dtype)
+        result = ind if scalar_a else _take(arr, ind, axis)
+    arr_shape = _shape(arr)
+    return lax.reshape(result, tuple(shape) if scalar_a else
+                       arr_shape[:axis] + tuple(shape) + arr_shape[axis + 1:])
+
+
+_choice = jit(_choice_impl, static_argnums=(3, 4, 5, 6, 7, 8))
+
+
+def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
+    """Draws from `a` (an array, or `arange(a)` for an int), with or without replacement,
+    uniformly or with probabilities `p`.
+
+    >>> choice(PRNGKey(0), 5, (3,), replace=False)
+    Array([2, 3, 4], dtype=int32)
+    """
+    data, _ = check_key("choice", key)
+    if not isinstance(shape, (tuple, list)):
+        raise TypeError(f"shape argument of jax.random.choice must be a sequence, got {shape}")
+    shape = static_shape("choice", shape)
+    a_shape = _shape(a)
+    scalar_a = not a_shape
+    if scalar_a:
+        n_inputs = _concrete_int(a, "The error occurred in jax.random.choice(): `a`")
+    else:
+        axis = lax.shapes.canonicalize_axis(axis, len(a_shape))
+        n_inputs = a_shape[axis]
+    n_draws = math.prod(shape)
+    if n_draws == 0:
+        return lax.broadcast_in_dim(_c(0, _dtype(a)), shape, ())
+    if n_inputs <= 0:
+        raise ValueError("a must be greater than 0 unless no samples are taken")
+    if not replace and n_draws > n_inputs:
+        raise ValueError(f"Cannot take a larger sample (size {n_draws}) than population "
+                         f"(size {n_inputs}) when 'replace=False'")
+    if p is not None:
+        if _shape(p) != (n_inputs,):
+            raise ValueError(f"p must be None or a 1D vector with the same size as "
+                             f"a.shape[axis]. p has shape {_shape(p)} and a.shape[axis] is "
+                             f"{n_inputs}.")
+        p = lax.convert_element_type(p, dtypes.to_inexact_dtype(_dtype(p)))
+    arr = _c(0, dtypes.default_int_dtype()) if scalar_a else a
+    return _choice(data, arr, p, n_inputs, shape, bool(replace), axis, _gumbel_mode(mode),
+                   scalar_a)
+
+
+__all__ = ["uniform", "normal", "truncated_normal", "randint", "bernoulli", "rademacher",
+           "exponential", "laplace", "logistic", "cauchy", "gumbel", "categorical",
+           "permutation", "choice", "split"]

@@ -1,0 +1,213 @@
+"""Generate random_reference.json from real JAX 0.10.2 (run by hand, not by the test suite):
+
+    cd /tmp && /work/jaxref/bin/python /work/main/tests/data/make_random_reference.py
+
+Each case is a Python expression over the names `r` (the random module), `jax`, `np`,
+`bf16`, `k` (= r.PRNGKey(seed)) and `kt` (= r.key(seed)). tests/test_random_reference.py
+evaluates the same text with jxkernel in place of jax and compares the bit patterns.
+"""
+import json
+import os
+
+import jax
+import jax.random as r
+import ml_dtypes
+import numpy as np
+
+SEEDS = [0, 1, 42, -1, 2 ** 40 + 5, 123456789]
+
+# (expression, seeds it runs with), in 32-bit mode; X64 runs with jax_enable_x64. Every new
+# shape/dtype/static argument costs the suite a compile (~0.1-1 s), seeds cost nothing: so
+# cases share the shape (8,) where they can and vary the seed.
+S = (8,)
+CASES = [
+    # keys
+    ("k", SEEDS),
+    ("r.key_data(kt)", [0, 42]),
+    ("r.split(k)", SEEDS),
+    ("r.split(k, (2, 3))", [0, 1]),
+    ("r.key_data(r.split(kt, 3))", [0, 5]),
+    ("r.fold_in(k, 7)", SEEDS),
+    ("r.fold_in(k, 2**31 + 5)", [3]),
+    ("r.fold_in(k, np.int32(-2))", [3]),
+    ("r.fold_in(k, np.uint8(200))", [3]),
+    ("r.key_data(r.fold_in(kt, 9))", [2]),
+    ("r.PRNGKey(np.int32(-7))", [0]),
+    ("r.PRNGKey(np.uint32(4000000000))", [0]),
+    ("r.PRNGKey(np.int8(-3))", [0]),
+    ("r.PRNGKey(True)", [0]),
+    ("r.bits(k, (8,))", SEEDS),
+    ("r.bits(k)", [0, 1]),
+    ("r.bits(k, (3, 4))", [0]),
+    ("r.bits(k, (8,), np.uint8)", [0, 42]),
+    ("r.bits(k, (8,), np.uint16)", [0, 42]),
+    ("r.bits(k, (2, 0, 3))", [0]),
+    ("r.bits(kt, (8,))", [9]),
+    # uniform
+    ("r.uniform(k, (8,))", SEEDS),
+    ("r.uniform(k)", [0, 1]),
+    ("r.uniform(k, (3, 4))", [0, 42]),
+    ("r.uniform(k, (8,), np.float16)", [0, 1, 42]),
+    ("r.uniform(k, (8,), bf16)", [0, 1, 42]),
+    ("r.uniform(k, (8,), minval=-2.0, maxval=3.5)", [0, 1]),
+    ("r.uniform(k, (8,), np.float16, minval=-2.0, maxval=3.5)", [0]),
+    ("r.uniform(k, (8,), bf16, -3.0, -1.0)", [0]),
+    ("r.uniform(k, (3, 4), minval=np.array([0.0, 1.0, 2.0, 3.0], np.float32), maxval=5.0)", [0]),
+    ("r.uniform(k, (3, 4), maxval=np.array([[1.0], [10.0], [100.0]], np.float32))", [0]),
+    ("r.uniform(kt, (8,))", [3]),
+    ("r.uniform(k, (8,), minval=2.0, maxval=2.0)", [0]),
+    # normal and truncated normal
+    ("r.normal(k, (8,))", SEEDS),
+    ("r.normal(k)", [0, 1]),
+    ("r.normal(k, (8,), np.float16)", [0, 1]),
+    ("r.normal(k, (8,), bf16)", [0, 1]),
+    ("r.normal(k, (8,), np.complex64)", [0, 1]),
+    ("r.truncated_normal(k, -1.0, 1.0, (8,))", [0, 1, 42]),
+    ("r.truncated_normal(k, -2.0, 0.5, (8,), np.float16)", [0]),
+    ("r.truncated_normal(k, -2.0, 0.5, (8,), bf16)", [0]),
+    ("r.truncated_normal(k, np.array([-1.0, 0.0, 1.0, 2.0], np.float32), 3.0)", [0]),
+    ("r.truncated_normal(k, 0.0, np.array([[0.1], [2.0], [5.0]], np.float32), (3, 4))", [0]),
+    ("r.truncated_normal(k, 3.0, 4.0, (8,))", [0]),
+    # integers
+    ("r.randint(k, (8,), 0, 10)", SEEDS),
+    ("r.randint(k, (8,), -1000000, 1000000)", [0]),
+    ("r.randint(k, (8,), 0, 256, np.uint8)", [0, 1]),
+    ("r.randint(k, (8,), -300, 300, np.int8)", [0]),
+    ("r.randint(k, (8,), 0, 70000, np.uint16)", [0]),
+    ("r.randint(k, (8,), 0, np.uint32(2**32 - 1), np.uint32)", [0]),
+    ("r.randint(k, (8,), -2**31, 2**31 - 1)", [0]),
+    ("r.randint(k, (8,), 5, 5)", [0]),
+    ("r.randint(k, (8,), 9, 3)", [0]),
+    ("r.randint(k, (3, 4), np.array([0, 10, 100, -5], np.int32), np.array([5, 20, 1000, 5], np.int32))", [0]),
+    ("r.randint(k, (8,), 0.0, 7.9)", [0]),
+    # bernoulli, rademacher
+    ("r.bernoulli(k, 0.3, (8,))", SEEDS),
+    ("r.bernoulli(k)", [0, 1]),
+    ("r.bernoulli(k, np.array([0.1, 0.5, 0.9, 0.99], np.float32))", [0]),
+    ("r.bernoulli(k, np.array([0.1, 0.5, 0.9, 0.99], np.float32), (3, 4))", [0]),
+    ("r.bernoulli(k, np.float16(0.25), (8,))", [0]),
+    ("r.bernoulli(k, 1e-8, (8,), mode='high')", [0]),
+    ("r.rademacher(k, (8,))", [0, 1]),
+    ("r.rademacher(k, (8,), np.float32)", [0]),
+    # inverse-CDF samplers
+    ("r.exponential(k, (8,))", SEEDS),
+    ("r.exponential(k, (8,), bf16)", [0]),
+    ("r.laplace(k, (8,))", SEEDS),
+    ("r.laplace(k, (8,), np.float16)", [0]),
+    ("r.logistic(k, (8,))", SEEDS),
+    ("r.logistic(k, (8,), np.float16)", [0]),
+    ("r.cauchy(k, (8,))", SEEDS),
+    ("r.cauchy(k, (8,), bf16)", [0]),
+    ("r.gumbel(k, (8,))", SEEDS),
+    ("r.gumbel(k, (8,), np.float16)", [0]),
+    ("r.gumbel(k, (8,), mode='high')", [0, 1]),
+    ("r.gumbel(k, (8,), bf16, mode='high')", [0]),
+    ("r.gumbel(k, (8,), mode='highest')", [0, 1]),
+    # categorical
+    ("r.categorical(k, np.log(np.array([0.1, 0.2, 0.7], np.float32)), shape=(8,))", [0, 1]),
+    ("r.categorical(k, np.array([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]], np.float32))", [0, 1]),
+    ("r.categorical(k, np.array([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]], np.float32), axis=0)", [0]),
+    ("r.categorical(k, np.array([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]], np.float32), shape=(4, 2))", [0]),
+    ("r.categorical(k, np.zeros(8, np.float32), shape=(3,), replace=False)", [0, 1]),
+    ("r.categorical(k, np.zeros((2, 5), np.float32), shape=(3, 2), replace=False)", [0]),
+    ("r.categorical(k, np.zeros(8, np.float32), shape=(4,), mode='high')", [0]),
+    # permutation, choice
+    ("r.permutation(k, 8)", SEEDS),
+    ("r.permutation(k, np.arange(8, dtype=np.float32))", [0]),
+    ("r.permutation(k, np.arange(12).reshape(3, 4))", [0]),
+    ("r.permutation(k, np.arange(12).reshape(3, 4), axis=1)", [0]),
+    ("r.permutation(k, np.arange(12).reshape(3, 4), axis=1, independent=True)", [0]),
+    ("r.permutation(k, 2000)", [0]),
+    ("r.choice(k, 10, (8,))", [0, 1]),
+    ("r.choice(k, 10, (3,), replace=False)", [0, 1]),
+    ("r.choice(k, 10, ())", [0]),
+    ("r.choice(k, np.arange(20, 30), (2, 3))", [0]),
+    ("r.choice(k, np.arange(12).reshape(3, 4), (2,), axis=1)", [0]),
+    ("r.choice(k, np.arange(12).reshape(3, 4), (2,), replace=False)", [0]),
+    ("r.choice(k, 4, (8,), p=np.array([0.1, 0.2, 0.3, 0.4], np.float32))", [0, 1]),
+    ("r.choice(k, 4, (3,), replace=False, p=np.array([0.1, 0.2, 0.3, 0.4], np.float32))", [0]),
+    ("r.choice(k, np.arange(40, 44), (2, 2), p=np.array([0.5, 0.0, 0.25, 0.25], np.float32))", [0]),
+    # jit
+    ("jax.jit(lambda k: r.uniform(k, (8,)))(k)", [0, 1]),
+    ("jax.jit(lambda k: r.split(k, 3))(k)", [0]),
+    ("jax.jit(lambda s: r.PRNGKey(s))(np.int32(-9))", [0]),
+    ("jax.jit(lambda k, i: r.fold_in(k, i))(k, np.uint32(77))", [0]),
+    ("jax.jit(lambda k: r.permutation(k, 8))(k)", [0]),
+    ("jax.jit(lambda k, lo: r.uniform(k, (8,), minval=lo))(k, np.float32(-3.0))", [0]),
+    ("jax.jit(lambda kt: r.key_data(r.split(kt)))(kt)", [0]),
+    # vmap
+    ("jax.vmap(lambda k: r.uniform(k, (3,)))(r.split(k, 4))", [0, 1]),
+    ("jax.vmap(lambda k: r.normal(k, (3,)))(r.split(k, 4))", [0]),
+    ("jax.vmap(lambda k: r.split(k))(r.split(k, 3))", [0]),
+    ("jax.vmap(lambda k: r.randint(k, (3,), 0, 50))(r.split(k, 3))", [0]),
+    ("jax.vmap(lambda i: r.fold_in(k, i))(np.arange(4, dtype=np.uint32))", [0]),
+    ("jax.vmap(lambda s: r.PRNGKey(s))(np.arange(3, dtype=np.int32))", [0]),
+    ("jax.vmap(lambda k: r.uniform(k, (2,)), in_axes=1, out_axes=1)(np.asarray(r.split(k, 3)).T)", [0]),
+    ("jax.vmap(jax.vmap(lambda k: r.uniform(k)))(r.split(k, (2, 3)))", [0]),
+    ("jax.vmap(lambda k: r.permutation(k, 5))(r.split(k, 3))", [0]),
+    ("jax.vmap(lambda k, lo: r.uniform(k, (2,), minval=lo, maxval=5.0))"
+     "(r.split(k, 3), np.array([0.0, 1.0, 2.0], np.float32))", [0]),
+    ("r.key_data(jax.vmap(lambda k: r.split(k))(r.split(kt, 3)))", [0]),
+    ("jax.jit(jax.vmap(lambda k: r.normal(k, (2,))))(r.split(k, 3))", [0]),
+]
+
+X64 = [
+    ("k", SEEDS),
+    ("r.split(k)", [0, 2**40 + 5]),
+    ("r.fold_in(k, 7)", [0, -1]),
+    ("r.bits(k, (8,))", [0, 1]),
+    ("r.uniform(k, (8,))", SEEDS),
+    ("r.uniform(k, (8,), np.float32)", [0]),
+    ("r.uniform(k, (8,), np.float64, -2.0, 7.0)", [0]),
+    ("r.normal(k, (8,))", SEEDS),
+    ("r.normal(k, (8,), np.complex128)", [0]),
+    ("r.truncated_normal(k, -1.0, 2.0, (8,))", [0]),
+    ("r.randint(k, (8,), 0, 10)", [0, 1]),
+    ("r.randint(k, (8,), -2**62, 2**62)", [0]),
+    ("r.randint(k, (8,), 0, np.uint64(2**64 - 1), np.uint64)", [0]),
+    ("r.bernoulli(k, 0.3, (8,))", [0]),
+    ("r.exponential(k, (8,))", [0]),
+    ("r.gumbel(k, (8,), mode='high')", [0]),
+    ("r.permutation(k, 8)", [0]),
+    ("r.choice(k, 4, (8,), p=np.array([0.1, 0.2, 0.3, 0.4]))", [0]),
+    ("r.PRNGKey(2**63 - 1)", [0]),
+    ("r.PRNGKey(-2**63)", [0]),
+    ("r.PRNGKey(np.uint64(2**64 - 1))", [0]),
+    ("jax.jit(lambda s: r.PRNGKey(s))(np.int64(-9))", [0]),
+    ("jax.vmap(lambda k: r.uniform(k, (3,)))(r.split(k, 4))", [0]),
+]
+
+
+def bits_of(x):
+    x = np.asarray(x)
+    if x.dtype == np.bool_:
+        return x.astype(np.uint8).ravel().tolist()
+    if x.dtype.kind in "fc" or x.dtype == ml_dtypes.bfloat16:
+        x = x.view(np.dtype(f"u{x.dtype.itemsize if x.dtype.kind != 'c' else x.dtype.itemsize // 2}"))
+    return [int(v) for v in x.ravel()]
+
+
+def run(expr, seed):
+    ns = {"r": r, "jax": jax, "np": np, "bf16": ml_dtypes.bfloat16,
+          "k": r.PRNGKey(seed), "kt": r.key(seed)}
+    out = np.asarray(eval(expr, ns))
+    return {"expr": expr, "seed": seed, "x64": bool(jax.config.jax_enable_x64),
+            "dtype": str(out.dtype), "shape": list(out.shape), "bits": bits_of(out)}
+
+
+def main():
+    records = []
+    for x64, cases in [(False, CASES), (True, X64)]:
+        jax.config.update("jax_enable_x64", x64)
+        for expr, seeds in cases:
+            for seed in seeds:
+                records.append(run(expr, seed))
+    jax.config.update("jax_enable_x64", False)
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "random_reference.json")
+    with open(path, "w") as f:
+        json.dump({"jax_version": jax.__version__, "cases": records}, f, separators=(",", ":"))
+    print(f"wrote {len(records)} cases to {path}")
+
+
+if __name__ == "__main__":
+    main()
