@@ -28,3 +28,23 @@ from .transforms.custom_derivatives import custom_jvp, custom_vjp
 from .transforms.remat import checkpoint, remat
 from .lax import stop_gradient
 from .transforms.pmap import pmap
+from .transforms.ad import linear_transpose
+from .xla.compiler import clear_caches
+
+
+def block_until_ready(tree):
+    """Wait for every Array in `tree` (any pytree); returns `tree`."""
+    for leaf in tree_util.tree_leaves(tree):
+        if hasattr(leaf, "block_until_ready"):
+            leaf.block_until_ready()
+    return tree
+
+
+def disable_jit(disable: bool = True):
+    """``with disable_jit():`` runs jitted functions op by op, for debugging."""
+    return config.override("jax_disable_jit", disable)
+
+
+# The user-facing libraries load with the package (they install Array's operators), as
+# `import jax` makes jax.numpy, jax.nn, ... available.
+from . import numpy, nn, scipy, random, tree  # noqa: E402

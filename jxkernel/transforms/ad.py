@@ -454,3 +454,38 @@ def transpose_jaxpr(closed: ClosedJaxpr, linear) -> ClosedJaxpr:
     if not any(isinstance(c, Tracer) for c in closed.consts):
         _transposed_jaxprs[key] = found
     return found
+
+
+# ------------------------------------------------------------------ linear_transpose
+def linear_transpose(fun, *primals, reduce_axes=()):
+    """The transpose of linear `fun` at input types of `primals`: a function mapping output
+    cotangents to input cotangents (a tuple).
+
+    >>> f_t = linear_transpose(lambda x: 2.0 * x, 1.0)
+    >>> f_t(3.0)
+    (Array(6., dtype=float32, weak_type=True),)
+    """
+    leaves, in_tree = tree_flatten(primals)
+    in_avals = [get_aval(x) for x in leaves]
+    for a in in_avals:
+        if not dtypes.is_inexact(a.dtype):
+            raise TypeError(f"linear_transpose only supports [float or complex] -> [float or "
+                            f"complex], and integer -> integer functions, but got {a.dtype.name}")
+    store = {}
+    closed = trace_to_jaxpr(_flatten_fun(fun, in_tree, False, store), in_avals)
+    out_tree = store["tree"]
+    out_avals = closed.out_avals
+
+    def transposed(*cotangents):
+        ct_leaves, ct_tree = tree_flatten(cotangents[0] if len(cotangents) == 1 else cotangents)
+        if ct_tree != out_tree:
+            raise TypeError(f"cotangent tree does not match function output, expected {out_tree} "
+                            f"but got {ct_tree}")
+        for c, a in zip(ct_leaves, out_avals):
+            if get_aval(c).shape != a.shape or get_aval(c).dtype != a.dtype:
+                raise TypeError(f"cotangent type does not match function output, expected "
+                                f"{a.str_short()} but got {get_aval(c).str_short()}")
+        cts = backward_pass(closed.jaxpr, closed.consts, [True] * len(in_avals), [], ct_leaves)
+        return tree_unflatten(in_tree, [_cast_like(instantiate(c), a)
+                                        for c, a in zip(cts, in_avals)])
+    return transposed
