@@ -123,17 +123,18 @@ class JxMagics(Magics):
         visible = source if header is None else f"{header}\n{source}"
         if header is not None:
             source = "\n" + source
+        who = (header or "%jaxpr").split()[0]
         try:
             info = cellmod.analyze(source)
         except SyntaxError as e:
-            raise UsageError(f"%%jit: the cell is not valid Python: {e}") from None
+            raise UsageError(f"{who}: the cell is not valid Python: {e}") from None
         ns = shell.user_ns
         for name in static + donate:
             if name not in info.reads:
-                raise UsageError(f"%%jit: {name!r} is not an input of this cell (inputs: "
+                raise UsageError(f"{who}: {name!r} is not an input of this cell (inputs: "
                                  f"{', '.join(n for n in info.reads if n in ns) or 'none'})")
         if set(static) & set(donate):
-            raise UsageError("%%jit: an input cannot be both --static and --donate")
+            raise UsageError(f"{who}: an input cannot be both --static and --donate")
         kinds = {}
         for name in info.reads:
             if name in ns:
@@ -145,7 +146,7 @@ class JxMagics(Magics):
                     hash(ns[name])
                 except TypeError:
                     raise UsageError(
-                        f"%%jit: input {name!r} ({type(ns[name]).__name__}) is static (not an "
+                        f"{who}: input {name!r} ({type(ns[name]).__name__}) is static (not an "
                         f"array or number) but unhashable, so it can't be part of the compile "
                         f"cache key. Pass a hashable value (e.g. a tuple instead of a list), or "
                         f"arrays/numbers only.") from None
@@ -161,15 +162,15 @@ class JxMagics(Magics):
             filename = shell.compile.cache(visible, shell.execution_count)   # for tracebacks
             try:
                 program = CellProgram(info, label=label, filename=filename, user_ns=ns,
-                                      params=params, kinds=kinds, static_names=static,
-                                      donate=donate, backend=backend, device=device)
-                program.visible = visible
+                                      params=params, kinds=kinds, donate=donate,
+                                      backend=backend, device=device)
             except RuntimeError as e:            # e.g. a backend that is not installed
-                raise UsageError(f"%%jit: {e}") from None
+                raise UsageError(f"{who}: {e}") from None
             self.programs[key] = program
             if last_key is not None and not quiet:
                 show(Note(f"⚙ {label}: {_why_new(last_key, key)}: compiling it anew",
                           kind="compile"))
+        program.visible = visible               # as shown now (--show/--quiet may differ)
         self.cells[cell_key] = (label, key)
         return program
 

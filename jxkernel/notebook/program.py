@@ -29,9 +29,10 @@ from .display import cell_name, short_repr
 class CellProgram:
     """One cell source with one choice of inputs/options, jitted."""
 
-    def __init__(self, info, *, label, filename, user_ns, params, kinds, static_names=(),
-                 donate=(), backend=None, device=None):
+    def __init__(self, info, *, label, filename, user_ns, params, kinds, donate=(),
+                 backend=None, device=None):
         self.info, self.label, self.filename = info, label, filename
+        self.visible = info.source           # the cell as the notebook shows it
         self.params, self.kinds = list(params), dict(kinds)
         fn = build(info, self.params, _identifier(label), filename, user_ns)
         fn.__qualname__ = fn.__name__ = label
