@@ -481,13 +481,7 @@ GOLDEN = [
 ]
 
 
-# core/ir.py's pp_eqn counts the operands in its fits-on-one-line test; JAX counts only up
-# to the closing `]` of the params (these two lines are 82 and 84 columns wide in JAX)
-_WIDTH = pytest.mark.xfail(reason="pp_eqn line-fit rule differs from JAX's", strict=False)
-
-
-@pytest.mark.parametrize("i", [pytest.param(i, marks=_WIDTH) if i in (9, 10) else i
-                               for i in range(len(GOLDEN))])
+@pytest.mark.parametrize("i", range(len(GOLDEN)))
 def test_printed_jaxpr_matches_jax(i):
     fun, args, text = GOLDEN[i]
     assert str(jxkernel.make_jaxpr(fun)(*args)) == text

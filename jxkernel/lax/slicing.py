@@ -168,8 +168,8 @@ def _dynamic_slice_transpose(ct, operand, *idx, slice_sizes):
 def _batch_dynamic_slice_indices(indices, dims):
     """The scalar start indices as one index vector (last dim) for a gather/scatter, batched
     along dim 0 when any of them is: (indices, batch dim)."""
-    if not indices:
-        return np.zeros((0,), np.int32), bu.not_mapped
+    if not indices:     # (JAX uses a constant np.array([]); a broadcast stages no const)
+        return broadcast_in_dim(np.int32(0), (0,), ()), bu.not_mapped
     size = next((bu.shape(i)[d] for i, d in zip(indices, dims) if d is not bu.not_mapped), None)
     if size is None:
         return concatenate([broadcast(i, (1,)) for i in indices], 0), bu.not_mapped
