@@ -110,12 +110,13 @@ def test_vmap_unary(name, axis):
 # --------------------------------------------------------------- two operands
 A, Bm = data((2, 3, 4), 3), data((2, 4, 5), 4)
 BATCHED_DOT = (((2,), (1,)), ((0,), (0,)))
+CONTRACT2 = (((0, 2), (0, 1)), ((), ()))
 BINARY = {
     "matmul": (lambda a, b: lax.dot(a, b), data((3, 4)), data((4, 5), 5)),
     "matvec": (lambda a, b: lax.dot(a, b), data((3, 4)), data((4,), 5)),
     "vecvec": (lambda a, b: lax.dot(a, b), data((4,)), data((4,), 5)),
     "batched": (lambda a, b: lax.dot_general(a, b, BATCHED_DOT), A, Bm),
-    "contract2": (lambda a, b: lax.dot_general(a, b, (((0, 2), (0, 1)), ((), ()))), A, Bm),
+    "contract2": (lambda a, b: lax.dot_general(a, b, CONTRACT2), A, Bm),
     "outer": (lambda a, b: lax.dot_general(a, b, (((), ()), ((), ()))), data((3,)), data((2, 2))),
     "preferred": (lambda a, b: lax.dot(a, b, preferred_element_type=F32),
                   data((3, 4), 0, np.float16), data((4, 2), 1, np.float16)),
@@ -420,7 +421,7 @@ GOLDEN = {
     f:f32[2,4,5] = transpose[permutation=(0, 2, 1)] e
     g:f32[2,3,4] = dot_general[dimension_numbers=(([2], [2]), ([0], [0]))] d b
   in (g, f) }"""),
-    "grad_dot_contract2": (jax.grad(lambda a, b: S(lax.dot_general(a, b, (((0, 2), (0, 1)), ((), ())))),
+    "grad_dot_contract2": (jax.grad(lambda a, b: S(lax.dot_general(a, b, CONTRACT2)),
                                     argnums=(0, 1)), (A234, B245), """
 { lambda ; a:f32[2,3,4] b:f32[2,4,5]. let
     c:f32[3,5] = dot_general[dimension_numbers=(([0, 2], [0, 1]), ([], []))] a b

@@ -171,8 +171,9 @@ def _reducer_batcher(prim):
 
 
 def _reduce_sum_transpose(ct, operand, *, axes, out_sharding=None):
-    shape = operand.aval.shape
-    return [shapes.broadcast_in_dim(ct, shape, tuple(i for i in range(len(shape)) if i not in axes))]
+    shape = operand.aval.shape        # the cotangent spreads back over the reduced axes
+    kept = tuple(i for i in range(len(shape)) if i not in axes)
+    return [shapes.broadcast_in_dim(ct, shape, kept)]
 
 
 def _reduce_chooser_jvp(g, ans, operand, *, axes):
@@ -469,8 +470,9 @@ def _interleave(a, b, axis):
 
 
 def _logaddexp_fn(x, y):
-    """JAX's lax logaddexp for real floats (JAX gives it a custom jvp, t_x exp(x - out) +
-    t_y exp(y - out); differentiating the formula gives the same values)."""
+    """JAX's lax logaddexp for real floats. JAX gives it a custom jvp, t_x exp(x - out) +
+    t_y exp(y - out); differentiating the formula gives the same tangents wherever the
+    output is finite (and t_x + t_y, not NaN, where both inputs are -inf)."""
     delta = sub(x, y)
     return select(ne(delta, delta), add(x, y), add(max(x, y), log1p(exp(neg(abs(delta))))))
 

@@ -95,14 +95,14 @@ lowering_rules[sort_p] = _sort_lowering
 
 
 def _gather_along(t, idx, axis):
-    """t[..., idx[...], ...] along `axis`, idx of t's shape but for `axis` (every other dim
-    is a gather batch dim): take_along_axis as one gather, as JAX writes it."""
+    """t[..., idx[..., 0], ...] along `axis`: take_along_axis as one gather, every other dim
+    a gather batch dim. `idx` has t's shape but for `axis`, plus a trailing 1."""
     rank = bu.ndim(t)
     batch = tuple(i for i in range(rank) if i != axis)
     dnums = slicing.GatherDimensionNumbers(
         offset_dims=(), collapsed_slice_dims=(axis,), start_index_map=(axis,),
         operand_batching_dims=batch, start_indices_batching_dims=batch)
-    return slicing.gather(t, shapes.expand_dims(idx, (rank,)), dnums, (1,) * rank,
+    return slicing.gather(t, idx, dnums, (1,) * rank,
                           mode=slicing.GatherScatterMode.PROMISE_IN_BOUNDS)
 
 
@@ -113,6 +113,7 @@ def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
     index_dtype = np.uint32 if all(d <= np.iinfo(np.uint32).max for d in shape) else np.uint64
     *out, perm = sort_p.bind(*primals, shapes.broadcasted_iota(index_dtype, shape, dimension),
                              dimension=dimension, is_stable=is_stable, num_keys=num_keys)
+    perm = shapes.expand_dims(perm, (len(shape),))
     return out, [t if type(t) is ad.Zero else _gather_along(t, perm, dimension)
                  for t in tangents]
 
@@ -182,7 +183,8 @@ lowering_rules[top_k_p] = _top_k_lowering
 def _top_k_jvp(primals, tangents, *, k, axis):
     """The tangents at the chosen indices."""
     values, indices = top_k_p.bind(*primals, k=k, axis=axis)
-    return [values, indices], [_gather_along(tangents[0], indices, axis),
+    idx = shapes.reshape(indices, bu.shape(indices) + (1,))       # JAX's spelling here
+    return [values, indices], [_gather_along(tangents[0], idx, axis),
                                ad.Zero(ad.aval_of(indices))]
 
 
