@@ -20,6 +20,8 @@ with open(os.path.join(os.path.dirname(__file__), "data", "random_reference.json
     REFERENCE = json.load(f)
 
 CASES = REFERENCE["cases"]
+ALPHAS = np.array([0.01, 0.1, 0.5, 1.0, 1.5, 2.0, 3.5, 10.0], np.float32)   # as in the generator
+COV = np.array([[2.0, 1.0, 0.0], [1.0, 2.0, 0.5], [0.0, 0.5, 1.0]], np.float32)
 
 
 def _bits(x: np.ndarray) -> list:
@@ -33,7 +35,7 @@ def _bits(x: np.ndarray) -> list:
 
 def _evaluate(case):
     ns = {"r": r, "jax": jxkernel, "np": np, "bf16": ml_dtypes.bfloat16,
-          "k": r.PRNGKey(case["seed"]), "kt": r.key(case["seed"])}
+          "k": r.PRNGKey(case["seed"]), "kt": r.key(case["seed"]), "ALPHAS": ALPHAS, "COV": COV}
     return np.asarray(eval(case["expr"], ns))
 
 

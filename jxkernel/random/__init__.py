@@ -16,3 +16,5 @@ from .samplers import (bernoulli, categorical, cauchy, choice, exponential, gumb
                        laplace, logistic, normal, permutation, rademacher, randint,
                        truncated_normal, uniform)
 from .prng import threefry2x32_p, threefry_2x32  # noqa: F401
+from .gamma import beta, dirichlet, gamma, loggamma, poisson  # noqa: F401
+from .matrices import multivariate_normal, orthogonal  # noqa: F401

@@ -3,8 +3,9 @@
     cd /tmp && /work/jaxref/bin/python /work/main/tests/data/make_random_reference.py
 
 Each case is a Python expression over the names `r` (the random module), `jax`, `np`,
-`bf16`, `k` (= r.PRNGKey(seed)) and `kt` (= r.key(seed)). tests/test_random_reference.py
-evaluates the same text with jxkernel in place of jax and compares the bit patterns.
+`bf16`, `k` (= r.PRNGKey(seed)), `kt` (= r.key(seed)) and the constants ALPHAS and COV.
+tests/test_random_reference.py evaluates the same text with jxkernel in place of jax and
+compares the bit patterns.
 """
 import json
 import os
@@ -19,7 +20,8 @@ SEEDS = [0, 1, 42, -1, 2 ** 40 + 5, 123456789]
 # (expression, seeds it runs with), in 32-bit mode; X64 runs with jax_enable_x64. Every new
 # shape/dtype/static argument costs the suite a compile (~0.1-1 s), seeds cost nothing: so
 # cases share the shape (8,) where they can and vary the seed.
-S = (8,)
+ALPHAS = np.array([0.01, 0.1, 0.5, 1.0, 1.5, 2.0, 3.5, 10.0], np.float32)
+COV = np.array([[2.0, 1.0, 0.0], [1.0, 2.0, 0.5], [0.0, 0.5, 1.0]], np.float32)
 CASES = [
     # keys
     ("k", SEEDS),
@@ -127,6 +129,19 @@ CASES = [
     ("r.choice(k, 4, (8,), p=np.array([0.1, 0.2, 0.3, 0.4], np.float32))", [0, 1]),
     ("r.choice(k, 4, (3,), replace=False, p=np.array([0.1, 0.2, 0.3, 0.4], np.float32))", [0]),
     ("r.choice(k, np.arange(40, 44), (2, 2), p=np.array([0.5, 0.0, 0.25, 0.25], np.float32))", [0]),
+    # rejection samplers (each compile takes seconds: one signature per sampler)
+    ("r.gamma(k, ALPHAS)", [0, 1, 42]),
+    ("r.loggamma(k, ALPHAS)", [0]),
+    ("r.beta(k, ALPHAS, ALPHAS[::-1])", [0, 1]),
+    ("r.dirichlet(k, np.array([[0.5, 1.0, 2.0], [1.0, 1.0, 1.0]], np.float32))", [0]),
+    ("r.poisson(k, np.array([0.0, 0.5, 3.0, 9.9, 10.0, 25.0, 100.0, 1000.0], np.float32))", [0, 1]),
+    ("jax.vmap(lambda k: r.gamma(k, np.array([0.5, 2.0], np.float32)))(r.split(k, 3))", [0]),
+    # factorizations (LAPACK)
+    ("r.multivariate_normal(k, np.array([1.0, -1.0, 0.5], np.float32), COV, (8,))", [0, 1]),
+    ("r.multivariate_normal(k, np.zeros((2, 3), np.float32), np.stack([COV, 2 * COV]))", [0]),
+    ("r.orthogonal(k, 3)", [0, 1]),
+    ("r.orthogonal(k, 2, (2,), m=3)", [0]),
+    ("r.orthogonal(k, 4, m=2)", [0]),
     # jit
     ("jax.jit(lambda k: r.uniform(k, (8,)))(k)", [0, 1]),
     ("jax.jit(lambda k: r.split(k, 3))(k)", [0]),
@@ -175,6 +190,8 @@ X64 = [
     ("r.PRNGKey(np.uint64(2**64 - 1))", [0]),
     ("jax.jit(lambda s: r.PRNGKey(s))(np.int64(-9))", [0]),
     ("jax.vmap(lambda k: r.uniform(k, (3,)))(r.split(k, 4))", [0]),
+    ("r.multivariate_normal(k, np.array([1.0, -1.0, 0.5]), COV.astype(np.float64), (8,))", [0]),
+    ("r.orthogonal(k, 3)", [0]),
 ]
 
 
@@ -189,7 +206,7 @@ def bits_of(x):
 
 def run(expr, seed):
     ns = {"r": r, "jax": jax, "np": np, "bf16": ml_dtypes.bfloat16,
-          "k": r.PRNGKey(seed), "kt": r.key(seed)}
+          "k": r.PRNGKey(seed), "kt": r.key(seed), "ALPHAS": ALPHAS, "COV": COV}
     out = np.asarray(eval(expr, ns))
     return {"expr": expr, "seed": seed, "x64": bool(jax.config.jax_enable_x64),
             "dtype": str(out.dtype), "shape": list(out.shape), "bits": bits_of(out)}
