@@ -33,7 +33,7 @@ def test_unary_grads_order_2(fun):
 @pytest.mark.parametrize("fun", BINARY, ids=lambda f: f.__name__)
 def test_binary_grads_order_2_with_broadcasting(fun):
     x = arr([[0.4, 0.7, 1.3], [1.1, 0.6, 0.9]])
-    check_grads(fun, (x, arr(0.45)), order=2)          # a rank-0 operand broadcasts
+    check_grads(fun, (x, arr(0.37)), order=2)          # a rank-0 operand broadcasts
     check_grads(fun, (x, arr([[0.35, 0.8, 0.5]])), order=1)   # a size-1 dim broadcasts
 
 

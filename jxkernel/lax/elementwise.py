@@ -584,6 +584,8 @@ ad.defjvp(rem_p, lambda g, ans, x, y: g,
 
 
 def _pow_jvp_x(g, ans, x, y):
+    out = ad.aval_of(ans)
+    x, y = ad.broadcast_to(x, out), ad.broadcast_to(y, out)    # select_n needs full shapes
     y_minus_1 = sub(y, _const(y, 1))
     return mul(g, mul(y, select(eq(y, _const(y, 0)), _zeros_like(ans), pow(x, y_minus_1))))
 
