@@ -297,9 +297,8 @@ def _full_scalar(shape, fill_value, dtype, device=None):
         fill_value = value
     if isinstance(fill_value, Array):
         fill_value = fill_value._value()
-    _check_python_int(fill_value, dtype)
-    return _fill(shape, np.asarray(fill_value).astype(dtype) if not isinstance(
-        fill_value, _SCALARS) else fill_value, dtype, weak, device)
+    _check_python_int(fill_value, _core.default_int_dtype())     # then wraps, as lax.full
+    return _fill(shape, np.asarray(fill_value).astype(dtype), dtype, weak, device)
 
 
 def _like(name, a, fill_value, dtype, shape, device=None):

@@ -181,7 +181,7 @@ def _lattice_result(pairs: tuple, x64: bool) -> tuple:
         out, weak = _canonical(_least_upper_bound(x64, *set(dts))), True
     else:
         node = _least_upper_bound(x64, *{_node(d, w) for d, w in pairs})
-        out, weak = _canonical(node), node in _WEAK
+        out, weak = _canonical(node), any(node is t for t in _WEAK)   # (dtype == int is True)
     return out, out != _BOOL and weak
 
 

@@ -15,6 +15,8 @@ The array operators (`x + y`, `x // y`, ...) call these functions (see array_met
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import operator
 
 import numpy as np
@@ -73,8 +75,35 @@ def _dtype(x) -> np.dtype:
     return aval_of(x).dtype
 
 
+def _rem(x, y):
+    """lax.rem, refusing complex operands as JAX's rem does (XLA cannot compile them)."""
+    d = _dtype(x)
+    if d in _core.COMPLEX_DTYPES:
+        raise TypeError(f"rem does not accept dtype {d.name} at position 0. Accepted dtypes at "
+                        f"position 0 are subtypes of integer, floating.")
+    return lax.rem(x, y)
+
+
 def _to_bool(x):
     return x if _dtype(x) == _BOOL else lax.ne(x, _const(x, 0))
+
+
+def _jit_static(*names):
+    """jit with static arguments `names`, which callers may pass by keyword or position
+    (they are handed to the jitted function positionally)."""
+    def deco(fn):
+        jitted = jit(fn, static_argnames=names)
+        sig = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            if kwargs:
+                bound = sig.bind(*args, **kwargs)
+                bound.apply_defaults()
+                args, kwargs = bound.args, bound.kwargs
+            return jitted(*args, **kwargs)
+        return call
+    return deco
 
 
 def _named(name, doc):
@@ -269,7 +298,7 @@ def rint(x, /):
     return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
 
 
-@jit(static_argnames=('decimals',))
+@_jit_static("decimals")
 def round(a, decimals: int = 0, out=None):
     """Round to `decimals` decimal places, ties to even (as np.round).
 
@@ -281,7 +310,7 @@ def round(a, decimals: int = 0, out=None):
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.round is not supported.")
     dtype = a.dtype
-    if _core.is_int(dtype) or dtype == _BOOL:
+    if _core.is_int(dtype):
         if decimals < 0:
             raise NotImplementedError("integer np.round not implemented for decimals < 0")
         return a
@@ -345,7 +374,7 @@ def conjugate(x, /):
 conj = conjugate
 
 
-@jit(static_argnames=('deg',))
+@_jit_static("deg")
 def angle(z, deg: bool = False):
     """The counterclockwise angle of complex z from the positive real axis."""
     z = ensure_arraylike("angle", z)
@@ -389,11 +418,11 @@ def isfinite(x, /):
 def isinf(x, /):
     x = ensure_arraylike("isinf", x)
     if _core.is_float(x.dtype):
-        return lax.eq(lax.abs(x), _const(x, np.inf))
+        return lax.eq(lax.abs(x), _strong(x, np.inf))
     if _core.is_complex(x.dtype):
         re, im = lax.real(x), lax.imag(x)
-        return lax.bitwise_or(lax.eq(lax.abs(re), _const(re, np.inf)),
-                              lax.eq(lax.abs(im), _const(im, np.inf)))
+        return lax.bitwise_or(lax.eq(lax.abs(re), _strong(re, np.inf)),
+                              lax.eq(lax.abs(im), _strong(im, np.inf)))
     return _bool_like(x, False)
 
 
@@ -401,7 +430,7 @@ def _isposneginf(infinity, x, out):
     if out is not None:
         raise NotImplementedError("The 'out' argument to isneginf/isposinf is not supported.")
     if _core.is_float(x.dtype):
-        return lax.eq(x, _const(x, infinity))
+        return lax.eq(x, _strong(x, infinity))
     if _core.is_complex(x.dtype):
         raise ValueError("isposinf/isneginf are not well defined for complex types")
     return _bool_like(x, False)
@@ -485,7 +514,7 @@ def floor_divide(x1, x2, /):
     if _core.is_int(dtype):
         quotient = lax.div(x1, x2)
         select = lax.bitwise_and(lax.ne(lax.sign(x1), lax.sign(x2)),
-                                 lax.ne(lax.rem(x1, x2), _const(x1, 0)))
+                                 lax.ne(_rem(x1, x2), _const(x1, 0)))
         return _where(select, lax.sub(quotient, _const(quotient, 1)), quotient)
     if _core.is_complex(dtype):
         raise TypeError("floor_divide does not support complex-valued inputs")
@@ -502,7 +531,7 @@ def divmod(x1, x2, /):
 
 
 def _float_divmod(x1, x2):
-    mod = lax.rem(x1, x2)
+    mod = _rem(x1, x2)
     x1_corrected = _where(lax.eq(x2, _const(x2, 0)), x1, lax.sub(x1, mod))
     div = lax.div(x1_corrected, x2)
     ind = lax.bitwise_and(lax.ne(mod, _const(mod, 0)), lax.ne(lax.sign(x2), lax.sign(mod)))
@@ -518,7 +547,7 @@ def remainder(x1, x2, /):
     zero = _strong(x1, 0)
     if _core.is_int(x2.dtype):
         x2 = _where(lax.eq(x2, _const(x2, 0)), full_like(x2, 1), x2)
-    trunc_mod = lax.rem(x1, x2)
+    trunc_mod = _rem(x1, x2)
     trunc_mod_not_zero = lax.ne(trunc_mod, zero)
     do_plus = lax.bitwise_and(lax.ne(lax.lt(trunc_mod, zero), lax.lt(x2, zero)),
                               trunc_mod_not_zero)
@@ -534,7 +563,7 @@ def fmod(x1, x2, /):
     check_arraylike("fmod", x1, x2)
     if _core.is_int(promote_dtypes(x1, x2)[0].dtype):
         x2 = _where(lax.eq(x2, _const(x2, 0)), full_like(x2, 1), x2)
-    return lax.rem(*promote_args_numeric("fmod", x1, x2))
+    return _rem(*promote_args_numeric("fmod", x1, x2))
 
 
 def power(x1, x2, /):
@@ -557,6 +586,9 @@ def power(x1, x2, /):
             pass
         else:
             x1, = promote_dtypes_numeric(x1)
+            if n < 0 and _core.is_int(x1.dtype):
+                raise TypeError(f"Integers cannot be raised to negative powers, got "
+                                f"integer_pow({x1.aval.str_short()}, {n})")
             return lax.integer_pow(x1, n)
     return _power(x1, x2)
 
@@ -679,7 +711,7 @@ def hypot(x1, x2, /):
 
 def _wrap_between(x, a):
     a, two_a, zero = _const(x, a), _const(x, 2 * a), _const(x, 0)
-    rem = lax.rem(lax.add(x, a), two_a)
+    rem = _rem(lax.add(x, a), two_a)
     rem = lax.select(lax.lt(rem, zero), lax.add(rem, two_a), rem)
     return lax.sub(rem, a)
 
@@ -791,7 +823,7 @@ def gcd(x1, x2):
         zero = _const(b, 0)
         nz = lax.ne(b, zero)
         safe_b = _where(nz, b, _const(b, 1))
-        return _where(nz, b, a), _where(nz, lax.rem(a, safe_b), zero)
+        return _where(nz, b, a), _where(nz, _rem(a, safe_b), zero)
 
     def any_nonzero(carry):
         b = carry[1]
@@ -892,7 +924,7 @@ def _all(x):
     return lax.reduce_and(x, tuple(range(x.ndim)))
 
 
-@jit(static_argnames=('equal_nan',))
+@_jit_static("equal_nan")
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     """|a - b| <= atol + rtol * |b| elementwise (and a == b, for infinities)."""
     a, b = promote_args("isclose", a, b)
@@ -909,7 +941,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     return logical_or(out, both_nan) if equal_nan else out
 
 
-@jit(static_argnames=('equal_nan',))
+@_jit_static("equal_nan")
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     """True if all elements are isclose."""
     check_arraylike("allclose", a, b)

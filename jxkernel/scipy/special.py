@@ -1,0 +1,231 @@
+"""Special functions, as jax.scipy.special defines them (same formulas, so same numbers).
+
+    >>> from jxkernel.scipy.special import logsumexp
+    >>> logsumexp(jnp.array([1.0, 2.0, 3.0]))
+    Array(3.407606, dtype=float32)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import lax
+from ..core import dtypes as _core
+from ..numpy import util as numpy_util
+from ..numpy.util import promote_args_inexact
+from ..transforms.custom_derivatives import custom_jvp
+
+__all__ = ["logsumexp", "erf", "erfc", "erfinv", "gammaln", "digamma", "expit", "logit",
+           "xlogy", "xlog1py", "entr", "ndtr", "log_softmax", "softmax", "rel_entr", "kl_div"]
+
+
+def _jnp():
+    from .. import numpy as jnp           # imported late: jxkernel.numpy imports much
+    return jnp
+
+
+def _const(x, value):
+    from ..numpy.ufuncs import _const as const
+    return const(x, value)
+
+
+def gammaln(x):
+    """log |Gamma(x)|."""
+    x, = promote_args_inexact("gammaln", x)
+    return lax.lgamma(x)
+
+
+def digamma(x):
+    """d/dx log Gamma(x)."""
+    x, = promote_args_inexact("digamma", x)
+    return lax.digamma(x)
+
+
+def erf(x):
+    """The error function."""
+    x, = promote_args_inexact("erf", x)
+    return lax.erf(x)
+
+
+def erfc(x):
+    """1 - erf(x), accurate for large x."""
+    x, = promote_args_inexact("erfc", x)
+    return lax.erfc(x)
+
+
+def erfinv(x):
+    """The inverse of erf."""
+    x, = promote_args_inexact("erfinv", x)
+    return lax.erf_inv(x)
+
+
+def expit(x):
+    """The logistic sigmoid 1 / (1 + exp(-x))."""
+    x, = promote_args_inexact("expit", x)
+    return lax.logistic(x)
+
+
+@custom_jvp
+def logit(x):
+    """log(x / (1 - x)), the inverse of expit."""
+    x, = promote_args_inexact("logit", x)
+    return lax.log(lax.div(x, lax.sub(_const(x, 1), x)))
+
+
+logit.defjvps(lambda g, ans, x: lax.div(g, lax.mul(x, lax.sub(_const(x, 1), x))))
+
+
+@custom_jvp
+def xlogy(x, y):
+    """x * log(y), with 0 where x == 0 (unless y is NaN).
+
+    >>> xlogy(0.0, 0.0)
+    Array(0., dtype=float32, weak_type=True)
+    """
+    jnp = _jnp()
+    x, y = promote_args_inexact("xlogy", x, y)
+    x_ok = x != 0.0
+    return jnp.where(x_ok | jnp.isnan(y), lax.mul(x, lax.log(y)), jnp.zeros_like(x))
+
+
+@xlogy.defjvp
+def _xlogy_jvp(primals, tangents):
+    (x, y), (x_dot, y_dot) = primals, tangents
+    result = xlogy(x, y)
+    return result, (x_dot * lax.log(y) + y_dot * x / y).astype(result.dtype)
+
+
+@custom_jvp
+def xlog1py(x, y):
+    """x * log1p(y), with 0 where x == 0 (unless y is NaN)."""
+    jnp = _jnp()
+    x, y = promote_args_inexact("xlog1py", x, y)
+    x_ok = x != 0.0
+    return jnp.where(x_ok | jnp.isnan(y), lax.mul(x, lax.log1p(y)), jnp.zeros_like(x))
+
+
+@xlog1py.defjvp
+def _xlog1py_jvp(primals, tangents):
+    (x, y), (x_dot, y_dot) = primals, tangents
+    result = xlog1py(x, y)
+    return result, (x_dot * lax.log1p(y) + y_dot * x / (1 + y)).astype(result.dtype)
+
+
+@custom_jvp
+def _xlogx(x):
+    return xlogy(x, x)
+
+
+@_xlogx.defjvp
+def _xlogx_jvp(primals, tangents):
+    x, = primals
+    x_dot, = tangents
+    return _xlogx(x), x_dot * (lax.log(x) + 1)
+
+
+def entr(x):
+    """-x log x for x >= 0, -inf for x < 0."""
+    x, = promote_args_inexact("entr", x)
+    if _core.is_complex(x.dtype):
+        raise ValueError("entr does not support complex-valued inputs.")
+    return lax.select(lax.lt(x, _const(x, 0)), numpy_util.full_like(x, -np.inf),
+                      lax.neg(_xlogx(x)))
+
+
+def rel_entr(p, q):
+    """p log(p / q) elementwise (0 where p == 0 <= q, inf otherwise off the domain)."""
+    jnp = _jnp()
+    p, q = promote_args_inexact("rel_entr", p, q)
+    if _core.is_complex(p.dtype):
+        raise ValueError("rel_entr does not support complex-valued inputs.")
+    zero = _const(p, 0.0)
+    both_gt_zero = lax.bitwise_and(lax.gt(p, zero), lax.gt(q, zero))
+    one_zero = lax.bitwise_and(lax.eq(p, zero), lax.ge(q, zero))
+    safe_p = jnp.where(both_gt_zero, p, 1)
+    safe_q = jnp.where(both_gt_zero, q, 1)
+    log_val = lax.sub(_xlogx(safe_p), xlogy(safe_p, safe_q))
+    return jnp.where(both_gt_zero, log_val, jnp.where(one_zero, zero, np.inf))
+
+
+def kl_div(p, q):
+    """p log(p / q) - p + q elementwise."""
+    p, q = promote_args_inexact("kl_div", p, q)
+    if _core.is_complex(p.dtype):
+        raise ValueError("kl_div does not support complex-valued inputs.")
+    return rel_entr(p, q) - p + q
+
+
+def ndtr(x):
+    """The standard normal CDF (float32/float64 inputs)."""
+    x = _jnp().asarray(x)
+    dtype = x.dtype
+    if dtype not in (np.float32, np.float64):
+        raise TypeError(f"x.dtype={dtype} is not supported, see docstring for supported types.")
+    t = dtype.type
+    half_sqrt_2 = t(0.5) * np.sqrt(2.0, dtype=dtype)
+    w = x * half_sqrt_2
+    z = lax.abs(w)
+    y = lax.select(lax.lt(z, half_sqrt_2), t(1.0) + lax.erf(w),
+                   lax.select(lax.gt(w, t(0.0)), t(2.0) - lax.erfc(z), lax.erfc(z)))
+    return t(0.5) * y
+
+
+def _reduction_dims(a, axis):
+    """(positive dims, dims) as JAX's reductions._reduction_dims: None means all axes."""
+    ndim = a.ndim
+    if axis is None:
+        return tuple(range(ndim)), tuple(range(ndim))
+    axes = (axis,) if not isinstance(axis, (tuple, list)) else tuple(axis)
+    pos = tuple(sorted(numpy_util.canonicalize_axis(ax, ndim) for ax in axes))
+    if len(set(pos)) != len(pos):
+        raise ValueError(f"duplicate value in 'axis': {axis}")
+    return pos, pos
+
+
+def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = False,
+              where=None):
+    """log(sum(b * exp(a))) along `axis`, shifted by the max of `a` for stability.
+
+    >>> logsumexp(jnp.array([0.0, 0.0]))
+    Array(0.6931472, dtype=float32)
+    >>> logsumexp(jnp.array([1.0, 1.0]), b=jnp.array([1.0, -2.0]), return_sign=True)
+    (Array(1., dtype=float32), Array(-1., dtype=float32))
+    """
+    jnp = _jnp()
+    if where is not None:
+        a = jnp.where(where, a, 0)
+    if b is not None:
+        a_arr, b_arr = promote_args_inexact("logsumexp", a, b)
+        a_arr = jnp.where(b_arr != 0, a_arr, -np.inf)
+    else:
+        a_arr, = promote_args_inexact("logsumexp", a)
+        b_arr = a_arr
+    pos_dims, dims = _reduction_dims(a_arr, axis)
+    amax = jnp.max(a_arr.real, axis=dims, keepdims=keepdims, where=where, initial=-np.inf)
+    amax = lax.stop_gradient(lax.select(jnp.isfinite(amax), amax,
+                                        numpy_util.full_like(amax, 0)))
+    amax_with_dims = amax if keepdims else lax.expand_dims(amax, pos_dims)
+    exp_a = lax.exp(lax.sub(a_arr, amax_with_dims.astype(a_arr.dtype)))
+    if b is not None:
+        exp_a = lax.mul(exp_a, b_arr)
+    sumexp = exp_a.sum(axis=dims, keepdims=keepdims, where=where)
+    sign = lax.sign(sumexp)
+    if return_sign or not _core.is_complex(a_arr.dtype):
+        sumexp = abs(sumexp)
+    out = lax.add(lax.log(sumexp), amax.astype(sumexp.dtype))
+    if return_sign:
+        return out, sign
+    if b is not None and not _core.is_complex(out.dtype):
+        out = jnp.where(sign < 0, jnp.array(np.nan, dtype=out.dtype), out)
+    return out
+
+
+def softmax(x, axis=-1):
+    """jax.scipy.special.softmax: jax.nn.softmax."""
+    from ..nn.functions import softmax as nn_softmax
+    return nn_softmax(x, axis=axis)
+
+
+def log_softmax(x, axis=-1):
+    """jax.scipy.special.log_softmax: jax.nn.log_softmax."""
+    from ..nn.functions import log_softmax as nn_log_softmax
+    return nn_log_softmax(x, axis=axis)

@@ -1,0 +1,77 @@
+"""Record JAX's results for the cases of jnp_cases.py (run by hand, not by the suite):
+
+    /work/jaxref/bin/python tests/data/gen_jnp_reference.py
+
+For each case: the eager result and the result under jax.jit (array arguments traced,
+non-string arguments static), as dtype, weak type, shape and values, or the error type.
+"""
+import json
+import os
+import sys
+import warnings
+
+import jax
+import jax.numpy as jnp
+import jax.nn as nn
+import jax.scipy.special as special
+import numpy as np
+from jax import lax
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from jnp_cases import PRELUDE, all_cases, case_id  # noqa: E402
+
+warnings.simplefilter("ignore")
+
+
+def encode(out):
+    if isinstance(out, jax.Array):
+        value = np.asarray(out)
+        if value.dtype.kind == "c":
+            value = np.stack([value.real, value.imag], -1)
+        elif value.dtype.kind == "V" or value.dtype.name == "bfloat16":
+            value = value.astype(np.float32)
+        return {"dtype": str(out.dtype), "weak": bool(out.weak_type), "shape": list(out.shape),
+                "value": value.tolist()}
+    if isinstance(out, (tuple, list)):
+        return {"seq": [encode(o) for o in out], "type": type(out).__name__}
+    if isinstance(out, complex):
+        return {"py": [out.real, out.imag], "pytype": "complex"}
+    if isinstance(out, (bool, int, float)) or out is None:
+        return {"py": out, "pytype": type(out).__name__}
+    raise TypeError(f"cannot encode {type(out)}")
+
+
+def run(fn, args, kw, env, jit):
+    dyn = [eval(a, env) for a in args if isinstance(a, str)]
+    static = {i: a for i, a in enumerate(args) if not isinstance(a, str)}
+
+    def call(*dyn_args):
+        it = iter(dyn_args)
+        full = [static[i] if i in static else next(it) for i in range(len(args))]
+        kwargs = {k: (eval(v, env) if k == "where" else v) for k, v in kw.items()}
+        return fn(*full, **kwargs)
+
+    try:
+        return encode(jax.jit(call)(*dyn) if jit else call(*dyn))
+    except Exception as e:  # noqa: BLE001 - the error type is part of the reference
+        return {"error": type(e).__name__, "msg": str(e).splitlines()[0][:300] if str(e) else ""}
+
+
+def main():
+    env = {"jnp": jnp, "nn": nn, "special": special, "lax": lax, "jax": jax,
+           "A": jnp.asarray}
+    exec(PRELUDE, env)
+    out = []
+    for case in all_cases():
+        group, fn_text, args, kw = case
+        fn = eval(fn_text, env)
+        out.append({"id": case_id(case), "group": group,
+                    "eager": run(fn, args, kw, env, False), "jit": run(fn, args, kw, env, True)})
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jnp_reference.json")
+    with open(path, "w") as f:
+        json.dump({"jax_version": jax.__version__, "cases": out}, f, separators=(",", ":"))
+    print(f"wrote {len(out)} cases to {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,187 @@
+"""jnp's elementwise functions: against JAX's recorded results (dtype, weak type, values and
+errors, eagerly and under jit; tests/data/jnp_cases.py), against NumPy over shapes and
+dtypes, and the jaxprs they stage."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import jxkernel as jax
+import jxkernel.numpy as jnp
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
+from jnp_check import check, load  # noqa: E402
+
+# Where jxkernel knowingly differs from JAX 0.10.2 (each is reported to the lax owner).
+KNOWN = {"jnp.arctan2(c64, c64)": "lax.atan2 does not accept complex operands yet"}
+
+
+@pytest.mark.parametrize("case,ref", load("ufunc", known=KNOWN))
+def test_matches_jax_eager(case, ref):
+    check(case, ref["eager"], "eager")
+
+
+@pytest.mark.parametrize("case,ref", load("ufunc", known=KNOWN))
+def test_matches_jax_jit_types(case, ref):
+    """Every case traced under jit: dtypes, weak types, shapes and errors (no compile)."""
+    check(case, ref["jit"], "trace")
+
+
+@pytest.mark.parametrize("case,ref", load("ufunc", every=5, known=KNOWN))
+def test_matches_jax_jit_values(case, ref):
+    """jit(f)(x) == JAX's jit(f)(x), for every fifth case (each is an XLA compile)."""
+    check(case, ref["jit"], "jit")
+
+
+# ---------------------------------------------------------------- against NumPy
+RNG = np.random.default_rng(0)
+SHAPES = [(), (3,), (2, 3)]
+UNARY = {"sin": np.sin, "exp": np.exp, "tanh": np.tanh, "log1p": np.log1p, "abs": np.abs,
+         "floor": np.floor, "sign": np.sign, "square": np.square, "rint": np.rint,
+         "negative": np.negative, "isfinite": np.isfinite, "cbrt": np.cbrt}
+BINARY = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply,
+          "true_divide": np.true_divide, "floor_divide": np.floor_divide,
+          "remainder": np.remainder, "fmod": np.fmod, "maximum": np.maximum,
+          "arctan2": np.arctan2, "hypot": np.hypot, "logaddexp": np.logaddexp,
+          "less": np.less, "equal": np.equal, "copysign": np.copysign, "heaviside": np.heaviside}
+
+
+def _rand(shape, dtype):
+    if np.dtype(dtype).kind == "f":
+        return (RNG.standard_normal(shape) * 3).astype(dtype)
+    return RNG.integers(-9, 10, shape).astype(dtype)
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_unary_vs_numpy(name, shape):
+    x = np.abs(_rand(shape, np.float32)) if name == "log1p" else _rand(shape, np.float32)
+    out = getattr(jnp, name)(x)
+    np.testing.assert_allclose(np.asarray(out), UNARY[name](x), rtol=2e-6, atol=1e-6)
+    assert out.shape == shape
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+@pytest.mark.parametrize("shapes", [((3,), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((), (3,))],
+                         ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.int32], ids=lambda d: np.dtype(d).name)
+def test_binary_vs_numpy(name, shapes, dtype):
+    if dtype == np.int32 and name in ("arctan2", "hypot", "logaddexp", "copysign", "heaviside"):
+        dtype = np.float32
+    x, y = _rand(shapes[0], dtype), _rand(shapes[1], dtype)
+    if name in ("floor_divide", "remainder", "fmod") and dtype == np.int32:
+        y = np.where(y == 0, 3, y).astype(dtype)
+    out = getattr(jnp, name)(x, y)
+    want = BINARY[name](x, y)
+    assert out.shape == want.shape
+    np.testing.assert_allclose(np.asarray(out), want, rtol=2e-6, atol=1e-6)
+    np.testing.assert_array_equal(np.asarray(jax.jit(getattr(jnp, name))(x, y)), np.asarray(out))
+
+
+def test_integer_division_and_modulo_follow_python_signs():
+    x = np.array([-7, -6, 7, 6, 0], np.int32)
+    for y in (3, -3):
+        assert np.asarray(jnp.floor_divide(x, y)).tolist() == (x // y).tolist()
+        assert np.asarray(jnp.remainder(x, y)).tolist() == (x % y).tolist()
+        assert np.asarray(jnp.fmod(x, y)).tolist() == np.fmod(x, y).tolist()
+    # x % 0 and x // 0 on ints: JAX's semantics (remainder gives 0, floor_divide -1 or 0)
+    assert np.asarray(jnp.remainder(x, 0)).tolist() == [0, 0, 0, 0, 0]
+
+
+# ---------------------------------------------------------------- promotion behaviour
+def test_python_scalars_are_weak():
+    x16 = jnp.ones(3, jnp.float16)
+    assert (x16 * 2.0).dtype == jnp.float16
+    assert (x16 + 1).dtype == jnp.float16
+    assert (jnp.ones(3, jnp.int8) + 300).dtype == jnp.int8       # wraps, as JAX
+    assert (jnp.arange(3) + 2.5).dtype == jnp.float32
+    assert jnp.add(1, 2.0).weak_type and jnp.add(1, 2.0).dtype == jnp.float32
+    assert not jnp.add(jnp.float32(1), 2.0).weak_type
+
+
+def test_python_int_overflow():
+    with pytest.raises(OverflowError, match="too large"):
+        jnp.arange(3) + 2 ** 40
+
+
+def test_scalar_constants_keep_sign_of_zero():
+    x = jnp.ones(2)
+    assert np.signbit(np.asarray(x * 0.0)).tolist() == [False, False]
+    assert np.signbit(np.asarray(x * -0.0)).tolist() == [True, True]
+
+
+def test_bool_arithmetic():
+    t, f = jnp.array([True, False]), jnp.array([True, True])
+    assert jnp.add(t, f).dtype == jnp.bool_ and np.asarray(jnp.add(t, f)).tolist() == [True, True]
+    assert np.asarray(jnp.multiply(t, f)).tolist() == [True, False]
+    with pytest.raises(TypeError, match="sub does not accept dtype bool"):
+        jnp.subtract(t, f)
+
+
+def test_where_one_argument_and_errors():
+    (idx,) = jnp.where(jnp.array([0, 3, 0, 1]))
+    assert np.asarray(idx).tolist() == [1, 3]
+    with pytest.raises(ValueError, match="Either both or neither"):
+        jnp.where(True, 1.0)
+
+
+def test_clip_old_keywords():
+    x = jnp.arange(5)
+    assert np.asarray(jnp.clip(x, a_min=1, a_max=3)).tolist() == [1, 1, 2, 3, 3]
+    with pytest.raises(ValueError, match="complex"):
+        jnp.clip(x + 0j, 1)
+
+
+def test_power_integer_exponents():
+    x = jnp.arange(4.0)
+    assert np.asarray(x ** 3).tolist() == [0, 1, 8, 27]
+    assert np.asarray(jnp.power(jnp.arange(4), jnp.array([3, 2, 1, 0]))).tolist() == [0, 1, 2, 1]
+    with pytest.raises(TypeError, match="negative powers"):
+        jnp.power(jnp.arange(3), -1)
+
+
+# ---------------------------------------------------------------- staged jaxprs (as JAX's)
+def _jaxpr(f, *args):
+    return str(jax.make_jaxpr(f)(*args))
+
+
+def test_jaxpr_weak_scalar_is_a_literal():
+    assert _jaxpr(lambda x: x + 1, jnp.float32(2)) == \
+        "{ lambda ; a:f32[]. let b:f32[] = add a 1.0:f32[] in (b,) }"
+
+
+def test_jaxpr_weak_argument_converts():
+    assert _jaxpr(lambda x, y: x + y, 1.0, jnp.float32(2)) == (
+        "{ lambda ; a:f32[] b:f32[]. let\n"
+        "    c:f32[] = convert_element_type[new_dtype=float32 weak_type=False] a\n"
+        "    d:f32[] = add c b\n"
+        "  in (d,) }")
+
+
+def test_jaxpr_rank_promotion():
+    assert _jaxpr(lambda x, y: x + y, jnp.ones(3), jnp.ones((2, 3))) == (
+        "{ lambda ; a:f32[3] b:f32[2,3]. let\n"
+        "    c:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,)] a\n"
+        "    d:f32[2,3] = add c b\n"
+        "  in (d,) }")
+
+
+def test_jaxpr_int_to_float():
+    assert _jaxpr(jnp.sin, 1) == (
+        "{ lambda ; a:i32[]. let\n"
+        "    b:f32[] = convert_element_type[new_dtype=float32 weak_type=True] a\n"
+        "    c:f32[] = sin b\n"
+        "  in (c,) }")
+    assert _jaxpr(lambda x: x ** 2, jnp.arange(3.0)) == \
+        "{ lambda ; a:f32[3]. let b:f32[3] = integer_pow[y=2] a in (b,) }"
+
+
+def test_jaxpr_where_is_a_nested_jit():
+    text = _jaxpr(lambda x: jnp.where(x > 0, x, 0.0), jnp.arange(3.0))
+    assert "jit[\n      name=_where" in text and "select_n" in text
+
+
+def test_jaxpr_floor_divide_is_a_nested_jit():
+    text = _jaxpr(lambda x: x // 2, jnp.arange(3.0))
+    assert "name=floor_divide" in text and "round[rounding_method=0]" in text
