@@ -210,9 +210,9 @@ def test_error_inside_a_function_from_an_earlier_cell(shell):
               "n8 = 2.0")
     ran = run(shell, "%%jit\nb8 = f8(a8, n8)")
     err = ran.error
-    assert err.line is None and err.code == "if n > 1:"
+    assert err.line == 2 and err.code == "if n > 1:"          # the call, and the line in f8
     assert len(err.where) == 2 and "in f8" in err.where[1]
-    assert "called through" in ran.stdout
+    assert re.search(r"cell\[\d+\], line 2 -> In\[\d+\], line 2, in f8: if n > 1:", ran.stdout)
 
 
 def test_other_errors_are_reported_too_and_the_shell_keeps_going(shell):

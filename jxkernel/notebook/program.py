@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
+import os
 import re
 
 from .. import compile_log
@@ -23,7 +24,7 @@ from ..core.avals import get_aval
 from ..transforms.jit import jit
 from ..tree_util import keystr, tree_flatten_with_path, tree_map
 from .cell import LAST, STATIC, Static, TRACED, build, is_array_like
-from .display import cell_name, short_repr
+from .display import _SHELL_DIRS, cell_name, short_repr
 
 
 class CellProgram:
@@ -152,10 +153,10 @@ class CellError(Exception):
     cell's line with what to do. The original exception is `__cause__` (and `.original`)."""
 
     def __init__(self, message: str, *, original, label, line=None, where=None, hint="",
-                 code=""):
+                 code="", filename=None):
         super().__init__(message)
         self.original, self.label, self.line, self.where = original, label, line, where
-        self.hint, self.code = hint, code
+        self.hint, self.code, self.filename = hint, code, filename
 
     @classmethod
     def from_exception(cls, e: Exception, *, label, filename, params=(), user_ns=None) -> CellError:
@@ -163,15 +164,16 @@ class CellError(Exception):
         frames = _user_frames(e.__traceback__, filename)
         line, where, code = None, None, ""
         if frames:
-            last_file, lineno, _, code = frames[-1]
-            line = lineno if last_file == filename else None
-            where = [f"{cell_name(f) or f}, line {n}" + (f", in {fn}" if fn != label else "")
+            code = frames[-1][3]
+            mine = [n for f, n, _, _ in frames if f == filename]
+            line = mine[-1] if mine else None      # the cell's line (or the call made there)
+            where = [f"{label}, line {n}" if f == filename else
+                     f"{cell_name(f) or os.path.basename(f)}, line {n}, in {fn}"
                      for f, n, fn, _ in frames]
         first = str(e).strip().splitlines()[0] if str(e).strip() else ""
-        err = cls(f"{type(e).__name__}: {first}", original=e, label=label, line=line,
-                  where=where, hint=_hint(e, list(params), user_ns or {}), code=code)
-        err.filename = filename
-        return err
+        return cls(f"{type(e).__name__}: {first}", original=e, label=label, line=line,
+                   where=where, hint=_hint(e, list(params), user_ns or {}), code=code,
+                   filename=filename)
 
     def full_message(self) -> str:
         """Everything the original said (its first line is in `str(self)`)."""
@@ -180,13 +182,11 @@ class CellError(Exception):
     def _render_traceback_(self):
         """IPython shows this instead of a traceback through jxkernel's internals."""
         red, bold, reset = "\x1b[31m", "\x1b[1m", "\x1b[0m"
-        place = f"{self.label}, line {self.line}" if self.line else self.label
+        place = " -> ".join(self.where) if self.where else self.label
         lines = [f"{red}{bold}{type(self.original).__name__}{reset} in {place}"
                  + (f": {self.code}" if self.code else "")]
-        if self.where and len(self.where) > 1:
-            lines += ["  called through: " + " -> ".join(self.where)]
         said = str(self.original).strip()
-        if getattr(self, "filename", None):           # '<ipython-input-4-...>:1' -> 'In[4]:1'
+        if self.filename:                             # '<ipython-input-4-...>:1' -> 'In[4]:1'
             said = said.replace(self.filename, cell_name(self.filename) or self.label)
         lines += ["  " + s for s in said.splitlines()
                   if not s.startswith(("To fix it:", "See https://"))][:8]
@@ -195,13 +195,22 @@ class CellError(Exception):
         return lines
 
 
+# Frames of jxkernel, IPython and Python itself are not the user's (the core's source_info
+# draws the same line for equations).
+_NOT_USER = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,   # jxkernel
+             os.path.dirname(os.__file__) + os.sep)                                   # stdlib
+
+
 def _user_frames(tb, cell_file) -> list:
-    """(file, line, function, text) of traceback frames in notebook cells, outermost first."""
+    """(file, line, function, text) of the traceback's frames in user code (notebook cells,
+    the user's modules), outermost first."""
     import linecache
     found = []
     while tb is not None:
         code = tb.tb_frame.f_code
-        if code.co_filename == cell_file or cell_name(code.co_filename):
+        name = code.co_filename
+        if name == cell_file or cell_name(name) or not (
+                name.startswith(_NOT_USER + _SHELL_DIRS) or name.startswith("<")):
             found.append((code.co_filename, tb.tb_lineno, code.co_name,
                           linecache.getline(code.co_filename, tb.tb_lineno).strip()))
         tb = tb.tb_next
