@@ -8,7 +8,7 @@ or vmap, and the same numbers as JAX 0.10.2.
     >>> key = random.PRNGKey(0)
     >>> key, subkey = random.split(key)
     >>> random.normal(subkey, (2,))
-    Array([ 1.0040143, -0.9063372], dtype=float32)
+    Array([-2.4424558, -2.0356805], dtype=float32)
 """
 from .keys import (KeyArray, PRNGKey, bits, clone, fold_in, key, key_data, key_impl,  # noqa: F401
                    split, wrap_key_data)
@@ -16,5 +16,5 @@ from .samplers import (bernoulli, categorical, cauchy, choice, exponential, gumb
                        laplace, logistic, normal, permutation, rademacher, randint,
                        truncated_normal, uniform)
 from .prng import threefry2x32_p, threefry_2x32  # noqa: F401
-from .gamma import beta, dirichlet, gamma, loggamma, poisson  # noqa: F401
+from .rejection import beta, dirichlet, gamma, loggamma, poisson  # noqa: F401
 from .matrices import multivariate_normal, orthogonal  # noqa: F401

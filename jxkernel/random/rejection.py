@@ -3,7 +3,7 @@ per element, vmapped), loggamma, beta and dirichlet on top of it, and poisson (K
 small rates, Hormann's transformed rejection for large ones).
 
     >>> gamma(PRNGKey(0), 2.0, (3,))
-    Array([1.0853993, 0.5698596, 3.7613606], dtype=float32)
+    Array([1.5897877, 1.7599413, 1.1290071], dtype=float32)
 """
 from __future__ import annotations
 
@@ -137,7 +137,7 @@ def gamma(key, a, shape=None, dtype=None, *, out_sharding=None):
     """Gamma(a) floats (unit scale): density x^(a-1) e^(-x) / Gamma(a).
 
     >>> gamma(PRNGKey(0), 2.0, (3,))
-    Array([1.0853993, 0.5698596, 3.7613606], dtype=float32)
+    Array([1.5897877, 1.7599413, 1.1290071], dtype=float32)
     """
     _no_sharding(out_sharding)
     data, dtype, shape = _gamma_args("gamma", key, dtype, shape)
@@ -174,7 +174,7 @@ def beta(key, a, b, shape=None, dtype=None, *, out_sharding=None):
     """Beta(a, b) floats in [0, 1].
 
     >>> beta(PRNGKey(0), 2.0, 3.0, (2,))
-    Array([0.3470295 , 0.24478608], dtype=float32)
+    Array([0.23627362, 0.49045956], dtype=float32)
     """
     _no_sharding(out_sharding)
     data, dtype, shape = _gamma_args("beta", key, dtype, shape)
@@ -209,7 +209,7 @@ def dirichlet(key, alpha, shape=None, dtype=None, *, out_sharding=None):
     """Dirichlet(alpha) vectors along the last axis (each sums to 1).
 
     >>> dirichlet(PRNGKey(0), np.array([1.0, 2.0, 3.0], np.float32))
-    Array([0.18826005, 0.10758147, 0.70415854], dtype=float32)
+    Array([0.1422856 , 0.4048826 , 0.45283177], dtype=float32)
     """
     _no_sharding(out_sharding)
     data, dtype, shape = _gamma_args("dirichlet", key, dtype, shape)
@@ -292,7 +292,7 @@ def poisson(key, lam, shape=None, dtype=None, *, out_sharding=None):
     """Poisson(lam) integers (lam >= 0; computed in float32, as in JAX).
 
     >>> poisson(PRNGKey(0), 3.0, (4,))
-    Array([3, 4, 1, 5], dtype=int32)
+    Array([0, 0, 4, 4], dtype=int32)
     """
     data, _ = check_key("poisson", key)
     _no_sharding(out_sharding)
