@@ -30,6 +30,7 @@ from .lax import stop_gradient
 from .transforms.pmap import pmap
 from .transforms.ad import linear_transpose
 from .xla.compiler import clear_caches
+from ._ipython_ext import load_ipython_extension, unload_ipython_extension
 
 
 def block_until_ready(tree):

@@ -120,4 +120,5 @@ def distance(old_sig, new_sig, old_tree, new_tree, old_static, new_static) -> in
     d = sum(a != b for (_, a), (_, b) in zip(old_static, new_static))
     if old_tree != new_tree:
         return d + 1000
-    return d + sum(a != b for (_, a), (_, b) in zip(old_sig, new_sig))
+    return d + sum((a.shape != b.shape) + (a.dtype != b.dtype) + (a.weak_type != b.weak_type)
+                   for (_, a), (_, b) in zip(old_sig, new_sig))

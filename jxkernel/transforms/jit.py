@@ -261,7 +261,7 @@ class Jitted:
             dyn_args = []
             for i, a in enumerate(args):
                 if i in self._static_argnums:
-                    statics.append((self._arg_name(i), a))
+                    statics.append((self._arg_name(i), a, i))
                 else:
                     dyn_args.append(a)
             dyn_args = tuple(dyn_args)
@@ -271,13 +271,13 @@ class Jitted:
             dyn_kwargs = {}
             for k, v in kwargs.items():
                 if k in self._static_argnames:
-                    statics.append((k, v))
+                    statics.append((k, v, None))     # passed by keyword: given back by keyword
                 else:
                     dyn_kwargs[k] = v
         else:
             dyn_kwargs = kwargs
         if statics:
-            for name, value in statics:
+            for name, value, _ in statics:
                 try:
                     hash(value)
                 except TypeError as e:
@@ -317,16 +317,8 @@ class Jitted:
 
     def _flat_fun(self, treedef, statics, out_trees):
         """fun over flat leaves: rebuild args, merge statics back, flatten the output."""
-        static_by_pos = {}
-        static_kw = {}
-        for name, value in statics:
-            if name in self._positional_names and \
-                    self._positional_names.index(name) in self._static_argnums:
-                static_by_pos[self._positional_names.index(name)] = value
-            elif name.startswith("args["):
-                static_by_pos[int(name[5:-1])] = value
-            else:
-                static_kw[name] = value
+        static_by_pos = {pos: value for _, value, pos in statics if pos is not None}
+        static_kw = {name: value for name, value, pos in statics if pos is None}
 
         def flat(*leaves):
             dyn_args, dyn_kwargs = tree_unflatten(treedef, leaves)
@@ -418,8 +410,9 @@ class Jitted:
                 source, device):
         names = self._leaf_names(dyn_args, dyn_kwargs)
         named = tuple(zip(names, avals))
-        static_named = tuple((n, v) for n, v in statics)
-        closest = min(self._history, default=None, key=lambda h: compile_log.distance(
+        static_named = tuple((n, v) for n, v, _ in statics)
+        # the closest earlier signature; among equally close ones, the most recent
+        closest = min(reversed(self._history), default=None, key=lambda h: compile_log.distance(
             h[3], named, h[1], treedef, h[2], static_named))
         if closest is None:
             reason = "first call"
