@@ -8,10 +8,18 @@ class JAXTypeError(TypeError):
     pass
 
 
+def _traced_arguments(tracer) -> list:
+    """The traced inputs a tracer depends on, for tools (the notebook marks them)."""
+    trace = getattr(tracer, "_trace", None)
+    find = getattr(trace, "traced_arguments", None)
+    return find(tracer) if find is not None else []
+
+
 class ConcretizationTypeError(JAXTypeError):
     """A concrete Python value was needed from a traced (abstract) array."""
 
     def __init__(self, tracer, context: str = ""):
+        self.arg_names = _traced_arguments(tracer)
         super().__init__(
             f"Abstract tracer value encountered where concrete value is expected: {tracer}\n"
             f"{context}{_origin(tracer)}{_HINT_STATIC}\n"
@@ -20,6 +28,7 @@ class ConcretizationTypeError(JAXTypeError):
 
 class TracerBoolConversionError(ConcretizationTypeError):
     def __init__(self, tracer):
+        self.arg_names = _traced_arguments(tracer)
         TypeError.__init__(
             self,
             f"Attempted boolean conversion of traced array with shape {tracer.aval.str_short()}.\n"
@@ -33,6 +42,7 @@ class TracerBoolConversionError(ConcretizationTypeError):
 
 class TracerIntegerConversionError(JAXTypeError):
     def __init__(self, tracer):
+        self.arg_names = _traced_arguments(tracer)
         super().__init__(
             f"The __index__() method was called on traced array with shape "
             f"{tracer.aval.str_short()}.\n{_origin(tracer)}{_HINT_STATIC}\n"
@@ -41,6 +51,7 @@ class TracerIntegerConversionError(JAXTypeError):
 
 class TracerArrayConversionError(JAXTypeError):
     def __init__(self, tracer):
+        self.arg_names = _traced_arguments(tracer)
         super().__init__(
             f"The numpy.ndarray conversion method __array__() was called on traced array with "
             f"shape {tracer.aval.str_short()}.\n{_origin(tracer)}"

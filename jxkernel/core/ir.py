@@ -68,7 +68,7 @@ class Eqn:
         return Eqn(**fields)
 
     def __repr__(self):
-        return pp_eqn(self, _Names(), 0)
+        return pp_eqn(self, Names(), 0)
 
 
 class Jaxpr:
@@ -83,7 +83,7 @@ class Jaxpr:
     out_avals = property(lambda self: [v.aval for v in self.outvars])
 
     def pretty_print(self, *, source_info=False, width=80) -> str:
-        return pp_jaxpr(self, _Names(), 0, source_info, width)
+        return pp_jaxpr(self, Names(), 0, source_info, width)
 
     def __str__(self):
         return self.pretty_print()
@@ -127,8 +127,9 @@ def _alpha_name(n: int) -> str:
             return digits
 
 
-class _Names:
-    """Variable names of one printing: a single counter shared by nested jaxprs, as in JAX."""
+class Names:
+    """Variable names of one printing: a single counter shared by nested jaxprs, as in JAX.
+    Tools that render jaxprs themselves (the notebook's viewer) use it to agree with print."""
 
     def __init__(self):
         self.names: dict[Var, str] = {}
@@ -153,7 +154,7 @@ def pp_literal(lit: Literal) -> str:
     return f"{val}:{lit.aval.str_short()}"
 
 
-def pp_binder(var, names: _Names) -> str:
+def pp_binder(var, names: Names) -> str:
     return f"{names(var)}:{var.aval.str_short()}"
 
 
@@ -166,7 +167,7 @@ param_printers: dict = {}
 call_primitives: set = set()
 
 
-def pp_eqn(eqn: Eqn, names: _Names, indent: int, source_info=False, width=80) -> str:
+def pp_eqn(eqn: Eqn, names: Names, indent: int, source_info=False, width=80) -> str:
     outs = " ".join(pp_binder(v, names) for v in eqn.outvars)
     args = " ".join(names(v) for v in eqn.invars)
     printer = param_printers.get(eqn.primitive)
@@ -189,7 +190,7 @@ def pp_eqn(eqn: Eqn, names: _Names, indent: int, source_info=False, width=80) ->
     return text
 
 
-def _share_call_names(eqn: Eqn, names: _Names):
+def _share_call_names(eqn: Eqn, names: Names):
     from .primitive import jaxpr_params   # local: printing needs no registry otherwise
     inner = jaxpr_params(eqn.params)
     if len(inner) != 1:
@@ -208,7 +209,7 @@ def _share_call_names(eqn: Eqn, names: _Names):
             taken.add(names(outer))
 
 
-def pp_param(value, names: _Names, indent: int, width: int, prefix: int = 0) -> str:
+def pp_param(value, names: Names, indent: int, width: int, prefix: int = 0) -> str:
     """A param's text; `prefix` is the width of `key=` before it on its first line."""
     if isinstance(value, (Jaxpr, ClosedJaxpr)):
         jaxpr = value.jaxpr if isinstance(value, ClosedJaxpr) else value
@@ -226,7 +227,7 @@ def pp_param(value, names: _Names, indent: int, width: int, prefix: int = 0) -> 
     return str(value)
 
 
-def pp_jaxpr(jaxpr: Jaxpr, names: _Names, indent: int, source_info=False, width=80,
+def pp_jaxpr(jaxpr: Jaxpr, names: Names, indent: int, source_info=False, width=80,
              prefix: int = 0) -> str:
     used = {v for e in jaxpr.eqns for v in e.invars if isinstance(v, Var)}
     used.update(v for v in jaxpr.outvars if isinstance(v, Var))
@@ -246,3 +247,6 @@ def pp_jaxpr(jaxpr: Jaxpr, names: _Names, indent: int, source_info=False, width=
             return one_line
     body = "".join(f"\n{' ' * (indent + 4)}{e}" for e in eqns)
     return f"{head}{body}\n{' ' * (indent + 2)}{tail}"
+
+
+_Names = Names          # the old private name (the notebook viewer used it first)

@@ -145,14 +145,17 @@ class JaxprTrace(Trace):
     def describe_self(self) -> str:
         return self.debug_info.describe() if self.debug_info else "a traced function"
 
+    def traced_arguments(self, tracer) -> list[str]:
+        """Names of the traced inputs `tracer` depends on (e.g. ["x", "params['w']"])."""
+        names = self.debug_info.arg_names if self.debug_info else None
+        if tracer.var is None or names is None:
+            return []
+        return [names[i] for i in _input_dependencies(self, tracer.var) if i < len(names)]
+
     def describe_origin(self, tracer) -> str:
         """Which function was being traced, and which inputs `tracer` depends on."""
         text = f"The error occurred while tracing {self.describe_self()}.\n"
-        names = self.debug_info.arg_names if self.debug_info else None
-        if tracer.var is None or names is None:
-            return text
-        deps = _input_dependencies(self, tracer.var)
-        args = [names[i] for i in deps if i < len(names)]
+        args = self.traced_arguments(tracer)
         if not args:
             return text
         which = "the argument " + args[0] if len(args) == 1 else \
