@@ -20,7 +20,7 @@ from ..core import dtypes as _core
 from ..numpy import util as numpy_util
 from ..numpy.dtypes import canonicalize_user_dtype
 from ..transforms.custom_derivatives import custom_jvp
-from ..transforms.jit import jit
+from ..numpy.util import jnp_jit
 from ..scipy.special import logsumexp
 
 __all__ = ["relu", "relu6", "gelu", "sigmoid", "softplus", "soft_sign", "silu", "swish",
@@ -30,14 +30,14 @@ __all__ = ["relu", "relu6", "gelu", "sigmoid", "softplus", "soft_sign", "silu", 
            "identity", "glu"]
 
 
-@jit
+@jnp_jit
 def identity(x):
     """x itself (as an array)."""
     return numpy_util.ensure_arraylike("identity", x)
 
 
 @custom_jvp
-@jit
+@jnp_jit
 def relu(x):
     """max(x, 0); its derivative at 0 is 0 (a custom JVP, as JAX's).
 
@@ -51,7 +51,7 @@ relu.defjvps(lambda g, ans, x: lax.select(x > 0, g, numpy_util.full_like(g, 0)))
 
 
 @custom_jvp
-@jit
+@jnp_jit
 def relu6(x):
     """min(max(x, 0), 6), with derivative 0 at both kinks."""
     return jnp.minimum(jnp.maximum(x, 0), 6.0)
@@ -60,33 +60,33 @@ def relu6(x):
 relu6.defjvps(lambda g, ans, x: lax.select((x > 0) & (x < 6), g, numpy_util.full_like(g, 0)))
 
 
-@jit
+@jnp_jit
 def squareplus(x, b=4):
     """(x + sqrt(x**2 + b)) / 2, a smooth relu."""
     x, b = numpy_util.ensure_arraylike("squareplus", x, b)
     return (x + jnp.sqrt(jnp.square(x) + b)) / 2
 
 
-@jit
+@jnp_jit
 def softplus(x):
     """log(1 + exp(x)), computed stably as logaddexp(x, 0)."""
     return jnp.logaddexp(x, 0)
 
 
-@jit
+@jnp_jit
 def sparse_plus(x):
     x = numpy_util.ensure_arraylike("sparse_plus", x)
     return jnp.where(x <= -1.0, 0.0, jnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
 
 
-@jit
+@jnp_jit
 def soft_sign(x):
     """x / (|x| + 1)."""
     x = numpy_util.ensure_arraylike("soft_sign", x)
     return x / (jnp.abs(x) + 1)
 
 
-@jit(inline=True)
+@jnp_jit(inline=True)
 def sigmoid(x):
     """1 / (1 + exp(-x)) (lax.logistic).
 
@@ -96,12 +96,12 @@ def sigmoid(x):
     return lax.logistic(x)
 
 
-@jit
+@jnp_jit
 def sparse_sigmoid(x):
     return 0.5 * jnp.clip(x + 1.0, 0.0, 2.0)
 
 
-@jit
+@jnp_jit
 def silu(x):
     """x * sigmoid(x) (also called swish)."""
     x = numpy_util.ensure_arraylike("silu", x)
@@ -111,48 +111,48 @@ def silu(x):
 swish = silu
 
 
-@jit
+@jnp_jit
 def mish(x):
     """x * tanh(softplus(x))."""
     x = numpy_util.ensure_arraylike("mish", x)
     return x * jnp.tanh(softplus(x))
 
 
-@jit
+@jnp_jit
 def log_sigmoid(x):
     """log(sigmoid(x)) = -softplus(-x)."""
     x = numpy_util.ensure_arraylike("log_sigmoid", x)
     return -softplus(-x)
 
 
-@jit
+@jnp_jit
 def elu(x, alpha=1.0):
     """x if x > 0 else alpha * (exp(x) - 1)."""
     x = numpy_util.ensure_arraylike("elu", x)
     return jnp.where(x > 0, x, alpha * jnp.expm1(jnp.where(x > 0, 0.0, x)))
 
 
-@jit
+@jnp_jit
 def leaky_relu(x, negative_slope=0.01):
     """x if x >= 0 else negative_slope * x."""
     x = numpy_util.ensure_arraylike("leaky_relu", x)
     return jnp.where(x >= 0, x, negative_slope * x)
 
 
-@jit
+@jnp_jit
 def hard_tanh(x):
     """x clipped to [-1, 1]."""
     x = numpy_util.ensure_arraylike("hard_tanh", x)
     return jnp.where(x > 1, 1, jnp.where(x < -1, -1, x))
 
 
-@jit
+@jnp_jit
 def celu(x, alpha=1.0):
     """max(x, 0) + alpha * expm1(min(x, 0) / alpha)."""
     return jnp.maximum(x, 0.0) + alpha * jnp.expm1(jnp.minimum(x, 0.0) / alpha)
 
 
-@jit
+@jnp_jit
 def selu(x):
     """scale * elu(x, alpha) with the self-normalizing constants."""
     alpha = 1.6732632423543772
@@ -175,7 +175,7 @@ def gelu(x, approximate: bool = True):
     return jnp.array(0.5 * x * lax.erfc(-x * sqrt_half), dtype=x.dtype)
 
 
-@jit(static_argnames=("axis",))
+@jnp_jit(static_argnames=("axis",))
 def glu(x, axis: int = -1):
     """Gated linear unit: first half * sigmoid(second half) along `axis`."""
     x = numpy_util.ensure_arraylike("glu", x)
@@ -184,13 +184,13 @@ def glu(x, axis: int = -1):
     return x1 * sigmoid(x2)
 
 
-@jit
+@jnp_jit
 def hard_sigmoid(x):
     """relu6(x + 3) / 6."""
     return relu6(x + 3.0) / 6.0
 
 
-@jit
+@jnp_jit
 def hard_silu(x):
     """x * hard_sigmoid(x)."""
     x = numpy_util.ensure_arraylike("hard_silu", x)
@@ -201,7 +201,7 @@ hard_swish = hard_silu
 
 
 @custom_jvp
-@jit
+@jnp_jit
 def log1mexp(x):
     """log(1 - exp(-x)), accurate on both sides of log(2)."""
     x = numpy_util.ensure_arraylike("log1mexp", x)
@@ -213,7 +213,7 @@ log1mexp.defjvps(lambda g, ans, x: g / jnp.expm1(x))
 
 
 # ---------------------------------------------------------------- normalizations
-@jit(static_argnames=("axis",))
+@jnp_jit(static_argnames=("axis",))
 def log_softmax(x, axis=-1, where=None):
     """x - logsumexp(x) along `axis`, shifted by the max for stability.
 
@@ -247,7 +247,7 @@ def softmax(x, axis=-1, where=None):
     return result
 
 
-@jit(static_argnames=("axis", "algorithm"))
+@jnp_jit(static_argnames=("axis", "algorithm"))
 def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-05, where=None, *,
                 algorithm: str = "fast"):
     """(x - mean) / sqrt(variance + epsilon) along `axis`."""
@@ -268,7 +268,7 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-05, where=None,
     return jnp.subtract(x, mean) * lax.rsqrt(variance + epsilon)
 
 
-@jit(static_argnames=("num_classes", "dtype", "axis"))
+@jnp_jit(static_argnames=("num_classes", "dtype", "axis"))
 def _one_hot(x, num_classes: int, *, dtype, axis: int):
     out_axis = numpy_util.canonicalize_axis(axis, x.ndim + 1)
     lhs = lax.expand_dims(x, (operator.index(axis),))

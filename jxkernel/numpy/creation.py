@@ -23,7 +23,6 @@ from ..core import trace as _trace
 from ..core.avals import ShapedArray
 from ..core.errors import ConcretizationTypeError
 from ..core.trace import Tracer
-from ..transforms.jit import jit
 from ..xla import client as _client
 from ..xla.array import Array, device_put, host_to_device
 from . import util
@@ -409,7 +408,7 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     return out
 
 
-@jit(static_argnames=("num", "endpoint", "retstep", "dtype", "axis"))
+@util.jnp_jit(static_argnames=("num", "endpoint", "retstep", "dtype", "axis"))
 def _linspace(start, stop, num, endpoint, retstep, dtype, axis):
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
@@ -467,7 +466,7 @@ def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype
     return _logspace(start, stop, num, endpoint, base, dtype, axis)
 
 
-@jit(static_argnames=("num", "endpoint", "dtype", "axis"))
+@util.jnp_jit(static_argnames=("num", "endpoint", "dtype", "axis"))
 def _logspace(start, stop, num, endpoint, base, dtype, axis):
     from . import ufuncs
     if dtype is None:
@@ -489,7 +488,7 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axi
     return _geomspace(start, stop, num, endpoint, dtype, axis)
 
 
-@jit(static_argnames=("num", "endpoint", "dtype", "axis"))
+@util.jnp_jit(static_argnames=("num", "endpoint", "dtype", "axis"))
 def _geomspace(start, stop, num, endpoint, dtype, axis):
     from . import ufuncs
     if dtype is None:

@@ -15,8 +15,6 @@ The array operators (`x + y`, `x // y`, ...) call these functions (see array_met
 """
 from __future__ import annotations
 
-import functools
-import inspect
 import operator
 
 import numpy as np
@@ -24,9 +22,9 @@ import numpy as np
 from .. import lax
 from ..core import dtypes as _core
 from ..core.trace import Tracer
-from ..transforms.jit import jit
 from .dtypes import finfo
 from .util import (_ARRAYS, aval_of, check_arraylike, ensure_array, ensure_arraylike, full_like,
+                   jnp_jit,
                    promote_args, promote_args_inexact, promote_args_numeric, promote_dtypes,
                    promote_dtypes_inexact, promote_dtypes_numeric, promote_shapes)
 from .util import where as _where
@@ -88,24 +86,6 @@ def _to_bool(x):
     return x if _dtype(x) == _BOOL else lax.ne(x, _const(x, 0))
 
 
-def _jit_static(*names):
-    """jit with static arguments `names`, which callers may pass by keyword or position
-    (they are handed to the jitted function positionally)."""
-    def deco(fn):
-        jitted = jit(fn, static_argnames=names)
-        sig = inspect.signature(fn)
-
-        @functools.wraps(fn)
-        def call(*args, **kwargs):
-            if kwargs:
-                bound = sig.bind(*args, **kwargs)
-                bound.apply_defaults()
-                args, kwargs = bound.args, bound.kwargs
-            return jitted(*args, **kwargs)
-        return call
-    return deco
-
-
 def _named(name, doc):
     def deco(fn):
         fn.__name__ = fn.__qualname__ = name
@@ -149,7 +129,7 @@ asin, acos, atan = arcsin, arccos, arctan            # Array API names
 asinh, atanh = arcsinh, arctanh
 
 
-@jit
+@jnp_jit
 def arccosh(x, /):
     """Inverse hyperbolic cosine (complex results on the principal branch, as NumPy)."""
     out = lax.acosh(*promote_args_inexact("arccosh", x))
@@ -161,7 +141,7 @@ def arccosh(x, /):
 acosh = arccosh
 
 
-@jit(inline=True)
+@jnp_jit(inline=True)
 def log2(x, /):
     """Base-2 logarithm: log(x) / log(2), as JAX computes it."""
     x, = promote_args_inexact("log2", x)
@@ -173,7 +153,7 @@ def log2(x, /):
     return lax.div(lax.log(x), lax.log(_strong(x, 2)))
 
 
-@jit(inline=True)
+@jnp_jit(inline=True)
 def log10(x, /):
     """Base-10 logarithm: log(x) * (1 / log(10)), as JAX computes it."""
     x, = promote_args_inexact("log10", x)
@@ -205,7 +185,7 @@ def reciprocal(x, /):
     return lax.integer_pow(x, -1)
 
 
-@jit
+@jnp_jit
 def sinc(x, /):
     """sin(pi x) / (pi x), with sinc(0) = 1."""
     x, = promote_dtypes_inexact(ensure_arraylike("sinc", x))
@@ -278,7 +258,7 @@ def ceil(x, /):
     return lax.ceil(*promote_args_inexact("ceil", x))
 
 
-@jit
+@jnp_jit
 def trunc(x, /):
     """Round towards zero."""
     x = ensure_arraylike("trunc", x)
@@ -287,7 +267,7 @@ def trunc(x, /):
     return _where(lax.lt(x, _const(x, 0)), ceil(x), floor(x))
 
 
-@jit
+@jnp_jit
 def rint(x, /):
     """Round to the nearest integer, ties to even (ints become the default float)."""
     x = ensure_arraylike("rint", x)
@@ -298,7 +278,7 @@ def rint(x, /):
     return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
 
 
-@_jit_static("decimals")
+@jnp_jit(static_argnames="decimals")
 def round(a, decimals: int = 0, out=None):
     """Round to `decimals` decimal places, ties to even (as np.round).
 
@@ -345,7 +325,7 @@ def logical_not(x, /):
     return lax.bitwise_not(*map(_to_bool, promote_args("logical_not", x)))
 
 
-@jit
+@jnp_jit
 def bitwise_count(x, /):
     """Number of 1 bits in |x|, as uint8."""
     x, = promote_args_numeric("bitwise_count", x)
@@ -374,7 +354,7 @@ def conjugate(x, /):
 conj = conjugate
 
 
-@_jit_static("deg")
+@jnp_jit(static_argnames="deg")
 def angle(z, deg: bool = False):
     """The counterclockwise angle of complex z from the positive real axis."""
     z = ensure_arraylike("angle", z)
@@ -388,13 +368,13 @@ def angle(z, deg: bool = False):
     return degrees(out) if deg else out
 
 
-@jit
+@jnp_jit
 def iscomplex(x):
     i = imag(x)
     return lax.ne(i, _const(i, 0))
 
 
-@jit
+@jnp_jit
 def isreal(x):
     i = imag(x)
     return lax.eq(i, _const(i, 0))
@@ -414,7 +394,7 @@ def isfinite(x, /):
     return _bool_like(x, True)
 
 
-@jit
+@jnp_jit
 def isinf(x, /):
     x = ensure_arraylike("isinf", x)
     if _core.is_float(x.dtype):
@@ -450,7 +430,7 @@ def isnan(x, /):
     return lax.ne(x, x)
 
 
-@jit
+@jnp_jit
 def signbit(x, /):
     """True where the sign bit is set (also for -0.0 and -nan)."""
     x, = promote_args("signbit", x)
@@ -504,7 +484,7 @@ def true_divide(x1, x2, /):
 divide = true_divide
 
 
-@jit
+@jnp_jit
 def floor_divide(x1, x2, /):
     """x1 // x2, rounding towards -inf (NumPy's semantics, also for floats)."""
     x1, x2 = promote_args_numeric("floor_divide", x1, x2)
@@ -521,7 +501,7 @@ def floor_divide(x1, x2, /):
     return _float_divmod(x1, x2)[0]
 
 
-@jit
+@jnp_jit
 def divmod(x1, x2, /):
     """(x1 // x2, x1 % x2)."""
     x1, x2 = promote_args_numeric("divmod", x1, x2)
@@ -540,7 +520,7 @@ def _float_divmod(x1, x2):
     return lax.round(div), mod
 
 
-@jit
+@jnp_jit
 def remainder(x1, x2, /):
     """x1 % x2 with the sign of x2 (NumPy's semantics); x % 0 is 0 for ints."""
     x1, x2 = promote_args_numeric("remainder", x1, x2)
@@ -557,7 +537,7 @@ def remainder(x1, x2, /):
 mod = remainder
 
 
-@jit
+@jnp_jit
 def fmod(x1, x2, /):
     """C's fmod: the remainder with the sign of x1; x % 0 is 0 for ints."""
     check_arraylike("fmod", x1, x2)
@@ -642,14 +622,14 @@ def minimum(x, y, /):
     return lax.min_p.bind(*promote_args("minimum", x, y))
 
 
-@jit
+@jnp_jit
 def fmax(x1, x2):
     """Elementwise maximum ignoring NaNs."""
     mask = logical_or(greater(x1, x2), isnan(x2))
     return where(mask, x1, x2)
 
 
-@jit
+@jnp_jit
 def fmin(x1, x2):
     """Elementwise minimum ignoring NaNs."""
     mask = logical_or(less(x1, x2), isnan(x2))
@@ -674,7 +654,7 @@ def spacing(x, /):
     return _where(lax.eq(result, _const(result, 0)), copysign(tiny, arr), result)
 
 
-@jit
+@jnp_jit
 def copysign(x1, x2, /):
     """|x1| with the sign of x2."""
     x1, x2 = promote_args_inexact("copysign", x1, x2)
@@ -683,7 +663,7 @@ def copysign(x1, x2, /):
     return _where(signbit(x2), lax.neg(lax.abs(x1)), lax.abs(x1))
 
 
-@jit
+@jnp_jit
 def heaviside(x1, x2, /):
     """0 where x1 < 0, 1 where x1 > 0, x2 where x1 == 0."""
     x1, x2 = promote_dtypes_inexact(*ensure_arraylike("heaviside", x1, x2))
@@ -692,7 +672,7 @@ def heaviside(x1, x2, /):
                   _where(lax.gt(x1, zero), _const(x1, 1), _where(lax.ne(x1, x1), x1, x2)))
 
 
-@jit
+@jnp_jit
 def hypot(x1, x2, /):
     """sqrt(x1**2 + x2**2) without overflow, as JAX computes it."""
     x1, x2 = promote_args_inexact("hypot", x1, x2)
@@ -716,7 +696,7 @@ def _wrap_between(x, a):
     return lax.sub(rem, a)
 
 
-@jit(inline=True)
+@jnp_jit(inline=True)
 def logaddexp(x1, x2, /):
     """log(exp(x1) + exp(x2)) without overflow: max + log1p(exp(-|x1 - x2|))."""
     x1, x2 = promote_args_inexact("logaddexp", x1, x2)
@@ -730,7 +710,7 @@ def logaddexp(x1, x2, /):
     return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi))
 
 
-@jit(inline=True)
+@jnp_jit(inline=True)
 def logaddexp2(x1, x2, /):
     """log2(2**x1 + 2**x2) without overflow."""
     x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
@@ -756,7 +736,7 @@ def _normalize_float(x):
     return lax.bitcast_convert_type(x1, int_type), x2
 
 
-@jit
+@jnp_jit
 def frexp(x, /):
     """(mantissa, exponent) with x == mantissa * 2**exponent and 0.5 <= |mantissa| < 1."""
     x, = promote_dtypes_inexact(ensure_arraylike("frexp", x))
@@ -778,7 +758,7 @@ def frexp(x, /):
     return _where(cond, x, x1), lax.convert_element_type(x2, np.int32)
 
 
-@jit
+@jnp_jit
 def ldexp(x1, x2, /):
     """x1 * 2**x2 (x2 integer)."""
     x1, x2 = ensure_arraylike("ldexp", x1, x2)
@@ -795,7 +775,7 @@ def ldexp(x1, x2, /):
     return _where(lax.bitwise_or(isinf(x1), lax.eq(x1, _const(x1, 0))), x1, x)
 
 
-@jit
+@jnp_jit
 def modf(x, /, out=None):
     """(fractional part, integral part), both with the sign of x."""
     x, = promote_dtypes_inexact(ensure_arraylike("modf", x))
@@ -806,7 +786,7 @@ def modf(x, /, out=None):
 
 
 # ---------------------------------------------------------------- integers and bits
-@jit
+@jnp_jit
 def gcd(x1, x2):
     """Greatest common divisor (Euclid's algorithm in a while_loop, as JAX)."""
     x1, x2 = ensure_arraylike("gcd", x1, x2)
@@ -840,7 +820,7 @@ def gcd(x1, x2):
 _EUCLID_STEPS = {1: 12, 2: 24, 4: 47, 8: 93}
 
 
-@jit
+@jnp_jit
 def lcm(x1, x2):
     """Least common multiple."""
     x1, x2 = ensure_arraylike("lcm", x1, x2)
@@ -924,7 +904,7 @@ def _all(x):
     return lax.reduce_and(x, tuple(range(x.ndim)))
 
 
-@_jit_static("equal_nan")
+@jnp_jit(static_argnames="equal_nan")
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     """|a - b| <= atol + rtol * |b| elementwise (and a == b, for infinities)."""
     a, b = promote_args("isclose", a, b)
@@ -941,7 +921,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     return logical_or(out, both_nan) if equal_nan else out
 
 
-@_jit_static("equal_nan")
+@jnp_jit(static_argnames="equal_nan")
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     """True if all elements are isclose."""
     check_arraylike("allclose", a, b)
@@ -971,7 +951,7 @@ def array_equiv(a1, a2):
     return _all(eq)
 
 
-@jit
+@jnp_jit
 def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
     """NaN -> `nan`, +inf -> `posinf` (dtype max), -inf -> `neginf` (dtype min)."""
     from .creation import asarray
@@ -1020,7 +1000,7 @@ def _clip(arr, min, max):
 
 
 _clip.__name__ = "clip"          # its jaxpr equation reads jit[name=clip], as in JAX
-_clip = jit(_clip)
+_clip = jnp_jit(_clip)
 _NO_ARG = object()
 
 

@@ -9,15 +9,19 @@ bare lax call.
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 
 import numpy as np
 
+from ..config import config
 from ..core import dtypes
 from ..core import trace as _trace
 from ..core.avals import ShapedArray
 from ..core.trace import Tracer
 from ..lax import conversion
+from ..transforms.jit import jit
 from ..xla import client as _client
 from ..xla.array import Array, device_put, host_to_device
 from .dtypes import lattice_result_type
@@ -156,10 +160,15 @@ def promote_dtypes(*args) -> list:
     return [_convert(x, dtype, weak, args) for x in args]
 
 
+@functools.lru_cache(maxsize=None)
+def _to_inexact(dtype, x64: bool):
+    return dtypes.to_inexact_dtype(dtype)
+
+
 def promote_dtypes_inexact(*args) -> list:
     """Like promote_dtypes, then to a float/complex type (ints become the default float)."""
     dtype, weak = lattice_result_type(*args)
-    dtype = dtypes.to_inexact_dtype(dtype)
+    dtype = _to_inexact(dtype, config.jax_enable_x64)
     return [_convert(x, dtype, weak, args) for x in args]
 
 
@@ -208,10 +217,55 @@ def _fast(args) -> bool:
     return True
 
 
+def _array_and_scalar(args, kind: str):
+    """The promoted pair for (Array or tracer, Python scalar) in either order when the
+    array's type wins (the common `x * 2`, `x + 1.0`), else None for the general path."""
+    if len(args) != 2:
+        return None
+    x, y = args
+    if type(y) in _CACHED_SCALARS and isinstance(x, _ARRAYS):
+        arr, s = x, y
+    elif type(x) in _CACHED_SCALARS and isinstance(y, _ARRAYS):
+        arr, s = y, x
+    else:
+        return None
+    a = arr.aval
+    key = (a.dtype, a.weak_type, type(s), kind, config.jax_enable_x64)
+    res = _pair_results.get(key)
+    if res is None:
+        res = _pair_results[key] = _PROMOTE[kind](a, s)
+    if res != (a.dtype, a.weak_type):
+        return None
+    if type(_trace._ctx.trace) is _trace.EvalTrace:
+        sv = scalar_array(s, a.dtype, a.weak_type, _device_of((arr,)))
+    else:
+        _check_python_int(s)
+        sv = conversion._convert_element_type(s, a.dtype, a.weak_type)
+    return [arr, sv] if arr is x else [sv, arr]
+
+
+def _promoted(kind):
+    def result(*args):
+        dtype, weak = lattice_result_type(*args)
+        if kind == "inexact":
+            dtype = _to_inexact(dtype, config.jax_enable_x64)
+        elif kind == "numeric" and dtype == dtypes.bool_:
+            dtype = dtypes.default_int_dtype()
+        return dtype, weak
+    return result
+
+
+_PROMOTE = {k: _promoted(k) for k in ("plain", "inexact", "numeric")}
+_pair_results: dict = {}
+
+
 def promote_args(fun_name: str, *args) -> list:
     """check_arraylike + promote_dtypes + promote_shapes, as jnp's binary functions do."""
     if _fast(args):
         return list(args)
+    pair = _array_and_scalar(args, "plain")
+    if pair is not None:
+        return pair
     check_arraylike(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes(*args))
 
@@ -219,6 +273,9 @@ def promote_args(fun_name: str, *args) -> list:
 def promote_args_inexact(fun_name: str, *args) -> list:
     if _fast(args) and args[0].aval.dtype in _INEXACT:
         return list(args)
+    pair = _array_and_scalar(args, "inexact")
+    if pair is not None:
+        return pair
     check_arraylike(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes_inexact(*args))
 
@@ -226,6 +283,9 @@ def promote_args_inexact(fun_name: str, *args) -> list:
 def promote_args_numeric(fun_name: str, *args) -> list:
     if _fast(args) and args[0].aval.dtype != dtypes.bool_:
         return list(args)
+    pair = _array_and_scalar(args, "numeric")
+    if pair is not None:
+        return pair
     check_arraylike(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes_numeric(*args))
 
@@ -303,6 +363,38 @@ def broadcast_arrays(*args) -> list:
     return [broadcast_to(a, shape) for a in args]
 
 
+# ---------------------------------------------------------------- jit for composites
+def jnp_jit(fun=None, *, static_argnames=(), inline=False):
+    """jit for jnp's composite functions, where JAX jits them. Eagerly, Python scalar
+    arguments come from the device constant cache (no host transfer per call), and static
+    arguments may be passed by keyword or position.
+
+        >>> @jnp_jit(static_argnames=("decimals",))
+        ... def round(a, decimals=0): ...
+    """
+    if fun is None:
+        return functools.partial(jnp_jit, static_argnames=static_argnames, inline=inline)
+    static_argnames = (static_argnames,) if isinstance(static_argnames, str) \
+        else tuple(static_argnames)
+    jitted = jit(fun, static_argnames=static_argnames, inline=inline)
+    sig = inspect.signature(fun)
+    static_pos = {i for i, p in enumerate(sig.parameters) if p in static_argnames}
+
+    @functools.wraps(fun)
+    def call(*args, **kwargs):
+        if kwargs and static_argnames:     # statics by position (jit maps keywords by position)
+            bound = sig.bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, bound.kwargs
+        if type(_trace._ctx.trace) is _trace.EvalTrace:
+            args = tuple(scalar_array(a, dtypes.python_scalar_dtype(a), type(a) is not bool)
+                         if type(a) in _CACHED_SCALARS and i not in static_pos else a
+                         for i, a in enumerate(args))
+        return jitted(*args, **kwargs)
+    call.jitted = jitted
+    return call
+
+
 def _where(condition, x, y):
     """jnp.where's three-argument form: promote x and y, broadcast all three, select.
     Jitted (not inlined), as JAX's util._where: staged it is one `jit[name=_where]`."""
@@ -317,15 +409,11 @@ def _where(condition, x, y):
     return lax.select(condition, x, y)
 
 
-_where_jit = None
+_where_jit = jnp_jit(_where)
 
 
 def where(condition, x, y):
-    global _where_jit
     check_arraylike("where", condition, x, y)
-    if _where_jit is None:               # transforms.jit imports lax; bind it on first use
-        from ..transforms.jit import jit
-        _where_jit = jit(_where)
     return _where_jit(condition, x, y)
 
 
