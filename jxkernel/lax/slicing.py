@@ -658,7 +658,8 @@ def _clamp_scatter_indices(ctx, indices, op_aval, idx_aval, upd_aval, dn):
     window = [1 if i in dropped else next(window_sizes) for i in range(op_aval.ndim)]
     dtype, shape = idx_aval.dtype, idx_aval.shape
     top = dtypes.iinfo(dtype).max
-    upper = [builtins.min(op_aval.shape[d] - window[d], top) for d in dn.scatter_dims_to_operand_dims]
+    upper = [builtins.min(op_aval.shape[d] - window[d], top)
+             for d in dn.scatter_dims_to_operand_dims]
     upper = hl.broadcast_in_dim(ctx, ctx.constant(np.asarray(upper, dtype)), shape, dtype,
                                 [len(shape) - 1])
     return ctx.op1("stablehlo.clamp", [ctx.constant(np.zeros((), dtype)), indices, upper],
