@@ -241,6 +241,8 @@ def test_shape_queries():
     (lambda: jnp.pad(i34, -1), ValueError, "index can't contain negative values"),
     (lambda: jnp.pad(i34, ((1, 2, 3),)), ValueError, "has unsupported shape"),
     (lambda: jnp.reshape([1, 2], (2,)), TypeError, "reshape requires ndarray or scalar arguments"),
+    (lambda: jnp.repeat(v5, [1, 2]), TypeError,
+     "repeat requires ndarray or scalar arguments, got <class 'list'> at position 1."),
 ])
 def test_errors(fn, exc, msg):
     with pytest.raises(exc, match=msg):

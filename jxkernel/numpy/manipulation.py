@@ -583,7 +583,7 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
     >>> jnp.repeat(jnp.array([1, 2]), jnp.array([1, 3]))
     Array([1, 2, 2, 2], dtype=int32)
     """
-    check_arraylike("repeat", a)
+    check_arraylike("repeat", a, *(() if type(repeats) is int else (repeats,)))
     a = ensure_array(a)
     if axis is None:
         a, axis = ravel(a), 0
