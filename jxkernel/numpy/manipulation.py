@@ -13,7 +13,6 @@ from __future__ import annotations
 import builtins
 import math
 import operator
-from collections.abc import Sequence
 
 import numpy as np
 
