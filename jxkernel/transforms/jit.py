@@ -65,11 +65,13 @@ def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused):
     key = (jaxpr, tuple(a.aval for a in leaves), device)
     exe = _impl_cache.get(key)
     if exe is None:
+        donated = (False,) * len(jaxpr.consts) + tuple(donated_invars)
         text, module_ctx = lower_module(jaxpr.jaxpr, name=name, platform=_client.platform_of(device),
-                                        donated=donated_invars)
+                                        donated=donated)
         loaded, _ = compile_module(text, [device], host_callbacks=module_ctx.host_callbacks)
         exe = _impl_cache[key] = Executable(loaded, jaxpr.out_avals, device, name)
-    return exe.call_buffers([a._buf for a in leaves])
+    consts = [to_device(c, device)._buf for c in jaxpr.consts]
+    return exe.call_buffers(consts + [a._buf for a in leaves])
 
 
 _impl_cache: dict = {}      # (jaxpr, avals, device) -> Executable
@@ -85,12 +87,23 @@ def _jit_staging(trace: JaxprTrace, args, params):
     return trace.add_eqn(atoms, jit_p, params, params["jaxpr"].out_avals)
 
 
+def _bind_jit(jaxpr, args, donated_invars, **params):
+    """Bind jit_p on a (transformed) jaxpr, its consts first as explicit operands: a jit
+    equation's jaxpr carries no consts (they may be tracers, which params must not hold)."""
+    if jaxpr.consts:
+        jaxpr, consts = convert_constvars_to_invars(jaxpr)
+        outs = jit_p.bind(*consts, *args, jaxpr=jaxpr,
+                          donated_invars=(False,) * len(consts) + tuple(donated_invars), **params)
+        return outs
+    return jit_p.bind(*args, jaxpr=jaxpr, donated_invars=tuple(donated_invars), **params)
+
+
 def _jit_batching(axis_data, vals, dims, *, jaxpr, name, donated_invars, inline, keep_unused):
     """vmap of a jit equation: one jit equation over the batched jaxpr (batched even when no
     operand is, since the body may use the axis, e.g. through axis_index)."""
     batched, out_dims = batch_jaxpr(jaxpr, axis_data, dims)
-    outs = jit_p.bind(*vals, jaxpr=batched, name=name, donated_invars=donated_invars,
-                      inline=inline, keep_unused=keep_unused)
+    outs = _bind_jit(batched, vals, donated_invars, name=name, inline=inline,
+                     keep_unused=keep_unused)
     return outs, out_dims
 
 
@@ -99,9 +112,9 @@ def _jit_jvp(primals, tangents, *, jaxpr, name, donated_invars, inline, keep_unu
     nonzeros = [type(t) is not Zero for t in tangents]
     new_jaxpr, out_nonzeros = jvp_jaxpr(jaxpr, nonzeros)
     nz_tangents = [t for t in tangents if type(t) is not Zero]
-    outs = jit_p.bind(*primals, *nz_tangents, jaxpr=new_jaxpr, name=name,
-                      donated_invars=tuple(donated_invars) + (False,) * len(nz_tangents),
-                      inline=inline, keep_unused=keep_unused)
+    outs = _bind_jit(new_jaxpr, list(primals) + nz_tangents,
+                     tuple(donated_invars) + (False,) * len(nz_tangents), name=name,
+                     inline=inline, keep_unused=keep_unused)
     n = len(jaxpr.out_avals)
     rest = iter(outs[n:])
     return outs[:n], [next(rest) if nz else Zero(a) for nz, a in zip(out_nonzeros, jaxpr.out_avals)]
@@ -113,9 +126,8 @@ def _jit_transpose(cts, *args, jaxpr, name, donated_invars, inline, keep_unused)
     nonlinear = [a for a in args if not is_undefined(a)]
     cts = [instantiate(ct) for ct in cts]
     transposed = transpose_jaxpr(jaxpr, linear)
-    outs = iter(jit_p.bind(*nonlinear, *cts, jaxpr=transposed, name=name,
-                           donated_invars=(False,) * (len(nonlinear) + len(cts)),
-                           inline=inline, keep_unused=keep_unused))
+    outs = iter(_bind_jit(transposed, nonlinear + cts, (False,) * (len(nonlinear) + len(cts)),
+                          name=name, inline=inline, keep_unused=keep_unused))
     return [next(outs) if lin else None for lin in linear]
 
 
@@ -125,12 +137,13 @@ def _jit_partial_eval(trace, args, params):
     unknowns = [trace.is_unknown(x) for x in args]
     known_jaxpr, unknown_jaxpr, out_unknowns, n_res = partial_eval_jaxpr(params["jaxpr"], unknowns)
     known_args = [x for x, u in zip(args, unknowns) if not u]
+    rest = {k: v for k, v in params.items() if k not in ("jaxpr", "donated_invars")}
     with set_current_trace(trace.parent):
-        known_outs = jit_p.bind(*known_args, **dict(
-            params, jaxpr=known_jaxpr, donated_invars=(False,) * len(known_args)))
+        known_outs = _bind_jit(known_jaxpr, known_args, (False,) * len(known_args), **rest)
     n_known = len(known_outs) - n_res
-    residuals = known_outs[n_known:]
-    atoms = [trace.to_atom(x) for x in residuals] + \
+    residuals = list(known_outs[n_known:])
+    unknown_jaxpr, unknown_consts = convert_constvars_to_invars(unknown_jaxpr)
+    atoms = [trace.to_atom(x) for x in unknown_consts + residuals] + \
         [trace.to_atom(x) for x, u in zip(args, unknowns) if u]
     unknown_outs = iter(trace.add_eqn(atoms, jit_p, dict(
         params, jaxpr=unknown_jaxpr, donated_invars=(False,) * len(atoms)),

@@ -75,6 +75,10 @@ def _pmap_impl(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name)
                          f"{axis_size}). Set JXKERNEL_CPU_DEVICES={axis_size} (before the first "
                          f"use of jxkernel) to simulate more CPU devices.")
     key = (jaxpr, axis_name, axis_size, mapped_invars, devices)
+    if jaxpr.consts:          # consts of a transformed jaxpr: unmapped leading operands
+        args = list(jaxpr.consts) + list(args)
+        mapped_invars = (False,) * len(jaxpr.consts) + tuple(mapped_invars)
+        jaxpr = _hoisted(jaxpr)
     exe = _executables.get(key)
     if exe is None:
         text, module_ctx = lower_module(jaxpr.jaxpr, name=f"pmap_{name}",
@@ -94,6 +98,15 @@ def _pmap_impl(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name)
 
 
 _executables: dict = {}
+_hoisted_jaxprs: dict = {}
+
+
+def _hoisted(closed):
+    """`closed` taking its consts as leading inputs (made once per jaxpr)."""
+    found = _hoisted_jaxprs.get(closed)
+    if found is None:
+        found = _hoisted_jaxprs[closed] = convert_constvars_to_invars(closed)[0]
+    return found
 
 
 def _pmap_lowering(ctx, *args, **params):

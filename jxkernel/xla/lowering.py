@@ -90,11 +90,11 @@ def function_for(module_ctx: ModuleContext, closed: ClosedJaxpr, name: str) -> h
     found = module_ctx.functions.get(key)
     if found is not None:
         return found[1]
-    assert not closed.consts, "a called jaxpr has its consts as arguments"
     jaxpr = closed.jaxpr
     fn = module_ctx.module.function(name, [hlo.aval_type(v.aval) for v in jaxpr.invars],
                                     public=False)
-    outs = lower_jaxpr_into(module_ctx, fn.body, jaxpr, [], fn.args)
+    consts = [fn.body.constant(np.asarray(c)) for c in closed.consts]   # concrete: embed them
+    outs = lower_jaxpr_into(module_ctx, fn.body, jaxpr, consts, fn.args)
     fn.set_results(outs)
     module_ctx.functions[key] = (closed, fn)    # keep `closed` alive so its id stays unique
     return fn
