@@ -618,15 +618,17 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
             raise ValueError("`repeat` with a scalar parameter `a` is only implemented for "
                              "scalar values of the parameter `repeats`.")
         return _full_like_value(a, (total,))
-    if total == 0 or shp[axis] == 0:
-        return lax.broadcast_in_dim(np.zeros((), _dtype(a)), shp[:axis] + (total,) + shp[axis + 1:], ()) \
-            if total == 0 else a
-    from .indexing import take
+    if total == 0:
+        return _full(shp[:axis] + (0,) + shp[axis + 1:], 0, _dtype(a))
+    if shp[axis] == 0:
+        return a
+    from .indexing import _scatter_update, take
     repeats = broadcast_to(repeats, (shp[axis],))
     # mark where each element's block starts, then a running count gives its index
     starts = lax.cumsum(lax.concatenate(
         [np.zeros((1,), _dtype(repeats)), _slice_axis(repeats, 0, -1, 0)], 0))
-    marks = _full((total,), 0, np.dtype(np.int32)).at[starts].add(np.int32(1))
+    marks = _scatter_update(_full((total,), 0, np.dtype(np.int32)), starts, np.int32(1),
+                            lax.scatter_add)
     idx = lax.sub(lax.cumsum(marks), np.int32(1))
     return take(a, idx, axis=axis)
 
