@@ -212,6 +212,12 @@ def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
     return KeyArray(key_bits_array)
 
 
+def key_dtype(impl=None) -> KeyDType:
+    """The dtype of typed keys of PRNG implementation `impl` (only threefry2x32 here)."""
+    _resolve_impl(impl)
+    return key_dtype_fry
+
+
 def key_impl(keys) -> str:
     check_key("key_impl", keys, allow_batched=True)
     return IMPL_NAME

@@ -23,8 +23,9 @@ from ..transforms.batching import vmap
 from ..transforms.jit import jit
 from . import prng
 from .keys import check_key, static_shape, user_dtype
-from .samplers import (_bcast, _binop, _c, _check_float, _check_shape, _dtype, _exponential,
-                       _no_sharding, _normal_impl, _shape, _split2, _uniform_impl)
+from .samplers import (_bcast, _binop, _c, _check_float, _check_safe_cast, _check_shape,
+                       _dtype, _exponential, _no_sharding, _normal_impl, _shape, _split2,
+                       _uniform_impl)
 
 
 # ------------------------------------------------------------------ gamma
@@ -178,6 +179,7 @@ def beta(key, a, b, shape=None, dtype=None, *, out_sharding=None):
     """
     _no_sharding(out_sharding)
     data, dtype, shape = _gamma_args("beta", key, dtype, shape)
+    _check_safe_cast("beta", dtype, a, b)
     if shape is None:
         shape = np.broadcast_shapes(_shape(a), _shape(b))
     return _beta(data, a, b, shape, dtype)

@@ -49,6 +49,15 @@ def _check_float(name, dtype, kind="float"):
         raise ValueError(f"dtype argument to `{name}` must be a {kind} dtype, got {dtype}")
 
 
+def _check_safe_cast(name, dtype, *args):
+    """Parameters must convert to `dtype` without losing range or precision (weak Python
+    scalars always do), as JAX checks for several samplers."""
+    for arg in args:
+        if _dtype(arg) != dtype and dtypes.result_type(arg, dtype)[0] != dtype:
+            raise ValueError(f"In arguments to {name}, cannot safely cast argument of type "
+                             f"{_dtype(arg)} to {dtype}")
+
+
 def _no_sharding(out_sharding):
     if out_sharding is not None:
         raise NotImplementedError("out_sharding is not supported by jxkernel.random")
