@@ -37,8 +37,8 @@ def _row_major(ndim):
 
 def _layouts(layouts) -> str:
     def one(lay):
-        body = "" if not lay else str(lay[0]) if len(lay) == 1 else "[" + ", ".join(map(str, lay)) + "]"
-        return f"dense<{body}> : tensor<{len(lay)}xindex>"
+        body = str(lay[0]) if len(lay) == 1 else "[" + ", ".join(map(str, lay)) + "]"
+        return f"dense<{body if lay else ''}> : tensor<{len(lay)}xindex>"
     return "[" + ", ".join(one(lay) for lay in layouts) + "]"
 
 
@@ -52,7 +52,8 @@ def _lapack_call(ctx, target, operands, result_types, operand_layouts, result_la
         raise NotImplementedError(f"{target}: jxkernel lowers linear algebra to LAPACK, on "
                                   f"CPU only (platform here: {ctx.platform})")
     attrs = {"call_target_name": f'"{target}"', "api_version": "4 : i32",
-             "backend_config": "{" + ", ".join(f"{k} = {v}" for k, v in (config or {}).items()) + "}",
+             "backend_config": "{" + ", ".join(f"{k} = {v}" for k, v in (config or {}).items())
+                               + "}",
              "operand_layouts": _layouts(operand_layouts),
              "result_layouts": _layouts(result_layouts)}
     if alias_result is not None:

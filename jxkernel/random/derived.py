@@ -164,7 +164,8 @@ def _ball(key, p, d, shape, dtype):
 
 
 _jits = {f.__name__: jit(f, static_argnums=s) for f, s in [
-    (_pareto, (2, 3)), (_lognormal, (2, 3)), (_rayleigh, (2, 3)), (_wald, (2, 3)), (_weibull_min, (3, 4)),
+    (_pareto, (2, 3)), (_lognormal, (2, 3)), (_rayleigh, (2, 3)), (_wald, (2, 3)),
+    (_weibull_min, (3, 4)),
     (_triangular, (4, 5)), (_geometric, (2, 3)), (_maxwell, (1, 2)),
     (_double_sided_maxwell, (3, 4)), (_t, (2, 3)), (_chisquare, (2, 3)), (_f, (3, 4)),
     (_generalized_normal, (2, 3)), (_ball, (2, 3, 4))]}

@@ -250,7 +250,8 @@ def _fold_in_data(data):
     return data
 
 
-_fold_in_convert = prng.jit(lambda k, d: prng._fold_in_impl(k, lax.convert_element_type(d, np.uint32)))
+_fold_in_convert = prng.jit(
+    lambda k, d: prng._fold_in_impl(k, lax.convert_element_type(d, np.uint32)))
 
 
 def fold_in(key, data):

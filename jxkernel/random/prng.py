@@ -50,7 +50,8 @@ _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 
 
 def _rotate_left(x, d):
-    return lax.bitwise_or(lax.shift_left(x, d), lax.shift_right_logical(x, lax.sub(np.uint32(32), d)))
+    return lax.bitwise_or(lax.shift_left(x, d),
+                          lax.shift_right_logical(x, lax.sub(np.uint32(32), d)))
 
 
 def _round(x, r):
@@ -66,7 +67,8 @@ def threefry2x32_rounds(k1, k2, x1, x2):
     for i in range(5):
         for r in _ROTATIONS[i % 2]:
             x = _round(x, np.uint32(r))
-        x = [lax.add(x[0], ks[(i + 1) % 3]), lax.add(lax.add(x[1], ks[(i + 2) % 3]), np.uint32(i + 1))]
+        x = [lax.add(x[0], ks[(i + 1) % 3]),
+             lax.add(lax.add(x[1], ks[(i + 2) % 3]), np.uint32(i + 1))]
     return x
 
 
@@ -228,7 +230,8 @@ def _random_bits_impl(key, bit_width, shape):
     dtype = UINT_DTYPES[bit_width]
     if bit_width == 64:
         high = lax.convert_element_type(b1, dtype)
-        return lax.bitwise_or(lax.shift_left(high, np.uint64(32)), lax.convert_element_type(b2, dtype))
+        return lax.bitwise_or(lax.shift_left(high, np.uint64(32)),
+                              lax.convert_element_type(b2, dtype))
     bits = lax.bitwise_xor(b1, b2)
     return bits if bit_width == 32 else lax.convert_element_type(bits, dtype)
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes
-from ..core.avals import ShapedArray, get_aval
+from ..core.avals import ShapedArray
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules)
 from ..lax import _batch_util as bu
@@ -58,7 +58,8 @@ def _gamma_one(key, alpha, log_space):
         keys = prng._split_impl(state[0], (3,))
         key, x_key, u_key = (lax.index_in_dim(keys, i, keepdims=False) for i in range(3))
         _, x, v = lax.while_loop(lambda s: lax.le(s[2], zero), next_xv, (x_key, zero, c_(-1)))
-        return key, lax.mul(x, x), lax.mul(lax.mul(v, v), v), _uniform_impl(u_key, 0., 1., (), dtype)
+        u = _uniform_impl(u_key, 0., 1., (), dtype)
+        return key, lax.mul(x, x), lax.mul(lax.mul(v, v), v), u
 
     key, subkey = _split2(key)
     _, _, V, _ = lax.while_loop(cond_fn, body_fn, (key, zero, one, c_(2)))
@@ -94,7 +95,8 @@ def _random_gamma_impl(key, a, *, log_space):
     keys = lax.reshape(key, (math.prod(key_batch), 2))
     keys = vmap(lambda k: prng._split_impl(k, (split_count,)))(keys)
     keys = lax.reshape(keys, (math.prod(a_shape), 2))
-    samples = vmap(partial(_gamma_one, log_space=log_space))(keys, lax.reshape(a, (math.prod(a_shape),)))
+    alphas = lax.reshape(a, (math.prod(a_shape),))
+    samples = vmap(partial(_gamma_one, log_space=log_space))(keys, alphas)
     return lax.reshape(samples, a_shape)
 
 

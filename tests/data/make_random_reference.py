@@ -136,6 +136,10 @@ CASES = [
     ("r.dirichlet(k, np.array([[0.5, 1.0, 2.0], [1.0, 1.0, 1.0]], np.float32))", [0]),
     ("r.poisson(k, np.array([0.0, 0.5, 3.0, 9.9, 10.0, 25.0, 100.0, 1000.0], np.float32))", [0, 1]),
     ("jax.vmap(lambda k: r.gamma(k, np.array([0.5, 2.0], np.float32)))(r.split(k, 3))", [0]),
+    ("r.binomial(k, np.array([5., 50., 500., 1e6, -1, np.nan, np.inf, 20.], np.float32), "
+     "np.array([0.3, 0.3, 0.7, 0.01, 0.5, 0.5, 0.5, 0.9], np.float32))", [0, 1]),
+    ("r.multinomial(k, np.array([10., 1000.], np.float32), "
+     "np.array([[0.2, 0.3, 0.5], [0.0, 0.5, 0.5]], np.float32))", [0]),
     # closed-form transformations
     ("r.pareto(k, 3.0, (8,))", [0, 1]),
     ("r.pareto(k, ALPHAS + 1)", [0]),
