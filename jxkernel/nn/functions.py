@@ -164,7 +164,7 @@ def gelu(x, approximate: bool = True):
     """Gaussian error linear unit: the tanh approximation, or exact with erfc.
 
     >>> gelu(1.0), gelu(1.0, approximate=False)
-    (Array(0.841192, dtype=float32, weak_type=True), Array(0.8413447, dtype=float32))
+    (Array(0.841192, dtype=float32), Array(0.8413447, dtype=float32))
     """
     [x] = numpy_util.promote_args_inexact("gelu", x)
     if approximate:

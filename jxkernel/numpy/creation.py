@@ -273,8 +273,8 @@ def empty(shape, dtype=None, *, device=None):
 def full(shape, fill_value, dtype=None, *, device=None):
     """An array of `shape` filled with `fill_value` (broadcast if it is an array).
 
-    >>> jnp.full((2,), 7)
-    Array([7, 7], dtype=int32)
+    >>> jnp.full((2,), 7)                  # weak, like the Python int
+    Array([7, 7], dtype=int32, weak_type=True)
     """
     if dtype is not None:
         dtype = canonicalize_user_dtype(dtype, "full")

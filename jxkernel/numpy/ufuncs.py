@@ -22,6 +22,7 @@ import numpy as np
 from .. import lax
 from ..core import dtypes as _core
 from ..core.trace import Tracer
+from ..transforms.custom_derivatives import custom_jvp
 from .dtypes import finfo
 from .util import (_ARRAYS, aval_of, check_arraylike, ensure_array, ensure_arraylike, full_like,
                    jnp_jit,
@@ -187,13 +188,28 @@ def reciprocal(x, /):
 
 @jnp_jit
 def sinc(x, /):
-    """sin(pi x) / (pi x), with sinc(0) = 1."""
+    """sin(pi x) / (pi x), with sinc(0) = 1 (and its derivatives at 0 exact, as in JAX)."""
     x, = promote_dtypes_inexact(ensure_arraylike("sinc", x))
     eq_zero = lax.eq(x, _const(x, 0))
     pi_x = lax.mul(_const(x, np.pi), x)
     safe_pi_x = _where(eq_zero, _const(x, 1), pi_x)
-    at_zero = lax.add(lax.mul(pi_x, _const(pi_x, 0)), _const(pi_x, 1))   # x * 0 + 1, as JAX
-    return _where(eq_zero, at_zero, lax.div(lax.sin(safe_pi_x), safe_pi_x))
+    return _where(eq_zero, _sinc_maclaurin(0, pi_x), lax.div(lax.sin(safe_pi_x), safe_pi_x))
+
+
+def _sinc_maclaurin(k, x):
+    """The k-th derivative of sin(x)/x at 0, shaped like x; its JVP is the (k+1)-th."""
+    if k % 2:
+        return lax.mul(x, _const(x, 0))
+    return lax.add(lax.mul(x, _const(x, 0)), _const(x, (-1) ** (k // 2) / (k + 1)))
+
+
+def _sinc_maclaurin_jvp(k, primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _sinc_maclaurin(k, x), lax.mul(_sinc_maclaurin(k + 1, x), t)
+
+
+_sinc_maclaurin = custom_jvp(_sinc_maclaurin, nondiff_argnums=(0,))
+_sinc_maclaurin.defjvp(_sinc_maclaurin_jvp)
 
 
 # ---------------------------------------------------------------- unary, same type
@@ -282,8 +298,8 @@ def rint(x, /):
 def round(a, decimals: int = 0, out=None):
     """Round to `decimals` decimal places, ties to even (as np.round).
 
-    >>> jnp.round(jnp.array([0.5, 1.5, 2.675]), 2)
-    Array([0.5 , 1.5 , 2.67], dtype=float32)
+    >>> jnp.round(jnp.array([0.5, 1.5, 2.5]))
+    Array([0., 2., 2.], dtype=float32)
     """
     a = ensure_arraylike("round", a)
     decimals = operator.index(decimals)
@@ -454,8 +470,8 @@ def signbit(x, /):
 def add(x, y, /):
     """x + y (logical or for bools).
 
-    >>> jnp.add(jnp.arange(3), 1.5)
-    Array([1.5, 2.5, 3.5], dtype=float32)
+    >>> jnp.add(jnp.arange(3), 1.5)        # a weak float beats ints: the result stays weak
+    Array([1.5, 2.5, 3.5], dtype=float32, weak_type=True)
     """
     x, y = promote_args("add", x, y)
     return lax.add_p.bind(x, y) if x.aval.dtype != _BOOL else lax.or_p.bind(x, y)
@@ -696,24 +712,36 @@ def _wrap_between(x, a):
     return lax.sub(rem, a)
 
 
-@jnp_jit(inline=True)
-def logaddexp(x1, x2, /):
-    """log(exp(x1) + exp(x2)) without overflow: max + log1p(exp(-|x1 - x2|))."""
-    x1, x2 = promote_args_inexact("logaddexp", x1, x2)
+def _replace_inf(x):
+    re = lax.real(x) if _core.is_complex(_dtype(x)) else x
+    return lax.select(lax.eq(re, _const(re, np.inf)), full_like(x, 0), x)
+
+
+@custom_jvp
+def _logaddexp(x1, x2):
+    """lax_other.logaddexp: max + log1p(exp(-|x1 - x2|)), with JAX's JVP rule."""
     amax = lax.max(x1, x2)
     if _core.is_float(x1.dtype):
         delta = lax.sub(x1, x2)
         return lax.select(lax.ne(delta, delta), lax.add(x1, x2),
                           lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta))))))
+    if not _core.is_complex(x1.dtype):
+        raise ValueError(f"logaddexp requires floating-point or complex inputs; got {x1.dtype}")
     delta = lax.sub(lax.add(x1, x2), lax.mul(amax, _const(amax, 2)))
     out = lax.add(amax, lax.log1p(lax.exp(delta)))
     return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi))
 
 
-@jnp_jit(inline=True)
-def logaddexp2(x1, x2, /):
-    """log2(2**x1 + 2**x2) without overflow."""
-    x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
+@_logaddexp.defjvp
+def _logaddexp_jvp(primals, tangents):
+    (x1, x2), (t1, t2) = primals, tangents
+    out = _logaddexp(x1, x2)
+    return out, lax.add(lax.mul(t1, lax.exp(lax.sub(_replace_inf(x1), _replace_inf(out)))),
+                        lax.mul(t2, lax.exp(lax.sub(_replace_inf(x2), _replace_inf(out)))))
+
+
+@custom_jvp
+def _logaddexp2(x1, x2):
     amax = lax.max(x1, x2)
     invln2 = _const(amax, 1 / np.log(2))
     if _core.is_float(x1.dtype):
@@ -721,9 +749,35 @@ def logaddexp2(x1, x2, /):
         return lax.select(lax.ne(delta, delta), lax.add(x1, x2),
                           lax.add(amax, lax.mul(invln2, lax.log1p(
                               lax.exp2(lax.neg(lax.abs(delta)))))))
+    if not _core.is_complex(x1.dtype):
+        raise ValueError(f"logaddexp2 requires floating-point or complex inputs; got {x1.dtype}")
     delta = lax.sub(lax.add(x1, x2), lax.mul(amax, _const(amax, 2)))
     out = lax.add(amax, lax.mul(invln2, lax.log1p(lax.exp2(delta))))
     return lax.complex(lax.real(out), _wrap_between(lax.imag(out), np.pi / np.log(2)))
+
+
+@_logaddexp2.defjvp
+def _logaddexp2_jvp(primals, tangents):
+    (x1, x2), (t1, t2) = primals, tangents
+    out = _logaddexp2(x1, x2)
+    return out, lax.add(lax.mul(t1, lax.exp2(lax.sub(_replace_inf(x1), _replace_inf(out)))),
+                        lax.mul(t2, lax.exp2(lax.sub(_replace_inf(x2), _replace_inf(out)))))
+
+
+@jnp_jit(inline=True)
+def logaddexp(x1, x2, /):
+    """log(exp(x1) + exp(x2)) without overflow: max + log1p(exp(-|x1 - x2|)).
+
+    >>> jnp.logaddexp(1000.0, 1000.0)
+    Array(1000.6932, dtype=float32, weak_type=True)
+    """
+    return _logaddexp(*promote_args_inexact("logaddexp", x1, x2))
+
+
+@jnp_jit(inline=True)
+def logaddexp2(x1, x2, /):
+    """log2(2**x1 + 2**x2) without overflow."""
+    return _logaddexp2(*promote_args_inexact("logaddexp2", x1, x2))
 
 
 # ---------------------------------------------------------------- float decomposition
@@ -882,9 +936,8 @@ def not_equal(x, y, /):
     return lax.ne_p.bind(*promote_args("not_equal", x, y))
 
 
-def _ordered(name, prim, lax_fn):
-    @_named(name, f"x {dict(less='<', less_equal='<=', greater='>', greater_equal='>=')[name]}"
-                  f" y elementwise (complex numbers compare lexicographically, as in NumPy).")
+def _ordered(name, symbol, prim, lax_fn):
+    @_named(name, f"x {symbol} y elementwise (complex numbers compare lexicographically).")
     def fn(x, y, /):
         x, y = promote_args(name, x, y)
         if x.aval.dtype in _core.COMPLEX_DTYPES:
@@ -894,10 +947,10 @@ def _ordered(name, prim, lax_fn):
     return fn
 
 
-less = _ordered("less", lax.lt_p, lax.lt)
-less_equal = _ordered("less_equal", lax.le_p, lax.le)
-greater = _ordered("greater", lax.gt_p, lax.gt)
-greater_equal = _ordered("greater_equal", lax.ge_p, lax.ge)
+less = _ordered("less", "<", lax.lt_p, lax.lt)
+less_equal = _ordered("less_equal", "<=", lax.le_p, lax.le)
+greater = _ordered("greater", ">", lax.gt_p, lax.gt)
+greater_equal = _ordered("greater_equal", ">=", lax.ge_p, lax.ge)
 
 
 def _all(x):
@@ -976,7 +1029,7 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     """x where condition else y; with one argument, the indices of nonzero elements.
 
     >>> jnp.where(jnp.arange(3) > 0, 1.0, 0.0)
-    Array([0., 1., 1.], dtype=float32)
+    Array([0., 1., 1.], dtype=float32, weak_type=True)
     """
     if x is None and y is None:
         check_arraylike("where", condition)

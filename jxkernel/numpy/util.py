@@ -1,7 +1,8 @@
 """What every jnp function does first: check its inputs are arrays, promote their dtypes
 (JAX's lattice, weak types included) and ranks, then call lax.
 
-    >>> promote_args("add", jnp.ones(3, jnp.float16), 2.0)   # -> (f16[3], f16[] weak)
+    >>> promote_args("add", jnp.ones(3, jnp.float16), 2.0)   # the weak 2.0 becomes f16
+    [Array([1., 1., 1.], dtype=float16), Array(2., dtype=float16)]
 
 Hot paths: an eager `jnp.sin(x)` or `x + y` on arrays that need no promotion returns its
 inputs after a type check or two (see `promote_args`), so it costs barely more than the
@@ -301,26 +302,24 @@ def const(x, value):
     return np.array(value, dtype=aval_of(x).dtype)[()]
 
 
-def full(shape, fill_value, dtype=None):
+def full(shape, fill_value, dtype=None, weak_type=None):
     """lax.full: `fill_value` broadcast to `shape` (weak if dtype is None and it is weak)."""
     from ..lax import shapes
-    weak = dtype is None and dtypes.is_weakly_typed(fill_value)
+    if weak_type is None:
+        weak_type = dtype is None and dtypes.is_weakly_typed(fill_value)
     dtype = dtypes.canonicalize_dtype(dtype if dtype is not None else aval_of(fill_value).dtype)
     if np.ndim(fill_value) if not isinstance(fill_value, _ARRAYS) else fill_value.ndim:
         raise TypeError(f"full must be called with scalar fill_value, got fill_value.shape "
                         f"{np.shape(fill_value)}.")
-    fill = conversion._convert_element_type(fill_value, dtype, weak)
+    fill = conversion._convert_element_type(fill_value, dtype, weak_type)
     return shapes.broadcast(fill, tuple(shape))
 
 
 def full_like(x, fill_value, dtype=None, shape=None):
     """lax.full_like: like `x` (its weak type too, unless `dtype` is given)."""
     aval = aval_of(x)
-    weak = dtype is None and aval.weak_type
-    out = full(aval.shape if shape is None else shape, fill_value, dtype or aval.dtype)
-    if weak:
-        out = conversion._convert_element_type(out, out.dtype, True)
-    return out
+    return full(aval.shape if shape is None else shape, fill_value, dtype or aval.dtype,
+                dtype is None and aval.weak_type)
 
 
 def broadcast_shapes(*shapes) -> tuple:
