@@ -204,3 +204,18 @@ def test_docstring_examples(module):
     for test in doctest.DocTestFinder().find(mod, module, globs=globs):
         runner.run(test)
     assert runner.summarize(verbose=False).failed == 0
+
+
+# ---------------------------------------------------------------- derivatives (JAX's rules)
+@pytest.mark.parametrize("f,x,want", [
+    (lambda x: jnp.ldexp(x, 2), 1.3, 4.0),                  # through frexp's custom JVP
+    (lambda x: jnp.frexp(x)[0], 1.3, 0.5),
+    (lambda x: jnp.logaddexp(x, 1.0), -1.0, 0.11920294),    # logaddexp's custom JVP
+    (lambda x: jnp.logaddexp2(x, 1.0), 1.0, 0.5),
+    (jax.grad(jnp.sinc), 0.0, -3.2898684),                  # sinc''(0) = -pi**2 / 3
+    (lambda x: jnp.hypot(x, 2.0), 1.5, 0.6),
+    (lambda x: jnp.where(x > 0, x ** 2, -x), 1.5, 3.0),
+    (lambda x: jnp.clip(x, -0.5, 1.0), 0.3, 1.0),
+])
+def test_gradients_as_jax(f, x, want):
+    assert float(jax.grad(f)(x)) == pytest.approx(want, rel=1e-6)

@@ -796,6 +796,11 @@ def frexp(x, /):
     x, = promote_dtypes_inexact(ensure_arraylike("frexp", x))
     if _core.is_complex(x.dtype):
         raise TypeError("frexp does not support complex-valued inputs")
+    return _frexp(x)
+
+
+@custom_jvp
+def _frexp(x):
     dtype = x.dtype
     info = finfo(dtype)
     mask = (1 << info.nexp) - 1
@@ -810,6 +815,15 @@ def frexp(x, /):
     cond = lax.bitwise_or(lax.bitwise_or(isinf(x), isnan(x)), lax.eq(x, _const(x, 0)))
     x2 = _where(cond, it(0), x2)
     return _where(cond, x, x1), lax.convert_element_type(x2, np.int32)
+
+
+@_frexp.defjvp
+def _frexp_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    m, e = frexp(x)
+    mdot = lax.mul(t, lax.exp2(lax.neg(lax.convert_element_type(e, t.dtype))))
+    # JAX gives e a float0 tangent; our custom_jvp checker rejects float0, so int zeros.
+    return (m, e), (mdot, full_like(e, 0))
 
 
 @jnp_jit
