@@ -166,6 +166,14 @@ def test_bad_keys(bad, err, msg):
         r.uniform(bad)
 
 
+def test_64_bit_dtypes_without_x64_warn_and_shrink():
+    with jxkernel.config.override("jax_enable_x64", False):
+        with pytest.warns(UserWarning, match="Explicitly requested dtype uint64"):
+            assert r.bits(K, (2,), np.uint64).dtype == np.uint32
+        with pytest.warns(UserWarning, match="Explicitly requested dtype float64"):
+            assert r.uniform(K, (2,), np.float64).dtype == np.float32
+
+
 def test_traced_shape_is_an_error():
     with pytest.raises(TypeError, match="Shapes must be 1D sequences of concrete values"):
         jxkernel.jit(lambda n: r.uniform(K, (n,)))(3)

@@ -17,7 +17,7 @@ from .keys import check_key, static_shape, user_dtype
 from .rejection import _gamma_impl
 from .samplers import (_bcast, _binop, _c, _check_safe_cast, _check_shape, _dtype,
                        _exponential, _no_sharding, _normal_impl, _rademacher_impl, _shape,
-                       _split2, _uniform_impl)
+                       _split2, _sum, _uniform_impl)
 
 
 def _prepare(name, key, dtype, shape, *params, kind="float", out_sharding=None, cast=True):
@@ -104,7 +104,7 @@ def _geometric(key, p, shape, dtype):
 def _maxwell(key, shape, dtype):
     # the norm of a standard normal 3-vector: sqrt(sum(x * x))
     x = _normal_impl(key, tuple(shape) + (3,), dtype)
-    return lax.sqrt(lax.reduce_sum(lax.mul(x, x), (len(shape),)))
+    return lax.sqrt(_sum(lax.mul(x, x), len(shape)))
 
 
 def _double_sided_maxwell(key, loc, scale, shape, dtype):
@@ -158,7 +158,7 @@ def _ball(key, p, d, shape, dtype):
     g = _generalized_normal(k1, p, (*shape, d), dtype)
     e = _exponential(k2, shape, dtype)
     pf = lax.convert_element_type(p, dtype)
-    total = lax.add(lax.reduce_sum(lax.pow(lax.abs(g), pf), (len(shape),)), e)
+    total = lax.add(_sum(lax.pow(lax.abs(g), pf), len(shape)), e)
     scale = lax.pow(total, lax.convert_element_type(_inverse(p, dtype), dtype))
     return lax.div(g, lax.expand_dims(scale, (len(shape),)))
 

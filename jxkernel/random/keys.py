@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import operator
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -278,7 +279,15 @@ def user_dtype(dtype, default, fun_name=""):
         return {bool: lambda: dtypes.bool_, int: dtypes.default_int_dtype,
                 float: dtypes.default_float_dtype,
                 complex: dtypes.default_complex_dtype}[dtype]()
-    return dtypes.canonicalize_dtype(np.dtype(dtype))
+    requested = np.dtype(dtype)
+    out = dtypes.canonicalize_dtype(requested)
+    if out != requested:
+        warnings.warn(f"Explicitly requested dtype {requested} is not available, and will be "
+                      f"truncated to dtype {out}. To enable more dtypes, set the jax_enable_x64 "
+                      f"configuration option or the JAX_ENABLE_X64 shell environment variable. "
+                      f"See https://github.com/jax-ml/jax#current-gotchas for more.",
+                      UserWarning, stacklevel=3)
+    return out
 
 
 def bits(key, shape=(), dtype=None, *, out_sharding=None):

@@ -25,7 +25,7 @@ from . import prng
 from .keys import check_key, static_shape, user_dtype
 from .samplers import (_bcast, _binop, _c, _check_float, _check_safe_cast, _check_shape,
                        _dtype, _exponential, _no_sharding, _normal_impl, _shape, _split2,
-                       _uniform_impl)
+                       _sum, _uniform_impl)
 
 
 # ------------------------------------------------------------------ gamma
@@ -202,7 +202,7 @@ def _dirichlet_impl(key, alpha, shape, dtype):
     last = len(_shape(x)) - 1
     x_max = lax.expand_dims(lax.reduce_max(x, (last,)), (last,))
     unnormalized = lax.exp(_binop(lax.sub, x, x_max))
-    total = lax.expand_dims(lax.reduce_sum(unnormalized, (last,)), (last,))
+    total = lax.expand_dims(_sum(unnormalized, last), (last,))
     return _binop(lax.div, unnormalized, total)
 
 

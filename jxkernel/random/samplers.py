@@ -79,6 +79,15 @@ def _c(value, dtype):
     return np.array(value, dtype)
 
 
+def _sum(x, axis: int):
+    """jnp.sum over one axis: float16/bfloat16 accumulate in float32, then round back."""
+    dtype = _dtype(x)
+    if dtype in (dtypes.float16, dtypes.bfloat16):
+        return lax.convert_element_type(
+            lax.reduce_sum(lax.convert_element_type(x, np.float32), (axis,)), dtype)
+    return lax.reduce_sum(x, (axis,))
+
+
 def _split2(key):
     keys = prng._split_impl(key, (2,))
     return lax.index_in_dim(keys, 0, keepdims=False), lax.index_in_dim(keys, 1, keepdims=False)

@@ -151,6 +151,7 @@ CASES = [
     ("r.triangular(k, 0.0, 0.3, 1.0, (8,))", [0]),
     ("r.geometric(k, 0.3, (8,))", [0]),
     ("r.maxwell(k, (8,))", [0]),
+    ("r.maxwell(k, (8,), np.float16)", [0]),
     ("r.double_sided_maxwell(k, 1.0, 2.0, (8,))", [0]),
     ("r.t(k, 3.0, (8,))", [0]),
     ("r.chisquare(k, ALPHAS)", [0]),
