@@ -37,10 +37,9 @@ def _moveaxis(x, src, dst):
 def check_vmap(f, per_example, in_axes, with_jit=True):
     """vmap(f, in_axes) on the per-example args stacked along their axes equals stacking f
     over the examples; the batched jaxpr typechecks; jit(vmap) and vmap(jit) agree."""
-    batched = [a if ax is None else
-               _moveaxis(np.stack([data(np.shape(a), 7 + i, a.dtype) * (a.dtype != np.bool_ and
-                                   np.abs(a).max() or 1) for i in range(B)]).astype(a.dtype), 0, ax)
-               for a, ax in zip(per_example, in_axes)]
+    shuffled = lambda a, i: np.random.default_rng(i).permutation(a.ravel()).reshape(a.shape)
+    batched = [a if ax is None else _moveaxis(np.stack([shuffled(a, i) for i in range(B)]), 0, ax)
+               for a, ax in zip(per_example, in_axes)]      # examples: `a` shuffled
     examples = [[a if ax is None else np.take(a, i, axis=ax) for a, ax in zip(batched, in_axes)]
                 for i in range(B)]
     want = [jax.tree_util.tree_leaves(f(*map(jax.device_put, ex))) for ex in examples]
