@@ -1,9 +1,10 @@
 """Session setup for the whole suite; pytest loads this before any test module.
 
-The persistent compilation cache goes to a fresh temporary folder for each
-session (each xdist worker gets its own), so the suite never writes to the
-user's cache folder and never reads stale entries from an earlier run. It has
-to be set before jxkernel is imported: config reads the environment once.
+The persistent compilation cache goes to a fresh temporary folder for each run,
+shared by its xdist workers (they compile many of the same small programs;
+entries are written atomically, so sharing is safe). The suite never writes to
+the user's cache folder and never reads stale entries from an earlier run. It
+has to be set before jxkernel is imported: config reads the environment once.
 
 The CPU device count is left alone: tests see the single-device default.
 Multi-device tests run in a subprocess with JXKERNEL_CPU_DEVICES set (see
@@ -14,11 +15,22 @@ import shutil
 import sys
 import tempfile
 
-_CACHE_DIR = tempfile.mkdtemp(prefix="jxkernel-test-cache-")
+_RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+_CACHE_DIR = os.path.join(tempfile.gettempdir(), f"jxkernel-test-cache-{_RUN}") if _RUN \
+    else tempfile.mkdtemp(prefix="jxkernel-test-cache-")
+os.makedirs(_CACHE_DIR, exist_ok=True)
+# each process marks itself as a user of the folder; the last one to finish removes it
+_MARK = os.path.join(_CACHE_DIR, f"in-use-{os.getpid()}")
+open(_MARK, "w").close()
 os.environ["JXKERNEL_COMPILATION_CACHE_DIR"] = _CACHE_DIR
 if "jxkernel.config" in sys.modules:          # imported early (e.g. by a plugin): update it too
     sys.modules["jxkernel.config"].config.update("jax_compilation_cache_dir", _CACHE_DIR)
 
 
 def pytest_sessionfinish(session, exitstatus):
-    shutil.rmtree(_CACHE_DIR, ignore_errors=True)
+    try:
+        os.remove(_MARK)
+        if not any(name.startswith("in-use-") for name in os.listdir(_CACHE_DIR)):
+            shutil.rmtree(_CACHE_DIR, ignore_errors=True)
+    except OSError:
+        pass
