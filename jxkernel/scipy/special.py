@@ -15,7 +15,8 @@ from ..numpy.util import promote_args_inexact
 from ..transforms.custom_derivatives import custom_jvp
 
 __all__ = ["logsumexp", "erf", "erfc", "erfinv", "gammaln", "digamma", "expit", "logit",
-           "xlogy", "xlog1py", "entr", "ndtr", "log_softmax", "softmax", "rel_entr", "kl_div"]
+           "xlogy", "xlog1py", "entr", "ndtr", "log_softmax", "softmax", "rel_entr", "kl_div",
+           "i0", "i0e"]
 
 
 def _jnp():
@@ -56,6 +57,20 @@ def erfinv(x):
     """The inverse of erf."""
     x, = promote_args_inexact("erfinv", x)
     return lax.erf_inv(x)
+
+
+def i0e(x):
+    """exp(-|x|) I0(x), the exponentially scaled modified Bessel function of order 0."""
+    from ..numpy.ufuncs import bessel_i0e
+    x, = promote_args_inexact("i0e", x)
+    return bessel_i0e(x)
+
+
+def i0(x):
+    """I0(x), the modified Bessel function of the first kind of order 0."""
+    from ..numpy.ufuncs import bessel_i0e
+    x, = promote_args_inexact("i0", x)
+    return lax.mul(lax.exp(lax.abs(x)), bessel_i0e(x))
 
 
 def expit(x):

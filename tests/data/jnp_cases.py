@@ -104,6 +104,8 @@ def _jnp_cases():
         ("jnp.float32", ["2"], {}), ("jnp.int8", ["f32"], {}), ("jnp.bfloat16", ["1.5"], {}),
         ("jnp.bool_", ["i32"], {}), ("jnp.uint8", ["255"], {}), ("jnp.float16", ["70000.0"], {}),
         ("jnp.int_", ["3"], {}), ("jnp.float_", ["3"], {}), ("jnp.complex64", ["1j"], {}),
+        ("jnp.i0", ["f32 * 3"], {}), ("jnp.i0", ["f16"], {}), ("jnp.i0", ["3"], {}),
+        ("jnp.i0", ["c64"], {}),
     ]
     cases += [("ufunc",) + c for c in more]
     return cases
@@ -257,6 +259,7 @@ def _nn_cases():
         ("special.logsumexp", ["logits"], {"axis": 1, "where": "mask"}),
         ("special.logsumexp", ["spec"], {}), ("special.logsumexp", ["i32"], {}),
         ("special.logsumexp", ["c64"], {}), ("special.logsumexp", ["f16"], {}),
+        ("special.i0e", ["f32 * 3"], {}), ("special.i0", ["pos"], {}), ("special.i0e", ["i32"], {}),
     ]]
     for fn, x in _rotating(["erf", "erfc", "gammaln", "digamma", "expit", "entr", "ndtr"],
                            ["pos", "f32", "i32", "f16"], 2, 1):
