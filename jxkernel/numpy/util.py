@@ -75,9 +75,7 @@ def ensure_array(x):
         return ensure_array(x.__jax_array__())
     if type(x) in _SCALAR_TYPES or isinstance(x, np.generic) or (
             isinstance(x, np.ndarray) and not x.shape):
-        aval = aval_of(x)
-        if type(x) in _CACHED_SCALARS and type(_trace._ctx.trace) is _trace.EvalTrace:
-            return scalar_array(x, aval.dtype, aval.weak_type)
+        aval = aval_of(x)     # (not the scalar cache: this value may be handed to the user)
         return conversion._convert_element_type(x, aval.dtype, aval.weak_type)
     return device_put(x)
 
@@ -124,6 +122,8 @@ def _check_python_int(x) -> None:
 
 # Eager `x * 2` or `x + 1.0` needs its Python scalar on the device each time: keep the
 # last few such constants there (keyed with the sign of floats, so -0.0 is not 0.0).
+# They only ever feed primitives and jitted composites: never return one to the user (it
+# could be donated and deleted).
 _CACHED_SCALARS = (int, float, bool)
 _scalar_cache: dict = {}
 
