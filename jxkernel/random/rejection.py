@@ -15,17 +15,18 @@ import numpy as np
 from .. import lax
 from ..core import dtypes
 from ..core.avals import ShapedArray
-from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                              lowering_rules)
+from ..core.primitive import Primitive, abstract_eval_rules, batching_rules, lowering_rules
 from ..lax import _batch_util as bu
+from ..lax._ad_util import defjvp
 from ..lax._lowering import lower_fun
 from ..transforms.batching import vmap
 from ..transforms.jit import jit
 from . import prng
+from .gamma_grad import gamma_sample_grad
 from .keys import check_key, static_shape, user_dtype
-from .samplers import (_bcast, _binop, _c, _check_float, _check_safe_cast, _check_shape,
+from .samplers import (_bcast, _c, _check_float, _check_safe_cast, _check_shape,
                        _dtype, _exponential, _no_sharding, _normal_impl, _shape, _split2,
-                       _sum, _uniform_impl)
+                       _uniform_impl)
 
 
 # ------------------------------------------------------------------ gamma
@@ -106,15 +107,12 @@ def _random_gamma_batching(vals, dims, *, log_space):
     return random_gamma_p.bind(key, a, log_space=log_space), 0
 
 
-def _random_gamma_jvp(primals, tangents, *, log_space):
-    raise NotImplementedError("Differentiating gamma (and beta, dirichlet) samples with respect "
-                              "to their shape parameter is not implemented in jxkernel yet")
-
-
 abstract_eval_rules[random_gamma_p] = _random_gamma_abstract_eval
 lowering_rules[random_gamma_p] = lower_fun(_random_gamma_impl)
 batching_rules[random_gamma_p] = _random_gamma_batching
-jvp_rules[random_gamma_p] = _random_gamma_jvp
+# implicit reparameterization: d sample / d a from the CDF (see gamma_grad.py)
+defjvp(random_gamma_p, None, lambda t, ans, key, a, *, log_space: lax.mul(
+    t, gamma_sample_grad(ans, a, log_space)))
 
 
 def _gamma_impl(key, a, shape, dtype, log_space=False):
@@ -198,12 +196,8 @@ def _dirichlet_impl(key, alpha, shape, dtype):
         _check_shape("dirichlet", shape, alpha_shape[:-1])
     alpha = lax.convert_element_type(alpha, dtype)
     # normalized gammas, computed in log space then softmax-ed (small alpha underflows)
-    x = _gamma_impl(key, alpha, tuple(shape) + alpha_shape[-1:], dtype, True)
-    last = len(_shape(x)) - 1
-    x_max = lax.expand_dims(lax.reduce_max(x, (last,)), (last,))
-    unnormalized = lax.exp(_binop(lax.sub, x, x_max))
-    total = lax.expand_dims(_sum(unnormalized, last), (last,))
-    return _binop(lax.div, unnormalized, total)
+    from ..nn import softmax
+    return softmax(_gamma_impl(key, alpha, tuple(shape) + alpha_shape[-1:], dtype, True), -1)
 
 
 _dirichlet = jit(_dirichlet_impl, static_argnums=(2, 3))

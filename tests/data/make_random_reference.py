@@ -140,6 +140,8 @@ CASES = [
      "np.array([0.3, 0.3, 0.7, 0.01, 0.5, 0.5, 0.5, 0.9], np.float32))", [0, 1]),
     ("r.multinomial(k, np.array([10., 1000.], np.float32), "
      "np.array([[0.2, 0.3, 0.5], [0.0, 0.5, 0.5]], np.float32))", [0]),
+    ("jax.grad(lambda a: r.gamma(k, a).sum())(ALPHAS)", [0]),
+    ("jax.grad(lambda a: (r.dirichlet(k, a) * np.arange(8)).sum())(ALPHAS)", [0]),
     # closed-form transformations
     ("r.pareto(k, 3.0, (8,))", [0, 1]),
     ("r.pareto(k, ALPHAS + 1)", [0]),
