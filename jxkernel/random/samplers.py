@@ -42,7 +42,7 @@ def _check_shape(name, shape, *param_shapes):
                              f"{shape}.")
 
 
-def _check_float(name, dtype, kind="float"):
+def _check_float(name, dtype):
     if not dtypes.is_float(dtype):
         raise ValueError(f"dtype argument to `{name}` must be a {kind} dtype, got {dtype}")
 
