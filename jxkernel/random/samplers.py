@@ -44,7 +44,7 @@ def _check_shape(name, shape, *param_shapes):
 
 def _check_float(name, dtype):
     if not dtypes.is_float(dtype):
-        raise ValueError(f"dtype argument to `{name}` must be a {kind} dtype, got {dtype}")
+        raise ValueError(f"dtype argument to `{name}` must be a float dtype, got {dtype}")
 
 
 def _check_safe_cast(name, dtype, *args):
