@@ -39,6 +39,9 @@ _OPTIONS = [
             "Comma-separated backends to use, in order of preference, e.g. 'cuda,cpu'."),
     _Option("jax_platform_name", None, "JAX_PLATFORM_NAME", None,
             "The default backend (cpu, gpu, tpu)."),
+    _Option("jax_default_device", None, "JXKERNEL_DEFAULT_DEVICE", None,
+            "Where computations run when no device is named: a Device, or 'cpu', 'gpu:1', ... "
+            "(inputs are moved there)."),
     _Option("jax_num_cpu_devices", None, "JXKERNEL_CPU_DEVICES", int,
             "How many CPU devices to create; settable only before the CPU backend starts."),
     _Option("jax_enable_compilation_cache", True, "JXKERNEL_COMPILATION_CACHE", _parse_bool,

@@ -87,13 +87,27 @@ def test_pmap_under_grad_and_vmap_and_errors():
         jax.pmap(lambda a: a)(arr(np.arange(8.0)))
 
 
+@four_devices
+def test_default_device_moves_computation():
+    x = arr([1.0, 2.0])
+    f = jax.jit(lambda a: lax.mul(a, 2.0))
+    assert f(x).devices() == {jax.devices()[0]}
+    with jax.config.override("jax_default_device", "cpu:2"):
+        assert f(x).devices() == {jax.devices()[2]}
+        assert lax.add(x, 1.0).devices() == {jax.devices()[2]}
+        np.testing.assert_allclose(np.asarray(f(x)), [2.0, 4.0])
+    with jax.config.override("jax_default_device", jax.devices()[3]):
+        assert lax.sin(x).devices() == {jax.devices()[3]}
+    assert f(x).devices() == {jax.devices()[0]}
+
+
 def test_pmap_in_a_four_device_process():
     env = {**os.environ, "JXKERNEL_CPU_DEVICES": "4",
            "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-o", "addopts=", "-p",
-                             "no:cacheprovider", "-k", "pmap and not four_device_process",
+                             "no:cacheprovider", "-k", "not in_a_four_device_process",
                              "tests/test_collectives.py"], cwd=ROOT, env=env, capture_output=True,
                             text=True, timeout=300)
     summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
-    assert "2 passed" in summary, summary
+    assert "passed" in summary and "skipped" not in summary and "failed" not in summary, summary

@@ -361,13 +361,17 @@ class Jitted:
         if _ctx.trace is not eval_trace:
             return self._bind(leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
         device = self._device
+        move = device is not None or config.jax_default_device is not None
         if device is None:
-            for leaf in leaves:
-                if type(leaf) is Array:
-                    device = leaf._buf._sharding._devices[0]
-                    break
-            else:
+            if move:                                         # a chosen device wins: move inputs
                 device = _client.default_device()
+            else:
+                for leaf in leaves:
+                    if type(leaf) is Array:
+                        device = leaf._buf._sharding._devices[0]
+                        break
+                else:
+                    device = _client.default_device()
         key = (treedef, avals, statics, config.jax_enable_x64, device)
         entry = self._cache.get(key)
         if entry is None:
@@ -376,7 +380,7 @@ class Jitted:
             compile_log._hits[self] = compile_log._hits.get(self, 0) + 1
         bufs = list(entry.const_bufs)
         for leaf, aval in zip(leaves, avals):
-            if type(leaf) is not Array:
+            if type(leaf) is not Array or move and leaf._buf._sharding._devices[0] != device:
                 leaf = device_put(leaf, device)
             elif entry.donated:
                 leaf._npy = None          # our cached NumPy view would block the donation

@@ -241,4 +241,21 @@ def backend_of(device) -> Backend:
 
 
 def default_device():
-    return get_backend().devices[0]
+    """Where computations run when no device is named: `jax_default_device` if set, else the
+    default backend's first device."""
+    chosen = config.jax_default_device
+    if chosen is None:
+        return get_backend().devices[0]
+    return resolve_device(chosen)
+
+
+def resolve_device(spec):
+    """A device from a Device, or a string 'platform' or 'platform:index' (e.g. 'cpu:1')."""
+    if not isinstance(spec, str):
+        return spec
+    platform, _, index = spec.partition(":")
+    found = get_backend(platform).devices
+    i = int(index) if index else 0
+    if not 0 <= i < len(found):
+        raise ValueError(f"Device {spec!r} does not exist: {platform} has {len(found)} devices")
+    return found[i]

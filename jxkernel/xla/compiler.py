@@ -65,11 +65,12 @@ _memory_lock = threading.Lock()
 def _compile_options(devices) -> tuple:
     """(CompileOptions, a text naming them for the disk key) for one replica per device."""
     options = xc.CompileOptions()
-    if len(devices) > 1:
-        options.num_replicas = len(devices)
-        options.num_partitions = 1
-        options.device_assignment = xc.DeviceAssignment.create(
-            np.array([[d.id] for d in devices], dtype=np.int32))
+    options.num_replicas = len(devices)
+    options.num_partitions = 1
+    # Always name the devices: left out, the assignment defaults to device 0 even when the
+    # program is compiled for (and called with buffers on) another device.
+    options.device_assignment = xc.DeviceAssignment.create(
+        np.array([[d.id] for d in devices], dtype=np.int32))
     return options, f"replicas={len(devices)};assignment={[d.id for d in devices]}"
 
 

@@ -32,15 +32,19 @@ def apply_primitive(prim, args, params):
 def run_compiled(prim, args, params):
     """Compile `prim` alone (cached per primitive, params, input types, device) and run it."""
     device = None
-    for a in args:
-        if type(a) is Array:
-            device = a._buf._sharding._devices[0]
-            break
-    else:
+    chosen = config.jax_default_device is not None
+    if chosen:                                      # a chosen device wins: inputs move there
         device = _client.default_device()
+    else:
+        for a in args:
+            if type(a) is Array:
+                device = a._buf._sharding._devices[0]
+                break
+        else:
+            device = _client.default_device()
     bufs, avals = [], []
     for a in args:
-        if type(a) is not Array:
+        if type(a) is not Array or chosen and a._buf._sharding._devices[0] != device:
             a = to_device(a, device)
         bufs.append(a._buf)
         avals.append(a.aval)
