@@ -66,10 +66,17 @@ def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused):
     exe = _impl_cache.get(key)
     if exe is None:
         donated = (False,) * len(jaxpr.consts) + tuple(donated_invars)
+        start = time.perf_counter()
         text, module_ctx = lower_module(jaxpr.jaxpr, name=name, platform=_client.platform_of(device),
                                         donated=donated)
-        loaded, _ = compile_module(text, [device], host_callbacks=module_ctx.host_callbacks)
+        lower_s = time.perf_counter() - start
+        loaded, stats = compile_module(text, [device], host_callbacks=module_ctx.host_callbacks)
         exe = _impl_cache[key] = Executable(loaded, jaxpr.out_avals, device, name)
+        # a jit equation run by a transformation (vmap of jit, grad of jit, ...): log it too
+        compile_log.record(compile_log.CompileEvent(
+            name, None, tuple((f"args[{i}]", a.aval.str_short()) for i, a in enumerate(leaves)),
+            "a transformed jitted function (its jaxpr was rewritten by vmap/grad/...)",
+            0.0, lower_s, stats.seconds, stats.source, _client.platform_of(device)))
     consts = [to_device(c, device)._buf for c in jaxpr.consts]
     return exe.call_buffers(consts + [a._buf for a in leaves])
 
