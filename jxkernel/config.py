@@ -45,7 +45,8 @@ _OPTIONS = [
     _Option("jax_num_cpu_devices", None, "JXKERNEL_CPU_DEVICES", int,
             "How many CPU devices to create; settable only before the CPU backend starts."),
     _Option("jax_enable_compilation_cache", True, "JXKERNEL_COMPILATION_CACHE", _parse_bool,
-            "Keep compiled executables on disk across processes."),
+            "Reuse compiled executables across functions: by module text in memory, and on disk "
+            "across processes."),
     _Option("jax_compilation_cache_dir", None, "JXKERNEL_COMPILATION_CACHE_DIR", None,
             "Folder of the persistent compilation cache (default: a user cache folder)."),
     _Option("jax_persistent_cache_min_compile_time_secs", 0.0, None, float,

@@ -87,7 +87,10 @@ def compile_module(text: str, devices, num_replicas: int | None = None,
         raise ValueError(f"num_replicas={num_replicas} but {len(devices)} devices were given; "
                          f"pass one device per replica")
     key = (text, tuple(d.id for d in devices), devices[0].platform)
-    if not host_callbacks:
+    # Both caches follow `jax_enable_compilation_cache`: off, every module compiles afresh
+    # (what benchmarks of compile time need).
+    use_memory = not host_callbacks and config.jax_enable_compilation_cache
+    if use_memory:
         with _memory_lock:
             hit = _memory_cache.get(key)
         if hit is not None:
@@ -107,7 +110,7 @@ def compile_module(text: str, devices, num_replicas: int | None = None,
         if path and elapsed >= config.jax_persistent_cache_min_compile_time_secs:
             _disk_store(path, loaded)
     stats = CompileStats(time.perf_counter() - start, source)
-    if not host_callbacks:
+    if use_memory:
         with _memory_lock:
             _memory_cache[key] = loaded
     return loaded, stats
