@@ -13,11 +13,14 @@ import jxkernel.numpy as jnp
 from jxkernel.core.trace import Tracer
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
-from jnp_check import check, load  # noqa: E402
+from jnp_check import check, load, x64_mode  # noqa: E402
 
 # JaxprTracer keeps its jaxpr variable in a slot named `var`, which hides the installed
 # Array.var method on staged values (reported to the core owner).
 KNOWN_JIT = {"lambda x: x.var()(A(f32))": "JaxprTracer.var slot shadows the var() method"}
+# reductions.mean takes core.dtypes.to_inexact_dtype (int32 -> float64 with x64); JAX's table
+# keeps float32 for ints up to 32 bits (reported to the reductions owner).
+KNOWN_X64 = {**KNOWN_JIT, "lambda x: x.mean()(A(i32))": "mean of int32 is float64 under x64"}
 
 
 @pytest.mark.parametrize("case,ref", load("operator", "method"))
@@ -34,6 +37,13 @@ def test_matches_jax_jit_types(case, ref):
 def test_matches_jax_jit_values(case, ref):
     check(case, ref["jit"], "jit")
 
+
+
+@pytest.mark.parametrize("case,ref", load("operator", "method", known=KNOWN_X64))
+def test_matches_jax_x64_types(case, ref):
+    """The same cases traced under jit with jax_enable_x64: dtypes, weak types, errors."""
+    with x64_mode():
+        check(case, ref["x64"], "trace")
 
 # ---------------------------------------------------------------- operators vs NumPy
 OPS = [operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,

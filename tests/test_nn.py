@@ -13,7 +13,7 @@ import jxkernel.numpy as jnp
 from jxkernel.scipy import special
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
-from jnp_check import check, load  # noqa: E402
+from jnp_check import check, load, x64_mode  # noqa: E402
 
 
 @pytest.mark.parametrize("case,ref", load("nn", "special"))
@@ -29,6 +29,13 @@ def test_matches_jax_jit_types(case, ref):
 @pytest.mark.parametrize("case,ref", load("nn", "special", every=4))
 def test_matches_jax_jit_values(case, ref):
     check(case, ref["jit"], "jit")
+
+
+@pytest.mark.parametrize("case,ref", load("nn", "special"))
+def test_matches_jax_x64_types(case, ref):
+    """The same cases traced under jit with jax_enable_x64: dtypes, weak types, errors."""
+    with x64_mode():
+        check(case, ref["x64"], "trace")
 
 
 X = np.array([[-3.0, -0.5, 0.0, 0.5, 2.0], [10.0, -10.0, 1.0, 3.0, -1.0]], np.float32)

@@ -10,7 +10,7 @@ import jxkernel as jax
 import jxkernel.numpy as jnp
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
-from jnp_check import check, load  # noqa: E402
+from jnp_check import check, load, x64_mode  # noqa: E402
 
 # Where jxkernel knowingly differs from JAX 0.10.2.
 KNOWN = {
@@ -35,6 +35,13 @@ def test_matches_jax_jit_types(case, ref):
 def test_matches_jax_jit_values(case, ref):
     check(case, ref["jit"], "jit")
 
+
+
+@pytest.mark.parametrize("case,ref", load("creation", known=KNOWN_JIT))
+def test_matches_jax_x64_types(case, ref):
+    """The same cases traced under jit with jax_enable_x64: dtypes, weak types, errors."""
+    with x64_mode():
+        check(case, ref["x64"], "trace")
 
 # ---------------------------------------------------------------- against NumPy
 @pytest.mark.parametrize("args", [(5,), (2, 9), (1, 2, 0.25), (10, 0, -3), (0.5, 4.5),

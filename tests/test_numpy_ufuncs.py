@@ -11,7 +11,7 @@ import jxkernel as jax
 import jxkernel.numpy as jnp
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
-from jnp_check import check, load  # noqa: E402
+from jnp_check import check, load, x64_mode  # noqa: E402
 
 # Where jxkernel knowingly differs from JAX 0.10.2 (each is reported to the lax owner).
 KNOWN = {"jnp.arctan2(c64, c64)": "lax.atan2 does not accept complex operands yet"}
@@ -33,6 +33,13 @@ def test_matches_jax_jit_values(case, ref):
     """jit(f)(x) == JAX's jit(f)(x), for every fifth case (each is an XLA compile)."""
     check(case, ref["jit"], "jit")
 
+
+
+@pytest.mark.parametrize("case,ref", load("ufunc", known=KNOWN))
+def test_matches_jax_x64_types(case, ref):
+    """The same cases traced under jit with jax_enable_x64: dtypes, weak types, errors."""
+    with x64_mode():
+        check(case, ref["x64"], "trace")
 
 # ---------------------------------------------------------------- against NumPy
 RNG = np.random.default_rng(0)

@@ -26,7 +26,8 @@ from ..core.trace import Tracer
 from ..xla import client as _client
 from ..xla.array import Array, device_put, host_to_device
 from . import util
-from .dtypes import canonicalize_user_dtype, lattice_result_type, result_type
+from .dtypes import (canonicalize_user_dtype, lattice_result_type, result_type,
+                     to_inexact_dtype)
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
            "full_like", "empty_like", "arange", "linspace", "logspace", "geomspace", "eye",
@@ -414,10 +415,10 @@ def _linspace(start, stop, num, endpoint, retstep, dtype, axis):
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     start, stop = util.ensure_arraylike("linspace", start, stop)
     if dtype is None:
-        dtype = _core.to_inexact_dtype(result_type(start, stop))
+        dtype = to_inexact_dtype(result_type(start, stop))
     else:
         dtype = canonicalize_user_dtype(dtype, "linspace")
-    cdtype = _core.to_inexact_dtype(dtype)
+    cdtype = to_inexact_dtype(dtype)
     start = lax.convert_element_type(start, cdtype)
     stop = lax.convert_element_type(stop, cdtype)
     bounds = list(util.broadcast_shapes(start.shape, stop.shape))
@@ -470,10 +471,10 @@ def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype
 def _logspace(start, stop, num, endpoint, base, dtype, axis):
     from . import ufuncs
     if dtype is None:
-        dtype = _core.to_inexact_dtype(result_type(start, stop))
+        dtype = to_inexact_dtype(result_type(start, stop))
     else:
         dtype = canonicalize_user_dtype(dtype, "logspace")
-    cdtype = _core.to_inexact_dtype(dtype)
+    cdtype = to_inexact_dtype(dtype)
     start, stop = util.ensure_arraylike("logspace", start, stop)
     start = lax.convert_element_type(start, cdtype)
     stop = lax.convert_element_type(stop, cdtype)
@@ -492,10 +493,10 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axi
 def _geomspace(start, stop, num, endpoint, dtype, axis):
     from . import ufuncs
     if dtype is None:
-        dtype = _core.to_inexact_dtype(result_type(start, stop))
+        dtype = to_inexact_dtype(result_type(start, stop))
     else:
         dtype = canonicalize_user_dtype(dtype, "geomspace")
-    cdtype = _core.to_inexact_dtype(dtype)
+    cdtype = to_inexact_dtype(dtype)
     start, stop = util.ensure_arraylike("geomspace", start, stop)
     start = lax.convert_element_type(start, cdtype)
     stop = lax.convert_element_type(stop, cdtype)

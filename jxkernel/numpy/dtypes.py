@@ -222,6 +222,22 @@ def promote_types(a, b) -> np.dtype:
     return np.dtype(_least_upper_bound(config.jax_enable_x64, a, b))
 
 
+# JAX's table (not a promotion): ints of up to 32 bits and bool become float32 even in
+# 64-bit mode; 64-bit ints become float64 (then canonicalized).
+_TO_INEXACT = {**{d: _F32 for d in (_BOOL, _I8, _I16, _I32, _U8, _U16, _U32)},
+               _I64: _F64, _U64: _F64}
+
+
+def to_inexact_dtype(d) -> np.dtype:
+    """The float dtype sin or mean gives for an input of dtype `d`.
+
+    >>> to_inexact_dtype(jnp.int8), to_inexact_dtype(jnp.bfloat16)
+    (dtype('float32'), dtype(bfloat16))
+    """
+    d = np.dtype(d)
+    return _core.canonicalize_dtype(_TO_INEXACT.get(d, d))
+
+
 # ---------------------------------------------------------------- user dtypes
 _DEFAULT_TYPEMAP = {bool: lambda: _BOOL, int: _core.default_int_dtype,
                     float: _core.default_float_dtype, complex: _core.default_complex_dtype}

@@ -21,11 +21,13 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes as _core
+from ..core import trace as _trace
 from ..core.trace import Tracer
+from ..xla.array import Array
 from ..transforms.custom_derivatives import custom_jvp
 from .dtypes import finfo
 from .util import (_ARRAYS, aval_of, check_arraylike, ensure_array, ensure_arraylike, full_like,
-                   jnp_jit,
+                   fused_when_converting, jnp_jit,
                    promote_args, promote_args_inexact, promote_args_numeric, promote_dtypes,
                    promote_dtypes_inexact, promote_dtypes_numeric, promote_shapes)
 from .util import where as _where
@@ -97,11 +99,19 @@ def _named(name, doc):
 
 # ---------------------------------------------------------------- unary, float results
 def _unary_inexact(name, prim, doc):
+    def promoted(x):
+        return prim.bind(*promote_args_inexact(name, x))
+    promoted.__name__ = name
+    fused = jnp_jit(promoted, inline=True)       # convert + op as one XLA call, eagerly
+
     @_named(name, doc)
     def fn(x, /):
-        if isinstance(x, _ARRAYS) and x.aval.dtype in _INEXACT:    # hot path: no promotion
-            return prim.bind(x)
-        return prim.bind(*promote_args_inexact(name, x))
+        if isinstance(x, _ARRAYS):
+            if x.aval.dtype in _INEXACT:             # hot path: no promotion
+                return prim.bind(x)
+            if type(x) is Array and type(_trace._ctx.trace) is _trace.EvalTrace:
+                return fused(x)
+        return promoted(x)
     return fn
 
 
@@ -546,6 +556,7 @@ def multiply(x, y, /):
     return lax.mul_p.bind(x, y) if x.aval.dtype != _BOOL else lax.and_p.bind(x, y)
 
 
+@fused_when_converting("inexact")
 def true_divide(x1, x2, /):
     """x1 / x2, always a float division (ints promote to float).
 
@@ -673,11 +684,13 @@ def _pow_int_int(x1, x2):
     return acc
 
 
+@fused_when_converting("inexact")
 def float_power(x, y, /):
     """x ** y computed in floating point."""
     return lax.pow(*promote_args_inexact("float_power", x, y))
 
 
+@fused_when_converting("inexact")
 def arctan2(x1, x2, /):
     """The angle of the point (x2, x1), in (-pi, pi]."""
     return lax.atan2(*promote_args_inexact("arctan2", x1, x2))
@@ -710,6 +723,7 @@ def fmin(x1, x2):
     return where(mask, x1, x2)
 
 
+@fused_when_converting("inexact")
 def nextafter(x, y, /):
     """The next representable float after x towards y."""
     return lax.nextafter(*promote_args_inexact("nextafter", x, y))

@@ -5,8 +5,11 @@
     [Array([1., 1., 1.], dtype=float16), Array(2., dtype=float16)]
 
 Hot paths: an eager `jnp.sin(x)` or `x + y` on arrays that need no promotion returns its
-inputs after a type check or two (see `promote_args`), so it costs barely more than the
-bare lax call.
+inputs after a type check or two (`_fast`); `x * 2` or `x + 1.0` takes its Python scalar
+from a small cache of device constants (`_array_and_scalar`, `scalar_array`); both cost
+barely more than the bare lax call. Where an array must change type eagerly (`jnp.sin` of
+ints, `ints / 2`), the function runs jitted, so the conversion fuses into the one XLA call
+(`fused_when_converting`), as JAX's jit-wrapped functions do.
 """
 from __future__ import annotations
 
@@ -25,7 +28,7 @@ from ..lax import conversion
 from ..transforms.jit import jit
 from ..xla import client as _client
 from ..xla.array import Array, device_put, host_to_device
-from .dtypes import lattice_result_type
+from .dtypes import lattice_result_type, to_inexact_dtype
 
 _ARRAYS = (Array, Tracer)
 _ARRAY_TYPES = (Array, Tracer, np.ndarray, np.generic)
@@ -163,7 +166,7 @@ def promote_dtypes(*args) -> list:
 
 @functools.lru_cache(maxsize=None)
 def _to_inexact(dtype, x64: bool):
-    return dtypes.to_inexact_dtype(dtype)
+    return to_inexact_dtype(dtype)
 
 
 def promote_dtypes_inexact(*args) -> list:
@@ -174,10 +177,11 @@ def promote_dtypes_inexact(*args) -> list:
 
 
 def promote_dtypes_numeric(*args) -> list:
-    """Like promote_dtypes, with bool promoted to the default int."""
+    """Like promote_dtypes, with bool promoted to int32 (JAX's to_numeric_dtype: int32 even
+    in 64-bit mode)."""
     dtype, weak = lattice_result_type(*args)
     if dtype == dtypes.bool_:
-        dtype = dtypes.default_int_dtype()
+        dtype = dtypes.int32
     return [_convert(x, dtype, weak, args) for x in args]
 
 
@@ -231,11 +235,7 @@ def _array_and_scalar(args, kind: str):
     else:
         return None
     a = arr.aval
-    key = (a.dtype, a.weak_type, type(s), kind, config.jax_enable_x64)
-    res = _pair_results.get(key)
-    if res is None:
-        res = _pair_results[key] = _PROMOTE[kind](a, s)
-    if res != (a.dtype, a.weak_type):
+    if _pair_result(a, s, kind) != (a.dtype, a.weak_type):
         return None
     if type(_trace._ctx.trace) is _trace.EvalTrace:
         sv = scalar_array(s, a.dtype, a.weak_type, _device_of((arr,)))
@@ -245,13 +245,22 @@ def _array_and_scalar(args, kind: str):
     return [arr, sv] if arr is x else [sv, arr]
 
 
+def _pair_result(a, s, kind):
+    """(dtype, weak) of promoting an array of aval `a` with Python scalar `s` (cached)."""
+    key = (a.dtype, a.weak_type, type(s), kind, config.jax_enable_x64)
+    res = _pair_results.get(key)
+    if res is None:
+        res = _pair_results[key] = _PROMOTE[kind](a, s)
+    return res
+
+
 def _promoted(kind):
     def result(*args):
         dtype, weak = lattice_result_type(*args)
         if kind == "inexact":
             dtype = _to_inexact(dtype, config.jax_enable_x64)
         elif kind == "numeric" and dtype == dtypes.bool_:
-            dtype = dtypes.default_int_dtype()
+            dtype = dtypes.int32
         return dtype, weak
     return result
 
@@ -392,6 +401,41 @@ def jnp_jit(fun=None, *, static_argnames=(), inline=False):
         return jitted(*args, **kwargs)
     call.jitted = jitted
     return call
+
+
+def converts_array(args, kind: str = "plain") -> bool:
+    """Would promoting `args` ("plain", "inexact" or "numeric") change an array's type?
+    Eagerly that is a separate XLA call per conversion, so jnp functions then run as one
+    jitted computation instead, as JAX's jit-wrapped ones always do."""
+    if _fast(args):
+        d = args[0].aval.dtype
+        return (kind == "inexact" and d not in _INEXACT) or (kind == "numeric" and d == dtypes.bool_)
+    if len(args) == 2:                       # (array, Python scalar): the cached verdict
+        x, y = args
+        arr, s = (x, y) if type(y) in _CACHED_SCALARS else (y, x)
+        if type(s) in _CACHED_SCALARS and isinstance(arr, _ARRAYS):
+            a = arr.aval
+            return type(arr) is Array and _pair_result(a, s, kind) != (a.dtype, a.weak_type)
+    arrays = [a for a in args if isinstance(a, (Array, np.ndarray))]
+    if not arrays:
+        return False
+    want = _PROMOTE[kind](*args)
+    return any((a.dtype, a.weak_type) != want for a in map(aval_of, arrays))
+
+
+def fused_when_converting(kind: str = "plain"):
+    """Decorator for one-primitive jnp functions: eagerly, when promotion would convert an
+    array, call the function jitted (inline), so the conversion fuses into one dispatch."""
+    def deco(fn):
+        jitted = jnp_jit(fn, inline=True)
+
+        @functools.wraps(fn)
+        def call(*args):
+            if type(_trace._ctx.trace) is _trace.EvalTrace and converts_array(args, kind):
+                return jitted(*args)
+            return fn(*args)
+        return call
+    return deco
 
 
 def _where(condition, x, y):

@@ -3,7 +3,8 @@
     /work/jaxref/bin/python tests/data/gen_jnp_reference.py
 
 For each case: the eager result and the result under jax.jit (array arguments traced,
-non-string arguments static), as dtype, weak type, shape and values, or the error type.
+non-string arguments static), as dtype, weak type, shape and values, or the error type;
+and the jit result with jax_enable_x64 on.
 """
 import json
 import os
@@ -67,6 +68,10 @@ def main():
         fn = eval(fn_text, env)
         out.append({"id": case_id(case), "group": group,
                     "eager": run(fn, args, kw, env, False), "jit": run(fn, args, kw, env, True)})
+    jax.config.update("jax_enable_x64", True)        # the same cases' types in 64-bit mode
+    for entry, case in zip(out, all_cases()):
+        entry["x64"] = run(eval(case[1], env), case[2], case[3], env, True)
+    jax.config.update("jax_enable_x64", False)
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jnp_reference.json")
     with open(path, "w") as f:
         json.dump({"jax_version": jax.__version__, "cases": out}, f, separators=(",", ":"))

@@ -1,8 +1,9 @@
 """Run the cases of jnp_cases.py with jxkernel and compare with JAX's recorded results
 (jnp_reference.json): dtype, weak type and shape exactly, values to a few ulps, errors by
-type. Used by test_numpy_ufuncs.py, test_numpy_creation.py, test_array_methods.py and
+type; in 64-bit mode, the types under jit. Used by test_numpy_ufuncs.py, test_numpy_creation.py, test_array_methods.py and
 test_nn.py.
 """
+import contextlib
 import json
 import os
 import warnings
@@ -27,6 +28,17 @@ exec(PRELUDE, ENV)
 # of transcendental functions may differ.
 _RTOL = {"float16": 2e-3, "bfloat16": 1.6e-2, "float32": 3e-6, "complex64": 3e-6,
          "float64": 1e-13, "complex128": 1e-13}
+
+
+@contextlib.contextmanager
+def x64_mode():
+    """jax_enable_x64 on for the block (restored after)."""
+    old = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)
+    try:
+        yield
+    finally:
+        jax.config.update("jax_enable_x64", old)
 
 
 def load(*groups, every: int = 1, known=None):
