@@ -1,8 +1,13 @@
 #!/bin/sh
-# Set up a virtualenv in .venv (once) and run the main job.
+# Set up a virtualenv in .venv (once) with the notebook extra, check the devices
+# (python -m jxkernel), then open JupyterLab on demos/. It starts headless and prints the
+# URL to open (with its token); extra arguments go to JupyterLab, e.g. --ip=0.0.0.0 --port=8888.
 set -e
 cd "$(dirname "$0")/.."
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q -e '.[notebook]'
-exec .venv/bin/python -m jxkernel "$@"
+.venv/bin/python -m jxkernel
+# Jupyter refuses to run as root unless told (containers, Binder-like machines run as root).
+[ "$(id -u)" = 0 ] && set -- --allow-root "$@"
+exec .venv/bin/jupyter lab --no-browser --notebook-dir=demos "$@"
