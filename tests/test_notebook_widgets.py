@@ -181,7 +181,9 @@ def test_backend_selector_calls_back_and_shows_the_choice():
     assert selector.dropdown.value == "cpu:0"
     selector.select("cpu:0")
     assert chosen and chosen[-1].platform == "cpu"
-    assert "<b>cpu</b>" in selector.status.value
+    assert "<b>cpu:0</b>" in selector.status.value
+    selector.show(chosen[-1])                       # shown again (chosen elsewhere): no callback
+    assert len(chosen) == 1 and selector.current == chosen[-1]
     data = _bundle(selector)
     assert "* cpu:0" in data["text/plain"] and "(selected)" in data["text/html"]
     assert [type(c).__name__ for c in selector.children] == ["Dropdown", "HTML", "HTML"]

@@ -1,8 +1,9 @@
 """jxkernel in IPython and Jupyter: `%load_ext jxkernel`.
 
 Registers the magics (`%%jit`, `%jaxpr`, `%hlo`, an honest `%timeit`,
-`%jxbackend`, `%jxcompiles`) and rich displays for Arrays and jaxprs.
-Loading twice is harmless; unloading restores IPython's own `%timeit`.
+`%jxbackend`, `%jxcompiles`, `%jxtraced`) and rich displays for Arrays and jaxprs.
+Loading twice is harmless; unloading restores IPython's own `%timeit` (and the
+device options that `%jxbackend` changed).
 This is the only package that imports IPython, ipywidgets and plotly.
 """
 from __future__ import annotations
@@ -14,7 +15,7 @@ from .magics import JxMagics, State
 
 _states: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # shell -> State
 
-_OURS = ("jit", "jaxpr", "hlo", "timeit", "jxbackend", "jxcompiles")
+_OURS = ("jit", "jaxpr", "hlo", "timeit", "jxbackend", "jxcompiles", "jxtraced")
 
 
 def load_ipython_extension(shell) -> None:
@@ -56,6 +57,7 @@ def unload_ipython_extension(shell) -> None:
             pass
     for log in list(state.logs):
         log.close()
+    state.restore_config()
 
 
 def state_of(shell) -> State | None:

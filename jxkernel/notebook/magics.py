@@ -1,4 +1,5 @@
-"""The magics: %%jit, %jaxpr/%%jaxpr, %hlo, %timeit/%%timeit, %jxbackend, %jxcompiles.
+"""The magics: %%jit, %jaxpr/%%jaxpr, %hlo, %timeit/%%timeit, %jxbackend, %jxcompiles,
+%jxtraced.
 
 Each is documented by its docstring and `magic_arguments` (so `%%jit?` is its help).
 """
@@ -15,11 +16,12 @@ from IPython.core.magic import (Magics, cell_magic, line_cell_magic, line_magic,
                                 needs_local_scope, no_var_expand)
 
 from .. import compile_log
+from ..tree_util import tree_leaves
 from ..config import config
-from ..transforms.jit import jit
 from ..xla import client
+from ..xla.array import Array
 from . import cell as cellmod
-from . import timing
+from . import funcview, timing
 from .display import Note, show
 from .program import CellError, CellProgram, describe_output, error_view_data
 
@@ -35,11 +37,16 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:.1f} ms"
 
 
-def compile_note(event, label: str, count: int) -> Note:
+def device_name(device) -> str:
+    """'cpu:1': how the selector, %jxbackend and jax_default_device spell a device."""
+    return f"{client.platform_of(device)}:{device.id}"
+
+
+def compile_note(event, label: str, count: int, where: str | None = None) -> Note:
     timings = (f"trace {_ms(event.trace_s)} · lower {_ms(event.lower_s)} · compile "
                f"{_ms(event.compile_s)}" + (f" ({event.cache} cache)" if event.cache != "compiled" else ""))
     if event.reason == "first call":
-        return Note(f"⚙ compiled {label} for {event.backend}: {timings}", kind="compile")
+        return Note(f"⚙ compiled {label} for {where or event.backend}: {timings}", kind="compile")
     return Note(f"⚙ recompiled {label} because {event.reason} (compilation #{count}): {timings}",
                 kind="compile")
 
@@ -108,7 +115,7 @@ class JxMagics(Magics):
         last = outputs.pop(cellmod.LAST, None)
         ns.update(outputs)
         if not args.quiet:
-            self._report(program)
+            self._report(program, outputs, last)
         if "static" in show_what:
             show(self._cell_view(program, ns, outputs=outputs))
         if show_what & {"jaxpr", "stablehlo", "hlo"}:      # avals only: donated inputs are fine
@@ -150,9 +157,12 @@ class JxMagics(Magics):
                         f"array or number) but unhashable, so it can't be part of the compile "
                         f"cache key. Pass a hashable value (e.g. a tuple instead of a list), or "
                         f"arrays/numbers only.") from None
-        device = self.state.device if backend is None else None
+        # a chosen device (the selector, jax_default_device) pins the cell there; else it runs
+        # where jit would run it (its inputs' device), as a plain jit call does
+        device = client.default_device() if backend is None and \
+            config.jax_default_device is not None else None
         key = (source, tuple(sorted(static)), tuple(sorted(donate)), backend,
-               device and (device.platform, device.id), tuple((n, kinds[n]) for n in params))
+               device and device_name(device), tuple((n, kinds[n]) for n in params))
         cell_key = self.state.cell_id or source
         label, last_key = self.cells.get(cell_key, (None, None))
         if label is None:
@@ -174,10 +184,13 @@ class JxMagics(Magics):
         self.cells[cell_key] = (label, key)
         return program
 
-    def _report(self, program):
+    def _report(self, program, outputs, last):
         count = sum(1 for e in compile_log.compile_events() if e.key is program.jitted)
+        ran_on = next((leaf.device for leaf in tree_leaves([outputs, last])
+                       if isinstance(leaf, Array)), None)
         for event in program.events:
-            show(compile_note(event, program.label, count))
+            show(compile_note(event, program.label, count,
+                              ran_on is not None and device_name(ran_on) or None))
         if program.printed:
             show(Note(f"print() ran while tracing {program.label}: it runs once per compilation "
                       f"and shows tracers (shapes and dtypes), not values; a cached rerun prints "
@@ -222,7 +235,7 @@ class JxMagics(Magics):
         text = cell if cell is not None else line.strip()
         if not text.strip():
             raise UsageError("%jaxpr EXPR: e.g. %jaxpr f(x, 2.0) or %jaxpr grad(f)(x)")
-        traced, title = self._trace(text, is_cell=cell is not None)
+        traced, title = self._trace(text, is_cell=cell is not None, show_failure=True)
         return JaxprViewer(traced.jaxpr, title=f"jaxpr of {title}",
                            stablehlo=lambda: traced.lower().as_text())
 
@@ -240,9 +253,11 @@ class JxMagics(Magics):
         traced, title = self._trace(line.strip(), is_cell=False)
         return HloView(title, traced.lower())
 
-    def _trace(self, text, is_cell):
-        """(jit(...).trace(...) of `text`, a title): a call `f(args)` traces f (non-array
-        arguments static), anything else is traced as a %%jit cell would be."""
+    def _trace(self, text, is_cell, show_failure=False):
+        """(jit(...).trace(...) of `text`, a title): a call `f(args)` traces f as jit(f)
+        would (a plain f: non-array arguments static), anything else is traced as a %%jit
+        cell would be. With `show_failure`, a call that fails to trace shows f's source
+        with the failing line marked (the traced-vs-static view) before the error."""
         call = None if is_cell else self._call(text)
         if call is None:
             program = self._program(text, [], [], None, True,
@@ -250,14 +265,53 @@ class JxMagics(Magics):
             return program.trace(program.arguments(self.shell.user_ns)), \
                 (program.label if is_cell else text)
         fun, args, kwargs, filename, label = call
-        static = tuple(i for i, a in enumerate(args) if cellmod.classify(a, False) != cellmod.TRACED)
-        static_kw = {k: v for k, v in kwargs.items() if cellmod.classify(v, False) != cellmod.TRACED}
-        dynamic_kw = {k: v for k, v in kwargs.items() if k not in static_kw}
         try:
-            return jit(_bind_kwargs(fun, static_kw), static_argnums=static).trace(
-                *args, **dynamic_kw), text
+            return self._trace_call(fun, args, kwargs, filename, label), text
+        except CellError as err:
+            view = funcview.function_view(fun, args, kwargs, error=err) if show_failure else None
+            if view is not None:
+                show(view)
+            raise
+
+    @staticmethod
+    def _trace_call(fun, args, kwargs, filename, label):
+        jitted, args, kwargs = funcview.as_jitted(fun, args, kwargs)
+        try:
+            return jitted.trace(*args, **kwargs)
         except Exception as e:  # noqa: BLE001  told at the cell line, like %%jit errors
-            raise CellError.from_exception(e, label=label, filename=filename) from None
+            bound = funcview.bound_arguments(fun, args, kwargs) or {}
+            raise CellError.from_exception(e, label=label, filename=filename, params=list(bound),
+                                           user_ns=bound,
+                                           static_fix=funcview.static_fix_for(fun)) from None
+
+    @no_var_expand
+    @line_magic
+    def jxtraced(self, line):
+        """Traced vs static for a function call: f's source, each argument marked.
+
+        %jxtraced f(x, 3)       as jit(f) sees this call: traced arguments (abstract: shape
+                                and dtype only) with their types, static ones with their
+                                values (each new value compiles anew). A jitted f keeps its
+                                static_argnums/static_argnames; for a plain f, arguments that
+                                are not arrays or numbers are static, as in %jaxpr. When
+                                tracing fails, the line is marked with what to do.
+
+        For a %%jit cell: %%jit --show static.
+        """
+        text = line.strip()
+        call = self._call(text) if text else None
+        if call is None:
+            raise UsageError("%jxtraced takes a call: %jxtraced f(x, 3)")
+        fun, args, kwargs, filename, label = call
+        try:
+            traced, error = self._trace_call(fun, args, kwargs, filename, label), None
+        except CellError as err:
+            traced, error = None, err
+        view = funcview.function_view(fun, args, kwargs, traced=traced, error=error)
+        if view is None:
+            raise UsageError(f"%jxtraced: the source of {getattr(fun, '__name__', fun)!r} "
+                             f"can't be found (a builtin, or defined in a string)")
+        return view
 
     def _call(self, expr):
         """(function, args, kwargs, filename, label) when `expr` is `f(...)`, else None."""
@@ -368,8 +422,10 @@ class JxMagics(Magics):
         from .widgets.backend import BackendSelector
         name = line.strip()
         if not name:
-            return BackendSelector(on_select=self.state.select_device,
-                                   current=self.state.current_device())
+            selector = BackendSelector(on_select=self.state.select_device,
+                                       current=client.default_device())
+            self.state.selectors.add(selector)
+            return selector
         platform, _, index = name.partition(":")
         try:
             devices = client.devices(platform)
@@ -378,8 +434,10 @@ class JxMagics(Magics):
         if index and not (index.isdigit() and int(index) < len(devices)):
             raise UsageError(f"{platform} has devices 0..{len(devices) - 1}; got {index!r}")
         device = devices[int(index)] if index else devices[0]
-        self.state.select_device(device, explicit=bool(index))
-        return Note(f"jit compiles and runs on {client.platform_of(device)} ({device}) now")
+        self.state.select_device(device)
+        also = f" ({device})" if str(device) != device_name(device) else ""
+        return Note(f"jit calls, %%jit cells and eager operations run on "
+                    f"{device_name(device)}{also} now")
 
     @ma.magic_arguments()
     @ma.argument("function", nargs="?", default=None, help="show only this function or cell")
@@ -403,40 +461,48 @@ def _why_new(old, new) -> str:
     """Why a cell needs a new compiled function: its source, options or inputs changed."""
     if old[0] != new[0]:
         return "the cell's source changed"
-    if old[1:5] != new[1:5]:
-        return "its %%jit options or backend changed"
+    if old[1:4] != new[1:4]:
+        return "its %%jit options changed"
+    if old[4] != new[4]:
+        return f"the device changed ({old[4] or 'default'} -> {new[4] or 'default'})"
     before, after = dict(old[5]), dict(new[5])
     changes = [f"{n}: {before.get(n, 'absent')} -> {after.get(n, 'absent')}"
                for n in sorted(set(before) | set(after)) if before.get(n) != after.get(n)]
     return "its inputs changed (" + ", ".join(changes) + ")"
 
 
-def _bind_kwargs(fun, kwargs):
-    if not kwargs:
-        return fun
-    import functools
-    return functools.wraps(fun)(functools.partial(fun, **kwargs))
+_DEVICE_OPTIONS = ("jax_default_device", "jax_platform_name")
 
 
 class State:
-    """Per-shell state of the extension: what to undo, the selected device, live logs."""
+    """Per-shell state of the extension: what to undo, live logs and selectors."""
 
     def __init__(self, shell):
         self.shell = shell
         self.magics = None
         self.formatters: list = []
         self.saved_timeit = (None, None)      # IPython's (line, cell) %timeit, restored on unload
-        self.device = None                    # an explicitly chosen device for %%jit cells
+        self.saved_config = None              # the device options before the first selection
         self.cell_id = None
         self.logs: weakref.WeakSet = weakref.WeakSet()
+        self.selectors: weakref.WeakSet = weakref.WeakSet()
 
-    def select_device(self, device, explicit=True):
-        """Later %%jit cells and jit calls compile for this device's backend."""
+    def select_device(self, device):
+        """Later jit calls, %%jit cells and eager operations compile and run on `device`
+        (JAX's jax_default_device: inputs are moved there); jax_platform_name follows, so
+        jax.devices() and jax.default_backend() name its backend. Every selector shows it."""
+        if self.saved_config is None:
+            self.saved_config = {name: config.read(name) for name in _DEVICE_OPTIONS}
         config.update("jax_platform_name", client.platform_of(device))
-        self.device = device if explicit else None
+        config.update("jax_default_device", device)
+        for selector in list(self.selectors):
+            selector.show(device)
 
-    def current_device(self):
-        return self.device or client.default_device()
+    def restore_config(self):
+        """Unloading gives the device options back as they were."""
+        for name, value in (self.saved_config or {}).items():
+            config.update(name, value)
+        self.saved_config = None
 
     # IPython events
     def pre_run_cell(self, info=None):

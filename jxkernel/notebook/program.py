@@ -145,7 +145,10 @@ def describe_output(value) -> str:
 # ------------------------------------------------------------------ errors at cell lines
 _TRACER_ERRORS = (jx_errors.ConcretizationTypeError, jx_errors.TracerIntegerConversionError,
                   jx_errors.TracerArrayConversionError)
-_DEPENDS = re.compile(r"depends on the arguments? (.+?), which (?:is|are) traced")
+
+
+def cell_static_fix(names) -> str:
+    return f"`%%jit --static {','.join(names)}`"
 
 
 class CellError(Exception):
@@ -159,8 +162,10 @@ class CellError(Exception):
         self.hint, self.code, self.filename = hint, code, filename
 
     @classmethod
-    def from_exception(cls, e: Exception, *, label, filename, params=(), user_ns=None) -> CellError:
-        """Wrap `e`, raised while running the code of `filename` (a cell, named `label`)."""
+    def from_exception(cls, e: Exception, *, label, filename, params=(), user_ns=None,
+                       static_fix=cell_static_fix) -> CellError:
+        """Wrap `e`, raised while running the code of `filename` (a cell, named `label`);
+        `params` are the names of the traced code's inputs, their values in `user_ns`."""
         frames = _user_frames(e.__traceback__, filename)
         line, where, code = None, None, ""
         if frames:
@@ -172,8 +177,8 @@ class CellError(Exception):
                      for f, n, fn, _ in frames]
         first = str(e).strip().splitlines()[0] if str(e).strip() else ""
         return cls(f"{type(e).__name__}: {first}", original=e, label=label, line=line,
-                   where=where, hint=_hint(e, list(params), user_ns or {}), code=code,
-                   filename=filename)
+                   where=where, hint=_hint(e, list(params), user_ns or {}, static_fix),
+                   code=code, filename=filename)
 
     def full_message(self) -> str:
         """Everything the original said (its first line is in `str(self)`)."""
@@ -186,8 +191,11 @@ class CellError(Exception):
         lines = [f"{red}{bold}{type(self.original).__name__}{reset} in {place}"
                  + (f": {self.code}" if self.code else "")]
         said = str(self.original).strip()
-        if self.filename:                             # '<ipython-input-4-...>:1' -> 'In[4]:1'
+        if self.filename:
             said = said.replace(self.filename, cell_name(self.filename) or self.label)
+        # other cells the message names (where a function was defined): '<ipython-input-4-…>' -> 'In[4]'
+        said = re.sub(r"<ipython-input-\d+-[0-9a-f]+>", lambda m: cell_name(m.group(0)) or m.group(0),
+                      said)
         lines += ["  " + s for s in said.splitlines()
                   if not s.startswith(("To fix it:", "See https://"))][:8]
         if self.hint:
@@ -217,22 +225,23 @@ def _user_frames(tb, cell_file) -> list:
     return found
 
 
-def _hint(e, params: list, user_ns: dict) -> str:
-    """What to do about a tracer error, given which inputs the value depends on."""
+def _base(name: str) -> str:
+    """The argument a traced leaf belongs to: "params['w']" -> 'params', 'x.a' -> 'x'."""
+    return re.split(r"[\[.]", name, maxsplit=1)[0]
+
+
+def _hint(e, params: list, user_ns: dict, static_fix=cell_static_fix) -> str:
+    """What to do about a tracer error, given the traced inputs the value depends on (the
+    core names them: `e.arg_names`, e.g. ["n", "params['w']"]). `static_fix(names)` says how
+    to make inputs static where this error was made (a %%jit option, jit's static_argnames)."""
     if isinstance(e, jx_errors.TracerArrayConversionError):
         return ("NumPy functions cannot run on traced values: use jxkernel.numpy (jnp) on them "
                 "instead.")
     if not isinstance(e, _TRACER_ERRORS):
         return ""
-    match = _DEPENDS.search(str(e))
-    names = [n.strip() for n in re.split(r",\s*", match.group(1))] if match else []
-    inputs = []               # cell inputs the value depends on (their base names)
-    for n in names:
-        base = re.match(r"[A-Za-z_]\w*", n)
-        if base and base.group(0) in params and base.group(0) not in inputs:
-            inputs.append(base.group(0))
-    others = [n for n in names if not re.match(r"[A-Za-z_]\w*", n) or
-              re.match(r"[A-Za-z_]\w*", n).group(0) not in params]
+    names = list(getattr(e, "arg_names", None) or ())
+    inputs = list(dict.fromkeys(_base(n) for n in names if _base(n) in params))
+    others = [n for n in names if _base(n) not in params]
     scalars = [n for n in inputs if type(user_ns.get(n)) in (bool, int, float, complex, str)]
     arrays = [n for n in inputs if n not in scalars] + others
     branch = ("its value is unknown while tracing, so branch with `lax.cond(pred, true_fn, "
@@ -241,7 +250,7 @@ def _hint(e, params: list, user_ns: dict) -> str:
     parts = []
     if scalars:
         parts.append(f"make {' and '.join(scalars)} static, so Python sees its value: "
-                     f"`%%jit --static {','.join(scalars)}` (each new value compiles anew)")
+                     f"{static_fix(scalars)} (each new value compiles anew)")
     if arrays:
         parts.append(f"{', '.join(arrays)} {'is' if len(arrays) == 1 else 'are'} traced: {branch}"
                      + ("" if inputs else "; or make it a static argument (static_argnums / "

@@ -1,8 +1,11 @@
-"""The backend selector: where later `%%jit` cells and `jit` calls compile and run.
+"""The backend selector: where later `%%jit` cells, `jit` calls and eager operations
+compile and run.
 
 A dropdown of the devices of every backend that starts here; backends that
 don't are listed greyed out with what to install. Choosing a device calls
-`on_select(device)`; the status line shows the choice.
+`on_select(device)` (the extension sets `jax_default_device`); the status line
+shows the choice, and `show(device)` updates it when the choice is made elsewhere
+(`%jxbackend NAME`, another selector).
 """
 from __future__ import annotations
 
@@ -44,13 +47,23 @@ class BackendSelector(TextFallback, w.VBox):
         self.missing_html = w.HTML(self._missing_html())
         self.status = w.HTML()
         super().__init__([self.dropdown, self.missing_html, self.status])
+        self._quiet = False
         self._show_status(current)
         self.dropdown.observe(self._changed, "value")
 
     def _changed(self, change):
         device = self.devices[change["new"]]
-        if self._on_select is not None:
+        if self._on_select is not None and not self._quiet:
             self._on_select(device)
+        self._show_status(device)
+
+    def show(self, device) -> None:
+        """Show `device` as the choice, without choosing it again."""
+        self._quiet = True
+        try:
+            self.dropdown.value = _key(device)
+        finally:
+            self._quiet = False
         self._show_status(device)
 
     def select(self, key: str) -> None:
@@ -61,8 +74,9 @@ class BackendSelector(TextFallback, w.VBox):
 
     def _show_status(self, device):
         self.current = device
-        self.status.value = (f"<span style='font-size:12px'>jit compiles and runs on <b>"
-                             f"{esc(client.platform_of(device))}</b> ({esc(device)})</span>")
+        also = f" ({esc(device)})" if str(device) != _key(device) else ""
+        self.status.value = (f"<span style='font-size:12px'>jit calls, %%jit cells and eager "
+                             f"operations run on <b>{esc(_key(device))}</b>{also}</span>")
 
     def _missing_html(self) -> str:
         rows = "".join(f"<li style='color:#999'><s>{esc(p)}</s> — {esc(why)}</li>"

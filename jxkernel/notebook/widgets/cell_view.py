@@ -1,5 +1,7 @@
-"""Traced vs static: a cell's source with every input marked traced (with its type) or
-static (with its value), the outputs listed, and the line where tracing failed.
+"""Traced vs static: a cell's (or function's) source with every input marked traced (with
+its type) or static (with its value), the outputs listed, and the line where tracing failed.
+Lines are numbered from `first_line` (a function's line in its cell or file); `positions`
+and the error's line count from 1, the first line shown.
 
     >>> view = CellView("y = x * n", "In[3]",
     ...                 inputs=[dict(name="x", kind="traced", detail="f32[3]"),
@@ -41,7 +43,7 @@ def _marked_line(text: str, marks: list, kinds: dict, details: dict) -> str:
     return "".join(out)
 
 
-def cell_html(label, source, inputs, outputs, error, positions) -> str:
+def cell_html(label, source, inputs, outputs, error, positions, first_line=1) -> str:
     kinds = {i["name"]: i["kind"] for i in inputs}
     details = {i["name"]: i.get("detail", "") for i in inputs}
     by_line: dict = {}
@@ -51,7 +53,8 @@ def cell_html(label, source, inputs, outputs, error, positions) -> str:
     rows = []
     for n, text in enumerate(source.splitlines(), 1):
         bad = error and error.get("line") == n
-        rows.append(f"<div class='jx-line{' jx-bad' if bad else ''}'><span class='jx-ln'>{n}</span>"
+        rows.append(f"<div class='jx-line{' jx-bad' if bad else ''}'>"
+                    f"<span class='jx-ln'>{n + first_line - 1}</span>"
                     f"{_marked_line(text, by_line.get(n, []), kinds, details)}</div>")
         if bad:
             rows.append(f"<div class='jx-errmsg'>{esc(error.get('message', ''))}"
@@ -70,7 +73,7 @@ def cell_html(label, source, inputs, outputs, error, positions) -> str:
             f"{legend}</table><div class='jx-outs'>outputs: {outs}</div></div>")
 
 
-def cell_text(label, source, inputs, outputs, error) -> str:
+def cell_text(label, source, inputs, outputs, error, first_line=1) -> str:
     lines = [f"{label}: traced vs static"]
     for i in inputs:
         lines.append(f"  {i['kind']:<7} {i['name']}" + (f": {i['detail']}" if i.get("detail") else ""))
@@ -78,7 +81,7 @@ def cell_text(label, source, inputs, outputs, error) -> str:
     lines.append(f"  outputs: {outs or 'none'}")
     for n, text in enumerate(source.splitlines(), 1):
         bad = error and error.get("line") == n
-        lines.append(f"{'>>' if bad else '  '}{n:3d} | {text}")
+        lines.append(f"{'>>' if bad else '  '}{n + first_line - 1:3d} | {text}")
         if bad:
             lines += ["        " + m for m in (error.get("message", "") + "\n" +
                                                error.get("hint", "")).strip().splitlines()]
@@ -100,25 +103,27 @@ class CellView(TextFallback, anywidget.AnyWidget):
     inputs = traitlets.List().tag(sync=True)       # [{name, kind, detail}]
     outputs = traitlets.List().tag(sync=True)      # [{name, detail}]
     error = traitlets.Dict().tag(sync=True)        # {line, message, hint} or {}
+    first_line = traitlets.Int(1).tag(sync=True)
     body_html = traitlets.Unicode("").tag(sync=True)
 
     def __init__(self, source: str, label: str = "cell", *, inputs=(), outputs=(), error=None,
-                 positions=None, **kw):
+                 positions=None, first_line=1, **kw):
         self._positions = positions or {}
         super().__init__(source=source, label=label, inputs=list(inputs), outputs=list(outputs),
-                         error=dict(error or {}), **kw)
+                         error=dict(error or {}), first_line=first_line, **kw)
         self._render()
 
-    @traitlets.observe("inputs", "outputs", "error", "source", "label")
+    @traitlets.observe("inputs", "outputs", "error", "source", "label", "first_line")
     def _render(self, change=None):
         self.body_html = cell_html(self.label, self.source, self.inputs, self.outputs,
-                                   self.error, self._positions)
+                                   self.error, self._positions, self.first_line)
 
     def kind(self, name: str) -> str | None:
         return next((i["kind"] for i in self.inputs if i["name"] == name), None)
 
     def text_repr(self) -> str:
-        return cell_text(self.label, self.source, self.inputs, self.outputs, self.error)
+        return cell_text(self.label, self.source, self.inputs, self.outputs, self.error,
+                         self.first_line)
 
     def html_repr(self) -> str:
         return f"<style>{_STATIC_CSS}</style>{self.body_html}"
