@@ -19,6 +19,10 @@ from jxkernel.notebook import cell, timing  # noqa: E402
     ("y = f(x)\nz = g(y, w)", ["f", "x", "g", "w"], ["y", "z"]),
     # a write in a branch does not hide a later read: the branch may not run
     ("if c:\n    y = 1\nz = y", ["c", "y"], ["y", "z"]),
+    # ... unless every branch writes it
+    ("if c:\n    y = 1\nelse:\n    y = 2\nz = y", ["c"], ["y", "z"]),
+    ("if c:\n    y = 1\nelif d:\n    y = 2\nz = y", ["c", "d", "y"], ["y", "z"]),
+    ("if c:\n    y = 1\nelif d:\n    y = 2\nelse:\n    y = 3\nz = y", ["c", "d"], ["y", "z"]),
     # ... but counts for the rest of its own block
     ("for i in range(n):\n    t = i * 2\n    s = t + i", ["range", "n"], ["i", "t", "s"]),
     ("while c:\n    c = step(c)", ["c", "step"], ["c"]),

@@ -6,8 +6,9 @@
 
 `reads` are the names read before the cell writes them (in the order they are
 first read); the caller keeps those found in the user namespace as inputs.
-Writes inside `if`/`for`/`while`/`try`/`with` blocks may not happen, so they do
-not hide a later read: `if c: y = 1` then `z = y` still reads `y`.
+Writes inside `if`/`for`/`while`/`try` blocks may not happen, so they do not
+hide a later read: `if c: y = 1` then `z = y` still reads `y` (unless both
+branches of the `if` write it).
 
 `build` turns the cell into `def cell(<inputs>): <body>; return locals()`, the
 last expression kept as the local `__jx_last__`, compiled under the cell's own
@@ -109,9 +110,15 @@ class _Reads(ast.NodeVisitor):
         self._block(*node.orelse)
 
     def visit_If(self, node):
+        """A name both branches write is written either way (`if c: y = a` / `else: y = b`)."""
         self.visit(node.test)
-        self._block(*node.body)
-        self._block(*node.orelse)
+        saved = set(self.definite)
+        for n in node.body:
+            self.visit(n)
+        after_body, self.definite = self.definite, set(saved)
+        for n in node.orelse:
+            self.visit(n)
+        self.definite &= after_body
 
     def visit_Try(self, node):
         self._block(*node.body, *node.orelse)

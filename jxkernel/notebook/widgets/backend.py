@@ -40,7 +40,7 @@ class BackendSelector(TextFallback, w.VBox):
         self._on_select = on_select
         self.available, self.missing = probe()
         self.devices = {_key(d): d for ds in self.available.values() for d in ds}
-        options = [(f"{client.platform_of(d)} · {d}", k) for k, d in self.devices.items()]
+        options = [(f"{k} · {d!r}", k) for k, d in self.devices.items()]
         current = current or client.default_device()
         self.dropdown = w.Dropdown(options=options, value=_key(current), description="backend",
                                    layout=w.Layout(width="max-content"))
@@ -86,12 +86,12 @@ class BackendSelector(TextFallback, w.VBox):
     def text_repr(self) -> str:
         lines = ["backends:"]
         for key, d in self.devices.items():
-            lines.append(f"  {'*' if d == self.current else ' '} {key}  {d}")
+            lines.append(f"  {'*' if d == self.current else ' '} {key}  {d!r}")
         lines += [f"    {p}: unavailable — {why}" for p, why in self.missing.items()]
         return "\n".join(lines)
 
     def html_repr(self) -> str:
-        items = "".join(f"<li>{'<b>' if d == self.current else ''}{esc(k)} {esc(d)}"
+        items = "".join(f"<li>{'<b>' if d == self.current else ''}{esc(k)} {esc(repr(d))}"
                         f"{'</b> (selected)' if d == self.current else ''}</li>"
                         for k, d in self.devices.items())
         return f"<div><b>backends</b><ul>{items}</ul>{self._missing_html()}</div>"

@@ -32,7 +32,7 @@ def describe(jaxpr) -> tuple[dict, str]:
     """(a JSON-able tree of the jaxpr, its printed text with source lines)."""
     closed = jaxpr if isinstance(jaxpr, ir.ClosedJaxpr) else None
     jaxpr = closed.jaxpr if closed is not None else jaxpr
-    names = ir._Names()
+    names = ir.Names()
     text = ir.pp_jaxpr(jaxpr, names, 0, True)       # names everything, nested jaxprs too
     data = _jaxpr_data(jaxpr, names, "")
     for info in _source_infos(jaxpr):                # "# /tmp/x/123.py:2 (f)" -> "# In[3]:2 (f)"
