@@ -76,6 +76,8 @@ CASES = [
      lambda x, v: np.concatenate([x, x[::-1], x], 0), (2, 3)),
     ("concatenate axis 1", lambda x, v: lax.concatenate([x, lax.broadcast_in_dim(v, (2, 1), ())], 1),
      lambda x, v: np.concatenate([x, np.full((2, 1), v)], 1), (2, 3)),
+    ("split", lambda x, v: lax.concatenate(lax.split(x, (1, 0, 2), 1)[::-1], 1),
+     lambda x, v: np.concatenate([x[:, 1:], x[:, :1]], 1), (2, 3)),
     ("concatenate empty", lambda x, v: lax.concatenate([x, x], 0),
      lambda x, v: np.concatenate([x, x], 0), (0, 3)),
     ("pad", lambda x, v: lax.pad(x, v, ((1, 2, 1), (0, -1, 0))),
@@ -211,6 +213,10 @@ GOLDEN = [
   in (c,) }"""),
     (lambda x: lax.concatenate([x, x], 0), [np.ones((2, 3), F32)], """\
 { lambda ; a:f32[2,3]. let b:f32[4,3] = concatenate[dimension=0] a a in (b,) }"""),
+    (lambda x: lax.split(x, (2, 4), 0), [np.ones((6, 4), F32)], """\
+{ lambda ; a:f32[6,4]. let
+    b:f32[2,4] c:f32[4,4] = split[axis=0 sizes=(2, 4)] a
+  in (b, c) }"""),
     (lambda x: lax.pad(x, 0., ((1, 2, 1), (0, -1, 0))), [np.ones((2, 3), F32)], """\
 { lambda ; a:f32[2,3]. let
     b:f32[6,2] = pad[padding_config=((1, 2, 1), (0, -1, 0))] a 0.0:f32[]
@@ -318,6 +324,10 @@ ERRORS = [
      "iota dimension must be between 0 and len(shape), got dimension=2 for shape=(2, 3)"),
     (lambda: lax.iota(np.int32, -1), TypeError,
      "iota shape must have every element be nonnegative, got (-1,)."),
+    (lambda: lax.split(X, (3, -1)), ValueError,
+     "Sizes passed to split must be nonnegative, got [3, -1]"),
+    (lambda: lax.split(X, (1, 3), 1), ValueError,
+     "Sum of sizes 4 must be equal to dimension 1 of the operand shape [2, 3]"),
     (lambda: lax.collapse(X, 1, 0), ValueError,
      "Invalid dimension range passed to collapse: (2, 3)[1:0]"),
 ]
@@ -333,6 +343,19 @@ def test_errors(i):
     with pytest.raises(exc) as info:
         jxkernel.make_jaxpr(fun)()
     assert str(info.value) == message
+
+
+def test_split():
+    x = rand((5, 2), np.int8)
+    parts = lax.split(x, (2, 0, 3))
+    assert isinstance(parts, list) and [p.shape for p in parts] == [(2, 2), (0, 2), (3, 2)]
+    for got, want in zip(parts, np.split(x, [2, 2])):
+        np.testing.assert_array_equal(np.asarray(got), want)
+    jitted = jxkernel.jit(lambda x: lax.split(x, (1, 1), axis=-1))(x)
+    np.testing.assert_array_equal(np.asarray(jitted[1]), x[:, 1:])
+    assert not any(p.weak_type for p in parts)
+    weak = lax.broadcast_in_dim(1.0, (4,), ())
+    assert all(p.weak_type for p in lax.split(weak, (3, 1)))
 
 
 def test_traced_shape_is_an_error():

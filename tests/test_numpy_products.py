@@ -1,7 +1,9 @@
 """jnp products against NumPy (shapes, broadcasting, 1-D rules, dtypes), einsum over many
 subscript forms, errors as JAX words them, golden jaxprs from JAX 0.10.2."""
 
+import os
 import re
+import sys
 
 import ml_dtypes
 import numpy as np
@@ -9,6 +11,9 @@ import pytest
 
 import jxkernel
 import jxkernel.numpy as jnp
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
+from structure_check import JAXPRS, VALUES, check_printed_jaxpr, check_value, names  # noqa: E402
 
 rng = np.random.default_rng(0)
 
@@ -119,8 +124,13 @@ def test_einsum_forms_and_jit():
     assert_close(jnp.einsum(t, [Ellipsis, 1], [Ellipsis]), np.einsum(t, [Ellipsis, 1], [Ellipsis]))
     assert_close(jnp.einsum("ij,jk,kl->il", A, B, C, optimize=False),
                  np.einsum("ij,jk,kl->il", A, B, C))
-    path, _ = jnp.einsum_path("ij,jk,kl->il", A, B, C)
-    assert path == ["einsum_path", (0, 1), (0, 1)]
+    path, info = jnp.einsum_path("ij,jk,kl->il", A, B, C)     # opt_einsum's, as in JAX
+    assert path == [(0, 1), (0, 1)] and "Complete contraction:  ij,jk,kl->il" in str(info)
+    big = np.ones((3, 100), np.float32)
+    assert jnp.einsum_path("ij,jk,kl", A, big, np.ones((100, 5)), optimize="optimal")[0] == \
+        [(1, 2), (0, 1)]
+    assert jnp.einsum_path("ij,jk,kl", A, big, np.ones((100, 5)), optimize=False)[0] == \
+        [(0, 1), (0, 1)]
     assert_close(jnp.einsum("ij,jk,kl->il", A, B, C, optimize=[(1, 2), (0, 1)]),
                  np.einsum("ij,jk,kl->il", A, B, C))
     fn = jxkernel.jit(lambda a, b, c: jnp.einsum("ij,jk,kl->il", a, b, c))
@@ -207,6 +217,28 @@ GOLDEN = {  # printed by JAX 0.10.2
     ] a b
   in (c,) }"""),
 }
+
+
+@pytest.mark.parametrize("name", names("einsum", JAXPRS))
+def test_einsum_jaxprs_match_jax(name):
+    """Contraction order (opt_einsum's), dot_general operand order and dimension numbers,
+    transposes, diagonals: as JAX 0.10.2 prints them (tests/data/structure_reference.json)."""
+    check_printed_jaxpr(name)
+
+
+@pytest.mark.parametrize("name", names("einsum", VALUES))
+def test_einsum_values_match_jax(name):
+    check_value(name)
+
+
+def test_einsum_eager_plan_is_cached():
+    # the opt_einsum path search runs once per (subscripts, shapes, optimize)
+    from jxkernel.numpy import products
+    products._cached_contractions.cache_clear()
+    for _ in range(3):
+        jnp.einsum("ij,jk,kl->il", A, B, C)
+    info = products._cached_contractions.cache_info()
+    assert (info.misses, info.hits) == (1, 2)
 
 
 @pytest.mark.parametrize("name", list(GOLDEN))

@@ -76,6 +76,10 @@ CASES = [
     Case("rev", lambda x: lax.rev(x, (0, 2)), [floats(2, 3, 4)], (0,)),
     Case("concatenate", lambda x, y: lax.concatenate([x, y, x], 1),
          [floats(2, 3), floats(2, 1)], (0, 1)),
+    # split's outputs recombined (reversed, an empty piece; multiplied) into one array
+    Case("split", lambda x: lax.concatenate(lax.split(x, (1, 0, 3), 1)[::-1], 1),
+         [floats(2, 4)], (0,)),
+    Case("split_mul", lambda x: lax.mul(*lax.split(x, (2, 2), 0)), [floats(4, 3)], (0,)),
     Case("pad", lambda x, p: lax.pad(x, p, [(1, 2, 1), (-1, 1, 2)]), [floats(3, 4), floats()],
          (0, 1)),
     Case("pad_1d", lambda x, p: lax.pad(x, p, [(0, -2, 3)]), [floats(4), floats()], (0, 1)),
@@ -529,16 +533,25 @@ def test_printed_jaxpr_matches_jax(i):
     assert _normalized(str(closed)) == _normalized(text)
 
 
-def test_concatenate_transpose_slices_where_jax_splits():
-    # JAX 0.10.2 transposes concatenate with its `split` primitive; we slice per operand
+def test_concatenate_transpose_is_a_split_as_in_jax():
+    # printed by JAX 0.10.2; a closed-over operand's piece is dropped (`_`)
     closed = jax.make_jaxpr(jax.grad(lambda x, y: _sum(lax.concatenate([x, y], 0)), (0, 1)))(
         X23, X13)
     check_jaxpr(closed)
     assert _normalized(str(closed)).endswith(_normalized("""\
     d:f32[3,3] = broadcast_in_dim 1.0:f32[]
-    e:f32[2,3] = slice[limit_indices=(2, 3) start_indices=(0, 0) strides=(1, 1)] d
-    f:f32[1,3] = slice[limit_indices=(3, 3) start_indices=(2, 0) strides=(1, 1)] d
+    e:f32[2,3] f:f32[1,3] = split[axis=0 sizes=(2, 1)] d
   in (e, f) }"""))
+    closed = jax.make_jaxpr(jax.grad(lambda x: _sum(lax.concatenate([x, X13, x], 0))))(X23)
+    check_jaxpr(closed)
+    assert _normalized(str(closed)) == _normalized("""{ lambda a:f32[1,3]; b:f32[2,3]. let
+    c:f32[5,3] = concatenate[dimension=0] b a b
+    _:f32[1,3] = broadcast_in_dim 0.0:f32[]
+    _:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] c
+    d:f32[5,3] = broadcast_in_dim 1.0:f32[]
+    e:f32[2,3] _:f32[1,3] f:f32[2,3] = split[axis=0 sizes=(2, 1, 2)] d
+    g:f32[2,3] = add_any e f
+  in (g,) }""")
 
 
 def test_scatter_jvp_matches_jax():

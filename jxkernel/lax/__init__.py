@@ -27,3 +27,4 @@ from .cond import cond, cond_p, switch  # noqa: F401
 from .loops import fori_loop, map, scan, scan_p, while_loop, while_p  # noqa: F401
 from .parallel import (all_gather, all_gather_p, axis_index, axis_index_p, pmax, pmax_p,  # noqa: F401
                        pmean, pmin, pmin_p, psum, psum_p)
+from .shapes import split, split_p  # noqa: F401

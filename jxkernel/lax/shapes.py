@@ -1,5 +1,5 @@
 """Shape primitives: broadcast_in_dim, reshape, squeeze, transpose, rev, concatenate,
-pad and iota. Each primitive is followed by its rules; the lax functions, with JAX's
+split, pad and iota. Each primitive is followed by its rules; the lax functions, with JAX's
 signatures, are at the bottom.
 
     >>> make_jaxpr(lambda v: lax.broadcast_in_dim(v, (2, 3), (1,)))(jnp.ones(3))
@@ -22,7 +22,8 @@ import numpy as np
 from ..core import dtypes
 from ..core.avals import ShapedArray
 from ..core.ir import param_printers
-from ..core.primitive import Primitive, abstract_eval_rules, batching_rules, lowering_rules
+from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
+                              lowering_rules, transpose_rules)
 from ..xla import stablehlo as hlo
 from . import _ad_util as ad
 from . import _batch_util as bu
@@ -294,16 +295,9 @@ lowering_rules[concatenate_p] = lambda ctx, *xs, dimension: ctx.op1(
 
 
 def _concatenate_transpose(ct, *operands, dimension):
-    # each linear operand gets its stretch of the cotangent (JAX 0.10.2 has a split
-    # primitive for this; a slice per operand is the same thing)
-    from .slicing import slice_in_dim
-    cts, start = [], 0
-    for x in operands:
-        size = ad.aval_of(x).shape[dimension]
-        cts.append(slice_in_dim(ct, start, start + size, 1, dimension)
-                   if ad.is_undefined(x) else None)
-        start += size
-    return cts
+    # each operand gets its stretch of the cotangent: one split, as in JAX (the stretches of
+    # operands that are not linear inputs are dropped)
+    return split(ct, tuple(ad.aval_of(x).shape[dimension] for x in operands), dimension)
 
 
 def _concatenate_batching(vals, dims, *, dimension):
@@ -314,6 +308,61 @@ def _concatenate_batching(vals, dims, *, dimension):
 
 ad.deflinear2(concatenate_p, _concatenate_transpose)
 batching_rules[concatenate_p] = _concatenate_batching
+
+# ------------------------------------------------------------------ split
+# The inverse of concatenate: one primitive with an output per piece (JAX 0.10's), so that
+# concatenate's transpose and jnp.split are one equation, not a slice per piece.
+split_p = Primitive("split", multiple_results=True)
+
+
+def _split_abstract_eval(operand, *, sizes, axis):
+    if any(s < 0 for s in sizes):
+        raise ValueError(f"Sizes passed to split must be nonnegative, got {list(sizes)}")
+    if not 0 <= axis < operand.ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {operand.ndim}")
+    if operand.shape[axis] != builtins.sum(sizes):
+        raise ValueError(f"Sum of sizes {builtins.sum(sizes)} must be equal to dimension {axis} "
+                         f"of the operand shape {list(operand.shape)}")
+    shape = operand.shape
+    return [ShapedArray(shape[:axis] + (s,) + shape[axis + 1:], operand.dtype,
+                        operand.weak_type) for s in sizes]
+
+
+def _split_lowering(ctx, x, *, sizes, axis):
+    shape = ctx.avals_in[0].shape
+    start, outs = 0, []
+    for size, aval in zip(sizes, ctx.avals_out):
+        lo = [0] * len(shape)
+        hi = list(shape)
+        lo[axis], hi[axis] = start, start + size
+        outs.append(ctx.op1("stablehlo.slice", [x], {
+            "start_indices": hlo.i64_array(lo), "limit_indices": hlo.i64_array(hi),
+            "strides": hlo.i64_array((1,) * len(shape))}, result_type=hlo.aval_type(aval)))
+        start += size
+    return outs
+
+
+def _split_jvp(primals, tangents, *, sizes, axis):
+    outs = split_p.bind(*primals, sizes=sizes, axis=axis)
+    if type(tangents[0]) is ad.Zero:
+        return outs, [ad.Zero(ad.aval_of(o)) for o in outs]
+    return outs, split_p.bind(tangents[0], sizes=sizes, axis=axis)
+
+
+def _split_transpose(cts, operand, *, sizes, axis):
+    return [concatenate([ad.instantiate(ct) for ct in cts], axis)]
+
+
+def _split_batching(vals, dims, *, sizes, axis):
+    (x,), (d,) = vals, dims
+    return split_p.bind(x, sizes=sizes, axis=axis + (axis >= d)), [d] * len(sizes)
+
+
+abstract_eval_rules[split_p] = _split_abstract_eval
+lowering_rules[split_p] = _split_lowering
+jvp_rules[split_p] = _split_jvp
+transpose_rules[split_p] = _split_transpose
+batching_rules[split_p] = _split_batching
 
 # ------------------------------------------------------------------ pad
 pad_p = Primitive("pad")
@@ -535,6 +584,17 @@ def concatenate(operands, dimension: int):
     return concatenate_p.bind(*operands, dimension=operator.index(dimension))
 
 
+def split(operand, sizes, axis: int = 0) -> list:
+    """`operand` cut along `axis` into consecutive pieces of `sizes` (which sum to that
+    dimension's size): the inverse of concatenate.
+
+        >>> [p.shape for p in lax.split(jnp.ones((5, 2)), (2, 3))]
+        [(2, 2), (3, 2)]
+    """
+    sizes = tuple(operator.index(s) for s in sizes)
+    return split_p.bind(operand, sizes=sizes, axis=canonicalize_axis(axis, _ndim(operand)))
+
+
 def pad(operand, padding_value, padding_config):
     """`operand` padded with the scalar `padding_value`: padding_config holds one
     (low, high, interior) triple per dimension; negative low/high remove elements.
@@ -584,6 +644,6 @@ def collapse(operand, start_dimension: int, stop_dimension: int | None = None):
 
 
 __all__ = ["broadcast_in_dim_p", "reshape_p", "squeeze_p", "transpose_p", "rev_p",
-           "concatenate_p", "pad_p", "iota_p", "broadcast", "broadcast_in_dim",
+           "concatenate_p", "split_p", "pad_p", "iota_p", "broadcast", "broadcast_in_dim",
            "broadcast_to_rank", "reshape", "squeeze", "expand_dims", "transpose", "rev",
-           "concatenate", "pad", "iota", "broadcasted_iota", "collapse"]
+           "concatenate", "split", "pad", "iota", "broadcasted_iota", "collapse"]

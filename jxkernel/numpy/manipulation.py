@@ -363,8 +363,9 @@ def _split(name: str, ary, indices_or_sections, axis: int) -> list:
     n = _shape(ary)[axis]
     if isinstance(indices_or_sections, (tuple, list)) or \
             (_is_array(indices_or_sections) and np.ndim(indices_or_sections) > 0):
+        # JAX's rule, stricter than NumPy's: the split points must be in order, within [0, n]
         points = [0, *(operator.index(i) for i in np.asarray(indices_or_sections).tolist()), n]
-        bounds = list(zip(points[:-1], points[1:]))
+        sizes = [b - a for a, b in zip(points[:-1], points[1:])]
     else:
         sections = operator.index(indices_or_sections)
         if sections <= 0:
@@ -373,10 +374,7 @@ def _split(name: str, ary, indices_or_sections, axis: int) -> list:
         if r and name != "array_split":
             raise ValueError(f"array split does not result in an equal division: rest is {r}")
         sizes = [part + 1] * r + [part] * (sections - r)
-        ends = np.cumsum([0] + sizes).tolist()
-        bounds = list(zip(ends[:-1], ends[1:]))
-    # NumPy semantics: piece i is ary[start:stop] along axis, with Python slice rules
-    return [_slice_axis(ary, s, e, axis) for s, e in bounds]
+    return list(lax.split(ary, sizes, axis))
 
 
 def split(ary, indices_or_sections, axis: int = 0) -> list:
@@ -400,11 +398,8 @@ def hsplit(ary, indices_or_sections) -> list:
 
 
 def vsplit(ary, indices_or_sections) -> list:
-    """split along axis 0 of an array with at least 2 dimensions."""
-    ary = _asarray("vsplit", ary)
-    if len(_shape(ary)) < 2:
-        raise ValueError("vsplit only works on arrays of 2 or more dimensions")
-    return _split("vsplit", ary, indices_or_sections, 0)
+    """split along axis 0."""
+    return _split("vsplit", ary, indices_or_sections, 0)     # (JAX also takes 1-D arrays)
 
 
 def dsplit(ary, indices_or_sections) -> list:

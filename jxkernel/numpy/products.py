@@ -13,17 +13,15 @@ from __future__ import annotations
 
 import collections
 import functools
-import itertools
-import math
-import operator
-import string
 
 import numpy as np
+import opt_einsum
 
 from .. import lax
 from ..core import dtypes
 from ..lax import conversion
 from . import util
+from ..transforms.jit import jit
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
 
 __all__ = ["dot", "matmul", "vdot", "vecdot", "inner", "outer", "tensordot", "einsum",
@@ -227,8 +225,9 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
     a, b = _args("inner", a, b)
     if _ndim(a) == 0 or _ndim(b) == 0:
         if preferred_element_type is not None:
-            a = conversion.convert_element_type(a, dtypes.canonicalize_dtype(preferred_element_type))
-            b = conversion.convert_element_type(b, dtypes.canonicalize_dtype(preferred_element_type))
+            dtype = dtypes.canonicalize_dtype(preferred_element_type)
+            a = conversion.convert_element_type(a, dtype)
+            b = conversion.convert_element_type(b, dtype)
         a, b = util.promote_args("inner", a, b)
         return lax.mul(a, b)
     return tensordot(a, b, (-1, -1), precision=precision,
@@ -310,160 +309,113 @@ def matrix_transpose(x, /):
 
 
 # ------------------------------------------------------------------ einsum
-def _parse_subscripts(subscripts: str, shapes) -> tuple[list[str], str]:
-    """Input and output index strings with '...' replaced by fresh letters (broadcast
-    dims right-aligned), and the implicit output filled in as NumPy does."""
-    subscripts = subscripts.replace(" ", "")
-    inputs, arrow, output = subscripts.partition("->")
-    inputs = inputs.split(",")
-    if len(inputs) != len(shapes):
-        raise ValueError(f"Number of einsum subscripts, {len(inputs)}, must be equal to the "
-                         f"number of operands, {len(shapes)}.")
-    used = set(subscripts) - set(".,->")
-    free = [c for c in string.ascii_letters if c not in used]
-    n_ell = max((len(s) - len(sub.replace("...", "")) for sub, s in zip(inputs, shapes)
-                 if "..." in sub), default=0)
-    ell = "".join(free[:n_ell])
-    out_in = []
-    for sub, s in zip(inputs, shapes):
-        if "..." in sub:
-            k = len(s) - len(sub.replace("...", ""))
-            sub = sub.replace("...", ell[n_ell - k:] if k else "")
-        if len(sub) != len(s):
-            raise ValueError(f"einsum operand with subscripts '{sub}' has {len(s)} dimensions")
-        if not all(c in string.ascii_letters for c in sub):
-            raise ValueError(f"invalid einsum subscripts '{subscripts}'")
-        out_in.append(sub)
-    if arrow:
-        output = output.replace("...", ell)
-    else:
-        counts = collections.Counter("".join(out_in))
-        output = ell + "".join(sorted(c for c in counts if counts[c] == 1 and c not in ell))
-    for c in output:
-        if c not in "".join(out_in):
-            raise ValueError(f"einsum output subscript '{c}' does not appear in the inputs")
-    return out_in, output
+# The contraction order is opt_einsum's (as in JAX), the pairwise contraction JAX's
+# `_einsum`, so that the dot_generals, their operand order and the transposes are JAX's.
+class _Unoptimized(opt_einsum.paths.PathOptimizer):
+    """optimize=False: contract left to right."""
+    def __call__(self, inputs, *args, **kwargs):
+        return [(0, 1)] * (len(inputs) - 1)
 
 
-def _sublists_to_subscripts(args):
-    """einsum(op0, sub0, op1, sub1, ..., [out]) as (subscripts, operands)."""
-    ops, subs = list(args[0::2]), list(args[1::2])
-    out = None
-    if len(ops) > len(subs):            # trailing output sublist
-        out = ops.pop()
-    sym = lambda s: "".join("..." if e is Ellipsis else string.ascii_letters[operator.index(e)]
-                            for e in s)
-    spec = ",".join(sym(s) for s in subs) + ("" if out is None else "->" + sym(out))
-    return spec, ops
+def _path_type(optimize):
+    return "optimal" if optimize is True else _Unoptimized() if optimize is False else optimize
 
 
-def _contraction_path(inputs, output, sizes, optimize):
-    """Pairs of operand positions to contract, in order: the cheapest order (summed sizes
-    of each step's index space) for up to 4 operands, else greedily the cheapest step."""
-    n = len(inputs)
-    if n <= 1:
-        return [tuple(range(n))]
-    if isinstance(optimize, (list, tuple)) and optimize and optimize[0] == "einsum_path":
-        optimize = list(optimize[1:])
-    if isinstance(optimize, list):
-        return [tuple(p) for p in optimize]
-
-    def step(sets, i, j):
-        rest = set(output).union(*(s for k, s in enumerate(sets) if k not in (i, j)))
-        new = (sets[i] | sets[j]) & rest
-        return math.prod(sizes[c] for c in sets[i] | sets[j]), new
-
-    def remaining(sets, i, j, new):
-        return [s for k, s in enumerate(sets) if k not in (i, j)] + [new]
-
-    if optimize is False or optimize is None:
-        sets, path = [set(s) for s in inputs], []
-        while len(sets) > 1:
-            _, new = step(sets, 0, 1)
-            path.append((0, 1))
-            sets = remaining(sets, 0, 1, new)
-        return path
-    if n <= 4:
-        @functools.lru_cache(maxsize=None)
-        def best(key):
-            sets = [set(s) for s in key]
-            if len(sets) == 1:
-                return 0, []
-            options = []
-            for i, j in itertools.combinations(range(len(sets)), 2):
-                cost, new = step(sets, i, j)
-                sub_cost, sub_path = best(tuple(frozenset(s) for s in remaining(sets, i, j, new)))
-                options.append((cost + sub_cost, [(i, j)] + sub_path))
-            return min(options, key=lambda o: o[0])
-        return best(tuple(frozenset(s) for s in inputs))[1]
-    sets, path = [set(s) for s in inputs], []
-    while len(sets) > 1:
-        (cost, new), i, j = min((step(sets, i, j), i, j)
-                                for i, j in itertools.combinations(range(len(sets)), 2))
-        path.append((i, j))
-        sets = remaining(sets, i, j, new)
-    return path
+@functools.lru_cache(maxsize=1024)
+def _cached_contractions(subscripts, shapes, optimize):
+    return _contractions(subscripts, shapes, list(optimize) if type(optimize) is tuple
+                         else optimize)
 
 
-def einsum_path(subscripts, *operands, optimize="auto"):
-    """The contraction order einsum would use, as ['einsum_path', (i, j), ...] (the
-    opt_einsum report string is not produced)."""
-    shapes = [aval_of(o).shape for o in operands]
-    inputs, output = _parse_subscripts(subscripts, shapes)
-    sizes = {c: d for sub, s in zip(inputs, shapes) for c, d in zip(sub, s)}
-    return ["einsum_path", *_contraction_path(inputs, output, sizes, optimize)], ""
+def _contractions(subscripts, shapes, optimize):
+    """opt_einsum's plan as ((operand positions), contracted names, 'in,in->out') steps."""
+    _, steps = opt_einsum.contract_path(subscripts, *shapes, shapes=True, einsum_call=True,
+                                        use_blas=True, optimize=_path_type(optimize))
+    return tuple((tuple(pos), frozenset(removed), spec) for pos, removed, spec, *_ in steps)
+
+
+def _plan(subscripts, shapes, optimize):
+    # opt_einsum's path search costs ~10-50 us, more than the contraction it plans on
+    # small arrays: plans are cached (path optimizer objects may hold state: not those)
+    if isinstance(optimize, (str, bool)):
+        return _cached_contractions(subscripts, shapes, optimize)
+    if isinstance(optimize, (list, tuple)):
+        key = tuple(p if isinstance(p, str) else tuple(p) for p in optimize)
+        return _cached_contractions(subscripts, shapes, key)
+    return _contractions(subscripts, shapes, optimize)
+
+
+def _subscripts_and_operands(subscripts, operands):
+    if isinstance(subscripts, str):
+        return subscripts, list(operands)
+    spec, ops = opt_einsum.parser.convert_interleaved_input((subscripts, *operands))
+    return spec, list(ops)
+
+
+def einsum_path(subscripts, /, *operands, optimize="auto"):
+    """The contraction path einsum takes (opt_einsum's), and opt_einsum's report of it.
+
+    >>> jnp.einsum_path("ij,jk,kl", np.ones((2, 3)), np.ones((3, 100)), np.ones((100, 5)),
+    ...                 optimize="optimal")[0]
+    [(1, 2), (0, 1)]
+    """
+    optimize = "optimal" if optimize is True else _Unoptimized() if optimize is False \
+        else optimize
+    return opt_einsum.contract_path(subscripts, *operands, optimize=optimize)
 
 
 def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
            preferred_element_type=None, _dot_general=None, out_sharding=None):
     """Einstein summation: 'ij,jk->ik' is a matrix product, 'ii->i' a diagonal, 'ij->' a
-    sum, '...' broadcasts. Contracts two operands at a time with dot_general.
+    sum, '...' broadcasts. Contracts two operands at a time with dot_general, in the order
+    opt_einsum picks (`optimize`: "auto", True/"optimal", False, "greedy", or a path).
 
     >>> jnp.einsum("i,i->", jnp.array([1, 2]), jnp.array([3, 4]))
     Array(11, dtype=int32)
     """
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
-    if not isinstance(subscripts, str):
-        subscripts, operands = _sublists_to_subscripts((subscripts, *operands))
-    operands = [ensure_array(o) for o in _args("einsum", *operands)]
-    shapes = [aval_of(o).shape for o in operands]
-    inputs, output = _parse_subscripts(subscripts, shapes)
-    sizes = {}                     # size 1 broadcasts against any size
-    for k, (sub, s) in enumerate(zip(inputs, shapes)):
-        for c, d in zip(sub, s):
-            if sizes.get(c, 1) != 1 and d != 1 and sizes[c] != d:
-                raise ValueError(f"Size of label '{c}' for operand {k} ({sizes[c]}) does not "
-                                 f"match previous terms ({d}).")
-            sizes[c] = max(sizes.get(c, 1), d)
+    subscripts, operands = _subscripts_and_operands(subscripts, operands)
+    operands = _args("einsum", *operands)
+    contractions = _plan(subscripts, tuple(aval_of(o).shape for o in operands), optimize)
+    return _jit_einsum(operands, contractions, precision, preferred_element_type,
+                       _dot_general or lax.dot_general)
+
+
+def _einsum(operands, contractions, precision, preferred_element_type, dot_general):
     if preferred_element_type is None:
         dtype, weak = dtypes.result_type(*(aval_of(o) for o in operands))
     else:
         dtype, weak = dtypes.canonicalize_dtype(preferred_element_type), False
-    dot_general = _dot_general or lax.dot_general
-    path = _contraction_path(inputs, output, sizes, optimize)
-    names = list(inputs)
-    for k, pos in enumerate(path):
-        ops = [operands[p] for p in pos]
-        subs = [names[p] for p in pos]
-        for p in sorted(pos, reverse=True):
-            del operands[p], names[p]
-        rest = set(output).union(*names)
-        if k == len(path) - 1:
-            result = output
-        else:                     # keep what later steps or the output need, in input order
-            kept = set("".join(subs)) & rest
-            result = "".join(dict.fromkeys(c for c in "".join(subs) if c in kept))
-        contracted = sorted(set("".join(subs)) - set(result))
-        if len(ops) == 1:
-            op, nm = _einsum_one(ops[0], subs[0], contracted, result, dtype)
+    for positions, contracted, spec in contractions:
+        contracted = sorted(contracted)
+        inputs, result = spec.split("->")
+        if len(positions) == 1:
+            op, names = operands.pop(positions[0]), inputs
+            counts = collections.Counter(names)
+            op, names = _sum_uniques(op, names, [c for c in contracted if counts[c] == 1], dtype)
+            op, names = _sum_repeats(op, names, counts, result, dtype)
+        elif len(positions) == 2:
+            lhs, rhs = map(operands.pop, positions)
+            op, names = _einsum_two(lhs, rhs, *inputs.split(","), contracted, result, dtype,
+                                    precision, dot_general)
         else:
-            op, nm = _einsum_two(ops, subs, contracted, result, dtype, precision, dot_general)
-        if nm != result:
-            op = lax.transpose(op, tuple(nm.index(c) for c in result))
+            raise NotImplementedError(
+                "jax.numpy.einsum does not support simultaneous contraction of 3 or more "
+                "operands. Typically this means you've passed an unsupported path to the "
+                "einsum optimize parameter.")
+        if names != result:
+            op = lax.transpose(op, tuple(names.index(c) for c in result))
         operands.append(op)
-        names.append(result)
     return _finish(operands[0], dtype, weak)
+
+
+# jitted and inlined, as in JAX: an eager einsum is one XLA call, a traced one its equations
+_jit_einsum = jit(_einsum, static_argnums=(1, 2, 3, 4), inline=True)
+
+
+def _removechars(s: str, chars) -> str:
+    return s.translate(str.maketrans(dict.fromkeys(chars)))
 
 
 def _esum(x, axes, dtype):
@@ -479,21 +431,30 @@ def _esum(x, axes, dtype):
 def _sum_uniques(x, names, uniques, dtype):
     if uniques:
         x = _esum(x, [names.index(c) for c in uniques], dtype)
-        names = "".join(c for c in names if c not in uniques)
+        names = _removechars(names, uniques)
     return x, names
 
 
-def _sum_repeats(x, names, keep, dtype):
+def _delta(shape, axes):
+    """A boolean array of `shape`, true where the indices along `axes` are all equal
+    (JAX's lax._delta: iotas over those axes only, then broadcast)."""
+    base = tuple(shape[a] for a in axes)
+    iotas = [lax.broadcasted_iota(np.uint32, base, i) for i in range(len(base))]
+    eye = functools.reduce(lax.bitwise_and, [lax.eq(a, b) for a, b in zip(iotas, iotas[1:])])
+    if tuple(axes) == tuple(range(len(shape))):     # (JAX forwards an identity broadcast)
+        return eye
+    return lax.broadcast_in_dim(eye, tuple(shape), tuple(axes))
+
+
+def _sum_repeats(x, names, counts, keep, dtype):
     """Repeated labels (a diagonal): mask with an identity, then sum all but one copy (or
     all of them if the label is contracted)."""
-    for c, count in collections.Counter(names).items():
+    for c, count in counts.items():
         if count > 1:
             axes = [i for i, n in enumerate(names) if n == c]
             shape = aval_of(x).shape
-            iotas = [lax.broadcasted_iota(np.uint32, shape, ax) for ax in axes]
-            eye = functools.reduce(lax.bitwise_and, [lax.eq(iotas[0], i) for i in iotas[1:]])
-            zero = lax.broadcast_in_dim(np.zeros((), aval_of(x).dtype), shape, ())
-            x = lax.select(eye, x, zero)
+            eye = _delta(shape, axes)
+            x = lax.select(eye, x, lax.broadcast_in_dim(np.zeros((), aval_of(x).dtype), shape, ()))
             if c not in keep:
                 x = _esum(x, axes, dtype)
                 names = names.replace(c, "")
@@ -503,46 +464,36 @@ def _sum_repeats(x, names, keep, dtype):
     return x, names
 
 
-def _einsum_one(x, names, contracted, result, dtype):
-    counts = collections.Counter(names)
-    x, names = _sum_uniques(x, names, [c for c in contracted if counts[c] == 1], dtype)
-    return _sum_repeats(x, names, result, dtype)
-
-
 def _filter_singletons(x, names, other_shape, other_names):
     """Squeeze size-1 axes whose label has a larger size in the other operand (broadcast)."""
     shape = aval_of(x).shape
-    keep = [shape[i] != 1 or other_names.find(c) == -1 or other_shape[other_names.find(c)] == 1
-            for i, c in enumerate(names)]
+    keep = [shape[i] != 1 or j == -1 or other_shape[j] == 1
+            for i, j in enumerate(map(other_names.find, names))]
     x = lax.squeeze(x, tuple(i for i, k in enumerate(keep) if not k))
     return x, "".join(c for c, k in zip(names, keep) if k)
 
 
-def _einsum_two(ops, subs, contracted, result, dtype, precision, dot_general):
-    lhs, rhs = ops
-    ln, rn = subs
+def _einsum_two(lhs, rhs, ln, rn, contracted, result, dtype, precision, dot_general):
     lhs, ln = _filter_singletons(lhs, ln, aval_of(rhs).shape, rn)
     rhs, rn = _filter_singletons(rhs, rn, aval_of(lhs).shape, ln)
     lc, rc = collections.Counter(ln), collections.Counter(rn)
     lhs, ln = _sum_uniques(lhs, ln, [c for c in contracted if lc[c] == 1 and rc[c] == 0], dtype)
     rhs, rn = _sum_uniques(rhs, rn, [c for c in contracted if rc[c] == 1 and lc[c] == 0], dtype)
-    lhs, ln = _sum_repeats(lhs, ln, result + rn, dtype)
-    rhs, rn = _sum_repeats(rhs, rn, result + ln, dtype)
+    lhs, ln = _sum_repeats(lhs, ln, lc, result + rn, dtype)
+    rhs, rn = _sum_repeats(rhs, rn, rc, result + ln, dtype)
     contracted = [c for c in contracted if c in set(ln) | set(rn)]
     both = set(ln) & set(rn)
-    batch = [c for c in result if c in both]
-    lb, rb = tuple(ln.index(c) for c in batch), tuple(rn.index(c) for c in batch)
+    batch = "".join(c for c in result if c in both)
+    lb, rb = tuple(ln.find(c) for c in batch), tuple(rn.find(c) for c in batch)
     lcon, rcon = tuple(ln.index(c) for c in contracted), tuple(rn.index(c) for c in contracted)
-    gone = set(batch) | set(contracted)
-    l_rest = "".join(c for c in ln if c not in gone)
-    r_rest = "".join(c for c in rn if c not in gone)
-    # try (rhs, lhs) first, as JAX does: it often avoids a transpose
-    names = "".join(batch) + r_rest + l_rest
+    gone = batch + "".join(contracted)
+    l_rest, r_rest = _removechars(ln, gone), _removechars(rn, gone)
+    # try (rhs, lhs) first, as JAX does: opt_einsum contracts right to left, so that order
+    # most often needs no transpose
+    names = batch + r_rest + l_rest
     if names == result:
-        out = dot_general(rhs, lhs, ((rcon, lcon), (rb, lb)), precision,
-                          preferred_element_type=dtype)
-    else:
-        names = "".join(batch) + l_rest + r_rest
-        out = dot_general(lhs, rhs, ((lcon, rcon), (lb, rb)), precision,
-                          preferred_element_type=dtype)
-    return out, names
+        return dot_general(rhs, lhs, ((rcon, lcon), (rb, lb)), precision,
+                           preferred_element_type=dtype), names
+    names = batch + l_rest + r_rest
+    return dot_general(lhs, rhs, ((lcon, rcon), (lb, rb)), precision,
+                       preferred_element_type=dtype), names

@@ -1,0 +1,61 @@
+"""Run the cases of structure_cases.py with jxkernel and compare with what JAX recorded
+(structure_reference.json): printed jaxprs token for token; values by dtype, weak type,
+shape and value (NaNs equal), also under jit where the result has a static shape. Used by
+test_numpy_products.py, test_numpy_manipulation.py and test_numpy_setops.py.
+"""
+import re
+
+import numpy as np
+
+import jxkernel as jax
+import jxkernel.numpy as jnp
+from jxkernel import lax
+from jxkernel.core import check_jaxpr
+
+from structure_cases import JAXPRS, VALUES, load_reference, namespace
+
+NS = namespace(jax, jnp, lax)
+REF = load_reference()
+
+
+def names(prefix: str, table) -> list:
+    return sorted(n for n in table if n.startswith(prefix))
+
+
+def _tokens(text: str) -> str:
+    # JAX breaks a long equation over lines by its printed width; compare the tokens
+    return re.sub(r"\[\s+", "[", re.sub(r"\s+\]", "]", " ".join(text.split())))
+
+
+def check_printed_jaxpr(name: str) -> None:
+    fun, args = JAXPRS[name]
+    closed = jax.make_jaxpr(eval(fun, NS))(*eval(args, NS))
+    check_jaxpr(closed)
+    assert _tokens(str(closed)) == _tokens(REF["jaxprs"][name]), \
+        f"{name}\nours:\n{closed}\nJAX:\n{REF['jaxprs'][name]}"
+
+
+def _compare(got, want, where):
+    if "seq" in want:
+        assert isinstance(got, (tuple, list)) and len(got) == len(want["seq"]), where
+        for g, w in zip(got, want["seq"]):
+            _compare(g, w, where)
+        return
+    assert str(got.dtype) == want["dtype"], (where, got.dtype, want["dtype"])
+    assert bool(got.weak_type) == want["weak"], (where, "weak_type")
+    assert list(got.shape) == want["shape"], (where, got.shape, want["shape"])
+    value = np.asarray(got)
+    if value.dtype.kind == "c":
+        value = np.stack([value.real, value.imag], -1)
+    np.testing.assert_allclose(value.astype(np.float64), np.array(want["value"], np.float64),
+                               rtol=2e-6, atol=1e-6, equal_nan=True, err_msg=where)
+
+
+def check_value(name: str, jit: bool = True) -> None:
+    fun, args = VALUES[name]
+    fun, args, want = eval(fun, NS), eval(args, NS), REF["values"][name]
+    if "error" in want:
+        raise AssertionError(f"{name}: JAX raised {want['error']}: {want['message']}")
+    _compare(fun(*args), want, f"{name} (eager)")
+    if jit:
+        _compare(jax.jit(fun)(*args), want, f"{name} (jit)")
