@@ -101,7 +101,8 @@ def test_static_box_rides_in_the_tree_structure():
 @pytest.mark.parametrize("source, expected", [
     ("f(x)", "__jx_block__(f(x))"),
     ("y = f(x)", "y = f(x)\n__jx_block_names__(locals(), ('y',))"),
-    ("a, b = g(x); a + b", "a, b = g(x)\n__jx_block__(a + b)\n__jx_block_names__(locals(), ('a', 'b'))"),
+    ("a, b = g(x); a + b",
+     "a, b = g(x)\n__jx_block__(a + b)\n__jx_block_names__(locals(), ('a', 'b'))"),
     ("pass", "pass"),
 ])
 def test_blocking_source(source, expected):

@@ -104,7 +104,8 @@ def array_html(x: Array) -> str:
     with np.errstate(all="ignore"):
         stats = (f"min {np.nanmin(v):.4g} · max {np.nanmax(v):.4g} · mean {np.nanmean(v):.4g}"
                  + (f" · {int(np.isnan(v).sum())} NaN" if np.isnan(v).any() else ""))
-    return base.replace("</div>", f"<span style='color:#888;font-size:85%'>{esc(stats)}</span></div>", 1) \
+    summary = f"<span style='color:#888;font-size:85%'>{esc(stats)}</span></div>"
+    return base.replace("</div>", summary, 1) \
         if base.endswith("</div>") else base
 
 

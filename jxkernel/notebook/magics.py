@@ -43,8 +43,9 @@ def device_name(device) -> str:
 
 
 def compile_note(event, label: str, count: int, where: str | None = None) -> Note:
+    cached = f" ({event.cache} cache)" if event.cache != "compiled" else ""
     timings = (f"trace {_ms(event.trace_s)} · lower {_ms(event.lower_s)} · compile "
-               f"{_ms(event.compile_s)}" + (f" ({event.cache} cache)" if event.cache != "compiled" else ""))
+               f"{_ms(event.compile_s)}{cached}")
     if event.reason == "first call":
         return Note(f"⚙ compiled {label} for {where or event.backend}: {timings}", kind="compile")
     return Note(f"⚙ recompiled {label} because {event.reason} (compilation #{count}): {timings}",
@@ -70,7 +71,8 @@ class JxMagics(Magics):
                  help="traced inputs whose buffers the computation may reuse (they are "
                       "deleted afterwards)")
     @ma.argument("--backend", "-b", choices=["cpu", "gpu", "cuda", "tpu"],
-                 help="compile and run on this backend (default: the selected one, see %%jxbackend)")
+                 help="compile and run on this backend (default: the selected one, see "
+                      "%%jxbackend)")
     @ma.argument("--quiet", "-q", action="store_true",
                  help="don't report compilations or what print() did")
     @ma.argument("--show", action="append", metavar="WHAT",
@@ -201,7 +203,8 @@ class JxMagics(Magics):
 
     def _cell_view(self, program, ns, outputs=None, error=None):
         from .widgets.cell_view import CellView
-        outs = [{"name": n, "detail": describe_output(outputs[n]) if outputs and n in outputs else ""}
+        outputs = outputs or {}
+        outs = [{"name": n, "detail": describe_output(outputs[n]) if n in outputs else ""}
                 for n in program.info.outputs]
         inputs = program.describe_inputs(ns) + [
             {"name": n, "kind": cellmod.GLOBAL, "detail": "module"}
@@ -226,7 +229,9 @@ class JxMagics(Magics):
         """Show the jaxpr of a call, an expression or a cell (traced, not run).
 
         %jaxpr f(x, 2.0)        the jaxpr of f at these arguments (like make_jaxpr(f)(x, 2.0));
-                                non-array arguments are static
+                                non-array arguments are static (a jitted f keeps its own
+                                static_argnums); if tracing fails, f's source is shown with
+                                the failing line marked (see %jxtraced)
         %jaxpr grad(f)(x)       any transformation
         %jaxpr x * 2 + y        an expression over the namespace's values
         %%jaxpr                 a whole cell, as %%jit would trace it

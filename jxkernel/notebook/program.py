@@ -88,7 +88,8 @@ class CellProgram:
                 return self.jitted.trace(*args)
         except Exception as e:  # noqa: BLE001
             raise CellError.from_exception(e, label=self.label, filename=self.filename,
-                                           params=self.params, user_ns=dict(zip(self.params, args))) from e
+                                           params=self.params,
+                                           user_ns=dict(zip(self.params, args))) from e
 
     # ------------------------------------------------------------ describing
     def describe_inputs(self, user_ns) -> list:
@@ -193,9 +194,9 @@ class CellError(Exception):
         said = str(self.original).strip()
         if self.filename:
             said = said.replace(self.filename, cell_name(self.filename) or self.label)
-        # other cells the message names (where a function was defined): '<ipython-input-4-…>' -> 'In[4]'
-        said = re.sub(r"<ipython-input-\d+-[0-9a-f]+>", lambda m: cell_name(m.group(0)) or m.group(0),
-                      said)
+        # other cells it names (where a function was defined): '<ipython-input-4-…>' -> 'In[4]'
+        said = re.sub(r"<ipython-input-\d+-[0-9a-f]+>",
+                      lambda m: cell_name(m.group(0)) or m.group(0), said)
         lines += ["  " + s for s in said.splitlines()
                   if not s.startswith(("To fix it:", "See https://"))][:8]
         if self.hint:

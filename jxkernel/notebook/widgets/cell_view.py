@@ -61,8 +61,10 @@ def cell_html(label, source, inputs, outputs, error, positions, first_line=1) ->
                         f"<div class='jx-hint'>{esc(error.get('hint', ''))}</div></div>")
     legend = "".join(
         f"<tr><td><span class='jx-{esc(i['kind'])}'>{esc(i['name'])}</span></td>"
-        f"<td title='{esc(_KIND_HELP.get(i['kind'], ''))}'>{esc(i['kind'])}</td><td>{esc(i.get('detail', ''))}</td></tr>" for i in inputs)
-    outs = ", ".join(f"<b>{esc(o['name'])}</b>{(': ' + esc(o['detail'])) if o.get('detail') else ''}"
+        f"<td title='{esc(_KIND_HELP.get(i['kind'], ''))}'>{esc(i['kind'])}</td>"
+        f"<td>{esc(i.get('detail', ''))}</td></tr>" for i in inputs)
+    outs = ", ".join(f"<b>{esc(o['name'])}</b>"
+                     f"{(': ' + esc(o['detail'])) if o.get('detail') else ''}"
                      for o in outputs) or "<i>none</i>"
     err = "" if not error or error.get("line") else \
         f"<div class='jx-errmsg'>{esc(error.get('message', ''))}<div class='jx-hint'>" \
@@ -76,7 +78,8 @@ def cell_html(label, source, inputs, outputs, error, positions, first_line=1) ->
 def cell_text(label, source, inputs, outputs, error, first_line=1) -> str:
     lines = [f"{label}: traced vs static"]
     for i in inputs:
-        lines.append(f"  {i['kind']:<7} {i['name']}" + (f": {i['detail']}" if i.get("detail") else ""))
+        detail = f": {i['detail']}" if i.get("detail") else ""
+        lines.append(f"  {i['kind']:<7} {i['name']}{detail}")
     outs = ", ".join(o["name"] + (f": {o['detail']}" if o.get("detail") else "") for o in outputs)
     lines.append(f"  outputs: {outs or 'none'}")
     for n, text in enumerate(source.splitlines(), 1):

@@ -56,7 +56,8 @@ class HloView:
         cost = (f"<table style='font-size:12px'><tr><th colspan=2>XLA cost analysis</th></tr>"
                 f"{rows}</table>") if rows else ""
         return {"text/plain": repr(self),
-                "text/html": f"<div><b>HLO of <code>{esc(self.title)}</code></b>{cost}{blocks}</div>"}
+                "text/html": f"<div><b>HLO of <code>{esc(self.title)}</code></b>{cost}{blocks}"
+                             f"</div>"}
 
 
 def _fmt(v) -> str:

@@ -100,8 +100,9 @@ class RecompileLog(TextFallback, w.VBox):
     # ------------------------------------------------------------ drawing
     def _draw(self):
         shown = self.shown()
+        total = _ms(sum(e.total_s for e in shown))
         self.summary.value = (f"<span style='font-size:12px;margin-left:1em'>{len(shown)} "
-                              f"compilation(s), {_ms(sum(e.total_s for e in shown))} ms in all</span>")
+                              f"compilation(s), {total} ms in all</span>")
         self.table.value = self._table_html(shown)
         self.stats.value = self._stats_html(shown)
         if self.figure is not None:
@@ -119,7 +120,8 @@ class RecompileLog(TextFallback, w.VBox):
             rows.append(
                 f"<tr><td>{i}</td><td>{when}</td><td><b>{esc(e.function)}</b></td>"
                 f"<td style='color:{'#555' if first else '#b00020'}'>{esc(e.reason)}</td>"
-                f"<td><code>{esc(sig)}</code></td><td>{_ms(e.trace_s)}</td><td>{_ms(e.lower_s)}</td>"
+                f"<td><code>{esc(sig)}</code></td><td>{_ms(e.trace_s)}</td>"
+                f"<td>{_ms(e.lower_s)}</td>"
                 f"<td>{_ms(e.compile_s)}</td><td>{esc(e.cache)}</td><td>{esc(e.backend)}</td></tr>")
         body = "".join(rows) or "<tr><td colspan=10><i>no compilations yet</i></td></tr>"
         return (f"<div style='max-height:20em;overflow:auto'><table style='font-size:12px;"
@@ -152,7 +154,8 @@ class RecompileLog(TextFallback, w.VBox):
                 mine = [e for e in events if (e.reason == "first call") == first]
                 trace.x = [datetime.datetime.fromtimestamp(e.timestamp) for e in mine]
                 trace.y = [e.function for e in mine]
-                trace.text = [f"{esc(e.function)}: {esc(e.reason)}<br>{_ms(e.total_s)} ms" for e in mine]
+                trace.text = [f"{esc(e.function)}: {esc(e.reason)}<br>{_ms(e.total_s)} ms"
+                              for e in mine]
                 trace.marker.size = [min(40, 6 + (e.total_s * 1e3) ** 0.5 * 2) for e in mine]
 
     # ------------------------------------------------------------ fallbacks
@@ -161,7 +164,8 @@ class RecompileLog(TextFallback, w.VBox):
         lines = [f"{len(events)} compilation(s)"]
         for i, e in enumerate(events[-MAX_ROWS:], 1):
             lines.append(f"{i:3d}. {e.function}: {e.reason} — trace {_ms(e.trace_s)} ms, lower "
-                         f"{_ms(e.lower_s)} ms, compile {_ms(e.compile_s)} ms ({e.cache}, {e.backend})")
+                         f"{_ms(e.lower_s)} ms, compile {_ms(e.compile_s)} ms "
+                         f"({e.cache}, {e.backend})")
         lines.append("function: misses / hits")
         lines += [f"  {n}: {m} / {h}" for n, m, h, _ in hit_miss(events)]
         return "\n".join(lines)
