@@ -385,6 +385,10 @@ def test_a_function_that_fails_to_trace_is_shown_with_its_line_marked(shell):
     assert "static_argnames='n'" in ran.error.hint
     assert "In[" in "".join(ran.error._render_traceback_()) and \
         "ipython-input" not in "".join(ran.error._render_traceback_())
+    ok(shell, "def g29(x, n, mode):\n    return x * n if n > 1 else x")
+    ran = run(shell, "%jaxpr g29(x29, 2, mode='<a>')")      # a static keyword argument too
+    assert "make n static" in ran.error.hint and "static_argnames='n'" in ran.error.hint
+    assert ran.shown("static  mode: '<a>'")
 
 
 def test_hlo(shell):

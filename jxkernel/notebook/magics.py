@@ -280,9 +280,9 @@ class JxMagics(Magics):
 
     @staticmethod
     def _trace_call(fun, args, kwargs, filename, label):
-        jitted, args, kwargs = funcview.as_jitted(fun, args, kwargs)
+        jitted, dyn_args, dyn_kwargs = funcview.as_jitted(fun, args, kwargs)
         try:
-            return jitted.trace(*args, **kwargs)
+            return jitted.trace(*dyn_args, **dyn_kwargs)
         except Exception as e:  # noqa: BLE001  told at the cell line, like %%jit errors
             bound = funcview.bound_arguments(fun, args, kwargs) or {}
             raise CellError.from_exception(e, label=label, filename=filename, params=list(bound),
