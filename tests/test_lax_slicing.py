@@ -1,6 +1,6 @@
-"""Slicing and indexing primitives (lax/slicing.py) against NumPy: eager, under jit, staged
-(checked jaxprs), printed as JAX 0.10.2 prints them, out-of-bounds behaviour of every mode,
-and every shape error with its message.
+"""Slicing and indexing primitives (lax/slicing.py, gather.py, scatter.py) against NumPy:
+eager, under jit, staged (checked jaxprs), printed as JAX 0.10.2 prints them,
+out-of-bounds behaviour of every mode, and every shape error with its message.
 
 Gather and scatter are checked against small loop implementations of XLA's semantics
 (`np_gather`, `np_scatter`) that were cross-checked against JAX 0.10.2."""

@@ -600,12 +600,11 @@ class _IndexUpdateRef:
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None,
               wrap_negative_indices=True):
         """x[idx] = func(x[idx]), applied once per occurrence of a repeated index."""
-        from ..lax import slicing
+        from ..lax.scatter import _scatter, scatter_p
 
         def scatter_apply(x, indices, y, dnums, **kw):
-            return slicing._scatter(slicing.scatter_p, lambda a, _: func(a), x, indices, y,
-                                    dnums, kw["indices_are_sorted"], kw["unique_indices"],
-                                    kw["mode"])
+            return _scatter(scatter_p, lambda a, _: func(a), x, indices, y, dnums,
+                            kw["indices_are_sorted"], kw["unique_indices"], kw["mode"])
         a = aval_of(self.array)
         return _scatter_update(self.array, self.index, np.zeros((), a.dtype), scatter_apply,
                                indices_are_sorted, unique_indices, mode, wrap_negative_indices)
