@@ -116,14 +116,15 @@ def is_weakly_typed(x) -> bool:
 
 
 # ---------------------------------------------------------------- promotion
-# JAX's lattice (see "Design of Type Promotion Semantics for JAX"): each node
-# lists the nodes directly above it. `int`, `float`, `complex` are the weak types.
-def _lattice():
+# JAX's lattice (see "Design of Type Promotion Semantics for JAX"): each node lists the
+# nodes directly above it. `int`, `float`, `complex` are the weak types. In 32-bit mode
+# uint32 meets int32 at int32 (there is no int64 to go to), as in JAX.
+def _lattice(x64: bool):
     i_, f_, c_ = int, float, complex
     return {
         bool_: [i_],
         i_: [uint8, int8], uint8: [int16, uint16], uint16: [int32, uint32],
-        uint32: [int64, uint64], uint64: [f_],
+        uint32: [int64, uint64] if x64 else [int32, uint64], uint64: [f_],
         int8: [int16], int16: [int32], int32: [int64], int64: [f_],
         f_: [c_, float16, bfloat16], bfloat16: [float32], float16: [float32],
         float32: [float64, complex64], float64: [complex128],
@@ -131,8 +132,8 @@ def _lattice():
     }
 
 
-def _upper_bounds():
-    lattice = _lattice()
+def _upper_bounds(x64: bool):
+    lattice = _lattice(x64)
     bounds = {}
 
     def up(node):
@@ -145,15 +146,16 @@ def _upper_bounds():
     return bounds
 
 
-_UPPER_BOUNDS = _upper_bounds()
+_UPPER_BOUNDS = {False: _upper_bounds(False), True: _upper_bounds(True)}
 
 
 @functools.lru_cache(maxsize=None)
-def _join(*nodes):
-    common = set.intersection(*(_UPPER_BOUNDS[n] for n in nodes))
-    least = [n for n in common if common <= _UPPER_BOUNDS[n]]
+def _join(x64: bool, *nodes):
+    bounds = _UPPER_BOUNDS[x64]
+    common = set.intersection(*(bounds[n] for n in nodes))
+    least = common & set(nodes) or {n for n in common if common <= bounds[n]}
     assert len(least) == 1, nodes
-    return least[0]
+    return least.pop()
 
 
 def _weak_node(d: np.dtype):
@@ -169,20 +171,40 @@ def _weak_node(d: np.dtype):
 _WEAK_DEFAULT = {int: int64, float: float64, complex: complex128}
 
 
-def _node_of(x):
-    """The lattice node of an argument to result_type."""
+def _dtype_and_weak(x) -> tuple:
+    """(dtype, weak_type) of an argument to result_type."""
     if type(x) in (int, float, complex):
-        return type(x)
+        return canonicalize_dtype(_PYTHON_SCALAR_DTYPES[type(x)]), True
     if type(x) is bool:
-        return bool_
-    if isinstance(x, type) and x in (int, float, complex):
-        return x
+        return bool_, False
+    if isinstance(x, type):
+        if x in (int, float, complex):
+            return canonicalize_dtype(_PYTHON_SCALAR_DTYPES[x]), True
+        return check_supported(x), False
     if isinstance(x, np.dtype):
-        return check_supported(x)
+        return check_supported(x), False
     if hasattr(x, "dtype"):
-        d = check_supported(x.dtype)
-        return _weak_node(d) if is_weakly_typed(x) else d
-    return check_supported(x)
+        return check_supported(x.dtype), is_weakly_typed(x)
+    return check_supported(x), False
+
+
+@functools.lru_cache(maxsize=None)
+def _result(pairs: tuple, x64: bool) -> tuple:
+    dts = [d for d, _ in pairs]
+    weaks = [w for _, w in pairs]
+    if len(pairs) == 1:
+        out, weak = pairs[0]
+    elif len(set(dts)) == 1 and not all(weaks):
+        out, weak = dts[0], False
+    elif all(weaks):
+        # all weak: join the strong dtypes, then mark the result weak (as JAX does: this
+        # keeps e.g. two weak float16 values float16)
+        out, weak = _join(x64, *set(dts)), True
+    else:
+        node = _join(x64, *{_weak_node(d) if w else d for d, w in pairs})
+        out, weak = (_WEAK_DEFAULT[node], True) if node in _WEAK_DEFAULT else (node, False)
+    out = _canonicalize(out, x64)
+    return out, out != bool_ and weak
 
 
 def result_type(*args):
@@ -193,21 +215,25 @@ def result_type(*args):
     """
     if not args:
         raise ValueError("at least one array or dtype is required")
-    node = _join(*map(_node_of, args))
-    if node in _WEAK_DEFAULT:
-        return canonicalize_dtype(_WEAK_DEFAULT[node]), True
-    return canonicalize_dtype(node), False
+    return _result(tuple(map(_dtype_and_weak, args)), config.jax_enable_x64)
 
 
 def promote_types(a, b) -> np.dtype:
-    """jnp.promote_types: the promoted dtype of two dtypes (no weak types)."""
-    return result_type(np.dtype(a), np.dtype(b))[0]
+    """jnp.promote_types: the promoted dtype of two dtypes (no weak types, not
+    canonicalized: int64 and uint64 meet at float64 even in 32-bit mode, as in JAX)."""
+    return np.dtype(_join(config.jax_enable_x64, check_supported(a), check_supported(b)))
+
+
+# JAX's table, not a promotion: ints of up to 32 bits and bool become float32 even in
+# 64-bit mode; 64-bit ints become float64 (then canonicalized).
+_TO_INEXACT = {**{d: float32 for d in (bool_, int8, int16, int32, uint8, uint16, uint32)},
+               int64: float64, uint64: float64}
 
 
 def to_inexact_dtype(d) -> np.dtype:
     """The float dtype an op like sin or mean gives for an input of dtype `d`."""
     d = np.dtype(d)
-    return d if d in INEXACT_DTYPES else promote_types(d, default_float_dtype())
+    return canonicalize_dtype(_TO_INEXACT.get(d, d))
 
 
 def finfo(d):

@@ -23,7 +23,7 @@ partial_eval_rules: dict = {}
 
 class PartialEvalTrace(JaxprTrace):
     def is_unknown(self, x) -> bool:
-        return type(x) is JaxprTracer and x._trace is self and x.var is not None
+        return type(x) is JaxprTracer and x._trace is self and x._var is not None
 
     def process_primitive(self, prim, args, params):
         if not any(self.is_unknown(x) for x in args):

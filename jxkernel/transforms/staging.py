@@ -36,17 +36,17 @@ class DebugInfo(NamedTuple):
 
 class JaxprTracer(Tracer):
     """A staged value: a Var of the jaxpr being built, or a known constant."""
-    __slots__ = ("_aval", "var", "const")
+    __slots__ = ("_aval", "_var", "const")   # `_var`: a `var` slot would hide x.var()
 
     def __init__(self, trace, aval, var=None, const=None):
-        self._trace, self._aval, self.var, self.const = trace, aval, var, const
+        self._trace, self._aval, self._var, self.const = trace, aval, var, const
 
     @property
     def aval(self):
         return self._aval
 
     def to_concrete_value(self):
-        return self.const if self.var is None else None
+        return self.const if self._var is None else None
 
 
 # primitive -> fold(*consts, **params) -> (value, aval) or None: evaluates on constants
@@ -77,7 +77,7 @@ class JaxprTrace(Trace):
 
     def to_atom(self, x):
         if type(x) is JaxprTracer and x._trace is self:
-            return x.var if x.var is not None else self._const_atom(x.const, x._aval)
+            return x._var if x._var is not None else self._const_atom(x.const, x._aval)
         if isinstance(x, Tracer):
             self.check_foreign_tracer(x)
             return self._constvar(x, x.aval)
@@ -120,7 +120,7 @@ class JaxprTrace(Trace):
 
     def _known_const(self, x):
         if type(x) is JaxprTracer and x._trace is self:
-            return x.const if x.var is None else _UNKNOWN
+            return x.const if x._var is None else _UNKNOWN
         if type(x) is Literal:
             return x.val
         if isinstance(x, Tracer) or not isinstance(x, _LITERAL_TYPES):
@@ -148,9 +148,9 @@ class JaxprTrace(Trace):
     def traced_arguments(self, tracer) -> list[str]:
         """Names of the traced inputs `tracer` depends on (e.g. ["x", "params['w']"])."""
         names = self.debug_info.arg_names if self.debug_info else None
-        if tracer.var is None or names is None:
+        if tracer._var is None or names is None:
             return []
-        return [names[i] for i in _input_dependencies(self, tracer.var) if i < len(names)]
+        return [names[i] for i in _input_dependencies(self, tracer._var) if i < len(names)]
 
     def describe_origin(self, tracer) -> str:
         """Which function was being traced, and which inputs `tracer` depends on."""
@@ -164,7 +164,7 @@ class JaxprTrace(Trace):
 
     def describe_creation(self, tracer) -> str:
         for eqn in self.eqns:
-            if tracer.var in eqn.outvars and eqn.source_info:
+            if tracer._var in eqn.outvars and eqn.source_info:
                 return f"The escaped value was created by '{eqn.primitive}' at {eqn.source_info}.\n"
         return ""
 
