@@ -1,0 +1,410 @@
+"""Functions built on indexing: take, take_along_axis, put, put_along_axis, choose, and
+the index-array builders ix_, indices, unravel_index, ravel_multi_index and the
+diagonal/triangle indices.
+
+    >>> jnp.unravel_index(jnp.array([1, 5]), (2, 3))
+    (Array([0, 1], dtype=int32), Array([1, 2], dtype=int32))
+
+Like x[idx], each is one gather or scatter (indexing.py) where it can be.
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from .. import lax
+from ..core import dtypes
+from ..lax import conversion
+from .indexing import GatherScatterMode, _concrete_value, _normalize, _scatter_update, getitem
+from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
+
+__all__ = ["take", "take_along_axis", "put", "put_along_axis", "choose", "ix_", "indices",
+           "unravel_index", "ravel_multi_index", "diag_indices", "diag_indices_from",
+           "tril_indices", "triu_indices", "tril_indices_from", "triu_indices_from"]
+
+
+# ------------------------------------------------------------------ take, take_along_axis, put
+def take(a, indices, axis: int | None = None, out=None, mode=None, unique_indices=False,
+         indices_are_sorted=False, fill_value=None):
+    """Elements of `a` at `indices` along `axis` (of the flattened array if None). Out of
+    bounds indices give NaN/int min (mode='fill', the default), or are clipped or wrapped.
+
+    >>> jnp.take(jnp.array([10, 20, 30]), jnp.array([2, 0]))
+    Array([30, 10], dtype=int32)
+    """
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
+    check_arraylike("take", a, indices)
+    a, indices = ensure_array(a), ensure_array(indices)
+    if axis is None:
+        from .manipulation import ravel
+        a, axis = ravel(a), 0
+    shape = aval_of(a).shape
+    axis = canonicalize_axis(axis, len(shape))
+    ia = aval_of(indices)
+    if not dtypes.is_int(ia.dtype):
+        raise TypeError(f"take indices must be of integer type, got {ia.dtype}")
+    if mode is None or mode == "fill":
+        gather_mode = GatherScatterMode.FILL_OR_DROP
+        indices = _normalize(indices, shape[axis])
+    elif mode == "raise":
+        raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
+    elif mode == "wrap":
+        n = np.array(shape[axis], ia.dtype)
+        indices = lax.rem(lax.add(lax.rem(indices, n), n), n) if dtypes.is_signed(ia.dtype) \
+            else lax.rem(indices, n)
+        gather_mode = GatherScatterMode.PROMISE_IN_BOUNDS
+    elif mode == "clip":
+        gather_mode = GatherScatterMode.CLIP
+    else:
+        raise ValueError(f"Invalid mode '{mode}' for np.take")
+    sizes = list(shape)
+    if sizes[axis] == 0:
+        if ia.size != 0:
+            raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
+        return a
+    if ia.size == 0:
+        out_shape = shape[:axis] + ia.shape + shape[axis + 1:]
+        return lax.broadcast_in_dim(np.zeros((), aval_of(a).dtype), out_shape, ())
+    sizes[axis] = 1
+    nd = len(ia.shape)
+    dnums = lax.GatherDimensionNumbers(
+        offset_dims=tuple(range(axis)) + tuple(range(axis + nd, len(shape) + nd - 1)),
+        collapsed_slice_dims=(axis,), start_index_map=(axis,))
+    return lax.gather(a, lax.expand_dims(indices, (nd,)), dnums, tuple(sizes), mode=gather_mode,
+                      unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
+                      fill_value=fill_value)
+
+
+def take_along_axis(arr, indices, axis: int | None = -1, mode=None, fill_value=None, *,
+                    wrap_negative_indices=None):
+    """arr[..., indices, ...] matched element by element along `axis` (NumPy's
+    take_along_axis); e.g. with argsort's result.
+
+    >>> x = jnp.array([[3, 1, 2]])
+    >>> jnp.take_along_axis(x, jnp.argsort(x, axis=1), axis=1)
+    Array([[1, 2, 3]], dtype=int32)
+    """
+    check_arraylike("take_along_axis", arr, indices)
+    a, indices = ensure_array(arr), ensure_array(indices)
+    ia = aval_of(indices)
+    if not dtypes.is_int(ia.dtype):
+        raise TypeError(f"take_along_axis indices must be of integer type, got {ia.dtype}")
+    if axis is None:
+        if ia.ndim != 1:
+            raise ValueError(f"take_along_axis indices must be 1D if axis=None, got shape "
+                             f"{ia.shape}")
+        from .manipulation import ravel
+        a, axis = ravel(a), 0
+    shape = aval_of(a).shape
+    rank = len(shape)
+    if rank != ia.ndim:
+        raise ValueError(f"indices and arr must have the same number of dimensions; "
+                         f"{ia.ndim} vs. {rank}")
+    axis = canonicalize_axis(axis, rank)
+    from .manipulation import broadcast_shapes
+    arr_shape = shape[:axis] + (1,) + shape[axis + 1:]
+    out_shape = broadcast_shapes(ia.shape, arr_shape)
+    if shape[axis] == 0:
+        return lax.broadcast_in_dim(np.zeros((), aval_of(a).dtype), out_shape, ())
+    if wrap_negative_indices is None:
+        wrap_negative_indices = mode != "promise_in_bounds"
+    if wrap_negative_indices:
+        indices = _normalize(indices, shape[axis])
+    index_dims = [i for i, d in enumerate(ia.shape) if i == axis or d != 1]
+    gather_indices = lax.reshape(indices, tuple(out_shape[i] for i in index_dims) + (1,))
+    slice_sizes, offset_dims, start_index_map, collapsed, op_batch, idx_batch = [], [], [], [], [], []
+    squeeze, new_i, j = [], 0, 0
+    for i in range(rank):
+        if i == axis:
+            slice_sizes.append(1), start_index_map.append(new_i), collapsed.append(new_i)
+            new_i, j = new_i + 1, j + 1
+        elif ia.shape[i] == 1:             # take the whole axis of arr: no index needed
+            offset_dims.append(i), slice_sizes.append(arr_shape[i])
+            new_i += 1
+        elif arr_shape[i] == 1:            # arr broadcasts along this axis: squeeze it
+            squeeze.append(i)
+            j += 1
+        else:                              # element by element: a batching dimension
+            slice_sizes.append(0 if arr_shape[i] == 0 else 1)
+            op_batch.append(new_i), idx_batch.append(j)
+            new_i, j = new_i + 1, j + 1
+    a = lax.squeeze(a, tuple(squeeze)) if squeeze else a
+    dnums = lax.GatherDimensionNumbers(
+        offset_dims=tuple(offset_dims), collapsed_slice_dims=tuple(collapsed),
+        start_index_map=tuple(start_index_map), operand_batching_dims=tuple(op_batch),
+        start_indices_batching_dims=tuple(idx_batch))
+    return lax.gather(a, gather_indices, dnums, tuple(slice_sizes),
+                      mode="fill" if mode is None else mode, fill_value=fill_value)
+
+
+def put(a, ind, v, mode=None, *, inplace=True):
+    """`a` with the flat positions `ind` set to `v` (inplace=False is required: JAX arrays
+    are immutable)."""
+    if inplace:
+        raise ValueError("jax.numpy.put cannot modify arrays in-place, because JAX arrays are "
+                         "immutable. Pass inplace=False to instead return an updated array.")
+    check_arraylike("put", a, ind, v)
+    from .manipulation import ravel, resize
+    arr, ind, v = ensure_array(a), ravel(ind), ravel(v)
+    n, k, m = aval_of(arr).size, aval_of(ind).size, aval_of(v).size
+    if not n or not k or not m:
+        return arr
+    v = resize(v, (k,))
+    if mode is None:
+        scatter_mode = "drop"
+    elif mode == "clip":
+        ind = lax.clamp(np.zeros((), aval_of(ind).dtype), ind, np.array(n - 1, aval_of(ind).dtype))
+        scatter_mode = "promise_in_bounds"
+    elif mode == "wrap":
+        nn = np.array(n, aval_of(ind).dtype)
+        ind = lax.rem(lax.add(lax.rem(ind, nn), nn), nn)
+        scatter_mode = "promise_in_bounds"
+    elif mode == "raise":
+        raise NotImplementedError("The 'raise' mode to jnp.put is not supported.")
+    else:
+        raise ValueError(f"mode should be one of 'wrap' or 'clip'; got mode={mode!r}")
+    return _scatter_update(arr, unravel_index(ind, aval_of(arr).shape), v, lax.scatter,
+                           mode=scatter_mode)
+
+
+def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
+    """`arr` with values put at `indices` along `axis` (inplace=False is required)."""
+    if inplace:
+        raise ValueError("jax.numpy.put_along_axis cannot modify arrays in-place, because JAX "
+                         "arrays are immutable. Pass inplace=False to instead return an "
+                         "updated array.")
+    check_arraylike("put_along_axis", arr, indices, values)
+    arr, indices = ensure_array(arr), ensure_array(indices)
+    if axis is None:
+        from .manipulation import ravel
+        arr_flat = ravel(arr)
+        out = put_along_axis(arr_flat, indices, values, 0, inplace=False, mode=mode)
+        return lax.reshape(out, aval_of(arr).shape)
+    shape = aval_of(arr).shape
+    axis = canonicalize_axis(axis, len(shape))
+    idx = list(_indices(shape, sparse=True))
+    idx[axis] = indices
+    return _scatter_update(arr, tuple(idx), values, lax.scatter, mode=mode)
+
+
+def choose(a, choices, out=None, mode="raise"):
+    """An array whose element at each position comes from choices[a[pos]] at that position."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.choose is not supported.")
+    check_arraylike("choose", a, *choices)
+    a = ensure_array(a)
+    ad = aval_of(a).dtype
+    if not dtypes.is_int(ad):
+        raise ValueError("`a` array must be integer typed")
+    n = len(choices)
+    if mode == "raise":
+        value = _concrete_value(a)
+        if value is None:
+            from ..core.errors import ConcretizationTypeError
+            raise ConcretizationTypeError(a, "The error occurred because jnp.choose was "
+                                          "jit-compiled with mode='raise'. Use mode='wrap' or "
+                                          "mode='clip' instead.\n")
+        if np.any((value < 0) | (value >= n)):
+            raise ValueError("invalid entry in choice array")
+    elif mode == "wrap":
+        nn = np.array(n, ad)
+        a = lax.rem(lax.add(lax.rem(a, nn), nn), nn)
+    elif mode == "clip":
+        a = lax.clamp(np.zeros((), ad), a, np.array(n - 1, ad))
+    else:
+        raise ValueError(f"mode={mode!r} not understood. Must be 'raise', 'wrap', or 'clip'")
+    from .manipulation import broadcast_arrays, stack
+    a, *choices = broadcast_arrays(a, *choices)
+    return getitem(stack(choices), (a,) + _indices(aval_of(a).shape, sparse=True))
+
+
+# ------------------------------------------------------------------ index arrays
+def ix_(*args):
+    """Open-mesh index arrays from 1-D sequences: x[ix_(rows, cols)] is a sub-grid."""
+    check_arraylike("ix", *args)
+    n, out = len(args), []
+    for i, a in enumerate(args):
+        a = ensure_array(a)
+        aa = aval_of(a)
+        if aa.ndim != 1:
+            raise ValueError(f"Arguments to jax.numpy.ix_ must be 1-dimensional, got shape "
+                             f"{aa.shape}")
+        if aa.dtype == np.bool_:
+            raise NotImplementedError("Boolean arguments to jax.numpy.ix_ are not implemented")
+        shape = [1] * n
+        shape[i] = aa.shape[0]
+        out.append(lax.broadcast_in_dim(np.zeros((), dtypes.default_int_dtype()), shape, ())
+                   if aa.size == 0 else lax.broadcast_in_dim(a, shape, (i,)))
+    return tuple(out)
+
+
+def _indices(dimensions, dtype=None, sparse: bool = False):
+    """An array (or open mesh if sparse) of the index along each axis of a grid.
+
+    >>> jnp.indices((2, 3))[1]
+    Array([[0, 1, 2],
+           [0, 1, 2]], dtype=int32)
+    """
+    dtype = dtypes.canonicalize_dtype(int if dtype is None else dtype)
+    dims = tuple(operator.index(d) for d in dimensions)
+    out = []
+    for i, d in enumerate(dims):
+        s = (1,) * i + (d,) + (1,) * (len(dims) - i - 1) if sparse else dims
+        out.append(lax.broadcast_in_dim(lax.iota(dtype, d), s, (i,)))
+    if sparse:
+        return tuple(out)
+    if not out:
+        return lax.broadcast_in_dim(np.zeros((), dtype), (0,), ())
+    return lax.concatenate([lax.expand_dims(o, (0,)) for o in out], 0)
+
+
+indices = _indices
+indices.__name__ = "indices"
+
+
+def _floor_divmod(x, s: int):
+    """(x // s, x % s) with Python's rounding, for an integer array and a static s > 0."""
+    dt = aval_of(x).dtype
+    sv = np.array(s, dt)
+    r = lax.rem(x, sv)
+    if dtypes.is_signed(dt):
+        r = lax.select(lax.lt(r, np.zeros((), dt)), lax.add(r, sv), r)
+    return lax.div(lax.sub(x, r), sv), r
+
+
+def unravel_index(indices, shape):
+    """The multi-index (one array per axis of `shape`) of flat `indices`; out-of-bounds
+    indices are clipped, as in JAX.
+
+    >>> jnp.unravel_index(jnp.array([1, 5]), (2, 3))
+    (Array([0, 1], dtype=int32), Array([1, 2], dtype=int32))
+    """
+    check_arraylike("unravel_index", indices)
+    x = ensure_array(indices)
+    try:
+        shape = [operator.index(s) for s in shape]
+    except TypeError:
+        shape = [operator.index(shape)]
+    dt = aval_of(x).dtype
+    x = conversion.convert_element_type(x, dt) if aval_of(x).weak_type else x
+    outs = [None] * len(shape)
+    for i in reversed(range(len(shape))):
+        if shape[i] == 0:
+            outs[i] = x
+            continue
+        x, outs[i] = _floor_divmod(x, shape[i])
+    oob_pos = lax.gt(x, np.zeros((), dt))
+    oob_neg = lax.lt(x, np.array(-1, dt)) if dtypes.is_signed(dt) else None
+    res = []
+    for s, o in zip(shape, outs):
+        o = lax.select(oob_neg, lax.broadcast_in_dim(np.zeros((), dt), aval_of(o).shape, ()), o) \
+            if oob_neg is not None else o
+        res.append(lax.select(oob_pos, lax.broadcast_in_dim(np.array(s - 1, dt),
+                                                            aval_of(o).shape, ()), o))
+    return tuple(res)
+
+
+def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C", *, dtype=None):
+    """The flat index of each multi-index into an array of shape `dims`.
+
+    >>> jnp.ravel_multi_index((jnp.array([0, 1]), jnp.array([1, 2])), (2, 3))
+    Array([1, 5], dtype=int32)
+    """
+    if len(multi_index) != len(dims):
+        raise ValueError(f"len(multi_index)={len(multi_index)} != len(dims)={len(dims)}")
+    dims = tuple(operator.index(d) for d in dims)
+    check_arraylike("ravel_multi_index", *multi_index)
+    idx = [ensure_array(i) for i in multi_index]
+    if dtype is None:
+        dtype = dtypes.result_type(int, *(aval_of(i) for i in idx))[0]
+    dtype = dtypes.canonicalize_dtype(dtype)
+    if not dtypes.is_int(dtype):
+        raise ValueError(f"dtype={dtype} is not an integer type.")
+    for i in idx:
+        if not dtypes.is_int(aval_of(i).dtype):
+            raise TypeError("only int indices permitted")
+    if mode == "raise":
+        for i, d in zip(idx, dims):
+            v = _concrete_value(i)
+            if v is None:
+                from ..core.errors import ConcretizationTypeError
+                raise ConcretizationTypeError(i, "The error occurred because ravel_multi_index "
+                                              "was jit-compiled with mode='raise'. Use "
+                                              "mode='wrap' or mode='clip' instead.\n")
+            if np.any((v < 0) | (v >= d)):
+                raise ValueError("invalid entry in coordinates array")
+    elif mode == "clip":
+        idx = [lax.clamp(np.zeros((), aval_of(i).dtype), i, np.array(d - 1, aval_of(i).dtype))
+               for i, d in zip(idx, dims)]
+    elif mode == "wrap":
+        idx = [_floor_divmod(conversion.convert_element_type(i, aval_of(i).dtype), d)[1]
+               for i, d in zip(idx, dims)]
+    elif mode != "ignore":
+        raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', 'clip', or 'ignore'.")
+    if order == "F":
+        strides = np.cumprod((1,) + dims[:-1])
+    elif order == "C":
+        strides = np.cumprod((1,) + dims[1:][::-1])[::-1]
+    else:
+        raise ValueError(f"invalid order={order!r}. Expected 'C' or 'F'")
+    from .manipulation import broadcast_arrays
+    idx = broadcast_arrays(*idx)
+    result = None
+    for i, s in zip(idx, strides):
+        term = lax.mul(conversion.convert_element_type(i, dtype), np.array(int(s), dtype))
+        result = term if result is None else lax.add(result, term)
+    return result
+
+
+def diag_indices(n: int, ndim: int = 2) -> tuple:
+    """Indices of the main diagonal of an n x ... x n array: (arange(n),) * ndim."""
+    n, ndim = operator.index(n), operator.index(ndim)
+    if n < 0:
+        raise ValueError(f"n argument to diag_indices must be nonnegative, got {n}")
+    if ndim < 0:
+        raise ValueError(f"ndim argument to diag_indices must be nonnegative, got {ndim}")
+    return (lax.iota(dtypes.default_int_dtype(), n),) * ndim
+
+
+def diag_indices_from(arr) -> tuple:
+    """diag_indices for a square array `arr`."""
+    shape = aval_of(arr).shape
+    if len(shape) < 2:
+        raise ValueError("input array must be at least 2-d")
+    if len(set(shape)) != 1:
+        raise ValueError("All dimensions of input must be of equal length")
+    return diag_indices(shape[0], len(shape))
+
+
+def _tri_indices(n, k, m, lower: bool) -> tuple:
+    n, k = operator.index(n), operator.index(k)
+    m = n if m is None else operator.index(m)
+    rows, cols = np.tril_indices(n, k, m) if lower else np.triu_indices(n, k, m)
+    dt = dtypes.default_int_dtype()
+    return ensure_array(rows.astype(dt)), ensure_array(cols.astype(dt))
+
+
+def tril_indices(n: int, k: int = 0, m: int | None = None) -> tuple:
+    """(rows, cols) of the lower triangle (on and below diagonal k) of an n x m array."""
+    return _tri_indices(n, k, m, True)
+
+
+def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple:
+    """(rows, cols) of the upper triangle (on and above diagonal k) of an n x m array."""
+    return _tri_indices(n, k, m, False)
+
+
+def tril_indices_from(arr, k: int = 0) -> tuple:
+    shape = aval_of(arr).shape
+    if len(shape) != 2:
+        raise ValueError("Only 2-D inputs are accepted")
+    return tril_indices(shape[0], k, shape[1])
+
+
+def triu_indices_from(arr, k: int = 0) -> tuple:
+    shape = aval_of(arr).shape
+    if len(shape) != 2:
+        raise ValueError("Only 2-D inputs are accepted")
+    return triu_indices(shape[0], k, shape[1])

@@ -1,0 +1,231 @@
+"""jnp.pad: every NumPy mode (constant, edge, wrap, reflect/symmetric, linear_ramp,
+maximum/minimum/mean/median, empty), each a few lax pads, slices and concatenates per axis,
+as JAX builds them.
+
+    >>> jnp.pad(jnp.arange(3), 1, mode="edge")
+    Array([0, 0, 1, 2, 2], dtype=int32)
+
+Widths must be static (Python ints or concrete arrays); the values are traced.
+"""
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+from .. import lax
+from ..core import dtypes
+from ..core.trace import Tracer
+from ..lax import conversion
+from .manipulation import (_asarray, _dtype, _index_axis, _shape, _slice_axis, broadcast_to,
+                           repeat)
+from .util import aval_of, ensure_array
+
+__all__ = ["pad"]
+
+
+def _pairs(values, nd: int, name: str) -> tuple:
+    """`values` (scalar, (v,), (before, after), ((b, a),) or per axis) as nd pairs."""
+    try:
+        arr = np.asarray(values)
+    except Exception:
+        raise TypeError(f"`{name}` entries must be the same shape: {values}") from None
+    if arr.dtype.kind == "O":
+        raise TypeError(f"`{name}` entries must be the same shape: {values}")
+    if arr.shape == (nd, 2):
+        return tuple(tuple(v) for v in arr.tolist())
+    if arr.shape == (1, 2):
+        return (tuple(arr[0].tolist()),) * nd
+    if arr.shape == (2,):
+        return (tuple(arr.tolist()),) * nd
+    if arr.shape in ((1,), ()):
+        v = arr.ravel()[0].item()
+        return ((v, v),) * nd
+    raise ValueError(f"jnp.pad: {name} with nd={nd} has unsupported shape {arr.shape}. "
+                     f"Valid shapes are ({nd}, 2), (1, 2), (2,), (1,), or ().")
+
+
+def _check_no_padding(widths, mode):
+    if widths[0] > 0 or widths[1] > 0:
+        raise ValueError(f"Cannot apply '{mode}' padding to empty axis")
+
+
+def _pad_constant(array, widths, constant_values):
+    a = aval_of(array)
+    cv = ensure_array(constant_values)
+    cv = conversion._convert_element_type(cv, a.dtype, a.weak_type)
+    cshape = _shape(cv)
+    if len(cshape) == 0 or cshape in ((1,), (1, 1)):
+        return lax.pad(array, lax.reshape(cv, ()), [(lo, hi, 0) for lo, hi in widths])
+    if len(cshape) == 1 and cshape[-1] != 2:
+        raise ValueError(f"jnp.pad: constant_values has unsupported shape {cshape}. If the "
+                         f"shape is 1D or 2D, the last dimension must be of size 1 or 2.")
+    cv = broadcast_to(cv, (len(widths), 2))
+    for i, (lo, hi) in enumerate(widths):
+        for side, n in ((0, lo), (1, hi)):
+            if n:
+                cfg = [(0, 0, 0)] * len(widths)
+                cfg[i] = (n, 0, 0) if side == 0 else (0, n, 0)
+                array = lax.pad(array, _index_axis(_index_axis(cv, i, 0), side, 0), cfg)
+    return array
+
+
+def _pad_wrap(array, widths):
+    for i, (lo, hi) in enumerate(widths):
+        n = _shape(array)[i]
+        if n == 0:
+            _check_no_padding((lo, hi), "wrap")
+            continue
+        (lrep, lrem), (rrep, rrem) = divmod(lo, n), divmod(hi, n)
+        parts = [_slice_axis(array, n - lrem, n, i)] if lrem else []
+        parts += [array] * (lrep + rrep + 1)
+        parts += [_slice_axis(array, 0, rrem, i)] if rrem else []
+        array = lax.concatenate(parts, i)
+    return array
+
+
+def _pad_reflect(array, widths, mode: str, reflect_type: str):
+    for i, (lo, hi) in enumerate(widths):
+        n = _shape(array)[i]
+        if n == 0:
+            _check_no_padding((lo, hi), mode)
+            continue
+        offset = 1 if mode == "reflect" and n > 1 else 0
+        for before, padding in ((True, lo), (False, hi)):
+            edge = _slice_axis(array, 0, 1, i) if before else _slice_axis(array, -1, None, i)
+            while padding > 0:     # reflect repeatedly when the pad is longer than the axis
+                cur = builtins.min(padding, n - offset)
+                padding -= cur
+                if before:
+                    x = _slice_axis(array, offset, offset + cur, i)
+                else:
+                    stop = None if (mode == "symmetric" or n == 1) else -1
+                    x = _slice_axis(array, -(cur + offset), stop, i)
+                x = lax.rev(x, (i,))
+                if reflect_type == "odd":        # reflect through the edge value: 2*edge - x
+                    two = np.array(2, _dtype(x))
+                    x = lax.sub(lax.mul(two, broadcast_to(edge, _shape(x))), x)
+                    if n > 1:
+                        edge = _slice_axis(x, 0, 1, i) if before else _slice_axis(x, -1, None, i)
+                array = lax.concatenate([x, array] if before else [array, x], i)
+    return array
+
+
+def _pad_edge(array, widths):
+    for i, (lo, hi) in enumerate(widths):
+        n = _shape(array)[i]
+        if n == 0:
+            _check_no_padding((lo, hi), "edge")
+            continue
+        before = repeat(_slice_axis(array, 0, 1, i), lo, axis=i)
+        after = repeat(_slice_axis(array, n - 1, n, i), hi, axis=i)
+        array = lax.concatenate([before, array, after], i)
+    return array
+
+
+def _pad_linear_ramp(array, widths, end_values):
+    from .creation import linspace
+    a = aval_of(array)
+    for ax, (lo, hi) in enumerate(widths):
+        ramps = []
+        for side, n in ((0, lo), (1, hi)):
+            edge = _index_axis(array, 0 if side == 0 else _shape(array)[ax] - 1, ax)
+            ramp = linspace(end_values[ax][side], edge, num=n, endpoint=False, dtype=a.dtype,
+                            axis=ax)
+            ramp = conversion._convert_element_type(ramp, a.dtype, a.weak_type)
+            ramps.append(ramp if side == 0 else lax.rev(ramp, (ax,)))
+        array = lax.concatenate([ramps[0], array, ramps[1]], ax)
+    return array
+
+
+def _pad_stats(array, widths, stat_length, stat_func):
+    a = aval_of(array)
+    for i, (lo, hi) in enumerate(widths):
+        if stat_length is None:
+            before = after = stat_func(array, axis=i, keepdims=True)
+        else:
+            n = _shape(array)[i]
+            lb, la = stat_length[i]
+            if lb == 0 or la == 0:
+                raise ValueError("stat_length of 0 yields no value for padding")
+            lb, la = builtins.min(int(lb), n), builtins.min(int(la), n)
+            before = stat_func(_slice_axis(array, 0, lb, i), axis=i, keepdims=True)
+            after = stat_func(_slice_axis(array, n - la, n, i), axis=i, keepdims=True)
+        if dtypes.is_int(a.dtype) or a.dtype == np.bool_:
+            if dtypes.is_inexact(_dtype(before)):
+                before = lax.round(before, lax.RoundingMethod.TO_NEAREST_EVEN)
+                after = lax.round(after, lax.RoundingMethod.TO_NEAREST_EVEN)
+        before = conversion._convert_element_type(before, a.dtype, a.weak_type)
+        after = conversion._convert_element_type(after, a.dtype, a.weak_type)
+        array = lax.concatenate([repeat(before, lo, axis=i), array, repeat(after, hi, axis=i)], i)
+    return array
+
+
+_PAD_KWARGS = {"constant": ["constant_values"], "empty": [], "edge": [], "wrap": [],
+               "linear_ramp": ["end_values"], "maximum": ["stat_length"],
+               "mean": ["stat_length"], "median": ["stat_length"], "minimum": ["stat_length"],
+               "reflect": ["reflect_type"], "symmetric": ["reflect_type"]}
+
+
+def pad(array, pad_width, mode="constant", **kwargs):
+    """`array` padded by `pad_width` (int, (before, after) or one pair per axis) with
+    `mode`: constant (constant_values), edge, wrap, reflect/symmetric (reflect_type),
+    linear_ramp (end_values), maximum/minimum/mean/median (stat_length) or empty.
+
+    >>> jnp.pad(jnp.array([1, 2, 3]), (1, 2), mode="reflect")
+    Array([2, 1, 2, 3, 2, 1], dtype=int32)
+    """
+    array = _asarray("pad", array)
+    if callable(mode):
+        raise NotImplementedError("jnp.pad with a callable mode is not implemented.")
+    if mode not in _PAD_KWARGS:
+        raise NotImplementedError(f"Unimplemented padding mode '{mode}' for np.pad.")
+    unsupported = set(kwargs) - set(_PAD_KWARGS[mode])
+    if unsupported:
+        raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unsupported}")
+    nd = len(_shape(array))
+    if nd == 0:
+        return array
+    pw = _pairs(_concrete_or_error(pad_width, "pad_width argument to jnp.pad"), nd, "pad_width")
+    if np.asarray(pw).shape != (nd, 2):
+        raise ValueError(f"Expected pad_width to have shape {(nd, 2)}; got {np.asarray(pw).shape}.")
+    widths = tuple((operator.index(lo), operator.index(hi)) for lo, hi in pw)
+    if any(lo < 0 or hi < 0 for lo, hi in widths):
+        raise ValueError("index can't contain negative values")
+    if mode == "constant":
+        return _pad_constant(array, widths, kwargs.get("constant_values", 0))
+    if mode == "empty":      # JAX's empty is zeros
+        return _pad_constant(array, widths, 0)
+    if mode == "wrap":
+        return _pad_wrap(array, widths)
+    if mode in ("reflect", "symmetric"):
+        reflect_type = kwargs.get("reflect_type", "even")
+        if reflect_type not in ("even", "odd"):
+            raise ValueError(f"reflect_type must be 'even' or 'odd', got {reflect_type!r}")
+        return _pad_reflect(array, widths, mode, reflect_type)
+    if mode == "edge":
+        return _pad_edge(array, widths)
+    if mode == "linear_ramp":
+        return _pad_linear_ramp(array, widths, _pairs(kwargs.get("end_values", 0), nd,
+                                                      "end_values"))
+    from . import reductions
+    stat = {"maximum": reductions.amax, "minimum": reductions.amin, "mean": reductions.mean,
+            "median": reductions.median}[mode]
+    stat_length = kwargs.get("stat_length")
+    if stat_length is not None:
+        stat_length = _pairs(stat_length, nd, "stat_length")
+    return _pad_stats(array, widths, stat_length, stat)
+
+
+def _concrete_or_error(x, what: str):
+    """`x` with its arrays made NumPy values, or a ConcretizationTypeError naming `what`."""
+    if isinstance(x, Tracer):
+        v = x.to_concrete_value()
+        if v is None:
+            from ..core.errors import ConcretizationTypeError
+            raise ConcretizationTypeError(x, f"The problem arose with the {what}.\n")
+        return np.asarray(v)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_concrete_or_error(v, what) for v in x)
+    return x
