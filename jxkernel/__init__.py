@@ -6,13 +6,15 @@
 """
 __version__ = "0.1.0"
 
+import abc
+
 from .config import config
 from . import core
 from .core.avals import ShapeDtypeStruct
 from .core.errors import (ConcretizationTypeError, TracerArrayConversionError,
                           TracerBoolConversionError, TracerIntegerConversionError,
                           UnexpectedTracerError)
-from .xla import (Array, backends, default_backend, device_count, device_get, device_put,
+from .xla import (backends, default_backend, device_count, device_get, device_put,
                   device_put_replicated, device_put_sharded, devices, local_device_count,
                   local_devices, process_count, process_index)
 from . import lax
@@ -45,6 +47,15 @@ def disable_jit(disable: bool = True):
     """``with disable_jit():`` runs jitted functions op by op, for debugging."""
     return config.override("jax_disable_jit", disable)
 
+
+class Array(abc.ABC):
+    """The type of jxkernel arrays, as `jax.Array`: device arrays, and the tracers standing for
+    them inside transformations (so `isinstance(x, jax.Array)` holds in traced code too)."""
+    __slots__ = ()
+
+
+Array.register(xla.Array)
+Array.register(core.Tracer)
 
 # The user-facing libraries load with the package (they install Array's operators), as
 # `import jax` makes jax.numpy, jax.nn, ... available.

@@ -149,9 +149,9 @@ class Names:
 
 def pp_literal(lit: Literal) -> str:
     val = lit.val
-    if isinstance(val, (np.ndarray, np.generic)):
-        val = val.item()
-    return f"{val}:{lit.aval.str_short()}"
+    if isinstance(val, np.ndarray):
+        val = val[()]
+    return f"{val}:{lit.aval.str_short()}"     # NumPy's shortest text for its scalars
 
 
 def pp_binder(var, names: Names) -> str:

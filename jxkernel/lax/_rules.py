@@ -41,10 +41,11 @@ def describe_dtypes(accepted) -> str:
     return ", ".join(parts)
 
 
-def check_dtype(name: str, aval, accepted, what="") -> None:
+def check_dtype(name: str, aval, accepted, what="", position=None) -> None:
     if aval.dtype not in accepted:
-        raise TypeError(f"{name} does not accept dtype {aval.dtype.name}{what}. Accepted dtypes "
-                        f"are subtypes of {describe_dtypes(accepted)}.")
+        at = "" if position is None else f" at position {position}"
+        raise TypeError(f"{name} does not accept dtype {aval.dtype.name}{what}{at}. Accepted "
+                        f"dtypes{at} are subtypes of {describe_dtypes(accepted)}.")
 
 
 def check_same_dtypes(name: str, *avals) -> None:
@@ -95,8 +96,8 @@ def unop(name: str, hlo_op: str | None, accepted, result_dtype=None) -> Primitiv
 def naryop_abstract_eval(name: str, accepted, result_dtype=None):
     """Abstract eval of a broadcasting n-ary elementwise op with equal input dtypes."""
     def abstract(*avals, **params):
-        for a in avals:
-            check_dtype(name, a, accepted)
+        for i, a in enumerate(avals):
+            check_dtype(name, a, accepted, position=i)
         check_same_dtypes(name, *avals)
         shape = broadcast_shapes(name, *(a.shape for a in avals))
         dtype = result_dtype(avals[0].dtype) if result_dtype else avals[0].dtype

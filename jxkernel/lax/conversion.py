@@ -43,6 +43,10 @@ def _convert_lowering(ctx, x, *, new_dtype, weak_type, sharding=None):
 def _convert_fold(operand, *, new_dtype, weak_type, sharding=None):
     """Converting a Python/NumPy scalar while staging gives a new constant, not an equation,
     so `x * 2.0` stages as `mul x 2.0:f32[]` (as in JAX)."""
+    if type(operand) in (int, float, complex) and weak_type and \
+            np.dtype(new_dtype) == dtypes.python_scalar_dtype(operand):
+        # a Python scalar already of its weak type: keep it (printed at full precision)
+        return operand, ShapedArray((), new_dtype, True)
     value = np.asarray(operand)
     if value.shape:
         return None

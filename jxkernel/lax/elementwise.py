@@ -19,7 +19,7 @@ from . import _ad_util as ad
 from . import _batch_util as bu
 from . import _lowering as hl
 from ._rules import (ANY, COMPLEX, FLOAT, INEXACT, INT, INTEGRAL, NUMERIC, SIGNED, binop,
-                     check_dtype, check_same_dtypes, unop)
+                     broadcast_shapes, check_dtype, check_same_dtypes, unop)
 
 
 def _real_dtype(d):
@@ -120,6 +120,17 @@ lowering_rules[round_p] = lambda ctx, x, *, rounding_method: ctx.op1(
     else "stablehlo.round_nearest_afz", [x])
 
 integer_pow_p = unop("integer_pow", None, NUMERIC)
+_integer_pow_base_rule = abstract_eval_rules[integer_pow_p]
+
+
+def _integer_pow_abstract_eval(x, *, y):
+    if y < 0 and x.dtype in INT:
+        raise TypeError(f"Integers cannot be raised to negative powers, got "
+                        f"integer_pow({x.dtype.name}[{','.join(map(str, x.shape))}], {y})")
+    return _integer_pow_base_rule(x, y=y)
+
+
+abstract_eval_rules[integer_pow_p] = _integer_pow_abstract_eval
 
 
 def _integer_pow_lowering(ctx, x, *, y):
@@ -174,8 +185,31 @@ add_p = binop("add", "stablehlo.add", NUMERIC)
 sub_p = binop("sub", "stablehlo.subtract", NUMERIC)
 mul_p = binop("mul", "stablehlo.multiply", NUMERIC)
 div_p = binop("div", "stablehlo.divide", NUMERIC)
-rem_p = binop("rem", "stablehlo.remainder", NUMERIC)
-pow_p = binop("pow", "stablehlo.power", INEXACT)
+rem_p = binop("rem", "stablehlo.remainder", INT | FLOAT)   # XLA crashes compiling complex rem
+pow_p = Primitive("pow")
+
+
+def _pow_abstract_eval(x, y):
+    """pow takes a float/complex base and an exponent of the same dtype, or of an int dtype."""
+    check_dtype("pow", x, INEXACT, position=0)
+    check_dtype("pow", y, INEXACT | INT, position=1)
+    if y.dtype not in INT:
+        check_same_dtypes("pow", x, y)
+    shape = broadcast_shapes("pow", x.shape, y.shape)
+    return ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)
+
+
+def _pow_lowering(ctx, x, y):
+    x_aval, y_aval = ctx.avals_in
+    if y_aval.dtype != x_aval.dtype:          # an int exponent: converted, as JAX lowers it
+        y = hl.convert(ctx, y, y_aval, x_aval.dtype)
+        y_aval = y_aval.update(dtype=x_aval.dtype)
+    return ctx.op1("stablehlo.power", hl.broadcast_operands(ctx, [x, y], [x_aval, y_aval]))
+
+
+abstract_eval_rules[pow_p] = _pow_abstract_eval
+lowering_rules[pow_p] = _pow_lowering
+batching_rules[pow_p] = bu.broadcasting_batcher(pow_p)
 atan2_p = binop("atan2", "stablehlo.atan2", FLOAT)
 max_p = binop("max", "stablehlo.maximum", ANY)
 min_p = binop("min", "stablehlo.minimum", ANY)
@@ -585,6 +619,9 @@ ad.defjvp(rem_p, lambda g, ans, x, y: g,
 
 def _pow_jvp_x(g, ans, x, y):
     out = ad.aval_of(ans)
+    if ad.aval_of(y).dtype != out.dtype:               # an int exponent
+        from .conversion import convert_element_type
+        y = convert_element_type(y, out.dtype)
     x, y = ad.broadcast_to(x, out), ad.broadcast_to(y, out)    # select_n needs full shapes
     y_minus_1 = sub(y, _const(y, 1))
     return mul(g, mul(y, select(eq(y, _const(y, 0)), _zeros_like(ans), pow(x, y_minus_1))))
@@ -595,7 +632,8 @@ def _pow_jvp_y(g, ans, x, y):
     return mul(g, mul(log(safe_x), ans))
 
 
-ad.defjvp(pow_p, _pow_jvp_x, _pow_jvp_y)
+ad.defjvp(pow_p, _pow_jvp_x, lambda g, ans, x, y: _pow_jvp_y(g, ans, x, y)
+          if dtypes.is_inexact(ad.aval_of(y).dtype) else _zeros_like(ans))
 
 
 def _atan2_jvp_x(g, ans, x, y):

@@ -167,10 +167,10 @@ class _FlatJVPRule:
             raise TypeError(f"Custom JVP rule must produce a primal output with the structure of "
                             f"the function's output ({self.out_tree}), got {p_tree}")
         for p, t in zip(p_leaves, t_leaves):
-            pa, ta = get_aval(p), get_aval(t)
-            if pa.shape != ta.shape:
+            pa, t_shape = get_aval(p), tuple(np.shape(t))     # (a float0 tangent has no aval)
+            if pa.shape != t_shape:
                 raise TypeError(f"Custom JVP rule must produce primal and tangent outputs with "
-                                f"corresponding shapes, got {pa.str_short()} and {ta.str_short()}")
+                                f"corresponding shapes, got {pa.str_short()} and shape {t_shape}")
         return p_leaves, t_leaves
 
 

@@ -87,6 +87,8 @@ class JaxprTrace(Trace):
 
     def _const_atom(self, value, aval):
         if not aval.shape and isinstance(value, _LITERAL_TYPES):
+            if type(value) in (int, float, complex, bool):   # printed at full precision, as JAX
+                return Literal(value, aval)
             return Literal(np.asarray(value, aval.dtype)[()], aval)
         if not aval.shape and hasattr(value, "_value"):          # a 0-d device Array
             return Literal(np.asarray(value)[()], aval)
