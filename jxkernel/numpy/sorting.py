@@ -1,5 +1,6 @@
-"""Sorting and searching: sort, argsort, lexsort, partition, searchsorted, unique, nonzero,
-argwhere — with JAX's `size=`/`fill_value=` for results whose length depends on the data.
+"""Sorting and searching: sort, argsort, lexsort, partition, searchsorted, nonzero,
+argwhere — with JAX's `size=`/`fill_value=` for results whose length depends on the data
+(unique and the set routines are in setops.py).
 
     >>> jnp.argsort(jnp.array([3, 1, 2]))
     Array([1, 2, 0], dtype=int32)
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -22,16 +22,12 @@ from ..core.errors import ConcretizationTypeError
 from ..core.trace import Tracer
 from ..lax import conversion
 from . import util
-from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
+from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array, jnp_jit
 
 __all__ = ["sort", "argsort", "lexsort", "sort_complex", "partition", "argpartition",
            "searchsorted", "unique", "unique_values", "unique_counts", "unique_inverse",
-           "unique_all", "nonzero", "flatnonzero", "argwhere", "extract", "compress", "isin"]
-
-_UNIQUE_SIZE_HINT = ("To make jnp.unique() compatible with JIT and other transforms, you can "
-                     "specify a concrete value for the size argument, which will determine "
-                     "the output size.")
-
+           "unique_all", "nonzero", "flatnonzero", "argwhere", "extract", "compress", "isin",
+           "intersect1d", "union1d", "setdiff1d", "setxor1d"]
 
 def _asarray(name, x):
     check_arraylike(name, x)
@@ -193,21 +189,104 @@ def argpartition(a, kth: int, axis: int = -1):
 
 
 # ------------------------------------------------------------------ searchsorted
-def _lt_total(x, y):
-    """x < y in the total order sort uses: NaN after everything (and equal to NaN)."""
-    d = aval_of(x).dtype
-    if dtypes.is_complex(d):
-        xr, yr, xi, yi = lax.real(x), lax.real(y), lax.imag(x), lax.imag(y)
-        return lax.bitwise_or(lax.lt(xr, yr), lax.bitwise_and(lax.eq(xr, yr), lax.lt(xi, yi)))
-    if not dtypes.is_inexact(d):
+# The total order sort uses (JAX's _sort_lt_comparator): -0.0 == 0.0, NaNs last and all
+# equal; complex numbers by real part, then imaginary part.
+def _keys(x):
+    return [lax.real(x), lax.imag(x)] if dtypes.is_complex(aval_of(x).dtype) else [x]
+
+
+def _lt_key(x, y):
+    if not dtypes.is_inexact(aval_of(x).dtype):
         return lax.lt(x, y)
-    x_nan, y_nan = lax.ne(x, x), lax.ne(y, y)
-    return lax.bitwise_and(lax.bitwise_not(x_nan), lax.bitwise_or(y_nan, lax.lt(x, y)))
+    return lax.bitwise_or(lax.lt(x, y), lax.bitwise_and(lax.eq(x, x), lax.ne(y, y)))
+
+
+def _le_key(x, y):
+    if not dtypes.is_inexact(aval_of(x).dtype):
+        return lax.le(x, y)
+    return lax.bitwise_or(lax.le(x, y), lax.ne(y, y))
+
+
+def _eq_key(x, y):
+    if not dtypes.is_inexact(aval_of(x).dtype):
+        return lax.eq(x, y)
+    return lax.bitwise_or(lax.eq(x, y), lax.bitwise_and(lax.ne(x, x), lax.ne(y, y)))
+
+
+def _lt_total(x, y, or_equal=False):
+    """x < y (x <= y if or_equal) in sort's total order, lexicographic over the keys."""
+    (*xs, x_last), (*ys, y_last) = _keys(x), _keys(y)
+    p = _le_key(x_last, y_last) if or_equal else _lt_key(x_last, y_last)
+    for xk, yk in zip(xs[::-1], ys[::-1]):
+        p = lax.bitwise_or(_lt_key(xk, yk), lax.bitwise_and(_eq_key(xk, yk), p))
+    return p
+
+
+def _searchsorted_scan(a, q, *, side, dtype, unroll=False):
+    """A binary search per query, all queries at once: log2(n + 1) halvings of
+    (low, high], the answer in high (JAX's 'scan' method)."""
+    n = _shape(a)[0]
+    if n == 0:
+        return lax.broadcast_in_dim(np.zeros((), dtype), _shape(q), ())
+    shape, udt = _shape(q), np.dtype(np.uint64 if dtype.itemsize == 8 else np.uint32)
+    dn = lax.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,),
+                                    start_index_map=(0,))
+    two = np.array(2, udt)
+
+    def halve(carry, _):
+        low, high = carry
+        mid = lax.add(low, lax.div(lax.sub(high, low), two))
+        pivot = lax.gather(a, lax.expand_dims(mid, (len(shape),)), dn, (1,), mode="clip")
+        go_left = _lt_total(q, pivot, or_equal=side == "left")
+        return (lax.select(go_left, low, mid), lax.select(go_left, mid, high)), None
+
+    levels = int(np.ceil(np.log2(n + 1)))
+    init = (lax.broadcast_in_dim(np.zeros((), udt), shape, ()),
+            lax.broadcast_in_dim(np.array(n, udt), shape, ()))
+    (_, high), _ = lax.scan(halve, init, None, length=levels, unroll=levels if unroll else 1)
+    return conversion.convert_element_type(high, dtype)
+
+
+def _searchsorted_compare_all(a, q, *, side, dtype):
+    """Count the elements before each query: an (n, *q.shape) comparison, summed."""
+    full = _shape(a) + _shape(q)
+    aa = lax.broadcast_in_dim(a, full, (0,))
+    qq = lax.broadcast_in_dim(q, full, tuple(range(1, len(full))))
+    before = _lt_total(aa, qq, or_equal=side == "right")
+    return lax.reduce_sum(conversion.convert_element_type(before, dtype), (0,))
+
+
+def _searchsorted_sort(a, q, *, side, dtype):
+    """Rank the queries among a's elements by one stable sort of both, minus their rank
+    among themselves."""
+    from .indexing import _IndexUpdateHelper, getitem
+    n, m = _shape(a)[0], math.prod(_shape(q))
+    work = np.dtype(np.int32 if n + m <= np.iinfo(np.int32).max else np.int64)
+
+    def rank(x):
+        idx = lax.iota(work, _shape(x)[0])
+        zeros = lax.broadcast_in_dim(np.zeros((), work), _shape(idx), ())
+        return _IndexUpdateHelper(zeros)[lax.sort_key_val(x, idx)[1]].set(idx)
+    flat = _ravel(q)
+    if side == "left":
+        index = getitem(rank(lax.concatenate([flat, a], 0)), slice(None, m))
+    else:
+        index = getitem(rank(lax.concatenate([a, flat], 0)), slice(n, None))
+    out = lax.reshape(lax.sub(index, rank(flat)), _shape(q))
+    return conversion.convert_element_type(out, dtype)
+
+
+_SEARCHSORTED = {  # jitted as JAX jits them: one XLA call eagerly
+    "scan": jnp_jit(_searchsorted_scan, static_argnames=("side", "dtype", "unroll")),
+    "compare_all": jnp_jit(_searchsorted_compare_all, static_argnames=("side", "dtype")),
+    "sort": jnp_jit(_searchsorted_sort, static_argnames=("side", "dtype")),
+}
 
 
 def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan"):
     """Insertion indices of `v` into the sorted 1-D `a` that keep it sorted (before equal
-    elements for side='left', after them for 'right').
+    elements for side='left', after them for 'right'). `method` is JAX's: 'scan' (a binary
+    search), 'scan_unrolled', 'compare_all' (best for small `a`) or 'sort'.
 
     >>> jnp.searchsorted(jnp.array([1, 2, 2, 3]), jnp.array([2, 5]), side="right")
     Array([3, 4], dtype=int32)
@@ -216,26 +295,20 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
     a, v = ensure_array(a), ensure_array(v)
     if len(_shape(a)) != 1:
         raise ValueError("a should be 1-dimensional")
-    if side not in ("left", "right"):
-        raise ValueError(f"side={side!r} is not supported; use 'left' or 'right'")
-    if method not in ("scan", "scan_unrolled", "sort", "compare_all"):
-        raise ValueError(f"method={method!r} not recognized; expected 'scan', "
-                         f"'scan_unrolled', 'sort' or 'compare_all'")
     a, v = util.promote_dtypes(a, v)
     if sorter is not None:
         from .indexing import getitem
         a = getitem(a, ensure_array(sorter))
+    if side not in ("left", "right"):
+        raise ValueError(f"invalid argument side={side!r}, expected 'left' or 'right'")
+    methods = ["compare_all", "scan", "scan_unrolled", "sort"]
+    if method not in methods:
+        raise ValueError(f"invalid argument method={method!r}, expected one of {methods}")
     n = _shape(a)[0]
-    dtype = np.dtype(np.int32) if n < 2 ** 31 else np.dtype(np.int64)
-    # every method gives the same answer; we count, for each query, the elements before it
-    vshape = _shape(v)
-    full = (n,) + vshape
-    aa = lax.broadcast_in_dim(a, full, (0,))
-    vv = lax.broadcast_in_dim(v, full, tuple(range(1, len(full))))
-    before = _lt_total(aa, vv) if side == "left" else lax.bitwise_not(_lt_total(vv, aa))
-    if n == 0:
-        return lax.broadcast_in_dim(np.zeros((), dtype), vshape, ())
-    return lax.reduce_sum(conversion.convert_element_type(before, dtype), (0,))
+    dtype = np.dtype(np.int32) if n <= np.iinfo(np.int32).max else np.dtype(np.int64)
+    if method == "scan_unrolled":
+        return _SEARCHSORTED["scan"](a, v, side=side, dtype=dtype, unroll=True)
+    return _SEARCHSORTED[method](a, v, side=side, dtype=dtype)
 
 
 # ------------------------------------------------------------------ nonzero and friends
@@ -366,176 +439,7 @@ def compress(condition, a, axis: int | None = None, *, size: int | None = None,
     return moveaxis(out_, 0, axis)
 
 
-# ------------------------------------------------------------------ unique
-def _unique_sorted_mask(ar, axis: int, equal_nan: bool):
-    """The rows along `axis` sorted lexicographically, a mask of the first of each run of
-    equal rows, and the sorting permutation."""
-    from .manipulation import moveaxis
-    from .indexing import getitem
-    aux = moveaxis(ar, axis, 0)
-    d = aval_of(aux).dtype
-    if dtypes.is_complex(d):     # NaN in either part sorts as a NaN
-        nan = lax.ne(aux, aux)
-        aux = lax.select(nan, lax.broadcast_in_dim(np.array(np.nan, d), _shape(aux), ()), aux)
-    size, *rest = _shape(aux)
-    if math.prod(rest) == 0:
-        size = 1
-        perm = lax.broadcast_in_dim(np.zeros((), dtypes.default_int_dtype()), (1,), ())
-    else:
-        rows = lax.reshape(aux, (size, math.prod(rest)))
-        cols = [lax.squeeze(lax.slice(rows, (0, j), (size, j + 1)), (1,))
-                for j in range(math.prod(rest))]
-        perm = lexsort(cols[::-1])
-    aux = getitem(aux, perm)
-    if math.prod(_shape(aux)):
-        head, tail = getitem(aux, slice(1, None)), getitem(aux, slice(None, -1))
-        neq = lax.ne(head, tail)
-        if dtypes.is_inexact(d) and equal_nan:
-            both_nan = lax.bitwise_and(lax.ne(head, head), lax.ne(tail, tail))
-            neq = lax.bitwise_and(neq, lax.bitwise_not(both_nan))
-        if len(_shape(neq)) > 1:
-            neq = lax.reduce_or(neq, tuple(range(1, len(_shape(neq)))))
-        mask = lax.concatenate([np.ones((1,), np.bool_), neq], 0)
-    else:
-        mask = lax.broadcast_in_dim(np.zeros((), np.bool_), (size,), ())
-    return aux, mask, perm
-
-
-def _unique(ar, axis, return_index=False, return_inverse=False, return_counts=False,
-            equal_nan=True, size=None, fill_value=None):
-    from .indexing import getitem, _scatter_update
-    from .manipulation import moveaxis
-    it = dtypes.default_int_dtype()
-    axis = canonicalize_axis(axis, len(_shape(ar)))
-    if _shape(ar)[axis] == 0 and size and fill_value is None:
-        raise ValueError("jnp.unique: for zero-sized input with nonzero size argument, "
-                         "fill_value must be specified")
-    aux, mask, perm = _unique_sorted_mask(ar, axis, equal_nan)
-    nonempty = math.prod(_shape(aux)) > 0
-    if size is None:
-        m = _concrete(mask)
-        ind = np.nonzero(m)[0].astype(it)
-    else:
-        ind, = nonzero(mask, size=size)
-    result = getitem(aux, ind) if nonempty else aux
-    if size is not None and fill_value is not None:
-        fill = conversion.convert_element_type(ensure_array(fill_value), aval_of(result).dtype)
-        rshape = _shape(result)
-        if rshape[0]:
-            total = lax.reduce_sum(conversion.convert_element_type(mask, it), (0,))
-            valid = lax.lt(lax.iota(it, size), lax.broadcast_in_dim(total, (size,), ()))
-            valid = lax.broadcast_in_dim(valid, rshape, (0,))
-            result = lax.select(valid, result, lax.broadcast_in_dim(fill, rshape, ()))
-        else:
-            result = lax.broadcast_in_dim(fill, (size, *rshape[1:]), ())
-    ret = [moveaxis(result, 0, axis)]
-    if return_index:
-        ret.append(getitem(perm, ind) if nonempty else perm)
-    if return_inverse:
-        if nonempty:
-            imask = lax.sub(_cumsum(conversion.convert_element_type(mask, it)), np.ones((), it))
-            zeros = lax.broadcast_in_dim(np.zeros((), it), _shape(mask), ())
-            ret.append(_scatter_update(zeros, perm, imask, lax.scatter))
-        else:
-            ret.append(lax.broadcast_in_dim(np.zeros((), it), (_shape(ar)[axis],), ()))
-    if return_counts:
-        n = _shape(mask)[0]
-        if nonempty:
-            if size is None:
-                idx = np.append(ind, n).astype(it)
-            else:
-                idx, = nonzero(mask, size=size + 1)
-                tail = getitem(idx, slice(1, None))
-                tail = lax.select(lax.ne(tail, np.zeros((), it)), tail,
-                                  lax.broadcast_in_dim(np.array(n, it), _shape(tail), ()))
-                idx = lax.concatenate([getitem(idx, slice(0, 1)), tail], 0)
-            idx = ensure_array(idx)
-            ret.append(lax.sub(getitem(idx, slice(1, None)), getitem(idx, slice(None, -1))))
-        elif _shape(ar)[axis]:
-            ret.append(lax.broadcast_in_dim(np.array(_shape(ar)[axis], it), (1,), ()))
-        else:
-            ret.append(lax.broadcast_in_dim(np.zeros((), it), (0,), ()))
-    return ret[0] if len(ret) == 1 else tuple(ret)
-
-
-def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
-           equal_nan=True, size=None, fill_value=None, sorted=True):
-    """The sorted unique values of `ar` (or unique slices along `axis`), optionally with
-    the first index of each, the inverse mapping and the counts. Under jit give `size`:
-    the result is padded with `fill_value` (default: the smallest value).
-
-    >>> jnp.unique(jnp.array([3, 1, 3, 2]), return_counts=True)
-    (Array([1, 2, 3], dtype=int32), Array([1, 1, 2], dtype=int32))
-    """
-    arr = _asarray("unique", ar)
-    if size is None:
-        if _concrete(arr) is None:
-            raise ConcretizationTypeError(arr, "The error arose for the first argument of "
-                                          f"jnp.unique(). {_UNIQUE_SIZE_HINT}\n")
-    else:
-        size = operator.index(size)
-    shape = _shape(arr)
-    if axis is None:
-        axis_int, arr = 0, _ravel(arr)
-    else:
-        axis_int = canonicalize_axis(axis, len(shape))
-    result = _unique(arr, axis_int, return_index, return_inverse, return_counts,
-                     equal_nan=equal_nan, size=size, fill_value=fill_value)
-    if return_inverse and axis is None:
-        i = 2 if return_index else 1
-        result = (*result[:i], lax.reshape(result[i], shape), *result[i + 1:])
-    return result
-
-
-class _UniqueAllResult(NamedTuple):
-    values: Any
-    indices: Any
-    inverse_indices: Any
-    counts: Any
-
-
-class _UniqueCountsResult(NamedTuple):
-    values: Any
-    counts: Any
-
-
-class _UniqueInverseResult(NamedTuple):
-    values: Any
-    inverse_indices: Any
-
-
-def unique_values(x, /, *, size=None, fill_value=None):
-    """Array API: the sorted unique values."""
-    return unique(x, equal_nan=False, size=size, fill_value=fill_value)
-
-
-def unique_counts(x, /, *, size=None, fill_value=None):
-    """Array API: (values, counts)."""
-    return _UniqueCountsResult(*unique(x, return_counts=True, equal_nan=False, size=size,
-                                       fill_value=fill_value))
-
-
-def unique_inverse(x, /, *, size=None, fill_value=None):
-    """Array API: (values, inverse_indices) with inverse_indices shaped like x."""
-    return _UniqueInverseResult(*unique(x, return_inverse=True, equal_nan=False, size=size,
-                                        fill_value=fill_value))
-
-
-def unique_all(x, /, *, size=None, fill_value=None):
-    """Array API: (values, indices, inverse_indices, counts)."""
-    return _UniqueAllResult(*unique(x, return_index=True, return_inverse=True,
-                                    return_counts=True, equal_nan=False, size=size,
-                                    fill_value=fill_value))
-
-
-def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):
-    """Whether each element of `element` is in `test_elements` (compared all to all)."""
-    check_arraylike("isin", element, test_elements)
-    element, test = util.promote_dtypes(ensure_array(element), _ravel(ensure_array(test_elements)))
-    shape = _shape(element)
-    n = _shape(test)[0]
-    full = shape + (n,)
-    eq = lax.eq(lax.broadcast_in_dim(element, full, tuple(range(len(shape)))),
-                lax.broadcast_in_dim(test, full, (len(shape),)))
-    out = lax.reduce_or(eq, (len(shape),))
-    return lax.bitwise_not(out) if invert else out
+# unique and the set routines live in setops.py (they build on sort, nonzero and
+# searchsorted above); exported from here
+from .setops import (intersect1d, isin, setdiff1d, setxor1d, union1d, unique,  # noqa: E402
+                     unique_all, unique_counts, unique_inverse, unique_values)

@@ -87,37 +87,47 @@ VALUES = {
                              "[f(3, 3, 4), f(4, 2)]"),
 }
 
-_SETOPS = {  # name: call; run on the int and the NaN-holding float pairs
+_SETOPS = {  # name: call; run on the int and the NaN-holding float pairs ("unique": on their
+    # unique values, for assume_unique=True)
     "intersect1d": "jnp.intersect1d(a, b)",
     "intersect1d_indices": "jnp.intersect1d(a, b, return_indices=True)",
-    "intersect1d_unique": "jnp.intersect1d(jnp.unique(a), jnp.unique(b), assume_unique=True)",
+    "intersect1d_unique": "jnp.intersect1d(a, b, assume_unique=True)",
+    "intersect1d_unique_indices": "jnp.intersect1d(a, b, True, True)",
     "intersect1d_size": "jnp.intersect1d(a, b, size=5)",
     "intersect1d_size_fill": "jnp.intersect1d(a, b, size=5, fill_value=-1)",
     "intersect1d_size_small": "jnp.intersect1d(a, b, size=1)",
     "intersect1d_size_indices": "jnp.intersect1d(a, b, return_indices=True, size=5)",
-    "intersect1d_size_unique_indices":
-        "jnp.intersect1d(jnp.unique(a), jnp.unique(b), True, True, size=5)",
+    "intersect1d_size_unique_indices": "jnp.intersect1d(a, b, True, True, size=5)",
     "union1d": "jnp.union1d(a, b)",
     "union1d_size": "jnp.union1d(a, b, size=14)",
     "union1d_size_fill": "jnp.union1d(a, b, size=14, fill_value=100)",
     "union1d_size_small": "jnp.union1d(a, b, size=3)",
     "setdiff1d": "jnp.setdiff1d(a, b)",
     "setdiff1d_rev": "jnp.setdiff1d(b, a)",
-    "setdiff1d_unique": "jnp.setdiff1d(jnp.unique(a), b, assume_unique=True)",
+    "setdiff1d_unique": "jnp.setdiff1d(a, b, assume_unique=True)",
     "setdiff1d_size": "jnp.setdiff1d(a, b, size=6)",
     "setdiff1d_size_fill": "jnp.setdiff1d(a, b, size=6, fill_value=-7)",
-    "setdiff1d_size_unique": "jnp.setdiff1d(jnp.unique(a), b, assume_unique=True, size=6)",
+    "setdiff1d_size_unique": "jnp.setdiff1d(a, b, assume_unique=True, size=6)",
     "setdiff1d_size_small": "jnp.setdiff1d(a, b, size=1)",
     "setxor1d": "jnp.setxor1d(a, b)",
-    "setxor1d_unique": "jnp.setxor1d(jnp.unique(a), jnp.unique(b), assume_unique=True)",
+    "setxor1d_unique": "jnp.setxor1d(a, b, assume_unique=True)",
     "setxor1d_size": "jnp.setxor1d(a, b, size=12)",
     "setxor1d_size_fill": "jnp.setxor1d(a, b, size=12, fill_value=-3)",
-    "setxor1d_size_unique": "jnp.setxor1d(jnp.unique(a), jnp.unique(b), True, size=12)",
+    "setxor1d_size_unique": "jnp.setxor1d(a, b, True, size=12)",
     "setxor1d_size_small": "jnp.setxor1d(a, b, size=2)",
+    "isin": "jnp.isin(a, b)",
+    "isin_invert": "jnp.isin(a, b, invert=True)",
+    "isin_binary_search": "jnp.isin(a, b, method='binary_search')",
+    "isin_sort": "jnp.isin(a, b, method='sort')",
+    "isin_sort_invert": "jnp.isin(a, b, invert=True, method='sort')",
+    "isin_sort_unique": "jnp.isin(a, b, assume_unique=True, method='sort')",
 }
 for _name, _call in _SETOPS.items():
-    VALUES[f"{_name}_int"] = (f"lambda a, b: {_call}", "[i1, i2]")
-    VALUES[f"{_name}_float"] = (f"lambda a, b: {_call}", "[fn1, fn2]")
+    _u = "unique" in _name
+    VALUES[f"{_name}_int"] = (f"lambda a, b: {_call}",
+                              "[np.unique(i1), np.unique(i2)]" if _u else "[i1, i2]")
+    VALUES[f"{_name}_float"] = (f"lambda a, b: {_call}",
+                                "[np.unique(fn1), np.unique(fn2)]" if _u else "[fn1, fn2]")
 VALUES.update({
     "intersect1d_2d": ("lambda a, b: jnp.intersect1d(a, b)", "[i1.reshape(2, 4), i2[:6]]"),
     "union1d_mixed": ("lambda a, b: jnp.union1d(a, b)", "[i1, fn2]"),
@@ -127,6 +137,12 @@ VALUES.update({
     "intersect1d_empty": ("lambda a, b: jnp.intersect1d(a, b, size=3)", "[e0, i2]"),
     "intersect1d_empty_indices": ("lambda a, b: jnp.intersect1d(a, b, return_indices=True)",
                                   "[e0, i2]"),
+    "isin_2d": ("lambda a, b: jnp.isin(a, b)", "[i1.reshape(2, 4), i2.reshape(7, 1)]"),
+    "isin_mixed": ("lambda a, b: jnp.isin(a, b)", "[i1, fn1]"),
+    "isin_empty": ("lambda a, b: jnp.isin(a, b, invert=True)", "[i1, e0]"),
+    "unique_size": ("lambda a: jnp.unique(a, size=10)", "[fn1]"),
+    "unique_all_size": ("lambda a: jnp.unique(a, True, True, True, size=10, fill_value=-1)",
+                        "[i1]"),
 })
 for _method in ("scan", "compare_all", "sort", "scan_unrolled"):
     for _side in ("left", "right"):
