@@ -23,9 +23,10 @@ from .. import lax
 from ..core import dtypes
 from ..core.errors import ConcretizationTypeError
 from ..lax import conversion
+from ..transforms.jit import jit
 from . import util
 from .sorting import _asarray, _concrete, _cumsum, _ravel, _shape, lexsort, nonzero, searchsorted
-from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array, jnp_jit
+from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
 
 __all__ = ["unique", "unique_values", "unique_counts", "unique_inverse", "unique_all", "isin",
            "intersect1d", "union1d", "setdiff1d", "setxor1d"]
@@ -282,7 +283,8 @@ def _in1d(ar1, ar2, invert, method="auto", assume_unique=False):
                      f"'binary_search', 'sort', and 'auto'")
 
 
-_in1d_jit = jnp_jit(_in1d, static_argnames=("invert", "method", "assume_unique"))
+# jitted as JAX jits it (one XLA call eagerly); statics passed by position, the cheapest call
+_in1d_jit = jit(_in1d, static_argnums=(2, 3, 4))
 
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):
@@ -294,8 +296,7 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, method="a
     """
     check_arraylike("isin", element, test_elements)
     element, test = ensure_array(element), ensure_array(test_elements)
-    result = _in1d_jit(element, test, invert=invert, method=method,
-                       assume_unique=assume_unique)
+    result = _in1d_jit(element, test, bool(invert), method, bool(assume_unique))
     return lax.reshape(result, _shape(element))
 
 
@@ -339,7 +340,7 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
         return lax.broadcast_in_dim(fill, (size or 0,), ())
     if not assume_unique:
         arr1 = unique(arr1, size=size and n)
-    mask = _in1d_jit(arr1, arr2, invert=True, assume_unique=assume_unique)
+    mask = _in1d_jit(arr1, arr2, True, "auto", bool(assume_unique))
     from .indexing import getitem
     if size is None:
         return getitem(arr1, mask)
@@ -377,7 +378,7 @@ def _pad_with(vals, num_results, fill_value):
     return util.where(valid, vals, lax.reduce_min(vals, (0,)))
 
 
-def _setxor1d_size(arr1, arr2, fill_value, *, assume_unique, size):
+def _setxor1d_size(arr1, arr2, fill_value, assume_unique, size):
     if assume_unique:
         aux = lax.sort(lax.concatenate([arr1, arr2], 0))
         n = _shape(aux)[0]
@@ -401,7 +402,7 @@ def _setxor1d_size(arr1, arr2, fill_value, *, assume_unique, size):
     return _pad_with(vals, num_results, fill_value)
 
 
-_setxor1d_size_jit = jnp_jit(_setxor1d_size, static_argnames=("assume_unique", "size"))
+_setxor1d_size_jit = jit(_setxor1d_size, static_argnums=(3, 4))
 
 
 def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
@@ -414,8 +415,8 @@ def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     check_arraylike("setxor1d", ar1, ar2)
     arr1, arr2 = util.promote_dtypes(_ravel(ensure_array(ar1)), _ravel(ensure_array(ar2)))
     if size is not None:
-        return _setxor1d_size_jit(arr1, arr2, fill_value, assume_unique=assume_unique,
-                                  size=operator.index(size))
+        return _setxor1d_size_jit(arr1, arr2, fill_value, bool(assume_unique),
+                                  operator.index(size))
     if not assume_unique:
         arr1, arr2 = unique(arr1), unique(arr2)
     aux = lax.concatenate([arr1, arr2], 0)
@@ -475,8 +476,7 @@ def _intersect1d_size(arr1, arr2, fill_value, assume_unique, size, return_indice
     return vals, idx1, idx2
 
 
-_intersect1d_size_jit = jnp_jit(_intersect1d_size, static_argnames=(
-    "fill_value", "assume_unique", "size", "return_indices"))
+_intersect1d_size_jit = jit(_intersect1d_size, static_argnums=(2, 3, 4, 5))
 
 
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None,
@@ -492,9 +492,8 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
     arr1, arr2 = util.promote_dtypes(ensure_array(ar1), ensure_array(ar2))
     arr1, arr2 = _ravel(arr1), _ravel(arr2)
     if size is not None:
-        return _intersect1d_size_jit(arr1, arr2, fill_value=fill_value,
-                                     assume_unique=assume_unique, size=operator.index(size),
-                                     return_indices=return_indices)
+        return _intersect1d_size_jit(arr1, arr2, fill_value, bool(assume_unique),
+                                     operator.index(size), bool(return_indices))
     from .indexing import getitem
     ind1 = ind2 = _arange(0)
     if not assume_unique:

@@ -21,8 +21,9 @@ from ..core import dtypes
 from ..core.errors import ConcretizationTypeError
 from ..core.trace import Tracer
 from ..lax import conversion
+from ..transforms.jit import jit
 from . import util
-from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array, jnp_jit
+from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
 
 __all__ = ["sort", "argsort", "lexsort", "sort_complex", "partition", "argpartition",
            "searchsorted", "unique", "unique_values", "unique_counts", "unique_inverse",
@@ -44,6 +45,9 @@ def _concrete(x):
         v = x.to_concrete_value()
         return None if v is None else np.asarray(v)
     return np.asarray(x)
+
+
+_INT32, _INT64 = np.dtype(np.int32), np.dtype(np.int64)
 
 
 def _index_dtype(n: int):
@@ -222,7 +226,7 @@ def _lt_total(x, y, or_equal=False):
     return p
 
 
-def _searchsorted_scan(a, q, *, side, dtype, unroll=False):
+def _searchsorted_scan(a, q, side, dtype, unroll=False):
     """A binary search per query, all queries at once: log2(n + 1) halvings of
     (low, high], the answer in high (JAX's 'scan' method)."""
     n = _shape(a)[0]
@@ -247,7 +251,7 @@ def _searchsorted_scan(a, q, *, side, dtype, unroll=False):
     return conversion.convert_element_type(high, dtype)
 
 
-def _searchsorted_compare_all(a, q, *, side, dtype):
+def _searchsorted_compare_all(a, q, side, dtype):
     """Count the elements before each query: an (n, *q.shape) comparison, summed."""
     full = _shape(a) + _shape(q)
     aa = lax.broadcast_in_dim(a, full, (0,))
@@ -256,7 +260,7 @@ def _searchsorted_compare_all(a, q, *, side, dtype):
     return lax.reduce_sum(conversion.convert_element_type(before, dtype), (0,))
 
 
-def _searchsorted_sort(a, q, *, side, dtype):
+def _searchsorted_sort(a, q, side, dtype):
     """Rank the queries among a's elements by one stable sort of both, minus their rank
     among themselves."""
     from .indexing import _IndexUpdateHelper, getitem
@@ -276,10 +280,13 @@ def _searchsorted_sort(a, q, *, side, dtype):
     return conversion.convert_element_type(out, dtype)
 
 
-_SEARCHSORTED = {  # jitted as JAX jits them: one XLA call eagerly
-    "scan": jnp_jit(_searchsorted_scan, static_argnames=("side", "dtype", "unroll")),
-    "compare_all": jnp_jit(_searchsorted_compare_all, static_argnames=("side", "dtype")),
-    "sort": jnp_jit(_searchsorted_sort, static_argnames=("side", "dtype")),
+# jitted as JAX jits them (one XLA call eagerly); statics by position, the cheapest call
+_SEARCHSORTED = {
+    "scan": jit(_searchsorted_scan, static_argnums=(2, 3, 4)),
+    "scan_unrolled": jit(lambda a, q, side, dtype: _searchsorted_scan(a, q, side, dtype, True),
+                         static_argnums=(2, 3)),
+    "compare_all": jit(_searchsorted_compare_all, static_argnums=(2, 3)),
+    "sort": jit(_searchsorted_sort, static_argnums=(2, 3)),
 }
 
 
@@ -301,14 +308,11 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
         a = getitem(a, ensure_array(sorter))
     if side not in ("left", "right"):
         raise ValueError(f"invalid argument side={side!r}, expected 'left' or 'right'")
-    methods = ["compare_all", "scan", "scan_unrolled", "sort"]
-    if method not in methods:
-        raise ValueError(f"invalid argument method={method!r}, expected one of {methods}")
-    n = _shape(a)[0]
-    dtype = np.dtype(np.int32) if n <= np.iinfo(np.int32).max else np.dtype(np.int64)
-    if method == "scan_unrolled":
-        return _SEARCHSORTED["scan"](a, v, side=side, dtype=dtype, unroll=True)
-    return _SEARCHSORTED[method](a, v, side=side, dtype=dtype)
+    impl = _SEARCHSORTED.get(method)
+    if impl is None:
+        raise ValueError(f"invalid argument method={method!r}, expected one of "
+                         f"{sorted(_SEARCHSORTED)}")
+    return impl(a, v, side, _INT32 if _shape(a)[0] < 2 ** 31 else _INT64)
 
 
 # ------------------------------------------------------------------ nonzero and friends
