@@ -333,8 +333,8 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     else:
         size = operator.index(size)
     a1 = aval_of(arr1)
-    fill = conversion._convert_element_type(ensure_array(0 if fill_value is None else
-                                                         fill_value), a1.dtype, a1.weak_type)
+    fill = conversion._convert_element_type(0 if fill_value is None else fill_value,
+                                            a1.dtype, a1.weak_type)
     n = _shape(arr1)[0]
     if n == 0:
         return lax.broadcast_in_dim(fill, (size or 0,), ())
