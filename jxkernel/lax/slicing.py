@@ -29,11 +29,12 @@ from .shapes import (_is_array, _ndim, _shape, broadcast, broadcast_in_dim, cano
                      check_shapelike, concatenate, expand_dims, pad, squeeze)
 # gather and the scatter family have files of their own; their names are re-exported here,
 # where they were first defined (`from jxkernel.lax.slicing import gather` keeps working)
-from .gather import (GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers,  # noqa: F401
-                     _gather_batching, gather, gather_p)
-from .scatter import (_scatter, _scatter_batching, scatter, scatter_add, scatter_add_p,  # noqa: F401
-                      scatter_max, scatter_max_p, scatter_min, scatter_min_p, scatter_mul,
-                      scatter_mul_p, scatter_p, scatter_sub, scatter_sub_p)
+from .gather import (  # noqa: F401
+    GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, _gather_batching, gather,
+    gather_p)
+from .scatter import (  # noqa: F401
+    _scatter, _scatter_batching, scatter, scatter_add, scatter_add_p, scatter_max, scatter_max_p,
+    scatter_min, scatter_min_p, scatter_mul, scatter_mul_p, scatter_p, scatter_sub, scatter_sub_p)
 
 
 def _check_int_indices(name: str, indices) -> None:

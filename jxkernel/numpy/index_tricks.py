@@ -114,7 +114,8 @@ def take_along_axis(arr, indices, axis: int | None = -1, mode=None, fill_value=N
         indices = _normalize(indices, shape[axis])
     index_dims = [i for i, d in enumerate(ia.shape) if i == axis or d != 1]
     gather_indices = lax.reshape(indices, tuple(out_shape[i] for i in index_dims) + (1,))
-    slice_sizes, offset_dims, start_index_map, collapsed, op_batch, idx_batch = [], [], [], [], [], []
+    slice_sizes, offset_dims, start_index_map, collapsed, op_batch, idx_batch = \
+        [], [], [], [], [], []
     squeeze, new_i, j = [], 0, 0
     for i in range(rank):
         if i == axis:

@@ -349,7 +349,8 @@ def _index_to_gather(shape, items, normalize_indices=True) -> _GatherIndexer:
                  for (k, i), ax in zip(items, axes)]
     index_dtype = _index_dtype(shape)
     advanced = any(k == ARRAY and np.ndim(i) > 0 for k, i in items)
-    adv_items = [(p, axes[p], i) for p, (k, i) in enumerate(items) if advanced and k in (ARRAY, INT)]
+    adv_items = [(p, axes[p], i) for p, (k, i) in enumerate(items)
+                 if advanced and k in (ARRAY, INT)]
     idx_adv_pos = [p for p, _, _ in adv_items]
 
     x_axis = y_axis = collapsed_y_axis = 0
@@ -421,8 +422,8 @@ def _index_to_gather(shape, items, normalize_indices=True) -> _GatherIndexer:
     dnums = lax.GatherDimensionNumbers(offset_dims=tuple(offset_dims),
                                        collapsed_slice_dims=tuple(sorted(collapsed)),
                                        start_index_map=tuple(start_index_map))
-    return _GatherIndexer(slice_shape=tuple(slice_shape), gather_slice_shape=tuple(gather_slice_shape),
-                          gather_indices=indices, dnums=dnums, unique_indices=not adv_items,
+    return _GatherIndexer(slice_shape=tuple(slice_shape),
+                          gather_slice_shape=tuple(gather_slice_shape), gather_indices=indices, dnums=dnums, unique_indices=not adv_items,
                           indices_are_sorted=not adv_items, reversed_y_dims=tuple(reversed_y_dims),
                           newaxis_dims=tuple(newaxis_dims),
                           scalar_bool_dims=tuple(scalar_bool_dims))
