@@ -63,7 +63,7 @@ def _convert_impl(operand, *, new_dtype, weak_type, sharding=None):
         folded = _convert_fold(operand, new_dtype=new_dtype, weak_type=weak_type)
         if folded is not None:
             value, aval = folded
-            return host_to_device(np.asarray(value), aval, default_device())
+            return host_to_device(np.asarray(value, aval.dtype), aval, default_device())
     return run_compiled(convert_element_type_p, (operand,),
                         dict(new_dtype=new_dtype, weak_type=weak_type, sharding=sharding))
 

@@ -66,7 +66,7 @@ def to_device(x, device) -> Array:
     if isinstance(x, Tracer):
         raise escaped_tracer_error(x)
     if type(x) is Literal:           # a weak-typed literal re-bound by eval_jaxpr
-        return host_to_device(np.asarray(x.val), x.aval, device)
+        return host_to_device(np.asarray(x.val, x.aval.dtype), x.aval, device)
     return device_put(x, device)
 
 
