@@ -423,7 +423,8 @@ def _index_to_gather(shape, items, normalize_indices=True) -> _GatherIndexer:
                                        collapsed_slice_dims=tuple(sorted(collapsed)),
                                        start_index_map=tuple(start_index_map))
     return _GatherIndexer(slice_shape=tuple(slice_shape),
-                          gather_slice_shape=tuple(gather_slice_shape), gather_indices=indices, dnums=dnums, unique_indices=not adv_items,
+                          gather_slice_shape=tuple(gather_slice_shape), gather_indices=indices,
+                          dnums=dnums, unique_indices=not adv_items,
                           indices_are_sorted=not adv_items, reversed_y_dims=tuple(reversed_y_dims),
                           newaxis_dims=tuple(newaxis_dims),
                           scalar_bool_dims=tuple(scalar_bool_dims))
