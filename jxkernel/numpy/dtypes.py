@@ -92,40 +92,14 @@ _C64, _C128 = _core.complex64, _core.complex128
 _WEAK = (int, float, complex)       # the weak nodes: Python's types stand for them
 
 
-def _upper_bounds(x64: bool) -> dict:
-    lattice = {
-        _BOOL: [int], int: [_U8, _I8], _U8: [_I16, _U16], _U16: [_I32, _U32],
-        _U32: [_I64, _U64] if x64 else [_I32, _U64], _U64: [float],
-        _I8: [_I16], _I16: [_I32], _I32: [_I64], _I64: [float],
-        float: [_BF16, _F16, complex], _BF16: [_F32], _F16: [_F32], _F32: [_F64, _C64],
-        _F64: [_C128], complex: [_C64], _C64: [_C128], _C128: [],
-    }
-    bounds = {}
-
-    def up(node):
-        if node not in bounds:
-            bounds[node] = {node}.union(*(up(p) for p in lattice[node]))
-        return bounds[node]
-
-    for node in lattice:
-        up(node)
-    return bounds
-
-
-_UB = {False: _upper_bounds(False), True: _upper_bounds(True)}
-
-
-@functools.lru_cache(maxsize=None)
 def _least_upper_bound(x64: bool, *nodes):
-    ub = _UB[x64]
+    """The join of lattice nodes (dtypes, or int/float/complex for weak types); the lattice
+    itself lives in core.dtypes, which the core's own promotion uses too."""
     try:
-        common = set.intersection(*(ub[n] for n in nodes))
+        return _core._join(x64, *nodes)
     except KeyError:
-        bad = next(n for n in nodes if n not in ub)
+        bad = next(n for n in nodes if n not in _core._UPPER_BOUNDS[x64])
         raise ValueError(f"dtype={bad!r} is not a valid dtype for JAX type promotion.") from None
-    lub = common & set(nodes) or {c for c in common if common <= ub[c]}
-    assert len(lub) == 1, nodes
-    return lub.pop()
 
 
 def _node(d: np.dtype, weak: bool):
@@ -133,16 +107,6 @@ def _node(d: np.dtype, weak: bool):
     if not weak or d == _BOOL:
         return d
     return float if d in _core.FLOAT_DTYPES else complex if d in _core.COMPLEX_DTYPES else int
-
-
-def _canonical(node) -> np.dtype:
-    if node is int:
-        return _core.default_int_dtype()
-    if node is float:
-        return _core.default_float_dtype()
-    if node is complex:
-        return _core.default_complex_dtype()
-    return _core.canonicalize_dtype(node)
 
 
 _PY_DTYPES = {bool: np.dtype(bool), int: _I64, float: _F64, complex: _C128}
@@ -169,25 +133,9 @@ def dtype_and_weak(x) -> tuple:
     return canonicalize_user_dtype(x, warn=False), False
 
 
-@functools.lru_cache(maxsize=None)
-def _lattice_result(pairs: tuple, x64: bool) -> tuple:
-    dts = [d for d, _ in pairs]
-    weaks = [w for _, w in pairs]
-    if len(pairs) == 1:
-        out, weak = pairs[0]
-    elif len(set(dts)) == 1 and not all(weaks):
-        out, weak = dts[0], False
-    elif all(weaks):
-        out, weak = _canonical(_least_upper_bound(x64, *set(dts))), True
-    else:
-        node = _least_upper_bound(x64, *{_node(d, w) for d, w in pairs})
-        out, weak = _canonical(node), any(node is t for t in _WEAK)   # (dtype == int is True)
-    return out, out != _BOOL and weak
-
-
 def lattice_result_type(*args) -> tuple:
     """(dtype, weak_type) of combining `args` (values or dtypes) under JAX's promotion."""
-    return _lattice_result(tuple(map(dtype_and_weak, args)), config.jax_enable_x64)
+    return _core._result(tuple(map(dtype_and_weak, args)), config.jax_enable_x64)
 
 
 _DEFAULT_OF_KIND = {"b": lambda: _BOOL, "i": _core.default_int_dtype,
