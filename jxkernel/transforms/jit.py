@@ -35,6 +35,9 @@ from ..lax._ad_util import Zero, instantiate, is_undefined
 from ..core.source_info import function_source_info
 from ..core.trace import Tracer, _ctx, eval_trace, set_current_trace
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
+from ..xla.pytree import default_registry as _registry
+
+_flatten = _registry.flatten           # tree_flatten without the wrapper (the hit path uses it)
 from ..xla import client as _client
 from ..xla.array import Array, device_put
 from ..xla.compiler import Executable, compile_module
@@ -193,12 +196,14 @@ def _as_tuple(x) -> tuple:
 
 
 class _Entry:
-    """A compiled signature: the executable, consts on device, and the output structure."""
-    __slots__ = ("exe", "const_bufs", "out_tree", "jaxpr", "text", "donated")
+    """A compiled signature: the executable, consts on device, the output structure, and how
+    often the cache has hit it."""
+    __slots__ = ("exe", "const_bufs", "out_tree", "jaxpr", "text", "donated", "hits")
 
     def __init__(self, exe, const_bufs, out_tree, jaxpr, text, donated):
         self.exe, self.const_bufs, self.out_tree = exe, const_bufs, out_tree
         self.jaxpr, self.text, self.donated = jaxpr, text, donated
+        self.hits = 0
 
 
 _SCALAR_TYPES = (bool, int, float, complex)
@@ -250,6 +255,7 @@ class Jitted:
         self._backend = backend
         self._inline, self._keep_unused = inline, keep_unused
         self._cache: dict = {}            # key -> _Entry
+        self._fast: dict = {}             # the fast path's key -> _Entry (see __call__)
         self._traces: dict = {}           # key -> (ClosedJaxpr, out_tree), for the bind path
         self._history: list = []          # (avals, treedef, statics, named signature), for reasons
         self._source = function_source_info(fun)
@@ -358,6 +364,31 @@ class Jitted:
 
     # ------------------------------------------------------------ calling
     def __call__(self, *args, **kwargs):
+        # The cache-hit fast path: eager, every dynamic argument an Array on its own device,
+        # keyword arguments all static. Anything else (or a miss) takes the general path,
+        # which fills `_fast` for next time.
+        if _ctx.trace is eval_trace and config.jax_default_device is None:
+            try:
+                if self._static_argnums:
+                    nums = self._static_argnums
+                    dyn = tuple([a for i, a in enumerate(args) if i not in nums])
+                    static = tuple([a for i, a in enumerate(args) if i in nums])
+                else:
+                    dyn, static = args, ()
+                leaves, treedef = _flatten(dyn)
+                key = (treedef, tuple([leaf.aval for leaf in leaves]),
+                       leaves[0]._buf._sharding if leaves else None, config.jax_enable_x64,
+                       static, tuple(kwargs.items()) if kwargs else ())
+                entry = self._fast.get(key)
+            except (AttributeError, TypeError):   # a non-Array leaf, or an unhashable value
+                entry = None
+            if entry is not None:
+                entry.hits += 1
+                return entry.out_tree.unflatten(
+                    entry.exe.call_buffers([leaf._buf for leaf in leaves]))
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
         if config.jax_disable_jit:
             return self._fun(*args, **kwargs)
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
@@ -384,7 +415,16 @@ class Jitted:
         if entry is None:
             entry = self._compile(key, leaves, treedef, statics, avals, device, dyn_args, dyn_kwargs)
         else:
-            compile_log._hits[self] = compile_log._hits.get(self, 0) + 1
+            entry.hits += 1
+        if not (dyn_kwargs or move or entry.const_bufs or entry.donated) and \
+                all(type(leaf) is Array for leaf in leaves) and \
+                (leaves or device == _client.default_device()):
+            # eligible for the fast path: remember it under the fast path's key
+            nums = self._static_argnums
+            self._fast[(_flatten(dyn_args)[1], avals,
+                        leaves[0]._buf._sharding if leaves else None, config.jax_enable_x64,
+                        tuple(a for i, a in enumerate(args) if i in nums),
+                        tuple(kwargs.items()))] = entry
         bufs = list(entry.const_bufs)
         for leaf, aval in zip(leaves, avals):
             if type(leaf) is not Array or move and leaf._buf._sharding._devices[0] != device:
@@ -487,8 +527,13 @@ class Jitted:
         return tree_unflatten(traced.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
                                                 for a in traced.jaxpr.out_avals])
 
+    def cache_hits(self) -> int:
+        """How many calls found their compiled program in this function's cache."""
+        return sum(e.hits for e in self._cache.values())
+
     def clear_cache(self) -> None:
         self._cache.clear()
+        self._fast.clear()
         self._traces.clear()
         self._history.clear()
 

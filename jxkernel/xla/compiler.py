@@ -307,6 +307,7 @@ class Executable:
                                                             stacked=stack_outputs)
         # Only the single-device, non-donating path skips the extra work in _finish.
         self._simple = n == 1 and not self.donated
+        self._execute = loaded.execute_sharded         # bound once: it is on every call
 
     @property
     def num_replicas(self) -> int:
@@ -318,11 +319,11 @@ class Executable:
         The fast path. A donating call should go through `call_arrays`, which also drops
         the donated Arrays' cached NumPy views (they would block the donation)."""
         try:
-            outs = self.loaded.execute_sharded(bufs).consume_with_handlers(self.handlers)
+            outs = self._execute(bufs).consume_with_handlers(self.handlers)
         except Exception as e:
             raise self._execution_error(e, bufs) from None
         if self._simple:
-            return [_wrap(b, a) for b, a in zip(outs, self.out_avals)]
+            return list(map(_wrap, outs, self.out_avals))
         return self._finish(bufs, outs)
 
     def call_arrays(self, arrays) -> list:
@@ -482,8 +483,11 @@ def _donated_indices(donated) -> tuple:
     return tuple(sorted(int(i) for i in donated))
 
 
+_new_array = Array.__new__
+
+
 def _wrap(buf, aval) -> Array:
-    a = Array.__new__(Array)
+    a = _new_array(Array)
     a._buf, a.aval, a._npy = buf, aval, None
     return a
 
