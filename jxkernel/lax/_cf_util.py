@@ -3,6 +3,8 @@ outputs) into jaxprs whose constants become explicit operands, and type-mismatch
 that name the pytree path and both types."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..core.avals import ShapedArray, get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr
@@ -84,3 +86,72 @@ def broadcast_aval(aval: ShapedArray, size: int, axis: int = 0) -> ShapedArray:
     shape = list(aval.shape)
     shape.insert(axis, size)
     return ShapedArray(shape, aval.dtype, aval.weak_type)
+
+
+def cast_like(x, aval):
+    """`x` converted to `aval`'s dtype and weak type (a loop's carry after unification)."""
+    a = get_aval(x)
+    if a.dtype == aval.dtype and a.weak_type == aval.weak_type:
+        return x
+    from .conversion import _convert_element_type
+    return _convert_element_type(x, aval.dtype, aval.weak_type)
+
+
+def check_carry(what, in_tree, in_avals, out_tree, out_avals, name="body function"):
+    if in_tree != out_tree:
+        raise TypeError(f"{name} carry input and carry output must have the same pytree "
+                        f"structure, but they differ:\n\nThe input carry has structure "
+                        f"{in_tree} but the output carry has structure {out_tree}.")
+    diff = describe_mismatch("The input carry", in_tree, in_avals,
+                             "the corresponding output carry component", out_tree, out_avals)
+    if diff:
+        raise TypeError(f"{name} carry input and carry output must have equal types, but they "
+                        f"differ:\n\n{diff}\n\nRevise the function so that all output types "
+                        f"match the corresponding input types.")
+
+
+def _groups(group_sizes):
+    starts = np.cumsum([0] + list(group_sizes))
+    return [list(range(starts[i], starts[i + 1])) for i in range(len(group_sizes))]
+
+
+def permute_inputs(closed, group_sizes, order):
+    """`closed` with its input groups (of `group_sizes`) taken in the order `order` gives."""
+    groups = _groups(group_sizes)
+    return reorder_inputs(closed, [i for g in order for i in groups[g]])
+
+
+def permute_outputs(closed, group_sizes, order):
+    """`closed` with its output groups (of `group_sizes`) given in the order `order` gives."""
+    groups = _groups(group_sizes)
+
+    def f(*args):
+        outs = eval_jaxpr(closed.jaxpr, closed.consts, *args)
+        return [outs[i] for g in order for i in groups[g]]
+    return trace_to_jaxpr(f, closed.in_avals)
+
+
+def reorder_inputs(closed, order):
+    """A jaxpr whose k-th input is `closed`'s input order[k]."""
+    if list(order) == list(range(len(order))):
+        return closed
+    avals = list(closed.in_avals)
+
+    def f(*args):
+        original = [None] * len(args)
+        for arg, pos in zip(args, order):
+            original[pos] = arg
+        return eval_jaxpr(closed.jaxpr, closed.consts, *original)
+    return trace_to_jaxpr(f, [avals[i] for i in order])
+
+
+def drop_outputs(closed, drop):
+    """`closed` without the outputs at the indices in `drop`."""
+    if not drop:
+        return closed
+    drop = set(drop)
+
+    def f(*args):
+        outs = eval_jaxpr(closed.jaxpr, closed.consts, *args)
+        return [o for i, o in enumerate(outs) if i not in drop]
+    return trace_to_jaxpr(f, closed.in_avals)

@@ -1,0 +1,349 @@
+"""scan: loop a traced body over the leading axis of its inputs, carrying state.
+
+    >>> lax.scan(lambda c, x: (c + x, c * x), 0., jnp.arange(3.))
+
+Lowered through a while loop over an index that slices the inputs and writes
+the stacked outputs. Reverse-differentiable: linearization splits the body into
+a forward scan that stacks its residuals (a residual that is just a known const
+stays a const) and a scan consuming them; transposition runs that scan backwards.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.avals import ShapedArray, get_aval
+from ..core.interpret import eval_jaxpr
+from ..core.ir import param_printers
+from ..core.primitive import (Primitive, abstract_eval_rules, jvp_rules, lowering_rules,
+                              transpose_rules)
+from ..core.trace import set_current_trace
+from ..transforms.ad import backward_pass, jvp_jaxpr
+from ..transforms.batching import axis_batching_rules, batch_jaxpr
+from ..transforms.partial_eval import partial_eval_jaxpr, partial_eval_rules
+from ..transforms.staging import trace_to_jaxpr
+from ..tree_util import tree_flatten, tree_unflatten
+from . import _batch_util as bu
+from . import _cf_util as cf
+from ._ad_util import Zero, add_tangents, instantiate, is_undefined, zeros
+from ._lowering import lower_fun
+from .elementwise import add, lt, sub
+from .while_loop import while_loop
+
+
+scan_p = Primitive("scan", multiple_results=True)
+
+
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
+    """Loop `carry, y = f(carry, x)` over the leading axis of `xs`; returns (carry, stacked ys).
+
+    >>> lax.scan(lambda c, x: (c + x, c), 0, jnp.arange(4))   # (6, [0, 0, 1, 3])
+    """
+    x_leaves, x_tree = tree_flatten(xs)
+    lengths = {get_aval(x).shape[0] if get_aval(x).shape else None for x in x_leaves}
+    if None in lengths:
+        raise ValueError("scan got value with no leading axis to scan over: "
+                         + ", ".join(str(get_aval(x).shape) for x in x_leaves
+                                     if not get_aval(x).shape))
+    if length is not None:
+        length = int(length)
+        if lengths and lengths != {length}:
+            raise ValueError(f"scan got `length` argument of {length} which disagrees with leading "
+                             f"axis sizes {sorted(lengths)}.")
+    elif len(lengths) > 1:
+        raise ValueError(f"scan got values with different leading axis sizes: "
+                         f"{', '.join(str(get_aval(x).shape[0]) for x in x_leaves)}.")
+    elif not lengths:
+        raise ValueError("scan got no values to scan over and `length` not provided.")
+    else:
+        length = lengths.pop()
+    unroll = length if unroll is True else max(1, int(unroll or 1))
+    carry_leaves, carry_tree = tree_flatten(init)
+    carry_avals = cf.avals_of(carry_leaves)
+    x_avals = [ShapedArray(get_aval(x).shape[1:], get_aval(x).dtype, get_aval(x).weak_type)
+               for x in x_leaves]
+    in_tree = tree_flatten((init, xs))[1]
+
+    def body(carry, x):
+        out = f(carry, x)
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            raise TypeError(f"scan body output must be a pair, got {type(out).__name__}.")
+        return tuple(out)
+    for _ in range(2):
+        closed, out_tree = cf.trace_fun(body, in_tree, carry_avals + x_avals, "scan body")
+        if out_tree.num_nodes == 1 or len(out_tree.children()) != 2:
+            raise TypeError("scan body output must be a pair (carry, y)")
+        carry_out_tree, y_tree = out_tree.children()
+        n_carry = len(carry_avals)
+        cf.check_carry("body_fun", carry_tree, carry_avals, carry_out_tree,
+                     closed.out_avals[:n_carry], "scan body function")
+        unified = cf.unify_weak_types(carry_avals, closed.out_avals[:n_carry])
+        if unified == carry_avals:
+            break
+        carry_avals = unified
+    carry_leaves = [cf.cast_like(x, a) for x, a in zip(carry_leaves, carry_avals)]
+    jaxpr, consts = cf.hoist(closed)
+    outs = scan_p.bind(*consts, *carry_leaves, *x_leaves, reverse=bool(reverse), length=length,
+                       jaxpr=jaxpr, num_consts=len(consts), num_carry=len(carry_leaves),
+                       linear=(False,) * (len(consts) + len(carry_leaves) + len(x_leaves)),
+                       unroll=unroll, _split_transpose=False)
+    carry_out = tree_unflatten(carry_tree, outs[:len(carry_leaves)])
+    ys = tree_unflatten(y_tree, outs[len(carry_leaves):])
+    return carry_out, ys
+
+
+def _scan_abstract_eval(*avals, reverse, length, jaxpr, num_consts, num_carry, linear, unroll,
+                        _split_transpose):
+    carry = jaxpr.out_avals[:num_carry]
+    ys = [cf.broadcast_aval(a, length) for a in jaxpr.out_avals[num_carry:]]
+    return list(carry) + ys
+
+
+def _scan_impl_fun(*args, reverse, length, jaxpr, num_consts, num_carry, linear, unroll,
+                   _split_transpose):
+    """scan written with while_loop and dynamic slicing: what scan lowers to."""
+    from .slicing import dynamic_index_in_dim, dynamic_update_index_in_dim
+    consts, init, xs = args[:num_consts], args[num_consts:num_consts + num_carry], \
+        args[num_consts + num_carry:]
+    y_avals = jaxpr.out_avals[num_carry:]
+    ys0 = [zeros(cf.broadcast_aval(a.strip_weak_type(), length)) for a in y_avals]
+
+    def step(i, carry, ys):
+        t = sub(np.int32(length - 1), i) if reverse else i
+        x = [dynamic_index_in_dim(a, t, 0, keepdims=False) for a in xs]
+        outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *consts, *carry, *x)
+        new_carry, y = outs[:num_carry], outs[num_carry:]
+        ys = [dynamic_update_index_in_dim(acc, _strip(v, acc), t, 0) for acc, v in zip(ys, y)]
+        return add(i, np.int32(1)), list(new_carry), ys
+
+    main = length // unroll
+    def body(state):
+        i, carry, ys = state
+        for _ in range(unroll):
+            i, carry, ys = step(i, carry, ys)
+        return i, carry, ys
+    state = (np.int32(0), list(init), ys0)
+    if main:
+        state = while_loop(lambda s: lt(s[0], np.int32(main * unroll)), body, state)
+    i, carry, ys = state
+    for _ in range(length - main * unroll):       # the remainder, unrolled
+        i, carry, ys = step(i, carry, ys)
+    return list(carry) + list(ys)
+
+
+def _strip(value, acc):
+    """A y with its weak type dropped (the stacked buffer is strongly typed)."""
+    a = get_aval(value)
+    if a.weak_type:
+        from .conversion import _convert_element_type
+        return _convert_element_type(value, a.dtype, False)
+    return value
+
+
+lowering_rules[scan_p] = lower_fun(_scan_impl_fun, multiple_results=True)
+abstract_eval_rules[scan_p] = _scan_abstract_eval
+param_printers[scan_p] = lambda p: [(k, v) for k, v in sorted(p.items())
+                                    if k not in ("linear", "_split_transpose")]
+
+
+def _scan_batching(axis_data, vals, dims, *, reverse, length, jaxpr, num_consts, num_carry,
+                   linear, unroll, _split_transpose):
+    size = axis_data.size
+    nc, nk = num_consts, num_carry
+    const_dims = list(dims[:nc])
+    carry_batched = [d is not bu.not_mapped for d in dims[nc:nc + nk]]
+    xs_batched = [d is not bu.not_mapped for d in dims[nc + nk:]]
+    x_in_dims = [0 if b else None for b in xs_batched]
+    for _ in range(nk + 1):
+        _, out_dims = batch_jaxpr(jaxpr, axis_data,
+                                  const_dims + [0 if b else None for b in carry_batched] + x_in_dims)
+        new = [b or d is not bu.not_mapped for b, d in zip(carry_batched, out_dims[:nk])]
+        if new == carry_batched:
+            break
+        carry_batched = new
+    carry_dims = [0 if b else None for b in carry_batched]
+    body, out_dims = batch_jaxpr(jaxpr, axis_data, const_dims + carry_dims + x_in_dims,
+                                 force_out_batched=carry_batched + [False] * (len(jaxpr.out_avals) - nk))
+    vals = list(vals)
+    carry = [bu.bdim_at_front(v, d, size) if b else v
+             for v, d, b in zip(vals[nc:nc + nk], dims[nc:nc + nk], carry_batched)]
+    xs = [bu.move_to(v, d, 1, size) if b else v
+          for v, d, b in zip(vals[nc + nk:], dims[nc + nk:], xs_batched)]
+    outs = scan_p.bind(*vals[:nc], *carry, *xs, reverse=reverse, length=length, jaxpr=body,
+                       num_consts=nc, num_carry=nk, linear=linear, unroll=unroll,
+                       _split_transpose=_split_transpose)
+    y_dims = [1 if d is not bu.not_mapped else None for d in out_dims[nk:]]
+    return outs, carry_dims + y_dims
+
+
+def _scan_jvp(primals, tangents, *, reverse, length, jaxpr, num_consts, num_carry, linear,
+              unroll, _split_transpose):
+    nc, nk = num_consts, num_carry
+    nz = [type(t) is not Zero for t in tangents]
+    const_nz, carry_nz, xs_nz = nz[:nc], nz[nc:nc + nk], nz[nc + nk:]
+    for _ in range(nk + 1):
+        _, out_nz = jvp_jaxpr(jaxpr, const_nz + carry_nz + xs_nz)
+        new = [a or b for a, b in zip(carry_nz, out_nz[:nk])]
+        if new == carry_nz:
+            break
+        carry_nz = new
+    n_y = len(jaxpr.out_avals) - nk
+    body, out_nz = jvp_jaxpr(jaxpr, const_nz + carry_nz + xs_nz,
+                             instantiate=carry_nz + [False] * n_y)
+    n_x = len(xs_nz)
+    # jvp body inputs: [consts, carry, xs, const_t, carry_t, xs_t] -> scan layout
+    # [consts, const_t | carry, carry_t | xs, xs_t]
+    body = cf.permute_inputs(body, [nc, nk, n_x, sum(const_nz), sum(carry_nz), sum(xs_nz)],
+                           [0, 3, 1, 4, 2, 5])
+    y_nz = out_nz[nk:]
+    # outputs: [carry, ys, carry_t, ys_t] -> [carry, carry_t, ys, ys_t]
+    body = cf.permute_outputs(body, [nk, n_y, sum(carry_nz), sum(y_nz)], [0, 2, 1, 3])
+    ct = [instantiate(t) for t, n in zip(tangents[:nc], const_nz) if n]
+    kt = [instantiate(t) for t, n in zip(tangents[nc:nc + nk], carry_nz) if n]
+    xt = [instantiate(t) for t, n in zip(tangents[nc + nk:], xs_nz) if n]
+    args = list(primals[:nc]) + ct + list(primals[nc:nc + nk]) + kt + list(primals[nc + nk:]) + xt
+    outs = scan_p.bind(*args, reverse=reverse, length=length, jaxpr=body,
+                       num_consts=nc + len(ct), num_carry=nk + len(kt),
+                       linear=(False,) * len(args), unroll=unroll,
+                       _split_transpose=_split_transpose)
+    carry, carry_t = outs[:nk], iter(outs[nk:nk + len(kt)])
+    ys, ys_t = outs[nk + len(kt):nk + len(kt) + n_y], iter(outs[nk + len(kt) + n_y:])
+    out_avals = _scan_abstract_eval(reverse=reverse, length=length, jaxpr=jaxpr, num_consts=nc,
+                                    num_carry=nk, linear=linear, unroll=unroll,
+                                    _split_transpose=_split_transpose)
+    tangent_out = [next(carry_t) if n else Zero(a.strip_weak_type())
+                   for n, a in zip(carry_nz, out_avals[:nk])] + \
+        [next(ys_t) if n else Zero(a.strip_weak_type()) for n, a in zip(y_nz, out_avals[nk:])]
+    return list(carry) + list(ys), tangent_out
+
+
+def _scan_partial_eval(trace, args, params):
+    """Known scan: known carries and ys, plus the residuals stacked as extra ys (a residual
+    that is just a known const is passed as a const instead). Unknown scan: consumes them."""
+    nc, nk = params["num_consts"], params["num_carry"]
+    jaxpr = params["jaxpr"]
+    unknowns = [trace.is_unknown(x) for x in args]
+    const_uk, carry_uk, xs_uk = unknowns[:nc], unknowns[nc:nc + nk], unknowns[nc + nk:]
+    n_y = len(jaxpr.out_avals) - nk
+    for _ in range(nk + 1):
+        _, _, out_uk, _ = partial_eval_jaxpr(jaxpr, const_uk + carry_uk + xs_uk)
+        new = [a or b for a, b in zip(carry_uk, out_uk[:nk])]
+        if new == carry_uk:
+            break
+        carry_uk = new
+    known_body, unknown_body, out_uk, n_res = partial_eval_jaxpr(
+        jaxpr, const_uk + carry_uk + xs_uk, instantiate=carry_uk + [False] * n_y)
+    y_uk = out_uk[nk:]
+    n_known_carry, n_known_y = carry_uk.count(False), y_uk.count(False)
+    n_known_consts = const_uk.count(False)
+    # residuals the known body merely forwards from its consts are loop-invariant
+    forwarded = _forwarded_consts(known_body, n_known_consts, n_known_carry + n_known_y, n_res)
+    known_args = [x for x, u in zip(args, unknowns[:nc] + carry_uk + xs_uk) if not u]
+    stacked_body = cf.drop_outputs(known_body, [n_known_carry + n_known_y + i
+                                              for i in range(n_res) if forwarded[i] is not None])
+    with set_current_trace(trace.parent):
+        known_outs = scan_p.bind(*known_args, **dict(
+            params, jaxpr=stacked_body, num_consts=n_known_consts, num_carry=n_known_carry,
+            linear=(False,) * len(known_args)))
+    known_carry = known_outs[:n_known_carry]
+    known_ys = known_outs[n_known_carry:n_known_carry + n_known_y]
+    stacked_res = iter(known_outs[n_known_carry + n_known_y:])
+    known_consts = [x for x, u in zip(args[:nc], const_uk) if not u]
+    res_consts, res_xs = [], []
+    for i in range(n_res):
+        if forwarded[i] is not None:
+            res_consts.append((i, known_consts[forwarded[i]]))
+        else:
+            res_xs.append((i, next(stacked_res)))
+    # unknown body inputs: [residuals (in order), uk consts, uk carry, uk xs];
+    # as a scan: consts = [const residuals, uk consts], carry = uk carry,
+    # xs = [stacked residuals, uk xs]
+    order = [i for i, _ in res_consts] + [n_res + j for j in range(const_uk.count(True))] + \
+        [n_res + const_uk.count(True) + j for j in range(carry_uk.count(True))] + \
+        [i for i, _ in res_xs] + \
+        [n_res + const_uk.count(True) + carry_uk.count(True) + j for j in range(xs_uk.count(True))]
+    unknown_scan_body = cf.reorder_inputs(unknown_body, order)
+    uk_args = [v for _, v in res_consts] + [x for x, u in zip(args[:nc], const_uk) if u] + \
+        [x for x, u in zip(args[nc:nc + nk], carry_uk) if u] + [v for _, v in res_xs] + \
+        [x for x, u in zip(args[nc + nk:], xs_uk) if u]
+    atoms = [trace.to_atom(x) for x in uk_args]
+    new_params = dict(params, jaxpr=unknown_scan_body,
+                      num_consts=len(res_consts) + const_uk.count(True),
+                      num_carry=carry_uk.count(True),
+                      linear=tuple([False] * (len(res_consts)) + [True] * const_uk.count(True) +
+                                   [True] * carry_uk.count(True) + [False] * len(res_xs) +
+                                   [True] * xs_uk.count(True)))
+    out_avals = _scan_abstract_eval(**new_params)
+    unknown_outs = trace.add_eqn(atoms, scan_p, new_params, out_avals)
+    uk_carry, uk_ys = iter(unknown_outs[:carry_uk.count(True)]), iter(unknown_outs[carry_uk.count(True):])
+    kc, ky = iter(known_carry), iter(known_ys)
+    return [next(uk_carry) if u else next(kc) for u in carry_uk] + \
+        [next(uk_ys) if u else next(ky) for u in y_uk]
+
+
+def _forwarded_consts(known_body, n_consts, n_outs_before_res, n_res):
+    """For each residual: the index of the known const it simply is, else None."""
+    jaxpr = known_body.jaxpr
+    const_vars = {v: i for i, v in enumerate(jaxpr.invars[:n_consts])}
+    res_vars = jaxpr.outvars[n_outs_before_res:n_outs_before_res + n_res]
+    return [const_vars.get(v) for v in res_vars]
+
+
+def _scan_transpose(cts, *args, reverse, length, jaxpr, num_consts, num_carry, linear, unroll,
+                    _split_transpose):
+    """The transpose of a scan linear in (some consts, the carry, some xs) runs backwards:
+    carry = (accumulated const cotangents, carry cotangent), xs = (residual xs, ys
+    cotangents), ys = cotangents of the linear xs."""
+    nc, nk = num_consts, num_carry
+    consts, carry, xs = args[:nc], args[nc:nc + nk], args[nc + nk:]
+    const_lin = [is_undefined(c) for c in consts]
+    xs_lin = [is_undefined(x) for x in xs]
+    # A carry input may be a known value (an instantiated zero tangent): the carry is still
+    # linear in the loop; such an input just gets no cotangent.
+    res_consts = [c for c, lin in zip(consts, const_lin) if not lin]
+    res_xs = [x for x, lin in zip(xs, xs_lin) if not lin]
+    ct_carry = [instantiate(c) for c in cts[:nk]]
+    ct_ys = [instantiate(c) for c in cts[nk:]]
+    lin_const_avals = [c.aval for c, lin in zip(consts, const_lin) if lin]
+    ct_consts0 = [zeros(a) for a in lin_const_avals]
+    body_in = list(jaxpr.in_avals)
+    n_res_c, n_lin_c = len(res_consts), len(lin_const_avals)
+    res_x_avals = [a for a, lin in zip(body_in[nc + nk:], xs_lin) if not lin]
+    carry_avals = [a.strip_weak_type() for a in jaxpr.out_avals[:nk]]
+    y_avals = [a.strip_weak_type() for a in jaxpr.out_avals[nk:]]
+
+    def body_t(*a):
+        rc = a[:n_res_c]
+        ct_c_acc = a[n_res_c:n_res_c + n_lin_c]
+        ct_k = a[n_res_c + n_lin_c:n_res_c + n_lin_c + nk]
+        rx = a[n_res_c + n_lin_c + nk:n_res_c + n_lin_c + nk + len(res_x_avals)]
+        ct_y = a[n_res_c + n_lin_c + nk + len(res_x_avals):]
+        rc_it, rx_it = iter(rc), iter(rx)
+        nonlinear = [next(rc_it) for lin in const_lin if not lin] + \
+            [next(rx_it) for lin in xs_lin if not lin]
+        flags = list(const_lin) + [True] * nk + list(xs_lin)
+        cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, flags, nonlinear,
+                               list(ct_k) + list(ct_y))
+        cts_in = [instantiate(c) if type(c) is Zero else c for c in cts_in]
+        c_cts = [c for c, lin in zip(cts_in[:nc], const_lin) if lin]
+        k_cts = cts_in[nc:nc + nk]
+        x_cts = [c for c, lin in zip(cts_in[nc + nk:], xs_lin) if lin]
+        new_acc = [add_tangents(acc, c) for acc, c in zip(ct_c_acc, c_cts)]
+        return new_acc + list(k_cts) + x_cts
+    in_avals = [a for a, lin in zip(body_in[:nc], const_lin) if not lin] + lin_const_avals + \
+        carry_avals + res_x_avals + y_avals
+    body = trace_to_jaxpr(body_t, in_avals)
+    outs = scan_p.bind(*res_consts, *ct_consts0, *ct_carry, *res_xs, *ct_ys, reverse=not reverse,
+                       length=length, jaxpr=body, num_consts=n_res_c, num_carry=n_lin_c + nk,
+                       linear=(False,) * (n_res_c + n_lin_c + nk + len(res_xs) + len(ct_ys)),
+                       unroll=unroll, _split_transpose=_split_transpose)
+    ct_consts, ct_init = iter(outs[:n_lin_c]), outs[n_lin_c:n_lin_c + nk]
+    ct_xs = iter(outs[n_lin_c + nk:])
+    return [next(ct_consts) if lin else None for lin in const_lin] + \
+        [ct if is_undefined(c) else None for ct, c in zip(ct_init, carry)] + \
+        [next(ct_xs) if lin else None for lin in xs_lin]
+
+
+axis_batching_rules[scan_p] = _scan_batching
+jvp_rules[scan_p] = _scan_jvp
+partial_eval_rules[scan_p] = _scan_partial_eval
+transpose_rules[scan_p] = _scan_transpose

@@ -1,0 +1,235 @@
+"""while_loop: repeat a traced body while a traced predicate holds.
+
+    >>> lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2.), (0, 1.))
+
+cond and body are traced once into jaxprs (constants hoisted as explicit
+operands) and lowered to `stablehlo.while`. Forward-differentiable; under
+linearization the known carries run in a loop of their own and the unknown ones
+in a loop that recomputes them (a loop keeps no per-iteration residuals), so
+reverse mode stops at transposition with JAX's error.
+"""
+from __future__ import annotations
+
+
+from ..core import dtypes
+from ..core.interpret import eval_jaxpr
+from ..core.primitive import (Primitive, abstract_eval_rules, jvp_rules, lowering_rules,
+                              transpose_rules)
+from ..core.trace import set_current_trace
+from ..transforms.ad import jvp_jaxpr
+from ..transforms.batching import axis_batching_rules, batch_jaxpr
+from ..transforms.partial_eval import partial_eval_jaxpr, partial_eval_rules
+from ..transforms.staging import trace_to_jaxpr
+from ..tree_util import tree_flatten, tree_unflatten
+from . import _batch_util as bu
+from . import _cf_util as cf
+from ._ad_util import Zero, instantiate, zeros
+from .elementwise import select_n
+from .shapes import broadcast_in_dim
+
+
+while_p = Primitive("while", multiple_results=True)
+
+
+def while_loop(cond_fun, body_fun, init_val):
+    """Repeat `val = body_fun(val)` while `cond_fun(val)`; returns the final `val`."""
+    leaves, in_tree = tree_flatten(init_val)
+    args_tree = tree_flatten((init_val,))[1]      # the functions take the carry as one argument
+    avals = cf.avals_of(leaves)
+    for _ in range(2):                   # at most one retrace, to drop a weak type
+        body, body_tree = cf.trace_fun(body_fun, args_tree, avals, "while_loop body")
+        cf.check_carry("body_fun", in_tree, avals, body_tree, body.out_avals)
+        unified = cf.unify_weak_types(avals, body.out_avals)
+        if unified == avals:
+            break
+        avals = unified
+    leaves = [cf.cast_like(x, a) for x, a in zip(leaves, avals)]
+    cond, cond_tree = cf.trace_fun(cond_fun, args_tree, avals, "while_loop cond")
+    out = cond.out_avals
+    if len(out) != 1 or out[0].shape or out[0].dtype != dtypes.bool_:
+        raise TypeError(f"cond_fun must return a boolean scalar, but got output type(s) "
+                        f"[{', '.join(repr(a) for a in out)}].")
+    cond_jaxpr, cond_consts = cf.hoist(cond)
+    body_jaxpr, body_consts = cf.hoist(body)
+    outs = while_p.bind(*cond_consts, *body_consts, *leaves, cond_jaxpr=cond_jaxpr,
+                        body_jaxpr=body_jaxpr, cond_nconsts=len(cond_consts),
+                        body_nconsts=len(body_consts))
+    return tree_unflatten(in_tree, outs)
+
+
+def _while_abstract_eval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    return [a for a in body_jaxpr.out_avals]
+
+
+def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    cond_consts = list(args[:cond_nconsts])
+    body_consts = list(args[cond_nconsts:cond_nconsts + body_nconsts])
+    carry = list(args[cond_nconsts + body_nconsts:])
+    types = [v.type for v in carry]
+    cond_block = ctx.new_block(types)       # consts are captured from the enclosing scope
+    cond_block.ret(ctx.lower_jaxpr(cond_jaxpr, cond_consts + cond_block.args, block=cond_block))
+    body_block = ctx.new_block(types)
+    body_block.ret(ctx.lower_jaxpr(body_jaxpr, body_consts + body_block.args, block=body_block))
+    return ctx.op("stablehlo.while", carry, regions=[cond_block, body_block],
+                  result_types=types)
+
+
+def _while_batching(axis_data, vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
+                    body_nconsts):
+    nc, nb = cond_nconsts, body_nconsts
+    size = axis_data.size
+    cdims, bdims, carry_dims = dims[:nc], dims[nc:nc + nb], list(dims[nc + nb:])
+    carry_batched = [d is not bu.not_mapped for d in carry_dims]
+    for _ in range(len(carry_batched) + 1):          # fixed point: what the body batches
+        _, out_dims = batch_jaxpr(body_jaxpr, axis_data,
+                                  list(bdims) + [0 if b else None for b in carry_batched])
+        new = [b or d is not bu.not_mapped for b, d in zip(carry_batched, out_dims)]
+        if new == carry_batched:
+            break
+        carry_batched = new
+    _, pred_dims = batch_jaxpr(cond_jaxpr, axis_data,
+                               list(cdims) + [0 if b else None for b in carry_batched])
+    pred_batched = pred_dims[0] is not bu.not_mapped
+    if pred_batched:                      # examples finish at different times: batch everything
+        carry_batched = [True] * len(carry_batched)
+    vals = list(vals)
+    carry = [bu.bdim_at_front(v, d, size) if b else v
+             for v, d, b in zip(vals[nc + nb:], carry_dims, carry_batched)]
+    carry_in_dims = [0 if b else None for b in carry_batched]
+    body_b, _ = batch_jaxpr(body_jaxpr, axis_data, list(bdims) + carry_in_dims,
+                            force_out_batched=carry_batched)
+    cond_b, _ = batch_jaxpr(cond_jaxpr, axis_data, list(cdims) + carry_in_dims)
+    if not pred_batched:
+        outs = while_p.bind(*vals[:nc + nb], *carry, cond_jaxpr=cond_b, body_jaxpr=body_b,
+                            cond_nconsts=nc, body_nconsts=nb)
+        return outs, carry_in_dims
+    # Keep looping while any example's predicate holds; finished examples keep their value.
+    cond_any = _any_cond(cond_b)
+    body_sel = _select_body(cond_b, body_b, nc, nb)
+    outs = while_p.bind(*vals[:nc], *vals[:nc], *vals[nc:nc + nb], *carry, cond_jaxpr=cond_any,
+                        body_jaxpr=body_sel, cond_nconsts=nc, body_nconsts=nc + nb)
+    return outs, [0] * len(carry)
+
+
+def _any_cond(cond_b):
+    from .reductions import reduce_or
+
+    def f(*args):
+        pred, = eval_jaxpr(cond_b.jaxpr, cond_b.consts, *args)
+        return [reduce_or(pred, (0,))]
+    return trace_to_jaxpr(f, cond_b.in_avals)
+
+
+def _select_body(cond_b, body_b, nc, nb):
+    def f(*args):
+        cond_consts, body_consts, carry = args[:nc], args[nc:nc + nb], args[nc + nb:]
+        pred, = eval_jaxpr(cond_b.jaxpr, cond_b.consts, *cond_consts, *carry)
+        new = eval_jaxpr(body_b.jaxpr, body_b.consts, *body_consts, *carry)
+        out = []
+        for old, upd in zip(carry, new):
+            shape = bu.shape(old)
+            which = broadcast_in_dim(pred, shape, (0,)) if len(shape) > 1 else pred
+            out.append(select_n(which, old, upd))
+        return out
+    return trace_to_jaxpr(f, list(cond_b.in_avals[:nc]) + list(body_b.in_avals))
+
+
+def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    nc, nb = cond_nconsts, body_nconsts
+    bconst_nz = [type(t) is not Zero for t in tangents[nc:nc + nb]]
+    carry_nz = [type(t) is not Zero for t in tangents[nc + nb:]]
+    for _ in range(len(carry_nz) + 1):
+        _, out_nz = jvp_jaxpr(body_jaxpr, bconst_nz + carry_nz)
+        new = [a or b for a, b in zip(carry_nz, out_nz)]
+        if new == carry_nz:
+            break
+        carry_nz = new
+    body_jvp, _ = jvp_jaxpr(body_jaxpr, bconst_nz + carry_nz, instantiate=carry_nz)
+    n_bconst_t = sum(bconst_nz)
+    n_carry = len(carry_nz)
+    n_carry_t = sum(carry_nz)
+    # body_jvp takes [bconsts, carry, bconst tangents, carry tangents]; the while wants
+    # [bconsts, bconst tangents] as consts and [carry, carry tangents] as carry.
+    body_new = cf.permute_inputs(body_jvp, [nb, n_carry, n_bconst_t, n_carry_t], [0, 2, 1, 3])
+    cond_new = cf.with_extra_leading_inputs(cond_jaxpr, [a.strip_weak_type() for a, nz in zip(
+        body_jaxpr.in_avals[nb:], carry_nz) if nz], nc + n_carry)
+    bconst_t = [instantiate(t) for t, nz in zip(tangents[nc:nc + nb], bconst_nz) if nz]
+    carry_t = [instantiate(t) for t, nz in zip(tangents[nc + nb:], carry_nz) if nz]
+    outs = while_p.bind(*primals[:nc], *primals[nc:nc + nb], *bconst_t, *primals[nc + nb:],
+                        *carry_t, cond_jaxpr=cond_new, body_jaxpr=body_new, cond_nconsts=nc,
+                        body_nconsts=nb + n_bconst_t)
+    rest = iter(outs[n_carry:])
+    return outs[:n_carry], [next(rest) if nz else Zero(a.strip_weak_type())
+                            for nz, a in zip(carry_nz, body_jaxpr.out_avals)]
+
+
+def _while_partial_eval(trace, args, params):
+    """Known carries are computed by a while of their own; the unknown ones by a while that
+    recomputes the known part alongside (a loop has no per-iteration residuals to keep)."""
+    nc, nb = params["cond_nconsts"], params["body_nconsts"]
+    unknowns = [trace.is_unknown(x) for x in args]
+    carry_uk = unknowns[nc + nb:]
+    if not any(carry_uk) and not any(unknowns[nc:nc + nb]):
+        return trace.stage_whole(while_p, args, params)
+    body = params["body_jaxpr"]
+    for _ in range(len(carry_uk) + 1):
+        _, _, out_uk, _ = partial_eval_jaxpr(body, unknowns[nc:nc + nb] + carry_uk)
+        new = [a or b for a, b in zip(carry_uk, out_uk)]
+        if new == carry_uk:
+            break
+        carry_uk = new
+    if any(unknowns[:nc]) or any(trace.is_unknown(x) for x, uk in zip(args[nc + nb:], carry_uk)
+                                 if not uk):
+        return trace.stage_whole(while_p, args, params)
+    known = _known_while(params, [not u for u in unknowns[nc:nc + nb]], [not u for u in carry_uk])
+    known_args = [x for x, u in zip(args[:nc], unknowns[:nc])] + \
+        [x for x, u in zip(args[nc:nc + nb], unknowns[nc:nc + nb]) if not u] + \
+        [x for x, u in zip(args[nc + nb:], carry_uk) if not u]
+    with set_current_trace(trace.parent):
+        known_outs = while_p.bind(*known_args, **known)
+    whole = trace.stage_whole(while_p, list(args), params)
+    known_iter = iter(known_outs)
+    return [w if uk else next(known_iter) for w, uk in zip(whole, carry_uk)]
+
+
+def _known_while(params, bconst_keep, carry_keep):
+    """Params of the while that computes only the kept (known) carries."""
+    nb = params["body_nconsts"]
+    body = params["body_jaxpr"]
+    cond = params["cond_jaxpr"]
+    nc = params["cond_nconsts"]
+    n_carry = len(carry_keep)
+
+    def body_f(*args):
+        consts = iter(args[:sum(bconst_keep)])
+        carry = iter(args[sum(bconst_keep):])
+        full_consts = [next(consts) if k else zeros(a) for a, k in zip(body.in_avals[:nb], bconst_keep)]
+        full_carry = [next(carry) if k else zeros(a) for a, k in zip(body.in_avals[nb:], carry_keep)]
+        outs = eval_jaxpr(body.jaxpr, body.consts, *full_consts, *full_carry)
+        return [o for o, k in zip(outs, carry_keep) if k]
+
+    def cond_f(*args):
+        consts, carry = args[:nc], iter(args[nc:])
+        full = [next(carry) if k else zeros(a) for a, k in zip(cond.in_avals[nc:], carry_keep)]
+        return eval_jaxpr(cond.jaxpr, cond.consts, *consts, *full)
+    body_avals = [a for a, k in zip(body.in_avals[:nb], bconst_keep) if k] + \
+        [a for a, k in zip(body.in_avals[nb:], carry_keep) if k]
+    cond_avals = list(cond.in_avals[:nc]) + [a for a, k in zip(cond.in_avals[nc:], carry_keep) if k]
+    del n_carry
+    return dict(cond_jaxpr=trace_to_jaxpr(cond_f, cond_avals),
+                body_jaxpr=trace_to_jaxpr(body_f, body_avals), cond_nconsts=nc,
+                body_nconsts=sum(bconst_keep))
+
+
+def _while_transpose(cts, *args, **params):
+    raise ValueError("Reverse-mode differentiation does not work for lax.while_loop or "
+                     "lax.fori_loop with dynamic start/stop values. Try using lax.scan, or using "
+                     "fori_loop with static start/stop.")
+
+
+abstract_eval_rules[while_p] = _while_abstract_eval
+lowering_rules[while_p] = _while_lowering
+axis_batching_rules[while_p] = _while_batching
+jvp_rules[while_p] = _while_jvp
+partial_eval_rules[while_p] = _while_partial_eval
+transpose_rules[while_p] = _while_transpose
