@@ -485,11 +485,14 @@ def _one_minus(x):
 
 
 for _p in (sign_p, floor_p, ceil_p, round_p, is_finite_p, not_p, population_count_p, clz_p,
-           nextafter_p, and_p, or_p, xor_p, shift_left_p, shift_right_logical_p,
+           and_p, or_p, xor_p, shift_left_p, shift_right_logical_p,
            shift_right_arithmetic_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p):
     ad.defjvp_zero(_p)
 
 ad.deflinear(neg_p, lambda ct: [neg(ct)])
+# nextafter(x, y) moves x by one ulp: d/dx = 1, d/dy = 0 (so jnp.spacing's derivative is 0;
+# JAX has no rule and raises)
+ad.defjvp(nextafter_p, lambda g, ans, x, y: g, None)
 ad.deflinear(copy_p, lambda ct: [ct])
 ad.defjvp(exp_p, lambda g, ans, x: mul(g, ans))
 ad.defjvp(exp2_p, lambda g, ans, x: mul(g, mul(_const(x, np.log(2)), ans)))

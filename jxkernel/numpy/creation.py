@@ -289,12 +289,9 @@ def _full_scalar(shape, fill_value, dtype, device=None):
     weak = dtype is None and _core.is_weakly_typed(fill_value)
     if dtype is None:
         dtype = util.aval_of(fill_value).dtype
-    if isinstance(fill_value, Tracer):
-        value = fill_value.to_concrete_value()
-        if value is None:          # a traced fill value: stage lax.full
-            fill = lax.conversion._convert_element_type(fill_value, dtype, weak)
-            return util.full(shape, fill)
-        fill_value = value
+    if isinstance(fill_value, Tracer):      # staged (a tracer's concrete value, e.g. a JVP
+        fill = lax.conversion._convert_element_type(fill_value, dtype, weak)   # primal, would
+        return util.full(shape, fill)                                           # drop its tangent)
     if isinstance(fill_value, Array):
         fill_value = fill_value._value()
     _check_python_int(fill_value, _core.default_int_dtype())     # then wraps, as lax.full
@@ -315,12 +312,10 @@ def _like(name, a, fill_value, dtype, shape, device=None):
                                  shape)
     weak = dtype is None and aval.weak_type
     dtype = dtype or aval.dtype
-    if isinstance(fill_value, Tracer) and fill_value.to_concrete_value() is None:
-        out = util.full(shape, lax.conversion._convert_element_type(fill_value, dtype, weak))
-        return out
-    if isinstance(fill_value, (Array, Tracer)):
-        fill_value = np.asarray(fill_value.to_concrete_value() if isinstance(
-            fill_value, Tracer) else fill_value._value())
+    if isinstance(fill_value, Tracer):      # staged, so a JVP tracer keeps its tangent
+        return util.full(shape, lax.conversion._convert_element_type(fill_value, dtype, weak))
+    if isinstance(fill_value, Array):
+        fill_value = np.asarray(fill_value._value())
     return _fill(shape, np.asarray(fill_value).astype(dtype) if not isinstance(
         fill_value, _SCALARS) else fill_value, dtype, weak, device)
 

@@ -1,0 +1,305 @@
+"""The transformation laws over the jnp API, for test_transforms_numpy*.py: a case is a function
+and an input spec per array argument; for each case
+
+* vmap: `vmap(f, in_axes)(xs)` equals stacking `f(x)` over the examples, for in_axes 0, 1 and
+  -1 on every argument and, with several arguments, mixes with None (dtype and weak type too);
+* jit: `jit(vmap(f))`, `vmap(jit(f))` and a nested `vmap(vmap(f))` (mixed axes, one argument
+  mapped by the inner vmap only), all in one jitted program, equal the same stacking;
+* grads: `check_grads(order=2, modes=("fwd", "rev"))` over the float arguments, or, for
+  functions that are flat or integer-valued, zero (or float0) tangents and cotangents;
+* vmap(grad): per-example gradients by vmap equal the stacked per-example grads.
+
+Speed: an eager op compiles one XLA program per (primitive, params, shapes), and a jnp function
+that JAX jits is jitted here too, so an eager transformation of it compiles a program per
+function and per transformation. The eager checks therefore run under `disable_jit`: every
+op runs alone, and since the cases share a few shapes, their compiles are shared across the
+whole table. The jit paths are checked by the one jitted program per case (and by
+test_jit_path_grads for a subset).
+"""
+import dataclasses
+import re
+import zlib
+
+import numpy as np
+import pytest
+
+import jxkernel as jax
+import jxkernel.numpy as jnp
+from jxkernel import lax
+from jxkernel.lax._ad_util import float0
+from jxkernel.test_util import check_grads
+from jxkernel.tree_util import tree_flatten, tree_map
+
+B, B1, B2 = 3, 2, 3           # batch sizes (single vmap; outer and inner of the nested one)
+
+# Input kinds: values kept away from kinks, poles and branch cuts (0, +-1, integers for most),
+# so that finite differences are meaningful.
+KINDS = {
+    "x": lambda r, s: r.choice([-1.0, 1.0], s) * r.uniform(0.2, 0.9, s),  # |x| in (0.2, 0.9)
+    "u": lambda r, s: r.uniform(-0.7, 0.7, s),                              # inside (-1, 1)
+    "p": lambda r, s: r.uniform(0.5, 2.0, s),                               # positive
+    "g": lambda r, s: r.uniform(1.2, 3.0, s),                               # > 1 (arccosh)
+    "h": lambda r, s: r.uniform(0.1, 0.9, s),                               # inside (0, 1)
+    "w": lambda r, s: r.standard_normal(s) * 2,                             # wide, any sign
+    "i": lambda r, s: r.integers(-5, 6, s).astype(np.int32),
+    "n": lambda r, s: r.integers(1, 6, s).astype(np.int32),                 # positive ints
+    "b": lambda r, s: r.random(s) < 0.5,
+    "c": lambda r, s: (r.uniform(-1, 1, s) + 1j * r.uniform(-1, 1, s)).astype(np.complex64),
+}
+FLOAT_KINDS = set("xupghw")
+GRAD_KINDS = FLOAT_KINDS | {"c"}
+
+
+def gen(spec: str, rng):
+    """One example for a spec "KIND[N]:d0,d1" ("kN": ints in [0, N); "qN": distinct ints in
+    [0, N); "x:" a scalar)."""
+    kind, n, dims = re.fullmatch(r"([a-z])(\d*):([\d,]*)", spec).groups()
+    shape = tuple(int(d) for d in dims.split(",") if d)
+    if kind == "k":
+        return rng.integers(0, int(n), shape).astype(np.int32)
+    if kind == "q":
+        return rng.permutation(int(n))[:int(np.prod(shape))].reshape(shape).astype(np.int32)
+    v = np.asarray(KINDS[kind](rng, shape))
+    return v.astype(np.float32) if kind in FLOAT_KINDS else v
+
+
+def differentiable(spec: str) -> bool:
+    return spec[0] in GRAD_KINDS
+
+
+@dataclasses.dataclass
+class Case:
+    name: str
+    fn: object
+    specs: tuple
+    grad: str | None          # "check" (check_grads), "zero" (flat or integer-valued), None
+    vgrad: bool               # also vmap(grad(f)) against per-example grads
+    jit_grad: bool            # also check_grads through JAX's jit wrappers (no disable_jit)
+    rtol: float
+    gfn: object               # the function whose derivatives are checked (default fn)
+
+    def param(self, xfail=None):
+        marks = [pytest.mark.xfail(strict=True, reason=xfail)] if xfail else []
+        return pytest.param(self, id=self.name, marks=marks)
+
+
+def C(name, fn, *specs, grad="auto", vgrad=False, jit_grad=False, rtol=2e-5, gfn=None,
+      xfail=None):
+    """A case as a pytest param; grad="auto" checks grads when some argument is a float."""
+    if grad == "auto":
+        grad = "check" if any(map(differentiable, specs)) else None
+    return Case(name, fn, specs, grad, vgrad, jit_grad, rtol, gfn).param(xfail)
+
+
+def only(cases, pred):
+    """The params of `cases` whose Case satisfies `pred` (marks kept)."""
+    return [c for c in cases if pred(c.values[0])]
+
+
+# ---------------------------------------------------------------- inputs
+def examples(case: Case, count: int):
+    """`count` examples per argument: [[arg0_ex0, ...], [arg1_ex0, ...], ...]."""
+    rng = np.random.default_rng(zlib.crc32(case.name.encode()))
+    return [[gen(s, rng) for _ in range(count)] for s in case.specs]
+
+
+def in_axes_variants(specs) -> list:
+    """0, 1 and -1 for every argument; with several, also each one unmapped (None) in turn
+    with the others at mixed axes. Axis 1 of a scalar is its axis 0."""
+    n = len(specs)
+    variants = [(0,) * n, (1,) * n, (-1,) * n]
+    if n > 1:
+        variants += [tuple(None if j == i else (1, -1, 0)[j % 3] for j in range(n))
+                     for i in range(n)]
+    fix = lambda ax, s: ax if ax is None or ax != 1 or s.split(":")[1] else 0
+    out = []
+    for v in variants:
+        v = tuple(fix(ax, s) for ax, s in zip(v, specs))
+        if v not in out:
+            out.append(v)
+    return out
+
+
+def batch(exs, ax, idx):
+    """The examples `exs[i] for i in idx` stacked along `ax` (None: example 0, unbatched)."""
+    if ax is None:
+        return exs[0]
+    return np.stack([exs[i] for i in idx], ax if ax >= 0 else ax + exs[0].ndim + 1)
+
+
+# ---------------------------------------------------------------- comparisons
+def leaves(tree):
+    return tree_flatten(tree)[0]
+
+
+def assert_close(got, want, rtol, what):
+    got_l, want_l = leaves(got), leaves(want)
+    assert len(got_l) == len(want_l), f"{what}: {len(got_l)} outputs != {len(want_l)}"
+    for g, w in zip(got_l, want_l):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.dtype == w.dtype, f"{what}: dtype {g.dtype} != {w.dtype}"
+        assert g.shape == w.shape, f"{what}: shape {g.shape} != {w.shape}"
+        if g.dtype.kind in "biu":
+            np.testing.assert_array_equal(g, w, err_msg=what)
+        else:
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol, err_msg=what)
+
+
+def stacked(outs, axis=0):
+    """Stack a list of per-example outputs (pytrees) leafwise."""
+    return tree_map(lambda *xs: np.stack([np.asarray(x) for x in xs], axis), *outs)
+
+
+# ---------------------------------------------------------------- the checks
+def nested_axes(n):
+    """(outer, inner) in_axes of the nested vmap: argument 0 mapped at axis 1 by the outer
+    vmap and 0 by the inner; argument 1 by the inner only; the others at 0 and -1."""
+    outer = tuple((1, None, 0)[min(j, 2)] for j in range(n))
+    inner = tuple((0, 0, -1)[min(j, 2)] for j in range(n))
+    return outer, inner
+
+
+def vmap_plan(case: Case):
+    """[(label, transformation of f, its arguments, the expected result)]: vmap for every
+    in_axes variant, vmap(jit(f)) for the last one, and the nested vmap; the expected results
+    stack f's per-example results, computed eagerly (op by op)."""
+    f = case.fn
+    exs = examples(case, B1 * B2)
+    memo = {}
+
+    def call(idx):           # f on the examples idx[j] of each argument j (memoized)
+        if idx not in memo:
+            memo[idx] = f(*[jnp.asarray(exs[j][i]) for j, i in enumerate(idx)])
+        return memo[idx]
+
+    plan = []
+    for axes in in_axes_variants(case.specs):
+        args = [batch(e, ax, range(B)) for e, ax in zip(exs, axes)]
+        want = stacked([call(tuple(0 if ax is None else b for ax in axes)) for b in range(B)])
+        plan.append((f"jit(vmap(f, in_axes={axes}))", jax.vmap(f, in_axes=axes), args, want))
+    plan.append((f"vmap(jit(f), in_axes={axes})", jax.vmap(jax.jit(f), in_axes=axes), args,
+                 want))
+    outer, inner = nested_axes(len(exs))
+    args = []
+    for e, o, i in zip(exs, outer, inner):
+        per_outer = [batch(e[b1 * B2:], i, range(B2)) for b1 in range(B1 if o is not None else 1)]
+        args.append(per_outer[0] if o is None else
+                    np.stack(per_outer, o if o >= 0 else o + per_outer[0].ndim + 1))
+    want = stacked([stacked([call(tuple((b1 * B2 if o is not None else 0) + b2 for o in outer))
+                             for b2 in range(B2)]) for b1 in range(B1)])
+    plan.append((f"vmap(vmap(f, {inner}), {outer})",
+                 jax.vmap(jax.vmap(f, in_axes=inner), in_axes=outer), args, want))
+    weak = [getattr(o, "weak_type", False) for o in leaves(call((0,) * len(exs)))]
+    return plan, weak
+
+
+def check_vmap(case: Case):
+    """Every form of the plan in one jitted program (one compile per case) against the
+    stacked per-example results; dtypes, shapes and weak types too. The program returns
+    each output concatenated over the forms (batch dims flattened): XLA then fuses the forms
+    into one kernel where it can, which compiles several times faster than one per form."""
+    with jax.disable_jit():
+        plan, weak = vmap_plan(case)
+    args = [[jnp.asarray(a) for a in args] for _, _, args, _ in plan]
+    forms = lambda all_args: [leaves(fn(*a)) for (_, fn, _, _), a in zip(plan, all_args)]
+    shapes = jax.eval_shape(forms, args)
+    for (label, *_), outs in zip(plan, shapes):
+        assert [o.weak_type for o in outs] == weak, f"{label}: weak types"
+
+    def program(all_args):
+        outs = forms(all_args)
+        return [lax.concatenate([o[k].reshape((-1,) + o[k].shape[1 + (i == len(outs) - 1):])
+                                 for i, o in enumerate(outs)], 0) for k in range(len(outs[0]))]
+    got = [np.asarray(o) for o in jax.jit(program)(args)]
+    start = 0
+    for (label, _, _, want), shape in zip(plan, shapes):
+        size = int(np.prod(shape[0].shape[:2 if label.startswith("vmap(vmap") else 1]))
+        assert_close([g[start:start + size].reshape(s.shape) for g, s in zip(got, shape)],
+                     leaves(want), case.rtol, label)
+        start += size
+
+
+def float_args(case: Case, exs, which=0):
+    """(g, floats): the grad function over the float arguments only (others fixed)."""
+    fn = case.gfn or case.fn
+    pos = [j for j, s in enumerate(case.specs) if differentiable(s)]
+    fixed = [jnp.asarray(e[which]) for e in exs]
+
+    def g(*floats):
+        args = list(fixed)
+        for j, v in zip(pos, floats):
+            args[j] = jnp.asarray(v)       # finite differences call g with NumPy arrays
+        return fn(*args)
+    return g, pos
+
+
+def real_view(g, args):
+    """(h, real args): g with each complex argument given as its (real, imag) parts and each
+    complex output returned as (real, imag), so that derivatives through complex functions
+    are checked with real inner products."""
+    is_c = [np.iscomplexobj(x) for x in args]
+    flat = [p for x, c in zip(args, is_c) for p in ((x.real, x.imag) if c else (x,))]
+
+    def h(*xs):
+        it = iter(xs)
+        out = g(*[lax.complex(next(it), next(it)) if c else next(it) for c in is_c])
+        return tree_map(lambda o: (jnp.real(o), jnp.imag(o)) if jnp.iscomplexobj(o) else o, out)
+    return h, tuple(flat)
+
+
+def check_grads_case(case: Case):
+    exs = examples(case, 1)
+    g, pos = float_args(case, exs)
+    g, floats = real_view(g, tuple(exs[j][0] for j in pos))
+    if case.grad == "check":
+        check_grads(g, floats, order=2, modes=("fwd", "rev"))
+        return
+    # "zero": zero tangents (float0 ones for integer outputs: test_integer_output_tangents),
+    # and zero cotangents
+    tangents = tuple(np.ones_like(x) for x in floats)
+    out, out_t = jax.jvp(g, floats, tangents)
+    for t in map(np.asarray, leaves(out_t)):
+        assert t.dtype == float0 or not np.any(t), f"nonzero tangent {t}"
+    out, pullback = jax.vjp(g, *floats)
+    ct = tree_map(lambda o: (np.zeros_like if np.asarray(o).dtype.kind in "biu" else np.ones_like)(
+        np.asarray(o)), out)
+    for c in pullback(ct):
+        assert not np.any(np.asarray(c)), f"nonzero cotangent {c}"
+
+
+def scalar_loss(g):
+    """sum of the first float output (its real part): a scalar to take grad of."""
+    def loss(*xs):
+        out = [o for o in leaves(g(*xs)) if jnp.issubdtype(o.dtype, jnp.inexact)][0]
+        return jnp.sum(jnp.real(out) * (1.0 + jnp.arange(out.size).reshape(out.shape) / 7))
+    return loss
+
+
+def check_vmap_grad(case: Case):
+    """vmap(grad(f)) over a batch of the float arguments (0 and -1 alternating), the other
+    arguments fixed, against per-example grads."""
+    exs = examples(case, B)
+    g, pos = float_args(case, exs)
+    grad = jax.grad(scalar_loss(g), argnums=tuple(range(len(pos))))
+    axes = tuple((0, -1)[k % 2] for k in range(len(pos)))
+    args = [batch(exs[j], ax, range(B)) for j, ax in zip(pos, axes)]
+    want = stacked([grad(*[exs[j][b] for j in pos]) for b in range(B)])
+    assert_close(jax.vmap(grad, in_axes=axes)(*args), want, 1e-4, "vmap(grad(f))")
+
+
+# ---------------------------------------------------------------- test bodies
+def run_grad_test(case: Case):
+    with jax.disable_jit():
+        check_grads_case(case)
+
+
+def run_vmap_grad_test(case: Case):
+    with jax.disable_jit():
+        check_vmap_grad(case)
+
+
+def run_jit_path_grad_test(case: Case):
+    """check_grads with jnp's jit wrappers on: the transformations of the jit primitive."""
+    exs = examples(case, 1)
+    g, pos = float_args(case, exs)
+    check_grads(*real_view(g, tuple(exs[j][0] for j in pos)), order=2, modes=("fwd", "rev"))
