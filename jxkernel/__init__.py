@@ -31,16 +31,17 @@ from .transforms.remat import checkpoint, remat
 from .lax import stop_gradient
 from .transforms.pmap import pmap
 from .transforms.ad import linear_transpose
+from .xla.array import Array as _DeviceArray
 from .xla.compiler import clear_caches
 from ._ipython_ext import load_ipython_extension, unload_ipython_extension
 
 
-def block_until_ready(tree):
-    """Wait for every Array in `tree` (any pytree); returns `tree`."""
-    for leaf in tree_util.tree_leaves(tree):
+def block_until_ready(x):
+    """Wait for every Array in `x` (any pytree); returns `x`."""
+    for leaf in tree_util.tree_leaves(x):
         if hasattr(leaf, "block_until_ready"):
             leaf.block_until_ready()
-    return tree
+    return x
 
 
 def disable_jit(disable: bool = True):
@@ -54,7 +55,7 @@ class Array(abc.ABC):
     __slots__ = ()
 
 
-Array.register(xla.Array)
+Array.register(_DeviceArray)
 Array.register(core.Tracer)
 
 # The user-facing libraries load with the package (they install Array's operators), as

@@ -2,7 +2,7 @@
 so a bug is caught where it is made rather than three layers later."""
 from __future__ import annotations
 
-from .ir import ClosedJaxpr, Jaxpr, Literal, Var
+from .ir import ClosedJaxpr, Literal, Var
 from .primitive import abstract_eval, jaxpr_params
 
 

@@ -8,7 +8,6 @@ import functools
 import numpy as np
 
 from ..core import dtypes
-from ..core.avals import ShapedArray
 from ..xla import stablehlo as hlo
 from ..xla.lowering import LoweringRuleContext
 

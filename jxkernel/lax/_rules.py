@@ -8,7 +8,6 @@ the argument and what was expected, as JAX's do.
 """
 from __future__ import annotations
 
-import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapedArray

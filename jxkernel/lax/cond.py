@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes
-from ..core.avals import ShapedArray, get_aval
+from ..core.avals import get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.primitive import (Primitive, abstract_eval_rules, jvp_rules, lowering_rules,
                               transpose_rules)

@@ -370,14 +370,5 @@ def gather(operand, start_indices, dimension_numbers: GatherDimensionNumbers, sl
                          fill_value=fill_value)
 
 
-__all__ = ["slice_p", "dynamic_slice_p", "dynamic_update_slice_p", "gather_p", "scatter_p",
-           "scatter_add_p", "scatter_sub_p", "scatter_mul_p", "scatter_min_p", "scatter_max_p",
-           "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "slice",
-           "slice_in_dim", "index_in_dim", "dynamic_slice", "dynamic_slice_in_dim",
-           "dynamic_index_in_dim", "dynamic_update_slice", "dynamic_update_slice_in_dim",
-           "dynamic_update_index_in_dim", "gather", "scatter", "scatter_add", "scatter_sub",
-           "scatter_mul", "scatter_min", "scatter_max"]
-
-
 __all__ = ["gather_p", "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode",
            "gather"]

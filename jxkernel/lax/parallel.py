@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval
 from ..core.ir import param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, impl_rules, jvp_rules,
@@ -112,7 +111,7 @@ transpose_rules[psum_p] = _psum_transpose
 
 def _pminmax_jvp(prim):
     def jvp(primals, tangents, *, axes, axis_index_groups):
-        from .elementwise import eq, select
+        from .elementwise import eq
         from .conversion import convert_element_type
         outs = prim.bind(*primals, axes=axes, axis_index_groups=axis_index_groups)
         t_outs = []

@@ -185,19 +185,26 @@ def _cast_to_bool(x):
 
 
 # ------------------------------------------------------------------ eager dispatch
-def _jit_when_eager(*static_argnames):
+def _jit_when_eager(*static_argnames, dynamic=()):
     """Run a reduction as one jitted (inline) call when given an Array eagerly, as JAX jits
     them: one XLA dispatch (~5 µs) instead of several eager ops and Python checks. Traced,
-    the function runs as written (inline=True: the jaxpr is the same either way)."""
+    the function runs as written (inline=True: the jaxpr is the same either way).
+
+    Parameters in `dynamic` (like var's ddof) are traced, not static, as in JAX: a Python
+    number there becomes a cached device scalar, so XLA cannot fold it into a constant
+    (folding `x / 3` into `x * (1/3)` would change the last bit of the result)."""
     def deco(fun):
         import functools
         import inspect
         from ..core.trace import _ctx, eval_trace
         from ..transforms.jit import jit
         from ..xla.array import Array
-        jitted = jit(fun, static_argnames=static_argnames, inline=True)
         names = [p for p in inspect.signature(fun).parameters][1:]
         statics = set(static_argnames)
+
+        def inner(a, *dyn, **kwargs):
+            return fun(a, **dict(zip(dynamic, dyn)), **kwargs)
+        jitted = jit(inner, static_argnames=static_argnames, inline=True)
 
         @functools.wraps(fun)
         def call(a, *args, **kwargs):
@@ -206,9 +213,16 @@ def _jit_when_eager(*static_argnames):
                 return fun(a, *args, **kwargs)
             if args:
                 kwargs = dict(zip(names, args), **kwargs)
-            if not statics.issuperset(k for k, v in kwargs.items() if v is not None):
+            if not statics.union(dynamic).issuperset(
+                    k for k, v in kwargs.items() if v is not None):
                 return fun(a, **kwargs)           # a `where` mask or `initial`: run as written
-            return jitted(a, **{k: v for k, v in kwargs.items() if k in statics})
+            dyn = []
+            for name in dynamic:
+                value = kwargs.get(name, 0)
+                if type(value) in (int, float):
+                    value = util.scalar_array(value, dtypes.python_scalar_dtype(value), True)
+                dyn.append(value)
+            return jitted(a, *dyn, **{k: v for k, v in kwargs.items() if k in statics})
         call.jitted = jitted
         return call
     return deco
@@ -369,7 +383,7 @@ def _var_promote_types(a_dtype, dtype):
     return _upcast_f16(computation_dtype), np.dtype(dtype)
 
 
-@_jit_when_eager("axis", "dtype", "ddof", "keepdims", "correction")
+@_jit_when_eager("axis", "dtype", "keepdims", dynamic=("ddof",))
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):
     """Variance over `axis`: mean of squared deviations, divided by N - ddof (NaN if that
@@ -410,7 +424,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
 _mean = mean
 
 
-@_jit_when_eager("axis", "dtype", "ddof", "keepdims", "correction")
+@_jit_when_eager("axis", "dtype", "keepdims", dynamic=("ddof",))
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):
     """Standard deviation over `axis`: sqrt(var(...)).  ``jnp.std(x, ddof=1)``"""

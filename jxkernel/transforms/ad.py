@@ -21,13 +21,12 @@ from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, Var
-from ..core.primitive import jvp_rules, rule as _rule, transpose_rules
+from ..core.primitive import rule as _rule
 from ..core.trace import Trace, Tracer, new_trace, set_current_trace
-from ..lax._ad_util import (UndefinedPrimal, Zero, add_tangents, float0, instantiate,
-                            is_undefined, zeros)
+from ..lax._ad_util import (UndefinedPrimal, Zero, add_tangents, float0, instantiate)
 
 instantiate_zeros = instantiate
-from ..tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
+from ..tree_util import tree_flatten, tree_unflatten
 from .partial_eval import PartialEvalTrace
 from .staging import trace_to_jaxpr
 
@@ -341,8 +340,6 @@ def _check_scalar_output(out, name, holomorphic):
 def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
                    reduce_axes=()):
     """A function returning (fun(*args), the gradient w.r.t. args[argnums])."""
-    name = "value_and_grad"
-
     @functools.wraps(fun)
     def value_and_grad_f(*args, **kwargs):
         nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)

@@ -15,7 +15,7 @@ import functools
 from ..core.avals import ShapedArray, get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr
-from ..core.primitive import batching_rules, rule as _rule
+from ..core.primitive import rule as _rule
 from ..core.trace import Trace, Tracer, new_trace, set_current_trace
 from ..lax import _batch_util as bu
 from ..lax._batch_util import not_mapped

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import get_aval
-from ..tree_util import tree_flatten, tree_map, tree_structure, tree_transpose, tree_unflatten
+from ..tree_util import tree_flatten, tree_map, tree_transpose, tree_unflatten
 from .ad import _check_grad_input, jvp, vjp
 from .batching import vmap
 
@@ -84,7 +84,6 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
             y, jac, aux = vmap(push, out_axes=(None, -1, None))(_std_basis(dyn))
         else:
             y, jac = vmap(push, out_axes=(None, -1))(_std_basis(dyn))
-        example = dyn[0] if isinstance(argnums, int) else dyn
 
         def unravel(y_leaf, jac_leaf):
             parts = _split_last(jac_leaf, in_avals)

@@ -28,7 +28,7 @@ from ..config import config
 from ..core import dtypes
 from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..core.interpret import eval_jaxpr
-from ..core.ir import ClosedJaxpr, Jaxpr, call_primitives, param_printers
+from ..core.ir import call_primitives, param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, impl_rules, jvp_rules,
                               lowering_rules, transpose_rules)
 from ..lax._ad_util import Zero, instantiate, is_undefined

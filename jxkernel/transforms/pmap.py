@@ -15,8 +15,7 @@ import functools
 import threading
 
 from ..core.avals import ShapedArray, get_aval
-from ..core.interpret import eval_jaxpr
-from ..core.ir import ClosedJaxpr, call_primitives, param_printers
+from ..core.ir import param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, impl_rules, jvp_rules,
                               lowering_rules, transpose_rules)
 from ..core.trace import set_current_trace
@@ -24,7 +23,6 @@ from ..lax import _batch_util as bu
 from ..lax._ad_util import Zero, instantiate, is_undefined
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from ..xla import client as _client
-from ..xla.array import Array, MultiDeviceArray, device_put
 from ..xla.compiler import Executable, compile_module
 from ..xla.lowering import lower_module
 from .ad import jvp_jaxpr, transpose_jaxpr
@@ -117,7 +115,7 @@ def _pmap_lowering(ctx, *args, **params):
 def _pmap_batching(axis_data, vals, dims, *, jaxpr, axis_name, axis_size, mapped_invars,
                    devices, name):
     # the device axis is axis 0 of mapped inputs; per device, the batch dim sits one lower
-    inner_dims, new_vals, new_mapped = [], [], []
+    inner_dims, new_vals = [], []
     for v, d, m in zip(vals, dims, mapped_invars):
         if d is bu.not_mapped:
             inner_dims.append(None)
