@@ -109,10 +109,13 @@ def _scan_impl_fun(*args, reverse, length, jaxpr, num_consts, num_carry, linear,
 
     def step(i, carry, ys):
         t = sub(np.int32(length - 1), i) if reverse else i
-        x = [dynamic_index_in_dim(a, t, 0, keepdims=False) for a in xs]
+        # t is in range by construction: no negative-index handling in the loop body
+        x = [dynamic_index_in_dim(a, t, 0, keepdims=False, allow_negative_indices=False)
+             for a in xs]
         outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *consts, *carry, *x)
         new_carry, y = outs[:num_carry], outs[num_carry:]
-        ys = [dynamic_update_index_in_dim(acc, _strip(v, acc), t, 0) for acc, v in zip(ys, y)]
+        ys = [dynamic_update_index_in_dim(acc, _strip(v, acc), t, 0, allow_negative_indices=False)
+              for acc, v in zip(ys, y)]
         return add(i, np.int32(1)), list(new_carry), ys
 
     main = length // unroll
