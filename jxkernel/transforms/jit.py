@@ -31,13 +31,10 @@ from ..core.interpret import eval_jaxpr
 from ..core.ir import call_primitives, param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, impl_rules, jvp_rules,
                               lowering_rules, transpose_rules)
-from ..lax._ad_util import Zero, instantiate, is_undefined
 from ..core.source_info import function_source_info
 from ..core.trace import Tracer, _ctx, eval_trace, set_current_trace
+from ..lax._ad_util import Zero, instantiate, is_undefined
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
-from ..xla.pytree import default_registry as _registry
-
-_flatten = _registry.flatten           # tree_flatten without the wrapper (the hit path uses it)
 from ..xla import client as _client
 from ..xla.array import Array, device_put
 from ..xla.compiler import Executable, compile_module
@@ -48,6 +45,9 @@ from .batching import axis_batching_rules, batch_jaxpr
 from .partial_eval import partial_eval_jaxpr, partial_eval_rules
 from .staging import DebugInfo, JaxprTrace, convert_constvars_to_invars, staging_rules, \
     trace_to_jaxpr
+from ..xla.pytree import default_registry as _registry
+
+_flatten = _registry.flatten           # tree_flatten without the wrapper (the hit path uses it)
 
 # ------------------------------------------------------------------ the jit primitive
 jit_p = Primitive("jit", multiple_results=True)
