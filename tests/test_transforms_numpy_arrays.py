@@ -9,38 +9,52 @@ import pytest
 import jxkernel.numpy as jnp
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
-from transform_check import (C, only, run_grad_test, run_jit_path_grad_test,  # noqa: E402
-                             run_vmap_grad_test, check_vmap)
+from transform_check import (C, check_vmap, only, run_grad_test,  # noqa: E402
+                             run_jacobian_test, run_jit_path_grad_test, run_vmap_grad_test)
 
 M, V = "2,4", "4"              # the shapes most cases share (so their eager compiles are shared)
 X, W = f"x:{M}", f"w:{M}"
 
 
-def reduction(name, kind="w", axes=(None, 0, 1, (0, 1)), grad="auto", **kw):
-    cases = []
-    for ax in axes:
-        fn = getattr(jnp, name)
-        cases.append(C(f"{name}(axis={ax})", lambda x, fn=fn, ax=ax: fn(x, axis=ax),
-                       f"{kind}:{M}", grad=grad, **kw))
-    cases.append(C(f"{name}(axis=1,keepdims)", lambda x, fn=fn: fn(x, axis=1, keepdims=True),
-                   f"{kind}:{M}", grad=grad))
+def reduction(name, kind="w", axes=(None, 0, 1, (0, 1)), keepdims=True, grad="auto",
+              vgrad=False, jit_grad=False):
+    """Cases of jnp.`name` over `axes` (and axis=1 with keepdims); the axis=1 case (else the
+    first) also checks vmap(grad) / the jit path when asked."""
+    fn, tag = getattr(jnp, name), "" if kind == "w" else f"{kind}, "
+    extra = 1 if 1 in axes else axes[0]
+    cases = [C(f"{name}({tag}axis={ax})", lambda x, ax=ax: fn(x, axis=ax), f"{kind}:{M}",
+               grad=grad, vgrad=vgrad and ax == extra, jit_grad=jit_grad and ax == extra)
+             for ax in axes]
+    if keepdims:
+        cases.append(C(f"{name}({tag}axis=1, keepdims)", lambda x: fn(x, axis=1, keepdims=True),
+                       f"{kind}:{M}", grad=grad))
     return cases
 
 
 REDUCTIONS = [
-    *reduction("sum", vgrad=True), *reduction("prod", "x"), *reduction("max"),
-    *reduction("min"), *reduction("mean", jit_grad=True), *reduction("var"),
-    *reduction("std"), *reduction("ptp"), *reduction("nansum", axes=(None, 1)),
-    *reduction("nanmean", axes=(0,)), *reduction("nanmax", axes=(1,)),
-    *reduction("nanmin", axes=(None,)), *reduction("nanvar", axes=(1,)),
-    *reduction("nanstd", axes=(0,)), *reduction("nanprod", "x", axes=(1,)),
-    *reduction("median", axes=(None, 0, 1)), *reduction("nanmedian", axes=(1,)),
-    *reduction("argmax", axes=(None, 0, 1), grad="zero"),
-    *reduction("argmin", axes=(None, 1), grad="zero"),
-    *reduction("nanargmax", axes=(1,), grad="zero"),
-    *reduction("all", "b", axes=(None, 1)), *reduction("any", "b", axes=(0,)),
+    *reduction("sum", vgrad=True), *reduction("prod", "x", (None, 1)),
+    *reduction("max", axes=(None, 0), vgrad=True), *reduction("min", axes=(1, (0, 1))),
+    *reduction("mean", axes=(0, (0, 1)), jit_grad=True), *reduction("var", axes=(None, 1)),
+    *reduction("std", axes=(0,)), *reduction("ptp", axes=(1,), keepdims=False),
+    *reduction("nansum", axes=(None,), keepdims=False),
+    *reduction("nanmean", axes=(0,), keepdims=False),
+    *reduction("nanmax", axes=(1,), keepdims=False),
+    *reduction("nanmin", axes=(None,), keepdims=False),
+    *reduction("nanstd", axes=(0,), keepdims=False),
+    *reduction("nanprod", "x", axes=(1,), keepdims=False),
+    *reduction("median", axes=(None, 1), vgrad=True),
+    *reduction("nanmedian", axes=(1,), keepdims=False),
+    *reduction("argmax", axes=(None, 0), grad="zero"),
+    *reduction("argmin", axes=(1,), grad="zero"),
+    *reduction("nanargmax", axes=(1,), keepdims=False, grad="zero"),
+    *reduction("nanargmin", axes=(None,), keepdims=False, grad="zero"),
+    *reduction("sum", "e", axes=(1,), keepdims=False), *reduction("max", "e", axes=(0,)),
+    *reduction("sum", "z", axes=(1,), keepdims=False),
+    *reduction("prod", "n", axes=(0,), keepdims=False),
+    *reduction("all", "b", axes=(None, 1)), *reduction("any", "b", axes=(0,), keepdims=False),
     *reduction("count_nonzero", "i", axes=(None, 1)),
-    *reduction("sum", "i", axes=(None, 0)), *reduction("max", "i", axes=(1,)),
+    *reduction("sum", "i", axes=(None, 0), keepdims=False),
+    *reduction("max", "i", axes=(1,), keepdims=False),
     C("sum(where)", lambda x, m: jnp.sum(x, axis=1, where=m), W, f"b:{M}"),
     C("max(initial, where)", lambda x, m: jnp.max(x, axis=0, initial=-5.0, where=m), W,
       f"b:{M}"),
@@ -53,10 +67,11 @@ REDUCTIONS = [
     C("quantile(q array)", lambda x, q: jnp.quantile(x, q), W, "h:3"),
     C("percentile(nearest)", lambda x: jnp.percentile(x, 30.0, axis=0, method="nearest"), W),
     C("nanquantile", lambda x: jnp.nanquantile(x, 0.3, axis=1), W),
+    C("cumsum(z)", lambda x: jnp.cumsum(x, axis=0), f"z:{M}"),
     *[C(f"{n}(axis={ax})", lambda x, n=n, ax=ax: getattr(jnp, n)(x, axis=ax), f"{k}:{M}",
-        vgrad=n == "cumsum" and ax == 1)
-      for n, k in [("cumsum", "w"), ("cumprod", "x"), ("nancumsum", "w"), ("nancumprod", "x")]
-      for ax in (0, 1)],
+        vgrad=n == "cumsum")
+      for n, k, ax in [("cumsum", "w", 1), ("cumsum", "w", 0), ("cumprod", "x", 1),
+                       ("nancumsum", "w", 0), ("nancumprod", "x", 1)]],
     C("cumsum(axis=None)", jnp.cumsum, W),
     C("cumsum(i)", lambda x: jnp.cumsum(x, axis=1), f"i:{M}"),
     C("cumulative_sum(include_initial)",
@@ -66,9 +81,8 @@ REDUCTIONS = [
 
 SHAPES = [
     C("reshape", lambda x: jnp.reshape(x, (4, 2)), W),
-    C("reshape(-1)", lambda x: x.reshape(-1), W),
     C("reshape(order=F)", lambda x: jnp.reshape(x, (8,), order="F"), W),
-    C("ravel", jnp.ravel, W), C("transpose", jnp.transpose, W), C("x.T", lambda x: x.T, W),
+    C("ravel", jnp.ravel, W), C("transpose", jnp.transpose, W),
     C("transpose(3-D)", lambda x: jnp.transpose(x, (2, 0, 1)), "w:2,4,3"),
     C("swapaxes", lambda x: jnp.swapaxes(x, 0, 2), "w:2,4,3"),
     C("moveaxis", lambda x: jnp.moveaxis(x, 0, -1), "w:2,4,3"),
@@ -78,10 +92,11 @@ SHAPES = [
     C("squeeze", jnp.squeeze, "w:2,1,4"), C("squeeze(axis)", lambda x: jnp.squeeze(x, 1),
                                             "w:2,1,4"),
     C("x[None, ..., None]", lambda x: x[None, ..., None], W),
-    C("concatenate", lambda x, y: jnp.concatenate([x, y]), W, W, vgrad=True),
+    C("concatenate", lambda x, y: jnp.concatenate([x, y]), W, W),
     C("concatenate(axis=1)", lambda x, y: jnp.concatenate([x, y], axis=1), W, "w:2,3"),
     C("concatenate(axis=None)", lambda x, y: jnp.concatenate([x, y], axis=None), W, f"w:{V}"),
     C("append", lambda x, y: jnp.append(x, y, axis=0), W, "w:1,4"),
+    C("concat", lambda x, y: jnp.concat([x, y], axis=1), W, f"i:{M}"),
     C("stack", lambda x, y: jnp.stack([x, y]), W, W),
     C("stack(axis=-1)", lambda x, y: jnp.stack([x, y], axis=-1), W, W),
     C("hstack", lambda x, y: jnp.hstack([x, y]), W, W),
@@ -92,13 +107,16 @@ SHAPES = [
     C("split(sections)", lambda x: jnp.split(x, [1, 3], axis=1), W),
     C("array_split", lambda x: jnp.array_split(x, 3, axis=1), W),
     C("unstack", jnp.unstack, W),
+    C("hsplit", lambda x: jnp.hsplit(x, 2), W), C("vsplit", lambda x: jnp.vsplit(x, 2), W),
+    C("dsplit", lambda x: jnp.dsplit(x, [1]), "w:2,4,3"),
+    C("rollaxis", lambda x: jnp.rollaxis(x, 2), "w:2,4,3"),
     C("broadcast_to", lambda x: jnp.broadcast_to(x, (2, 4)), f"w:{V}"),
     C("broadcast_arrays", lambda x, y: jnp.broadcast_arrays(x, y), f"w:2,1", f"w:{V}"),
     C("flip", jnp.flip, W), C("flip(axis=1)", lambda x: jnp.flip(x, 1), W),
-    C("fliplr", jnp.fliplr, W), C("flipud", jnp.flipud, W),
+    C("fliplr", jnp.fliplr, W),
     C("roll", lambda x: jnp.roll(x, 3), W), C("roll(axis)", lambda x: jnp.roll(x, -1, 1), W),
     C("roll(traced shift)", lambda x, s: jnp.roll(x, s, axis=1), W, "k4:"),
-    C("rot90", jnp.rot90, W), C("rot90(k=3)", lambda x: jnp.rot90(x, 3), W),
+    C("rot90(k=3)", lambda x: jnp.rot90(x, 3), W),
     C("tile", lambda x: jnp.tile(x, (2, 1)), W), C("tile(1-D)", lambda x: jnp.tile(x, 3),
                                                    f"w:{V}"),
     C("repeat", lambda x: jnp.repeat(x, 2, axis=1), W),
@@ -118,6 +136,7 @@ SHAPES = [
     C("diagflat", jnp.diagflat, "w:2,2"),
     C("trace", jnp.trace, W), C("trace(offset)", lambda x: jnp.trace(x, -1), "w:4,4"),
     C("atleast_3d", jnp.atleast_3d, W), C("atleast_2d(scalar)", jnp.atleast_2d, "w:"),
+    C("atleast_1d(2 args)", jnp.atleast_1d, "w:", f"i:{V}"),
     C("resize", lambda x: jnp.resize(x, (3, 3)), W),
 ]
 
@@ -177,6 +196,13 @@ SORTING = [
     C("isin", jnp.isin, f"k5:{M}", "k5:3"),
     C("intersect1d(size)", lambda a, b: jnp.intersect1d(a, b, size=3), "k5:4", "k5:4"),
     C("union1d(size)", lambda a, b: jnp.union1d(a, b, size=6), "k5:4", "k5:4"),
+    C("setdiff1d(size)", lambda a, b: jnp.setdiff1d(a, b, size=3), "k5:4", "k5:4"),
+    C("setxor1d(size)", lambda a, b: jnp.setxor1d(a, b, size=4), "k5:4", "k5:4"),
+    C("unique_values(size)", lambda x: jnp.unique_values(x, size=4), "k4:6"),
+    C("unique_counts(size)", lambda x: jnp.unique_counts(x, size=4), "k4:6"),
+    C("unique_inverse(size)", lambda x: jnp.unique_inverse(x, size=4), "k4:6"),
+    C("unique_all(size)", lambda x: jnp.unique_all(x, size=4), "k4:6"),
+    C("unique(float, size)", lambda x: jnp.unique(jnp.round(x), size=5), "w:6", grad=None),
 ]
 
 INDEXING = [
@@ -185,7 +211,7 @@ INDEXING = [
     C("x[..., 1]", lambda x: x[..., 1], "w:2,4,3"),
     C("x[i] (int array)", lambda x, i: x[i], W, "k2:3", vgrad=True, jit_grad=True),
     C("x[:, i]", lambda x, i: x[:, i], W, "k4:2,3"),
-    C("x[i, j]", lambda x, i, j: x[i, j], W, "k2:3", "k4:3"),
+    C("x[i, j]", lambda x, i, j: x[i, j], W, "k2:3", "k4:3", vgrad=True),
     C("x[i, :, j]", lambda x, i, j: x[i, :, j], "w:2,4,3", "k2:2", "k3:2"),
     C("x[i] (traced int)", lambda x, i: x[i], W, "k2:"),
     C("x[i, 1:3] (traced int)", lambda x, i: x[i, 1:3], W, "k2:"),
@@ -195,9 +221,13 @@ INDEXING = [
     C("take(axis=None)", lambda x, i: jnp.take(x, i), W, "k8:2,2"),
     C("take(fill)", lambda x, i: jnp.take(x, i - 2, axis=1, mode="fill", fill_value=0.5), W,
       "k8:3"),
-    C("take_along_axis", lambda x, i: jnp.take_along_axis(x, i, axis=1), W, "k4:2,3"),
+    C("take_along_axis", lambda x, i: jnp.take_along_axis(x, i, axis=1), W, "k4:2,3", vgrad=True),
     C("take_along_axis(axis=0)", lambda x, i: jnp.take_along_axis(x, i, axis=0), W,
       "k2:1,4"),
+    C("x[ix_(i, j)]", lambda x, i, j: x[jnp.ix_(i, j)], W, "k2:3", "k4:2"),
+    C("ravel_multi_index", lambda i, j: jnp.ravel_multi_index((i, j), (2, 4), mode="clip"),
+      "k2:3", "k4:3"),
+    C("unravel_index", lambda i: jnp.unravel_index(i, (2, 4)), "k8:3"),
     C("choose", lambda i, a, b: jnp.choose(i, [a, b], mode="clip"), f"k2:{M}", W, W),
     C("at[1].set", lambda x, v: x.at[1].set(v), W, f"w:{V}", vgrad=True),
     C("at[i].set", lambda x, i, v: x.at[i].set(v), W, "q2:2", "w:2,4"),
@@ -221,7 +251,8 @@ INDEXING = [
 CREATION = [
     C("zeros_like", jnp.zeros_like, W, grad="zero"), C("ones_like", jnp.ones_like, f"i:{M}"),
     C("full_like", lambda x, v: jnp.full_like(x, v), W, "w:"),
-    C("full", lambda v: jnp.full((2, 3), v), "w:3"), C("full(scalar)", lambda v: jnp.full(3, v), "w:"),
+    C("full", lambda v: jnp.full((2, 3), v), "w:3"),
+    C("full(scalar)", lambda v: jnp.full(3, v), "w:"),
     C("linspace", lambda a, b: jnp.linspace(a, b, 5), "w:", "w:"),
     C("linspace(arrays, axis=1)", lambda a, b: jnp.linspace(a, b, 4, axis=1), "w:3", "w:3"),
     C("logspace", lambda a, b: jnp.logspace(a, b, 4), "x:", "x:"),
@@ -233,9 +264,12 @@ CREATION = [
     C("array([x, y])", lambda x, y: jnp.array([x, y]), W, W),
     C("asarray", jnp.asarray, W), C("copy", jnp.copy, W),
     C("tril_indices_from", lambda x: x[jnp.tril_indices_from(x)], "w:4,4"),
-    C("diag_indices", lambda x: x[jnp.diag_indices(4)], "w:4,4"),
+    C("triu_indices_from", lambda x: x[jnp.triu_indices_from(x, 1)], "w:4,4"),
+    C("diag_indices_from", lambda x: x[jnp.diag_indices_from(x)], "w:4,4"),
+    C("x[indices]", lambda x: x[tuple(jnp.indices((2, 2)))], W),
 ]
 
+KNOWN_JACOBIANS = {}
 CASES = REDUCTIONS + SHAPES + PRODUCTS + SORTING + INDEXING + CREATION
 
 
@@ -252,6 +286,11 @@ def test_grads(case):
 @pytest.mark.parametrize("case", only(CASES, lambda c: c.vgrad))
 def test_vmap_of_grad(case):
     run_vmap_grad_test(case)
+
+
+@pytest.mark.parametrize("case", only(CASES, lambda c: c.vgrad, KNOWN_JACOBIANS))
+def test_jacobians(case):
+    run_jacobian_test(case)
 
 
 @pytest.mark.parametrize("case", only(CASES, lambda c: c.jit_grad))

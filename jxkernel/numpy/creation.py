@@ -289,9 +289,10 @@ def _full_scalar(shape, fill_value, dtype, device=None):
     weak = dtype is None and _core.is_weakly_typed(fill_value)
     if dtype is None:
         dtype = util.aval_of(fill_value).dtype
-    if isinstance(fill_value, Tracer):      # staged (a tracer's concrete value, e.g. a JVP
-        fill = lax.conversion._convert_element_type(fill_value, dtype, weak)   # primal, would
-        return util.full(shape, fill)                                           # drop its tangent)
+    if isinstance(fill_value, Tracer):
+        # staged even when concrete: a JVP tracer's concrete primal would drop its tangent
+        fill = lax.conversion._convert_element_type(fill_value, dtype, weak)
+        return util.full(shape, fill)
     if isinstance(fill_value, Array):
         fill_value = fill_value._value()
     _check_python_int(fill_value, _core.default_int_dtype())     # then wraps, as lax.full
