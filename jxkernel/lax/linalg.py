@@ -1,9 +1,13 @@
-"""Linear-algebra primitives lowered to LAPACK on CPU (jaxlib's typed-FFI custom calls):
-`cholesky` (potrf), `geqrf` and `householder_product` (orgqr/ungqr), and `qr` built on them,
-as JAX's lax.linalg lowers them, so results match JAX's bit for bit on CPU.
+"""Linear-algebra primitives, lowered on CPU to LAPACK (jaxlib's typed-FFI custom calls) as
+JAX's lax.linalg lowers them, so results match JAX's bit for bit on CPU:
 
-All act on the last two dimensions and batch over the leading ones. LAPACK works on
-column-major matrices, so every custom call states column-major layouts for them.
+    cholesky (potrf)       triangular_solve (trsm)     lu (getrf) + lu_pivots_to_permutation
+    geqrf, geqp3           householder_product (orgqr/ungqr)       qr (built on those)
+    eigh (syevd/heevd)     svd (gesdd, or gesvd for SvdAlgorithm.QR)
+
+All act on the last two dimensions and batch over the leading ones. Each primitive has its
+rules beside it; the differentiation rules are JAX's (references in the comments). geqrf,
+geqp3 and householder_product are not differentiable (as in JAX): differentiate `qr`.
 
     >>> cholesky(np.array([[4., 2.], [2., 5.]], np.float32))
     Array([[2., 0.],
@@ -11,61 +15,49 @@ column-major matrices, so every custom call states column-major layouts for them
 """
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                              lowering_rules)
-from ..xla import stablehlo as hlo
+                              lowering_rules, transpose_rules)
+from ..xla import lapack, stablehlo as hlo
+from ..xla.lapack import char
+from ..xla.lowering import LoweringRuleContext
+from . import _ad_util as ad
 from . import _batch_util as bu
 from . import _lowering as hl
+from . import conversion, elementwise as ew, shapes, slicing
 from ._rules import INEXACT, check_dtype
+from .dot import Precision, dot_general
+from .gather import GatherDimensionNumbers, GatherScatterMode, gather
+from .loops import fori_loop
+from .sorting import sort_key_val
 
 _LAPACK_DTYPES = frozenset(map(np.dtype, (np.float32, np.float64, np.complex64, np.complex128)))
 
 
+class EighImplementation(enum.Enum):
+    """Implementation for symmetric/Hermitian eigendecomposition (CPU has QR only)."""
+    QR = "qr"
+    JACOBI = "jacobi"
+    QDWH = "qdwh"
+
+
+class SvdAlgorithm(enum.Enum):
+    """SVD algorithm: on CPU DEFAULT and DIVIDE_AND_CONQUER are gesdd, QR is gesvd."""
+    DEFAULT = "default"
+    QR = "QR"
+    JACOBI = "Jacobi"
+    POLAR = "polar"
+    DIVIDE_AND_CONQUER = "divide_and_conquer"
+
+
 # ------------------------------------------------------------------ helpers
-def _col_major(ndim):
-    """Minor-to-major layout of a batch of column-major matrices."""
-    return (ndim - 2, ndim - 1) + tuple(range(ndim - 3, -1, -1))
-
-
-def _row_major(ndim):
-    return tuple(range(ndim - 1, -1, -1))
-
-
-def _layouts(layouts) -> str:
-    def one(lay):
-        body = str(lay[0]) if len(lay) == 1 else "[" + ", ".join(map(str, lay)) + "]"
-        return f"dense<{body if lay else ''}> : tensor<{len(lay)}xindex>"
-    return "[" + ", ".join(one(lay) for lay in layouts) + "]"
-
-
-def _lapack_call(ctx, target, operands, result_types, operand_layouts, result_layouts,
-                 alias_result=None, config=None):
-    """A LAPACK custom call; `alias_result` = index of the result that overwrites operand 0
-    (LAPACK works in place), or "single" when that result is the only one."""
-    from ..xla import lapack
-    lapack.ensure_registered()
-    if ctx.platform != "cpu":
-        raise NotImplementedError(f"{target}: jxkernel lowers linear algebra to LAPACK, on "
-                                  f"CPU only (platform here: {ctx.platform})")
-    attrs = {"call_target_name": f'"{target}"', "api_version": "4 : i32",
-             "backend_config": "{" + ", ".join(f"{k} = {v}" for k, v in (config or {}).items())
-                               + "}",
-             "operand_layouts": _layouts(operand_layouts),
-             "result_layouts": _layouts(result_layouts)}
-    if alias_result is not None:
-        tuple_index = "[]" if alias_result == "single" else f"[{alias_result}]"
-        attrs["output_operand_aliases"] = (
-            f"[#stablehlo.output_operand_alias<output_tuple_indices = {tuple_index}, "
-            f"operand_index = 0, operand_tuple_indices = []>]")
-    return ctx.op("stablehlo.custom_call", operands, attrs, result_types=result_types)
-
-
-def _check_matrix(name, x, square=False):
-    check_dtype(name, x, INEXACT)
+def _check_matrix(name, x, square=False, position=None):
+    check_dtype(name, x, INEXACT, position=position)
     if len(x.shape) < 2:
         raise ValueError(f"{name} requires an operand with at least 2 dimensions, got shape "
                          f"{x.shape}")
@@ -77,8 +69,14 @@ def _check_matrix(name, x, square=False):
                         f"{x.dtype.name}")
 
 
-def _batch_all_front(prim, **fixed):
-    """Batching rule of a primitive that batches over leading dims: batch dims go first."""
+def _real(dtype):
+    return np.dtype(np.float64 if np.dtype(dtype) == np.complex128 else
+                    np.float32 if np.dtype(dtype) == np.complex64 else dtype)
+
+
+def _batch_all_front(prim):
+    """Batching rule of a primitive that batches over leading dims: batch dims go first (an
+    unbatched operand is broadcast), as JAX's expand_dims_batcher."""
     def rule(vals, dims, **params):
         size = bu.axis_size_of(vals, dims)
         outs = prim.bind(*(bu.bdim_at_front(x, d, size) for x, d in zip(vals, dims)), **params)
@@ -86,25 +84,114 @@ def _batch_all_front(prim, **fixed):
     return rule
 
 
-def _no_jvp(name):
+def _not_differentiable(prim):
+    """JAX defines no jvp for the LAPACK building blocks of qr: its message, as a rule."""
     def rule(primals, tangents, **params):
-        raise NotImplementedError(f"Differentiation of {name} is not implemented in jxkernel "
-                                  f"yet (its JVP needs a triangular solve)")
+        raise NotImplementedError(f"Differentiation rule for '{prim}' not implemented")
     return rule
 
 
-def _lower_triangle_mask(ctx, shape, offset=0):
-    """Booleans of `shape` (a batch of matrices): row + offset >= column."""
-    n, m = shape[-2:]
-    i32 = np.dtype(np.int32)
-    t = hlo.tensor_type((n, m), i32)
-    rows = ctx.op1("stablehlo.iota", [], {"iota_dimension": hlo.i64_attr(0)}, result_type=t)
-    cols = ctx.op1("stablehlo.iota", [], {"iota_dimension": hlo.i64_attr(1)}, result_type=t)
-    rows = ctx.op1("stablehlo.add", [rows, hl.splat(ctx, offset, i32, (n, m))], result_type=t)
-    mask = hl.compare(ctx, rows, cols, "GE", ShapedArray((n, m), i32))
-    if len(shape) > 2:
-        mask = hl.broadcast_in_dim(ctx, mask, shape, np.bool_, [len(shape) - 2, len(shape) - 1])
-    return mask
+def _sub_ctx(ctx, avals_in, avals_out):
+    return LoweringRuleContext(ctx.module_ctx, ctx.block, avals_in, avals_out, ctx.source_info)
+
+
+def _ok(ctx, info, batch, direction="EQ"):
+    """LAPACK's `info` (one per matrix of the `batch`) against 0: where the routine worked."""
+    aval = ShapedArray(batch, np.int32)
+    return hl.compare(ctx, info, hl.splat(ctx, 0, np.int32, batch), direction, aval)
+
+
+def _nan_unless(ctx, ok, x, aval, batch):
+    """x where `ok` (a flag per matrix of the batch), NaN in failed matrices (as JAX)."""
+    ok = hl.broadcast_in_dim(ctx, ok, aval.shape, np.bool_, list(range(len(batch))))
+    nan = np.nan + np.nan * 1j if dtypes.is_complex(aval.dtype) else np.nan
+    return hl.select(ctx, ok, x, hl.splat(ctx, nan, aval.dtype, aval.shape), aval)
+
+
+def _shape(x):
+    return bu.shape(x)
+
+
+def _dtype(x):
+    return get_aval(x).dtype
+
+
+def _T(x):
+    nd = len(_shape(x))
+    return shapes.transpose(x, (*range(nd - 2), nd - 1, nd - 2))
+
+
+def _H(x):
+    return ew.conj(_T(x)) if dtypes.is_complex(_dtype(x)) else _T(x)
+
+
+def symmetrize(x):
+    """(x + x^H) / 2: the Hermitian part of x."""
+    return ew.div(ew.add(x, _H(x)), np.array(2, _dtype(x)))
+
+
+def _dot(a, b):
+    """Matrix product over the last two dims, batched over equal leading dims, at HIGHEST
+    precision (as JAX's rules compute theirs)."""
+    nd = len(_shape(a))
+    batch = tuple(range(nd - 2))
+    return dot_general(a, b, (((nd - 1,), (nd - 2,)), (batch, batch)),
+                       precision=Precision.HIGHEST)
+
+
+def _tri(n, m, k):
+    """Booleans (n, m): i + k >= j (JAX's lax._tri)."""
+    rows = shapes.broadcasted_iota(np.int32, (n, m), 0)
+    cols = shapes.broadcasted_iota(np.int32, (n, m), 1)
+    return ew.ge(ew.add(rows, np.int32(k)), cols)
+
+
+def _where_tri(x, k, below, above):
+    shape = _shape(x)
+    nd = len(shape)
+    mask = shapes.broadcast_in_dim(_tri(*shape[-2:], k), shape, (nd - 2, nd - 1))
+    return ew.select(mask, below, above)
+
+
+def _zeros(x):
+    return shapes.broadcast_in_dim(np.zeros((), _dtype(x)), _shape(x), ())
+
+
+def _tril(x, k=0):
+    """x with the entries above diagonal k zeroed."""
+    return _where_tri(x, k, x, _zeros(x))
+
+
+def _triu(x, k=0):
+    """x with the entries below diagonal k zeroed."""
+    return _where_tri(x, k - 1, _zeros(x), x)
+
+
+def _eye(dtype, n, m=None):
+    m = n if m is None else m
+    return conversion.convert_element_type(ew.eq(shapes.broadcasted_iota(np.int32, (n, m), 0),
+                                                 shapes.broadcasted_iota(np.int32, (n, m), 1)),
+                                           dtype)
+
+
+def _diag(x):
+    """The diagonals of a batch of square matrices (a strided slice of the flattened matrix,
+    so linear and transposable)."""
+    *batch, k, _ = _shape(x)
+    flat = shapes.reshape(x, (*batch, k * k))
+    return slicing.slice(flat, (0,) * (len(batch) + 1), (*batch, k * k),
+                         (1,) * len(batch) + (k + 1,))
+
+
+def _permute_rows(x, perm):
+    """x[..., perm, :] per matrix (perm has x's batch dims): a gather with batching dims."""
+    *batch, _, n = _shape(x)
+    nb = len(batch)
+    dn = GatherDimensionNumbers(offset_dims=(nb + 1,), collapsed_slice_dims=(nb,),
+                                start_index_map=(nb,), operand_batching_dims=tuple(range(nb)),
+                                start_indices_batching_dims=tuple(range(nb)))
+    return gather(x, shapes.expand_dims(perm, (nb + 1,)), dn, (1,) * nb + (1, n),
+                  unique_indices=True, mode=GatherScatterMode.PROMISE_IN_BOUNDS)
 
 
 # ------------------------------------------------------------------ cholesky
@@ -120,51 +207,345 @@ def _cholesky_abstract_eval(x):
 
 def _cholesky_lowering(ctx, x):
     aval = ctx.avals_in[0]
-    nd, batch = len(aval.shape), aval.shape[:-2]
-    info_aval = ShapedArray(batch, np.int32)
-    from ..xla import lapack
-    factor, info = _lapack_call(
-        ctx, f"lapack_{lapack.prefix(aval.dtype)}potrf_ffi", [x],
-        [hl.aval_type(aval), hl.aval_type(info_aval)], [_col_major(nd)],
-        [_col_major(nd), _row_major(nd - 2)], alias_result=0, config={"uplo": "76 : ui8"})
-    ok = hl.compare(ctx, info, hl.splat(ctx, 0, np.int32, batch), "EQ", info_aval)
-    ok = hl.broadcast_in_dim(ctx, ok, aval.shape, np.bool_, list(range(len(batch))))
-    nan = hl.splat(ctx, np.nan, aval.dtype, aval.shape)
-    factor = hl.select(ctx, ok, factor, nan, aval)
-    zero = hl.splat(ctx, 0, aval.dtype, aval.shape)        # potrf leaves the upper triangle
+    info_aval = ShapedArray(aval.shape[:-2], np.int32)
+    factor, info = lapack.custom_call(ctx, "potrf", aval.dtype, [x], [aval, info_aval],
+                                      aliases={0: 0}, uplo=char("L"))
+    factor = _nan_unless(ctx, _ok(ctx, info, aval.shape[:-2]), factor, aval, aval.shape[:-2])
+    # potrf leaves the operand's upper triangle: zero it here (JAX's `cholesky` does, after)
+    zero = hl.splat(ctx, 0, aval.dtype, aval.shape)
     return hl.select(ctx, _lower_triangle_mask(ctx, aval.shape), factor, zero, aval)
+
+
+def _lower_triangle_mask(ctx, shape):
+    """Booleans of `shape` (a batch of matrices): row >= column."""
+    i32 = np.dtype(np.int32)
+    t = hlo.tensor_type(shape[-2:], i32)
+    rows = ctx.op1("stablehlo.iota", [], {"iota_dimension": hlo.i64_attr(0)}, result_type=t)
+    cols = ctx.op1("stablehlo.iota", [], {"iota_dimension": hlo.i64_attr(1)}, result_type=t)
+    mask = hl.compare(ctx, rows, cols, "GE", ShapedArray(shape[-2:], i32))
+    return hl.broadcast_in_dim(ctx, mask, shape, np.bool_, [len(shape) - 2, len(shape) - 1])
+
+
+def _cholesky_jvp(primals, tangents):
+    # forward-mode rule from https://arxiv.org/pdf/1602.07527.pdf (JAX's): with
+    # tmp = L^-1 dA L^-H, dL = L phi(tmp), phi = lower triangle with half the diagonal
+    x, = primals
+    sigma_dot = ad.instantiate(tangents[0])
+    L = cholesky_p.bind(x)
+    n = _shape(x)[-1]
+    tmp = triangular_solve(L, sigma_dot, left_side=False, transpose_a=True, conjugate_a=True,
+                           lower=True)
+    tmp = triangular_solve(L, tmp, left_side=True, transpose_a=False, lower=True)
+    phi = _tril(tmp) / np.asarray(1 + np.eye(n), _dtype(x))
+    return L, _dot(L, phi)
 
 
 abstract_eval_rules[cholesky_p] = _cholesky_abstract_eval
 lowering_rules[cholesky_p] = _cholesky_lowering
+jvp_rules[cholesky_p] = _cholesky_jvp
 batching_rules[cholesky_p] = _batch_all_front(cholesky_p)
-jvp_rules[cholesky_p] = _no_jvp("cholesky")
-
-
-def _H(x):
-    from . import elementwise, shapes
-    nd = len(bu.shape(x))
-    xt = shapes.transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
-    return elementwise.conj(xt) if dtypes.is_complex(get_aval(x).dtype) else xt
-
-
-def symmetrize(x):
-    """(x + x^H) / 2: the Hermitian part of x."""
-    from . import elementwise
-    return elementwise.div(elementwise.add(x, _H(x)), np.array(2, get_aval(x).dtype))
 
 
 def cholesky(x, *, symmetrize_input: bool = True):
     """The lower Cholesky factor L of a Hermitian positive-definite x (x = L @ L^H), batched
-    over leading dims; NaN where x is not positive definite."""
+    over leading dims; NaN where x is not positive definite. symmetrize_input=False reads
+    only the lower triangle."""
     if symmetrize_input:
         x = symmetrize(x)
     return cholesky_p.bind(x)
 
 
-# ------------------------------------------------------------------ geqrf, householder_product
+# ------------------------------------------------------------------ triangular_solve
+# Solves op(a) @ x = b (left_side) or x @ op(a) = b for x, a triangular; op transposes and/or
+# conjugates. Linear in b (transpose: solve with op's transpose), JAX's jvp in a.
+triangular_solve_p = Primitive("triangular_solve")
+
+
+def _triangular_solve_abstract_eval(a, b, *, left_side, lower, transpose_a, conjugate_a,
+                                    unit_diagonal):
+    _check_matrix("triangular_solve", a, position=0)
+    _check_matrix("triangular_solve", b, position=1)
+    if a.dtype != b.dtype:
+        raise TypeError(f"triangular_solve requires arguments to have the same dtypes, got "
+                        f"{a.dtype.name}, {b.dtype.name}")
+    if a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"The first input to triangular_solve must be a square matrix. Got "
+                         f"shape {a.shape[-2:]}.")
+    if len(a.shape) != len(b.shape):
+        raise TypeError(f"All inputs to triangular_solve must have the same number of batch "
+                        f"dimensions, but got {[len(a.shape) - 2, len(b.shape) - 2]} batch "
+                        f"dimensions for the inputs.")
+    if a.shape[:-2] != b.shape[:-2] or a.shape[-1] != b.shape[-2 if left_side else -1]:
+        raise ValueError(f"Incompatible shapes for arguments to triangular_solve: {a.shape} "
+                         f"and {b.shape}.")
+    return ShapedArray(b.shape, b.dtype)
+
+
+def _triangular_solve_lowering(ctx, a, b, *, left_side, lower, transpose_a, conjugate_a,
+                               unit_diagonal):
+    a_aval, b_aval = ctx.avals_in
+    if 0 in b_aval.shape:
+        return b
+    if conjugate_a and not transpose_a:      # trsm conjugates only while transposing
+        a = ew._conj_lowering(_sub_ctx(ctx, [a_aval], [a_aval]), a, input_dtype=a_aval.dtype)
+        conjugate_a = False
+    trans = ("C" if conjugate_a else "T") if transpose_a else "N"
+    return lapack.custom_call(
+        ctx, "trsm", b_aval.dtype, [a, b], [b_aval], aliases={1: 0},
+        side=char("L" if left_side else "R"), uplo=char("L" if lower else "U"),
+        trans_x=char(trans), diag=char("U" if unit_diagonal else "N"))[0]
+
+
+def _triangular_solve_jvp_a(g_a, ans, a, b, *, left_side, lower, transpose_a, conjugate_a,
+                            unit_diagonal):
+    # d(op(A)^-1 B) = -op(A)^-1 op(dA) op(A)^-1 B, using only dA's referenced triangle;
+    # the product order is whichever is cheaper (a solve costs about a matmul)
+    m, n = _shape(b)[-2:]
+    k = 1 if unit_diagonal else 0
+    g_a = ew.neg(_tril(g_a, k=-k) if lower else _triu(g_a, k=k))
+    g_a = _T(g_a) if transpose_a else g_a
+    g_a = ew.conj(g_a) if conjugate_a else g_a
+
+    def a_inverse(rhs):
+        return triangular_solve(a, rhs, left_side=left_side, lower=lower,
+                                transpose_a=transpose_a, conjugate_a=conjugate_a,
+                                unit_diagonal=unit_diagonal)
+    if left_side:
+        return a_inverse(_dot(g_a, ans)) if m > n else _dot(a_inverse(g_a), ans)
+    return a_inverse(_dot(ans, g_a)) if m < n else _dot(ans, a_inverse(g_a))
+
+
+def _triangular_solve_transpose(ct, a, b, *, transpose_a, **params):
+    # linear in b only (like div, swapped): the transpose solves with op(A)^T
+    assert not ad.is_undefined(a) and ad.is_undefined(b)
+    if type(ct) is ad.Zero:
+        return [None, ad.Zero(b.aval)]
+    return [None, triangular_solve_p.bind(a, ct, transpose_a=not transpose_a, **params)]
+
+
+def _triangular_solve_batching(vals, dims, *, left_side, **params):
+    (a, b), (a_dim, b_dim) = vals, dims
+    if a_dim is None:
+        # one a for the whole batch: fold b's batch into its columns (rows when solving from
+        # the right), a single bigger solve, as JAX
+        if left_side:
+            b = bu.moveaxis(b, b_dim, -1)
+            flat = shapes.reshape(b, (*_shape(b)[:-2], _shape(b)[-2] * _shape(b)[-1]))
+            out_dim = len(_shape(b)) - 1
+        else:
+            b = bu.moveaxis(b, b_dim, -2)
+            s = _shape(b)
+            flat = shapes.reshape(b, (*s[:-3], s[-3] * s[-2], s[-1]))
+            out_dim = len(s) - 2
+        out = triangular_solve_p.bind(a, flat, left_side=left_side, **params)
+        return shapes.reshape(out, _shape(b)), out_dim
+    size = bu.axis_size_of(vals, dims)
+    return triangular_solve_p.bind(bu.bdim_at_front(a, a_dim, size),
+                                   bu.bdim_at_front(b, b_dim, size), left_side=left_side,
+                                   **params), 0
+
+
+abstract_eval_rules[triangular_solve_p] = _triangular_solve_abstract_eval
+lowering_rules[triangular_solve_p] = _triangular_solve_lowering
+ad.defjvp(triangular_solve_p, _triangular_solve_jvp_a,
+          lambda g_b, ans, a, b, **params: triangular_solve_p.bind(a, g_b, **params))
+transpose_rules[triangular_solve_p] = _triangular_solve_transpose
+batching_rules[triangular_solve_p] = _triangular_solve_batching
+
+
+def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,
+                     transpose_a: bool = False, conjugate_a: bool = False,
+                     unit_diagonal: bool = False):
+    """x with op(a) @ x = b (left_side) or x @ op(a) = b, a triangular (only the `lower` or
+    upper triangle is read); op transposes and/or conjugates a. A b with one dimension fewer
+    than a is a (batch of) vector(s).
+
+    >>> triangular_solve(np.float32([[2, 0], [1, 1]]), np.float32([2, 3]), left_side=True,
+    ...                  lower=True)
+    Array([1., 2.], dtype=float32)
+    """
+    conjugate_a = bool(conjugate_a) and dtypes.is_complex(_dtype(a))
+    singleton = len(_shape(b)) == len(_shape(a)) - 1
+    if singleton:
+        b = shapes.expand_dims(b, (-1 if left_side else -2,))
+    out = triangular_solve_p.bind(a, b, left_side=bool(left_side), lower=bool(lower),
+                                  transpose_a=bool(transpose_a), conjugate_a=conjugate_a,
+                                  unit_diagonal=bool(unit_diagonal))
+    if singleton:
+        out = shapes.squeeze(out, (-1 if left_side else -2,))
+    return out
+
+
+# ------------------------------------------------------------------ lu
+# lu(a) -> (lu, pivots, permutation): P a = L U with L unit lower (below the diagonal of lu)
+# and U upper (on and above it); pivots are LAPACK's row swaps (0-based), permutation the
+# resulting row order. NaN where getrf fails outright (info < 0); singular matrices factor.
+lu_p = Primitive("lu", multiple_results=True)
+
+
+def _lu_abstract_eval(x):
+    _check_matrix("lu", x)
+    *batch, m, n = x.shape
+    return [ShapedArray(x.shape, x.dtype), ShapedArray((*batch, min(m, n)), np.int32),
+            ShapedArray((*batch, m), np.int32)]
+
+
+def _lu_lowering(ctx, x):
+    lu_aval, pivots_aval, perm_aval = ctx.avals_out
+    info_aval = ShapedArray(lu_aval.shape[:-2], np.int32)
+    lu, pivots, info = lapack.custom_call(ctx, "getrf", lu_aval.dtype, [x],
+                                          [lu_aval, pivots_aval, info_aval], aliases={0: 0})
+    pivots = ctx.block.op1("stablehlo.subtract", [pivots, hl.splat(
+        ctx, 1, np.int32, pivots_aval.shape)], hl.aval_type(pivots_aval))   # 1-based -> 0-based
+    batch = lu_aval.shape[:-2]
+    lu = _nan_unless(ctx, _ok(ctx, info, batch, "GE"), lu, lu_aval, batch)
+    perm = hl.lower_fun(_lu_pivots_to_permutation_impl)(
+        _sub_ctx(ctx, [pivots_aval], [perm_aval]), pivots, permutation_size=lu_aval.shape[-2])
+    return [lu, pivots, perm]
+
+
+def _lu_jvp(primals, tangents):
+    # De Hoog, Anderssen and Lukas, "Differentiation of matrix functionals using triangular
+    # factorization" (JAX's rule): with X = L^-1 P dA U^-1, dL = L tril(X, -1), dU = triu(X) U
+    a, = primals
+    a_dot = ad.instantiate(tangents[0])
+    lu, pivots, permutation = lu_p.bind(a)
+    *batch, m, n = _shape(a)
+    dtype, k, nb = _dtype(a), min(m, n), len(batch)
+    zero = np.zeros((), dtype)
+    l = shapes.pad(_tril(lu[..., :, :k], -1), zero, [(0, 0, 0)] * (nb + 1) + [(0, m - k, 0)])
+    l = l + _eye(dtype, m)
+    u = shapes.pad(_triu(lu[..., :k, :]), zero, [(0, 0, 0)] * nb + [(0, n - k, 0), (0, 0, 0)])
+    u = u + np.diag(np.arange(n) >= k).astype(dtype)          # a unit tail keeps u invertible
+    la = triangular_solve(l, _permute_rows(a_dot, permutation), left_side=True, lower=True,
+                          unit_diagonal=True)
+    lau = triangular_solve(u, la, left_side=False, lower=False)
+    lu_dot = _dot(l, _tril(lau, -1)) + _dot(_triu(lau), u)
+    return [lu, pivots, permutation], [lu_dot, ad.Zero.like(pivots), ad.Zero.like(permutation)]
+
+
+abstract_eval_rules[lu_p] = _lu_abstract_eval
+lowering_rules[lu_p] = _lu_lowering
+jvp_rules[lu_p] = _lu_jvp
+batching_rules[lu_p] = _batch_all_front(lu_p)
+
+
+def lu(x):
+    """LU decomposition with partial pivoting: (lu, pivots, permutation) with
+    x[..., permutation, :] == L @ U (L: unit lower triangle of lu, U: its upper triangle).
+
+    >>> lu(np.float32([[1, 2], [3, 4]]))[2]
+    Array([1, 0], dtype=int32)
+    """
+    return tuple(lu_p.bind(x))
+
+
+# lu_pivots_to_permutation(pivots, permutation_size): the row order that applying the swaps
+# pivots[0], pivots[1], ... to iota(permutation_size) produces.
+lu_pivots_to_permutation_p = Primitive("lu_pivots_to_permutation")
+
+
+def _lu_pivots_to_permutation_abstract_eval(pivots, *, permutation_size):
+    if pivots.dtype != np.int32:
+        raise TypeError(f"lu_pivots_to_permutation does not accept dtype {pivots.dtype.name}. "
+                        f"Accepted dtypes are subtypes of int32.")
+    if len(pivots.shape) < 1:
+        raise TypeError(f"Input 0 to lu_pivots_to_permutation must have rank at least 1, but "
+                        f"got shape={pivots.shape}")
+    if not permutation_size >= pivots.shape[-1]:
+        raise ValueError(f"Output permutation size {permutation_size} has to exceed the "
+                         f"trailing dimension of the pivots. Got pivots size "
+                         f"{pivots.shape[-1]}")
+    return ShapedArray((*pivots.shape[:-1], permutation_size), np.int32)
+
+
+def _lu_pivots_to_permutation_impl(swaps, *, permutation_size):
+    """A loop over the swaps, each exchanging two entries of the permutation (selects against
+    an iota, so the whole batch swaps at once)."""
+    *batch, k = _shape(swaps)
+    nb, shape = len(batch), (*batch, permutation_size)
+    iota = shapes.broadcasted_iota(np.int32, shape, nb)
+    if permutation_size == 0 or k == 0:
+        return iota
+    spread = lambda v: shapes.broadcast_in_dim(v, shape, tuple(range(nb + 1)))
+
+    def body(i, perm):
+        j = slicing.dynamic_slice_in_dim(swaps, i, 1, nb)              # (*batch, 1)
+        x = slicing.dynamic_slice_in_dim(perm, i, 1, nb)               # perm[..., i]
+        y = _take_last(perm, j)                                        # perm[..., j]
+        perm = ew.select(ew.eq(iota, i), spread(y), perm)
+        return ew.select(ew.eq(iota, spread(j)), spread(x), perm)
+    return fori_loop(np.int32(0), np.int32(k), body, iota)
+
+
+def _take_last(x, j):
+    """x[..., j] for j of shape (*batch, 1) holding one index per row: a masked sum."""
+    from .reductions import reduce_sum
+    iota = shapes.broadcasted_iota(np.int32, _shape(x), len(_shape(x)) - 1)
+    hit = ew.eq(iota, shapes.broadcast_in_dim(j, _shape(x), tuple(range(len(_shape(x))))))
+    return shapes.expand_dims(reduce_sum(ew.select(hit, x, _zeros(x)), (len(_shape(x)) - 1,)),
+                              (len(_shape(x)) - 1,))
+
+
+abstract_eval_rules[lu_pivots_to_permutation_p] = _lu_pivots_to_permutation_abstract_eval
+lowering_rules[lu_pivots_to_permutation_p] = hl.lower_fun(_lu_pivots_to_permutation_impl)
+ad.defjvp_zero(lu_pivots_to_permutation_p)
+batching_rules[lu_pivots_to_permutation_p] = _batch_all_front(lu_pivots_to_permutation_p)
+
+
+def lu_pivots_to_permutation(pivots, permutation_size: int):
+    """The permutation (int32, (..., permutation_size)) that LU's row swaps `pivots` make."""
+    return lu_pivots_to_permutation_p.bind(pivots, permutation_size=int(permutation_size))
+
+
+def lu_solve(lu, permutation, b, trans: int = 0):
+    """x with a @ x = b (trans=0), a^T @ x = b (1) or a^H @ x = b (2), from lu(a); b is a
+    (batch of) vector(s) (one dimension fewer than lu) or matrices, leading dims broadcast."""
+    lu_shape, b_shape = _shape(lu), _shape(b)
+    if len(lu_shape) < 2 or lu_shape[-1] != lu_shape[-2]:
+        raise ValueError(f"last two dimensions of LU decomposition must be equal, got shape "
+                         f"{lu_shape}")
+    if len(b_shape) < 1:
+        raise ValueError(f"b matrix must have rank >= 1, got shape {b_shape}")
+    rhs_vector = len(lu_shape) == len(b_shape) + 1
+    if rhs_vector:
+        if b_shape[-1] != lu_shape[-1]:
+            raise ValueError(f"When LU decomposition matrix and b have the same number of "
+                             f"dimensions, last axis of LU decomposition matrix (shape "
+                             f"{lu_shape}) and b array (shape {b_shape}) must match")
+        b = shapes.expand_dims(b, (len(b_shape),))
+    elif b_shape[-2] != lu_shape[-1]:
+        raise ValueError(f"When LU decomposition matrix and b different numbers of dimensions, "
+                         f"last axis of LU decomposition matrix (shape {lu_shape}) and second "
+                         f"to last axis of b array (shape {b_shape}) must match")
+    batch = np.broadcast_shapes(lu_shape[:-2], _shape(permutation)[:-1], _shape(b)[:-2])
+    spread = lambda x, tail: shapes.broadcast_in_dim(
+        x, (*batch, *tail), tuple(range(len(batch) + len(tail) - len(_shape(x)),
+                                        len(batch) + len(tail))))
+    lu, b = spread(lu, lu_shape[-2:]), spread(b, _shape(b)[-2:])
+    permutation = spread(permutation, _shape(permutation)[-1:])
+    if trans == 0:
+        x = _permute_rows(b, permutation)
+        x = triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
+        x = triangular_solve(lu, x, left_side=True, lower=False)
+    elif trans in (1, 2):
+        conj = trans == 2
+        x = triangular_solve(lu, b, left_side=True, lower=False, transpose_a=True,
+                             conjugate_a=conj)
+        x = triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True,
+                             transpose_a=True, conjugate_a=conj)
+        iota = shapes.broadcasted_iota(np.int32, _shape(permutation), len(batch))
+        x = _permute_rows(x, sort_key_val(permutation, iota)[1])      # inverse permutation
+    else:
+        raise ValueError(f"'trans' value must be 0, 1, or 2, got {trans}")
+    return shapes.squeeze(x, (-1,)) if rhs_vector else x
+
+
+# ------------------------------------------------------------------ geqrf, geqp3, householder
 # geqrf(a) -> (r_and_reflectors, taus): LAPACK's Householder QR, R in the upper triangle and
-# the reflectors below it. householder_product(a, taus) -> Q from those reflectors.
+# the reflectors below it; geqp3(a, jpvt) the same with column pivoting (jpvt: 1-based column
+# order). householder_product(a, taus) -> Q from those reflectors. None is differentiable
+# (JAX defines no jvp for them either): qr_p's jvp differentiates the whole factorization.
 geqrf_p = Primitive("geqrf", multiple_results=True)
 
 
@@ -175,18 +556,51 @@ def _geqrf_abstract_eval(x):
 
 
 def _geqrf_lowering(ctx, x):
-    from ..xla import lapack
-    a_aval, taus_aval = ctx.avals_out
-    nd = len(a_aval.shape)
-    return _lapack_call(ctx, f"lapack_{lapack.prefix(a_aval.dtype)}geqrf_ffi", [x],
-                        [hl.aval_type(a_aval), hl.aval_type(taus_aval)], [_col_major(nd)],
-                        [_col_major(nd), _row_major(nd - 1)], alias_result=0)
+    return lapack.custom_call(ctx, "geqrf", ctx.avals_in[0].dtype, [x], ctx.avals_out,
+                              aliases={0: 0})
 
 
 abstract_eval_rules[geqrf_p] = _geqrf_abstract_eval
 lowering_rules[geqrf_p] = _geqrf_lowering
+jvp_rules[geqrf_p] = _not_differentiable(geqrf_p)
 batching_rules[geqrf_p] = _batch_all_front(geqrf_p)
-jvp_rules[geqrf_p] = _no_jvp("geqrf")
+
+
+def geqrf(a):
+    """LAPACK's QR: (a_out, taus), R in a_out's upper triangle, Q as Householder reflectors
+    below it and in taus."""
+    return tuple(geqrf_p.bind(a))
+
+
+geqp3_p = Primitive("geqp3", multiple_results=True)
+
+
+def _geqp3_abstract_eval(a, jpvt, *, use_magma):
+    _check_matrix("geqp3", a, position=0)
+    *batch, m, n = a.shape
+    if jpvt.dtype != np.int32 or jpvt.shape != (*batch, n):
+        raise TypeError(f"geqp3 needs jpvt: int32[..., n] matching a, got a: "
+                        f"{a.str_short()}, jpvt: {jpvt.str_short()}")
+    return [ShapedArray(a.shape, a.dtype), ShapedArray(jpvt.shape, np.int32),
+            ShapedArray((*batch, min(m, n)), a.dtype)]
+
+
+def _geqp3_lowering(ctx, a, jpvt, *, use_magma):
+    return lapack.custom_call(ctx, "geqp3", ctx.avals_in[0].dtype, [a, jpvt], ctx.avals_out,
+                              aliases={0: 0, 1: 1})
+
+
+abstract_eval_rules[geqp3_p] = _geqp3_abstract_eval
+lowering_rules[geqp3_p] = _geqp3_lowering
+jvp_rules[geqp3_p] = _not_differentiable(geqp3_p)
+batching_rules[geqp3_p] = _batch_all_front(geqp3_p)
+
+
+def geqp3(a, jpvt, *, use_magma=None):
+    """Column-pivoted QR: (a_out, jpvt, taus) with a[:, jpvt - 1] = Q R (1-based jpvt; a
+    nonzero entry of the input jpvt pins that column to the front)."""
+    return tuple(geqp3_p.bind(a, jpvt, use_magma=use_magma))
+
 
 householder_product_p = Primitive("householder_product")
 
@@ -194,60 +608,333 @@ householder_product_p = Primitive("householder_product")
 def _householder_product_abstract_eval(a, taus):
     _check_matrix("householder_product", a)
     *batch, m, n = a.shape
+    if m < n:
+        raise ValueError(f"The first argument to householder_product must have at least as "
+                         f"many rows as columns, got shape {a.shape}")
     if taus.dtype != a.dtype or tuple(taus.shape[:-1]) != tuple(batch) or \
             taus.shape[-1] > min(m, n):
         raise ValueError(f"householder_product needs taus of shape batch + (k,) with k <= "
                          f"min(m, n) and a's dtype, got a: {a.str_short()}, taus: "
                          f"{taus.str_short()}")
-    if m < n:
-        raise ValueError(f"householder_product needs m >= n, got shape {a.shape}")
     return ShapedArray(a.shape, a.dtype)
 
 
 def _householder_product_lowering(ctx, a, taus):
-    from ..xla import lapack
-    a_aval, taus_aval = ctx.avals_in
-    nd = len(a_aval.shape)
-    name = "orgqr" if dtypes.is_float(a_aval.dtype) else "ungqr"
-    return _lapack_call(ctx, f"lapack_{lapack.prefix(a_aval.dtype)}{name}_ffi", [a, taus],
-                        [hl.aval_type(a_aval)], [_col_major(nd), _row_major(nd - 1)],
-                        [_col_major(nd)], alias_result="single")[0]
+    dtype = ctx.avals_in[0].dtype
+    return lapack.custom_call(ctx, "ungqr" if dtypes.is_complex(dtype) else "orgqr", dtype,
+                              [a, taus], ctx.avals_out, aliases={0: 0})[0]
 
 
 abstract_eval_rules[householder_product_p] = _householder_product_abstract_eval
 lowering_rules[householder_product_p] = _householder_product_lowering
+jvp_rules[householder_product_p] = _not_differentiable(householder_product_p)
 batching_rules[householder_product_p] = _batch_all_front(householder_product_p)
-jvp_rules[householder_product_p] = _no_jvp("householder_product")
 
 
-def _triu(x, k=0):
-    """x with the entries below diagonal k zeroed (k=0: the upper triangle)."""
-    from . import elementwise, shapes
-    shape = bu.shape(x)
-    n, m = shape[-2:]
-    rows = shapes.broadcasted_iota(np.int32, (n, m), 0)
-    cols = shapes.broadcasted_iota(np.int32, (n, m), 1)
-    below = elementwise.ge(elementwise.add(rows, np.int32(k - 1)), cols)
-    if len(shape) > 2:
-        below = shapes.broadcast_in_dim(below, shape, (len(shape) - 2, len(shape) - 1))
-    zero = shapes.broadcast_in_dim(np.zeros((), get_aval(x).dtype), shape, ())
-    return elementwise.select(below, zero, x)
+def householder_product(a, taus):
+    """The orthogonal (unitary) Q that geqrf's reflectors (a's lower part, taus) make."""
+    return householder_product_p.bind(a, taus)
 
 
-def qr(x, *, full_matrices: bool = True):
-    """(q, r) with x = q @ r, q orthonormal columns, r upper triangular (JAX's algorithm:
-    geqrf then orgqr). full_matrices=False gives the reduced factorization."""
-    from . import shapes, slicing
-    *batch, m, n = bu.shape(x)
-    r, taus = geqrf_p.bind(x)
-    nd = len(batch) + 2
+# ------------------------------------------------------------------ qr
+# qr(a) -> (q, r[, p]) with a[..., p] = q @ r: lowered as geqrf/geqp3 then householder_product
+# (JAX's composition, inlined), differentiated as a whole by JAX's rule.
+qr_p = Primitive("qr", multiple_results=True)
+
+
+def _qr_abstract_eval(x, *, pivoting, full_matrices, use_magma):
+    _check_matrix("qr", x)
+    *batch, m, n = x.shape
+    k = m if full_matrices else min(m, n)
+    outs = [ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)]
+    return outs + [ShapedArray((*batch, n), np.int32)] if pivoting else outs
+
+
+def _qr_impl(a, *, pivoting, full_matrices, use_magma):
+    *batch, m, n = _shape(a)
+    dtype, nd = _dtype(a), len(batch) + 2
+    if m == 0 or n == 0:
+        k = m if full_matrices else min(m, n)
+        q = shapes.broadcast_in_dim(_eye(dtype, m, k), (*batch, m, k), (nd - 2, nd - 1))
+        r = shapes.broadcast_in_dim(np.zeros((), dtype), (*batch, k, n), ())
+        return [q, r, shapes.broadcast_in_dim(np.int32(0), (*batch, n), ())] if pivoting \
+            else [q, r]
+    if pivoting:
+        jpvt = shapes.broadcast_in_dim(np.int32(0), (*batch, n), ())
+        r, p, taus = geqp3_p.bind(a, jpvt, use_magma=use_magma)
+        p = ew.sub(p, np.int32(1))                     # geqp3's 1-based columns -> 0-based
+    else:
+        r, taus = geqrf_p.bind(a)
     if m < n:
         q = householder_product_p.bind(slicing.slice(r, (0,) * nd, (*batch, m, m)), taus)
     elif full_matrices:
-        pad = [(0, 0, 0)] * (nd - 1) + [(0, m - n, 0)]
-        q = shapes.pad(r, np.zeros((), get_aval(r).dtype), pad)
+        q = shapes.pad(r, np.zeros((), dtype), [(0, 0, 0)] * (nd - 1) + [(0, m - n, 0)])
         q = householder_product_p.bind(q, taus)
     else:
         q = householder_product_p.bind(r, taus)
         r = slicing.slice(r, (0,) * nd, (*batch, n, n))
-    return q, _triu(r)
+    return [q, _triu(r), p] if pivoting else [q, _triu(r)]
+
+
+def _thin_qr_jvp(q, r, dx):
+    """JVP of the QR of [..., m, n] matrices with m >= n: see
+    j-towns.github.io/papers/qr-derivative.pdf for a terse derivation."""
+    dx_rinv = triangular_solve(r, dx)                 # right side solve by default
+    qt_dx_rinv = _H(q) @ dx_rinv
+    qt_dx_rinv_lower = _tril(qt_dx_rinv, -1)
+    do = qt_dx_rinv_lower - _H(qt_dx_rinv_lower)      # skew-symmetric
+    # the correction complex inputs need (zero for real ones)
+    eye = _eye(_dtype(do), _shape(r)[-1])
+    do = do + eye * (qt_dx_rinv - qt_dx_rinv.real.astype(_dtype(qt_dx_rinv)))
+    return q @ (do - qt_dx_rinv) + dx_rinv, (qt_dx_rinv - do) @ r
+
+
+def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
+    x, = primals
+    dx = ad.instantiate(tangents[0])
+    q, r, *p = qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices,
+                         use_magma=use_magma)
+    *_, m, n = _shape(x)
+    if pivoting:
+        dx = dx[..., p[0]] if len(_shape(x)) == 2 else _T(_permute_rows(_T(dx), p[0]))
+    zero_p = [ad.Zero.like(p[0])] if pivoting else []
+    if m < n:
+        # wide: X = [X1 X2] = Q [R1 R2]; X1 = Q R1 is a square QR, and R2 = Q^H X2 gives
+        # dR2 = dQ^H X2 + Q^H dX2
+        x2, dx1, dx2, r1 = x[..., :, m:], dx[..., :, :m], dx[..., :, m:], r[..., :, :m]
+        dq, dr1 = _thin_qr_jvp(q, r1, dx1)
+        dr2 = _H(dq) @ x2 + _H(q) @ dx2
+        return [q, r, *p], [dq, shapes.concatenate([dr1, dr2], len(_shape(dr1)) - 1), *zero_p]
+    q_mn = q[..., :, :n] if full_matrices else q
+    r_nn = r[..., :n, :n] if full_matrices else r
+    dq, dr = _thin_qr_jvp(q_mn, r_nn, dx)
+    if full_matrices and m != n:
+        # the remaining columns of Q: https://arxiv.org/pdf/2409.13374 (eqs. 32, 33), with
+        # Z_pn = Q_pn (Q_nn - I)^-1 from an LU solve rather than an inverse
+        q_nn, q_pn, q_mp = q_mn[..., :n, :], q_mn[..., n:, :], q[..., :, n:]
+        dq_nn, dq_pn = dq[..., :n, :], dq[..., n:, :]
+        lu_factor, _, perm = lu_p.bind(q_nn - _eye(_dtype(q), n))
+        z_pn_h = lu_solve(lu_factor, perm, _H(q_pn), trans=2)
+        z_pn = _H(z_pn_h)
+        dq_mp = dq @ z_pn_h - (q_mn + q_mp @ z_pn) @ _H(dq_pn - z_pn @ dq_nn)
+        nd = len(_shape(dq))
+        dq = shapes.concatenate([dq, dq_mp], nd - 1)
+        dr = shapes.pad(dr, np.zeros((), _dtype(dr)), [(0, 0, 0)] * (nd - 2) +
+                        [(0, m - n, 0), (0, 0, 0)])
+    return [q, r, *p], [dq, dr, *zero_p]
+
+
+abstract_eval_rules[qr_p] = _qr_abstract_eval
+lowering_rules[qr_p] = hl.lower_fun(_qr_impl, multiple_results=True)
+jvp_rules[qr_p] = _qr_jvp
+batching_rules[qr_p] = _batch_all_front(qr_p)
+
+
+def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None):
+    """(q, r) with x = q @ r, q unitary, r upper triangular; full_matrices=False gives the
+    reduced factorization; pivoting=True gives (q, r, p) with x[..., p] = q @ r.
+
+    >>> q, r = qr(np.float32([[3, 1], [4, 2]]))
+    """
+    return tuple(qr_p.bind(x, pivoting=bool(pivoting), full_matrices=bool(full_matrices),
+                           use_magma=use_magma))
+
+
+# ------------------------------------------------------------------ eigh
+# eigh(a) -> (v, w): a = v diag(w) v^H for Hermitian a, w real and ascending; NaN where the
+# LAPACK routine fails. Only the `lower` (or upper) triangle is read.
+eigh_p = Primitive("eigh", multiple_results=True)
+
+
+def _eigh_abstract_eval(x, *, lower, sort_eigenvalues, subset_by_index, algorithm):
+    _check_matrix("eigh", x)
+    if x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"Argument to symmetric eigendecomposition must have shape [..., n, "
+                         f"n], got shape {x.shape}")
+    *batch, n, _ = x.shape
+    d = n if subset_by_index is None else subset_by_index[1] - subset_by_index[0]
+    return [ShapedArray((*batch, n, d), x.dtype), ShapedArray((*batch, d), _real(x.dtype))]
+
+
+def _eigh_lowering(ctx, x, *, lower, sort_eigenvalues, subset_by_index, algorithm):
+    aval = ctx.avals_in[0]
+    v_aval, w_aval = ctx.avals_out
+    n, batch = aval.shape[-1], aval.shape[:-2]
+    if not (subset_by_index is None or tuple(subset_by_index) == (0, n)):
+        raise NotImplementedError("subset_by_index not supported on CPU and GPU")
+    if algorithm == EighImplementation.QDWH:
+        raise NotImplementedError("QDWH implementation is only supported on TPU")
+    if algorithm == EighImplementation.JACOBI:
+        raise NotImplementedError("Jacobi implementation is not supported on CPU")
+    routine = "heevd" if dtypes.is_complex(aval.dtype) else "syevd"
+    v, w, info = lapack.custom_call(ctx, routine, aval.dtype, [x],
+                                    [v_aval, w_aval, ShapedArray(batch, np.int32)],
+                                    aliases={0: 0}, mode=char("V"),
+                                    uplo=char("L" if lower else "U"))
+    ok = _ok(ctx, info, batch)
+    return [_nan_unless(ctx, ok, v, v_aval, batch), _nan_unless(ctx, ok, w, w_aval, batch)]
+
+
+def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index, algorithm):
+    # first-order perturbation theory for distinct eigenvalues (JAX's rule; see
+    # https://people.maths.ox.ac.uk/gilesm/files/NA-08-01.pdf): with F_ij = 1/(w_j - w_i),
+    # dv = v (F * (v^H da v)), dw = diag(v^H da v)
+    a, = primals
+    a_dot = ad.instantiate(tangents[0])
+    n, dtype = _shape(a)[-1], _dtype(a)
+    if not (subset_by_index is None or tuple(subset_by_index) == (0, n)):
+        raise NotImplementedError("Derivatives not defined for partial eigen decomposition.")
+    v, w_real = eigh_p.bind(symmetrize(a), lower=lower, sort_eigenvalues=sort_eigenvalues,
+                            subset_by_index=subset_by_index, algorithm=algorithm)
+    w = conversion.convert_element_type(w_real, dtype)
+    eye_n = _eye(dtype, n)
+    f = ew.integer_pow(eye_n + w[..., None, :] - w[..., None], -1) - eye_n   # no 1/0 NaNs
+    vdag_adot_v = _dot(_dot(_H(v), a_dot), v)
+    return [v, w_real], [_dot(v, f * vdag_adot_v), _diag(vdag_adot_v.real)]
+
+
+abstract_eval_rules[eigh_p] = _eigh_abstract_eval
+lowering_rules[eigh_p] = _eigh_lowering
+jvp_rules[eigh_p] = _eigh_jvp
+batching_rules[eigh_p] = _batch_all_front(eigh_p)
+
+
+def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
+         sort_eigenvalues: bool = True, subset_by_index=None, implementation=None):
+    """(v, w): eigenvectors (columns of v) and ascending real eigenvalues of Hermitian x.
+
+    >>> eigh(np.float32([[2, 1], [1, 2]]))[1]
+    Array([1., 3.], dtype=float32)
+    """
+    if symmetrize_input:
+        x = symmetrize(x)
+    subset = None if subset_by_index is None else tuple(map(int, subset_by_index))
+    return tuple(eigh_p.bind(x, lower=bool(lower), sort_eigenvalues=bool(sort_eigenvalues),
+                             subset_by_index=subset, algorithm=implementation))
+
+
+# ------------------------------------------------------------------ svd
+# svd(a) -> (s, u, vt) (or (s,) without compute_uv): a = u diag(s) vt, s real, descending;
+# NaN where the LAPACK routine fails.
+svd_p = Primitive("svd", multiple_results=True)
+
+
+def _svd_shapes(shape, full_matrices, compute_uv, subset_by_index):
+    *batch, m, n = shape
+    rank = min(m, n)
+    if subset_by_index is not None:
+        if full_matrices and tuple(subset_by_index) != (0, rank):
+            raise ValueError("full_matrices and subset_by_index cannot both be set")
+        rank = min(rank, subset_by_index[1] - subset_by_index[0])
+    s = (*batch, rank)
+    return [s, (*batch, m, m if full_matrices else rank),
+            (*batch, n if full_matrices else rank, n)] if compute_uv else [s]
+
+
+def _svd_abstract_eval(x, *, full_matrices, compute_uv, subset_by_index, algorithm):
+    _check_matrix("svd", x)
+    s, *uv = _svd_shapes(x.shape, full_matrices, compute_uv, subset_by_index)
+    return [ShapedArray(s, _real(x.dtype))] + [ShapedArray(u, x.dtype) for u in uv]
+
+
+def _empty_svd(a, *, full_matrices, compute_uv):
+    *batch, m, n = _shape(a)
+    dtype, nb = _dtype(a), len(batch)
+    full = lambda shape, dt: shapes.broadcast_in_dim(np.zeros((), dt), shape, ())
+    s = full((*batch, 0), _real(dtype))
+    if not compute_uv:
+        return [s]
+    if full_matrices:
+        size = max(m, n)
+        u = shapes.broadcast_in_dim(_eye(dtype, size), (*batch, size, size), (nb, nb + 1))
+    else:
+        u = full((*batch, m, n), dtype)
+    v = full((*batch, 0, 0), dtype)
+    return [s, v, u] if m < n else [s, u, v]
+
+
+def _svd_lowering(ctx, x, *, full_matrices, compute_uv, subset_by_index, algorithm):
+    aval = ctx.avals_in[0]
+    *batch, m, n = aval.shape
+    batch = tuple(batch)
+    if not (subset_by_index is None or tuple(subset_by_index) == (0, min(m, n))):
+        raise NotImplementedError("subset_by_index not implemented for CPU and GPU")
+    if m == 0 or n == 0:
+        return hl.lower_fun(_empty_svd, multiple_results=True)(
+            ctx, x, full_matrices=full_matrices, compute_uv=compute_uv)
+    if algorithm in (None, SvdAlgorithm.DEFAULT, SvdAlgorithm.DIVIDE_AND_CONQUER):
+        routine = "gesdd"
+    elif algorithm == SvdAlgorithm.QR:
+        routine = "gesvd"
+    else:
+        raise NotImplementedError("The SVD Jacobi and Polar algorithms are not implemented on "
+                                  "CPU.")
+    # LAPACK writes u and vt even when they are not wanted: their shapes as for compute_uv
+    s, u, vt = _svd_shapes(aval.shape, full_matrices, True, None)
+    outs = [aval, ShapedArray(s, _real(aval.dtype)), ShapedArray(u, aval.dtype),
+            ShapedArray(vt, aval.dtype), ShapedArray(batch, np.int32)]
+    mode = "N" if not compute_uv else "A" if full_matrices else "S"
+    _, *results, info = lapack.custom_call(ctx, routine, aval.dtype, [x], outs,
+                                           aliases={0: 0}, mode=char(mode))
+    ok = _ok(ctx, info, batch)
+    return [_nan_unless(ctx, ok, r, a, batch)
+            for r, a in zip(results, outs[1:4])][:len(ctx.avals_out)]
+
+
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, algorithm):
+    # JAX's rule (https://people.maths.ox.ac.uk/gilesm/files/NA-08-01.pdf, with the
+    # corrections for non-square matrices); the full_matrices case is not implemented (as JAX)
+    A, = primals
+    dA = ad.instantiate(tangents[0])
+    s, U, Vt = svd_p.bind(A, full_matrices=False, compute_uv=True,
+                          subset_by_index=subset_by_index, algorithm=algorithm)
+    m, n = _shape(A)[-2:]
+    if compute_uv and full_matrices and m != n:
+        raise NotImplementedError(
+            "Singular value decomposition JVP not implemented for full matrices")
+    dtype, k = _dtype(A), _shape(s)[-1]
+    Ut, V = _H(U), _H(Vt)
+    s_dim = s[..., None, :]
+    dS = Ut @ dA @ V
+    ds = _diag(dS.real)
+    if not compute_uv:
+        return [s], [ds]
+    s_diffs = (s_dim + _T(s_dim)) * (s_dim - _T(s_dim))
+    s_diffs_zeros = _eye(_dtype(s), k)           # 1 where s_diffs is 0 on the diagonal
+    F = 1 / (s_diffs + s_diffs_zeros) - s_diffs_zeros
+    dSS = s_dim.astype(dtype) * dS               # dS @ diag(s)
+    SdS = _T(s_dim.astype(dtype)) * dS           # diag(s) @ dS
+    s_zeros = (s == 0).astype(_dtype(s))
+    s_inv = 1 / (s + s_zeros) - s_zeros
+    dUdV_diag = .5 * (dS - _H(dS)) * (s_inv[..., :, None] * _eye(_dtype(s), k)).astype(dtype)
+    dU = U @ (F.astype(dtype) * (dSS + _H(dSS)) + dUdV_diag)
+    dV = V @ (F.astype(dtype) * (SdS + _H(SdS)))
+    if m > n:
+        dAV = dA @ V
+        dU = dU + (dAV - U @ (Ut @ dAV)) / s_dim.astype(dtype)
+    if n > m:
+        dAHU = _H(dA) @ U
+        dV = dV + (dAHU - V @ (Vt @ dAHU)) / s_dim.astype(dtype)
+    return [s, U, Vt], [ds, dU, _H(dV)]
+
+
+abstract_eval_rules[svd_p] = _svd_abstract_eval
+lowering_rules[svd_p] = _svd_lowering
+jvp_rules[svd_p] = _svd_jvp
+batching_rules[svd_p] = _batch_all_front(svd_p)
+
+
+def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_index=None,
+        algorithm=None):
+    """(u, s, vh) with x = u @ diag(s) @ vh (s descending), or s alone without compute_uv.
+
+    >>> svd(np.float32([[3, 0], [0, 4]]), compute_uv=False)
+    Array([4., 3.], dtype=float32)
+    """
+    subset = None if subset_by_index is None else tuple(map(int, subset_by_index))
+    result = svd_p.bind(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv),
+                        subset_by_index=subset, algorithm=algorithm)
+    if compute_uv:
+        s, u, vt = result
+        return u, s, vt
+    return result[0]

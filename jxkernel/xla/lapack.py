@@ -1,14 +1,22 @@
-"""LAPACK on CPU: jaxlib's typed-FFI kernels (potrf, geqrf, orgqr, syevd, ...) as XLA custom
-calls. They exist only once registered with XLA, which `ensure_registered()` does the first
-time a lowering emits one (so importing jxkernel costs nothing).
+"""LAPACK on CPU: jaxlib's typed-FFI kernels (potrf, getrf, geqrf, orgqr, trsm, syevd, gesdd,
+...) as XLA custom calls. They exist only once registered with XLA, which `ensure_registered()`
+does the first time a lowering emits one (so importing jxkernel costs nothing).
 
 `_lapack.initialize()` must run before the first call: it loads the LAPACK routines from
 SciPy's Cython bindings; without it a custom call segfaults.
+
+    custom_call(ctx, "getrf", dtype, [x], [lu_aval, pivots_aval, info_aval], aliases={0: 0})
+
+emits `lapack_sgetrf_ffi` (for float32) as JAX's `_linalg_ffi_lowering` does: operands and
+results of the highest rank (the matrices) in column-major layout, the rest row-major.
 """
 from __future__ import annotations
 
 import threading
 
+import numpy as np
+
+from . import stablehlo as hlo
 from .client import xc
 
 _lock = threading.Lock()
@@ -32,13 +40,55 @@ def ensure_registered() -> None:
         _registered = True
 
 
+_LETTERS = {np.dtype(np.float32): "s", np.dtype(np.float64): "d",
+            np.dtype(np.complex64): "c", np.dtype(np.complex128): "z"}
+
+
 def prefix(dtype) -> str:
     """LAPACK's type letter: s, d, c, z for float32, float64, complex64, complex128."""
-    import numpy as np
-    letters = {np.dtype(np.float32): "s", np.dtype(np.float64): "d",
-               np.dtype(np.complex64): "c", np.dtype(np.complex128): "z"}
     try:
-        return letters[np.dtype(dtype)]
+        return _LETTERS[np.dtype(dtype)]
     except KeyError:
         raise TypeError(f"LAPACK has no routines for {np.dtype(dtype).name}; use float32, "
                         f"float64, complex64 or complex128") from None
+
+
+def char(c: str) -> str:
+    """A one-character LAPACK option ('L', 'N', 'V', ...) as the FFI attribute it expects."""
+    return f"{ord(c)} : ui8"
+
+
+def _layout(ndim: int, matrix: bool) -> str:
+    """Minor-to-major order: a batch of column-major matrices, or row-major."""
+    lay = (ndim - 2, ndim - 1) + tuple(range(ndim - 3, -1, -1)) if matrix else \
+        tuple(range(ndim - 1, -1, -1))
+    body = str(lay[0]) if len(lay) == 1 else "[" + ", ".join(map(str, lay)) + "]"
+    return f"dense<{body if lay else ''}> : tensor<{len(lay)}xindex>"
+
+
+def custom_call(ctx, routine: str, dtype, operands, result_avals, *, aliases=None,
+                operand_avals=None, **config) -> list:
+    """Emit LAPACK `routine` (e.g. "potrf") for `dtype` as a typed-FFI custom call.
+    `aliases` maps an operand index to the result that overwrites it (LAPACK works in place);
+    `config` holds the routine's attributes (`uplo=char("L")`)."""
+    ensure_registered()
+    if ctx.platform != "cpu":
+        raise NotImplementedError(f"{routine}: jxkernel lowers linear algebra to LAPACK, on "
+                                  f"CPU only (platform here: {ctx.platform})")
+    operand_avals = ctx.avals_in if operand_avals is None else operand_avals
+    nd = max(len(a.shape) for a in operand_avals)
+    layouts = lambda avals: "[" + ", ".join(_layout(len(a.shape), len(a.shape) == nd)
+                                            for a in avals) + "]"
+    attrs = {"call_target_name": f'"lapack_{prefix(dtype)}{routine}_ffi"',
+             "api_version": "4 : i32",
+             "backend_config": "{" + ", ".join(f"{k} = {v}" for k, v in config.items()) + "}",
+             "operand_layouts": layouts(operand_avals),
+             "result_layouts": layouts(result_avals)}
+    if aliases:
+        single = len(result_avals) == 1
+        attrs["output_operand_aliases"] = "[" + ", ".join(
+            f"#stablehlo.output_operand_alias<output_tuple_indices = "
+            f"{'[]' if single else f'[{res}]'}, operand_index = {op}, "
+            f"operand_tuple_indices = []>" for op, res in aliases.items()) + "]"
+    return ctx.op("stablehlo.custom_call", operands, attrs,
+                  result_types=[hlo.aval_type(a) for a in result_avals])
