@@ -546,7 +546,7 @@ def _abs_jvp(g, ans, x):
     if dtypes.is_complex(ad.aval_of(x).dtype):
         safe = select(eq(ans, _const(ans, 0)), _full_like(ans, 1), ans)
         return div(real(mul(conj(x), g)), safe)
-    return mul(sign(x), g)
+    return select(ge(x, _const(x, 0)), g, neg(g))      # JAX's: |x|' = 1 at 0 (and at -0)
 
 
 ad.defjvp(abs_p, _abs_jvp)
@@ -622,12 +622,15 @@ ad.defjvp(rem_p, lambda g, ans, x, y: g,
 
 def _pow_jvp_x(g, ans, x, y):
     out = ad.aval_of(ans)
-    if ad.aval_of(y).dtype != out.dtype:               # an int exponent
+    is_int = ad.aval_of(y).dtype != out.dtype
+    if is_int:                                         # an int exponent
         from .conversion import convert_element_type
         y = convert_element_type(y, out.dtype)
     x, y = ad.broadcast_to(x, out), ad.broadcast_to(y, out)    # select_n needs full shapes
-    y_minus_1 = sub(y, _const(y, 1))
-    return mul(g, mul(y, select(eq(y, _const(y, 0)), _zeros_like(ans), pow(x, y_minus_1))))
+    jac = mul(y, pow(x, sub(y, _const(y, 1))))
+    if is_int:                     # JAX's: x ** 0 is flat (even at x = 0, where 0 * inf)
+        jac = select(eq(y, _const(y, 0)), _zeros_like(ans), jac)
+    return mul(g, jac)
 
 
 def _pow_jvp_y(g, ans, x, y):

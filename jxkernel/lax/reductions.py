@@ -31,8 +31,8 @@ from . import _lowering as hl
 from . import shapes, slicing
 from ._rules import ANY, COMPLEX, FLOAT, INTEGRAL, NUMERIC, describe_dtypes
 from .conversion import _convert_element_type, convert_element_type
-from .elementwise import (abs, add, bitwise_and, bitwise_or, bitwise_xor, div, eq, exp, log1p,
-                          max, min, mul, ne, neg, select, sub)
+from .elementwise import (add, bitwise_and, bitwise_or, bitwise_xor, div, eq, exp, log, max,
+                          min, mul, ne, select, sub)
 
 
 def _long_str(aval) -> str:
@@ -431,13 +431,14 @@ def _cumulative_batching(prim):
     return rule
 
 
-def _cumulative_jvp(combine):
+def _cumulative_jvp(combine, prim=None):
     """JAX's rule: differentiate the parallel prefix scan by `combine` (reduce_window,
-    which the primitive lowers to, is not differentiable to every order)."""
+    which the primitive lowers to, is not differentiable to every order). With `prim`, the
+    primal output is the primitive's own (the scan's combine is less exact)."""
     def rule(primals, tangents, *, axis, reverse):
         scan = lambda x: [_prefix_scan(combine, x, axis, reverse)]
         (out,), (t_out,) = _jvp_of(scan, primals, tangents)
-        return out, t_out
+        return (out if prim is None else prim.bind(*primals, axis=axis, reverse=reverse)), t_out
     return rule
 
 
@@ -470,18 +471,21 @@ def _interleave(a, b, axis):
 
 
 def _logaddexp_fn(x, y):
-    """JAX's lax logaddexp for real floats. JAX gives it a custom jvp, t_x exp(x - out) +
-    t_y exp(y - out); differentiating the formula gives the same tangents wherever the
-    output is finite (and t_x + t_y, not NaN, where both inputs are -inf)."""
-    delta = sub(x, y)
-    return select(ne(delta, delta), add(x, y), add(max(x, y), log1p(exp(neg(abs(delta))))))
+    """log(exp(x) + exp(y)) for cumlogsumexp's jvp, as m + log(exp(x - m) + exp(y - m)) with
+    m = stop_gradient(max(x, y)): its derivatives to every order are those of JAX's lax
+    logaddexp, whose custom jvp is t_x exp(x - out) + t_y exp(y - out) (differentiating
+    max + log1p(exp(-|x - y|)) is wrong at ties, through |x - y| and max)."""
+    m = ad.stop_gradient(max(x, y))
+    finite = eq(sub(m, m), np.zeros((), ad.aval_of(m).dtype))
+    m = select(finite, m, ad.broadcast_to(np.zeros((), ad.aval_of(m).dtype), ad.aval_of(m)))
+    return add(m, log(add(exp(sub(x, m)), exp(sub(y, m)))))
 
 
 ad.deflinear2(cumsum_p, lambda ct, x, *, axis, reverse: [cumsum(ct, axis, not reverse)])
 jvp_rules[cumprod_p] = _cumulative_jvp(mul)
 jvp_rules[cummax_p] = _cumulative_jvp(max)
 jvp_rules[cummin_p] = _cumulative_jvp(min)
-jvp_rules[cumlogsumexp_p] = _cumulative_jvp(_logaddexp_fn)
+jvp_rules[cumlogsumexp_p] = _cumulative_jvp(_logaddexp_fn, cumlogsumexp_p)
 for _p in (cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p):
     batching_rules[_p] = _cumulative_batching(_p)
 

@@ -263,14 +263,36 @@ def bessel_i0e(x):
     if dtype not in (_core.float32, _core.float64):
         return lax.convert_element_type(bessel_i0e(lax.convert_element_type(x, np.float32)),
                                         dtype)
-    a, b = (_I0E_A, _I0E_B) if dtype == _core.float64 else (_I0E_A[-18:], _I0E_B[-7:])
+    return _bessel_i0e(x)
+
+
+def _bessel_i0e_formula(x):
+    a, b = (_I0E_A, _I0E_B) if _dtype(x) == _core.float64 else (_I0E_A[-18:], _I0E_B[-7:])
     x = lax.abs(x)
+    is_small = lax.le(x, _const(x, 8.0))
     small = _chebyshev(lax.sub(lax.mul(full_like(x, 0.5), x), full_like(x, 2.0)), a)
-    large = lax.div(_chebyshev(lax.sub(lax.div(full_like(x, 32.0), x), full_like(x, 2.0)), b),
-                    lax.sqrt(x))
-    return lax.select(lax.le(x, _const(x, 8.0)), small, large)
+    x_large = lax.select(is_small, full_like(x, 8.0), x)    # finite derivatives where unused
+    large = lax.div(_chebyshev(lax.sub(lax.div(full_like(x, 32.0), x_large), full_like(x, 2.0)),
+                               b), lax.sqrt(x_large))
+    return lax.select(is_small, small, large)
 
 
+@custom_jvp
+def _bessel_i0e(x):
+    return _bessel_i0e_formula(x)
+
+
+@_bessel_i0e.defjvp
+def _bessel_i0e_jvp(primals, tangents):
+    # JAX's derivative i1e(x) - sign(x) i0e(x) is 0 at x = 0, where the formula in |x| has
+    # the one-sided derivatives -1 and 1 (at x = 0 JAX's second derivative, 1/2, is not kept)
+    from ..transforms.ad import jvp
+    (x,), (t,) = primals, tangents
+    out, t_out = jvp(_bessel_i0e_formula, (x,), (t,))
+    return out, lax.select(lax.eq(x, _const(x, 0)), full_like(t_out, 0), t_out)
+
+
+@custom_jvp
 @jnp_jit
 def i0(x):
     """The modified Bessel function of the first kind, order 0: exp(|x|) * i0e(x)."""
@@ -278,6 +300,15 @@ def i0(x):
     if not _core.is_float(x.dtype):
         raise ValueError(f"Unsupported input type to jax.numpy.i0: {x.dtype}")
     return lax.mul(lax.exp(lax.abs(x)), bessel_i0e(x))
+
+
+@i0.defjvp
+def _i0_jvp(primals, tangents):
+    # JAX's: the derivative is 0 at x = 0 (exp(|x|) alone would give 1 there)
+    from ..transforms.ad import jvp
+    (x,), (t,) = primals, tangents
+    out, t_out = jvp(i0.fun, (x,), (t,))
+    return out, _where(lax.eq(x, _const(x, 0)), _const(t_out, 0), t_out)
 
 
 # ---------------------------------------------------------------- unary, same type
