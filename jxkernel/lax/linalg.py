@@ -23,7 +23,7 @@ from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, transpose_rules)
-from ..xla import lapack, stablehlo as hlo
+from ..xla import lapack
 from ..xla.lapack import char
 from ..xla.lowering import LoweringRuleContext
 from . import _ad_util as ad
@@ -141,16 +141,16 @@ def _dot(a, b):
 
 def _tri(n, m, k):
     """Booleans (n, m): i + k >= j (JAX's lax._tri)."""
-    rows = shapes.broadcasted_iota(np.int32, (n, m), 0)
-    cols = shapes.broadcasted_iota(np.int32, (n, m), 1)
-    return ew.ge(ew.add(rows, np.int32(k)), cols)
+    rows = ew.add(shapes.broadcasted_iota(np.int32, (n, m), 0), np.int32(k))
+    return ew.ge(rows, shapes.broadcasted_iota(np.int32, (n, m), 1))
 
 
-def _where_tri(x, k, below, above):
+def _tri_mask(x, k):
+    """_tri for x's last two dims, broadcast over its batch dims."""
     shape = _shape(x)
     nd = len(shape)
-    mask = shapes.broadcast_in_dim(_tri(*shape[-2:], k), shape, (nd - 2, nd - 1))
-    return ew.select(mask, below, above)
+    mask = _tri(*shape[-2:], k)
+    return mask if nd == 2 else shapes.broadcast_in_dim(mask, shape, (nd - 2, nd - 1))
 
 
 def _zeros(x):
@@ -159,19 +159,22 @@ def _zeros(x):
 
 def _tril(x, k=0):
     """x with the entries above diagonal k zeroed."""
-    return _where_tri(x, k, x, _zeros(x))
+    mask = _tri_mask(x, k)
+    return ew.select(mask, x, _zeros(x))
 
 
 def _triu(x, k=0):
     """x with the entries below diagonal k zeroed."""
-    return _where_tri(x, k - 1, _zeros(x), x)
+    mask = _tri_mask(x, k - 1)
+    return ew.select(mask, _zeros(x), x)
 
 
 def _eye(dtype, n, m=None):
+    """The identity (n, m) of `dtype`, built as JAX's lax._eye builds it."""
     m = n if m is None else m
-    return conversion.convert_element_type(ew.eq(shapes.broadcasted_iota(np.int32, (n, m), 0),
-                                                 shapes.broadcasted_iota(np.int32, (n, m), 1)),
-                                           dtype)
+    rows = ew.add(shapes.broadcasted_iota(np.int32, (n, m), 0), np.int32(0))
+    return conversion.convert_element_type(
+        ew.eq(rows, shapes.broadcasted_iota(np.int32, (n, m), 1)), dtype)
 
 
 def _diag(x):
@@ -195,8 +198,9 @@ def _permute_rows(x, perm):
 
 
 # ------------------------------------------------------------------ cholesky
-# cholesky(a) -> L, lower triangular with a = L @ L^H; NaN where the factorization fails.
-# The upper triangle of the operand is never read (jax's `cholesky` symmetrizes first).
+# cholesky(a) -> L with a = L @ L^H in its lower triangle (the upper one is left as it was, as
+# LAPACK and JAX's primitive leave it); NaN where the factorization fails. The upper triangle
+# of the operand is never read (jax's `cholesky` symmetrizes first).
 cholesky_p = Primitive("cholesky")
 
 
@@ -210,20 +214,8 @@ def _cholesky_lowering(ctx, x):
     info_aval = ShapedArray(aval.shape[:-2], np.int32)
     factor, info = lapack.custom_call(ctx, "potrf", aval.dtype, [x], [aval, info_aval],
                                       aliases={0: 0}, uplo=char("L"))
-    factor = _nan_unless(ctx, _ok(ctx, info, aval.shape[:-2]), factor, aval, aval.shape[:-2])
-    # potrf leaves the operand's upper triangle: zero it here (JAX's `cholesky` does, after)
-    zero = hl.splat(ctx, 0, aval.dtype, aval.shape)
-    return hl.select(ctx, _lower_triangle_mask(ctx, aval.shape), factor, zero, aval)
-
-
-def _lower_triangle_mask(ctx, shape):
-    """Booleans of `shape` (a batch of matrices): row >= column."""
-    i32 = np.dtype(np.int32)
-    t = hlo.tensor_type(shape[-2:], i32)
-    rows = ctx.op1("stablehlo.iota", [], {"iota_dimension": hlo.i64_attr(0)}, result_type=t)
-    cols = ctx.op1("stablehlo.iota", [], {"iota_dimension": hlo.i64_attr(1)}, result_type=t)
-    mask = hl.compare(ctx, rows, cols, "GE", ShapedArray(shape[-2:], i32))
-    return hl.broadcast_in_dim(ctx, mask, shape, np.bool_, [len(shape) - 2, len(shape) - 1])
+    # (potrf leaves the operand's upper triangle: `cholesky` zeroes it, as JAX's does)
+    return _nan_unless(ctx, _ok(ctx, info, aval.shape[:-2]), factor, aval, aval.shape[:-2])
 
 
 def _cholesky_jvp(primals, tangents):
@@ -231,12 +223,12 @@ def _cholesky_jvp(primals, tangents):
     # tmp = L^-1 dA L^-H, dL = L phi(tmp), phi = lower triangle with half the diagonal
     x, = primals
     sigma_dot = ad.instantiate(tangents[0])
-    L = cholesky_p.bind(x)
+    L = _tril(cholesky_p.bind(x))
     n = _shape(x)[-1]
     tmp = triangular_solve(L, sigma_dot, left_side=False, transpose_a=True, conjugate_a=True,
                            lower=True)
     tmp = triangular_solve(L, tmp, left_side=True, transpose_a=False, lower=True)
-    phi = _tril(tmp) / np.asarray(1 + np.eye(n), _dtype(x))
+    phi = _tril(tmp) / (np.array(1, _dtype(x)) + _eye(_dtype(x), n))
     return L, _dot(L, phi)
 
 
@@ -252,7 +244,7 @@ def cholesky(x, *, symmetrize_input: bool = True):
     only the lower triangle."""
     if symmetrize_input:
         x = symmetrize(x)
-    return cholesky_p.bind(x)
+    return _tril(cholesky_p.bind(x))
 
 
 # ------------------------------------------------------------------ triangular_solve
@@ -416,7 +408,8 @@ def _lu_jvp(primals, tangents):
     l = shapes.pad(_tril(lu[..., :, :k], -1), zero, [(0, 0, 0)] * (nb + 1) + [(0, m - k, 0)])
     l = l + _eye(dtype, m)
     u = shapes.pad(_triu(lu[..., :k, :]), zero, [(0, 0, 0)] * nb + [(0, n - k, 0), (0, 0, 0)])
-    u = u + np.diag(np.arange(n) >= k).astype(dtype)          # a unit tail keeps u invertible
+    u_eye = shapes.pad(_eye(dtype, n - k), zero, ((k, 0, 0), (k, 0, 0)))
+    u = u + u_eye                                   # a unit tail keeps u invertible
     la = triangular_solve(l, _permute_rows(a_dot, permutation), left_side=True, lower=True,
                           unit_diagonal=True)
     lau = triangular_solve(u, la, left_side=False, lower=False)
