@@ -193,3 +193,31 @@ def test_integer_output_tangent_is_float0():
 def test_integer_output_takes_float0_cotangent():
     _, pullback = jax.vjp(jnp.argmax, np.float32([0.5, -0.3]))
     assert not np.any(np.asarray(pullback(np.zeros((), float0))[0]))
+
+
+# ---------------------------------------------------------------- derivatives at special points
+# JAX's conventions where the table's inputs stay away: the kinks, ties and zeros themselves.
+# Values recorded from JAX 0.10.2 (grad of the sum at 0.0, -0.0 and 1.5).
+NAN = float("nan")
+
+
+@pytest.mark.parametrize("f,want", [
+    (jnp.abs, [1.0, 1.0, 1.0]),                                   # select(x >= 0, g, -g)
+    (lambda x: jnp.hypot(x, 0.0), [0.5, 0.5, 1.0]),               # through |x| and max ties
+    (lambda x: jnp.copysign(x, -1.0), [-1.0, -1.0, -1.0]),
+    (lambda x: x ** x, [NAN, NAN, 2.5820043]),                    # y * x ** (y - 1) at 0 ** 0
+    (lambda x: jnp.power(x, jnp.arange(3)), [0.0, 1.0, 3.0]),     # int exponent 0: flat
+    (jnp.i0, [0.0, 0.0, 0.9816665]), (special.i0, [1.0, 1.0, 0.9816665]),
+    (special.i0e, [0.0, 0.0, -0.1483942]),
+], ids=["abs", "hypot", "copysign", "x**x", "power(int)", "jnp.i0", "special.i0", "i0e"])
+def test_grad_at_special_points(f, want):
+    got = jax.grad(lambda x: jnp.sum(f(x)))(np.float32([0.0, -0.0, 1.5]))
+    np.testing.assert_allclose(np.asarray(got), want, rtol=2e-6)
+
+
+def test_cumlogsumexp_hessian_at_ties():
+    # equal inputs: the logaddexp combine must have smooth second derivatives (JAX's values)
+    h = jax.jacrev(jax.grad(lambda x: jnp.sum(jax.lax.cumlogsumexp(x))))(np.zeros(3, np.float32))
+    np.testing.assert_allclose(np.asarray(h), [[0.4722222, -0.3611111, -0.1111111],
+                                               [-0.3611111, 0.4722222, -0.1111111],
+                                               [-0.1111111, -0.1111111, 0.2222222]], rtol=1e-5)
