@@ -239,3 +239,9 @@ def test_vmap_and_jit():
 def test_errors(f, args, err, msg):
     with pytest.raises(err, match=msg):
         f(*args)
+
+
+def test_jnp_linalg_namespace():
+    import jxkernel.numpy as jnp
+    assert jnp.linalg is la
+    assert set(la.__all__) <= set(dir(jnp.linalg))
