@@ -66,15 +66,18 @@ def check_jvp(f, args, atol=None, rtol=None, eps=None, rng=None):
 
 
 def check_vjp(f, args, atol=None, rtol=None, rng=None):
-    """The VJP of `f` at `args` agrees with its JVP: <vjp(ct), t> == <ct, jvp(t)>."""
+    """The VJP of `f` at `args` agrees with its JVP: <t, vjp(ct)> == <jvp(t), ct> (real part of
+    the complex inner product, with JAX's conjugation convention)."""
     rng = rng or np.random.default_rng(1)
     atol, rtol = _tol(args, atol, _TOL), _tol(args, rtol, _TOL)
     out, f_vjp = vjp(f, *args)
     cotangent = tree_map(lambda x: _random_like(rng, x), out)
     tangents = tree_map(lambda x: _random_like(rng, x), args)
     _, out_t = jvp(f, args, tangents)
-    lhs = _inner(tree_flatten(f_vjp(cotangent))[0], tree_flatten(tangents)[0])
-    rhs = _inner(tree_flatten(cotangent)[0], tree_flatten(out_t)[0])
+    # JAX's convention for complex values: the cotangent map is conj(vjp(conj(ct)))
+    pulled = tree_flatten(f_vjp(tree_map(np.conj, cotangent)))[0]
+    lhs = _inner(tree_flatten(tangents)[0], [np.conj(_np(c)) for c in pulled])
+    rhs = _inner(tree_flatten(out_t)[0], tree_flatten(cotangent)[0])
     np.testing.assert_allclose(lhs, rhs, atol=atol * max(1.0, abs(rhs)), rtol=rtol,
                                err_msg="VJP disagrees with JVP (dot-product test)")
 

@@ -32,3 +32,4 @@ from .while_loop import while_loop, while_p  # noqa: F401
 from .parallel import (all_gather, all_gather_p, axis_index, axis_index_p, pmax, pmax_p,  # noqa: F401
                        pmean, pmin, pmin_p, psum, psum_p)
 from .shapes import split, split_p  # noqa: F401
+from . import linalg  # noqa: F401,E402  (jax.lax.linalg)

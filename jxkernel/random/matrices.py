@@ -35,12 +35,15 @@ def _multivariate_normal_impl(key, mean, cov, shape, dtype, method):
     else:
         _check_shape("normal", shape, _shape(mean)[:-1], _shape(cov)[:-2])
     import jxkernel.numpy as jnp
-    if method == "cholesky":
-        factor = linalg.cholesky(cov)
+    from ..numpy import linalg as jnp_linalg
+    if method == "svd":
+        u, s, _ = jnp_linalg.svd(cov)
+        factor = u * jnp.sqrt(s[..., None, :])
+    elif method == "eigh":
+        w, v = jnp_linalg.eigh(cov)
+        factor = v * jnp.sqrt(w[..., None, :])
     else:
-        raise NotImplementedError(f"multivariate_normal(method={method!r}) needs an "
-                                  f"{method} decomposition, which jxkernel does not have yet; "
-                                  f"use method='cholesky' (the default)")
+        factor = jnp_linalg.cholesky(cov)
     normal_samples = _normal_impl(key, tuple(shape) + _shape(mean)[-1:], dtype)
     return jnp.add(mean, jnp.einsum("...ij,...j->...i", factor, normal_samples))
 

@@ -27,11 +27,12 @@ from ..core.interpret import eval_jaxpr
 from ..core.ir import param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, impl_rules, jvp_rules,
                               lowering_rules, transpose_rules)
-from ..core.trace import _ctx, eval_trace
+from ..core.trace import _ctx, eval_trace, set_current_trace
 from ..lax import _batch_util as bu
 from ..lax._ad_util import Zero, float0, instantiate
 from ..tree_util import tree_flatten, tree_unflatten
 from .batching import axis_batching_rules, batch_jaxpr, vmap
+from .partial_eval import partial_eval_rules
 from .staging import convert_constvars_to_invars, trace_to_jaxpr
 
 
@@ -219,6 +220,18 @@ lowering_rules[custom_jvp_call_p] = lambda ctx, *args, call_jaxpr, name, **_: \
     ctx.call_jaxpr(call_jaxpr, args, name)
 jvp_rules[custom_jvp_call_p] = _custom_jvp_call_jvp
 axis_batching_rules[custom_jvp_call_p] = _custom_jvp_call_batching
+
+
+def _custom_jvp_call_partial_eval(trace, args, params):
+    """Linearizing reaches a custom_jvp call only when its inputs are tangents (it was used
+    inside another primitive's jvp rule): then it is just its body, inlined so that its
+    equations can be transposed, as JAX does."""
+    jaxpr = params["call_jaxpr"]
+    with set_current_trace(trace):
+        return eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
+
+
+partial_eval_rules[custom_jvp_call_p] = _custom_jvp_call_partial_eval
 param_printers[custom_jvp_call_p] = lambda p: [
     ("name", p["name"]), ("call_jaxpr", p["call_jaxpr"]), ("jvp", p["jvp"].__name__),
     ("symbolic_zeros", p["symbolic_zeros"])]
