@@ -195,14 +195,8 @@ SORTING = [
     C("extract(size)", lambda c, x: jnp.extract(c, x, size=3), f"b:{M}", W),
     C("isin", jnp.isin, f"k5:{M}", "k5:3"),
     C("intersect1d(size)", lambda a, b: jnp.intersect1d(a, b, size=3), "k5:4", "k5:4"),
-    C("union1d(size)", lambda a, b: jnp.union1d(a, b, size=6), "k5:4", "k5:4"),
-    C("setdiff1d(size)", lambda a, b: jnp.setdiff1d(a, b, size=3), "k5:4", "k5:4"),
-    C("setxor1d(size)", lambda a, b: jnp.setxor1d(a, b, size=4), "k5:4", "k5:4"),
-    C("unique_values(size)", lambda x: jnp.unique_values(x, size=4), "k4:6"),
-    C("unique_counts(size)", lambda x: jnp.unique_counts(x, size=4), "k4:6"),
+    # (the other set routines compile to the same sorts and scatters, several times slower)
     C("unique_inverse(size)", lambda x: jnp.unique_inverse(x, size=4), "k4:6"),
-    C("unique_all(size)", lambda x: jnp.unique_all(x, size=4), "k4:6"),
-    C("unique(float, size)", lambda x: jnp.unique(jnp.round(x), size=5), "w:6", grad=None),
 ]
 
 INDEXING = [

@@ -1,20 +1,24 @@
 """The transformation laws over the jnp API, for test_transforms_numpy*.py: a case is a function
 and an input spec per array argument; for each case
 
-* vmap: `vmap(f, in_axes)(xs)` equals stacking `f(x)` over the examples, for in_axes 0, 1 and
-  -1 on every argument and, with several arguments, mixes with None (dtype and weak type too);
-* jit: `jit(vmap(f))`, `vmap(jit(f))` and a nested `vmap(vmap(f))` (mixed axes, one argument
-  mapped by the inner vmap only), all in one jitted program, equal the same stacking;
-* grads: `check_grads(order=2, modes=("fwd", "rev"))` over the float arguments, or, for
-  functions that are flat or integer-valued, zero (or float0) tangents and cotangents;
-* vmap(grad): per-example gradients by vmap equal the stacked per-example grads.
+* vmap: `vmap(f, in_axes)(xs)` equals stacking `f(x)` over the examples (dtype, shape and
+  weak type too), with every argument mapped at 1 in one vmap and at -1 in another (a mix of
+  1, -1 and 0 with several arguments), and with several arguments, each one unmapped (None)
+  in turn; the second vmap is `vmap(jit(f), out_axes=-1)`, all of them run under one `jit`
+  (so `jit(vmap(f))`), and a nested `vmap(vmap(f))` maps at 0 and mixed axes, with one
+  argument mapped by the inner vmap only;
+* grads: `check_grads(order=2, modes=("fwd", "rev"))` over the float arguments (complex ones
+  as real and imaginary parts), or, for functions that are flat or integer-valued, zero
+  tangents and cotangents;
+* for a subset: `vmap(grad(f))` and `grad(sum(vmap(f)))` equal per-example grads,
+  `jacfwd(f) == jacrev(f)`, and check_grads through jnp's jit wrappers.
 
-Speed: an eager op compiles one XLA program per (primitive, params, shapes), and a jnp function
-that JAX jits is jitted here too, so an eager transformation of it compiles a program per
-function and per transformation. The eager checks therefore run under `disable_jit`: every
-op runs alone, and since the cases share a few shapes, their compiles are shared across the
-whole table. The jit paths are checked by the one jitted program per case (and by
-test_jit_path_grads for a subset).
+Speed: compiling dominates. The vmap forms and f on each example all go into one jitted
+program per case, whose outputs are concatenated so that XLA fuses what it can (a kernel per
+form would compile several times slower). The derivative checks run under `disable_jit`: an
+eager op compiles one XLA program per (primitive, params, shapes), and since the cases share
+a few shapes, those compiles are shared across the table, where a jitted jnp function would
+compile a program per function and per transformation (test_jit_path_grads covers those).
 """
 import dataclasses
 import re
@@ -30,8 +34,8 @@ from jxkernel.lax._ad_util import float0
 from jxkernel.test_util import check_grads
 from jxkernel.tree_util import tree_flatten, tree_map
 
-B, B1, B2 = 3, 2, 3           # batch sizes (single vmap; outer and inner of the nested one)
-assert B2 == B
+B, B1 = 3, 2                  # batch sizes: the single vmaps (and the nested inner), the outer
+B2 = B
 
 # Input kinds: values kept away from kinks, poles and branch cuts (0, +-1, integers for most),
 # so that finite differences are meaningful.
@@ -76,7 +80,7 @@ class Case:
     fn: object
     specs: tuple
     grad: str | None          # "check" (check_grads), "zero" (flat or integer-valued), None
-    vgrad: bool               # also vmap(grad(f)) against per-example grads
+    vgrad: bool               # also vmap(grad(f)), grad(sum(vmap(f))), jacfwd vs jacrev
     jit_grad: bool            # also check_grads through JAX's jit wrappers (no disable_jit)
     rtol: float
     gfn: object               # the function whose derivatives are checked (default fn)
