@@ -13,6 +13,7 @@ import numpy as np
 
 from .core import dtypes
 from .core.avals import get_aval
+from .lax._ad_util import float0
 from .transforms.ad import jvp, vjp
 from .tree_util import tree_flatten, tree_map, tree_unflatten
 
@@ -23,11 +24,20 @@ _TOL = {np.dtype(np.float16): 5e-2, dtypes.bfloat16: 3e-1, np.dtype(np.float32):
 
 
 def _np(x):
-    return np.asarray(x, dtype=np.result_type(np.asarray(x).dtype, np.float64)
-                      if np.asarray(x).dtype.kind not in "c" else np.complex128)
+    dtype = np.asarray(x).dtype
+    if dtype == float0:                     # the tangent of an integer value: zero
+        return np.zeros(np.shape(x))
+    return np.asarray(x, dtype=np.result_type(dtype, np.float64)
+                      if dtype.kind not in "c" else np.complex128)
+
+
+def _conj(x):
+    return x if np.asarray(x).dtype == float0 else np.conj(x)
 
 
 def _random_like(rng, x):
+    if not dtypes.is_inexact(np.asarray(x).dtype):  # integer/bool values have float0 tangents
+        return np.zeros(np.shape(x), float0)
     aval = get_aval(x)
     value = rng.standard_normal(aval.shape)
     if dtypes.is_complex(aval.dtype):
@@ -55,8 +65,8 @@ def check_jvp(f, args, atol=None, rtol=None, eps=None, rng=None):
     _, out_t = jvp(f, args, tangents)
     leaves, tree = tree_flatten(args)
     t_leaves = tree_flatten(tangents)[0]
-    plus = tree_unflatten(tree, [_np(x) + eps / 2 * t for x, t in zip(leaves, t_leaves)])
-    minus = tree_unflatten(tree, [_np(x) - eps / 2 * t for x, t in zip(leaves, t_leaves)])
+    plus = tree_unflatten(tree, [_np(x) + eps / 2 * _np(t) for x, t in zip(leaves, t_leaves)])
+    minus = tree_unflatten(tree, [_np(x) - eps / 2 * _np(t) for x, t in zip(leaves, t_leaves)])
     cast = lambda tr: tree_map(lambda v, x: np.asarray(v, get_aval(x).dtype), tr, args)
     f_plus, f_minus = (tree_flatten(f(*cast(p)))[0] for p in (plus, minus))
     for got, hi, lo in zip(tree_flatten(out_t)[0], f_plus, f_minus):
@@ -75,7 +85,7 @@ def check_vjp(f, args, atol=None, rtol=None, rng=None):
     tangents = tree_map(lambda x: _random_like(rng, x), args)
     _, out_t = jvp(f, args, tangents)
     # JAX's convention for complex values: the cotangent map is conj(vjp(conj(ct)))
-    pulled = tree_flatten(f_vjp(tree_map(np.conj, cotangent)))[0]
+    pulled = tree_flatten(f_vjp(tree_map(_conj, cotangent)))[0]
     lhs = _inner(tree_flatten(tangents)[0], [np.conj(_np(c)) for c in pulled])
     rhs = _inner(tree_flatten(out_t)[0], tree_flatten(cotangent)[0])
     np.testing.assert_allclose(lhs, rhs, atol=atol * max(1.0, abs(rhs)), rtol=rtol,

@@ -72,8 +72,12 @@ class JVPTrace(Trace):
 
 
 def _tangent_aval(x) -> ShapedArray:
-    aval = x.aval if type(x) is Literal else get_aval(x)
-    return aval
+    if type(x) is Literal:
+        return x.aval
+    if isinstance(x, np.ndarray) and x.dtype == float0:
+        # a float0 value (an inner jvp's integer tangent) is a constant without derivative
+        return ShapedArray(x.shape, np.dtype(bool))
+    return get_aval(x)
 
 
 # ------------------------------------------------------------------ jvp
@@ -126,7 +130,9 @@ def jvp(fun, primals, tangents, has_aux=False):
         return leaves
 
     primal_out, tangent_out = jvp_flat(flat, p_leaves, t_leaves)
-    tangent_out = [instantiate(t) for t in tangent_out]
+    # integer/bool outputs have float0 tangents, as in JAX
+    tangent_out = [instantiate(t) if dtypes.is_inexact(_tangent_aval(p).dtype) else
+                   np.zeros(np.shape(p), float0) for p, t in zip(primal_out, tangent_out)]
     tree = out_trees[0]
     result = (tree_unflatten(tree, primal_out), tree_unflatten(tree, tangent_out))
     return result + (out_trees[1],) if has_aux else result
@@ -272,21 +278,35 @@ def vjp(fun, *primals, has_aux=False):
     primal_out, linear, differentiable = linearize_flat(
         _flatten_fun(fun, p_tree, has_aux, store), p_leaves)
     out_tree = store["tree"]
-    out_avals = [get_aval(p) for p in primal_out]
+    out_avals = [_tangent_aval(p) for p in primal_out]
 
     def vjp_fn(ct):
         ct_leaves, ct_tree = tree_flatten(ct)
         if ct_tree != out_tree:
             raise TypeError(f"Tree structure of cotangent input {ct_tree}, does not match "
                             f"structure of primal output {out_tree}.")
+        checked = []
         for c, a in zip(ct_leaves, out_avals):
-            ca = get_aval(c)
-            if ca.shape != a.shape:
-                raise ValueError(f"Shape of cotangent input to vjp pullback function {ca.shape} "
+            shape = tuple(np.shape(c))
+            if shape != a.shape:
+                raise ValueError(f"Shape of cotangent input to vjp pullback function {shape} "
                                  f"must be the same as the shape of corresponding primal input "
                                  f"{a.shape}.")
+            is_float0 = getattr(c, "dtype", None) == float0
+            if not dtypes.is_inexact(a.dtype):
+                # an integer/bool output's cotangent is float0 zeros, as in JAX
+                if not is_float0:
+                    raise TypeError(f"Type of cotangent input to vjp pullback function "
+                                    f"({np.asarray(c).dtype.name}) is not the expected tangent "
+                                    f"type (float0) of corresponding primal output with dtype "
+                                    f"{a.dtype.name}.")
+                c = Zero(a)
+            elif is_float0:
+                raise TypeError(f"float0 cotangent given for primal output of dtype "
+                                f"{a.dtype.name}; use zeros of that dtype")
+            checked.append(c)
         cts = backward_pass(linear.jaxpr, linear.consts, [True] * len(linear.jaxpr.invars), [],
-                            ct_leaves)
+                            checked)
         cts = iter(cts)
         result = []
         for p, d in zip(p_leaves, differentiable):

@@ -190,6 +190,11 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symb
 
 def _custom_jvp_call_batching(axis_data, vals, dims, *, call_jaxpr, jvp, num_consts,
                               symbolic_zeros, name):
+    if all(d is bu.not_mapped for d in dims):       # nothing batched: the call stays as it is
+        outs = custom_jvp_call_p.bind(*vals, call_jaxpr=call_jaxpr, jvp=jvp,
+                                      num_consts=num_consts, symbolic_zeros=symbolic_zeros,
+                                      name=name)
+        return outs, [bu.not_mapped] * len(outs)
     size = axis_data.size
     vals = [bu.bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
     in_dims = [0] * len(vals)
@@ -379,6 +384,11 @@ def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, symbolic_zeros):
 
 def _custom_vjp_call_batching(axis_data, vals, dims, *, call_jaxpr, fwd, bwd, num_consts,
                               symbolic_zeros, name):
+    if all(d is bu.not_mapped for d in dims):       # nothing batched: the call stays as it is
+        outs = custom_vjp_call_p.bind(*vals, call_jaxpr=call_jaxpr, fwd=fwd, bwd=bwd,
+                                      num_consts=num_consts, symbolic_zeros=symbolic_zeros,
+                                      name=name)
+        return outs, [bu.not_mapped] * len(outs)
     size = axis_data.size
     vals = [bu.bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
     batched, out_dims = batch_jaxpr(call_jaxpr, axis_data, [0] * len(vals))

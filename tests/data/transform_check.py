@@ -289,8 +289,8 @@ def check_grads_case(case: Case):
     for t in map(np.asarray, leaves(out_t)):
         assert t.dtype == float0 or not np.any(t), f"nonzero tangent {t}"
     out, pullback = jax.vjp(g, *floats)
-    ct = tree_map(lambda o: (np.zeros_like if np.asarray(o).dtype.kind in "biu" else np.ones_like)(
-        np.asarray(o)), out)
+    ct = tree_map(lambda o: np.zeros(np.shape(o), float0) if np.asarray(o).dtype.kind in "biu"
+                  else np.ones_like(np.asarray(o)), out)
     for c in pullback(ct):
         assert not np.any(np.asarray(c)), f"nonzero cotangent {c}"
 
