@@ -111,7 +111,7 @@ SHAPES = [
     C("dsplit", lambda x: jnp.dsplit(x, [1]), "w:2,4,3"),
     C("rollaxis", lambda x: jnp.rollaxis(x, 2), "w:2,4,3"),
     C("broadcast_to", lambda x: jnp.broadcast_to(x, (2, 4)), f"w:{V}"),
-    C("broadcast_arrays", lambda x, y: jnp.broadcast_arrays(x, y), f"w:2,1", f"w:{V}"),
+    C("broadcast_arrays", lambda x, y: jnp.broadcast_arrays(x, y), "w:2,1", f"w:{V}"),
     C("flip", jnp.flip, W), C("flip(axis=1)", lambda x: jnp.flip(x, 1), W),
     C("fliplr", jnp.fliplr, W),
     C("roll", lambda x: jnp.roll(x, 3), W), C("roll(axis)", lambda x: jnp.roll(x, -1, 1), W),
