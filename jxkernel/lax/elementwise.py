@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import enum
+import operator
 
 import numpy as np
 
@@ -152,6 +153,25 @@ def _integer_pow_lowering(ctx, x, *, y):
 
 
 lowering_rules[integer_pow_p] = _integer_pow_lowering
+
+# rounds to a float format with fewer exponent/mantissa bits, staying in the input dtype
+reduce_precision_p = unop("reduce_precision", None, FLOAT)
+_reduce_precision_base_rule = abstract_eval_rules[reduce_precision_p]
+
+
+def _reduce_precision_abstract_eval(x, *, exponent_bits, mantissa_bits):
+    if exponent_bits < 1:
+        raise ValueError(f"reduce_precision: exponent_bits must be positive; got {exponent_bits}")
+    if mantissa_bits < 0:
+        raise ValueError(f"reduce_precision: mantissa_bits must be non-negative; "
+                         f"got {mantissa_bits}")
+    return _reduce_precision_base_rule(x)
+
+
+abstract_eval_rules[reduce_precision_p] = _reduce_precision_abstract_eval
+lowering_rules[reduce_precision_p] = lambda ctx, x, *, exponent_bits, mantissa_bits: ctx.op1(
+    "stablehlo.reduce_precision", [x],
+    attrs={"exponent_bits": f"{exponent_bits} : i32", "mantissa_bits": f"{mantissa_bits} : i32"})
 
 conj_p = Primitive("conj")
 
@@ -411,6 +431,16 @@ def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
     return round_p.bind(x, rounding_method=RoundingMethod(rounding_method))
 
 
+def reduce_precision(operand, exponent_bits: int, mantissa_bits: int):
+    """Round `operand` to the nearest value of a float format with the given bit counts.
+
+    >>> reduce_precision(np.float32(1.0001), exponent_bits=8, mantissa_bits=7)  # as bfloat16
+    Array(1., dtype=float32)
+    """
+    return reduce_precision_p.bind(operand, exponent_bits=operator.index(exponent_bits),
+                                   mantissa_bits=operator.index(mantissa_bits))
+
+
 def integer_pow(x, y: int):
     """x ** y for a static Python int y (repeated multiplication)."""
     return integer_pow_p.bind(x, y=int(y))
@@ -494,6 +524,7 @@ ad.deflinear(neg_p, lambda ct: [neg(ct)])
 # JAX has no rule and raises)
 ad.defjvp(nextafter_p, lambda g, ans, x, y: g, None)
 ad.deflinear(copy_p, lambda ct: [ct])
+ad.deflinear(reduce_precision_p, lambda ct, **params: [reduce_precision_p.bind(ct, **params)])
 ad.defjvp(exp_p, lambda g, ans, x: mul(g, ans))
 ad.defjvp(exp2_p, lambda g, ans, x: mul(g, mul(_const(x, np.log(2)), ans)))
 ad.defjvp(log_p, lambda g, ans, x: div(g, x))
