@@ -26,10 +26,11 @@ from .scatter import (scatter_add_p, scatter_max_p, scatter_min_p, scatter_mul_p
                       scatter_mul, scatter_sub)
 from ._ad_util import add_any_p, stop_gradient, stop_gradient_p  # noqa: F401
 from .cond import cond, cond_p, switch  # noqa: F401
-from .loops import fori_loop, map  # noqa: F401
+from .loops import associative_scan, fori_loop, map  # noqa: F401
 from .scan import scan, scan_p  # noqa: F401
 from .while_loop import while_loop, while_p  # noqa: F401
 from .parallel import (all_gather, all_gather_p, axis_index, axis_index_p, pmax, pmax_p,  # noqa: F401
                        pmean, pmin, pmin_p, psum, psum_p)
 from .shapes import split, split_p  # noqa: F401
 from . import linalg  # noqa: F401,E402  (jax.lax.linalg)
+from .creation import full, full_like  # noqa: F401,E402

@@ -1,4 +1,5 @@
-"""fori_loop and map, built on scan and while_loop (which live in their own modules).
+"""fori_loop, map and associative_scan, built on scan, while_loop (which live in their own
+modules) and slicing.
 
     >>> lax.fori_loop(0, 10, lambda i, acc: acc + i, 0)
     >>> lax.map(jnp.sin, jnp.arange(3.))
@@ -10,9 +11,11 @@ import numpy as np
 from ..core import dtypes
 from ..core.avals import get_aval
 from ..core.trace import Tracer
-from ..tree_util import tree_flatten, tree_unflatten
+from ..tree_util import tree_flatten, tree_map, tree_unflatten
 from .conversion import convert_element_type
-from .elementwise import add, lt
+from .elementwise import add, bitwise_or, lt
+from .shapes import canonicalize_axis, concatenate, pad, reshape, rev
+from .slicing import slice_in_dim
 from .scan import scan, scan_p  # noqa: F401
 from .while_loop import while_loop, while_p  # noqa: F401
 
@@ -68,18 +71,82 @@ def _index_dtype(lower, upper):
 
 
 def map(f, xs, *, batch_size=None):
-    """[f(x) for x in xs] stacked, as a scan (one compiled body, sequential)."""
-    if batch_size is not None:
-        from jxkernel.transforms.batching import vmap
-        leaves, tree = tree_flatten(xs)
-        n = get_aval(leaves[0]).shape[0]
-        if n % batch_size:
-            raise ValueError(f"lax.map batch_size={batch_size} must divide the leading axis {n}")
-        from .shapes import reshape
-        grouped = tree_unflatten(tree, [reshape(x, (n // batch_size, batch_size) + get_aval(x).shape[1:])
-                                        for x in leaves])
-        _, ys = scan(lambda c, x: (c, vmap(f)(x)), (), grouped)
-        y_leaves, y_tree = tree_flatten(ys)
-        return tree_unflatten(y_tree, [reshape(y, (n,) + get_aval(y).shape[2:]) for y in y_leaves])
-    _, ys = scan(lambda c, x: (c, f(x)), (), xs)
-    return ys
+    """[f(x) for x in xs] stacked, as a scan (one compiled body, sequential). With
+    `batch_size`, the scan runs vmap(f) over batches, and vmap(f) takes the remainder."""
+    if batch_size is None:
+        return scan(lambda c, x: (c, f(x)), (), xs)[1]
+    from jxkernel.transforms.batching import vmap
+    leaves, tree = tree_flatten(xs)
+    n = get_aval(leaves[0]).shape[0]
+    whole = n - n % batch_size
+    parts = []
+    if whole:
+        grouped = tree_unflatten(tree, [reshape(slice_in_dim(x, 0, whole), (
+            whole // batch_size, batch_size) + get_aval(x).shape[1:]) for x in leaves])
+        ys = scan(lambda c, x: (c, vmap(f)(x)), (), grouped)[1]
+        parts.append(tree_map(lambda y: reshape(y, (whole,) + get_aval(y).shape[2:]), ys))
+    if whole < n:
+        parts.append(vmap(f)(tree_unflatten(tree, [slice_in_dim(x, whole, n) for x in leaves])))
+    if len(parts) == 1:
+        return parts[0]
+    return tree_map(lambda a, b: concatenate([a, b], 0), *parts)
+
+
+def associative_scan(fn, elems, reverse=False, axis=0):
+    """All prefix combinations [a, fn(a, b), fn(fn(a, b), c), ...] along `axis` of `elems`
+    (a pytree of arrays), in O(log n) rounds of `fn` on whole slices; `fn` must be associative
+    and elementwise over `axis`.
+
+    >>> lax.associative_scan(jnp.add, jnp.arange(4))
+    Array([0, 1, 3, 6], dtype=int32)
+    """
+    if not callable(fn):
+        raise TypeError("lax.associative_scan: fn argument should be callable.")
+    leaves, tree = tree_flatten(elems)
+    if not leaves:
+        return elems
+    axis = canonicalize_axis(axis, get_aval(leaves[0]).ndim)
+    sizes = [get_aval(x).shape[axis] for x in leaves]
+    if any(s != sizes[0] for s in sizes):
+        raise ValueError(f"Array inputs to associative_scan must have the same first "
+                         f"dimension. (saw: {[get_aval(x).shape for x in leaves]})")
+    if reverse:
+        leaves = [rev(x, (axis,)) for x in leaves]
+
+    def combine(a, b):
+        out = fn(tree_unflatten(tree, a), tree_unflatten(tree, b))
+        return tree_flatten(out)[0]
+
+    def every_other(xs, start, stop=None):
+        return [slice_in_dim(x, start, stop, 2, axis) for x in xs]
+
+    # The Blelloch recursion, in the same combination order as JAX (so float results agree
+    # bit for bit): combine neighbouring pairs, scan that half-length sequence (the odd
+    # prefixes), then each even prefix is an odd prefix combined with the next element.
+    def prefix(xs):
+        n = get_aval(xs[0]).shape[axis]
+        if n < 2:
+            return xs
+        odd = prefix(combine(every_other(xs, 0, -1), every_other(xs, 1)))
+        left = odd if n % 2 else [slice_in_dim(o, 0, -1, 1, axis) for o in odd]
+        even = combine(left, every_other(xs, 2))
+        even = [concatenate([slice_in_dim(x, 0, 1, 1, axis), e], axis) for x, e in zip(xs, even)]
+        return [_interleave(e, o, axis) for e, o in zip(even, odd)]
+
+    out = prefix(leaves)
+    if reverse:
+        out = [rev(x, (axis,)) for x in out]
+    return tree_unflatten(tree, out)
+
+
+def _interleave(evens, odds, axis):
+    """e0 o0 e1 o1 ... along `axis`: each spread out by interior padding with zeros, then
+    added (or-ed for bool), which is exact."""
+    n_even, n_odd = get_aval(evens).shape[axis], get_aval(odds).shape[axis]
+    zero = np.zeros((), get_aval(evens).dtype)
+    config_e = [(0, 0, 0)] * get_aval(evens).ndim
+    config_o = list(config_e)
+    config_e[axis] = (0, 1 if n_even == n_odd else 0, 1)
+    config_o[axis] = (1, 0 if n_even == n_odd else 1, 1)
+    join = bitwise_or if get_aval(evens).dtype == np.bool_ else add
+    return join(pad(evens, zero, config_e), pad(odds, zero, config_o))

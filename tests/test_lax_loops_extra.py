@@ -1,0 +1,57 @@
+"""lax.associative_scan, lax.map with batch_size (remainder included) and lax.full/full_like:
+bit for bit against JAX 0.10.2's recorded results (tests/data/loops_cases.py), the staged
+program, and the errors."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import jxkernel as jax
+import jxkernel.numpy as jnp
+from jxkernel import lax
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "data"))
+from loops_cases import cases  # noqa: E402
+
+REFERENCE = np.load(os.path.join(os.path.dirname(__file__), "data", "loops_reference.npz"))
+OURS = {name: jax.tree_util.tree_leaves(v) for name, v in cases(jax).items()}
+
+
+@pytest.mark.parametrize("name", sorted(OURS))
+def test_matches_jax_bit_for_bit(name):
+    leaves = OURS[name]
+    assert len(leaves) == len([k for k in REFERENCE.files if k.startswith(f"{name}#")
+                               and not k.endswith("@weak")])
+    for i, leaf in enumerate(leaves):
+        want, got = REFERENCE[f"{name}#{i}"], np.asarray(leaf)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+        assert bool(getattr(leaf, "weak_type", False)) == bool(REFERENCE[f"{name}#{i}@weak"])
+
+
+def test_associative_scan_stages_log_depth_slices_not_a_loop():
+    jaxpr = jax.make_jaxpr(lambda v: lax.associative_scan(jnp.add, v))(np.ones(8, np.float32))
+    prims = [e.primitive.name for e in jaxpr.jaxpr.eqns]
+    assert "scan" not in prims and "while" not in prims
+    assert prims.count("add") == 2 * 3 - 1 + 2 * 3 - 2     # combines, and the interleave adds
+
+
+def test_associative_scan_errors():
+    with pytest.raises(TypeError, match="fn argument should be callable"):
+        lax.associative_scan(3, np.ones(3))
+    with pytest.raises(ValueError, match="must have the same first dimension"):
+        lax.associative_scan(lambda a, b: a, (np.ones(3), np.ones(4)))
+
+
+def test_full_errors():
+    with pytest.raises(TypeError, match=r"scalar fill_value, got fill_value.shape \(2,\)"):
+        lax.full((2,), np.ones(2))
+    with pytest.raises(TypeError, match="Shapes must be 1D sequences"):
+        lax.full((2.5,), 1.0)
+
+
+def test_full_of_a_traced_value_stays_traced():
+    closed = jax.make_jaxpr(lambda v: lax.full((2,), v))(1.0)
+    assert str(closed) == "{ lambda ; a:f32[]. let b:f32[2] = broadcast_in_dim a in (b,) }"
+    assert np.asarray(jax.grad(lambda v: lax.full((3,), v).sum())(2.0)) == 3.0
