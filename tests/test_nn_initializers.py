@@ -1,0 +1,108 @@
+"""jxkernel.nn.initializers against JAX 0.10.2: the same key gives the same bits (reference
+arrays in tests/data/nn_reference.npz, made by tests/data/make_nn_reference.py), plus the
+properties the numbers should have and the errors JAX raises."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import jxkernel as jax
+import jxkernel.numpy as jnp
+from jxkernel import config
+from jxkernel.nn import initializers as I
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "data"))
+import nn_cases  # noqa: E402
+
+REF = np.load(os.path.join(os.path.dirname(__file__), "data", "nn_reference.npz"))
+
+
+def namespace():
+    return dict(jax=jax, jnp=jnp, nn=jax.nn, I=I, np=np, k=jax.random.key(42),
+                k0=jax.random.PRNGKey(0), **nn_cases.inputs())
+
+
+def check_against_reference(prefix, value, exact=True, rtol=0.0, atol=0.0):
+    leaves = jax.tree_util.tree_leaves(value)
+    assert f"{prefix}_{len(leaves)}" not in REF, "fewer results than JAX gave"
+    for j, leaf in enumerate(leaves):
+        want, want_dtype = REF[f"{prefix}_{j}"], str(REF[f"{prefix}_{j}:dtype"])
+        got = np.asarray(leaf)
+        assert got.dtype.name == want_dtype, (got.dtype, want_dtype)
+        got = got.astype(np.float32) if want_dtype == "bfloat16" else got
+        assert got.shape == want.shape
+        if exact:
+            np.testing.assert_array_equal(got, want)
+        else:
+            np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("i", range(len(nn_cases.INIT_CASES)),
+                         ids=[c[0] for c in nn_cases.INIT_CASES])
+def test_bit_identical_to_jax(i):
+    expr, x64 = nn_cases.INIT_CASES[i]
+    with config.override("jax_enable_x64", x64):
+        check_against_reference(f"init{i}", eval(expr, namespace()))
+
+
+def test_initializers_are_initializers_and_aliases_agree():
+    for init in [I.zeros, I.ones, I.constant(1.0), I.uniform(), I.normal(), I.truncated_normal(),
+                 I.glorot_uniform(), I.he_normal(), I.orthogonal(), I.delta_orthogonal()]:
+        assert isinstance(init, I.Initializer)
+    assert not isinstance(3, I.Initializer)
+    assert I.xavier_uniform is I.glorot_uniform and I.xavier_normal is I.glorot_normal
+    assert I.kaiming_uniform is I.he_uniform and I.kaiming_normal is I.he_normal
+    assert jax.nn.initializers is I
+
+
+def test_statistics_and_defaults():
+    key = jax.random.key(0)
+    w = np.asarray(I.he_normal()(key, (400, 300)))
+    assert w.dtype == np.float32
+    assert abs(w.std() - np.sqrt(2 / 400)) < 0.003       # truncation corrected: std is exact
+    assert np.abs(w).max() < 2 * np.sqrt(2 / 400) / .87962566103423978
+    u = np.asarray(I.glorot_uniform()(key, (200, 300)))
+    limit = np.sqrt(3 / 250)
+    assert u.min() >= -limit and u.max() < limit and abs(u.std() - np.sqrt(1 / 250)) < 0.002
+    c = np.asarray(I.variance_scaling(1.0, "fan_in", "uniform")(key, (100, 50), jnp.complex64))
+    assert c.dtype == np.complex64 and abs(np.mean(np.abs(c) ** 2) - 1 / 100) < 1e-3
+    assert np.abs(c).max() <= np.sqrt(2 / 100) * (1 + 1e-6)          # a disk
+
+
+def test_orthogonal_is_orthogonal():
+    key = jax.random.key(3)
+    w = np.asarray(I.orthogonal(scale=2.0)(key, (4, 6)), np.float64)
+    np.testing.assert_allclose(w @ w.T, 4 * np.eye(4), atol=1e-5)
+    w = np.asarray(I.orthogonal(column_axis=0)(key, (3, 2, 4)), np.float64).reshape(3, 8)
+    np.testing.assert_allclose(w @ w.T, np.eye(3), atol=1e-5)
+    d = np.array(I.delta_orthogonal()(key, (3, 3, 2, 5)))
+    centre = d[1, 1].astype(np.float64)
+    np.testing.assert_allclose(centre @ centre.T, np.eye(2), atol=1e-5)
+    d[1, 1] = 0
+    assert not d.any()
+
+
+def test_initializers_under_jit():
+    init = I.lecun_normal()
+    f = jax.jit(init, static_argnums=(1, 2))
+    np.testing.assert_array_equal(f(jax.random.key(5), (3, 4), jnp.float32),
+                                  init(jax.random.key(5), (3, 4), jnp.float32))
+
+
+@pytest.mark.parametrize("make, args, match", [
+    (lambda: I.variance_scaling(1.0, "fan_sideways", "normal"), ((3, 4),), "invalid mode"),
+    (lambda: I.variance_scaling(1.0, "fan_in", "cauchy"), ((3, 4),), "invalid distribution"),
+    (lambda: I.glorot_uniform(), ((5,),), "1-dimensional weights tensor with default in_axis"),
+    (lambda: I.orthogonal(), ((5,),), "at least a 2D shape"),
+    (lambda: I.delta_orthogonal(), ((3, 3),), "3D, 4D or 5D"),
+    (lambda: I.delta_orthogonal(), ((3, 4, 2),), "fan_in` must be less or equal"),
+])
+def test_errors(make, args, match):
+    with pytest.raises(ValueError, match=match):
+        make()(jax.random.key(0), *args)
+
+
+def test_out_sharding_is_refused_clearly():
+    with pytest.raises(NotImplementedError, match="out_sharding"):
+        I.orthogonal()(jax.random.key(0), (2, 2), out_sharding="x")
