@@ -29,6 +29,8 @@ from .transforms.jacobians import hessian, jacfwd, jacobian, jacrev
 from .transforms.custom_derivatives import custom_jvp, custom_vjp
 from .transforms.remat import checkpoint, remat
 from .lax import stop_gradient
+from .lax.callbacks import pure_callback
+from . import debug
 from .transforms.pmap import pmap
 from .transforms.ad import linear_transpose
 from .xla.array import Array as _DeviceArray

@@ -175,7 +175,7 @@ def pp_eqn(eqn: Eqn, names: Names, indent: int, source_info=False, width=80) -> 
     if eqn.primitive in call_primitives:
         _share_call_names(eqn, names)
     rendered = [(k, pp_param(v, names, indent + 2, width, len(k) + 1)) for k, v in items]
-    head = f"{outs} = {eqn.primitive}"
+    head = f"{outs} = {eqn.primitive}" if outs else str(eqn.primitive)   # no results: no `=`
     one_line = " ".join(f"{k}={v}" for k, v in rendered)
     if not rendered:
         text = f"{head} {args}"

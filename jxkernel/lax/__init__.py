@@ -34,3 +34,9 @@ from .parallel import (all_gather, all_gather_p, axis_index, axis_index_p, pmax,
 from .shapes import split, split_p  # noqa: F401
 from . import linalg  # noqa: F401,E402  (jax.lax.linalg)
 from .creation import full, full_like  # noqa: F401,E402
+from .convolution import (ConvDimensionNumbers, PaddingType,  # noqa: F401
+                          conv, conv_dimension_numbers, conv_general_dilated,
+                          conv_general_dilated_p, conv_general_dilated_patches,
+                          conv_general_permutations, conv_general_shape_tuple,
+                          conv_shape_tuple, conv_transpose, conv_transpose_shape_tuple,
+                          conv_with_general_padding, padtype_to_pads)

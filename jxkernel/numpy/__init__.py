@@ -20,3 +20,4 @@ from . import array_methods as _array_methods  # installs operators and methods 
 from .. import Array as ndarray  # noqa: F401
 
 _array_methods.install()
+from .convolution import *  # noqa: F401,F403,E402  convolve, correlate

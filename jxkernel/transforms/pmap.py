@@ -82,7 +82,7 @@ def _pmap_impl(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name)
         text, module_ctx = lower_module(jaxpr.jaxpr, name=f"pmap_{name}",
                                         platform=_client.platform_of(devices[0]),
                                         num_replicas=axis_size, axis_env=((axis_name, axis_size),))
-        loaded, _ = compile_module(text, devices)
+        loaded, _ = compile_module(text, devices, host_callbacks=module_ctx.host_callbacks)
         exe = _executables[key] = Executable(loaded, jaxpr.out_avals, devices, f"pmap({name})",
                                              in_avals=jaxpr.in_avals)
     arguments = []

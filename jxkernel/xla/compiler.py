@@ -46,6 +46,25 @@ class ExecutionError(RuntimeError):
     """XLA could not run a compiled program with the arguments it was given."""
 
 
+class CallbackError(RuntimeError):
+    """A Python host callback (debug.print, debug.callback, pure_callback) failed while its
+    program ran; the callback's own exception is the `__cause__`."""
+
+
+# The host function records its error here: XLA passes on only the text, and may call it on
+# another thread than the caller's.
+_callback_errors: list = []
+
+
+def record_callback_error(error: CallbackError) -> None:
+    _callback_errors.append(error)
+
+
+# The custom-call target of Python callbacks. Running one in a program compiled without its
+# host callbacks crashes the process (facts sheet §7), so compile_module refuses that.
+_HOST_CALLBACK_TARGET = "xla_ffi_python_cpu_callback"
+
+
 # ------------------------------------------------------------------ compiling
 class CompileStats:
     """How an executable was obtained: `source` is "compiled", "memory" or "disk"."""
@@ -95,6 +114,10 @@ def compile_module(text: str, devices, num_replicas: int | None = None,
             hit = _memory_cache.get(key)
         if hit is not None:
             return hit, CompileStats(0.0, "memory")
+    if not host_callbacks and _HOST_CALLBACK_TARGET in text:
+        raise ValueError("This module calls Python host callbacks, but compile_module got no "
+                         "host_callbacks; pass host_callbacks=module_ctx.host_callbacks (from "
+                         "lower_module).")
     backend = _client.backend_of(devices[0])
     options, options_key = _compile_options(devices)
     device_list = xc.DeviceList(devices)
@@ -109,6 +132,8 @@ def compile_module(text: str, devices, num_replicas: int | None = None,
         elapsed = time.perf_counter() - start
         if path and elapsed >= config.jax_persistent_cache_min_compile_time_secs:
             _disk_store(path, loaded)
+    if host_callbacks:
+        loaded = _WithHostCallbacks(loaded, tuple(host_callbacks))
     stats = CompileStats(time.perf_counter() - start, source)
     if use_memory:
         with _memory_lock:
@@ -143,6 +168,31 @@ def _parse_ir(text: str):
             return ir.Module.parse(text)
         except Exception as e:
             raise CompileError(_explain_compile_error(e, text)) from None
+
+
+class _WithHostCallbacks:
+    """A loaded executable whose program calls back into Python. It holds the callbacks (XLA
+    refers to them by index only), and each run waits until the program is done: what the
+    callbacks print comes out during the call, in order with the caller's own output, and a
+    callback's error is raised by the call (as the CallbackError it recorded)."""
+    __slots__ = ("_loaded", "host_callbacks")
+
+    def __init__(self, loaded, host_callbacks):
+        self._loaded, self.host_callbacks = loaded, host_callbacks
+
+    def execute_sharded(self, arguments, with_tokens=False):
+        del _callback_errors[:]
+        try:
+            results = self._loaded.execute_sharded(arguments, with_tokens=True)
+            results.consume_token().block_until_ready()
+        except Exception:
+            if _callback_errors:
+                raise _callback_errors.pop()     # its __cause__: the callback's error
+            raise
+        return results
+
+    def __getattr__(self, name):
+        return getattr(self._loaded, name)
 
 
 # MLIR reports positions as `-:LINE:COL` (text input) or `loc("-":LINE:COL)`.
@@ -320,6 +370,8 @@ class Executable:
         the donated Arrays' cached NumPy views (they would block the donation)."""
         try:
             outs = self._execute(bufs).consume_with_handlers(self.handlers)
+        except CallbackError:
+            raise
         except Exception as e:
             raise self._execution_error(e, bufs) from None
         if self._simple:

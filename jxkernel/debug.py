@@ -1,0 +1,135 @@
+"""jxkernel.debug: look at values inside jit, vmap, grad and loops (`jax.debug`).
+
+    >>> @jax.jit
+    ... def f(x):
+    ...     jax.debug.print("x = {x}", x=x)
+    ...     return x * 2
+    >>> f(jnp.arange(3.0))
+    x = [0. 1. 2.]
+    Array([0., 2., 4.], dtype=float32)
+
+Values arrive when the program runs (not when it is traced), as Arrays. Under vmap the
+callback runs once per batch element; under grad it sees the primal values; in a scan or
+while loop, once per iteration. A jitted program that calls back runs synchronously, so its
+output appears during the call.
+"""
+from __future__ import annotations
+
+import logging as _logging
+import string as _string
+
+import numpy as _np
+
+from .lax.callbacks import (DebugEffect, OrderedDebugEffect, debug_callback_p, debug_print_p,
+                            debug_effect, merge_static, ordered_debug_effect,
+                            split_callback_args)
+
+__all__ = ["DebugEffect", "OrderedDebugEffect", "callback", "log", "print"]
+
+
+def debug_callback(callback=None, *args, ordered=False, partitioned=False, **kwargs):
+    """Call `callback(*args, **kwargs)` for its side effect, also from compiled code.
+
+    >>> jax.debug.callback(lambda x: print(x.shape), jnp.ones(3))
+    (3,)
+
+    Array leaves of the arguments are passed as Arrays with their runtime values; other
+    leaves (strings, ...) as they are. Two-call form: ``jax.debug.callback(ordered=True)(f,
+    x)``. XLA keeps the call even though nothing uses it; `ordered` is recorded (effect
+    OrderedDebug) but callbacks of one program run in program order anyway on the CPU.
+    """
+    def _debug_callback(callback, *c_args, **c_kwargs):
+        if not callable(callback):
+            raise TypeError(f"first argument to jax.debug.callback must be callable, but got "
+                            f"an object of type {type(callback)}")
+        in_tree, dyn, static = split_callback_args(c_args, c_kwargs)
+        static = tuple(static.items())
+
+        def _flat_callback(*dyn_leaves):      # printed in jaxprs by its qualified name, as JAX's
+            f_args, f_kwargs = merge_static(in_tree, dyn_leaves, static)
+            callback(*f_args, **f_kwargs)
+        _flat_callback.callback_func = callback     # named in error messages
+
+        debug_callback_p.bind(*dyn, callback=_flat_callback,
+                              effect=ordered_debug_effect if ordered else debug_effect,
+                              partitioned=partitioned)
+
+    if callback is not None:
+        _debug_callback(callback, *args, **kwargs)
+        return None
+    if args or kwargs:
+        raise TypeError(f"debug_callback received unexpected arguments in the two-call form: "
+                        f"{args=} {kwargs=}")
+    return _debug_callback
+
+
+class _FormatChecker(_string.Formatter):
+    """Checks a format against its arguments when traced; formats nothing."""
+
+    def format_field(self, value, format_spec):
+        return ""
+
+    def check_unused_args(self, used_args, args, kwargs):
+        unused = [a for i, a in enumerate(args) if i not in used_args]
+        if unused:
+            raise ValueError(f"Unused positional arguments to `jax.debug.print`: {unused}")
+        unused_kw = [k for k in kwargs if k not in used_args]
+        if unused_kw:
+            raise ValueError(
+                f"Unused keyword arguments to `jax.debug.print`: {unused_kw}. You may be "
+                f"passing an f-string (i.e, `f\"{{x}}\"`) into `jax.debug.print` and instead "
+                f"should pass in a regular string.")
+
+
+_checker = _FormatChecker()
+
+
+def debug_print(fmt=None, *args, ordered=False, partitioned=False, skip_format_check=False,
+                _use_logging=False, **kwargs):
+    """Print `fmt.format(*args, **kwargs)` with the values the program computes.
+
+    >>> jax.jit(lambda x: jax.debug.print("x = {x}, {}", 2, x=x))(jnp.ones(2))
+    x = [1. 1.], 2
+
+    Not an f-string: the values are filled in when the program runs. Arrays print as NumPy
+    prints them (with the NumPy print options in force when traced); ``{x!r}`` gives the
+    Array's repr. Two-call form: ``jax.debug.print(ordered=True)("{}", x)``.
+    """
+    def _debug_print(fmt, *c_args, **c_kwargs):
+        if not skip_format_check:
+            _checker.format(fmt, *c_args, **c_kwargs)
+        # as JAX: only the first piece of the format decides whether it has placeholders
+        has_placeholders = bool(fmt) and next(iter(_string.Formatter().parse(fmt)))[1] is not None
+        in_tree, dyn, static = split_callback_args(c_args, c_kwargs)
+        record = None
+        if _use_logging:
+            from .core.source_info import user_source_info
+            where = user_source_info(2)
+            record = _logger.makeRecord(_logger.name, _logging.INFO,
+                                        where.file if where else "(unknown file)",
+                                        where.line if where else 0, "", (), None)
+        debug_print_p.bind(*dyn, fmt=fmt, ordered=ordered, partitioned=partitioned,
+                           in_tree=in_tree, static_args=tuple(static.items()),
+                           np_printoptions=tuple(_np.get_printoptions().items()),
+                           has_placeholders=has_placeholders, logging_record=record)
+
+    if fmt is not None:
+        _debug_print(fmt, *args, **kwargs)
+        return None
+    if args or kwargs:
+        raise TypeError(f"debug_print received unexpected arguments in the two-call form: "
+                        f"{args=} {kwargs=}")
+    return _debug_print
+
+
+_logger = _logging.getLogger("jxkernel.debug")
+
+
+def log(fmt=None, *args, ordered=False, partitioned=False, skip_format_check=False, **kwargs):
+    """Like `print`, but the text goes to the `jxkernel.debug` logger at INFO level."""
+    return debug_print(fmt, *args, ordered=ordered, partitioned=partitioned,
+                       skip_format_check=skip_format_check, _use_logging=True, **kwargs)
+
+
+callback = debug_callback
+print = debug_print     # noqa: A001  (jax.debug.print: the module's point)

@@ -1,0 +1,442 @@
+"""Host callbacks: Python functions called from compiled programs.
+
+Three primitives, as in JAX:
+
+- `debug_callback` (jax.debug.callback): a side effect with no results. XLA must not drop
+  it (the custom call is marked `has_side_effect`), and there is no DCE of jaxprs here.
+- `debug_print` (jax.debug.print): the same, with the formatting done on the host.
+- `pure_callback` (jax.pure_callback): results of declared shapes/dtypes; XLA may drop it
+  when they are unused, as it does any pure op.
+
+Eagerly the Python function is called at once. Compiled (CPU only), each call becomes a
+`stablehlo.custom_call @xla_ffi_python_cpu_callback` whose `index` picks the function in
+the module's `host_callbacks`, which the compiler hands to XLA with the program.
+
+The function receives jxkernel Arrays (on the CPU) and may return anything array-like;
+results are checked against the declared types in Python, because XLA would silently
+turn a wrong dtype into zeros.
+
+    >>> f = jit(lambda x: pure_callback(np.sin, ShapeDtypeStruct(x.shape, x.dtype), x))
+    >>> f(jnp.zeros(2))
+    Array([0., 0.], dtype=float32)
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+import sys
+from typing import Any, Callable
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.avals import ShapedArray, get_aval
+from ..core.ir import param_printers
+from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, impl_rules,
+                              jvp_rules, lowering_rules, transpose_rules)
+from ..tree_util import tree_flatten, tree_leaves, tree_unflatten
+from ..xla import client as _client
+from ..xla import stablehlo as hlo
+from ..xla.array import Array, host_to_device, to_numpy
+from ..xla.compiler import CallbackError, record_callback_error
+from . import _batch_util as bu
+
+
+# ------------------------------------------------------------------ effects
+class DebugEffect:
+    """The effect of an unordered debug callback (printed `effect=Debug`)."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "Debug"
+
+    __str__ = __repr__
+
+
+class OrderedDebugEffect(DebugEffect):
+    """The effect of `ordered=True` debug callbacks (printed `effect=OrderedDebug`)."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "OrderedDebug"
+
+    __str__ = __repr__
+
+
+debug_effect = DebugEffect()
+ordered_debug_effect = OrderedDebugEffect()
+
+
+# ------------------------------------------------------------------ host side
+def _cpu_device():
+    return _client.get_backend("cpu").devices[0]
+
+
+def _as_arrays(values) -> list:
+    """XLA's NumPy views of the operands as Arrays on the CPU (copies: the views die with
+    the call). JAX hands callbacks jax.Arrays too."""
+    device = _cpu_device()
+    return [host_to_device(np.asarray(v), ShapedArray(np.shape(v), np.asarray(v).dtype), device)
+            for v in values]
+
+
+def _to_cpu(values) -> list:
+    """Eager operands (Arrays, NumPy data, Python scalars, weak literals) as Arrays."""
+    from ..xla.dispatch import to_device
+    device = _cpu_device()
+    return [v if type(v) is Array and v.device == device else to_device(v, device)
+            for v in values]
+
+
+def _describe(fn) -> str:
+    fn = getattr(fn, "callback_func", fn)
+    return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+
+
+def _check_results(outs, result_avals, fn) -> tuple:
+    """The callback's flat results as NumPy arrays of exactly `result_avals`' types."""
+    outs = list(outs)
+    if len(outs) != len(result_avals):
+        raise CallbackError(
+            f"The callback {_describe(fn)} passed to jax.pure_callback returned {len(outs)} "
+            f"value(s), but result_shape_dtypes declares {len(result_avals)}. Return one array "
+            f"per leaf of result_shape_dtypes.")
+    checked = []
+    for i, (out, aval) in enumerate(zip(outs, result_avals)):
+        value = to_numpy(out)                   # Python scalars, lists, Arrays; 64 -> 32 bits
+        if value.shape != aval.shape or value.dtype != aval.dtype:
+            raise CallbackError(
+                f"The callback {_describe(fn)} passed to jax.pure_callback returned "
+                f"{value.dtype.name}{list(value.shape)} for result {i}, but result_shape_dtypes "
+                f"declares {aval.dtype.name}{list(aval.shape)}. Return arrays of the declared "
+                f"shapes and dtypes (e.g. np.asarray(out, dtype=...)), or fix the declaration.")
+        # C order, as the result layout says (not np.ascontiguousarray: it makes 0-d 1-d)
+        checked.append(value if value.flags.c_contiguous else np.array(value, order="C"))
+    return tuple(checked)
+
+
+def _host_function(kind, fn, result_avals=None):
+    """The function XLA calls: NumPy in, a tuple of NumPy out. An error is recorded, so the
+    program's caller raises it with the user's traceback (XLA keeps only its text)."""
+    def call_from_xla(*values):
+        try:
+            if result_avals is None:
+                fn(*_as_arrays(values))
+                return ()
+            return _check_results(fn(*_as_arrays(values)), result_avals, fn)
+        except BaseException as e:
+            if isinstance(e, CallbackError):
+                record_callback_error(e)
+            else:
+                err = CallbackError(f"The callback {_describe(fn)} passed to {kind} raised "
+                                    f"{type(e).__name__}: {e} (its traceback is above)")
+                err.__cause__ = e
+                record_callback_error(err)
+            raise
+    return call_from_xla
+
+
+# ------------------------------------------------------------------ lowering
+def _layout(aval) -> str:
+    """Row-major (minor-to-major dims n-1 ... 0): the layout the host function expects."""
+    n = len(aval.shape)
+    order = ", ".join(str(d) for d in range(n - 1, -1, -1))
+    return f"dense<{order if n < 2 else '[' + order + ']'}> : tensor<{n}xindex>"
+
+
+def _layouts(avals) -> str:
+    return "[" + ", ".join(map(_layout, avals)) + "]"
+
+
+def emit_host_callback(ctx, host_fn, operands, result_avals, *, has_side_effect, what):
+    """Emit the custom call that runs `host_fn` on the host; returns its result values."""
+    if ctx.platform != "cpu":
+        raise NotImplementedError(
+            f"{what} inside a compiled function is implemented on CPU only; this program is "
+            f"being compiled for the {ctx.platform!r} backend. Run it on the CPU (jit(..., "
+            f"backend='cpu'), or device_put the inputs on jxkernel.devices('cpu')[0]).")
+    callbacks = ctx.module_ctx.host_callbacks
+    callbacks.append(host_fn)
+    attrs = {"call_target_name": '"xla_ffi_python_cpu_callback"',
+             "has_side_effect": "true" if has_side_effect else "false",
+             "mhlo.backend_config": f"{{index = {len(callbacks) - 1} : ui64}}",
+             "operand_layouts": _layouts(ctx.avals_in),
+             "result_layouts": _layouts(result_avals)}
+    return ctx.op("stablehlo.custom_call", operands, attrs,
+                  result_types=[hlo.aval_type(a) for a in result_avals])
+
+
+# ------------------------------------------------------------------ shared rules
+def _no_results(*avals, **params):
+    return []
+
+
+def _debug_jvp(prim):
+    """Prints (calls back with) the primal values; tangents are ignored, as in JAX."""
+    def rule(primals, tangents, **params):
+        return prim.bind(*primals, **params), []
+    return rule
+
+
+def _debug_transpose(cts, *args, **params):
+    return [None] * len(args)
+
+
+def _unrolled_batcher(prim):
+    """vmap of a debug callback: one call per batch element, in order (as JAX does)."""
+    from . import slicing
+
+    def rule(vals, dims, **params):
+        size = bu.axis_size_of(vals, dims)
+        for i in range(size):
+            prim.bind(*[x if d is bu.not_mapped else slicing.index_in_dim(x, i, d, False)
+                        for x, d in zip(vals, dims)], **params)
+        return [], []
+    return rule
+
+
+_ADDRESS = re.compile(r" at 0x([0-9a-fA-F]+)")
+
+
+def _masked(value) -> str:
+    """str(value) with object addresses hidden, as JAX prints params."""
+    return _ADDRESS.sub(lambda m: " at 0x" + "X" * len(m.group(1)), str(value))
+
+
+# ------------------------------------------------------------------ debug_callback
+debug_callback_p = Primitive("debug_callback", multiple_results=True)
+
+
+def _debug_callback_impl(*args, callback, effect, partitioned):
+    callback(*_to_cpu(args))
+    return []
+
+
+def _debug_callback_lowering(ctx, *args, callback, effect, partitioned):
+    host_fn = _host_function("jax.debug.callback", callback)
+    return emit_host_callback(ctx, host_fn, args, [], has_side_effect=True,
+                              what="jax.debug.callback")
+
+
+abstract_eval_rules[debug_callback_p] = _no_results
+impl_rules[debug_callback_p] = _debug_callback_impl
+lowering_rules[debug_callback_p] = _debug_callback_lowering
+jvp_rules[debug_callback_p] = _debug_jvp(debug_callback_p)
+transpose_rules[debug_callback_p] = _debug_transpose
+batching_rules[debug_callback_p] = _unrolled_batcher(debug_callback_p)
+param_printers[debug_callback_p] = lambda p: [
+    ("callback", _masked(p["callback"])), ("effect", p["effect"]),
+    ("partitioned", p["partitioned"])]
+
+
+# ------------------------------------------------------------------ debug_print
+debug_print_p = Primitive("debug_print", multiple_results=True)
+
+
+def merge_static(in_tree, dyn_args, static_args):
+    """(args, kwargs) rebuilt from the traced leaves and the static ones (by leaf index)."""
+    static = dict(static_args)
+    dyn = iter(dyn_args)
+    leaves = [static[i] if i in static else next(dyn)
+              for i in range(len(static) + len(dyn_args))]
+    return tree_unflatten(in_tree, leaves)
+
+
+def format_print(fmt, np_printoptions, has_placeholders, logging_record, *args, **kwargs):
+    """Write one debug.print line: `fmt.format(...)` under the NumPy print options seen when
+    it was traced. A format without placeholders has the values appended, space-separated."""
+    if has_placeholders:
+        with np.printoptions(**dict(np_printoptions)):
+            message = fmt.format(*args, **kwargs)
+    else:
+        message = " ".join((fmt, *map(str, args)))
+    if logging_record is not None:
+        import copy
+        import logging
+        record = copy.copy(logging_record)
+        record.msg = message
+        logging.getLogger(record.name).handle(record)
+        return
+    # flushed: the text should be out before the program (or the cell) goes on
+    sys.stdout.write(message + "\n")
+    sys.stdout.flush()
+
+
+def _print_function(fmt, has_placeholders, in_tree, static_args, np_printoptions,
+                    logging_record):
+    def print_values(*dyn_args):
+        args, kwargs = merge_static(in_tree, dyn_args, static_args)
+        format_print(fmt, np_printoptions, has_placeholders, logging_record, *args, **kwargs)
+    print_values.__qualname__ = f"debug.print({fmt!r})"
+    return print_values
+
+
+def _debug_print_impl(*args, fmt, ordered, partitioned, in_tree, static_args, np_printoptions,
+                      has_placeholders, logging_record):
+    _print_function(fmt, has_placeholders, in_tree, static_args, np_printoptions,
+                    logging_record)(*_to_cpu(args))
+    return []
+
+
+def _debug_print_lowering(ctx, *args, fmt, ordered, partitioned, in_tree, static_args,
+                          np_printoptions, has_placeholders, logging_record):
+    fn = _print_function(fmt, has_placeholders, in_tree, static_args, np_printoptions,
+                         logging_record)
+    return emit_host_callback(ctx, _host_function("jax.debug.print", fn), args, [],
+                              has_side_effect=True, what="jax.debug.print")
+
+
+abstract_eval_rules[debug_print_p] = _no_results
+impl_rules[debug_print_p] = _debug_print_impl
+lowering_rules[debug_print_p] = _debug_print_lowering
+jvp_rules[debug_print_p] = _debug_jvp(debug_print_p)
+transpose_rules[debug_print_p] = _debug_transpose
+batching_rules[debug_print_p] = _unrolled_batcher(debug_print_p)
+
+
+# ------------------------------------------------------------------ pure_callback
+@dataclasses.dataclass(frozen=True)
+class _FlatCallback:
+    """The user's function over flat leaves. Equal for the same function and argument
+    structure, so retracing gives equal params (and cache hits)."""
+    callback_func: Callable[..., Any]
+    in_tree: Any
+
+    def __call__(self, *flat_args):
+        args, kwargs = tree_unflatten(self.in_tree, flat_args)
+        return tree_leaves(self.callback_func(*args, **kwargs))
+
+
+pure_callback_p = Primitive("pure_callback", multiple_results=True)
+
+
+def _pure_callback_abstract_eval(*avals, callback, result_avals, sharding, vmap_method):
+    return list(result_avals)
+
+
+def _pure_callback_impl(*args, callback, result_avals, sharding, vmap_method):
+    from ..xla.array import device_put
+    outs = _check_results(callback(*_to_cpu(args)), result_avals, callback)
+    return [device_put(o) for o in outs]
+
+
+def _pure_callback_lowering(ctx, *args, callback, result_avals, sharding, vmap_method):
+    host_fn = _host_function("jax.pure_callback", callback, tuple(result_avals))
+    return emit_host_callback(ctx, host_fn, args, result_avals, has_side_effect=False,
+                              what="jax.pure_callback")
+
+
+def _pure_callback_jvp(primals, tangents, **params):
+    raise ValueError("Pure callbacks do not support JVP. Please use `jax.custom_jvp` to use "
+                     "callbacks while taking gradients.")
+
+
+def _pure_callback_transpose(cts, *args, **params):
+    raise ValueError("Pure callbacks do not support transpose. Please use `jax.custom_vjp` to "
+                     "use callbacks while taking gradients.")
+
+
+_VMAP_METHODS = ("sequential", "sequential_unrolled", "expand_dims", "broadcast_all",
+                 "legacy_vectorized")
+
+
+def _pure_callback_batching(vals, dims, *, callback, result_avals, sharding, vmap_method):
+    from . import shapes
+    from .scan import scan
+    size = bu.axis_size_of(vals, dims)
+    front = [x if d is bu.not_mapped else bu.moveaxis(x, d, 0) for x, d in zip(vals, dims)]
+    batched_avals = tuple(ShapedArray((size,) + a.shape, a.dtype) for a in result_avals)
+    params = dict(callback=callback, sharding=sharding, vmap_method=vmap_method)
+    if vmap_method in ("expand_dims", "broadcast_all"):
+        n = size if vmap_method == "broadcast_all" else 1
+        args = [shapes.broadcast(x, (n,)) if d is bu.not_mapped else x
+                for x, d in zip(front, dims)]
+        outs = pure_callback_p.bind(*args, result_avals=batched_avals, **params)
+    elif vmap_method == "legacy_vectorized":
+        outs = pure_callback_p.bind(*front, result_avals=batched_avals, **params)
+    elif vmap_method in ("sequential", "sequential_unrolled"):
+        mapped = [d is not bu.not_mapped for d in dims]
+        fixed = [x for x, m in zip(front, mapped) if not m]
+
+        def body(carry, xs):
+            it_fixed, it_xs = iter(fixed), iter(xs)
+            args = [next(it_xs) if m else next(it_fixed) for m in mapped]
+            return carry, pure_callback_p.bind(*args, result_avals=result_avals, **params)
+        xs = [x for x, m in zip(front, mapped) if m]
+        _, outs = scan(body, (), xs, unroll=vmap_method == "sequential_unrolled")
+    else:
+        raise NotImplementedError(
+            f"vmap is only supported for the pure_callback primitive when vmap_method is one "
+            f"of 'sequential', 'sequential_unrolled', 'expand_dims', 'broadcast_all', or "
+            f"'legacy_vectorized'. Got vmap_method={vmap_method!r}.")
+    return list(outs), [0] * len(outs)
+
+
+def _jax_aval_text(aval) -> str:
+    return f"ShapedArray({aval.dtype.name}[{','.join(map(str, aval.shape))}])"
+
+
+def _tuple_text(items) -> str:
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+
+abstract_eval_rules[pure_callback_p] = _pure_callback_abstract_eval
+impl_rules[pure_callback_p] = _pure_callback_impl
+lowering_rules[pure_callback_p] = _pure_callback_lowering
+jvp_rules[pure_callback_p] = _pure_callback_jvp
+transpose_rules[pure_callback_p] = _pure_callback_transpose
+batching_rules[pure_callback_p] = _pure_callback_batching
+param_printers[pure_callback_p] = lambda p: [
+    ("callback", _masked(p["callback"])),
+    ("result_avals", _tuple_text([_jax_aval_text(a) for a in p["result_avals"]])),
+    ("sharding", p["sharding"]), ("vmap_method", p["vmap_method"])]
+
+
+# ------------------------------------------------------------------ user-facing
+def split_callback_args(args, kwargs):
+    """(in_tree, traced leaves, {leaf index: static leaf}): leaves that are not arrays
+    (strings, functions, ...) go to the host function as they are."""
+    leaves, in_tree = tree_flatten((args, kwargs))
+    dyn, static = [], {}
+    for i, leaf in enumerate(leaves):
+        try:
+            get_aval(leaf)
+            dyn.append(leaf)
+        except TypeError:
+            static[i] = leaf
+    return in_tree, dyn, static
+
+
+def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_method=None,
+                  **kwargs):
+    """Call the pure Python function `callback` (under jit/vmap too); its results must
+    match `result_shape_dtypes` (a pytree of objects with .shape and .dtype).
+
+    >>> pure_callback(np.sin, jax.ShapeDtypeStruct((2,), np.float32), jnp.zeros(2))
+    Array([0., 0.], dtype=float32)
+
+    `vmap_method`: how vmap calls it: "sequential" (once per element, in a scan),
+    "sequential_unrolled", "expand_dims" (unbatched inputs get a leading axis of 1),
+    "broadcast_all" (of the batch size), or "legacy_vectorized"; None refuses vmap.
+    Not differentiable: wrap it in custom_jvp/custom_vjp.
+    """
+    allowed = list(_VMAP_METHODS[:4]) + ["legacy_vectorized", None]
+    if vmap_method not in allowed:
+        raise ValueError(f"vmap_method must be on of the allowed methods {allowed}, but got: "
+                         f"{vmap_method}")
+    if not callable(callback):
+        raise TypeError(f"pure_callback's first argument must be callable; got "
+                        f"{type(callback).__name__}")
+    flat_args, in_tree = tree_flatten((args, kwargs))
+    shapes_flat, out_tree = tree_flatten(result_shape_dtypes)
+    result_avals = []
+    for s in shapes_flat:
+        dtype = np.dtype(s.dtype)
+        if dtypes.canonicalize_dtype(dtype) != dtype:
+            raise ValueError("result_shape_dtypes cannot specify 64-bit types when "
+                             "`jax_enable_x64` is disabled")
+        result_avals.append(ShapedArray(tuple(s.shape), dtype))
+    outs = pure_callback_p.bind(*flat_args, callback=_FlatCallback(callback, in_tree),
+                                result_avals=tuple(result_avals), sharding=sharding,
+                                vmap_method=vmap_method)
+    return tree_unflatten(out_tree, outs)
