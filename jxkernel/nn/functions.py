@@ -19,6 +19,7 @@ from .. import numpy as jnp
 from ..core import dtypes as _core
 from ..numpy import util as numpy_util
 from ..numpy.dtypes import canonicalize_user_dtype
+from ..numpy.reductions import _count
 from ..transforms.custom_derivatives import custom_jvp
 from ..numpy.util import jnp_jit
 from ..scipy.special import logsumexp
@@ -26,8 +27,8 @@ from ..scipy.special import logsumexp
 __all__ = ["relu", "relu6", "gelu", "sigmoid", "softplus", "soft_sign", "silu", "swish",
            "log_sigmoid", "elu", "leaky_relu", "celu", "selu", "hard_tanh", "hard_sigmoid",
            "hard_silu", "hard_swish", "sparse_plus", "sparse_sigmoid", "squareplus", "mish",
-           "log1mexp", "softmax", "log_softmax", "logsumexp", "one_hot", "standardize",
-           "identity", "glu"]
+           "log1mexp", "softmax", "log_softmax", "logsumexp", "logmeanexp", "one_hot",
+           "standardize", "identity", "glu"]
 
 
 @jnp_jit
@@ -210,6 +211,18 @@ def log1mexp(x):
 
 
 log1mexp.defjvps(lambda g, ans, x: g / jnp.expm1(x))
+
+
+@jnp_jit(static_argnames=("axis", "keepdims"))
+def logmeanexp(x, axis=None, where=None, keepdims=False):
+    """log(mean(exp(x))) = logsumexp(x) - log(n), n counting the elements reduced (or selected
+    by `where`).
+
+    >>> logmeanexp(jnp.array([0.0, 0.0, 0.0]))
+    Array(0., dtype=float32)
+    """
+    lse = logsumexp(x, axis=axis, where=where, keepdims=keepdims)
+    return lse - jnp.log(_count(x, axis, keepdims, where, lse.dtype))
 
 
 # ---------------------------------------------------------------- normalizations
