@@ -37,6 +37,11 @@ def test_binary_grads_order_2_with_broadcasting(fun):
     check_grads(fun, (x, arr([[0.35, 0.8, 0.5]])), order=1)   # a size-1 dim broadcasts
 
 
+def test_atan2_of_complex_operands_is_holomorphic():
+    x = np.complex128([1 + 2j, -0.5 + 0.1j])
+    check_grads(lax.atan2, (x, np.complex128([0.3 - 1j, 2])), order=2)
+
+
 def test_acosh_and_select_and_clamp():
     check_grads(lax.acosh, (arr([1.5, 2.0]),), order=2)
     check_grads(lambda x: lax.select_n(lax.gt(x, 0.5), lax.sin(x), lax.cos(x)),

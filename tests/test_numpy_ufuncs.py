@@ -14,7 +14,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "dat
 from jnp_check import check, load, x64_mode  # noqa: E402
 
 # Where jxkernel knowingly differs from JAX 0.10.2 (each is reported to the lax owner).
-KNOWN = {"jnp.arctan2(c64, c64)": "lax.atan2 does not accept complex operands yet"}
+KNOWN = {}
 
 
 @pytest.mark.parametrize("case,ref", load("ufunc", known=KNOWN))

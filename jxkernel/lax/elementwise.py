@@ -230,7 +230,7 @@ def _pow_lowering(ctx, x, y):
 abstract_eval_rules[pow_p] = _pow_abstract_eval
 lowering_rules[pow_p] = _pow_lowering
 batching_rules[pow_p] = bu.broadcasting_batcher(pow_p)
-atan2_p = binop("atan2", "stablehlo.atan2", FLOAT)
+atan2_p = binop("atan2", "stablehlo.atan2", INEXACT)
 max_p = binop("max", "stablehlo.maximum", ANY)
 min_p = binop("min", "stablehlo.minimum", ANY)
 nextafter_p = binop("nextafter", "chlo.next_after", FLOAT)
