@@ -40,3 +40,6 @@ from .convolution import (ConvDimensionNumbers, PaddingType,  # noqa: F401
                           conv_general_permutations, conv_general_shape_tuple,
                           conv_shape_tuple, conv_transpose, conv_transpose_shape_tuple,
                           conv_with_general_padding, padtype_to_pads)
+from .windowed import (reduce_window_max_p, reduce_window_min_p, reduce_window_p,  # noqa: F401
+                       reduce_window_sum_p, select_and_gather_add_p, select_and_scatter_add_p,
+                       reduce_window, reduce_window_shape_tuple)
