@@ -20,9 +20,16 @@ import string as _string
 
 import numpy as _np
 
-from .lax.callbacks import (DebugEffect, OrderedDebugEffect, debug_callback_p, debug_print_p,
-                            debug_effect, merge_static, ordered_debug_effect,
-                            split_callback_args)
+from .lax.callbacks import (
+    DebugEffect,
+    OrderedDebugEffect,
+    debug_callback_p,
+    debug_effect,
+    debug_print_p,
+    merge_static,
+    ordered_debug_effect,
+    split_callback_args,
+)
 
 __all__ = ["DebugEffect", "OrderedDebugEffect", "callback", "log", "print"]
 
@@ -132,4 +139,4 @@ def log(fmt=None, *args, ordered=False, partitioned=False, skip_format_check=Fal
 
 
 callback = debug_callback
-print = debug_print     # noqa: A001  (jax.debug.print: the module's point)
+print = debug_print

@@ -225,13 +225,13 @@ def test_pure_callback_is_not_differentiable_but_custom_jvp_is():
 @pytest.mark.parametrize("jit", [False, True])
 def test_pure_callback_result_checks(jit):
     x = jnp.arange(3.0)
-    cases = [(lambda x: np.zeros(4, np.float32), r"returned float32\[4\] for result 0, but "
-                                                 r"result_shape_dtypes declares float32\[3\]"),
+    cases = [(lambda x: np.zeros(4, np.float32),
+              r"returned float32\[4\] for result 0, but result_shape_dtypes declares float32\[3\]"),
              (lambda x: np.zeros(3, np.int32), r"returned int32\[3\]"),
              (lambda x: (x, x), r"returned 2 value\(s\), but result_shape_dtypes declares 1"),
              (lambda x: 1.0, r"returned float32\[\] for result 0")]
     for bad, message in cases:
-        g = lambda x: jax.pure_callback(bad, sds(x), x)
+        g = lambda x, bad=bad: jax.pure_callback(bad, sds(x), x)
         with pytest.raises(CallbackError, match=message):
             (jax.jit(g) if jit else g)(x)
     # float64 becomes float32 without x64, as JAX canonicalizes it
@@ -297,13 +297,13 @@ def test_lowering_keeps_the_side_effect_and_refuses_other_backends():
         compiler.compile_module(text, jax.devices()[:1])
 
 
-def test_callback_programs_stay_out_of_the_disk_cache(capsys):
-    folder = compiler.cache_dir()
-    before = set(os.listdir(folder)) if folder and os.path.isdir(folder) else set()
-    tag = float(np.random.default_rng().integers(1 << 20))      # a module no one compiled yet
-    jax.jit(lambda x: jax.debug.print("{}", x + tag))(jnp.ones(1))
-    after = set(os.listdir(folder)) if folder and os.path.isdir(folder) else set()
-    assert not {n for n in after - before if n.endswith(".xla")}
-    jax.jit(lambda x: x + tag)(jnp.ones(1))          # while a plain program is stored
-    if folder is not None:
-        assert {n for n in os.listdir(folder) if n.endswith(".xla")} - after
+def test_callback_programs_stay_out_of_the_disk_cache(tmp_path, capsys):
+    # a folder of its own: xdist workers share the suite's cache folder
+    with jax.config.override("jax_compilation_cache_dir", str(tmp_path)):
+        assert compiler.cache_dir() == str(tmp_path)
+        tag = float(np.random.default_rng().integers(1 << 20))  # a module no one compiled yet
+        jax.jit(lambda x: jax.debug.print("{}", x + tag))(jnp.ones(1))
+        assert not [n for n in os.listdir(tmp_path) if n.endswith(".xla")]
+        jax.jit(lambda x: x + tag)(jnp.ones(1))              # while a plain program is stored
+        assert len([n for n in os.listdir(tmp_path) if n.endswith(".xla")]) == 1
+    assert lines(capsys) == [str(np.array([1 + tag], np.float32))]

@@ -25,15 +25,23 @@ from __future__ import annotations
 import dataclasses
 import re
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval
 from ..core.ir import param_printers
-from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, impl_rules,
-                              jvp_rules, lowering_rules, transpose_rules)
+from ..core.primitive import (
+    Primitive,
+    abstract_eval_rules,
+    batching_rules,
+    impl_rules,
+    jvp_rules,
+    lowering_rules,
+    transpose_rules,
+)
 from ..tree_util import tree_flatten, tree_leaves, tree_unflatten
 from ..xla import client as _client
 from ..xla import stablehlo as hlo
@@ -346,7 +354,7 @@ def _pure_callback_batching(vals, dims, *, callback, result_avals, sharding, vma
     size = bu.axis_size_of(vals, dims)
     front = [x if d is bu.not_mapped else bu.moveaxis(x, d, 0) for x, d in zip(vals, dims)]
     batched_avals = tuple(ShapedArray((size,) + a.shape, a.dtype) for a in result_avals)
-    params = dict(callback=callback, sharding=sharding, vmap_method=vmap_method)
+    params = {"callback": callback, "sharding": sharding, "vmap_method": vmap_method}
     if vmap_method in ("expand_dims", "broadcast_all"):
         n = size if vmap_method == "broadcast_all" else 1
         args = [shapes.broadcast(x, (n,)) if d is bu.not_mapped else x
