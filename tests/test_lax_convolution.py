@@ -192,8 +192,8 @@ def test_shape_tuples_and_permutations():
 X, W = np.ones((1, 2, 5, 5), np.float32), np.ones((3, 2, 3, 3), np.float32)
 ERRORS = [
     (lambda: lax.conv(X, np.ones((3, 4, 3, 3), np.float32), (1, 1), "SAME"), ValueError,
-     "lhs feature dimension size divided by feature_group_count must equal the rhs input "
-     "feature dimension size, but 2 // 1 != 4."),
+     ("lhs feature dimension size divided by feature_group_count must equal the rhs input "
+      "feature dimension size, but 2 // 1 != 4.")),
     (lambda: lax.conv(X, W, (1, 1), "FOO"), RuntimeError,
      "Unrecognized padding type: expected 'VALID', 'SAME', or 'SAME_LOWER', got FOO."),
     (lambda: lax.conv(X, W.astype(np.int32), (1, 1), "SAME"), TypeError,
@@ -215,8 +215,8 @@ ERRORS = [
      "convolution dimension_numbers[0] cannot have duplicate characters, got NCHH."),
     (lambda: lax.conv_general_dilated(X, W, (1, 1), "SAME",
                                       dimension_numbers=("NXHW", "OIHW", "NCHW")), TypeError,
-     "convolution dimension_numbers[0] must contain the characters 'N' and 'C' exactly once, "
-     "got NXHW."),
+     ("convolution dimension_numbers[0] must contain the characters 'N' and 'C' exactly "
+      "once, got NXHW.")),
     (lambda: lax.conv_general_dilated(X, W, (1, 1), "SAME",
                                       dimension_numbers=("NCH", "OIHW", "NCHW")), TypeError,
      "convolution dimension_numbers[0] must have len equal to the ndim of lhs and rhs, got 3"),
@@ -225,16 +225,16 @@ ERRORS = [
     (lambda: lax.conv_general_dilated(X, W, (1, 1), "SAME", lhs_dilation=(2, 1)), ValueError,
      "String padding is not implemented for transposed convolution using this op."),
     (lambda: lax.conv_general_dilated(X, W, (1, 1), [1, 1]), ValueError,
-     "padding argument to conv_general_dilated should be a string or a sequence of (low, high) "
-     "pairs, got [1, 1]"),
+     ("padding argument to conv_general_dilated should be a string or a sequence of (low, "
+      "high) pairs, got [1, 1]")),
     (lambda: lax.conv_general_dilated(X, W, (1, 1), [(-4, -4), (0, 0)]), ValueError,
      "Negative padding is larger than the size of the corresponding dimension"),
     (lambda: lax.conv_general_dilated(X, W, (1, 1), "SAME", feature_group_count=0), ValueError,
      "feature_group_count must be a positive integer, got 0."),
     (lambda: lax.conv_general_dilated(np.ones((1, 4, 5, 5), np.float32), W, (1, 1), "SAME",
                                       feature_group_count=2), ValueError,
-     "rhs output feature dimension size must be a multiple of feature_group_count, but 3 is "
-     "not a multiple of 2."),
+     ("rhs output feature dimension size must be a multiple of feature_group_count, but 3 "
+      "is not a multiple of 2.")),
     (lambda: lax.conv_general_dilated(X, W, (1, 1), "SAME", batch_group_count=2), ValueError,
      "batch_group_count must divide lhs batch dimension size, but 2 does not divide 1."),
     (lambda: lax.conv_general_dilated(np.ones((4, 2, 5, 5), np.float32),

@@ -18,7 +18,8 @@ from __future__ import annotations
 import enum
 import math
 import operator
-from typing import NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -119,7 +120,8 @@ def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
     lhs_perm, rhs_perm, out_perm = conv_general_permutations(dimension_numbers)
     lhs_t, rhs_t = np.take(lhs_shape, lhs_perm), np.take(rhs_shape, rhs_perm)
     if isinstance(padding, str):
-        padding = [_conv_transpose_padding(k, s, padding) for k, s in zip(rhs_t[2:], window_strides)]
+        padding = [_conv_transpose_padding(k, s, padding)
+                   for k, s in zip(rhs_t[2:], window_strides)]
     space = [(int(i) - 1) * s - int(k) + 2 + int(sum(p))
              for i, k, s, p in zip(lhs_t[2:], rhs_t[2:], window_strides, padding)]
     out = (int(lhs_t[0]), int(rhs_t[0])) + tuple(space)

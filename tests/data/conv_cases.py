@@ -103,7 +103,7 @@ def cotangent(name, shape, dtype):
 def run(jax, lax, name, make_array):
     """{'out': value, 'grad0': ..., 'grad1': ...} of one case (vjp with an integer
     cotangent where the case is differentiable)."""
-    fun, _, _, dtype, differentiable = CASES[name]
+    fun, _, _, _, differentiable = CASES[name]
     args = operands(name, make_array)
     f = lambda *a: fun(lax, *a)
     out = f(*args)

@@ -37,7 +37,7 @@ np.savez_compressed(os.path.join(HERE, "conv_reference.npz"), **flat)
 texts = {}
 for name, (fun, shapes, dtype) in JAXPRS.items():
     args = [make_array(integers(name, s, dtype, str(i)), dtype) for i, s in enumerate(shapes)]
-    texts[name] = str(jax.make_jaxpr(lambda *a: fun(jax, lax, jnp, *a))(*args))
+    texts[name] = str(jax.make_jaxpr(lambda *a, fun=fun: fun(jax, lax, jnp, *a))(*args))
 with open(os.path.join(HERE, "conv_jaxprs.json"), "w") as f:
     json.dump(texts, f, indent=1)
 print(f"{len(flat)} arrays and {len(texts)} jaxprs written")
