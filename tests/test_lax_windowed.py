@@ -13,6 +13,7 @@ import pytest
 import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel import lax
+from jxkernel.core import check_jaxpr
 from jxkernel.test_util import check_grads
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
@@ -343,6 +344,20 @@ def test_jaxprs_print_as_jax():
     jvp_text = str(jax.make_jaxpr(lambda x, t: jax.jvp(f, (x,), (t,)))(x, x))
     assert "select_and_gather_add[\n      base_dilation=(1, 1, 1, 1)" in jvp_text
     assert "select_prim=ge" in jvp_text and "] b a\n" in jvp_text
+
+
+def test_transformed_jaxprs_typecheck():
+    x = rng.randint(0, 3, (2, 5, 6)).astype(np.float32)
+    mx = lambda x: lax.reduce_window(x, -INF, lax.max, (1, 2, 3), (1, 2, 1), "SAME", (1, 2, 1))
+    gen = lambda x: lax.reduce_window(x, np.float32(1), lax.mul, (1, 2, 2), (1, 1, 1), "SAME")
+    sm = lambda x: lax.reduce_window(x, 0., lax.add, (1, 2, 2), (1, 2, 1), "SAME", None, (1, 1, 2))
+    gmx = jax.grad(lambda x: (mx(x) ** 2).sum())
+    two = lambda x: jnp.stack([x, x + 1])
+    for f in (jax.grad(lambda x: sm(x).sum()), gmx, lambda x: jax.vmap(gmx)(two(x)),
+              lambda x: jax.jvp(gmx, (x,), (x,)), lambda x: jax.jvp(gen, (x,), (x,)),
+              lambda x: jax.vmap(lambda y: jax.jvp(gen, (y,), (y,)))(two(x)),
+              jax.grad(lambda x: (gmx(x) * x).sum())):
+        check_jaxpr(jax.make_jaxpr(f)(x))
 
 
 def test_shape_tuple():
