@@ -1,6 +1,7 @@
 """Functions built on indexing: take, take_along_axis, put, put_along_axis, choose, and
 the index-array builders ix_, indices, unravel_index, ravel_multi_index and the
-diagonal/triangle indices.
+diagonal/triangle indices; the index-expression helpers mgrid, ogrid, r_, c_ (arrays from
+slice notation) and s_, index_exp (NumPy's own, as in JAX).
 
     >>> jnp.unravel_index(jnp.array([1, 5]), (2, 3))
     (Array([0, 1], dtype=int32), Array([1, 2], dtype=int32))
@@ -21,7 +22,8 @@ from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
 
 __all__ = ["take", "take_along_axis", "put", "put_along_axis", "choose", "ix_", "indices",
            "unravel_index", "ravel_multi_index", "diag_indices", "diag_indices_from",
-           "tril_indices", "triu_indices", "tril_indices_from", "triu_indices_from"]
+           "tril_indices", "triu_indices", "tril_indices_from", "triu_indices_from",
+           "mgrid", "ogrid", "r_", "c_", "s_", "index_exp"]
 
 
 # ------------------------------------------------------------------ take, take_along_axis, put
@@ -409,3 +411,136 @@ def triu_indices_from(arr, k: int = 0) -> tuple:
     if len(shape) != 2:
         raise ValueError("Only 2-D inputs are accepted")
     return triu_indices(shape[0], k, shape[1])
+
+
+# ------------------------------------------------------------------ mgrid, ogrid, r_, c_
+s_ = np.s_
+index_exp = np.index_exp
+
+
+def _grid_1d(s: slice, name: str):
+    """arange(start, stop, step), or linspace(start, stop, n) for an imaginary step nj."""
+    from .creation import _concrete, arange, linspace
+    start = _concrete(s.start, f"the slice start of jnp.{name}") or 0
+    stop = _concrete(s.stop, f"the slice stop of jnp.{name}")
+    step = _concrete(s.step, f"the slice step of jnp.{name}") or 1
+    if np.iscomplex(step):
+        return linspace(start, stop, int(abs(step)))
+    return arange(start, stop, step)
+
+
+def _grids_1d(key, name: str) -> list:
+    from . import util
+    return util.promote_dtypes(*(_grid_1d(k, name) for k in key))
+
+
+class _Mgrid:
+    """jnp.mgrid[s0, s1, ...]: the dense 'ij' meshgrid of the slices, stacked.
+
+    >>> jnp.mgrid[0:2, 0:3:2]
+    Array([[[0, 0],
+            [1, 1]],
+    <BLANKLINE>
+           [[0, 2],
+            [0, 2]]], dtype=int32)
+    """
+
+    def __getitem__(self, key):
+        from .creation import arange, meshgrid
+        from .manipulation import stack
+        if isinstance(key, slice):
+            return _grid_1d(key, "mgrid")
+        grids = meshgrid(*_grids_1d(key, "mgrid"), indexing="ij", sparse=False)
+        return stack(grids, 0) if grids else arange(0)
+
+
+class _Ogrid:
+    """jnp.ogrid[s0, s1, ...]: the sparse (broadcastable) 'ij' meshgrid of the slices.
+
+    >>> jnp.ogrid[0:2, 0:3]
+    [Array([[0],
+           [1]], dtype=int32), Array([[0, 1, 2]], dtype=int32)]
+    """
+
+    def __getitem__(self, key):
+        from .creation import meshgrid
+        if isinstance(key, slice):
+            return _grid_1d(key, "ogrid")
+        return meshgrid(*_grids_1d(key, "ogrid"), indexing="ij", sparse=True)
+
+
+class _AxisConcat:
+    """x[a, b, ...] concatenates arrays, scalars and slices (as ranges) along `axis`, each
+    raised to `ndmin` dimensions; a leading string "axis,ndmin,trans1d" (or "r"/"c" for a
+    row/column matrix) overrides the defaults, as in NumPy."""
+    axis: int
+    ndmin: int
+    trans1d: int
+    name: str
+
+    def __getitem__(self, key):
+        from .creation import array
+        from .manipulation import concatenate, expand_dims, transpose
+        items = key if isinstance(key, tuple) else (key,)
+        params = [self.axis, self.ndmin, self.trans1d, -1]
+        if isinstance(items[0], str):
+            directive, items = items[0], items[1:]
+            if directive in ("r", "c"):
+                params[-1] = 0 if directive == "r" else 1
+            else:
+                fields = directive.split(",")
+                fields = fields + params[len(fields):] if len(fields) < 4 \
+                    else fields[:3] + [params[-1]]
+                try:
+                    params = [int(f) for f in fields]
+                except ValueError as err:
+                    raise ValueError(f"could not understand directive {directive!r}") from err
+        axis, ndmin, trans1d, matrix = params
+        parts = []
+        for item in items:
+            if isinstance(item, slice):
+                part, item_ndim = _grid_1d(item, self.name), 0
+            elif isinstance(item, str):
+                raise ValueError("string directive must be placed at the beginning")
+            else:
+                part = array(item, copy=False)
+                item_ndim = part.ndim
+            part = array(part, copy=False, ndmin=ndmin)
+            if trans1d != -1 and ndmin - item_ndim > 0:
+                # the original dimensions move to position trans1d of the new shape
+                shift = ndmin - abs(ndmin + trans1d + 1) % ndmin
+                order = tuple(range(ndmin))
+                part = transpose(part, order[shift:] + order[:shift])
+            parts.append(part)
+        out = concatenate(tuple(parts), axis=axis)
+        if matrix != -1 and out.ndim == 1:
+            out = expand_dims(out, matrix)
+        return out
+
+    def __len__(self) -> int:
+        return 0
+
+
+class RClass(_AxisConcat):
+    """jnp.r_: concatenation along the first axis.
+
+    >>> jnp.r_[1:4, 0, jnp.array([7, 8])]
+    Array([1, 2, 3, 0, 7, 8], dtype=int32)
+    """
+    axis, ndmin, trans1d, name = 0, 1, -1, "r_"
+
+
+class CClass(_AxisConcat):
+    """jnp.c_: 1-D inputs become columns, joined along the last axis.
+
+    >>> jnp.c_[jnp.array([1, 2]), jnp.array([3, 4])]
+    Array([[1, 3],
+           [2, 4]], dtype=int32)
+    """
+    axis, ndmin, trans1d, name = -1, 2, 0, "c_"
+
+
+mgrid = _Mgrid()
+ogrid = _Ogrid()
+r_ = RClass()
+c_ = CClass()

@@ -1,0 +1,339 @@
+"""Composite jnp functions (numpy/calculus.py, statistics.py, functional.py, editing.py,
+polynomial.py, windows.py and the grids of index_tricks.py): values, dtypes and weak types
+against real JAX (committed reference data), values against NumPy, jit == eager, numerical
+gradients, vmap, and the errors JAX raises where a shape would depend on traced values."""
+import os
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import jxkernel
+import jxkernel.numpy as jnp
+from jxkernel.test_util import check_grads
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "data"))
+from composites_cases import cases  # noqa: E402
+
+_REF = os.path.join(os.path.dirname(__file__), "data", "composites_reference.npz")
+rng = np.random.RandomState(1)
+M = rng.randn(3, 5).astype(np.float32)
+V = np.array([1., 4., 9., 16., 20.], np.float32)
+
+
+def _flat(out: dict, prefix: str) -> dict:
+    flat = {}
+    for k, v in out.items():
+        for i, leaf in enumerate(jxkernel.tree_util.tree_leaves(v)):
+            flat[f"{prefix}{k}#{i}"] = leaf
+    return flat
+
+
+# ------------------------------------------------------------------ against JAX
+@pytest.mark.parametrize("x64", [False, True], ids=["x32", "x64"])
+def test_values_dtypes_weak_types_match_jax(x64):
+    """Every case of composites_cases.py as JAX 0.10.2 gives it: dtype, shape and weak type
+    exactly, values to a few ulps (float32) or 1e-12 (float64)."""
+    ref = np.load(_REF)
+    prefix = "x64/" if x64 else ""
+    with jxkernel.config.override("jax_enable_x64", x64), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = _flat(cases(jxkernel, jnp, x64), prefix)
+    keys = [k for k in ref.files if not k.endswith("#weak") and k.startswith(prefix)
+            and (x64 or not k.startswith("x64/"))]
+    assert set(got) == set(keys)
+    bad = []
+    for key in sorted(keys):
+        want, leaf = ref[key], got[key]
+        have = np.asarray(leaf)
+        weak = bool(leaf.aval.weak_type)
+        if (have.dtype, have.shape, weak) != (want.dtype, want.shape, bool(ref[key + "#weak"])):
+            bad.append(f"{key}: got {have.dtype}{have.shape} weak={weak}, JAX "
+                       f"{want.dtype}{want.shape} weak={bool(ref[key + '#weak'])}")
+            continue
+        tol = 1e-12 if want.dtype in (np.float64, np.complex128) else 2e-6
+        scale = max(np.nanmax(np.abs(want)), 1.0) if want.size and want.dtype != bool else 1.0
+        try:
+            np.testing.assert_allclose(have, want, rtol=tol * 4, atol=tol * scale * 4)
+        except AssertionError as e:
+            bad.append(f"{key}: {e}")
+    assert not bad, "\n".join(bad)
+
+
+# ------------------------------------------------------------------ against NumPy
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+@pytest.mark.parametrize("shape", [(7,), (3, 6), (2, 3, 4)])
+def test_differences_match_numpy(shape, dtype):
+    a = (rng.randn(*shape) * 4).astype(dtype)
+    for axis in range(len(shape)):
+        np.testing.assert_array_equal(jnp.diff(a, axis=axis), np.diff(a, axis=axis))
+        np.testing.assert_allclose(jnp.diff(a, 2, axis=axis, append=1), np.diff(
+            a, 2, axis=axis, append=1), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(jnp.gradient(a, axis=axis), np.gradient(
+            a.astype(np.float32), axis=axis), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(jnp.trapezoid(a, axis=axis), np.trapezoid(
+            a.astype(np.float64), axis=axis), rtol=1e-5, atol=1e-4)
+    np.testing.assert_array_equal(jnp.ediff1d(a), np.ediff1d(a))
+
+
+def test_interp_unwrap_match_numpy():
+    xp = np.sort(rng.uniform(0, 10, 12)).astype(np.float32)
+    fp = rng.randn(12).astype(np.float32)
+    x = rng.uniform(-2, 12, 40).astype(np.float32)
+    np.testing.assert_allclose(jnp.interp(x, xp, fp), np.interp(x, xp, fp), rtol=1e-5,
+                               atol=1e-6)
+    np.testing.assert_allclose(jnp.interp(x, xp, fp, left=-5, right=5),
+                               np.interp(x, xp, fp, left=-5, right=5), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(jnp.interp(x, xp, fp, period=3),
+                               np.interp(x, xp, fp, period=3), rtol=1e-4, atol=1e-5)
+    p = np.cumsum(rng.randn(4, 30), 1).astype(np.float32) * 2
+    for axis in (0, 1):
+        np.testing.assert_allclose(jnp.unwrap(p, axis=axis), np.unwrap(p, axis=axis),
+                                   rtol=1e-5, atol=1e-4)
+
+
+def test_statistics_match_numpy():
+    x = rng.randint(0, 9, 30)
+    np.testing.assert_array_equal(jnp.bincount(x), np.bincount(x))
+    np.testing.assert_allclose(jnp.bincount(x, V.repeat(6), minlength=12),
+                               np.bincount(x, V.repeat(6), minlength=12), rtol=1e-6)
+    bins = np.array([1., 3., 5.])
+    for right in (False, True):
+        np.testing.assert_array_equal(jnp.digitize(x, bins, right), np.digitize(x, bins, right))
+        np.testing.assert_array_equal(jnp.digitize(x, bins[::-1], right),
+                                      np.digitize(x, bins[::-1], right))
+    s = rng.randn(50, 3).astype(np.float32)
+    for b in (3, 7):
+        c, e = jnp.histogram(s[:, 0], b, density=True)
+        wc, we = np.histogram(s[:, 0], b, density=True)
+        np.testing.assert_allclose(c, wc, rtol=1e-5)
+        np.testing.assert_allclose(e, we, rtol=1e-5, atol=1e-6)
+    h, edges = jnp.histogramdd(s, bins=(2, 3, 4))
+    wh, wedges = np.histogramdd(s, bins=(2, 3, 4))
+    np.testing.assert_array_equal(h, wh)
+    for a, b in zip(edges, wedges):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    h2 = jnp.histogram2d(s[:, 0], s[:, 1], bins=4, range=[(-2, 2), (-1, 1)])
+    wh2 = np.histogram2d(s[:, 0], s[:, 1], bins=4, range=[(-2, 2), (-1, 1)])
+    np.testing.assert_array_equal(h2[0], wh2[0])
+    for rowvar in (True, False):
+        np.testing.assert_allclose(jnp.cov(M, rowvar=rowvar), np.cov(M, rowvar=rowvar),
+                                   rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(jnp.corrcoef(M, rowvar=rowvar),
+                                   np.corrcoef(M, rowvar=rowvar), rtol=1e-5, atol=1e-6)
+    fw, aw = np.array([1, 2, 1, 1, 3]), np.array([.1, .2, .3, .4, .5])
+    np.testing.assert_allclose(jnp.cov(M, fweights=fw, aweights=aw, ddof=2),
+                               np.cov(M, fweights=fw, aweights=aw, ddof=2), rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_editing_matches_numpy():
+    a = np.arange(24).reshape(4, 6)
+    for obj, vals, axis in [(2, 9, None), (np.array([0, 3, 3, 6]), np.arange(4), 1),
+                            (slice(1, 3), -1, 0), (-1, np.array([[5], [6], [7], [8]]), 1),
+                            (np.array([1]), np.array([[1, 2, 3, 4, 5, 6]]), 0)]:
+        np.testing.assert_array_equal(jnp.insert(a, obj, vals, axis=axis),
+                                      np.insert(a, obj, vals, axis=axis))
+    for obj, axis in [(0, 0), (-1, 1), (np.array([0, 2, 2]), 1), (slice(None, None, 2), 1),
+                      (np.array([True, False, False, True]), 0), (np.array([3, 20]), None)]:
+        np.testing.assert_array_equal(jnp.delete(a, obj, axis=axis), np.delete(a, obj, axis))
+    mask = a % 3 == 0
+    want = a.copy()
+    np.place(want, mask, [-1, -2, -3])
+    np.testing.assert_array_equal(jnp.place(a, mask, np.array([-1, -2, -3]), inplace=False),
+                                  want)
+    want = a.astype(np.float32)
+    np.fill_diagonal(want, [7, 8])
+    np.testing.assert_array_equal(jnp.fill_diagonal(a.astype(np.float32), np.array([7., 8.]),
+                                                    inplace=False), want)
+    blocks = [[np.ones((2, 2)), np.zeros((2, 3))], [np.full((1, 5), 2.)]]
+    np.testing.assert_array_equal(jnp.block(blocks), np.block(blocks))
+    bits = rng.randint(0, 2, (3, 13)).astype(bool)
+    for axis in (0, 1, None):
+        for order in ("big", "little"):
+            packed = np.packbits(bits, axis=axis, bitorder=order)
+            np.testing.assert_array_equal(jnp.packbits(bits, axis, order), packed)
+            np.testing.assert_array_equal(jnp.unpackbits(packed, axis, bitorder=order),
+                                          np.unpackbits(packed, axis, bitorder=order))
+    np.testing.assert_array_equal(jnp.trim_zeros(np.array([0, 0, 3, 0, 4, 0, 0]), "f"),
+                                  np.trim_zeros(np.array([0, 0, 3, 0, 4, 0, 0]), "f"))
+    for fn in (np.triu, np.tril):
+        want = np.mask_indices(4, fn, -1)
+        got = jnp.mask_indices(4, getattr(jnp, fn.__name__), -1)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+
+
+def test_index_tricks_match_numpy():
+    for key in [np.s_[0:3], np.s_[0:3, 1:7:2], np.s_[-1:1:5j, 0:2], np.s_[0:1:0.25]]:
+        np.testing.assert_allclose(jnp.mgrid[key], np.mgrid[key], rtol=1e-6)
+        got, want = jnp.ogrid[key], np.ogrid[key]
+        for g, w in zip(got if isinstance(got, list) else [got],
+                        want if isinstance(want, tuple | list) else [want]):
+            np.testing.assert_allclose(g, w, rtol=1e-6)
+    np.testing.assert_array_equal(jnp.r_[1:4, [7, 8], 0], np.r_[1:4, [7, 8], 0])
+    np.testing.assert_array_equal(jnp.r_["1,2,0", np.ones((2, 2)), np.zeros(2)],
+                                  np.r_["1,2,0", np.ones((2, 2)), np.zeros(2)])
+    np.testing.assert_array_equal(jnp.c_[np.arange(3), np.arange(3) * 2],
+                                  np.c_[np.arange(3), np.arange(3) * 2])
+    assert jnp.s_ is np.s_ and jnp.index_exp is np.index_exp
+    assert jnp.s_[1:2, ::3] == (slice(1, 2), slice(None, None, 3))
+    assert jnp.iterable(jnp.ones(2)) and not jnp.iterable(3)
+    assert jnp.array_str(jnp.arange(3)) == "[0 1 2]"
+    assert jnp.array_repr(jnp.arange(2)).endswith("([0, 1], dtype=int32)")
+
+
+def test_polynomials_and_windows_match_numpy():
+    p, q = np.array([3., -1., 2., 5.]), np.array([1., 4.])
+    x = rng.randn(2, 3)
+    np.testing.assert_allclose(jnp.polyval(p, x), np.polyval(p, x), rtol=1e-5)
+    np.testing.assert_allclose(jnp.polyadd(p, q), np.polyadd(p, q))
+    np.testing.assert_allclose(jnp.polysub(q, p), np.polysub(q, p))
+    np.testing.assert_allclose(jnp.polymul(p, q), np.polymul(p, q), rtol=1e-6)
+    qd, rd = jnp.polydiv(p, q, trim_leading_zeros=True)
+    wq, wr = np.polydiv(p, q)
+    np.testing.assert_allclose(qd, wq, rtol=1e-5)
+    np.testing.assert_allclose(rd, wr, rtol=1e-5, atol=1e-5)
+    for m in (1, 2, 4):
+        np.testing.assert_allclose(jnp.polyder(p, m), np.polyder(p, m))
+        np.testing.assert_allclose(jnp.polyint(p, m, k=0.5), np.polyint(p, m, k=0.5), rtol=1e-6)
+    np.testing.assert_allclose(jnp.vander(x[0], 4), np.vander(x[0], 4), rtol=1e-6)
+    xs = np.linspace(-1, 1, 9)
+    ys = np.stack([np.polyval(p, xs), np.polyval(p[1:], xs)], 1)
+    np.testing.assert_allclose(jnp.polyfit(xs, ys, 3), np.polyfit(xs, ys, 3), atol=2e-4)
+    for n in (0, 1, 2, 9):
+        for name in ("bartlett", "blackman", "hamming", "hanning"):
+            np.testing.assert_allclose(getattr(jnp, name)(n), getattr(np, name)(n), atol=1e-6)
+        np.testing.assert_allclose(jnp.kaiser(n, 4.), np.kaiser(n, 4.), rtol=1e-5, atol=1e-6)
+
+
+def test_functional_matches_numpy():
+    x = np.linspace(-3, 3, 13).astype(np.float32)
+    conds = [x < -1, x > 1]
+    np.testing.assert_allclose(jnp.piecewise(x, conds, [jnp.sin, lambda t: t ** 2, 0.5]),
+                               np.piecewise(x, conds, [np.sin, lambda t: t ** 2, 0.5]),
+                               rtol=1e-6)
+    np.testing.assert_allclose(jnp.select(conds, [x, x * 2], -7.),
+                               np.select(conds, [x, x * 2], -7.))
+    a = rng.randn(2, 3, 4).astype(np.float32)
+    for axis in range(3):
+        np.testing.assert_allclose(jnp.apply_along_axis(jnp.cumsum, axis, a),
+                                   np.apply_along_axis(np.cumsum, axis, a), rtol=1e-5)
+    np.testing.assert_allclose(jnp.apply_over_axes(jnp.sum, a, (0, 2)),
+                               np.apply_over_axes(np.sum, a, (0, 2)), rtol=1e-5)
+    np.testing.assert_array_equal(jnp.fromfunction(lambda i, j: i * j, (3, 4), dtype=int),
+                                  np.fromfunction(lambda i, j: i * j, (3, 4), dtype=int))
+    f = jnp.vectorize(lambda u, w: jnp.linalg.norm(u - w), signature="(k),(k)->()")
+    np.testing.assert_allclose(f(a, a[0, 0]), np.linalg.norm(a - a[0, 0], axis=-1), rtol=1e-5)
+
+
+# ------------------------------------------------------------------ transformations
+def _jit_equals_eager(f, *args):
+    want = f(*args)
+    got = jxkernel.jit(f)(*args)
+    for w, g in zip(jxkernel.tree_util.tree_leaves(want), jxkernel.tree_util.tree_leaves(got)):
+        assert np.asarray(w).dtype == np.asarray(g).dtype
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6, atol=1e-6)
+
+
+def test_jit_equals_eager():
+    """The traceable ones, traced: one program each (fused into a few jits to stay fast)."""
+    i = np.array([0, 2, 2, 5, 1], np.int32)
+    _jit_equals_eager(lambda a, v, i: (
+        jnp.diff(a, axis=0, prepend=0.), jnp.ediff1d(v), jnp.gradient(a), jnp.trapezoid(a),
+        jnp.interp(v * 1.5, v, v ** 2, left="extrapolate"), jnp.unwrap(a * 3),
+        jnp.bincount(i, v, length=7), jnp.digitize(v, v[1:4]),
+        jnp.histogram(a, 4), jnp.histogramdd(a.T, bins=(2, 2, 3)), jnp.cov(a), jnp.corrcoef(a),
+        jnp.select([v > 5], [v]), jnp.piecewise(v, [v > 5], [jnp.cos, 2.]),
+        jnp.vectorize(jnp.outer, signature="(n),(m)->(n,m)")(a, v[:2]),
+        jnp.apply_along_axis(jnp.sort, 1, a), jnp.block([[a, a], [a, a]]),
+        jnp.insert(a, i[:2], 5., axis=1), jnp.delete(a, i[:2], axis=1,
+                                                     assume_unique_indices=True),
+        jnp.place(a, a > 0, v, inplace=False), jnp.fill_diagonal(a, v, inplace=False),
+        jnp.packbits(a > 0, axis=0), jnp.unpackbits(i.astype(np.uint8)),
+        jnp.mask_indices(3, jnp.triu, size=6), jnp.vander(v, 3), jnp.polyval(v, a),
+        jnp.polyadd(v, v[:2]), jnp.polysub(v[:2], v), jnp.polyder(v, 2), jnp.polyint(v, 2),
+        jnp.polyfit(v, a.T, 2), jnp.polymul(v, v[:3]), jnp.kaiser(5, v[0]) + jnp.hanning(5)),
+        M, V, i)
+
+
+def test_grads_numerically():
+    kw = dict(order=2, modes=("fwd", "rev"), atol=2e-2, rtol=2e-2)
+    xs = np.array([0., 1., 3., 4., 7.], np.float32)
+    q = np.array([-1., 2., 5.5, 12., 19., 30.], np.float32)
+    check_grads(lambda a: jnp.diff(a, 2, append=a[:, :1] ** 2), (M,), **kw)
+    check_grads(lambda x, fp: jnp.interp(x, V, fp), (q, xs), **kw)
+    check_grads(lambda y, x: jnp.trapezoid(y, x), (M, xs * 0.5), **kw)
+    check_grads(lambda p, x: jnp.polyval(p, x), (V[:3] * 0.1, M), **kw)
+    check_grads(jnp.cov, (M,), **kw)
+    check_grads(lambda a, h: jnp.gradient(a, h, axis=1), (M, xs), **kw)
+
+
+def test_vmap():
+    f = jnp.vectorize(lambda a, b: jnp.dot(a, b) * 2, signature="(n),(n)->()")
+    batched = jxkernel.vmap(f, in_axes=(0, None))(M.reshape(3, 1, 5), V)
+    np.testing.assert_allclose(batched, (M @ V * 2)[:, None], rtol=1e-6)
+    np.testing.assert_allclose(jxkernel.vmap(jnp.diff)(M), np.diff(M), rtol=1e-6)
+    np.testing.assert_allclose(jxkernel.vmap(lambda y: jnp.interp(V * 0.7, V, y))(M),
+                               [np.interp(V * 0.7, V, m) for m in M], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(jxkernel.vmap(jnp.polyval, (None, 0))(V[:3], M),
+                               np.polyval(V[:3], M), rtol=1e-6)
+    np.testing.assert_array_equal(
+        jxkernel.vmap(lambda i: jnp.bincount(i, length=6))(np.array([[0, 1, 1], [5, 5, 2]])),
+        [[1, 2, 0, 0, 0, 0], [0, 0, 1, 0, 0, 2]])
+
+
+# ------------------------------------------------------------------ errors
+def test_value_dependent_shapes_raise_under_jit():
+    i = np.array([0, 2, 2], np.int32)
+    cte = jxkernel.ConcretizationTypeError
+    with pytest.raises(cte, match="pass a static `length`"):
+        jxkernel.jit(jnp.bincount)(i)
+    with pytest.raises(cte):
+        jxkernel.jit(lambda a, b: jnp.histogram(a, b))(M, 3)
+    with pytest.raises(cte):
+        jxkernel.jit(jnp.trim_zeros)(i)
+    with pytest.raises(cte, match="assume_unique_indices"):
+        jxkernel.jit(lambda a, o: jnp.delete(a, o))(V, i)
+    with pytest.raises(cte):
+        jxkernel.jit(lambda n: jnp.hanning(n))(3)
+    with pytest.raises(cte):
+        jxkernel.jit(lambda a: jnp.mgrid[0:a])(3)
+
+
+def test_argument_errors():
+    with pytest.raises(ValueError, match="inplace=False"):
+        jnp.place(V, V > 2, 1.)
+    with pytest.raises(NotImplementedError, match="inplace=False"):
+        jnp.fill_diagonal(M, 1.)
+    with pytest.raises(NotImplementedError, match="wrap=True"):
+        jnp.fill_diagonal(M, 1., wrap=True, inplace=False)
+    with pytest.raises(ValueError, match="order must be non-negative"):
+        jnp.diff(V, -1)
+    with pytest.raises(ValueError, match="at least one dimensional"):
+        jnp.diff(1.)
+    with pytest.raises(TypeError, match="integer type"):
+        jnp.bincount(V)
+    with pytest.raises(ValueError, match="'extrapolate'"):
+        jnp.interp(V, V, V, left="nope")
+    with pytest.raises(NotImplementedError, match="edge_order"):
+        jnp.gradient(V, edge_order=2)
+    with pytest.raises(ValueError, match="condlist must have length"):
+        jnp.select([V > 1], [V, V])
+    with pytest.raises(ValueError, match="either 1 or 2 functions"):
+        jnp.piecewise(V, [V > 1], [1., 2., 3.])
+    with pytest.raises(ValueError, match="not a valid gufunc signature"):
+        jnp.vectorize(jnp.dot, signature="(n)(n)->()")(V, V)
+    with pytest.raises(ValueError, match="inconsistent size for core dimension"):
+        jnp.vectorize(jnp.dot, signature="(n),(n)->()")(V, V[:2])
+    with pytest.raises(ValueError, match="does not allow tuples"):
+        jnp.block((V, V))
+    with pytest.raises(ValueError, match="Mismatched list depths"):
+        jnp.block([[V], V])
+    with pytest.raises(TypeError, match="unsigned byte"):
+        jnp.unpackbits(np.array([1], np.int32))
+    with pytest.raises(ValueError, match="m has more than 2 dimensions"):
+        jnp.cov(np.ones((2, 2, 2)))
+    with pytest.raises(ValueError, match="string directive"):
+        jnp.r_[V, "0"]
