@@ -27,7 +27,10 @@ from .transforms.batching import vmap
 from .transforms.ad import grad, jvp, linearize, value_and_grad, vjp
 from .transforms.jacobians import hessian, jacfwd, jacobian, jacrev
 from .transforms.custom_derivatives import custom_jvp, custom_vjp
-from .transforms.remat import checkpoint, remat
+from .transforms.remat import checkpoint, checkpoint_policies, remat
+from .transforms.custom_gradient import closure_convert, custom_gradient
+from .api_extras import (Device, default_device, enable_x64, ensure_compile_time_eval, float0,
+                         log_compiles, named_call, named_scope, print_environment_info, typeof)
 from .lax import stop_gradient
 from .lax.callbacks import pure_callback
 from . import debug
@@ -63,3 +66,4 @@ Array.register(core.Tracer)
 # The user-facing libraries load with the package (they install Array's operators), as
 # `import jax` makes jax.numpy, jax.nn, ... available.
 from . import numpy, nn, scipy, random, tree  # noqa: E402
+from . import ad_checkpoint  # noqa: E402,F401

@@ -23,7 +23,7 @@ def namespace():
                 k0=jax.random.PRNGKey(0), **nn_cases.inputs())
 
 
-def check_against_reference(prefix, value, exact=True, rtol=0.0, atol=0.0):
+def check_against_reference(prefix, value):
     leaves = jax.tree_util.tree_leaves(value)
     assert f"{prefix}_{len(leaves)}" not in REF, "fewer results than JAX gave"
     for j, leaf in enumerate(leaves):
@@ -32,10 +32,7 @@ def check_against_reference(prefix, value, exact=True, rtol=0.0, atol=0.0):
         assert got.dtype.name == want_dtype, (got.dtype, want_dtype)
         got = got.astype(np.float32) if want_dtype == "bfloat16" else got
         assert got.shape == want.shape
-        if exact:
-            np.testing.assert_array_equal(got, want)
-        else:
-            np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
+        np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("i", range(len(nn_cases.INIT_CASES)),

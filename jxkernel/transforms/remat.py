@@ -3,22 +3,30 @@ storing them.
 
     >>> grad(checkpoint(lambda x: jnp.sin(jnp.sin(x))))(1.0)    # same value, fewer residuals
 
-The function becomes one `checkpoint` equation. When it is linearized, only its
-inputs are kept as residuals; the staged (unknown) part re-runs the forward
-computation from them, so transposition recomputes what it needs.
+The function becomes one `checkpoint` equation. When it is linearized, its inputs
+are kept as residuals, plus the intermediates its `policy` calls saveable
+(`policy(prim, *in_avals, **params) -> bool`, asked of each forward equation, as
+JAX's `checkpoint_policies`); the staged (unknown) part re-runs the rest of the
+forward computation from them, so transposition recomputes what it needs.
+`checkpoint_name(x, "name")` tags a value for the name-based policies.
 """
 from __future__ import annotations
 
 import functools
 
+import dataclasses
+import types
+
 from ..core.avals import get_aval
 from ..core.interpret import eval_jaxpr
-from ..core.ir import param_printers
-from ..core.primitive import (Primitive, abstract_eval_rules, impl_rules, jvp_rules,
-                              lowering_rules, transpose_rules)
+from ..core.ir import ClosedJaxpr, DropVar, Jaxpr, Var, param_printers
+from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, impl_rules,
+                              jvp_rules, lowering_rules, transpose_rules)
 from ..core.trace import _ctx, eval_trace, set_current_trace
 from ..lax._ad_util import Zero, instantiate, is_undefined
-from ..tree_util import tree_flatten, tree_unflatten
+from ..lax._batch_util import vectorized_batcher
+from ..lax.dot import dot_general_p
+from ..tree_util import tree_flatten, tree_map, tree_unflatten
 from .ad import jvp_jaxpr, transpose_jaxpr
 from .batching import axis_batching_rules, batch_jaxpr
 from .partial_eval import partial_eval_jaxpr, partial_eval_rules
@@ -76,24 +84,67 @@ def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy)
     return outs[:n], [next(rest) if z else Zero(a) for z, a in zip(out_nonzeros, jaxpr.out_avals)]
 
 
+def _saved_and_recomputed(known: ClosedJaxpr, n_known_out: int, policy):
+    """Which intermediates of the known (forward) jaxpr to save, by `policy`, and the jaxpr that
+    recomputes the residuals from the known inputs and those saved values.
+
+    Walks back from the residuals: an equation they need is saved if the policy allows it (its
+    inputs are then not needed), else recomputed (its inputs are needed)."""
+    jaxpr = known.jaxpr
+    needed = {v for v in jaxpr.outvars[n_known_out:] if isinstance(v, Var)}
+    saved, recomputed = [], []
+    for eqn in reversed(jaxpr.eqns):
+        if not any(v in needed for v in eqn.outvars):
+            continue
+        if policy is not None and policy(eqn.primitive, *[v.aval for v in eqn.invars],
+                                         **eqn.params):
+            saved.extend(v for v in reversed(eqn.outvars) if v in needed)
+        else:
+            recomputed.append(eqn)
+            needed.update(v for v in eqn.invars if isinstance(v, Var))
+    saved.reverse()
+    recompute = Jaxpr(jaxpr.constvars, jaxpr.invars + saved, jaxpr.outvars[n_known_out:],
+                      recomputed[::-1])
+    return saved, ClosedJaxpr(recompute, known.consts)
+
+
+def _prune(closed: ClosedJaxpr, outvars) -> ClosedJaxpr:
+    """`closed` computing only `outvars`, without the equations they do not need."""
+    jaxpr = closed.jaxpr
+    needed, eqns = {v for v in outvars if isinstance(v, Var)}, []
+    for eqn in reversed(jaxpr.eqns):
+        if any(v in needed and not isinstance(v, DropVar) for v in eqn.outvars):
+            eqns.append(eqn)
+            needed.update(v for v in eqn.invars if isinstance(v, Var))
+    return ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, outvars, eqns[::-1]), closed.consts)
+
+
 def _remat_partial_eval(trace, args, params):
-    """Known outputs are computed now; the unknown part is staged as a checkpoint equation that
-    takes the known *inputs* (not intermediate residuals) and recomputes from them."""
+    """Known outputs are computed now, with the intermediates the policy saves; the unknown
+    part is staged as a checkpoint equation that takes the known *inputs* and the saved values
+    (not all intermediate residuals) and recomputes the rest from them."""
     unknowns = [trace.is_unknown(x) for x in args]
     jaxpr = params["jaxpr"]
     known_jaxpr, unknown_jaxpr, out_unknowns, n_res = partial_eval_jaxpr(jaxpr, unknowns)
     known_args = [x for x, u in zip(args, unknowns) if not u]
     n_known_out = len(known_jaxpr.out_avals) - n_res
-    with set_current_trace(trace.parent):
-        known_outs = remat_p.bind(*known_args, **dict(params, jaxpr=known_jaxpr))[:n_known_out]
+    saved_vars, residual_jaxpr = _saved_and_recomputed(known_jaxpr, n_known_out,
+                                                       params["policy"])
+    forward = _prune(known_jaxpr, known_jaxpr.jaxpr.outvars[:n_known_out] + saved_vars)
+    known_outs = []
+    if forward.out_avals:
+        with set_current_trace(trace.parent):
+            known_outs = remat_p.bind(*known_args, **dict(params, jaxpr=forward))
+    known_outs, saved = known_outs[:n_known_out], known_outs[n_known_out:]
     unknown_avals = [a for a, u in zip(jaxpr.in_avals, unknowns) if u]
+    n_in = len(known_args) + len(saved)
 
     def recompute(*xs):
-        known, unknown = xs[:len(known_args)], xs[len(known_args):]
-        residuals = eval_jaxpr(known_jaxpr.jaxpr, known_jaxpr.consts, *known)[n_known_out:]
-        return eval_jaxpr(unknown_jaxpr.jaxpr, unknown_jaxpr.consts, *residuals, *unknown)
-    recompute_jaxpr = trace_to_jaxpr(recompute, [get_aval(x) for x in known_args] + unknown_avals)
-    atoms = [trace.to_atom(x) for x in known_args] + \
+        residuals = eval_jaxpr(residual_jaxpr.jaxpr, residual_jaxpr.consts, *xs[:n_in])
+        return eval_jaxpr(unknown_jaxpr.jaxpr, unknown_jaxpr.consts, *residuals, *xs[n_in:])
+    recompute_jaxpr = trace_to_jaxpr(recompute, [get_aval(x) for x in known_args] +
+                                     [v.aval for v in saved_vars] + unknown_avals)
+    atoms = [trace.to_atom(x) for x in [*known_args, *saved]] + \
         [trace.to_atom(x) for x, u in zip(args, unknowns) if u]
     unknown_outs = iter(trace.add_eqn(atoms, remat_p, dict(params, jaxpr=recompute_jaxpr,
                                                            differentiated=True),
@@ -126,3 +177,115 @@ axis_batching_rules[remat_p] = _remat_batching
 param_printers[remat_p] = lambda p: [("jaxpr", p["jaxpr"]), ("prevent_cse", p["prevent_cse"]),
                                      ("differentiated", p["differentiated"]),
                                      ("policy", p["policy"])]
+
+
+# ------------------------------------------------------------------ checkpoint_name
+name_p = Primitive("name")
+
+
+def checkpoint_name(x, name: str):
+    """`x` (any pytree) unchanged, tagged `name` for the name-based checkpoint policies
+    (save_only_these_names, save_any_names_but_these).
+
+    >>> f = checkpoint(lambda x: jnp.sin(checkpoint_name(jnp.sin(x), "mid")),
+    ...                policy=checkpoint_policies.save_only_these_names("mid"))
+    """
+    return tree_map(lambda leaf: name_p.bind(leaf, name=name), x)
+
+
+def _name_jvp(primals, tangents, *, name):
+    (x,), (t,) = primals, tangents
+    return name_p.bind(x, name=name), t          # the tangent stays unnamed, as in JAX
+
+
+abstract_eval_rules[name_p] = lambda x, *, name: x
+impl_rules[name_p] = lambda x, *, name: x
+lowering_rules[name_p] = lambda ctx, x, *, name: x
+jvp_rules[name_p] = _name_jvp
+batching_rules[name_p] = vectorized_batcher(name_p)
+
+
+# ------------------------------------------------------------------ policies
+# A policy is asked `policy(prim, *input_avals, **params)` for each forward equation whose
+# output the backward pass needs: True saves the output, False recomputes it.
+def everything_saveable(*_, **__) -> bool:
+    """Save every intermediate (as if there were no checkpoint)."""
+    return True
+
+
+def nothing_saveable(*_, **__) -> bool:
+    """Recompute every intermediate from the inputs (checkpoint's default)."""
+    return False
+
+
+@dataclasses.dataclass(frozen=True)
+class DotsSaveable:
+    """Save the results of matrix products (dot_general), optionally only those without batch
+    dimensions; recompute the rest."""
+    only_if_no_batch_dims: bool
+
+    def __call__(self, prim, *avals, **params):
+        if prim is not dot_general_p:
+            return False
+        if not self.only_if_no_batch_dims:
+            return True
+        (_, _), (lhs_batch, rhs_batch) = params["dimension_numbers"]
+        return not lhs_batch and not rhs_batch
+
+
+dots_saveable = checkpoint_dots = DotsSaveable(False)
+dots_with_no_batch_dims_saveable = checkpoint_dots_with_no_batch_dims = DotsSaveable(True)
+
+
+@dataclasses.dataclass(frozen=True)
+class SaveOnlyTheseNames:
+    """Save only values tagged by checkpoint_name with one of `saveable_names`."""
+    saveable_names: frozenset
+
+    def __call__(self, prim, *avals, **params):
+        return prim is name_p and params["name"] in self.saveable_names
+
+
+@dataclasses.dataclass(frozen=True)
+class SaveAnyNamesButThese:
+    """Save only values tagged by checkpoint_name, except those named in `names`."""
+    names: frozenset
+
+    def __call__(self, prim, *avals, **params):
+        return prim is name_p and params["name"] not in self.names
+
+
+def save_only_these_names(*names):
+    return SaveOnlyTheseNames(frozenset(names))
+
+
+def save_any_names_but_these(*names):
+    return SaveAnyNamesButThese(frozenset(names))
+
+
+def save_anything_except_these_names(*names_not_to_save):
+    """JAX 0.10.2's version saves everything (the names are ignored there too)."""
+    return everything_saveable
+
+
+def save_from_both_policies(policy_1, policy_2):
+    """Save what either policy saves."""
+    def policy(prim, *avals, **params):
+        out1, out2 = policy_1(prim, *avals, **params), policy_2(prim, *avals, **params)
+        if not (isinstance(out1, bool) and isinstance(out2, bool)):
+            raise ValueError(f"The return value of the policies should be a boolean. Got: {out1} "
+                             f"and {out2}. Please write a custom policy function directly, "
+                             "rather than using this helper function.")
+        return out1 or out2
+    return policy
+
+
+checkpoint_policies = types.SimpleNamespace(
+    everything_saveable=everything_saveable, nothing_saveable=nothing_saveable,
+    dots_saveable=dots_saveable, checkpoint_dots=checkpoint_dots,
+    dots_with_no_batch_dims_saveable=dots_with_no_batch_dims_saveable,
+    checkpoint_dots_with_no_batch_dims=checkpoint_dots_with_no_batch_dims,
+    save_anything_except_these_names=save_anything_except_these_names,
+    save_any_names_but_these=save_any_names_but_these,
+    save_only_these_names=save_only_these_names,
+    save_from_both_policies=save_from_both_policies)

@@ -1,0 +1,165 @@
+"""Small top-level utilities JAX programs call: typeof, float0, named_call / named_scope,
+ensure_compile_time_eval, the config context managers (enable_x64, log_compiles,
+default_device), print_environment_info and Device. Re-exported by jxkernel/__init__.
+
+    >>> jxkernel.typeof(jnp.ones(3))
+    ShapedArray(f32[3])
+    >>> with jxkernel.enable_x64(True):
+    ...     jnp.arange(3.0).dtype
+    dtype('float64')
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import importlib.metadata
+import os
+import platform
+import sys
+
+import numpy as np
+
+from .config import config
+from .core.avals import get_aval
+from .core.trace import Trace, Tracer, _ctx, eval_trace, set_current_trace
+from .lax._ad_util import float0
+from .xla import client as _client
+
+__all__ = ["float0", "typeof", "named_call", "named_scope", "ensure_compile_time_eval",
+           "enable_x64", "log_compiles", "default_device", "print_environment_info", "Device"]
+
+Device = _client.xc.Device          # what jxkernel.devices() returns (PJRT's device class)
+
+
+def typeof(x):
+    """The abstract value (shape, dtype, weak type) of an array, tracer or Python scalar.
+
+    >>> typeof(1.0)
+    ShapedArray(f32[], weak_type=True)
+    """
+    return get_aval(x)
+
+
+# ------------------------------------------------------------------ names
+def named_call(fun, *, name: str | None = None):
+    """`fun`, to be traced under the name `name` (default: its __name__). In JAX the name only
+    reaches the HLO location metadata (jaxprs do not show it); jxkernel's equations carry
+    source lines but no name stack, so the name is accepted and not recorded.
+
+    >>> named_call(jnp.sin, name="layer1")(0.0)
+    Array(0., dtype=float32, weak_type=True)
+    """
+    name = getattr(fun, "__name__", "fun") if name is None else name
+    if not isinstance(name, str):
+        raise TypeError(f"named_call name argument must be a string, got {name!r}")
+
+    @functools.wraps(fun)
+    def named(*args, **kwargs):
+        return fun(*args, **kwargs)
+    return named
+
+
+@contextlib.contextmanager
+def named_scope(name: str):
+    """``with named_scope("block"):`` names the operations traced inside. As for named_call,
+    jxkernel keeps no name stack (its jaxprs and HLO carry source lines only): the name is
+    checked and dropped, and jaxprs print as JAX's, which do not show it either."""
+    if not isinstance(name, str):
+        raise TypeError("named_scope name argument must be a string.")
+    yield
+
+
+# ------------------------------------------------------------------ compile-time evaluation
+class _CompileTimeEvalTrace(Trace):
+    """Runs an operation whose inputs are all concrete at once (on the eval trace), however
+    deep in tracing we are; an operation on a tracer goes to the trace that was current."""
+
+    def process_primitive(self, prim, args, params):
+        eager = not any(isinstance(x, Tracer) for x in args)
+        with set_current_trace(eval_trace if eager else self.parent):
+            return prim.bind(*args, **params)
+
+
+@contextlib.contextmanager
+def ensure_compile_time_eval():
+    """``with ensure_compile_time_eval():`` computes operations on concrete values eagerly even
+    while tracing (under jit their results are constants, usable in Python control flow);
+    operations on traced values are staged as usual.
+
+        >>> @jxkernel.jit
+        ... def f(x):
+        ...     with ensure_compile_time_eval():
+        ...         y = jnp.sin(2.0)            # a concrete Array, not a tracer
+        ...     return x * y if y > 0 else x
+    """
+    if _ctx.trace is eval_trace:          # not tracing: everything is eager already
+        yield
+        return
+    with set_current_trace(_CompileTimeEvalTrace(_ctx.trace)):
+        yield
+
+
+# ------------------------------------------------------------------ config context managers
+class _ConfigState:
+    """A config option as JAX's top-level state objects: ``with enable_x64(True):`` sets it in
+    the block only, ``enable_x64.value`` reads it."""
+
+    _NO_DEFAULT = object()
+
+    def __init__(self, option: str, default_arg=_NO_DEFAULT):
+        self.option, self._default_arg = option, default_arg
+        self.__doc__ = config._options[option].help
+
+    @property
+    def value(self):
+        return getattr(config, self.option)
+
+    def __call__(self, new_value=_NO_DEFAULT):
+        if new_value is self._NO_DEFAULT:
+            if self._default_arg is self._NO_DEFAULT:
+                raise TypeError(f"Context manager for {self.option} config option requires an "
+                                "argument representing the new value for the config option.")
+            new_value = self._default_arg
+        return config.override(self.option, new_value)
+
+    def __repr__(self):
+        return f"<config state {self.option}={self.value!r}>"
+
+
+enable_x64 = _ConfigState("jax_enable_x64", True)
+log_compiles = _ConfigState("jax_log_compiles", True)
+default_device = _ConfigState("jax_default_device")
+
+
+# ------------------------------------------------------------------ environment
+def _version(package: str) -> str:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def print_environment_info(return_string: bool = False) -> str | None:
+    """Versions, devices and JAX_/XLA_/JXKERNEL_ environment variables, for bug reports.
+
+    >>> print_environment_info(return_string=True).splitlines()[0]
+    'jxkernel: 0.1.0'
+    """
+    from . import __version__
+    devices = _client.devices()
+    info = "\n".join([
+        f"jxkernel: {__version__}",
+        f"jaxlib: {_version('jaxlib')}",
+        f"numpy:  {np.__version__}",
+        f"python: {sys.version.replace(chr(10), ' ')}",
+        f"device info: {devices[0].device_kind}-{len(devices)}, "
+        f"{len(_client.local_devices())} local devices",
+        f"process_count: {_client.process_count()}",
+        f"platform: {platform.uname()}"])
+    for key, value in os.environ.items():
+        if key.startswith(("JAX_", "XLA_", "JXKERNEL_")):
+            info += f"\n{key}={value}"
+    if return_string:
+        return info
+    print(info)
+    return None
