@@ -19,7 +19,7 @@ import types
 
 from ..core.avals import get_aval
 from ..core.interpret import eval_jaxpr
-from ..core.ir import ClosedJaxpr, DropVar, Jaxpr, Var, param_printers
+from ..core.ir import ClosedJaxpr, Jaxpr, Var, param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, impl_rules,
                               jvp_rules, lowering_rules, transpose_rules)
 from ..core.trace import _ctx, eval_trace, set_current_trace
@@ -108,17 +108,6 @@ def _saved_and_recomputed(known: ClosedJaxpr, n_known_out: int, policy):
     return saved, ClosedJaxpr(recompute, known.consts)
 
 
-def _prune(closed: ClosedJaxpr, outvars) -> ClosedJaxpr:
-    """`closed` computing only `outvars`, without the equations they do not need."""
-    jaxpr = closed.jaxpr
-    needed, eqns = {v for v in outvars if isinstance(v, Var)}, []
-    for eqn in reversed(jaxpr.eqns):
-        if any(v in needed and not isinstance(v, DropVar) for v in eqn.outvars):
-            eqns.append(eqn)
-            needed.update(v for v in eqn.invars if isinstance(v, Var))
-    return ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, outvars, eqns[::-1]), closed.consts)
-
-
 def _remat_partial_eval(trace, args, params):
     """Known outputs are computed now, with the intermediates the policy saves; the unknown
     part is staged as a checkpoint equation that takes the known *inputs* and the saved values
@@ -130,7 +119,11 @@ def _remat_partial_eval(trace, args, params):
     n_known_out = len(known_jaxpr.out_avals) - n_res
     saved_vars, residual_jaxpr = _saved_and_recomputed(known_jaxpr, n_known_out,
                                                        params["policy"])
-    forward = _prune(known_jaxpr, known_jaxpr.jaxpr.outvars[:n_known_out] + saved_vars)
+    # the forward call keeps all its equations (side effects such as debug callbacks run once,
+    # as before; XLA drops pure unused ones) and returns the known outputs and saved values
+    k = known_jaxpr.jaxpr
+    forward = ClosedJaxpr(Jaxpr(k.constvars, k.invars, k.outvars[:n_known_out] + saved_vars,
+                                k.eqns), known_jaxpr.consts)
     known_outs = []
     if forward.out_avals:
         with set_current_trace(trace.parent):
