@@ -931,3 +931,5 @@ def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_ind
         s, u, vt = result
         return u, s, vt
     return result[0]
+
+from .eig import EigImplementation, eig, eig_p  # noqa: E402,F401  (nonsymmetric: its own file)

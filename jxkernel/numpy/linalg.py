@@ -834,3 +834,38 @@ def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None)
     x1, x2 = ensure_arraylike("jnp.linalg.tensordot", x1, x2)
     return products.tensordot(x1, x2, axes=axes, precision=precision,
                               preferred_element_type=preferred_element_type)
+
+
+# ------------------------------------------------------------------ nonsymmetric eigenproblem
+class EigResult(NamedTuple):
+    eigenvalues: object
+    eigenvectors: object
+
+
+def eig(a):
+    """Eigenvalues and right eigenvectors (columns) of a general square matrix, complex even
+    for real input (complex64, or complex128 for 64-bit input); CPU only.
+
+    >>> jnp.linalg.eig(jnp.array([[2., 0.], [0., 3.]])).eigenvalues
+    Array([2.+0.j, 3.+0.j], dtype=complex64)
+    """
+    a = ensure_arraylike("jnp.linalg.eig", a)
+    a, = promote_dtypes_inexact(a)
+    w, v = lax_linalg.eig(a, compute_left_eigenvectors=False)
+    return EigResult(w, v)
+
+
+@jnp_jit
+def eigvals(a):
+    """The eigenvalues of a general square matrix (complex); CPU only.
+
+    >>> jnp.linalg.eigvals(jnp.array([[0., 1.], [-1., 0.]]))
+    Array([0.+1.j, 0.-1.j], dtype=complex64)
+    """
+    a = ensure_arraylike("jnp.linalg.eigvals", a)
+    a, = promote_dtypes_inexact(a)
+    return lax_linalg.eig(a, compute_left_eigenvectors=False,
+                          compute_right_eigenvectors=False)[0]
+
+
+__all__ += ["eig", "eigvals", "EigResult"]

@@ -1,0 +1,199 @@
+"""Nonsymmetric eigendecomposition: `eig_p`, lowered on CPU to LAPACK's geev (jaxlib's typed-FFI
+kernel, as JAX lowers it), so eigenvalues and eigenvectors match JAX's bit for bit on CPU.
+
+    eig(a) -> [w, vl, vr]: a @ vr[..., :, j] = w[..., j] vr[..., :, j] and
+                           vl[..., :, j]^H @ a = w[..., j] vl[..., :, j]^H
+
+w, vl and vr are complex (complex64 for float32/complex64 input, complex128 for 64-bit) even
+for real a. Each eigenvector has unit 2-norm and its largest component real (geev's choice);
+the order of the eigenvalues is LAPACK's. NaN in every output of a matrix geev fails on.
+
+    >>> w, vr = eig(np.float32([[0, 1], [-1, 0]]), compute_left_eigenvectors=False)
+    >>> w
+    Array([0.+1.j, 0.-1.j], dtype=complex64)
+
+Eigenvalues are differentiable; eigenvectors only with enable_eigvec_derivs=True (their
+derivative assumes distinct eigenvalues and a unique largest component, which JAX cannot
+check), as in JAX.
+"""
+from __future__ import annotations
+
+import enum
+import warnings
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.avals import ShapedArray
+from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
+                              lowering_rules)
+from ..xla import lapack
+from . import _ad_util as ad
+from . import _lowering as hl
+from . import conversion, elementwise as ew, shapes
+from ._rules import INEXACT, check_dtype
+from .linalg import (_LAPACK_DTYPES, _H, _T, _batch_all_front, _diag, _dot, _dtype, _eye,
+                     _nan_unless, _ok, _shape, lu, lu_solve)
+from .reductions import argmax, reduce_sum
+
+
+class EigImplementation(enum.Enum):
+    """Implementation of the nonsymmetric eigendecomposition (CPU has LAPACK only)."""
+    CUSOLVER = "cusolver"
+    MAGMA = "magma"
+    LAPACK = "lapack"
+
+
+# geev's ComputationMode attribute (jaxlib's lapack.eig.ComputationMode): 'V' or 'N'
+_COMPUTE = {True: ord("V"), False: ord("N")}
+
+_EIGVEC_DERIVS_MESSAGE = (
+    "Derivatives of non-symmetric eigenvectors are only valid under assumptions on the input "
+    "that JAX cannot check (see the enable_eigvec_derivs argument to jax.lax.linalg.eig). "
+    "Pass enable_eigvec_derivs=True to jax.lax.linalg.eig to opt in. See "
+    "https://github.com/jax-ml/jax/issues/2748 for discussion.")
+
+
+def _complex(dtype):
+    """The complex dtype of eig's results: complex128 for 64-bit input, else complex64."""
+    wide = np.dtype(dtype) in (np.dtype(np.float64), np.dtype(np.complex128))
+    return np.dtype(np.complex128 if wide else np.complex64)
+
+
+# ------------------------------------------------------------------ eig
+eig_p = Primitive("eig", multiple_results=True)
+
+
+def _eig_abstract_eval(x, *, compute_left_eigenvectors, compute_right_eigenvectors,
+                       enable_eigvec_derivs, implementation):
+    check_dtype("eig", x, INEXACT, position=0)
+    if len(x.shape) < 2:
+        raise TypeError(f"Input 0 to eig must have rank at least 2, but got shape={x.shape}")
+    if x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"The input to eig must be a square matrix. Got shape "
+                         f"{x.shape[-2:]}.")
+    dtype = _complex(x.dtype)
+    vectors = [ShapedArray(x.shape, dtype)] * (compute_left_eigenvectors +
+                                               compute_right_eigenvectors)
+    return [ShapedArray(x.shape[:-1], dtype), *vectors]
+
+
+def _eig_lowering(ctx, x, *, compute_left_eigenvectors, compute_right_eigenvectors,
+                  enable_eigvec_derivs, implementation):
+    if ctx.platform != "cpu":
+        raise NotImplementedError(
+            f"eig: jxkernel computes nonsymmetric eigendecompositions with LAPACK on the CPU "
+            f"only, not on the {ctx.platform!r} backend; put the operand on a CPU device "
+            f"(jax.device_put(x, jax.devices('cpu')[0])) or use eigh for Hermitian matrices")
+    if implementation is not None and implementation != EigImplementation.LAPACK:
+        raise ValueError("Only the lapack implementation is supported on CPU.")
+    aval = ctx.avals_in[0]
+    if aval.dtype not in _LAPACK_DTYPES:
+        raise NotImplementedError(f"eig: LAPACK has no geev for {aval.dtype.name}; cast the "
+                                  f"operand to float32, float64, complex64 or complex128")
+    batch = aval.shape[:-2]
+    w_aval, v_aval = ShapedArray(aval.shape[:-1], aval.dtype), ctx.avals_out[0]
+    v_aval = ShapedArray(aval.shape, v_aval.dtype)
+    real = not dtypes.is_complex(aval.dtype)
+    # the real kernel returns the eigenvalues as (real, imaginary) parts, and already unpacks
+    # LAPACK's conjugate-pair columns into complex eigenvectors
+    outs = [w_aval] * (2 if real else 1) + [v_aval, v_aval, ShapedArray(batch, np.int32)]
+    *w, vl, vr, info = lapack.custom_call(
+        ctx, "geev", aval.dtype, [x], outs,
+        compute_left=f"{_COMPUTE[bool(compute_left_eigenvectors)]} : ui8",
+        compute_right=f"{_COMPUTE[bool(compute_right_eigenvectors)]} : ui8")
+    out_aval = ctx.avals_out[0]
+    w = ctx.op1("stablehlo.complex", w, result_type=hl.aval_type(out_aval)) if real else w[0]
+    ok = _ok(ctx, info, batch)
+    results = [(w, out_aval)]
+    if compute_left_eigenvectors:
+        results.append((vl, v_aval))
+    if compute_right_eigenvectors:
+        results.append((vr, v_aval))
+    return [_nan_unless(ctx, ok, r, a, batch) for r, a in results]
+
+
+def _solve(a, b):
+    """a^-1 b for square a and matrices b (one LU of a)."""
+    factors, _, permutation = lu(a)
+    return lu_solve(factors, permutation, b)
+
+
+def _eigenvector_jvp(w, v, da):
+    """(dw, dv) by first-order perturbation theory for distinct eigenvalues (JAX's rule; see
+    Sec. 3.1 of https://people.maths.ox.ac.uk/gilesm/files/NA-08-01.pdf). A v_j = w_j v_j fixes
+    v_j only up to a complex factor: dv_j = u_j + c_j v_j, where c_j keeps geev's normalisation
+    (unit 2-norm, real largest component k_j):
+    c_j = -Re(v_j^H u_j) - i Im(u_kj,j) / v_kj,j."""
+    n, nd = _shape(w)[-1], len(_shape(v))
+    dtype = _dtype(v)
+    eye = shapes.broadcast_in_dim(_eye(dtype, n), _shape(v), (nd - 2, nd - 1))
+    spread = lambda x: shapes.broadcast_in_dim(x, _shape(v), tuple(
+        i for i in range(nd) if i != nd - 2))                # (*batch, n) as rows of (.., n, n)
+    row, col = shapes.expand_dims(w, (nd - 2,)), shapes.expand_dims(w, (nd - 1,))
+    diffs = ew.sub(ew.add(eye, shapes.broadcast_in_dim(row, _shape(v), tuple(range(nd)))),
+                   shapes.broadcast_in_dim(col, _shape(v), tuple(range(nd))))
+    f = ew.sub(ew.integer_pow(diffs, -1), eye)              # 1/(w_j - w_i), 0 on the diagonal
+    p = _dot(_solve(v, da), v)
+    u = _dot(v, ew.mul(f, p))
+    k = argmax(ew.abs(v), nd - 2, np.int32)
+    hit = ew.eq(shapes.broadcasted_iota(np.int32, _shape(v), nd - 2), spread(k))
+    mask = conversion.convert_element_type(hit, dtype)
+    column_sum = lambda x: reduce_sum(x, (nd - 2,))
+    c = ew.complex(ew.neg(ew.real(column_sum(ew.mul(ew.conj(v), u)))),
+                   ew.div(ew.neg(ew.imag(column_sum(ew.mul(mask, u)))),
+                          ew.real(column_sum(ew.mul(mask, v)))))
+    return _diag(p), ew.add(u, ew.mul(v, spread(c)))
+
+
+def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eigenvectors,
+             enable_eigvec_derivs, implementation):
+    a, = primals
+    vectors = compute_left_eigenvectors or compute_right_eigenvectors
+    if vectors and not enable_eigvec_derivs:
+        raise NotImplementedError(_EIGVEC_DERIVS_MESSAGE)
+    # the right eigenvectors are needed either way: dw = diag(vr^-1 da vr)
+    outs = eig_p.bind(a, compute_left_eigenvectors=compute_left_eigenvectors,
+                      compute_right_eigenvectors=True, enable_eigvec_derivs=enable_eigvec_derivs,
+                      implementation=implementation)
+    w, vr = outs[0], outs[-1]
+    da = conversion.convert_element_type(ad.instantiate(tangents[0]), _dtype(vr))
+    if not vectors:
+        nd = len(_shape(vr))
+        return [w], [reduce_sum(ew.mul(_solve(vr, da), _T(vr)), (nd - 1,))]
+    dw, dvr = _eigenvector_jvp(w, vr, da)
+    primals_out, tangents_out = [w], [dw]
+    if compute_left_eigenvectors:
+        # left eigenvectors are the right ones of a^H, whose eigenvalues are conj(w)
+        primals_out.append(outs[1])
+        tangents_out.append(_eigenvector_jvp(ew.conj(w), outs[1], _H(da))[1])
+    if compute_right_eigenvectors:
+        primals_out.append(vr)
+        tangents_out.append(dvr)
+    return primals_out, tangents_out
+
+
+abstract_eval_rules[eig_p] = _eig_abstract_eval
+lowering_rules[eig_p] = _eig_lowering
+jvp_rules[eig_p] = _eig_jvp
+batching_rules[eig_p] = _batch_all_front(eig_p)
+
+
+def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors: bool = True,
+        enable_eigvec_derivs: bool = False, implementation=None, use_magma=None):
+    """[w, vl, vr]: eigenvalues, left and right eigenvectors (columns) of square x, batched
+    over leading dims; vl and vr only where asked for. Complex results; CPU only.
+
+    >>> eig(np.float32([[2, 0], [0, 3]]), compute_left_eigenvectors=False,
+    ...     compute_right_eigenvectors=False)
+    [Array([2.+0.j, 3.+0.j], dtype=complex64)]
+    """
+    if use_magma is not None:
+        warnings.warn("use_magma is deprecated, please use "
+                      "implementation=EigImplementation.MAGMA instead.",
+                      DeprecationWarning, stacklevel=2)
+        implementation = EigImplementation.MAGMA if use_magma else EigImplementation.LAPACK
+    return eig_p.bind(x, compute_left_eigenvectors=bool(compute_left_eigenvectors),
+                      compute_right_eigenvectors=bool(compute_right_eigenvectors),
+                      enable_eigvec_derivs=bool(enable_eigvec_derivs),
+                      implementation=implementation)

@@ -1,0 +1,21 @@
+"""Generate eig_reference.npz from real JAX 0.10.2 (run by hand, not by the test suite):
+
+    cd /tmp && /work/jaxref/bin/python /work/main/tests/data/make_eig_reference.py
+
+The cases are in eig_cases.py; each output leaf is stored under "<case>#<leaf index>".
+"""
+import os
+import sys
+
+import jax
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from eig_cases import cases  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)
+flat = {f"{k}#{i}": np.asarray(leaf) for k, v in cases(jax).items()
+        for i, leaf in enumerate(jax.tree_util.tree_leaves(v))}
+np.savez_compressed(os.path.join(HERE, "eig_reference.npz"), **flat)
+print(f"{len(flat)} arrays written")

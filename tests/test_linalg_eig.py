@@ -1,0 +1,228 @@
+"""Nonsymmetric eigendecomposition: lax.linalg.eig, jnp.linalg.eig/eigvals and jnp.roots against
+JAX 0.10.2's values (tests/data/eig_reference.npz, from make_eig_reference.py: the same geev
+kernel, so bit for bit), the defining property A v = w v, jit, vmap, derivatives against finite
+differences, the jaxpr text and the errors."""
+import os
+import sys
+import types
+import warnings
+
+import numpy as np
+import pytest
+
+import jxkernel
+import jxkernel.numpy as jnp
+from jxkernel.lax import linalg
+from jxkernel.lax.eig import _eig_lowering
+from jxkernel.test_util import check_grads
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "data"))
+from eig_cases import POLYS, cases, inputs  # noqa: E402
+
+REF = np.load(os.path.join(HERE, "data", "eig_reference.npz"))
+x64 = lambda: jxkernel.config.override("jax_enable_x64", True)
+TOL = {np.float32: 1e-5, np.float64: 1e-12}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_matches_jax_reference(dtype):
+    """Every case of eig_cases.py: the decompositions and roots bit for bit (JAX calls the
+    same LAPACK kernel), derivatives to float tolerance."""
+    with x64():
+        got = cases(jxkernel, dtypes=(dtype,))
+        flat = {f"{k}#{i}": np.asarray(leaf) for k, v in got.items()
+                for i, leaf in enumerate(jxkernel.tree_util.tree_leaves(v))}
+    assert flat and set(flat) == {k for k in REF.files if np.dtype(dtype).name in k}
+    for key, value in flat.items():
+        want = REF[key]
+        assert value.dtype == want.dtype and value.shape == want.shape, key
+        if key.startswith(("jvp_", "grad_")):
+            np.testing.assert_allclose(value, want, rtol=TOL[dtype], atol=TOL[dtype],
+                                       err_msg=key)
+        else:
+            np.testing.assert_array_equal(value, want, err_msg=key)
+
+
+def _check_eigenpairs(a, w, vl, vr, tol):
+    a = a.astype(w.dtype)
+    np.testing.assert_allclose(a @ vr, vr * w[..., None, :], rtol=tol, atol=tol)
+    vlh = np.conj(np.swapaxes(vl, -1, -2))
+    np.testing.assert_allclose(vlh @ a, w[..., :, None] * vlh, rtol=tol, atol=tol)
+    # geev's normalisation: unit columns whose largest component is real
+    np.testing.assert_allclose(np.linalg.norm(vr, axis=-2), 1, rtol=tol)
+    big = np.take_along_axis(vr, np.abs(vr).argmax(-2)[..., None, :], -2)
+    np.testing.assert_allclose(big.imag, 0, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_defining_property(dtype):
+    with x64():
+        x = inputs(dtype)
+        for name in ("pair", "r5", "c4", "batch"):
+            w, vl, vr = map(np.asarray, linalg.eig(x[name]))
+            assert w.dtype == vr.dtype == vl.dtype == np.result_type(dtype, np.complex64)
+            assert w.shape == x[name].shape[:-1] and vr.shape == x[name].shape
+            _check_eigenpairs(x[name], w, vl, vr, 1e3 * TOL[dtype])
+            np.testing.assert_allclose(np.sort_complex(w.ravel()), np.sort_complex(
+                np.linalg.eigvals(x[name]).ravel()), rtol=1e2 * TOL[dtype])
+
+
+def test_real_matrix_gives_conjugate_pairs():
+    a = inputs(np.float32)["pair"]
+    w, v = jnp.linalg.eig(a)
+    w, v = np.asarray(w), np.asarray(v)
+    assert w.dtype == np.complex64 and v.dtype == np.complex64
+    assert w[2].imag == 0 and w[0].imag > 0
+    assert w[1] == np.conj(w[0]) and np.array_equal(v[:, 1], np.conj(v[:, 0]))
+    assert np.all(v[:, 2].imag == 0)
+
+
+def test_options_select_outputs():
+    a = inputs(np.float32)["r5"]
+    w, vl, vr = linalg.eig(a)
+    only_w = linalg.eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)
+    w_l = linalg.eig(a, compute_right_eigenvectors=False)
+    assert len(only_w) == 1 and len(w_l) == 2
+    np.testing.assert_array_equal(w_l[1], vl)
+    np.testing.assert_allclose(only_w[0], w, rtol=1e-5)
+    np.testing.assert_allclose(jnp.linalg.eigvals(a), w, rtol=1e-5)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        np.testing.assert_array_equal(linalg.eig(a, use_magma=False)[0], w)
+    assert caught[0].category is DeprecationWarning and "use_magma" in str(caught[0].message)
+
+
+def test_jit_and_vmap_match_eager_and_stacking():
+    x = inputs(np.float32)
+    batch = x["batch"].reshape(6, 4, 4)
+    eager = linalg.eig(batch)
+    for got, want in zip(jxkernel.jit(linalg.eig)(batch), eager):
+        np.testing.assert_array_equal(got, want)
+    for got, want in zip(jxkernel.vmap(linalg.eig)(batch), eager):
+        np.testing.assert_array_equal(got, want)
+    # batch dim not in front, and vmap of vmap
+    got = jxkernel.vmap(jnp.linalg.eig, in_axes=1)(np.moveaxis(batch, 0, 1))
+    np.testing.assert_array_equal(got[0], eager[0])
+    np.testing.assert_array_equal(got[1], eager[2])
+    nested = jxkernel.vmap(jxkernel.vmap(jnp.linalg.eigvals))(x["batch"])
+    for i in range(2):
+        for j in range(3):
+            np.testing.assert_array_equal(nested[i, j], jnp.linalg.eigvals(x["batch"][i, j]))
+
+
+def test_jaxpr_text_matches_jax():
+    a = np.eye(3, dtype=np.float32)
+    params = ("      compute_left_eigenvectors=False\n"
+              "      compute_right_eigenvectors={}\n"
+              "      enable_eigvec_derivs=False\n"
+              "      implementation=None\n")
+    assert str(jxkernel.make_jaxpr(jnp.linalg.eig)(a)) == (
+        "{ lambda ; a:f32[3,3]. let\n    b:c64[3] c:c64[3,3] = eig[\n"
+        + params.format(True) + "    ] a\n  in (b, c) }")
+    assert str(jxkernel.make_jaxpr(jnp.linalg.eigvals)(a)) == (
+        "{ lambda ; a:f32[3,3]. let\n    b:c64[3] = jit[\n      name=eigvals\n"
+        "      jaxpr={ lambda ; a:f32[3,3]. let\n          b:c64[3] = eig[\n"
+        + "".join("      " + line + "\n" for line in params.format(False).splitlines())
+        + "          ] a\n        in (b,) }\n    ] a\n  in (b,) }")
+
+
+def test_eigenvalue_derivatives_match_finite_differences():
+    with x64():
+        x = inputs(np.float64)
+        # distinct real eigenvalues; a complex pair (order-free |w|); a complex matrix
+        check_grads(lambda a: jnp.linalg.eigvals(a).real, (x["dist"],), order=1,
+                    modes=("fwd", "rev"))
+        check_grads(lambda a: jnp.abs(jnp.linalg.eigvals(a)), (x["pair"],), order=1,
+                    modes=("fwd", "rev"))
+        c = lambda a: jnp.linalg.eigvals(a)
+        check_grads(lambda re, im: jnp.abs(c(re + 1j * im)), (x["c4"].real, x["c4"].imag),
+                    order=1, modes=("fwd", "rev"))
+        # batched jvp agrees with per-matrix jvps
+        t = np.stack([x["tangent"], x["tangent"].T])
+        b = np.stack([x["dist"], x["dist"].T])
+        _, dw = jxkernel.jvp(jnp.linalg.eigvals, (b,), (t,))
+        for i in range(2):
+            np.testing.assert_allclose(dw[i], jxkernel.jvp(jnp.linalg.eigvals, (b[i],),
+                                                           (t[i],))[1], rtol=1e-12)
+
+
+def test_eigenvector_derivatives_opt_in():
+    with x64():
+        a = inputs(np.float64)["dist"]
+        vecs = lambda a: linalg.eig(a, enable_eigvec_derivs=True)
+        # geev's normalisation makes the eigenvectors differentiable functions of a
+        check_grads(lambda a: [v.real for v in vecs(a)[1:]] + [v.imag for v in vecs(a)[1:]],
+                    (a,), order=1, modes=("fwd", "rev"))
+    msg = "Pass enable_eigvec_derivs=True to jax.lax.linalg.eig to opt in"
+    with pytest.raises(NotImplementedError, match=msg):
+        jxkernel.grad(lambda a: jnp.linalg.eig(a)[1].real.sum())(np.eye(2, dtype=np.float32))
+    with pytest.raises(NotImplementedError, match=msg):     # second order needs vectors too
+        jxkernel.grad(jxkernel.grad(lambda a: jnp.linalg.eigvals(a).real.sum()))(
+            np.eye(2, dtype=np.float32))
+
+
+def test_roots_against_numpy_and_jax_order():
+    for i, p in enumerate(POLYS):
+        got = np.asarray(jnp.roots(np.array(p, np.float32)))
+        np.testing.assert_array_equal(got, REF[f"roots_{i}_float32#0"])
+        np.testing.assert_allclose(np.sort_complex(got), np.sort_complex(np.roots(p)),
+                                   atol=1e-3)
+    np.testing.assert_array_equal(jnp.roots(np.array([1, -3, 2])), np.complex64([2, 1]))
+    assert jnp.roots(3.0).shape == (0,) and jnp.roots(np.zeros(3)).dtype == np.complex64
+    # without stripping, the roots of the leading zeros are NaN, and it jits
+    f = jxkernel.jit(lambda p: jnp.roots(p, strip_zeros=False))
+    got = np.asarray(f(np.float32([0., 0., 1., -3., 2.])))
+    np.testing.assert_array_equal(got, REF["roots_nostrip_3_float32#0"])
+    assert np.isnan(got[2:]).all() and np.isnan(f(np.zeros(3, np.float32))).all()
+
+
+def test_special_inputs():
+    empty = jnp.linalg.eig(np.zeros((0, 0), np.float32))
+    assert empty.eigenvalues.shape == (0,) and empty.eigenvectors.shape == (0, 0)
+    assert jnp.linalg.eigvals(np.zeros((0, 3, 3), np.float32)).shape == (0, 3)
+    np.testing.assert_array_equal(jnp.linalg.eig(np.float32([[2.]])).eigenvectors, [[1.]])
+    # geev fails on non-finite input: NaN in every output of that matrix only
+    bad = np.stack([np.float32([[np.inf, 1.], [1., 1.]]), np.eye(2, dtype=np.float32)])
+    w, vl, vr = map(np.asarray, linalg.eig(bad))
+    assert np.isnan(w[0]).all() and np.isnan(vl[0]).all() and np.isnan(vr[0]).all()
+    np.testing.assert_array_equal(w[1], [1, 1])
+    # integer input is promoted, as jnp does
+    assert jnp.linalg.eig(np.array([[1, 2], [3, 4]])).eigenvalues.dtype == np.complex64
+
+
+@pytest.mark.parametrize("call, err, msg", [
+    (lambda: linalg.eig(np.ones((2, 3), np.float32)), ValueError,
+     r"The input to eig must be a square matrix. Got shape \(2, 3\)."),
+    (lambda: jnp.linalg.eig(np.ones((2, 3), np.float32)), ValueError, "square matrix"),
+    (lambda: linalg.eig(np.ones(3, np.float32)), TypeError,
+     r"Input 0 to eig must have rank at least 2, but got shape=\(3,\)"),
+    (lambda: linalg.eig(np.ones((2, 2), np.int32)), TypeError,
+     "eig does not accept dtype int32 at position 0"),
+    (lambda: linalg.eig(np.ones((2, 2), np.float16)), NotImplementedError,
+     "LAPACK has no geev for float16"),
+    (lambda: linalg.eig(np.eye(2, dtype=np.float32),
+                        implementation=linalg.EigImplementation.MAGMA), ValueError,
+     "Only the lapack implementation is supported on CPU."),
+    (lambda: jnp.roots(np.ones((2, 2))), ValueError, "Input must be a rank-1 array."),
+    (lambda: jnp.roots([1., 2.]), TypeError, "roots requires ndarray or scalar arguments"),
+    (lambda: jxkernel.jit(jnp.roots)(np.float32([1., 2., 3.])),
+     jxkernel.ConcretizationTypeError, "pass strip_zeros=False"),
+])
+def test_errors(call, err, msg):
+    with pytest.raises(err, match=msg):
+        call()
+
+
+def test_float16_traces_as_jax_does():
+    """JAX accepts float16 while tracing (complex64 results) and fails only when lowering."""
+    jaxpr = jxkernel.make_jaxpr(jnp.linalg.eigvals)(np.eye(2, dtype=np.float16))
+    assert "c64[2] = eig[" in str(jaxpr)
+
+
+def test_other_backends_are_refused_by_name():
+    ctx = types.SimpleNamespace(platform="cuda")
+    with pytest.raises(NotImplementedError, match="not on the 'cuda' backend"):
+        _eig_lowering(ctx, None, compute_left_eigenvectors=False,
+                      compute_right_eigenvectors=True, enable_eigvec_derivs=False,
+                      implementation=None)
