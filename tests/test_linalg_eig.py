@@ -18,7 +18,7 @@ from jxkernel.test_util import check_grads
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "data"))
-from eig_cases import POLYS, cases, inputs  # noqa: E402
+from eig_cases import POLYS, cases, inputs
 
 REF = np.load(os.path.join(HERE, "data", "eig_reference.npz"))
 x64 = lambda: jxkernel.config.override("jax_enable_x64", True)
@@ -80,7 +80,7 @@ def test_real_matrix_gives_conjugate_pairs():
 
 def test_options_select_outputs():
     a = inputs(np.float32)["r5"]
-    w, vl, vr = linalg.eig(a)
+    w, vl, _ = linalg.eig(a)
     only_w = linalg.eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)
     w_l = linalg.eig(a, compute_right_eigenvectors=False)
     assert len(only_w) == 1 and len(w_l) == 2

@@ -868,4 +868,4 @@ def eigvals(a):
                           compute_right_eigenvectors=False)[0]
 
 
-__all__ += ["eig", "eigvals", "EigResult"]
+__all__ += ["EigResult", "eig", "eigvals"]

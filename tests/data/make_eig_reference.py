@@ -12,7 +12,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from eig_cases import cases  # noqa: E402
+from eig_cases import cases
 
 jax.config.update("jax_enable_x64", True)
 flat = {f"{k}#{i}": np.asarray(leaf) for k, v in cases(jax).items()
