@@ -14,7 +14,7 @@ import jxkernel.numpy as jnp
 from jxkernel.test_util import check_grads
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "data"))
-from composites_cases import cases  # noqa: E402
+from composites_cases import PARTS, cases  # noqa: E402
 
 _REF = os.path.join(os.path.dirname(__file__), "data", "composites_reference.npz")
 rng = np.random.RandomState(1)
@@ -22,35 +22,26 @@ M = rng.randn(3, 5).astype(np.float32)
 V = np.array([1., 4., 9., 16., 20.], np.float32)
 
 
-def _flat(out: dict, prefix: str) -> dict:
-    flat = {}
-    for k, v in out.items():
-        for i, leaf in enumerate(jxkernel.tree_util.tree_leaves(v)):
-            flat[f"{prefix}{k}#{i}"] = leaf
-    return flat
-
-
-# ------------------------------------------------------------------ against JAX
-@pytest.mark.parametrize("x64", [False, True], ids=["x32", "x64"])
-def test_values_dtypes_weak_types_match_jax(x64):
+@pytest.mark.parametrize("part", PARTS)
+def test_values_dtypes_weak_types_match_jax(part):
     """Every case of composites_cases.py as JAX 0.10.2 gives it: dtype, shape and weak type
     exactly, values to a few ulps (float32) or 1e-12 (float64)."""
     ref = np.load(_REF)
-    prefix = "x64/" if x64 else ""
-    with jxkernel.config.override("jax_enable_x64", x64), warnings.catch_warnings():
+    with jxkernel.config.override("jax_enable_x64", part == "x64"), \
+            warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        got = _flat(cases(jxkernel, jnp, x64), prefix)
-    keys = [k for k in ref.files if not k.endswith("#weak") and k.startswith(prefix)
-            and (x64 or not k.startswith("x64/"))]
+        got = {f"{part}/{k}#{i}": leaf for k, v in cases(jxkernel, jnp, part == "x64",
+                                                          part).items()
+               for i, leaf in enumerate(jxkernel.tree_util.tree_leaves(v))}
+    keys = [k for k in ref.files if k.startswith(f"{part}/") and not k.endswith("#weak")]
     assert set(got) == set(keys)
     bad = []
     for key in sorted(keys):
-        want, leaf = ref[key], got[key]
-        have = np.asarray(leaf)
-        weak = bool(leaf.aval.weak_type)
-        if (have.dtype, have.shape, weak) != (want.dtype, want.shape, bool(ref[key + "#weak"])):
+        want, want_weak, leaf = ref[key], bool(ref[key + "#weak"]), got[key]
+        have, weak = np.asarray(leaf), bool(leaf.aval.weak_type)
+        if (have.dtype, have.shape, weak) != (want.dtype, want.shape, want_weak):
             bad.append(f"{key}: got {have.dtype}{have.shape} weak={weak}, JAX "
-                       f"{want.dtype}{want.shape} weak={bool(ref[key + '#weak'])}")
+                       f"{want.dtype}{want.shape} weak={want_weak}")
             continue
         tol = 1e-12 if want.dtype in (np.float64, np.complex128) else 2e-6
         scale = max(np.nanmax(np.abs(want)), 1.0) if want.size and want.dtype != bool else 1.0
@@ -258,16 +249,22 @@ def test_jit_equals_eager():
         M, V, i)
 
 
-def test_grads_numerically():
-    kw = dict(order=2, modes=("fwd", "rev"), atol=2e-2, rtol=2e-2)
-    xs = np.array([0., 1., 3., 4., 7.], np.float32)
-    q = np.array([-1., 2., 5.5, 12., 19., 30.], np.float32)
-    check_grads(lambda a: jnp.diff(a, 2, append=a[:, :1] ** 2), (M,), **kw)
-    check_grads(lambda x, fp: jnp.interp(x, V, fp), (q, xs), **kw)
-    check_grads(lambda y, x: jnp.trapezoid(y, x), (M, xs * 0.5), **kw)
-    check_grads(lambda p, x: jnp.polyval(p, x), (V[:3] * 0.1, M), **kw)
-    check_grads(jnp.cov, (M,), **kw)
-    check_grads(lambda a, h: jnp.gradient(a, h, axis=1), (M, xs), **kw)
+_XS = np.array([0., 1., 3., 4., 7.], np.float32)
+_GRAD_CASES = {
+    "diff": (lambda a: jnp.diff(a, 2, append=a[:, :1] ** 2), (M,), 2),
+    "interp": (lambda x, fp: jnp.interp(x, V, fp),
+               (np.array([-1., 2., 5.5, 12., 19., 30.], np.float32), _XS), 2),
+    "trapezoid": (lambda y, x: jnp.trapezoid(y, x), (M, _XS * 0.5), 2),
+    "polyval": (lambda p, x: jnp.polyval(p, x), (V[:3] * 0.1, M), 2),
+    "cov": (jnp.cov, (M,), 2),
+    "gradient": (lambda a, h: jnp.gradient(a, h, axis=1), (M, _XS), 1),
+}
+
+
+@pytest.mark.parametrize("name", list(_GRAD_CASES))
+def test_grads_numerically(name):
+    f, args, order = _GRAD_CASES[name]
+    check_grads(f, args, order=order, modes=("fwd", "rev"), atol=2e-2, rtol=2e-2)
 
 
 def test_vmap():
@@ -337,3 +334,17 @@ def test_argument_errors():
         jnp.cov(np.ones((2, 2, 2)))
     with pytest.raises(ValueError, match="string directive"):
         jnp.r_[V, "0"]
+
+
+@pytest.mark.parametrize("module", ["calculus", "statistics", "functional", "editing",
+                                    "polynomial", "windows"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+    name = f"jxkernel.numpy.{module}"
+    mod = importlib.import_module(name)
+    globs = {**vars(mod), "jnp": jnp, "np": np, "jax": jxkernel}
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    for test in doctest.DocTestFinder().find(mod, name, globs=globs):
+        runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0

@@ -260,7 +260,7 @@ def unwrap(p, discont=None, axis: int = -1, period=2 * np.pi):
     their complement modulo `period`.
 
     >>> jnp.unwrap(jnp.array([0., 3., 6.5]))
-    Array([ 0.       ,  3.       ,  0.2168145], dtype=float32)
+    Array([0.      , 3.      , 0.216815], dtype=float32)
     """
     p = ensure_arraylike("unwrap", p)
     p, period = util.promote_dtypes(p, period)

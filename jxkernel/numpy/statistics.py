@@ -152,8 +152,8 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=None):
     a pair.
 
     >>> jnp.histogram2d(jnp.array([0., 1.]), jnp.array([0., 1.]), bins=2)[0]
-    Array([[1., 0.],
-           [0., 1.]], dtype=float32)
+    Array([[1, 0],
+           [0, 1]], dtype=int32)
     """
     x, y = ensure_arraylike("histogram2d", x, y)
     try:
@@ -170,8 +170,8 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):
     """(counts, [edges per dimension]) of N points in D dimensions (`sample` is (N, D)).
 
     >>> jnp.histogramdd(jnp.array([[0., 0.], [1., 1.]]), bins=2)[0]
-    Array([[1., 0.],
-           [0., 1.]], dtype=float32)
+    Array([[1, 0],
+           [0, 1]], dtype=int32)
     """
     if weights is None:
         sample, = util.promote_dtypes_inexact(ensure_arraylike("histogramdd", sample))

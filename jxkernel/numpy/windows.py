@@ -1,8 +1,8 @@
 """Window functions for spectral analysis: bartlett, blackman, hamming, hanning, kaiser.
 Each returns M points in the default float dtype (M <= 1 gives ones), as JAX's.
 
-    >>> jnp.hanning(4)
-    Array([0.  , 0.75, 0.75, 0.  ], dtype=float32)
+    >>> jnp.hanning(5)
+    Array([0. , 0.5, 1. , 0.5, 0. ], dtype=float32)
 """
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def blackman(M: int):
 def hamming(M: int):
     """The Hamming window.
 
-    >>> jnp.hamming(3)
+    >>> jnp.hamming(3).round(2)
     Array([0.08, 1.  , 0.08], dtype=float32)
     """
     M, n, ones = _points(M, "hamming")
