@@ -99,7 +99,9 @@ def ediff1d(ary, to_end=None, to_begin=None):
 def _gradient_along(a, h, axis: int):
     """Second-order central differences inside, first-order one-sided at the two ends; `h`
     is a scalar spacing or the coordinates along `axis`."""
-    cut = lambda x, start, stop: _along(x, axis, start, stop)
+    def cut(x, start, stop):
+        return _along(x, axis, start, stop)
+
     first = cut(a, 1, 2) - cut(a, 0, 1)
     last = cut(a, -1, None) - cut(a, -2, -1)
     hshape = aval_of(h).shape

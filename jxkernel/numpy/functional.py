@@ -225,7 +225,9 @@ def apply_along_axis(func1d, axis: int, arr, *args, **kwargs):
     check_arraylike("apply_along_axis", arr)
     ndim = np.ndim(arr)
     axis = canonicalize_axis(axis, ndim)
-    func = lambda a: func1d(a, *args, **kwargs)
+    def func(a):
+        return func1d(a, *args, **kwargs)
+
     for i in range(1, ndim - axis):
         func = vmap(func, in_axes=i, out_axes=-1)
     for _ in range(axis):
