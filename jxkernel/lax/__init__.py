@@ -43,3 +43,7 @@ from .convolution import (ConvDimensionNumbers, PaddingType,  # noqa: F401
 from .windowed import (reduce_window_max_p, reduce_window_min_p, reduce_window_p,  # noqa: F401
                        reduce_window_sum_p, select_and_gather_add_p, select_and_scatter_add_p,
                        reduce_window, reduce_window_shape_tuple)
+from .special import (bessel_i0e, bessel_i0e_p, bessel_i1e, bessel_i1e_p,  # noqa: F401,E402
+                      betainc, igamma, igamma_grad_a, igamma_grad_a_p, igamma_p, igammac,
+                      igammac_p, polygamma, polygamma_p, random_gamma_grad,
+                      regularized_incomplete_beta_p, zeta, zeta_p)

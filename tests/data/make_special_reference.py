@@ -1,0 +1,28 @@
+"""Generate special_reference.npz from real JAX 0.10.2 (run by hand, not by the test suite):
+
+    cd /tmp && /work/jaxref/bin/python /work/main/tests/data/make_special_reference.py
+
+The cases (lax's special-function primitives and jax.scipy.special's functions, values and
+derivatives) are in special_cases.py; each output leaf is stored under "<case>#<leaf index>".
+"""
+import os
+import sys
+
+import jax
+import jax.numpy as jnp
+import jax.scipy.special as sp
+import numpy as np
+from jax import lax
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from special_cases import lax_cases, scipy_cases  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)
+cases = {**lax_cases(jax, lax), **scipy_cases(jax, jnp, sp)}
+flat = {f"{k}#{i}": np.asarray(leaf).astype(np.float32) if np.asarray(leaf).dtype.itemsize == 2
+        and np.asarray(leaf).dtype.kind == "V" or str(np.asarray(leaf).dtype) == "bfloat16"
+        else np.asarray(leaf)
+        for k, v in cases.items() for i, leaf in enumerate(jax.tree_util.tree_leaves(v))}
+np.savez_compressed(os.path.join(HERE, "special_reference.npz"), **flat)
+print(f"{len(flat)} arrays written")

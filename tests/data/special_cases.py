@@ -1,0 +1,118 @@
+"""Special-function cases evaluated by both real JAX (make_special_reference.py writes the
+results to special_reference.npz) and jxkernel (tests/test_lax_special.py and
+tests/test_scipy_special_extra.py compare): lax's special-function primitives and
+jax.scipy.special's functions over their domains, edge cases included (0, poles, large
+arguments, inf, NaN), in float32 and float64 (run in x64 mode), plus some derivatives.
+`lax` is jax.lax, `sp` jax.scipy.special."""
+import numpy as np
+
+NAN, INF = np.nan, np.inf
+
+
+def _a(values, dt):
+    return np.array(values, dtype=dt)
+
+
+def lax_cases(jax, lax, dtypes=(np.float32, np.float64)):
+    out = {}
+    for dt in dtypes:
+        n = np.dtype(dt).name
+        a = _a([0.5, 1.0, 2.0, 5.0, 0.1, 30.0, 3.0, 100.0, 0.0, 1.0, -1.0, NAN, 2.0, 1e-3], dt)
+        x = _a([0.3, 1.0, 1.5, 7.0, 2.0, 25.0, 0.0, 120.0, 1.0, INF, 1.0, 1.0, NAN, 1e-4], dt)
+        out[f"lax_igamma_{n}"] = lax.igamma(a, x)
+        out[f"lax_igammac_{n}"] = lax.igammac(a, x)
+        pos_a, pos_x = a[:8], x[:8]
+        out[f"lax_igamma_grad_a_{n}"] = lax.igamma_grad_a(pos_a, pos_x)
+        out[f"lax_random_gamma_grad_{n}"] = lax.random_gamma_grad(pos_a, pos_x + 0.25)
+        ba = _a([0.5, 1.0, 2.0, 5.0, 0.1, 30.0, 2.0, 1.0, 0.0, 1.0, -1.0, NAN, 1e-3], dt)
+        bb = _a([0.5, 3.0, 2.0, 1.5, 4.0, 40.0, 2.0, INF, 1.0, 1.0, 1.0, 1.0, 2.0], dt)
+        bx = _a([0.3, 0.5, 0.9, 0.99, 0.01, 0.45, 0.0, 0.5, 0.5, 1.0, 0.5, 0.5, 0.7], dt)
+        out[f"lax_betainc_{n}"] = lax.betainc(ba, bb, bx)
+        m = _a([0, 1, 2, 3, 1, 4, 1, 2], dt)
+        px = _a([1.0, 1.0, 0.5, 2.5, 10.0, 0.25, -1.5, 30.0], dt)
+        out[f"lax_polygamma_{n}"] = lax.polygamma(m, px)
+        zx = _a([2.0, 3.0, 1.5, 4.0, 2.0, 10.0, 1.0, 0.5], dt)
+        zq = _a([1.0, 2.0, 0.5, 0.1, 30.0, 1.0, 1.0, 1.0], dt)
+        out[f"lax_zeta_{n}"] = lax.zeta(zx, zq)
+        bx = _a([0.0, 1e-6, 0.5, -1.0, 3.0, -7.9, 8.0, 8.1, 20.0, -100.0, 1e4, INF, NAN], dt)
+        out[f"lax_bessel_i0e_{n}"] = lax.bessel_i0e(bx)
+        out[f"lax_bessel_i1e_{n}"] = lax.bessel_i1e(bx)
+        # derivatives
+        ga, gx = _a([0.5, 2.0, 5.0, 3.0], dt), _a([0.3, 1.5, 7.0, 2.5], dt)
+        out[f"lax_d_igamma_{n}"] = jax.vmap(jax.grad(lax.igamma, (0, 1)))(ga, gx)
+        out[f"lax_d_igammac_{n}"] = jax.vmap(jax.grad(lax.igammac, (0, 1)))(ga, gx)
+        out[f"lax_d_betainc_x_{n}"] = jax.vmap(jax.grad(lax.betainc, 2))(ga, gx, ga / 6)
+        out[f"lax_d_polygamma_{n}"] = jax.vmap(jax.grad(lax.polygamma, 1))(_a([0, 1, 2, 1], dt), gx)
+        out[f"lax_d_bessel_i0e_{n}"] = jax.vmap(jax.grad(lax.bessel_i0e))(bx[:11])
+        out[f"lax_d_bessel_i1e_{n}"] = jax.vmap(jax.grad(lax.bessel_i1e))(bx[:11])
+        out[f"lax_dd_bessel_i0e_{n}"] = jax.vmap(jax.grad(jax.grad(lax.bessel_i0e)))(bx[:11])
+        if dt == np.float32:
+            for low in (np.float16, "bfloat16"):
+                lo = np.dtype(low).name if low is np.float16 else low
+                out[f"lax_igamma_{lo}"] = lax.igamma(a.astype(low), x.astype(low))
+                out[f"lax_bessel_i0e_{lo}"] = lax.bessel_i0e(bx.astype(low))
+    return out
+
+
+def scipy_cases(jax, jnp, sp, dtypes=(np.float32, np.float64)):
+    out = {}
+    for dt in dtypes:
+        n = np.dtype(dt).name
+        g = _a([0.5, 1.0, 4.0, 5.5, -0.5, -1.5, -2.0, 0.0, -0.0, 30.0, 171.5, -INF, INF, NAN], dt)
+        out[f"gamma_{n}"] = sp.gamma(g)
+        out[f"gammasgn_{n}"] = sp.gammasgn(g)
+        out[f"loggamma_{n}"] = sp.loggamma(g)
+        a = _a([0.5, 1.0, 2.0, 5.0, 0.1, 30.0, 3.0, 0.0, -1.0], dt)
+        x = _a([0.3, 1.0, 1.5, 7.0, 2.0, 25.0, 0.0, 1.0, 1.0], dt)
+        out[f"gammainc_{n}"] = sp.gammainc(a, x)
+        out[f"gammaincc_{n}"] = sp.gammaincc(a, x)
+        ba = _a([0.5, 2.0, 10.0, 1e3, 1e6, 3.0, -0.5, 0.1], dt)
+        bb = _a([0.5, 3.0, 20.0, 2.0, 1e6, 9.0, 2.0, 50.0], dt)
+        out[f"betaln_{n}"] = sp.betaln(ba, bb)
+        out[f"beta_{n}"] = sp.beta(ba, bb)
+        out[f"betainc_{n}"] = sp.betainc(ba[:6] % 40, bb[:6] % 40, _a([.3, .5, .2, .9, .5, .1], dt))
+        f = _a([0, 1, 4, 10, 20, -1, 2.5], dt)
+        out[f"factorial_{n}"] = sp.factorial(f)
+        cn = _a([5, 10, 4, 3, 0, 7, -1, 6.5], dt)
+        ck = _a([2, 3, 5, 0, 0, -1, 1, 2], dt)
+        out[f"comb_{n}"] = sp.comb(cn, ck)
+        out[f"comb_rep_{n}"] = sp.comb(cn, ck, repetition=True)
+        out[f"poch_{n}"] = sp.poch(_a([3, 0.5, 1, 4, -2.5, 10], dt), _a([2, 3, 0, 1.5, 2, -3], dt))
+        out[f"multigammaln_{n}"] = sp.multigammaln(_a([3.0, 5.5, 10.0], dt), 3)
+        out[f"polygamma_{n}"] = sp.polygamma(np.array([0, 1, 2, 3], np.int32),
+                                             _a([1.0, 0.5, 3.0, 2.0], dt))
+        out[f"zeta_{n}"] = sp.zeta(_a([2.0, 3.0, 1.5, 4.0], dt), _a([1.0, 2.0, 0.5, 3.0], dt))
+        i = _a([0.0, 0.5, -1.0, 3.0, -8.0, 9.0, 30.0, -50.0], dt)
+        out[f"i0e_{n}"], out[f"i0_{n}"] = sp.i0e(i), sp.i0(i)
+        out[f"i1e_{n}"], out[f"i1_{n}"] = sp.i1e(i), sp.i1(i)
+        p = _a([0.0, 1e-30, 1e-10, 0.01, 0.1, 0.135, 0.5, 0.9, 0.99, 1 - 1e-7, 1.0, 1.5, -0.1,
+                NAN], dt)
+        out[f"ndtri_{n}"] = sp.ndtri(p)
+        lx = _a([-40.0, -20.0, -10.5, -5.0, -1.0, 0.0, 1.0, 4.9, 6.0, 9.0, 40.0, INF, -INF], dt)
+        out[f"log_ndtr_{n}"] = sp.log_ndtr(lx)
+        out[f"log_ndtr_1_{n}"] = sp.log_ndtr(lx, series_order=1)
+        ex = _a([-3.0, -0.5, 0.0, 0.5, 2.0, 9.0, 10.0, 27.0, 50.0, 1e4, INF, NAN], dt)
+        out[f"erfcx_{n}"] = sp.erfcx(ex)
+        ei = _a([-60.0, -3.0, -0.5, 0.0, 0.1, 1.0, 2.0, 3.0, 5.0, 12.0, 20.0, 40.0, 70.0], dt)
+        out[f"expi_{n}"] = sp.expi(ei)
+        e1 = _a([0.0, 1e-3, 0.5, 1.0, 1.5, 4.0, 20.0, -1.0], dt)
+        out[f"exp1_{n}"] = sp.exp1(e1)
+        en = np.array([0, 1, 2, 3, 5, 2, 10, 6000], np.int32)
+        out[f"expn_{n}"] = sp.expn(en, _a([1.0, 0.5, 0.0, 2.5, 0.7, 3.0, 1.2, 2.0], dt))
+        out[f"bessel_jn_{n}"] = sp.bessel_jn(_a([0.5, 1.0, 3.0, 10.0], dt), v=3)
+        # derivatives
+        out[f"d_gamma_{n}"] = jax.vmap(jax.grad(sp.gamma))(_a([0.5, 2.5, -1.5], dt))
+        out[f"d_zeta_{n}"] = jax.vmap(jax.grad(sp.zeta, (0, 1)))(_a([2.0, 3.0], dt),
+                                                                 _a([1.0, 2.5], dt))
+        out[f"jvp_zeta_{n}"] = jax.jvp(sp.zeta, (_a([2.0, 3.5], dt), _a([1.0, 0.5], dt)),
+                                       (_a([1.0, 1.0], dt), _a([0.5, -1.0], dt)))
+        out[f"d_poch_{n}"] = jax.vmap(jax.grad(sp.poch, (0, 1)))(_a([3.0, 0.5], dt),
+                                                                 _a([2.0, 1.5], dt))
+        out[f"d_log_ndtr_{n}"] = jax.vmap(jax.grad(sp.log_ndtr))(lx[:11])
+        out[f"d_ndtri_{n}"] = jax.vmap(jax.grad(sp.ndtri))(p[2:10])
+        out[f"d_erfcx_{n}"] = jax.vmap(jax.grad(sp.erfcx))(ex[:10])
+        out[f"d_expi_{n}"] = jax.vmap(jax.grad(sp.expi))(ei[4:9])
+        out[f"d_expn_{n}"] = jax.vmap(jax.grad(sp.expn, 1), (None, 0))(3, e1[1:7])
+        out[f"d_betaln_{n}"] = jax.vmap(jax.grad(sp.betaln, (0, 1)))(ba[:6], bb[:6])
+        out[f"d_i1_{n}"] = jax.vmap(jax.grad(sp.i1))(i)
+    return out
