@@ -350,8 +350,7 @@ class Executable:
         self.arg_names = list(arg_names) if arg_names is not None else None
         self.donated = _donated_indices(donated)
         self._sharding = sharding_for(self.devices)
-        self.handlers = [xc.array_result_handler(a, self._sharding, True, _skip_checks=True)
-                         for a in self.out_avals]
+        self.handlers = [_result_handler(a, self._sharding) for a in self.out_avals]
         n = len(self.devices)
         self._wrap = _wrap if n == 1 else functools.partial(_wrap_multi, n=n,
                                                             stacked=stack_outputs)
@@ -536,6 +535,13 @@ def _donated_indices(donated) -> tuple:
 
 
 _new_array = Array.__new__
+
+
+def _result_handler(aval, sharding):
+    try:
+        return xc.array_result_handler(aval, sharding, True, _skip_checks=True)
+    except TypeError:               # jaxlib >= 0.11 dropped _skip_checks (it never checks)
+        return xc.array_result_handler(aval, sharding, True)
 
 
 def _wrap(buf, aval) -> Array:
