@@ -1,5 +1,5 @@
 """Nonsymmetric eigendecomposition: lax.linalg.eig, jnp.linalg.eig/eigvals and jnp.roots against
-JAX 0.10.2's values (tests/data/eig_reference.npz, from make_eig_reference.py: the same geev
+JAX 0.10.2's values (tests/data/eig_reference.npz, from reference/make_eig_reference.py: the same geev
 kernel, so bit for bit), the defining property A v = w v, jit, vmap, derivatives against finite
 differences, the jaxpr text and the errors."""
 import os

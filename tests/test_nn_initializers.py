@@ -1,5 +1,5 @@
 """jxkernel.nn.initializers against JAX 0.10.2: the same key gives the same bits (reference
-arrays in tests/data/nn_reference.npz, made by tests/data/make_nn_reference.py), plus the
+arrays in tests/data/nn_reference.npz, made by reference/make_nn_reference.py), plus the
 properties the numbers should have and the errors JAX raises."""
 import os
 import sys

@@ -1,5 +1,5 @@
 """jnp.result_type / jnp.promote_types against JAX's table (tests/data/promotion_table.json,
-recorded from JAX 0.10.2 by tests/data/gen_promotion_table.py) over all pairs of dtypes,
+recorded from JAX 0.10.2 by reference/gen_promotion_table.py) over all pairs of dtypes,
 Python scalar types and weakly typed arrays, in both x64 modes; and the dtype API."""
 import contextlib
 import json

@@ -1,6 +1,6 @@
 """jxkernel.random against numbers recorded from JAX 0.10.2, bit for bit.
 
-tests/data/make_random_reference.py evaluated each expression with real JAX and stored the
+reference/make_random_reference.py evaluated each expression with real JAX and stored the
 bit pattern of the result (floats viewed as unsigned ints): keys, split/fold_in/bits, every
 sampler across seeds, shapes and dtypes (f32, f16, bf16, complex; f64/int64/uint64 with
 x64), eagerly, under jit and under vmap. Here the same text runs with jxkernel.

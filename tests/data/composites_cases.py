@@ -1,5 +1,5 @@
 """Cases for the composite jnp functions (calculus, statistics, functional, editing,
-polynomial, windows, index tricks), evaluated by both real JAX (make_composites_reference.py
+polynomial, windows, index tricks), evaluated by both real JAX (reference/make_composites_reference.py
 writes composites_reference.npz) and jxkernel (tests/test_numpy_composites.py compares
 values, dtypes and weak types). `x64` says which mode the caller runs them in; `part`
 picks one group of cases (None: all of them), so the test can spread them over workers."""

@@ -1,5 +1,5 @@
 """Nonsymmetric eigendecomposition cases evaluated by both real JAX 0.10.2
-(make_eig_reference.py writes eig_reference.npz) and jxkernel (tests/test_linalg_eig.py
+(reference/make_eig_reference.py writes eig_reference.npz) and jxkernel (tests/test_linalg_eig.py
 compares): lax.linalg.eig, jnp.linalg.eig/eigvals, their derivatives, and jnp.roots.
 `jax` is the jax module (jxkernel or the real one), run in x64 mode."""
 import numpy as np

@@ -1,6 +1,6 @@
 """The cases of tests/data/jnp_reference.json: each is a function (an expression in terms of
 `jnp`, `nn`, `special`, `lax`), argument expressions over the inputs of PRELUDE, and static
-keyword arguments. gen_jnp_reference.py evaluates them with JAX; test_numpy_ufuncs.py,
+keyword arguments. reference/gen_jnp_reference.py evaluates them with JAX; test_numpy_ufuncs.py,
 test_numpy_creation.py, test_array_methods.py and test_nn.py with jxkernel.
 
 Plain data + NumPy only: importable by both sides.

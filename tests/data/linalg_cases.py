@@ -1,4 +1,4 @@
-"""jnp.linalg cases evaluated by both real JAX (make_linalg_reference.py writes the results to
+"""jnp.linalg cases evaluated by both real JAX (reference/make_linalg_reference.py writes the results to
 linalg_reference.npz) and jxkernel (tests/test_numpy_linalg.py compares): values and
 derivatives, float32 and float64 (run in x64 mode). `la` is the jnp.linalg module."""
 import numpy as np

@@ -1,5 +1,5 @@
 """Cases of jax.nn.initializers, dot_product_attention and logmeanexp, shared by
-make_nn_reference.py (run with real JAX) and tests/test_nn_initializers.py /
+reference/make_nn_reference.py (run with real JAX) and tests/test_nn_initializers.py /
 tests/test_nn_attention.py (run with jxkernel).
 
 Each case is a Python expression over the names `jax`, `jnp`, `nn`, `I` (= nn.initializers),

@@ -1,6 +1,6 @@
 """The cases of tests/data/structure_reference.json: jaxprs JAX 0.10.2 prints and values it
 computes for the jnp/lax structure functions (einsum, split, set operations, searchsorted).
-gen_structure_reference.py evaluates them with JAX; the tests with jxkernel.
+reference/gen_structure_reference.py evaluates them with JAX; the tests with jxkernel.
 
 Each case is (function expression, argument expression), both in terms of `jax`, `jnp`,
 `lax`, `np` and the arrays of PRELUDE. Plain data + NumPy only: importable by both sides.

@@ -1,6 +1,6 @@
 """Generate composites_reference.npz from real JAX 0.10.2 (run by hand, not by the test suite):
 
-    cd /tmp && /work/jaxref/bin/python /work/main/tests/data/make_composites_reference.py
+    cd /tmp && /work/jaxref/bin/python /work/main/reference/make_composites_reference.py
 
 The cases are in composites_cases.py, in groups (PARTS); the "x64" group runs with
 jax_enable_x64. Each output leaf is stored under "<group>/<case>#<leaf index>", and its weak
@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, HERE)
 from composites_cases import PARTS, cases  # noqa: E402
 

@@ -1,6 +1,6 @@
 """Generate windowed_reference.npz from real JAX 0.10.2 (run by hand, not by the test suite):
 
-    cd /tmp && /work/jaxref/bin/python /work/main/tests/data/make_windowed_reference.py
+    cd /tmp && /work/jaxref/bin/python /work/main/reference/make_windowed_reference.py
 
 The cases (pooling values and derivatives, with ties) are in windowed_cases.py; each output
 leaf is stored under "<case>#<leaf index>".
@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, HERE)
 from windowed_cases import cases  # noqa: E402
 

@@ -1,6 +1,6 @@
 """Record JAX's results for the cases of jnp_cases.py (run by hand, not by the suite):
 
-    /work/jaxref/bin/python tests/data/gen_jnp_reference.py
+    /work/jaxref/bin/python reference/gen_jnp_reference.py
 
 For each case: the eager result and the result under jax.jit (array arguments traced,
 non-string arguments static), as dtype, weak type, shape and values, or the error type;
@@ -18,7 +18,7 @@ import jax.scipy.special as special
 import numpy as np
 from jax import lax
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data"))
 from jnp_cases import PRELUDE, all_cases, case_id  # noqa: E402
 
 warnings.simplefilter("ignore")
@@ -72,7 +72,7 @@ def main():
     for entry, case in zip(out, all_cases()):
         entry["x64"] = run(eval(case[1], env), case[2], case[3], env, True)
     jax.config.update("jax_enable_x64", False)
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jnp_reference.json")
+    path = os.path.join(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data"), "jnp_reference.json")
     with open(path, "w") as f:
         json.dump({"jax_version": jax.__version__, "cases": out}, f, separators=(",", ":"))
     print(f"wrote {len(out)} cases to {path}")

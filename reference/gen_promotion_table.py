@@ -1,6 +1,6 @@
 """Generate promotion_table.json from real JAX (run by hand, not by the test suite):
 
-    /work/jaxref/bin/python tests/data/gen_promotion_table.py
+    /work/jaxref/bin/python reference/gen_promotion_table.py
 
 Records jnp.result_type (with its weak-type flag) and jnp.promote_types over all pairs of
 dtypes, Python scalar types and weakly typed arrays, in both x64 modes.
@@ -51,7 +51,7 @@ out = {}
 for mode in ("x32", "x64"):
     jax.config.update("jax_enable_x64", mode == "x64")
     out[mode] = table()
-path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "promotion_table.json")
+path = os.path.join(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data"), "promotion_table.json")
 with open(path, "w") as f:
     json.dump({"jax_version": jax.__version__, **out}, f, separators=(",", ":"))
 print("wrote", path)

@@ -1,7 +1,7 @@
 """Record JAX's jaxprs and values for the cases of structure_cases.py (run by hand, not by
 the suite):
 
-    /work/jaxref/bin/python tests/data/gen_structure_reference.py
+    /work/jaxref/bin/python reference/gen_structure_reference.py
 
 Jaxprs are printed by make_jaxpr, with JAX's `np.int64(3)` params written `3` (ours are
 Python ints). Values are eager results: dtype, weak type, shape and values, or the error.
@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data"))
 from structure_cases import JAXPRS, REFERENCE, VALUES, namespace  # noqa: E402
 
 

@@ -1,6 +1,6 @@
 """Generate eig_reference.npz from real JAX 0.10.2 (run by hand, not by the test suite):
 
-    cd /tmp && /work/jaxref/bin/python /work/main/tests/data/make_eig_reference.py
+    cd /tmp && /work/jaxref/bin/python /work/main/reference/make_eig_reference.py
 
 The cases are in eig_cases.py; each output leaf is stored under "<case>#<leaf index>".
 """
@@ -10,7 +10,7 @@ import sys
 import jax
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, HERE)
 from eig_cases import cases
 

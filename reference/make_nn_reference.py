@@ -1,6 +1,6 @@
 """Generate nn_reference.npz from real JAX 0.10.2 (run by hand, not by the test suite):
 
-    cd /tmp && /work/jaxref/bin/python /work/main/tests/data/make_nn_reference.py
+    cd /tmp && /work/jaxref/bin/python /work/main/reference/make_nn_reference.py
 
 Evaluates every case of nn_cases.py and stores each result array under "<group><i>_<j>"
 (j-th leaf of case i; group "init" or "attn") with its dtype name under the same key plus
@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data"))
 import nn_cases  # noqa: E402
 
 
@@ -37,7 +37,7 @@ def main():
     jax.config.update("jax_enable_x64", False)
     for i, expr in enumerate(nn_cases.ATTN_CASES):
         store(out, f"attn{i}", eval(expr, namespace()))
-    path = os.path.join(os.path.dirname(__file__), "nn_reference.npz")
+    path = os.path.join(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data"), "nn_reference.npz")
     np.savez_compressed(path, **out)
     print(f"wrote {len(out) // 2} arrays to {path}")
 

@@ -1,7 +1,7 @@
 """Generate conv_reference.npz and conv_jaxprs.json from real JAX 0.10.2 (run by hand, not by
 the test suite):
 
-    cd /tmp && /work/jaxref/bin/python /work/main/tests/data/make_conv_reference.py
+    cd /tmp && /work/jaxref/bin/python /work/main/reference/make_conv_reference.py
 
 The cases are in conv_cases.py; each result is stored under "<case>#<out|grad0|grad1>"
 (bfloat16 results widened to float32).
@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, HERE)
 from conv_cases import CASES, JAXPRS, integers, run  # noqa: E402
 

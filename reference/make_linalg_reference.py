@@ -1,6 +1,6 @@
 """Generate linalg_reference.npz from real JAX 0.10.2 (run by hand, not by the test suite):
 
-    cd /tmp && /work/jaxref/bin/python /work/main/tests/data/make_linalg_reference.py
+    cd /tmp && /work/jaxref/bin/python /work/main/reference/make_linalg_reference.py
 
 The cases (values and gradients of jnp.linalg functions) are in linalg_cases.py; each output
 leaf is stored under "<case>#<leaf index>".
@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, HERE)
 from linalg_cases import cases  # noqa: E402
 

@@ -1,6 +1,6 @@
 """Generate random_reference.json from real JAX 0.10.2 (run by hand, not by the test suite):
 
-    cd /tmp && /work/jaxref/bin/python /work/main/tests/data/make_random_reference.py
+    cd /tmp && /work/jaxref/bin/python /work/main/reference/make_random_reference.py
 
 Each case is a Python expression over the names `r` (the random module), `jax`, `np`,
 `bf16`, `k` (= r.PRNGKey(seed)), `kt` (= r.key(seed)) and the constants ALPHAS and COV.
@@ -244,7 +244,7 @@ def main():
             for seed in seeds:
                 records.append(run(expr, seed))
     jax.config.update("jax_enable_x64", False)
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "random_reference.json")
+    path = os.path.join(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data"), "random_reference.json")
     with open(path, "w") as f:
         json.dump({"jax_version": jax.__version__, "cases": records}, f, separators=(",", ":"))
     print(f"wrote {len(records)} cases to {path}")
