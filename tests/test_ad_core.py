@@ -37,6 +37,14 @@ def test_binary_grads_order_2_with_broadcasting(fun):
     check_grads(fun, (x, arr([[0.35, 0.8, 0.5]])), order=1)   # a size-1 dim broadcasts
 
 
+def test_reverse_mode_of_a_forward_only_operation_says_linearization_failed():
+    # the generic reduce_window has a jvp but no transpose-friendly linearization
+    f = lambda x: lax.reduce_window(x, 1.0, lax.mul, (2,), (1,), "VALID").sum()
+    np.testing.assert_allclose(jax.jvp(f, (arr([1., 2., 3.]),), (arr([1., 0., 0.]),))[1], 2.0)
+    with pytest.raises(ValueError, match="Linearization failed to produce known values"):
+        jax.grad(f)(arr([1., 2., 3.]))
+
+
 def test_atan2_of_complex_operands_is_holomorphic():
     x = np.complex128([1 + 2j, -0.5 + 0.1j])
     check_grads(lax.atan2, (x, np.complex128([0.3 - 1j, 2])), order=2)

@@ -174,6 +174,15 @@ def test_64_bit_dtypes_without_x64_warn_and_shrink():
             assert r.uniform(K, (2,), np.float64).dtype == np.float32
 
 
+def test_dtype_objects_and_python_types_with_x64():
+    # np.dtype('float64') == float is True in NumPy: a dtype object must not be read as `float`
+    with jxkernel.config.override("jax_enable_x64", True):
+        key = r.PRNGKey(0)
+        for given, want in [(np.dtype("float64"), np.float64), (np.dtype("float32"), np.float32),
+                            (np.dtype("complex128"), np.complex128), (float, np.float64)]:
+            assert r.normal(key, (2,), given).dtype == want
+
+
 def test_traced_shape_is_an_error():
     with pytest.raises(TypeError, match="Shapes must be 1D sequences of concrete values"):
         jxkernel.jit(lambda n: r.uniform(K, (n,)))(3)

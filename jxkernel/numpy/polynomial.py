@@ -6,8 +6,7 @@ vander, polyval, polyadd, polysub, polymul, polydiv, polyder, polyint, polyfit.
     >>> jnp.polyder(jnp.array([1., 0., -1.]))
     Array([2., 0.], dtype=float32)
 
-jnp.roots is not here: it needs the eigenvalues of a general (non-symmetric) companion
-matrix, and jnp.linalg has no eig/eigvals yet.
+jnp.roots lives in roots.py (eigenvalues of the companion matrix).
 """
 from __future__ import annotations
 

@@ -275,7 +275,7 @@ def user_dtype(dtype, default, fun_name=""):
     to 32 bits without x64, as JAX's check_and_canonicalize_user_dtype does."""
     if dtype is None:
         dtype = default
-    if dtype in (bool, int, float, complex):
+    if any(dtype is t for t in (bool, int, float, complex)):   # not np.dtype('float64') == float
         return {bool: lambda: dtypes.bool_, int: dtypes.default_int_dtype,
                 float: dtypes.default_float_dtype,
                 complex: dtypes.default_complex_dtype}[dtype]()

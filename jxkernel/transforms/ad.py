@@ -162,7 +162,11 @@ def linearize_flat(fun, primals):
     differentiable = [type(t) is not Zero for t in tangents_in]
     for p in primal_out:
         if isinstance(p, Tracer) and getattr(p, "_trace", None) is pe:
-            raise AssertionError("a primal output depends on a tangent")
+            # an operation without a reverse-mode rule mixed tangents into primal values
+            raise ValueError("Linearization failed to produce known values for all output "
+                             "primals. This is typically caused by attempting to differentiate "
+                             "a function uses an operation that does not support reverse-mode "
+                             "autodiff.")
     return primal_out, linear, differentiable
 
 
