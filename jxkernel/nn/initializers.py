@@ -36,8 +36,7 @@ class Initializer(Protocol):
 
 
 def _dtype(dtype):
-    # the scalar type, not an np.dtype: random.user_dtype mistakes np.dtype('float64') for
-    # Python's float (they compare equal) and fails; remove once it tests identity
+    """The requested dtype (the default float when None) as a NumPy scalar type."""
     return np.dtype(dtypes.default_float_dtype() if dtype is None else dtype).type
 
 
@@ -146,7 +145,7 @@ def _compute_fans(shape, in_axis=-2, out_axis=-1, batch_axis=()) -> tuple[float,
 
 
 def _real_dtype(dtype):
-    return np.array(0, dtype).real.dtype.type        # a scalar type: see _dtype
+    return np.array(0, dtype).real.dtype.type
 
 
 def _complex_uniform(key, shape, dtype):
