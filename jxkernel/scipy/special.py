@@ -14,13 +14,16 @@ from ..numpy import util as numpy_util
 from ..numpy.util import promote_args_inexact
 from ..transforms.custom_derivatives import custom_jvp
 
-__all__ = ["logsumexp", "erf", "erfc", "erfinv", "gammaln", "digamma", "expit", "logit",
-           "xlogy", "xlog1py", "entr", "ndtr", "log_softmax", "softmax", "rel_entr", "kl_div",
-           "i0", "i0e"]
+__all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "comb", "digamma", "entr",
+           "erf", "erfc", "erfcx", "erfinv", "exp1", "expi", "expit", "expn", "factorial",
+           "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e",
+           "kl_div", "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp",
+           "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "rel_entr", "softmax",
+           "xlog1py", "xlogy", "zeta"]
 
 
 def _jnp():
-    from .. import numpy as jnp           # imported late: jxkernel.numpy imports much
+    from .. import numpy as jnp  # imported late: jxkernel.numpy imports much
     return jnp
 
 
@@ -57,20 +60,6 @@ def erfinv(x):
     """The inverse of erf."""
     x, = promote_args_inexact("erfinv", x)
     return lax.erf_inv(x)
-
-
-def i0e(x):
-    """exp(-|x|) I0(x), the exponentially scaled modified Bessel function of order 0."""
-    from ..numpy.ufuncs import bessel_i0e
-    x, = promote_args_inexact("i0e", x)
-    return bessel_i0e(x)
-
-
-def i0(x):
-    """I0(x), the modified Bessel function of the first kind of order 0."""
-    from ..numpy.ufuncs import bessel_i0e
-    x, = promote_args_inexact("i0", x)
-    return lax.mul(lax.exp(lax.abs(x)), bessel_i0e(x))
 
 
 def expit(x):
@@ -244,3 +233,25 @@ def log_softmax(x, axis=-1):
     """jax.scipy.special.log_softmax: jax.nn.log_softmax."""
     from ..nn.functions import log_softmax as nn_log_softmax
     return nn_log_softmax(x, axis=axis)
+
+
+# the rest of the family lives in files by idea; this module is the public face
+from ._expint import exp1, expi, expn
+from ._gamma import (
+    bernoulli,
+    beta,
+    betainc,
+    betaln,
+    comb,
+    factorial,
+    gamma,
+    gammainc,
+    gammaincc,
+    gammasgn,
+    loggamma,
+    multigammaln,
+    poch,
+    polygamma,
+    zeta,
+)
+from ._normal import bessel_jn, erfcx, i0, i0e, i1, i1e, log_ndtr, ndtri

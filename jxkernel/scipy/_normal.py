@@ -1,0 +1,286 @@
+"""Error-function relatives and Bessel functions of jax.scipy.special: the inverse normal CDF
+(ndtri), log of the normal CDF (log_ndtr), the scaled complementary error function (erfcx),
+the scaled modified Bessel functions i0e/i1e and i0/i1, and bessel_jn; JAX 0.10.2's
+formulas (Cephes' rational approximations), so the same numbers.
+
+    >>> ndtri(jnp.array([0.025, 0.5]))
+    Array([-1.9599638,  0.       ], dtype=float32)
+"""
+from __future__ import annotations
+
+import functools
+import operator
+
+import numpy as np
+
+from .. import lax
+from .. import numpy as jnp
+from ..core import dtypes
+from ..numpy.util import const as _c
+from ..numpy.util import jnp_jit, promote_args_inexact, promote_dtypes_inexact
+from ..transforms.batching import vmap
+from ..transforms.custom_derivatives import custom_jvp
+
+
+# ------------------------------------------------------------------ normal distribution
+def _ndtr(x):
+    """The standard normal CDF via erf/erfc (the same formula as special.ndtr)."""
+    dtype = x.dtype.type
+    half_sqrt_2 = dtype(0.5) * np.sqrt(2., dtype=dtype)
+    w = x * half_sqrt_2
+    z = lax.abs(w)
+    y = lax.select(lax.lt(z, half_sqrt_2), dtype(1.) + lax.erf(w),
+                   lax.select(lax.gt(w, dtype(0.)), dtype(2.) - lax.erfc(z), lax.erfc(z)))
+    return dtype(0.5) * y
+
+
+# Cephes' ndtri: P0/Q0 for p > exp(-2) (in w = p - 1/2), P1/Q1 for z = sqrt(-2 log p) < 8,
+# P2/Q2 beyond (in 1/z)
+_NDTRI_P0 = [-5.99633501014107895267E1, 9.80010754185999661536E1, -5.66762857469070293439E1,
+             1.39312609387279679503E1, -1.23916583867381258016E0]
+_NDTRI_Q0 = [1.0, 1.95448858338141759834E0, 4.67627912898881538453E0, 8.63602421390890590575E1,
+             -2.25462687854119370527E2, 2.00260212380060660359E2, -8.20372256168333339912E1,
+             1.59056225126211695515E1, -1.18331621121330003142E0]
+_NDTRI_P1 = [4.05544892305962419923E0, 3.15251094599893866154E1, 5.71628192246421288162E1,
+             4.40805073893200834700E1, 1.46849561928858024014E1, 2.18663306850790267539E0,
+             -1.40256079171354495875E-1, -3.50424626827848203418E-2,
+             -8.57456785154685413611E-4]
+_NDTRI_Q1 = [1.0, 1.57799883256466749731E1, 4.53907635128879210584E1, 4.13172038254672030440E1,
+             1.50425385692907503408E1, 2.50464946208309415979E0, -1.42182922854787788574E-1,
+             -3.80806407691578277194E-2, -9.33259480895457427372E-4]
+_NDTRI_P2 = [3.23774891776946035970E0, 6.91522889068984211695E0, 3.93881025292474443415E0,
+             1.33303460815807542389E0, 2.01485389549179081538E-1, 1.23716634817820021358E-2,
+             3.01581553508235416007E-4, 2.65806974686737550832E-6, 6.23974539184983293730E-9]
+_NDTRI_Q2 = [1.0, 6.02427039364742014255E0, 3.67983563856160859403E0, 1.37702099489081330271E0,
+             2.16236993594496635890E-1, 1.34204006088543189037E-2, 3.28014464682127739104E-4,
+             2.89247864745380683936E-6, 6.79019408009981274425E-9]
+
+
+def ndtri(p):
+    """The inverse of the standard normal CDF (float32/float64); -inf at 0, inf at 1.
+
+    >>> ndtri(0.975)
+    Array(1.9599643, dtype=float32)
+    """
+    p = jnp.asarray(p)
+    dtype = p.dtype
+    if dtype not in (np.float32, np.float64):
+        raise TypeError(f"x.dtype={dtype} is not supported, see docstring for supported types.")
+    return _ndtri(p)
+
+
+def _ndtri(p):
+    dtype = p.dtype.type
+    shape = np.shape(p)
+    p0, q0, p1, q1, p2, q2 = (np.array(c, dtype=dtype) for c in (
+        _NDTRI_P0, _NDTRI_Q0, _NDTRI_P1, _NDTRI_Q1, _NDTRI_P2, _NDTRI_Q2))
+    maybe_complement_p = jnp.where(p > dtype(-np.expm1(-2.)), dtype(1.) - p, p)
+    # p == 0 would give NaNs in the unused branches; any harmless value will do there
+    sanitized_mcp = jnp.where(maybe_complement_p == dtype(0.), jnp.full(shape, dtype(0.5)),
+                              maybe_complement_p)
+    w = sanitized_mcp - dtype(0.5)
+    ww = lax.square(w)
+    x_for_big_p = w + w * ww * (jnp.polyval(p0, ww) / jnp.polyval(q0, ww))
+    x_for_big_p *= -dtype(np.sqrt(2. * np.pi))
+    z = lax.sqrt(dtype(-2.) * lax.log(sanitized_mcp))
+    first_term = z - lax.log(z) / z
+    second_term_small_p = jnp.polyval(p2, 1 / z) / jnp.polyval(q2, 1 / z) / z
+    second_term_otherwise = jnp.polyval(p1, 1 / z) / jnp.polyval(q1, 1 / z) / z
+    x_for_small_p = first_term - second_term_small_p
+    x_otherwise = first_term - second_term_otherwise
+    x = jnp.where(sanitized_mcp > dtype(np.exp(-2.)), x_for_big_p,
+                  jnp.where(z >= dtype(8.0), x_for_small_p, x_otherwise))
+    x = jnp.where(p > dtype(1. - np.exp(-2.)), x, -x)
+    infinity = jnp.full(shape, dtype(np.inf))
+    return jnp.where(p == dtype(0.0), -infinity, jnp.where(p == dtype(1.0), infinity, x))
+
+
+# below LOWER log_ndtr uses the asymptotic series; above UPPER, log(1 - q) ~ -q
+_LOGNDTR_LOWER = {np.dtype(np.float64): np.array(-20, np.float64),
+                  np.dtype(np.float32): np.array(-10, np.float32)}
+_LOGNDTR_UPPER = {np.dtype(np.float64): np.array(8, np.float64),
+                  np.dtype(np.float32): np.array(5, np.float32)}
+
+
+def log_ndtr(x, series_order: int = 3):
+    """log of the standard normal CDF, accurate far into both tails (float32/float64);
+    `series_order` terms of the asymptotic series below -10 (float32) / -20 (float64).
+
+    >>> log_ndtr(jnp.array([-20.0, 0.0]))
+    Array([-203.91716  ,   -0.6931472], dtype=float32)
+    """
+    if not isinstance(series_order, int):
+        raise TypeError("series_order must be a Python integer.")
+    if series_order < 0:
+        raise ValueError("series_order must be non-negative.")
+    if series_order > 30:
+        raise ValueError("series_order must be <= 30.")
+    x_arr = jnp.asarray(x)
+    dtype = x_arr.dtype
+    if dtype not in _LOGNDTR_LOWER:
+        raise TypeError(f"x.dtype={np.dtype(dtype)} is not supported.")
+    return _log_ndtr(x_arr, series_order)     # the order passed on, always: it is static
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(1,))
+def _log_ndtr(x_arr, series_order):
+    lower, upper = _LOGNDTR_LOWER[x_arr.dtype], _LOGNDTR_UPPER[x_arr.dtype]
+    # the max/min keep the unused branches finite (so their gradients are not NaN at 0)
+    above = lax.gt(x_arr, upper)
+    ndtr_res = _ndtr(jnp.where(above, -x_arr, lax.max(x_arr, lower)))
+    return jnp.where(above, -ndtr_res,
+                     jnp.where(lax.gt(x_arr, lower), lax.log(ndtr_res),
+                               _log_ndtr_lower(lax.min(x_arr, lower), series_order)))
+
+
+def _log_ndtr_jvp(series_order, primals, tangents):
+    (x,), (t,) = primals, tangents
+    ans = _log_ndtr(x, series_order)
+    return ans, lax.mul(t, lax.exp(lax.sub(_norm_logpdf(x), ans)))
+
+
+_log_ndtr.defjvp(_log_ndtr_jvp)
+
+
+def _log_ndtr_lower(x, series_order):
+    dtype = x.dtype.type
+    log_scale = -dtype(0.5) * lax.square(x) - lax.log(-x) - dtype(0.5 * np.log(2. * np.pi))
+    return log_scale + lax.log(_log_ndtr_asymptotic_series(x, series_order))
+
+
+def _log_ndtr_asymptotic_series(x, series_order):
+    """1 + sum_n (-1)^n (2n-1)!! / x^(2n), n = 1..series_order."""
+    dtype = x.dtype.type
+    if series_order <= 0:
+        return np.array(1, dtype)
+    x_2 = lax.square(x)
+    even_sum, odd_sum = jnp.zeros_like(x), jnp.zeros_like(x)
+    x_2n = x_2
+    for n in range(1, series_order + 1):
+        y = np.array(np.prod(np.arange(2 * n - 1, 1, -2)), dtype) / x_2n
+        if n % 2:
+            odd_sum += y
+        else:
+            even_sum += y
+        x_2n *= x_2
+    return dtype(1.) + even_sum - odd_sum
+
+
+def _norm_logpdf(x):
+    return lax.sub(lax.mul(_c(x, -0.5), lax.square(x)), _c(x, np.log(np.sqrt(2 * np.pi))))
+
+
+# ------------------------------------------------------------------ erfcx
+def erfcx(x):
+    """The scaled complementary error function exp(x^2) erfc(x) (real arguments).
+
+    >>> erfcx(jnp.array([0.0, 30.0]))
+    Array([1.        , 0.01879589], dtype=float32)
+    """
+    x, = promote_args_inexact("erfcx", x)
+    if dtypes.is_complex(x.dtype):
+        raise NotImplementedError("jxkernel's erfcx does not take complex arguments yet "
+                                  "(JAX 0.10.2 evaluates them with wofz).")
+    return _erfcx(x)
+
+
+@custom_jvp
+def _erfcx(x):
+    if x.dtype == np.float64:
+        return _erfcx_impl(x, nterms=9)     # the first omitted term is far below eps
+    if x.dtype == np.float32:
+        return _erfcx_impl(x, nterms=5)
+    return _erfcx_impl(x.astype(np.float32), nterms=5).astype(x.dtype)
+
+
+_erfcx.defjvps(lambda g, ans, x: g * (2 * x * ans - _c(x, 2. / np.sqrt(np.pi))))
+
+# c_k = (-1)^k (2k-1)!! / 2^k, highest degree first
+_ERFCX_ASYMPTOTIC = [7918.06640625, -1055.7421875, 162.421875, -29.53125, 6.5625, -1.875,
+                     .75, -.5, 1.]
+
+
+def _erfcx_impl(x, nterms):
+    """exp(x^2) erfc(x) directly until exp(x^2) would overflow, then the asymptotic series
+    (1 / (sqrt(pi) x)) P(1/x^2)."""
+    large = x > _c(x, np.sqrt(np.log(dtypes.finfo(x.dtype).max)))
+    safe_x = lax.select(large, jnp.full_like(x, 1.), x)
+    direct = lax.exp(lax.square(safe_x)) * lax.erfc(safe_x)
+    t = _c(x, 1.) / lax.square(x)
+    p = jnp.polyval(np.array(_ERFCX_ASYMPTOTIC[-nterms:], dtype=x.dtype), t)
+    asymptotic = p / (x * _c(x, np.sqrt(np.pi)))
+    return lax.select(large, asymptotic, direct)
+
+
+# ------------------------------------------------------------------ Bessel functions
+def i0e(x):
+    """exp(-|x|) I0(x), the exponentially scaled modified Bessel function of order 0.
+
+    >>> i0e(1.0)
+    Array(0.46575963, dtype=float32, weak_type=True)
+    """
+    x, = promote_args_inexact("i0e", x)
+    return lax.bessel_i0e(x)
+
+
+def i0(x):
+    """I0(x), the modified Bessel function of the first kind of order 0.
+
+    >>> i0(1.0)
+    Array(1.266066, dtype=float32, weak_type=True)
+    """
+    x, = promote_args_inexact("i0", x)
+    return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i0e(x))
+
+
+def i1e(x):
+    """exp(-|x|) I1(x), the exponentially scaled modified Bessel function of order 1."""
+    x, = promote_args_inexact("i1e", x)
+    return lax.bessel_i1e(x)
+
+
+def i1(x):
+    """I1(x), the modified Bessel function of the first kind of order 1.
+
+    >>> i1(1.0)
+    Array(0.5651591, dtype=float32, weak_type=True)
+    """
+    x, = promote_args_inexact("i1", x)
+    return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i1e(x))
+
+
+def _bessel_jn_step(carry, k):
+    """One step of Miller's backward recurrence f_k = 2 (k+1) f_(k+1) / z - f_(k+2), summing
+    the even orders for the normalization J0 + 2 (J2 + J4 + ...) = 1."""
+    f0, f1, bs, z = carry
+    f = 2.0 * (k + 1.0) * f1 / z - f0
+    bs = lax.cond(jnp.mod(k, 2) == 0, lambda u: u[0] + 2.0 * u[1], lambda u: u[0], (bs, f))
+    return (f1, f, bs, z), f
+
+
+def _bessel_jn(z, *, v, n_iter=50):
+    init = (_c(z, 0.0), _c(z, 1E-16), _c(z, 0.0), z)
+    (_, _, bs, _), j_vals = lax.scan(_bessel_jn_step, init,
+                                     lax.iota(z.dtype, n_iter + 1), reverse=True)
+    f = j_vals[0]
+    return j_vals[:v + 1] / (bs - f)
+
+
+@jnp_jit(static_argnames=("v", "n_iter"))
+def bessel_jn(z, *, v: int, n_iter: int = 50):
+    """J_0(z) ... J_v(z), Bessel functions of the first kind of integer order (real z), by
+    Miller's backward recurrence from order n_iter; shape (v + 1,) + z.shape. As in JAX,
+    float32 gives NaN for small |z| (the recurrence overflows).
+
+    >>> bessel_jn(jnp.array([10.0]), v=1)[:, 0]
+    Array([-0.24593572,  0.04347268], dtype=float32)
+    """
+    z = jnp.asarray(z)
+    z, = promote_dtypes_inexact(z)
+    if dtypes.is_complex(z.dtype):
+        raise ValueError("complex input not supported.")
+    v = operator.index(v)
+    fun = functools.partial(_bessel_jn, v=v, n_iter=int(n_iter))
+    for _ in range(z.ndim):
+        fun = vmap(fun)
+    return jnp.moveaxis(fun(z), -1, 0)
