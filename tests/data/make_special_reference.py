@@ -16,13 +16,18 @@ from jax import lax
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from special_cases import lax_cases, scipy_cases  # noqa: E402
+from special_cases import lax_cases, scipy_cases
 
 jax.config.update("jax_enable_x64", True)
 cases = {**lax_cases(jax, lax), **scipy_cases(jax, jnp, sp)}
-flat = {f"{k}#{i}": np.asarray(leaf).astype(np.float32) if np.asarray(leaf).dtype.itemsize == 2
-        and np.asarray(leaf).dtype.kind == "V" or str(np.asarray(leaf).dtype) == "bfloat16"
-        else np.asarray(leaf)
+
+
+def _stored(leaf):
+    leaf = np.asarray(leaf)
+    return leaf.astype(np.float32) if leaf.dtype.name == "bfloat16" else leaf  # npz: no bf16
+
+
+flat = {f"{k}#{i}": _stored(leaf)
         for k, v in cases.items() for i, leaf in enumerate(jax.tree_util.tree_leaves(v))}
 np.savez_compressed(os.path.join(HERE, "special_reference.npz"), **flat)
 print(f"{len(flat)} arrays written")
