@@ -65,6 +65,25 @@ def test_loops_values():
 
 
 # ------------------------------------------------------------------ printing
+def test_weak_carry_takes_the_body_dtype():
+    # a Python-scalar init is converted to what the body returns (JAX retraces the same way);
+    # a strongly typed init with another dtype stays an error (in test_errors)
+    f32 = np.float32
+    assert_same = lambda got, want: (np.testing.assert_array_equal(got, want),
+                                     assert_dtype(got, f32, weak=False))
+    assert_same(lax.while_loop(lambda c: c < 10, lambda c: c + f32(1.5), 0), 10.5)
+    assert_same(lax.fori_loop(0, 3, lambda i, c: c * f32(2), 1), 8.0)
+    carry, ys = lax.scan(lambda c, x: (c * x, c), 1, np.full(3, 2, f32))
+    assert_same(carry, 8.0)
+    np.testing.assert_array_equal(ys, [1, 2, 4])
+    closed = jax.make_jaxpr(lambda y: lax.while_loop(lambda c: c < 10, lambda c: c + y, 0))(f32(1))
+    assert "] a 0.0:f32[]" in str(closed)
+
+
+def assert_dtype(x, dtype, weak):
+    assert x.dtype == dtype and bool(x.weak_type) == weak, (x.dtype, x.weak_type)
+
+
 def test_golden_jaxprs():
     text = str(jax.make_jaxpr(lambda p, x: lax.cond(p, lax.sin, lambda v: lax.add(v, 1.0), x))(True, 1.0))
     assert text == (

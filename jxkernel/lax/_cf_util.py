@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr
@@ -80,6 +81,18 @@ def unify_weak_types(avals_a, avals_b):
     """Avals where a leaf is weak only if weak in both (JAX's rule for loop carries)."""
     return [a if a.weak_type == b.weak_type else a.update(weak_type=False)
             for a, b in zip(avals_a, avals_b)]
+
+
+def settle_carry(in_avals, out_avals):
+    """The carry avals to retrace a loop body with, as JAX does: a weakly typed input (a Python
+    scalar, say) whose dtype differs from what the body returns is converted to the promoted
+    dtype (strongly typed), then a leaf stays weak only if weak on both sides."""
+    promoted = []
+    for a, b in zip(in_avals, out_avals):
+        if a.weak_type and a.shape == b.shape and a.dtype != b.dtype:
+            a = a.update(dtype=dtypes.result_type(a, b)[0], weak_type=False)
+        promoted.append(a)
+    return unify_weak_types(promoted, out_avals)
 
 
 def broadcast_aval(aval: ShapedArray, size: int, axis: int = 0) -> ShapedArray:

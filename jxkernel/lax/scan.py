@@ -68,18 +68,19 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         if not (isinstance(out, (tuple, list)) and len(out) == 2):
             raise TypeError(f"scan body output must be a pair, got {type(out).__name__}.")
         return tuple(out)
-    for _ in range(2):
+    n_carry = len(carry_avals)
+    for attempt in range(3):             # retrace while weak carries settle (JAX's rule)
         closed, out_tree = cf.trace_fun(body, in_tree, carry_avals + x_avals, "scan body")
         if out_tree.num_nodes == 1 or len(out_tree.children()) != 2:
             raise TypeError("scan body output must be a pair (carry, y)")
         carry_out_tree, y_tree = out_tree.children()
-        n_carry = len(carry_avals)
-        cf.check_carry("body_fun", carry_tree, carry_avals, carry_out_tree,
-                     closed.out_avals[:n_carry], "scan body function")
-        unified = cf.unify_weak_types(carry_avals, closed.out_avals[:n_carry])
-        if unified == carry_avals:
+        settled = cf.settle_carry(carry_avals, closed.out_avals[:n_carry]) \
+            if carry_out_tree == carry_tree else carry_avals
+        if settled == carry_avals or attempt == 2:
             break
-        carry_avals = unified
+        carry_avals = settled
+    cf.check_carry("body_fun", carry_tree, carry_avals, carry_out_tree,
+                   closed.out_avals[:n_carry], "scan body function")
     carry_leaves = [cf.cast_like(x, a) for x, a in zip(carry_leaves, carry_avals)]
     jaxpr, consts = cf.hoist(closed)
     outs = scan_p.bind(*consts, *carry_leaves, *x_leaves, reverse=bool(reverse), length=length,

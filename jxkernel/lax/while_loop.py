@@ -36,13 +36,13 @@ def while_loop(cond_fun, body_fun, init_val):
     leaves, in_tree = tree_flatten(init_val)
     args_tree = tree_flatten((init_val,))[1]      # the functions take the carry as one argument
     avals = cf.avals_of(leaves)
-    for _ in range(2):                   # at most one retrace, to drop a weak type
+    for attempt in range(3):             # retrace while weak carries settle (JAX's rule)
         body, body_tree = cf.trace_fun(body_fun, args_tree, avals, "while_loop body")
-        cf.check_carry("body_fun", in_tree, avals, body_tree, body.out_avals)
-        unified = cf.unify_weak_types(avals, body.out_avals)
-        if unified == avals:
+        settled = cf.settle_carry(avals, body.out_avals) if body_tree == in_tree else avals
+        if settled == avals or attempt == 2:
             break
-        avals = unified
+        avals = settled
+    cf.check_carry("body_fun", in_tree, avals, body_tree, body.out_avals)
     leaves = [cf.cast_like(x, a) for x, a in zip(leaves, avals)]
     cond, cond_tree = cf.trace_fun(cond_fun, args_tree, avals, "while_loop cond")
     out = cond.out_avals

@@ -1,4 +1,4 @@
-"""Special-function cases evaluated by both real JAX (make_special_reference.py writes the
+"""Special-function cases evaluated by both real JAX (reference/make_special_reference.py writes the
 results to special_reference.npz) and jxkernel (tests/test_lax_special.py and
 tests/test_scipy_special_extra.py compare): lax's special-function primitives and
 jax.scipy.special's functions over their domains, edge cases included (0, poles, large

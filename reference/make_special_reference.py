@@ -1,6 +1,6 @@
 """Generate special_reference.npz from real JAX 0.10.2 (run by hand, not by the test suite):
 
-    cd /tmp && /work/jaxref/bin/python /work/main/tests/data/make_special_reference.py
+    cd /tmp && /work/jaxref/bin/python /work/main/reference/make_special_reference.py
 
 The cases (lax's special-function primitives and jax.scipy.special's functions, values and
 derivatives) are in special_cases.py; each output leaf is stored under "<case>#<leaf index>".
@@ -14,7 +14,7 @@ import jax.scipy.special as sp
 import numpy as np
 from jax import lax
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, HERE)
 from special_cases import lax_cases, scipy_cases
 
