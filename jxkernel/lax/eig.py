@@ -1,5 +1,6 @@
 """Nonsymmetric eigendecomposition: `eig_p`, lowered on CPU to LAPACK's geev (jaxlib's typed-FFI
-kernel, as JAX lowers it), so eigenvalues and eigenvectors match JAX's bit for bit on CPU.
+kernel, as JAX lowers it), so eigenvalues and eigenvectors match JAX's bit for bit on CPU; on
+CUDA GPUs to cuSOLVER's geev or jaxlib's hybrid kernel (geev on the host), as JAX chooses.
 
     eig(a) -> [w, vl, vr]: a @ vr[..., :, j] = w[..., j] vr[..., :, j] and
                            vl[..., :, j]^H @ a = w[..., j] vl[..., :, j]^H
@@ -27,14 +28,15 @@ from ..core import dtypes
 from ..core.avals import ShapedArray
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules)
-from ..xla import lapack
+from ..xla import gpu_solver, lapack
+from ..xla.lowering import LoweringRuleContext
 from . import _ad_util as ad
 from . import _lowering as hl
 from . import conversion, elementwise as ew, shapes
 from ._rules import INEXACT, check_dtype
 from .linalg import (_LAPACK_DTYPES, _H, _T, _batch_all_front, _diag, _dot, _dtype, _eye,
                      _nan_unless, _ok, _shape, lu, lu_solve)
-from .reductions import argmax, reduce_sum
+from .reductions import argmax, cumsum, reduce_sum
 
 
 class EigImplementation(enum.Enum):
@@ -80,11 +82,16 @@ def _eig_abstract_eval(x, *, compute_left_eigenvectors, compute_right_eigenvecto
 
 def _eig_lowering(ctx, x, *, compute_left_eigenvectors, compute_right_eigenvectors,
                   enable_eigvec_derivs, implementation):
+    if ctx.platform == "gpu":
+        return _eig_gpu_lowering(ctx, x, compute_left_eigenvectors=compute_left_eigenvectors,
+                                 compute_right_eigenvectors=compute_right_eigenvectors,
+                                 implementation=implementation)
     if ctx.platform != "cpu":
         raise NotImplementedError(
-            f"eig: jxkernel computes nonsymmetric eigendecompositions with LAPACK on the CPU "
-            f"only, not on the {ctx.platform!r} backend; put the operand on a CPU device "
-            f"(jax.device_put(x, jax.devices('cpu')[0])) or use eigh for Hermitian matrices")
+            f"eig: jxkernel computes nonsymmetric eigendecompositions on the CPU (LAPACK) and "
+            f"on CUDA GPUs only, not on the {ctx.platform!r} backend; put the operand on a CPU "
+            f"device (jax.device_put(x, jax.devices('cpu')[0])) or use eigh for Hermitian "
+            f"matrices")
     if implementation is not None and implementation != EigImplementation.LAPACK:
         raise ValueError("Only the lapack implementation is supported on CPU.")
     aval = ctx.avals_in[0]
@@ -111,6 +118,72 @@ def _eig_lowering(ctx, x, *, compute_left_eigenvectors, compute_right_eigenvecto
     if compute_right_eigenvectors:
         results.append((vr, v_aval))
     return [_nan_unless(ctx, ok, r, a, batch) for r, a in results]
+
+
+def _eig_gpu_lowering(ctx, x, *, compute_left_eigenvectors, compute_right_eigenvectors,
+                      implementation):
+    """JAX's choice on CUDA: cuSOLVER's geev (cuSOLVER >= 11.7.1, right eigenvectors only)
+    unless left ones are wanted or another implementation is named; else the hybrid kernel,
+    LAPACK's geev on the host (or MAGMA's on the device)."""
+    aval = ctx.avals_in[0]
+    if aval.dtype not in _LAPACK_DTYPES:
+        raise ValueError(f"Unsupported dtype: {aval.dtype.name} (eig on the GPU takes float32, "
+                         f"float64, complex64 or complex128; cast the operand)")
+    batch = aval.shape[:-2]
+    real = not dtypes.is_complex(aval.dtype)
+    w_aval, info_aval = ctx.avals_out[0], ShapedArray(batch, np.int32)
+    v_aval = ShapedArray(aval.shape, w_aval.dtype)
+    left, right = bool(compute_left_eigenvectors), bool(compute_right_eigenvectors)
+    have_geev = (gpu_solver.cusolver_version() or 0) >= 11701
+    if implementation == EigImplementation.CUSOLVER or (
+            implementation is None and have_geev and not left):
+        if not have_geev:
+            raise RuntimeError("Nonsymmetric eigendecomposition requires cusolver 11.7.1 or "
+                               "newer")
+        if left:
+            raise NotImplementedError("Left eigenvectors are not supported by cusolver")
+        packed = ShapedArray(aval.shape, aval.dtype)   # real input: LAPACK's packed columns
+        _, w, vl, vr, info = gpu_solver.custom_call(
+            ctx, "cusolver_geev_ffi", [x], [packed, w_aval, packed, packed, info_aval],
+            left=left, right=right)
+        if real and right:
+            vr = hl.lower_fun(_unpack_conjugate_pairs)(
+                LoweringRuleContext(ctx.module_ctx, ctx.block, [w_aval, packed], [v_aval],
+                                    ctx.source_info), w, vr)
+    else:
+        magma = "auto" if implementation is None else \
+            "on" if implementation == EigImplementation.MAGMA else "off"
+        gpu_solver.initialize_hybrid_kernels()
+        parts = ShapedArray(aval.shape[:-1], aval.dtype)
+        outs = [parts] * (2 if real else 1) + [v_aval, v_aval, info_aval]
+        *w, vl, vr, info = gpu_solver.custom_call(
+            ctx, "cuhybrid_eig_real" if real else "cuhybrid_eig_comp", [x], outs,
+            magma=magma, left=left, right=right)
+        w = ctx.op1("stablehlo.complex", w, result_type=hl.aval_type(w_aval)) if real else w[0]
+    ok = _ok(ctx, info, batch)
+    results = [(w, w_aval)] + [(vl, v_aval)] * left + [(vr, v_aval)] * right
+    return [_nan_unless(ctx, ok, r, a, batch) for r, a in results]
+
+
+def _unpack_conjugate_pairs(w, v):
+    """Complex eigenvectors from the packed real columns cuSOLVER (like LAPACK) returns: a
+    complex-conjugate pair of eigenvalues shares two adjacent columns, re and im, for
+    re + i im and re - i im."""
+    nd = len(_shape(v))
+    if _shape(w)[-1] == 0:
+        return ew.complex(v, ew.sub(v, v))
+    is_real = ew.eq(ew.imag(w), np.zeros((), _dtype(v)))
+    odd = cumsum(conversion.convert_element_type(ew.bitwise_not(is_real), np.int32), nd - 2)
+    starts = ew.eq(ew.rem(odd, np.int32(2)), np.int32(1))      # first column of a pair
+    spread = lambda x: shapes.broadcast_in_dim(x, _shape(v), (*range(nd - 2), nd - 1))
+    is_real, starts = spread(is_real), spread(starts)
+    zero = np.zeros((), _dtype(v))
+    shift = lambda lo, hi: shapes.pad(v, zero, [(0, 0, 0)] * (nd - 1) + [(lo, hi, 0)])
+    next_column, previous_column = shift(-1, 1), shift(1, -1)
+    re = ew.select(ew.bitwise_or(is_real, starts), v, previous_column)
+    im = ew.select(starts, next_column, ew.neg(v))
+    im = ew.select(is_real, shapes.broadcast_in_dim(zero, _shape(v), ()), im)
+    return ew.complex(re, im)
 
 
 def _solve(a, b):
@@ -182,7 +255,7 @@ batching_rules[eig_p] = _batch_all_front(eig_p)
 def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors: bool = True,
         enable_eigvec_derivs: bool = False, implementation=None, use_magma=None):
     """[w, vl, vr]: eigenvalues, left and right eigenvectors (columns) of square x, batched
-    over leading dims; vl and vr only where asked for. Complex results; CPU only.
+    over leading dims; vl and vr only where asked for. Complex results.
 
     >>> eig(np.float32([[2, 0], [0, 3]]), compute_left_eigenvectors=False,
     ...     compute_right_eigenvectors=False)

@@ -1,9 +1,17 @@
-"""Linear-algebra primitives, lowered on CPU to LAPACK (jaxlib's typed-FFI custom calls) as
-JAX's lax.linalg lowers them, so results match JAX's bit for bit on CPU:
+"""Linear-algebra primitives, lowered on CPU to LAPACK (jaxlib's typed-FFI custom calls) and
+on CUDA GPUs to cuSOLVER (the CUDA plugin's kernels) as JAX's lax.linalg lowers them, so
+results match JAX's bit for bit:
 
-    cholesky (potrf)       triangular_solve (trsm)     lu (getrf) + lu_pivots_to_permutation
-    geqrf, geqp3           householder_product (orgqr/ungqr)       qr (built on those)
-    eigh (syevd/heevd)     svd (gesdd, or gesvd for SvdAlgorithm.QR)
+    primitive              CPU (LAPACK)           CUDA GPU
+    cholesky               potrf                  cusolver potrf
+    triangular_solve       trsm                   stablehlo.triangular_solve (XLA's cuBLAS trsm)
+    lu                     getrf                  cusolver getrf
+    lu_pivots_to_permutation  (a loop)            cu_lu_pivots_to_permutation
+    geqrf, geqp3           geqrf, geqp3           cusolver geqrf, hybrid geqp3 (host LAPACK)
+    householder_product    orgqr/ungqr            cusolver orgqr
+    qr                     (built on geqrf/geqp3 and householder_product)
+    eigh                   syevd/heevd            cusolver syevd (or syevj: Jacobi)
+    svd                    gesdd (gesvd for QR)   cusolver gesvdj up to 1024x1024, else gesvd
 
 All act on the last two dimensions and batch over the leading ones. Each primitive has its
 rules beside it; the differentiation rules are JAX's (references in the comments). geqrf,
@@ -23,7 +31,8 @@ from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, transpose_rules)
-from ..xla import lapack
+from ..xla import gpu_solver, lapack
+from ..xla import stablehlo as hlo
 from ..xla.lapack import char
 from ..xla.lowering import LoweringRuleContext
 from . import _ad_util as ad
@@ -212,8 +221,12 @@ def _cholesky_abstract_eval(x):
 def _cholesky_lowering(ctx, x):
     aval = ctx.avals_in[0]
     info_aval = ShapedArray(aval.shape[:-2], np.int32)
-    factor, info = lapack.custom_call(ctx, "potrf", aval.dtype, [x], [aval, info_aval],
-                                      aliases={0: 0}, uplo=char("L"))
+    if ctx.platform == "cpu":
+        factor, info = lapack.custom_call(ctx, "potrf", aval.dtype, [x], [aval, info_aval],
+                                          aliases={0: 0}, uplo=char("L"))
+    else:
+        factor, info = gpu_solver.custom_call(ctx, "cusolver_potrf_ffi", [x],
+                                              [aval, info_aval], aliases={0: 0}, lower=True)
     # (potrf leaves the operand's upper triangle: `cholesky` zeroes it, as JAX's does)
     return _nan_unless(ctx, _ok(ctx, info, aval.shape[:-2]), factor, aval, aval.shape[:-2])
 
@@ -281,6 +294,14 @@ def _triangular_solve_lowering(ctx, a, b, *, left_side, lower, transpose_a, conj
     if conjugate_a and not transpose_a:      # trsm conjugates only while transposing
         a = ew._conj_lowering(_sub_ctx(ctx, [a_aval], [a_aval]), a, input_dtype=a_aval.dtype)
         conjugate_a = False
+    if ctx.platform != "cpu":
+        # XLA's own op (cuBLAS trsm on GPUs), as JAX lowers it off the CPU
+        transpose = ("ADJOINT" if conjugate_a else "TRANSPOSE") if transpose_a else \
+            "NO_TRANSPOSE"
+        return ctx.op1("stablehlo.triangular_solve", [a, b], {
+            "left_side": hlo.bool_attr(left_side), "lower": hlo.bool_attr(lower),
+            "unit_diagonal": hlo.bool_attr(unit_diagonal),
+            "transpose_a": hlo.enum("transpose", transpose)})
     trans = ("C" if conjugate_a else "T") if transpose_a else "N"
     return lapack.custom_call(
         ctx, "trsm", b_aval.dtype, [a, b], [b_aval], aliases={1: 0},
@@ -385,13 +406,18 @@ def _lu_abstract_eval(x):
 def _lu_lowering(ctx, x):
     lu_aval, pivots_aval, perm_aval = ctx.avals_out
     info_aval = ShapedArray(lu_aval.shape[:-2], np.int32)
-    lu, pivots, info = lapack.custom_call(ctx, "getrf", lu_aval.dtype, [x],
-                                          [lu_aval, pivots_aval, info_aval], aliases={0: 0})
+    outs = [lu_aval, pivots_aval, info_aval]
+    if ctx.platform == "cpu":
+        lu, pivots, info = lapack.custom_call(ctx, "getrf", lu_aval.dtype, [x], outs,
+                                              aliases={0: 0})
+    else:
+        lu, pivots, info = gpu_solver.custom_call(ctx, "cusolver_getrf_ffi", [x], outs,
+                                                  aliases={0: 0})
     pivots = ctx.block.op1("stablehlo.subtract", [pivots, hl.splat(
         ctx, 1, np.int32, pivots_aval.shape)], hl.aval_type(pivots_aval))   # 1-based -> 0-based
     batch = lu_aval.shape[:-2]
     lu = _nan_unless(ctx, _ok(ctx, info, batch, "GE"), lu, lu_aval, batch)
-    perm = hl.lower_fun(_lu_pivots_to_permutation_impl)(
+    perm = _lu_pivots_to_permutation_lowering(
         _sub_ctx(ctx, [pivots_aval], [perm_aval]), pivots, permutation_size=lu_aval.shape[-2])
     return [lu, pivots, perm]
 
@@ -480,8 +506,18 @@ def _take_last(x, j):
                               (len(_shape(x)) - 1,))
 
 
+_lu_pivots_to_permutation_loop = hl.lower_fun(_lu_pivots_to_permutation_impl)
+
+
+def _lu_pivots_to_permutation_lowering(ctx, pivots, *, permutation_size):
+    if ctx.platform == "cpu":
+        return _lu_pivots_to_permutation_loop(ctx, pivots, permutation_size=permutation_size)
+    return gpu_solver.custom_call(ctx, "cu_lu_pivots_to_permutation", [pivots],
+                                  ctx.avals_out, column_major=False)[0]
+
+
 abstract_eval_rules[lu_pivots_to_permutation_p] = _lu_pivots_to_permutation_abstract_eval
-lowering_rules[lu_pivots_to_permutation_p] = hl.lower_fun(_lu_pivots_to_permutation_impl)
+lowering_rules[lu_pivots_to_permutation_p] = _lu_pivots_to_permutation_lowering
 ad.defjvp_zero(lu_pivots_to_permutation_p)
 batching_rules[lu_pivots_to_permutation_p] = _batch_all_front(lu_pivots_to_permutation_p)
 
@@ -549,6 +585,9 @@ def _geqrf_abstract_eval(x):
 
 
 def _geqrf_lowering(ctx, x):
+    if ctx.platform != "cpu":
+        return gpu_solver.custom_call(ctx, "cusolver_geqrf_ffi", [x], ctx.avals_out,
+                                      aliases={0: 0})
     return lapack.custom_call(ctx, "geqrf", ctx.avals_in[0].dtype, [x], ctx.avals_out,
                               aliases={0: 0})
 
@@ -579,6 +618,12 @@ def _geqp3_abstract_eval(a, jpvt, *, use_magma):
 
 
 def _geqp3_lowering(ctx, a, jpvt, *, use_magma):
+    if ctx.platform != "cpu":
+        # LAPACK on the host (or MAGMA on the device, "auto" lets jaxlib choose by size)
+        gpu_solver.initialize_hybrid_kernels()
+        magma = "auto" if use_magma is None else "on" if use_magma else "off"
+        return gpu_solver.custom_call(ctx, "cuhybrid_geqp3", [a, jpvt], ctx.avals_out,
+                                      aliases={0: 0, 1: 1}, magma=magma)
     return lapack.custom_call(ctx, "geqp3", ctx.avals_in[0].dtype, [a, jpvt], ctx.avals_out,
                               aliases={0: 0, 1: 1})
 
@@ -614,6 +659,9 @@ def _householder_product_abstract_eval(a, taus):
 
 def _householder_product_lowering(ctx, a, taus):
     dtype = ctx.avals_in[0].dtype
+    if ctx.platform != "cpu":
+        return gpu_solver.custom_call(ctx, "cusolver_orgqr_ffi", [a, taus], ctx.avals_out,
+                                      aliases={0: 0})[0]
     return lapack.custom_call(ctx, "ungqr" if dtypes.is_complex(dtype) else "orgqr", dtype,
                               [a, taus], ctx.avals_out, aliases={0: 0})[0]
 
@@ -757,13 +805,19 @@ def _eigh_lowering(ctx, x, *, lower, sort_eigenvalues, subset_by_index, algorith
         raise NotImplementedError("subset_by_index not supported on CPU and GPU")
     if algorithm == EighImplementation.QDWH:
         raise NotImplementedError("QDWH implementation is only supported on TPU")
-    if algorithm == EighImplementation.JACOBI:
+    outs = [v_aval, w_aval, ShapedArray(batch, np.int32)]
+    if ctx.platform != "cpu":
+        # cuSOLVER's choice (0), QR (1: syevd) or Jacobi (2: syevj)
+        choice = {None: 0, EighImplementation.QR: 1, EighImplementation.JACOBI: 2}[algorithm]
+        v, w, info = gpu_solver.custom_call(ctx, "cusolver_syevd_ffi", [x], outs,
+                                            aliases={0: 0}, lower=bool(lower),
+                                            algorithm=np.uint8(choice))
+    elif algorithm == EighImplementation.JACOBI:
         raise NotImplementedError("Jacobi implementation is not supported on CPU")
-    routine = "heevd" if dtypes.is_complex(aval.dtype) else "syevd"
-    v, w, info = lapack.custom_call(ctx, routine, aval.dtype, [x],
-                                    [v_aval, w_aval, ShapedArray(batch, np.int32)],
-                                    aliases={0: 0}, mode=char("V"),
-                                    uplo=char("L" if lower else "U"))
+    else:
+        routine = "heevd" if dtypes.is_complex(aval.dtype) else "syevd"
+        v, w, info = lapack.custom_call(ctx, routine, aval.dtype, [x], outs, aliases={0: 0},
+                                        mode=char("V"), uplo=char("L" if lower else "U"))
     ok = _ok(ctx, info, batch)
     return [_nan_unless(ctx, ok, v, v_aval, batch), _nan_unless(ctx, ok, w, w_aval, batch)]
 
@@ -855,6 +909,9 @@ def _svd_lowering(ctx, x, *, full_matrices, compute_uv, subset_by_index, algorit
     if m == 0 or n == 0:
         return hl.lower_fun(_empty_svd, multiple_results=True)(
             ctx, x, full_matrices=full_matrices, compute_uv=compute_uv)
+    if ctx.platform != "cpu":
+        return _svd_gpu_lowering(ctx, x, full_matrices=full_matrices, compute_uv=compute_uv,
+                                 algorithm=algorithm)
     if algorithm in (None, SvdAlgorithm.DEFAULT, SvdAlgorithm.DIVIDE_AND_CONQUER):
         routine = "gesdd"
     elif algorithm == SvdAlgorithm.QR:
@@ -872,6 +929,68 @@ def _svd_lowering(ctx, x, *, full_matrices, compute_uv, subset_by_index, algorit
     ok = _ok(ctx, info, batch)
     return [_nan_unless(ctx, ok, r, a, batch)
             for r, a in zip(results, outs[1:4])][:len(ctx.avals_out)]
+
+
+def _svd_gpu_lowering(ctx, x, *, full_matrices, compute_uv, algorithm):
+    """cuSOLVER's SVD as JAX picks it: Jacobi (gesvdj) by default up to 1024 x 1024 and
+    for SvdAlgorithm.JACOBI, polar (gesvdp) for POLAR, else QR (gesvd, of the transpose
+    when m < n)."""
+    aval = ctx.avals_in[0]
+    *batch, m, n = aval.shape
+    batch, k, nb = tuple(batch), min(m, n), len(batch)
+    s_aval = ctx.avals_out[0]
+    algorithm = SvdAlgorithm.DEFAULT if algorithm is None else algorithm
+    if algorithm == SvdAlgorithm.DIVIDE_AND_CONQUER:
+        raise NotImplementedError("Divide-and-conquer SVD (SvdAlgorithm.DIVIDE_AND_CONQUER) "
+                                  "is only supported on AMD (ROCm) GPUs, not on NVIDIA CUDA.")
+    if algorithm == SvdAlgorithm.DEFAULT:
+        algorithm = SvdAlgorithm.JACOBI if m <= 1024 and n <= 1024 else SvdAlgorithm.QR
+    info_aval = ShapedArray(batch, np.int32)
+    if algorithm in (SvdAlgorithm.JACOBI, SvdAlgorithm.POLAR):
+        # these return V (not V^H) and always need room for u and v; batched gesvdj (small
+        # matrices) has no economy mode
+        econ = not full_matrices and (algorithm == SvdAlgorithm.POLAR or (m > 32 and n > 32))
+        u_aval = ShapedArray((*batch, m, k if econ else m), aval.dtype)
+        v_aval = ShapedArray((*batch, n, k if econ else n), aval.dtype)
+        target = "cusolver_gesvdj_ffi" if algorithm == SvdAlgorithm.JACOBI else \
+            "cusolver_gesvdp_ffi"
+        _, s, u, vt, info = gpu_solver.custom_call(
+            ctx, target, [x], [aval, s_aval, u_aval, v_aval, info_aval], aliases={0: 0},
+            full_matrices=not econ, compute_uv=bool(compute_uv))
+        if compute_uv:
+            u_out, vt_out = ctx.avals_out[1:]
+            vt_aval = ShapedArray((*batch, v_aval.shape[-1], n), aval.dtype)
+            vt = ctx.op1("stablehlo.transpose", [vt], {"permutation": hlo.i64_array(
+                (*range(nb), nb + 1, nb))}, result_type=hl.aval_type(vt_aval))
+            if dtypes.is_complex(aval.dtype):
+                vt = ew._conj_lowering(_sub_ctx(ctx, [vt_aval], [vt_aval]), vt,
+                                       input_dtype=aval.dtype)
+            if not full_matrices and not econ:
+                u = slicing._slice_lowering(_sub_ctx(ctx, [u_aval], [u_out]), u,
+                                            start_indices=(0,) * (nb + 2),
+                                            limit_indices=u_out.shape, strides=None)
+                vt = slicing._slice_lowering(_sub_ctx(ctx, [vt_aval], [vt_out]), vt,
+                                             start_indices=(0,) * (nb + 2),
+                                             limit_indices=vt_out.shape, strides=None)
+    elif algorithm == SvdAlgorithm.QR:
+        # m < n: the kernel factors the transpose (the operand read row-major), whose U and
+        # V^H are this matrix's V^H and U
+        u_aval, vt_aval = ctx.avals_out[1:] if compute_uv else \
+            [ShapedArray((), aval.dtype)] * 2
+        transposed = m < n
+        outs = [aval, s_aval, *((vt_aval, u_aval) if transposed else (u_aval, vt_aval)),
+                info_aval]
+        _, s, u, vt, info = gpu_solver.custom_call(
+            ctx, "cusolver_gesvd_ffi", [x], outs, aliases={0: 0},
+            column_major=not transposed, full_matrices=bool(full_matrices),
+            compute_uv=bool(compute_uv), transposed=transposed)
+        if transposed:
+            u, vt = vt, u
+    else:
+        raise NotImplementedError(f"Unsupported SVD algorithm on GPU: {algorithm!r}")
+    ok = _ok(ctx, info, batch)
+    results = [s, u, vt][:len(ctx.avals_out)]
+    return [_nan_unless(ctx, ok, r, a, batch) for r, a in zip(results, ctx.avals_out)]
 
 
 def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, algorithm):

@@ -75,13 +75,23 @@ def custom_call(ctx, routine: str, dtype, operands, result_avals, *, aliases=Non
     if ctx.platform != "cpu":
         raise NotImplementedError(f"{routine}: jxkernel lowers linear algebra to LAPACK, on "
                                   f"CPU only (platform here: {ctx.platform})")
+    return ffi_call(ctx, f"lapack_{prefix(dtype)}{routine}_ffi", operands, result_avals,
+                    aliases=aliases, operand_avals=operand_avals,
+                    backend_config="{" + ", ".join(f"{k} = {v}" for k, v in config.items()) + "}")
+
+
+def ffi_call(ctx, target: str, operands, result_avals, *, backend_config: str, aliases=None,
+             operand_avals=None, column_major: bool = True) -> list:
+    """A typed-FFI (api_version 4) custom call to `target`: the operands and results of the
+    highest rank (the matrices) column-major when `column_major`, all others row-major; the
+    attributes are `backend_config`'s text (a dictionary). Shared by LAPACK and cuSOLVER."""
     operand_avals = ctx.avals_in if operand_avals is None else operand_avals
     nd = max(len(a.shape) for a in operand_avals)
-    layouts = lambda avals: "[" + ", ".join(_layout(len(a.shape), len(a.shape) == nd)
-                                            for a in avals) + "]"
-    attrs = {"call_target_name": f'"lapack_{prefix(dtype)}{routine}_ffi"',
+    layouts = lambda avals: "[" + ", ".join(
+        _layout(len(a.shape), column_major and len(a.shape) == nd) for a in avals) + "]"
+    attrs = {"call_target_name": f'"{target}"',
              "api_version": "4 : i32",
-             "backend_config": "{" + ", ".join(f"{k} = {v}" for k, v in config.items()) + "}",
+             "backend_config": backend_config,
              "operand_layouts": layouts(operand_avals),
              "result_layouts": layouts(result_avals)}
     if aliases:
