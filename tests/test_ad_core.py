@@ -1,6 +1,8 @@
 """Autodiff machinery: jvp/vjp/grad and their compositions with jit and vmap, higher orders
 against closed forms, perturbation confusion, custom rules, remat, and JAX's errors.
 (Per-primitive rules are checked with check_grads in each family's tests.)"""
+import functools
+
 import numpy as np
 import pytest
 
@@ -216,6 +218,28 @@ def test_custom_jvp_defjvps_and_nondiff_argnums():
     def _scaled_jvp(n, primals, tangents):
         return scaled(n, primals[0]), lax.mul(tangents[0], 10.0 * n)
     assert float(jax.grad(lambda x: scaled(3, x))(1.0)) == 30.0
+
+
+def test_custom_rules_fill_in_defaults_and_keep_scalar_residuals():
+    @functools.partial(jax.custom_jvp, nondiff_argnums=(1,))
+    def power(x, n=3):                    # nondiff_argnums names a defaulted parameter
+        return x ** n
+
+    @power.defjvp
+    def power_jvp(n, primals, tangents):
+        (x,), (t,) = primals, tangents
+        return power(x, n), n * x ** (n - 1) * t
+
+    assert float(jax.grad(power)(2.0)) == 12.0
+    assert float(jax.grad(lambda x: power(x, n=2))(2.0)) == 4.0
+
+    @jax.custom_vjp
+    def scaled(x, scale=2.0):
+        return x * scale
+    # the residual is the Python float: bwd gets it back as a number, not an IR literal
+    scaled.defvjp(lambda x, scale=2.0: (x * scale, scale), lambda s, ct: (ct * s, None))
+    assert float(jax.grad(scaled)(3.0)) == 2.0
+    assert float(jax.jit(jax.grad(scaled))(3.0, 5.0)) == 5.0
 
 
 def test_custom_jvp_closure_error():

@@ -24,7 +24,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.avals import get_aval
 from ..core.interpret import eval_jaxpr
-from ..core.ir import param_printers
+from ..core.ir import Literal, param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, impl_rules, jvp_rules,
                               lowering_rules, transpose_rules)
 from ..core.trace import _ctx, eval_trace, set_current_trace
@@ -37,12 +37,20 @@ from .staging import convert_constvars_to_invars, trace_to_jaxpr
 
 
 def _resolve_args(fun, args, kwargs):
-    """Keyword arguments bound to positions (custom rules see positional primals)."""
-    if not kwargs:
-        return args
+    """All arguments as positions, defaults filled in (custom rules see positional primals,
+    and nondiff_argnums may name a parameter the caller left to its default), as JAX does."""
+    if isinstance(fun, functools.partial):     # a partial's signature is opaque, as in JAX
+        return args if not kwargs else _keywords_unresolved(kwargs)
     bound = inspect.signature(fun).bind(*args, **kwargs)
     bound.apply_defaults()
+    if any(k in kwargs for k in bound.kwargs):
+        _keywords_unresolved([k for k in bound.kwargs if k in kwargs])
     return bound.args
+
+
+def _keywords_unresolved(names):
+    raise TypeError(f"The following keyword arguments could not be resolved to positions: "
+                    f"{', '.join(names)}")
 
 
 def _split(args, nondiff_argnums):
@@ -375,7 +383,9 @@ def _custom_lin_impl(*args, **params):
 
 
 def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, symbolic_zeros):
-    residuals = args[:num_res]
+    # a residual that was a weak Python scalar reaches us as a jaxpr Literal: the user's bwd
+    # gets the Python scalar back (still weakly typed), never our IR object
+    residuals = [np.asarray(a.val).item() if type(a) is Literal else a for a in args[:num_res]]
     if not symbolic_zeros:
         cts = [instantiate(c) if type(c) is Zero else c for c in cts]
     cts_in = bwd(list(residuals), list(cts))
