@@ -844,7 +844,7 @@ class EigResult(NamedTuple):
 
 def eig(a):
     """Eigenvalues and right eigenvectors (columns) of a general square matrix, complex even
-    for real input (complex64, or complex128 for 64-bit input); CPU only.
+    for real input (complex64, or complex128 for 64-bit input); on CPU (LAPACK) and CUDA GPUs.
 
     >>> jnp.linalg.eig(jnp.array([[2., 0.], [0., 3.]])).eigenvalues
     Array([2.+0.j, 3.+0.j], dtype=complex64)
@@ -857,7 +857,7 @@ def eig(a):
 
 @jnp_jit
 def eigvals(a):
-    """The eigenvalues of a general square matrix (complex); CPU only.
+    """The eigenvalues of a general square matrix (complex).
 
     >>> jnp.linalg.eigvals(jnp.array([[0., 1.], [-1., 0.]]))
     Array([0.+1.j, 0.-1.j], dtype=complex64)
