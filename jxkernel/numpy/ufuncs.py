@@ -222,93 +222,31 @@ _sinc_maclaurin = custom_jvp(_sinc_maclaurin, nondiff_argnums=(0,))
 _sinc_maclaurin.defjvp(_sinc_maclaurin_jvp)
 
 
-# Cephes' Chebyshev coefficients for exp(-|x|) I0(x), as jax/_src/lax/special.py uses them
-# (float32 takes the last 18 / 7 of the float64 sets).
-_I0E_A = np.array([
-    -4.41534164647933937950E-18, 3.33079451882223809783E-17, -2.43127984654795469359E-16,
-    1.71539128555513303061E-15, -1.16853328779934516808E-14, 7.67618549860493561688E-14,
-    -4.85644678311192946090E-13, 2.95505266312963983461E-12, -1.72682629144155570723E-11,
-    9.67580903537323691224E-11, -5.18979560163526290666E-10, 2.65982372468238665035E-9,
-    -1.30002500998624804212E-8, 6.04699502254191894932E-8, -2.67079385394061173391E-7,
-    1.11738753912010371815E-6, -4.41673835845875056359E-6, 1.64484480707288970893E-5,
-    -5.75419501008210370398E-5, 1.88502885095841655729E-4, -5.76375574538582365885E-4,
-    1.63947561694133579842E-3, -4.32430999505057594430E-3, 1.05464603945949983183E-2,
-    -2.37374148058994688156E-2, 4.93052842396707084878E-2, -9.49010970480476444210E-2,
-    1.71620901522208775349E-1, -3.04682672343198398683E-1, 6.76795274409476084995E-1])
-_I0E_B = np.array([
-    -7.23318048787475395456E-18, -4.83050448594418207126E-18, 4.46562142029675999901E-17,
-    3.46122286769746109310E-17, -2.82762398051658348494E-16, -3.42548561967721913462E-16,
-    1.77256013305652638360E-15, 3.81168066935262242075E-15, -9.55484669882830764870E-15,
-    -4.15056934728722208663E-14, 1.54008621752140982691E-14, 3.85277838274214270114E-13,
-    7.18012445138366623367E-13, -1.79417853150680611778E-12, -1.32158118404477131188E-11,
-    -3.14991652796324136454E-11, 1.18891471078464383424E-11, 4.94060238822496958910E-10,
-    3.39623202570838634515E-9, 2.26666899049817806459E-8, 2.04891858946906374183E-7,
-    2.89137052083475648297E-6, 6.88975834691682398426E-5, 3.36911647825569408990E-3,
-    8.04490411014108831608E-1])
-
-
-def _chebyshev(x, coefficients):
-    b0, b1, b2 = full_like(x, 0), full_like(x, 0), full_like(x, 0)
-    for c in coefficients:
-        b2, b1 = b1, b0
-        b0 = lax.add(lax.sub(lax.mul(x, b1), b2), full_like(x, c))
-    return lax.mul(_const(x, 0.5), lax.sub(b0, b2))
-
-
-@jnp_jit(inline=True)      # one XLA computation, as JAX's lowering of lax.bessel_i0e
-def bessel_i0e(x):
-    """exp(-|x|) I0(x) by Cephes' Chebyshev expansions (lax.bessel_i0e's formula in JAX);
-    16-bit floats compute in float32."""
-    dtype = _dtype(x)
-    if dtype not in (_core.float32, _core.float64):
-        return lax.convert_element_type(bessel_i0e(lax.convert_element_type(x, np.float32)),
-                                        dtype)
-    return _bessel_i0e(x)
-
-
-def _bessel_i0e_formula(x):
-    a, b = (_I0E_A, _I0E_B) if _dtype(x) == _core.float64 else (_I0E_A[-18:], _I0E_B[-7:])
-    x = lax.abs(x)
-    is_small = lax.le(x, _const(x, 8.0))
-    small = _chebyshev(lax.sub(lax.mul(full_like(x, 0.5), x), full_like(x, 2.0)), a)
-    x_large = lax.select(is_small, full_like(x, 8.0), x)    # finite derivatives where unused
-    large = lax.div(_chebyshev(lax.sub(lax.div(full_like(x, 32.0), x_large), full_like(x, 2.0)),
-                               b), lax.sqrt(x_large))
-    return lax.select(is_small, small, large)
-
-
-@custom_jvp
-def _bessel_i0e(x):
-    return _bessel_i0e_formula(x)
-
-
-@_bessel_i0e.defjvp
-def _bessel_i0e_jvp(primals, tangents):
-    # JAX's derivative i1e(x) - sign(x) i0e(x) is 0 at x = 0, where the formula in |x| has
-    # the one-sided derivatives -1 and 1 (at x = 0 JAX's second derivative, 1/2, is not kept)
-    from ..transforms.ad import jvp
-    (x,), (t,) = primals, tangents
-    out, t_out = jvp(_bessel_i0e_formula, (x,), (t,))
-    return out, lax.select(lax.eq(x, _const(x, 0)), full_like(t_out, 0), t_out)
-
-
-@custom_jvp
 @jnp_jit
 def i0(x):
-    """The modified Bessel function of the first kind, order 0: exp(|x|) * i0e(x)."""
+    """The modified Bessel function of the first kind, order 0: exp(|x|) * i0e(|x|).
+
+    >>> jnp.i0(jnp.array([0., 1.]))
+    Array([1.0000001, 1.266066 ], dtype=float32)
+    """
     x, = promote_args_inexact("i0", x)
     if not _core.is_float(x.dtype):
         raise ValueError(f"Unsupported input type to jax.numpy.i0: {x.dtype}")
-    return lax.mul(lax.exp(lax.abs(x)), bessel_i0e(x))
+    return _i0(x)
 
 
-@i0.defjvp
+@custom_jvp
+def _i0(x):
+    abs_x = lax.abs(x)
+    return lax.mul(lax.exp(abs_x), lax.bessel_i0e(abs_x))
+
+
+@_i0.defjvp
 def _i0_jvp(primals, tangents):
     # JAX's: the derivative is 0 at x = 0 (exp(|x|) alone would give 1 there)
     from ..transforms.ad import jvp
-    (x,), (t,) = primals, tangents
-    out, t_out = jvp(i0.fun, (x,), (t,))
-    return out, _where(lax.eq(x, _const(x, 0)), _const(t_out, 0), t_out)
+    out, t_out = jvp(_i0.fun, primals, tangents)
+    return out, _where(lax.eq(primals[0], _const(primals[0], 0)), _const(t_out, 0), t_out)
 
 
 # ---------------------------------------------------------------- unary, same type
