@@ -66,4 +66,4 @@ Array.register(core.Tracer)
 # The user-facing libraries load with the package (they install Array's operators), as
 # `import jax` makes jax.numpy, jax.nn, ... available.
 from . import numpy, nn, scipy, random, tree  # noqa: E402
-from . import ad_checkpoint  # noqa: E402,F401
+from . import ad_checkpoint, dtypes, errors  # noqa: E402,F401

@@ -59,7 +59,11 @@ class TracerArrayConversionError(JAXTypeError):
             f"inside transformed functions.\nSee {_DOCS}TracerArrayConversionError")
 
 
-class NonConcreteBooleanIndexError(IndexError):
+class JAXIndexError(IndexError):
+    pass
+
+
+class NonConcreteBooleanIndexError(JAXIndexError):
     def __init__(self, tracer):
         super().__init__(
             f"Array boolean indices must be concrete; got {tracer.aval.str_short()}.\n"

@@ -23,6 +23,8 @@ from jaxlib import xla_client as xc  # noqa: E402
 
 from ..config import config  # noqa: E402
 
+JaxRuntimeError = xc._xla.JaxRuntimeError    # what a failing execution raises (jax.errors')
+
 _lock = threading.RLock()
 _backends: dict[str, Backend] = {}
 _failures: dict[str, Exception] = {}

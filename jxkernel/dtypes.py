@@ -1,0 +1,37 @@
+"""jax.dtypes: dtype canonicalization and promotion as jxkernel applies them.
+
+    >>> dtypes.canonicalize_dtype(np.float64)      # without jax_enable_x64
+    dtype('float32')
+    >>> dtypes.result_type(1.0, np.int8, return_weak_type_flag=True)
+    (dtype('float32'), True)
+"""
+import numpy as np
+
+from .core import dtypes as _core
+from .lax._ad_util import float0
+from .numpy.dtypes import bfloat16, finfo, iinfo, issubdtype, result_type
+
+__all__ = ["bfloat16", "canonicalize_dtype", "finfo", "float0", "iinfo", "issubdtype",
+           "itemsize_bits", "result_type", "scalar_type_of"]
+
+
+def canonicalize_dtype(dtype, allow_extended_dtype: bool = False) -> np.dtype:
+    """`dtype` as arrays of the current mode hold it (64-bit types shrink without x64)."""
+    return _core.canonicalize_dtype(np.dtype(dtype))
+
+
+def scalar_type_of(x) -> type:
+    """The Python scalar type (bool, int, float or complex) matching `x`'s dtype."""
+    dtype = _core.dtype(x, canonicalize=False)
+    if dtype == np.bool_:
+        return bool
+    if np.issubdtype(dtype, np.integer):
+        return int
+    if np.issubdtype(dtype, np.complexfloating):
+        return complex
+    return float
+
+
+def itemsize_bits(dtype) -> int:
+    """The size of one element of `dtype` in bits."""
+    return np.dtype(dtype).itemsize * 8

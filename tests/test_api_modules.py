@@ -1,0 +1,51 @@
+"""jxkernel.errors and jxkernel.dtypes, the jax.errors / jax.dtypes modules: their names, the
+error hierarchy as JAX's, and dtype helpers against values recorded from JAX 0.10.2."""
+import doctest
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import jxkernel as jax
+import jxkernel.numpy as jnp
+from jxkernel import dtypes, errors
+
+
+@pytest.mark.parametrize("module", [dtypes, errors])
+def test_docstring_examples(module):
+    globs = {"jit": jax.jit, "errors": errors, "dtypes": dtypes, "np": np}
+    assert doctest.testmod(module, extraglobs=globs).failed == 0
+
+
+def test_errors_are_the_ones_raised_with_jaxs_hierarchy():
+    assert issubclass(errors.TracerBoolConversionError, errors.ConcretizationTypeError)
+    assert issubclass(errors.ConcretizationTypeError, errors.JAXTypeError)
+    assert issubclass(errors.JAXTypeError, TypeError)
+    assert issubclass(errors.NonConcreteBooleanIndexError, errors.JAXIndexError)
+    assert issubclass(errors.JAXIndexError, IndexError)
+    assert errors.JaxRuntimeError.__name__ == "JaxRuntimeError"
+    with pytest.raises(errors.TracerIntegerConversionError):
+        jax.jit(lambda x: [1, 2][x])(0)
+    with pytest.raises(errors.NonConcreteBooleanIndexError):
+        jax.jit(lambda x: x[x > 0])(jnp.arange(3.0))
+    with pytest.raises(errors.TracerArrayConversionError):
+        jax.jit(lambda x: np.asarray(x))(1.0)
+
+
+def test_dtype_helpers_as_jax():
+    # JAX 0.10.2: canonicalize_dtype(float64) is float32 without x64 and float64 with it
+    assert dtypes.canonicalize_dtype(np.float64) == np.float32
+    assert dtypes.canonicalize_dtype("int64") == np.int32
+    with jax.config.override("jax_enable_x64", True):
+        assert dtypes.canonicalize_dtype(np.float64) == np.float64
+    with pytest.raises(TypeError, match="not understood"):
+        dtypes.canonicalize_dtype("foo")
+    assert [dtypes.scalar_type_of(x) for x in (np.float32(1), np.array([1], np.uint8),
+                                               np.bool_(True), np.complex64(1))] == \
+        [float, int, bool, complex]
+    assert [dtypes.itemsize_bits(d) for d in (np.float32, np.bool_, ml_dtypes.bfloat16)] == \
+        [32, 8, 16]
+    assert dtypes.result_type(1, np.float16) == np.float16
+    assert dtypes.result_type(1.0, np.int8, return_weak_type_flag=True) == (np.float32, True)
+    assert dtypes.issubdtype(dtypes.bfloat16, np.floating)
+    assert dtypes.float0 == jax.float0 and dtypes.finfo(np.float32).eps == np.float32(2 ** -23)
