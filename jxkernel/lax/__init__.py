@@ -47,3 +47,5 @@ from .special import (bessel_i0e, bessel_i0e_p, bessel_i1e, bessel_i1e_p,  # noq
                       betainc, igamma, igamma_grad_a, igamma_grad_a_p, igamma_p, igammac,
                       igammac_p, polygamma, polygamma_p, random_gamma_grad,
                       regularized_incomplete_beta_p, zeta, zeta_p)
+from .parallel_more import (all_to_all, all_to_all_p, axis_size, ppermute,  # noqa: F401,E402
+                            ppermute_p, pshuffle, psum_scatter, pswapaxes, reduce_scatter_p)

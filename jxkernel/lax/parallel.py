@@ -1,4 +1,5 @@
-"""Collectives over a named axis: psum, pmean, pmax, pmin, all_gather, axis_index.
+"""Collectives over a named axis: psum, pmean, pmax, pmin, all_gather, axis_index
+(ppermute, all_to_all, psum_scatter and axis_size are in parallel_more.py).
 
     >>> vmap(lambda x: x - lax.pmean(x, 'batch'), axis_name='batch')(xs)   # centre a batch
 
@@ -20,7 +21,7 @@ from ..tree_util import tree_flatten, tree_unflatten
 from ..xla import stablehlo as hlo
 from . import _batch_util as bu
 from . import _lowering as hl
-from ._ad_util import Zero, defjvp_zero, instantiate
+from ._ad_util import Zero, defjvp_zero, deflinear2, instantiate
 
 
 def _as_names(axis_name) -> tuple:
@@ -30,6 +31,26 @@ def _as_names(axis_name) -> tuple:
 def _unbound(name):
     return NameError(f"unbound axis name: {name}. The following axis names (e.g. defined by pmap "
                      f"or vmap) are available to collective operations: []")
+
+
+def _canonical_groups(axis_index_groups, size):
+    """`axis_index_groups` as a hashable tuple of tuples, checked against the axis `size`."""
+    if axis_index_groups is None:
+        return None
+    groups = tuple(tuple(int(i) for i in g) for g in axis_index_groups)
+    members = sorted(i for g in groups for i in g)
+    if members != list(range(size)):
+        raise ValueError(f"axis_index_groups must cover all indices exactly once: got {groups} "
+                         f"for an axis of size {size}")
+    if len({len(g) for g in groups}) > 1:
+        raise ValueError(f"axis_index_groups must all be the same size, got {groups}")
+    return groups
+
+
+def _no_groups_under_vmap(axis_index_groups):
+    if axis_index_groups is not None:
+        raise NotImplementedError("axis_index_groups not supported in vmap collectives. "
+                                  "Use them under pmap, or split the vmapped axis into two.")
 
 
 # ------------------------------------------------------------------ psum / pmax / pmin
@@ -43,7 +64,7 @@ def _reducer(name, hlo_op, reduce_fn_name):
         raise _unbound(axes[0])
 
     def lowering(ctx, *args, axes, axis_index_groups):
-        groups = _replica_groups(ctx, axes)
+        groups = _replica_groups(ctx, axes, axis_index_groups)
         outs = []
         for x, aval in zip(args, ctx.avals_in):
             region = hl.binary_region(ctx, hlo_op, aval.dtype)
@@ -55,6 +76,8 @@ def _reducer(name, hlo_op, reduce_fn_name):
         from . import reductions
         reduce = getattr(reductions, reduce_fn_name)
         mine = axis_data.name in axes
+        if mine:
+            _no_groups_under_vmap(axis_index_groups)
         rest = tuple(a for a in axes if a != axis_data.name)
         outs, out_dims = [], []
         for v, d in zip(vals, dims):
@@ -76,11 +99,15 @@ def _reducer(name, hlo_op, reduce_fn_name):
     return prim
 
 
-def _replica_groups(ctx, axes):
+def _replica_groups(ctx, axes, axis_index_groups=None):
+    """The replica_groups attribute: the pmap axis is the replica axis, so axis indices are
+    replica ids."""
     env = dict(ctx.module_ctx.axis_env)
     for a in axes:
         if a not in env:
             raise _unbound(a)
+    if axis_index_groups is not None:
+        return hlo.dense_i64([list(g) for g in axis_index_groups])
     n = ctx.module_ctx.num_replicas
     return hlo.dense_i64([list(range(n))])
 
@@ -133,30 +160,35 @@ jvp_rules[pmax_p] = _pminmax_jvp(pmax_p)
 jvp_rules[pmin_p] = _pminmax_jvp(pmin_p)
 
 
-def psum(x, axis_name, *, axis_index_groups=None):
-    """Sum of `x` (any pytree) over the named axis; every member gets the total."""
+def _reduce(prim, x, axis_name, axis_index_groups):
+    axes = _as_names(axis_name)
+    if axis_index_groups is not None:
+        axis_index_groups = _canonical_groups(axis_index_groups, _axis_size(axes))
     leaves, tree = tree_flatten(x)
-    outs = psum_p.bind(*leaves, axes=_as_names(axis_name), axis_index_groups=axis_index_groups)
-    return tree_unflatten(tree, outs)
+    return tree_unflatten(tree, prim.bind(*leaves, axes=axes, axis_index_groups=axis_index_groups))
+
+
+def psum(x, axis_name, *, axis_index_groups=None):
+    """Sum of `x` (any pytree) over the named axis; every member gets the total.
+    With `axis_index_groups=[[0, 1], [2, 3]]` each group sums on its own (pmap only)."""
+    return _reduce(psum_p, x, axis_name, axis_index_groups)
 
 
 def pmax(x, axis_name, *, axis_index_groups=None):
-    leaves, tree = tree_flatten(x)
-    return tree_unflatten(tree, pmax_p.bind(*leaves, axes=_as_names(axis_name),
-                                            axis_index_groups=axis_index_groups))
+    """Maximum of `x` over the named axis."""
+    return _reduce(pmax_p, x, axis_name, axis_index_groups)
 
 
 def pmin(x, axis_name, *, axis_index_groups=None):
-    leaves, tree = tree_flatten(x)
-    return tree_unflatten(tree, pmin_p.bind(*leaves, axes=_as_names(axis_name),
-                                            axis_index_groups=axis_index_groups))
+    """Minimum of `x` over the named axis."""
+    return _reduce(pmin_p, x, axis_name, axis_index_groups)
 
 
 def pmean(x, axis_name, *, axis_index_groups=None):
-    """Mean of `x` over the named axis."""
+    """Mean of `x` over the named axis (over each group with `axis_index_groups`)."""
     from .elementwise import div
     from .conversion import convert_element_type
-    n = psum(1, axis_name)
+    n = psum(1, axis_name) if axis_index_groups is None else len(axis_index_groups[0])
     sums = psum(x, axis_name, axis_index_groups=axis_index_groups)
     leaves, tree = tree_flatten(sums)
     return tree_unflatten(tree, [div(s, convert_element_type(n, get_aval(s).dtype)) for s in leaves])
@@ -196,18 +228,20 @@ def axis_index(axis_name):
 all_gather_p = Primitive("all_gather")
 
 
-def _all_gather_abstract_eval(x, *, axis_name, axis_size, axis, tiled):
+def _all_gather_abstract_eval(x, *, all_gather_dimension, axis_name, axis_index_groups,
+                              axis_size, tiled):
     shape = list(x.shape)
     if tiled:
-        shape[axis] *= axis_size
+        shape[all_gather_dimension] *= axis_size
     else:
-        shape.insert(axis, axis_size)
+        shape.insert(all_gather_dimension, axis_size)
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
-def _all_gather_lowering(ctx, x, *, axis_name, axis_size, axis, tiled):
-    groups = _replica_groups(ctx, (axis_name,))
-    aval = ctx.avals_in[0]
+def _all_gather_lowering(ctx, x, *, all_gather_dimension, axis_name, axis_index_groups,
+                         axis_size, tiled):
+    groups = _replica_groups(ctx, axis_name, axis_index_groups)
+    aval, axis = ctx.avals_in[0], all_gather_dimension
     if not tiled:         # gather along a new size-1 axis
         expanded = ShapedArray(aval.shape[:axis] + (1,) + aval.shape[axis:], aval.dtype)
         x = ctx.op1("stablehlo.reshape", [x], result_type=hl.aval_type(expanded))
@@ -215,13 +249,22 @@ def _all_gather_lowering(ctx, x, *, axis_name, axis_size, axis, tiled):
                    attrs={"all_gather_dim": hlo.i64_attr(axis), "replica_groups": groups})
 
 
-def _all_gather_batching(axis_data, vals, dims, *, axis_name, axis_size, axis, tiled):
+def _all_gather_batching(axis_data, vals, dims, *, all_gather_dimension, axis_name,
+                         axis_index_groups, axis_size, tiled):
     (x,), (d,) = vals, dims
+    params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups,
+                  axis_size=axis_size, tiled=tiled)
+    if axis_data.name not in axis_name:      # another axis's gather, done per example
+        if d is bu.not_mapped:
+            return all_gather_p.bind(x, all_gather_dimension=all_gather_dimension, **params), d
+        x = bu.moveaxis(x, d, 0)
+        return all_gather_p.bind(x, all_gather_dimension=all_gather_dimension + 1, **params), 0
+    _no_groups_under_vmap(axis_index_groups)
+    if len(axis_name) > 1:
+        raise NotImplementedError(f"all_gather over several axes at once ({axis_name}) is not "
+                                  f"supported under vmap: gather over one axis at a time")
     from .shapes import reshape
-    if axis_name != axis_data.name:
-        x = bu.bdim_at_front(x, d, axis_data.size)
-        return all_gather_p.bind(x, axis_name=axis_name, axis_size=axis_size, axis=axis + 1,
-                                 tiled=tiled), 0
+    axis = all_gather_dimension
     x = bu.bdim_at_front(x, d, axis_data.size)           # every member sees the whole stack
     x = bu.moveaxis(x, 0, axis)
     if tiled:
@@ -230,47 +273,49 @@ def _all_gather_batching(axis_data, vals, dims, *, axis_name, axis_size, axis, t
     return x, bu.not_mapped
 
 
-def _all_gather_transpose(ct, x, *, axis_name, axis_size, axis, tiled):
-    from .slicing import dynamic_slice_in_dim
-    ct = instantiate(ct)
-    total = psum_p.bind(ct, axes=(axis_name,), axis_index_groups=None)[0]
-    size = x.aval.shape[axis] if tiled else 1
-    from .elementwise import mul
-    start = mul(axis_index(axis_name), np.int32(size))
-    piece = dynamic_slice_in_dim(total, start, size, axis)
-    if not tiled:
-        from .shapes import squeeze
-        piece = squeeze(piece, (axis,))
-    return [piece]
-
-
-def _all_gather_jvp(primals, tangents, **params):
-    ans = all_gather_p.bind(primals[0], **params)
-    t = tangents[0]
-    return ans, Zero(get_aval(ans)) if type(t) is Zero else all_gather_p.bind(t, **params)
+def _all_gather_transpose(ct, x, *, all_gather_dimension, axis_name, axis_index_groups,
+                          axis_size, tiled):
+    # member k's input reaches every member's output: its cotangent is the sum of their
+    # cotangents' k-th blocks, i.e. a reduce-scatter
+    # (the primitive, not the wrapper: a pmap body is transposed outside the trace that
+    # knows the axis size)
+    from .parallel_more import reduce_scatter_p
+    return [reduce_scatter_p.bind(ct, axis_name=axis_name, scatter_dimension=all_gather_dimension,
+                                  axis_index_groups=axis_index_groups, axis_size=axis_size,
+                                  tiled=tiled)]
 
 
 abstract_eval_rules[all_gather_p] = _all_gather_abstract_eval
-impl_rules[all_gather_p] = lambda x, *, axis_name, **_: (_ for _ in ()).throw(_unbound(axis_name))
+impl_rules[all_gather_p] = lambda x, *, axis_name, **_: (_ for _ in ()).throw(
+    _unbound(axis_name[0]))
 lowering_rules[all_gather_p] = _all_gather_lowering
 axis_batching_rules[all_gather_p] = _all_gather_batching
-jvp_rules[all_gather_p] = _all_gather_jvp
-transpose_rules[all_gather_p] = _all_gather_transpose
+deflinear2(all_gather_p, _all_gather_transpose)
 
 
 def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
-    """Every member's `x` stacked along `axis` (concatenated if `tiled`), on every member."""
+    """Every member's `x` stacked along `axis` (concatenated if `tiled`), on every member.
+
+        >>> vmap(lambda x: lax.all_gather(x, 'i'), axis_name='i')(jnp.arange(3.0)).shape
+        (3, 3)
+    """
+    names = _as_names(axis_name)
+    groups = _canonical_groups(axis_index_groups, _axis_size(names))
+    size = _axis_size(names) if groups is None else len(groups[0])
     leaves, tree = tree_flatten(x)
 
     def gather(leaf):
         a = axis % (len(get_aval(leaf).shape) + (0 if tiled else 1))
-        return all_gather_p.bind(leaf, axis_name=axis_name, axis_size=_axis_size(axis_name),
-                                 axis=a, tiled=tiled)
+        return all_gather_p.bind(leaf, all_gather_dimension=a, axis_name=names,
+                                 axis_index_groups=groups, axis_size=size, tiled=tiled)
     return tree_unflatten(tree, [gather(leaf) for leaf in leaves])
 
 
 def _axis_size(axis_name) -> int:
-    """The size of the named axis, from the enclosing vmap/pmap traces."""
+    """The size of the named axis (the product for a tuple of names), from the enclosing
+    vmap/pmap traces."""
+    if isinstance(axis_name, (tuple, list)):
+        return int(np.prod([_axis_size(n) for n in axis_name], dtype=np.int64))
     from ..core.trace import current_trace
     t = current_trace()
     while t is not None:
