@@ -49,3 +49,4 @@ from .special import (bessel_i0e, bessel_i0e_p, bessel_i1e, bessel_i1e_p,  # noq
                       regularized_incomplete_beta_p, zeta, zeta_p)
 from .parallel_more import (all_to_all, all_to_all_p, axis_size, ppermute,  # noqa: F401,E402
                             ppermute_p, pshuffle, psum_scatter, pswapaxes, reduce_scatter_p)
+from .fft import FftType, fft, fft_p  # noqa: F401,E402

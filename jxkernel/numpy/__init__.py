@@ -29,3 +29,4 @@ from .. import Array as ndarray  # noqa: F401
 _array_methods.install()
 from .convolution import *  # noqa: F401,F403,E402  convolve, correlate
 from .roots import *  # noqa: F401,F403,E402  roots (companion-matrix eigenvalues)
+from . import fft  # noqa: F401,E402  jnp.fft: fft, rfft, fftn, fftfreq, fftshift, ...
