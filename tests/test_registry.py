@@ -16,7 +16,8 @@ scatter select_n cumsum dot_general copy real imag complex conj add_any jit cond
 psum all_gather ppermute all_to_all reduce_scatter checkpoint xla_pmap custom_lin split
 reduce_precision reduce_window_sum
 select_and_gather_add select_and_scatter_add
-conv_general_dilated fft""".split()
+conv_general_dilated fft
+custom_linear_solve optimization_barrier""".split()
 
 # Primitives with no array operands never meet a batched value, so need no batching rule.
 NO_OPERANDS = {"iota", "axis_index", "iota_2x32_shape"}
