@@ -1,0 +1,255 @@
+"""The pure-JAX iterative algorithms of jax.scipy.linalg: polar (by QDWH, the QR-based
+dynamically weighted Halley iteration of Nakatsukasa, Bai and Gygi 2010, or by an SVD) and
+eigh_tridiagonal's eigenvalues (bisection on Sturm sequence counts); JAX 0.10.2's steps.
+
+    >>> u, p = polar(jnp.array([[2., 0.], [0., -3.]]))
+    >>> u
+    Array([[ 1.,  0.],
+           [ 0., -1.]], dtype=float32)
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .. import lax
+from .. import numpy as jnp
+from ..core import dtypes
+from ..lax import linalg as lax_linalg
+from ..numpy import linalg as jnp_linalg
+from ..numpy.util import jnp_jit
+
+
+# ------------------------------------------------------------------ QDWH
+def _qr_step(u, params):
+    """One Halley step through a QR of [sqrt(c) u; I] (for large c, where Cholesky of
+    c u^H u + I would lose accuracy)."""
+    a_minus_e_by_sqrt_c, sqrt_c, e = params
+    M, N = u.shape
+    y = jnp.concatenate([sqrt_c * u, jnp.eye(N, dtype=u.dtype)], axis=0)
+    q, _ = lax_linalg.qr(y, full_matrices=False)
+    q1 = lax.slice(q, (0, 0), (M, N))
+    q2 = lax.dynamic_slice_in_dim(q, M, N, axis=0).T.conj()
+    return e * u + a_minus_e_by_sqrt_c * (q1 @ q2)
+
+
+def _cholesky_step(u, params):
+    """One Halley step u <- e u + (a - e) u (c u^H u + I)^{-1}, through a Cholesky factor."""
+    a_minus_e, c, e = params
+    _, N = u.shape
+    x = c * (u.T.conj() @ u) + jnp.eye(N, dtype=u.dtype)
+    y = lax_linalg.cholesky(x, symmetrize_input=False)
+    z = lax_linalg.triangular_solve(y, u.T, left_side=True, lower=True, conjugate_a=True).conj()
+    z = lax_linalg.triangular_solve(y, z, left_side=True, lower=True, transpose_a=True,
+                                    conjugate_a=True).T.conj()
+    return e * u + a_minus_e * z
+
+
+def _halley_coefficients(eps, max_iterations):
+    """The dynamically weighted (a, b, c) per iteration, split into the QR steps (c > 100)
+    and the Cholesky steps; computed on the host from the lower bound l = eps of the
+    smallest singular value, until l reaches 1."""
+    qr_coefs, chol_coefs = [], []
+    l, tol_l, k = eps, 10.0 * eps / 2.0, 0
+    while l + tol_l < 1 and k < max_iterations:
+        k += 1
+        l2 = l * l
+        dd = (4 * (1 / l2 - 1) / l2) ** (1 / 3)
+        sqd = (1.0 + dd) ** (1 / 2)
+        a = sqd + (2 - dd + 2 * (2 - l2) / (l2 * sqd)) ** (1 / 2)
+        b = (a - 1) ** 2 / 4
+        c = a + b - 1
+        l = l * (a + b * l2) / (1 + c * l2)
+        e = b / c
+        if c > 100:
+            qr_coefs.append(((a - e) / c ** (1 / 2), c ** (1 / 2), e))
+        else:
+            chol_coefs.append((a - e, c, e))
+    return qr_coefs, chol_coefs, tol_l
+
+
+def _qdwh(x, max_iterations=10, eps=None):
+    """(u, h) with x = u h, u with orthonormal columns and h Hermitian positive semidefinite
+    (x is (m, n), m >= n)."""
+    eps = float(dtypes.finfo(x.dtype).eps) if eps is None else eps
+    one_norm = jnp_linalg.norm(x, ord=1)
+    inf_norm = jnp_linalg.norm(x, ord=np.inf)
+    alpha_inverse = jnp.where(one_norm == 0, 1, lax.rsqrt(one_norm) * lax.rsqrt(inf_norm))
+    u = x * alpha_inverse.astype(x.dtype)
+    qr_coefs, chol_coefs, tol_l = _halley_coefficients(eps, max_iterations)
+    tol_norm = jnp.cbrt(tol_l)
+
+    def run(u, coefs, step, test):
+        if not coefs:
+            return u, True
+        table = jnp.array(coefs).astype(x.dtype)
+
+        def body(k, state):
+            prev, _ = state
+            new = step(prev, lax.dynamic_index_in_dim(table, k, keepdims=False))
+            return new, (jnp_linalg.norm(new - prev) > tol_norm) if test else True
+        return lax.fori_loop(0, len(coefs), body, (u, True))
+
+    u, _ = run(u, qr_coefs, _qr_step, False)
+    u, not_converged = run(u, chol_coefs, _cholesky_step, True)
+    fixed = (3 - 1 / 3, 3, 1 / 3)        # a = 3, b = 1, c = 3: plain Halley once l ~ 1
+
+    def cond(state):
+        k, _, not_converged = state
+        return jnp.logical_and(not_converged, k < max_iterations)
+
+    def body(state):
+        k, prev, _ = state
+        new = _cholesky_step(prev, fixed)
+        return k + 1, new, jnp_linalg.norm(new - prev) > tol_norm
+
+    _, u, _ = lax.while_loop(cond, body, (len(qr_coefs) + len(chol_coefs), u, not_converged))
+    u = 1.5 * u - 0.5 * u @ (u.T.conj() @ u)       # a Newton-Schulz step for orthonormality
+    h = u.T.conj() @ x
+    return u, (h + h.T.conj()) / 2
+
+
+@functools.partial(jnp_jit, static_argnames=("side", "method"))
+def _polar_2d(a, side, method, eps, max_iterations):
+    m, n = a.shape
+    if method == "qdwh":
+        if m >= n and side == "right":
+            unitary, posdef = _qdwh(a, eps=eps)
+        elif m < n and side == "left":
+            unitary, posdef = _qdwh(a.T.conj(), eps=eps)
+            unitary, posdef = unitary.T.conj(), posdef.T.conj()
+        else:
+            raise NotImplementedError(f"method='qdwh' only supports mxn matrices where m < n "
+                                      f"where side='right' and m >= n side='left', got "
+                                      f"{a.shape} with side={side!r}")
+    elif method == "svd":
+        u, s, vh = lax_linalg.svd(a, full_matrices=False)
+        s = s.astype(u.dtype)
+        unitary = u @ vh
+        posdef = (vh.T.conj() * s[None, :] @ vh if side == "right"
+                  else u * s[None, :] @ u.T.conj())
+    else:
+        raise ValueError(f"Unknown polar decomposition method {method}.")
+    return unitary, posdef
+
+
+@jnp_jit(static_argnames=("side", "method"))
+def polar(a, side: str = "right", *, method: str = "qdwh", eps=None, max_iterations=None):
+    """(u, p) with a = u @ p (side='right') or a = p @ u ('left'): u unitary (orthonormal
+    columns) and p Hermitian positive semidefinite; method 'qdwh' (default) or 'svd'."""
+    arr = jnp.asarray(a)
+    if arr.ndim < 2:
+        raise ValueError("The input `a` must be at least a 2-D array.")
+    if side not in ["right", "left"]:
+        raise ValueError("The argument `side` must be either 'right' or 'left'.")
+    sig = "(m,n)->(m,n),(n,n)" if side == "right" else "(m,n)->(m,n),(m,m)"
+    return jnp.vectorize(functools.partial(_polar_2d, side=side, method=method, eps=eps,
+                                           max_iterations=max_iterations), signature=sig)(arr)
+
+
+# ------------------------------------------------------------------ eigh_tridiagonal
+def _sturm_count(alpha, beta_sq, pivmin, alpha0_perturbation, x):
+    """How many eigenvalues of the tridiagonal matrix lie below each x: the negative pivots
+    of the LDL^T factorization of T - x (16 steps per while-loop iteration, as JAX)."""
+    n = alpha.shape[0]
+    zeros, ones = jnp.zeros(x.shape, dtype=np.int32), jnp.ones(x.shape, dtype=np.int32)
+    q = alpha[0] - x
+    count = jnp.where(q < 0, ones, zeros)
+    q = jnp.where(alpha[0] == x, alpha0_perturbation, q)
+
+    def steps(start, q, count, num):
+        for j in range(num):
+            q = alpha[start + j] - beta_sq[start + j - 1] / q - x
+            count = jnp.where(q <= pivmin, count + 1, count)
+            q = jnp.where(q <= pivmin, jnp.minimum(q, -pivmin), q)
+        return start + num, q, count
+
+    blocksize = 16
+    i, q, count = steps(1, q, count, (n - 1) % blocksize)
+    _, _, count = lax.while_loop(lambda s: jnp.less(s[0], n),
+                                 lambda s: steps(*s, blocksize), (i, q, count))
+    return count
+
+
+@jnp_jit(static_argnames=("eigvals_only", "select", "select_range"))
+def eigh_tridiagonal(d, e, *, eigvals_only: bool = False, select: str = "a",
+                     select_range=None, tol=None, key=None):
+    """The eigenvalues (ascending) of the Hermitian tridiagonal matrix with diagonal d and
+    off-diagonal e, by bisection; select='i' with select_range=(lo, hi) picks indices lo..hi.
+    Only eigvals_only=True is provided (JAX's eigenvectors need a tridiagonal solver).
+
+    >>> eigh_tridiagonal(jnp.array([2., 2.]), jnp.array([1.]), eigvals_only=True)
+    Array([0.9999999, 3.       ], dtype=float32)
+    """
+    if not eigvals_only:
+        raise NotImplementedError("jxkernel's eigh_tridiagonal computes eigenvalues only "
+                                  "(eigvals_only=True): JAX's eigenvectors use "
+                                  "lax.linalg.tridiagonal_solve, which jxkernel lacks.")
+    alpha, beta = jnp.asarray(d), jnp.asarray(e)
+    if alpha.dtype != beta.dtype:
+        raise TypeError(f"diagonal and off-diagonal values must have same dtype, got "
+                        f"{alpha.dtype} and {beta.dtype}")
+    supported = (np.float32, np.float64, np.complex64, np.complex128)
+    if alpha.dtype not in supported or beta.dtype not in supported:
+        raise TypeError(f"Only float32 and float64 inputs are supported as inputs to "
+                        f"jax.scipy.linalg.eigh_tridiagonal, got {alpha.dtype} and "
+                        f"{beta.dtype}")
+    n = alpha.shape[0]
+    if n <= 1:
+        return jnp.real(alpha)
+    if dtypes.issubdtype(alpha.dtype, np.complexfloating):
+        alpha = jnp.real(alpha)
+        beta_sq = jnp.real(beta * jnp.conj(beta))
+        beta_abs = jnp.sqrt(beta_sq)
+    else:
+        beta_abs, beta_sq = jnp.abs(beta), jnp.square(beta)
+    # Gershgorin bounds on the spectrum
+    row_sum = jnp.concatenate([beta_abs[:1], beta_abs[:-1] + beta_abs[1:], beta_abs[-1:]],
+                              axis=0)
+    lambda_max = jnp.amax(alpha + row_sum)
+    lambda_min = jnp.amin(alpha - row_sum)
+    t_norm = jnp.maximum(jnp.abs(lambda_min), jnp.abs(lambda_max))
+    finfo = np.finfo(alpha.dtype)
+    one = np.ones([], dtype=alpha.dtype)
+    safemin = np.maximum(one / finfo.max, (one + finfo.eps) * finfo.tiny)
+    pivmin = safemin * jnp.maximum(1, jnp.amax(beta_sq))
+    alpha0_perturbation = jnp.square(finfo.eps * beta_abs[0])
+    abs_tol = finfo.eps * t_norm
+    if tol is not None:
+        abs_tol = jnp.maximum(tol, abs_tol)
+    max_it = finfo.nmant + 1
+    if select == "a":
+        targets = jnp.arange(n, dtype=np.int32)
+    elif select == "i":
+        if select_range is None:
+            raise ValueError("for select='i', select_range must be specified.")
+        if select_range[0] > select_range[1]:
+            raise ValueError("Got empty index range in select_range.")
+        targets = jnp.arange(select_range[0], select_range[1] + 1, dtype=np.int32)
+    elif select == "v":
+        raise NotImplementedError("eigh_tridiagonal(..., select='v') is not implemented")
+    else:
+        raise ValueError("'select must have a value in {'a', 'i', 'v'}.")
+    fudge = 2.1
+    slack = jnp.array(n, alpha.dtype) * fudge * finfo.eps * t_norm
+    shape = np.shape(targets)
+    lower = jnp.broadcast_to(lambda_min - slack - 2 * fudge * pivmin, shape=shape)
+    upper = jnp.broadcast_to(lambda_max + slack + fudge * pivmin, shape=shape)
+    mid = 0.5 * (upper + lower)
+    pivmin = jnp.broadcast_to(pivmin, shape)
+    alpha0_perturbation = jnp.broadcast_to(alpha0_perturbation, shape)
+
+    def cond(state):
+        i, lower, _, upper = state
+        return jnp.logical_and(jnp.less(i, max_it), jnp.less(abs_tol, jnp.amax(upper - lower)))
+
+    def body(state):
+        i, lower, mid, upper = state
+        counts = _sturm_count(alpha, beta_sq, pivmin, alpha0_perturbation, mid)
+        lower = jnp.where(counts <= targets, mid, lower)
+        upper = jnp.where(counts > targets, mid, upper)
+        return i + 1, lower, 0.5 * (lower + upper), upper
+
+    _, _, mid, _ = lax.while_loop(cond, body, (0, lower, mid, upper))
+    return mid

@@ -1,0 +1,26 @@
+"""The geometric distribution: the trial (k >= 1) of the first success.
+
+    >>> geom.pmf(2.0, 0.5)
+    Array(0.25, dtype=float32, weak_type=True)
+"""
+import numpy as np
+
+from ... import lax
+from ... import numpy as jnp
+from ...numpy.ufuncs import _const
+from ...numpy.util import promote_args_inexact
+from ..special import xlog1py
+
+
+def logpmf(k, p, loc=0):
+    """log P(X = k) = (k - 1) log(1 - p) + log p; -inf for k < 1."""
+    k, p, loc = promote_args_inexact("geom.logpmf", k, p, loc)
+    zero, one = _const(k, 0), _const(k, 1)
+    x = lax.sub(k, loc)
+    out = xlog1py(lax.sub(x, one), -p) + lax.log(p)
+    return jnp.where(lax.le(x, zero), -np.inf, out)
+
+
+def pmf(k, p, loc=0):
+    """P(X = k)."""
+    return jnp.exp(logpmf(k, p, loc))
