@@ -264,8 +264,13 @@ def test_jit_matches_eager():
 
 # ------------------------------------------------------------------ lowering
 def test_lowers_to_stablehlo_fft():
-    text = jax.jit(lambda z: lax.fft(z, "irfft", (3, 4))).lower(
-        jax.ShapeDtypeStruct((2, 3, 3), np.complex64)).as_text()
+    text = jax.jit(lambda z: lax.fft(z, "rfft", (3, 4))).lower(
+        jax.ShapeDtypeStruct((2, 3, 4), np.float32)).as_text()
+    assert "fft_type = #stablehlo<fft_type RFFT>, fft_length = array<i64: 3, 4>" in text
+    assert "(tensor<2x3x4xf32>) -> tensor<2x3x3xcomplex<f32>>" in text
+    closed = jax.make_jaxpr(lambda z: lax.fft(z, "irfft", (3, 4)))(
+        jax.ShapeDtypeStruct((2, 3, 3), np.complex64))
+    text = lower_module(closed.jaxpr, name="f", platform="cpu")[0]
     assert '"stablehlo.fft"' in text
     assert "fft_type = #stablehlo<fft_type IRFFT>" in text
     assert "fft_length = array<i64: 3, 4>" in text
