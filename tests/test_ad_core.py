@@ -47,6 +47,16 @@ def test_reverse_mode_of_a_forward_only_operation_says_linearization_failed():
         jax.grad(f)(arr([1., 2., 3.]))
 
 
+def test_real_and_imag_transpose_to_complex_with_a_scalar_zero():
+    z = np.complex64([1 + 2j, 3 - 1j])
+    real_ct = jax.make_jaxpr(lambda c: jax.vjp(lax.real, z)[1](c))(np.float32([1, 2]))
+    assert str(real_ct) == ("{ lambda a:c64[2]; b:f32[2]. let\n    _:f32[2] = real a\n"
+                            "    c:c64[2] = complex b 0.0:f32[]\n  in (c,) }")      # JAX's text
+    imag_ct = jax.make_jaxpr(lambda c: jax.vjp(lax.imag, z)[1](c))(np.float32([1, 2]))
+    assert "d:c64[2] = complex 0.0:f32[] c" in str(imag_ct)
+    np.testing.assert_array_equal(jax.vjp(lax.imag, z)[1](np.float32([1, 2]))[0], [-1j, -2j])
+
+
 def test_atan2_of_complex_operands_is_holomorphic():
     x = np.complex128([1 + 2j, -0.5 + 0.1j])
     check_grads(lax.atan2, (x, np.complex128([0.3 - 1j, 2])), order=2)

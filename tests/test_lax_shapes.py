@@ -206,6 +206,8 @@ GOLDEN = [
 { lambda ; a:f32[2,3]. let
     b:f32[1,2,1,3] = broadcast_in_dim[broadcast_dimensions=(1, 3)] a
   in (b,) }"""),
+    (lambda x: lax.expand_dims(x, ()), [np.ones((2, 3), F32)], """\
+{ lambda ; a:f32[2,3]. let  in (a,) }"""),
     (lambda x: lax.rev(lax.transpose(x, (1, 0)), (0,)), [np.ones((2, 3), F32)], """\
 { lambda ; a:f32[2,3]. let
     b:f32[3,2] = transpose[permutation=(1, 0)] a

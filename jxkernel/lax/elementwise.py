@@ -590,8 +590,8 @@ def _integer_pow_jvp(g, ans, x, *, y):
 
 
 ad.defjvp(integer_pow_p, _integer_pow_jvp)
-ad.deflinear(real_p, lambda ct: [complex(ct, _zeros_like(ct))])
-ad.deflinear(imag_p, lambda ct: [complex(_zeros_like(ct), neg(ct))])
+ad.deflinear(real_p, lambda ct: [complex(ct, _const(ct, 0))])       # a broadcast scalar zero
+ad.deflinear(imag_p, lambda ct: [complex(_const(ct, 0), neg(ct))])
 ad.deflinear2(conj_p, lambda ct, x, *, input_dtype: [
     conj(ct) if dtypes.is_complex(input_dtype) else real(ct)])
 ad.deflinear(complex_p, lambda ct: [real(ct), imag(neg(ct))])

@@ -536,6 +536,8 @@ def expand_dims(array, dimensions):
         (1, 2, 1, 3)
     """
     dimensions = tuple(dimensions)
+    if not dimensions and _is_array(array):
+        return array                               # nothing to insert: no equation, as JAX
     if len(set(dimensions)) != len(dimensions):
         raise ValueError(f"repeated axis in lax.expand_dims: {dimensions}")
     ndim_out = _ndim(array) + len(dimensions)
