@@ -307,3 +307,10 @@ def test_split_jaxprs_match_jax(name):
     """jnp.split & co. are one `split` equation, as is concatenate's transpose (JAX 0.10.2's
     printed jaxprs, tests/data/structure_reference.json)."""
     check_printed_jaxpr(name)
+
+
+def test_roll_with_static_shifts_is_a_nested_jit_as_in_jax():
+    closed = jxkernel.make_jaxpr(lambda x: jnp.roll(x, 1, 1))(np.ones((3, 4), np.float32))
+    text = str(closed)
+    assert "name=_roll_static" in text and text.count("slice[") == 2
+    assert "start_indices=(0, 3)" in text and "strides=(1, 1)" in text     # JAX's slices

@@ -23,7 +23,7 @@ from ..core.trace import Tracer
 from ..lax import conversion
 from ..xla.array import Array
 from . import util
-from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
+from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array, jnp_jit
 
 __all__ = ["reshape", "ravel", "transpose", "permute_dims", "swapaxes", "moveaxis",
            "rollaxis", "expand_dims", "squeeze", "concatenate", "concat", "stack", "unstack",
@@ -513,12 +513,19 @@ def roll(a, shift, axis=None):
             starts[ax] = lax.sub(np.int32(n), s)
             a = lax.dynamic_slice(lax.concatenate([a, a], ax), starts, shp)
         return a
-    for ax, s in zip(*np.broadcast_arrays(np.asarray(axes), np.asarray(shifts))):
+    return _roll_static(a, shifts, axes)
+
+
+@jnp_jit(static_argnames=("shift", "axis"))
+def _roll_static(a, shift, axis):
+    shp = _shape(a)
+    for ax, s in zip(*np.broadcast_arrays(np.asarray(axis), np.asarray(shift))):
         ax, n = int(ax), shp[int(ax)]
         if n == 0:
             continue
         i = (-int(s)) % n
-        a = lax.concatenate([_slice_axis(a, i, n, ax), _slice_axis(a, 0, i, ax)], ax)
+        a = lax.concatenate([lax.slice_in_dim(a, i, n, axis=ax),
+                             lax.slice_in_dim(a, 0, i, axis=ax)], ax)
     return a
 
 
