@@ -91,3 +91,18 @@ def test_errors():
         minimize(ROSEN, np.zeros(2, np.float32), method="Nelder-Mead")
     with pytest.raises(TypeError, match="method"):
         minimize(ROSEN, np.zeros(2, np.float32))
+
+
+@pytest.mark.parametrize("module", ["jxkernel.scipy.optimize._minimize",
+                                    "jxkernel.scipy.optimize._line_search"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+    mod = importlib.import_module(module)
+    globs = {**vars(mod), "jnp": jnp, "np": np, "jax": jax}
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    for test in doctest.DocTestFinder().find(mod, module, globs=globs):
+        if test.name != module:
+            runner.run(test)
+    assert runner.summarize(verbose=False).attempted > 0
+    assert runner.summarize(verbose=False).failed == 0

@@ -276,3 +276,18 @@ def test_iterative_solver_errors():
     with pytest.raises(ValueError, match="invalid solve_method foo, must be either "
                                          "'incremental' or 'batched'"):
         sl.gmres(GEN, B, solve_method="foo")
+
+
+@pytest.mark.parametrize("module", ["jxkernel.lax.solves", "jxkernel.lax.barrier",
+                                    "jxkernel.scipy.sparse.linalg"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+    mod = importlib.import_module(module)
+    globs = {**vars(mod), "jnp": jnp, "np": np, "jax": jax, "lax": lax}
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    for test in doctest.DocTestFinder().find(mod, module, globs=globs):
+        if test.name != module:          # the module's overview sketches; functions' run
+            runner.run(test)
+    assert runner.summarize(verbose=False).attempted > 0
+    assert runner.summarize(verbose=False).failed == 0

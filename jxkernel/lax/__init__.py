@@ -50,5 +50,5 @@ from .special import (bessel_i0e, bessel_i0e_p, bessel_i1e, bessel_i1e_p,  # noq
 from .parallel_more import (all_to_all, all_to_all_p, axis_size, ppermute,  # noqa: F401,E402
                             ppermute_p, pshuffle, psum_scatter, pswapaxes, reduce_scatter_p)
 from .fft import FftType, fft, fft_p  # noqa: F401,E402
-from .solves import custom_linear_solve, custom_linear_solve_p, custom_root  # noqa: F401,E402
+from .solves import custom_linear_solve, custom_root, linear_solve_p  # noqa: F401,E402
 from .barrier import optimization_barrier, optimization_barrier_p  # noqa: F401,E402

@@ -33,7 +33,7 @@ from ._ad_util import Zero, add_tangents, float0, instantiate, is_undefined
 from .conversion import _convert_element_type
 from .elementwise import neg
 
-custom_linear_solve_p = Primitive("custom_linear_solve", multiple_results=True)
+linear_solve_p = Primitive("custom_linear_solve", multiple_results=True)
 
 
 class _LinearSolveTuple(NamedTuple):
@@ -147,7 +147,7 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
     consts = [mv_consts, vm_consts, solve_consts, tr_consts]
     const_lengths = _LinearSolveTuple(*map(len, consts))
     jaxprs = _LinearSolveTuple(mv_jaxpr, vm_jaxpr, solve_jaxpr, tr_jaxpr)
-    outs = custom_linear_solve_p.bind(*_flat(consts), *b_leaves, const_lengths=const_lengths,
+    outs = linear_solve_p.bind(*_flat(consts), *b_leaves, const_lengths=const_lengths,
                                       jaxprs=jaxprs)
     return tree_unflatten(solve_tree, outs)
 
@@ -189,7 +189,7 @@ def _is_float0(t):
 
 def _solve_jvp(primals, tangents, *, const_lengths, jaxprs):
     # A x = b, so dA x + A dx = db and dx = A^-1 (db - dA x): one more solve
-    x = custom_linear_solve_p.bind(*primals, const_lengths=const_lengths, jaxprs=jaxprs)
+    x = linear_solve_p.bind(*primals, const_lengths=const_lengths, jaxprs=jaxprs)
     params, _ = _split(primals, const_lengths)
     params_dot, b_dot = _split(tangents, const_lengths)
     n = len(b_dot)
@@ -200,7 +200,7 @@ def _solve_jvp(primals, tangents, *, const_lengths, jaxprs):
         dax = _tangent_of_matvec(jaxprs.matvec, params.matvec, params_dot.matvec, x_leaves)
         rhs = [add_tangents(db, neg(t) if type(t) is not Zero else t) for db, t in zip(b_dot, dax)]
     rhs = [instantiate(t) for t in rhs]
-    x_dot = custom_linear_solve_p.bind(*_flat(params), *rhs, const_lengths=const_lengths,
+    x_dot = linear_solve_p.bind(*_flat(params), *rhs, const_lengths=const_lengths,
                                        jaxprs=jaxprs)
     aux_dot = [Zero(a.strip_weak_type()) for a in cf.avals_of(x[n:])]
     return x, list(x_dot[:n]) + aux_dot
@@ -219,7 +219,7 @@ def _solve_transpose(cts, *args, const_lengths, jaxprs):
         raise NotImplementedError("custom_linear_solve: a cotangent for the solver's auxiliary "
                                   "output cannot be transposed.")
     x_cts = [instantiate(c) for c in x_cts]
-    b_cts = custom_linear_solve_p.bind(*_flat(params.transpose()), *x_cts,
+    b_cts = linear_solve_p.bind(*_flat(params.transpose()), *x_cts,
                                        const_lengths=const_lengths.transpose(),
                                        jaxprs=jaxprs.transpose())
     return [None] * sum(const_lengths) + list(b_cts[:len(b)])
@@ -276,19 +276,19 @@ def _solve_batching(axis_data, vals, dims, *, const_lengths, jaxprs):
     size = axis_data.size
     new_b = [bu.bdim_at_front(v, d, size) if now else v
              for v, d, now in zip(b, b_dims, b_bat)]
-    outs = custom_linear_solve_p.bind(
+    outs = linear_solve_p.bind(
         *new_params, *new_b, const_lengths=const_lengths,
         jaxprs=_LinearSolveTuple(matvec_b, vecmat_b, solve_b, solve_t_b))
     return outs, _dims(solve_x_bat)
 
 
-abstract_eval_rules[custom_linear_solve_p] = _solve_abstract_eval
-lowering_rules[custom_linear_solve_p] = _solve_lowering
-jvp_rules[custom_linear_solve_p] = _solve_jvp
-transpose_rules[custom_linear_solve_p] = _solve_transpose
-axis_batching_rules[custom_linear_solve_p] = _solve_batching
+abstract_eval_rules[linear_solve_p] = _solve_abstract_eval
+lowering_rules[linear_solve_p] = _solve_lowering
+jvp_rules[linear_solve_p] = _solve_jvp
+transpose_rules[linear_solve_p] = _solve_transpose
+axis_batching_rules[linear_solve_p] = _solve_batching
 # JAX prints both tuples as their reprs, each jaxpr named on its own
-param_printers[custom_linear_solve_p] = lambda p: [
+param_printers[linear_solve_p] = lambda p: [
     ("const_lengths", str(p["const_lengths"])), ("jaxprs", str(p["jaxprs"]))]
 
 
@@ -312,11 +312,14 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
     theorem with respect to what `f` closes over: the tangent system (f linearized at the
     root) is solved by `tangent_solve(g, y)`, which returns x with g(x) = y.
 
+    >>> def newton(f, x):                       # a few steps of Newton's method
+    ...     for _ in range(6):
+    ...         x = x - f(x) / jax.grad(f)(x)
+    ...     return x
     >>> def sqrt(a):
-    ...     return lax.custom_root(lambda x: x * x - a, 1.0,
-    ...                            lambda f, x0: newton(f, x0), lambda g, y: y / g(1.0))
-    >>> jax.grad(sqrt)(4.0)   # 1 / (2 * sqrt(4))
-    Array(0.25, dtype=float32, weak_type=True)
+    ...     return lax.custom_root(lambda x: x * x - a, 1.0, newton, lambda g, y: y / g(1.0))
+    >>> sqrt(4.0), jax.grad(sqrt)(4.0)          # d sqrt(a) / da = 1 / (2 sqrt(a))
+    (Array(2., dtype=float32, weak_type=True), Array(0.25, dtype=float32, weak_type=True))
     """
     guess_leaves, guess_tree = tree_flatten(initial_guess)
     args_tree = tree_flatten((initial_guess,))[1]

@@ -198,7 +198,7 @@ def cg(A, b, x0=None, *, tol=1e-5, atol=0.0, maxiter=None, M=None):
     `maxiter` steps (default 10 * size of b). Derivatives: another cg solve.
 
     >>> a = jnp.array([[4., 1.], [1., 3.]])
-    >>> jax.scipy.sparse.linalg.cg(lambda v: a @ v, jnp.array([1., 2.]))[0]
+    >>> cg(lambda v: a @ v, jnp.array([1., 2.]))[0]
     Array([0.09090909, 0.6363636 ], dtype=float32)
     """
     return _isolve(_cg_solve, A=A, b=b, x0=x0, tol=tol, atol=atol, maxiter=maxiter, M=M,
@@ -211,8 +211,8 @@ def bicgstab(A, b, x0=None, *, tol=1e-5, atol=0.0, maxiter=None, M=None):
     Arguments as for `cg`. Derivatives: another bicgstab solve with the transposed operator.
 
     >>> a = jnp.array([[4., 1.], [2., 3.]])
-    >>> jax.scipy.sparse.linalg.bicgstab(lambda v: a @ v, jnp.array([1., 2.]))[0]
-    Array([0.1, 0.6], dtype=float32)
+    >>> bicgstab(lambda v: a @ v, jnp.array([6., 8.]))[0]
+    Array([1., 2.], dtype=float32)
     """
     return _isolve(_bicgstab_solve, A=A, b=b, x0=x0, tol=tol, atol=atol, maxiter=maxiter, M=M)
 
@@ -413,8 +413,9 @@ def gmres(A, b, x0=None, *, tol=1e-5, atol=0.0, restart=20, maxiter=None, M=None
     at its end, 'incremental' by Givens rotations as it goes (and may stop early).
 
     >>> a = jnp.array([[4., 1.], [2., 3.]])
-    >>> jax.scipy.sparse.linalg.gmres(lambda v: a @ v, jnp.array([1., 2.]))[0]
-    Array([0.1, 0.6], dtype=float32)
+    >>> x, info = gmres(a, jnp.array([6., 8.]), solve_method="incremental")
+    >>> jnp.round(x, 3), info
+    (Array([1., 2.], dtype=float32), Array(0, dtype=int32, weak_type=True))
     """
     if x0 is None:
         x0 = tree_map(jnp.zeros_like, b)
