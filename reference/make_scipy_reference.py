@@ -12,9 +12,8 @@ import sys
 
 import jax
 import jax.numpy as jnp
-import jax.scipy.linalg as linalg
-import jax.scipy.stats as stats
 import numpy as np
+from jax.scipy import linalg, stats
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, HERE)

@@ -28,10 +28,25 @@ from ..numpy import linalg as jnp_linalg
 from ..numpy.util import jnp_jit, promote_dtypes_inexact
 from ..transforms.batching import vmap
 from ..transforms.custom_derivatives import custom_jvp
-from ._matrices import (block_diag, circulant, companion, convolution_matrix, dft,  # noqa: F401
-                        fiedler, fiedler_companion, hadamard, hankel, helmert, hilbert,
-                        invhilbert, invpascal, leslie, pascal, toeplitz)
-from ._polar import eigh_tridiagonal, polar  # noqa: F401
+from ._matrices import (
+    block_diag,
+    circulant,
+    companion,
+    convolution_matrix,
+    dft,
+    fiedler,
+    fiedler_companion,
+    hadamard,
+    hankel,
+    helmert,
+    hilbert,
+    invhilbert,
+    invpascal,
+    leslie,
+    pascal,
+    toeplitz,
+)
+from ._polar import eigh_tridiagonal, polar
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion",
            "convolution_matrix", "det", "dft", "eigh", "eigh_tridiagonal", "expm",

@@ -13,7 +13,10 @@ def _a(values, dt):
 
 
 def stats_cases(jax, jnp, stats, dt):
+    """In float64 the cases that only repeat float32's code paths are left out (the suite
+    runs every case eagerly, and each compiles)."""
     s, out = stats, {}
+    full = dt == np.float32
     x = _a([-3.0, -1.0, -0.25, 0.0, 0.5, 1.0, 2.5, 7.0, INF, NAN], dt)
     pos = _a([0.05, 0.3, 0.5, 1.0, 2.0, 3.5, 10.0, 40.0], dt)
     unit = _a([0.0, 1e-4, 0.1, 0.3, 0.5, 0.9, 0.999, 1.0], dt)
@@ -72,7 +75,7 @@ def stats_cases(jax, jnp, stats, dt):
     xs = _a([[0.2, 0.1, 0.5], [0.3, 0.6, 0.2], [0.5, 0.3, 0.3]], dt)
     out["dirichlet.logpdf"] = s.dirichlet.logpdf(xs, alpha)
     out["dirichlet.pdf_short"] = s.dirichlet.pdf(xs[:2, 0], alpha)
-    for f in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"):
+    for f in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf") if full else ("logpdf", "cdf"):
         out[f"truncnorm.{f}"] = getattr(s.truncnorm, f)(x, -1.0, _a(2.0, dt), 0.25, 1.5)
     out["truncnorm.tails"] = s.truncnorm.logpdf(_a([5.5, 9.0, -7.0, 0.0], dt),
                                                 _a([5.0, 8.0, -9.0, 1.0], dt),
@@ -88,7 +91,7 @@ def stats_cases(jax, jnp, stats, dt):
     for f in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"):
         out[f"pareto.{f}"] = getattr(s.pareto, f)(x + 2, pos[:1], 0.5, 1.0)
     out["pareto.ppf"] = s.pareto.ppf(q, 3.0, 0.5, 2.0)
-    for mod in ("gumbel_r", "gumbel_l"):
+    for mod in ("gumbel_r", "gumbel_l") if full else ():
         for f in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"):
             out[f"{mod}.{f}"] = getattr(getattr(s, mod), f)(x, 0.5, 2.0)
         out[f"{mod}.ppf"] = getattr(s, mod).ppf(q, 0.5, 2.0)
@@ -103,6 +106,8 @@ def stats_cases(jax, jnp, stats, dt):
     out["mvn.scalar"] = s.multivariate_normal.logpdf(x[:8], _a(0.5, dt), _a(2.0, dt))
     out["mvn.batched_cov"] = s.multivariate_normal.logpdf(mx, mean, np.stack([cov, 2 * cov,
                                                                              cov + np.eye(3)]))
+    if not full:
+        return out
     data = _a([[3.0, 1.0, 2.0, 2.0], [1.0, 1.0, 5.0, 0.0]], dt)
     out["mode"] = s.mode(data, axis=1)
     out["mode_none"] = s.mode(np.array([1, 3, 3, 2, 2, 2]), axis=None, keepdims=True)

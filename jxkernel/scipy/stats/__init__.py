@@ -9,8 +9,32 @@ mode, rankdata and sem.
 Not provided: gaussian_kde (JAX's is a registered pytree class with resampling and
 integration methods; not ported).
 """
-from . import (bernoulli, beta, betabinom, binom, cauchy, chi2, dirichlet, expon, gamma,  # noqa: F401
-               gennorm, geom, gumbel_l, gumbel_r, laplace, logistic, multinomial,
-               multivariate_normal, nbinom, norm, pareto, poisson, t, truncnorm, uniform,
-               vonmises, wrapcauchy)
+from . import (  # noqa: F401
+               bernoulli,
+               beta,
+               betabinom,
+               binom,
+               cauchy,
+               chi2,
+               dirichlet,
+               expon,
+               gamma,
+               gennorm,
+               geom,
+               gumbel_l,
+               gumbel_r,
+               laplace,
+               logistic,
+               multinomial,
+               multivariate_normal,
+               nbinom,
+               norm,
+               pareto,
+               poisson,
+               t,
+               truncnorm,
+               uniform,
+               vonmises,
+               wrapcauchy,
+)
 from ._core import ModeResult, mode, rankdata, sem  # noqa: F401

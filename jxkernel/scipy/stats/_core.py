@@ -13,7 +13,12 @@ import numpy as np
 from ... import lax
 from ... import numpy as jnp
 from ...core import dtypes
-from ...numpy.util import canonicalize_axis, check_arraylike, jnp_jit, promote_args_inexact
+from ...numpy.util import (
+    canonicalize_axis,
+    check_arraylike,
+    jnp_jit,
+    promote_args_inexact,
+)
 from ...transforms.batching import vmap
 
 

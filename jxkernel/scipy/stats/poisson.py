@@ -8,7 +8,12 @@ import numpy as np
 from ... import lax
 from ... import numpy as jnp
 from ...numpy.ufuncs import _const
-from ...numpy.util import ensure_arraylike, jnp_jit, promote_args_inexact, promote_dtypes_inexact
+from ...numpy.util import (
+    ensure_arraylike,
+    jnp_jit,
+    promote_args_inexact,
+    promote_dtypes_inexact,
+)
 from ..special import entr, gammaincc, gammaln, xlogy
 
 
