@@ -49,3 +49,10 @@ def test_dtype_helpers_as_jax():
     assert dtypes.result_type(1.0, np.int8, return_weak_type_flag=True) == (np.float32, True)
     assert dtypes.issubdtype(dtypes.bfloat16, np.floating)
     assert dtypes.float0 == jax.float0 and dtypes.finfo(np.float32).eps == np.float32(2 ** -23)
+
+
+def test_scipy_subpackages_are_attributes_as_in_jax():
+    import jxkernel.scipy as jsp
+    assert float(jsp.stats.norm.logpdf(0.0)) == pytest.approx(-0.9189385, abs=1e-7)
+    assert callable(jsp.optimize.minimize) and callable(jsp.sparse.linalg.cg)
+    np.testing.assert_allclose(jsp.linalg.expm(jnp.zeros((2, 2))), np.eye(2))
