@@ -5,6 +5,7 @@ import pytest
 
 import jxkernel as jax
 from jxkernel import lax
+import jxkernel.numpy as jnp
 from jxkernel.core import ClosedJaxpr, JaxprTypeError, check_jaxpr
 from jxkernel.core.ir import Eqn, Jaxpr, Var
 from jxkernel.core.avals import ShapedArray
@@ -111,3 +112,82 @@ def test_weak_types_follow_jax():
     assert closed.out_avals[0].weak_type
     closed = jax.make_jaxpr(lambda x: lax.mul(x, 2.0))(np.float32(3))
     assert not closed.out_avals[0].weak_type
+
+
+# JAX 0.10.2's text: nested jaxprs used twice, or of more than 10 equations, are printed once
+# up front as `let name = ... in`, named after their equation's `name` param
+LET_GOLDEN_CALLS = """\
+let small = { lambda ; a:f32[3]. let
+    b:f32[3] = sin a
+    c:f32[3] = mul b 2.0:f32[]
+  in (c,) } in
+let big = { lambda ; d:f32[3]. let
+    e:f32[3] = add d 0.0:f32[]
+    f:f32[3] = add e 1.0:f32[]
+    g:f32[3] = add f 2.0:f32[]
+    h:f32[3] = add g 3.0:f32[]
+    i:f32[3] = add h 4.0:f32[]
+    j:f32[3] = add i 5.0:f32[]
+    k:f32[3] = add j 6.0:f32[]
+    l:f32[3] = add k 7.0:f32[]
+    m:f32[3] = add l 8.0:f32[]
+    n:f32[3] = add m 9.0:f32[]
+    o:f32[3] = add n 10.0:f32[]
+    p:f32[3] = add o 11.0:f32[]
+  in (p,) } in
+{ lambda ; q:f32[3]. let
+    r:f32[3] = jit[name=small jaxpr=small] q
+    s:f32[3] = mul q 3.0:f32[]
+    t:f32[3] = jit[name=small jaxpr=small] s
+    u:f32[3] = add r t
+    v:f32[3] = jit[name=big jaxpr=big] q
+    w:f32[3] = add u v
+  in (w,) }"""
+
+LET_GOLDEN_SCAN = """\
+let jaxpr = { lambda ; a:f32[3]. let
+    b:f32[3] = mul a 1.5:f32[]
+    c:f32[3] = mul b 1.5:f32[]
+    d:f32[3] = mul c 1.5:f32[]
+    e:f32[3] = mul d 1.5:f32[]
+    f:f32[3] = mul e 1.5:f32[]
+    g:f32[3] = mul f 1.5:f32[]
+    h:f32[3] = mul g 1.5:f32[]
+    i:f32[3] = mul h 1.5:f32[]
+    j:f32[3] = mul i 1.5:f32[]
+    k:f32[3] = mul j 1.5:f32[]
+    l:f32[3] = mul k 1.5:f32[]
+  in (l, l) } in
+{ lambda ; m:f32[3]. let
+    n:f32[3] o:f32[3,3] = scan[
+      jaxpr=jaxpr
+      length=3
+      num_carry=1
+      num_consts=0
+      reverse=False
+      unroll=1
+    ] m
+  in (n, o) }"""
+
+
+def test_shared_and_long_jaxprs_are_hoisted_into_lets():
+    @jax.jit
+    def small(x):
+        return jnp.sin(x) * 2
+
+    @jax.jit
+    def big(x):
+        for i in range(12):
+            x = x + i
+        return x
+
+    x = np.ones(3, np.float32)
+    assert str(jax.make_jaxpr(lambda x: small(x) + small(x * 3) + big(x))(x)) == LET_GOLDEN_CALLS
+
+    def body(c, _):
+        for _ in range(11):
+            c = c * 1.5
+        return c, c
+    closed = jax.make_jaxpr(lambda c: lax.scan(body, c, None, length=3))(x)
+    assert str(closed) == LET_GOLDEN_SCAN
+    check_jaxpr(closed.jaxpr)

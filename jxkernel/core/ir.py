@@ -10,6 +10,7 @@ in order of first appearance, so printing is deterministic and matches JAX.
 """
 from __future__ import annotations
 
+from collections import Counter, deque
 from typing import NamedTuple
 
 import numpy as np
@@ -83,7 +84,7 @@ class Jaxpr:
     out_avals = property(lambda self: [v.aval for v in self.outvars])
 
     def pretty_print(self, *, source_info=False, width=80) -> str:
-        return pp_jaxpr(self, Names(), 0, source_info, width)
+        return pp_toplevel(self, source_info, width)
 
     def __str__(self):
         return self.pretty_print()
@@ -134,6 +135,7 @@ class Names:
     def __init__(self):
         self.names: dict[Var, str] = {}
         self.count = 0
+        self.shared: dict = {}          # Jaxpr -> the name it is printed under (`let name = ...`)
 
     def __call__(self, var) -> str:
         if isinstance(var, Literal):
@@ -213,6 +215,8 @@ def pp_param(value, names: Names, indent: int, width: int, prefix: int = 0) -> s
     """A param's text; `prefix` is the width of `key=` before it on its first line."""
     if isinstance(value, (Jaxpr, ClosedJaxpr)):
         jaxpr = value.jaxpr if isinstance(value, ClosedJaxpr) else value
+        if jaxpr in names.shared:
+            return names.shared[jaxpr]
         return pp_jaxpr(jaxpr, names, indent, False, width, prefix)
     if isinstance(value, tuple) and value and all(isinstance(v, (Jaxpr, ClosedJaxpr)) for v in value):
         pad = " " * (indent + 2)
@@ -247,6 +251,58 @@ def pp_jaxpr(jaxpr: Jaxpr, names: Names, indent: int, source_info=False, width=8
             return one_line
     body = "".join(f"\n{' ' * (indent + 4)}{e}" for e in eqns)
     return f"{head}{body}\n{' ' * (indent + 2)}{tail}"
+
+
+def _jaxprs_in_params(params):
+    for value in params.values():
+        for v in value if isinstance(value, tuple) else (value,):
+            if isinstance(v, (Jaxpr, ClosedJaxpr)):
+                yield v.jaxpr if isinstance(v, ClosedJaxpr) else v
+
+
+def shared_jaxprs(top: Jaxpr) -> dict:
+    """Nested jaxprs JAX prints once, up front, as `let name = { ... } in`: those met more than
+    once, and those of more than 10 equations. Named after the `name` param of the equation
+    holding them (`jaxpr` otherwise), made unique with a counter, as JAX names them."""
+    counts: Counter = Counter()
+    labels: dict = {}
+    queue = deque([top])
+    while queue:
+        jaxpr = queue.popleft()
+        counts[jaxpr] += 1 + (jaxpr is not top and len(jaxpr.eqns) > 10)
+        for eqn in jaxpr.eqns:
+            inner = list(_jaxprs_in_params(eqn.params))
+            name = eqn.params.get("name")
+            if name is not None:
+                for j in inner:
+                    labels.setdefault(j, str(name).strip("<>"))
+            queue.extend(inner)
+    taken: Counter = Counter()
+    shared = {}
+    for jaxpr, count in counts.items():
+        if count == 1:
+            continue
+        name = labels.get(jaxpr, "jaxpr")
+        if taken[name]:
+            taken[name] += 1
+            name += str(taken[name] - 1)
+        taken[name] += 1
+        shared[jaxpr] = name
+    return shared
+
+
+def pp_toplevel(jaxpr: Jaxpr, source_info=False, width=80, names: Names | None = None) -> str:
+    """`jaxpr` as JAX prints it: shared nested jaxprs first (`let name = ... in`), then it."""
+    names = names if names is not None else Names()
+    names.shared = {}
+    shared = shared_jaxprs(jaxpr)
+    parts = []
+    for inner, name in shared.items():
+        head = f"let {name} = "
+        parts.append(f"{head}{pp_jaxpr(inner, names, 0, source_info, width, len(head))} in")
+        names.shared[inner] = name
+    parts.append(pp_jaxpr(jaxpr, names, 0, source_info, width))
+    return "\n".join(parts)
 
 
 _Names = Names          # the old private name (the notebook viewer used it first)
