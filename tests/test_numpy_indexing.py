@@ -131,6 +131,12 @@ def test_at_update_semantics():
     assert w.at[0].set(5.0).weak_type                       # the operand's weak type stays
     assert_same(jxkernel.jit(lambda a, i, v: a.at[i].add(v))(xi, np.array([2, 2]), 1),
                 _np_update((np.array([2, 2]),), "add", 1, xi))
+    # values given as a list or tuple go through jnp.asarray, as in JAX
+    row = [7, 8] + [9] * (xi.shape[1] - 2)
+    assert_same(xa.at[1].set(row), _np_update((1,), "set", np.array(row), xi))
+    assert_same(xa.at[1].min(tuple(row)), _np_update((1,), "set", np.minimum(xi[1], row), xi))
+    assert_same(jxkernel.jit(lambda a, v: a.at[0].add([v] * xi.shape[1]))(xi, 2),
+                _np_update((0,), "add", 2, xi))
 
 
 def test_boolean_masks():

@@ -471,6 +471,9 @@ def _scatter_update(x, idx, y, scatter_op, indices_are_sorted=False, unique_indi
     if type(y) is int and dtypes.is_int(xa.dtype) and \
             dtypes.iinfo(xa.dtype).min <= y <= dtypes.iinfo(xa.dtype).max:
         y = np.array(y, xa.dtype)                 # an in-range int keeps x's dtype exactly
+    elif isinstance(y, (list, tuple)):
+        from .creation import asarray             # JAX takes y through jnp.asarray
+        y = asarray(y)
     check_arraylike("scatter", y)
     shape = xa.shape
     items = _expand_bool_indices(_parse(idx, shape), shape)
