@@ -183,6 +183,14 @@ def test_jaxpr_int_to_float():
         "  in (c,) }")
     assert _jaxpr(lambda x: x ** 2, jnp.arange(3.0)) == \
         "{ lambda ; a:f32[3]. let b:f32[3] = integer_pow[y=2] a in (b,) }"
+    # jnp.square binds JAX 0.10.2's square primitive; its derivative is 2x, as JAX prints it
+    assert _jaxpr(jnp.square, jnp.arange(3.0)) == \
+        "{ lambda ; a:f32[3]. let b:f32[3] = square a in (b,) }"
+    assert _jaxpr(jax.grad(lambda x: jnp.square(x).sum()), jnp.arange(2.0)) == (
+        "{ lambda ; a:f32[2]. let\n    b:f32[2] = square a\n    c:f32[2] = mul 2.0:f32[] a\n"
+        "    _:f32[] = reduce_sum[axes=(0,) out_sharding=None] b\n"
+        "    d:f32[2] = broadcast_in_dim 1.0:f32[]\n    e:f32[2] = mul d c\n  in (e,) }")
+    np.testing.assert_array_equal(jnp.square(np.int8([3, -4])), np.int8([9, 16]))
 
 
 def test_jaxpr_where_is_a_nested_jit():

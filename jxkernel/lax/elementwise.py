@@ -154,6 +154,11 @@ def _integer_pow_lowering(ctx, x, *, y):
 
 lowering_rules[integer_pow_p] = _integer_pow_lowering
 
+# x * x as its own primitive, as JAX 0.10.2 has it (jnp.square and lax.square bind it; x ** 2
+# stays integer_pow)
+square_p = unop("square", None, NUMERIC)
+lowering_rules[square_p] = lambda ctx, x: ctx.op1("stablehlo.multiply", [x, x])
+
 # rounds to a float format with fewer exponent/mantissa bits, staying in the input dtype
 reduce_precision_p = unop("reduce_precision", None, FLOAT)
 _reduce_precision_base_rule = abstract_eval_rules[reduce_precision_p]
@@ -486,7 +491,7 @@ def clamp(min, x, max):
     return clamp_p.bind(min, x, max)
 
 
-def square(x): return integer_pow_p.bind(x, y=2)
+def square(x): return square_p.bind(x)
 def reciprocal(x): return integer_pow_p.bind(x, y=-1)
 
 
@@ -524,6 +529,7 @@ ad.deflinear(neg_p, lambda ct: [neg(ct)])
 # JAX has no rule and raises)
 ad.defjvp(nextafter_p, lambda g, ans, x, y: g, None)
 ad.deflinear(copy_p, lambda ct: [ct])
+ad.defjvp(square_p, lambda g, ans, x: mul(g, mul(_const(x, 2), x)))
 ad.deflinear(reduce_precision_p, lambda ct, **params: [reduce_precision_p.bind(ct, **params)])
 ad.defjvp(exp_p, lambda g, ans, x: mul(g, ans))
 ad.defjvp(exp2_p, lambda g, ans, x: mul(g, mul(_const(x, np.log(2)), ans)))

@@ -292,7 +292,7 @@ def fabs(x, /):
 def square(x, /):
     """x * x (bools promote to int)."""
     x, = promote_dtypes_numeric(ensure_arraylike("square", x))
-    return lax.integer_pow(x, 2)
+    return lax.square(x)
 
 
 def floor(x, /):
