@@ -30,3 +30,4 @@ _array_methods.install()
 from .convolution import *  # noqa: F401,F403,E402  convolve, correlate
 from .roots import *  # noqa: F401,F403,E402  roots (companion-matrix eigenvalues)
 from . import fft  # noqa: F401,E402  jnp.fft: fft, rfft, fftn, fftfreq, fftshift, ...
+bool = bool_  # noqa: A001,E402  jnp.bool, NumPy 2's name for bool_ (JAX has both)

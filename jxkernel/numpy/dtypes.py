@@ -26,7 +26,7 @@ from ..core import dtypes as _core
 from ..core.avals import ShapedArray
 
 __all__ = [
-    "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "object_", "ComplexWarning", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "bfloat16", "float16", "float32", "float64", "complex64", "complex128", "int_", "uint",
     "float_", "complex_", "single", "double", "csingle", "cdouble",
     "dtype", "generic", "number", "inexact", "floating", "integer", "signedinteger",
@@ -73,6 +73,8 @@ def _scalar_type(np_type) -> _ScalarMeta:
 
 
 bool_ = _scalar_type(np.bool_)
+object_ = np.object_                # for dtype checks only, as in JAX
+ComplexWarning = np.exceptions.ComplexWarning
 int8, int16, int32, int64 = map(_scalar_type, (np.int8, np.int16, np.int32, np.int64))
 uint8, uint16, uint32, uint64 = map(_scalar_type, (np.uint8, np.uint16, np.uint32, np.uint64))
 bfloat16 = _scalar_type(ml_dtypes.bfloat16)

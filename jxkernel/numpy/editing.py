@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import operator
 
+import ml_dtypes
 import numpy as np
 from numpy import array_repr, array_str, iterable  # as JAX: NumPy's own functions
 
@@ -31,7 +32,7 @@ from .manipulation import (broadcast_shapes, concatenate, moveaxis, pad, ravel, 
 from .sorting import argsort, nonzero, sort
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_arraylike, jnp_jit
 
-__all__ = ["insert", "delete", "place", "fill_diagonal", "block", "trim_zeros",
+__all__ = ["fromfile", "fromiter", "save", "savez", "load", "insert", "delete", "place", "fill_diagonal", "block", "trim_zeros",
            "mask_indices", "packbits", "unpackbits", "frombuffer", "fromstring",
            "array_str", "array_repr", "iterable"]
 
@@ -369,3 +370,45 @@ def fromstring(string: str, dtype=float, count: int = -1, *, sep: str):
     """
     return asarray(np.fromstring(string=string, dtype=dtype, count=count, sep=sep))
 
+
+
+_IMPURE = ("jnp.{name}() is not implemented because it may be non-pure and thus unsafe for use "
+           "with JIT and other JAX transformations. Consider using jnp.asarray(np.{name}(...)) "
+           "instead, although care should be taken if np.{name} is used within a jax "
+           "transformations because of its potential side-effect of consuming the {what} "
+           "object; for more information see https://docs.jax.dev/en/latest/notebooks/"
+           "Common_Gotchas_in_JAX.html#pure-functions")
+
+
+def fromfile(*args, **kwargs):
+    """Not provided, as in JAX: reading a file is a side effect. Use jnp.asarray(np.fromfile())."""
+    raise NotImplementedError(_IMPURE.format(name="fromfile", what="file"))
+
+
+def fromiter(*args, **kwargs):
+    """Not provided, as in JAX: it consumes an iterator. Use jnp.asarray(np.fromiter(...))."""
+    raise NotImplementedError(_IMPURE.format(name="fromiter", what="iterable"))
+
+
+# ------------------------------------------------------------------ .npy files
+save, savez = np.save, np.savez          # JAX's are NumPy's own (Arrays convert on the way)
+
+
+def load(file, *args, **kwargs):
+    """np.load, returning an Array for a .npy file (bfloat16 data, which NumPy saves as raw
+    2-byte voids, comes back as bfloat16); .npz archives stay NumPy's.
+
+    >>> import io
+    >>> f = io.BytesIO(); jnp.save(f, jnp.array([2, 4], dtype="bfloat16")); _ = f.seek(0)
+    >>> jnp.load(f)
+    Array([2, 4], dtype=bfloat16)
+    """
+    out = np.load(file, *args, **kwargs)
+    if isinstance(out, np.ndarray):
+        if out.dtype == "V2":
+            out = out.view(ml_dtypes.bfloat16)
+        try:
+            out = asarray(out)
+        except TypeError:                 # a dtype we do not hold on devices: NumPy's array
+            pass
+    return out

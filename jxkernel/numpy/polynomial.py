@@ -21,7 +21,7 @@ from .manipulation import atleast_1d, concatenate
 from .products import dot, outer
 from .util import aval_of, ensure_arraylike, jnp_jit
 
-__all__ = ["vander", "polyval", "polyadd", "polysub", "polymul", "polydiv", "polyder",
+__all__ = ["poly", "vander", "polyval", "polyadd", "polysub", "polymul", "polydiv", "polyder",
            "polyint", "polyfit"]
 
 
@@ -30,6 +30,31 @@ def _static_index(x, what: str) -> int:
 
 
 @jnp_jit(static_argnames=("N", "increasing"))
+def poly(seq_of_zeros):
+    """The coefficients of the monic polynomial with the given roots (or with a square
+    matrix's eigenvalues as roots), built by convolving (1, -root) factors, as JAX does.
+
+    >>> jnp.poly(jnp.array([1., 2., 3.]))
+    Array([ 1., -6., 11., -6.], dtype=float32)
+    """
+    from .convolution import convolve
+    from .creation import ones
+    zeros, = util.promote_dtypes_inexact(ensure_arraylike("poly", seq_of_zeros))
+    zeros = atleast_1d(zeros)
+    shape = aval_of(zeros).shape
+    if len(shape) == 2 and shape[0] == shape[1] and shape[0] != 0:
+        zeros = linalg.eigvals(zeros)
+    if len(aval_of(zeros).shape) != 1:
+        raise ValueError("input must be 1d or non-empty square 2d array.")
+    dtype = aval_of(zeros).dtype
+    if aval_of(zeros).shape[0] == 0:
+        return ones((), dtype=dtype)
+    coefficients = ones((1,), dtype=dtype)
+    for k in range(aval_of(zeros).shape[0]):
+        coefficients = convolve(coefficients, array([1, -zeros[k]], dtype=dtype), mode="full")
+    return coefficients
+
+
 def vander(x, N: int | None = None, increasing: bool = False):
     """The Vandermonde matrix of `x`: column j is x**(N-1-j) (x**j if increasing).
 
