@@ -163,3 +163,9 @@ def print_environment_info(return_string: bool = False) -> str | None:
         return info
     print(info)
     return None
+
+
+def effects_barrier() -> None:
+    """Wait until every side effect (debug.print, callbacks) of work started so far is done.
+    Programs with host callbacks already finish before their call returns here, so nothing
+    is ever left pending to wait for."""

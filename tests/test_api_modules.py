@@ -56,3 +56,33 @@ def test_scipy_subpackages_are_attributes_as_in_jax():
     assert float(jsp.stats.norm.logpdf(0.0)) == pytest.approx(-0.9189385, abs=1e-7)
     assert callable(jsp.optimize.minimize) and callable(jsp.sparse.linalg.cg)
     np.testing.assert_allclose(jsp.linalg.expm(jnp.zeros((2, 2))), np.eye(2))
+
+
+def test_custom_derivatives_module_symbolic_zeros():
+    from jxkernel import custom_derivatives as cd
+    seen = []
+
+    @cd.custom_jvp
+    def f(x, y):
+        return x * y
+
+    def f_jvp(primals, tangents):
+        (x, y), (tx, ty) = primals, tangents
+        seen.append([isinstance(t, cd.SymbolicZero) for t in tangents])
+        if isinstance(ty, cd.SymbolicZero):
+            assert ty.shape == () and ty.dtype == np.float32
+        out = sum(t * o for t, o in ((tx, y), (ty, x)) if not isinstance(t, cd.SymbolicZero))
+        return f(x, y), out
+    f.defjvp(f_jvp, symbolic_zeros=True)
+    assert float(jax.grad(f)(2.0, 3.0)) == 3.0
+    assert seen[-1] == [False, True]              # y is not differentiated: a symbolic zero
+    zeros = cd.zero_from_primal({"a": 1.0, "b": 2})
+    assert float(zeros["a"]) == 0.0 and zeros["b"].dtype == jax.float0
+    assert isinstance(cd.zero_from_primal(1.0, symbolic_zeros=True), cd.SymbolicZero)
+    assert doctest.testmod(cd, extraglobs={"grad": jax.grad}).failed == 0
+
+
+def test_effects_barrier_after_debug_print(capfd):
+    jax.jit(lambda x: jax.debug.print("x={x}", x=x))(1.0)
+    jax.effects_barrier()                        # callbacks are done by now
+    assert "x=1.0" in capfd.readouterr().out

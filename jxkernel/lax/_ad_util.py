@@ -32,6 +32,12 @@ class Zero:
     def like(x) -> Zero:
         return Zero(get_aval(x))
 
+    # what custom rules with symbolic_zeros=True may ask of it (JAX's SymbolicZero)
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: self.aval.ndim)
+    size = property(lambda self: self.aval.size)
+
     def __repr__(self):
         return f"Zero({self.aval.str_short()})"
 
