@@ -29,9 +29,9 @@ from .transforms.jacobians import hessian, jacfwd, jacobian, jacrev
 from .transforms.custom_derivatives import custom_jvp, custom_vjp
 from .transforms.remat import checkpoint, checkpoint_policies, remat
 from .transforms.custom_gradient import closure_convert, custom_gradient
-from .api_extras import (Device, default_device, effects_barrier, enable_x64,
-                         ensure_compile_time_eval, float0, log_compiles, named_call,
-                         named_scope, print_environment_info, typeof)
+from .api_extras import (Device, debug_infs, debug_nans, default_device, effects_barrier,
+                         enable_x64, ensure_compile_time_eval, float0, log_compiles,
+                         named_call, named_scope, print_environment_info, typeof)
 from .lax import stop_gradient
 from .lax.callbacks import pure_callback
 from . import debug

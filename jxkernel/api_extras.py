@@ -26,7 +26,8 @@ from .lax._ad_util import float0
 from .xla import client as _client
 
 __all__ = ["float0", "typeof", "named_call", "named_scope", "ensure_compile_time_eval",
-           "enable_x64", "log_compiles", "default_device", "print_environment_info", "Device"]
+           "enable_x64", "log_compiles", "default_device", "debug_nans", "debug_infs",
+           "effects_barrier", "print_environment_info", "Device"]
 
 Device = _client.xc.Device          # what jxkernel.devices() returns (PJRT's device class)
 
@@ -129,6 +130,8 @@ class _ConfigState:
 enable_x64 = _ConfigState("jax_enable_x64", True)
 log_compiles = _ConfigState("jax_log_compiles", True)
 default_device = _ConfigState("jax_default_device")
+debug_nans = _ConfigState("jax_debug_nans", True)
+debug_infs = _ConfigState("jax_debug_infs", True)
 
 
 # ------------------------------------------------------------------ environment

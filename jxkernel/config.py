@@ -54,7 +54,10 @@ _OPTIONS = [
     _Option("jax_default_matmul_precision", None, "JAX_DEFAULT_MATMUL_PRECISION", None,
             "Default precision of dot_general (None, 'highest', ...)."),
     _Option("jax_debug_nans", False, "JAX_DEBUG_NANS", _parse_bool,
-            "Raise when an eagerly computed floating result contains NaN."),
+            "Raise FloatingPointError when a result contains NaN (a jitted function with a NaN "
+            "output is rerun op by op to name the operation)."),
+    _Option("jax_debug_infs", False, "JAX_DEBUG_INFS", _parse_bool,
+            "Raise FloatingPointError when a result contains inf, as jax_debug_nans does for NaN."),
 ]
 
 
@@ -67,6 +70,11 @@ class Config:
         for o in _OPTIONS:
             raw = os.environ.get(o.env) if o.env else None
             object.__setattr__(self, o.name, o.parse(raw) if raw not in (None, "") else o.default)
+        self._note_debug_values()
+
+    def _note_debug_values(self):
+        # one flag for the dispatch hot paths to read: check results for NaN/inf at all?
+        object.__setattr__(self, "_debug_values", self.jax_debug_nans or self.jax_debug_infs)
 
     def __setattr__(self, name, value):
         if name.startswith("_"):
@@ -86,6 +94,8 @@ class Config:
         for watcher in self._watchers.get(name, ()):
             watcher(old, value)      # a watcher may refuse the change by raising
         object.__setattr__(self, name, value)
+        if name in ("jax_debug_nans", "jax_debug_infs"):
+            self._note_debug_values()
 
     def read(self, name: str):
         return getattr(self, name)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 import time
 
 import numpy as np
@@ -38,7 +39,7 @@ from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unfla
 from ..xla import client as _client
 from ..xla.array import Array, device_put
 from ..xla.compiler import Executable, compile_module
-from ..xla.dispatch import to_device
+from ..xla.dispatch import invalid_value, to_device
 from ..xla.lowering import lower_module
 from .ad import jvp_jaxpr, transpose_jaxpr
 from .batching import axis_batching_rules, batch_jaxpr
@@ -367,7 +368,8 @@ class Jitted:
         # The cache-hit fast path: eager, every dynamic argument an Array on its own device,
         # keyword arguments all static. Anything else (or a miss) takes the general path,
         # which fills `_fast` for next time.
-        if _ctx.trace is eval_trace and config.jax_default_device is None:
+        if _ctx.trace is eval_trace and config.jax_default_device is None and \
+                not config._debug_values:
             try:
                 if self._static_argnums:
                     nums = self._static_argnums
@@ -432,7 +434,29 @@ class Jitted:
             elif entry.donated:
                 leaf._npy = None          # our cached NumPy view would block the donation
             bufs.append(leaf._buf)
-        return tree_unflatten(entry.out_tree, entry.exe.call_buffers(bufs))
+        outs = entry.exe.call_buffers(bufs)
+        if config._debug_values:
+            self._check_values(outs, args, kwargs)
+        return tree_unflatten(entry.out_tree, outs)
+
+    def _check_values(self, outs, args, kwargs):
+        """jax_debug_nans / jax_debug_infs: on a NaN/inf output, rerun the function op by op
+        (jit off), so that the operation that made it raises, as JAX does."""
+        kind = invalid_value(outs)
+        if kind is None:
+            return
+        print(f"Invalid {kind} value encountered in the output of a jax.jit function. Calling "
+              f"the de-optimized version.", file=sys.stderr)
+        with config.override("jax_disable_jit", True):
+            self._fun(*args, **kwargs)
+        raise FloatingPointError(
+            f"invalid value ({kind}) encountered in jit({self._name}). Because jax_debug_nans "
+            f"and/or jax_debug_infs is set, the de-optimized function (i.e., the function as if "
+            f"the `jit` decorator were removed) was called in an attempt to get a more precise "
+            f"error message. However, the de-optimized function did not produce invalid values "
+            f"during its execution. This behavior can result from `jit` optimizations causing "
+            f"the invalid value to be produced. It may also arise from having nan/inf literals "
+            f"as inputs or outputs, like `jax.jit(lambda ...: jax.numpy.nan)(...)`.")
 
     def _trace(self, treedef, statics, avals, dyn_args, dyn_kwargs):
         """(ClosedJaxpr, out_tree, trace seconds) of fun at these input types."""

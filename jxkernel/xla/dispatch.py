@@ -30,7 +30,7 @@ def apply_primitive(prim, args, params):
     # The hot path (written out here rather than calling run_compiled: one call fewer): every
     # operand a single-device Array, no chosen device, no NaN checks. Its key uses the first
     # buffer's sharding object (one per device) in place of the device.
-    if config.jax_default_device is None and not config.jax_debug_nans:
+    if config.jax_default_device is None and not config._debug_values:
         try:
             bufs = [a._buf for a in args]
             exe = _fast.get((prim, tuple(params.items()), bufs[0]._sharding if bufs else None,
@@ -45,7 +45,7 @@ def apply_primitive(prim, args, params):
 
 def run_compiled(prim, args, params):
     """Compile `prim` alone (cached per primitive, params, input types, device) and run it."""
-    if config.jax_default_device is None and not config.jax_debug_nans:
+    if config.jax_default_device is None and not config._debug_values:
         try:
             bufs = [a._buf for a in args]
             exe = _fast.get((prim, tuple(params.items()), bufs[0]._sharding if bufs else None,
@@ -86,8 +86,8 @@ def _run_compiled(prim, args, params):
     if not chosen and all(type(a) is Array for a in args):
         _fast[(prim, tuple(params.items()), bufs[0]._sharding if bufs else None, *avals)] = exe
     outs = exe.call_buffers(bufs)
-    if config.jax_debug_nans:
-        check_nans(prim.name, outs)
+    if config._debug_values:
+        check_values(prim.name, outs)
     return outs if prim.multiple_results else outs[0]
 
 
@@ -114,11 +114,24 @@ def compile_primitive(prim, avals, params, device) -> Executable:
     return Executable(loaded, jaxpr.out_avals, device, name=prim.name)
 
 
-def check_nans(name, arrays):
+def invalid_value(arrays) -> str | None:
+    """The kind of invalid value ("nan" or "inf") the arrays hold, of those being checked for
+    (jax_debug_nans, jax_debug_infs), or None."""
     for a in arrays:
         if a.dtype.kind in "fc" or a.dtype.name == "bfloat16":
-            if np.isnan(np.asarray(a, dtype=np.complex128 if a.dtype.kind == "c" else np.float64)).any():
-                raise FloatingPointError(f"invalid value (nan) encountered in {name}")
+            values = np.asarray(a, dtype=np.complex128 if a.dtype.kind == "c" else np.float64)
+            if config.jax_debug_nans and np.isnan(values).any():
+                return "nan"
+            if config.jax_debug_infs and np.isinf(values).any():
+                return "inf"
+    return None
+
+
+def check_values(name, arrays):
+    """Raise JAX's FloatingPointError when `name`'s results hold a NaN/inf being checked for."""
+    kind = invalid_value(arrays)
+    if kind is not None:
+        raise FloatingPointError(f"invalid value ({kind}) encountered in {name}")
 
 
 _trace.install_eval_hook(apply_primitive)

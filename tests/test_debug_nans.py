@@ -1,0 +1,46 @@
+"""jax_debug_nans / jax_debug_infs (and the jax.debug_nans / jax.debug_infs contexts): eager
+operations raise FloatingPointError naming the primitive; a jitted function with an invalid
+output is rerun op by op so the operation that made it is named, as JAX 0.10.2 does."""
+import pytest
+
+import jxkernel as jax
+import jxkernel.numpy as jnp
+
+
+@jax.jit
+def halved_root(x):
+    return jnp.sqrt(x) / 2
+
+
+def test_off_by_default_and_nans_pass_through():
+    assert not jax.debug_nans.value and not jax.debug_infs.value
+    assert jnp.isnan(halved_root(-1.0))
+
+
+def test_eager_operation_is_named():
+    with jax.debug_nans(True):
+        with pytest.raises(FloatingPointError, match=r"invalid value \(nan\) encountered in log"):
+            jnp.log(-1.0)
+        assert float(jnp.log(1.0)) == 0.0
+    with jax.debug_infs(True):
+        with pytest.raises(FloatingPointError, match=r"invalid value \(inf\) encountered in mul"):
+            jnp.ones(2) * 1e39
+
+
+def test_jit_reruns_op_by_op_to_name_the_operation(capsys):
+    assert float(halved_root(4.0)) == 1.0          # its fast path is warm before the flag is set
+    with jax.debug_nans(True):
+        with pytest.raises(FloatingPointError, match=r"invalid value \(nan\) encountered in sqrt"):
+            halved_root(-1.0)
+        assert "Invalid nan value encountered in the output of a jax.jit function" in \
+            capsys.readouterr().err
+        assert float(halved_root(4.0)) == 1.0
+    assert jnp.isnan(halved_root(-1.0))             # and off again
+
+
+def test_invalid_value_only_under_jit_gets_jaxs_general_message():
+    with jax.debug_infs(True):
+        with pytest.raises(FloatingPointError, match=r"encountered in jit\(<lambda>\). Because "
+                                                     r"jax_debug_nans and/or jax_debug_infs"):
+            jax.jit(lambda x: x * jnp.inf)(1.0)     # an inf literal: no operation makes it
+    assert jax.config.jax_debug_infs is False
