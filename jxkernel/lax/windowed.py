@@ -219,13 +219,16 @@ def _select_and_gather_add_lowering(ctx, tangents, operand, *, select_prim, **pa
                                                  hl.aval_type(ctx.avals_out[0])])[1]
 
 
-def _select_and_gather_add_jvp(primals, tangents, **params):
-    """Linear in the tangents; the choice of element has zero derivative."""
-    t, operand = primals
-    out = select_and_gather_add_p.bind(t, operand, **params)
-    if type(tangents[0]) is ad.Zero:
-        return out, ad.Zero(get_aval(out))
-    return out, select_and_gather_add_p.bind(tangents[0], operand, **params)
+def _jvp_linear_in_values(prim):
+    """The jvp of `prim`(values, operand), linear in its values: the operand only chooses
+    which elements, and that choice has zero derivative."""
+    def jvp(primals, tangents, **params):
+        values, operand = primals
+        out = prim.bind(values, operand, **params)
+        if type(tangents[0]) is ad.Zero:
+            return out, ad.Zero(get_aval(out))
+        return out, prim.bind(tangents[0], operand, **params)
+    return jvp
 
 
 def _select_and_gather_add_transpose(ct, tangents, operand, *, select_prim, window_dimensions,
@@ -254,7 +257,7 @@ def _select_and_gather_add_batching(vals, dims, **params):
 
 abstract_eval_rules[select_and_gather_add_p] = _select_and_gather_add_abstract_eval
 lowering_rules[select_and_gather_add_p] = _select_and_gather_add_lowering
-jvp_rules[select_and_gather_add_p] = _select_and_gather_add_jvp
+jvp_rules[select_and_gather_add_p] = _jvp_linear_in_values(select_and_gather_add_p)
 transpose_rules[select_and_gather_add_p] = _select_and_gather_add_transpose
 batching_rules[select_and_gather_add_p] = _select_and_gather_add_batching
 
@@ -306,15 +309,6 @@ def _select_and_scatter_add_lowering(ctx, source, operand, *, select_prim, windo
     return out
 
 
-def _select_and_scatter_add_jvp(primals, tangents, **params):
-    """Linear in the source; the choice of element has zero derivative."""
-    source, operand = primals
-    out = select_and_scatter_add_p.bind(source, operand, **params)
-    if type(tangents[0]) is ad.Zero:
-        return out, ad.Zero(get_aval(out))
-    return out, select_and_scatter_add_p.bind(tangents[0], operand, **params)
-
-
 def _select_and_scatter_add_transpose(ct, source, operand, *, select_prim, window_dimensions,
                                       **params):
     assert ad.is_undefined(source) and not ad.is_undefined(operand)
@@ -332,7 +326,7 @@ def _select_and_scatter_add_batching(vals, dims, **params):
 
 abstract_eval_rules[select_and_scatter_add_p] = _select_and_scatter_add_abstract_eval
 lowering_rules[select_and_scatter_add_p] = _select_and_scatter_add_lowering
-jvp_rules[select_and_scatter_add_p] = _select_and_scatter_add_jvp
+jvp_rules[select_and_scatter_add_p] = _jvp_linear_in_values(select_and_scatter_add_p)
 transpose_rules[select_and_scatter_add_p] = _select_and_scatter_add_transpose
 batching_rules[select_and_scatter_add_p] = _select_and_scatter_add_batching
 
