@@ -24,7 +24,7 @@ from ..transforms.custom_derivatives import custom_jvp
 
 # ------------------------------------------------------------------ normal distribution
 def _ndtr(x):
-    """The standard normal CDF via erf/erfc (the same formula as special.ndtr)."""
+    """The standard normal CDF via erf/erfc (special.ndtr's formula; x float32/float64)."""
     dtype = x.dtype.type
     half_sqrt_2 = dtype(0.5) * np.sqrt(2., dtype=dtype)
     w = x * half_sqrt_2

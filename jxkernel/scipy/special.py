@@ -164,13 +164,7 @@ def ndtr(x):
     dtype = x.dtype
     if dtype not in (np.float32, np.float64):
         raise TypeError(f"x.dtype={dtype} is not supported, see docstring for supported types.")
-    t = dtype.type
-    half_sqrt_2 = t(0.5) * np.sqrt(2.0, dtype=dtype)
-    w = x * half_sqrt_2
-    z = lax.abs(w)
-    y = lax.select(lax.lt(z, half_sqrt_2), t(1.0) + lax.erf(w),
-                   lax.select(lax.gt(w, t(0.0)), t(2.0) - lax.erfc(z), lax.erfc(z)))
-    return t(0.5) * y
+    return _ndtr(x)
 
 
 def _reduction_dims(a, axis):
@@ -254,4 +248,4 @@ from ._gamma import (
     polygamma,
     zeta,
 )
-from ._normal import bessel_jn, erfcx, i0, i0e, i1, i1e, log_ndtr, ndtri
+from ._normal import _ndtr, bessel_jn, erfcx, i0, i0e, i1, i1e, log_ndtr, ndtri
