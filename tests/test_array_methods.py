@@ -2,8 +2,6 @@
 (tests/data/jnp_cases.py), plus Python protocol details (NotImplemented deferral,
 immutability, iteration, hashing)."""
 import operator
-import os
-import sys
 
 import numpy as np
 import pytest
@@ -12,8 +10,7 @@ import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel.core.trace import Tracer
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
-from jnp_check import check, load, x64_mode  # noqa: E402
+from jnp_check import check, load, x64_mode
 
 # JaxprTracer keeps its jaxpr variable in a slot named `var`, which hides the installed
 # Array.var method on staged values (reported to the core owner).

@@ -19,7 +19,6 @@ from jxkernel.test_util import check_grads
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "tests", "data")
-sys.path.insert(0, DATA)
 from collectives_more_cases import JAXPRS, cases, operands, pmap_only
 
 four_devices = pytest.mark.skipif(jax.device_count() < 4, reason="needs JXKERNEL_CPU_DEVICES=4")

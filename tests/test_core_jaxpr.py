@@ -6,7 +6,7 @@ import pytest
 import jxkernel as jax
 from jxkernel import lax
 import jxkernel.numpy as jnp
-from jxkernel.core import ClosedJaxpr, JaxprTypeError, check_jaxpr
+from jxkernel.core import JaxprTypeError, check_jaxpr
 from jxkernel.core.ir import Eqn, Jaxpr, Var
 from jxkernel.core.avals import ShapedArray
 

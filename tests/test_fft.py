@@ -5,7 +5,6 @@ finite differences in both modes, vmap against stacking, jit against eager, the 
 text (and the GPU's decomposed IRFFT), and the error messages."""
 import json
 import os
-import sys
 
 import numpy as np
 import pytest
@@ -18,8 +17,7 @@ from jxkernel.test_util import check_grads
 from jxkernel.xla.lowering import lower_module
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
-sys.path.insert(0, DATA)
-from fft_cases import JAXPRS, cases, jaxpr_operands  # noqa: E402
+from fft_cases import JAXPRS, cases, jaxpr_operands
 
 REFERENCE = np.load(os.path.join(DATA, "fft_reference.npz"))
 with open(os.path.join(DATA, "fft_jaxprs.json")) as f:

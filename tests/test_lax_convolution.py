@@ -4,7 +4,6 @@ differences, vmap against stacking, jit against eager, the shape helpers and the
 messages; jnp.convolve / jnp.correlate against NumPy."""
 import json
 import os
-import sys
 
 import ml_dtypes
 import numpy as np
@@ -17,8 +16,7 @@ from jxkernel.core import check_jaxpr
 from jxkernel.test_util import check_grads
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
-sys.path.insert(0, DATA)
-from conv_cases import CASES, JAXPRS, integers, operands, run  # noqa: E402
+from conv_cases import CASES, JAXPRS, integers, operands, run
 
 REFERENCE = np.load(os.path.join(DATA, "conv_reference.npz"))
 with open(os.path.join(DATA, "conv_jaxprs.json")) as f:

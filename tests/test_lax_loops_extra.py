@@ -2,7 +2,6 @@
 bit for bit against JAX 0.10.2's recorded results (tests/data/loops_cases.py), the staged
 program, and the errors."""
 import os
-import sys
 
 import numpy as np
 import pytest
@@ -11,8 +10,7 @@ import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel import lax
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "data"))
-from loops_cases import cases  # noqa: E402
+from loops_cases import cases
 
 REFERENCE = np.load(os.path.join(os.path.dirname(__file__), "data", "loops_reference.npz"))
 OURS = {name: jax.tree_util.tree_leaves(v) for name, v in cases(jax).items()}

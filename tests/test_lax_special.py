@@ -3,7 +3,6 @@ bessel_i0e, bessel_i1e) and random_gamma_grad: values equal to JAX 0.10.2's (com
 reference), against scipy.special, derivatives by finite differences, vmap, jit, jaxpr text
 and errors."""
 import os
-import sys
 
 import numpy as np
 import pytest
@@ -13,7 +12,6 @@ from jxkernel import lax
 from jxkernel.test_util import check_grads
 from jxkernel.tree_util import tree_leaves
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "data"))
 from special_cases import lax_cases
 
 REF = np.load(os.path.join(os.path.dirname(__file__), "data", "special_reference.npz"))

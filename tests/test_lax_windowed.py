@@ -5,7 +5,6 @@ the first maximal element of each window), vmap against stacking, jit against ea
 jaxpr and the argument errors."""
 import itertools
 import os
-import sys
 
 import numpy as np
 import pytest
@@ -17,8 +16,7 @@ from jxkernel.core import check_jaxpr
 from jxkernel.test_util import check_grads
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
-sys.path.insert(0, DATA)
-from windowed_cases import cases  # noqa: E402
+from windowed_cases import cases
 
 INF = np.float32(np.inf)
 

@@ -3,7 +3,6 @@ JAX 0.10.2's values (tests/data/eig_reference.npz, from reference/make_eig_refer
 kernel, so bit for bit), the defining property A v = w v, jit, vmap, derivatives against finite
 differences, the jaxpr text and the errors."""
 import os
-import sys
 import types
 import warnings
 
@@ -17,7 +16,6 @@ from jxkernel.lax.eig import _eig_lowering
 from jxkernel.test_util import check_grads
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "data"))
 from eig_cases import POLYS, cases, inputs
 
 REF = np.load(os.path.join(HERE, "data", "eig_reference.npz"))

@@ -1,8 +1,6 @@
 """jxkernel.nn and jxkernel.scipy.special against JAX's recorded results
 (tests/data/jnp_cases.py) and NumPy formulas; derivatives where JAX defines custom rules."""
 import math
-import os
-import sys
 
 import numpy as np
 import pytest
@@ -12,8 +10,7 @@ import jxkernel.nn as nn
 import jxkernel.numpy as jnp
 from jxkernel.scipy import special
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
-from jnp_check import check, load, x64_mode  # noqa: E402
+from jnp_check import check, load, x64_mode
 
 
 @pytest.mark.parametrize("case,ref", load("nn", "special"))

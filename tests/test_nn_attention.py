@@ -2,7 +2,6 @@
 tests/data/nn_reference.npz: masks, bias, causal, sequence lengths, local windows, GQA/MQA,
 residuals, bf16/f16, gradients, vmap), against a NumPy attention, and the errors JAX raises."""
 import os
-import sys
 
 import numpy as np
 import pytest
@@ -12,8 +11,7 @@ import jxkernel.numpy as jnp
 from jxkernel import nn
 from jxkernel.test_util import check_grads
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "data"))
-import nn_cases  # noqa: E402
+import nn_cases
 
 REF = np.load(os.path.join(os.path.dirname(__file__), "data", "nn_reference.npz"))
 INPUTS = nn_cases.inputs()

@@ -2,7 +2,6 @@
 arrays in tests/data/nn_reference.npz, made by reference/make_nn_reference.py), plus the
 properties the numbers should have and the errors JAX raises."""
 import os
-import sys
 
 import numpy as np
 import pytest
@@ -12,8 +11,7 @@ import jxkernel.numpy as jnp
 from jxkernel import config
 from jxkernel.nn import initializers as I
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "data"))
-import nn_cases  # noqa: E402
+import nn_cases
 
 REF = np.load(os.path.join(os.path.dirname(__file__), "data", "nn_reference.npz"))
 

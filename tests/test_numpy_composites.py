@@ -3,7 +3,6 @@ polynomial.py, windows.py and the grids of index_tricks.py): values, dtypes and 
 against real JAX (committed reference data), values against NumPy, jit == eager, numerical
 gradients, vmap, and the errors JAX raises where a shape would depend on traced values."""
 import os
-import sys
 import warnings
 
 import numpy as np
@@ -13,8 +12,7 @@ import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel.test_util import check_grads
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "data"))
-from composites_cases import PARTS, cases  # noqa: E402
+from composites_cases import PARTS, cases
 
 _REF = os.path.join(os.path.dirname(__file__), "data", "composites_reference.npz")
 rng = np.random.RandomState(1)

@@ -1,7 +1,5 @@
 """Array creation against JAX's recorded results (tests/data/jnp_cases.py: dtypes, weak
 types, values, errors; eagerly and under jit) and NumPy, plus the jaxprs it stages."""
-import os
-import sys
 
 import numpy as np
 import pytest
@@ -9,8 +7,7 @@ import pytest
 import jxkernel as jax
 import jxkernel.numpy as jnp
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
-from jnp_check import check, load, x64_mode  # noqa: E402
+from jnp_check import check, load, x64_mode
 
 # Where jxkernel knowingly differs from JAX 0.10.2.
 KNOWN = {

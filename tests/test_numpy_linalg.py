@@ -1,7 +1,6 @@
 """jnp.linalg: values and derivatives against real JAX (committed reference data), values
 against NumPy over shapes, batches and dtypes, numerical gradient checks, vmap and jit."""
 import os
-import sys
 
 import numpy as np
 import pytest
@@ -10,8 +9,7 @@ import jxkernel
 from jxkernel.numpy import linalg as la
 from jxkernel.test_util import check_grads
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "data"))
-from linalg_cases import cases  # noqa: E402
+from linalg_cases import cases
 
 x64 = lambda: jxkernel.config.override("jax_enable_x64", True)
 

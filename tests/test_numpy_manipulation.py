@@ -1,9 +1,7 @@
 """jnp shape manipulation against NumPy (values, shapes and dtypes), eagerly and under jit;
 golden jaxprs from JAX 0.10.2; errors as JAX words them."""
 
-import os
 import re
-import sys
 
 import ml_dtypes
 import numpy as np
@@ -13,8 +11,7 @@ import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel.core.errors import ConcretizationTypeError
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
-from structure_check import JAXPRS, check_printed_jaxpr, names  # noqa: E402
+from structure_check import JAXPRS, check_printed_jaxpr, names
 
 rng = np.random.default_rng(0)
 x234 = rng.standard_normal((2, 3, 4)).astype(np.float32)

@@ -1,9 +1,7 @@
 """jnp products against NumPy (shapes, broadcasting, 1-D rules, dtypes), einsum over many
 subscript forms, errors as JAX words them, golden jaxprs from JAX 0.10.2."""
 
-import os
 import re
-import sys
 
 import ml_dtypes
 import numpy as np
@@ -12,8 +10,7 @@ import pytest
 import jxkernel
 import jxkernel.numpy as jnp
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
-from structure_check import JAXPRS, VALUES, check_printed_jaxpr, check_value, names  # noqa: E402
+from structure_check import JAXPRS, VALUES, check_printed_jaxpr, check_value, names
 
 rng = np.random.default_rng(0)
 

@@ -6,8 +6,6 @@ structure modules."""
 
 import doctest
 import importlib
-import os
-import sys
 
 import numpy as np
 import pytest
@@ -17,8 +15,7 @@ import jxkernel.numpy as jnp
 from jxkernel import lax
 from jxkernel.core.errors import ConcretizationTypeError
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
-from structure_check import VALUES, check_value, names  # noqa: E402
+from structure_check import VALUES, check_value, names
 
 rng = np.random.default_rng(0)
 SETOPS = ("intersect1d", "union1d", "setdiff1d", "setxor1d", "isin", "unique")

@@ -1,8 +1,6 @@
 """jnp's elementwise functions: against JAX's recorded results (dtype, weak type, values and
 errors, eagerly and under jit; tests/data/jnp_cases.py), against NumPy over shapes and
 dtypes, and the jaxprs they stage."""
-import os
-import sys
 
 import numpy as np
 import pytest
@@ -10,8 +8,7 @@ import pytest
 import jxkernel as jax
 import jxkernel.numpy as jnp
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
-from jnp_check import check, load, x64_mode  # noqa: E402
+from jnp_check import check, load, x64_mode
 
 # Where jxkernel knowingly differs from JAX 0.10.2 (each is reported to the lax owner).
 KNOWN = {}

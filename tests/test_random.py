@@ -13,7 +13,6 @@ import pytest
 
 import jxkernel
 import jxkernel.random as r
-from jxkernel import lax
 from jxkernel.random import prng
 
 K = r.PRNGKey(0)

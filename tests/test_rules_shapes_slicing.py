@@ -7,7 +7,6 @@ lax/slicing.py, gather.py, scatter.py).
 - per-example vjps (vmap of the transposes);
 - every transformed jaxpr type-checks, and a few print exactly as JAX 0.10.2 prints them.
 """
-import functools
 import re
 from typing import NamedTuple
 

@@ -2,7 +2,6 @@
 reference), against scipy.linalg, derivatives by finite differences, jit and vmap, and JAX's
 errors."""
 import os
-import sys
 import warnings
 
 import numpy as np
@@ -14,7 +13,6 @@ from jxkernel.scipy import linalg
 from jxkernel.test_util import check_grads
 from jxkernel.tree_util import tree_leaves
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "data"))
 from scipy_cases import linalg_cases
 
 REF = np.load(os.path.join(os.path.dirname(__file__), "data", "scipy_reference.npz"))

@@ -3,7 +3,6 @@ L-BFGS): every field of the result against JAX 0.10.2's recorded runs
 (tests/data/optimize_cases.py; iteration and evaluation counts exactly), minima against
 scipy and calculus, jit/vmap, and JAX's errors."""
 import os
-import sys
 
 import numpy as np
 import pytest
@@ -15,7 +14,6 @@ from jxkernel.scipy.optimize import OptimizeResults, minimize
 from jxkernel.scipy.optimize._line_search import line_search
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
-sys.path.insert(0, DATA)
 from optimize_cases import FIELDS, cases, problems
 
 REFERENCE = np.load(os.path.join(DATA, "optimize_reference.npz"))

@@ -2,7 +2,6 @@
 functions, ndtri/log_ndtr/erfcx and the exponential integrals: values equal to JAX 0.10.2's
 (committed reference), against scipy.special, derivatives by finite differences, vmap and jit."""
 import os
-import sys
 
 import numpy as np
 import pytest
@@ -13,7 +12,6 @@ import jxkernel.scipy.special as sp
 from jxkernel.test_util import check_grads
 from jxkernel.tree_util import tree_leaves
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "data"))
 from special_cases import scipy_cases
 
 REF = np.load(os.path.join(os.path.dirname(__file__), "data", "special_reference.npz"))

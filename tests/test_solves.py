@@ -4,7 +4,6 @@ jxkernel.scipy.sparse.linalg (cg, gmres, bicgstab): values and derivatives again
 differentiation through the unrolled solver; vmap, jit, printed jaxprs and errors."""
 import json
 import os
-import sys
 
 import numpy as np
 import pytest
@@ -18,7 +17,6 @@ from jxkernel.core.check import check_jaxpr
 from jxkernel.test_util import check_grads
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
-sys.path.insert(0, DATA)
 from solves_cases import cases, jaxpr_cases, problem
 
 REFERENCE = np.load(os.path.join(DATA, "solves_reference.npz"))

@@ -2,8 +2,6 @@
 jax.scipy.special: the laws of tests/data/transform_check.py for every case of the table
 below. (Reductions, shapes, products, sorting and indexing: test_transforms_numpy_arrays.py.)"""
 import functools
-import os
-import sys
 
 import numpy as np
 import pytest
@@ -13,8 +11,7 @@ import jxkernel.nn as nn
 import jxkernel.numpy as jnp
 import jxkernel.scipy.special as special
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
-from transform_check import (C, check_vmap, float0, only, run_grad_test,  # noqa: E402
+from transform_check import (C, check_vmap, float0, only, run_grad_test,
                              run_jacobian_test, run_jit_path_grad_test, run_vmap_grad_test)
 
 M, V = "2,4", "4"              # the shapes most cases share (so their eager compiles are shared)

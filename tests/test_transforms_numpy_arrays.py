@@ -1,15 +1,12 @@
 """vmap, jit and grad over jnp's reductions, shape functions, products, sorting, indexing
 (x[idx], x.at[idx]) and the creation functions that take arrays: the laws of
 tests/data/transform_check.py for every case of the table below."""
-import os
-import sys
 
 import pytest
 
 import jxkernel.numpy as jnp
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
-from transform_check import (C, check_vmap, only, run_grad_test,  # noqa: E402
+from transform_check import (C, check_vmap, only, run_grad_test,
                              run_jacobian_test, run_jit_path_grad_test, run_vmap_grad_test)
 
 M, V = "2,4", "4"              # the shapes most cases share (so their eager compiles are shared)
