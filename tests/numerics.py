@@ -1,0 +1,93 @@
+"""How the tests compare numbers: exactly where exactness holds on every CPU, in ulps elsewhere.
+
+XLA's CPU code generation and LAPACK pick kernels by CPU (vector width, FMA contraction,
+blocking), so a float recorded on one machine can differ in its last bits on another, for
+JAX as for us. Integers, booleans, shapes, dtypes and PRNG bits are the same everywhere and
+are compared exactly; floats that pass through transcendental functions, reductions,
+LAPACK or XLA's code generation are compared with `assert_allclose_ulp` and a bound in
+units in the last place of their dtype.
+
+    >>> assert_allclose_ulp(np.float32([1.0, 2.0]), np.float32([1.0, np.nextafter(2, 3)]), ulps=1)
+
+Bounds used across the suite (a looser one says why where it is used):
+
+    ELEMENTWISE  transcendental functions: XLA's vectorized approximations differ per ISA
+    REDUCTION    sums and dot products: summation order follows the vector width
+    LAPACK       factorizations and solves: blocked kernels chosen per CPU
+"""
+import ml_dtypes
+import numpy as np
+
+ELEMENTWISE = 4
+REDUCTION = 16
+LAPACK = 64
+
+
+def ulp_of(magnitude: np.ndarray, dtype) -> np.ndarray:
+    """The spacing of `dtype` at each |value| (float64 in and out); subnormals get the smallest.
+
+    >>> float(ulp_of(np.float64(1.0), np.float32))
+    1.1920928955078125e-07
+    """
+    info = ml_dtypes.finfo(dtype)
+    magnitude = np.maximum(np.abs(np.asarray(magnitude, np.float64)), float(info.smallest_normal))
+    return np.exp2(np.floor(np.log2(magnitude)) - info.nmant)
+
+
+def ulp_distance(actual, expected, *, scale=None) -> np.ndarray:
+    """|actual - expected| in ulps of expected's dtype, measured at max(|expected|, scale).
+
+    `scale` (a number or an array broadcasting against the values) measures the error against
+    a larger magnitude than each element's own: results of cancellation (a sum close to zero,
+    an orthogonal factor's small entries) are only as exact as the inputs' scale allows.
+    Equal values (infinities included) are 0 apart; NaN against NaN is 0, NaN against a number inf.
+    """
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    a, e = actual.astype(np.float64), expected.astype(np.float64)
+    magnitude = np.abs(e) if scale is None else np.maximum(np.abs(e), np.abs(scale))
+    with np.errstate(invalid="ignore"):
+        distance = np.abs(a - e) / ulp_of(magnitude, expected.dtype)
+    both_nan = np.isnan(a) & np.isnan(e)
+    distance = np.where(a == e, 0.0, distance)           # equal infinities give nan above
+    distance = np.where(both_nan, 0.0, np.where(np.isnan(distance), np.inf, distance))
+    return distance
+
+
+def assert_allclose_ulp(actual, expected, ulps: int, *, scale=None, err_msg: str = "") -> None:
+    """Assert same shape and dtype, and values within `ulps` units in the last place.
+
+    Integer and boolean arrays are compared exactly whatever `ulps` says. Complex values are
+    compared part by part, each measured at the magnitude of the complex expected value.
+    See `ulp_distance` for `scale`.
+    """
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    where = f" ({err_msg})" if err_msg else ""
+    assert actual.shape == expected.shape, f"shape {actual.shape} != {expected.shape}{where}"
+    assert actual.dtype == expected.dtype, f"dtype {actual.dtype} != {expected.dtype}{where}"
+    if not _is_float(expected.dtype):
+        np.testing.assert_array_equal(actual, expected, err_msg=err_msg)
+        return
+    if np.iscomplexobj(expected):
+        size = np.abs(expected) if scale is None else np.maximum(np.abs(expected), np.abs(scale))
+        assert_allclose_ulp(actual.real, expected.real, ulps, scale=size, err_msg=f"{err_msg} real")
+        assert_allclose_ulp(actual.imag, expected.imag, ulps, scale=size, err_msg=f"{err_msg} imag")
+        return
+    distance = ulp_distance(actual, expected, scale=scale)
+    if distance.size and distance.max() > ulps:
+        worst = np.unravel_index(np.argmax(distance), distance.shape)
+        bad = int((distance > ulps).sum())
+        raise AssertionError(
+            f"{bad} of {distance.size} values differ by more than {ulps} ulps of {expected.dtype}"
+            f"{where}; worst {distance[worst]:.3g} ulps at index {tuple(int(i) for i in worst)}:"
+            f" got {actual[worst]!r}, want {expected[worst]!r}")
+
+
+def _is_float(dtype: np.dtype) -> bool:
+    """NumPy's inexact types and ml_dtypes' floats (bfloat16, float8_*: NumPy calls them void)."""
+    if np.issubdtype(dtype, np.inexact):
+        return True
+    try:
+        ml_dtypes.finfo(dtype)
+    except ValueError:
+        return False
+    return True
