@@ -1,6 +1,6 @@
 """Record JAX's results for the cases of jnp_cases.py (run by hand, not by the suite):
 
-    /work/jaxref/bin/python reference/gen_jnp_reference.py
+    .venv-jax/bin/python reference/gen_jnp_reference.py
 
 For each case: the eager result and the result under jax.jit (array arguments traced,
 non-string arguments static), as dtype, weak type, shape and values, or the error type;

@@ -1,6 +1,6 @@
 """Generate promotion_table.json from real JAX (run by hand, not by the test suite):
 
-    /work/jaxref/bin/python reference/gen_promotion_table.py
+    .venv-jax/bin/python reference/gen_promotion_table.py
 
 Records jnp.result_type (with its weak-type flag) and jnp.promote_types over all pairs of
 dtypes, Python scalar types and weakly typed arrays, in both x64 modes.

@@ -1,7 +1,7 @@
 """Record JAX's jaxprs and values for the cases of structure_cases.py (run by hand, not by
 the suite):
 
-    /work/jaxref/bin/python reference/gen_structure_reference.py
+    .venv-jax/bin/python reference/gen_structure_reference.py
 
 Jaxprs are printed by make_jaxpr, with JAX's `np.int64(3)` params written `3` (ours are
 Python ints). Values are eager results: dtype, weak type, shape and values, or the error.

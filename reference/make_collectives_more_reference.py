@@ -1,8 +1,8 @@
 """Generate collectives_more_reference.npz and collectives_more_jaxprs.json from real JAX
 0.10.2 with 4 simulated CPU devices (run by hand, not by the test suite):
 
-    cd /tmp && XLA_FLAGS=--xla_force_host_platform_device_count=4 \
-        /work/jaxref/bin/python /work/main/reference/make_collectives_more_reference.py
+    XLA_FLAGS=--xla_force_host_platform_device_count=4 \
+        .venv-jax/bin/python reference/make_collectives_more_reference.py
 
 The cases are in tests/data/collectives_more_cases.py. Values are stored as "vmap/<case>" and
 "pmap/<case>"; jaxprs are traced per member with make_jaxpr(..., axis_env=[('i', 4)]).

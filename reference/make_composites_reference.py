@@ -1,6 +1,6 @@
 """Generate composites_reference.npz from real JAX 0.10.2 (run by hand, not by the test suite):
 
-    cd /tmp && /work/jaxref/bin/python /work/main/reference/make_composites_reference.py
+    .venv-jax/bin/python reference/make_composites_reference.py
 
 The cases are in composites_cases.py, in groups (PARTS); the "x64" group runs with
 jax_enable_x64. Each output leaf is stored under "<group>/<case>#<leaf index>", and its weak

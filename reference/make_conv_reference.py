@@ -1,7 +1,7 @@
 """Generate conv_reference.npz and conv_jaxprs.json from real JAX 0.10.2 (run by hand, not by
 the test suite):
 
-    cd /tmp && /work/jaxref/bin/python /work/main/reference/make_conv_reference.py
+    .venv-jax/bin/python reference/make_conv_reference.py
 
 The cases are in conv_cases.py; each result is stored under "<case>#<out|grad0|grad1>"
 (bfloat16 results widened to float32).

@@ -1,6 +1,6 @@
 """Generate eig_reference.npz from real JAX 0.10.2 (run by hand, not by the test suite):
 
-    cd /tmp && /work/jaxref/bin/python /work/main/reference/make_eig_reference.py
+    .venv-jax/bin/python reference/make_eig_reference.py
 
 The cases are in eig_cases.py; each output leaf is stored under "<case>#<leaf index>".
 """

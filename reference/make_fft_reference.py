@@ -1,7 +1,7 @@
 """Generate fft_reference.npz and fft_jaxprs.json from real JAX 0.10.2 (run by hand, not by the
 test suite):
 
-    cd /tmp && /work/jaxref/bin/python /work/main/reference/make_fft_reference.py
+    .venv-jax/bin/python reference/make_fft_reference.py
 
 The cases are in tests/data/fft_cases.py. Each output is stored under "<mode>/<case>" (mode
 "x32" or "x64") with its weak type under "<mode>/<case>#weak".

@@ -1,6 +1,6 @@
 """Generate linalg_reference.npz from real JAX 0.10.2 (run by hand, not by the test suite):
 
-    cd /tmp && /work/jaxref/bin/python /work/main/reference/make_linalg_reference.py
+    .venv-jax/bin/python reference/make_linalg_reference.py
 
 The cases (values and gradients of jnp.linalg functions) are in linalg_cases.py; each output
 leaf is stored under "<case>#<leaf index>".

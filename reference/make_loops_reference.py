@@ -1,6 +1,6 @@
 """Write tests/data/loops_reference.npz from real JAX 0.10.2 (run by hand, never by the tests):
 
-    /work/jaxref/bin/python reference/make_loops_reference.py
+    .venv-jax/bin/python reference/make_loops_reference.py
 
 Each output leaf of tests/data/loops_cases.py is stored as "<case>#<leaf>", plus
 "<case>#<leaf>@weak" (the leaf's weak type)."""

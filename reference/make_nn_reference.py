@@ -1,6 +1,6 @@
 """Generate nn_reference.npz from real JAX 0.10.2 (run by hand, not by the test suite):
 
-    cd /tmp && /work/jaxref/bin/python /work/main/reference/make_nn_reference.py
+    .venv-jax/bin/python reference/make_nn_reference.py
 
 Evaluates every case of nn_cases.py and stores each result array under "<group><i>_<j>"
 (j-th leaf of case i; group "init" or "attn") with its dtype name under the same key plus

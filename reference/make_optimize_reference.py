@@ -1,7 +1,7 @@
 """Write tests/data/optimize_reference.npz from real JAX 0.10.2 (run by hand, never by the
 tests):
 
-    /work/jaxref/bin/python reference/make_optimize_reference.py
+    .venv-jax/bin/python reference/make_optimize_reference.py
 
 For each case of tests/data/optimize_cases.py, each field of FIELDS of its OptimizeResults
 is stored as "<case>#<field>" (hess_inv too, for BFGS)."""

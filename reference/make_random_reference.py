@@ -1,6 +1,6 @@
 """Generate random_reference.json from real JAX 0.10.2 (run by hand, not by the test suite):
 
-    cd /tmp && /work/jaxref/bin/python /work/main/reference/make_random_reference.py
+    .venv-jax/bin/python reference/make_random_reference.py
 
 Each case is a Python expression over the names `r` (the random module), `jax`, `np`,
 `bf16`, `k` (= r.PRNGKey(seed)), `kt` (= r.key(seed)) and the constants ALPHAS and COV.

@@ -1,6 +1,6 @@
 """Generate scipy_reference.npz from real JAX 0.10.2 (run by hand, not by the test suite):
 
-    cd /tmp && /work/jaxref/bin/python /work/main/reference/make_scipy_reference.py
+    .venv-jax/bin/python reference/make_scipy_reference.py
 
 The cases (jax.scipy.stats distributions and jax.scipy.linalg, values and derivatives) are
 in tests/data/scipy_cases.py: float32 ones in JAX's default mode, float64 ones in x64 mode.

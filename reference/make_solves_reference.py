@@ -1,7 +1,7 @@
 """Write tests/data/solves_reference.npz and solves_jaxprs.json from real JAX 0.10.2 (run by
 hand, never by the tests):
 
-    /work/jaxref/bin/python reference/make_solves_reference.py
+    .venv-jax/bin/python reference/make_solves_reference.py
 
 Each output leaf of each case in tests/data/solves_cases.py's cases() is stored as "<case>#<leaf>"; the
 printed jaxprs of its jaxpr_cases() go to the JSON file."""

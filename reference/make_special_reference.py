@@ -1,6 +1,6 @@
 """Generate special_reference.npz from real JAX 0.10.2 (run by hand, not by the test suite):
 
-    cd /tmp && /work/jaxref/bin/python /work/main/reference/make_special_reference.py
+    .venv-jax/bin/python reference/make_special_reference.py
 
 The cases (lax's special-function primitives and jax.scipy.special's functions, values and
 derivatives) are in special_cases.py; each output leaf is stored under "<case>#<leaf index>".

@@ -1,6 +1,6 @@
 """Generate windowed_reference.npz from real JAX 0.10.2 (run by hand, not by the test suite):
 
-    cd /tmp && /work/jaxref/bin/python /work/main/reference/make_windowed_reference.py
+    .venv-jax/bin/python reference/make_windowed_reference.py
 
 The cases (pooling values and derivatives, with ties) are in windowed_cases.py; each output
 leaf is stored under "<case>#<leaf index>".
