@@ -57,6 +57,17 @@ def test_a_compiled_module_is_stored_and_loaded_back(cache):
     assert compile_and_run(text) == ("disk", [c, 2 * c, 3 * c])
 
 
+def test_xla_flags_are_part_of_the_key(cache, monkeypatch):
+    """XLA_FLAGS change code generation (--xla_cpu_max_isa): another value must not load an
+    executable compiled under the first."""
+    text, c = unique_module()
+    assert compile_and_run(text)[0] == "compiled"
+    monkeypatch.setenv("XLA_FLAGS", os.environ.get("XLA_FLAGS", "") + " --xla_cpu_max_isa=SSE4_2")
+    compiler.clear_caches()
+    assert compile_and_run(text) == ("compiled", [c, 2 * c, 3 * c])
+    assert len(entries(cache)) == 2
+
+
 def corrupt_truncate(blob):
     return blob[:len(blob) // 2]
 

@@ -260,8 +260,9 @@ def _disk_path(text, options_key, backend, devices) -> str | None:
     if folder is None:
         return None
     h = hashlib.sha256()
+    # XLA_FLAGS change code generation (e.g. --xla_cpu_max_isa), so they are part of the key.
     for part in (text, options_key, backend.platform, backend.platform_version, _jaxlib_version,
-                 devices[0].device_kind, _host_fingerprint()):
+                 devices[0].device_kind, _host_fingerprint(), os.environ.get("XLA_FLAGS", "")):
         h.update(str(part).encode())
         h.update(b"\0")
     return os.path.join(folder, h.hexdigest() + ".xla")
