@@ -6,8 +6,8 @@
 
 CPU always works. GPU (CUDA) and TPU come from PJRT plugins, found on disk
 without importing `jax` (jax's own plugin packages import jax in their
-`__init__`, so we load their shared library directly, as the facts sheet
-verified). Clients start lazily, on first use.
+`__init__`, so we load their shared library directly, as docs/jaxlib.md §9
+describes). Clients start lazily, on first use.
 """
 from __future__ import annotations
 

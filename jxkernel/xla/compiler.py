@@ -61,7 +61,7 @@ def record_callback_error(error: CallbackError) -> None:
 
 
 # The custom-call target of Python callbacks. Running one in a program compiled without its
-# host callbacks crashes the process (facts sheet §7), so compile_module refuses that.
+# host callbacks crashes the process (docs/jaxlib.md §7), so compile_module refuses that.
 _HOST_CALLBACK_TARGET = "xla_ffi_python_cpu_callback"
 
 
@@ -511,7 +511,7 @@ class Executable:
 
 
 # Replicated programs launched back to back without waiting deadlock XLA:CPU's collectives
-# at ~60 in flight, and the process aborts 40 s later (facts sheet §4; seen here too). So
+# at ~60 in flight, and the process aborts 40 s later (docs/jaxlib.md §4; seen here too). So
 # a replicated launch waits for the oldest one beyond _MAX_IN_FLIGHT, across executables.
 _MAX_IN_FLIGHT = 8
 _in_flight: collections.deque = collections.deque()
