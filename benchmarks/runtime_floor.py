@@ -6,7 +6,7 @@
 Each line times a loop (best of several repeats, to dodge noise) and prints the
 jaxlib floor measured in the same run beside ours, so the difference is our
 Python overhead. benchmarks/README.md records the numbers and compares them with
-the facts sheet (../shared/xla-backend-facts.md §1-2).
+docs/jaxlib.md §1-2 (bare jaxlib: arrays and transfers, execution and dispatch cost).
 """
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def bench_execute(n):
 
 
 def bench_eager(n):
-    """An eager primitive through the core's bind -> xla dispatch (like /tmp/t1.py)."""
+    """An eager primitive through the core's bind -> xla dispatch, in a loop."""
     sin_p = Primitive("bench_sin")
     abstract_eval_rules[sin_p] = lambda x: ShapedArray(x.shape, x.dtype, x.weak_type)
     lowering_rules[sin_p] = lambda ctx, x: ctx.op1("stablehlo.sine", [x])
