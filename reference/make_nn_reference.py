@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 import nn_cases  # noqa: E402
 
 
@@ -31,7 +32,7 @@ def store(out, prefix, value):
 
 def main():
     out = {}
-    for i, (expr, x64) in enumerate(nn_cases.INIT_CASES):
+    for i, (expr, x64, *_tolerance) in enumerate(nn_cases.INIT_CASES):
         jax.config.update("jax_enable_x64", x64)
         store(out, f"init{i}", eval(expr, namespace()))
     jax.config.update("jax_enable_x64", False)

@@ -23,19 +23,8 @@ def namespace():
 
 @pytest.mark.parametrize("i", range(len(nn_cases.ATTN_CASES)), ids=nn_cases.ATTN_CASES)
 def test_matches_jax(i):
-    expr = nn_cases.ATTN_CASES[i]
-    leaves = jax.tree_util.tree_leaves(eval(expr, namespace()))
-    assert f"attn{i}_{len(leaves)}" not in REF, "fewer results than JAX gave"
-    low = "16" in expr
-    for j, leaf in enumerate(leaves):
-        want, want_dtype = REF[f"attn{i}_{j}"], str(REF[f"attn{i}_{j}:dtype"])
-        got = np.asarray(leaf)
-        assert got.dtype.name == want_dtype
-        got = got.astype(np.float32) if low else got
-        # f32: same einsums and softmax as JAX, so equal to float rounding (XLA may fuse
-        # differently); bf16/f16: one unit in the last place
-        tol = dict(rtol=2e-2, atol=2e-2) if low else dict(rtol=2e-6, atol=2e-6)
-        np.testing.assert_allclose(got, want.astype(got.dtype), **tol)
+    leaves = jax.tree_util.tree_leaves(eval(nn_cases.ATTN_CASES[i], namespace()))
+    nn_cases.compare_with_reference(REF, f"attn{i}", leaves, nn_cases.ATTN_TOLERANCE)
 
 
 def numpy_attention(q, k, v, bias=None, mask=None, causal=False, scale=None):
