@@ -150,9 +150,38 @@ def test_pad(mode, kw):
     got = jnp.pad(i34, widths, mode=mode, **kw)
     if mode == "empty":
         want = np.pad(i34, widths)          # JAX's empty padding is zeros
-    if mode == "linear_ramp":               # JAX truncates the integer ramps; NumPy rounds
-        want[0, 4:6], want[5, 5] = (0, 2), 4
+    if mode == "linear_ramp":               # JAX floors the integer ramps; NumPy rounds
+        lo, hi = floored_ramp_bounds(i34, widths, kw["end_values"])
+        got = np.asarray(got)
+        assert got.dtype == np.int32 and got.shape == want.shape, (got.dtype, got.shape)
+        assert ((lo <= got) & (got <= hi)).all(), (got, lo, hi)
+        return
     assert_same(got, want)
+
+
+def floored_ramp_bounds(x, widths, end_values):
+    """(lo, hi): what jnp.pad(x, mode="linear_ramp") gives for integer x, axis after axis as
+    it pads: JAX's integer linspace, floor(end * (1 - t) + edge * t) in float32, t = i / n.
+    XLA may fuse either product into the sum (FMA, per CPU), which moves a ramp that is an
+    integer by an ulp and its floor by one: such elements may be either; elsewhere lo == hi."""
+    f32 = np.float32
+    lo = hi = x.astype(np.float64)
+    for axis, (before, after) in enumerate(widths):
+        bounds = []
+        for arr, pick in ((lo, np.min), (hi, np.max)):     # the ramps grow with the edge
+            parts = []
+            for n, edge_at, end in ((before, 0, end_values[0]), (after, -1, end_values[1])):
+                edge = np.take(arr, [edge_at], axis).astype(f32)
+                t = (np.arange(n, dtype=f32) / f32(n)).reshape(
+                    [-1 if d == axis else 1 for d in range(x.ndim)])
+                a, b = f32(end) * (f32(1) - t), edge * t
+                fused_a = (np.float64(end) * (f32(1) - t) + b).astype(f32)
+                fused_b = (a + edge.astype(np.float64) * t).astype(f32)
+                ramp = pick(np.floor(np.stack([a + b, fused_a, fused_b])), axis=0)
+                parts.append(ramp if edge_at == 0 else np.flip(ramp, axis))
+            bounds.append(np.concatenate([parts[0], arr, parts[1]], axis))
+        lo, hi = bounds
+    return lo, hi
 
 
 def test_pad_long_reflect_and_float():
