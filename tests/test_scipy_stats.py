@@ -5,6 +5,7 @@ import os
 import warnings
 
 import numpy as np
+from numerics import REDUCTION, assert_allclose_ulp
 import pytest
 
 import jxkernel
@@ -26,10 +27,8 @@ def _compare(tag, group, cases):
             got, want = np.asarray(leaf), REF[key]
             assert got.shape == want.shape and got.dtype == want.dtype, key
             assert bool(jxkernel.typeof(leaf).weak_type) == bool(REF[key + "@weak"]), key
-            # sem reads jnp.std, whose fused HLO differs from JAX's by an ulp in float32
-            rtol = 2e-7 if name.startswith("sem") else 0
-            np.testing.assert_allclose(got, want, rtol=rtol, atol=0, equal_nan=True,
-                                       err_msg=key)
+            # log/exp/erf chains and sums differ per CPU; measured at the leaf's largest value
+            assert_allclose_ulp(got, want, REDUCTION, scale=np.nanmax(np.abs(want), initial=0), err_msg=key)
     return len(cases)
 
 
