@@ -14,7 +14,7 @@ import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel.test_util import check_grads
 
-from composites_cases import PARTS, cases, ulps
+from composites_cases import PARTS, cases, concrete_cases, ulps
 from numerics import ELEMENTWISE, assert_allclose_ulp
 
 _REF = os.path.join(os.path.dirname(__file__), "data", "composites_reference.npz")
@@ -23,24 +23,20 @@ M = rng.randn(3, 5).astype(np.float32)
 V = np.array([1., 4., 9., 16., 20.], np.float32)
 
 
-# The parts whose cases all trace run as one jitted program each: op by op they cost hundreds
-# of small XLA compiles (a few times the time). Their inputs are constants of the program, so
-# the functions still see concrete arguments, as eagerly; jit against eager is
-# test_jit_equals_eager's. Editing and polynomial need concrete intermediate values
-# (trim_zeros, delete, polydiv's trimming) and run eagerly.
-JITTED_PARTS = {"calculus", "statistics", "functional", "grads", "x64"}
-
-
+# Each part's cases run as one jitted program: op by op they cost hundreds of small XLA
+# compiles (three times the time). Their inputs are constants of the program, so the functions
+# still see concrete arguments, as eagerly; jit against eager is test_jit_equals_eager's. The
+# few that need concrete intermediate values (composites_cases.concrete_cases) run eagerly.
 @pytest.mark.parametrize("part", PARTS)
 def test_values_dtypes_weak_types_match_jax(part):
     """Every case of composites_cases.py as JAX 0.10.2 gives it: dtype, shape and weak type
     exactly, values bit for bit or within the case's bound in ulps (composites_cases.ulps)."""
     ref = np.load(_REF)
-    run = lambda: cases(jxkernel, jnp, part == "x64", part)
     with jxkernel.config.override("jax_enable_x64", part == "x64"), \
             warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        out = jxkernel.jit(run)() if part in JITTED_PARTS else run()
+        out = jxkernel.jit(lambda: cases(jxkernel, jnp, part == "x64", part, concrete=False))()
+        out.update(concrete_cases(jnp, part))
         got = {f"{part}/{k}#{i}": leaf for k, v in out.items()
                for i, leaf in enumerate(jxkernel.tree_util.tree_leaves(v))}
     keys = [k for k in ref.files if k.startswith(f"{part}/") and not k.endswith("#weak")]

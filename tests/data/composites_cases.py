@@ -2,7 +2,8 @@
 polynomial, windows, index tricks), evaluated by both real JAX (reference/make_composites_reference.py
 writes composites_reference.npz) and jxkernel (tests/test_numpy_composites.py compares
 values, dtypes and weak types). `x64` says which mode the caller runs them in; `part`
-picks one group of cases (None: all of them), so the test can spread them over workers."""
+picks one group of cases (None: all of them), so the test can spread them over workers;
+`concrete=False` leaves out concrete_cases (see there)."""
 import numpy as np
 
 PARTS = ("calculus", "statistics", "functional", "editing", "polynomial", "grads", "x64")
@@ -37,6 +38,9 @@ ULPS = {
     "grads/g_corrcoef": 8,            # sqrt, divisions and sums, differentiated [2]
     "polynomial/kaiser": 8,           # i0 of a square root [2]
     "grads/g_kaiser": 16,             # i0's derivative, fused in one jitted program [4]
+    "polynomial/blackman_7": 8,       # cos, fused in one jitted program [2.75]
+    "polynomial/hamming_7": 8,        # [1.75]
+    "polynomial/hanning_7": 8,        # [2]
 }
 
 
@@ -46,7 +50,20 @@ def ulps(key):
     return 0 if name in EXACT else ULPS.get(name, DEFAULT_ULPS)
 
 
-def cases(jax, jnp, x64=False, part=None):
+def concrete_cases(jnp, part):
+    """The cases that need concrete intermediate values (a mask's nonzeros, trimming leading
+    zeros): cases(concrete=False) leaves them out, for callers that trace the rest in one jit
+    and run these eagerly."""
+    if part == "editing":
+        return {"mask_indices": jnp.mask_indices(3, jnp.triu, 1)}
+    if part == "polynomial":
+        return {"polydiv_trim": jnp.polydiv(np.array([1., 3., 3., 1.], np.float32),
+                                            np.array([1., 1.], np.float32),
+                                            trim_leading_zeros=True)}
+    return {}
+
+
+def cases(jax, jnp, x64=False, part=None, concrete=True):
     rng = np.random.RandomState(0)
     f32 = rng.randn(3, 5).astype(np.float32)
     v = np.array([1., 4., 9., 16., 20.], np.float32)
@@ -199,7 +216,7 @@ def cases(jax, jnp, x64=False, part=None):
         out["trim_zeros_b"] = jnp.trim_zeros(np.array([0., 0., 1., 0.], np.float32), "b")
         out["trim_zeros_2d"] = jnp.trim_zeros(np.pad(i32[:2, :2] + 10, 1), axis=0)
         out["trim_zeros_all"] = jnp.trim_zeros(np.zeros(3, np.int32))
-        out["mask_indices"] = jnp.mask_indices(3, jnp.triu, 1)
+        out.update(concrete_cases(jnp, "editing") if concrete else {})
         out["mask_indices_size"] = jnp.mask_indices(3, jnp.tril, size=8)
         out["packbits"] = jnp.packbits(f32 > 0, axis=1, bitorder="little")
         out["packbits_flat"] = jnp.packbits(i32)
@@ -224,8 +241,7 @@ def cases(jax, jnp, x64=False, part=None):
         out["polymul_trim"] = jnp.polymul(np.array([0., 0., 1., 2.], np.float32), p,
                                           trim_leading_zeros=True)
         out["polydiv"] = jnp.polydiv(v, p)
-        out["polydiv_trim"] = jnp.polydiv(np.array([1., 3., 3., 1.], np.float32),
-                                          np.array([1., 1.], np.float32), trim_leading_zeros=True)
+        out.update(concrete_cases(jnp, "polynomial") if concrete else {})
         out["polyder"] = jnp.polyder(v, 2)
         out["polyder_int"] = jnp.polyder(np.array([1, 2, 3], np.int32))
         out["polyint"] = jnp.polyint(p)
