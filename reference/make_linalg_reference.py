@@ -14,6 +14,7 @@ import numpy as np
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, ".."))      # tests/: numerics.py, which linalg_cases imports
 from linalg_cases import cases  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)

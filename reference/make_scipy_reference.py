@@ -17,6 +17,7 @@ from jax.scipy import linalg, stats
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, ".."))      # tests/: numerics.py, which scipy_cases imports
 from scipy_cases import linalg_cases, stats_cases
 
 flat = {}

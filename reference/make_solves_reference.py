@@ -14,6 +14,7 @@ import numpy as np
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, DATA)
+sys.path.insert(0, os.path.join(DATA, ".."))      # tests/: numerics.py, which solves_cases imports
 from solves_cases import cases, jaxpr_cases  # noqa: E402
 
 flat = {}

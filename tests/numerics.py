@@ -15,6 +15,9 @@ Bounds used across the suite (a looser one says why where it is used):
     REDUCTION    sums and dot products: summation order follows the vector width
     LAPACK       factorizations and solves: blocked kernels chosen per CPU
 """
+import doctest
+import re
+
 import ml_dtypes
 import numpy as np
 
@@ -91,3 +94,38 @@ def _is_float(dtype: np.dtype) -> bool:
     except ValueError:
         return False
     return True
+
+
+_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])|\b(?:nan|inf)\b")
+
+
+class UlpOutputChecker(doctest.OutputChecker):
+    """doctest's comparison, and where the text differs, the same text around numbers that agree
+    within `ulps` of the printed dtype, measured at the example's largest printed |number|.
+
+    Docstrings print results in full as the machine that wrote them computed them; on another
+    CPU a last bit may move, and with it the printed digits (or a rounded zero's sign). The
+    dtype is the narrowest float named in the expected text, float32 (the default) if none is.
+
+    >>> UlpOutputChecker(ulps=1).check_output("Array([1., 2.], dtype=float32)",
+    ...                                       "Array([1.       , 1.9999999], dtype=float32)", 0)
+    True
+    """
+
+    def __init__(self, ulps: int = ELEMENTWISE):
+        self.ulps = ulps
+
+    def check_output(self, want, got, optionflags):
+        if super().check_output(want, got, optionflags):
+            return True
+        text = lambda s: [re.sub(r"\s", "", part) for part in _NUMBER.split(s)]
+        if text(want) != text(got):          # NumPy pads arrays to their widest number
+            return False
+        dtype = next((np.dtype(getattr(ml_dtypes, name, name)) for name in
+                      ("float8_e4m3fn", "float8_e5m2", "bfloat16", "float16", "float32",
+                       "float64") if name in want), np.dtype(np.float32))
+        numbers = lambda s: np.array(_NUMBER.findall(s), np.float64).astype(dtype)
+        w, g = numbers(want), numbers(got)
+        finite = np.abs(w[np.isfinite(w)].astype(np.float64))
+        scale = finite.max() if finite.size else None
+        return bool((ulp_distance(g, w, scale=scale) <= self.ulps).all())

@@ -3,7 +3,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from numerics import assert_allclose_ulp, ulp_distance, ulp_of
+from numerics import UlpOutputChecker, assert_allclose_ulp, ulp_distance, ulp_of
 
 
 def steps(x, n, dtype):
@@ -68,3 +68,14 @@ def test_docstring_examples():
 
     import numerics
     assert doctest.testmod(numerics).failed == 0
+
+
+def test_doctest_checker_allows_last_bits_only():
+    checker = UlpOutputChecker(ulps=1)
+    want = "Array([1., 2.], dtype=float32)"
+    assert checker.check_output(want, "Array([1.       , 1.9999999], dtype=float32)", 0)
+    assert not checker.check_output(want, "Array([1.       , 1.9999995], dtype=float32)", 0)
+    assert not checker.check_output(want, "Array([1., 2.], dtype=float64)", 0)   # other text
+    assert not checker.check_output(want, "Array([1., 2., 3.], dtype=float32)", 0)
+    # float64 named: its ulps, not float32's
+    assert not checker.check_output("1.0 (float64)", "0.99999994 (float64)", 0)

@@ -2,9 +2,7 @@
 polynomial.py, windows.py and the grids of index_tricks.py): values, dtypes and weak types
 against real JAX (committed reference data), values against NumPy, jit == eager, numerical
 gradients, vmap, and the errors JAX raises where a shape would depend on traced values."""
-import doctest
 import os
-import re
 import warnings
 
 import numpy as np
@@ -15,7 +13,8 @@ import jxkernel.numpy as jnp
 from jxkernel.test_util import check_grads
 
 from composites_cases import PARTS, cases, concrete_cases, ulps
-from numerics import ELEMENTWISE, assert_allclose_ulp
+from doc_examples import check_docstring_examples
+from numerics import assert_allclose_ulp
 
 _REF = os.path.join(os.path.dirname(__file__), "data", "composites_reference.npz")
 rng = np.random.RandomState(1)
@@ -343,43 +342,8 @@ def test_argument_errors():
         jnp.r_[V, "0"]
 
 
-_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?(?![\w.])|\b(?:nan|inf)\b")
-
-
-class _FloatOutputChecker(doctest.OutputChecker):
-    """doctest's comparison, and where the text differs, the same text with numbers within
-    ELEMENTWISE ulps of the printed dtype, measured at the largest printed |number| (the
-    windows and unwrap print results of XLA's cos and of fused arithmetic, which may move a
-    last bit per CPU and with it the printed digits, or the sign of a rounded zero)."""
-
-    def check_output(self, want, got, optionflags):
-        if super().check_output(want, got, optionflags):
-            return True
-        squeeze = lambda text: re.sub(r"\s+", "", _NUMBER.sub("#", text))
-        if squeeze(want) != squeeze(got):
-            return False
-        dtypes = set(re.findall(r"dtype=(\w+)", want)) or {"float32"}
-        if len(dtypes) != 1:
-            return False
-        dtype = np.dtype(dtypes.pop())
-        values = lambda text: np.array([float(x) for x in _NUMBER.findall(text)]).astype(dtype)
-        w, g = values(want), values(got)
-        try:
-            assert_allclose_ulp(g, w, ELEMENTWISE, scale=np.abs(w).max(initial=0))
-        except AssertionError:
-            return False
-        return True
-
-
 @pytest.mark.parametrize("module", ["calculus", "statistics", "functional", "editing",
                                     "polynomial", "windows"])
 def test_docstring_examples(module):
-    import importlib
-    name = f"jxkernel.numpy.{module}"
-    mod = importlib.import_module(name)
-    globs = {**vars(mod), "jnp": jnp, "np": np, "jax": jxkernel}
-    runner = doctest.DocTestRunner(checker=_FloatOutputChecker(),
-                                   optionflags=doctest.NORMALIZE_WHITESPACE)
-    for test in doctest.DocTestFinder().find(mod, name, globs=globs):
-        runner.run(test)
-    assert runner.summarize(verbose=False).failed == 0
+    # the windows and unwrap print results of XLA's cos and of fused arithmetic
+    check_docstring_examples(f"jxkernel.numpy.{module}")

@@ -3,18 +3,14 @@
 fill values, indices, NaNs), eagerly and under jit where the shape is static; NumPy on
 random data; errors; the structure of the staged programs; docstring examples of the
 structure modules."""
-
-import doctest
-import importlib
-
 import numpy as np
 import pytest
 
 import jxkernel as jax
 import jxkernel.numpy as jnp
-from jxkernel import lax
 from jxkernel.core.errors import ConcretizationTypeError
 
+from doc_examples import check_docstring_examples
 from structure_check import VALUES, check_value, names
 
 rng = np.random.default_rng(0)
@@ -126,10 +122,4 @@ def test_errors(fn, exc, msg):
     "jxkernel.numpy.index_tricks", "jxkernel.numpy.reductions", "jxkernel.lax.shapes",
     "jxkernel.lax.slicing", "jxkernel.lax.gather", "jxkernel.lax.scatter"])
 def test_docstring_examples(module):
-    mod = importlib.import_module(module)
-    globs = {**vars(mod), "jnp": jnp, "np": np, "jax": jax, "lax": lax,
-             "make_jaxpr": jax.make_jaxpr, "grad": jax.grad}
-    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
-    for test in doctest.DocTestFinder().find(mod, module, globs=globs):
-        runner.run(test)
-    assert runner.summarize(verbose=False).failed == 0
+    check_docstring_examples(module, {"make_jaxpr": jax.make_jaxpr, "grad": jax.grad})

@@ -14,6 +14,7 @@ from jxkernel.scipy.optimize import OptimizeResults, minimize
 from jxkernel.scipy.optimize._line_search import line_search
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
+from doc_examples import check_docstring_examples
 from optimize_cases import FIELDS, cases, problems
 
 REFERENCE = np.load(os.path.join(DATA, "optimize_reference.npz"))
@@ -94,13 +95,4 @@ def test_errors():
 @pytest.mark.parametrize("module", ["jxkernel.scipy.optimize._minimize",
                                     "jxkernel.scipy.optimize._line_search"])
 def test_docstring_examples(module):
-    import doctest
-    import importlib
-    mod = importlib.import_module(module)
-    globs = {**vars(mod), "jnp": jnp, "np": np, "jax": jax}
-    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
-    for test in doctest.DocTestFinder().find(mod, module, globs=globs):
-        if test.name != module:
-            runner.run(test)
-    assert runner.summarize(verbose=False).attempted > 0
-    assert runner.summarize(verbose=False).failed == 0
+    check_docstring_examples(module, skip_module_docstring=True)

@@ -17,7 +17,9 @@ from jxkernel.core.check import check_jaxpr
 from jxkernel.test_util import check_grads
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
-from solves_cases import cases, jaxpr_cases, problem
+from doc_examples import check_docstring_examples
+from numerics import assert_allclose_ulp
+from solves_cases import REDUCTION, ULPS, cases, jaxpr_cases, problem
 
 REFERENCE = np.load(os.path.join(DATA, "solves_reference.npz"))
 with open(os.path.join(DATA, "solves_jaxprs.json")) as fh:
@@ -28,12 +30,15 @@ SPD, GEN, B = problem()
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_matches_jax(name):
+    """Each leaf against JAX's: dtype and shape exactly, integers exactly, floats within the
+    case's ulps (solves_cases.ULPS) at the leaf's largest |value|."""
     leaves = jax.tree_util.tree_leaves(CASES[name]())
     assert len(leaves) == len([k for k in REFERENCE.files if k.startswith(f"{name}#")])
     for i, leaf in enumerate(leaves):
-        want, got = REFERENCE[f"{name}#{i}"], np.asarray(leaf)
-        assert got.dtype == want.dtype and got.shape == want.shape, (i, got, want)
-        np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6, err_msg=f"leaf {i}")
+        want = REFERENCE[f"{name}#{i}"]
+        scale = np.abs(want[np.isfinite(want)]).max(initial=0)
+        assert_allclose_ulp(np.asarray(leaf), want, ULPS.get(name, REDUCTION), scale=scale,
+                            err_msg=f"{name} leaf {i}")
 
 
 @pytest.mark.parametrize("name", sorted(JAXPRS))
@@ -279,13 +284,5 @@ def test_iterative_solver_errors():
 @pytest.mark.parametrize("module", ["jxkernel.lax.solves", "jxkernel.lax.barrier",
                                     "jxkernel.scipy.sparse.linalg"])
 def test_docstring_examples(module):
-    import doctest
-    import importlib
-    mod = importlib.import_module(module)
-    globs = {**vars(mod), "jnp": jnp, "np": np, "jax": jax, "lax": lax}
-    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
-    for test in doctest.DocTestFinder().find(mod, module, globs=globs):
-        if test.name != module:          # the module's overview sketches; functions' run
-            runner.run(test)
-    assert runner.summarize(verbose=False).attempted > 0
-    assert runner.summarize(verbose=False).failed == 0
+    # (the module's overview sketches; the functions' examples run)
+    check_docstring_examples(module, skip_module_docstring=True)

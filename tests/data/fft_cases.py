@@ -98,3 +98,17 @@ JAXPRS = {
 def jaxpr_operands():
     f32, c64, _, cube = operands()
     return {"f32": f32, "c64": c64, "cube": cube}
+
+
+# Bounds for comparing each case's values with the recorded ones, in ulps of the result's dtype
+# measured at the case's largest |value| (an FFT's outputs are sums: their rounding is relative
+# to the whole transform). Cases not listed: DEFAULT_ULPS (= numerics.REDUCTION; all were equal
+# to the AMD-recorded data on Intel AVX-512, AVX2 and SSE4.2 code generation); copies and casts
+# of exact values are exact. (Integer and boolean results are always compared exactly.)
+DEFAULT_ULPS = 16
+ULPS = {name: 0 for name in ("fftn_scalar", "fftshift", "fftshift_axis", "ifftshift_axes",
+                             "fftshift_weak", "lax_fft_empty", "fftfreq_int")}
+
+
+def ulps(name: str) -> int:
+    return ULPS.get(name, DEFAULT_ULPS)

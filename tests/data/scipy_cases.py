@@ -5,11 +5,51 @@ types). `dt` is the float dtype of the array inputs (float64 cases run in x64 mo
 scalars stay Python scalars, so weak types show."""
 import numpy as np
 
+from numerics import LAPACK, REDUCTION
+
 NAN, INF = np.nan, np.inf
 
 
 def _a(values, dt):
     return np.array(values, dtype=dt)
+
+
+# How tests/test_scipy_stats.py compares each case with JAX's: XLA's vectorized exp/log/lgamma
+# and its fusions round differently per CPU (FMA or not, vector width), so floats are compared
+# in ulps: REDUCTION for a composition of a few such functions, the bound below where more is
+# needed (a case name without its dtype). Log-space results (log-densities, logcdf, logsf) are
+# measured at max(|value|, 1): one near 0 is the difference of O(1) terms. Worst seen over Intel
+# AVX-512 / AVX2 / AVX / SSE4.2 code generation against the AMD EPYC data: 8 ulps for the
+# unlisted cases; in brackets for the listed ones (float32 / float64).
+STATS_ULPS = {
+    # regularized incomplete gamma and beta: series and continued fractions [12 / 21]
+    "beta.cdf": 4 * REDUCTION, "beta.sf": 4 * REDUCTION, "gamma.sf": 4 * REDUCTION,
+    "chi2.cdf": 4 * REDUCTION, "chi2.sf": 4 * REDUCTION, "d.beta.cdf": 4 * REDUCTION,
+    "poisson.cdf": 8 * REDUCTION,                                           # [50 / 47]
+    # exp of a sum of lgamma terms up to ~75: the sum's rounding, at the terms' size, becomes
+    # the result's relative error
+    "nbinom.pmf": 32 * REDUCTION,                                           # [201 / 161]
+    "binom.pmf": 16 * REDUCTION, "chi2.pdf": 16 * REDUCTION,                # [62 / 69]
+    "poisson.pmf": 8 * REDUCTION, "gennorm.pdf": 8 * REDUCTION,             # [51 / 42]
+    "t.pdf": 8 * REDUCTION,                                                 # [32 / 33]
+    "gamma.pdf": 4 * REDUCTION, "betabinom.pmf": 4 * REDUCTION,             # [10 / 18]
+    "dirichlet.pdf_short": 4 * REDUCTION,                                   # [12]
+    # the same sums in log space, measured at 1 [32 / 16]
+    "binom.logpmf": 8 * REDUCTION, "nbinom.logpmf": 4 * REDUCTION,
+    "dirichlet.logpdf": 2 * REDUCTION,                                      # [10]
+    # a sum of ~100 series terms [71 / 79]
+    "poisson.entropy": 16 * REDUCTION,
+    # through the covariance's Cholesky factor (LAPACK): at the largest |value| [0.16 there]
+    "d.mvn.logpdf": LAPACK,
+}
+STATS_AT_LARGEST = {"d.mvn.logpdf"}
+
+
+def stats_log_space(name):
+    """Whether case `name`'s values are logarithms (measured at max(|value|, 1))."""
+    method = name.split(".")[-1]
+    return not name.startswith("d.") and (method.startswith("log") or name in (
+        "norm.weak", "norm.int", "norm.logcdf_tail"))
 
 
 def stats_cases(jax, jnp, stats, dt):
@@ -129,6 +169,34 @@ def stats_cases(jax, jnp, stats, dt):
     out["d.truncnorm.logpdf"] = jax.vmap(g(s.truncnorm.logpdf, (0, 1, 2)))(
         _a([0.0, 0.5, 1.0], dt), _a([-1.0, 0.2, 0.9], dt), _a([2.0, 3.0, 1.5], dt))
     return out
+
+
+# How tests/test_scipy_linalg.py compares each leaf with JAX's: LAPACK's kernels (chosen per
+# CPU) and XLA's fused code round differently per CPU, so floats are compared in ulps measured
+# at the leaf's largest |value| (a factorization's error scales with the matrix's norm), the
+# bound by case name, LAPACK where none is listed. Worst seen over Intel AVX-512 / AVX2 / AVX /
+# SSE4.2 code generation and OpenBLAS kernels against the AMD EPYC data: 26 ulps (invhilbert,
+# float32) for the unlisted cases; in brackets for the listed ones.
+LINALG_ULPS = {
+    # a's spd (= a a^T + 4): its two lowest eigenvalues lie 0.13 apart at norm 17, so its
+    # eigenvectors carry 127x the rounding [63, float64]
+    "eigh": 4 * LAPACK,
+    # 30 a: six squarings, each doubling the Pade approximant's relative error [147, float32]
+    "expm_30.0": 8 * LAPACK,
+    # 3 a: the same through the derivative's squarings [36, float32]
+    "d.expm_f64_degrees": 2 * LAPACK,
+}
+# Copies, gathers and single IEEE operations (a negation, one division, |a - b|): the same
+# bits on every CPU, compared exactly.
+LINALG_EXACT = {"block_diag", "block_diag_int", "toeplitz", "toeplitz_int", "toeplitz_batched",
+                "hankel", "circulant", "leslie", "companion", "fiedler", "fiedler_companion",
+                "convolution_matrix_full", "convolution_matrix_same", "convolution_matrix_valid",
+                "hilbert", "hadamard", "hadamard_float"}
+# Eigen and singular vectors are defined up to a sign each: leaf index -> (the leaf whose
+# vectors decide the signs, "columns" or "rows"), as linalg_cases.align_signs takes them.
+LINALG_SIGN_FREE = {"svd": {0: (0, "columns"), 2: (0, "rows")},
+                    "svd_thin": {0: (0, "columns"), 2: (0, "rows")},
+                    "eigh": {1: (1, "columns")}}
 
 
 def linalg_cases(jax, jnp, linalg, dt):
