@@ -14,6 +14,7 @@ import dataclasses
 import sys
 import threading
 import time
+import weakref
 
 from .config import config
 
@@ -32,6 +33,12 @@ class CompileEvent:
     backend: str
     timestamp: float = dataclasses.field(default_factory=time.time)
     key: object = None            # identity of the jitted callable (for grouping)
+    seq: int = 0                  # position in the log, set by record(): 1, 2, 3, ... never reused
+
+    @property
+    def function_key(self) -> str:
+        """A string naming this jitted function for as long as it lives: "f@file.py:3#1402"."""
+        return function_key(self.function, self.source, self.key)
 
     @property
     def total_s(self) -> float:
@@ -44,16 +51,34 @@ class CompileEvent:
                 f"{self.compile_s * 1e3:.1f} ms ({self.cache})")
 
 
+def function_key(function: str, source: str | None, key=None) -> str:
+    """The protocol's name for a jitted function: name, where it was defined and, since two
+    functions may share both (a redefined cell), the identity of the jitted object.
+
+        >>> function_key("f", "a.py:3", None)
+        'f@a.py:3'
+    """
+    text = f"{function}@{source or '?'}"
+    return text if key is None else f"{text}#{id(key)}"
+
+
 _events: list[CompileEvent] = []
 _hits: dict = {}                      # key -> cache hits (counted cheaply on the hit path)
 _subscribers: list = []
 _lock = threading.Lock()
+_seq = 0                              # the last seq handed out (clear() keeps counting)
 MAX_EVENTS = 10_000
 
 
-def record(event: CompileEvent) -> None:
+def record(event: CompileEvent) -> CompileEvent:
+    """Log `event` (numbered: the logged copy's `seq` is set) and tell the subscribers."""
+    global _seq
     with _lock:
+        _seq += 1
+        event = dataclasses.replace(event, seq=_seq)
         _events.append(event)
+        if hasattr(event.key, "_fail_on_recompile"):      # so the switch can be set by key
+            _known[event.function_key] = event.key
         if len(_events) > MAX_EVENTS:
             del _events[: len(_events) - MAX_EVENTS]
         subscribers = list(_subscribers)
@@ -64,6 +89,7 @@ def record(event: CompileEvent) -> None:
             callback(event)
         except Exception as e:             # a broken subscriber must not break compiling
             print(f"jxkernel: compile-event subscriber {callback!r} raised {e!r}", file=sys.stderr)
+    return event
 
 
 def compile_events(function: str | None = None) -> list[CompileEvent]:
@@ -71,6 +97,21 @@ def compile_events(function: str | None = None) -> list[CompileEvent]:
     with _lock:
         events = list(_events)
     return [e for e in events if function is None or e.function == function]
+
+
+def events_since(seq: int) -> list[CompileEvent]:
+    """The kept events whose `seq` is at least `seq`, oldest first.
+
+        >>> events_since(last_seq() + 1)       # nothing newer than the latest
+        []
+    """
+    with _lock:
+        return [e for e in _events if e.seq >= seq]
+
+
+def last_seq() -> int:
+    """The seq of the latest event ever recorded (0 before the first)."""
+    return _seq
 
 
 def subscribe(callback) -> callable:
@@ -89,6 +130,50 @@ def clear() -> None:
     with _lock:
         _events.clear()
         _hits.clear()
+
+
+_known: weakref.WeakValueDictionary = weakref.WeakValueDictionary()   # function_key -> jitted
+_failing: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # ... with the switch on
+
+
+def fail_on_recompile(function, enabled: bool = True) -> str:
+    """Make a RE-compilation of `function` an error: once it has compiled, a call whose
+    signature misses its cache raises `RecompileError` (naming the old and new signature and
+    why) instead of compiling. `function` is a jitted function or the `function_key` of one
+    of its compile events. Returns its function_key.
+
+        >>> f = jxkernel.jit(lambda x: x * 2)
+        >>> f(jnp.ones(3)); fail_on_recompile(f)
+        >>> f(jnp.ones(4))
+        RecompileError: jit(<lambda>) would recompile because x: f32[3] -> f32[4] ...
+    """
+    if not isinstance(enabled, bool):
+        raise TypeError(f"fail_on_recompile: `enabled` must be True or False, got {enabled!r}")
+    if isinstance(function, str):
+        target = _known.get(function)
+        if target is None:
+            raise KeyError(f"fail_on_recompile: no live jitted function has function_key "
+                           f"{function!r} (a key comes from a compile event of the function; "
+                           f"it may have been deleted)")
+    else:
+        target = function
+        if not hasattr(target, "_fail_on_recompile"):
+            raise TypeError(f"fail_on_recompile: `function` must be a jitted function "
+                            f"(jit(f)) or a compile event's function_key string, got "
+                            f"{type(function).__name__} {function!r}")
+    target._fail_on_recompile = enabled
+    key = target.function_key
+    _known[key] = target
+    if enabled:
+        _failing[key] = target
+    else:
+        _failing.pop(key, None)
+    return key
+
+
+def failing_on_recompile() -> list[str]:
+    """The function_keys of the live jitted functions whose fail-on-recompile switch is on."""
+    return sorted(_failing.keys())
 
 
 def cache_hits(key) -> int:

@@ -8,12 +8,13 @@
 """
 from .core.check import JaxprTypeError
 from .core.errors import (ConcretizationTypeError, JAXIndexError, JAXTypeError, KeyReuseError,
-                          NonConcreteBooleanIndexError, TracerArrayConversionError,
+                          NonConcreteBooleanIndexError, RecompileError,
+                          TracerArrayConversionError,
                           TracerBoolConversionError, TracerIntegerConversionError,
                           UnexpectedTracerError)
 from .xla.client import JaxRuntimeError
 
 __all__ = ["ConcretizationTypeError", "JAXIndexError", "JAXTypeError", "JaxRuntimeError",
-           "JaxprTypeError", "KeyReuseError", "NonConcreteBooleanIndexError",
+           "JaxprTypeError", "KeyReuseError", "NonConcreteBooleanIndexError", "RecompileError",
            "TracerArrayConversionError", "TracerBoolConversionError",
            "TracerIntegerConversionError", "UnexpectedTracerError"]

@@ -80,6 +80,27 @@ class KeyReuseError(RuntimeError):
     pass
 
 
+class RecompileError(RuntimeError):
+    """A jitted function with fail-on-recompile on (`compile_log.fail_on_recompile`) was
+    called with a signature it has not compiled, after it had compiled another. Raised
+    before anything is traced or compiled; the function keeps its compiled programs."""
+
+    def __init__(self, function: str, function_key: str, old_signature: str,
+                 new_signature: str, reason: str, source=None):
+        self.function, self.function_key = function, function_key
+        self.old_signature, self.new_signature = old_signature, new_signature
+        self.reason, self.source = reason, source
+        where = f"called at {source.file}:{source.line}\n" if source is not None else ""
+        super().__init__(
+            f"jit({function}) would recompile because {reason}, and fail_on_recompile is on "
+            f"for it.\n"
+            f"  compiled for: ({old_signature})\n"
+            f"  called with:  ({new_signature})\n"
+            f"{where}"
+            f"Call it with the compiled signature, or allow recompiling with "
+            f"jxkernel.compile_log.fail_on_recompile({function_key!r}, False).")
+
+
 _HINT_STATIC = ("If this value comes from an argument of a jitted function, mark it static "
                 "(static_argnums / static_argnames, or --static NAME in %%jit); otherwise use "
                 "structured control flow (lax.cond, lax.fori_loop, ...).")

@@ -32,7 +32,8 @@ from ..core.interpret import eval_jaxpr
 from ..core.ir import call_primitives, param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, impl_rules, jvp_rules,
                               lowering_rules, transpose_rules)
-from ..core.source_info import function_source_info
+from ..core.errors import RecompileError
+from ..core.source_info import function_source_info, user_source_info
 from ..core.trace import Tracer, _ctx, eval_trace, set_current_trace
 from ..lax._ad_util import Zero, instantiate, is_undefined
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
@@ -260,6 +261,7 @@ class Jitted:
         self._traces: dict = {}           # key -> (ClosedJaxpr, out_tree), for the bind path
         self._history: list = []          # (avals, treedef, statics, named signature), for reasons
         self._source = function_source_info(fun)
+        self._fail_on_recompile = False   # compile_log.fail_on_recompile: a new signature raises
 
     @staticmethod
     def _infer(argnums, argnames, positional):
@@ -279,6 +281,14 @@ class Jitted:
 
     def __repr__(self):
         return f"<jitted function {self._name}>"
+
+    @property
+    def function_key(self) -> str:
+        """The function_key of this function's compile events ("f@file.py:3#1402...")."""
+        return compile_log.function_key(self._name, self._source_text(), self)
+
+    def _source_text(self) -> str | None:
+        return f"{self._source.file}:{self._source.line}" if self._source else None
 
     # ------------------------------------------------------------ argument handling
     def _split(self, args, kwargs):
@@ -415,6 +425,8 @@ class Jitted:
         key = (treedef, avals, statics, config.jax_enable_x64, device)
         entry = self._cache.get(key)
         if entry is None:
+            if self._fail_on_recompile and self._history:
+                self._refuse_recompile(treedef, statics, avals, dyn_args, dyn_kwargs)
             entry = self._compile(key, leaves, treedef, statics, avals, device, dyn_args, dyn_kwargs)
         else:
             entry.hits += 1
@@ -494,8 +506,8 @@ class Jitted:
         entry = _Entry(exe, const_bufs, out_tree, closed, text, any(donated_leaves))
         return entry, lower_s, stats.seconds, stats.source
 
-    def _record(self, treedef, statics, avals, dyn_args, dyn_kwargs, trace_s, lower_s, compile_s,
-                source, device):
+    def _explain(self, treedef, statics, avals, dyn_args, dyn_kwargs):
+        """(named avals, named statics, the closest earlier history entry or None, reason)."""
         names = self._leaf_names(dyn_args, dyn_kwargs)
         named = tuple(zip(names, avals))
         static_named = tuple((n, v) for n, v, _ in statics)
@@ -507,13 +519,30 @@ class Jitted:
         else:
             reason = compile_log.explain(closest[3], named, closest[1], treedef, closest[2],
                                          static_named)
-        self._history.append((avals, treedef, static_named, named))
-        signature = tuple((n, a.str_short() + (" (weak)" if a.weak_type else "")) for n, a in named) + \
+        return named, static_named, closest, reason
+
+    @staticmethod
+    def _named_signature(named, static_named) -> tuple:
+        return tuple((n, a.str_short() + (" (weak)" if a.weak_type else "")) for n, a in named) + \
             tuple((n, f"static {v!r}") for n, v in static_named)
-        source_text = f"{self._source.file}:{self._source.line}" if self._source else None
+
+    def _refuse_recompile(self, treedef, statics, avals, dyn_args, dyn_kwargs):
+        """fail_on_recompile is on and this signature is new: raise, pointing at the caller."""
+        named, static_named, closest, reason = self._explain(treedef, statics, avals, dyn_args,
+                                                             dyn_kwargs)
+        raise RecompileError(self._name, self.function_key,
+                             _signature_text(self._named_signature(closest[3], closest[2])),
+                             _signature_text(self._named_signature(named, static_named)), reason,
+                             user_source_info())
+
+    def _record(self, treedef, statics, avals, dyn_args, dyn_kwargs, trace_s, lower_s, compile_s,
+                source, device):
+        named, static_named, _, reason = self._explain(treedef, statics, avals, dyn_args,
+                                                       dyn_kwargs)
+        self._history.append((avals, treedef, static_named, named))
         compile_log.record(compile_log.CompileEvent(
-            self._name, source_text, signature, reason, trace_s, lower_s, compile_s, source,
-            _client.platform_of(device), key=self))
+            self._name, self._source_text(), self._named_signature(named, static_named), reason,
+            trace_s, lower_s, compile_s, source, _client.platform_of(device), key=self))
 
     def _bind(self, leaves, treedef, statics, avals, dyn_args, dyn_kwargs):
         """Inside another transformation: one jit equation the current trace handles."""
@@ -563,6 +592,10 @@ class Jitted:
 
     def _cache_size(self) -> int:
         return len(self._cache)
+
+
+def _signature_text(signature) -> str:
+    return ", ".join(f"{name}: {aval}" for name, aval in signature)
 
 
 class Traced:

@@ -1,0 +1,91 @@
+"""compile_log.fail_on_recompile: a jitted function's re-compilation raises RecompileError at
+the caller's line, naming the function, both signatures and the reason, before compiling."""
+import sys
+
+import numpy as np
+import pytest
+
+import jxkernel
+import jxkernel.numpy as jnp
+from jxkernel import compile_log
+from jxkernel.errors import RecompileError
+
+
+def events_of(f):
+    return [e for e in compile_log.compile_events() if e.key is f]
+
+
+def test_a_new_shape_raises_at_the_caller_with_both_signatures_and_the_reason():
+    def scale(x):
+        return x * 3.0
+    f = jxkernel.jit(scale)
+    np.testing.assert_array_equal(np.asarray(f(jnp.ones(3))), [3.0, 3.0, 3.0])   # first call
+    key = compile_log.fail_on_recompile(f)
+    assert key == f.function_key == events_of(f)[0].function_key
+    assert key.startswith(f"scale@{__file__}:") and key in compile_log.failing_on_recompile()
+    np.testing.assert_array_equal(np.asarray(f(jnp.arange(3.0))), [0.0, 3.0, 6.0])  # same shape
+    with pytest.raises(RecompileError) as info:
+        line = sys._getframe().f_lineno + 1
+        f(jnp.ones(4))
+    err = info.value
+    assert (err.function, err.function_key, err.reason) == ("scale", key, "x: f32[3] -> f32[4]")
+    assert (err.old_signature, err.new_signature) == ("x: f32[3]", "x: f32[4]")
+    assert (err.source.file, err.source.line) == (__file__, line)
+    text = str(err)
+    assert "jit(scale) would recompile because x: f32[3] -> f32[4]" in text
+    assert "compiled for: (x: f32[3])" in text and "called with:  (x: f32[4])" in text
+    assert f"called at {__file__}:{line}" in text
+    assert len(events_of(f)) == 1 and f._cache_size() == 1      # nothing was compiled
+    # the function keeps working at its compiled signature after the error
+    np.testing.assert_array_equal(np.asarray(f(jnp.ones(3) * 2)), [6.0, 6.0, 6.0])
+
+    assert compile_log.fail_on_recompile(f, False) == key       # off: it compiles again
+    assert key not in compile_log.failing_on_recompile()
+    np.testing.assert_array_equal(np.asarray(f(jnp.ones(4))), [3.0] * 4)
+    assert [e.reason for e in events_of(f)] == ["first call", "x: f32[3] -> f32[4]"]
+
+
+def test_by_function_key_and_for_static_arguments():
+    f = jxkernel.jit(lambda x, n: x * n, static_argnums=1)
+    f(jnp.ones(2), 2)
+    key = events_of(f)[0].function_key
+    assert compile_log.fail_on_recompile(key) == key
+    assert f._fail_on_recompile is True
+    with pytest.raises(RecompileError, match=r"because static n: 2 -> 3") as info:
+        f(jnp.ones(2), 3)
+    assert info.value.old_signature == "x: f32[2], n: static 2"
+    assert info.value.new_signature == "x: f32[2], n: static 3"
+    np.testing.assert_array_equal(np.asarray(f(jnp.ones(2), 2)), [2.0, 2.0])
+    compile_log.fail_on_recompile(key, enabled=False)
+    np.testing.assert_array_equal(np.asarray(f(jnp.ones(2), 3)), [3.0, 3.0])
+
+
+def test_the_first_compilation_is_never_refused():
+    f = jxkernel.jit(lambda x: x + 1)
+    compile_log.fail_on_recompile(f)             # on before any call: the first call compiles
+    np.testing.assert_array_equal(np.asarray(f(jnp.zeros(2))), [1.0, 1.0])
+    with pytest.raises(RecompileError, match=r"x: f32\[2\] -> f32\[5\]"):
+        f(jnp.zeros(5))
+    compile_log.fail_on_recompile(f, False)
+
+
+def test_bad_arguments_say_what_was_expected():
+    with pytest.raises(KeyError, match="no live jitted function has function_key 'nope'"):
+        compile_log.fail_on_recompile("nope")
+    with pytest.raises(TypeError, match="must be a jitted function .* got function"):
+        compile_log.fail_on_recompile(lambda x: x)
+    with pytest.raises(TypeError, match="`enabled` must be True or False, got 1"):
+        compile_log.fail_on_recompile(jxkernel.jit(lambda x: x), 1)
+
+
+def test_events_are_numbered_and_keyed():
+    f = jxkernel.jit(lambda x: -x)
+    before = compile_log.last_seq()
+    f(jnp.ones(1))
+    f(jnp.ones(2))
+    mine = events_of(f)
+    assert [e.seq for e in mine] == [before + 1, before + 2] == \
+        [e.seq for e in compile_log.events_since(before + 1)]
+    assert compile_log.last_seq() == before + 2
+    assert mine[0].function_key == mine[1].function_key == f.function_key
+    assert compile_log.function_key("g", None) == "g@?"
