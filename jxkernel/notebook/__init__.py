@@ -1,7 +1,8 @@
 """jxkernel in IPython and Jupyter: `%load_ext jxkernel`.
 
 Registers the magics (`%%jit`, `%jaxpr`, `%hlo`, an honest `%timeit`,
-`%jxbackend`, `%jxcompiles`, `%jxtraced`) and rich displays for Arrays and jaxprs.
+`%jxbackend`, `%jxcompiles`, `%jxtraced`), rich displays for Arrays and jaxprs, and,
+in a Jupyter kernel, the comm target `jxkernel` of the JupyterLab extension (comm.py).
 Loading twice is harmless; unloading restores IPython's own `%timeit` (and the
 device options that `%jxbackend` changed).
 This is the only package that imports IPython, ipywidgets and plotly.
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import weakref
 
-from . import display, timing
+from . import comm, display, timing
 from .magics import JxMagics, State
 
 _states: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # shell -> State
@@ -32,6 +33,7 @@ def load_ipython_extension(shell) -> None:
     timing.install(shell.user_ns, shell.user_ns_hidden)
     shell.events.register("pre_run_cell", state.pre_run_cell)
     shell.events.register("post_run_cell", state.post_run_cell)
+    comm.register(shell, state)          # the JupyterLab extension's target (in a kernel only)
     _states[shell] = state
 
 
@@ -39,6 +41,7 @@ def unload_ipython_extension(shell) -> None:
     state = _states.pop(shell, None)
     if state is None:
         return
+    comm.unregister(shell, state)
     tables = shell.magics_manager.magics
     for kind in ("line", "cell"):
         for name in _OURS:

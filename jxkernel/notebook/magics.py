@@ -431,15 +431,10 @@ class JxMagics(Magics):
                                        current=client.default_device())
             self.state.selectors.add(selector)
             return selector
-        platform, _, index = name.partition(":")
         try:
-            devices = client.devices(platform)
-        except (RuntimeError, ValueError) as e:
+            device = self.state.switch_backend(name)
+        except ValueError as e:
             raise UsageError(str(e)) from None
-        if index and not (index.isdigit() and int(index) < len(devices)):
-            raise UsageError(f"{platform} has devices 0..{len(devices) - 1}; got {index!r}")
-        device = devices[int(index)] if index else devices[0]
-        self.state.select_device(device)
         also = f" ({device})" if str(device) != device_name(device) else ""
         return Note(f"jit calls, %%jit cells and eager operations run on "
                     f"{device_name(device)}{also} now")
@@ -491,6 +486,26 @@ class State:
         self.cell_id = None
         self.logs: weakref.WeakSet = weakref.WeakSet()
         self.selectors: weakref.WeakSet = weakref.WeakSet()
+        self.channel = None                   # the JupyterLab extension's comm (comm.Channel)
+
+    def switch_backend(self, name: str):
+        """Select the device `name` names, as `%jxbackend NAME` and the JupyterLab extension
+        do; returns it. A backend that does not start here, or a device index out of range,
+        raises ValueError saying so.
+
+            >>> state.switch_backend("cpu:0")
+            CpuDevice(id=0)
+        """
+        platform, _, index = name.strip().partition(":")
+        try:
+            devices = client.devices(platform)
+        except (RuntimeError, ValueError) as e:
+            raise ValueError(str(e)) from None
+        if index and not (index.isdigit() and int(index) < len(devices)):
+            raise ValueError(f"{platform} has devices 0..{len(devices) - 1}; got {index!r}")
+        device = devices[int(index)] if index else devices[0]
+        self.select_device(device)
+        return device
 
     def select_device(self, device):
         """Later jit calls, %%jit cells and eager operations compile and run on `device`
@@ -502,6 +517,8 @@ class State:
         config.update("jax_default_device", device)
         for selector in list(self.selectors):
             selector.show(device)
+        if self.channel is not None:
+            self.channel.push_state()
 
     def restore_config(self):
         """Unloading gives the device options back as they were."""
@@ -512,8 +529,12 @@ class State:
     # IPython events
     def pre_run_cell(self, info=None):
         self.cell_id = getattr(info, "cell_id", None)
+        if self.channel is not None:
+            self.channel.before_cell()
 
     def post_run_cell(self, result=None):
         self.cell_id = None          # a magic run outside a cell must not reuse the last id
         for log in list(self.logs):
             log.refresh()
+        if self.channel is not None:
+            self.channel.after_cell(result)

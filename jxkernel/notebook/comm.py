@@ -1,0 +1,381 @@
+"""The kernel side of the JupyterLab extension: the comm target `jxkernel`.
+
+The frontend opens a comm on target `jxkernel` and speaks protocol 1 (docs/labextension.md,
+"Protocol"): it asks for the state (backend, devices, compile counts), switches the backend,
+reads the compile log and turns fail-on-recompile on or off; the kernel answers each request
+and pushes `state` and batched `compilations` messages after the cells that change them.
+
+    >>> channel = Channel(state)            # what load_ipython_extension makes
+    >>> channel.handle({"type": "get_state", "id": 1})["backend"]
+    'cpu'
+
+Every incoming message is checked against the protocol before it is acted on; a bad one gets
+an `error` reply and never raises in the kernel.
+"""
+from __future__ import annotations
+
+import sys
+
+from .. import __version__, compile_log
+from ..xla import client
+from .magics import device_name
+
+TARGET = "jxkernel"
+PROTOCOL = 1
+PLATFORMS = ("cpu", "gpu", "tpu")
+
+
+class BadMessage(Exception):
+    """A message the kernel cannot honour; its text goes back in an `error` reply."""
+
+
+# ------------------------------------------------------------------ validation
+# One checker per message type: each returns the message's arguments (defaults filled in)
+# or raises BadMessage naming the field and what it should have been.
+
+def _int(msg, field, *, required, default=None, minimum=None):
+    if field not in msg:
+        if required:
+            raise BadMessage(f"{msg['type']}: missing field {field!r} (an integer)")
+        return default
+    value = msg[field]
+    if type(value) is not int:           # bool is an int to Python, not to the protocol
+        raise BadMessage(f"{msg['type']}: field {field!r} must be an integer, got "
+                         f"{_json_type(value)} {value!r}")
+    if minimum is not None and value < minimum:
+        raise BadMessage(f"{msg['type']}: field {field!r} must be >= {minimum}, got {value}")
+    return value
+
+
+def _str(msg, field):
+    if field not in msg:
+        raise BadMessage(f"{msg['type']}: missing field {field!r} (a string)")
+    value = msg[field]
+    if not isinstance(value, str) or not value.strip():
+        raise BadMessage(f"{msg['type']}: field {field!r} must be a non-empty string, got "
+                         f"{_json_type(value)} {value!r}")
+    return value.strip()
+
+
+def _bool(msg, field):
+    if field not in msg:
+        raise BadMessage(f"{msg['type']}: missing field {field!r} (true or false)")
+    value = msg[field]
+    if type(value) is not bool:
+        raise BadMessage(f"{msg['type']}: field {field!r} must be true or false, got "
+                         f"{_json_type(value)} {value!r}")
+    return value
+
+
+def _json_type(value) -> str:
+    """How the frontend would name the type it sent."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    return "object" if isinstance(value, dict) else type(value).__name__
+
+
+def check_hello(msg) -> dict:
+    protocol = _int(msg, "protocol", required=True)
+    if protocol != PROTOCOL:
+        raise BadMessage(f"hello: protocol {protocol} is not spoken here; this kernel speaks "
+                         f"protocol {PROTOCOL} (jxkernel {__version__})")
+    return {}
+
+
+def check_get_state(msg) -> dict:
+    return {}
+
+
+def check_set_backend(msg) -> dict:
+    return {"backend": _str(msg, "backend"),
+            "device": _int(msg, "device", required=False, default=0, minimum=0)}
+
+
+def check_get_compilations(msg) -> dict:
+    return {"since": _int(msg, "since", required=False, default=0, minimum=0)}
+
+
+def check_set_fail_on_recompile(msg) -> dict:
+    return {"function": _str(msg, "function"), "enabled": _bool(msg, "enabled")}
+
+
+def check_clear_compilations(msg) -> dict:
+    return {}
+
+
+CHECKS = {"hello": check_hello, "get_state": check_get_state, "set_backend": check_set_backend,
+          "get_compilations": check_get_compilations,
+          "set_fail_on_recompile": check_set_fail_on_recompile,
+          "clear_compilations": check_clear_compilations}
+
+
+def check(msg) -> tuple[str, dict]:
+    """(type, arguments) of a well-formed request; BadMessage otherwise.
+
+        >>> check({"type": "set_backend", "backend": "cpu"})
+        ('set_backend', {'backend': 'cpu', 'device': 0})
+    """
+    if not isinstance(msg, dict):
+        raise BadMessage(f"a message must be a JSON object, got {_json_type(msg)}")
+    kind = msg.get("type")
+    if not isinstance(kind, str):
+        raise BadMessage("a message needs a string field 'type'" if kind is None else
+                         f"field 'type' must be a string, got {_json_type(kind)} {kind!r}")
+    if kind not in CHECKS:
+        raise BadMessage(f"unknown message type {kind!r}; known: {', '.join(CHECKS)}")
+    _int(msg, "id", required=False)
+    return kind, CHECKS[kind](msg)
+
+
+# ------------------------------------------------------------------ the channel
+class Channel:
+    """The extension's side of every open `jxkernel` comm of one shell."""
+
+    def __init__(self, state):
+        self.state = state
+        self.comms: list = []
+        self._pending: list = []          # events of the running cell, sent when it ends
+        self._cells: dict = {}            # seq -> (cell id, execution count)
+        self._last_state = None           # the last state pushed, to push only changes
+        self._backends = None             # probed once: backends do not come and go
+        self._replying_to = None          # the comm whose request is being answered
+        self._in_cell = False             # between pre_run_cell and post_run_cell
+        self._this_cell: list = []        # seqs of the running cell's events
+        self._unsubscribe = compile_log.subscribe(self._on_event)
+
+    # ------------------------------------------------------------ comms
+    def open(self, comm, open_msg) -> None:
+        """The comm target: a new comm from the frontend, its open message being `hello`."""
+        self.comms.append(comm)
+        comm.on_msg(lambda msg: self.receive(comm, _data(msg)))
+        comm.on_close(lambda msg: self._forget(comm))
+        self.receive(comm, _data(open_msg))
+
+    def _forget(self, comm) -> None:
+        if comm in self.comms:
+            self.comms.remove(comm)
+
+    def receive(self, comm, data) -> None:
+        """Answer one message from `comm`; whatever is wrong with it, reply, never raise."""
+        self._replying_to = comm
+        try:
+            reply = self.handle(data)
+        finally:
+            self._replying_to = None
+        self._send(comm, reply)
+
+    def close(self) -> None:
+        """Unloading: stop listening and close the open comms."""
+        self._unsubscribe()
+        for comm in list(self.comms):
+            try:
+                comm.close()
+            except Exception:       # noqa: BLE001  a comm whose kernel side is gone already
+                pass
+        self.comms.clear()
+
+    def _send(self, comm, message) -> None:
+        try:
+            comm.send(message)
+        except Exception as e:      # noqa: BLE001  a dead comm must not break a cell
+            print(f"jxkernel: could not send to the JupyterLab extension: {e!r}", file=sys.stderr)
+            self._forget(comm)
+
+    def _broadcast(self, message) -> None:
+        for comm in list(self.comms):
+            if comm is not self._replying_to:       # that one gets the reply instead
+                self._send(comm, message)
+
+    # ------------------------------------------------------------ requests
+    def handle(self, msg) -> dict:
+        """The reply to `msg` (a `state`, `compilations` or `error` message).
+
+            >>> channel.handle({"type": "frobnicate"})["message"]
+            "unknown message type 'frobnicate'; known: hello, get_state, ..."
+        """
+        kind = msg.get("type") if isinstance(msg, dict) else None
+        request_id = msg.get("id") if isinstance(msg, dict) else None
+        try:
+            kind, args = check(msg)
+            reply = getattr(self, "_on_" + kind)(**args)
+        except BadMessage as e:
+            reply = {"type": "error", "message": str(e),
+                     "request": kind if isinstance(kind, str) else None}
+        except Exception as e:      # noqa: BLE001  a bug of ours: told, not raised in the kernel
+            reply = {"type": "error", "message": f"{kind}: {type(e).__name__}: {e}",
+                     "request": kind if isinstance(kind, str) else None}
+        if type(request_id) is int:
+            reply["id"] = request_id
+        return reply
+
+    def _on_hello(self):
+        return self._state_reply()
+
+    def _on_get_state(self):
+        return self._state_reply()
+
+    def _on_set_backend(self, backend, device):
+        try:
+            self.state.switch_backend(f"{backend}:{device}")     # exactly %jxbackend NAME:N
+        except ValueError as e:
+            raise BadMessage(f"set_backend: {e}") from None
+        return self._state_reply()
+
+    def _on_get_compilations(self, since):
+        events = compile_log.events_since(since)
+        return {"type": "compilations", "events": [self.event_json(e) for e in events],
+                "next": compile_log.last_seq() + 1}
+
+    def _on_set_fail_on_recompile(self, function, enabled):
+        try:
+            compile_log.fail_on_recompile(function, enabled)
+        except (KeyError, TypeError, ValueError) as e:
+            raise BadMessage(f"set_fail_on_recompile: {e.args[0] if e.args else e}") from None
+        reply = self._state_reply()
+        self._broadcast(reply)       # other open comms show the switch too
+        return reply
+
+    def _on_clear_compilations(self):
+        compile_log.clear()
+        self._cells.clear()
+        for log in list(self.state.logs):
+            log.refresh()
+        reply = self._state_reply()
+        self._broadcast(reply)
+        return reply
+
+    # ------------------------------------------------------------ state and events
+    def snapshot(self) -> dict:
+        """The `state` message (without an id)."""
+        device = client.default_device()
+        platform = client.platform_of(device)
+        events = compile_log.compile_events()
+        keys = {id(e.key): e.key for e in events if e.key is not None}
+        return {"type": "state", "protocol": PROTOCOL, "jxkernel_version": __version__,
+                "backend": platform, "device": device_name(device),
+                "device_count": len(client.devices(platform)),
+                "backends": self.backends(), "compiles": len(events),
+                "cache_hits": sum(compile_log.cache_hits(k) for k in keys.values()),
+                "fail_on_recompile": compile_log.failing_on_recompile()}
+
+    def backends(self) -> list:
+        if self._backends is None:
+            found = []
+            for platform in PLATFORMS:
+                try:
+                    devices = client.devices(platform)
+                except (RuntimeError, ValueError) as e:
+                    found.append({"name": platform, "available": False, "hint": str(e)})
+                else:
+                    found.append({"name": platform, "available": True,
+                                  "devices": [device_name(d) for d in devices]})
+            self._backends = found
+        return [dict(b) for b in self._backends]
+
+    def _state_reply(self) -> dict:
+        self._last_state = self.snapshot()
+        return dict(self._last_state)
+
+    def push_state(self) -> None:
+        """Send the state to every open comm if it changed since last sent."""
+        if not self.comms:
+            return
+        now = self.snapshot()
+        if now != self._last_state:
+            self._last_state = now
+            self._broadcast(dict(now))
+
+    def _on_event(self, event) -> None:
+        # the execution count is known for sure only once the cell ran (IPython 8 numbers
+        # the cell after pre_run_cell, IPython 9 before): after_cell fills it in
+        self._cells[event.seq] = (self.state.cell_id, None)
+        if self._in_cell:
+            self._this_cell.append(event.seq)
+        if len(self._cells) > compile_log.MAX_EVENTS:      # the core keeps no more either
+            for seq in sorted(self._cells)[: len(self._cells) - compile_log.MAX_EVENTS]:
+                del self._cells[seq]
+        self._pending.append(event)
+
+    def before_cell(self) -> None:
+        """pre_run_cell: events from now on belong to the cell that starts."""
+        self._in_cell, self._this_cell = True, []
+
+    def after_cell(self, result=None) -> None:
+        """post_run_cell: one `compilations` message for the cell's events, then the state."""
+        pending, self._pending = self._pending, []
+        mine, self._this_cell, self._in_cell = self._this_cell, [], False
+        info = getattr(result, "info", None)
+        if getattr(info, "store_history", False):        # else the cell has no In[n]
+            for seq in mine:
+                if seq in self._cells:
+                    self._cells[seq] = (self._cells[seq][0], result.execution_count)
+        if pending and self.comms:
+            self._broadcast({"type": "compilations",
+                             "events": [self.event_json(e) for e in pending],
+                             "next": pending[-1].seq + 1})
+        self.push_state()
+
+    def event_json(self, event) -> dict:
+        cell_id, count = self._cells.get(event.seq, (None, None))
+        return {"seq": event.seq, "time": event.timestamp, "function": event.function,
+                "function_key": event.function_key, "source": event.source,
+                "cell_id": cell_id, "execution_count": count,
+                "signature": [[str(path), str(aval)] for path, aval in event.signature],
+                "reason": event.reason, "trace_ms": event.trace_s * 1e3,
+                "lower_ms": event.lower_s * 1e3, "compile_ms": event.compile_s * 1e3,
+                "cache": event.cache, "backend": event.backend}
+
+
+def _data(msg):
+    """The `data` of a comm message (None if it has none: then it is answered as malformed)."""
+    try:
+        return msg["content"]["data"]
+    except (KeyError, TypeError):
+        return None
+
+
+# ------------------------------------------------------------------ registration
+def comm_manager(shell):
+    """The kernel's comm manager, or None outside a kernel (plain IPython, tests)."""
+    kernel = getattr(shell, "kernel", None)
+    if kernel is None:
+        return None
+    manager = getattr(kernel, "comm_manager", None)
+    if manager is None:
+        try:
+            from comm import get_comm_manager
+        except ImportError:
+            return None
+        manager = get_comm_manager()
+    return manager if hasattr(manager, "register_target") else None
+
+
+def register(shell, state) -> Channel | None:
+    """Register the `jxkernel` comm target with the shell's kernel (no kernel: nothing)."""
+    manager = comm_manager(shell)
+    if manager is None:
+        return None
+    channel = Channel(state)
+    state.channel = channel
+    manager.register_target(TARGET, channel.open)
+    return channel
+
+
+def unregister(shell, state) -> None:
+    """Remove the target (if it is still ours) and close the open comms."""
+    channel, state.channel = state.channel, None
+    if channel is None:
+        return
+    manager = comm_manager(shell)
+    targets = getattr(manager, "targets", {})
+    if getattr(targets.get(TARGET), "__self__", None) is channel:
+        manager.unregister_target(TARGET, channel.open)
+    channel.close()
