@@ -21,6 +21,7 @@ import traitlets
 
 from ...core import ir
 from ...core.primitive import jaxpr_params
+from .. import jaxpr_json
 from ..display import esc, source_label
 from ._fallback import TextFallback
 
@@ -188,7 +189,7 @@ class JaxprViewer(TextFallback, anywidget.AnyWidget):
     def __init__(self, jaxpr, *, title: str = "", stablehlo=None, name: str = "jaxpr", **kw):
         """`stablehlo`: the text, or a function returning it (called when first shown)."""
         data, text = describe(jaxpr)
-        self.jaxpr, self.data = jaxpr, data
+        self.jaxpr, self.data, self.name = jaxpr, data, name
         self._hlo_source = stablehlo if stablehlo is not None else \
             (lambda: lower_to_stablehlo(jaxpr, name))
         super().__init__(title=title, body_html=jaxpr_html(data), text=text,
@@ -212,6 +213,13 @@ class JaxprViewer(TextFallback, anywidget.AnyWidget):
                 self.stablehlo = source() if callable(source) else str(source)
             except Exception as e:  # noqa: BLE001  shown in place of the text
                 self.stablehlo = f"(lowering to StableHLO failed: {type(e).__name__}: {e})"
+
+    def _repr_mimebundle_(self, **kwargs):
+        """The widget, its text and HTML fallbacks, and the jaxpr as JSON for the JupyterLab
+        extension (kept in a saved notebook)."""
+        data, meta = super()._repr_mimebundle_(**kwargs)
+        data[jaxpr_json.MIME] = jaxpr_json.jaxpr_bundle(self.jaxpr, self.title or self.name)
+        return data, meta
 
     # fallbacks
     def text_repr(self) -> str:
