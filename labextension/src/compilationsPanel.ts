@@ -1,0 +1,260 @@
+/**
+ * The Compilations panel: a filterable, virtualized list of compilation events, newest first.
+ * Only the rows in view exist in the DOM (fixed row height in a scroll container), so 10,000
+ * events cost what 40 do. Keyboard: Tab to the filter, the buttons and the list; in the list
+ * ArrowUp/ArrowDown/PageUp/PageDown/Home/End select, Enter shows the event's cell,
+ * Space toggles "fail on recompile" for its function.
+ */
+import { Widget } from '@lumino/widgets';
+
+import { ICompileEvent } from './protocol';
+
+export const ROW_HEIGHT = 24; // px; style/base.css sets the same height
+const OVERSCAN = 8;
+
+export interface IPanelCallbacks {
+  open(event: ICompileEvent): void;
+  setFail(event: ICompileEvent, enabled: boolean): void;
+  clear(): void;
+  exportAs(format: 'json' | 'csv', events: readonly ICompileEvent[]): void;
+}
+
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  className: string,
+  text?: string
+): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  node.className = className;
+  if (text !== undefined) {
+    node.textContent = text;
+  }
+  return node;
+}
+
+function button(label: string, title: string, onClick: () => void): HTMLButtonElement {
+  const b = el('button', 'jx-Compilations-button jp-mod-styled', label);
+  b.type = 'button';
+  b.title = title;
+  b.setAttribute('aria-label', title);
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+const ms = (v: number) => (typeof v === 'number' ? v.toFixed(1) : '–');
+
+export class CompilationsPanel extends Widget {
+  constructor(private _callbacks: IPanelCallbacks) {
+    super();
+    this.addClass('jx-Compilations');
+
+    const toolbar = el('div', 'jx-Compilations-toolbar');
+    this._filter = el('input', 'jx-Compilations-filter jp-mod-styled');
+    this._filter.type = 'search';
+    this._filter.placeholder = 'Filter (function, reason, cache, backend)';
+    this._filter.setAttribute('aria-label', 'Filter compilations');
+    this._filter.addEventListener('input', () => this._refilter());
+    toolbar.append(
+      this._filter,
+      button('JSON', 'Export the listed compilations as JSON', () =>
+        this._callbacks.exportAs('json', this._shown)
+      ),
+      button('CSV', 'Export the listed compilations as CSV', () =>
+        this._callbacks.exportAs('csv', this._shown)
+      ),
+      button('Clear', 'Forget the compilations so far (in the kernel too)', () =>
+        this._callbacks.clear()
+      )
+    );
+
+    this._summary = el('div', 'jx-Compilations-summary');
+    this._summary.setAttribute('aria-live', 'polite');
+
+    const header = el('div', 'jx-Compilations-row jx-Compilations-header');
+    header.setAttribute('aria-hidden', 'true');
+    for (const [text, cls] of [
+      ['function', 'jx-col-function'],
+      ['reason', 'jx-col-reason'],
+      ['trace / lower / compile ms', 'jx-col-ms'],
+      ['cache', 'jx-col-cache'],
+      ['fail', 'jx-col-fail']
+    ]) {
+      header.appendChild(el('span', cls, text));
+    }
+
+    this._list = el('div', 'jx-Compilations-list');
+    this._list.tabIndex = 0;
+    this._list.setAttribute('role', 'listbox');
+    this._list.setAttribute('aria-label', 'Compilations, newest first');
+    this._spacer = el('div', 'jx-Compilations-spacer');
+    this._list.appendChild(this._spacer);
+    this._list.addEventListener('scroll', () => this._schedule());
+    this._list.addEventListener('keydown', e => this._onKey(e));
+
+    this.node.append(toolbar, this._summary, header, this._list);
+  }
+
+  /** The events (oldest first, as received), the function keys that fail on recompile. */
+  setData(events: readonly ICompileEvent[], failKeys: readonly string[], note: string): void {
+    this._events = events;
+    this._failKeys = new Set(failKeys);
+    this._note = note;
+    this._refilter();
+  }
+
+  protected onResize(): void {
+    this._schedule();
+  }
+
+  protected onAfterShow(): void {
+    this._schedule();
+  }
+
+  private _refilter(): void {
+    const needle = this._filter.value.trim().toLowerCase();
+    const shown: ICompileEvent[] = [];
+    for (let i = this._events.length - 1; i >= 0; i--) {
+      const e = this._events[i];
+      if (!needle || this._haystack(e).includes(needle)) {
+        shown.push(e);
+      }
+    }
+    this._shown = shown;
+    if (this._selected >= shown.length) {
+      this._selected = shown.length - 1;
+    }
+    const total = this._events.length;
+    this._summary.textContent =
+      this._note ||
+      (needle ? `${shown.length} of ${total} compilations` : `${total} compilations`);
+    this._spacer.style.height = `${shown.length * ROW_HEIGHT}px`;
+    this._schedule();
+  }
+
+  private _haystack(e: ICompileEvent): string {
+    let h = this._haystacks.get(e);
+    if (h === undefined) {
+      h = [e.function, e.reason, e.cache, e.backend, e.source ?? '', e.function_key]
+        .join('\u0000')
+        .toLowerCase();
+      this._haystacks.set(e, h);
+    }
+    return h;
+  }
+
+  private _schedule(): void {
+    if (this._frame === 0) {
+      this._frame = requestAnimationFrame(() => {
+        this._frame = 0;
+        this._render();
+      });
+    }
+  }
+
+  /** Draws the rows in view (and a few around them). */
+  private _render(): void {
+    const top = this._list.scrollTop;
+    const height = this._list.clientHeight || ROW_HEIGHT * 20;
+    const first = Math.max(0, Math.floor(top / ROW_HEIGHT) - OVERSCAN);
+    const last = Math.min(this._shown.length, Math.ceil((top + height) / ROW_HEIGHT) + OVERSCAN);
+    const rows: HTMLElement[] = [];
+    for (let i = first; i < last; i++) {
+      rows.push(this._row(i));
+    }
+    this._spacer.replaceChildren(...rows);
+    const selected = this._shown[this._selected];
+    if (selected && this._selected >= first && this._selected < last) {
+      this._list.setAttribute('aria-activedescendant', `${this.id}-row-${selected.seq}`);
+    } else {
+      this._list.removeAttribute('aria-activedescendant');
+    }
+  }
+
+  private _row(index: number): HTMLElement {
+    const e = this._shown[index];
+    const row = el('div', 'jx-Compilations-row');
+    row.id = `${this.id}-row-${e.seq}`;
+    row.setAttribute('role', 'option');
+    row.setAttribute('aria-selected', String(index === this._selected));
+    row.style.top = `${index * ROW_HEIGHT}px`;
+    row.dataset.cache = e.cache;
+    row.title =
+      `${e.function_key}\n${e.source ?? 'no source'}` +
+      (e.execution_count !== null ? ` · cell [${e.execution_count}]` : '') +
+      `\n${(e.signature ?? []).map(([n, t]) => `${n}: ${t}`).join(', ')}` +
+      `\n${new Date(e.time * 1000).toLocaleString()} on ${e.backend}`;
+
+    const fail = el('input', 'jx-col-fail');
+    fail.type = 'checkbox';
+    fail.checked = this._failKeys.has(e.function_key);
+    fail.tabIndex = -1; // Space on the selected row toggles it
+    fail.setAttribute('aria-label', `Fail on recompile of ${e.function}`);
+    fail.title = `Raise instead of recompiling ${e.function} (fail on recompile)`;
+    fail.addEventListener('click', ev => ev.stopPropagation());
+    fail.addEventListener('change', () => this._callbacks.setFail(e, fail.checked));
+
+    row.append(
+      el('span', 'jx-col-function', e.function),
+      el('span', 'jx-col-reason', e.reason),
+      el('span', 'jx-col-ms', `${ms(e.trace_ms)} / ${ms(e.lower_ms)} / ${ms(e.compile_ms)}`),
+      el('span', 'jx-col-cache', e.cache),
+      fail
+    );
+    row.addEventListener('click', () => {
+      this._select(index);
+      this._callbacks.open(e);
+    });
+    return row;
+  }
+
+  private _select(index: number): void {
+    if (this._shown.length === 0) {
+      return;
+    }
+    this._selected = Math.max(0, Math.min(this._shown.length - 1, index));
+    const rowTop = this._selected * ROW_HEIGHT;
+    const list = this._list;
+    if (rowTop < list.scrollTop) {
+      list.scrollTop = rowTop;
+    } else if (rowTop + ROW_HEIGHT > list.scrollTop + list.clientHeight) {
+      list.scrollTop = rowTop + ROW_HEIGHT - list.clientHeight;
+    }
+    this._schedule();
+  }
+
+  private _onKey(e: KeyboardEvent): void {
+    const page = Math.max(1, Math.floor(this._list.clientHeight / ROW_HEIGHT) - 1);
+    const moves: { [key: string]: number } = {
+      ArrowDown: this._selected + 1,
+      ArrowUp: this._selected - 1,
+      PageDown: this._selected + page,
+      PageUp: this._selected - page,
+      Home: 0,
+      End: this._shown.length - 1
+    };
+    const event = this._shown[this._selected];
+    if (e.key in moves) {
+      this._select(moves[e.key]);
+    } else if (e.key === 'Enter' && event) {
+      this._callbacks.open(event);
+    } else if (e.key === ' ' && event) {
+      this._callbacks.setFail(event, !this._failKeys.has(event.function_key));
+    } else {
+      return;
+    }
+    e.preventDefault();
+    e.stopPropagation();
+  }
+
+  private _filter: HTMLInputElement;
+  private _summary: HTMLElement;
+  private _list: HTMLElement;
+  private _spacer: HTMLElement;
+  private _events: readonly ICompileEvent[] = [];
+  private _shown: ICompileEvent[] = [];
+  private _failKeys = new Set<string>();
+  private _note = '';
+  private _selected = -1;
+  private _frame = 0;
+  private _haystacks = new WeakMap<ICompileEvent, string>();
+}

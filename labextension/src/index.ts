@@ -1,0 +1,18 @@
+/** The jxkernel JupyterLab extension: its plugins (the MIME renderer is in mime.ts). */
+import { JupyterFrontEndPlugin } from '@jupyterlab/application';
+
+import { backendsPlugin } from './backends';
+import { commandsPlugin } from './commands';
+import { compilationsPlugin } from './compilations';
+import { kernelsPlugin } from './kernels';
+import { statusBarPlugin } from './statusbar';
+
+const plugins: JupyterFrontEndPlugin<any>[] = [
+  kernelsPlugin,
+  backendsPlugin,
+  statusBarPlugin,
+  compilationsPlugin,
+  commandsPlugin
+];
+
+export default plugins;

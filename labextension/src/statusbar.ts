@@ -1,0 +1,107 @@
+/**
+ * The status bar item for the active notebook's kernel:
+ * "jx · cpu:0 (4 devices) · 12 compiles, 40 hits" when jxkernel is loaded (click: the backend menu),
+ * "jx · not loaded" when it is not (click: run `%load_ext jxkernel` silently and reconnect).
+ */
+import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import { IStatusBar } from '@jupyterlab/statusbar';
+import { Signal } from '@lumino/signaling';
+import { Widget } from '@lumino/widgets';
+
+import { CMD_SWITCH_BACKEND } from './backends';
+import { JxConnection } from './connection';
+import { IJxKernels } from './kernels';
+
+/** [text, tooltip] for a connection. */
+export function describe(connection: JxConnection | null): [string, string] {
+  switch (connection?.status ?? 'no-kernel') {
+    case 'connected': {
+      const s = connection!.state!;
+      const devices = `${s.device_count} device${s.device_count === 1 ? '' : 's'}`;
+      return [
+        `jx · ${s.device} (${devices}) · ${s.compiles} compiles, ${s.cache_hits} hits`,
+        `jxkernel ${s.jxkernel_version}: compiling for ${s.device}. ${s.compiles} compilations, ` +
+          `${s.cache_hits} cache hits. Click to switch backend or device.`
+      ];
+    }
+    case 'not-loaded': {
+      const error = connection!.loadError;
+      return [
+        error ? 'jx · load failed' : 'jx · not loaded',
+        (error ? `%load_ext jxkernel failed: ${error}. ` : 'jxkernel is not loaded in this kernel. ') +
+          'Click to run %load_ext jxkernel.'
+      ];
+    }
+    case 'loading':
+      return ['jx · loading…', 'Running %load_ext jxkernel'];
+    case 'connecting':
+      return ['jx · …', 'Connecting to jxkernel'];
+    default:
+      return ['', ''];
+  }
+}
+
+class StatusItem extends Widget {
+  constructor(
+    private _app: JupyterFrontEnd,
+    private _kernels: IJxKernels
+  ) {
+    super({ node: document.createElement('button') });
+    this.addClass('jx-StatusItem');
+    this.node.setAttribute('type', 'button');
+    this.node.addEventListener('click', () => this._activate());
+    _kernels.changed.connect(this._update, this);
+    this._update();
+  }
+
+  private _activate(): void {
+    const connection = this._kernels.current;
+    if (!connection) {
+      return;
+    }
+    if (connection.status === 'not-loaded') {
+      void connection.load();
+    } else if (connection.status === 'connected') {
+      const box = this.node.getBoundingClientRect();
+      void this._app.commands.execute(CMD_SWITCH_BACKEND, { x: box.left, y: box.top });
+    }
+  }
+
+  private _update(): void {
+    const [text, tooltip] = describe(this._kernels.current);
+    this.node.textContent = text;
+    this.node.title = tooltip;
+    this.node.setAttribute('aria-label', tooltip || 'jxkernel');
+    const status = this._kernels.current?.status ?? 'no-kernel';
+    this.node.dataset.status = status;
+  }
+}
+
+export const statusBarPlugin: JupyterFrontEndPlugin<void> = {
+  id: 'jxkernel-labextension:status',
+  description: "Shows the active notebook's jxkernel backend and compile counts in the status bar.",
+  autoStart: true,
+  requires: [IJxKernels, IStatusBar],
+  activate: (app: JupyterFrontEnd, kernels: IJxKernels, statusBar: IStatusBar) => {
+    const item = new StatusItem(app, kernels);
+    // shown while a notebook of a Python kernel is the main area's current widget
+    const activeChanged = new Signal<StatusItem, void>(item);
+    kernels.changed.connect(() => activeChanged.emit());
+    app.shell.currentChanged?.connect(() => activeChanged.emit());
+    statusBar.registerStatusItem('jxkernel-labextension:status', {
+      item,
+      align: 'left',
+      rank: 4,
+      isActive: () => {
+        const status = kernels.current?.status;
+        return (
+          status !== undefined &&
+          status !== 'no-kernel' &&
+          status !== 'unsupported' &&
+          app.shell.currentWidget === kernels.currentPanel
+        );
+      },
+      activeStateChanged: activeChanged
+    });
+  }
+};
