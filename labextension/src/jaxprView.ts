@@ -57,7 +57,7 @@ export class JaxprView {
     const head = this._line(depth);
     head.append(span('jx-kw', '{ lambda '));
     this._defs(head, scope, jaxpr.constvars ?? []);
-    head.append(span('jx-punct', ' ; '));
+    head.append(span('jx-punct', (jaxpr.constvars ?? []).length ? ' ; ' : '; '));
     this._defs(head, scope, jaxpr.invars ?? []);
     head.append(span('jx-punct', '. '), span('jx-kw', 'let'));
     block.appendChild(head);
