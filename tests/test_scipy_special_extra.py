@@ -14,7 +14,8 @@ from jxkernel.tree_util import tree_leaves
 
 from doc_examples import check_docstring_examples
 from numerics import ELEMENTWISE, assert_allclose_ulp
-from special_cases import compiled_per_call, compiled_transforms, scipy_cases, tolerance
+from compiled import compiled_per_call, compiled_transforms
+from special_cases import scipy_cases, tolerance
 
 REF = np.load(os.path.join(os.path.dirname(__file__), "data", "special_reference.npz"))
 x64 = lambda: jxkernel.config.override("jax_enable_x64", True)

@@ -13,43 +13,6 @@ def _a(values, dt):
     return np.array(values, dtype=dt)
 
 
-def compiled_per_call(jax, namespace):
-    """`namespace` (lax, jax.scipy.special) with each call compiled as one program: jit over its
-    NumPy array arguments, the others static. The tests evaluate the cases through this and
-    `compiled_transforms`: one compile per case instead of one per operation and shape, as op by
-    op evaluation costs. (JAX recorded them op by op; XLA fuses a whole program differently, so
-    a few cases differ by more than rounding: see ULPS.)"""
-    class Compiled:
-        def __getattr__(self, name):
-            fun = getattr(namespace, name)
-
-            def call(*args, **kwargs):
-                traced = [i for i, a in enumerate(args) if isinstance(a, np.ndarray)]
-
-                def program(*arrays):
-                    full = list(args)
-                    for i, a in zip(traced, arrays):
-                        full[i] = a
-                    return fun(*full, **kwargs)
-                return jax.jit(program)(*[args[i] for i in traced])
-            return call
-    return Compiled()
-
-
-def compiled_transforms(jax):
-    """`jax` whose vmap(...)(...) and jvp(...) each run as one jitted program (see above)."""
-    class Compiled:
-        def __getattr__(self, name):
-            return getattr(jax, name)
-
-        def vmap(self, fun, *args, **kwargs):
-            return jax.jit(jax.vmap(fun, *args, **kwargs))
-
-        def jvp(self, fun, primals, tangents):
-            return jax.jit(lambda p, t: jax.jvp(fun, p, t))(primals, tangents)
-    return Compiled()
-
-
 def lax_cases(jax, lax, dtypes=(np.float32, np.float64)):
     out = {}
     for dt in dtypes:

@@ -1,0 +1,62 @@
+"""Evaluating a library's calls as one compiled program each (fewer compiles in the tests).
+
+Op by op, a call like `stats.t.pdf(x, df)` compiles every primitive it runs for every new shape
+and dtype; one `jit` around the call compiles once. The tests that only need values go through
+`compiled_per_call`; eager evaluation keeps its own tests (jit equals eager, vmap equals rows).
+XLA fuses a whole program differently from single operations, so the last bits may move: the
+comparisons allow ulps for that.
+"""
+import types
+
+import numpy as np
+
+
+def compiled_per_call(jax, namespace):
+    """`namespace` (a module like jax.scipy.special or jax.scipy.stats, nested modules included)
+    whose functions each run as one jitted program: NumPy array arguments are traced, the rest
+    stay static (Python scalars keep their weak types; a traced integer order, as in
+    vmap(grad(expn, 1), (None, 0)), would not be concrete where the function needs it).
+
+    >>> import jxkernel, jxkernel.numpy as jnp
+    >>> float(compiled_per_call(jxkernel, jnp).sin(np.float32(0.0)))
+    0.0
+    """
+    return _Compiled(jax, namespace)
+
+
+class _Compiled:
+    def __init__(self, jax, namespace):
+        self._jax, self._namespace = jax, namespace
+
+    def __getattr__(self, name):
+        attr = getattr(self._namespace, name)
+        if isinstance(attr, types.ModuleType) or not callable(attr):
+            return _Compiled(self._jax, attr) if isinstance(attr, types.ModuleType) else attr
+        return _jitted_call(self._jax, attr)
+
+
+def _jitted_call(jax, fun):
+    def call(*args, **kwargs):
+        traced = [i for i, a in enumerate(args) if isinstance(a, np.ndarray)]
+
+        def program(*arrays):
+            full = list(args)
+            for i, a in zip(traced, arrays):
+                full[i] = a
+            return fun(*full, **kwargs)
+        return jax.jit(program)(*[args[i] for i in traced])
+    return call
+
+
+def compiled_transforms(jax):
+    """`jax` whose vmap(...)(...) and jvp(...) each run as one jitted program."""
+    class Compiled:
+        def __getattr__(self, name):
+            return getattr(jax, name)
+
+        def vmap(self, fun, *args, **kwargs):
+            return jax.jit(jax.vmap(fun, *args, **kwargs))
+
+        def jvp(self, fun, primals, tangents):
+            return jax.jit(lambda p, t: jax.jvp(fun, p, t))(primals, tangents)
+    return Compiled()
