@@ -3,7 +3,7 @@
  * Clicking an event selects and scrolls to the cell that compiled it; the "fail" box sends
  * set_fail_on_recompile; JSON/CSV export the listed events.
  */
-import { ILabShell, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { ICommandPalette, Notification } from '@jupyterlab/apputils';
 
 import { CompilationsPanel } from './compilationsPanel';
@@ -58,14 +58,11 @@ export const compilationsPlugin: JupyterFrontEndPlugin<void> = {
   id: 'jxkernel-labextension:compilations',
   description: 'A sidebar listing the compilations jxkernel did in the active notebook.',
   autoStart: true,
-  requires: [IJxKernels, ILabShell],
+  // app.shell, not ILabShell: Notebook 7's shell has a right sidebar too, and no ILabShell
+  requires: [IJxKernels],
   optional: [ICommandPalette],
-  activate: (
-    app: JupyterFrontEnd,
-    kernels: IJxKernels,
-    shell: ILabShell,
-    palette: ICommandPalette | null
-  ) => {
+  activate: (app: JupyterFrontEnd, kernels: IJxKernels, palette: ICommandPalette | null) => {
+    const shell = app.shell;
     const panel = new CompilationsPanel({
       open: e => void showCell(app, kernels, e),
       setFail: (e, enabled) =>

@@ -182,7 +182,9 @@ export class CompilationsPanel extends Widget {
       `${e.function_key}\n${e.source ?? 'no source'}` +
       (e.execution_count !== null ? ` · cell [${e.execution_count}]` : '') +
       `\n${(e.signature ?? []).map(([n, t]) => `${n}: ${t}`).join(', ')}` +
-      `\n${new Date(e.time * 1000).toLocaleString()} on ${e.backend}`;
+      `\n${new Date(e.time * 1000).toLocaleString()} on ${e.backend}` +
+      `\ntrace / lower / compile: ${ms(e.trace_ms)} / ${ms(e.lower_ms)} / ${ms(e.compile_ms)} ms, ` +
+      `cache: ${e.cache}`;
 
     const fail = el('input', 'jx-col-fail');
     fail.type = 'checkbox';

@@ -6,13 +6,15 @@ import { commandsPlugin } from './commands';
 import { compilationsPlugin } from './compilations';
 import { kernelsPlugin } from './kernels';
 import { statusBarPlugin } from './statusbar';
+import { widgetFallbackPlugin } from './widgetFallback';
 
 const plugins: JupyterFrontEndPlugin<any>[] = [
   kernelsPlugin,
   backendsPlugin,
   statusBarPlugin,
   compilationsPlugin,
-  commandsPlugin
+  commandsPlugin,
+  widgetFallbackPlugin
 ];
 
 export default plugins;

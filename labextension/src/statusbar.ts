@@ -4,6 +4,7 @@
  * "jx · not loaded" when it is not (click: run `%load_ext jxkernel` silently and reconnect).
  */
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { IStatusBar } from '@jupyterlab/statusbar';
 import { Signal } from '@lumino/signaling';
 import { Widget } from '@lumino/widgets';
@@ -81,8 +82,25 @@ export const statusBarPlugin: JupyterFrontEndPlugin<void> = {
   id: 'jxkernel-labextension:status',
   description: "Shows the active notebook's jxkernel backend and compile counts in the status bar.",
   autoStart: true,
-  requires: [IJxKernels, IStatusBar],
-  activate: (app: JupyterFrontEnd, kernels: IJxKernels, statusBar: IStatusBar) => {
+  requires: [IJxKernels, INotebookTracker],
+  // Notebook 7 has no status bar: there the item goes into each notebook's toolbar
+  optional: [IStatusBar],
+  activate: (
+    app: JupyterFrontEnd,
+    kernels: IJxKernels,
+    tracker: INotebookTracker,
+    statusBar: IStatusBar | null
+  ) => {
+    if (!statusBar) {
+      const add = (panel: NotebookPanel) => {
+        const item = new StatusItem(app, kernels);
+        item.addClass('jx-StatusItem-toolbar');
+        panel.toolbar.addItem('jxkernel-status', item);
+      };
+      tracker.forEach(add);
+      tracker.widgetAdded.connect((_, panel) => add(panel));
+      return;
+    }
     const item = new StatusItem(app, kernels);
     // shown while a notebook of a Python kernel is the main area's current widget
     const activeChanged = new Signal<StatusItem, void>(item);

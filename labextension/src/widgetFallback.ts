@@ -1,0 +1,99 @@
+/**
+ * Saved jaxpr views render without their kernel. A jaxpr output carries the widget view
+ * (`application/vnd.jupyter.widget-view+json`) and `application/vnd.jxkernel.jaxpr+json`. In a
+ * trusted notebook the widget manager's renderer (rank -10) is preferred to every other, also
+ * when the widget's model is gone (the kernel was shut down or restarted): it then shows "Error
+ * displaying widget: model not found". So, in each notebook, the widget-view factory is wrapped:
+ * for an output that also carries a jaxpr bundle it asks the notebook's kernel whether the
+ * widget still lives (a `jupyter.widget` comm with the model's id) and shows the live widget
+ * if so, the jaxpr renderer of mime.ts if not. Other widget outputs are left to the widget
+ * manager as before.
+ */
+import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import { ISessionContext } from '@jupyterlab/apputils';
+import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
+import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
+import { Panel } from '@lumino/widgets';
+
+import { rendererFactory } from './mime';
+import { JAXPR_MIME } from './protocol';
+
+const WIDGET_MIME = 'application/vnd.jupyter.widget-view+json';
+const WRAPPED = Symbol('jxkernel-wrapped');
+const COMM_INFO_TIMEOUT = 5000; // ms
+
+/** Whether the notebook's kernel has the widget model `modelId` (a live `jupyter.widget` comm). */
+async function widgetLives(session: ISessionContext, modelId: unknown): Promise<boolean> {
+  const kernel = session.session?.kernel;
+  if (typeof modelId !== 'string' || !modelId || !kernel) {
+    return false;
+  }
+  try {
+    const reply = await Promise.race([
+      kernel.requestCommInfo({ target_name: 'jupyter.widget' }),
+      new Promise<null>(resolve => setTimeout(() => resolve(null), COMM_INFO_TIMEOUT))
+    ]);
+    return !!reply && reply.content.status === 'ok' && modelId in reply.content.comms;
+  } catch {
+    return false;
+  }
+}
+
+/** The widget view while the widget lives, else the saved jaxpr. */
+class JaxprOrWidget extends Panel implements IRenderMime.IRenderer {
+  constructor(
+    private _options: IRenderMime.IRendererOptions,
+    private _widgets: IRenderMime.IRendererFactory,
+    private _session: ISessionContext
+  ) {
+    super();
+    this.addClass('jx-JaxprOrWidget');
+  }
+
+  async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
+    const view = model.data[WIDGET_MIME] as { model_id?: unknown } | undefined;
+    const live = !(JAXPR_MIME in model.data) || (await widgetLives(this._session, view?.model_id));
+    const renderer = live
+      ? this._widgets.createRenderer(this._options)
+      : rendererFactory.createRenderer({ ...this._options, mimeType: JAXPR_MIME });
+    for (const old of [...this.widgets]) {
+      old.dispose();
+    }
+    this.addWidget(renderer);
+    return renderer.renderModel(model);
+  }
+}
+
+function wrap(panel: NotebookPanel): void {
+  const rendermime = panel.content.rendermime;
+  const inner = rendermime.getFactory(WIDGET_MIME);
+  if (!inner || (inner as any)[WRAPPED]) {
+    return;
+  }
+  const factory: IRenderMime.IRendererFactory = {
+    safe: inner.safe,
+    mimeTypes: [WIDGET_MIME],
+    defaultRank: inner.defaultRank,
+    createRenderer: options => new JaxprOrWidget(options, inner, panel.sessionContext)
+  };
+  (factory as any)[WRAPPED] = true;
+  rendermime.addFactory(factory, rendermime.getRank(WIDGET_MIME));
+}
+
+export const widgetFallbackPlugin: JupyterFrontEndPlugin<void> = {
+  id: 'jxkernel-labextension:jaxpr-widget-fallback',
+  description: 'Shows the saved jaxpr where a jaxpr widget is gone with its kernel.',
+  autoStart: true,
+  requires: [INotebookTracker],
+  activate: (_app: JupyterFrontEnd, tracker: INotebookTracker) => {
+    // the widget manager adds its factory when a notebook is added: wrap it after that, and
+    // again whenever it adds a new one (a kernel change)
+    const watch = (panel: NotebookPanel) => {
+      setTimeout(() => wrap(panel), 0);
+      panel.sessionContext.kernelChanged.connect(() => setTimeout(() => wrap(panel), 0));
+      panel.context.ready.then(() => wrap(panel)).catch(() => undefined);
+    };
+    tracker.forEach(watch);
+    tracker.widgetAdded.connect((_, panel) => watch(panel));
+  }
+};
