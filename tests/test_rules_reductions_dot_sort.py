@@ -11,6 +11,7 @@ import jxkernel as jax
 from jxkernel import lax
 from jxkernel.core import check_jaxpr
 from jxkernel.test_util import check_grads, check_vjp
+from numerics import ELEMENTWISE, REDUCTION, assert_allclose_ulp
 
 F32 = np.float32
 B = 2                                   # the vmapped axis size
@@ -34,6 +35,13 @@ def _moveaxis(x, src, dst):
     return np.moveaxis(np.asarray(x), src, dst)
 
 
+def _largest(want):
+    """The largest |value| of a float result: the scale its sums and dots that cancel are
+    measured at (None for integers, compared exactly)."""
+    want = np.asarray(want)
+    return np.abs(want.astype(np.float64)).max() if want.dtype.kind in "fc" and want.size else None
+
+
 def check_vmap(f, per_example, in_axes, with_jit=True):
     """vmap(f, in_axes) on the per-example args stacked along their axes equals stacking f
     over the examples; the batched jaxpr typechecks; jit(vmap) and vmap(jit) agree."""
@@ -51,7 +59,9 @@ def check_vmap(f, per_example, in_axes, with_jit=True):
         assert len(got) == len(want)
         for gv, wv in zip(got, want):
             assert np.asarray(gv).dtype == wv.dtype
-            np.testing.assert_allclose(np.asarray(gv), wv, rtol=1e-5, atol=1e-5)
+            # batched dots, sums and cumsums may add in another order than one example's:
+            # REDUCTION ulps at the output's largest |value| [worst seen 1, all four CPUs]
+            assert_allclose_ulp(np.asarray(gv), wv, REDUCTION, scale=_largest(wv))
     check_jaxpr(jax.make_jaxpr(vf)(*batched))
 
 
@@ -141,7 +151,8 @@ def test_nested_vmap():
     want = np.stack([np.stack([f(a[o][:, i], b[..., o]) for i in range(2)]) for o in range(3)])
     for g in (nested, jax.jit(nested), jax.vmap(jax.jit(jax.vmap(f, in_axes=(1, None))),
                                                 in_axes=(0, 3))):
-        np.testing.assert_allclose(np.asarray(g(a, b)), want, rtol=1e-5, atol=1e-5)
+        # (batched dots and cumsums: REDUCTION at the largest |value| [worst seen 0])
+        assert_allclose_ulp(np.asarray(g(a, b)), want, REDUCTION, scale=_largest(want))
     check_jaxpr(jax.make_jaxpr(nested)(a, b))
 
 
@@ -232,12 +243,16 @@ def test_dot_general_preferred_element_type_and_mixed_dtypes():
     f = lambda a, b: S(lax.dot(a, b, preferred_element_type=F32))
     ga, gb = jax.grad(f, argnums=(0, 1))(a, b)
     assert ga.dtype == gb.dtype == np.float16          # cast back to the operands' type
-    np.testing.assert_allclose(np.asarray(ga, F32), np.ones((3, 2)) @ b.T.astype(F32), rtol=1e-2)
-    np.testing.assert_allclose(np.asarray(gb, F32), a.T.astype(F32) @ np.ones((3, 2)), rtol=1e-2)
+    # sums of two float16 values, exact in float32 and rounded once to float16: correctly
+    # rounded on every CPU, 1 ulp for a double rounding should one appear [worst seen 0]
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    assert_allclose_ulp(np.asarray(ga), (np.ones((3, 2)) @ b64.T).astype(np.float16), 1)
+    assert_allclose_ulp(np.asarray(gb), (a64.T @ np.ones((3, 2))).astype(np.float16), 1)
     check_jaxpr(jax.make_jaxpr(jax.grad(f, argnums=(0, 1)))(a, b))
     i8, w = data((3, 4), 3, np.int8), data((4, 2), 4)
     gw = jax.grad(lambda w: S(lax.dot(i8, w)))(w)
-    np.testing.assert_allclose(np.asarray(gw), i8.T.astype(F32) @ np.ones((3, 2)), rtol=1e-6)
+    # sums of 2 small integers times 1.0: exact on every CPU
+    np.testing.assert_array_equal(np.asarray(gw), i8.T.astype(F32) @ np.ones((3, 2), F32))
 
 
 def test_max_ties_split_the_gradient_and_argmax_has_none():
@@ -258,7 +273,11 @@ def test_cumsum_transpose_is_reverse_cumsum_and_prod_with_zeros():
     x = data((4,), 1)
     ct = data((4,), 2)
     _, f_vjp = jax.vjp(lambda x: lax.cumsum(x, 0), x)
-    np.testing.assert_allclose(np.asarray(f_vjp(ct)[0]), np.cumsum(ct[::-1])[::-1], rtol=1e-6)
+    # float64 reverse cumsum rounded once; partial sums that cancel measured at sums of |ct|
+    # [worst seen 0]
+    ct64 = ct[::-1].astype(np.float64)
+    assert_allclose_ulp(np.asarray(f_vjp(ct)[0]), np.cumsum(ct64)[::-1].astype(F32), REDUCTION,
+                        scale=np.cumsum(np.abs(ct64))[::-1])
     x = np.array([2., 0., 3., 4.], F32)          # a zero: the tree jvp stays finite and exact
     np.testing.assert_allclose(np.asarray(jax.grad(lambda x: lax.reduce_prod(x, (0,)))(x)),
                                [0., 24., 0., 0.])
@@ -288,24 +307,33 @@ def test_grads_under_jit_and_vmap_of_grad():
         f = lambda x: S(GRADS[name](x))
         x = data((3, 5), 5) * 0.5
         want = np.asarray(jax.grad(f)(x))
-        np.testing.assert_allclose(np.asarray(jax.jit(jax.grad(f))(x)), want, rtol=1e-5)
+        # (jit fuses the gradient's products and sums differently from eager), at the
+        # largest |value| [worst seen 1.1]
+        assert_allclose_ulp(np.asarray(jax.jit(jax.grad(f))(x)), want, REDUCTION,
+                            scale=_largest(want))
         if name in ("cumprod", "sort"):
-            np.testing.assert_allclose(np.asarray(jax.grad(jax.jit(f))(x)), want, rtol=1e-5)
+            assert_allclose_ulp(np.asarray(jax.grad(jax.jit(f))(x)), want, REDUCTION,
+                                scale=_largest(want))
         xs = np.stack([x, x * 2])
         # vmap's batching rules run at trace time: under jit the whole batched gradient is one
         # compile instead of one per primitive
         per = np.asarray(jax.jit(jax.vmap(jax.grad(f)))(xs))
-        np.testing.assert_allclose(per[0], want, rtol=1e-5)
-        np.testing.assert_allclose(np.asarray(per[1]), np.asarray(jax.grad(f)(x * 2)), rtol=1e-5)
+        assert_allclose_ulp(per[0], want, REDUCTION, scale=_largest(want))
+        want2 = np.asarray(jax.grad(f)(x * 2))
+        assert_allclose_ulp(per[1], want2, REDUCTION, scale=_largest(want2))
         check_jaxpr(jax.make_jaxpr(jax.vmap(jax.grad(f)))(xs))
 
 
 def test_grad_of_vmapped_dot():
     w, xs = data((4, 3), 1), data((5, 4), 2)
     loss = lambda w: S(lax.tanh(jax.vmap(lambda x: lax.dot(x, w))(xs)))
-    want = xs.T @ (1 - np.tanh(xs @ w) ** 2)
-    np.testing.assert_allclose(np.asarray(jax.grad(loss)(w)), want, rtol=1e-5)
-    np.testing.assert_allclose(np.asarray(jax.jit(jax.grad(loss))(w)), want, rtol=1e-5)
+    x64 = xs.astype(np.float64)              # float64, rounded once to float32
+    dtanh = 1 - np.tanh(x64 @ w.astype(np.float64)) ** 2
+    want = (x64.T @ dtanh).astype(F32)
+    # 5-term sums of tanh' that cancel: REDUCTION at the sum of |terms| [worst seen 3]
+    terms = np.abs(x64).T @ dtanh
+    assert_allclose_ulp(np.asarray(jax.grad(loss)(w)), want, REDUCTION, scale=terms)
+    assert_allclose_ulp(np.asarray(jax.jit(jax.grad(loss))(w)), want, REDUCTION, scale=terms)
 
 
 # --------------------------------------------------------------- JAX's printed jaxprs
