@@ -53,6 +53,12 @@ class JupyterServer:
             (self.home / sub).mkdir(exist_ok=True)
             env[var] = str(self.home / sub)
         env.update(self.extra_env)
+        # no "is the build up to date" check on each page load (it walks every extension and
+        # costs seconds of CPU): the extensions here are prebuilt
+        labconfig = self.home / "config" / "labconfig"
+        labconfig.mkdir(parents=True, exist_ok=True)
+        (labconfig / "page_config.json").write_text(json.dumps({"buildCheck": False,
+                                                                "buildAvailable": False}))
         for plugin, values in self.settings.items():
             package, _, name = plugin.partition(":")
             path = self.home / "settings" / package / f"{name}.jupyterlab-settings"

@@ -295,11 +295,17 @@ def test_fail_on_recompile_toggle(lab, request):
 def test_saved_jaxpr_renders_without_its_kernel(lab, server, request):
     """A notebook saved with %jaxpr output, its kernel shut down and the page reloaded, still
     shows the rich jaxpr view (the application/vnd.jxkernel.jaxpr+json renderer)."""
-    open_notebook(lab, server, "b.ipynb")
+    # opened from the file browser, as a person would (and no page load)
+    lab.locator(".jp-DirListing-item", has_text="b.ipynb").dblclick()
+    expect(lab.locator(CURRENT_TAB)).to_have_text("b.ipynb")
+    expect(status_item(lab)).to_have_attribute("data-status", re.compile("not-loaded|connected"))
     run_cell(lab, 0)
     run_cell(lab, 1)
     out = output(lab, 1)
     expect(out).to_contain_text("sin")
+    # with its kernel the live widget (jaxpr / StableHLO switch) shows, not the saved view
+    expect(out.locator(".jx-viewer")).to_be_visible()
+    expect(out.locator(".jx-JaxprOutput")).to_have_count(0)
     shot(lab, request, "1-live")
     lab.keyboard.press("Control+s")
     # saved: the tab's "modified" dot goes away, and the file has the MIME bundle
