@@ -98,7 +98,7 @@ def test_custom_gradient():
         s = jnp.sin(x)
         return s, lambda ct: (jnp.clip(ct * jnp.cos(x), -0.1, 0.1),)
     assert_allclose_ulp(np.asarray(jax.grad(lambda x: clip(x).sum())(jnp.array([0.0, 1.5]))),
-                        np.float32([0.1, np.cos(1.5)]), ELEMENTWISE)     # [worst seen 0, all four CPUs]
+                        np.float32([0.1, np.cos(1.5)]), ELEMENTWISE)     # [worst seen 0]
 
 
 def test_closure_convert():
@@ -158,7 +158,7 @@ def test_checkpoint_policies_choose_the_residuals():
                  "dots_with_no_batch_dims_saveable", "everything_saveable"]:
         policy = getattr(cp, name)
         # recomputed or saved residuals, eager or jit: the backward 3-term dots and the sin
-        # chain round in another order; REDUCTION at the largest |value| [worst seen 0, all four CPUs]
+        # chain round in another order; REDUCTION at the largest |value| [worst seen 0]
         scale = np.abs(want).max()
         assert_allclose_ulp(np.asarray(jax.grad(loss(policy))(a)), want, REDUCTION, scale=scale)
         assert_allclose_ulp(np.asarray(jax.jit(jax.grad(loss(policy)))(a)), want, REDUCTION,
@@ -193,7 +193,7 @@ def test_checkpoint_name_and_name_policies():
     for policy in [cp.save_only_these_names("mid"), cp.save_any_names_but_these("mid"),
                    cp.save_anything_except_these_names("mid"),
                    cp.save_from_both_policies(cp.dots_saveable, cp.save_only_these_names("mid"))]:
-        # (recomputing sin(sin(x) * 3) may round as the plain gradient does not) [worst seen 0, all four CPUs]
+        # (recomputing sin(sin(x) * 3) may round as the plain gradient does not) [worst seen 0]
         assert_allclose_ulp(np.asarray(jax.grad(loss(policy))(0.7)), expected, ELEMENTWISE)
     saved, n_saved = _backward_eqns(loss(cp.save_only_these_names("mid")), 0.7)
     assert "sin" not in saved and n_saved == 2
@@ -208,7 +208,7 @@ def test_checkpoint_name_is_the_identity_under_transformations():
     x = np.array([0.3, -1.2], np.float32)
     assert "name[name=foo]" in str(jax.make_jaxpr(lambda x: checkpoint_name(x * 2, "foo"))(x))
     f = lambda x: jnp.sin(checkpoint_name(x * 2, "foo"))  # noqa: E731
-    want = np.sin(2 * x.astype(np.float64)).astype(np.float32)   # rounded once [worst seen 0, all four CPUs]
+    want = np.sin(2 * x.astype(np.float64)).astype(np.float32)   # rounded once [worst seen 0]
     assert_allclose_ulp(np.asarray(f(x)), want, ELEMENTWISE)
     assert_allclose_ulp(np.asarray(jax.vmap(f)(x)), want, ELEMENTWISE)
     assert_allclose_ulp(np.asarray(jax.jit(f)(x)), want, ELEMENTWISE)

@@ -25,7 +25,7 @@ def test_jit_equals_eager_with_pytrees():
     jitted = jax.jit(f)(params, x, scale=2.0)
     assert jax.tree_util.tree_structure(eager) == jax.tree_util.tree_structure(jitted)
     for a, b in zip(jax.tree_util.tree_leaves(eager), jax.tree_util.tree_leaves(jitted)):
-        # (jit fuses tanh(w x + b) * scale, eager rounds op by op) [worst seen 0, all four CPUs]
+        # (jit fuses tanh(w x + b) * scale, eager rounds op by op) [worst seen 0]
         assert_allclose_ulp(np.asarray(b), np.asarray(a), ELEMENTWISE)
 
 

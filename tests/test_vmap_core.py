@@ -43,7 +43,8 @@ def test_vmap_equals_stacking(in_axes):
     b = rng.standard_normal((5, 3) if in_axes[1] == 0 else (3, 5) if in_axes[1] in (1, -1)
                             else (3,)).astype(np.float32)
     got = jax.vmap(f, in_axes=in_axes)(arr(a), arr(b))
-    np.testing.assert_allclose(np.asarray(got), stack_ref(f, in_axes, a, b), rtol=1e-5)
+    # (the batched and per-example programs compile separately) [worst seen 1, all four CPUs]
+    assert_allclose_ulp(np.asarray(got), stack_ref(f, in_axes, a, b), ELEMENTWISE)
 
 
 def test_out_axes_and_pytrees():
@@ -128,7 +129,7 @@ def test_select_n_and_clamp_batching():
     np.testing.assert_allclose(np.asarray(out), np.where(x > 0, -x, x))
     lo = rng.standard_normal(6).astype(np.float32)
     out = jax.vmap(lambda l, a: lax.clamp(l, a, 1.0))(arr(lo), arr(x))
-    np.testing.assert_allclose(np.asarray(out), np.clip(x, lo[:, None], 1.0), rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(out), np.clip(x, lo[:, None], 1.0))   # selects
     which = rng.standard_normal(6) > 0
     out = jax.vmap(lambda w, a, b: lax.select_n(w, a, b))(arr(which, np.bool_), arr(x), arr(-x))
     np.testing.assert_allclose(np.asarray(out), np.where(which[:, None], -x, x))
