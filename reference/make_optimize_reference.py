@@ -3,7 +3,7 @@ tests):
 
     .venv-jax/bin/python reference/make_optimize_reference.py
 
-For each case of tests/data/optimize_cases.py, each field of FIELDS of its OptimizeResults
+For each case of tests/data/optimize_cases.py (float64 runs: see its `cases`), each field of FIELDS of its OptimizeResults
 is stored as "<case>#<field>" (hess_inv too, for BFGS)."""
 import os
 import sys
