@@ -45,7 +45,7 @@ class CompileEvent:
         return self.trace_s + self.lower_s + self.compile_s
 
     def __str__(self):
-        sig = ", ".join(f"{p}: {a}" for p, a in self.signature)
+        sig = signature_text(self.signature)
         return (f"Compiling {self.function}({sig}) because {self.reason}: trace "
                 f"{self.trace_s * 1e3:.1f} ms, lower {self.lower_s * 1e3:.1f} ms, compile "
                 f"{self.compile_s * 1e3:.1f} ms ({self.cache})")
@@ -60,6 +60,11 @@ def function_key(function: str, source: str | None, key=None) -> str:
     """
     text = f"{function}@{source or '?'}"
     return text if key is None else f"{text}#{id(key)}"
+
+
+def signature_text(signature) -> str:
+    """A CompileEvent's signature as written: "x: f32[3], n: static 2"."""
+    return ", ".join(f"{path}: {aval}" for path, aval in signature)
 
 
 _events: list[CompileEvent] = []
@@ -133,7 +138,6 @@ def clear() -> None:
 
 
 _known: weakref.WeakValueDictionary = weakref.WeakValueDictionary()   # function_key -> jitted
-_failing: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # ... with the switch on
 
 
 def fail_on_recompile(function, enabled: bool = True) -> str:
@@ -164,16 +168,12 @@ def fail_on_recompile(function, enabled: bool = True) -> str:
     target._fail_on_recompile = enabled
     key = target.function_key
     _known[key] = target
-    if enabled:
-        _failing[key] = target
-    else:
-        _failing.pop(key, None)
     return key
 
 
 def failing_on_recompile() -> list[str]:
     """The function_keys of the live jitted functions whose fail-on-recompile switch is on."""
-    return sorted(_failing.keys())
+    return sorted(key for key, jitted in list(_known.items()) if jitted._fail_on_recompile)
 
 
 def cache_hits(key) -> int:

@@ -19,10 +19,10 @@ import sys
 from .. import __version__, compile_log
 from ..xla import client
 from .magics import device_name
+from .widgets.backend import PLATFORMS, probe
 
 TARGET = "jxkernel"
 PROTOCOL = 1
-PLATFORMS = ("cpu", "gpu", "tpu")
 
 
 class BadMessage(Exception):
@@ -268,16 +268,11 @@ class Channel:
 
     def backends(self) -> list:
         if self._backends is None:
-            found = []
-            for platform in PLATFORMS:
-                try:
-                    devices = client.devices(platform)
-                except (RuntimeError, ValueError) as e:
-                    found.append({"name": platform, "available": False, "hint": str(e)})
-                else:
-                    found.append({"name": platform, "available": True,
-                                  "devices": [device_name(d) for d in devices]})
-            self._backends = found
+            found, missing = probe()          # the backend selector's probe, once per kernel
+            self._backends = [
+                {"name": p, "available": True, "devices": [device_name(d) for d in found[p]]}
+                if p in found else {"name": p, "available": False, "hint": missing[p]}
+                for p in PLATFORMS]
         return [dict(b) for b in self._backends]
 
     def _state_reply(self) -> dict:

@@ -531,8 +531,8 @@ class Jitted:
         named, static_named, closest, reason = self._explain(treedef, statics, avals, dyn_args,
                                                              dyn_kwargs)
         raise RecompileError(self._name, self.function_key,
-                             _signature_text(self._named_signature(closest[3], closest[2])),
-                             _signature_text(self._named_signature(named, static_named)), reason,
+                             compile_log.signature_text(self._named_signature(closest[3], closest[2])),
+                             compile_log.signature_text(self._named_signature(named, static_named)), reason,
                              user_source_info())
 
     def _record(self, treedef, statics, avals, dyn_args, dyn_kwargs, trace_s, lower_s, compile_s,
@@ -592,10 +592,6 @@ class Jitted:
 
     def _cache_size(self) -> int:
         return len(self._cache)
-
-
-def _signature_text(signature) -> str:
-    return ", ".join(f"{name}: {aval}" for name, aval in signature)
 
 
 class Traced:
