@@ -23,10 +23,13 @@ VERSION = 1
 def jaxpr_bundle(jaxpr, name: str) -> dict:
     """The MIME bundle's value: {"version", "name", "text", "jaxpr"} for a (closed) jaxpr."""
     names = ir.Names()
-    plain = jaxpr.jaxpr if isinstance(jaxpr, ir.ClosedJaxpr) else jaxpr
-    text = ir.pp_toplevel(plain, names=names)          # names every variable, nested ones too
+    text = ir.pp_toplevel(_open(jaxpr), names=names)   # names every variable, nested ones too
     return {"version": VERSION, "name": name, "text": text,
             "jaxpr": jaxpr_to_json(jaxpr, names)}
+
+
+def _open(jaxpr) -> ir.Jaxpr:
+    return jaxpr.jaxpr if isinstance(jaxpr, ir.ClosedJaxpr) else jaxpr
 
 
 def jaxpr_to_json(jaxpr, names: ir.Names | None = None) -> dict:
@@ -39,8 +42,8 @@ def jaxpr_to_json(jaxpr, names: ir.Names | None = None) -> dict:
     """
     if names is None:
         names = ir.Names()
-        ir.pp_toplevel(jaxpr.jaxpr if isinstance(jaxpr, ir.ClosedJaxpr) else jaxpr, names=names)
-    return _jaxpr(jaxpr.jaxpr if isinstance(jaxpr, ir.ClosedJaxpr) else jaxpr, names)
+        ir.pp_toplevel(_open(jaxpr), names=names)
+    return _jaxpr(_open(jaxpr), names)
 
 
 def _jaxpr(jaxpr, names) -> dict:
