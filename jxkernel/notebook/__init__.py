@@ -2,7 +2,8 @@
 
 Registers the magics (`%%jit`, `%jaxpr`, `%hlo`, an honest `%timeit`,
 `%jxbackend`, `%jxcompiles`, `%jxtraced`), rich displays for Arrays and jaxprs, and,
-in a Jupyter kernel, the comm target `jxkernel` of the JupyterLab extension (comm.py).
+in a Jupyter kernel, the comm target `jxkernel` of the JupyterLab extension (comm.py), and
+shows jxkernel's errors without jxkernel's own frames (tracebacks.py).
 Loading twice is harmless; unloading restores IPython's own `%timeit` (and the
 device options that `%jxbackend` changed).
 This is the only package that imports IPython, ipywidgets and plotly.
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import weakref
 
-from . import comm, display, timing
+from . import comm, display, timing, tracebacks
 from .magics import JxMagics, State
 
 _states: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # shell -> State
@@ -34,6 +35,7 @@ def load_ipython_extension(shell) -> None:
     shell.events.register("pre_run_cell", state.pre_run_cell)
     shell.events.register("post_run_cell", state.post_run_cell)
     comm.register(shell, state)          # the JupyterLab extension's target (in a kernel only)
+    tracebacks.install(shell)
     _states[shell] = state
 
 
@@ -42,6 +44,7 @@ def unload_ipython_extension(shell) -> None:
     if state is None:
         return
     comm.unregister(shell, state)
+    tracebacks.uninstall(shell)
     tables = shell.magics_manager.magics
     for kind in ("line", "cell"):
         for name in _OURS:

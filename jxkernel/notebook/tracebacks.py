@@ -1,0 +1,71 @@
+"""jxkernel's errors shown at the user's lines: the traceback without jxkernel's own frames
+(nor the shell's), as JAX filters its tracebacks.
+
+`%load_ext jxkernel` installs it (IPython's `set_custom_exc`) for the exceptions of
+`jxkernel.errors`: a `RecompileError` then ends at the cell line that called the function, a
+`ConcretizationTypeError` at the line of the traced function that needed a concrete value.
+`JXKERNEL_TRACEBACK_FILTERING=off` (like JAX_TRACEBACK_FILTERING) shows every frame.
+
+    >>> is_user_file(os.__file__), is_user_file(os.path.join(_JXKERNEL, "api.py"))
+    (False, False)
+"""
+from __future__ import annotations
+
+import os
+import sysconfig
+import types
+
+from .. import errors as jx_errors
+from .display import _SHELL_DIRS, cell_name
+
+ERRORS = tuple(getattr(jx_errors, name) for name in jx_errors.__all__)
+FILTERING = "JXKERNEL_TRACEBACK_FILTERING"
+
+_JXKERNEL = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_STDLIB = os.path.join(sysconfig.get_paths()["stdlib"], "")
+_SITE = tuple(os.path.join(sysconfig.get_paths()[k], "") for k in ("purelib", "platlib"))
+
+
+def is_user_file(filename: str) -> bool:
+    """Whether a frame of `filename` is the user's: a cell or any file outside jxkernel, the
+    shell (IPython, ipykernel) and Python's standard library (installed packages count)."""
+    if cell_name(filename):
+        return True
+    if filename.startswith((_JXKERNEL, *_SHELL_DIRS, "<")):
+        return False
+    return not (filename.startswith(_STDLIB) and not filename.startswith(_SITE))
+
+
+def walk(tb):
+    """The traceback entries from `tb` on, outermost first."""
+    while tb is not None:
+        yield tb
+        tb = tb.tb_next
+
+
+def user_traceback(tb):
+    """A traceback of the user's frames of `tb` only (None when there is none)."""
+    kept = [t for t in walk(tb) if is_user_file(t.tb_frame.f_code.co_filename)]
+    filtered = None
+    for t in reversed(kept):
+        filtered = types.TracebackType(filtered, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    return filtered
+
+
+def _show_user_traceback(shell, etype, value, tb, tb_offset=None):
+    """IPython's custom exception handler: its usual traceback of the user's frames only."""
+    shell.showtraceback((etype, value, user_traceback(tb) or tb), tb_offset=0)
+
+
+def install(shell) -> bool:
+    """Filter jxkernel's errors in `shell`, unless filtering is off or the shell already has
+    another custom exception handler (it is kept: there is one per shell)."""
+    if os.environ.get(FILTERING, "").lower() in ("off", "0", "false") or shell.custom_exceptions:
+        return False
+    shell.set_custom_exc(ERRORS, _show_user_traceback)
+    return True
+
+
+def uninstall(shell) -> None:
+    if shell.custom_exceptions == ERRORS:
+        shell.set_custom_exc((), None)

@@ -1,0 +1,101 @@
+"""jxkernel's errors in IPython end at the user's lines (jxkernel/notebook/tracebacks.py)."""
+import re
+
+import pytest
+
+pytest.importorskip("IPython")
+
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+
+from jxkernel.notebook import tracebacks
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@pytest.fixture
+def shell():
+    sh = InteractiveShell.instance()
+    sh.run_line_magic("unload_ext", "jxkernel")
+    sh.run_line_magic("load_ext", "jxkernel")
+    sh.run_cell("import jxkernel as jax, jxkernel.numpy as jnp\n"
+                "from jxkernel import compile_log")
+    yield sh
+    sh.run_line_magic("unload_ext", "jxkernel")
+    sh.run_line_magic("load_ext", "jxkernel")
+
+
+def shown(shell, source) -> str:
+    """What the shell prints for the cell (its traceback, colours removed)."""
+    with capture_output() as cap:
+        result = shell.run_cell(source)
+    assert not result.success
+    return ANSI.sub("", cap.stdout + cap.stderr)
+
+
+def test_recompile_error_ends_at_the_calling_line(shell):
+    shell.run_cell("double = jax.jit(lambda x: x * 2)\ndouble(jnp.ones(3))\n"
+                   "_ = compile_log.fail_on_recompile(double, True)")
+    text = shown(shell, "y = 1\ndouble(jnp.ones(5))")
+    assert "RecompileError" in text and "----> 2 double(jnp.ones(5))" in text, text
+    assert "/jxkernel/" not in text, text                 # none of jit's frames
+
+
+def test_tracer_error_ends_at_the_traced_line(shell):
+    text = shown(shell, "def g(x):\n    if x > 0:\n        return x\n    return -x\n"
+                        "jax.jit(g)(1.0)")
+    assert "----> 5 jax.jit(g)(1.0)" in text, text
+    assert "----> 2     if x > 0:" in text, text           # g's frame, where it went wrong
+    assert "TracerBoolConversionError" in text
+    assert "/jxkernel/" not in text, text
+
+
+def test_other_errors_keep_their_tracebacks(shell):
+    text = shown(shell, "def h():\n    raise ValueError('mine')\nh()")
+    assert "ValueError: mine" in text and "----> 2     raise ValueError('mine')" in text, text
+
+
+def test_filtering_off(shell, monkeypatch):
+    shell.run_line_magic("unload_ext", "jxkernel")
+    monkeypatch.setenv(tracebacks.FILTERING, "off")
+    shell.run_line_magic("load_ext", "jxkernel")
+    assert shell.custom_exceptions == ()
+    text = shown(shell, "jax.jit(lambda x: int(x))(1.0)")
+    assert "jit.py" in text, text
+
+
+def test_another_custom_handler_is_kept(shell):
+    shell.run_line_magic("unload_ext", "jxkernel")
+    seen = []
+    shell.set_custom_exc((KeyError,), lambda sh, *exc, tb_offset=None: seen.append(exc[0]))
+    try:
+        shell.run_line_magic("load_ext", "jxkernel")
+        assert shell.custom_exceptions == (KeyError,)
+        with capture_output():
+            shell.run_cell("{}['k']")
+        assert seen == [KeyError]
+        shell.run_line_magic("unload_ext", "jxkernel")
+        assert shell.custom_exceptions == (KeyError,)     # not ours: unloading leaves it
+    finally:
+        shell.set_custom_exc((), None)
+
+
+def test_unload_removes_the_handler(shell):
+    assert shell.custom_exceptions == tracebacks.ERRORS
+    shell.run_line_magic("unload_ext", "jxkernel")
+    assert shell.custom_exceptions == ()
+
+
+def test_user_traceback_keeps_user_frames_in_order():
+    import jxkernel
+
+    def inner():
+        jxkernel.jit(lambda x: int(x))(1.0)
+
+    with pytest.raises(jxkernel.errors.ConcretizationTypeError) as info:
+        inner()
+    names = [t.tb_frame.f_code.co_name for t in tracebacks.walk(info.value.__traceback__)]
+    kept = [t.tb_frame.f_code.co_name
+            for t in tracebacks.walk(tracebacks.user_traceback(info.value.__traceback__))]
+    assert "_call" in names                               # jit's own frames were there
+    assert kept == ["test_user_traceback_keeps_user_frames_in_order", "inner", "<lambda>"], kept
