@@ -24,7 +24,8 @@ from ..core.avals import get_aval
 from ..transforms.jit import jit
 from ..tree_util import keystr, tree_flatten_with_path, tree_map
 from .cell import LAST, STATIC, Static, TRACED, build, is_array_like
-from .display import _SHELL_DIRS, cell_name, short_repr
+from .display import cell_name, short_repr
+from .tracebacks import is_user_file
 
 
 class CellProgram:
@@ -204,12 +205,6 @@ class CellError(Exception):
         return lines
 
 
-# Frames of jxkernel, IPython and Python itself are not the user's (the core's source_info
-# draws the same line for equations).
-_NOT_USER = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,   # jxkernel
-             os.path.dirname(os.__file__) + os.sep)                                   # stdlib
-
-
 def _user_frames(tb, cell_file) -> list:
     """(file, line, function, text) of the traceback's frames in user code (notebook cells,
     the user's modules), outermost first."""
@@ -218,8 +213,7 @@ def _user_frames(tb, cell_file) -> list:
     while tb is not None:
         code = tb.tb_frame.f_code
         name = code.co_filename
-        if name == cell_file or cell_name(name) or not (
-                name.startswith(_NOT_USER + _SHELL_DIRS) or name.startswith("<")):
+        if name == cell_file or is_user_file(name):
             found.append((code.co_filename, tb.tb_lineno, code.co_name,
                           linecache.getline(code.co_filename, tb.tb_lineno).strip()))
         tb = tb.tb_next
