@@ -8,7 +8,9 @@
 No token, no password, no XSRF check, no network (news and update checks off). The server's
 config, data, runtime, settings and workspace directories are private temporary folders (the
 prefix's own, where jxkernel's extension is installed, still count), so a person's JupyterLab
-settings or saved layout change nothing here. Its log goes to `log_path`.
+settings or saved layout change nothing here. `labextensions={name: folder}` serves built
+extensions from those folders, ahead of the installed copies (as `jupyter labextension develop`
+links them). Its log goes to `log_path`.
 """
 from __future__ import annotations
 
@@ -32,12 +34,13 @@ def free_port() -> int:
 
 class JupyterServer:
     def __init__(self, root_dir: Path, env: dict | None = None, settings: dict | None = None,
-                 startup_timeout: float = 60.0):
+                 labextensions: dict | None = None, startup_timeout: float = 60.0):
         self.root_dir = Path(root_dir)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         self.extra_env = dict(env or {})
         self.settings = dict(settings or {})   # {"@scope/pkg:plugin": {setting: value}}
+        self.labextensions = dict(labextensions or {})   # {name: built extension folder}
         self.startup_timeout = startup_timeout
         self.proc: subprocess.Popen | None = None
         self.home = self.root_dir.parent / (self.root_dir.name + "-jupyter")
@@ -59,6 +62,15 @@ class JupyterServer:
         labconfig.mkdir(parents=True, exist_ok=True)
         (labconfig / "page_config.json").write_text(json.dumps({"buildCheck": False,
                                                                 "buildAvailable": False}))
+        # the server's own data folder first in Jupyter's search path (in a virtualenv the
+        # prefix's comes first otherwise), so a link there serves these folders instead of the
+        # copies an install put in the environment's prefix
+        env["JUPYTER_PREFER_ENV_PATH"] = "0"
+        for name, folder in self.labextensions.items():
+            link = self.home / "data" / "labextensions" / name
+            link.parent.mkdir(parents=True, exist_ok=True)
+            if not link.is_symlink():
+                link.symlink_to(Path(folder).resolve(), target_is_directory=True)
         for plugin, values in self.settings.items():
             package, _, name = plugin.partition(":")
             path = self.home / "settings" / package / f"{name}.jupyterlab-settings"

@@ -79,6 +79,9 @@ HARMLESS = [
 def server(tmp_path_factory):
     root = tmp_path_factory.mktemp("lab")
     srv = JupyterServer(root, env={"JXKERNEL_CPU_DEVICES": "2"},
+                        # the checkout's assets (test_labextension_build checks them against the
+                        # sources), not the copy `pip install -e` made when it last ran
+                        labextensions={"jxkernel-labextension": ROOT / "jxkernel" / "labextension"},
                         settings={
                             # no "Would you like to get notified about official Jupyter news?"
                             "@jupyterlab/apputils-extension:notification":

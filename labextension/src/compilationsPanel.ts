@@ -9,7 +9,9 @@ import { Widget } from '@lumino/widgets';
 
 import { ICompileEvent } from './protocol';
 
-export const ROW_HEIGHT = 24; // px; style/base.css sets the same height
+// Three lines per event (function and cache; what changed; the timings), so each stays readable
+// in JupyterLab's default-width sidebar instead of being squeezed into a column of a table.
+export const ROW_HEIGHT = 58; // px; style/base.css sets the same height
 const OVERSCAN = 8;
 
 export interface IPanelCallbacks {
@@ -51,11 +53,13 @@ export class CompilationsPanel extends Widget {
     const toolbar = el('div', 'jx-Compilations-toolbar');
     this._filter = el('input', 'jx-Compilations-filter jp-mod-styled');
     this._filter.type = 'search';
-    this._filter.placeholder = 'Filter (function, reason, cache, backend)';
+    this._filter.placeholder = 'Filter compilations';
+    this._filter.title = 'Shows the compilations whose function, reason, cache or backend has this text';
     this._filter.setAttribute('aria-label', 'Filter compilations');
     this._filter.addEventListener('input', () => this._refilter());
-    toolbar.append(
-      this._filter,
+    // the filter has the first line to itself, the buttons the second
+    const actions = el('div', 'jx-Compilations-actions');
+    actions.append(
       button('JSON', 'Export the listed compilations as JSON', () =>
         this._callbacks.exportAs('json', this._shown)
       ),
@@ -66,21 +70,15 @@ export class CompilationsPanel extends Widget {
         this._callbacks.clear()
       )
     );
+    toolbar.append(this._filter, actions);
 
     this._summary = el('div', 'jx-Compilations-summary');
     this._summary.setAttribute('aria-live', 'polite');
-
-    const header = el('div', 'jx-Compilations-row jx-Compilations-header');
-    header.setAttribute('aria-hidden', 'true');
-    for (const [text, cls] of [
-      ['function', 'jx-col-function'],
-      ['reason', 'jx-col-reason'],
-      ['trace / lower / compile ms', 'jx-col-ms'],
-      ['cache', 'jx-col-cache'],
-      ['fail', 'jx-col-fail']
-    ]) {
-      header.appendChild(el('span', cls, text));
-    }
+    const legend = el(
+      'div',
+      'jx-Compilations-legend',
+      "Check a function's box to make its next recompile raise instead."
+    );
 
     this._list = el('div', 'jx-Compilations-list');
     this._list.tabIndex = 0;
@@ -91,7 +89,7 @@ export class CompilationsPanel extends Widget {
     this._list.addEventListener('scroll', () => this._schedule());
     this._list.addEventListener('keydown', e => this._onKey(e));
 
-    this.node.append(toolbar, this._summary, header, this._list);
+    this.node.append(toolbar, this._summary, legend, this._list);
   }
 
   /** The events (oldest first, as received), the function keys that fail on recompile. */
@@ -196,11 +194,15 @@ export class CompilationsPanel extends Widget {
     fail.addEventListener('change', () => this._callbacks.setFail(e, fail.checked));
 
     row.append(
+      fail,
       el('span', 'jx-col-function', e.function),
-      el('span', 'jx-col-reason', e.reason),
-      el('span', 'jx-col-ms', `${ms(e.trace_ms)} / ${ms(e.lower_ms)} / ${ms(e.compile_ms)}`),
       el('span', 'jx-col-cache', e.cache),
-      fail
+      el('span', 'jx-col-reason', e.reason),
+      el(
+        'span',
+        'jx-col-ms',
+        `trace ${ms(e.trace_ms)} · lower ${ms(e.lower_ms)} · compile ${ms(e.compile_ms)} ms`
+      )
     );
     row.addEventListener('click', () => {
       this._select(index);
