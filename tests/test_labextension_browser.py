@@ -15,6 +15,9 @@ The module is skipped only when there is no browser to drive: Playwright is not 
 """
 from __future__ import annotations
 
+import csv
+import io
+import json
 import os
 import re
 import time
@@ -44,13 +47,14 @@ PANEL = "#jxkernel-compilations"
 ROWS = f"{PANEL} .jx-Compilations-spacer > .jx-Compilations-row"
 
 # The notebook the status bar and Compilations tests share (a.ipynb), by cell index.
-SETUP, SHOW_BACKEND, COMPILE, RECOMPILE = range(4)
+SETUP, SHOW_BACKEND, COMPILE, RECOMPILE, CALL = range(5)
 NOTEBOOK_A = [
     "import jxkernel as jax, jxkernel.numpy as jnp",
     "%jxbackend",
     "def double(x):\n    return x * 2\n\ndouble = jax.jit(double)\n"
     "double(jnp.ones(3)); double(jnp.ones(4)).shape",
     "double(jnp.ones(5))",
+    "double(jnp.ones(3))",       # never run: the jaxpr / HLO commands show it
 ]
 # The notebook whose saved %jaxpr output must render without its kernel (b.ipynb).
 NOTEBOOK_B = [
@@ -293,6 +297,151 @@ def test_fail_on_recompile_toggle(lab, request):
     expect(out).to_contain_text("RecompileError")
     expect(out).to_contain_text("double")
     shot(lab, request, "2-recompile-error")
+
+
+def test_panel_with_the_keyboard_only(lab, request):
+    """Tab reaches the filter, the buttons and the list; in the list Home selects the newest
+    compilation, Enter scrolls the notebook to the cell that made it, Space switches its
+    function's fail-on-recompile off again; typing in the filter narrows the list."""
+    wait_connected(lab)
+    cell(lab, SETUP).locator(".jp-InputPrompt").click()          # cell 0 active, command mode
+    expect(cell(lab, SETUP)).to_have_class(re.compile("jp-mod-active"))
+    focused = "() => document.activeElement && document.activeElement.className"
+    lab.locator(f"{PANEL} .jx-Compilations-filter").focus()
+    for expected in ("jx-Compilations-button", "jx-Compilations-button",
+                     "jx-Compilations-button", "jx-Compilations-list"):
+        lab.keyboard.press("Tab")
+        assert expected in lab.evaluate(focused), lab.evaluate(focused)
+    lab.keyboard.press("Home")
+    newest = lab.locator(ROWS).first
+    expect(newest).to_have_attribute("aria-selected", "true")
+    expect(newest.locator(".jx-col-reason")).to_have_text("x: f32[3] -> f32[4]")
+    lab.keyboard.press("Enter")
+    expect(cell(lab, COMPILE)).to_have_class(re.compile("jp-mod-active"))
+    expect(cell(lab, COMPILE)).to_be_in_viewport()
+    box = lab.locator(ROWS, has_text="f32[3] -> f32[4]").locator("input.jx-col-fail")
+    expect(box).to_be_checked()                                   # from the test before
+    lab.locator(f"{PANEL} .jx-Compilations-list").focus()
+    lab.keyboard.press("Space")
+    expect(lab.locator(ROWS, has_text="f32[3] -> f32[4]").locator("input.jx-col-fail")
+           ).not_to_be_checked()
+    shot(lab, request, "1-jumped-to-cell")
+
+    lab.locator(f"{PANEL} .jx-Compilations-filter").fill("first call")
+    expect(lab.locator(ROWS)).to_have_count(1)
+    expect(lab.locator(f"{PANEL} .jx-Compilations-summary")).to_have_text(
+        re.compile(r"^1 of \d+ compilations$"))
+    shot(lab, request, "2-filtered")
+    lab.locator(f"{PANEL} .jx-Compilations-filter").fill("")
+    expect(lab.locator(ROWS, has_text="f32[3] -> f32[4]")).to_have_count(1)
+
+
+def test_export_json_and_csv(lab, request):
+    """The panel's JSON and CSV buttons download the listed compilations, newest first."""
+    wait_connected(lab)
+    with lab.expect_download() as got:
+        lab.locator(f"{PANEL} .jx-Compilations-button", has_text="JSON").click()
+    assert got.value.suggested_filename == "a-compilations.json"
+    events = json.loads(Path(got.value.path()).read_text())
+    doubles = [e for e in events if e["function"] == "double"]
+    assert [e["reason"] for e in doubles] == ["x: f32[3] -> f32[4]", "first call"], doubles
+    assert doubles[0]["signature"] == [["x", "f32[4]"]], doubles[0]
+    assert doubles[0]["cache"] == "compiled" and doubles[0]["backend"] == "cpu"
+    assert doubles[0]["execution_count"] is not None and doubles[0]["compile_ms"] > 0
+
+    with lab.expect_download() as got:
+        lab.locator(f"{PANEL} .jx-Compilations-button", has_text="CSV").click()
+    assert got.value.suggested_filename == "a-compilations.csv"
+    rows = list(csv.DictReader(io.StringIO(Path(got.value.path()).read_text(), newline="")))
+    assert [r["reason"] for r in rows] == [e["reason"] for e in events]
+    assert rows[0]["signature"] == "x: f32[4]" and rows[0]["function"] == "double", rows[0]
+
+
+def test_show_jaxpr_and_hlo_commands(lab, request):
+    """"Show jaxpr of selected cell" from the cell's context menu and "Show HLO of selected
+    cell" from the command palette open tabs with the traced program of the cell's call."""
+    wait_connected(lab)
+    cell(lab, CALL).locator(".jp-InputArea-editor").click(button="right")
+    lab.locator(".lm-Menu-item", has_text="jxkernel: Show jaxpr of selected cell").click()
+    tab = lab.locator(".jx-MagicOutput")
+    expect(tab).to_have_count(1)
+    expect(tab).to_contain_text("{ lambda ; a:f32[3]. let")
+    expect(tab).to_contain_text("mul")
+    expect(lab.locator(".lm-TabBar-tab", has_text="jaxpr · cell")).to_have_count(1)
+    shot(lab, request, "1-jaxpr-tab")
+    lab.locator(".lm-TabBar-tab", has_text="jaxpr · cell").locator(".lm-TabBar-tabCloseIcon").click()
+    expect(tab).to_have_count(0)
+
+    cell(lab, CALL).locator(".jp-InputArea-editor").click()
+    palette(lab, "jxkernel: Show HLO of selected cell")
+    expect(tab).to_contain_text("stablehlo.multiply")
+    expect(tab).to_contain_text("optimized HLO")
+    shot(lab, request, "2-hlo-tab")
+    lab.locator(".lm-TabBar-tab", has_text="HLO · cell").locator(".lm-TabBar-tabCloseIcon").click()
+    expect(tab).to_have_count(0)
+
+
+# The lowest contrast of text under a node against what is drawn behind it (WCAG 2.1: relative
+# luminance of sRGB colours; translucent text and backgrounds composited over their parents').
+WORST_CONTRAST_JS = """root => {
+  const rgba = s => { const m = s.match(/[\\d.]+/g).map(Number); return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1]; };
+  const over = (top, under) => [0, 1, 2].map(i => top[i] * top[3] + under[i] * (1 - top[3])).concat([1]);
+  const lum = c => { const [r, g, b] = c.slice(0, 3).map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const behind = el => {
+    let bg = [255, 255, 255, 1], layers = [];
+    for (let n = el; n; n = n.parentElement) {
+      const c = rgba(getComputedStyle(n).backgroundColor);
+      if (c[3] > 0) layers.push(c);
+      if (c[3] === 1) break;
+    }
+    for (const c of layers.reverse()) bg = over(c, bg);
+    return bg;
+  };
+  let worst = { ratio: Infinity, text: '' };
+  const nodes = [root, ...root.querySelectorAll('*')];
+  for (const el of nodes) {
+    const own = [...el.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent).join('').trim();
+    const box = el.getBoundingClientRect();
+    if (!own || box.width === 0 || getComputedStyle(el).visibility === 'hidden') continue;
+    const bg = behind(el), fg = over(rgba(getComputedStyle(el).color), bg);
+    const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+    const ratio = (a + 0.05) / (b + 0.05);
+    if (ratio < worst.ratio) worst = { ratio, text: own.slice(0, 40), cls: el.className };
+  }
+  worst.rootBgLum = lum(behind(root));
+  return worst;
+}"""
+
+
+def assert_readable(locator, least, what):
+    got = locator.evaluate(WORST_CONTRAST_JS)
+    assert got["rootBgLum"] < 0.1, f"{what}: a light background in the dark theme: {got}"
+    assert got["ratio"] >= least, f"{what}: text at contrast {got['ratio']:.2f} < {least}: {got}"
+
+
+def test_dark_theme(lab, request):
+    """In JupyterLab Dark the status item, the Compilations panel and a jaxpr view are drawn in
+    the theme's colours: dark backgrounds, and all their text at a contrast of at least 3:1
+    (WCAG AA for JupyterLab's muted secondary text; the main text is at 4.5:1)."""
+    wait_connected(lab)
+    palette(lab, "Use Theme: JupyterLab Dark")
+    expect(lab.locator("body")).to_have_attribute("data-jp-theme-light", "false")
+    try:
+        assert_readable(status_item(lab), 4.5, "the status item")
+        row = lab.locator(ROWS, has_text="f32[3] -> f32[4]")
+        for part in (".jx-col-function", ".jx-col-reason"):
+            assert_readable(row.locator(part), 4.5, f"the panel's {part}")
+        assert_readable(lab.locator(PANEL), 3.0, "the Compilations panel")
+        cell(lab, CALL).locator(".jp-InputArea-editor").click()
+        palette(lab, "jxkernel: Show jaxpr of selected cell")
+        view = lab.locator(".jx-MagicOutput .jp-OutputArea-output")
+        expect(view).to_contain_text("{ lambda")
+        assert_readable(view, 3.0, "the jaxpr view")
+        shot(lab, request, "1-dark")
+        lab.locator(".lm-TabBar-tab", has_text="jaxpr · cell").locator(".lm-TabBar-tabCloseIcon").click()
+    finally:
+        palette(lab, "Use Theme: JupyterLab Light")
+        expect(lab.locator("body")).to_have_attribute("data-jp-theme-light", "true")
 
 
 def test_saved_jaxpr_renders_without_its_kernel(lab, server, request):

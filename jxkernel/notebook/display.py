@@ -65,7 +65,11 @@ def source_line(info) -> str:
 
 class Note:
     """A short message shown in the output area: plain text, or a styled line in HTML."""
-    _COLORS = {"info": "#555", "compile": "#8a5a00", "warn": "#b00020", "print": "#333"}
+    # JupyterLab's theme colours (dark themes too), the light look where there are none
+    _COLORS = {"info": "var(--jp-content-font-color2, #555)",
+               "compile": "var(--jp-warn-color0, #8a5a00)",
+               "warn": "var(--jp-error-color1, #b00020)",
+               "print": "var(--jp-content-font-color1, #333)"}
 
     def __init__(self, title: str, body: str = "", kind: str = "info"):
         self.title, self.body, self.kind = title, body, kind
@@ -74,7 +78,7 @@ class Note:
         return self.title + ("\n" + self.body if self.body else "")
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        color = self._COLORS.get(self.kind, "#555")
+        color = self._COLORS.get(self.kind, self._COLORS["info"])
         body = f"<pre style='margin:2px 0 2px 1em'>{esc(self.body)}</pre>" if self.body else ""
         return {"text/plain": repr(self),
                 "text/html": f"<div class='jx-note jx-{esc(self.kind)}' style='color:{color};"
@@ -104,7 +108,7 @@ def array_html(x: Array) -> str:
     with np.errstate(all="ignore"):
         stats = (f"min {np.nanmin(v):.4g} · max {np.nanmax(v):.4g} · mean {np.nanmean(v):.4g}"
                  + (f" · {int(np.isnan(v).sum())} NaN" if np.isnan(v).any() else ""))
-    summary = f"<span style='color:#888;font-size:85%'>{esc(stats)}</span></div>"
+    summary = f"<span style='color:var(--jp-content-font-color2, #777);font-size:85%'>{esc(stats)}</span></div>"
     return base.replace("</div>", summary, 1) \
         if base.endswith("</div>") else base
 

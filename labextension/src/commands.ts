@@ -2,7 +2,8 @@
  * "jxkernel: Show jaxpr of selected cell" / "jxkernel: Show HLO of selected cell": run the
  * `%jaxpr`/`%%jaxpr`/`%hlo` magic on the active cell's code (or the editor's selection) in the
  * notebook's kernel, without adding to its history, and show the output in a main-area tab
- * split to the right of the notebook. Also in the code cells' context menu.
+ * split to the right of the notebook. Also in the code cells' context menu, where it shows the
+ * cell that was right-clicked.
  */
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { ICommandPalette, MainAreaWidget, Notification } from '@jupyterlab/apputils';
@@ -14,8 +15,19 @@ import { magicCode } from './magicCode';
 export const CMD_SHOW_JAXPR = 'jxkernel:show-jaxpr';
 export const CMD_SHOW_HLO = 'jxkernel:show-hlo';
 
-function selectedText(kernels: IJxKernels): { text: string; label: string } | null {
-  const cell = kernels.currentPanel?.content.activeCell;
+/** The cell the context menu was opened on, else the notebook's active cell. */
+function targetCell(app: JupyterFrontEnd, kernels: IJxKernels) {
+  const notebook = kernels.currentPanel?.content;
+  const node = app.contextMenuHitTest(n => n.classList.contains('jp-Cell'));
+  const hit = node ? notebook?.widgets.find(c => c.node === node) : undefined;
+  return hit ?? notebook?.activeCell ?? null;
+}
+
+function selectedText(
+  app: JupyterFrontEnd,
+  kernels: IJxKernels
+): { text: string; label: string } | null {
+  const cell = targetCell(app, kernels);
   if (!cell || cell.model.type !== 'code') {
     return null;
   }
@@ -37,7 +49,7 @@ function selectedText(kernels: IJxKernels): { text: string; label: string } | nu
 async function show(app: JupyterFrontEnd, kernels: IJxKernels, kind: 'jaxpr' | 'hlo') {
   const panel = kernels.currentPanel;
   const kernel = panel?.sessionContext.session?.kernel;
-  const selected = selectedText(kernels);
+  const selected = selectedText(app, kernels);
   if (!panel || !kernel || !selected) {
     return;
   }
@@ -73,8 +85,7 @@ export const commandsPlugin: JupyterFrontEndPlugin<void> = {
   optional: [ICommandPalette],
   activate: (app: JupyterFrontEnd, kernels: IJxKernels, palette: ICommandPalette | null) => {
     const enabled = () =>
-      kernels.current?.status === 'connected' &&
-      kernels.currentPanel?.content.activeCell?.model.type === 'code';
+      kernels.current?.status === 'connected' && targetCell(app, kernels)?.model.type === 'code';
     for (const [id, kind, label] of [
       [CMD_SHOW_JAXPR, 'jaxpr', 'jxkernel: Show jaxpr of selected cell'],
       [CMD_SHOW_HLO, 'hlo', 'jxkernel: Show HLO of selected cell']

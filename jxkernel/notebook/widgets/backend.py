@@ -79,7 +79,7 @@ class BackendSelector(TextFallback, w.VBox):
                              f"operations run on <b>{esc(_key(device))}</b>{also}</span>")
 
     def _missing_html(self) -> str:
-        rows = "".join(f"<li style='color:#999'><s>{esc(p)}</s> — {esc(why)}</li>"
+        rows = "".join(f"<li style='color:var(--jp-content-font-color2, #777)'><s>{esc(p)}</s> — {esc(why)}</li>"
                        for p, why in self.missing.items())
         return f"<ul style='font-size:11px;margin:2px 0'>{rows}</ul>" if rows else ""
 

@@ -16,6 +16,8 @@ from ._fallback import TextFallback
 
 ALL = "(all functions)"
 MAX_ROWS = 200
+# a first call's reason in the theme's secondary text, a recompile's in its error colour
+_FIRST, _AGAIN = "var(--jp-content-font-color2, #555)", "var(--jp-error-color1, #b00020)"
 
 
 def _ms(s: float) -> str:
@@ -119,7 +121,7 @@ class RecompileLog(TextFallback, w.VBox):
             first = e.reason == "first call"
             rows.append(
                 f"<tr><td>{i}</td><td>{when}</td><td><b>{esc(e.function)}</b></td>"
-                f"<td style='color:{'#555' if first else '#b00020'}'>{esc(e.reason)}</td>"
+                f"<td style='color:{_FIRST if first else _AGAIN}'>{esc(e.reason)}</td>"
                 f"<td><code>{esc(sig)}</code></td><td>{_ms(e.trace_s)}</td>"
                 f"<td>{_ms(e.lower_s)}</td>"
                 f"<td>{_ms(e.compile_s)}</td><td>{esc(e.cache)}</td><td>{esc(e.backend)}</td></tr>")
