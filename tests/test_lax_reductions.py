@@ -4,6 +4,7 @@ and under jit; staged jaxprs (type-checked, golden text from JAX 0.10.2); error 
 import ml_dtypes
 import numpy as np
 import pytest
+from numerics import ELEMENTWISE, REDUCTION, assert_allclose_ulp
 
 import jxkernel
 from jxkernel import lax
@@ -29,29 +30,39 @@ def data(shape, dtype, seed=0, positive=False):
     return rng.standard_normal(shape).astype(dtype)
 
 
-def assert_close(got, want, dtype):
-    got = np.asarray(got)
-    want = np.asarray(want)
-    assert got.shape == want.shape, (got.shape, want.shape)
-    assert got.dtype == np.dtype(dtype), (got.dtype, dtype)
-    if np.dtype(dtype).kind in "fcV" or np.dtype(dtype) in LOW:
-        tol = 2e-2 if np.dtype(dtype) in LOW else 1e-5
-        np.testing.assert_allclose(got.astype(np.complex128), want.astype(np.complex128),
-                                   rtol=tol, atol=tol)
-    else:
-        np.testing.assert_array_equal(got, want)
+def assert_close(got, want, dtype, ulps=0, at_largest=True):
+    """Shape and dtype exactly; values within `ulps` of the float64 reference rounded once
+    (0: exactly, as selections and integers are on every CPU), measured at the result's largest
+    finite |value| (a sum's rounding follows the CPU's vector width, and an entry that cancels
+    is only as exact as the terms' size), or at each value's own if `at_largest` is False."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert want.dtype == np.dtype(dtype), (want.dtype, dtype)
+    finite = np.abs(want.astype(np.complex128))[np.isfinite(want.astype(np.complex128))]
+    scale = finite.max(initial=0) if at_largest and want.size else None
+    assert_allclose_ulp(got, want, ulps, scale=scale)
 
 
-def check(fn, args, want, dtype):
+def check(fn, args, want, dtype, ulps=0, at_largest=True):
     """fn eagerly, under jit, and its staged jaxpr type-checks."""
-    assert_close(fn(*map(jxkernel.device_put, args)), want, dtype)
-    assert_close(jxkernel.jit(fn)(*args), want, dtype)
+    assert_close(fn(*map(jxkernel.device_put, args)), want, dtype, ulps, at_largest)
+    assert_close(jxkernel.jit(fn)(*args), want, dtype, ulps, at_largest)
     check_jaxpr(jxkernel.make_jaxpr(fn)(*args))
 
 
 def wide(x):
-    """x in a wide type for NumPy references (bf16/f16 computed in f64)."""
-    return x.astype(np.float64) if x.dtype in LOW else x
+    """x in a wide type for NumPy references (floats computed in float64, complex in
+    complex128), so that the reference rounded to x's dtype is correctly rounded."""
+    if x.dtype.kind == "c":
+        return x.astype(np.complex128)
+    return x.astype(np.float64) if x.dtype in LOW or x.dtype.kind == "f" else x
+
+
+# How far each op's floats may be from the reference: maxima and minima select an input
+# (exact on every CPU); sums and products round per the CPU's vector width and order (worst
+# seen 7, a float32 sum of 5 that cancels, on every CPU; 2 for a complex64 product on AVX)
+ULPS = {"reduce_sum": REDUCTION, "reduce_prod": REDUCTION, "cumsum": REDUCTION,
+        "cumprod": REDUCTION, "cumlogsumexp": REDUCTION}
+SUMS = {"reduce_sum", "cumsum", "cumlogsumexp"}       # cancel: error at the largest |value|
 
 
 # ------------------------------------------------------------------ reduce_*
@@ -83,7 +94,8 @@ def test_reduction(name, dtype, shape, axes):
     fn, ref, _ = REDUCTIONS[name]
     x = data(shape, dtype, positive=name == "reduce_prod")
     want = ref(wide(x), axis=axes) if axes else x
-    check(lambda a: fn(a, axes), [x], np.asarray(want).astype(dtype), dtype)
+    check(lambda a: fn(a, axes), [x], np.asarray(want).astype(dtype), dtype,
+          ULPS.get(name, 0), name in SUMS)
 
 
 @pytest.mark.parametrize("dtype,max_id,min_id", [
@@ -166,14 +178,15 @@ def test_cumulative(name, dtype, shape, axis, reverse):
     fn, ref, _ = CUMULATIVE[name]
     x = data(shape, dtype, positive=name == "cumprod")
     want = ref(wide(x), axis, reverse).astype(dtype)
-    check(lambda a: fn(a, axis, reverse), [x], want, dtype)
+    check(lambda a: fn(a, axis, reverse), [x], want, dtype, ULPS.get(name, 0), name in SUMS)
 
 
 def test_cumulative_special_values():
     x = np.array([1., np.nan, 3.], np.float32)
     assert np.isnan(np.asarray(lax.cummax(x))[1:]).all()
     y = np.array([-np.inf, -np.inf, 0., 1.], np.float32)
-    np.testing.assert_allclose(lax.cumlogsumexp(y), [-np.inf, -np.inf, 0., 1.3132617], rtol=1e-6)
+    assert_allclose_ulp(lax.cumlogsumexp(y), np.float32([-np.inf, -np.inf, 0., np.logaddexp(0., 1.)]),
+                        ELEMENTWISE)
     c = np.array([1 + 2j, 1 + 1j, 0 + 5j], np.complex64)         # lexicographic, as JAX
     np.testing.assert_array_equal(lax.cummax(c), [1 + 2j] * 3)
     np.testing.assert_array_equal(lax.cummin(c), [1 + 2j, 1 + 1j, 0 + 5j])
@@ -203,7 +216,8 @@ def test_reduce_general_computation():
     # not an identity: a traced region; max(0, ...) is still well defined
     check(lambda a: lax.reduce(a, 0., lax.max, (1,)), [x], np.maximum(x.max(1), 0), "float32")
     clipped_sum = lambda p, q: lax.add(lax.max(p, 0.), lax.max(q, 0.))
-    check(lambda a: lax.reduce(a, 0., clipped_sum, (0, 1)), [x], np.maximum(x, 0).sum(), "float32")
+    check(lambda a: lax.reduce(a, 0., clipped_sum, (0, 1)), [x],
+          np.float32(np.maximum(x, 0).astype(np.float64).sum()), "float32", REDUCTION)
 
 
 def test_reduce_pytree_operands():
@@ -213,15 +227,17 @@ def test_reduce_pytree_operands():
         return lax.reduce({"s": a, "p": b}, {"s": 0., "p": 1},
                           lambda u, v: {"s": lax.add(u["s"], v["s"]), "p": lax.mul(u["p"], v["p"])},
                           (0,))
+    sums = x.astype(np.float64).sum(0).astype(np.float32)
     for out in (fn(x, y), jxkernel.jit(fn)(x, y)):
-        np.testing.assert_allclose(out["s"], x.sum(0), rtol=1e-6)
+        assert_allclose_ulp(out["s"], sums, REDUCTION, scale=np.abs(sums).max())
         np.testing.assert_array_equal(out["p"], y.prod(0))
 
 
 def test_reduce_with_traced_init_uses_a_region():
     x = data((3, 4), "float32")
     f = jxkernel.jit(lambda a, i: lax.reduce(a, i, lax.add, (0,)))
-    np.testing.assert_allclose(f(x, np.float32(0)), x.sum(0), rtol=1e-6)
+    sums = x.astype(np.float64).sum(0).astype(np.float32)
+    assert_allclose_ulp(f(x, np.float32(0)), sums, REDUCTION, scale=np.abs(sums).max())
     jaxpr = jxkernel.make_jaxpr(lambda a, i: lax.reduce(a, i, lax.add, (0,)))(x, np.float32(0))
     assert str(jaxpr.eqns[0].primitive) == "reduce"
     check_jaxpr(jaxpr)
