@@ -14,12 +14,22 @@ from jxkernel.test_util import check_grads
 
 from composites_cases import PARTS, cases, concrete_cases, ulps
 from doc_examples import check_docstring_examples
-from numerics import assert_allclose_ulp
+from numerics import ELEMENTWISE, LAPACK, REDUCTION, assert_allclose_ulp
 
 _REF = os.path.join(os.path.dirname(__file__), "data", "composites_reference.npz")
 rng = np.random.RandomState(1)
 M = rng.randn(3, 5).astype(np.float32)
 V = np.array([1., 4., 9., 16., 20.], np.float32)
+
+
+def _f32(want):
+    """A NumPy reference (computed in float64) rounded once to float32, jnp's default."""
+    return np.asarray(want, np.float64).astype(np.float32)
+
+
+# density = count / (n * width), the width a difference of rounded edges: its cancellation
+# adds a few ulps to the quotient (worst 6 on AVX-512, 1 on AVX2 and AVX)
+HISTOGRAM = 4 * ELEMENTWISE
 
 
 # Each part's cases run as one jitted program: op by op they cost hundreds of small XLA
@@ -65,12 +75,15 @@ def test_differences_match_numpy(shape, dtype):
     a = (rng.randn(*shape) * 4).astype(dtype)
     for axis in range(len(shape)):
         np.testing.assert_array_equal(jnp.diff(a, axis=axis), np.diff(a, axis=axis))
-        np.testing.assert_allclose(jnp.diff(a, 2, axis=axis, append=1), np.diff(
-            a, 2, axis=axis, append=1), rtol=1e-5, atol=1e-5)
-        np.testing.assert_allclose(jnp.gradient(a, axis=axis), np.gradient(
-            a.astype(np.float32), axis=axis), rtol=1e-5, atol=1e-5)
-        np.testing.assert_allclose(jnp.trapezoid(a, axis=axis), np.trapezoid(
-            a.astype(np.float64), axis=axis), rtol=1e-5, atol=1e-4)
+        # the same subtractions in a's dtype as NumPy's, each rounded once: exact
+        assert_allclose_ulp(jnp.diff(a, 2, axis=axis, append=1),
+                            np.diff(a, 2, axis=axis, append=dtype(1)), 0)
+        # a difference, then halved: measured at |a|'s scale (the difference cancels)
+        a64 = a.astype(np.float64)
+        assert_allclose_ulp(jnp.gradient(a, axis=axis), _f32(np.gradient(a64, axis=axis)),
+                            ELEMENTWISE, scale=np.abs(a64).max())
+        assert_allclose_ulp(jnp.trapezoid(a, axis=axis), _f32(np.trapezoid(a64, axis=axis)),
+                            REDUCTION, scale=np.trapezoid(np.abs(a64), axis=axis))
     np.testing.assert_array_equal(jnp.ediff1d(a), np.ediff1d(a))
 
 
@@ -78,23 +91,29 @@ def test_interp_unwrap_match_numpy():
     xp = np.sort(rng.uniform(0, 10, 12)).astype(np.float32)
     fp = rng.randn(12).astype(np.float32)
     x = rng.uniform(-2, 12, 40).astype(np.float32)
-    np.testing.assert_allclose(jnp.interp(x, xp, fp), np.interp(x, xp, fp), rtol=1e-5,
-                               atol=1e-6)
-    np.testing.assert_allclose(jnp.interp(x, xp, fp, left=-5, right=5),
-                               np.interp(x, xp, fp, left=-5, right=5), rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(jnp.interp(x, xp, fp, period=3),
-                               np.interp(x, xp, fp, period=3), rtol=1e-4, atol=1e-5)
+    # np.interp works in float64; jnp's slope and offset round in float32 and cancel
+    # (fp[i] + slope * (x - xp[i])), so measured at |fp|'s scale
+    scale = np.abs(fp).max()
+    assert_allclose_ulp(jnp.interp(x, xp, fp), _f32(np.interp(x, xp, fp)), ELEMENTWISE,
+                        scale=scale)
+    assert_allclose_ulp(jnp.interp(x, xp, fp, left=-5, right=5),
+                        _f32(np.interp(x, xp, fp, left=-5, right=5)), ELEMENTWISE, scale=5.0)
+    assert_allclose_ulp(jnp.interp(x, xp, fp, period=3), _f32(np.interp(x, xp, fp, period=3)),
+                        ELEMENTWISE, scale=scale)
     p = np.cumsum(rng.randn(4, 30), 1).astype(np.float32) * 2
     for axis in (0, 1):
-        np.testing.assert_allclose(jnp.unwrap(p, axis=axis), np.unwrap(p, axis=axis),
-                                   rtol=1e-5, atol=1e-4)
+        # p plus a running sum of whole turns: measured at |p|'s largest
+        assert_allclose_ulp(jnp.unwrap(p, axis=axis), _f32(np.unwrap(p.astype(np.float64),
+                                                                     axis=axis)),
+                            REDUCTION, scale=np.abs(p).max())
 
 
 def test_statistics_match_numpy():
     x = rng.randint(0, 9, 30)
     np.testing.assert_array_equal(jnp.bincount(x), np.bincount(x))
-    np.testing.assert_allclose(jnp.bincount(x, V.repeat(6), minlength=12),
-                               np.bincount(x, V.repeat(6), minlength=12), rtol=1e-6)
+    # sums of a few small integer-valued weights: exact
+    assert_allclose_ulp(jnp.bincount(x, V.repeat(6), minlength=12),
+                        _f32(np.bincount(x, V.repeat(6), minlength=12)), 0)
     bins = np.array([1., 3., 5.])
     for right in (False, True):
         np.testing.assert_array_equal(jnp.digitize(x, bins, right), np.digitize(x, bins, right))
@@ -104,25 +123,29 @@ def test_statistics_match_numpy():
     for b in (3, 7):
         c, e = jnp.histogram(s[:, 0], b, density=True)
         wc, we = np.histogram(s[:, 0], b, density=True)
-        np.testing.assert_allclose(c, wc, rtol=1e-5)
-        np.testing.assert_allclose(e, we, rtol=1e-5, atol=1e-6)
+        # counts / (n * width): a few roundings; edges by linspace, measured at their scale
+        assert_allclose_ulp(c, _f32(wc), HISTOGRAM)
+        assert_allclose_ulp(e, _f32(we), ELEMENTWISE, scale=np.abs(we).max())
     h, edges = jnp.histogramdd(s, bins=(2, 3, 4))
     wh, wedges = np.histogramdd(s, bins=(2, 3, 4))
     np.testing.assert_array_equal(h, wh)
     for a, b in zip(edges, wedges):
-        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+        assert_allclose_ulp(a, _f32(b), ELEMENTWISE, scale=np.abs(b).max())
     h2 = jnp.histogram2d(s[:, 0], s[:, 1], bins=4, range=[(-2, 2), (-1, 1)])
     wh2 = np.histogram2d(s[:, 0], s[:, 1], bins=4, range=[(-2, 2), (-1, 1)])
     np.testing.assert_array_equal(h2[0], wh2[0])
+    # np.cov works in float64; covariances cancel, so measured at the largest variance
+    # (no entry exceeds it) and correlations at 1
     for rowvar in (True, False):
-        np.testing.assert_allclose(jnp.cov(M, rowvar=rowvar), np.cov(M, rowvar=rowvar),
-                                   rtol=1e-5, atol=1e-6)
-        np.testing.assert_allclose(jnp.corrcoef(M, rowvar=rowvar),
-                                   np.corrcoef(M, rowvar=rowvar), rtol=1e-5, atol=1e-6)
+        want = np.cov(M, rowvar=rowvar)
+        assert_allclose_ulp(jnp.cov(M, rowvar=rowvar), _f32(want), REDUCTION,
+                            scale=np.abs(want).max())
+        assert_allclose_ulp(jnp.corrcoef(M, rowvar=rowvar), _f32(np.corrcoef(M, rowvar=rowvar)),
+                            REDUCTION, scale=1.0)
     fw, aw = np.array([1, 2, 1, 1, 3]), np.array([.1, .2, .3, .4, .5])
-    np.testing.assert_allclose(jnp.cov(M, fweights=fw, aweights=aw, ddof=2),
-                               np.cov(M, fweights=fw, aweights=aw, ddof=2), rtol=1e-5,
-                               atol=1e-6)
+    want = np.cov(M, fweights=fw, aweights=aw, ddof=2)
+    assert_allclose_ulp(jnp.cov(M, fweights=fw, aweights=aw, ddof=2), _f32(want), REDUCTION,
+                        scale=np.abs(want).max())
 
 
 def test_editing_matches_numpy():
@@ -164,11 +187,12 @@ def test_editing_matches_numpy():
 
 def test_index_tricks_match_numpy():
     for key in [np.s_[0:3], np.s_[0:3, 1:7:2], np.s_[-1:1:5j, 0:2], np.s_[0:1:0.25]]:
-        np.testing.assert_allclose(jnp.mgrid[key], np.mgrid[key], rtol=1e-6)
+        # integers, and steps of 0.5 and 0.25 from exact starts: exact
+        np.testing.assert_array_equal(jnp.mgrid[key], np.mgrid[key])
         got, want = jnp.ogrid[key], np.ogrid[key]
         for g, w in zip(got if isinstance(got, list) else [got],
                         want if isinstance(want, tuple | list) else [want]):
-            np.testing.assert_allclose(g, w, rtol=1e-6)
+            np.testing.assert_array_equal(g, w)
     np.testing.assert_array_equal(jnp.r_[1:4, [7, 8], 0], np.r_[1:4, [7, 8], 0])
     np.testing.assert_array_equal(jnp.r_["1,2,0", np.ones((2, 2)), np.zeros(2)],
                                   np.r_["1,2,0", np.ones((2, 2)), np.zeros(2)])
@@ -184,45 +208,62 @@ def test_index_tricks_match_numpy():
 def test_polynomials_and_windows_match_numpy():
     p, q = np.array([3., -1., 2., 5.]), np.array([1., 4.])
     x = rng.randn(2, 3)
-    np.testing.assert_allclose(jnp.polyval(p, x), np.polyval(p, x), rtol=1e-5)
-    np.testing.assert_allclose(jnp.polyadd(p, q), np.polyadd(p, q))
-    np.testing.assert_allclose(jnp.polysub(q, p), np.polysub(q, p))
-    np.testing.assert_allclose(jnp.polymul(p, q), np.polymul(p, q), rtol=1e-6)
+    x32 = x.astype(np.float32).astype(np.float64)     # what jnp computes with, x64 off
+    # Horner's multiply-adds (fused or not by CPU), measured at the sum of |terms|
+    assert_allclose_ulp(jnp.polyval(p, x), _f32(np.polyval(p, x32)), ELEMENTWISE,
+                        scale=np.polyval(np.abs(p), np.abs(x32)))
+    # small integer-valued coefficients: sums, products, quotients by 1 and derivatives exact
+    assert_allclose_ulp(jnp.polyadd(p, q), _f32(np.polyadd(p, q)), 0)
+    assert_allclose_ulp(jnp.polysub(q, p), _f32(np.polysub(q, p)), 0)
+    assert_allclose_ulp(jnp.polymul(p, q), _f32(np.polymul(p, q)), 0)
     qd, rd = jnp.polydiv(p, q, trim_leading_zeros=True)
     wq, wr = np.polydiv(p, q)
-    np.testing.assert_allclose(qd, wq, rtol=1e-5)
-    np.testing.assert_allclose(rd, wr, rtol=1e-5, atol=1e-5)
+    assert_allclose_ulp(qd, _f32(wq), 0)
+    assert_allclose_ulp(rd, _f32(wr), 0)
     for m in (1, 2, 4):
-        np.testing.assert_allclose(jnp.polyder(p, m), np.polyder(p, m))
-        np.testing.assert_allclose(jnp.polyint(p, m, k=0.5), np.polyint(p, m, k=0.5), rtol=1e-6)
-    np.testing.assert_allclose(jnp.vander(x[0], 4), np.vander(x[0], 4), rtol=1e-6)
+        assert_allclose_ulp(jnp.polyder(p, m), _f32(np.polyder(p, m)), 0)
+        assert_allclose_ulp(jnp.polyint(p, m, k=0.5), _f32(np.polyint(p, m, k=0.5)),
+                            ELEMENTWISE)
+    assert_allclose_ulp(jnp.vander(x[0], 4), _f32(np.vander(x32[0], 4)), ELEMENTWISE)
     xs = np.linspace(-1, 1, 9)
     ys = np.stack([np.polyval(p, xs), np.polyval(p[1:], xs)], 1)
-    np.testing.assert_allclose(jnp.polyfit(xs, ys, 3), np.polyfit(xs, ys, 3), atol=2e-4)
+    want = np.polyfit(xs, ys, 3)
+    # a least-squares solve in float32, measured at the largest coefficient (worst 11, AVX-512)
+    assert_allclose_ulp(jnp.polyfit(xs, ys, 3), _f32(want), LAPACK, scale=np.abs(want).max())
     for n in (0, 1, 2, 9):
+        # cosines (and kaiser's Bessel i0) of the window's angles, measured at the peak, 1
         for name in ("bartlett", "blackman", "hamming", "hanning"):
-            np.testing.assert_allclose(getattr(jnp, name)(n), getattr(np, name)(n), atol=1e-6)
-        np.testing.assert_allclose(jnp.kaiser(n, 4.), np.kaiser(n, 4.), rtol=1e-5, atol=1e-6)
+            assert_allclose_ulp(getattr(jnp, name)(n), _f32(getattr(np, name)(n)), ELEMENTWISE,
+                                scale=1.0, err_msg=name)
+        assert_allclose_ulp(jnp.kaiser(n, 4.), _f32(np.kaiser(n, 4.)), ELEMENTWISE, scale=1.0)
 
 
 def test_functional_matches_numpy():
     x = np.linspace(-3, 3, 13).astype(np.float32)
     conds = [x < -1, x > 1]
-    np.testing.assert_allclose(jnp.piecewise(x, conds, [jnp.sin, lambda t: t ** 2, 0.5]),
-                               np.piecewise(x, conds, [np.sin, lambda t: t ** 2, 0.5]),
-                               rtol=1e-6)
-    np.testing.assert_allclose(jnp.select(conds, [x, x * 2], -7.),
-                               np.select(conds, [x, x * 2], -7.))
+    x64 = x.astype(np.float64)
+    conds64 = [x64 < -1, x64 > 1]
+    assert_allclose_ulp(jnp.piecewise(x, conds, [jnp.sin, lambda t: t ** 2, 0.5]),
+                        _f32(np.piecewise(x64, conds64, [np.sin, lambda t: t ** 2, 0.5])),
+                        ELEMENTWISE)
+    # a choice between x, x * 2 and -7: exact
+    assert_allclose_ulp(jnp.select(conds, [x, x * 2], -7.), np.select(conds, [x, x * 2], -7.),
+                        0)
     a = rng.randn(2, 3, 4).astype(np.float32)
+    a64 = a.astype(np.float64)
+    # running sums and sums, measured at the sums of |a|
     for axis in range(3):
-        np.testing.assert_allclose(jnp.apply_along_axis(jnp.cumsum, axis, a),
-                                   np.apply_along_axis(np.cumsum, axis, a), rtol=1e-5)
-    np.testing.assert_allclose(jnp.apply_over_axes(jnp.sum, a, (0, 2)),
-                               np.apply_over_axes(np.sum, a, (0, 2)), rtol=1e-5)
+        assert_allclose_ulp(jnp.apply_along_axis(jnp.cumsum, axis, a),
+                            _f32(np.apply_along_axis(np.cumsum, axis, a64)), REDUCTION,
+                            scale=np.cumsum(np.abs(a64), axis))
+    assert_allclose_ulp(jnp.apply_over_axes(jnp.sum, a, (0, 2)),
+                        _f32(np.apply_over_axes(np.sum, a64, (0, 2))), REDUCTION,
+                        scale=np.apply_over_axes(np.sum, np.abs(a64), (0, 2)))
     np.testing.assert_array_equal(jnp.fromfunction(lambda i, j: i * j, (3, 4), dtype=int),
                                   np.fromfunction(lambda i, j: i * j, (3, 4), dtype=int))
     f = jnp.vectorize(lambda u, w: jnp.linalg.norm(u - w), signature="(k),(k)->()")
-    np.testing.assert_allclose(f(a, a[0, 0]), np.linalg.norm(a - a[0, 0], axis=-1), rtol=1e-5)
+    assert_allclose_ulp(f(a, a[0, 0]), _f32(np.linalg.norm(a64 - a64[0, 0], axis=-1)),
+                        REDUCTION)
 
 
 # ------------------------------------------------------------------ transformations
@@ -230,8 +271,11 @@ def _jit_equals_eager(f, *args):
     want = f(*args)
     got = jxkernel.jit(f)(*args)
     for w, g in zip(jxkernel.tree_util.tree_leaves(want), jxkernel.tree_util.tree_leaves(got)):
-        assert np.asarray(w).dtype == np.asarray(g).dtype
-        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6, atol=1e-6)
+        # jit fuses what eager runs op by op (FMA contraction, reassociated sums may differ),
+        # measured at the leaf's largest |value|
+        w = np.asarray(w)
+        assert_allclose_ulp(np.asarray(g), w, REDUCTION,
+                            scale=np.abs(w).max(initial=0) if w.dtype.kind in "fc" else None)
 
 
 def test_jit_equals_eager():
@@ -276,12 +320,16 @@ def test_grads_numerically(name):
 def test_vmap():
     f = jnp.vectorize(lambda a, b: jnp.dot(a, b) * 2, signature="(n),(n)->()")
     batched = jxkernel.vmap(f, in_axes=(0, None))(M.reshape(3, 1, 5), V)
-    np.testing.assert_allclose(batched, (M @ V * 2)[:, None], rtol=1e-6)
-    np.testing.assert_allclose(jxkernel.vmap(jnp.diff)(M), np.diff(M), rtol=1e-6)
-    np.testing.assert_allclose(jxkernel.vmap(lambda y: jnp.interp(V * 0.7, V, y))(M),
-                               [np.interp(V * 0.7, V, m) for m in M], rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(jxkernel.vmap(jnp.polyval, (None, 0))(V[:3], M),
-                               np.polyval(V[:3], M), rtol=1e-6)
+    M64, V64 = M.astype(np.float64), V.astype(np.float64)
+    assert_allclose_ulp(batched, _f32(M64 @ V64 * 2)[:, None], REDUCTION,
+                        scale=(np.abs(M64) @ V64 * 2)[:, None])
+    assert_allclose_ulp(jxkernel.vmap(jnp.diff)(M), np.diff(M), 0)   # float32 subtractions
+    assert_allclose_ulp(jxkernel.vmap(lambda y: jnp.interp(V * 0.7, V, y))(M),
+                        _f32([np.interp(V64 * 0.7, V64, m) for m in M64]), ELEMENTWISE,
+                        scale=np.abs(M).max())
+    assert_allclose_ulp(jxkernel.vmap(jnp.polyval, (None, 0))(V[:3], M),
+                        _f32(np.polyval(V64[:3], M64)), ELEMENTWISE,
+                        scale=np.polyval(V64[:3], np.abs(M64)))
     np.testing.assert_array_equal(
         jxkernel.vmap(lambda i: jnp.bincount(i, length=6))(np.array([[0, 1, 1], [5, 5, 2]])),
         [[1, 2, 0, 0, 0, 0], [0, 0, 1, 0, 0, 2]])
