@@ -56,11 +56,20 @@ NOTEBOOK_A = [
     "double(jnp.ones(5))",
     "double(jnp.ones(3))",       # never run: the jaxpr / HLO commands show it
 ]
-# The notebook whose saved %jaxpr output must render without its kernel (b.ipynb).
+# The notebook whose saved views must render without its kernel (b.ipynb), by cell index.
+DEFINE, JAXPR, TRACED, HLO, COMPILES = range(5)
 NOTEBOOK_B = [
-    "%load_ext jxkernel\nimport jxkernel.numpy as jnp\n\ndef f(x):\n    return jnp.sin(x) * 2.0",
+    "%load_ext jxkernel\nimport jxkernel as jax, jxkernel.numpy as jnp\n\n"
+    "def f(x):\n    return jnp.sin(x) * 2.0\n\njax.jit(f)(jnp.ones(3)).shape",
     "%jaxpr f(jnp.ones(3))",
+    "%jxtraced f(jnp.ones(3))",
+    "%hlo f(jnp.ones(3))",
+    "%jxcompiles",
 ]
+VIEW_BUNDLES = {JAXPR: "application/vnd.jxkernel.jaxpr+json",
+                TRACED: "application/vnd.jxkernel.traced+json",
+                HLO: "application/vnd.jxkernel.hlo+json",
+                COMPILES: "application/vnd.jxkernel.compilations+json"}
 
 # Console errors that are not ours: (message pattern, page URL pattern, why it is harmless).
 NOTEBOOK7_PAGE = r"/(tree|notebooks/)"
@@ -444,50 +453,64 @@ def test_dark_theme(lab, request):
         expect(lab.locator("body")).to_have_attribute("data-jp-theme-light", "true")
 
 
-def test_saved_jaxpr_renders_without_its_kernel(lab, server, request):
-    """A notebook saved with %jaxpr output, its kernel shut down and the page reloaded, still
-    shows the rich jaxpr view (the application/vnd.jxkernel.jaxpr+json renderer)."""
+def test_saved_views_render_without_their_kernel(lab, server, request):
+    """A notebook saved with jaxpr, traced-vs-static, HLO and recompilation-log outputs, its
+    kernel shut down and the page reloaded, still shows each view richly (the extension's
+    application/vnd.jxkernel.*+json renderers), not "Error displaying widget"."""
     # opened from the file browser, as a person would (and no page load)
     lab.locator(".jp-DirListing-item", has_text="b.ipynb").dblclick()
     expect(lab.locator(CURRENT_TAB)).to_have_text("b.ipynb")
     expect(status_item(lab)).to_have_attribute("data-status", re.compile("not-loaded|connected"))
-    run_cell(lab, 0)
-    run_cell(lab, 1)
-    out = output(lab, 1)
-    expect(out).to_contain_text("sin")
-    # with its kernel the live widget (jaxpr / StableHLO switch) shows, not the saved view
-    expect(out.locator(".jx-viewer")).to_be_visible()
-    expect(out.locator(".jx-JaxprOutput")).to_have_count(0)
+    for index in range(len(NOTEBOOK_B)):
+        run_cell(lab, index)
+    expect(output(lab, JAXPR)).to_contain_text("sin")
+    # with their kernel the live widgets show (jaxpr / StableHLO switch, the log's filter),
+    # not the saved views; the HLO view is no widget: the extension draws it live too
+    expect(output(lab, JAXPR).locator(".jx-viewer")).to_be_visible()
+    expect(cell(lab, JAXPR).locator(".jx-JaxprOutput")).to_have_count(0)
+    expect(output(lab, TRACED).locator(".jx-cellview")).to_be_visible()
+    expect(output(lab, COMPILES).locator(".widget-dropdown")).to_be_visible()
+    expect(cell(lab, HLO).locator(".jx-HloOutput")).to_contain_text("flops")
     shot(lab, request, "1-live")
     lab.keyboard.press("Control+s")
-    # saved: the tab's "modified" dot goes away, and the file has the MIME bundle
+    # saved: the tab's "modified" dot goes away, and the file has the MIME bundles
     expect(lab.locator(".jp-mod-current.jp-mod-dirty")).to_have_count(0)
     deadline = time.monotonic() + 20
     while True:
-        saved = server.get_json("api/contents/b.ipynb")["content"]["cells"][1]["outputs"]
-        if saved and "application/vnd.jxkernel.jaxpr+json" in saved[0].get("data", {}):
+        cells = server.get_json("api/contents/b.ipynb")["content"]["cells"]
+        missing = [mime for i, mime in VIEW_BUNDLES.items()
+                   if not any(mime in o.get("data", {}) for o in cells[i]["outputs"])]
+        if not missing:
             break
-        assert time.monotonic() < deadline, f"b.ipynb was not saved with the jaxpr bundle: {saved}"
+        assert time.monotonic() < deadline, f"b.ipynb was saved without {missing}"
         time.sleep(0.2)
     for session in server.sessions():
         if session["path"].endswith("b.ipynb"):
             server.request("DELETE", f"api/sessions/{session['id']}")
     lab.reload()
     expect(lab.locator(CURRENT_TAB)).to_have_text("b.ipynb")
-    out = output(lab, 1)
-    view = out.locator(".jx-JaxprOutput .jx-Jaxpr")
-    widget_error = out.get_by_text("Error displaying widget")
+    view = cell(lab, JAXPR).locator(".jx-JaxprOutput .jx-Jaxpr")
+    widget_error = lab.locator(".jp-Notebook").get_by_text("Error displaying widget")
     # whichever renderer JupyterLab picked has drawn
-    expect(view.or_(widget_error)).to_be_visible()
-    shot(lab, request, "2-reopened")
+    expect(view.or_(widget_error.first)).to_be_visible()
     assert widget_error.count() == 0, (
-        "the reopened notebook shows the widget view's 'Error displaying widget: model not "
-        "found' instead of the jaxpr: the saved output is trusted, and the widget manager's "
-        "renderer (rank -10) is preferred over application/vnd.jxkernel.jaxpr+json (rank 40) "
-        "whether or not the kernel still has the widget's model")
-    expect(view).to_be_visible()
+        "the reopened notebook shows the widget views' 'Error displaying widget: model not "
+        "found' instead of the saved views: the saved outputs are trusted, and the widget "
+        "manager's renderer (rank -10) is preferred over application/vnd.jxkernel.*+json "
+        "(rank 40) whether or not the kernel still has the widgets' models")
     expect(view).to_contain_text("{ lambda ; a:f32[3]. let")
     expect(view.locator(".jx-prim", has_text="sin")).to_have_count(1)
+
+    traced = cell(lab, TRACED).locator(".jx-TracedOutput")
+    expect(traced).to_contain_text("traced vs static")
+    expect(traced.locator(".jx-Traced-source .jx-Traced-traced", has_text="x")).to_have_count(2)
+    expect(traced.locator(".jx-View-table")).to_contain_text("f32[3]")
+    hlo = cell(lab, HLO).locator(".jx-HloOutput")
+    expect(hlo).to_contain_text("stablehlo.sine")
+    expect(hlo.locator(".jx-View-table")).to_contain_text("flops")
+    log = cell(lab, COMPILES).locator(".jx-CompileLogOutput")
+    expect(log.locator("tbody tr", has_text="first call")).to_have_count(1)
+    expect(log).to_contain_text("f")
     shot(lab, request, "2-reopened")
 
 

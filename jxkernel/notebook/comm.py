@@ -18,6 +18,7 @@ import sys
 
 from .. import __version__, compile_log
 from ..xla import client
+from . import views_json
 from .magics import device_name
 from .widgets.backend import PLATFORMS, probe
 
@@ -320,13 +321,7 @@ class Channel:
 
     def event_json(self, event) -> dict:
         cell_id, count = self._cells.get(event.seq, (None, None))
-        return {"seq": event.seq, "time": event.timestamp, "function": event.function,
-                "function_key": event.function_key, "source": event.source,
-                "cell_id": cell_id, "execution_count": count,
-                "signature": [[str(path), str(aval)] for path, aval in event.signature],
-                "reason": event.reason, "trace_ms": event.trace_s * 1e3,
-                "lower_ms": event.lower_s * 1e3, "compile_ms": event.compile_s * 1e3,
-                "cache": event.cache, "backend": event.backend}
+        return views_json.compile_event_json(event, cell_id, count)
 
 
 def _data(msg):

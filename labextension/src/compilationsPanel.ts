@@ -7,6 +7,7 @@
  */
 import { Widget } from '@lumino/widgets';
 
+import { el } from './dom';
 import { ICompileEvent } from './protocol';
 
 // Three lines per event (function and cache; what changed; the timings), so each stays readable
@@ -19,19 +20,6 @@ export interface IPanelCallbacks {
   setFail(event: ICompileEvent, enabled: boolean): void;
   clear(): void;
   exportAs(format: 'json' | 'csv', events: readonly ICompileEvent[]): void;
-}
-
-function el<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  className: string,
-  text?: string
-): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  node.className = className;
-  if (text !== undefined) {
-    node.textContent = text;
-  }
-  return node;
 }
 
 function button(label: string, title: string, onClick: () => void): HTMLButtonElement {

@@ -1,6 +1,6 @@
 /**
  * The comm protocol spoken with jxkernel/notebook/comm.py (docs/labextension.md, "Protocol").
- * Types only: nothing here runs.
+ * Types only: nothing here runs. Also the MIME bundles' shapes.
  */
 
 export const COMM_TARGET = 'jxkernel';
@@ -103,4 +103,34 @@ export interface IJaxprBundle {
   name: string;
   text: string;
   jaxpr?: IJaxpr;
+}
+
+/** The other views' MIME bundles (jxkernel/notebook/views_json.py). */
+export const TRACED_MIME = 'application/vnd.jxkernel.traced+json';
+export const HLO_MIME = 'application/vnd.jxkernel.hlo+json';
+export const COMPILATIONS_MIME = 'application/vnd.jxkernel.compilations+json';
+
+export interface ITracedBundle {
+  version: number;
+  label: string;
+  source: string;
+  first_line: number;
+  inputs: { name: string; kind: 'traced' | 'static' | 'global' | string; detail: string }[];
+  outputs: { name: string; detail: string }[];
+  error: { line: number | null; message: string; hint: string } | null;
+  /** name -> [line (from 1), start, end] spans; columns in UTF-8 bytes, as Python's ast */
+  positions: { [name: string]: [number, number, number][] };
+}
+
+export interface IHloBundle {
+  version: number;
+  title: string;
+  sections: { title: string; text: string }[];
+  cost: [string, number | string | null][];
+}
+
+export interface ICompilationsBundle {
+  version: number;
+  title: string;
+  events: ICompileEvent[];
 }

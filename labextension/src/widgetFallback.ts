@@ -1,13 +1,13 @@
 /**
- * Saved jaxpr views render without their kernel. A jaxpr output carries the widget view
- * (`application/vnd.jupyter.widget-view+json`) and `application/vnd.jxkernel.jaxpr+json`. In a
- * trusted notebook the widget manager's renderer (rank -10) is preferred to every other, also
- * when the widget's model is gone (the kernel was shut down or restarted): it then shows "Error
- * displaying widget: model not found". So, in each notebook, the widget-view factory is wrapped:
- * for an output that also carries a jaxpr bundle it asks the notebook's kernel whether the
+ * Saved jxkernel views render without their kernel. A jaxpr, traced-vs-static or
+ * recompilation-log output carries the widget view (`application/vnd.jupyter.widget-view+json`)
+ * and its own bundle (`application/vnd.jxkernel.*+json`, mime.ts). In a trusted notebook the
+ * widget manager's renderer (rank -10) is preferred to every other, also when the widget's
+ * model is gone (the kernel was shut down or restarted): it then shows "Error displaying
+ * widget: model not found". So, in each notebook, the widget-view factory is wrapped: for an
+ * output that also carries one of jxkernel's bundles it asks the notebook's kernel whether the
  * widget still lives (a `jupyter.widget` comm with the model's id) and shows the live widget
- * if so, the jaxpr renderer of mime.ts if not. Other widget outputs are left to the widget
- * manager as before.
+ * if so, the bundle's renderer if not. Other widget outputs are left to the widget manager.
  */
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { ISessionContext } from '@jupyterlab/apputils';
@@ -15,8 +15,7 @@ import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Panel } from '@lumino/widgets';
 
-import { rendererFactory } from './mime';
-import { JAXPR_MIME } from './protocol';
+import { rendererFactoryFor, VIEW_MIMES } from './mime';
 
 const WIDGET_MIME = 'application/vnd.jupyter.widget-view+json';
 const WRAPPED = Symbol('jxkernel-wrapped');
@@ -39,23 +38,24 @@ async function widgetLives(session: ISessionContext, modelId: unknown): Promise<
   }
 }
 
-/** The widget view while the widget lives, else the saved jaxpr. */
-class JaxprOrWidget extends Panel implements IRenderMime.IRenderer {
+/** The widget view while the widget lives, else the saved view. */
+class ViewOrWidget extends Panel implements IRenderMime.IRenderer {
   constructor(
     private _options: IRenderMime.IRendererOptions,
     private _widgets: IRenderMime.IRendererFactory,
     private _session: ISessionContext
   ) {
     super();
-    this.addClass('jx-JaxprOrWidget');
+    this.addClass('jx-ViewOrWidget');
   }
 
   async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
     const view = model.data[WIDGET_MIME] as { model_id?: unknown } | undefined;
-    const live = !(JAXPR_MIME in model.data) || (await widgetLives(this._session, view?.model_id));
+    const saved = VIEW_MIMES.find(mime => mime in model.data);
+    const live = !saved || (await widgetLives(this._session, view?.model_id));
     const renderer = live
       ? this._widgets.createRenderer(this._options)
-      : rendererFactory.createRenderer({ ...this._options, mimeType: JAXPR_MIME });
+      : rendererFactoryFor(saved).createRenderer({ ...this._options, mimeType: saved });
     for (const old of [...this.widgets]) {
       old.dispose();
     }
@@ -74,7 +74,7 @@ function wrap(panel: NotebookPanel): void {
     safe: inner.safe,
     mimeTypes: [WIDGET_MIME],
     defaultRank: inner.defaultRank,
-    createRenderer: options => new JaxprOrWidget(options, inner, panel.sessionContext)
+    createRenderer: options => new ViewOrWidget(options, inner, panel.sessionContext)
   };
   (factory as any)[WRAPPED] = true;
   rendermime.addFactory(factory, rendermime.getRank(WIDGET_MIME));
@@ -82,7 +82,7 @@ function wrap(panel: NotebookPanel): void {
 
 export const widgetFallbackPlugin: JupyterFrontEndPlugin<void> = {
   id: 'jxkernel-labextension:jaxpr-widget-fallback',
-  description: 'Shows the saved jaxpr where a jaxpr widget is gone with its kernel.',
+  description: 'Shows the saved view where a jxkernel widget is gone with its kernel.',
   autoStart: true,
   requires: [INotebookTracker],
   activate: (_app: JupyterFrontEnd, tracker: INotebookTracker) => {

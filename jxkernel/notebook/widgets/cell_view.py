@@ -15,6 +15,7 @@ import anywidget
 import traitlets
 
 from ..display import esc
+from ..views_json import TRACED_MIME, traced_bundle
 from ._fallback import TextFallback
 
 _HERE = pathlib.Path(__file__).parent
@@ -130,3 +131,9 @@ class CellView(TextFallback, anywidget.AnyWidget):
 
     def html_repr(self) -> str:
         return f"<style>{_STATIC_CSS}</style>{self.body_html}"
+
+    def _repr_mimebundle_(self, **kwargs):
+        data, meta = super()._repr_mimebundle_(**kwargs)
+        data[TRACED_MIME] = traced_bundle(self.label, self.source, self.inputs, self.outputs,
+                                          self.error or None, self._positions, self.first_line)
+        return data, meta

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from ..display import esc
+from ..views_json import HLO_MIME, hlo_bundle
 
 # The cost-analysis keys worth a row; XLA adds per-operand ones ("bytes accessed0{}", ...).
 _MAIN_COSTS = ("flops", "transcendentals", "bytes accessed", "optimal_seconds")
@@ -57,7 +58,8 @@ class HloView:
                 f"{rows}</table>") if rows else ""
         return {"text/plain": repr(self),
                 "text/html": f"<div><b>HLO of <code>{esc(self.title)}</code></b>{cost}{blocks}"
-                             f"</div>"}
+                             f"</div>",
+                HLO_MIME: hlo_bundle(self.title, list(self._sections()), self.cost_rows())}
 
 
 def _fmt(v) -> str:

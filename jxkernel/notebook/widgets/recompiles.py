@@ -12,6 +12,7 @@ import ipywidgets as w
 
 from ... import compile_log
 from ..display import esc
+from ..views_json import COMPILATIONS_MIME, compilations_bundle
 from ._fallback import TextFallback
 
 ALL = "(all functions)"
@@ -175,3 +176,11 @@ class RecompileLog(TextFallback, w.VBox):
     def html_repr(self) -> str:
         shown = self.shown()
         return f"<div>{self._stats_html(shown)}{self._table_html(shown)}</div>"
+
+    def _repr_mimebundle_(self, **kwargs):
+        """The live widget, and the log as it is now for a saved notebook (like the HTML)."""
+        data, meta = super()._repr_mimebundle_(**kwargs)
+        chosen = self.filter.value
+        data[COMPILATIONS_MIME] = compilations_bundle(
+            self.shown(), title="" if chosen in (None, ALL) else chosen)
+        return data, meta

@@ -1,0 +1,46 @@
+/**
+ * The `application/vnd.jxkernel.compilations+json` bundle (%jxcompiles): the recompilation
+ * log as it was when the cell ran, one row per compilation, recompiles' reasons marked.
+ */
+import { el, table } from './dom';
+import { ICompilationsBundle } from './protocol';
+
+const ms = (v: number) => (typeof v === 'number' ? v.toFixed(1) : '–');
+
+export function compilationsView(bundle: ICompilationsBundle): HTMLElement {
+  const events = bundle.events ?? [];
+  const node = el('div', 'jx-CompileLog');
+  const total = events.reduce((s, e) => s + e.trace_ms + e.lower_ms + e.compile_ms, 0);
+  const what = bundle.title ? ` of ${bundle.title}` : '';
+  node.appendChild(
+    el(
+      'div',
+      'jx-View-title',
+      `${events.length} compilation${events.length === 1 ? '' : 's'}${what}, ${ms(total)} ms in all`
+    )
+  );
+  const rows = events.map((e, i) => [
+    String(i + 1),
+    new Date(e.time * 1000).toLocaleTimeString(),
+    e.function,
+    e.reason,
+    (e.signature ?? []).map(([n, t]) => `${n}: ${t}`).join(', '),
+    ms(e.trace_ms),
+    ms(e.lower_ms),
+    ms(e.compile_ms),
+    e.cache,
+    e.backend
+  ]);
+  const t = table(
+    'jx-View-table',
+    ['#', 'time', 'function', 'reason', 'signature', 'trace ms', 'lower ms', 'compile ms', 'from', 'backend'],
+    rows
+  );
+  Array.from(t.tBodies[0].rows).forEach((tr, i) => {
+    if (events[i].reason !== 'first call') {
+      tr.cells[3].classList.add('jx-CompileLog-recompile');
+    }
+  });
+  node.appendChild(t);
+  return node;
+}
