@@ -47,7 +47,7 @@ PANEL = "#jxkernel-compilations"
 ROWS = f"{PANEL} .jx-Compilations-spacer > .jx-Compilations-row"
 
 # The notebook the status bar and Compilations tests share (a.ipynb), by cell index.
-SETUP, SHOW_BACKEND, COMPILE, RECOMPILE, CALL = range(5)
+SETUP, SHOW_BACKEND, COMPILE, RECOMPILE, CALL, MANY = range(6)
 NOTEBOOK_A = [
     "import jxkernel as jax, jxkernel.numpy as jnp",
     "%jxbackend",
@@ -55,6 +55,12 @@ NOTEBOOK_A = [
     "double(jnp.ones(3)); double(jnp.ones(4)).shape",
     "double(jnp.ones(5))",
     "double(jnp.ones(3))",       # never run: the jaxpr / HLO commands show it
+    # 10,000 events (the log's limit) as the compile log records them, for the panel's
+    # virtualized list; compiling that many would take minutes
+    "from jxkernel import compile_log\n"
+    "for i in range(10_000):\n"
+    "    compile_log.record(compile_log.CompileEvent(f'fn{i}', None, (('x', f'f32[{i}]'),),\n"
+    "        f'synthetic {i}', 1e-4, 1e-4, 1e-3, 'compiled', 'cpu'))",
 ]
 # The notebook whose saved views must render without its kernel (b.ipynb), by cell index.
 DEFINE, JAXPR, TRACED, HLO, COMPILES = range(5)
@@ -451,6 +457,32 @@ def test_dark_theme(lab, request):
     finally:
         palette(lab, "Use Theme: JupyterLab Light")
         expect(lab.locator("body")).to_have_attribute("data-jp-theme-light", "true")
+
+
+def test_ten_thousand_events(lab, request):
+    """10,000 compilations: the panel lists them all, newest first, with only the rows in
+    view in the page; End reaches the oldest, the filter finds one; Clear empties the log."""
+    wait_connected(lab)
+    run_cell(lab, MANY)
+    summary = lab.locator(f"{PANEL} .jx-Compilations-summary")
+    expect(summary).to_have_text("10000 compilations")
+    expect(lab.locator(ROWS).first.locator(".jx-col-function")).to_have_text("fn9999")
+    in_page = lab.locator(ROWS).count()
+    assert 0 < in_page <= 60, f"{in_page} rows in the page for 10,000 events"
+    lab.locator(f"{PANEL} .jx-Compilations-list").focus()
+    lab.keyboard.press("End")
+    oldest = lab.locator(ROWS, has=lab.locator(".jx-col-function", has_text=re.compile("^fn0$")))
+    expect(oldest).to_be_visible()
+    expect(oldest).to_have_attribute("aria-selected", "true")
+    assert lab.locator(ROWS).count() <= 60
+    shot(lab, request, "1-scrolled-to-oldest")
+    lab.locator(f"{PANEL} .jx-Compilations-filter").fill("synthetic 5000")
+    expect(lab.locator(ROWS)).to_have_count(1)
+    expect(summary).to_have_text("1 of 10000 compilations")
+    lab.locator(f"{PANEL} .jx-Compilations-filter").fill("")
+    lab.locator(f"{PANEL} .jx-Compilations-button", has_text="Clear").click()
+    expect(summary).to_have_text("0 compilations")
+    expect(status_item(lab)).to_have_text(re.compile(r"· 0 compiles"))
 
 
 def test_saved_views_render_without_their_kernel(lab, server, request):
