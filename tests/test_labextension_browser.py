@@ -241,7 +241,7 @@ def test_status_bar_loads_jxkernel(lab, request):
 
 def test_backend_menu_switches_device(lab, request):
     """Choosing cpu:1 in the status bar menu is what %jxbackend then reports; choosing cpu:0
-    again moves the shown %jxbackend selector back (it follows the kernel)."""
+    again (with the keyboard) moves the shown %jxbackend selector back (it follows the kernel)."""
     wait_connected(lab)
     run_cell(lab, SETUP)
     status_item(lab).click()
@@ -260,9 +260,14 @@ def test_backend_menu_switches_device(lab, request):
     expect(out).to_contain_text("operations run on cpu:1")
     shot(lab, request, "2-jxbackend-cpu1")
 
-    status_item(lab).click()
+    # back to cpu:0 with the keyboard: the item is a button, the menu takes arrows and Enter
+    status_item(lab).focus()
+    lab.keyboard.press("Enter")
     expect(menu_item(lab, "cpu:1")).to_have_class(re.compile(r"lm-mod-toggled"))
-    menu_item(lab, "cpu:0").click()
+    expect(menu_item(lab, "cpu:1")).to_have_class(re.compile(r"lm-mod-active"))   # it starts there
+    lab.keyboard.press("ArrowUp")
+    expect(menu_item(lab, "cpu:0")).to_have_class(re.compile(r"lm-mod-active"))
+    lab.keyboard.press("Enter")
     expect(status_item(lab)).to_have_text(re.compile(r"^jx · cpu:0 \(2 devices\)"))
     expect(out).to_contain_text("operations run on cpu:0")
     shot(lab, request, "3-back-to-cpu0")

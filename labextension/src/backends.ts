@@ -93,7 +93,9 @@ export const backendsPlugin: JupyterFrontEndPlugin<void> = {
         // lumino flips the menu above the point when it does not fit below
         menu.aboutToClose.connect(() => setTimeout(() => menu.dispose(), 0));
         menu.open(x, y);
-        menu.activeIndex = 0;
+        // the keyboard starts at the current device: Enter keeps it, arrows move from it
+        const current = menu.items.findIndex(item => item.args.device === state.device);
+        menu.activeIndex = Math.max(0, current);
       }
     });
 
