@@ -1,0 +1,161 @@
+"""Exercises for the workshop notebooks in demos/: check an answer, get a hint, see a solution.
+
+    from jxkernel.notebook.workshop import check, hint, solution
+    check("jit-where", my_relu)       # ✓ correct, or "not yet" and what is wrong, in words
+    hint("jit-where")                 # the next hint: the first nudges, the last nearly answers
+    solution("jit-where")             # a solution, also put in a new cell below
+
+An exercise is a test function registered with `@exercise(id, hints=..., solution=...)` in a
+module of this package named for its notebook; it raises `NotYet("what is wrong")` for a wrong
+answer. The learners' notebooks leave each answer as `...` (check says "not yet"), the
+instructors' versions (demos/solutions/, made by scripts/make_solutions.py) hold the solutions.
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import importlib
+import inspect
+import pkgutil
+import textwrap
+import traceback
+from typing import Callable
+
+from ..display import esc
+
+
+class NotYet(Exception):
+    """Raised by an exercise's test: the answer is not right yet; the message says why."""
+
+
+@dataclasses.dataclass
+class Exercise:
+    id: str
+    test: Callable
+    hints: tuple
+    solution: str
+    shown_hints: int = 0
+
+
+_EXERCISES: dict[str, Exercise] = {}
+
+
+def exercise(id: str, *, hints=(), solution: str = ""):
+    """Register the decorated test(answer) as exercise `id`."""
+    def register(test):
+        _EXERCISES[id] = Exercise(id, test, tuple(hints), solution.strip("\n"))
+        return test
+    return register
+
+
+def find(id: str) -> Exercise:
+    if not _EXERCISES:                      # the notebooks' modules register on import
+        for module in pkgutil.iter_modules(__path__):
+            importlib.import_module(f"{__name__}.{module.name}")
+    try:
+        return _EXERCISES[id]
+    except KeyError:
+        raise KeyError(f"no workshop exercise {id!r}; known: {', '.join(sorted(_EXERCISES))}") \
+            from None
+
+
+def is_unanswered(answer) -> bool:
+    """`...` (the learners' placeholder), None, or a function whose body is only `...`."""
+    if answer is ... or answer is None:
+        return True
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(inspect.unwrap(answer))))
+    except (TypeError, OSError, SyntaxError):   # not a function, or no source to read
+        return False
+    body = tree.body[0].body if tree.body and hasattr(tree.body[0], "body") else []
+    return bool(body) and all(isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
+                              for s in body) and body[-1].value.value is ...
+
+
+class Result:
+    """What `check` found; shows as a coloured line in a notebook, as text elsewhere."""
+
+    def __init__(self, ex: Exercise, passed: bool, message: str):
+        self.exercise, self.passed, self.message = ex, passed, message
+
+    @property
+    def status(self) -> str:
+        return "correct" if self.passed else "not yet"
+
+    def _advice(self) -> str:
+        if self.passed:
+            return ""
+        left = len(self.exercise.hints) - self.exercise.shown_hints
+        hints = (f"hint({self.exercise.id!r}) gives a hint ({left} left); " if left else "")
+        return f"Stuck? {hints}solution({self.exercise.id!r}) shows a solution."
+
+    def __repr__(self):
+        head = "✓ correct" if self.passed else "✗ not yet"
+        return "\n".join(s for s in (f"{self.exercise.id}: {head}", self.message, self._advice())
+                         if s)
+
+    def _repr_html_(self):
+        color = "var(--jp-success-color1, #2e7d32)" if self.passed else \
+            "var(--jp-warn-color1, #b26a00)"
+        head = "✓ correct" if self.passed else "✗ not yet"
+        return (f"<div class='jx-check' style='border-left:4px solid {color};padding:2px 8px'>"
+                f"<b style='color:{color}'>{esc(self.exercise.id)}: {head}</b>"
+                + (f"<div>{esc(self.message)}</div>" if self.message else "")
+                + (f"<div style='color:var(--jp-content-font-color2, #666)'>"
+                   f"{esc(self._advice())}</div>" if self._advice() else "")
+                + "</div>")
+
+
+def check(id: str, answer) -> Result:
+    """Test `answer` for exercise `id`: correct, or not yet with what is wrong."""
+    ex = find(id)
+    if is_unanswered(answer):
+        return Result(ex, False, "Write your answer in place of the `...` and run the cell again.")
+    try:
+        ex.test(answer)
+    except NotYet as e:
+        return Result(ex, False, str(e))
+    except Exception as e:  # noqa: BLE001  the learner's code failed: say how, in one line
+        frame = traceback.extract_tb(e.__traceback__)[-1]
+        return Result(ex, False, f"Your answer raised {type(e).__name__}: {e} "
+                                 f"(line {frame.lineno}: {frame.line})")
+    return Result(ex, True, "")
+
+
+class Text:
+    """A hint or a solution: plain text, or a small box in a notebook."""
+
+    def __init__(self, title: str, body: str, code: bool = False):
+        self.title, self.body, self.code = title, body, code
+
+    def __repr__(self):
+        return f"{self.title}\n{self.body}"
+
+    def _repr_html_(self):
+        body = (f"<pre style='margin:2px 0'>{esc(self.body)}</pre>" if self.code
+                else f"<div>{esc(self.body)}</div>")
+        return (f"<div class='jx-hint' style='border-left:4px solid var(--jp-brand-color1, "
+                f"#1976d2);padding:2px 8px'><b>{esc(self.title)}</b>{body}</div>")
+
+
+def hint(id: str) -> Text:
+    """The next hint of exercise `id` (each call one more; the last repeats)."""
+    ex = find(id)
+    if not ex.hints:
+        return Text(f"{id}: no hints", "This one has no hints: try solution() if you are stuck.")
+    ex.shown_hints = min(ex.shown_hints + 1, len(ex.hints))
+    return Text(f"{id}: hint {ex.shown_hints} of {len(ex.hints)}", ex.hints[ex.shown_hints - 1])
+
+
+def solution(id: str, insert: bool = True) -> Text:
+    """A solution of exercise `id`; in IPython it is also put in a new cell below to run."""
+    ex = find(id)
+    if insert:
+        try:
+            from IPython import get_ipython
+            shell = get_ipython()
+            if shell is not None:
+                shell.set_next_input(ex.solution, replace=False)
+        except ImportError:
+            pass
+    return Text(f"{id}: a solution", ex.solution, code=True)

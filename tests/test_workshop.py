@@ -1,0 +1,143 @@
+"""The workshop: check/hint/solution (jxkernel/notebook/workshop/), every exercise against its
+solution, a blank and a wrong answer, and each notebook with exercises executed headless twice:
+as handed to learners (every check says "not yet", nothing raises but cells tagged
+raises-exception) and as the instructors' version in demos/solutions/ (every check passes)."""
+import pathlib
+import re
+import sys
+
+import numpy as np
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+pytest.importorskip("IPython")
+
+import jxkernel as jax
+import jxkernel.numpy as jnp
+from jxkernel.notebook import workshop
+from jxkernel.notebook.workshop import check, hint, solution
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import make_solutions  # noqa: E402
+
+NOTEBOOKS = [p for p in make_solutions.learners_notebooks()
+             if any("exercise" in c.get("metadata", {}).get("tags", [])
+                    for c in nbformat.read(p, as_version=4).cells)]
+CHECKED = re.compile(r"^([\w-]+): (✓ correct|✗ not yet)", re.M)
+
+
+def solved(id, **names):
+    """The names the exercise's solution defines, run with the notebooks' imports."""
+    ns = {"jax": jax, "jnp": jnp, "np": np, **names}
+    exec(workshop.find(id).solution, ns)
+    return ns
+
+
+# ------------------------------------------------------------------ the helpers
+def test_blank_answers_are_not_yet():
+    def stub(x):
+        ...
+    for answer in (..., None, stub):
+        result = check("jit-where", answer)
+        assert result.status == "not yet" and "in place of the `...`" in result.message
+
+
+def test_a_failing_answer_is_reported_in_one_line():
+    def broken(x):
+        return x.nonexistent
+    result = check("jit-where", broken)
+    assert not result.passed and "AttributeError" in result.message, result.message
+    assert "solution('jit-where')" in repr(result)
+
+
+def test_hints_come_one_at_a_time_then_repeat_the_last():
+    ex = workshop.find("jit-static")
+    ex.shown_hints = 0
+    seen = [repr(hint("jit-static")) for _ in range(len(ex.hints) + 1)]
+    assert [s.splitlines()[0] for s in seen] == \
+        [f"jit-static: hint {i} of 3" for i in (1, 2, 3, 3)]
+
+
+def test_solution_shows_the_code():
+    shown = solution("jit-where", insert=False)
+    assert "jnp.where(x > 0, x, 0.0)" in repr(shown) and "<pre" in shown._repr_html_()
+
+
+def test_results_are_escaped_in_html():
+    result = workshop.Result(workshop.find("jit-where"), False, "<script>x</script>")
+    assert "<script>" not in result._repr_html_() and "&lt;script&gt;" in result._repr_html_()
+
+
+def test_unknown_exercise_names_the_known_ones():
+    with pytest.raises(KeyError, match="jit-where"):
+        check("no-such-exercise", 1)
+
+
+# ------------------------------------------------------------------ the exercises
+def power(x, n):
+    result = jnp.ones_like(x)
+    for _ in range(n):
+        result = result * x
+    return result
+
+
+WRONG = {                      # a typical wrong answer per exercise, and what check says
+    "jit-trace-count": (4, "Fewer than 4"),
+    "jit-where": (lambda x: x if x > 0 else 0.0, "TracerBoolConversionError"),
+    "jit-static": (jax.jit(power), "tell jit that n is static"),
+    "jit-buckets": (jax.jit(jnp.sum), "16 compilations for 16 lengths"),
+}
+ANSWER = {"jit-trace-count": "prints", "jit-where": "clip_negative",
+          "jit-static": "power_jit", "jit-buckets": "bucketed_sum"}
+
+
+@pytest.mark.parametrize("id", sorted(WRONG))
+def test_exercise(id):
+    assert check(id, solved(id, power=power)[ANSWER[id]]).passed
+    wrong, said = WRONG[id]
+    result = check(id, wrong)
+    assert not result.passed and said in result.message, result.message
+
+
+# ------------------------------------------------------------------ the notebooks
+def execute(nb):
+    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
+                            resources={"metadata": {"path": str(ROOT / "demos")}}).execute()
+    return nb
+
+
+def outputs(cell) -> str:
+    return "\n".join(o.get("text", "") or o.get("data", {}).get("text/plain", "")
+                     for o in cell.get("outputs", []))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_learners_notebook_runs_and_every_check_says_not_yet(path):
+    nb = execute(nbformat.read(path, as_version=4))  # raises on any error but raises-exception
+    exercises = [c for c in nb.cells if "exercise" in c.metadata.get("tags", [])]
+    assert exercises
+    for cell in exercises:
+        assert [s for _, s in CHECKED.findall(outputs(cell))] == ["✗ not yet"], outputs(cell)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_solutions_notebook_is_current_and_every_check_passes(path):
+    committed = nbformat.read(ROOT / "demos" / "solutions" / path.name, as_version=4)
+    made = make_solutions.solved(nbformat.read(path, as_version=4))
+    assert [c.source for c in committed.cells] == [c.source for c in made.cells], \
+        "demos/solutions is stale: run .venv/bin/python scripts/make_solutions.py"
+    nb = execute(committed)
+    solutions = [c for c in nb.cells if "solution" in c.metadata.get("tags", [])]
+    assert len(solutions) == sum("exercise" in c.metadata.get("tags", [])
+                                 for c in nbformat.read(path, as_version=4).cells)
+    for cell in solutions:
+        assert [s for _, s in CHECKED.findall(outputs(cell))] == ["✓ correct"], outputs(cell)
+
+
+@pytest.mark.parametrize("path", make_solutions.learners_notebooks(), ids=lambda p: p.name)
+def test_committed_notebooks_have_no_outputs(path):
+    nb = nbformat.read(path, as_version=4)
+    assert all(not c.get("outputs") and c.get("execution_count") is None
+               for c in nb.cells if c.cell_type == "code")
