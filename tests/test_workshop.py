@@ -30,7 +30,7 @@ CHECKED = re.compile(r"^([\w-]+): (✓ correct|✗ not yet)", re.M)
 
 def solved(id, **names):
     """The names the exercise's solution defines, run with the notebooks' imports."""
-    ns = {"jax": jax, "jnp": jnp, "np": np, **names}
+    ns = {"jax": jax, "jnp": jnp, "np": np, "lax": jax.lax, **names}
     exec(workshop.find(id).solution, ns)
     return ns
 
@@ -83,19 +83,41 @@ def power(x, n):
     return result
 
 
+def loss(params, xs, ys):
+    w, b = params
+    return jnp.mean((w * xs + b - ys) ** 2)
+
+
+def cubes(x):
+    return jnp.sum(x ** 3)
+
+
+# what the notebooks define before their exercises
+DEFINED = {"power": power, "loss": loss, "cubes": cubes, "x": jnp.array([1.0, 2.0, 3.0])}
 WRONG = {                      # a typical wrong answer per exercise, and what check says
     "jit-trace-count": (4, "Fewer than 4"),
     "jit-where": (lambda x: x if x > 0 else 0.0, "TracerBoolConversionError"),
     "jit-static": (jax.jit(power), "tell jit that n is static"),
     "jit-buckets": (jax.jit(jnp.sum), "16 compilations for 16 lengths"),
+    "ad-grad": (jax.grad(loss, argnums=1), "should give a pair (dw, db)"),
+    "ad-hessian": (jax.grad(cubes)(DEFINED["x"]), "has shape (3,), not (3, 3)"),
+    "ad-stop-gradient": (lambda x: x * x, "should be 3.0 (x, not 2x); it is 6.0"),
+    "ad-custom-jvp": (lambda x: jnp.log1p(jnp.exp(x)), "The derivative at 100.0 is nan"),
 }
 ANSWER = {"jit-trace-count": "prints", "jit-where": "clip_negative",
-          "jit-static": "power_jit", "jit-buckets": "bucketed_sum"}
+          "jit-static": "power_jit", "jit-buckets": "bucketed_sum", "ad-grad": "loss_grad",
+          "ad-hessian": "cubes_hessian", "ad-stop-gradient": "half_square_grad",
+          "ad-custom-jvp": "softplus"}
+
+
+def test_every_exercise_is_tested_here():
+    workshop.find("jit-where")                     # loads every notebook's exercises
+    assert set(workshop._EXERCISES) == set(WRONG)
 
 
 @pytest.mark.parametrize("id", sorted(WRONG))
 def test_exercise(id):
-    assert check(id, solved(id, power=power)[ANSWER[id]]).passed
+    assert check(id, solved(id, **DEFINED)[ANSWER[id]]).passed
     wrong, said = WRONG[id]
     result = check(id, wrong)
     assert not result.passed and said in result.message, result.message
