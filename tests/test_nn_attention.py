@@ -3,15 +3,15 @@ tests/data/nn_reference.npz: masks, bias, causal, sequence lengths, local window
 residuals, bf16/f16, gradients, vmap), against a NumPy attention, and the errors JAX raises."""
 import os
 
+import nn_cases
 import numpy as np
 import pytest
+from numerics import ELEMENTWISE, REDUCTION, assert_allclose_ulp
 
 import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel import nn
 from jxkernel.test_util import check_grads
-
-import nn_cases
 
 REF = np.load(os.path.join(os.path.dirname(__file__), "data", "nn_reference.npz"))
 INPUTS = nn_cases.inputs()
@@ -57,7 +57,10 @@ def test_against_numpy():
         got = nn.dot_product_attention(*args, **kw)
         want = numpy_attention(*args, mask=kw.get("mask"), causal=kw.get("is_causal", False),
                                scale=kw.get("scale"))
-        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+        # softmax (exp, a sum) and two contractions; an output that cancels is only as exact
+        # as the values: measured at the largest |value| (worst seen 3, every CPU)
+        want = want.astype(got.dtype)
+        assert_allclose_ulp(got, want, REDUCTION, scale=np.abs(want).max())
 
 
 def test_padding_zeroes_queries_past_their_length():
@@ -102,7 +105,7 @@ def test_errors(kwargs, match):
 
 def test_logmeanexp_against_numpy_and_tanh():
     x = INPUTS["x"].astype(np.float64)
-    np.testing.assert_allclose(nn.logmeanexp(INPUTS["x"], axis=0),
-                               np.log(np.mean(np.exp(x), axis=0)), rtol=1e-6)
-    np.testing.assert_allclose(nn.tanh(INPUTS["x"]), np.tanh(x), rtol=1e-6)
+    assert_allclose_ulp(nn.logmeanexp(INPUTS["x"], axis=0),
+                        np.log(np.mean(np.exp(x), axis=0)).astype(np.float32), REDUCTION)  # worst 4, every CPU
+    assert_allclose_ulp(nn.tanh(INPUTS["x"]), np.tanh(x).astype(np.float32), ELEMENTWISE)
     assert nn.tanh is jnp.tanh and "logmeanexp" in nn.__all__
