@@ -92,8 +92,21 @@ def cubes(x):
     return jnp.sum(x ** 3)
 
 
+def dot(a, b):
+    return jnp.sum(a * b)
+
+
+def scale(x):
+    return x * jnp.array([1.0, 10.0, 100.0])
+
+
+def example_loss(w, x, y):
+    return (jnp.dot(w, x) - y) ** 2
+
+
 # what the notebooks define before their exercises
-DEFINED = {"power": power, "loss": loss, "cubes": cubes, "x": jnp.array([1.0, 2.0, 3.0])}
+DEFINED = {"power": power, "loss": loss, "cubes": cubes, "x": jnp.array([1.0, 2.0, 3.0]),
+           "dot": dot, "scale": scale, "example_loss": example_loss}
 WRONG = {                      # a typical wrong answer per exercise, and what check says
     "jit-trace-count": (4, "Fewer than 4"),
     "jit-where": (lambda x: x if x > 0 else 0.0, "TracerBoolConversionError"),
@@ -103,11 +116,16 @@ WRONG = {                      # a typical wrong answer per exercise, and what c
     "ad-hessian": (jax.grad(cubes)(DEFINED["x"]), "has shape (3,), not (3, 3)"),
     "ad-stop-gradient": (lambda x: x * x, "should be 3.0 (x, not 2x); it is 6.0"),
     "ad-custom-jvp": (lambda x: jnp.log1p(jnp.exp(x)), "The derivative at 100.0 is nan"),
+    "vmap-rows": (dot, "has shape (); it should be (5,)"),
+    "vmap-in-axes": (jax.vmap(dot), "raised ValueError"),          # v has 3 rows, A 5
+    "vmap-out-axes": (jax.vmap(scale), "has shape (4, 3); it should be (3, 4)"),
+    "vmap-per-example-grads": (jax.vmap(jax.grad(example_loss)), "raised ValueError"),
 }
 ANSWER = {"jit-trace-count": "prints", "jit-where": "clip_negative",
           "jit-static": "power_jit", "jit-buckets": "bucketed_sum", "ad-grad": "loss_grad",
           "ad-hessian": "cubes_hessian", "ad-stop-gradient": "half_square_grad",
-          "ad-custom-jvp": "softplus"}
+          "ad-custom-jvp": "softplus", "vmap-rows": "batched_dot", "vmap-in-axes": "rows_dot_v",
+          "vmap-out-axes": "scale_columns", "vmap-per-example-grads": "per_example_grads"}
 
 
 def test_every_exercise_is_tested_here():
