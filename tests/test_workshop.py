@@ -104,6 +104,25 @@ def example_loss(w, x, y):
     return (jnp.dot(w, x) - y) ** 2
 
 
+def sum_of_squares_range(n):
+    return sum(i * i for i in range(1, n + 1))
+
+
+def newton_sqrt_python(a):
+    x = a
+    while abs(x * x - a) > 1e-5 * a:
+        x = (x + a / x) / 2
+    return x
+
+
+def running_max_python(xs):
+    best, out = xs[0], []
+    for x in xs:
+        best = jnp.maximum(best, x)
+        out.append(best)
+    return jnp.stack(out)
+
+
 # what the notebooks define before their exercises
 DEFINED = {"power": power, "loss": loss, "cubes": cubes, "x": jnp.array([1.0, 2.0, 3.0]),
            "dot": dot, "scale": scale, "example_loss": example_loss}
@@ -120,12 +139,18 @@ WRONG = {                      # a typical wrong answer per exercise, and what c
     "vmap-in-axes": (jax.vmap(dot), "raised ValueError"),          # v has 3 rows, A 5
     "vmap-out-axes": (jax.vmap(scale), "has shape (4, 3); it should be (3, 4)"),
     "vmap-per-example-grads": (jax.vmap(jax.grad(example_loss)), "raised ValueError"),
+    "cf-fori": (sum_of_squares_range, "Python's range cannot use it"),
+    "cf-cond": (lambda x: jnp.where(x != 0, 1.0 / x, 0.0), "the derivative at 0 is nan"),
+    "cf-while": (newton_sqrt_python, "asks Python for a traced value"),
+    "cf-scan": (running_max_python, "a Python loop was unrolled"),
 }
 ANSWER = {"jit-trace-count": "prints", "jit-where": "clip_negative",
           "jit-static": "power_jit", "jit-buckets": "bucketed_sum", "ad-grad": "loss_grad",
           "ad-hessian": "cubes_hessian", "ad-stop-gradient": "half_square_grad",
           "ad-custom-jvp": "softplus", "vmap-rows": "batched_dot", "vmap-in-axes": "rows_dot_v",
-          "vmap-out-axes": "scale_columns", "vmap-per-example-grads": "per_example_grads"}
+          "vmap-out-axes": "scale_columns", "vmap-per-example-grads": "per_example_grads",
+          "cf-fori": "sum_of_squares", "cf-cond": "safe_reciprocal", "cf-while": "newton_sqrt",
+          "cf-scan": "running_max"}
 
 
 def test_every_exercise_is_tested_here():
