@@ -123,9 +123,11 @@ def running_max_python(xs):
     return jnp.stack(out)
 
 
+KEY = jax.random.PRNGKey(42)
 # what the notebooks define before their exercises
 DEFINED = {"power": power, "loss": loss, "cubes": cubes, "x": jnp.array([1.0, 2.0, 3.0]),
-           "dot": dot, "scale": scale, "example_loss": example_loss}
+           "dot": dot, "scale": scale, "example_loss": example_loss, "key": KEY,
+           "random": jax.random}
 WRONG = {                      # a typical wrong answer per exercise, and what check says
     "jit-trace-count": (4, "Fewer than 4"),
     "jit-where": (lambda x: x if x > 0 else 0.0, "TracerBoolConversionError"),
@@ -143,6 +145,10 @@ WRONG = {                      # a typical wrong answer per exercise, and what c
     "cf-cond": (lambda x: jnp.where(x != 0, 1.0 / x, 0.0), "the derivative at 0 is nan"),
     "cf-while": (newton_sqrt_python, "asks Python for a traced value"),
     "cf-scan": (running_max_python, "a Python loop was unrolled"),
+    "rng-split": ([jax.random.normal(KEY, (2,))] * 3, "one key used three times"),
+    "rng-fold-in": ([KEY] * 4, "Some of the four keys are equal"),
+    "rng-dropout": (lambda key, x, rate: x * (np.random.rand(*x.shape) > rate) / (1 - rate),
+                    "Two calls with the same key gave different results"),
 }
 ANSWER = {"jit-trace-count": "prints", "jit-where": "clip_negative",
           "jit-static": "power_jit", "jit-buckets": "bucketed_sum", "ad-grad": "loss_grad",
@@ -150,7 +156,8 @@ ANSWER = {"jit-trace-count": "prints", "jit-where": "clip_negative",
           "ad-custom-jvp": "softplus", "vmap-rows": "batched_dot", "vmap-in-axes": "rows_dot_v",
           "vmap-out-axes": "scale_columns", "vmap-per-example-grads": "per_example_grads",
           "cf-fori": "sum_of_squares", "cf-cond": "safe_reciprocal", "cf-while": "newton_sqrt",
-          "cf-scan": "running_max"}
+          "cf-scan": "running_max", "rng-split": "samples", "rng-fold-in": "step_keys",
+          "rng-dropout": "dropout"}
 
 
 def test_every_exercise_is_tested_here():
