@@ -127,7 +127,9 @@ KEY = jax.random.PRNGKey(42)
 # what the notebooks define before their exercises
 DEFINED = {"power": power, "loss": loss, "cubes": cubes, "x": jnp.array([1.0, 2.0, 3.0]),
            "dot": dot, "scale": scale, "example_loss": example_loss, "key": KEY,
-           "random": jax.random}
+           "random": jax.random,
+           "params": {"hidden": {"w": jnp.zeros((64, 32)), "b": jnp.zeros(32)},
+                      "out": {"w": jnp.zeros((32, 10)), "b": jnp.zeros(10)}}}
 WRONG = {                      # a typical wrong answer per exercise, and what check says
     "jit-trace-count": (4, "Fewer than 4"),
     "jit-where": (lambda x: x if x > 0 else 0.0, "TracerBoolConversionError"),
@@ -149,6 +151,12 @@ WRONG = {                      # a typical wrong answer per exercise, and what c
     "rng-fold-in": ([KEY] * 4, "Some of the four keys are equal"),
     "rng-dropout": (lambda key, x, rate: x * (np.random.rand(*x.shape) > rate) / (1 - rate),
                     "Two calls with the same key gave different results"),
+    "tree-count": (64 * 32 + 32 * 10, "is not it"),                  # the biases forgotten
+    "tree-sgd": (lambda p, g, lr: [a - lr * b for a, b in zip(jax.tree_util.tree_leaves(p),
+                                                              jax.tree_util.tree_leaves(g))],
+                 "should have the structure of the parameters"),
+    "tree-accuracy": (lambda scores, labels: jnp.argmax(scores, -1) == labels,
+                      "one number, not an array of shape (8,)"),
 }
 ANSWER = {"jit-trace-count": "prints", "jit-where": "clip_negative",
           "jit-static": "power_jit", "jit-buckets": "bucketed_sum", "ad-grad": "loss_grad",
@@ -157,7 +165,8 @@ ANSWER = {"jit-trace-count": "prints", "jit-where": "clip_negative",
           "vmap-out-axes": "scale_columns", "vmap-per-example-grads": "per_example_grads",
           "cf-fori": "sum_of_squares", "cf-cond": "safe_reciprocal", "cf-while": "newton_sqrt",
           "cf-scan": "running_max", "rng-split": "samples", "rng-fold-in": "step_keys",
-          "rng-dropout": "dropout"}
+          "rng-dropout": "dropout", "tree-count": "n_params", "tree-sgd": "sgd_update",
+          "tree-accuracy": "accuracy"}
 
 
 def test_every_exercise_is_tested_here():
