@@ -129,7 +129,9 @@ DEFINED = {"power": power, "loss": loss, "cubes": cubes, "x": jnp.array([1.0, 2.
            "dot": dot, "scale": scale, "example_loss": example_loss, "key": KEY,
            "random": jax.random,
            "params": {"hidden": {"w": jnp.zeros((64, 32)), "b": jnp.zeros(32)},
-                      "out": {"w": jnp.zeros((32, 10)), "b": jnp.zeros(10)}}}
+                      "out": {"w": jnp.zeros((32, 10)), "b": jnp.zeros(10)}},
+           "matmul": lambda a, b: a @ b, "a": jnp.ones((128, 128)), "b": jnp.ones((128, 128)),
+           "step": lambda state: state * 0.5}
 WRONG = {                      # a typical wrong answer per exercise, and what check says
     "jit-trace-count": (4, "Fewer than 4"),
     "jit-where": (lambda x: x if x > 0 else 0.0, "TracerBoolConversionError"),
@@ -157,6 +159,9 @@ WRONG = {                      # a typical wrong answer per exercise, and what c
                  "should have the structure of the parameters"),
     "tree-accuracy": (lambda scores, labels: jnp.argmax(scores, -1) == labels,
                       "one number, not an array of shape (8,)"),
+    "perf-wait": (lambda f, x: f(x), "returned without waiting"),
+    "perf-flops": (128 ** 3, "is not what XLA reports"),                # half: no adds
+    "perf-donate": (jax.jit(lambda state: state * 0.5), "nothing was donated"),
 }
 ANSWER = {"jit-trace-count": "prints", "jit-where": "clip_negative",
           "jit-static": "power_jit", "jit-buckets": "bucketed_sum", "ad-grad": "loss_grad",
@@ -166,7 +171,8 @@ ANSWER = {"jit-trace-count": "prints", "jit-where": "clip_negative",
           "cf-fori": "sum_of_squares", "cf-cond": "safe_reciprocal", "cf-while": "newton_sqrt",
           "cf-scan": "running_max", "rng-split": "samples", "rng-fold-in": "step_keys",
           "rng-dropout": "dropout", "tree-count": "n_params", "tree-sgd": "sgd_update",
-          "tree-accuracy": "accuracy"}
+          "tree-accuracy": "accuracy", "perf-wait": "run_and_wait", "perf-flops": "matmul_flops",
+          "perf-donate": "step_donating"}
 
 
 def test_every_exercise_is_tested_here():
