@@ -2,8 +2,10 @@
 solution, a blank and a wrong answer, and each notebook with exercises executed headless twice:
 as handed to learners (every check says "not yet", nothing raises but cells tagged
 raises-exception) and as the instructors' version in demos/solutions/ (every check passes)."""
+import os
 import pathlib
 import re
+import subprocess
 import sys
 
 import numpy as np
@@ -163,6 +165,15 @@ WRONG = {                      # a typical wrong answer per exercise, and what c
     "perf-flops": (128 ** 3, "is not what XLA reports"),                # half: no adds
     "perf-donate": (jax.jit(lambda state: state * 0.5), "nothing was donated"),
 }
+# the parallelism exercises need four devices: they run in a subprocess (test below)
+PARALLEL_WRONG = {
+    "par-pmap": ("jax.vmap(lambda x: x ** 2)", "ran on one device"),
+    "par-psum": ("jax.pmap(lambda x: x / x.sum())", "the result's sum is 4, not 1"),
+    "par-pmean-grad": ("jax.pmap(jax.grad(loss), in_axes=(None, 0, 0))",
+                       "average the devices' gradients with lax.pmean"),
+}
+PARALLEL_ANSWER = {"par-pmap": "per_device_square", "par-psum": "normalize",
+                   "par-pmean-grad": "parallel_grad"}
 ANSWER = {"jit-trace-count": "prints", "jit-where": "clip_negative",
           "jit-static": "power_jit", "jit-buckets": "bucketed_sum", "ad-grad": "loss_grad",
           "ad-hessian": "cubes_hessian", "ad-stop-gradient": "half_square_grad",
@@ -177,7 +188,28 @@ ANSWER = {"jit-trace-count": "prints", "jit-where": "clip_negative",
 
 def test_every_exercise_is_tested_here():
     workshop.find("jit-where")                     # loads every notebook's exercises
-    assert set(workshop._EXERCISES) == set(WRONG)
+    assert set(workshop._EXERCISES) == set(WRONG) | set(PARALLEL_WRONG)
+
+
+def test_parallel_exercises_on_four_devices():
+    script = (
+        "import numpy as np, jxkernel as jax, jxkernel.numpy as jnp\n"
+        "from jxkernel import lax\n"
+        "from jxkernel.notebook.workshop import check, find\n"
+        "def loss(w, x, y):\n    return jnp.mean((x @ w - y) ** 2)\n"
+        "for id, (wrong, answer) in CASES.items():\n"
+        "    ns = dict(jax=jax, jnp=jnp, lax=lax, np=np, loss=loss)\n"
+        "    exec(find(id).solution, ns)\n"
+        "    good, bad = check(id, ns[answer]), check(id, eval(wrong, ns))\n"
+        "    print(id, good.status, '|', bad.status, '|', bad.message)\n")
+    cases = {id: (wrong, PARALLEL_ANSWER[id]) for id, (wrong, _) in PARALLEL_WRONG.items()}
+    ran = subprocess.run([sys.executable, "-c", f"CASES = {cases!r}\n" + script],
+                         capture_output=True, text=True, timeout=120,
+                         env=dict(os.environ, JXKERNEL_CPU_DEVICES="4"))
+    assert ran.returncode == 0, ran.stderr
+    lines = {line.split(" ", 1)[0]: line for line in ran.stdout.splitlines()}
+    for id, (_, said) in PARALLEL_WRONG.items():
+        assert lines[id].startswith(f"{id} correct | not yet |") and said in lines[id], lines[id]
 
 
 @pytest.mark.parametrize("id", sorted(WRONG))
