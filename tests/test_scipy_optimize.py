@@ -14,7 +14,7 @@ from jxkernel.scipy.optimize import OptimizeResults, minimize
 from jxkernel.scipy.optimize._line_search import line_search
 
 from doc_examples import check_docstring_examples
-from numerics import assert_allclose_ulp
+from numerics import ELEMENTWISE, REDUCTION, assert_allclose_ulp
 from optimize_cases import FIELDS, ULPS, ULPS_BY_CASE, cases, problems
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
@@ -22,6 +22,23 @@ DATA = os.path.join(os.path.dirname(__file__), "data")
 REFERENCE = np.load(os.path.join(DATA, "optimize_reference.npz"))
 CASES = cases(jax)
 ROSEN, QUAD, HIMMELBLAU, _ = problems(jnp)
+GTOL = 1e-5            # BFGS's default here and in scipy: it stops once |gradient|_inf < gtol
+
+
+def assert_near_minimum(x, x_star, hess, grad):
+    """Near a minimum x* the gradient is H (x - x*) to first order, so a point whose gradient
+    is at most `grad` (inf-norm) lies within |H^-1|_inf grad of x*: a tolerance from the
+    optimizers' stopping test and the problem's conditioning, not ulps (worst seen 0.03 of it,
+    the x64 Rosenbrock, every CPU)."""
+    error = np.abs(np.asarray(x, np.float64) - x_star).max()
+    bound = np.linalg.norm(np.linalg.inv(hess), np.inf) * grad
+    assert error <= bound, f"|x - x*|_inf = {error:.3g} > |H^-1|_inf grad = {bound:.3g}"
+
+
+def himmelblau_hessian(x):
+    u, v = x[0] ** 2 + x[1] - 11, x[0] + x[1] ** 2 - 7
+    jac = np.array([[2 * x[0], 1], [1, 2 * x[1]]])
+    return 2 * (jac.T @ jac + np.diag([2 * u, 2 * v]))
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -54,22 +71,31 @@ def test_minima_agree_with_scipy_and_calculus():
     a = np.float32([[3., 1.], [1., 2.]])
     b = np.float32([1., -1.])
     res = minimize(QUAD, np.zeros(2, np.float32), (a, b), method="BFGS")
-    np.testing.assert_allclose(res.x, np.linalg.solve(a, b), rtol=1e-5, atol=1e-6)
+    a64 = a.astype(np.float64)
     assert bool(res.success) and int(res.status) == 0
-    np.testing.assert_allclose(res.hess_inv, np.linalg.inv(a), rtol=1e-3, atol=1e-4)
+    assert_near_minimum(res.x, np.linalg.solve(a64, b), a64, GTOL)
+    # the line search's interpolation is exact on a quadratic, so BFGS's secant updates build
+    # A^-1 itself; what is left is float32 rounding of the updates, the last ones from steps
+    # on a gradient of rounding noise (worst seen 8.4 ulps at max |A^-1|, AVX)
+    inv = np.linalg.inv(a64)
+    assert_allclose_ulp(res.hess_inv, inv.astype(np.float32), REDUCTION, scale=np.abs(inv).max())
     ours = minimize(HIMMELBLAU, np.float32([1., 1.]), method="BFGS")
     theirs = scipy.optimize.minimize(lambda x: float(HIMMELBLAU(x)), np.float64([1., 1.]),
                                      method="BFGS")
-    np.testing.assert_allclose(ours.x, theirs.x, rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(ours.jac, np.zeros(2), atol=1e-3)
+    assert bool(ours.success) and theirs.success
+    assert np.abs(np.asarray(ours.jac)).max() < GTOL                  # the stopping test
+    # both within |H^-1| gtol of the minimum, so of each other within twice that
+    assert_near_minimum(ours.x, theirs.x, himmelblau_hessian(theirs.x), 2 * GTOL)
 
 
 def test_x64_converges_where_jax_does_to_scipys_minimum():
     with jax.enable_x64(True):
         res = minimize(ROSEN, np.float64([1.3, 0.7, 0.8]), method="BFGS")
         assert res.x.dtype == np.float64 and int(res.status) == 0
-    want = scipy.optimize.minimize(scipy.optimize.rosen, [1.3, 0.7, 0.8], method="BFGS").x
-    np.testing.assert_allclose(res.x, want, rtol=1e-4)
+    want = scipy.optimize.minimize(scipy.optimize.rosen, [1.3, 0.7, 0.8], method="BFGS")
+    # ours stopped on gtol; scipy's stops on precision loss with a larger gradient
+    assert_near_minimum(res.x, want.x, scipy.optimize.rosen_hess(want.x),
+                        GTOL + np.abs(want.jac).max())
 
 
 def test_line_search_meets_the_strong_wolfe_conditions():
@@ -83,7 +109,8 @@ def test_line_search_meets_the_strong_wolfe_conditions():
     assert not bool(r.failed) and int(r.status) == 0 and a > 0
     assert float(f(x0 + a * p)) <= float(f(x0)) + 1e-4 * a * float(g0 @ p)
     assert abs(float(jax.grad(f)(x0 + a * p) @ p)) <= 0.9 * abs(float(g0 @ p))
-    np.testing.assert_allclose(r.f_k, f(x0 + a * p), rtol=1e-6)
+    # the same float32 f at the same point, compiled in two programs (worst seen 0)
+    assert_allclose_ulp(np.asarray(r.f_k), np.asarray(f(x0 + a * p)), ELEMENTWISE)
 
 
 def test_errors():
