@@ -32,7 +32,14 @@ CHECKED = re.compile(r"^([\w-]+): (✓ correct|✗ not yet)", re.M)
 
 def solved(id, **names):
     """The names the exercise's solution defines, run with the notebooks' imports."""
-    ns = {"jax": jax, "jnp": jnp, "np": np, "lax": jax.lax, **names}
+    from collections import Counter
+
+    from jxkernel.core import primitive
+    from jxkernel.core.ir import Literal
+    ns = {"jax": jax, "jnp": jnp, "np": np, "lax": jax.lax, "Counter": Counter,
+          "Literal": Literal, "Primitive": primitive.Primitive,
+          **{f"{t}_rules": getattr(primitive, f"{t}_rules")
+             for t in ("abstract_eval", "lowering", "jvp", "batching")}, **names}
     exec(workshop.find(id).solution, ns)
     return ns
 
@@ -164,6 +171,9 @@ WRONG = {                      # a typical wrong answer per exercise, and what c
     "perf-wait": (lambda f, x: f(x), "returned without waiting"),
     "perf-flops": (128 ** 3, "is not what XLA reports"),                # half: no adds
     "perf-donate": (jax.jit(lambda state: state * 0.5), "nothing was donated"),
+    "core-eval": (lambda closed, *args: list(args), "my_eval gave"),
+    "core-count": (lambda closed: {"sin": 1}, "the counts are"),
+    "core-primitive": (lambda x: x * x * x, "it is ['mul', 'mul']"),
 }
 # the parallelism exercises need four devices: they run in a subprocess (test below)
 PARALLEL_WRONG = {
@@ -183,7 +193,8 @@ ANSWER = {"jit-trace-count": "prints", "jit-where": "clip_negative",
           "cf-scan": "running_max", "rng-split": "samples", "rng-fold-in": "step_keys",
           "rng-dropout": "dropout", "tree-count": "n_params", "tree-sgd": "sgd_update",
           "tree-accuracy": "accuracy", "perf-wait": "run_and_wait", "perf-flops": "matmul_flops",
-          "perf-donate": "step_donating"}
+          "perf-donate": "step_donating", "core-eval": "my_eval",
+          "core-count": "count_primitives", "core-primitive": "cube"}
 
 
 def test_every_exercise_is_tested_here():
