@@ -21,6 +21,8 @@ import textwrap
 import traceback
 from typing import Callable
 
+import numpy as np
+
 from ..display import esc
 
 
@@ -46,6 +48,12 @@ def exercise(id: str, *, hints=(), solution: str = ""):
         _EXERCISES[id] = Exercise(id, test, tuple(hints), solution.strip("\n"))
         return test
     return register
+
+
+def expect_whole_number(answer) -> None:
+    """For exercises answered with a count: anything else is not yet an answer."""
+    if not isinstance(answer, (int, np.integer)) or isinstance(answer, bool):
+        raise NotYet(f"Answer with a whole number (you gave {answer!r}).")
 
 
 def find(id: str) -> Exercise:

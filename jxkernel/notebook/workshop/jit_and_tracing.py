@@ -7,7 +7,7 @@ from ... import compile_log
 from ... import errors as jx_errors
 from ... import numpy as jnp
 from ...transforms.jit import jit
-from . import NotYet, exercise
+from . import NotYet, exercise, expect_whole_number
 
 
 @exercise("jit-trace-count", hints=(
@@ -17,8 +17,7 @@ from . import NotYet, exercise
     "The four calls have the signatures f32[3], f32[3], f32[3], f32[4]. How many are new?",
 ), solution="prints = 2")
 def _trace_count(answer):
-    if not isinstance(answer, (int, np.integer)) or isinstance(answer, bool):
-        raise NotYet(f"Answer with a whole number (you gave {answer!r}).")
+    expect_whole_number(answer)
     if answer > 2:
         raise NotYet(f"Fewer than {answer}: a call whose arrays have the shapes and dtypes of an "
                      f"earlier call does not trace again, whatever the values.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...tree_util import tree_flatten, tree_structure
-from . import NotYet, exercise
+from . import NotYet, exercise, expect_whole_number
 
 
 def _params():
@@ -32,8 +32,7 @@ def _same_tree(got, want, what):
     "n_params = sum(leaf.size for leaf in jax.tree_util.tree_leaves(params))",
 ), solution="n_params = sum(leaf.size for leaf in jax.tree_util.tree_leaves(params))")
 def _count(answer):
-    if not isinstance(answer, (int, np.integer)) or isinstance(answer, bool):
-        raise NotYet(f"Answer with a whole number (you gave {answer!r}).")
+    expect_whole_number(answer)
     want = 64 * 32 + 32 + 32 * 10 + 10
     if answer != want:
         raise NotYet(f"{answer} is not it: count every number in every weight matrix and bias "
