@@ -18,13 +18,12 @@ pytest.importorskip("IPython")
 import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel.notebook import workshop
-from jxkernel.notebook.workshop import check, hint, solution
+from jxkernel.notebook.workshop import check, hint, solution, solutions
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
-import make_solutions  # noqa: E402
+DEMOS = ROOT / "demos"
 
-NOTEBOOKS = [p for p in make_solutions.learners_notebooks()
+NOTEBOOKS = [p for p in solutions.learners_notebooks(DEMOS)
              if any("exercise" in c.get("metadata", {}).get("tags", [])
                     for c in nbformat.read(p, as_version=4).cells)]
 CHECKED = re.compile(r"^([\w-]+): (✓ correct|✗ not yet)", re.M)
@@ -234,7 +233,7 @@ def test_exercise(id):
 # ------------------------------------------------------------------ the notebooks
 def execute(nb):
     nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
-                            resources={"metadata": {"path": str(ROOT / "demos")}}).execute()
+                            resources={"metadata": {"path": str(DEMOS)}}).execute()
     return nb
 
 
@@ -254,19 +253,19 @@ def test_learners_notebook_runs_and_every_check_says_not_yet(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_solutions_notebook_is_current_and_every_check_passes(path):
-    committed = nbformat.read(ROOT / "demos" / "solutions" / path.name, as_version=4)
-    made = make_solutions.solved(nbformat.read(path, as_version=4))
+    committed = nbformat.read(DEMOS / "solutions" / path.name, as_version=4)
+    made = solutions.solved(nbformat.read(path, as_version=4))
     assert [c.source for c in committed.cells] == [c.source for c in made.cells], \
-        "demos/solutions is stale: run .venv/bin/python scripts/make_solutions.py"
+        "demos/solutions is stale: run .venv/bin/python -m jxkernel.notebook.workshop.solutions"
     nb = execute(committed)
-    solutions = [c for c in nb.cells if "solution" in c.metadata.get("tags", [])]
-    assert len(solutions) == sum("exercise" in c.metadata.get("tags", [])
-                                 for c in nbformat.read(path, as_version=4).cells)
-    for cell in solutions:
+    answered = [c for c in nb.cells if "solution" in c.metadata.get("tags", [])]
+    assert len(answered) == sum("exercise" in c.metadata.get("tags", [])
+                                for c in nbformat.read(path, as_version=4).cells)
+    for cell in answered:
         assert [s for _, s in CHECKED.findall(outputs(cell))] == ["✓ correct"], outputs(cell)
 
 
-@pytest.mark.parametrize("path", make_solutions.learners_notebooks(), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", solutions.learners_notebooks(DEMOS), ids=lambda p: p.name)
 def test_committed_notebooks_have_no_outputs(path):
     nb = nbformat.read(path, as_version=4)
     assert all(not c.get("outputs") and c.get("execution_count") is None

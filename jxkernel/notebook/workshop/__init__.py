@@ -8,7 +8,8 @@
 An exercise is a test function registered with `@exercise(id, hints=..., solution=...)` in a
 module of this package named for its notebook; it raises `NotYet("what is wrong")` for a wrong
 answer. The learners' notebooks leave each answer as `...` (check says "not yet"), the
-instructors' versions (demos/solutions/, made by scripts/make_solutions.py) hold the solutions.
+instructors' versions (demos/solutions/, written by `python -m
+jxkernel.notebook.workshop.solutions`) hold the solutions.
 """
 from __future__ import annotations
 
@@ -59,7 +60,8 @@ def expect_whole_number(answer) -> None:
 def find(id: str) -> Exercise:
     if not _EXERCISES:                      # the notebooks' modules register on import
         for module in pkgutil.iter_modules(__path__):
-            importlib.import_module(f"{__name__}.{module.name}")
+            if module.name != "solutions":              # the instructors' notebook writer
+                importlib.import_module(f"{__name__}.{module.name}")
     try:
         return _EXERCISES[id]
     except KeyError:

@@ -1,24 +1,26 @@
-"""Write the instructors' versions of the workshop notebooks: demos/solutions/NN_name.ipynb.
+"""The instructors' versions of the workshop notebooks: demos/solutions/NN_name.ipynb.
 
-    .venv/bin/python scripts/make_solutions.py          # after changing a notebook or exercise
-
+    .venv/bin/python -m jxkernel.notebook.workshop.solutions      # in the repository, after
+                                                                  # changing a notebook or exercise
 In a learners' notebook each exercise is a code cell tagged `exercise` whose last line is
 `check("ID", answer)`; here everything above that line becomes the exercise's registered
-solution (jxkernel/notebook/workshop/). tests/test_workshop.py fails when these files are stale.
+solution. tests/test_workshop.py fails when the written files are stale.
 """
+from __future__ import annotations
+
 import pathlib
 import re
 import sys
 
 import nbformat
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+from . import find
+
 CHECK = re.compile(r"""^check\(["']([\w-]+)["']""", re.M)
 
 
 def solved(notebook):
     """A copy of `notebook` (nbformat) with every exercise cell's answer filled in."""
-    from jxkernel.notebook.workshop import find
     nb = nbformat.from_dict(notebook)
     for cell in nb.cells:
         if "exercise" in cell.get("metadata", {}).get("tags", []):
@@ -32,14 +34,15 @@ def solved(notebook):
     return nb
 
 
-def learners_notebooks():
-    return sorted(p for p in (ROOT / "demos").glob("[0-9][0-9]_*.ipynb"))
+def learners_notebooks(demos: pathlib.Path) -> list:
+    """The numbered notebooks in `demos`, in order."""
+    return sorted(pathlib.Path(demos).glob("[0-9][0-9]_*.ipynb"))
 
 
-def main() -> int:
-    out = ROOT / "demos" / "solutions"
+def main(demos: str = "demos") -> int:
+    out = pathlib.Path(demos) / "solutions"
     out.mkdir(exist_ok=True)
-    for path in learners_notebooks():
+    for path in learners_notebooks(demos):
         nb = nbformat.read(path, as_version=4)
         if not any("exercise" in c.get("metadata", {}).get("tags", []) for c in nb.cells):
             continue
@@ -49,4 +52,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(*sys.argv[1:]))
