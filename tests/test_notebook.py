@@ -527,6 +527,9 @@ def test_recompilation_log_is_live(shell):
     ok(shell, "%%jit\ny25 = x25 * 5")                        # a miss: the event arrives live
     assert [e.reason for e in log.shown()] == ["first call", "x25: f32[2] -> f32[3]"]
     assert "x25: f32[2] -&gt; f32[3]" in log.table.value
+    assert log.figure is None                                # plotly only when asked for
+    log.timeline_button.click()
+    assert log.figure in log.children and log.timeline_button.layout.display == "none"
     first_trace, recompile_trace = log.figure.data
     assert len(first_trace.x) >= 1 and list(recompile_trace.y).count(label) == 1
     text = log.text_repr()

@@ -162,6 +162,7 @@ def test_recompile_log_preselects_a_function_and_works_without_plotly():
     try:
         assert log.filter.value == "no_such_fn_yet" and log.shown() == []
         assert log.figure is None and "no compilations yet" in log.table.value
+        assert log.timeline_button.layout.display != "none"       # offered, not made
     finally:
         log.close()
 

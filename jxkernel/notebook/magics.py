@@ -442,6 +442,8 @@ class JxMagics(Magics):
     @ma.magic_arguments()
     @ma.argument("function", nargs="?", default=None, help="show only this function or cell")
     @ma.argument("--clear", action="store_true", help="forget the events so far")
+    @ma.argument("--timeline", action="store_true",
+                 help="also plot them over time now (else the log's timeline button does)")
     @line_magic
     def jxcompiles(self, line):
         """The recompilation log: every compilation, why, and how long it took (live)."""
@@ -452,7 +454,7 @@ class JxMagics(Magics):
             for log in list(self.state.logs):
                 log.refresh()
             return None
-        log = RecompileLog(function=args.function)
+        log = RecompileLog(function=args.function, timeline=args.timeline)
         self.state.logs.add(log)
         return log
 

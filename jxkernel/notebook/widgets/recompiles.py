@@ -53,17 +53,33 @@ class RecompileLog(TextFallback, w.VBox):
                                  layout=w.Layout(width="max-content"))
         self.refresh_button = w.Button(description="refresh", icon="refresh",
                                        layout=w.Layout(width="auto"))
+        # plotly's first FigureWidget costs seconds (it imports nbformat, and with it
+        # jsonschema's format grammars): without `timeline`, it is made on the first click
+        self.timeline_button = w.Button(description="timeline", icon="line-chart",
+                                        tooltip="Show the compilations over time (plotly)",
+                                        layout=w.Layout(width="auto"))
         self.summary = w.HTML()
         self.table = w.HTML()
         self.stats = w.HTML()
-        self.figure = self._figure() if timeline else None
-        header = w.HBox([self.filter, self.refresh_button, self.summary])
-        children = [header, self.stats, self.table] + ([self.figure] if self.figure else [])
-        super().__init__(children)
+        self.figure = None
+        header = w.HBox([self.filter, self.refresh_button, self.timeline_button, self.summary])
+        super().__init__([header, self.stats, self.table])
         self._unsubscribe = compile_log.subscribe(self._on_event)
         self.refresh_button.on_click(lambda _: self.refresh())
+        self.timeline_button.on_click(lambda _: self.show_timeline())
         self.filter.observe(lambda _: self._draw(), "value")
+        if timeline:
+            self.show_timeline()
         self.refresh(select=function)
+
+    def show_timeline(self):
+        """Add the plotly timeline below the table (once; plotly missing: the table stays)."""
+        if self.figure is None:
+            self.figure = self._figure()
+            if self.figure is not None:
+                self.children = [*self.children, self.figure]
+                self._draw()
+        self.timeline_button.layout.display = "none" if self.figure is not None else None
 
     # ------------------------------------------------------------ updates
     def _on_event(self, event):
