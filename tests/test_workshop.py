@@ -146,7 +146,7 @@ WRONG = {                      # a typical wrong answer per exercise, and what c
     "jit-static": (jax.jit(power), "tell jit that n is static"),
     "jit-buckets": (jax.jit(jnp.sum), "16 compilations for 16 lengths"),
     "ad-grad": (jax.grad(loss, argnums=1), "should give a pair (dw, db)"),
-    "ad-hessian": (jax.grad(cubes)(DEFINED["x"]), "has shape (3,), not (3, 3)"),
+    "ad-hessian": (jax.grad(cubes)(DEFINED["x"]), "has shape (3,); it should be (3, 3)"),
     "ad-stop-gradient": (lambda x: x * x, "should be 3.0 (x, not 2x); it is 6.0"),
     "ad-custom-jvp": (lambda x: jnp.log1p(jnp.exp(x)), "The derivative at 100.0 is nan"),
     "vmap-rows": (dot, "has shape (); it should be (5,)"),

@@ -24,6 +24,7 @@ from typing import Callable
 
 import numpy as np
 
+from ... import errors as jx_errors
 from ..display import esc
 
 
@@ -49,6 +50,20 @@ def exercise(id: str, *, hints=(), solution: str = ""):
         _EXERCISES[id] = Exercise(id, test, tuple(hints), solution.strip("\n"))
         return test
     return register
+
+
+# what a learner's function raises under jit when Python asks for a traced value
+TRACER_ERRORS = (jx_errors.ConcretizationTypeError, jx_errors.TracerIntegerConversionError)
+
+
+def expect_close(got, want, what: str, rtol: float = 1e-6, atol: float = 1e-6) -> None:
+    """For exercises answered with numbers: the same shape, and values within a few float32
+    roundings of the reference (the exercises' computations are short and well-conditioned)."""
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    if got.shape != want.shape:
+        raise NotYet(f"{what} has shape {got.shape}; it should be {want.shape}.")
+    if not np.allclose(got, want, rtol=rtol, atol=atol):
+        raise NotYet(f"{what} is {np.round(got, 4).tolist()}, not {np.round(want, 4).tolist()}.")
 
 
 def expect_whole_number(answer) -> None:

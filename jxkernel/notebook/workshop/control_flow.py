@@ -4,18 +4,14 @@ from __future__ import annotations
 import numpy as np
 
 from ... import compile_log, grad, make_jaxpr
-from ... import errors as jx_errors
 from ...transforms.jit import jit
-from . import NotYet, exercise
-
-_TRACER_ERRORS = (jx_errors.ConcretizationTypeError, jx_errors.TracerBoolConversionError,
-                  jx_errors.TracerIntegerConversionError)
+from . import TRACER_ERRORS, NotYet, exercise
 
 
 def _jitted(answer, *args, what):
     try:
         return np.asarray(jit(answer)(*args))
-    except _TRACER_ERRORS as e:
+    except TRACER_ERRORS as e:
         raise NotYet(f"Under jit, {what} asks Python for a traced value ({type(e).__name__}): "
                      f"use the lax control flow this section shows.") from None
 
@@ -55,7 +51,7 @@ def _fori(answer):
     for n, want in ((10, 385), (3, 14), (0, 0)):
         try:
             got = int(np.asarray(compiled(np.int32(n))))
-        except _TRACER_ERRORS as e:
+        except TRACER_ERRORS as e:
             raise NotYet(f"Under jit, n is traced and Python's range cannot use it "
                          f"({type(e).__name__}): use lax.fori_loop.") from None
         if got != want:

@@ -4,10 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from ... import compile_log
-from ... import errors as jx_errors
 from ... import numpy as jnp
 from ...transforms.jit import jit
-from . import NotYet, exercise, expect_whole_number
+from . import TRACER_ERRORS, NotYet, exercise, expect_whole_number
 
 
 @exercise("jit-trace-count", hints=(
@@ -36,7 +35,7 @@ def _where(answer):
     x = jnp.array([-2.0, 0.0, 3.5])
     try:
         got = np.asarray(jit(answer)(x))
-    except (jx_errors.ConcretizationTypeError, jx_errors.TracerBoolConversionError) as e:
+    except TRACER_ERRORS as e:
         raise NotYet("Under jit your function asks Python for the value of a traced array "
                      f"({type(e).__name__}); use jnp.where instead of `if`.") from None
     want = np.array([0.0, 0.0, 3.5], np.float32)
@@ -59,7 +58,7 @@ def _static(answer):
     x = jnp.array([2.0, 3.0])
     try:
         cubes, fourths = np.asarray(answer(x, n=3)), np.asarray(answer(x, n=4))
-    except (jx_errors.ConcretizationTypeError, jx_errors.TracerIntegerConversionError) as e:
+    except TRACER_ERRORS as e:
         raise NotYet(f"n is still traced ({type(e).__name__}): tell jit that n is static.") \
             from None
     if cubes.tolist() != [8.0, 27.0] or fourths.tolist() != [16.0, 81.0]:

@@ -61,7 +61,8 @@ def _psum(answer):
 ), solution="parallel_grad = jax.pmap(lambda w, x, y: lax.pmean(jax.grad(loss)(w, x, y), 'batch'),\n"
             "                         axis_name='batch', in_axes=(None, 0, 0))")
 def _pmean_grad(answer):
-    from ... import grad, numpy as jnp
+    from ... import grad
+    from ... import numpy as jnp
     w = np.array([0.5, -1.0, 2.0], np.float32)
     xs = np.linspace(-1.0, 1.0, 24, dtype=np.float32).reshape(4, 2, 3)   # 4 shards of 2
     ys = np.arange(8, dtype=np.float32).reshape(4, 2)

@@ -3,22 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import NotYet, exercise
+from . import exercise, expect_close
 
 # the notebook's data: 5 examples of 3 features, and a single vector
 A = np.arange(15, dtype=np.float32).reshape(5, 3) / 10.0
 B = np.linspace(-1.0, 1.0, 15, dtype=np.float32).reshape(5, 3)
 V = np.array([1.0, -2.0, 0.5], np.float32)
-
-
-def _same(got, want, what):
-    # products and 3-term sums of short decimals: float32 rounding, a few ulps at most
-    got = np.asarray(got)
-    if got.shape != want.shape:
-        raise NotYet(f"{what} has shape {got.shape}; it should be {want.shape}.")
-    if not np.allclose(got, want, rtol=1e-6, atol=1e-6):
-        raise NotYet(f"{what} is {np.round(got, 4).tolist()}, not "
-                     f"{np.round(want, 4).tolist()}.")
 
 
 @exercise("vmap-rows", hints=(
@@ -28,7 +18,7 @@ def _same(got, want, what):
     "batched_dot = jax.vmap(dot)",
 ), solution="batched_dot = jax.vmap(dot)")
 def _rows(answer):
-    _same(answer(A, B), np.einsum("ij,ij->i", A, B), "batched_dot(A, B)")
+    expect_close(answer(A, B), np.einsum("ij,ij->i", A, B), "batched_dot(A, B)")
 
 
 @exercise("vmap-in-axes", hints=(
@@ -38,7 +28,7 @@ def _rows(answer):
     "rows_dot_v = jax.vmap(dot, in_axes=(0, None))",
 ), solution="rows_dot_v = jax.vmap(dot, in_axes=(0, None))")
 def _in_axes(answer):
-    _same(answer(A, V), A @ V, "rows_dot_v(A, v)")
+    expect_close(answer(A, V), A @ V, "rows_dot_v(A, v)")
 
 
 @exercise("vmap-out-axes", hints=(
@@ -49,7 +39,7 @@ def _in_axes(answer):
 ), solution="scale_columns = jax.vmap(scale, out_axes=1)")
 def _out_axes(answer):
     xs = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
-    _same(answer(xs), np.stack([x * np.array([1.0, 10.0, 100.0], np.float32) for x in xs], 1),
+    expect_close(answer(xs), np.stack([x * np.array([1.0, 10.0, 100.0], np.float32) for x in xs], 1),
           "scale_columns([1, 2, 3, 4])")
 
 
@@ -64,4 +54,4 @@ def _per_example(answer):
     got = answer(w, A, y)
     # d/dw (w.x - y)^2 = 2 (w.x - y) x, one row per example
     want = 2.0 * (A @ w - y)[:, None] * A
-    _same(got, want, "per_example_grads(w, X, y)")
+    expect_close(got, want, "per_example_grads(w, X, y)")
