@@ -68,3 +68,4 @@ Array.register(core.Tracer)
 # `import jax` makes jax.numpy, jax.nn, ... available.
 from . import numpy, nn, scipy, random, tree  # noqa: E402
 from . import ad_checkpoint, custom_derivatives, dtypes, errors  # noqa: E402,F401
+from . import timing  # noqa: E402,F401

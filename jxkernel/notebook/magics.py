@@ -354,11 +354,17 @@ class JxMagics(Magics):
 
           --dispatch   time the dispatch alone too (until the call returns, before the
                        result is ready): the difference is async dispatch at work
+          --phases     for one call `f(x)`: trace, lower, compile, dispatch and device time
+                       apart, each with its spread over -r runs (jxkernel.timing.profile)
         """
         dispatch = bool(re.search(r"(^|\s)--dispatch(\s|$)", line))
         line = re.sub(r"(^|\s)--dispatch(?=\s|$)", " ", line, count=1)
+        phases = bool(re.search(r"(^|\s)--phases(\s|$)", line))
+        line = re.sub(r"(^|\s)--phases(?=\s|$)", " ", line, count=1)
         opts, stmt = self.parse_options(line, "n:r:tcp:qov:", posix=False, strict=False,
                                         preserve_non_opts=True)
+        if phases:
+            return self._phases(opts, stmt, cell)
         if not stmt.strip() and cell is None:
             return None
         setup, timed = ("pass", stmt) if cell is None else (stmt or "pass", cell)
@@ -418,6 +424,35 @@ class JxMagics(Magics):
         runs = timing.measure(inner, number, repeat)
         return TimeitResult(number, repeat, min(runs) / number, max(runs) / number, runs, 0.0,
                             blocked_result._precision)
+
+    # ================================================================== %timeit --phases
+    def _phases(self, opts, stmt, cell):
+        """jxkernel.timing.profile of the call `stmt`: a table (and in a Jupyter kernel, a
+        plotly chart); -r runs, -q quiet, -o returns the Profile, -v NAME stores it."""
+        from .. import timing as jx_timing
+        if cell is not None:
+            raise UsageError("--phases times one call written on the magic's line: "
+                             "%timeit --phases f(x)")
+        if "n" in opts:
+            raise UsageError(f"--phases times one call per run; use -r RUNS, not -n {opts['n']}")
+        runs = str(opts.get("r", "7"))
+        if not runs.isdigit() or int(runs) < 1:
+            raise UsageError(f"%timeit --phases: -r is the number of timed runs, a whole number "
+                             f"of at least 1; got -r {runs!r}")
+        call = self._call(stmt.strip()) if stmt.strip() else None
+        if call is None:
+            raise UsageError(f"%timeit --phases takes a call such as f(x, 3); got {stmt.strip()!r}")
+        fun, args, kwargs, _, _ = call
+        jitted, args, kwargs = funcview.as_jitted(fun, args, kwargs)
+        result = jx_timing.profile(jitted, *args, runs=int(runs), **kwargs)
+        if "q" not in opts:
+            show(result)
+            chart = timing.phase_chart(result) if getattr(self.shell, "kernel", None) else None
+            if chart is not None:
+                show(chart)
+        if "v" in opts:
+            self.shell.user_ns[opts["v"]] = result
+        return result if "o" in opts else None
 
     # ================================================================== backends and log
     @line_magic

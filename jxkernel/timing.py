@@ -1,0 +1,312 @@
+"""Where a jitted call's time goes: trace, lower, compile, dispatch and device, each with
+its spread over runs.
+
+    >>> p = jxkernel.timing.profile(lambda x: x @ x, jnp.ones((64, 64)), runs=5)
+    >>> [phase.name for phase in p.phases]
+    ['trace', 'lower', 'compile', 'dispatch', 'device']
+    >>> len(p.dispatch.samples)
+    5
+
+How each phase is measured (the result's notes say so too):
+
+- trace, lower, compile: `compiles` fresh compilations (default: `runs`) through the
+  ahead-of-time API, `jit(f).trace(...)`, `.lower()`, `.compile()`, with the compilation
+  caches off, so XLA really compiles each time; `compile` is XLA's own time
+  (`Compiled.compile_seconds`). With `compiles=0`, the three come from the first call's
+  compile event (jxkernel.compile_log), one sample, or are absent if `f` was already
+  compiled for these arguments.
+- The first call compiles (when needed) and is a warm-up, never a timed run.
+- dispatch: from the call until it returns (async dispatch: the device may still work);
+  device: from that return until every output leaf is ready (`block_until_ready`).
+  Each run blocks before the next starts, so work never piles up in the queue.
+
+The result (`Profile`) renders as a text table (`repr`), an HTML table (`_repr_html_`, no
+JavaScript needed) and the JSON MIME bundle `application/vnd.jxkernel.profile+json`:
+
+    {"version": 1,
+     "function": "f",                    # the jitted function's name
+     "runs": 7,                          # timed calls (dispatch and device samples)
+     "compiles": 7,                      # fresh compilations timed (0: see compile_source)
+     "compile_source": "fresh" | "first call" | "none",
+     "first_compile": null | {"trace_s", "lower_s", "compile_s", "cache"},
+     "phases": [{"name": "trace" | "lower" | "compile" | "dispatch" | "device",
+                 "kind": "compile" | "run",
+                 "samples_s": [...],     # seconds, in the order measured
+                 "min_s", "median_s", "max_s", "mean_s", "std_s"}],   # null when no samples
+     "notes": ["..."]}                   # how it was measured, as the text table says
+
+No IPython here: the plotly chart and `%timeit --phases` are in jxkernel/notebook/.
+"""
+from __future__ import annotations
+
+import dataclasses
+import html
+import statistics
+import time
+
+from . import compile_log
+from .config import config
+from .transforms.jit import Jitted, jit
+from .tree_util import tree_leaves
+
+PROFILE_MIME = "application/vnd.jxkernel.profile+json"
+COMPILE_PHASES = ("trace", "lower", "compile")
+RUN_PHASES = ("dispatch", "device")
+
+
+@dataclasses.dataclass(frozen=True)
+class Phase:
+    """One phase's samples, in seconds.
+
+        >>> Phase("device", (0.001, 0.003, 0.002)).median
+        0.002
+    """
+    name: str
+    samples: tuple
+
+    @property
+    def kind(self) -> str:
+        return "compile" if self.name in COMPILE_PHASES else "run"
+
+    @property
+    def seconds(self) -> float | None:
+        """The typical value: the median (None without samples)."""
+        return self.median
+
+    @property
+    def min(self):
+        return min(self.samples) if self.samples else None
+
+    @property
+    def max(self):
+        return max(self.samples) if self.samples else None
+
+    @property
+    def median(self):
+        return statistics.median(self.samples) if self.samples else None
+
+    @property
+    def mean(self):
+        return statistics.fmean(self.samples) if self.samples else None
+
+    @property
+    def std(self):
+        """The sample standard deviation (0.0 for one sample)."""
+        if not self.samples:
+            return None
+        return statistics.stdev(self.samples) if len(self.samples) > 1 else 0.0
+
+    def json(self) -> dict:
+        return {"name": self.name, "kind": self.kind, "samples_s": list(self.samples),
+                "min_s": self.min, "median_s": self.median, "max_s": self.max,
+                "mean_s": self.mean, "std_s": self.std}
+
+
+def duration(seconds: float | None) -> str:
+    """A duration in the unit that suits it.
+
+        >>> duration(0.0000123), duration(0.0123), duration(1.5), duration(None)
+        ('12.3 µs', '12.30 ms', '1.500 s', '—')
+    """
+    if seconds is None:
+        return "—"
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.1f} µs"
+    if seconds < 1:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds:.3f} s"
+
+
+_COLUMNS = ("phase", "min", "median", "max", "mean ± std", "n")
+
+
+@dataclasses.dataclass(frozen=True)
+class Profile:
+    """The phases of one jitted call, as `profile` measured them."""
+    function: str
+    trace: Phase
+    lower: Phase
+    compile: Phase
+    dispatch: Phase
+    device: Phase
+    compile_source: str                 # "fresh", "first call" or "none"
+    first_compile: compile_log.CompileEvent | None
+    notes: tuple
+
+    @property
+    def phases(self) -> tuple:
+        return (self.trace, self.lower, self.compile, self.dispatch, self.device)
+
+    @property
+    def runs(self) -> int:
+        return len(self.dispatch.samples)
+
+    @property
+    def compiles(self) -> int:
+        return len(self.trace.samples) if self.compile_source == "fresh" else 0
+
+    def rows(self) -> list:
+        """The table's rows as text: phase, min, median, max, mean ± std, n."""
+        return [(p.name, duration(p.min), duration(p.median), duration(p.max),
+                 f"{duration(p.mean)} ± {duration(p.std)}" if p.samples else "—",
+                 str(len(p.samples))) for p in self.phases]
+
+    def title(self) -> str:
+        return f"phases of {self.function}: {self.runs} timed run(s)"
+
+    def __repr__(self):
+        rows = [_COLUMNS, *self.rows()]
+        widths = [max(len(r[i]) for r in rows) for i in range(len(_COLUMNS))]
+        lines = [self.title()]
+        for row in rows:
+            cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:])]
+            lines.append("  ".join(cells).rstrip())
+        return "\n".join(lines + list(self.notes))
+
+    def _repr_html_(self):
+        esc = html.escape
+        head = "".join(f"<th style='text-align:{'left' if i == 0 else 'right'}'>{esc(c)}</th>"
+                       for i, c in enumerate(_COLUMNS))
+        body = "".join("<tr>" + "".join(
+            f"<td style='text-align:{'left' if i == 0 else 'right'}'>{esc(c)}</td>"
+            for i, c in enumerate(row)) + "</tr>" for row in self.rows())
+        notes = "".join(f"<li>{esc(n)}</li>" for n in self.notes)
+        return (f"<div class='jx-profile'><b>{esc(self.title())}</b>"
+                f"<table style='font-size:12px;font-family:monospace'><tr>{head}</tr>{body}"
+                f"</table><ul style='font-size:11px;margin:2px 0'>{notes}</ul></div>")
+
+    def json(self) -> dict:
+        first = self.first_compile
+        return {"version": 1, "function": self.function, "runs": self.runs,
+                "compiles": self.compiles, "compile_source": self.compile_source,
+                "first_compile": None if first is None else {
+                    "trace_s": first.trace_s, "lower_s": first.lower_s,
+                    "compile_s": first.compile_s, "cache": first.cache},
+                "phases": [p.json() for p in self.phases], "notes": list(self.notes)}
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"text/plain": repr(self), "text/html": self._repr_html_(),
+                PROFILE_MIME: self.json()}
+
+
+# ------------------------------------------------------------------ measuring
+def _check_count(name: str, value, least: int) -> None:
+    """`value` must be an int >= least; else a TypeError/ValueError naming it."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"profile: {name} must be a whole number (int) of at least {least}; "
+                        f"got {name}={value!r} of type {type(value).__name__}. "
+                        f"Pass e.g. {name}=10.")
+    if value < least:
+        raise ValueError(f"profile: {name} must be at least {least}; got {name}={value!r}. "
+                         f"Pass e.g. {name}=10.")
+
+
+def _as_jitted(f) -> Jitted:
+    if isinstance(f, Jitted):
+        if f._donate_argnums or f._donate_argnames:
+            raise ValueError(f"profile: {f._name} donates arguments (donate_argnums/"
+                             f"donate_argnames), so a second call with the same arguments "
+                             f"fails; profile a jit of the function without donation.")
+        return f
+    if not callable(f):
+        raise TypeError(f"profile: f must be a function or a jitted function; got "
+                        f"{type(f).__name__} {f!r}")
+    return jit(f)
+
+
+def _block(tree) -> None:
+    for leaf in tree_leaves(tree):
+        wait = getattr(leaf, "block_until_ready", None)
+        if wait is not None:
+            wait()
+
+
+def _warm_up(jitted, args, kwargs):
+    """Call once (compiling if needed); the first compile event of this call, or None."""
+    events = []
+    unsubscribe = compile_log.subscribe(events.append)
+    try:
+        _block(jitted(*args, **kwargs))
+    finally:
+        unsubscribe()
+    mine = [e for e in events if e.key is jitted]
+    return mine[0] if mine else None
+
+
+def _fresh_compile(jitted, args, kwargs) -> tuple:
+    """(trace, lower, compile) seconds of one compilation that no cache answers."""
+    start = time.perf_counter()
+    traced = jitted.trace(*args, **kwargs)
+    traced_at = time.perf_counter()
+    lowered = traced.lower()
+    lowered_at = time.perf_counter()
+    with config.override("jax_enable_compilation_cache", False):
+        compiled = lowered.compile()
+    return traced_at - start, lowered_at - traced_at, compiled.compile_seconds
+
+
+def _timed_run(jitted, args, kwargs) -> tuple:
+    """(dispatch, device) seconds of one call: until it returns, then until it is ready."""
+    start = time.perf_counter()
+    out = jitted(*args, **kwargs)
+    returned = time.perf_counter()
+    _block(out)
+    return returned - start, time.perf_counter() - returned
+
+
+def _compile_phases(jitted, args, kwargs, compiles, first):
+    """(trace, lower, compile sample tuples, source, note)."""
+    if compiles:
+        samples = list(zip(*(_fresh_compile(jitted, args, kwargs) for _ in range(compiles))))
+        return (*samples, "fresh",
+                f"trace, lower, compile: {compiles} fresh compilation(s) of jit({jitted._name}) "
+                f"(.trace, .lower, .compile with the caches off); compile is XLA's time.")
+    if first is not None:
+        return ((first.trace_s,), (first.lower_s,), (first.compile_s,), "first call",
+                "trace, lower, compile: the first call's compilation only (one sample); "
+                "pass compiles=N to time N fresh ones.")
+    return ((), (), (), "none",
+            f"trace, lower, compile: {jitted._name} was already compiled for these arguments; "
+            f"pass compiles=N to time N fresh compilations.")
+
+
+def _first_note(first) -> str:
+    if first is None:
+        return "The first call found a compiled program (no compilation); it is not timed."
+    where = "XLA compiled it" if first.cache == "compiled" else f"from the {first.cache} cache"
+    return (f"The first call compiled (trace {duration(first.trace_s)} · lower "
+            f"{duration(first.lower_s)} · compile {duration(first.compile_s)}, {where}); "
+            f"it is a warm-up, not part of the run times.")
+
+
+RUN_NOTE = ("dispatch: until the call returns; device: from then until every output is ready "
+            "(block_until_ready on each leaf). Each run waits before the next.")
+
+
+def profile(f, *args, runs: int = 7, compiles: int | None = None, **kwargs) -> Profile:
+    """Time `f(*args, **kwargs)` phase by phase: trace, lower, compile, dispatch, device.
+
+    `f` is a function (it is jitted) or a jitted one (its static arguments kept). `runs`
+    timed calls follow one warm-up call; `compiles` fresh compilations (default: `runs`;
+    0: the first call's compile event) time trace, lower and compile. Keyword arguments
+    named `runs` or `compiles` are taken by profile itself, never passed to `f`.
+
+        >>> p = profile(jnp.sin, jnp.ones(3), runs=3)
+        >>> p.runs, p.compile_source
+        (3, 'fresh')
+    """
+    _check_count("runs", runs, 1)
+    compiles = runs if compiles is None else compiles
+    _check_count("compiles", compiles, 0)
+    jitted = _as_jitted(f)
+    first = _warm_up(jitted, args, kwargs)
+    trace, lower, comp, source, compile_note = _compile_phases(jitted, args, kwargs, compiles,
+                                                               first)
+    dispatch, device = zip(*(_timed_run(jitted, args, kwargs) for _ in range(runs)))
+    return Profile(jitted._name, Phase("trace", tuple(trace)), Phase("lower", tuple(lower)),
+                   Phase("compile", tuple(comp)), Phase("dispatch", dispatch),
+                   Phase("device", device), source, first,
+                   (compile_note, _first_note(first), RUN_NOTE))
+
+
+__all__ = ["profile", "Profile", "Phase", "duration", "PROFILE_MIME"]

@@ -1,0 +1,223 @@
+"""jxkernel.timing.profile: trace, lower, compile, dispatch and device apart, each over runs;
+its text, HTML and JSON renderings; and `%timeit --phases` in a real InteractiveShell."""
+import json
+import statistics
+import time
+
+import numpy as np
+import pytest
+
+import jxkernel
+import jxkernel.numpy as jnp
+from jxkernel import compile_log
+from jxkernel.timing import PROFILE_MIME, Phase, Profile, duration, profile
+
+
+def _matmul(x):
+    return jnp.tanh(x @ x)
+
+
+def _x():
+    return jnp.asarray(np.linspace(-1, 1, 128 * 128, dtype=np.float32).reshape(128, 128))
+
+
+def test_every_phase_is_positive_and_counted():
+    p = profile(_matmul, _x(), runs=4, compiles=2)
+    assert [ph.name for ph in p.phases] == ["trace", "lower", "compile", "dispatch", "device"]
+    assert [len(ph.samples) for ph in p.phases] == [2, 2, 2, 4, 4]
+    assert all(s > 0 for ph in p.phases for s in ph.samples), p
+    assert (p.runs, p.compiles, p.compile_source) == (4, 2, "fresh")
+    assert p.first_compile is not None and p.first_compile.reason == "first call"
+
+
+def test_compilation_stays_out_of_the_timed_runs():
+    """Only the warm-up compiles: the fresh compilations are ahead of time (no event), and
+    the timed runs find the compiled program."""
+    f = jxkernel.jit(_matmul)
+    events = []
+    unsubscribe = compile_log.subscribe(events.append)
+    try:
+        p = profile(f, _x(), runs=3, compiles=1)
+    finally:
+        unsubscribe()
+    assert [(e.key is f, e.reason) for e in events] == [(True, "first call")]
+    assert p.first_compile == events[0]
+    assert f.cache_hits() == 3
+
+
+def test_dispatch_plus_device_is_the_wall_time_of_a_blocked_call():
+    """Median of dispatch+device against the median wall time of `f(x).block_until_ready()`
+    measured here. Generous bound (this machine is shared, so one timing can stretch):
+    within 75% of the larger plus 5 ms; it catches a phase missing or counted twice."""
+    f, x = jxkernel.jit(_matmul), _x()
+    p = profile(f, x, runs=9, compiles=0)
+    walls = []
+    for _ in range(9):
+        start = time.perf_counter()
+        f(x).block_until_ready()
+        walls.append(time.perf_counter() - start)
+    ours = statistics.median(d + v for d, v in zip(p.dispatch.samples, p.device.samples))
+    wall = statistics.median(walls)
+    assert abs(ours - wall) <= 0.75 * max(ours, wall) + 0.005, (ours, wall)
+
+
+def test_without_fresh_compilations_the_first_calls_event_is_the_sample():
+    f = jxkernel.jit(lambda x: x * 3.0)
+    p = profile(f, jnp.ones(5), runs=2, compiles=0)
+    first = p.first_compile
+    assert p.compile_source == "first call" and p.compiles == 0
+    assert (p.trace.samples, p.lower.samples, p.compile.samples) == \
+        ((first.trace_s,), (first.lower_s,), (first.compile_s,))
+    again = profile(f, jnp.ones(5), runs=2, compiles=0)      # compiled already
+    assert again.compile_source == "none" and again.first_compile is None
+    assert again.trace.samples == () and again.trace.median is None
+    assert "already compiled" in repr(again)
+
+
+def test_static_arguments_and_keyword_arguments_are_passed_on():
+    f = jxkernel.jit(lambda x, n, *, scale: jnp.tile(x, n) * scale, static_argnums=1)
+    p = profile(f, jnp.ones(2), 3, scale=2.0, runs=2, compiles=1)
+    assert p.runs == 2 and p.function == "<lambda>"
+
+
+def _known() -> Profile:
+    ms = 1e-3
+    return Profile("f", Phase("trace", (2 * ms, 4 * ms)), Phase("lower", (1 * ms, 1 * ms)),
+                   Phase("compile", (0.5, 1.5)), Phase("dispatch", (20e-6, 30e-6, 40e-6)),
+                   Phase("device", (0.25 * ms, 0.5 * ms, 0.75 * ms)), "fresh", None,
+                   ("note one", "note <two>"))
+
+
+def test_text_table():
+    assert repr(_known()) == "\n".join([
+        "phases of f: 3 timed run(s)",
+        "phase           min    median       max           mean ± std  n",
+        "trace       2.00 ms   3.00 ms   4.00 ms    3.00 ms ± 1.41 ms  2",
+        "lower       1.00 ms   1.00 ms   1.00 ms     1.00 ms ± 0.0 µs  2",
+        "compile   500.00 ms   1.000 s   1.500 s  1.000 s ± 707.11 ms  2",
+        "dispatch    20.0 µs   30.0 µs   40.0 µs    30.0 µs ± 10.0 µs  3",
+        "device     250.0 µs  500.0 µs  750.0 µs  500.0 µs ± 250.0 µs  3",
+        "note one",
+        "note <two>"])
+
+
+def test_durations_pick_their_unit():
+    assert [duration(s) for s in (12.3e-6, 0.0123, 1.5, None)] == \
+        ["12.3 µs", "12.30 ms", "1.500 s", "—"]
+
+
+def test_html_escapes_and_the_json_bundle():
+    p = _known()
+    page = p._repr_html_()
+    assert "note &lt;two&gt;" in page and "<two>" not in page
+    assert "<td style='text-align:left'>dispatch</td>" in page
+    bundle = p._repr_mimebundle_()
+    assert set(bundle) == {"text/plain", "text/html", PROFILE_MIME}
+    data = bundle[PROFILE_MIME]
+    assert json.loads(json.dumps(data, allow_nan=False)) == data
+    assert list(data)[0] == "version" and data["version"] == 1
+    assert (data["function"], data["runs"], data["compiles"], data["compile_source"],
+            data["first_compile"]) == ("f", 3, 2, "fresh", None)
+    device = data["phases"][4]
+    assert device == {"name": "device", "kind": "run", "samples_s": [0.25e-3, 0.5e-3, 0.75e-3],
+                      "min_s": 0.25e-3, "median_s": 0.5e-3, "max_s": 0.75e-3,
+                      "mean_s": statistics.fmean([0.25e-3, 0.5e-3, 0.75e-3]),
+                      "std_s": statistics.stdev([0.25e-3, 0.5e-3, 0.75e-3])}
+    assert [ph["kind"] for ph in data["phases"]] == ["compile"] * 3 + ["run"] * 2
+
+
+@pytest.mark.parametrize("kwargs, error, says", [
+    ({"runs": 0}, ValueError, "runs=0"),
+    ({"runs": -2}, ValueError, "runs=-2"),
+    ({"runs": 2.5}, TypeError, "runs=2.5 of type float"),
+    ({"runs": True}, TypeError, "runs=True of type bool"),
+    ({"runs": "7"}, TypeError, "runs='7' of type str"),
+    ({"compiles": -1}, ValueError, "compiles=-1"),
+])
+def test_bad_counts_are_refused_before_anything_runs(kwargs, error, says):
+    called = []
+    with pytest.raises(error, match=says.replace("(", r"\(")):
+        profile(lambda x: called.append(x) or x, jnp.ones(2), **kwargs)
+    assert called == []
+
+
+def test_bad_functions_are_refused():
+    with pytest.raises(TypeError, match="f must be a function.*got int 3"):
+        profile(3, jnp.ones(2))
+    donating = jxkernel.jit(lambda x: x + 1, donate_argnums=0)
+    with pytest.raises(ValueError, match="donates arguments"):
+        profile(donating, jnp.ones(2))
+
+
+# ------------------------------------------------------------------ the notebook layer
+@pytest.fixture(scope="module")
+def shell():
+    pytest.importorskip("IPython")
+    from IPython.core.interactiveshell import InteractiveShell
+    sh = InteractiveShell.instance()
+    sh.run_line_magic("load_ext", "jxkernel")
+    sh.run_cell("import jxkernel, jxkernel.numpy as jnp\n"
+                "def f(x, n):\n    return jnp.sin(x) * n\n"
+                "x = jnp.ones(8)\n")
+    return sh
+
+
+def test_timeit_phases_prints_the_table(shell, capsys):
+    result = shell.run_cell("%timeit --phases -r 3 f(x, 2)")
+    assert result.success, result.error_in_exec
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "phases of f: 3 timed run(s)"
+    assert lines[1].split() == ["phase", "min", "median", "max", "mean", "±", "std", "n"]
+    assert [line.split()[0] for line in lines[2:7]] == ["trace", "lower", "compile",
+                                                        "dispatch", "device"]
+    assert [line.split()[-1] for line in lines[2:7]] == ["3"] * 5
+    assert any(line.startswith("dispatch: until the call returns") for line in lines)
+
+
+def test_timeit_phases_displays_the_rich_bundle(shell):
+    from IPython.utils.capture import capture_output
+    with capture_output() as out:
+        shell.run_cell("%timeit --phases -r 2 f(x, 2)")
+    [shown] = [o.data for o in out.outputs]           # no chart outside a Jupyter kernel
+    assert shown[PROFILE_MIME]["runs"] == 2 and shown[PROFILE_MIME]["function"] == "f"
+    assert shown["text/plain"].startswith("phases of f: 2 timed run(s)\n")
+    assert "<table" in shown["text/html"]
+
+
+def test_timeit_phases_options(shell):
+    from IPython.utils.capture import capture_output
+    with capture_output() as out:
+        got = shell.run_line_magic("timeit", "--phases -q -o -r 2 f(x, 3)")
+    assert out.stdout == "" and isinstance(got, Profile) and got.runs == 2
+    assert got.compiles == 2                     # n=3 is static: a Python int, as in %jaxpr
+    shell.run_line_magic("timeit", "--phases -q -v kept -r 1 f(x, 3)")
+    assert isinstance(shell.user_ns["kept"], Profile) and shell.user_ns["kept"].runs == 1
+
+
+@pytest.mark.parametrize("line, says", [
+    ("--phases -r 0 f(x, 2)", "-r '0'"),
+    ("--phases -r two f(x, 2)", "-r 'two'"),
+    ("--phases -n 3 f(x, 2)", "not -n 3"),
+    ("--phases x + 1", "takes a call such as f"),
+])
+def test_timeit_phases_bad_usage(shell, line, says):
+    from IPython.core.error import UsageError
+    with pytest.raises(UsageError, match=says.replace("+", r"\+")):
+        shell.run_line_magic("timeit", line)
+
+
+def test_timeit_phases_is_a_line_magic_only(shell):
+    from IPython.core.error import UsageError
+    with pytest.raises(UsageError, match="one call written on the magic's line"):
+        shell.run_cell_magic("timeit", "--phases", "f(x, 2)\n")
+
+
+def test_phase_chart_has_one_box_per_measured_phase():
+    pytest.importorskip("plotly")
+    from jxkernel.notebook.timing import PhaseChart
+    chart = PhaseChart(_known())
+    assert [t.name for t in chart.figure.data] == ["trace", "lower", "compile", "dispatch",
+                                                   "device"]
+    assert list(chart.figure.data[4].x) == [s * 1e3 for s in _known().device.samples]
+    bundle = chart._repr_mimebundle_()
+    assert {"application/vnd.plotly.v1+json", "text/html", "text/plain"} <= set(bundle)
