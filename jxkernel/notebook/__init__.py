@@ -4,6 +4,7 @@ Registers the magics (`%%jit`, `%jaxpr`, `%hlo`, an honest `%timeit`,
 `%jxbackend`, `%jxcompiles`, `%jxtraced`), rich displays for Arrays and jaxprs, and,
 in a Jupyter kernel, the comm target `jxkernel` of the JupyterLab extension (comm.py), and
 shows jxkernel's errors without jxkernel's own frames (tracebacks.py).
+`step(f, *args)` runs f's jaxpr equation by equation (stepper.py).
 Loading twice is harmless; unloading restores IPython's own `%timeit` (and the
 device options that `%jxbackend` changed).
 This is the only package that imports IPython, ipywidgets and plotly.
@@ -14,6 +15,7 @@ import weakref
 
 from . import comm, display, timing, tracebacks
 from .magics import JxMagics, State
+from .stepper import step
 
 _states: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # shell -> State
 
@@ -71,4 +73,4 @@ def state_of(shell) -> State | None:
     return _states.get(shell)
 
 
-__all__ = ["load_ipython_extension", "unload_ipython_extension", "state_of", "JxMagics"]
+__all__ = ["load_ipython_extension", "unload_ipython_extension", "state_of", "JxMagics", "step"]

@@ -1,0 +1,601 @@
+"""The jaxpr stepper: run a function's jaxpr one equation at a time and look at every value.
+
+    >>> s = step(lambda x: jnp.sqrt(jnp.log(x - 3.0)), np.array([1.0, 4.0, 5.0], np.float32))
+    >>> s.next().position                       # `sub` has run
+    1
+    >>> s.first_nan().primitive                 # runs on; stops after the equation that made it
+    'log'
+    >>> s.summary("c").nan
+    1
+
+`step(f, *args, **kwargs)` traces `f` with `make_jaxpr` and returns a `Stepper`. Each step
+evaluates one equation with the reference interpreter (`core/interpret.eval_jaxpr`, given a
+one-equation jaxpr), so the values are the ones eager execution computes.
+
+- `.equations` (the top-level `Eqn`s), `.position` (the index of the next one to run),
+  `.current` (that equation, None at the end), `.done`.
+- `.next(n=1)`, `.run()` (to the next breakpoint, or the end), `.restart()`.
+- `.break_on(primitive=None, line=None)`: stop *before* an equation of that primitive, or
+  made by that source line (an int, or a label such as "model.py:12" or "In[3]:2");
+  `.clear_breakpoints()`.
+- `.first_nan()`: the first equation (in program order) whose outputs hold a NaN, running
+  on until one does; a `NanFound` naming the equation, its outputs and the user's line,
+  or None when the whole program stays NaN-free. An input holding NaN is reported as such.
+- `.values` (variable name -> value, computed so far) and `.summary(name)` (a `Stats`).
+
+Sub-jaxprs are one step. A `jit`/`pjit`, `cond`, `scan`, `while` or custom-derivative
+equation is evaluated whole (its primitive bound once, as `eval_jaxpr` does), and its
+outputs get the same statistics as any other equation's; the stepper does not enter its
+body, so a NaN made inside one is reported at the enclosing equation and the line that
+called it. Passing a `jit`-wrapped function steps through the jitted body (its static
+arguments handled as `jit` handles them), not through one `jit` equation.
+
+Statistics are NumPy's, on the host: min, max and mean over the *finite* elements (NaN
+and infinities are counted apart), complex values by magnitude, booleans as 0/1; a
+histogram of the finite elements in 8 equal bins between min and max.
+
+Views (`_repr_mimebundle_`): text/plain (the jaxpr with a gutter: `▶` the next equation,
+`●` a breakpoint, `!` the first NaN; then one line of statistics per variable with a
+unicode sparkline), text/html (the same as a static table, CSS bars for the histograms,
+everything escaped, no script), and `application/vnd.jxkernel.stepper+json`:
+
+    {"version": 1, "name": str, "position": int, "n_equations": int, "done": bool,
+     "head": "{ lambda ; a:f32[4]. let", "tail": "in (d,) }",
+     "equations": [{"index", "primitive", "text" (printed, may span lines), "source"
+                    (a label such as "In[3]:2", or null), "source_line" (its text or null),
+                    "line" (int or null), "outvars" [names], "ran" bool, "current" bool,
+                    "breakpoint" bool}],
+     "variables": [{"name", "aval" ("f32[4]"), "shape" [ints], "dtype", "origin"
+                    ("args[0]", "const", "eqn 2 (log)"), "defined_by" (equation index or
+                    null), "numeric" bool, "min", "max", "mean" (null when no finite
+                    element), "nan", "inf", "size", "magnitude" (true for complex),
+                    "hist" [8 counts], "hist_range" [lo, hi] or null}],
+     "breakpoints": {"primitives": [str], "lines": [int or label]},
+     "nan": null or {"index" (null for an input), "primitive", "vars" [{"name", "nan"}],
+                     "source", "source_line", "input"}}
+
+Variables are named as `print(s.jaxpr)` names them; results nothing reads (`_`) are not
+listed. To keep an argument static, close over it (`step(lambda x: f(x, 3), x)`) or pass
+`jit(f, static_argnums=...)`.
+"""
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import html
+import linecache
+import math
+import os
+
+import numpy as np
+
+from .core import ir
+from .core.interpret import eval_jaxpr
+from .core.primitive import all_primitives
+from .tree_util import keystr, tree_flatten, tree_flatten_with_path
+
+MIME = "application/vnd.jxkernel.stepper+json"
+VERSION = 1
+BINS = 8
+_BLOCKS = "▁▂▃▄▅▆▇█"
+
+
+# ------------------------------------------------------------------ statistics
+@dataclasses.dataclass(frozen=True)
+class Stats:
+    """What one variable holds.
+
+    >>> print(stats_of("a", np.array([1, 2, 2, 7]), "i64[4]", "args[0]"))
+    a:i64[4] (args[0])  min 1  max 7  mean 3  nan 0  inf 0  |▄█     ▄|
+    """
+    name: str
+    aval: str
+    shape: tuple
+    dtype: str
+    origin: str
+    numeric: bool = True
+    size: int = 0
+    min: float | int | None = None
+    max: float | int | None = None
+    mean: float | None = None
+    nan: int = 0
+    inf: int = 0
+    magnitude: bool = False
+    hist: tuple = ()
+    hist_range: tuple | None = None
+
+    def sparkline(self) -> str:
+        """The histogram as 8 block characters (a space for an empty bin): '█   ▁  ▄'."""
+        top = max(self.hist, default=0)
+        return "".join(" " if c == 0 else _BLOCKS[math.ceil(c * len(_BLOCKS) / top) - 1]
+                       for c in self.hist) if top else ""
+
+    def text(self) -> str:
+        """'min 1  max 6  mean 4  nan 0  inf 0  ▁  █' (no names: see Stepper's table)."""
+        if not self.numeric:
+            return "(no numeric statistics for this dtype)"
+        over = "|x| " if self.magnitude else ""
+        parts = [f"{over}min {_num(self.min)}", f"max {_num(self.max)}",
+                 f"mean {_num(self.mean)}", f"nan {self.nan}", f"inf {self.inf}"]
+        spark = self.sparkline() if self.size > 1 else ""
+        return "  ".join(parts) + (f"  |{spark}|" if spark else "")
+
+    def __str__(self):
+        return f"{self.name}:{self.aval} ({self.origin})  {self.text()}"
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "aval": self.aval, "shape": list(self.shape),
+                "dtype": self.dtype, "origin": self.origin, "numeric": self.numeric,
+                "size": self.size, "min": _json_num(self.min), "max": _json_num(self.max),
+                "mean": _json_num(self.mean), "nan": self.nan, "inf": self.inf,
+                "magnitude": self.magnitude, "hist": list(self.hist),
+                "hist_range": [_json_num(v) for v in self.hist_range] if self.hist_range else None}
+
+
+def _num(v) -> str:
+    if v is None:
+        return "-"
+    return str(v) if isinstance(v, int) else f"{v:.6g}"
+
+
+def _json_num(v):
+    return v if v is None or isinstance(v, int) or math.isfinite(v) else None
+
+
+def _host(value) -> np.ndarray | None:
+    """`value` as a NumPy array of numbers, or None (PRNG key data and other opaque dtypes)."""
+    try:
+        arr = np.asarray(value)
+    except Exception:  # noqa: BLE001  an opaque dtype has no host view: no statistics
+        return None
+    return arr if arr.dtype.kind in "biufc" or _is_low_float(arr.dtype) else None
+
+
+def _is_low_float(dtype) -> bool:
+    return dtype.kind == "V" and dtype.name in ("bfloat16", "float8_e4m3fn", "float8_e5m2")
+
+
+def stats_of(name: str, value, aval: str, origin: str) -> Stats:
+    """Statistics of one value; exact for integer data (NumPy in int64 and float64)."""
+    arr = _host(value)
+    shape = tuple(np.shape(value))
+    dtype = str(getattr(value, "dtype", np.asarray(value).dtype)) if arr is not None else aval
+    base = dict(name=name, aval=aval, shape=shape, dtype=dtype, origin=origin)
+    if arr is None:
+        return Stats(**base, numeric=False, size=int(np.prod(shape, dtype=np.int64)))
+    magnitude = arr.dtype.kind == "c"
+    if arr.dtype.kind in "fc" or _is_low_float(arr.dtype):
+        nums = np.abs(arr) if magnitude else arr.astype(np.float64)
+        nan, inf = int(np.isnan(arr).sum()), int(np.isinf(arr).sum())
+        finite = nums[np.isfinite(nums)].astype(np.float64)
+    else:
+        nan = inf = 0
+        finite = arr.astype(np.int64).ravel()
+    return Stats(**base, size=int(arr.size), nan=nan, inf=inf, magnitude=magnitude,
+                 **_moments(finite))
+
+
+def _moments(finite: np.ndarray) -> dict:
+    if finite.size == 0:
+        return {}
+    lo, hi = finite.min(), finite.max()
+    counts, edges = np.histogram(finite, bins=BINS, range=(float(lo), float(hi)))
+    as_py = int if finite.dtype.kind == "i" else float
+    return dict(min=as_py(lo), max=as_py(hi), mean=float(finite.astype(np.float64).mean()),
+                hist=tuple(int(c) for c in counts), hist_range=(float(edges[0]), float(edges[-1])))
+
+
+# ------------------------------------------------------------------ source lines
+def plain_label(info) -> str:
+    """'model.py:12' for an equation's source info ('' without one)."""
+    return f"{os.path.basename(info.file)}:{info.line}" if info is not None else ""
+
+
+def plain_line(info) -> str:
+    """The text of the line an equation came from (linecache has cells too), stripped."""
+    return linecache.getline(info.file, info.line).strip() if info is not None else ""
+
+
+@dataclasses.dataclass(frozen=True)
+class NanFound:
+    """Where a NaN first appeared: an equation (`index`), or an input (`index` None)."""
+    index: int | None
+    primitive: str | None
+    vars: tuple                    # ((name, NaN count), ...)
+    source: str                    # 'model.py:12', '' when unknown
+    source_line: str               # that line's text
+    input: str | None = None       # 'args[0]' when an input already held the NaN
+
+    def __str__(self):
+        found = ", ".join(f"{n} ({c} NaN)" for n, c in self.vars)
+        if self.index is None:
+            return f"NaN in the input {self.input}: {found}"
+        where = f" at {self.source}" if self.source else ""
+        code = f": {self.source_line}" if self.source_line else ""
+        return f"first NaN: equation {self.index} ({self.primitive}) made {found}{where}{code}"
+
+    __repr__ = __str__
+
+    def _repr_html_(self):
+        return f"<div style='font-family:monospace;color:#b00020'>{html.escape(str(self))}</div>"
+
+    def to_json(self) -> dict:
+        return {"index": self.index, "primitive": self.primitive,
+                "vars": [{"name": n, "nan": c} for n, c in self.vars],
+                "source": self.source or None, "source_line": self.source_line or None,
+                "input": self.input}
+
+
+# ------------------------------------------------------------------ the stepper
+class Stepper:
+    """A jaxpr being run equation by equation; see the module docstring."""
+
+    def __init__(self, closed: ir.ClosedJaxpr, inputs, input_names, name="f",
+                 label=plain_label, line_text=plain_line):
+        self.jaxpr, self.name = closed, name
+        self._label, self._line_text = label, line_text
+        self._inputs = list(zip(closed.jaxpr.constvars, closed.consts, ["const"] * len(closed.consts)))
+        self._inputs += list(zip(closed.jaxpr.invars, inputs, input_names))
+        self.names = ir.Names()
+        ir.pp_toplevel(closed.jaxpr, names=self.names)     # the names print(jaxpr) shows
+        self.names.shared = {}                              # print nested jaxprs in place
+        self._break_prims: list = []
+        self._break_lines: list = []
+        self._nan: NanFound | None = None
+        self.restart()
+
+    # -------------------------------------------------------------- state
+    equations = property(lambda self: list(self.jaxpr.jaxpr.eqns))
+    done = property(lambda self: self.position == len(self.jaxpr.jaxpr.eqns))
+    current = property(lambda self: None if self.done else self.jaxpr.jaxpr.eqns[self.position])
+
+    def restart(self) -> Stepper:
+        """Back to the start: only the inputs are known."""
+        self.position = 0
+        self._env = {v: x for v, x, _ in self._inputs}
+        self._origin = {v: origin for v, _, origin in self._inputs}
+        self._stats: dict = {}
+        return self
+
+    @property
+    def values(self) -> dict:
+        """Variable name -> value, for the inputs and every result computed so far."""
+        return {self.names(v): x for v, x in self._env.items() if self._listed(v)}
+
+    def _listed(self, v) -> bool:
+        return not isinstance(v, ir.DropVar) and self.names(v) != "_"
+
+    def summary(self, var) -> Stats:
+        """Statistics of a variable (its printed name, or the `Var`) computed so far."""
+        v = self._var(var)
+        if v not in self._stats:
+            self._stats[v] = stats_of(self.names(v), self._env[v], v.aval.str_short(),
+                                      self._origin[v])
+        return self._stats[v]
+
+    def _var(self, var) -> ir.Var:
+        if isinstance(var, ir.Var) and var in self._env:
+            return var
+        found = [v for v in self._env if self._listed(v) and self.names(v) == var]
+        if found:
+            return found[0]
+        known = [self.names(v) for v in self._env if self._listed(v)]
+        if any(self.names(v) == var for e in self.equations for v in e.outvars):
+            raise KeyError(f"summary: variable {var!r} is not computed yet (position "
+                           f"{self.position}); step on with .next() or .run(). Known so far: "
+                           f"{', '.join(known)}")
+        raise KeyError(f"summary: {self.name}'s jaxpr has no variable {var!r}; its variables "
+                       f"so far: {', '.join(known)} (names as print(stepper.jaxpr) shows them)")
+
+    # -------------------------------------------------------------- moving
+    def next(self, n: int = 1) -> Stepper:
+        """Run the next `n` equations."""
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            raise ValueError(f"next: n={n!r} must be a positive int (how many equations to run)")
+        left = len(self.equations) - self.position
+        if n > left:
+            raise IndexError(self._past_end(f"next(n={n})", left))
+        for _ in range(n):
+            self._run_one()
+        return self
+
+    def run(self) -> Stepper:
+        """Run to the next breakpoint (the current equation runs even if it is one) or the end."""
+        if self.done:
+            raise IndexError(self._past_end("run()", 0))
+        self._run_one()
+        while not self.done and not self._is_breakpoint(self.current):
+            self._run_one()
+        return self
+
+    def first_nan(self) -> NanFound | None:
+        """The first NaN in program order: in the inputs, in what has run, or running on
+        until an equation makes one (the stepper then stands just after it). None if the
+        program runs to its end without one."""
+        found = self._nan_in_inputs() or self._nan_in_run_equations()
+        while found is None and not self.done:
+            self._run_one()
+            found = self._nan_made_by(self.position - 1)
+        self._nan = found
+        return found
+
+    def _past_end(self, what: str, left: int) -> str:
+        total = len(self.equations)
+        return (f"{what}: only {left} of {self.name}'s {total} equations are left to run "
+                f"(position {self.position}); call .restart() to step again from the start")
+
+    def _run_one(self) -> None:
+        eqn = self.current
+        ins = list(dict.fromkeys(v for v in eqn.invars if isinstance(v, ir.Var)))
+        one = ir.Jaxpr([], ins, eqn.outvars, [eqn])          # one equation: the interpreter's own
+        outs = eval_jaxpr(one, [], *[self._env[v] for v in ins])
+        for v, x in zip(eqn.outvars, outs):
+            self._env[v] = x
+            self._origin[v] = f"eqn {self.position} ({eqn.primitive})"
+        self.position += 1
+
+    # -------------------------------------------------------------- NaN
+    def _nan_in_inputs(self) -> NanFound | None:
+        for v, _, origin in self._inputs:
+            nan = self.summary(v).nan
+            if nan:
+                return NanFound(None, None, ((self.names(v), nan),), "", "", origin)
+        return None
+
+    def _nan_in_run_equations(self) -> NanFound | None:
+        return next(filter(None, map(self._nan_made_by, range(self.position))), None)
+
+    def _nan_made_by(self, index: int) -> NanFound | None:
+        eqn = self.equations[index]
+        counts = tuple((self.names(v), self.summary(v).nan) for v in eqn.outvars if self._listed(v))
+        counts = tuple((n, c) for n, c in counts if c)
+        if not counts:
+            return None
+        info = eqn.source_info
+        return NanFound(index, str(eqn.primitive), counts, self._label(info), self._line_text(info))
+
+    # -------------------------------------------------------------- breakpoints
+    def break_on(self, primitive=None, line=None) -> Stepper:
+        """Stop before equations of `primitive` (a name or a Primitive) and/or made by `line`
+        (an int, or a label such as 'model.py:12' / 'In[3]:2')."""
+        if primitive is None and line is None:
+            raise ValueError("break_on: give primitive= (a name such as 'log') or line= "
+                             "(a source line number such as 12)")
+        if primitive is not None:
+            self._break_prims.append(self._check_primitive(primitive))
+        if line is not None:
+            self._break_lines.append(self._check_line(line))
+        return self
+
+    def clear_breakpoints(self) -> Stepper:
+        self._break_prims, self._break_lines = [], []
+        return self
+
+    def _check_primitive(self, primitive) -> str:
+        name = getattr(primitive, "name", primitive)
+        if not isinstance(name, str):
+            raise TypeError(f"break_on: primitive={primitive!r} ({type(primitive).__name__}) "
+                            "must be a primitive's name, such as 'log', or a Primitive")
+        present = list(dict.fromkeys(str(e.primitive) for e in self.equations))
+        if name in present:
+            return name
+        if name not in all_primitives:
+            close = difflib.get_close_matches(name, list(all_primitives), n=3)
+            hint = f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
+            raise ValueError(f"break_on: primitive={name!r} is not a primitive's name{hint}; "
+                             f"{self.name}'s equations are: {', '.join(present)}")
+        raise ValueError(f"break_on: {self.name}'s jaxpr has no {name!r} equation, so it "
+                         f"would never stop; its primitives are: {', '.join(present)}")
+
+    def _check_line(self, line):
+        if isinstance(line, bool) or not isinstance(line, (int, str)):
+            raise TypeError(f"break_on: line={line!r} ({type(line).__name__}) must be a line "
+                            "number (int) or a label such as 'model.py:12'")
+        if any(self._on_line(e, line) for e in self.equations):
+            return line
+        lines = sorted({self._label(e.source_info) for e in self.equations if e.source_info},
+                       key=lambda s: (s.rpartition(":")[0], int(s.rpartition(":")[2] or 0)))
+        raise ValueError(f"break_on: line={line!r} made none of {self.name}'s equations, so it "
+                         f"would never stop; lines with equations: {', '.join(lines) or 'none'}")
+
+    def _on_line(self, eqn, line) -> bool:
+        info = eqn.source_info
+        if info is None:
+            return False
+        return info.line == line if isinstance(line, int) else self._label(info) == line
+
+    def _is_breakpoint(self, eqn) -> bool:
+        return str(eqn.primitive) in self._break_prims or \
+            any(self._on_line(eqn, line) for line in self._break_lines)
+
+    # -------------------------------------------------------------- views
+    def variables(self) -> list[Stats]:
+        """Statistics of every variable known so far: inputs first, then in program order."""
+        return [self.summary(v) for v in self._env if self._listed(v)]
+
+    def equation_rows(self) -> list[dict]:
+        """One dict per equation, as the JSON bundle's "equations" lists them."""
+        rows = []
+        for i, e in enumerate(self.equations):
+            info = e.source_info
+            rows.append({"index": i, "primitive": str(e.primitive),
+                         "text": ir.pp_eqn(e, self.names, 4).rstrip(),
+                         "source": self._label(info) or None,
+                         "source_line": self._line_text(info) or None,
+                         "line": info.line if info else None,
+                         "outvars": [self.names(v) for v in e.outvars],
+                         "ran": i < self.position, "current": i == self.position,
+                         "breakpoint": self._is_breakpoint(e)})
+        return rows
+
+    def head_tail(self) -> tuple[str, str]:
+        j = self.jaxpr.jaxpr
+        consts = " ".join(ir.pp_binder(v, self.names) for v in j.constvars)
+        ins = " ".join(ir.pp_binder(v, self.names) for v in j.invars)
+        outs = ", ".join(self.names(v) for v in j.outvars)
+        return (f"{{ lambda {consts}; {ins}. let",
+                f"in ({outs},) }}" if len(j.outvars) == 1 else f"in ({outs}) }}")
+
+    def status(self) -> str:
+        total = len(self.equations)
+        state = f"{self.position} of {total} equations run"
+        if not self.done:
+            e, label = self.current, self._label(self.current.source_info)
+            state += f" · next: {self.position} {e.primitive}" + (f" ({label})" if label else "")
+        points = self._break_prims + [f"line {x}" for x in self._break_lines]
+        if points:
+            state += f" · breakpoints: {', '.join(map(str, points))}"
+        return f"step({self.name}): {state}"
+
+    def to_json(self) -> dict:
+        head, tail = self.head_tail()
+        return {"version": VERSION, "name": self.name, "position": self.position,
+                "n_equations": len(self.equations), "done": self.done,
+                "head": head, "tail": tail, "equations": self.equation_rows(),
+                "variables": [s.to_json() for s in self.variables()],
+                "breakpoints": {"primitives": list(self._break_prims),
+                                "lines": list(self._break_lines)},
+                "nan": self._nan.to_json() if self._nan else None}
+
+    def text(self) -> str:
+        return stepper_text(self)
+
+    def html(self) -> str:
+        return stepper_html(self)
+
+    __repr__ = text
+
+    def _repr_html_(self):
+        return self.html()
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"text/plain": self.text(), "text/html": self.html(), MIME: self.to_json()}
+
+
+# ------------------------------------------------------------------ entry point
+def step(f, *args, **kwargs) -> Stepper:
+    """A `Stepper` over `f`'s jaxpr for these arguments, before its first equation.
+
+    >>> [str(e.primitive) for e in step(lambda x: x * 2 + 1, 3).equations]
+    ['mul', 'add']
+    """
+    return make_stepper(f, args, kwargs)
+
+
+def make_stepper(f, args, kwargs, label=plain_label, line_text=plain_line) -> Stepper:
+    """`step` with the source labels given (the notebook names cell lines 'In[3]:2')."""
+    if not callable(f):
+        raise TypeError(f"step: f={f!r} ({type(f).__name__}) is not callable; pass the "
+                        "function, then its arguments: step(f, x)")
+    from .transforms.jit import Jitted
+    from .transforms.make_jaxpr import make_jaxpr
+    name = getattr(f, "__name__", type(f).__name__)
+    if isinstance(f, Jitted):
+        traced = f.trace(*args, **kwargs)     # jit's own split of static and traced arguments
+        leaves = traced._leaves
+        return Stepper(traced.jaxpr, leaves, [f"input {i}" for i in range(len(leaves))],
+                       name, label, line_text)
+    closed = make_jaxpr(f)(*args, **kwargs)
+    leaves, _ = tree_flatten((tuple(args), kwargs))
+    return Stepper(closed, leaves, _input_names(args, kwargs), name, label, line_text)
+
+
+def _input_names(args, kwargs) -> list[str]:
+    """'args[0]', "params['w']": the paths make_jaxpr gives the flattened inputs."""
+    names = [f"args[{i}]{keystr(p)}" for i, a in enumerate(args)
+             for p, _ in tree_flatten_with_path(a)[0]]
+    return names + [f"{k}{keystr(p)}" for k in sorted(kwargs)
+                    for p, _ in tree_flatten_with_path(kwargs[k])[0]]
+
+
+# ------------------------------------------------------------------ text and HTML
+def _gutter(row: dict, nan_index) -> str:
+    mark = "!" if row["index"] == nan_index else ("▶" if row["current"] else " ")
+    return mark + ("●" if row["breakpoint"] else " ") + " "
+
+
+def _eqn_lines(row: dict, nan_index) -> list[str]:
+    text = "    " + row["text"] + (f"  # {row['source']}" if row["source"] else "")
+    first, *rest = text.split("\n")
+    return [_gutter(row, nan_index) + first] + ["   " + line for line in rest]
+
+
+def stepper_text(s: Stepper) -> str:
+    """The terminal view: status, the jaxpr with its gutter, the first NaN, the variables."""
+    nan_index = s._nan.index if s._nan else None
+    head, tail = s.head_tail()
+    lines = [s.status(), "   " + head]
+    for row in s.equation_rows():
+        lines += _eqn_lines(row, nan_index)
+    lines.append("     " + tail)
+    if s._nan:
+        lines.append(str(s._nan))
+    lines.append("variables:")
+    lines += _variable_lines(s.variables())
+    return "\n".join(lines)
+
+
+def _variable_lines(stats: list[Stats]) -> list[str]:
+    typed = [f"{st.name}:{st.aval}" for st in stats]
+    w1 = max(map(len, typed), default=0)
+    w2 = max((len(st.origin) for st in stats), default=0)
+    return [f"  {t:<{w1}}  {st.origin:<{w2}}  {st.text()}" for t, st in zip(typed, stats)]
+
+
+_ROW_COLOR = {"current": "var(--jp-brand-color3, #dbe9f8)", "nan": "var(--jp-error-color3, #fbe3e4)"}
+_DIM = "color:var(--jp-content-font-color2, #777)"
+
+
+def _esc(x) -> str:
+    return html.escape(str(x), quote=True)
+
+
+def _html_row(row: dict, nan_index) -> str:
+    kind = "nan" if row["index"] == nan_index else ("current" if row["current"] else "")
+    color = f" style='background:{_ROW_COLOR[kind]}'" if kind else ""
+    ran = "" if row["ran"] or row["current"] else f" style='{_DIM}'"
+    source = _esc(row["source"] or "")
+    title = f" title='{_esc(row['source_line'])}'" if row["source_line"] else ""
+    return (f"<tr{color}><td>{_esc(_gutter(row, nan_index).strip())}</td>"
+            f"<td{ran}><pre style='margin:0'>{_esc(row['text'])}</pre></td>"
+            f"<td style='{_DIM}'{title}>{source}</td></tr>")
+
+
+def _bars(st: Stats) -> str:
+    top = max(st.hist, default=0)
+    if not top or st.size <= 1:
+        return ""
+    bars = "".join(f"<span style='display:inline-block;width:5px;height:{max(1, round(16 * c / top)) if c else 0}px;"
+                   "margin-right:1px;background:var(--jp-brand-color1, #1976d2);vertical-align:bottom'>"
+                   "</span>" for c in st.hist)
+    lo, hi = st.hist_range
+    return f"<span title='{_esc(f'{lo:.6g} .. {hi:.6g}')}' style='display:inline-block;height:16px'>{bars}</span>"
+
+
+def _html_variable(st: Stats) -> str:
+    if not st.numeric:
+        cells = "<td colspan='6'>(no numeric statistics for this dtype)</td>"
+    else:
+        cells = "".join(f"<td>{_esc(_num(v))}</td>" for v in (st.min, st.max, st.mean)) + \
+            f"<td>{st.nan}</td><td>{st.inf}</td><td>{_bars(st)}</td>"
+    alert = " style='color:var(--jp-error-color1, #b00020)'" if st.nan or st.inf else ""
+    return (f"<tr{alert}><td>{_esc(st.name)}</td><td>{_esc(st.aval)}</td>"
+            f"<td style='{_DIM}'>{_esc(st.origin)}</td>{cells}</tr>")
+
+
+def stepper_html(s: Stepper) -> str:
+    """The static view: tables and CSS bars, escaped, readable without any script."""
+    nan_index = s._nan.index if s._nan else None
+    head, tail = s.head_tail()
+    pre = "<pre style='margin:0'>{}</pre>"
+    rows = "".join(_html_row(r, nan_index) for r in s.equation_rows())
+    program = (f"<table style='border-collapse:collapse'><tr><td></td><td>{pre.format(_esc(head))}"
+               f"</td><td></td></tr>{rows}<tr><td></td><td>{pre.format(_esc('  ' + tail))}</td>"
+               "<td></td></tr></table>")
+    nan = (f"<div style='color:var(--jp-error-color1, #b00020)'>{_esc(s._nan)}</div>"
+           if s._nan else "")
+    heads = "".join(f"<th style='text-align:left'>{h}</th>" for h in
+                    ("var", "type", "from", "min", "max", "mean", "NaN", "Inf", "histogram"))
+    table = f"<table><tr>{heads}</tr>{''.join(map(_html_variable, s.variables()))}</table>"
+    return (f"<div class='jx-stepper' style='font-family:monospace;font-size:90%'>"
+            f"<div style='font-weight:bold'>{_esc(s.status())}</div>{program}{nan}{table}</div>")
