@@ -11,10 +11,14 @@ Anyone may subscribe (the notebook's recompilation widget does);
 from __future__ import annotations
 
 import dataclasses
+import functools
+import re
 import sys
 import threading
 import time
 import weakref
+
+import numpy as np
 
 from .config import config
 
@@ -34,6 +38,7 @@ class CompileEvent:
     timestamp: float = dataclasses.field(default_factory=time.time)
     key: object = None            # identity of the jitted callable (for grouping)
     seq: int = 0                  # position in the log, set by record(): 1, 2, 3, ... never reused
+    changes: tuple = ()           # the structured `reason`: Change(path, kind, old, new, fix, ...)
 
     @property
     def function_key(self) -> str:
@@ -209,3 +214,341 @@ def distance(old_sig, new_sig, old_tree, new_tree, old_static, new_static) -> in
         return d + 1000
     return d + sum((a.shape != b.shape) + (a.dtype != b.dtype) + (a.weak_type != b.weak_type)
                    for (_, a), (_, b) in zip(old_sig, new_sig))
+
+
+# ------------------------------------------------------------------ structured explanations
+@dataclasses.dataclass(frozen=True)
+class Change:
+    """One difference between a new signature and the nearest earlier one, with its fix.
+
+        >>> str(Change("params['w']", "shape", "f32[3]", "f32[4]"))
+        "params['w']: shape f32[3] -> f32[4]"
+    """
+    path: str            # "x", "params['w']", "n" (static), "jax_enable_x64", "w (closed over)"
+    kind: str            # one of KINDS
+    old: str
+    new: str
+    fix: str = ""        # what to do, in a sentence
+    snippet: str = ""    # the fix as code
+
+    def __str__(self):
+        return f"{self.path}: {self.kind} {self.old} -> {self.new}"
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+KINDS = ("shape", "dtype", "weak_type", "static", "traced", "structure", "constant", "config",
+         "fresh_jit")
+
+
+@dataclasses.dataclass(frozen=True)
+class Signature:
+    """What a compiled program was specialised on, as explain_changes compares it: named
+    avals (path, ShapedArray), the pytree structure, static (name, value) pairs, the config
+    (name, value) pairs, and the closed-over constants (name, value), None if unknown."""
+    named: tuple
+    treedef: object = None
+    statics: tuple = ()
+    config: tuple = ()
+    consts: tuple | None = None
+
+
+_ROOT = re.compile(r"^(args\[\d+\]|[^\[.]+)")
+
+
+def _root(path: str) -> str:
+    """The argument a leaf path belongs to: "params['w']" -> "params"."""
+    found = _ROOT.match(path)
+    return found.group(1) if found else path
+
+
+def _aval_text(aval) -> str:
+    return aval.str_short() + (" (weak)" if aval.weak_type else "")
+
+
+def explain_changes(old: Signature | None, new: Signature) -> tuple:
+    """The Changes from `old` to `new` (empty for a first call), each with its fix.
+
+        >>> a = ShapedArray((3,), np.float32)
+        >>> [str(c) for c in explain_changes(Signature((("x", a),)),
+        ...                                  Signature((("x", a.update(shape=(4,))),)))]
+        ['x: shape f32[3] -> f32[4]']
+    """
+    if old is None:
+        return ()
+    changes = [*_config_changes(old, new)]
+    old_static, new_static = dict(old.statics), dict(new.statics)
+    old_roots, new_roots = {_root(p) for p, _ in old.named}, {_root(p) for p, _ in new.named}
+    flipped = (set(old_static) & new_roots) | (set(new_static) & old_roots)
+    changes += _traced_changes(old, new, flipped)
+    changes += _static_changes(old_static, new_static, flipped)
+    changes += _leaf_changes(old, new, flipped)
+    changes += _const_changes(old.consts, new.consts)
+    return tuple(changes)
+
+
+def _config_changes(old, new):
+    before = dict(old.config)
+    for name, value in new.config:
+        if name in before and before[name] != value:
+            yield _fixed(name, "config", before[name], value)
+
+
+def _traced_changes(old, new, flipped):
+    """An argument static in one signature and traced in the other."""
+    def side(sig, name):
+        value = dict(sig.statics).get(name, _ABSENT)
+        if value is not _ABSENT:
+            return f"static {value!r}"
+        return ", ".join(_aval_text(a) for p, a in sig.named if _root(p) == name) or "absent"
+    for name in sorted(flipped):
+        yield _fixed(name, "traced", side(old, name), side(new, name))
+
+
+_ABSENT = object()
+_DEFAULT = "(not passed: its default)"
+
+
+def _static_changes(old_static, new_static, flipped):
+    for name in sorted(set(old_static) | set(new_static), key=str):
+        if name in flipped:
+            continue
+        before, after = old_static.get(name, _ABSENT), new_static.get(name, _ABSENT)
+        if before is _ABSENT or after is _ABSENT or before != after:
+            yield _fixed(str(name), "static",
+                         _DEFAULT if before is _ABSENT else repr(before),
+                         _DEFAULT if after is _ABSENT else repr(after), name=name)
+
+
+def _leaf_changes(old, new, flipped):
+    before = {p: a for p, a in old.named if _root(p) not in flipped}
+    after = {p: a for p, a in new.named if _root(p) not in flipped}
+    moved = [p for p in after if p not in before] + [p for p in before if p not in after]
+    for path in sorted(moved):
+        yield _fixed(path, "structure", _aval_text(before[path]) if path in before else "absent",
+                     _aval_text(after[path]) if path in after else "absent")
+    if not moved and old.treedef is not None and new.treedef is not None and \
+            old.treedef != new.treedef:
+        yield _fixed("(arguments)", "structure", str(old.treedef), str(new.treedef))
+    for path, a in after.items():
+        b = before.get(path)
+        if b is None or a == b:
+            continue
+        if a.shape != b.shape:
+            yield _fixed(path, "shape", b.str_short(), a.str_short())
+        elif a.dtype != b.dtype:
+            yield _fixed(path, "dtype", _aval_text(b), _aval_text(a), dtype=b.dtype.name)
+        else:
+            yield _fixed(path, "weak_type", _aval_text(b), _aval_text(a), dtype=a.dtype.name)
+
+
+def _const_changes(old, new):
+    """Closed-over constants whose value differs (compared only when both sides know them)."""
+    if old is None or new is None:
+        return
+    if len(old) != len(new):
+        yield _fixed("(closed-over constants)", "constant", f"{len(old)} constant(s)",
+                     f"{len(new)} constant(s)", name="c")
+        return
+    for (name, a), (_, b) in zip(old, new):
+        if not _same_value(a, b):
+            yield _fixed(f"{name} (closed over)", "constant", _value_text(a), _value_text(b),
+                         name=name)
+
+
+_COMPARE_MAX = 1 << 20          # elements: larger constants are compared by identity only
+
+
+def _same_value(a, b) -> bool:
+    if a is b:
+        return True
+    if getattr(a, "shape", None) != getattr(b, "shape", None) or \
+            getattr(a, "dtype", None) != getattr(b, "dtype", None):
+        return False
+    if int(np.prod(getattr(a, "shape", ()))) > _COMPARE_MAX:
+        return True              # too big to read back on every miss: not reported
+    return bool(np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True))
+
+
+def _value_text(value, limit: int = 40) -> str:
+    text = " ".join(np.array2string(np.asarray(value), threshold=6).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def change_distance(old: Signature, new: Signature) -> int:
+    """How far two signatures are (to pick the nearest earlier one): a changed structure
+    weighs more than any number of changed types."""
+    d = sum(100 if c.kind in ("structure", "traced") else 1
+            for c in explain_changes(old, new) if c.kind not in ("shape", "dtype", "weak_type"))
+    before = dict(old.named)
+    for path, a in new.named:            # per leaf: shape, dtype and weak type count apart
+        b = before.get(path)
+        if b is not None:
+            d += (a.shape != b.shape) + (a.dtype != b.dtype) + (a.weak_type != b.weak_type)
+    return d
+
+
+def nearest(history, new: Signature):
+    """The entry of `history` (Signatures, oldest first) nearest to `new`; the latest wins a
+    tie. None for an empty history."""
+    return min(reversed(history), default=None, key=lambda old: change_distance(old, new))
+
+
+def _fixed(path, kind, old, new, name=None, dtype="float32") -> Change:
+    name = name or path
+    fix, snippet = _FIXES[kind]
+    if kind == "config" and path != "jax_enable_x64":
+        fix, snippet = _DEVICE_FIX
+    fill = dict(path=path, name=name, root=_root(path), old=old, new=new, dtype=dtype)
+    return Change(path, kind, str(old), str(new), fix.format(**fill), snippet.format(**fill))
+
+
+_FIXES = {
+    "shape": ("Every new shape compiles anew. Pad or bucket {path} to a few fixed sizes (a "
+              "mask keeps the padding out of the result).",
+              "n = {path}.shape[0]\n"
+              "size = 1 << (n - 1).bit_length()        # the next power of two\n"
+              "{path} = jnp.pad({path}, [(0, size - n)] + [(0, 0)] * ({path}.ndim - 1))"),
+    "dtype": ("{path} came as {new} (before: {old}). Cast it before the call so that every "
+              "call has one dtype.",
+              "{path} = jnp.asarray({path}, jnp.{dtype})"),
+    "weak_type": ("A Python scalar is weakly typed and an array is not, so {path} flipping "
+                  "between them compiles anew. Pass the same kind every time.",
+                  "{path} = jnp.asarray({path}, jnp.{dtype})    # always a (strong) array"),
+    "static": ("Each new value of a static argument compiles anew. If {name} only sets values "
+               "(not shapes or Python control flow), make it traced: drop it from "
+               "static_argnums/static_argnames.",
+               "f = jax.jit(f)    # {name} traced: one program for all its values"),
+    "traced": ("{name} was {old} and is {new} now: a static argument is a Python value baked "
+               "into the program, a traced one an abstract array. Treat it one way in every "
+               "call.",
+               "f = jax.jit(f, static_argnames=('{name}',))    # or traced, but always the same"),
+    "structure": ("The arguments' pytree structure changed ({path}: {old} -> {new}), and every "
+                  "structure compiles anew. Keep the same keys and fields (zeros or a mask "
+                  "instead of a missing entry or None).",
+                  "{root} = {{**defaults, **{root}}}    # the same keys in every call"),
+    "constant": ("{name} is closed over: its value when traced is baked into the program. This "
+                 "compile picked up its new value, while cache hits keep the old one. Pass it "
+                 "as an argument instead.",
+                 "f = jax.jit(lambda x, {name}: ...)    # then call f(x, {name})"),
+    "config": ("jax_enable_x64 changed ({old} -> {new}): every default dtype changes, so "
+               "everything compiles anew. Set it once, at start-up.",
+               'jax.config.update("jax_enable_x64", {new})    # first thing, before any jit'),
+    "fresh_jit": ("This is a new jit(...) of the same Python function: each jit has its own "
+                  "cache, so calling jit(f) anew every time (say in a loop) compiles every "
+                  "time. Make the jitted function once and reuse it.",
+                  "f_jit = jax.jit(f)            # once, outside the loop\n"
+                  "for batch in batches:\n"
+                  "    out = f_jit(batch)"),
+}
+_DEVICE_FIX = ("The {path} changed ({old} -> {new}): a compiled program runs on one device. "
+               "Keep the inputs on one device, or expect one compile per device.",
+               "x = jax.device_put(x, jax.devices()[0])    # or %jxbackend cpu:0")
+
+
+def fresh_jit_change(other_owner: str) -> Change:
+    """The "jit in a loop" change: `other_owner` describes the earlier jit object."""
+    return _fixed("(jit object)", "fresh_jit", other_owner, "a new jit object")
+
+
+def explanation_text(changes, indent: str = "  ") -> str:
+    """The changes as lines of text, each with its fix and code.
+
+        >>> print(explanation_text([Change("x", "shape", "f32[3]", "f32[4]", "Pad.", "x = ...")]))
+          x: shape f32[3] -> f32[4]
+            fix: Pad.
+              x = ...
+    """
+    lines = []
+    for c in changes:
+        lines.append(f"{indent}{c}")
+        if c.fix:
+            lines.append(f"{indent}  fix: {c.fix}")
+        lines += [f"{indent}    {code}" for code in c.snippet.splitlines()]
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ the guard
+_fail_on_any = False                  # no_recompile(): every jitted function refuses to recompile
+
+
+def fail_on_any_recompile(enabled: bool) -> bool:
+    """Turn the guard for every jitted function on or off; returns the previous setting."""
+    global _fail_on_any
+    if not isinstance(enabled, bool):
+        raise TypeError(f"fail_on_any_recompile: `enabled` must be True or False, got "
+                        f"{enabled!r}")
+    before, _fail_on_any = _fail_on_any, enabled
+    return before
+
+
+def failing_on_any_recompile() -> bool:
+    """Whether every jitted function refuses to recompile now (no_recompile(), %jxguard on)."""
+    return _fail_on_any
+
+
+class no_recompile:
+    """Within the block (or each call of the decorated function) a RE-compilation raises
+    `RecompileError` at the caller's line instead of compiling; afterwards the previous
+    setting is back, also when the block raised. No function: every jitted function.
+
+        >>> with no_recompile(f):          # f: a jitted function that compiled already
+        ...     f(jnp.ones(4))             # a new shape: RecompileError
+        >>> @no_recompile()
+        ... def train(): ...
+    """
+
+    def __init__(self, function=None):
+        if function is not None and not isinstance(function, str) and \
+                not hasattr(function, "_fail_on_recompile"):
+            raise TypeError(f"no_recompile: `function` must be a jitted function (jit(f)), a "
+                            f"compile event's function_key, or nothing (every jitted "
+                            f"function); got {type(function).__name__} {function!r}")
+        if isinstance(function, str) and _known.get(function) is None:
+            raise KeyError(f"no_recompile: no live jitted function has function_key "
+                           f"{function!r}")
+        self.function = function
+        self._saved: list = []        # one previous setting per entered block (nesting works)
+
+    def __enter__(self):
+        if self.function is None:
+            self._saved.append(fail_on_any_recompile(True))
+        else:
+            target = self.function if not isinstance(self.function, str) else \
+                _known[self.function]
+            self._saved.append((target, target._fail_on_recompile))
+            fail_on_recompile(target, True)
+        return self
+
+    def __exit__(self, *exc):
+        saved = self._saved.pop()
+        if self.function is None:
+            fail_on_any_recompile(saved)
+        else:
+            target, before = saved
+            fail_on_recompile(target, before)
+        return False
+
+    def __call__(self, fun):
+        """As a decorator: the guard is on during each call of `fun`."""
+        if not callable(fun):
+            raise TypeError(f"no_recompile(...) decorates a function; got {fun!r}")
+
+        @functools.wraps(fun)
+        def guarded(*args, **kwargs):
+            with self:
+                return fun(*args, **kwargs)
+        return guarded
+
+
+def report(format: str = "dict", file=None):
+    """The session's compilations (with their explanations), cache hits per function and
+    timings: a dict, or the text of a "json" / "html" report, written to `file` if given.
+    See jxkernel/compile_report.py.
+
+        >>> report("json")[:15]
+        '{"version": 1, '
+    """
+    from . import compile_report
+    return compile_report.report(format, file)

@@ -17,6 +17,8 @@ like any primitive.
 """
 from __future__ import annotations
 
+import collections
+import dataclasses
 import functools
 import inspect
 import sys
@@ -177,6 +179,47 @@ call_primitives.add(jit_p)
 
 
 # ------------------------------------------------------------------ jit
+def _config_of(device) -> tuple:
+    """The configuration a compiled program is specialised on, as the cache key has it."""
+    return (("jax_enable_x64", bool(config.jax_enable_x64)),
+            ("device", f"{_client.platform_of(device)}:{device.id}"))
+
+
+_LINEAGES: collections.OrderedDict = collections.OrderedDict()   # code -> deque of (jit id, sig)
+_MAX_LINEAGES, _PER_LINEAGE = 1024, 16
+
+
+def _lineage(fun) -> collections.deque:
+    """The recent signatures compiled for `fun`'s code by any jit object (a lambda made anew
+    in a loop shares its code object), to explain a jit called anew each time."""
+    key = getattr(fun, "__code__", None) or id(fun)
+    found = _LINEAGES.get(key)
+    if found is None:
+        found = _LINEAGES[key] = collections.deque(maxlen=_PER_LINEAGE)
+        if len(_LINEAGES) > _MAX_LINEAGES:
+            _LINEAGES.popitem(last=False)
+    return found
+
+
+def _closure_names(fun) -> dict:
+    """id(value) -> the name `fun` reads it by: its closure variables and the globals its
+    code names."""
+    code = getattr(fun, "__code__", None)
+    if code is None:
+        return {}
+    names = {}
+    for name, cell in zip(code.co_freevars, getattr(fun, "__closure__", None) or ()):
+        try:
+            names[id(cell.cell_contents)] = name
+        except ValueError:                # a cell not yet filled
+            pass
+    found = getattr(fun, "__globals__", {})
+    for name in code.co_names:
+        if name in found:
+            names.setdefault(id(found[name]), name)
+    return names
+
+
 def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
         donate_argnames=None, backend=None, device=None, inline=False, keep_unused=False):
     """Compile `fun` with XLA; usable as `@jit`, `@jit(static_argnums=...)` and with partial."""
@@ -259,7 +302,7 @@ class Jitted:
         self._cache: dict = {}            # key -> _Entry
         self._fast: dict = {}             # the fast path's key -> _Entry (see __call__)
         self._traces: dict = {}           # key -> (ClosedJaxpr, out_tree), for the bind path
-        self._history: list = []          # (avals, treedef, statics, named signature), for reasons
+        self._history: list = []          # compile_log.Signature per compile, for reasons
         self._source = function_source_info(fun)
         self._fail_on_recompile = False   # compile_log.fail_on_recompile: a new signature raises
 
@@ -425,8 +468,8 @@ class Jitted:
         key = (treedef, avals, statics, config.jax_enable_x64, device)
         entry = self._cache.get(key)
         if entry is None:
-            if self._fail_on_recompile and self._history:
-                self._refuse_recompile(treedef, statics, avals, dyn_args, dyn_kwargs)
+            if (self._fail_on_recompile or compile_log._fail_on_any) and self._history:
+                self._refuse_recompile(treedef, statics, avals, dyn_args, dyn_kwargs, device)
             entry = self._compile(key, leaves, treedef, statics, avals, device, dyn_args, dyn_kwargs)
         else:
             entry.hits += 1
@@ -485,7 +528,7 @@ class Jitted:
             self._leaf_names(dyn_args, dyn_kwargs))
         self._cache[key] = entry
         self._record(treedef, statics, avals, dyn_args, dyn_kwargs, trace_s, lower_s, compile_s,
-                     source, device)
+                     source, device, closed.consts)
         return entry
 
     def _build(self, closed, out_tree, device, donated_leaves, leaf_names=None):
@@ -506,43 +549,68 @@ class Jitted:
         entry = _Entry(exe, const_bufs, out_tree, closed, text, any(donated_leaves))
         return entry, lower_s, stats.seconds, stats.source
 
-    def _explain(self, treedef, statics, avals, dyn_args, dyn_kwargs):
-        """(named avals, named statics, the closest earlier history entry or None, reason)."""
+    def _explain(self, treedef, statics, avals, dyn_args, dyn_kwargs, device, consts=None):
+        """(named avals, named statics, the nearest earlier Signature or None, reason, changes).
+        A first compile is compared with other jit objects of the same Python function (a
+        jit made anew in a loop); `reason` keeps its one-line form ("first call" then)."""
         names = self._leaf_names(dyn_args, dyn_kwargs)
         named = tuple(zip(names, avals))
         static_named = tuple((n, v) for n, v, _ in statics)
-        # the closest earlier signature; among equally close ones, the most recent
-        closest = min(reversed(self._history), default=None, key=lambda h: compile_log.distance(
-            h[3], named, h[1], treedef, h[2], static_named))
+        new = compile_log.Signature(named, treedef, static_named, _config_of(device),
+                                    None if consts is None else self._named_consts(consts))
+        closest = compile_log.nearest(self._history, new)
         if closest is None:
-            reason = "first call"
-        else:
-            reason = compile_log.explain(closest[3], named, closest[1], treedef, closest[2],
-                                         static_named)
-        return named, static_named, closest, reason
+            return named, static_named, None, "first call", self._fresh_jit_changes(new), new
+        reason = compile_log.explain(closest.named, named, closest.treedef, treedef,
+                                     closest.statics, static_named)
+        return named, static_named, closest, reason, compile_log.explain_changes(closest, new), new
+
+    def _fresh_jit_changes(self, new) -> tuple:
+        """Against another jit object of the same function: jit(f) called anew each time."""
+        others = [sig for owner, sig in _lineage(self._fun) if owner != id(self)]
+        closest = compile_log.nearest(others, new)
+        if closest is None:
+            return ()
+        return (compile_log.fresh_jit_change(f"jit({self._name}) compiled for "
+                                             f"({compile_log.signature_text(closest.named)})"),
+                *compile_log.explain_changes(closest, new))
+
+    def _named_consts(self, consts) -> tuple:
+        """The closed-over constants named as the function's source names them, where it
+        names them directly (a global or a closure variable), else by position."""
+        by_id = _closure_names(self._fun)
+        return tuple((by_id.get(id(c), f"constant {i}"), c) for i, c in enumerate(consts))
 
     @staticmethod
     def _named_signature(named, static_named) -> tuple:
         return tuple((n, a.str_short() + (" (weak)" if a.weak_type else "")) for n, a in named) + \
             tuple((n, f"static {v!r}") for n, v in static_named)
 
-    def _refuse_recompile(self, treedef, statics, avals, dyn_args, dyn_kwargs):
-        """fail_on_recompile is on and this signature is new: raise, pointing at the caller."""
-        named, static_named, closest, reason = self._explain(treedef, statics, avals, dyn_args,
-                                                             dyn_kwargs)
-        raise RecompileError(self._name, self.function_key,
-                             compile_log.signature_text(self._named_signature(closest[3], closest[2])),
-                             compile_log.signature_text(self._named_signature(named, static_named)), reason,
-                             user_source_info())
+    def _refuse_recompile(self, treedef, statics, avals, dyn_args, dyn_kwargs, device):
+        """fail_on_recompile is on and this signature is new: raise, pointing at the caller,
+        with what changed and how to fix it as notes."""
+        named, static_named, closest, reason, changes, _ = self._explain(
+            treedef, statics, avals, dyn_args, dyn_kwargs, device)
+        err = RecompileError(self._name, self.function_key,
+                             compile_log.signature_text(self._named_signature(closest.named,
+                                                                              closest.statics)),
+                             compile_log.signature_text(self._named_signature(named, static_named)),
+                             reason, user_source_info())
+        err.changes = changes
+        if changes:
+            err.add_note("What changed, and the fix:\n" + compile_log.explanation_text(changes))
+        raise err
 
     def _record(self, treedef, statics, avals, dyn_args, dyn_kwargs, trace_s, lower_s, compile_s,
-                source, device):
-        named, static_named, _, reason = self._explain(treedef, statics, avals, dyn_args,
-                                                       dyn_kwargs)
-        self._history.append((avals, treedef, static_named, named))
+                source, device, consts=()):
+        named, static_named, _, reason, changes, new = self._explain(
+            treedef, statics, avals, dyn_args, dyn_kwargs, device, consts)
+        self._history.append(new)
+        _lineage(self._fun).append((id(self), dataclasses.replace(new, consts=None)))
         compile_log.record(compile_log.CompileEvent(
             self._name, self._source_text(), self._named_signature(named, static_named), reason,
-            trace_s, lower_s, compile_s, source, _client.platform_of(device), key=self))
+            trace_s, lower_s, compile_s, source, _client.platform_of(device), key=self,
+            changes=changes))
 
     def _bind(self, leaves, treedef, statics, avals, dyn_args, dyn_kwargs):
         """Inside another transformation: one jit equation the current trace handles."""
