@@ -69,3 +69,4 @@ Array.register(core.Tracer)
 from . import numpy, nn, scipy, random, tree  # noqa: E402
 from . import ad_checkpoint, custom_derivatives, dtypes, errors  # noqa: E402,F401
 from . import timing  # noqa: E402,F401
+from .memory import live_arrays  # noqa: E402

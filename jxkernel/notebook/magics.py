@@ -21,7 +21,7 @@ from ..config import config
 from ..xla import client
 from ..xla.array import Array
 from . import cell as cellmod
-from . import funcview, timing
+from . import funcview, memory, timing
 from .display import Note, show
 from .program import CellError, CellProgram, describe_output, error_view_data
 
@@ -493,6 +493,22 @@ class JxMagics(Magics):
         self.state.logs.add(log)
         return log
 
+    # ================================================================== %jxmemory
+    @ma.magic_arguments()
+    @ma.argument("--backend", "-b", default=None, metavar="NAME",
+                 help="whose arrays: cpu, gpu or tpu (default: the default backend)")
+    @line_magic
+    def jxmemory(self, line):
+        """Live device arrays (jxkernel.live_arrays()) grouped by the cell that created them,
+        shape and dtype, with the bytes on each device."""
+        args = ma.parse_argstring(self.jxmemory, line)
+        if args.backend is not None:
+            try:
+                client.get_backend(args.backend)
+            except (RuntimeError, ValueError) as e:
+                raise UsageError(f"%jxmemory --backend {args.backend!r}: {e}") from None
+        return memory.cell_memory_report(self.state.origins, args.backend)
+
 
 def _why_new(old, new) -> str:
     """Why a cell needs a new compiled function: its source, options or inputs changed."""
@@ -524,6 +540,7 @@ class State:
         self.logs: weakref.WeakSet = weakref.WeakSet()
         self.selectors: weakref.WeakSet = weakref.WeakSet()
         self.channel = None                   # the JupyterLab extension's comm (comm.Channel)
+        self.origins = memory.CellOrigins()   # the cell that made each live array (%jxmemory)
 
     def switch_backend(self, name: str):
         """Select the device `name` names, as `%jxbackend NAME` and the JupyterLab extension
@@ -566,11 +583,13 @@ class State:
     # IPython events
     def pre_run_cell(self, info=None):
         self.cell_id = getattr(info, "cell_id", None)
+        self.origins.cell_started()
         if self.channel is not None:
             self.channel.before_cell()
 
     def post_run_cell(self, result=None):
         self.cell_id = None          # a magic run outside a cell must not reuse the last id
+        self.origins.cell_finished(memory.result_label(result))
         for log in list(self.logs):
             log.refresh()
         if self.channel is not None:

@@ -1,0 +1,237 @@
+"""Live device arrays: which are alive, grouped by shape and dtype, and their bytes per device.
+
+    >>> x = jnp.ones((256, 256))
+    >>> any(a is x for a in jxkernel.live_arrays())
+    True
+    >>> print(memory_report([x]))
+    live arrays on cpu: 1 array, 262,144 bytes (256.0 KiB)
+    shape       dtype    device  count    bytes
+    (256, 256)  float32  cpu:0       1  262,144
+    cpu:0: 1 array, 262,144 bytes (256.0 KiB)
+
+`live_arrays()` finds the jxkernel Arrays whose buffer the backend's client still holds
+(jaxlib's `client.live_arrays()` lists buffers, not our wrappers, so the wrappers are found
+among the garbage collector's objects: the cost is paid when asked, never when an array is
+made). An array counts once per buffer; bytes are the logical `nbytes` (size × itemsize;
+the allocator may pad). In the notebook (`%jxmemory`, jxkernel/notebook/memory.py) each row
+also names the cell that created its arrays.
+
+The report renders as text (`repr`), an HTML table (no JavaScript) and the JSON MIME bundle
+`application/vnd.jxkernel.memory+json`:
+
+    {"version": 1,
+     "platform": "cpu",                  # the backend whose arrays these are
+     "by_cell": true,                    # whether rows carry a cell
+     "total_arrays": 3, "total_bytes": 1280,
+     "devices": [{"device": "cpu:0", "arrays": 3, "bytes": 1280}],
+     "rows": [{"cell": "In[2]" | "before %load_ext" | "unknown" | null,
+               "shape": [3, 4], "dtype": "float32", "devices": ["cpu:0"],
+               "count": 2, "bytes": 96}]}  # bytes: all `count` arrays together
+
+Rows come cell by cell ("before %load_ext", In[1], In[2], ..., then others), the largest
+first within a cell.
+"""
+from __future__ import annotations
+
+import collections
+import dataclasses
+import gc
+import html
+import re
+
+from .xla import client
+from .xla.array import Array
+
+MEMORY_MIME = "application/vnd.jxkernel.memory+json"
+MAX_SHOWN = 200              # rows in the text and HTML (the JSON has them all)
+
+
+def live_buffers() -> list:
+    """The live jaxlib buffers of every backend started so far (none is started here)."""
+    # client._backends, not client.backends(): the latter starts the default backend
+    return [buf for backend in list(client._backends.values())
+            for buf in backend.client.live_arrays()]
+
+
+def live_arrays(platform: str | None = None) -> list:
+    """The live jxkernel Arrays on `platform`'s backend (default: the default one), as
+    `jax.live_arrays()`; deleted and donated arrays are left out.
+
+        >>> x = jnp.arange(3)
+        >>> any(a is x for a in live_arrays("cpu"))
+        True
+    """
+    buffers = client.get_backend(platform).client.live_arrays()
+    alive = {id(buf) for buf in buffers}
+    return [obj for obj in gc.get_objects() if isinstance(obj, Array) and id(obj._buf) in alive]
+
+
+def device_name(device) -> str:
+    return f"{client.platform_of(device)}:{device.id}"
+
+
+def bytes_per_device(x: Array) -> dict:
+    """{device name: bytes} of `x`: a stacked (pmap) array splits its bytes over its devices,
+    a replicated one holds them all on each."""
+    devices = [device_name(d) for d in x._buf._sharding._devices]
+    share = x.nbytes // len(devices) if getattr(x, "_stacked", False) else x.nbytes
+    return {d: share for d in devices}
+
+
+def cell_rank(label: str | None) -> tuple:
+    """Sort key of a row's cell: before %load_ext, then In[1], In[2], ..., then the rest."""
+    if label is None or label.startswith("before"):
+        return (0, 0, "")
+    found = re.fullmatch(r"In\[(\d+)\]", label)
+    return (1, int(found.group(1)), "") if found else (2, 0, label)
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+    """Arrays of one shape and dtype, on the same devices, from the same cell."""
+    cell: str | None
+    shape: tuple
+    dtype: str
+    devices: tuple
+    count: int
+    bytes: int
+
+    def json(self) -> dict:
+        return {"cell": self.cell, "shape": list(self.shape), "dtype": self.dtype,
+                "devices": list(self.devices), "count": self.count, "bytes": self.bytes}
+
+
+def size_text(n: int) -> str:
+    """Exact bytes, then a rounded binary size.
+
+        >>> size_text(1280), size_text(12)
+        ('1,280 bytes (1.2 KiB)', '12 bytes')
+    """
+    for unit, scale in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+        if n >= scale:
+            return f"{n:,} bytes ({n / scale:.1f} {unit})"
+    return f"{n:,} bytes"
+
+
+def _arrays(n: int) -> str:
+    return f"{n} array" + ("" if n == 1 else "s")
+
+
+@dataclasses.dataclass(frozen=True)
+class MemoryReport:
+    """Live arrays grouped into rows, with totals per device."""
+    platform: str
+    rows: tuple
+    devices: tuple              # (device name, arrays, bytes)
+    by_cell: bool
+
+    @property
+    def total_arrays(self) -> int:
+        return sum(r.count for r in self.rows)
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(r.bytes for r in self.rows)
+
+    def title(self) -> str:
+        if not self.rows:
+            return f"no live arrays on {self.platform}"
+        return (f"live arrays on {self.platform}: {_arrays(self.total_arrays)}, "
+                f"{size_text(self.total_bytes)}")
+
+    def columns(self) -> tuple:
+        return (("cell",) if self.by_cell else ()) + ("shape", "dtype", "device", "count",
+                                                      "bytes")
+
+    def table(self) -> list:
+        """The shown rows as text cells, in the order of `columns()`."""
+        return [((r.cell or "",) if self.by_cell else ()) +
+                (str(r.shape), r.dtype, ",".join(r.devices), str(r.count), f"{r.bytes:,}")
+                for r in self.rows[:MAX_SHOWN]]
+
+    def device_lines(self) -> list:
+        return [f"{d}: {_arrays(n)}, {size_text(b)}" for d, n, b in self.devices]
+
+    def _more(self) -> list:
+        hidden = len(self.rows) - MAX_SHOWN
+        return [f"… {hidden} more rows (the JSON bundle has them all)"] if hidden > 0 else []
+
+    def __repr__(self):
+        if not self.rows:
+            return self.title()
+        rows = [self.columns(), *self.table()]
+        right = {"count", "bytes"}
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        lines = [self.title()]
+        for row in rows:
+            lines.append("  ".join(c.rjust(w) if name in right else c.ljust(w)
+                                   for c, w, name in zip(row, widths, self.columns())).rstrip())
+        return "\n".join(lines + self._more() + self.device_lines())
+
+    def _repr_html_(self):
+        esc = html.escape
+        right = {"count", "bytes"}
+        align = ["right" if c in right else "left" for c in self.columns()]
+        head = "".join(f"<th style='text-align:{a}'>{esc(c)}</th>"
+                       for c, a in zip(self.columns(), align))
+        body = "".join("<tr>" + "".join(f"<td style='text-align:{a}'>{esc(c)}</td>"
+                                        for c, a in zip(row, align)) + "</tr>"
+                       for row in self.table())
+        table = (f"<table style='font-size:12px;font-family:monospace'><tr>{head}</tr>{body}"
+                 f"</table>") if self.rows else ""
+        totals = "".join(f"<li>{esc(line)}</li>" for line in self._more() + self.device_lines())
+        return (f"<div class='jx-memory'><b>{esc(self.title())}</b>{table}"
+                f"<ul style='font-size:11px;margin:2px 0'>{totals}</ul></div>")
+
+    def json(self) -> dict:
+        return {"version": 1, "platform": self.platform, "by_cell": self.by_cell,
+                "total_arrays": self.total_arrays, "total_bytes": self.total_bytes,
+                "devices": [{"device": d, "arrays": n, "bytes": b} for d, n, b in self.devices],
+                "rows": [r.json() for r in self.rows]}
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"text/plain": repr(self), "text/html": self._repr_html_(),
+                MEMORY_MIME: self.json()}
+
+
+def _unique_buffers(arrays) -> list:
+    """`arrays` without deleted ones, each buffer once (two wrappers may share one)."""
+    seen, kept = set(), []
+    for x in arrays:
+        if not isinstance(x, Array):
+            raise TypeError(f"memory_report: arrays must hold jxkernel Arrays; got "
+                            f"{type(x).__name__} {x!r:.80}")
+        if id(x._buf) not in seen and not x.is_deleted():
+            seen.add(id(x._buf))
+            kept.append(x)
+    return kept
+
+
+def memory_report(arrays=None, *, platform: str | None = None, origin=None) -> MemoryReport:
+    """Group `arrays` (default: `live_arrays(platform)`) by shape, dtype and devices, and
+    by `origin(array)` (a label such as "In[3]") when an `origin` function is given.
+
+        >>> memory_report([jnp.ones(3), jnp.zeros(3)]).rows[0].count
+        2
+    """
+    if platform is None:
+        platform = client.default_backend()
+    found = _unique_buffers(live_arrays(platform) if arrays is None else arrays)
+    groups: dict = collections.defaultdict(lambda: [0, 0])
+    per_device: dict = collections.defaultdict(lambda: [0, 0])
+    for x in found:
+        shares = bytes_per_device(x)
+        key = (origin(x) if origin else None, tuple(x.shape), str(x.dtype), tuple(shares))
+        groups[key][0] += 1
+        groups[key][1] += x.nbytes
+        for device, share in shares.items():
+            per_device[device][0] += 1
+            per_device[device][1] += share
+    rows = sorted((Row(*key, count, size) for key, (count, size) in groups.items()),
+                  key=lambda r: (cell_rank(r.cell), -r.bytes, r.shape, r.dtype, r.devices))
+    devices = tuple((d, n, b) for d, (n, b) in sorted(
+        per_device.items(), key=lambda item: (item[0].split(":")[0], int(item[0].split(":")[1]))))
+    return MemoryReport(platform, tuple(rows), devices, origin is not None)
+
+
+__all__ = ["live_arrays", "live_buffers", "memory_report", "MemoryReport", "Row", "MEMORY_MIME"]
