@@ -15,9 +15,9 @@ one-equation jaxpr), so the values are the ones eager execution computes.
 - `.equations` (the top-level `Eqn`s), `.position` (the index of the next one to run),
   `.current` (that equation, None at the end), `.done`.
 - `.next(n=1)`, `.run()` (to the next breakpoint, or the end), `.restart()`.
-- `.break_on(primitive=None, line=None)`: stop *before* an equation of that primitive, or
-  made by that source line (an int, or a label such as "model.py:12" or "In[3]:2");
-  `.clear_breakpoints()`.
+- `.break_on(primitive=None, line=None)`: stop *before* each equation of that primitive,
+  or where a source line starts (its first equation; an int, or a label such as
+  "model.py:12" or "In[3]:2"); `.clear_breakpoints()`.
 - `.first_nan()`: the first equation (in program order) whose outputs hold a NaN, running
   on until one does; a `NanFound` naming the equation, its outputs and the user's line,
   or None when the whole program stays NaN-free. An input holding NaN is reported as such.
@@ -103,6 +103,7 @@ class Stats:
     magnitude: bool = False
     hist: tuple = ()
     hist_range: tuple | None = None
+    defined_by: int | None = None       # the equation that computed it (None: an input)
 
     def sparkline(self) -> str:
         """The histogram as 8 block characters (a space for an empty bin): '█   ▁  ▄'."""
@@ -125,7 +126,8 @@ class Stats:
 
     def to_json(self) -> dict:
         return {"name": self.name, "aval": self.aval, "shape": list(self.shape),
-                "dtype": self.dtype, "origin": self.origin, "numeric": self.numeric,
+                "dtype": self.dtype, "origin": self.origin, "defined_by": self.defined_by,
+                "numeric": self.numeric,
                 "size": self.size, "min": _json_num(self.min), "max": _json_num(self.max),
                 "mean": _json_num(self.mean), "nan": self.nan, "inf": self.inf,
                 "magnitude": self.magnitude, "hist": list(self.hist),
@@ -155,12 +157,13 @@ def _is_low_float(dtype) -> bool:
     return dtype.kind == "V" and dtype.name in ("bfloat16", "float8_e4m3fn", "float8_e5m2")
 
 
-def stats_of(name: str, value, aval: str, origin: str) -> Stats:
+def stats_of(name: str, value, aval: str, origin: str, defined_by: int | None = None) -> Stats:
     """Statistics of one value; exact for integer data (NumPy in int64 and float64)."""
     arr = _host(value)
     shape = tuple(np.shape(value))
-    dtype = str(getattr(value, "dtype", np.asarray(value).dtype)) if arr is not None else aval
-    base = dict(name=name, aval=aval, shape=shape, dtype=dtype, origin=origin)
+    dtype = str(arr.dtype) if arr is not None else aval
+    base = dict(name=name, aval=aval, shape=shape, dtype=dtype, origin=origin,
+                defined_by=defined_by)
     if arr is None:
         return Stats(**base, numeric=False, size=int(np.prod(shape, dtype=np.int64)))
     magnitude = arr.dtype.kind == "c"
@@ -253,7 +256,7 @@ class Stepper:
         """Back to the start: only the inputs are known."""
         self.position = 0
         self._env = {v: x for v, x, _ in self._inputs}
-        self._origin = {v: origin for v, _, origin in self._inputs}
+        self._origin = {v: (origin, None) for v, _, origin in self._inputs}
         self._stats: dict = {}
         return self
 
@@ -270,7 +273,7 @@ class Stepper:
         v = self._var(var)
         if v not in self._stats:
             self._stats[v] = stats_of(self.names(v), self._env[v], v.aval.str_short(),
-                                      self._origin[v])
+                                      *self._origin[v])
         return self._stats[v]
 
     def _var(self, var) -> ir.Var:
@@ -304,7 +307,7 @@ class Stepper:
         if self.done:
             raise IndexError(self._past_end("run()", 0))
         self._run_one()
-        while not self.done and not self._is_breakpoint(self.current):
+        while not self.done and not self._is_breakpoint(self.position):
             self._run_one()
         return self
 
@@ -331,7 +334,7 @@ class Stepper:
         outs = eval_jaxpr(one, [], *[self._env[v] for v in ins])
         for v, x in zip(eqn.outvars, outs):
             self._env[v] = x
-            self._origin[v] = f"eqn {self.position} ({eqn.primitive})"
+            self._origin[v] = (f"eqn {self.position} ({eqn.primitive})", self.position)
         self.position += 1
 
     # -------------------------------------------------------------- NaN
@@ -404,9 +407,14 @@ class Stepper:
             return False
         return info.line == line if isinstance(line, int) else self._label(info) == line
 
-    def _is_breakpoint(self, eqn) -> bool:
-        return str(eqn.primitive) in self._break_prims or \
-            any(self._on_line(eqn, line) for line in self._break_lines)
+    def _is_breakpoint(self, index: int) -> bool:
+        """A primitive breakpoint stops at each of its equations; a line breakpoint where the
+        line starts (its first equation of a run of them), as a debugger stops once a line."""
+        eqns = self.jaxpr.jaxpr.eqns
+        eqn, before = eqns[index], eqns[index - 1] if index else None
+        return str(eqn.primitive) in self._break_prims or any(
+            self._on_line(eqn, line) and not (before and self._on_line(before, line))
+            for line in self._break_lines)
 
     # -------------------------------------------------------------- views
     def variables(self) -> list[Stats]:
@@ -425,7 +433,7 @@ class Stepper:
                          "line": info.line if info else None,
                          "outvars": [self.names(v) for v in e.outvars],
                          "ran": i < self.position, "current": i == self.position,
-                         "breakpoint": self._is_breakpoint(e)})
+                         "breakpoint": self._is_breakpoint(i)})
         return rows
 
     def head_tail(self) -> tuple[str, str]:
