@@ -15,11 +15,29 @@ def _traced_arguments(tracer) -> list:
     return find(tracer) if find is not None else []
 
 
+def provenance(tracer) -> dict | None:
+    """Where a traced value came from, for error displays (the notebook's error cards): the
+    traced function, the input it depends on and the operations in between, as the trace
+    knows them (`JaxprTrace.provenance`). A jvp or vmap tracer is looked through to the
+    staged value it wraps. Computed only when an error is raised, so tracing pays nothing."""
+    for _ in range(32):                 # nested transformations: jvp of vmap of jit ...
+        trace = getattr(tracer, "_trace", None)
+        find = getattr(trace, "provenance", None)
+        if find is not None:
+            return find(tracer)
+        inner = getattr(tracer, "primal", getattr(tracer, "val", None))
+        if inner is None or not hasattr(inner, "_trace"):
+            return None
+        tracer = inner
+    return None
+
+
 class ConcretizationTypeError(JAXTypeError):
     """A concrete Python value was needed from a traced (abstract) array."""
 
     def __init__(self, tracer, context: str = ""):
         self.arg_names = _traced_arguments(tracer)
+        self.provenance = provenance(tracer)
         super().__init__(
             f"Abstract tracer value encountered where concrete value is expected: {tracer}\n"
             f"{context}{_origin(tracer)}{_HINT_STATIC}\n"
@@ -29,6 +47,7 @@ class ConcretizationTypeError(JAXTypeError):
 class TracerBoolConversionError(ConcretizationTypeError):
     def __init__(self, tracer):
         self.arg_names = _traced_arguments(tracer)
+        self.provenance = provenance(tracer)
         TypeError.__init__(
             self,
             f"Attempted boolean conversion of traced array with shape {tracer.aval.str_short()}.\n"
@@ -43,6 +62,7 @@ class TracerBoolConversionError(ConcretizationTypeError):
 class TracerIntegerConversionError(JAXTypeError):
     def __init__(self, tracer):
         self.arg_names = _traced_arguments(tracer)
+        self.provenance = provenance(tracer)
         super().__init__(
             f"The __index__() method was called on traced array with shape "
             f"{tracer.aval.str_short()}.\n{_origin(tracer)}{_HINT_STATIC}\n"
@@ -52,6 +72,7 @@ class TracerIntegerConversionError(JAXTypeError):
 class TracerArrayConversionError(JAXTypeError):
     def __init__(self, tracer):
         self.arg_names = _traced_arguments(tracer)
+        self.provenance = provenance(tracer)
         super().__init__(
             f"The numpy.ndarray conversion method __array__() was called on traced array with "
             f"shape {tracer.aval.str_short()}.\n{_origin(tracer)}"

@@ -198,10 +198,12 @@ def escaped_tracer_error(tracer: Tracer) -> errors.UnexpectedTracerError:
     trace = tracer._trace
     where = getattr(trace, "describe_self", lambda: f"a {type(trace).__name__}")()
     made = getattr(trace, "describe_creation", lambda t: "")(tracer)
-    return errors.UnexpectedTracerError(
+    error = errors.UnexpectedTracerError(
         f"Encountered an unexpected tracer: {tracer}.\n"
         f"An intermediate value from {where} escaped the transformation that created it "
         f"(e.g. it was saved to a global, a list, or an attribute, and used after the "
         f"transformation finished, or used inside a different transformation).\n{made}"
         f"Transformed functions must return their results explicitly instead of storing them.\n"
         f"See https://docs.jax.dev/en/latest/errors.html#jax.errors.UnexpectedTracerError")
+    error.provenance = errors.provenance(tracer)        # for the notebook's error card
+    return error

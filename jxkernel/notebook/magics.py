@@ -23,6 +23,7 @@ from ..xla.array import Array
 from . import cell as cellmod
 from . import funcview, memory, timing
 from .display import Note, show
+from .error_cards import show_card
 from .program import CellError, CellProgram, describe_output, error_view_data
 
 _SHOW = ("jaxpr", "stablehlo", "hlo", "static", "all")
@@ -113,6 +114,7 @@ class JxMagics(Magics):
         except CellError as err:
             view = self._cell_view(program, ns, error=error_view_data(err))
             show(view)
+            show_card(err)           # the error card, if the error has one (error_cards.py)
             raise err from None      # IPython renders it with CellError._render_traceback_
         last = outputs.pop(cellmod.LAST, None)
         ns.update(outputs)
@@ -276,6 +278,7 @@ class JxMagics(Magics):
             view = funcview.function_view(fun, args, kwargs, error=err) if show_failure else None
             if view is not None:
                 show(view)
+            show_card(err)
             raise
 
     @staticmethod

@@ -6,6 +6,12 @@
 `ConcretizationTypeError` at the line of the traced function that needed a concrete value.
 `JXKERNEL_TRACEBACK_FILTERING=off` (like JAX_TRACEBACK_FILTERING) shows every frame.
 
+After the traceback comes the error card (error_cards.py) where there is one: the user's
+line, where the offending value came from and a suggested rewrite. The handler also takes
+ValueError and TypeError, for the three JAX raises with those classes (vmap's inconsistent
+sizes, a loop carry changing type, an unhashable static argument); any other ValueError or
+TypeError is shown exactly as IPython shows it.
+
     >>> is_user_file(os.__file__), is_user_file(os.path.join(_JXKERNEL, "api.py"))
     (False, False)
 """
@@ -18,7 +24,8 @@ import types
 from .. import errors as jx_errors
 from .display import _SHELL_DIRS, cell_name
 
-ERRORS = tuple(getattr(jx_errors, name) for name in jx_errors.__all__)
+_JX_ERRORS = tuple(getattr(jx_errors, name) for name in jx_errors.__all__)
+ERRORS = _JX_ERRORS + (ValueError, TypeError)       # the classes the handler is given
 FILTERING = "JXKERNEL_TRACEBACK_FILTERING"
 
 _JXKERNEL = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -53,8 +60,27 @@ def user_traceback(tb):
 
 
 def _show_user_traceback(shell, etype, value, tb, tb_offset=None):
-    """IPython's custom exception handler: its usual traceback of the user's frames only."""
+    """IPython's custom exception handler: its usual traceback of the user's frames only,
+    then the error card. A ValueError or TypeError without a card is not ours: IPython's own
+    traceback, unfiltered."""
+    card = _card(value)
+    if card is None and not isinstance(value, _JX_ERRORS):
+        shell.showtraceback((etype, value, tb))
+        return
     shell.showtraceback((etype, value, user_traceback(tb) or tb), tb_offset=0)
+    if card is not None:
+        from IPython.display import display
+        display(card)
+
+
+def _card(value):
+    """The error card for `value`, or None; a card that fails to build is no card (IPython
+    would unregister a handler that raises)."""
+    from .error_cards import card_for  # here: error_cards imports this module
+    try:
+        return card_for(value)
+    except Exception:  # noqa: BLE001
+        return None
 
 
 def install(shell) -> bool:

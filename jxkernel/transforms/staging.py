@@ -171,7 +171,51 @@ class JaxprTrace(Trace):
         return ""
 
 
+    def provenance(self, tracer) -> dict | None:
+        """Where `tracer` came from, for the notebook's error cards (only called when an error
+        is raised): the traced function, the inputs it depends on, and one chain of equations
+        from an input to it, as (primitive, source_info, result type) steps."""
+        if type(tracer) is not JaxprTracer or tracer._trace is not self:
+            return None
+        info = self.debug_info
+        names = info.arg_names if info else None
+        start, steps = _chain_from_input(self, tracer._var) if tracer._var is not None \
+            else (None, [])
+        return {"function": info.fun_name if info else None,
+                "transformation": info.transformation if info else None,
+                "defined_at": info.source if info else None,
+                "arguments": self.traced_arguments(tracer),
+                "argument": names[start] if names and start is not None and start < len(names)
+                else None,
+                "input_type": self.invars[start].aval.str_short() if start is not None else None,
+                "steps": [(str(e.primitive), e.source_info,
+                           " ".join(v.aval.str_short() for v in e.outvars)) for e in steps],
+                "value_type": tracer.aval.str_short()}
+
+
 _UNKNOWN = object()
+
+
+def _chain_from_input(trace: JaxprTrace, var: Var) -> tuple:
+    """(index of an input `var` depends on, the equations from it to `var`), or (None, [])
+    when it depends on none. One forward pass keeping, per variable, the equation that made
+    it and its first operand reached from an input; then the chain is read backwards."""
+    came_from = {v: (i, None, None) for i, v in enumerate(trace.invars)}
+    for eqn in trace.eqns:
+        source = next((a for a in eqn.invars if type(a) is Var and a in came_from), None)
+        if source is not None:
+            for out in eqn.outvars:
+                came_from[out] = (came_from[source][0], eqn, source)
+        if var in came_from:
+            break
+    if var not in came_from:
+        return None, []
+    start, steps = came_from[var][0], []
+    while var is not None:
+        _, eqn, var = came_from[var]
+        if eqn is not None:
+            steps.append(eqn)
+    return start, steps[::-1]
 
 
 def _input_dependencies(trace: JaxprTrace, var: Var) -> list[int]:

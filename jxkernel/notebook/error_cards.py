@@ -1,0 +1,619 @@
+"""Error cards: the errors learners hit most, explained at their own line.
+
+`card_for(exc)` reads a raised exception (its class, its JAX-worded message, what the core
+attached when it raised it: `exc.provenance`, see `jxkernel.core.errors.provenance`, and its
+traceback) and returns an `ErrorCard`, or None for an error it does not know. The exception
+itself is left as it is (JAX's class, JAX's message); the card is only its display. It needs
+no IPython: in a script, `print(card_for(e))` shows the text.
+
+    >>> try:
+    ...     jit(lambda x: x if x > 0 else -x)(1.0)
+    ... except Exception as e:
+    ...     card = card_for(e)
+    >>> card.kind, card.origin["argument"]
+    ('bool-conversion', 'x')
+
+Kinds: bool-conversion (TracerBoolConversionError), concretization (ConcretizationTypeError),
+integer-conversion (TracerIntegerConversionError), array-conversion
+(TracerArrayConversionError), leaked-tracer (UnexpectedTracerError), unhashable-static
+(ValueError: non-hashable static argument), vmap-sizes (ValueError: inconsistent sizes along
+in_axes), loop-carry (TypeError: a scan/while_loop/fori_loop carry changing type).
+
+With `%load_ext jxkernel`, the exception handler of tracebacks.py shows the card after the
+filtered traceback (also for `%%jit` cells and `%jaxpr`, through `CellError.original`).
+
+The MIME bundle `application/vnd.jxkernel.error+json` (`ErrorCard.to_json()`):
+
+    version      1
+    kind         one of the kinds above
+    error        the exception's class name, e.g. "TracerBoolConversionError"
+    title        one line saying what went wrong
+    message      the first line of the exception's message
+    where        the user's line: {"file": "In[3]" or "f.py", "line": 2, "function": "f",
+                 "code": "if y > 0:"}, or null when no user frame is known
+    called_from  the outermost user line when it differs from `where` (same fields), or null
+    origin       where the offending value came from, or null: {"function", "transformation"
+                 ("jit", ...), "argument" (the input it came from, e.g. "x" or
+                 "params['w']"), "arguments" (all inputs it depends on), "input_type"
+                 ("f32[3]"), "value_type", "steps": [{"primitive", "where" ("In[3]:2" or
+                 null), "code" (that line's text or null), "type"}]} from the input to the
+                 value; for vmap-sizes {"arguments": [{"name", "axis", "size", "type"}]},
+                 for loop-carry {"loop", "body", "path", "input_type", "output_type",
+                 "mismatch" ("shapes", "dtypes" or "structure")}, for unhashable-static
+                 {"argument", "value_type", "value", "function"}
+    why          why it fails, in a sentence or two
+    fix          what to do, in words
+    rewrite      the suggested code (Python, several lines possible)
+    docs         JAX's page for the error, or null
+"""
+from __future__ import annotations
+
+import ast
+import linecache
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..core import errors as jx_errors
+from .display import cell_name, esc, source_label
+from .tracebacks import is_user_file
+
+MIME = "application/vnd.jxkernel.error+json"
+VERSION = 1
+_DOCS = "https://docs.jax.dev/en/latest/errors.html#jax.errors."
+_MAX_STEPS = 8
+
+
+@dataclass
+class ErrorCard:
+    """What the error card shows; see the module docstring for the fields."""
+    kind: str
+    error: str
+    title: str
+    message: str
+    why: str
+    fix: str
+    rewrite: str
+    where: dict | None = None
+    called_from: dict | None = None
+    origin: dict | None = None
+    docs: str | None = None
+    extra: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"version": VERSION, "kind": self.kind, "error": self.error, "title": self.title,
+                "message": self.message, "where": self.where, "called_from": self.called_from,
+                "origin": self.origin, "why": self.why, "fix": self.fix,
+                "rewrite": self.rewrite, "docs": self.docs}
+
+    def __repr__(self):
+        return render_text(self)
+
+    def _repr_html_(self):
+        return render_html(self)
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"text/plain": render_text(self), "text/html": render_html(self),
+                MIME: self.to_json()}
+
+
+# ------------------------------------------------------------------ reading the exception
+def card_for(exc: BaseException) -> ErrorCard | None:
+    """The card for `exc`, or None when it is not one of the errors cards explain.
+
+        >>> card_for(ValueError("mine")) is None
+        True
+    """
+    original = getattr(exc, "original", None)          # a %%jit cell's CellError
+    if isinstance(original, BaseException) and original is not exc:
+        return card_for(original)
+    for test, build in _BUILDERS:
+        if test(exc):
+            card = build(exc, *_user_lines(exc))
+            card.error, card.message = type(exc).__name__, _first_line(exc)
+            return card
+    return None
+
+
+def _first_line(exc) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else ""
+
+
+def _user_lines(exc) -> tuple:
+    """(innermost user line, outermost user line if another) of `exc`'s traceback."""
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if is_user_file(code.co_filename):
+            frames.append(_location(code.co_filename, tb.tb_lineno, code.co_name))
+        tb = tb.tb_next
+    if not frames:
+        return None, None
+    return frames[-1], (frames[0] if len(frames) > 1 and frames[0] != frames[-1] else None)
+
+
+def _location(filename, line, function) -> dict:
+    return {"file": cell_name(filename) or os.path.basename(filename), "line": line,
+            "function": function, "code": linecache.getline(filename, line).strip(),
+            "_path": filename}
+
+
+def _public(location):
+    return None if location is None else {k: v for k, v in location.items() if k != "_path"}
+
+
+def _origin(exc) -> dict | None:
+    """The core's provenance of the offending tracer, in JSON-able form."""
+    found = getattr(exc, "provenance", None)
+    if not found:
+        return None
+    steps = [{"primitive": prim, "where": source_label(info) or None,
+              "code": (linecache.getline(info.file, info.line).strip() or None) if info else None,
+              "type": out_type} for prim, info, out_type in found["steps"]]
+    return {"function": found["function"], "transformation": found["transformation"],
+            "argument": found["argument"], "arguments": list(found["arguments"]),
+            "input_type": found["input_type"], "value_type": found["value_type"],
+            "steps": steps}
+
+
+def _static_fix(origin) -> str:
+    """How to make the origin's argument static where the function was transformed."""
+    arg = origin and origin.get("argument")
+    if not arg:
+        return ""
+    base = re.split(r"[\[.]", arg, maxsplit=1)[0]
+    function = origin.get("function") or "f"
+    if function.startswith("cell["):
+        return f"%%jit --static {base}"
+    if not function.isidentifier():                   # a lambda: name it to mark it static
+        return f"jax.jit(f, static_argnames=({base!r},))"
+    return f"{function} = jax.jit({function}, static_argnames=({base!r},))"
+
+
+def _traced_phrase(origin) -> str:
+    if not origin or not origin.get("argument"):
+        return "a traced value"
+    how = origin.get("transformation") or "the transformation"
+    return f"{origin['argument']} (traced by {how}: shape and dtype only, no value)"
+
+
+# ------------------------------------------------------------------ tracer errors
+def _bool_card(exc, where, called_from) -> ErrorCard:
+    origin = _origin(exc)
+    rewrite = _branch_rewrite(where)
+    static = _static_fix(origin)
+    if static:
+        rewrite += (f"\n# or, if {origin['argument']} is a Python value that seldom changes "
+                    f"(each new value compiles anew):\n{static}")
+    return ErrorCard(
+        "bool-conversion", "", "Python control flow on a traced value", "",
+        why=(f"This line needs True or False, but the condition depends on "
+             f"{_traced_phrase(origin)}. Python's if/while/and/or/not run while tracing, "
+             f"before any value exists."),
+        fix=("Branch inside the program: jnp.where(cond, a, b) computes both and picks "
+             "elementwise; lax.cond(cond, true_fn, false_fn) runs one branch; loops: "
+             "lax.while_loop / lax.fori_loop. Or make the argument static."),
+        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        origin=origin, docs=_DOCS + "TracerBoolConversionError")
+
+
+def _concretization_card(exc, where, called_from) -> ErrorCard:
+    origin = _origin(exc)
+    integer = isinstance(exc, jx_errors.TracerIntegerConversionError)
+    static = _static_fix(origin)
+    code = where["code"] if where else ""
+    rewrite = static or "n = x.shape[0]        # shapes are static under jit: use them for sizes"
+    if static:
+        rewrite += f"\n# then this line sees a Python value:\n{code}" if code else ""
+    if re.search(r"\b(int|float|complex)\(", code):
+        rewrite += ("\n# or, if an array is fine here, keep it traced:\n"
+                    "value = jnp.asarray(x, jnp.float32)   # instead of float(x) / int(x)")
+    return ErrorCard(
+        "integer-conversion" if integer else "concretization", "",
+        "A Python value was needed from a traced array", "",
+        why=(f"This line needs a concrete Python value (a size, an index, a number), but it "
+             f"comes from {_traced_phrase(origin)}."),
+        fix=("Make the argument static (static_argnames, or --static in %%jit), so Python "
+             "sees its value; sizes can come from shapes (x.shape), which are static."),
+        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        origin=origin, docs=_DOCS + type(exc).__name__)
+
+
+def _array_card(exc, where, called_from) -> ErrorCard:
+    origin = _origin(exc)
+    code = where["code"] if where else ""
+    jnp_code = re.sub(r"\b(?:np|numpy|onp)\.", "jnp.", code)
+    rewrite = (jnp_code if jnp_code != code else
+               "y = jnp.asarray(x)          # jxkernel.numpy instead of NumPy on traced values")
+    rewrite += ("\n# or, for NumPy code with no jnp equivalent, call it outside the transformed "
+                "function (or through jax.pure_callback)")
+    return ErrorCard(
+        "array-conversion", "", "NumPy called on a traced value", "",
+        why=(f"NumPy needs the numbers, but under the transformation {_traced_phrase(origin)} "
+             f"has none yet."),
+        fix="Use jxkernel.numpy (jnp) on traced values: the same functions, traced.",
+        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        origin=origin, docs=_DOCS + "TracerArrayConversionError")
+
+
+def _leaked_card(exc, where, called_from) -> ErrorCard:
+    origin = _origin(exc)
+    function = (origin or {}).get("function") or "f"
+    how = (origin or {}).get("transformation") or "jit"
+    made = (origin or {}).get("steps") or []
+    made_at = f" (made at {made[-1]['where']}: {made[-1]['code']})" \
+        if made and made[-1]["where"] and made[-1]["code"] else ""
+    return ErrorCard(
+        "leaked-tracer", "", "A traced value escaped its transformation", "",
+        why=(f"A value traced inside {function} (for {how}){made_at} was kept outside it, in "
+             f"a global, a list or an attribute; once the trace ended it has no value."),
+        fix="Return the value from the transformed function instead of storing it.",
+        rewrite=(f"def {function}(x):\n    ...\n    return result, value    # return it, "
+                 f"don't store it\n\nresult, value = jax.{how if how.isidentifier() else 'jit'}"
+                 f"({function})(x)"),
+        where=_public(where), called_from=_public(called_from), origin=origin,
+        docs=_DOCS + "UnexpectedTracerError")
+
+
+# ------------------------------------------------------------------ rewriting branches
+def _branch_rewrite(where) -> str:
+    """Code for a Python branch on a traced condition at `where`: the user's own `if`
+    turned into jnp.where / lax.cond when it is simple enough, else a template."""
+    node = _node_at(where)
+    if isinstance(node, ast.IfExp):
+        test, a, b = (ast.unparse(n) for n in (node.test, node.body, node.orelse))
+        return (f"jnp.where({test}, {a}, {b})\n# or, to run only one branch:\n"
+                f"lax.cond({test}, lambda: {a}, lambda: {b})")
+    if isinstance(node, ast.If):
+        simple = _simple_if(node)
+        test = ast.unparse(node.test)
+        if simple is not None:
+            head, a, b = simple
+            return (f"{head}jnp.where({test}, {a}, {b})\n# or, to run only one branch:\n"
+                    f"{head}lax.cond({test}, lambda: {a}, lambda: {b})")
+        return (f"def true_branch(operands): ...     # the `if` body, returning its results\n"
+                f"def false_branch(operands): ...    # the `else` body, same result types\n"
+                f"result = lax.cond({test}, true_branch, false_branch, operands)")
+    if isinstance(node, ast.While):
+        test = ast.unparse(node.test)
+        return (f"def cond_fun(state): return {test}   # in terms of the loop state\n"
+                f"def body_fun(state): ...              # the loop body, returning the new state\n"
+                f"state = lax.while_loop(cond_fun, body_fun, state)")
+    return ("y = jnp.where(cond, a, b)                   # elementwise, both computed\n"
+            "y = lax.cond(cond, true_fn, false_fn, *operands)   # one branch runs")
+
+
+def _node_at(where):
+    """The `if`/`while` statement or conditional expression at the user's line, or None."""
+    if not where:
+        return None
+    tree = _parse_file(where.get("_path"))
+    if tree is None:
+        return None
+    found = None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.If, ast.While, ast.IfExp)) and node.lineno == where["line"]:
+            if found is None or isinstance(node, ast.IfExp):   # the expression beats its line
+                found = node
+    if isinstance(found, ast.If):
+        found._parent_body = _siblings(tree, found)
+    return found
+
+
+def _parse_file(path):
+    """The file's syntax tree; a %%jit cell's magic lines are blanked (numbers kept)."""
+    lines = [("\n" if line.lstrip().startswith("%") else line)
+             for line in (linecache.getlines(path) if path else [])]
+    try:
+        return ast.parse("".join(lines)) if lines else None
+    except SyntaxError:
+        return None
+
+
+def _siblings(tree, target) -> list:
+    for node in ast.walk(tree):
+        for name in ("body", "orelse", "finalbody"):
+            body = getattr(node, name, None)
+            if isinstance(body, list) and target in body:
+                return body
+    return []
+
+
+def _simple_if(node):
+    """(head, a, b) when the `if` picks between two values: both branches `return`, or
+    both assign the same name; an `if` that returns followed by a `return` counts."""
+    body, orelse = node.body, node.orelse
+    if not orelse:
+        siblings = getattr(node, "_parent_body", [])
+        after = siblings[siblings.index(node) + 1:] if node in siblings else []
+        orelse = after[:1] if after and isinstance(after[0], ast.Return) else []
+    if len(body) != 1 or len(orelse) != 1:
+        return None
+    a, b = body[0], orelse[0]
+    if isinstance(a, ast.Return) and isinstance(b, ast.Return) and a.value and b.value:
+        return "return ", ast.unparse(a.value), ast.unparse(b.value)
+    if isinstance(a, ast.Assign) and isinstance(b, ast.Assign) and len(a.targets) == 1 \
+            and len(b.targets) == 1 and ast.unparse(a.targets[0]) == ast.unparse(b.targets[0]):
+        return f"{ast.unparse(a.targets[0])} = ", ast.unparse(a.value), ast.unparse(b.value)
+    return None
+
+
+# ------------------------------------------------------------------ unhashable static
+_UNHASHABLE = re.compile(r"^Non-hashable static arguments are not supported\. An error occurred "
+                         r"while trying to hash an object of type <class '([\w.]+)'>, (.*), "
+                         r"passed as static argument '([^']+)' of (.+?)\. The error was:", re.S)
+
+
+def _unhashable_card(exc, where, called_from) -> ErrorCard:
+    type_name, value_text, arg, function = _UNHASHABLE.match(str(exc)).groups()
+    hashable = _hashable_text(type_name, value_text)
+    code = where["code"] if where else ""
+    if hashable and value_text in code:
+        rewrite = code.replace(value_text, hashable, 1)
+    elif hashable:
+        rewrite = f"# pass {arg}={hashable} instead of {value_text}\n{code}".rstrip()
+    else:
+        rewrite = f"{function} = jax.jit({function})   # {arg} traced instead: no static_argnames"
+    rewrite += f"\n# or, if {arg} holds numbers, make it traced: drop it from static_argnames " \
+               f"and pass jnp.asarray(...)"
+    return ErrorCard(
+        "unhashable-static", "", "A static argument must be hashable", "",
+        why=(f"{arg} is a static argument of {function}: its value is part of the compile "
+             f"cache's key, so it must be hashable, and a {type_name} is not."),
+        fix=f"Pass a hashable value ({hashable or 'a tuple, a frozenset'}), or make {arg} traced.",
+        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        origin={"argument": arg, "value_type": type_name, "value": value_text,
+                "function": function},
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.jit.html")
+
+
+def _hashable_text(type_name, value_text) -> str | None:
+    """The same value written hashably, for lists, sets and dicts written as literals."""
+    try:
+        value = ast.literal_eval(value_text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if type_name == "list":
+        return repr(tuple(value))
+    if type_name == "set":
+        return f"frozenset({value_text})"
+    if type_name == "dict":
+        return repr(tuple(sorted(value.items(), key=repr)))
+    return None
+
+
+# ------------------------------------------------------------------ vmap sizes
+_VMAP_AXIS = re.compile(r"\* one axis had size (\d+): axis (-?\d+) of argument (.+?) of type "
+                        r"(\w+)\[([\d,]*)\]")
+
+
+def _vmap_card(exc, where, called_from) -> ErrorCard:
+    mapped = [{"name": name, "axis": int(axis), "size": int(size),
+               "type": f"{dtype}[{dims}]", "shape": [int(d) for d in dims.split(",") if d]}
+              for size, axis, name, dtype, dims in _VMAP_AXIS.findall(str(exc))]
+    sizes = Counter(m["size"] for m in mapped)
+    size = max(sizes, key=lambda s: (sizes[s], -[m["size"] for m in mapped].index(s)))
+    axes = [_axis_for(m, size) for m in mapped]
+    advice = "; ".join(f"{m['name']}: " + (f"axis {a} has size {size}" if a is not None
+                                            else f"None (not mapped: the same {m['name']} "
+                                                 f"for every element)")
+                       for m, a in zip(mapped, axes) if m["size"] != size)
+    rewrite = _vmap_rewrite(where, mapped, axes) or \
+        f"jax.vmap(f, in_axes=({', '.join(map(str, axes))}{',' if len(axes) == 1 else ''}))(...)"
+    listing = ", ".join(f"{m['name']} {m['type']} axis {m['axis']} (size {m['size']})"
+                        for m in mapped)
+    return ErrorCard(
+        "vmap-sizes", "", "vmap: the mapped axes have different sizes", "",
+        why=(f"vmap maps every argument along its in_axes entry, one slice per element, so "
+             f"those axes must have one size: {listing}."),
+        fix=(f"Say per argument which axis to map, or None for an argument shared by every "
+             f"element, with in_axes (to map over size {size}: {advice})."),
+        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        origin={"arguments": [{k: m[k] for k in ("name", "axis", "size", "type")}
+                              for m in mapped]},
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.vmap.html")
+
+
+def _axis_for(mapped, size):
+    if mapped["size"] == size:
+        return mapped["axis"]
+    return next((i for i, d in enumerate(mapped["shape"]) if d == size), None)
+
+
+def _vmap_rewrite(where, mapped, axes) -> str | None:
+    """The user's line with `in_axes` set, when it calls vmap(f)(a, b, ...) with plain
+    arguments, one mapped leaf each."""
+    if not where or not all(m["name"].isidentifier() for m in mapped):
+        return None
+    try:
+        tree = ast.parse(where["code"])
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Call) and \
+                ast.unparse(node.func.func).split(".")[-1] == "vmap":
+            names = [ast.unparse(a) for a in node.args]
+            if len(names) != len(mapped) or node.keywords:
+                return None
+            in_axes = ast.parse(repr(tuple(axes)), mode="eval").body
+            node.func.keywords = [k for k in node.func.keywords if k.arg != "in_axes"] + \
+                [ast.keyword("in_axes", in_axes)]
+            node.func.args = node.func.args[:1]
+            return ast.unparse(tree)
+    return None
+
+
+# ------------------------------------------------------------------ loop carry
+_CARRY_TYPES = re.compile(r"The input carry(?: at path (.+?))? has type (\S+) but the "
+                          r"corresponding output carry component has type (\S+), so the "
+                          r"(shapes|dtypes) do not match")
+_CARRY_TREES = re.compile(r"The input carry has structure (.+) but the output carry has "
+                          r"structure (.+)\.")
+
+
+def _carry_card(exc, where, called_from) -> ErrorCard:
+    text = str(exc)
+    loop = text.split()[0] if text.split()[0] in ("scan", "while_loop", "fori_loop") else "loop"
+    body = _loop_body_name(where) or "body"
+    types, trees = _CARRY_TYPES.search(text), _CARRY_TREES.search(text)
+    if types:
+        path, came, went, mismatch = types.groups()
+    else:
+        (came, went), path, mismatch = trees.groups() if trees else ("?", "?"), None, "structure"
+    leaf = f"carry{path or ''}"
+    if mismatch == "dtypes":
+        dtype_in, dtype_out = came.split("[")[0], went.split("[")[0]
+        rewrite = (f"# in {body}, give the carry back with the type it came in as:\n"
+                   f"return new_carry.astype(jnp.{dtype_in}), y\n"
+                   f"# or start it with the type {body} returns, e.g. "
+                   f"jnp.asarray(init, jnp.{dtype_out})")
+    elif mismatch == "shapes":
+        keep = (f"return jnp.broadcast_to(new_carry, {_shape_of(came)}), y"
+                if _shape_of(went).count(",") < _shape_of(came).count(",") else
+                f"return new_carry.sum(), y    # or whatever gives shape {_shape_of(came)}")
+        rewrite = (f"# in {body}, keep {leaf} at shape {_shape_of(came)}, as it came in:\n{keep}\n"
+                   f"# or start it with the shape {body} returns: "
+                   f"jnp.zeros({_shape_of(went)}, jnp.{went.split('[')[0]})")
+    else:
+        rewrite = (f"# in {body}, return the carry with the same structure as the initial "
+                   f"carry:\nreturn carry, y      # carry: {came}, not {went}")
+    return ErrorCard(
+        "loop-carry", "", f"{loop}: the carry changes type in the loop", "",
+        why=(f"{loop} compiles {body} once for every iteration, so the carry must leave it "
+             f"with the type it came in with: {leaf} came in as {came} and left as {went}."),
+        fix=f"Make {body} return a carry of the same structure, shapes and dtypes as it takes.",
+        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        origin={"loop": loop, "body": body, "path": path, "input_type": came,
+                "output_type": went, "mismatch": mismatch},
+        docs=f"https://docs.jax.dev/en/latest/_autosummary/jax.lax.{loop}.html"
+        if loop != "loop" else None)
+
+
+def _shape_of(type_text) -> str:
+    dims = type_text.partition("[")[2].rstrip("]")
+    parts = [d for d in dims.split(",") if d]
+    return f"({', '.join(parts)}{',' if len(parts) == 1 else ''})"
+
+
+def _loop_body_name(where) -> str | None:
+    """The body function's name in the user's `lax.scan(body, ...)`-style call."""
+    if not where:
+        return None
+    try:
+        tree = ast.parse(where["code"])
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args:
+            name = ast.unparse(node.func).split(".")[-1]
+            index = {"scan": 0, "while_loop": 1, "fori_loop": 2}.get(name)
+            if index is not None and len(node.args) > index:
+                return ast.unparse(node.args[index])
+    return None
+
+
+def show_card(exc) -> None:
+    """Display `exc`'s card in IPython, if it has one (the `%%jit` and `%jaxpr` magics call
+    this for their CellError: the custom exception handler does it for other cells)."""
+    card = card_for(exc)
+    if card is not None:
+        from IPython.display import display
+        display(card)
+
+
+# ------------------------------------------------------------------ which card
+def _is_carry_error(e) -> bool:
+    return isinstance(e, TypeError) and "carry input and carry output must have" in str(e)
+
+
+_BUILDERS = [
+    (lambda e: isinstance(e, jx_errors.TracerBoolConversionError), _bool_card),
+    (lambda e: isinstance(e, (jx_errors.ConcretizationTypeError,
+                              jx_errors.TracerIntegerConversionError)), _concretization_card),
+    (lambda e: isinstance(e, jx_errors.TracerArrayConversionError), _array_card),
+    (lambda e: isinstance(e, jx_errors.UnexpectedTracerError), _leaked_card),
+    (lambda e: isinstance(e, ValueError) and _UNHASHABLE.match(str(e)) is not None,
+     _unhashable_card),
+    (lambda e: isinstance(e, ValueError) and
+     str(e).startswith("vmap got inconsistent sizes") and _VMAP_AXIS.search(str(e)) is not None,
+     _vmap_card),
+    (_is_carry_error, _carry_card),
+]
+
+
+# ------------------------------------------------------------------ rendering
+def _place(location) -> str:
+    return f"{location['file']}, line {location['line']}, in {location['function']}"
+
+
+def origin_lines(card) -> list:
+    """The origin as text lines: the input, then each operation to the value."""
+    origin = card.origin or {}
+    if card.kind == "vmap-sizes":
+        return [f"{a['name']}: {a['type']}, mapped along axis {a['axis']} (size {a['size']})"
+                for a in origin["arguments"]]
+    if card.kind == "loop-carry":
+        return [f"{origin['body']}: carry{origin['path'] or ''} came in as "
+                f"{origin['input_type']}, left as {origin['output_type']}"]
+    if card.kind == "unhashable-static":
+        return [f"static argument {origin['argument']} of {origin['function']}: "
+                f"{origin['value_type']} {origin['value']}"]
+    if not origin.get("argument"):
+        return []
+    lines = [f"argument {origin['argument']}: {origin['input_type']} of {origin['function']}, "
+             f"traced for {origin['transformation']}"]
+    steps = origin["steps"]
+    if len(steps) > _MAX_STEPS:
+        lines.append(f"  … {len(steps) - _MAX_STEPS} operations")
+    lines += [f"  → {s['primitive']} → {s['type']}" + (f"   ({s['where']}: {s['code']})"
+                                                       if s["where"] and s["code"] else "")
+              for s in steps[-_MAX_STEPS:]]
+    return lines
+
+
+def render_text(card: ErrorCard) -> str:
+    """The card as plain text (terminal IPython, scripts)."""
+    lines = [f"{card.error}: {card.title}"]
+    if card.where:
+        lines.append(f"  at {_place(card.where)}:  {card.where['code']}")
+    if card.called_from:
+        lines.append(f"  called from {_place(card.called_from)}:  {card.called_from['code']}")
+    found = origin_lines(card)
+    if found:
+        lines += ["  where it came from:"] + ["    " + s for s in found]
+    lines += [f"  why: {card.why}", f"  fix: {card.fix}", "  try:"]
+    lines += ["    " + s for s in card.rewrite.splitlines()]
+    if card.docs:
+        lines.append(f"  see {card.docs}")
+    return "\n".join(lines)
+
+
+_BOX = ("border-left:4px solid var(--jp-error-color1, #b00020);padding:6px 10px;margin:4px 0;"
+        "background:var(--jp-layout-color2, #f7f7f7);font-family:var(--jp-ui-font-family, "
+        "sans-serif);font-size:90%")
+_CODE = ("background:var(--jp-layout-color0, #fff);border:1px solid var(--jp-border-color2, "
+         "#ddd);padding:4px 6px;margin:2px 0;white-space:pre;overflow-x:auto")
+
+
+def render_html(card: ErrorCard) -> str:
+    """The card as static HTML (no script needed: works in nbconvert's export); every text
+    from the user's code or the error is escaped."""
+    parts = [f"<div class='jx-error-card jx-error-{esc(card.kind)}' style='{_BOX}'>",
+             f"<div style='font-weight:bold'>{esc(card.error)}: {esc(card.title)}</div>"]
+    for label, location in (("at", card.where), ("called from", card.called_from)):
+        if location:
+            parts.append(f"<div>{label} <b>{esc(_place(location))}</b>: "
+                         f"<code>{esc(location['code'])}</code></div>")
+    found = origin_lines(card)
+    if found:
+        items = "".join(f"<li><code>{esc(s.strip())}</code></li>" for s in found)
+        parts.append(f"<div>where it came from:<ul style='margin:2px 0'>{items}</ul></div>")
+    parts += [f"<div><b>why</b>: {esc(card.why)}</div>",
+              f"<div><b>fix</b>: {esc(card.fix)}</div>",
+              f"<pre class='jx-rewrite' style='{_CODE}'>{esc(card.rewrite)}</pre>"]
+    if card.docs:
+        parts.append(f"<div><a href='{esc(card.docs)}' target='_blank'>{esc(card.docs)}</a></div>")
+    return "".join(parts) + "</div>"

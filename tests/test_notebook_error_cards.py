@@ -1,0 +1,232 @@
+"""Error cards (jxkernel/notebook/error_cards.py): each error learners hit most, raised in a
+real InteractiveShell, gets a card naming the user's line, where the value came from and a
+rewrite; the exception stays JAX's class with JAX's message; the shell keeps working."""
+import re
+
+import pytest
+
+pytest.importorskip("IPython")
+
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+
+import jxkernel
+import jxkernel.numpy as jnp
+from jxkernel import errors
+from jxkernel.notebook import error_cards
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@pytest.fixture
+def shell():
+    sh = InteractiveShell.instance()
+    sh.run_line_magic("unload_ext", "jxkernel")
+    sh.run_line_magic("load_ext", "jxkernel")
+    sh.run_cell("import jxkernel as jax, jxkernel.numpy as jnp\nfrom jxkernel import lax\n"
+                "import numpy as np")
+    yield sh
+    sh.run_line_magic("unload_ext", "jxkernel")
+    sh.run_line_magic("load_ext", "jxkernel")
+
+
+def failing(shell, source):
+    """(the exception, the card's JSON, the card's text, the traceback text) of a cell that
+    fails; the shell must run a cell afterwards."""
+    with capture_output() as cap:
+        result = shell.run_cell(source)
+    assert not result.success
+    cards = [o.data for o in cap.outputs if error_cards.MIME in o.data]
+    assert len(cards) == 1, [o.data.keys() for o in cap.outputs]
+    assert shell.run_cell("_ok = 1 + 1").success and shell.user_ns["_ok"] == 2
+    return (result.error_in_exec, cards[0][error_cards.MIME], cards[0]["text/plain"],
+            ANSI.sub("", cap.stdout + cap.stderr))
+
+
+def test_bool_conversion_card(shell):
+    exc, card, text, tb = failing(shell, "def f(x):\n    y = jnp.sin(x) * 2\n    if y > 0:\n"
+                                         "        return x\n    return -x\njax.jit(f)(1.0)")
+    assert type(exc) is errors.TracerBoolConversionError
+    assert str(exc).startswith("Attempted boolean conversion of traced array with shape bool[].")
+    assert card["kind"] == "bool-conversion" and card["error"] == "TracerBoolConversionError"
+    assert card["where"]["code"] == "if y > 0:" and card["where"]["line"] == 3
+    assert card["where"]["function"] == "f"
+    assert card["called_from"]["code"] == "jax.jit(f)(1.0)"
+    origin = card["origin"]
+    assert origin["argument"] == "x" and origin["input_type"] == "f32[]"
+    assert [s["primitive"] for s in origin["steps"]] == ["sin", "mul", "gt"]
+    assert [s["code"] for s in origin["steps"]] == ["y = jnp.sin(x) * 2"] * 2 + ["if y > 0:"]
+    assert card["rewrite"].splitlines()[:3] == [
+        "return jnp.where(y > 0, x, -x)", "# or, to run only one branch:",
+        "return lax.cond(y > 0, lambda: x, lambda: -x)"]
+    assert "f = jax.jit(f, static_argnames=('x',))" in card["rewrite"]
+    assert "at In[" in text and ", line 3, in f:  if y > 0:" in text
+    assert "    argument x: f32[] of f, traced for jit" in text
+    assert "----> 3     if y > 0:" in tb and "/jxkernel/" not in tb    # filtered, then the card
+
+
+def test_conditional_expression_becomes_where(shell):
+    _, card, _, _ = failing(shell, "jax.jit(lambda v: v if v > 0 else -v)(1.0)")
+    assert card["rewrite"].splitlines()[0] == "jnp.where(v > 0, v, -v)"
+    assert "jax.jit(f, static_argnames=('v',))" in card["rewrite"]     # a lambda has no name
+
+
+def test_concretization_card(shell):
+    exc, card, text, _ = failing(shell, "def g(x, n):\n    return jnp.zeros(n) + x\n"
+                                        "jax.jit(g)(1.0, 3)")
+    assert type(exc) is errors.ConcretizationTypeError
+    assert str(exc).startswith("Abstract tracer value encountered where concrete value is "
+                               "expected: Traced<i32[]>with<JaxprTrace>")
+    assert card["kind"] == "concretization"
+    assert card["where"]["code"] == "return jnp.zeros(n) + x"
+    assert card["origin"]["argument"] == "n" and card["origin"]["steps"] == []
+    assert card["rewrite"].splitlines()[0] == "g = jax.jit(g, static_argnames=('n',))"
+    assert "argument n: i32[] of g, traced for jit" in text
+
+
+def test_array_conversion_card(shell):
+    exc, card, _, _ = failing(shell, "def h(x):\n    return np.sin(x)\njax.jit(h)(jnp.ones(3))")
+    assert type(exc) is errors.TracerArrayConversionError
+    assert str(exc).startswith("The numpy.ndarray conversion method __array__() was called on "
+                               "traced array with shape f32[3].")
+    assert card["kind"] == "array-conversion" and card["where"]["code"] == "return np.sin(x)"
+    assert card["origin"]["argument"] == "x"
+    assert card["rewrite"].splitlines()[0] == "return jnp.sin(x)"
+
+
+def test_leaked_tracer_card(shell):
+    shell.run_cell("saved = []\ndef k(x):\n    saved.append(x * 2)\n    return x\n"
+                   "jax.jit(k)(1.0)")
+    exc, card, _, _ = failing(shell, "saved[0] + 1")
+    assert type(exc) is errors.UnexpectedTracerError
+    assert str(exc).startswith("Encountered an unexpected tracer: Traced<f32[]>with<JaxprTrace>.")
+    assert card["kind"] == "leaked-tracer" and card["where"]["code"] == "saved[0] + 1"
+    origin = card["origin"]
+    assert origin["function"] == "k" and origin["argument"] == "x"
+    assert [(s["primitive"], s["code"]) for s in origin["steps"]] == \
+        [("mul", "saved.append(x * 2)")]
+    assert "return result, value" in card["rewrite"]
+    assert "result, value = jax.jit(k)(x)" in card["rewrite"]
+
+
+def test_unhashable_static_argument_card(shell):
+    exc, card, _, _ = failing(shell, "def s(x, opts):\n    return x * len(opts)\n"
+                                     "jax.jit(s, static_argnames='opts')(1.0, opts=[1, 2])")
+    assert type(exc) is ValueError
+    assert str(exc).startswith("Non-hashable static arguments are not supported.")
+    assert card["kind"] == "unhashable-static"
+    assert card["where"]["code"] == "jax.jit(s, static_argnames='opts')(1.0, opts=[1, 2])"
+    assert card["origin"] == {"argument": "opts", "value_type": "list", "value": "[1, 2]",
+                              "function": "s"}
+    assert card["rewrite"].splitlines()[0] == \
+        "jax.jit(s, static_argnames='opts')(1.0, opts=(1, 2))"
+
+
+def test_vmap_sizes_card(shell):
+    exc, card, text, _ = failing(shell, "def add(x, y):\n    return x + y\n"
+                                        "ys = jax.vmap(add)(jnp.ones(3), jnp.ones((4, 3)))")
+    assert type(exc) is ValueError
+    assert str(exc).startswith("vmap got inconsistent sizes for array axes to be mapped:")
+    assert card["kind"] == "vmap-sizes"
+    assert card["origin"]["arguments"] == [
+        {"name": "x", "axis": 0, "size": 3, "type": "float32[3]"},
+        {"name": "y", "axis": 0, "size": 4, "type": "float32[4,3]"}]
+    assert card["rewrite"] == "ys = jax.vmap(add, in_axes=(0, 1))(jnp.ones(3), jnp.ones((4, 3)))"
+    assert "    y: float32[4,3], mapped along axis 0 (size 4)" in text
+
+
+def test_vmap_argument_without_the_size_is_not_mapped(shell):
+    _, card, _, _ = failing(shell, "ys = jax.vmap(lambda a, b: a * b)(jnp.ones(3), jnp.ones(2))")
+    assert card["rewrite"] == "ys = jax.vmap(lambda a, b: a * b, in_axes=(0, None))" \
+                              "(jnp.ones(3), jnp.ones(2))"
+
+
+def test_scan_carry_card(shell):
+    exc, card, text, _ = failing(shell, "def body(c, x):\n    return c + x, x\n"
+                                        "lax.scan(body, jnp.int32(0), jnp.ones(3))")
+    assert type(exc) is TypeError
+    assert str(exc).startswith("scan body function carry input and carry output must have "
+                               "equal types, but they differ:")
+    assert card["kind"] == "loop-carry"
+    assert card["where"]["code"] == "lax.scan(body, jnp.int32(0), jnp.ones(3))"
+    assert card["origin"] == {"loop": "scan", "body": "body", "path": None,
+                              "input_type": "int32[]", "output_type": "float32[]",
+                              "mismatch": "dtypes"}
+    assert "return new_carry.astype(jnp.int32), y" in card["rewrite"].splitlines()
+    assert "    body: carry came in as int32[], left as float32[]" in text
+
+
+def test_jit_cell_shows_the_card(shell):
+    shell.user_ns["x"] = 1.0
+    exc, card, _, _ = failing(shell, "%%jit\nif x > 0:\n    y = x\nelse:\n    y = -x")
+    assert type(exc.original) is errors.TracerBoolConversionError
+    assert card["where"]["code"] == "if x > 0:" and card["where"]["line"] == 2
+    assert card["origin"]["argument"] == "x"
+    assert card["rewrite"].splitlines()[0] == "y = jnp.where(x > 0, x, -x)"
+    assert card["rewrite"].splitlines()[-1] == "%%jit --static x"
+
+
+def test_jaxpr_magic_shows_the_card(shell):
+    shell.run_cell("def t(x):\n    return float(x)")
+    _, card, _, _ = failing(shell, "%jaxpr t(1.0)")
+    assert card["kind"] == "concretization" and card["where"]["code"] == "return float(x)"
+
+
+def test_other_errors_get_no_card(shell):
+    with capture_output() as cap:
+        result = shell.run_cell("def h():\n    raise ValueError('mine')\nh()")
+    assert str(result.error_in_exec) == "mine"
+    assert not any(error_cards.MIME in o.data for o in cap.outputs)
+    assert "----> 2     raise ValueError('mine')" in ANSI.sub("", cap.stdout + cap.stderr)
+
+
+# ------------------------------------------------------------------ without IPython's shell
+def _raise(fn, *args):
+    try:
+        fn(*args)
+    except Exception as e:  # noqa: BLE001
+        return e
+    raise AssertionError("no error")
+
+
+def _branchy(x):
+    if x > 0 or "<script>" == "":
+        return x
+    return -x
+
+
+def test_card_without_a_shell_text_html_and_json():
+    card = error_cards.card_for(_raise(jxkernel.jit(_branchy), 1.0))
+    line = _branchy.__code__.co_firstlineno + 1
+    assert card.where == {"file": "test_notebook_error_cards.py", "line": line,
+                          "function": "_branchy", "code": 'if x > 0 or "<script>" == "":'}
+    text = repr(card).splitlines()
+    assert text[0] == "TracerBoolConversionError: Python control flow on a traced value"
+    assert text[1] == (f"  at test_notebook_error_cards.py, line {line}, in _branchy:  "
+                       f'if x > 0 or "<script>" == "":')
+    assert text[4:6] == ["    argument x: f32[] of _branchy, traced for jit",
+                         f"      → gt → bool[]   (test_notebook_error_cards.py:{line}: "
+                         f'if x > 0 or "<script>" == "":)']
+    assert "  try:" in text and text[-1] == \
+        "  see https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerBoolConversionError"
+    html = card._repr_html_()
+    assert "&lt;script&gt;" in html and "<script>" not in html
+    bundle = card._repr_mimebundle_()
+    assert list(bundle[error_cards.MIME])[0] == "version"
+    assert bundle[error_cards.MIME]["version"] == 1
+    assert set(bundle) == {"text/plain", "text/html", error_cards.MIME}
+
+
+def test_provenance_through_grad_and_vmap():
+    def f(x):
+        return jnp.where(jnp.cos(x) > 0, x, -x) if jnp.sum(x) > 0 else x
+    card = error_cards.card_for(_raise(jxkernel.jit(jxkernel.vmap(f)), jnp.ones(3)))
+    assert card.origin["argument"] == "x" and card.origin["input_type"] == "f32[3]"
+    assert [s["primitive"] for s in card.origin["steps"]][-1] == "gt"
+    card = error_cards.card_for(_raise(jxkernel.jit(jxkernel.grad(f)), 1.0))
+    assert card.origin["argument"] == "x"
+
+
+def test_unknown_errors_have_no_card():
+    assert error_cards.card_for(ValueError("mine")) is None
+    assert error_cards.card_for(TypeError("unsupported operand")) is None
