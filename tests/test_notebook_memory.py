@@ -175,3 +175,10 @@ def test_a_bad_backend_is_refused(shell):
     from IPython.core.error import UsageError
     with pytest.raises(UsageError, match="%jxmemory --backend 'nope'"):
         shell.run_line_magic("jxmemory", "--backend nope")
+
+
+def test_docstring_examples():
+    from doc_examples import check_docstring_examples
+    check_docstring_examples("jxkernel.memory", {"jxkernel": jxkernel})
+    pytest.importorskip("IPython")
+    check_docstring_examples("jxkernel.notebook.memory", {"jxkernel": jxkernel})

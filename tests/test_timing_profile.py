@@ -184,6 +184,22 @@ def test_timeit_phases_displays_the_rich_bundle(shell):
     assert "<table" in shown["text/html"]
 
 
+def test_timeit_phases_adds_the_chart_in_a_jupyter_kernel(shell):
+    pytest.importorskip("plotly")
+    from IPython.utils.capture import capture_output
+    shell.kernel = object()          # what a Jupyter kernel's shell has, terminal IPython not
+    try:
+        with capture_output() as out:
+            shell.run_cell("%timeit --phases -r 2 f(x, 2)")
+    finally:
+        del shell.kernel
+    table, chart = [o.data for o in out.outputs]
+    assert table[PROFILE_MIME]["runs"] == 2
+    plotted = chart["application/vnd.plotly.v1+json"]["data"]
+    assert [t["name"] for t in plotted] == ["trace", "lower", "compile", "dispatch", "device"]
+    assert [len(t["x"]) for t in plotted] == [2, 2, 2, 2, 2]
+
+
 def test_timeit_phases_options(shell):
     from IPython.utils.capture import capture_output
     with capture_output() as out:
@@ -216,8 +232,14 @@ def test_phase_chart_has_one_box_per_measured_phase():
     pytest.importorskip("plotly")
     from jxkernel.notebook.timing import PhaseChart
     chart = PhaseChart(_known())
+    assert chart.figure.layout.title.text == "phases of f: 3 timed run(s) (ms)"
     assert [t.name for t in chart.figure.data] == ["trace", "lower", "compile", "dispatch",
                                                    "device"]
     assert list(chart.figure.data[4].x) == [s * 1e3 for s in _known().device.samples]
     bundle = chart._repr_mimebundle_()
     assert {"application/vnd.plotly.v1+json", "text/html", "text/plain"} <= set(bundle)
+
+
+def test_docstring_examples():
+    from doc_examples import check_docstring_examples
+    check_docstring_examples("jxkernel.timing", {"jxkernel": jxkernel})

@@ -13,6 +13,7 @@ rewritten, then handed to IPython's own `%timeit`, so all its options and its
 from __future__ import annotations
 
 import ast
+import html
 import time
 
 from ..tree_util import tree_leaves
@@ -139,7 +140,8 @@ class PhaseChart:
                                  for p in profile.phases if p.samples])
         self.figure.update_layout(height=80 + 40 * len(self.figure.data), showlegend=False,
                                   margin={"l": 10, "r": 10, "t": 30, "b": 10},
-                                  title={"text": f"{profile.title()} (ms)", "font": {"size": 12}},
+                                  title={"text": html.escape(f"{profile.title()} (ms)"),
+                                         "font": {"size": 12}},
                                   xaxis={"type": "log", "title": "milliseconds"},
                                   yaxis={"autorange": "reversed"})
 
