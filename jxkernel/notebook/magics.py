@@ -237,14 +237,33 @@ class JxMagics(Magics):
         %jaxpr grad(f)(x)       any transformation
         %jaxpr x * 2 + y        an expression over the namespace's values
         %%jaxpr                 a whole cell, as %%jit would trace it
+        %jaxpr --diff f(x) grad(f)(x)
+                                two programs aligned, equations added, removed and changed
+                                marked (jaxpr_diff.py); a comma may separate them
         """
         from .widgets.jaxpr_viewer import JaxprViewer
+        if re.match(r"--diff(\s|$)", line.strip()):
+            return self._jaxpr_diff(line.strip()[len("--diff"):], cell)
         text = cell if cell is not None else line.strip()
         if not text.strip():
             raise UsageError("%jaxpr EXPR: e.g. %jaxpr f(x, 2.0) or %jaxpr grad(f)(x)")
         traced, title = self._trace(text, is_cell=cell is not None, show_failure=True)
         return JaxprViewer(traced.jaxpr, title=f"jaxpr of {title}",
                            stablehlo=lambda: traced.lower().as_text())
+
+    def _jaxpr_diff(self, text, cell):
+        """%jaxpr --diff EXPR1 EXPR2: both traced as %jaxpr traces one, then aligned."""
+        from .jaxpr_diff import jaxpr_diff, split_expressions
+        if cell is not None:
+            raise UsageError("--diff compares two expressions on the line: %jaxpr --diff f(x) "
+                             "grad(f)(x) (not a %%jaxpr cell)")
+        try:
+            first, second = split_expressions(text)
+        except ValueError as e:
+            raise UsageError(f"%jaxpr --diff: {e}") from None
+        left, _ = self._trace(first, is_cell=False, show_failure=True)
+        right, _ = self._trace(second, is_cell=False, show_failure=True)
+        return jaxpr_diff(left.jaxpr, right.jaxpr, first, second)
 
     @no_var_expand
     @line_magic
