@@ -13,7 +13,8 @@
 (jaxlib's `client.live_arrays()` lists buffers, not our wrappers, so the wrappers are found
 among the garbage collector's objects: the cost is paid when asked, never when an array is
 made). An array counts once per buffer; bytes are the logical `nbytes` (size × itemsize;
-the allocator may pad). In the notebook (`%jxmemory`, jxkernel/notebook/memory.py) each row
+the allocator may pad), split over the devices of a pmap-stacked array and counted on each
+device for a replicated one. In the notebook (`%jxmemory`, jxkernel/notebook/memory.py) each row
 also names the cell that created its arrays.
 
 The report renders as text (`repr`), an HTML table (no JavaScript) and the JSON MIME bundle
@@ -26,7 +27,7 @@ The report renders as text (`repr`), an HTML table (no JavaScript) and the JSON 
      "devices": [{"device": "cpu:0", "arrays": 3, "bytes": 1280}],
      "rows": [{"cell": "In[2]" | "before %load_ext" | "unknown" | null,
                "shape": [3, 4], "dtype": "float32", "devices": ["cpu:0"],
-               "count": 2, "bytes": 96}]}  # bytes: all `count` arrays together
+               "count": 2, "bytes": 96}]}  # bytes: all `count` arrays, on all their devices
 
 Rows come cell by cell ("before %load_ext", In[1], In[2], ..., then others), the largest
 first within a cell.
@@ -223,7 +224,7 @@ def memory_report(arrays=None, *, platform: str | None = None, origin=None) -> M
         shares = bytes_per_device(x)
         key = (origin(x) if origin else None, tuple(x.shape), str(x.dtype), tuple(shares))
         groups[key][0] += 1
-        groups[key][1] += x.nbytes
+        groups[key][1] += sum(shares.values())
         for device, share in shares.items():
             per_device[device][0] += 1
             per_device[device][1] += share

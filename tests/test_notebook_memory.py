@@ -2,6 +2,10 @@
 without IPython, and %jxmemory in a real InteractiveShell, where each row names the cell
 that created its arrays."""
 import json
+import os
+import subprocess
+import sys
+import textwrap
 import weakref
 
 import pytest
@@ -77,6 +81,34 @@ def test_html_escapes_labels_and_the_json_bundle():
                              {"cell": "<script>x</script>", "shape": [11], "dtype": "int32",
                               "devices": ["cpu:0"], "count": 1, "bytes": 44}]}
     assert list(data)[0] == "version"
+
+
+def test_bytes_per_device_of_stacked_and_replicated_arrays():
+    """In a two-device process: a pmap-stacked array splits its bytes over its devices, a
+    replicated one holds them all on each; the total is the devices' sum."""
+    code = textwrap.dedent("""
+        import jxkernel, numpy as np
+        from jxkernel.xla.array import replicate
+        from jxkernel.memory import Row, memory_report
+        d = jxkernel.devices()
+        stacked = jxkernel.device_put_sharded([np.ones(3, np.float32)] * 2, d)
+        copies = replicate(np.ones(5, np.float32), d)
+        one = jxkernel.device_put(np.ones(2, np.int8), d[1])
+        report = memory_report([stacked, copies, one])
+        both = ("cpu:0", "cpu:1")
+        assert report.rows == (Row(None, (5,), "float32", both, 1, 40),
+                               Row(None, (2, 3), "float32", both, 1, 24),
+                               Row(None, (2,), "int8", ("cpu:1",), 1, 2)), report.rows
+        assert report.devices == (("cpu:0", 2, 32), ("cpu:1", 3, 34)), report.devices
+        assert report.total_bytes == 66
+        assert {id(a) for a in jxkernel.live_arrays()} >= {id(stacked), id(copies), id(one)}
+        """)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "JXKERNEL_CPU_DEVICES": "2",
+           "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True,
+                          text=True, timeout=180)
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_bad_arrays_are_refused():
