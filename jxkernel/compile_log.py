@@ -192,9 +192,12 @@ def explain(old_sig, new_sig, old_tree, new_tree, old_static, new_static) -> str
     if old_sig is None:
         return "first call"
     reasons = []
-    for (path, old), (_, new) in zip(old_static, new_static):
-        if old != new:
-            reasons.append(f"static {path}: {old!r} -> {new!r}")
+    before, after = dict(old_static), dict(new_static)
+    for path in [p for p, _ in new_static] + [p for p, _ in old_static if p not in after]:
+        old, new = before.get(path, _ABSENT), after.get(path, _ABSENT)
+        if old is _ABSENT or new is _ABSENT or old != new:
+            reasons.append(f"static {path}: {_DEFAULT if old is _ABSENT else repr(old)} -> "
+                           f"{_DEFAULT if new is _ABSENT else repr(new)}")
     if old_tree != new_tree:
         reasons.append(f"new pytree structure: {old_tree} -> {new_tree}")
     else:
@@ -328,7 +331,7 @@ def _leaf_changes(old, new, flipped):
     for path in sorted(moved):
         yield _fixed(path, "structure", _aval_text(before[path]) if path in before else "absent",
                      _aval_text(after[path]) if path in after else "absent")
-    if not moved and old.treedef is not None and new.treedef is not None and \
+    if not moved and not flipped and old.treedef is not None and new.treedef is not None and \
             old.treedef != new.treedef:
         yield _fixed("(arguments)", "structure", str(old.treedef), str(new.treedef))
     for path, a in after.items():
@@ -336,7 +339,8 @@ def _leaf_changes(old, new, flipped):
         if b is None or a == b:
             continue
         if a.shape != b.shape:
-            yield _fixed(path, "shape", b.str_short(), a.str_short())
+            yield _fixed(path, "shape", b.str_short(), a.str_short(),
+                         rank=len(a.shape) != len(b.shape) or not a.shape)
         elif a.dtype != b.dtype:
             yield _fixed(path, "dtype", _aval_text(b), _aval_text(a), dtype=b.dtype.name)
         else:
@@ -395,11 +399,13 @@ def nearest(history, new: Signature):
     return min(reversed(history), default=None, key=lambda old: change_distance(old, new))
 
 
-def _fixed(path, kind, old, new, name=None, dtype="float32") -> Change:
+def _fixed(path, kind, old, new, name=None, dtype="float32", rank=False) -> Change:
     name = name or path
     fix, snippet = _FIXES[kind]
     if kind == "config" and path != "jax_enable_x64":
         fix, snippet = _DEVICE_FIX
+    if rank:
+        fix, snippet = _RANK_FIX
     fill = dict(path=path, name=name, root=_root(path), old=old, new=new, dtype=dtype)
     return Change(path, kind, str(old), str(new), fix.format(**fill), snippet.format(**fill))
 
@@ -442,6 +448,9 @@ _FIXES = {
                   "for batch in batches:\n"
                   "    out = f_jit(batch)"),
 }
+_RANK_FIX = ("{path} changed rank ({old} -> {new}), and every new shape compiles anew. Pass it "
+             "with one rank every time.",
+             "{path} = jnp.atleast_1d({path})    # a scalar becomes shape (1,)")
 _DEVICE_FIX = ("The {path} changed ({old} -> {new}): a compiled program runs on one device. "
                "Keep the inputs on one device, or expect one compile per device.",
                "x = jax.device_put(x, jax.devices()[0])    # or %jxbackend cpu:0")

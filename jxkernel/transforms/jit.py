@@ -563,7 +563,10 @@ class Jitted:
             return named, static_named, None, "first call", self._fresh_jit_changes(new), new
         reason = compile_log.explain(closest.named, named, closest.treedef, treedef,
                                      closest.statics, static_named)
-        return named, static_named, closest, reason, compile_log.explain_changes(closest, new), new
+        changes = compile_log.explain_changes(closest, new)
+        if reason.startswith("a changed configuration") and changes:     # say which
+            reason = "; ".join(map(str, changes))
+        return named, static_named, closest, reason, changes, new
 
     def _fresh_jit_changes(self, new) -> tuple:
         """Against another jit object of the same function: jit(f) called anew each time."""

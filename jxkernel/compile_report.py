@@ -1,0 +1,220 @@
+"""The session's compilations as one report: every compile event with what changed and the
+fix, cache hits and misses per jitted function, and where the time went. Plain Python (no
+IPython), so scripts use it too; `%jxreport` shows it or writes it to a file.
+
+    >>> data = report()                      # a dict; report("json") / report("html"): text
+    >>> data["totals"]["compilations"] == len(data["events"])
+    True
+
+The JSON (`application/vnd.jxkernel.report+json` in the notebook, the file of
+`report("json", file)`) is a dict:
+
+    version       1
+    generated     seconds since the epoch
+    config        {"jax_enable_x64": bool, "backend": "cpu"}
+    totals        {"compilations", "recompilations", "cache_hits", "functions",
+                   "trace_ms", "lower_ms", "compile_ms"}
+    functions     per jitted function (a redefined function is a new one), first seen first:
+                  {"function", "function_key", "source", "compilations", "recompilations",
+                   "cache_hits", "trace_ms", "lower_ms", "compile_ms"}
+    events        oldest first: {"seq", "time", "function", "function_key", "source",
+                   "signature": [[path, type]], "reason", "trace_ms", "lower_ms",
+                   "compile_ms", "cache", "backend", "explanation": [change]}
+    change        {"path", "kind", "old", "new", "fix", "snippet"}: kind is one of shape,
+                  dtype, weak_type, static, traced, structure, constant, config, fresh_jit
+                  (compile_log.KINDS); a first call has none, unless a jit of the same
+                  function compiled before (fresh_jit)
+
+The HTML is one self-contained page (no script: readable in any browser and in a static
+export), everything user-controlled escaped.
+"""
+from __future__ import annotations
+
+import html
+import json
+import time
+
+from . import compile_log
+from .config import config
+
+REPORT_MIME = "application/vnd.jxkernel.report+json"
+VERSION = 1
+FORMATS = ("dict", "json", "html", "text")
+
+
+def _ms(seconds: float) -> float:
+    return round(seconds * 1e3, 3)
+
+
+def change_json(change) -> dict:
+    return change.to_json() if hasattr(change, "to_json") else dict(change)
+
+
+def event_json(event) -> dict:
+    """One compile event with its explanation."""
+    return {"seq": event.seq, "time": event.timestamp, "function": event.function,
+            "function_key": event.function_key, "source": event.source,
+            "signature": [[str(path), str(aval)] for path, aval in event.signature],
+            "reason": event.reason, "trace_ms": _ms(event.trace_s),
+            "lower_ms": _ms(event.lower_s), "compile_ms": _ms(event.compile_s),
+            "cache": event.cache, "backend": event.backend,
+            "explanation": [change_json(c) for c in event.changes]}
+
+
+def function_rows(events) -> list:
+    """Per jitted function (by function_key), in first-seen order."""
+    rows: dict = {}
+    for e in events:
+        row = rows.get(e.function_key)
+        if row is None:
+            row = rows[e.function_key] = {
+                "function": e.function, "function_key": e.function_key, "source": e.source,
+                "compilations": 0, "recompilations": 0,
+                "cache_hits": compile_log.cache_hits(e.key) if e.key is not None else 0,
+                "trace_ms": 0.0, "lower_ms": 0.0, "compile_ms": 0.0}
+        row["compilations"] += 1
+        row["recompilations"] += e.reason != "first call"
+        for part in ("trace", "lower", "compile"):
+            row[f"{part}_ms"] = round(row[f"{part}_ms"] + getattr(e, f"{part}_s") * 1e3, 3)
+    return list(rows.values())
+
+
+def report_data(events=None) -> dict:
+    """The report as a dict (the JSON's fields); `events` defaults to the whole log."""
+    events = compile_log.compile_events() if events is None else list(events)
+    functions = function_rows(events)
+    totals = {"compilations": len(events),
+              "recompilations": sum(f["recompilations"] for f in functions),
+              "cache_hits": sum(f["cache_hits"] for f in functions),
+              "functions": len(functions)}
+    for part in ("trace", "lower", "compile"):
+        totals[f"{part}_ms"] = round(sum(f[f"{part}_ms"] for f in functions), 3)
+    return {"version": VERSION, "generated": time.time(),
+            "config": {"jax_enable_x64": bool(config.jax_enable_x64),
+                       "backend": _backend_name()},
+            "totals": totals, "functions": functions,
+            "events": [event_json(e) for e in events]}
+
+
+def _backend_name() -> str:
+    from .xla import client
+    return client.platform_of(client.default_device())
+
+
+# ------------------------------------------------------------------ text
+def to_text(data: dict) -> str:
+    """The report for a terminal: totals, functions, then each compilation and its changes."""
+    t = data["totals"]
+    lines = [f"{t['compilations']} compilation(s) ({t['recompilations']} recompilation(s)) of "
+             f"{t['functions']} function(s), {t['cache_hits']} cache hit(s); trace "
+             f"{t['trace_ms']:.1f} ms, lower {t['lower_ms']:.1f} ms, compile "
+             f"{t['compile_ms']:.1f} ms",
+             "function: compilations / cache hits"]
+    lines += [f"  {f['function']} ({f['source'] or '?'}): {f['compilations']} / "
+              f"{f['cache_hits']}" for f in data["functions"]]
+    for e in data["events"]:
+        total = e["trace_ms"] + e["lower_ms"] + e["compile_ms"]
+        lines.append(f"#{e['seq']} {e['function']}: {e['reason']} ({total:.1f} ms, {e['cache']})")
+        text = compile_log.explanation_text([_AsChange(c) for c in e["explanation"]], "    ")
+        if text:
+            lines.append(text)
+    return "\n".join(lines)
+
+
+class _AsChange:
+    """A change's JSON dict read like a Change (for explanation_text)."""
+
+    def __init__(self, d):
+        self.__dict__.update(d)
+
+    def __str__(self):
+        return f"{self.path}: {self.kind} {self.old} -> {self.new}"
+
+
+# ------------------------------------------------------------------ HTML
+def esc(x) -> str:
+    return html.escape(str(x), quote=True)
+
+
+def changes_html(changes) -> str:
+    """A card per change: what changed, the fix, and the fix as code (no script needed)."""
+    cards = []
+    for c in map(change_json, changes):
+        snippet = f"<pre class='jx-fix-code'>{esc(c['snippet'])}</pre>" if c["snippet"] else ""
+        cards.append(
+            f"<div class='jx-change' style='border-left:3px solid var(--jp-warn-color0, "
+            f"#8a5a00);margin:4px 0;padding:2px 8px'><div><code>{esc(c['path'])}</code> "
+            f"<b>{esc(c['kind'])}</b>: <code>{esc(c['old'])}</code> → "
+            f"<code>{esc(c['new'])}</code></div><div>{esc(c['fix'])}</div>{snippet}</div>")
+    return "".join(cards)
+
+
+_STYLE = ("body{font-family:sans-serif;font-size:13px;margin:1em}table{border-collapse:"
+          "collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}"
+          "pre{background:#f5f5f5;padding:4px;margin:2px 0}.jx-recompile{color:#b00020}")
+
+
+def to_html(data: dict, page: bool = True) -> str:
+    """The report as HTML: a whole page, or (page=False) a fragment for the notebook."""
+    t = data["totals"]
+    head = (f"<p>{t['compilations']} compilation(s), {t['recompilations']} recompilation(s), "
+            f"{t['cache_hits']} cache hit(s) over {t['functions']} function(s); trace "
+            f"{t['trace_ms']:.1f} ms, lower {t['lower_ms']:.1f} ms, compile "
+            f"{t['compile_ms']:.1f} ms. x64 {esc(data['config']['jax_enable_x64'])}, backend "
+            f"{esc(data['config']['backend'])}.</p>")
+    body = f"<h2>jxkernel compilation report</h2>{head}{_functions_html(data)}{_events_html(data)}"
+    if not page:
+        return f"<div class='jx-report'>{body}</div>"
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>jxkernel compilation "
+            f"report</title><style>{_STYLE}</style></head><body>{body}</body></html>")
+
+
+def _functions_html(data) -> str:
+    cols = ("function", "source", "compilations", "recompilations", "cache_hits", "trace_ms",
+            "lower_ms", "compile_ms")
+    rows = "".join("<tr>" + "".join(f"<td>{esc(f[c] if f[c] is not None else '')}</td>"
+                                    for c in cols) + "</tr>" for f in data["functions"])
+    head = "".join(f"<th>{c.replace('_', ' ')}</th>" for c in cols)
+    return f"<h3>Functions</h3><table><tr>{head}</tr>{rows}</table>"
+
+
+def _events_html(data) -> str:
+    items = []
+    for e in data["events"]:
+        sig = ", ".join(f"{p}: {a}" for p, a in e["signature"])
+        again = " class='jx-recompile'" if e["reason"] != "first call" else ""
+        items.append(
+            f"<li><b>{esc(e['function'])}</b> <span{again}>{esc(e['reason'])}</span> — "
+            f"<code>({esc(sig)})</code>; trace {e['trace_ms']:.1f} ms, lower "
+            f"{e['lower_ms']:.1f} ms, compile {e['compile_ms']:.1f} ms ({esc(e['cache'])}, "
+            f"{esc(e['backend'])}){changes_html(e['explanation'])}</li>")
+    return f"<h3>Compilations</h3><ol>{''.join(items)}</ol>" if items else \
+        "<h3>Compilations</h3><p><i>none yet</i></p>"
+
+
+# ------------------------------------------------------------------ entry point
+def render(data: dict, format: str):
+    """`data` (report_data's dict) in `format`: dict, json, html (a page) or text."""
+    if format not in FORMATS:
+        raise ValueError(f"report: `format` must be one of {', '.join(FORMATS)}; got "
+                         f"{format!r}")
+    return {"dict": lambda: data, "json": lambda: json.dumps(data, indent=1),
+            "html": lambda: to_html(data), "text": lambda: to_text(data)}[format]()
+
+
+def report(format: str = "dict", file=None):
+    """The report in `format` (see render); with `file` (a path), also written there (as
+    JSON for "dict"). Returns what it rendered."""
+    if format not in FORMATS:
+        raise ValueError(f"report: `format` must be one of {', '.join(FORMATS)}; got "
+                         f"{format!r}")
+    if file is not None and not isinstance(file, (str, bytes)) and not hasattr(file, "__fspath__"):
+        raise TypeError(f"report: `file` must be a path (str or os.PathLike); got "
+                        f"{type(file).__name__} {file!r}")
+    data = report_data()
+    out = render(data, format)
+    if file is not None:
+        text = out if isinstance(out, str) else json.dumps(out, indent=1)
+        with open(file, "w", encoding="utf-8") as f:
+            f.write(text)
+    return out

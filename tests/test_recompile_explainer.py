@@ -1,0 +1,308 @@
+"""The recompile explainer (CompileEvent.changes: what changed against the nearest earlier
+signature, with the fix), the no_recompile guard and the compile report, all without IPython.
+
+Each case jits its own function, so the events it reads are its own."""
+import html.parser
+import json
+import sys
+
+import numpy as np
+import pytest
+
+import jxkernel
+import jxkernel.numpy as jnp
+from jxkernel import compile_log, compile_report, config
+from jxkernel.compile_log import Change, no_recompile
+from jxkernel.errors import RecompileError
+
+
+def events_of(f):
+    return [e for e in compile_log.compile_events() if e.key is f]
+
+
+def last_changes(f):
+    return [(c.path, c.kind, c.old, c.new) for c in events_of(f)[-1].changes]
+
+
+# ================================================================== each kind of change
+def test_a_new_shape_says_which_argument_and_suggests_bucketing():
+    f = jxkernel.jit(lambda x: x + 1)
+    f(jnp.ones(3))
+    f(jnp.ones(4))
+    first, again = events_of(f)
+    assert first.changes == () and first.reason == "first call"
+    assert again.reason == "x: f32[3] -> f32[4]"                  # the one-line reason stays
+    (change,) = again.changes
+    assert (change.path, change.kind, change.old, change.new) == ("x", "shape", "f32[3]", "f32[4]")
+    assert "bucket" in change.fix and "x = jnp.pad(x," in change.snippet
+    assert str(change) == "x: shape f32[3] -> f32[4]"
+
+
+def test_a_new_rank_suggests_one_rank():
+    f = jxkernel.jit(lambda x: x + 1)
+    f(jnp.ones(3))
+    f(jnp.ones(()))
+    (change,) = events_of(f)[-1].changes
+    assert (change.kind, change.old, change.new) == ("shape", "f32[3]", "f32[]")
+    assert change.snippet.startswith("x = jnp.atleast_1d(x)")
+
+
+def test_a_new_dtype_suggests_casting_to_the_old_one():
+    f = jxkernel.jit(lambda x: x * 2)
+    f(jnp.ones(3))
+    f(jnp.ones(3, jnp.int32))
+    assert last_changes(f) == [("x", "dtype", "f32[3]", "i32[3]")]
+    assert events_of(f)[-1].changes[0].snippet == "x = jnp.asarray(x, jnp.float32)"
+
+
+def test_a_weak_type_flip_from_a_python_float_to_an_f32_array():
+    f = jxkernel.jit(lambda x: x * 2)
+    f(1.0)
+    f(jnp.asarray(1.0, jnp.float32))
+    assert events_of(f)[-1].reason == "x: weak_type True -> False"
+    assert last_changes(f) == [("x", "weak_type", "f32[] (weak)", "f32[]")]
+    change = events_of(f)[-1].changes[0]
+    assert "weakly typed" in change.fix
+    assert change.snippet.startswith("x = jnp.asarray(x, jnp.float32)")
+
+
+def test_a_new_static_value_and_a_static_argument_passed_after_its_default():
+    f = jxkernel.jit(lambda x, n=2: x * n, static_argnames="n")
+    f(jnp.ones(2), n=2)
+    f(jnp.ones(2), n=3)
+    assert last_changes(f) == [("n", "static", "2", "3")]
+    assert "drop it from static_argnums" in events_of(f)[-1].changes[0].fix
+    g = jxkernel.jit(lambda x, n=2: x * n, static_argnames="n")
+    g(jnp.ones(2))                                       # n not passed: its default
+    g(jnp.ones(2), n=3)
+    assert last_changes(g) == [("n", "static", "(not passed: its default)", "3")]
+    # the one-line reason names it too (it used to blame the configuration)
+    assert events_of(g)[-1].reason == "static n: (not passed: its default) -> 3"
+
+
+def power(x, n):
+    return x * n
+
+
+def test_an_argument_traced_in_one_jit_and_static_in_another():
+    jxkernel.jit(power)(jnp.ones(2), 2.0)                  # n traced: f32[] (weak)
+    static = jxkernel.jit(power, static_argnums=1)
+    static(jnp.ones(2), 2.0)                                # n static 2.0
+    fresh, traced = events_of(static)[0].changes
+    assert fresh.kind == "fresh_jit"
+    assert (traced.path, traced.kind, traced.old, traced.new) == \
+        ("n", "traced", "f32[] (weak)", "static 2.0")
+    assert "static_argnames=('n',)" in traced.snippet
+
+
+def test_a_pytree_leaf_is_named_by_its_path_and_a_new_key_is_a_structure_change():
+    f = jxkernel.jit(lambda params: params["w"] * 2)
+    f({"w": jnp.ones(2)})
+    f({"w": jnp.ones(3)})
+    assert last_changes(f) == [("params['w']", "shape", "f32[2]", "f32[3]")]
+    f({"w": jnp.ones(3), "b": jnp.ones(1)})
+    assert last_changes(f) == [("params['b']", "structure", "absent", "f32[1]")]
+    assert events_of(f)[-1].changes[0].snippet.startswith("params = {**defaults, **params}")
+
+
+W_GLOBAL = jnp.ones(1)
+
+
+def scale_by_global(x):
+    return x * W_GLOBAL
+
+
+def test_a_changed_closed_over_global_is_not_seen_until_something_else_recompiles():
+    """As in JAX: a closed-over array is a constant baked in at trace time. Rebinding the
+    global makes no recompile (the old value stays in use); the next recompile picks the new
+    value up, and its explanation says so."""
+    global W_GLOBAL
+    f = jxkernel.jit(scale_by_global)
+    np.testing.assert_array_equal(np.asarray(f(jnp.ones(3))), [1, 1, 1])
+    try:
+        W_GLOBAL = jnp.full(1, 2.0)
+        np.testing.assert_array_equal(np.asarray(f(jnp.ones(3))), [1, 1, 1])   # stale, a hit
+        assert len(events_of(f)) == 1
+        np.testing.assert_array_equal(np.asarray(f(jnp.ones(4))), [2, 2, 2, 2])  # new shape
+    finally:
+        W_GLOBAL = jnp.ones(1)
+    assert last_changes(f) == [("x", "shape", "f32[3]", "f32[4]"),
+                               ("W_GLOBAL (closed over)", "constant", "[1.]", "[2.]")]
+    assert "Pass it as an argument" in events_of(f)[-1].changes[1].fix
+
+
+def test_an_equal_constant_made_anew_by_each_trace_is_no_change():
+    f = jxkernel.jit(lambda x: x * jnp.asarray(np.arange(3.0)))   # a fresh constant per trace
+    f(jnp.ones(3))
+    f(jnp.ones(3, jnp.int32))
+    assert [c.kind for c in events_of(f)[-1].changes] == ["dtype"]
+
+
+def test_flipping_x64_is_a_config_change():
+    f = jxkernel.jit(lambda x: x + 1)
+    f(1.0)
+    with config.override("jax_enable_x64", True):
+        f(1.0)
+    assert last_changes(f) == [("jax_enable_x64", "config", "False", "True"),
+                               ("x", "dtype", "f32[] (weak)", "f64[] (weak)")]
+    assert 'jax.config.update("jax_enable_x64", True)' in events_of(f)[-1].changes[0].snippet
+
+
+def test_jit_made_anew_in_a_loop_suggests_hoisting_it():
+    def double(x):
+        return x * 2
+    for _ in range(2):
+        jitted = jxkernel.jit(double)
+        jitted(jnp.ones(3))
+    event = events_of(jitted)[0]
+    assert event.reason == "first call"                 # for this jit object, it is
+    (change,) = event.changes
+    assert (change.kind, change.old) == ("fresh_jit", "jit(double) compiled for (x: f32[3])")
+    assert change.snippet.startswith("f_jit = jax.jit(f)            # once, outside the loop")
+
+
+def test_explanation_text():
+    change = Change("x", "shape", "f32[3]", "f32[4]", "Pad it.", "x = pad(x)\ny = 1")
+    assert compile_log.explanation_text([change]) == (
+        "  x: shape f32[3] -> f32[4]\n"
+        "    fix: Pad it.\n"
+        "      x = pad(x)\n"
+        "      y = 1")
+
+
+# ================================================================== the guard
+def test_no_recompile_as_a_context_manager_raises_at_the_callers_line_and_restores():
+    f = jxkernel.jit(lambda x: x - 1)
+    f(jnp.ones(2))
+    with pytest.raises(RecompileError) as info:
+        with no_recompile(f):
+            assert f._fail_on_recompile is True
+            np.testing.assert_array_equal(np.asarray(f(jnp.zeros(2))), [-1, -1])   # a hit
+            line = sys._getframe().f_lineno + 1
+            f(jnp.ones(5))
+    assert f._fail_on_recompile is False                 # restored, though the block raised
+    err = info.value
+    assert (err.source.file, err.source.line) == (__file__, line)
+    assert err.reason == "x: f32[2] -> f32[5]"
+    assert [(c.path, c.kind) for c in err.changes] == [("x", "shape")]
+    notes = "\n".join(err.__notes__)
+    assert "What changed, and the fix:\n  x: shape f32[2] -> f32[5]" in notes
+    assert len(events_of(f)) == 1
+    f(jnp.ones(5))                                        # off again: compiles
+    assert len(events_of(f)) == 2
+
+
+def test_no_recompile_keeps_a_switch_that_was_on_and_nests():
+    f = jxkernel.jit(lambda x: x * 3)
+    f(jnp.ones(2))
+    compile_log.fail_on_recompile(f)
+    try:
+        with no_recompile(f):
+            with no_recompile(f):
+                pass
+        assert f._fail_on_recompile is True
+    finally:
+        compile_log.fail_on_recompile(f, False)
+
+
+def test_no_recompile_for_every_function_and_as_a_decorator():
+    f = jxkernel.jit(lambda x: x * 4)
+    g = jxkernel.jit(lambda x: x * 5)
+    f(jnp.ones(2))
+
+    @no_recompile()
+    def step(x):
+        g(x)                 # g's first compile is allowed
+        return f(x)
+    step(jnp.ones(2))
+    with pytest.raises(RecompileError, match=r"x: f32\[2\] -> f32\[3\]") as info:
+        step(jnp.ones(3))
+    assert info.value.function_key == g.function_key      # g is called first in step
+    assert compile_log.failing_on_any_recompile() is False
+    assert len(events_of(g)) == 1 and len(events_of(f)) == 1
+    f(jnp.ones(3))                                        # outside step: compiles
+    assert len(events_of(f)) == 2
+
+
+def test_no_recompile_rejects_what_is_not_a_jitted_function():
+    with pytest.raises(TypeError, match=r"must be a jitted function .* got function"):
+        no_recompile(lambda x: x)
+    with pytest.raises(KeyError, match="no live jitted function has function_key 'nope'"):
+        no_recompile("nope")
+    with pytest.raises(TypeError, match="decorates a function; got 3"):
+        no_recompile()(3)
+
+
+# ================================================================== the report
+def test_the_json_report_counts_compilations_hits_and_explanations():
+    f = jxkernel.jit(lambda x: x / 2)
+    f(jnp.ones(2))
+    f(jnp.ones(2))
+    f(jnp.ones(2))                                        # two hits
+    f(jnp.ones(3))
+    data = json.loads(compile_log.report("json"))
+    assert data["version"] == 1 and list(data)[0] == "version"
+    (row,) = [r for r in data["functions"] if r["function_key"] == f.function_key]
+    assert (row["compilations"], row["recompilations"], row["cache_hits"]) == (2, 1, 2)
+    mine = [e for e in data["events"] if e["function_key"] == f.function_key]
+    assert [e["reason"] for e in mine] == ["first call", "x: f32[2] -> f32[3]"]
+    assert mine[1]["explanation"][0]["kind"] == "shape"
+    assert set(mine[1]["explanation"][0]) == {"path", "kind", "old", "new", "fix", "snippet"}
+    assert data["totals"]["compilations"] == len(data["events"])
+    assert data["totals"]["cache_hits"] == sum(r["cache_hits"] for r in data["functions"])
+
+
+class _Tags(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags, self.text = set(), []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def test_the_html_report_is_a_page_with_every_name_escaped(tmp_path):
+    def evil(x):
+        return x + 3
+    evil.__name__ = "<script>alert(1)</script>"
+    f = jxkernel.jit(evil)
+    f(jnp.ones(2))
+    f(jnp.ones(3))
+    path = tmp_path / "report.html"
+    text = compile_log.report("html", str(path))
+    assert path.read_text(encoding="utf-8") == text
+    assert text.startswith("<!DOCTYPE html>") and "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+    parsed = _Tags()
+    parsed.feed(text)
+    assert "script" not in parsed.tags                    # the name stayed text
+    assert "<script>alert(1)</script>" in "".join(parsed.text)
+    assert "Every new shape compiles anew." in "".join(parsed.text)
+
+
+def test_the_text_report():
+    change = Change("x", "shape", "f32[3]", "f32[4]", "Pad it.", "x = pad(x)")
+    events = [compile_log.CompileEvent("f", "a.py:1", (("x", "f32[3]"),), "first call",
+                                       0.001, 0.002, 0.003, "compiled", "cpu", seq=1),
+              compile_log.CompileEvent("f", "a.py:1", (("x", "f32[4]"),), "x: f32[3] -> f32[4]",
+                                       0.001, 0.001, 0.002, "memory", "cpu", seq=2,
+                                       changes=(change,))]
+    assert compile_report.to_text(compile_report.report_data(events)) == (
+        "2 compilation(s) (1 recompilation(s)) of 1 function(s), 0 cache hit(s); trace 2.0 ms, "
+        "lower 3.0 ms, compile 5.0 ms\n"
+        "function: compilations / cache hits\n"
+        "  f (a.py:1): 2 / 0\n"
+        "#1 f: first call (6.0 ms, compiled)\n"
+        "#2 f: x: f32[3] -> f32[4] (4.0 ms, memory)\n"
+        "    x: shape f32[3] -> f32[4]\n"
+        "      fix: Pad it.\n"
+        "        x = pad(x)")
+
+
+def test_report_rejects_a_bad_format_or_file():
+    with pytest.raises(ValueError, match="`format` must be one of dict, json, html, text; got 'pdf'"):
+        compile_log.report("pdf")
+    with pytest.raises(TypeError, match="`file` must be a path .* got int 3"):
+        compile_log.report("json", 3)
