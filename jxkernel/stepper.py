@@ -19,16 +19,22 @@ one-equation jaxpr), so the values are the ones eager execution computes.
   or where a source line starts (its first equation; an int, or a label such as
   "model.py:12" or "In[3]:2"); `.clear_breakpoints()`.
 - `.first_nan()`: the first equation (in program order) whose outputs hold a NaN, running
-  on until one does; a `NanFound` naming the equation, its outputs and the user's line,
-  or None when the whole program stays NaN-free. An input holding NaN is reported as such.
+  on until one does; a `NanFound` naming the equation, its outputs and the user's line
+  (`.inside`/`.innermost`: where in a called body), or None when the whole program stays
+  NaN-free. An input holding NaN is reported as such.
+- `.step_into()`: a Stepper over the body the current equation calls (see below).
 - `.values` (variable name -> value, computed so far) and `.summary(name)` (a `Stats`).
 
-Sub-jaxprs are one step. A `jit`/`pjit`, `cond`, `scan`, `while` or custom-derivative
-equation is evaluated whole (its primitive bound once, as `eval_jaxpr` does), and its
-outputs get the same statistics as any other equation's; the stepper does not enter its
-body, so a NaN made inside one is reported at the enclosing equation and the line that
-called it. Passing a `jit`-wrapped function steps through the jitted body (its static
-arguments handled as `jit` handles them), not through one `jit` equation.
+Sub-jaxprs are one step. A `jit`, `checkpoint`, custom-derivative, `cond`, `scan` or
+`while` equation is evaluated whole (its primitive bound once, as `eval_jaxpr` does), and
+its outputs get the same statistics as any other equation's. Call-like equations (`jit`,
+`checkpoint`, `custom_jvp_call`, `custom_vjp_call`: one body run once on the operands)
+can be entered: `.step_into()` returns a new Stepper over the body with the current
+operands, and `first_nan()` descends into them by itself, so `found.innermost.source` is
+the line inside the jitted helper that made the NaN. The bodies of `cond`, `scan` and
+`while` are not entered (which branch, which iteration: their NaN is reported at the
+loop's or the cond's own line). Passing a `jit`-wrapped function steps through the jitted
+body (its static arguments handled as `jit` handles them), not through one `jit` equation.
 
 Statistics are NumPy's, on the host: min, max and mean over the *finite* elements (NaN
 and infinities are counted apart), complex values by magnitude, booleans as 0/1; a
@@ -52,7 +58,7 @@ everything escaped, no script), and `application/vnd.jxkernel.stepper+json`:
                     "hist" [8 counts], "hist_range" [lo, hi] or null}],
      "breakpoints": {"primitives": [str], "lines": [int or label]},
      "nan": null or {"index" (null for an input), "primitive", "vars" [{"name", "nan"}],
-                     "source", "source_line", "input"}}
+                     "source", "source_line", "input", "inside" (the same, or null)}}
 
 Variables are named as `print(s.jaxpr)` names them; results nothing reads (`_`) are not
 listed. To keep an argument static, close over it (`step(lambda x: f(x, 3), x)`) or pass
@@ -71,7 +77,7 @@ import numpy as np
 
 from .core import ir
 from .core.interpret import eval_jaxpr
-from .core.primitive import all_primitives
+from .core.primitive import all_primitives, jaxpr_params
 from .tree_util import keystr, tree_flatten, tree_flatten_with_path
 
 MIME = "application/vnd.jxkernel.stepper+json"
@@ -208,6 +214,12 @@ class NanFound:
     source: str                    # 'model.py:12', '' when unknown
     source_line: str               # that line's text
     input: str | None = None       # 'args[0]' when an input already held the NaN
+    inside: NanFound | None = None  # where in a called body (a jit, ...) the NaN was made
+
+    @property
+    def innermost(self) -> NanFound:
+        """The finding deepest inside called bodies: its `source` is the line that made it."""
+        return self.inside.innermost if self.inside else self
 
     def __str__(self):
         found = ", ".join(f"{n} ({c} NaN)" for n, c in self.vars)
@@ -215,18 +227,22 @@ class NanFound:
             return f"NaN in the input {self.input}: {found}"
         where = f" at {self.source}" if self.source else ""
         code = f": {self.source_line}" if self.source_line else ""
-        return f"first NaN: equation {self.index} ({self.primitive}) made {found}{where}{code}"
+        text = f"first NaN: equation {self.index} ({self.primitive}) made {found}{where}{code}"
+        if self.inside:
+            text += f"\n  inside {self.primitive}: " + str(self.inside).replace("\n", "\n  ")
+        return text
 
     __repr__ = __str__
 
     def _repr_html_(self):
-        return f"<div style='font-family:monospace;color:#b00020'>{html.escape(str(self))}</div>"
+        return (f"<div style='font-family:monospace;color:#b00020;white-space:pre-wrap'>"
+                f"{html.escape(str(self))}</div>")
 
     def to_json(self) -> dict:
         return {"index": self.index, "primitive": self.primitive,
                 "vars": [{"name": n, "nan": c} for n, c in self.vars],
                 "source": self.source or None, "source_line": self.source_line or None,
-                "input": self.input}
+                "input": self.input, "inside": self.inside.to_json() if self.inside else None}
 
 
 # ------------------------------------------------------------------ the stepper
@@ -355,7 +371,29 @@ class Stepper:
         if not counts:
             return None
         info = eqn.source_info
-        return NanFound(index, str(eqn.primitive), counts, self._label(info), self._line_text(info))
+        inside = self._enter(index).first_nan() if _called(eqn) else None
+        return NanFound(index, str(eqn.primitive), counts, self._label(info),
+                        self._line_text(info), inside=inside)
+
+    # -------------------------------------------------------------- called bodies
+    def step_into(self) -> Stepper:
+        """A new Stepper over the body the current equation calls (a `jit`, `checkpoint` or
+        custom-derivative call), on the same operands. This stepper stays where it is."""
+        if self.done:
+            raise IndexError(self._past_end("step_into()", 0))
+        if _called(self.current) is None:
+            raise ValueError(
+                f"step_into: equation {self.position} ({self.current.primitive}) calls no "
+                f"function body; only {', '.join(sorted(_CALLS))} can be entered (cond, scan "
+                "and while run as one step)")
+        return self._enter(self.position)
+
+    def _enter(self, index: int) -> Stepper:
+        eqn = self.equations[index]
+        operands = [a.val if isinstance(a, ir.Literal) else self._env[a] for a in eqn.invars]
+        names = [f"{self.name}'s {self.names(a)}" for a in eqn.invars]
+        return Stepper(_called(eqn), operands, names, f"{self.name}/{index} {eqn.primitive}",
+                       self._label, self._line_text)
 
     # -------------------------------------------------------------- breakpoints
     def break_on(self, primitive=None, line=None) -> Stepper:
@@ -480,6 +518,26 @@ class Stepper:
         return {"text/plain": self.text(), "text/html": self.html(), MIME: self.to_json()}
 
 
+# Primitives whose equation runs one jaxpr on its operands, as a function call does.
+_CALLS = frozenset({"jit", "pjit", "closed_call", "core_call", "checkpoint", "remat",
+                    "custom_jvp_call", "custom_vjp_call"})
+
+
+def _called(eqn) -> ir.ClosedJaxpr | None:
+    """The body a call-like equation runs, or None (cond and scan bodies are no calls)."""
+    inner = jaxpr_params(eqn.params)
+    if str(eqn.primitive) not in _CALLS or len(inner) != 1:
+        return None
+    body = inner[0]
+    if isinstance(body, ir.Jaxpr):
+        if body.constvars:
+            return None
+        body = ir.ClosedJaxpr(body, [])
+    same_arity = len(body.jaxpr.invars) == len(eqn.invars) and \
+        len(body.jaxpr.outvars) == len(eqn.outvars)
+    return body if same_arity else None
+
+
 # ------------------------------------------------------------------ entry point
 def step(f, *args, **kwargs) -> Stepper:
     """A `Stepper` over `f`'s jaxpr for these arguments, before its first equation.
@@ -600,7 +658,7 @@ def stepper_html(s: Stepper) -> str:
     program = (f"<table style='border-collapse:collapse'><tr><td></td><td>{pre.format(_esc(head))}"
                f"</td><td></td></tr>{rows}<tr><td></td><td>{pre.format(_esc('  ' + tail))}</td>"
                "<td></td></tr></table>")
-    nan = (f"<div style='color:var(--jp-error-color1, #b00020)'>{_esc(s._nan)}</div>"
+    nan = (f"<div style='color:var(--jp-error-color1, #b00020);white-space:pre-wrap'>{_esc(s._nan)}</div>"
            if s._nan else "")
     heads = "".join(f"<th style='text-align:left'>{h}</th>" for h in
                     ("var", "type", "from", "min", "max", "mean", "NaN", "Inf", "histogram"))

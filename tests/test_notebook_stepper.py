@@ -21,9 +21,10 @@ from jxkernel.stepper import MIME, stats_of, step
 HERE = os.path.basename(__file__)
 
 
-def line_of(f, offset: int) -> int:
-    """The file line `offset` lines below `def f`."""
-    return f.__code__.co_firstlineno + offset
+def line_of(f, text: str) -> int:
+    """The file line of `f`'s source that holds `text`."""
+    lines, start = inspect.getsourcelines(getattr(f, "__wrapped__", f))
+    return start + next(i for i, line in enumerate(lines) if text in line)
 
 
 def ints(x, y):
@@ -101,11 +102,11 @@ def test_first_nan_stops_at_the_log_and_names_its_line():
     assert [str(e.primitive) for e in s.equations] == ["sub", "log", "sqrt", "mul"]
     found = s.first_nan()
     assert (found.index, found.primitive, found.vars) == (1, "log", (("c", 1),))
-    assert found.source == f"{HERE}:{line_of(nan_maker, 1)}"
+    assert found.source == f"{HERE}:{line_of(nan_maker, 'log')}"
     assert found.source_line == "y = jnp.log(x - 3)"
     assert s.position == 2                       # the log ran; the sqrt did not
     assert str(found) == (f"first NaN: equation 1 (log) made c (1 NaN) at "
-                          f"{HERE}:{line_of(nan_maker, 1)}: y = jnp.log(x - 3)")
+                          f"{HERE}:{line_of(nan_maker, 'log')}: y = jnp.log(x - 3)")
     s.run()                                     # later NaNs do not move the answer
     assert s.first_nan().index == 1 and s.done
 
@@ -120,6 +121,43 @@ def test_first_nan_is_none_for_a_clean_program_and_names_a_nan_input():
     assert str(found) == "NaN in the input args[1]: b (4 NaN)"
 
 
+@jxkernel.jit
+def helper(v):
+    w = v * 2
+    return jnp.log(w - 6)
+
+
+def calls_helper(x):
+    y = helper(x + 1.0)
+    return jnp.sqrt(y)
+
+
+def test_first_nan_descends_into_a_jitted_helper_to_the_line_that_made_it():
+    s = step(calls_helper, X_NAN)
+    found = s.first_nan()
+    assert (found.index, found.primitive, found.source) == (1, "jit", f"{HERE}:{line_of(calls_helper, 'y = helper(')}")
+    inner = found.inside
+    assert (inner.index, inner.primitive, inner.vars) == (2, "log", (("d", 1),))
+    assert found.innermost is inner and inner.source == f"{HERE}:{line_of(helper, 'log')}"
+    assert str(found).splitlines()[1] == (f"  inside jit: first NaN: equation 2 (log) made d (1 NaN) "
+                                          f"at {HERE}:{line_of(helper, 'log')}: return jnp.log(w - 6)")
+    assert s.to_json()["nan"]["inside"]["source_line"] == "return jnp.log(w - 6)"
+    assert s.position == 2
+
+
+def test_step_into_a_call_runs_its_body_on_the_current_operands():
+    s = step(calls_helper, X_NAN).next()
+    body = s.step_into()
+    assert s.position == 1 and body.name == "calls_helper/1 jit"
+    assert [str(e.primitive) for e in body.equations] == ["mul", "sub", "log"]
+    assert body.summary("a").origin == "calls_helper's b"
+    body.next(2)
+    np.testing.assert_array_equal(np.asarray(body.values["c"]), (X_NAN + 1) * 2 - 6)   # exact
+    with pytest.raises(ValueError, match=r"step_into: equation 0 \(sub\) calls no function "
+                                         r"body; only checkpoint, .* can be entered"):
+        step(nan_maker, X_NAN).step_into()
+
+
 # ------------------------------------------------------------------ breakpoints
 def test_break_on_primitive_stops_before_each_such_equation():
     s = step(nan_maker, X_NAN).break_on(primitive="sqrt")
@@ -129,10 +167,10 @@ def test_break_on_primitive_stops_before_each_such_equation():
 
 
 def test_break_on_line_stops_at_the_lines_first_equation():
-    s = step(nan_maker, X_NAN).break_on(line=line_of(nan_maker, 2))
+    s = step(nan_maker, X_NAN).break_on(line=line_of(nan_maker, 'sqrt'))
     assert s.run().position == 2                 # sqrt and mul both come from that line:
     assert s.run().done                          # it stops once, where the line starts
-    s.restart().clear_breakpoints().break_on(line=f"{HERE}:{line_of(nan_maker, 1)}")
+    s.restart().clear_breakpoints().break_on(line=f"{HERE}:{line_of(nan_maker, 'log')}")
     assert s.position == 0 and list(s.values) == ["a"]
     assert s.run().done                          # line 1's first equation is the first: passed
 
@@ -160,7 +198,7 @@ def test_line_error_lists_the_lines_that_made_equations():
     with pytest.raises(ValueError) as info:
         step(nan_maker, X_NAN).break_on(line=1)
     assert str(info.value).endswith(
-        f"lines with equations: {HERE}:{line_of(nan_maker, 1)}, {HERE}:{line_of(nan_maker, 2)}")
+        f"lines with equations: {HERE}:{line_of(nan_maker, 'log')}, {HERE}:{line_of(nan_maker, 'sqrt')}")
 
 
 def test_stepping_past_the_end_and_bad_counts_are_refused():
@@ -217,7 +255,7 @@ def test_stats_of_all_nan_bool_complex_and_scalar_values():
 def test_text_view_marks_the_next_equation_breakpoints_and_the_nan():
     s = step(nan_maker, X_NAN).break_on(primitive="mul")
     s.first_nan()
-    l1, l2 = line_of(nan_maker, 1), line_of(nan_maker, 2)
+    l1, l2 = line_of(nan_maker, 'log'), line_of(nan_maker, 'sqrt')
     assert s.text() == "\n".join([
         f"step(nan_maker): 2 of 4 equations run · next: 2 sqrt ({HERE}:{l2}) · breakpoints: mul",
         "   { lambda ; a:f32[4]. let",
@@ -237,7 +275,7 @@ def test_text_view_marks_the_next_equation_breakpoints_and_the_nan():
 
 
 def test_json_bundle_fields():
-    s = step(nan_maker, X_NAN).break_on(line=line_of(nan_maker, 2))
+    s = step(nan_maker, X_NAN).break_on(line=line_of(nan_maker, 'sqrt'))
     s.first_nan()
     got = s._repr_mimebundle_()[MIME]
     assert json.loads(json.dumps(got, allow_nan=False)) == got
@@ -246,19 +284,19 @@ def test_json_bundle_fields():
     assert (got["head"], got["tail"]) == ("{ lambda ; a:f32[4]. let", "in (e,) }")
     log = got["equations"][1]
     assert log == {"index": 1, "primitive": "log", "text": "c:f32[4] = log b",
-                   "source": f"{HERE}:{line_of(nan_maker, 1)}", "source_line": "y = jnp.log(x - 3)",
-                   "line": line_of(nan_maker, 1), "outvars": ["c"], "ran": True,
+                   "source": f"{HERE}:{line_of(nan_maker, 'log')}", "source_line": "y = jnp.log(x - 3)",
+                   "line": line_of(nan_maker, 'log'), "outvars": ["c"], "ran": True,
                    "current": False, "breakpoint": False}
     assert [e["breakpoint"] for e in got["equations"]] == [False, False, True, False]
     assert got["equations"][2]["current"] and not got["equations"][2]["ran"]
-    assert got["breakpoints"] == {"primitives": [], "lines": [line_of(nan_maker, 2)]}
+    assert got["breakpoints"] == {"primitives": [], "lines": [line_of(nan_maker, 'sqrt')]}
     c = got["variables"][2]
     assert (c["name"], c["origin"], c["defined_by"]) == ("c", "eqn 1 (log)", 1)
     assert got["variables"][0]["defined_by"] is None
     assert (c["nan"], c["min"], c["hist"]) == (1, 0.0, [1, 0, 0, 0, 0, 1, 0, 1])
     assert got["nan"] == {"index": 1, "primitive": "log", "vars": [{"name": "c", "nan": 1}],
-                          "source": f"{HERE}:{line_of(nan_maker, 1)}",
-                          "source_line": "y = jnp.log(x - 3)", "input": None}
+                          "source": f"{HERE}:{line_of(nan_maker, 'log')}",
+                          "source_line": "y = jnp.log(x - 3)", "input": None, "inside": None}
 
 
 def test_html_view_escapes_names_sources_and_paths():
