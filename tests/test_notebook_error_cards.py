@@ -230,3 +230,10 @@ def test_provenance_through_grad_and_vmap():
 def test_unknown_errors_have_no_card():
     assert error_cards.card_for(ValueError("mine")) is None
     assert error_cards.card_for(TypeError("unsupported operand")) is None
+
+
+def test_jaxpr_of_an_expression_shows_the_card(shell):
+    shell.user_ns["x"] = 1.0
+    _, card, _, _ = failing(shell, "%jaxpr int(x) + 1")
+    assert card["kind"] == "concretization" and card["origin"]["argument"] == "x"
+    assert card["where"]["code"] == "int(x) + 1"

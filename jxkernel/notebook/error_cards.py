@@ -132,7 +132,9 @@ def _user_lines(exc) -> tuple:
         tb = tb.tb_next
     if not frames:
         return None, None
-    return frames[-1], (frames[0] if len(frames) > 1 and frames[0] != frames[-1] else None)
+    inner, outer = frames[-1], frames[0]
+    same_line = (outer["_path"], outer["line"]) == (inner["_path"], inner["line"])
+    return inner, (None if same_line else outer)
 
 
 def _location(filename, line, function) -> dict:

@@ -288,8 +288,12 @@ class JxMagics(Magics):
         if call is None:
             program = self._program(text, [], [], None, True,
                                     header="%%jaxpr" if is_cell else None)
-            return program.trace(program.arguments(self.shell.user_ns)), \
-                (program.label if is_cell else text)
+            try:
+                traced = program.trace(program.arguments(self.shell.user_ns))
+            except CellError as err:
+                show_card(err)
+                raise
+            return traced, (program.label if is_cell else text)
         fun, args, kwargs, filename, label = call
         try:
             return self._trace_call(fun, args, kwargs, filename, label), text
