@@ -365,3 +365,23 @@ def test_bad_line_in_a_cell_names_the_cell_lines(shell):
     result = shell.run_cell("step(h, np.arange(3)).break_on(line=7)")
     assert isinstance(result.error_in_exec, ValueError)
     assert str(result.error_in_exec).endswith(f"lines with equations: In[{cell}]:2")
+
+
+def test_controls_buttons_move_the_stepper_and_say_when_it_cannot(shell):
+    from jxkernel.notebook.stepper import controls
+    s = step(nan_maker, X_NAN)
+    c = controls(s)
+    c.next_button.click()
+    assert s.position == 1 and "1 of 4 equations run" in c.view.value
+    c.nan_button.click()
+    assert s.position == 2 and "equation 1 (log) made c (1 NaN)" in c.message.value
+    c.run_button.click()
+    assert s.done and c.message.value == ""
+    c.next_button.click()                        # past the end: a message, not an exception
+    assert "only 0 of nan_maker&#x27;s 4 equations are left" in c.message.value
+    c.restart_button.click()
+    assert s.position == 0 and c.message.value == ""
+    data, _ = c._repr_mimebundle_()
+    assert data["text/plain"] == s.text() and data[MIME] == s.to_json()
+    with pytest.raises(TypeError, match=r"StepperControls: stepper=3 \(int\) must be a Stepper"):
+        controls(3)

@@ -7,6 +7,7 @@ bundle.
     >>> s = step(f, x)                 # in a cell: shows the jaxpr, ▶ at the first equation
     >>> s.break_on(line=2).run()       # stops before the first equation of the cell's line 2
     >>> s.first_nan()                  # first NaN: equation 1 (log) made c (1 NaN) at In[3]:2: ...
+    >>> controls(s)                    # Next / Run / First NaN / Restart buttons above the view
 """
 from __future__ import annotations
 
@@ -19,4 +20,10 @@ def step(f, *args, **kwargs) -> Stepper:
     return make_stepper(f, args, kwargs, label=source_label, line_text=source_line)
 
 
-__all__ = ["step", "Stepper"]
+def controls(stepper: Stepper):
+    """Buttons (Next, Run, First NaN, Restart) above the stepper's view: an ipywidgets VBox."""
+    from .widgets.stepper_controls import StepperControls  # ipywidgets only when asked
+    return StepperControls(stepper)
+
+
+__all__ = ["step", "controls", "Stepper"]
