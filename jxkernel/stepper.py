@@ -179,7 +179,7 @@ def stats_of(name: str, value, aval: str, origin: str, defined_by: int | None = 
         finite = nums[np.isfinite(nums)].astype(np.float64)
     else:
         nan = inf = 0
-        finite = arr.astype(np.int64).ravel()
+        finite = arr.ravel()          # its own integer dtype: uint64 stays exact
     return Stats(**base, size=int(arr.size), nan=nan, inf=inf, magnitude=magnitude,
                  **_moments(finite))
 
@@ -188,9 +188,10 @@ def _moments(finite: np.ndarray) -> dict:
     if finite.size == 0:
         return {}
     lo, hi = finite.min(), finite.max()
-    counts, edges = np.histogram(finite, bins=BINS, range=(float(lo), float(hi)))
-    as_py = int if finite.dtype.kind == "i" else float
-    return dict(min=as_py(lo), max=as_py(hi), mean=float(finite.astype(np.float64).mean()),
+    as_float = finite.astype(np.float64)
+    counts, edges = np.histogram(as_float, bins=BINS, range=(float(lo), float(hi)))
+    as_py = int if finite.dtype.kind in "biu" else float
+    return dict(min=as_py(lo), max=as_py(hi), mean=float(as_float.mean()),
                 hist=tuple(int(c) for c in counts), hist_range=(float(edges[0]), float(edges[-1])))
 
 
@@ -288,8 +289,10 @@ class Stepper:
         """Statistics of a variable (its printed name, or the `Var`) computed so far."""
         v = self._var(var)
         if v not in self._stats:
-            self._stats[v] = stats_of(self.names(v), self._env[v], v.aval.str_short(),
-                                      *self._origin[v])
+            value = self._env[v]
+            if not hasattr(value, "dtype"):           # a Python scalar: as the program types it
+                value = np.asarray(value, v.aval.dtype)
+            self._stats[v] = stats_of(self.names(v), value, v.aval.str_short(), *self._origin[v])
         return self._stats[v]
 
     def _var(self, var) -> ir.Var:
@@ -340,6 +343,8 @@ class Stepper:
 
     def _past_end(self, what: str, left: int) -> str:
         total = len(self.equations)
+        if total == 0:
+            return f"{what}: {self.name}'s jaxpr has no equations to run (it returns its inputs)"
         return (f"{what}: only {left} of {self.name}'s {total} equations are left to run "
                 f"(position {self.position}); call .restart() to step again from the start")
 

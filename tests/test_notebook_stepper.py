@@ -249,6 +249,12 @@ def test_stats_of_all_nan_bool_complex_and_scalar_values():
     assert z.text().startswith("|x| min 0  max 5  mean 2.5")
     assert stats_of("s", np.float32(2.5), "f32[]", "x").text() == \
         "min 2.5  max 2.5  mean 2.5  nan 0  inf 0"          # no sparkline for a scalar
+    big = stats_of("u", np.array([2**64 - 1, 0, 5], np.uint64), "u64[3]", "x")
+    assert (big.min, big.max) == (0, 2**64 - 1)             # exact: no trip through int64
+    weak = step(lambda x, y: x * y, X_NAN, 2.0).summary("b")  # a Python float, typed as traced
+    assert (weak.dtype, weak.aval, weak.min) == ("float32", "f32[]", 2.0)
+    with pytest.raises(IndexError, match=r"run\(\): <lambda>'s jaxpr has no equations to run"):
+        step(lambda x: x, X_NAN).run()
 
 
 # ------------------------------------------------------------------ views
