@@ -237,3 +237,16 @@ def test_jaxpr_of_an_expression_shows_the_card(shell):
     _, card, _, _ = failing(shell, "%jaxpr int(x) + 1")
     assert card["kind"] == "concretization" and card["origin"]["argument"] == "x"
     assert card["where"]["code"] == "int(x) + 1"
+
+
+def test_branch_in_a_loop_body_names_its_input(shell):
+    _, card, text, _ = failing(shell, "def body(c, x):\n    if x > 0:\n        c = c + x\n"
+                                      "    else:\n        c = c - x\n    return c, x\n"
+                                      "lax.scan(body, 0.0, jnp.ones(3))")
+    origin = card["origin"]
+    assert (origin["function"], origin["transformation"]) == ("body", "scan body")
+    assert origin["argument"] is None and origin["input_index"] == 1    # (c, x): x
+    assert [s["primitive"] for s in origin["steps"]] == ["gt"]
+    assert card["rewrite"] == ("c = jnp.where(x > 0, c + x, c - x)\n# or, to run only one "
+                               "branch:\nc = lax.cond(x > 0, lambda: c + x, lambda: c - x)")
+    assert "    input 1: f32[] of body, traced for scan body" in text

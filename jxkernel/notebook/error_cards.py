@@ -34,8 +34,9 @@ The MIME bundle `application/vnd.jxkernel.error+json` (`ErrorCard.to_json()`):
     called_from  the outermost user line when it differs from `where` (same fields), or null
     origin       where the offending value came from, or null: {"function", "transformation"
                  ("jit", ...), "argument" (the input it came from, e.g. "x" or
-                 "params['w']"), "arguments" (all inputs it depends on), "input_type"
-                 ("f32[3]"), "value_type", "steps": [{"primitive", "where" ("In[3]:2" or
+                 "params['w']"; null in a loop or branch body, whose inputs have no
+                 names), "arguments" (all inputs it depends on), "input_index" (among the
+                 flat inputs), "input_type" ("f32[3]"), "value_type", "steps": [{"primitive", "where" ("In[3]:2" or
                  null), "code" (that line's text or null), "type"}]} from the input to the
                  value; for vmap-sizes {"arguments": [{"name", "axis", "size", "type"}]},
                  for loop-carry {"loop", "body", "path", "input_type", "output_type",
@@ -53,7 +54,7 @@ import linecache
 import os
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..core import errors as jx_errors
 from .display import cell_name, esc, source_label
@@ -69,9 +70,7 @@ _MAX_STEPS = 8
 class ErrorCard:
     """What the error card shows; see the module docstring for the fields."""
     kind: str
-    error: str
     title: str
-    message: str
     why: str
     fix: str
     rewrite: str
@@ -79,7 +78,8 @@ class ErrorCard:
     called_from: dict | None = None
     origin: dict | None = None
     docs: str | None = None
-    extra: dict = field(default_factory=dict)
+    error: str = ""               # the exception's class name and first line: card_for
+    message: str = ""             # fills them in, the same for every kind
 
     def to_json(self) -> dict:
         return {"version": VERSION, "kind": self.kind, "error": self.error, "title": self.title,
@@ -157,14 +157,15 @@ def _origin(exc) -> dict | None:
               "type": out_type} for prim, info, out_type in found["steps"]]
     return {"function": found["function"], "transformation": found["transformation"],
             "argument": found["argument"], "arguments": list(found["arguments"]),
-            "input_type": found["input_type"], "value_type": found["value_type"],
+            "input_index": found.get("input_index"), "input_type": found["input_type"],
+            "value_type": found["value_type"],
             "steps": steps}
 
 
 def _static_fix(origin) -> str:
     """How to make the origin's argument static where the function was transformed."""
     arg = origin and origin.get("argument")
-    if not arg:
+    if not arg or origin.get("transformation") != "jit":   # a loop body's input can't be
         return ""
     base = re.split(r"[\[.]", arg, maxsplit=1)[0]
     function = origin.get("function") or "f"
@@ -176,6 +177,9 @@ def _static_fix(origin) -> str:
 
 
 def _traced_phrase(origin) -> str:
+    if origin and not origin.get("argument") and origin.get("input_type"):
+        return (f"input {origin['input_index']} of {origin['function']} (traced for "
+                f"{origin['transformation']}: shape and dtype only, no value)")
     if not origin or not origin.get("argument"):
         return "a traced value"
     how = origin.get("transformation") or "the transformation"
@@ -191,13 +195,14 @@ def _bool_card(exc, where, called_from) -> ErrorCard:
         rewrite += (f"\n# or, if {origin['argument']} is a Python value that seldom changes "
                     f"(each new value compiles anew):\n{static}")
     return ErrorCard(
-        "bool-conversion", "", "Python control flow on a traced value", "",
+        "bool-conversion", "Python control flow on a traced value",
         why=(f"This line needs True or False, but the condition depends on "
              f"{_traced_phrase(origin)}. Python's if/while/and/or/not run while tracing, "
              f"before any value exists."),
         fix=("Branch inside the program: jnp.where(cond, a, b) computes both and picks "
              "elementwise; lax.cond(cond, true_fn, false_fn) runs one branch; loops: "
-             "lax.while_loop / lax.fori_loop. Or make the argument static."),
+             "lax.while_loop / lax.fori_loop." + (" Or make the argument static." if static
+                                                  else "")),
         rewrite=rewrite, where=_public(where), called_from=_public(called_from),
         origin=origin, docs=_DOCS + "TracerBoolConversionError")
 
@@ -214,8 +219,8 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
         rewrite += ("\n# or, if an array is fine here, keep it traced:\n"
                     "value = jnp.asarray(x, jnp.float32)   # instead of float(x) / int(x)")
     return ErrorCard(
-        "integer-conversion" if integer else "concretization", "",
-        "A Python value was needed from a traced array", "",
+        "integer-conversion" if integer else "concretization",
+        "A Python value was needed from a traced array",
         why=(f"This line needs a concrete Python value (a size, an index, a number), but it "
              f"comes from {_traced_phrase(origin)}."),
         fix=("Make the argument static (static_argnames, or --static in %%jit), so Python "
@@ -233,7 +238,7 @@ def _array_card(exc, where, called_from) -> ErrorCard:
     rewrite += ("\n# or, for NumPy code with no jnp equivalent, call it outside the transformed "
                 "function (or through jax.pure_callback)")
     return ErrorCard(
-        "array-conversion", "", "NumPy called on a traced value", "",
+        "array-conversion", "NumPy called on a traced value",
         why=(f"NumPy needs the numbers, but under the transformation {_traced_phrase(origin)} "
              f"has none yet."),
         fix="Use jxkernel.numpy (jnp) on traced values: the same functions, traced.",
@@ -249,7 +254,7 @@ def _leaked_card(exc, where, called_from) -> ErrorCard:
     made_at = f" (made at {made[-1]['where']}: {made[-1]['code']})" \
         if made and made[-1]["where"] and made[-1]["code"] else ""
     return ErrorCard(
-        "leaked-tracer", "", "A traced value escaped its transformation", "",
+        "leaked-tracer", "A traced value escaped its transformation",
         why=(f"A value traced inside {function} (for {how}){made_at} was kept outside it, in "
              f"a global, a list or an attribute; once the trace ended it has no value."),
         fix="Return the value from the transformed function instead of storing it.",
@@ -362,7 +367,7 @@ def _unhashable_card(exc, where, called_from) -> ErrorCard:
     rewrite += f"\n# or, if {arg} holds numbers, make it traced: drop it from static_argnames " \
                f"and pass jnp.asarray(...)"
     return ErrorCard(
-        "unhashable-static", "", "A static argument must be hashable", "",
+        "unhashable-static", "A static argument must be hashable",
         why=(f"{arg} is a static argument of {function}: its value is part of the compile "
              f"cache's key, so it must be hashable, and a {type_name} is not."),
         fix=f"Pass a hashable value ({hashable or 'a tuple, a frozenset'}), or make {arg} traced.",
@@ -408,7 +413,7 @@ def _vmap_card(exc, where, called_from) -> ErrorCard:
     listing = ", ".join(f"{m['name']} {m['type']} axis {m['axis']} (size {m['size']})"
                         for m in mapped)
     return ErrorCard(
-        "vmap-sizes", "", "vmap: the mapped axes have different sizes", "",
+        "vmap-sizes", "vmap: the mapped axes have different sizes",
         why=(f"vmap maps every argument along its in_axes entry, one slice per element, so "
              f"those axes must have one size: {listing}."),
         fix=(f"Say per argument which axis to map, or None for an argument shared by every "
@@ -483,7 +488,7 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
         rewrite = (f"# in {body}, return the carry with the same structure as the initial "
                    f"carry:\nreturn carry, y      # carry: {came}, not {went}")
     return ErrorCard(
-        "loop-carry", "", f"{loop}: the carry changes type in the loop", "",
+        "loop-carry", f"{loop}: the carry changes type in the loop",
         why=(f"{loop} compiles {body} once for every iteration, so the carry must leave it "
              f"with the type it came in with: {leaf} came in as {came} and left as {went}."),
         fix=f"Make {body} return a carry of the same structure, shapes and dtypes as it takes.",
@@ -563,9 +568,11 @@ def origin_lines(card) -> list:
     if card.kind == "unhashable-static":
         return [f"static argument {origin['argument']} of {origin['function']}: "
                 f"{origin['value_type']} {origin['value']}"]
-    if not origin.get("argument"):
+    if not origin.get("input_type"):
         return []
-    lines = [f"argument {origin['argument']}: {origin['input_type']} of {origin['function']}, "
+    which = f"argument {origin['argument']}" if origin.get("argument") else \
+        f"input {origin['input_index']}"
+    lines = [f"{which}: {origin['input_type']} of {origin['function']}, "
              f"traced for {origin['transformation']}"]
     steps = origin["steps"]
     if len(steps) > _MAX_STEPS:

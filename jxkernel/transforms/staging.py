@@ -187,6 +187,7 @@ class JaxprTrace(Trace):
                 "arguments": self.traced_arguments(tracer),
                 "argument": names[start] if names and start is not None and start < len(names)
                 else None,
+                "input_index": start,        # among the flat inputs; None: depends on none
                 "input_type": self.invars[start].aval.str_short() if start is not None else None,
                 "steps": [(str(e.primitive), e.source_info,
                            " ".join(v.aval.str_short() for v in e.outvars)) for e in steps],
