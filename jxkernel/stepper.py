@@ -55,7 +55,8 @@ everything escaped, no script), and `application/vnd.jxkernel.stepper+json`:
                     ("args[0]", "const", "eqn 2 (log)"), "defined_by" (equation index or
                     null), "numeric" bool, "min", "max", "mean" (null when no finite
                     element), "nan", "inf", "size", "magnitude" (true for complex),
-                    "hist" [8 counts], "hist_range" [lo, hi] or null}],
+                    "hist" [8 counts, or none without a finite element], "hist_range"
+                    [lo, hi] or null}],
      "breakpoints": {"primitives": [str], "lines": [int or label]},
      "nan": null or {"index" (null for an input), "primitive", "vars" [{"name", "nan"}],
                      "source", "source_line", "input", "inside" (the same, or null)}}
@@ -275,6 +276,7 @@ class Stepper:
         self._env = {v: x for v, x, _ in self._inputs}
         self._origin = {v: (origin, None) for v, _, origin in self._inputs}
         self._stats: dict = {}
+        self._nan = None                  # found among values that are gone now
         return self
 
     @property

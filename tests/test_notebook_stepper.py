@@ -386,7 +386,8 @@ def test_controls_buttons_move_the_stepper_and_say_when_it_cannot(shell):
     c.next_button.click()                        # past the end: a message, not an exception
     assert "only 0 of nan_maker&#x27;s 4 equations are left" in c.message.value
     c.restart_button.click()
-    assert s.position == 0 and c.message.value == ""
+    assert s.position == 0 and c.message.value == "" and s.to_json()["nan"] is None
+    assert "!" not in s.text().split("variables:")[0]      # the old NaN mark is gone
     data, _ = c._repr_mimebundle_()
     assert data["text/plain"] == s.text() and data[MIME] == s.to_json()
     with pytest.raises(TypeError, match=r"StepperControls: stepper=3 \(int\) must be a Stepper"):
