@@ -78,7 +78,10 @@ def test_compilations_bundle_lists_the_log_as_shown(shell):
     assert events[1]["compile_ms"] > 0 and events[1]["seq"] > events[0]["seq"]
     assert set(events[0]) == {"seq", "time", "function", "function_key", "source", "cell_id",
                               "execution_count", "signature", "reason", "trace_ms", "lower_ms",
-                              "compile_ms", "cache", "backend"}
+                              "compile_ms", "cache", "backend", "explanation"}
+    assert events[0]["explanation"] == [] and \
+        [(c["path"], c["kind"], c["old"], c["new"]) for c in events[1]["explanation"]] == \
+        [("x", "shape", "f32[2]", "f32[3]")]
 
 
 def test_cost_values_json_cannot_hold_become_null():

@@ -4,6 +4,8 @@ Registers the magics (`%%jit`, `%jaxpr`, `%hlo`, an honest `%timeit`,
 `%jxbackend`, `%jxcompiles`, `%jxtraced`, `%jxmemory`), rich displays for Arrays and jaxprs, and,
 in a Jupyter kernel, the comm target `jxkernel` of the JupyterLab extension (comm.py), and
 shows jxkernel's errors without jxkernel's own frames (tracebacks.py).
+`%jxguard` and `no_recompile(f)` make a recompile an error (guard.py); `%jxreport` and
+`report()` export the compilations with what changed and the fix (report.py).
 `step(f, *args)` runs f's jaxpr equation by equation (stepper.py).
 Loading twice is harmless; unloading restores IPython's own `%timeit` (and the
 device options that `%jxbackend` changed).
@@ -14,12 +16,14 @@ from __future__ import annotations
 import weakref
 
 from . import comm, display, timing, tracebacks
+from .guard import no_recompile
 from .magics import JxMagics, State
+from .report import report
 from .stepper import step
 
 _states: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # shell -> State
 
-_OURS = ("jit", "jaxpr", "hlo", "timeit", "jxbackend", "jxcompiles", "jxtraced", "jxmemory")
+_OURS = ("jit", "jaxpr", "hlo", "timeit", "jxbackend", "jxcompiles", "jxtraced", "jxmemory", "jxguard", "jxreport")
 
 
 def load_ipython_extension(shell) -> None:
@@ -73,4 +77,4 @@ def state_of(shell) -> State | None:
     return _states.get(shell)
 
 
-__all__ = ["load_ipython_extension", "unload_ipython_extension", "state_of", "JxMagics", "step"]
+__all__ = ["load_ipython_extension", "unload_ipython_extension", "state_of", "JxMagics", "step", "no_recompile", "report"]

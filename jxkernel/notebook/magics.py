@@ -1,5 +1,5 @@
 """The magics: %%jit, %jaxpr/%%jaxpr, %hlo, %timeit/%%timeit, %jxbackend, %jxcompiles,
-%jxtraced.
+%jxtraced, %jxguard, %jxreport.
 
 Each is documented by its docstring and `magic_arguments` (so `%%jit?` is its help).
 """
@@ -50,7 +50,7 @@ def compile_note(event, label: str, count: int, where: str | None = None) -> Not
     if event.reason == "first call":
         return Note(f"⚙ compiled {label} for {where or event.backend}: {timings}", kind="compile")
     return Note(f"⚙ recompiled {label} because {event.reason} (compilation #{count}): {timings}",
-                kind="compile")
+                body=compile_log.explanation_text(event.changes), kind="compile")
 
 
 @magics_class
@@ -170,10 +170,10 @@ class JxMagics(Magics):
         cell_key = self.state.cell_id or source
         label, last_key = self.cells.get(cell_key, (None, None))
         if label is None:
-            label = f"cell[{shell.execution_count}]"
+            label = f"cell[{self.state.prompt_number()}]"
         program = self.programs.get(key)
         if program is None:
-            filename = shell.compile.cache(visible, shell.execution_count)   # for tracebacks
+            filename = shell.compile.cache(visible, self.state.prompt_number())   # tracebacks
             try:
                 program = CellProgram(info, label=label, filename=filename, user_ns=ns,
                                       params=params, kinds=kinds, donate=donate,
@@ -354,7 +354,7 @@ class JxMagics(Magics):
                 any(isinstance(a, ast.Starred) for a in tree.args) or \
                 any(k.arg is None for k in tree.keywords):
             return None
-        ns, count = self.shell.user_ns, self.shell.execution_count
+        ns, count = self.shell.user_ns, self.state.prompt_number()
         filename = self.shell.compile.cache(expr, count)     # so its lines read In[n]
 
         def ev(node):
@@ -535,6 +535,46 @@ class JxMagics(Magics):
                 raise UsageError(f"%jxmemory --backend {args.backend!r}: {e}") from None
         return memory.cell_memory_report(self.state.origins, args.backend)
 
+    # ================================================================== %jxguard, %jxreport
+    @ma.magic_arguments()
+    @ma.argument("action", nargs="?", default="status", choices=["on", "off", "status"],
+                 help="on: a recompile raises RecompileError instead; off; status (default)")
+    @ma.argument("function", nargs="?", default=None,
+                 help="a jitted function in the namespace, a %%%%jit cell's label (cell[3]) "
+                      "or a function_key; without it: every jitted function")
+    @line_magic
+    def jxguard(self, line):
+        """The no-recompile guard: once a function has compiled, a call that would compile
+        it again raises RecompileError at the calling line (what changed, and the fix).
+        `with jxkernel.notebook.no_recompile(f):` does it for a block."""
+        from .guard import set_guard
+        args = ma.parse_argstring(self.jxguard, line)
+        try:
+            return set_guard(args.action, args.function, self.shell.user_ns)
+        except (ValueError, KeyError, TypeError) as e:
+            raise UsageError(f"%jxguard: {e.args[0] if e.args else e}") from None
+
+    @ma.magic_arguments()
+    @ma.argument("--format", "-f", choices=["html", "json"], default=None,
+                 help="the file's format (default: from its suffix, .json or else html)")
+    @ma.argument("file", nargs="?", default=None,
+                 help="write the report there; without it, show it")
+    @line_magic
+    def jxreport(self, line):
+        """The session's compilations with what changed and the fix, cache hits and misses
+        per function, and timings: shown, or written to FILE as HTML (self-contained,
+        readable without JavaScript) or JSON. In a script: jxkernel.compile_log.report()."""
+        from .report import ReportView, format_for, report
+        args = ma.parse_argstring(self.jxreport, line)
+        if args.file is None:
+            return ReportView()
+        try:
+            report(format_for(args.file, args.format), args.file)
+        except OSError as e:
+            raise UsageError(f"%jxreport: cannot write {args.file!r}: {e}") from None
+        count = len(compile_log.compile_events())
+        return Note(f"wrote the report of {count} compilation(s) to {args.file}")
+
 
 def _why_new(old, new) -> str:
     """Why a cell needs a new compiled function: its source, options or inputs changed."""
@@ -563,6 +603,7 @@ class State:
         self.saved_timeit = (None, None)      # IPython's (line, cell) %timeit, restored on unload
         self.saved_config = None              # the device options before the first selection
         self.cell_id = None
+        self.cell_count = None                # the running cell's number, as its prompt shows it
         self.logs: weakref.WeakSet = weakref.WeakSet()
         self.selectors: weakref.WeakSet = weakref.WeakSet()
         self.channel = None                   # the JupyterLab extension's comm (comm.Channel)
@@ -606,15 +647,29 @@ class State:
             config.update(name, value)
         self.saved_config = None
 
+    def prompt_number(self) -> int:
+        """The number the running cell's prompt shows (In [7]), for its names (cell[7]).
+        IPython counts the cell before running it, so during the cell `execution_count` is
+        already the next one; outside a cell it is the next prompt's number.
+
+            >>> state.prompt_number()      # in the cell shown as In [7]
+            7
+        """
+        return self.cell_count if self.cell_count is not None else self.shell.execution_count
+
     # IPython events
     def pre_run_cell(self, info=None):
         self.cell_id = getattr(info, "cell_id", None)
+        # run_cell has counted a cell that stores history already (not one that does not)
+        count = self.shell.execution_count
+        self.cell_count = count - 1 if getattr(info, "store_history", False) else count
         self.origins.cell_started()
         if self.channel is not None:
             self.channel.before_cell()
 
     def post_run_cell(self, result=None):
         self.cell_id = None          # a magic run outside a cell must not reuse the last id
+        self.cell_count = None
         self.origins.cell_finished(memory.result_label(result))
         for log in list(self.logs):
             log.refresh()

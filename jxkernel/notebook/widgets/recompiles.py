@@ -3,6 +3,9 @@ with a filter by function and cache hits vs misses per function.
 
 It subscribes to `jxkernel.compile_log` (and the extension refreshes the hit
 counts after each cell, since hits produce no event). `close()` unsubscribes.
+A recompilation's row is followed by its card: each change (path, kind, old -> new), the
+fix and the fix as code; the JSON bundle's events carry it as "explanation": a list of
+{"path", "kind", "old", "new", "fix", "snippet"} (see jxkernel/compile_report.py).
 """
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import datetime
 import ipywidgets as w
 
 from ... import compile_log
+from ...compile_report import changes_html
 from ..display import esc
 from ..views_json import COMPILATIONS_MIME, compilations_bundle
 from ._fallback import TextFallback
@@ -142,6 +146,8 @@ class RecompileLog(TextFallback, w.VBox):
                 f"<td><code>{esc(sig)}</code></td><td>{_ms(e.trace_s)}</td>"
                 f"<td>{_ms(e.lower_s)}</td>"
                 f"<td>{_ms(e.compile_s)}</td><td>{esc(e.cache)}</td><td>{esc(e.backend)}</td></tr>")
+            if e.changes:            # the card: what changed, the fix, the fix as code
+                rows.append(f"<tr><td></td><td colspan=9>{changes_html(e.changes)}</td></tr>")
         body = "".join(rows) or "<tr><td colspan=10><i>no compilations yet</i></td></tr>"
         return (f"<div style='max-height:20em;overflow:auto'><table style='font-size:12px;"
                 f"border-collapse:collapse'><tr>{head}</tr>{body}</table></div>")
@@ -185,6 +191,8 @@ class RecompileLog(TextFallback, w.VBox):
             lines.append(f"{i:3d}. {e.function}: {e.reason} — trace {_ms(e.trace_s)} ms, lower "
                          f"{_ms(e.lower_s)} ms, compile {_ms(e.compile_s)} ms "
                          f"({e.cache}, {e.backend})")
+            if e.changes:
+                lines.append(compile_log.explanation_text(e.changes, "       "))
         lines.append("function: misses / hits")
         lines += [f"  {n}: {m} / {h}" for n, m, h, _ in hit_miss(events)]
         return "\n".join(lines)
@@ -197,6 +205,9 @@ class RecompileLog(TextFallback, w.VBox):
         """The live widget, and the log as it is now for a saved notebook (like the HTML)."""
         data, meta = super()._repr_mimebundle_(**kwargs)
         chosen = self.filter.value
-        data[COMPILATIONS_MIME] = compilations_bundle(
-            self.shown(), title="" if chosen in (None, ALL) else chosen)
+        shown = self.shown()
+        bundle = compilations_bundle(shown, title="" if chosen in (None, ALL) else chosen)
+        for row, event in zip(bundle["events"], shown):
+            row["explanation"] = [c.to_json() for c in event.changes]
+        data[COMPILATIONS_MIME] = bundle
         return data, meta

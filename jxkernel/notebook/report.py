@@ -1,0 +1,56 @@
+"""`%jxreport` and `report()`: the session's compilations, with what changed at each
+recompile and the fix, cache hits per function and timings (compile_report.py builds it;
+scripts without IPython call `jxkernel.compile_log.report()`).
+
+    %jxreport                       show it: text, HTML, and the JSON bundle
+    %jxreport report.html           write a self-contained HTML page (escaped, no script)
+    %jxreport --format json r.json  write JSON (the format defaults to the file's suffix)
+
+    >>> report()                    # the view; report(format="json") is the JSON text
+    12 compilation(s) (4 recompilation(s)) of 3 function(s), ...
+
+The view's JSON bundle is `application/vnd.jxkernel.report+json`: compile_report.py's
+docstring lists its fields (version, generated, config, totals, functions, events with
+their explanation).
+"""
+from __future__ import annotations
+
+import os
+
+from .. import compile_report
+from ..compile_report import REPORT_MIME
+
+
+class ReportView:
+    """The report as the notebook shows it: text for a terminal, HTML, and its JSON."""
+
+    def __init__(self, data: dict | None = None):
+        self.data = compile_report.report_data() if data is None else data
+
+    def __repr__(self):
+        return compile_report.to_text(self.data)
+
+    def _repr_html_(self):
+        return compile_report.to_html(self.data, page=False)
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"text/plain": repr(self), "text/html": self._repr_html_(),
+                REPORT_MIME: self.data}
+
+
+def report(format: str = "view", file=None):
+    """The session's report: a ReportView ("view"), or compile_report's formats ("dict",
+    "json", "html", "text"), written to `file` if given."""
+    if format == "view":
+        if file is not None:
+            raise ValueError("report: a view is not written to a file; pass format='html' or "
+                             "'json' with `file`")
+        return ReportView()
+    return compile_report.report(format, file)
+
+
+def format_for(file: str, format: str | None) -> str:
+    """The format %jxreport writes `file` in: --format, else its suffix (.json: json)."""
+    if format is not None:
+        return format
+    return "json" if os.path.splitext(file)[1].lower() == ".json" else "html"

@@ -1,0 +1,87 @@
+"""In a real ipykernel (as JupyterLab runs one), a %%jit cell's views name it by the number
+its prompt shows: the execute_reply's execution_count is N, and the compile note, the error
+and the compile log say cell[N] and In[N] (ipykernel counts the cell before running it).
+
+One kernel serves every check (module-scoped); skipped when ipykernel is missing."""
+import queue
+import re
+import sys
+
+import pytest
+
+pytest.importorskip("ipykernel")
+jupyter_client = pytest.importorskip("jupyter_client")
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+TIMEOUT = 120
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    manager = jupyter_client.KernelManager(kernel_name="python3")
+    # this interpreter (the venv's), not whatever `python3` the kernelspec finds
+    manager.kernel_spec.argv = [sys.executable, "-m", "ipykernel_launcher", "-f",
+                                "{connection_file}"]
+    manager.start_kernel()
+    client = manager.client()
+    client.start_channels()
+    try:
+        client.wait_for_ready(timeout=TIMEOUT)
+        reply, _ = execute(client, "%load_ext jxkernel\nimport jxkernel.numpy as jnp\n"
+                                   "x = jnp.ones(3)")
+        assert reply["status"] == "ok", reply
+        yield client
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+
+
+def execute(client, code):
+    """(the execute_reply's content, the cell's outputs as text: display data, results,
+    streams and the error's traceback)."""
+    msg_id = client.execute(code)
+    texts = []
+    while True:
+        try:
+            msg = client.get_iopub_msg(timeout=TIMEOUT)
+        except queue.Empty:
+            raise AssertionError(f"no idle status after {code!r}; outputs so far: {texts}")
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        kind, content = msg["msg_type"], msg["content"]
+        if kind in ("display_data", "execute_result"):
+            texts.append(content["data"].get("text/plain", ""))
+        elif kind == "stream":
+            texts.append(content["text"])
+        elif kind == "error":
+            texts.append(ANSI.sub("", "\n".join(content["traceback"])))
+        elif kind == "status" and content["execution_state"] == "idle":
+            break
+    reply = client.get_shell_msg(timeout=TIMEOUT)
+    while reply["parent_header"].get("msg_id") != msg_id:     # e.g. wait_for_ready's replies
+        reply = client.get_shell_msg(timeout=TIMEOUT)
+    return reply["content"], "\n".join(texts)
+
+
+def test_a_compiled_cell_is_named_by_its_prompt_number(kernel):
+    reply, text = execute(kernel, "%%jit\ny = x * 2")
+    n = reply["execution_count"]
+    assert reply["status"] == "ok" and f"⚙ compiled cell[{n}] " in text, (n, text)
+    reply, text = execute(kernel, "from jxkernel import compile_log\n"
+                                  "print(compile_log.compile_events()[-1].function)")
+    assert text.strip() == f"cell[{n}]"
+
+
+def test_an_error_names_the_cell_and_its_line_by_the_prompt_number(kernel):
+    reply, text = execute(kernel, "%%jit\nz = x * undefined_name")
+    n = reply["execution_count"]
+    assert reply["status"] == "error" and reply["ename"] == "CellError"
+    assert f"NameError in cell[{n}], line 2: z = x * undefined_name" in text, (n, text)
+    assert f"cell[{n + 1}]" not in text
+
+
+def test_a_line_magics_call_is_named_in_n_by_the_prompt_number(kernel):
+    reply, text = execute(kernel, "%jaxpr len(undefined_name)")
+    n = reply["execution_count"]
+    assert reply["status"] == "error" and f"NameError in In[{n}]" in text, (n, text)
+    assert f"In[{n + 1}]" not in text

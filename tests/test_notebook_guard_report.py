@@ -1,0 +1,184 @@
+"""%jxguard, no_recompile in a cell, %jxreport, the recompile card in the log and in the
+%%jit note, and cell names that match the prompt, in a real InteractiveShell."""
+import json
+import re
+
+import pytest
+
+pytest.importorskip("IPython")
+pytest.importorskip("ipywidgets")
+
+from IPython.core.error import UsageError  # noqa: E402
+from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
+from IPython.utils.capture import capture_output  # noqa: E402
+
+from jxkernel import compile_log  # noqa: E402
+from jxkernel.compile_report import REPORT_MIME  # noqa: E402
+from jxkernel.errors import RecompileError  # noqa: E402
+from jxkernel.notebook.guard import GUARD_MIME  # noqa: E402
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+class Ran:
+    def __init__(self, result, captured):
+        self.result = result.result
+        self.count = result.execution_count
+        self.error = result.error_in_exec or result.error_before_exec
+        self.stdout = ANSI.sub("", captured.stdout)
+        self.outputs = [o.data for o in captured.outputs]
+
+    @property
+    def texts(self):
+        return [o["text/plain"] for o in self.outputs]
+
+
+@pytest.fixture(scope="module")
+def shell():
+    sh = InteractiveShell.instance()
+    sh.run_line_magic("load_ext", "jxkernel")
+    sh.run_cell("import jxkernel as jax\nimport jxkernel.numpy as jnp\n"
+                "from jxkernel.notebook import no_recompile", store_history=True)
+    yield sh
+    compile_log.fail_on_any_recompile(False)
+
+
+def run(shell, source) -> Ran:
+    with capture_output() as cap:
+        result = shell.run_cell(source, store_history=True)
+    return Ran(result, cap)
+
+
+def ok(shell, source) -> Ran:
+    ran = run(shell, source)
+    assert ran.error is None, f"{type(ran.error).__name__}: {ran.error}\n{ran.stdout}"
+    return ran
+
+
+def test_no_recompile_in_a_cell_raises_at_the_cell_line_and_restores(shell):
+    ok(shell, "g1 = jax.jit(lambda x: x * 2)\ng1(jnp.ones(3))")
+    ran = run(shell, "y1 = 1\nwith no_recompile(g1):\n    g1(jnp.ones(4))")
+    assert isinstance(ran.error, RecompileError)
+    assert ran.error.source.line == 3
+    # the filtered traceback ends at the cell's line, without jxkernel's frames
+    assert f"In[{ran.count}], line 3" in ran.stdout and "g1(jnp.ones(4))" in ran.stdout
+    assert "jit.py" not in ran.stdout and "compile_log.py" not in ran.stdout
+    assert "What changed, and the fix:\n  x: shape f32[3] -> f32[4]" in ran.stdout
+    assert shell.user_ns["g1"]._fail_on_recompile is False
+
+
+def test_jxguard_on_off_and_status_for_a_function(shell):
+    ok(shell, "g2 = jax.jit(lambda x: x + 1)\ng2(jnp.ones(2))")
+    status = ok(shell, "%jxguard on g2").result
+    key = shell.user_ns["g2"].function_key
+    assert status.to_json() == {"version": 1, "all": False, "functions": [key]}
+    assert repr(status) == ("recompile guard for every jitted function: off\n"
+                            f"guarded one by one:\n  {key}")
+    assert status._repr_mimebundle_()[GUARD_MIME]["functions"] == [key]
+    ran = run(shell, "g2(jnp.ones(5))")
+    assert isinstance(ran.error, RecompileError) and "g2(jnp.ones(5))" in ran.stdout
+    assert repr(ok(shell, "%jxguard").result) == repr(status)            # status by default
+    assert ok(shell, "%jxguard off g2").result.to_json()["functions"] == []
+    ok(shell, "g2(jnp.ones(5))")
+
+
+def test_jxguard_for_every_function_and_for_a_jit_cell_by_its_label(shell):
+    ok(shell, "g3 = jax.jit(lambda x: x - 1)\ng3(jnp.ones(2))\nx3 = jnp.ones(2)")
+    jit_cell = ok(shell, "%%jit\ny3 = x3 * 3")
+    label = f"cell[{jit_cell.count}]"
+    assert any(f"compiled {label}" in t for t in jit_cell.texts)
+    status = ok(shell, f"%jxguard on {label}").result
+    assert [k.split("@")[0] for k in status.functions] == [label]
+    ok(shell, "x3 = jnp.ones(3)")
+    ran = run(shell, "%%jit\ny3 = x3 * 3")
+    assert isinstance(ran.error.original, RecompileError)           # told at the cell line
+    assert ran.error.original.function == label
+    ok(shell, f"%jxguard off {label}")
+    assert repr(ok(shell, "%jxguard on").result).startswith(
+        "recompile guard for every jitted function: on")
+    try:
+        assert isinstance(run(shell, "g3(jnp.ones(7))").error, RecompileError)
+    finally:
+        status = ok(shell, "%jxguard off").result
+    assert status.to_json() == {"version": 1, "all": False, "functions": []}
+    ok(shell, "g3(jnp.ones(7))")
+
+
+def test_jxguard_bad_input_says_what_it_got(shell):
+    ok(shell, "h4 = lambda x: x")
+    ran = run(shell, "%jxguard on h4")
+    assert isinstance(ran.error, UsageError)
+    assert "'h4' is a function, not a jitted function" in str(ran.error)
+    ran = run(shell, "%jxguard on no_such_thing")
+    assert isinstance(ran.error, UsageError) and "no jitted function 'no_such_thing'" in \
+        str(ran.error)
+    assert isinstance(run(shell, "%jxguard maybe").error, UsageError)
+    assert "status takes no function" in str(run(shell, "%jxguard status h4").error)
+
+
+def test_a_recompiled_jit_cell_says_what_changed_and_the_fix(shell):
+    ok(shell, "x5 = jnp.ones(2)")
+    ok(shell, "%%jit\ny5 = x5 + 5")
+    ok(shell, "x5 = jnp.ones(3, jnp.int32)")
+    ran = ok(shell, "%%jit\ny5 = x5 + 5")
+    (note,) = [t for t in ran.texts if "recompiled cell[" in t]
+    assert "  x5: dtype f32[2] -> i32[3]" not in note        # a shape change comes first
+    assert "  x5: shape f32[2] -> i32[3]\n    fix: Every new shape compiles anew." in note
+
+
+def test_the_log_shows_the_card_as_text_html_and_json(shell):
+    ok(shell, "g6 = jax.jit(lambda x: x * 6)\ng6(1.0)\ng6(jnp.asarray(1.0, jnp.float32))")
+    log = ok(shell, "%jxcompiles").result
+    try:
+        log.filter.options = list(log.filter.options) + ["<lambda>"]
+        mine = [e for e in log.events if e.key is shell.user_ns["g6"]]
+        assert [c.kind for c in mine[1].changes] == ["weak_type"]
+        assert "       x: weak_type f32[] (weak) -&gt;" not in log.text_repr()
+        assert "       x: weak_type f32[] (weak) -> f32[]\n         fix: A Python scalar" in \
+            log.text_repr()
+        html = log.html_repr()
+        assert "<code>x</code> <b>weak_type</b>: <code>f32[] (weak)</code>" in html
+        assert "jnp.asarray(x, jnp.float32)" in html
+        data, _ = log._repr_mimebundle_()
+        events = data["application/vnd.jxkernel.compilations+json"]["events"]
+        (row,) = [e for e in events if e["function_key"] == mine[1].function_key and
+                  e["reason"] != "first call"]
+        assert row["explanation"][0]["kind"] == "weak_type"
+    finally:
+        log.close()
+
+
+def test_jxreport_shows_and_writes_json_and_escaped_html(shell, tmp_path):
+    ok(shell, "def b7(x):\n    return x * 7\nb7.__name__ = '<b>'\nj7 = jax.jit(b7)\n"
+              "j7(jnp.ones(2)); j7(jnp.ones(2)); j7(jnp.ones(3))")
+    view = ok(shell, "%jxreport").result
+    bundle = view._repr_mimebundle_()
+    key = shell.user_ns["j7"].function_key
+    (row,) = [f for f in bundle[REPORT_MIME]["functions"] if f["function_key"] == key]
+    assert (row["compilations"], row["recompilations"], row["cache_hits"]) == (2, 1, 1)
+    assert "&lt;b&gt;" in bundle["text/html"] and "<b><b>" not in bundle["text/html"]
+    assert re.search(r"#\d+ <b>: x: f32\[2\] -> f32\[3\] \(", bundle["text/plain"])
+
+    path = tmp_path / "r.json"
+    note = ok(shell, f"%jxreport {path}").result
+    assert repr(note).startswith("wrote the report of ") and str(path) in repr(note)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    (row,) = [f for f in data["functions"] if f["function_key"] == key]
+    assert (row["compilations"], row["cache_hits"]) == (2, 1)
+    assert data["totals"]["compilations"] == len(data["events"])
+
+    page = tmp_path / "r.txt"
+    ok(shell, f"%jxreport --format html {page}")
+    text = page.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>") and "<td>&lt;b&gt;</td>" in text
+    ran = run(shell, f"%jxreport {tmp_path / 'no' / 'dir.html'}")
+    assert isinstance(ran.error, UsageError) and "cannot write" in str(ran.error)
+
+
+def test_a_jit_cell_is_named_by_the_number_its_prompt_shows(shell):
+    ok(shell, "x8 = jnp.ones(2)")
+    ran = ok(shell, "%%jit\ny8 = x8 * 8")
+    assert any(f"compiled cell[{ran.count}]" in t for t in ran.texts), (ran.count, ran.texts)
+    bad = run(shell, "%%jit\ny8 = x8 * undefined_name_8")
+    told = ANSI.sub("", "".join(bad.error._render_traceback_()))
+    assert told.startswith(f"NameError in cell[{bad.count}], line 2: y8 = x8 * undefined_name_8")
