@@ -192,7 +192,9 @@ _MAX_LINEAGES, _PER_LINEAGE = 1024, 16
 def _lineage(fun) -> collections.deque:
     """The recent signatures compiled for `fun`'s code by any jit object (a lambda made anew
     in a loop shares its code object), to explain a jit called anew each time."""
-    key = getattr(fun, "__code__", None) or id(fun)
+    key = getattr(fun, "__code__", None)
+    if key is None:             # no code to recognise it by (an id could be reused): no lineage
+        return collections.deque(maxlen=_PER_LINEAGE)
     found = _LINEAGES.get(key)
     if found is None:
         found = _LINEAGES[key] = collections.deque(maxlen=_PER_LINEAGE)
