@@ -45,7 +45,12 @@ class LoweringRuleContext:
     @property
     def loc(self):
         info = self.source_info
-        return None if info is None else f'loc("{info.file}":{info.line}:0)'
+        if info is None:
+            return None
+        # A plain file location: XLA keeps it as `metadata={source_file=... source_line=...}`
+        # in the optimized HLO (a named loc would become a stack-frame table instead).
+        file = info.file.replace("\\", "\\\\").replace('"', '\\"')
+        return f'loc("{file}":{info.line}:0)'
 
     def op(self, name, operands, attrs=None, regions=(), result_types=None) -> list:
         """Emit op `name`; results typed as this equation's outputs unless given."""
@@ -131,13 +136,16 @@ def lower_jaxpr_into(module_ctx, block, jaxpr: Jaxpr, const_values, arg_values) 
 
 
 def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None, num_replicas: int = 1,
-                 axis_env=(), result_names=None, arg_names=None) -> tuple[str, ModuleContext]:
+                 axis_env=(), result_names=None, arg_names=None,
+                 locations: bool = False) -> tuple[str, ModuleContext]:
     """A whole StableHLO module whose `main` computes `jaxpr` (constvars first, then invars).
 
     Returns the module text and its ModuleContext (which lists host callbacks, if any).
+    `locations=True` writes each equation's source line on its ops (`loc("file":line:0)`),
+    which XLA carries into the optimized HLO's metadata (jxkernel.explain reads it back).
     """
     attrs = {"mhlo.num_partitions": hlo.i32_attr(1), "mhlo.num_replicas": hlo.i32_attr(num_replicas)}
-    module = hlo.Module(f"jit_{name}", attrs)
+    module = hlo.Module(f"jit_{name}", attrs, locations=locations)
     module_ctx = ModuleContext(module, platform, num_replicas, axis_env)
     in_vars = jaxpr.constvars + jaxpr.invars
     donated = list(donated) if donated is not None else [False] * len(in_vars)
