@@ -70,3 +70,4 @@ from . import numpy, nn, scipy, random, tree  # noqa: E402
 from . import ad_checkpoint, custom_derivatives, dtypes, errors  # noqa: E402,F401
 from . import timing  # noqa: E402,F401
 from .memory import live_arrays  # noqa: E402
+from .explainer import explain  # noqa: E402,F401

@@ -7,6 +7,7 @@ shows jxkernel's errors without jxkernel's own frames (tracebacks.py).
 `%jxguard` and `no_recompile(f)` make a recompile an error (guard.py); `%jxreport` and
 `report()` export the compilations with what changed and the fix (report.py).
 `step(f, *args)` runs f's jaxpr equation by equation (stepper.py).
+`%explain f(x)` links f's source, jaxpr, StableHLO and optimized HLO by line (jxkernel/explainer.py).
 Loading twice is harmless; unloading restores IPython's own `%timeit` (and the
 device options that `%jxbackend` changed).
 This is the only package that imports IPython, ipywidgets and plotly.
@@ -23,7 +24,7 @@ from .stepper import step
 
 _states: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # shell -> State
 
-_OURS = ("jit", "jaxpr", "hlo", "timeit", "jxbackend", "jxcompiles", "jxtraced", "jxmemory", "jxguard", "jxreport")
+_OURS = ("jit", "jaxpr", "hlo", "timeit", "jxbackend", "jxcompiles", "jxtraced", "jxmemory", "jxguard", "jxreport", "explain")
 
 
 def load_ipython_extension(shell) -> None:

@@ -1,5 +1,5 @@
 """The magics: %%jit, %jaxpr/%%jaxpr, %hlo, %timeit/%%timeit, %jxbackend, %jxcompiles,
-%jxtraced, %jxguard, %jxreport.
+%jxtraced, %jxguard, %jxreport, %explain.
 
 Each is documented by its docstring and `magic_arguments` (so `%%jit?` is its help).
 """
@@ -364,6 +364,39 @@ class JxMagics(Magics):
                     {k.arg: ev(k.value) for k in tree.keywords}, filename, f"In[{count}]")
         except Exception as e:  # noqa: BLE001
             raise CellError.from_exception(e, label=f"In[{count}]", filename=filename) from None
+
+    # ================================================================== %explain
+    @no_var_expand
+    @line_magic
+    def explain(self, line):
+        """f's source, its jaxpr, our StableHLO and XLA's optimized HLO, linked by line.
+
+        %explain f(x, w)        traced as jit(f) would (a plain f: non-array arguments
+                                static), lowered with source locations and compiled; per
+                                source line: its equations, ops and HLO instructions, with
+                                flops and bytes estimated per HLO instruction (explainer.py)
+        In a script: jxkernel.explain(f, x, w).
+        """
+        from ..explainer import build_explanation
+        from .display import cell_name
+        text = line.strip()
+        call = self._call(text) if text else None
+        if call is None:
+            raise UsageError(f"%explain takes a call of the function to explain, e.g. "
+                             f"%explain f(x, w); got {text!r}")
+        fun, args, kwargs, filename, label = call
+        if not callable(fun):
+            name = ast.unparse(ast.parse(text, mode="eval").body.func)
+            raise UsageError(f"%explain {text}: {name} is not a function (it is a "
+                             f"{type(fun).__name__}); call the function to explain")
+        try:
+            return build_explanation(fun, args, kwargs, title=text, label_of=cell_name)
+        except Exception as e:  # noqa: BLE001  told at the cell line, like %jaxpr errors
+            bound = funcview.bound_arguments(fun, args, kwargs) or {}
+            err = CellError.from_exception(e, label=label, filename=filename, params=list(bound),
+                                           user_ns=bound, static_fix=funcview.static_fix_for(fun))
+        show_card(err)
+        raise err
 
     # ================================================================== %timeit
     @no_var_expand

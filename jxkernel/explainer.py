@@ -1,0 +1,565 @@
+"""See inside one call: f's source, its jaxpr, the StableHLO we emit and XLA's optimized HLO,
+linked by source line, with per-line counts so the heavy lines stand out.
+
+    >>> ex = explain(f, x, w)            # f: y = jnp.sin(x) / z = y @ w / return z.sum()
+    >>> [e.primitive for e in ex.equations_of(ex.first_line + 2)]
+    ['dot_general']
+    >>> ex.per_line[ex.first_line + 2].flops     # 2·4·8·3, from the HLO dot's shapes
+    192
+
+`explain(f, *args, **kwargs)` traces `f` as `jit(f)` would (a jitted f keeps its static
+arguments; for a plain f, arguments that are not arrays or numbers are static), lowers it
+with source locations on (`lower_module(..., locations=True)` writes `loc("file":line:0)`
+on each op) and compiles it. XLA keeps those locations as `metadata={source_file=...
+source_line=...}` on the optimized HLO's instructions (checked with jaxlib 0.10.2), which
+is how an HLO instruction maps back to a line. In a notebook, `%explain f(x, w)`.
+
+What an `Explanation` holds:
+- `source_lines`: `SourceLine(id, file, number, text, in_function)`: f's source (read through
+  linecache, so functions defined in IPython cells work), then any other line that made
+  equations (a helper defined elsewhere), with `in_function=False`.
+- `equations`: `Equation(index, primitive, text, line, file, line_id, depth, parent)`, nested
+  jaxprs' equations flattened after their parent (depth 1, 2, ...).
+- `stablehlo_ops`: `StableHLOOp(index, name, text, text_line, line, file, line_id)`; ops
+  inside a region (a reducer's body) take the line of the op that holds the region.
+- `hlo_instructions`: `HloInstruction(index, computation, name, opcode, text, text_line,
+  line, file, line_id, top_level, flops, transcendentals, bytes, estimated)`.
+- `per_line`: `LineCounts(equations, stablehlo_ops, hlo_instructions, flops,
+  transcendentals, bytes)` keyed by line number in f's file, or by `(file, line)` for a line
+  elsewhere. Flops, transcendentals and bytes are *computed per optimized HLO instruction
+  from its shapes* (jxkernel/_hlo_text.py gives the rules: dot 2·M·N·K, elementwise one per
+  element, bytes = a top-level instruction's operands plus result) and summed per line;
+  they are estimates, shown beside XLA's own totals for the module (`xla_cost`).
+- `stablehlo`, `optimized_hlo`, `jaxpr_text`: the three texts.
+
+Views: `repr()` is the text for terminal IPython (each source line with its counts, and
+under it its equations, StableHLO ops and HLO instructions); `_repr_html_` static HTML
+(escaped; each line, equation, op and instruction is an anchor, every item links to its
+line and every line to its items, `:target` highlights: CSS only, no script); and
+`_repr_mimebundle_` adds `application/vnd.jxkernel.explain+json`:
+
+    version       1
+    title         "f(x, w)"
+    function      {"name", "file", "label" ("In[3]", "model.py"), "first_line"}
+    lines         [{"id": "L0", "file", "label", "line" (int), "text", "in_function"}]
+    equations     [{"index", "primitive", "text", "line_id" (or null), "depth",
+                    "parent" (index or null)}]
+    stablehlo     {"text": the module, "ops": [{"index", "name", "text", "text_line"
+                    (1-based line in "text"), "line_id"}]}
+    hlo           {"text": the optimized HLO, "instructions": [{"index", "computation",
+                    "name", "opcode", "text", "text_line", "line_id", "top_level",
+                    "flops", "transcendentals", "bytes", "estimated"}]}
+    per_line      [{"line_id", "equations", "stablehlo_ops", "hlo_instructions", "flops",
+                    "transcendentals", "bytes"}]   (lines with something only)
+    cost          {"method": how the per-line numbers were computed (text),
+                   "estimated": {"flops", "transcendentals", "bytes"} (sums of ours),
+                   "xla": {name: value} (XLA's cost analysis of the module; null for a
+                   non-finite value), "not_estimated": [instruction names]}
+
+Every item's "line_id" names an entry of "lines" (null: no source line), so the extension
+can highlight a line's items on click, and an item's line the other way round.
+"""
+from __future__ import annotations
+
+import dataclasses
+import html
+import inspect
+import itertools
+import linecache
+import math
+import os
+import re
+
+from ._hlo_text import parse_hlo
+from .core.avals import ShapedArray, ShapeDtypeStruct
+from .core.ir import ClosedJaxpr, Jaxpr, Names, pp_eqn, pp_toplevel
+from .transforms.jit import Jitted, jit
+from .tree_util import tree_leaves
+from .xla import client as _client
+from .xla.array import Array
+from .xla.compiler import compile_module
+from .xla.lowering import lower_module
+
+MIME = "application/vnd.jxkernel.explain+json"
+VERSION = 1
+COST_METHOD = ("per optimized-HLO instruction, computed from its shapes (dot 2·M·N·K, "
+               "elementwise 1 per element, transcendental ops apart, reduce one per "
+               "reduced element; bytes: a top-level instruction's operands + result), "
+               "summed per source line: estimates, not XLA's per-module totals")
+_ids = itertools.count()
+_ONE_LINE = 10**6            # print each equation on one line
+_HOLDER_WIDTH = 100
+
+
+@dataclasses.dataclass(frozen=True)
+class SourceLine:
+    id: str
+    file: str
+    number: int
+    text: str
+    in_function: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class Equation:
+    index: int
+    primitive: str
+    text: str
+    line: int | None
+    file: str | None
+    line_id: str | None
+    depth: int
+    parent: int | None
+
+
+@dataclasses.dataclass(frozen=True)
+class StableHLOOp:
+    index: int
+    name: str
+    text: str
+    text_line: int
+    line: int | None
+    file: str | None
+    line_id: str | None
+
+
+@dataclasses.dataclass(frozen=True)
+class HloInstruction:
+    index: int
+    computation: str
+    name: str
+    opcode: str
+    text: str
+    text_line: int
+    line: int | None
+    file: str | None
+    line_id: str | None
+    top_level: bool
+    flops: int
+    transcendentals: int
+    bytes: int
+    estimated: bool
+
+
+@dataclasses.dataclass
+class LineCounts:
+    equations: int = 0
+    stablehlo_ops: int = 0
+    hlo_instructions: int = 0
+    flops: int = 0
+    transcendentals: int = 0
+    bytes: int = 0
+
+
+# ------------------------------------------------------------------ building
+def explain(f, *args, **kwargs) -> Explanation:
+    """Trace, lower and compile `f(*args, **kwargs)` and link the four views by line.
+
+    >>> explain(lambda x: jnp.sin(x) * 2.0, jnp.ones(3)).equations[0].primitive
+    'sin'
+    """
+    return build_explanation(f, args, kwargs)
+
+
+def build_explanation(f, args, kwargs, *, title=None, label_of=None) -> Explanation:
+    """`explain` with a title and a labeller of files (`label_of(file)`: 'In[3]' or None)."""
+    if not callable(f):
+        raise TypeError(f"explain(f, *args): f={f!r} (a {type(f).__name__}) is not callable; "
+                        f"pass the function and its arguments, e.g. explain(f, x)")
+    jitted, dyn_kwargs = _as_jitted(f, args, kwargs)
+    traced = jitted.trace(*args, **dyn_kwargs)
+    device = getattr(jitted, "_device", None) or _device_of(args, dyn_kwargs)
+    text, module_ctx = lower_module(traced.jaxpr.jaxpr, name=_name_of(f),
+                                    platform=_client.platform_of(device), locations=True)
+    loaded, _ = compile_module(text, [device], host_callbacks=module_ctx.host_callbacks)
+    try:
+        cost = dict(loaded.cost_analysis() or {})
+    except Exception:  # noqa: BLE001  some backends have no cost model
+        cost = {}
+    return Explanation(f, traced.jaxpr, text, loaded.get_hlo_text(), cost,
+                       title=title or _call_text(f, args, kwargs), label_of=label_of)
+
+
+def _call_text(f, args, kwargs) -> str:
+    """'f(f32[4,8], 2)': arrays by their type, other values by a short repr."""
+    def one(x):
+        if hasattr(x, "shape") and hasattr(x, "dtype"):
+            return ShapedArray(tuple(x.shape), x.dtype).str_short()
+        text = repr(x)
+        return text if len(text) <= 30 else text[:27] + "..."
+    parts = [one(a) for a in args] + [f"{k}={one(v)}" for k, v in kwargs.items()]
+    return f"{_name_of(f)}({', '.join(parts)})"
+
+
+def _as_jitted(f, args, kwargs):
+    """(jit of f, dynamic kwargs): non-array arguments static, as %jaxpr treats them."""
+    if isinstance(f, Jitted):
+        return f, kwargs
+    static = tuple(i for i, a in enumerate(args) if not _traceable(a))
+    static_kw = {k: v for k, v in kwargs.items() if not _traceable(v)}
+    target = f
+    if static_kw:
+        def target(*a, **k):           # bound here: jit can't always map names to positions
+            return f(*a, **k, **static_kw)
+        target.__wrapped__ = f
+        target.__name__ = _name_of(f)
+    return jit(target, static_argnums=static), {k: v for k, v in kwargs.items()
+                                                if k not in static_kw}
+
+
+def _traceable(value) -> bool:
+    leaves = tree_leaves(value)
+    if callable(value) and not leaves:
+        return False
+    array_like = (Array, ShapeDtypeStruct, int, float, complex, bool)
+    return all(isinstance(x, array_like) or hasattr(x, "__array__") for x in leaves)
+
+
+def _device_of(args, kwargs):
+    arrays = [x for x in tree_leaves((args, kwargs)) if isinstance(x, Array)]
+    return arrays[0].device if arrays else _client.default_device()
+
+
+def _name_of(f) -> str:
+    return getattr(inspect.unwrap(f), "__name__", type(f).__name__)
+
+
+def _function_source(f):
+    """(file, first line, [lines]) of f's source via linecache (IPython cells included)."""
+    code = getattr(inspect.unwrap(f), "__code__", None)
+    if code is None:
+        return None, None, []
+    lines = linecache.getlines(code.co_filename)
+    first = code.co_firstlineno
+    if not lines or first > len(lines):
+        return code.co_filename, first, []
+    try:
+        block = inspect.getblock(lines[first - 1:])
+    except (SyntaxError, IndentationError, inspect.EndOfBlock):  # a lambda mid-expression
+        block = lines[first - 1:first]
+    return code.co_filename, first, [line.rstrip("\n") for line in block]
+
+
+def default_label(file: str | None) -> str:
+    """'In[3]' for IPython's `<ipython-input-3-…>`, else the file's base name."""
+    if not file:
+        return "?"
+    m = re.match(r"<ipython-input-(\d+)-", file)
+    return f"In[{m.group(1)}]" if m else os.path.basename(file)
+
+
+class Explanation:
+    """The four linked views of one call; see the module docstring for the fields."""
+
+    def __init__(self, f, closed: ClosedJaxpr, stablehlo: str, optimized_hlo: str,
+                 xla_cost: dict, *, title: str, label_of=None):
+        self.title, self.stablehlo, self.optimized_hlo = title, stablehlo, optimized_hlo
+        self.xla_cost = xla_cost
+        self.name = _name_of(f)
+        self._label_of = label_of
+        self.file, self.first_line, body = _function_source(f)
+        self.source_lines: list[SourceLine] = [
+            SourceLine(f"L{i}", self.file, self.first_line + i, text, True)
+            for i, text in enumerate(body)]
+        self._ids = {(s.file, s.number): s.id for s in self.source_lines}
+        jaxpr = closed.jaxpr if isinstance(closed, ClosedJaxpr) else closed
+        names = Names()
+        self.jaxpr_text = pp_toplevel(jaxpr, names=names)
+        self.equations = [Equation(i, p, t, line, file, self._line_id(file, line), d, parent)
+                          for i, (p, t, file, line, d, parent)
+                          in enumerate(_flat_equations(jaxpr, names))]
+        self.stablehlo_ops = [StableHLOOp(i, n, t, tl, line, file, self._line_id(file, line))
+                              for i, (n, t, tl, file, line) in enumerate(_stablehlo_ops(stablehlo))]
+        self.hlo_instructions = [self._instruction(i) for i in parse_hlo(optimized_hlo)]
+        self.per_line = self._per_line()
+
+    # ----------------------------------------------------------- lines and items
+    def _line_id(self, file, line) -> str | None:
+        if line is None:
+            return None
+        key = (file, line)
+        if key not in self._ids:             # a line outside f (a helper): listed after f's
+            text = linecache.getline(file, line).rstrip("\n") if file else ""
+            self._ids[key] = f"L{len(self.source_lines)}"
+            self.source_lines.append(SourceLine(self._ids[key], file, line, text, False))
+        return self._ids[key]
+
+    def _instruction(self, inst) -> HloInstruction:
+        return HloInstruction(
+            inst.index, inst.computation, inst.name, inst.opcode, inst.text, inst.text_line,
+            inst.source_line, inst.source_file, self._line_id(inst.source_file, inst.source_line),
+            inst.top_level, inst.flops, inst.transcendentals, inst.bytes, inst.estimated)
+
+    def _key(self, source: SourceLine):
+        return source.number if source.file == self.file else (source.file, source.number)
+
+    def _per_line(self) -> dict:
+        by_id = {s.id: LineCounts() for s in self.source_lines}
+        for e in self.equations:
+            if e.line_id:
+                by_id[e.line_id].equations += 1
+        for op in self.stablehlo_ops:
+            if op.line_id:
+                by_id[op.line_id].stablehlo_ops += 1
+        for inst in self.hlo_instructions:
+            if inst.line_id and inst.opcode != "parameter":
+                c = by_id[inst.line_id]
+                c.hlo_instructions += 1
+                c.flops += inst.flops
+                c.transcendentals += inst.transcendentals
+                c.bytes += inst.bytes
+        return {self._key(s): by_id[s.id] for s in self.source_lines}
+
+    def line(self, number: int, file: str | None = None) -> SourceLine:
+        """The SourceLine of `number` (in f's file unless `file` is given)."""
+        found = self._ids.get((file or self.file, number))
+        if found is None:
+            lines = sorted(k if k[0] == self.file else k for k in self._ids)
+            raise KeyError(f"line={number!r} of {file or self.file!r} is not in this "
+                           f"explanation; its lines are {[n for _, n in lines]}")
+        return self.source_lines[int(found[1:])]
+
+    def equations_of(self, number: int, file: str | None = None) -> list[Equation]:
+        line_id = self.line(number, file).id
+        return [e for e in self.equations if e.line_id == line_id]
+
+    def stablehlo_ops_of(self, number: int, file: str | None = None) -> list[StableHLOOp]:
+        line_id = self.line(number, file).id
+        return [o for o in self.stablehlo_ops if o.line_id == line_id]
+
+    def hlo_instructions_of(self, number: int, file: str | None = None) -> list[HloInstruction]:
+        line_id = self.line(number, file).id
+        return [i for i in self.hlo_instructions if i.line_id == line_id]
+
+    def label(self, file) -> str:
+        found = self._label_of(file) if self._label_of and file else None
+        return found or default_label(file)
+
+    @property
+    def estimated_totals(self) -> dict:
+        return {"flops": sum(i.flops for i in self.hlo_instructions),
+                "transcendentals": sum(i.transcendentals for i in self.hlo_instructions),
+                "bytes": sum(i.bytes for i in self.hlo_instructions)}
+
+    @property
+    def not_estimated(self) -> list[str]:
+        return [i.name for i in self.hlo_instructions if not i.estimated]
+
+    # ----------------------------------------------------------- views
+    def __repr__(self):
+        return render_text(self)
+
+    def _repr_html_(self):
+        return render_html(self)
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"text/plain": render_text(self), "text/html": render_html(self),
+                MIME: to_json(self)}
+
+
+# ------------------------------------------------------------------ the jaxpr, flattened
+def _flat_equations(jaxpr: Jaxpr, names: Names, out=None, depth=0, parent=None) -> list:
+    """(primitive, text, file, line, depth, parent index) of every equation, nested ones
+    right after the equation holding them; a holder's text is its first printed line."""
+    out = [] if out is None else out
+    for eqn in jaxpr.eqns:
+        inner = list(_inner_jaxprs(eqn.params))
+        text = pp_eqn(eqn, names, 0, width=_ONE_LINE)
+        if inner and len(text) > _HOLDER_WIDTH:            # a jit, cond, scan: its body follows
+            text = text[:_HOLDER_WIDTH] + " …"
+        info = eqn.source_info
+        out.append((str(eqn.primitive), text, info.file if info else None,
+                    info.line if info else None, depth, parent))
+        holder = len(out) - 1
+        for sub in inner:
+            _flat_equations(sub, names, out, depth + 1, holder)
+    return out
+
+
+def _inner_jaxprs(params):
+    for value in params.values():
+        for v in value if isinstance(value, (tuple, list)) else (value,):
+            if isinstance(v, ClosedJaxpr):
+                yield v.jaxpr
+            elif isinstance(v, Jaxpr):
+                yield v
+
+
+# ------------------------------------------------------------------ StableHLO, read back
+_LOC = re.compile(r'\s*loc\("((?:[^"\\]|\\.)*)":(\d+):\d+\)\s*$')
+_OP = re.compile(r'^(?:%[\w#:]+ = )?"?([a-z_]+\.[\w.]+|return)"?')
+
+
+def _stablehlo_ops(text: str) -> list:
+    """(op name, text, text line, file, line) of each op in our module's text. An op holding
+    regions is written over several lines and its `loc` comes on the closing one: it and the
+    ops in its regions without a location of their own get that line."""
+    ops, open_ops = [], []            # open_ops: indices of ops whose regions are open
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        loc = _LOC.search(line)
+        body = line[:loc.start()] if loc else line
+        where = (re.sub(r"\\(.)", r"\1", loc.group(1)), int(loc.group(2))) if loc else (None, None)
+        if line.startswith("})") and open_ops:
+            start = open_ops.pop()
+            name, head, first, _, _ = ops[start]
+            ops[start] = (name, f"{head} … {body}", first) + where
+            if loc:
+                ops[start + 1:] = [o if o[4] is not None else o[:3] + where for o in ops[start + 1:]]
+            continue
+        op = _OP.match(body)
+        if op is None or body.startswith(("func.func", "module")):
+            continue
+        ops.append((op.group(1), body, number) + where)
+        if body.endswith("({"):
+            open_ops.append(len(ops) - 1)
+    return ops
+
+
+# ------------------------------------------------------------------ text
+def _num(value: int) -> str:
+    return "." if not value else f"{value:,}" if value < 10**6 else f"{value:.3g}"
+
+
+def _items_under(ex, line_id) -> list[str]:
+    eqns = [e for e in ex.equations if e.line_id == line_id]
+    ops = [o.name for o in ex.stablehlo_ops if o.line_id == line_id]
+    insts = [f"{i.name} ({i.opcode})" for i in ex.hlo_instructions
+             if i.line_id == line_id and i.opcode != "parameter"]
+    rows = [f"jaxpr      {'  ' * e.depth}{e.text.splitlines()[0]}" for e in eqns]
+    if ops:
+        rows.append("stablehlo  " + ", ".join(ops))
+    if insts:
+        rows.append("hlo        " + ", ".join(insts[:8]) + (" …" if len(insts) > 8 else ""))
+    return rows
+
+
+def render_text(ex: Explanation) -> str:
+    """The terminal view: each line with its counts, then its equations, ops, instructions."""
+    where = f"{ex.label(ex.file)}, line {ex.first_line}" if ex.file else "source unavailable"
+    labels = {s.id: str(s.number) if s.in_function else f"{ex.label(s.file)}:{s.number}"
+              for s in ex.source_lines}
+    width = max([4, *map(len, labels.values())])
+    out = [f"explain {ex.title}   ({where})",
+           f"{'line':>{width}} {'eqns':>4} {'flops':>9} {'transc':>7} {'bytes':>9} │ source"]
+    pad = " " * (width + 34) + "│   "
+    for s in ex.source_lines:
+        if not s.in_function and (s is ex.source_lines[0] or ex.source_lines[
+                int(s.id[1:]) - 1].in_function):
+            out.append(f"{'':>{width + 34}}│ (other lines that made operations)")
+        c = ex.per_line[ex._key(s)]
+        out.append(f"{labels[s.id]:>{width}} {_num(c.equations):>4} {_num(c.flops):>9} "
+                   f"{_num(c.transcendentals):>7} {_num(c.bytes):>9} │ {s.text}")
+        out += [pad + row for row in _items_under(ex, s.id)]
+    out += _text_footer(ex)
+    return "\n".join(out)
+
+
+def _text_footer(ex: Explanation) -> list[str]:
+    unlinked = [o.name for o in ex.stablehlo_ops if o.line_id is None]
+    rows = []
+    if unlinked:
+        rows.append(f"no source line: {len(unlinked)} StableHLO op(s) ({', '.join(sorted(set(unlinked)))})")
+    est = ex.estimated_totals
+    xla = ", ".join(f"{k} {_fmt(ex.xla_cost[k])}" for k in ("flops", "transcendentals",
+                                                            "bytes accessed") if k in ex.xla_cost)
+    rows.append(f"costs: {COST_METHOD}.")
+    rows.append(f"  these estimates sum to flops {est['flops']:,}, transcendentals "
+                f"{est['transcendentals']:,}, bytes {est['bytes']:,}; XLA's totals for the "
+                f"module: {xla or 'none (no cost model on this backend)'}")
+    if ex.not_estimated:
+        rows.append(f"  not estimated (0): {', '.join(ex.not_estimated)}")
+    return rows
+
+
+def _fmt(v) -> str:
+    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
+        return f"{int(v):,}"
+    return f"{v:.4g}" if isinstance(v, float) else str(v)
+
+
+# ------------------------------------------------------------------ HTML (static, CSS only)
+_CSS = ("#{p} a{{text-decoration:none}} #{p} :target{{background:#ffe08a;outline:1px solid "
+        "#d9a400}} #{p} td,#{p} .it{{font-family:monospace;font-size:12px;white-space:pre;"
+        "padding:0 6px}} #{p} .pane{{max-height:24em;overflow:auto;border:1px solid #ddd;"
+        "margin:4px 0}} #{p} .num{{text-align:right;color:#555}}")
+
+
+def render_html(ex: Explanation) -> str:
+    """Static HTML: anchors link each item to its line and each line to its items."""
+    p = f"jxe{next(_ids)}"
+    top = max((c.flops + c.transcendentals for c in ex.per_line.values()), default=0) or 1
+    rows = "".join(_line_row(ex, p, s, top) for s in ex.source_lines)
+    head = ("<tr><th>line</th><th>eqns</th><th>flops</th><th>transc.</th><th>bytes</th>"
+            "<th>source</th><th>items</th></tr>")
+    panes = (_pane("jaxpr", p, "e", ex.equations, lambda e: "  " * e.depth + e.text)
+             + _pane("StableHLO (what jxkernel emits)", p, "s", ex.stablehlo_ops, lambda o: o.text)
+             + _pane("optimized HLO (what XLA compiled)", p, "h",
+                     [i for i in ex.hlo_instructions if i.opcode != "parameter"],
+                     lambda i: f"[{i.computation}] {i.text}"))
+    foot = "".join(f"<div style='font-size:11px;color:#555'>{html.escape(r)}</div>"
+                   for r in _text_footer(ex))
+    return (f"<div id='{p}'><style>{_CSS.format(p=p)}</style>"
+            f"<b>explain <code>{html.escape(ex.title)}</code></b> "
+            f"<span style='color:#555'>{html.escape(ex.label(ex.file) if ex.file else '')}</span>"
+            f"<div class='pane'><table>{head}{rows}</table></div>{panes}{foot}</div>")
+
+
+def _line_row(ex, p, s: SourceLine, top) -> str:
+    c = ex.per_line[ex._key(s)]
+    share = (c.flops + c.transcendentals) / top
+    bar = (f"background:linear-gradient(90deg,rgba(230,120,0,.35) {share * 100:.0f}%,"
+           f"transparent {share * 100:.0f}%)") if share else ""
+    label = s.number if s.in_function else f"{ex.label(s.file)}:{s.number}"
+    links = " ".join(f"<a href='#{p}-{k}{item.index}'>{k}{item.index}</a>"
+                     for k, items in (("e", ex.equations), ("s", ex.stablehlo_ops),
+                                      ("h", ex.hlo_instructions))
+                     for item in items if item.line_id == s.id and
+                     getattr(item, "opcode", "") != "parameter")
+    cells = "".join(f"<td class='num'>{_num(v)}</td>" for v in
+                    (c.equations, c.flops, c.transcendentals, c.bytes))
+    return (f"<tr id='{p}-{s.id}'><td class='num'>{html.escape(str(label))}</td>{cells}"
+            f"<td style='{bar}'>{html.escape(s.text)}</td><td>{links}</td></tr>")
+
+
+def _pane(title, p, kind, items, text_of) -> str:
+    rows = "".join(
+        f"<div class='it' id='{p}-{kind}{it.index}'>"
+        + (f"<a href='#{p}-{it.line_id}'>L{it.line}</a> " if it.line_id else "<span>  -  </span> ")
+        + f"{html.escape(text_of(it))}</div>" for it in items)
+    return (f"<details open><summary>{html.escape(title)} ({len(items)})</summary>"
+            f"<div class='pane'>{rows}</div></details>")
+
+
+# ------------------------------------------------------------------ JSON bundle
+def to_json(ex: Explanation) -> dict:
+    """The `application/vnd.jxkernel.explain+json` bundle (fields: the module docstring)."""
+    return {"version": VERSION, "title": ex.title,
+            "function": {"name": ex.name, "file": ex.file, "label": ex.label(ex.file),
+                         "first_line": ex.first_line},
+            "lines": [{"id": s.id, "file": s.file, "label": ex.label(s.file), "line": s.number,
+                       "text": s.text, "in_function": s.in_function} for s in ex.source_lines],
+            "equations": [{"index": e.index, "primitive": e.primitive, "text": e.text,
+                           "line_id": e.line_id, "depth": e.depth, "parent": e.parent}
+                          for e in ex.equations],
+            "stablehlo": {"text": ex.stablehlo, "ops": [
+                {"index": o.index, "name": o.name, "text": o.text, "text_line": o.text_line,
+                 "line_id": o.line_id} for o in ex.stablehlo_ops]},
+            "hlo": {"text": ex.optimized_hlo, "instructions": [
+                {"index": i.index, "computation": i.computation, "name": i.name,
+                 "opcode": i.opcode, "text": i.text, "text_line": i.text_line,
+                 "line_id": i.line_id, "top_level": i.top_level, "flops": i.flops,
+                 "transcendentals": i.transcendentals, "bytes": i.bytes,
+                 "estimated": i.estimated} for i in ex.hlo_instructions]},
+            "per_line": [{"line_id": s.id, **dataclasses.asdict(ex.per_line[ex._key(s)])}
+                         for s in ex.source_lines
+                         if any(dataclasses.astuple(ex.per_line[ex._key(s)]))],
+            "cost": {"method": COST_METHOD, "estimated": ex.estimated_totals,
+                     "xla": {k: _json_number(v) for k, v in ex.xla_cost.items()},
+                     "not_estimated": ex.not_estimated}}
+
+
+def _json_number(v):
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return v if math.isfinite(v) else None
+    return str(v)

@@ -1,0 +1,264 @@
+"""jxkernel.explain / %explain (jxkernel/explainer.py, jxkernel/_hlo_text.py): f's source, its
+jaxpr, our StableHLO and XLA's optimized HLO linked by source line, with per-line counts."""
+import functools
+import json
+
+import numpy as np
+import pytest
+
+import jxkernel
+import jxkernel.numpy as jnp
+from jxkernel import _hlo_text
+from jxkernel.explainer import MIME, Explanation, _stablehlo_ops, render_text
+
+
+def model(x, w):
+    y = jnp.sin(x)
+    z = y @ w
+    return z.sum()
+
+
+DEF = model.__code__.co_firstlineno
+A, B, C = DEF + 1, DEF + 2, DEF + 3          # sin, matmul, sum
+
+
+@jxkernel.jit
+def helper(v):
+    return jnp.cos(v) * 2.0
+
+
+def outer(x):
+    return helper(x) + 1.0
+
+
+def compare(x):
+    return jnp.where(x < 0.5, x, 0.0)  # keeps x < 0.5 & drops the rest
+
+
+def pick(x, how):
+    return getattr(jnp, how)(x)
+
+
+@functools.cache
+def explained() -> Explanation:
+    return jxkernel.explain(model, jnp.ones((4, 8)), jnp.ones((8, 3)))
+
+
+def test_each_line_made_exactly_its_equations():
+    ex = explained()
+    assert [e.primitive for e in ex.equations_of(A)] == ["sin"]
+    assert [e.primitive for e in ex.equations_of(B)] == ["dot_general"]
+    assert [e.primitive for e in ex.equations_of(C)] == ["reduce_sum"]
+    assert ex.equations_of(DEF) == []
+    assert [s.number for s in ex.source_lines] == [DEF, A, B, C]
+    assert ex.source_lines[2].text == "    z = y @ w" and ex.source_lines[2].in_function
+    assert ex.per_line[B].equations == 1 and ex.per_line[DEF].equations == 0
+
+
+def test_stablehlo_ops_carry_their_lines():
+    ex = explained()
+    assert [o.name for o in ex.stablehlo_ops_of(A)] == ["stablehlo.sine"]
+    assert [o.name for o in ex.stablehlo_ops_of(B)] == ["stablehlo.dot_general"]
+    # the reduce's region (its `add`) takes the line of the op holding it
+    assert [o.name for o in ex.stablehlo_ops_of(C)] == ["stablehlo.reduce", "stablehlo.add",
+                                                         "stablehlo.return"]
+    assert 'loc("' in ex.stablehlo and ex.file in ex.stablehlo
+    assert {o.name for o in ex.stablehlo_ops if o.line is None} == {"stablehlo.constant", "return"}
+
+
+def test_the_optimized_hlo_maps_back_to_the_lines():
+    ex = explained()
+    assert "dot" in {i.opcode for i in ex.hlo_instructions_of(B)}
+    assert "sine" in {i.opcode for i in ex.hlo_instructions_of(A)}
+    assert "reduce" in {i.opcode for i in ex.hlo_instructions_of(C)}
+    assert f'source_line={B}' in ex.optimized_hlo
+
+
+def test_per_line_costs_make_the_matmul_line_the_heavy_one():
+    ex = explained()
+    assert ex.per_line[B].flops == 2 * 4 * 8 * 3         # from the dot's shapes
+    assert ex.per_line[A].transcendentals == 4 * 8 and ex.per_line[A].flops == 0
+    assert ex.per_line[C].flops == 4 * 3 - 1              # one add per reduced element
+    assert max(ex.per_line, key=lambda k: ex.per_line[k].flops) == B
+    assert ex.per_line[B].bytes >= (4 * 8 + 8 * 3 + 4 * 3) * 4 // 2
+    assert ex.estimated_totals["flops"] == 192 + 11 and ex.not_estimated == []
+    assert ex.xla_cost["flops"] > 0
+
+
+def test_text_rendering_lists_each_lines_items():
+    ex = explained()
+    lines = repr(ex).splitlines()
+    assert lines[0] == f"explain model(f32[4,8], f32[8,3])   (test_explain.py, line {DEF})"
+    assert lines[1] == "line eqns     flops  transc     bytes │ source"
+    assert lines[2] == f"{DEF:>4}    .         .       .         . │ def model(x, w):"
+    row = next(i for i, t in enumerate(lines) if t.startswith(f"{B:>4} "))
+    assert lines[row].split("│")[0].split()[:4] == [str(B), "1", "192", "."]
+    assert lines[row].endswith("│     z = y @ w")
+    assert lines[row + 1].endswith("│   jaxpr      d:f32[4,3] = dot_general[dimension_numbers="
+                                   "(([1], [0]), ([], [])) preferred_element_type=float32] c b")
+    assert lines[row + 2].endswith("│   stablehlo  stablehlo.dot_general")
+    assert lines[row + 3].split("│   hlo        ")[1].count("(dot)") == 1
+    assert "costs: per optimized-HLO instruction, computed from its shapes" in repr(ex)
+    assert render_text(ex) == repr(ex)
+
+
+def test_html_is_static_escaped_and_linked_by_anchors():
+    ex = jxkernel.explain(compare, jnp.ones(3))
+    page = ex._repr_html_()
+    assert "keeps x &lt; 0.5 &amp; drops the rest" in page and "x < 0.5" not in page
+    assert "<script" not in page and ":target" in page
+    less = next(e for e in ex.equations if e.primitive == "lt")
+    prefix = page.split("<div id='")[1].split("'")[0]
+    line_id = ex.line(compare.__code__.co_firstlineno + 1).id
+    assert f"<tr id='{prefix}-{line_id}'>" in page                     # the line is an anchor
+    assert (f"<div class='it' id='{prefix}-e{less.index}'><a href='#{prefix}-{line_id}'>"
+            in page)                                                  # its equation links to it
+    assert f"<a href='#{prefix}-e{less.index}'>e{less.index}</a>" in page   # and back
+
+
+def test_json_bundle_links_every_item_to_a_line():
+    ex = explained()
+    bundle = ex._repr_mimebundle_()
+    assert set(bundle) == {"text/plain", "text/html", MIME}
+    data = json.loads(json.dumps(bundle[MIME]))
+    assert list(data)[0] == "version" and data["version"] == 1
+    ids = {line["id"] for line in data["lines"]}
+    items = data["equations"] + data["stablehlo"]["ops"] + data["hlo"]["instructions"]
+    assert all(i["line_id"] is None or i["line_id"] in ids for i in items)
+    b_id = ex.line(B).id
+    assert [e["primitive"] for e in data["equations"] if e["line_id"] == b_id] == ["dot_general"]
+    row = next(r for r in data["per_line"] if r["line_id"] == b_id)
+    assert row["flops"] == 192 and row["equations"] == 1 and row["stablehlo_ops"] == 1
+    assert data["function"] == {"name": "model", "file": ex.file, "label": "test_explain.py",
+                                "first_line": DEF}
+    assert data["cost"]["estimated"]["flops"] == 203 and "from its shapes" in data["cost"]["method"]
+    assert data["stablehlo"]["text"].splitlines()[data["stablehlo"]["ops"][0]["text_line"] - 1] \
+        .strip().startswith("%0 = stablehlo.sine")
+
+
+def test_a_jitted_helper_elsewhere_shows_under_its_own_lines():
+    ex = jxkernel.explain(outer, jnp.ones(3))
+    call, cos, mul, add = ex.equations
+    assert (call.primitive, call.depth, call.parent) == ("jit", 0, None)
+    assert (cos.primitive, cos.depth, cos.parent) == ("cos", 1, 0)
+    inner = helper.__wrapped__.__code__.co_firstlineno + 2     # after the decorator and def
+    assert cos.line == mul.line == inner and add.line == call.line
+    other = ex.line(inner)
+    assert not other.in_function and other.text == "    return jnp.cos(v) * 2.0"
+    assert ex.per_line[inner].transcendentals == 3
+    assert "(other lines that made operations)" in repr(ex)
+
+
+def test_static_arguments_and_jitted_functions():
+    ex = jxkernel.explain(pick, np.ones(3, np.float32), "tanh")       # a str is static
+    assert [e.primitive for e in ex.equations] == ["tanh"]
+    assert ex.title == "pick(f32[3], 'tanh')"
+    jitted = jxkernel.jit(pick, static_argnums=1)
+    ex = jxkernel.explain(jitted, jnp.ones(3), "exp")
+    assert [e.primitive for e in ex.equations] == ["exp"] and ex.name == "pick"
+    assert ex.source_lines[0].text == "def pick(x, how):"
+
+
+def test_bad_input_is_named():
+    with pytest.raises(TypeError, match=r"explain\(f, \*args\): f=3 \(a int\) is not callable"):
+        jxkernel.explain(3, jnp.ones(3))
+    with pytest.raises(KeyError, match="line=1 of"):
+        explained().line(1)
+
+
+# ------------------------------------------------------------------ the parsers, on fixed text
+HLO = """HloModule m, entry_computation_layout={(f32[2,3]{1,0}, f32[3,4]{1,0})->f32[]}
+
+%fused (p0: f32[2,3], p1: f32[3,4]) -> f32[2,4] {
+  %p0 = f32[2,3]{1,0} parameter(0)
+  %p1 = f32[3,4]{1,0} parameter(1)
+  %e = f32[2,3]{1,0} exponential(%p0), metadata={source_file="m.py" source_line=2}
+  ROOT %d = f32[2,4]{1,0} dot(%e, %p1), lhs_contracting_dims={1}, rhs_contracting_dims={0}, metadata={source_file="m.py" source_line=3}
+}
+
+%add_r (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b), metadata={source_file="-" source_line=9}
+}
+
+ENTRY %main (x: f32[2,3], w: f32[3,4]) -> f32[] {
+  %x = f32[2,3]{1,0} parameter(0)
+  %w = f32[3,4]{1,0} parameter(1)
+  %f = f32[2,4]{1,0} fusion(%x, %w), kind=kLoop, calls=%fused, metadata={source_file="m.py" source_line=3}
+  %c = f32[] constant(0)
+  %cc = f32[2,4]{1,0} custom-call(%f), custom_call_target="foo", metadata={source_file="m.py" source_line=4}
+  ROOT %r = f32[] reduce(%cc, %c), dimensions={0,1}, to_apply=%add_r, metadata={source_file="m.py" source_line=5}
+}
+"""
+
+
+def test_hlo_instructions_costs_and_lines_from_fixed_text():
+    got = {i.name: i for i in _hlo_text.parse_hlo(HLO)}
+    assert [(n, i.opcode, i.source_line) for n, i in got.items() if i.opcode != "parameter"] == [
+        ("e", "exponential", 2), ("d", "dot", 3), ("s", "add", 5), ("f", "fusion", 3),
+        ("c", "constant", None), ("cc", "custom-call", 4), ("r", "reduce", 5)]
+    assert (got["d"].flops, got["e"].transcendentals, got["e"].flops) == (2 * 2 * 4 * 3, 6, 0)
+    assert got["r"].flops == 8 - 1 and got["s"].flops == 0       # the reducer counts in reduce
+    assert got["f"].bytes == (6 + 12 + 8) * 4 and got["d"].bytes == 0   # fused: no traffic
+    assert got["f"].top_level and not got["d"].top_level
+    assert not got["cc"].estimated and got["cc"].flops == 0 and got["cc"].bytes == 2 * 8 * 4
+    assert got["r"].bytes == (8 + 1 + 1) * 4 and got["c"].bytes == 0
+
+
+def test_shapes_in_bytes_and_elements():
+    assert _hlo_text.shape_bytes("f32[4,3]{1,0}") == 48
+    assert _hlo_text.shape_bytes("(bf16[2,2]{1,0}, s8[5]{0}, pred[])") == 8 + 5 + 1
+    assert _hlo_text.shape_elements("f32[<=7]{0}") == 7
+
+
+def test_stablehlo_region_ops_take_the_holders_line():
+    text = ('module @m {\n  func.func public @main(%arg0: tensor<4xf32>) -> tensor<f32> {\n'
+            '    %0 = stablehlo.constant dense<0.0> : tensor<f32>\n'
+            '    %2 = "stablehlo.reduce"(%arg0, %0) ({\n'
+            '    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):\n'
+            '      %1 = stablehlo.add %arg1, %arg2 : tensor<f32> loc("a\\"b.py":8:0)\n'
+            '      stablehlo.return %1 : tensor<f32>\n'
+            '    }) {dimensions = array<i64: 0>} : (tensor<4xf32>, tensor<f32>) -> tensor<f32> '
+            'loc("m.py":7:0)\n    return %2 : tensor<f32>\n  }\n}\n')
+    assert [(name, file, line) for name, _, _, file, line in _stablehlo_ops(text)] == [
+        ("stablehlo.constant", None, None), ("stablehlo.reduce", "m.py", 7),
+        ("stablehlo.add", 'a"b.py', 8), ("stablehlo.return", "m.py", 7), ("return", None, None)]
+
+
+# ------------------------------------------------------------------ %explain in IPython
+@pytest.fixture
+def shell():
+    pytest.importorskip("IPython")
+    from IPython.core.interactiveshell import InteractiveShell
+    sh = InteractiveShell.instance()
+    sh.run_line_magic("unload_ext", "jxkernel")
+    sh.run_line_magic("load_ext", "jxkernel")
+    yield sh
+    sh.run_line_magic("unload_ext", "jxkernel")
+    sh.run_line_magic("load_ext", "jxkernel")
+
+
+def test_explain_magic_reads_a_function_defined_in_a_cell(shell):
+    shell.run_cell("import jxkernel.numpy as jnp\n"
+                   "def f(x, w):\n    y = jnp.sin(x)\n    z = y @ w\n    return z.sum()\n"
+                   "x = jnp.ones((4, 8)); w = jnp.ones((8, 3))", store_history=True)
+    ex = shell.run_line_magic("explain", "f(x, w)")
+    assert isinstance(ex, Explanation) and ex.title == "f(x, w)"
+    assert [s.text for s in ex.source_lines] == ["def f(x, w):", "    y = jnp.sin(x)",
+                                                  "    z = y @ w", "    return z.sum()"]
+    assert [e.primitive for e in ex.equations_of(4)] == ["dot_general"]
+    assert ex.per_line[4].flops == 192
+    assert ex.label(ex.file).startswith("In[")
+    assert repr(ex).splitlines()[0].startswith("explain f(x, w)   (In[")
+
+
+def test_explain_magic_errors_say_what_to_do(shell):
+    from IPython.core.error import UsageError
+    shell.run_cell("import jxkernel.numpy as jnp\nx = jnp.ones(3)")
+    with pytest.raises(UsageError, match=r"%explain takes a call .* got 'x \+ 1'"):
+        shell.run_line_magic("explain", "x + 1")
+    with pytest.raises(UsageError, match="e.g. %explain f"):
+        shell.run_line_magic("explain", "")
+    with pytest.raises(UsageError, match=r"x is not a function \(it is a Array"):
+        shell.run_line_magic("explain", "x(1)")
