@@ -26,7 +26,7 @@ def last_changes(f):
 
 # ================================================================== each kind of change
 def test_a_new_shape_says_which_argument_and_suggests_bucketing():
-    f = jxkernel.jit(lambda x: x + 1)
+    f = jxkernel.jit(lambda x: x + 21)
     f(jnp.ones(3))
     f(jnp.ones(4))
     first, again = events_of(f)
@@ -39,7 +39,7 @@ def test_a_new_shape_says_which_argument_and_suggests_bucketing():
 
 
 def test_a_new_rank_suggests_one_rank():
-    f = jxkernel.jit(lambda x: x + 1)
+    f = jxkernel.jit(lambda x: x + 22)
     f(jnp.ones(3))
     f(jnp.ones(()))
     (change,) = events_of(f)[-1].changes
@@ -139,7 +139,7 @@ def test_an_equal_constant_made_anew_by_each_trace_is_no_change():
 
 
 def test_flipping_x64_is_a_config_change():
-    f = jxkernel.jit(lambda x: x + 1)
+    f = jxkernel.jit(lambda x: x + 23)
     f(1.0)
     with config.override("jax_enable_x64", True):
         f(1.0)
