@@ -146,6 +146,9 @@ def test_a_jitted_helper_elsewhere_shows_under_its_own_lines():
     other = ex.line(inner)
     assert not other.in_function and other.text == "    return jnp.cos(v) * 2.0"
     assert ex.per_line[inner].transcendentals == 3
+    assert [o.line for o in ex.stablehlo_ops if o.name == "func.call"] == [call.line]
+    assert [o.name for o in ex.stablehlo_ops_of(inner)] == [
+        "stablehlo.cosine", "stablehlo.broadcast_in_dim", "stablehlo.multiply"]
     assert "(other lines that made operations)" in repr(ex)
 
 

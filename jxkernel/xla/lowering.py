@@ -86,7 +86,7 @@ class LoweringRuleContext:
 
     def call_jaxpr(self, jaxpr: ClosedJaxpr, args, name="inner") -> list:
         """Lower `jaxpr` once per module as a private function and call it."""
-        return self.block.call(function_for(self.module_ctx, jaxpr, name), args)
+        return self.block.call(function_for(self.module_ctx, jaxpr, name), args, self.loc)
 
 
 def function_for(module_ctx: ModuleContext, closed: ClosedJaxpr, name: str) -> hlo.Function:

@@ -126,16 +126,18 @@ class Block:
         types = ", ".join(v.type for v in values)
         self.lines.append(f"{op} {names} : {types}" if values else op)
 
-    def call(self, function: Function, operands) -> list[Value]:
+    def call(self, function: Function, operands, loc=None) -> list[Value]:
         results = self.function._fresh_results(len(function.result_types), function.result_types)
         lhs = ""
         if len(results) == 1:
             lhs = f"{results[0].name} = "
         elif results:
             lhs = f"{results[0].name.split('#')[0]}:{len(results)} = "
-        self.lines.append(
-            f"{lhs}func.call @{function.name}({', '.join(v.name for v in operands)}) : "
-            f"({', '.join(v.type for v in operands)}) -> {_result_types(function.result_types)}")
+        text = (f"{lhs}func.call @{function.name}({', '.join(v.name for v in operands)}) : "
+                f"({', '.join(v.type for v in operands)}) -> {_result_types(function.result_types)}")
+        if loc is not None and self.function.module.locations:
+            text += f" {loc}"
+        self.lines.append(text)
         return results
 
     def region_text(self, indent: str = "  ") -> str:
