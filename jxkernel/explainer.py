@@ -499,10 +499,17 @@ def render_html(ex: Explanation) -> str:
                      lambda i: f"[{i.computation}] {i.text}"))
     foot = "".join(f"<div style='font-size:11px;color:#555'>{html.escape(r)}</div>"
                    for r in _text_footer(ex))
-    return (f"<div id='{p}'><style>{_CSS.format(p=p)}</style>"
+    return (f"<div id='{p}'><style>{_CSS.format(p=p)}{_link_css(ex, p)}</style>"
             f"<b>explain <code>{html.escape(ex.title)}</code></b> "
             f"<span style='color:#555'>{html.escape(ex.label(ex.file) if ex.file else '')}</span>"
             f"<div class='pane'><table>{head}{rows}</table></div>{panes}{foot}</div>")
+
+
+def _link_css(ex, p) -> str:
+    """A targeted line lights up its items, a targeted item its line (CSS :has, no script)."""
+    hot = "{background:#fff2c4}"
+    return "".join(f"#{p}:has(#{p}-{s.id}:target) .{p}-{s.id},"
+                   f"#{p}:has(.{p}-{s.id}:target) #{p}-{s.id}{hot}" for s in ex.source_lines)
 
 
 def _line_row(ex, p, s: SourceLine, top) -> str:
@@ -518,17 +525,23 @@ def _line_row(ex, p, s: SourceLine, top) -> str:
                      getattr(item, "opcode", "") != "parameter")
     cells = "".join(f"<td class='num'>{_num(v)}</td>" for v in
                     (c.equations, c.flops, c.transcendentals, c.bytes))
-    return (f"<tr id='{p}-{s.id}'><td class='num'>{html.escape(str(label))}</td>{cells}"
+    return (f"<tr id='{p}-{s.id}'><td class='num'><a href='#{p}-{s.id}'>"
+            f"{html.escape(str(label))}</a></td>{cells}"
             f"<td style='{bar}'>{html.escape(s.text)}</td><td>{links}</td></tr>")
 
 
 def _pane(title, p, kind, items, text_of) -> str:
-    rows = "".join(
-        f"<div class='it' id='{p}-{kind}{it.index}'>"
-        + (f"<a href='#{p}-{it.line_id}'>L{it.line}</a> " if it.line_id else "<span>  -  </span> ")
-        + f"{html.escape(text_of(it))}</div>" for it in items)
+    rows = "".join(_pane_row(p, kind, it, text_of(it)) for it in items)
     return (f"<details open><summary>{html.escape(title)} ({len(items)})</summary>"
             f"<div class='pane'>{rows}</div></details>")
+
+
+def _pane_row(p, kind, item, text) -> str:
+    """An item anchored as `{p}-{kind}{index}`, classed by its line, linking to the line."""
+    if item.line_id is None:
+        return f"<div class='it' id='{p}-{kind}{item.index}'>  -  {html.escape(text)}</div>"
+    return (f"<div class='it {p}-{item.line_id}' id='{p}-{kind}{item.index}'>"
+            f"<a href='#{p}-{item.line_id}'>L{item.line}</a> {html.escape(text)}</div>")
 
 
 # ------------------------------------------------------------------ JSON bundle

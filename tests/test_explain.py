@@ -111,9 +111,14 @@ def test_html_is_static_escaped_and_linked_by_anchors():
     prefix = page.split("<div id='")[1].split("'")[0]
     line_id = ex.line(compare.__code__.co_firstlineno + 1).id
     assert f"<tr id='{prefix}-{line_id}'>" in page                     # the line is an anchor
-    assert (f"<div class='it' id='{prefix}-e{less.index}'><a href='#{prefix}-{line_id}'>"
+    assert (f"<div class='it {prefix}-{line_id}' id='{prefix}-e{less.index}'>"
+            f"<a href='#{prefix}-{line_id}'>"
             in page)                                                  # its equation links to it
     assert f"<a href='#{prefix}-e{less.index}'>e{less.index}</a>" in page   # and back
+    # a targeted line lights up its items and a targeted item its line, by CSS :has
+    assert f"#{prefix}:has(#{prefix}-{line_id}:target) .{prefix}-{line_id}," in page
+    assert f"#{prefix}:has(.{prefix}-{line_id}:target) #{prefix}-{line_id}{{" in page
+    assert f"{prefix}-None" not in page
 
 
 def test_json_bundle_links_every_item_to_a_line():
