@@ -1,9 +1,15 @@
 """See inside one call: f's source, its jaxpr, the StableHLO we emit and XLA's optimized HLO,
 linked by source line, with per-line counts so the heavy lines stand out.
 
-    >>> ex = explain(f, x, w)            # f: y = jnp.sin(x) / z = y @ w / return z.sum()
-    >>> [e.primitive for e in ex.equations_of(ex.first_line + 2)]
+    >>> def f(x, w):
+    ...     y = jnp.sin(x)
+    ...     z = y @ w
+    ...     return z.sum()
+    >>> ex = explain(f, jnp.ones((4, 8)), jnp.ones((8, 3)))
+    >>> [e.primitive for e in ex.equations_of(ex.first_line + 2)]      # z = y @ w
     ['dot_general']
+    >>> [o.name for o in ex.stablehlo_ops_of(ex.first_line + 2)]
+    ['stablehlo.dot_general']
     >>> ex.per_line[ex.first_line + 2].flops     # 2·4·8·3, from the HLO dot's shapes
     192
 
@@ -314,9 +320,9 @@ class Explanation:
         """The SourceLine of `number` (in f's file unless `file` is given)."""
         found = self._ids.get((file or self.file, number))
         if found is None:
-            lines = sorted(k if k[0] == self.file else k for k in self._ids)
+            known = sorted(n for f, n in self._ids if f == (file or self.file))
             raise KeyError(f"line={number!r} of {file or self.file!r} is not in this "
-                           f"explanation; its lines are {[n for _, n in lines]}")
+                           f"explanation; its lines there are {known}")
         return self.source_lines[int(found[1:])]
 
     def equations_of(self, number: int, file: str | None = None) -> list[Equation]:

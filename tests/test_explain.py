@@ -5,6 +5,7 @@ import json
 
 import numpy as np
 import pytest
+from doc_examples import check_docstring_examples
 
 import jxkernel
 import jxkernel.numpy as jnp
@@ -167,10 +168,15 @@ def test_static_arguments_and_jitted_functions():
     assert ex.source_lines[0].text == "def pick(x, how):"
 
 
+def test_docstring_examples_run():
+    check_docstring_examples("jxkernel.explainer")
+    check_docstring_examples("jxkernel._hlo_text")
+
+
 def test_bad_input_is_named():
     with pytest.raises(TypeError, match=r"explain\(f, \*args\): f=3 \(a int\) is not callable"):
         jxkernel.explain(3, jnp.ones(3))
-    with pytest.raises(KeyError, match="line=1 of"):
+    with pytest.raises(KeyError, match=rf"line=1 of .* its lines there are \[{DEF}, {A}, {B}, {C}\]"):
         explained().line(1)
 
 
