@@ -276,3 +276,36 @@ def test_explain_magic_errors_say_what_to_do(shell):
         shell.run_line_magic("explain", "")
     with pytest.raises(UsageError, match=r"x is not a function \(it is a Array"):
         shell.run_line_magic("explain", "x(1)")
+
+
+def test_explain_in_a_real_kernel_reads_the_cell_from_ipykernels_cache():
+    """ipykernel compiles a cell into a temporary file name, not <ipython-input-…>."""
+    pytest.importorskip("ipykernel")
+    jupyter_client = pytest.importorskip("jupyter_client")
+    import sys
+    manager = jupyter_client.KernelManager(kernel_name="python3")
+    manager.kernel_spec.argv = [sys.executable, "-m", "ipykernel_launcher", "-f",
+                                "{connection_file}"]
+    manager.start_kernel()
+    client = manager.client()
+    client.start_channels()
+    try:
+        client.wait_for_ready(timeout=120)
+        client.execute_interactive(
+            "%load_ext jxkernel\nimport jxkernel.numpy as jnp\n"
+            "def f(x, w):\n    y = jnp.sin(x)\n    z = y @ w\n    return z.sum()\n"
+            "x = jnp.ones((4, 8)); w = jnp.ones((8, 3))", timeout=120)
+        outputs = []
+        reply = client.execute_interactive("%explain f(x, w)", timeout=120,
+                                           output_hook=outputs.append)
+        n = reply["content"]["execution_count"]
+        data = next(m["content"]["data"] for m in outputs if m["msg_type"] == "execute_result")
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    text = data["text/plain"]
+    assert text.splitlines()[0] == f"explain f(x, w)   (In[{n - 1}], line 3)"
+    assert "   5    1       192" in text and text.count("│     z = y @ w") == 1
+    bundle = data[MIME]
+    assert [line["text"] for line in bundle["lines"]][:2] == ["def f(x, w):", "    y = jnp.sin(x)"]
+    assert bundle["function"]["label"] == f"In[{n - 1}]"
