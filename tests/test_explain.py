@@ -2,6 +2,7 @@
 jaxpr, our StableHLO and XLA's optimized HLO linked by source line, with per-line counts."""
 import functools
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -282,7 +283,6 @@ def test_explain_in_a_real_kernel_reads_the_cell_from_ipykernels_cache():
     """ipykernel compiles a cell into a temporary file name, not <ipython-input-…>."""
     pytest.importorskip("ipykernel")
     jupyter_client = pytest.importorskip("jupyter_client")
-    import sys
     manager = jupyter_client.KernelManager(kernel_name="python3")
     manager.kernel_spec.argv = [sys.executable, "-m", "ipykernel_launcher", "-f",
                                 "{connection_file}"]
