@@ -235,7 +235,9 @@ def _pair_by_primitive(left, right, lefts, rights) -> list:
 
 # ------------------------------------------------------------------ rendering
 def render_text(diff: JaxprDiff) -> str:
-    """Unified-diff style: `-` left only, `+` right only, `~` changed (then `→` right)."""
+    """Unified-diff style: `-` left only, `+` right only, `~` changed (then `→` right). Rows
+    alike in both are written as the right program has them: its variable names differ from
+    the left's, and the `+` rows only read sensibly among the right program's own lines."""
     lines = [f"--- {diff.left_title}", f"+++ {diff.right_title}   ({diff.summary()})"]
     for row in diff.rows:
         mark = _MARK[row.kind]
@@ -243,7 +245,7 @@ def render_text(diff: JaxprDiff) -> str:
             lines.append(f"~ {row.left}")
             lines.append(f"→ {row.right}")
         else:
-            lines.append(f"{mark} {row.right if row.kind == 'added' else row.left}")
+            lines.append(f"{mark} {row.left if row.kind == 'removed' else row.right}")
     return "\n".join(lines)
 
 
