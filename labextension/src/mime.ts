@@ -1,24 +1,44 @@
 /**
- * The MIME renderer extensions for jxkernel's views: a jaxpr, traced vs static, HLO and the
- * recompilation log (`application/vnd.jxkernel.*+json`, written by jxkernel/notebook). They
- * work in any output area, with or without a kernel: saved notebooks keep the bundles.
+ * The MIME renderer extensions for jxkernel's views: a jaxpr, traced vs static, HLO, the
+ * recompilation log, and the "see inside" views (explain, stepper, error card, jaxpr diff,
+ * phase profile, memory, compile report, guard) (`application/vnd.jxkernel.*+json`, written
+ * by jxkernel). They work in any output area, with or without a kernel: saved notebooks keep
+ * the bundles. A bundle a view cannot read shows a one-line note, never a broken output.
  */
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
+import { BundleError } from './bundle';
 import { compilationsView } from './compilationsView';
+import { el } from './dom';
+import { errorCardView } from './errorCardView';
+import { explainView } from './explainView';
+import { guardView } from './guardView';
 import { hloView } from './hloView';
+import { jaxprDiffView } from './jaxprDiffView';
 import { JaxprView } from './jaxprView';
+import { memoryView } from './memoryView';
+import { profileView } from './profileView';
 import {
   COMPILATIONS_MIME,
+  ERROR_MIME,
+  EXPLAIN_MIME,
+  GUARD_MIME,
   HLO_MIME,
   ICompilationsBundle,
   IHloBundle,
   IJaxprBundle,
   ITracedBundle,
+  JAXPR_DIFF_MIME,
   JAXPR_MIME,
+  MEMORY_MIME,
+  PROFILE_MIME,
+  REPORT_MIME,
+  STEPPER_MIME,
   TRACED_MIME
 } from './protocol';
+import { reportView } from './reportView';
+import { stepperView } from './stepperView';
 import { tracedView } from './tracedView';
 
 /** Each MIME type, the view drawing its bundle, the output's class, what it shows. */
@@ -38,11 +58,35 @@ const VIEWS: { [mime: string]: [(bundle: any) => HTMLElement, string, string] } 
     (b: ICompilationsBundle) => compilationsView(b),
     'jx-CompileLogOutput',
     'jxkernel recompilation logs'
-  ]
+  ],
+  [EXPLAIN_MIME]: [
+    explainView,
+    'jx-ExplainOutput',
+    'jxkernel %explain: source lines linked to their equations, StableHLO ops and HLO instructions'
+  ],
+  [STEPPER_MIME]: [stepperView, 'jx-StepperOutput', 'the jxkernel jaxpr stepper and its values'],
+  [ERROR_MIME]: [errorCardView, 'jx-ErrorCardOutput', 'jxkernel error cards'],
+  [JAXPR_DIFF_MIME]: [jaxprDiffView, 'jx-DiffOutput', 'jxkernel jaxpr diffs side by side'],
+  [PROFILE_MIME]: [profileView, 'jx-ProfileOutput', "jxkernel's phases of a jitted call"],
+  [MEMORY_MIME]: [memoryView, 'jx-MemoryOutput', 'jxkernel live device arrays'],
+  [REPORT_MIME]: [reportView, 'jx-ReportOutput', 'jxkernel compilation reports'],
+  [GUARD_MIME]: [guardView, 'jx-GuardOutput', "jxkernel's recompile guard status"]
 };
 
 /** The MIME types the extension renders, in the order an output carrying several prefers. */
 export const VIEW_MIMES = Object.keys(VIEWS);
+
+/** The view of `bundle`, or a short note saying why it cannot be shown (never throws). */
+export function viewOrNote(mimeType: string, bundle: unknown): HTMLElement {
+  try {
+    return VIEWS[mimeType][0](bundle);
+  } catch (e) {
+    const why = e instanceof BundleError ? e.message : `${(e as Error)?.name ?? 'error'}: ${(e as Error)?.message ?? e}`;
+    const note = el('div', 'jx-View-note', `jxkernel cannot show this view (${mimeType}): ${why}.`);
+    note.setAttribute('role', 'note');
+    return note;
+  }
+}
 
 export class ViewRenderer extends Widget implements IRenderMime.IRenderer {
   constructor(private _mimeType: string) {
@@ -51,8 +95,7 @@ export class ViewRenderer extends Widget implements IRenderMime.IRenderer {
   }
 
   renderModel(model: IRenderMime.IMimeModel): Promise<void> {
-    const [view] = VIEWS[this._mimeType];
-    this.node.replaceChildren(view(model.data[this._mimeType]));
+    this.node.replaceChildren(viewOrNote(this._mimeType, model.data[this._mimeType]));
     return Promise.resolve();
   }
 }

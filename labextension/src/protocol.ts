@@ -134,3 +134,214 @@ export interface ICompilationsBundle {
   title: string;
   events: ICompileEvent[];
 }
+
+/**
+ * The "see inside" views' MIME bundles (issue 16). Their fields are documented where they
+ * are written: jxkernel/explainer.py, stepper.py, notebook/error_cards.py,
+ * notebook/jaxpr_diff.py, timing.py, memory.py, compile_report.py, notebook/guard.py. Only
+ * the fields the views read are typed here; each view checks them (bundle.ts) before drawing.
+ */
+export const EXPLAIN_MIME = 'application/vnd.jxkernel.explain+json';
+export const STEPPER_MIME = 'application/vnd.jxkernel.stepper+json';
+export const ERROR_MIME = 'application/vnd.jxkernel.error+json';
+export const JAXPR_DIFF_MIME = 'application/vnd.jxkernel.jaxprdiff+json';
+export const PROFILE_MIME = 'application/vnd.jxkernel.profile+json';
+export const MEMORY_MIME = 'application/vnd.jxkernel.memory+json';
+export const REPORT_MIME = 'application/vnd.jxkernel.report+json';
+export const GUARD_MIME = 'application/vnd.jxkernel.guard+json';
+
+/** An equation, StableHLO op or HLO instruction of %explain: its `line_id` links it. */
+export interface IExplainItem {
+  index: number;
+  text: string;
+  line_id: string | null;
+  depth?: number; // equations: nesting in sub-jaxprs
+  computation?: string; // HLO instructions
+}
+
+export interface IExplainBundle {
+  version: number;
+  title: string;
+  function: { name: string; label: string; first_line: number };
+  lines: { id: string; label: string; line: number; text: string; in_function: boolean }[];
+  equations: IExplainItem[];
+  stablehlo: { text: string; ops: IExplainItem[] };
+  hlo: { text: string; instructions: IExplainItem[] };
+  per_line: {
+    line_id: string;
+    equations: number;
+    stablehlo_ops: number;
+    hlo_instructions: number;
+    flops: number;
+    transcendentals: number;
+    bytes: number;
+  }[];
+  cost: { method: string; xla: { [name: string]: number | null } };
+}
+
+export interface IStepperVariable {
+  name: string;
+  aval: string;
+  origin: string;
+  numeric: boolean;
+  min: number | null;
+  max: number | null;
+  mean: number | null;
+  nan: number;
+  inf: number;
+  size: number;
+  hist: number[];
+  hist_range: [number, number] | null;
+}
+
+export interface IStepperBundle {
+  version: number;
+  name: string;
+  position: number;
+  n_equations: number;
+  done: boolean;
+  head: string;
+  tail: string;
+  equations: {
+    index: number;
+    text: string;
+    source: string | null;
+    source_line: string | null;
+    ran: boolean;
+    current: boolean;
+    breakpoint: boolean;
+  }[];
+  variables: IStepperVariable[];
+  nan: null | {
+    index: number | null;
+    primitive: string | null;
+    vars: { name: string; nan: number }[];
+    source: string | null;
+    source_line: string | null;
+  };
+}
+
+export interface IErrorWhere {
+  file: string;
+  line: number;
+  function: string;
+  code: string;
+}
+
+export interface IErrorBundle {
+  version: number;
+  kind: string;
+  error: string;
+  title: string;
+  message: string;
+  where: IErrorWhere | null;
+  called_from: IErrorWhere | null;
+  origin: { [key: string]: unknown } | null; // its shape depends on `kind`
+  why: string;
+  fix: string;
+  rewrite: string;
+  docs: string | null;
+}
+
+export type DiffKind = 'same' | 'added' | 'removed' | 'changed';
+
+export interface IJaxprDiffBundle {
+  version: number;
+  left: { title: string; text: string };
+  right: { title: string; text: string };
+  rows: { kind: DiffKind; primitive: string | null; left: string | null; right: string | null }[];
+  counts: { [kind in DiffKind]: number };
+}
+
+export interface IPhase {
+  name: string;
+  kind: string;
+  samples_s: number[];
+  min_s: number | null;
+  median_s: number | null;
+  max_s: number | null;
+  std_s: number | null;
+}
+
+export interface IProfileBundle {
+  version: number;
+  function: string;
+  runs: number;
+  compiles: number;
+  compile_source: string;
+  phases: IPhase[];
+  notes: string[];
+}
+
+export interface IMemoryRow {
+  cell: string | null;
+  shape: number[];
+  dtype: string;
+  devices: string[];
+  count: number;
+  bytes: number;
+}
+
+export interface IMemoryBundle {
+  version: number;
+  platform: string;
+  by_cell: boolean;
+  total_arrays: number;
+  total_bytes: number;
+  devices: { device: string; arrays: number; bytes: number }[];
+  rows: IMemoryRow[];
+}
+
+export interface IChange {
+  path: string;
+  kind: string;
+  old: string;
+  new: string;
+  fix: string;
+  snippet: string;
+}
+
+export interface IReportFunction {
+  function: string;
+  source: string | null;
+  compilations: number;
+  recompilations: number;
+  cache_hits: number;
+  trace_ms: number;
+  lower_ms: number;
+  compile_ms: number;
+}
+
+export interface IReportEvent {
+  seq: number;
+  function: string;
+  signature: [string, string][];
+  reason: string;
+  trace_ms: number;
+  lower_ms: number;
+  compile_ms: number;
+  cache: string;
+  explanation: IChange[];
+}
+
+export interface IReportBundle {
+  version: number;
+  config: { jax_enable_x64: boolean; backend: string };
+  totals: {
+    compilations: number;
+    recompilations: number;
+    cache_hits: number;
+    functions: number;
+    trace_ms: number;
+    lower_ms: number;
+    compile_ms: number;
+  };
+  functions: IReportFunction[];
+  events: IReportEvent[];
+}
+
+export interface IGuardBundle {
+  version: number;
+  all: boolean;
+  functions: string[];
+}

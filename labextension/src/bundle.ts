@@ -1,0 +1,56 @@
+/**
+ * Checking a MIME bundle that may be malformed (an older or newer kernel, a hand-edited
+ * notebook) before a view draws it: `fields` checks the kinds of an object's fields and
+ * throws a `BundleError` naming the first wrong one; mime.ts turns that into a short
+ * "cannot show this view" note instead of a half-drawn view.
+ *
+ *     const b = fields<IGuardBundle>(bundle, 'bundle', { all: 'boolean', functions: 'list' });
+ */
+export class BundleError extends Error {}
+
+/** What a field must hold; a trailing "?" also allows null (or a missing field). */
+export type Kind =
+  | 'string'
+  | 'number'
+  | 'boolean'
+  | 'list'
+  | 'object'
+  | 'string?'
+  | 'number?'
+  | 'list?'
+  | 'object?';
+
+function kindOf(v: unknown): string {
+  return v === null ? 'null' : Array.isArray(v) ? 'list' : typeof v;
+}
+
+/** `value` as an object whose fields have the given kinds (`what` names it in errors). */
+export function fields<T>(value: unknown, what: string, spec: { [key: string]: Kind }): T {
+  if (kindOf(value) !== 'object') {
+    throw new BundleError(`${what} is ${kindOf(value)}, not an object`);
+  }
+  const o = value as { [key: string]: unknown };
+  for (const [key, kind] of Object.entries(spec)) {
+    const optional = kind.endsWith('?');
+    const got = kindOf(o[key]);
+    const ok = got === kind.replace('?', '') || (optional && (got === 'null' || got === 'undefined'));
+    if (!ok) {
+      throw new BundleError(`${what}.${key} is ${got}, not ${optional ? `${kind.slice(0, -1)} or null` : kind}`);
+    }
+  }
+  return o as T;
+}
+
+/** Each element of `items` checked with `fields` (named `what[i]`). */
+export function each<T>(items: unknown[], what: string, spec: { [key: string]: Kind }): T[] {
+  return items.map((item, i) => fields<T>(item, `${what}[${i}]`, spec));
+}
+
+/** The bundle's top level: an object of version 1 with the given fields. */
+export function bundleOf<T>(value: unknown, spec: { [key: string]: Kind }): T {
+  const b = fields<{ version: unknown }>(value, 'the bundle', { version: 'number' });
+  if (b.version !== 1) {
+    throw new BundleError(`the bundle's version is ${b.version}; this extension reads version 1`);
+  }
+  return fields<T>(value, 'the bundle', spec);
+}

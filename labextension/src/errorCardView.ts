@@ -1,0 +1,128 @@
+/**
+ * The `application/vnd.jxkernel.error+json` bundle (jxkernel/notebook/error_cards.py): an
+ * error explained at the user's line: what went wrong, the line, where the offending value
+ * came from (the chain of operations from the input), why, the fix, the rewrite as code and
+ * JAX's page for the error (a link only when it is http(s)).
+ */
+import { bundleOf, each, fields } from './bundle';
+import { el, table } from './dom';
+import { IErrorBundle, IErrorWhere } from './protocol';
+
+const WHERE = { file: 'string', line: 'number', function: 'string?', code: 'string?' } as const;
+
+function read(bundle: unknown): IErrorBundle {
+  const b = bundleOf<IErrorBundle>(bundle, {
+    kind: 'string', error: 'string', title: 'string', message: 'string', where: 'object?',
+    called_from: 'object?', origin: 'object?', why: 'string', fix: 'string', rewrite: 'string?',
+    docs: 'string?'
+  });
+  for (const key of ['where', 'called_from'] as const) {
+    if (b[key]) {
+      fields(b[key], key, WHERE);
+    }
+  }
+  return b;
+}
+
+function section(label: string, body: string | HTMLElement): HTMLElement {
+  const box = el('div', 'jx-ErrorCard-section');
+  box.appendChild(el('div', 'jx-ErrorCard-label', label));
+  box.append(typeof body === 'string' ? el('div', 'jx-ErrorCard-text', body) : body);
+  return box;
+}
+
+function whereBox(w: IErrorWhere): HTMLElement {
+  const box = el('div', 'jx-ErrorCard-where');
+  const fn = w.function ? `, in ${w.function}` : '';
+  box.appendChild(el('div', 'jx-ErrorCard-loc', `${w.file}, line ${w.line}${fn}`));
+  if (w.code) {
+    box.appendChild(el('pre', 'jx-ErrorCard-code', w.code));
+  }
+  return box;
+}
+
+const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+/** The value's history: input → each operation (its line) for the tracer kinds; the
+ * arguments' sizes for vmap; a key/value list for the other kinds. */
+function originBox(origin: { [key: string]: unknown }): HTMLElement {
+  const steps = Array.isArray(origin.steps) ? each<{ primitive: string; where: string | null; code: string | null; type: string }>(
+    origin.steps, 'origin.steps', { primitive: 'string', where: 'string?', code: 'string?', type: 'string?' }) : null;
+  if (steps) {
+    const chain = el('ol', 'jx-ErrorCard-chain');
+    const from = origin.argument ? `input ${show(origin.argument)}` : `input #${show(origin.input_index)}`;
+    const type = origin.input_type ? `: ${show(origin.input_type)}` : '';
+    const transform = origin.transformation ? ` (traced by ${show(origin.transformation)})` : '';
+    chain.appendChild(el('li', 'jx-ErrorCard-step', `${from}${type}${transform}`));
+    for (const s of steps) {
+      const item = el('li', 'jx-ErrorCard-step', `${s.primitive} → ${s.type ?? ''}`);
+      if (s.where) {
+        item.appendChild(el('span', 'jx-ErrorCard-stepWhere', `  ${s.where}`));
+      }
+      if (s.code) {
+        item.appendChild(el('code', 'jx-ErrorCard-stepCode', s.code));
+      }
+      chain.appendChild(item);
+    }
+    return chain;
+  }
+  if (Array.isArray(origin.arguments) && origin.arguments.every(a => typeof a === 'object' && a !== null)) {
+    const args = origin.arguments as { [key: string]: unknown }[];
+    return table('jx-View-table', ['argument', 'axis', 'size', 'type'],
+      args.map(a => [show(a.name), show(a.axis), show(a.size), show(a.type)]));
+  }
+  return table('jx-View-table', ['', ''], Object.entries(origin)
+    .filter(([, v]) => v !== null && v !== undefined)
+    .map(([k, v]) => [k.replace(/_/g, ' '), show(v)]));
+}
+
+export function errorCardView(bundle: unknown): HTMLElement {
+  const b = read(bundle);
+  const node = el('div', 'jx-ErrorCard');
+  node.setAttribute('role', 'group');
+  node.setAttribute('aria-label', `${b.error}: ${b.title}`);
+  const head = el('div', 'jx-ErrorCard-head');
+  head.appendChild(el('span', 'jx-ErrorCard-error', b.error));
+  head.appendChild(el('span', 'jx-ErrorCard-title', b.title));
+  node.appendChild(head);
+  node.appendChild(el('div', 'jx-ErrorCard-message', b.message));
+  if (b.where) {
+    node.appendChild(section('your line', whereBox(b.where)));
+  }
+  if (b.called_from) {
+    node.appendChild(section('called from', whereBox(b.called_from)));
+  }
+  if (b.origin) {
+    node.appendChild(section('where the value comes from', originBox(b.origin)));
+  }
+  node.appendChild(section('why', b.why));
+  node.appendChild(section('fix', b.fix));
+  if (b.rewrite) {
+    node.appendChild(section('rewrite', el('pre', 'jx-ErrorCard-rewrite', b.rewrite)));
+  }
+  if (b.docs) {
+    node.appendChild(docsLink(b.docs));
+  }
+  return node;
+}
+
+/** JAX's page as a link when it is an http(s) URL; anything else stays text. */
+function docsLink(docs: string): HTMLElement {
+  const box = el('div', 'jx-ErrorCard-docs', 'docs: ');
+  let url: URL | null = null;
+  try {
+    url = new URL(docs);
+  } catch {
+    url = null;
+  }
+  if (url && (url.protocol === 'https:' || url.protocol === 'http:')) {
+    const a = el('a', '', docs);
+    a.href = url.href;
+    a.target = '_blank';
+    a.rel = 'noopener noreferrer';
+    box.appendChild(a);
+  } else {
+    box.append(docs);
+  }
+  return box;
+}

@@ -1,0 +1,87 @@
+/**
+ * The `application/vnd.jxkernel.memory+json` bundle (`%jxmemory`): the live device arrays
+ * grouped by cell, shape and dtype, with per-device totals. The bytes column sorts: its
+ * header is a button cycling through the kernel's order, largest first and smallest first.
+ */
+import { bundleOf, each } from './bundle';
+import { el, table } from './dom';
+import { IMemoryBundle, IMemoryRow } from './protocol';
+
+function read(bundle: unknown): IMemoryBundle {
+  const b = bundleOf<IMemoryBundle>(bundle, {
+    platform: 'string', total_arrays: 'number', total_bytes: 'number', devices: 'list', rows: 'list'
+  });
+  each(b.devices, 'devices', { device: 'string', arrays: 'number', bytes: 'number' });
+  each(b.rows, 'rows', { cell: 'string?', shape: 'list', dtype: 'string', devices: 'list', count: 'number', bytes: 'number' });
+  return b;
+}
+
+/** 262,144 bytes (256.0 KiB): exact, then binary units once it is past a KiB. */
+export function bytes(n: number): string {
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n;
+  let unit = '';
+  for (const u of units) {
+    if (v < 1024) {
+      break;
+    }
+    v /= 1024;
+    unit = u;
+  }
+  return `${n.toLocaleString('en-US')} bytes${unit ? ` (${v.toFixed(1)} ${unit})` : ''}`;
+}
+
+const ORDERS = ['none', 'descending', 'ascending'] as const;
+
+function rowsTable(b: IMemoryBundle, rows: IMemoryRow[]): HTMLTableElement {
+  const head = [...(b.by_cell ? ['cell'] : []), 'shape', 'dtype', 'devices', 'count', 'bytes'];
+  return table(
+    'jx-View-table jx-Memory-rows',
+    head,
+    rows.map(r => [
+      ...(b.by_cell ? [r.cell ?? ''] : []),
+      `(${r.shape.join(', ')}${r.shape.length === 1 ? ',' : ''})`,
+      r.dtype,
+      r.devices.join(', '),
+      r.count.toLocaleString('en-US'),
+      r.bytes.toLocaleString('en-US')
+    ])
+  );
+}
+
+export function memoryView(bundle: unknown): HTMLElement {
+  const b = read(bundle);
+  const node = el('div', 'jx-Memory');
+  const arrays = `${b.total_arrays} array${b.total_arrays === 1 ? '' : 's'}`;
+  node.appendChild(el('div', 'jx-View-title', `live arrays on ${b.platform}: ${arrays}, ${bytes(b.total_bytes)}`));
+  node.appendChild(table('jx-View-table jx-Memory-devices', ['device', 'arrays', 'bytes'],
+    b.devices.map(d => [d.device, d.arrays.toLocaleString('en-US'), bytes(d.bytes)])));
+  let order = 0;
+  let shown = rowsTable(b, b.rows);
+  const draw = () => {
+    const sorted = [...b.rows];
+    if (ORDERS[order] !== 'none') {
+      sorted.sort((x, y) => (ORDERS[order] === 'descending' ? y.bytes - x.bytes : x.bytes - y.bytes));
+    }
+    const next = rowsTable(b, sorted);
+    shown.replaceWith(next);
+    shown = next;
+    sortable();
+  };
+  // the bytes header: a button, so the keyboard sorts too; aria-sort says the order
+  const sortable = () => {
+    const th = shown.tHead!.rows[0].lastElementChild as HTMLTableCellElement;
+    const button = el('button', 'jx-Memory-sort', `bytes ${['↕', '↓', '↑'][order]}`);
+    button.title = 'sort by bytes';
+    button.addEventListener('click', () => {
+      order = (order + 1) % ORDERS.length;
+      draw();
+      (shown.querySelector('.jx-Memory-sort') as HTMLElement).focus();
+    });
+    th.replaceChildren(button);
+    th.setAttribute('aria-sort', ORDERS[order]);
+  };
+  sortable();
+  node.appendChild(shown);
+  return node;
+}

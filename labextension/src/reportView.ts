@@ -1,0 +1,83 @@
+/**
+ * The `application/vnd.jxkernel.report+json` bundle (`%jxreport`): the session's
+ * compilations: totals, a table per jitted function (compilations, recompilations, cache
+ * hits, time), then each compilation, its recompiles' explanation as change cards (what
+ * changed, old → new, the fix and the code for it).
+ */
+import { bundleOf, each, fields } from './bundle';
+import { el, table } from './dom';
+import { IChange, IReportBundle, IReportEvent } from './protocol';
+
+function read(bundle: unknown): IReportBundle {
+  const b = bundleOf<IReportBundle>(bundle, { config: 'object', totals: 'object', functions: 'list', events: 'list' });
+  fields(b.config, 'config', { backend: 'string' });
+  fields(b.totals, 'totals', {
+    compilations: 'number', recompilations: 'number', cache_hits: 'number', functions: 'number',
+    trace_ms: 'number', lower_ms: 'number', compile_ms: 'number'
+  });
+  each(b.functions, 'functions', {
+    function: 'string', source: 'string?', compilations: 'number', recompilations: 'number',
+    cache_hits: 'number', trace_ms: 'number', lower_ms: 'number', compile_ms: 'number'
+  });
+  each<IReportEvent>(b.events, 'events', {
+    seq: 'number', function: 'string', signature: 'list', reason: 'string', trace_ms: 'number',
+    lower_ms: 'number', compile_ms: 'number', cache: 'string', explanation: 'list'
+  }).forEach((e, i) => each(e.explanation, `events[${i}].explanation`, {
+    path: 'string', kind: 'string', old: 'string?', new: 'string?', fix: 'string', snippet: 'string?'
+  }));
+  return b;
+}
+
+const ms = (v: number) => v.toFixed(1);
+const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+
+function changeCard(c: IChange): HTMLElement {
+  const card = el('div', 'jx-Report-change');
+  const head = el('div', 'jx-Report-changeHead');
+  head.appendChild(el('span', 'jx-Report-kind', c.kind));
+  head.appendChild(el('code', '', c.path));
+  if (c.old !== null || c.new !== null) {
+    head.append(': ');
+    head.appendChild(el('code', 'jx-Report-old', String(c.old ?? '–')));
+    head.append(' → ');
+    head.appendChild(el('code', 'jx-Report-new', String(c.new ?? '–')));
+  }
+  card.appendChild(head);
+  card.appendChild(el('div', 'jx-Report-fix', c.fix));
+  if (c.snippet) {
+    card.appendChild(el('pre', 'jx-Report-snippet', c.snippet));
+  }
+  return card;
+}
+
+function eventBox(e: IReportEvent): HTMLElement {
+  const box = el('div', e.reason === 'first call' ? 'jx-Report-event' : 'jx-Report-event jx-mod-recompile');
+  const head = el('div', 'jx-Report-eventHead');
+  head.appendChild(el('span', 'jx-Report-seq', `#${e.seq}`));
+  head.appendChild(el('code', 'jx-Report-function', e.function));
+  head.appendChild(el('span', 'jx-Report-reason', e.reason));
+  const total = e.trace_ms + e.lower_ms + e.compile_ms;
+  head.appendChild(el('span', 'jx-Report-time', `${ms(total)} ms, ${e.cache}`));
+  head.title = `(${e.signature.map(([n, t]) => `${n}: ${t}`).join(', ')}); trace ${ms(e.trace_ms)} ms, lower ${ms(e.lower_ms)} ms, compile ${ms(e.compile_ms)} ms`;
+  box.appendChild(head);
+  e.explanation.forEach(c => box.appendChild(changeCard(c)));
+  return box;
+}
+
+export function reportView(bundle: unknown): HTMLElement {
+  const b = read(bundle);
+  const t = b.totals;
+  const node = el('div', 'jx-Report');
+  node.appendChild(el('div', 'jx-View-title',
+    `${plural(t.compilations, 'compilation')} (${plural(t.recompilations, 'recompilation')}) of ` +
+    `${plural(t.functions, 'function')}, ${plural(t.cache_hits, 'cache hit')} on ${b.config.backend}; ` +
+    `trace ${ms(t.trace_ms)} ms, lower ${ms(t.lower_ms)} ms, compile ${ms(t.compile_ms)} ms`));
+  if (b.functions.length) {
+    const fns = table('jx-View-table', ['function', 'defined at', 'compilations', 'recompilations', 'cache hits', 'ms (trace + lower + compile)'],
+      b.functions.map(f => [f.function, f.source ?? '?', String(f.compilations), String(f.recompilations), String(f.cache_hits), ms(f.trace_ms + f.lower_ms + f.compile_ms)]));
+    Array.from(fns.tBodies[0].rows).forEach((tr, i) => tr.cells[3].classList.toggle('jx-CompileLog-recompile', b.functions[i].recompilations > 0));
+    node.appendChild(fns);
+  }
+  b.events.forEach(e => node.appendChild(eventBox(e)));
+  return node;
+}

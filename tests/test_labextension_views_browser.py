@@ -1,0 +1,265 @@
+"""The "see inside" views (issue 16) through the JupyterLab extension's MIME renderers, in a
+real browser: %explain, the stepper, an error card, %jaxpr --diff, %timeit --phases,
+%jxmemory, %jxreport and %jxguard status, each drawn by labextension/src/<view>View.ts from
+its application/vnd.jxkernel.*+json bundle.
+
+One `jupyter lab` server and one notebook (views.ipynb) for the module; the page runs every
+cell once (Run All) and the tests look at the outputs. The harness is
+tests/test_labextension_browser.py's (its page helpers are imported from it); screenshots go
+to test-artifacts/browser/<test>-<step>.png. Skipped, saying why, only without a browser.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+from jupyter_server import JupyterServer
+from test_labextension_browser import (  # the same harness: browser, page and contrast helpers
+    CHROMIUM,
+    ARTIFACTS,
+    ROOT,
+    assert_readable,
+    cell,
+    expect,
+    new_page,
+    open_notebook,
+    palette,
+    shot,
+    sync_playwright,
+)
+
+SETUP, EXPLAIN, STEPPER, DIFF, PROFILE, MEMORY, REPORT, GUARD, ERROR = range(9)
+NOTEBOOK = [
+    "%load_ext jxkernel\n"
+    "import jxkernel as jax, jxkernel.numpy as jnp\n"
+    "from jxkernel import grad\n"
+    "from jxkernel.notebook import step\n\n"
+    "def f(x, w):\n"
+    "    y = jnp.sin(x)\n"
+    "    z = y @ w\n"
+    "    return z.sum()\n\n"
+    "def g(x):\n"
+    "    return jnp.sin(x) * 2.0\n\n"
+    "x, w = jnp.ones((4, 8)), jnp.ones((8, 3))\n"
+    "h = jax.jit(g)\n"
+    "h(jnp.ones(3)); h(jnp.ones(5)).shape       # a recompile, for the report's change card",
+    "%explain f(x, w)",
+    "s = step(lambda v: jnp.sqrt(jnp.log(v - 3.0)), jnp.array([1.0, 4.0, 5.0]))\n"
+    "s.first_nan()\n"
+    "s",
+    "%jaxpr --diff g(1.0) grad(g)(1.0)",
+    "%timeit --phases -r 2 h(jnp.ones(3))",
+    "%jxmemory",
+    "%jxreport",
+    "%jxguard status",
+    "jax.jit(lambda v: v if v > 0 else -v)(1.0)",     # last: Run All stops at an error
+]
+VIEW_CLASS = {EXPLAIN: "jx-ExplainOutput", STEPPER: "jx-StepperOutput", DIFF: "jx-DiffOutput",
+              PROFILE: "jx-ProfileOutput", MEMORY: "jx-MemoryOutput", REPORT: "jx-ReportOutput",
+              GUARD: "jx-GuardOutput", ERROR: "jx-ErrorCardOutput"}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    srv = JupyterServer(tmp_path_factory.mktemp("views"),
+                        labextensions={"jxkernel-labextension": ROOT / "jxkernel" / "labextension"},
+                        settings={"@jupyterlab/apputils-extension:notification":
+                                  {"fetchNews": "false", "checkForUpdates": False}})
+    srv.start()
+    srv.put_notebook("views.ipynb", NOTEBOOK)
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def console():
+    return []
+
+
+@pytest.fixture(scope="module")
+def page(server, console):
+    """views.ipynb open in JupyterLab with every cell run (the error cell last)."""
+    pw = sync_playwright().start()
+    browser = pw.chromium.launch(executable_path=CHROMIUM,
+                                 args=["--no-sandbox", "--disable-dev-shm-usage"])
+    p = new_page(browser, console)
+    try:
+        open_notebook(p, server, "views.ipynb")
+        palette(p, "Run All Cells")
+        for index, cls in VIEW_CLASS.items():
+            expect(cell(p, index).locator(f".{cls}")).to_be_visible()
+        yield p
+    finally:
+        p.close()
+        browser.close()
+        pw.stop()
+
+
+def shot_view(locator, request, step):
+    """A screenshot of one view (Playwright scrolls it into sight first)."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    locator.screenshot(path=str(ARTIFACTS / f"{request.node.name}-{step}.png"))
+
+
+def view(page, index):
+    return cell(page, index).locator(f".{VIEW_CLASS[index]}")
+
+
+def test_explain_links_a_line_to_its_items(page, request):
+    """%explain: clicking `z = y @ w` highlights its dot_general equation, its StableHLO op
+    and its HLO instructions, and nothing of the other lines; clicking the sin equation moves
+    the selection to `y = jnp.sin(x)`; the keyboard (Down, Enter) selects the next line."""
+    v = view(page, EXPLAIN)
+    expect(v.locator(".jx-View-title")).to_contain_text("explain f(x, w)")
+    expect(v).to_contain_text("XLA's cost analysis of the module: 203 flops")
+    line = v.locator(".jx-Explain-line", has_text="z = y @ w")
+    expect(line).to_contain_text("192 flops")
+    expect(v.locator(".jx-Explain-line", has_text="jnp.sin(x)")).to_contain_text("32 transcendentals")
+    line.click()
+    expect(line).to_have_class(re.compile("jx-mod-selected"))
+    expect(line).to_have_attribute("aria-selected", "true")
+    linked = v.locator(".jx-Explain-pane").first.locator(".jx-mod-linked")
+    expect(linked).to_have_count(1)
+    expect(linked).to_contain_text("dot_general")
+    ops = v.locator(".jx-Explain-pane").nth(1).locator(".jx-mod-linked")
+    expect(ops).to_have_count(1)
+    expect(ops).to_contain_text("stablehlo.dot_general")
+    hlo = v.locator(".jx-Explain-pane").nth(2).locator(".jx-mod-linked")
+    expect(hlo.filter(has_text="dot(")).to_have_count(1)
+    expect(hlo.filter(has_text=" sine(")).to_have_count(0)       # the sin line's own
+    expect(v.locator(".jx-Explain-line.jx-mod-selected")).to_have_count(1)
+    shot_view(v, request, "1-line")
+
+    v.locator(".jx-Explain-item", has_text="sin a").click()
+    sin_line = v.locator(".jx-Explain-line", has_text="y = jnp.sin(x)")
+    expect(sin_line).to_have_class(re.compile("jx-mod-selected"))
+    expect(line).not_to_have_class(re.compile("jx-mod-selected"))
+    expect(v.locator(".jx-Explain-pane").nth(1).locator(".jx-mod-linked")).to_have_text(
+        re.compile("stablehlo.sine"))
+
+    sin_line.click()
+    page.keyboard.press("ArrowDown")
+    expect(line).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(line).to_have_class(re.compile("jx-mod-selected"))
+    shot_view(v, request, "2-keyboard")
+
+
+def test_stepper_marks_the_nan_and_draws_histograms(page, request):
+    v = view(page, STEPPER)
+    expect(v.locator(".jx-View-title")).to_have_text("stepper: <lambda> · next: equation 3 of 3")
+    expect(v.locator(".jx-Stepper-nan")).to_contain_text("first NaN made by log at In[")
+    expect(v.locator(".jx-Stepper-row.jx-mod-nan")).to_contain_text("c:f32[3] = log b")
+    expect(v.locator(".jx-Stepper-row.jx-mod-current")).to_contain_text("d:f32[3] = sqrt c")
+    rows = v.locator(".jx-Stepper-vars tbody tr")
+    expect(rows).to_have_count(3)
+    expect(rows.nth(0)).to_contain_text("args[0]")
+    expect(rows.filter(has_text="eqn 1 (log)").locator("td").nth(6)).to_have_text("1")
+    expect(rows.nth(0).locator(".jx-Stepper-histBar")).to_have_count(8)
+    shot_view(v, request, "1")
+
+
+def test_error_card_shows_the_rewrite(page, request):
+    v = view(page, ERROR)
+    expect(v.locator(".jx-ErrorCard-error")).to_have_text("TracerBoolConversionError")
+    expect(v.locator(".jx-ErrorCard-title")).to_have_text("Python control flow on a traced value")
+    expect(v.locator(".jx-ErrorCard-code")).to_have_text("jax.jit(lambda v: v if v > 0 else -v)(1.0)")
+    expect(v.locator(".jx-ErrorCard-chain li")).to_have_count(2)
+    expect(v.locator(".jx-ErrorCard-rewrite")).to_contain_text("jnp.where(v > 0, v, -v)")
+    link = v.locator(".jx-ErrorCard-docs a")
+    expect(link).to_have_attribute("href", re.compile(r"^https://docs\.jax\.dev/.*TracerBoolConversionError$"))
+    expect(link).to_have_attribute("rel", "noopener noreferrer")
+    shot_view(v, request, "1")
+
+
+def test_jaxpr_diff_shows_added_rows_and_only_changes(page, request):
+    v = view(page, DIFF)
+    expect(v.locator(".jx-Diff-count.jx-mod-added")).to_have_text("3 added")
+    added = v.locator(".jx-Diff-row.jx-mod-added")
+    expect(added).to_have_count(3)
+    expect(added.nth(0).locator(".jx-Diff-right")).to_have_text("c:f32[] = cos a")
+    expect(added.nth(0).locator(".jx-Diff-left")).to_have_text("")
+    same = v.locator(".jx-Diff-row.jx-mod-same")
+    expect(same).to_have_count(4)        # two equations and the two signature rows
+    v.get_by_label("only changes").check()
+    expect(same.first).to_be_hidden()
+    expect(added.first).to_be_visible()
+    shot_view(v, request, "1-only-changes")
+    v.get_by_label("only changes").uncheck()
+    expect(same.first).to_be_visible()
+
+
+def test_profile_memory_report_and_guard(page, request):
+    profile = view(page, PROFILE)
+    expect(profile.locator(".jx-View-title")).to_have_text("phases of g: 2 runs, 2 fresh compiles")
+    rows = profile.locator("tbody tr")
+    expect(rows.locator("td:first-child")).to_have_text(["trace", "lower", "compile", "dispatch", "device"])
+    expect(rows.locator(".jx-Profile-median")).to_have_count(5)
+    shot_view(profile, request, "1-profile")
+
+    memory = view(page, MEMORY)
+    expect(memory.locator(".jx-View-title")).to_contain_text("live arrays on cpu:")
+    bytes_column = memory.locator(".jx-Memory-rows tbody td:last-child")
+    sort = memory.locator(".jx-Memory-sort")
+    sort.click()
+    expect(memory.locator(".jx-Memory-rows th[aria-sort]")).to_have_attribute("aria-sort", "descending")
+    values = [int(t.replace(",", "")) for t in bytes_column.all_inner_texts()]
+    assert values == sorted(values, reverse=True) and len(values) >= 2, values
+    page.keyboard.press("Enter")        # the button keeps the focus: the keyboard sorts too
+    expect(memory.locator(".jx-Memory-rows th[aria-sort]")).to_have_attribute("aria-sort", "ascending")
+    values = [int(t.replace(",", "")) for t in bytes_column.all_inner_texts()]
+    assert values == sorted(values), values
+    shot_view(memory, request, "2-memory")
+
+    report = view(page, REPORT)
+    expect(report.locator(".jx-View-title")).to_contain_text("(1 recompilation) of")
+    change = report.locator(".jx-Report-event.jx-mod-recompile .jx-Report-change")
+    expect(change.locator(".jx-Report-kind")).to_have_text("shape")
+    expect(change.locator(".jx-Report-old")).to_have_text("f32[3]")
+    expect(change.locator(".jx-Report-new")).to_have_text("f32[5]")
+    expect(change.locator(".jx-Report-snippet")).to_contain_text("jnp.pad")
+    shot_view(report, request, "3-report")
+
+    guard = view(page, GUARD)
+    expect(guard.locator(".jx-Guard-state")).to_have_text("off")
+    expect(guard).to_contain_text("no function is guarded one by one")
+    shot_view(guard, request, "4-guard")
+
+
+def test_dark_theme(page, request):
+    """In JupyterLab Dark the explain view is drawn on a dark background with readable text
+    (contrast at least 3:1, as tests/test_labextension_browser.py asks of its views)."""
+    palette(page, "Use Theme: JupyterLab Dark")
+    expect(page.locator("body")).to_have_attribute("data-jp-theme-light", "false")
+    try:
+        v = view(page, EXPLAIN)
+        v.scroll_into_view_if_needed()
+        v.locator(".jx-Explain-line", has_text="z = y @ w").click()
+        assert_readable(v, 3.0, "the explain view")
+        assert_readable(view(page, DIFF), 3.0, "the jaxpr diff")
+        shot(page, request, "1-dark")
+    finally:
+        palette(page, "Use Theme: JupyterLab Light")
+        expect(page.locator("body")).to_have_attribute("data-jp-theme-light", "true")
+
+
+def test_malformed_bundle_shows_a_note(page, request):
+    """A bundle with a field of the wrong type, displayed in the kernel, renders a one-line
+    note naming the field, not a broken view and no exception."""
+    c = cell(page, GUARD)
+    c.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Control+a")
+    page.keyboard.type("from IPython.display import display\n"
+                       "display({'application/vnd.jxkernel.guard+json': "
+                       "{'version': 1, 'all': 'yes', 'functions': []}, 'text/plain': 'guard'}, raw=True)")
+    page.keyboard.press("Control+Enter")
+    note = c.locator(".jx-GuardOutput .jx-View-note")
+    expect(note).to_have_text(
+        "jxkernel cannot show this view (application/vnd.jxkernel.guard+json): "
+        "the bundle.all is string, not boolean.")
+    shot_view(c, request, "1")
+
+
+def test_console_has_no_errors(console):
+    errors = [(kind, text) for kind, text, _ in console if kind in ("error", "pageerror")]
+    assert not errors, "\n".join(f"{kind}: {text}" for kind, text in errors)
