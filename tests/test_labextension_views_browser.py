@@ -15,8 +15,8 @@ import re
 import pytest
 from jupyter_server import JupyterServer
 from test_labextension_browser import (  # the same harness: browser, page and contrast helpers
-    CHROMIUM,
     ARTIFACTS,
+    CHROMIUM,
     ROOT,
     assert_readable,
     cell,
@@ -28,7 +28,8 @@ from test_labextension_browser import (  # the same harness: browser, page and c
     sync_playwright,
 )
 
-SETUP, EXPLAIN, STEPPER, DIFF, PROFILE, MEMORY, REPORT, GUARD, ERROR = range(9)
+SETUP, EXPLAIN, STEPPER, DIFF, PROFILE, MEMORY, REPORT, GUARD, MALFORMED, ERROR = range(10)
+VIEWS = ["explain", "stepper", "error", "jaxprdiff", "profile", "memory", "report", "guard"]
 NOTEBOOK = [
     "%load_ext jxkernel\n"
     "import jxkernel as jax, jxkernel.numpy as jnp\n"
@@ -52,6 +53,15 @@ NOTEBOOK = [
     "%jxmemory",
     "%jxreport",
     "%jxguard status",
+    # each view given a bundle without its fields, then wrong versions and types
+    "from IPython.display import display\n"
+    f"for name in {VIEWS!r}:\n"
+    "    display({f'application/vnd.jxkernel.{name}+json': {'version': 1}, 'text/plain': name}, raw=True)\n"
+    "display({'application/vnd.jxkernel.guard+json': {'version': 2, 'all': True, 'functions': []},\n"
+    "         'text/plain': 'v2'}, raw=True)\n"
+    "display({'application/vnd.jxkernel.guard+json': {'version': 1, 'all': 'yes', 'functions': []},\n"
+    "         'text/plain': 'guard'}, raw=True)\n"
+    "display({'application/vnd.jxkernel.explain+json': None, 'text/plain': 'none'}, raw=True)",
     "jax.jit(lambda v: v if v > 0 else -v)(1.0)",     # last: Run All stops at an error
 ]
 VIEW_CLASS = {EXPLAIN: "jx-ExplainOutput", STEPPER: "jx-StepperOutput", DIFF: "jx-DiffOutput",
@@ -243,20 +253,30 @@ def test_dark_theme(page, request):
         expect(page.locator("body")).to_have_attribute("data-jp-theme-light", "true")
 
 
-def test_malformed_bundle_shows_a_note(page, request):
-    """A bundle with a field of the wrong type, displayed in the kernel, renders a one-line
-    note naming the field, not a broken view and no exception."""
-    c = cell(page, GUARD)
-    c.locator(".jp-InputArea-editor").click()
-    page.keyboard.press("Control+a")
-    page.keyboard.type("from IPython.display import display\n"
-                       "display({'application/vnd.jxkernel.guard+json': "
-                       "{'version': 1, 'all': 'yes', 'functions': []}, 'text/plain': 'guard'}, raw=True)")
-    page.keyboard.press("Control+Enter")
-    note = c.locator(".jx-GuardOutput .jx-View-note")
-    expect(note).to_have_text(
+def test_malformed_bundles_show_a_note(page, request):
+    """Bundles without their fields, of another version, with a field of the wrong type or
+    null render a one-line note naming what is wrong, in each view's output: no exception,
+    no half-drawn view (the console test below sees no error either)."""
+    c = cell(page, MALFORMED)
+    notes = c.locator(".jx-View-note")
+    expect(notes).to_have_count(len(VIEWS) + 3)
+    for name in VIEWS:
+        expect(c.locator(".jp-OutputArea-output .jx-View-note",
+                         has_text=f"(application/vnd.jxkernel.{name}+json)")).to_have_count(
+            3 if name == "guard" else 2 if name == "explain" else 1)
+    texts = notes.all_text_contents()
+    assert texts[VIEWS.index("explain")] == (
+        "jxkernel cannot show this view (application/vnd.jxkernel.explain+json): "
+        "the bundle has no field 'title' (string).")
+    assert texts[-3:] == [
+        "jxkernel cannot show this view (application/vnd.jxkernel.guard+json): the bundle's "
+        "version is 2; this extension reads version 1.",
         "jxkernel cannot show this view (application/vnd.jxkernel.guard+json): "
-        "the bundle.all is string, not boolean.")
+        "the bundle.all is string, not boolean.",
+        "jxkernel cannot show this view (application/vnd.jxkernel.explain+json): "
+        "the bundle is null, not an object."]
+    for cls in VIEW_CLASS.values():
+        expect(c.locator(f".{cls} > :not(.jx-View-note)")).to_have_count(0)
     shot_view(c, request, "1")
 
 

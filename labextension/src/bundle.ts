@@ -35,7 +35,10 @@ export function fields<T>(value: unknown, what: string, spec: { [key: string]: K
     const got = kindOf(o[key]);
     const ok = got === kind.replace('?', '') || (optional && (got === 'null' || got === 'undefined'));
     if (!ok) {
-      throw new BundleError(`${what}.${key} is ${got}, not ${optional ? `${kind.slice(0, -1)} or null` : kind}`);
+      const wanted = optional ? `${kind.slice(0, -1)} or null` : kind;
+      throw new BundleError(
+        got === 'undefined' ? `${what} has no field '${key}' (${wanted})` : `${what}.${key} is ${got}, not ${wanted}`
+      );
     }
   }
   return o as T;
