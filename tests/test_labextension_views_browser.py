@@ -237,16 +237,17 @@ def test_profile_memory_report_and_guard(page, request):
 
 
 def test_dark_theme(page, request):
-    """In JupyterLab Dark the explain view is drawn on a dark background with readable text
-    (contrast at least 3:1, as tests/test_labextension_browser.py asks of its views)."""
+    """In JupyterLab Dark every view is drawn on a dark background with readable text
+    (contrast at least 3:1, as tests/test_labextension_browser.py asks of its views), the
+    explain view with a line selected."""
     palette(page, "Use Theme: JupyterLab Dark")
     expect(page.locator("body")).to_have_attribute("data-jp-theme-light", "false")
     try:
         v = view(page, EXPLAIN)
         v.scroll_into_view_if_needed()
         v.locator(".jx-Explain-line", has_text="z = y @ w").click()
-        assert_readable(v, 3.0, "the explain view")
-        assert_readable(view(page, DIFF), 3.0, "the jaxpr diff")
+        for index, cls in VIEW_CLASS.items():
+            assert_readable(view(page, index), 3.0, cls)
         shot(page, request, "1-dark")
     finally:
         palette(page, "Use Theme: JupyterLab Light")
