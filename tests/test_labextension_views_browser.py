@@ -147,6 +147,15 @@ def test_explain_links_a_line_to_its_items(page, request):
     expect(v.locator(".jx-Explain-pane").nth(1).locator(".jx-mod-linked")).to_have_text(
         re.compile("stablehlo.sine"))
 
+    # the reduce's instructions are below the HLO pane's fold: they scroll into its view
+    v.locator(".jx-Explain-line", has_text="return z.sum()").click()
+    hlo_list = v.locator(".jx-Explain-pane").nth(2).locator(".jx-Explain-items")
+    first = hlo_list.locator(".jx-mod-linked").first
+    expect(first).to_contain_text("parameter(0)")
+    page.wait_for_function("list => list.scrollTop > 0", arg=hlo_list.element_handle())
+    box, pane_box = first.bounding_box(), hlo_list.bounding_box()
+    assert pane_box["y"] <= box["y"] and box["y"] + box["height"] <= pane_box["y"] + pane_box["height"]
+
     sin_line.click()
     page.keyboard.press("ArrowDown")
     expect(line).to_be_focused()

@@ -96,7 +96,7 @@ function pane(title: string, items: IExplainItem[], label: (item: IExplainItem) 
 /** Puts `item` in the middle of its scrolling list without scrolling the page. */
 function reveal(item: HTMLElement): void {
   const list = item.parentElement as HTMLElement;
-  list.scrollTop = item.offsetTop - list.offsetTop - (list.clientHeight - item.offsetHeight) / 2;
+  list.scrollTop = item.offsetTop - (list.clientHeight - item.offsetHeight) / 2; // list: position relative
 }
 
 export function explainView(bundle: unknown): HTMLElement {
