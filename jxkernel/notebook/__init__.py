@@ -1,13 +1,14 @@
 """jxkernel in IPython and Jupyter: `%load_ext jxkernel`.
 
-Registers the magics (`%%jit`, `%jaxpr`, `%hlo`, an honest `%timeit`,
-`%jxbackend`, `%jxcompiles`, `%jxtraced`, `%jxmemory`), rich displays for Arrays and jaxprs, and,
-in a Jupyter kernel, the comm target `jxkernel` of the JupyterLab extension (comm.py), and
+Registers the magics (`%%jit`, `%jaxpr`, `%hlo`, an honest `%timeit`, `%jxbackend`,
+`%jxcompiles`, `%jxtraced`, `%jxmemory`, `%jxguard`, `%jxreport`, `%explain`), rich displays for
+Arrays and jaxprs, and, in a Jupyter kernel, the comm target `jxkernel` of the JupyterLab extension (comm.py), and
 shows jxkernel's errors without jxkernel's own frames (tracebacks.py).
 `%jxguard` and `no_recompile(f)` make a recompile an error (guard.py); `%jxreport` and
 `report()` export the compilations with what changed and the fix (report.py).
 `step(f, *args)` runs f's jaxpr equation by equation (stepper.py).
-`%explain f(x)` links f's source, jaxpr, StableHLO and optimized HLO by line (jxkernel/explainer.py).
+`%explain f(x)` links f's source, jaxpr, StableHLO and optimized HLO by line
+(jxkernel/explainer.py).
 Loading twice is harmless; unloading restores IPython's own `%timeit` (and the
 device options that `%jxbackend` changed).
 This is the only package that imports IPython, ipywidgets and plotly.
@@ -24,7 +25,8 @@ from .stepper import step
 
 _states: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # shell -> State
 
-_OURS = ("jit", "jaxpr", "hlo", "timeit", "jxbackend", "jxcompiles", "jxtraced", "jxmemory", "jxguard", "jxreport", "explain")
+_OURS = ("jit", "jaxpr", "hlo", "timeit", "jxbackend", "jxcompiles", "jxtraced", "jxmemory",
+         "jxguard", "jxreport", "explain")
 
 
 def load_ipython_extension(shell) -> None:
