@@ -79,6 +79,7 @@ import re
 from ._hlo_text import parse_hlo
 from .core.avals import ShapedArray, ShapeDtypeStruct
 from .core.ir import ClosedJaxpr, Jaxpr, Names, pp_eqn, pp_toplevel
+from .rich_view import RichView
 from .transforms.jit import Jitted, jit
 from .tree_util import tree_leaves
 from .xla import client as _client
@@ -254,8 +255,9 @@ def default_label(file: str | None) -> str:
     return f"In[{m.group(1)}]" if m else os.path.basename(file)
 
 
-class Explanation:
+class Explanation(RichView):
     """The four linked views of one call; see the module docstring for the fields."""
+    MIME = MIME
 
     def __init__(self, f, closed: ClosedJaxpr, stablehlo: str, optimized_hlo: str,
                  xla_cost: dict, *, title: str, label_of=None):
@@ -358,9 +360,8 @@ class Explanation:
     def _repr_html_(self):
         return render_html(self)
 
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"text/plain": render_text(self), "text/html": render_html(self),
-                MIME: to_json(self)}
+    def to_json(self) -> dict:
+        return to_json(self)
 
 
 # ------------------------------------------------------------------ the jaxpr, flattened

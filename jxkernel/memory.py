@@ -40,6 +40,7 @@ import gc
 import html
 import re
 
+from .rich_view import RichView
 from .xla import client
 from .xla.array import Array
 
@@ -119,8 +120,9 @@ def _arrays(n: int) -> str:
 
 
 @dataclasses.dataclass(frozen=True)
-class MemoryReport:
+class MemoryReport(RichView):
     """Live arrays grouped into rows, with totals per device."""
+    MIME = MEMORY_MIME
     platform: str
     rows: tuple
     devices: tuple              # (device name, arrays, bytes)
@@ -184,15 +186,12 @@ class MemoryReport:
         return (f"<div class='jx-memory'><b>{esc(self.title())}</b>{table}"
                 f"<ul style='font-size:11px;margin:2px 0'>{totals}</ul></div>")
 
-    def json(self) -> dict:
+    def to_json(self) -> dict:
         return {"version": 1, "platform": self.platform, "by_cell": self.by_cell,
                 "total_arrays": self.total_arrays, "total_bytes": self.total_bytes,
                 "devices": [{"device": d, "arrays": n, "bytes": b} for d, n, b in self.devices],
                 "rows": [r.json() for r in self.rows]}
 
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"text/plain": repr(self), "text/html": self._repr_html_(),
-                MEMORY_MIME: self.json()}
 
 
 def _unique_buffers(arrays) -> list:

@@ -79,6 +79,7 @@ import numpy as np
 from .core import ir
 from .core.interpret import eval_jaxpr
 from .core.primitive import all_primitives, jaxpr_params
+from .rich_view import RichView
 from .tree_util import keystr, tree_flatten, tree_flatten_with_path
 
 MIME = "application/vnd.jxkernel.stepper+json"
@@ -248,8 +249,9 @@ class NanFound:
 
 
 # ------------------------------------------------------------------ the stepper
-class Stepper:
+class Stepper(RichView):
     """A jaxpr being run equation by equation; see the module docstring."""
+    MIME = MIME
 
     def __init__(self, closed: ir.ClosedJaxpr, inputs, input_names, name="f",
                  label=plain_label, line_text=plain_line):
@@ -521,8 +523,6 @@ class Stepper:
     def _repr_html_(self):
         return self.html()
 
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"text/plain": self.text(), "text/html": self.html(), MIME: self.to_json()}
 
 
 # Primitives whose equation runs one jaxpr on its operands, as a function call does.

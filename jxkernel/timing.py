@@ -46,6 +46,7 @@ import time
 
 from . import compile_log
 from .config import config
+from .rich_view import RichView
 from .transforms.jit import Jitted, jit
 from .tree_util import tree_leaves
 
@@ -121,8 +122,9 @@ _COLUMNS = ("phase", "min", "median", "max", "mean ± std", "n")
 
 
 @dataclasses.dataclass(frozen=True)
-class Profile:
+class Profile(RichView):
     """The phases of one jitted call, as `profile` measured them."""
+    MIME = PROFILE_MIME
     function: str
     trace: Phase
     lower: Phase
@@ -175,7 +177,7 @@ class Profile:
                 f"<table style='font-size:12px;font-family:monospace'><tr>{head}</tr>{body}"
                 f"</table><ul style='font-size:11px;margin:2px 0'>{notes}</ul></div>")
 
-    def json(self) -> dict:
+    def to_json(self) -> dict:
         first = self.first_compile
         return {"version": 1, "function": self.function, "runs": self.runs,
                 "compiles": self.compiles, "compile_source": self.compile_source,
@@ -184,9 +186,6 @@ class Profile:
                     "compile_s": first.compile_s, "cache": first.cache},
                 "phases": [p.json() for p in self.phases], "notes": list(self.notes)}
 
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"text/plain": repr(self), "text/html": self._repr_html_(),
-                PROFILE_MIME: self.json()}
 
 
 # ------------------------------------------------------------------ measuring

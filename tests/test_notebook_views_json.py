@@ -87,3 +87,18 @@ def test_compilations_bundle_lists_the_log_as_shown(shell):
 def test_cost_values_json_cannot_hold_become_null():
     got = views_json.hlo_bundle("t", [], [("flops", float("inf")), ("bytes", 8.0), ("x", "y")])
     assert got["cost"] == [["flops", None], ["bytes", 8.0], ["x", "y"]]
+
+
+def test_rich_view_puts_the_three_renderings_in_one_bundle():
+    from doc_examples import check_docstring_examples
+    from jxkernel.notebook.guard import GuardStatus
+    from jxkernel.rich_view import RichView
+    check_docstring_examples("jxkernel.rich_view")
+    status = GuardStatus()
+    status.all, status.functions = False, ["f@<b>.py:1"]
+    assert isinstance(status, RichView)
+    bundle = status._repr_mimebundle_()
+    assert bundle["text/plain"] == repr(status)
+    assert bundle["text/html"] == status._repr_html_() and "&lt;b&gt;" in bundle["text/html"]
+    assert bundle["application/vnd.jxkernel.guard+json"] == {
+        "version": 1, "all": False, "functions": ["f@<b>.py:1"]}

@@ -57,6 +57,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..core import errors as jx_errors
+from ..rich_view import RichView
 from .display import cell_name, esc, source_label
 from .tracebacks import is_user_file
 
@@ -67,8 +68,9 @@ _MAX_STEPS = 8
 
 
 @dataclass
-class ErrorCard:
+class ErrorCard(RichView):
     """What the error card shows; see the module docstring for the fields."""
+    MIME = MIME
     kind: str
     title: str
     why: str
@@ -93,9 +95,6 @@ class ErrorCard:
     def _repr_html_(self):
         return render_html(self)
 
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"text/plain": render_text(self), "text/html": render_html(self),
-                MIME: self.to_json()}
 
 
 # ------------------------------------------------------------------ reading the exception

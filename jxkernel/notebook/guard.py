@@ -19,14 +19,16 @@ from __future__ import annotations
 
 from .. import compile_log
 from ..compile_log import no_recompile
+from ..rich_view import RichView
 from .display import esc
 
 GUARD_MIME = "application/vnd.jxkernel.guard+json"
 ACTIONS = ("status", "on", "off")
 
 
-class GuardStatus:
+class GuardStatus(RichView):
     """Which jitted functions refuse to recompile now (text, HTML, JSON)."""
+    MIME = GUARD_MIME
 
     def __init__(self):
         self.all = compile_log.failing_on_any_recompile()
@@ -51,9 +53,6 @@ class GuardStatus:
     def to_json(self) -> dict:
         return {"version": 1, "all": self.all, "functions": list(self.functions)}
 
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"text/plain": repr(self), "text/html": self._repr_html_(),
-                GUARD_MIME: self.to_json()}
 
 
 def resolve(name: str, namespace: dict):

@@ -33,6 +33,7 @@ import difflib
 from dataclasses import dataclass
 
 from ..core import ir
+from ..rich_view import RichView
 from .display import esc
 
 MIME = "application/vnd.jxkernel.jaxprdiff+json"
@@ -54,8 +55,9 @@ class Row:
     right_index: int | None = None
 
 
-class JaxprDiff:
+class JaxprDiff(RichView):
     """Two (closed) jaxprs aligned; `rows` in order, `counts` per kind (equations only)."""
+    MIME = MIME
 
     def __init__(self, left, right, left_title: str = "left", right_title: str = "right"):
         self.left_title, self.right_title = left_title, right_title
@@ -88,9 +90,6 @@ class JaxprDiff:
     def _repr_html_(self):
         return render_html(self)
 
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"text/plain": render_text(self), "text/html": render_html(self),
-                MIME: self.to_json()}
 
 
 def jaxpr_diff(left, right, left_title: str = "left", right_title: str = "right") -> JaxprDiff:

@@ -19,10 +19,12 @@ import os
 
 from .. import compile_report
 from ..compile_report import REPORT_MIME
+from ..rich_view import RichView
 
 
-class ReportView:
+class ReportView(RichView):
     """The report as the notebook shows it: text for a terminal, HTML, and its JSON."""
+    MIME = REPORT_MIME
 
     def __init__(self, data: dict | None = None):
         self.data = compile_report.report_data() if data is None else data
@@ -33,9 +35,8 @@ class ReportView:
     def _repr_html_(self):
         return compile_report.to_html(self.data, page=False)
 
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"text/plain": repr(self), "text/html": self._repr_html_(),
-                REPORT_MIME: self.data}
+    def to_json(self) -> dict:
+        return self.data
 
 
 def report(format: str = "view", file=None):
