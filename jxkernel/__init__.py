@@ -7,6 +7,7 @@
 __version__ = "0.1.0"
 
 import abc
+import importlib
 
 from .config import config
 from . import core
@@ -68,6 +69,18 @@ Array.register(core.Tracer)
 # `import jax` makes jax.numpy, jax.nn, ... available.
 from . import numpy, nn, scipy, random, tree  # noqa: E402
 from . import ad_checkpoint, custom_derivatives, dtypes, errors  # noqa: E402,F401
-from . import timing  # noqa: E402,F401
-from .memory import live_arrays  # noqa: E402
-from .explainer import explain  # noqa: E402,F401
+
+# The views that explain a program load on first use: `import jxkernel` (and a kernel's
+# start) need none of them.
+_LAZY = {"timing": ("jxkernel.timing", None), "live_arrays": ("jxkernel.memory", "live_arrays"),
+         "explain": ("jxkernel.explainer", "explain")}
+
+
+def __getattr__(name):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'jxkernel' has no attribute {name!r}")
+    module, attribute = _LAZY[name]
+    value = importlib.import_module(module)
+    value = value if attribute is None else getattr(value, attribute)
+    globals()[name] = value
+    return value

@@ -1,6 +1,8 @@
 """jxkernel.errors and jxkernel.dtypes, the jax.errors / jax.dtypes modules: their names, the
 error hierarchy as JAX's, and dtype helpers against values recorded from JAX 0.10.2."""
 import doctest
+import subprocess
+import sys
 
 import ml_dtypes
 import numpy as np
@@ -86,3 +88,14 @@ def test_effects_barrier_after_debug_print(capfd):
     jax.jit(lambda x: jax.debug.print("x={x}", x=x))(1.0)
     jax.effects_barrier()                        # callbacks are done by now
     assert "x=1.0" in capfd.readouterr().out
+
+
+def test_the_views_load_on_first_use():
+    code = ("import sys, jxkernel\n"
+            "lazy = ('jxkernel.timing', 'jxkernel.memory', 'jxkernel.explainer')\n"
+            "print([m in sys.modules for m in lazy])\n"
+            "print(jxkernel.explain.__module__, jxkernel.live_arrays.__module__, "
+            "jxkernel.timing.__name__)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    assert out == ["[False, False, False]", "jxkernel.explainer jxkernel.memory jxkernel.timing"]
