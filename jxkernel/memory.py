@@ -48,11 +48,7 @@ MEMORY_MIME = "application/vnd.jxkernel.memory+json"
 MAX_SHOWN = 200              # rows in the text and HTML (the JSON has them all)
 
 
-def live_buffers() -> list:
-    """The live jaxlib buffers of every backend started so far (none is started here)."""
-    # client._backends, not client.backends(): the latter starts the default backend
-    return [buf for backend in list(client._backends.values())
-            for buf in backend.client.live_arrays()]
+live_buffers = client.live_buffers       # every started backend's: the notebook's cell origins
 
 
 def live_arrays(platform: str | None = None) -> list:
@@ -63,8 +59,7 @@ def live_arrays(platform: str | None = None) -> list:
         >>> any(a is x for a in live_arrays("cpu"))
         True
     """
-    buffers = client.get_backend(platform).client.live_arrays()
-    alive = {id(buf) for buf in buffers}
+    alive = {id(buf) for buf in client.live_buffers(client.get_backend(platform))}
     return [obj for obj in gc.get_objects() if isinstance(obj, Array) and id(obj._buf) in alive]
 
 
@@ -75,7 +70,7 @@ def device_name(device) -> str:
 def bytes_per_device(x: Array) -> dict:
     """{device name: bytes} of `x`: a stacked (pmap) array splits its bytes over its devices,
     a replicated one holds them all on each."""
-    devices = [device_name(d) for d in x._buf._sharding._devices]
+    devices = [device_name(d) for d in sorted(x.devices(), key=lambda d: d.id)]
     share = x.nbytes // len(devices) if getattr(x, "_stacked", False) else x.nbytes
     return {d: share for d in devices}
 

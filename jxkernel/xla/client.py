@@ -209,6 +209,13 @@ def backends() -> dict[str, Backend]:
     return dict(_backends)
 
 
+def live_buffers(backend: Backend | None = None) -> list:
+    """The live jaxlib buffers of `backend`, or of every backend started so far (None: this
+    starts none, as `backends()` would)."""
+    chosen = list(_backends.values()) if backend is None else [backend]
+    return [buf for b in chosen for buf in b.client.live_arrays()]
+
+
 def devices(backend: str | None = None) -> list:
     """All devices of `backend` (default: the default backend), like jax.devices()."""
     return list(get_backend(backend).devices)
