@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import math
 
+from ..compile_report import event_json
+
 TRACED_MIME = "application/vnd.jxkernel.traced+json"
 HLO_MIME = "application/vnd.jxkernel.hlo+json"
 COMPILATIONS_MIME = "application/vnd.jxkernel.compilations+json"
@@ -45,14 +47,9 @@ def hlo_bundle(title, sections, cost_rows) -> dict:
 
 
 def compile_event_json(event, cell_id=None, execution_count=None) -> dict:
-    """One compilation as the extension's panel and the log's bundle list it."""
-    return {"seq": event.seq, "time": event.timestamp, "function": event.function,
-            "function_key": event.function_key, "source": event.source,
-            "cell_id": cell_id, "execution_count": execution_count,
-            "signature": [[str(path), str(aval)] for path, aval in event.signature],
-            "reason": event.reason, "trace_ms": event.trace_s * 1e3,
-            "lower_ms": event.lower_s * 1e3, "compile_ms": event.compile_s * 1e3,
-            "cache": event.cache, "backend": event.backend}
+    """One compilation as the extension's panel and the log's bundle list it: the report's
+    event (compile_report.event_json, with what changed) and the cell it ran in."""
+    return {**event_json(event), "cell_id": cell_id, "execution_count": execution_count}
 
 
 def compilations_bundle(events, title="") -> dict:

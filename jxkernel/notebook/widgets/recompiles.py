@@ -206,8 +206,6 @@ class RecompileLog(TextFallback, w.VBox):
         data, meta = super()._repr_mimebundle_(**kwargs)
         chosen = self.filter.value
         shown = self.shown()
-        bundle = compilations_bundle(shown, title="" if chosen in (None, ALL) else chosen)
-        for row, event in zip(bundle["events"], shown):
-            row["explanation"] = [c.to_json() for c in event.changes]
-        data[COMPILATIONS_MIME] = bundle
+        data[COMPILATIONS_MIME] = compilations_bundle(
+            shown, title="" if chosen in (None, ALL) else chosen)
         return data, meta
