@@ -70,10 +70,14 @@ Array.register(core.Tracer)
 from . import numpy, nn, scipy, random, tree  # noqa: E402
 from . import ad_checkpoint, custom_derivatives, dtypes, errors  # noqa: E402,F401
 
+Array.register(random.keys.KeyArray)     # typed keys are jax.Array instances, as in JAX
+
 # The views that explain a program load on first use: `import jxkernel` (and a kernel's
 # start) need none of them.
 _LAZY = {"timing": ("jxkernel.timing", None), "live_arrays": ("jxkernel.memory", "live_arrays"),
          "explain": ("jxkernel.explainer", "explain")}
+# Submodules JAX users import themselves (`import jax.extend`); attribute access loads them too.
+_LAZY.update({name: (f"jxkernel.{name}", None) for name in ("extend", "experimental", "sharding")})
 
 
 def __getattr__(name):

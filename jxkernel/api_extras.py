@@ -3,7 +3,7 @@ ensure_compile_time_eval, the config context managers (enable_x64, log_compiles,
 default_device), print_environment_info and Device. Re-exported by jxkernel/__init__.
 
     >>> jxkernel.typeof(jnp.ones(3))
-    ShapedArray(f32[3])
+    ShapedArray(float32[3])
     >>> with jxkernel.enable_x64(True):
     ...     jnp.arange(3.0).dtype
     dtype('float64')
@@ -36,7 +36,7 @@ def typeof(x):
     """The abstract value (shape, dtype, weak type) of an array, tracer or Python scalar.
 
     >>> typeof(1.0)
-    ShapedArray(f32[], weak_type=True)
+    ShapedArray(float32[], weak_type=True)
     """
     return get_aval(x)
 

@@ -44,8 +44,8 @@ class ShapedArray:
         return self._hash
 
     def __repr__(self):
-        weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapedArray({self.str_short()}{weak})"
+        weak = ", weak_type=True" if self.weak_type else ""      # JAX spells the dtype out here
+        return f"ShapedArray({self.dtype.name}[{','.join(map(str, self.shape))}]{weak})"
 
     def __str__(self):
         return self.str_short()
@@ -73,13 +73,29 @@ class ShapeDtypeStruct:
     __slots__ = ("shape", "dtype", "weak_type", "sharding")
 
     def __init__(self, shape, dtype, weak_type=False, sharding=None):
+        if dtype is None:
+            raise ValueError("ShapeDtypeStruct: dtype must be specified.")
+        if sharding is not None and not hasattr(sharding, "device_set"):
+            raise ValueError(f"sharding should be an instance of `jax.sharding.Sharding`; got "
+                             f"{sharding} of type {type(sharding)}.")
         self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
+        # extended dtypes (typed keys: key<fry>) are kept as they are; NumPy has no such dtype
+        self.dtype = dtype if dtypes.extended_scalar_type(dtype) else np.dtype(dtype)
         self.weak_type = weak_type
         self.sharding = sharding
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: math.prod(self.shape))
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def update(self, **changes) -> ShapeDtypeStruct:
+        """A copy with some of shape, dtype, weak_type, sharding replaced."""
+        fields = {name: getattr(self, name) for name in self.__slots__}
+        return ShapeDtypeStruct(**{**fields, **changes})
 
     @property
     def aval(self) -> ShapedArray:
@@ -87,11 +103,13 @@ class ShapeDtypeStruct:
 
     def __eq__(self, other):
         return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
-                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+                and self.dtype == other.dtype and self.weak_type == other.weak_type
+                and self.sharding == other.sharding)
 
     def __hash__(self):
-        return hash((self.shape, self.dtype, self.weak_type))
+        return hash((self.shape, self.dtype, self.weak_type, self.sharding))
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+        sharding = f", sharding={self.sharding!r}" if self.sharding is not None else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak}{sharding})"

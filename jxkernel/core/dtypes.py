@@ -260,3 +260,24 @@ def issubdtype(a, b) -> bool:
         except TypeError:
             return isinstance(a, type) and issubclass(a, b)
     return np.issubdtype(a, b)
+
+
+# ------------------------------------------------------------------ extended dtypes
+# Scalar classes that only answer `issubdtype`: extended dtypes (typed PRNG keys) name one
+# as their `.type`, as NumPy dtypes name their scalar type.
+class extended(np.generic):
+    """The scalar class of extended dtypes (never instantiated): `jnp.issubdtype(d, extended)`."""
+
+
+class prng_key(extended):
+    """The scalar class of PRNG key dtypes (never instantiated).
+
+    >>> jnp.issubdtype(jxkernel.random.key(0).dtype, prng_key)
+    True
+    """
+
+
+def extended_scalar_type(dtype):
+    """The scalar class of an extended dtype (a typed key's dtype), else None."""
+    kind = getattr(dtype, "type", None)
+    return kind if isinstance(kind, type) and issubclass(kind, extended) else None

@@ -25,8 +25,8 @@ class Var:
     def __init__(self, aval: ShapedArray):
         self.aval = aval
 
-    def __repr__(self):
-        return f"Var({self.aval.str_short()})"
+    def __repr__(self):         # JAX's form; variables get names only when a jaxpr prints
+        return f"Var(id={id(self)}):{self.aval.dtype.name}[{','.join(map(str, self.aval.shape))}]"
 
 
 class DropVar(Var):
@@ -42,7 +42,7 @@ class Literal:
         self.val, self.aval = val, aval
 
     def __repr__(self):
-        return f"Literal({self.val!r}:{self.aval.str_short()})"
+        return f"Literal({self.val})"
 
 
 class SourceInfo(NamedTuple):
@@ -55,8 +55,9 @@ class SourceInfo(NamedTuple):
         return f"{self.file}:{self.line} ({self.function})"
 
 
-class Eqn:
-    """`outvars = primitive[params] invars`, plus the user's source line."""
+class JaxprEqn:
+    """`outvars = primitive[params] invars`, plus the user's source line (JAX's class name:
+    user code prints it)."""
     __slots__ = ("invars", "outvars", "primitive", "params", "source_info")
 
     def __init__(self, invars, outvars, primitive, params, source_info=None):
@@ -70,6 +71,9 @@ class Eqn:
 
     def __repr__(self):
         return pp_eqn(self, Names(), 0)
+
+
+Eqn = JaxprEqn          # the short name used throughout jxkernel
 
 
 class Jaxpr:

@@ -21,10 +21,34 @@ class Primitive:
     def __init__(self, name: str, multiple_results: bool = False):
         self.name = name
         self.multiple_results = multiple_results
-        all_primitives[name] = self
+        all_primitives.setdefault(name, self)     # a user's Primitive("sin") leaves lax's sin
 
     def bind(self, *args, **params):
         return _trace._ctx.trace.process_primitive(self, args, params)
+
+    # JAX's way of giving a primitive its rules (jax.extend.core.Primitive); each fills the
+    # table the transformations read, and returns the rule, so it works as a decorator.
+    def def_impl(self, impl):
+        """Run `impl(*args, **params)` on concrete values when bound eagerly.
+
+        >>> p = Primitive("twice"); _ = p.def_impl(lambda x: 2 * x)
+        >>> p.bind(3)
+        6
+        """
+        impl_rules[self] = impl
+        return impl
+
+    def def_abstract_eval(self, abstract_eval):
+        """`abstract_eval(*avals, **params)` gives the output ShapedArray(s), for tracing."""
+        abstract_eval_rules[self] = abstract_eval
+        return abstract_eval
+
+    def impl(self, *args, **params):
+        return rule("impl", self)(*args, **params)
+
+    def abstract_eval(self, *avals, **params):
+        """(output aval(s), effects), as JAX's `Primitive.abstract_eval` returns them."""
+        return rule("abstract_eval", self)(*avals, **params), frozenset()
 
     def __repr__(self):
         return self.name
@@ -58,18 +82,27 @@ RULE_TABLES = {
 }
 
 
-class MissingRuleError(NotImplementedError):
-    pass
+# JAX raises the builtin class itself, and user code prints `type(e).__name__`.
+MissingRuleError = NotImplementedError
+
+
+# JAX's words for a missing rule, so its documentation and users' `except` clauses apply.
+_MISSING = {
+    "abstract_eval": "Abstract evaluation for '{}' not implemented",
+    "impl": "Evaluation rule for '{}' not implemented",
+    "jvp": "Differentiation rule for '{}' not implemented",
+    "transpose": "Transpose rule (for reverse-mode differentiation) for '{}' not implemented",
+    "batching": "Batching rule for '{}' not implemented",
+    "lowering": "MLIR translation rule for primitive '{}' not found",
+}
 
 
 def rule(table: str, prim: Primitive):
-    """The `table` rule of `prim`, or an error naming both."""
+    """The `table` rule of `prim`, or JAX's NotImplementedError naming both."""
     try:
         return RULE_TABLES[table][prim]
     except KeyError:
-        raise MissingRuleError(
-            f"Primitive '{prim.name}' has no {table} rule, so it cannot be used under this "
-            f"transformation yet") from None
+        raise MissingRuleError(_MISSING[table].format(prim.name)) from None
 
 
 def jaxpr_params(params: dict) -> list:

@@ -101,12 +101,12 @@ def _describe(fn) -> str:
     return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
 
 
-def _check_results(outs, result_avals, fn) -> tuple:
+def _check_results(outs, result_avals, fn, kind="jax.pure_callback") -> tuple:
     """The callback's flat results as NumPy arrays of exactly `result_avals`' types."""
     outs = list(outs)
     if len(outs) != len(result_avals):
         raise CallbackError(
-            f"The callback {_describe(fn)} passed to jax.pure_callback returned {len(outs)} "
+            f"The callback {_describe(fn)} passed to {kind} returned {len(outs)} "
             f"value(s), but result_shape_dtypes declares {len(result_avals)}. Return one array "
             f"per leaf of result_shape_dtypes.")
     checked = []
@@ -114,7 +114,7 @@ def _check_results(outs, result_avals, fn) -> tuple:
         value = to_numpy(out)                   # Python scalars, lists, Arrays; 64 -> 32 bits
         if value.shape != aval.shape or value.dtype != aval.dtype:
             raise CallbackError(
-                f"The callback {_describe(fn)} passed to jax.pure_callback returned "
+                f"The callback {_describe(fn)} passed to {kind} returned "
                 f"{value.dtype.name}{list(value.shape)} for result {i}, but result_shape_dtypes "
                 f"declares {aval.dtype.name}{list(aval.shape)}. Return arrays of the declared "
                 f"shapes and dtypes (e.g. np.asarray(out, dtype=...)), or fix the declaration.")
@@ -131,7 +131,7 @@ def _host_function(kind, fn, result_avals=None):
             if result_avals is None:
                 fn(*_as_arrays(values))
                 return ()
-            return _check_results(fn(*_as_arrays(values)), result_avals, fn)
+            return _check_results(fn(*_as_arrays(values)), result_avals, fn, kind)
         except BaseException as e:
             if isinstance(e, CallbackError):
                 record_callback_error(e)
@@ -350,7 +350,6 @@ _VMAP_METHODS = ("sequential", "sequential_unrolled", "expand_dims", "broadcast_
 
 def _pure_callback_batching(vals, dims, *, callback, result_avals, sharding, vmap_method):
     from . import shapes
-    from .scan import scan
     size = bu.axis_size_of(vals, dims)
     front = [x if d is bu.not_mapped else bu.moveaxis(x, d, 0) for x, d in zip(vals, dims)]
     batched_avals = tuple(ShapedArray((size,) + a.shape, a.dtype) for a in result_avals)
@@ -363,21 +362,28 @@ def _pure_callback_batching(vals, dims, *, callback, result_avals, sharding, vma
     elif vmap_method == "legacy_vectorized":
         outs = pure_callback_p.bind(*front, result_avals=batched_avals, **params)
     elif vmap_method in ("sequential", "sequential_unrolled"):
-        mapped = [d is not bu.not_mapped for d in dims]
-        fixed = [x for x, m in zip(front, mapped) if not m]
-
-        def body(carry, xs):
-            it_fixed, it_xs = iter(fixed), iter(xs)
-            args = [next(it_xs) if m else next(it_fixed) for m in mapped]
-            return carry, pure_callback_p.bind(*args, result_avals=result_avals, **params)
-        xs = [x for x, m in zip(front, mapped) if m]
-        _, outs = scan(body, (), xs, unroll=vmap_method == "sequential_unrolled")
+        outs = _scan_each(pure_callback_p, front, dims, vmap_method == "sequential_unrolled",
+                          result_avals=result_avals, **params)
     else:
         raise NotImplementedError(
             f"vmap is only supported for the pure_callback primitive when vmap_method is one "
             f"of 'sequential', 'sequential_unrolled', 'expand_dims', 'broadcast_all', or "
             f"'legacy_vectorized'. Got vmap_method={vmap_method!r}.")
     return list(outs), [0] * len(outs)
+
+
+def _scan_each(prim, front, dims, unroll, **params) -> list:
+    """vmap of a callback as a scan binding `prim` once per element (batch axes in front)."""
+    from .scan import scan
+    mapped = [d is not bu.not_mapped for d in dims]
+    fixed = [x for x, m in zip(front, mapped) if not m]
+
+    def body(carry, xs):
+        it_fixed, it_xs = iter(fixed), iter(xs)
+        args = [next(it_xs) if m else next(it_fixed) for m in mapped]
+        return carry, prim.bind(*args, **params)
+    xs = [x for x, m in zip(front, mapped) if m]
+    return list(scan(body, (), xs, unroll=unroll)[1])
 
 
 def _jax_aval_text(aval) -> str:
@@ -437,6 +443,14 @@ def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_meth
                         f"{type(callback).__name__}")
     flat_args, in_tree = tree_flatten((args, kwargs))
     shapes_flat, out_tree = tree_flatten(result_shape_dtypes)
+    outs = pure_callback_p.bind(*flat_args, callback=_FlatCallback(callback, in_tree),
+                                result_avals=_result_avals(shapes_flat), sharding=sharding,
+                                vmap_method=vmap_method)
+    return tree_unflatten(out_tree, outs)
+
+
+def _result_avals(shapes_flat) -> tuple:
+    """The declared results (objects with .shape and .dtype) as avals; 64-bit types need x64."""
     result_avals = []
     for s in shapes_flat:
         dtype = np.dtype(s.dtype)
@@ -444,7 +458,78 @@ def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_meth
             raise ValueError("result_shape_dtypes cannot specify 64-bit types when "
                              "`jax_enable_x64` is disabled")
         result_avals.append(ShapedArray(tuple(s.shape), dtype))
-    outs = pure_callback_p.bind(*flat_args, callback=_FlatCallback(callback, in_tree),
-                                result_avals=tuple(result_avals), sharding=sharding,
-                                vmap_method=vmap_method)
+    return tuple(result_avals)
+
+
+# ------------------------------------------------------------------ io_callback
+io_callback_p = Primitive("io_callback", multiple_results=True)
+
+
+def _io_callback_abstract_eval(*avals, callback, result_avals, sharding, ordered):
+    return list(result_avals)
+
+
+def _io_callback_impl(*args, callback, result_avals, sharding, ordered):
+    from ..xla.array import device_put
+    outs = _check_results(callback(*_to_cpu(args)), result_avals, callback, "io_callback")
+    return [device_put(o) for o in outs]
+
+
+def _io_callback_lowering(ctx, *args, callback, result_avals, sharding, ordered):
+    # A side effect: XLA must run it even when its results are unused.
+    host_fn = _host_function("io_callback", callback, tuple(result_avals))
+    return emit_host_callback(ctx, host_fn, args, result_avals, has_side_effect=True,
+                              what="io_callback")
+
+
+def _io_callback_jvp(primals, tangents, **params):
+    raise ValueError("IO callbacks do not support JVP.")
+
+
+def _io_callback_transpose(cts, *args, **params):
+    raise ValueError("IO callbacks do not support transpose.")
+
+
+def _io_callback_batching(vals, dims, *, ordered, **params):
+    """Once per element, in order (a scan), as JAX does; ordered ones refuse vmap."""
+    if ordered:
+        raise ValueError("Cannot `vmap` ordered IO callback.")
+    front = [x if d is bu.not_mapped else bu.moveaxis(x, d, 0) for x, d in zip(vals, dims)]
+    outs = _scan_each(io_callback_p, front, dims, False, ordered=False, **params)
+    return outs, [0] * len(outs)
+
+
+abstract_eval_rules[io_callback_p] = _io_callback_abstract_eval
+impl_rules[io_callback_p] = _io_callback_impl
+lowering_rules[io_callback_p] = _io_callback_lowering
+jvp_rules[io_callback_p] = _io_callback_jvp
+transpose_rules[io_callback_p] = _io_callback_transpose
+batching_rules[io_callback_p] = _io_callback_batching
+param_printers[io_callback_p] = lambda p: [
+    ("callback", _masked(p["callback"])), ("ordered", p["ordered"]),
+    ("result_avals", _tuple_text([_jax_aval_text(a) for a in p["result_avals"]])),
+    ("sharding", p["sharding"])]
+
+
+def io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered=False, **kwargs):
+    """Call `callback`, a Python function with side effects (I/O, state), from traced code;
+    it runs even when its results are unused. Results must match `result_shape_dtypes` (a
+    pytree of objects with .shape and .dtype, or None for no results).
+
+    >>> seen = []
+    >>> f = jax.jit(lambda x: io_callback(lambda v: seen.append(int(v)), None, x))
+    >>> f(3); f(4); seen
+    [3, 4]
+
+    `ordered=True` keeps the calls in program order and refuses vmap; vmap of an unordered
+    one calls it once per element, in order. Not differentiable.
+    """
+    if not callable(callback):
+        raise TypeError(f"io_callback's first argument must be callable; got "
+                        f"{type(callback).__name__}")
+    flat_args, in_tree = tree_flatten((args, kwargs))
+    shapes_flat, out_tree = tree_flatten(result_shape_dtypes)
+    outs = io_callback_p.bind(*flat_args, callback=_FlatCallback(callback, in_tree),
+                              result_avals=_result_avals(shapes_flat), sharding=sharding,
+                              ordered=bool(ordered))
     return tree_unflatten(out_tree, outs)

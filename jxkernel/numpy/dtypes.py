@@ -231,6 +231,7 @@ def issubdtype(a, b) -> bool:
     >>> jnp.issubdtype(jnp.bfloat16, jnp.floating)
     True
     """
+    a = _core.extended_scalar_type(a) or a     # a typed key's dtype answers as prng_key
     return _issubdtype(a if isinstance(a, (type, np.dtype)) else np.dtype(a),
                        b if isinstance(b, (type, np.dtype)) else np.dtype(b))
 

@@ -33,6 +33,7 @@ class KeyDType:
     """The dtype of typed threefry keys, printed `key<fry>` as in JAX."""
     name = "key<fry>"
     impl = IMPL_NAME
+    type = dtypes.prng_key          # what jnp.issubdtype(k.dtype, jax.dtypes.prng_key) reads
 
     def __repr__(self):
         return self.name
@@ -67,6 +68,7 @@ class KeyArray:
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: math.prod(self.shape))
     dtype = property(lambda self: key_dtype_fry)
+    sharding = property(lambda self: self._base.sharding)
 
     def __len__(self):
         if not self.shape:

@@ -60,5 +60,15 @@ def eval_shape(fun, *args, **kwargs):
     ShapeDtypeStruct(shape=(2,), dtype=float32)
     """
     closed, out_tree = _trace_flat(fun, (), args, kwargs, "eval_shape")
-    return tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
-                                     for a in closed.out_avals])
+    out = tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
+                                    for a in closed.out_avals])
+    return _key_shapes(out)
+
+
+def _key_shapes(tree):
+    """Typed keys in `tree` (whose leaves are ShapeDtypeStructs) as ShapeDtypeStructs of
+    their own shape and key dtype, as JAX's eval_shape gives them."""
+    from ..random.keys import KeyArray      # local: random builds on transforms
+    from ..tree_util import tree_map
+    return tree_map(lambda x: ShapeDtypeStruct(x.shape, x.dtype) if isinstance(x, KeyArray)
+                    else x, tree, is_leaf=lambda x: isinstance(x, KeyArray))

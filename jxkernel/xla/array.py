@@ -100,6 +100,12 @@ class Array:
     def is_fully_replicated(self) -> bool:
         return True
 
+    @property
+    def sharding(self):
+        """A SingleDeviceSharding on this array's device, as JAX reports for one device."""
+        from .sharding import SingleDeviceSharding  # local: a rarely used attribute
+        return SingleDeviceSharding(self.device)
+
     def block_until_ready(self) -> Array:
         """Wait until the computation producing this array is done; returns self."""
         self._check_alive()
@@ -306,6 +312,13 @@ class MultiDeviceArray(Array):
         return not self._stacked
 
     @property
+    def sharding(self):
+        raise NotImplementedError(
+            f"The sharding of an Array on {len(self.device_list)} devices (a pmap result or a "
+            f"replicated array) is not modelled by jxkernel yet; use .devices(), .device_list "
+            f"or .addressable_shards instead.")
+
+    @property
     def addressable_shards(self) -> list:
         """Per device: its index into the array, and its data as a one-device Array.
 
@@ -427,14 +440,27 @@ def device_put(x, device=None, *, copy=False) -> Array:
     CpuDevice(id=1)
     """
     if device is not None and not isinstance(device, xc.Device):
-        raise TypeError(f"device_put's device must be a Device (one of jxkernel.devices()); "
-                        f"got {device!r} of type {type(device).__name__}")
+        device = _device_of_sharding(device)
     if isinstance(x, Array):
         return _array_to_device(x, device, copy)
     if device is None:
         device = _client.default_device()
     value, aval = _host_value(x)
     return host_to_device(value, aval, device)
+
+
+def _device_of_sharding(sharding):
+    """The device a SingleDeviceSharding names (JAX's device_put takes shardings too)."""
+    from .sharding import SingleDeviceSharding
+    if not isinstance(sharding, SingleDeviceSharding):
+        raise TypeError(f"device_put's device must be a Device (one of jxkernel.devices()) or a "
+                        f"SingleDeviceSharding; got {sharding!r} of type "
+                        f"{type(sharding).__name__}")
+    if sharding.memory_kind != sharding._device.default_memory().kind:
+        raise NotImplementedError(f"device_put to memory kind {sharding.memory_kind!r}: "
+                                  f"jxkernel places arrays in each device's default memory "
+                                  f"only; use {sharding.with_memory_kind(None)!r}")
+    return sharding._device
 
 
 def _array_to_device(x: Array, device, copy: bool) -> Array:

@@ -11,7 +11,7 @@ import numpy as np
 from ..config import config
 from ..core import trace as _trace
 from ..core.ir import Eqn, Jaxpr, Literal, Var
-from ..core.primitive import abstract_eval, impl_rules
+from ..core.primitive import abstract_eval, impl_rules, lowering_rules, rule
 from ..core.trace import Tracer, escaped_tracer_error
 from . import client as _client
 from .array import Array, device_put, host_to_device
@@ -108,6 +108,8 @@ def primitive_jaxpr(prim, avals, params) -> Jaxpr:
 
 
 def compile_primitive(prim, avals, params, device) -> Executable:
+    if prim not in lowering_rules:       # a user's Primitive with neither def_impl nor lowering
+        rule("impl", prim)
     jaxpr = primitive_jaxpr(prim, avals, params)
     text, module_ctx = lower_module(jaxpr, name=prim.name, platform=_client.platform_of(device))
     loaded, _ = compile_module(text, [device], host_callbacks=module_ctx.host_callbacks)

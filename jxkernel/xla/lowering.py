@@ -123,8 +123,8 @@ def lower_jaxpr_into(module_ctx, block, jaxpr: Jaxpr, const_values, arg_values) 
     for eqn in jaxpr.eqns:
         rule = lowering_rules.get(eqn.primitive)
         if rule is None:
-            raise NotImplementedError(f"Primitive '{eqn.primitive}' has no lowering rule, so it "
-                                      f"cannot be compiled with XLA")
+            raise NotImplementedError(f"MLIR translation rule for primitive '{eqn.primitive}' "
+                                      f"not found for platform {module_ctx.platform}")
         ctx = LoweringRuleContext(module_ctx, block, [a.aval for a in eqn.invars],
                                   [v.aval for v in eqn.outvars], eqn.source_info)
         outs = rule(ctx, *map(read, eqn.invars), **eqn.params)

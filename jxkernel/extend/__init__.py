@@ -1,0 +1,8 @@
+"""jxkernel.extend, as jax.extend: access to the machinery under the public API, for
+extensions. `jxkernel.extend.core` holds the jaxpr IR and `Primitive`.
+
+    >>> from jxkernel.extend import core
+    >>> core.Primitive("my_op")
+    my_op
+"""
+from . import core  # noqa: F401
