@@ -31,3 +31,4 @@ from .convolution import *  # noqa: F401,F403,E402  convolve, correlate
 from .roots import *  # noqa: F401,F403,E402  roots (companion-matrix eigenvalues)
 from . import fft  # noqa: F401,E402  jnp.fft: fft, rfft, fftn, fftfreq, fftshift, ...
 bool = bool_  # noqa: A001,E402  jnp.bool, NumPy 2's name for bool_ (JAX has both)
+from .array_api import *  # noqa: F401,F403,E402  array API metadata, from_dlpack

@@ -20,6 +20,7 @@ from .. import lax
 from ..core.trace import Tracer
 from ..xla.array import Array, device_put
 from . import ufuncs
+from .array_api import array_namespace
 from .creation import astype
 
 def _jnp(name: str):
@@ -247,6 +248,12 @@ def _item(self, *args):
     return np.asarray(value).item(*args)
 
 
+def _tracer_dlpack(self, *args, **kwargs):
+    from ..core.errors import ConcretizationTypeError
+    raise ConcretizationTypeError(self, "The __dlpack__() method was called on a traced "
+                                        "array. ")
+
+
 def _tolist(self):
     value = self.to_concrete_value()
     if value is None:
@@ -330,8 +337,10 @@ _METHODS = {
     "flatten": _flatten, "ravel": _flatten, "nonzero": _nonzero, "reshape": _reshape,
     "round": lambda self, decimals=0, out=None: ufuncs.round(self, decimals, out),
     "transpose": _transpose, "view": _view, "to_device": _to_device,
+    "__array_namespace__": array_namespace,
 }
-_TRACER_ONLY = {"copy": _copy, "item": _item, "tolist": _tolist, "__iter__": _tracer_iter}
+_TRACER_ONLY = {"copy": _copy, "item": _item, "tolist": _tolist, "__iter__": _tracer_iter,
+                "__dlpack__": _tracer_dlpack}
 _PROPERTIES = {
     "T": _T, "mT": _mT, "real": lambda self: ufuncs.real(self),
     "imag": lambda self: ufuncs.imag(self), "flat": _flat, "at": _at,

@@ -252,10 +252,10 @@ _KINDS = {"bool": {_BOOL}, "signed integer": set(_core.SIGNED_DTYPES),
           "numeric": set(_core.INT_DTYPES | _core.INEXACT_DTYPES)}
 
 
-def isdtype(d, kind) -> bool:
+def isdtype(dtype, kind) -> bool:
     """Array API dtype test: `kind` is a name ('real floating', 'integral', ...), a dtype,
     or a tuple of them. ``jnp.isdtype(jnp.int8, ('bool', 'integral'))`` is True."""
-    d = np.dtype(d)
+    d = np.dtype(dtype)
     options = set()
     for k in kind if isinstance(kind, tuple) else (kind,):
         if isinstance(k, str) and k in _KINDS:

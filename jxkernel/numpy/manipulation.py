@@ -158,8 +158,9 @@ def transpose(a, axes=None):
 
 
 def permute_dims(a, /, axes):
-    """Array API name of transpose with explicit `axes`."""
-    return transpose(a, axes)
+    """Array API transpose: `axes` is a permutation of range(a.ndim). Unlike `transpose`,
+    negative axes are refused (a TypeError), as JAX's permute_dims does."""
+    return lax.transpose(_asarray("permute_dims", a), tuple(_index_tuple(axes)))
 
 
 def swapaxes(a, axis1: int, axis2: int):

@@ -564,7 +564,8 @@ def nancumprod(a, axis=None, dtype=None, out=None):
                        fill_value=1)
 
 
-def _cumulative_api(name, reduction, x, axis, dtype, include_initial, identity):
+def _cumulative_api(name, reduction, x, axis, dtype, include_initial, identity,
+                    promote_integers):
     x = _asarray(name, x)
     shape = aval_of(x).shape
     if not shape:
@@ -577,7 +578,7 @@ def _cumulative_api(name, reduction, x, axis, dtype, include_initial, identity):
                              f"one-dimensional arrays.")
         axis = 0
     axis = canonicalize_axis(axis, len(shape))
-    out = _cumulative(name, reduction, x, axis, dtype, promote_integers=True)
+    out = _cumulative(name, reduction, x, axis, dtype, promote_integers=promote_integers)
     if include_initial:
         zshape = list(shape)
         zshape[axis] = 1
@@ -588,13 +589,17 @@ def _cumulative_api(name, reduction, x, axis, dtype, include_initial, identity):
 
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
-    """Array API cumulative sum (optionally starting with 0)."""
-    return _cumulative_api("cumulative_sum", lax.cumsum, x, axis, dtype, include_initial, 0)
+    """Array API cumulative sum (optionally starting with 0); small integers sum in the
+    default integer type, as `sum` does."""
+    return _cumulative_api("cumulative_sum", lax.cumsum, x, axis, dtype, include_initial, 0,
+                           promote_integers=True)
 
 
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
-    """Array API cumulative product (optionally starting with 1)."""
-    return _cumulative_api("cumulative_prod", lax.cumprod, x, axis, dtype, include_initial, 1)
+    """Array API cumulative product (optionally starting with 1). Unlike `cumulative_sum`,
+    integers keep their type, as JAX's do: ``cumulative_prod(int8 array).dtype`` is int8."""
+    return _cumulative_api("cumulative_prod", lax.cumprod, x, axis, dtype, include_initial, 1,
+                           promote_integers=False)
 
 
 # ------------------------------------------------------------------ nan-reductions

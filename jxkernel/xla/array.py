@@ -129,6 +129,17 @@ class Array:
         self._check_alive()
         return self._buf.unsafe_buffer_pointer()
 
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule of this array's buffer (shared memory unless a copy is asked)."""
+        from .dlpack import to_dlpack
+        return to_dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device,
+                         copy=copy)
+
+    def __dlpack_device__(self) -> tuple:
+        """`(DLDeviceType, device id)`: ``(<DLDeviceType.kDLCPU: 1>, 0)`` on CPU."""
+        from .dlpack import dlpack_device
+        return dlpack_device(self)
+
     def _check_alive(self):
         if self._buf.is_deleted():
             raise DeletedArrayError(
