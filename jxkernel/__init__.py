@@ -78,6 +78,7 @@ _LAZY = {"timing": ("jxkernel.timing", None), "live_arrays": ("jxkernel.memory",
          "explain": ("jxkernel.explainer", "explain")}
 # Submodules JAX users import themselves (`import jax.extend`); attribute access loads them too.
 _LAZY.update({name: (f"jxkernel.{name}", None) for name in ("extend", "experimental", "sharding")})
+_LAZY["dlpack"] = ("jxkernel.dlpack", None)     # jax.dlpack.from_dlpack after `import jax`
 
 
 def __getattr__(name):
