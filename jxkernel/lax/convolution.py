@@ -111,7 +111,8 @@ def conv_general_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
     lhs_perm, rhs_perm, out_perm = conv_general_permutations(dimension_numbers)
     out = conv_shape_tuple(np.take(lhs_shape, lhs_perm), np.take(rhs_shape, rhs_perm),
                            window_strides, padding)
-    return tuple(out[i] for i in np.argsort(out_perm))
+    # NumPy integers, as JAX's (its NumPy arithmetic shows in printed shapes: stax's init_fun)
+    return tuple(np.int64(out[i]) for i in np.argsort(out_perm))
 
 
 def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
@@ -125,7 +126,7 @@ def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
     space = [(int(i) - 1) * s - int(k) + 2 + int(sum(p))
              for i, k, s, p in zip(lhs_t[2:], rhs_t[2:], window_strides, padding)]
     out = (int(lhs_t[0]), int(rhs_t[0])) + tuple(space)
-    return tuple(out[i] for i in np.argsort(out_perm))
+    return tuple(np.int64(out[i]) for i in np.argsort(out_perm))   # NumPy integers, as JAX's
 
 
 def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers) -> ConvDimensionNumbers:
