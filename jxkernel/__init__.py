@@ -77,7 +77,8 @@ Array.register(random.keys.KeyArray)     # typed keys are jax.Array instances, a
 _LAZY = {"timing": ("jxkernel.timing", None), "live_arrays": ("jxkernel.memory", "live_arrays"),
          "explain": ("jxkernel.explainer", "explain")}
 # Submodules JAX users import themselves (`import jax.extend`); attribute access loads them too.
-_LAZY.update({name: (f"jxkernel.{name}", None) for name in ("extend", "experimental", "sharding")})
+_LAZY.update({name: (f"jxkernel.{name}", None)
+              for name in ("extend", "experimental", "interpreters", "sharding")})
 _LAZY["dlpack"] = ("jxkernel.dlpack", None)     # jax.dlpack.from_dlpack after `import jax`
 
 

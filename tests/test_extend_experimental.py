@@ -52,28 +52,49 @@ def test_program_matches_jax(program):
 
 
 def test_user_primitive_with_every_rule_works_under_jit_grad_and_vmap():
-    """A Primitive given its rules through the rule tables the transformations read: the
-    lowering comes from a Python function, as mlir.lower_fun gives it in JAX."""
-    from jxkernel.core.primitive import batching_rules, jvp_rules, lowering_rules
-    from jxkernel.lax._lowering import lower_fun
-    p = core.Primitive("scaled_sin_test")
-    impl = lambda x, *, scale: jnp.sin(x) * scale                 # noqa: E731
-    p.def_impl(impl)
-    p.def_abstract_eval(lambda x, *, scale: x)
-    lowering_rules[p] = lower_fun(impl)
-    jvp_rules[p] = lambda primals, tangents, *, scale: (
-        p.bind(primals[0], scale=scale), jnp.cos(primals[0]) * scale * tangents[0])
-    batching_rules[p] = lambda vals, dims, *, scale: (p.bind(vals[0], scale=scale), dims[0])
-    f = lambda x: p.bind(x, scale=2.0)                              # noqa: E731
-    x = jnp.array([0.5, 1.0], jnp.float32)
-    want = np.sin(np.float32([0.5, 1.0])) * 2
-    assert_allclose_ulp(jxkernel.jit(f)(x), want, 4)               # sin: elementwise bound
-    assert_allclose_ulp(jxkernel.vmap(f)(x), want, 4)
-    assert_allclose_ulp(jxkernel.grad(lambda v: f(v).sum())(x),
-                        np.cos(np.float32([0.5, 1.0])) * 2, 4)
+    """JAX's "How primitives work" tutorial: multiply_add given each rule through
+    jxkernel.interpreters, then jitted (lowered as a function of jnp operations),
+    differentiated in both modes (its jvp binds it again; its transpose sees UndefinedPrimal)
+    and vmapped."""
+    from jxkernel.interpreters import ad, batching, mlir
+    p = core.Primitive("multiply_add_test")
+    prim = lambda x, y, z: p.bind(x, y, z)                         # noqa: E731
+    p.def_impl(lambda x, y, z: np.add(np.multiply(x, y), z))
+    p.def_abstract_eval(lambda x, y, z: jxkernel.core.ShapedArray(x.shape, x.dtype))
+    mlir.register_lowering(p, mlir.lower_fun(lambda x, y, z: x * y + z, False), platform="cpu")
+
+    def jvp(primals, tangents):
+        (x, y, z), (xt, yt, zt) = primals, map(ad.instantiate_zeros, tangents)
+        return prim(x, y, z), prim(xt, y, prim(x, yt, zt))
+
+    def transpose(ct, x, y, z):
+        # (zeros like ct: a Python constant reaches a transpose rule as a core Literal here,
+        # which jnp functions do not take; JAX hands a float subclass)
+        if ad.is_undefined_primal(x):
+            return prim(ct, y, jnp.zeros_like(ct)), None, ct
+        if ad.is_undefined_primal(y):
+            return None, prim(x, ct, jnp.zeros_like(ct)), ct
+        return None, None, ct
+
+    ad.primitive_jvps[p] = jvp
+    ad.primitive_transposes[p] = transpose
+    batching.primitive_batchers[p] = lambda args, dims: (prim(*args), dims[0])
+    x = jnp.array([0.5, 2.0], jnp.float32)
+    assert np.asarray(jxkernel.jit(prim)(x, x, 1.0)).tolist() == [1.25, 5.0]    # exact
+    assert np.asarray(jxkernel.vmap(prim)(x, x, x)).tolist() == [0.75, 6.0]
+    _, tangent = jxkernel.jvp(lambda a: prim(a, a, a), (x,), (jnp.ones(2),))
+    assert np.asarray(tangent).tolist() == [2.0, 5.0]                        # 2a + 1
+    grads = jxkernel.grad(lambda a, b: prim(a, b, b).sum(), argnums=(0, 1))(x, x)
+    assert [np.asarray(g).tolist() for g in grads] == [[0.5, 2.0], [1.5, 3.0]]
+    assert np.asarray(jxkernel.jit(jxkernel.grad(lambda a: prim(a, 3.0, a).sum()))(x)).tolist() \
+        == [4.0, 4.0]
+    # a lowering registered for CPU alone is not one for another platform
+    with pytest.raises(NotImplementedError, match="not found for platform gpu"):
+        from jxkernel.core.primitive import lowering_rules
+        lowering_rules[p](type("Ctx", (), {"platform": "gpu"})(), x, x, x)
     # a user primitive of an existing name does not replace lax's in the registry
-    assert core.primitives.sin_p.name == "sin" and core.Primitive("sin") is not core.primitives.sin_p
     from jxkernel.core.primitive import all_primitives
+    assert core.Primitive("sin") is not core.primitives.sin_p
     assert all_primitives["sin"] is core.primitives.sin_p
 
 
@@ -116,7 +137,9 @@ def test_sharding_edges():
 @pytest.mark.parametrize("module", ["jxkernel.extend", "jxkernel.extend.core",
                                     "jxkernel.extend.core.primitives", "jxkernel.experimental",
                                     "jxkernel.sharding", "jxkernel.xla.sharding",
-                                    "jxkernel.ad_checkpoint"])
+                                    "jxkernel.ad_checkpoint", "jxkernel.interpreters.ad",
+                                    "jxkernel.interpreters.batching",
+                                    "jxkernel.interpreters.mlir"])
 def test_docstring_examples(module):
     from doc_examples import check_docstring_examples
     check_docstring_examples(module, {"jxkernel": jxkernel,

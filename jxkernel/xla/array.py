@@ -101,6 +101,10 @@ class Array:
         return True
 
     @property
+    def is_fully_addressable(self) -> bool:
+        return True                         # one process: every device is this one's
+
+    @property
     def sharding(self):
         """A SingleDeviceSharding on this array's device, as JAX reports for one device."""
         from .sharding import SingleDeviceSharding  # local: a rarely used attribute

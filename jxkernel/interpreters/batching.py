@@ -1,0 +1,14 @@
+"""jxkernel.interpreters.batching, as jax.interpreters.batching: vmap rules of primitives.
+
+A batching rule is `rule(args, dims, **params) -> (out, out_dim)`: each `dims` entry is the
+argument's batch axis, or `not_mapped` (None) for an unbatched argument.
+
+    >>> from jxkernel.extend.core import Primitive
+    >>> double_p = Primitive("double_batching_doc")
+    >>> _ = double_p.def_impl(lambda x: 2 * x)
+    >>> primitive_batchers[double_p] = lambda args, dims: (double_p.bind(args[0]), dims[0])
+    >>> jax.vmap(double_p.bind)(jnp.arange(3))
+    Array([0, 2, 4], dtype=int32)
+"""
+from ..core.primitive import batching_rules as primitive_batchers  # noqa: F401
+from ..lax._batch_util import bdim_at_front, defbroadcasting, defvectorized, not_mapped  # noqa: F401

@@ -1,0 +1,48 @@
+"""jxkernel.interpreters.mlir, as jax.interpreters.mlir: how primitives compile.
+
+jxkernel writes StableHLO as text, not through MLIR's Python bindings, so a lowering rule
+written with `jax._src.lib.mlir.dialects.hlo` cannot run here. The way that works is JAX's
+other one: lower a primitive as a function of existing operations.
+
+    >>> from jxkernel.extend.core import Primitive
+    >>> axpy_p = Primitive("axpy_mlir_doc")
+    >>> _ = axpy_p.def_abstract_eval(lambda a, x, y: y)
+    >>> register_lowering(axpy_p, lower_fun(lambda a, x, y: a * x + y, multiple_results=False))
+    >>> jax.jit(axpy_p.bind)(2.0, jnp.ones(2), jnp.ones(2))
+    Array([3., 3.], dtype=float32)
+"""
+from ..core.primitive import lowering_rules
+from ..lax import _lowering
+
+
+def lower_fun(fun, multiple_results: bool = True):
+    """A lowering rule that traces `fun(*args, **params)`, written with jax.numpy/lax
+    operations, and compiles it in place of the primitive."""
+    return _lowering.lower_fun(fun, multiple_results)
+
+
+def register_lowering(prim, rule, platform: str | None = None, inline: bool = True,
+                      cacheable: bool = True) -> None:
+    """Compile `prim` with `rule` on `platform` ("cpu", "cuda", "rocm", "tpu"), or on all.
+    (jxkernel always lowers rules inline, so `inline` and `cacheable` change nothing.)"""
+    if platform is None:
+        lowering_rules[prim] = rule
+        return
+    by_platform = _PLATFORM_RULES.setdefault(prim, {})
+    by_platform[platform] = rule
+    lowering_rules[prim] = _platform_dispatch(prim, by_platform)
+
+
+_PLATFORM_RULES: dict = {}
+# what ctx.platform says for each name register_lowering accepts
+_ALIASES = {"cuda": "gpu", "rocm": "gpu"}
+
+
+def _platform_dispatch(prim, by_platform):
+    def rule(ctx, *args, **params):
+        for platform, platform_rule in by_platform.items():
+            if _ALIASES.get(platform, platform) == ctx.platform or platform == ctx.platform:
+                return platform_rule(ctx, *args, **params)
+        raise NotImplementedError(f"MLIR translation rule for primitive '{prim.name}' not "
+                                  f"found for platform {ctx.platform}")
+    return rule
