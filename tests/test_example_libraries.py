@@ -76,7 +76,9 @@ def test_bad_input_raises_jax_classes_with_clear_messages():
 def test_optimizer_triples_and_join_points():
     opt = optimizers.adam(0.1)
     assert isinstance(opt, optimizers.Optimizer) and opt.init_fn is opt[0]
-    assert opt.init_fn.__name__ == "init" and optimizers.adam.__name__ == "adam"
+    assert optimizers.adam.__name__ == "adam"
+    assert [f.__qualname__ for f in optimizers.sgd(0.1)] == [
+        "sgd.<locals>.init", "sgd.<locals>.update", "sgd.<locals>.get_params"]   # JAX's names
     state = opt.init_fn((jnp.zeros(2), {"b": jnp.ones(())}))
     assert isinstance(state, optimizers.OptimizerState)
     assert len(jax.tree.leaves(state)) == 6        # x, m and v for each of the two leaves

@@ -118,25 +118,24 @@ def optimizer(opt_maker):
     return tree_opt_maker
 
 
-# The optimizers keep JAX's expressions operation for operation: under jit XLA does not
-# reassociate floats, so the same order gives the same numbers.
+# The optimizers keep JAX's expressions operation for operation (under jit XLA does not
+# reassociate floats, so the same order gives the same numbers) and its function names (the
+# Optimizer's functions wrap them: opt.update_fn.__qualname__ == "adam.<locals>.update").
 
 @optimizer
 def sgd(step_size):
     """Gradient descent: ``x - step_size(i) * g``. `step_size` is a number or a schedule."""
     step_size = make_schedule(step_size)
 
+    def init(x0):
+        return x0
+
     def update(i, g, x):
         return x - step_size(i) * g
-    return _identity, update, _identity
 
-
-def _identity(x):
-    return x
-
-
-def _first(state):
-    return state[0]
+    def get_params(x):
+        return x
+    return init, update, get_params
 
 
 @optimizer
@@ -151,7 +150,10 @@ def momentum(step_size: Schedule, mass: float):
         x, velocity = state
         velocity = mass * velocity + g
         return x - step_size(i) * velocity, velocity
-    return init, update, _first
+
+    def get_params(state):
+        return state[0]
+    return init, update, get_params
 
 
 @optimizer
@@ -166,7 +168,10 @@ def nesterov(step_size: Schedule, mass: float):
         x, velocity = state
         velocity = mass * velocity + g
         return x - step_size(i) * (mass * velocity + g), velocity
-    return init, update, _first
+
+    def get_params(state):
+        return state[0]
+    return init, update, get_params
 
 
 @optimizer
@@ -183,7 +188,10 @@ def adagrad(step_size, momentum=0.9):
         g_sq_inv_sqrt = jnp.where(g_sq > 0, 1. / jnp.sqrt(g_sq), 0.0)
         m = (1. - momentum) * (g * g_sq_inv_sqrt) + momentum * m
         return x - step_size(i) * m, g_sq, m
-    return init, update, _first
+
+    def get_params(state):
+        return state[0]
+    return init, update, get_params
 
 
 @optimizer
@@ -198,7 +206,10 @@ def rmsprop(step_size, gamma=0.9, eps=1e-8):
         x, avg_sq_grad = state
         avg_sq_grad = avg_sq_grad * gamma + jnp.square(g) * (1. - gamma)
         return x - step_size(i) * g / jnp.sqrt(avg_sq_grad + eps), avg_sq_grad
-    return init, update, _first
+
+    def get_params(state):
+        return state[0]
+    return init, update, get_params
 
 
 @optimizer
@@ -214,7 +225,10 @@ def rmsprop_momentum(step_size, gamma=0.9, eps=1e-8, momentum=0.9):
         avg_sq_grad = avg_sq_grad * gamma + jnp.square(g) * (1. - gamma)
         mom = momentum * mom + step_size(i) * g / jnp.sqrt(avg_sq_grad + eps)
         return x - mom, avg_sq_grad, mom
-    return init, update, _first
+
+    def get_params(state):
+        return state[0]
+    return init, update, get_params
 
 
 def _bias_correction(beta, like, i):
@@ -242,7 +256,10 @@ def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
         mhat = m / _bias_correction(b1, m, i)
         vhat = v / _bias_correction(b2, m, i)
         return x - step_size(i) * mhat / (jnp.sqrt(vhat) + eps), m, v
-    return init, update, _first
+
+    def get_params(state):
+        return state[0]
+    return init, update, get_params
 
 
 @optimizer
@@ -259,7 +276,10 @@ def adamax(step_size, b1=0.9, b2=0.999, eps=1e-8):
         u = jnp.maximum(b2 * u, jnp.abs(g))
         x = x - (step_size(i) / _bias_correction(b1, m, i)) * m / (u + eps)
         return x, m, u
-    return init, update, _first
+
+    def get_params(state):
+        return state[0]
+    return init, update, get_params
 
 
 def _along(v, axis, ndim):
