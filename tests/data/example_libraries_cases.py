@@ -116,23 +116,17 @@ def layer_init_values(jax, jnp, stax, optimizers):
     return dict(model=model[0](key, (2, 4)), conv=conv[0](key, (1, 4, 4, 3)))
 
 
-def _fake_params(described, seed=1):
-    """Parameters of the described shapes, drawn by NumPy (apply_fun's test needs values,
-    not JAX's draws)."""
-    rng = np.random.default_rng(seed)
-    return {name: [rng.standard_normal(shape).astype(dtype) for shape, dtype in leaves]
-            for name, leaves in described.items()}
+def _numpy_params(jax, init, shape, rng):
+    """Parameters of the shapes and dtypes `init` gives, drawn by NumPy (apply_fun's test
+    needs values, not JAX's draws)."""
+    described = jax.eval_shape(lambda k: init(k, shape)[1], jax.random.PRNGKey(0))
+    return jax.tree.map(lambda p: rng.standard_normal(p.shape).astype(p.dtype), described)
 
 
 def layer_applies(jax, jnp, stax, optimizers):
     """Every layer's apply_fun, all under one jit (a key for the layers that drop out)."""
-    layers, inputs = _layers(stax), _inputs()
-    params = {}
-    for name, (init, _), shape in layers:
-        described = jax.eval_shape(lambda k: init(k, shape)[1], jax.random.PRNGKey(0))
-        leaves, tree = jax.tree.flatten(described)
-        fake = _fake_params({name: [(p.shape, p.dtype) for p in leaves]})[name]
-        params[name] = jax.tree.unflatten(tree, fake)
+    layers, inputs, rng = _layers(stax), _inputs(), np.random.default_rng(1)
+    params = {name: _numpy_params(jax, init, shape, rng) for name, (init, _), shape in layers}
     xs = {name: _input_for(shape, inputs) for name, _, shape in layers}
 
     @jax.jit
