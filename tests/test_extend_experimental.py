@@ -67,13 +67,11 @@ def test_user_primitive_with_every_rule_works_under_jit_grad_and_vmap():
         (x, y, z), (xt, yt, zt) = primals, map(ad.instantiate_zeros, tangents)
         return prim(x, y, z), prim(xt, y, prim(x, yt, zt))
 
-    def transpose(ct, x, y, z):
-        # (zeros like ct: a Python constant reaches a transpose rule as a core Literal here,
-        # which jnp functions do not take; JAX hands a float subclass)
+    def transpose(ct, x, y, z):        # y: the constant 3.0 below, a literal of the jaxpr
         if ad.is_undefined_primal(x):
-            return prim(ct, y, jnp.zeros_like(ct)), None, ct
+            return prim(ct, y, jnp.zeros_like(y)), None, ct
         if ad.is_undefined_primal(y):
-            return None, prim(x, ct, jnp.zeros_like(ct)), ct
+            return None, prim(x, ct, jnp.zeros_like(x)), ct
         return None, None, ct
 
     ad.primitive_jvps[p] = jvp
@@ -82,6 +80,8 @@ def test_user_primitive_with_every_rule_works_under_jit_grad_and_vmap():
     x = jnp.array([0.5, 2.0], jnp.float32)
     assert np.asarray(jxkernel.jit(prim)(x, x, 1.0)).tolist() == [1.25, 5.0]    # exact
     assert np.asarray(jxkernel.vmap(prim)(x, x, x)).tolist() == [0.75, 6.0]
+    closed = jxkernel.make_jaxpr(lambda a: prim(a, 3.0, a))(x)     # the impl sees 3.0, not
+    assert np.asarray(core.jaxpr_as_fun(closed)(x)[0]).tolist() == [2.0, 8.0]   # a Literal
     _, tangent = jxkernel.jvp(lambda a: prim(a, a, a), (x,), (jnp.ones(2),))
     assert np.asarray(tangent).tolist() == [2.0, 5.0]                        # 2a + 1
     grads = jxkernel.grad(lambda a, b: prim(a, b, b).sum(), argnums=(0, 1))(x, x)

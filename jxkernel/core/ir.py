@@ -45,6 +45,19 @@ class Literal:
         return f"Literal({self.val})"
 
 
+def literal_value(x):
+    """What rules written by users see for a jaxpr literal: a Python scalar when it is weakly
+    typed (jnp keeps those weak), else its NumPy scalar; any other value as it is.
+
+    >>> literal_value(Literal(np.float32(3.0), ShapedArray((), np.float32, weak_type=True)))
+    3.0
+    """
+    if type(x) is not Literal:
+        return x
+    value = np.asarray(x.val, x.aval.dtype)
+    return value.item() if x.aval.weak_type else value[()]
+
+
 class SourceInfo(NamedTuple):
     """Where user code created an equation."""
     file: str

@@ -12,6 +12,7 @@ primitive, filled in right below each primitive's definition in `lax/`:
 from __future__ import annotations
 
 from . import trace as _trace
+from .ir import literal_value
 
 
 class Primitive:
@@ -35,7 +36,7 @@ class Primitive:
         >>> p.bind(3)
         6
         """
-        impl_rules[self] = impl
+        impl_rules[self] = lambda *args, **params: impl(*map(literal_value, args), **params)
         return impl
 
     def def_abstract_eval(self, abstract_eval):

@@ -13,13 +13,18 @@ may be a symbolic `Zero`. A transpose rule is `rule(cotangent, *args, **params)`
 cotangent per argument (None for the non-linear ones, which are values; the linear ones are
 `UndefinedPrimal`s).
 """
-from ..core.primitive import jvp_rules as primitive_jvps  # noqa: F401
-from ..core.primitive import transpose_rules as primitive_transposes  # noqa: F401
+from ..core.primitive import jvp_rules, transpose_rules
 from ..lax._ad_util import UndefinedPrimal, Zero, add_tangents, deflinear, deflinear2  # noqa: F401
 from ..lax._ad_util import defjvp as defjvp2  # noqa: F401
 from ..lax._ad_util import instantiate as instantiate_zeros  # noqa: F401
 from ..lax._ad_util import is_undefined as is_undefined_primal  # noqa: F401
 from ..transforms.ad import JVPTrace, JVPTracer, jvp, linearize  # noqa: F401
+from ._user_rules import UserRules, plain_values
+
+primitive_jvps = UserRules(jvp_rules, lambda rule: lambda primals, tangents, **params: rule(
+    plain_values(primals), tangents, **params))
+primitive_transposes = UserRules(transpose_rules, lambda rule: lambda ct, *args, **params: rule(
+    ct, *plain_values(args), **params))
 
 
 def defjvp(primitive, *jvp_rules):
