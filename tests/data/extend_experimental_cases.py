@@ -102,6 +102,48 @@ def custom_interpreter(jax):
     }
 
 
+def inverse_interpreter(jax):
+    """The inverse interpreter of the same tutorial, with its `jax._src.util.safe_map`."""
+    jnp, lax, core = jax.numpy, jax.lax, _module(jax, "extend.core")
+    safe_map = _module(jax, "_src.util").safe_map
+    inverse_registry = {lax.exp_p: jnp.log, lax.tanh_p: jnp.arctanh}
+
+    def inverse_jaxpr(jaxpr, consts, *args):
+        env = {}
+
+        def read(var):
+            return var.val if type(var) is core.Literal else env[var]
+
+        def write(var, val):
+            env[var] = val
+        safe_map(write, jaxpr.outvars, args)
+        safe_map(write, jaxpr.constvars, consts)
+        for eqn in jaxpr.eqns[::-1]:
+            invals = safe_map(read, eqn.outvars)
+            if eqn.primitive not in inverse_registry:
+                raise NotImplementedError(f"{eqn.primitive} does not have registered inverse.")
+            safe_map(write, eqn.invars, [inverse_registry[eqn.primitive](*invals)])
+        return safe_map(read, jaxpr.invars)
+
+    def inverse(fun):
+        def wrapped(*args, **kwargs):
+            closed = jax.make_jaxpr(fun)(*args, **kwargs)
+            out = inverse_jaxpr(closed.jaxpr, closed.literals, *args)
+            return out[0]
+        return wrapped
+
+    f = lambda x: jnp.exp(jnp.tanh(x))                             # noqa: E731
+    x = jnp.linspace(-0.5, 0.5, 4, dtype=jnp.float32)
+    return {
+        "jaxpr": str(jax.make_jaxpr(inverse(f))(f(x))),
+        "roundtrip_values": _floats(inverse(f)(f(x))),
+        "jit_values": _floats(jax.jit(inverse(f))(f(x))),
+        "vmap_values": _floats(jax.vmap(inverse(f))(f(x))),
+        "missing": _error(lambda: inverse(jnp.sin)(x)),
+        "safe_map_error": _error(lambda: safe_map(lambda a, b: a, [1, 2], [3])),
+    }
+
+
 def user_primitive(jax):
     """A primitive made with jax.extend.core.Primitive, rule by rule, and the errors JAX
     gives for each rule still missing."""
@@ -224,7 +266,7 @@ def shape_dtype_structs(jax):
     }
 
 
-PROGRAMS = [custom_interpreter, user_primitive, io_callbacks, saved_residuals, shardings,
+PROGRAMS = [custom_interpreter, inverse_interpreter, user_primitive, io_callbacks, saved_residuals, shardings,
             shape_dtype_structs]
 
 

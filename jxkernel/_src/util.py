@@ -1,0 +1,59 @@
+"""jxkernel._src.util, as jax._src.util for what tutorials use of it: `map` and `zip` that
+insist on equal lengths, and small list helpers.
+
+    >>> safe_map(lambda a, b: a + b, [1, 2], [3, 4])
+    [4, 6]
+    >>> safe_zip([1, 2], "ab")
+    [(1, 'a'), (2, 'b')]
+"""
+import builtins
+import itertools
+
+
+def safe_map(f, *args) -> list:
+    """`list(map(f, *args))`, raising ValueError if the sequences differ in length."""
+    if not args:
+        raise TypeError("safe_map requires at least 2 arguments")
+    args = [list(a) for a in args]
+    for i, a in enumerate(args[1:], start=2):
+        if len(a) != len(args[0]):
+            relation = "shorter" if len(a) < len(args[0]) else "longer"
+            raise ValueError(f"safe_map() argument {i} is {relation} than argument 1")
+    return list(builtins.map(f, *args))
+
+
+def safe_zip(*args) -> list:
+    """`list(zip(*args))`, raising ValueError if the sequences differ in length."""
+    if not args:
+        raise TypeError("safe_zip requires at least 1 argument")
+    args = [list(a) for a in args]
+    lengths = tuple(len(a) for a in args)
+    for i, n in enumerate(lengths[1:], start=1):
+        if n != lengths[0]:
+            raise ValueError(f"safe_zip() argument {i} has length {n} but argument 0 has length "
+                             f"{lengths[0]}. All lengths: {lengths}")
+    return list(builtins.zip(*args))
+
+
+def unzip2(pairs) -> tuple:
+    """([a0, a1, ...], [b0, b1, ...]) as tuples, from [(a0, b0), (a1, b1), ...].
+
+    >>> unzip2([(1, "a"), (2, "b")])
+    ((1, 2), ('a', 'b'))
+    """
+    firsts, seconds = [], []
+    for a, b in pairs:
+        firsts.append(a)
+        seconds.append(b)
+    return tuple(firsts), tuple(seconds)
+
+
+def split_list(items, sizes) -> list:
+    """`items` cut into pieces of the given `sizes`, the rest last.
+
+    >>> split_list([1, 2, 3, 4], [1, 2])
+    [[1], [2, 3], [4]]
+    """
+    items = list(items)
+    bounds = [0, *itertools.accumulate(sizes)]
+    return [items[a:b] for a, b in builtins.zip(bounds, bounds[1:])] + [items[bounds[-1]:]]
