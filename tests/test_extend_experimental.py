@@ -139,7 +139,7 @@ def test_sharding_edges():
                                     "jxkernel.sharding", "jxkernel.xla.sharding",
                                     "jxkernel.ad_checkpoint", "jxkernel.interpreters.ad",
                                     "jxkernel.interpreters.batching",
-                                    "jxkernel.interpreters.mlir"])
+                                    "jxkernel.interpreters.mlir", "jxkernel._src.util"])
 def test_docstring_examples(module):
     from doc_examples import check_docstring_examples
     check_docstring_examples(module, {"jxkernel": jxkernel,
