@@ -441,8 +441,9 @@ _FIXES = {
     "config": ("jax_enable_x64 changed ({old} -> {new}): every default dtype changes, so "
                "everything compiles anew. Set it once, at start-up.",
                'jax.config.update("jax_enable_x64", {new})    # first thing, before any jit'),
-    "fresh_jit": ("This is a new jit(...) of the same Python function: each jit has its own "
-                  "cache, so calling jit(f) anew every time (say in a loop) compiles every "
+    "fresh_jit": ("This is a new jit(...) of the same code in a new function object (a "
+                  "lambda or nested def made anew): jit's cache is keyed on the function "
+                  "object, so making it anew every time (say in a loop) compiles every "
                   "time. Make the jitted function once and reuse it.",
                   "f_jit = jax.jit(f)            # once, outside the loop\n"
                   "for batch in batches:\n"

@@ -161,7 +161,7 @@ def test_grad_of_python_control_flow_on_concrete_values():
 
 
 def test_grad_errors():
-    with pytest.raises(TypeError, match=r"Gradient only defined for scalar-output functions. "
+    with pytest.raises(TypeError, match=r"(?s)Gradient only defined for scalar-output functions. "
                                         r"Output had shape: \(3,\).*jacrev"):
         jax.grad(lambda x: lax.sin(x))(arr([1.0, 2.0, 3.0]))
     with pytest.raises(TypeError, match="grad requires real- or complex-valued inputs.*int32.*allow_int"):
@@ -281,7 +281,8 @@ def test_custom_jvp_closure_error():
             return lax.mul(x, y)
         g.defjvp(lambda p, t: (g(p[0]), t[0]))
         return g(2.0)
-    with pytest.raises(ValueError, match="closed-over value"):
+    # JAX 0.10.2 calls the rule directly on the primals, and the closed-over tracer escapes
+    with pytest.raises(jax.errors.UnexpectedTracerError, match="unexpected tracer"):
         jax.grad(outer)(1.0)
 
 

@@ -169,7 +169,7 @@ def test_print_runs_only_while_tracing_and_the_user_is_told(shell):
     body = "%%jit\nprint('seen:', a4)\nb4 = a4 + 1"
     ran = ok(shell, body)
     printed = ran.shown("print() ran while tracing")
-    assert printed and "seen: Traced<f32[3]>" in printed[0]
+    assert printed and "seen: JitTracer(float32[3])" in printed[0]
     assert "seen:" not in ran.stdout                       # shown once, inside the note
     again = ok(shell, body)
     assert again.shown("print() did not run") and "seen:" not in again.stdout

@@ -76,7 +76,7 @@ def test_concretization_card(shell):
                                         "jax.jit(g)(1.0, 3)")
     assert type(exc) is errors.ConcretizationTypeError
     assert str(exc).startswith("Abstract tracer value encountered where concrete value is "
-                               "expected: Traced<i32[]>with<JaxprTrace>")
+                               "expected: traced array with shape int32[]")
     assert card["kind"] == "concretization"
     assert card["where"]["code"] == "return jnp.zeros(n) + x"
     assert card["origin"]["argument"] == "n" and card["origin"]["steps"] == []
@@ -88,7 +88,7 @@ def test_array_conversion_card(shell):
     exc, card, _, _ = failing(shell, "def h(x):\n    return np.sin(x)\njax.jit(h)(jnp.ones(3))")
     assert type(exc) is errors.TracerArrayConversionError
     assert str(exc).startswith("The numpy.ndarray conversion method __array__() was called on "
-                               "traced array with shape f32[3].")
+                               "traced array with shape float32[3]\n")
     assert card["kind"] == "array-conversion" and card["where"]["code"] == "return np.sin(x)"
     assert card["origin"]["argument"] == "x"
     assert card["rewrite"].splitlines()[0] == "return jnp.sin(x)"
@@ -99,7 +99,7 @@ def test_leaked_tracer_card(shell):
                    "jax.jit(k)(1.0)")
     exc, card, _, _ = failing(shell, "saved[0] + 1")
     assert type(exc) is errors.UnexpectedTracerError
-    assert str(exc).startswith("Encountered an unexpected tracer: Traced<f32[]>with<JaxprTrace>.")
+    assert str(exc).startswith("Encountered an unexpected tracer: JitTracer(~float32[]).")
     assert card["kind"] == "leaked-tracer" and card["where"]["code"] == "saved[0] + 1"
     origin = card["origin"]
     assert origin["function"] == "k" and origin["argument"] == "x"

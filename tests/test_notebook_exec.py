@@ -57,7 +57,7 @@ def test_jit_cell_compiles_then_hits(executed):
     first, again = executed[1], executed[2]
     text = _texts(first)
     assert "⚙ compiled cell[" in text and "print() ran while tracing" in text
-    assert "tracing with Traced<f32[4]>" in text
+    assert "tracing with JitTracer(float32[4])" in text
     html = [o.data["text/html"] for o in first.outputs if "data" in o and "text/html" in o.data]
     assert any("jx-note" in h for h in html)
     assert any(o.output_type == "execute_result" for o in first.outputs)

@@ -55,7 +55,7 @@ def test_only_the_tagged_cell_fails_and_it_says_what_to_do(tour):
 
 def test_jit_cells_compile_hit_and_recompile_with_the_reason(tour):
     first, hit, again = cells_with(tour, 'print("tracing! x is", x)')
-    assert "⚙ compiled cell[" in text(first) and "Traced<f32[4]>" in text(first)
+    assert "⚙ compiled cell[" in text(first) and "JitTracer(float32[4])" in text(first)
     assert "print() did not run" in text(hit) and "compiled" not in text(hit)
     assert "recompiled cell[" in text(again) and "because x: f32[4] -> f32[8]" in text(again)
 

@@ -149,9 +149,9 @@ def test_flipping_x64_is_a_config_change():
 
 
 def test_jit_made_anew_in_a_loop_suggests_hoisting_it():
-    def double(x):
-        return x * 2
-    for _ in range(2):
+    for _ in range(2):              # a function made anew (same code) is a new cache key
+        def double(x):
+            return x * 2
         jitted = jxkernel.jit(double)
         jitted(jnp.ones(3))
     event = events_of(jitted)[0]

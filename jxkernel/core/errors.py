@@ -4,6 +4,22 @@ from __future__ import annotations
 _DOCS = "https://docs.jax.dev/en/latest/errors.html#jax.errors."
 
 
+def aval_text(aval, weak: bool = True) -> str:
+    """An aval as JAX prints it in tracer reprs and error messages: long dtype names, a weak
+    type marked with `~` (unless `weak=False`).
+
+    >>> from jxkernel.core.avals import ShapedArray
+    >>> aval_text(ShapedArray((2, 3), np.dtype("float32"), True))
+    '~float32[2,3]'
+    """
+    name = "float0" if aval.dtype.kind == "V" else aval.dtype.name
+    return f"{'~' if weak and aval.weak_type else ''}{name}[{','.join(map(str, aval.shape))}]"
+
+
+def _shape_of(tracer) -> str:
+    return aval_text(tracer.aval, weak=False)
+
+
 class JAXTypeError(TypeError):
     pass
 
@@ -39,7 +55,8 @@ class ConcretizationTypeError(JAXTypeError):
         self.arg_names = _traced_arguments(tracer)
         self.provenance = provenance(tracer)
         super().__init__(
-            f"Abstract tracer value encountered where concrete value is expected: {tracer}\n"
+            f"Abstract tracer value encountered where concrete value is expected: traced array "
+            f"with shape {_shape_of(tracer)}\n"
             f"{context}{_origin(tracer)}{_HINT_STATIC}\n"
             f"See {_DOCS}ConcretizationTypeError")
 
@@ -50,7 +67,7 @@ class TracerBoolConversionError(ConcretizationTypeError):
         self.provenance = provenance(tracer)
         TypeError.__init__(
             self,
-            f"Attempted boolean conversion of traced array with shape {tracer.aval.str_short()}.\n"
+            f"Attempted boolean conversion of traced array with shape {_shape_of(tracer)}.\n"
             f"{_origin(tracer)}Python control flow (`if`, `while`, `and`, `or`, `not`, `bool()`) "
             f"needs a concrete value, but under this transformation the value is abstract.\n"
             f"To fix it: use lax.cond / lax.select / jnp.where (or lax.while_loop) instead of "
@@ -65,7 +82,7 @@ class TracerIntegerConversionError(JAXTypeError):
         self.provenance = provenance(tracer)
         super().__init__(
             f"The __index__() method was called on traced array with shape "
-            f"{tracer.aval.str_short()}.\n{_origin(tracer)}{_HINT_STATIC}\n"
+            f"{_shape_of(tracer)}\n{_origin(tracer)}{_HINT_STATIC}\n"
             f"See {_DOCS}TracerIntegerConversionError")
 
 
@@ -75,7 +92,7 @@ class TracerArrayConversionError(JAXTypeError):
         self.provenance = provenance(tracer)
         super().__init__(
             f"The numpy.ndarray conversion method __array__() was called on traced array with "
-            f"shape {tracer.aval.str_short()}.\n{_origin(tracer)}"
+            f"shape {_shape_of(tracer)}\n{_origin(tracer)}"
             f"NumPy functions cannot run on traced values: use jxkernel.numpy instead of numpy "
             f"inside transformed functions.\nSee {_DOCS}TracerArrayConversionError")
 
@@ -87,7 +104,7 @@ class JAXIndexError(IndexError):
 class NonConcreteBooleanIndexError(JAXIndexError):
     def __init__(self, tracer):
         super().__init__(
-            f"Array boolean indices must be concrete; got {tracer.aval.str_short()}.\n"
+            f"Array boolean indices must be concrete; got {_shape_of(tracer)}\n"
             f"The shape of the result would depend on the mask's values, which are not known "
             f"while tracing. Use jnp.where(mask, x, fill) or the `size=` argument of "
             f"jnp.nonzero instead.\nSee {_DOCS}NonConcreteBooleanIndexError")

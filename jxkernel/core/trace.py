@@ -18,6 +18,7 @@ import itertools
 import threading
 
 from . import errors
+from .errors import aval_text
 from .avals import ShapedArray
 
 
@@ -188,10 +189,19 @@ class Tracer:
                         f"dictionary keys or static arguments.")
 
     def __repr__(self):
-        return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
+        return self._short_repr()
+
+    def _short_repr(self) -> str:
+        """How JAX prints a tracer (each transformation names its kind: `JitTracer(...)`)."""
+        return f"{type(self).__name__}<{aval_text(self.aval)}>"
 
     def __reduce__(self):
         raise TypeError("Traced arrays cannot be pickled")
+
+
+def value_text(x) -> str:
+    """A tracer's short repr, anything else's str: how JAX prints a tracer's contents."""
+    return x._short_repr() if isinstance(x, Tracer) else str(x)
 
 
 def escaped_tracer_error(tracer: Tracer) -> errors.UnexpectedTracerError:

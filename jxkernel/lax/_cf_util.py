@@ -49,6 +49,21 @@ def with_extra_leading_inputs(closed: ClosedJaxpr, avals, position: int = 0) -> 
     return trace_to_jaxpr(f, in_avals[:position] + list(avals) + in_avals[position:])
 
 
+def forwarded_carries(jaxpr, n_before: int, n_carry: int, unused_by=None) -> list:
+    """Per carry: whether `jaxpr` (inputs: `n_before` others, then the carries) returns it
+    unchanged, and (with `unused_by`, a while loop's cond jaxpr over the same inputs) the cond
+    never reads it. JAX hands such a carry back as the very value passed in (a Python float
+    stays one), since the loop never changes it."""
+    carries = jaxpr.invars[n_before:n_before + n_carry]
+    out = [o is v for o, v in zip(jaxpr.outvars, carries)]
+    if unused_by is not None:
+        read = {id(a) for e in unused_by.eqns for a in e.invars} | \
+            {id(a) for a in unused_by.outvars}
+        out = [f and id(v) not in read
+               for f, v in zip(out, unused_by.invars[n_before:n_before + n_carry])]
+    return out
+
+
 def avals_of(leaves):
     return [get_aval(x) for x in leaves]
 

@@ -30,9 +30,8 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
         def step(carry, _):
             i, val = carry
             return (add(i, np.array(1, dtype)), body_fun(i, val)), None
+        # zero trips still run the scan, so the carry comes back as Arrays (as in JAX)
         length = max(upper_c - lower_c, 0)
-        if length == 0:
-            return init_val
         (_, out), _ = scan(step, (np.array(lower_c, dtype), init_val), None, length=length,
                            unroll=unroll or 1)
         return out

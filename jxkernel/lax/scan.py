@@ -56,7 +56,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         raise ValueError("scan got no values to scan over and `length` not provided.")
     else:
         length = lengths.pop()
-    unroll = length if unroll is True else max(1, int(unroll or 1))
+    unroll = max(length, 1) if unroll is True else max(1, int(unroll or 1))
     carry_leaves, carry_tree = tree_flatten(init)
     carry_avals = cf.avals_of(carry_leaves)
     x_avals = [ShapedArray(get_aval(x).shape[1:], get_aval(x).dtype, get_aval(x).weak_type)
@@ -81,13 +81,16 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         carry_avals = settled
     cf.check_carry("body_fun", carry_tree, carry_avals, carry_out_tree,
                    closed.out_avals[:n_carry], "scan body function")
+    given = carry_leaves
     carry_leaves = [cf.cast_like(x, a) for x, a in zip(carry_leaves, carry_avals)]
     jaxpr, consts = cf.hoist(closed)
     outs = scan_p.bind(*consts, *carry_leaves, *x_leaves, reverse=bool(reverse), length=length,
                        jaxpr=jaxpr, num_consts=len(consts), num_carry=len(carry_leaves),
                        linear=(False,) * (len(consts) + len(carry_leaves) + len(x_leaves)),
                        unroll=unroll, _split_transpose=False)
-    carry_out = tree_unflatten(carry_tree, outs[:len(carry_leaves)])
+    same = cf.forwarded_carries(closed.jaxpr, 0, n_carry)
+    carry_out = tree_unflatten(carry_tree, [g if s else o for g, o, s in
+                                            zip(given, outs[:n_carry], same)])
     ys = tree_unflatten(y_tree, outs[len(carry_leaves):])
     return carry_out, ys
 

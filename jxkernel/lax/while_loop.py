@@ -42,8 +42,9 @@ def while_loop(cond_fun, body_fun, init_val):
         if settled == avals or attempt == 2:
             break
         avals = settled
-    cf.check_carry("body_fun", in_tree, avals, body_tree, body.out_avals)
-    leaves = [cf.cast_like(x, a) for x, a in zip(leaves, avals)]
+    cf.check_carry("body_fun", in_tree, avals, body_tree, body.out_avals,
+                   "while_loop body function")
+    given, leaves = leaves, [cf.cast_like(x, a) for x, a in zip(leaves, avals)]
     cond, cond_tree = cf.trace_fun(cond_fun, args_tree, avals, "while_loop cond")
     out = cond.out_avals
     if len(out) != 1 or out[0].shape or out[0].dtype != dtypes.bool_:
@@ -54,7 +55,8 @@ def while_loop(cond_fun, body_fun, init_val):
     outs = while_p.bind(*cond_consts, *body_consts, *leaves, cond_jaxpr=cond_jaxpr,
                         body_jaxpr=body_jaxpr, cond_nconsts=len(cond_consts),
                         body_nconsts=len(body_consts))
-    return tree_unflatten(in_tree, outs)
+    same = cf.forwarded_carries(body.jaxpr, 0, len(leaves), unused_by=cond.jaxpr)
+    return tree_unflatten(in_tree, [g if s else o for g, o, s in zip(given, outs, same)])
 
 
 def _while_abstract_eval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):

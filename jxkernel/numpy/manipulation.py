@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes
+from ..core.errors import aval_text
 from ..core.trace import Tracer
 from ..lax import conversion
 from ..xla.array import Array
@@ -449,8 +450,9 @@ def broadcast_to(array, shape, *, out_sharding=None):
                          f"arr_shape={arr_shape} shape={shape}")
     nlead = len(shape) - len(arr_shape)
     if not all(d in (1, s) for d, s in zip(arr_shape, shape[nlead:])):
-        raise ValueError(f"Incompatible shapes for broadcasting: {arr_shape} and requested "
-                         f"shape {shape}")
+        raise ValueError(f"Incompatible types for broadcasting: input type="
+                         f"{aval_text(arr.aval)} and requested type="
+                         f"{aval_text(arr.aval.update(shape=shape), False)}")
     return lax.broadcast_in_dim(arr, shape, tuple(range(nlead, len(shape))))
 
 

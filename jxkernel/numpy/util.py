@@ -23,6 +23,7 @@ from ..config import config
 from ..core import dtypes
 from ..core import trace as _trace
 from ..core.avals import ShapedArray
+from ..core.errors import aval_text
 from ..core.trace import Tracer
 from ..lax import conversion
 from ..transforms.jit import jit
@@ -354,8 +355,8 @@ def broadcast_to(x, shape):
         return x
     nlead = len(shape) - len(xs)
     if nlead < 0 or any(d != 1 and d != s for d, s in zip(xs, shape[nlead:])):
-        raise ValueError(f"Incompatible shapes for broadcasting: {xs} and requested shape "
-                         f"{shape}")
+        raise ValueError(f"Incompatible types for broadcasting: input type={aval_text(x.aval)} "
+                         f"and requested type={aval_text(x.aval.update(shape=shape), False)}")
     keep = [i for i, d in enumerate(xs) if d == shape[nlead + i]]
     if len(keep) != len(xs):          # size-1 dims that stretch: drop them first
         x = shapes.reshape(x, tuple(xs[i] for i in keep))

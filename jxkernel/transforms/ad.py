@@ -22,11 +22,11 @@ from ..core.avals import ShapedArray, get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, Var
 from ..core.primitive import rule as _rule
-from ..core.trace import Trace, Tracer, new_trace, set_current_trace
+from ..core.trace import Trace, Tracer, new_trace, set_current_trace, value_text
 from ..lax._ad_util import (UndefinedPrimal, Zero, add_tangents, float0, instantiate)
 
 instantiate_zeros = instantiate
-from ..tree_util import tree_flatten, tree_unflatten
+from ..tree_util import register_pytree_node, tree_flatten, tree_unflatten
 from .partial_eval import PartialEvalTrace
 from .staging import trace_to_jaxpr
 
@@ -44,6 +44,14 @@ class JVPTracer(Tracer):
     def to_concrete_value(self):
         p = self.primal
         return p.to_concrete_value() if isinstance(p, Tracer) else p
+
+    def _short_repr(self):
+        """JAX's names: a GradTracer under grad/vjp/linearize (the tangent is being staged by
+        partial evaluation), a JVPTracer under jvp."""
+        primal, tangent = value_text(self.primal), self.tangent
+        if isinstance(tangent, Tracer) and isinstance(tangent._trace, PartialEvalTrace):
+            return f"GradTracer(primal={primal}, typeof(tangent)={tangent.aval.str_short()})"
+        return f"JVPTracer(primal={primal}, tangent={value_text(tangent)})"
 
 
 class JVPTrace(Trace):
@@ -283,8 +291,9 @@ def vjp(fun, *primals, has_aux=False):
         _flatten_fun(fun, p_tree, has_aux, store), p_leaves)
     out_tree = store["tree"]
     out_avals = [_tangent_aval(p) for p in primal_out]
+    in_avals = [get_aval(p) for p in p_leaves]
 
-    def vjp_fn(ct):
+    def pullback(residuals, ct):
         ct_leaves, ct_tree = tree_flatten(ct)
         if ct_tree != out_tree:
             raise TypeError(f"Tree structure of cotangent input {ct_tree}, does not match "
@@ -309,21 +318,52 @@ def vjp(fun, *primals, has_aux=False):
                 raise TypeError(f"float0 cotangent given for primal output of dtype "
                                 f"{a.dtype.name}; use zeros of that dtype")
             checked.append(c)
-        cts = backward_pass(linear.jaxpr, linear.consts, [True] * len(linear.jaxpr.invars), [],
+        cts = backward_pass(linear.jaxpr, residuals, [True] * len(linear.jaxpr.invars), [],
                             checked)
         cts = iter(cts)
         result = []
-        for p, d in zip(p_leaves, differentiable):
-            aval = get_aval(p)
+        for aval, d in zip(in_avals, differentiable):
             if d:
                 result.append(_cast_like(instantiate(next(cts)), aval))
             else:
                 result.append(np.zeros(aval.shape, float0))
         return tree_unflatten(p_tree, result)
 
+    vjp_fn = VJP(pullback, list(linear.consts), getattr(fun, "__name__", "fun"))
     if has_aux:
         return tree_unflatten(out_tree, primal_out), vjp_fn, store["aux"]
     return tree_unflatten(out_tree, primal_out), vjp_fn
+
+
+class VJP:
+    """The pullback `vjp` returns: `f_vjp(cotangent)`. A pytree whose leaves are the residuals
+    (and whose structure holds the linear program), so it passes through `jit` as an argument.
+
+    >>> y, f_vjp = jax.vjp(lambda x: x * x, 3.0)
+    >>> jax.jit(lambda f, ct: f(ct))(f_vjp, 1.0)
+    (Array(6., dtype=float32, weak_type=True),)
+    """
+    __slots__ = ("_pullback", "residuals", "_name")
+
+    def __init__(self, pullback, residuals, name):
+        self._pullback, self.residuals, self._name = pullback, residuals, name
+
+    def __call__(self, ct, *extra):
+        if extra:
+            raise TypeError(
+                f"The function returned by `jax.vjp` applied to {self._name} was called with "
+                f"{len(extra) + 1} arguments, but functions returned by `jax.vjp` must be called "
+                f"with a single argument corresponding to the single value returned by the "
+                f"function being differentiated (even if that returned value is a tuple or other "
+                f"container): call f_vjp((ct1, ct2)), not f_vjp(ct1, ct2).")
+        return self._pullback(self.residuals, ct)
+
+    def __repr__(self):
+        return f"VJP(fun={self._name}, residuals={len(self.residuals)})"
+
+
+register_pytree_node(VJP, lambda v: (v.residuals, (v._pullback, v._name)),
+                     lambda meta, residuals: VJP(meta[0], list(residuals), meta[1]))
 
 
 def _cast_like(ct, aval):
@@ -350,7 +390,7 @@ def _check_scalar_output(out, name, holomorphic):
     aval = get_aval(out)
     if aval.shape:
         raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: "
-                        f"{aval.shape}. For non-scalar outputs use jacrev / jacfwd (the Jacobian) "
+                        f"{aval.shape}.\nFor non-scalar outputs use jacrev / jacfwd (the Jacobian) "
                         f"or vjp with a cotangent of that shape.")
     if not holomorphic and not dtypes.is_float(aval.dtype):
         if dtypes.is_complex(aval.dtype):

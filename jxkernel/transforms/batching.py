@@ -16,7 +16,7 @@ from ..core.avals import ShapedArray, get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr
 from ..core.primitive import rule as _rule
-from ..core.trace import Trace, Tracer, new_trace, set_current_trace
+from ..core.trace import Trace, Tracer, aval_text, new_trace, set_current_trace
 from ..lax import _batch_util as bu
 from ..lax._batch_util import not_mapped
 from ..tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path,
@@ -51,8 +51,8 @@ class BatchTracer(Tracer):
         del shape[self.batch_dim]
         return ShapedArray(shape, aval.dtype, aval.weak_type)
 
-    def __repr__(self):
-        return f"BatchTracer(batch_dim={self.batch_dim}, val={self.val!r})"
+    def _short_repr(self):
+        return f"VmapTracer(aval={aval_text(self.aval)}, batched={aval_text(get_aval(self.val))})"
 
 
 class BatchTrace(Trace):

@@ -8,9 +8,12 @@
     ...     x, = primals; t, = tangents
     ...     return log1pexp(x), t * jax.nn.sigmoid(x)
 
-Outside any transformation they just run. Under one, the function is traced
-to a jaxpr and bound as one `custom_jvp_call` / `custom_vjp_call` equation that
-carries the rule; the JVP trace calls the rule, everything else uses the jaxpr.
+Outside any transformation they just run. Under a JVP (jvp, grad, vjp) the rule
+is called at once on the primals, as in JAX, so outside jit it sees concrete values
+and Python control flow on them works. Under the other transformations the function
+is traced to a jaxpr and bound as one `custom_jvp_call` / `custom_vjp_call` equation
+that carries the rule; a JVP of that equation calls the rule, everything else uses
+the jaxpr.
 A custom_vjp under differentiation becomes its `fwd` plus a `custom_lin`
 equation, linear in the tangents, whose transpose is the user's `bwd`.
 """
@@ -31,8 +34,9 @@ from ..core.trace import _ctx, eval_trace, set_current_trace
 from ..lax import _batch_util as bu
 from ..lax._ad_util import Zero, float0, instantiate
 from ..tree_util import tree_flatten, tree_unflatten
+from .ad import JVPTrace
 from .batching import axis_batching_rules, batch_jaxpr, vmap
-from .partial_eval import partial_eval_rules
+from .partial_eval import PartialEvalTrace, partial_eval_rules
 from .staging import convert_constvars_to_invars, trace_to_jaxpr
 
 
@@ -91,6 +95,52 @@ def _zero_tangent(aval):
         instantiate(Zero(aval.strip_weak_type()))
 
 
+# ====================================================================== called directly
+def _runs_directly(trace, args) -> bool:
+    """Whether a custom function called under `trace` skips tracing its body, as in JAX: under
+    a JVP the rule is called at once on the primals (concrete ones outside jit, so Python
+    control flow on values works in the rule and in the function it calls), and where
+    partial evaluation knows every input the call runs on the enclosing trace."""
+    if type(trace) is JVPTrace:
+        return True
+    if isinstance(trace, PartialEvalTrace):
+        return not any(trace.is_unknown(x) for x in tree_flatten(args)[0])
+    return False
+
+
+def _call_directly(custom, trace, args, name, under_jvp):
+    if type(trace) is not JVPTrace:            # partial evaluation, every input known
+        with set_current_trace(trace.parent):
+            return custom(*args)
+    nondiff, dyn = _split(args, custom.nondiff_argnums)
+    leaves, in_tree = tree_flatten(tuple(dyn))
+    primals, tangents = zip(*map(trace.unpack, leaves)) if leaves else ((), ())
+    with set_current_trace(trace.parent):
+        if all(type(t) is Zero for t in tangents):
+            return custom(*_merge(nondiff, tree_unflatten(in_tree, primals),
+                                  custom.nondiff_argnums, len(args)))
+        outs, out_tangents, out_tree = under_jvp(custom, nondiff, in_tree, list(primals),
+                                                 list(tangents), len(args), name)
+    return tree_unflatten(out_tree, [trace.wrap(p, t) for p, t in zip(outs, out_tangents)])
+
+
+def _jvp_directly(custom, nondiff, in_tree, primals, tangents, n_args, name):
+    rule = _FlatJVPRule(custom, nondiff, in_tree, None, n_args, name)
+    outs, out_tangents = _custom_jvp_call_jvp(primals, tangents, call_jaxpr=None, jvp=rule,
+                                              num_consts=0, symbolic_zeros=custom.symbolic_zeros,
+                                              name=name)
+    return outs, out_tangents, rule.out_tree
+
+
+def _vjp_directly(custom, nondiff, in_tree, primals, tangents, n_args, name):
+    rule = _FlatVJPRule(custom, nondiff, in_tree, None, n_args, name,
+                        [get_aval(x) for x in primals])
+    outs, out_tangents = _custom_vjp_call_jvp(primals, tangents, call_jaxpr=None, fwd=rule,
+                                              bwd=rule.bwd, num_consts=0,
+                                              symbolic_zeros=custom.symbolic_zeros, name=name)
+    return outs, out_tangents, rule.out_tree
+
+
 # ====================================================================== custom_jvp
 class custom_jvp:
     """A function with a custom JVP rule; see `defjvp` and `defjvps`."""
@@ -126,8 +176,11 @@ class custom_jvp:
         if self.jvp is None:
             raise AttributeError(f"No JVP defined for custom_jvp function {name} using defjvp.")
         args = _resolve_args(self.fun, args, kwargs)
-        if _ctx.trace is eval_trace:
+        trace = _ctx.trace
+        if trace is eval_trace:
             return self.fun(*args)
+        if _runs_directly(trace, args):
+            return _call_directly(self, trace, args, name, _jvp_directly)
         nondiff, dyn = _split(args, self.nondiff_argnums)
         jaxpr, consts, in_tree, out_tree, leaves = _trace_call(
             self.fun, nondiff, dyn, self.nondiff_argnums, len(args))
@@ -155,6 +208,7 @@ class _FlatJVPRule:
     def __init__(self, custom, nondiff, in_tree, out_tree, n_args, name):
         self.custom, self.nondiff, self.in_tree, self.out_tree = custom, nondiff, in_tree, out_tree
         self.n_args, self.__name__ = n_args, getattr(custom.jvp, "__name__", f"{name}_jvp")
+        self.name = name
 
     def __call__(self, primals, tangents):
         c = self.custom
@@ -170,9 +224,12 @@ class _FlatJVPRule:
         p_leaves, p_tree = tree_flatten(out[0])
         t_leaves, t_tree = tree_flatten(out[1])
         if p_tree != t_tree:
-            raise TypeError(f"Custom JVP rule must produce primal and tangent outputs with equal "
-                            f"container (pytree) structures, but got {p_tree} and {t_tree}")
-        if p_tree != self.out_tree:
+            raise TypeError(f"Custom JVP rule {self.__name__} for function {self.name} must "
+                            f"produce primal and tangent outputs with equal container (pytree) "
+                            f"structures, but got {p_tree} and {t_tree} respectively.")
+        if self.out_tree is None:        # called directly: the function was not traced
+            self.out_tree = p_tree
+        elif p_tree != self.out_tree:
             raise TypeError(f"Custom JVP rule must produce a primal output with the structure of "
                             f"the function's output ({self.out_tree}), got {p_tree}")
         for p, t in zip(p_leaves, t_leaves):
@@ -272,8 +329,11 @@ class custom_vjp:
         if self.fwd is None:
             raise AttributeError(f"No VJP defined for custom_vjp function {name} using defvjp.")
         args = _resolve_args(self.fun, args, kwargs)
-        if _ctx.trace is eval_trace:
+        trace = _ctx.trace
+        if trace is eval_trace:
             return self.fun(*args)
+        if _runs_directly(trace, args):
+            return _call_directly(self, trace, args, name, _vjp_directly)
         nondiff, dyn = _split(args, self.nondiff_argnums)
         jaxpr, consts, in_tree, out_tree, leaves = _trace_call(
             self.fun, nondiff, dyn, self.nondiff_argnums, len(args))
@@ -306,7 +366,9 @@ class _FlatVJPRule:
                             f"element represents the primal output and the second element "
                             f"represents residuals; got {type(out).__name__}")
         out_leaves, out_tree = tree_flatten(out[0])
-        if out_tree != self.out_tree:
+        if self.out_tree is None:        # called directly: the function was not traced
+            self.out_tree = out_tree
+        elif out_tree != self.out_tree:
             raise TypeError(f"Custom VJP fwd rule {c.fwd.__name__} for function {self.name} must "
                             f"produce primal outputs with the structure of the function's output "
                             f"({self.out_tree}); got {out_tree}")

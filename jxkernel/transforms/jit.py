@@ -23,6 +23,7 @@ import functools
 import inspect
 import sys
 import time
+import weakref
 
 import numpy as np
 
@@ -222,6 +223,44 @@ def _closure_names(fun) -> dict:
     return names
 
 
+class _FunState:
+    """What every jit of one function shares: its signature and source line, read once, and
+    per set of jit options the caches (compiled, fast path, traces, history), so that
+    `jit(f)(x)` written in a loop hits what an earlier `jit(f)` compiled, as in JAX."""
+    __slots__ = ("signature", "source", "caches")
+
+    def __init__(self, fun):
+        try:
+            self.signature = inspect.signature(fun)
+        except (TypeError, ValueError):
+            self.signature = None
+        self.source = function_source_info(fun)
+        self.caches: dict = {}        # jit options -> (cache, fast, traces, history)
+
+    def caches_for(self, options) -> tuple:
+        return self.caches.setdefault(options, ({}, {}, {}, []))
+
+
+_FUN_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # fun -> _FunState
+
+
+def _fun_state(fun) -> _FunState:
+    """The shared state of `fun`'s jits; a function that cannot be held weakly or hashed gets
+    a state of its own (its jits share nothing).
+
+    >>> f = lambda x: x
+    >>> _fun_state(f) is _fun_state(f)
+    True
+    """
+    try:
+        found = _FUN_STATES.get(fun)
+        if found is None:
+            found = _FUN_STATES[fun] = _FunState(fun)
+        return found
+    except TypeError:           # not weakly referenceable, or unhashable
+        return _FunState(fun)
+
+
 def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
         donate_argnames=None, backend=None, device=None, inline=False, keep_unused=False):
     """Compile `fun` with XLA; usable as `@jit`, `@jit(static_argnums=...)` and with partial."""
@@ -279,10 +318,8 @@ class Jitted:
         functools.update_wrapper(self, fun)
         self._fun = fun
         self._name = getattr(fun, "__name__", type(fun).__name__)
-        try:
-            self._signature = inspect.signature(fun)
-        except (TypeError, ValueError):
-            self._signature = None
+        state = _fun_state(fun)
+        self._signature = state.signature
         params = list(self._signature.parameters.values()) if self._signature else []
         positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         self._positional_names = positional
@@ -301,11 +338,13 @@ class Jitted:
             (_client.get_backend(backend).devices[0] if backend is not None else None)
         self._backend = backend
         self._inline, self._keep_unused = inline, keep_unused
-        self._cache: dict = {}            # key -> _Entry
-        self._fast: dict = {}             # the fast path's key -> _Entry (see __call__)
-        self._traces: dict = {}           # key -> (ClosedJaxpr, out_tree), for the bind path
-        self._history: list = []          # compile_log.Signature per compile, for reasons
-        self._source = function_source_info(fun)
+        options = (self._static_argnums, self._static_argnames, self._donate_argnums,
+                   self._donate_argnames, self._device, backend, inline, keep_unused)
+        # _cache: key -> _Entry; _fast: the fast path's key -> _Entry (see __call__);
+        # _traces: key -> (ClosedJaxpr, out_tree), for the bind path; _history:
+        # compile_log.Signature per compile, for reasons. All shared by jits of the same fun.
+        self._cache, self._fast, self._traces, self._history = state.caches_for(options)
+        self._source = state.source
         self._fail_on_recompile = False   # compile_log.fail_on_recompile: a new signature raises
 
     @staticmethod
@@ -617,12 +656,21 @@ class Jitted:
             trace_s, lower_s, compile_s, source, _client.platform_of(device), key=self,
             changes=changes))
 
+    def _compiled_trace(self, key):
+        """(ClosedJaxpr, out_tree) traced for this signature by a top-level call, if any: as in
+        JAX, `grad(jit(f))` does not trace f again where `jit(f)(x)` already did."""
+        for cached_key, entry in self._cache.items():
+            if cached_key[:4] == key:
+                return entry.jaxpr, entry.out_tree
+        return None
+
     def _bind(self, leaves, treedef, statics, avals, dyn_args, dyn_kwargs):
         """Inside another transformation: one jit equation the current trace handles."""
         key = (treedef, avals, statics, config.jax_enable_x64)
         found = self._traces.get(key)
         if found is None:
-            closed, out_tree, _ = self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
+            closed, out_tree = self._compiled_trace(key) or \
+                self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)[:2]
             jaxpr, consts = convert_constvars_to_invars(closed)
             found = (jaxpr, consts, out_tree)
             if not any(isinstance(c, Tracer) for c in consts):   # tracers die with their trace

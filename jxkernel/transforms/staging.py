@@ -19,7 +19,7 @@ from ..core.avals import ShapedArray, get_aval
 from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, SourceInfo, Var
 from ..core.primitive import abstract_eval
 from ..core.source_info import user_source_info
-from ..core.trace import Trace, Tracer, new_trace
+from ..core.trace import Trace, Tracer, aval_text, new_trace
 
 
 class DebugInfo(NamedTuple):
@@ -47,6 +47,9 @@ class JaxprTracer(Tracer):
 
     def to_concrete_value(self):
         return self.const if self._var is None else None
+
+    def _short_repr(self):
+        return f"JitTracer({aval_text(self._aval)})"
 
 
 # primitive -> fold(*consts, **params) -> (value, aval) or None: evaluates on constants

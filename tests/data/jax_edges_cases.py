@@ -1,0 +1,83 @@
+"""Common mistakes and tracer prints, run the same way with JAX and with jxkernel
+(reference/make_jax_edges_reference.py records JAX 0.10.2's answers in
+tests/data/jax_edges_reference.json; tests/test_jax_edges.py compares).
+
+`mistakes(jax)`: name -> a thunk that raises; what is recorded is the exception's class name
+and the first line of its message. `tracer_prints(jax)`: name -> the list of strings a
+function printed of its traced argument under each transformation."""
+import numpy as np
+
+
+def mistakes(jax):
+    jnp, lax = jax.numpy, jax.lax
+    return {
+        "jnp_add_broadcast": lambda: jnp.ones(3) + jnp.ones(4),
+        "jnp_mul_broadcast_2d": lambda: jnp.ones((2, 3)) * jnp.ones((3, 2)),
+        "jnp_where_broadcast": lambda: jnp.where(jnp.ones(3) > 0, jnp.ones(4), 0),
+        "lax_add_shapes": lambda: lax.add(jnp.ones(3), jnp.ones(4)),
+        "lax_add_dtypes": lambda: lax.add(jnp.ones(3), jnp.ones(3, jnp.int32)),
+        "jit_add_broadcast": lambda: jax.jit(lambda a, b: a + b)(jnp.ones(3), jnp.ones(4)),
+        "broadcast_to": lambda: jnp.broadcast_to(jnp.ones((3, 4), jnp.int32), (3, 5)),
+        "reshape_size": lambda: jnp.ones(6).reshape(4, 2),
+        "reshape_size_jit": lambda: jax.jit(lambda x: x.reshape(4, 2))(jnp.ones(6)),
+        "dot_contracting": lambda: jnp.dot(jnp.ones((2, 3)), jnp.ones((2, 3))),
+        "matmul_contracting": lambda: jnp.ones((2, 3)) @ jnp.ones((2, 3)),
+        "too_many_indices": lambda: jnp.ones(3)[0, 0],
+        "float_index": lambda: jnp.ones(3)[1.0],
+        "traced_slice": lambda: jax.jit(lambda x, i: x[i:i + 2])(jnp.arange(5), 1),
+        "item_assignment": lambda: jnp.ones(3).__setitem__(0, 2),
+        "bool_of_tracer": lambda: jax.jit(lambda x: 1 if x > 0 else 2)(jnp.float32(1)),
+        "int_of_tracer": lambda: jax.jit(lambda x: int(x))(1.0),
+        "index_of_tracer": lambda: jax.jit(lambda i: [1, 2][i])(1),
+        "numpy_of_tracer": lambda: jax.jit(lambda x: np.sin(x))(1.0),
+        "arange_of_tracer": lambda: jax.jit(lambda n: jnp.arange(n))(3),
+        "boolean_mask_traced": lambda: jax.jit(lambda m: jnp.ones(3)[m])(jnp.ones(3) > 0),
+        "grad_of_int": lambda: jax.grad(lambda x: x * 2)(1),
+        "grad_non_scalar": lambda: jax.grad(lambda x: x * 2)(jnp.ones(2)),
+        "vmap_sizes": lambda: jax.vmap(lambda a, b: a + b)(jnp.ones(3), jnp.ones(4)),
+        "vmap_axis": lambda: jax.vmap(lambda a: a, in_axes=1)(jnp.ones(3)),
+        "concatenate_shapes": lambda: jnp.concatenate([jnp.ones((2, 3)), jnp.ones((2, 4))]),
+        "transpose_permutation": lambda: jnp.transpose(jnp.ones((2, 3)), (0, 0)),
+        "sum_axis": lambda: jnp.sum(jnp.ones(3), axis=2),
+        "split_unequal": lambda: jnp.split(jnp.ones(5), 2),
+        "cond_branches": lambda: lax.cond(True, lambda: jnp.ones(2), lambda: jnp.ones(3)),
+        "while_carry_changes": lambda: lax.while_loop(
+            lambda c: c.sum() < 3, lambda c: jnp.concatenate([c, c]), jnp.ones(1)),
+        "vjp_pullback_splatted": lambda: jax.vjp(lambda x: (x, x), 1.0)[1](1.0, 1.0),
+        "custom_jvp_rule_structure": _custom_jvp_bad_rule(jax),
+    }
+
+
+def _custom_jvp_bad_rule(jax):
+    @jax.custom_jvp
+    def f(x):
+        return jax.numpy.sin(x)
+    f.defjvp(lambda p, t: (jax.numpy.sin(p[0]), (t[0],)))
+    return lambda: jax.jvp(f, (1.0,), (1.0,))
+
+
+def tracer_prints(jax):
+    jnp = jax.numpy
+    seen = []
+
+    def show(x):
+        seen.append(repr(x))
+        seen.append(str(x))
+        return x
+    out = {}
+
+    def record(name, run):
+        seen.clear()
+        run()
+        out[name] = list(seen)
+    record("jit_weak", lambda: jax.jit(show)(1.0))
+    record("jit", lambda: jax.jit(show)(jnp.ones((2, 3), jnp.int32)))
+    record("grad", lambda: jax.grad(show)(1.0))
+    record("jvp", lambda: jax.jvp(show, (1.0,), (1.0,)))
+    record("vmap", lambda: jax.vmap(show)(jnp.ones(3)))
+    record("jit_of_grad", lambda: jax.jit(jax.grad(show))(1.0))
+    record("grad_of_jit", lambda: jax.grad(jax.jit(show))(1.0))
+    record("vmap_of_grad", lambda: jax.vmap(jax.grad(show))(jnp.ones(2)))
+    record("make_jaxpr", lambda: jax.make_jaxpr(show)(1))
+    record("linearize", lambda: jax.linearize(show, 1.0))
+    return out
