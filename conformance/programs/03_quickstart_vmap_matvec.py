@@ -1,0 +1,29 @@
+# conformance: ulps=16
+import jax
+import jax.numpy as jnp
+from jax import random, vmap
+
+key = random.key(1701)
+key1, key2 = random.split(key)
+mat = random.normal(key1, (15, 10))
+batched_x = random.normal(key2, (4, 10))
+
+
+def apply_matrix(x):
+    return jnp.dot(mat, x)
+
+
+def naively_batched_apply_matrix(v_batched):
+    return jnp.stack([apply_matrix(v) for v in v_batched])
+
+
+@jax.jit
+def vmap_batched_apply_matrix(batched_x):
+    return vmap(apply_matrix)(batched_x)
+
+
+a = naively_batched_apply_matrix(batched_x)
+b = vmap_batched_apply_matrix(batched_x)
+print(a.shape, b.shape)
+print(jnp.allclose(a, b, atol=1e-4, rtol=1e-4))
+RESULTS = {"mat": mat, "x": batched_x, "vmapped": b}

@@ -1,0 +1,179 @@
+"""Run every conformance program with ``jax`` aliased to jxkernel and compare with JAX.
+
+    python -m conformance.run                 # table of results; exit 1 on a surprise
+    python -m conformance.run 05_lax 12_cond  # only these programs
+    python -m conformance.run --report        # also rewrite conformance/README.md
+    python -m conformance.run --json out.json # also write the results as JSON
+
+Programs run in one worker process per device count (``# conformance: devices=4`` in a
+program's header), in sequence, each in a fresh namespace; the options changed by a
+program (``jax_enable_x64``, ...) are put back after it. A surprise is a program that
+fails and is not in ``known_failures.py``, or one listed there that passes.
+"""
+import importlib
+import importlib.abc
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import time
+
+from conformance import capture, compare
+from conformance.known_failures import KNOWN_FAILURES
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+README = os.path.join(ROOT, "conformance", "README.md")
+
+
+class JaxAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Makes ``import jax.X.Y`` give ``jxkernel.X.Y``, the very same module object.
+
+    A module jxkernel lacks stays missing: ``import jax.sharding`` raises
+    ``ModuleNotFoundError: No module named 'jax.sharding'``.
+    """
+
+    def __init__(self):
+        self._pending = {}
+
+    def find_spec(self, fullname, path=None, target=None):
+        if not fullname.startswith("jax."):
+            return None
+        real = "jxkernel" + fullname[3:]
+        try:
+            module = importlib.import_module(real)
+        except ModuleNotFoundError as e:
+            if e.name and (real == e.name or real.startswith(e.name + ".")):
+                return None
+            raise
+        self._pending[fullname] = module
+        return importlib.util.spec_from_loader(fullname, self, is_package=hasattr(module, "__path__"))
+
+    def create_module(self, spec):
+        return self._pending.pop(spec.name)
+
+    def exec_module(self, module):
+        # the import system stamped the alias's spec on the module: give it its own back
+        module.__spec__ = importlib.util.find_spec(module.__name__)
+
+
+def install_alias():
+    import jxkernel
+    sys.modules["jax"] = jxkernel
+    sys.meta_path.insert(0, JaxAlias())
+
+
+def _config_snapshot():
+    from jxkernel import config
+    return config, dict(config.values())
+
+
+def _restore(config, before):
+    for name, value in before.items():
+        if config.values().get(name) != value:
+            try:
+                config.update(name, value)
+            except Exception:   # noqa: BLE001 -- options fixed after start stay as they are
+                pass
+
+
+def run_one(name):
+    """{"name", "status": pass | fail | error | no-reference, "reason", "seconds"}."""
+    expected_path = os.path.join(capture.EXPECTED, name + ".json")
+    if not os.path.exists(expected_path):
+        return {"name": name, "status": "no-reference", "reason": "no recorded JAX output",
+                "seconds": 0.0}
+    with open(expected_path) as f:
+        expected = json.load(f)
+    config, before = _config_snapshot()
+    start = time.perf_counter()
+    actual = capture.run_program(name)
+    seconds = round(time.perf_counter() - start, 3)
+    _restore(config, before)
+    if actual["error"]:
+        return {"name": name, "status": "error", "reason": actual["error"].splitlines()[0],
+                "detail": actual["error"], "seconds": seconds}
+    reason = compare.compare_record(expected, actual, capture.read_options(name))
+    return {"name": name, "status": "fail" if reason else "pass", "reason": reason or "",
+            "seconds": seconds}
+
+
+def worker(names):
+    install_alias()
+    print(json.dumps([run_one(name) for name in names]))
+
+
+def run_all(names):
+    """Every program's result, each device count's programs in one worker process."""
+    groups = {}
+    for name in names:
+        groups.setdefault(capture.read_options(name).get("devices", 1), []).append(name)
+    results = []
+    for devices, group in sorted(groups.items()):
+        env = dict(os.environ, JXKERNEL_CPU_DEVICES=str(devices))
+        done = subprocess.run([sys.executable, "-m", "conformance.run", "--worker", *group],
+                              env=env, cwd=ROOT, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"conformance worker crashed:\n{done.stderr[-3000:]}")
+        results += json.loads(done.stdout.splitlines()[-1])
+    return sorted(results, key=lambda r: r["name"])
+
+
+def surprises(results):
+    """Programs whose outcome is not the one known_failures.py expects, with why."""
+    out = []
+    for r in results:
+        known = r["name"] in KNOWN_FAILURES
+        if r["status"] != "pass" and not known:
+            out.append(f"{r['name']} now fails: {r['reason']}")
+        elif r["status"] == "pass" and known:
+            out.append(f"{r['name']} now passes: remove it from conformance/known_failures.py")
+    return out
+
+
+def table(results):
+    rows = ["| program | status | reason |", "|---|---|---|"]
+    for r in results:
+        reason = (r["reason"] or KNOWN_FAILURES.get(r["name"], "")).replace("|", "\\|")
+        known = KNOWN_FAILURES.get(r["name"])
+        if known and r["status"] != "pass":
+            reason = f"{known} ({reason})" if reason and reason != known else known
+        rows.append(f"| {r['name']} | {r['status']} | {reason.replace(chr(10), ' ')[:200]} |")
+    return "\n".join(rows)
+
+
+def pass_rate(results):
+    passed = sum(r["status"] == "pass" for r in results)
+    return f"{passed} of {len(results)} programs pass ({100 * passed / len(results):.0f}%)"
+
+
+def write_report(results):
+    with open(README) as f:
+        text = f.read()
+    head = text.split("<!-- results -->")[0]
+    with open(README, "w") as f:
+        f.write(f"{head}<!-- results -->\n{pass_rate(results)}.\n\n{table(results)}\n")
+
+
+def main(argv):
+    if argv[:1] == ["--worker"]:
+        return worker(argv[1:])
+    report = "--report" in argv
+    json_path = argv[argv.index("--json") + 1] if "--json" in argv else None
+    names = [a for a in argv if not a.startswith("--") and a != json_path] or capture.program_names()
+    results = run_all(names)
+    print(table(results))
+    print(pass_rate(results))
+    if report:
+        write_report(results)
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump(results, f, indent=1)
+    found = surprises(results)
+    for line in found:
+        print("SURPRISE:", line)
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
