@@ -374,6 +374,63 @@ def _tuple_delete(t: tuple, i: int) -> tuple:
     return t[:i] + t[i + 1:]
 
 
+def _promote_signals(x, y, axis: int, mode: str):
+    """x and y (None: x alone) promoted to one inexact type, and their shape without `axis`
+    (broadcast together)."""
+    if y is None:
+        check_arraylike("spectral_helper", x)
+        x, = promote_dtypes_inexact(x)
+        return x, None, _tuple_delete(x.shape, axis)
+    if mode != "psd":
+        raise ValueError("two-argument mode is available only when mode=='psd'")
+    check_arraylike("spectral_helper", x, y)
+    x, y = promote_dtypes_inexact(x, y)
+    if x.ndim != y.ndim:
+        raise ValueError(f"two-arguments must have the same rank ({x.ndim} vs {y.ndim}).")
+    try:
+        outer_shape = jnp.broadcast_shapes(_tuple_delete(x.shape, axis),
+                                           _tuple_delete(y.shape, axis))
+    except ValueError as err:
+        raise ValueError(f"x and y cannot be broadcast together (shapes {x.shape} and "
+                         f"{y.shape}, axis={axis}).") from err
+    return x, y, outer_shape
+
+
+def _empty_result(x, y, axis: int, outer_shape, freq_dtype, result_dtype):
+    """The zeros returned for an empty signal."""
+    if y is None:
+        shape = x.shape
+    else:
+        # JAX 0.10.2 inserts `axis` itself at position min(lengths) of the outer shape
+        # (its arguments to tuple_insert are swapped); done alike, so shapes agree with JAX.
+        length = min(x.shape[axis], y.shape[axis])
+        shape = outer_shape[:length] + (axis,) + outer_shape[length:]
+    return (jnp.zeros(shape, freq_dtype), jnp.zeros(shape, freq_dtype),
+            jnp.zeros(shape, result_dtype))
+
+
+def _spectral_scale(win, fs, scaling: str, mode: str):
+    """The complex factor making periodograms a density (per Hz) or a power spectrum."""
+    if scaling == "density":
+        scale = 1.0 / (fs * (win * win).sum())
+    elif scaling == "spectrum":
+        scale = 1.0 / win.sum() ** 2
+    else:
+        raise ValueError(f"Unknown scaling: {scaling}")
+    if mode == "stft":
+        scale = jnp.sqrt(scale)
+    scale, = promote_dtypes_complex(scale)
+    return scale
+
+
+def _segment_times(length: int, nperseg: int, nstep: int, boundary, fs, dtype):
+    """The centre of each segment, in units of 1/fs (from the unextended signal's start)."""
+    time = jnp.arange(nperseg / 2, length - nperseg / 2 + 1, nstep, dtype=dtype) / fs
+    if boundary is not None:
+        time -= (nperseg / 2) / fs
+    return time
+
+
 def _spectral_helper(x, y, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
                      detrend_type="constant", return_onesided=True, scaling="density",
                      axis=-1, mode="psd", boundary=None, padded=False):
@@ -387,23 +444,7 @@ def _spectral_helper(x, y, fs=1.0, window="hann", nperseg=None, noverlap=None, n
                          f"{list(_BOUNDARY_EXTENSIONS)}")
     axis = canonicalize_axis(_static_int(axis, "axis of windowed-FFT", operator.index),
                              np.ndim(x))
-    if y is None:
-        check_arraylike("spectral_helper", x)
-        x, = promote_dtypes_inexact(x)
-        outer_shape = _tuple_delete(x.shape, axis)
-    else:
-        if mode != "psd":
-            raise ValueError("two-argument mode is available only when mode=='psd'")
-        check_arraylike("spectral_helper", x, y)
-        x, y = promote_dtypes_inexact(x, y)
-        if x.ndim != y.ndim:
-            raise ValueError(f"two-arguments must have the same rank ({x.ndim} vs {y.ndim}).")
-        try:
-            outer_shape = jnp.broadcast_shapes(_tuple_delete(x.shape, axis),
-                                               _tuple_delete(y.shape, axis))
-        except ValueError as err:
-            raise ValueError(f"x and y cannot be broadcast together (shapes {x.shape} and "
-                             f"{y.shape}, axis={axis}).") from err
+    x, y, outer_shape = _promote_signals(x, y, axis, mode)
     result_dtype = _complex_dtype(x.dtype)
     freq_dtype = np.finfo(result_dtype).dtype
 
@@ -415,14 +456,8 @@ def _spectral_helper(x, y, fs=1.0, window="hann", nperseg=None, noverlap=None, n
     noverlap = nperseg // 2 if noverlap is None else _static_int(
         noverlap, "noverlap of windowed-FFT")
     nfft = nperseg if nfft is None else _static_int(nfft, "nfft of windowed-FFT")
-
     if x.size == 0 or (y is not None and y.size == 0):
-        # JAX 0.10.2 inserts `axis` itself at position min(lengths) of the outer shape
-        # (its arguments to tuple_insert are swapped); done alike, so shapes agree with JAX.
-        length = 0 if y is None else min(x.shape[axis], y.shape[axis])
-        shape = x.shape if y is None else outer_shape[:length] + (axis,) + outer_shape[length:]
-        return (jnp.zeros(shape, freq_dtype), jnp.zeros(shape, freq_dtype),
-                jnp.zeros(shape, result_dtype))
+        return _empty_result(x, y, axis, outer_shape, freq_dtype, result_dtype)
 
     x = jnp.moveaxis(x, axis, -1)
     if y is not None:
@@ -438,17 +473,8 @@ def _spectral_helper(x, y, fs=1.0, window="hann", nperseg=None, noverlap=None, n
                          f"nperseg={nperseg}).")
     nstep = nperseg - noverlap
     x, y = _extend_signals(x, y, boundary, padded, nperseg, nstep)
-
     detrend_func = _detrend_function(detrend_type, axis)
-    if scaling == "density":
-        scale = 1.0 / (fs * (win * win).sum())
-    elif scaling == "spectrum":
-        scale = 1.0 / win.sum() ** 2
-    else:
-        raise ValueError(f"Unknown scaling: {scaling}")
-    if mode == "stft":
-        scale = jnp.sqrt(scale)
-    scale, = promote_dtypes_complex(scale)
+    scale = _spectral_scale(win, fs, scaling, mode)
 
     sides = _sides(return_onesided, x, y)
     freqs = (jnp_fft.fftfreq(nfft, 1 / fs, dtype=freq_dtype) if sides == "twosided"
@@ -463,10 +489,7 @@ def _spectral_helper(x, y, fs=1.0, window="hann", nperseg=None, noverlap=None, n
     if sides == "onesided" and mode == "psd":
         # Each one-sided bin but DC (and Nyquist, for even nfft) stands for two.
         result = result.at[..., 1:None if nfft % 2 else -1].mul(2)
-
-    time = jnp.arange(nperseg / 2, x.shape[-1] - nperseg / 2 + 1, nstep, dtype=freq_dtype) / fs
-    if boundary is not None:
-        time -= (nperseg / 2) / fs
+    time = _segment_times(x.shape[-1], nperseg, nstep, boundary, fs, freq_dtype)
     result = result.astype(result_dtype)
     if y is None and mode != "stft":
         result = result.real
@@ -594,6 +617,26 @@ def _istft_window(window, nperseg: int, dtype):
     return win
 
 
+def _istft_segment_lengths(n_freqs: int, nperseg, noverlap, nfft, input_onesided: bool):
+    """(nperseg, noverlap) for istft, checked; the defaults follow from the frequency count.
+    A noverlap of 0 counts as unset (nperseg // 2), as in JAX."""
+    n_default = 2 * (n_freqs - 1) if input_onesided else n_freqs
+    nperseg = _static_int(nperseg or n_default, "nperseg: segment length of STFT")
+    if nperseg < 1:
+        raise ValueError(f"nperseg must be a positive integer, got nperseg={nperseg}")
+    if nfft is None:       # an odd nperseg one longer than the default was not padded
+        nfft = n_default + (1 if input_onesided and nperseg == n_default + 1 else 0)
+    else:
+        nfft = _static_int(nfft, "nfft of STFT")
+    if nfft < nperseg:
+        raise ValueError(f"FFT length ({nfft}) must be longer than nperseg ({nperseg}).")
+    noverlap = _static_int(noverlap or nperseg // 2, "noverlap of STFT")
+    if noverlap >= nperseg:
+        raise ValueError(f"noverlap must be less than nperseg (noverlap={noverlap}, "
+                         f"nperseg={nperseg}).")
+    return nperseg, noverlap
+
+
 def istft(Zxx, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
           input_onesided=True, boundary=True, time_axis=-1, freq_axis=-2):
     """Inverse short-time Fourier transform (scipy.signal.istft): (times, signal).
@@ -612,20 +655,8 @@ def istft(Zxx, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
         raise ValueError(f"Must specify differing time and frequency axes! Got "
                          f"time_axis={time_axis}, freq_axis={freq_axis}.")
     Zxx = jnp.asarray(Zxx, dtype=_complex_dtype(Zxx.dtype))
-    n_default = 2 * (Zxx.shape[freq_axis] - 1) if input_onesided else Zxx.shape[freq_axis]
-    nperseg = _static_int(nperseg or n_default, "nperseg: segment length of STFT")
-    if nperseg < 1:
-        raise ValueError(f"nperseg must be a positive integer, got nperseg={nperseg}")
-    if nfft is None:
-        nfft_int = n_default + (1 if input_onesided and nperseg == n_default + 1 else 0)
-    else:
-        nfft_int = _static_int(nfft, "nfft of STFT")
-    if nfft_int < nperseg:
-        raise ValueError(f"FFT length ({nfft_int}) must be longer than nperseg ({nperseg}).")
-    noverlap = _static_int(noverlap or nperseg // 2, "noverlap of STFT")
-    if noverlap >= nperseg:
-        raise ValueError(f"noverlap must be less than nperseg (noverlap={noverlap}, "
-                         f"nperseg={nperseg}).")
+    nperseg, noverlap = _istft_segment_lengths(Zxx.shape[freq_axis], nperseg, noverlap, nfft,
+                                               input_onesided)
 
     if time_axis != Zxx.ndim - 1 or freq_axis != Zxx.ndim - 2:
         outer = tuple(i for i in range(Zxx.ndim) if i not in {time_axis, freq_axis})
@@ -645,5 +676,6 @@ def istft(Zxx, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
     x /= jnp.where(norm > 1e-10, norm, 1.0)
     if x.ndim > 1 and time_axis != Zxx.ndim - 1:
         x = jnp.moveaxis(x, -1, time_axis - 1 if freq_axis < time_axis else time_axis)
+    # JAX counts the times along x's first axis (the batch axis, for a batch of signals).
     time = jnp.arange(x.shape[0], dtype=np.finfo(x.dtype).dtype) / fs
     return time, x
