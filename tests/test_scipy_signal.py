@@ -161,6 +161,7 @@ def test_signal_is_a_lazy_submodule_of_scipy():
             "assert 'scipy' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
     assert jax.scipy.signal is signal
+    assert "signal" in dir(jax.scipy)           # listed for tab completion, as JAX's
     assert sorted(signal.__all__) == ["convolve", "convolve2d", "correlate", "correlate2d",
                                       "csd", "detrend", "fftconvolve", "istft", "stft",
                                       "welch"]

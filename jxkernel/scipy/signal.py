@@ -138,8 +138,9 @@ def _convolve_nd(in1, in2, mode: str, *, precision):
     in2_shape = in2.shape
     in1, in2 = _larger_first(in1, in2, "One input must be smaller than the other in every "
                              "dimension.")
-    padding = _conv_padding(mode, in2.shape, in2_shape)
-    out = lax.conv_general_dilated(in1[None, None], jnp.flip(in2)[None, None],
+    kernel = jnp.flip(in2)
+    padding = _conv_padding(mode, kernel.shape, in2_shape)
+    out = lax.conv_general_dilated(in1[None, None], kernel[None, None],
                                    (1,) * in1.ndim, padding, precision=precision)
     return out[0, 0]
 
