@@ -43,6 +43,8 @@ def test_jit_made_anew_each_call_hits_the_cache_of_its_function():
     jax.grad(lambda v: jax.jit(scaled_by_three_plus_31)(v).sum())(1.0)     # a new signature
     jax.grad(lambda v: jax.jit(scaled_by_three_plus_31)(v).sum())(2.0)
     assert scaled_by_three_plus_31.calls == 4
+    jax.jit(scaled_by_three_plus_31)(2.0)      # and a top-level call finds grad's trace
+    assert scaled_by_three_plus_31.calls == 4
     np.testing.assert_array_equal(np.asarray(g[-1]), [3, 3, 3])
     # a function made anew (a lambda in a loop) is a new key, as in JAX
     for _ in range(2):
@@ -74,6 +76,10 @@ def test_zero_trip_loops_return_arrays_of_the_carry_type():
         assert type(kept) is float and kept == 2.5 and int(count) == trips
     i, kept = lax.while_loop(lambda c: c[0] < 2, lambda c: (c[0] + 1, c[1]), (0, 2.5))
     assert type(kept) is float and int(i) == 2
+    # the index of Python-int bounds is weakly typed: c + i keeps the carry's uint8
+    for upper in (3, jnp.int32(3)):
+        total = lax.fori_loop(0, upper, lambda i, c: c + i, jnp.uint8(0))
+        assert (total.dtype, int(total)) == (np.uint8, 3)
 
 
 # ================================================================== custom rules, concretely

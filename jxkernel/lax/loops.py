@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import dtypes
 from ..core.avals import get_aval
 from ..core.trace import Tracer
 from ..tree_util import tree_flatten, tree_map, tree_unflatten
-from .conversion import convert_element_type
+from .conversion import _convert_element_type, convert_element_type
 from .elementwise import add, bitwise_or, lt
 from .shapes import canonicalize_axis, concatenate, pad, reshape, rev
 from .slicing import slice_in_dim
@@ -23,31 +22,39 @@ from .while_loop import while_loop, while_p  # noqa: F401
 def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     """`val = body_fun(i, val)` for i in [lower, upper). With static bounds this is a scan (so
     reverse-mode differentiable); with traced bounds a while_loop."""
+    if not callable(body_fun):
+        raise TypeError("lax.fori_loop: body_fun argument should be callable.")
+    dtype = _index_dtype(lower, upper)
     lower_c, upper_c = _concrete_int(lower), _concrete_int(upper)
     if lower_c is not None and upper_c is not None:
-        dtype = _index_dtype(lower, upper)
 
         def step(carry, _):
             i, val = carry
-            return (add(i, np.array(1, dtype)), body_fun(i, val)), None
-        # zero trips still run the scan, so the carry comes back as Arrays (as in JAX)
+            return (_next(i), body_fun(i, val)), None
+        # zero trips still run the scan, so the carry comes back as Arrays (as in JAX); the
+        # index starts as a Python int, so it is weakly typed (c + i keeps c's dtype)
         length = max(upper_c - lower_c, 0)
-        (_, out), _ = scan(step, (np.array(lower_c, dtype), init_val), None, length=length,
-                           unroll=unroll or 1)
+        (_, out), _ = scan(step, (lower_c, init_val), None, length=length, unroll=unroll or 1)
         return out
     if unroll not in (None, 1):
         raise ValueError("Can only use `unroll` in `fori_loop` if the loop bounds are statically known.")
-    dtype = _index_dtype(lower, upper)
-    lower = convert_element_type(lower, dtype)
-    upper = convert_element_type(upper, dtype)
+    # a bound of the index dtype is kept as it is (a Python int stays weakly typed)
+    lower, upper = [b if get_aval(b).dtype == dtype else convert_element_type(b, dtype)
+                    for b in (lower, upper)]
 
     def cond_fun(state):
         return lt(state[0], state[1])
 
     def body(state):
         i, hi, val = state
-        return add(i, np.array(1, dtype)), hi, body_fun(i, val)
+        return _next(i), hi, body_fun(i, val)
     return while_loop(cond_fun, body, (lower, upper, init_val))[2]
+
+
+def _next(i):
+    """i + 1 in i's own type, weak type included."""
+    aval = get_aval(i)
+    return add(i, _convert_element_type(1, aval.dtype, aval.weak_type))
 
 
 def _concrete_int(x):
@@ -65,8 +72,20 @@ def _concrete_int(x):
 
 
 def _index_dtype(lower, upper):
-    ds = [get_aval(v).dtype for v in (lower, upper) if not isinstance(v, int)]
-    return ds[0] if ds else dtypes.canonicalize_dtype(np.int64)
+    """The loop index's dtype: the bounds' common dtype, where a weakly typed bound (a Python
+    int) takes the other's signed integer type, as in JAX.
+
+    >>> _index_dtype(0, np.int16(3))
+    dtype('int16')
+    """
+    lo, up = get_aval(lower), get_aval(upper)
+    if lo.dtype == up.dtype:
+        return lo.dtype
+    if np.issubdtype(lo.dtype, np.signedinteger) and np.issubdtype(up.dtype, np.signedinteger):
+        if lo.weak_type != up.weak_type:
+            return up.dtype if lo.weak_type else lo.dtype
+    raise TypeError(f"lower and upper arguments to fori_loop must have equal types, got "
+                    f"{lo.dtype.name} and {up.dtype.name}")
 
 
 def map(f, xs, *, batch_size=None):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.avals import ShapedArray, get_aval
+from ..core.errors import aval_text
 from ..core.interpret import eval_jaxpr
 from ..core.ir import param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, jvp_rules, lowering_rules,
@@ -66,7 +67,9 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     def body(carry, x):
         out = f(carry, x)
         if not (isinstance(out, (tuple, list)) and len(out) == 2):
-            raise TypeError(f"scan body output must be a pair, got {type(out).__name__}.")
+            got = aval_text(get_aval(out), weak=False) if hasattr(out, "aval") else \
+                type(out).__name__
+            raise TypeError(f"scan body output must be a pair, got {got}.")
         return tuple(out)
     n_carry = len(carry_avals)
     for attempt in range(3):             # retrace while weak carries settle (JAX's rule)

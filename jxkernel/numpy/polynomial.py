@@ -29,7 +29,7 @@ def _static_index(x, what: str) -> int:
     return operator.index(_concrete(x, what))
 
 
-@jnp_jit(static_argnames=("N", "increasing"))
+@jnp_jit
 def poly(seq_of_zeros):
     """The coefficients of the monic polynomial with the given roots (or with a square
     matrix's eigenvalues as roots), built by convolving (1, -root) factors, as JAX does.

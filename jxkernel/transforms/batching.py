@@ -206,6 +206,8 @@ def _finish_output(trace, x, out_axis, size, index, name):
         return val
     with set_current_trace(trace.parent):
         nd = len(get_aval(val).shape) + (dim is not_mapped)
+        if not -nd <= out_axis < nd:
+            raise ValueError(f"axis {out_axis} is out of bounds for array of dimension {nd}")
         return bu.move_to(val, dim, out_axis % nd, size)
 
 

@@ -281,6 +281,39 @@ def _as_tuple(x) -> tuple:
     return (x,) if isinstance(x, (int, str)) else tuple(x)
 
 
+def _check_argnums(signature, argnums: tuple, what: str) -> None:
+    """As JAX: an argnum must name a positional parameter (any does if fun takes *args).
+
+    >>> _check_argnums(inspect.signature(lambda x: x), (1,), "static_argnums")
+    Traceback (most recent call last):
+    ValueError: Jitted function has static_argnums=(1,), but only accepts 1 positional arguments.
+    """
+    if signature is None or not argnums:
+        return
+    params = signature.parameters.values()
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return
+    n = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+    if -min(argnums) > n or max(argnums) >= n:
+        raise ValueError(f"Jitted function has {what}={argnums}, but only accepts {n} "
+                         f"positional arguments.")
+
+
+def _check_argnames(signature, argnames: tuple, what: str) -> None:
+    """As JAX: an argname must name a parameter passable by keyword (any does with **kwargs)."""
+    if signature is None or not argnames:
+        return
+    params = signature.parameters
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return
+    invalid = {n for n in argnames if n not in params or
+               params[n].kind not in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                      inspect.Parameter.KEYWORD_ONLY)}
+    if invalid:
+        raise ValueError(f"Jitted function has invalid argnames {invalid} in {what}. Function "
+                         f"does not take these args.")
+
+
 class _Entry:
     """A compiled signature: the executable, consts on device, the output structure, and how
     often the cache has hit it."""
@@ -323,6 +356,10 @@ class Jitted:
         params = list(self._signature.parameters.values()) if self._signature else []
         positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         self._positional_names = positional
+        for what, nums, names in (("static", static_argnums, static_argnames),
+                                  ("donate", donate_argnums, donate_argnames)):
+            _check_argnums(self._signature, _as_tuple(nums), f"{what}_argnums")
+            _check_argnames(self._signature, _as_tuple(names), f"{what}_argnames")
         static_argnums, static_argnames = self._infer(_as_tuple(static_argnums),
                                                       _as_tuple(static_argnames), positional)
         donate_argnums, donate_argnames = self._infer(_as_tuple(donate_argnums),
@@ -331,6 +368,10 @@ class Jitted:
         self._static_argnames = frozenset(static_argnames)
         self._donate_argnums = frozenset(donate_argnums)
         self._donate_argnames = frozenset(donate_argnames)
+        if self._static_argnames & self._donate_argnames:
+            raise ValueError(f"static_argnames and donate_argnames cannot intersect. Argument "
+                             f"names {set(self._static_argnames & self._donate_argnames)} appear "
+                             f"in both static_argnames and donate_argnames")
         if self._static_argnums & self._donate_argnums:
             raise ValueError("An argument cannot be both static and donated: "
                              f"{sorted(self._static_argnums & self._donate_argnums)}")
@@ -341,7 +382,7 @@ class Jitted:
         options = (self._static_argnums, self._static_argnames, self._donate_argnums,
                    self._donate_argnames, self._device, backend, inline, keep_unused)
         # _cache: key -> _Entry; _fast: the fast path's key -> _Entry (see __call__);
-        # _traces: key -> (ClosedJaxpr, out_tree), for the bind path; _history:
+        # _traces: key -> (jaxpr, consts, out_tree, ClosedJaxpr), for the bind path; _history:
         # compile_log.Signature per compile, for reasons. All shared by jits of the same fun.
         self._cache, self._fast, self._traces, self._history = state.caches_for(options)
         self._source = state.source
@@ -563,7 +604,9 @@ class Jitted:
         return closed, out_trees[0], time.perf_counter() - start
 
     def _compile(self, key, leaves, treedef, statics, avals, device, dyn_args, dyn_kwargs):
-        closed, out_tree, trace_s = self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
+        traced = self._traces.get(key[:4])       # traced already under a transformation
+        closed, out_tree, trace_s = (traced[3], traced[2], 0.0) if traced is not None else \
+            self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
         entry, lower_s, compile_s, source = self._build(
             closed, out_tree, device, self._donated_leaves(dyn_args, dyn_kwargs),
             self._leaf_names(dyn_args, dyn_kwargs))
@@ -672,10 +715,10 @@ class Jitted:
             closed, out_tree = self._compiled_trace(key) or \
                 self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)[:2]
             jaxpr, consts = convert_constvars_to_invars(closed)
-            found = (jaxpr, consts, out_tree)
+            found = (jaxpr, consts, out_tree, closed)
             if not any(isinstance(c, Tracer) for c in consts):   # tracers die with their trace
                 self._traces[key] = found
-        jaxpr, consts, out_tree = found
+        jaxpr, consts, out_tree, _ = found
         donated = (False,) * len(consts) + (self._donated_leaves(dyn_args, dyn_kwargs)
                                             or (False,) * len(leaves))
         outs = jit_p.bind(*consts, *leaves, jaxpr=jaxpr, name=self._name, donated_invars=donated,

@@ -45,6 +45,13 @@ def mistakes(jax):
             lambda c: c.sum() < 3, lambda c: jnp.concatenate([c, c]), jnp.ones(1)),
         "vjp_pullback_splatted": lambda: jax.vjp(lambda x: (x, x), 1.0)[1](1.0, 1.0),
         "custom_jvp_rule_structure": _custom_jvp_bad_rule(jax),
+        "static_argnums_range": lambda: jax.jit(lambda x: x, static_argnums=5),
+        "static_argnames_unknown": lambda: jax.jit(lambda x: x, static_argnames="y"),
+        "static_and_donated": lambda: jax.jit(lambda a: a, static_argnames="a",
+                                              donate_argnames="a"),
+        "vmap_out_axes_range": lambda: jax.vmap(lambda a: a.sum(), out_axes=1)(jnp.ones((3, 2))),
+        "fori_loop_bound_types": lambda: lax.fori_loop(0.0, 3, lambda i, c: c, 0),
+        "scan_body_not_a_pair": lambda: lax.scan(lambda c, x: c + x, 0., jnp.ones(3)),
     }
 
 
