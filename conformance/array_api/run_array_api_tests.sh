@@ -33,9 +33,10 @@ mkdir -p "$OUT" "$HERE/_work/json"
 run_one() {  # library-name python namespace-module
   echo "== $1: array-api-tests, max-examples $MAX_EXAMPLES" >&2
   # The same environment for both: x64 on (the standard's int64/float64 defaults, as JAX's
-  # own CI runs this suite), API version 2024.12 (both report it), derandomized examples.
+  # own CI runs this suite), API version 2024.12 (both report it), derandomized examples, and
+  # a fixed hash seed: set and dict orders (JAX's info.dtypes()) steer hypothesis's draws.
   (cd "$SUITE" && PYTHONPATH="$DEPS" ARRAY_API_TESTS_MODULE=$3 ARRAY_API_TESTS_VERSION=2024.12 \
-     JAX_ENABLE_X64=1 JAX_PLATFORMS=cpu \
+     JAX_ENABLE_X64=1 JAX_PLATFORMS=cpu PYTHONHASHSEED=0 \
      JXKERNEL_COMPILATION_CACHE_DIR="$HERE/_work/xla_cache" \
      nice -n 10 timeout "$TIMEOUT_S" "$2" -m pytest array_api_tests -q -p no:cacheprovider \
        -p no:randomly --max-examples="$MAX_EXAMPLES" --derandomize --disable-deadline \

@@ -12,7 +12,6 @@ print(random.categorical(ks[5], jnp.log(jnp.array([0.1, 0.2, 0.7])), shape=(6,))
 RESULTS = {
     "normal": random.normal(ks[6], (2, 3)),
     "truncated": random.truncated_normal(ks[7], -1., 1., (4,)),
-    "gamma": random.gamma(ks[8], 2.0, (3,)),
     "exponential": random.exponential(ks[10], (3,)),
     "mvn": random.multivariate_normal(ks[11], jnp.zeros(2), jnp.eye(2), (2,)),
     "shuffled": random.permutation(k, jnp.arange(8) * 10),

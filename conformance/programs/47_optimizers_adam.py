@@ -10,7 +10,7 @@ def f(p):
 
 init, update, get_params = optimizers.adam(step_size=0.1)
 state = init({"x": jnp.zeros(2), "y": 0.0})
-for i in range(50):
+for i in range(20):
     state = update(i, jax.grad(f)(get_params(state)), state)
 print(jax.tree.map(lambda v: v.round(2), get_params(state)))
 sched = optimizers.exponential_decay(1.0, 10, 0.5)

@@ -1,0 +1,15 @@
+import jax.numpy as jnp
+
+x = jnp.arange(24).reshape(2, 3, 4)
+print(x[..., 1], x[:, None, 0].shape, x[1, ::-1, 1:3])
+print(x[jnp.array([1, 0]), :, jnp.array([0, 3])])
+print(x[x % 5 == 0])
+print(jnp.take_along_axis(x[0], jnp.argsort(-x[0], axis=1), axis=1))
+print(x[0][jnp.array([True, False, True])])
+print(jnp.take(x, jnp.array([0, 5, 23])), x.ravel()[-2:], x[-1, -1, -1])
+idx = jnp.ix_(jnp.array([0, 1]), jnp.array([2, 0]))
+print(x[0][idx])
+print(jnp.arange(5).at[jnp.array([0, 0, 1])].add(10), jnp.zeros((2, 2)).at[:, 0].set(jnp.array([1., 2.])))
+print(jnp.diag(jnp.arange(4).reshape(2, 2)), jnp.triu(jnp.ones((3, 3))), jnp.tril_indices(3))
+print(jnp.searchsorted(jnp.array([1, 3, 5, 7]), jnp.array([0, 4, 8])), jnp.argwhere(jnp.eye(2)))
+print(jnp.select([x[0] < 3, x[0] > 8], [x[0], -x[0]], 0))
