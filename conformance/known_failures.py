@@ -14,8 +14,6 @@ KNOWN_FAILURES = {
     "14_gotchas_debug_nans": "jax_debug_nans raises FloatingPointError but does not print JAX's "
                              "'Invalid nan value encountered in the output of a jax.jit function. "
                              "Calling the de-optimized version.' to stdout",
-    "17_autodiff_argnums_aux": "value_and_grad/grad with has_aux=True return the aux's arrays as "
-                               "GradTracers, not Arrays",
     "29_pytrees_basics": _ARRAY_IMPL,
     "36_control_flow_loops": _ARRAY_IMPL,
     "41_pmap_basics": _ARRAY_IMPL,
@@ -34,6 +32,4 @@ KNOWN_FAILURES = {
     "77_promotion_modes": "missing: jax.numpy_dtype_promotion, jax.default_matmul_precision",
     "78_image_resize": "missing: jax.image (resize, scale_and_translate)",
     "79_odeint": "missing: jax.experimental.ode.odeint",
-    "80_debug_callback_and_aux": "jacfwd(f, has_aux=True) leaks the aux's JVP tracer "
-                                 "(UnexpectedTracerError); jacrev's has_aux works",
 }
