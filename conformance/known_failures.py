@@ -32,4 +32,5 @@ KNOWN_FAILURES = {
     "77_promotion_modes": "missing: jax.numpy_dtype_promotion, jax.default_matmul_precision",
     "78_image_resize": "missing: jax.image (resize, scale_and_translate)",
     "79_odeint": "missing: jax.experimental.ode.odeint",
+    "83_tree_paths_and_static": "missing: jax.flatten_util.ravel_pytree",
 }
