@@ -8,9 +8,6 @@ _ARRAY_IMPL = "type(x).__name__ is 'Array': JAX's concrete array class is named 
 
 KNOWN_FAILURES = {
     "04_thinking_immutable": _ARRAY_IMPL,
-    "12_gotchas_control_flow": "jnp.ones((n,)) with a traced n raises ConcretizationTypeError; "
-                               "JAX raises a plain TypeError ('Shapes must be 1D sequences of "
-                               "concrete values of integer type')",
     "14_gotchas_debug_nans": "jax_debug_nans raises FloatingPointError but does not print JAX's "
                              "'Invalid nan value encountered in the output of a jax.jit function. "
                              "Calling the de-optimized version.' to stdout",
