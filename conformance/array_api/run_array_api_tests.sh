@@ -8,7 +8,7 @@
 # `array-api` submodule (git clone --recursive); default conformance/array_api/_work/array-api-tests.
 # The script downloads nothing but the pinned packages of requirements.txt (pip, into
 # _work/deps). It needs .venv (jxkernel) and .venv-jax (scripts/jax_venv.sh).
-# Settings (environment): MAX_EXAMPLES (default 5), TIMEOUT_S per library (default 1200),
+# Settings (environment): MAX_EXAMPLES (default 2), TIMEOUT_S per library (default 1200),
 # LIBS (default "jxkernel jax"), PYTEST_ARGS (extra arguments, e.g. a -k filter).
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -16,7 +16,7 @@ HERE=$ROOT/conformance/array_api
 SUITE=${1:-${ARRAY_API_TESTS_DIR:-$HERE/_work/array-api-tests}}
 DEPS=$HERE/_work/deps
 OUT=${OUT:-$HERE/results}
-MAX_EXAMPLES=${MAX_EXAMPLES:-5}
+MAX_EXAMPLES=${MAX_EXAMPLES:-2}
 TIMEOUT_S=${TIMEOUT_S:-1200}
 LIBS=${LIBS:-"jxkernel jax"}
 
@@ -33,10 +33,9 @@ mkdir -p "$OUT" "$HERE/_work/json"
 run_one() {  # library-name python namespace-module
   echo "== $1: array-api-tests, max-examples $MAX_EXAMPLES" >&2
   # The same environment for both: x64 on (the standard's int64/float64 defaults, as JAX's
-  # own CI runs this suite), API version 2024.12 (both report it), derandomized examples, and
-  # a fixed hash seed: set and dict orders (JAX's info.dtypes()) steer hypothesis's draws.
+  # own CI runs this suite), API version 2024.12 (both report it), derandomized examples.
   (cd "$SUITE" && PYTHONPATH="$DEPS" ARRAY_API_TESTS_MODULE=$3 ARRAY_API_TESTS_VERSION=2024.12 \
-     JAX_ENABLE_X64=1 JAX_PLATFORMS=cpu PYTHONHASHSEED=0 \
+     JAX_ENABLE_X64=1 JAX_PLATFORMS=cpu \
      JXKERNEL_COMPILATION_CACHE_DIR="$HERE/_work/xla_cache" \
      nice -n 10 timeout "$TIMEOUT_S" "$2" -m pytest array_api_tests -q -p no:cacheprovider \
        -p no:randomly --max-examples="$MAX_EXAMPLES" --derandomize --disable-deadline \
