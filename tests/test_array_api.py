@@ -51,6 +51,8 @@ def test_dlpack_shares_memory_both_ways_on_cpu():
     y = np.from_dlpack(x)
     assert y.ctypes.data == a.ctypes.data and not y.flags.writeable
     assert x.__dlpack_device__() == (DLDeviceType.kDLCPU, 0)
+    placed = jnp.from_dlpack(a, device=jxkernel.sharding.SingleDeviceSharding(x.device))
+    assert placed.unsafe_buffer_pointer() == a.ctypes.data and placed.committed
 
 
 def test_dlpack_errors_name_what_to_do():

@@ -22,7 +22,14 @@ import numpy as np
 from ..core import dtypes
 from ..core.avals import ShapedArray
 from . import client as _client
-from .array import Array, _rewrap_buffer, _to_host, device_put, host_to_device
+from .array import (
+    Array,
+    _device_of_sharding,
+    _rewrap_buffer,
+    _to_host,
+    device_put,
+    host_to_device,
+)
 from .client import xc
 
 
@@ -119,6 +126,8 @@ def from_dlpack(external, device=None, copy=None) -> Array:
         raise TypeError(f"Array passed to from_dlpack is on unsupported device type "
                         f"(DLDeviceType: {kind}, array: {external}")
     source = _device_with_hardware_id(_PLATFORM_OF[kind], hardware_id)
+    if device is not None and not isinstance(device, xc.Device):
+        device = _device_of_sharding(device)        # a one-device sharding, as JAX takes
     if device is not None and device != source and copy is False:
         raise ValueError(f"Specified device={device!r} which requires a copy since the source "
                          f"device is {source!r}, however copy=False. Set copy=True or "
