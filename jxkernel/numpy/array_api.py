@@ -15,7 +15,6 @@ import numpy as np
 from ..config import config
 from ..core import dtypes as _core
 from ..xla import client as _client
-from ..xla import dlpack as _dlpack
 from .dtypes import _KINDS
 
 __all__ = ["__array_api_version__", "__array_namespace_info__", "from_dlpack"]
@@ -84,4 +83,5 @@ def from_dlpack(x, /, *, device=None, copy=None):
     >>> jnp.from_dlpack(np.arange(3, dtype=np.int32))
     Array([0, 1, 2], dtype=int32)
     """
-    return _dlpack.from_dlpack(x, device=device, copy=copy)
+    from ..xla import dlpack          # on first use: `import jxkernel` stays as fast as it was
+    return dlpack.from_dlpack(x, device=device, copy=copy)
