@@ -83,5 +83,5 @@ def from_dlpack(x, /, *, device=None, copy=None):
     >>> jnp.from_dlpack(np.arange(3, dtype=np.int32))
     Array([0, 1, 2], dtype=int32)
     """
-    from ..xla import dlpack          # on first use: `import jxkernel` stays as fast as it was
+    from ..xla import dlpack  # on first use: `import jxkernel` stays as fast as it was
     return dlpack.from_dlpack(x, device=device, copy=copy)
