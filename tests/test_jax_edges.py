@@ -61,14 +61,14 @@ def _kinds(tree):
 
 def test_zero_trip_loops_return_arrays_of_the_carry_type():
     body = lambda i, c: c + 1                                          # noqa: E731
-    assert _kinds(lax.fori_loop(0, 0, body, 0)) == [("Array", "int32", True)]
-    assert _kinds(lax.fori_loop(3, 1, body, 1.0)) == [("Array", "float32", True)]
-    assert _kinds(lax.fori_loop(0, 0, body, np.float32(2))) == [("Array", "float32", False)]
-    assert _kinds(lax.fori_loop(0, 0, body, 0, unroll=True)) == [("Array", "int32", True)]
-    assert _kinds(jax.jit(lambda n: lax.fori_loop(0, n, body, 0))(0)) == [("Array", "int32", True)]
-    assert _kinds(lax.while_loop(lambda c: c < 0, lambda c: c + 1, 0)) == [("Array", "int32", True)]
+    assert _kinds(lax.fori_loop(0, 0, body, 0)) == [("ArrayImpl", "int32", True)]
+    assert _kinds(lax.fori_loop(3, 1, body, 1.0)) == [("ArrayImpl", "float32", True)]
+    assert _kinds(lax.fori_loop(0, 0, body, np.float32(2))) == [("ArrayImpl", "float32", False)]
+    assert _kinds(lax.fori_loop(0, 0, body, 0, unroll=True)) == [("ArrayImpl", "int32", True)]
+    assert _kinds(jax.jit(lambda n: lax.fori_loop(0, n, body, 0))(0)) == [("ArrayImpl", "int32", True)]
+    assert _kinds(lax.while_loop(lambda c: c < 0, lambda c: c + 1, 0)) == [("ArrayImpl", "int32", True)]
     carry, ys = lax.scan(lambda c, _: (c + 1, c), 0, None, length=0)
-    assert _kinds((carry, ys)) == [("Array", "int32", True), ("Array", "int32", True)]
+    assert _kinds((carry, ys)) == [("ArrayImpl", "int32", True), ("ArrayImpl", "int32", True)]
     assert ys.shape == (0,) and int(carry) == 0 and int(lax.fori_loop(0, 0, body, 5)) == 5
     # a carry the body hands back unchanged is the value passed in (JAX forwards it)
     for trips in (0, 3):

@@ -188,7 +188,7 @@ def test_disable_jit_runs_python():
         return x
     with jax.config.override("jax_disable_jit", True):
         f(arr(1.0))
-    assert seen == ["Array"]
+    assert seen == ["ArrayImpl"]
 
 
 def test_log_compiles_prints(capsys):

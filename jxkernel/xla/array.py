@@ -52,8 +52,12 @@ class DeletedArrayError(RuntimeError):
     """An Array was used after it was donated to a computation or deleted."""
 
 
-class Array:
-    """An immutable array on a device. Reading its value waits for the computation."""
+class ArrayImpl:
+    """An immutable array on a device. Reading its value waits for the computation.
+
+    Named as JAX's concrete array class, which user code checks by name
+    (`type(x).__name__ == "ArrayImpl"`); `jxkernel.Array` is the abstract type.
+    """
     __slots__ = ("_buf", "aval", "_npy", "__weakref__")
     __array_priority__ = 100
 
@@ -294,6 +298,9 @@ def _frozen(value: np.ndarray, shape) -> np.ndarray:
     return value
 
 
+Array = ArrayImpl          # the name the rest of jxkernel imports
+
+
 class MultiDeviceArray(Array):
     """An Array with one buffer per device, stacked (pmap results) or replicated.
 
@@ -361,6 +368,12 @@ class MultiDeviceArray(Array):
 
     def _rewrap(self, buf) -> Array:
         return MultiDeviceArray(buf, self.aval, self._stacked)
+
+
+# JAX has one concrete class for arrays on one device or many; code that checks
+# `type(x).__name__` sees that name here too. `__qualname__` keeps the real one, so the
+# class's repr and tracebacks say which implementation it is.
+MultiDeviceArray.__name__ = "ArrayImpl"
 
 
 class Shard:
