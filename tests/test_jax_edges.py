@@ -184,3 +184,18 @@ def test_common_mistakes_raise_jaxs_exception_classes_and_messages():
 
 def test_tracers_print_as_in_jax():
     assert tracer_prints(jax) == _reference()["tracer_prints"]
+
+
+def test_has_aux_outputs_come_back_as_values_not_tracers():
+    def loss(w):
+        pred = jnp.tanh(w * 2.0)
+        return jnp.sum(pred ** 2), {"pred": pred}
+    w = jnp.array([0.1, -0.3])
+    (_, aux), _ = jax.value_and_grad(loss, has_aux=True)(w)
+    _, aux_grad = jax.grad(loss, has_aux=True)(w)
+    _, aux_jacfwd = jax.jacfwd(lambda x: (jnp.sin(x), x.sum()), has_aux=True)(w)
+    _, _, aux_jvp = jax.jvp(lambda x: (x * 2, x), (1.0,), (1.0,), has_aux=True)
+    for value in (aux["pred"], aux_grad["pred"], aux_jacfwd):
+        assert isinstance(value, jax.Array) and not isinstance(value, jax.core.Tracer)
+    np.testing.assert_array_equal(np.asarray(aux["pred"]), np.asarray(jnp.tanh(w * 2.0)))
+    assert aux_jvp == 1.0 and float(aux_jacfwd) == float(w.sum())

@@ -61,6 +61,17 @@ class ConcretizationTypeError(JAXTypeError):
             f"See {_DOCS}ConcretizationTypeError")
 
 
+def shape_error(shape: tuple, tracer) -> TypeError:
+    """JAX's plain TypeError for a traced size in a shape (`jnp.zeros(n)` under jit), carrying
+    the tracer's provenance like the concretization errors (the notebook's card reads it)."""
+    error = TypeError(
+        f"Shapes must be 1D sequences of concrete values of integer type, got {shape}.\n"
+        f"If using `jit`, try using `static_argnums` or applying `jit` to smaller "
+        f"subfunctions.\n{_origin(tracer)}")
+    error.arg_names, error.provenance = _traced_arguments(tracer), provenance(tracer)
+    return error
+
+
 class TracerBoolConversionError(ConcretizationTypeError):
     def __init__(self, tracer):
         self.arg_names = _traced_arguments(tracer)

@@ -489,6 +489,7 @@ def _lu_pivots_to_permutation_impl(swaps, *, permutation_size):
     spread = lambda v: shapes.broadcast_in_dim(v, shape, tuple(range(nb + 1)))
 
     def body(i, perm):
+        i = conversion.convert_element_type(i, np.int32)   # fori_loop's index is a weak int
         j = slicing.dynamic_slice_in_dim(swaps, i, 1, nb)              # (*batch, 1)
         x = slicing.dynamic_slice_in_dim(perm, i, 1, nb)               # perm[..., i]
         y = _take_last(perm, j)                                        # perm[..., j]

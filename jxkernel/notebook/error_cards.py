@@ -225,7 +225,14 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
         fix=("Make the argument static (static_argnames, or --static in %%jit), so Python "
              "sees its value; sizes can come from shapes (x.shape), which are static."),
         rewrite=rewrite, where=_public(where), called_from=_public(called_from),
-        origin=origin, docs=_DOCS + type(exc).__name__)
+        origin=origin, docs=_DOCS + (type(exc).__name__ if isinstance(exc, jx_errors.JAXTypeError)
+                                     else "ConcretizationTypeError"))
+
+
+def _is_traced_shape_error(e) -> bool:
+    """jnp.zeros(n) with a traced n: JAX's plain TypeError, which carries the provenance."""
+    return isinstance(e, TypeError) and getattr(e, "provenance", None) is not None and \
+        str(e).startswith("Shapes must be 1D sequences of concrete values")
 
 
 def _array_card(exc, where, called_from) -> ErrorCard:
@@ -539,6 +546,7 @@ _BUILDERS = [
     (lambda e: isinstance(e, jx_errors.TracerBoolConversionError), _bool_card),
     (lambda e: isinstance(e, (jx_errors.ConcretizationTypeError,
                               jx_errors.TracerIntegerConversionError)), _concretization_card),
+    (_is_traced_shape_error, _concretization_card),
     (lambda e: isinstance(e, jx_errors.TracerArrayConversionError), _array_card),
     (lambda e: isinstance(e, jx_errors.UnexpectedTracerError), _leaked_card),
     (lambda e: isinstance(e, ValueError) and _UNHASHABLE.match(str(e)) is not None,

@@ -21,7 +21,7 @@ from .. import lax
 from ..core import dtypes as _core
 from ..core import trace as _trace
 from ..core.avals import ShapedArray
-from ..core.errors import ConcretizationTypeError
+from ..core.errors import ConcretizationTypeError, shape_error
 from ..core.trace import Tracer
 from ..xla import client as _client
 from ..xla.array import Array, device_put, host_to_device
@@ -54,14 +54,16 @@ def _check_python_int(x, dtype) -> None:
 
 def _shape(shape, name="shape") -> tuple:
     if isinstance(shape, (list, tuple)):
-        out = []
-        for d in shape:
-            out.append(_concrete_int(d, f"The {name} argument"))
-        return tuple(out)
-    if np.ndim(shape) == 0:
-        return (_concrete_int(shape, f"The {name} argument"),)
-    raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got "
-                    f"{shape}.")
+        dims = tuple(shape)
+    elif np.ndim(shape) == 0:
+        dims = (shape,)
+    else:
+        raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got "
+                        f"{shape}.")
+    for d in dims:                        # a traced size: JAX's plain TypeError
+        if isinstance(d, Tracer) and d.to_concrete_value() is None:
+            raise shape_error(dims, d)
+    return tuple(_concrete_int(d, f"The {name} argument") for d in dims)
 
 
 def _concrete_int(x, what) -> int:

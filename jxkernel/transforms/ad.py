@@ -22,11 +22,11 @@ from ..core.avals import ShapedArray, get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, Var
 from ..core.primitive import rule as _rule
-from ..core.trace import Trace, Tracer, new_trace, set_current_trace, value_text
+from ..core.trace import Trace, Tracer, current_trace, new_trace, set_current_trace, value_text
 from ..lax._ad_util import (UndefinedPrimal, Zero, add_tangents, float0, instantiate)
 
 instantiate_zeros = instantiate
-from ..tree_util import register_pytree_node, tree_flatten, tree_unflatten
+from ..tree_util import register_pytree_node, tree_flatten, tree_map, tree_unflatten
 from .partial_eval import PartialEvalTrace
 from .staging import trace_to_jaxpr
 
@@ -77,6 +77,15 @@ class JVPTrace(Trace):
 
     def describe_self(self):
         return "jvp/grad"
+
+
+def _aux_values(aux):
+    """has_aux's auxiliary output as values, not tracers of the differentiating trace: JAX
+    returns it without derivative (so it does not leak that trace's tracers)."""
+    trace = current_trace()
+    if type(trace) is not JVPTrace:
+        return aux
+    return tree_map(lambda x: trace.unpack(x)[0] if isinstance(x, Tracer) else x, aux)
 
 
 def _tangent_aval(x) -> ShapedArray:
@@ -132,7 +141,7 @@ def jvp(fun, primals, tangents, has_aux=False):
         out = fun(*tree_unflatten(p_tree, args))
         if has_aux:
             out, aux = out
-            out_trees.append(aux)
+            out_trees.append(_aux_values(aux))
         leaves, tree = tree_flatten(out)
         out_trees.insert(0, tree)
         return leaves
@@ -187,7 +196,7 @@ def linearize(fun, *primals, has_aux=False):
         out = fun(*tree_unflatten(p_tree, args))
         if has_aux:
             out, aux = out
-            out_trees.append(aux)
+            out_trees.append(_aux_values(aux))
         leaves, tree = tree_flatten(out)
         out_trees.insert(0, tree)
         return leaves
@@ -271,7 +280,7 @@ def _flatten_fun(fun, in_tree, has_aux, out_store):
                 raise TypeError("has_aux=True requires the function to return a pair "
                                 "(output, auxiliary data)")
             out, aux = out
-            out_store["aux"] = aux
+            out_store["aux"] = _aux_values(aux)
         leaves, tree = tree_flatten(out)
         out_store["tree"] = tree
         return leaves

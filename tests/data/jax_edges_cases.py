@@ -31,6 +31,7 @@ def mistakes(jax):
         "index_of_tracer": lambda: jax.jit(lambda i: [1, 2][i])(1),
         "numpy_of_tracer": lambda: jax.jit(lambda x: np.sin(x))(1.0),
         "arange_of_tracer": lambda: jax.jit(lambda n: jnp.arange(n))(3),
+        "zeros_of_tracer": lambda: jax.jit(lambda n: jnp.zeros((n, 2)))(3),
         "boolean_mask_traced": lambda: jax.jit(lambda m: jnp.ones(3)[m])(jnp.ones(3) > 0),
         "grad_of_int": lambda: jax.grad(lambda x: x * 2)(1),
         "grad_non_scalar": lambda: jax.grad(lambda x: x * 2)(jnp.ones(2)),
