@@ -19,11 +19,9 @@ KNOWN_FAILURES = {
                                 "tree.leaves(random.key(0))[0].shape is (2,), JAX's is ()",
     "62_array_attributes": "str(jax.typeof(x)) is 'f32[2,3]', JAX's is 'float32[2,3]'",
     "69_kernel_density": "missing: jax.scipy.stats.gaussian_kde",
-    "74_vectorize_piecewise": "missing: jax.numpy.frompyfunc",
     "75_checkify": "missing: jax.experimental.checkify",
     "76_jit_trace_lower": "missing: Lowered.out_info",
     "77_promotion_modes": "missing: jax.numpy_dtype_promotion, jax.default_matmul_precision",
     "78_image_resize": "missing: jax.image (resize, scale_and_translate)",
     "79_odeint": "missing: jax.experimental.ode.odeint",
-    "83_tree_paths_and_static": "missing: jax.flatten_util.ravel_pytree",
 }
