@@ -5,9 +5,6 @@ one passes (then delete its line here). A reason begins with "missing:" when jxk
 lacks the API the program uses.
 """
 KNOWN_FAILURES = {
-    "14_gotchas_debug_nans": "jax_debug_nans raises FloatingPointError but does not print JAX's "
-                             "'Invalid nan value encountered in the output of a jax.jit function. "
-                             "Calling the de-optimized version.' to stdout",
     "36_control_flow_loops": "scan's stacked outputs lose weak_type: JAX keeps weak_type=True on ys "
                              "that come from a weakly typed carry (scan with reverse=True)",
     "43_sharding_device_put": "missing: jax.sharding.Mesh, NamedSharding, PartitionSpec",

@@ -33,7 +33,7 @@ def test_jit_reruns_op_by_op_to_name_the_operation(capsys):
         with pytest.raises(FloatingPointError, match=r"invalid value \(nan\) encountered in sqrt"):
             halved_root(-1.0)
         assert "Invalid nan value encountered in the output of a jax.jit function" in \
-            capsys.readouterr().err
+            capsys.readouterr().out
         assert float(halved_root(4.0)) == 1.0
     assert jnp.isnan(halved_root(-1.0))             # and off again
 

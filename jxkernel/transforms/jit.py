@@ -21,7 +21,6 @@ import collections
 import dataclasses
 import functools
 import inspect
-import sys
 import time
 import weakref
 
@@ -43,7 +42,7 @@ from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unfla
 from ..xla import client as _client
 from ..xla.array import Array, device_put
 from ..xla.compiler import Executable, compile_module
-from ..xla.dispatch import invalid_value, to_device
+from ..xla.dispatch import DEOPTIMIZED_RERUN_LINE, invalid_value, to_device
 from ..xla.lowering import lower_module
 from .ad import jvp_jaxpr, transpose_jaxpr
 from .batching import axis_batching_rules, batch_jaxpr
@@ -578,14 +577,12 @@ class Jitted:
 
     def _check_values(self, outs, args, kwargs):
         """jax_debug_nans / jax_debug_infs: on a NaN/inf output, rerun the function op by op
-        (jit off), so that the operation that made it raises, as JAX does."""
+        (this jit off), so that the operation that made it raises, as JAX does."""
         kind = invalid_value(outs)
         if kind is None:
             return
-        print(f"Invalid {kind} value encountered in the output of a jax.jit function. Calling "
-              f"the de-optimized version.", file=sys.stderr)
-        with config.override("jax_disable_jit", True):
-            self._fun(*args, **kwargs)
+        print(DEOPTIMIZED_RERUN_LINE)
+        self._fun(*args, **kwargs)       # as JAX: jits inside still run compiled, and check
         raise FloatingPointError(
             f"invalid value ({kind}) encountered in jit({self._name}). Because jax_debug_nans "
             f"and/or jax_debug_infs is set, the de-optimized function (i.e., the function as if "

@@ -129,10 +129,17 @@ def invalid_value(arrays) -> str | None:
     return None
 
 
+# JAX prints this to stdout (saying "nan" for an inf too) whenever a compiled computation
+# (a jit, or one operation run eagerly, which JAX compiles as a jit) makes an invalid value.
+DEOPTIMIZED_RERUN_LINE = ("Invalid nan value encountered in the output of a jax.jit function. "
+                          "Calling the de-optimized version.")
+
+
 def check_values(name, arrays):
     """Raise JAX's FloatingPointError when `name`'s results hold a NaN/inf being checked for."""
     kind = invalid_value(arrays)
     if kind is not None:
+        print(DEOPTIMIZED_RERUN_LINE)
         raise FloatingPointError(f"invalid value ({kind}) encountered in {name}")
 
 
