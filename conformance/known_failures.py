@@ -18,7 +18,6 @@ KNOWN_FAILURES = {
     "69_kernel_density": "missing: jax.scipy.stats.gaussian_kde",
     "75_checkify": "missing: jax.experimental.checkify",
     "76_jit_trace_lower": "missing: Lowered.out_info",
-    "77_promotion_modes": "missing: jax.numpy_dtype_promotion, jax.default_matmul_precision",
     "78_image_resize": "missing: jax.image (resize, scale_and_translate)",
     "79_odeint": "missing: jax.experimental.ode.odeint",
 }

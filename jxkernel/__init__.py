@@ -33,6 +33,7 @@ from .transforms.custom_gradient import closure_convert, custom_gradient
 from .api_extras import (Device, debug_infs, debug_nans, default_device, effects_barrier,
                          enable_x64, ensure_compile_time_eval, float0, log_compiles,
                          named_call, named_scope, print_environment_info, typeof)
+from .api_extras import default_matmul_precision, numpy_dtype_promotion  # noqa: F401
 from .lax import stop_gradient
 from .lax.callbacks import pure_callback
 from . import debug

@@ -27,7 +27,8 @@ from .xla import client as _client
 
 __all__ = ["float0", "typeof", "named_call", "named_scope", "ensure_compile_time_eval",
            "enable_x64", "log_compiles", "default_device", "debug_nans", "debug_infs",
-           "effects_barrier", "print_environment_info", "Device"]
+           "effects_barrier", "print_environment_info", "Device", "numpy_dtype_promotion",
+           "default_matmul_precision"]
 
 Device = _client.xc.Device          # what jxkernel.devices() returns (PJRT's device class)
 
@@ -132,6 +133,8 @@ log_compiles = _ConfigState("jax_log_compiles", True)
 default_device = _ConfigState("jax_default_device")
 debug_nans = _ConfigState("jax_debug_nans", True)
 debug_infs = _ConfigState("jax_debug_infs", True)
+numpy_dtype_promotion = _ConfigState("jax_numpy_dtype_promotion")
+default_matmul_precision = _ConfigState("jax_default_matmul_precision")
 
 
 # ------------------------------------------------------------------ environment

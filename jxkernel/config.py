@@ -19,6 +19,11 @@ def _parse_bool(text: str) -> bool:
     return text.strip().lower() in ("1", "true", "yes", "on")
 
 
+def _check_choice(value, choices, kind: str) -> None:
+    if value not in choices:
+        raise ValueError(f"{value!r} is not a valid {kind}: use one of {', '.join(choices)}")
+
+
 class _Option:
     __slots__ = ("name", "default", "env", "parse", "help", "validate")
 
@@ -53,6 +58,10 @@ _OPTIONS = [
             "Only executables that took at least this long to compile are written to disk."),
     _Option("jax_default_matmul_precision", None, "JAX_DEFAULT_MATMUL_PRECISION", None,
             "Default precision of dot_general (None, 'highest', ...)."),
+    _Option("jax_numpy_dtype_promotion", "standard", "JAX_NUMPY_DTYPE_PROMOTION", None,
+            "How jax.numpy promotes mixed dtypes: 'standard' (JAX's lattice) or 'strict' "
+            "(only weak Python scalars promote; other mixes raise TypePromotionError).",
+            validate=lambda v: _check_choice(v, ("standard", "strict"), "NumpyDtypePromotion")),
     _Option("jax_debug_nans", False, "JAX_DEBUG_NANS", _parse_bool,
             "Raise FloatingPointError when a result contains NaN (a jitted function with a NaN "
             "output is rerun op by op to name the operation)."),

@@ -8,12 +8,13 @@
 import numpy as np
 
 from .core import dtypes as _core
-from .core.dtypes import extended, prng_key  # noqa: F401
+from .core.dtypes import TypePromotionError, extended, prng_key  # noqa: F401
 from .lax._ad_util import float0
 from .numpy.dtypes import bfloat16, finfo, iinfo, issubdtype, result_type
 
 __all__ = ["bfloat16", "canonicalize_dtype", "extended", "finfo", "float0", "iinfo",
-           "issubdtype", "itemsize_bits", "prng_key", "result_type", "scalar_type_of"]
+           "issubdtype", "itemsize_bits", "prng_key", "result_type", "scalar_type_of",
+           "TypePromotionError"]
 
 
 def canonicalize_dtype(dtype, allow_extended_dtype: bool = False) -> np.dtype:

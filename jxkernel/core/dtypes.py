@@ -132,8 +132,7 @@ def _lattice(x64: bool):
     }
 
 
-def _upper_bounds(x64: bool):
-    lattice = _lattice(x64)
+def _upper_bounds(lattice: dict):
     bounds = {}
 
     def up(node):
@@ -146,14 +145,36 @@ def _upper_bounds(x64: bool):
     return bounds
 
 
-_UPPER_BOUNDS = {False: _upper_bounds(False), True: _upper_bounds(True)}
+_UPPER_BOUNDS = {False: _upper_bounds(_lattice(False)), True: _upper_bounds(_lattice(True))}
+
+
+def _strict_lattice():
+    """jax_numpy_dtype_promotion='strict': a weak type joins only dtypes of its own kind
+    (or above), and distinct strong dtypes never meet."""
+    lattice = {d: [] for d in SUPPORTED_DTYPES}
+    lattice[int] = [float, *sorted(INT_DTYPES, key=str)]
+    lattice[float] = [complex, *sorted(FLOAT_DTYPES, key=str)]
+    lattice[complex] = sorted(COMPLEX_DTYPES, key=str)
+    return lattice
+
+
+_STRICT_UPPER_BOUNDS = _upper_bounds(_strict_lattice())
+
+
+class TypePromotionError(ValueError):
+    """Raised when dtypes have no implicit promotion (jax_numpy_dtype_promotion='strict')."""
 
 
 @functools.lru_cache(maxsize=None)
-def _join(x64: bool, *nodes):
-    bounds = _UPPER_BOUNDS[x64]
+def _join(x64: bool, *nodes, strict: bool = False):
+    bounds = _STRICT_UPPER_BOUNDS if strict else _UPPER_BOUNDS[x64]
     common = set.intersection(*(bounds[n] for n in nodes))
     least = common & set(nodes) or {n for n in common if common <= bounds[n]}
+    if not least and strict:
+        raise TypePromotionError(
+            f"Input dtypes {tuple(str(n) for n in nodes)} have no available implicit dtype "
+            "promotion path when jax_numpy_dtype_promotion=strict. Try explicitly casting "
+            "inputs to the desired output type, or set jax_numpy_dtype_promotion=standard.")
     assert len(least) == 1, nodes
     return least.pop()
 
@@ -189,22 +210,28 @@ def _dtype_and_weak(x) -> tuple:
 
 
 @functools.lru_cache(maxsize=None)
-def _result(pairs: tuple, x64: bool) -> tuple:
+def _result(pairs: tuple, x64: bool, promotion: str = "standard") -> tuple:
     dts = [d for d, _ in pairs]
     weaks = [w for _, w in pairs]
+    strict = promotion == "strict"
     if len(pairs) == 1:
         out, weak = pairs[0]
     elif len(set(dts)) == 1 and not all(weaks):
         out, weak = dts[0], False
-    elif all(weaks):
+    elif all(weaks) and not strict:
         # all weak: join the strong dtypes, then mark the result weak (as JAX does: this
         # keeps e.g. two weak float16 values float16)
         out, weak = _join(x64, *set(dts)), True
     else:
-        node = _join(x64, *{_weak_node(d) if w else d for d, w in pairs})
+        node = _join(x64, *_ordered_nodes(pairs), strict=strict)
         out, weak = (_WEAK_DEFAULT[node], True) if node in _WEAK_DEFAULT else (node, False)
     out = _canonicalize(out, x64)
     return out, out != bool_ and weak
+
+
+def _ordered_nodes(pairs) -> tuple:
+    """The distinct lattice nodes of (dtype, weak) pairs, in argument order."""
+    return tuple(dict.fromkeys(_weak_node(d) if w else d for d, w in pairs))
 
 
 def result_type(*args):
@@ -215,13 +242,15 @@ def result_type(*args):
     """
     if not args:
         raise ValueError("at least one array or dtype is required")
-    return _result(tuple(map(_dtype_and_weak, args)), config.jax_enable_x64)
+    return _result(tuple(map(_dtype_and_weak, args)), config.jax_enable_x64,
+                   config.jax_numpy_dtype_promotion)
 
 
 def promote_types(a, b) -> np.dtype:
     """jnp.promote_types: the promoted dtype of two dtypes (no weak types, not
     canonicalized: int64 and uint64 meet at float64 even in 32-bit mode, as in JAX)."""
-    return np.dtype(_join(config.jax_enable_x64, check_supported(a), check_supported(b)))
+    return np.dtype(_join(config.jax_enable_x64, check_supported(a), check_supported(b),
+                          strict=config.jax_numpy_dtype_promotion == "strict"))
 
 
 # JAX's table, not a promotion: ints of up to 32 bits and bool become float32 even in

@@ -98,7 +98,7 @@ def _least_upper_bound(x64: bool, *nodes):
     """The join of lattice nodes (dtypes, or int/float/complex for weak types); the lattice
     itself lives in core.dtypes, which the core's own promotion uses too."""
     try:
-        return _core._join(x64, *nodes)
+        return _core._join(x64, *nodes, strict=config.jax_numpy_dtype_promotion == "strict")
     except KeyError:
         bad = next(n for n in nodes if n not in _core._UPPER_BOUNDS[x64])
         raise ValueError(f"dtype={bad!r} is not a valid dtype for JAX type promotion.") from None
@@ -137,7 +137,8 @@ def dtype_and_weak(x) -> tuple:
 
 def lattice_result_type(*args) -> tuple:
     """(dtype, weak_type) of combining `args` (values or dtypes) under JAX's promotion."""
-    return _core._result(tuple(map(dtype_and_weak, args)), config.jax_enable_x64)
+    return _core._result(tuple(map(dtype_and_weak, args)), config.jax_enable_x64,
+                         config.jax_numpy_dtype_promotion)
 
 
 _DEFAULT_OF_KIND = {"b": lambda: _BOOL, "i": _core.default_int_dtype,

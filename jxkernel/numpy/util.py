@@ -248,7 +248,8 @@ def _array_and_scalar(args, kind: str):
 
 def _pair_result(a, s, kind):
     """(dtype, weak) of promoting an array of aval `a` with Python scalar `s` (cached)."""
-    key = (a.dtype, a.weak_type, type(s), kind, config.jax_enable_x64)
+    key = (a.dtype, a.weak_type, type(s), kind, config.jax_enable_x64,
+           config.jax_numpy_dtype_promotion)
     res = _pair_results.get(key)
     if res is None:
         res = _pair_results[key] = _PROMOTE[kind](a, s)
