@@ -8,16 +8,11 @@ KNOWN_FAILURES = {
     "36_control_flow_loops": "scan's stacked outputs lose weak_type: JAX keeps weak_type=True on ys "
                              "that come from a weakly typed carry (scan with reverse=True)",
     "43_sharding_device_put": "missing: jax.sharding.Mesh, NamedSharding, PartitionSpec",
-    "48_remat_checkpoint": "print_saved_residuals names a source line without its column "
-                           "('g.py:7' where JAX prints 'g.py:7:11')",
     "55_debug_print": "scan's stacked outputs lose weak_type: JAX keeps weak_type=True on ys "
                       "that come from a weakly typed carry",
     "57_typed_keys_are_arrays": "tree_util flattens a typed PRNG key into its key data: "
                                 "tree.leaves(random.key(0))[0].shape is (2,), JAX's is ()",
-    "62_array_attributes": "str(jax.typeof(x)) is 'f32[2,3]', JAX's is 'float32[2,3]'",
     "69_kernel_density": "missing: jax.scipy.stats.gaussian_kde",
     "75_checkify": "missing: jax.experimental.checkify",
-    "76_jit_trace_lower": "missing: Lowered.out_info",
     "78_image_resize": "missing: jax.image (resize, scale_and_translate)",
-    "79_odeint": "missing: jax.experimental.ode.odeint",
 }

@@ -10,8 +10,9 @@ in order of first appearance, so printing is deterministic and matches JAX.
 """
 from __future__ import annotations
 
+import itertools
 from collections import Counter, deque
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -59,13 +60,33 @@ def literal_value(x):
 
 
 class SourceInfo(NamedTuple):
-    """Where user code created an equation."""
+    """Where user code created an equation.
+
+    `code` and `lasti` (the frame's code object and instruction offset) are kept so that the
+    column and qualified name, needed only when printed, cost nothing at trace time.
+
+    >>> str(SourceInfo("m.py", 3, "g"))       # no code object: no column
+    'm.py:3 (g)'
+    """
     file: str
     line: int
     function: str
+    code: Any = None
+    lasti: int = -1
+
+    @property
+    def column(self) -> int | None:
+        """The 0-based column where the running expression starts (Python 3.11's positions)."""
+        if self.code is None or self.lasti < 0:
+            return None
+        return next(itertools.islice(self.code.co_positions(), self.lasti // 2, None))[2]
 
     def __str__(self):
-        return f"{self.file}:{self.line} ({self.function})"
+        # JAX's form: the qualified name, and the column unless it is 0 (or unknown)
+        name = self.code.co_qualname if self.code is not None else self.function
+        column = self.column
+        where = f"{self.line}:{column}" if column else f"{self.line}"
+        return f"{self.file}:{where} ({name})"
 
 
 class JaxprEqn:

@@ -13,7 +13,7 @@ from .ir import SourceInfo
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _STDLIB_DIRS = tuple({os.path.dirname(os.__file__) + os.sep})
 _is_internal: dict = {}        # code object -> whether its file is ours (or the stdlib's)
-_infos: dict = {}              # (code, line) -> SourceInfo, shared so equations stay small
+_infos: dict = {}              # (code, lasti) -> SourceInfo, shared so equations stay small
 
 
 def _internal(code) -> bool:
@@ -30,10 +30,12 @@ def user_source_info(skip: int = 1) -> SourceInfo | None:
     while frame is not None:
         code = frame.f_code
         if not _internal(code):
-            key = (code, frame.f_lineno)
+            # keyed by instruction, not line: two calls on one line differ in column
+            key = (code, frame.f_lasti)
             info = _infos.get(key)
             if info is None:
-                info = _infos[key] = SourceInfo(code.co_filename, frame.f_lineno, code.co_name)
+                info = _infos[key] = SourceInfo(code.co_filename, frame.f_lineno, code.co_name,
+                                                code, frame.f_lasti)
             return info
         frame = frame.f_back
     return None
