@@ -14,5 +14,4 @@ KNOWN_FAILURES = {
                                 "tree.leaves(random.key(0))[0].shape is (2,), JAX's is ()",
     "69_kernel_density": "missing: jax.scipy.stats.gaussian_kde",
     "75_checkify": "missing: jax.experimental.checkify",
-    "78_image_resize": "missing: jax.image (resize, scale_and_translate)",
 }

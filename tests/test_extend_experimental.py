@@ -104,7 +104,7 @@ def test_extend_core_helpers():
     assert [str(j.eqns[0].primitive) for j in inner] == ["cos", "sin"]
     assert all(isinstance(j, core.Jaxpr) for j in core.jaxprs_in_params(closed.eqns[-1].params))
     a = jxkernel.core.ShapedArray((3, 4), np.float32)
-    assert str(core.mapped_aval(3, 0, a)) == "f32[4]"
+    assert str(core.mapped_aval(3, 0, a)) == "float32[4]"          # as JAX prints it
     assert core.unmapped_aval(5, 1, a).shape == (3, 5, 4)
     assert core.primal_dtype_to_tangent_dtype(np.int32) == jxkernel.dtypes.float0
     assert core.primal_dtype_to_tangent_dtype(np.float32) == np.float32

@@ -1,6 +1,8 @@
 """Names and texts user code reads, as JAX 0.10.2 has them (issue 17): the concrete array
 class's name, the `float32[2,3]` form of an aval next to jaxprs' short `f32[2,3]`, the line
 jax_debug_nans prints before rerunning op by op, and `Lowered.in_info`/`out_info`."""
+import doctest
+
 import numpy as np
 import pytest
 
@@ -44,3 +46,49 @@ def test_debug_nans_prints_jaxs_line_for_each_compiled_computation_that_made_a_n
         with pytest.raises(FloatingPointError, match=r"invalid value \(inf\) encountered in log"):
             jnp.log(0.0)
         assert capsys.readouterr().out.splitlines() == [_RERUN]
+
+
+# ================================================================== aval texts
+def test_avals_print_long_as_jax_and_jaxprs_keep_the_short_form():
+    x = jnp.ones((2, 3))
+    aval = jax.typeof(x)
+    assert (str(aval), f"{aval}", aval.str_short(), repr(aval)) == \
+        ("float32[2,3]", "float32[2,3]", "f32[2,3]", "ShapedArray(float32[2,3])")
+    assert [str(jax.typeof(v)) for v in (1.0, jnp.int8(3), jnp.zeros(2, bool))] == \
+        ["~float32[]", "int8[]", "bool[2]"]
+    b16 = jax.typeof(jnp.ones(2, jnp.bfloat16))         # a void-kind dtype that is not float0
+    assert (str(b16), str(b16.update(dtype=jax.dtypes.float0))) == ("bfloat16[2]", "float0[2]")
+    text = str(jax.make_jaxpr(lambda v: (v * 2).sum())(x))
+    assert "a:f32[2,3]" in text and "float32[" not in text
+    with pytest.raises(TypeError, match=r"compiled for \['f32\[2,3\]'\]"):
+        jax.jit(lambda v: v).lower(x).compile()(jnp.ones(3))
+
+
+def test_docstring_examples_of_aval_str_and_lowered_out_info():
+    from jxkernel.core import avals
+    from jxkernel.transforms import jit
+    for obj, module in ((avals.ShapedArray.__str__, avals), (jit.Lowered.out_info, jit)):
+        tests = doctest.DocTestFinder().find(obj.fget if isinstance(obj, property) else obj,
+                                             globs={**vars(module), "np": np})
+        runner = doctest.DocTestRunner()
+        for t in tests:
+            runner.run(t)
+        assert runner.summarize(verbose=False) == (0, 1)
+
+
+# ================================================================== Traced/Lowered/Compiled
+def test_out_info_of_traced_lowered_and_compiled_as_jax():
+    def f(x, y, n=1):
+        return {"a": jnp.tanh(x) * y * n, "b": (x, 2)}
+    traced = jax.jit(f, static_argnums=2).trace(jnp.ones((2, 3)), 1.0, 2)
+    lowered = traced.lower()
+    sds = jax.ShapeDtypeStruct
+    assert traced.out_info == {"a": sds((2, 3), np.float32),
+                               "b": (sds((2, 3), np.float32), sds((), np.int32, weak_type=True))}
+    assert lowered.out_info == {"a": sds((2, 3), np.float32),     # lowering drops weak types
+                                "b": (sds((2, 3), np.float32), sds((), np.int32))}
+    on_cpu = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+    assert lowered.compile().out_info == jax.tree.map(lambda s: s.update(sharding=on_cpu),
+                                                      lowered.out_info)
+    assert jax.jit(lambda x: None).lower(1.0).out_info is None
+    assert not hasattr(lowered, "in_info")                         # nor has JAX 0.10.2's

@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from . import dtypes
+from .errors import aval_text
 
 
 class ShapedArray:
@@ -48,7 +49,13 @@ class ShapedArray:
         return f"ShapedArray({self.dtype.name}[{','.join(map(str, self.shape))}]{weak})"
 
     def __str__(self):
-        return self.str_short()
+        """JAX's text for an aval: long dtype names, `~` marking a weak type. Jaxprs, logs
+        and views print the compact `str_short()` ('f32[2,3]') instead.
+
+        >>> str(ShapedArray((2, 3), np.dtype("float32"), True)), str(ShapedArray((), np.bool_))
+        ('~float32[2,3]', 'bool[]')
+        """
+        return aval_text(self)
 
 
 def get_aval(x) -> ShapedArray:

@@ -49,7 +49,8 @@ def check_jaxpr(jaxpr) -> None:
             raise JaxprTypeError(f"{where}: {len(eqn.outvars)} outputs, rule gives {len(out_avals)}")
         for v, aval in zip(eqn.outvars, out_avals):
             if v.aval.strip_weak_type() != aval.strip_weak_type():
-                raise JaxprTypeError(f"{where}: output typed {v.aval} but the rule gives {aval}")
+                raise JaxprTypeError(f"{where}: output typed {v.aval.str_short()} but the rule "
+                                     f"gives {aval.str_short()}")
             define(v, where)
     for v in jaxpr.outvars:
         read(v, "outvars")

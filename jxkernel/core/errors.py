@@ -12,7 +12,8 @@ def aval_text(aval, weak: bool = True) -> str:
     >>> aval_text(ShapedArray((2, 3), np.dtype("float32"), True))
     '~float32[2,3]'
     """
-    name = "float0" if aval.dtype.kind == "V" else aval.dtype.name
+    # float0 is a structured void dtype; bfloat16 and the float8s are void-kind too
+    name = "float0" if aval.dtype.names == ("float0",) else aval.dtype.name
     return f"{'~' if weak and aval.weak_type else ''}{name}[{','.join(map(str, aval.shape))}]"
 
 

@@ -655,8 +655,8 @@ class Jitted:
         closest = compile_log.nearest(others, new)
         if closest is None:
             return ()
-        return (compile_log.fresh_jit_change(f"jit({self._name}) compiled for "
-                                             f"({compile_log.signature_text(closest.named)})"),
+        compiled_for = compile_log.signature_text((p, a.str_short()) for p, a in closest.named)
+        return (compile_log.fresh_jit_change(f"jit({self._name}) compiled for ({compiled_for})"),
                 *compile_log.explain_changes(closest, new))
 
     def _named_consts(self, consts) -> tuple:
@@ -762,6 +762,7 @@ class Traced:
 
     @property
     def out_info(self):
+        """The outputs' types, a pytree of ShapeDtypeStructs (weak types kept, as JAX's)."""
         return tree_unflatten(self.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
                                               for a in self.jaxpr.out_avals])
 
@@ -785,6 +786,16 @@ class Lowered:
         if dialect not in ("stablehlo", "mlir"):
             raise ValueError(f"Unknown dialect {dialect!r}; jxkernel emits 'stablehlo'")
         return self._text
+
+    @property
+    def out_info(self):
+        """The outputs' types as JAX's `Lowered.out_info` gives them: a pytree of
+        ShapeDtypeStructs; lowering forgets weak types, and the sharding is not chosen yet.
+
+        >>> jit(lambda x: (x * 2, 1)).lower(1.0).out_info
+        (ShapeDtypeStruct(shape=(), dtype=float32), ShapeDtypeStruct(shape=(), dtype=int32))
+        """
+        return _out_structs(self.traced.out_tree, self.traced.jaxpr.out_avals)
 
     def compile(self) -> Compiled:
         return Compiled(self, *self.traced.jitted._build(self.traced.jaxpr, self.traced.out_tree,
@@ -821,3 +832,17 @@ class Compiled:
 
     def memory_analysis(self):
         return self._entry.exe.memory_stats()
+
+    @property
+    def out_info(self):
+        """The outputs' types with where they live (a SingleDeviceSharding each), as JAX's
+        `Compiled.out_info`, less its `format` (jxkernel does not model layouts)."""
+        from ..xla.sharding import SingleDeviceSharding   # local: a rarely used attribute
+        sharding = SingleDeviceSharding(self.lowered.device)
+        return _out_structs(self._entry.out_tree, self._entry.jaxpr.out_avals, sharding)
+
+
+def _out_structs(out_tree, avals, sharding=None):
+    """A pytree of ShapeDtypeStructs (no weak types) for outputs of these types."""
+    return tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, sharding=sharding)
+                                     for a in avals])
