@@ -81,6 +81,7 @@ _LAZY = {"timing": ("jxkernel.timing", None), "live_arrays": ("jxkernel.memory",
 _LAZY.update({name: (f"jxkernel.{name}", None)
               for name in ("extend", "experimental", "interpreters", "sharding")})
 _LAZY["dlpack"] = ("jxkernel.dlpack", None)     # jax.dlpack.from_dlpack after `import jax`
+_LAZY["image"] = ("jxkernel.image", None)       # jax.image.resize after `import jax`
 
 
 def __getattr__(name):
