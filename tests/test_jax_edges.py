@@ -76,6 +76,11 @@ def test_zero_trip_loops_return_arrays_of_the_carry_type():
         assert type(kept) is float and kept == 2.5 and int(count) == trips
     i, kept = lax.while_loop(lambda c: c[0] < 2, lambda c: (c[0] + 1, c[1]), (0, 2.5))
     assert type(kept) is float and int(i) == 2
+    # a y made from a weakly typed carry stays weak, and a carry that only turns strong is
+    # not traced again (JAX retraces for a new dtype, not for a weak type)
+    seen = []
+    carry, ys = lax.scan(lambda c, x: (seen.append(1) or c + x, c), 0, jnp.arange(3))
+    assert (carry.weak_type, ys.weak_type, len(seen)) == (False, True, 1)
     # the index of Python-int bounds is weakly typed: c + i keeps the carry's uint8
     for upper in (3, jnp.int32(3)):
         total = lax.fori_loop(0, upper, lambda i, c: c + i, jnp.uint8(0))

@@ -101,13 +101,14 @@ def unify_weak_types(avals_a, avals_b):
 def settle_carry(in_avals, out_avals):
     """The carry avals to retrace a loop body with, as JAX does: a weakly typed input (a Python
     scalar, say) whose dtype differs from what the body returns is converted to the promoted
-    dtype (strongly typed), then a leaf stays weak only if weak on both sides."""
+    dtype (strongly typed). A difference in weak type alone retraces nothing (the body keeps
+    seeing a weak carry, and a y made from it stays weak, as in JAX)."""
     promoted = []
     for a, b in zip(in_avals, out_avals):
         if a.weak_type and a.shape == b.shape and a.dtype != b.dtype:
             a = a.update(dtype=dtypes.result_type(a, b)[0], weak_type=False)
         promoted.append(a)
-    return unify_weak_types(promoted, out_avals)
+    return promoted
 
 
 def broadcast_aval(aval: ShapedArray, size: int, axis: int = 0) -> ShapedArray:
