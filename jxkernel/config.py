@@ -70,6 +70,10 @@ _OPTIONS = [
 ]
 
 
+# Options that change what tracing a function produces: jit retraces when one changes.
+_TRACE_OPTIONS = ("jax_enable_x64", "jax_numpy_dtype_promotion", "jax_default_matmul_precision")
+
+
 class Config:
     """The option table; read options as attributes, change them with `update`."""
 
@@ -80,6 +84,11 @@ class Config:
             raw = os.environ.get(o.env) if o.env else None
             object.__setattr__(self, o.name, o.parse(raw) if raw not in (None, "") else o.default)
         self._note_debug_values()
+        self._note_trace_state()
+
+    def _note_trace_state(self):
+        # the options a trace depends on, in one value for jit's cache keys to read
+        object.__setattr__(self, "_trace_state", tuple(getattr(self, n) for n in _TRACE_OPTIONS))
 
     def _note_debug_values(self):
         # one flag for the dispatch hot paths to read: check results for NaN/inf at all?
@@ -105,6 +114,8 @@ class Config:
         object.__setattr__(self, name, value)
         if name in ("jax_debug_nans", "jax_debug_infs"):
             self._note_debug_values()
+        if name in _TRACE_OPTIONS:
+            self._note_trace_state()
 
     def read(self, name: str):
         return getattr(self, name)

@@ -103,6 +103,10 @@ def test_strict_promotion_raises_type_promotion_error():
         assert both_weak.dtype == np.float32 and both_weak.weak_type
         assert jnp.sin(i32).dtype == np.float32             # to-inexact is not a promotion
     assert (i32 + 1.0).dtype == np.float32                   # the cached pair verdicts reset
+    add = jax.jit(lambda a, b: a + b)
+    assert add(i32, f32).dtype == np.float32
+    with jax.numpy_dtype_promotion("strict"), pytest.raises(jax.dtypes.TypePromotionError):
+        add(i32, f32)                                        # the mode is part of jit's key
     assert issubclass(jax.dtypes.TypePromotionError, ValueError)
     with pytest.raises(ValueError, match="'bad' is not a valid NumpyDtypePromotion"):
         jax.config.update("jax_numpy_dtype_promotion", "bad")

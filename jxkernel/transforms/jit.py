@@ -513,7 +513,7 @@ class Jitted:
                     dyn, static = args, ()
                 leaves, treedef = _flatten(dyn)
                 key = (treedef, tuple([leaf.aval for leaf in leaves]),
-                       leaves[0]._buf._sharding if leaves else None, config.jax_enable_x64,
+                       leaves[0]._buf._sharding if leaves else None, config._trace_state,
                        static, tuple(kwargs.items()) if kwargs else ())
                 entry = self._fast.get(key)
             except (AttributeError, TypeError):   # a non-Array leaf, or an unhashable value
@@ -546,7 +546,7 @@ class Jitted:
                         break
                 else:
                     device = _client.default_device()
-        key = (treedef, avals, statics, config.jax_enable_x64, device)
+        key = (treedef, avals, statics, config._trace_state, device)
         entry = self._cache.get(key)
         if entry is None:
             if (self._fail_on_recompile or compile_log._fail_on_any) and self._history:
@@ -560,7 +560,7 @@ class Jitted:
             # eligible for the fast path: remember it under the fast path's key
             nums = self._static_argnums
             self._fast[(_flatten(dyn_args)[1], avals,
-                        leaves[0]._buf._sharding if leaves else None, config.jax_enable_x64,
+                        leaves[0]._buf._sharding if leaves else None, config._trace_state,
                         tuple(a for i, a in enumerate(args) if i in nums),
                         tuple(kwargs.items()))] = entry
         bufs = list(entry.const_bufs)
@@ -706,7 +706,7 @@ class Jitted:
 
     def _bind(self, leaves, treedef, statics, avals, dyn_args, dyn_kwargs):
         """Inside another transformation: one jit equation the current trace handles."""
-        key = (treedef, avals, statics, config.jax_enable_x64)
+        key = (treedef, avals, statics, config._trace_state)
         found = self._traces.get(key)
         if found is None:
             closed, out_tree = self._compiled_trace(key) or \
