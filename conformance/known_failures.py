@@ -5,8 +5,6 @@ one passes (then delete its line here). A reason begins with "missing:" when jxk
 lacks the API the program uses.
 """
 KNOWN_FAILURES = {
-    "36_control_flow_loops": "scan's stacked outputs lose weak_type: JAX keeps weak_type=True on ys "
-                             "that come from a weakly typed carry (scan with reverse=True)",
     "43_sharding_device_put": "missing: jax.sharding.Mesh, NamedSharding, PartitionSpec",
     "55_debug_print": "scan's stacked outputs lose weak_type: JAX keeps weak_type=True on ys "
                       "that come from a weakly typed carry",
