@@ -6,8 +6,6 @@ lacks the API the program uses.
 """
 KNOWN_FAILURES = {
     "43_sharding_device_put": "missing: jax.sharding.Mesh, NamedSharding, PartitionSpec",
-    "55_debug_print": "scan's stacked outputs lose weak_type: JAX keeps weak_type=True on ys "
-                      "that come from a weakly typed carry",
     "57_typed_keys_are_arrays": "tree_util flattens a typed PRNG key into its key data: "
                                 "tree.leaves(random.key(0))[0].shape is (2,), JAX's is ()",
     "69_kernel_density": "missing: jax.scipy.stats.gaussian_kde",

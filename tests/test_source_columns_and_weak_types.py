@@ -7,6 +7,7 @@ import functools
 import json
 import os
 
+import numpy as np
 import pytest
 import source_columns_and_weak_types_cases as cases
 
@@ -48,3 +49,12 @@ def test_column_is_the_expression_start_and_is_computed_from_the_frame():
     assert str(cos) == f"{__file__}:{line}:{cos.column} ({qualname})"
     assert str(SourceInfo("m.py", 3, "g")) == "m.py:3 (g)"      # no frame: no column
     assert SourceInfo("m.py", 3, "g").column is None
+
+
+def test_cond_takes_its_first_branch_weak_types_and_values_are_right():
+    f32 = jnp.float32(3.0)
+    pick = jax.jit(lambda p, x: jax.lax.cond(p, lambda x: x * 2.0, lambda x: f32 * x, x))
+    got = [pick(True, 1.0), pick(False, 1.0)]
+    assert [(float(v), v.weak_type, v.dtype) for v in got] == \
+        [(2.0, False, np.float32), (3.0, False, np.float32)]
+    assert float(jax.grad(lambda x: pick(False, x))(1.0)) == 3.0

@@ -85,7 +85,6 @@ def _bind_cond(index, funs, operands, names, reference=0):
             _check_branch(funs[reference], names[reference], ref_tree, ref_avals, fun, name, tree,
                           closed.out_avals)
     first_tree = traced[0][1]
-    out_avals = _joined_out_avals([c.out_avals for c, _ in traced])
     hoisted = [cf.hoist(c) for c, _ in traced]
     all_consts = [c for _, consts in hoisted for c in consts]
     branches, offset = [], 0
@@ -95,7 +94,7 @@ def _bind_cond(index, funs, operands, names, reference=0):
         before, after = const_avals[:offset], const_avals[offset + len(consts):]
         padded = cf.with_extra_leading_inputs(jaxpr, before, 0)
         padded = cf.with_extra_leading_inputs(padded, after, len(before) + len(consts))
-        branches.append(_cast_outputs(padded, out_avals))
+        branches.append(padded)     # weak types may differ: cond's type is branch 0's, as JAX's
         offset += len(consts)
     outs = cond_p.bind(index, *all_consts, *leaves, branches=tuple(branches))
     return tree_unflatten(first_tree, outs)
@@ -119,25 +118,6 @@ def _check_branch(fun0, name0, tree0, avals0, fun, name, tree, avals):
 def _defined_at(fun):
     code = getattr(fun, "__code__", None)
     return f" at {code.co_filename}:{code.co_firstlineno}" if code else ""
-
-
-def _joined_out_avals(all_avals):
-    """Branch outputs are weakly typed only if weak in every branch."""
-    joined = list(all_avals[0])
-    for avals in all_avals[1:]:
-        joined = cf.unify_weak_types(joined, avals)
-    return joined
-
-
-def _cast_outputs(closed, out_avals):
-    if all(a.weak_type == b.weak_type for a, b in zip(closed.out_avals, out_avals)):
-        return closed
-
-    def f(*args):
-        outs = eval_jaxpr(closed.jaxpr, closed.consts, *args)
-        return [convert_element_type(o, a.dtype) if get_aval(o).weak_type != a.weak_type else o
-                for o, a in zip(outs, out_avals)]
-    return trace_to_jaxpr(f, closed.in_avals)
 
 
 # ------------------------------------------------------------------ rules

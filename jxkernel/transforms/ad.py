@@ -478,7 +478,8 @@ def jvp_jaxpr(closed: ClosedJaxpr, nonzeros, instantiate=False) -> tuple:
     if found is not None:
         return found
     n = len(closed.in_avals)
-    tangent_avals = [a.strip_weak_type() for a, nz in zip(closed.in_avals, nonzeros) if nz]
+    # a tangent has its primal's type, weak type included, as in JAX
+    tangent_avals = [a for a, nz in zip(closed.in_avals, nonzeros) if nz]
     out_nonzeros = []
 
     def fun(*args):
