@@ -14,7 +14,7 @@ import numpy as np
 from .. import lax
 from .. import numpy as jnp
 from ..api_extras import default_matmul_precision
-from ..core.errors import TracerArrayConversionError
+from ..extend.core import valid_jaxtype
 from ..flatten_util import ravel_pytree
 from ..numpy.util import promote_dtypes_inexact
 from ..transforms.ad import vjp
@@ -56,21 +56,14 @@ def odeint(func, y0, t, *args, rtol=1.4e-8, atol=1.4e-8, mxstep=np.inf, hmax=np.
         Array(0.13533525, dtype=float32)
     """
     for arg in tree_leaves(args):
-        _check_arg(arg)
+        if not valid_jaxtype(arg):
+            raise TypeError(
+                f"The contents of odeint *args must be arrays or scalars, but got {arg}.")
     t_dtype = getattr(t, "dtype", None)
     if t_dtype is None or not jnp.issubdtype(t_dtype, jnp.floating):
         raise TypeError(f"t must be an array of floats, but got {t}.")
     converted, consts = closure_convert(func, y0, t[0], *args)
     return _odeint_wrapper(converted, rtol, atol, mxstep, hmax, y0, t, *args, *consts)
-
-
-def _check_arg(arg):
-    try:
-        ok = jnp.asarray(arg) is not None
-    except (TypeError, ValueError, TracerArrayConversionError):
-        ok = False
-    if not ok or isinstance(arg, (str, bytes)):
-        raise TypeError(f"The contents of odeint *args must be arrays or scalars, but got {arg}.")
 
 
 @functools.partial(jit, static_argnums=(0, 1, 2, 3, 4))
