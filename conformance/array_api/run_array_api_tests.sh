@@ -9,7 +9,8 @@
 # The script downloads nothing but the pinned packages of requirements.txt (pip, into
 # _work/deps). It needs .venv (jxkernel) and .venv-jax (scripts/jax_venv.sh).
 # Settings (environment): MAX_EXAMPLES (default 2), TIMEOUT_S per library (default 1200),
-# LIBS (default "jxkernel jax"), PYTEST_ARGS (extra arguments, e.g. a -k filter).
+# LIBS (default "jxkernel jax"), X64 (default 1; 0 runs both in 32-bit mode), OUT (default
+# results/), PYTEST_ARGS (extra arguments, e.g. a -k filter).
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 HERE=$ROOT/conformance/array_api
@@ -19,6 +20,7 @@ OUT=${OUT:-$HERE/results}
 MAX_EXAMPLES=${MAX_EXAMPLES:-2}
 TIMEOUT_S=${TIMEOUT_S:-1200}
 LIBS=${LIBS:-"jxkernel jax"}
+X64=${X64:-1}
 
 if [ ! -d "$SUITE/array_api_tests" ] || [ ! -d "$SUITE/array-api/spec" ]; then
   echo "No array-api-tests checkout (with its array-api submodule) at $SUITE." >&2
@@ -32,10 +34,10 @@ mkdir -p "$OUT" "$HERE/_work/json"
 
 run_one() {  # library-name python namespace-module
   echo "== $1: array-api-tests, max-examples $MAX_EXAMPLES" >&2
-  # The same environment for both: x64 on (the standard's int64/float64 defaults, as JAX's
+  # The same environment for both: x64 on unless X64=0 (the standard's 64-bit defaults; JAX's
   # own CI runs this suite), API version 2024.12 (both report it), derandomized examples.
   (cd "$SUITE" && PYTHONPATH="$DEPS" ARRAY_API_TESTS_MODULE=$3 ARRAY_API_TESTS_VERSION=2024.12 \
-     JAX_ENABLE_X64=1 JAX_PLATFORMS=cpu \
+     JAX_ENABLE_X64=$X64 JAX_PLATFORMS=cpu \
      JXKERNEL_COMPILATION_CACHE_DIR="$HERE/_work/xla_cache" \
      nice -n 10 timeout "$TIMEOUT_S" "$2" -m pytest array_api_tests -q -p no:cacheprovider \
        -p no:randomly --max-examples="$MAX_EXAMPLES" --derandomize --disable-deadline \
@@ -51,4 +53,4 @@ for lib in $LIBS; do
     jax) run_one jax "$ROOT/.venv-jax/bin/python" jax.numpy ;;
   esac
 done
-"$ROOT/.venv/bin/python" "$HERE/summarize.py" "$HERE/_work/json" "$OUT" "$MAX_EXAMPLES"
+"$ROOT/.venv/bin/python" "$HERE/summarize.py" "$HERE/_work/json" "$OUT" "$MAX_EXAMPLES" "$X64"

@@ -1,6 +1,6 @@
 """Compare two array-api-tests JSON reports (pytest-json-report): jxkernel's and JAX's.
 
-    python conformance/array_api/summarize.py JSON_DIR OUT_DIR MAX_EXAMPLES
+    python conformance/array_api/summarize.py JSON_DIR OUT_DIR MAX_EXAMPLES [X64]
 
 Reads JSON_DIR/jxkernel.json and JSON_DIR/jax.json; writes OUT_DIR/summary.md (counts per
 library, and the failures jxkernel has that JAX does not) and OUT_DIR/outcomes.tsv (one line
@@ -54,12 +54,13 @@ def failure_list(title: str, ids: set, res: dict) -> list:
     return lines + [""]
 
 
-def main(json_dir, out_dir, max_examples):
+def main(json_dir, out_dir, max_examples, x64="1"):
     json_dir, out_dir = pathlib.Path(json_dir), pathlib.Path(out_dir)
     results = load(json_dir)
     ours, theirs = results.get("jxkernel", {}), results.get("jax", {})
     lines = ["# array-api-tests: jxkernel.numpy and jax.numpy", "",
-             f"Settings for both: API version 2024.12, x64 on, --max-examples={max_examples}, "
+             f"Settings for both: API version 2024.12, x64 {'on' if x64 == '1' else 'off'}, "
+             f"--max-examples={max_examples}, "
              "--derandomize, --disable-deadline, skips.txt. Written by summarize.py.", ""]
     lines += counts_table(results) + [""]
     lines += failure_list("Failing for jxkernel, not for JAX", failing(ours) - failing(theirs), ours)
@@ -75,4 +76,4 @@ def main(json_dir, out_dir, max_examples):
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    main(*sys.argv[1:5])
