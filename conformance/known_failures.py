@@ -8,6 +8,5 @@ KNOWN_FAILURES = {
     "43_sharding_device_put": "missing: jax.sharding.Mesh, NamedSharding, PartitionSpec",
     "57_typed_keys_are_arrays": "tree_util flattens a typed PRNG key into its key data: "
                                 "tree.leaves(random.key(0))[0].shape is (2,), JAX's is ()",
-    "69_kernel_density": "missing: jax.scipy.stats.gaussian_kde",
     "75_checkify": "missing: jax.experimental.checkify",
 }

@@ -85,10 +85,16 @@ def test_docstring_examples():
     check_docstring_examples("jxkernel.image")
 
 
-def test_image_is_a_lazy_submodule():
-    """`import jxkernel` does not load jxkernel.image; `jxkernel.image` does, as `jax.image`."""
+def test_image_and_gaussian_kde_load_on_first_use():
+    """`import jxkernel` loads neither jxkernel.image nor scipy.stats' kde module (one
+    subprocess checks both: tests/test_gaussian_kde.py relies on it); `jxkernel.image` and
+    `from jxkernel.scipy.stats import gaussian_kde` load them."""
     code = ("import sys, jxkernel; assert 'jxkernel.image' not in sys.modules; "
+            "assert 'jxkernel.scipy.stats.kde' not in sys.modules; "
             "m = jxkernel.image; assert m.__name__ == 'jxkernel.image'; "
-            "assert sorted(m.__all__) == ['ResizeMethod', 'resize', 'scale_and_translate']")
+            "assert sorted(m.__all__) == ['ResizeMethod', 'resize', 'scale_and_translate']; "
+            "from jxkernel.scipy.stats import gaussian_kde; "
+            "assert gaussian_kde.__module__ == 'jxkernel.scipy.stats.kde'; "
+            "assert 'gaussian_kde' in dir(jxkernel.scipy.stats)")
     subprocess.run([sys.executable, "-c", code], check=True)
     assert jax.image is image

@@ -14,20 +14,18 @@ def operands(dtype=np.float32):
 
 def resizes(image, img, rgb, ints):
     """Each method once, (5, 6) -> (3, 9): one axis down (where antialiasing matters), one
-    up; linear with and without antialiasing; PyTorch's cubic with its repeated edges;
-    nearest on floats and integers; a channel axis left alone; float16 (the cubic case;
-    Lanczos 3 is in `derivatives`)."""
-    out = {"nearest": image.resize(img, (3, 9), "nearest"),
-           "linear_True": image.resize(img, (3, 9), "linear"),
-           "linear_False": image.resize(img, (3, 9), "bilinear", antialias=False),
+    up; linear without antialiasing (with it: the channel case); PyTorch's cubic with its
+    repeated edges; nearest (floats in `doubles`); a channel axis left alone; float16 (the
+    cubic case; Lanczos 3 is in `derivatives`)."""
+    out = {"linear_False": image.resize(img, (3, 9), "bilinear", antialias=False),
            "cubic-pytorch_False": image.resize(img, (3, 9), "cubic-pytorch", antialias=False),
            "lanczos5_False": image.resize(img, (3, 9), "lanczos5", antialias=False),
            "area": image.resize(img, (3, 9), "area"),
            "rgb_linear": image.resize(rgb, (7, 3, 2), "trilinear"),
            "same_shape": image.resize(img, img.shape, "cubic"),
            "ints_nearest": image.resize(ints, (7, 3), "nearest"),
-           "ints_linear": image.resize(ints, (7, 3), "linear"),
-           "float16": image.resize(img.astype(np.float16), (3, 9), image.ResizeMethod.CUBIC)}
+           "ints_linear": image.resize(ints, (7, 5), "linear"),
+           "float16": image.resize(img.astype(np.float16), (3, 6), image.ResizeMethod.CUBIC)}
     return out
 
 
@@ -38,11 +36,11 @@ def scale_and_translates(image, jnp, img, rgb):
     out = {f"{method}_{antialias}": image.scale_and_translate(
                img, (7, 4), (0, 1), scale, translation, method, antialias=antialias)
            for method, antialias in (("linear", False), ("cubic-pytorch", False),
-                                     ("lanczos3", True), ("area", True))}
+                                     ("lanczos3", True))}
     out["negative_dim"] = image.scale_and_translate(rgb, (4, 8, 2), (-2,), jnp.array([2.0]),
                                                     jnp.array([-3.0]), "lanczos5")
-    out["shifted_out"] = image.scale_and_translate(img, (5, 6), (0, 1), jnp.array([1., 1.]),
-                                                   jnp.array([4.5, -2.]), "linear")
+    out["shifted_out"] = image.scale_and_translate(img, (5, 6), (0,), jnp.array([1.]),
+                                                   jnp.array([4.5]), "linear")
     out["no_axes"] = image.scale_and_translate(img, (5, 6), (), jnp.zeros(0), jnp.zeros(0),
                                                "linear")
     return out
@@ -69,9 +67,7 @@ def derivatives(jax, jnp, image, img):
 def doubles(jax, jnp, image, img):
     """A few of the above in float64 (the weights are float64 too)."""
     return {"linear": image.resize(img, (3, 9), "linear"),
-            "nearest": image.resize(img, (3, 9), "nearest"),
-            "warp_lanczos3": image.scale_and_translate(img, (7, 4), (0, 1), jnp.array([1.7, 0.6]),
-                                                       jnp.array([-0.3, 1.2]), "lanczos3")}
+            "nearest": image.resize(img, (3, 9), "nearest")}
 
 
 def cases(jax, jnp, image, x64: bool) -> dict:

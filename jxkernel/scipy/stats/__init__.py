@@ -6,8 +6,7 @@ mode, rankdata and sem.
     >>> norm.logpdf(0.0)
     Array(-0.9189385, dtype=float32, weak_type=True)
 
-Not provided: gaussian_kde (JAX's is a registered pytree class with resampling and
-integration methods; not ported).
+gaussian_kde (kde.py, a pytree class) loads on first use: `import jxkernel` stays as fast.
 """
 from . import (  # noqa: F401
                bernoulli,
@@ -38,3 +37,15 @@ from . import (  # noqa: F401
                wrapcauchy,
 )
 from ._core import ModeResult, mode, rankdata, sem  # noqa: F401
+
+
+def __getattr__(name):
+    """`gaussian_kde` loads with its module on first use."""
+    if name == "gaussian_kde":
+        from .kde import gaussian_kde
+        return gaussian_kde
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | {"gaussian_kde"})
