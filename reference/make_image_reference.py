@@ -2,28 +2,12 @@
 
     .venv-jax/bin/python reference/make_image_reference.py
 
-The cases are in tests/data/image_cases.py. Each output leaf is stored under
-"<mode>/<case>#<leaf index>" (mode "x32" or "x64"), its weak type under "...#<leaf index>#weak".
+The cases are in tests/data/image_cases.py; record_modes.py says how they are stored.
 """
-import os
-import sys
 
 import jax
 import jax.image as image
 import jax.numpy as jnp
-import numpy as np
+from record_modes import record_modes
 
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
-sys.path.insert(0, HERE)
-from image_cases import cases  # noqa: E402
-
-flat = {}
-for mode in ("x32", "x64"):
-    jax.config.update("jax_enable_x64", mode == "x64")
-    for name, value in cases(jax, jnp, image, mode == "x64").items():
-        for i, leaf in enumerate(jax.tree_util.tree_leaves(value)):
-            flat[f"{mode}/{name}#{i}"] = np.asarray(leaf)
-            flat[f"{mode}/{name}#{i}#weak"] = np.asarray(bool(leaf.weak_type))
-jax.config.update("jax_enable_x64", False)
-np.savez_compressed(os.path.join(HERE, "image_reference.npz"), **flat)
-print(f"{len(flat) // 2} arrays written")
+record_modes(jax, "image_cases", (jax, jnp, image), "image_reference.npz")

@@ -4,45 +4,24 @@ recorded by reference/make_gaussian_kde_reference.py: every method and bandwidth
 and its errors. That it loads on first use is checked with jax.image's lazy loading, in one
 subprocess (tests/test_image.py)."""
 import dataclasses
-import functools
-import os
 
 import numpy as np
 import pytest
 from doc_examples import check_docstring_examples
 from gaussian_kde_cases import cases, ulps
-from numerics import assert_allclose_ulp
+from recorded_modes import assert_cases_match, load
 
 import jxkernel as jax
 import jxkernel.numpy as jnp
 import jxkernel.scipy.stats as stats
 from jxkernel.scipy.stats import gaussian_kde
 
-DATA = os.path.join(os.path.dirname(__file__), "data")
-
-
-@functools.cache
-def reference():
-    return dict(np.load(os.path.join(DATA, "gaussian_kde_reference.npz")))
-
 
 @pytest.mark.parametrize("mode", ["x32", "x64"])
 def test_every_case_matches_jax(mode):
-    """Shapes, dtypes and weak types exactly; values within the case's ulp bound at the
-    result's largest magnitude (gaussian_kde_cases.ulps says why)."""
-    ref = reference()
     with jax.config.override("jax_enable_x64", mode == "x64"):
         got = cases(jax, jnp, stats, mode == "x64")
-    recorded = {key.split("#")[0][len(mode) + 1:] for key in ref if key.startswith(mode + "/")}
-    assert set(got) == recorded
-    for name, value in got.items():
-        for i, leaf in enumerate(jax.tree_util.tree_leaves(value)):
-            key = f"{mode}/{name}#{i}"
-            want, where = ref[key], f"{name} leaf {i}"
-            assert leaf.dtype == want.dtype and leaf.shape == want.shape, where
-            assert leaf.weak_type == bool(ref[key + "#weak"]), where
-            assert_allclose_ulp(np.asarray(leaf), want, ulps(name),
-                                scale=np.abs(want).max(initial=0), err_msg=where)
+    assert_cases_match(mode, got, load("gaussian_kde_reference.npz"), ulps)
 
 
 def _unflattened(d: int = 2, n: int = 4):

@@ -1,8 +1,6 @@
 """jxkernel.image against JAX's recorded results (tests/data/image_cases.py, recorded by
 reference/make_image_reference.py: every method up and down, with and without antialiasing,
 scale_and_translate, gradients, vmap, x64), plus its errors and its lazy loading."""
-import functools
-import os
 import subprocess
 import sys
 
@@ -10,37 +8,18 @@ import numpy as np
 import pytest
 from doc_examples import check_docstring_examples
 from image_cases import cases, operands, ulps
-from numerics import assert_allclose_ulp
+from recorded_modes import assert_cases_match, load
 
 import jxkernel as jax
 import jxkernel.image as image
 import jxkernel.numpy as jnp
 
-DATA = os.path.join(os.path.dirname(__file__), "data")
-
-
-@functools.cache
-def reference():
-    return dict(np.load(os.path.join(DATA, "image_reference.npz")))
-
 
 @pytest.mark.parametrize("mode", ["x32", "x64"])
 def test_every_case_matches_jax(mode):
-    """Shapes, dtypes and weak types exactly; values within the case's ulp bound at the
-    result's largest magnitude (image_cases.ulps says why)."""
-    ref = reference()
     with jax.config.override("jax_enable_x64", mode == "x64"):
         got = cases(jax, jnp, image, mode == "x64")
-    recorded = {key.split("#")[0][len(mode) + 1:] for key in ref if key.startswith(mode + "/")}
-    assert set(got) == recorded
-    for name, value in got.items():
-        for i, leaf in enumerate(jax.tree_util.tree_leaves(value)):
-            key = f"{mode}/{name}#{i}"
-            want, where = ref[key], f"{name} leaf {i}"
-            assert leaf.dtype == want.dtype and leaf.shape == want.shape, where
-            assert leaf.weak_type == bool(ref[key + "#weak"]), where
-            assert_allclose_ulp(np.asarray(leaf), want, ulps(name),
-                                scale=np.abs(want).max(initial=0), err_msg=where)
+    assert_cases_match(mode, got, load("image_reference.npz"), ulps)
 
 
 def test_methods_names_and_bad_arguments():

@@ -2,7 +2,6 @@
 reference/make_signal_reference.py), against scipy.signal itself, and its derivatives against
 finite differences."""
 import functools
-import os
 import subprocess
 import sys
 
@@ -10,19 +9,13 @@ import numpy as np
 import pytest
 from doc_examples import check_docstring_examples
 from numerics import REDUCTION, assert_allclose_ulp
+from recorded_modes import assert_cases_match, load
 from signal_cases import cases, operands, ulps
 
 import jxkernel as jax
 import jxkernel.numpy as jnp
 import jxkernel.scipy.signal as signal
 from jxkernel.test_util import check_grads
-
-DATA = os.path.join(os.path.dirname(__file__), "data")
-
-
-@functools.cache
-def reference():
-    return dict(np.load(os.path.join(DATA, "signal_reference.npz")))
 
 
 @functools.cache
@@ -33,20 +26,7 @@ def results(mode: str) -> dict:
 
 @pytest.mark.parametrize("mode", ["x32", "x64"])
 def test_every_case_matches_jax(mode):
-    """Shapes, dtypes and weak types exactly; values within the case's ulp bound, measured at
-    the case's largest magnitude (see signal_cases.ulps for why)."""
-    ref = reference()
-    got = results(mode)
-    recorded = {key.split("#")[0][len(mode) + 1:] for key in ref if key.startswith(mode + "/")}
-    assert set(got) == recorded
-    for name, value in got.items():
-        for i, leaf in enumerate(jax.tree_util.tree_leaves(value)):
-            key = f"{mode}/{name}#{i}"
-            want = ref[key]
-            where = f"{name} leaf {i}"
-            assert leaf.weak_type == bool(ref[key + "#weak"]), where
-            scale = np.abs(want).max(initial=0)
-            assert_allclose_ulp(np.asarray(leaf), want, ulps(name), scale=scale, err_msg=where)
+    assert_cases_match(mode, results(mode), load("signal_reference.npz"), ulps)
 
 
 def _close_to_scipy(got, want, what):
