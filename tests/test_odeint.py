@@ -2,20 +2,18 @@
 (reference/make_odeint_reference.py over tests/data/odeint_cases.py): solutions, pytree
 states, hmax/mxstep, and gradients by the adjoint method."""
 import os
-import sys
 
 import numpy as np
 import pytest
 from doc_examples import check_docstring_examples
 from numerics import assert_allclose_ulp
+from odeint_cases import as_numpy, cases
 
 import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel.experimental.ode import odeint
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
-sys.path.insert(0, DATA)
-from odeint_cases import as_numpy, cases  # noqa: E402
 
 REFERENCE = np.load(os.path.join(DATA, "odeint_reference.npz"))
 CASES = cases(jax, odeint)
