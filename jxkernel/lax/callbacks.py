@@ -318,20 +318,28 @@ class _FlatCallback:
 pure_callback_p = Primitive("pure_callback", multiple_results=True)
 
 
-def _pure_callback_abstract_eval(*avals, callback, result_avals, sharding, vmap_method):
+def _declared_results(*avals, result_avals, **params):
+    """Abstract eval of a host callback: the results it declared."""
     return list(result_avals)
 
 
-def _pure_callback_impl(*args, callback, result_avals, sharding, vmap_method):
-    from ..xla.array import device_put
-    outs = _check_results(callback(*_to_cpu(args)), result_avals, callback)
-    return [device_put(o) for o in outs]
+def _host_callback_rules(kind: str, has_side_effect: bool) -> tuple:
+    """(impl, lowering) of a host callback primitive (pure_callback, io_callback): eagerly,
+    call it on host copies of the arguments; compiled, emit a call back into Python (one that
+    XLA must keep even when its results are unused when it has a side effect)."""
+    def impl(*args, callback, result_avals, **params):
+        from ..xla.array import device_put
+        outs = _check_results(callback(*_to_cpu(args)), result_avals, callback, kind)
+        return [device_put(o) for o in outs]
+
+    def lowering(ctx, *args, callback, result_avals, **params):
+        host_fn = _host_function(kind, callback, tuple(result_avals))
+        return emit_host_callback(ctx, host_fn, args, result_avals,
+                                  has_side_effect=has_side_effect, what=kind)
+    return impl, lowering
 
 
-def _pure_callback_lowering(ctx, *args, callback, result_avals, sharding, vmap_method):
-    host_fn = _host_function("jax.pure_callback", callback, tuple(result_avals))
-    return emit_host_callback(ctx, host_fn, args, result_avals, has_side_effect=False,
-                              what="jax.pure_callback")
+_pure_callback_impl, _pure_callback_lowering = _host_callback_rules("jax.pure_callback", False)
 
 
 def _pure_callback_jvp(primals, tangents, **params):
@@ -394,7 +402,7 @@ def _tuple_text(items) -> str:
     return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
-abstract_eval_rules[pure_callback_p] = _pure_callback_abstract_eval
+abstract_eval_rules[pure_callback_p] = _declared_results
 impl_rules[pure_callback_p] = _pure_callback_impl
 lowering_rules[pure_callback_p] = _pure_callback_lowering
 jvp_rules[pure_callback_p] = _pure_callback_jvp
@@ -465,21 +473,7 @@ def _result_avals(shapes_flat) -> tuple:
 io_callback_p = Primitive("io_callback", multiple_results=True)
 
 
-def _io_callback_abstract_eval(*avals, callback, result_avals, sharding, ordered):
-    return list(result_avals)
-
-
-def _io_callback_impl(*args, callback, result_avals, sharding, ordered):
-    from ..xla.array import device_put
-    outs = _check_results(callback(*_to_cpu(args)), result_avals, callback, "io_callback")
-    return [device_put(o) for o in outs]
-
-
-def _io_callback_lowering(ctx, *args, callback, result_avals, sharding, ordered):
-    # A side effect: XLA must run it even when its results are unused.
-    host_fn = _host_function("io_callback", callback, tuple(result_avals))
-    return emit_host_callback(ctx, host_fn, args, result_avals, has_side_effect=True,
-                              what="io_callback")
+_io_callback_impl, _io_callback_lowering = _host_callback_rules("io_callback", True)
 
 
 def _io_callback_jvp(primals, tangents, **params):
@@ -499,7 +493,7 @@ def _io_callback_batching(vals, dims, *, ordered, **params):
     return outs, [0] * len(outs)
 
 
-abstract_eval_rules[io_callback_p] = _io_callback_abstract_eval
+abstract_eval_rules[io_callback_p] = _declared_results
 impl_rules[io_callback_p] = _io_callback_impl
 lowering_rules[io_callback_p] = _io_callback_lowering
 jvp_rules[io_callback_p] = _io_callback_jvp
