@@ -8,27 +8,7 @@ interpreter and Primitive, jax.experimental.io_callback, print_saved_residuals, 
 typed keys, ShapeDtypeStruct) with JAX; tests/test_extend_experimental.py runs the same
 programs with jxkernel and compares.
 """
-import json
-import os
-import sys
-
 import jax
+from recording import record_json
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "tests", "data"))
-sys.path.insert(0, os.path.join(HERE, "..", "tests"))
-import extend_experimental_cases  # noqa: E402
-
-
-def main():
-    results = extend_experimental_cases.run(jax)
-    results["jax_version"] = jax.__version__
-    path = os.path.join(HERE, "..", "tests", "data", "extend_experimental_reference.json")
-    with open(path, "w") as f:
-        json.dump(results, f, indent=1, sort_keys=True)
-        f.write("\n")
-    print(f"wrote {os.path.normpath(path)}")
-
-
-if __name__ == "__main__":
-    main()
+record_json(jax, "extend_experimental_cases", "extend_experimental_reference.json")

@@ -2,12 +2,12 @@
 
     .venv-jax/bin/python reference/make_image_reference.py
 
-The cases are in tests/data/image_cases.py; record_modes.py says how they are stored.
+The cases are in tests/data/image_cases.py; recording.py says how they are stored.
 """
 
 import jax
 import jax.image as image
 import jax.numpy as jnp
-from record_modes import record_modes
+from recording import record_modes
 
 record_modes(jax, "image_cases", (jax, jnp, image), "image_reference.npz")

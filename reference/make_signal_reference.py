@@ -2,12 +2,12 @@
 
     .venv-jax/bin/python reference/make_signal_reference.py
 
-The cases are in tests/data/signal_cases.py; record_modes.py says how they are stored.
+The cases are in tests/data/signal_cases.py; recording.py says how they are stored.
 """
 
 import jax
 import jax.numpy as jnp
 import jax.scipy.signal as signal
-from record_modes import record_modes
+from recording import record_modes
 
 record_modes(jax, "signal_cases", (jax, jnp, signal), "signal_reference.npz")

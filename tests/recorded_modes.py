@@ -1,5 +1,5 @@
 """Case results against JAX's recorded ones, in 32- and 64-bit mode: the layout written by
-reference/record_modes.py ("<mode>/<case>#<leaf>" and "...#<leaf>#weak" in one .npz).
+reference/recording.py ("<mode>/<case>#<leaf>" and "...#<leaf>#weak" in one .npz).
 
     assert_cases_match("x32", cases(jax, jnp, image, False), load("image_reference.npz"), ulps)
 """

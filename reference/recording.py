@@ -1,17 +1,22 @@
-"""Record a case list's results under real JAX in 32- and 64-bit mode into one .npz of
-tests/data: "<mode>/<case>#<leaf index>" and its weak type under "...#<leaf index>#weak"
-(tests/recorded_modes.py reads it back). Used by the make_*_reference.py scripts:
+"""How the make_*_reference.py scripts write what real JAX answered into tests/data.
 
     record_modes(jax, "image_cases", (jax, jnp, image), "image_reference.npz")
+    record_json(jax, "extend_experimental_cases", "extend_experimental_reference.json")
+
+`record_modes` runs a case list in 32- and 64-bit mode into one .npz: "<mode>/<case>#<leaf
+index>" and its weak type under "...#<leaf index>#weak" (tests/recorded_modes.py reads it
+back). `record_json` writes the dict a case module's `run(jax)` returns, with JAX's version.
 """
 import importlib
+import json
 import os
 import sys
 
 import numpy as np
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
-sys.path.insert(0, DATA)          # the case lists live beside the data they produce
+TESTS = os.path.join(DATA, "..")
+sys.path[:0] = [DATA, TESTS]      # the case lists live beside the data they produce
 
 
 def record_modes(jax, case_module: str, args: tuple, filename: str) -> None:
@@ -28,3 +33,14 @@ def record_modes(jax, case_module: str, args: tuple, filename: str) -> None:
     jax.config.update("jax_enable_x64", False)
     np.savez_compressed(os.path.join(DATA, filename), **flat)
     print(f"{len(flat) // 2} arrays written to {filename}")
+
+
+def record_json(jax, case_module: str, filename: str) -> None:
+    """tests/data/`case_module`.run(jax), with jax's version, to tests/data/`filename`."""
+    results = importlib.import_module(case_module).run(jax)
+    results["jax_version"] = jax.__version__
+    path = os.path.join(DATA, filename)
+    with open(path, "w") as f:
+        json.dump(results, f, indent=1, sort_keys=True)
+        f.write("\n")
+    print(f"wrote {os.path.normpath(path)}")
