@@ -156,7 +156,7 @@ def test_lower_compile_trace():
     np.testing.assert_allclose(np.asarray(compiled(arr([1.0, 2.0]), 3.0)), [4.0, 7.0])
     assert "HloModule" in compiled.as_text()
     assert compiled.cost_analysis()["flops"] > 0
-    with pytest.raises(TypeError, match="compiled for"):
+    with pytest.raises(TypeError, match="Argument 'x' compiled with float32.2. and called with"):
         compiled(arr([1.0, 2.0, 3.0]), 3.0)
     assert f.eval_shape(arr([1.0, 2.0]), 3.0) == jax.ShapeDtypeStruct((2,), np.float32)
 

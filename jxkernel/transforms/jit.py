@@ -730,7 +730,7 @@ class Jitted:
         avals = tuple(_leaf_aval(x, lambda: "?") for x in leaves)
         closed, out_tree, _ = self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
         return Traced(self, closed, out_tree, self._donated_leaves(dyn_args, dyn_kwargs),
-                      leaves)
+                      leaves, in_tree=treedef, arg_names=self._leaf_names(dyn_args, dyn_kwargs))
 
     def lower(self, *args, **kwargs) -> Lowered:
         """Trace and lower: `.as_text()` is the StableHLO module; `.compile()` continues."""
@@ -755,10 +755,44 @@ class Jitted:
         return len(self._cache)
 
 
-class Traced:
-    def __init__(self, jitted, jaxpr, out_tree, donated, leaves):
+class _Stage:
+    """The signature every stage tells, as JAX's Traced, Lowered and Compiled do (see
+    jxkernel/stages.py, which holds the details)."""
+
+    @property
+    def fun_name(self) -> str:
+        return self._traced.jitted._name
+
+    @property
+    def in_tree(self):
+        """The (args, kwargs) pytree of the non-static arguments."""
+        return self._traced._in_tree
+
+    @property
+    def in_avals(self):
+        return tree_unflatten(self.in_tree, self._traced.jaxpr.in_avals)
+
+    @property
+    def args_info(self):
+        from ..stages import args_info  # local: a rarely used attribute
+        return args_info(self._traced)
+
+    @property
+    def donate_argnums(self) -> tuple:
+        return tuple(sorted(self._traced.jitted._donate_argnums))
+
+
+class Traced(_Stage):
+    def __init__(self, jitted, jaxpr, out_tree, donated, leaves, in_tree=None, arg_names=None):
         self.jitted, self.jaxpr, self.out_tree, self.donated = jitted, jaxpr, out_tree, donated
         self._leaves = leaves
+        self._in_tree, self.arg_names = in_tree, arg_names
+
+    _traced = property(lambda self: self)
+
+    @property
+    def out_avals(self):
+        return tree_unflatten(self.out_tree, self.jaxpr.out_avals)
 
     @property
     def out_info(self):
@@ -774,18 +808,33 @@ class Traced:
         return Lowered(self, device)
 
 
-class Lowered:
+class Lowered(_Stage):
     def __init__(self, traced: Traced, device):
         self.traced, self.device = traced, device
+        self._traced = traced
         jaxpr = traced.jaxpr.jaxpr
         donated = (False,) * len(jaxpr.constvars) + (traced.donated or (False,) * len(jaxpr.invars))
         self._text, self._module_ctx = lower_module(
             jaxpr, name=traced.jitted._name, platform=_client.platform_of(device), donated=donated)
 
-    def as_text(self, dialect: str = "stablehlo") -> str:
-        if dialect not in ("stablehlo", "mlir"):
-            raise ValueError(f"Unknown dialect {dialect!r}; jxkernel emits 'stablehlo'")
-        return self._text
+    def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
+        """The module as text: StableHLO (default), or XLA's HLO with dialect="hlo";
+        debug_info=True adds each op's source line."""
+        if dialect in (None, "stablehlo", "mlir") and not debug_info:
+            return self._text
+        from ..stages import lowered_text  # local: a rarely used option
+        return lowered_text(self, dialect or "stablehlo", debug_info)
+
+    def compiler_ir(self, dialect: str | None = None):
+        """The module as jaxlib's MLIR `ir.Module` ("stablehlo", the default) or its
+        `XlaComputation` ("hlo")."""
+        from ..stages import compiler_ir
+        return compiler_ir(self._text, dialect or "stablehlo")
+
+    def cost_analysis(self) -> dict:
+        """XLA's cost estimate of the module before optimization (flops, bytes accessed...)."""
+        from ..stages import unoptimized_cost_analysis
+        return unoptimized_cost_analysis(self._text, self.device)
 
     @property
     def out_info(self):
@@ -802,23 +851,23 @@ class Lowered:
                                                          self.device, self.traced.donated))
 
 
-class Compiled:
+class Compiled(_Stage):
     """An executable for one signature: call it with arguments of that signature."""
 
     def __init__(self, lowered, entry, lower_s, compile_s, source):
         self.lowered, self._entry = lowered, entry
+        self._traced = lowered.traced
         self.compile_seconds = compile_s
 
     def __call__(self, *args, **kwargs):
-        jitted = self.lowered.traced.jitted
-        dyn_args, dyn_kwargs, _ = jitted._split(args, kwargs)
-        leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
+        """Call with the non-static arguments only (static ones were fixed by `lower`)."""
+        from ..stages import check_call_signature  # local: errors only
+        leaves, treedef = tree_flatten((args, kwargs))
         expected = self._entry.jaxpr.in_avals
         got = [_leaf_aval(x, lambda: "?") for x in leaves]
-        if [a.strip_weak_type() for a in got] != [a.strip_weak_type() for a in expected]:
-            raise TypeError(f"Compiled function called with arguments of types "
-                            f"{[a.str_short() for a in got]}, but it was compiled for "
-                            f"{[a.str_short() for a in expected]}")
+        if treedef != self.in_tree or \
+                [a.strip_weak_type() for a in got] != [a.strip_weak_type() for a in expected]:
+            check_call_signature(self, args, kwargs, got)
         bufs = list(self._entry.const_bufs) + [
             (x if isinstance(x, Array) else device_put(x, self.lowered.device))._buf for x in leaves]
         return tree_unflatten(self._entry.out_tree, self._entry.exe.call_buffers(bufs))
@@ -831,15 +880,32 @@ class Compiled:
         return self._entry.exe.cost_analysis()
 
     def memory_analysis(self):
+        """XLA's memory sizes of the program (argument_size_in_bytes, temp_size_in_bytes...)."""
         return self._entry.exe.memory_stats()
+
+    def runtime_executable(self):
+        """jaxlib's LoadedExecutable behind this Compiled."""
+        return getattr(self._entry.exe.loaded, "_loaded", self._entry.exe.loaded)
+
+    @property
+    def input_shardings(self):
+        """Where each argument must live: a pytree like `in_tree` of shardings."""
+        return tree_unflatten(self.in_tree, [self._sharding()] * self.in_tree.num_leaves)
+
+    @property
+    def output_shardings(self):
+        return tree_unflatten(self._entry.out_tree, [self._sharding()] *
+                              self._entry.out_tree.num_leaves)
+
+    def _sharding(self):
+        from ..xla.sharding import SingleDeviceSharding   # local: a rarely used attribute
+        return SingleDeviceSharding(self.lowered.device)
 
     @property
     def out_info(self):
         """The outputs' types with where they live (a SingleDeviceSharding each), as JAX's
         `Compiled.out_info`, less its `format` (jxkernel does not model layouts)."""
-        from ..xla.sharding import SingleDeviceSharding   # local: a rarely used attribute
-        sharding = SingleDeviceSharding(self.lowered.device)
-        return _out_structs(self._entry.out_tree, self._entry.jaxpr.out_avals, sharding)
+        return _out_structs(self._entry.out_tree, self._entry.jaxpr.out_avals, self._sharding())
 
 
 def _out_structs(out_tree, avals, sharding=None):

@@ -1,0 +1,134 @@
+"""jax.stages: a jitted function's ahead-of-time stages, as JAX 0.10.2 names them.
+
+    >>> f = jxkernel.jit(lambda x, y: x * y)
+    >>> compiled = f.trace(np.ones(3, np.float32), 2.0).lower().compile()
+    >>> compiled.args_info[0][1]
+    ArgInfo(_aval=ShapedArray(float32[], weak_type=True), donated=False)
+    >>> compiled(np.ones(3, np.float32), 3.0)
+    Array([3., 3., 3.], dtype=float32)
+
+`Traced` (the jaxpr), `Lowered` (the StableHLO module) and `Compiled` (XLA's executable) are
+defined with `jit` (jxkernel/transforms/jit.py); this module holds what they share and
+what is rarely asked for: `ArgInfo`, the texts and IRs of other dialects, and the errors of
+calling a Compiled with arguments it was not compiled for.
+"""
+from __future__ import annotations
+
+import dataclasses
+import typing
+
+from .core.avals import ShapedArray
+from .transforms.jit import Compiled, Lowered, Traced
+from .tree_util import keystr, tree_flatten, tree_unflatten
+
+__all__ = ["ArgInfo", "Compiled", "CompilerOptions", "Lowered", "Traced", "Wrapped"]
+
+# Options passed to XLA's compiler by name (JAX's `Lowered.compile(compiler_options=...)`).
+CompilerOptions = dict[str, typing.Union[str, bool]]
+
+
+@typing.runtime_checkable
+class Wrapped(typing.Protocol):
+    """What `jit` returns: callable, and staged by `.trace(...)` and `.lower(...)`."""
+
+    def __call__(self, *args, **kwargs): ...
+
+    def trace(self, *args, **kwargs) -> Traced: ...
+
+    def lower(self, *args, **kwargs) -> Lowered: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class ArgInfo:
+    """One argument's type and whether it is donated.
+
+    >>> ArgInfo(ShapedArray((2,), np.float32), False).shape
+    (2,)
+    """
+    _aval: ShapedArray
+    donated: bool
+
+    @property
+    def shape(self):
+        return self._aval.shape
+
+    @property
+    def dtype(self):
+        return self._aval.dtype
+
+
+def args_info(traced: Traced):
+    """A pytree like `traced.in_tree` of ArgInfo, one per non-static argument leaf."""
+    avals = traced.jaxpr.in_avals
+    donated = traced.donated or (False,) * len(avals)
+    return tree_unflatten(traced._in_tree, [ArgInfo(a, bool(d)) for a, d in zip(avals, donated)])
+
+
+# ------------------------------------------------------------------ texts and IRs
+_DIALECTS = ("stablehlo", "mlir", "hlo")
+
+
+def _check_dialect(dialect: str) -> None:
+    if dialect not in _DIALECTS:
+        raise ValueError(f"unknown dialect: {dialect}. jxkernel gives 'stablehlo' (also "
+                         f"called 'mlir') and 'hlo'.")
+
+
+def lowered_text(lowered: Lowered, dialect: str, debug_info: bool) -> str:
+    """`Lowered.as_text(dialect, debug_info=...)`: debug_info puts each op's source line on it."""
+    from .xla import client as _client
+    from .xla.lowering import lower_module
+    from .xla.portable import hlo_text
+    _check_dialect(dialect)
+    text = lowered._text
+    if debug_info:
+        traced = lowered.traced
+        jaxpr = traced.jaxpr.jaxpr
+        donated = (False,) * len(jaxpr.constvars) + (traced.donated or
+                                                     (False,) * len(jaxpr.invars))
+        text, _ = lower_module(jaxpr, name=traced.jitted._name, donated=donated, locations=True,
+                               platform=_client.platform_of(lowered.device))
+    return hlo_text(text) if dialect == "hlo" else text
+
+
+def compiler_ir(text: str, dialect: str):
+    """`Lowered.compiler_ir`: jaxlib's `ir.Module` for "stablehlo", its XlaComputation for "hlo"."""
+    from .xla.portable import mlir_module, xla_computation
+    _check_dialect(dialect)
+    return xla_computation(text) if dialect == "hlo" else mlir_module(text)
+
+
+def unoptimized_cost_analysis(text: str, device) -> dict:
+    from .xla.portable import unoptimized_cost_analysis
+    return unoptimized_cost_analysis(text, device)
+
+
+# ------------------------------------------------------------------ calling a Compiled
+def check_call_signature(compiled: Compiled, args, kwargs, got_avals) -> None:
+    """Raise JAX's TypeError for a call whose pytree or argument types differ from those the
+    program was compiled for."""
+    _, treedef = tree_flatten((args, kwargs))
+    if treedef != compiled.in_tree:
+        raise TypeError(_tree_mismatch(compiled.in_tree, treedef))
+    names = compiled._traced.arg_names or [f"args[{i}]" for i in range(len(got_avals))]
+    lines = [f"Argument '{name}' compiled with {want.strip_weak_type()} and called with "
+             f"{got.strip_weak_type()}"
+             for name, want, got in zip(names, compiled._entry.jaxpr.in_avals, got_avals)
+             if want.strip_weak_type() != got.strip_weak_type()]
+    raise TypeError("Argument types differ from the types for which this computation was "
+                    "compiled. Perhaps you are calling the compiled executable with a "
+                    "different enable_x64 mode than when it was AOT compiled? The mismatches "
+                    "are:\n" + "\n".join(lines))
+
+
+def _tree_mismatch(want, got) -> str:
+    from .tree_util import equality_errors
+    expected = tree_unflatten(want, [0] * want.num_leaves)
+    given = tree_unflatten(got, [0] * got.num_leaves)
+    errors = list(equality_errors(expected, given))
+    where = lambda path: ("args" + keystr(path[1:]) if path and path[0].idx == 0 else
+                          "kwargs" + keystr(path[1:])) if path else "the arguments"
+    details = "\n".join(f"    * at {where(path)}, seen {seen} but now given {now}, so {why}"
+                        for path, seen, now, why in errors)
+    return (f"Function compiled with input pytree does not match the input pytree it was "
+            f"called with. There are {len(errors)} mismatches, including:\n{details}")

@@ -1,0 +1,55 @@
+"""jaxlib's views of a StableHLO module, for jax.stages and jax.export: the HLO form, the
+MLIR `ir.Module`, the unoptimized cost estimate, and StableHLO's portable artifact (the
+versioned bytecode JAX stores in `Exported.mlir_module_serialized`).
+
+    >>> blob = portable_artifact(text)                # b'ML\\xefR...'
+    >>> module_text(blob) == module_text(portable_artifact(module_text(blob)))
+    True
+"""
+from __future__ import annotations
+
+from . import client as _client
+from .client import xc
+from .compiler import _parse_ir
+
+
+def xla_computation(text: str):
+    """The module as jaxlib's XlaComputation (HLO), as XLA's compiler first sees it."""
+    from jaxlib import _jax
+    return _jax.mlir.mlir_module_to_xla_computation(text, use_tuple_args=False,
+                                                    return_tuple=False)
+
+
+def hlo_text(text: str) -> str:
+    return xla_computation(text).as_hlo_text()
+
+
+def mlir_module(text: str):
+    """The module parsed into jaxlib's MLIR `ir.Module` (in a fresh context)."""
+    return _parse_ir(text)
+
+
+def unoptimized_cost_analysis(text: str, device) -> dict:
+    """XLA's cost estimate of the module before any optimization (JAX's Lowered.cost_analysis)."""
+    client = _client.backend_of(device).client
+    return dict(xc._xla.hlo_module_cost_analysis(client, xla_computation(text).as_hlo_module()))
+
+
+def portable_artifact(text: str) -> bytes:
+    """The module as a StableHLO portable artifact (VHLO bytecode), targeting the oldest
+    StableHLO version that XLA builds of the last 4 weeks still read, as JAX does."""
+    from jaxlib import _jax
+    from jaxlib.mlir.dialects import stablehlo
+    target = stablehlo.get_version_from_compatibility_requirement(
+        stablehlo.StablehloCompatibilityRequirement.WEEK_4)
+    module = _parse_ir(text)
+    with module.context:
+        return _jax.mlir.serialize_portable_artifact(module, target)
+
+
+def module_text(artifact: bytes) -> str:
+    """The StableHLO text of a portable artifact (the inverse of `portable_artifact`)."""
+    from jaxlib import _jax
+    module = _parse_ir('module {\n}\n')          # for a context with our dialects loaded
+    with module.context as context:
+        return str(_jax.mlir.deserialize_portable_artifact(artifact, context))
