@@ -140,3 +140,15 @@ def log(fmt=None, *args, ordered=False, partitioned=False, skip_format_check=Fal
 
 callback = debug_callback
 print = debug_print
+
+
+def visualize_array_sharding(arr, **kwargs):
+    """Print which devices hold which block of a 1-d or 2-d array (see xla/sharded.py).
+
+    >>> jax.debug.visualize_array_sharding(jnp.zeros(4))
+    ┌───────┐
+    │ CPU 0 │
+    └───────┘
+    """
+    from .xla.sharded import visualize_array_sharding as visualize
+    visualize(arr, **kwargs)

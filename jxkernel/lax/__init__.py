@@ -52,3 +52,4 @@ from .parallel_more import (all_to_all, all_to_all_p, axis_size, ppermute,  # no
 from .fft import FftType, fft, fft_p  # noqa: F401,E402
 from .solves import custom_linear_solve, custom_root, linear_solve_p  # noqa: F401,E402
 from .barrier import optimization_barrier, optimization_barrier_p  # noqa: F401,E402
+from .sharding import sharding_constraint_p, with_sharding_constraint  # noqa: F401,E402

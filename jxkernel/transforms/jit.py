@@ -21,6 +21,7 @@ import collections
 import dataclasses
 import functools
 import inspect
+import sys
 import time
 import weakref
 
@@ -260,18 +261,23 @@ def _fun_state(fun) -> _FunState:
         return _FunState(fun)
 
 
-def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
-        donate_argnames=None, backend=None, device=None, inline=False, keep_unused=False):
-    """Compile `fun` with XLA; usable as `@jit`, `@jit(static_argnums=...)` and with partial."""
+def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
+        static_argnames=None, donate_argnums=None, donate_argnames=None, backend=None,
+        device=None, inline=False, keep_unused=False):
+    """Compile `fun` with XLA; usable as `@jit`, `@jit(static_argnums=...)` and with partial.
+    With `in_shardings`/`out_shardings` (or sharded arguments) XLA partitions it over their
+    mesh (xla/sharded.py)."""
     if fun is None:
-        return functools.partial(jit, static_argnums=static_argnums,
+        return functools.partial(jit, in_shardings=in_shardings, out_shardings=out_shardings,
+                                 static_argnums=static_argnums,
                                  static_argnames=static_argnames, donate_argnums=donate_argnums,
                                  donate_argnames=donate_argnames, backend=backend, device=device,
                                  inline=inline, keep_unused=keep_unused)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                  backend, device, inline, keep_unused)
+                  backend, device, inline, keep_unused, in_shardings=in_shardings,
+                  out_shardings=out_shardings)
 
 
 def _as_tuple(x) -> tuple:
@@ -327,6 +333,12 @@ class _Entry:
 _SCALAR_TYPES = (bool, int, float, complex)
 
 
+def _any_sharded(leaves) -> bool:
+    """Whether an argument is split over a mesh (only possible once xla/sharded.py loaded)."""
+    sharded = sys.modules.get("jxkernel.xla.sharded")
+    return sharded is not None and sharded.any_sharded(leaves)
+
+
 def _leaf_aval(x, index_name) -> ShapedArray:
     aval = getattr(x, "aval", None)
     if isinstance(aval, ShapedArray):
@@ -346,8 +358,11 @@ class Jitted:
     """The function `jit` returns: call it, `.lower(...)`, `.trace(...)`, `.eval_shape(...)`."""
 
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                 backend, device, inline, keep_unused):
+                 backend, device, inline, keep_unused, in_shardings=None, out_shardings=None):
         functools.update_wrapper(self, fun)
+        self._in_shardings, self._out_shardings = in_shardings, out_shardings
+        # A jit given shardings has caches of its own (its fast path never sees plain entries).
+        self._sharded = in_shardings is not None or out_shardings is not None
         self._fun = fun
         self._name = getattr(fun, "__name__", type(fun).__name__)
         state = _fun_state(fun)
@@ -379,7 +394,8 @@ class Jitted:
         self._backend = backend
         self._inline, self._keep_unused = inline, keep_unused
         options = (self._static_argnums, self._static_argnames, self._donate_argnums,
-                   self._donate_argnames, self._device, backend, inline, keep_unused)
+                   self._donate_argnames, self._device, backend, inline, keep_unused,
+                   self._sharded)
         # _cache: key -> _Entry; _fast: the fast path's key -> _Entry (see __call__);
         # _traces: key -> (jaxpr, consts, out_tree, ClosedJaxpr), for the bind path; _history:
         # compile_log.Signature per compile, for reasons. All shared by jits of the same fun.
@@ -520,8 +536,12 @@ class Jitted:
                 entry = None
             if entry is not None:
                 entry.hits += 1
-                return entry.out_tree.unflatten(
-                    entry.exe.call_buffers([leaf._buf for leaf in leaves]))
+                try:
+                    return entry.out_tree.unflatten(
+                        entry.exe.call_buffers([leaf._buf for leaf in leaves]))
+                except ValueError:
+                    if not _any_sharded(leaves):   # a sharded leaf after the first: not ours
+                        raise
         return self._call(args, kwargs)
 
     def _call(self, args, kwargs):
@@ -534,6 +554,9 @@ class Jitted:
                        for i, leaf in enumerate(leaves)])
         if _ctx.trace is not eval_trace:
             return self._bind(leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
+        if self._sharded or _any_sharded(leaves):
+            from ..xla.sharded import call_jitted
+            return call_jitted(self, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
         device = self._device
         move = device is not None or config.jax_default_device is not None
         if device is None:

@@ -468,6 +468,9 @@ def device_put(x, device=None, *, copy=False) -> Array:
     CpuDevice(id=1)
     """
     if device is not None and not isinstance(device, xc.Device):
+        if _is_named(device):                  # split over a mesh: xla/sharded.py
+            from .sharded import device_put as put_on_mesh
+            return put_on_mesh(x, device)
         device = _device_of_sharding(device)
     if isinstance(x, Array):
         return _array_to_device(x, device, copy)
@@ -475,6 +478,11 @@ def device_put(x, device=None, *, copy=False) -> Array:
         device = _client.default_device()
     value, aval = _host_value(x)
     return host_to_device(value, aval, device)
+
+
+def _is_named(sharding) -> bool:
+    from .sharding import NamedSharding, PartitionSpec
+    return isinstance(sharding, (NamedSharding, PartitionSpec))
 
 
 def _device_of_sharding(sharding):
@@ -494,6 +502,8 @@ def _device_of_sharding(sharding):
 def _array_to_device(x: Array, device, copy: bool) -> Array:
     x._check_alive()
     if type(x) is not Array:                    # several devices: gather onto one
+        if device is None and getattr(x, "_sharding", None) is not None:
+            return x.copy() if copy else x      # split over a mesh: it stays so
         device = device if device is not None else x._home_device()
         return host_to_device(x._value(), x.aval, device)
     if device is None or device == x.device:

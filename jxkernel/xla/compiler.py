@@ -93,8 +93,23 @@ def _compile_options(devices) -> tuple:
     return options, f"replicas={len(devices)};assignment={[d.id for d in devices]}"
 
 
+def _spmd_options(devices, propagate_outputs) -> tuple:
+    """(CompileOptions, disk-key text) for one program partitioned over `devices` by Shardy.
+    `propagate_outputs`: per result, whether XLA picks its sharding (none was asked for)."""
+    options = xc.CompileOptions()
+    options.num_replicas, options.num_partitions = 1, len(devices)
+    options.device_assignment = xc.DeviceAssignment.create(
+        np.array([[d.id for d in devices]], dtype=np.int32))
+    build = options.executable_build_options
+    build.use_spmd_partitioning = True
+    build.use_shardy_partitioner = True
+    build.allow_spmd_sharding_propagation_to_output = list(propagate_outputs)
+    return options, (f"partitions={len(devices)};shardy;outputs={list(propagate_outputs)};"
+                     f"assignment={[d.id for d in devices]}")
+
+
 def compile_module(text: str, devices, num_replicas: int | None = None,
-                   host_callbacks=()) -> tuple:
+                   host_callbacks=(), propagate_outputs=None) -> tuple:
     """(LoadedExecutable, CompileStats) for module `text`, one replica per device.
 
     >>> loaded, stats = compile_module(text, jxkernel.devices()[:1])
@@ -105,7 +120,7 @@ def compile_module(text: str, devices, num_replicas: int | None = None,
     if num_replicas is not None and num_replicas != len(devices):
         raise ValueError(f"num_replicas={num_replicas} but {len(devices)} devices were given; "
                          f"pass one device per replica")
-    key = (text, tuple(d.id for d in devices), devices[0].platform)
+    key = (text, tuple(d.id for d in devices), devices[0].platform, propagate_outputs)
     # Both caches follow `jax_enable_compilation_cache`: off, every module compiles afresh
     # (what benchmarks of compile time need).
     use_memory = not host_callbacks and config.jax_enable_compilation_cache
@@ -119,7 +134,9 @@ def compile_module(text: str, devices, num_replicas: int | None = None,
                          "host_callbacks; pass host_callbacks=module_ctx.host_callbacks (from "
                          "lower_module).")
     backend = _client.backend_of(devices[0])
-    options, options_key = _compile_options(devices)
+    # propagate_outputs (a tuple) marks an SPMD program: one partition per device (sharded.py)
+    options, options_key = _compile_options(devices) if propagate_outputs is None else \
+        _spmd_options(devices, propagate_outputs)
     device_list = xc.DeviceList(devices)
     start = time.perf_counter()
     # Host callbacks are Python objects bound at compile time: such programs cannot be stored.

@@ -20,6 +20,8 @@ from .lowering import lower_module
 
 _executables: dict = {}      # (prim, avals, params, device) -> Executable
 _fast: dict = {}             # the hot path's key (see run_compiled) -> Executable
+# Set by xla/sharded.py (on its import): operations on arrays split over a mesh run there.
+sharded_apply = sharded_type = None
 
 
 def apply_primitive(prim, args, params):
@@ -59,6 +61,8 @@ def run_compiled(prim, args, params):
 
 
 def _run_compiled(prim, args, params):
+    if sharded_apply is not None and _any_sharded(args):
+        return sharded_apply(prim, args, params)
     device = None
     chosen = config.jax_default_device is not None
     if chosen:                                      # a chosen device wins: inputs move there
@@ -89,6 +93,13 @@ def _run_compiled(prim, args, params):
     if config._debug_values:
         check_values(prim.name, outs)
     return outs if prim.multiple_results else outs[0]
+
+
+def _any_sharded(args) -> bool:
+    for a in args:
+        if type(a) is sharded_type:
+            return True
+    return False
 
 
 def to_device(x, device) -> Array:

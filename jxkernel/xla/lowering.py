@@ -27,6 +27,7 @@ class ModuleContext:
         self.axis_env = tuple(axis_env)          # ((axis_name, size), ...) for collectives
         self.functions: dict = {}                # (id(jaxpr), key) -> (jaxpr, Function)
         self.host_callbacks: list = []
+        self.mesh = None                         # a sharded module's Mesh (named @mesh)
 
 
 class LoweringRuleContext:
@@ -137,21 +138,33 @@ def lower_jaxpr_into(module_ctx, block, jaxpr: Jaxpr, const_values, arg_values) 
 
 def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None, num_replicas: int = 1,
                  axis_env=(), result_names=None, arg_names=None,
-                 locations: bool = False) -> tuple[str, ModuleContext]:
+                 locations: bool = False, mesh=None, arg_shardings=None,
+                 result_shardings=None) -> tuple[str, ModuleContext]:
     """A whole StableHLO module whose `main` computes `jaxpr` (constvars first, then invars).
 
     Returns the module text and its ModuleContext (which lists host callbacks, if any).
     `locations=True` writes each equation's source line on its ops (`loc("file":line:0)`),
     which XLA carries into the optimized HLO's metadata (jxkernel.explain reads it back).
+    With a `mesh`, the module is partitioned by XLA (Shardy) over the mesh's devices:
+    `arg_shardings`/`result_shardings` (per value a NamedSharding, or None: left to XLA) become
+    `sdy.sharding` attributes (see xla/sharded.py).
     """
-    attrs = {"mhlo.num_partitions": hlo.i32_attr(1), "mhlo.num_replicas": hlo.i32_attr(num_replicas)}
+    partitions = 1 if mesh is None else mesh.size
+    attrs = {"mhlo.num_partitions": hlo.i32_attr(partitions),
+             "mhlo.num_replicas": hlo.i32_attr(num_replicas)}
     module = hlo.Module(f"jit_{name}", attrs, locations=locations)
     module_ctx = ModuleContext(module, platform, num_replicas, axis_env)
     in_vars = jaxpr.constvars + jaxpr.invars
     donated = list(donated) if donated is not None else [False] * len(in_vars)
     arg_attrs = ["jax.buffer_donor = true" if d else None for d in donated]
+    result_attrs = None
+    if mesh is not None:
+        from .sharding import sdy_attrs
+        module_ctx.mesh = mesh
+        arg_attrs, result_attrs = sdy_attrs(module, mesh, in_vars, arg_attrs, arg_shardings,
+                                            jaxpr.outvars, result_shardings)
     main = module.function("main", [hlo.aval_type(v.aval) for v in in_vars], arg_attrs)
     n_consts = len(jaxpr.constvars)
     outs = lower_jaxpr_into(module_ctx, main.body, jaxpr, main.args[:n_consts], main.args[n_consts:])
-    main.set_results(outs)
+    main.set_results(outs, result_attrs)
     return module.text(), module_ctx

@@ -212,6 +212,7 @@ class Module:
         self.attrs = dict(attrs or {})
         self.locations = locations
         self.functions: list[Function] = []
+        self.symbols: list[str] = []        # lines before the functions (e.g. `sdy.mesh @mesh`)
         self._names: set[str] = set()
 
     def function(self, name, arg_types, arg_attrs=None, public=True) -> Function:
@@ -233,7 +234,7 @@ class Module:
         attrs = ""
         if self.attrs:
             attrs = " attributes {" + ", ".join(f"{k} = {v}" for k, v in self.attrs.items()) + "}"
-        funcs = "\n".join(f.text() for f in self.functions)
+        funcs = "\n".join([f"  {line}" for line in self.symbols] + [f.text() for f in self.functions])
         return f"module @{_symbol(self.name)}{attrs} {{\n{funcs}\n}}\n"
 
 

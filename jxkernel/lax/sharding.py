@@ -1,0 +1,107 @@
+"""with_sharding_constraint: tell XLA's partitioner how a value inside jit is to be split.
+
+    >>> @jax.jit
+    ... def f(x):
+    ...     return lax.with_sharding_constraint(x * 2, NamedSharding(mesh, P('y')))
+
+The value is unchanged; the constraint becomes `sdy.sharding_constraint` in the module, and
+XLA moves data between devices where the neighbouring shardings differ. Outside jit it lays
+the array out as asked (a device_put). Its derivative is constrained the same way.
+"""
+from __future__ import annotations
+
+from ..core.primitive import (
+    Primitive,
+    abstract_eval_rules,
+    batching_rules,
+    impl_rules,
+    jvp_rules,
+    lowering_rules,
+    transpose_rules,
+)
+from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
+from ..xla.sharding import NamedSharding, PartitionSpec, sdy_dims
+from ._ad_util import Zero
+from ._batch_util import ndim, not_mapped
+
+sharding_constraint_p = Primitive("sharding_constraint")
+
+
+def _is_sharding(s) -> bool:
+    return isinstance(s, (NamedSharding, PartitionSpec))
+
+
+def with_sharding_constraint(x, shardings):
+    """Each array of `x` (a pytree) constrained to its sharding (one, or a matching pytree).
+
+    >>> jax.jit(lambda v: lax.with_sharding_constraint(v + 1, s))(x).sharding == s
+    True
+    """
+    from ..xla.sharded import resolve
+    leaves, tree = tree_flatten(x)
+    if _is_sharding(shardings):
+        flat = [shardings] * len(leaves)
+    else:
+        flat = broadcast_prefix(shardings, x, is_leaf=_is_sharding)
+    outs = []
+    for leaf, s in zip(leaves, flat):
+        s = resolve(s, "with_sharding_constraint")
+        if not isinstance(s, NamedSharding):
+            raise TypeError(f"with_sharding_constraint expects NamedShardings or PartitionSpecs "
+                            f"(under set_mesh); got {s!r} of type {type(s).__name__}")
+        outs.append(sharding_constraint_p.bind(leaf, sharding=s))
+    return tree_unflatten(tree, outs)
+
+
+def _abstract_eval(aval, *, sharding):
+    sharding.check_shape(aval.shape)
+    return aval
+
+
+def _impl(x, *, sharding):
+    from ..xla.sharded import device_put
+    return device_put(x, sharding)
+
+
+def _lowering(ctx, x, *, sharding):
+    mesh = ctx.module_ctx.mesh
+    if mesh is None:
+        raise ValueError(
+            f"with_sharding_constraint({sharding!r}) inside a jit that runs on one device: give "
+            f"the jit in_shardings (or arguments placed with device_put(x, NamedSharding(...))) "
+            f"over the same mesh, so that XLA partitions it")
+    if sharding.mesh._ids != mesh._ids or sharding.mesh.axis_names != mesh.axis_names:
+        raise ValueError(f"with_sharding_constraint's sharding {sharding!r} is over another mesh "
+                         f"than the jitted computation's {mesh}; use one mesh")
+    dims = sdy_dims(sharding, len(ctx.avals_in[0].shape))
+    return ctx.op1("sdy.sharding_constraint", [x], {"sharding": f"#sdy.sharding{dims}"})
+
+
+def _jvp(primals, tangents, *, sharding):
+    (x,), (t,) = primals, tangents
+    out = sharding_constraint_p.bind(x, sharding=sharding)
+    return out, t if type(t) is Zero else sharding_constraint_p.bind(t, sharding=sharding)
+
+
+def _transpose(ct, x, *, sharding):
+    return [ct if type(ct) is Zero else sharding_constraint_p.bind(ct, sharding=sharding)]
+
+
+def _batching(vals, dims, *, sharding):
+    """The batch axis is left unsplit: the spec gets a None at its position."""
+    (x,), (d,) = vals, dims
+    if d is not_mapped:
+        return sharding_constraint_p.bind(x, sharding=sharding), d
+    parts = list(sharding.spec) + [None] * (ndim(x) - 1 - len(sharding.spec))
+    parts.insert(d, None)
+    batched = NamedSharding(sharding.mesh, PartitionSpec(*parts),
+                            memory_kind=sharding.memory_kind)
+    return sharding_constraint_p.bind(x, sharding=batched), d
+
+
+abstract_eval_rules[sharding_constraint_p] = _abstract_eval
+impl_rules[sharding_constraint_p] = _impl
+lowering_rules[sharding_constraint_p] = _lowering
+jvp_rules[sharding_constraint_p] = _jvp
+transpose_rules[sharding_constraint_p] = _transpose
+batching_rules[sharding_constraint_p] = _batching

@@ -1,0 +1,497 @@
+"""Arrays split over a mesh of devices, and programs XLA partitions over that mesh.
+
+    >>> mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))     # 8 devices
+    >>> x = device_put(np.arange(8.0), NamedSharding(mesh, P('x')))
+    >>> x.addressable_shards[2].index, x.addressable_shards[2].data
+    ((slice(2, 4, None),), Array([2., 3.], dtype=float32))
+
+A `ShardedArray` is one jaxlib buffer whose aval is the *global* type and whose sharding is
+`GSPMDSharding(mesh devices, HloSharding)`; jaxlib keeps one shard buffer per device (in mesh
+order). A jit with shardings (given, or carried by its arguments) is lowered with Shardy's
+`sdy.sharding` attributes and compiled with one partition per mesh device; XLA's partitioner
+chooses what it was not told, and the results come back as ShardedArrays whose shardings are
+read from the executable (`get_output_shardings`). An eager operation on a ShardedArray is
+such a program of one equation, so it runs sharded too.
+"""
+from __future__ import annotations
+
+import functools
+import time
+
+import numpy as np
+
+from ..core.avals import ShapedArray
+from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
+from . import client as _client
+from . import dispatch as _dispatch
+from .array import (
+    _COPY,
+    Array,
+    ArrayImpl,
+    Shard,
+    _frozen,
+    _host_value,
+    _rewrap_buffer,
+    _to_host,
+    sharding_for,
+)
+from .client import xc
+from .compiler import Executable, _result_handler, compile_module
+from .lowering import lower_module
+from .sharding import (
+    Mesh,
+    NamedSharding,
+    PartitionSpec,
+    SingleDeviceSharding,
+    _hlo_key,
+    get_mesh,
+    spec_from_hlo,
+)
+
+
+@functools.lru_cache(maxsize=1024)
+def gspmd_sharding(sharding: NamedSharding, ndim: int):
+    """jaxlib's sharding object for an `ndim`-d array laid out as `sharding` says."""
+    return xc.GSPMDSharding(xc.DeviceList(sharding.mesh._flat_devices),
+                            sharding._to_xla_hlo_sharding(ndim))
+
+
+class ShardedArray(ArrayImpl):
+    """An Array split over a mesh (see the module docstring); `.sharding` says how."""
+    __slots__ = ("_sharding",)
+
+    def __init__(self, buf, aval: ShapedArray, sharding: NamedSharding):
+        super().__init__(buf, aval)
+        self._sharding = sharding
+
+    sharding = property(lambda self: self._sharding)
+    is_fully_replicated = property(lambda self: self._sharding.is_fully_replicated)
+
+    @property
+    def device(self):
+        if self._sharding.num_devices == 1:
+            return self._sharding.mesh.devices.flat[0]
+        raise ValueError(f"Length of devices is greater than 1. Please use `.devices()`. (This "
+                         f"Array is split over {self._sharding.num_devices} devices.)")
+
+    def devices(self) -> set:
+        return set(self._sharding.mesh.devices.flat)
+
+    def _home_device(self):
+        return self._sharding.mesh.devices.flat[0]
+
+    @property
+    def platform(self) -> str:
+        return _client.platform_of(self._home_device())
+
+    @property
+    def committed(self) -> bool:
+        return True
+
+    @property
+    def addressable_shards(self) -> list:
+        """Per device (mesh order): its index into the array, replica id and data."""
+        self._check_alive()
+        sharding, shape = self._sharding, self.shape
+        aval = ShapedArray(sharding.shard_shape(shape), self.dtype, self.weak_type)
+        indices = sharding.devices_indices_map(shape)
+        return [Shard(d, indices[d], r, Array(_rewrap_buffer(b, aval, d), aval))
+                for d, r, b in zip(sharding.mesh.devices.flat, sharding.replica_ids(self.ndim),
+                                   self._buf._arrays)]
+
+    def _value(self) -> np.ndarray:
+        """The global value, assembled on the host from one copy of each block."""
+        if self._npy is None:
+            self._check_alive()
+            sharding, shape = self._sharding, self.shape
+            indices = sharding.devices_indices_map(shape)
+            value = np.empty(shape, self.dtype)
+            for d, r, b in zip(sharding.mesh.devices.flat, sharding.replica_ids(self.ndim),
+                               self._buf._arrays):
+                if r == 0:
+                    value[indices[d]] = _to_host(b).reshape(sharding.shard_shape(shape))
+            self._npy = _frozen(value, shape)
+        return self._npy
+
+    def _rewrap(self, buf) -> ShardedArray:
+        return ShardedArray(buf, self.aval, self._sharding)
+
+    def copy(self) -> ShardedArray:
+        return put(self._value(), self.aval, self._sharding)
+
+    def __reduce__(self):
+        return put, (np.array(self._value()), self.aval, self._sharding)
+
+
+# One name for JAX's concrete class, as MultiDeviceArray does (xla/array.py).
+ShardedArray.__name__ = "ArrayImpl"
+
+
+def any_sharded(leaves) -> bool:
+    for leaf in leaves:
+        if type(leaf) is ShardedArray:
+            return True
+    return False
+
+
+# ------------------------------------------------------------------ putting data on a mesh
+def put(value: np.ndarray, aval: ShapedArray, sharding: NamedSharding) -> ShardedArray:
+    """Host data of `aval`'s dtype as a ShardedArray: each device gets its block (a copy)."""
+    indices = sharding.devices_indices_map(aval.shape)
+    block = ShapedArray(sharding.shard_shape(aval.shape), aval.dtype, aval.weak_type)
+    bufs = [xc.batched_device_put(block, sharding_for((d,)), [np.ascontiguousarray(value[i])],
+                                  [d], True, False, _COPY, True)
+            for d, i in indices.items()]
+    return _assemble(bufs, aval, sharding)
+
+
+def _assemble(bufs, aval, sharding) -> ShardedArray:
+    """One ShardedArray over per-device buffers given in mesh order (no copy)."""
+    buf = xc.ArrayImpl(aval, gspmd_sharding(sharding, len(aval.shape)), bufs, committed=True,
+                       _skip_checks=True)
+    return ShardedArray(buf, aval, sharding)
+
+
+def resolve(sharding, what: str = "device_put"):
+    """A NamedSharding from a NamedSharding, or a bare PartitionSpec under set_mesh."""
+    if isinstance(sharding, PartitionSpec):
+        mesh = get_mesh()
+        if mesh is None:
+            raise ValueError(f"{what} got the PartitionSpec {sharding!r} outside a mesh "
+                             f"context; wrap it as NamedSharding(mesh, {sharding!r}) or call "
+                             f"under `with jax.set_mesh(mesh):`")
+        return NamedSharding(mesh, sharding)
+    return sharding
+
+
+def device_put(x, sharding) -> Array:
+    """`x` (host data or an Array) laid out as `sharding` (a NamedSharding or a P under a mesh).
+
+    >>> device_put(np.zeros((8, 2)), NamedSharding(mesh, P('x'))).sharding.spec
+    P('x',)
+    """
+    leaves, tree = tree_flatten(x)
+    if len(leaves) != 1 or leaves[0] is not x:          # a pytree: each leaf alike
+        return tree_unflatten(tree, [device_put(leaf, sharding) for leaf in leaves])
+    sharding = resolve(sharding)
+    if isinstance(x, Array):
+        x._check_alive()
+        if type(x) is ShardedArray and x._sharding == sharding:
+            return x
+        value, aval = x._value(), x.aval
+    else:
+        value, aval = _host_value(x)
+    try:
+        sharding.check_shape(aval.shape)
+    except ValueError as e:
+        if type(e) is not ValueError:        # IndivisibleError stays as it is, as in JAX
+            raise
+        raise ValueError(f"One of device_put args is incompatible with its sharding annotation "
+                         f"{sharding!r}: {e}.") from None
+    return put(value, aval, sharding)
+
+
+def make_array_from_callback(shape, sharding, data_callback, dtype=None) -> Array:
+    """An array of `shape` laid out as `sharding`, each device's block `data_callback(index)`.
+
+    >>> make_array_from_callback((8,), NamedSharding(mesh, P('x')), lambda i: np.arange(8.)[i])
+    """
+    shape = tuple(shape)
+    sharding = resolve(sharding, "make_array_from_callback")
+    if isinstance(sharding, SingleDeviceSharding):
+        value = np.asarray(data_callback((slice(None),) * len(shape)), dtype=dtype)
+        from .array import device_put as put_on_device
+        return put_on_device(value, sharding._device)
+    indices = sharding.devices_indices_map(shape)
+    blocks = {d: _host_value(np.asarray(data_callback(i), dtype=dtype)) for d, i in indices.items()}
+    aval = ShapedArray(shape, next(iter(blocks.values()))[1].dtype)
+    expected = sharding.shard_shape(shape)
+    bufs = []
+    for d, (value, block) in blocks.items():
+        if value.shape != expected:
+            raise ValueError(f"make_array_from_callback: data_callback({indices[d]}) for device "
+                             f"{d} returned shape {value.shape}, but the sharding's shard shape "
+                             f"is {expected}")
+        bufs.append(xc.batched_device_put(block, sharding_for((d,)), [value], [d], True, False,
+                                          _COPY, True))
+    return _assemble(bufs, aval, sharding)
+
+
+def make_array_from_single_device_arrays(shape, sharding, arrays) -> Array:
+    """A global array of `shape` from one single-device Array per device of `sharding` (any
+    order: each is matched by its device); no data is copied.
+
+    >>> make_array_from_single_device_arrays((8,), s, [x.data for x in y.addressable_shards])
+    """
+    shape = tuple(shape)
+    sharding = resolve(sharding, "make_array_from_single_device_arrays")
+    by_device = {}
+    for a in arrays:
+        if not isinstance(a, Array) or type(a) is not Array:
+            raise TypeError(f"make_array_from_single_device_arrays expects single-device Arrays; "
+                            f"got {type(a).__name__}")
+        by_device[a.device] = a
+    devices = sharding.mesh._flat_devices
+    missing = [d for d in devices if d not in by_device]
+    if missing or len(arrays) != len(devices):
+        raise ValueError(f"make_array_from_single_device_arrays needs one array per device of "
+                         f"the sharding ({len(devices)}); got {len(arrays)}, missing "
+                         f"{missing}")
+    expected = sharding.shard_shape(shape)
+    first = by_device[devices[0]]
+    for d in devices:
+        a = by_device[d]
+        if a.shape != expected or a.dtype != first.dtype:
+            raise ValueError(f"make_array_from_single_device_arrays: the array on {d} is "
+                             f"{a.aval.str_short()}, but the sharding's shard is "
+                             f"{first.aval.update(shape=expected).str_short()}")
+    aval = ShapedArray(shape, first.dtype)
+    return _assemble([by_device[d]._buf for d in devices], aval, sharding)
+
+
+# ------------------------------------------------------------------ partitioned programs
+class ShardedExecutable(Executable):
+    """A program XLA partitioned over a mesh: one partition per device, results sharded."""
+
+    def __init__(self, loaded, out_avals, mesh: Mesh, name, donated, out_shardings):
+        super().__init__(loaded, out_avals, list(mesh._flat_devices), name, donated,
+                         stack_outputs=False)
+        self.mesh, self.out_shardings = mesh, list(out_shardings)
+        self.handlers = [_result_handler(a, gspmd_sharding(s, len(a.shape)))
+                         for a, s in zip(self.out_avals, self.out_shardings)]
+        self._wrap = _keep
+
+    def _finish(self, bufs, outs) -> list:
+        outs = super()._finish(bufs, outs)          # donation and the in-flight throttle
+        return list(map(ShardedArray, outs, self.out_avals, self.out_shardings))
+
+
+def _keep(buf, aval):
+    return buf
+
+
+def output_shardings(loaded, mesh, out_avals, user_shardings, in_avals) -> list:
+    """The results' NamedShardings, read from the executable. As JAX does, a result laid out
+    as the first argument with a sharding of its own (same rank) reports that sharding."""
+    first = next(((s, a) for s, a in zip(user_shardings, in_avals) if s is not None), None)
+    out = []
+    for op, aval in zip(loaded.get_output_shardings(), out_avals):
+        ndim = len(aval.shape)
+        hlo = xc.HloSharding.from_proto(op)
+        if first is not None and len(first[1].shape) == ndim and \
+                _hlo_key(first[0]._to_xla_hlo_sharding(ndim)) == _hlo_key(hlo):
+            out.append(first[0])
+        else:
+            out.append(NamedSharding(mesh, spec_from_hlo(hlo, mesh, ndim)))
+    return out
+
+
+class _SpmdEntry:
+    """A compiled sharded signature: executable, input shardings, constants placed once."""
+    __slots__ = ("exe", "in_shardings", "const_bufs", "out_tree", "jaxpr", "text", "hits")
+
+    def __init__(self, exe, in_shardings, const_bufs, out_tree, jaxpr, text):
+        self.exe, self.in_shardings, self.const_bufs = exe, in_shardings, const_bufs
+        self.out_tree, self.jaxpr, self.text, self.hits = out_tree, jaxpr, text, 0
+
+
+def compile_partitioned(closed, name, mesh, arg_shardings, out_shardings, donated=(),
+                        user_shardings=None):
+    """(ShardedExecutable, module text, lower seconds, CompileStats) of `closed` over `mesh`.
+    `arg_shardings` covers the constants then the arguments; a None output is XLA's choice.
+    `user_shardings`: the arguments' own or given shardings (None where neither), which name
+    the results' shardings where they agree (see output_shardings)."""
+    jaxpr = closed.jaxpr
+    start = time.perf_counter()
+    text, module_ctx = lower_module(jaxpr, name=name, platform=_client.platform_of(
+        mesh.devices.flat[0]), donated=donated or None, mesh=mesh, arg_shardings=arg_shardings,
+        result_shardings=out_shardings)
+    lower_s = time.perf_counter() - start
+    loaded, stats = compile_module(text, mesh._flat_devices,
+                                   host_callbacks=module_ctx.host_callbacks,
+                                   propagate_outputs=tuple(s is None for s in out_shardings))
+    in_avals = [v.aval for v in jaxpr.invars]
+    user_shardings = arg_shardings[len(jaxpr.constvars):] if user_shardings is None else \
+        user_shardings
+    outs = output_shardings(loaded, mesh, jaxpr.out_avals, user_shardings, in_avals)
+    outs = [given or chosen for given, chosen in zip(out_shardings, outs)]
+    exe = ShardedExecutable(loaded, jaxpr.out_avals, mesh, f"jit({name})",
+                            [i for i, d in enumerate(donated) if d], outs)
+    return exe, text, lower_s, stats
+
+
+def to_argument(x, sharding: NamedSharding):
+    """The jaxlib buffer of `x` laid out as `sharding` (moved there if it is not)."""
+    if type(x) is ShardedArray and (x._sharding is sharding or x._sharding == sharding or
+                                    x._sharding.is_equivalent_to(sharding, x.ndim)):
+        x._check_alive()
+        return x._buf
+    return device_put(x, sharding)._buf
+
+
+def _is_sharding(s) -> bool:
+    return s is None or isinstance(s, (NamedSharding, PartitionSpec, SingleDeviceSharding))
+
+
+def _flat_shardings(given, tree, what) -> list:
+    """One sharding (or None) per leaf of `tree`, from jit's in/out_shardings (a prefix)."""
+    if _is_sharding(given):
+        return [resolve(given, f"jit's {what}")] * len(tree_flatten(tree)[0])
+    return [resolve(s, f"jit's {what}") for s in broadcast_prefix(given, tree, is_leaf=_is_sharding)]
+
+
+def _mesh_of(shardings) -> Mesh:
+    for s in shardings:
+        if isinstance(s, NamedSharding):
+            return s.mesh
+    raise ValueError("jit with shardings found no NamedSharding to take its mesh from")
+
+
+def _hashable(shardings):
+    leaves, tree = tree_flatten(shardings, is_leaf=_is_sharding)
+    return tree, tuple(leaves)
+
+
+def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs):
+    """Run a `jit` with shardings (or with sharded arguments): compile once per signature."""
+    given_in = getattr(jitted, "_in_shardings", None)
+    given_out = getattr(jitted, "_out_shardings", None)
+    key = ("sharded", treedef, avals, statics, _hashable(given_in), _hashable(given_out),
+           tuple(x._sharding if type(x) is ShardedArray else None for x in leaves))
+    entry = jitted._cache.get(key)
+    if entry is None:
+        entry = jitted._cache[key] = _compile_jitted(jitted, leaves, treedef, statics, avals,
+                                                     dyn_args, dyn_kwargs, given_in, given_out)
+    else:
+        entry.hits += 1
+    bufs = list(entry.const_bufs) + [to_argument(x, s)
+                                     for x, s in zip(leaves, entry.in_shardings)]
+    return tree_unflatten(entry.out_tree, entry.exe.call_buffers(bufs))
+
+
+def _compile_jitted(jitted, leaves, treedef, statics, avals, dyn_args, dyn_kwargs, given_in,
+                    given_out):
+    if given_in is not None and dyn_kwargs:
+        raise ValueError("jit's in_shardings apply to positional arguments; pass the keyword "
+                         "arguments positionally or leave in_shardings unset")
+    flat_in = [None] * len(leaves) if given_in is None else \
+        _flat_shardings(given_in, dyn_args, "in_shardings")
+    flat_in = [s if s is not None else x._sharding if type(x) is ShardedArray else None
+               for s, x in zip(flat_in, leaves)]
+    closed, out_tree, trace_s = jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
+    out_struct = tree_unflatten(out_tree, [0] * len(closed.jaxpr.outvars))
+    flat_out = [None] * len(closed.jaxpr.outvars) if given_out is None else \
+        _flat_shardings(given_out, out_struct, "out_shardings")
+    mesh = _mesh_of(flat_in + flat_out)
+    replicated = NamedSharding(mesh, PartitionSpec())
+    user_shardings = flat_in
+    flat_in = [s if s is not None else replicated for s in flat_in]
+    n_consts = len(closed.jaxpr.constvars)
+    donated_leaves = jitted._donated_leaves(dyn_args, dyn_kwargs) or (False,) * len(leaves)
+    exe, text, lower_s, stats = compile_partitioned(
+        closed, jitted._name, mesh, [replicated] * n_consts + flat_in, flat_out,
+        (False,) * n_consts + tuple(donated_leaves), user_shardings)
+    const_bufs = tuple(to_argument(c, replicated) for c in closed.consts)
+    jitted._record(treedef, statics, avals, dyn_args, dyn_kwargs, trace_s, lower_s,
+                   stats.seconds, stats.source, mesh.devices.flat[0], closed.consts)
+    return _SpmdEntry(exe, flat_in, const_bufs, out_tree, closed, text)
+
+
+# ------------------------------------------------------------------ eager operations
+_eager: dict = {}       # (prim, params, avals, shardings) -> (executable, shardings)
+
+
+def apply_primitive(prim, args, params):
+    """Run `prim` on operands of which some are ShardedArrays: partitioned over their mesh."""
+    from ..core.ir import ClosedJaxpr
+    shardings = [a._sharding if type(a) is ShardedArray else None for a in args]
+    mesh = _mesh_of(shardings)
+    replicated = NamedSharding(mesh, PartitionSpec())
+    shardings = tuple(s if s is not None else replicated for s in shardings)
+    avals = tuple(a.aval if isinstance(a, Array) else _host_value(a)[1] for a in args)
+    key = (prim, tuple(params.items()), avals, shardings)
+    exe = _eager.get(key)
+    if exe is None:
+        jaxpr = _dispatch.primitive_jaxpr(prim, avals, params)
+        exe = _eager[key] = compile_partitioned(ClosedJaxpr(jaxpr, []), prim.name, mesh,
+                                                list(shardings), [None] * len(jaxpr.outvars))[0]
+    outs = exe.call_buffers([to_argument(a, s) for a, s in zip(args, shardings)])
+    return outs if prim.multiple_results else outs[0]
+
+
+_dispatch.sharded_apply, _dispatch.sharded_type = apply_primitive, ShardedArray
+
+
+# ------------------------------------------------------------------ the picture
+def visualize_array_sharding(x, *, use_color: bool = False, scale: float = 1.0,
+                             min_width: int = 9, max_width: int = 80) -> None:
+    """Print which devices hold which block of a 1-d or 2-d array, as JAX's grid (drawn with
+    box characters; JAX draws it with `rich`, without colour when the output is not a
+    terminal, which is the layout reproduced here).
+
+    >>> visualize_array_sharding(device_put(np.zeros(8), NamedSharding(mesh, P('x'))))
+    ┌───────┬───────┬───────┬───────┐
+    │CPU 0,1│CPU 2,3│CPU 4,5│CPU 6,7│
+    └───────┴───────┴───────┴───────┘
+    """
+    print(sharding_picture(x.shape, x.sharding, scale=scale, min_width=min_width,
+                           max_width=max_width))
+
+
+def sharding_picture(shape, sharding, *, scale=1.0, min_width=9, max_width=80) -> str:
+    """The text of `visualize_array_sharding` for an array of `shape` laid out as `sharding`."""
+    shape = tuple(shape)
+    if not 1 <= len(shape) <= 2:
+        raise ValueError("`visualize_sharding` only works for shapes with 1 and 2 dimensions.")
+    cells = _cells(shape, sharding)
+    rows = 1 + max(i for i, _ in cells)
+    cols = 1 + max(j for _, j in cells)
+    kind = next(iter(sharding.device_set)).platform.upper()
+    base_height = int(10 * scale)
+    base_width = int(base_height * (shape[1] if len(shape) == 2 else 1) / shape[0])
+    grid = [[_cell_lines(f"{kind} " + ",".join(map(str, sorted(cells[i, j][0]))),
+                         cells[i, j][1], cells[i, j][2], base_width, base_height, min_width,
+                         max_width) for j in range(cols)] for i in range(rows)]
+    widths = [max(len(grid[i][j][0]) for i in range(rows)) for j in range(cols)]
+    lines = ["┌" + "┬".join("─" * w for w in widths) + "┐"]
+    for i, row in enumerate(grid):
+        if i:
+            lines.append("├" + "┼".join("─" * w for w in widths) + "┤")
+        height = max(len(c) for c in row)
+        for k in range(height):
+            lines.append("│" + "│".join(_centered(c, k, w) for c, w in zip(row, widths)) + "│")
+    lines.append("└" + "┴".join("─" * w for w in widths) + "┘")
+    return "\n".join(lines)
+
+
+def _cells(shape, sharding) -> dict:
+    """(row, column) -> (device ids, height fraction or None, width fraction) of each block."""
+    cells: dict = {}
+    for device, index in sharding.devices_indices_map(shape).items():
+        spans = [(0, n) if s.start is None else (s.start, s.stop) for s, n in zip(index, shape)]
+        chunk = [start // (stop - start) for start, stop in spans]
+        sizes = [(stop - start) / n for (start, stop), n in zip(spans, shape)]
+        if len(shape) == 1:
+            key, height, width = (0, chunk[0]), None, sizes[0]
+        else:
+            key, height, width = tuple(chunk), sizes[0], sizes[1]
+        cells.setdefault(key, [set(), height, width])[0].add(device.id)
+    return cells
+
+
+def _cell_lines(text, height, width, base_width, base_height, min_width, max_width) -> list:
+    """A block's lines: its label padded as JAX pads it (2.5 columns per row of height)."""
+    width = min(max(int(width * base_width * 2.5), min_width), max_width)
+    height = 1 if height is None else int(height * base_height)
+    left, extra = divmod(width - len(text) - 2, 2)
+    left, right = max(left, 0), max(left + extra, 0)
+    top, extra = divmod(height - 2, 2)
+    top, bottom = max(top, 0), max(top + extra, 0)
+    blank = " " * (left + len(text) + right)
+    return [blank] * top + [" " * left + text + " " * right] + [blank] * bottom
+
+
+def _centered(cell, k, width) -> str:
+    line = cell[k] if k < len(cell) else " " * len(cell[0])
+    excess = width - len(line)
+    return " " * (excess // 2) + line + " " * (excess - excess // 2)

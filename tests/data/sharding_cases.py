@@ -1,0 +1,107 @@
+"""Sharding cases run alike by real JAX (reference/make_sharding_reference.py records them in
+sharding_reference.json) and by jxkernel (tests/test_sharding.py, in a subprocess with 8 CPU
+devices): `run(jax)` returns plain JSON data — specs, shard indices, the sharding picture,
+output shardings of jit and values.
+
+    run(jax)["shards"]["P('x',)"][2]  ->  {"device": 2, "index": [[4, 6], [0, 4]], ...}
+
+The mesh is built with `Mesh` (Auto axes) rather than `make_mesh` (Explicit axes in JAX
+0.10.2), since jxkernel lets XLA propagate shardings as Auto axes do.
+"""
+import contextlib
+import io
+
+import numpy as np
+
+SPECS = (("x",), ("x", "y"), (None, "y"), (("x", "y"),), ())
+
+
+def _index(index, shape):
+    return [[0 if s.start is None else s.start, n if s.stop is None else s.stop]
+            for s, n in zip(index, shape)]
+
+
+def _shards(x):
+    return [{"device": s.device.id, "index": _index(s.index, x.shape),
+             "replica_id": s.replica_id, "data": np.asarray(s.data).tolist()}
+            for s in sorted(x.addressable_shards, key=lambda s: s.device.id)]
+
+
+def _picture(jax, x):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        jax.debug.visualize_array_sharding(x)
+    return out.getvalue()
+
+
+def _error(f):
+    try:
+        f()
+    except Exception as e:              # the class's name and message are what is compared
+        return [type(e).__name__, str(e)]
+    return None
+
+
+def _loss(jnp, params, xb, yb):
+    h = jnp.tanh(xb @ params["w1"] + params["b1"])
+    return jnp.mean((h @ params["w2"] - yb) ** 2)
+
+
+def run(jax):
+    jnp, lax = jax.numpy, jax.lax
+    Mesh, NamedSharding, P = jax.sharding.Mesh, jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+    mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ("x", "y"))
+    named = {repr(P(*s)): NamedSharding(mesh, P(*s)) for s in SPECS}
+    value = np.arange(32, dtype=np.float32).reshape(8, 4)
+    out = {"mesh": [repr(mesh), str(mesh)], "shards": {}, "pictures": {}, "sharding": {}}
+    for name, s in named.items():
+        x = jax.device_put(value, s)
+        out["shards"][name] = _shards(x)
+        out["pictures"][name] = _picture(jax, x)
+        out["sharding"][name] = [repr(x.sharding), list(s.shard_shape(value.shape)),
+                                 s.is_fully_replicated, x.is_fully_replicated,
+                                 sorted(d.id for d in x.devices())]
+    x1 = jax.device_put(np.arange(8, dtype=np.float32), named["P('x',)"])
+    out["pictures"]["1d P('x',)"] = _picture(jax, x1)
+
+    x = jax.device_put(value, NamedSharding(mesh, P("x", None)))
+    xy = jax.device_put(value, named["P('x', 'y')"])
+    results = {
+        "matmul": jax.jit(lambda a: jnp.sin(a) @ a.T)(x),
+        "sum0": jax.jit(lambda a: a.sum(0))(x),
+        "add": jax.jit(lambda a, b: a * 2 + b)(x, xy),
+        "transpose": jax.jit(lambda a: a.T)(xy),
+        "given": jax.jit(lambda a: a * 3, in_shardings=named["P(None, 'y')"],
+                         out_shardings=named["P('x',)"])(value),
+        "constraint": jax.jit(lambda a: lax.with_sharding_constraint(
+            jnp.cos(a), named["P(None, 'y')"]) + 1)(x),
+        "eager_add": x + 1, "eager_sin": jnp.sin(xy), "eager_sum0": xy.sum(0),
+    }
+    out["jit"] = {k: [repr(r.sharding.spec), np.asarray(r).tolist()] for k, r in results.items()}
+
+    rng = np.random.RandomState(0)
+    params = {"w1": rng.randn(4, 8).astype(np.float32), "b1": rng.randn(8).astype(np.float32),
+              "w2": rng.randn(8, 2).astype(np.float32)}
+    xb, yb = rng.randn(16, 4).astype(np.float32), rng.randn(16, 2).astype(np.float32)
+    step = jax.jit(jax.grad(lambda p, a, b: _loss(jnp, p, a, b)))
+    batch = NamedSharding(mesh, P("x"))
+    sharded = step(jax.device_put(params, NamedSharding(mesh, P())),
+                   jax.device_put(xb, batch), jax.device_put(yb, batch))
+    plain = step(params, xb, yb)
+    out["data_parallel"] = {k: [repr(sharded[k].sharding.spec), np.asarray(sharded[k]).tolist(),
+                                np.asarray(plain[k]).tolist()] for k in sorted(params)}
+
+    grid = named["P('x', 'y')"]
+    made = jax.make_array_from_callback((8, 4), grid, lambda index: value[index])
+    pieces = [jax.device_put(value[i], d) for d, i in grid.devices_indices_map((8, 4)).items()]
+    joined = jax.make_array_from_single_device_arrays((8, 4), grid, pieces[::-1])
+    out["made"] = {"callback": [repr(made.sharding.spec), _shards(made)],
+                   "single_device_arrays": [repr(joined.sharding.spec), _shards(joined)]}
+
+    out["errors"] = {
+        "rank": _error(lambda: jax.device_put(np.zeros(8), named["P('x', 'y')"])),
+        "axis_name": _error(lambda: NamedSharding(mesh, P("z"))),
+        "indivisible": _error(lambda: jax.device_put(np.zeros((6, 2)), named["P('x',)"])),
+        "duplicate": _error(lambda: NamedSharding(mesh, P("x", "x"))),
+    }
+    return out

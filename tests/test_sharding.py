@@ -1,0 +1,199 @@
+"""jax.sharding on 8 simulated CPU devices, against NumPy and JAX's recorded answers.
+
+One subprocess (JXKERNEL_CPU_DEVICES=8) runs tests/data/sharding_cases.py, the same cases
+reference/make_sharding_reference.py ran with JAX 0.10.2, plus a few jxkernel-only probes of
+the partitioner; it prints one JSON object that the tests below take apart. The value objects
+(PartitionSpec, AxisType, meshes of one device) are checked in this process.
+"""
+import json
+import os
+
+import numpy as np
+import pytest
+from numerics import assert_allclose_ulp
+from test_runtime_subprocess import run_code
+
+import jxkernel as jax
+from jxkernel.sharding import AbstractMesh, AxisType, Mesh, NamedSharding
+from jxkernel.sharding import PartitionSpec as P
+from jxkernel.xla.sharding import DuplicateSpecError, IndivisibleError
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+
+_PROBES = """
+import json, sys
+import numpy as np
+sys.path.insert(0, {data!r})
+import jxkernel as jax, jxkernel.numpy as jnp
+import sharding_cases
+from jxkernel.sharding import Mesh, NamedSharding, PartitionSpec as P
+from jxkernel.xla import sharded
+
+out = {{"cases": sharding_cases.run(jax)}}
+mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ("x", "y"))
+x = jax.device_put(np.arange(16, dtype=np.float32).reshape(8, 2), NamedSharding(mesh, P("x")))
+f = jax.jit(lambda a: a + 1)
+f(x); f(x)
+(key, entry), = [(k, e) for k, e in f._cache.items() if k[0] == "sharded"]
+loaded = entry.exe.loaded
+out["text"] = entry.text
+out["hits"] = entry.hits
+out["parameter_shardings"] = [str(sharded.xc.HloSharding.from_proto(s))
+                              for s in loaded.get_parameter_shardings()]
+f(jax.device_put(np.zeros((8, 2), np.float32), NamedSharding(mesh, P(None, "y"))))
+out["entries"] = sum(k[0] == "sharded" for k in f._cache)
+g = jax.jit(lambda a: a * 2, out_shardings=NamedSharding(mesh, P(None, "y")))
+out["out_given"] = repr(g(x).sharding.spec)
+s = NamedSharding(mesh, P("x"))
+grad = jax.jit(jax.grad(lambda a: jnp.sum(jax.lax.with_sharding_constraint(jnp.sin(a), s))))
+out["grad"] = [repr(grad(x).sharding.spec), np.asarray(grad(x)).tolist()]
+batched = jax.jit(jax.vmap(lambda a: jax.lax.with_sharding_constraint(a * 2, s)),
+                  in_shardings=NamedSharding(mesh, P(None, "x")))(np.ones((3, 8), np.float32))
+out["vmap"] = [repr(batched.sharding.spec), np.asarray(batched).tolist()]
+try:
+    jax.jit(lambda a: jax.lax.with_sharding_constraint(a, s))(np.ones(8, np.float32))
+    out["one_device_constraint"] = None
+except ValueError as e:
+    out["one_device_constraint"] = str(e)
+out["kept"] = jax.device_put(x) is x
+moved = jax.device_put(x, jax.devices()[3])
+out["gathered"] = [moved.device.id, np.asarray(moved).tolist()]
+with jax.set_mesh(mesh):
+    y = jax.jit(lambda a: a - 1, in_shardings=P("x"), out_shardings=P())(np.arange(8.0))
+out["set_mesh"] = [repr(y.sharding), np.asarray(y).tolist()]
+out["reshard"] = repr(jax.reshard(x, NamedSharding(mesh, P("y"))).sharding.spec)
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def runs():
+    """(jxkernel's answers, JAX's recorded answers)."""
+    result = run_code(_PROBES.format(data=DATA), {"JXKERNEL_CPU_DEVICES": "8"})
+    mine = json.loads(result.stdout.strip().splitlines()[-1])
+    with open(os.path.join(DATA, "sharding_reference.json")) as f:
+        return mine, json.load(f)
+
+
+def test_shards_indices_replicas_and_pictures_are_jaxs(runs):
+    mine, ref = runs[0]["cases"], runs[1]
+    assert mine["mesh"] == ref["mesh"] == [
+        "Mesh(axis_sizes=(4, 2), axis_names=('x', 'y'), axis_types=(Auto, Auto))",
+        "Mesh('x': 4, 'y': 2, axis_types=(Auto, Auto))"]
+    assert sorted(mine["shards"]) == sorted(ref["shards"]) == \
+        ["P('x', 'y')", "P('x',)", "P((\'x\', \'y\'),)", "P()", "P(None, 'y')"]
+    value = np.arange(32, dtype=np.float32).reshape(8, 4)
+    for spec, shards in mine["shards"].items():
+        assert shards == ref["shards"][spec], spec            # exact: moves of data
+        for s in shards:                                      # and against NumPy
+            (r0, r1), (c0, c1) = s["index"]
+            np.testing.assert_array_equal(s["data"], value[r0:r1, c0:c1])
+    assert mine["sharding"] == ref["sharding"]
+    assert mine["pictures"] == ref["pictures"]
+    assert mine["pictures"]["1d P('x',)"] == ("┌───────┬───────┬───────┬───────┐\n"
+                                             "│CPU 0,1│CPU 2,3│CPU 4,5│CPU 6,7│\n"
+                                             "└───────┴───────┴───────┴───────┘\n")
+
+
+def test_jit_and_eager_results_have_jaxs_shardings_and_values(runs):
+    mine, ref = runs[0]["cases"]["jit"], runs[1]["jit"]
+    assert {k: v[0] for k, v in mine.items()} == {k: v[0] for k, v in ref.items()}
+    value = np.arange(32, dtype=np.float32).reshape(8, 4)
+    expected = {"matmul": np.sin(value) @ value.T, "sum0": value.sum(0), "add": value * 3,
+                "transpose": value.T, "given": value * 3, "constraint": np.cos(value) + 1,
+                "eager_add": value + 1, "eager_sin": np.sin(value), "eager_sum0": value.sum(0)}
+    for name, (_, got) in mine.items():
+        got = np.asarray(got, np.float32)
+        # sin/cos: XLA's vs NumPy's ulp-level differences; matmul sums 4 such terms up to 900
+        assert_allclose_ulp(got, np.asarray(ref[name][1], np.float32), 2, scale=np.abs(got).max(),
+                            err_msg=name)
+        assert_allclose_ulp(got, expected[name].astype(np.float32), 4,
+                            scale=np.abs(expected[name]).max(), err_msg=name)
+
+
+def test_data_parallel_gradient_equals_the_unsharded_one(runs):
+    mine, ref = runs[0]["cases"]["data_parallel"], runs[1]["data_parallel"]
+    assert sorted(mine) == ["b1", "w1", "w2"]
+    for name, (spec, sharded, plain) in mine.items():
+        assert spec == ref[name][0] == "P()"           # params replicated, as JAX's
+        sharded, plain = np.asarray(sharded, np.float32), np.asarray(plain, np.float32)
+        scale = np.abs(plain).max()
+        # the batch mean is summed per device, then across devices: another order of adds
+        assert_allclose_ulp(sharded, plain, 8, scale=scale, err_msg=name)
+        assert_allclose_ulp(sharded, np.asarray(ref[name][1], np.float32), 8, scale=scale,
+                            err_msg=name)
+
+
+def test_arrays_made_from_callbacks_and_single_device_arrays(runs):
+    mine, ref = runs[0]["cases"]["made"], runs[1]["made"]
+    assert mine == ref
+    assert mine["callback"][0] == "P('x', 'y')" and len(mine["callback"][1]) == 8
+
+
+def test_bad_shardings_raise_jaxs_errors(runs):
+    mine, ref = runs[0]["cases"]["errors"], runs[1]["errors"]
+    assert mine == ref
+    assert mine["indivisible"][0] == "IndivisibleError"
+
+
+def test_the_module_is_partitioned_by_shardy_and_cached_per_sharding(runs):
+    out = runs[0]
+    text = out["text"]
+    assert "mhlo.num_partitions = 8 : i32" in text
+    assert 'sdy.mesh @mesh = <["x"=4, "y"=2]>' in text
+    assert '{sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}' in text
+    assert out["parameter_shardings"] == ["{devices=[4,1,2]<=[8] last_tile_dim_replicate}"]
+    assert out["hits"] == 1 and out["entries"] == 2      # a new input sharding compiles anew
+    assert out["out_given"] == "P(None, 'y')"
+    assert out["reshard"] == "P('y',)"
+
+
+def test_constraints_under_grad_and_vmap_and_placement(runs):
+    out = runs[0]
+    spec, grad = out["grad"]
+    assert spec == "P('x',)"
+    assert_allclose_ulp(np.asarray(grad, np.float32), np.cos(np.arange(16.0)).reshape(8, 2)
+                        .astype(np.float32), 2, scale=1.0)
+    assert out["vmap"] == ["P(None, 'x')", [[2.0] * 8] * 3]
+    assert "inside a jit that runs on one device" in out["one_device_constraint"]
+    assert out["kept"] is True
+    assert out["gathered"] == [3, np.arange(16.0).reshape(8, 2).tolist()]
+    assert out["set_mesh"] == ["NamedSharding(mesh=Mesh('x': 4, 'y': 2, axis_types=(Auto, "
+                               "Auto)), spec=P(), memory_kind=device)",
+                               (np.arange(8.0) - 1).tolist()]
+
+
+def test_partition_specs_meshes_and_axis_types_as_jax_prints_them():
+    assert [repr(p) for p in (P("x", None), P(), P(("x", "y")), P(None))] == \
+        ["P('x', None)", "P()", "P(('x', 'y'),)", "P(None,)"]
+    assert P("x") != P("x", None) and P("x") == P("x") and hash(P("x")) == hash(P("x"))
+    assert (repr(AxisType.Auto), str(AxisType.Explicit)) == ("Auto", "AxisType.Explicit")
+    assert repr(AbstractMesh((4, 2), ("x", "y"))) == \
+        "AbstractMesh('x': 4, 'y': 2, axis_types=(Auto, Auto))"
+    mesh = jax.make_mesh((1,), ("d",))                   # JAX 0.10.2: Explicit by default
+    assert repr(mesh) == "Mesh(axis_sizes=(1,), axis_names=('d',), axis_types=(Explicit,))"
+    s = jax.NamedSharding(mesh, jax.P("d"))
+    assert s == NamedSharding(mesh, P("d")) and hash(s) == hash(NamedSharding(mesh, P("d")))
+    assert s.is_equivalent_to(NamedSharding(mesh, P()), 1) and s.is_fully_replicated
+    assert s.shard_shape((3, 2)) == (3, 2) and s.num_devices == 1
+    x = jax.device_put(np.arange(3.0), s)
+    assert x.sharding is s and np.asarray(x).tolist() == [0.0, 1.0, 2.0]
+    assert [sh.index for sh in x.addressable_shards] == [(slice(None),)]
+
+
+def test_bad_meshes_and_specs_name_what_to_fix():
+    one = np.array(jax.devices()[:1])
+    with pytest.raises(ValueError, match=r"devices.ndim == 1 and len\(axis_names\) == 2"):
+        Mesh(one, ("x", "y"))
+    mesh = Mesh(one, ("x",))
+    with pytest.raises(DuplicateSpecError, match="duplicate entries for `x`"):
+        NamedSharding(mesh, P("x", "x"))
+    with pytest.raises(ValueError, match=r"Resource axis: q of P\('q',\) is not found"):
+        NamedSharding(mesh, P("q"))
+    with pytest.raises(TypeError, match="PartitionSpec entries must be"):
+        P(3)
+    with pytest.raises(ValueError, match="only valid for values of rank at least 2"):
+        jax.device_put(np.zeros(2), NamedSharding(mesh, P("x", None)))
+    with pytest.raises(ValueError, match="outside a mesh context"):
+        jax.device_put(np.zeros(2), P("x"))
+    assert issubclass(IndivisibleError, ValueError)
