@@ -40,7 +40,9 @@ from . import debug
 from .transforms.pmap import pmap
 from .transforms.ad import linear_transpose
 from .xla.array import Array as _DeviceArray
-from .xla.compiler import clear_caches
+from .runtime_state import (check_tracer_leaks, checking_leaks, clear_caches, transfer_guard,
+                            transfer_guard_device_to_device, transfer_guard_device_to_host,
+                            transfer_guard_host_to_device)
 from ._ipython_ext import load_ipython_extension, unload_ipython_extension
 
 
@@ -82,6 +84,7 @@ _LAZY.update({name: (f"jxkernel.{name}", None)
               for name in ("extend", "experimental", "interpreters", "sharding")})
 _LAZY["dlpack"] = ("jxkernel.dlpack", None)     # jax.dlpack.from_dlpack after `import jax`
 _LAZY["image"] = ("jxkernel.image", None)       # jax.image.resize after `import jax`
+_LAZY["profiler"] = ("jxkernel.profiler", None)   # jax.profiler.trace after `import jax`
 _LAZY.update({n: (f"jxkernel.{m}", n) for m, names in (("xla.sharding", ("make_mesh", "set_mesh", "P", "NamedSharding")), ("xla.sharded", ("make_array_from_callback", "make_array_from_single_device_arrays")), ("sharding", ("reshard",))) for n in names})  # sharding
 
 

@@ -67,11 +67,34 @@ _OPTIONS = [
             "output is rerun op by op to name the operation)."),
     _Option("jax_debug_infs", False, "JAX_DEBUG_INFS", _parse_bool,
             "Raise FloatingPointError when a result contains inf, as jax_debug_nans does for NaN."),
+    _Option("jax_check_tracer_leaks", False, "JAX_CHECK_TRACER_LEAKS", _parse_bool,
+            "Raise when a tracer outlives the jit or vmap trace that made it (slow: a garbage "
+            "collection per trace)."),
 ]
+# The transfer guards (jxkernel/xla/transfer_guard.py): a direction's own level wins over
+# jax_transfer_guard; None defers to it.
+_TRANSFER_GUARD_LEVELS = (None, "allow", "log", "disallow", "log_explicit", "disallow_explicit")
+
+
+def _check_transfer_guard(value) -> None:
+    if value not in _TRANSFER_GUARD_LEVELS:
+        raise ValueError(f"new enum value must be None or in {list(_TRANSFER_GUARD_LEVELS[1:])}, "
+                         f"got {value!r} of type {type(value)}.")
+
+
+_OPTIONS += [_Option(name, None, name.upper(), None,
+                     "Guard transfers " + ("of every kind" if name == "jax_transfer_guard" else
+                                           name[len("jax_transfer_guard_"):].replace("_", " "))
+                     + ": allow, log, disallow, log_explicit or disallow_explicit.",
+                     validate=_check_transfer_guard)
+             for name in ("jax_transfer_guard", "jax_transfer_guard_host_to_device",
+                          "jax_transfer_guard_device_to_device",
+                          "jax_transfer_guard_device_to_host")]
 
 
 # Options that change what tracing a function produces: jit retraces when one changes.
-_TRACE_OPTIONS = ("jax_enable_x64", "jax_numpy_dtype_promotion", "jax_default_matmul_precision")
+_TRACE_OPTIONS = ("jax_enable_x64", "jax_numpy_dtype_promotion", "jax_default_matmul_precision",
+                  "jax_check_tracer_leaks")
 
 
 class Config:

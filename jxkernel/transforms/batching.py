@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 
+from ..config import config
 from ..core.avals import ShapedArray, get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr
@@ -140,6 +141,9 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
                                  f"tree {out_tree}. {e}") from None
             results = [_finish_output(trace, x, ax, size, i, name)
                        for i, (x, ax) in enumerate(zip(out_leaves, flat_out_axes))]
+        if config.jax_check_tracer_leaks:
+            from ..core.leaks import ensure_no_leaks
+            ensure_no_leaks(trace)
         return tree_unflatten(out_tree, results)
     return vmapped
 

@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..config import config
 from ..core.avals import ShapedArray, get_aval
 from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, SourceInfo, Var
 from ..core.primitive import abstract_eval
@@ -241,6 +242,9 @@ def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None) -> tuple:
         tracers = [trace.new_arg(a) for a in in_avals]
         outs = fun(*tracers)
         closed = trace.to_jaxpr(outs)
+    if config.jax_check_tracer_leaks:
+        from ..core.leaks import ensure_no_leaks
+        ensure_no_leaks(trace)
     return closed
 
 

@@ -1,0 +1,96 @@
+"""Leaked tracers: a tracer still held somewhere after its trace finished (`checking_leaks`).
+
+A finished trace's tracers are normally garbage: only the running frames that made them
+still hold them, and those are about to return. One kept in a global, a list, an attribute or
+a closure is a leak: later code that uses it gets UnexpectedTracerError far from the cause.
+With `jax_check_tracer_leaks` on, jit's and vmap's traces are checked as they finish, as JAX
+checks them (autodiff's traces are not):
+
+    >>> saved = []
+    >>> with jax.checking_leaks():
+    ...     jax.jit(lambda x: saved.append(x * 2) or x)(1.0)
+    Traceback (most recent call last):
+    Exception: Leaked trace JaxprTrace. Leaked tracer(s):
+    ...
+"""
+from __future__ import annotations
+
+import gc
+import sys
+import types
+
+from .trace import Tracer
+
+_MAX_DEPTH = 8        # how far up the chain of referrers to look for a holder
+
+
+def ensure_no_leaks(trace) -> None:
+    """Raise if a tracer of the finished `trace` is held by anything but a running frame."""
+    gc.collect()
+    scratch: set = set()            # our own lists of referrers: not holders
+    leaks = []
+    for tracer in _referrers(trace, scratch):
+        if isinstance(tracer, Tracer):
+            path = _holder_path(tracer, scratch)
+            if path:
+                leaks.append(_leak_text(trace, tracer, path))
+    if leaks:
+        raise Exception(f"Leaked trace {type(trace).__name__}. Leaked tracer(s):\n\n"
+                        + "\n".join(leaks))
+
+
+def _leak_text(trace, tracer, path) -> str:
+    where = getattr(trace, "describe_self", lambda: "a transformation")()
+    made = getattr(trace, "describe_creation", lambda t: "")(tracer)
+    return f"{tracer._short_repr()}\nIt was made while tracing {where}.\n{made}" + "".join(path)
+
+
+def _referrers(obj, scratch: set) -> list:
+    found = gc.get_referrers(obj)
+    kept = [r for r in found if id(r) not in scratch and not isinstance(r, types.FrameType)]
+    scratch.update((id(found), id(kept)))
+    return kept
+
+
+def _holder_path(obj, scratch: set, depth: int = 0) -> list:
+    """Lines "<x> is referred to by <y>" from `obj` up to what holds it beyond the running
+    frames (a module's globals, a class, or anything _MAX_DEPTH steps up); [] if only
+    frames hold it."""
+    for holder in _referrers(obj, scratch):
+        line = f"{_describe(obj)} is referred to by {_describe_holder(holder, obj)}\n"
+        if _is_root(holder) or depth >= _MAX_DEPTH:
+            return [line]
+        above = _holder_path(holder, scratch, depth + 1)
+        if above:
+            return [line] + above
+    return []
+
+
+def _is_root(holder) -> bool:
+    return isinstance(holder, (type, types.ModuleType)) or _module_of_globals(holder) is not None
+
+
+def _module_of_globals(holder):
+    if type(holder) is dict:
+        for module in list(sys.modules.values()):
+            if getattr(module, "__dict__", None) is holder:
+                return module
+    return None
+
+
+def _describe(obj) -> str:
+    return f"<{type(obj).__name__} {id(obj)}>"
+
+
+def _describe_holder(holder, obj) -> str:
+    module = _module_of_globals(holder)
+    if module is not None:
+        names = [k for k, v in holder.items() if v is obj]
+        return f"{module.__name__}.{names[0] if names else '?'}"
+    if isinstance(holder, (list, tuple)):
+        index = next((i for i, v in enumerate(holder) if v is obj), "?")
+        return f"{_describe(holder)}[{index}]"
+    if type(holder) is dict:
+        key = next((k for k, v in holder.items() if v is obj), "?")
+        return f"{_describe(holder)}[{key!r}]"
+    return _describe(holder)

@@ -1,0 +1,81 @@
+"""Runtime state under JAX's names: `clear_caches`, `transfer_guard*`, `checking_leaks`,
+`check_tracer_leaks`.
+
+    >>> import jxkernel as jax, numpy as np
+    >>> with jax.transfer_guard("disallow"):
+    ...     jax.device_put(np.ones(2))           # explicit: allowed
+    ...     jax.jit(lambda x: x)(np.ones(2))     # implicit: JaxRuntimeError
+    Traceback (most recent call last):
+    JaxRuntimeError: INVALID_ARGUMENT: Disallowed host-to-device transfer: ...
+
+The options are process-wide (JAX's context managers set thread-local values); the rules are
+in jxkernel/xla/transfer_guard.py and jxkernel/core/leaks.py.
+"""
+from __future__ import annotations
+
+import contextlib
+
+from .config import config
+from .xla.transfer_guard import DIRECTIONS
+
+__all__ = ["check_tracer_leaks", "checking_leaks", "clear_caches", "transfer_guard",
+           "transfer_guard_device_to_device", "transfer_guard_device_to_host",
+           "transfer_guard_host_to_device"]
+
+
+@contextlib.contextmanager
+def transfer_guard(new_val: str):
+    """Guard every kind of transfer at level `new_val` inside the block: "allow", "log",
+    "disallow" (implicit transfers only), "log_explicit", "disallow_explicit" (all)."""
+    with contextlib.ExitStack() as stack:
+        for name in ("jax_transfer_guard",) + tuple(f"jax_transfer_guard_{d}" for d in DIRECTIONS):
+            stack.enter_context(config.override(name, new_val))
+        yield
+
+
+def _one_direction(direction: str):
+    name = f"jax_transfer_guard_{direction}"
+
+    def guard(new_val: str):
+        return config.override(name, new_val)
+    guard.__name__ = guard.__qualname__ = f"transfer_guard_{direction}"
+    guard.__doc__ = (f"Guard {direction.replace('_', '-')} transfers at level `new_val` inside "
+                     f"a ``with`` block (the levels of `transfer_guard`).")
+    return guard
+
+
+transfer_guard_host_to_device = _one_direction("host_to_device")
+transfer_guard_device_to_device = _one_direction("device_to_device")
+transfer_guard_device_to_host = _one_direction("device_to_host")
+
+
+def check_tracer_leaks(new_val: bool = True):
+    """``with check_tracer_leaks(True):`` raises when a jit or vmap trace finishes with one
+    of its tracers still held (in a global, a list, an attribute...)."""
+    return config.override("jax_check_tracer_leaks", bool(new_val))
+
+
+def checking_leaks():
+    """``with checking_leaks():`` is ``with check_tracer_leaks(True):``."""
+    return check_tracer_leaks(True)
+
+
+def clear_caches() -> None:
+    """Forget every executable and trace held in memory, as `jax.clear_caches()`: jit's
+    (a jitted function traces and compiles again), eager operations' and the compiler's
+    by-text cache. The on-disk cache stays, so recompiling may be a quick load.
+
+        >>> f = jax.jit(lambda x: x + 1); f(1.0); clear_caches(); f._cache_size()
+        0
+    """
+    from .transforms import jit as _jit
+    from .transforms import partial_eval
+    from .xla import compiler, dispatch
+    compiler.clear_caches()
+    for cache in (dispatch._executables, dispatch._fast, _jit._impl_cache,
+                  partial_eval._split_cache):
+        cache.clear()
+    for state in list(_jit._FUN_STATES.values()):
+        for cache in state.caches.values():       # compiled, fast path, traces, history
+            for part in cache:
+                part.clear()

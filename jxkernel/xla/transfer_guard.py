@@ -1,0 +1,102 @@
+"""Transfer guards: log or refuse data moving between host and devices, as JAX's.
+
+Each direction (host_to_device, device_to_device, device_to_host) has a level, its own
+`jax_transfer_guard_<direction>` option or else `jax_transfer_guard`:
+
+    allow               every transfer
+    log                 log implicit transfers, allow explicit ones
+    disallow            refuse implicit transfers, allow explicit ones
+    log_explicit        log every transfer
+    disallow_explicit   refuse every transfer
+
+Explicit transfers are the ones asked for by name: `device_put`, `device_get` (and
+`device_put_sharded`/`_replicated`); implicit ones are everything else, such as NumPy data
+or a Python scalar handed to `jit` or to `jnp.add`. A CPU device's memory is host memory, so
+reading a CPU array (`np.asarray(x)`) is no device-to-host transfer, as in JAX.
+
+The array code (xla/array.py) reads `active` only: one module attribute per transfer while
+every guard is "allow".
+
+    >>> from jxkernel.config import config
+    >>> with config.override("jax_transfer_guard", "disallow"):
+    ...     jnp.add(jnp.ones(2), np.ones(2, np.float32))
+    Traceback (most recent call last):
+    JaxRuntimeError: INVALID_ARGUMENT: Disallowed host-to-device transfer: ...
+"""
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+from ..config import config
+from . import client
+
+DIRECTIONS = ("host_to_device", "device_to_device", "device_to_host")
+_OPTIONS = ("jax_transfer_guard",) + tuple(f"jax_transfer_guard_{d}" for d in DIRECTIONS)
+# The public functions whose transfers are explicit, when the user called them directly.
+EXPLICIT_CALLS = frozenset({"device_put", "device_get", "device_put_sharded",
+                            "device_put_replicated"})
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+logger = logging.getLogger("jxkernel.transfer_guard")
+active = False          # is any guard set to something other than "allow"?
+
+
+def level(direction: str) -> str:
+    """The level guarding `direction` now."""
+    return (getattr(config, f"jax_transfer_guard_{direction}") or config.jax_transfer_guard
+            or "allow")
+
+
+def _note_change(name):
+    def watcher(old, new):
+        global active
+        values = {option: getattr(config, option) for option in _OPTIONS}
+        values[name] = new
+        active = any(v not in (None, "allow") for v in values.values())
+    return watcher
+
+
+for _name in _OPTIONS:
+    config.watch(_name, _note_change(_name))
+_note_change(_OPTIONS[0])(None, config.jax_transfer_guard)
+
+
+def called_explicitly() -> bool:
+    """Whether the jxkernel function the user's code called (the outermost jxkernel frame
+    on the stack) is one of EXPLICIT_CALLS."""
+    frame, entry = sys._getframe(1), None
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        entry, frame = frame.f_code.co_name, frame.f_back
+    return entry in EXPLICIT_CALLS
+
+
+def check(direction: str, aval, device) -> None:
+    """Log or refuse a transfer of `aval` to `device` as `direction`'s guard says."""
+    guard = level(direction)
+    if guard == "allow" or guard in ("log", "disallow") and called_explicitly():
+        return
+    end = "src" if direction == "device_to_host" else "dst"
+    what = (f"{direction.replace('_', '-')} transfer: aval={aval!r}, {end}_sharding="
+            f"SingleDeviceSharding(device={device!r}, memory_kind=device)")
+    if guard.startswith("log"):
+        logger.warning(what)
+        return
+    raise client.JaxRuntimeError(
+        f"INVALID_ARGUMENT: Disallowed {what}. The {direction} transfer guard is {guard!r}: "
+        f"{_HINTS[direction] if guard == 'disallow' else 'allow the transfers meant'} "
+        f"(`with jax.transfer_guard_{direction}('allow'):` allows them in a block)")
+
+
+_HINTS = {"host_to_device": "put the data on the device once with jax.device_put(x)",
+          "device_to_device": "move the array with jax.device_put(x, device)",
+          "device_to_host": "read the array with jax.device_get(x)"}
+
+
+def check_read(buf) -> None:
+    """Reading `buf` into NumPy: a device-to-host transfer unless it lives in host memory."""
+    if buf.platform() != "cpu":
+        sharding = buf._sharding            # jaxlib's: one device, or a list of them
+        device = getattr(sharding, "_device", None) or sharding._devices[0]
+        check("device_to_host", buf.aval, device)

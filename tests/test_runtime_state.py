@@ -1,0 +1,205 @@
+"""Runtime state as JAX 0.10.2 has it: transfer guards, checking_leaks, clear_caches,
+live_arrays, jax.dlpack. Device-to-device guards run in one 2-device subprocess."""
+import json
+import logging
+import re
+
+import numpy as np
+import pytest
+from test_runtime_subprocess import run_code
+
+import jxkernel as jax
+import jxkernel.numpy as jnp
+from jxkernel.config import config
+from jxkernel.errors import JaxRuntimeError
+from jxkernel.xla import dispatch, transfer_guard
+
+H2D_TEXT = "host-to-device transfer: aval=ShapedArray(float32[3]), dst_sharding=" \
+           "SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device)"
+H2D = re.escape("Disallowed " + H2D_TEXT)
+
+LEAKED = []
+
+
+# ------------------------------------------------------------------ transfer guards
+def test_disallow_refuses_implicit_host_to_device_transfers_only():
+    f = jax.jit(lambda v: v * 2)
+    x = jnp.arange(3.0)
+    f(x)                                          # compiled outside the guard
+    host = np.ones(3, np.float32)
+    with jax.transfer_guard("disallow"):
+        assert transfer_guard.active
+        for implicit in (lambda: f(host), lambda: jnp.add(x, host), lambda: jnp.asarray(host)):
+            with pytest.raises(JaxRuntimeError, match="INVALID_ARGUMENT: " + H2D) as e:
+                implicit()
+            assert "jax.device_put(x)" in str(e.value)
+        with pytest.raises(JaxRuntimeError, match=r"aval=ShapedArray\(float32\[\], weak_type"):
+            f(1.0)                                # a Python scalar is host data too
+        np.testing.assert_array_equal(f(jax.device_put(host)), [2, 2, 2])   # explicit
+        np.testing.assert_array_equal(np.asarray(f(x)), [0, 2, 4])   # CPU memory is host memory
+        assert jax.device_get(x).tolist() == [0.0, 1.0, 2.0]
+    assert not transfer_guard.active
+    np.testing.assert_array_equal(f(host), [2, 2, 2])
+
+
+def test_disallow_explicit_refuses_device_put_too_but_not_reading_cpu_arrays():
+    x = jnp.arange(3.0)
+    with jax.transfer_guard("disallow_explicit"):
+        with pytest.raises(JaxRuntimeError, match=H2D) as e:
+            jax.device_put(np.zeros(3, np.float32))
+        assert "transfer_guard_host_to_device('allow')" in str(e.value)
+        assert x.tolist() == [0.0, 1.0, 2.0] and float(jax.device_get(x)[2]) == 2.0
+
+
+def test_log_levels_log_implicit_or_every_transfer(caplog):
+    host = np.ones(3, np.float32)
+    with caplog.at_level(logging.WARNING, logger="jxkernel.transfer_guard"):
+        with jax.transfer_guard("log"):
+            jnp.asarray(host)
+            jax.device_put(host)
+        logged_for_log = [r.getMessage() for r in caplog.records]
+        caplog.clear()
+        with jax.transfer_guard("log_explicit"):
+            jax.device_put(host)
+        logged_for_explicit = [r.getMessage() for r in caplog.records]
+    assert logged_for_log == [H2D_TEXT]         # device_put's was explicit: not logged
+    assert logged_for_explicit == [H2D_TEXT]
+
+
+def test_each_direction_has_its_own_option_and_it_wins_over_the_general_one():
+    host = np.ones(3, np.float32)
+    with jax.transfer_guard_device_to_host("disallow_explicit"):
+        assert transfer_guard.level("host_to_device") == "allow"
+        jnp.asarray(host)
+    with jax.transfer_guard_host_to_device("disallow"):
+        with pytest.raises(JaxRuntimeError, match=H2D):
+            jnp.asarray(host)
+    config.update("jax_transfer_guard", "disallow")
+    try:
+        assert transfer_guard.level("device_to_device") == "disallow"
+        with jax.transfer_guard_host_to_device("allow"):
+            jnp.asarray(host)
+        with pytest.raises(JaxRuntimeError, match=H2D):
+            jnp.asarray(host)
+    finally:
+        config.update("jax_transfer_guard", None)
+    assert not transfer_guard.active
+    aval = jnp.ones(3).aval
+    with jax.transfer_guard("disallow"):          # what reading a GPU array would check
+        with pytest.raises(JaxRuntimeError, match=re.escape(
+                "Disallowed device-to-host transfer: aval=ShapedArray(float32[3]), src_sharding"
+                "=SingleDeviceSharding(device=CpuDevice(id=0)")):
+            transfer_guard.check("device_to_host", aval, jax.devices()[0])
+    with pytest.raises(ValueError, match="new enum value must be None or in .*got 'nope'"):
+        config.update("jax_transfer_guard_device_to_host", "nope")
+
+
+TWO_DEVICES = """
+    import json
+    import numpy as np
+    import jxkernel as jax, jxkernel.numpy as jnp
+    d0, d1 = jax.devices()
+    x = jax.device_put(jnp.arange(3.0), d0)
+    out = {}
+    def attempt(name, fn):
+        try:
+            out[name] = np.asarray(fn()).tolist()
+        except Exception as e:
+            out[name] = type(e).__name__ + ": " + str(e).split(". ")[0]
+    with jax.transfer_guard("disallow"):
+        attempt("explicit_to_d1", lambda: jax.device_put(x, d1))
+        with jax.default_device(d1):
+            attempt("implicit_to_d1", lambda: jnp.sin(x))
+        attempt("explicit_sharded", lambda: jax.device_put_sharded([np.ones(2)] * 2, [d0, d1]))
+    with jax.transfer_guard("disallow_explicit"):
+        attempt("explicit_to_d1_refused", lambda: jax.device_put(x, d1))
+    print(json.dumps(out))
+"""
+
+
+def test_device_to_device_guards_on_two_devices():
+    out = json.loads(run_code(TWO_DEVICES, {"JXKERNEL_CPU_DEVICES": "2"}).stdout)
+    d2d = ("JaxRuntimeError: INVALID_ARGUMENT: Disallowed device-to-device transfer: "
+           "aval=ShapedArray(float32[3]), dst_sharding=SingleDeviceSharding("
+           "device=CpuDevice(id=1), memory_kind=device)")
+    assert out == {"explicit_to_d1": [0.0, 1.0, 2.0], "implicit_to_d1": d2d,
+                   "explicit_sharded": [[1.0, 1.0], [1.0, 1.0]],
+                   "explicit_to_d1_refused": d2d}
+
+
+# ------------------------------------------------------------------ leaks
+def keep_a_tracer(v):
+    LEAKED.append(v * 2)
+    return v + 1
+
+
+def test_checking_leaks_names_the_leaked_tracer_and_who_holds_it():
+    f = jax.jit(keep_a_tracer)
+    f(jnp.ones(()))                        # unchecked: the leak goes unnoticed
+    LEAKED.clear()
+    with jax.checking_leaks():
+        with pytest.raises(Exception, match="^Leaked trace JaxprTrace. Leaked tracer") as e:
+            f(jnp.ones(()))                # traced again: the check is part of the cache key
+        LEAKED.clear()
+        jit_text = str(e.value)
+        with pytest.raises(Exception, match="^Leaked trace BatchTrace") as e:
+            jax.vmap(keep_a_tracer)(jnp.ones(2))
+        LEAKED.clear()
+        vmap_text = str(e.value)
+        np.testing.assert_array_equal(jax.vmap(lambda v: v * 3)(jnp.ones(2)), [3, 3])
+        carry, ys = jax.lax.scan(lambda c, a: (c + a, c), 0.0, jnp.ones(3))
+        assert float(carry) == 3.0 and ys.tolist() == [0.0, 1.0, 2.0]
+        assert float(jax.grad(keep_a_tracer)(1.0)) == 1.0          # autodiff is not checked
+        LEAKED.clear()
+    assert "JitTracer(float32[])" in jit_text
+    assert "the function keep_a_tracer at" in jit_text and "created by 'mul'" in jit_text
+    assert "is referred to by <list" in jit_text and f"{__name__}.LEAKED" in jit_text
+    assert "VmapTracer(aval=float32[], batched=float32[2])" in vmap_text
+    assert f"{__name__}.LEAKED" in vmap_text
+    assert config.jax_check_tracer_leaks is False
+
+
+def test_a_tracer_held_by_an_object_attribute_is_found_through_it():
+    class Box:
+        pass
+    box = Box()
+    LEAKED.append(box)
+
+    def keep_in_attribute(v):
+        box.kept = {"value": v}
+        return v
+
+    with jax.check_tracer_leaks(True):
+        with pytest.raises(Exception) as e:
+            jax.jit(keep_in_attribute)(jnp.ones(()))
+    LEAKED.clear()
+    assert "['value']\n<dict " in str(e.value) and "is referred to by <Box " in str(e.value)
+
+
+# ------------------------------------------------------------------ caches, arrays, dlpack
+def test_clear_caches_makes_jit_trace_and_compile_again():
+    f = jax.jit(lambda v: v * 5)
+    f(1.0), f(jnp.ones(2))
+    jnp.sin(jnp.ones(2))
+    assert f._cache_size() == 2 and dispatch._executables
+    jax.clear_caches()
+    assert f._cache_size() == 0 and not dispatch._executables
+    assert float(f(2.0)) == 10.0 and f._cache_size() == 1
+    assert jax.compile_events()[-1].reason == "first call"
+
+
+def test_live_arrays_dlpack_and_the_runtime_names_are_jaxs():
+    x = jnp.arange(4)
+    y = x + 1
+    assert any(a is y for a in jax.live_arrays()) and any(a is x for a in jax.live_arrays("cpu"))
+    y.delete()
+    assert not any(a is y for a in jax.live_arrays())
+    with pytest.raises(RuntimeError, match="gpu"):
+        jax.live_arrays("gpu")
+    assert jax.dlpack.__all__ == ["from_dlpack", "is_supported_dtype"]      # no to_dlpack
+    back = jax.dlpack.from_dlpack(np.arange(4, dtype=np.int32))
+    assert back.tolist() == [0, 1, 2, 3] and back.dtype == x.dtype
+    for name in ("transfer_guard", "transfer_guard_host_to_device", "checking_leaks",
+                 "transfer_guard_device_to_device", "transfer_guard_device_to_host",
+                 "check_tracer_leaks", "clear_caches"):
+        assert callable(getattr(jax, name)), name
