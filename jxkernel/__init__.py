@@ -84,6 +84,8 @@ _LAZY.update({name: (f"jxkernel.{name}", None)
               for name in ("extend", "experimental", "interpreters", "sharding")})
 _LAZY["dlpack"] = ("jxkernel.dlpack", None)     # jax.dlpack.from_dlpack after `import jax`
 _LAZY["image"] = ("jxkernel.image", None)       # jax.image.resize after `import jax`
+_LAZY["stages"] = ("jxkernel.stages", None)     # jax.stages.Compiled after `import jax`
+_LAZY["export"] = ("jxkernel.export", None)     # jax.export.export after `import jax`
 _LAZY["profiler"] = ("jxkernel.profiler", None)   # jax.profiler.trace after `import jax`
 _LAZY.update({n: (f"jxkernel.{m}", n) for m, names in (("xla.sharding", ("make_mesh", "set_mesh", "P", "NamedSharding")), ("xla.sharded", ("make_array_from_callback", "make_array_from_single_device_arrays")), ("sharding", ("reshard",))) for n in names})  # sharding
 

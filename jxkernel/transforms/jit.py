@@ -869,6 +869,8 @@ class Lowered(_Stage):
         """
         return _out_structs(self.traced.out_tree, self.traced.jaxpr.out_avals)
 
+    out_tree = property(lambda self: self.traced.out_tree)
+
     def compile(self) -> Compiled:
         return Compiled(self, *self.traced.jitted._build(self.traced.jaxpr, self.traced.out_tree,
                                                          self.device, self.traced.donated))
@@ -894,6 +896,8 @@ class Compiled(_Stage):
         bufs = list(self._entry.const_bufs) + [
             (x if isinstance(x, Array) else device_put(x, self.lowered.device))._buf for x in leaves]
         return tree_unflatten(self._entry.out_tree, self._entry.exe.call_buffers(bufs))
+
+    out_tree = property(lambda self: self._entry.out_tree)
 
     def as_text(self) -> str:
         """The optimized HLO XLA compiled."""

@@ -1,0 +1,331 @@
+"""`export(jit(f))(*args) -> Exported`: a jitted function fixed to one signature, as a
+StableHLO module that can be stored and called again later (also by another process).
+
+    >>> exp = export(jit(lambda x: x * 2))(ShapeDtypeStruct((3,), np.float32))
+    >>> exp.in_avals, exp.out_avals
+    ((ShapedArray(float32[3]),), (ShapedArray(float32[3]),))
+    >>> exp.call(np.ones(3, np.float32))
+    Array([2., 2., 2.], dtype=float32)
+
+`Exported.call` binds `call_exported`, a primitive whose lowering puts the stored module's
+functions into the caller's module (renamed) and calls its `main`; so it runs eagerly, under
+`jit`, and under `grad` (through the VJP exported beside it), like JAX's.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Callable
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.avals import ShapeDtypeStruct
+from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules
+from ..lax._ad_util import float0
+from ..transforms.custom_derivatives import custom_vjp
+from ..transforms.jit import Jitted, jit
+from ..tree_util import equality_errors, keystr, tree_flatten, tree_unflatten
+from ..xla import client as _client
+from ..xla import stablehlo as hlo
+from ..xla.lowering import ModuleContext, lower_jaxpr_into
+
+# JAX's range of module calling conventions. Ours is version 9/10's for one platform, no
+# effects and static shapes: `main(*arguments) -> results`, nothing else passed.
+minimum_supported_calling_convention_version = 9
+maximum_supported_calling_convention_version = 10
+_CALLING_CONVENTION_VERSION = 10
+
+
+def default_export_platform() -> str:
+    """The platform `export` lowers for by default: the default backend's ("cpu", "cuda")."""
+    return _client.platform_of(_client.default_device())
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Exported:
+    """A function lowered for one signature, with what is needed to call it again.
+
+    `mlir_module_serialized` is a StableHLO portable artifact (as JAX stores it);
+    `serialize()` writes jxkernel's own format, which JAX cannot read (nor we JAX's).
+    """
+    fun_name: str
+    in_tree: object
+    in_avals: tuple
+    out_tree: object
+    out_avals: tuple
+    in_shardings_hlo: tuple
+    out_shardings_hlo: tuple
+    nr_devices: int
+    platforms: tuple
+    ordered_effects: tuple
+    unordered_effects: tuple
+    disabled_safety_checks: tuple
+    mlir_module_serialized: bytes
+    calling_convention_version: int
+    module_kept_var_idx: tuple
+    uses_global_constants: bool
+    _get_vjp: Callable | None = dataclasses.field(default=None, repr=False)
+    _text: list = dataclasses.field(default_factory=list, repr=False)   # cached module text
+
+    def __str__(self):
+        return f"Exported(fun_name={self.fun_name}, ...)"
+
+    def mlir_module(self) -> str:
+        """The StableHLO module, as text."""
+        if not self._text:
+            from ..xla.portable import module_text
+            self._text.append(module_text(self.mlir_module_serialized))
+        return self._text[0]
+
+    def has_vjp(self) -> bool:
+        return self._get_vjp is not None
+
+    def vjp(self) -> Exported:
+        """The exported VJP: arguments are the primal inputs, then one cotangent per output;
+        results are the inputs' cotangents."""
+        if self._get_vjp is None:
+            raise ValueError("No VJP is available")
+        return self._get_vjp(self)
+
+    def serialize(self, vjp_order: int = 0) -> bytearray:
+        """jxkernel's own versioned format (see `deserialize`), with `vjp_order` orders of VJPs
+        so that the loaded function can be differentiated that many times."""
+        from ._serialization import serialize
+        return serialize(self, vjp_order)
+
+    def call(self, *args, **kwargs):
+        """Call the exported function (eagerly, or inside jit or grad) with arguments of the
+        exported structure, shapes and dtypes."""
+        return call_exported(self)(*args, **kwargs)
+
+
+# ------------------------------------------------------------------ exporting
+def export(fun_jit, *, platforms=None, disabled_checks=()) -> Callable[..., Exported]:
+    """`export(jit(f))(*args, **kwargs)`: args are arrays or ShapeDtypeStructs."""
+    if not isinstance(fun_jit, Jitted):
+        raise ValueError(f"Function to be exported must be the result of `jit` but is: {fun_jit}")
+    platforms = _check_platforms(platforms)
+
+    def do_export(*args, **kwargs) -> Exported:
+        _refuse_symbolic_shapes(args, kwargs)
+        traced = fun_jit.trace(*args, **kwargs)
+        return _exported(traced, platforms, tuple(disabled_checks),
+                         lambda primal: _export_vjp(fun_jit, primal, platforms))
+    return do_export
+
+
+def _check_platforms(platforms) -> tuple:
+    if platforms is None:
+        return (default_export_platform(),)
+    platforms = (platforms,) if isinstance(platforms, str) else tuple(platforms)
+    if len(platforms) != 1:
+        raise NotImplementedError(
+            f"export(platforms={platforms!r}): jxkernel exports for one platform at a time "
+            f"(JAX's multi-platform modules, which pick a lowering by a platform index "
+            f"argument, are not implemented). Export once per platform.")
+    return platforms
+
+
+def _exported(traced, platforms, disabled_checks, get_vjp) -> Exported:
+    from ..xla.portable import module_text, portable_artifact
+    closed = traced.jaxpr
+    artifact = portable_artifact(_module_text(closed, traced.fun_name, platforms[0]))
+    n_in, n_out = len(closed.in_avals), len(closed.out_avals)
+    return Exported(
+        fun_name=traced.fun_name, in_tree=traced.in_tree, in_avals=tuple(closed.in_avals),
+        out_tree=traced.out_tree,
+        out_avals=tuple(closed.out_avals),
+        in_shardings_hlo=(None,) * n_in, out_shardings_hlo=(None,) * n_out, nr_devices=1,
+        platforms=platforms, ordered_effects=(), unordered_effects=(),
+        disabled_safety_checks=disabled_checks, mlir_module_serialized=artifact,
+        calling_convention_version=_CALLING_CONVENTION_VERSION,
+        module_kept_var_idx=tuple(range(n_in)), uses_global_constants=False,
+        _get_vjp=get_vjp, _text=[module_text(artifact)])   # as a deserialized one reads
+
+
+def _module_text(closed, name: str, platform: str) -> str:
+    """A module whose `main` takes the jaxpr's inputs; closed-over constants are embedded."""
+    attrs = {"mhlo.num_partitions": hlo.i32_attr(1), "mhlo.num_replicas": hlo.i32_attr(1)}
+    module = hlo.Module(f"jit_{name}", attrs)
+    module_ctx = ModuleContext(module, platform)
+    main = module.function("main", [hlo.aval_type(a) for a in closed.in_avals])
+    consts = [main.body.constant(np.asarray(c)) for c in closed.consts]
+    main.set_results(lower_jaxpr_into(module_ctx, main.body, closed.jaxpr, consts, main.args))
+    if module_ctx.host_callbacks:
+        raise ValueError(f"Cannot export '{name}': it calls Python host callbacks "
+                         f"(debug.print, debug.callback, pure_callback or io_callback), which "
+                         f"live only in this process. Remove them from the exported function.")
+    return module.text()
+
+
+def _export_vjp(fun_jit, primal: Exported, platforms) -> Exported:
+    """The VJP of `primal` as its own Exported (built on demand from the Python function)."""
+    n_in = len(primal.in_avals)
+
+    def fun_vjp_jax(*args_and_cts):
+        from ..transforms.ad import vjp
+        primals, cts = args_and_cts[:n_in], args_and_cts[n_in:]
+
+        def flat_fun(*flat_primals):
+            args, kwargs = tree_unflatten(primal.in_tree, flat_primals)
+            return tree_flatten(fun_jit(*args, **kwargs))[0]
+        _, pullback = vjp(flat_fun, *primals)
+        cts = [c if _differentiable(a) else np.zeros(a.shape, float0)
+               for c, a in zip(cts, primal.out_avals)]
+        return tuple(c if _differentiable(a) else np.zeros(a.shape, np.bool_)
+                     for c, a in zip(pullback(cts), primal.in_avals))
+
+    specs = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in primal.in_avals] + \
+        [ShapeDtypeStruct(a.shape, a.dtype if _differentiable(a) else np.bool_)
+         for a in primal.out_avals]
+    return export(jit(fun_vjp_jax), platforms=platforms)(*specs)
+
+
+# Integer inputs and outputs have float0 cotangents, which have no data: the exported VJP
+# passes them as bool arrays of zeros (the type JAX's modules give them too).
+def _differentiable(aval) -> bool:
+    return dtypes.is_inexact(aval.dtype)
+
+
+
+def _refuse_symbolic_shapes(args, kwargs) -> None:
+    for path, leaf in _flatten_with_paths(args, kwargs):
+        shape = getattr(leaf, "shape", ())
+        if any(not isinstance(d, (int, np.integer)) for d in shape):
+            raise NotImplementedError(
+                f"export: {path} has shape {shape} with a symbolic dimension; jxkernel's "
+                f"export supports static shapes only (symbolic shapes are not implemented). "
+                f"Export once per concrete shape.")
+
+
+def _flatten_with_paths(args, kwargs):
+    from ..tree_util import tree_flatten_with_path
+    leaves, _ = tree_flatten_with_path((args, kwargs))
+    return [(_path_text(path), leaf) for path, leaf in leaves]
+
+
+def _path_text(path) -> str:
+    """"args[0]['w']" for a key path into (args, kwargs)."""
+    if not path:
+        return "the arguments"
+    head = "args" if getattr(path[0], "idx", None) == 0 else "kwargs"
+    return head + keystr(path[1:])
+
+
+# ------------------------------------------------------------------ calling
+call_exported_p = Primitive("call_exported")
+call_exported_p.multiple_results = True
+
+
+def call_exported(exported: Exported) -> Callable:
+    """The exported function as a Python callable: differentiable through its VJP."""
+    if not isinstance(exported, Exported):
+        raise ValueError(f"The exported argument must be an export.Exported. Found {exported}.")
+
+    @custom_vjp
+    def flat_call(*flat_args):
+        return call_exported_p.bind(*flat_args, exported=exported)
+
+    def flat_call_fwd(*flat_args):
+        return flat_call(*flat_args), flat_args
+
+    def flat_call_bwd(flat_args, cts):
+        cts = [c if _differentiable(a) else np.zeros(a.shape, np.bool_)
+               for c, a in zip(cts, exported.out_avals)]
+        in_cts = call_exported(exported.vjp())(*flat_args, *cts)
+        return tuple(c if _differentiable(a) else None       # None: a zero cotangent
+                     for c, a in zip(in_cts, exported.in_avals))
+
+    flat_call.defvjp(flat_call_fwd, flat_call_bwd)
+
+    def call(*args, **kwargs):
+        flat_args, in_tree = tree_flatten((args, kwargs))
+        if in_tree != exported.in_tree:
+            raise ValueError(_structure_error(exported, in_tree))
+        return tree_unflatten(exported.out_tree, flat_call(*flat_args))
+    return call
+
+
+def _structure_error(exported, in_tree) -> str:
+    given = tree_unflatten(in_tree, [0] * in_tree.num_leaves)
+    expected = tree_unflatten(exported.in_tree, [0] * exported.in_tree.num_leaves)
+    lines = "".join(f"   - {_path_text(path)} is a {given_kind} in the invocation and a "
+                    f"{expected_kind} when exported, so {why}.\n"
+                    for path, given_kind, expected_kind, why in equality_errors(given, expected))
+    return (f"The invocation args and kwargs must have the same pytree structure as when the "
+            f"function '{exported.fun_name}' was exported, but they have the following "
+            f"structural differences:\n{lines}")
+
+
+def _call_exported_abstract_eval(*avals, exported):
+    paths = _leaf_paths(exported.in_tree)
+    for path, want, got in zip(paths, exported.in_avals, avals):
+        if len(want.shape) != len(got.shape):
+            raise ValueError(f"Rank mismatch for {path}: expected {want.shape} and called "
+                             f"with {got.shape}")
+        if want.dtype != got.dtype:
+            raise ValueError(f"Dtype mismatch for {path}: expected {want.dtype} and called "
+                             f"with {got.dtype}")
+        for i, (w, g) in enumerate(zip(want.shape, got.shape)):
+            if w != g:
+                raise ValueError(f"Shape mismatch for {path}.shape[{i}] (expected same "
+                                 f"constant): expected {want.shape} and called with {got.shape}")
+    return list(exported.out_avals)
+
+
+def _leaf_paths(in_tree) -> list:
+    from ..tree_util import tree_flatten_with_path
+    example = tree_unflatten(in_tree, [0] * in_tree.num_leaves)
+    return [_path_text(path) for path, _ in tree_flatten_with_path(example)[0]]
+
+
+def _call_exported_lowering(ctx, *args, exported):
+    if ctx.platform not in exported.platforms:
+        raise ValueError(f"Function '{exported.fun_name}' was exported for platforms "
+                         f"'{exported.platforms}' but it is used on '{(ctx.platform,)}'.")
+    return ctx.block.call(_inlined_main(ctx.module_ctx, exported), args, ctx.loc)
+
+
+abstract_eval_rules[call_exported_p] = _call_exported_abstract_eval
+lowering_rules[call_exported_p] = _call_exported_lowering
+
+
+# ------------------------------------------------------------------ inlining a module
+_FUNC = re.compile(r"func\.func (?:public |private )?@([\w.$]+)\(")
+
+
+class _InlinedModule:
+    """An exported module's functions, renamed, placed among a caller module's functions
+    (it quacks like `stablehlo.Function` for `Module.text` and `Block.call`)."""
+
+    def __init__(self, module: hlo.Module, exported: Exported):
+        body = _module_body(exported.mlir_module())
+        renames = {name: module.unique_name(f"exported_{exported.fun_name}_{name}")
+                   for name in _FUNC.findall(body)}
+        self.name = renames["main"]
+        self.result_types = [hlo.aval_type(a) for a in exported.out_avals]
+        pattern = re.compile(r"@(" + "|".join(map(re.escape, renames)) + r")(?![\w.$])")
+        body = pattern.sub(lambda m: "@" + renames[m.group(1)], body)
+        self._text = re.sub(r"func\.func (?:public )?@", "func.func private @", body)
+
+    def text(self) -> str:
+        return self._text
+
+
+def _module_body(text: str) -> str:
+    """The lines between `module ... {` and its closing `}`."""
+    lines = text.strip().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("module"))
+    end = max(i for i, line in enumerate(lines) if line.rstrip() == "}")
+    return "\n".join(lines[start + 1:end])
+
+
+def _inlined_main(module_ctx, exported) -> _InlinedModule:
+    """The exported module inlined once per caller module (cached in its functions table)."""
+    key = ("exported", id(exported))
+    found = module_ctx.functions.get(key)
+    if found is None:
+        found = module_ctx.functions[key] = (exported, _InlinedModule(module_ctx.module, exported))
+        module_ctx.module.functions.append(found[1])
+    return found[1]

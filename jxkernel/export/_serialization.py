@@ -1,0 +1,136 @@
+"""jxkernel's file format for an `Exported` (not JAX's flatbuffer: neither reads the other's).
+
+A blob is MAGIC, then the SHA-256 of the payload, then the payload: UTF-8 JSON holding the
+format version, the signature (pytrees, avals, platforms...), the module as a StableHLO
+portable artifact (base64), and the VJPs up to the order asked for, nested.
+
+    >>> again = deserialize(exp.serialize())
+    >>> again.in_avals == exp.in_avals and again.mlir_module() == exp.mlir_module()
+    True
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.avals import ShapedArray
+from ..tree_util import tree_flatten, tree_unflatten
+from ._export import Exported
+
+MAGIC = b"JXKEXPORT\n"
+FORMAT_VERSION = 1
+_DIGEST = hashlib.sha256().digest_size
+_DTYPES = {np.dtype(d).name: np.dtype(d) for d in (
+    dtypes.bool_, dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtypes.uint8,
+    dtypes.uint16, dtypes.uint32, dtypes.uint64, dtypes.bfloat16, dtypes.float16,
+    dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)}
+
+
+def serialize(exported: Exported, vjp_order: int = 0) -> bytearray:
+    payload = json.dumps(_to_json(exported, vjp_order)).encode()
+    return bytearray(MAGIC + hashlib.sha256(payload).digest() + payload)
+
+
+def deserialize(blob) -> Exported:
+    """The Exported that `Exported.serialize()` wrote into `blob` (bytes or bytearray)."""
+    blob = bytes(blob)
+    head = len(MAGIC) + _DIGEST
+    if not blob.startswith(MAGIC):
+        raise ValueError(f"deserialize: not a jxkernel Exported (the blob starts with "
+                         f"{blob[:len(MAGIC)]!r}, not {MAGIC!r}). Pass what "
+                         f"Exported.serialize() returned; JAX's own format is not read.")
+    payload = blob[head:]
+    if hashlib.sha256(payload).digest() != blob[len(MAGIC):head]:
+        raise ValueError(f"deserialize: the blob of {len(blob)} bytes is damaged (its checksum "
+                         f"does not match): it was truncated or changed after serialize().")
+    record = json.loads(payload)
+    if record.get("format") != FORMAT_VERSION:
+        raise ValueError(f"deserialize: the blob has format version {record.get('format')!r}; "
+                         f"this jxkernel reads version {FORMAT_VERSION}. Export it again with "
+                         f"this version.")
+    return _from_json(record)
+
+
+# ------------------------------------------------------------------ records
+def _to_json(exported: Exported, vjp_order: int) -> dict:
+    return {
+        "format": FORMAT_VERSION, "fun_name": exported.fun_name,
+        "in_tree": _tree_to_json(exported.in_tree), "out_tree": _tree_to_json(exported.out_tree),
+        "in_avals": [_aval_to_json(a) for a in exported.in_avals],
+        "out_avals": [_aval_to_json(a) for a in exported.out_avals],
+        "platforms": list(exported.platforms), "nr_devices": exported.nr_devices,
+        "calling_convention_version": exported.calling_convention_version,
+        "module": base64.b64encode(exported.mlir_module_serialized).decode("ascii"),
+        "vjp": _to_json(exported.vjp(), vjp_order - 1) if vjp_order > 0 else None,
+    }
+
+
+def _from_json(record: dict) -> Exported:
+    in_avals = tuple(map(_aval_from_json, record["in_avals"]))
+    out_avals = tuple(map(_aval_from_json, record["out_avals"]))
+    vjp = _from_json(record["vjp"]) if record["vjp"] is not None else None
+    return Exported(
+        fun_name=record["fun_name"], in_tree=_tree_from_json(record["in_tree"]),
+        in_avals=in_avals, out_tree=_tree_from_json(record["out_tree"]), out_avals=out_avals,
+        in_shardings_hlo=(None,) * len(in_avals), out_shardings_hlo=(None,) * len(out_avals),
+        nr_devices=record["nr_devices"], platforms=tuple(record["platforms"]),
+        ordered_effects=(), unordered_effects=(), disabled_safety_checks=(),
+        mlir_module_serialized=base64.b64decode(record["module"]),
+        calling_convention_version=record["calling_convention_version"],
+        module_kept_var_idx=tuple(range(len(in_avals))), uses_global_constants=False,
+        _get_vjp=None if vjp is None else lambda _: vjp)
+
+
+def _aval_to_json(aval) -> list:
+    return [list(aval.shape), np.dtype(aval.dtype).name, bool(aval.weak_type)]
+
+
+def _aval_from_json(record) -> ShapedArray:
+    shape, dtype, weak = record
+    return ShapedArray(tuple(shape), _DTYPES[dtype], weak)
+
+
+# ------------------------------------------------------------------ pytrees
+_LEAF = "*"
+
+
+def _tree_to_json(treedef):
+    """The structure as nested JSON: "*" a leaf, null None, [kind, children] a node."""
+    return _node_to_json(tree_unflatten(treedef, [_Leaf()] * treedef.num_leaves))
+
+
+class _Leaf:
+    """A placeholder leaf (never a pytree node, unlike None)."""
+
+
+def _node_to_json(node):
+    if isinstance(node, _Leaf):
+        return _LEAF
+    if node is None:
+        return None
+    if type(node) in (tuple, list):
+        return [type(node).__name__, [_node_to_json(c) for c in node]]
+    if type(node) is dict and all(type(k) in (str, int) for k in node):
+        return ["dict", [[k, _node_to_json(v)] for k, v in node.items()]]
+    raise ValueError(f"Exported.serialize: cannot store a pytree node of type "
+                     f"{type(node).__name__}; jxkernel's format holds tuples, lists, dicts with "
+                     f"str or int keys, and None. Pass such containers to the exported function.")
+
+
+def _tree_from_json(record):
+    return tree_flatten(_node_from_json(record))[1]
+
+
+def _node_from_json(record):
+    if record == _LEAF:
+        return 0
+    if record is None:
+        return None
+    kind, children = record
+    if kind == "dict":
+        return {k: _node_from_json(v) for k, v in children}
+    return {"tuple": tuple, "list": list}[kind](map(_node_from_json, children))

@@ -1,0 +1,123 @@
+"""jxkernel.export against what JAX 0.10.2 gives for the same programs
+(tests/data/export_cases.py, recorded by reference/make_export_reference.py), and what JAX's
+file format cannot be compared on: our serialization's round trip and its errors, the
+inlining of exported modules into a caller's module, and what is refused."""
+import collections
+import hashlib
+import json
+import re
+
+import export_cases as cases
+import numpy as np
+import pytest
+from numerics import ELEMENTWISE, assert_allclose_ulp
+from test_stages import compare
+
+import jxkernel
+import jxkernel.numpy as jnp
+from jxkernel import export
+
+PROGRAMS = [p for p in cases.PROGRAMS if p.__name__.startswith("export_")]
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.__name__)
+def test_program_matches_jax(program):
+    compare(program, program(jxkernel))
+
+
+def _exported():
+    def f(x, params):
+        return {"y": jnp.tanh(x) * params["w"], "n": [params["n"] + 1, None]}
+    specs = (jxkernel.ShapeDtypeStruct((3,), np.float32),
+             {"w": jxkernel.ShapeDtypeStruct((), np.float32),
+              "n": jxkernel.ShapeDtypeStruct((), np.int32)})
+    return export.export(jxkernel.jit(f))(*specs)
+
+
+def test_serialize_round_trip_keeps_the_signature_module_results_and_vjp():
+    """A nested pytree of inputs and outputs (dict, list, None) and an integer input: the
+    loaded Exported equals the original field by field, gives the same bits, and is
+    differentiable to the order serialized (one), not beyond."""
+    exp = _exported()
+    blob = exp.serialize(vjp_order=1)
+    assert isinstance(blob, bytearray) and blob.startswith(b"JXKEXPORT\n")
+    again = export.deserialize(blob)
+    for field in ("fun_name", "in_tree", "out_tree", "in_avals", "out_avals", "platforms",
+                  "nr_devices", "calling_convention_version", "mlir_module_serialized",
+                  "module_kept_var_idx", "in_shardings_hlo"):
+        assert getattr(again, field) == getattr(exp, field), field
+    assert again.mlir_module() == exp.mlir_module()
+    x, params = jnp.array([0.5, -1.0, 2.0], jnp.float32), {"w": 3.0, "n": jnp.int32(4)}
+    want, got = exp.call(x, params), again.call(x, params)
+    np.testing.assert_array_equal(np.asarray(got["y"]), np.asarray(want["y"]))
+    assert int(got["n"][0]) == 5 and got["n"][1] is None
+    grad = jxkernel.grad(lambda v: again.call(v, params)["y"].sum())(x)
+    want = 3.0 / np.cosh(np.asarray(x, np.float64)) ** 2
+    assert_allclose_ulp(np.asarray(grad), want.astype(np.float32), ELEMENTWISE)
+    assert again.vjp().has_vjp() is False and not export.deserialize(exp.serialize()).has_vjp()
+    with pytest.raises(ValueError, match="No VJP is available"):
+        jxkernel.grad(jxkernel.grad(lambda s: again.call(jnp.full(3, s), params)["y"].sum()))(1.)
+
+
+def test_bad_blobs_are_refused_with_what_is_wrong():
+    blob = bytes(_exported().serialize())
+    with pytest.raises(ValueError, match="not a jxkernel Exported"):
+        export.deserialize(b"\x08\x01flatbuffer")
+    with pytest.raises(ValueError, match="damaged"):
+        export.deserialize(blob[:-10])
+    head = len(b"JXKEXPORT\n") + 32
+    record = json.loads(blob[head:])
+    record["format"] = 99
+    payload = json.dumps(record).encode()
+    with pytest.raises(ValueError, match="format version 99; this jxkernel reads version 1"):
+        export.deserialize(b"JXKEXPORT\n" + hashlib.sha256(payload).digest() + payload)
+
+
+def test_unsupported_pytree_nodes_are_refused_at_serialize():
+    Point = collections.namedtuple("Point", "x y")
+    exp = export.export(jxkernel.jit(lambda p: p.x + p.y))(Point(1.0, 2.0))
+    assert float(exp.call(Point(1.0, 2.0))) == 3.0
+    with pytest.raises(ValueError, match="cannot store a pytree node of type Point"):
+        exp.serialize()
+
+
+def test_exported_modules_are_inlined_once_per_caller_with_renamed_functions():
+    """The exported module holds a private function (a nested jit); two calls of it and a
+    call of another Exported in one jit: each module's functions appear once, renamed, and
+    only the caller's main is public."""
+    inner = jxkernel.jit(lambda v: v * 2.0)
+    double_sin = export.export(jxkernel.jit(lambda v: jnp.sin(inner(v))))(np.ones(3, np.float32))
+    plus_one = export.export(jxkernel.jit(lambda v: v + 1.0))(np.ones(3, np.float32))
+    assert "func.func private" in double_sin.mlir_module()
+
+    def caller(x):
+        return plus_one.call(double_sin.call(x) + double_sin.call(x * 3.0))
+    x = jnp.array([0.1, 0.2, 0.3], jnp.float32)
+    text = jxkernel.jit(caller).lower(x).as_text()
+    assert text.count("func.func public") == 1
+    defined = re.findall(r"func\.func private @(exported\w+)\(", text)
+    assert defined == ["exported__lambda__main", "exported__lambda___lambda_",   # double_sin
+                       "exported__lambda__main_1"]                               # plus_one
+    want = np.sin(2 * np.float32(x)) + np.sin(6 * np.float32(x)) + 1
+    assert_allclose_ulp(np.asarray(jxkernel.jit(caller)(x)), want.astype(np.float32),
+                        ELEMENTWISE, scale=np.abs(want).max())
+
+
+def test_closed_over_constants_are_embedded_and_callbacks_refused():
+    table = np.arange(4, dtype=np.int32) * 7
+    exp = export.export(jxkernel.jit(lambda i: jnp.asarray(table)[i]))(np.int32(2))
+    assert len(exp.in_avals) == 1 and int(export.deserialize(exp.serialize()).call(
+        np.int32(3))) == 21
+    printing = jxkernel.jit(lambda v: (jxkernel.debug.print("{}", v), v * 2)[1])
+    with pytest.raises(ValueError, match="calls Python host callbacks"):
+        export.export(printing)(1.0)
+
+
+def test_symbolic_shapes_and_multi_platform_export_say_they_are_not_implemented():
+    with pytest.raises(NotImplementedError, match="symbolic shapes are not implemented"):
+        export.symbolic_shape("b, 4")
+    with pytest.raises(NotImplementedError, match=r"args\[0\]\['x'\] has shape \('b', 4\)"):
+        export.export(jxkernel.jit(lambda d: d["x"]))(
+            {"x": jxkernel.ShapeDtypeStruct(("b", 4), np.float32)})
+    with pytest.raises(NotImplementedError, match="one platform at a time"):
+        export.export(jxkernel.jit(jnp.sin), platforms=("cpu", "cuda"))
