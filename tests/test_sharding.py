@@ -20,16 +20,16 @@ from jxkernel.xla.sharding import DuplicateSpecError, IndivisibleError
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
-_PROBES = """
-import json, sys
+_PROBES = r"""
+import json, os, sys
 import numpy as np
-sys.path.insert(0, {data!r})
+sys.path.insert(0, os.environ["SHARDING_CASES"])
 import jxkernel as jax, jxkernel.numpy as jnp
 import sharding_cases
 from jxkernel.sharding import Mesh, NamedSharding, PartitionSpec as P
 from jxkernel.xla import sharded
 
-out = {{"cases": sharding_cases.run(jax)}}
+out = {"cases": sharding_cases.run(jax)}
 mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ("x", "y"))
 x = jax.device_put(np.arange(16, dtype=np.float32).reshape(8, 2), NamedSharding(mesh, P("x")))
 f = jax.jit(lambda a: a + 1)
@@ -62,6 +62,32 @@ with jax.set_mesh(mesh):
     y = jax.jit(lambda a: a - 1, in_shardings=P("x"), out_shardings=P())(np.arange(8.0))
 out["set_mesh"] = [repr(y.sharding), np.asarray(y).tolist()]
 out["reshard"] = repr(jax.reshard(x, NamedSharding(mesh, P("y"))).sharding.spec)
+
+# What jaxlib's compiler does with each kind of annotation (docs/jaxlib.md section 4).
+xc, devices = sharded.xc, tuple(jax.devices())
+main = ("func.func public @main(%arg0: tensor<8xf32> {ATTR}) -> tensor<8xf32> {\n"
+        "%0 = stablehlo.sine %arg0 : tensor<8xf32>\nreturn %0 : tensor<8xf32>\n}")
+head = "module @m attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {\n"
+texts = {"sdy": head + 'sdy.mesh @mesh = <["x"=8]>\n' +
+         main.replace("ATTR", 'sdy.sharding = #sdy.sharding<@mesh, [{"x"}]>') + "\n}",
+         "gspmd": head + main.replace("ATTR", 'mhlo.sharding = "{devices=[8]<=[8]}"') + "\n}"}
+build = xc.CompileOptions().executable_build_options
+out["defaults"] = [build.use_spmd_partitioning, build.use_shardy_partitioner]
+sys.stderr.write("--jaxlib probes--\n")
+sys.stderr.flush()
+out["partitioner"] = {}
+for text_kind, text in texts.items():
+    for shardy in (True, False):
+        options = xc.CompileOptions()
+        options.num_replicas, options.num_partitions = 1, 8
+        options.device_assignment = xc.DeviceAssignment.create(np.arange(8, dtype=np.int32)[None])
+        options.executable_build_options.use_spmd_partitioning = True
+        options.executable_build_options.use_shardy_partitioner = shardy
+        loaded = sharded._client.backend_of(devices[0]).client.compile_and_load(
+            text, xc.DeviceList(devices), options)
+        out["partitioner"][f"{text_kind} shardy={shardy}"] = [
+            str(xc.HloSharding.from_proto(s)) for s in
+            loaded.get_parameter_shardings() + loaded.get_output_shardings()]
 print(json.dumps(out))
 """
 
@@ -69,8 +95,9 @@ print(json.dumps(out))
 @pytest.fixture(scope="module")
 def runs():
     """(jxkernel's answers, JAX's recorded answers)."""
-    result = run_code(_PROBES.format(data=DATA), {"JXKERNEL_CPU_DEVICES": "8"})
+    result = run_code(_PROBES, {"JXKERNEL_CPU_DEVICES": "8", "SHARDING_CASES": DATA})
     mine = json.loads(result.stdout.strip().splitlines()[-1])
+    mine["stderr"] = result.stderr
     with open(os.path.join(DATA, "sharding_reference.json")) as f:
         return mine, json.load(f)
 
@@ -197,3 +224,20 @@ def test_bad_meshes_and_specs_name_what_to_fix():
     with pytest.raises(ValueError, match="outside a mesh context"):
         jax.device_put(np.zeros(2), P("x"))
     assert issubclass(IndivisibleError, ValueError)
+
+
+def test_jaxlib_partitions_sdy_annotations_only_with_the_shardy_flag(runs):
+    """Why jxkernel emits Shardy's attributes and sets use_shardy_partitioner (section 4 of
+    docs/jaxlib.md): with the flag, sdy shardings are honoured and propagated; without it,
+    GSPMD runs (deprecated: it logs so) and leaves the result replicated; GSPMD's own
+    mhlo.sharding is ignored under Shardy. Neither flag is on by default."""
+    out = runs[0]
+    assert out["defaults"] == [False, False]
+    assert out["partitioner"] == {
+        "sdy shardy=True": ["{devices=[8]<=[8]}", "{devices=[8]<=[8]}"],
+        "sdy shardy=False": ["{devices=[8]<=[8]}", "{replicated}"],
+        "gspmd shardy=True": ["{replicated}", "{replicated}"],
+        "gspmd shardy=False": ["{devices=[8]<=[8]}", "{replicated}"]}
+    ours, probes = out["stderr"].split("--jaxlib probes--")
+    deprecated = "GSPMD sharding propagation is going to be deprecated"
+    assert deprecated not in ours and deprecated in probes
