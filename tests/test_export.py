@@ -113,7 +113,7 @@ def test_closed_over_constants_are_embedded_and_callbacks_refused():
         export.export(printing)(1.0)
 
 
-def test_symbolic_shapes_and_multi_platform_export_say_they_are_not_implemented():
+def test_symbolic_shapes_multi_platform_and_sharded_export_say_they_are_not_implemented():
     with pytest.raises(NotImplementedError, match="symbolic shapes are not implemented"):
         export.symbolic_shape("b, 4")
     with pytest.raises(NotImplementedError, match=r"args\[0\]\['x'\] has shape \('b', 4\)"):
@@ -121,3 +121,6 @@ def test_symbolic_shapes_and_multi_platform_export_say_they_are_not_implemented(
             {"x": jxkernel.ShapeDtypeStruct(("b", 4), np.float32)})
     with pytest.raises(NotImplementedError, match="one platform at a time"):
         export.export(jxkernel.jit(jnp.sin), platforms=("cpu", "cuda"))
+    on_one = jxkernel.sharding.SingleDeviceSharding(jxkernel.devices()[0])
+    with pytest.raises(NotImplementedError, match="single-device programs only"):
+        export.export(jxkernel.jit(jnp.sin, in_shardings=on_one))

@@ -106,9 +106,15 @@ def export(fun_jit, *, platforms=None, disabled_checks=()) -> Callable[..., Expo
     if not isinstance(fun_jit, Jitted):
         raise ValueError(f"Function to be exported must be the result of `jit` but is: {fun_jit}")
     platforms = _check_platforms(platforms)
+    if getattr(fun_jit, "_sharded", False):
+        raise NotImplementedError(
+            f"export({fun_jit}): a jit with in_shardings/out_shardings is not exported; "
+            f"jxkernel's export writes single-device programs only (nr_devices=1). Export the "
+            f"jit without shardings.")
 
     def do_export(*args, **kwargs) -> Exported:
         _refuse_symbolic_shapes(args, kwargs)
+        _refuse_sharded_arguments(args, kwargs)
         traced = fun_jit.trace(*args, **kwargs)
         return _exported(traced, platforms, tuple(disabled_checks),
                          lambda primal: _export_vjp(fun_jit, primal, platforms))
@@ -197,6 +203,16 @@ def _refuse_symbolic_shapes(args, kwargs) -> None:
                 f"export: {path} has shape {shape} with a symbolic dimension; jxkernel's "
                 f"export supports static shapes only (symbolic shapes are not implemented). "
                 f"Export once per concrete shape.")
+
+
+def _refuse_sharded_arguments(args, kwargs) -> None:
+    for path, leaf in _flatten_with_paths(args, kwargs):
+        devices = getattr(getattr(leaf, "sharding", None), "device_set", ())
+        if len(devices) > 1:
+            raise NotImplementedError(
+                f"export: {path} is spread over {len(devices)} devices; jxkernel's export "
+                f"writes single-device programs only (nr_devices=1). Pass a "
+                f"ShapeDtypeStruct or an array on one device.")
 
 
 def _flatten_with_paths(args, kwargs):
