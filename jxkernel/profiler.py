@@ -1,12 +1,15 @@
 """`jax.profiler`: traces for TensorBoard and Perfetto, annotations, device memory profiles.
 
-    >>> import jxkernel as jax, jxkernel.numpy as jnp
-    >>> with jax.profiler.trace("/tmp/logs", create_perfetto_trace=True):
+    >>> import jxkernel as jax, jxkernel.numpy as jnp, tempfile
+    >>> logs = tempfile.mkdtemp()
+    >>> with jax.profiler.trace(logs, create_perfetto_trace=True):
     ...     with jax.profiler.TraceAnnotation("my_step"):
-    ...         jnp.ones(3).block_until_ready()
+    ...         y = jnp.sin(jnp.ones(3)).block_until_ready()
+    >>> (latest_run(logs) / "perfetto_trace.json.gz").exists()
+    True
 
-writes `/tmp/logs/plugins/profile/<date_time>/<host>.xplane.pb` (open the folder /tmp/logs
-with TensorBoard's profile plugin) and, beside it, `<host>.trace.json.gz` and
+writes `logs/plugins/profile/<date_time>/<host>.xplane.pb` (open the folder `logs` with
+TensorBoard's profile plugin) and, beside it, `<host>.trace.json.gz` and
 `perfetto_trace.json.gz` (drop it on https://ui.perfetto.dev). The collecting is jaxlib's
 (jxkernel/xla/profiler.py): host threads, Python calls, XLA's compile passes and executions.
 """

@@ -8,6 +8,7 @@ import urllib.request
 
 import numpy as np
 import pytest
+from doc_examples import check_docstring_examples
 
 import jxkernel as jax
 import jxkernel.numpy as jnp
@@ -207,3 +208,8 @@ def test_profiler_loads_lazily_and_has_jax_names():
         "save_device_memory_profile", "start_server", "start_trace", "stop_server",
         "stop_trace", "trace"}
     assert jax.profiler is profiler
+
+
+def test_docstring_examples():
+    check_docstring_examples("jxkernel.profiler")
+    check_docstring_examples("jxkernel.xla.profiler")

@@ -1,18 +1,22 @@
 """Runtime state as JAX 0.10.2 has it: transfer guards, checking_leaks, clear_caches,
 live_arrays, jax.dlpack. Device-to-device guards run in one 2-device subprocess."""
+import contextlib
 import json
 import logging
 import re
 
 import numpy as np
 import pytest
+from doc_examples import check_docstring_examples
 from test_runtime_subprocess import run_code
 
 import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel.config import config
 from jxkernel.errors import JaxRuntimeError
-from jxkernel.xla import dispatch, transfer_guard
+from jxkernel.transforms import jit as jit_module
+from jxkernel.transforms import partial_eval
+from jxkernel.xla import compiler, dispatch, transfer_guard
 
 H2D_TEXT = "host-to-device transfer: aval=ShapedArray(float32[3]), dst_sharding=" \
            "SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device)"
@@ -177,7 +181,29 @@ def test_a_tracer_held_by_an_object_attribute_is_found_through_it():
 
 
 # ------------------------------------------------------------------ caches, arrays, dlpack
+@contextlib.contextmanager
+def caches_put_back():
+    """clear_caches empties what later tests in this worker would reuse (every jit's and
+    eager operation's executables): put it back afterwards, so they need not compile again."""
+    caches = [dispatch._executables, dispatch._fast, jit_module._impl_cache,
+              partial_eval._split_cache, compiler._memory_cache]
+    caches += [part for state in list(jit_module._FUN_STATES.values())
+               for parts in state.caches.values() for part in parts]
+    saved = [(cache, cache.copy()) for cache in caches]
+    try:
+        yield
+    finally:
+        for cache, content in saved:
+            cache.clear()
+            cache.update(content) if isinstance(cache, dict) else cache.extend(content)
+
+
 def test_clear_caches_makes_jit_trace_and_compile_again():
+    with caches_put_back():
+        check_clear_caches()
+
+
+def check_clear_caches():
     f = jax.jit(lambda v: v * 5)
     f(1.0), f(jnp.ones(2))
     jnp.sin(jnp.ones(2))
@@ -203,3 +229,10 @@ def test_live_arrays_dlpack_and_the_runtime_names_are_jaxs():
                  "transfer_guard_device_to_device", "transfer_guard_device_to_host",
                  "check_tracer_leaks", "clear_caches"):
         assert callable(getattr(jax, name)), name
+
+
+def test_docstring_examples():
+    with caches_put_back():                         # runtime_state's calls clear_caches()
+        for module in ("jxkernel.runtime_state", "jxkernel.xla.transfer_guard",
+                       "jxkernel.core.leaks"):
+            check_docstring_examples(module)

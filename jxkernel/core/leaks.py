@@ -7,11 +7,10 @@ With `jax_check_tracer_leaks` on, jit's and vmap's traces are checked as they fi
 checks them (autodiff's traces are not):
 
     >>> saved = []
-    >>> with jax.checking_leaks():
+    >>> with jax.checking_leaks():  # doctest: +IGNORE_EXCEPTION_DETAIL
     ...     jax.jit(lambda x: saved.append(x * 2) or x)(1.0)
     Traceback (most recent call last):
-    Exception: Leaked trace JaxprTrace. Leaked tracer(s):
-    ...
+    Exception: Leaked trace JaxprTrace. Leaked tracer(s): ...
 """
 from __future__ import annotations
 

@@ -5,10 +5,11 @@ A `ProfilerSession` starts collecting when made; `stop_and_export(log_dir)` writ
 where TensorBoard's profile plugin looks. `TraceMe(name, **metadata)` is the annotation: a
 context manager recorded only while a session runs.
 
+    >>> import tempfile
     >>> session = new_session()
     >>> with TraceMe("my_step", step_num=1):
     ...     pass
-    >>> session.stop_and_export("/tmp/logs")
+    >>> session.stop_and_export(tempfile.mkdtemp())
 """
 from __future__ import annotations
 

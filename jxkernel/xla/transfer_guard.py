@@ -18,8 +18,9 @@ The array code (xla/array.py) reads `active` only: one module attribute per tran
 every guard is "allow".
 
     >>> from jxkernel.config import config
-    >>> with config.override("jax_transfer_guard", "disallow"):
-    ...     jnp.add(jnp.ones(2), np.ones(2, np.float32))
+    >>> x, host = jnp.ones(2), np.ones(2, np.float32)
+    >>> with config.override("jax_transfer_guard", "disallow"):  # doctest: +IGNORE_EXCEPTION_DETAIL
+    ...     jnp.add(x, host)
     Traceback (most recent call last):
     JaxRuntimeError: INVALID_ARGUMENT: Disallowed host-to-device transfer: ...
 """
@@ -44,7 +45,11 @@ active = False          # is any guard set to something other than "allow"?
 
 
 def level(direction: str) -> str:
-    """The level guarding `direction` now."""
+    """The level guarding `direction` now.
+
+    >>> level("device_to_host")
+    'allow'
+    """
     return (getattr(config, f"jax_transfer_guard_{direction}") or config.jax_transfer_guard
             or "allow")
 
