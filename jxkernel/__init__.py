@@ -84,6 +84,7 @@ _LAZY.update({name: (f"jxkernel.{name}", None)
               for name in ("extend", "experimental", "interpreters", "sharding")})
 _LAZY["dlpack"] = ("jxkernel.dlpack", None)     # jax.dlpack.from_dlpack after `import jax`
 _LAZY["image"] = ("jxkernel.image", None)       # jax.image.resize after `import jax`
+_LAZY["distributed"] = ("jxkernel.distributed", None)   # jax.distributed.initialize
 _LAZY["stages"] = ("jxkernel.stages", None)     # jax.stages.Compiled after `import jax`
 _LAZY["export"] = ("jxkernel.export", None)     # jax.export.export after `import jax`
 _LAZY["profiler"] = ("jxkernel.profiler", None)   # jax.profiler.trace after `import jax`

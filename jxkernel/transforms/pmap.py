@@ -72,6 +72,9 @@ def _pmap_impl(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name)
                          f"only {len(devices)} XLA devices are available (num_replicas="
                          f"{axis_size}). Set JXKERNEL_CPU_DEVICES={axis_size} (before the first "
                          f"use of jxkernel) to simulate more CPU devices.")
+    if len(devices) > axis_size and _client.process_count() > 1:
+        return _pmap_across_processes(args, jaxpr, axis_name, axis_size, mapped_invars, devices,
+                                      name)
     key = (jaxpr, axis_name, axis_size, mapped_invars, devices)
     if jaxpr.consts:          # consts of a transformed jaxpr: unmapped leading operands
         args = list(jaxpr.consts) + list(args)
@@ -93,6 +96,34 @@ def _pmap_impl(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name)
             x = broadcast_in_dim(x, (axis_size,) + aval.shape, tuple(range(1, len(aval.shape) + 1)))
         arguments.append(x)
     return exe(*arguments)
+
+
+def _pmap_across_processes(args, jaxpr, axis_name, local_size, mapped_invars, devices, name):
+    """A pmap over `devices` of all processes: each process feeds and gets back the slices of
+    its own devices (a leading axis of `local_size`), as JAX's multi-process pmap does."""
+    from ..xla.distributed import ProcessSpanningExecutable
+    key = (jaxpr, axis_name, local_size, mapped_invars, devices)
+    if jaxpr.consts:
+        args = list(jaxpr.consts) + list(args)
+        mapped_invars = (False,) * len(jaxpr.consts) + tuple(mapped_invars)
+        jaxpr = _hoisted(jaxpr)
+    exe = _executables.get(key)
+    if exe is None:
+        n = len(devices)
+        text, module_ctx = lower_module(jaxpr.jaxpr, name=f"pmap_{name}",
+                                        platform=_client.platform_of(devices[0]),
+                                        num_replicas=n, axis_env=((axis_name, n),))
+        loaded, _ = compile_module(text, devices, host_callbacks=module_ctx.host_callbacks)
+        exe = _executables[key] = ProcessSpanningExecutable(
+            loaded, jaxpr.out_avals, devices, f"pmap({name})", in_avals=jaxpr.in_avals)
+    return exe(*[x if mapped else _stack_copies(x, local_size)
+                 for x, mapped in zip(args, mapped_invars)])
+
+
+def _stack_copies(x, size):
+    from ..lax.shapes import broadcast_in_dim
+    aval = get_aval(x)
+    return broadcast_in_dim(x, (size,) + aval.shape, tuple(range(1, len(aval.shape) + 1)))
 
 
 _executables: dict = {}
@@ -243,10 +274,15 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
             out_leaves, out_tree = tree_flatten(fun(*full))
             out_trees.append(out_tree)
             return out_leaves
-        with _bound_axis(axis_name, size):
+        dev = tuple(devices) if devices is not None else None
+        global_size = size          # what psum(1, axis_name) sees: all processes' devices
+        if dev is None and _client.process_count(backend) > 1:
+            from ..xla.distributed import pmap_devices
+            dev = pmap_devices(size, backend)
+            global_size = len(dev)
+        with _bound_axis(axis_name, global_size):
             closed = trace_to_jaxpr(flat, avals)
         jaxpr, consts = convert_constvars_to_invars(closed)
-        dev = tuple(devices) if devices is not None else None
         outs = xla_pmap_p.bind(*consts, *moved, jaxpr=jaxpr, axis_name=axis_name,
                                axis_size=size, mapped_invars=(False,) * len(consts) + tuple(mapped),
                                devices=dev, name=getattr(fun, "__name__", "fun"))

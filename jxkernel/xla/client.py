@@ -46,6 +46,7 @@ class Backend:
         self.platform = platform          # "cpu", "gpu" or "tpu"
         self.client = client
         self.devices = list(client.local_devices())
+        self.global_devices = list(client.devices())   # all processes' (xla/distributed.py)
 
     @property
     def platform_version(self) -> str:
@@ -63,9 +64,15 @@ def canonical_platform(name: str) -> str:
 
 
 # ----------------------------------------------------------------------------- CPU
+# Filled by xla/distributed.py's connect: a backend spanning processes.
+_cpu_client_options: dict = {}
+_plugin_distributed: dict = {}
+
+
 def _make_cpu() -> Backend:
     n = config.jax_num_cpu_devices
-    client = xc.make_cpu_client(asynchronous=True, num_devices=int(n) if n else None)
+    client = xc.make_cpu_client(asynchronous=True, num_devices=int(n) if n else None,
+                                **_cpu_client_options)
     return Backend("cpu", client)
 
 
@@ -118,7 +125,16 @@ def _make_gpu() -> Backend:
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     if visible:
         options["visible_devices"] = [int(d) for d in visible.split(",") if d.strip()]
-    return Backend("gpu", xc.make_c_api_client("cuda", options))
+    return Backend("gpu", _make_plugin_client("cuda", options))
+
+
+def _make_plugin_client(name: str, options: dict):
+    """A PJRT plugin's client; after distributed.initialize, one spanning the processes."""
+    if not _plugin_distributed:
+        return xc.make_c_api_client(name, options)
+    options = dict(options, node_id=_plugin_distributed["node_id"],
+                   num_nodes=_plugin_distributed["num_nodes"])
+    return xc.make_c_api_client(name, options, _plugin_distributed["client"])
 
 
 # ----------------------------------------------------------------------------- TPU
@@ -134,7 +150,7 @@ def _make_tpu() -> Backend:
         xc.load_pjrt_plugin_dynamically("tpu", path)
     if not xc.pjrt_plugin_initialized("tpu"):
         xc.initialize_pjrt_plugin("tpu")
-    return Backend("tpu", xc.make_c_api_client("tpu", {}))
+    return Backend("tpu", _make_plugin_client("tpu", {}))
 
 
 _FACTORIES = {"cpu": _make_cpu, "gpu": _make_gpu, "tpu": _make_tpu}
@@ -217,27 +233,33 @@ def live_buffers(backend: Backend | None = None) -> list:
 
 
 def devices(backend: str | None = None) -> list:
-    """All devices of `backend` (default: the default backend), like jax.devices()."""
-    return list(get_backend(backend).devices)
+    """All devices of `backend` (default: the default backend), of every process, like
+    jax.devices()."""
+    return list(get_backend(backend).global_devices)
 
 
 def local_devices(process_index: int | None = None, backend: str | None = None) -> list:
-    return devices(backend)
+    """The devices of this process (or of process `process_index`)."""
+    if process_index is None:
+        return list(get_backend(backend).devices)
+    return [d for d in get_backend(backend).global_devices if d.process_index == process_index]
 
 
 def device_count(backend: str | None = None) -> int:
+    return len(get_backend(backend).global_devices)
+
+
+def local_device_count(backend: str | None = None) -> int:
     return len(get_backend(backend).devices)
 
 
-local_device_count = device_count
+def process_index(backend: str | None = None) -> int:
+    """This process's index in a multi-process run (jxkernel.distributed), else 0."""
+    return get_backend(backend).client.process_index()
 
 
-def process_index() -> int:
-    return 0
-
-
-def process_count() -> int:
-    return 1
+def process_count(backend: str | None = None) -> int:
+    return max(d.process_index for d in get_backend(backend).global_devices) + 1
 
 
 def platform_of(device) -> str:

@@ -1,0 +1,195 @@
+"""jaxlib's distributed runtime: the coordination service, its client, and programs whose
+devices span several processes.
+
+    >>> connect("127.0.0.1:1234", num_processes=1, process_id=0)   # before the first backend
+    >>> get_backend("cpu").global_devices                            # every process's devices
+    [CpuDevice(id=0)]
+
+Process 0 runs the coordination service; every process connects a client to it. The CPU
+backend made afterwards spans the processes: its client gets the distributed client, this
+process's node id and the node count, and gloo collectives over TCP that find their peers
+through the service's key-value store (docs/jaxlib.md §11 says what was verified).
+"""
+from __future__ import annotations
+
+import atexit
+import pickle
+
+import numpy as np
+
+from ..core.avals import ShapedArray
+from . import client as _client
+from .array import _COPY, Array, MultiDeviceArray, _host_value, sharding_for
+from .client import xc
+from .compiler import Executable
+
+_xla = xc._xla
+
+
+class _State:
+    service = None        # the coordination service (process 0 only)
+    client = None         # this process's DistributedRuntimeClient
+    process_id = 0
+    num_processes = 1
+    coordinator_address = None
+
+
+state = _State()
+
+
+def is_connected() -> bool:
+    return state.client is not None
+
+
+def connect(coordinator_address: str, num_processes: int, process_id: int, *,
+            bind_address: str | None = None, init_timeout: int = 300,
+            heartbeat_timeout: int = 100, shutdown_timeout: int = 300) -> None:
+    """Start the service (process 0), connect this process's client, and make the CPU
+    backend, when it starts, span all processes."""
+    if _client._backends:
+        raise RuntimeError("jax.distributed.initialize() must be called before any JAX calls "
+                           "that might initialise the XLA backend. This includes any "
+                           "computation, but also calls to jax.devices, jax.device_put, and "
+                           "others.")
+    if state.client is not None:
+        raise RuntimeError("distributed.initialize should only be called once.")
+    if process_id == 0:
+        # "[::]:port" listens on every address of this host, on the coordinator's port
+        bind = bind_address or "[::]:" + coordinator_address.rsplit(":", 1)[1]
+        state.service = _xla.get_distributed_runtime_service(
+            bind, num_processes, heartbeat_timeout=heartbeat_timeout,
+            shutdown_timeout=shutdown_timeout)
+    state.client = _xla.get_distributed_runtime_client(
+        coordinator_address, process_id, init_timeout=init_timeout,
+        heartbeat_timeout=heartbeat_timeout, shutdown_timeout=shutdown_timeout,
+        use_compression=True)
+    state.client.connect()
+    state.process_id, state.num_processes = process_id, num_processes
+    state.coordinator_address = coordinator_address
+    _client._cpu_client_options.update(
+        distributed_client=state.client, node_id=process_id, num_nodes=num_processes,
+        collectives=_xla.make_gloo_tcp_collectives(distributed_client=state.client))
+    _client._plugin_distributed.update(client=state.client, node_id=process_id,
+                                       num_nodes=num_processes)
+    atexit.register(disconnect)
+
+
+def disconnect() -> None:
+    """Leave the service (every client waits for the others) and stop it on process 0."""
+    if state.client is not None:
+        state.client.shutdown()
+        state.client = None
+    if state.service is not None:
+        state.service.shutdown()
+        state.service = None
+
+
+# ----------------------------------------------------------------------------- key-value store
+def _require_client():
+    if state.client is None:
+        raise RuntimeError("The distributed runtime is not running: call "
+                           "jxkernel.distributed.initialize(...) first.")
+    return state.client
+
+
+def key_value_set(key: str, value: bytes) -> None:
+    _require_client().key_value_set_bytes(key, value)
+
+
+def key_value_get(key: str, timeout_s: float) -> bytes:
+    """The value of `key`, waiting up to `timeout_s` for another process to set it."""
+    return _require_client().blocking_key_value_get_bytes(key, int(timeout_s * 1000))
+
+
+def barrier(name: str, timeout_s: float) -> None:
+    _require_client().wait_at_barrier(name, int(timeout_s * 1000))
+
+
+def key_value_delete(key: str) -> None:
+    _require_client().key_value_delete(key)
+
+
+def encode_many(values: list) -> bytes:
+    """NumPy arrays as bytes for the key-value store (dtype, shape and raw data each)."""
+    return pickle.dumps([(v.dtype, v.shape, np.ascontiguousarray(v).tobytes()) for v in values])
+
+
+def decode_many(data: bytes) -> list:
+    return [np.frombuffer(raw, dtype=dtype).reshape(shape)
+            for dtype, shape, raw in pickle.loads(data)]
+
+
+# ----------------------------------------------------------------------------- pmap across processes
+def pmap_devices(local_size: int, backend=None) -> tuple:
+    """The devices of a pmap over all processes: each process's first `local_size` local
+    devices, process by process (what jax.pmap picks when no devices are named)."""
+    found = _client.get_backend(backend).global_devices
+    by_process: dict = {}
+    for d in found:
+        by_process.setdefault(d.process_index, []).append(d)
+    for p, mine in sorted(by_process.items()):
+        if local_size > len(mine):
+            raise ValueError(f"pmap's mapped axis has size {local_size}, but process {p} has "
+                             f"only {len(mine)} local devices; in a multi-process run each "
+                             f"process maps over at most its local devices")
+    return tuple(d for _, mine in sorted(by_process.items()) for d in mine[:local_size])
+
+
+class ProcessLocalArray(MultiDeviceArray):
+    """This process's part of a result on devices that span processes: one stacked shard
+    per local device (a pmap result in a multi-process run, as JAX gives it)."""
+    __slots__ = ()
+
+    @property
+    def device_list(self) -> tuple:
+        return tuple(self._buf._sharding._internal_device_list.addressable_device_list)
+
+    def _rewrap(self, buf):
+        return ProcessLocalArray(buf, self.aval, self._stacked)
+
+
+ProcessLocalArray.__name__ = "ArrayImpl"
+
+
+class ProcessSpanningExecutable(Executable):
+    """A replicated program over `devices` of several processes. Each process passes and
+    gets back only its local devices' slices (a leading axis of its local device count)."""
+
+    def __init__(self, loaded, out_avals, devices, name, *, in_avals):
+        super().__init__(loaded, out_avals, devices, name, in_avals=in_avals)
+        me = _client.process_index()
+        self.local = tuple(d for d in self.devices if d.process_index == me)
+        self._wrap = self._wrap_local
+
+    def _wrap_local(self, buf, aval):
+        return ProcessLocalArray(buf, aval.update(shape=(len(self.local),) + aval.shape), True)
+
+    def _to_sharded_argument(self, i, x):
+        expected = self.in_avals[i] if self.in_avals is not None else None
+        if isinstance(x, ProcessLocalArray) and tuple(x._buf._sharding._devices) == self.devices:
+            if expected is not None:
+                self._check_type(i, x._buf.aval, expected)
+            return x
+        value, aval = (x._value(), x.aval) if isinstance(x, Array) else _host_value(x)
+        n = len(self.local)
+        if not value.shape or value.shape[0] != n:
+            raise ValueError(f"{self._arg_name(i)} of {self._what()} must have a leading axis "
+                             f"of size {n}, one slice per local device of this process (process "
+                             f"{_client.process_index()} has {n} of the {len(self.devices)} "
+                             f"devices); got shape {value.shape}")
+        shard = ShapedArray(value.shape[1:], value.dtype, aval.weak_type)
+        if expected is not None:
+            self._check_type(i, shard, expected)
+            value = value.astype(expected.dtype, copy=False)
+            shard = shard.update(dtype=expected.dtype)
+        return self._assemble(list(value), shard)
+
+    def _assemble(self, values, shard_aval) -> ProcessLocalArray:
+        """The local slices, one per local device, joined under the all-process sharding."""
+        bufs = [xc.batched_device_put(shard_aval, sharding_for((d,)), [v], [d], True, False,
+                                      _COPY, True)
+                for v, d in zip(values, self.local)]
+        buf = xc.ArrayImpl(shard_aval, sharding_for(self.devices), bufs, committed=True,
+                           _skip_checks=True)
+        return ProcessLocalArray(buf, shard_aval.update(shape=(len(values),) + shard_aval.shape),
+                                 True)
