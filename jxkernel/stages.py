@@ -98,11 +98,6 @@ def compiler_ir(text: str, dialect: str):
     return xla_computation(text) if dialect == "hlo" else mlir_module(text)
 
 
-def unoptimized_cost_analysis(text: str, device) -> dict:
-    from .xla.portable import unoptimized_cost_analysis
-    return unoptimized_cost_analysis(text, device)
-
-
 # ------------------------------------------------------------------ calling a Compiled
 def check_call_signature(compiled: Compiled, args, kwargs, got_avals) -> None:
     """Raise JAX's TypeError for a call whose pytree or argument types differ from those the

@@ -67,6 +67,7 @@ class Exported:
     uses_global_constants: bool
     _get_vjp: Callable | None = dataclasses.field(default=None, repr=False)
     _text: list = dataclasses.field(default_factory=list, repr=False)   # cached module text
+    _vjp: list = dataclasses.field(default_factory=list, repr=False)    # cached vjp()
 
     def __str__(self):
         return f"Exported(fun_name={self.fun_name}, ...)"
@@ -86,7 +87,9 @@ class Exported:
         results are the inputs' cotangents."""
         if self._get_vjp is None:
             raise ValueError("No VJP is available")
-        return self._get_vjp(self)
+        if not self._vjp:             # one Exported, so its compiled programs are reused
+            self._vjp.append(self._get_vjp(self))
+        return self._vjp[0]
 
     def serialize(self, vjp_order: int = 0) -> bytearray:
         """jxkernel's own versioned format (see `deserialize`), with `vjp_order` orders of VJPs
@@ -140,8 +143,7 @@ def _exported(traced, platforms, disabled_checks, get_vjp) -> Exported:
     n_in, n_out = len(closed.in_avals), len(closed.out_avals)
     return Exported(
         fun_name=traced.fun_name, in_tree=traced.in_tree, in_avals=tuple(closed.in_avals),
-        out_tree=traced.out_tree,
-        out_avals=tuple(closed.out_avals),
+        out_tree=traced.out_tree, out_avals=tuple(closed.out_avals),
         in_shardings_hlo=(None,) * n_in, out_shardings_hlo=(None,) * n_out, nr_devices=1,
         platforms=platforms, ordered_effects=(), unordered_effects=(),
         disabled_safety_checks=disabled_checks, mlir_module_serialized=artifact,
@@ -189,10 +191,9 @@ def _export_vjp(fun_jit, primal: Exported, platforms) -> Exported:
 
 
 # Integer inputs and outputs have float0 cotangents, which have no data: the exported VJP
-# passes them as bool arrays of zeros (the type JAX's modules give them too).
+# passes them as bool arrays of zeros (JAX's modules type float0 results as i1 too).
 def _differentiable(aval) -> bool:
     return dtypes.is_inexact(aval.dtype)
-
 
 
 def _refuse_symbolic_shapes(args, kwargs) -> None:

@@ -856,7 +856,7 @@ class Lowered(_Stage):
 
     def cost_analysis(self) -> dict:
         """XLA's cost estimate of the module before optimization (flops, bytes accessed...)."""
-        from ..stages import unoptimized_cost_analysis
+        from ..xla.portable import unoptimized_cost_analysis  # local: rarely used
         return unoptimized_cost_analysis(self._text, self.device)
 
     @property
@@ -925,7 +925,7 @@ class Compiled(_Stage):
                               self._entry.out_tree.num_leaves)
 
     def _sharding(self):
-        from ..xla.sharding import SingleDeviceSharding   # local: a rarely used attribute
+        from ..xla.sharding import SingleDeviceSharding  # local: rarely used
         return SingleDeviceSharding(self.lowered.device)
 
     @property
