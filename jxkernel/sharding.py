@@ -8,6 +8,8 @@
 Arrays split over a mesh, and jit with shardings, are in xla/sharded.py; the classes here are
 plain values (xla/sharding.py).
 """
+import abc
+
 from .xla.sharding import (  # noqa: F401
     AbstractMesh,
     AxisType,
@@ -38,12 +40,9 @@ def reshard(xs, out_shardings):
     return with_sharding_constraint(xs, out_shardings)
 
 
-class Sharding:
+class Sharding(abc.ABC):
     """The abstract type of shardings: `isinstance(x.sharding, jax.sharding.Sharding)`."""
 
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
 
-    @classmethod
-    def __subclasshook__(cls, other):
-        return True if issubclass(other, _Shardings) else NotImplemented
+for _kind in _Shardings:
+    Sharding.register(_kind)

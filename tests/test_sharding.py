@@ -62,6 +62,9 @@ with jax.set_mesh(mesh):
     y = jax.jit(lambda a: a - 1, in_shardings=P("x"), out_shardings=P())(np.arange(8.0))
 out["set_mesh"] = [repr(y.sharding), np.asarray(y).tolist()]
 out["reshard"] = repr(jax.reshard(x, NamedSharding(mesh, P("y"))).sharding.spec)
+out["abstract"] = [isinstance(x.sharding, jax.sharding.Sharding),
+                   isinstance(jnp.ones(2).sharding, jax.sharding.Sharding),
+                   isinstance(P("x"), jax.sharding.Sharding)]
 
 # What jaxlib's compiler does with each kind of annotation (docs/jaxlib.md section 4).
 xc, devices = sharded.xc, tuple(jax.devices())
@@ -128,7 +131,8 @@ def test_jit_and_eager_results_have_jaxs_shardings_and_values(runs):
     value = np.arange(32, dtype=np.float32).reshape(8, 4)
     expected = {"matmul": np.sin(value) @ value.T, "sum0": value.sum(0), "add": value * 3,
                 "transpose": value.T, "given": value * 3, "constraint": np.cos(value) + 1,
-                "eager_add": value + 1, "eager_sin": np.sin(value), "eager_sum0": value.sum(0)}
+                "eager_add": value + 1, "eager_sin": np.sin(value), "eager_sum0": value.sum(0),
+                "eager_mixed": value + 1}
     for name, (_, got) in mine.items():
         got = np.asarray(got, np.float32)
         # sin/cos: XLA's vs NumPy's ulp-level differences; matmul sums 4 such terms up to 900
@@ -173,6 +177,7 @@ def test_the_module_is_partitioned_by_shardy_and_cached_per_sharding(runs):
     assert out["hits"] == 1 and out["entries"] == 2      # a new input sharding compiles anew
     assert out["out_given"] == "P(None, 'y')"
     assert out["reshard"] == "P('y',)"
+    assert out["abstract"] == [True, True, False]          # jax.sharding.Sharding is their type
 
 
 def test_constraints_under_grad_and_vmap_and_placement(runs):

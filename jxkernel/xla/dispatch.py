@@ -40,7 +40,12 @@ def apply_primitive(prim, args, params):
         except (AttributeError, TypeError):
             exe = None
         if exe is not None:
-            outs = exe.call_buffers(bufs)
+            try:
+                outs = exe.call_buffers(bufs)
+            except ValueError:
+                if sharded_apply is None or not _any_sharded(args):
+                    raise
+                return sharded_apply(prim, args, params)  # a later operand is split over a mesh
             return outs if prim.multiple_results else outs[0]
     return _run_compiled(prim, args, params)
 

@@ -340,6 +340,26 @@ def _flat_shardings(given, tree, what) -> list:
     return [resolve(s, f"jit's {what}") for s in broadcast_prefix(given, tree, is_leaf=_is_sharding)]
 
 
+def _check_fit(what, names, avals, shardings) -> None:
+    """JAX's error for a sharding that cannot split its value (naming the value)."""
+    for name, aval, s in zip(names, avals, shardings):
+        if not isinstance(s, NamedSharding):
+            continue
+        try:
+            s.check_shape(aval.shape)
+        except ValueError as e:
+            if type(e) is not ValueError:            # IndivisibleError: as it is, as in JAX
+                raise
+            hint = ". For scalars the PartitionSpec should be P()" if not aval.shape else "."
+            raise ValueError(f"One of pjit {what} with pytree key path {name} is incompatible "
+                             f"with its sharding annotation {s!r}: {e}{hint}") from None
+
+
+def _output_names(out_struct) -> list:
+    from ..tree_util import keystr, tree_flatten_with_path
+    return ["result" + keystr(path) for path, _ in tree_flatten_with_path(out_struct)[0]]
+
+
 def _mesh_of(shardings) -> Mesh:
     for s in shardings:
         if isinstance(s, NamedSharding):
@@ -378,10 +398,12 @@ def _compile_jitted(jitted, leaves, treedef, statics, avals, dyn_args, dyn_kwarg
         _flat_shardings(given_in, dyn_args, "in_shardings")
     flat_in = [s if s is not None else x._sharding if type(x) is ShardedArray else None
                for s, x in zip(flat_in, leaves)]
+    _check_fit("arguments", jitted._leaf_names(dyn_args, dyn_kwargs), avals, flat_in)
     closed, out_tree, trace_s = jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
     out_struct = tree_unflatten(out_tree, [0] * len(closed.jaxpr.outvars))
     flat_out = [None] * len(closed.jaxpr.outvars) if given_out is None else \
         _flat_shardings(given_out, out_struct, "out_shardings")
+    _check_fit("outputs", _output_names(out_struct), closed.jaxpr.out_avals, flat_out)
     mesh = _mesh_of(flat_in + flat_out)
     replicated = NamedSharding(mesh, PartitionSpec())
     user_shardings = flat_in

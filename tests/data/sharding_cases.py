@@ -76,6 +76,7 @@ def run(jax):
         "constraint": jax.jit(lambda a: lax.with_sharding_constraint(
             jnp.cos(a), named["P(None, 'y')"]) + 1)(x),
         "eager_add": x + 1, "eager_sin": jnp.sin(xy), "eager_sum0": xy.sum(0),
+        "eager_mixed": lax.add(jnp.ones((8, 4)), xy),
     }
     out["jit"] = {k: [repr(r.sharding.spec), np.asarray(r).tolist()] for k, r in results.items()}
 
@@ -103,5 +104,11 @@ def run(jax):
         "axis_name": _error(lambda: NamedSharding(mesh, P("z"))),
         "indivisible": _error(lambda: jax.device_put(np.zeros((6, 2)), named["P('x',)"])),
         "duplicate": _error(lambda: NamedSharding(mesh, P("x", "x"))),
+        "jit_scalar": _error(lambda: jax.jit(lambda u, k: u * k, in_shardings=named["P('x',)"])(
+            value, 3.0)),
+        "jit_rank": _error(lambda: jax.jit(lambda u: u, in_shardings=named["P('x', 'y')"])(
+            np.zeros(8, np.float32))),
+        "jit_output": _error(lambda: jax.jit(lambda u: u.sum(), out_shardings=named["P('x',)"])(
+            value)),
     }
     return out
