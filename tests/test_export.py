@@ -55,6 +55,7 @@ def test_serialize_round_trip_keeps_the_signature_module_results_and_vjp():
     want = 3.0 / np.cosh(np.asarray(x, np.float64)) ** 2
     assert_allclose_ulp(np.asarray(grad), want.astype(np.float32), ELEMENTWISE)
     assert again.vjp().has_vjp() is False and not export.deserialize(exp.serialize()).has_vjp()
+    assert exp.vjp() is exp.vjp()        # built once: its compiled programs are reused
     with pytest.raises(ValueError, match="No VJP is available"):
         jxkernel.grad(jxkernel.grad(lambda s: again.call(jnp.full(3, s), params)["y"].sum()))(1.)
 
