@@ -40,9 +40,6 @@ from . import debug
 from .transforms.pmap import pmap
 from .transforms.ad import linear_transpose
 from .xla.array import Array as _DeviceArray
-from .runtime_state import (check_tracer_leaks, checking_leaks, clear_caches, transfer_guard,
-                            transfer_guard_device_to_device, transfer_guard_device_to_host,
-                            transfer_guard_host_to_device)
 from ._ipython_ext import load_ipython_extension, unload_ipython_extension
 
 
@@ -88,6 +85,10 @@ _LAZY["distributed"] = ("jxkernel.distributed", None)   # jax.distributed.initia
 _LAZY["stages"] = ("jxkernel.stages", None)     # jax.stages.Compiled after `import jax`
 _LAZY["export"] = ("jxkernel.export", None)     # jax.export.export after `import jax`
 _LAZY["profiler"] = ("jxkernel.profiler", None)   # jax.profiler.trace after `import jax`
+_LAZY.update({n: ("jxkernel.runtime_state", n) for n in (  # jax.clear_caches, jax.transfer_guard
+    "clear_caches", "check_tracer_leaks", "checking_leaks", "transfer_guard",
+    "transfer_guard_host_to_device", "transfer_guard_device_to_device",
+    "transfer_guard_device_to_host")})
 _LAZY.update({n: (f"jxkernel.{m}", n) for m, names in (("xla.sharding", ("make_mesh", "set_mesh", "P", "NamedSharding")), ("xla.sharded", ("make_array_from_callback", "make_array_from_single_device_arrays")), ("sharding", ("reshard",))) for n in names})  # sharding
 
 

@@ -82,14 +82,15 @@ def _check_transfer_guard(value) -> None:
                          f"got {value!r} of type {type(value)}.")
 
 
+_TRANSFER_GUARD_OPTIONS = ("jax_transfer_guard", "jax_transfer_guard_host_to_device",
+                           "jax_transfer_guard_device_to_device",
+                           "jax_transfer_guard_device_to_host")
 _OPTIONS += [_Option(name, None, name.upper(), None,
                      "Guard transfers " + ("of every kind" if name == "jax_transfer_guard" else
                                            name[len("jax_transfer_guard_"):].replace("_", " "))
                      + ": allow, log, disallow, log_explicit or disallow_explicit.",
                      validate=_check_transfer_guard)
-             for name in ("jax_transfer_guard", "jax_transfer_guard_host_to_device",
-                          "jax_transfer_guard_device_to_device",
-                          "jax_transfer_guard_device_to_host")]
+             for name in _TRANSFER_GUARD_OPTIONS]
 
 
 # Options that change what tracing a function produces: jit retraces when one changes.
@@ -108,6 +109,7 @@ class Config:
             object.__setattr__(self, o.name, o.parse(raw) if raw not in (None, "") else o.default)
         self._note_debug_values()
         self._note_trace_state()
+        self._note_transfer_guard()
 
     def _note_trace_state(self):
         # the options a trace depends on, in one value for jit's cache keys to read
@@ -116,6 +118,11 @@ class Config:
     def _note_debug_values(self):
         # one flag for the dispatch hot paths to read: check results for NaN/inf at all?
         object.__setattr__(self, "_debug_values", self.jax_debug_nans or self.jax_debug_infs)
+
+    def _note_transfer_guard(self):
+        # one flag for the array code: is any transfer guard set to more than "allow"?
+        object.__setattr__(self, "_transfer_guarded", any(
+            getattr(self, n) not in (None, "allow") for n in _TRANSFER_GUARD_OPTIONS))
 
     def __setattr__(self, name, value):
         if name.startswith("_"):
@@ -139,6 +146,8 @@ class Config:
             self._note_debug_values()
         if name in _TRACE_OPTIONS:
             self._note_trace_state()
+        if name in _TRANSFER_GUARD_OPTIONS:
+            self._note_transfer_guard()
 
     def read(self, name: str):
         return getattr(self, name)

@@ -32,7 +32,7 @@ def test_disallow_refuses_implicit_host_to_device_transfers_only():
     f(x)                                          # compiled outside the guard
     host = np.ones(3, np.float32)
     with jax.transfer_guard("disallow"):
-        assert transfer_guard.active
+        assert config._transfer_guarded
         for implicit in (lambda: f(host), lambda: jnp.add(x, host), lambda: jnp.asarray(host)):
             with pytest.raises(JaxRuntimeError, match="INVALID_ARGUMENT: " + H2D) as e:
                 implicit()
@@ -42,7 +42,7 @@ def test_disallow_refuses_implicit_host_to_device_transfers_only():
         np.testing.assert_array_equal(f(jax.device_put(host)), [2, 2, 2])   # explicit
         np.testing.assert_array_equal(np.asarray(f(x)), [0, 2, 4])   # CPU memory is host memory
         assert jax.device_get(x).tolist() == [0.0, 1.0, 2.0]
-    assert not transfer_guard.active
+    assert not config._transfer_guarded
     np.testing.assert_array_equal(f(host), [2, 2, 2])
 
 
@@ -87,7 +87,7 @@ def test_each_direction_has_its_own_option_and_it_wins_over_the_general_one():
             jnp.asarray(host)
     finally:
         config.update("jax_transfer_guard", None)
-    assert not transfer_guard.active
+    assert not config._transfer_guarded
     aval = jnp.ones(3).aval
     with jax.transfer_guard("disallow"):          # what reading a GPU array would check
         with pytest.raises(JaxRuntimeError, match=re.escape(

@@ -35,11 +35,11 @@ import functools
 
 import numpy as np
 
+from ..config import config
 from ..core import dtypes
 from ..core.avals import ShapedArray
 from ..core.trace import Tracer
 from . import client as _client
-from . import transfer_guard
 from .client import xc
 
 
@@ -284,8 +284,9 @@ def _to_host(buf) -> np.ndarray:
     The buffer protocol first: jaxlib's `_single_device_array_to_np_array_did_copy` tries
     `import jax` twice on each new buffer (~45 µs when jax is not installed). It is the
     fallback for what the protocol refuses: bfloat16 (BufferError), non-CPU buffers."""
-    if transfer_guard.active:
-        transfer_guard.check_read(buf)
+    if config._transfer_guarded:
+        from .transfer_guard import check_read  # loaded once a guard is set
+        check_read(buf)
     try:
         return np.asarray(memoryview(buf))
     except (BufferError, TypeError, ValueError):
@@ -409,8 +410,9 @@ _COPY = xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
 
 def host_to_device(value: np.ndarray, aval: ShapedArray, device) -> Array:
     """Put NumPy data (already of `aval`'s dtype) on `device` as an Array (a copy)."""
-    if transfer_guard.active:
-        transfer_guard.check("host_to_device", aval, device)
+    if config._transfer_guarded:
+        from .transfer_guard import check
+        check("host_to_device", aval, device)
     buf = xc.batched_device_put(aval, sharding_for((device,)), [value], [device], True, False,
                                 _COPY, True)
     return Array(buf, aval)
@@ -513,8 +515,9 @@ def _array_to_device(x: Array, device, copy: bool) -> Array:
         return host_to_device(x._value(), x.aval, device)
     if device is None or device == x.device:
         return x.copy() if copy else x
-    if transfer_guard.active:
-        transfer_guard.check("device_to_device", x.aval, device)
+    if config._transfer_guarded:
+        from .transfer_guard import check
+        check("device_to_device", x.aval, device)
     buf = _copy_buffer(x._buf, sharding_for((device,)))
     return Array(buf, x.aval)
 
@@ -554,9 +557,10 @@ def replicate(x, devices) -> MultiDeviceArray:
 def assemble(values, shard_aval: ShapedArray, devices: tuple, stacked: bool) -> MultiDeviceArray:
     """One Array from per-device host values. Each shard is put on its own device: a
     replicated-sharding batched_device_put would silently copy values[0] everywhere."""
-    if transfer_guard.active:
+    if config._transfer_guarded:
+        from .transfer_guard import check
         for d in devices:
-            transfer_guard.check("host_to_device", shard_aval, d)
+            check("host_to_device", shard_aval, d)
     bufs = [xc.batched_device_put(shard_aval, sharding_for((d,)), [v], [d], True, False, _COPY,
                                   True)
             for v, d in zip(values, devices)]

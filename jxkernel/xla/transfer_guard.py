@@ -14,8 +14,8 @@ Explicit transfers are the ones asked for by name: `device_put`, `device_get` (a
 or a Python scalar handed to `jit` or to `jnp.add`. A CPU device's memory is host memory, so
 reading a CPU array (`np.asarray(x)`) is no device-to-host transfer, as in JAX.
 
-The array code (xla/array.py) reads `active` only: one module attribute per transfer while
-every guard is "allow".
+The array code (xla/array.py) reads one flag, `config._transfer_guarded`, where arrays move,
+and loads this module only once a guard is set.
 
     >>> from jxkernel.config import config
     >>> x, host = jnp.ones(2), np.ones(2, np.float32)
@@ -34,14 +34,12 @@ from ..config import config
 from . import client
 
 DIRECTIONS = ("host_to_device", "device_to_device", "device_to_host")
-_OPTIONS = ("jax_transfer_guard",) + tuple(f"jax_transfer_guard_{d}" for d in DIRECTIONS)
 # The public functions whose transfers are explicit, when the user called them directly.
 EXPLICIT_CALLS = frozenset({"device_put", "device_get", "device_put_sharded",
                             "device_put_replicated"})
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 logger = logging.getLogger("jxkernel.transfer_guard")
-active = False          # is any guard set to something other than "allow"?
 
 
 def level(direction: str) -> str:
@@ -52,20 +50,6 @@ def level(direction: str) -> str:
     """
     return (getattr(config, f"jax_transfer_guard_{direction}") or config.jax_transfer_guard
             or "allow")
-
-
-def _note_change(name):
-    def watcher(old, new):
-        global active
-        values = {option: getattr(config, option) for option in _OPTIONS}
-        values[name] = new
-        active = any(v not in (None, "allow") for v in values.values())
-    return watcher
-
-
-for _name in _OPTIONS:
-    config.watch(_name, _note_change(_name))
-_note_change(_OPTIONS[0])(None, config.jax_transfer_guard)
 
 
 def called_explicitly() -> bool:
