@@ -62,6 +62,15 @@ with jax.set_mesh(mesh):
     y = jax.jit(lambda a: a - 1, in_shardings=P("x"), out_shardings=P())(np.arange(8.0))
 out["set_mesh"] = [repr(y.sharding), np.asarray(y).tolist()]
 out["reshard"] = repr(jax.reshard(x, NamedSharding(mesh, P("y"))).sharding.spec)
+lowered = jax.jit(lambda a, b: (a * b, a.sum()), in_shardings=(s, None)).lower(x[:, 0], 2.0)
+compiled = lowered.compile()
+called = compiled(x[:, 1], 3.0)
+out["stages"] = {"text": lowered.as_text(),
+                 "in": [repr(t.spec) for t in jax.tree.leaves(compiled.input_shardings)],
+                 "out": [repr(t.spec) for t in compiled.output_shardings],
+                 "called": [repr(called[0].sharding.spec), np.asarray(called[0]).tolist(),
+                            float(called[1])],
+                 "all_reduce": "all-reduce" in compiled.as_text()}
 out["abstract"] = [isinstance(x.sharding, jax.sharding.Sharding),
                    isinstance(jnp.ones(2).sharding, jax.sharding.Sharding),
                    isinstance(P("x"), jax.sharding.Sharding)]
@@ -246,3 +255,13 @@ def test_jaxlib_partitions_sdy_annotations_only_with_the_shardy_flag(runs):
     ours, probes = out["stderr"].split("--jaxlib probes--")
     deprecated = "GSPMD sharding propagation is going to be deprecated"
     assert deprecated not in ours and deprecated in probes
+
+
+def test_lower_and_compile_of_a_sharded_jit_tell_its_shardings(runs):
+    stages = runs[0]["stages"]
+    assert '%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}]>}' in stages["text"]
+    assert '%arg1: tensor<f32> {sdy.sharding = #sdy.sharding<@mesh, []>}' in stages["text"]
+    assert stages["in"] == ["P('x',)", "P()"] and stages["out"] == ["P('x',)", "P()"]
+    odd = np.arange(1.0, 16.0, 2)                       # column 1 of the 8x2 arange
+    assert stages["called"] == ["P('x',)", (odd * 3).tolist(), float(odd.sum())]
+    assert stages["all_reduce"]          # the sum of a split vector: XLA added the reduction

@@ -824,6 +824,9 @@ class Traced(_Stage):
                                               for a in self.jaxpr.out_avals])
 
     def lower(self) -> Lowered:
+        if self.jitted._sharded or _any_sharded(self._leaves):    # partitioned over a mesh
+            from ..xla.sharded import stage_partitioning
+            return Lowered(self, None, stage_partitioning(self))
         device = self.jitted._device
         if device is None:
             device = next((x.device for x in self._leaves if isinstance(x, Array)),
@@ -832,9 +835,14 @@ class Traced(_Stage):
 
 
 class Lowered(_Stage):
-    def __init__(self, traced: Traced, device):
+    def __init__(self, traced: Traced, device, partitioning=None):
         self.traced, self.device = traced, device
         self._traced = traced
+        self._partitioning = partitioning        # a sharded jit's (xla/sharded.py)
+        if partitioning is not None:
+            self.device = partitioning.mesh.devices.flat[0]
+            self._text, self._module_ctx = partitioning.text, partitioning.module_ctx
+            return
         jaxpr = traced.jaxpr.jaxpr
         donated = (False,) * len(jaxpr.constvars) + (traced.donated or (False,) * len(jaxpr.invars))
         self._text, self._module_ctx = lower_module(
@@ -872,6 +880,8 @@ class Lowered(_Stage):
     out_tree = property(lambda self: self.traced.out_tree)
 
     def compile(self) -> Compiled:
+        if self._partitioning is not None:
+            return Compiled(self, *self._partitioning.compile())
         return Compiled(self, *self.traced.jitted._build(self.traced.jaxpr, self.traced.out_tree,
                                                          self.device, self.traced.donated))
 
@@ -893,8 +903,11 @@ class Compiled(_Stage):
         if treedef != self.in_tree or \
                 [a.strip_weak_type() for a in got] != [a.strip_weak_type() for a in expected]:
             check_call_signature(self, args, kwargs, got)
-        bufs = list(self._entry.const_bufs) + [
-            (x if isinstance(x, Array) else device_put(x, self.lowered.device))._buf for x in leaves]
+        if self.lowered._partitioning is not None:             # each laid out as compiled for
+            bufs = self._entry.arguments(leaves)
+        else:
+            bufs = list(self._entry.const_bufs) + [(x if isinstance(x, Array) else device_put(
+                x, self.lowered.device))._buf for x in leaves]
         return tree_unflatten(self._entry.out_tree, self._entry.exe.call_buffers(bufs))
 
     out_tree = property(lambda self: self._entry.out_tree)
@@ -917,10 +930,14 @@ class Compiled(_Stage):
     @property
     def input_shardings(self):
         """Where each argument must live: a pytree like `in_tree` of shardings."""
+        if self.lowered._partitioning is not None:
+            return tree_unflatten(self.in_tree, self._entry.in_shardings)
         return tree_unflatten(self.in_tree, [self._sharding()] * self.in_tree.num_leaves)
 
     @property
     def output_shardings(self):
+        if self.lowered._partitioning is not None:
+            return tree_unflatten(self._entry.out_tree, self._entry.exe.out_shardings)
         return tree_unflatten(self._entry.out_tree, [self._sharding()] *
                               self._entry.out_tree.num_leaves)
 

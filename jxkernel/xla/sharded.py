@@ -294,30 +294,45 @@ class _SpmdEntry:
         self.exe, self.in_shardings, self.const_bufs = exe, in_shardings, const_bufs
         self.out_tree, self.jaxpr, self.text, self.hits = out_tree, jaxpr, text, 0
 
+    def arguments(self, leaves) -> list:
+        """The buffers to run on: constants, then each argument laid out as compiled for."""
+        return list(self.const_bufs) + [to_argument(x, s)
+                                        for x, s in zip(leaves, self.in_shardings)]
 
-def compile_partitioned(closed, name, mesh, arg_shardings, out_shardings, donated=(),
-                        user_shardings=None):
-    """(ShardedExecutable, module text, lower seconds, CompileStats) of `closed` over `mesh`.
-    `arg_shardings` covers the constants then the arguments; a None output is XLA's choice.
-    `user_shardings`: the arguments' own or given shardings (None where neither), which name
-    the results' shardings where they agree (see output_shardings)."""
-    jaxpr = closed.jaxpr
+
+def lower_partitioned(closed, name, mesh, arg_shardings, out_shardings, donated=()):
+    """(module text, ModuleContext, seconds) of `closed` partitioned over `mesh`.
+    `arg_shardings` covers the constants then the arguments; a None output is XLA's choice."""
     start = time.perf_counter()
-    text, module_ctx = lower_module(jaxpr, name=name, platform=_client.platform_of(
-        mesh.devices.flat[0]), donated=donated or None, mesh=mesh, arg_shardings=arg_shardings,
+    text, module_ctx = lower_module(
+        closed.jaxpr, name=name, platform=_client.platform_of(mesh.devices.flat[0]),
+        donated=donated or None, mesh=mesh, arg_shardings=arg_shardings,
         result_shardings=out_shardings)
-    lower_s = time.perf_counter() - start
+    return text, module_ctx, time.perf_counter() - start
+
+
+def compile_lowered(text, module_ctx, closed, name, mesh, out_shardings, donated,
+                    user_shardings) -> tuple:
+    """(ShardedExecutable, CompileStats) of a module from lower_partitioned. `user_shardings`:
+    the arguments' own or given shardings (None where neither), which name the results'
+    shardings where they agree (see output_shardings)."""
+    jaxpr = closed.jaxpr
     loaded, stats = compile_module(text, mesh._flat_devices,
                                    host_callbacks=module_ctx.host_callbacks,
                                    propagate_outputs=tuple(s is None for s in out_shardings))
-    in_avals = [v.aval for v in jaxpr.invars]
-    user_shardings = arg_shardings[len(jaxpr.constvars):] if user_shardings is None else \
-        user_shardings
-    outs = output_shardings(loaded, mesh, jaxpr.out_avals, user_shardings, in_avals)
+    outs = output_shardings(loaded, mesh, jaxpr.out_avals, user_shardings,
+                            [v.aval for v in jaxpr.invars])
     outs = [given or chosen for given, chosen in zip(out_shardings, outs)]
     exe = ShardedExecutable(loaded, jaxpr.out_avals, mesh, f"jit({name})",
                             [i for i, d in enumerate(donated) if d], outs)
-    return exe, text, lower_s, stats
+    return exe, stats
+
+
+def compile_partitioned(closed, name, mesh, arg_shardings, out_shardings):
+    """The ShardedExecutable of `closed` over `mesh` (no constants, nothing donated)."""
+    text, module_ctx, _ = lower_partitioned(closed, name, mesh, arg_shardings, out_shardings)
+    return compile_lowered(text, module_ctx, closed, name, mesh, out_shardings, (),
+                           arg_shardings)[0]
 
 
 def to_argument(x, sharding: NamedSharding):
@@ -380,43 +395,68 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
            tuple(x._sharding if type(x) is ShardedArray else None for x in leaves))
     entry = jitted._cache.get(key)
     if entry is None:
-        entry = jitted._cache[key] = _compile_jitted(jitted, leaves, treedef, statics, avals,
-                                                     dyn_args, dyn_kwargs, given_in, given_out)
+        closed, out_tree, trace_s = jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
+        plan = Partitioning(jitted, closed, out_tree, leaves, dyn_args, dyn_kwargs)
+        entry, lower_s, compile_s, source = plan.compile()
+        jitted._cache[key] = entry
+        jitted._record(treedef, statics, avals, dyn_args, dyn_kwargs, trace_s, lower_s,
+                       compile_s, source, plan.mesh.devices.flat[0], closed.consts)
     else:
         entry.hits += 1
-    bufs = list(entry.const_bufs) + [to_argument(x, s)
-                                     for x, s in zip(leaves, entry.in_shardings)]
-    return tree_unflatten(entry.out_tree, entry.exe.call_buffers(bufs))
+    return tree_unflatten(entry.out_tree, entry.exe.call_buffers(entry.arguments(leaves)))
 
 
-def _compile_jitted(jitted, leaves, treedef, statics, avals, dyn_args, dyn_kwargs, given_in,
-                    given_out):
-    if given_in is not None and dyn_kwargs:
-        raise ValueError("jit's in_shardings apply to positional arguments; pass the keyword "
-                         "arguments positionally or leave in_shardings unset")
-    flat_in = [None] * len(leaves) if given_in is None else \
-        _flat_shardings(given_in, dyn_args, "in_shardings")
-    flat_in = [s if s is not None else x._sharding if type(x) is ShardedArray else None
-               for s, x in zip(flat_in, leaves)]
-    _check_fit("arguments", jitted._leaf_names(dyn_args, dyn_kwargs), avals, flat_in)
-    closed, out_tree, trace_s = jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
-    out_struct = tree_unflatten(out_tree, [0] * len(closed.jaxpr.outvars))
-    flat_out = [None] * len(closed.jaxpr.outvars) if given_out is None else \
-        _flat_shardings(given_out, out_struct, "out_shardings")
-    _check_fit("outputs", _output_names(out_struct), closed.jaxpr.out_avals, flat_out)
-    mesh = _mesh_of(flat_in + flat_out)
-    replicated = NamedSharding(mesh, PartitionSpec())
-    user_shardings = flat_in
-    flat_in = [s if s is not None else replicated for s in flat_in]
-    n_consts = len(closed.jaxpr.constvars)
-    donated_leaves = jitted._donated_leaves(dyn_args, dyn_kwargs) or (False,) * len(leaves)
-    exe, text, lower_s, stats = compile_partitioned(
-        closed, jitted._name, mesh, [replicated] * n_consts + flat_in, flat_out,
-        (False,) * n_consts + tuple(donated_leaves), user_shardings)
-    const_bufs = tuple(to_argument(c, replicated) for c in closed.consts)
-    jitted._record(treedef, statics, avals, dyn_args, dyn_kwargs, trace_s, lower_s,
-                   stats.seconds, stats.source, mesh.devices.flat[0], closed.consts)
-    return _SpmdEntry(exe, flat_in, const_bufs, out_tree, closed, text)
+class Partitioning:
+    """A sharded jit lowered for one signature: its mesh, each input's and output's sharding
+    and the module (`text`); `compile()` gives what `jit` caches. Also what `.lower()` of a
+    sharded jit holds (jit.py's Lowered)."""
+
+    def __init__(self, jitted, closed, out_tree, leaves, dyn_args, dyn_kwargs):
+        given_in = getattr(jitted, "_in_shardings", None)
+        given_out = getattr(jitted, "_out_shardings", None)
+        if given_in is not None and dyn_kwargs:
+            raise ValueError("jit's in_shardings apply to positional arguments; pass the keyword "
+                             "arguments positionally or leave in_shardings unset")
+        jaxpr = closed.jaxpr
+        flat_in = [None] * len(leaves) if given_in is None else \
+            _flat_shardings(given_in, dyn_args, "in_shardings")
+        flat_in = [s if s is not None else x._sharding if type(x) is ShardedArray else None
+                   for s, x in zip(flat_in, leaves)]
+        _check_fit("arguments", jitted._leaf_names(dyn_args, dyn_kwargs), jaxpr.in_avals,
+                   flat_in)
+        out_struct = tree_unflatten(out_tree, [0] * len(jaxpr.outvars))
+        flat_out = [None] * len(jaxpr.outvars) if given_out is None else \
+            _flat_shardings(given_out, out_struct, "out_shardings")
+        _check_fit("outputs", _output_names(out_struct), jaxpr.out_avals, flat_out)
+        self.mesh = mesh = _mesh_of(flat_in + flat_out)
+        self.replicated = replicated = NamedSharding(mesh, PartitionSpec())
+        self.user_shardings = flat_in
+        self.in_shardings = [s if s is not None else replicated for s in flat_in]
+        self.out_shardings = flat_out
+        n_consts = len(jaxpr.constvars)
+        donated = jitted._donated_leaves(dyn_args, dyn_kwargs) or (False,) * len(leaves)
+        self.donated = (False,) * n_consts + tuple(donated)
+        self.closed, self.out_tree, self.name = closed, out_tree, jitted._name
+        self.text, self.module_ctx, self.lower_s = lower_partitioned(
+            closed, self.name, mesh, [replicated] * n_consts + self.in_shardings, flat_out,
+            self.donated)
+
+    def compile(self) -> tuple:
+        """(_SpmdEntry, lower seconds, compile seconds, where the executable came from)."""
+        exe, stats = compile_lowered(self.text, self.module_ctx, self.closed, self.name,
+                                     self.mesh, self.out_shardings, self.donated,
+                                     self.user_shardings)
+        const_bufs = tuple(to_argument(c, self.replicated) for c in self.closed.consts)
+        entry = _SpmdEntry(exe, self.in_shardings, const_bufs, self.out_tree, self.closed,
+                           self.text)
+        return entry, self.lower_s, stats.seconds, stats.source
+
+
+def stage_partitioning(traced) -> Partitioning:
+    """The Partitioning of a traced sharded jit (`jit(f, in_shardings=...).trace(x)`)."""
+    dyn_args, dyn_kwargs = tree_unflatten(traced._in_tree, traced._leaves)
+    return Partitioning(traced.jitted, traced.jaxpr, traced.out_tree, traced._leaves, dyn_args,
+                        dyn_kwargs)
 
 
 # ------------------------------------------------------------------ eager operations
@@ -436,7 +476,7 @@ def apply_primitive(prim, args, params):
     if exe is None:
         jaxpr = _dispatch.primitive_jaxpr(prim, avals, params)
         exe = _eager[key] = compile_partitioned(ClosedJaxpr(jaxpr, []), prim.name, mesh,
-                                                list(shardings), [None] * len(jaxpr.outvars))[0]
+                                                list(shardings), [None] * len(jaxpr.outvars))
     outs = exe.call_buffers([to_argument(a, s) for a, s in zip(args, shardings)])
     return outs if prim.multiple_results else outs[0]
 
