@@ -130,7 +130,7 @@ def test_trace_writes_tensorboard_and_perfetto_files_holding_our_annotations(tmp
     assert named["decorated_step"] == [{"phase": "eval"}]
     assert len(named["test_trace_writes_tensorboard_and_perfetto_files_holding_our_"
                      "annotations.<locals>.host_work"]) == 2
-    assert any("jit" in (name or "") for name in named)       # XLA's own events are there
+    assert "CommonPjRtLoadedExecutable::ExecuteHelperOnSingleDevice" in named   # XLA's runs
     original = trace_events(run / f"{host}.trace.json.gz")
     assert len(original) == len(perfetto["traceEvents"])
 
@@ -176,12 +176,18 @@ def test_perfetto_link_serves_the_trace_once(tmp_path):
     assert fetched == [path.read_bytes()]
 
 
+def allocate_for_the_memory_profile():
+    return jnp.arange(1000.0) + 1
+
+
 def test_device_memory_profile_is_gzipped_pprof_naming_allocations(tmp_path):
-    kept = jnp.arange(1000.0)
+    kept = allocate_for_the_memory_profile()
     profile = profiler.device_memory_profile()
     assert profile[:2] == b"\x1f\x8b"
     strings = pprof_strings(gzip.decompress(profile))
-    assert {"allocations", "space", "bytes"} <= set(strings)
+    assert {"allocations", "space", "bytes", "buffer", "cpu:0"} <= set(strings)
+    assert "allocate_for_the_memory_profile" in strings      # the Python allocation site
+    assert __file__ in strings
     profiler.save_device_memory_profile(tmp_path / "mem.prof")
     assert pprof_strings(gzip.decompress((tmp_path / "mem.prof").read_bytes()))[:3] == \
         strings[:3]
