@@ -3,6 +3,7 @@ live_arrays, jax.dlpack. Device-to-device guards run in one 2-device subprocess.
 import contextlib
 import json
 import logging
+import os
 import re
 
 import numpy as np
@@ -99,36 +100,38 @@ def test_each_direction_has_its_own_option_and_it_wins_over_the_general_one():
 
 
 TWO_DEVICES = """
-    import json
+    import json, sys
     import numpy as np
-    import jxkernel as jax, jxkernel.numpy as jnp
-    d0, d1 = jax.devices()
-    x = jax.device_put(jnp.arange(3.0), d0)
-    out = {}
-    def attempt(name, fn):
-        try:
-            out[name] = np.asarray(fn()).tolist()
-        except Exception as e:
-            out[name] = type(e).__name__ + ": " + str(e).split(". ")[0]
-    with jax.transfer_guard("disallow"):
-        attempt("explicit_to_d1", lambda: jax.device_put(x, d1))
-        with jax.default_device(d1):
-            attempt("implicit_to_d1", lambda: jnp.sin(x))
-        attempt("explicit_sharded", lambda: jax.device_put_sharded([np.ones(2)] * 2, [d0, d1]))
-    with jax.transfer_guard("disallow_explicit"):
-        attempt("explicit_to_d1_refused", lambda: jax.device_put(x, d1))
+    import jxkernel as jax
+    sys.path.insert(0, "tests/data")
+    import runtime_state_cases as cases
+    out = cases.run(jax)
+    shards, devices = [np.ones(2, np.float32)] * 2, jax.devices()
+    out["device_put_sharded"] = {}
+    for level in cases.LEVELS:
+        with jax.transfer_guard(level):
+            out["device_put_sharded"][level] = cases.outcome(
+                lambda: jax.device_put_sharded(shards, devices))
     print(json.dumps(out))
 """
 
 
-def test_device_to_device_guards_on_two_devices():
+def test_transfer_guards_refuse_what_jaxs_refuse_on_two_devices():
+    """tests/data/runtime_state_cases.py, recorded with JAX by
+    reference/make_runtime_state_reference.py, run with jxkernel on two CPU devices."""
     out = json.loads(run_code(TWO_DEVICES, {"JXKERNEL_CPU_DEVICES": "2"}).stdout)
-    d2d = ("JaxRuntimeError: INVALID_ARGUMENT: Disallowed device-to-device transfer: "
-           "aval=ShapedArray(float32[3]), dst_sharding=SingleDeviceSharding("
-           "device=CpuDevice(id=1), memory_kind=device)")
-    assert out == {"explicit_to_d1": [0.0, 1.0, 2.0], "implicit_to_d1": d2d,
-                   "explicit_sharded": [[1.0, 1.0], [1.0, 1.0]],
-                   "explicit_to_d1_refused": d2d}
+    with open(os.path.join(os.path.dirname(__file__), "data",
+                           "runtime_state_reference.json")) as f:
+        reference = json.load(f)
+    for level in ("allow", "disallow", "disallow_explicit"):
+        assert out[level] == reference[level], level
+    assert reference["disallow_explicit"]["device_put_array_to_d1"].startswith(
+        "Disallowed device-to-device transfer")
+    assert reference["disallow"]["default_device_d1_moves_array"] == [1]   # moved, unguarded
+    h2d_first_shard = "Disallowed host-to-device transfer: aval=ShapedArray(float32[2]), dst_sharding=" \
+             "SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device)"
+    assert out["device_put_sharded"] == {"allow": "ok", "disallow": "ok",
+                                         "disallow_explicit": h2d_first_shard}
 
 
 # ------------------------------------------------------------------ leaks
