@@ -103,9 +103,13 @@ TWO_DEVICES = """
     import json, sys
     import numpy as np
     import jxkernel as jax
+    lazy = ("jxkernel.profiler", "jxkernel.runtime_state", "jxkernel.xla.transfer_guard",
+            "jxkernel.core.leaks", "jaxlib._profiler")
+    loaded_by_import = [m for m in lazy if m in sys.modules]
     sys.path.insert(0, "tests/data")
     import runtime_state_cases as cases
     out = cases.run(jax)
+    out["loaded_by_import"] = loaded_by_import
     shards, devices = [np.ones(2, np.float32)] * 2, jax.devices()
     out["device_put_sharded"] = {}
     for level in cases.LEVELS:
@@ -125,6 +129,7 @@ def test_transfer_guards_refuse_what_jaxs_refuse_on_two_devices():
         reference = json.load(f)
     for level in ("allow", "disallow", "disallow_explicit"):
         assert out[level] == reference[level], level
+    assert out["loaded_by_import"] == []        # `import jxkernel` loads none of them
     assert reference["disallow_explicit"]["device_put_array_to_d1"].startswith(
         "Disallowed device-to-device transfer")
     assert reference["disallow"]["default_device_d1_moves_array"] == [1]   # moved, unguarded
