@@ -20,7 +20,7 @@ from ..core.primitive import (
     transpose_rules,
 )
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
-from ..xla.sharding import NamedSharding, PartitionSpec, sdy_dims
+from ..xla.sharding import NamedSharding, NeedsMesh, PartitionSpec, sdy_dims
 from ._ad_util import Zero
 from ._batch_util import ndim, not_mapped
 
@@ -65,11 +65,12 @@ def _impl(x, *, sharding):
 
 def _lowering(ctx, x, *, sharding):
     mesh = ctx.module_ctx.mesh
-    if mesh is None:
-        raise ValueError(
-            f"with_sharding_constraint({sharding!r}) inside a jit that runs on one device: give "
-            f"the jit in_shardings (or arguments placed with device_put(x, NamedSharding(...))) "
-            f"over the same mesh, so that XLA partitions it")
+    if mesh is None:                # jit catches this and partitions the program over the mesh
+        raise NeedsMesh(
+            f"with_sharding_constraint({sharding!r}) inside a program compiled for one device "
+            f"(a jit under another transformation, or an executable built directly): jit it "
+            f"at the top level, or give the jit in_shardings over the same mesh",
+            sharding.mesh)
     if sharding.mesh._ids != mesh._ids or sharding.mesh.axis_names != mesh.axis_names:
         raise ValueError(f"with_sharding_constraint's sharding {sharding!r} is over another mesh "
                          f"than the jitted computation's {mesh}; use one mesh")

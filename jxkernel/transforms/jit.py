@@ -51,6 +51,7 @@ from .partial_eval import partial_eval_jaxpr, partial_eval_rules
 from .staging import DebugInfo, JaxprTrace, convert_constvars_to_invars, staging_rules, \
     trace_to_jaxpr
 from ..xla.pytree import default_registry as _registry
+from ..xla.sharding import NeedsMesh
 
 _flatten = _registry.flatten           # tree_flatten without the wrapper (the hit path uses it)
 
@@ -68,6 +69,21 @@ def _jit_lowering(ctx, *args, jaxpr, name, donated_invars, inline, keep_unused):
 
 def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused):
     """A jit equation run eagerly (e.g. by a transformation that re-binds it): compile once."""
+    if _any_sharded(args) or jaxpr in _partitioned:          # partitioned over a mesh
+        from ..xla.sharded import run_jaxpr
+        return run_jaxpr(jaxpr, name, args, _partitioned.get(jaxpr))
+    try:
+        return _jit_impl_one_device(args, jaxpr, name, donated_invars)
+    except NeedsMesh as e:                  # a sharding constraint inside
+        _partitioned[jaxpr] = e.mesh
+        return _jit_impl(*args, jaxpr=jaxpr, name=name, donated_invars=donated_invars,
+                         inline=inline, keep_unused=keep_unused)
+
+
+_partitioned: dict = {}     # jaxpr -> the mesh its sharding constraints need
+
+
+def _jit_impl_one_device(args, jaxpr, name, donated_invars):
     device = next((a.device for a in args if type(a) is Array), None) or _client.default_device()
     leaves = [a if type(a) is Array else to_device(a, device) for a in args]
     key = (jaxpr, tuple(a.aval for a in leaves), device)
@@ -574,7 +590,12 @@ class Jitted:
         if entry is None:
             if (self._fail_on_recompile or compile_log._fail_on_any) and self._history:
                 self._refuse_recompile(treedef, statics, avals, dyn_args, dyn_kwargs, device)
-            entry = self._compile(key, leaves, treedef, statics, avals, device, dyn_args, dyn_kwargs)
+            try:
+                entry = self._compile(key, leaves, treedef, statics, avals, device, dyn_args,
+                                      dyn_kwargs)
+            except NeedsMesh as e:          # a sharding constraint inside: partition from now on
+                self._sharded, self._constraint_mesh = True, e.mesh
+                return self._call(args, kwargs)
         else:
             entry.hits += 1
         if not (dyn_kwargs or move or entry.const_bufs or entry.donated) and \
@@ -831,7 +852,12 @@ class Traced(_Stage):
         if device is None:
             device = next((x.device for x in self._leaves if isinstance(x, Array)),
                           _client.default_device())
-        return Lowered(self, device)
+        try:
+            return Lowered(self, device)
+        except NeedsMesh as e:              # a sharding constraint inside: partitioned
+            self.jitted._sharded, self.jitted._constraint_mesh = True, e.mesh
+            from ..xla.sharded import stage_partitioning
+            return Lowered(self, None, stage_partitioning(self))
 
 
 class Lowered(_Stage):

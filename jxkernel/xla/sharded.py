@@ -375,11 +375,11 @@ def _output_names(out_struct) -> list:
     return ["result" + keystr(path) for path, _ in tree_flatten_with_path(out_struct)[0]]
 
 
-def _mesh_of(shardings) -> Mesh:
+def _mesh_of(shardings) -> Mesh | None:
     for s in shardings:
         if isinstance(s, NamedSharding):
             return s.mesh
-    raise ValueError("jit with shardings found no NamedSharding to take its mesh from")
+    return None
 
 
 def _hashable(shardings):
@@ -428,7 +428,10 @@ class Partitioning:
         flat_out = [None] * len(jaxpr.outvars) if given_out is None else \
             _flat_shardings(given_out, out_struct, "out_shardings")
         _check_fit("outputs", _output_names(out_struct), jaxpr.out_avals, flat_out)
-        self.mesh = mesh = _mesh_of(flat_in + flat_out)
+        self.mesh = mesh = _mesh_of(flat_in + flat_out) or getattr(jitted, "_constraint_mesh",
+                                                                    None)
+        if mesh is None:
+            raise ValueError("jit with shardings found no NamedSharding to take its mesh from")
         self.replicated = replicated = NamedSharding(mesh, PartitionSpec())
         self.user_shardings = flat_in
         self.in_shardings = [s if s is not None else replicated for s in flat_in]
@@ -460,25 +463,49 @@ def stage_partitioning(traced) -> Partitioning:
 
 
 # ------------------------------------------------------------------ eager operations
-_eager: dict = {}       # (prim, params, avals, shardings) -> (executable, shardings)
+_eager: dict = {}       # (prim or jaxpr, params, avals, shardings) -> ShardedExecutable
+
+
+def _operand_shardings(args, mesh=None) -> tuple:
+    """Each operand's sharding: its own if it is split over a mesh, else replicated."""
+    shardings = [a._sharding if type(a) is ShardedArray else None for a in args]
+    replicated = NamedSharding(_mesh_of(shardings) or mesh, PartitionSpec())
+    return tuple(s if s is not None else replicated for s in shardings)
+
+
+def _avals(args) -> tuple:
+    return tuple(a.aval if isinstance(a, Array) else _host_value(a)[1] for a in args)
 
 
 def apply_primitive(prim, args, params):
     """Run `prim` on operands of which some are ShardedArrays: partitioned over their mesh."""
     from ..core.ir import ClosedJaxpr
-    shardings = [a._sharding if type(a) is ShardedArray else None for a in args]
-    mesh = _mesh_of(shardings)
-    replicated = NamedSharding(mesh, PartitionSpec())
-    shardings = tuple(s if s is not None else replicated for s in shardings)
-    avals = tuple(a.aval if isinstance(a, Array) else _host_value(a)[1] for a in args)
+    shardings, avals = _operand_shardings(args), _avals(args)
     key = (prim, tuple(params.items()), avals, shardings)
     exe = _eager.get(key)
     if exe is None:
         jaxpr = _dispatch.primitive_jaxpr(prim, avals, params)
-        exe = _eager[key] = compile_partitioned(ClosedJaxpr(jaxpr, []), prim.name, mesh,
-                                                list(shardings), [None] * len(jaxpr.outvars))
+        exe = _eager[key] = compile_partitioned(ClosedJaxpr(jaxpr, []), prim.name,
+                                                shardings[0].mesh, list(shardings),
+                                                [None] * len(jaxpr.outvars))
     outs = exe.call_buffers([to_argument(a, s) for a, s in zip(args, shardings)])
     return outs if prim.multiple_results else outs[0]
+
+
+def run_jaxpr(closed, name, args, mesh=None) -> list:
+    """Run a closed jaxpr (a jit equation a transformation rewrote) partitioned over the mesh
+    of its sharded operands, or over `mesh` (that of a sharding constraint inside)."""
+    shardings, avals = _operand_shardings(args, mesh), _avals(args)
+    key = (closed, avals, shardings)
+    exe = _eager.get(key)
+    if exe is None:
+        n = len(closed.consts)
+        replicated = NamedSharding(shardings[0].mesh, PartitionSpec())
+        exe = _eager[key] = compile_partitioned(
+            closed, name, shardings[0].mesh, [replicated] * n + list(shardings),
+            [None] * len(closed.jaxpr.outvars))
+        exe.const_bufs = [to_argument(c, replicated) for c in closed.consts]
+    return exe.call_buffers(exe.const_bufs + [to_argument(a, s) for a, s in zip(args, shardings)])
 
 
 _dispatch.sharded_apply, _dispatch.sharded_type = apply_primitive, ShardedArray

@@ -77,6 +77,10 @@ def run(jax):
             jnp.cos(a), named["P(None, 'y')"]) + 1)(x),
         "eager_add": x + 1, "eager_sin": jnp.sin(xy), "eager_sum0": xy.sum(0),
         "eager_mixed": lax.add(jnp.ones((8, 4)), xy),
+        "constraint_only": jax.jit(lambda a: lax.with_sharding_constraint(
+            a * 2, named["P('x', 'y')"]))(value),
+        "vmap_of_jit": jax.vmap(jax.jit(lambda a: lax.with_sharding_constraint(
+            a - 1, named["P('x',)"])))(value.T),
     }
     out["jit"] = {k: [repr(r.sharding.spec), np.asarray(r).tolist()] for k, r in results.items()}
 
