@@ -45,18 +45,28 @@ PROGRAM = textwrap.dedent("""
         g = lax.pmean(jax.grad(loss)(w, xb, yb), "i")
         return w - 0.5 * g, lax.pmean(loss(w, xb, yb), "i")
 
+    W0 = np.linspace(-1, 1, 6, dtype=np.float32).reshape(3, 2)
+
     def train(map_devices, x, steps=3):
         xb = (x / 10).reshape(len(x), 1, 3)
-        w = np.linspace(-1, 1, 6, dtype=np.float32).reshape(3, 2)
-        ws, run = np.broadcast_to(w, (len(x), 3, 2)), map_devices(step)
+        ws, run = np.broadcast_to(W0, (len(x), 3, 2)), map_devices(step)
         for _ in range(steps):
             ws, losses = run(ws, xb, np.cos(xb[..., :2]))
         return np.asarray(ws).tolist(), np.asarray(losses).tolist()
+
+    def global_step(w, xb, yb):    # the same step for a sharded jit over the whole batch
+        return w - 0.5 * jax.grad(loss)(w, xb, yb), loss(w, xb, yb)
+
+    def train_global(run, w, xb, yb, steps=3):
+        for _ in range(steps):
+            w, l = run(w, xb, yb)
+        return w, l
 """)
 
 WORKER = PROGRAM + textwrap.dedent("""
     import json, os, sys
     from jxkernel.experimental import multihost_utils as mh
+    from jxkernel.sharding import NamedSharding, PartitionSpec as P
     port, pid, nproc, mode = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
     jax.distributed.initialize(f"127.0.0.1:{port}", nproc, pid, initialization_timeout=30,
                                heartbeat_timeout_seconds=2, shutdown_timeout_seconds=30)
@@ -71,6 +81,16 @@ WORKER = PROGRAM + textwrap.dedent("""
                axis_size=np.asarray(size).tolist(), all_gather=np.asarray(gathered).tolist(),
                shards=[s.device.id for s in total.addressable_shards])
     out["w"], out["losses"] = train(lambda f: jax.pmap(f, "i"), x)
+    # a global mesh over all processes' devices: the batch split over it, a sharded jit
+    mesh = jax.make_mesh((4,), ("x",))
+    xg, yg, wg = mh.host_local_array_to_global_array(
+        (x / 10, np.cos(x[:, :2] / 10), W0), mesh, (P("x"), P("x"), P()))
+    replicated = NamedSharding(mesh, P())
+    wg, lg = train_global(jax.jit(global_step, out_shardings=(replicated, replicated)),
+                          wg, xg, yg)
+    out.update(global_shape=list(xg.shape), global_x=mh.process_allgather(xg, tiled=True).tolist(),
+               global_w=mh.process_allgather(wg, tiled=True).tolist(),
+               global_loss=mh.process_allgather(lg, tiled=True).tolist())
     out["allgather"] = mh.process_allgather(np.float32(pid) + np.arange(2, dtype=np.float32)).tolist()
     out["allgather_tiled"] = mh.process_allgather({"a": np.arange(2) + 10 * pid}, tiled=True)["a"].tolist()
     out["allgather_dtype"] = str(mh.process_allgather(np.arange(2) + pid).dtype)
@@ -153,7 +173,10 @@ def single():
     x = ns["batch"](0, 4)
     total, index, size, gathered = jax.jit(jax.vmap(ns["collectives"], axis_name="i"))(x)
     w, losses = ns["train"](lambda f: jax.jit(jax.vmap(f, axis_name="i")), x)
-    return {"psum": np.asarray(total).tolist(), "axis_index": np.asarray(index).tolist(),
+    global_w, global_loss = ns["train_global"](jax.jit(ns["global_step"]), ns["W0"], x / 10,
+                                               np.cos(x[:, :2] / 10))
+    return {"x": x.tolist(), "global_w": np.asarray(global_w).tolist(),
+            "global_loss": np.asarray(global_loss).tolist(),"psum": np.asarray(total).tolist(), "axis_index": np.asarray(index).tolist(),
             "axis_size": np.asarray(size).tolist(), "all_gather": np.asarray(gathered).tolist(),
             "w": w, "losses": losses}
 
@@ -185,6 +208,12 @@ def test_processes_share_the_devices_and_match_one_process(runs, single, name, n
         # float sums of 4 terms, added in another order across processes than by vmap
         assert_allclose_ulp(np.float32(o["w"]), np.float32(single["w"][rows]), REDUCTION)
         assert_allclose_ulp(np.float32(o["losses"]), np.float32(single["losses"][rows]), REDUCTION)
+        # the global mesh: each process's rows joined into the batch; the sharded jit's step
+        assert o["global_shape"] == [4, 3]
+        assert o["global_x"] == (np.float32(single["x"]) / 10).tolist()     # copies: exact
+        assert_allclose_ulp(np.float32(o["global_w"]), np.float32(single["global_w"]), REDUCTION)
+        assert_allclose_ulp(np.float32(o["global_loss"]), np.float32(single["global_loss"]),
+                            REDUCTION)
 
 
 def test_shutdown_leaves_the_run(runs):

@@ -20,7 +20,8 @@ from ..tree_util import tree_flatten, tree_map, tree_unflatten
 from ..xla import client as _client
 from ..xla import distributed as _runtime
 
-__all__ = ["assert_equal", "broadcast_one_to_all", "process_allgather", "sync_global_devices"]
+__all__ = ["assert_equal", "broadcast_one_to_all", "host_local_array_to_global_array",
+           "process_allgather", "sync_global_devices"]
 
 # How long one process waits for the others' data before giving up.
 TIMEOUT_S = 300.0
@@ -55,6 +56,12 @@ def process_allgather(in_tree, tiled: bool = False):
     if _client.process_count() == 1:
         out = [np.asarray(x) if tiled else np.expand_dims(np.asarray(x), 0) for x in leaves]
         return tree_unflatten(tree, out)
+    if any(_is_global(x) for x in leaves):
+        if not tiled:
+            raise ValueError("Gathering global non-fully-addressable arrays only supports "
+                             "tiled=True")
+        return tree_unflatten(tree, [_replicated(x) if _is_global(x) else
+                                     process_allgather(x, tiled) for x in leaves])
     values = [_as_device_value(x) for x in leaves]
     gathered = _exchange(values)
     out = []
@@ -62,6 +69,39 @@ def process_allgather(in_tree, tiled: bool = False):
         parts = [published[i] for published in gathered]
         _check_same_shapes(parts, "process_allgather", i)
         out.append(np.concatenate(parts) if tiled and value.ndim else np.stack(parts))
+    return tree_unflatten(tree, out)
+
+
+def _is_global(x) -> bool:
+    from ..xla.sharded import ShardedArray
+    return isinstance(x, ShardedArray) and not _runtime.is_fully_addressable(x)
+
+
+def _replicated(x) -> np.ndarray:
+    """A global array's whole value, copied to every device by XLA, read on this host."""
+    if x.sharding.is_fully_replicated:      # every device holds all of it already
+        return _runtime.first_local_block(x)
+    from ..transforms.jit import jit
+    from ..xla.sharding import NamedSharding, PartitionSpec
+    whole = jit(lambda a: a, out_shardings=NamedSharding(x.sharding.mesh, PartitionSpec()))(x)
+    return _runtime.first_local_block(whole)
+
+
+def host_local_array_to_global_array(local_inputs, global_mesh, pspecs):
+    """Global arrays over `global_mesh` from each process's part of them (pytrees; `pspecs`
+    a PartitionSpec or a pytree prefix of them). Along a dimension split over processes the
+    global size is the local size times the number of process-held runs of blocks.
+
+    >>> host_local_array_to_global_array(np.arange(2.), mesh, P('x'))   # 2 processes
+    ... # shape (4,): [0, 1] from process 0 and [0, 1] from process 1
+    """
+    from ..tree_util import broadcast_prefix
+    from ..xla.sharding import NamedSharding, PartitionSpec
+    leaves, tree = tree_flatten(local_inputs)
+    specs = broadcast_prefix(pspecs, local_inputs, is_leaf=lambda s: isinstance(s, PartitionSpec))
+    out = [x if _is_global(x) else
+           _runtime.global_from_host_local(_as_device_value(x), NamedSharding(global_mesh, s))
+           for x, s in zip(leaves, specs)]
     return tree_unflatten(tree, out)
 
 

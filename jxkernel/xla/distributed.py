@@ -193,3 +193,54 @@ class ProcessSpanningExecutable(Executable):
                            _skip_checks=True)
         return ProcessLocalArray(buf, shard_aval.update(shape=(len(values),) + shard_aval.shape),
                                  True)
+
+
+# ----------------------------------------------------------------------------- global arrays
+def _local_mesh_devices(sharding) -> list:
+    me = _client.process_index()
+    return [d for d in sharding.mesh._flat_devices if d.process_index == me]
+
+
+def is_fully_addressable(x) -> bool:
+    """Whether all of `x`'s devices belong to this process."""
+    me = _client.process_index()
+    return all(d.process_index == me for d in x.devices())
+
+
+def global_from_host_local(value: np.ndarray, sharding):
+    """The global array (a ShardedArray over all processes' devices) of which `value` is
+    this process's part: along each split dimension, this process's run of blocks.
+
+    >>> global_from_host_local(np.zeros((2, 3)), NamedSharding(mesh_of_2x2_processes, P('x')))
+    ... # shape (4, 3): process 0 holds rows 0-1, process 1 rows 2-3
+    """
+    from .sharded import _assemble
+    ndim = value.ndim
+    tiles = sharding._tiles(ndim)
+    blocks_of = {d: blocks for d, (blocks, _) in zip(sharding.mesh.devices.flat,
+                                                     sharding._placements(ndim))}
+    local = _local_mesh_devices(sharding)
+    held = [sorted({blocks_of[d][i] for d in local}) for i in range(ndim)]
+    for dim, (size, runs) in enumerate(zip(value.shape, held)):
+        if runs != list(range(runs[0], runs[0] + len(runs))) or size % len(runs):
+            raise ValueError(f"host_local_array_to_global_array: process "
+                             f"{_client.process_index()} holds blocks {runs} of dimension {dim} "
+                             f"(size {size} here); its devices must hold a contiguous run of "
+                             f"blocks that divides its local data evenly")
+    global_shape = tuple(n * t // len(h) for n, t, h in zip(value.shape, tiles, held))
+    block = tuple(g // t for g, t in zip(global_shape, tiles))
+    block_aval = ShapedArray(block, value.dtype)
+    bufs = []
+    for d in local:
+        index = tuple(slice((b - h[0]) * s, (b - h[0] + 1) * s)
+                      for b, h, s in zip(blocks_of[d], held, block))
+        bufs.append(xc.batched_device_put(block_aval, sharding_for((d,)),
+                                          [np.ascontiguousarray(value[index])], [d], True, False,
+                                          _COPY, True))
+    return _assemble(bufs, ShapedArray(global_shape, value.dtype), sharding)
+
+
+def first_local_block(x) -> np.ndarray:
+    """The block of a global array on this process's first device of its mesh, on the host."""
+    from .array import _to_host
+    return np.array(_to_host(x._buf._arrays[0]))
