@@ -1,4 +1,4 @@
-"""What jaxlib 0.10.2's distributed runtime offers (docs/jaxlib.md §11), probed in this
+"""What jaxlib 0.10.2's distributed runtime offers (docs/jaxlib.md §12), probed in this
 process with a one-process "cluster": the coordination service and client, the key-value
 store, barriers, and a CPU client built on them with gloo collectives. (Several processes:
 tests/test_distributed.py.)"""

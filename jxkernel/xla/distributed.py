@@ -8,7 +8,7 @@ devices span several processes.
 Process 0 runs the coordination service; every process connects a client to it. The CPU
 backend made afterwards spans the processes: its client gets the distributed client, this
 process's node id and the node count, and gloo collectives over TCP that find their peers
-through the service's key-value store (docs/jaxlib.md §11 says what was verified).
+through the service's key-value store (docs/jaxlib.md §12 says what was verified).
 """
 from __future__ import annotations
 
