@@ -134,6 +134,8 @@ def _make_plugin_client(name: str, options: dict):
         return xc.make_c_api_client(name, options)
     options = dict(options, node_id=_plugin_distributed["node_id"],
                    num_nodes=_plugin_distributed["num_nodes"])
+    if name == "cuda" and "visible_devices" in _plugin_distributed:   # local_device_ids
+        options["visible_devices"] = _plugin_distributed["visible_devices"]
     return xc.make_c_api_client(name, options, _plugin_distributed["client"])
 
 
