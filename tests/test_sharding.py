@@ -123,6 +123,9 @@ def test_shards_indices_replicas_and_pictures_are_jaxs(runs):
             (r0, r1), (c0, c1) = s["index"]
             np.testing.assert_array_equal(s["data"], value[r0:r1, c0:c1])
     assert mine["sharding"] == ref["sharding"]
+    assert mine["shard_repr"] == ref["shard_repr"] == [
+        "Shard(device=CpuDevice(id=3), index=(slice(2, 4, None), slice(2, 4, None)), "
+        "replica_id=0, data=[[10. 11.]\n [14. 15.]])", [[18.0, 19.0], [22.0, 23.0]]]
     assert mine["pictures"] == ref["pictures"]
     assert mine["pictures"]["1d P('x',)"] == ("┌───────┬───────┬───────┬───────┐\n"
                                              "│CPU 0,1│CPU 2,3│CPU 4,5│CPU 6,7│\n"

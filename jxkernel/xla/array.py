@@ -389,7 +389,7 @@ class Shard:
 
     def __repr__(self):
         return (f"Shard(device={self.device!r}, index={self.index}, "
-                f"replica_id={self.replica_id}, data={self.data.aval.str_short()})")
+                f"replica_id={self.replica_id}, data={self.data})")
 
 
 def _rewrap_buffer(buf, aval, device):

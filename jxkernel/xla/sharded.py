@@ -99,6 +99,10 @@ class ShardedArray(ArrayImpl):
                 for d, r, b in zip(sharding.mesh.devices.flat, sharding.replica_ids(self.ndim),
                                    self._buf._arrays)]
 
+    def addressable_data(self, index: int) -> Array:
+        """Shard `index`'s data (devices in mesh order), as a one-device Array."""
+        return self.addressable_shards[index].data
+
     def _value(self) -> np.ndarray:
         """The global value, assembled on the host from one copy of each block."""
         if self._npy is None:
@@ -389,10 +393,12 @@ def _hashable(shardings):
 
 def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs):
     """Run a `jit` with shardings (or with sharded arguments): compile once per signature."""
-    given_in = getattr(jitted, "_in_shardings", None)
-    given_out = getattr(jitted, "_out_shardings", None)
-    key = ("sharded", treedef, avals, statics, _hashable(given_in), _hashable(given_out),
-           tuple(x._sharding if type(x) is ShardedArray else None for x in leaves))
+    given = jitted.__dict__.get("_sharding_key")
+    if given is None:                      # the jit's own shardings, made hashable once
+        given = jitted._sharding_key = (_hashable(jitted._in_shardings),
+                                        _hashable(jitted._out_shardings))
+    key = ("sharded", treedef, avals, statics, given,
+           tuple([x._sharding if type(x) is ShardedArray else None for x in leaves]))
     entry = jitted._cache.get(key)
     if entry is None:
         closed, out_tree, trace_s = jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs)

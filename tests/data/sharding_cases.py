@@ -66,6 +66,7 @@ def run(jax):
 
     x = jax.device_put(value, NamedSharding(mesh, P("x", None)))
     xy = jax.device_put(value, named["P('x', 'y')"])
+    out["shard_repr"] = [repr(xy.addressable_shards[3]), np.asarray(xy.addressable_data(5)).tolist()]
     results = {
         "matmul": jax.jit(lambda a: jnp.sin(a) @ a.T)(x),
         "sum0": jax.jit(lambda a: a.sum(0))(x),
