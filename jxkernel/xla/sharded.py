@@ -123,9 +123,6 @@ class ShardedArray(ArrayImpl):
     def copy(self) -> ShardedArray:
         return put(self._value(), self.aval, self._sharding)
 
-    def __reduce__(self):
-        return put, (np.array(self._value()), self.aval, self._sharding)
-
 
 # One name for JAX's concrete class, as MultiDeviceArray does (xla/array.py).
 ShardedArray.__name__ = "ArrayImpl"
