@@ -20,14 +20,24 @@ from ..core.primitive import (
     transpose_rules,
 )
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
-from ..xla.sharding import NamedSharding, NeedsMesh, PartitionSpec, sdy_dims
 from ._ad_util import Zero
 from ._batch_util import ndim, not_mapped
 
+# The sharding classes (xla/sharding.py) load on first use: `import jxkernel` needs none.
 sharding_constraint_p = Primitive("sharding_constraint")
 
 
+class NeedsMesh(ValueError):
+    """Lowering met a sharding constraint in a module compiled for one device; the caller
+    (jit) compiles it again partitioned over `mesh`."""
+
+    def __init__(self, message, mesh):
+        super().__init__(message)
+        self.mesh = mesh
+
+
 def _is_sharding(s) -> bool:
+    from ..xla.sharding import NamedSharding, PartitionSpec
     return isinstance(s, (NamedSharding, PartitionSpec))
 
 
@@ -38,6 +48,7 @@ def with_sharding_constraint(x, shardings):
     True
     """
     from ..xla.sharded import resolve
+    from ..xla.sharding import NamedSharding
     leaves, tree = tree_flatten(x)
     if _is_sharding(shardings):
         flat = [shardings] * len(leaves)
@@ -74,6 +85,7 @@ def _lowering(ctx, x, *, sharding):
     if sharding.mesh._ids != mesh._ids or sharding.mesh.axis_names != mesh.axis_names:
         raise ValueError(f"with_sharding_constraint's sharding {sharding!r} is over another mesh "
                          f"than the jitted computation's {mesh}; use one mesh")
+    from ..xla.sharding import sdy_dims
     dims = sdy_dims(sharding, len(ctx.avals_in[0].shape))
     return ctx.op1("sdy.sharding_constraint", [x], {"sharding": f"#sdy.sharding{dims}"})
 
@@ -95,6 +107,7 @@ def _batching(vals, dims, *, sharding):
         return sharding_constraint_p.bind(x, sharding=sharding), d
     parts = list(sharding.spec) + [None] * (ndim(x) - 1 - len(sharding.spec))
     parts.insert(d, None)
+    from ..xla.sharding import NamedSharding, PartitionSpec
     batched = NamedSharding(sharding.mesh, PartitionSpec(*parts),
                             memory_kind=sharding.memory_kind)
     return sharding_constraint_p.bind(x, sharding=batched), d

@@ -51,7 +51,7 @@ from .partial_eval import partial_eval_jaxpr, partial_eval_rules
 from .staging import DebugInfo, JaxprTrace, convert_constvars_to_invars, staging_rules, \
     trace_to_jaxpr
 from ..xla.pytree import default_registry as _registry
-from ..xla.sharding import NeedsMesh
+from ..lax.sharding import NeedsMesh
 
 _flatten = _registry.flatten           # tree_flatten without the wrapper (the hit path uses it)
 

@@ -85,15 +85,6 @@ class DuplicateSpecError(Exception):
     """A PartitionSpec names one mesh axis for two dimensions."""
 
 
-class NeedsMesh(ValueError):
-    """Lowering met a sharding constraint in a module compiled for one device; the caller
-    (jit) compiles it again partitioned over `mesh`."""
-
-    def __init__(self, message, mesh):
-        super().__init__(message)
-        self.mesh = mesh
-
-
 class AxisType(enum.Enum):
     """How a mesh axis is sharded: by XLA's propagation (Auto), by the types (Explicit), or by
     hand inside shard_map (Manual). jxkernel lets XLA propagate Explicit axes as Auto ones."""
