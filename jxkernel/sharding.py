@@ -37,7 +37,23 @@ def reshard(xs, out_shardings):
     P(None, 'x')
     """
     from .lax.sharding import with_sharding_constraint
+    from .tree_util import tree_leaves
+    from .xla.sharded import resolve
+    for s in tree_leaves(out_shardings, is_leaf=lambda s: isinstance(s, PartitionSpec)):
+        _check_explicit(resolve(s, "reshard"))
     return with_sharding_constraint(xs, out_shardings)
+
+
+def _check_explicit(sharding) -> None:
+    """reshard moves data between Explicit axes only (Auto ones are XLA's to choose)."""
+    types = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_types))
+    for axes in sharding.spec._axes(0):
+        for a in axes:
+            if types[a] is not AxisType.Explicit:
+                raise ValueError(f"PartitionSpec passed to reshard cannot contain axis names "
+                                 f"that are of type Auto or Manual. Got PartitionSpec: "
+                                 f"{sharding.spec!r} with axis name: {a} of type: "
+                                 f"{types[a]!s}.")
 
 
 class Sharding(abc.ABC):

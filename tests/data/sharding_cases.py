@@ -38,7 +38,7 @@ def _error(f):
     try:
         f()
     except Exception as e:              # the class's name and message are what is compared
-        return [type(e).__name__, str(e)]
+        return [type(e).__name__, str(e).split(" This error occurs at source:")[0]]
     return None
 
 
@@ -104,7 +104,13 @@ def run(jax):
     out["made"] = {"callback": [repr(made.sharding.spec), _shards(made)],
                    "single_device_arrays": [repr(joined.sharding.spec), _shards(joined)]}
 
+    explicit = jax.make_mesh((4, 2), ("x", "y"))          # Explicit axes: reshard's domain
+    moved = jax.sharding.reshard(jax.device_put(value, NamedSharding(explicit, P("x"))),
+                                 NamedSharding(explicit, P(None, "y")))
+    out["reshard"] = [repr(explicit), repr(moved.sharding), _shards(moved)]
+
     out["errors"] = {
+        "reshard_auto": _error(lambda: jax.sharding.reshard(x, named["P(None, 'y')"])),
         "rank": _error(lambda: jax.device_put(np.zeros(8), named["P('x', 'y')"])),
         "axis_name": _error(lambda: NamedSharding(mesh, P("z"))),
         "indivisible": _error(lambda: jax.device_put(np.zeros((6, 2)), named["P('x',)"])),
