@@ -64,7 +64,8 @@ out["stages"] = {"text": lowered.as_text(),
                  "out": [repr(t.spec) for t in compiled.output_shardings],
                  "called": [repr(called[0].sharding.spec), np.asarray(called[0]).tolist(),
                             float(called[1])],
-                 "all_reduce": "all-reduce" in compiled.as_text()}
+                 "all_reduce": "all-reduce" in compiled.as_text(),
+                 "out_info": [repr(o.sharding.spec) for o in compiled.out_info]}
 out["abstract"] = [isinstance(x.sharding, jax.sharding.Sharding),
                    isinstance(jnp.ones(2).sharding, jax.sharding.Sharding),
                    isinstance(P("x"), jax.sharding.Sharding)]
@@ -266,6 +267,7 @@ def test_lower_and_compile_of_a_sharded_jit_tell_its_shardings(runs):
     assert '%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}]>}' in stages["text"]
     assert '%arg1: tensor<f32> {sdy.sharding = #sdy.sharding<@mesh, []>}' in stages["text"]
     assert stages["in"] == ["P('x',)", "P()"] and stages["out"] == ["P('x',)", "P()"]
+    assert stages["out_info"] == ["P('x',)", "P()"]
     odd = np.arange(1.0, 16.0, 2)                       # column 1 of the 8x2 arange
     assert stages["called"] == ["P('x',)", (odd * 3).tolist(), float(odd.sum())]
     assert stages["all_reduce"]          # the sum of a split vector: XLA added the reduction

@@ -975,6 +975,10 @@ class Compiled(_Stage):
     def out_info(self):
         """The outputs' types with where they live (a SingleDeviceSharding each), as JAX's
         `Compiled.out_info`, less its `format` (jxkernel does not model layouts)."""
+        if self.lowered._partitioning is not None:          # each output's own sharding
+            return tree_unflatten(self._entry.out_tree, [
+                ShapeDtypeStruct(a.shape, a.dtype, sharding=s)
+                for a, s in zip(self._entry.jaxpr.out_avals, self._entry.exe.out_shardings)])
         return _out_structs(self._entry.out_tree, self._entry.jaxpr.out_avals, self._sharding())
 
 
