@@ -72,9 +72,9 @@ def _pmap_impl(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name)
                          f"only {len(devices)} XLA devices are available (num_replicas="
                          f"{axis_size}). Set JXKERNEL_CPU_DEVICES={axis_size} (before the first "
                          f"use of jxkernel) to simulate more CPU devices.")
-    if len(devices) > axis_size and _client.process_count() > 1:
-        return _pmap_across_processes(args, jaxpr, axis_name, axis_size, mapped_invars, devices,
-                                      name)
+    # devices of several processes (jxkernel.distributed): each process feeds its own slices
+    spans = len(devices) > axis_size and _client.process_count() > 1
+    replicas = len(devices) if spans else axis_size
     key = (jaxpr, axis_name, axis_size, mapped_invars, devices)
     if jaxpr.consts:          # consts of a transformed jaxpr: unmapped leading operands
         args = list(jaxpr.consts) + list(args)
@@ -84,10 +84,10 @@ def _pmap_impl(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name)
     if exe is None:
         text, module_ctx = lower_module(jaxpr.jaxpr, name=f"pmap_{name}",
                                         platform=_client.platform_of(devices[0]),
-                                        num_replicas=axis_size, axis_env=((axis_name, axis_size),))
+                                        num_replicas=replicas, axis_env=((axis_name, replicas),))
         loaded, _ = compile_module(text, devices, host_callbacks=module_ctx.host_callbacks)
-        exe = _executables[key] = Executable(loaded, jaxpr.out_avals, devices, f"pmap({name})",
-                                             in_avals=jaxpr.in_avals)
+        exe = _executables[key] = _executable_class(spans)(
+            loaded, jaxpr.out_avals, devices, f"pmap({name})", in_avals=jaxpr.in_avals)
     arguments = []
     for x, mapped in zip(args, mapped_invars):
         if not mapped:          # the same value on every device: a stack of copies
@@ -98,32 +98,11 @@ def _pmap_impl(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name)
     return exe(*arguments)
 
 
-def _pmap_across_processes(args, jaxpr, axis_name, local_size, mapped_invars, devices, name):
-    """A pmap over `devices` of all processes: each process feeds and gets back the slices of
-    its own devices (a leading axis of `local_size`), as JAX's multi-process pmap does."""
+def _executable_class(spans_processes: bool):
+    if not spans_processes:
+        return Executable
     from ..xla.distributed import ProcessSpanningExecutable
-    key = (jaxpr, axis_name, local_size, mapped_invars, devices)
-    if jaxpr.consts:
-        args = list(jaxpr.consts) + list(args)
-        mapped_invars = (False,) * len(jaxpr.consts) + tuple(mapped_invars)
-        jaxpr = _hoisted(jaxpr)
-    exe = _executables.get(key)
-    if exe is None:
-        n = len(devices)
-        text, module_ctx = lower_module(jaxpr.jaxpr, name=f"pmap_{name}",
-                                        platform=_client.platform_of(devices[0]),
-                                        num_replicas=n, axis_env=((axis_name, n),))
-        loaded, _ = compile_module(text, devices, host_callbacks=module_ctx.host_callbacks)
-        exe = _executables[key] = ProcessSpanningExecutable(
-            loaded, jaxpr.out_avals, devices, f"pmap({name})", in_avals=jaxpr.in_avals)
-    return exe(*[x if mapped else _stack_copies(x, local_size)
-                 for x, mapped in zip(args, mapped_invars)])
-
-
-def _stack_copies(x, size):
-    from ..lax.shapes import broadcast_in_dim
-    aval = get_aval(x)
-    return broadcast_in_dim(x, (size,) + aval.shape, tuple(range(1, len(aval.shape) + 1)))
+    return ProcessSpanningExecutable
 
 
 _executables: dict = {}
