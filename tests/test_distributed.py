@@ -16,6 +16,7 @@ import time
 import numpy as np
 import pytest
 from distributed_cases import source
+from doc_examples import check_docstring_examples
 from numerics import REDUCTION, assert_allclose_ulp
 
 import jxkernel as jax
@@ -206,6 +207,10 @@ def test_slurm_and_open_mpi_environments_are_read_as_jax_reads_them():
         detect(method="slurm", environ=OMPI)
     with pytest.raises(ValueError, match="'mpi4py' is not supported"):
         detect(method="mpi4py", environ=OMPI)
+
+
+def test_docstring_examples():
+    check_docstring_examples("jxkernel.distributed", skip_module_docstring=True)
 
 
 def test_initialize_names_what_is_missing_or_wrong(monkeypatch):

@@ -209,11 +209,9 @@ def is_fully_addressable(x) -> bool:
 
 def global_from_host_local(value: np.ndarray, sharding):
     """The global array (a ShardedArray over all processes' devices) of which `value` is
-    this process's part: along each split dimension, this process's run of blocks.
-
-    >>> global_from_host_local(np.zeros((2, 3)), NamedSharding(mesh_of_2x2_processes, P('x')))
-    ... # shape (4, 3): process 0 holds rows 0-1, process 1 rows 2-3
-    """
+    this process's part: along each split dimension, this process's run of blocks. With 2
+    processes of 2 devices and P('x') over a 4-device mesh, a (2, 3) `value` on each makes
+    a (4, 3) array: process 0's rows first."""
     from .sharded import _assemble
     ndim = value.ndim
     tiles = sharding._tiles(ndim)
