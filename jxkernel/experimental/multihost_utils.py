@@ -20,8 +20,8 @@ from ..tree_util import tree_flatten, tree_map, tree_unflatten
 from ..xla import client as _client
 from ..xla import distributed as _runtime
 
-__all__ = ["assert_equal", "broadcast_one_to_all", "host_local_array_to_global_array",
-           "process_allgather", "sync_global_devices"]
+__all__ = ["assert_equal", "broadcast_one_to_all", "global_array_to_host_local_array",
+           "host_local_array_to_global_array", "process_allgather", "sync_global_devices"]
 
 # How long one process waits for the others' data before giving up.
 TIMEOUT_S = 300.0
@@ -102,6 +102,26 @@ def host_local_array_to_global_array(local_inputs, global_mesh, pspecs):
     out = [x if _is_global(x) else
            _runtime.global_from_host_local(_as_device_value(x), NamedSharding(global_mesh, s))
            for x, s in zip(leaves, specs)]
+    return tree_unflatten(tree, out)
+
+
+def global_array_to_host_local_array(global_inputs, global_mesh, pspecs):
+    """Each global array's part on this process, as an array over this process's devices
+    (the inverse of host_local_array_to_global_array; no data is copied)."""
+    from ..tree_util import broadcast_prefix
+    from ..xla.sharding import NamedSharding, PartitionSpec
+    leaves, tree = tree_flatten(global_inputs)
+    specs = broadcast_prefix(pspecs, global_inputs, is_leaf=lambda s: isinstance(s, PartitionSpec))
+    out = []
+    for x, spec in zip(leaves, specs):
+        if not _is_global(x):
+            raise ValueError(f"global_array_to_host_local_array expects arrays spread over "
+                             f"the processes of a global mesh; got {type(x).__name__} of "
+                             f"shape {np.shape(x)}")
+        if x.sharding != NamedSharding(global_mesh, spec):     # lay it out as asked first
+            from ..transforms.jit import jit
+            x = jit(lambda a: a, out_shardings=NamedSharding(global_mesh, spec))(x)
+        out.append(_runtime.host_local_from_global(x, spec))
     return tree_unflatten(tree, out)
 
 

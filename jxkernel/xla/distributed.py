@@ -242,3 +242,27 @@ def first_local_block(x) -> np.ndarray:
     """The block of a global array on this process's first device of its mesh, on the host."""
     from .array import _to_host
     return np.array(_to_host(x._buf._arrays[0]))
+
+
+def local_mesh(mesh):
+    """The part of `mesh` on this process's devices: a box of it, same axis names."""
+    from .sharding import Mesh
+    me = _client.process_index()
+    mine = np.vectorize(lambda d: d.process_index == me, otypes=[bool])(mesh.devices)
+    box = tuple(slice(int(w.min()), int(w.max()) + 1) for w in np.nonzero(mine))
+    if not mine.any() or not mine[box].all():
+        raise ValueError(f"Process {me}'s devices do not form a box of the mesh {mesh}; "
+                         f"build the mesh with each process's devices side by side "
+                         f"(jax.make_mesh does)")
+    return Mesh(mesh.devices[box], mesh.axis_names, axis_types=mesh.axis_types)
+
+
+def host_local_from_global(x, spec):
+    """This process's part of global array `x` (laid out by `spec` over its mesh), as an
+    array over the local mesh: the inverse of `global_from_host_local`. No data moves."""
+    from .sharded import _assemble
+    from .sharding import NamedSharding
+    sharding = NamedSharding(local_mesh(x.sharding.mesh), spec)
+    block = x.sharding.shard_shape(x.shape)
+    shape = tuple(b * t for b, t in zip(block, sharding._tiles(x.ndim)))
+    return _assemble(list(x._buf._arrays), ShapedArray(shape, x.dtype), sharding)

@@ -76,6 +76,9 @@ WORKER = textwrap.dedent("""
     replicated = NamedSharding(mesh, P())
     wg, lg = train_global(jax.jit(global_step, out_shardings=(replicated, replicated)),
                           wg, xg, yg)
+    back = mh.global_array_to_host_local_array(xg, mesh, P("x"))
+    out.update(host_local=np.asarray(back).tolist(), host_local_shape=list(back.shape),
+               host_local_devices=sorted(d.id for d in back.devices()))
     out.update(global_shape=list(xg.shape), global_x=mh.process_allgather(xg, tiled=True).tolist(),
                global_w=mh.process_allgather(wg, tiled=True).tolist(),
                global_loss=mh.process_allgather(lg, tiled=True).tolist())
