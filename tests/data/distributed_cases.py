@@ -57,7 +57,10 @@ WORKER = textwrap.dedent("""
     ndev = int(sys.argv[5])
     jax.config.update("jax_num_cpu_devices", ndev)
     jax.distributed.initialize(f"127.0.0.1:{port}", nproc, pid, initialization_timeout=30,
-                               heartbeat_timeout_seconds=2, shutdown_timeout_seconds=30)
+                               # short only where a crash must be noticed: a starved but
+                               # live process must not be taken for dead
+                               heartbeat_timeout_seconds=3 if mode == "die" else 60,
+                               shutdown_timeout_seconds=30)
     out = {"devices": [d.id for d in jax.devices()],
            "local": [d.id for d in jax.local_devices()],
            "index": jax.process_index(), "count": jax.process_count(),
