@@ -38,11 +38,7 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
     """
     from .xla import client as _client
     from .xla import distributed as _runtime
-    if _client._backends:
-        raise RuntimeError("jax.distributed.initialize() must be called before any JAX calls "
-                           "that might initialise the XLA backend. This includes any "
-                           "computation, but also calls to jax.devices, jax.device_put, and "
-                           "others.")
+    _runtime.refuse_if_started()
     coordinator_address = coordinator_address or os.environ.get("JAX_COORDINATOR_ADDRESS")
     if isinstance(local_device_ids, int):
         local_device_ids = [local_device_ids]

@@ -41,16 +41,21 @@ def is_connected() -> bool:
     return state.client is not None
 
 
-def connect(coordinator_address: str, num_processes: int, process_id: int, *,
-            bind_address: str | None = None, init_timeout: int = 300,
-            heartbeat_timeout: int = 100, shutdown_timeout: int = 300) -> None:
-    """Start the service (process 0), connect this process's client, and make the CPU
-    backend, when it starts, span all processes."""
+def refuse_if_started() -> None:
+    """A backend made before `connect` would not span the processes: refuse, as JAX does."""
     if _client._backends:
         raise RuntimeError("jax.distributed.initialize() must be called before any JAX calls "
                            "that might initialise the XLA backend. This includes any "
                            "computation, but also calls to jax.devices, jax.device_put, and "
                            "others.")
+
+
+def connect(coordinator_address: str, num_processes: int, process_id: int, *,
+            bind_address: str | None = None, init_timeout: int = 300,
+            heartbeat_timeout: int = 100, shutdown_timeout: int = 300) -> None:
+    """Start the service (process 0), connect this process's client, and make the CPU
+    backend, when it starts, span all processes."""
+    refuse_if_started()
     if state.client is not None:
         raise RuntimeError("distributed.initialize should only be called once.")
     if process_id == 0:
@@ -82,6 +87,8 @@ def disconnect() -> None:
     if state.service is not None:
         state.service.shutdown()
         state.service = None
+    _client._cpu_client_options.clear()    # a backend not started yet will be one process's
+    _client._plugin_distributed.clear()
 
 
 # ----------------------------------------------------------------------------- key-value store
