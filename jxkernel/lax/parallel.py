@@ -64,11 +64,11 @@ def _reducer(name, hlo_op, reduce_fn_name):
         raise _unbound(axes[0])
 
     def lowering(ctx, *args, axes, axis_index_groups):
-        groups = _replica_groups(ctx, axes, axis_index_groups)
+        attrs = _collective_attrs(ctx, axes, axis_index_groups)
         outs = []
         for x, aval in zip(args, ctx.avals_in):
             region = hl.binary_region(ctx, hlo_op, aval.dtype)
-            outs.append(ctx.op1("stablehlo.all_reduce", [x], attrs={"replica_groups": groups},
+            outs.append(ctx.op1("stablehlo.all_reduce", [x], attrs=attrs,
                                 regions=[region], result_type=hl.aval_type(aval)))
         return outs
 
@@ -97,6 +97,50 @@ def _reducer(name, hlo_op, reduce_fn_name):
     lowering_rules[prim] = lowering
     axis_batching_rules[prim] = batching
     return prim
+
+
+def _manual(ctx, axes):
+    """The (mesh, manual axes) of the shard_map body being lowered, when `axes` are among its
+    manual axes; None under pmap."""
+    manual = ctx.module_ctx.manual
+    if manual is not None and all(a in manual[1] for a in axes):
+        return manual
+    return None
+
+
+def mesh_groups(mesh, axes, axis_index_groups=None) -> list:
+    """Per group of devices that differ only along mesh `axes`, their positions in the mesh
+    (partition ids), ordered by their index along `axes` (the first axis major), as JAX's.
+
+    >>> mesh_groups(Mesh(devices.reshape(4, 2), ('x', 'y')), ('x',))
+    [[0, 2, 4, 6], [1, 3, 5, 7]]
+    """
+    sizes, names = mesh.axis_sizes, mesh.axis_names
+    where = [names.index(a) for a in axes]
+    iota = np.arange(mesh.size).reshape(sizes)
+    rows = np.moveaxis(iota, where, range(len(where))).reshape(
+        int(np.prod([sizes[i] for i in where], dtype=np.int64)), -1).T
+    groups = [[int(i) for i in row] for row in rows]
+    if axis_index_groups is not None:
+        groups = [[g[i] for i in sub] for g in groups for sub in axis_index_groups]
+    return groups
+
+
+# Inside a shard_map, collectives address devices by global id (= partition id: one replica),
+# on the one channel JAX reserves for collectives.
+_CHANNEL = "#stablehlo.channel_handle<handle = 1, type = 1>"
+
+
+def _collective_attrs(ctx, axes, axis_index_groups=None, global_ids=True) -> dict:
+    """replica_groups (plus, in a shard_map body, the channel and global device ids)."""
+    manual = _manual(ctx, axes)
+    if manual is None:
+        return {"replica_groups": _replica_groups(ctx, axes, axis_index_groups)}
+    attrs = {"channel_handle": _CHANNEL,
+             "replica_groups": hlo.dense_i64(mesh_groups(manual[0], axes, axis_index_groups))}
+    if global_ids:
+        attrs["use_global_device_ids"] = "unit"
+    return attrs
 
 
 def _replica_groups(ctx, axes, axis_index_groups=None):
@@ -203,9 +247,31 @@ defjvp_zero(axis_index_p)
 
 
 def _axis_index_lowering(ctx, *, axis_name):
+    names = _as_names(axis_name)
+    if _manual(ctx, names) is not None:
+        return _mesh_axis_index(ctx, ctx.module_ctx.manual[0], names)
     _replica_groups(ctx, (axis_name,))
     rid = ctx.op1("stablehlo.replica_id", [], result_type=hlo.tensor_type((), np.uint32))
     return ctx.op1("stablehlo.convert", [rid])
+
+
+def _mesh_axis_index(ctx, mesh, names):
+    """This device's index along mesh axes `names` (the first major), from its partition id."""
+    u32 = hlo.tensor_type((), np.uint32)
+    pid = ctx.op1("stablehlo.partition_id", [], result_type=u32)
+    index = None
+    for name in names:
+        k = mesh.axis_names.index(name)
+        stride = int(np.prod(mesh.axis_sizes[k + 1:], dtype=np.int64))
+        size = mesh.axis_sizes[k]
+        i = ctx.op1("stablehlo.divide", [pid, ctx.constant(stride, np.uint32)], result_type=u32)
+        i = ctx.op1("stablehlo.remainder", [i, ctx.constant(size, np.uint32)], result_type=u32)
+        if index is not None:
+            scaled = ctx.op1("stablehlo.multiply", [index, ctx.constant(size, np.uint32)],
+                             result_type=u32)
+            i = ctx.op1("stablehlo.add", [scaled, i], result_type=u32)
+        index = i
+    return ctx.op1("stablehlo.convert", [index])
 
 
 def _axis_index_batching(axis_data, vals, dims, *, axis_name):
@@ -240,13 +306,13 @@ def _all_gather_abstract_eval(x, *, all_gather_dimension, axis_name, axis_index_
 
 def _all_gather_lowering(ctx, x, *, all_gather_dimension, axis_name, axis_index_groups,
                          axis_size, tiled):
-    groups = _replica_groups(ctx, axis_name, axis_index_groups)
+    attrs = _collective_attrs(ctx, axis_name, axis_index_groups)
     aval, axis = ctx.avals_in[0], all_gather_dimension
     if not tiled:         # gather along a new size-1 axis
         expanded = ShapedArray(aval.shape[:axis] + (1,) + aval.shape[axis:], aval.dtype)
         x = ctx.op1("stablehlo.reshape", [x], result_type=hl.aval_type(expanded))
     return ctx.op1("stablehlo.all_gather", [x],
-                   attrs={"all_gather_dim": hlo.i64_attr(axis), "replica_groups": groups})
+                   attrs={"all_gather_dim": hlo.i64_attr(axis), **attrs})
 
 
 def _all_gather_batching(axis_data, vals, dims, *, all_gather_dimension, axis_name,

@@ -22,12 +22,16 @@ from . import _batch_util as bu
 from . import _lowering as hl
 from ._ad_util import deflinear2
 from .parallel import (
+    _CHANNEL,
     _as_names,
     _axis_size,
     _canonical_groups,
+    _collective_attrs,
+    _manual,
     _no_groups_under_vmap,
     _replica_groups,
     _unbound,
+    mesh_groups,
 )
 
 
@@ -46,13 +50,21 @@ ppermute_p = Primitive("ppermute")
 
 
 def _ppermute_lowering(ctx, x, *, axis_name, perm):
-    _replica_groups(ctx, axis_name)
-    n = ctx.module_ctx.num_replicas
+    manual = _manual(ctx, _as_names(axis_name))
+    if manual is None:
+        _replica_groups(ctx, axis_name)
     if not perm:                   # nobody receives anything
         return hl.splat(ctx, 0, ctx.avals_out[0].dtype, ctx.avals_out[0].shape)
-    pairs = [[src % n, dst % n] for src, dst in perm]
-    return ctx.op1("stablehlo.collective_permute", [x],
-                   attrs={"source_target_pairs": hlo.dense_i64(pairs)})
+    if manual is None:
+        n = ctx.module_ctx.num_replicas
+        return ctx.op1("stablehlo.collective_permute", [x], attrs={
+            "source_target_pairs": hlo.dense_i64([[src % n, dst % n] for src, dst in perm])})
+    # in a shard_map body: the pairs within each group of devices along the axes
+    groups = mesh_groups(manual[0], _as_names(axis_name))
+    n = len(groups[0])
+    pairs = [[g[src % n], g[dst % n]] for g in groups for src, dst in perm]
+    return ctx.op1("stablehlo.collective_permute", [x], attrs={
+        "channel_handle": _CHANNEL, "source_target_pairs": hlo.dense_i64(pairs)})
 
 
 def _ppermute_batching(axis_data, vals, dims, *, axis_name, perm):
@@ -151,13 +163,13 @@ def _all_to_all_abstract_eval(x, *, axis_name, split_axis, concat_axis, axis_ind
 
 def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, axis_index_groups,
                          tiled, axis_size):
-    groups = _replica_groups(ctx, _as_names(axis_name), axis_index_groups)
+    attrs = _collective_attrs(ctx, _as_names(axis_name), axis_index_groups, global_ids=False)
     if axis_size == 1:
         return x
     return ctx.op1("stablehlo.all_to_all", [x],
                    attrs={"split_dimension": hlo.i64_attr(split_axis),
                           "concat_dimension": hlo.i64_attr(concat_axis),
-                          "split_count": hlo.i64_attr(axis_size), "replica_groups": groups})
+                          "split_count": hlo.i64_attr(axis_size), **attrs})
 
 
 def _all_to_all_batching(axis_data, vals, dims, *, axis_name, split_axis, concat_axis,
@@ -285,14 +297,13 @@ def _reduce_scatter_abstract_eval(x, *, axis_name, scatter_dimension, axis_index
 
 def _reduce_scatter_lowering(ctx, x, *, axis_name, scatter_dimension, axis_index_groups,
                              axis_size, tiled):
-    groups = _replica_groups(ctx, axis_name, axis_index_groups)
+    attrs = _collective_attrs(ctx, axis_name, axis_index_groups)
     aval = ctx.avals_in[0]
     shape = list(aval.shape)
     shape[scatter_dimension] //= axis_size
     region = hl.binary_region(ctx, "stablehlo.add", aval.dtype)
     out = ctx.op1("stablehlo.reduce_scatter", [x],
-                  attrs={"scatter_dimension": hlo.i64_attr(scatter_dimension),
-                         "replica_groups": groups},
+                  attrs={"scatter_dimension": hlo.i64_attr(scatter_dimension), **attrs},
                   regions=[region], result_type=hlo.tensor_type(tuple(shape), aval.dtype))
     return out if tiled else ctx.op1("stablehlo.reshape", [out])
 

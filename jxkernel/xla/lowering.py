@@ -28,6 +28,7 @@ class ModuleContext:
         self.functions: dict = {}                # (id(jaxpr), key) -> (jaxpr, Function)
         self.host_callbacks: list = []
         self.mesh = None                         # a sharded module's Mesh (named @mesh)
+        self.manual = None                       # in a shard_map body: (mesh, manual axes)
 
 
 class LoweringRuleContext:

@@ -1,0 +1,660 @@
+"""shard_map: write the per-device program yourself, with collectives over mesh axes.
+
+    >>> mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))      # 8 devices
+    >>> f = shard_map(lambda a: lax.psum(a, 'x'), mesh=mesh, in_specs=P('x'), out_specs=P())
+    >>> f(jnp.arange(8.0)).tolist()                  # each device holds 2; the 4 blocks summed
+    [12.0, 16.0]
+
+The body is traced once with *local* shapes (each dimension divided by the mesh axes its
+in_spec names) into a `shard_map` equation whose outputs have *global* shapes (out_specs say
+how the local blocks are put together). The equation lowers to Shardy's
+`sdy.manual_computation` inside a program partitioned over the mesh (xla/sharded.py); in its
+body the collectives of lax/parallel.py address devices by their position in the mesh
+(`mesh_groups`). A shard_map run eagerly, or under a jit without shardings, is partitioned
+over its own mesh.
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from ..core.avals import ShapedArray, get_aval
+from ..core.interpret import eval_jaxpr
+from ..core.ir import ClosedJaxpr, Jaxpr, param_printers
+from ..core.primitive import (
+    Primitive,
+    abstract_eval_rules,
+    impl_rules,
+    jvp_rules,
+    lowering_rules,
+    transpose_rules,
+)
+from ..core.trace import set_current_trace
+from ..lax import _batch_util as bu
+from ..lax._ad_util import Zero, instantiate, is_undefined
+from ..lax.sharding import NeedsMesh
+from ..tree_util import (
+    broadcast_prefix,
+    keystr,
+    prefix_errors,
+    tree_flatten,
+    tree_flatten_with_path,
+    tree_unflatten,
+)
+from ..xla import stablehlo as hlo
+from ..xla.sharding import (
+    AxisType,
+    DuplicateSpecError,
+    Mesh,
+    NamedSharding,
+    PartitionSpec,
+    get_mesh,
+    sdy_dims,
+)
+from .ad import jvp_jaxpr, transpose_jaxpr
+from .batching import axis_batching_rules, batch_jaxpr
+from .partial_eval import partial_eval_jaxpr, partial_eval_rules
+from .pmap import _bound_axis
+from .staging import convert_constvars_to_invars, trace_to_jaxpr
+
+P = PartitionSpec
+shard_map_p = Primitive("shard_map", multiple_results=True)
+
+
+class _InferType:
+    """in_specs' default: take each argument's spec from its sharding (Explicit axes only)."""
+
+    def __repr__(self):
+        return "Infer"
+
+
+Infer = _InferType()
+
+
+# ------------------------------------------------------------------ shapes
+def _axes_of(spec: PartitionSpec, ndim: int) -> tuple:
+    return spec._axes(ndim)
+
+
+def _local_aval(aval, spec, mesh) -> ShapedArray:
+    """The block one device sees of a value of global type `aval` split as `spec`."""
+    sizes = mesh.shape
+    shape = tuple(n // math.prod(sizes[a] for a in axes)
+                  for n, axes in zip(aval.shape, _axes_of(spec, len(aval.shape))))
+    return ShapedArray(shape, aval.dtype, aval.weak_type)
+
+
+def _global_aval(aval, spec, mesh) -> ShapedArray:
+    """The value of type `aval` on every device, put together as `spec` says."""
+    sizes = mesh.shape
+    shape = tuple(n * math.prod(sizes[a] for a in axes)
+                  for n, axes in zip(aval.shape, _axes_of(spec, len(aval.shape))))
+    return ShapedArray(shape, aval.dtype, aval.weak_type)
+
+
+def _unmentioned(spec, manual_axes, mesh) -> tuple:
+    """The manual axes `spec` does not split over (in mesh order): the value is one over them."""
+    named = {a for axes in spec._axes(0) for a in axes}
+    return tuple(a for a in mesh.axis_names if a in manual_axes and a not in named)
+
+
+class _axes_bound:
+    """The mesh's manual axes are named axes while a body is traced (lax.axis_size sees them)."""
+
+    def __init__(self, mesh, manual_axes):
+        self.bound = [_bound_axis(a, s) for a, s in zip(mesh.axis_names, mesh.axis_sizes)
+                      if a in manual_axes]
+
+    def __enter__(self):
+        for b in self.bound:
+            b.__enter__()
+
+    def __exit__(self, *exc):
+        for b in reversed(self.bound):
+            b.__exit__()
+
+
+# ------------------------------------------------------------------ the primitive's rules
+def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
+    return [_global_aval(a, s, mesh) for a, s in zip(jaxpr.out_avals, out_specs)]
+
+
+def _bind(body: ClosedJaxpr, args, mesh, in_specs, out_specs, check_vma, manual_axes):
+    """Bind shard_map_p on `body`; its constants become replicated leading operands."""
+    body, consts = convert_constvars_to_invars(body)
+    return shard_map_p.bind(*consts, *args, jaxpr=body, mesh=mesh,
+                            in_specs=(P(),) * len(consts) + tuple(in_specs),
+                            out_specs=tuple(out_specs), check_vma=check_vma,
+                            newly_manual_axes=manual_axes)
+
+
+def _sharding_text(spec, ndim, mesh) -> str:
+    return sdy_dims(NamedSharding(mesh, spec), ndim)
+
+
+def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
+    module_ctx = ctx.module_ctx
+    if module_ctx.mesh is None:     # jit catches this and partitions the program over the mesh
+        raise NeedsMesh("shard_map inside a program compiled for one device", mesh)
+    if module_ctx.mesh != mesh and (module_ctx.mesh._ids, module_ctx.mesh.axis_names) != \
+            (mesh._ids, mesh.axis_names):
+        raise ValueError(f"shard_map's mesh {mesh} differs from the mesh {module_ctx.mesh} the "
+                         f"enclosing jit is partitioned over; use one mesh")
+    if module_ctx.manual is not None:
+        raise NotImplementedError("shard_map nested inside another shard_map's body")
+    block = ctx.new_block([hlo.aval_type(a) for a in jaxpr.in_avals])
+    module_ctx.manual = (mesh, newly_manual_axes)
+    try:
+        outs = ctx.lower_jaxpr(jaxpr, block.args, block)
+    finally:
+        module_ctx.manual = None
+    block.ret(outs, op="sdy.return")
+    ins = ", ".join(_sharding_text(s, len(a.shape), mesh) for s, a in zip(in_specs, ctx.avals_in))
+    outs_text = ", ".join(_sharding_text(s, len(a.shape), mesh)
+                          for s, a in zip(out_specs, ctx.avals_out))
+    manual = ", ".join(f'"{a}"' for a in mesh.axis_names if a in newly_manual_axes)
+    return ctx.op("sdy.manual_computation", list(args), regions=[block], attrs={
+        "in_shardings": f"#sdy.sharding_per_value<[{ins}]>",
+        "out_shardings": f"#sdy.sharding_per_value<[{outs_text}]>",
+        "manual_axes": f"#sdy<manual_axes{{{manual}}}>"})
+
+
+def _impl(*args, **params):
+    """Run eagerly: one program of this equation, partitioned over the mesh."""
+    from ..xla.sharded import run_jaxpr
+    avals = tuple(get_aval(a) for a in args)
+    return run_jaxpr(_one_equation(avals, params), "shard_map", list(args), params["mesh"])
+
+
+_equations: dict = {}       # (avals, params) -> the one-equation ClosedJaxpr run eagerly
+
+
+def _one_equation(avals, params) -> ClosedJaxpr:
+    key = (avals, tuple(params.items()))
+    found = _equations.get(key)
+    if found is None:
+        from ..xla.dispatch import primitive_jaxpr
+        found = _equations[key] = ClosedJaxpr(primitive_jaxpr(shard_map_p, avals, params), [])
+    return found
+
+
+def _jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma,
+         newly_manual_axes):
+    """One shard_map computing primal and tangent outputs; a tangent is split as its primal."""
+    nonzeros = [type(t) is not Zero for t in tangents]
+    with _axes_bound(mesh, newly_manual_axes):
+        body, out_nonzeros = jvp_jaxpr(jaxpr, nonzeros)
+    tangent_specs = [s for s, nz in zip(in_specs, nonzeros) if nz]
+    out_tangent_specs = [s for s, nz in zip(out_specs, out_nonzeros) if nz]
+    outs = _bind(body, list(primals) + [t for t in tangents if type(t) is not Zero], mesh,
+                 list(in_specs) + tangent_specs, list(out_specs) + out_tangent_specs,
+                 check_vma, newly_manual_axes)
+    n = len(out_specs)
+    rest = iter(outs[n:])
+    return outs[:n], [next(rest) if nz else Zero(get_aval(o))
+                      for nz, o in zip(out_nonzeros, outs[:n])]
+
+
+def _transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
+    """The transposed body as a shard_map. A value one over some manual axes (its spec leaves
+    them out) stands for one copy per device: its cotangent is divided among the devices on
+    the way in and summed over them on the way out (JAX's rule with check_vma=False)."""
+    linear = [is_undefined(a) for a in args]
+    nonlinear = [a for a in args if not is_undefined(a)]
+    cts = [instantiate(ct) for ct in cts]
+    with _axes_bound(mesh, newly_manual_axes):
+        transposed = transpose_jaxpr(jaxpr, linear)
+        body = _spread_and_sum(transposed, len(nonlinear), mesh, newly_manual_axes,
+                               list(out_specs), [s for s, lin in zip(in_specs, linear) if lin])
+    in_cts = iter(_bind(body, nonlinear + cts, mesh,
+                        [s for s, lin in zip(in_specs, linear) if not lin] + list(out_specs),
+                        [s for s, lin in zip(in_specs, linear) if lin], check_vma,
+                        newly_manual_axes))
+    return [next(in_cts) if lin else None for lin in linear]
+
+
+def _spread_and_sum(transposed, n_nonlinear, mesh, manual_axes, ct_specs, in_specs):
+    """`transposed` with each cotangent divided by the devices that share it, and each input's
+    cotangent summed over the devices that share that input."""
+    from ..lax.elementwise import div
+    from ..lax.parallel import psum_p
+    sizes = mesh.shape
+
+    def body(*args):
+        nonlinear, cts = args[:n_nonlinear], list(args[n_nonlinear:])
+        for i, spec in enumerate(ct_specs):
+            n = math.prod(sizes[a] for a in _unmentioned(spec, manual_axes, mesh))
+            if n != 1 and np.issubdtype(cts[i].aval.dtype, np.inexact):
+                cts[i] = div(cts[i], np.asarray(n, cts[i].aval.dtype))
+        outs = eval_jaxpr(transposed.jaxpr, transposed.consts, *nonlinear, *cts)
+        summed = []
+        for o, spec in zip(outs, in_specs):
+            axes = _unmentioned(spec, manual_axes, mesh)
+            summed.append(psum_p.bind(o, axes=axes, axis_index_groups=None)[0] if axes else o)
+        return summed
+    return trace_to_jaxpr(body, transposed.in_avals)
+
+
+def _batching(axis_data, vals, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma,
+              newly_manual_axes):
+    """vmap of a shard_map: the batch axis leads every block and is split over no mesh axis."""
+    vals = [v if d is bu.not_mapped else bu.moveaxis(v, d, 0) for v, d in zip(vals, dims)]
+    in_dims = [bu.not_mapped if d is bu.not_mapped else 0 for d in dims]
+    with _axes_bound(mesh, newly_manual_axes):
+        body, _ = batch_jaxpr(jaxpr, axis_data, in_dims,
+                              force_out_batched=[True] * len(out_specs))
+    lead = lambda s: P(None, *s)        # noqa: E731
+    outs = _bind(body, vals, mesh,
+                 [s if d is bu.not_mapped else lead(s) for s, d in zip(in_specs, in_dims)],
+                 [lead(s) for s in out_specs], check_vma, newly_manual_axes)
+    return outs, [0] * len(outs)
+
+
+def _partial_eval(trace, args, params):
+    """Linearizing through a shard_map: the known part runs now as one shard_map, the unknown
+    part is staged as another. Residuals differ per device, so each leaves the first one with
+    a new leading axis split over all manual axes and enters the second one alike."""
+    jaxpr, mesh, manual = params["jaxpr"], params["mesh"], params["newly_manual_axes"]
+    in_specs, out_specs = params["in_specs"], params["out_specs"]
+    unknowns = [trace.is_unknown(x) for x in args]
+    with _axes_bound(mesh, manual):
+        known, unknown, out_unknowns, n_res = partial_eval_jaxpr(jaxpr, unknowns)
+        unknown, unknown_consts = convert_constvars_to_invars(unknown)
+        known = _with_residuals_stacked(known, n_res)
+        unknown = _with_residuals_unstacked(unknown, len(unknown_consts), n_res)
+    res_spec = P(tuple(a for a in mesh.axis_names if a in manual))
+    rest = dict(check_vma=params["check_vma"], manual_axes=manual)
+    known_out_specs = [s for s, u in zip(out_specs, out_unknowns) if not u]
+    with set_current_trace(trace.parent):
+        known_outs = _bind(known, [x for x, u in zip(args, unknowns) if not u], mesh,
+                           [s for s, u in zip(in_specs, unknowns) if not u],
+                           known_out_specs + [res_spec] * n_res, **rest)
+    n_known = len(known_out_specs)
+    operands = unknown_consts + list(known_outs[n_known:]) + \
+        [x for x, u in zip(args, unknowns) if u]
+    unknown_specs = [P()] * len(unknown_consts) + [res_spec] * n_res + \
+        [s for s, u in zip(in_specs, unknowns) if u]
+    unknown_out_specs = tuple(s for s, u in zip(out_specs, out_unknowns) if u)
+    eqn_params = dict(jaxpr=unknown, mesh=mesh, in_specs=tuple(unknown_specs),
+                      out_specs=unknown_out_specs, check_vma=params["check_vma"],
+                      newly_manual_axes=manual)
+    avals = _abstract_eval(jaxpr=unknown, **{k: v for k, v in eqn_params.items()
+                                              if k != "jaxpr"})
+    unknown_outs = iter(trace.add_eqn([trace.to_atom(x) for x in operands], shard_map_p,
+                                      eqn_params, avals))
+    known_iter = iter(known_outs[:n_known])
+    return [next(unknown_outs) if u else next(known_iter) for u in out_unknowns]
+
+
+def _with_residuals_stacked(known: ClosedJaxpr, n_res: int) -> ClosedJaxpr:
+    """`known` with each of its last `n_res` outputs given a leading axis of one."""
+    from ..lax.shapes import expand_dims
+    n_out = len(known.out_avals) - n_res
+
+    def body(*args):
+        outs = eval_jaxpr(known.jaxpr, known.consts, *args)
+        return list(outs[:n_out]) + [expand_dims(r, (0,)) for r in outs[n_out:]]
+    return trace_to_jaxpr(body, known.in_avals)
+
+
+def _with_residuals_unstacked(unknown: ClosedJaxpr, n_consts: int, n_res: int) -> ClosedJaxpr:
+    """`unknown` taking each residual with the leading axis of one that the known part added."""
+    from ..lax.shapes import squeeze
+    avals = list(unknown.in_avals)
+    for i in range(n_consts, n_consts + n_res):
+        avals[i] = ShapedArray((1,) + avals[i].shape, avals[i].dtype, avals[i].weak_type)
+
+    def body(*args):
+        args = list(args)
+        for i in range(n_consts, n_consts + n_res):
+            args[i] = squeeze(args[i], (0,))
+        return eval_jaxpr(unknown.jaxpr, unknown.consts, *args)
+    return trace_to_jaxpr(body, avals)
+
+
+abstract_eval_rules[shard_map_p] = _abstract_eval
+partial_eval_rules[shard_map_p] = _partial_eval
+lowering_rules[shard_map_p] = _lowering
+impl_rules[shard_map_p] = _impl
+jvp_rules[shard_map_p] = _jvp
+transpose_rules[shard_map_p] = _transpose
+axis_batching_rules[shard_map_p] = _batching
+param_printers[shard_map_p] = lambda p: [
+    ("check_vma", p["check_vma"]), ("in_specs", p["in_specs"]), ("jaxpr", p["jaxpr"]),
+    ("mesh", p["mesh"]), ("newly_manual_axes", p["newly_manual_axes"]),
+    ("out_specs", p["out_specs"])]
+
+
+# ------------------------------------------------------------------ check_vma
+_REMOVES = {"psum", "pmax", "pmin", "all_gather"}        # the result is one over the axes
+_ADDS = {"reduce_scatter", "all_to_all"}                  # the result differs along them
+_COLLECTIVES = _REMOVES | _ADDS | {"ppermute", "axis_index"}
+
+
+def _eqn_axes(eqn) -> frozenset:
+    p = eqn.params
+    names = p.get("axes", p.get("axis_name", ()))
+    return frozenset(names if isinstance(names, (tuple, list)) else (names,))
+
+
+def _nested_jaxprs(eqn) -> list:
+    found = []
+    for v in eqn.params.values():
+        for x in (v if isinstance(v, (tuple, list)) else (v,)):
+            if isinstance(x, ClosedJaxpr):
+                found.append(x.jaxpr)
+            elif isinstance(x, Jaxpr):
+                found.append(x)
+    return found
+
+
+def _has_collectives(jaxpr) -> bool:
+    return any(e.primitive.name in _COLLECTIVES or any(map(_has_collectives, _nested_jaxprs(e)))
+               for e in jaxpr.eqns)
+
+
+def varying_axes(jaxpr: Jaxpr, in_varying) -> list:
+    """Per output of a shard_map body, the manual axes along which its value may differ
+    between devices, given the inputs' (their in_specs' axes). Collectives that reduce or
+    gather over axes make the result the same along them; a body of a nested primitive that
+    uses collectives itself (other than jit's) is not looked into: its outputs count as the
+    same everywhere, so the check errs towards silence."""
+    env = dict(zip(jaxpr.invars, in_varying))
+    read = lambda a: env.get(a, frozenset())    # noqa: E731  (literals and constants: none)
+    for eqn in jaxpr.eqns:
+        ins = [read(a) for a in eqn.invars]
+        union = frozenset().union(*ins)
+        name = eqn.primitive.name
+        nested = _nested_jaxprs(eqn)
+        if name in _REMOVES:
+            outs = [v - _eqn_axes(eqn) for v in ins] if name != "all_gather" else \
+                [union - _eqn_axes(eqn)]
+        elif name in _ADDS:
+            outs = [union | _eqn_axes(eqn)]
+        elif name == "axis_index":
+            outs = [_eqn_axes(eqn)]
+        elif name in ("jit", "pjit") and len(nested) == 1:
+            outs = varying_axes(nested[0], ins)
+        elif nested and any(map(_has_collectives, nested)):
+            outs = [frozenset()] * len(eqn.outvars)
+        else:
+            outs = [union] * len(eqn.outvars)
+        if len(outs) == 1 and len(eqn.outvars) > 1:
+            outs = outs * len(eqn.outvars)
+        env.update(zip(eqn.outvars, outs))
+    return [read(v) for v in jaxpr.outvars]
+
+
+def _check_vma(fun_name, mesh, manual_axes, body, in_specs, out_specs, out_struct):
+    """JAX's error for an out_spec that leaves out a manual axis the output varies along."""
+    ordered = lambda axes: ",".join(a for a in mesh.axis_names if a in axes)    # noqa: E731
+    in_varying = [frozenset(a for axes in s._axes(0) for a in axes) for s in in_specs]
+    msgs = []
+    paths = [p for p, _ in tree_flatten_with_path(out_struct)[0]]
+    for path, spec, varying in zip(paths, out_specs, varying_axes(body.jaxpr, in_varying)):
+        missing = [a for a in _unmentioned(spec, manual_axes, mesh) if a in varying]
+        if not missing:
+            continue
+        unmentioned = [a for a in mesh.axis_names
+                       if a not in {x for axes in spec._axes(0) for x in axes}]
+        where = f"out_specs{keystr(path)}" if paths != [()] else "out_specs"
+        if len(unmentioned) > 1:
+            need = ordered({x for axes in spec._axes(0) for x in axes})
+            msgs.append(f"* {where} is {spec!r} which implies that the corresponding output "
+                        f"value is only varying across mesh axes {{{need}}} and not "
+                        f"{{{ordered(missing)}}}, but it was inferred to be possibly varying "
+                        f"over {{{ordered(varying)}}}")
+        else:
+            msgs.append(f"* {where} is {spec!r} which implies that the corresponding output "
+                        f"value is replicated across mesh axis '{unmentioned[0]}', but could "
+                        f"not infer replication over any axes")
+    if not msgs:
+        return
+    if len(msgs) == 1:
+        msgs = [msgs[0][2:]]
+    raise ValueError(
+        f"shard_map applied to the function '{fun_name}' was given out_specs which require "
+        f"replication which can't be statically inferred given the mesh:\n\n"
+        f"The mesh given has shape {mesh.axis_sizes} with corresponding axis names "
+        f"{mesh.axis_names}.\n\n" + "\n\n".join(msgs) + "\n\n"
+        "Check if these output values are meant to be replicated over those mesh axes. If "
+        "not, consider revising the corresponding out_specs entries. If so, consider "
+        "disabling the check by passing the check_vma=False argument to `jax.shard_map`.")
+
+
+# ------------------------------------------------------------------ the API
+def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=frozenset(),
+              check_vma=True):
+    """Map `f` over the blocks of its arguments on the devices of `mesh` (see the module
+    docstring); usable as a decorator with keyword arguments.
+
+    >>> @functools.partial(shard_map, mesh=mesh, in_specs=P('x'), out_specs=P('x'))
+    ... def scale(block):
+    ...     return block * (lax.axis_index('x') + 1)
+    >>> scale(jnp.ones(8)).tolist()
+    [1.0, 1.0, 2.0, 2.0, 3.0, 3.0, 4.0, 4.0]
+
+    `check_vma` checks that an output whose out_spec leaves out a mesh axis does not vary
+    along it (JAX's error); the values are followed through the body's collectives and jit
+    calls, not inside other primitives' bodies that use collectives. Unlike JAX, the types
+    of the body carry no varying axes (no `pvary` equations), and Explicit axes are not
+    checked against the arguments' shardings.
+    """
+    kwargs = dict(out_specs=out_specs, in_specs=in_specs, mesh=mesh, axis_names=axis_names,
+                  check_vma=check_vma)
+    if f is None:
+        return lambda g: _shard_map(g, **kwargs)
+    return _shard_map(f, **kwargs)
+
+
+def _fun_name(f) -> str:
+    return getattr(f, "__name__", str(f))
+
+
+def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma):
+    if not callable(f):
+        raise TypeError(f"shard_map requires a callable for its first argument, but got {f} "
+                        f"of type {type(f)}.")
+
+    @functools.wraps(f)
+    def wrapped(*args):
+        mesh_, manual = _checked_mesh(mesh, axis_names, in_specs, out_specs)
+        flat_args, in_tree = tree_flatten(args)
+        specs = _flat_in_specs(in_specs, args, flat_args, mesh_, manual)
+        static = [s is None for s in specs]
+        dyn = [x for x, s in zip(flat_args, static) if not s]
+        dyn_specs = [s for s in specs if s is not None]
+        avals = [_aval(x) for x in dyn]
+        _check_args(f, mesh_, args, flat_args, specs, avals, static)
+        local = [_local_aval(a, s, mesh_) for a, s in zip(avals, dyn_specs)]
+        out_info = {}
+
+        def body(*xs):
+            it = iter(xs)
+            full = [x if s else next(it) for x, s in zip(flat_args, static)]
+            out = f(*tree_unflatten(in_tree, full))
+            leaves, out_tree = tree_flatten(out)
+            out_info["tree"], out_info["struct"] = out_tree, out
+            return leaves
+
+        with _axes_bound(mesh_, manual):
+            closed = trace_to_jaxpr(body, local)
+        out_struct = tree_unflatten(out_info["tree"], [0] * len(closed.out_avals))
+        flat_out = _flat_out_specs(out_specs, out_struct)
+        _check_out_ranks(f, out_specs, out_struct, flat_out, closed.out_avals)
+        if check_vma:
+            n_consts = len(closed.jaxpr.constvars)
+            _check_vma(_fun_name(f), mesh_, manual,
+                       ClosedJaxpr(Jaxpr([], closed.jaxpr.constvars + closed.jaxpr.invars,
+                                         closed.jaxpr.outvars, closed.jaxpr.eqns), []),
+                       [P()] * n_consts + dyn_specs, flat_out, out_struct)
+        outs = _bind(closed, dyn, mesh_, dyn_specs, flat_out, check_vma, manual)
+        return tree_unflatten(out_info["tree"], outs)
+    return wrapped
+
+
+def _aval(x) -> ShapedArray:
+    return get_aval(x)
+
+
+def _checked_mesh(mesh, axis_names, in_specs, out_specs):
+    """(the mesh, its manual axes), with JAX's errors for a missing mesh or bad axis names."""
+    context = get_mesh()
+    if mesh is None:
+        if context is None:
+            raise ValueError("The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to "
+                             "enter into a mesh context")
+        mesh = context
+    elif context is not None and context.abstract_mesh != mesh.abstract_mesh:
+        raise ValueError(f"The context mesh {context} should match the mesh passed to "
+                         f"shard_map {mesh}")
+    if not isinstance(mesh, Mesh):
+        raise TypeError(f"shard_map requires a `jax.sharding.Mesh` instance for its second "
+                        f"argument, but got {mesh} of type {type(mesh)}.")
+    if not isinstance(axis_names, (set, frozenset)):
+        raise TypeError(f"`axis_names` argument of shard_map should be of type `frozenset` or "
+                        f"`set`. Got type: {type(axis_names)}")
+    manual = frozenset(axis_names) or frozenset(mesh.axis_names)
+    if not manual <= frozenset(mesh.axis_names):
+        raise ValueError(f"jax.shard_map requires axis_names={manual} to be a subset of "
+                         f"mesh.axis_names={frozenset(mesh.axis_names)}")
+    if in_specs is Infer and not all(t is AxisType.Explicit for a, t in
+                                     zip(mesh.axis_names, mesh.axis_types) if a in manual):
+        types = ", ".join(str(t) for a, t in zip(mesh.axis_names, mesh.axis_types)
+                          if a in manual)
+        raise TypeError(f"shard_map in_specs argument must be a pytree of "
+                        f"`jax.sharding.PartitionSpec` instances, but it was `None` when "
+                        f"axis_names={manual} are of type {types}")
+    if in_specs is not Infer and in_specs is not None:
+        _check_spec_names("in_specs", in_specs, manual, mesh)
+    _check_spec_names("out_specs", out_specs, manual, mesh)
+    return mesh, manual
+
+
+def _spec_leaves(specs) -> list:
+    return [s for s in tree_flatten(specs, is_leaf=lambda s: s is None or isinstance(s, P))[0]
+            if isinstance(s, P)]
+
+
+def _check_spec_names(what, specs, manual, mesh) -> None:
+    for spec in _spec_leaves(specs):
+        seen = set()
+        for axes in spec._axes(0):
+            for a in axes:
+                if a not in manual:
+                    raise ValueError(f"shard_map {what} argument must refer to an axis marked "
+                                     f"as manual ({manual}), but:\n\n  {what} refers to "
+                                     f"{a!r}\n\nCheck the {what} values passed to shard_map.")
+                if a in seen:
+                    raise DuplicateSpecError(
+                        f"A single NamedSharding spec specification can map every mesh axis "
+                        f"to at most one positional dimension, but {spec!r} has duplicate "
+                        f"entries for `{a}`")
+                seen.add(a)
+
+
+def _flat_in_specs(in_specs, args, flat_args, mesh, manual) -> list:
+    """One PartitionSpec (or None: a static argument) per leaf of `args`."""
+    if in_specs is Infer:           # Explicit axes: each argument's own sharding
+        from ..xla.sharded import ShardedArray
+        return [x.sharding.spec if type(x) is ShardedArray else P() for x in flat_args]
+    is_leaf = lambda s: s is None or isinstance(s, P)    # noqa: E731
+    if is_leaf(in_specs):
+        return [in_specs] * len(flat_args)
+    try:
+        return broadcast_prefix(in_specs, args, is_leaf=is_leaf)
+    except ValueError:
+        e, *_ = prefix_errors(in_specs, args, is_leaf)
+        raise e("shard_map in_specs") from None
+
+
+def _flat_out_specs(out_specs, out_struct) -> list:
+    is_leaf = lambda s: s is None or isinstance(s, P)    # noqa: E731
+    if is_leaf(out_specs):
+        return [out_specs] * len(tree_flatten(out_struct)[0])
+    try:
+        return broadcast_prefix(out_specs, out_struct, is_leaf=is_leaf)
+    except ValueError:
+        e, *_ = prefix_errors(out_specs, out_struct, is_leaf)
+        raise e("shard_map out_specs") from None
+
+
+def _arg_descriptions(f, args, flat_args) -> list:
+    """Per leaf: 'args[0]' plus, where known, the parameter of `f` it is bound to."""
+    import inspect
+    try:
+        params = list(inspect.signature(f).parameters)
+    except (TypeError, ValueError):
+        params = []
+    out = []
+    for i, a in enumerate(args):
+        for path, _ in tree_flatten_with_path(a)[0]:
+            name = f"args[{i}]{keystr(path)}"
+            if i < len(params):
+                name += f", where args[{i}] is bound to {_fun_name(f)}'s parameter '{params[i]}'"
+            out.append(name)
+    return out
+
+
+def _check_args(f, mesh, args, flat_args, specs, avals, static) -> None:
+    """JAX's errors for an in_spec longer than its argument's rank, or that does not divide
+    it evenly."""
+    names = [n for n, s in zip(_arg_descriptions(f, args, flat_args), static) if not s]
+    fun = _fun_name(f)
+    dyn_specs = [s for s in specs if s is not None]
+    for name, spec, aval in zip(names, dyn_specs, avals):
+        if len(spec) > len(aval.shape):
+            raise ValueError(
+                f"shard_map applied to the function '{fun}' was given an in_specs entry which "
+                f"is too long to be compatible with the corresponding input value from the "
+                f"function:\n\nin_specs is {spec!r} which has length {len(spec)}, but the "
+                f"passed {name}, has shape {aval.str_short()}, which has rank "
+                f"{len(aval.shape)} (and {len(aval.shape)} < {len(spec)})\n\nEntries in "
+                f"in_specs must be of length no greater than the number of axes in the "
+                f"corresponding input value.\n\nEither revise the spec to be shorter, or "
+                f"modify '{fun}' so that its inputs have sufficient rank.")
+    sizes = mesh.shape
+    for name, spec, aval in zip(names, dyn_specs, avals):
+        for d, axes in enumerate(spec._axes(len(aval.shape))):
+            n = math.prod(sizes[a] for a in axes)
+            if aval.shape[d] % n:
+                where = f"mesh axis '{axes[0]}'" if len(axes) == 1 else f"mesh axes {axes}"
+                raise ValueError(
+                    f"shard_map applied to the function '{fun}' was given argument arrays "
+                    f"with axis sizes that are not evenly divisible by the corresponding mesh "
+                    f"axis sizes:\n\nThe mesh given has shape {mesh.axis_sizes} with "
+                    f"corresponding axis names {mesh.axis_names}.\n\nthe passed {name} of "
+                    f"shape {aval.str_short()}, corresponds to in_specs of value {spec!r}, "
+                    f"which maps array axis {d} (of size {aval.shape[d]}) to {where} (of size "
+                    f"{n}), but {n} does not evenly divide {aval.shape[d]}\n\nArray "
+                    f"arguments' axis sizes must be evenly divisible by the mesh axis or axes "
+                    f"indicated by the corresponding elements of the argument's in_specs "
+                    f"entry. Consider checking that in_specs are correct, and if so consider "
+                    f"changing the mesh axis sizes or else padding the input and adapting "
+                    f"'{fun}' appropriately.")
+
+
+def _check_out_ranks(f, out_specs, out_struct, flat_out, out_avals) -> None:
+    fun = _fun_name(f)
+    paths = [p for p, _ in tree_flatten_with_path(out_struct)[0]]
+    for path, spec, aval in zip(paths, flat_out, out_avals):
+        if spec is None or len(spec) <= len(aval.shape):
+            continue
+        where = f"out_specs{keystr(path)}" if paths != [()] else "out_specs"
+        msg = (f"shard_map applied to the function '{fun}' was given an out_specs entry which "
+               f"is too long to be compatible with the corresponding output value from the "
+               f"function:\n\n{where} is {spec!r} which has length {len(spec)}, but "
+               f"{fun}(*args){keystr(path)} has shape {aval.str_short()}, which has rank "
+               f"{len(aval.shape)} (and {len(aval.shape)} < {len(spec)})\n\nEntries in "
+               f"out_specs must be of length no greater than the number of axes in the "
+               f"corresponding output value.\n\nEither revise the spec to be shorter, or "
+               f"modify '{fun}' so that its outputs have sufficient rank.")
+        if not aval.shape:
+            msg += ("\n\nFor scalar values (rank 0), consider using an out_specs entry of "
+                    "`P()`, where `P = jax.sharding.PartitionSpec`. In particular, for rank 0 "
+                    "outputs which are not constant over the mesh, add at least one "
+                    "(singleton) axis to them so that they can be concatenated using "
+                    "out_specs.")
+        raise ValueError(msg)
