@@ -56,6 +56,14 @@ out["gathered"] = [moved.device.id, np.asarray(moved).tolist()]
 with jax.set_mesh(mesh):
     y = jax.jit(lambda a: a - 1, in_shardings=P("x"), out_shardings=P())(np.arange(8.0))
 out["set_mesh"] = [repr(y.sharding), np.asarray(y).tolist()]
+v8 = jax.device_put(np.arange(8.0, dtype=np.float32), s)
+w8 = jax.device_put(np.arange(8.0, dtype=np.float32) * 10, NamedSharding(mesh, P("y")))
+h = jax.jit(lambda a, b: a + b)
+h(v8, v8)
+out["fast"] = {"hit": np.asarray(h(v8, v8)).tolist(),
+               "hits": [e.hits for e in h._fast.values()],   # (a later layout replaces it)
+               "other_layout": np.asarray(h(v8, w8)).tolist(),        # its 2nd argument differs
+               "one_device": np.asarray(h(v8, jnp.ones(8))).tolist()}
 lowered = jax.jit(lambda a, b: (a * b, a.sum()), in_shardings=(s, None)).lower(x[:, 0], 2.0)
 compiled = lowered.compile()
 called = compiled(x[:, 1], 3.0)
@@ -260,6 +268,13 @@ def test_jaxlib_partitions_sdy_annotations_only_with_the_shardy_flag(runs):
     ours, probes = out["stderr"].split("--jaxlib probes--")
     deprecated = "GSPMD sharding propagation is going to be deprecated"
     assert deprecated not in ours and deprecated in probes
+
+
+def test_the_fast_path_runs_a_sharded_jit_only_on_arguments_laid_out_as_compiled(runs):
+    fast, v = runs[0]["fast"], np.arange(8.0)
+    assert fast["hits"] == [1]                     # the second call took jit's fast path
+    assert fast["hit"] == (2 * v).tolist()
+    assert fast["other_layout"] == (11 * v).tolist() and fast["one_device"] == (v + 1).tolist()
 
 
 def test_lower_and_compile_of_a_sharded_jit_tell_its_shardings(runs):

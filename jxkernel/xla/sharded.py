@@ -20,6 +20,7 @@ import time
 
 import numpy as np
 
+from ..config import config
 from ..core.avals import ShapedArray
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from . import client as _client
@@ -38,6 +39,7 @@ from .array import (
 from .client import xc
 from .compiler import Executable, _result_handler, compile_module
 from .lowering import lower_module
+from .pytree import default_registry as _registry
 from .sharding import (
     Mesh,
     NamedSharding,
@@ -122,6 +124,13 @@ class ShardedArray(ArrayImpl):
 
     def copy(self) -> ShardedArray:
         return put(self._value(), self.aval, self._sharding)
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        """In a notebook: the value, then which device holds which block (sharding_view.py)."""
+        if self._buf.is_deleted():
+            return {"text/plain": repr(self)}
+        from ..sharding_view import array_bundle
+        return array_bundle(self)
 
 
 # One name for JAX's concrete class, as MultiDeviceArray does (xla/array.py).
@@ -301,14 +310,16 @@ class _SpmdEntry:
                                         for x, s in zip(leaves, self.in_shardings)]
 
 
-def lower_partitioned(closed, name, mesh, arg_shardings, out_shardings, donated=()):
+def lower_partitioned(closed, name, mesh, arg_shardings, out_shardings, donated=(),
+                      locations=False):
     """(module text, ModuleContext, seconds) of `closed` partitioned over `mesh`.
-    `arg_shardings` covers the constants then the arguments; a None output is XLA's choice."""
+    `arg_shardings` covers the constants then the arguments; a None output is XLA's choice.
+    `locations`: each op's source line too (explain reads it back from the compiled HLO)."""
     start = time.perf_counter()
     text, module_ctx = lower_module(
         closed.jaxpr, name=name, platform=_client.platform_of(mesh.devices.flat[0]),
         donated=donated or None, mesh=mesh, arg_shardings=arg_shardings,
-        result_shardings=out_shardings)
+        result_shardings=out_shardings, locations=locations)
     return text, module_ctx, time.perf_counter() - start
 
 
@@ -404,9 +415,50 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
         jitted._cache[key] = entry
         jitted._record(treedef, statics, avals, dyn_args, dyn_kwargs, trace_s, lower_s,
                        compile_s, source, plan.mesh.devices.flat[0], closed.consts)
+        _remember_fast(jitted, args, dyn_args, dyn_kwargs, leaves, avals, entry)
     else:
         entry.hits += 1
     return tree_unflatten(entry.out_tree, entry.exe.call_buffers(entry.arguments(leaves)))
+
+
+class _Checked:
+    """The executable as jit's fast path calls it (with the arguments' buffers): it runs only
+    if every buffer is laid out as compiled for, else a ValueError sends the call back to the
+    general path (the fast path's key looks at the first argument's layout only)."""
+    __slots__ = ("exe", "layouts", "const_bufs")
+
+    def __init__(self, exe, layouts, const_bufs):
+        self.exe, self.layouts, self.const_bufs = exe, layouts, const_bufs
+
+    def call_buffers(self, bufs) -> list:
+        for b, layout in zip(bufs, self.layouts):
+            if b._sharding is not layout and b._sharding != layout:
+                raise ValueError("an argument is laid out otherwise than compiled for")
+        return self.exe.call_buffers(self.const_bufs + bufs if self.const_bufs else bufs)
+
+
+class _FastEntry:
+    """What jit's fast path reads: the checked executable; hits count on the cached entry."""
+    __slots__ = ("exe", "out_tree", "entry")
+
+    def __init__(self, exe, entry):
+        self.exe, self.out_tree, self.entry = exe, entry.out_tree, entry
+
+    hits = property(lambda self: self.entry.hits,
+                    lambda self, n: setattr(self.entry, "hits", n))
+
+
+def _remember_fast(jitted, args, dyn_args, dyn_kwargs, leaves, avals, entry) -> None:
+    """Put `entry` in jit's fast path (Jitted.__call__), under the key it builds there, when
+    every argument is an Array given positionally and nothing is donated."""
+    if dyn_kwargs or not leaves or entry.exe.donated or config.jax_default_device is not None \
+            or not all(isinstance(x, Array) for x in leaves):
+        return
+    nums = jitted._static_argnums
+    key = (_registry.flatten(dyn_args)[1], avals, leaves[0]._buf._sharding,
+           config._trace_state, tuple(a for i, a in enumerate(args) if i in nums), ())
+    layouts = [gspmd_sharding(s, len(a.shape)) for s, a in zip(entry.in_shardings, avals)]
+    jitted._fast[key] = _FastEntry(_Checked(entry.exe, layouts, list(entry.const_bufs)), entry)
 
 
 class Partitioning:
@@ -414,7 +466,7 @@ class Partitioning:
     and the module (`text`); `compile()` gives what `jit` caches. Also what `.lower()` of a
     sharded jit holds (jit.py's Lowered)."""
 
-    def __init__(self, jitted, closed, out_tree, leaves, dyn_args, dyn_kwargs):
+    def __init__(self, jitted, closed, out_tree, leaves, dyn_args, dyn_kwargs, locations=False):
         given_in = getattr(jitted, "_in_shardings", None)
         given_out = getattr(jitted, "_out_shardings", None)
         if given_in is not None and dyn_kwargs:
@@ -445,7 +497,7 @@ class Partitioning:
         self.closed, self.out_tree, self.name = closed, out_tree, jitted._name
         self.text, self.module_ctx, self.lower_s = lower_partitioned(
             closed, self.name, mesh, [replicated] * n_consts + self.in_shardings, flat_out,
-            self.donated)
+            self.donated, locations)
 
     def compile(self) -> tuple:
         """(_SpmdEntry, lower seconds, compile seconds, where the executable came from)."""
@@ -458,11 +510,11 @@ class Partitioning:
         return entry, self.lower_s, stats.seconds, stats.source
 
 
-def stage_partitioning(traced) -> Partitioning:
+def stage_partitioning(traced, locations=False) -> Partitioning:
     """The Partitioning of a traced sharded jit (`jit(f, in_shardings=...).trace(x)`)."""
     dyn_args, dyn_kwargs = tree_unflatten(traced._in_tree, traced._leaves)
     return Partitioning(traced.jitted, traced.jaxpr, traced.out_tree, traced._leaves, dyn_args,
-                        dyn_kwargs)
+                        dyn_kwargs, locations)
 
 
 # ------------------------------------------------------------------ eager operations

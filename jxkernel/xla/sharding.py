@@ -194,7 +194,7 @@ class Mesh:
     >>> Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))          # 8 devices
     Mesh(axis_sizes=(4, 2), axis_names=('x', 'y'), axis_types=(Auto, Auto))
     """
-    __slots__ = ("devices", "axis_names", "axis_types", "_ids", "_previous")
+    __slots__ = ("devices", "axis_names", "axis_types", "_ids", "_previous", "_hash")
 
     def __init__(self, devices, axis_names, axis_types=None):
         names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
@@ -209,6 +209,8 @@ class Mesh:
         self.axis_types = _axis_types(axis_types, len(names), AxisType.Auto)
         self._ids = tuple(d.id for d in grid.flat)
         self._previous = []
+        # hashed once: meshes key every sharded call's cache lookup
+        self._hash = hash((self._ids, self.axis_sizes, self.axis_names, self.axis_types))
 
     shape = property(lambda self: collections.OrderedDict(zip(self.axis_names,
                                                               self.devices.shape)))
@@ -230,7 +232,7 @@ class Mesh:
             (other._ids, other.axis_sizes, other.axis_names, other.axis_types)
 
     def __hash__(self):
-        return hash((self._ids, self.axis_sizes, self.axis_names, self.axis_types))
+        return self._hash
 
     def __repr__(self):
         return (f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names}, "
@@ -317,7 +319,7 @@ class NamedSharding:
     >>> s.shard_shape((8, 4)), s.num_devices, s.is_fully_replicated
     ((2, 4), 8, False)
     """
-    __slots__ = ("mesh", "spec", "_memory_kind", "_hlo_cache")
+    __slots__ = ("mesh", "spec", "_memory_kind", "_hlo_cache", "_hash")
 
     def __init__(self, mesh, spec, *, memory_kind: str | None = None):
         if not isinstance(mesh, Mesh):
@@ -330,6 +332,7 @@ class NamedSharding:
         self.mesh, self.spec = mesh, spec
         self._memory_kind = _checked_memory_kind(mesh.devices.flat[0], memory_kind)
         self._hlo_cache = {}
+        self._hash = hash((mesh, spec, self._memory_kind))
 
     memory_kind = property(lambda self: self._memory_kind)
     device_set = property(lambda self: set(self.mesh.devices.flat))
@@ -421,11 +424,13 @@ class NamedSharding:
                              memory_kind=kwargs.get("memory_kind", self._memory_kind))
 
     def __eq__(self, other):
+        if self is other:
+            return True
         return type(other) is NamedSharding and self.mesh == other.mesh and \
             self.spec == other.spec and self._memory_kind == other._memory_kind
 
     def __hash__(self):
-        return hash((self.mesh, self.spec, self._memory_kind))
+        return self._hash
 
     def __repr__(self):
         return f"NamedSharding(mesh={self.mesh}, spec={self.spec!r}, memory_kind={self._memory_kind})"
