@@ -84,6 +84,7 @@ _LAZY["image"] = ("jxkernel.image", None)       # jax.image.resize after `import
 _LAZY["distributed"] = ("jxkernel.distributed", None)   # jax.distributed.initialize
 _LAZY["stages"] = ("jxkernel.stages", None)     # jax.stages.Compiled after `import jax`
 _LAZY["export"] = ("jxkernel.export", None)     # jax.export.export after `import jax`
+_LAZY["shard_map"] = ("jxkernel.transforms.shard_map", "shard_map")   # jax.shard_map
 _LAZY["profiler"] = ("jxkernel.profiler", None)   # jax.profiler.trace after `import jax`
 _LAZY.update({n: ("jxkernel.runtime_state", n) for n in (  # jax.clear_caches, jax.transfer_guard
     "clear_caches", "check_tracer_leaks", "checking_leaks", "transfer_guard",
