@@ -57,6 +57,10 @@ line and every line to its items, `:target` highlights: CSS only, no script); an
                     "flops", "transcendentals", "bytes", "estimated"}]}
     per_line      [{"line_id", "equations", "stablehlo_ops", "hlo_instructions", "flops",
                     "transcendentals", "bytes"}]   (lines with something only)
+    collectives   [{"name", "opcode", "operands" (types), "shape", "bytes" (the operands',
+                    per device), "replica_groups" (as XLA printed them), "groups" (device
+                    lists, or null), "source" ("In[3]:5" or null), "text_line", "line_id"}]:
+                  the communication XLA's partitioner inserted (empty on one device)
     cost          {"method": how the per-line numbers were computed (text),
                    "estimated": {"flops", "transcendentals", "bytes"} (sums of ours),
                    "xla": {name: value} (XLA's cost analysis of the module; null for a
@@ -76,11 +80,14 @@ import math
 import os
 import re
 
-from ._hlo_text import parse_hlo
+from ._hlo_text import collectives, parse_hlo
 from .core.avals import ShapedArray, ShapeDtypeStruct
 from .core.ir import ClosedJaxpr, Jaxpr, Names, pp_eqn, pp_toplevel
+from .lax.sharding import NeedsMesh
 from .rich_view import RichView
+from .sharding_view import collective_json, collectives_html, collectives_text
 from .transforms.jit import Jitted, jit
+from .transforms.jit import _any_sharded as any_sharded
 from .tree_util import tree_leaves
 from .xla import client as _client
 from .xla.array import Array
@@ -175,16 +182,38 @@ def build_explanation(f, args, kwargs, *, title=None, label_of=None) -> Explanat
                         f"pass the function and its arguments, e.g. explain(f, x)")
     jitted, dyn_kwargs = _as_jitted(f, args, kwargs)
     traced = jitted.trace(*args, **dyn_kwargs)
-    device = getattr(jitted, "_device", None) or _device_of(args, dyn_kwargs)
-    text, module_ctx = lower_module(traced.jaxpr.jaxpr, name=_name_of(f),
-                                    platform=_client.platform_of(device), locations=True)
-    loaded, _ = compile_module(text, [device], host_callbacks=module_ctx.host_callbacks)
+    text, loaded = _compile_with_locations(f, jitted, traced, args, dyn_kwargs)
     try:
         cost = dict(loaded.cost_analysis() or {})
     except Exception:  # noqa: BLE001  some backends have no cost model
         cost = {}
     return Explanation(f, traced.jaxpr, text, loaded.get_hlo_text(), cost,
                        title=title or _call_text(f, args, kwargs), label_of=label_of)
+
+
+def _compile_with_locations(f, jitted, traced, args, kwargs) -> tuple:
+    """(StableHLO text, jaxlib executable) lowered with source lines: partitioned over the
+    mesh when the call is sharded (arguments, in/out_shardings or a sharding constraint)."""
+    if not (jitted._sharded or any_sharded(traced._leaves)):
+        device = getattr(jitted, "_device", None) or _device_of(args, kwargs)
+        try:
+            text, module_ctx = lower_module(traced.jaxpr.jaxpr, name=_name_of(f),
+                                            platform=_client.platform_of(device), locations=True)
+            return text, compile_module(text, [device], host_callbacks=module_ctx.host_callbacks)[0]
+        except NeedsMesh as e:           # a sharding constraint inside: partitioned, as jit does
+            jitted._sharded, jitted._constraint_mesh = True, e.mesh
+    from .xla.sharded import stage_partitioning
+    plan = stage_partitioning(traced, locations=True)
+    loaded, _ = compile_module(plan.text, plan.mesh._flat_devices,
+                               host_callbacks=plan.module_ctx.host_callbacks,
+                               propagate_outputs=tuple(s is None for s in plan.out_shardings))
+    return plan.text, loaded
+
+
+def _hlo_before_optimization(stablehlo: str) -> str:
+    """The module as XLA first sees it, each instruction with its source line."""
+    from .xla.portable import xla_computation
+    return xla_computation(stablehlo).as_hlo_module().to_string()
 
 
 def _call_text(f, args, kwargs) -> str:
@@ -279,6 +308,11 @@ class Explanation(RichView):
         self.stablehlo_ops = [StableHLOOp(i, n, t, tl, line, file, self._line_id(file, line))
                               for i, (n, t, tl, file, line) in enumerate(_stablehlo_ops(stablehlo))]
         self.hlo_instructions = [self._instruction(i) for i in parse_hlo(optimized_hlo)]
+        self.collectives = collectives(optimized_hlo)
+        if any(c.source_line is None for c in self.collectives):
+            self.collectives = collectives(optimized_hlo, _hlo_before_optimization(stablehlo))
+        self.collective_line_ids = [self._line_id(c.source_file, c.source_line)
+                                    for c in self.collectives]
         self.per_line = self._per_line()
 
     # ----------------------------------------------------------- lines and items
@@ -338,6 +372,10 @@ class Explanation(RichView):
     def hlo_instructions_of(self, number: int, file: str | None = None) -> list[HloInstruction]:
         line_id = self.line(number, file).id
         return [i for i in self.hlo_instructions if i.line_id == line_id]
+
+    def collective_source(self, c) -> str | None:
+        """'In[3]:5': where a collective came from, when XLA kept the line."""
+        return f"{self.label(c.source_file)}:{c.source_line}" if c.source_line else None
 
     def label(self, file) -> str:
         found = self._label_of(file) if self._label_of and file else None
@@ -459,6 +497,7 @@ def render_text(ex: Explanation) -> str:
                    f"{_num(c.transcendentals):>7} {_num(c.bytes):>9} │ {s.text}")
         out += [pad + row for row in _items_under(ex, s.id)]
     out += _text_footer(ex)
+    out += collectives_text(ex.collectives, ex.collective_source)
     return "\n".join(out)
 
 
@@ -509,7 +548,8 @@ def render_html(ex: Explanation) -> str:
     return (f"<div id='{p}'><style>{_CSS.format(p=p)}{_link_css(ex, p)}</style>"
             f"<b>explain <code>{html.escape(ex.title)}</code></b> "
             f"<span style='color:#555'>{html.escape(ex.label(ex.file) if ex.file else '')}</span>"
-            f"<div class='pane'><table>{head}{rows}</table></div>{panes}{foot}</div>")
+            f"<div class='pane'><table>{head}{rows}</table></div>{panes}"
+            f"{collectives_html(ex.collectives, ex.collective_source)}{foot}</div>")
 
 
 def _link_css(ex, p) -> str:
@@ -574,6 +614,8 @@ def to_json(ex: Explanation) -> dict:
             "per_line": [{"line_id": s.id, **dataclasses.asdict(ex.per_line[ex._key(s)])}
                          for s in ex.source_lines
                          if any(dataclasses.astuple(ex.per_line[ex._key(s)]))],
+            "collectives": [{**collective_json(c, ex.collective_source(c)), "line_id": line_id}
+                            for c, line_id in zip(ex.collectives, ex.collective_line_ids)],
             "cost": {"method": COST_METHOD, "estimated": ex.estimated_totals,
                      "xla": {k: _json_number(v) for k, v in ex.xla_cost.items()},
                      "not_estimated": ex.not_estimated}}

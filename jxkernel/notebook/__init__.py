@@ -7,6 +7,8 @@ shows jxkernel's errors without jxkernel's own frames (tracebacks.py).
 `%jxguard` and `no_recompile(f)` make a recompile an error (guard.py); `%jxreport` and
 `report()` export the compilations with what changed and the fix (report.py).
 `step(f, *args)` runs f's jaxpr equation by equation (stepper.py).
+`show_sharding(x)` draws which device holds which block of a sharded array
+(jxkernel/sharding_view.py); a sharded Array displays that view by itself.
 `%explain f(x)` links f's source, jaxpr, StableHLO and optimized HLO by line
 (jxkernel/explainer.py).
 Loading twice is harmless; unloading restores IPython's own `%timeit` (and the
@@ -75,9 +77,17 @@ def unload_ipython_extension(shell) -> None:
     state.restore_config()
 
 
+def show_sharding(x, sharding=None) -> None:
+    """Display which device holds which block of `x` (a sharded Array, or a shape with
+    `sharding`), coloured per block, with the mesh's axes, the shard and bytes per device."""
+    from ..sharding_view import sharding_view
+    display.show(sharding_view(x, sharding))
+
+
 def state_of(shell) -> State | None:
     """The extension's state for `shell` (None when not loaded)."""
     return _states.get(shell)
 
 
-__all__ = ["load_ipython_extension", "unload_ipython_extension", "state_of", "JxMagics", "step", "no_recompile", "report"]
+__all__ = ["load_ipython_extension", "unload_ipython_extension", "state_of", "JxMagics", "step", "no_recompile", "report",
+           "show_sharding"]

@@ -38,12 +38,14 @@ def traced_bundle(label, source, inputs, outputs, error, positions, first_line=1
                           for name, spans in positions.items()}}
 
 
-def hlo_bundle(title, sections, cost_rows) -> dict:
+def hlo_bundle(title, sections, cost_rows, collectives=()) -> dict:
     """`sections`: (heading, text) pairs; `cost_rows`: (name, value) pairs of XLA's cost
-    analysis (numbers, or null where XLA gave an infinity or NaN, which JSON cannot hold)."""
+    analysis (numbers, or null where XLA gave an infinity or NaN, which JSON cannot hold);
+    `collectives`: the communication XLA inserted (sharding_view.collective_json's)."""
     return {"version": VERSION, "title": title,
             "sections": [{"title": head, "text": text} for head, text in sections],
-            "cost": [[name, _number(value)] for name, value in cost_rows]}
+            "cost": [[name, _number(value)] for name, value in cost_rows],
+            "collectives": list(collectives)}
 
 
 def compile_event_json(event, cell_id=None, execution_count=None) -> dict:

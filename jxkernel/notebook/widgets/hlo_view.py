@@ -6,6 +6,8 @@
 """
 from __future__ import annotations
 
+from ..._hlo_text import collectives
+from ...sharding_view import collective_json, collectives_html, collectives_text
 from ..display import esc
 from ..views_json import HLO_MIME, hlo_bundle
 
@@ -22,6 +24,7 @@ class HloView:
         self.show_stablehlo, self.show_optimized = stablehlo, optimized
         compiled = lowered.compile() if optimized else None
         self.optimized = compiled.as_text() if compiled is not None else ""
+        self.collectives = collectives(self.optimized)     # a partitioned program's communication
         try:
             self.cost = dict(compiled.cost_analysis() or {}) if compiled is not None else {}
         except Exception:  # noqa: BLE001  some backends have no cost model
@@ -45,7 +48,7 @@ class HloView:
         if self.cost:
             parts.append("--- XLA cost analysis ---")
             parts += [f"{k}: {_fmt(v)}" for k, v in self.cost_rows()]
-        return "\n".join(parts)
+        return "\n".join(parts + collectives_text(self.collectives))
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         pre = "style='max-height:30em;overflow:auto;font-size:11px;margin:2px 0'"
@@ -57,9 +60,10 @@ class HloView:
         cost = (f"<table style='font-size:12px'><tr><th colspan=2>XLA cost analysis</th></tr>"
                 f"{rows}</table>") if rows else ""
         return {"text/plain": repr(self),
-                "text/html": f"<div><b>HLO of <code>{esc(self.title)}</code></b>{cost}{blocks}"
-                             f"</div>",
-                HLO_MIME: hlo_bundle(self.title, list(self._sections()), self.cost_rows())}
+                "text/html": f"<div><b>HLO of <code>{esc(self.title)}</code></b>{cost}"
+                             f"{collectives_html(self.collectives)}{blocks}</div>",
+                HLO_MIME: hlo_bundle(self.title, list(self._sections()), self.cost_rows(),
+                                     [collective_json(c) for c in self.collectives])}
 
 
 def _fmt(v) -> str:

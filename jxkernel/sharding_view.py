@@ -1,0 +1,232 @@
+"""Where an array's data lives: which device holds which block, drawn as a grid labelled with
+the mesh's axes, the shard's shape and the bytes on each device.
+
+    >>> x = jax.device_put(np.zeros((4, 4), np.float32), NamedSharding(mesh, P('x')))  # 2x2 mesh
+    >>> v = sharding_view(x)
+    >>> v.rows, v.cols, [b.devices for b in v.blocks], v.bytes_per_device
+    (2, 1, [[0, 1], [2, 3]], 32)
+
+A block held by several devices (replicated over the mesh axes the spec leaves out) lists
+them all and has one colour. `print(v)` is the text grid (`visualize_array_sharding`'s)
+under a header; `_repr_html_` a table coloured per block (no script, for a saved notebook);
+`to_json` the bundle `application/vnd.jxkernel.sharding+json` that the JupyterLab extension
+draws:
+
+    version           1
+    title             "f32[4,4]"
+    shape, dtype      [4, 4], "float32"
+    spec              "P('x',)"          (the PartitionSpec's repr)
+    mesh              {"axis_names": ["x", "y"], "axis_sizes": [2, 2]}
+    dims              per array dimension, the mesh axes splitting it ([["x"], []])
+    replicated_over   the mesh axes no dimension is split over (["y"])
+    shard_shape       [2, 4]
+    bytes_per_device  32  (a shard's bytes), total_bytes: the array's
+    num_devices       4
+    rows, cols        the grid's size: rows split dimension 0, columns the others (a 1-d
+                      array is one row)
+    blocks            [{"row", "col", "devices": [ids], "labels": ["CPU 0", ...],
+                        "index": [[start, stop], ...] per dimension, "color": "#rrggbb"}]
+    array             the array's repr, or null (the view of `show_sharding` alone)
+
+A sharded Array displays this view under its usual one (ShardedArray._repr_mimebundle_).
+"""
+from __future__ import annotations
+
+import dataclasses
+import html
+import math
+
+import numpy as np
+
+from .rich_view import RichView
+
+MIME = "application/vnd.jxkernel.sharding+json"
+VERSION = 1
+# Light backgrounds under near-black text: contrast above 7:1 with every one, in any theme.
+PALETTE = ("#a6cee3", "#b2df8a", "#fb9a99", "#fdbf6f", "#cab2d6", "#ffff99", "#8dd3c7",
+           "#bebada", "#fccde5", "#d9d9d9", "#ccebc5", "#ffed6f")
+TEXT_COLOR = "#111111"
+
+
+@dataclasses.dataclass
+class Block:
+    row: int
+    col: int
+    devices: list                  # device ids holding this block
+    labels: list                   # 'CPU 0', ...
+    index: list                    # [start, stop] per dimension
+    color: str
+
+
+class ShardingView(RichView):
+    """The blocks of an array laid out as `sharding` says; see the module docstring."""
+    MIME = MIME
+
+    def __init__(self, shape, dtype, sharding, array_text: str | None = None):
+        self.shape, self.dtype, self.sharding = tuple(shape), np.dtype(dtype), sharding
+        self.array_text = array_text
+        mesh = sharding.mesh
+        self.axis_names, self.axis_sizes = tuple(mesh.axis_names), tuple(mesh.devices.shape)
+        self.dims = [list(a) for a in sharding.spec._axes(len(self.shape))]
+        used = {a for axes in self.dims for a in axes}
+        self.replicated_over = [a for a in self.axis_names if a not in used]
+        self.shard_shape = tuple(sharding.shard_shape(self.shape))
+        self.bytes_per_device = math.prod(self.shard_shape) * self.dtype.itemsize
+        self.num_devices = mesh.devices.size
+        self.blocks = _blocks(self.shape, sharding)
+        self.rows = 1 + max(b.row for b in self.blocks)
+        self.cols = 1 + max(b.col for b in self.blocks)
+
+    @property
+    def title(self) -> str:
+        return _type_text(self.dtype, self.shape)
+
+    def header(self) -> list[str]:
+        mesh = " × ".join(f"{n}={s}" for n, s in zip(self.axis_names, self.axis_sizes))
+        split = "; ".join(f"dim {d} over {' × '.join(map(repr, axes))}" if axes else
+                          f"dim {d} whole" for d, axes in enumerate(self.dims))
+        copies = self.num_devices // len(self.blocks)
+        rep = (f"; replicated over {', '.join(map(repr, self.replicated_over))} "
+               f"({copies} copies of each block)" if copies > 1 else "")
+        return [f"{self.title} on mesh {mesh} as {self.sharding.spec!r}",
+                f"shard {_type_text(self.dtype, self.shard_shape)} · "
+                f"{self.bytes_per_device:,} bytes per device · {self.num_devices} "
+                f"device{'s' if self.num_devices > 1 else ''}"
+                + (f" · {split}" if split else "") + rep]
+
+    def __repr__(self):
+        lines = self.header()
+        if 1 <= len(self.shape) <= 2:
+            from .xla.sharded import sharding_picture
+            lines.append(sharding_picture(self.shape, self.sharding))
+        else:
+            lines += [f"  {' '.join(b.labels)}: {_index_text(b.index)}" for b in self.blocks]
+        return "\n".join(lines)
+
+    def _repr_html_(self):
+        head = "".join(f"<div>{html.escape(line)}</div>" for line in self.header())
+        cell = ("border:2px solid #fff;padding:6px 10px;text-align:center;font-family:monospace;"
+                f"font-size:12px;color:{TEXT_COLOR};background:")
+        rows = []
+        for r in range(self.rows):
+            tds = "".join(f"<td style='{cell}{b.color}' title='{html.escape(_index_text(b.index))}'>"
+                          f"{html.escape(', '.join(b.labels))}<br><span style='font-size:10px'>"
+                          f"{html.escape(_index_text(b.index))}</span></td>"
+                          for b in self.blocks if b.row == r)
+            rows.append(f"<tr>{tds}</tr>")
+        array = (f"<pre style='margin:2px 0'>{html.escape(self.array_text)}</pre>"
+                 if self.array_text is not None else "")
+        return (f"<div class='jx-sharding' style='font-size:12px'>{array}{head}"
+                f"<table style='border-collapse:collapse;margin:4px 0'>{''.join(rows)}</table></div>")
+
+    def to_json(self) -> dict:
+        return {"version": VERSION, "title": self.title, "shape": list(self.shape),
+                "dtype": self.dtype.name, "spec": repr(self.sharding.spec),
+                "mesh": {"axis_names": list(self.axis_names), "axis_sizes": list(self.axis_sizes)},
+                "dims": self.dims, "replicated_over": self.replicated_over,
+                "shard_shape": list(self.shard_shape), "bytes_per_device": self.bytes_per_device,
+                "total_bytes": math.prod(self.shape) * self.dtype.itemsize,
+                "num_devices": self.num_devices, "rows": self.rows, "cols": self.cols,
+                "blocks": [dataclasses.asdict(b) for b in self.blocks], "array": self.array_text}
+
+
+def sharding_view(x, sharding=None) -> ShardingView:
+    """The view of `x` (a sharded Array, or anything with .shape and .dtype given a
+    NamedSharding).
+
+    >>> sharding_view(jax.ShapeDtypeStruct((8,), jnp.float32), NamedSharding(mesh, P('x'))).cols
+    2
+    """
+    sharding = sharding if sharding is not None else getattr(x, "sharding", None)
+    if sharding is None or not hasattr(sharding, "mesh"):
+        raise TypeError(f"sharding_view(x): x has sharding {sharding!r}; pass a sharded Array "
+                        f"(jax.device_put(x, NamedSharding(mesh, P(...)))) or give a NamedSharding")
+    return ShardingView(x.shape, x.dtype, sharding)
+
+
+def array_bundle(x) -> dict:
+    """A sharded Array's display: its repr, then its sharding view (HTML and the bundle)."""
+    view = ShardingView(x.shape, x.dtype, x.sharding, repr(x))
+    return {"text/plain": repr(x), "text/html": view._repr_html_(), MIME: view.to_json()}
+
+
+def _blocks(shape, sharding) -> list[Block]:
+    """One Block per distinct piece of the array, its devices in mesh order."""
+    pieces: dict = {}
+    for device, index in sharding.devices_indices_map(shape).items():
+        spans = tuple((s.start or 0, n if s.stop is None else s.stop)
+                      for s, n in zip(index, shape))
+        pieces.setdefault(spans, []).append(device)
+    blocks = []
+    for spans, devices in pieces.items():
+        chunk = [start // max(stop - start, 1) for start, stop in spans]
+        per_dim = [max(n // max(stop - start, 1), 1) for (start, stop), n in zip(spans, shape)]
+        row = chunk[0] if len(shape) >= 2 else 0
+        rest = chunk[1:] if len(shape) >= 2 else chunk
+        col = int(np.ravel_multi_index(rest, per_dim[-len(rest):])) if rest else 0
+        ids = [d.id for d in devices]
+        blocks.append(Block(row, col, ids, [f"{d.platform.upper()} {d.id}" for d in devices],
+                            [list(s) for s in spans], PALETTE[min(ids) % len(PALETTE)]))
+    return sorted(blocks, key=lambda b: (b.row, b.col))
+
+
+def _type_text(dtype, shape) -> str:
+    from .core.avals import ShapedArray
+    return ShapedArray(tuple(shape), dtype).str_short()
+
+
+def _index_text(index) -> str:
+    return "[" + ", ".join(f"{a}:{b}" for a, b in index) + "]"
+
+
+# ------------------------------------------------------------------ communication
+def collective_json(c, source: str | None = None) -> dict:
+    """One collective (jxkernel._hlo_text.Collective) as the explain and hlo bundles list it;
+    `source`: its line as the view labels it ('In[3]:5'), None when unknown."""
+    return {"name": c.name, "opcode": c.opcode, "operands": c.operands, "shape": c.shape,
+            "bytes": c.bytes, "replica_groups": c.replica_groups, "groups": c.groups,
+            "source": source, "text_line": c.text_line}
+
+
+def _groups_text(c) -> str:
+    if c.groups is None:
+        return c.replica_groups or "-"
+    if not c.groups:
+        return "all devices"
+    if c.opcode == "collective-permute":
+        return " ".join(f"{a}→{b}" for a, b in c.groups)
+    return " ".join("{" + ",".join(map(str, g)) + "}" for g in c.groups)
+
+
+def collective_rows(collectives, source_of=lambda c: None) -> list[tuple]:
+    """(op, operands, bytes, groups, source) per collective, as text."""
+    return [(c.opcode, ", ".join(c.operands) or "-", f"{c.bytes:,}", _groups_text(c),
+             source_of(c) or "-") for c in collectives]
+
+
+_HEAD = ("collective", "operands", "bytes/device", "device groups", "source")
+
+
+def collectives_text(collectives, source_of=lambda c: None) -> list[str]:
+    """The communication view as lines of text ([] when there is none)."""
+    if not collectives:
+        return []
+    rows = [_HEAD] + collective_rows(collectives, source_of)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(_HEAD))]
+    total = sum(c.bytes for c in collectives)
+    return ([f"communication: {len(collectives)} collective(s) XLA inserted, "
+             f"{total:,} bytes sent in per device"] +
+            ["  " + "  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() for r in rows])
+
+
+def collectives_html(collectives, source_of=lambda c: None) -> str:
+    """The communication view as a static HTML table ('' when there is none)."""
+    if not collectives:
+        return ""
+    head = "".join(f"<th style='text-align:left'>{html.escape(h)}</th>" for h in _HEAD)
+    body = "".join("<tr>" + "".join(f"<td style='font-family:monospace;padding:0 6px'>"
+                                    f"{html.escape(v)}</td>" for v in row) + "</tr>"
+                   for row in collective_rows(collectives, source_of))
+    title = html.escape(collectives_text(collectives)[0])
+    return (f"<details open class='jx-collectives'><summary>{title}</summary>"
+            f"<table style='font-size:12px'><tr>{head}</tr>{body}</table></details>")
