@@ -151,6 +151,12 @@ class ProcessLocalArray(MultiDeviceArray):
     def device_list(self) -> tuple:
         return tuple(self._buf._sharding._internal_device_list.addressable_device_list)
 
+    def devices(self) -> set:
+        return set(self.device_list)
+
+    def _home_device(self):
+        return self.device_list[0]
+
     def _rewrap(self, buf):
         return ProcessLocalArray(buf, self.aval, self._stacked)
 

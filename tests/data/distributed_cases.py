@@ -70,7 +70,8 @@ WORKER = textwrap.dedent("""
     total, index, size, gathered = jax.pmap(collectives, "i")(x)
     out.update(psum=np.asarray(total).tolist(), axis_index=np.asarray(index).tolist(),
                axis_size=np.asarray(size).tolist(), all_gather=np.asarray(gathered).tolist(),
-               shards=[s.device.id for s in total.addressable_shards])
+               shards=[s.device.id for s in total.addressable_shards],
+               result_devices=sorted(d.id for d in total.devices()))
     out["w"], out["losses"] = train(lambda f: jax.pmap(f, "i"), x)
     # a global mesh over all processes' devices: the batch split over it, a sharded jit
     mesh = jax.make_mesh((4,), ("x",))
