@@ -64,6 +64,14 @@ out["fast"] = {"hit": np.asarray(h(v8, v8)).tolist(),
                "hits": [e.hits for e in h._fast.values()],   # (a later layout replaces it)
                "other_layout": np.asarray(h(v8, w8)).tolist(),        # its 2nd argument differs
                "one_device": np.asarray(h(v8, jnp.ones(8))).tolist()}
+guarded = jax.jit(lambda a: a * 2, in_shardings=s)
+with jax.transfer_guard("disallow"):
+    placed = jax.device_put(np.arange(8.0), s)                  # explicit: allowed
+    out["guard"] = [np.asarray(guarded(placed)).tolist()]
+    try:
+        guarded(np.arange(8.0))                                  # implicit: refused
+    except Exception as e:
+        out["guard"].append(type(e).__name__)
 lowered = jax.jit(lambda a, b: (a * b, a.sum()), in_shardings=(s, None)).lower(x[:, 0], 2.0)
 compiled = lowered.compile()
 called = compiled(x[:, 1], 3.0)
@@ -275,6 +283,10 @@ def test_the_fast_path_runs_a_sharded_jit_only_on_arguments_laid_out_as_compiled
     assert fast["hits"] == [1]                     # the second call took jit's fast path
     assert fast["hit"] == (2 * v).tolist()
     assert fast["other_layout"] == (11 * v).tolist() and fast["one_device"] == (v + 1).tolist()
+
+
+def test_transfer_guards_see_host_data_put_on_a_mesh(runs):
+    assert runs[0]["guard"] == [(2 * np.arange(8.0)).tolist(), "JaxRuntimeError"]
 
 
 def test_lower_and_compile_of_a_sharded_jit_tell_its_shardings(runs):

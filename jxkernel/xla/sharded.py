@@ -147,6 +147,9 @@ def any_sharded(leaves) -> bool:
 # ------------------------------------------------------------------ putting data on a mesh
 def put(value: np.ndarray, aval: ShapedArray, sharding: NamedSharding) -> ShardedArray:
     """Host data of `aval`'s dtype as a ShardedArray: each device gets its block (a copy)."""
+    if config._transfer_guarded:                      # implicit (jit's NumPy arguments) or not
+        from .transfer_guard import check
+        check("host_to_device", aval, sharding.mesh.devices.flat[0])
     indices = sharding.devices_indices_map(aval.shape)
     block = ShapedArray(sharding.shard_shape(aval.shape), aval.dtype, aval.weak_type)
     bufs = [xc.batched_device_put(block, sharding_for((d,)), [np.ascontiguousarray(value[i])],
