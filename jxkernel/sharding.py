@@ -33,7 +33,9 @@ def get_abstract_mesh():
 def reshard(xs, out_shardings):
     """Each array of `xs` laid out as `out_shardings` says (a sharding, or a matching pytree).
 
-    >>> reshard(x, NamedSharding(mesh, P(None, 'x'))).sharding.spec
+    >>> explicit = jax.make_mesh((4, 2), ('x', 'y'))              # Explicit axes
+    >>> x = jax.device_put(np.zeros((8, 8)), NamedSharding(explicit, P('x')))
+    >>> reshard(x, NamedSharding(explicit, P(None, 'x'))).sharding.spec
     P(None, 'x')
     """
     from .lax.sharding import with_sharding_constraint

@@ -86,6 +86,19 @@ out["abstract"] = [isinstance(x.sharding, jax.sharding.Sharding),
                    isinstance(jnp.ones(2).sharding, jax.sharding.Sharding),
                    isinstance(P("x"), jax.sharding.Sharding)]
 
+# The docstring examples of the sharding modules (they need 8 devices).
+sys.path.insert(0, os.path.dirname(os.environ["SHARDING_CASES"]))
+from doc_examples import check_docstring_examples
+out["doc_examples"] = {}
+for module in ("jxkernel.xla.sharding", "jxkernel.xla.sharded", "jxkernel.sharding",
+               "jxkernel.lax.sharding"):
+    try:
+        check_docstring_examples(module, {"mesh": mesh, "P": P, "Mesh": Mesh,
+                                          "NamedSharding": NamedSharding})
+        out["doc_examples"][module] = "ok"
+    except AssertionError as e:
+        out["doc_examples"][module] = str(e)
+
 # What jaxlib's compiler does with each kind of annotation (docs/jaxlib.md section 4).
 xc, devices = sharded.xc, tuple(jax.devices())
 main = ("func.func public @main(%arg0: tensor<8xf32> {ATTR}) -> tensor<8xf32> {\n"
@@ -283,6 +296,12 @@ def test_the_fast_path_runs_a_sharded_jit_only_on_arguments_laid_out_as_compiled
     assert fast["hits"] == [1]                     # the second call took jit's fast path
     assert fast["hit"] == (2 * v).tolist()
     assert fast["other_layout"] == (11 * v).tolist() and fast["one_device"] == (v + 1).tolist()
+
+
+def test_the_docstring_examples_of_the_sharding_modules_are_true(runs):
+    assert runs[0]["doc_examples"] == dict.fromkeys(
+        ["jxkernel.xla.sharding", "jxkernel.xla.sharded", "jxkernel.sharding",
+         "jxkernel.lax.sharding"], "ok")
 
 
 def test_transfer_guards_see_host_data_put_on_a_mesh(runs):

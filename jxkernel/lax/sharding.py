@@ -44,7 +44,8 @@ def _is_sharding(s) -> bool:
 def with_sharding_constraint(x, shardings):
     """Each array of `x` (a pytree) constrained to its sharding (one, or a matching pytree).
 
-    >>> jax.jit(lambda v: lax.with_sharding_constraint(v + 1, s))(x).sharding == s
+    >>> s = NamedSharding(mesh, P('y'))
+    >>> jax.jit(lambda v: lax.with_sharding_constraint(v + 1, s))(np.arange(8.0)).sharding == s
     True
     """
     from ..xla.sharded import resolve

@@ -208,6 +208,7 @@ def make_array_from_callback(shape, sharding, data_callback, dtype=None) -> Arra
     """An array of `shape` laid out as `sharding`, each device's block `data_callback(index)`.
 
     >>> make_array_from_callback((8,), NamedSharding(mesh, P('x')), lambda i: np.arange(8.)[i])
+    Array([0., 1., 2., 3., 4., 5., 6., 7.], dtype=float32)
     """
     shape = tuple(shape)
     sharding = resolve(sharding, "make_array_from_callback")
@@ -234,13 +235,15 @@ def make_array_from_single_device_arrays(shape, sharding, arrays) -> Array:
     """A global array of `shape` from one single-device Array per device of `sharding` (any
     order: each is matched by its device); no data is copied.
 
-    >>> make_array_from_single_device_arrays((8,), s, [x.data for x in y.addressable_shards])
+    >>> y = device_put(np.arange(8.0), NamedSharding(mesh, P('x')))
+    >>> make_array_from_single_device_arrays((8,), y.sharding, [s.data for s in y.addressable_shards])
+    Array([0., 1., 2., 3., 4., 5., 6., 7.], dtype=float32)
     """
     shape = tuple(shape)
     sharding = resolve(sharding, "make_array_from_single_device_arrays")
     by_device = {}
     for a in arrays:
-        if not isinstance(a, Array) or type(a) is not Array:
+        if type(a) is not Array:
             raise TypeError(f"make_array_from_single_device_arrays expects single-device Arrays; "
                             f"got {type(a).__name__}")
         by_device[a.device] = a

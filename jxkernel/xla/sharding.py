@@ -1,11 +1,16 @@
-"""`SingleDeviceSharding`: how an Array on one device is laid out, as `x.sharding` reports
-it in JAX. A value object over a jaxlib Device; jxkernel places such arrays by device.
+"""How arrays are laid out over devices, as plain values: `SingleDeviceSharding` (all of an
+array on one device, what `x.sharding` reports for one), and `Mesh`, `AbstractMesh`,
+`AxisType`, `PartitionSpec` (`P`) and `NamedSharding` (an array split over a mesh of devices),
+with their conversions to and from XLA's HloSharding and the Shardy text of a partitioned
+module. Arrays split over a mesh live in xla/sharded.py.
 
-    >>> s = device_put(np.arange(3)).sharding
+    >>> s = jax.device_put(np.arange(3)).sharding
     >>> s
     SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device)
     >>> s.is_fully_replicated, s.num_devices, s.shard_shape((3,))
     (True, 1, (3,))
+    >>> NamedSharding(Mesh(np.array(jax.devices()[:1]), ('x',)), P('x')).shard_shape((4,))
+    (4,)
 """
 from __future__ import annotations
 
@@ -281,7 +286,8 @@ def set_mesh(mesh):
     """Make `mesh` the one bare PartitionSpecs refer to; `with set_mesh(mesh):` limits it.
 
     >>> with set_mesh(mesh):
-    ...     jit(f, in_shardings=P('x'))(x)
+    ...     jax.jit(lambda v: v * 2, in_shardings=P('x'))(np.arange(8.0)).sharding.spec
+    P('x',)
     """
     if mesh is not None and not isinstance(mesh, Mesh):
         raise TypeError(f"set_mesh expects a Mesh (or None); got {mesh!r} of type "
