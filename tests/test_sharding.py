@@ -82,6 +82,9 @@ out["stages"] = {"text": lowered.as_text(),
                             float(called[1])],
                  "all_reduce": "all-reduce" in compiled.as_text(),
                  "out_info": [repr(o.sharding.spec) for o in compiled.out_info]}
+abstract = jax.jit(lambda a: a * 2).lower(jax.ShapeDtypeStruct((8,), np.float32, sharding=s))
+out["stages"]["struct"] = [repr(abstract.compile().input_shardings[0][0].spec),
+                           '{sdy.sharding = #sdy.sharding<@mesh, [{"x"}]>}' in abstract.as_text()]
 out["abstract"] = [isinstance(x.sharding, jax.sharding.Sharding),
                    isinstance(jnp.ones(2).sharding, jax.sharding.Sharding),
                    isinstance(P("x"), jax.sharding.Sharding)]
@@ -314,6 +317,7 @@ def test_lower_and_compile_of_a_sharded_jit_tell_its_shardings(runs):
     assert '%arg1: tensor<f32> {sdy.sharding = #sdy.sharding<@mesh, []>}' in stages["text"]
     assert stages["in"] == ["P('x',)", "P()"] and stages["out"] == ["P('x',)", "P()"]
     assert stages["out_info"] == ["P('x',)", "P()"]
+    assert stages["struct"] == ["P('x',)", True]     # a ShapeDtypeStruct's sharding is used
     odd = np.arange(1.0, 16.0, 2)                       # column 1 of the 8x2 arange
     assert stages["called"] == ["P('x',)", (odd * 3).tolist(), float(odd.sum())]
     assert stages["all_reduce"]          # the sum of a split vector: XLA added the reduction

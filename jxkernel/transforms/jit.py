@@ -350,9 +350,12 @@ _SCALAR_TYPES = (bool, int, float, complex)
 
 
 def _any_sharded(leaves) -> bool:
-    """Whether an argument is split over a mesh (only possible once xla/sharded.py loaded)."""
-    sharded = sys.modules.get("jxkernel.xla.sharded")
-    return sharded is not None and sharded.any_sharded(leaves)
+    """Whether an argument is split over a mesh (only possible once a NamedSharding exists,
+    so the check costs one lookup in processes that never shard)."""
+    if "jxkernel.xla.sharding" not in sys.modules:
+        return False
+    from ..xla.sharded import any_sharded
+    return any_sharded(leaves)
 
 
 def _leaf_aval(x, index_name) -> ShapedArray:

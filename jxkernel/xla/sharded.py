@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 from ..config import config
-from ..core.avals import ShapedArray
+from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from . import client as _client
 from . import dispatch as _dispatch
@@ -138,10 +138,21 @@ ShardedArray.__name__ = "ArrayImpl"
 
 
 def any_sharded(leaves) -> bool:
+    """Whether a leaf is split over a mesh: a ShardedArray, or (for `.lower`) a
+    ShapeDtypeStruct given a NamedSharding."""
     for leaf in leaves:
-        if type(leaf) is ShardedArray:
+        if type(leaf) is ShardedArray or type(leaf) is ShapeDtypeStruct and \
+                isinstance(leaf.sharding, NamedSharding):
             return True
     return False
+
+
+def _own_sharding(leaf):
+    """The NamedSharding a leaf carries (a ShardedArray's, a ShapeDtypeStruct's), or None."""
+    if type(leaf) is ShardedArray:
+        return leaf._sharding
+    found = getattr(leaf, "sharding", None) if type(leaf) is ShapeDtypeStruct else None
+    return found if isinstance(found, NamedSharding) else None
 
 
 # ------------------------------------------------------------------ putting data on a mesh
@@ -187,6 +198,10 @@ def device_put(x, sharding) -> Array:
     if len(leaves) != 1 or leaves[0] is not x:          # a pytree: each leaf alike
         return tree_unflatten(tree, [device_put(leaf, sharding) for leaf in leaves])
     sharding = resolve(sharding)
+    if sharding.memory_kind != sharding.mesh.devices.flat[0].default_memory().kind:
+        raise NotImplementedError(f"device_put to memory kind {sharding.memory_kind!r}: "
+                                  f"jxkernel places arrays in each device's default memory "
+                                  f"only; use {sharding.with_memory_kind(None)!r}")
     if isinstance(x, Array):
         x._check_alive()
         if type(x) is ShardedArray and x._sharding == sharding:
@@ -291,7 +306,10 @@ def output_shardings(loaded, mesh, out_avals, user_shardings, in_avals) -> list:
     as the first argument with a sharding of its own (same rank) reports that sharding."""
     first = next(((s, a) for s, a in zip(user_shardings, in_avals) if s is not None), None)
     out = []
-    for op, aval in zip(loaded.get_output_shardings(), out_avals):
+    protos = loaded.get_output_shardings()
+    if protos is None:                     # one partition (a mesh of one device): replicated
+        return [NamedSharding(mesh, PartitionSpec()) for _ in out_avals]
+    for op, aval in zip(protos, out_avals):
         ndim = len(aval.shape)
         hlo = xc.HloSharding.from_proto(op)
         if first is not None and len(first[1].shape) == ndim and \
@@ -481,8 +499,7 @@ class Partitioning:
         jaxpr = closed.jaxpr
         flat_in = [None] * len(leaves) if given_in is None else \
             _flat_shardings(given_in, dyn_args, "in_shardings")
-        flat_in = [s if s is not None else x._sharding if type(x) is ShardedArray else None
-                   for s, x in zip(flat_in, leaves)]
+        flat_in = [s if s is not None else _own_sharding(x) for s, x in zip(flat_in, leaves)]
         _check_fit("arguments", jitted._leaf_names(dyn_args, dyn_kwargs), jaxpr.in_avals,
                    flat_in)
         out_struct = tree_unflatten(out_tree, [0] * len(jaxpr.outvars))
