@@ -544,8 +544,9 @@ def _check_spec_names(what, specs, manual, mesh) -> None:
         for axes in spec._axes(0):
             for a in axes:
                 if a not in manual:
+                    names = ", ".join(repr(n) for n in mesh.axis_names if n in manual)
                     raise ValueError(f"shard_map {what} argument must refer to an axis marked "
-                                     f"as manual ({manual}), but:\n\n  {what} refers to "
+                                     f"as manual (frozenset({{{names}}})), but:\n\n  {what} refers to "
                                      f"{a!r}\n\nCheck the {what} values passed to shard_map.")
                 if a in seen:
                     raise DuplicateSpecError(
@@ -582,7 +583,7 @@ def _flat_out_specs(out_specs, out_struct) -> list:
 
 
 def _arg_descriptions(f, args, flat_args) -> list:
-    """Per leaf: 'args[0]' plus, where known, the parameter of `f` it is bound to."""
+    """Per leaf: ('args[0]', where known ", where args[0] is bound to f's parameter 'a'")."""
     import inspect
     try:
         params = list(inspect.signature(f).parameters)
@@ -590,12 +591,16 @@ def _arg_descriptions(f, args, flat_args) -> list:
         params = []
     out = []
     for i, a in enumerate(args):
-        for path, _ in tree_flatten_with_path(a)[0]:
-            name = f"args[{i}]{keystr(path)}"
-            if i < len(params):
-                name += f", where args[{i}] is bound to {_fun_name(f)}'s parameter '{params[i]}'"
-            out.append(name)
+        bound = f", where args[{i}] is bound to {_fun_name(f)}'s parameter '{params[i]}'" \
+            if i < len(params) else ""
+        out.extend((f"args[{i}]{keystr(path)}", bound)
+                   for path, _ in tree_flatten_with_path(a)[0])
     return out
+
+
+def _type_text(aval) -> str:
+    """'float32[6,8]', as JAX's shard_map errors write a type."""
+    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
 def _check_args(f, mesh, args, flat_args, specs, avals, static) -> None:
@@ -604,19 +609,19 @@ def _check_args(f, mesh, args, flat_args, specs, avals, static) -> None:
     names = [n for n, s in zip(_arg_descriptions(f, args, flat_args), static) if not s]
     fun = _fun_name(f)
     dyn_specs = [s for s in specs if s is not None]
-    for name, spec, aval in zip(names, dyn_specs, avals):
+    for (name, bound), spec, aval in zip(names, dyn_specs, avals):
         if len(spec) > len(aval.shape):
             raise ValueError(
                 f"shard_map applied to the function '{fun}' was given an in_specs entry which "
                 f"is too long to be compatible with the corresponding input value from the "
                 f"function:\n\nin_specs is {spec!r} which has length {len(spec)}, but the "
-                f"passed {name}, has shape {aval.str_short()}, which has rank "
+                f"passed {name}{bound}, has shape {_type_text(aval)}, which has rank "
                 f"{len(aval.shape)} (and {len(aval.shape)} < {len(spec)})\n\nEntries in "
                 f"in_specs must be of length no greater than the number of axes in the "
                 f"corresponding input value.\n\nEither revise the spec to be shorter, or "
                 f"modify '{fun}' so that its inputs have sufficient rank.")
     sizes = mesh.shape
-    for name, spec, aval in zip(names, dyn_specs, avals):
+    for (name, bound), spec, aval in zip(names, dyn_specs, avals):
         for d, axes in enumerate(spec._axes(len(aval.shape))):
             n = math.prod(sizes[a] for a in axes)
             if aval.shape[d] % n:
@@ -626,7 +631,8 @@ def _check_args(f, mesh, args, flat_args, specs, avals, static) -> None:
                     f"with axis sizes that are not evenly divisible by the corresponding mesh "
                     f"axis sizes:\n\nThe mesh given has shape {mesh.axis_sizes} with "
                     f"corresponding axis names {mesh.axis_names}.\n\nthe passed {name} of "
-                    f"shape {aval.str_short()}, corresponds to in_specs of value {spec!r}, "
+                    f"shape {_type_text(aval)}{bound}, corresponds to in_specs of value "
+                    f"{spec!r}, "
                     f"which maps array axis {d} (of size {aval.shape[d]}) to {where} (of size "
                     f"{n}), but {n} does not evenly divide {aval.shape[d]}\n\nArray "
                     f"arguments' axis sizes must be evenly divisible by the mesh axis or axes "
@@ -646,7 +652,7 @@ def _check_out_ranks(f, out_specs, out_struct, flat_out, out_avals) -> None:
         msg = (f"shard_map applied to the function '{fun}' was given an out_specs entry which "
                f"is too long to be compatible with the corresponding output value from the "
                f"function:\n\n{where} is {spec!r} which has length {len(spec)}, but "
-               f"{fun}(*args){keystr(path)} has shape {aval.str_short()}, which has rank "
+               f"{fun}(*args){keystr(path)} has shape {_type_text(aval)}, which has rank "
                f"{len(aval.shape)} (and {len(aval.shape)} < {len(spec)})\n\nEntries in "
                f"out_specs must be of length no greater than the number of axes in the "
                f"corresponding output value.\n\nEither revise the spec to be shorter, or "
