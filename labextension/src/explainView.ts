@@ -9,6 +9,7 @@
 import { bundleOf, each, fields } from './bundle';
 import { el } from './dom';
 import { IExplainBundle, IExplainItem } from './protocol';
+import { collectivesTable } from './shardingView';
 
 type Line = IExplainBundle['lines'][number];
 type Counts = IExplainBundle['per_line'][number];
@@ -132,6 +133,10 @@ export function explainView(bundle: unknown): HTMLElement {
   panes.appendChild(pane('optimized HLO', b.hlo.instructions, i => withoutMetadata(i.text)));
   grid.appendChild(panes);
   node.appendChild(grid);
+  const communication = collectivesTable(b.collectives);
+  if (communication) {
+    node.appendChild(communication);
+  }
   if (b.cost.method) {
     node.appendChild(el('div', 'jx-Explain-note', `Per-line counts: ${b.cost.method}.`));
   }

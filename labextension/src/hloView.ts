@@ -5,6 +5,7 @@
  */
 import { el, table } from './dom';
 import { IHloBundle } from './protocol';
+import { collectivesTable } from './shardingView';
 
 // the cost-analysis rows worth showing by default; XLA adds per-operand ones
 const MAIN_COSTS = ['flops', 'transcendentals', 'bytes accessed', 'optimal_seconds'];
@@ -34,6 +35,10 @@ export function hloView(bundle: IHloBundle): HTMLElement {
         cost.map(([k, v]) => [k, formatCost(v)])
       )
     );
+  }
+  const communication = collectivesTable(bundle.collectives);
+  if (communication) {
+    node.appendChild(communication);
   }
   (bundle.sections ?? []).forEach((section, i) => {
     const details = el('details', 'jx-Hlo-section');

@@ -1,7 +1,7 @@
 /**
  * The MIME renderer extensions for jxkernel's views: a jaxpr, traced vs static, HLO, the
  * recompilation log, and the "see inside" views (explain, stepper, error card, jaxpr diff,
- * phase profile, memory, compile report, guard) (`application/vnd.jxkernel.*+json`, written
+ * phase profile, memory, compile report, guard, sharding) (`application/vnd.jxkernel.*+json`, written
  * by jxkernel). They work in any output area, with or without a kernel: saved notebooks keep
  * the bundles. A bundle a view cannot read shows a one-line note, never a broken output.
  */
@@ -34,10 +34,12 @@ import {
   MEMORY_MIME,
   PROFILE_MIME,
   REPORT_MIME,
+  SHARDING_MIME,
   STEPPER_MIME,
   TRACED_MIME
 } from './protocol';
 import { reportView } from './reportView';
+import { shardingView } from './shardingView';
 import { stepperView } from './stepperView';
 import { tracedView } from './tracedView';
 
@@ -70,7 +72,8 @@ const VIEWS: { [mime: string]: [(bundle: any) => HTMLElement, string, string] } 
   [PROFILE_MIME]: [profileView, 'jx-ProfileOutput', "jxkernel's phases of a jitted call"],
   [MEMORY_MIME]: [memoryView, 'jx-MemoryOutput', 'jxkernel live device arrays'],
   [REPORT_MIME]: [reportView, 'jx-ReportOutput', 'jxkernel compilation reports'],
-  [GUARD_MIME]: [guardView, 'jx-GuardOutput', "jxkernel's recompile guard status"]
+  [GUARD_MIME]: [guardView, 'jx-GuardOutput', "jxkernel's recompile guard status"],
+  [SHARDING_MIME]: [shardingView, 'jx-ShardingOutput', 'which device holds which block of a sharded jxkernel array']
 };
 
 /** The MIME types the extension renders, in the order an output carrying several prefers. */

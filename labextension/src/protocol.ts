@@ -127,6 +127,51 @@ export interface IHloBundle {
   title: string;
   sections: { title: string; text: string }[];
   cost: [string, number | string | null][];
+  collectives?: ICollective[]; // a partitioned program's communication (absent before issue 18)
+}
+
+/** A collective XLA inserted (jxkernel/sharding_view.py collective_json). */
+export interface ICollective {
+  name: string;
+  opcode: string;
+  operands: string[];
+  shape: string;
+  bytes: number;
+  replica_groups: string;
+  groups: number[][] | null;
+  source: string | null;
+  line_id?: string | null; // explain only
+}
+
+/** Which device holds which block (jxkernel/sharding_view.py). */
+export const SHARDING_MIME = 'application/vnd.jxkernel.sharding+json';
+
+export interface IShardingBlock {
+  row: number;
+  col: number;
+  devices: number[];
+  labels: string[];
+  index: [number, number][];
+  color: string;
+}
+
+export interface IShardingBundle {
+  version: number;
+  title: string;
+  shape: number[];
+  dtype: string;
+  spec: string;
+  mesh: { axis_names: string[]; axis_sizes: number[] };
+  dims: string[][];
+  replicated_over: string[];
+  shard_shape: number[];
+  bytes_per_device: number;
+  total_bytes: number;
+  num_devices: number;
+  rows: number;
+  cols: number;
+  blocks: IShardingBlock[];
+  array: string | null;
 }
 
 export interface ICompilationsBundle {
@@ -177,6 +222,7 @@ export interface IExplainBundle {
     bytes: number;
   }[];
   cost: { method: string; xla: { [name: string]: number | null } };
+  collectives?: ICollective[];
 }
 
 export interface IStepperVariable {
