@@ -22,7 +22,7 @@ import numpy as np
 
 from ..config import config
 from ..core.avals import ShapedArray, ShapeDtypeStruct
-from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
+from ..tree_util import broadcast_prefix, prefix_errors, tree_flatten, tree_unflatten
 from . import client as _client
 from . import dispatch as _dispatch
 from .array import (
@@ -388,7 +388,20 @@ def _flat_shardings(given, tree, what) -> list:
     """One sharding (or None) per leaf of `tree`, from jit's in/out_shardings (a prefix)."""
     if _is_sharding(given):
         return [resolve(given, f"jit's {what}")] * len(tree_flatten(tree)[0])
-    return [resolve(s, f"jit's {what}") for s in broadcast_prefix(given, tree, is_leaf=_is_sharding)]
+    if what == "in_shardings" and isinstance(given, (tuple, list)) and len(given) != len(tree):
+        raise ValueError(
+            f"pjit in_shardings specification must be a tree prefix of the positional arguments "
+            f"tuple. In particular, pjit in_shardings must either be a Sharding, a "
+            f"PartitionSpec, or a tuple of length equal to the number of positional arguments. "
+            f"But pjit in_shardings is the wrong length: got a tuple or list of length "
+            f"{len(given)} for an args tuple of length {len(tree)}.")
+    try:
+        flat = broadcast_prefix(given, tree, is_leaf=_is_sharding)
+    except ValueError:
+        errors = prefix_errors(given, tree, is_leaf=_is_sharding)
+        raise ValueError(f"Mismatch details ({len(errors)} found):\n" +
+                         "\n".join(str(e(f"pjit {what}")) for e in errors)) from None
+    return [resolve(s, f"jit's {what}") for s in flat]
 
 
 def _check_fit(what, names, avals, shardings) -> None:

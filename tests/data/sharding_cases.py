@@ -119,6 +119,12 @@ def run(jax):
             value, 3.0)),
         "jit_rank": _error(lambda: jax.jit(lambda u: u, in_shardings=named["P('x', 'y')"])(
             np.zeros(8, np.float32))),
+        "in_shardings_length": _error(lambda: jax.jit(lambda p: p, in_shardings=(
+            named["P()"], named["P('x',)"]))({"w": value, "b": value})),
+        "in_shardings_keys": _error(lambda: jax.jit(lambda p: p, in_shardings=(
+            {"w": named["P()"]},))({"w": value, "b": value})),
+        "out_shardings_type": _error(lambda: jax.jit(lambda p: p, out_shardings=(
+            named["P()"], named["P('x',)"]))({"w": value, "b": value})),
         "jit_output": _error(lambda: jax.jit(lambda u: u.sum(), out_shardings=named["P('x',)"])(
             value)),
     }
