@@ -1,4 +1,4 @@
-"""Ten workloads timed with JAX or with jxkernel, to compare the two on one machine.
+"""Twelve workloads timed with JAX or with jxkernel, to compare the two on one machine.
 
     .venv-jax/bin/python benchmarks/workloads.py --impl jax --json benchmarks/results/jax.json
     .venv/bin/python benchmarks/workloads.py --impl jxkernel --only mlp_step,scan_rnn
@@ -278,6 +278,53 @@ def recompile(L):
     yield "shape_change", ([timed(f, u) for u in unseen], 1)
 
 
+# Workloads on SHARDED_DEVICES simulated CPU devices. Asking for one (--only) starts the
+# whole process with that many devices (XLA_FLAGS for JAX, JXKERNEL_CPU_DEVICES for
+# jxkernel), so they are left out of a run of every workload and run in processes of their own.
+SHARDED_DEVICES = 8
+SHARDED = {"dp_mlp_step", "shard_map_psum"}
+
+
+def mesh_1d(L):
+    """A mesh 'x' of SHARDED_DEVICES devices, and the shardings over it: replicated, split."""
+    devices = L.jax.devices()
+    if len(devices) < SHARDED_DEVICES:
+        raise RuntimeError(f"needs {SHARDED_DEVICES} devices, found {len(devices)}")
+    S = L.jax.sharding
+    mesh = S.Mesh(np.array(devices[:SHARDED_DEVICES]), ("x",))
+    return mesh, S.NamedSharding(mesh, S.PartitionSpec()), \
+        S.NamedSharding(mesh, S.PartitionSpec("x"))
+
+
+@workload
+def dp_mlp_step(L, lr=0.01, batch=256):
+    """Data-parallel SGD step: the batch split over 'x', parameters replicated; XLA's
+    partitioner inserts the all-reduce of the gradients."""
+    mesh, replicated, split = mesh_1d(L)
+    params = L.jax.device_put(mlp_params(L, [784, 512, 512, 10]), replicated)
+    x = L.jax.device_put(normal(L, 10, batch, 784), split)
+    y = L.jax.device_put(L.jnp.asarray(labels(batch)), split)
+    loss = cross_entropy(L)
+
+    def sgd(params, x, y):
+        grads = L.jax.grad(loss)(params, x, y)
+        return [(W - lr * gW, b - lr * gb) for (W, b), (gW, gb) in zip(params, grads)]
+    step = L.jax.jit(sgd, in_shardings=(replicated, split, split), out_shardings=replicated)
+    yield "per_step", steady(step, params, x, y)
+
+
+@workload
+def shard_map_psum(L):
+    """An all-reduce written with shard_map: each device's block summed over 'x'."""
+    mesh, _, split = mesh_1d(L)
+    P = L.jax.sharding.PartitionSpec
+    total = L.jax.jit(L.jax.shard_map(lambda a: L.lax.psum(a, "x"), mesh=mesh,
+                                      in_specs=P("x"), out_specs=P()))
+    for metric, width in (("per_call_f32_8x128", 128), ("per_call_f32_8x131072", 131072)):
+        x = L.jax.device_put(normal(L, 4, SHARDED_DEVICES, width), split)
+        yield metric, steady(total, x)
+
+
 # ---------------------------------------------------------------- running and reporting
 
 def load(name):
@@ -388,12 +435,17 @@ def main():
     args = ap.parse_args()
     if args.table:
         return table(args.table)
-    names = args.only.split(",") if args.only else list(WORKLOADS)
+    names = args.only.split(",") if args.only else [n for n in WORKLOADS if n not in SHARDED]
     unknown = [n for n in names if n not in WORKLOADS]
     if unknown:
         ap.error(f"unknown workload {', '.join(unknown)}; choose from {', '.join(WORKLOADS)}")
     if args.quick:
         globals().update(QUICK)
+    if SHARDED & set(names) and args.impl == "jax":     # before its CPU backend starts
+        os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
+                                   f" --xla_force_host_platform_device_count={SHARDED_DEVICES}")
+    elif SHARDED & set(names):
+        os.environ["JXKERNEL_CPU_DEVICES"] = str(SHARDED_DEVICES)
     run(args.impl, names, args.json)
 
 
