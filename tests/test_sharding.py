@@ -172,7 +172,8 @@ def test_jit_and_eager_results_have_jaxs_shardings_and_values(runs):
                 "transpose": value.T, "given": value * 3, "constraint": np.cos(value) + 1,
                 "eager_add": value + 1, "eager_sin": np.sin(value), "eager_sum0": value.sum(0),
                 "eager_mixed": value + 1, "constraint_only": value * 2,
-                "vmap_of_jit": value.T - 1}
+                "vmap_of_jit": value.T - 1, "grad_of_sharded_jit": 2 * value,
+                "vmap_of_sharded_jit": value.T * 3}
     for name, (_, got) in mine.items():
         got = np.asarray(got, np.float32)
         # sin/cos: XLA's vs NumPy's ulp-level differences; matmul sums 4 such terms up to 900

@@ -756,8 +756,13 @@ class Jitted:
         key = (treedef, avals, statics, config._trace_state)
         found = self._traces.get(key)
         if found is None:
-            closed, out_tree = self._compiled_trace(key) or \
-                self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)[:2]
+            if self._in_shardings is not None or self._out_shardings is not None:
+                from ..xla.sharded import constrained_trace     # shardings kept as constraints
+                closed, out_tree = constrained_trace(self, treedef, statics, avals, dyn_args,
+                                                     dyn_kwargs)
+            else:
+                closed, out_tree = self._compiled_trace(key) or \
+                    self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)[:2]
             jaxpr, consts = convert_constvars_to_invars(closed)
             found = (jaxpr, consts, out_tree, closed)
             if not any(isinstance(c, Tracer) for c in consts):   # tracers die with their trace

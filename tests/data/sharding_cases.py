@@ -82,6 +82,10 @@ def run(jax):
             a * 2, named["P('x', 'y')"]))(value),
         "vmap_of_jit": jax.vmap(jax.jit(lambda a: lax.with_sharding_constraint(
             a - 1, named["P('x',)"])))(value.T),
+        "grad_of_sharded_jit": jax.grad(jax.jit(lambda a: (a ** 2).sum(),
+                                                in_shardings=named["P('x',)"]))(value),
+        "vmap_of_sharded_jit": jax.vmap(jax.jit(lambda a: a * 3, in_shardings=named["P('x',)"],
+                                                out_shardings=named["P('x',)"]))(value.T),
     }
     out["jit"] = {k: [repr(r.sharding.spec), np.asarray(r).tolist()] for k, r in results.items()}
 
