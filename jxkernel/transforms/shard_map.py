@@ -439,8 +439,11 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
     `check_vma` checks that an output whose out_spec leaves out a mesh axis does not vary
     along it (JAX's error); the values are followed through the body's collectives and jit
     calls, not inside other primitives' bodies that use collectives. Unlike JAX, the types
-    of the body carry no varying axes (no `pvary` equations), and Explicit axes are not
-    checked against the arguments' shardings.
+    of the body carry no varying axes (no `pvary` equations), so `grad` taken *inside* the
+    body gives each device its own gradient of a replicated input, as JAX does with
+    check_vma=False (JAX with check_vma=True sums it over the axes); grad *of* a shard_map
+    matches JAX either way. Explicit axes are not checked against the arguments' shardings,
+    and `axis_names` must be every mesh axis (no partly manual bodies).
     """
     kwargs = dict(out_specs=out_specs, in_specs=in_specs, mesh=mesh, axis_names=axis_names,
                   check_vma=check_vma)
@@ -520,6 +523,11 @@ def _checked_mesh(mesh, axis_names, in_specs, out_specs):
     if not manual <= frozenset(mesh.axis_names):
         raise ValueError(f"jax.shard_map requires axis_names={manual} to be a subset of "
                          f"mesh.axis_names={frozenset(mesh.axis_names)}")
+    if manual != frozenset(mesh.axis_names):
+        raise NotImplementedError(
+            f"shard_map with axis_names={set(manual)}, a part of the mesh's axes "
+            f"{mesh.axis_names}, is not implemented in jxkernel (the other axes would stay "
+            f"automatic); leave axis_names out to make the body manual over every mesh axis")
     if in_specs is Infer and not all(t is AxisType.Explicit for a, t in
                                      zip(mesh.axis_names, mesh.axis_types) if a in manual):
         types = ", ".join(str(t) for a, t in zip(mesh.axis_names, mesh.axis_types)
