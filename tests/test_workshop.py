@@ -181,9 +181,11 @@ PARALLEL_WRONG = {
     "par-psum": ("jax.pmap(lambda x: x / x.sum())", "the result's sum is 4, not 1"),
     "par-pmean-grad": ("jax.pmap(jax.grad(loss), in_axes=(None, 0, 0))",
                        "average the devices' gradients with lax.pmean"),
+    "par-shard-columns": ("lambda a: jax.device_put(a, NamedSharding(mesh, P('model')))",
+                          "Device 0 holds a[0:2, :]; it should hold a[:, 0:2]"),
 }
 PARALLEL_ANSWER = {"par-pmap": "per_device_square", "par-psum": "normalize",
-                   "par-pmean-grad": "parallel_grad"}
+                   "par-pmean-grad": "parallel_grad", "par-shard-columns": "by_columns"}
 ANSWER = {"jit-trace-count": "prints", "jit-where": "clip_negative",
           "jit-static": "power_jit", "jit-buckets": "bucketed_sum", "ad-grad": "loss_grad",
           "ad-hessian": "cubes_hessian", "ad-stop-gradient": "half_square_grad",
@@ -207,9 +209,12 @@ def test_parallel_exercises_on_four_devices():
         "import numpy as np, jxkernel as jax, jxkernel.numpy as jnp\n"
         "from jxkernel import lax\n"
         "from jxkernel.notebook.workshop import check, find\n"
+        "from jxkernel.sharding import NamedSharding, PartitionSpec as P\n"
+        "mesh = jax.make_mesh((2, 2), ('data', 'model'))\n"
         "def loss(w, x, y):\n    return jnp.mean((x @ w - y) ** 2)\n"
         "for id, (wrong, answer) in CASES.items():\n"
-        "    ns = dict(jax=jax, jnp=jnp, lax=lax, np=np, loss=loss)\n"
+        "    ns = dict(jax=jax, jnp=jnp, lax=lax, np=np, loss=loss, mesh=mesh,\n"
+        "              NamedSharding=NamedSharding, P=P)\n"
         "    exec(find(id).solution, ns)\n"
         "    good, bad = check(id, ns[answer]), check(id, eval(wrong, ns))\n"
         "    print(id, good.status, '|', bad.status, '|', bad.message)\n")

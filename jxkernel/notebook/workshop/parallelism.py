@@ -77,3 +77,48 @@ def _pmean_grad(answer):
     if not np.allclose(got, want[None], rtol=1e-5, atol=1e-6):   # sums of 8 in float32
         raise NotYet("Each device should hold the gradient of the whole batch: average the "
                      "devices' gradients with lax.pmean.")
+
+
+GRID = np.arange(16.0, dtype=np.float32).reshape(4, 4)
+
+
+def _index_text(index) -> str:
+    return "a[" + ", ".join(":" if s.start is None else f"{s.start}:{s.stop}" for s in index) + "]"
+
+
+def _wanted_blocks(mesh) -> dict:
+    """Device id -> the columns it should hold: split over 'model', copied over 'data'."""
+    from ...sharding import NamedSharding, PartitionSpec
+    return {d.id: _index_text(i) for d, i in NamedSharding(mesh, PartitionSpec(None, "model"))
+            .devices_indices_map(GRID.shape).items()}
+
+
+@exercise("par-shard-columns", hints=(
+    "jax.device_put(a, sharding) puts `a` on the devices the way `sharding` says; a "
+    "NamedSharding(mesh, spec) names, per dimension of the array, the mesh axis it is split over.",
+    "The rows are dimension 0 (not split: None), the columns dimension 1 (split over 'model'): "
+    "P(None, 'model'). The 'data' axis is left out, so each block is copied over it.",
+    "def by_columns(a):\n    return jax.device_put(a, NamedSharding(mesh, P(None, 'model')))",
+), solution="def by_columns(a):\n"
+            "    return jax.device_put(a, NamedSharding(mesh, P(None, \"model\")))")
+def _shard_columns(answer):
+    if device_count() < 4:
+        raise NotYet(f"This kernel has {device_count()} device(s); run the notebook's first "
+                     f"cell in a fresh kernel (Kernel > Restart) to get four.")
+    got = answer(GRID)
+    sharding = getattr(got, "sharding", None)
+    mesh = getattr(sharding, "mesh", None)
+    if mesh is None or len(getattr(got, "devices", lambda: ())()) < 4:
+        raise NotYet("by_columns(a) should put `a` on all four devices of the mesh: "
+                     "jax.device_put(a, NamedSharding(mesh, P(...))).")
+    if not np.array_equal(np.asarray(got), GRID):
+        raise NotYet("by_columns(a) changed the numbers: it should only move `a`.")
+    if tuple(mesh.axis_names) != ("data", "model"):
+        raise NotYet(f"Use the notebook's mesh (axes 'data' and 'model'), not one with axes "
+                     f"{tuple(mesh.axis_names)}.")
+    held = {d.id: _index_text(i) for d, i in sharding.devices_indices_map(GRID.shape).items()}
+    wanted = _wanted_blocks(mesh)
+    if held != wanted:
+        wrong = min(d for d in held if held[d] != wanted[d])
+        raise NotYet(f"Device {wrong} holds {held[wrong]}; it should hold {wanted[wrong]}: "
+                     f"the columns split over 'model', the rows whole.")
