@@ -331,13 +331,19 @@ def collectives(text: str, before: str | None = None) -> list[Collective]:
             _ANY_GROUPS.search(inst.text)
         op_name = _OP_NAME.search(inst.text)
         file, line = (inst.source_file, inst.source_line) if inst.source_line is not None else \
-            lines.get(op_name.group(1) if op_name else None, (None, None))
+            _line_of(op_name.group(1) if op_name else "", lines)
         found.append(Collective(
             inst.name, opcode, [_no_layout(s) for s in operands], _no_layout(inst.shape),
             sum(shape_bytes(s) for s in operands), groups.group(1) if groups else "",
             replica_groups(groups.group(1)) if groups else None, file, line, inst.text_line,
             inst.text))
     return found
+
+
+def _line_of(op_name: str, lines: dict) -> tuple:
+    """(file, line) of the instruction `op_name` names; inside a call (a shard_map body) it
+    is a path, 'call.1/all-reduce.1', whose last part is the instruction's name."""
+    return lines.get(op_name) or lines.get(op_name.rsplit("/", 1)[-1], (None, None))
 
 
 def _no_layout(shape: str) -> str:

@@ -28,7 +28,7 @@ ENTRY %main.0_spmd (param: f32[2,4], param.1: s32[4]) -> f32[2,4] {
   %all-gather = f32[2,8]{0,1} all-gather(%param), channel_id=1, replica_groups=mesh['axis_0'=2,'axis_1'=2] {'axis_1'}, dimensions={1}, use_global_device_ids=true, metadata={op_name="dot.1"}
   %all-reduce = f32[2,4]{1,0} all-reduce(%param), channel_id=2, replica_groups=[2,2]<=[2,2]T(1,0), use_global_device_ids=true, to_apply=%add.clone, metadata={op_name="dot.1" source_file="m.py" source_line=7}
   %reduce-scatter = f32[1,4]{1,0} reduce-scatter(%param), channel_id=3, replica_groups={{0,1},{2,3}}, dimensions={0}, to_apply=%add.clone
-  %all-to-all = s32[4]{0} all-to-all(%param.1), channel_id=4, replica_groups={{0,1,2,3}}, dimensions={0}
+  %all-to-all = s32[4]{0} all-to-all(%param.1), channel_id=4, replica_groups={{0,1,2,3}}, dimensions={0}, metadata={op_name="call.1/dot.1"}
   %cp-start = (f32[2,4]{1,0}, f32[2,4]{1,0}) collective-permute-start(%param), channel_id=5, source_target_pairs={{0,1},{1,2},{2,3},{3,0}}
   %cp-done = f32[2,4]{1,0} collective-permute-done(%cp-start)
   %ar-odd = f32[2,4]{1,0} all-reduce(%param), replica_groups=someday[7], to_apply=%add.clone
@@ -55,6 +55,7 @@ def test_collectives_parser_reads_each_op_its_bytes_groups_and_line():
     assert reduce.groups == [[0, 2], [1, 3]] and reduce.replica_groups == "[2,2]<=[2,2]T(1,0)"
     assert scatter.groups == [[0, 1], [2, 3]] and scatter.source_line is None
     assert (a2a.operands, a2a.bytes, a2a.groups) == (["s32[4]"], 16, [[0, 1, 2, 3]])
+    assert a2a.source_line == 3              # a shard_map body's op_name is a path
     assert permute.name == "cp-start" and permute.groups == [[0, 1], [1, 2], [2, 3], [3, 0]]
     assert odd.groups is None and odd.replica_groups == "someday[7]"
     assert [c.text_line for c in got] == [10, 11, 12, 13, 14, 16]
@@ -120,6 +121,10 @@ out["explain"] = ex.to_json()["collectives"]
 out["explain_lines"] = {l["id"]: l["line"] for l in ex.to_json()["lines"]}
 out["explain_text"] = repr(ex).splitlines()[-3:]
 out["explain_html"] = "jx-collectives" in ex._repr_html_()
+def total(block):
+    return jax.lax.psum(block.sum(), "data")      # PSUM LINE
+sm = jax.explain(jax.shard_map(total, mesh=mesh, in_specs=P("data"), out_specs=P()), rows)
+out["shard_map"] = sm.to_json()["collectives"]
 out["one_device"] = jax.explain(lambda a: a * 2, np.ones(3, np.float32)).to_json()["collectives"]
 view = HloView("g(both)", jax.jit(lambda y: y.T @ y).lower(both))
 hb = view._repr_mimebundle_()
@@ -181,6 +186,11 @@ def test_communication_view_in_explain_and_hlo(four):
     assert four["explain_text"][0].startswith("communication: 1 collective(s) XLA inserted, 32 ")
     assert four["explain_text"][2].split()[:5] == ["all-reduce", "f32[2,4]", "32", "{0,2}", "{1,3}"]
     assert four["explain_html"] and four["one_device"] == []
+    (psum,) = four["shard_map"]
+    psum_line = FOUR_DEVICES.split("\n").index(
+        '    return jax.lax.psum(block.sum(), "data")      # PSUM LINE') + 1
+    assert (psum["opcode"], psum["operands"], psum["bytes"]) == ("all-reduce", ["f32[]"], 4)
+    assert psum["groups"] == [[0, 2], [1, 3]] and psum["source"] == f"<string>:{psum_line}"
     assert four["doc_examples"] == "ran"          # sharding_view's docstring examples passed
     ops = sorted(c["opcode"] for c in four["hlo"])
     assert ops == ["all-gather", "all-reduce"] and four["hlo_text"]
