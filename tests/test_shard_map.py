@@ -53,6 +53,12 @@ g = jax.jit(jax.shard_map(lambda a: a * 2 + lax.axis_index("x"), mesh=mesh, in_s
                           out_specs=P("x")), in_shardings=s)
 y = g(jax.device_put(np.arange(8.0, dtype=np.float32), s))
 out["in_shardings"] = [repr(y.sharding.spec), np.asarray(y).tolist(), g(y).shape]
+sys.path.insert(0, os.path.dirname(os.environ["SHARD_MAP_CASES"]))
+from doc_examples import check_docstring_examples
+for module in ("jxkernel.transforms.shard_map", "jxkernel.experimental.shard_map"):
+    check_docstring_examples(module, {"mesh": mesh, "P": P, "functools": functools,
+                                      "Mesh": Mesh})
+out["docstrings"] = True
 print(json.dumps(out))
 """
 
@@ -161,6 +167,7 @@ def test_lowered_module_holds_a_manual_computation_with_mesh_collectives(runs):
 
 def test_set_mesh_decorator_experimental_and_in_shardings(runs):
     mine, _ = runs
+    assert mine["docstrings"]          # the modules' examples ran true in the 8-device process
     assert mine["set_mesh"] == np.roll(np.arange(8.0), 2).tolist()
     assert mine["experimental"] == [3.0]
     spec, value, shape = mine["in_shardings"]
