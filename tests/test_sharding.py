@@ -56,6 +56,9 @@ out["gathered"] = [moved.device.id, np.asarray(moved).tolist()]
 with jax.set_mesh(mesh):
     y = jax.jit(lambda a: a - 1, in_shardings=P("x"), out_shardings=P())(np.arange(8.0))
 out["set_mesh"] = [repr(y.sharding), np.asarray(y).tolist()]
+moved = jax.device_put(x, NamedSharding(mesh, P(None, "y")))     # on the devices, by XLA
+out["relayout"] = [repr(moved.sharding.spec), np.asarray(moved).tolist(),
+                   [k[0] for k in sharded._eager if k[0] == "relayout"]]
 v8 = jax.device_put(np.arange(8.0, dtype=np.float32), s)
 w8 = jax.device_put(np.arange(8.0, dtype=np.float32) * 10, NamedSharding(mesh, P("y")))
 h = jax.jit(lambda a, b: a + b)
@@ -306,6 +309,12 @@ def test_the_docstring_examples_of_the_sharding_modules_are_true(runs):
     assert runs[0]["doc_examples"] == dict.fromkeys(
         ["jxkernel.xla.sharding", "jxkernel.xla.sharded", "jxkernel.sharding",
          "jxkernel.lax.sharding"], "ok")
+
+
+def test_device_put_between_shardings_of_one_mesh_moves_data_on_the_devices(runs):
+    spec, value, programs = runs[0]["relayout"]
+    assert spec == "P(None, 'y')" and value == np.arange(16.0).reshape(8, 2).tolist()
+    assert "relayout" in programs          # an identity program with the new result sharding
 
 
 def test_transfer_guards_see_host_data_put_on_a_mesh(runs):

@@ -202,10 +202,13 @@ def device_put(x, sharding) -> Array:
         raise NotImplementedError(f"device_put to memory kind {sharding.memory_kind!r}: "
                                   f"jxkernel places arrays in each device's default memory "
                                   f"only; use {sharding.with_memory_kind(None)!r}")
-    if isinstance(x, Array):
+    if type(x) is ShardedArray:
         x._check_alive()
-        if type(x) is ShardedArray and x._sharding == sharding:
+        if x._sharding == sharding:
             return x
+        value, aval = None, x.aval                # moved on the devices (_relayout)
+    elif isinstance(x, Array):
+        x._check_alive()
         value, aval = x._value(), x.aval
     else:
         value, aval = _host_value(x)
@@ -216,7 +219,26 @@ def device_put(x, sharding) -> Array:
             raise
         raise ValueError(f"One of device_put args is incompatible with its sharding annotation "
                          f"{sharding!r}: {e}.") from None
+    if type(x) is ShardedArray:
+        if x._sharding.mesh == sharding.mesh:
+            return _relayout(x, sharding)
+        value = x._value()
     return put(value, aval, sharding)
+
+
+def _relayout(x: ShardedArray, sharding: NamedSharding) -> ShardedArray:
+    """`x` laid out as `sharding` over the same mesh, moved between devices by XLA (an
+    identity program whose result is given that sharding), without a trip to the host."""
+    from ..core.ir import ClosedJaxpr, Jaxpr, Var
+    key = ("relayout", x.aval, x._sharding, sharding)
+    exe = _eager.get(key)
+    if exe is None:
+        v = Var(x.aval)
+        exe = _eager[key] = compile_partitioned(ClosedJaxpr(Jaxpr([], [v], [v], []), []),
+                                                "device_put", sharding.mesh, [x._sharding],
+                                                [sharding])
+    x._check_alive()
+    return exe.call_buffers([x._buf])[0]
 
 
 def make_array_from_callback(shape, sharding, data_callback, dtype=None) -> Array:
