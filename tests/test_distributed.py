@@ -1,5 +1,6 @@
 """Multi-process runs on jaxlib's distributed runtime: 2 and 4 processes on 127.0.0.1 run a
-pmap with collectives, a data-parallel train step and multihost_utils, and must match the
+pmap with collectives, a data-parallel train step, a sharded jit train step and a shard_map
+psum on a global mesh, and multihost_utils, and must match the
 one-process answer over the same 4 rows; a process that dies makes the others fail, not hang.
 
 Both runs start together (one batch of subprocesses, each bounded in time and killed by the
@@ -128,6 +129,10 @@ def test_processes_share_the_devices_and_match_one_process(runs, single, name, n
         assert_allclose_ulp(np.float32(o["global_w"]), np.float32(single["global_w"]), REDUCTION)
         assert_allclose_ulp(np.float32(o["global_loss"]), np.float32(single["global_loss"]),
                             REDUCTION)
+        # shard_map over the global mesh: psum adds every process's block
+        assert o["shard_map_index"] == [0, 1, 2, 3]
+        assert_allclose_ulp(np.float32(o["shard_map_psum"]),
+                            (np.float32(single["x"]) / 10).sum(0, keepdims=True), REDUCTION)
 
 
 def test_shutdown_leaves_the_run(runs):
@@ -135,7 +140,7 @@ def test_shutdown_leaves_the_run(runs):
     assert [o["after_shutdown"] for o in _results(runs["four"])] == [False] * 4
 
 
-FLOATS = ("w", "losses", "global_w", "global_loss")
+FLOATS = ("w", "losses", "global_w", "global_loss", "shard_map_psum")
 
 
 @pytest.mark.parametrize("name", ["two", "four"])

@@ -80,6 +80,10 @@ WORKER = textwrap.dedent("""
     replicated = NamedSharding(mesh, P())
     wg, lg = train_global(jax.jit(global_step, out_shardings=(replicated, replicated)),
                           wg, xg, yg)
+    summed = jax.jit(jax.shard_map(lambda b: (lax.psum(b, "x"), lax.axis_index("x")[None]),
+                                   mesh=mesh, in_specs=P("x"), out_specs=(P(), P("x"))))(xg)
+    out.update(shard_map_psum=mh.process_allgather(summed[0], tiled=True).tolist(),
+               shard_map_index=mh.process_allgather(summed[1], tiled=True).tolist())
     back = mh.global_array_to_host_local_array(xg, mesh, P("x"))
     out.update(host_local=np.asarray(back).tolist(), host_local_shape=list(back.shape),
                host_local_devices=sorted(d.id for d in back.devices()))
