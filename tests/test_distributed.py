@@ -1,7 +1,7 @@
 """Multi-process runs on jaxlib's distributed runtime: 2 and 4 processes on 127.0.0.1 run a
 pmap with collectives, a data-parallel train step, a sharded jit train step and a shard_map
-psum on a global mesh, and multihost_utils, and must match the
-one-process answer over the same 4 rows; a process that dies makes the others fail, not hang.
+psum on a global mesh, and multihost_utils, and must match the one-process answer over the
+same 4 rows and real JAX's run; a process that dies makes the others fail, not hang.
 
 Both runs start together (one batch of subprocesses, each bounded in time and killed by the
 fixture); the tests then check what each process printed as JSON. Cluster detection is
