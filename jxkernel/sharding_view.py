@@ -100,7 +100,7 @@ class ShardingView(RichView):
             from .xla.sharded import sharding_picture
             lines.append(sharding_picture(self.shape, self.sharding))
         else:
-            lines += [f"  {' '.join(b.labels)}: {_index_text(b.index)}" for b in self.blocks]
+            lines += [f"  {', '.join(b.labels)}: {_index_text(b.index)}" for b in self.blocks]
         return "\n".join(lines)
 
     def _repr_html_(self):
