@@ -11,23 +11,36 @@ plain values (xla/sharding.py).
 import abc
 
 from .xla.sharding import (  # noqa: F401
+    _EMPTY_MESH,
     AbstractMesh,
     AxisType,
     Mesh,
     NamedSharding,
     PartitionSpec,
     SingleDeviceSharding,
-    get_mesh,
     set_mesh,
     use_mesh,
 )
 from .xla.sharding import Sharding as _Shardings
+from .xla.sharding import get_mesh as _current_mesh
 
 
-def get_abstract_mesh():
-    """The AbstractMesh of the mesh set by set_mesh (an empty one when none is set)."""
-    mesh = get_mesh()
-    return AbstractMesh((), ()) if mesh is None else mesh.abstract_mesh
+def get_mesh() -> Mesh:
+    """The mesh set by set_mesh (the empty mesh, `Mesh()`, when none is set).
+
+    >>> get_mesh()
+    Mesh(axis_sizes=(), axis_names=())
+    """
+    return _current_mesh() or _EMPTY_MESH
+
+
+def get_abstract_mesh() -> AbstractMesh:
+    """The AbstractMesh of the mesh set by set_mesh (an empty one when none is set).
+
+    >>> get_abstract_mesh()
+    AbstractMesh((), axis_types=())
+    """
+    return get_mesh().abstract_mesh
 
 
 def reshard(xs, out_shardings):

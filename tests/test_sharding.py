@@ -149,6 +149,11 @@ def test_shards_indices_replicas_and_pictures_are_jaxs(runs):
     assert mine["mesh"] == ref["mesh"] == [
         "Mesh(axis_sizes=(4, 2), axis_names=('x', 'y'), axis_types=(Auto, Auto))",
         "Mesh('x': 4, 'y': 2, axis_types=(Auto, Auto))"]
+    assert mine["meshes"] == ref["meshes"]
+    assert mine["meshes"][:4] == [
+        "AbstractMesh('x': 4, 'y': 2, axis_types=(Auto, Auto), device_kind=cpu, num_cores=None, "
+        "platform=cpu)", "Mesh(axis_sizes=(), axis_names=())", "Mesh()",
+        "AbstractMesh((), axis_types=())"]
     assert sorted(mine["shards"]) == sorted(ref["shards"]) == \
         ["P('x', 'y')", "P('x',)", "P((\'x\', \'y\'),)", "P()", "P(None, 'y')"]
     value = np.arange(32, dtype=np.float32).reshape(8, 4)

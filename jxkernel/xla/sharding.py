@@ -165,32 +165,41 @@ class AbstractMesh:
 
     >>> AbstractMesh((4, 2), ('x', 'y'))
     AbstractMesh('x': 4, 'y': 2, axis_types=(Auto, Auto))
+    >>> mesh.abstract_mesh                       # a device mesh's also tells its devices' kind
+    AbstractMesh('x': 4, 'y': 2, axis_types=(Auto, Auto), device_kind=cpu, num_cores=None, platform=cpu)
     """
-    __slots__ = ("axis_sizes", "axis_names", "axis_types")
+    __slots__ = ("axis_sizes", "axis_names", "axis_types", "_device")
 
-    def __init__(self, axis_sizes, axis_names, axis_types=None):
+    def __init__(self, axis_sizes, axis_names, axis_types=None, *, _device=None):
         self.axis_sizes, self.axis_names = tuple(axis_sizes), tuple(axis_names)
+        self._device = _device        # (device_kind, num_cores, platform) of a device mesh
         if len(self.axis_sizes) != len(self.axis_names):
             raise ValueError(f"AbstractMesh got {len(self.axis_sizes)} axis sizes "
                              f"{self.axis_sizes} but {len(self.axis_names)} axis names "
                              f"{self.axis_names}; give one size per name")
         self.axis_types = _axis_types(axis_types, len(self.axis_names), AxisType.Auto)
 
-    shape = property(lambda self: dict(zip(self.axis_names, self.axis_sizes)))
+    shape = property(lambda self: collections.OrderedDict(zip(self.axis_names, self.axis_sizes)))
     shape_tuple = property(lambda self: tuple(zip(self.axis_names, self.axis_sizes)))
     size = property(lambda self: math.prod(self.axis_sizes))
     empty = property(lambda self: not self.axis_names)
 
+    def _key(self) -> tuple:
+        return self.axis_sizes, self.axis_names, self.axis_types, self._device
+
     def __eq__(self, other):
-        return type(other) is AbstractMesh and (self.axis_sizes, self.axis_names,
-                                                self.axis_types) == \
-            (other.axis_sizes, other.axis_names, other.axis_types)
+        return type(other) is AbstractMesh and self._key() == other._key()
 
     def __hash__(self):
-        return hash((self.axis_sizes, self.axis_names, self.axis_types))
+        return hash(self._key())
 
     def __repr__(self):
-        return f"AbstractMesh({_axes_text(self.axis_names, self.axis_sizes, self.axis_types)})"
+        if self.empty:
+            return "AbstractMesh((), axis_types=())"
+        device = "" if self._device is None else \
+            ", device_kind={}, num_cores={}, platform={}".format(*self._device)
+        return (f"AbstractMesh({_axes_text(self.axis_names, self.axis_sizes, self.axis_types)}"
+                f"{device})")
 
 
 class Mesh:
@@ -203,6 +212,10 @@ class Mesh:
 
     def __init__(self, devices, axis_names, axis_types=None):
         names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
+        if devices is None and not names:                  # the empty mesh (no mesh set)
+            self.devices, self.axis_names, self.axis_types = None, (), ()
+            self._ids, self._previous, self._hash = (), [], hash(())
+            return
         grid = np.array(devices, dtype=object) if not isinstance(devices, np.ndarray) else devices
         if grid.ndim != len(names):
             raise ValueError(f"Mesh requires the ndim of its first argument (`devices`) to equal "
@@ -218,18 +231,23 @@ class Mesh:
         self._hash = hash((self._ids, self.axis_sizes, self.axis_names, self.axis_types))
 
     shape = property(lambda self: collections.OrderedDict(zip(self.axis_names,
-                                                              self.devices.shape)))
-    axis_sizes = property(lambda self: tuple(self.devices.shape))
-    shape_tuple = property(lambda self: tuple(zip(self.axis_names, self.devices.shape)))
-    size = property(lambda self: self.devices.size)
-    empty = property(lambda self: self.devices.size == 0)
+                                                              self.axis_sizes)))
+    axis_sizes = property(lambda self: () if self.devices is None else tuple(self.devices.shape))
+    shape_tuple = property(lambda self: tuple(zip(self.axis_names, self.axis_sizes)))
+    size = property(lambda self: 0 if self.devices is None else self.devices.size)
+    empty = property(lambda self: self.devices is None)
     device_ids = property(lambda self: np.array(self._ids).reshape(self.devices.shape))
     local_devices = property(lambda self: list(self.devices.flat))
     _flat_devices = property(lambda self: tuple(self.devices.flat))
 
     @property
     def abstract_mesh(self) -> AbstractMesh:
-        return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types)
+        if self.empty:
+            return AbstractMesh((), ())
+        first = self.devices.flat[0]
+        return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types,
+                            _device=(first.device_kind, getattr(first, "num_cores", None),
+                                     first.platform))
 
     def __eq__(self, other):
         return type(other) is Mesh and (self._ids, self.axis_sizes, self.axis_names,
@@ -240,10 +258,14 @@ class Mesh:
         return self._hash
 
     def __repr__(self):
+        if self.empty:
+            return "Mesh(axis_sizes=(), axis_names=())"
         return (f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names}, "
                 f"axis_types={self.axis_types!r})")
 
     def __str__(self):
+        if self.empty:
+            return "Mesh()"
         return f"Mesh({_axes_text(self.axis_names, self.axis_sizes, self.axis_types)})"
 
     def __enter__(self):
@@ -256,6 +278,9 @@ class Mesh:
         return False
 
 
+_EMPTY_MESH = Mesh(None, ())
+
+
 class _MeshState(threading.local):
     mesh = None        # the mesh bare PartitionSpecs refer to (set_mesh, `with mesh:`)
 
@@ -264,7 +289,8 @@ _mesh_state = _MeshState()
 
 
 def get_mesh():
-    """The mesh set by `set_mesh` or `with mesh:` (None when there is none)."""
+    """The mesh set by `set_mesh` or `with mesh:` (None when there is none; the public
+    `jax.sharding.get_mesh` says `Mesh()` then, as JAX's)."""
     return _mesh_state.mesh
 
 

@@ -54,6 +54,9 @@ def run(jax):
     named = {repr(P(*s)): NamedSharding(mesh, P(*s)) for s in SPECS}
     value = np.arange(32, dtype=np.float32).reshape(8, 4)
     out = {"mesh": [repr(mesh), str(mesh)], "shards": {}, "pictures": {}, "sharding": {}}
+    out["meshes"] = [repr(mesh.abstract_mesh), repr(jax.sharding.get_mesh()),
+                     str(jax.sharding.get_mesh()), repr(jax.sharding.get_abstract_mesh()),
+                     list(mesh.shape.items()), mesh.size, mesh.axis_sizes]
     for name, s in named.items():
         x = jax.device_put(value, s)
         out["shards"][name] = _shards(x)
