@@ -114,3 +114,16 @@ def test_pmap_in_a_four_device_process():
     summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert "passed" in summary and "skipped" not in summary and "failed" not in summary, summary
+
+
+def test_pmap_over_the_one_device_of_this_process():
+    # a leading axis of 1: the body runs on that one device, the axis comes back (as JAX)
+    out, total = jax.pmap(lambda x, y: (x * 2 + y, lax.psum(x, "i")), axis_name="i",
+                          in_axes=(0, None))(arr([[1.0, 2.0, 3.0]]), 1.0)
+    np.testing.assert_array_equal(np.asarray(out), [[3.0, 5.0, 7.0]])
+    np.testing.assert_array_equal(np.asarray(total), [[1.0, 2.0, 3.0]])
+    grads = jax.grad(lambda x: jax.pmap(lambda v: v * v)(x).sum())(arr([[1.0, 2.0]]))
+    np.testing.assert_array_equal(np.asarray(grads), [[2.0, 4.0]])
+    n = jax.device_count() + 1
+    with pytest.raises(ValueError, match=f"requires {n} logical devices"):
+        jax.pmap(lambda x: x)(arr(np.ones((n, 1))))

@@ -88,6 +88,10 @@ def _pmap_impl(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name)
         loaded, _ = compile_module(text, devices, host_callbacks=module_ctx.host_callbacks)
         exe = _executables[key] = _executable_class(spans)(
             loaded, jaxpr.out_avals, devices, f"pmap({name})", in_avals=jaxpr.in_avals)
+    if len(devices) == 1:     # one device runs the body as is: no device axis to split
+        from ..lax.shapes import expand_dims, squeeze
+        outs = exe(*[squeeze(x, (0,)) if mapped else x for x, mapped in zip(args, mapped_invars)])
+        return [expand_dims(o, (0,)) for o in outs]
     arguments = []
     for x, mapped in zip(args, mapped_invars):
         if not mapped:          # the same value on every device: a stack of copies
