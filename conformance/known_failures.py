@@ -5,7 +5,6 @@ one passes (then delete its line here). A reason begins with "missing:" when jxk
 lacks the API the program uses.
 """
 KNOWN_FAILURES = {
-    "43_sharding_device_put": "missing: jax.sharding.Mesh, NamedSharding, PartitionSpec",
     "57_typed_keys_are_arrays": "tree_util flattens a typed PRNG key into its key data: "
                                 "tree.leaves(random.key(0))[0].shape is (2,), JAX's is ()",
     "75_checkify": "missing: jax.experimental.checkify",
