@@ -74,15 +74,16 @@ Infer = _InferType()
 
 
 # ------------------------------------------------------------------ shapes
-def _axes_of(spec: PartitionSpec, ndim: int) -> tuple:
-    return spec._axes(ndim)
+def _named_axes(spec: PartitionSpec) -> set:
+    """Every mesh axis `spec` splits some dimension over."""
+    return {a for axes in spec._axes(0) for a in axes}
 
 
 def _local_aval(aval, spec, mesh) -> ShapedArray:
     """The block one device sees of a value of global type `aval` split as `spec`."""
     sizes = mesh.shape
     shape = tuple(n // math.prod(sizes[a] for a in axes)
-                  for n, axes in zip(aval.shape, _axes_of(spec, len(aval.shape))))
+                  for n, axes in zip(aval.shape, spec._axes(len(aval.shape))))
     return ShapedArray(shape, aval.dtype, aval.weak_type)
 
 
@@ -90,13 +91,13 @@ def _global_aval(aval, spec, mesh) -> ShapedArray:
     """The value of type `aval` on every device, put together as `spec` says."""
     sizes = mesh.shape
     shape = tuple(n * math.prod(sizes[a] for a in axes)
-                  for n, axes in zip(aval.shape, _axes_of(spec, len(aval.shape))))
+                  for n, axes in zip(aval.shape, spec._axes(len(aval.shape))))
     return ShapedArray(shape, aval.dtype, aval.weak_type)
 
 
 def _unmentioned(spec, manual_axes, mesh) -> tuple:
     """The manual axes `spec` does not split over (in mesh order): the value is one over them."""
-    named = {a for axes in spec._axes(0) for a in axes}
+    named = _named_axes(spec)
     return tuple(a for a in mesh.axis_names if a in manual_axes and a not in named)
 
 
@@ -390,18 +391,17 @@ def varying_axes(jaxpr: Jaxpr, in_varying) -> list:
 def _check_vma(fun_name, mesh, manual_axes, body, in_specs, out_specs, out_struct):
     """JAX's error for an out_spec that leaves out a manual axis the output varies along."""
     ordered = lambda axes: ",".join(a for a in mesh.axis_names if a in axes)    # noqa: E731
-    in_varying = [frozenset(a for axes in s._axes(0) for a in axes) for s in in_specs]
+    in_varying = [frozenset(_named_axes(s)) for s in in_specs]
     msgs = []
     paths = [p for p, _ in tree_flatten_with_path(out_struct)[0]]
     for path, spec, varying in zip(paths, out_specs, varying_axes(body.jaxpr, in_varying)):
         missing = [a for a in _unmentioned(spec, manual_axes, mesh) if a in varying]
         if not missing:
             continue
-        unmentioned = [a for a in mesh.axis_names
-                       if a not in {x for axes in spec._axes(0) for x in axes}]
+        unmentioned = [a for a in mesh.axis_names if a not in _named_axes(spec)]
         where = f"out_specs{keystr(path)}" if paths != [()] else "out_specs"
         if len(unmentioned) > 1:
-            need = ordered({x for axes in spec._axes(0) for x in axes})
+            need = ordered(_named_axes(spec))
             msgs.append(f"* {where} is {spec!r} which implies that the corresponding output "
                         f"value is only varying across mesh axes {{{need}}} and not "
                         f"{{{ordered(missing)}}}, but it was inferred to be possibly varying "
@@ -469,7 +469,7 @@ def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma):
         static = [s is None for s in specs]
         dyn = [x for x, s in zip(flat_args, static) if not s]
         dyn_specs = [s for s in specs if s is not None]
-        avals = [_aval(x) for x in dyn]
+        avals = [get_aval(x) for x in dyn]
         _check_args(f, mesh_, args, flat_args, specs, avals, static)
         local = [_local_aval(a, s, mesh_) for a, s in zip(avals, dyn_specs)]
         out_info = {}
@@ -496,10 +496,6 @@ def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma):
         outs = _bind(closed, dyn, mesh_, dyn_specs, flat_out, check_vma, manual)
         return tree_unflatten(out_info["tree"], outs)
     return wrapped
-
-
-def _aval(x) -> ShapedArray:
-    return get_aval(x)
 
 
 def _checked_mesh(mesh, axis_names, in_specs, out_specs):
