@@ -191,6 +191,10 @@ def test_one_device_mesh_runs_eagerly_under_jit_grad_and_vmap():
                       in_specs=P("x"), out_specs=P("x"))
     x = np.arange(4.0, dtype=np.float32)
     assert np.asarray(f(x)).tolist() == (x * x).tolist()
+    from jxkernel.transforms import shard_map as module
+    known = len(module._equations)
+    f(x + 1)                               # same types: the body traced once, bound again
+    assert len(module._equations) == known
     assert np.asarray(jax.jit(f)(x)).tolist() == (x * x).tolist()
     assert np.asarray(jax.grad(lambda a: jnp.sum(f(a)))(x)).tolist() == (2 * x).tolist()
     assert np.asarray(jax.vmap(f)(np.stack([x, -x]))).tolist() == [(x * x).tolist()] * 2

@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from ..config import config
 from ..core.avals import ShapedArray, get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, param_printers
@@ -31,7 +32,7 @@ from ..core.primitive import (
     lowering_rules,
     transpose_rules,
 )
-from ..core.trace import set_current_trace
+from ..core.trace import Tracer, set_current_trace
 from ..lax import _batch_util as bu
 from ..lax._ad_util import Zero, instantiate, is_undefined
 from ..lax.sharding import NeedsMesh
@@ -461,6 +462,8 @@ def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma):
         raise TypeError(f"shard_map requires a callable for its first argument, but got {f} "
                         f"of type {type(f)}.")
 
+    traces: dict = {}      # signature -> its traced body, so a call in a loop binds one jaxpr
+
     @functools.wraps(f)
     def wrapped(*args):
         mesh_, manual = _checked_mesh(mesh, axis_names, in_specs, out_specs)
@@ -468,34 +471,50 @@ def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma):
         specs = _flat_in_specs(in_specs, args, flat_args, mesh_, manual)
         static = [s is None for s in specs]
         dyn = [x for x, s in zip(flat_args, static) if not s]
-        dyn_specs = [s for s in specs if s is not None]
-        avals = [get_aval(x) for x in dyn]
-        _check_args(f, mesh_, args, flat_args, specs, avals, static)
-        local = [_local_aval(a, s, mesh_) for a, s in zip(avals, dyn_specs)]
-        out_info = {}
-
-        def body(*xs):
-            it = iter(xs)
-            full = [x if s else next(it) for x, s in zip(flat_args, static)]
-            out = f(*tree_unflatten(in_tree, full))
-            leaves, out_tree = tree_flatten(out)
-            out_info["tree"], out_info["struct"] = out_tree, out
-            return leaves
-
-        with _axes_bound(mesh_, manual):
-            closed = trace_to_jaxpr(body, local)
-        out_struct = tree_unflatten(out_info["tree"], [0] * len(closed.out_avals))
-        flat_out = _flat_out_specs(out_specs, out_struct)
-        _check_out_ranks(f, out_specs, out_struct, flat_out, closed.out_avals)
-        if check_vma:
-            n_consts = len(closed.jaxpr.constvars)
-            _check_vma(_fun_name(f), mesh_, manual,
-                       ClosedJaxpr(Jaxpr([], closed.jaxpr.constvars + closed.jaxpr.invars,
-                                         closed.jaxpr.outvars, closed.jaxpr.eqns), []),
-                       [P()] * n_consts + dyn_specs, flat_out, out_struct)
-        outs = _bind(closed, dyn, mesh_, dyn_specs, flat_out, check_vma, manual)
-        return tree_unflatten(out_info["tree"], outs)
+        dyn_specs = tuple(s for s in specs if s is not None)
+        avals = tuple(get_aval(x) for x in dyn)
+        key = (in_tree, avals, dyn_specs, mesh_, config._trace_state) if not any(static) \
+            else None
+        found = traces.get(key) if key is not None else None
+        if found is None:
+            _check_args(f, mesh_, args, flat_args, specs, avals, static)
+            found = _trace_body(f, flat_args, in_tree, static, avals, dyn_specs, out_specs,
+                                mesh_, manual, check_vma)
+            if key is not None and not any(isinstance(c, Tracer) for c in found[1]):
+                traces[key] = found
+        body, consts, out_tree, flat_out = found
+        outs = shard_map_p.bind(*consts, *dyn, jaxpr=body, mesh=mesh_,
+                                in_specs=(P(),) * len(consts) + dyn_specs,
+                                out_specs=flat_out, check_vma=check_vma,
+                                newly_manual_axes=manual)
+        return tree_unflatten(out_tree, outs)
     return wrapped
+
+
+def _trace_body(f, flat_args, in_tree, static, avals, dyn_specs, out_specs, mesh, manual,
+                check_vma) -> tuple:
+    """(body taking its constants first, the constants, out tree, out specs) of `f` traced
+    with local types; raises JAX's errors for bad out_specs and unchecked replication."""
+    local = [_local_aval(a, s, mesh) for a, s in zip(avals, dyn_specs)]
+    out_trees = []
+
+    def body(*xs):
+        it = iter(xs)
+        full = [x if s else next(it) for x, s in zip(flat_args, static)]
+        leaves, out_tree = tree_flatten(f(*tree_unflatten(in_tree, full)))
+        out_trees.append(out_tree)
+        return leaves
+
+    with _axes_bound(mesh, manual):
+        closed = trace_to_jaxpr(body, local)
+    out_struct = tree_unflatten(out_trees[0], [0] * len(closed.out_avals))
+    flat_out = tuple(_flat_out_specs(out_specs, out_struct))
+    _check_out_ranks(f, out_specs, out_struct, flat_out, closed.out_avals)
+    opened, consts = convert_constvars_to_invars(closed)
+    if check_vma:
+        _check_vma(_fun_name(f), mesh, manual, opened, [P()] * len(consts) + list(dyn_specs),
+                   flat_out, out_struct)
+    return opened, consts, out_trees[0], flat_out
 
 
 def _checked_mesh(mesh, axis_names, in_specs, out_specs):
