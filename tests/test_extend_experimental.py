@@ -136,7 +136,6 @@ def test_sharding_edges():
 
 @pytest.mark.parametrize("module", ["jxkernel.extend", "jxkernel.extend.core",
                                     "jxkernel.extend.core.primitives", "jxkernel.experimental",
-                                    "jxkernel.sharding", "jxkernel.xla.sharding",
                                     "jxkernel.ad_checkpoint", "jxkernel.interpreters.ad",
                                     "jxkernel.interpreters.batching",
                                     "jxkernel.interpreters.mlir", "jxkernel._src.util"])

@@ -21,7 +21,8 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapeDtypeStruct
-from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules
+from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
+                              lowering_rules)
 from ..lax._ad_util import float0
 from ..transforms.custom_derivatives import custom_vjp
 from ..transforms.jit import Jitted, jit
@@ -304,8 +305,23 @@ def _call_exported_lowering(ctx, *args, exported):
     return ctx.block.call(_inlined_main(ctx.module_ctx, exported), args, ctx.loc)
 
 
+def _call_exported_jvp(primals, tangents, *, exported):
+    # call_exported's derivative is the VJP exported with it, applied by call_exported's
+    # custom_vjp wrapper; forward mode stops at that wrapper, as in JAX
+    raise TypeError(f"can't apply forward-mode autodiff (jvp) to the exported function "
+                    f"'{exported.fun_name}': it is differentiable in reverse mode only "
+                    f"(grad, vjp), through the VJP exported with it.")
+
+
+def _call_exported_batching(vals, dims, *, exported):
+    # an exported module is fixed to its shapes; JAX does not batch it either
+    raise NotImplementedError("Batching rule for 'call_exported' not implemented")
+
+
 abstract_eval_rules[call_exported_p] = _call_exported_abstract_eval
 lowering_rules[call_exported_p] = _call_exported_lowering
+jvp_rules[call_exported_p] = _call_exported_jvp
+batching_rules[call_exported_p] = _call_exported_batching
 
 
 # ------------------------------------------------------------------ inlining a module
