@@ -47,6 +47,7 @@ from .sharding import (
     SingleDeviceSharding,
     _hlo_key,
     get_mesh,
+    local_devices,
     spec_from_hlo,
 )
 
@@ -92,30 +93,38 @@ class ShardedArray(ArrayImpl):
 
     @property
     def addressable_shards(self) -> list:
-        """Per device (mesh order): its index into the array, replica id and data."""
+        """Per device of this process (mesh order): its index into the array, replica id and
+        data."""
         self._check_alive()
         sharding, shape = self._sharding, self.shape
         aval = ShapedArray(sharding.shard_shape(shape), self.dtype, self.weak_type)
-        indices = sharding.devices_indices_map(shape)
-        return [Shard(d, indices[d], r, Array(_rewrap_buffer(b, aval, d), aval))
-                for d, r, b in zip(sharding.mesh.devices.flat, sharding.replica_ids(self.ndim),
-                                   self._buf._arrays)]
+        return [Shard(d, index, r, Array(_rewrap_buffer(b, aval, d), aval))
+                for (d, index, r), b in zip(_local_blocks(sharding, shape), self._buf._arrays)]
 
     def addressable_data(self, index: int) -> Array:
         """Shard `index`'s data (devices in mesh order), as a one-device Array."""
         return self.addressable_shards[index].data
 
     def _value(self) -> np.ndarray:
-        """The global value, assembled on the host from one copy of each block."""
+        """The global value, assembled on the host from one copy of each block (this process
+        must hold every block, as in JAX)."""
         if self._npy is None:
             self._check_alive()
             sharding, shape = self._sharding, self.shape
-            indices = sharding.devices_indices_map(shape)
+            blocks = {}
+            for (_, index, _), b in zip(_local_blocks(sharding, shape), self._buf._arrays):
+                blocks.setdefault(_index_key(index), (index, b))
+            if len(blocks) < len({_index_key(i) for i in
+                                  sharding.devices_indices_map(shape).values()}):
+                raise RuntimeError(
+                    "Fetching value for `jax.Array` that spans non-addressable (non process "
+                    "local) devices is not possible. You can use `jax.experimental."
+                    "multihost_utils.process_allgather` to print the global array or use "
+                    "`.addressable_shards` method of jax.Array to inspect the addressable "
+                    "(process local) shards.")
             value = np.empty(shape, self.dtype)
-            for d, r, b in zip(sharding.mesh.devices.flat, sharding.replica_ids(self.ndim),
-                               self._buf._arrays):
-                if r == 0:
-                    value[indices[d]] = _to_host(b).reshape(sharding.shard_shape(shape))
+            for index, b in blocks.values():
+                value[index] = _to_host(b).reshape(sharding.shard_shape(shape))
             self._npy = _frozen(value, shape)
         return self._npy
 
@@ -135,6 +144,19 @@ class ShardedArray(ArrayImpl):
 
 # One name for JAX's concrete class, as MultiDeviceArray does (xla/array.py).
 ShardedArray.__name__ = "ArrayImpl"
+
+
+def _local_blocks(sharding: NamedSharding, shape) -> list:
+    """(device, index, replica id) for this process's devices in mesh order: the order of the
+    per-device buffers jaxlib keeps for a buffer over the whole mesh."""
+    indices = sharding.devices_indices_map(shape)
+    mine = set(local_devices(sharding.mesh._flat_devices))
+    return [(d, indices[d], r) for d, r in zip(sharding.mesh._flat_devices,
+                                                sharding.replica_ids(len(shape))) if d in mine]
+
+
+def _index_key(index) -> tuple:
+    return tuple((s.start, s.stop) for s in index)
 
 
 def any_sharded(leaves) -> bool:
@@ -161,7 +183,7 @@ def put(value: np.ndarray, aval: ShapedArray, sharding: NamedSharding) -> Sharde
     if config._transfer_guarded:                      # implicit (jit's NumPy arguments) or not
         from .transfer_guard import check
         check("host_to_device", aval, sharding.mesh.devices.flat[0])
-    indices = sharding.devices_indices_map(aval.shape)
+    indices = sharding.addressable_devices_indices_map(aval.shape)
     block = ShapedArray(sharding.shard_shape(aval.shape), aval.dtype, aval.weak_type)
     bufs = [xc.batched_device_put(block, sharding_for((d,)), [np.ascontiguousarray(value[i])],
                                   [d], True, False, _COPY, True)
@@ -253,7 +275,7 @@ def make_array_from_callback(shape, sharding, data_callback, dtype=None) -> Arra
         value = np.asarray(data_callback((slice(None),) * len(shape)), dtype=dtype)
         from .array import device_put as put_on_device
         return put_on_device(value, sharding._device)
-    indices = sharding.devices_indices_map(shape)
+    indices = sharding.addressable_devices_indices_map(shape)     # this process's blocks
     blocks = {d: _host_value(np.asarray(data_callback(i), dtype=dtype)) for d, i in indices.items()}
     aval = ShapedArray(shape, next(iter(blocks.values()))[1].dtype)
     expected = sharding.shard_shape(shape)
@@ -284,7 +306,7 @@ def make_array_from_single_device_arrays(shape, sharding, arrays) -> Array:
             raise TypeError(f"make_array_from_single_device_arrays expects single-device Arrays; "
                             f"got {type(a).__name__}")
         by_device[a.device] = a
-    devices = sharding.mesh._flat_devices
+    devices = local_devices(sharding.mesh._flat_devices)      # this process's, in mesh order
     missing = [d for d in devices if d not in by_device]
     if missing or len(arrays) != len(devices):
         raise ValueError(f"make_array_from_single_device_arrays needs one array per device of "

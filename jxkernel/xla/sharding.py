@@ -21,6 +21,7 @@ import threading
 
 import numpy as np
 
+from . import client as _client
 from .client import xc
 
 
@@ -368,11 +369,17 @@ class NamedSharding:
 
     memory_kind = property(lambda self: self._memory_kind)
     device_set = property(lambda self: set(self.mesh.devices.flat))
-    addressable_devices = device_set
     _device_assignment = property(lambda self: self.mesh._flat_devices)
     num_devices = property(lambda self: self.mesh.size)
-    is_fully_addressable = property(lambda self: True)
-    has_addressable_devices = property(lambda self: True)
+
+    @property
+    def addressable_devices(self) -> set:
+        """The mesh's devices this process holds (all of them unless jxkernel.distributed
+        spans several processes)."""
+        return set(local_devices(self.mesh._flat_devices))
+
+    is_fully_addressable = property(lambda self: len(self.addressable_devices) == self.mesh.size)
+    has_addressable_devices = property(lambda self: bool(self.addressable_devices))
 
     @property
     def is_fully_replicated(self) -> bool:
@@ -424,7 +431,10 @@ class NamedSharding:
                 for device, (blocks, _) in zip(self.mesh.devices.flat,
                                                self._placements(len(shape)))}
 
-    addressable_devices_indices_map = devices_indices_map
+    def addressable_devices_indices_map(self, global_shape) -> dict:
+        """devices_indices_map for this process's devices only."""
+        mine = self.addressable_devices
+        return {d: i for d, i in self.devices_indices_map(global_shape).items() if d in mine}
 
     def replica_ids(self, ndim: int) -> tuple:
         """Per device (mesh order), which copy of its block it holds (0 for the first)."""
@@ -606,3 +616,9 @@ def _check_same_devices(sharding: NamedSharding, mesh: Mesh) -> None:
         raise ValueError(f"Received incompatible devices for jitted computation: the sharding "
                          f"{sharding!r} is over a different mesh than the computation's "
                          f"{mesh}; use one mesh for every sharding of one jit")
+
+
+def local_devices(devices) -> list:
+    """The devices of `devices` (in order) that belong to this process."""
+    me = _client.process_index()
+    return [d for d in devices if d.process_index == me]

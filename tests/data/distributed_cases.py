@@ -87,6 +87,17 @@ WORKER = textwrap.dedent("""
     back = mh.global_array_to_host_local_array(xg, mesh, P("x"))
     out.update(host_local=np.asarray(back).tolist(), host_local_shape=list(back.shape),
                host_local_devices=sorted(d.id for d in back.devices()))
+    # built from this process's blocks only; its global value is not this process's to read
+    cb = jax.make_array_from_callback((8, 2), NamedSharding(mesh, P("x")),
+                                      lambda i: np.arange(16.0, dtype=np.float32).reshape(8, 2)[i])
+    out["callback_shards"] = [[s.device.id, [[d.start, d.stop] for d in s.index],
+                               np.asarray(s.data).tolist()] for s in cb.addressable_shards]
+    out["callback_global"] = mh.process_allgather(cb, tiled=True).tolist()
+    try:
+        np.asarray(cb)
+        out["callback_fetch"] = "allowed"
+    except RuntimeError as e:
+        out["callback_fetch"] = str(e)
     out.update(global_shape=list(xg.shape), global_x=mh.process_allgather(xg, tiled=True).tolist(),
                global_w=mh.process_allgather(wg, tiled=True).tolist(),
                global_loss=mh.process_allgather(lg, tiled=True).tolist())
