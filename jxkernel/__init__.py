@@ -84,13 +84,16 @@ _LAZY["image"] = ("jxkernel.image", None)       # jax.image.resize after `import
 _LAZY["distributed"] = ("jxkernel.distributed", None)   # jax.distributed.initialize
 _LAZY["stages"] = ("jxkernel.stages", None)     # jax.stages.Compiled after `import jax`
 _LAZY["export"] = ("jxkernel.export", None)     # jax.export.export after `import jax`
-_LAZY["shard_map"] = ("jxkernel.transforms.shard_map", "shard_map")   # jax.shard_map
 _LAZY["profiler"] = ("jxkernel.profiler", None)   # jax.profiler.trace after `import jax`
+_LAZY["shard_map"] = ("jxkernel.transforms.shard_map", "shard_map")   # jax.shard_map
 _LAZY.update({n: ("jxkernel.runtime_state", n) for n in (  # jax.clear_caches, jax.transfer_guard
     "clear_caches", "check_tracer_leaks", "checking_leaks", "transfer_guard",
     "transfer_guard_host_to_device", "transfer_guard_device_to_device",
     "transfer_guard_device_to_host")})
-_LAZY.update({n: (f"jxkernel.{m}", n) for m, names in (("xla.sharding", ("make_mesh", "set_mesh", "P", "NamedSharding")), ("xla.sharded", ("make_array_from_callback", "make_array_from_single_device_arrays")), ("sharding", ("reshard",))) for n in names})  # sharding
+_LAZY.update({n: (f"jxkernel.{module}", n) for module, names in (   # jax.make_mesh, jax.P, ...
+    ("xla.sharding", ("make_mesh", "set_mesh", "P", "NamedSharding")),
+    ("xla.sharded", ("make_array_from_callback", "make_array_from_single_device_arrays")),
+    ("sharding", ("reshard",))) for n in names})
 
 
 def __getattr__(name):
