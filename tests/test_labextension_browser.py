@@ -15,6 +15,7 @@ The module is skipped only when there is no browser to drive: Playwright is not 
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -24,7 +25,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from jupyter_server import JupyterServer
 
 CHROMIUM = os.environ.get("JXKERNEL_CHROMIUM", "/usr/bin/chromium")
@@ -94,10 +94,11 @@ HARMLESS = [
 
 
 # ==================================================================== fixtures
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    root = tmp_path_factory.mktemp("lab")
-    srv = JupyterServer(root, env={"JXKERNEL_CPU_DEVICES": "2"},
+@contextlib.contextmanager
+def lab_server(root, notebooks: dict, devices: int | None = None):
+    """A started JupyterLab server on the checkout's extension, holding `notebooks`
+    ({name: cells}); its kernels see `devices` CPU devices."""
+    srv = JupyterServer(root, env={"JXKERNEL_CPU_DEVICES": str(devices)} if devices else None,
                         # the checkout's assets (test_labextension_build checks them against the
                         # sources), not the copy `pip install -e` made when it last ran
                         labextensions={"jxkernel-labextension": ROOT / "jxkernel" / "labextension"},
@@ -107,10 +108,45 @@ def server(tmp_path_factory):
                                 {"fetchNews": "false", "checkForUpdates": False},
                         })
     srv.start()
-    srv.put_notebook("a.ipynb", NOTEBOOK_A)
-    srv.put_notebook("b.ipynb", NOTEBOOK_B)
-    yield srv
-    srv.stop()
+    try:
+        for name, cells in notebooks.items():
+            srv.put_notebook(name, cells)
+        yield srv
+    finally:
+        srv.stop()
+
+
+@contextlib.contextmanager
+def notebook_run(server, console, name, view_classes: dict):
+    """A Chromium page with notebook `name` open and every cell run (Run All), once the view
+    of each cell in `view_classes` ({cell index: CSS class}) is drawn."""
+    pw = sync_playwright().start()
+    browser = pw.chromium.launch(executable_path=CHROMIUM,
+                                 args=["--no-sandbox", "--disable-dev-shm-usage"])
+    p = new_page(browser, console)
+    try:
+        open_notebook(p, server, name)
+        palette(p, "Run All Cells")
+        for index, cls in view_classes.items():
+            expect(cell(p, index).locator(f".{cls}")).to_be_visible()
+        yield p
+    finally:
+        p.close()
+        browser.close()
+        pw.stop()
+
+
+def shot_view(locator, request, step):
+    """A screenshot of one view (Playwright scrolls it into sight first)."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    locator.screenshot(path=str(ARTIFACTS / f"{request.node.name}-{step}.png"))
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with lab_server(tmp_path_factory.mktemp("lab"), {"a.ipynb": NOTEBOOK_A, "b.ipynb": NOTEBOOK_B},
+                    devices=2) as srv:
+        yield srv
 
 
 @pytest.fixture(scope="module")

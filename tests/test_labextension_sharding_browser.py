@@ -13,18 +13,14 @@ from __future__ import annotations
 import re
 
 import pytest
-from jupyter_server import JupyterServer
-from test_labextension_browser import (  # the same harness: browser, page and contrast helpers
-    ARTIFACTS,
-    CHROMIUM,
-    ROOT,
+from test_labextension_browser import (  # the same harness: server, page and contrast helpers
     assert_readable,
     cell,
     expect,
-    new_page,
-    open_notebook,
+    lab_server,
+    notebook_run,
     palette,
-    sync_playwright,
+    shot_view,
 )
 
 SETUP, ARRAY, SHOW, EXPLAIN, HLO = range(5)
@@ -53,14 +49,8 @@ VIEW_CLASS = {ARRAY: "jx-ShardingOutput", SHOW: "jx-ShardingOutput", EXPLAIN: "j
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    srv = JupyterServer(tmp_path_factory.mktemp("sharding"), env={"JXKERNEL_CPU_DEVICES": "4"},
-                        labextensions={"jxkernel-labextension": ROOT / "jxkernel" / "labextension"},
-                        settings={"@jupyterlab/apputils-extension:notification":
-                                  {"fetchNews": "false", "checkForUpdates": False}})
-    srv.start()
-    srv.put_notebook("sharding.ipynb", NOTEBOOK)
-    yield srv
-    srv.stop()
+    with lab_server(tmp_path_factory.mktemp("sharding"), {"sharding.ipynb": NOTEBOOK}, devices=4) as srv:
+        yield srv
 
 
 @pytest.fixture(scope="module")
@@ -71,25 +61,8 @@ def console():
 @pytest.fixture(scope="module")
 def page(server, console):
     """sharding.ipynb open in JupyterLab with every cell run."""
-    pw = sync_playwright().start()
-    browser = pw.chromium.launch(executable_path=CHROMIUM,
-                                 args=["--no-sandbox", "--disable-dev-shm-usage"])
-    p = new_page(browser, console)
-    try:
-        open_notebook(p, server, "sharding.ipynb")
-        palette(p, "Run All Cells")
-        for index, cls in VIEW_CLASS.items():
-            expect(cell(p, index).locator(f".{cls}")).to_be_visible()
+    with notebook_run(server, console, "sharding.ipynb", VIEW_CLASS) as p:
         yield p
-    finally:
-        p.close()
-        browser.close()
-        pw.stop()
-
-
-def shot_view(locator, request, step):
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    locator.screenshot(path=str(ARTIFACTS / f"{request.node.name}-{step}.png"))
 
 
 def view(page, index):

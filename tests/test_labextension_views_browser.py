@@ -13,19 +13,15 @@ from __future__ import annotations
 import re
 
 import pytest
-from jupyter_server import JupyterServer
-from test_labextension_browser import (  # the same harness: browser, page and contrast helpers
-    ARTIFACTS,
-    CHROMIUM,
-    ROOT,
+from test_labextension_browser import (  # the same harness: server, page and contrast helpers
     assert_readable,
     cell,
     expect,
-    new_page,
-    open_notebook,
+    lab_server,
+    notebook_run,
     palette,
     shot,
-    sync_playwright,
+    shot_view,
 )
 
 SETUP, EXPLAIN, STEPPER, DIFF, PROFILE, MEMORY, REPORT, GUARD, MALFORMED, ERROR = range(10)
@@ -71,14 +67,8 @@ VIEW_CLASS = {EXPLAIN: "jx-ExplainOutput", STEPPER: "jx-StepperOutput", DIFF: "j
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    srv = JupyterServer(tmp_path_factory.mktemp("views"),
-                        labextensions={"jxkernel-labextension": ROOT / "jxkernel" / "labextension"},
-                        settings={"@jupyterlab/apputils-extension:notification":
-                                  {"fetchNews": "false", "checkForUpdates": False}})
-    srv.start()
-    srv.put_notebook("views.ipynb", NOTEBOOK)
-    yield srv
-    srv.stop()
+    with lab_server(tmp_path_factory.mktemp("views"), {"views.ipynb": NOTEBOOK}) as srv:
+        yield srv
 
 
 @pytest.fixture(scope="module")
@@ -88,27 +78,9 @@ def console():
 
 @pytest.fixture(scope="module")
 def page(server, console):
-    """views.ipynb open in JupyterLab with every cell run (the error cell last)."""
-    pw = sync_playwright().start()
-    browser = pw.chromium.launch(executable_path=CHROMIUM,
-                                 args=["--no-sandbox", "--disable-dev-shm-usage"])
-    p = new_page(browser, console)
-    try:
-        open_notebook(p, server, "views.ipynb")
-        palette(p, "Run All Cells")
-        for index, cls in VIEW_CLASS.items():
-            expect(cell(p, index).locator(f".{cls}")).to_be_visible()
+    """views.ipynb open in JupyterLab with every cell run."""
+    with notebook_run(server, console, "views.ipynb", VIEW_CLASS) as p:
         yield p
-    finally:
-        p.close()
-        browser.close()
-        pw.stop()
-
-
-def shot_view(locator, request, step):
-    """A screenshot of one view (Playwright scrolls it into sight first)."""
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    locator.screenshot(path=str(ARTIFACTS / f"{request.node.name}-{step}.png"))
 
 
 def view(page, index):
