@@ -131,7 +131,6 @@ hb = view._repr_mimebundle_()
 out["hlo"] = hb["application/vnd.jxkernel.hlo+json"]["collectives"]
 out["hlo_text"] = "communication:" in hb["text/plain"] and "jx-collectives" in hb["text/html"]
 import sys
-sys.path.insert(0, "tests")
 from doc_examples import check_docstring_examples
 check_docstring_examples("jxkernel.sharding_view", {"mesh": jax.make_mesh((2, 2), ("x", "y")),
                                                     "NamedSharding": NamedSharding, "P": P})

@@ -106,7 +106,6 @@ TWO_DEVICES = """
     lazy = ("jxkernel.profiler", "jxkernel.runtime_state", "jxkernel.xla.transfer_guard",
             "jxkernel.core.leaks", "jaxlib._profiler")
     loaded_by_import = [m for m in lazy if m in sys.modules]
-    sys.path.insert(0, "tests/data")
     import runtime_state_cases as cases
     out = cases.run(jax)
     out["loaded_by_import"] = loaded_by_import

@@ -11,9 +11,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def run_python(args, env=None, timeout=180):
-    """Run `python ARGS` in the repository root; returns the CompletedProcess."""
+    """Run `python ARGS` in the repository root; returns the CompletedProcess. The package,
+    tests/ and tests/data/ are importable there, as pytest's `pythonpath` setting makes them
+    here."""
     full_env = {**os.environ, **(env or {})}
-    full_env["PYTHONPATH"] = ROOT + os.pathsep + full_env.get("PYTHONPATH", "")
+    full_env["PYTHONPATH"] = os.pathsep.join([ROOT, os.path.join(ROOT, "tests"),
+                                              os.path.join(ROOT, "tests", "data"),
+                                              full_env.get("PYTHONPATH", "")])
     return subprocess.run([sys.executable, *args], cwd=ROOT, env=full_env, capture_output=True,
                           text=True, timeout=timeout)
 
