@@ -7,7 +7,8 @@
     TracerBoolConversionError
 """
 from .core.check import JaxprTypeError
-from .core.errors import (ConcretizationTypeError, JAXIndexError, JAXTypeError, KeyReuseError,
+from .core.errors import (ConcretizationTypeError, InconclusiveDimensionOperation,
+                          JAXIndexError, JAXTypeError, KeyReuseError,
                           NonConcreteBooleanIndexError, RecompileError,
                           TracerArrayConversionError,
                           TracerBoolConversionError, TracerIntegerConversionError,
@@ -15,6 +16,7 @@ from .core.errors import (ConcretizationTypeError, JAXIndexError, JAXTypeError, 
 from .xla.client import JaxRuntimeError
 
 __all__ = ["ConcretizationTypeError", "JAXIndexError", "JAXTypeError", "JaxRuntimeError",
-           "JaxprTypeError", "KeyReuseError", "NonConcreteBooleanIndexError", "RecompileError",
+           "InconclusiveDimensionOperation", "JaxprTypeError", "KeyReuseError",
+           "NonConcreteBooleanIndexError", "RecompileError",
            "TracerArrayConversionError", "TracerBoolConversionError",
            "TracerIntegerConversionError", "UnexpectedTracerError"]

@@ -114,10 +114,8 @@ def test_closed_over_constants_are_embedded_and_callbacks_refused():
         export.export(printing)(1.0)
 
 
-def test_symbolic_shapes_multi_platform_and_sharded_export_say_they_are_not_implemented():
-    with pytest.raises(NotImplementedError, match="symbolic shapes are not implemented"):
-        export.symbolic_shape("b, 4")
-    with pytest.raises(NotImplementedError, match=r"args\[0\]\['x'\] has shape \('b', 4\)"):
+def test_string_dimensions_multi_platform_and_sharded_export_are_refused():
+    with pytest.raises(TypeError, match=r"args\[0\]\['x'\] has shape \('b', 4\)"):
         export.export(jxkernel.jit(lambda d: d["x"]))(
             {"x": jxkernel.ShapeDtypeStruct(("b", 4), np.float32)})
     with pytest.raises(NotImplementedError, match="one platform at a time"):

@@ -130,6 +130,11 @@ class KeyReuseError(RuntimeError):
     pass
 
 
+class InconclusiveDimensionOperation(Exception):
+    """A comparison or conversion of symbolic dimensions (jax.export) whose answer depends on
+    the values of the dimension variables."""
+
+
 class RecompileError(RuntimeError):
     """A jitted function with fail-on-recompile on (`compile_log.fail_on_recompile`) was
     called with a signature it has not compiled, after it had compiled another. Raised

@@ -19,19 +19,9 @@ from ._export import (  # noqa: F401
 )
 from ._serialization import deserialize  # noqa: F401
 
-_SYMBOLIC = ("symbolic shapes are not implemented in jxkernel's export (it exports static "
-             "shapes only): export once per concrete shape")
-
-
-def symbolic_shape(shape_spec, *, constraints=(), scope=None, like=None):
-    """JAX's parser of shapes such as "b, 4"; not available (see the module docstring)."""
-    raise NotImplementedError(f"export.symbolic_shape({shape_spec!r}): {_SYMBOLIC}.")
-
-
-def symbolic_args_specs(args, shapes_specs, *, constraints=(), scope=None):
-    raise NotImplementedError(f"export.symbolic_args_specs: {_SYMBOLIC}.")
-
-
-def is_symbolic_dim(p) -> bool:
-    """Whether `p` is a symbolic dimension: never, as jxkernel has none."""
-    return False
+from .shape_poly import (  # noqa: F401
+    SymbolicScope,
+    is_symbolic_dim,
+    symbolic_args_specs,
+    symbolic_shape,
+)

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapeDtypeStruct
+from ..core.symbolic import is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules)
 from ..lax._ad_util import float0
@@ -117,7 +118,7 @@ def export(fun_jit, *, platforms=None, disabled_checks=()) -> Callable[..., Expo
             f"jit without shardings.")
 
     def do_export(*args, **kwargs) -> Exported:
-        _refuse_symbolic_shapes(args, kwargs)
+        _check_dimensions(args, kwargs)
         _refuse_sharded_arguments(args, kwargs)
         traced = fun_jit.trace(*args, **kwargs)
         return _exported(traced, platforms, tuple(disabled_checks),
@@ -140,7 +141,8 @@ def _check_platforms(platforms) -> tuple:
 def _exported(traced, platforms, disabled_checks, get_vjp) -> Exported:
     from ..xla.portable import module_text, portable_artifact
     closed = traced.jaxpr
-    artifact = portable_artifact(_module_text(closed, traced.fun_name, platforms[0]))
+    paths = _leaf_paths(traced.in_tree)
+    artifact = portable_artifact(_module_text(closed, traced.fun_name, platforms[0], paths))
     n_in, n_out = len(closed.in_avals), len(closed.out_avals)
     return Exported(
         fun_name=traced.fun_name, in_tree=traced.in_tree, in_avals=tuple(closed.in_avals),
@@ -153,12 +155,16 @@ def _exported(traced, platforms, disabled_checks, get_vjp) -> Exported:
         _get_vjp=get_vjp, _text=[module_text(artifact)])   # as a deserialized one reads
 
 
-def _module_text(closed, name: str, platform: str) -> str:
+def _module_text(closed, name: str, platform: str, arg_paths) -> str:
     """A module whose `main` takes the jaxpr's inputs; closed-over constants are embedded."""
     attrs = {"mhlo.num_partitions": hlo.i32_attr(1), "mhlo.num_replicas": hlo.i32_attr(1)}
     module = hlo.Module(f"jit_{name}", attrs)
     module_ctx = ModuleContext(module, platform)
     main = module.function("main", [hlo.aval_type(a) for a in closed.in_avals])
+    if any(_is_symbolic(a.shape) for a in closed.in_avals):
+        from ._symbolic_lowering import SymbolicLowering, SymbolicRules
+        module_ctx.symbolic = SymbolicLowering(main.body, closed.in_avals, main.args, arg_paths)
+        module_ctx.rules = SymbolicRules()
     consts = [main.body.constant(np.asarray(c)) for c in closed.consts]
     main.set_results(lower_jaxpr_into(module_ctx, main.body, closed.jaxpr, consts, main.args))
     if module_ctx.host_callbacks:
@@ -197,14 +203,18 @@ def _differentiable(aval) -> bool:
     return dtypes.is_inexact(aval.dtype)
 
 
-def _refuse_symbolic_shapes(args, kwargs) -> None:
+def _check_dimensions(args, kwargs) -> None:
     for path, leaf in _flatten_with_paths(args, kwargs):
         shape = getattr(leaf, "shape", ())
-        if any(not isinstance(d, (int, np.integer)) for d in shape):
-            raise NotImplementedError(
-                f"export: {path} has shape {shape} with a symbolic dimension; jxkernel's "
-                f"export supports static shapes only (symbolic shapes are not implemented). "
-                f"Export once per concrete shape.")
+        if not all(isinstance(d, (int, np.integer)) or is_symbolic(d) for d in shape):
+            raise TypeError(
+                f"export: {path} has shape {shape}, whose dimensions must be ints or symbolic "
+                f"dimensions; build symbolic ones with export.symbolic_shape(\"b, 4\") or "
+                f"export.symbolic_args_specs.")
+
+
+def _is_symbolic(shape) -> bool:
+    return any(map(is_symbolic, shape))
 
 
 def _refuse_sharded_arguments(args, kwargs) -> None:
@@ -278,6 +288,19 @@ def _structure_error(exported, in_tree) -> str:
 
 def _call_exported_abstract_eval(*avals, exported):
     paths = _leaf_paths(exported.in_tree)
+    _check_ranks_and_dtypes(paths, exported, avals)
+    if _exported_symbolic(exported):
+        return [a.update(shape=shape) for a, shape in
+                zip(exported.out_avals, _call_out_shapes(exported, avals, paths))]
+    for path, want, got in zip(paths, exported.in_avals, avals):
+        for i, (w, g) in enumerate(zip(want.shape, got.shape)):
+            if w != g:
+                raise ValueError(f"Shape mismatch for {path}.shape[{i}] (expected same "
+                                 f"constant): expected {want.shape} and called with {got.shape}")
+    return list(exported.out_avals)
+
+
+def _check_ranks_and_dtypes(paths, exported, avals) -> None:
     for path, want, got in zip(paths, exported.in_avals, avals):
         if len(want.shape) != len(got.shape):
             raise ValueError(f"Rank mismatch for {path}: expected {want.shape} and called "
@@ -285,11 +308,24 @@ def _call_exported_abstract_eval(*avals, exported):
         if want.dtype != got.dtype:
             raise ValueError(f"Dtype mismatch for {path}: expected {want.dtype} and called "
                              f"with {got.dtype}")
-        for i, (w, g) in enumerate(zip(want.shape, got.shape)):
-            if w != g:
-                raise ValueError(f"Shape mismatch for {path}.shape[{i}] (expected same "
-                                 f"constant): expected {want.shape} and called with {got.shape}")
-    return list(exported.out_avals)
+
+
+def _exported_symbolic(exported) -> bool:
+    return any(_is_symbolic(a.shape) for a in exported.in_avals)
+
+
+def _call_out_shapes(exported, avals, paths) -> list:
+    """The result shapes for arguments of shapes `avals` (which must fit the exported ones)."""
+    from .shape_poly import evaluate_shape, solve_dimension_variables
+    for path, got in zip(paths, avals):
+        if _is_symbolic(got.shape):
+            raise NotImplementedError(
+                f"Calling the shape-polymorphic export '{exported.fun_name}' with {path} of "
+                f"symbolic shape {got.shape}: jxkernel calls such exports with concrete "
+                f"shapes only.")
+    env = solve_dimension_variables([a.shape for a in exported.in_avals],
+                                    [a.shape for a in avals], paths)
+    return [evaluate_shape(a.shape, env) for a in exported.out_avals]
 
 
 def _leaf_paths(in_tree) -> list:
@@ -302,6 +338,8 @@ def _call_exported_lowering(ctx, *args, exported):
     if ctx.platform not in exported.platforms:
         raise ValueError(f"Function '{exported.fun_name}' was exported for platforms "
                          f"'{exported.platforms}' but it is used on '{(ctx.platform,)}'.")
+    if _exported_symbolic(exported):
+        return ctx.block.call(_refined_main(ctx, exported), args, ctx.loc)
     return ctx.block.call(_inlined_main(ctx.module_ctx, exported), args, ctx.loc)
 
 
@@ -332,12 +370,12 @@ class _InlinedModule:
     """An exported module's functions, renamed, placed among a caller module's functions
     (it quacks like `stablehlo.Function` for `Module.text` and `Block.call`)."""
 
-    def __init__(self, module: hlo.Module, exported: Exported):
-        body = _module_body(exported.mlir_module())
+    def __init__(self, module: hlo.Module, exported: Exported, text=None, out_avals=None):
+        body = _module_body(text or exported.mlir_module())
         renames = {name: module.unique_name(f"exported_{exported.fun_name}_{name}")
                    for name in _FUNC.findall(body)}
         self.name = renames["main"]
-        self.result_types = [hlo.aval_type(a) for a in exported.out_avals]
+        self.result_types = [hlo.aval_type(a) for a in out_avals or exported.out_avals]
         pattern = re.compile(r"@(" + "|".join(map(re.escape, renames)) + r")(?![\w.$])")
         body = pattern.sub(lambda m: "@" + renames[m.group(1)], body)
         self._text = re.sub(r"func\.func (?:public )?@", "func.func private @", body)
@@ -362,3 +400,32 @@ def _inlined_main(module_ctx, exported) -> _InlinedModule:
         found = module_ctx.functions[key] = (exported, _InlinedModule(module_ctx.module, exported))
         module_ctx.module.functions.append(found[1])
     return found[1]
+
+
+def _refined_main(ctx, exported) -> _InlinedModule:
+    """A shape-polymorphic export specialized to this call's static shapes (jaxlib's shape
+    refinement), inlined once per caller module and shapes."""
+    module_ctx = ctx.module_ctx
+    key = ("exported", id(exported), tuple(ctx.avals_in))
+    found = module_ctx.functions.get(key)
+    if found is None:
+        text = _refined_text(exported, ctx.avals_in, ctx.avals_out)
+        inlined = _InlinedModule(module_ctx.module, exported, text, ctx.avals_out)
+        found = module_ctx.functions[key] = (exported, inlined)
+        module_ctx.module.functions.append(inlined)
+    return found[1]
+
+
+def _refined_text(exported, avals_in, avals_out) -> str:
+    """A module whose static-typed `main` calls the exported one, refined to static shapes."""
+    from ..xla.portable import refine_shapes
+    module = hlo.Module(f"jit_{exported.fun_name}")
+    poly = _InlinedModule(module, exported)
+    module.functions.append(poly)
+    main = module.function("main", [hlo.aval_type(a) for a in avals_in])
+    args = [main.body.op1("stablehlo.convert", [arg], hlo.aval_type(want))
+            for arg, want in zip(main.args, exported.in_avals)]
+    outs = main.body.call(poly, args)
+    main.set_results([main.body.op1("stablehlo.convert", [out], hlo.aval_type(a))
+                      for out, a in zip(outs, avals_out)])
+    return refine_shapes(module.text())

@@ -18,6 +18,8 @@ def aval_type(aval) -> str:
 
 def broadcast_in_dim(ctx: LoweringRuleContext, value, shape, dtype, dims):
     """`value` broadcast to `shape`, its dimension i becoming dimension dims[i]."""
+    if ctx.module_ctx.symbolic is not None:          # jax.export: sizes may be symbolic
+        return ctx.module_ctx.symbolic.broadcast_in_dim(ctx, value, shape, dtype, dims)
     return ctx.block.op1("stablehlo.broadcast_in_dim", [value], hlo.tensor_type(tuple(shape), dtype),
                          {"broadcast_dimensions": hlo.i64_array(dims)}, loc=ctx.loc)
 

@@ -22,6 +22,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.avals import ShapedArray
 from ..core.ir import param_printers
+from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, transpose_rules)
 from ..xla import stablehlo as hlo
@@ -36,7 +37,8 @@ def check_shapelike(fun_name: str, arg_name: str, obj) -> None:
     if not isinstance(obj, (tuple, list, np.ndarray)):
         raise TypeError(f"{fun_name} {arg_name} must be of type tuple/list/ndarray, "
                         f"got {type(obj)}.")
-    if any(not isinstance(d, (int, np.integer)) or isinstance(d, bool) for d in obj):
+    if any((not isinstance(d, (int, np.integer)) and not is_symbolic(d)) or isinstance(d, bool)
+           for d in obj):
         raise TypeError(f"{fun_name} {arg_name} must have every element be an integer type, "
                         f"got {tuple(map(type, obj))}.")
     if not all(d >= 0 for d in obj):
@@ -51,6 +53,8 @@ def canonicalize_shape(shape) -> tuple:
     try:
         return tuple(operator.index(d) for d in shape)
     except TypeError:
+        if any(map(is_symbolic, shape)):         # jax.export's symbolic dimensions
+            return tuple(map(index_or_symbolic, shape))
         raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, "
                         f"got {shape}.") from None
 

@@ -11,12 +11,13 @@ method is called, not at import.
 """
 from __future__ import annotations
 
-import operator
+import math
 import sys
 
 import numpy as np
 
 from .. import lax
+from ..core.symbolic import index_or_symbolic
 from ..core.trace import Tracer
 from ..xla.array import Array, device_put
 from . import ufuncs
@@ -163,7 +164,7 @@ def _compute_newshape(arr, newshape) -> tuple:
         iter(newshape)
     except TypeError:
         newshape = [newshape]
-    newshape = tuple(operator.index(d) for d in newshape)
+    newshape = tuple(map(index_or_symbolic, newshape))
     neg1s = [i for i, d in enumerate(newshape) if d == -1]
     size = arr.size
     if len(neg1s) > 1:
@@ -171,15 +172,15 @@ def _compute_newshape(arr, newshape) -> tuple:
                         f"{newshape}")
     if neg1s:
         i, = neg1s
-        others = int(np.prod(newshape[:i] + newshape[i + 1:]))
+        others = math.prod(newshape[:i] + newshape[i + 1:])
         if others == 0 or size % others:
             raise TypeError(f"cannot reshape array of shape {arr.shape} (size {size}) into "
                             f"shape {newshape} because the product of specified axis sizes "
                             f"({others}) does not evenly divide {size}")
         return newshape[:i] + (size // others,) + newshape[i + 1:]
-    if size != int(np.prod(newshape)):
+    if size != math.prod(newshape):
         raise TypeError(f"cannot reshape array of shape {arr.shape} (size {size}) into shape "
-                        f"{newshape} (size {int(np.prod(newshape))})")
+                        f"{newshape} (size {math.prod(newshape)})")
     return newshape
 
 

@@ -22,6 +22,7 @@ from ..core import dtypes as _core
 from ..core import trace as _trace
 from ..core.avals import ShapedArray
 from ..core.errors import ConcretizationTypeError, shape_error
+from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..xla import client as _client
 from ..xla.array import Array, device_put, host_to_device
@@ -75,6 +76,8 @@ def _concrete_int(x, what) -> int:
     try:
         return operator.index(x)
     except TypeError:
+        if is_symbolic(x):                  # jax.export's symbolic dimension
+            return x
         raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got "
                         f"{x!r}.") from None
 
@@ -358,6 +361,8 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
         dtype = canonicalize_user_dtype(dtype, "arange")
     util.check_arraylike_or_none("arange", start, stop, step)
     start_name = "stop" if stop is None and step is None else "start"
+    if stop is None and step is None and is_symbolic(start):    # jax.export: arange(x.shape[0])
+        return lax.broadcasted_iota(dtype or _core.default_int_dtype(), (start,), 0)
     start = _concrete(start, f"the jnp.arange argument '{start_name}'")
     stop = _concrete(stop, "the jnp.arange argument 'stop'")
     step = _concrete(step, "the jnp.arange argument 'step'")

@@ -27,6 +27,7 @@ import numpy as np
 from .. import lax
 from ..core import dtypes
 from ..core.errors import NonConcreteBooleanIndexError
+from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..lax import conversion
 from ..xla.array import Array
@@ -195,13 +196,16 @@ def _static_slice(arr, shape, items, normalize_indices):
             i = builtins.min(builtins.max(i, 0), size - 1)   # static indices clamp, as in JAX
             starts.append(i), limits.append(i + 1), strides.append(1), squeeze.append(axis)
         else:
-            start, stop, step = i.indices(size)
+            start, stop, step = i.indices(size) if not is_symbolic(size) else \
+                _symbolic_slice_indices(i, size, axis)
             if step < 0:                 # slice forwards, then reverse
                 new_start = builtins.min(size, stop + 1 + abs(start - stop - 1) % abs(step))
                 starts.append(new_start), limits.append(builtins.max(new_start, start + 1))
                 strides.append(-step), rev.append(axis)
             else:
-                starts.append(start), limits.append(builtins.max(start, stop))
+                # a symbolic stop is already >= start (_symbolic_slice_indices)
+                starts.append(start), limits.append(stop if is_symbolic(stop) else
+                                                    builtins.max(start, stop))
                 strides.append(step)
     out = arr
     if strides and (any(s != 1 for s in strides) or
@@ -214,6 +218,22 @@ def _static_slice(arr, shape, items, normalize_indices):
     if newaxis:
         out = lax.expand_dims(out, tuple(newaxis))
     return out
+
+
+def _symbolic_slice_indices(i: slice, size, axis) -> tuple:
+    """slice.indices for an axis of symbolic size (jax.export): static bounds and step 1,
+    clamped where the comparison with the size is decidable; stop >= start."""
+    if i.step not in (None, 1) or not all(isinstance(b, (int, type(None)))
+                                          for b in (i.start, i.stop)):
+        raise NotImplementedError(
+            f"slicing axis {axis} of symbolic size {size} with {i}: jxkernel's export "
+            f"supports static int bounds with step 1 on symbolic axes.")
+    start, stop = (0 if i.start is None else i.start), (size if i.stop is None else i.stop)
+    start, stop = (size + b if isinstance(b, int) and b < 0 else b for b in (start, stop))
+    # each comparison is decided, or raises InconclusiveDimensionOperation
+    start, stop = (b if size >= b else size for b in (start, stop))
+    start, stop = (b if b >= 0 else 0 for b in (start, stop))
+    return start, (stop if stop >= start else start), 1
 
 
 def _index_dtype(shape):

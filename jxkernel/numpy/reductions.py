@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes
+from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..lax import conversion
 from . import util
@@ -300,6 +301,8 @@ def _count(a, axis, keepdims, where, dtype):
     if where is None:
         shape = aval_of(a).shape
         n = math.prod(shape[d] for d in _reduction_dims(len(shape), _axes_arg(axis)))
+        if is_symbolic(n):                   # jax.export: the size is computed in the program
+            return conversion.convert_element_type(n.__jax_array__(), dtype)
         return np.array(n, dtype)
     from .manipulation import broadcast_to
     return sum(broadcast_to(where, aval_of(a).shape), axis, dtype=dtype, keepdims=keepdims)

@@ -29,6 +29,10 @@ class ModuleContext:
         self.host_callbacks: list = []
         self.mesh = None                         # a sharded module's Mesh (named @mesh)
         self.manual = None                       # in a shard_map body: (mesh, manual axes)
+        # jax.export with symbolic shapes swaps in its own rules, and `symbolic` computes
+        # dimension sizes in the module (export/_symbolic_lowering.py)
+        self.rules = lowering_rules
+        self.symbolic = None
 
 
 class LoweringRuleContext:
@@ -88,6 +92,8 @@ class LoweringRuleContext:
 
     def call_jaxpr(self, jaxpr: ClosedJaxpr, args, name="inner") -> list:
         """Lower `jaxpr` once per module as a private function and call it."""
+        if self.module_ctx.symbolic is not None:       # symbolic shapes: main's values are
+            return self.lower_jaxpr(jaxpr, args)       # out of a function's reach, so inline
         return self.block.call(function_for(self.module_ctx, jaxpr, name), args, self.loc)
 
 
@@ -123,7 +129,7 @@ def lower_jaxpr_into(module_ctx, block, jaxpr: Jaxpr, const_values, arg_values) 
         return env[atom]
 
     for eqn in jaxpr.eqns:
-        rule = lowering_rules.get(eqn.primitive)
+        rule = module_ctx.rules.get(eqn.primitive)
         if rule is None:
             raise NotImplementedError(f"MLIR translation rule for primitive '{eqn.primitive}' "
                                       f"not found for platform {module_ctx.platform}")

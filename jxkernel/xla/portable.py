@@ -53,3 +53,16 @@ def module_text(artifact: bytes) -> str:
     module = _parse_ir('module {\n}\n')          # for a context with our dialects loaded
     with module.context as context:
         return str(_jax.mlir.deserialize_portable_artifact(artifact, context))
+
+
+def refine_shapes(text: str) -> str:
+    """`text` with every dynamic (`?`) size made static, following the static argument types
+    of its `main` (jaxlib's shape refinement, which JAX runs before compiling a call to a
+    shape-polymorphic export); the sizes computed in the module must fold to constants."""
+    from jaxlib import _jax
+    from jaxlib.mlir import ir
+    bytecode = _jax.mlir.refine_polymorphic_shapes(
+        text.encode(), enable_shape_assertions=True, validate_static_shapes=True)
+    module = _parse_ir('module {\n}\n')          # for a context with our dialects loaded
+    with module.context:
+        return str(ir.Module.parse(bytecode))

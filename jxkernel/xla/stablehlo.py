@@ -44,8 +44,8 @@ def element_type(dtype) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def tensor_type(shape, dtype) -> str:
-    """'tensor<2x3xf32>' for shape (2, 3) and float32."""
-    dims = "".join(f"{d}x" for d in shape)
+    """'tensor<2x3xf32>' for shape (2, 3) and float32; a symbolic dimension prints as `?`."""
+    dims = "".join(f"{d}x" if isinstance(d, (int, np.integer)) else "?x" for d in shape)
     return f"tensor<{dims}{element_type(dtype)}>"
 
 

@@ -1,0 +1,246 @@
+"""Lowering with symbolic dimensions: sizes print as `?` (`tensor<?x4xf32>`), the dimension
+variables are read from the arguments at the top of `main` (`stablehlo.get_dimension_size`),
+and ops whose result shape depends on them take their shape as an operand
+(`dynamic_broadcast_in_dim`, `dynamic_reshape`, `dynamic_iota`, `real_dynamic_slice`).
+
+At call time, jaxlib's shape refinement specializes such a module to the static shapes of
+the arguments (`refined_module`).
+
+A primitive without a symbolic-aware lowering that meets a symbolic dimension is refused at
+export time, naming the primitive and the dimension:
+
+    >>> export(jit(jnp.argsort))(ShapeDtypeStruct((a,), np.float32))
+    NotImplementedError: export with symbolic shapes: primitive 'sort' ...
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.avals import ShapedArray
+from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules
+from ..core.symbolic import is_symbolic
+from ..lax import _ad_util as ad
+from ..lax import _rules
+from ..lax import elementwise as _elementwise
+from ..xla import stablehlo as hlo
+from .shape_poly import _DimExpr
+
+_I32 = "tensor<i32>"
+
+
+def has_symbolic(shape) -> bool:
+    return any(map(is_symbolic, shape))
+
+
+# ------------------------------------------------------------------ dimension values
+class SymbolicLowering:
+    """The module's dimension variables as SSA values, and shape operands built from them."""
+
+    def __init__(self, block, in_avals, args, arg_paths):
+        self.values = {}
+        for aval, arg, path in zip(in_avals, args, arg_paths):
+            for axis, d in enumerate(aval.shape):
+                name = d.as_var() if isinstance(d, _DimExpr) else None
+                if name is not None and name not in self.values:
+                    self.values[name] = block.op1(
+                        "stablehlo.get_dimension_size", [arg], _I32,
+                        {"dimension": hlo.i64_attr(axis)})
+        for aval, path in zip(in_avals, arg_paths):
+            for d in aval.shape:
+                missing = [v for v in getattr(d, "variables", lambda: [])()
+                           if v not in self.values]
+                if missing:
+                    raise NotImplementedError(
+                        f"export: dimension variable '{missing[0]}' of {path}.shape "
+                        f"{tuple(aval.shape)} appears only inside the expression '{d}'; "
+                        f"jxkernel reads each variable from a dimension that is the variable "
+                        f"alone. Give some argument a dimension that is just "
+                        f"'{missing[0]}'.")
+
+    def dim(self, block, d):
+        """A tensor<i32> holding dimension `d` (an int or a symbolic expression)."""
+        if not isinstance(d, _DimExpr):
+            return block.constant(np.int32(d))
+        total = None
+        for monomial, coeff in d._terms:
+            term = None if coeff == 1 else block.constant(np.int32(coeff))
+            for atom in monomial:
+                term = self._atom(block, atom) if term is None else \
+                    block.op1("stablehlo.multiply", [term, self._atom(block, atom)], _I32)
+            if term is None:
+                term = block.constant(np.int32(coeff))
+            total = term if total is None else block.op1("stablehlo.add", [total, term], _I32)
+        return total
+
+    def _atom(self, block, atom):
+        if atom.op == "var":
+            return self.values[atom.args[0]]
+        x, y = (self.dim(block, v) for v in atom.args)
+        if atom.op in ("max", "min"):
+            return block.op1(f"stablehlo.{atom.op}imum", [x, y], _I32)
+        quotient = _floor_divide(block, x, y)
+        if atom.op == "floordiv":
+            return quotient
+        product = block.op1("stablehlo.multiply", [quotient, y], _I32)
+        return block.op1("stablehlo.subtract", [x, product], _I32)
+
+    def shape(self, block, shape):
+        """A tensor<Nxi32> of the sizes in `shape`."""
+        if not has_symbolic(shape):
+            return block.constant(np.asarray(shape, np.int32))
+        parts = [block.op1("stablehlo.reshape", [self.dim(block, d)], "tensor<1xi32>")
+                 for d in shape]
+        return block.op1("stablehlo.concatenate", parts, f"tensor<{len(shape)}xi32>",
+                         {"dimension": hlo.i64_attr(0)})
+
+    def broadcast_in_dim(self, ctx, value, shape, dtype, dims):
+        attrs = {"broadcast_dimensions": hlo.i64_array(dims)}
+        out_type = hlo.tensor_type(tuple(shape), dtype)
+        if not has_symbolic(shape):
+            return ctx.block.op1("stablehlo.broadcast_in_dim", [value], out_type, attrs,
+                                 loc=ctx.loc)
+        return ctx.block.op1("stablehlo.dynamic_broadcast_in_dim",
+                             [value, self.shape(ctx.block, shape)], out_type, attrs, loc=ctx.loc)
+
+
+def _floor_divide(block, x, y):
+    """x // y rounding toward minus infinity (StableHLO's divide truncates)."""
+    quotient = block.op1("stablehlo.divide", [x, y], _I32)
+    product = block.op1("stablehlo.multiply", [quotient, y], _I32)
+    zero = block.constant(np.int32(0))
+    inexact = _compare(block, product, x, "NE")
+    signs_differ = block.op1("stablehlo.xor", [_compare(block, x, zero, "LT"),
+                                               _compare(block, y, zero, "LT")], "tensor<i1>")
+    adjust = block.op1("stablehlo.and", [inexact, signs_differ], "tensor<i1>")
+    lower = block.op1("stablehlo.subtract", [quotient, block.constant(np.int32(1))], _I32)
+    return block.op1("stablehlo.select", [adjust, lower, quotient], _I32)
+
+
+def _compare(block, x, y, direction):
+    return block.op1("stablehlo.compare", [x, y], "tensor<i1>", {
+        "comparison_direction": hlo.enum("comparison_direction", direction),
+        "compare_type": hlo.enum("comparison_type", "SIGNED")})
+
+
+# ------------------------------------------------------------------ dim_as_value
+dim_as_value_p = Primitive("dim_as_value")
+
+
+def dimension_as_value(d):
+    """A symbolic dimension as an integer scalar array (JAX's `core.dimension_as_value`)."""
+    return dim_as_value_p.bind(dim=d)
+
+
+def _dim_as_value_abstract_eval(*, dim):
+    return ShapedArray((), dtypes.default_int_dtype())
+
+
+def _dim_as_value_lowering(ctx, *, dim):
+    value = ctx.module_ctx.symbolic.dim(ctx.block, dim)
+    out = ctx.avals_out[0]
+    if out.dtype == np.int32:
+        return value
+    return ctx.block.op1("stablehlo.convert", [value], hlo.aval_type(out))
+
+
+abstract_eval_rules[dim_as_value_p] = _dim_as_value_abstract_eval
+ad.defjvp_zero(dim_as_value_p)
+
+
+# ------------------------------------------------------------------ rules
+def _broadcast_in_dim(ctx, x, *, shape, broadcast_dimensions, sharding=None):
+    return ctx.module_ctx.symbolic.broadcast_in_dim(ctx, x, shape, ctx.avals_out[0].dtype,
+                                                    broadcast_dimensions)
+
+
+def _reshape(ctx, x, *, new_sizes, dimensions, sharding=None):
+    aval = ctx.avals_in[0]
+    if dimensions is not None:
+        permuted = tuple(aval.shape[d] for d in dimensions)
+        x = ctx.op1("stablehlo.transpose", [x], {"permutation": hlo.i64_array(dimensions)},
+                    result_type=hlo.tensor_type(permuted, aval.dtype))
+    return _dynamic_reshape(ctx, x)
+
+
+def _dynamic_reshape(ctx, x, **_):
+    out = ctx.avals_out[0]
+    if not has_symbolic(out.shape):
+        return ctx.op1("stablehlo.reshape", [x])
+    return ctx.op1("stablehlo.dynamic_reshape", [x, ctx.module_ctx.symbolic.shape(ctx.block,
+                                                                                  out.shape)])
+
+
+def _iota(ctx, *, dtype, shape, dimension, sharding=None):
+    if not has_symbolic(shape):
+        return ctx.op1("stablehlo.iota", [], {"iota_dimension": hlo.i64_attr(dimension)})
+    return ctx.op1("stablehlo.dynamic_iota", [ctx.module_ctx.symbolic.shape(ctx.block, shape)],
+                   {"iota_dimension": hlo.i64_attr(dimension)})
+
+
+def _slice(ctx, x, *, start_indices, limit_indices, strides):
+    strides = strides or (1,) * len(start_indices)
+    symbolic = ctx.module_ctx.symbolic
+    if not (has_symbolic(ctx.avals_in[0].shape) or has_symbolic(limit_indices)):
+        return lowering_rules[_slicing().slice_p](ctx, x, start_indices=start_indices,
+                                                  limit_indices=limit_indices, strides=strides)
+    operands = [symbolic.shape(ctx.block, v) for v in (start_indices, limit_indices, strides)]
+    return ctx.op1("stablehlo.real_dynamic_slice", [x, *operands])
+
+
+def _slicing():
+    from ..lax import slicing
+    return slicing
+
+
+def _overrides() -> dict:
+    from ..lax import shapes
+    return {shapes.broadcast_in_dim_p: _broadcast_in_dim, shapes.reshape_p: _reshape,
+            shapes.squeeze_p: _dynamic_reshape, shapes.iota_p: _iota,
+            _slicing().slice_p: _slice, dim_as_value_p: _dim_as_value_lowering}
+
+
+# Primitives whose lowering only prints its result type (now with `?`) or broadcasts through
+# the symbolic-aware helper; their bodies (jit, custom_jvp...) are lowered with these rules.
+_SAFE = frozenset("""
+    convert_element_type reduce_sum reduce_max reduce_min reduce_prod reduce_and reduce_or
+    dot_general transpose concatenate select_n clamp copy rev jit pjit closed_call
+    custom_jvp_call custom_vjp_call cond while stop_gradient add_any
+""".split())
+# ... and the elementwise ops' rules, defined by these modules
+_ELEMENTWISE_MODULES = frozenset({_elementwise.__name__, _rules.__name__})
+
+
+def _safe(prim) -> bool:
+    rule = lowering_rules.get(prim)
+    return prim.name in _SAFE or getattr(rule, "__module__", None) in _ELEMENTWISE_MODULES
+
+
+class SymbolicRules:
+    """`lowering_rules` as export with symbolic shapes sees them (ModuleContext.rules)."""
+
+    def __init__(self):
+        self._rules = _overrides()
+
+    def get(self, prim):
+        rule = self._rules.get(prim)
+        if rule is None and prim in lowering_rules:
+            rule = self._rules[prim] = lowering_rules[prim] if _safe(prim) else _guarded(prim)
+        return rule
+
+
+def _guarded(prim):
+    """`prim`'s own rule, refused when a symbolic dimension reaches it."""
+    rule = lowering_rules[prim]
+
+    def guarded(ctx, *args, **params):
+        for aval in [*ctx.avals_in, *ctx.avals_out]:
+            dims = [d for d in getattr(aval, "shape", ()) if is_symbolic(d)]
+            if dims:
+                raise NotImplementedError(
+                    f"export with symbolic shapes: primitive '{prim}' meets the symbolic "
+                    f"dimension '{dims[0]}' (in an operand or result of type "
+                    f"{aval.str_short()}), and jxkernel has no shape-polymorphic lowering "
+                    f"for it. Export with concrete shapes for this function.")
+        return rule(ctx, *args, **params)
+    return guarded

@@ -1,0 +1,636 @@
+"""Symbolic dimensions for shape-polymorphic export: integer polynomials over dimension
+variables (and `floordiv`, `mod`, `max`, `min` of them), compared where decidable.
+
+    >>> a, b = symbolic_shape("a, b")
+    >>> 2 * b + a - 3, (a * 4) // 4, a >= 1
+    (2*b + a - 3, a, True)
+
+An expression that reduces to a constant is a plain Python int. Each variable is >= 1;
+`constraints` ("a >= b") add facts used by comparisons and checked at call time.
+"""
+from __future__ import annotations
+
+import inspect
+import re
+
+from ..core import errors as _errors
+
+_DOC = ("Please see https://docs.jax.dev/en/latest/export/shape_poly.html"
+        "#comparison-of-symbolic-dimensions-is-partially-supported for more details.")
+
+
+InconclusiveDimensionOperation = _errors.InconclusiveDimensionOperation
+
+
+def _inconclusive(what: str) -> InconclusiveDimensionOperation:
+    return InconclusiveDimensionOperation(
+        f"{what}\nThis error arises for comparison operations with shapes that are "
+        f"non-constant, and the result of the operation cannot be represented as a boolean "
+        f"value for all values of the symbolic dimensions involved.\n{_DOC}")
+
+
+class SymbolicScope:
+    """Where dimension variables live, with their constraints; expressions of different scopes
+    do not mix.
+
+    >>> scope = SymbolicScope(("a >= b",)); a, b = symbolic_shape("a, b", scope=scope)
+    >>> a >= b
+    True
+    """
+
+    def __init__(self, constraints_str=()):
+        if isinstance(constraints_str, str):
+            raise ValueError(f"The symbolic constraints should be a sequence of strings. "
+                             f"Got {constraints_str!r}")
+        frame = next((f for f in inspect.stack()[1:] if "jxkernel" not in f.filename), None)
+        self._where = f"{frame.filename}:{frame.lineno}" if frame else "unknown"
+        self.constraints_str = tuple(constraints_str)
+        self._constraints: list = []          # (text, expression known to be >= 0)
+        for text in self.constraints_str:
+            self._constraints.append((text, _parse_constraint(text, self)))
+
+    def __str__(self):
+        return f"{id(self)} created at {self._where}"
+
+    __repr__ = __str__
+
+    def check_same(self, other: SymbolicScope, when: str) -> None:
+        if other is not self:
+            raise ValueError(f"Invalid mixing of symbolic scopes {when}.\nExpected scope "
+                             f"{self}\nand found scope {other}.\nSee "
+                             f"https://docs.jax.dev/en/latest/export/shape_poly.html#user-spec")
+
+
+# ------------------------------------------------------------------ atoms
+class _Atom:
+    """A factor of a monomial: a variable, or an operation (floordiv, mod, max, min) applied
+    to expressions."""
+    __slots__ = ("op", "args", "_key")
+
+    def __init__(self, op: str, args: tuple):
+        self.op, self.args = op, args
+        self._key = (0, args[0]) if op == "var" else (1, op, tuple(map(str, args)))
+
+    def __eq__(self, other):
+        return isinstance(other, _Atom) and self._key == other._key
+
+    def __hash__(self):
+        return hash(self._key)
+
+    def __lt__(self, other):
+        return self._key < other._key
+
+    def __str__(self):
+        return self.args[0] if self.op == "var" else f"{self.op}({', '.join(map(str, self.args))})"
+
+    def bounds(self) -> tuple:
+        """(lowest, highest) value, as far as known without the values of variables."""
+        if self.op == "var":
+            return 1, _INF
+        x, y = self.args
+        lo_x, hi_x = _bounds(x)
+        lo_y, hi_y = _bounds(y)
+        if self.op == "max":
+            return max(lo_x, lo_y), max(hi_x, hi_y)
+        if self.op == "min":
+            return min(lo_x, lo_y), min(hi_x, hi_y)
+        if self.op == "mod" and lo_y > 0:
+            return 0, hi_y - 1
+        if self.op == "floordiv" and lo_y > 0 and lo_x >= 0:
+            return 0, hi_x
+        return -_INF, _INF
+
+    def evaluate(self, env: dict) -> int:
+        if self.op == "var":
+            return env[self.args[0]]
+        x, y = (_evaluate(v, env) for v in self.args)
+        return {"floordiv": lambda: x // y, "mod": lambda: x % y,
+                "max": lambda: max(x, y), "min": lambda: min(x, y)}[self.op]()
+
+
+_INF = float("inf")
+
+
+def _bounds(d) -> tuple:
+    return (d, d) if isinstance(d, int) else d.bounds()
+
+
+def _evaluate(d, env: dict) -> int:
+    return d if isinstance(d, int) else d.evaluate(env)
+
+
+# ------------------------------------------------------------------ expressions
+class _DimExpr:
+    """A symbolic dimension: sum of coefficient * monomial (a sorted tuple of atoms)."""
+    __slots__ = ("_terms", "scope", "_hash")
+    _symbolic_dimension = True               # what core.symbolic.is_symbolic looks for
+
+    def __init__(self, terms: dict, scope: SymbolicScope):
+        # decreasing degree, then decreasing atoms, as JAX prints them; the constant last
+        self._terms = tuple(sorted(((m, c) for m, c in terms.items() if c),
+                                   key=lambda t: (len(t[0]), t[0]), reverse=True))
+        self.scope = scope
+        self._hash = hash(self._terms)
+
+    @staticmethod
+    def _make(terms: dict, scope):
+        """The expression, or its int value when it is a constant."""
+        terms = {m: c for m, c in terms.items() if c}
+        if not terms or list(terms) == [()]:
+            return terms.get((), 0)
+        return _DimExpr(terms, scope)
+
+    @staticmethod
+    def var(name: str, scope: SymbolicScope) -> _DimExpr:
+        return _DimExpr({(_Atom("var", (name,)),): 1}, scope)
+
+    @staticmethod
+    def atom(op: str, x, y, scope) -> _DimExpr:
+        return _DimExpr({(_Atom(op, (x, y)),): 1}, scope)
+
+    # ---- arithmetic
+    def _terms_of(self, other) -> dict:
+        if isinstance(other, _DimExpr):
+            self.scope.check_same(other.scope, "for linear combination")
+            return dict(other._terms)
+        return {(): int(other)} if other else {}
+
+    def __add__(self, other):
+        if not _is_dim(other):
+            return NotImplemented
+        terms = dict(self._terms)
+        for m, c in self._terms_of(other).items():
+            terms[m] = terms.get(m, 0) + c
+        return _DimExpr._make(terms, self.scope)
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return _DimExpr._make({m: -c for m, c in self._terms}, self.scope)
+
+    def __sub__(self, other):
+        return self + (-other) if _is_dim(other) else NotImplemented
+
+    def __rsub__(self, other):
+        return (-self) + other if _is_dim(other) else NotImplemented
+
+    def __mul__(self, other):
+        if not _is_dim(other):
+            return NotImplemented
+        terms: dict = {}
+        for m1, c1 in self._terms:
+            for m2, c2 in self._terms_of(other).items():
+                m = tuple(sorted(m1 + m2))
+                terms[m] = terms.get(m, 0) + c1 * c2
+        return _DimExpr._make(terms, self.scope)
+
+    __rmul__ = __mul__
+
+    def __floordiv__(self, other):
+        if not _is_dim(other):
+            return NotImplemented
+        exact = _divide_exactly(self, other)
+        return exact if exact is not None else _DimExpr.atom("floordiv", self, other, self.scope)
+
+    def __rfloordiv__(self, other):
+        return _DimExpr.atom("floordiv", other, self, self.scope) if _is_dim(other) else NotImplemented
+
+    def __mod__(self, other):
+        if not _is_dim(other):
+            return NotImplemented
+        if _divide_exactly(self, other) is not None:
+            return 0
+        return _DimExpr.atom("mod", self, other, self.scope)
+
+    def __rmod__(self, other):
+        return _DimExpr.atom("mod", other, self, self.scope) if _is_dim(other) else NotImplemented
+
+    def __divmod__(self, other):
+        return self // other, self % other
+
+    # ---- comparisons
+    def __eq__(self, other):
+        if isinstance(other, _DimExpr):
+            return self._terms == other._terms
+        return False                          # a constant is an int, never a _DimExpr
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return self._hash
+
+    def __ge__(self, other):
+        return _greater_equal(self, other, ">=")
+
+    def __le__(self, other):
+        return _greater_equal(other, self, "<=", (self, other))
+
+    def __gt__(self, other):
+        return _greater_equal(self, other + 1, ">", (self, other))
+
+    def __lt__(self, other):
+        return _greater_equal(other, self + 1, "<", (self, other))
+
+    def __int__(self):
+        raise _inconclusive(f"Symbolic dimension '{self}' used in a context that requires a "
+                            f"constant")
+
+    def __jax_array__(self):
+        from ._symbolic_lowering import dimension_as_value
+        return dimension_as_value(self)
+
+    # ---- values
+    def bounds(self) -> tuple:
+        lo = hi = 0
+        for monomial, coeff in self._terms:
+            m_lo, m_hi = _monomial_bounds(monomial)
+            lo += coeff * (m_lo if coeff > 0 else m_hi)
+            hi += coeff * (m_hi if coeff > 0 else m_lo)
+        return lo, hi
+
+    def evaluate(self, env: dict) -> int:
+        """The value for `env`: {variable name: int}."""
+        total = 0
+        for monomial, coeff in self._terms:
+            value = coeff
+            for atom in monomial:
+                value *= atom.evaluate(env)
+            total += value
+        return total
+
+    def variables(self) -> list:
+        """The names of the variables, in order of first appearance."""
+        names: dict = {}
+        for monomial, _ in self._terms:
+            for atom in monomial:
+                if atom.op == "var":
+                    names.setdefault(atom.args[0])
+                else:
+                    for arg in atom.args:
+                        if isinstance(arg, _DimExpr):
+                            names.update(dict.fromkeys(arg.variables()))
+        return list(names)
+
+    def as_var(self) -> str | None:
+        """The variable's name when this is just one variable."""
+        if len(self._terms) == 1:
+            (monomial, coeff), = self._terms
+            if coeff == 1 and len(monomial) == 1 and monomial[0].op == "var":
+                return monomial[0].args[0]
+        return None
+
+    def __str__(self):
+        text = ""
+        for monomial, coeff in self._terms:
+            body = "*".join(map(str, monomial))
+            mag = abs(coeff)
+            part = body if mag == 1 and body else (f"{mag}*{body}" if body else str(mag))
+            text += (" - " if coeff < 0 else " + ") + part if text else \
+                ("- " if coeff < 0 else "") + part
+        return text
+
+    __repr__ = __str__
+
+
+def _is_dim(x) -> bool:
+    return isinstance(x, (int, _DimExpr)) or type(x).__name__ in ("int64", "int32")
+
+
+def _monomial_bounds(monomial) -> tuple:
+    lo = hi = 1
+    for atom in monomial:
+        a_lo, a_hi = atom.bounds()
+        if a_lo < 0 or lo < 0:
+            return -_INF, _INF
+        lo, hi = lo * a_lo, hi * a_hi
+    return lo, hi
+
+
+def _divide_exactly(x: _DimExpr, y):
+    """x // y when y divides every term of x (a constant, or one term), else None."""
+    if isinstance(y, _DimExpr):
+        if len(y._terms) != 1:
+            return 1 if x == y else None
+        (y_mono, y_coeff), = y._terms
+    else:
+        y_mono, y_coeff = (), int(y)
+    if y_coeff == 0:
+        raise ZeroDivisionError(f"Division of '{x}' by 0")
+    terms = {}
+    for monomial, coeff in x._terms:
+        rest = list(monomial)
+        for atom in y_mono:
+            if atom not in rest:
+                return None
+            rest.remove(atom)
+        if coeff % y_coeff:
+            return None
+        terms[tuple(rest)] = coeff // y_coeff
+    return _DimExpr._make(terms, x.scope)
+
+
+def _greater_equal(x, y, op: str, shown=None) -> bool:
+    """Whether x >= y for all values allowed, or InconclusiveDimensionOperation."""
+    diff = x - y
+    if isinstance(diff, int):
+        return diff >= 0
+    lo, hi = diff.bounds()
+    if lo >= 0:
+        return True
+    if hi < 0:
+        return False
+    for _, known in diff.scope._constraints:     # known >= 0 is given
+        if _lowest(diff - known) >= 0:           # diff >= known
+            return True
+        if _lowest(-diff - 1 - known) >= 0:      # diff <= -1 - known
+            return False
+    left, right = shown or (x, y)
+    raise _inconclusive(f"Symbolic dimension comparison '{left}' {op} '{right}' is "
+                        f"inconclusive.")
+
+
+def _lowest(d):
+    return _bounds(d)[0]
+
+
+def is_symbolic_dim(p) -> bool:
+    """Whether `p` is a symbolic dimension (not an int).
+
+    >>> is_symbolic_dim(symbolic_shape("a")[0]), is_symbolic_dim(3)
+    (True, False)
+    """
+    return isinstance(p, _DimExpr)
+
+
+# ------------------------------------------------------------------ parsing
+_TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][\w.]*)|(.))")
+
+
+class _Parser:
+    """Recursive descent over "2*a + floordiv(b, 2) - 1" (with `...` and `_` placeholders
+    at the top level of a shape)."""
+
+    def __init__(self, text: str, scope: SymbolicScope, what: str):
+        self.text, self.scope, self.what = text, scope, what
+        self.tokens = [m.group(1) or m.group(2) or m.group(3)
+                       for m in _TOKEN.finditer(text) if (m.group(0).strip())]
+        self.pos = 0
+
+    def error(self, why: str) -> ValueError:
+        return ValueError(f"syntax error in {self.what} {self.text!r}: {why}")
+
+    def peek(self):
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+
+    def take(self, expected=None):
+        token = self.peek()
+        if token is None or (expected is not None and token != expected):
+            raise self.error(f"expected {expected or 'more'} at token {self.pos}, found {token!r}")
+        self.pos += 1
+        return token
+
+    def shape(self) -> list:
+        tokens = self.tokens
+        # "(b, 4)" and "b, 4" alike; "(b)" is a 1-tuple too
+        if tokens and tokens[0] == "(" and tokens[-1] == ")" and self._outer_parens():
+            self.tokens = tokens[1:-1]
+        dims = []
+        while self.peek() is not None:
+            if self.peek() == "." and self.tokens[self.pos:self.pos + 3] == [".", ".", "."]:
+                self.pos += 3
+                dims.append(...)
+            elif self.peek() == "_" and self._ends_dim(self.pos + 1):
+                self.pos += 1
+                dims.append(None)
+            else:
+                dims.append(self.expr())
+            if self.peek() is not None:
+                self.take(",")
+        return dims
+
+    def _outer_parens(self) -> bool:
+        depth = 0
+        for i, token in enumerate(self.tokens):
+            depth += {"(": 1, ")": -1}.get(token, 0)
+            if depth == 0 and i < len(self.tokens) - 1:
+                return False
+        return True
+
+    def _ends_dim(self, pos) -> bool:
+        return pos >= len(self.tokens) or self.tokens[pos] == ","
+
+    def expr(self):
+        value = self.term()
+        while self.peek() in ("+", "-"):
+            value = value + self.term() if self.take() == "+" else value - self.term()
+        return value
+
+    def term(self):
+        value = self.factor()
+        while self.peek() == "*":
+            self.take()
+            value = value * self.factor()
+        return value
+
+    def factor(self):
+        token = self.take()
+        if token == "-":
+            return -self.factor()
+        if token == "(":
+            value = self.expr()
+            self.take(")")
+            return value
+        if token.isdigit():
+            return int(token)
+        if token in ("floordiv", "mod", "max", "min") and self.peek() == "(":
+            self.take("(")
+            x = self.expr()
+            self.take(",")
+            y = self.expr()
+            self.take(")")
+            return {"floordiv": lambda: x // y, "mod": lambda: x % y,
+                    "max": lambda: _dim_max(x, y, self.scope),
+                    "min": lambda: _dim_min(x, y, self.scope)}[token]()
+        if re.fullmatch(r"[A-Za-z_][\w.]*", token):
+            return _DimExpr.var(token, self.scope)
+        raise self.error(f"unexpected {token!r}")
+
+    def done(self) -> None:
+        if self.peek() is not None:
+            raise self.error(f"unexpected {self.peek()!r}")
+
+
+def _dim_max(x, y, scope):
+    try:
+        return x if x >= y else y
+    except InconclusiveDimensionOperation:
+        return _DimExpr.atom("max", x, y, scope)
+
+
+def _dim_min(x, y, scope):
+    try:
+        return y if x >= y else x
+    except InconclusiveDimensionOperation:
+        return _DimExpr.atom("min", x, y, scope)
+
+
+def _parse_constraint(text: str, scope: SymbolicScope):
+    """The expression known to be >= 0 by constraint "lhs >= rhs" (or "<=")."""
+    for op in (">=", "<="):
+        if op in text:
+            lhs, rhs = text.split(op, 1)
+            left, right = (_parse_expr(side, scope, f"constraint {text!r}") for side in (lhs, rhs))
+            known = left - right if op == ">=" else right - left
+            if isinstance(known, int):
+                raise ValueError(f"Symbolic constraint {text!r} has no symbolic dimensions "
+                                 f"(it reads {known} >= 0)")
+            return known
+    raise NotImplementedError(
+        f"Symbolic constraint {text!r}: jxkernel supports constraints of the forms "
+        f"'e1 >= e2' and 'e1 <= e2' (JAX's equality constraints 'e1 == e2' are not "
+        f"implemented).")
+
+
+def _parse_expr(text: str, scope, what: str):
+    parser = _Parser(text, scope, what)
+    value = parser.expr()
+    parser.done()
+    return value
+
+
+def symbolic_shape(shape_spec, *, constraints=(), scope=None, like=None) -> tuple:
+    """The shape in `shape_spec` ("b, 4", "(2*a, floordiv(a, 2))") with symbolic dimensions.
+
+    >>> symbolic_shape("a, b", constraints=("a >= b",))
+    (a, b)
+    """
+    if not isinstance(shape_spec, str):
+        raise ValueError(f"polymorphic shape spec should be a str; got {shape_spec!r}")
+    if scope is None:
+        scope = SymbolicScope(constraints)
+    elif constraints:
+        raise ValueError("Cannot specify both a `scope` and `constraints`.")
+    dims = _Parser(shape_spec, scope, "polymorphic shape").shape()
+    return tuple(_fill_like(dims, like, shape_spec))
+
+
+def _fill_like(dims: list, like, spec: str) -> list:
+    """`_` takes like's dimension, `...` stands for like's remaining dimensions."""
+    if like is None:
+        if any(d is None or d is ... for d in dims):
+            raise ValueError(f"polymorphic shape {spec!r} has '_' or '...' placeholders, which "
+                             f"need the `like` shape to fill them.")
+        return dims
+    like = tuple(like)
+    if ... in dims:
+        i = dims.index(...)
+        n_rest = len(like) - (len(dims) - 1)
+        if n_rest < 0:
+            raise ValueError(f"polymorphic shape {spec!r} has more dimensions than the "
+                             f"argument shape {like}")
+        dims = dims[:i] + [None] * n_rest + dims[i + 1:]
+    if len(dims) != len(like):
+        raise ValueError(f"polymorphic shape {spec!r} of rank {len(dims)} must match the rank "
+                         f"{len(like)} of the argument shape {like}.")
+    out = []
+    for i, (d, l) in enumerate(zip(dims, like)):
+        if d is None:
+            if l is None:
+                raise ValueError(f"polymorphic shape {spec!r}: dimension {i} is '_' but the "
+                                 f"argument shape {like} has no size for it.")
+            d = l
+        elif isinstance(d, int) and l is not None and d != l:
+            raise ValueError(f"polymorphic shape {spec!r} must match the known dimension "
+                             f"sizes of the argument shape {like}: dimension {i} is {d}, "
+                             f"not {l}.")
+        out.append(d)
+    return out
+
+
+def symbolic_args_specs(args, shapes_specs, *, constraints=(), scope=None):
+    """ShapeDtypeStructs for the array leaves of `args`, their shapes from `shapes_specs`
+    (one spec for all, or a pytree of specs), all in one scope.
+
+    >>> symbolic_args_specs((np.zeros((3, 4), np.float32),), "b, ...")
+    (ShapeDtypeStruct(shape=(b, 4), dtype=float32),)
+    """
+    from ..core.avals import ShapeDtypeStruct
+    from ..tree_util import tree_flatten, tree_unflatten
+    leaves, tree = tree_flatten(args)
+    if isinstance(shapes_specs, (str, type(None))):
+        specs = [shapes_specs] * len(leaves)
+    else:
+        specs, spec_tree = tree_flatten(shapes_specs, is_leaf=lambda s: s is None)
+        if spec_tree != tree:
+            raise ValueError(f"symbolic_args_specs: shapes_specs must be a string or a pytree "
+                             f"with the structure of args ({tree}); got {spec_tree}.")
+    if scope is None:
+        scope = SymbolicScope(constraints)
+    elif constraints:
+        raise ValueError("Cannot use both `scope` and `constraints`")
+    out = []
+    for leaf, spec in zip(leaves, specs):
+        shape = tuple(leaf.shape) if spec is None else \
+            symbolic_shape(spec, scope=scope, like=leaf.shape)
+        out.append(ShapeDtypeStruct(shape, leaf.dtype, getattr(leaf, "weak_type", False)))
+    return tree_unflatten(tree, out)
+
+
+def has_symbolic(shape) -> bool:
+    return any(isinstance(d, _DimExpr) for d in shape)
+
+
+# ------------------------------------------------------------------ calling
+_SPEC_DOC = ("Please see https://docs.jax.dev/en/latest/export/shape_poly.html"
+             "#shape-assertion-errors for more details.")
+
+
+def solve_dimension_variables(specs, shapes, paths) -> dict:
+    """{variable: int} from the concrete `shapes` of arguments exported with shapes `specs`;
+    a ValueError names the argument and dimension that do not fit (or a broken constraint).
+
+    >>> a, = symbolic_shape("a"); solve_dimension_variables([(a, 4)], [(3, 4)], ["args[0]"])
+    {'a': 3}
+    """
+    env: dict = {}
+    found: list = []                               # where each variable got its value
+    spec_text = ",".join(f"{p}.shape = ({', '.join(map(str, s))}{',' if len(s) == 1 else ''})"
+                         for p, s in zip(paths, specs))
+
+    def mismatch(why: str, head="Input shapes do not match the polymorphic shapes "
+                                 "specification. ") -> ValueError:
+        obtained = "".join(f"'{v}' = {env[v]} from specification '{v}' for dimension {w}, "
+                           for v, w in found)
+        return ValueError(f"{head}{why}. Using the following polymorphic shapes specifications: "
+                          f"{spec_text}. Obtained dimension variables: {obtained}. {_SPEC_DOC}")
+
+    for spec, shape, path in zip(specs, shapes, paths):
+        for i, (d, n) in enumerate(zip(spec, shape)):
+            name = d.as_var() if isinstance(d, _DimExpr) else None
+            if name is not None and name not in env:
+                env[name] = int(n)
+                found.append((name, f"{path}.shape[{i}] (= {n})"))
+    for spec, shape, path in zip(specs, shapes, paths):
+        for i, (d, n) in enumerate(zip(spec, shape)):
+            want = _evaluate(d, env)
+            if want != n:
+                raise mismatch(f"Found inconsistency between dimension size {path}.shape[{i}] "
+                               f"(= {n}) and the specification '{d}' (= {want})")
+    for name in env:
+        if env[name] < 1:
+            raise mismatch(f"Expected value >= 1 for dimension variable '{name}'")
+    scopes = {id(d.scope): d.scope for spec in specs for d in spec if isinstance(d, _DimExpr)}
+    for scope in scopes.values():
+        for text, known in scope._constraints:
+            value = known.evaluate(env)
+            if value < 0:
+                raise mismatch(f"Input shapes do not match the symbolic shape constraint "
+                               f"{text}. Expected '{known}' to be greater or equal to 0, but "
+                               f"found {value}", head="")
+    return env
+
+
+def evaluate_shape(shape, env: dict) -> tuple:
+    """The concrete shape for the variables' values in `env`."""
+    return tuple(_evaluate(d, env) for d in shape)
