@@ -18,6 +18,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapedArray
+from ..core.symbolic import is_symbolic
 from ..tree_util import tree_flatten, tree_unflatten
 from ._export import Exported
 
@@ -65,13 +66,15 @@ def _to_json(exported: Exported, vjp_order: int) -> dict:
         "platforms": list(exported.platforms), "nr_devices": exported.nr_devices,
         "calling_convention_version": exported.calling_convention_version,
         "module": base64.b64encode(exported.mlir_module_serialized).decode("ascii"),
+        "constraints": list(_constraints(exported.in_avals)),
         "vjp": _to_json(exported.vjp(), vjp_order - 1) if vjp_order > 0 else None,
     }
 
 
 def _from_json(record: dict) -> Exported:
-    in_avals = tuple(map(_aval_from_json, record["in_avals"]))
-    out_avals = tuple(map(_aval_from_json, record["out_avals"]))
+    scope = _scope(record)
+    in_avals = tuple(_aval_from_json(r, scope) for r in record["in_avals"])
+    out_avals = tuple(_aval_from_json(r, scope) for r in record["out_avals"])
     vjp = _from_json(record["vjp"]) if record["vjp"] is not None else None
     return Exported(
         fun_name=record["fun_name"], in_tree=_tree_from_json(record["in_tree"]),
@@ -86,12 +89,34 @@ def _from_json(record: dict) -> Exported:
 
 
 def _aval_to_json(aval) -> list:
-    return [list(aval.shape), np.dtype(aval.dtype).name, bool(aval.weak_type)]
+    # a symbolic dimension is stored as its text ("2*a + 1"), parsed again when loading
+    shape = [d if isinstance(d, (int, np.integer)) else str(d) for d in aval.shape]
+    return [shape, np.dtype(aval.dtype).name, bool(aval.weak_type)]
 
 
-def _aval_from_json(record) -> ShapedArray:
+def _aval_from_json(record, scope) -> ShapedArray:
     shape, dtype, weak = record
+    if any(isinstance(d, str) for d in shape):
+        from .shape_poly import symbolic_shape
+        shape = [symbolic_shape(d, scope=scope)[0] if isinstance(d, str) else d for d in shape]
     return ShapedArray(tuple(shape), _DTYPES[dtype], weak)
+
+
+def _constraints(avals) -> tuple:
+    """The constraints of the symbolic dimensions' scope (one per export)."""
+    for aval in avals:
+        for d in aval.shape:
+            if is_symbolic(d):
+                return d.scope.constraints_str
+    return ()
+
+
+def _scope(record):
+    """A fresh scope for the symbolic dimensions of one loaded export (None: it has none)."""
+    if not any(isinstance(d, str) for r in record["in_avals"] for d in r[0]):
+        return None
+    from .shape_poly import SymbolicScope
+    return SymbolicScope(tuple(record.get("constraints", ())))
 
 
 # ------------------------------------------------------------------ pytrees

@@ -41,11 +41,9 @@ class SymbolicLowering:
         self.values = {}
         for aval, arg, path in zip(in_avals, args, arg_paths):
             for axis, d in enumerate(aval.shape):
-                name = d.as_var() if isinstance(d, _DimExpr) else None
-                if name is not None and name not in self.values:
-                    self.values[name] = block.op1(
-                        "stablehlo.get_dimension_size", [arg], _I32,
-                        {"dimension": hlo.i64_attr(axis)})
+                solved = d.linear() if isinstance(d, _DimExpr) else None
+                if solved is not None and solved[0] not in self.values:
+                    self.values[solved[0]] = _solve(block, arg, axis, *solved[1:])
         for aval, path in zip(in_avals, arg_paths):
             for d in aval.shape:
                 missing = [v for v in getattr(d, "variables", lambda: [])()
@@ -54,9 +52,8 @@ class SymbolicLowering:
                     raise NotImplementedError(
                         f"export: dimension variable '{missing[0]}' of {path}.shape "
                         f"{tuple(aval.shape)} appears only inside the expression '{d}'; "
-                        f"jxkernel reads each variable from a dimension that is the variable "
-                        f"alone. Give some argument a dimension that is just "
-                        f"'{missing[0]}'.")
+                        f"jxkernel reads each variable from a dimension of the form "
+                        f"k*{missing[0]} + c. Give some argument such a dimension.")
 
     def dim(self, block, d):
         """A tensor<i32> holding dimension `d` (an int or a symbolic expression)."""
@@ -102,6 +99,18 @@ class SymbolicLowering:
                                  loc=ctx.loc)
         return ctx.block.op1("stablehlo.dynamic_broadcast_in_dim",
                              [value, self.shape(ctx.block, shape)], out_type, attrs, loc=ctx.loc)
+
+
+def _solve(block, arg, axis, coeff, const):
+    """The variable v of a dimension `coeff*v + const` of `arg` (whose size fits, as checked
+    before calling)."""
+    value = block.op1("stablehlo.get_dimension_size", [arg], _I32,
+                      {"dimension": hlo.i64_attr(axis)})
+    if const:
+        value = block.op1("stablehlo.subtract", [value, block.constant(np.int32(const))], _I32)
+    if coeff != 1:
+        value = block.op1("stablehlo.divide", [value, block.constant(np.int32(coeff))], _I32)
+    return value
 
 
 def _floor_divide(block, x, y):
@@ -188,6 +197,21 @@ def _slice(ctx, x, *, start_indices, limit_indices, strides):
     return ctx.op1("stablehlo.real_dynamic_slice", [x, *operands])
 
 
+def _pad(ctx, x, padding_value, *, padding_config):
+    low, high, interior = zip(*padding_config) if padding_config else ((), (), ())
+    if not (has_symbolic(ctx.avals_in[0].shape) or has_symbolic(low + high)):
+        return lowering_rules[_shapes().pad_p](ctx, x, padding_value,
+                                               padding_config=padding_config)
+    shape = ctx.module_ctx.symbolic.shape
+    return ctx.op1("stablehlo.dynamic_pad", [x, padding_value, shape(ctx.block, low),
+                                             shape(ctx.block, high), shape(ctx.block, interior)])
+
+
+def _shapes():
+    from ..lax import shapes
+    return shapes
+
+
 def _slicing():
     from ..lax import slicing
     return slicing
@@ -197,7 +221,8 @@ def _overrides() -> dict:
     from ..lax import shapes
     return {shapes.broadcast_in_dim_p: _broadcast_in_dim, shapes.reshape_p: _reshape,
             shapes.squeeze_p: _dynamic_reshape, shapes.iota_p: _iota,
-            _slicing().slice_p: _slice, dim_as_value_p: _dim_as_value_lowering}
+            shapes.pad_p: _pad, _slicing().slice_p: _slice,
+            dim_as_value_p: _dim_as_value_lowering}
 
 
 # Primitives whose lowering only prints its result type (now with `?`) or broadcasts through

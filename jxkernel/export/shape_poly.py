@@ -10,8 +10,8 @@ An expression that reduces to a constant is a plain Python int. Each variable is
 """
 from __future__ import annotations
 
-import inspect
 import re
+import sys
 
 from ..core import errors as _errors
 
@@ -42,8 +42,10 @@ class SymbolicScope:
         if isinstance(constraints_str, str):
             raise ValueError(f"The symbolic constraints should be a sequence of strings. "
                              f"Got {constraints_str!r}")
-        frame = next((f for f in inspect.stack()[1:] if "jxkernel" not in f.filename), None)
-        self._where = f"{frame.filename}:{frame.lineno}" if frame else "unknown"
+        frame = sys._getframe(1)                # the caller's line, outside jxkernel
+        while frame is not None and "jxkernel" in frame.f_code.co_filename:
+            frame = frame.f_back
+        self._where = f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame else "unknown"
         self.constraints_str = tuple(constraints_str)
         self._constraints: list = []          # (text, expression known to be >= 0)
         for text in self.constraints_str:
@@ -240,6 +242,10 @@ class _DimExpr:
         from ._symbolic_lowering import dimension_as_value
         return dimension_as_value(self)
 
+    def min_dim(self, other):
+        """min(self, other): one of them where decidable, else the expression `min(...)`."""
+        return _dim_min(self, other, self.scope)
+
     # ---- values
     def bounds(self) -> tuple:
         lo = hi = 0
@@ -272,6 +278,16 @@ class _DimExpr:
                             names.update(dict.fromkeys(arg.variables()))
         return list(names)
 
+    def linear(self):
+        """(variable, coeff, const) when this is coeff*variable + const, else None."""
+        terms = dict(self._terms)
+        const = terms.pop((), 0)
+        if len(terms) == 1:
+            (monomial, coeff), = terms.items()
+            if len(monomial) == 1 and monomial[0].op == "var":
+                return monomial[0].args[0], coeff, const
+        return None
+
     def as_var(self) -> str | None:
         """The variable's name when this is just one variable."""
         if len(self._terms) == 1:
@@ -283,7 +299,7 @@ class _DimExpr:
     def __str__(self):
         text = ""
         for monomial, coeff in self._terms:
-            body = "*".join(map(str, monomial))
+            body = "*".join(_powers(monomial))
             mag = abs(coeff)
             part = body if mag == 1 and body else (f"{mag}*{body}" if body else str(mag))
             text += (" - " if coeff < 0 else " + ") + part if text else \
@@ -291,6 +307,17 @@ class _DimExpr:
         return text
 
     __repr__ = __str__
+
+
+def _powers(monomial) -> list:
+    """["a^2", "b"] for the sorted atoms (a, a, b)."""
+    out = []
+    for atom in monomial:
+        if out and out[-1][0] == atom:
+            out[-1][1] += 1
+        else:
+            out.append([atom, 1])
+    return [str(atom) if n == 1 else f"{atom}^{n}" for atom, n in out]
 
 
 def _is_dim(x) -> bool:
@@ -345,9 +372,41 @@ def _greater_equal(x, y, op: str, shown=None) -> bool:
             return True
         if _lowest(-diff - 1 - known) >= 0:      # diff <= -1 - known
             return False
+    decided = _minmax_ge(x, y)
+    if decided is not None:
+        return decided
     left, right = shown or (x, y)
     raise _inconclusive(f"Symbolic dimension comparison '{left}' {op} '{right}' is "
                         f"inconclusive.")
+
+
+def _minmax_ge(x, y):
+    """x >= y decided through a lone min or max on either side (x >= min(p, q) when x >= p
+    or x >= q, ...); None when that does not decide it either."""
+    y_min, x_max = _lone(y, "min"), _lone(x, "max")
+    x_min, y_max = _lone(x, "min"), _lone(y, "max")
+    if (y_min and any(_ge_or_none(x, q) for q in y_min)) or \
+            (x_max and any(_ge_or_none(p, y) for p in x_max)) or \
+            (x_min and all(_ge_or_none(p, y) for p in x_min)) or \
+            (y_max and all(_ge_or_none(x, q) for q in y_max)):
+        return True
+    return None
+
+
+def _lone(d, op):
+    """The arguments of `d` when it is just op(p, q)."""
+    if isinstance(d, _DimExpr) and len(d._terms) == 1:
+        (monomial, coeff), = d._terms
+        if coeff == 1 and len(monomial) == 1 and monomial[0].op == op:
+            return monomial[0].args
+    return None
+
+
+def _ge_or_none(x, y):
+    try:
+        return _greater_equal(x, y, ">=")
+    except InconclusiveDimensionOperation:
+        return None
 
 
 def _lowest(d):
@@ -427,10 +486,23 @@ class _Parser:
         return value
 
     def term(self):
-        value = self.factor()
+        value = self.power()
         while self.peek() == "*":
             self.take()
-            value = value * self.factor()
+            value = value * self.power()
+        return value
+
+    def power(self):
+        value = self.factor()
+        if self.peek() == "^":
+            self.take()
+            exponent = self.take()
+            if not exponent.isdigit():
+                raise self.error(f"the exponent after '^' must be an int, not {exponent!r}")
+            result = 1
+            for _ in range(int(exponent)):
+                result = result * value
+            return result
         return value
 
     def factor(self):
@@ -470,7 +542,7 @@ def _dim_max(x, y, scope):
 
 def _dim_min(x, y, scope):
     try:
-        return y if x >= y else x
+        return x if y >= x else y
     except InconclusiveDimensionOperation:
         return _DimExpr.atom("min", x, y, scope)
 
@@ -607,9 +679,13 @@ def solve_dimension_variables(specs, shapes, paths) -> dict:
 
     for spec, shape, path in zip(specs, shapes, paths):
         for i, (d, n) in enumerate(zip(spec, shape)):
-            name = d.as_var() if isinstance(d, _DimExpr) else None
-            if name is not None and name not in env:
-                env[name] = int(n)
+            solved = d.linear() if isinstance(d, _DimExpr) else None
+            if solved is not None and solved[0] not in env:
+                name, coeff, const = solved
+                if (n - const) % coeff:
+                    raise mismatch(f"Division had remainder {(n - const) % coeff} when "
+                                   f"computing the value of '{name}'")
+                env[name] = (int(n) - const) // coeff
                 found.append((name, f"{path}.shape[{i}] (= {n})"))
     for spec, shape, path in zip(specs, shapes, paths):
         for i, (d, n) in enumerate(zip(spec, shape)):

@@ -608,7 +608,10 @@ def pad(operand, padding_value, padding_config):
         >>> lax.pad(jnp.array([1, 2, 3]), 0, [(1, 2, 1)])
         Array([0, 1, 0, 2, 0, 3, 0, 0], dtype=int32)
     """
-    config = tuple(tuple(operator.index(p) for p in triple) for triple in padding_config)
+    try:
+        config = tuple(tuple(operator.index(p) for p in triple) for triple in padding_config)
+    except TypeError:                   # jax.export's symbolic sizes (a slice's transpose)
+        config = tuple(tuple(map(index_or_symbolic, triple)) for triple in padding_config)
     return pad_p.bind(operand, padding_value, padding_config=config)
 
 

@@ -222,7 +222,7 @@ def _static_slice(arr, shape, items, normalize_indices):
 
 def _symbolic_slice_indices(i: slice, size, axis) -> tuple:
     """slice.indices for an axis of symbolic size (jax.export): static bounds and step 1,
-    clamped where the comparison with the size is decidable; stop >= start."""
+    clamped to the size (`min(a, 2)` where undecidable, as JAX); stop >= start."""
     if i.step not in (None, 1) or not all(isinstance(b, (int, type(None)))
                                           for b in (i.start, i.stop)):
         raise NotImplementedError(
@@ -231,7 +231,7 @@ def _symbolic_slice_indices(i: slice, size, axis) -> tuple:
     start, stop = (0 if i.start is None else i.start), (size if i.stop is None else i.stop)
     start, stop = (size + b if isinstance(b, int) and b < 0 else b for b in (start, stop))
     # each comparison is decided, or raises InconclusiveDimensionOperation
-    start, stop = (b if size >= b else size for b in (start, stop))
+    start, stop = (size.min_dim(b) for b in (start, stop))
     start, stop = (b if b >= 0 else 0 for b in (start, stop))
     return start, (stop if stop >= start else start), 1
 
