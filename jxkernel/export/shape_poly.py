@@ -428,7 +428,7 @@ _TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][\w.]*)|(.))")
 
 class _Parser:
     """Recursive descent over "2*a + floordiv(b, 2) - 1" (with `...` and `_` placeholders
-    at the top level of a shape)."""
+    at the top level of a shape). As JAX's, no parentheses inside a dimension."""
 
     def __init__(self, text: str, scope: SymbolicScope, what: str):
         self.text, self.scope, self.what = text, scope, what
@@ -509,10 +509,6 @@ class _Parser:
         token = self.take()
         if token == "-":
             return -self.factor()
-        if token == "(":
-            value = self.expr()
-            self.take(")")
-            return value
         if token.isdigit():
             return int(token)
         if token in ("floordiv", "mod", "max", "min") and self.peek() == "(":
@@ -534,17 +530,21 @@ class _Parser:
 
 
 def _dim_max(x, y, scope):
-    try:
-        return x if x >= y else y
-    except InconclusiveDimensionOperation:
-        return _DimExpr.atom("max", x, y, scope)
+    """max(x, y): one of them where their order is decidable, else `max(x, y)`."""
+    if _ge_or_none(x, y):
+        return x
+    if _ge_or_none(y, x):
+        return y
+    return _DimExpr.atom("max", x, y, scope)
 
 
 def _dim_min(x, y, scope):
-    try:
-        return x if y >= x else y
-    except InconclusiveDimensionOperation:
-        return _DimExpr.atom("min", x, y, scope)
+    """min(x, y): one of them where their order is decidable, else `min(x, y)`."""
+    if _ge_or_none(y, x):
+        return x
+    if _ge_or_none(x, y):
+        return y
+    return _DimExpr.atom("min", x, y, scope)
 
 
 def _parse_constraint(text: str, scope: SymbolicScope):

@@ -17,7 +17,8 @@ import sys
 import numpy as np
 
 from .. import lax
-from ..core.symbolic import index_or_symbolic
+from ..core.errors import InconclusiveDimensionOperation
+from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.trace import Tracer
 from ..xla.array import Array, device_put
 from . import ufuncs
@@ -173,6 +174,10 @@ def _compute_newshape(arr, newshape) -> tuple:
     if neg1s:
         i, = neg1s
         others = math.prod(newshape[:i] + newshape[i + 1:])
+        if is_symbolic(size) and size % others != 0:       # jax.export's symbolic sizes
+            raise InconclusiveDimensionOperation(
+                f"Cannot divide evenly the sizes of shapes {tuple(arr.shape)} and {newshape}. "
+                f"The remainder {size % others} should be 0.")
         if others == 0 or size % others:
             raise TypeError(f"cannot reshape array of shape {arr.shape} (size {size}) into "
                             f"shape {newshape} because the product of specified axis sizes "

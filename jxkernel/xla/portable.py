@@ -61,8 +61,11 @@ def refine_shapes(text: str) -> str:
     shape-polymorphic export); the sizes computed in the module must fold to constants."""
     from jaxlib import _jax
     from jaxlib.mlir import ir
-    bytecode = _jax.mlir.refine_polymorphic_shapes(
-        text.encode(), enable_shape_assertions=True, validate_static_shapes=True)
+    try:
+        bytecode = _jax.mlir.refine_polymorphic_shapes(
+            text.encode(), enable_shape_assertions=True, validate_static_shapes=True)
+    except Exception as e:      # JAX raises ValueError("Error refining shapes. ...") too
+        raise ValueError(f"Error refining shapes: {e}\nThe module:\n{text}") from None
     module = _parse_ir('module {\n}\n')          # for a context with our dialects loaded
     with module.context:
         return str(ir.Module.parse(bytecode))
