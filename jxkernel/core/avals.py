@@ -12,41 +12,85 @@ import numpy as np
 from . import dtypes
 from .errors import aval_text
 
+NO_AXES = frozenset()
+# Mesh axis names in the order of the mesh a shard_map body was last traced over, so types
+# print their axes as JAX does ({V:(x,y)}, mesh order)
+axis_order: dict = {}
+
+
+def vma_text(vma) -> str:
+    """'{V:x}' or '{V:(x,y)}': the varying manual axes as JAX prints them after a type."""
+    names = sorted(vma, key=lambda a: (axis_order.get(a, len(axis_order)), str(a)))
+    text = ",".join(map(str, names))
+    return "{V:" + (text if len(names) == 1 else f"({text})") + "}"
+
+
+class ManualAxisType:
+    """How a value inside a shard_map body relates to the manual mesh axes; jxkernel tracks
+    only `varying` (no unreduced or reduced values).
+
+    >>> ShapedArray((2,), np.float32, vma=frozenset({'x'})).mat.varying
+    frozenset({'x'})
+    """
+    __slots__ = ("varying",)
+    unreduced = reduced = NO_AXES
+
+    def __init__(self, varying=NO_AXES):
+        self.varying = frozenset(varying)
+
+    def __eq__(self, other):
+        return type(other) is ManualAxisType and self.varying == other.varying
+
+    def __hash__(self):
+        return hash(self.varying)
+
+    def __repr__(self):
+        return (f"ManualAxisType(varying={self.varying}, unreduced={self.unreduced}, "
+                f"reduced={self.reduced})")
+
 
 class ShapedArray:
     """An array's type. jaxlib reads `shape`, `dtype` and `weak_type` from it directly."""
-    __slots__ = ("shape", "dtype", "weak_type", "_hash")
+    __slots__ = ("shape", "dtype", "weak_type", "vma", "_hash")
 
-    def __init__(self, shape, dtype, weak_type=False):
+    def __init__(self, shape, dtype, weak_type=False, vma=NO_AXES):
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = bool(weak_type)
-        self._hash = hash((self.shape, self.dtype, self.weak_type))
+        # inside a shard_map body (check_vma=True): the manual mesh axes the value varies over
+        self.vma = vma
+        self._hash = hash((self.shape, self.dtype, self.weak_type, vma) if vma else
+                          (self.shape, self.dtype, self.weak_type))
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: math.prod(self.shape))
+    mat = property(lambda self: ManualAxisType(self.vma))     # JAX: typeof(x).mat.varying
 
-    def update(self, shape=None, dtype=None, weak_type=None) -> ShapedArray:
+    def update(self, shape=None, dtype=None, weak_type=None, vma=None) -> ShapedArray:
         return ShapedArray(self.shape if shape is None else shape,
                            self.dtype if dtype is None else dtype,
-                           self.weak_type if weak_type is None else weak_type)
+                           self.weak_type if weak_type is None else weak_type,
+                           self.vma if vma is None else frozenset(vma))
 
     def strip_weak_type(self) -> ShapedArray:
         return self.update(weak_type=False) if self.weak_type else self
 
     def str_short(self) -> str:
-        return f"{dtypes.SHORT_NAMES.get(self.dtype, str(self.dtype))}[{','.join(map(str, self.shape))}]"
+        return f"{dtypes.SHORT_NAMES.get(self.dtype, str(self.dtype))}[{','.join(map(str, self.shape))}]" \
+            + (vma_text(self.vma) if self.vma else "")
 
     def __eq__(self, other):
         return (type(other) is ShapedArray and self.shape == other.shape
-                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+                and self.dtype == other.dtype and self.weak_type == other.weak_type
+                and self.vma == other.vma)
 
     def __hash__(self):
         return self._hash
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""      # JAX spells the dtype out here
-        return f"ShapedArray({self.dtype.name}[{','.join(map(str, self.shape))}]{weak})"
+        vma = vma_text(self.vma) if self.vma else ""
+        return f"ShapedArray({self.dtype.name}[{','.join(map(str, self.shape))}]{vma}{weak})"
 
     def __str__(self):
         """JAX's text for an aval: long dtype names, `~` marking a weak type. Jaxprs, logs
@@ -55,7 +99,7 @@ class ShapedArray:
         >>> str(ShapedArray((2, 3), np.dtype("float32"), True)), str(ShapedArray((), np.bool_))
         ('~float32[2,3]', 'bool[]')
         """
-        return aval_text(self)
+        return aval_text(self) + (vma_text(self.vma) if self.vma else "")
 
 
 def get_aval(x) -> ShapedArray:

@@ -53,3 +53,12 @@ from .fft import FftType, fft, fft_p  # noqa: F401,E402
 from .solves import custom_linear_solve, custom_root, linear_solve_p  # noqa: F401,E402
 from .barrier import optimization_barrier, optimization_barrier_p  # noqa: F401,E402
 from .sharding import sharding_constraint_p, with_sharding_constraint  # noqa: F401,E402
+from .parallel import pcast, psum_invariant_p  # noqa: F401,E402
+from ..core.vma import pvary_p  # noqa: F401,E402
+
+
+def __getattr__(name):
+    if name == "pvary":             # as in JAX 0.10, which removed it
+        raise AttributeError("jax.lax.pvary was deprecated in JAX v0.8.2 and removed in JAX "
+                             "v0.10.0; use `jax.lax.pcast(..., to='varying')")
+    raise AttributeError(f"module 'jxkernel.lax' has no attribute {name!r}")

@@ -85,7 +85,23 @@ def describe_mismatch(what1, tree1, avals1, what2, tree2, avals2) -> str | None:
             what = "shapes" if a.shape != b.shape else "dtypes"
             return (f"{what1}{where} has type {_long(a)} but {what2} has type {_long(b)}, so "
                     f"the {what} do not match.")
+        if getattr(a, "vma", None) != getattr(b, "vma", None):      # in a shard_map body
+            return _vma_mismatch(what1, what2, path, a, b)
     return None
+
+
+def _vma_mismatch(what1, what2, path, a, b) -> str:
+    """JAX's sentence for values varying over different manual axes (and its hint)."""
+    from ..core.vma import in_mesh_order
+    where = f" at path {path}" if path else ""
+    text = (f"{what1}{where} has type {a.strip_weak_type()} but {what2} has type "
+            f"{b.strip_weak_type()}, so the manual axis types do not match.")
+    missing = in_mesh_order(b.vma - a.vma)
+    if missing and what1.startswith("The input carry"):
+        text += (f"\n\nThis might be fixed by applying `jax.lax.pcast(..., {missing}, "
+                 f"to='varying')`, to the initial carry value corresponding to the input "
+                 f"carry{where}.")
+    return text
 
 
 def _long(aval) -> str:
@@ -114,7 +130,7 @@ def settle_carry(in_avals, out_avals):
 def broadcast_aval(aval: ShapedArray, size: int, axis: int = 0) -> ShapedArray:
     shape = list(aval.shape)
     shape.insert(axis, size)
-    return ShapedArray(shape, aval.dtype, aval.weak_type)
+    return aval.update(shape=shape)
 
 
 def cast_like(x, aval):

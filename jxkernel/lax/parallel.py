@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import vma
 from ..core.avals import ShapedArray, get_aval
 from ..core.ir import param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, impl_rules, jvp_rules,
@@ -58,7 +59,7 @@ def _reducer(name, hlo_op, reduce_fn_name):
     prim = Primitive(name, multiple_results=True)
 
     def abstract(*avals, axes, axis_index_groups):
-        return [a.update(weak_type=a.weak_type) for a in avals]
+        return [a.update(vma=a.vma - frozenset(axes)) if a.vma else a for a in avals]
 
     def impl(*args, axes, axis_index_groups):
         raise _unbound(axes[0])
@@ -93,6 +94,7 @@ def _reducer(name, hlo_op, reduce_fn_name):
         return outs, out_dims
 
     abstract_eval_rules[prim] = abstract
+    vma.own_rules.add(prim)
     impl_rules[prim] = impl
     lowering_rules[prim] = lowering
     axis_batching_rules[prim] = batching
@@ -209,6 +211,10 @@ def _reduce(prim, x, axis_name, axis_index_groups):
     if axis_index_groups is not None:
         axis_index_groups = _canonical_groups(axis_index_groups, _axis_size(axes))
     leaves, tree = tree_flatten(x)
+    if axis_index_groups is None and vma.checks(axes):        # in a check_vma=True body
+        leaves = [varying(leaf, axes, f"jax.lax.{prim.name}") for leaf in leaves]
+        if prim is psum_p:
+            return tree_unflatten(tree, psum_invariant_p.bind(*leaves, axes=axes))
     return tree_unflatten(tree, prim.bind(*leaves, axes=axes, axis_index_groups=axis_index_groups))
 
 
@@ -232,7 +238,12 @@ def pmean(x, axis_name, *, axis_index_groups=None):
     """Mean of `x` over the named axis (over each group with `axis_index_groups`)."""
     from .elementwise import div
     from .conversion import convert_element_type
-    n = psum(1, axis_name) if axis_index_groups is None else len(axis_index_groups[0])
+    if axis_index_groups is not None:
+        n = len(axis_index_groups[0])
+    elif vma.checks(_as_names(axis_name)):
+        n = _axis_size(axis_name)         # known while the body is traced, as in JAX's jaxpr
+    else:
+        n = psum(1, axis_name)
     sums = psum(x, axis_name, axis_index_groups=axis_index_groups)
     leaves, tree = tree_flatten(sums)
     return tree_unflatten(tree, [div(s, convert_element_type(n, get_aval(s).dtype)) for s in leaves])
@@ -240,7 +251,9 @@ def pmean(x, axis_name, *, axis_index_groups=None):
 
 # ------------------------------------------------------------------ axis_index
 axis_index_p = Primitive("axis_index")
-abstract_eval_rules[axis_index_p] = lambda *, axis_name: ShapedArray((), np.int32)
+abstract_eval_rules[axis_index_p] = lambda *, axis_name: ShapedArray(
+    (), np.int32, vma=frozenset(_as_names(axis_name)) if vma.checks(_as_names(axis_name))
+    else vma.NO_AXES)
 impl_rules[axis_index_p] = lambda *, axis_name: (_ for _ in ()).throw(_unbound(axis_name))
 param_printers[axis_index_p] = lambda p: [("axis_name", p["axis_name"])]
 defjvp_zero(axis_index_p)
@@ -301,7 +314,7 @@ def _all_gather_abstract_eval(x, *, all_gather_dimension, axis_name, axis_index_
         shape[all_gather_dimension] *= axis_size
     else:
         shape.insert(all_gather_dimension, axis_size)
-    return ShapedArray(shape, x.dtype, x.weak_type)
+    return ShapedArray(shape, x.dtype, x.weak_type, x.vma)
 
 
 def _all_gather_lowering(ctx, x, *, all_gather_dimension, axis_name, axis_index_groups,
@@ -371,6 +384,7 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     leaves, tree = tree_flatten(x)
 
     def gather(leaf):
+        leaf = varying(leaf, names, "jax.lax.all_gather")
         a = axis % (len(get_aval(leaf).shape) + (0 if tiled else 1))
         return all_gather_p.bind(leaf, all_gather_dimension=a, axis_name=names,
                                  axis_index_groups=groups, axis_size=size, tiled=tiled)
@@ -394,3 +408,99 @@ def _axis_size(axis_name) -> int:
     if size is None:
         raise _unbound(axis_name)
     return size
+
+
+# ------------------------------------------------------------------ varying manual axes
+def varying(x, axes, name):
+    """`x` typed as varying over `axes` for a collective over them in a check_vma=True
+    shard_map body (pvary where it is the same on every device); JAX's error when it varies
+    over some of `axes` only. Elsewhere `x` itself."""
+    if not vma.checks(axes):
+        return x
+    has = vma.vma_of(x)
+    if all(a in has for a in axes):
+        return x
+    if any(a in has for a in axes):
+        raise ValueError(
+            f"{name} can only accept axis_name which corresponds to one of varying, unreduced, "
+            f"reduced or invarying state of the input. Got input type: {get_aval(x)}, axes: "
+            f"{tuple(axes)} and input state: {{'varying', 'invarying'}}")
+    return vma.pvary(x, axes)
+
+
+psum_invariant_p = Primitive("psum_invariant", multiple_results=True)
+vma.own_rules.add(psum_invariant_p)
+abstract_eval_rules[psum_invariant_p] = lambda *avals, axes: [
+    a.update(vma=a.vma - frozenset(axes)) for a in avals]
+lowering_rules[psum_invariant_p] = lambda ctx, *args, axes: lowering_rules[psum_p](
+    ctx, *args, axes=axes, axis_index_groups=None)
+impl_rules[psum_invariant_p] = lambda *args, axes: (_ for _ in ()).throw(_unbound(axes[0]))
+
+
+def _psum_invariant_jvp(primals, tangents, *, axes):
+    outs = psum_invariant_p.bind(*primals, axes=axes)
+    if all(type(t) is Zero for t in tangents):
+        return outs, [Zero(get_aval(o)) for o in outs]
+    tangents = [varying(instantiate(t), axes, "jax.lax.psum") for t in tangents]
+    return outs, psum_invariant_p.bind(*tangents, axes=axes)
+
+
+def _psum_invariant_transpose(cts, *args, axes):
+    # the sum is the same on every device: each device's input gets that cotangent
+    return [vma.pvary(instantiate(c), axes) for c in cts]
+
+
+def _psum_invariant_batching(axis_data, vals, dims, *, axes):
+    if axis_data.name in axes:           # a vmap axis of the same name: psum's own rule
+        return axis_batching_rules[psum_p](axis_data, vals, dims, axes=axes,
+                                           axis_index_groups=None)
+    return psum_invariant_p.bind(*vals, axes=axes), dims
+
+
+jvp_rules[psum_invariant_p] = _psum_invariant_jvp
+transpose_rules[psum_invariant_p] = _psum_invariant_transpose
+axis_batching_rules[psum_invariant_p] = _psum_invariant_batching
+
+
+def _pvary_transpose(ct, x, *, axes):
+    # each device's copy of `x` was used on its own: its cotangent sums theirs
+    return [psum_invariant_p.bind(varying(instantiate(ct), axes, "pvary"), axes=axes)[0]]
+
+
+lowering_rules[vma.pvary_p] = lambda ctx, x, *, axes: x
+impl_rules[vma.pvary_p] = lambda x, *, axes: (_ for _ in ()).throw(_unbound(axes[0]))
+axis_batching_rules[vma.pvary_p] = lambda axis_data, vals, dims, *, axes: (
+    vma.pvary_p.bind(vals[0], axes=axes), dims[0])
+deflinear2(vma.pvary_p, _pvary_transpose)
+
+
+def pcast(x, axis_name, *, to: str):
+    """`x` (any pytree) with its type changed along the manual mesh axes `axis_name`; jxkernel
+    has the cast JAX makes from a value the same on every device to a varying one
+    (`to='varying'`), inside a shard_map body with check_vma=True (elsewhere `x` itself).
+
+    >>> shard_map(lambda w: lax.pcast(w, 'x', to='varying'), mesh=mesh, in_specs=P(),
+    ...           out_specs=P('x'))(jnp.ones(2)).shape
+    (8,)
+    """
+    if isinstance(axis_name, (set, frozenset)):
+        raise TypeError(f"{axis_name=} must be a tuple or a str. Got {axis_name}")
+    axes = axis_name if isinstance(axis_name, tuple) else (axis_name,)
+    if not axis_name:
+        return x
+    if to not in ("unreduced", "reduced", "varying"):
+        raise ValueError("Got unexpected `to` value. Allowed `to` values are: "
+                         "{'unreduced', 'reduced', 'varying'}")
+    if to != "varying":
+        raise NotImplementedError(f"lax.pcast(..., to={to!r}): jxkernel's types have no "
+                                  f"unreduced or reduced values; only to='varying' is supported")
+
+    def cast(leaf):
+        if not vma.checks(axes):
+            return leaf
+        has = vma.vma_of(leaf)
+        if all(a in has for a in axes):
+            raise ValueError("Unsupported pcast from=varying, to='varying'")
+        return varying(leaf, axes, "jax.lax.pcast")
+    leaves, tree = tree_flatten(x)
+    return tree_unflatten(tree, [cast(leaf) for leaf in leaves])

@@ -32,6 +32,7 @@ from .parallel import (
     _replica_groups,
     _unbound,
     mesh_groups,
+    varying,
 )
 
 
@@ -128,7 +129,8 @@ def ppermute(x, axis_name, perm):
     """
     names = _as_names(axis_name)
     perm = _check_perm(perm, _axis_size(names))
-    return tree_map(lambda leaf: ppermute_p.bind(leaf, axis_name=names, perm=perm), x)
+    return tree_map(lambda leaf: ppermute_p.bind(varying(leaf, names, "jax.lax.ppermute"),
+                                                 axis_name=names, perm=perm), x)
 
 
 def pshuffle(x, axis_name, perm):
@@ -158,7 +160,7 @@ def _all_to_all_abstract_eval(x, *, axis_name, split_axis, concat_axis, axis_ind
                          f"divisible by the size of the named axis {axis_name} ({axis_size})")
     shape[split_axis] //= axis_size
     shape[concat_axis] *= axis_size
-    return ShapedArray(shape, x.dtype, False)
+    return ShapedArray(shape, x.dtype, False, x.vma)
 
 
 def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, axis_index_groups,
@@ -247,6 +249,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
             elif split > concat:
                 leaf = expand_dims(leaf, (concat,))
                 split += 1
+        leaf = varying(leaf, _as_names(axis_name), "jax.lax.all_to_all")
         out = all_to_all_p.bind(leaf, axis_name=axis_name, split_axis=split, concat_axis=concat,
                                 axis_index_groups=groups, tiled=tiled, axis_size=size)
         if not tiled and split != concat:
@@ -292,7 +295,7 @@ def _reduce_scatter_abstract_eval(x, *, axis_name, scatter_dimension, axis_index
             raise ValueError(f"reduce_scatter operand scatter dimension size {n} must match "
                              f"shard count {axis_size}")
         del shape[scatter_dimension]
-    return ShapedArray(shape, x.dtype, x.weak_type)
+    return ShapedArray(shape, x.dtype, x.weak_type, x.vma)
 
 
 def _reduce_scatter_lowering(ctx, x, *, axis_name, scatter_dimension, axis_index_groups,
@@ -372,7 +375,7 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
         params = dict(axis_name=names, scatter_dimension=scatter_dimension % ndim,
                       axis_index_groups=groups, axis_size=size, tiled=tiled)
         _reduce_scatter_abstract_eval(get_aval(leaf), **params)   # vmap's rule never types it
-        return reduce_scatter_p.bind(leaf, **params)
+        return reduce_scatter_p.bind(varying(leaf, names, "jax.lax.psum_scatter"), **params)
     return tree_map(bind, x)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.avals import ShapedArray, get_aval
+from ..core.avals import get_aval
 from ..core.errors import aval_text
 from ..core.interpret import eval_jaxpr
 from ..core.ir import param_printers
@@ -60,8 +60,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     unroll = max(length, 1) if unroll is True else max(1, int(unroll or 1))
     carry_leaves, carry_tree = tree_flatten(init)
     carry_avals = cf.avals_of(carry_leaves)
-    x_avals = [ShapedArray(get_aval(x).shape[1:], get_aval(x).dtype, get_aval(x).weak_type)
-               for x in x_leaves]
+    x_avals = [get_aval(x).update(shape=get_aval(x).shape[1:]) for x in x_leaves]
     in_tree = tree_flatten((init, xs))[1]
 
     def body(carry, x):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 
 from ..config import config
-from ..core.avals import ShapedArray, get_aval
+from ..core.avals import get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr
 from ..core.primitive import rule as _rule
@@ -50,7 +50,7 @@ class BatchTracer(Tracer):
         aval = get_aval(self.val)
         shape = list(aval.shape)
         del shape[self.batch_dim]
-        return ShapedArray(shape, aval.dtype, aval.weak_type)
+        return aval.update(shape=shape)
 
     def _short_repr(self):
         return f"VmapTracer(aval={aval_text(self.aval)}, batched={aval_text(get_aval(self.val))})"
@@ -235,7 +235,7 @@ def batch_jaxpr(closed: ClosedJaxpr, axis_data: AxisData, in_dims, force_out_bat
         else:
             shape = list(aval.shape)
             shape.insert(d, axis_data.size)
-            in_avals.append(ShapedArray(shape, aval.dtype, aval.weak_type))
+            in_avals.append(aval.update(shape=shape))       # keeps its varying axes
     out_dims = []
 
     def batched(*args):

@@ -21,9 +21,10 @@ import math
 import numpy as np
 
 from ..config import config
+from ..core import vma
 from ..core.avals import ShapedArray, get_aval
 from ..core.interpret import eval_jaxpr
-from ..core.ir import ClosedJaxpr, Jaxpr, param_printers
+from ..core.ir import ClosedJaxpr, param_printers
 from ..core.primitive import (
     Primitive,
     abstract_eval_rules,
@@ -80,12 +81,14 @@ def _named_axes(spec: PartitionSpec) -> set:
     return {a for axes in spec._axes(0) for a in axes}
 
 
-def _local_aval(aval, spec, mesh) -> ShapedArray:
-    """The block one device sees of a value of global type `aval` split as `spec`."""
+def _local_aval(aval, spec, mesh, check_vma=False) -> ShapedArray:
+    """The block one device sees of a value of global type `aval` split as `spec` (varying
+    over the axes `spec` names, when types are checked)."""
     sizes = mesh.shape
     shape = tuple(n // math.prod(sizes[a] for a in axes)
                   for n, axes in zip(aval.shape, spec._axes(len(aval.shape))))
-    return ShapedArray(shape, aval.dtype, aval.weak_type)
+    return ShapedArray(shape, aval.dtype, aval.weak_type,
+                       frozenset(_named_axes(spec)) if check_vma else vma.NO_AXES)
 
 
 def _global_aval(aval, spec, mesh) -> ShapedArray:
@@ -103,11 +106,14 @@ def _unmentioned(spec, manual_axes, mesh) -> tuple:
 
 
 class _axes_bound:
-    """The mesh's manual axes are named axes while a body is traced (lax.axis_size sees them)."""
+    """The mesh's manual axes are named axes while a body is traced (lax.axis_size sees them);
+    with `check_vma` the body's types carry the axes each value varies over (core/vma.py)."""
 
-    def __init__(self, mesh, manual_axes):
+    def __init__(self, mesh, manual_axes, check_vma=False):
         self.bound = [_bound_axis(a, s) for a, s in zip(mesh.axis_names, mesh.axis_sizes)
                       if a in manual_axes]
+        if check_vma:
+            self.bound.append(vma.checking(manual_axes, mesh.axis_names))
 
     def __enter__(self):
         for b in self.bound:
@@ -186,7 +192,7 @@ def _jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma,
          newly_manual_axes):
     """One shard_map computing primal and tangent outputs; a tangent is split as its primal."""
     nonzeros = [type(t) is not Zero for t in tangents]
-    with _axes_bound(mesh, newly_manual_axes):
+    with _axes_bound(mesh, newly_manual_axes, check_vma):
         body, out_nonzeros = jvp_jaxpr(jaxpr, nonzeros)
     tangent_specs = [s for s, nz in zip(in_specs, nonzeros) if nz]
     out_tangent_specs = [s for s, nz in zip(out_specs, out_nonzeros) if nz]
@@ -200,16 +206,19 @@ def _jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma,
 
 
 def _transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
-    """The transposed body as a shard_map. A value one over some manual axes (its spec leaves
-    them out) stands for one copy per device: its cotangent is divided among the devices on
-    the way in and summed over them on the way out (JAX's rule with check_vma=False)."""
+    """The transposed body as a shard_map. With check_vma the body's types say where values
+    are the same on every device, and their transposes (pvary's is a psum) sum cotangents
+    where they must. Without, a value one over some manual axes (its spec leaves them out)
+    stands for one copy per device: its cotangent is divided among the devices on the way in
+    and summed over them on the way out (JAX's rule with check_vma=False)."""
     linear = [is_undefined(a) for a in args]
     nonlinear = [a for a in args if not is_undefined(a)]
     cts = [instantiate(ct) for ct in cts]
-    with _axes_bound(mesh, newly_manual_axes):
-        transposed = transpose_jaxpr(jaxpr, linear)
-        body = _spread_and_sum(transposed, len(nonlinear), mesh, newly_manual_axes,
-                               list(out_specs), [s for s, lin in zip(in_specs, linear) if lin])
+    with _axes_bound(mesh, newly_manual_axes, check_vma):
+        body = transpose_jaxpr(jaxpr, linear)
+        if not check_vma:
+            body = _spread_and_sum(body, len(nonlinear), mesh, newly_manual_axes,
+                                   list(out_specs), [s for s, lin in zip(in_specs, linear) if lin])
     in_cts = iter(_bind(body, nonlinear + cts, mesh,
                         [s for s, lin in zip(in_specs, linear) if not lin] + list(out_specs),
                         [s for s, lin in zip(in_specs, linear) if lin], check_vma,
@@ -244,7 +253,7 @@ def _batching(axis_data, vals, dims, *, jaxpr, mesh, in_specs, out_specs, check_
     """vmap of a shard_map: the batch axis leads every block and is split over no mesh axis."""
     vals = [v if d is bu.not_mapped else bu.moveaxis(v, d, 0) for v, d in zip(vals, dims)]
     in_dims = [bu.not_mapped if d is bu.not_mapped else 0 for d in dims]
-    with _axes_bound(mesh, newly_manual_axes):
+    with _axes_bound(mesh, newly_manual_axes, check_vma):
         body, _ = batch_jaxpr(jaxpr, axis_data, in_dims,
                               force_out_batched=[True] * len(out_specs))
     lead = lambda s: P(None, *s)        # noqa: E731
@@ -261,7 +270,7 @@ def _partial_eval(trace, args, params):
     jaxpr, mesh, manual = params["jaxpr"], params["mesh"], params["newly_manual_axes"]
     in_specs, out_specs = params["in_specs"], params["out_specs"]
     unknowns = [trace.is_unknown(x) for x in args]
-    with _axes_bound(mesh, manual):
+    with _axes_bound(mesh, manual, params["check_vma"]):
         known, unknown, out_unknowns, n_res = partial_eval_jaxpr(jaxpr, unknowns)
         unknown, unknown_consts = convert_constvars_to_invars(unknown)
         known = _with_residuals_stacked(known, n_res)
@@ -306,7 +315,7 @@ def _with_residuals_unstacked(unknown: ClosedJaxpr, n_consts: int, n_res: int) -
     from ..lax.shapes import squeeze
     avals = list(unknown.in_avals)
     for i in range(n_consts, n_consts + n_res):
-        avals[i] = ShapedArray((1,) + avals[i].shape, avals[i].dtype, avals[i].weak_type)
+        avals[i] = avals[i].update(shape=(1,) + avals[i].shape)
 
     def body(*args):
         args = list(args)
@@ -330,72 +339,14 @@ param_printers[shard_map_p] = lambda p: [
 
 
 # ------------------------------------------------------------------ check_vma
-_REMOVES = {"psum", "pmax", "pmin", "all_gather"}        # the result is one over the axes
-_ADDS = {"reduce_scatter", "all_to_all"}                  # the result differs along them
-_COLLECTIVES = _REMOVES | _ADDS | {"ppermute", "axis_index"}
-
-
-def _eqn_axes(eqn) -> frozenset:
-    p = eqn.params
-    names = p.get("axes", p.get("axis_name", ()))
-    return frozenset(names if isinstance(names, (tuple, list)) else (names,))
-
-
-def _nested_jaxprs(eqn) -> list:
-    found = []
-    for v in eqn.params.values():
-        for x in (v if isinstance(v, (tuple, list)) else (v,)):
-            if isinstance(x, ClosedJaxpr):
-                found.append(x.jaxpr)
-            elif isinstance(x, Jaxpr):
-                found.append(x)
-    return found
-
-
-def _has_collectives(jaxpr) -> bool:
-    return any(e.primitive.name in _COLLECTIVES or any(map(_has_collectives, _nested_jaxprs(e)))
-               for e in jaxpr.eqns)
-
-
-def varying_axes(jaxpr: Jaxpr, in_varying) -> list:
-    """Per output of a shard_map body, the manual axes along which its value may differ
-    between devices, given the inputs' (their in_specs' axes). Collectives that reduce or
-    gather over axes make the result the same along them; a body of a nested primitive that
-    uses collectives itself (other than jit's) is not looked into: its outputs count as the
-    same everywhere, so the check errs towards silence."""
-    env = dict(zip(jaxpr.invars, in_varying))
-    read = lambda a: env.get(a, frozenset())    # noqa: E731  (literals and constants: none)
-    for eqn in jaxpr.eqns:
-        ins = [read(a) for a in eqn.invars]
-        union = frozenset().union(*ins)
-        name = eqn.primitive.name
-        nested = _nested_jaxprs(eqn)
-        if name in _REMOVES:
-            outs = [v - _eqn_axes(eqn) for v in ins] if name != "all_gather" else \
-                [union - _eqn_axes(eqn)]
-        elif name in _ADDS:
-            outs = [union | _eqn_axes(eqn)]
-        elif name == "axis_index":
-            outs = [_eqn_axes(eqn)]
-        elif name in ("jit", "pjit") and len(nested) == 1:
-            outs = varying_axes(nested[0], ins)
-        elif nested and any(map(_has_collectives, nested)):
-            outs = [frozenset()] * len(eqn.outvars)
-        else:
-            outs = [union] * len(eqn.outvars)
-        if len(outs) == 1 and len(eqn.outvars) > 1:
-            outs = outs * len(eqn.outvars)
-        env.update(zip(eqn.outvars, outs))
-    return [read(v) for v in jaxpr.outvars]
-
-
-def _check_vma(fun_name, mesh, manual_axes, body, in_specs, out_specs, out_struct):
-    """JAX's error for an out_spec that leaves out a manual axis the output varies along."""
+def _check_vma(fun_name, mesh, manual_axes, out_avals, out_specs, out_struct):
+    """JAX's error for an out_spec that leaves out a manual axis the output varies along
+    (its type says which)."""
     ordered = lambda axes: ",".join(a for a in mesh.axis_names if a in axes)    # noqa: E731
-    in_varying = [frozenset(_named_axes(s)) for s in in_specs]
     msgs = []
     paths = [p for p, _ in tree_flatten_with_path(out_struct)[0]]
-    for path, spec, varying in zip(paths, out_specs, varying_axes(body.jaxpr, in_varying)):
+    for path, spec, aval in zip(paths, out_specs, out_avals):
+        varying = aval.vma
         missing = [a for a in _unmentioned(spec, manual_axes, mesh) if a in varying]
         if not missing:
             continue
@@ -437,14 +388,14 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
     >>> scale(jnp.ones(8)).tolist()
     [1.0, 1.0, 2.0, 2.0, 3.0, 3.0, 4.0, 4.0]
 
-    `check_vma` checks that an output whose out_spec leaves out a mesh axis does not vary
-    along it (JAX's error); the values are followed through the body's collectives and jit
-    calls, not inside other primitives' bodies that use collectives. Unlike JAX, the types
-    of the body carry no varying axes (no `pvary` equations), so `grad` taken *inside* the
-    body gives each device its own gradient of a replicated input, as JAX does with
-    check_vma=False (JAX with check_vma=True sums it over the axes); grad *of* a shard_map
-    matches JAX either way. Explicit axes are not checked against the arguments' shardings,
-    and `axis_names` must be every mesh axis (no partly manual bodies).
+    With `check_vma` (the default) the body's types carry the manual axes each value
+    varies over (`jax.typeof(x).mat.varying`, core/vma.py): `pvary` is inserted where a
+    value the same on every device meets a varying one, psum becomes `psum_invariant`, and
+    an output whose out_spec leaves out an axis it varies over raises JAX's error. `grad`
+    taken inside the body then sums a replicated input's gradient over the devices (the
+    transpose of pvary is a psum), as JAX does; with check_vma=False each device keeps its
+    own. Explicit axes are not checked against the arguments' shardings, and `axis_names`
+    must be every mesh axis (no partly manual bodies).
     """
     kwargs = dict(out_specs=out_specs, in_specs=in_specs, mesh=mesh, axis_names=axis_names,
                   check_vma=check_vma)
@@ -495,7 +446,7 @@ def _trace_body(f, flat_args, in_tree, static, avals, dyn_specs, out_specs, mesh
                 check_vma) -> tuple:
     """(body taking its constants first, the constants, out tree, out specs) of `f` traced
     with local types; raises JAX's errors for bad out_specs and unchecked replication."""
-    local = [_local_aval(a, s, mesh) for a, s in zip(avals, dyn_specs)]
+    local = [_local_aval(a, s, mesh, check_vma) for a, s in zip(avals, dyn_specs)]
     out_trees = []
 
     def body(*xs):
@@ -503,18 +454,27 @@ def _trace_body(f, flat_args, in_tree, static, avals, dyn_specs, out_specs, mesh
         full = [x if s else next(it) for x, s in zip(flat_args, static)]
         leaves, out_tree = tree_flatten(f(*tree_unflatten(in_tree, full)))
         out_trees.append(out_tree)
+        out_struct = tree_unflatten(out_tree, [0] * len(leaves))
+        specs = _flat_out_specs(out_specs, out_struct)
+        _check_out_ranks(f, out_specs, out_struct, specs, [get_aval(x) for x in leaves])
+        if check_vma:       # an output split over axes it is the same along varies over them
+            leaves = [_varying_as(x, s) for x, s in zip(leaves, specs)]
         return leaves
 
-    with _axes_bound(mesh, manual):
+    with _axes_bound(mesh, manual, check_vma):
         closed = trace_to_jaxpr(body, local)
     out_struct = tree_unflatten(out_trees[0], [0] * len(closed.out_avals))
     flat_out = tuple(_flat_out_specs(out_specs, out_struct))
-    _check_out_ranks(f, out_specs, out_struct, flat_out, closed.out_avals)
-    opened, consts = convert_constvars_to_invars(closed)
     if check_vma:
-        _check_vma(_fun_name(f), mesh, manual, opened, [P()] * len(consts) + list(dyn_specs),
-                   flat_out, out_struct)
+        _check_vma(_fun_name(f), mesh, manual, closed.out_avals, flat_out, out_struct)
+    opened, consts = convert_constvars_to_invars(closed)
     return opened, consts, out_trees[0], flat_out
+
+
+def _varying_as(x, spec):
+    """`x` typed as varying over every axis `spec` names."""
+    missing = frozenset(_named_axes(spec)) - vma.vma_of(x) if spec is not None else ()
+    return vma.pvary(x, missing) if missing else x
 
 
 def _checked_mesh(mesh, axis_names, in_specs, out_specs):
@@ -622,8 +582,9 @@ def _arg_descriptions(f, args, flat_args) -> list:
 
 
 def _type_text(aval) -> str:
-    """'float32[6,8]', as JAX's shard_map errors write a type."""
-    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
+    """'float32[6,8]' (or 'float32[2]{V:x}' inside a body), as JAX's shard_map errors write a
+    type."""
+    return str(aval.strip_weak_type())
 
 
 def _check_args(f, mesh, args, flat_args, specs, avals, static) -> None:

@@ -16,6 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..config import config
+from ..core import vma
 from ..core.avals import ShapedArray, get_aval
 from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, SourceInfo, Var
 from ..core.primitive import abstract_eval
@@ -116,8 +117,12 @@ class JaxprTrace(Trace):
                 folded = fold(*consts, **params)
                 if folded is not None:
                     return JaxprTracer(self, folded[1], None, folded[0])
+        if vma.checked:             # in a shard_map body: types carry varying manual axes
+            args = vma.match_inputs(self, prim, args, params)
         atoms = [self.to_atom(x) for x in args]
         out_avals = abstract_eval(prim, [a.aval for a in atoms], params)
+        if vma.checked:
+            out_avals = vma.out_types(prim, [a.aval for a in atoms], params, out_avals)
         outvars = [Var(a) for a in out_avals]
         self.eqns.append(Eqn(atoms, outvars, prim, params, user_source_info(2)))
         if prim.multiple_results:

@@ -1,0 +1,96 @@
+"""Varying manual axes: which mesh axes a value in a shard_map body differs along.
+
+While a body of `shard_map(..., check_vma=True)` is traced, each value's type carries the
+manual mesh axes it may differ along (`aval.vma`, JAX's `typeof(x).mat.varying`): an input
+varies over the axes its in_spec names, `psum` removes its axes, `axis_index('x')` varies
+over 'x', and any other primitive's result varies over the union of its inputs'. An input
+that varies over fewer axes than that union first goes through `pvary`, a no-op on the
+data that only changes the type; its transpose is a `psum`, which is how `grad` taken
+inside a body sums the cotangent of a replicated input over the devices.
+
+    >>> f = shard_map(lambda a, w: a * w, mesh=mesh, in_specs=(P('x'), P()), out_specs=P('x'))
+    >>> print(make_jaxpr(f)(jnp.ones(8), 2.0))        # doctest: +SKIP
+        ... f:f32[]{V:x} = pvary[axes=('x',)] e
+            g:f32[4]{V:x} = mul d f ...
+"""
+from __future__ import annotations
+
+from .avals import NO_AXES, ShapedArray, axis_order, get_aval
+from .primitive import Primitive, abstract_eval_rules, jaxpr_params
+
+# The manual axes of each check_vma=True shard_map body being traced (innermost last).
+checked: list = []
+
+# Primitives whose abstract evaluation sets `vma` itself (collectives, pvary); any other
+# primitive's inputs are matched with pvary and its results vary over their union.
+own_rules: set = set()
+
+
+class checking:
+    """Types inside this block follow the varying manual axes of `axes` (of `mesh_axes`,
+    whose order is the order types print their axes in)."""
+
+    def __init__(self, axes, mesh_axes=()):
+        self.axes, self.mesh_axes = frozenset(axes), tuple(mesh_axes)
+
+    def __enter__(self):
+        checked.append(self.axes)
+        axis_order.update({a: i for i, a in enumerate(self.mesh_axes)})
+
+    def __exit__(self, *exc):
+        checked.pop()
+
+
+def checks(axes) -> bool:
+    """Whether every one of `axes` is a manual axis of a check_vma body being traced."""
+    return bool(checked) and all(a in checked[-1] for a in axes)
+
+
+def vma_of(x) -> frozenset:
+    return getattr(get_aval(x), "vma", NO_AXES)
+
+
+def in_mesh_order(axes) -> tuple:
+    return tuple(sorted(axes, key=lambda a: (axis_order.get(a, len(axis_order)), str(a))))
+
+
+# ------------------------------------------------------------------ pvary
+pvary_p = Primitive("pvary")
+own_rules.add(pvary_p)
+
+
+def _pvary_abstract_eval(x, *, axes):
+    return x.update(vma=x.vma | frozenset(axes))
+
+
+abstract_eval_rules[pvary_p] = _pvary_abstract_eval
+
+
+def pvary(x, axes):
+    """`x` typed as varying over `axes` too (the data is unchanged)."""
+    return pvary_p.bind(x, axes=in_mesh_order(axes))
+
+
+# ------------------------------------------------------------------ the rules for the others
+def match_inputs(trace, prim, args, params) -> list:
+    """`args` with each one varying over fewer axes than the others put through pvary."""
+    if prim in own_rules or len(args) < 2 or jaxpr_params(params):
+        return args
+    vmas = [vma_of(x) for x in args]
+    union = NO_AXES.union(*vmas)
+    if not union:
+        return args
+    return [x if v == union else
+            trace.process_primitive(pvary_p, [x], {"axes": in_mesh_order(union - v)})
+            for x, v in zip(args, vmas)]
+
+
+def out_types(prim, in_avals, params, out_avals) -> list:
+    """The results' types: varying over the union of the inputs' axes (call-like primitives
+    and collectives have typed their results already)."""
+    if prim in own_rules or jaxpr_params(params):
+        return out_avals
+    union = NO_AXES.union(*(getattr(a, "vma", NO_AXES) for a in in_avals))
+    if not union:
+        return out_avals
+    return [a.update(vma=union) if type(a) is ShapedArray else a for a in out_avals]

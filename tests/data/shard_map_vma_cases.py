@@ -1,0 +1,163 @@
+"""shard_map's varying-manual-axes types (check_vma=True), run alike by real JAX
+(reference/make_shard_map_reference.py records them in shard_map_vma_reference.json) and by
+jxkernel (tests/test_shard_map_vma.py, in a subprocess with 8 CPU devices): `run(jax)` returns
+plain JSON data — the types values have inside a body, the jaxprs with pvary, gradients
+inside and outside a body with respect to replicated inputs, pcast, and the errors.
+
+    run(jax)["types"]["psum_x"]  ->  {"varying": [], "text": "float32[4]"}
+
+The mesh is 4 x 2 over ('x', 'y') with Auto axes. Values are small integers and halves in
+float32, so every sum and product below is exact.
+"""
+import numpy as np
+
+
+def _error(f):
+    try:
+        f()
+    except Exception as e:              # the class's name and message are what is compared
+        return [type(e).__name__, str(e).split("\n--------------------")[0]]
+    return None
+
+
+def _types(jax, mesh, P):
+    """typeof(...).mat.varying and the type's text of values inside one body."""
+    lax, jnp = jax.lax, jax.numpy
+    seen = {}
+
+    def note(name, x):
+        t = jax.typeof(x)
+        seen[name] = {"varying": sorted(t.mat.varying), "text": str(t)}
+
+    def body(a, w, b):
+        note("in_x", a)
+        note("in_replicated", w)
+        note("in_xy", b)
+        note("mul_varying_invariant", a * w)
+        note("psum_x", lax.psum(a, "x"))
+        note("psum_xy", lax.psum(b, ("x", "y")))
+        note("psum_of_invariant", lax.psum(w, "x"))
+        note("pmax_x", lax.pmax(a, "x"))
+        note("all_gather_x", lax.all_gather(a, "x"))
+        note("axis_index_y", lax.axis_index("y"))
+        note("ppermute_x", lax.ppermute(w, "x", [(0, 1), (1, 0), (2, 3), (3, 2)]))
+        note("pcast_y", lax.pcast(w, "y", to="varying"))
+        note("pcast_yx", lax.pcast(w, ("y", "x"), to="varying"))
+        note("constant", jnp.float32(3.0))
+        note("grad_replicated", jax.grad(lambda w: jnp.sum(a * w))(w))
+        return a
+    jax.make_jaxpr(jax.shard_map(body, mesh=mesh, in_specs=(P("x"), P(), P(("x", "y"))),
+                                 out_specs=P("x")))(
+        np.ones(8, np.float32), np.float32(2), np.ones(8, np.float32))
+    return seen
+
+
+def _jaxprs(jax, mesh, P):
+    """make_jaxpr texts of bodies where pvary appears (or psum becomes psum_invariant)."""
+    lax, jnp = jax.lax, jax.numpy
+    a, w = np.arange(16, dtype=np.float32), np.float32(2)
+    sm = lambda f, i, o: jax.shard_map(f, mesh=mesh, in_specs=i, out_specs=o)   # noqa: E731
+    cases = {
+        "mul": (sm(lambda a, w: a * w, (P("x"), P()), P("x")), (a, w)),
+        "psum_loss": (sm(lambda a, w: lax.psum(jnp.sum(a * w), "x"), (P("x"), P()), P()),
+                      (a, w)),
+        "psum_xy_then_mul": (sm(lambda a, w: lax.psum(a, ("x", "y")) * w, (P(("x", "y")), P()),
+                                P()), (a, w)),
+        "axis_index": (sm(lambda v: v + lax.axis_index("x"), P(), P("x")), (a[:2],)),
+        "output_split": (sm(lambda v: v, P(), P("x")), (a[:2],)),
+        "pcast": (sm(lambda v: lax.pcast(v, ("y", "x"), to="varying"), P(), P(("x", "y"))),
+                  (a[:2],)),
+        "pmax_of_invariant": (sm(lambda v: lax.pmax(v, "x"), P(), P()), (w,)),
+        "pmean": (sm(lambda a: lax.pmean(a, "x"), P("x"), P()), (a,)),
+        "jit_inside": (sm(lambda a, w: jax.jit(lambda a, w: (a * w, w))(a, w), (P("x"), P()),
+                          (P("x"), P())), (a, w)),
+    }
+    return {name: str(jax.make_jaxpr(f)(*args)) for name, (f, args) in cases.items()}
+
+
+def _grads(jax, mesh, P):
+    """Gradients with respect to a batch split over 'x' and a replicated weight, taken inside
+    a body and of a function holding a shard_map."""
+    lax, jnp = jax.lax, jax.numpy
+    a = np.arange(16, dtype=np.float32) / 2
+    w = np.float32(1.5)
+    xb = np.arange(16, dtype=np.float32).reshape(8, 2) / 4
+    wm = np.array([[1.0, -2.0, 0.5], [0.5, 1.0, -1.0]], np.float32)
+    sm = lambda f, i, o, **k: jax.shard_map(f, mesh=mesh, in_specs=i, out_specs=o, **k)  # noqa: E731
+
+    def psum_loss(a, w):
+        return lax.psum(jnp.sum(a * w * w), "x")
+
+    def matrix_loss(xb, wm):
+        return lax.psum(jnp.sum((xb @ wm) ** 2), "x")
+    inside = sm(lambda a, w: jax.grad(psum_loss, argnums=(0, 1))(a, w), (P("x"), P()),
+                (P("x"), P()))
+    inside_local = sm(lambda a, w: jax.grad(lambda w: jnp.sum(a * w * w))(w), (P("x"), P()),
+                      P())
+    inside_matrix = sm(lambda xb, wm: jax.grad(matrix_loss, argnums=1)(xb, wm),
+                       (P("x"), P()), P())
+    # check_vma=False: no types, so the same gradient taken inside is each device's own
+    unchecked = sm(lambda a, w: jax.grad(lambda w: jnp.sum(a * w * w))(w)[None],
+                   (P("x"), P()), P(("x", "y")), check_vma=False)
+    outside = jax.grad(lambda a, w: sm(psum_loss, (P("x"), P()), P())(a, w), argnums=(0, 1))
+    outside_split = jax.grad(lambda a, w: jnp.sum(sm(lambda a, w: a * w * w, (P("x"), P()),
+                                                     P("x"))(a, w) ** 2), argnums=(0, 1))
+    outside_matrix = jax.grad(lambda xb, wm: sm(matrix_loss, (P("x"), P()), P())(xb, wm),
+                              argnums=(0, 1))
+    out = {}
+    for name, value in {
+            "inside": inside(a, w), "inside_local_loss": inside_local(a, w),
+            "inside_matrix": inside_matrix(xb, wm), "unchecked_inside": unchecked(a, w),
+            "outside": outside(a, w), "outside_jit": jax.jit(outside)(a, w),
+            "outside_split_output": outside_split(a, w),
+            "outside_matrix": outside_matrix(xb, wm)}.items():
+        leaves = value if isinstance(value, tuple) else (value,)
+        out[name] = [np.asarray(v).tolist() for v in leaves]
+    return out
+
+
+def _values(jax, mesh, P):
+    lax = jax.lax
+    v = np.arange(2, dtype=np.float32)
+    sm = lambda f, i, o: jax.shard_map(f, mesh=mesh, in_specs=i, out_specs=o)   # noqa: E731
+    shifted = sm(lambda v: lax.pcast(v, "x", to="varying") + lax.axis_index("x"), P(), P("x"))
+    summed = sm(lambda v: lax.psum(v, ("x", "y")), P(), P())
+    return {"pcast_then_axis_index": np.asarray(shifted(v)).tolist(),
+            "psum_of_invariant": np.asarray(summed(v)).tolist()}
+
+
+def _errors(jax, mesh, P):
+    lax, jnp = jax.lax, jax.numpy
+    a = np.arange(16, dtype=np.float32)
+    sm = lambda f, i, o: jax.shard_map(f, mesh=mesh, in_specs=i, out_specs=o)   # noqa: E731
+
+    def gathered(v):
+        return lax.all_gather(v, "x")
+
+    def mixed(a, b):
+        return a * 2, b + jnp.sum(a)
+    return {
+        "pvary_removed": _error(lambda: lax.pvary),
+        "pcast_set": _error(lambda: jax.make_jaxpr(sm(lambda v: lax.pcast(v, {"x"}, to="varying"),
+                                                      P(), P("x")))(a[:2])),
+        "pcast_to": _error(lambda: jax.make_jaxpr(sm(lambda v: lax.pcast(v, "x", to="vary"),
+                                                     P(), P("x")))(a[:2])),
+        "pcast_twice": _error(lambda: jax.make_jaxpr(sm(lambda v: lax.pcast(v, "x", to="varying"),
+                                                        P("x"), P("x")))(a)),
+        "psum_partly_varying": _error(lambda: jax.make_jaxpr(sm(lambda v: lax.psum(v, ("x", "y")),
+                                                                P("x"), P()))(a)),
+        "gathered_not_replicated": _error(lambda: jax.make_jaxpr(sm(gathered, P(), P()))(a[:2])),
+        "mixed_outputs": _error(lambda: jax.make_jaxpr(sm(mixed, (P("x"), P("y")),
+                                                          (P("x"), P("x"))))(a, a)),
+        "grad_inside_needs_psum": _error(lambda: jax.make_jaxpr(sm(
+            lambda a, w: jax.grad(lambda w: jnp.sum(a * w))(w) + a[0], (P("x"), P()), P()))(
+                a, np.float32(2))),
+    }
+
+
+def run(jax):
+    Mesh, P = jax.sharding.Mesh, jax.sharding.PartitionSpec
+    mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ("x", "y"))
+    return {"types": _types(jax, mesh, P), "jaxprs": _jaxprs(jax, mesh, P),
+            "grads": _grads(jax, mesh, P), "values": _values(jax, mesh, P),
+            "errors": _errors(jax, mesh, P)}

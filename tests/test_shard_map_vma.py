@@ -1,0 +1,96 @@
+"""shard_map's varying-manual-axes types (check_vma=True) against JAX 0.10.2's recorded answers.
+
+One subprocess (JXKERNEL_CPU_DEVICES=8) runs tests/data/shard_map_vma_cases.py, the cases
+reference/make_shard_map_reference.py ran with JAX, and prints one JSON object that the tests
+below take apart: the types inside a body, jaxprs with pvary and psum_invariant, gradients
+with respect to replicated inputs inside and outside a body, pcast and the errors.
+"""
+import json
+import os
+import re
+
+import numpy as np
+import pytest
+from test_runtime_subprocess import run_code
+
+from jxkernel.core.avals import ShapedArray
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+
+_RUN = r"""
+import json
+import jxkernel as jax
+import shard_map_vma_cases
+print(json.dumps(shard_map_vma_cases.run(jax)))
+"""
+
+_SET = re.compile(r"\{('[a-z]+'(?:, '[a-z]+')+)\}")
+
+
+def _sorted_sets(text: str) -> str:
+    """`text` with each printed set of names in sorted order (a set's order varies per process)."""
+    return _SET.sub(lambda m: "{" + ", ".join(sorted(m.group(1).split(", "))) + "}", text)
+
+
+@pytest.fixture(scope="module")
+def runs():
+    result = run_code(_RUN, {"JXKERNEL_CPU_DEVICES": "8"})
+    mine = json.loads(result.stdout.strip().splitlines()[-1])
+    with open(os.path.join(DATA, "shard_map_vma_reference.json")) as f:
+        return mine, json.load(f)
+
+
+def test_types_inside_a_body_vary_over_jaxs_axes(runs):
+    mine, ref = runs
+    assert mine["types"] == ref["types"]
+    types = mine["types"]
+    assert types["in_x"] == {"varying": ["x"], "text": "float32[2]{V:x}"}
+    assert types["in_replicated"] == {"varying": [], "text": "float32[]"}
+    assert types["in_xy"]["text"] == "float32[1]{V:(x,y)}"
+    assert types["psum_x"]["varying"] == [] and types["all_gather_x"]["varying"] == ["x"]
+    assert types["mul_varying_invariant"]["varying"] == ["x"]
+    assert types["grad_replicated"] == {"varying": [], "text": "float32[]"}
+
+
+def test_jaxprs_print_pvary_and_psum_invariant_as_jax(runs):
+    mine, ref = runs
+    assert set(mine["jaxprs"]) == set(ref["jaxprs"])
+    for name, text in ref["jaxprs"].items():
+        assert _sorted_sets(mine["jaxprs"][name]) == _sorted_sets(text), name
+    assert "pvary[axes=('x',)]" in mine["jaxprs"]["mul"]
+    assert "psum_invariant[axes=('x',)]" in mine["jaxprs"]["psum_loss"]
+    assert "pvary[axes=('x', 'y')]" in mine["jaxprs"]["pcast"]
+
+
+def test_gradients_of_replicated_inputs_sum_over_the_devices_as_jax(runs):
+    mine, ref = runs
+    assert set(mine["grads"]) == set(ref["grads"])
+    # halves and small integers: every product and sum here is exact in float32
+    for name, want in ref["grads"].items():
+        assert mine["grads"][name] == want, name
+    a, w = np.arange(16) / 2, 1.5
+    assert mine["grads"]["inside"][1] == 2 * w * a.sum()            # summed over 'x'
+    assert mine["grads"]["inside_local_loss"] == [2 * w * a.sum()]
+    local = [2 * w * a[4 * i:4 * i + 4].sum() for i in range(4)]   # per device, unchecked
+    assert mine["grads"]["unchecked_inside"] == [[v for v in local for _ in range(2)]]
+    assert mine["grads"]["outside"] == mine["grads"]["inside"] == mine["grads"]["outside_jit"]
+
+
+def test_pcast_values_and_errors_match_jax(runs):
+    mine, ref = runs
+    assert mine["values"] == ref["values"]
+    assert mine["values"]["pcast_then_axis_index"] == [0.0, 1.0, 1.0, 2.0, 2.0, 3.0, 3.0, 4.0]
+    assert set(mine["errors"]) == set(ref["errors"])
+    for name, want in ref["errors"].items():
+        assert mine["errors"][name][0] == want[0], name
+        assert _sorted_sets(mine["errors"][name][1]) == _sorted_sets(want[1]), name
+
+
+def test_types_with_and_without_varying_axes():
+    plain = ShapedArray((2,), np.float32)
+    varying = ShapedArray((2,), np.float32, vma=frozenset({"x"}))
+    assert plain.vma == frozenset() and plain.mat.varying == frozenset()
+    assert varying != plain and hash(varying) != hash(plain)
+    assert varying.update(shape=(3,)).vma == {"x"} and varying.strip_weak_type() == varying
+    assert plain == ShapedArray((2,), np.float32) and hash(plain) == hash(plain.update())
+    assert repr(varying) == "ShapedArray(float32[2]{V:x})" and varying.str_short() == "f32[2]{V:x}"
