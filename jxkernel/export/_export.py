@@ -161,7 +161,7 @@ def _module_text(closed, name: str, platform: str, arg_paths) -> str:
     module = hlo.Module(f"jit_{name}", attrs)
     module_ctx = ModuleContext(module, platform)
     main = module.function("main", [hlo.aval_type(a) for a in closed.in_avals])
-    if any(_is_symbolic(a.shape) for a in closed.in_avals):
+    if _uses_symbolic(closed):
         from ._symbolic_lowering import SymbolicLowering, SymbolicRules
         module_ctx.symbolic = SymbolicLowering(main.body, closed.in_avals, main.args, arg_paths)
         module_ctx.rules = SymbolicRules()
@@ -211,6 +211,13 @@ def _check_dimensions(args, kwargs) -> None:
                 f"export: {path} has shape {shape}, whose dimensions must be ints or symbolic "
                 f"dimensions; build symbolic ones with export.symbolic_shape(\"b, 4\") or "
                 f"export.symbolic_args_specs.")
+
+
+def _uses_symbolic(closed) -> bool:
+    """Whether symbolic sizes appear in the signature or among the top-level results."""
+    avals = [*closed.in_avals, *closed.out_avals,
+             *(v.aval for eqn in closed.jaxpr.eqns for v in eqn.outvars)]
+    return any(_is_symbolic(getattr(a, "shape", ())) for a in avals)
 
 
 def _is_symbolic(shape) -> bool:

@@ -24,7 +24,7 @@ from ..lax import _ad_util as ad
 from ..lax import _rules
 from ..lax import elementwise as _elementwise
 from ..xla import stablehlo as hlo
-from .shape_poly import _DimExpr
+from .shape_poly import UnexpectedDimVar, _DimExpr
 
 _I32 = "tensor<i32>"
 
@@ -72,7 +72,15 @@ class SymbolicLowering:
 
     def _atom(self, block, atom):
         if atom.op == "var":
-            return self.values[atom.args[0]]
+            name = atom.args[0]
+            if name not in self.values:
+                raise UnexpectedDimVar(
+                    f"Encountered dimension variable '{name}' that is not appearing in the "
+                    f"shapes of the function arguments. The following dimension variables "
+                    f"are appearing in the shapes of the function arguments: "
+                    f"{sorted(self.values)}. Give the arguments shapes that determine "
+                    f"'{name}'.")
+            return self.values[name]
         x, y = (self.dim(block, v) for v in atom.args)
         if atom.op in ("max", "min"):
             return block.op1(f"stablehlo.{atom.op}imum", [x, y], _I32)

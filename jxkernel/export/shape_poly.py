@@ -22,6 +22,10 @@ _DOC = ("Please see https://docs.jax.dev/en/latest/export/shape_poly.html"
 InconclusiveDimensionOperation = _errors.InconclusiveDimensionOperation
 
 
+class UnexpectedDimVar(Exception):
+    """A dimension variable that no argument's shape gives a value to."""
+
+
 def _inconclusive(what: str) -> InconclusiveDimensionOperation:
     return InconclusiveDimensionOperation(
         f"{what}\nThis error arises for comparison operations with shapes that are "
@@ -48,8 +52,12 @@ class SymbolicScope:
         self._where = f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame else "unknown"
         self.constraints_str = tuple(constraints_str)
         self._constraints: list = []          # (text, expression known to be >= 0)
+        self._equal: dict = {}                # "a == 2*b": a variable stands for an expression
         for text in self.constraints_str:
-            self._constraints.append((text, _parse_constraint(text, self)))
+            if "==" in text:
+                _parse_equality(text, self)
+            else:
+                self._constraints.append((text, _parse_constraint(text, self)))
 
     def __str__(self):
         return f"{id(self)} created at {self._where}"
@@ -144,7 +152,8 @@ class _DimExpr:
 
     @staticmethod
     def var(name: str, scope: SymbolicScope) -> _DimExpr:
-        return _DimExpr({(_Atom("var", (name,)),): 1}, scope)
+        equal = scope._equal.get(name)
+        return equal if equal is not None else _DimExpr({(_Atom("var", (name,)),): 1}, scope)
 
     @staticmethod
     def atom(op: str, x, y, scope) -> _DimExpr:
@@ -558,10 +567,23 @@ def _parse_constraint(text: str, scope: SymbolicScope):
                 raise ValueError(f"Symbolic constraint {text!r} has no symbolic dimensions "
                                  f"(it reads {known} >= 0)")
             return known
-    raise NotImplementedError(
-        f"Symbolic constraint {text!r}: jxkernel supports constraints of the forms "
-        f"'e1 >= e2' and 'e1 <= e2' (JAX's equality constraints 'e1 == e2' are not "
-        f"implemented).")
+    raise ValueError(f"Symbolic constraint {text!r} must be of the form 'e1 >= e2', "
+                     f"'e1 <= e2' or 'e1 == e2'.")
+
+
+def _parse_equality(text: str, scope: SymbolicScope) -> None:
+    """"a == 2*b": `a` is read as 2*b from then on (in this scope)."""
+    lhs, rhs = text.split("==", 1)
+    left = _parse_expr(lhs, scope, f"constraint {text!r}")
+    name = left.as_var() if isinstance(left, _DimExpr) else None
+    if name is None:
+        raise NotImplementedError(
+            f"Symbolic constraint {text!r}: jxkernel supports equality constraints whose "
+            f"left side is one variable ('a == 2*b'); rewrite it so.")
+    right = _parse_expr(rhs, scope, f"constraint {text!r}")
+    if isinstance(right, _DimExpr) and name in right.variables():
+        raise ValueError(f"Symbolic constraint {text!r} defines '{name}' by itself.")
+    scope._equal[name] = right
 
 
 def _parse_expr(text: str, scope, what: str):
@@ -577,6 +599,8 @@ def symbolic_shape(shape_spec, *, constraints=(), scope=None, like=None) -> tupl
     >>> symbolic_shape("a, b", constraints=("a >= b",))
     (a, b)
     """
+    if shape_spec is None:                         # JAX: None stands for "..."
+        shape_spec = "..."
     if not isinstance(shape_spec, str):
         raise ValueError(f"polymorphic shape spec should be a str; got {shape_spec!r}")
     if scope is None:

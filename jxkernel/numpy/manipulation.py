@@ -20,6 +20,7 @@ import numpy as np
 from .. import lax
 from ..core import dtypes
 from ..core.errors import aval_text
+from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.trace import Tracer
 from ..lax import conversion
 from ..xla.array import Array
@@ -55,7 +56,11 @@ def _index_tuple(x) -> tuple:
     try:
         return (operator.index(x),)
     except TypeError:
+        pass
+    try:
         return tuple(map(operator.index, x))
+    except TypeError:
+        return tuple(map(index_or_symbolic, x))      # jax.export's symbolic sizes
 
 
 def _astype(x, dtype):
@@ -222,6 +227,9 @@ def squeeze(a, axis=None):
     a = _asarray("squeeze", a)
     shp = _shape(a)
     if axis is None:
+        if any(map(is_symbolic, shp)):        # whether a symbolic size is 1 is not known
+            raise ValueError("jnp.squeeze with axis=None is not supported with shape "
+                             "polymorphism")
         axis = tuple(i for i, d in enumerate(shp) if d == 1)
     axis = tuple(canonicalize_axis(i, len(shp)) for i in _index_tuple(axis))
     if any(shp[i] != 1 for i in axis):

@@ -62,6 +62,8 @@ def symbolic_specs(jax):
         "a, b", "(b, 4)", "a*2, floordiv(a, 2), mod(a, 3), max(a, 4), min(a, b) + 1",
         "2*a + 2, a^2, 3 - a", "b")}
     out["like"] = str(export.symbolic_shape("a, _", like=(None, 5)))
+    out["None is ..."] = str(export.symbolic_shape(None, like=(2, 3)))
+    out["equality"] = str(export.symbolic_shape("a, b", constraints=("a == 2*b",)))
     a, b = export.symbolic_shape("a, b", constraints=("a >= b",))
     out["constrained"] = [a >= b, a - b >= 0, a + 1 > b, b <= a]
     out["constrained error"] = _error(lambda: a >= 2 * b, "inconclusive")
@@ -94,6 +96,8 @@ def _programs(jnp):
         "matmul": (lambda x, w: jnp.dot(x, w) @ w.T, ["a, b", "b, 3"]),
         "creation": (lambda x: (jnp.zeros(x.shape), jnp.ones_like(x)), ["a, 4"]),
         "slicing": (lambda x: (x[:, 1:3], x[1:], x[:2], x[-1], x.T), ["a, 4"]),
+        "jnp.reshape": (lambda x: jnp.reshape(x, (-1, x.shape[1])) + jnp.squeeze(x[:, None], 1),
+                        ["a, b"]),
         "linear dimension": (lambda x: x.reshape((x.shape[0] // 2, 2, 4)).sum(1), ["2*a, 4"]),
         "nn": (lambda x: jax_nn(jnp).softmax(x, axis=0) * jax_nn(jnp).relu(x), ["a, 4"]),
     }
@@ -188,6 +192,21 @@ def symbolic_errors(jax):
     out["reshape (3, -1)"] = _error(
         lambda: export.export(jax.jit(lambda x: x.reshape((3, -1))))(
             jax.ShapeDtypeStruct((a, 4), np.float32)))
+    d, e = export.symbolic_shape("d, e", constraints=("d == 2*e",))
+    pair = export.export(jax.jit(lambda x, y: x.sum() + y.sum()))(
+        jax.ShapeDtypeStruct((d,), np.float32), jax.ShapeDtypeStruct((e,), np.float32))
+    out["equality constraint avals"] = str(pair.in_avals)
+    out["equality constraint call"] = _floats(pair.call(np.ones(4, np.float32),
+                                                        np.ones(2, np.float32)))
+    out["equality constraint broken"] = _error(
+        lambda: pair.call(np.ones(5, np.float32), np.ones(2, np.float32)),
+        "Division had remainder 1 when computing the value of 'e'")
+    out["variable not in the arguments"] = _error(
+        lambda: export.export(jax.jit(lambda x: jnp.broadcast_to(x, (a, 4))))(
+            jax.ShapeDtypeStruct((4,), np.float32)),
+        "Encountered dimension variable 'a' that is not appearing in the shapes")
+    out["squeeze all"] = _error(lambda: export.export(jax.jit(jnp.squeeze))(
+        jax.ShapeDtypeStruct((a, 1), np.float32)), "not supported with shape polymorphism")
     out["int of a shape"] = _error(
         lambda: export.export(jax.jit(lambda x: jnp.zeros(int(x.shape[0]))))(
             jax.ShapeDtypeStruct((a,), np.float32)), "used in a context that requires")
