@@ -100,7 +100,8 @@ def _vma_mismatch(what1, what2, path, a, b) -> str:
     if missing and what1.startswith("The input carry"):
         text += (f"\n\nThis might be fixed by applying `jax.lax.pcast(..., {missing}, "
                  f"to='varying')`, to the initial carry value corresponding to the input "
-                 f"carry{where}.")
+                 f"carry{where}.\nSee https://docs.jax.dev/en/latest/notebooks/shard_map.html"
+                 f"#scan-vma for more information.")
     return text
 
 

@@ -149,6 +149,8 @@ def _errors(jax, mesh, P):
         "gathered_not_replicated": _error(lambda: jax.make_jaxpr(sm(gathered, P(), P()))(a[:2])),
         "mixed_outputs": _error(lambda: jax.make_jaxpr(sm(mixed, (P("x"), P("y")),
                                                           (P("x"), P("x"))))(a, a)),
+        "scan_carry_becomes_varying": _error(lambda: jax.make_jaxpr(sm(
+            lambda a: lax.scan(lambda c, x: (c + x, c), np.float32(0), a)[0], P("x"), P()))(a)),
         "grad_inside_needs_psum": _error(lambda: jax.make_jaxpr(sm(
             lambda a, w: jax.grad(lambda w: jnp.sum(a * w))(w) + a[0], (P("x"), P()), P()))(
                 a, np.float32(2))),
