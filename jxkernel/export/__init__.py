@@ -6,9 +6,27 @@
     >>> export.deserialize(blob).call(np.zeros(3, np.float32))
     Array([0., 0., 0.], dtype=float32)
 
+Shape polymorphism: export once for a family of shapes, call with concrete ones.
+
+    >>> a, = export.symbolic_shape("a")
+    >>> exp = export.export(jxkernel.jit(lambda x: jnp.concatenate([x, x])))(
+    ...     jxkernel.ShapeDtypeStruct((a, 4), np.float32))
+    >>> exp.out_avals, exp.call(np.ones((3, 4), np.float32)).shape
+    ((ShapedArray(float32[2*a,4]),), (6, 4))
+
+Supported: `symbolic_shape` (+ - * ^, floordiv/mod/max/min, `_`/`...` with `like=`,
+`constraints` with >=, <= and ==, `scope=`), `symbolic_args_specs`, `SymbolicScope`,
+`is_symbolic_dim`; exports of elementwise ops and broadcasting, reductions, mean, dot and
+matmul, transpose, concatenate, reshape (with -1), slicing with static bounds, zeros/ones,
+arange(x.shape[0]), and sizes used as values (`x / x.shape[0]`); calls eagerly, under jit and
+under grad; serialize/deserialize keep the symbolic avals and constraints.
+
 Differences from JAX 0.10.2: `serialize` writes jxkernel's own format (JAX's flatbuffer
-is not read or written); one platform per export; shapes are static (symbolic shapes,
-`symbolic_shape`, raise NotImplementedError); single-device programs only.
+is not read or written); one platform per export; single-device programs only. With symbolic
+shapes: primitives without a shape-polymorphic lowering (argmax, cumsum, sort, gather,
+scatter, conv, scan...) raise NotImplementedError at export time, naming the primitive and
+the dimension; each dimension variable must be some argument's dimension `k*v + c`; shape
+checks run in Python when called (the module holds no shape assertions).
 """
 from ._export import (  # noqa: F401
     Exported,
@@ -18,7 +36,6 @@ from ._export import (  # noqa: F401
     minimum_supported_calling_convention_version,
 )
 from ._serialization import deserialize  # noqa: F401
-
 from .shape_poly import (  # noqa: F401
     SymbolicScope,
     is_symbolic_dim,
