@@ -9,8 +9,9 @@ the arguments (`refined_module`).
 A primitive without a symbolic-aware lowering that meets a symbolic dimension is refused at
 export time, naming the primitive and the dimension:
 
-    >>> export(jit(jnp.argsort))(ShapeDtypeStruct((a,), np.float32))
-    NotImplementedError: export with symbolic shapes: primitive 'sort' ...
+    >>> export(jit(lambda x: jnp.cumsum(x, 0)))(ShapeDtypeStruct((a, 4), np.float32))
+    NotImplementedError: export with symbolic shapes: primitive 'cumsum' meets the symbolic
+    dimension 'a' ...
 """
 from __future__ import annotations
 

@@ -221,8 +221,8 @@ class _DimExpr:
 
     # ---- comparisons
     def __eq__(self, other):
-        if isinstance(other, _DimExpr):
-            return self._terms == other._terms
+        if isinstance(other, _DimExpr):      # of another scope: another dimension (and a
+            return self._terms == other._terms and self.scope is other.scope  # jit cache miss)
         return False                          # a constant is an int, never a _DimExpr
 
     def __ne__(self, other):
