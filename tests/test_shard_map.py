@@ -218,8 +218,10 @@ def test_bad_arguments_name_what_to_fix():
         jax.shard_map(lambda a: a, mesh=mesh, in_specs=P(), out_specs=P(),
                       axis_names={"q"})(1.0)
     two = Mesh(np.array(jax.devices()[:1]).reshape(1, 1), ("x", "y"))
-    with pytest.raises(NotImplementedError, match="axis_names=.*a part of the mesh's axes"):
-        jax.shard_map(lambda a: a, mesh=two, in_specs=P(), out_specs=P(), axis_names={"x"})(1.0)
+    with pytest.raises(ValueError, match="in_specs argument must refer to an axis marked as "
+                                         r"manual \(frozenset\(\{'x'\}\)\)"):
+        jax.shard_map(lambda a: a, mesh=two, in_specs=P("y"), out_specs=P(),
+                      axis_names={"x"})(np.ones(2))
     with pytest.raises(TypeError, match="in_specs argument must be a pytree"):
         jax.shard_map(lambda a: a, mesh=mesh, out_specs=P())(1.0)
     with pytest.raises(ValueError, match="shard_map out_specs"):

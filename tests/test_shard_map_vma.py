@@ -1,4 +1,5 @@
-"""shard_map's varying-manual-axes types (check_vma=True) against JAX 0.10.2's recorded answers.
+"""shard_map's varying-manual-axes types (check_vma=True), and bodies manual over some mesh
+axes only (axis_names), against JAX 0.10.2's recorded answers.
 
 One subprocess (JXKERNEL_CPU_DEVICES=8) runs tests/data/shard_map_vma_cases.py, the cases
 reference/make_shard_map_reference.py ran with JAX, and prints one JSON object that the tests
@@ -86,6 +87,23 @@ def test_pcast_values_and_errors_match_jax(runs):
         # JAX names a scan's carry by the body's parameter ('input carry c'); jxkernel does not
         text = want[1].replace("input carry c", "input carry")
         assert _sorted_sets(mine["errors"][name][1]) == _sorted_sets(text), name
+
+
+def test_partly_manual_bodies_match_jax(runs):
+    mine, ref = runs
+    got, want = mine["partial"], ref["partial"]
+    assert set(got) == set(want)
+    for name in want:
+        # (small integers and halves: exact in float32)
+        text = _sorted_sets(want[name]) if name == "jaxpr" else want[name]
+        assert (_sorted_sets(got[name]) if name == "jaxpr" else got[name]) == text, name
+    assert "newly_manual_axes=frozenset({'x'})" in got["jaxpr"]
+    x = np.arange(32.0).reshape(4, 2, 4)
+    assert got["psum"] == [(2 * x.sum(0)).tolist()]
+    assert got["axis_index"] == [(x.reshape(8, 4) + np.repeat(np.arange(4), 2)[:, None])
+                                 .tolist()]
+    assert got["lowered"] == {"x_split_y_open": True, "manual_computations": 2,
+                              "manual_x": True, "manual_y": True}
 
 
 def test_types_with_and_without_varying_axes():

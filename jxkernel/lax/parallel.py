@@ -15,8 +15,14 @@ import numpy as np
 from ..core import vma
 from ..core.avals import ShapedArray, get_aval
 from ..core.ir import param_printers
-from ..core.primitive import (Primitive, abstract_eval_rules, impl_rules, jvp_rules,
-                              lowering_rules, transpose_rules)
+from ..core.primitive import (
+    Primitive,
+    abstract_eval_rules,
+    impl_rules,
+    jvp_rules,
+    lowering_rules,
+    transpose_rules,
+)
 from ..transforms.batching import axis_batching_rules
 from ..tree_util import tree_flatten, tree_unflatten
 from ..xla import stablehlo as hlo
@@ -184,8 +190,8 @@ transpose_rules[psum_p] = _psum_transpose
 
 def _pminmax_jvp(prim):
     def jvp(primals, tangents, *, axes, axis_index_groups):
-        from .elementwise import eq
         from .conversion import convert_element_type
+        from .elementwise import eq
         outs = prim.bind(*primals, axes=axes, axis_index_groups=axis_index_groups)
         t_outs = []
         for x, t, ans in zip(primals, tangents, outs):
@@ -236,8 +242,8 @@ def pmin(x, axis_name, *, axis_index_groups=None):
 
 def pmean(x, axis_name, *, axis_index_groups=None):
     """Mean of `x` over the named axis (over each group with `axis_index_groups`)."""
-    from .elementwise import div
     from .conversion import convert_element_type
+    from .elementwise import div
     if axis_index_groups is not None:
         n = len(axis_index_groups[0])
     elif vma.checks(_as_names(axis_name)):
@@ -261,11 +267,30 @@ defjvp_zero(axis_index_p)
 
 def _axis_index_lowering(ctx, *, axis_name):
     names = _as_names(axis_name)
-    if _manual(ctx, names) is not None:
-        return _mesh_axis_index(ctx, ctx.module_ctx.manual[0], names)
+    manual = _manual(ctx, names)
+    if manual is not None:
+        rest = [a for a in manual[0].axis_names if a not in manual[1]]
+        if rest:
+            return _all_manual(ctx, rest, lambda inner: _mesh_axis_index(inner, manual[0], names))
+        return _mesh_axis_index(ctx, manual[0], names)
     _replica_groups(ctx, (axis_name,))
     rid = ctx.op1("stablehlo.replica_id", [], result_type=hlo.tensor_type((), np.uint32))
     return ctx.op1("stablehlo.convert", [rid])
+
+
+def _all_manual(ctx, rest, emit):
+    """`emit(inner_ctx)`'s scalar lowered where the still automatic mesh axes `rest` are made
+    manual too: partition_id means one device only there (JAX nests a manual computation)."""
+    from ..xla.lowering import LoweringRuleContext
+    block = ctx.new_block([])
+    inner = LoweringRuleContext(ctx.module_ctx, block, [], ctx.avals_out, ctx.source_info)
+    block.ret([emit(inner)], op="sdy.return")
+    manual = ", ".join(f'"{a}"' for a in rest)
+    return ctx.op1("sdy.manual_computation", [], regions=[block], attrs={
+        "in_shardings": "#sdy.sharding_per_value<[]>",
+        "out_shardings": "#sdy.sharding_per_value<[<@mesh, []>]>",
+        "manual_axes": f"#sdy<manual_axes{{{manual}}}>"},
+        result_type=hlo.tensor_type((), np.int32))
 
 
 def _mesh_axis_index(ctx, mesh, names):

@@ -138,8 +138,13 @@ def _bind(body: ClosedJaxpr, args, mesh, in_specs, out_specs, check_vma, manual_
                             newly_manual_axes=manual_axes)
 
 
-def _sharding_text(spec, ndim, mesh) -> str:
-    return sdy_dims(NamedSharding(mesh, spec), ndim)
+def _sharding_text(spec, ndim, mesh, manual_axes) -> str:
+    """The block sharding of a manual computation's operand or result; where some mesh axes
+    stay automatic, each dimension is left open to them (`{"x", ?}`), as JAX writes it."""
+    if manual_axes == frozenset(mesh.axis_names):
+        return sdy_dims(NamedSharding(mesh, spec), ndim)
+    dims = ", ".join("{" + "".join(f'"{a}", ' for a in axes) + "?}" for axes in spec._axes(ndim))
+    return f"<@mesh, [{dims}]>"
 
 
 def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
@@ -159,8 +164,9 @@ def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_man
     finally:
         module_ctx.manual = None
     block.ret(outs, op="sdy.return")
-    ins = ", ".join(_sharding_text(s, len(a.shape), mesh) for s, a in zip(in_specs, ctx.avals_in))
-    outs_text = ", ".join(_sharding_text(s, len(a.shape), mesh)
+    ins = ", ".join(_sharding_text(s, len(a.shape), mesh, newly_manual_axes)
+                    for s, a in zip(in_specs, ctx.avals_in))
+    outs_text = ", ".join(_sharding_text(s, len(a.shape), mesh, newly_manual_axes)
                           for s, a in zip(out_specs, ctx.avals_out))
     manual = ", ".join(f'"{a}"' for a in mesh.axis_names if a in newly_manual_axes)
     return ctx.op("sdy.manual_computation", list(args), regions=[block], attrs={
@@ -394,8 +400,9 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
     an output whose out_spec leaves out an axis it varies over raises JAX's error. `grad`
     taken inside the body then sums a replicated input's gradient over the devices (the
     transpose of pvary is a psum), as JAX does; with check_vma=False each device keeps its
-    own. Explicit axes are not checked against the arguments' shardings, and `axis_names`
-    must be every mesh axis (no partly manual bodies).
+    own. `axis_names` may name some of the mesh axes only: the body is manual over those
+    and XLA partitions it over the others. Explicit axes are not checked against the
+    arguments' shardings.
     """
     kwargs = dict(out_specs=out_specs, in_specs=in_specs, mesh=mesh, axis_names=axis_names,
                   check_vma=check_vma)
@@ -498,11 +505,6 @@ def _checked_mesh(mesh, axis_names, in_specs, out_specs):
     if not manual <= frozenset(mesh.axis_names):
         raise ValueError(f"jax.shard_map requires axis_names={manual} to be a subset of "
                          f"mesh.axis_names={frozenset(mesh.axis_names)}")
-    if manual != frozenset(mesh.axis_names):
-        raise NotImplementedError(
-            f"shard_map with axis_names={set(manual)}, a part of the mesh's axes "
-            f"{mesh.axis_names}, is not implemented in jxkernel (the other axes would stay "
-            f"automatic); leave axis_names out to make the body manual over every mesh axis")
     if in_specs is Infer and not all(t is AxisType.Explicit for a, t in
                                      zip(mesh.axis_names, mesh.axis_types) if a in manual):
         types = ", ".join(str(t) for a, t in zip(mesh.axis_names, mesh.axis_types)

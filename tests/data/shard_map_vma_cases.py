@@ -157,9 +157,44 @@ def _errors(jax, mesh, P):
     }
 
 
+def _partial(jax, mesh, P):
+    """shard_map(axis_names={'x'}) on the 4 x 2 mesh: manual over 'x', 'y' left to XLA."""
+    lax, jnp = jax.lax, jax.numpy
+    a = np.arange(32, dtype=np.float32).reshape(8, 4)
+    w = np.float32(1.5)
+    sm = lambda f, i, o: jax.shard_map(f, mesh=mesh, in_specs=i, out_specs=o,   # noqa: E731
+                                       axis_names={"x"})
+    ring = [(i, (i + 1) % 4) for i in range(4)]
+    y_split = jax.sharding.NamedSharding(mesh, P("x", "y"))
+    cases = {
+        "psum": lambda: sm(lambda a: lax.psum(a, "x") * 2, P("x"), P())(a),
+        "ppermute": lambda: sm(lambda a: lax.ppermute(a, "x", ring), P("x"), P("x"))(a),
+        "axis_index": lambda: sm(lambda a: a + lax.axis_index("x"), P("x"), P("x"))(a),
+        "grad_inside": lambda: sm(lambda a, w: jax.grad(
+            lambda w: lax.psum(jnp.sum(a * w * w), "x"))(w), (P("x"), P()), P())(a, w),
+        "grad_outside": lambda: jax.grad(lambda a, w: jnp.sum(sm(
+            lambda a, w: lax.psum(a * w, "x"), (P("x"), P()), P())(a, w) ** 2),
+            argnums=(0, 1))(a, w),
+        "jit_of_y_split_input": lambda: jax.jit(sm(lambda a: lax.psum(a * 3, "x"), P("x"), P()),
+                                                in_shardings=y_split)(a),
+    }
+    out = {name: [np.asarray(v).tolist() for v in jax.tree_util.tree_leaves(f())]
+           for name, f in cases.items()}
+    out["jaxpr"] = str(jax.make_jaxpr(sm(lambda a: lax.psum(a, "x"), P("x"), P()))(a))
+    text = jax.jit(sm(lambda a: a + lax.axis_index("x"), P("x"), P("x"))).lower(a).as_text()
+    # (JAX prints sdy's short form, manual_axes={"x"}; jxkernel the generic one)
+    out["lowered"] = {"x_split_y_open": '[{"x", ?}, {?}]' in text,
+                      "manual_computations": text.count("sdy.manual_computation"),
+                      **{f"manual_{a}": f'manual_axes={{"{a}"}}' in text or
+                         f'manual_axes{{"{a}"}}' in text for a in "xy"}}
+    out["spec_names_auto_axis"] = _error(lambda: jax.make_jaxpr(sm(lambda a: a, P("y"),
+                                                                   P("y")))(a))
+    return out
+
+
 def run(jax):
     Mesh, P = jax.sharding.Mesh, jax.sharding.PartitionSpec
     mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ("x", "y"))
     return {"types": _types(jax, mesh, P), "jaxprs": _jaxprs(jax, mesh, P),
             "grads": _grads(jax, mesh, P), "values": _values(jax, mesh, P),
-            "errors": _errors(jax, mesh, P)}
+            "errors": _errors(jax, mesh, P), "partial": _partial(jax, mesh, P)}
