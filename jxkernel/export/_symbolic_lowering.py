@@ -100,6 +100,14 @@ class SymbolicLowering:
         return block.op1("stablehlo.concatenate", parts, f"tensor<{len(shape)}xi32>",
                          {"dimension": hlo.i64_attr(0)})
 
+    def iota(self, ctx, shape, dtype, dimension):
+        attrs = {"iota_dimension": hlo.i64_attr(dimension)}
+        out_type = hlo.tensor_type(tuple(shape), dtype)
+        if not has_symbolic(shape):
+            return ctx.block.op1("stablehlo.iota", [], out_type, attrs, loc=ctx.loc)
+        return ctx.block.op1("stablehlo.dynamic_iota", [self.shape(ctx.block, shape)],
+                             out_type, attrs, loc=ctx.loc)
+
     def broadcast_in_dim(self, ctx, value, shape, dtype, dims):
         attrs = {"broadcast_dimensions": hlo.i64_array(dims)}
         out_type = hlo.tensor_type(tuple(shape), dtype)
@@ -190,10 +198,7 @@ def _dynamic_reshape(ctx, x, **_):
 
 
 def _iota(ctx, *, dtype, shape, dimension, sharding=None):
-    if not has_symbolic(shape):
-        return ctx.op1("stablehlo.iota", [], {"iota_dimension": hlo.i64_attr(dimension)})
-    return ctx.op1("stablehlo.dynamic_iota", [ctx.module_ctx.symbolic.shape(ctx.block, shape)],
-                   {"iota_dimension": hlo.i64_attr(dimension)})
+    return ctx.module_ctx.symbolic.iota(ctx, shape, dtype, dimension)
 
 
 def _slice(ctx, x, *, start_indices, limit_indices, strides):
@@ -239,7 +244,7 @@ def _overrides() -> dict:
 _SAFE = frozenset("""
     convert_element_type reduce_sum reduce_max reduce_min reduce_prod reduce_and reduce_or
     dot_general transpose concatenate select_n clamp copy rev jit pjit closed_call
-    custom_jvp_call custom_vjp_call cond while stop_gradient add_any
+    custom_jvp_call custom_vjp_call cond while stop_gradient add_any sort argmax argmin
 """.split())
 # ... and the elementwise ops' rules, defined by these modules
 _ELEMENTWISE_MODULES = frozenset({_elementwise.__name__, _rules.__name__})

@@ -38,6 +38,14 @@ def broadcast_operands(ctx: LoweringRuleContext, values, avals=None, shape=None)
     return out
 
 
+def iota(ctx: LoweringRuleContext, shape, dtype, dimension: int):
+    """0, 1, 2... along `dimension` of an array of `shape`."""
+    if ctx.module_ctx.symbolic is not None:          # jax.export: sizes may be symbolic
+        return ctx.module_ctx.symbolic.iota(ctx, shape, dtype, dimension)
+    return ctx.block.op1("stablehlo.iota", [], hlo.tensor_type(tuple(shape), dtype),
+                         {"iota_dimension": hlo.i64_attr(dimension)}, loc=ctx.loc)
+
+
 def splat(ctx: LoweringRuleContext, value, dtype, shape=()):
     """A constant filled with `value`: a scalar constant, broadcast if `shape` is not ()."""
     scalar = ctx.constant(np.asarray(value, dtype=dtype))

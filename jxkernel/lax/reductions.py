@@ -268,8 +268,7 @@ def _argminmax_lowering(direction, identity):
     def lower(ctx, x, *, axes, index_dtype):
         aval = ctx.avals_in[0]
         scalar, index = ShapedArray((), aval.dtype), ShapedArray((), index_dtype)
-        iota = ctx.block.op1("stablehlo.iota", [], hlo.tensor_type(aval.shape, index_dtype),
-                             {"iota_dimension": hlo.i64_attr(axes[0])}, loc=ctx.loc)
+        iota = hl.iota(ctx, aval.shape, index_dtype, axes[0])
         inits = [ctx.constant(identity(aval.dtype)), ctx.constant(np.zeros((), index_dtype))]
         block = ctx.new_block([hl.aval_type(scalar), hl.aval_type(index)] * 2)
         rctx = ctx.with_block(block)

@@ -19,6 +19,7 @@ import numpy as np
 from .. import lax
 from ..core import dtypes
 from ..core.errors import ConcretizationTypeError
+from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..lax import conversion
 from ..transforms.jit import jit
@@ -52,7 +53,7 @@ _INT32, _INT64 = np.dtype(np.int32), np.dtype(np.int64)
 
 def _index_dtype(n: int):
     """The default int for index results (int64 only when x64 is on, as NumPy's)."""
-    return dtypes.default_int_dtype() if n < 2 ** 31 else np.dtype(np.int64)
+    return dtypes.default_int_dtype() if is_symbolic(n) or n < 2 ** 31 else np.dtype(np.int64)
 
 
 def _ravel(x):
