@@ -207,8 +207,26 @@ def _slice(ctx, x, *, start_indices, limit_indices, strides):
     if not (has_symbolic(ctx.avals_in[0].shape) or has_symbolic(limit_indices)):
         return lowering_rules[_slicing().slice_p](ctx, x, start_indices=start_indices,
                                                   limit_indices=limit_indices, strides=strides)
-    operands = [symbolic.shape(ctx.block, v) for v in (start_indices, limit_indices, strides)]
-    return ctx.op1("stablehlo.real_dynamic_slice", [x, *operands])
+    return _real_dynamic_slice(ctx, x, start_indices, limit_indices, strides, ctx.avals_out[0])
+
+
+def _real_dynamic_slice(ctx, x, starts, limits, strides, aval):
+    operands = [ctx.module_ctx.symbolic.shape(ctx.block, v) for v in (starts, limits, strides)]
+    return ctx.op1("stablehlo.real_dynamic_slice", [x, *operands],
+                   result_type=hlo.aval_type(aval))
+
+
+def _split(ctx, x, *, sizes, axis):
+    shape = ctx.avals_in[0].shape
+    if not (has_symbolic(shape) or has_symbolic(sizes)):
+        return lowering_rules[_shapes().split_p](ctx, x, sizes=sizes, axis=axis)
+    start, outs = 0, []
+    for size, aval in zip(sizes, ctx.avals_out):
+        starts, limits = [0] * len(shape), list(shape)
+        starts[axis], limits[axis] = start, start + size
+        outs.append(_real_dynamic_slice(ctx, x, starts, limits, [1] * len(shape), aval))
+        start += size
+    return outs
 
 
 def _pad(ctx, x, padding_value, *, padding_config):
@@ -235,7 +253,7 @@ def _overrides() -> dict:
     from ..lax import shapes
     return {shapes.broadcast_in_dim_p: _broadcast_in_dim, shapes.reshape_p: _reshape,
             shapes.squeeze_p: _dynamic_reshape, shapes.iota_p: _iota,
-            shapes.pad_p: _pad, _slicing().slice_p: _slice,
+            shapes.pad_p: _pad, shapes.split_p: _split, _slicing().slice_p: _slice,
             dim_as_value_p: _dim_as_value_lowering}
 
 

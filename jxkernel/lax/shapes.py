@@ -597,7 +597,10 @@ def split(operand, sizes, axis: int = 0) -> list:
         >>> [p.shape for p in lax.split(jnp.ones((5, 2)), (2, 3))]
         [(2, 2), (3, 2)]
     """
-    sizes = tuple(operator.index(s) for s in sizes)
+    try:
+        sizes = tuple(operator.index(s) for s in sizes)
+    except TypeError:                   # jax.export's symbolic sizes
+        sizes = tuple(map(index_or_symbolic, sizes))
     return split_p.bind(operand, sizes=sizes, axis=canonicalize_axis(axis, _ndim(operand)))
 
 

@@ -99,6 +99,8 @@ def _programs(jnp):
         "jnp.reshape": (lambda x: jnp.reshape(x, (-1, x.shape[1])) + jnp.squeeze(x[:, None], 1),
                         ["a, b"]),
         "linear dimension": (lambda x: x.reshape((x.shape[0] // 2, 2, 4)).sum(1), ["2*a, 4"]),
+        "split": (lambda x: (*jnp.split(x, [1, 3], axis=1), *jnp.split(x, [1], axis=0)),
+                  ["a, 4"]),
         "sorting": (lambda x: (jnp.sort(x, axis=0), jnp.argsort(x[:, 0]), jnp.argmax(x, axis=0),
                                jnp.argmin(x, axis=1)), ["a, 4"]),
         "nn": (lambda x: jax_nn(jnp).softmax(x, axis=0) * jax_nn(jnp).relu(x), ["a, 4"]),
