@@ -40,7 +40,7 @@ class SymbolicLowering:
 
     def __init__(self, block, in_avals, args, arg_paths):
         self.values = {}
-        for aval, arg, path in zip(in_avals, args, arg_paths):
+        for aval, arg in zip(in_avals, args):
             for axis, d in enumerate(aval.shape):
                 solved = d.linear() if isinstance(d, _DimExpr) else None
                 if solved is not None and solved[0] not in self.values:
@@ -203,7 +203,6 @@ def _iota(ctx, *, dtype, shape, dimension, sharding=None):
 
 def _slice(ctx, x, *, start_indices, limit_indices, strides):
     strides = strides or (1,) * len(start_indices)
-    symbolic = ctx.module_ctx.symbolic
     if not (has_symbolic(ctx.avals_in[0].shape) or has_symbolic(limit_indices)):
         return lowering_rules[_slicing().slice_p](ctx, x, start_indices=start_indices,
                                                   limit_indices=limit_indices, strides=strides)

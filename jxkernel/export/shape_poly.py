@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 import sys
 
+import numpy as np
+
 from ..core import errors as _errors
 
 _DOC = ("Please see https://docs.jax.dev/en/latest/export/shape_poly.html"
@@ -157,6 +159,7 @@ class _DimExpr:
 
     @staticmethod
     def atom(op: str, x, y, scope) -> _DimExpr:
+        x, y = (int(v) if isinstance(v, np.integer) else v for v in (x, y))
         return _DimExpr({(_Atom(op, (x, y)),): 1}, scope)
 
     # ---- arithmetic
@@ -330,7 +333,7 @@ def _powers(monomial) -> list:
 
 
 def _is_dim(x) -> bool:
-    return isinstance(x, (int, _DimExpr)) or type(x).__name__ in ("int64", "int32")
+    return isinstance(x, (int, np.integer, _DimExpr)) and not isinstance(x, bool)
 
 
 def _monomial_bounds(monomial) -> tuple:
@@ -672,9 +675,6 @@ def symbolic_args_specs(args, shapes_specs, *, constraints=(), scope=None):
         out.append(ShapeDtypeStruct(shape, leaf.dtype, getattr(leaf, "weak_type", False)))
     return tree_unflatten(tree, out)
 
-
-def has_symbolic(shape) -> bool:
-    return any(isinstance(d, _DimExpr) for d in shape)
 
 
 # ------------------------------------------------------------------ calling
