@@ -1,5 +1,5 @@
-"""shard_map's varying-manual-axes types (check_vma=True), and bodies manual over some mesh
-axes only (axis_names), against JAX 0.10.2's recorded answers.
+"""shard_map's varying-manual-axes types (check_vma=True), bodies manual over some mesh axes
+only (axis_names) and nested shard_maps, against JAX 0.10.2's recorded answers.
 
 One subprocess (JXKERNEL_CPU_DEVICES=8) runs tests/data/shard_map_vma_cases.py, the cases
 reference/make_shard_map_reference.py ran with JAX, and prints one JSON object that the tests
@@ -104,6 +104,23 @@ def test_partly_manual_bodies_match_jax(runs):
                                  .tolist()]
     assert got["lowered"] == {"x_split_y_open": True, "manual_computations": 2,
                               "manual_x": True, "manual_y": True}
+
+
+def test_nested_shard_map_matches_jax_and_its_gradient_numpy(runs):
+    mine, ref = runs
+    got, want = mine["nested"], ref["nested"]
+    for key in ("value", "grad_inside", "types", "lowered"):
+        assert got[key] == want[key], key
+    assert got["types"]["inner_in"] == "float32[2,2]{V:(x,y)}"
+    assert got["same_axis_again"][0] == want["same_axis_again"][0] == "ValueError"
+    # JAX 0.10.2 fails to lower this gradient; the sum it is the gradient of, in NumPy:
+    # f = w * (a summed over the x and y blocks) + (0 + 1 + 2 + 3), loss = sum(f ** 2)
+    assert want["grad"] == ["ValueError", "Cannot lower jaxpr with verifier errors:"]
+    a, w = np.arange(32.0).reshape(8, 4), 1.5
+    blocks = a.reshape(4, 2, 2, 2).sum((0, 2))
+    f = w * blocks + 6
+    assert got["value"] == f.tolist()
+    assert got["grad"] == [np.tile(2 * f * w, (4, 2)).tolist(), float((2 * f * blocks).sum())]
 
 
 def test_types_with_and_without_varying_axes():

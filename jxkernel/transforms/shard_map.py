@@ -87,22 +87,29 @@ def _local_aval(aval, spec, mesh, check_vma=False) -> ShapedArray:
     sizes = mesh.shape
     shape = tuple(n // math.prod(sizes[a] for a in axes)
                   for n, axes in zip(aval.shape, spec._axes(len(aval.shape))))
+    # (a body nested in another keeps the outer body's axes)
     return ShapedArray(shape, aval.dtype, aval.weak_type,
-                       frozenset(_named_axes(spec)) if check_vma else vma.NO_AXES)
+                       aval.vma | frozenset(_named_axes(spec)) if check_vma else aval.vma)
 
 
-def _global_aval(aval, spec, mesh) -> ShapedArray:
-    """The value of type `aval` on every device, put together as `spec` says."""
+def _global_aval(aval, spec, mesh, manual_axes=frozenset()) -> ShapedArray:
+    """The value of type `aval` on every device, put together as `spec` says (varying over
+    an enclosing body's axes only)."""
     sizes = mesh.shape
     shape = tuple(n * math.prod(sizes[a] for a in axes)
                   for n, axes in zip(aval.shape, spec._axes(len(aval.shape))))
-    return ShapedArray(shape, aval.dtype, aval.weak_type)
+    return ShapedArray(shape, aval.dtype, aval.weak_type, aval.vma - manual_axes)
 
 
 def _unmentioned(spec, manual_axes, mesh) -> tuple:
     """The manual axes `spec` does not split over (in mesh order): the value is one over them."""
     named = _named_axes(spec)
     return tuple(a for a in mesh.axis_names if a in manual_axes and a not in named)
+
+
+# (mesh, manual axes) of each shard_map body being traced, innermost last: a shard_map in
+# a body takes that mesh, and its body is manual over both bodies' axes
+_bodies: list = []
 
 
 class _axes_bound:
@@ -112,21 +119,29 @@ class _axes_bound:
     def __init__(self, mesh, manual_axes, check_vma=False):
         self.bound = [_bound_axis(a, s) for a, s in zip(mesh.axis_names, mesh.axis_sizes)
                       if a in manual_axes]
+        self.body = (mesh, manual_axes | _outer_manual())
         if check_vma:
-            self.bound.append(vma.checking(manual_axes, mesh.axis_names))
+            self.bound.append(vma.checking(self.body[1], mesh.axis_names))
 
     def __enter__(self):
+        _bodies.append(self.body)
         for b in self.bound:
             b.__enter__()
 
     def __exit__(self, *exc):
         for b in reversed(self.bound):
             b.__exit__()
+        _bodies.pop()
+
+
+def _outer_manual() -> frozenset:
+    """The manual axes of the shard_map bodies being traced around this one."""
+    return _bodies[-1][1] if _bodies else frozenset()
 
 
 # ------------------------------------------------------------------ the primitive's rules
 def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
-    return [_global_aval(a, s, mesh) for a, s in zip(jaxpr.out_avals, out_specs)]
+    return [_global_aval(a, s, mesh, newly_manual_axes) for a, s in zip(jaxpr.out_avals, out_specs)]
 
 
 def _bind(body: ClosedJaxpr, args, mesh, in_specs, out_specs, check_vma, manual_axes):
@@ -155,14 +170,13 @@ def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_man
             (mesh._ids, mesh.axis_names):
         raise ValueError(f"shard_map's mesh {mesh} differs from the mesh {module_ctx.mesh} the "
                          f"enclosing jit is partitioned over; use one mesh")
-    if module_ctx.manual is not None:
-        raise NotImplementedError("shard_map nested inside another shard_map's body")
+    outer = module_ctx.manual            # a body nested in another is manual over both's axes
     block = ctx.new_block([hlo.aval_type(a) for a in jaxpr.in_avals])
-    module_ctx.manual = (mesh, newly_manual_axes)
+    module_ctx.manual = (mesh, newly_manual_axes | (outer[1] if outer else frozenset()))
     try:
         outs = ctx.lower_jaxpr(jaxpr, block.args, block)
     finally:
-        module_ctx.manual = None
+        module_ctx.manual = outer
     block.ret(outs, op="sdy.return")
     ins = ", ".join(_sharding_text(s, len(a.shape), mesh, newly_manual_axes)
                     for s, a in zip(in_specs, ctx.avals_in))
@@ -401,8 +415,8 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
     taken inside the body then sums a replicated input's gradient over the devices (the
     transpose of pvary is a psum), as JAX does; with check_vma=False each device keeps its
     own. `axis_names` may name some of the mesh axes only: the body is manual over those
-    and XLA partitions it over the others. Explicit axes are not checked against the
-    arguments' shardings.
+    and XLA partitions it over the others, where another shard_map (without `mesh`) may be
+    manual over them. Explicit axes are not checked against the arguments' shardings.
     """
     kwargs = dict(out_specs=out_specs, in_specs=in_specs, mesh=mesh, axis_names=axis_names,
                   check_vma=check_vma)
@@ -485,8 +499,9 @@ def _varying_as(x, spec):
 
 
 def _checked_mesh(mesh, axis_names, in_specs, out_specs):
-    """(the mesh, its manual axes), with JAX's errors for a missing mesh or bad axis names."""
-    context = get_mesh()
+    """(the mesh, its manual axes), with JAX's errors for a missing mesh or bad axis names.
+    In another shard_map's body the mesh is that body's, and the axes it is not manual over."""
+    context = _bodies[-1][0] if _bodies else get_mesh()
     if mesh is None:
         if context is None:
             raise ValueError("The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to "
@@ -501,7 +516,12 @@ def _checked_mesh(mesh, axis_names, in_specs, out_specs):
     if not isinstance(axis_names, (set, frozenset)):
         raise TypeError(f"`axis_names` argument of shard_map should be of type `frozenset` or "
                         f"`set`. Got type: {type(axis_names)}")
-    manual = frozenset(axis_names) or frozenset(mesh.axis_names)
+    outer = _outer_manual()
+    manual = frozenset(axis_names) or frozenset(mesh.axis_names) - outer
+    if manual & outer:
+        raise ValueError(f"shard_map with axis_names={set(manual)} inside the body of a shard_map "
+                         f"manual over {set(outer)}: a nested shard_map can be manual only over "
+                         f"other mesh axes; pass axis_names without {set(manual & outer)}")
     if not manual <= frozenset(mesh.axis_names):
         raise ValueError(f"jax.shard_map requires axis_names={manual} to be a subset of "
                          f"mesh.axis_names={frozenset(mesh.axis_names)}")

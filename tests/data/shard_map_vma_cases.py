@@ -192,9 +192,50 @@ def _partial(jax, mesh, P):
     return out
 
 
+def _nested(jax, mesh, P):
+    """A shard_map manual over 'y' inside one manual over 'x' (the inner takes the outer body's
+    mesh). JAX 0.10.2 fails to lower grad of it (its residuals name 'x' again): recorded as
+    the error it raises."""
+    lax, jnp = jax.lax, jax.numpy
+    a = np.arange(32, dtype=np.float32).reshape(8, 4)
+    w = np.float32(1.5)
+    seen = {}
+
+    def inner_body(b, w):
+        seen["inner_in"], seen["inner_w"] = str(jax.typeof(b)), str(jax.typeof(w))
+        return lax.psum(b * w, "y") + lax.axis_index("x")
+
+    def outer(a, w):
+        r = jax.shard_map(inner_body, in_specs=(P(None, "y"), P()), out_specs=P(),
+                          axis_names={"y"})(a, w)
+        seen["inner_out"] = str(jax.typeof(r))
+        return lax.psum(r, "x")
+    sm = lambda f: jax.shard_map(f, mesh=mesh, in_specs=(P("x"), P()), out_specs=P(),  # noqa: E731
+                                 axis_names={"x"})
+    f = sm(outer)
+    grad_inside = sm(lambda a, w: jax.grad(lambda w: jnp.sum(outer(a, w)))(w))
+    text = jax.jit(f).lower(a, w).as_text()
+
+    def grad():
+        try:
+            return [np.asarray(g).tolist() for g in jax.jit(jax.grad(
+                lambda a, w: jnp.sum(f(a, w) ** 2), argnums=(0, 1)))(a, w)]
+        except Exception as e:          # its class and first line (the rest names files)
+            return [type(e).__name__, str(e).split("\n")[0]]
+    return {"value": np.asarray(jax.jit(f)(a, w)).tolist(),
+            "grad_inside": np.asarray(jax.jit(grad_inside)(a, w)).tolist(), "types": seen,
+            "lowered": {"manual_computations": text.count("sdy.manual_computation"),
+                        "inner_y_split": '[{?}, {"y", ?}]' in text},
+            "grad": grad(),
+            "same_axis_again": _error(lambda: jax.jit(jax.shard_map(
+                lambda a: jax.shard_map(lambda b: b, in_specs=P("x"), out_specs=P("x"))(a),
+                mesh=mesh, in_specs=P("x"), out_specs=P("x"), axis_names={"x"}))(a))}
+
+
 def run(jax):
     Mesh, P = jax.sharding.Mesh, jax.sharding.PartitionSpec
     mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ("x", "y"))
     return {"types": _types(jax, mesh, P), "jaxprs": _jaxprs(jax, mesh, P),
             "grads": _grads(jax, mesh, P), "values": _values(jax, mesh, P),
-            "errors": _errors(jax, mesh, P), "partial": _partial(jax, mesh, P)}
+            "errors": _errors(jax, mesh, P), "partial": _partial(jax, mesh, P),
+            "nested": _nested(jax, mesh, P)}
