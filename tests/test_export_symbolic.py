@@ -108,7 +108,9 @@ def test_exported_module_serialization_and_refused_primitives():
         loaded.call(x, np.ones(4, np.float32))
 
     for fn, prim in ((lambda v: jnp.cumsum(v, axis=0), "cumsum"),
-                     (lambda v: jnp.fft.fft(v), "fft")):
+                     (lambda v: jnp.fft.fft(v), "fft"),
+                     (lambda v: jxkernel.lax.scan(lambda c, r: (c + r, c), jnp.zeros(4), v)[0],
+                      "scan")):
         with pytest.raises(NotImplementedError, match=f"primitive '{prim}' meets the "
                                                       f"symbolic dimension 'a'"):
             export.export(jxkernel.jit(fn))(jxkernel.ShapeDtypeStruct((a, 4), np.float32))

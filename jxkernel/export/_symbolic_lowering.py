@@ -22,10 +22,11 @@ from ..core.avals import ShapedArray
 from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules
 from ..core.symbolic import is_symbolic
 from ..lax import _ad_util as ad
+from ..lax import _lowering as _hl
 from ..lax import _rules
 from ..lax import elementwise as _elementwise
 from ..xla import stablehlo as hlo
-from .shape_poly import UnexpectedDimVar, _DimExpr
+from .shape_poly import InconclusiveDimensionOperation, UnexpectedDimVar, _DimExpr
 
 _I32 = "tensor<i32>"
 
@@ -281,8 +282,35 @@ class SymbolicRules:
     def get(self, prim):
         rule = self._rules.get(prim)
         if rule is None and prim in lowering_rules:
-            rule = self._rules[prim] = lowering_rules[prim] if _safe(prim) else _guarded(prim)
+            rule = self._rules[prim] = lowering_rules[prim] if _safe(prim) else \
+                _retraced(prim) if _by_lower_fun(prim) else _guarded(prim)
         return rule
+
+
+def _by_lower_fun(prim) -> bool:
+    """Whether `prim` lowers by tracing its definition in other primitives (`lower_fun`):
+    those are lowered with these rules in turn, so they need no refusal of their own."""
+    return getattr(lowering_rules[prim], "__module__", None) == _hl.__name__ and \
+        lowering_rules[prim].__name__ == "rule"
+
+
+def _retraced(prim):
+    """`prim`'s lower_fun rule; where tracing its definition meets a symbolic size as an
+    int, the error names the primitive."""
+    rule = lowering_rules[prim]
+
+    def retraced(ctx, *args, **params):
+        try:
+            return rule(ctx, *args, **params)
+        except (TypeError, InconclusiveDimensionOperation) as e:
+            dims = [d for a in [*ctx.avals_in, *ctx.avals_out] for d in a.shape if is_symbolic(d)]
+            if not dims:
+                raise
+            raise NotImplementedError(
+                f"export with symbolic shapes: primitive '{prim}' meets the symbolic "
+                f"dimension '{dims[0]}', and its lowering cannot handle it ({e}). Export with "
+                f"concrete shapes for this function.") from e
+    return retraced
 
 
 def _guarded(prim):

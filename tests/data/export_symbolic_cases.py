@@ -103,12 +103,22 @@ def _programs(jnp):
                   ["a, 4"]),
         "sorting": (lambda x: (jnp.sort(x, axis=0), jnp.argsort(x[:, 0]), jnp.argmax(x, axis=0),
                                jnp.argmin(x, axis=1)), ["a, 4"]),
+        "control flow": (lambda x: (
+            _sibling(jnp, "lax").fori_loop(0, 3, lambda i, v: v * 2 + i, x),
+            _sibling(jnp, "lax").cond(x.sum() > 0, lambda v: v * 2, lambda v: -v, x),
+            _sibling(jnp, "lax").while_loop(lambda v: v.sum() < 50, lambda v: v + 1, x)),
+            ["a, 4"]),
         "nn": (lambda x: jax_nn(jnp).softmax(x, axis=0) * jax_nn(jnp).relu(x), ["a, 4"]),
     }
 
 
 def jax_nn(jnp):
-    return importlib.import_module(jnp.__name__.replace(".numpy", ".nn"))
+    return _sibling(jnp, "nn")
+
+
+def _sibling(jnp, name: str):
+    """jax.`name` (or jxkernel.`name`) beside the numpy module given."""
+    return importlib.import_module(jnp.__name__.replace(".numpy", f".{name}"))
 
 
 def _arg(shape, dtype=np.float32, salt=0):
