@@ -251,7 +251,12 @@ def _slicing():
 
 def _overrides() -> dict:
     from ..lax import shapes
-    return {shapes.broadcast_in_dim_p: _broadcast_in_dim, shapes.reshape_p: _reshape,
+    from ..lax.gather import gather_p
+    from ..lax.slicing import dynamic_slice_p
+    return {gather_p: _gather,
+            dynamic_slice_p: _static_sizes(dynamic_slice_p,
+                                           lambda ctx, params: params["slice_sizes"]),
+            shapes.broadcast_in_dim_p: _broadcast_in_dim, shapes.reshape_p: _reshape,
             shapes.squeeze_p: _dynamic_reshape, shapes.iota_p: _iota,
             shapes.pad_p: _pad, shapes.split_p: _split, _slicing().slice_p: _slice,
             dim_as_value_p: _dim_as_value_lowering}
@@ -263,6 +268,7 @@ _SAFE = frozenset("""
     convert_element_type reduce_sum reduce_max reduce_min reduce_prod reduce_and reduce_or
     dot_general transpose concatenate select_n clamp copy rev jit pjit closed_call
     custom_jvp_call custom_vjp_call cond while stop_gradient add_any sort argmax argmin
+    dynamic_update_slice
 """.split())
 # ... and the elementwise ops' rules, defined by these modules
 _ELEMENTWISE_MODULES = frozenset({_elementwise.__name__, _rules.__name__})
@@ -321,10 +327,58 @@ def _guarded(prim):
         for aval in [*ctx.avals_in, *ctx.avals_out]:
             dims = [d for d in getattr(aval, "shape", ()) if is_symbolic(d)]
             if dims:
-                raise NotImplementedError(
-                    f"export with symbolic shapes: primitive '{prim}' meets the symbolic "
-                    f"dimension '{dims[0]}' (in an operand or result of type "
-                    f"{aval.str_short()}), and jxkernel has no shape-polymorphic lowering "
-                    f"for it. Export with concrete shapes for this function.")
+                raise _refusal(prim, dims[0], f"in an operand or result of type "
+                                              f"{aval.str_short()}")
         return rule(ctx, *args, **params)
     return guarded
+
+
+def _refusal(prim, dim, where: str) -> NotImplementedError:
+    return NotImplementedError(
+        f"export with symbolic shapes: primitive '{prim}' meets the symbolic dimension "
+        f"'{dim}' ({where}), and jxkernel has no shape-polymorphic lowering for it. Export "
+        f"with concrete shapes for this function.")
+
+
+def _static_sizes(prim, sizes_of):
+    """`prim`'s own rule (its result type prints `?`), refused when the sizes that its op
+    takes as an attribute, `sizes_of(ctx, params)`, are symbolic."""
+    rule = lowering_rules[prim]
+
+    def checked(ctx, *args, **params):
+        dims = [d for d in sizes_of(ctx, params) if is_symbolic(d)]
+        if dims:
+            raise _refusal(prim, dims[0], "in a size the op takes as a constant")
+        return rule(ctx, *args, **params)
+    return checked
+
+
+def _gather(ctx, operand, indices, **params):
+    """gather; symbolic slice sizes become an operand (`dynamic_gather`), except where mode
+    FILL_OR_DROP would check the indices against symbolic bounds."""
+    from ..lax.gather import _dims_attr, gather_p
+    from ..lax.slicing import GatherScatterMode
+    dn, sizes = params["dimension_numbers"], params["slice_sizes"]
+    if not has_symbolic(sizes):
+        return _static_sizes(gather_p, _gather_bounds)(ctx, operand, indices, **params)
+    if params["mode"] == GatherScatterMode.FILL_OR_DROP:
+        raise _refusal(gather_p, next(d for d in sizes if is_symbolic(d)),
+                       "in a slice size, with mode FILL_OR_DROP")
+    dims = _dims_attr("gather", [
+        ("offset_dims", dn.offset_dims), ("collapsed_slice_dims", dn.collapsed_slice_dims),
+        ("operand_batching_dims", dn.operand_batching_dims),
+        ("start_indices_batching_dims", dn.start_indices_batching_dims),
+        ("start_index_map", dn.start_index_map)], ctx.avals_in[1].ndim - 1)
+    return ctx.op1("stablehlo.dynamic_gather",
+                   [operand, indices, ctx.module_ctx.symbolic.shape(ctx.block, sizes)],
+                   {"dimension_numbers": dims,
+                    "indices_are_sorted": hlo.bool_attr(params["indices_are_sorted"])})
+
+
+def _gather_bounds(ctx, params) -> list:
+    """With mode FILL_OR_DROP, the sizes the indices are checked against (as constants)."""
+    from ..lax.slicing import GatherScatterMode
+    if params["mode"] != GatherScatterMode.FILL_OR_DROP:
+        return []
+    shape = ctx.avals_in[0].shape
+    return [shape[d] for d in params["dimension_numbers"].start_index_map]

@@ -18,6 +18,8 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapedArray
+from ..core.errors import InconclusiveDimensionOperation
+from ..core.symbolic import is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, transpose_rules)
 from ..xla import stablehlo as hlo
@@ -323,7 +325,7 @@ def _dynamic_slice_indices(operand, start_indices, allow_negative_indices) -> li
     # An index type too narrow for its dimension (int8 into 300 elements) cannot hold i + d:
     # widen every index (JAX 0.10.2 wraps d and slices the wrong place).
     kinds = [dtypes.dtype(i) for i in start_indices]
-    if any(dtypes.is_int(t) and d > dtypes.iinfo(t).max for t, d in zip(kinds, shape)):
+    if _too_narrow(kinds, shape):
         wide = dtypes.default_int_dtype()
         start_indices = [i if not dtypes.is_int(t) else wide.type(i)
                          if isinstance(i, (int, np.integer)) else convert_element_type(i, wide)
@@ -341,11 +343,26 @@ def _dynamic_slice_indices(operand, start_indices, allow_negative_indices) -> li
         elif allow_negative:
             negative = lt(i, np.zeros((), dtype))
             # a weakly typed index is made strong first, as jnp's `i + d` does in JAX
-            shifted = add(convert_element_type(i, dtype), np.array(d, dtype))
+            shifted = add(convert_element_type(i, dtype), _size_as(d, dtype))
             result.append(select(negative, shifted, i))
         else:
             result.append(i)
     return result
+
+
+def _too_narrow(kinds, shape) -> bool:
+    try:
+        return any(dtypes.is_int(t) and d > dtypes.iinfo(t).max for t, d in zip(kinds, shape))
+    except InconclusiveDimensionOperation:      # jax.export: symbolic sizes count as small
+        return any(dtypes.is_int(t) and not is_symbolic(d) and d > dtypes.iinfo(t).max
+                   for t, d in zip(kinds, shape))
+
+
+def _size_as(d, dtype):
+    """Dimension size `d` as a scalar of `dtype` (computed in the program if symbolic)."""
+    if is_symbolic(d):
+        return convert_element_type(d.__jax_array__(), dtype)
+    return np.array(d, dtype)
 
 
 def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):

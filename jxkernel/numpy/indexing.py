@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes
-from ..core.errors import NonConcreteBooleanIndexError
+from ..core.errors import InconclusiveDimensionOperation, NonConcreteBooleanIndexError
 from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..lax import conversion
@@ -136,6 +136,9 @@ def _check_slice(s: slice, position: int) -> slice:
 
 def _canonical_slice(s: slice, size: int):
     """(start, step, length) of s on an axis of `size`, for gathers."""
+    if is_symbolic(size):                        # jax.export: step 1 only
+        start, stop, step = _symbolic_slice_indices(s, size, None)
+        return start, step, stop - start
     start, stop, step = s.indices(size)
     return start, step, len(range(start, stop, step))
 
@@ -237,7 +240,11 @@ def _symbolic_slice_indices(i: slice, size, axis) -> tuple:
 
 
 def _index_dtype(shape):
-    return np.dtype(np.int64) if shape and builtins.max(shape) >= 2 ** 31 else np.dtype(np.int32)
+    try:
+        big = shape and builtins.max(shape) >= 2 ** 31
+    except InconclusiveDimensionOperation:    # jax.export: symbolic sizes count as small
+        big = any(not is_symbolic(d) and d >= 2 ** 31 for d in shape)
+    return np.dtype(np.int64) if big else np.dtype(np.int32)
 
 
 def _dynamic_slice(arr, shape, items, normalize_indices):

@@ -101,6 +101,11 @@ def _programs(jnp):
         "linear dimension": (lambda x: x.reshape((x.shape[0] // 2, 2, 4)).sum(1), ["2*a, 4"]),
         "split": (lambda x: (*jnp.split(x, [1, 3], axis=1), *jnp.split(x, [1], axis=0)),
                   ["a, 4"]),
+        "indexing": (lambda x, i: (
+            jnp.take_along_axis(x, (i % 4)[:, None], axis=1), x[jnp.argmax(x[:, 0])],
+            x[:, jnp.array([0, 2])],
+            _sibling(jnp, "lax").dynamic_update_slice(x, jnp.ones((1, 4)), (i[0] % 2, 0))),
+            ["a, 4", "a"]),
         "sorting": (lambda x: (jnp.sort(x, axis=0), jnp.argsort(x[:, 0]), jnp.argmax(x, axis=0),
                                jnp.argmin(x, axis=1)), ["a, 4"]),
         "control flow": (lambda x: (
