@@ -12,6 +12,7 @@ import re
 
 import numpy as np
 import pytest
+from numerics import assert_allclose_ulp
 from test_runtime_subprocess import run_code
 
 from jxkernel.core.avals import ShapedArray
@@ -75,6 +76,17 @@ def test_gradients_of_replicated_inputs_sum_over_the_devices_as_jax(runs):
     local = [2 * w * a[4 * i:4 * i + 4].sum() for i in range(4)]   # per device, unchecked
     assert mine["grads"]["unchecked_inside"] == [[v for v in local for _ in range(2)]]
     assert mine["grads"]["outside"] == mine["grads"]["inside"] == mine["grads"]["outside_jit"]
+
+
+def test_library_functions_differentiate_inside_a_body_as_jax(runs):
+    mine, ref = runs
+    assert set(mine["library_ops"]) == set(ref["library_ops"])
+    for name, want in ref["library_ops"].items():
+        for got, expected in zip(mine["library_ops"][name], want):
+            expected = np.asarray(expected, np.float32)
+            # the same XLA on both sides; a few ulps of slack for fusion-order differences
+            assert_allclose_ulp(np.asarray(got, np.float32), expected, 16,
+                                scale=np.abs(expected).max(), err_msg=name)
 
 
 def test_pcast_values_and_errors_match_jax(runs):

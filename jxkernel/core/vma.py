@@ -15,7 +15,7 @@ inside a body sums the cotangent of a replicated input over the devices.
 """
 from __future__ import annotations
 
-from .avals import NO_AXES, ShapedArray, axis_order, get_aval
+from .avals import NO_AXES, ShapedArray, axis_order
 from .primitive import Primitive, abstract_eval_rules, jaxpr_params
 
 # The manual axes of each check_vma=True shard_map body being traced (innermost last).
@@ -47,7 +47,16 @@ def checks(axes) -> bool:
 
 
 def vma_of(x) -> frozenset:
-    return getattr(get_aval(x), "vma", NO_AXES)
+    """The axes `x` varies over (none for Python and NumPy values)."""
+    return getattr(getattr(x, "aval", None), "vma", NO_AXES)
+
+
+def vary_like(value, x):
+    """`value` typed as varying over the axes `x` varies over too (JAX's full_like does)."""
+    if not checked:
+        return value
+    missing = vma_of(x) - vma_of(value)
+    return pvary(value, missing) if missing else value
 
 
 def in_mesh_order(axes) -> tuple:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import dtypes
+from ..core import dtypes, vma
 from ..core.avals import ShapedArray, get_aval
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, transpose_rules)
@@ -65,8 +65,9 @@ def zeros(aval: ShapedArray):
     """A concrete zero array of `aval` (a broadcast scalar, as JAX makes it)."""
     from . import shapes
     zero = np.zeros((), aval.dtype)
-    return shapes.broadcast_in_dim(zero, aval.shape, ()) if aval.shape else \
+    out = shapes.broadcast_in_dim(zero, aval.shape, ()) if aval.shape else \
         _convert(zero, aval)
+    return vma.pvary(out, aval.vma) if aval.vma else out     # varying as `aval` (shard_map)
 
 
 def _convert(x, aval):

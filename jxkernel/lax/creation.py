@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import dtypes
+from ..core import dtypes, vma
 from .conversion import _convert_element_type
 from .shapes import broadcast, canonicalize_shape
 
@@ -48,7 +48,7 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
         dtypes.canonicalize_dtype(dtypes.check_supported(dtype, "full_like dtype"))
     if type(fill_value) is int and dtypes.is_int(dtype):
         fill_value = np.asarray(fill_value).astype(dtype)
-    return broadcast(_as_scalar(fill_value, dtype, weak_type), fill_shape)
+    return vma.vary_like(broadcast(_as_scalar(fill_value, dtype, weak_type), fill_shape), x)
 
 
 

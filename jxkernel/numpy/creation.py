@@ -20,6 +20,7 @@ import numpy as np
 from .. import lax
 from ..core import dtypes as _core
 from ..core import trace as _trace
+from ..core import vma
 from ..core.avals import ShapedArray
 from ..core.errors import ConcretizationTypeError, shape_error
 from ..core.symbolic import is_symbolic
@@ -305,6 +306,11 @@ def _full_scalar(shape, fill_value, dtype, device=None):
 
 
 def _like(name, a, fill_value, dtype, shape, device=None):
+    # in a shard_map body the result varies over the mesh axes `a` varies over, as in JAX
+    return vma.vary_like(_filled_like(name, a, fill_value, dtype, shape, device), a)
+
+
+def _filled_like(name, a, fill_value, dtype, shape, device=None):
     if not (hasattr(a, "dtype") and hasattr(a, "shape")):
         if hasattr(a, "__jax_array__"):
             a = a.__jax_array__()

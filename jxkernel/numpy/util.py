@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from ..config import config
-from ..core import dtypes
+from ..core import dtypes, vma
 from ..core import trace as _trace
 from ..core.avals import ShapedArray
 from ..core.errors import aval_text
@@ -329,8 +329,8 @@ def full(shape, fill_value, dtype=None, weak_type=None):
 def full_like(x, fill_value, dtype=None, shape=None):
     """lax.full_like: like `x` (its weak type too, unless `dtype` is given)."""
     aval = aval_of(x)
-    return full(aval.shape if shape is None else shape, fill_value, dtype or aval.dtype,
-                dtype is None and aval.weak_type)
+    return vma.vary_like(full(aval.shape if shape is None else shape, fill_value,
+                              dtype or aval.dtype, dtype is None and aval.weak_type), x)
 
 
 def broadcast_shapes(*shapes) -> tuple:

@@ -15,6 +15,7 @@ over its own mesh.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 
@@ -174,7 +175,10 @@ def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_man
     block = ctx.new_block([hlo.aval_type(a) for a in jaxpr.in_avals])
     module_ctx.manual = (mesh, newly_manual_axes | (outer[1] if outer else frozenset()))
     try:
-        outs = ctx.lower_jaxpr(jaxpr, block.args, block)
+        # rules lowered by tracing a function (scan's while loop) see the body's types
+        with vma.checking(module_ctx.manual[1], mesh.axis_names) if check_vma else \
+                contextlib.nullcontext():
+            outs = ctx.lower_jaxpr(jaxpr, block.args, block)
     finally:
         module_ctx.manual = outer
     block.ret(outs, op="sdy.return")

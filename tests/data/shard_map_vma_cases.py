@@ -116,6 +116,34 @@ def _grads(jax, mesh, P):
     return out
 
 
+def _library_ops(jax, mesh, P):
+    """grad, hessian and vmap of grad inside a body through jax.nn, logsumexp, where, slices,
+    checkpoint, fori_loop (a scan lowered as a while loop), dot and take: zeros_like and
+    the zeros of a symbolic tangent vary where their argument does (not exact: tanh, exp)."""
+    lax, jnp = jax.lax, jax.numpy
+    a = (np.arange(16, dtype=np.float32) / 8 - 1).reshape(8, 2)
+    w = np.array([0.5, -1.25], np.float32)
+
+    def loss(a, w):
+        z = a * w
+        t = jax.nn.softplus(z) + jax.nn.relu(z) + jax.scipy.special.logsumexp(z, axis=1,
+                                                                              keepdims=True)
+        t = t + jnp.where(z > 0, z, 0.0) + z[:, ::-1] + jax.checkpoint(
+            lambda q: jnp.sin(q) * w)(z)
+        t = t + lax.fori_loop(0, 2, lambda i, c: c + z * w, jnp.zeros_like(z))
+        t = t + jnp.dot(z, w)[:, None] + jnp.take(w, jnp.array([1, 0]))
+        return lax.psum(jnp.sum(t ** 2), "x")
+    sm = lambda f, o: jax.jit(jax.shard_map(f, mesh=mesh, in_specs=(P("x"), P()),  # noqa: E731
+                                            out_specs=o))
+    cases = {
+        "grad": sm(lambda a, w: jax.grad(loss, argnums=(0, 1))(a, w), (P("x"), P())),
+        "hessian": sm(lambda a, w: jax.hessian(lambda w: loss(a, w))(w), P()),
+        "vmap_of_grad": sm(lambda a, w: jax.vmap(lambda w: jax.grad(loss, argnums=1)(a, w))(
+            jnp.stack([w, 2 * w])), P())}
+    return {name: [np.asarray(v).tolist() for v in jax.tree_util.tree_leaves(f(a, w))]
+            for name, f in cases.items()}
+
+
 def _values(jax, mesh, P):
     lax = jax.lax
     v = np.arange(2, dtype=np.float32)
@@ -237,5 +265,6 @@ def run(jax):
     mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ("x", "y"))
     return {"types": _types(jax, mesh, P), "jaxprs": _jaxprs(jax, mesh, P),
             "grads": _grads(jax, mesh, P), "values": _values(jax, mesh, P),
+            "library_ops": _library_ops(jax, mesh, P),
             "errors": _errors(jax, mesh, P), "partial": _partial(jax, mesh, P),
             "nested": _nested(jax, mesh, P)}
