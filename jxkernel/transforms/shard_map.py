@@ -142,7 +142,8 @@ def _outer_manual() -> frozenset:
 
 # ------------------------------------------------------------------ the primitive's rules
 def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
-    return [_global_aval(a, s, mesh, newly_manual_axes) for a, s in zip(jaxpr.out_avals, out_specs)]
+    return [_global_aval(a, s, mesh, newly_manual_axes)
+            for a, s in zip(jaxpr.out_avals, out_specs)]
 
 
 def _bind(body: ClosedJaxpr, args, mesh, in_specs, out_specs, check_vma, manual_axes):
