@@ -24,7 +24,6 @@ from ..core.avals import ShapeDtypeStruct
 from ..core.symbolic import is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules)
-from ..lax._ad_util import float0
 from ..transforms.custom_derivatives import custom_vjp
 from ..transforms.jit import Jitted, jit
 from ..tree_util import equality_errors, keystr, tree_flatten, tree_unflatten
@@ -178,18 +177,27 @@ def _export_vjp(fun_jit, primal: Exported, platforms) -> Exported:
     """The VJP of `primal` as its own Exported (built on demand from the Python function)."""
     n_in = len(primal.in_avals)
 
+    # Only inexact inputs and outputs take part: the others' cotangents are float0, which
+    # has no array of a symbolic shape; their zeros are bool arrays in the module.
+    wrt = [i for i, a in enumerate(primal.in_avals) if _differentiable(a)]
+    kept = [i for i, a in enumerate(primal.out_avals) if _differentiable(a)]
+
     def fun_vjp_jax(*args_and_cts):
+        from ..lax.creation import full
         from ..transforms.ad import vjp
         primals, cts = args_and_cts[:n_in], args_and_cts[n_in:]
 
-        def flat_fun(*flat_primals):
-            args, kwargs = tree_unflatten(primal.in_tree, flat_primals)
-            return tree_flatten(fun_jit(*args, **kwargs))[0]
-        _, pullback = vjp(flat_fun, *primals)
-        cts = [c if _differentiable(a) else np.zeros(a.shape, float0)
-               for c, a in zip(cts, primal.out_avals)]
-        return tuple(c if _differentiable(a) else np.zeros(a.shape, np.bool_)
-                     for c, a in zip(pullback(cts), primal.in_avals))
+        def flat_fun(*wrt_primals):
+            flat = list(primals)
+            for i, p in zip(wrt, wrt_primals):
+                flat[i] = p
+            args, kwargs = tree_unflatten(primal.in_tree, flat)
+            outs = tree_flatten(fun_jit(*args, **kwargs))[0]
+            return [outs[i] for i in kept]
+        _, pullback = vjp(flat_fun, *[primals[i] for i in wrt])
+        in_cts = iter(pullback([cts[i] for i in kept]))
+        return tuple(next(in_cts) if _differentiable(a) else full(a.shape, False, np.bool_)
+                     for a in primal.in_avals)
 
     specs = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in primal.in_avals] + \
         [ShapeDtypeStruct(a.shape, a.dtype if _differentiable(a) else np.bool_)
@@ -266,7 +274,7 @@ def call_exported(exported: Exported) -> Callable:
         return flat_call(*flat_args), flat_args
 
     def flat_call_bwd(flat_args, cts):
-        cts = [c if _differentiable(a) else np.zeros(a.shape, np.bool_)
+        cts = [c if _differentiable(a) else np.zeros(np.shape(c), np.bool_)
                for c, a in zip(cts, exported.out_avals)]
         in_cts = call_exported(exported.vjp())(*flat_args, *cts)
         return tuple(c if _differentiable(a) else None       # None: a zero cotangent

@@ -253,7 +253,11 @@ def _overrides() -> dict:
     from ..lax import shapes
     from ..lax.gather import gather_p
     from ..lax.slicing import dynamic_slice_p
-    return {gather_p: _gather,
+    from ..lax.scatter import _scatter_lowering
+    scatters = {prim: _static_sizes(prim, _scatter_clip_sizes) for prim in lowering_rules
+                if getattr(lowering_rules[prim], "__module__", None) ==
+                _scatter_lowering.__module__ and prim.name.startswith("scatter")}
+    return {**scatters, gather_p: _gather,
             dynamic_slice_p: _static_sizes(dynamic_slice_p,
                                            lambda ctx, params: params["slice_sizes"]),
             shapes.broadcast_in_dim_p: _broadcast_in_dim, shapes.reshape_p: _reshape,
@@ -373,6 +377,17 @@ def _gather(ctx, operand, indices, **params):
                    [operand, indices, ctx.module_ctx.symbolic.shape(ctx.block, sizes)],
                    {"dimension_numbers": dims,
                     "indices_are_sorted": hlo.bool_attr(params["indices_are_sorted"])})
+
+
+def _scatter_clip_sizes(ctx, params) -> list:
+    """With mode CLIP, the operand sizes and window sizes the indices are clamped with."""
+    from ..lax.slicing import GatherScatterMode
+    if params["mode"] != GatherScatterMode.CLIP:
+        return []
+    dn = params["dimension_numbers"]
+    operand, _, updates = ctx.avals_in
+    return [operand.shape[d] for d in dn.scatter_dims_to_operand_dims] + \
+        [updates.shape[d] for d in dn.update_window_dims]
 
 
 def _gather_bounds(ctx, params) -> list:

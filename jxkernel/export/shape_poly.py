@@ -258,6 +258,10 @@ class _DimExpr:
         """min(self, other): one of them where decidable, else the expression `min(...)`."""
         return _dim_min(self, other, self.scope)
 
+    def max_dim(self, other):
+        """max(other, self): one of them where decidable, else `max(other, self)`."""
+        return _dim_max(other, self, self.scope)
+
     # ---- values
     def bounds(self) -> tuple:
         lo = hi = 0

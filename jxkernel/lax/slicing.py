@@ -343,7 +343,7 @@ def _dynamic_slice_indices(operand, start_indices, allow_negative_indices) -> li
         elif allow_negative:
             negative = lt(i, np.zeros((), dtype))
             # a weakly typed index is made strong first, as jnp's `i + d` does in JAX
-            shifted = add(convert_element_type(i, dtype), _size_as(d, dtype))
+            shifted = add(convert_element_type(i, dtype), size_as_array(d, dtype))
             result.append(select(negative, shifted, i))
         else:
             result.append(i)
@@ -358,7 +358,7 @@ def _too_narrow(kinds, shape) -> bool:
                    for t, d in zip(kinds, shape))
 
 
-def _size_as(d, dtype):
+def size_as_array(d, dtype):
     """Dimension size `d` as a scalar of `dtype` (computed in the program if symbolic)."""
     if is_symbolic(d):
         return convert_element_type(d.__jax_array__(), dtype)

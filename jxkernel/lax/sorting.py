@@ -17,6 +17,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapedArray
+from ..core.errors import InconclusiveDimensionOperation
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules)
 from ..xla import stablehlo as hlo
@@ -110,7 +111,11 @@ def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
     """Sort an iota along with the operands: it comes out as the permutation, which moves
     the tangents the way the operands moved."""
     shape = bu.shape(primals[0])
-    index_dtype = np.uint32 if all(d <= np.iinfo(np.uint32).max for d in shape) else np.uint64
+    try:
+        small = all(d <= np.iinfo(np.uint32).max for d in shape)
+    except InconclusiveDimensionOperation:     # jax.export: symbolic sizes count as small
+        small = True
+    index_dtype = np.uint32 if small else np.uint64
     *out, perm = sort_p.bind(*primals, shapes.broadcasted_iota(index_dtype, shape, dimension),
                              dimension=dimension, is_stable=is_stable, num_keys=num_keys)
     perm = shapes.expand_dims(perm, (len(shape),))

@@ -30,6 +30,7 @@ from ..core.errors import InconclusiveDimensionOperation, NonConcreteBooleanInde
 from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..lax import conversion
+from ..lax.slicing import size_as_array
 from ..xla.array import Array
 from . import util
 from .util import aval_of, check_arraylike, ensure_array
@@ -235,7 +236,8 @@ def _symbolic_slice_indices(i: slice, size, axis) -> tuple:
     start, stop = (size + b if isinstance(b, int) and b < 0 else b for b in (start, stop))
     # each comparison is decided, or raises InconclusiveDimensionOperation
     start, stop = (size.min_dim(b) for b in (start, stop))
-    start, stop = (b if b >= 0 else 0 for b in (start, stop))
+    start, stop = (b.max_dim(0) if is_symbolic(b) else builtins.max(b, 0)
+                   for b in (start, stop))
     return start, (stop if stop >= start else start), 1
 
 
@@ -340,6 +342,8 @@ class _GatherIndexer:
 def _normalize(i, size: int):
     """A negative index counted from the end: statically for NumPy data, as a select
     (what JAX emits) for arrays."""
+    if is_symbolic(size) and isinstance(i, np.ndarray):     # jax.export: computed, as JAX
+        i = ensure_array(i)
     if isinstance(i, np.ndarray) or _is_int(i):
         if dtypes.is_unsigned(np.asarray(i).dtype):
             return i
@@ -349,7 +353,7 @@ def _normalize(i, size: int):
     if dtypes.is_unsigned(dt):
         return i
     i = conversion.convert_element_type(i, dt) if aval_of(i).weak_type else i
-    return lax.select(lax.lt(i, np.zeros((), dt)), lax.add(i, np.array(size, dt)), i)
+    return lax.select(lax.lt(i, np.zeros((), dt)), lax.add(i, size_as_array(size, dt)), i)
 
 
 def _index_to_gather(shape, items, normalize_indices=True) -> _GatherIndexer:

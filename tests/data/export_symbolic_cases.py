@@ -95,7 +95,8 @@ def _programs(jnp):
         "concatenate": (lambda x: jnp.concatenate([x, 2 * x], axis=0), ["a, 4"]),
         "matmul": (lambda x, w: jnp.dot(x, w) @ w.T, ["a, b", "b, 3"]),
         "creation": (lambda x: (jnp.zeros(x.shape), jnp.ones_like(x)), ["a, 4"]),
-        "slicing": (lambda x: (x[:, 1:3], x[1:], x[:2], x[-1], x.T), ["a, 4"]),
+        "slicing": (lambda x: (x[:, 1:3], x[1:], x[:2], x[-1], x.T, x[-2:], x[:-1],
+                               x[np.array([0, -1])]), ["a, 4"]),
         "jnp.reshape": (lambda x: jnp.reshape(x, (-1, x.shape[1])) + jnp.squeeze(x[:, None], 1),
                         ["a, b"]),
         "linear dimension": (lambda x: x.reshape((x.shape[0] // 2, 2, 4)).sum(1), ["2*a, 4"]),
@@ -106,6 +107,8 @@ def _programs(jnp):
             x[:, jnp.array([0, 2])],
             _sibling(jnp, "lax").dynamic_update_slice(x, jnp.ones((1, 4)), (i[0] % 2, 0))),
             ["a, 4", "a"]),
+        "scatter": (lambda x, i: (x.at[:, 1].set(0.0), x.at[i % 2, 0].add(5.0),
+                                  x.at[jnp.array([0, 2])].multiply(3.0)), ["a, 4", "a"]),
         "sorting": (lambda x: (jnp.sort(x, axis=0), jnp.argsort(x[:, 0]), jnp.argmax(x, axis=0),
                                jnp.argmin(x, axis=1)), ["a, 4"]),
         "control flow": (lambda x: (
@@ -179,6 +182,15 @@ def symbolic_call_modes(jax):
         out[f"eager n={n} _values"] = _floats(exp.call(x))
         out[f"jit n={n} _values"] = _floats(jax.jit(lambda v: exp.call(v) * 2)(x))
         out[f"grad n={n} _values"] = _floats(jax.grad(lambda v: exp.call(v).sum())(x))
+
+    def g(x, k):            # integer inputs and outputs have no cotangents
+        return jnp.sort(x) * 2 + k, jnp.argsort(x), k + 1
+    mixed = export.export(jax.jit(g))(jax.ShapeDtypeStruct((a,), np.float32),
+                                      jax.ShapeDtypeStruct((a,), np.int32))
+    for n in (2, 5):
+        x, k = np.cos(np.arange(n, dtype=np.float32)), np.arange(n, dtype=np.int32)
+        out[f"mixed grad n={n} _values"] = _floats(
+            jax.grad(lambda v: (mixed.call(v, k)[0] * np.arange(n)).sum())(x))
     return out
 
 
