@@ -4,7 +4,7 @@ and ops whose result shape depends on them take their shape as an operand
 (`dynamic_broadcast_in_dim`, `dynamic_reshape`, `dynamic_iota`, `real_dynamic_slice`).
 
 At call time, jaxlib's shape refinement specializes such a module to the static shapes of
-the arguments (`refined_module`).
+the arguments (`_refined_text` in _export.py).
 
 A primitive without a symbolic-aware lowering that meets a symbolic dimension is refused at
 export time, naming the primitive and the dimension:
