@@ -18,16 +18,17 @@ Supported: `symbolic_shape` (+ - * ^, floordiv/mod/max/min, `_`/`...` with `like
 `constraints` with >=, <= and ==, `scope=`), `symbolic_args_specs`, `SymbolicScope`,
 `is_symbolic_dim`; exports of elementwise ops and broadcasting, reductions, mean, dot and
 matmul, transpose, concatenate, split, reshape (with -1), slicing with static bounds,
-zeros/ones, arange(x.shape[0]), sort/argsort/argmax, take_along_axis, integer-array and
-dynamic indexing, `.at[...]` updates, cond/while/fori_loop, and sizes used as values (`x / x.shape[0]`); calls eagerly, under jit and under grad; serialize/deserialize
-keep the symbolic avals and constraints.
+zeros/ones, arange(x.shape[0]), sort/argsort/argmax, cumulative ops along a static axis,
+take_along_axis, integer-array and dynamic indexing, `.at[...]` updates,
+cond/while/fori_loop, and sizes used as values (`x / x.shape[0]`); calls eagerly, under jit
+and under grad; serialize/deserialize keep the symbolic avals and constraints.
 
 Differences from JAX 0.10.2: `serialize` writes jxkernel's own format (JAX's flatbuffer
 is not read or written); one platform per export; single-device programs only. With symbolic
-shapes: primitives without a shape-polymorphic lowering (cumsum, conv, fft,
-scan over a symbolic length...) raise NotImplementedError at export time, naming the
-primitive and the dimension; each dimension variable must be some argument's dimension `k*v + c`; shape
-checks run in Python when called (the module holds no shape assertions).
+shapes: primitives without a shape-polymorphic lowering (cumsum along a symbolic axis, conv,
+fft, scan over a symbolic length...) raise NotImplementedError at export time, naming the
+primitive and the dimension; each dimension variable must be some argument's dimension
+`k*v + c`; shape checks run in Python when called (the module holds no shape assertions).
 """
 from ._export import (  # noqa: F401
     Exported,

@@ -257,7 +257,12 @@ def _overrides() -> dict:
     scatters = {prim: _static_sizes(prim, _scatter_clip_sizes) for prim in lowering_rules
                 if getattr(lowering_rules[prim], "__module__", None) ==
                 _scatter_lowering.__module__ and prim.name.startswith("scatter")}
-    return {**scatters, gather_p: _gather,
+    from ..lax.reductions import cumsum_p
+    cumulative = {prim: _static_sizes(prim, _cumulative_axis_size) for prim in lowering_rules
+                  if prim.name.startswith("cum") and getattr(lowering_rules[prim], "__module__",
+                                                              None) ==
+                  lowering_rules[cumsum_p].__module__}
+    return {**scatters, **cumulative, gather_p: _gather,
             dynamic_slice_p: _static_sizes(dynamic_slice_p,
                                            lambda ctx, params: params["slice_sizes"]),
             shapes.broadcast_in_dim_p: _broadcast_in_dim, shapes.reshape_p: _reshape,
@@ -388,6 +393,11 @@ def _scatter_clip_sizes(ctx, params) -> list:
     operand, _, updates = ctx.avals_in
     return [operand.shape[d] for d in dn.scatter_dims_to_operand_dims] + \
         [updates.shape[d] for d in dn.update_window_dims]
+
+
+def _cumulative_axis_size(ctx, params) -> list:
+    """A cumulative op's window is as long as its axis."""
+    return [ctx.avals_in[0].shape[params["axis"]]]
 
 
 def _gather_bounds(ctx, params) -> list:

@@ -109,6 +109,8 @@ def _programs(jnp):
             ["a, 4", "a"]),
         "scatter": (lambda x, i: (x.at[:, 1].set(0.0), x.at[i % 2, 0].add(5.0),
                                   x.at[jnp.array([0, 2])].multiply(3.0)), ["a, 4", "a"]),
+        "cumulative": (lambda x: (jnp.cumsum(x, axis=1), jnp.cumprod(x, axis=1),
+                                  _sibling(jnp, "lax").cummax(x, 1, reverse=True)), ["a, 4"]),
         "sorting": (lambda x: (jnp.sort(x, axis=0), jnp.argsort(x[:, 0]), jnp.argmax(x, axis=0),
                                jnp.argmin(x, axis=1)), ["a, 4"]),
         "control flow": (lambda x: (
