@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import compile_log
 from ..config import config
-from ..core import dtypes
+from ..core import dtypes, vma
 from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..core.interpret import eval_jaxpr
 from ..core.ir import call_primitives, param_printers
@@ -754,6 +754,8 @@ class Jitted:
     def _bind(self, leaves, treedef, statics, avals, dyn_args, dyn_kwargs):
         """Inside another transformation: one jit equation the current trace handles."""
         key = (treedef, avals, statics, config._trace_state)
+        if vma.checked:     # in a check_vma shard_map body the trace types manual axes (pvary)
+            key += (vma.checked[-1],)
         found = self._traces.get(key)
         if found is None:
             if self._in_shardings is not None or self._out_shardings is not None:

@@ -104,8 +104,14 @@ def _grads(jax, mesh, P):
                                                      P("x"))(a, w) ** 2), argnums=(0, 1))
     outside_matrix = jax.grad(lambda xb, wm: sm(matrix_loss, (P("x"), P()), P())(xb, wm),
                               argnums=(0, 1))
+    # one jitted function called in a checked body, then in an unchecked one: each call keeps
+    # its own trace (only the checked one has pvary, whose transpose sums over 'x')
+    scaled = jax.jit(lambda w: w * (1.0 + lax.axis_index("x")))
+    shared = lambda check: jax.grad(lambda w: jnp.sum(sm(  # noqa: E731
+        lambda w: scaled(w)[None], P(), P("x"), check_vma=check)(w)))(w)
     out = {}
     for name, value in {
+            "jit_in_checked_then_unchecked_body": (shared(True), shared(False)),
             "inside": inside(a, w), "inside_local_loss": inside_local(a, w),
             "inside_matrix": inside_matrix(xb, wm), "unchecked_inside": unchecked(a, w),
             "outside": outside(a, w), "outside_jit": jax.jit(outside)(a, w),
