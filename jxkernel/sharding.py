@@ -51,12 +51,14 @@ def reshard(xs, out_shardings):
     >>> reshard(x, NamedSharding(explicit, P(None, 'x'))).sharding.spec
     P(None, 'x')
     """
-    from .lax.sharding import with_sharding_constraint
+    from .lax.sharding import reshard_p, with_sharding_constraint
     from .tree_util import tree_leaves
     from .xla.sharded import resolve
     for s in tree_leaves(out_shardings, is_leaf=lambda s: isinstance(s, PartitionSpec)):
         _check_explicit(resolve(s, "reshard"))
-    return with_sharding_constraint(xs, out_shardings)
+    from .core import avals
+    avals.sharding_types_seen = True        # the result's type carries its sharding
+    return with_sharding_constraint(xs, out_shardings, reshard_p)
 
 
 def _check_explicit(sharding) -> None:

@@ -126,7 +126,10 @@ def total(block):
 sm = jax.explain(jax.shard_map(total, mesh=mesh, in_specs=P("data"), out_specs=P()), rows)
 out["shard_map"] = sm.to_json()["collectives"]
 out["one_device"] = jax.explain(lambda a: a * 2, np.ones(3, np.float32)).to_json()["collectives"]
-view = HloView("g(both)", jax.jit(lambda y: y.T @ y).lower(both))
+# y.T @ y contracts a split axis: an error on Explicit axes (as in JAX), XLA's choice on Auto ones
+auto = jax.make_mesh((2, 2), ("data", "model"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+both_auto = jax.device_put(np.zeros((4, 4), np.float32), NamedSharding(auto, P("data", "model")))
+view = HloView("g(both)", jax.jit(lambda y: y.T @ y).lower(both_auto))
 hb = view._repr_mimebundle_()
 out["hlo"] = hb["application/vnd.jxkernel.hlo+json"]["collectives"]
 out["hlo_text"] = "communication:" in hb["text/plain"] and "jx-collectives" in hb["text/html"]

@@ -13,6 +13,10 @@ from . import dtypes
 from .errors import aval_text
 
 NO_AXES = frozenset()
+_KEEP = object()
+# Set once an aval carries a sharding (an Explicit mesh): until then primitives skip the
+# sharding rules (core/sharding_types.py) altogether
+sharding_types_seen = False
 # Mesh axis names in the order of the mesh a shard_map body was last traced over, so types
 # print their axes as JAX does ({V:(x,y)}, mesh order)
 axis_order: dict = {}
@@ -51,38 +55,52 @@ class ManualAxisType:
 
 class ShapedArray:
     """An array's type. jaxlib reads `shape`, `dtype` and `weak_type` from it directly."""
-    __slots__ = ("shape", "dtype", "weak_type", "vma", "_hash")
+    __slots__ = ("shape", "dtype", "weak_type", "vma", "sharding", "_hash")
 
-    def __init__(self, shape, dtype, weak_type=False, vma=NO_AXES):
+    def __init__(self, shape, dtype, weak_type=False, vma=NO_AXES, sharding=None):
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = bool(weak_type)
         # inside a shard_map body (check_vma=True): the manual mesh axes the value varies over
         self.vma = vma
+        # on a mesh with Explicit axes: the NamedSharding the type says (sharding_types.py)
+        self.sharding = sharding
         self._hash = hash((self.shape, self.dtype, self.weak_type, vma) if vma else
-                          (self.shape, self.dtype, self.weak_type))
+                          (self.shape, self.dtype, self.weak_type)) if sharding is None else \
+            hash((self.shape, self.dtype, self.weak_type, vma, sharding))
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: math.prod(self.shape))
     mat = property(lambda self: ManualAxisType(self.vma))     # JAX: typeof(x).mat.varying
 
-    def update(self, shape=None, dtype=None, weak_type=None, vma=None) -> ShapedArray:
+    def update(self, shape=None, dtype=None, weak_type=None, vma=None,
+               sharding=_KEEP) -> ShapedArray:
+        """A copy with some fields replaced; a new rank drops the sharding unless given."""
+        if sharding is _KEEP:
+            sharding = self.sharding if shape is None or len(shape) == len(self.shape) else None
         return ShapedArray(self.shape if shape is None else shape,
                            self.dtype if dtype is None else dtype,
                            self.weak_type if weak_type is None else weak_type,
-                           self.vma if vma is None else frozenset(vma))
+                           self.vma if vma is None else frozenset(vma), sharding)
 
     def strip_weak_type(self) -> ShapedArray:
         return self.update(weak_type=False) if self.weak_type else self
 
     def str_short(self) -> str:
-        return f"{dtypes.SHORT_NAMES.get(self.dtype, str(self.dtype))}[{','.join(map(str, self.shape))}]" \
+        return f"{dtypes.SHORT_NAMES.get(self.dtype, str(self.dtype))}[{self._dims()}]" \
             + (vma_text(self.vma) if self.vma else "")
+
+    def _dims(self) -> str:
+        """'8,4', or with a sharding in the type '8@x,4'."""
+        if self.sharding is None:
+            return ','.join(map(str, self.shape))
+        from .sharding_types import shape_text
+        return shape_text(self)
 
     def __eq__(self, other):
         return (type(other) is ShapedArray and self.shape == other.shape
                 and self.dtype == other.dtype and self.weak_type == other.weak_type
-                and self.vma == other.vma)
+                and self.vma == other.vma and self.sharding == other.sharding)
 
     def __hash__(self):
         return self._hash
@@ -90,7 +108,7 @@ class ShapedArray:
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""      # JAX spells the dtype out here
         vma = vma_text(self.vma) if self.vma else ""
-        return f"ShapedArray({self.dtype.name}[{','.join(map(str, self.shape))}]{vma}{weak})"
+        return f"ShapedArray({self.dtype.name}[{self._dims()}]{vma}{weak})"
 
     def __str__(self):
         """JAX's text for an aval: long dtype names, `~` marking a weak type. Jaxprs, logs

@@ -14,7 +14,9 @@ def aval_text(aval, weak: bool = True) -> str:
     """
     # float0 is a structured void dtype; bfloat16 and the float8s are void-kind too
     name = "float0" if aval.dtype.names == ("float0",) else aval.dtype.name
-    return f"{'~' if weak and aval.weak_type else ''}{name}[{','.join(map(str, aval.shape))}]"
+    dims = aval._dims() if getattr(aval, "sharding", None) is not None else \
+        ','.join(map(str, aval.shape))
+    return f"{'~' if weak and aval.weak_type else ''}{name}[{dims}]"
 
 
 def _shape_of(tracer) -> str:

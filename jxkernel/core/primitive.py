@@ -11,6 +11,7 @@ primitive, filled in right below each primitive's definition in `lax/`:
 """
 from __future__ import annotations
 
+from . import avals as _avals
 from . import trace as _trace
 from .ir import literal_value
 
@@ -121,4 +122,8 @@ def jaxpr_params(params: dict) -> list:
 def abstract_eval(prim: Primitive, avals, params):
     """Output avals of `prim` on input `avals`, always as a list."""
     out = rule("abstract_eval", prim)(*avals, **params)
-    return list(out) if prim.multiple_results else [out]
+    out = list(out) if prim.multiple_results else [out]
+    if _avals.sharding_types_seen:          # a mesh with Explicit axes is in use
+        from .sharding_types import apply
+        return apply(prim, avals, params, out)
+    return out

@@ -76,9 +76,14 @@ def broadcast_shapes(name: str, *shapes) -> tuple:
 
 
 # ------------------------------------------------------------------ factories
+# The elementwise primitives unop and binop made: core/sharding_types.py gives them one rule
+ELEMENTWISE: set = set()
+
+
 def unop(name: str, hlo_op: str | None, accepted, result_dtype=None) -> Primitive:
     """An elementwise unary primitive; `result_dtype(dtype)` if the result type differs."""
     prim = Primitive(name)
+    ELEMENTWISE.add(prim)
 
     def abstract(x, **params):
         check_dtype(name, x, accepted)
@@ -107,6 +112,7 @@ def naryop_abstract_eval(name: str, accepted, result_dtype=None):
 def binop(name: str, hlo_op: str | None, accepted, result_dtype=None) -> Primitive:
     """A broadcasting binary elementwise primitive lowered to one StableHLO op."""
     prim = Primitive(name)
+    ELEMENTWISE.add(prim)
     abstract_eval_rules[prim] = naryop_abstract_eval(name, accepted, result_dtype)
     batching_rules[prim] = _batch_util.broadcasting_batcher(prim)
     if hlo_op is not None:

@@ -229,11 +229,21 @@ def _dot_general_transpose_lhs(ct, x, y, *, dimension_numbers, precision,
                                                 x_contract_sorted_by_y))
     out = dot_general_p.bind(ct, y, dimension_numbers=dims, precision=precision,
                              preferred_element_type=preferred_element_type,
-                             out_sharding=None)
+                             out_sharding=_cotangent_sharding(x.aval, np.argsort(out_axes)))
     x_bar = shapes.transpose(out, out_axes)
     if get_aval(x_bar).dtype != x.aval.dtype:      # e.g. bf16 inputs, f32 preferred
         x_bar = _convert_element_type(x_bar, x.aval.dtype, x.aval.weak_type)
     return x_bar
+
+
+def _cotangent_sharding(aval, order):
+    """The sharding (Explicit axes) of the product a transpose by argsort(`order`) makes into
+    `aval`'s cotangent, so its split contracted axes need no out_sharding=; None untyped."""
+    if aval.sharding is None:
+        return None
+    from ..core.sharding_types import make, parts_of
+    parts = parts_of(aval)
+    return make(aval.sharding.mesh, [parts[i] for i in order])
 
 
 def _dot_general_transpose_rhs(ct, x, y, *, dimension_numbers, **params):
@@ -312,6 +322,9 @@ def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_t
              (_index_tuple(lhs_batch), _index_tuple(rhs_batch)))
     if preferred_element_type is not None:
         preferred_element_type = dtypes.canonicalize_dtype(preferred_element_type)
+    if out_sharding is not None:            # a PartitionSpec under set_mesh, as in JAX
+        from ..core.sharding_types import resolved
+        out_sharding = resolved(out_sharding)
     return dot_general_p.bind(lhs, rhs, dimension_numbers=dnums,
                               precision=canonicalize_precision(precision),
                               preferred_element_type=preferred_element_type,

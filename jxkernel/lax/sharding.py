@@ -10,6 +10,9 @@ the array out as asked (a device_put). Its derivative is constrained the same wa
 """
 from __future__ import annotations
 
+import functools
+
+from ..core.ir import param_printers
 from ..core.primitive import (
     Primitive,
     abstract_eval_rules,
@@ -25,6 +28,8 @@ from ._batch_util import ndim, not_mapped
 
 # The sharding classes (xla/sharding.py) load on first use: `import jxkernel` needs none.
 sharding_constraint_p = Primitive("sharding_constraint")
+# jax.sharding.reshard: the same operation, named (and printed) as JAX's, on Explicit axes
+reshard_p = Primitive("reshard")
 
 
 class NeedsMesh(ValueError):
@@ -41,7 +46,7 @@ def _is_sharding(s) -> bool:
     return isinstance(s, (NamedSharding, PartitionSpec))
 
 
-def with_sharding_constraint(x, shardings):
+def with_sharding_constraint(x, shardings, _prim=None):
     """Each array of `x` (a pytree) constrained to its sharding (one, or a matching pytree).
 
     >>> s = NamedSharding(mesh, P('y'))
@@ -61,7 +66,7 @@ def with_sharding_constraint(x, shardings):
         if not isinstance(s, NamedSharding):
             raise TypeError(f"with_sharding_constraint expects NamedShardings or PartitionSpecs "
                             f"(under set_mesh); got {s!r} of type {type(s).__name__}")
-        outs.append(sharding_constraint_p.bind(leaf, sharding=s))
+        outs.append((_prim or sharding_constraint_p).bind(leaf, sharding=s))
     return tree_unflatten(tree, outs)
 
 
@@ -91,32 +96,34 @@ def _lowering(ctx, x, *, sharding):
     return ctx.op1("sdy.sharding_constraint", [x], {"sharding": f"#sdy.sharding{dims}"})
 
 
-def _jvp(primals, tangents, *, sharding):
+def _jvp(prim, primals, tangents, *, sharding):
     (x,), (t,) = primals, tangents
-    out = sharding_constraint_p.bind(x, sharding=sharding)
-    return out, t if type(t) is Zero else sharding_constraint_p.bind(t, sharding=sharding)
+    out = prim.bind(x, sharding=sharding)
+    return out, t if type(t) is Zero else prim.bind(t, sharding=sharding)
 
 
-def _transpose(ct, x, *, sharding):
-    return [ct if type(ct) is Zero else sharding_constraint_p.bind(ct, sharding=sharding)]
+def _transpose(prim, ct, x, *, sharding):
+    return [ct if type(ct) is Zero else prim.bind(ct, sharding=sharding)]
 
 
-def _batching(vals, dims, *, sharding):
+def _batching(prim, vals, dims, *, sharding):
     """The batch axis is left unsplit: the spec gets a None at its position."""
     (x,), (d,) = vals, dims
     if d is not_mapped:
-        return sharding_constraint_p.bind(x, sharding=sharding), d
+        return prim.bind(x, sharding=sharding), d
     parts = list(sharding.spec) + [None] * (ndim(x) - 1 - len(sharding.spec))
     parts.insert(d, None)
     from ..xla.sharding import NamedSharding, PartitionSpec
     batched = NamedSharding(sharding.mesh, PartitionSpec(*parts),
                             memory_kind=sharding.memory_kind)
-    return sharding_constraint_p.bind(x, sharding=batched), d
+    return prim.bind(x, sharding=batched), d
 
 
-abstract_eval_rules[sharding_constraint_p] = _abstract_eval
-impl_rules[sharding_constraint_p] = _impl
-lowering_rules[sharding_constraint_p] = _lowering
-jvp_rules[sharding_constraint_p] = _jvp
-transpose_rules[sharding_constraint_p] = _transpose
-batching_rules[sharding_constraint_p] = _batching
+for _prim in (sharding_constraint_p, reshard_p):
+    abstract_eval_rules[_prim] = _abstract_eval
+    impl_rules[_prim] = _impl
+    lowering_rules[_prim] = _lowering
+    jvp_rules[_prim] = functools.partial(_jvp, _prim)
+    transpose_rules[_prim] = functools.partial(_transpose, _prim)
+    batching_rules[_prim] = functools.partial(_batching, _prim)
+param_printers[reshard_p] = lambda params: []       # JAX prints `reshard x`: the type says

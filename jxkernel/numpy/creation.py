@@ -245,6 +245,21 @@ def _fill(shape, value, dtype, weak=False, device=None):
     return out
 
 
+def _laid_out(make, out_sharding):
+    """`make()` typed and laid out as `out_sharding` (Explicit mesh axes), if one is given:
+    traced, its broadcast is typed so directly (as JAX's jaxpr shows it)."""
+    if out_sharding is None:
+        return make()
+    from ..core import sharding_types as st
+    if _eager():
+        return st.laid_out(make(), out_sharding)
+    sharding = st.resolved(out_sharding)
+    with st.out_sharding(lax.shapes.broadcast_in_dim_p, sharding):
+        x = make()
+    typed = st.typed_sharding(sharding, len(x.aval.shape))
+    return x if typed is not None and x.aval.sharding == typed else st.laid_out(x, sharding)
+
+
 def _check_forgot_shape_tuple(name, shape, dtype):
     if isinstance(dtype, int) and isinstance(shape, int):
         raise TypeError(f"Cannot interpret '{dtype}' as a data type.\n\nDid you accidentally "
@@ -253,7 +268,7 @@ def _check_forgot_shape_tuple(name, shape, dtype):
                         f"argument for the shape?")
 
 
-def zeros(shape, dtype=None, *, device=None):
+def zeros(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of zeros (float32 by default).
 
     >>> jnp.zeros((2, 3)).shape
@@ -261,14 +276,14 @@ def zeros(shape, dtype=None, *, device=None):
     """
     _check_forgot_shape_tuple("zeros", shape, dtype)
     dtype = canonicalize_user_dtype(float if dtype is None else dtype, "zeros")
-    return _fill(_shape(shape), 0, dtype, device=device)
+    return _laid_out(lambda: _fill(_shape(shape), 0, dtype, device=device), out_sharding)
 
 
-def ones(shape, dtype=None, *, device=None):
+def ones(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of ones (float32 by default)."""
     _check_forgot_shape_tuple("ones", shape, dtype)
     dtype = canonicalize_user_dtype(float if dtype is None else dtype, "ones")
-    return _fill(_shape(shape), 1, dtype, device=device)
+    return _laid_out(lambda: _fill(_shape(shape), 1, dtype, device=device), out_sharding)
 
 
 def empty(shape, dtype=None, *, device=None):
@@ -277,12 +292,14 @@ def empty(shape, dtype=None, *, device=None):
     return zeros(shape, dtype, device=device)
 
 
-def full(shape, fill_value, dtype=None, *, device=None):
+def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     """An array of `shape` filled with `fill_value` (broadcast if it is an array).
 
     >>> jnp.full((2,), 7)                  # weak, like the Python int
     Array([7, 7], dtype=int32, weak_type=True)
     """
+    if out_sharding is not None:
+        return _laid_out(lambda: full(shape, fill_value, dtype, device=device), out_sharding)
     if dtype is not None:
         dtype = canonicalize_user_dtype(dtype, "full")
     util.check_arraylike("full", fill_value)

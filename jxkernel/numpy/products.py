@@ -55,6 +55,18 @@ def _finish(out, dtype, weak):
         conversion._convert_element_type(out, dtype, weak)
 
 
+def _typed_as(out_sharding, product):
+    """`product()`, its result typed and laid out as `out_sharding` (a NamedSharding, or a
+    PartitionSpec under set_mesh); its contractions may then have split contracted axes."""
+    if out_sharding is None:
+        return product()
+    from ..core import sharding_types
+    from ..xla.sharded import resolve
+    sharding = resolve(out_sharding, "out_sharding")
+    with sharding_types.out_sharding(lax.dot_general_p, sharding):
+        return sharding_types.laid_out(product(), sharding)
+
+
 def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """NumPy's dot: a scalar product, matrix-vector or matrix product, or for N-D arrays a
     contraction of a's last axis with b's second-to-last.
@@ -70,7 +82,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
     else:
         contract = ((na - 1,), (0,)) if nb == 1 else ((na - 1,), (nb - 2,))
     out = lax.dot_general(a, b, (contract, ((), ())), precision=precision,
-                          preferred_element_type=dtype)
+                          preferred_element_type=dtype, out_sharding=out_sharding)
     return _finish(out, dtype, weak)
 
 
@@ -81,6 +93,9 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
     >>> jnp.matmul(jnp.ones((2, 1, 3, 4)), jnp.ones((5, 4, 2))).shape
     (2, 5, 3, 2)
     """
+    if out_sharding is not None:
+        return _typed_as(out_sharding, lambda: matmul(
+            a, b, precision=precision, preferred_element_type=preferred_element_type))
     a, b = _args("matmul", a, b)
     for i, x in enumerate((a, b)):
         if _ndim(x) < 1:
@@ -378,6 +393,10 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     subscripts, operands = _subscripts_and_operands(subscripts, operands)
     operands = _args("einsum", *operands)
     contractions = _plan(subscripts, tuple(aval_of(o).shape for o in operands), optimize)
+    if out_sharding is not None:        # traced op by op: the override must see each dot
+        return _typed_as(out_sharding, lambda: _einsum(
+            list(operands), contractions, precision, preferred_element_type,
+            _dot_general or lax.dot_general))
     return _jit_einsum(operands, contractions, precision, preferred_element_type,
                        _dot_general or lax.dot_general)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import avals as _avals
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal
 from ..core.primitive import lowering_rules
 from . import stablehlo as hlo
@@ -139,8 +140,22 @@ def lower_jaxpr_into(module_ctx, block, jaxpr: Jaxpr, const_values, arg_values) 
         if not eqn.primitive.multiple_results:
             outs = [outs]
         assert len(outs) == len(eqn.outvars), (eqn.primitive, len(outs), len(eqn.outvars))
+        if _avals.sharding_types_seen and module_ctx.mesh is not None and \
+                module_ctx.manual is None:
+            outs = _typed_layouts(ctx, eqn.outvars, outs)
         env.update(zip(eqn.outvars, outs))
     return [read(v) for v in jaxpr.outvars]
+
+
+def _typed_layouts(ctx, outvars, outs) -> list:
+    """Results whose type carries a sharding (Explicit axes), constrained to it, so XLA lays
+    them out as the type says (JAX emits the same sdy.sharding_constraint)."""
+    from .sharding import sdy_dims
+    return [out if v.aval.sharding is None else ctx.op1(
+                "sdy.sharding_constraint", [out],
+                {"sharding": f"#sdy.sharding{sdy_dims(v.aval.sharding, len(v.aval.shape))}"},
+                result_type=hlo.aval_type(v.aval))
+            for v, out in zip(outvars, outs)]
 
 
 def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None, num_replicas: int = 1,

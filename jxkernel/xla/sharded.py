@@ -22,6 +22,7 @@ import numpy as np
 
 from ..config import config
 from ..core.avals import ShapedArray, ShapeDtypeStruct
+from ..core.sharding_types import current_override, typed_sharding
 from ..tree_util import broadcast_prefix, prefix_errors, tree_flatten, tree_unflatten
 from . import client as _client
 from . import dispatch as _dispatch
@@ -64,6 +65,9 @@ class ShardedArray(ArrayImpl):
     __slots__ = ("_sharding",)
 
     def __init__(self, buf, aval: ShapedArray, sharding: NamedSharding):
+        typed = typed_sharding(sharding, len(aval.shape))     # Explicit axes: in the type
+        if typed != aval.sharding:
+            aval = aval.update(sharding=typed)
         super().__init__(buf, aval)
         self._sharding = sharding
 
@@ -408,8 +412,15 @@ def compile_lowered(text, module_ctx, closed, name, mesh, out_shardings, donated
     return exe, stats
 
 
+def typed_outputs(out_avals, out_shardings) -> list:
+    """Each output's given sharding, else the one its type says (Explicit axes), else None."""
+    return [s if s is not None or a.sharding is None else a.sharding
+            for a, s in zip(out_avals, out_shardings)]
+
+
 def compile_partitioned(closed, name, mesh, arg_shardings, out_shardings):
     """The ShardedExecutable of `closed` over `mesh` (no constants, nothing donated)."""
+    out_shardings = typed_outputs(closed.jaxpr.out_avals, out_shardings)
     text, module_ctx, _ = lower_partitioned(closed, name, mesh, arg_shardings, out_shardings)
     return compile_lowered(text, module_ctx, closed, name, mesh, out_shardings, (),
                            arg_shardings)[0]
@@ -563,6 +574,7 @@ class Partitioning:
         flat_out = [None] * len(jaxpr.outvars) if given_out is None else \
             _flat_shardings(given_out, out_struct, "out_shardings")
         _check_fit("outputs", _output_names(out_struct), jaxpr.out_avals, flat_out)
+        flat_out = typed_outputs(jaxpr.out_avals, flat_out)
         self.mesh = mesh = _mesh_of(flat_in + flat_out) or getattr(jitted, "_constraint_mesh",
                                                                     None)
         if mesh is None:
@@ -641,7 +653,7 @@ def apply_primitive(prim, args, params):
     """Run `prim` on operands of which some are ShardedArrays: partitioned over their mesh."""
     from ..core.ir import ClosedJaxpr
     shardings, avals = _operand_shardings(args), _avals(args)
-    key = (prim, tuple(params.items()), avals, shardings)
+    key = (prim, tuple(params.items()), avals, shardings, current_override())
     exe = _eager.get(key)
     if exe is None:
         jaxpr = _dispatch.primitive_jaxpr(prim, avals, params)

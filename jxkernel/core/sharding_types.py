@@ -1,0 +1,372 @@
+"""Sharding in types: on a mesh with Explicit axes an array's type says how it is split.
+
+    >>> mesh = jax.make_mesh((4, 2), ('x', 'y'))                  # Explicit axes
+    >>> x = jax.device_put(np.arange(8.0), NamedSharding(mesh, P('x')))
+    >>> jax.typeof(x), jax.typeof(x * 2), jax.typeof(x.sum())
+    (ShapedArray(float32[8@x]), ShapedArray(float32[8@x]), ShapedArray(float32[]))
+
+`ShapedArray.sharding` holds a NamedSharding (None off such meshes, so nothing else pays).
+While tracing, `apply` gives each result of a primitive the sharding its rule says (RULES,
+by primitive family, as JAX's `sharding_rule=`); a primitive with no rule gives results with
+no sharding in their type (XLA then chooses, as on an Auto mesh). Lowering constrains each
+typed result to its sharding (`sdy.sharding_constraint`), so the layout is what the type says.
+"""
+from __future__ import annotations
+
+import contextlib
+import threading
+
+from . import avals as _avals
+
+
+class ShardingTypeError(Exception):
+    """A primitive's operands' shardings do not determine its result's (JAX's class)."""
+
+
+def explicit_axes(mesh) -> frozenset:
+    from ..xla.sharding import AxisType
+    return frozenset(n for n, t in zip(mesh.axis_names, mesh.axis_types)
+                     if t is AxisType.Explicit)
+
+
+def typed_sharding(sharding, ndim: int):
+    """The sharding an array laid out as `sharding` has in its type: its Explicit axes only;
+    None when the mesh has no Explicit axis (or the sharding is not a NamedSharding)."""
+    from ..xla.sharding import NamedSharding
+    if type(sharding) is not NamedSharding:
+        return None
+    explicit = explicit_axes(sharding.mesh)
+    if not explicit:
+        return None
+    _avals.sharding_types_seen = True
+    parts = [tuple(a for a in axes if a in explicit) for axes in sharding.spec._axes(ndim)]
+    return make(sharding.mesh, parts)
+
+
+def make(mesh, parts):
+    """A NamedSharding over `mesh` from per-dimension axis tuples (() for unsplit)."""
+    from ..xla.sharding import NamedSharding, PartitionSpec
+    entries = [None if not p else p[0] if len(p) == 1 else tuple(p) for p in parts]
+    return NamedSharding(mesh, PartitionSpec(*entries))
+
+
+def parts_of(aval) -> list:
+    """Per dimension of `aval`, the tuple of mesh axes splitting it."""
+    return list(aval.sharding.spec._axes(len(aval.shape)))
+
+
+def dim_text(size, axes) -> str:
+    """'8@x' or '8@(x,y)' for a split dimension, '8' for an unsplit one."""
+    if not axes:
+        return str(size)
+    return f"{size}@{axes[0]}" if len(axes) == 1 else f"{size}@({','.join(axes)})"
+
+
+def shape_text(aval) -> str:
+    """'8@x,4' for a typed aval."""
+    return ",".join(map(dim_text, aval.shape, parts_of(aval)))
+
+
+# ------------------------------------------------------------------ out_sharding= overrides
+_local = threading.local()
+
+
+@contextlib.contextmanager
+def out_sharding(prim, sharding):
+    """Within: each `prim` whose result has `sharding`'s rank is typed as `sharding` (jnp.dot's
+    out_sharding=); one of another rank (an inner contraction of an einsum) gets its rule's
+    sharding, or none where the rule would raise (contracted split dimensions)."""
+    previous = getattr(_local, "override", None)
+    _local.override = (prim, sharding)
+    _avals.sharding_types_seen = True
+    try:
+        yield
+    finally:
+        _local.override = previous
+
+
+def current_override():
+    """The out_sharding= in force (part of eager dispatch's cache key), or None."""
+    return getattr(_local, "override", None)
+
+
+def _override(prim):
+    found = getattr(_local, "override", None)
+    return found[1] if found is not None and found[0] is prim else None
+
+
+def resolved(out_sharding):
+    """A NamedSharding from an out_sharding= (a PartitionSpec takes set_mesh's mesh)."""
+    from ..xla.sharded import resolve
+    _avals.sharding_types_seen = True
+    return resolve(out_sharding, "out_sharding")
+
+
+def laid_out(x, out_sharding):
+    """`x` typed and laid out as `out_sharding` (a NamedSharding, or a PartitionSpec under
+    set_mesh): what the `out_sharding=` of jnp.zeros and the like does."""
+    if out_sharding is None:
+        return x
+    from ..lax.sharding import with_sharding_constraint
+    from ..xla.sharded import resolve
+    _avals.sharding_types_seen = True
+    sharding = resolve(out_sharding, "out_sharding")
+    ndim = len(_avals.get_aval(x).shape)
+    # the array then reports its type's spec, one entry per dimension, as JAX's does
+    return with_sharding_constraint(x, typed_sharding(sharding, ndim) or sharding)
+
+
+# ------------------------------------------------------------------ rules
+def _spec_text(parts) -> str:
+    return "(" + ", ".join("None" if not p else repr(p[0]) if len(p) == 1 else repr(p)
+                           for p in parts) + ("," if len(parts) == 1 else "") + ")"
+
+
+def _broadcasting(name, in_avals, params, out_avals):
+    """Elementwise: rank-0 operands do not count; a size-1 unsplit dimension takes any."""
+    shaped = [a for a in in_avals if a.shape]
+    if not shaped:
+        return []
+    specs = [parts_of(a) if a.sharding is not None else [()] * len(a.shape) for a in shaped]
+    out = []
+    for i, column in enumerate(zip(*specs)):
+        found = [p for p, a in zip(column, shaped) if p or a.shape[i] != 1]
+        chosen = ()
+        for p in found:
+            if p and chosen and p != chosen:
+                raise ShardingTypeError(
+                    f"{name} got incompatible shardings for broadcasting: "
+                    f"{', '.join(_spec_text(s) for s in specs)}.")
+            chosen = chosen or p
+        out.append(chosen)
+    return out
+
+
+def _same_as_operand(name, in_avals, params, out_avals):
+    return parts_of(in_avals[0])
+
+
+def _reduction(name, in_avals, params, out_avals):
+    axes = set(params.get("axes", ()))
+    if "axis" in params and not axes:          # argmax / argmin
+        axes = {params["axis"]}
+    return [p for i, p in enumerate(parts_of(in_avals[0])) if i not in axes]
+
+
+def _transpose(name, in_avals, params, out_avals):
+    parts = parts_of(in_avals[0])
+    return [parts[i] for i in params["permutation"]]
+
+
+def _broadcast_in_dim(name, in_avals, params, out_avals):
+    out = [()] * len(out_avals[0].shape)
+    for p, d in zip(parts_of(in_avals[0]), params["broadcast_dimensions"]):
+        out[d] = p
+    return out
+
+
+def _squeeze(name, in_avals, params, out_avals):
+    dims = {d % len(in_avals[0].shape) for d in params["dimensions"]}
+    return [p for i, p in enumerate(parts_of(in_avals[0])) if i not in dims]
+
+
+def _unsplit_dims_only(name, changed):
+    """A rule keeping the operand's sharding where the dimensions `changed(in, out, params)`
+    names (those the op resizes) are unsplit; JAX's error otherwise."""
+    def rule(name_, in_avals, params, out_avals):
+        parts = parts_of(in_avals[0])
+        for d in changed(in_avals[0], out_avals[0], params):
+            if parts[d]:
+                raise ShardingTypeError(
+                    f"{name}: dimension {d} of the operand, of type {in_avals[0].str_short()}, "
+                    f"is sharded over {parts[d]} and the operation changes its size; "
+                    f"reshard it unsplit first (jax.sharding.reshard(x, P(...)))")
+        return parts
+    return rule
+
+
+def _resized(a, out, params):
+    return [d for d, (i, o) in enumerate(zip(a.shape, out.shape)) if i != o]
+
+
+def _select_n(name, in_avals, params, out_avals):
+    return _broadcasting(name, in_avals, params, out_avals)
+
+
+def _reshape(name, in_avals, params, out_avals):
+    """Dimensions kept as they are keep their sharding; where one dimension is split into
+    several, or several merged into one, only the first may be sharded, and its sharding goes
+    to the first result dimension (which its mesh axes must divide). Size-1 dimensions come
+    and go freely. JAX's error otherwise."""
+    a, out = in_avals[0], out_avals[0]
+    parts = parts_of(a)
+    in_dims = [d for d, size in enumerate(a.shape) if size != 1]
+    out_dims = [d for d, size in enumerate(out.shape) if size != 1]
+    result = [()] * len(out.shape)
+    for group_in, group_out in _groups(a.shape, in_dims, out.shape, out_dims):
+        first = parts[group_in[0]]
+        if any(parts[d] for d in group_in[1:]) or first and (
+                len(group_in) > 1 and len(group_out) > 1 or
+                out.shape[group_out[0]] % _axes_size(a.sharding.mesh, first)):
+            raise ShardingTypeError(
+                f"This reshape is not supported. Please specify the sharding of the output "
+                f"via the `out_sharding` argument of jax.lax.reshape. Got operand type: "
+                f"{a}, new sizes: {out.shape}")
+        result[group_out[0]] = first
+    return result
+
+
+def _groups(in_shape, in_dims, out_shape, out_dims):
+    """Runs of input and output dimensions (size-1 ones left out) with equal products."""
+    i = j = 0
+    while i < len(in_dims):
+        gi, gj = [in_dims[i]], [out_dims[j]]
+        pi, pj = in_shape[in_dims[i]], out_shape[out_dims[j]]
+        i, j = i + 1, j + 1
+        while pi != pj:
+            if pi < pj:
+                gi.append(in_dims[i])
+                pi, i = pi * in_shape[in_dims[i]], i + 1
+            else:
+                gj.append(out_dims[j])
+                pj, j = pj * out_shape[out_dims[j]], j + 1
+        yield gi, gj
+
+
+def _axes_size(mesh, axes) -> int:
+    sizes = dict(zip(mesh.axis_names, mesh.devices.shape))
+    n = 1
+    for a in axes:
+        n *= sizes[a]
+    return n
+
+
+def _dot_general(name, in_avals, params, out_avals):
+    given = params.get("out_sharding")
+    if given is not None and len(given.spec) <= len(out_avals[0].shape):
+        return list(given.spec._axes(len(out_avals[0].shape)))
+    lhs, rhs = in_avals
+    lp = parts_of(lhs) if lhs.sharding is not None else [()] * len(lhs.shape)
+    rp = parts_of(rhs) if rhs.sharding is not None else [()] * len(rhs.shape)
+    (lc, rc), (lb, rb) = params["dimension_numbers"]
+    lcs, rcs = tuple(lp[i] for i in lc), tuple(rp[i] for i in rc)
+    lbs, rbs = tuple(lp[i] for i in lb), tuple(rp[i] for i in rb)
+    _check_match(lbs, rbs, f"dot_general requires lhs batch dimensions and rhs batch "
+                 f"dimensions to have the consistent sharding, got {_spec_text(lbs)} and "
+                 f"{_spec_text(rbs)}.")
+    _check_match(lcs, rcs, f"dot_general requires contracting dimensions to have consistent "
+                 f"sharding, got {_spec_text(lcs)} and {_spec_text(rcs)}.")
+    if any(a and b for a, b in zip(lcs, rcs)):
+        raise ShardingTypeError(
+            f"Contracting dimensions are sharded and it is ambiguous how the output should be "
+            f"sharded. Please specify the output sharding via the `out_sharding` parameter. "
+            f"Got lhs_contracting_spec={_spec_text(lcs)} and "
+            f"rhs_contracting_spec={_spec_text(rcs)}")
+    free_l = [p for i, p in enumerate(lp) if i not in lc and i not in lb]
+    free_r = [p for i, p in enumerate(rp) if i not in rc and i not in rb]
+    return list(lbs) + free_l + free_r
+
+
+def _check_match(left, right, message):
+    for a, b in zip(left, right):
+        if a and b and a != b:
+            raise ShardingTypeError(message)
+
+
+RULES: dict = {}
+
+
+def _register():
+    """RULES, built on first use: which primitive family each rule serves."""
+    import importlib
+    conversion, dot, reductions, shapes, slicing, ew = (
+        importlib.import_module(f"jxkernel.lax.{m}") for m in
+        ("conversion", "dot", "reductions", "shapes", "slicing", "elementwise"))
+    from ..lax._rules import ELEMENTWISE
+    for prim in ELEMENTWISE | {ew.pow_p, ew.clamp_p, ew.conj_p}:
+        RULES[prim] = _broadcasting
+    RULES[ew.select_n_p] = _select_n
+    RULES[conversion.convert_element_type_p] = _same_as_operand
+    for prim in (reductions.reduce_sum_p, reductions.reduce_prod_p, reductions.reduce_max_p,
+                 reductions.reduce_min_p, reductions.reduce_and_p, reductions.reduce_or_p,
+                 reductions.argmax_p, reductions.argmin_p):
+        RULES[prim] = _reduction
+    RULES[shapes.transpose_p] = _transpose
+    RULES[shapes.broadcast_in_dim_p] = _broadcast_in_dim
+    RULES[shapes.squeeze_p] = _squeeze
+    RULES[shapes.reshape_p] = _reshape
+    RULES[shapes.concatenate_p] = _broadcasting        # JAX: even along a split dimension
+    RULES[slicing.slice_p] = _unsplit_dims_only("slice", _resized)
+    RULES[slicing.dynamic_slice_p] = _unsplit_dims_only("dynamic_slice", _resized)
+    RULES[dot.dot_general_p] = _dot_general
+    _register_typing()
+
+
+def _mesh_of(in_avals):
+    meshes = {a.sharding.mesh for a in in_avals if a.sharding is not None}
+    if len(meshes) > 1:
+        first, second = list(meshes)[:2]
+        raise ShardingTypeError(f"Mesh for all inputs should be equal. Got one mesh: {first} "
+                                f"and another mesh: {second}")
+    return meshes.pop() if meshes else None
+
+
+def apply(prim, in_avals, params, out_avals) -> list:
+    """`out_avals` with the shardings `prim`'s rule gives them, when an operand is typed."""
+    if not RULES:
+        _register()
+    mesh = _mesh_of(in_avals)
+    given = _override(prim)
+    if given is not None:
+        return _overridden(prim, in_avals, params, out_avals, given, mesh)
+    typing = TYPING_RULES.get(prim)
+    if typing is not None:
+        return typing(in_avals, params, out_avals)
+    if mesh is None:
+        given = params.get("out_sharding")
+        if given is None or prim not in RULES:
+            return out_avals
+        mesh = given.mesh
+    rule = RULES.get(prim)
+    if rule is None or prim.multiple_results:
+        return [a.update(sharding=None) for a in out_avals]
+    parts = rule(prim.name, in_avals, params, out_avals)
+    return [out_avals[0].update(sharding=make(mesh, parts))]
+
+
+def _overridden(prim, in_avals, params, out_avals, given, mesh) -> list:
+    out = out_avals[0]
+    if len(given.spec) <= len(out.shape):
+        return [out.update(sharding=typed_sharding(given, len(out.shape)))]
+    try:
+        parts = RULES[prim](prim.name, in_avals, params, out_avals)
+    except ShardingTypeError:
+        parts = [()] * len(out.shape)
+    return [out.update(sharding=make(mesh or given.mesh, parts))]
+
+
+def _constrained(in_avals, params, out_avals):
+    """with_sharding_constraint / reshard: the result is typed as its sharding."""
+    out = out_avals[0]
+    return [out.update(sharding=typed_sharding(params["sharding"], len(out.shape)))]
+
+
+def _call(in_avals, params, out_avals):
+    """jit (and custom_jvp/vjp calls): results typed as the called jaxpr's results."""
+    inner = params.get("jaxpr") or params.get("call_jaxpr")
+    return [a.update(sharding=i.sharding) if i.shape == a.shape else a.update(sharding=None)
+            for a, i in zip(out_avals, inner.out_avals)]
+
+
+TYPING_RULES: dict = {}
+
+
+def _register_typing():
+    import importlib
+    lax_sharding = importlib.import_module("jxkernel.lax.sharding")
+    TYPING_RULES[lax_sharding.sharding_constraint_p] = _constrained
+    TYPING_RULES[lax_sharding.reshard_p] = _constrained
+    jit = importlib.import_module("jxkernel.transforms.jit")
+    custom = importlib.import_module("jxkernel.transforms.custom_derivatives")
+    for prim in (jit.jit_p, custom.custom_jvp_call_p, custom.custom_vjp_call_p):
+        TYPING_RULES[prim] = _call

@@ -1,0 +1,126 @@
+"""Sharding in types on a mesh with Explicit axes, run alike by real JAX
+(reference/make_explicit_sharding_reference.py records explicit_sharding_reference.json) and
+by jxkernel (tests/test_sharding_explicit.py, in a subprocess with 8 CPU devices): `run(jax)`
+returns plain JSON data — types (`str(jax.typeof(...))`) eagerly and in jaxprs, jit results'
+shardings, values, and the errors.
+
+    run(jax)["types"]["mul_scalar"]  ->  "float32[8@x]"
+
+The mesh is jax.make_mesh((4, 2), ('x', 'y')), Explicit axes (JAX's default). Values are
+small integers in float32, so every sum and product below is exact.
+"""
+import numpy as np
+
+
+def _error(f):
+    try:
+        f()
+    except Exception as e:              # the class's name and message are what is compared
+        return [type(e).__name__, str(e).split("\n--------------------")[0]]
+    return None
+
+
+def _arrays(jax, mesh, P):
+    put = lambda v, *spec: jax.device_put(v, jax.sharding.NamedSharding(mesh, P(*spec)))  # noqa
+    return {
+        "x": put(np.arange(8, dtype=np.float32), "x"),
+        "y": put(np.arange(8, dtype=np.float32), "y"),
+        "r": put(np.arange(8, dtype=np.float32)),
+        "a": put(np.arange(32, dtype=np.float32).reshape(8, 4), "x", "y"),
+        "b": put(np.arange(8, dtype=np.float32).reshape(4, 2), "y", None),
+        "c": put(np.arange(32, dtype=np.float32).reshape(8, 4), "x"),
+        "w": put(np.arange(8, dtype=np.float32).reshape(4, 2)),
+        "z": put(np.arange(8, dtype=np.float32), ("x", "y")),
+        "s": put(np.arange(16, dtype=np.float32).reshape(4, 2, 2), "x"),
+        "t": put(np.arange(16, dtype=np.float32).reshape(4, 2, 2), "x"),
+    }
+
+
+def _types(jax, v, P):
+    """Each operation's result type, eagerly."""
+    jnp, lax = jax.numpy, jax.lax
+    x, y, r, a, b, c, w, z, s, t = (v[k] for k in "xyrabcwzst")
+    cases = {
+        "x": lambda: x, "a": lambda: a, "z": lambda: z, "replicated": lambda: r,
+        "mul_scalar": lambda: x * 2, "sin": lambda: jnp.sin(x), "add_float": lambda: x + 1.0,
+        "add_replicated": lambda: x + r, "add_mismatch": lambda: x + y,
+        "sum": lambda: jnp.sum(x), "sum_axis0": lambda: a.sum(0), "max_axis1": lambda: a.max(1),
+        "prod_axis0": lambda: c.prod(0), "min_all": lambda: a.min(),
+        "argmax_axis1": lambda: jnp.argmax(a, axis=1), "transpose": lambda: a.T,
+        "astype": lambda: a.astype(jnp.int32), "expand_dims": lambda: jnp.expand_dims(a, 0),
+        "squeeze": lambda: jnp.squeeze(jnp.expand_dims(a, 2), 2),
+        "broadcast_row": lambda: jnp.broadcast_to(x, (3, 8)),
+        "broadcast_add": lambda: c + jnp.ones((8, 1), np.float32),
+        "slice_unsplit": lambda: c[:, 1:3], "concat_unsplit": lambda: jnp.concatenate([c, c], 1),
+        "where": lambda: jnp.where(x > 2, x, 0.0), "compare": lambda: x > 2,
+        "reshape_same": lambda: c.reshape(8, 4), "reshape_unit": lambda: c.reshape(8, 1, 4),
+        "reshape_unsplit": lambda: c.reshape(8, 2, 2), "reshape_merge": lambda: c.reshape(32),
+        "reshape_mixed": lambda: c.reshape(4, 8), "slice_split": lambda: c[2:6],
+        "concat_split": lambda: jnp.concatenate([c, c], 0),
+        "dynamic_slice_unsplit": lambda: lax.dynamic_slice(c, (0, 1), (8, 2)),
+        "matmul_split_contracting": lambda: a @ b,
+        "matmul_free": lambda: c @ w, "dot_out_sharding": lambda: jnp.dot(a, b, out_sharding=P("x")),
+        "matmul_out_sharding": lambda: jnp.matmul(a, b, out_sharding=P(None, "y")),
+        "einsum_out_sharding": lambda: jnp.einsum("ij,jk->ik", a, b, out_sharding=P("x")),
+        "einsum_batch": lambda: jnp.einsum("bij,bjk->bik", s, t),
+        "dot_general_batch": lambda: lax.dot_general(s, t, (((2,), (1,)), ((0,), (0,)))),
+        "reshard": lambda: jax.sharding.reshard(a, P("y", "x")),
+        "reshard_replicate": lambda: jax.sharding.reshard(x, P()),
+        "zeros_out_sharding": lambda: jnp.zeros((8, 4), out_sharding=P("x")),
+        "ones_out_sharding": lambda: jnp.ones((8,), jnp.int32, out_sharding=P(("x", "y"))),
+        "full_out_sharding": lambda: jnp.full((4, 8), 2.0, out_sharding=P(None, "x")),
+    }
+    out = {}
+    for name, f in cases.items():
+        try:
+            out[name] = str(jax.typeof(f()))
+        except Exception as e:
+            out[name] = [type(e).__name__, str(e).split("\n--------------------")[0]]
+    return out
+
+
+def _jit(jax, v, P):
+    """Types in jaxprs and jit's results (type, sharding spec and value)."""
+    jnp = jax.numpy
+    x, a, b, c, w = (v[k] for k in "xabcw")
+
+    def f(a, c, w):
+        h = jnp.sin(a) * 2
+        m = jnp.dot(c.T, c @ w, out_sharding=P(None, "y"))
+        return h.T, h.sum(0), m, jax.sharding.reshard(c, P(None, "y")), jnp.zeros(
+            (4,), out_sharding=P("x"))
+
+    out = {"jaxpr": str(jax.make_jaxpr(f)(a, c, w))}
+    results = jax.jit(f)(a, c, w)
+    out["jit_types"] = [str(jax.typeof(y)) for y in results]
+    out["jit_specs"] = [repr(y.sharding.spec) for y in results]
+    out["values"] = [np.asarray(y).tolist() for y in results]
+    out["grad_type"] = str(jax.typeof(jax.grad(lambda x: jnp.sum(jnp.sin(x) * x))(x)))
+    out["grad_value"] = np.asarray(jax.grad(lambda x: jnp.sum(x * x))(x)).tolist()
+    out["vmap_type"] = str(jax.typeof(jax.vmap(lambda row: row * 2)(c)))
+    out["matmul_error_in_jit"] = _error(lambda: jax.jit(lambda a, b: a @ b)(a, b))
+
+    seen = []
+    jax.make_jaxpr(lambda x: seen.append(jax.sharding.get_abstract_mesh().axis_names) or x)(x)
+    out["abstract_mesh_in_trace"] = list(seen[0])
+    out["eager_values"] = {
+        "dot_out_sharding": np.asarray(jnp.dot(a, b, out_sharding=P("x"))).tolist(),
+        "matmul_free": np.asarray(c @ w).tolist(),
+        "sum_axis0": np.asarray(a.sum(0)).tolist(),
+    }
+    out["eager_specs"] = {
+        "transpose": repr(a.T.sharding.spec), "sum_axis0": repr(a.sum(0).sharding.spec),
+        "dot_out_sharding": repr(jnp.dot(a, b, out_sharding=P("x")).sharding.spec),
+        "reshard": repr(jax.sharding.reshard(a, P("y", "x")).sharding.spec),
+    }
+    return out
+
+
+def run(jax):
+    """All cases as JSON data (under jax.set_mesh, as JAX's out_sharding=P(...) needs)."""
+    P = jax.sharding.PartitionSpec
+    mesh = jax.make_mesh((4, 2), ("x", "y"))
+    v = _arrays(jax, mesh, P)
+    with jax.sharding.use_mesh(mesh) if not hasattr(jax, "set_mesh") else jax.set_mesh(mesh):
+        return {"axis_types": [str(t) for t in mesh.axis_types], "types": _types(jax, v, P),
+                **_jit(jax, v, P)}

@@ -1,0 +1,108 @@
+"""Sharding in types on meshes with Explicit axes (jxkernel/core/sharding_types.py), against
+JAX 0.10.2's recorded answers.
+
+One subprocess (JXKERNEL_CPU_DEVICES=8) runs tests/data/explicit_sharding_cases.py, the cases
+reference/make_explicit_sharding_reference.py ran with JAX, plus a few jxkernel-only facts (the
+lowered module's constraints, an Auto mesh's untyped arrays), and prints one JSON object that
+the tests below take apart.
+"""
+import json
+import os
+
+import numpy as np
+import pytest
+from test_runtime_subprocess import run_code
+
+from jxkernel.core.avals import ShapedArray
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+
+_RUN = r"""
+import json
+import numpy as np
+import jxkernel as jax, jxkernel.numpy as jnp
+from jxkernel.sharding import AxisType, NamedSharding, PartitionSpec as P
+import explicit_sharding_cases
+out = explicit_sharding_cases.run(jax)
+mesh = jax.make_mesh((4, 2), ("x", "y"))
+a = jax.device_put(np.ones((8, 4), np.float32), NamedSharding(mesh, P("x", "y")))
+out["lowered"] = jax.jit(lambda a: jnp.sin(a) * 2).lower(a).as_text()
+auto = jax.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
+xa = jax.device_put(np.arange(8, dtype=np.float32), NamedSharding(auto, P("x")))
+out["auto_types"] = [str(jax.typeof(xa)), str(jax.typeof(xa * 2)),
+                     str(jax.typeof(jax.jit(lambda v: v + 1)(xa)))]
+out["auto_sharding_none"] = jax.typeof(xa).sharding is None
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def runs():
+    result = run_code(_RUN, {"JXKERNEL_CPU_DEVICES": "8"})
+    mine = json.loads(result.stdout.strip().splitlines()[-1])
+    with open(os.path.join(DATA, "explicit_sharding_reference.json")) as f:
+        return mine, json.load(f)
+
+
+def test_types_of_each_operation_are_jaxs(runs):
+    mine, ref = runs
+    assert mine["axis_types"] == ref["axis_types"] == ["AxisType.Explicit"] * 2
+    # x[2:6] along a split axis: JAX gathers (and says so), jxkernel slices; both refuse
+    assert mine["types"].pop("slice_split")[0] == ref["types"].pop("slice_split")[0] == \
+        "ShardingTypeError"
+    assert mine["types"] == ref["types"]
+    types = mine["types"]
+    assert (types["x"], types["a"], types["z"]) == (
+        "float32[8@x]", "float32[8@x,4@y]", "float32[8@(x,y)]")
+    assert types["mul_scalar"] == types["sin"] == types["add_replicated"] == "float32[8@x]"
+    assert (types["sum"], types["sum_axis0"], types["argmax_axis1"]) == (
+        "float32[]", "float32[4@y]", "int32[8@x]")
+    assert types["transpose"] == "float32[4@y,8@x]"
+    assert types["dot_out_sharding"] == "float32[8@x,2]"
+    assert types["reshard"] == "float32[8@y,4@x]"
+    assert types["zeros_out_sharding"] == "float32[8@x,4]"
+    assert types["reshape_merge"] == "float32[32@x]" and types["concat_split"] == "float32[16@x,4]"
+    assert types["reshape_mixed"][1].startswith("This reshape is not supported.")
+
+
+def test_split_contracting_axes_and_mismatched_operands_raise_jaxs_errors(runs):
+    mine, ref = runs
+    cls, message = mine["types"]["matmul_split_contracting"]
+    assert cls == "ShardingTypeError" and "specify the output sharding via the `out_sharding`" \
+        in message and "lhs_contracting_spec=('y',)" in message
+    assert mine["types"]["add_mismatch"][0] == "ShardingTypeError"
+    assert mine["matmul_error_in_jit"] == ref["matmul_error_in_jit"]
+    assert mine["matmul_error_in_jit"][0] == "ShardingTypeError"
+
+
+def test_jit_prints_typed_jaxprs_and_returns_arrays_laid_out_as_typed(runs):
+    mine, ref = runs
+    assert mine["jaxpr"] == ref["jaxpr"]
+    assert "k:f32[8,4@y] = reshard b" in mine["jaxpr"]
+    assert mine["jit_types"] == ref["jit_types"] and mine["jit_specs"] == ref["jit_specs"]
+    assert mine["jit_specs"][0] == "P('y', 'x')"
+    assert mine["values"] == ref["values"]          # small integers: exact on any CPU
+    assert mine["eager_specs"] == ref["eager_specs"]
+    assert mine["eager_values"] == ref["eager_values"]
+
+
+def test_grad_vmap_and_the_abstract_mesh_keep_types(runs):
+    mine, ref = runs
+    for key in ("grad_type", "grad_value", "vmap_type", "abstract_mesh_in_trace"):
+        assert mine[key] == ref[key], key
+    assert mine["grad_type"] == "float32[8@x]" and mine["vmap_type"] == "float32[8@x,4]"
+    assert mine["grad_value"] == (2 * np.arange(8.0)).tolist()
+
+
+def test_lowering_constrains_typed_results_and_auto_meshes_stay_untyped(runs):
+    mine, _ = runs
+    text = mine["lowered"]
+    assert text.count("sdy.sharding_constraint") == 2     # sin and mul, as JAX's module
+    assert '#sdy.sharding<@mesh, [{"x"}, {"y"}]>' in text
+    assert mine["auto_types"] == ["float32[8]"] * 3 and mine["auto_sharding_none"]
+
+
+def test_avals_without_a_sharding_compare_and_hash_as_before():
+    a, b = ShapedArray((2, 3), np.float32), ShapedArray((2, 3), np.float32)
+    assert a.sharding is None and a == b and hash(a) == hash((a.shape, a.dtype, a.weak_type))
+    assert a.update(shape=(6,)).sharding is None and a.str_short() == "f32[2,3]"
