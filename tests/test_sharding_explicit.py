@@ -94,6 +94,19 @@ def test_grad_vmap_and_the_abstract_mesh_keep_types(runs):
     assert mine["grad_value"] == (2 * np.arange(8.0)).tolist()
 
 
+def test_jit_without_sharded_inputs_gradients_of_replicated_values_and_scan(runs):
+    mine, ref = runs
+    for key in ("jit_made", "grad_of_replicated", "grad_in_jit_type", "scan_split_xs", "scan"):
+        assert mine[key] == ref[key], key
+    assert mine["jit_made"] == ["float32[8@x]", "P('x',)"]          # partitioned, not 1 device
+    assert mine["grad_of_replicated"][0] == "float32[4,2]"           # no out_sharding needed
+    assert mine["scan_split_xs"][0] == "ValueError" and mine["scan"][1] == "float32[4,8@x]"
+    # JAX names the carry by the body's argument ('The input carry k'); jxkernel by its path
+    cls, message = mine["scan_carry_mismatch"]
+    assert cls == ref["scan_carry_mismatch"][0] == "TypeError"
+    assert message == ref["scan_carry_mismatch"][1].replace("carry k has", "carry has")
+
+
 def test_lowering_constrains_typed_results_and_auto_meshes_stay_untyped(runs):
     mine, _ = runs
     text = mine["lowered"]

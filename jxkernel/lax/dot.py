@@ -229,19 +229,22 @@ def _dot_general_transpose_lhs(ct, x, y, *, dimension_numbers, precision,
                                                 x_contract_sorted_by_y))
     out = dot_general_p.bind(ct, y, dimension_numbers=dims, precision=precision,
                              preferred_element_type=preferred_element_type,
-                             out_sharding=_cotangent_sharding(x.aval, np.argsort(out_axes)))
+                             out_sharding=_cotangent_sharding(x.aval, np.argsort(out_axes),
+                                                              get_aval(ct), get_aval(y)))
     x_bar = shapes.transpose(out, out_axes)
     if get_aval(x_bar).dtype != x.aval.dtype:      # e.g. bf16 inputs, f32 preferred
         x_bar = _convert_element_type(x_bar, x.aval.dtype, x.aval.weak_type)
     return x_bar
 
 
-def _cotangent_sharding(aval, order):
+def _cotangent_sharding(aval, order, *operands):
     """The sharding (Explicit axes) of the product a transpose by argsort(`order`) makes into
-    `aval`'s cotangent, so its split contracted axes need no out_sharding=; None untyped."""
-    if aval.sharding is None:
-        return None
+    `aval`'s cotangent, so its split contracted axes need no out_sharding=: the primal's, or
+    replicated for an untyped primal (a one-device array) with typed `operands`; else None."""
     from ..core.sharding_types import make, parts_of
+    if aval.sharding is None:
+        mesh = next((a.sharding.mesh for a in operands if a.sharding is not None), None)
+        return None if mesh is None else make(mesh, [()] * len(aval.shape))
     parts = parts_of(aval)
     return make(aval.sharding.mesh, [parts[i] for i in order])
 

@@ -34,6 +34,19 @@ from .while_loop import while_loop
 scan_p = Primitive("scan", multiple_results=True)
 
 
+def _slice_type(aval):
+    """The type of one slice of `xs` along its leading axis; on Explicit mesh axes that axis
+    must be unsplit (JAX's error) and the rest keep their sharding."""
+    if aval.sharding is None:
+        return aval.update(shape=aval.shape[1:])
+    from ..core.sharding_types import make, parts_of
+    parts = parts_of(aval)
+    if parts[0]:
+        raise ValueError(f"0th dimension of all xs should be replicated. Got "
+                         f"{aval.sharding.spec!r}")
+    return aval.update(shape=aval.shape[1:], sharding=make(aval.sharding.mesh, parts[1:]))
+
+
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
     """Loop `carry, y = f(carry, x)` over the leading axis of `xs`; returns (carry, stacked ys).
 
@@ -60,7 +73,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     unroll = max(length, 1) if unroll is True else max(1, int(unroll or 1))
     carry_leaves, carry_tree = tree_flatten(init)
     carry_avals = cf.avals_of(carry_leaves)
-    x_avals = [get_aval(x).update(shape=get_aval(x).shape[1:]) for x in x_leaves]
+    x_avals = [_slice_type(get_aval(x)) for x in x_leaves]
     in_tree = tree_flatten((init, xs))[1]
 
     def body(carry, x):

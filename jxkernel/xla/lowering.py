@@ -140,8 +140,7 @@ def lower_jaxpr_into(module_ctx, block, jaxpr: Jaxpr, const_values, arg_values) 
         if not eqn.primitive.multiple_results:
             outs = [outs]
         assert len(outs) == len(eqn.outvars), (eqn.primitive, len(outs), len(eqn.outvars))
-        if _avals.sharding_types_seen and module_ctx.mesh is not None and \
-                module_ctx.manual is None:
+        if _avals.sharding_types_seen and module_ctx.manual is None:
             outs = _typed_layouts(ctx, eqn.outvars, outs)
         env.update(zip(eqn.outvars, outs))
     return [read(v) for v in jaxpr.outvars]
@@ -151,6 +150,11 @@ def _typed_layouts(ctx, outvars, outs) -> list:
     """Results whose type carries a sharding (Explicit axes), constrained to it, so XLA lays
     them out as the type says (JAX emits the same sdy.sharding_constraint)."""
     from .sharding import sdy_dims
+    typed = next((v.aval.sharding for v in outvars if v.aval.sharding is not None), None)
+    if typed is not None and ctx.module_ctx.mesh is None:  # jit partitions it over the mesh
+        from ..lax.sharding import NeedsMesh
+        raise NeedsMesh(f"a result typed {typed!r} (Explicit mesh axes) inside a program "
+                        f"compiled for one device: jit it at the top level", typed.mesh)
     return [out if v.aval.sharding is None else ctx.op1(
                 "sdy.sharding_constraint", [out],
                 {"sharding": f"#sdy.sharding{sdy_dims(v.aval.sharding, len(v.aval.shape))}"},

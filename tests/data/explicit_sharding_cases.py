@@ -99,6 +99,19 @@ def _jit(jax, v, P):
     out["grad_value"] = np.asarray(jax.grad(lambda x: jnp.sum(x * x))(x)).tolist()
     out["vmap_type"] = str(jax.typeof(jax.vmap(lambda row: row * 2)(c)))
     out["matmul_error_in_jit"] = _error(lambda: jax.jit(lambda a, b: a @ b)(a, b))
+    lax = jax.lax
+    made = jax.jit(lambda: jnp.zeros((8,), out_sharding=P("x")))()      # no sharded input
+    out["jit_made"] = [str(jax.typeof(made)), repr(made.sharding.spec)]
+    w1 = jnp.ones((4, 2), np.float32)                                   # one device
+    g = jax.grad(lambda w: jnp.mean((c @ w) ** 2))(w1)
+    out["grad_of_replicated"] = [str(jax.typeof(g)), np.asarray(g).tolist()]
+    gj = jax.jit(jax.grad(lambda c: jnp.sum(jnp.sin(c) @ w)))(c)
+    out["grad_in_jit_type"] = str(jax.typeof(gj))
+    out["scan_split_xs"] = _error(lambda: lax.scan(lambda k, r: (k + r, r), jnp.zeros(4), c))
+    out["scan_carry_mismatch"] = _error(
+        lambda: lax.scan(lambda k, r: (k + r, r * 2), jnp.zeros(8, np.float32), c.T))
+    carry, ys = lax.scan(lambda k, r: (k + r, r * 2), jnp.zeros(8, out_sharding=P("x")), c.T)
+    out["scan"] = [np.asarray(carry).tolist(), str(jax.typeof(ys)), np.asarray(ys).sum().item()]
 
     seen = []
     jax.make_jaxpr(lambda x: seen.append(jax.sharding.get_abstract_mesh().axis_names) or x)(x)
