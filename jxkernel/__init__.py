@@ -86,6 +86,7 @@ _LAZY["stages"] = ("jxkernel.stages", None)     # jax.stages.Compiled after `imp
 _LAZY["export"] = ("jxkernel.export", None)     # jax.export.export after `import jax`
 _LAZY["profiler"] = ("jxkernel.profiler", None)   # jax.profiler.trace after `import jax`
 _LAZY["shard_map"] = ("jxkernel.transforms.shard_map", "shard_map")   # jax.shard_map
+_LAZY["Shard"] = ("jxkernel.xla.array", "Shard")   # jax.Shard: an item of x.addressable_shards
 _LAZY.update({n: ("jxkernel.runtime_state", n) for n in (  # jax.clear_caches, jax.transfer_guard
     "clear_caches", "check_tracer_leaks", "checking_leaks", "transfer_guard",
     "transfer_guard_host_to_device", "transfer_guard_device_to_device",

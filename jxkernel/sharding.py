@@ -9,6 +9,7 @@ Arrays split over a mesh, and jit with shardings, are in xla/sharded.py; the cla
 plain values (xla/sharding.py).
 """
 import abc
+import functools
 
 from .xla.sharding import (  # noqa: F401
     _EMPTY_MESH,
@@ -71,6 +72,125 @@ def _check_explicit(sharding) -> None:
                                  f"that are of type Auto or Manual. Got PartitionSpec: "
                                  f"{sharding.spec!r} with axis name: {a} of type: "
                                  f"{types[a]!s}.")
+
+
+def auto_axes(f=None, /, *, axes=None, out_sharding=None):
+    """`f` run with mesh `axes` (all, by default) made Auto: inside, types do not carry them and
+    XLA chooses how values are split over them (no out_sharding= needed for a matmul over a
+    split axis); the result is resharded to `out_sharding` (given here or at the call).
+
+    >>> explicit = jax.make_mesh((4, 2), ('x', 'y'))
+    >>> a = jax.device_put(np.ones((8, 4)), NamedSharding(explicit, P('x', 'y')))
+    >>> b = jax.device_put(np.ones((4, 2)), NamedSharding(explicit, P('y')))
+    >>> with set_mesh(explicit):                 # a @ b alone: split contracting axes, an error
+    ...     print(jax.typeof(auto_axes(lambda a, b: a @ b, out_sharding=P('x'))(a, b)))
+    float32[8@x,2]
+    """
+    if f is None:
+        return lambda g: auto_axes(g, axes=axes, out_sharding=out_sharding)
+
+    @functools.wraps(f)
+    def run(*args, **kwargs):
+        out = out_sharding if out_sharding is not None else kwargs.pop("out_sharding", None)
+        if out is None:
+            raise TypeError("Missing required keyword argument: 'out_sharding'")
+        outer = get_mesh()
+        if not outer.axis_names or _all_of_type(outer, axes, AxisType.Auto):
+            return f(*args, **kwargs)
+        inner = _with_axis_type(outer, axes, AxisType.Auto)
+        args = _retyped(args, inner)
+        with set_mesh(inner):
+            result = f(*args, **kwargs)
+        return reshard(result, out)
+    return run
+
+
+def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
+    """`f` run with mesh `axes` (all, by default) made Explicit, its arguments resharded to
+    `in_sharding` (given here or at the call); inside, types carry the sharding. The results
+    keep their layout, typed as the outer mesh says.
+
+    >>> auto = jax.make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Auto,) * 2)
+    >>> with set_mesh(auto):
+    ...     explicit_axes(lambda c: c * 2, in_sharding=P('x'))(np.ones((8, 4))).sharding.spec
+    P('x',)
+    """
+    if f is None:
+        return lambda g: explicit_axes(g, axes=axes, in_sharding=in_sharding)
+
+    @functools.wraps(f)
+    def run(*args, **kwargs):
+        given = in_sharding if in_sharding is not None else kwargs.pop("in_sharding", None)
+        if given is None:
+            raise TypeError("Missing required keyword argument: 'in_sharding'")
+        outer = get_mesh()
+        if not outer.axis_names:
+            raise ValueError("Context mesh cannot be empty. Please use `jax.set_mesh` API to "
+                             "enter into a mesh context when using `explicit_axes` API.")
+        inner = _with_axis_type(outer, axes, AxisType.Explicit)
+        with set_mesh(inner):
+            result = f(*reshard(args, given), **kwargs)
+        return _laid_out_on(result, outer)
+    return run
+
+
+def _axes_named(mesh, axes) -> tuple:
+    if axes is None:
+        return mesh.axis_names
+    names = (axes,) if isinstance(axes, str) else tuple(axes)
+    for a in names:
+        if a not in mesh.axis_names:
+            raise ValueError(f"axes={axes!r}: {a!r} is not an axis of the mesh {mesh}")
+    return names
+
+
+def _all_of_type(mesh, axes, kind) -> bool:
+    types = dict(zip(mesh.axis_names, mesh.axis_types))
+    return all(types[a] is kind for a in _axes_named(mesh, axes))
+
+
+def _with_axis_type(mesh, axes, kind) -> Mesh:
+    """`mesh` (same devices and names) with `axes` of type `kind`."""
+    names = _axes_named(mesh, axes)
+    types = tuple(kind if n in names else t for n, t in zip(mesh.axis_names, mesh.axis_types))
+    return Mesh(mesh.devices, mesh.axis_names, axis_types=types)
+
+
+def _retyped(tree, mesh):
+    """Each typed array of `tree` moved onto `mesh`, its spec keeping only axes still
+    Explicit there (the others are XLA's to choose inside, as in JAX)."""
+    from .core.avals import get_aval
+    from .core.sharding_types import explicit_axes as explicit_of
+    from .lax.sharding import with_sharding_constraint
+    from .tree_util import tree_map
+    kept = explicit_of(mesh)
+
+    def move(x):
+        typed = getattr(get_aval(x), "sharding", None)
+        if typed is None:
+            return x
+        spec = PartitionSpec(*(tuple(a for a in axes if a in kept) or None
+                               for axes in typed.spec._axes(len(typed.spec))))
+        return with_sharding_constraint(x, NamedSharding(mesh, spec))
+    return tree_map(move, tree)
+
+
+def _laid_out_on(tree, mesh):
+    """Each typed array of `tree` laid out on `mesh` as its type says (trailing unsplit
+    dimensions left out of the spec, as JAX reports it)."""
+    from .core.avals import get_aval
+    from .lax.sharding import with_sharding_constraint
+    from .tree_util import tree_map
+
+    def move(x):
+        typed = getattr(get_aval(x), "sharding", None)
+        if typed is None:
+            return x
+        parts = list(typed.spec)
+        while parts and parts[-1] is None:
+            parts.pop()
+        return with_sharding_constraint(x, NamedSharding(mesh, PartitionSpec(*parts)))
+    return tree_map(move, tree)
 
 
 class Sharding(abc.ABC):

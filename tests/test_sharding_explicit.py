@@ -107,12 +107,32 @@ def test_jit_without_sharded_inputs_gradients_of_replicated_values_and_scan(runs
     assert message == ref["scan_carry_mismatch"][1].replace("carry k has", "carry has")
 
 
+def test_auto_axes_and_explicit_axes_change_the_types_inside(runs):
+    mine, ref = runs
+    assert mine["axis_type_changes"] == ref["axis_type_changes"]
+    changes = mine["axis_type_changes"]
+    assert changes["auto"][:2] == ["float32[8@x,2]", "P('x', None)"]
+    assert changes["auto"][2] == (np.arange(32.0).reshape(8, 4) @ np.arange(8.0).reshape(4, 2)
+                                  ).tolist()
+    assert changes["seen"][0] == ["float32[8,4]", "float32[4,2]", "(Auto, Auto)"]
+    assert changes["seen"][3] == ["float32[8@x,4]", "float32[4,2]", "(Explicit, Auto)"]
+    assert changes["explicit"][:2] == ["float32[8,4]", "P('x',)"]
+    assert changes["seen"][-2:] == ["float32[8@x,4]", "float32[8,4@y]"]
+    assert changes["auto_missing"][0] == "TypeError" and changes["explicit_no_mesh"][0] == \
+        "ValueError"
+
+
 def test_lowering_constrains_typed_results_and_auto_meshes_stay_untyped(runs):
     mine, _ = runs
     text = mine["lowered"]
     assert text.count("sdy.sharding_constraint") == 2     # sin and mul, as JAX's module
     assert '#sdy.sharding<@mesh, [{"x"}, {"y"}]>' in text
     assert mine["auto_types"] == ["float32[8]"] * 3 and mine["auto_sharding_none"]
+
+
+def test_jax_shard_is_the_class_of_addressable_shards():
+    import jxkernel as jax
+    assert isinstance(jax.numpy.ones(2).addressable_shards[0], jax.Shard)
 
 
 def test_avals_without_a_sharding_compare_and_hash_as_before():

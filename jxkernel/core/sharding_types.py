@@ -108,9 +108,7 @@ def laid_out(x, out_sharding):
     if out_sharding is None:
         return x
     from ..lax.sharding import with_sharding_constraint
-    from ..xla.sharded import resolve
-    _avals.sharding_types_seen = True
-    sharding = resolve(out_sharding, "out_sharding")
+    sharding = resolved(out_sharding)
     ndim = len(_avals.get_aval(x).shape)
     # the array then reports its type's spec, one entry per dimension, as JAX's does
     return with_sharding_constraint(x, typed_sharding(sharding, ndim) or sharding)

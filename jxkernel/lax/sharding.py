@@ -80,6 +80,14 @@ def _impl(x, *, sharding):
     return device_put(x, sharding)
 
 
+def _reshard_impl(x, *, sharding):
+    """As _impl, the array reporting one spec entry per dimension (as JAX's reshard does)."""
+    from ..xla.sharding import NamedSharding, PartitionSpec
+    parts = list(sharding.spec) + [None] * (ndim(x) - len(sharding.spec))
+    return _impl(x, sharding=NamedSharding(sharding.mesh, PartitionSpec(*parts),
+                                           memory_kind=sharding.memory_kind))
+
+
 def _lowering(ctx, x, *, sharding):
     mesh = ctx.module_ctx.mesh
     if mesh is None:                # jit catches this and partitions the program over the mesh
@@ -126,4 +134,5 @@ for _prim in (sharding_constraint_p, reshard_p):
     jvp_rules[_prim] = functools.partial(_jvp, _prim)
     transpose_rules[_prim] = functools.partial(_transpose, _prim)
     batching_rules[_prim] = functools.partial(_batching, _prim)
+impl_rules[reshard_p] = _reshard_impl
 param_printers[reshard_p] = lambda params: []       # JAX prints `reshard x`: the type says

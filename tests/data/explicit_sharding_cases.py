@@ -129,11 +129,52 @@ def _jit(jax, v, P):
     return out
 
 
+def _axis_type_changes(jax, mesh, v, P):
+    """auto_axes (Explicit -> Auto inside) and explicit_axes (Auto -> Explicit inside): the
+    types seen inside, and the results' types, specs and values."""
+    jnp, NS = jax.numpy, jax.sharding.NamedSharding
+    a, b = v["a"], v["b"]
+    seen, out = [], {}
+
+    def matmul(a, b):
+        seen.append([str(jax.typeof(a)), str(jax.typeof(b)),
+                     str(jax.sharding.get_abstract_mesh().axis_types)])
+        return a @ b
+
+    def note(name, f):
+        try:
+            r = f()
+            out[name] = [str(jax.typeof(r)), repr(r.sharding.spec), np.asarray(r).tolist()]
+        except Exception as e:
+            out[name] = [type(e).__name__, str(e).split("\n--------------------")[0]]
+    auto_axes, explicit_axes = jax.sharding.auto_axes, jax.sharding.explicit_axes
+    with jax.set_mesh(mesh):
+        note("auto", lambda: auto_axes(matmul, out_sharding=P("x"))(a, b))
+        note("auto_at_call", lambda: auto_axes(matmul)(a, b, out_sharding=P("x")))
+        note("auto_jit", lambda: jax.jit(auto_axes(matmul, out_sharding=P(None, "y")))(a, b))
+        note("auto_y", lambda: auto_axes(matmul, axes="y", out_sharding=P("x"))(a, b))
+        note("auto_missing", lambda: auto_axes(matmul)(a, b))
+    auto = jax.make_mesh((4, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+    c = jax.device_put(np.arange(32, dtype=np.float32).reshape(8, 4), NS(auto, P("x")))
+
+    def double(c):
+        seen.append(str(jax.typeof(c)))
+        return c * 2
+    with jax.set_mesh(auto):
+        note("explicit", lambda: explicit_axes(double, in_sharding=P("x"))(c))
+        note("explicit_jit", lambda: jax.jit(explicit_axes(double, in_sharding=P(None, "y")))(c))
+    note("explicit_no_mesh", lambda: explicit_axes(double, in_sharding=P("x"))(c))
+    out["seen"] = seen
+    return out
+
+
 def run(jax):
     """All cases as JSON data (under jax.set_mesh, as JAX's out_sharding=P(...) needs)."""
     P = jax.sharding.PartitionSpec
     mesh = jax.make_mesh((4, 2), ("x", "y"))
     v = _arrays(jax, mesh, P)
-    with jax.sharding.use_mesh(mesh) if not hasattr(jax, "set_mesh") else jax.set_mesh(mesh):
-        return {"axis_types": [str(t) for t in mesh.axis_types], "types": _types(jax, v, P),
-                **_jit(jax, v, P)}
+    with jax.set_mesh(mesh):
+        out = {"axis_types": [str(t) for t in mesh.axis_types], "types": _types(jax, v, P),
+               **_jit(jax, v, P)}
+    out["axis_type_changes"] = _axis_type_changes(jax, mesh, v, P)
+    return out
