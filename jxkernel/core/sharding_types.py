@@ -271,6 +271,66 @@ def _check_match(left, right, message):
             raise ShardingTypeError(message)
 
 
+def _cumulative(name, in_avals, params, out_avals):
+    parts, axis = parts_of(in_avals[0]), params["axis"]
+    if parts[axis]:
+        raise ShardingTypeError(f"Input should be unsharded over the axis being reduced. Got "
+                                f"input type={in_avals[0]} and axis={axis}")
+    return parts
+
+
+def _pad(name, in_avals, params, out_avals):
+    a, out = in_avals[0], out_avals[0]
+    parts = parts_of(a)
+    for d, p in enumerate(parts):
+        if p and out.shape[d] != a.shape[d] and \
+                out.shape[d] % _axes_size(a.sharding.mesh, p):
+            raise ShardingTypeError(
+                f"padding on sharded dims where out dim ({out.shape[d]}) is not divisible by "
+                f"mesh axes ({_axes_size(a.sharding.mesh, p)}) with spec ({','.join(p)}) is "
+                f"not implemented. Got input type={a.str_short()} and output shape="
+                f"{out.shape}")
+    return parts
+
+
+def _dynamic_update_slice(name, in_avals, params, out_avals):
+    """The operand's sharding (None, untyped, for an untyped operand); a typed update must
+    have the same (an untyped one, from a primitive with no rule or a one-device array, is let
+    through)."""
+    operand, update = in_avals[:2]
+    if update.sharding is not None and operand.sharding is not None and \
+            parts_of(update) != parts_of(operand):
+        raise ShardingTypeError(
+            f"dynamic_update_slice operand sharding must be equal to update sharding, got "
+            f"operand sharding {operand} and update sharding {update}")
+    return parts_of(operand) if operand.sharding is not None else None
+
+
+# Primitives with several results: a rule gives each result's parts.
+def _sort(name, in_avals, params, out_avals):
+    parts, d = parts_of(in_avals[0]), params["dimension"]
+    if parts[d]:
+        raise ShardingTypeError(f"Arguments to sort must be unsharded over the sorting "
+                                f"dimension. Got arg sharding={in_avals[0].sharding}")
+    return [parts] * len(out_avals)
+
+
+def _split(name, in_avals, params, out_avals):
+    parts = parts_of(in_avals[0])
+    if parts[params["axis"]]:
+        raise ShardingTypeError(f"split: the operand, of type {in_avals[0]}, is sharded along "
+                                f"axis {params['axis']}; reshard it unsplit there first")
+    return [parts] * len(out_avals)
+
+
+def _top_k(name, in_avals, params, out_avals):
+    parts = parts_of(in_avals[0])
+    if parts[-1]:
+        raise ShardingTypeError(f"top_k: the operand, of type {in_avals[0]}, is sharded along "
+                                f"its last axis; reshard it unsplit there first")
+    return [parts] * len(out_avals)
+
+
 RULES: dict = {}
 
 
@@ -297,6 +357,15 @@ def _register():
     RULES[slicing.slice_p] = _unsplit_dims_only("slice", _resized)
     RULES[slicing.dynamic_slice_p] = _unsplit_dims_only("dynamic_slice", _resized)
     RULES[dot.dot_general_p] = _dot_general
+    for prim in (reductions.cumsum_p, reductions.cumprod_p, reductions.cummax_p,
+                 reductions.cummin_p, reductions.cumlogsumexp_p):
+        RULES[prim] = _cumulative
+    RULES[shapes.rev_p] = _same_as_operand
+    RULES[importlib.import_module("jxkernel.lax._ad_util").stop_gradient_p] = _same_as_operand
+    RULES[shapes.pad_p] = _pad
+    RULES[slicing.dynamic_update_slice_p] = _dynamic_update_slice
+    sorting = importlib.import_module("jxkernel.lax.sorting")
+    RULES[sorting.sort_p], RULES[sorting.top_k_p], RULES[shapes.split_p] = _sort, _top_k, _split
     _register_typing()
 
 
@@ -326,9 +395,13 @@ def apply(prim, in_avals, params, out_avals) -> list:
             return out_avals
         mesh = given.mesh
     rule = RULES.get(prim)
-    if rule is None or prim.multiple_results:
+    if rule is None:
         return [a.update(sharding=None) for a in out_avals]
     parts = rule(prim.name, in_avals, params, out_avals)
+    if parts is None:                           # the rule leaves the result untyped
+        return [a.update(sharding=None) for a in out_avals]
+    if prim.multiple_results:
+        return [a.update(sharding=make(mesh, p)) for a, p in zip(out_avals, parts)]
     return [out_avals[0].update(sharding=make(mesh, parts))]
 
 
@@ -350,10 +423,21 @@ def _constrained(in_avals, params, out_avals):
 
 
 def _call(in_avals, params, out_avals):
-    """jit (and custom_jvp/vjp calls): results typed as the called jaxpr's results."""
-    inner = params.get("jaxpr") or params.get("call_jaxpr")
-    return [a.update(sharding=i.sharding) if i.shape == a.shape else a.update(sharding=None)
-            for a, i in zip(out_avals, inner.out_avals)]
+    """jit, custom_jvp/vjp calls, cond, while and scan: results typed as the inner jaxpr's (a
+    scan's stacked ys with an unsplit leading axis)."""
+    inner = params.get("jaxpr") or params.get("call_jaxpr") or params.get("body_jaxpr") or \
+        params["branches"][0]
+    return [_typed_like(a, i) for a, i in zip(out_avals, inner.out_avals)]
+
+
+def _typed_like(aval, inner):
+    if inner.sharding is None:
+        return aval.update(sharding=None)
+    if inner.shape == aval.shape:
+        return aval.update(sharding=inner.sharding)
+    if aval.shape[1:] == inner.shape:               # scan's ys: stacked along a new axis
+        return aval.update(sharding=make(inner.sharding.mesh, [()] + parts_of(inner)))
+    return aval.update(sharding=None)
 
 
 TYPING_RULES: dict = {}
@@ -366,5 +450,8 @@ def _register_typing():
     TYPING_RULES[lax_sharding.reshard_p] = _constrained
     jit = importlib.import_module("jxkernel.transforms.jit")
     custom = importlib.import_module("jxkernel.transforms.custom_derivatives")
-    for prim in (jit.jit_p, custom.custom_jvp_call_p, custom.custom_vjp_call_p):
+    cond, loop, scan = (importlib.import_module(f"jxkernel.lax.{m}")
+                        for m in ("cond", "while_loop", "scan"))
+    for prim in (jit.jit_p, custom.custom_jvp_call_p, custom.custom_vjp_call_p, cond.cond_p,
+                 loop.while_p, scan.scan_p):
         TYPING_RULES[prim] = _call

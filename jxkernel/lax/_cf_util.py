@@ -87,9 +87,11 @@ def describe_mismatch(what1, tree1, avals1, what2, tree2, avals2) -> str | None:
                     f"the {what} do not match.")
         if getattr(a, "vma", None) != getattr(b, "vma", None):      # in a shard_map body
             return _vma_mismatch(what1, what2, path, a, b)
-        # Explicit mesh axes: a typed result must match (an untyped one comes from a
-        # primitive jxkernel has no sharding rule for, and is let through)
-        if getattr(b, "sharding", None) is not None and a.sharding != b.sharding:
+        # Explicit mesh axes: typed carries must keep their sharding. An untyped side (a
+        # primitive with no sharding rule, or a one-device initial value, which JAX would
+        # type as replicated) is let through
+        if getattr(a, "sharding", None) is not None and b.sharding is not None and \
+                a.sharding != b.sharding:
             where = f" at path {path}" if path else ""
             return (f"{what1}{where} has type {a.strip_weak_type()} but {what2} has type "
                     f"{b.strip_weak_type()}.")

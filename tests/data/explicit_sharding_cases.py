@@ -67,6 +67,14 @@ def _types(jax, v, P):
         "reshard": lambda: jax.sharding.reshard(a, P("y", "x")),
         "reshard_replicate": lambda: jax.sharding.reshard(x, P()),
         "zeros_out_sharding": lambda: jnp.zeros((8, 4), out_sharding=P("x")),
+        "cumsum_axis1": lambda: jnp.cumsum(c, axis=1), "cumsum_split": lambda: jnp.cumsum(c, 0),
+        "rev": lambda: lax.rev(c, (0,)), "pad": lambda: lax.pad(c, 0.0, ((0, 0, 0), (1, 1, 0))),
+        "pad_split": lambda: lax.pad(c, 0.0, ((1, 1, 0), (0, 0, 0))),
+        "sort_axis1": lambda: jnp.sort(c, axis=1), "argsort_axis1": lambda: jnp.argsort(c, 1),
+        "top_k": lambda: lax.top_k(c, 2)[0], "split": lambda: jnp.split(c, 2, axis=1)[0],
+        "cond": lambda: lax.cond(True, lambda v: v + 1, lambda v: v - 1, c),
+        "fori": lambda: lax.fori_loop(0, 3, lambda i, v: v * 2, c),
+        "stop_gradient": lambda: lax.stop_gradient(c), "softmax": lambda: jax.nn.softmax(c, 1),
         "ones_out_sharding": lambda: jnp.ones((8,), jnp.int32, out_sharding=P(("x", "y"))),
         "full_out_sharding": lambda: jnp.full((4, 8), 2.0, out_sharding=P(None, "x")),
     }
@@ -108,8 +116,9 @@ def _jit(jax, v, P):
     gj = jax.jit(jax.grad(lambda c: jnp.sum(jnp.sin(c) @ w)))(c)
     out["grad_in_jit_type"] = str(jax.typeof(gj))
     out["scan_split_xs"] = _error(lambda: lax.scan(lambda k, r: (k + r, r), jnp.zeros(4), c))
-    out["scan_carry_mismatch"] = _error(
-        lambda: lax.scan(lambda k, r: (k + r, r * 2), jnp.zeros(8, np.float32), c.T))
+    out["scan_carry_mismatch"] = _error(lambda: lax.scan(
+        lambda k, r: (jax.sharding.reshard(k + r, P()), r), jnp.zeros(8, out_sharding=P("x")),
+        c.T))
     carry, ys = lax.scan(lambda k, r: (k + r, r * 2), jnp.zeros(8, out_sharding=P("x")), c.T)
     out["scan"] = [np.asarray(carry).tolist(), str(jax.typeof(ys)), np.asarray(ys).sum().item()]
 
