@@ -141,7 +141,7 @@ def _jit(jax, v, P):
 def _axis_type_changes(jax, mesh, v, P):
     """auto_axes (Explicit -> Auto inside) and explicit_axes (Auto -> Explicit inside): the
     types seen inside, and the results' types, specs and values."""
-    jnp, NS = jax.numpy, jax.sharding.NamedSharding
+    NS = jax.sharding.NamedSharding
     a, b = v["a"], v["b"]
     seen, out = [], {}
 
