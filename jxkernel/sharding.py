@@ -9,7 +9,9 @@ Arrays split over a mesh, and jit with shardings, are in xla/sharded.py; the cla
 plain values (xla/sharding.py).
 """
 import abc
+import contextlib
 import functools
+import threading
 
 from .xla.sharding import (  # noqa: F401
     _EMPTY_MESH,
@@ -36,12 +38,35 @@ def get_mesh() -> Mesh:
 
 
 def get_abstract_mesh() -> AbstractMesh:
-    """The AbstractMesh of the mesh set by set_mesh (an empty one when none is set).
+    """The mesh use_abstract_mesh set, else the AbstractMesh of the mesh set by set_mesh (an
+    empty one when none is set).
 
     >>> get_abstract_mesh()
     AbstractMesh((), axis_types=())
     """
-    return get_mesh().abstract_mesh
+    found = getattr(_abstract_state, "mesh", None)
+    return found if found is not None else get_mesh().abstract_mesh
+
+
+_abstract_state = threading.local()
+
+
+@contextlib.contextmanager
+def use_abstract_mesh(mesh: AbstractMesh):
+    """Within: get_abstract_mesh() is `mesh` (get_mesh() is unchanged).
+
+    >>> with use_abstract_mesh(AbstractMesh((4, 2), ('x', 'y'))):
+    ...     get_abstract_mesh().axis_names
+    ('x', 'y')
+    """
+    if not isinstance(mesh, AbstractMesh):
+        raise ValueError(f"Expected mesh of type `jax.sharding.AbstractMesh`. Got type: "
+                         f"{type(mesh)}")
+    previous, _abstract_state.mesh = getattr(_abstract_state, "mesh", None), mesh
+    try:
+        yield
+    finally:
+        _abstract_state.mesh = previous
 
 
 def reshard(xs, out_shardings):

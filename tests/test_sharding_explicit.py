@@ -96,11 +96,13 @@ def test_grad_vmap_and_the_abstract_mesh_keep_types(runs):
 
 def test_jit_without_sharded_inputs_gradients_of_replicated_values_and_scan(runs):
     mine, ref = runs
-    for key in ("jit_made", "grad_of_replicated", "grad_in_jit_type", "scan_split_xs", "scan"):
+    for key in ("jit_made", "grad_of_replicated", "grad_in_jit_type", "scan_split_xs", "scan",
+                "struct"):
         assert mine[key] == ref[key], key
     assert mine["jit_made"] == ["float32[8@x]", "P('x',)"]          # partitioned, not 1 device
     assert mine["grad_of_replicated"][0] == "float32[4,2]"           # no out_sharding needed
     assert mine["scan_split_xs"][0] == "ValueError" and mine["scan"][1] == "float32[4,8@x]"
+    assert mine["struct"][0] == "float32[8@x,4]" and mine["struct"][2] == "float32[8@x]"
     # JAX names the carry by the body's argument ('The input carry k'); jxkernel by its path
     cls, message = mine["scan_carry_mismatch"]
     assert cls == ref["scan_carry_mismatch"][0] == "TypeError"
@@ -133,6 +135,18 @@ def test_lowering_constrains_typed_results_and_auto_meshes_stay_untyped(runs):
 def test_jax_shard_is_the_class_of_addressable_shards():
     import jxkernel as jax
     assert isinstance(jax.numpy.ones(2).addressable_shards[0], jax.Shard)
+
+
+def test_use_abstract_mesh_sets_what_get_abstract_mesh_answers():
+    import jxkernel as jax
+    abstract = jax.sharding.AbstractMesh((4, 2), ("x", "y"))
+    with jax.sharding.use_abstract_mesh(abstract):
+        assert jax.sharding.get_abstract_mesh() is abstract
+        assert jax.sharding.get_mesh().axis_names == ()         # as JAX: the mesh is unset
+    assert jax.sharding.get_abstract_mesh().axis_names == ()
+    with pytest.raises(ValueError, match="Expected mesh of type `jax.sharding.AbstractMesh`"):
+        with jax.sharding.use_abstract_mesh(jax.make_mesh((1,), ("x",))):
+            pass
 
 
 def test_avals_without_a_sharding_compare_and_hash_as_before():

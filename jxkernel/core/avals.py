@@ -168,7 +168,11 @@ class ShapeDtypeStruct:
 
     @property
     def aval(self) -> ShapedArray:
-        return ShapedArray(self.shape, self.dtype, self.weak_type)
+        if self.sharding is None:
+            return ShapedArray(self.shape, self.dtype, self.weak_type)
+        from .sharding_types import typed_sharding       # Explicit mesh axes: in the type
+        return ShapedArray(self.shape, self.dtype, self.weak_type,
+                           sharding=typed_sharding(self.sharding, len(self.shape)))
 
     def __eq__(self, other):
         return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape

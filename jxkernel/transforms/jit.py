@@ -792,7 +792,8 @@ class Jitted:
 
     def eval_shape(self, *args, **kwargs):
         traced = self.trace(*args, **kwargs)
-        return tree_unflatten(traced.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
+        return tree_unflatten(traced.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type,
+                                                                 getattr(a, "sharding", None))
                                                 for a in traced.jaxpr.out_avals])
 
     def cache_hits(self) -> int:

@@ -60,8 +60,9 @@ def eval_shape(fun, *args, **kwargs):
     ShapeDtypeStruct(shape=(2,), dtype=float32)
     """
     closed, out_tree = _trace_flat(fun, (), args, kwargs, "eval_shape")
-    out = tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
-                                    for a in closed.out_avals])
+    out = tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type,
+                                                     getattr(a, "sharding", None))
+                                    for a in closed.out_avals])     # sharding: Explicit axes
     return _key_shapes(out)
 
 

@@ -115,6 +115,9 @@ def _jit(jax, v, P):
     out["grad_of_replicated"] = [str(jax.typeof(g)), np.asarray(g).tolist()]
     gj = jax.jit(jax.grad(lambda c: jnp.sum(jnp.sin(c) @ w)))(c)
     out["grad_in_jit_type"] = str(jax.typeof(gj))
+    struct = jax.ShapeDtypeStruct((8, 4), jnp.float32, sharding=c.sharding)
+    out["struct"] = [str(jax.typeof(struct)), str(jax.jit(lambda v: v * 2).trace(struct).jaxpr),
+                     str(jax.typeof(jax.eval_shape(lambda v: v.sum(1), c)))]
     out["scan_split_xs"] = _error(lambda: lax.scan(lambda k, r: (k + r, r), jnp.zeros(4), c))
     out["scan_carry_mismatch"] = _error(lambda: lax.scan(
         lambda k, r: (jax.sharding.reshard(k + r, P()), r), jnp.zeros(8, out_sharding=P("x")),
