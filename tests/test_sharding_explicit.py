@@ -97,7 +97,7 @@ def test_grad_vmap_and_the_abstract_mesh_keep_types(runs):
 def test_jit_without_sharded_inputs_gradients_of_replicated_values_and_scan(runs):
     mine, ref = runs
     for key in ("jit_made", "grad_of_replicated", "grad_in_jit_type", "scan_split_xs", "scan",
-                "struct"):
+                "struct", "only_an_index_typed"):
         assert mine[key] == ref[key], key
     assert mine["jit_made"] == ["float32[8@x]", "P('x',)"]          # partitioned, not 1 device
     assert mine["grad_of_replicated"][0] == "float32[4,2]"           # no out_sharding needed

@@ -332,6 +332,12 @@ def _top_k(name, in_avals, params, out_avals):
 
 
 RULES: dict = {}
+_ANY_OPERAND_TYPED: set = set()
+
+
+def _any_operand_typed():
+    """The rules that read every operand's sharding (the others read the first's)."""
+    return {_broadcasting, _select_n, _dot_general, _dynamic_update_slice}
 
 
 def _register():
@@ -367,6 +373,7 @@ def _register():
     sorting = importlib.import_module("jxkernel.lax.sorting")
     RULES[sorting.sort_p], RULES[sorting.top_k_p], RULES[shapes.split_p] = _sort, _top_k, _split
     _register_typing()
+    _ANY_OPERAND_TYPED.update(_any_operand_typed())
 
 
 def _mesh_of(in_avals):
@@ -395,7 +402,8 @@ def apply(prim, in_avals, params, out_avals) -> list:
             return out_avals
         mesh = given.mesh
     rule = RULES.get(prim)
-    if rule is None:
+    if rule is None or in_avals[0].sharding is None and rule not in _ANY_OPERAND_TYPED:
+        # no rule, or only a secondary operand (a padding value, an index) is typed
         return [a.update(sharding=None) for a in out_avals]
     parts = rule(prim.name, in_avals, params, out_avals)
     if parts is None:                           # the rule leaves the result untyped

@@ -118,6 +118,9 @@ def _jit(jax, v, P):
     struct = jax.ShapeDtypeStruct((8, 4), jnp.float32, sharding=c.sharding)
     out["struct"] = [str(jax.typeof(struct)), str(jax.jit(lambda v: v * 2).trace(struct).jaxpr),
                      str(jax.typeof(jax.eval_shape(lambda v: v.sum(1), c)))]
+    i, u = jax.device_put(np.int32(1), c.sharding.update(spec=P())), jnp.arange(8.0)
+    out["only_an_index_typed"] = str(jax.typeof(jax.jit(lambda: lax.dynamic_slice(u, (i,),
+                                                                                  (2,)))()))
     out["scan_split_xs"] = _error(lambda: lax.scan(lambda k, r: (k + r, r), jnp.zeros(4), c))
     out["scan_carry_mismatch"] = _error(lambda: lax.scan(
         lambda k, r: (jax.sharding.reshard(k + r, P()), r), jnp.zeros(8, out_sharding=P("x")),
