@@ -14,6 +14,7 @@ typed result to its sharding (`sdy.sharding_constraint`), so the layout is what 
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 
 from . import avals as _avals
@@ -29,6 +30,7 @@ def explicit_axes(mesh) -> frozenset:
                      if t is AxisType.Explicit)
 
 
+@functools.lru_cache(maxsize=1024)      # every ShardedArray made asks: keep it cheap
 def typed_sharding(sharding, ndim: int):
     """The sharding an array laid out as `sharding` has in its type: its Explicit axes only;
     None when the mesh has no Explicit axis (or the sharding is not a NamedSharding)."""
