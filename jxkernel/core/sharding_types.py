@@ -411,8 +411,22 @@ def apply(prim, in_avals, params, out_avals) -> list:
     if parts is None:                           # the rule leaves the result untyped
         return [a.update(sharding=None) for a in out_avals]
     if prim.multiple_results:
-        return [a.update(sharding=make(mesh, p)) for a, p in zip(out_avals, parts)]
-    return [out_avals[0].update(sharding=make(mesh, parts))]
+        return [a.update(sharding=make(mesh, _legal(prim, in_avals, a, p)))
+                for a, p in zip(out_avals, parts)]
+    return [out_avals[0].update(sharding=make(mesh, _legal(prim, in_avals, out_avals[0], parts)))]
+
+
+def _legal(prim, in_avals, out_aval, parts):
+    """`parts`, unless a mesh axis splits two dimensions (x @ x.T with x split on its rows),
+    which JAX refuses with this message."""
+    used = [a for p in parts for a in p]
+    if len(used) == len(set(used)):
+        return parts
+    short = out_aval.str_short().split("[")[0]
+    dims = ",".join(map(dim_text, out_aval.shape, parts))
+    raise ShardingTypeError(
+        f"{prim.name} operation with inputs: {', '.join(a.str_short() for a in in_avals)} "
+        f"produces an illegally sharded result: {short}[{dims}]")
 
 
 def _overridden(prim, in_avals, params, out_avals, given, mesh) -> list:

@@ -59,6 +59,7 @@ def _types(jax, v, P):
         "concat_split": lambda: jnp.concatenate([c, c], 0),
         "dynamic_slice_unsplit": lambda: lax.dynamic_slice(c, (0, 1), (8, 2)),
         "matmul_split_contracting": lambda: a @ b,
+        "matmul_same_axis_twice": lambda: c @ c.T,
         "matmul_free": lambda: c @ w, "dot_out_sharding": lambda: jnp.dot(a, b, out_sharding=P("x")),
         "matmul_out_sharding": lambda: jnp.matmul(a, b, out_sharding=P(None, "y")),
         "einsum_out_sharding": lambda: jnp.einsum("ij,jk->ik", a, b, out_sharding=P("x")),
