@@ -11,19 +11,14 @@ here: JAX's needs flatbuffers (absent from .venv-jax), and jxkernel writes its o
 import importlib
 
 import numpy as np
+from recorded_errors import error_of
 
 
 def _module(jax, name):
     return importlib.import_module(f"{jax.__name__}.{name}")
 
 
-def _error(fn) -> list | None:
-    """[exception class, its message] of `fn()`, or None if it returns."""
-    try:
-        fn()
-    except Exception as e:      # noqa: BLE001 (the class is what is recorded)
-        return [type(e).__name__, str(e)]
-    return None
+_error = error_of
 
 
 def _floats(x) -> list:
