@@ -105,11 +105,15 @@ def _vma_mismatch(what1, what2, path, a, b) -> str:
     text = (f"{what1}{where} has type {a.strip_weak_type()} but {what2} has type "
             f"{b.strip_weak_type()}, so the manual axis types do not match.")
     missing = in_mesh_order(b.vma - a.vma)
+    see = ("\nSee https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more "
+           "information.")
     if missing and what1.startswith("The input carry"):
         text += (f"\n\nThis might be fixed by applying `jax.lax.pcast(..., {missing}, "
                  f"to='varying')`, to the initial carry value corresponding to the input "
-                 f"carry{where}.\nSee https://docs.jax.dev/en/latest/notebooks/shard_map.html"
-                 f"#scan-vma for more information.")
+                 f"carry{where}.{see}")
+    elif what1.startswith("The output of "):        # cond's branches: JAX hints even with ()
+        text += (f"\n\nThis might be fixed by applying `jax.lax.pcast(..., {missing}, "
+                 f"to='varying')` to the output of {what1[len('The output of '):]}.{see}")
     return text
 
 

@@ -157,6 +157,11 @@ def _values(jax, mesh, P):
             "psum_of_invariant": np.asarray(summed(v)).tolist()}
 
 
+def _message_from(marker, error):
+    """A recorded error with its message from `marker` on."""
+    return error and [error[0], error[1][error[1].find(marker):]]
+
+
 def _errors(jax, mesh, P):
     lax, jnp = jax.lax, jax.numpy
     a = np.arange(16, dtype=np.float32)
@@ -182,6 +187,11 @@ def _errors(jax, mesh, P):
                                                           (P("x"), P("x"))))(a, a)),
         "scan_carry_becomes_varying": _error(lambda: jax.make_jaxpr(sm(
             lambda a: lax.scan(lambda c, x: (c + x, c), np.float32(0), a)[0], P("x"), P()))(a)),
+        # from "The output of" on: the lines before name the branches' files and lines
+        "cond_branches_vary_differently": _message_from("The output of", _error(
+            lambda: jax.make_jaxpr(sm(lambda a, w: lax.cond(
+                w > 0, lambda: a * w, lambda: jnp.broadcast_to(w, a.shape)), (P("x"), P()),
+                P("x")))(a, np.float32(2)))),
         "grad_inside_needs_psum": _error(lambda: jax.make_jaxpr(sm(
             lambda a, w: jax.grad(lambda w: jnp.sum(a * w))(w) + a[0], (P("x"), P()), P()))(
                 a, np.float32(2))),
