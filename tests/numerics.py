@@ -85,6 +85,21 @@ def assert_allclose_ulp(actual, expected, ulps: int, *, scale=None, err_msg: str
             f" got {actual[worst]!r}, want {expected[worst]!r}")
 
 
+def assert_matches_recorded(ours: dict, theirs: dict, what: str) -> None:
+    """A program's named results against JAX's recorded ones: entries named "*_values" are
+    float32 results of sums and products (within REDUCTION ulps at their largest magnitude),
+    everything else (texts, ints, booleans, error classes) exactly."""
+    assert sorted(ours) == sorted(theirs), what
+    for name, want in theirs.items():
+        got = ours[name]
+        if name.endswith("_values"):
+            want = np.asarray(want, np.float32)
+            assert_allclose_ulp(np.asarray(got, np.float32), want, REDUCTION,
+                                scale=np.abs(want).max(initial=0), err_msg=name)
+        else:
+            assert got == want, f"{what}.{name}:\n{got}\n!=\n{want}"
+
+
 def _is_float(dtype: np.dtype) -> bool:
     """NumPy's inexact types and ml_dtypes' floats (bfloat16, float8_*: NumPy calls them void)."""
     if np.issubdtype(dtype, np.inexact):

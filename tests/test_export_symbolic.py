@@ -10,7 +10,7 @@ import os
 import export_symbolic_cases as cases
 import numpy as np
 import pytest
-from numerics import REDUCTION, assert_allclose_ulp
+from numerics import REDUCTION, assert_allclose_ulp, assert_matches_recorded
 
 import jxkernel
 import jxkernel.numpy as jnp
@@ -29,16 +29,7 @@ def reference() -> dict:
 def test_program_matches_jax(program):
     """Texts, ints, booleans and error classes exactly; floats (sin, tanh, sums, softmax)
     within the reduction bound at each result's largest magnitude."""
-    ours, theirs = program(jxkernel), reference()[program.__name__]
-    assert sorted(ours) == sorted(theirs)
-    for name, want in theirs.items():
-        got = ours[name]
-        if name.endswith("_values"):
-            want = np.asarray(want, np.float32)
-            assert_allclose_ulp(np.asarray(got, np.float32), want, REDUCTION,
-                                scale=np.abs(want).max(initial=0), err_msg=name)
-        else:
-            assert got == want, f"{program.__name__}.{name}:\n{got}\n!=\n{want}"
+    assert_matches_recorded(program(jxkernel), reference()[program.__name__], program.__name__)
 
 
 # A module as JAX writes one for `x * 2` over f32[a, 4], called from a static-typed main.

@@ -2,11 +2,10 @@
 and communication view (the collectives XLA inserted, read by _hlo_text.collectives, shown
 by explain and %hlo). The multi-device cases run in one 4-device subprocess that prints one
 JSON object; the HLO parser is checked here on texts XLA printed."""
-import json
 
 import numpy as np
 import pytest
-from test_runtime_subprocess import run_code
+from test_runtime_subprocess import run_json
 
 import jxkernel as jax
 from jxkernel import _hlo_text
@@ -144,8 +143,7 @@ print(json.dumps(out))
 
 @pytest.fixture(scope="module")
 def four():
-    result = run_code(FOUR_DEVICES, {"JXKERNEL_CPU_DEVICES": "4"})
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return run_json(FOUR_DEVICES, {"JXKERNEL_CPU_DEVICES": "4"})
 
 
 def test_sharding_view_payloads_on_a_2x2_mesh(four):

@@ -1,5 +1,6 @@
 """Runtime behaviour that needs a fresh process: device counts, the on-disk cache across
 processes, start-up logging, and `python -m jxkernel`."""
+import json
 import os
 import subprocess
 import sys
@@ -26,6 +27,11 @@ def run_code(code, env=None):
     result = run_python(["-c", textwrap.dedent(code)], env)
     assert result.returncode == 0, result.stdout + result.stderr
     return result
+
+
+def run_json(code, env=None):
+    """The JSON object `code`, run in a fresh interpreter, prints on its last line."""
+    return json.loads(run_code(code, env).stdout.strip().splitlines()[-1])
 
 
 def test_multi_device_tests_in_a_four_device_process():

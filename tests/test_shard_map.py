@@ -14,7 +14,7 @@ import re
 import numpy as np
 import pytest
 from numerics import assert_allclose_ulp
-from test_runtime_subprocess import run_code
+from test_runtime_subprocess import run_json
 
 import jxkernel as jax
 import jxkernel.numpy as jnp
@@ -63,8 +63,7 @@ print(json.dumps(out))
 
 @pytest.fixture(scope="module")
 def runs():
-    result = run_code(_PROBES, {"JXKERNEL_CPU_DEVICES": "8"})
-    mine = json.loads(result.stdout.strip().splitlines()[-1])
+    mine = run_json(_PROBES, {"JXKERNEL_CPU_DEVICES": "8"})
     with open(os.path.join(DATA, "shard_map_reference.json")) as f:
         return mine, json.load(f)
 

@@ -13,7 +13,7 @@ import re
 import numpy as np
 import pytest
 from numerics import assert_allclose_ulp
-from test_runtime_subprocess import run_code
+from test_runtime_subprocess import run_json
 
 from jxkernel.core.avals import ShapedArray
 
@@ -36,8 +36,7 @@ def _sorted_sets(text: str) -> str:
 
 @pytest.fixture(scope="module")
 def runs():
-    result = run_code(_RUN, {"JXKERNEL_CPU_DEVICES": "8"})
-    mine = json.loads(result.stdout.strip().splitlines()[-1])
+    mine = run_json(_RUN, {"JXKERNEL_CPU_DEVICES": "8"})
     with open(os.path.join(DATA, "shard_map_vma_reference.json")) as f:
         return mine, json.load(f)
 

@@ -11,7 +11,7 @@ import os
 
 import numpy as np
 import pytest
-from test_runtime_subprocess import run_code
+from test_runtime_subprocess import run_json
 
 from jxkernel.core.avals import ShapedArray
 
@@ -38,8 +38,7 @@ print(json.dumps(out))
 
 @pytest.fixture(scope="module")
 def runs():
-    result = run_code(_RUN, {"JXKERNEL_CPU_DEVICES": "8"})
-    mine = json.loads(result.stdout.strip().splitlines()[-1])
+    mine = run_json(_RUN, {"JXKERNEL_CPU_DEVICES": "8"})
     with open(os.path.join(DATA, "explicit_sharding_reference.json")) as f:
         return mine, json.load(f)
 

@@ -8,7 +8,11 @@ import os
 import export_cases as cases
 import numpy as np
 import pytest
-from numerics import ELEMENTWISE, REDUCTION, assert_allclose_ulp
+from numerics import (
+    ELEMENTWISE,
+    assert_allclose_ulp,
+    assert_matches_recorded,
+)
 
 import jxkernel
 import jxkernel.numpy as jnp
@@ -24,18 +28,7 @@ def reference() -> dict:
 
 
 def compare(program, ours: dict) -> None:
-    """Texts, ints and booleans exactly; floats ("_values": sin, products, sums) within the
-    reduction bound at each result's largest magnitude."""
-    theirs = reference()[program.__name__]
-    assert sorted(ours) == sorted(theirs), program.__name__
-    for name, want in theirs.items():
-        got = ours[name]
-        if name.endswith("_values"):
-            want = np.asarray(want, np.float32)
-            assert_allclose_ulp(np.asarray(got, np.float32), want, REDUCTION,
-                                scale=np.abs(want).max(initial=0), err_msg=name)
-        else:
-            assert got == want, f"{program.__name__}.{name}:\n{got}\n!=\n{want}"
+    assert_matches_recorded(ours, reference()[program.__name__], program.__name__)
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.__name__)
