@@ -13,6 +13,8 @@ import contextlib
 import functools
 import threading
 
+from .core.avals import get_aval
+from .tree_util import tree_map
 from .xla.sharding import (  # noqa: F401
     _EMPTY_MESH,
     AbstractMesh,
@@ -184,10 +186,8 @@ def _with_axis_type(mesh, axes, kind) -> Mesh:
 def _retyped(tree, mesh):
     """Each typed array of `tree` moved onto `mesh`, its spec keeping only axes still
     Explicit there (the others are XLA's to choose inside, as in JAX)."""
-    from .core.avals import get_aval
     from .core.sharding_types import explicit_axes as explicit_of
     from .lax.sharding import with_sharding_constraint
-    from .tree_util import tree_map
     kept = explicit_of(mesh)
 
     def move(x):
@@ -203,9 +203,7 @@ def _retyped(tree, mesh):
 def _laid_out_on(tree, mesh):
     """Each typed array of `tree` laid out on `mesh` as its type says (trailing unsplit
     dimensions left out of the spec, as JAX reports it)."""
-    from .core.avals import get_aval
     from .lax.sharding import with_sharding_constraint
-    from .tree_util import tree_map
 
     def move(x):
         typed = getattr(get_aval(x), "sharding", None)

@@ -4,6 +4,7 @@ jxkernel/export/shape_poly.py, loads only with `import jxkernel.export`).
     >>> is_symbolic(3)
     False
 """
+import operator
 
 
 def is_symbolic(d) -> bool:
@@ -13,5 +14,4 @@ def is_symbolic(d) -> bool:
 
 def index_or_symbolic(d):
     """`operator.index(d)`, or `d` itself when it is symbolic."""
-    import operator
     return d if is_symbolic(d) else operator.index(d)
