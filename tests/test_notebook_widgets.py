@@ -43,7 +43,7 @@ def test_jaxpr_viewer_state():
     jit_eqn = eqns[0]
     assert jit_eqn["params"] == "name=<lambda>" and jit_eqn["children"][0]["label"] == "jaxpr"
     assert [e["prim"] for e in jit_eqn["children"][0]["jaxpr"]["eqns"]] == ["sin", "mul"]
-    assert jit_eqn["outs"] == [["b", "f32[]"]] and jit_eqn["ins"] == ["a", "2.0:f32[]"]
+    assert jit_eqn["outs"] == [["b", "f32[]", 5]] and jit_eqn["ins"] == [["a", 0], ["2.0:f32[]", None]]
     assert jit_eqn["source"].startswith("test_notebook_widgets.py:")
     # nested jaxprs are collapsible
     assert v.body_html.count("<details") == 2
@@ -51,12 +51,15 @@ def test_jaxpr_viewer_state():
 
 def test_jaxpr_viewer_def_use_and_stablehlo_switch():
     v = JaxprViewer(_nested_jaxpr())
-    v.selected = "b"                 # defined by the jit equation (and inside it), used by add
-    assert v.defs == ["0", "0.0.1"] and v.uses == ["0.0.out", "2"]
-    v.selected = "a"                 # the inner jaxpr's first input is named after its operand
-    assert v.defs == ["in", "0.0.in"] and v.uses == ["0", "0.0.0", "1"]
-    v.selected = ""
-    assert v.defs == [] and v.uses == []
+    by_name = {}
+    for vid, entry in v.def_use.items():
+        by_name.setdefault(entry["name"], []).append((entry["def"], entry["uses"]))
+    # the jit's jaxpr names its input and result after its operand and result: other variables
+    assert by_name["a"] == [("in", ["0", "1"]), ("0.0.in", ["0.0.0"])]
+    assert by_name["b"] == [("0", ["2"]), ("0.0.1", ["0.0.out"])]
+    assert by_name["h"] == [("2", ["out"])]
+    html = v.body_html                     # each span names its variable by id
+    assert html.count(f"data-var='{v.data['invars'][0][2]}'") == 3        # a: in, jit, checkpoint
     assert v.stablehlo == ""                                       # lowered only when asked
     v.view = "stablehlo"
     assert v.stablehlo.startswith("module @jit_") and "stablehlo.sine" in v.stablehlo

@@ -73,6 +73,7 @@ export type Request =
 export interface IVar {
   name: string;
   aval: string;
+  id?: number; // unique in the bundle, shared by the definition and its uses; none for `_`
 }
 
 export interface ILiteral {

@@ -2,14 +2,16 @@
 a variable's definition and uses highlighted, counts per primitive, and the StableHLO.
 
     >>> v = JaxprViewer(jxkernel.make_jaxpr(f)(x))
-    >>> v.selected = "b"; v.defs, v.uses          # equation ids, e.g. (['0'], ['1'])
+    >>> v.def_use["1"]              # variable 1: its defining equation and its users
+    {'name': 'b', 'def': '0', 'uses': ['1']}
     >>> v.view = "stablehlo"; v.stablehlo[:12]     # lowered on first use
     'module @jit_'
 
 Names are given exactly as the printed jaxpr gives them (we print first, with the
 core's printer, then read the names it chose), so the viewer and `print(jaxpr)`
-agree. Python renders the HTML (escaping every name, param and source line); the
-front-end script only toggles classes and syncs `selected` and `view`.
+agree; which variable a name means is jaxpr_json.VarIds' ids. Python renders the HTML
+(escaping every name, param and source line) and the def/use table; the front-end script
+only toggles classes and syncs `selected` and `view`.
 """
 from __future__ import annotations
 
@@ -35,7 +37,7 @@ def describe(jaxpr) -> tuple[dict, str]:
     jaxpr = closed.jaxpr if closed is not None else jaxpr
     names = ir.Names()
     text = ir.pp_jaxpr(jaxpr, names, 0, True)       # names everything, nested jaxprs too
-    data = _jaxpr_data(jaxpr, names, "")
+    data = _jaxpr_data(jaxpr, jaxpr_json.VarIds(names), "")
     for info in _source_infos(jaxpr):                # "# /tmp/x/123.py:2 (f)" -> "# In[3]:2 (f)"
         label = source_label(info)
         text = text.replace(f"  # {info}", f"  # {label} ({info.function})" if label else "")
@@ -52,18 +54,25 @@ def _source_infos(jaxpr) -> set:
     return found
 
 
-def _binder(v, names):
-    return [names(v), v.aval.str_short()]
+def _binder(v, ids, scope):
+    return [ids.names(v), v.aval.str_short(), ids.define(scope, v)]
 
 
-def _jaxpr_data(jaxpr, names, prefix) -> dict:
-    return {"id": prefix, "consts": [_binder(v, names) for v in jaxpr.constvars],
-            "invars": [_binder(v, names) for v in jaxpr.invars],
-            "outvars": [names(v) for v in jaxpr.outvars],
-            "eqns": [_eqn_data(e, names, f"{prefix}{i}") for i, e in enumerate(jaxpr.eqns)]}
+def _atom(a, ids, scope):
+    return [ids.names(a), ids.use(scope, a)]
 
 
-def _eqn_data(eqn, names, eid) -> dict:
+def _jaxpr_data(jaxpr, ids, prefix) -> dict:
+    scope: dict = {}                         # this block's variables -> their ids
+    consts = [_binder(v, ids, scope) for v in jaxpr.constvars]
+    invars = [_binder(v, ids, scope) for v in jaxpr.invars]
+    eqns = [_eqn_data(e, ids, scope, f"{prefix}{i}") for i, e in enumerate(jaxpr.eqns)]
+    return {"id": prefix, "consts": consts, "invars": invars,
+            "outvars": [_atom(v, ids, scope) for v in jaxpr.outvars], "eqns": eqns}
+
+
+def _eqn_data(eqn, ids, scope, eid) -> dict:
+    names = ids.names
     printer = ir.param_printers.get(eqn.primitive)
     items = printer(eqn.params) if printer else sorted(eqn.params.items())
     params, children = [], []
@@ -78,11 +87,12 @@ def _eqn_data(eqn, names, eid) -> dict:
     kids = []
     for j, (label, sub) in enumerate(children):
         sub = sub.jaxpr if isinstance(sub, ir.ClosedJaxpr) else sub
-        kids.append({"label": label, "jaxpr": _jaxpr_data(sub, names, f"{eid}.{j}.")})
+        kids.append({"label": label, "jaxpr": _jaxpr_data(sub, ids, f"{eid}.{j}.")})
     info = eqn.source_info
+    ins = [_atom(v, ids, scope) for v in eqn.invars]          # read before the outputs bind
     return {"id": eid, "prim": str(eqn.primitive),
-            "outs": [_binder(v, names) for v in eqn.outvars],
-            "ins": [names(v) for v in eqn.invars],
+            "outs": [_binder(v, ids, scope) for v in eqn.outvars],
+            "ins": ins,
             "params": " ".join(params), "children": kids,
             "source": source_label(info), "line": info.line if info else None}
 
@@ -100,37 +110,43 @@ def count_primitives(jaxpr) -> dict:
     return dict(counts.most_common())
 
 
-def def_use(data: dict, name: str) -> tuple[list, list]:
-    """(where `name` is defined, where it is used): equation ids, or a jaxpr's inputs
-    ('in', '0.0.in') and outputs ('out', '0.0.out')."""
-    defs, uses = [], []
+def def_use(data: dict) -> dict:
+    """Each variable's id (as a string, a JSON key) -> its name, the site defining it and the
+    sites using it: equation ids ('0', '3.1.0'), or a jaxpr's inputs ('in', '3.1.in') and
+    outputs ('out', '3.1.out')."""
+    table: dict = {}
 
-    def walk(j):                     # ids: equations '0', '3.1.0'; a jaxpr's '3.1.in' / 'out'
-        if any(b[0] == name for b in j["consts"] + j["invars"]):
-            defs.append(j["id"] + "in")
+    def define(binders, site):
+        for name, _, vid in binders:
+            if vid is not None:
+                table[str(vid)] = {"name": name, "def": site, "uses": []}
+
+    def use(atoms, site):
+        for _, vid in atoms:
+            if vid is not None and site not in table[str(vid)]["uses"]:
+                table[str(vid)]["uses"].append(site)
+
+    def walk(j):
+        define(j["consts"] + j["invars"], j["id"] + "in")
         for e in j["eqns"]:
-            if name in e["ins"]:
-                uses.append(e["id"])
-            if any(b[0] == name for b in e["outs"]):
-                defs.append(e["id"])
+            use(e["ins"], e["id"])
+            define(e["outs"], e["id"])
             for kid in e["children"]:
                 walk(kid["jaxpr"])
-        if name in j["outvars"]:
-            uses.append(j["id"] + "out")
-    if name:
-        walk(data)
-    return sorted(set(defs), key=defs.index), sorted(set(uses), key=uses.index)
+        use(j["outvars"], j["id"] + "out")
+    walk(data)
+    return table
 
 
 # ------------------------------------------------------------------ HTML (static and widget)
-def _var(name: str) -> str:
-    if name == "_" or ":" in name:                   # dropped results and literals
+def _var(name: str, vid: int | None) -> str:
+    if vid is None:                                  # literals and unused results
         return f"<span class='jx-lit'>{esc(name)}</span>"
-    return f"<span class='jx-var' data-var='{esc(name)}'>{esc(name)}</span>"
+    return f"<span class='jx-var' data-var='{vid}'>{esc(name)}</span>"
 
 
 def _binders(bs) -> str:
-    return " ".join(f"{_var(n)}<span class='jx-type'>:{esc(t)}</span>" for n, t in bs)
+    return " ".join(f"{_var(n, vid)}<span class='jx-type'>:{esc(t)}</span>" for n, t, vid in bs)
 
 
 def jaxpr_html(data: dict, depth: int = 0) -> str:
@@ -142,13 +158,13 @@ def jaxpr_html(data: dict, depth: int = 0) -> str:
         src = f"<span class='jx-src'>{esc(e['source'])}</span>" if e["source"] else ""
         line = (f"<div class='jx-eqn' data-eqn='{esc(e['id'])}'>{_binders(e['outs'])} = "
                 f"<span class='jx-prim'>{esc(e['prim'])}</span>{params} "
-                f"{' '.join(_var(n) for n in e['ins'])}{src}</div>")
+                f"{' '.join(_var(n, vid) for n, vid in e['ins'])}{src}</div>")
         kids = "".join(
             f"<details class='jx-sub'{' open' if depth < 1 else ''}><summary>{esc(k['label'])}"
             f" <span class='jx-count'>({_plural(_size(k['jaxpr']), 'equation')})</span></summary>"
             f"{jaxpr_html(k['jaxpr'], depth + 1)}</details>" for k in e["children"])
         rows.append(line + kids)
-    outs = ", ".join(_var(n) for n in data["outvars"])
+    outs = ", ".join(_var(n, vid) for n, vid in data["outvars"])
     comma = "," if len(data["outvars"]) == 1 else ""
     return (f"<div class='jx-jaxpr'>{head}<div class='jx-body'>{''.join(rows)}</div>"
             f"<div class='jx-head'>in ({outs}{comma}) }}</div></div>")
@@ -172,7 +188,8 @@ _STATIC_CSS = (_HERE / "jaxpr_viewer.css").read_text()
 
 # ------------------------------------------------------------------ the widget
 class JaxprViewer(TextFallback, anywidget.AnyWidget):
-    """A jaxpr, explorable. `selected` is a variable name; `view` is 'jaxpr' or 'stablehlo'."""
+    """A jaxpr, explorable. `selected` is a variable's id (a key of `def_use`); `view` is
+    'jaxpr' or 'stablehlo'."""
     _esm = _HERE / "jaxpr_viewer.js"
     _css = _HERE / "jaxpr_viewer.css"
 
@@ -180,9 +197,8 @@ class JaxprViewer(TextFallback, anywidget.AnyWidget):
     body_html = traitlets.Unicode("").tag(sync=True)
     counts = traitlets.Dict().tag(sync=True)
     text = traitlets.Unicode("").tag(sync=True)          # printed, with source lines
+    def_use = traitlets.Dict().tag(sync=True)             # def_use(data), read by the script
     selected = traitlets.Unicode("").tag(sync=True)
-    defs = traitlets.List().tag(sync=True)
-    uses = traitlets.List().tag(sync=True)
     view = traitlets.Enum(["jaxpr", "stablehlo"], "jaxpr").tag(sync=True)
     stablehlo = traitlets.Unicode("").tag(sync=True)
 
@@ -193,13 +209,9 @@ class JaxprViewer(TextFallback, anywidget.AnyWidget):
         self._hlo_source = stablehlo if stablehlo is not None else \
             (lambda: lower_to_stablehlo(jaxpr, name))
         super().__init__(title=title, body_html=jaxpr_html(data), text=text,
-                         counts=count_primitives(jaxpr), **kw)
+                         counts=count_primitives(jaxpr), def_use=def_use(data), **kw)
         if self.view == "stablehlo":
             self._load_hlo()
-
-    @traitlets.observe("selected")
-    def _on_select(self, change):
-        self.defs, self.uses = def_use(self.data, change["new"])
 
     @traitlets.observe("view")
     def _on_view(self, change):
