@@ -196,7 +196,7 @@ class JaxprViewer(TextFallback, anywidget.AnyWidget):
     title = traitlets.Unicode("").tag(sync=True)
     body_html = traitlets.Unicode("").tag(sync=True)
     counts = traitlets.Dict().tag(sync=True)
-    text = traitlets.Unicode("").tag(sync=True)          # printed, with source lines
+    text = traitlets.Unicode("")                         # printed, with source lines (Python's)
     def_use = traitlets.Dict().tag(sync=True)             # def_use(data), read by the script
     selected = traitlets.Unicode("").tag(sync=True)
     view = traitlets.Enum(["jaxpr", "stablehlo"], "jaxpr").tag(sync=True)
