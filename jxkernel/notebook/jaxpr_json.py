@@ -25,27 +25,29 @@ VERSION = 2             # 2: variables carry their `id`
 def jaxpr_bundle(jaxpr, name: str) -> dict:
     """The MIME bundle's value: {"version", "name", "text", "jaxpr"} for a (closed) jaxpr."""
     names = ir.Names()
-    text = ir.pp_toplevel(_open(jaxpr), names=names)   # names every variable, nested ones too
+    text = ir.pp_toplevel(open_jaxpr(jaxpr), names=names)   # names every variable, nested too
     return {"version": VERSION, "name": name, "text": text,
             "jaxpr": jaxpr_to_json(jaxpr, names)}
 
 
-def _open(jaxpr) -> ir.Jaxpr:
+def open_jaxpr(jaxpr) -> ir.Jaxpr:
+    """The jaxpr of a ClosedJaxpr (consts aside); a Jaxpr as it is."""
     return jaxpr.jaxpr if isinstance(jaxpr, ir.ClosedJaxpr) else jaxpr
 
 
 def jaxpr_to_json(jaxpr, names: ir.Names | None = None) -> dict:
     """A (closed) jaxpr as JSON-able data: invars, constvars, outvars and equations, each
-    equation with its params (sub-jaxprs structured, other values as printed) and the user's
-    source line where the core recorded it. Pass the `names` of a printing to agree with it.
+    equation with its params (all of them, sorted; sub-jaxprs structured, other values as
+    printed) and the user's source line where the core recorded it. Pass the `names` of a
+    printing to agree with it. The JupyterLab extension and the jaxpr widget render from this.
 
         >>> jaxpr_to_json(jxkernel.make_jaxpr(lambda x: x + 1)(1.0))["eqns"][0]["invars"]
         [{'name': 'a', 'aval': 'f32[]', 'id': 0}, {'literal': '1.0', 'aval': 'f32[]'}]
     """
     if names is None:
         names = ir.Names()
-        ir.pp_toplevel(_open(jaxpr), names=names)
-    return _jaxpr(_open(jaxpr), VarIds(names))
+        ir.pp_toplevel(open_jaxpr(jaxpr), names=names)
+    return _jaxpr(open_jaxpr(jaxpr), VarIds(names))
 
 
 class VarIds:
@@ -100,10 +102,10 @@ def _var(v, names, vid) -> dict:
 
 def _param(value, ids):
     if isinstance(value, (ir.Jaxpr, ir.ClosedJaxpr)):
-        return _jaxpr(_open(value), ids)
+        return _jaxpr(open_jaxpr(value), ids)
     if isinstance(value, tuple) and value and \
             all(isinstance(v, (ir.Jaxpr, ir.ClosedJaxpr)) for v in value):
-        return [_jaxpr(_open(v), ids) for v in value]          # cond's branches
+        return [_jaxpr(open_jaxpr(v), ids) for v in value]          # cond's branches
     return ir.pp_param(value, ids.names, 0, 10_000)
 
 
