@@ -99,6 +99,9 @@ export interface IJaxpr {
   eqns: IEqn[];
 }
 
+/** The jaxpr bundle's versions the view reads: 1 (no ids), 2 (variables carry their `id`). */
+export const JAXPR_VERSIONS = [1, 2];
+
 export interface IJaxprBundle {
   version: number;
   name: string;
