@@ -526,6 +526,26 @@ def test_ten_thousand_events(lab, request):
     expect(status_item(lab)).to_have_text(re.compile(r"· 0 compiles"))
 
 
+def assert_def_use_highlight(view, page, request, step):
+    """In a view of f's jaxpr (`b = sin a; c = mul b 2.0`), hovering `b` highlights its
+    definition and its use, as Python's ids link them; a click pins that past the mouse."""
+    b = view.locator(".jx-var", has_text=re.compile("^b$"))
+    expect(b).to_have_count(2)
+    b.first.hover()
+    expect(view.locator(".jx-var.jx-hl")).to_have_count(2)
+    expect(view.locator(".jx-hl", has_text=re.compile("^[ac]$"))).to_have_count(0)
+    if view.locator(".jx-eqn").count():                   # the widget also marks the lines
+        expect(view.locator(".jx-eqn.jx-def .jx-prim")).to_have_text("sin")
+        expect(view.locator(".jx-eqn.jx-use .jx-prim")).to_have_text("mul")
+    b.first.click()
+    page.mouse.move(0, 0)
+    expect(view.locator(".jx-var.jx-hl")).to_have_count(2)
+    shot_view(view, request, f"def-use-{step}")
+    b.first.click()                                       # unpinned
+    page.mouse.move(0, 0)
+    expect(view.locator(".jx-hl")).to_have_count(0)
+
+
 def test_saved_views_render_without_their_kernel(lab, server, request):
     """A notebook saved with jaxpr, traced-vs-static, HLO and recompilation-log outputs, its
     kernel shut down and the page reloaded, still shows each view richly (the extension's
@@ -544,6 +564,7 @@ def test_saved_views_render_without_their_kernel(lab, server, request):
     expect(output(lab, TRACED).locator(".jx-cellview")).to_be_visible()
     expect(output(lab, COMPILES).locator(".widget-dropdown")).to_be_visible()
     expect(cell(lab, HLO).locator(".jx-HloOutput")).to_contain_text("flops")
+    assert_def_use_highlight(output(lab, JAXPR).locator(".jx-viewer"), lab, request, "live")
     shot(lab, request, "1-live")
     lab.keyboard.press("Control+s")
     # saved: the tab's "modified" dot goes away, and the file has the MIME bundles
@@ -573,6 +594,7 @@ def test_saved_views_render_without_their_kernel(lab, server, request):
         "(rank 40) whether or not the kernel still has the widgets' models")
     expect(view).to_contain_text("{ lambda ; a:f32[3]. let")
     expect(view.locator(".jx-prim", has_text="sin")).to_have_count(1)
+    assert_def_use_highlight(view, lab, request, "saved")
 
     traced = cell(lab, TRACED).locator(".jx-TracedOutput")
     expect(traced).to_contain_text("traced vs static")

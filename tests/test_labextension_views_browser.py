@@ -57,7 +57,9 @@ NOTEBOOK = [
     "         'text/plain': 'v2'}, raw=True)\n"
     "display({'application/vnd.jxkernel.guard+json': {'version': 1, 'all': 'yes', 'functions': []},\n"
     "         'text/plain': 'guard'}, raw=True)\n"
-    "display({'application/vnd.jxkernel.explain+json': None, 'text/plain': 'none'}, raw=True)",
+    "display({'application/vnd.jxkernel.explain+json': None, 'text/plain': 'none'}, raw=True)\n"
+    "display({'application/vnd.jxkernel.jaxpr+json': {'version': 3, 'name': 'f', 'text': ''},\n"
+    "         'text/plain': 'v3'}, raw=True)",
     "jax.jit(lambda v: v if v > 0 else -v)(1.0)",     # last: Run All stops at an error
 ]
 VIEW_CLASS = {EXPLAIN: "jx-ExplainOutput", STEPPER: "jx-StepperOutput", DIFF: "jx-DiffOutput",
@@ -241,7 +243,7 @@ def test_malformed_bundles_show_a_note(page, request):
     no half-drawn view (the console test below sees no error either)."""
     c = cell(page, MALFORMED)
     notes = c.locator(".jx-View-note")
-    expect(notes).to_have_count(len(VIEWS) + 3)
+    expect(notes).to_have_count(len(VIEWS) + 4)
     for name in VIEWS:
         expect(c.locator(".jp-OutputArea-output .jx-View-note",
                          has_text=f"(application/vnd.jxkernel.{name}+json)")).to_have_count(
@@ -250,14 +252,16 @@ def test_malformed_bundles_show_a_note(page, request):
     assert texts[VIEWS.index("explain")] == (
         "jxkernel cannot show this view (application/vnd.jxkernel.explain+json): "
         "the bundle has no field 'title' (string).")
-    assert texts[-3:] == [
+    assert texts[-4:] == [
         "jxkernel cannot show this view (application/vnd.jxkernel.guard+json): the bundle's "
         "version is 2; this extension reads version 1.",
         "jxkernel cannot show this view (application/vnd.jxkernel.guard+json): "
         "the bundle.all is string, not boolean.",
         "jxkernel cannot show this view (application/vnd.jxkernel.explain+json): "
-        "the bundle is null, not an object."]
-    for cls in VIEW_CLASS.values():
+        "the bundle is null, not an object.",
+        "jxkernel cannot show this view (application/vnd.jxkernel.jaxpr+json): the bundle's "
+        "version is 3; this extension reads version 1 or 2."]
+    for cls in [*VIEW_CLASS.values(), "jx-JaxprOutput"]:
         expect(c.locator(f".{cls} > :not(.jx-View-note)")).to_have_count(0)
     shot_view(c, request, "1")
 

@@ -11,6 +11,7 @@ pytest.importorskip("anywidget")
 import jxkernel as jax  # noqa: E402
 import jxkernel.numpy as jnp  # noqa: E402
 from jxkernel import compile_log, lax  # noqa: E402
+from jxkernel.notebook.jaxpr_json import jaxpr_to_json  # noqa: E402
 from jxkernel.notebook.widgets.backend import BackendSelector  # noqa: E402
 from jxkernel.notebook.widgets.cell_view import CellView  # noqa: E402
 from jxkernel.notebook.widgets.hlo_view import HloView  # noqa: E402
@@ -38,25 +39,34 @@ def test_jaxpr_viewer_state():
     assert v.text.startswith(str(closed).splitlines()[0])          # the core's printing
     assert v.counts == count_primitives(closed)
     assert v.counts["jit"] == 1 and v.counts["sin"] == 1 and v.counts["exp"] == 1
+    assert v.data == jaxpr_to_json(closed)                   # the bundle's structure
     eqns = v.data["eqns"]
-    assert [e["prim"] for e in eqns] == ["jit", "checkpoint", "add"]
+    assert [e["primitive"] for e in eqns] == ["jit", "checkpoint", "add"]
     jit_eqn = eqns[0]
-    assert jit_eqn["params"] == "name=<lambda>" and jit_eqn["children"][0]["label"] == "jaxpr"
-    assert [e["prim"] for e in jit_eqn["children"][0]["jaxpr"]["eqns"]] == ["sin", "mul"]
-    assert jit_eqn["outs"] == [["b", "f32[]"]] and jit_eqn["ins"] == ["a", "2.0:f32[]"]
+    assert list(jit_eqn["params"]) == sorted(jit_eqn["params"])   # all of them, sorted
+    assert [e["primitive"] for e in jit_eqn["params"]["jaxpr"]["eqns"]] == ["sin", "mul"]
+    assert jit_eqn["outvars"] == [{"name": "b", "aval": "f32[]", "id": 5}]
+    assert jit_eqn["invars"] == [{"name": "a", "aval": "f32[]", "id": 0},
+                                 {"literal": "2.0", "aval": "f32[]"}]
     assert jit_eqn["source"].startswith("test_notebook_widgets.py:")
+    html = v.body_html                                 # params, literals and labels as printed
+    assert re.search(r"<span class='jx-params'>\[donated_invars=\S+ .*name=&lt;lambda&gt;\]", html)
+    assert "<span class='jx-lit'>2.0:f32[]</span>" in html and "<summary>jaxpr <" in html
     # nested jaxprs are collapsible
     assert v.body_html.count("<details") == 2
 
 
 def test_jaxpr_viewer_def_use_and_stablehlo_switch():
     v = JaxprViewer(_nested_jaxpr())
-    v.selected = "b"                 # defined by the jit equation (and inside it), used by add
-    assert v.defs == ["0", "0.0.1"] and v.uses == ["0.0.out", "2"]
-    v.selected = "a"                 # the inner jaxpr's first input is named after its operand
-    assert v.defs == ["in", "0.0.in"] and v.uses == ["0", "0.0.0", "1"]
-    v.selected = ""
-    assert v.defs == [] and v.uses == []
+    by_name = {}
+    for vid, entry in v.def_use.items():
+        by_name.setdefault(entry["name"], []).append((entry["def"], entry["uses"]))
+    # the jit's jaxpr names its input and result after its operand and result: other variables
+    assert by_name["a"] == [("in", ["0", "1"]), ("0.0.in", ["0.0.0"])]
+    assert by_name["b"] == [("0", ["2"]), ("0.0.1", ["0.0.out"])]
+    assert by_name["h"] == [("2", ["out"])]
+    html = v.body_html                     # each span names its variable by id
+    assert html.count(f"data-var='{v.data['invars'][0]['id']}'") == 3        # a: in, jit, checkpoint
     assert v.stablehlo == ""                                       # lowered only when asked
     v.view = "stablehlo"
     assert v.stablehlo.startswith("module @jit_") and "stablehlo.sine" in v.stablehlo
@@ -89,8 +99,9 @@ def test_jaxpr_viewer_on_control_flow():
         pytest.skip("lax.cond not there yet")
     closed = jax.make_jaxpr(lambda p, x: lax.cond(p, jnp.sin, jnp.cos, x))(True, 1.0)
     v = JaxprViewer(closed)
-    cond = next(e for e in v.data["eqns"] if e["prim"] == "cond")
-    assert len(cond["children"]) == 2                              # one per branch
+    cond = next(e for e in v.data["eqns"] if e["primitive"] == "cond")
+    assert len(cond["params"]["branches"]) == 2                    # one per branch
+    assert "<summary>branches[0] <" in v.body_html and "<summary>branches[1] <" in v.body_html
     assert v.counts["sin"] == 1 and v.counts["cos"] == 1
 
 

@@ -326,6 +326,17 @@ def _parse_file(path):
         return None
 
 
+def _parse_line(where):
+    """The syntax tree of the user's line (`where["code"]`); None without one or when it does
+    not parse on its own (a line of a longer statement)."""
+    if not where:
+        return None
+    try:
+        return ast.parse(where["code"])
+    except SyntaxError:
+        return None
+
+
 def _siblings(tree, target) -> list:
     for node in ast.walk(tree):
         for name in ("body", "orelse", "finalbody"):
@@ -439,11 +450,8 @@ def _axis_for(mapped, size):
 def _vmap_rewrite(where, mapped, axes) -> str | None:
     """The user's line with `in_axes` set, when it calls vmap(f)(a, b, ...) with plain
     arguments, one mapped leaf each."""
-    if not where or not all(m["name"].isidentifier() for m in mapped):
-        return None
-    try:
-        tree = ast.parse(where["code"])
-    except SyntaxError:
+    tree = _parse_line(where)
+    if tree is None or not all(m["name"].isidentifier() for m in mapped):
         return None
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Call) and \
@@ -513,11 +521,8 @@ def _shape_of(type_text) -> str:
 
 def _loop_body_name(where) -> str | None:
     """The body function's name in the user's `lax.scan(body, ...)`-style call."""
-    if not where:
-        return None
-    try:
-        tree = ast.parse(where["code"])
-    except SyntaxError:
+    tree = _parse_line(where)
+    if tree is None:
         return None
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and node.args:

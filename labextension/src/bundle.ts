@@ -49,11 +49,13 @@ export function each<T>(items: unknown[], what: string, spec: { [key: string]: K
   return items.map((item, i) => fields<T>(item, `${what}[${i}]`, spec));
 }
 
-/** The bundle's top level: an object of version 1 with the given fields. */
-export function bundleOf<T>(value: unknown, spec: { [key: string]: Kind }): T {
+/** The bundle's top level: an object of a version the view reads (1 unless told) with the
+ * given fields. */
+export function bundleOf<T>(value: unknown, spec: { [key: string]: Kind }, versions: number[] = [1]): T {
   const b = fields<{ version: unknown }>(value, 'the bundle', { version: 'number' });
-  if (b.version !== 1) {
-    throw new BundleError(`the bundle's version is ${b.version}; this extension reads version 1`);
+  if (!versions.includes(b.version as number)) {
+    const read = versions.join(' or ');
+    throw new BundleError(`the bundle's version is ${b.version}; this extension reads version ${read}`);
   }
   return fields<T>(value, 'the bundle', spec);
 }

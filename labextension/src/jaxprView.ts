@@ -2,8 +2,9 @@
  * Renders a structured jaxpr (the `application/vnd.jxkernel.jaxpr+json` bundle) as the familiar
  * text, one line per equation, with:
  * - sub-jaxprs (pjit, cond branches, scan/while bodies, ...) in collapsible <details>;
- * - every variable linked (within its jaxpr; `_`, an unused result, is not) to its definition and uses: hover highlights them, click pins the
- *   highlight (click again, or Escape, to unpin);
+ * - every variable linked to its definition and uses by the `id` the bundle gives it (Python
+ *   resolves which variable a name means; `_`, an unused result, has none): hover highlights
+ *   them, click pins the highlight (click again, or Escape, to unpin);
  * - each equation's source location as its tooltip and, dimmed, at the end of the line.
  * Keyboard: the view is one tab stop; ArrowUp/ArrowDown move between visible lines and
  * highlight the variables the line defines; summaries (sub-jaxprs) are reachable with Tab.
@@ -48,36 +49,35 @@ export class JaxprView {
     this.node.addEventListener('focusin', e => this._focus(e));
   }
 
-  /** `{ lambda consts ; ins. let  eqns  in (outs) }`, variables scoped to this block. */
+  /** `{ lambda consts ; ins. let  eqns  in (outs) }` */
   private _block(jaxpr: IJaxpr, depth: number): HTMLElement {
-    const scope = ++this._scopes;
     const block = document.createElement('div');
     block.className = 'jx-Jaxpr-block';
 
     const head = this._line(depth);
     head.append(span('jx-kw', '{ lambda '));
-    this._defs(head, scope, jaxpr.constvars ?? []);
+    this._defs(head, jaxpr.constvars ?? []);
     head.append(span('jx-punct', (jaxpr.constvars ?? []).length ? ' ; ' : '; '));
-    this._defs(head, scope, jaxpr.invars ?? []);
+    this._defs(head, jaxpr.invars ?? []);
     head.append(span('jx-punct', '. '), span('jx-kw', 'let'));
     block.appendChild(head);
 
     for (const eqn of jaxpr.eqns ?? []) {
-      block.appendChild(this._eqn(eqn, scope, depth + 1));
+      block.appendChild(this._eqn(eqn, depth + 1));
     }
 
     const tail = this._line(depth);
     tail.append(span('jx-kw', 'in '), span('jx-punct', '('));
-    this._uses(tail, scope, jaxpr.outvars ?? [], ', ');
+    this._uses(tail, jaxpr.outvars ?? [], ', ');
     tail.append(span('jx-punct', ') }'));
     block.appendChild(tail);
     return block;
   }
 
-  private _eqn(eqn: IEqn, scope: number, depth: number): HTMLElement {
+  private _eqn(eqn: IEqn, depth: number): HTMLElement {
     const wrap = document.createElement('div');
     const line = this._line(depth);
-    this._defs(line, scope, eqn.outvars ?? []);
+    this._defs(line, eqn.outvars ?? []);
     line.append(span('jx-punct', ' = '), span('jx-prim', eqn.primitive));
 
     const simple: [string, string][] = [];
@@ -99,12 +99,12 @@ export class JaxprView {
     } else {
       line.append(' ');
     }
-    this._uses(line, scope, eqn.invars ?? [], ' ');
+    this._uses(line, eqn.invars ?? [], ' ');
     if (eqn.source) {
       line.title = eqn.source + (eqn.source_line ? `\n${eqn.source_line}` : '');
       line.append(span('jx-source', `  # ${eqn.source}`));
     }
-    line.dataset.defines = (eqn.outvars ?? []).map(v => `${scope}:${v.name}`).join(' ');
+    line.dataset.defines = (eqn.outvars ?? []).map(v => v.id ?? '').join(' ');
     wrap.appendChild(line);
 
     for (const [name, sub] of subs) {
@@ -128,17 +128,17 @@ export class JaxprView {
     return line;
   }
 
-  private _defs(line: HTMLElement, scope: number, vars: IVar[]): void {
+  private _defs(line: HTMLElement, vars: IVar[]): void {
     vars.forEach((v, i) => {
       if (i > 0) {
         line.append(' ');
       }
-      const s = this._var(scope, v.name, v.aval, 'jx-var jx-def');
+      const s = this._var(v, 'jx-var jx-def');
       line.append(s, span('jx-aval', `:${v.aval}`));
     });
   }
 
-  private _uses(line: HTMLElement, scope: number, atoms: Atom[], sep: string): void {
+  private _uses(line: HTMLElement, atoms: Atom[], sep: string): void {
     atoms.forEach((a, i) => {
       if (i > 0) {
         line.append(sep);
@@ -146,18 +146,18 @@ export class JaxprView {
       if ('literal' in a) {
         line.append(span('jx-lit', a.literal, a.aval));
       } else {
-        line.append(this._var(scope, a.name, a.aval, 'jx-var'));
+        line.append(this._var(a, 'jx-var'));
       }
     });
   }
 
-  private _var(scope: number, name: string, aval: string, className: string): HTMLElement {
-    const s = span(className, name, aval);
-    if (name === '_') {
-      s.className = 'jx-unused'; // an unused result: nothing to link
+  private _var(v: IVar, className: string): HTMLElement {
+    const s = span(className, v.name, v.aval);
+    if (v.id === undefined) {
+      s.className = 'jx-unused'; // an unused result (or a version 1 bundle): nothing to link
       return s;
     }
-    const key = `${scope}:${name}`;
+    const key = String(v.id);
     s.dataset.var = key;
     const list = this._byKey.get(key) ?? [];
     list.push(s);
@@ -220,7 +220,6 @@ export class JaxprView {
     e.stopPropagation();
   }
 
-  private _scopes = 0;
   private _byKey = new Map<string, HTMLElement[]>();
   private _lit: HTMLElement[] = [];
   private _pinned: string | null = null;

@@ -8,7 +8,7 @@
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
-import { BundleError } from './bundle';
+import { BundleError, bundleOf } from './bundle';
 import { compilationsView } from './compilationsView';
 import { el } from './dom';
 import { errorCardView } from './errorCardView';
@@ -31,6 +31,7 @@ import {
   ITracedBundle,
   JAXPR_DIFF_MIME,
   JAXPR_MIME,
+  JAXPR_VERSIONS,
   MEMORY_MIME,
   PROFILE_MIME,
   REPORT_MIME,
@@ -46,7 +47,8 @@ import { tracedView } from './tracedView';
 /** Each MIME type, the view drawing its bundle, the output's class, what it shows. */
 const VIEWS: { [mime: string]: [(bundle: any) => HTMLElement, string, string] } = {
   [JAXPR_MIME]: [
-    (b: IJaxprBundle) => new JaxprView(b ?? { version: 1, name: '', text: '' }).node,
+    (b: unknown) =>
+      new JaxprView(bundleOf<IJaxprBundle>(b, { name: 'string', text: 'string', jaxpr: 'object?' }, JAXPR_VERSIONS)).node,
     'jx-JaxprOutput',
     'jxkernel jaxprs with collapsible sub-jaxprs and linked variables'
   ],

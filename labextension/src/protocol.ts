@@ -73,6 +73,7 @@ export type Request =
 export interface IVar {
   name: string;
   aval: string;
+  id?: number; // unique in the bundle, shared by the definition and its uses; none for `_`
 }
 
 export interface ILiteral {
@@ -97,6 +98,9 @@ export interface IJaxpr {
   outvars: Atom[];
   eqns: IEqn[];
 }
+
+/** The jaxpr bundle's versions the view reads: 1 (no ids), 2 (variables carry their `id`). */
+export const JAXPR_VERSIONS = [1, 2];
 
 export interface IJaxprBundle {
   version: number;

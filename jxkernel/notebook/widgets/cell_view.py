@@ -102,12 +102,13 @@ class CellView(TextFallback, anywidget.AnyWidget):
     _esm = _HERE / "cell_view.js"
     _css = _HERE / "cell_view.css"
 
-    label = traitlets.Unicode("").tag(sync=True)
-    source = traitlets.Unicode("").tag(sync=True)
-    inputs = traitlets.List().tag(sync=True)       # [{name, kind, detail}]
-    outputs = traitlets.List().tag(sync=True)      # [{name, detail}]
-    error = traitlets.Dict().tag(sync=True)        # {line, message, hint} or {}
-    first_line = traitlets.Int(1).tag(sync=True)
+    # Python's side: the script reads only body_html, re-rendered when one of these changes
+    label = traitlets.Unicode("")
+    source = traitlets.Unicode("")
+    inputs = traitlets.List()       # [{name, kind, detail}]
+    outputs = traitlets.List()      # [{name, detail}]
+    error = traitlets.Dict()        # {line, message, hint} or {}
+    first_line = traitlets.Int(1)
     body_html = traitlets.Unicode("").tag(sync=True)
 
     def __init__(self, source: str, label: str = "cell", *, inputs=(), outputs=(), error=None,

@@ -1,5 +1,5 @@
-// Jaxpr viewer front-end. Python renders the (escaped) HTML; this script only
-// highlights a variable's definition and uses, and switches to the StableHLO text.
+// Jaxpr viewer front-end. Python renders the (escaped) HTML and the def/use table; this script
+// only highlights a variable's definition and uses, and switches to the StableHLO text.
 function render({ model, el }) {
   const root = document.createElement("div");
   root.className = "jx-viewer";
@@ -22,19 +22,16 @@ function render({ model, el }) {
   root.append(title, bar, main, hlo);
   el.appendChild(root);
 
-  function highlight(name) {
+  // `def_use` (from Python) says where variable `id` is defined and used: equation ids
+  function highlight(id) {
     for (const n of main.querySelectorAll(".jx-hl, .jx-def, .jx-use"))
       n.classList.remove("jx-hl", "jx-def", "jx-use");
-    if (!name) return;
-    for (const n of main.querySelectorAll(".jx-var")) {
-      if (n.dataset.var !== name) continue;
-      n.classList.add("jx-hl");
-      const eqn = n.closest(".jx-eqn");
-      if (!eqn) continue;
-      // binders come before " = ": a var there is a definition, after it a use
-      const isDef = n.compareDocumentPosition(eqn.querySelector(".jx-prim")) & Node.DOCUMENT_POSITION_FOLLOWING;
-      eqn.classList.add(isDef ? "jx-def" : "jx-use");
-    }
+    const entry = id ? model.get("def_use")[id] : undefined;
+    if (!entry) return;
+    for (const n of main.querySelectorAll(`.jx-var[data-var="${id}"]`)) n.classList.add("jx-hl");
+    const mark = (site, cls) => main.querySelector(`.jx-eqn[data-eqn="${site}"]`)?.classList.add(cls);
+    mark(entry.def, "jx-def");
+    for (const site of entry.uses) mark(site, "jx-use");
   }
   function draw() {
     title.textContent = model.get("title");
@@ -61,8 +58,8 @@ function render({ model, el }) {
   main.addEventListener("click", (e) => {
     const v = e.target.closest(".jx-var");
     if (!v) return;
-    const name = model.get("selected") === v.dataset.var ? "" : v.dataset.var;
-    model.set("selected", name);
+    const id = model.get("selected") === v.dataset.var ? "" : v.dataset.var;
+    model.set("selected", id);
     model.save_changes();
   });
   main.addEventListener("mouseover", (e) => {

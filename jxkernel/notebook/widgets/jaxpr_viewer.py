@@ -2,14 +2,15 @@
 a variable's definition and uses highlighted, counts per primitive, and the StableHLO.
 
     >>> v = JaxprViewer(jxkernel.make_jaxpr(f)(x))
-    >>> v.selected = "b"; v.defs, v.uses          # equation ids, e.g. (['0'], ['1'])
+    >>> v.def_use["1"]              # variable 1: its defining equation and its users
+    {'name': 'b', 'def': '0', 'uses': ['1']}
     >>> v.view = "stablehlo"; v.stablehlo[:12]     # lowered on first use
     'module @jit_'
 
-Names are given exactly as the printed jaxpr gives them (we print first, with the
-core's printer, then read the names it chose), so the viewer and `print(jaxpr)`
-agree. Python renders the HTML (escaping every name, param and source line); the
-front-end script only toggles classes and syncs `selected` and `view`.
+The widget renders the structure the JupyterLab extension reads (jaxpr_json.jaxpr_to_json:
+names as `print(jaxpr)` gives them, every param, an id per variable), so the two views agree.
+Python renders the HTML (escaping every name, param and source line) and the def/use table;
+the front-end script only toggles classes and syncs `selected` and `view`.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from ...core import ir
 from ...core.primitive import jaxpr_params
 from .. import jaxpr_json
 from ..display import esc, source_label
+from ..jaxpr_json import open_jaxpr
 from ._fallback import TextFallback
 
 _HERE = pathlib.Path(__file__).parent
@@ -30,16 +32,13 @@ _HERE = pathlib.Path(__file__).parent
 
 # ------------------------------------------------------------------ the jaxpr as data
 def describe(jaxpr) -> tuple[dict, str]:
-    """(a JSON-able tree of the jaxpr, its printed text with source lines)."""
-    closed = jaxpr if isinstance(jaxpr, ir.ClosedJaxpr) else None
-    jaxpr = closed.jaxpr if closed is not None else jaxpr
+    """(the jaxpr as jaxpr_json structures it, its printed text with source lines)."""
     names = ir.Names()
-    text = ir.pp_jaxpr(jaxpr, names, 0, True)       # names everything, nested jaxprs too
-    data = _jaxpr_data(jaxpr, names, "")
-    for info in _source_infos(jaxpr):                # "# /tmp/x/123.py:2 (f)" -> "# In[3]:2 (f)"
+    text = ir.pp_toplevel(open_jaxpr(jaxpr), source_info=True, names=names)   # names all
+    for info in _source_infos(open_jaxpr(jaxpr)):    # "# /tmp/x/123.py:2 (f)" -> "# In[3]:2 (f)"
         label = source_label(info)
         text = text.replace(f"  # {info}", f"  # {label} ({info.function})" if label else "")
-    return data, text
+    return jaxpr_json.jaxpr_to_json(jaxpr, names), text
 
 
 def _source_infos(jaxpr) -> set:
@@ -48,43 +47,8 @@ def _source_infos(jaxpr) -> set:
         if e.source_info is not None:
             found.add(e.source_info)
         for sub in jaxpr_params(e.params):
-            found |= _source_infos(sub.jaxpr if isinstance(sub, ir.ClosedJaxpr) else sub)
+            found |= _source_infos(open_jaxpr(sub))
     return found
-
-
-def _binder(v, names):
-    return [names(v), v.aval.str_short()]
-
-
-def _jaxpr_data(jaxpr, names, prefix) -> dict:
-    return {"id": prefix, "consts": [_binder(v, names) for v in jaxpr.constvars],
-            "invars": [_binder(v, names) for v in jaxpr.invars],
-            "outvars": [names(v) for v in jaxpr.outvars],
-            "eqns": [_eqn_data(e, names, f"{prefix}{i}") for i, e in enumerate(jaxpr.eqns)]}
-
-
-def _eqn_data(eqn, names, eid) -> dict:
-    printer = ir.param_printers.get(eqn.primitive)
-    items = printer(eqn.params) if printer else sorted(eqn.params.items())
-    params, children = [], []
-    for key, value in items:
-        if isinstance(value, (ir.Jaxpr, ir.ClosedJaxpr)):
-            children.append((key, value))
-        elif isinstance(value, tuple) and value and \
-                all(isinstance(v, (ir.Jaxpr, ir.ClosedJaxpr)) for v in value):
-            children.extend((f"{key}[{i}]", v) for i, v in enumerate(value))
-        else:
-            params.append(f"{key}={ir.pp_param(value, names, 0, 10_000)}")
-    kids = []
-    for j, (label, sub) in enumerate(children):
-        sub = sub.jaxpr if isinstance(sub, ir.ClosedJaxpr) else sub
-        kids.append({"label": label, "jaxpr": _jaxpr_data(sub, names, f"{eid}.{j}.")})
-    info = eqn.source_info
-    return {"id": eid, "prim": str(eqn.primitive),
-            "outs": [_binder(v, names) for v in eqn.outvars],
-            "ins": [names(v) for v in eqn.invars],
-            "params": " ".join(params), "children": kids,
-            "source": source_label(info), "line": info.line if info else None}
 
 
 def count_primitives(jaxpr) -> dict:
@@ -95,61 +59,92 @@ def count_primitives(jaxpr) -> dict:
         for e in j.eqns:
             counts[str(e.primitive)] += 1
             for sub in jaxpr_params(e.params):
-                walk(sub.jaxpr if isinstance(sub, ir.ClosedJaxpr) else sub)
-    walk(jaxpr.jaxpr if isinstance(jaxpr, ir.ClosedJaxpr) else jaxpr)
+                walk(open_jaxpr(sub))
+    walk(open_jaxpr(jaxpr))
     return dict(counts.most_common())
 
 
-def def_use(data: dict, name: str) -> tuple[list, list]:
-    """(where `name` is defined, where it is used): equation ids, or a jaxpr's inputs
-    ('in', '0.0.in') and outputs ('out', '0.0.out')."""
-    defs, uses = [], []
+def _subs(eqn: dict) -> list:
+    """An equation's sub-jaxprs, labelled by their param: 'jaxpr', 'branches[1]'."""
+    subs = []
+    for key, value in eqn["params"].items():
+        if isinstance(value, dict):
+            subs.append((key, value))
+        elif isinstance(value, list):                        # cond's branches
+            subs.extend((f"{key}[{i}]", v) for i, v in enumerate(value))
+    return subs
 
-    def walk(j):                     # ids: equations '0', '3.1.0'; a jaxpr's '3.1.in' / 'out'
-        if any(b[0] == name for b in j["consts"] + j["invars"]):
-            defs.append(j["id"] + "in")
-        for e in j["eqns"]:
-            if name in e["ins"]:
-                uses.append(e["id"])
-            if any(b[0] == name for b in e["outs"]):
-                defs.append(e["id"])
-            for kid in e["children"]:
-                walk(kid["jaxpr"])
-        if name in j["outvars"]:
-            uses.append(j["id"] + "out")
-    if name:
-        walk(data)
-    return sorted(set(defs), key=defs.index), sorted(set(uses), key=uses.index)
+
+def _sites(block: dict, prefix: str):
+    """Each equation of a block with its site id ('3', '3.1.0') and its sub-jaxprs as
+    (label, block, their prefix): the ids `def_use` names and the HTML's `data-eqn` carries."""
+    for i, eqn in enumerate(block["eqns"]):
+        site = f"{prefix}{i}"
+        yield site, eqn, [(label, sub, f"{site}.{j}.") for j, (label, sub) in enumerate(_subs(eqn))]
+
+
+def def_use(block: dict) -> dict:
+    """Each variable's id (as a string, a JSON key) -> its name, the site defining it and the
+    sites using it: equation ids ('0', '3.1.0'), or a jaxpr's inputs ('in', '3.1.in') and
+    outputs ('out', '3.1.out')."""
+    table: dict = {}
+
+    def define(binders, site):
+        for v in binders:
+            if "id" in v:
+                table[str(v["id"])] = {"name": v["name"], "def": site, "uses": []}
+
+    def use(atoms, site):
+        for a in atoms:
+            if "id" in a and site not in table[str(a["id"])]["uses"]:
+                table[str(a["id"])]["uses"].append(site)
+
+    def walk(block, prefix):
+        define(block["constvars"] + block["invars"], prefix + "in")
+        for site, eqn, subs in _sites(block, prefix):
+            use(eqn["invars"], site)
+            define(eqn["outvars"], site)
+            for _, sub, sub_prefix in subs:
+                walk(sub, sub_prefix)
+        use(block["outvars"], prefix + "out")
+    walk(block, "")
+    return table
 
 
 # ------------------------------------------------------------------ HTML (static and widget)
-def _var(name: str) -> str:
-    if name == "_" or ":" in name:                   # dropped results and literals
-        return f"<span class='jx-lit'>{esc(name)}</span>"
-    return f"<span class='jx-var' data-var='{esc(name)}'>{esc(name)}</span>"
+def _atom(a: dict) -> str:
+    text = esc(a["name"] if "name" in a else f"{a['literal']}:{a['aval']}")   # as printed
+    if "id" not in a:                                # literals and unused results
+        return f"<span class='jx-lit'>{text}</span>"
+    return f"<span class='jx-var' data-var='{a['id']}'>{text}</span>"
 
 
-def _binders(bs) -> str:
-    return " ".join(f"{_var(n)}<span class='jx-type'>:{esc(t)}</span>" for n, t in bs)
+def _binders(vs: list) -> str:
+    return " ".join(f"{_atom(v)}<span class='jx-type'>:{esc(v['aval'])}</span>" for v in vs)
 
 
-def jaxpr_html(data: dict, depth: int = 0) -> str:
-    head = (f"<div class='jx-head'>{{ lambda {_binders(data['consts'])}; "
-            f"{_binders(data['invars'])}. let</div>")
+def _params(eqn: dict) -> str:
+    shown = " ".join(f"{k}={v}" for k, v in eqn["params"].items() if isinstance(v, str))
+    return f"<span class='jx-params'>[{esc(shown)}]</span>" if shown else ""
+
+
+def jaxpr_html(block: dict, depth: int = 0, prefix: str = "") -> str:
+    """A structured jaxpr (jaxpr_json's) as HTML, sub-jaxprs in <details>, everything escaped."""
+    head = (f"<div class='jx-head'>{{ lambda {_binders(block['constvars'])}; "
+            f"{_binders(block['invars'])}. let</div>")
     rows = []
-    for e in data["eqns"]:
-        params = f"<span class='jx-params'>[{esc(e['params'])}]</span>" if e["params"] else ""
+    for site, e, subs in _sites(block, prefix):
         src = f"<span class='jx-src'>{esc(e['source'])}</span>" if e["source"] else ""
-        line = (f"<div class='jx-eqn' data-eqn='{esc(e['id'])}'>{_binders(e['outs'])} = "
-                f"<span class='jx-prim'>{esc(e['prim'])}</span>{params} "
-                f"{' '.join(_var(n) for n in e['ins'])}{src}</div>")
+        line = (f"<div class='jx-eqn' data-eqn='{esc(site)}'>{_binders(e['outvars'])} = "
+                f"<span class='jx-prim'>{esc(e['primitive'])}</span>{_params(e)} "
+                f"{' '.join(_atom(a) for a in e['invars'])}{src}</div>")
         kids = "".join(
-            f"<details class='jx-sub'{' open' if depth < 1 else ''}><summary>{esc(k['label'])}"
-            f" <span class='jx-count'>({_plural(_size(k['jaxpr']), 'equation')})</span></summary>"
-            f"{jaxpr_html(k['jaxpr'], depth + 1)}</details>" for k in e["children"])
+            f"<details class='jx-sub'{' open' if depth < 1 else ''}><summary>{esc(label)}"
+            f" <span class='jx-count'>({_plural(_size(sub), 'equation')})</span></summary>"
+            f"{jaxpr_html(sub, depth + 1, at)}</details>" for label, sub, at in subs)
         rows.append(line + kids)
-    outs = ", ".join(_var(n) for n in data["outvars"])
-    comma = "," if len(data["outvars"]) == 1 else ""
+    outs = ", ".join(_atom(a) for a in block["outvars"])
+    comma = "," if len(block["outvars"]) == 1 else ""
     return (f"<div class='jx-jaxpr'>{head}<div class='jx-body'>{''.join(rows)}</div>"
             f"<div class='jx-head'>in ({outs}{comma}) }}</div></div>")
 
@@ -158,8 +153,8 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def _size(data) -> int:
-    return sum(1 + sum(_size(k["jaxpr"]) for k in e["children"]) for e in data["eqns"])
+def _size(block) -> int:
+    return sum(1 + sum(_size(sub) for _, sub in _subs(e)) for e in block["eqns"])
 
 
 def counts_html(counts: dict) -> str:
@@ -172,17 +167,17 @@ _STATIC_CSS = (_HERE / "jaxpr_viewer.css").read_text()
 
 # ------------------------------------------------------------------ the widget
 class JaxprViewer(TextFallback, anywidget.AnyWidget):
-    """A jaxpr, explorable. `selected` is a variable name; `view` is 'jaxpr' or 'stablehlo'."""
+    """A jaxpr, explorable. `selected` is a variable's id (a key of `def_use`); `view` is
+    'jaxpr' or 'stablehlo'."""
     _esm = _HERE / "jaxpr_viewer.js"
     _css = _HERE / "jaxpr_viewer.css"
 
     title = traitlets.Unicode("").tag(sync=True)
     body_html = traitlets.Unicode("").tag(sync=True)
     counts = traitlets.Dict().tag(sync=True)
-    text = traitlets.Unicode("").tag(sync=True)          # printed, with source lines
+    text = traitlets.Unicode("")                         # printed, with source lines (Python's)
+    def_use = traitlets.Dict().tag(sync=True)             # def_use(data), read by the script
     selected = traitlets.Unicode("").tag(sync=True)
-    defs = traitlets.List().tag(sync=True)
-    uses = traitlets.List().tag(sync=True)
     view = traitlets.Enum(["jaxpr", "stablehlo"], "jaxpr").tag(sync=True)
     stablehlo = traitlets.Unicode("").tag(sync=True)
 
@@ -193,13 +188,9 @@ class JaxprViewer(TextFallback, anywidget.AnyWidget):
         self._hlo_source = stablehlo if stablehlo is not None else \
             (lambda: lower_to_stablehlo(jaxpr, name))
         super().__init__(title=title, body_html=jaxpr_html(data), text=text,
-                         counts=count_primitives(jaxpr), **kw)
+                         counts=count_primitives(jaxpr), def_use=def_use(data), **kw)
         if self.view == "stablehlo":
             self._load_hlo()
-
-    @traitlets.observe("selected")
-    def _on_select(self, change):
-        self.defs, self.uses = def_use(self.data, change["new"])
 
     @traitlets.observe("view")
     def _on_view(self, change):
@@ -237,6 +228,6 @@ def lower_to_stablehlo(jaxpr, name: str = "jaxpr", platform: str | None = None) 
     """The StableHLO module we would compile for a (closed) jaxpr."""
     from ...xla import client
     from ...xla.lowering import lower_module
-    jaxpr = jaxpr.jaxpr if isinstance(jaxpr, ir.ClosedJaxpr) else jaxpr
-    text, _ = lower_module(jaxpr, name=name, platform=platform or client.default_backend())
+    platform = platform or client.default_backend()
+    text, _ = lower_module(open_jaxpr(jaxpr), name=name, platform=platform)
     return text
