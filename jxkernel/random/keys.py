@@ -20,6 +20,7 @@ import numpy as np
 from .. import lax
 from ..core import dtypes
 from ..core.avals import get_aval
+from ..core.basearray import Array
 from ..core.trace import Tracer
 from ..tree_util import register_pytree_node
 from . import prng
@@ -109,6 +110,7 @@ class KeyArray:
 
 
 register_pytree_node(KeyArray, lambda k: ((k._base,), None), lambda _, c: KeyArray(c[0]))
+Array.register(KeyArray)     # typed keys are jax.Array instances, as in JAX
 
 
 def _check_key_data(data_aval):
