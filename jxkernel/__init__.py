@@ -4,10 +4,9 @@
     >>> jax.jit(lambda x: jnp.sin(x) * 2)(jnp.arange(3.0))
     Array([0.       , 1.682942 , 1.8185948], dtype=float32)
 """
-__version__ = "0.1.0"
-
 import importlib
 
+from .version import __version__
 from .config import config
 from . import core
 from .core.basearray import Array
