@@ -23,6 +23,7 @@ from ..core.primitive import (
     transpose_rules,
 )
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
+from ..xla.lowering import NeedsMesh
 from ._ad_util import Zero
 from ._batch_util import ndim, not_mapped
 
@@ -30,15 +31,6 @@ from ._batch_util import ndim, not_mapped
 sharding_constraint_p = Primitive("sharding_constraint")
 # jax.sharding.reshard: the same operation, named (and printed) as JAX's, on Explicit axes
 reshard_p = Primitive("reshard")
-
-
-class NeedsMesh(ValueError):
-    """Lowering met a sharding constraint in a module compiled for one device; the caller
-    (jit) compiles it again partitioned over `mesh`."""
-
-    def __init__(self, message, mesh):
-        super().__init__(message)
-        self.mesh = mesh
 
 
 def _is_sharding(s) -> bool:

@@ -602,31 +602,6 @@ class Partitioning:
         return entry, self.lower_s, stats.seconds, stats.source
 
 
-def constrained_trace(jitted, treedef, statics, avals, dyn_args, dyn_kwargs) -> tuple:
-    """(ClosedJaxpr, out_tree) of a jit with shardings traced under another transformation:
-    its in/out_shardings become sharding constraints on its inputs and outputs, so that
-    grad(jit(f, in_shardings=...)) and the like keep them (a jit equation has no shardings)."""
-    from ..lax.sharding import sharding_constraint_p
-    from ..transforms.staging import DebugInfo, trace_to_jaxpr
-    flat_in = [None] * len(avals) if jitted._in_shardings is None else \
-        _flat_shardings(jitted._in_shardings, dyn_args, "in_shardings")
-    out_trees: list = []
-    inner = jitted._flat_fun(treedef, statics, out_trees)
-
-    def constrain(values, shardings):
-        return [x if s is None else sharding_constraint_p.bind(x, sharding=s)
-                for x, s in zip(values, shardings)]
-
-    def constrained(*leaves):
-        outs = inner(*constrain(leaves, flat_in))
-        if jitted._out_shardings is None:
-            return outs
-        struct = tree_unflatten(out_trees[-1], [0] * len(outs))
-        return constrain(outs, _flat_shardings(jitted._out_shardings, struct, "out_shardings"))
-    info = DebugInfo(jitted._name, jitted._source, "jit", jitted._leaf_names(dyn_args, dyn_kwargs))
-    return trace_to_jaxpr(constrained, list(avals), info), out_trees[0]
-
-
 def stage_partitioning(traced, locations=False) -> Partitioning:
     """The Partitioning of a traced sharded jit (`jit(f, in_shardings=...).trace(x)`)."""
     dyn_args, dyn_kwargs = tree_unflatten(traced._in_tree, traced._leaves)
