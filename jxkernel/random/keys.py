@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import lax
+from .. import numpy as _jnp  # noqa: F401  installs the Array indexing KeyArray uses
 from ..core import dtypes
 from ..core.avals import get_aval
 from ..core.basearray import Array
@@ -85,7 +86,6 @@ class KeyArray:
         idx = idx if isinstance(idx, tuple) else (idx,)
         if any(i is Ellipsis for i in idx):      # keep the trailing key-data axis whole
             idx = idx + (slice(None),)
-        import jxkernel.numpy  # noqa: F401  (installs Array indexing)
         return KeyArray(self._base[idx])
 
     def __eq__(self, other):
