@@ -13,7 +13,6 @@ from ..core import dtypes as _core
 from ..numpy import util as numpy_util
 from ..numpy.util import promote_args_inexact
 from ..transforms.custom_derivatives import custom_jvp
-from . import _logspace
 
 __all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "comb", "digamma", "entr",
            "erf", "erfc", "erfcx", "erfinv", "exp1", "expi", "expit", "expn", "factorial",
@@ -220,12 +219,14 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
 
 def softmax(x, axis=-1):
     """jax.scipy.special.softmax: jax.nn.softmax."""
-    return _logspace.softmax(x, axis=axis)
+    from ..nn.functions import softmax as nn_softmax
+    return nn_softmax(x, axis=axis)
 
 
 def log_softmax(x, axis=-1):
     """jax.scipy.special.log_softmax: jax.nn.log_softmax."""
-    return _logspace.log_softmax(x, axis=axis)
+    from ..nn.functions import log_softmax as nn_log_softmax
+    return nn_log_softmax(x, axis=axis)
 
 
 # the rest of the family lives in files by idea; this module is the public face
