@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 
+from ..core import avals as _avals
 from ..core.ir import param_printers
 from ..core.primitive import (
     Primitive,
@@ -60,6 +61,27 @@ def with_sharding_constraint(x, shardings, _prim=None):
                             f"(under set_mesh); got {s!r} of type {type(s).__name__}")
         outs.append((_prim or sharding_constraint_p).bind(leaf, sharding=s))
     return tree_unflatten(tree, outs)
+
+
+def resolved(out_sharding):
+    """A NamedSharding from an out_sharding= (a PartitionSpec takes set_mesh's mesh)."""
+    # deferred: xla/sharded.py loads with the first sharded Array
+    from ..xla.sharded import resolve
+    _avals.sharding_types_seen = True
+    return resolve(out_sharding, "out_sharding")
+
+
+def laid_out(x, out_sharding):
+    """`x` typed and laid out as `out_sharding` (a NamedSharding, or a PartitionSpec under
+    set_mesh): what the `out_sharding=` of jnp.zeros and the like does."""
+    if out_sharding is None:
+        return x
+    # deferred: sharding in types loads once a mesh with Explicit axes is in use
+    from ..core.sharding_types import typed_sharding
+    sharding = resolved(out_sharding)
+    ndim = len(_avals.get_aval(x).shape)
+    # the array then reports its type's spec, one entry per dimension, as JAX's does
+    return with_sharding_constraint(x, typed_sharding(sharding, ndim) or sharding)
 
 
 def _abstract_eval(aval, *, sharding):
