@@ -251,6 +251,7 @@ def _laid_out(make, out_sharding):
     traced, its broadcast is typed so directly (as JAX's jaxpr shows it)."""
     if out_sharding is None:
         return make()
+    # deferred: sharding in types loads once a mesh with Explicit axes is in use
     from ..core import sharding_types as st
     if _eager():
         return laid_out(make(), out_sharding)
