@@ -4,13 +4,12 @@
     >>> jax.jit(lambda x: jnp.sin(x) * 2)(jnp.arange(3.0))
     Array([0.       , 1.682942 , 1.8185948], dtype=float32)
 """
-__version__ = "0.1.0"
-
-import abc
 import importlib
 
+from .version import __version__
 from .config import config
 from . import core
+from .core.basearray import Array
 from .core.avals import ShapeDtypeStruct
 from .core.errors import (ConcretizationTypeError, TracerArrayConversionError,
                           TracerBoolConversionError, TracerIntegerConversionError,
@@ -39,7 +38,6 @@ from .lax.callbacks import pure_callback
 from . import debug
 from .transforms.pmap import pmap
 from .transforms.ad import linear_transpose
-from .xla.array import Array as _DeviceArray
 from ._ipython_ext import load_ipython_extension, unload_ipython_extension
 
 
@@ -56,21 +54,10 @@ def disable_jit(disable: bool = True):
     return config.override("jax_disable_jit", disable)
 
 
-class Array(abc.ABC):
-    """The type of jxkernel arrays, as `jax.Array`: device arrays, and the tracers standing for
-    them inside transformations (so `isinstance(x, jax.Array)` holds in traced code too)."""
-    __slots__ = ()
-
-
-Array.register(_DeviceArray)
-Array.register(core.Tracer)
-
 # The user-facing libraries load with the package (they install Array's operators), as
 # `import jax` makes jax.numpy, jax.nn, ... available.
 from . import numpy, nn, scipy, random, tree  # noqa: E402
 from . import ad_checkpoint, custom_derivatives, dtypes, errors  # noqa: E402,F401
-
-Array.register(random.keys.KeyArray)     # typed keys are jax.Array instances, as in JAX
 
 # The views that explain a program load on first use: `import jxkernel` (and a kernel's
 # start) need none of them.

@@ -23,6 +23,7 @@ from .config import config
 from .core.avals import get_aval
 from .core.trace import Trace, Tracer, _ctx, eval_trace, set_current_trace
 from .lax._ad_util import float0
+from .version import __version__
 from .xla import client as _client
 
 __all__ = ["float0", "typeof", "named_call", "named_scope", "ensure_compile_time_eval",
@@ -151,7 +152,6 @@ def print_environment_info(return_string: bool = False) -> str | None:
     >>> print_environment_info(return_string=True).splitlines()[0]
     'jxkernel: 0.1.0'
     """
-    from . import __version__
     devices = _client.devices()
     info = "\n".join([
         f"jxkernel: {__version__}",

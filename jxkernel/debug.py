@@ -20,6 +20,7 @@ import string as _string
 
 import numpy as _np
 
+from .core.source_info import user_source_info
 from .lax.callbacks import (
     DebugEffect,
     OrderedDebugEffect,
@@ -110,7 +111,6 @@ def debug_print(fmt=None, *args, ordered=False, partitioned=False, skip_format_c
         in_tree, dyn, static = split_callback_args(c_args, c_kwargs)
         record = None
         if _use_logging:
-            from .core.source_info import user_source_info
             where = user_source_info(2)
             record = _logger.makeRecord(_logger.name, _logging.INFO,
                                         where.file if where else "(unknown file)",
@@ -143,12 +143,13 @@ print = debug_print
 
 
 def visualize_array_sharding(arr, **kwargs):
-    """Print which devices hold which block of a 1-d or 2-d array (see xla/sharded.py).
+    """Print which devices hold which block of a 1-d or 2-d array (see sharding_view.py).
 
     >>> jax.debug.visualize_array_sharding(jnp.zeros(4))
     ┌───────┐
     │ CPU 0 │
     └───────┘
     """
-    from .xla.sharded import visualize_array_sharding as visualize
+    # deferred: the views load on first use, not with `import jxkernel`
+    from .sharding_view import visualize_array_sharding as visualize
     visualize(arr, **kwargs)

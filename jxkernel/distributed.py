@@ -16,6 +16,8 @@ import os
 import re
 from collections.abc import Sequence
 
+from .xla import client as _client
+
 __all__ = ["initialize", "is_initialized", "shutdown"]
 
 # Clusters are tried in this order (JAX's); a port is derived from the job id so that every
@@ -36,7 +38,6 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
     A process that stops sending heartbeats for `heartbeat_timeout_seconds` is declared
     dead and jaxlib then terminates every other process with an error saying so.
     """
-    from .xla import client as _client
     from .xla import distributed as _runtime
     _runtime.refuse_if_started()
     coordinator_address = coordinator_address or os.environ.get("JAX_COORDINATOR_ADDRESS")

@@ -93,6 +93,7 @@ from .xla import client as _client
 from .xla.array import Array
 from .xla.compiler import compile_module
 from .xla.lowering import lower_module
+from .xla.portable import xla_computation
 
 MIME = "application/vnd.jxkernel.explain+json"
 VERSION = 1
@@ -212,7 +213,6 @@ def _compile_with_locations(f, jitted, traced, args, kwargs) -> tuple:
 
 def _hlo_before_optimization(stablehlo: str) -> str:
     """The module as XLA first sees it, each instruction with its source line."""
-    from .xla.portable import xla_computation
     return xla_computation(stablehlo).as_hlo_module().to_string()
 
 

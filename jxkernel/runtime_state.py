@@ -16,6 +16,9 @@ from __future__ import annotations
 import contextlib
 
 from .config import config
+from .transforms import jit as _jit
+from .transforms import partial_eval
+from .xla import compiler, dispatch
 from .xla.transfer_guard import DIRECTIONS
 
 __all__ = ["check_tracer_leaks", "checking_leaks", "clear_caches", "transfer_guard",
@@ -72,9 +75,6 @@ def clear_caches() -> None:
         >>> f._cache_size()
         0
     """
-    from .transforms import jit as _jit
-    from .transforms import partial_eval
-    from .xla import compiler, dispatch
     compiler.clear_caches()
     for cache in (dispatch._executables, dispatch._fast, _jit._impl_cache,
                   partial_eval._split_cache):

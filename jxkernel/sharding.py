@@ -13,8 +13,11 @@ import contextlib
 import functools
 import threading
 
+from .core import avals
 from .core.avals import get_aval
-from .tree_util import tree_map
+from .core.sharding_types import explicit_axes as explicit_of
+from .lax.sharding import reshard_p, with_sharding_constraint
+from .tree_util import tree_leaves, tree_map
 from .xla.sharding import (  # noqa: F401
     _EMPTY_MESH,
     AbstractMesh,
@@ -79,12 +82,10 @@ def reshard(xs, out_shardings):
     >>> reshard(x, NamedSharding(explicit, P(None, 'x'))).sharding.spec
     P(None, 'x')
     """
-    from .lax.sharding import reshard_p, with_sharding_constraint
-    from .tree_util import tree_leaves
+    # deferred: xla/sharded.py loads with the first sharded Array, not with jax.sharding
     from .xla.sharded import resolve
     for s in tree_leaves(out_shardings, is_leaf=lambda s: isinstance(s, PartitionSpec)):
         _check_explicit(resolve(s, "reshard"))
-    from .core import avals
     avals.sharding_types_seen = True        # the result's type carries its sharding
     return with_sharding_constraint(xs, out_shardings, reshard_p)
 
@@ -186,8 +187,6 @@ def _with_axis_type(mesh, axes, kind) -> Mesh:
 def _retyped(tree, mesh):
     """Each typed array of `tree` moved onto `mesh`, its spec keeping only axes still
     Explicit there (the others are XLA's to choose inside, as in JAX)."""
-    from .core.sharding_types import explicit_axes as explicit_of
-    from .lax.sharding import with_sharding_constraint
     kept = explicit_of(mesh)
 
     def move(x):
@@ -203,7 +202,6 @@ def _retyped(tree, mesh):
 def _laid_out_on(tree, mesh):
     """Each typed array of `tree` laid out on `mesh` as its type says (trailing unsplit
     dimensions left out of the spec, as JAX reports it)."""
-    from .lax.sharding import with_sharding_constraint
 
     def move(x):
         typed = getattr(get_aval(x), "sharding", None)

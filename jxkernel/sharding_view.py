@@ -38,6 +38,7 @@ import math
 
 import numpy as np
 
+from .core.avals import ShapedArray
 from .rich_view import RichView
 
 MIME = "application/vnd.jxkernel.sharding+json"
@@ -97,7 +98,6 @@ class ShardingView(RichView):
     def __repr__(self):
         lines = self.header()
         if 1 <= len(self.shape) <= 2:
-            from .xla.sharded import sharding_picture
             lines.append(sharding_picture(self.shape, self.sharding))
         else:
             lines += [f"  {', '.join(b.labels)}: {_index_text(b.index)}" for b in self.blocks]
@@ -171,12 +171,86 @@ def _blocks(shape, sharding) -> list[Block]:
 
 
 def _type_text(dtype, shape) -> str:
-    from .core.avals import ShapedArray
     return ShapedArray(tuple(shape), dtype).str_short()
 
 
 def _index_text(index) -> str:
     return "[" + ", ".join(f"{a}:{b}" for a, b in index) + "]"
+
+
+# ------------------------------------------------------------------ the text grid
+def visualize_array_sharding(x, *, use_color: bool = False, scale: float = 1.0,
+                             min_width: int = 9, max_width: int = 80) -> None:
+    """Print which devices hold which block of a 1-d or 2-d array, as JAX's grid (drawn with
+    box characters; JAX draws it with `rich`, without colour when the output is not a
+    terminal, which is the layout reproduced here).
+
+    >>> visualize_array_sharding(jax.device_put(np.zeros(8), NamedSharding(mesh, P('x'))))
+    ┌───────┬───────┐
+    │CPU 0,1│CPU 2,3│
+    └───────┴───────┘
+    """
+    print(sharding_picture(x.shape, x.sharding, scale=scale, min_width=min_width,
+                           max_width=max_width))
+
+
+def sharding_picture(shape, sharding, *, scale=1.0, min_width=9, max_width=80) -> str:
+    """The text of `visualize_array_sharding` for an array of `shape` laid out as `sharding`."""
+    shape = tuple(shape)
+    if not 1 <= len(shape) <= 2:
+        raise ValueError("`visualize_sharding` only works for shapes with 1 and 2 dimensions.")
+    cells = _cells(shape, sharding)
+    rows = 1 + max(i for i, _ in cells)
+    cols = 1 + max(j for _, j in cells)
+    kind = next(iter(sharding.device_set)).platform.upper()
+    base_height = int(10 * scale)
+    base_width = int(base_height * (shape[1] if len(shape) == 2 else 1) / shape[0])
+    grid = [[_cell_lines(f"{kind} " + ",".join(map(str, sorted(cells[i, j][0]))),
+                         cells[i, j][1], cells[i, j][2], base_width, base_height, min_width,
+                         max_width) for j in range(cols)] for i in range(rows)]
+    widths = [max(len(grid[i][j][0]) for i in range(rows)) for j in range(cols)]
+    lines = ["┌" + "┬".join("─" * w for w in widths) + "┐"]
+    for i, row in enumerate(grid):
+        if i:
+            lines.append("├" + "┼".join("─" * w for w in widths) + "┤")
+        height = max(len(c) for c in row)
+        for k in range(height):
+            lines.append("│" + "│".join(_centered(c, k, w) for c, w in zip(row, widths)) + "│")
+    lines.append("└" + "┴".join("─" * w for w in widths) + "┘")
+    return "\n".join(lines)
+
+
+def _cells(shape, sharding) -> dict:
+    """(row, column) -> (device ids, height fraction or None, width fraction) of each block."""
+    cells: dict = {}
+    for device, index in sharding.devices_indices_map(shape).items():
+        spans = [(0, n) if s.start is None else (s.start, s.stop) for s, n in zip(index, shape)]
+        chunk = [start // (stop - start) for start, stop in spans]
+        sizes = [(stop - start) / n for (start, stop), n in zip(spans, shape)]
+        if len(shape) == 1:
+            key, height, width = (0, chunk[0]), None, sizes[0]
+        else:
+            key, height, width = tuple(chunk), sizes[0], sizes[1]
+        cells.setdefault(key, [set(), height, width])[0].add(device.id)
+    return cells
+
+
+def _cell_lines(text, height, width, base_width, base_height, min_width, max_width) -> list:
+    """A block's lines: its label padded as JAX pads it (2.5 columns per row of height)."""
+    width = min(max(int(width * base_width * 2.5), min_width), max_width)
+    height = 1 if height is None else int(height * base_height)
+    left, extra = divmod(width - len(text) - 2, 2)
+    left, right = max(left, 0), max(left + extra, 0)
+    top, extra = divmod(height - 2, 2)
+    top, bottom = max(top, 0), max(top + extra, 0)
+    blank = " " * (left + len(text) + right)
+    return [blank] * top + [" " * left + text + " " * right] + [blank] * bottom
+
+
+def _centered(cell, k, width) -> str:
+    line = cell[k] if k < len(cell) else " " * len(cell[0])
+    excess = width - len(line)
+    return " " * (excess // 2) + line + " " * (excess - excess // 2)
 
 
 # ------------------------------------------------------------------ communication

@@ -80,6 +80,8 @@ from .core import ir
 from .core.interpret import eval_jaxpr
 from .core.primitive import all_primitives, jaxpr_params
 from .rich_view import RichView
+from .transforms.jit import Jitted
+from .transforms.make_jaxpr import make_jaxpr
 from .tree_util import keystr, tree_flatten, tree_flatten_with_path
 
 MIME = "application/vnd.jxkernel.stepper+json"
@@ -560,8 +562,6 @@ def make_stepper(f, args, kwargs, label=plain_label, line_text=plain_line) -> St
     if not callable(f):
         raise TypeError(f"step: f={f!r} ({type(f).__name__}) is not callable; pass the "
                         "function, then its arguments: step(f, x)")
-    from .transforms.jit import Jitted
-    from .transforms.make_jaxpr import make_jaxpr
     name = getattr(f, "__name__", type(f).__name__)
     if isinstance(f, Jitted):
         traced = f.trace(*args, **kwargs)     # jit's own split of static and traced arguments

@@ -18,6 +18,7 @@ import itertools
 import threading
 
 from . import errors
+from .basearray import Array
 from .errors import aval_text
 from .avals import ShapedArray
 
@@ -197,6 +198,9 @@ class Tracer:
 
     def __reduce__(self):
         raise TypeError("Traced arrays cannot be pickled")
+
+
+Array.register(Tracer)     # a tracer stands for an array: isinstance(t, jax.Array)
 
 
 def value_text(x) -> str:

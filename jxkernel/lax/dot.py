@@ -326,7 +326,7 @@ def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_t
     if preferred_element_type is not None:
         preferred_element_type = dtypes.canonicalize_dtype(preferred_element_type)
     if out_sharding is not None:            # a PartitionSpec under set_mesh, as in JAX
-        from ..core.sharding_types import resolved
+        from .sharding import resolved
         out_sharding = resolved(out_sharding)
     return dot_general_p.bind(lhs, rhs, dimension_numbers=dnums,
                               precision=canonicalize_precision(precision),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 
+from ..core import avals as _avals
 from ..core.ir import param_printers
 from ..core.primitive import (
     Primitive,
@@ -23,6 +24,7 @@ from ..core.primitive import (
     transpose_rules,
 )
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
+from ..xla.lowering import NeedsMesh
 from ._ad_util import Zero
 from ._batch_util import ndim, not_mapped
 
@@ -30,15 +32,6 @@ from ._batch_util import ndim, not_mapped
 sharding_constraint_p = Primitive("sharding_constraint")
 # jax.sharding.reshard: the same operation, named (and printed) as JAX's, on Explicit axes
 reshard_p = Primitive("reshard")
-
-
-class NeedsMesh(ValueError):
-    """Lowering met a sharding constraint in a module compiled for one device; the caller
-    (jit) compiles it again partitioned over `mesh`."""
-
-    def __init__(self, message, mesh):
-        super().__init__(message)
-        self.mesh = mesh
 
 
 def _is_sharding(s) -> bool:
@@ -68,6 +61,27 @@ def with_sharding_constraint(x, shardings, _prim=None):
                             f"(under set_mesh); got {s!r} of type {type(s).__name__}")
         outs.append((_prim or sharding_constraint_p).bind(leaf, sharding=s))
     return tree_unflatten(tree, outs)
+
+
+def resolved(out_sharding):
+    """A NamedSharding from an out_sharding= (a PartitionSpec takes set_mesh's mesh)."""
+    # deferred: xla/sharded.py loads with the first sharded Array
+    from ..xla.sharded import resolve
+    _avals.sharding_types_seen = True
+    return resolve(out_sharding, "out_sharding")
+
+
+def laid_out(x, out_sharding):
+    """`x` typed and laid out as `out_sharding` (a NamedSharding, or a PartitionSpec under
+    set_mesh): what the `out_sharding=` of jnp.zeros and the like does."""
+    if out_sharding is None:
+        return x
+    # deferred: sharding in types loads once a mesh with Explicit axes is in use
+    from ..core.sharding_types import typed_sharding
+    sharding = resolved(out_sharding)
+    ndim = len(_avals.get_aval(x).shape)
+    # the array then reports its type's spec, one entry per dimension, as JAX's does
+    return with_sharding_constraint(x, typed_sharding(sharding, ndim) or sharding)
 
 
 def _abstract_eval(aval, *, sharding):

@@ -17,6 +17,8 @@ import numpy as np
 from .. import lax
 from .. import numpy as jnp
 from ..core import dtypes as _core
+from ..core.errors import ConcretizationTypeError
+from ..core.trace import Tracer
 from ..numpy import util as numpy_util
 from ..numpy.dtypes import canonicalize_user_dtype
 from ..numpy.reductions import _count
@@ -298,11 +300,9 @@ def one_hot(x, num_classes: int, *, dtype=None, axis: int = -1):
     Array([[1., 0., 0.],
            [0., 0., 1.]], dtype=float32)
     """
-    from ..core.trace import Tracer
     if isinstance(num_classes, Tracer):
         value = num_classes.to_concrete_value()
         if value is None:
-            from ..core.errors import ConcretizationTypeError
             raise ConcretizationTypeError(num_classes, "The error arose in jax.nn.one_hot "
                                                        "argument `num_classes`. ")
         num_classes = value

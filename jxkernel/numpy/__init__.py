@@ -25,7 +25,7 @@ from .polynomial import *    # noqa: F401,F403  polyval, polyfit, polyder, vande
 from .windows import *       # noqa: F401,F403  bartlett, blackman, hamming, hanning, kaiser
 from . import linalg          # noqa: F401  jnp.linalg: solve, inv, det, eigh, svd, norm, ...
 from . import array_methods as _array_methods  # installs operators and methods on Array/Tracer
-from .. import Array as ndarray  # noqa: F401
+from ..core.basearray import Array as ndarray  # noqa: F401
 
 _array_methods.install()
 from .convolution import *  # noqa: F401,F403,E402  convolve, correlate

@@ -18,6 +18,7 @@ import warnings
 import numpy as np
 
 from .. import lax
+from ..lax.sharding import laid_out, resolved
 from ..core import dtypes as _core
 from ..core import trace as _trace
 from ..core import vma
@@ -250,14 +251,15 @@ def _laid_out(make, out_sharding):
     traced, its broadcast is typed so directly (as JAX's jaxpr shows it)."""
     if out_sharding is None:
         return make()
+    # deferred: sharding in types loads once a mesh with Explicit axes is in use
     from ..core import sharding_types as st
     if _eager():
-        return st.laid_out(make(), out_sharding)
-    sharding = st.resolved(out_sharding)
+        return laid_out(make(), out_sharding)
+    sharding = resolved(out_sharding)
     with st.out_sharding(lax.shapes.broadcast_in_dim_p, sharding):
         x = make()
     typed = st.typed_sharding(sharding, len(x.aval.shape))
-    return x if typed is not None and x.aval.sharding == typed else st.laid_out(x, sharding)
+    return x if typed is not None and x.aval.sharding == typed else laid_out(x, sharding)
 
 
 def _check_forgot_shape_tuple(name, shape, dtype):

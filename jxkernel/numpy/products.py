@@ -20,6 +20,7 @@ import opt_einsum
 from .. import lax
 from ..core import dtypes
 from ..lax import conversion
+from ..lax.sharding import laid_out, resolved
 from . import util
 from ..transforms.jit import jit
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
@@ -60,11 +61,11 @@ def _typed_as(out_sharding, product):
     PartitionSpec under set_mesh); its contractions may then have split contracted axes."""
     if out_sharding is None:
         return product()
+    # deferred: sharding in types loads once a mesh with Explicit axes is in use
     from ..core import sharding_types
-    from ..xla.sharded import resolve
-    sharding = resolve(out_sharding, "out_sharding")
+    sharding = resolved(out_sharding)
     with sharding_types.out_sharding(lax.dot_general_p, sharding):
-        return sharding_types.laid_out(product(), sharding)
+        return laid_out(product(), sharding)
 
 
 def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import lax
+from .. import numpy as jnp
 from ..core import dtypes
 from ..transforms.jit import jit
 from .keys import check_key, static_shape, user_dtype
@@ -24,7 +25,6 @@ _STIRLING_TAIL = [0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
 
 def _stirling_approx_tail(k):
     """log(k!) minus Stirling's approximation: a table for k <= 9, a series beyond."""
-    import jxkernel.numpy as jnp
     table = jnp.array(_STIRLING_TAIL, dtype=k.dtype)
     use_table = k <= 9
     k = lax.clamp(np.array(0.0, k.dtype), k, np.array(9.0, k.dtype))
@@ -36,7 +36,6 @@ def _stirling_approx_tail(k):
 
 def _binomial_inversion(key, count, prob, shape, dtype, max_iters):
     """Count geometric waiting times until they pass `count` (small n p)."""
-    import jxkernel.numpy as jnp
     log1minusprob = jnp.log1p(-prob)
 
     def body_fn(carry):
@@ -58,7 +57,6 @@ def _binomial_inversion(key, count, prob, shape, dtype, max_iters):
 
 def _btrs(key, count, prob, shape, dtype, max_iters):
     """Hormann's transformed rejection with squeeze (BTRS, 1993) for n p > 10."""
-    import jxkernel.numpy as jnp
     stddev = jnp.sqrt(count * prob * (1 - prob))
     b = 1.15 + 2.53 * stddev
     a = -0.0873 + 0.0248 * b + 0.01 * prob
@@ -99,7 +97,6 @@ def _btrs(key, count, prob, shape, dtype, max_iters):
 
 
 def _binomial_impl(key, count, prob, shape, dtype):
-    import jxkernel.numpy as jnp
     if shape is None:
         shape = np.broadcast_shapes(_shape(count), _shape(prob))
     else:
@@ -153,7 +150,6 @@ def binomial(key, n, p, shape=None, dtype=None):
 def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
     """Multinomial(n, p) counts over the last axis of p: a binomial per category, each of
     the remaining count with the category's share of the remaining probability."""
-    import jxkernel.numpy as jnp
     data, _ = check_key("multinomial", key)
     dtype = user_dtype(dtype, float)
     n, p = jnp.asarray(n), jnp.asarray(p)

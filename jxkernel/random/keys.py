@@ -18,8 +18,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import lax
+from .. import numpy as _jnp  # noqa: F401  installs the Array indexing KeyArray uses
 from ..core import dtypes
 from ..core.avals import get_aval
+from ..core.basearray import Array
 from ..core.trace import Tracer
 from ..tree_util import register_pytree_node
 from . import prng
@@ -84,7 +86,6 @@ class KeyArray:
         idx = idx if isinstance(idx, tuple) else (idx,)
         if any(i is Ellipsis for i in idx):      # keep the trailing key-data axis whole
             idx = idx + (slice(None),)
-        import jxkernel.numpy  # noqa: F401  (installs Array indexing)
         return KeyArray(self._base[idx])
 
     def __eq__(self, other):
@@ -109,6 +110,7 @@ class KeyArray:
 
 
 register_pytree_node(KeyArray, lambda k: ((k._base,), None), lambda _, c: KeyArray(c[0]))
+Array.register(KeyArray)     # typed keys are jax.Array instances, as in JAX
 
 
 def _check_key_data(data_aval):

@@ -12,8 +12,10 @@ import operator
 import numpy as np
 
 from .. import lax
+from .. import numpy as jnp
 from ..core import dtypes
 from ..lax import linalg
+from ..numpy import linalg as jnp_linalg
 from ..transforms.jit import jit
 from .keys import check_key, static_shape, user_dtype
 from .samplers import _check_shape, _dtype, _no_sharding, _normal_impl, _shape
@@ -34,8 +36,6 @@ def _multivariate_normal_impl(key, mean, cov, shape, dtype, method):
         shape = np.broadcast_shapes(_shape(mean)[:-1], _shape(cov)[:-2])
     else:
         _check_shape("normal", shape, _shape(mean)[:-1], _shape(cov)[:-2])
-    import jxkernel.numpy as jnp
-    from ..numpy import linalg as jnp_linalg
     if method == "svd":
         u, s, _ = jnp_linalg.svd(cov)
         factor = u * jnp.sqrt(s[..., None, :])

@@ -196,8 +196,17 @@ def _dirichlet_impl(key, alpha, shape, dtype):
         _check_shape("dirichlet", shape, alpha_shape[:-1])
     alpha = lax.convert_element_type(alpha, dtype)
     # normalized gammas, computed in log space then softmax-ed (small alpha underflows)
-    from ..nn import softmax
-    return softmax(_gamma_impl(key, alpha, tuple(shape) + alpha_shape[-1:], dtype, True), -1)
+    return _softmax(_gamma_impl(key, alpha, tuple(shape) + alpha_shape[-1:], dtype, True))
+
+
+def _softmax(x):
+    """Softmax over the last axis, jax.nn.softmax's formula. JAX's random module has its own
+    too: random sits below nn (whose initializers draw random numbers)."""
+    last, batch_dims = x.ndim - 1, tuple(range(x.ndim - 1))
+    x_max = lax.broadcast_in_dim(lax.reduce_max(x, (last,)), x.shape, batch_dims)
+    unnormalized = lax.exp(lax.sub(x, lax.stop_gradient(x_max)))
+    total = lax.broadcast_in_dim(lax.reduce_sum(unnormalized, (last,)), x.shape, batch_dims)
+    return lax.div(unnormalized, total)
 
 
 _dirichlet = jit(_dirichlet_impl, static_argnums=(2, 3))

@@ -51,7 +51,7 @@ from .partial_eval import partial_eval_jaxpr, partial_eval_rules
 from .staging import DebugInfo, JaxprTrace, convert_constvars_to_invars, staging_rules, \
     trace_to_jaxpr
 from ..xla.pytree import default_registry as _registry
-from ..lax.sharding import NeedsMesh
+from ..lax.sharding import NeedsMesh, sharding_constraint_p
 
 _flatten = _registry.flatten           # tree_flatten without the wrapper (the hit path uses it)
 
@@ -371,6 +371,30 @@ def _leaf_aval(x, index_name) -> ShapedArray:
     raise TypeError(f"Argument {index_name()} of type {type(x)} is not a valid JAX type. "
                     f"Pass arrays, NumPy arrays or Python scalars (or pytrees of them); mark "
                     f"other arguments static with static_argnums/static_argnames.")
+
+
+def _constrained_trace(jitted, treedef, statics, avals, dyn_args, dyn_kwargs) -> tuple:
+    """(ClosedJaxpr, out_tree) of a jit with shardings traced under another transformation:
+    its in/out_shardings become sharding constraints on its inputs and outputs, so that
+    grad(jit(f, in_shardings=...)) and the like keep them (a jit equation has no shardings)."""
+    from ..xla.sharded import _flat_shardings  # loads with the first NamedSharding
+    flat_in = [None] * len(avals) if jitted._in_shardings is None else \
+        _flat_shardings(jitted._in_shardings, dyn_args, "in_shardings")
+    out_trees: list = []
+    inner = jitted._flat_fun(treedef, statics, out_trees)
+
+    def constrain(values, shardings):
+        return [x if s is None else sharding_constraint_p.bind(x, sharding=s)
+                for x, s in zip(values, shardings)]
+
+    def constrained(*leaves):
+        outs = inner(*constrain(leaves, flat_in))
+        if jitted._out_shardings is None:
+            return outs
+        struct = tree_unflatten(out_trees[-1], [0] * len(outs))
+        return constrain(outs, _flat_shardings(jitted._out_shardings, struct, "out_shardings"))
+    info = DebugInfo(jitted._name, jitted._source, "jit", jitted._leaf_names(dyn_args, dyn_kwargs))
+    return trace_to_jaxpr(constrained, list(avals), info), out_trees[0]
 
 
 class Jitted:
@@ -759,9 +783,8 @@ class Jitted:
         found = self._traces.get(key)
         if found is None:
             if self._in_shardings is not None or self._out_shardings is not None:
-                from ..xla.sharded import constrained_trace     # shardings kept as constraints
-                closed, out_tree = constrained_trace(self, treedef, statics, avals, dyn_args,
-                                                     dyn_kwargs)
+                closed, out_tree = _constrained_trace(self, treedef, statics, avals, dyn_args,
+                                                      dyn_kwargs)   # shardings kept as constraints
             else:
                 closed, out_tree = self._compiled_trace(key) or \
                     self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)[:2]

@@ -11,8 +11,15 @@ from __future__ import annotations
 import functools
 
 from ..core.avals import ShapeDtypeStruct
+from ..core.basearray import Array
 from ..core.source_info import function_source_info
-from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
+from ..tree_util import (
+    keystr,
+    tree_flatten,
+    tree_flatten_with_path,
+    tree_map,
+    tree_unflatten,
+)
 from .jit import _as_tuple, _leaf_aval
 from .staging import DebugInfo, trace_to_jaxpr
 
@@ -68,8 +75,7 @@ def eval_shape(fun, *args, **kwargs):
 
 def _key_shapes(tree):
     """Typed keys in `tree` (whose leaves are ShapeDtypeStructs) as ShapeDtypeStructs of
-    their own shape and key dtype, as JAX's eval_shape gives them."""
-    from ..random.keys import KeyArray      # local: random builds on transforms
-    from ..tree_util import tree_map
-    return tree_map(lambda x: ShapeDtypeStruct(x.shape, x.dtype) if isinstance(x, KeyArray)
-                    else x, tree, is_leaf=lambda x: isinstance(x, KeyArray))
+    their own shape and key dtype, as JAX's eval_shape gives them: they are the pytree nodes
+    that are jax.Arrays (random.keys registers KeyArray), so transforms need not import random."""
+    return tree_map(lambda x: ShapeDtypeStruct(x.shape, x.dtype) if isinstance(x, Array)
+                    else x, tree, is_leaf=lambda x: isinstance(x, Array))

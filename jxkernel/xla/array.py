@@ -38,6 +38,7 @@ import numpy as np
 from ..config import config
 from ..core import dtypes
 from ..core.avals import ShapedArray
+from ..core.basearray import Array as BaseArray
 from ..core.trace import Tracer
 from . import client as _client
 from .client import xc
@@ -303,6 +304,7 @@ def _frozen(value: np.ndarray, shape) -> np.ndarray:
 
 
 Array = ArrayImpl          # the name the rest of jxkernel imports
+BaseArray.register(ArrayImpl)
 
 
 class MultiDeviceArray(Array):

@@ -17,6 +17,15 @@ from ..core.primitive import lowering_rules
 from . import stablehlo as hlo
 
 
+class NeedsMesh(ValueError):
+    """Lowering met a sharding constraint in a module compiled for one device; the caller
+    (jit) compiles it again partitioned over `mesh`."""
+
+    def __init__(self, message, mesh):
+        super().__init__(message)
+        self.mesh = mesh
+
+
 class ModuleContext:
     """What every rule of one module shares: the module, its platform, its nested functions."""
 
@@ -152,7 +161,6 @@ def _typed_layouts(ctx, outvars, outs) -> list:
     from .sharding import sdy_dims
     typed = next((v.aval.sharding for v in outvars if v.aval.sharding is not None), None)
     if typed is not None and ctx.module_ctx.mesh is None:  # jit partitions it over the mesh
-        from ..lax.sharding import NeedsMesh
         raise NeedsMesh(f"a result typed {typed!r} (Explicit mesh axes) inside a program "
                         f"compiled for one device: jit it at the top level", typed.mesh)
     return [out if v.aval.sharding is None else ctx.op1(
