@@ -645,27 +645,20 @@ def reduce(operands, init_values, computation, dimensions):
 def _reduction_jaxpr(computation, init_avals, init_tree):
     """The jaxpr of `computation(xs, ys)` on scalars, cached so eager calls hit the
     executable cache (the jaxpr is part of reduce's params)."""
+    from ..transforms.api_util import flatten_fun
     from ..transforms.staging import trace_to_jaxpr
-    from ..tree_util import tree_flatten, tree_unflatten
-    out_tree = []
-    n = len(init_avals)
-
-    def flat(*args):
-        out, tree = tree_flatten(computation(tree_unflatten(init_tree, args[:n]),
-                                             tree_unflatten(init_tree, args[n:])))
-        out_tree.append(tree)
-        return out
-
+    from ..tree_util import treedef_tuple
+    flat, out_tree = flatten_fun(computation, treedef_tuple([init_tree, init_tree]))
     scalars = [a.update(shape=()) for a in init_avals]
     closed = trace_to_jaxpr(flat, scalars * 2)
     if any(isinstance(c, Tracer) for c in closed.consts):
         raise NotImplementedError("Reduction computations can't close over Tracers. Please "
                                   "open an issue at https://github.com/jax-ml/jax.")
     outs = closed.out_avals
-    if out_tree[0] != init_tree or [(a.shape, a.dtype) for a in outs] != \
+    if out_tree() != init_tree or [(a.shape, a.dtype) for a in outs] != \
             [((), a.dtype) for a in init_avals]:
         raise TypeError(
             f"reduce computation must return scalars of the init values' structure and dtypes "
-            f"({init_tree}: {', '.join(a.dtype.name for a in init_avals)}), got {out_tree[0]}: "
+            f"({init_tree}: {', '.join(a.dtype.name for a in init_avals)}), got {out_tree()}: "
             f"{', '.join(a.str_short() for a in outs)}")
-    return closed, out_tree[0]
+    return closed, out_tree()

@@ -35,6 +35,7 @@ from ..lax import _batch_util as bu
 from ..lax._ad_util import Zero, float0, instantiate
 from ..tree_util import tree_flatten, tree_unflatten
 from .ad import JVPTrace
+from .api_util import flatten_fun
 from .batching import axis_batching_rules, batch_jaxpr, vmap
 from .partial_eval import PartialEvalTrace, partial_eval_rules
 from .staging import convert_constvars_to_invars, trace_to_jaxpr
@@ -70,16 +71,11 @@ def _merge(nondiff, dyn, nondiff_argnums, n):
 def _trace_call(fun, nondiff, dyn, nondiff_argnums, n_args):
     """(jaxpr taking consts then flat inputs, consts, in_tree, out_tree, flat inputs)."""
     leaves, in_tree = tree_flatten(tuple(dyn))
-    out_trees = []
-
-    def flat(*xs):
-        out = fun(*_merge(nondiff, tree_unflatten(in_tree, xs), nondiff_argnums, n_args))
-        out_leaves, out_tree = tree_flatten(out)
-        out_trees.append(out_tree)
-        return out_leaves
+    flat, out_tree = flatten_fun(
+        lambda *dyn: fun(*_merge(nondiff, dyn, nondiff_argnums, n_args)), in_tree)
     closed = trace_to_jaxpr(flat, [get_aval(x) for x in leaves])
     jaxpr, consts = convert_constvars_to_invars(closed)
-    return jaxpr, consts, in_tree, out_trees[0], leaves
+    return jaxpr, consts, in_tree, out_tree(), leaves
 
 
 def _closure_error(name):

@@ -46,6 +46,7 @@ from ..xla.compiler import Executable, compile_module
 from ..xla.dispatch import DEOPTIMIZED_RERUN_LINE, invalid_value, to_device
 from ..xla.lowering import lower_module
 from .ad import jvp_jaxpr, transpose_jaxpr
+from .api_util import flatten_fun, merge_static
 from .batching import axis_batching_rules, batch_jaxpr
 from .partial_eval import partial_eval_jaxpr, partial_eval_rules
 from .staging import DebugInfo, JaxprTrace, convert_constvars_to_invars, staging_rules, \
@@ -515,22 +516,21 @@ class Jitted:
         """fun over flat leaves: rebuild args, merge statics back, flatten the output."""
         static_by_pos = {pos: value for _, value, pos in statics if pos is not None}
         static_kw = {name: value for name, value, pos in statics if pos is None}
+        flat, out_tree = flatten_fun(
+            lambda dyn_args, dyn_kwargs: self._fun(
+                *merge_static(static_by_pos, dyn_args, len(dyn_args) + len(static_by_pos)),
+                **dyn_kwargs, **static_kw), treedef)
 
-        def flat(*leaves):
-            dyn_args, dyn_kwargs = tree_unflatten(treedef, leaves)
-            args, it = [], iter(dyn_args)
-            for i in range(len(dyn_args) + len(static_by_pos)):
-                args.append(static_by_pos[i] if i in static_by_pos else next(it))
-            out = self._fun(*args, **dyn_kwargs, **static_kw)
-            out_leaves, out_tree = tree_flatten(out)
+        def checked(*leaves):
+            out_leaves = flat(*leaves)
             for i, leaf in enumerate(out_leaves):
                 if not isinstance(leaf, (Tracer, Array, np.ndarray, np.generic) + _SCALAR_TYPES):
                     raise TypeError(f"{self._name} returned a value of type {type(leaf)} at "
                                     f"output {i}, which is not a valid JAX type; jitted "
                                     f"functions must return arrays (or pytrees of them)")
-            out_trees.append(out_tree)
+            out_trees.append(out_tree())
             return out_leaves
-        return flat
+        return checked
 
     # ------------------------------------------------------------ calling
     def __call__(self, *args, **kwargs):
