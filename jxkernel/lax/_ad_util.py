@@ -216,6 +216,20 @@ def deflinear2(prim, transpose_fn):
     transpose_rules[prim] = transpose
 
 
+def defbilinear(prim, lhs_rule, rhs_rule):
+    """A primitive linear in each of its two inputs separately (mul, dot, conv): the tangent
+    is prim(t_x, y) + prim(x, t_y); the transpose, linear in one input at a time, is
+    `lhs_rule(ct, x, y, **params)` or `rhs_rule(ct, x, y, **params)`."""
+    defjvp(prim, lambda g, ans, x, y, **params: prim.bind(g, y, **params),
+           lambda g, ans, x, y, **params: prim.bind(x, g, **params))
+
+    def transpose(ct, x, y, **params):
+        if is_undefined(x):
+            return [Zero(x.aval) if type(ct) is Zero else lhs_rule(ct, x, y, **params), None]
+        return [None, Zero(y.aval) if type(ct) is Zero else rhs_rule(ct, x, y, **params)]
+    transpose_rules[prim] = transpose
+
+
 # ------------------------------------------------------------------ stop_gradient
 stop_gradient_p = Primitive("stop_gradient")
 abstract_eval_rules[stop_gradient_p] = lambda x: x

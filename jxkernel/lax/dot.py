@@ -18,8 +18,7 @@ from ..config import config
 from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval
 from ..core.ir import param_printers
-from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, lowering_rules,
-                              transpose_rules)
+from ..core.primitive import Primitive, abstract_eval_rules, batching_rules, lowering_rules
 from ..xla import stablehlo as hlo
 from . import _ad_util as ad
 from . import _batch_util as bu
@@ -194,11 +193,6 @@ lowering_rules[dot_general_p] = _dot_general_lowering
 param_printers[dot_general_p] = _dot_general_printer
 
 
-# bilinear: the tangent is dot(t_lhs, rhs) + dot(lhs, t_rhs), with the same params
-ad.defjvp(dot_general_p, lambda g, ans, x, y, **params: dot_general_p.bind(g, y, **params),
-          lambda g, ans, x, y, **params: dot_general_p.bind(x, g, **params))
-
-
 def _ranges_like(*xs):
     """Consecutive index ranges as long as each of `xs`: (0..len(x0)), (len(x0)..), ..."""
     start = 0
@@ -256,14 +250,6 @@ def _dot_general_transpose_rhs(ct, x, y, *, dimension_numbers, **params):
                                       **params)
 
 
-def _dot_general_transpose(ct, x, y, **params):
-    if ad.is_undefined(x):      # linear in one operand at a time
-        return [ad.Zero(x.aval) if type(ct) is ad.Zero else
-                _dot_general_transpose_lhs(ct, x, y, **params), None]
-    return [None, ad.Zero(y.aval) if type(ct) is ad.Zero else
-            _dot_general_transpose_rhs(ct, x, y, **params)]
-
-
 def _dot_general_batch_dim_nums(ndims, bdims, dimension_numbers):
     """(dimension numbers of the batched dot, the result's batch dim), as JAX: two batch
     dims become one more dot batch dim (first); a single one becomes a free dim of its
@@ -294,7 +280,7 @@ def _dot_general_batching(vals, dims, *, dimension_numbers, **params):
     return dot_general_p.bind(lhs, rhs, dimension_numbers=new_dims, **params), out_dim
 
 
-transpose_rules[dot_general_p] = _dot_general_transpose
+ad.defbilinear(dot_general_p, _dot_general_transpose_lhs, _dot_general_transpose_rhs)
 batching_rules[dot_general_p] = _dot_general_batching
 
 

@@ -628,19 +628,8 @@ transpose_rules[add_p] = _linear_binop_transpose(1)
 jvp_rules[sub_p] = _binop_linear_jvp(sub_p, -1)
 transpose_rules[sub_p] = _linear_binop_transpose(-1)
 
-ad.defjvp(mul_p, lambda g, ans, x, y: mul(g, y), lambda g, ans, x, y: mul(x, g))
-
-
-def _mul_transpose(ct, x, y):
-    if type(ct) is ad.Zero:
-        return [ad.Zero(x.aval) if ad.is_undefined(x) else None,
-                ad.Zero(y.aval) if ad.is_undefined(y) else None]
-    if ad.is_undefined(x):
-        return [ad.unbroadcast(mul(ct, y), x.aval), None]
-    return [None, ad.unbroadcast(mul(x, ct), y.aval)]
-
-
-transpose_rules[mul_p] = _mul_transpose
+ad.defbilinear(mul_p, lambda ct, x, y: ad.unbroadcast(mul(ct, y), x.aval),
+               lambda ct, x, y: ad.unbroadcast(mul(x, ct), y.aval))
 
 ad.defjvp(div_p, lambda g, ans, x, y: div(g, y),
           lambda g, ans, x, y: mul(mul(neg(g), x), integer_pow(y, -2)))
