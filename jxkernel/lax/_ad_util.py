@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import dtypes, vma
+from ..core import dtypes, vma, sharding_types
 from ..core.avals import ShapedArray, get_aval
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                              lowering_rules, transpose_rules)
+                              lowering_rules, sharding_rules, transpose_rules)
 
 # the dtype JAX gives tangents of integer and boolean values
 float0 = np.dtype([("float0", np.void, 0)])
@@ -236,6 +236,7 @@ abstract_eval_rules[stop_gradient_p] = lambda x: x
 lowering_rules[stop_gradient_p] = lambda ctx, x: x
 defjvp_zero(stop_gradient_p)
 batching_rules[stop_gradient_p] = lambda vals, dims: (stop_gradient_p.bind(vals[0]), dims[0])
+sharding_rules[stop_gradient_p] = sharding_types.same_as_operand_rule
 
 
 def stop_gradient(x):

@@ -15,10 +15,16 @@ import operator
 import numpy as np
 
 from ..config import config
-from ..core import dtypes
+from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray, get_aval
 from ..core.ir import param_printers
-from ..core.primitive import Primitive, abstract_eval_rules, batching_rules, lowering_rules
+from ..core.primitive import (
+    Primitive,
+    abstract_eval_rules,
+    batching_rules,
+    lowering_rules,
+    sharding_rules,
+)
 from ..xla import stablehlo as hlo
 from . import _ad_util as ad
 from . import _batch_util as bu
@@ -282,6 +288,7 @@ def _dot_general_batching(vals, dims, *, dimension_numbers, **params):
 
 ad.defbilinear(dot_general_p, _dot_general_transpose_lhs, _dot_general_transpose_rhs)
 batching_rules[dot_general_p] = _dot_general_batching
+sharding_rules[dot_general_p] = sharding_types.dot_general_rule
 
 
 # ------------------------------------------------------------------ lax functions

@@ -12,10 +12,10 @@ import operator
 
 import numpy as np
 
-from ..core import dtypes
+from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                              lowering_rules, transpose_rules)
+                              lowering_rules, sharding_rules, transpose_rules)
 from . import _ad_util as ad
 from . import _batch_util as bu
 from . import _lowering as hl
@@ -203,6 +203,7 @@ def _conj_lowering(ctx, x, *, input_dtype):
 
 abstract_eval_rules[conj_p] = _conj_abstract_eval
 lowering_rules[conj_p] = _conj_lowering
+sharding_rules[conj_p] = sharding_types.broadcasting_rule
 bu.defvectorized(conj_p)
 
 # ------------------------------------------------------------------ binary arithmetic
@@ -235,6 +236,7 @@ def _pow_lowering(ctx, x, y):
 abstract_eval_rules[pow_p] = _pow_abstract_eval
 lowering_rules[pow_p] = _pow_lowering
 batching_rules[pow_p] = bu.broadcasting_batcher(pow_p)
+sharding_rules[pow_p] = sharding_types.broadcasting_rule
 atan2_p = binop("atan2", "stablehlo.atan2", INEXACT)
 max_p = binop("max", "stablehlo.maximum", ANY)
 min_p = binop("min", "stablehlo.minimum", ANY)
@@ -711,6 +713,7 @@ def _select_n_transpose(ct, which, *cases):
 
 jvp_rules[select_n_p] = _select_n_jvp
 transpose_rules[select_n_p] = _select_n_transpose
+sharding_rules[select_n_p] = sharding_types.select_n_rule
 
 
 def _clamp_jvp(primals, tangents):
@@ -730,3 +733,4 @@ def _clamp_jvp(primals, tangents):
 
 
 jvp_rules[clamp_p] = _clamp_jvp
+sharding_rules[clamp_p] = sharding_types.broadcasting_rule

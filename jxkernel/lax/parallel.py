@@ -18,12 +18,13 @@ from ..core.ir import param_printers
 from ..core.primitive import (
     Primitive,
     abstract_eval_rules,
+    axis_batching_rules,
     impl_rules,
     jvp_rules,
     lowering_rules,
+    own_vma_rules,
     transpose_rules,
 )
-from ..transforms.batching import axis_batching_rules
 from ..tree_util import tree_flatten, tree_unflatten
 from ..xla import stablehlo as hlo
 from . import _batch_util as bu
@@ -100,7 +101,7 @@ def _reducer(name, hlo_op, reduce_fn_name):
         return outs, out_dims
 
     abstract_eval_rules[prim] = abstract
-    vma.own_rules.add(prim)
+    own_vma_rules.add(prim)
     impl_rules[prim] = impl
     lowering_rules[prim] = lowering
     axis_batching_rules[prim] = batching
@@ -454,7 +455,7 @@ def varying(x, axes, name):
 
 
 psum_invariant_p = Primitive("psum_invariant", multiple_results=True)
-vma.own_rules.add(psum_invariant_p)
+own_vma_rules.add(psum_invariant_p)
 abstract_eval_rules[psum_invariant_p] = lambda *avals, axes: [
     a.update(vma=a.vma - frozenset(axes)) for a in avals]
 lowering_rules[psum_invariant_p] = lambda ctx, *args, axes: lowering_rules[psum_p](

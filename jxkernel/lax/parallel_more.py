@@ -14,8 +14,13 @@ import numpy as np
 
 from ..core.avals import ShapedArray, get_aval
 from ..core.ir import param_printers
-from ..core.primitive import Primitive, abstract_eval_rules, impl_rules, lowering_rules
-from ..transforms.batching import axis_batching_rules
+from ..core.primitive import (
+    Primitive,
+    abstract_eval_rules,
+    axis_batching_rules,
+    impl_rules,
+    lowering_rules,
+)
 from ..tree_util import tree_map
 from ..xla import stablehlo as hlo
 from . import _batch_util as bu

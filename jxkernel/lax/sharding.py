@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 
+from ..core import sharding_types
 from ..core.ir import param_printers
 from ..core.primitive import (
     Primitive,
@@ -20,6 +21,7 @@ from ..core.primitive import (
     impl_rules,
     jvp_rules,
     lowering_rules,
+    sharding_typing_rules,
     transpose_rules,
 )
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
@@ -134,5 +136,6 @@ for _prim in (sharding_constraint_p, reshard_p):
     jvp_rules[_prim] = functools.partial(_jvp, _prim)
     transpose_rules[_prim] = functools.partial(_transpose, _prim)
     batching_rules[_prim] = functools.partial(_batching, _prim)
+    sharding_typing_rules[_prim] = sharding_types.constrained_typing
 impl_rules[reshard_p] = _reshard_impl
 param_printers[reshard_p] = lambda params: []       # JAX prints `reshard x`: the type says

@@ -29,12 +29,13 @@ import numpy as np
 
 from .. import compile_log
 from ..config import config
-from ..core import dtypes, vma
+from ..core import dtypes, vma, sharding_types
 from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..core.interpret import eval_jaxpr
 from ..core.ir import call_primitives, param_printers
-from ..core.primitive import (Primitive, abstract_eval_rules, impl_rules, jvp_rules,
-                              lowering_rules, transpose_rules)
+from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
+                              jvp_rules, lowering_rules, partial_eval_rules, sharding_typing_rules,
+                              staging_rules, transpose_rules)
 from ..core.errors import RecompileError
 from ..core.source_info import function_source_info, user_source_info
 from ..core.trace import Tracer, _ctx, eval_trace, set_current_trace
@@ -47,10 +48,9 @@ from ..xla.dispatch import DEOPTIMIZED_RERUN_LINE, invalid_value, to_device
 from ..xla.lowering import lower_module
 from .ad import jvp_jaxpr, transpose_jaxpr
 from .api_util import flatten_fun, merge_static
-from .batching import axis_batching_rules, batch_jaxpr
-from .partial_eval import partial_eval_jaxpr, partial_eval_rules
-from .staging import DebugInfo, JaxprTrace, convert_constvars_to_invars, staging_rules, \
-    trace_to_jaxpr
+from .batching import batch_jaxpr
+from .partial_eval import partial_eval_jaxpr
+from .staging import DebugInfo, JaxprTrace, convert_constvars_to_invars, trace_to_jaxpr
 from ..xla.pytree import default_registry as _registry
 from ..lax.sharding import NeedsMesh
 
@@ -192,6 +192,7 @@ jvp_rules[jit_p] = _jit_jvp
 transpose_rules[jit_p] = _jit_transpose
 partial_eval_rules[jit_p] = _jit_partial_eval
 axis_batching_rules[jit_p] = _jit_batching
+sharding_typing_rules[jit_p] = sharding_types.call_typing
 param_printers[jit_p] = lambda p: [("name", p["name"]), ("jaxpr", p["jaxpr"])]
 call_primitives.add(jit_p)
 

@@ -16,8 +16,8 @@ import threading
 
 from ..core.avals import ShapedArray, get_aval
 from ..core.ir import param_printers
-from ..core.primitive import (Primitive, abstract_eval_rules, impl_rules, jvp_rules,
-                              lowering_rules, transpose_rules)
+from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
+                              jvp_rules, lowering_rules, partial_eval_rules, transpose_rules)
 from ..core.trace import set_current_trace
 from ..lax import _batch_util as bu
 from ..lax._ad_util import Zero, instantiate, is_undefined
@@ -27,8 +27,8 @@ from ..xla.compiler import Executable, compile_module
 from ..xla.lowering import lower_module
 from .ad import jvp_jaxpr, transpose_jaxpr
 from .api_util import flatten_fun, merge_static
-from .batching import axis_batching_rules, batch_jaxpr
-from .partial_eval import partial_eval_jaxpr, partial_eval_rules
+from .batching import batch_jaxpr
+from .partial_eval import partial_eval_jaxpr
 from .staging import convert_constvars_to_invars, trace_to_jaxpr
 
 _axis_env = threading.local()

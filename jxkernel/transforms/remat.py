@@ -20,8 +20,9 @@ import types
 from ..core.avals import get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, Var, param_printers
-from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, impl_rules,
-                              jvp_rules, lowering_rules, transpose_rules)
+from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, batching_rules,
+                              impl_rules, jvp_rules, lowering_rules, partial_eval_rules,
+                              transpose_rules)
 from ..core.trace import _ctx, eval_trace, set_current_trace
 from ..lax._ad_util import Zero, instantiate, is_undefined
 from ..lax._batch_util import vectorized_batcher
@@ -29,8 +30,8 @@ from ..lax.dot import dot_general_p
 from ..tree_util import tree_flatten, tree_map, tree_unflatten
 from .ad import jvp_jaxpr, transpose_jaxpr
 from .api_util import flatten_fun, merge_static
-from .batching import axis_batching_rules, batch_jaxpr
-from .partial_eval import partial_eval_jaxpr, partial_eval_rules
+from .batching import batch_jaxpr
+from .partial_eval import partial_eval_jaxpr
 from .staging import convert_constvars_to_invars, trace_to_jaxpr
 
 remat_p = Primitive("checkpoint", multiple_results=True)

@@ -29,9 +29,11 @@ from ..core.ir import ClosedJaxpr, param_printers
 from ..core.primitive import (
     Primitive,
     abstract_eval_rules,
+    axis_batching_rules,
     impl_rules,
     jvp_rules,
     lowering_rules,
+    partial_eval_rules,
     transpose_rules,
 )
 from ..core.trace import Tracer, set_current_trace
@@ -58,8 +60,8 @@ from ..xla.sharding import (
 )
 from .ad import jvp_jaxpr, transpose_jaxpr
 from .api_util import flatten_fun
-from .batching import axis_batching_rules, batch_jaxpr
-from .partial_eval import partial_eval_jaxpr, partial_eval_rules
+from .batching import batch_jaxpr
+from .partial_eval import partial_eval_jaxpr
 from .pmap import _bound_axis
 from .staging import convert_constvars_to_invars, trace_to_jaxpr
 
