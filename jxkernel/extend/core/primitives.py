@@ -95,8 +95,15 @@ from ...lax.linalg import (  # noqa: F401
     svd_p,
     triangular_solve_p,
 )
-from ...lax.parallel import all_gather_p, axis_index_p, pmax_p, pmin_p, psum_p  # noqa: F401
-from ...lax.parallel_more import all_to_all_p, ppermute_p  # noqa: F401
+from ...lax.parallel import (  # noqa: F401
+    all_gather_p,
+    all_to_all_p,
+    axis_index_p,
+    pmax_p,
+    pmin_p,
+    ppermute_p,
+    psum_p,
+)
 from ...lax.reductions import (  # noqa: F401
     argmax_p,
     argmin_p,
