@@ -106,18 +106,6 @@ def resolved(out_sharding):
     return resolve(out_sharding, "out_sharding")
 
 
-def laid_out(x, out_sharding):
-    """`x` typed and laid out as `out_sharding` (a NamedSharding, or a PartitionSpec under
-    set_mesh): what the `out_sharding=` of jnp.zeros and the like does."""
-    if out_sharding is None:
-        return x
-    from ..lax.sharding import with_sharding_constraint
-    sharding = resolved(out_sharding)
-    ndim = len(_avals.get_aval(x).shape)
-    # the array then reports its type's spec, one entry per dimension, as JAX's does
-    return with_sharding_constraint(x, typed_sharding(sharding, ndim) or sharding)
-
-
 # ------------------------------------------------------------------ rules
 def _spec_text(parts) -> str:
     return "(" + ", ".join("None" if not p else repr(p[0]) if len(p) == 1 else repr(p)

@@ -241,12 +241,11 @@ def _cotangent_sharding(aval, order, *operands):
     """The sharding (Explicit axes) of the product a transpose by argsort(`order`) makes into
     `aval`'s cotangent, so its split contracted axes need no out_sharding=: the primal's, or
     replicated for an untyped primal (a one-device array) with typed `operands`; else None."""
-    from ..core.sharding_types import make, parts_of
     if aval.sharding is None:
         mesh = next((a.sharding.mesh for a in operands if a.sharding is not None), None)
-        return None if mesh is None else make(mesh, [()] * len(aval.shape))
-    parts = parts_of(aval)
-    return make(aval.sharding.mesh, [parts[i] for i in order])
+        return None if mesh is None else sharding_types.make(mesh, [()] * len(aval.shape))
+    parts = sharding_types.parts_of(aval)
+    return sharding_types.make(aval.sharding.mesh, [parts[i] for i in order])
 
 
 def _dot_general_transpose_rhs(ct, x, y, *, dimension_numbers, **params):
@@ -319,8 +318,7 @@ def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_t
     if preferred_element_type is not None:
         preferred_element_type = dtypes.canonicalize_dtype(preferred_element_type)
     if out_sharding is not None:            # a PartitionSpec under set_mesh, as in JAX
-        from ..core.sharding_types import resolved
-        out_sharding = resolved(out_sharding)
+        out_sharding = sharding_types.resolved(out_sharding)
     return dot_general_p.bind(lhs, rhs, dimension_numbers=dnums,
                               precision=canonicalize_precision(precision),
                               preferred_element_type=preferred_element_type,

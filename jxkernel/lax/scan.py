@@ -41,12 +41,12 @@ def _slice_type(aval):
     must be unsplit (JAX's error) and the rest keep their sharding."""
     if aval.sharding is None:
         return aval.update(shape=aval.shape[1:])
-    from ..core.sharding_types import make, parts_of
-    parts = parts_of(aval)
+    parts = sharding_types.parts_of(aval)
     if parts[0]:
         raise ValueError(f"0th dimension of all xs should be replicated. Got "
                          f"{aval.sharding.spec!r}")
-    return aval.update(shape=aval.shape[1:], sharding=make(aval.sharding.mesh, parts[1:]))
+    return aval.update(shape=aval.shape[1:],
+                       sharding=sharding_types.make(aval.sharding.mesh, parts[1:]))
 
 
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 
 from ..core import sharding_types
+from ..core.avals import get_aval
 from ..core.ir import param_printers
 from ..core.primitive import (
     Primitive,
@@ -70,6 +71,17 @@ def with_sharding_constraint(x, shardings, _prim=None):
                             f"(under set_mesh); got {s!r} of type {type(s).__name__}")
         outs.append((_prim or sharding_constraint_p).bind(leaf, sharding=s))
     return tree_unflatten(tree, outs)
+
+
+def laid_out(x, out_sharding):
+    """`x` typed and laid out as `out_sharding` (a NamedSharding, or a PartitionSpec under
+    set_mesh): what the `out_sharding=` of jnp.zeros and the like does."""
+    if out_sharding is None:
+        return x
+    sharding = sharding_types.resolved(out_sharding)
+    rank = len(get_aval(x).shape)
+    # the array then reports its type's spec, one entry per dimension, as JAX's does
+    return with_sharding_constraint(x, sharding_types.typed_sharding(sharding, rank) or sharding)
 
 
 def _abstract_eval(aval, *, sharding):

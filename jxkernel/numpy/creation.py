@@ -252,12 +252,14 @@ def _laid_out(make, out_sharding):
         return make()
     from ..core import sharding_types as st
     if _eager():
-        return st.laid_out(make(), out_sharding)
+        return lax.sharding.laid_out(make(), out_sharding)
     sharding = st.resolved(out_sharding)
     with st.out_sharding(lax.shapes.broadcast_in_dim_p, sharding):
         x = make()
     typed = st.typed_sharding(sharding, len(x.aval.shape))
-    return x if typed is not None and x.aval.sharding == typed else st.laid_out(x, sharding)
+    if typed is not None and x.aval.sharding == typed:
+        return x
+    return lax.sharding.laid_out(x, sharding)
 
 
 def _check_forgot_shape_tuple(name, shape, dtype):

@@ -64,7 +64,7 @@ def _typed_as(out_sharding, product):
     from ..xla.sharded import resolve
     sharding = resolve(out_sharding, "out_sharding")
     with sharding_types.out_sharding(lax.dot_general_p, sharding):
-        return sharding_types.laid_out(product(), sharding)
+        return lax.sharding.laid_out(product(), sharding)
 
 
 def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
