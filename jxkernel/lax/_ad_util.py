@@ -185,18 +185,7 @@ def defjvp_zero(prim):
 def deflinear(prim, transpose_fn):
     """A primitive linear in all its inputs: jvp applies it to the tangents; the transpose is
     `transpose_fn(ct, **params)` giving one cotangent per input."""
-    def jvp(primals, tangents, **params):
-        ans = prim.bind(*primals, **params)
-        if all(type(t) is Zero for t in tangents):
-            return ans, Zero(get_aval(ans))
-        return ans, prim.bind(*map(instantiate, tangents), **params)
-
-    def transpose(ct, *args, **params):
-        if type(ct) is Zero:
-            return [Zero(aval_of(a)) if is_undefined(a) else None for a in args]
-        return transpose_fn(ct, **params)
-    jvp_rules[prim] = jvp
-    transpose_rules[prim] = transpose
+    deflinear2(prim, lambda ct, *args, **params: transpose_fn(ct, **params))
 
 
 def deflinear2(prim, transpose_fn):
