@@ -10,6 +10,7 @@ value comes from.
 from .core.ir import Literal
 from .lax.elementwise import reduce_precision_p
 from .transforms.ad import linearize_flat
+from .transforms.api_util import flatten_fun
 from .transforms.batching import _arg_names
 from .transforms.jit import jit_p
 from .transforms.make_jaxpr import make_jaxpr
@@ -31,7 +32,7 @@ from .transforms.remat import (  # noqa: F401
     save_from_both_policies,
     save_only_these_names,
 )
-from .tree_util import tree_flatten, tree_leaves, tree_unflatten
+from .tree_util import tree_flatten
 
 
 def saved_residuals(f, *args, **kwargs) -> list:
@@ -40,10 +41,7 @@ def saved_residuals(f, *args, **kwargs) -> list:
     leaves, in_tree = tree_flatten((args, kwargs))
     names = _arg_names(f, args, kwargs)
 
-    def flat_f(*xs):
-        a, kw = tree_unflatten(in_tree, xs)
-        return tree_leaves(f(*a, **kw))
-
+    flat_f, _ = flatten_fun(lambda a, kw: f(*a, **kw), in_tree)
     closed = make_jaxpr(lambda *xs: list(linearize_flat(flat_f, xs)[1].consts))(*leaves)
     return _residual_sources(closed.jaxpr, names)
 

@@ -13,7 +13,7 @@ import pytest
 import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel.lax import linalg
-from jxkernel.lax.eig import _eig_lowering
+from jxkernel.lax.linalg import _eig_lowering
 from jxkernel.test_util import check_grads
 from numerics import LAPACK, assert_allclose_ulp
 

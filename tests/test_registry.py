@@ -5,9 +5,8 @@ import pytest
 import jxkernel  # noqa: F401  (registers the primitives)
 import jxkernel.numpy  # noqa: F401
 import jxkernel.random  # noqa: F401
-from jxkernel.core.primitive import (abstract_eval_rules, all_primitives, batching_rules,
-                                     jvp_rules, lowering_rules, transpose_rules)
-from jxkernel.transforms.batching import axis_batching_rules
+from jxkernel.core.primitive import (abstract_eval_rules, all_primitives, axis_batching_rules,
+                                     batching_rules, jvp_rules, lowering_rules, transpose_rules)
 
 # Linear (in at least one operand) primitives need a transpose rule for reverse mode.
 LINEAR = """add sub neg mul div convert_element_type reduce_sum broadcast_in_dim reshape squeeze

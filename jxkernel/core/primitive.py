@@ -73,6 +73,30 @@ jvp_rules: dict = {}
 transpose_rules: dict = {}
 # batching(batched_args, batch_dims, **params) -> (out, out_dims)
 batching_rules: dict = {}
+# axis_batching(axis_data, vals, dims, **params): batching that needs the axis's name and size
+# (psum, all_gather, axis_index, ...) or maps a jaxpr inside (jit, cond, scan)
+axis_batching_rules: dict = {}
+# partial_eval(trace, args, params): primitives with jaxprs inside (jit, cond, scan) split
+# their body into a known and an unknown part instead of being staged whole
+partial_eval_rules: dict = {}
+# staging(trace, args, params) -> outputs: primitives that stage specially (jit inline=True
+# inlines its jaxpr instead of recording one equation)
+staging_rules: dict = {}
+# const_folding(*consts, **params) -> (value, aval) or None: evaluates on constants while
+# staging (e.g. converting a Python scalar's dtype), as JAX's const folding does
+const_folding_rules: dict = {}
+# platform_lowering: {platform: lowering} of primitives lowered per platform by users
+# (interpreters.mlir.register_lowering(..., platform=)); lowering_rules dispatches on it
+platform_lowering_rules: dict = {}
+# sharding(name, in_avals, params, out_avals) -> each result dimension's mesh axes, or None
+# (untyped): sharding in types on Explicit meshes (core/sharding_types.py)
+sharding_rules: dict = {}
+# sharding_typing(in_avals, params, out_avals) -> typed out_avals: results typed by a param
+# (sharding_constraint) or an inner jaxpr (jit, cond, scan) rather than by their operands
+sharding_typing_rules: dict = {}
+# own_vma: primitives whose abstract evaluation sets `vma` itself (collectives, pvary); any
+# other primitive's inputs are matched with pvary (core/vma.py)
+own_vma_rules: set = set()
 
 RULE_TABLES = {
     "abstract_eval": abstract_eval_rules,
@@ -81,6 +105,14 @@ RULE_TABLES = {
     "jvp": jvp_rules,
     "transpose": transpose_rules,
     "batching": batching_rules,
+    "axis_batching": axis_batching_rules,
+    "partial_eval": partial_eval_rules,
+    "staging": staging_rules,
+    "const_folding": const_folding_rules,
+    "platform_lowering": platform_lowering_rules,
+    "sharding": sharding_rules,
+    "sharding_typing": sharding_typing_rules,
+    "own_vma": own_vma_rules,
 }
 
 

@@ -6,10 +6,11 @@
     (ShapedArray(float32[8@x]), ShapedArray(float32[8@x]), ShapedArray(float32[]))
 
 `ShapedArray.sharding` holds a NamedSharding (None off such meshes, so nothing else pays).
-While tracing, `apply` gives each result of a primitive the sharding its rule says (RULES,
-by primitive family, as JAX's `sharding_rule=`); a primitive with no rule gives results with
-no sharding in their type (XLA then chooses, as on an Auto mesh). Lowering constrains each
-typed result to its sharding (`sdy.sharding_constraint`), so the layout is what the type says.
+While tracing, `apply` gives each result of a primitive the sharding its rule says
+(`sharding_rules`, which each primitive's module fills, as JAX's `sharding_rule=`); a
+primitive with no rule gives results with no sharding in their type (XLA then chooses, as on
+an Auto mesh). Lowering constrains each typed result to its sharding
+(`sdy.sharding_constraint`), so the layout is what the type says.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import functools
 import threading
 
 from . import avals as _avals
+from .primitive import sharding_rules, sharding_typing_rules
 
 
 class ShardingTypeError(Exception):
@@ -103,7 +105,7 @@ def _spec_text(parts) -> str:
                            for p in parts) + ("," if len(parts) == 1 else "") + ")"
 
 
-def _broadcasting(name, in_avals, params, out_avals):
+def broadcasting_rule(name, in_avals, params, out_avals):
     """Elementwise: rank-0 operands do not count; a size-1 unsplit dimension takes any."""
     shaped = [a for a in in_avals if a.shape]
     if not shaped:
@@ -123,35 +125,35 @@ def _broadcasting(name, in_avals, params, out_avals):
     return out
 
 
-def _same_as_operand(name, in_avals, params, out_avals):
+def same_as_operand_rule(name, in_avals, params, out_avals):
     return parts_of(in_avals[0])
 
 
-def _reduction(name, in_avals, params, out_avals):
+def reduction_rule(name, in_avals, params, out_avals):
     axes = set(params.get("axes", ()))
     if "axis" in params and not axes:          # argmax / argmin
         axes = {params["axis"]}
     return [p for i, p in enumerate(parts_of(in_avals[0])) if i not in axes]
 
 
-def _transpose(name, in_avals, params, out_avals):
+def transpose_rule(name, in_avals, params, out_avals):
     parts = parts_of(in_avals[0])
     return [parts[i] for i in params["permutation"]]
 
 
-def _broadcast_in_dim(name, in_avals, params, out_avals):
+def broadcast_in_dim_rule(name, in_avals, params, out_avals):
     out = [()] * len(out_avals[0].shape)
     for p, d in zip(parts_of(in_avals[0]), params["broadcast_dimensions"]):
         out[d] = p
     return out
 
 
-def _squeeze(name, in_avals, params, out_avals):
+def squeeze_rule(name, in_avals, params, out_avals):
     dims = {d % len(in_avals[0].shape) for d in params["dimensions"]}
     return [p for i, p in enumerate(parts_of(in_avals[0])) if i not in dims]
 
 
-def _unsplit_dims_only(name, changed):
+def unsplit_dims_only(name, changed):
     """A rule keeping the operand's sharding where the dimensions `changed(in, out, params)`
     names (those the op resizes) are unsplit; JAX's error otherwise."""
     def rule(name_, in_avals, params, out_avals):
@@ -166,15 +168,15 @@ def _unsplit_dims_only(name, changed):
     return rule
 
 
-def _resized(a, out, params):
+def resized(a, out, params):
     return [d for d, (i, o) in enumerate(zip(a.shape, out.shape)) if i != o]
 
 
-def _select_n(name, in_avals, params, out_avals):
-    return _broadcasting(name, in_avals, params, out_avals)
+def select_n_rule(name, in_avals, params, out_avals):
+    return broadcasting_rule(name, in_avals, params, out_avals)
 
 
-def _reshape(name, in_avals, params, out_avals):
+def reshape_rule(name, in_avals, params, out_avals):
     """Dimensions kept as they are keep their sharding; where one dimension is split into
     several, or several merged into one, only the first may be sharded, and its sharding goes
     to the first result dimension (which its mesh axes must divide). Size-1 dimensions come
@@ -222,7 +224,7 @@ def _axes_size(mesh, axes) -> int:
     return n
 
 
-def _dot_general(name, in_avals, params, out_avals):
+def dot_general_rule(name, in_avals, params, out_avals):
     given = params.get("out_sharding")
     if given is not None and len(given.spec) <= len(out_avals[0].shape):
         return list(given.spec._axes(len(out_avals[0].shape)))
@@ -254,7 +256,7 @@ def _check_match(left, right, message):
             raise ShardingTypeError(message)
 
 
-def _cumulative(name, in_avals, params, out_avals):
+def cumulative_rule(name, in_avals, params, out_avals):
     parts, axis = parts_of(in_avals[0]), params["axis"]
     if parts[axis]:
         raise ShardingTypeError(f"Input should be unsharded over the axis being reduced. Got "
@@ -262,7 +264,7 @@ def _cumulative(name, in_avals, params, out_avals):
     return parts
 
 
-def _pad(name, in_avals, params, out_avals):
+def pad_rule(name, in_avals, params, out_avals):
     a, out = in_avals[0], out_avals[0]
     parts = parts_of(a)
     for d, p in enumerate(parts):
@@ -276,7 +278,7 @@ def _pad(name, in_avals, params, out_avals):
     return parts
 
 
-def _dynamic_update_slice(name, in_avals, params, out_avals):
+def dynamic_update_slice_rule(name, in_avals, params, out_avals):
     """The operand's sharding (None, untyped, for an untyped operand); a typed update must
     have the same (an untyped one, from a primitive with no rule or a one-device array, is let
     through)."""
@@ -290,7 +292,7 @@ def _dynamic_update_slice(name, in_avals, params, out_avals):
 
 
 # Primitives with several results: a rule gives each result's parts.
-def _sort(name, in_avals, params, out_avals):
+def sort_rule(name, in_avals, params, out_avals):
     parts, d = parts_of(in_avals[0]), params["dimension"]
     if parts[d]:
         raise ShardingTypeError(f"Arguments to sort must be unsharded over the sorting "
@@ -298,7 +300,7 @@ def _sort(name, in_avals, params, out_avals):
     return [parts] * len(out_avals)
 
 
-def _split(name, in_avals, params, out_avals):
+def split_rule(name, in_avals, params, out_avals):
     parts = parts_of(in_avals[0])
     if parts[params["axis"]]:
         raise ShardingTypeError(f"split: the operand, of type {in_avals[0]}, is sharded along "
@@ -306,7 +308,7 @@ def _split(name, in_avals, params, out_avals):
     return [parts] * len(out_avals)
 
 
-def _top_k(name, in_avals, params, out_avals):
+def top_k_rule(name, in_avals, params, out_avals):
     parts = parts_of(in_avals[0])
     if parts[-1]:
         raise ShardingTypeError(f"top_k: the operand, of type {in_avals[0]}, is sharded along "
@@ -314,49 +316,9 @@ def _top_k(name, in_avals, params, out_avals):
     return [parts] * len(out_avals)
 
 
-RULES: dict = {}
-_ANY_OPERAND_TYPED: set = set()
-
-
-def _any_operand_typed():
-    """The rules that read every operand's sharding (the others read the first's)."""
-    return {_broadcasting, _select_n, _dot_general, _dynamic_update_slice}
-
-
-def _register():
-    """RULES, built on first use: which primitive family each rule serves."""
-    import importlib
-    conversion, dot, reductions, shapes, slicing, ew = (
-        importlib.import_module(f"jxkernel.lax.{m}") for m in
-        ("conversion", "dot", "reductions", "shapes", "slicing", "elementwise"))
-    from ..lax._rules import ELEMENTWISE
-    for prim in ELEMENTWISE | {ew.pow_p, ew.clamp_p, ew.conj_p}:
-        RULES[prim] = _broadcasting
-    RULES[ew.select_n_p] = _select_n
-    RULES[conversion.convert_element_type_p] = _same_as_operand
-    for prim in (reductions.reduce_sum_p, reductions.reduce_prod_p, reductions.reduce_max_p,
-                 reductions.reduce_min_p, reductions.reduce_and_p, reductions.reduce_or_p,
-                 reductions.argmax_p, reductions.argmin_p):
-        RULES[prim] = _reduction
-    RULES[shapes.transpose_p] = _transpose
-    RULES[shapes.broadcast_in_dim_p] = _broadcast_in_dim
-    RULES[shapes.squeeze_p] = _squeeze
-    RULES[shapes.reshape_p] = _reshape
-    RULES[shapes.concatenate_p] = _broadcasting        # JAX: even along a split dimension
-    RULES[slicing.slice_p] = _unsplit_dims_only("slice", _resized)
-    RULES[slicing.dynamic_slice_p] = _unsplit_dims_only("dynamic_slice", _resized)
-    RULES[dot.dot_general_p] = _dot_general
-    for prim in (reductions.cumsum_p, reductions.cumprod_p, reductions.cummax_p,
-                 reductions.cummin_p, reductions.cumlogsumexp_p):
-        RULES[prim] = _cumulative
-    RULES[shapes.rev_p] = _same_as_operand
-    RULES[importlib.import_module("jxkernel.lax._ad_util").stop_gradient_p] = _same_as_operand
-    RULES[shapes.pad_p] = _pad
-    RULES[slicing.dynamic_update_slice_p] = _dynamic_update_slice
-    sorting = importlib.import_module("jxkernel.lax.sorting")
-    RULES[sorting.sort_p], RULES[sorting.top_k_p], RULES[shapes.split_p] = _sort, _top_k, _split
-    _register_typing()
-    _ANY_OPERAND_TYPED.update(_any_operand_typed())
+# the rules that read every operand's sharding (the others read the first's)
+_ANY_OPERAND_TYPED = frozenset({broadcasting_rule, select_n_rule, dot_general_rule,
+                                dynamic_update_slice_rule})
 
 
 def _mesh_of(in_avals):
@@ -370,21 +332,19 @@ def _mesh_of(in_avals):
 
 def apply(prim, in_avals, params, out_avals) -> list:
     """`out_avals` with the shardings `prim`'s rule gives them, when an operand is typed."""
-    if not RULES:
-        _register()
     mesh = _mesh_of(in_avals)
     given = _override(prim)
     if given is not None:
         return _overridden(prim, in_avals, params, out_avals, given, mesh)
-    typing = TYPING_RULES.get(prim)
+    typing = sharding_typing_rules.get(prim)
     if typing is not None:
         return typing(in_avals, params, out_avals)
     if mesh is None:
         given = params.get("out_sharding")
-        if given is None or prim not in RULES:
+        if given is None or prim not in sharding_rules:
             return out_avals
         mesh = given.mesh
-    rule = RULES.get(prim)
+    rule = sharding_rules.get(prim)
     if rule is None or in_avals[0].sharding is None and rule not in _ANY_OPERAND_TYPED:
         # no rule, or only a secondary operand (a padding value, an index) is typed
         return [a.update(sharding=None) for a in out_avals]
@@ -415,19 +375,19 @@ def _overridden(prim, in_avals, params, out_avals, given, mesh) -> list:
     if len(given.spec) <= len(out.shape):
         return [out.update(sharding=typed_sharding(given, len(out.shape)))]
     try:
-        parts = RULES[prim](prim.name, in_avals, params, out_avals)
+        parts = sharding_rules[prim](prim.name, in_avals, params, out_avals)
     except ShardingTypeError:
         parts = [()] * len(out.shape)
     return [out.update(sharding=make(mesh or given.mesh, parts))]
 
 
-def _constrained(in_avals, params, out_avals):
+def constrained_typing(in_avals, params, out_avals):
     """with_sharding_constraint / reshard: the result is typed as its sharding."""
     out = out_avals[0]
     return [out.update(sharding=typed_sharding(params["sharding"], len(out.shape)))]
 
 
-def _call(in_avals, params, out_avals):
+def call_typing(in_avals, params, out_avals):
     """jit, custom_jvp/vjp calls, cond, while and scan: results typed as the inner jaxpr's (a
     scan's stacked ys with an unsplit leading axis)."""
     inner = params.get("jaxpr") or params.get("call_jaxpr") or params.get("body_jaxpr") or \
@@ -443,20 +403,3 @@ def _typed_like(aval, inner):
     if aval.shape[1:] == inner.shape:               # scan's ys: stacked along a new axis
         return aval.update(sharding=make(inner.sharding.mesh, [()] + parts_of(inner)))
     return aval.update(sharding=None)
-
-
-TYPING_RULES: dict = {}
-
-
-def _register_typing():
-    import importlib
-    lax_sharding = importlib.import_module("jxkernel.lax.sharding")
-    TYPING_RULES[lax_sharding.sharding_constraint_p] = _constrained
-    TYPING_RULES[lax_sharding.reshard_p] = _constrained
-    jit = importlib.import_module("jxkernel.transforms.jit")
-    custom = importlib.import_module("jxkernel.transforms.custom_derivatives")
-    cond, loop, scan = (importlib.import_module(f"jxkernel.lax.{m}")
-                        for m in ("cond", "while_loop", "scan"))
-    for prim in (jit.jit_p, custom.custom_jvp_call_p, custom.custom_vjp_call_p, cond.cond_p,
-                 loop.while_p, scan.scan_p):
-        TYPING_RULES[prim] = _call

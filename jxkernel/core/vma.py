@@ -16,14 +16,10 @@ inside a body sums the cotangent of a replicated input over the devices.
 from __future__ import annotations
 
 from .avals import NO_AXES, ShapedArray, axis_order
-from .primitive import Primitive, abstract_eval_rules, jaxpr_params
+from .primitive import Primitive, abstract_eval_rules, jaxpr_params, own_vma_rules
 
 # The manual axes of each check_vma=True shard_map body being traced (innermost last).
 checked: list = []
-
-# Primitives whose abstract evaluation sets `vma` itself (collectives, pvary); any other
-# primitive's inputs are matched with pvary and its results vary over their union.
-own_rules: set = set()
 
 
 class checking:
@@ -65,7 +61,7 @@ def in_mesh_order(axes) -> tuple:
 
 # ------------------------------------------------------------------ pvary
 pvary_p = Primitive("pvary")
-own_rules.add(pvary_p)
+own_vma_rules.add(pvary_p)
 
 
 def _pvary_abstract_eval(x, *, axes):
@@ -83,7 +79,7 @@ def pvary(x, axes):
 # ------------------------------------------------------------------ the rules for the others
 def match_inputs(trace, prim, args, params) -> list:
     """`args` with each one varying over fewer axes than the others put through pvary."""
-    if prim in own_rules or len(args) < 2 or jaxpr_params(params):
+    if prim in own_vma_rules or len(args) < 2 or jaxpr_params(params):
         return args
     vmas = [vma_of(x) for x in args]
     union = NO_AXES.union(*vmas)
@@ -97,7 +93,7 @@ def match_inputs(trace, prim, args, params) -> list:
 def out_types(prim, in_avals, params, out_avals) -> list:
     """The results' types: varying over the union of the inputs' axes (call-like primitives
     and collectives have typed their results already)."""
-    if prim in own_rules or jaxpr_params(params):
+    if prim in own_vma_rules or jaxpr_params(params):
         return out_avals
     union = NO_AXES.union(*(getattr(a, "vma", NO_AXES) for a in in_avals))
     if not union:

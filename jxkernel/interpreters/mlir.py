@@ -11,7 +11,7 @@ other one: lower a primitive as a function of existing operations.
     >>> jax.jit(axpy_p.bind)(2.0, jnp.ones(2), jnp.ones(2))
     Array([3., 3.], dtype=float32)
 """
-from ..core.primitive import lowering_rules
+from ..core.primitive import lowering_rules, platform_lowering_rules
 from ..lax import _lowering
 
 
@@ -28,12 +28,10 @@ def register_lowering(prim, rule, platform: str | None = None, inline: bool = Tr
     if platform is None:
         lowering_rules[prim] = rule
         return
-    by_platform = _PLATFORM_RULES.setdefault(prim, {})
+    by_platform = platform_lowering_rules.setdefault(prim, {})
     by_platform[platform] = rule
     lowering_rules[prim] = _platform_dispatch(prim, by_platform)
 
-
-_PLATFORM_RULES: dict = {}
 # what ctx.platform says for each name register_lowering accepts
 _ALIASES = {"cuda": "gpu", "rocm": "gpu"}
 

@@ -29,8 +29,10 @@ from .cond import cond, cond_p, switch  # noqa: F401
 from .loops import associative_scan, fori_loop, map  # noqa: F401
 from .scan import scan, scan_p  # noqa: F401
 from .while_loop import while_loop, while_p  # noqa: F401
-from .parallel import (all_gather, all_gather_p, axis_index, axis_index_p, pmax, pmax_p,  # noqa: F401
-                       pmean, pmin, pmin_p, psum, psum_p)
+from .parallel import (all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index,  # noqa: F401
+                       axis_index_p, axis_size, pcast, pmax, pmax_p, pmean, pmin, pmin_p,
+                       ppermute, ppermute_p, pshuffle, psum, psum_invariant_p, psum_p,
+                       psum_scatter, pswapaxes, reduce_scatter_p)
 from .shapes import split, split_p  # noqa: F401
 from . import linalg  # noqa: F401,E402  (jax.lax.linalg)
 from .creation import full, full_like  # noqa: F401,E402
@@ -47,13 +49,10 @@ from .special import (bessel_i0e, bessel_i0e_p, bessel_i1e, bessel_i1e_p,  # noq
                       betainc, igamma, igamma_grad_a, igamma_grad_a_p, igamma_p, igammac,
                       igammac_p, polygamma, polygamma_p, random_gamma_grad,
                       regularized_incomplete_beta_p, zeta, zeta_p)
-from .parallel_more import (all_to_all, all_to_all_p, axis_size, ppermute,  # noqa: F401,E402
-                            ppermute_p, pshuffle, psum_scatter, pswapaxes, reduce_scatter_p)
 from .fft import FftType, fft, fft_p  # noqa: F401,E402
 from .solves import custom_linear_solve, custom_root, linear_solve_p  # noqa: F401,E402
 from .barrier import optimization_barrier, optimization_barrier_p  # noqa: F401,E402
 from .sharding import sharding_constraint_p, with_sharding_constraint  # noqa: F401,E402
-from .parallel import pcast, psum_invariant_p  # noqa: F401,E402
 from ..core.vma import pvary_p  # noqa: F401,E402
 
 

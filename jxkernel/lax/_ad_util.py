@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import dtypes, vma
+from ..core import dtypes, vma, sharding_types
 from ..core.avals import ShapedArray, get_aval
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                              lowering_rules, transpose_rules)
+                              lowering_rules, sharding_rules, transpose_rules)
 
 # the dtype JAX gives tangents of integer and boolean values
 float0 = np.dtype([("float0", np.void, 0)])
@@ -185,18 +185,7 @@ def defjvp_zero(prim):
 def deflinear(prim, transpose_fn):
     """A primitive linear in all its inputs: jvp applies it to the tangents; the transpose is
     `transpose_fn(ct, **params)` giving one cotangent per input."""
-    def jvp(primals, tangents, **params):
-        ans = prim.bind(*primals, **params)
-        if all(type(t) is Zero for t in tangents):
-            return ans, Zero(get_aval(ans))
-        return ans, prim.bind(*map(instantiate, tangents), **params)
-
-    def transpose(ct, *args, **params):
-        if type(ct) is Zero:
-            return [Zero(aval_of(a)) if is_undefined(a) else None for a in args]
-        return transpose_fn(ct, **params)
-    jvp_rules[prim] = jvp
-    transpose_rules[prim] = transpose
+    deflinear2(prim, lambda ct, *args, **params: transpose_fn(ct, **params))
 
 
 def deflinear2(prim, transpose_fn):
@@ -216,12 +205,27 @@ def deflinear2(prim, transpose_fn):
     transpose_rules[prim] = transpose
 
 
+def defbilinear(prim, lhs_rule, rhs_rule):
+    """A primitive linear in each of its two inputs separately (mul, dot, conv): the tangent
+    is prim(t_x, y) + prim(x, t_y); the transpose, linear in one input at a time, is
+    `lhs_rule(ct, x, y, **params)` or `rhs_rule(ct, x, y, **params)`."""
+    defjvp(prim, lambda g, ans, x, y, **params: prim.bind(g, y, **params),
+           lambda g, ans, x, y, **params: prim.bind(x, g, **params))
+
+    def transpose(ct, x, y, **params):
+        if is_undefined(x):
+            return [Zero(x.aval) if type(ct) is Zero else lhs_rule(ct, x, y, **params), None]
+        return [None, Zero(y.aval) if type(ct) is Zero else rhs_rule(ct, x, y, **params)]
+    transpose_rules[prim] = transpose
+
+
 # ------------------------------------------------------------------ stop_gradient
 stop_gradient_p = Primitive("stop_gradient")
 abstract_eval_rules[stop_gradient_p] = lambda x: x
 lowering_rules[stop_gradient_p] = lambda ctx, x: x
 defjvp_zero(stop_gradient_p)
 batching_rules[stop_gradient_p] = lambda vals, dims: (stop_gradient_p.bind(vals[0]), dims[0])
+sharding_rules[stop_gradient_p] = sharding_types.same_as_operand_rule
 
 
 def stop_gradient(x):

@@ -10,8 +10,9 @@ from ..core.avals import ShapedArray, get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr
 from ..core.source_info import function_source_info
+from ..transforms.api_util import flatten_fun
 from ..transforms.staging import DebugInfo, convert_constvars_to_invars, trace_to_jaxpr
-from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
+from ..tree_util import keystr, tree_flatten_with_path, tree_unflatten
 
 
 def fun_name(fun) -> str:
@@ -20,15 +21,9 @@ def fun_name(fun) -> str:
 
 def trace_fun(fun, in_tree, in_avals, what: str):
     """(ClosedJaxpr of fun over flat inputs, output treedef); consts stay in the ClosedJaxpr."""
-    out_trees = []
-
-    def flat(*xs):
-        out = fun(*tree_unflatten(in_tree, xs))
-        leaves, tree = tree_flatten(out)
-        out_trees.append(tree)
-        return leaves
+    flat, out_tree = flatten_fun(fun, in_tree)
     info = DebugInfo(fun_name(fun), function_source_info(fun), what, None)
-    return trace_to_jaxpr(flat, list(in_avals), info), out_trees[0]
+    return trace_to_jaxpr(flat, list(in_avals), info), out_tree()
 
 
 def hoist(closed: ClosedJaxpr):

@@ -9,9 +9,10 @@ the argument and what was expected, as JAX's do.
 from __future__ import annotations
 
 
-from ..core import dtypes
+from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
-from ..core.primitive import Primitive, abstract_eval_rules, batching_rules, lowering_rules
+from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, lowering_rules,
+                              sharding_rules)
 from . import _batch_util
 from . import _lowering as hl
 
@@ -76,14 +77,10 @@ def broadcast_shapes(name: str, *shapes) -> tuple:
 
 
 # ------------------------------------------------------------------ factories
-# The elementwise primitives unop and binop made: core/sharding_types.py gives them one rule
-ELEMENTWISE: set = set()
-
-
 def unop(name: str, hlo_op: str | None, accepted, result_dtype=None) -> Primitive:
     """An elementwise unary primitive; `result_dtype(dtype)` if the result type differs."""
     prim = Primitive(name)
-    ELEMENTWISE.add(prim)
+    sharding_rules[prim] = sharding_types.broadcasting_rule
 
     def abstract(x, **params):
         check_dtype(name, x, accepted)
@@ -112,7 +109,7 @@ def naryop_abstract_eval(name: str, accepted, result_dtype=None):
 def binop(name: str, hlo_op: str | None, accepted, result_dtype=None) -> Primitive:
     """A broadcasting binary elementwise primitive lowered to one StableHLO op."""
     prim = Primitive(name)
-    ELEMENTWISE.add(prim)
+    sharding_rules[prim] = sharding_types.broadcasting_rule
     abstract_eval_rules[prim] = naryop_abstract_eval(name, accepted, result_dtype)
     batching_rules[prim] = _batch_util.broadcasting_batcher(prim)
     if hlo_op is not None:

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import dtypes
+from ..core import dtypes, sharding_types
 from ..core.avals import get_aval
 from ..core.interpret import eval_jaxpr
-from ..core.primitive import (Primitive, abstract_eval_rules, jvp_rules, lowering_rules,
+from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, jvp_rules,
+                              lowering_rules, partial_eval_rules, sharding_typing_rules,
                               transpose_rules)
 from ..core.trace import set_current_trace
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
-from ..transforms.batching import axis_batching_rules, batch_jaxpr
-from ..transforms.partial_eval import partial_eval_jaxpr, partial_eval_rules
+from ..transforms.batching import batch_jaxpr
+from ..transforms.partial_eval import partial_eval_jaxpr
 from ..transforms.staging import trace_to_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
 from . import _batch_util as bu
@@ -243,3 +244,4 @@ axis_batching_rules[cond_p] = _cond_batching
 jvp_rules[cond_p] = _cond_jvp
 partial_eval_rules[cond_p] = _cond_partial_eval
 transpose_rules[cond_p] = _cond_transpose
+sharding_typing_rules[cond_p] = sharding_types.call_typing

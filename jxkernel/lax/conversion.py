@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import dtypes
+from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
 from ..core.ir import Literal, param_printers
-from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, impl_rules,
-                              jvp_rules, lowering_rules, transpose_rules)
-from ..transforms.staging import const_folding_rules
+from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, const_folding_rules,
+                              impl_rules, jvp_rules, lowering_rules, sharding_rules,
+                              transpose_rules)
 from ..xla.array import Array, host_to_device
 from ..xla.client import default_device
 from ..xla.dispatch import run_compiled
@@ -98,6 +98,7 @@ param_printers[convert_element_type_p] = lambda p: [
     (k, v) for k, v in sorted(p.items()) if not (k == "sharding" and v is None)]
 jvp_rules[convert_element_type_p] = _convert_jvp
 transpose_rules[convert_element_type_p] = _convert_transpose
+sharding_rules[convert_element_type_p] = sharding_types.same_as_operand_rule
 
 bitcast_convert_type_p = Primitive("bitcast_convert_type")
 

@@ -25,8 +25,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval
-from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, lowering_rules,
-                              transpose_rules)
+from ..core.primitive import Primitive, abstract_eval_rules, batching_rules, lowering_rules
 from ..xla import stablehlo as hlo
 from . import _ad_util as ad
 from . import _batch_util as bu
@@ -343,11 +342,6 @@ def _bind(lhs, rhs, **params):
 abstract_eval_rules[conv_general_dilated_p] = _conv_abstract_eval
 lowering_rules[conv_general_dilated_p] = _conv_lowering
 
-# bilinear: the tangent is conv(t_lhs, rhs) + conv(lhs, t_rhs), with the same params
-ad.defjvp(conv_general_dilated_p,
-          lambda g, ans, x, y, **params: conv_general_dilated_p.bind(g, y, **params),
-          lambda g, ans, x, y, **params: conv_general_dilated_p.bind(x, g, **params))
-
 
 def _swap01(spec) -> tuple:
     return (spec[1], spec[0]) + tuple(spec[2:])
@@ -441,14 +435,6 @@ def _conv_transpose_rhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation, 
     return out
 
 
-def _conv_transpose(ct, lhs, rhs, **params):
-    if ad.is_undefined(lhs):      # linear in one operand at a time
-        return [ad.Zero(lhs.aval) if type(ct) is ad.Zero else
-                _conv_transpose_lhs(ct, lhs, rhs, **params), None]
-    return [None, ad.Zero(rhs.aval) if type(ct) is ad.Zero else
-            _conv_transpose_rhs(ct, lhs, rhs, **params)]
-
-
 def _conv_batching(vals, dims, **params):
     """As JAX: a batched lhs joins the batch dim (or, with batch groups, each group's part
     of it); a batched rhs joins the out-feature dim (inside each group); both batched make
@@ -494,7 +480,7 @@ def _conv_batching(vals, dims, **params):
     return _reshape_axis_into(out_spec[1], out_spec[1] + 1, out), out_spec[1]
 
 
-transpose_rules[conv_general_dilated_p] = _conv_transpose
+ad.defbilinear(conv_general_dilated_p, _conv_transpose_lhs, _conv_transpose_rhs)
 batching_rules[conv_general_dilated_p] = _conv_batching
 
 

@@ -15,11 +15,16 @@ import operator
 import numpy as np
 
 from ..config import config
-from ..core import dtypes
+from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray, get_aval
 from ..core.ir import param_printers
-from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, lowering_rules,
-                              transpose_rules)
+from ..core.primitive import (
+    Primitive,
+    abstract_eval_rules,
+    batching_rules,
+    lowering_rules,
+    sharding_rules,
+)
 from ..xla import stablehlo as hlo
 from . import _ad_util as ad
 from . import _batch_util as bu
@@ -194,11 +199,6 @@ lowering_rules[dot_general_p] = _dot_general_lowering
 param_printers[dot_general_p] = _dot_general_printer
 
 
-# bilinear: the tangent is dot(t_lhs, rhs) + dot(lhs, t_rhs), with the same params
-ad.defjvp(dot_general_p, lambda g, ans, x, y, **params: dot_general_p.bind(g, y, **params),
-          lambda g, ans, x, y, **params: dot_general_p.bind(x, g, **params))
-
-
 def _ranges_like(*xs):
     """Consecutive index ranges as long as each of `xs`: (0..len(x0)), (len(x0)..), ..."""
     start = 0
@@ -241,12 +241,11 @@ def _cotangent_sharding(aval, order, *operands):
     """The sharding (Explicit axes) of the product a transpose by argsort(`order`) makes into
     `aval`'s cotangent, so its split contracted axes need no out_sharding=: the primal's, or
     replicated for an untyped primal (a one-device array) with typed `operands`; else None."""
-    from ..core.sharding_types import make, parts_of
     if aval.sharding is None:
         mesh = next((a.sharding.mesh for a in operands if a.sharding is not None), None)
-        return None if mesh is None else make(mesh, [()] * len(aval.shape))
-    parts = parts_of(aval)
-    return make(aval.sharding.mesh, [parts[i] for i in order])
+        return None if mesh is None else sharding_types.make(mesh, [()] * len(aval.shape))
+    parts = sharding_types.parts_of(aval)
+    return sharding_types.make(aval.sharding.mesh, [parts[i] for i in order])
 
 
 def _dot_general_transpose_rhs(ct, x, y, *, dimension_numbers, **params):
@@ -254,14 +253,6 @@ def _dot_general_transpose_rhs(ct, x, y, *, dimension_numbers, **params):
     swapped = ((y_contract, x_contract), (y_batch, x_batch))
     return _dot_general_transpose_lhs(ct, y, x, dimension_numbers=swapped, swap_ans=True,
                                       **params)
-
-
-def _dot_general_transpose(ct, x, y, **params):
-    if ad.is_undefined(x):      # linear in one operand at a time
-        return [ad.Zero(x.aval) if type(ct) is ad.Zero else
-                _dot_general_transpose_lhs(ct, x, y, **params), None]
-    return [None, ad.Zero(y.aval) if type(ct) is ad.Zero else
-            _dot_general_transpose_rhs(ct, x, y, **params)]
 
 
 def _dot_general_batch_dim_nums(ndims, bdims, dimension_numbers):
@@ -294,8 +285,9 @@ def _dot_general_batching(vals, dims, *, dimension_numbers, **params):
     return dot_general_p.bind(lhs, rhs, dimension_numbers=new_dims, **params), out_dim
 
 
-transpose_rules[dot_general_p] = _dot_general_transpose
+ad.defbilinear(dot_general_p, _dot_general_transpose_lhs, _dot_general_transpose_rhs)
 batching_rules[dot_general_p] = _dot_general_batching
+sharding_rules[dot_general_p] = sharding_types.dot_general_rule
 
 
 # ------------------------------------------------------------------ lax functions

@@ -12,10 +12,10 @@ import operator
 
 import numpy as np
 
-from ..core import dtypes
+from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                              lowering_rules, transpose_rules)
+                              lowering_rules, sharding_rules, transpose_rules)
 from . import _ad_util as ad
 from . import _batch_util as bu
 from . import _lowering as hl
@@ -32,45 +32,42 @@ def _to_bool(d):
     return dtypes.bool_
 
 
+def _const(x, value):
+    """`value` as a scalar of x's dtype (a literal when staged)."""
+    return np.array(value, dtypes.dtype(x))
+
+
+def _zeros_like(x):
+    return ad.zeros(ad.aval_of(x))
+
+
+def _full_like(x, value):
+    """`value` spread to x's shape and dtype (select_n needs equal-shaped cases)."""
+    return ad.broadcast_to(_const(x, value), ad.aval_of(x))
+
+
+def _one_minus(x):
+    return sub(_const(x, 1), x)
+
+
 # ------------------------------------------------------------------ unary math
 neg_p = unop("neg", "stablehlo.negate", NUMERIC)
+ad.deflinear(neg_p, lambda ct: [neg(ct)])
+
 floor_p = unop("floor", "stablehlo.floor", FLOAT)
+ad.defjvp_zero(floor_p)
+
 ceil_p = unop("ceil", "stablehlo.ceil", FLOAT)
+ad.defjvp_zero(ceil_p)
+
 is_finite_p = unop("is_finite", None, FLOAT, _to_bool)
 lowering_rules[is_finite_p] = lambda ctx, x: ctx.op1("stablehlo.is_finite", [x])
+ad.defjvp_zero(is_finite_p)
+
 exp_p = unop("exp", "stablehlo.exponential", INEXACT)
+ad.defjvp(exp_p, lambda g, ans, x: mul(g, ans))
+
 exp2_p = unop("exp2", None, INEXACT)
-log_p = unop("log", "stablehlo.log", INEXACT)
-log1p_p = unop("log1p", "stablehlo.log_plus_one", INEXACT)
-expm1_p = unop("expm1", "stablehlo.exponential_minus_one", INEXACT)
-tanh_p = unop("tanh", "stablehlo.tanh", INEXACT)
-logistic_p = unop("logistic", "stablehlo.logistic", INEXACT)
-sin_p = unop("sin", "stablehlo.sine", INEXACT)
-cos_p = unop("cos", "stablehlo.cosine", INEXACT)
-tan_p = unop("tan", "stablehlo.tan", INEXACT)
-asin_p = unop("asin", "chlo.asin", INEXACT)
-acos_p = unop("acos", "chlo.acos", INEXACT)
-atan_p = unop("atan", "chlo.atan", INEXACT)
-sinh_p = unop("sinh", "chlo.sinh", INEXACT)
-cosh_p = unop("cosh", "chlo.cosh", INEXACT)
-asinh_p = unop("asinh", "chlo.asinh", INEXACT)
-acosh_p = unop("acosh", "chlo.acosh", INEXACT)
-atanh_p = unop("atanh", "chlo.atanh", INEXACT)
-sqrt_p = unop("sqrt", "stablehlo.sqrt", INEXACT)
-rsqrt_p = unop("rsqrt", "stablehlo.rsqrt", INEXACT)
-cbrt_p = unop("cbrt", "stablehlo.cbrt", FLOAT)
-erf_p = unop("erf", "chlo.erf", FLOAT)
-erfc_p = unop("erfc", "chlo.erfc", FLOAT)
-erf_inv_p = unop("erf_inv", "chlo.erf_inv", FLOAT)
-lgamma_p = unop("lgamma", "chlo.lgamma", FLOAT)
-digamma_p = unop("digamma", "chlo.digamma", FLOAT)
-not_p = unop("not", "stablehlo.not", INTEGRAL)
-population_count_p = unop("population_count", "stablehlo.popcnt", INT)
-clz_p = unop("clz", "stablehlo.count_leading_zeros", INT)
-real_p = unop("real", "stablehlo.real", COMPLEX, _real_dtype)
-imag_p = unop("imag", "stablehlo.imag", COMPLEX, _real_dtype)
-copy_p = unop("copy", None, ANY)
-lowering_rules[copy_p] = lambda ctx, x: x
 
 
 def _exp2_lowering(ctx, x):
@@ -79,6 +76,118 @@ def _exp2_lowering(ctx, x):
 
 
 lowering_rules[exp2_p] = _exp2_lowering
+ad.defjvp(exp2_p, lambda g, ans, x: mul(g, mul(_const(x, np.log(2)), ans)))
+
+log_p = unop("log", "stablehlo.log", INEXACT)
+ad.defjvp(log_p, lambda g, ans, x: div(g, x))
+
+log1p_p = unop("log1p", "stablehlo.log_plus_one", INEXACT)
+ad.defjvp(log1p_p, lambda g, ans, x: div(g, add(x, _const(x, 1))))
+
+expm1_p = unop("expm1", "stablehlo.exponential_minus_one", INEXACT)
+ad.defjvp(expm1_p, lambda g, ans, x: mul(g, add(ans, _const(x, 1))))
+
+tanh_p = unop("tanh", "stablehlo.tanh", INEXACT)
+ad.defjvp(tanh_p, lambda g, ans, x: mul(add(g, mul(g, ans)), _one_minus(ans)))
+
+logistic_p = unop("logistic", "stablehlo.logistic", INEXACT)
+ad.defjvp(logistic_p, lambda g, ans, x: mul(g, mul(ans, _one_minus(ans))))
+
+sin_p = unop("sin", "stablehlo.sine", INEXACT)
+ad.defjvp(sin_p, lambda g, ans, x: mul(g, cos(x)))
+
+cos_p = unop("cos", "stablehlo.cosine", INEXACT)
+ad.defjvp(cos_p, lambda g, ans, x: neg(mul(g, sin(x))))
+
+tan_p = unop("tan", "stablehlo.tan", INEXACT)
+ad.defjvp(tan_p, lambda g, ans, x: mul(g, add(_const(x, 1), square(ans))))
+
+asin_p = unop("asin", "chlo.asin", INEXACT)
+ad.defjvp(asin_p, lambda g, ans, x: mul(g, rsqrt(_one_minus(square(x)))))
+
+acos_p = unop("acos", "chlo.acos", INEXACT)
+ad.defjvp(acos_p, lambda g, ans, x: mul(g, neg(rsqrt(_one_minus(square(x))))))
+
+atan_p = unop("atan", "chlo.atan", INEXACT)
+ad.defjvp(atan_p, lambda g, ans, x: div(g, add(_const(x, 1), square(x))))
+
+sinh_p = unop("sinh", "chlo.sinh", INEXACT)
+ad.defjvp(sinh_p, lambda g, ans, x: mul(g, cosh(x)))
+
+cosh_p = unop("cosh", "chlo.cosh", INEXACT)
+ad.defjvp(cosh_p, lambda g, ans, x: mul(g, sinh(x)))
+
+asinh_p = unop("asinh", "chlo.asinh", INEXACT)
+ad.defjvp(asinh_p, lambda g, ans, x: mul(g, rsqrt(add(square(x), _const(x, 1)))))
+
+acosh_p = unop("acosh", "chlo.acosh", INEXACT)
+ad.defjvp(acosh_p, lambda g, ans, x: mul(g, rsqrt(mul(sub(x, _const(x, 1)),
+                                                     add(x, _const(x, 1))))))
+
+atanh_p = unop("atanh", "chlo.atanh", INEXACT)
+ad.defjvp(atanh_p, lambda g, ans, x: mul(reciprocal(add(_const(x, 1), x)), div(g, _one_minus(x))))
+
+sqrt_p = unop("sqrt", "stablehlo.sqrt", INEXACT)
+ad.defjvp(sqrt_p, lambda g, ans, x: mul(g, div(_const(x, 0.5), ans)))
+
+rsqrt_p = unop("rsqrt", "stablehlo.rsqrt", INEXACT)
+ad.defjvp(rsqrt_p, lambda g, ans, x: mul(g, mul(_const(x, -0.5), div(ans, x))))
+
+cbrt_p = unop("cbrt", "stablehlo.cbrt", FLOAT)
+ad.defjvp(cbrt_p, lambda g, ans, x: mul(g, mul(_const(x, 1 / 3), integer_pow(ans, -2))))
+
+erf_p = unop("erf", "chlo.erf", FLOAT)
+ad.defjvp(erf_p, lambda g, ans, x: mul(_const(x, 2 / np.sqrt(np.pi)), mul(g, exp(neg(square(x))))))
+
+erfc_p = unop("erfc", "chlo.erfc", FLOAT)
+ad.defjvp(erfc_p, lambda g, ans, x: mul(_const(x, -2 / np.sqrt(np.pi)),
+                                       mul(g, exp(neg(square(x))))))
+
+erf_inv_p = unop("erf_inv", "chlo.erf_inv", FLOAT)
+ad.defjvp(erf_inv_p, lambda g, ans, x: mul(_const(x, np.sqrt(np.pi) / 2),
+                                          mul(g, exp(square(ans)))))
+
+lgamma_p = unop("lgamma", "chlo.lgamma", FLOAT)
+ad.defjvp(lgamma_p, lambda g, ans, x: mul(g, digamma(x)))
+
+digamma_p = unop("digamma", "chlo.digamma", FLOAT)
+
+
+def _trigamma(x):
+    """psi'(x) for the jvp of digamma: shift x up by the recurrence psi'(x) = psi'(x+1) + 1/x^2,
+    then the asymptotic series (accurate to float32/float64 rounding for x >= 6)."""
+    acc = _zeros_like(x)
+    for _ in range(6):
+        small = lt(x, _const(x, 6))
+        acc = select(small, add(acc, reciprocal(square(x))), acc)
+        x = select(small, add(x, _const(x, 1)), x)
+    inv = reciprocal(x)
+    inv2 = square(inv)
+    series = mul(inv2, sub(_const(x, 1 / 6), mul(inv2, sub(_const(x, 1 / 30), mul(
+        inv2, sub(_const(x, 1 / 42), mul(inv2, _const(x, 1 / 30))))))))
+    return add(acc, add(inv, add(mul(_const(x, 0.5), inv2), mul(inv, series))))
+
+
+ad.defjvp(digamma_p, lambda g, ans, x: mul(g, _trigamma(x)))
+
+not_p = unop("not", "stablehlo.not", INTEGRAL)
+ad.defjvp_zero(not_p)
+
+population_count_p = unop("population_count", "stablehlo.popcnt", INT)
+ad.defjvp_zero(population_count_p)
+
+clz_p = unop("clz", "stablehlo.count_leading_zeros", INT)
+ad.defjvp_zero(clz_p)
+
+real_p = unop("real", "stablehlo.real", COMPLEX, _real_dtype)
+ad.deflinear(real_p, lambda ct: [complex(ct, _const(ct, 0))])       # a broadcast scalar zero
+
+imag_p = unop("imag", "stablehlo.imag", COMPLEX, _real_dtype)
+ad.deflinear(imag_p, lambda ct: [complex(_const(ct, 0), neg(ct))])
+
+copy_p = unop("copy", None, ANY)
+lowering_rules[copy_p] = lambda ctx, x: x
+ad.deflinear(copy_p, lambda ct: [ct])
 
 abs_p = unop("abs", None, SIGNED | dtypes.UNSIGNED_DTYPES | INEXACT, _real_dtype)
 
@@ -90,6 +199,16 @@ def _abs_lowering(ctx, x):
 
 
 lowering_rules[abs_p] = _abs_lowering
+
+
+def _abs_jvp(g, ans, x):
+    if dtypes.is_complex(ad.aval_of(x).dtype):
+        safe = select(eq(ans, _const(ans, 0)), _full_like(ans, 1), ans)
+        return div(real(mul(conj(x), g)), safe)
+    return select(ge(x, _const(x, 0)), g, neg(g))      # JAX's: |x|' = 1 at 0 (and at -0)
+
+
+ad.defjvp(abs_p, _abs_jvp)
 
 sign_p = unop("sign", None, NUMERIC)
 
@@ -104,6 +223,7 @@ def _sign_lowering(ctx, x):
 
 
 lowering_rules[sign_p] = _sign_lowering
+ad.defjvp_zero(sign_p)
 
 
 class RoundingMethod(enum.IntEnum):
@@ -119,6 +239,7 @@ round_p = unop("round", None, FLOAT)
 lowering_rules[round_p] = lambda ctx, x, *, rounding_method: ctx.op1(
     "stablehlo.round_nearest_even" if rounding_method == RoundingMethod.TO_NEAREST_EVEN
     else "stablehlo.round_nearest_afz", [x])
+ad.defjvp_zero(round_p)
 
 integer_pow_p = unop("integer_pow", None, NUMERIC)
 _integer_pow_base_rule = abstract_eval_rules[integer_pow_p]
@@ -154,10 +275,20 @@ def _integer_pow_lowering(ctx, x, *, y):
 
 lowering_rules[integer_pow_p] = _integer_pow_lowering
 
+
+def _integer_pow_jvp(g, ans, x, *, y):
+    if y == 0:
+        return _zeros_like(g)
+    return mul(g, mul(_const(x, y), x if y == 2 else integer_pow(x, y - 1)))
+
+
+ad.defjvp(integer_pow_p, _integer_pow_jvp)
+
 # x * x as its own primitive, as JAX 0.10.2 has it (jnp.square and lax.square bind it; x ** 2
 # stays integer_pow)
 square_p = unop("square", None, NUMERIC)
 lowering_rules[square_p] = lambda ctx, x: ctx.op1("stablehlo.multiply", [x, x])
+ad.defjvp(square_p, lambda g, ans, x: mul(g, mul(_const(x, 2), x)))
 
 # rounds to a float format with fewer exponent/mantissa bits, staying in the input dtype
 reduce_precision_p = unop("reduce_precision", None, FLOAT)
@@ -177,6 +308,7 @@ abstract_eval_rules[reduce_precision_p] = _reduce_precision_abstract_eval
 lowering_rules[reduce_precision_p] = lambda ctx, x, *, exponent_bits, mantissa_bits: ctx.op1(
     "stablehlo.reduce_precision", [x],
     attrs={"exponent_bits": f"{exponent_bits} : i32", "mantissa_bits": f"{mantissa_bits} : i32"})
+ad.deflinear(reduce_precision_p, lambda ct, **params: [reduce_precision_p.bind(ct, **params)])
 
 conj_p = Primitive("conj")
 
@@ -203,14 +335,64 @@ def _conj_lowering(ctx, x, *, input_dtype):
 
 abstract_eval_rules[conj_p] = _conj_abstract_eval
 lowering_rules[conj_p] = _conj_lowering
+sharding_rules[conj_p] = sharding_types.broadcasting_rule
 bu.defvectorized(conj_p)
+ad.deflinear2(conj_p, lambda ct, x, *, input_dtype: [
+    conj(ct) if dtypes.is_complex(input_dtype) else real(ct)])
+
 
 # ------------------------------------------------------------------ binary arithmetic
 add_p = binop("add", "stablehlo.add", NUMERIC)
+
+
+def _linear_binop_transpose(sign_y):
+    def transpose(ct, x, y):
+        cts = [ad.unbroadcast(ct, x.aval) if ad.is_undefined(x) else None,
+               ad.unbroadcast(neg(ct) if sign_y < 0 else ct, y.aval) if ad.is_undefined(y) else None]
+        return cts
+    return transpose
+
+
+def _binop_linear_jvp(prim, sign_y):
+    def jvp(primals, tangents):
+        ans = prim.bind(*primals)
+        out = ad.aval_of(ans)
+        tx, ty = tangents
+        if type(ty) is not ad.Zero and sign_y < 0:
+            ty = neg(ty)
+        return ans, ad.add_tangents(*(ad.broadcast_to(t, out) if type(t) is not ad.Zero else t
+                                      for t in (tx, ty)))
+    return jvp
+
+
+jvp_rules[add_p] = _binop_linear_jvp(add_p, 1)
+transpose_rules[add_p] = _linear_binop_transpose(1)
+
 sub_p = binop("sub", "stablehlo.subtract", NUMERIC)
+jvp_rules[sub_p] = _binop_linear_jvp(sub_p, -1)
+transpose_rules[sub_p] = _linear_binop_transpose(-1)
+
 mul_p = binop("mul", "stablehlo.multiply", NUMERIC)
+ad.defbilinear(mul_p, lambda ct, x, y: ad.unbroadcast(mul(ct, y), x.aval),
+               lambda ct, x, y: ad.unbroadcast(mul(x, ct), y.aval))
+
 div_p = binop("div", "stablehlo.divide", NUMERIC)
+ad.defjvp(div_p, lambda g, ans, x, y: div(g, y),
+          lambda g, ans, x, y: mul(mul(neg(g), x), integer_pow(y, -2)))
+
+
+def _div_transpose(ct, x, y):
+    if type(ct) is ad.Zero:
+        return [ad.Zero(x.aval), None]
+    return [ad.unbroadcast(div(ct, y), x.aval), None]
+
+
+transpose_rules[div_p] = _div_transpose
+
 rem_p = binop("rem", "stablehlo.remainder", INT | FLOAT)   # XLA crashes compiling complex rem
+ad.defjvp(rem_p, lambda g, ans, x, y: g,
+          lambda g, ans, x, y: mul(neg(g), mul(sign(div(x, y)), floor(abs(div(x, y))))))
+
 pow_p = Primitive("pow")
 
 
@@ -235,23 +417,89 @@ def _pow_lowering(ctx, x, y):
 abstract_eval_rules[pow_p] = _pow_abstract_eval
 lowering_rules[pow_p] = _pow_lowering
 batching_rules[pow_p] = bu.broadcasting_batcher(pow_p)
+sharding_rules[pow_p] = sharding_types.broadcasting_rule
+
+
+def _pow_jvp_x(g, ans, x, y):
+    out = ad.aval_of(ans)
+    is_int = ad.aval_of(y).dtype != out.dtype
+    if is_int:                                         # an int exponent
+        from .conversion import convert_element_type
+        y = convert_element_type(y, out.dtype)
+    x, y = ad.broadcast_to(x, out), ad.broadcast_to(y, out)    # select_n needs full shapes
+    jac = mul(y, pow(x, sub(y, _const(y, 1))))
+    if is_int:                     # JAX's: x ** 0 is flat (even at x = 0, where 0 * inf)
+        jac = select(eq(y, _const(y, 0)), _zeros_like(ans), jac)
+    return mul(g, jac)
+
+
+def _pow_jvp_y(g, ans, x, y):
+    safe_x = select(eq(x, _const(x, 0)), _full_like(x, 1), x)
+    return mul(g, mul(log(safe_x), ans))
+
+
+ad.defjvp(pow_p, _pow_jvp_x, lambda g, ans, x, y: _pow_jvp_y(g, ans, x, y)
+          if dtypes.is_inexact(ad.aval_of(y).dtype) else _zeros_like(ans))
+
 atan2_p = binop("atan2", "stablehlo.atan2", INEXACT)
+
+
+def _atan2_jvp_x(g, ans, x, y):
+    return mul(g, div(y, add(square(x), square(y))))
+
+
+def _atan2_jvp_y(g, ans, x, y):
+    return mul(g, div(neg(x), add(square(x), square(y))))
+
+
+ad.defjvp(atan2_p, _atan2_jvp_x, _atan2_jvp_y)
+
 max_p = binop("max", "stablehlo.maximum", ANY)
+
+
+def _balanced_eq(x, z, y):
+    """1 where x is the max/min (0.5 on ties with y), else 0: splits the gradient on ties."""
+    x, y = ad.broadcast_to(x, ad.aval_of(z)), ad.broadcast_to(y, ad.aval_of(z))
+    return select(eq(x, z), select(eq(y, z), _full_like(z, 0.5), _full_like(z, 1)),
+                  _full_like(z, 0))
+
+
+ad.defjvp(max_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+          lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
+
 min_p = binop("min", "stablehlo.minimum", ANY)
+ad.defjvp(min_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+          lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
+
 nextafter_p = binop("nextafter", "chlo.next_after", FLOAT)
+# nextafter(x, y) moves x by one ulp: d/dx = 1, d/dy = 0 (so jnp.spacing's derivative is 0;
+# JAX has no rule and raises)
+ad.defjvp(nextafter_p, lambda g, ans, x, y: g, None)
+
 and_p = binop("and", "stablehlo.and", INTEGRAL)
+ad.defjvp_zero(and_p)
+
 or_p = binop("or", "stablehlo.or", INTEGRAL)
+ad.defjvp_zero(or_p)
+
 xor_p = binop("xor", "stablehlo.xor", INTEGRAL)
+ad.defjvp_zero(xor_p)
+
 shift_left_p = binop("shift_left", "stablehlo.shift_left", INT)
+ad.defjvp_zero(shift_left_p)
+
 shift_right_logical_p = binop("shift_right_logical", "stablehlo.shift_right_logical", INT)
+ad.defjvp_zero(shift_right_logical_p)
+
 shift_right_arithmetic_p = binop("shift_right_arithmetic", "stablehlo.shift_right_arithmetic", INT)
+ad.defjvp_zero(shift_right_arithmetic_p)
 
 complex_p = binop("complex", "stablehlo.complex", frozenset([dtypes.float32, dtypes.float64]),
                   lambda d: dtypes.complex64 if d == dtypes.float32 else dtypes.complex128)
+ad.deflinear(complex_p, lambda ct: [real(ct), imag(neg(ct))])
+
 
 # ------------------------------------------------------------------ comparisons
-
-
 def _comparison(name, direction, accepted):
     prim = binop(name, None, accepted, _to_bool)
 
@@ -265,12 +513,24 @@ def _comparison(name, direction, accepted):
 
 
 eq_p = _comparison("eq", "EQ", ANY)
+ad.defjvp_zero(eq_p)
+
 ne_p = _comparison("ne", "NE", ANY)
+ad.defjvp_zero(ne_p)
+
 _ORDERED = ANY - COMPLEX
 lt_p = _comparison("lt", "LT", _ORDERED)
+ad.defjvp_zero(lt_p)
+
 le_p = _comparison("le", "LE", _ORDERED)
+ad.defjvp_zero(le_p)
+
 gt_p = _comparison("gt", "GT", _ORDERED)
+ad.defjvp_zero(gt_p)
+
 ge_p = _comparison("ge", "GE", _ORDERED)
+ad.defjvp_zero(ge_p)
+
 
 # ------------------------------------------------------------------ select_n, clamp
 select_n_p = Primitive("select_n")
@@ -343,6 +603,28 @@ abstract_eval_rules[select_n_p] = _select_n_abstract_eval
 lowering_rules[select_n_p] = _select_n_lowering
 batching_rules[select_n_p] = _select_n_batching
 
+
+def _select_n_jvp(primals, tangents):
+    which, *cases = primals
+    ans = select_n(which, *cases)
+    case_tangents = tangents[1:]
+    if all(type(t) is ad.Zero for t in case_tangents):
+        return ans, ad.Zero(ad.aval_of(ans))
+    return ans, select_n(which, *map(ad.instantiate, case_tangents))
+
+
+def _select_n_transpose(ct, which, *cases):
+    if type(ct) is ad.Zero:
+        return [None] + [ad.Zero(c.aval) if ad.is_undefined(c) else None for c in cases]
+    zeros = _zeros_like(ct)
+    return [None] + [select_n(which, *[ct if j == i else zeros for j in range(len(cases))])
+                     if ad.is_undefined(c) else None for i, c in enumerate(cases)]
+
+
+jvp_rules[select_n_p] = _select_n_jvp
+transpose_rules[select_n_p] = _select_n_transpose
+sharding_rules[select_n_p] = sharding_types.select_n_rule
+
 clamp_p = Primitive("clamp")
 
 
@@ -386,6 +668,25 @@ abstract_eval_rules[clamp_p] = _clamp_abstract_eval
 lowering_rules[clamp_p] = _clamp_lowering
 batching_rules[clamp_p] = _clamp_batching
 
+
+def _clamp_jvp(primals, tangents):
+    lo, x, hi = primals
+    ans = clamp(lo, x, hi)
+    out = ad.aval_of(ans)
+    zero = _zeros_like(ans)
+    total = ad.Zero(out)
+    t_lo, t_x, t_hi = tangents
+    if type(t_lo) is not ad.Zero:
+        total = ad.add_tangents(total, select(gt(lo, x), ad.broadcast_to(t_lo, out), zero))
+    if type(t_x) is not ad.Zero:
+        total = ad.add_tangents(total, select(bitwise_and(gt(x, lo), lt(x, hi)), t_x, zero))
+    if type(t_hi) is not ad.Zero:
+        total = ad.add_tangents(total, select(lt(hi, x), ad.broadcast_to(t_hi, out), zero))
+    return ans, total
+
+
+jvp_rules[clamp_p] = _clamp_jvp
+sharding_rules[clamp_p] = sharding_types.broadcasting_rule
 
 
 # ------------------------------------------------------------------ lax functions
@@ -497,247 +798,3 @@ def reciprocal(x): return integer_pow_p.bind(x, y=-1)
 
 def _dtype_of(x):
     return dtypes.dtype(x)
-
-
-# ------------------------------------------------------------------ differentiation rules
-# (Below the lax functions because the rules are written with them, as in JAX's lax.py.)
-def _const(x, value):
-    """`value` as a scalar of x's dtype (a literal when staged)."""
-    return np.array(value, dtypes.dtype(x))
-
-
-def _zeros_like(x):
-    return ad.zeros(ad.aval_of(x))
-
-
-def _full_like(x, value):
-    """`value` spread to x's shape and dtype (select_n needs equal-shaped cases)."""
-    return ad.broadcast_to(_const(x, value), ad.aval_of(x))
-
-
-def _one_minus(x):
-    return sub(_const(x, 1), x)
-
-
-for _p in (sign_p, floor_p, ceil_p, round_p, is_finite_p, not_p, population_count_p, clz_p,
-           and_p, or_p, xor_p, shift_left_p, shift_right_logical_p,
-           shift_right_arithmetic_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p):
-    ad.defjvp_zero(_p)
-
-ad.deflinear(neg_p, lambda ct: [neg(ct)])
-# nextafter(x, y) moves x by one ulp: d/dx = 1, d/dy = 0 (so jnp.spacing's derivative is 0;
-# JAX has no rule and raises)
-ad.defjvp(nextafter_p, lambda g, ans, x, y: g, None)
-ad.deflinear(copy_p, lambda ct: [ct])
-ad.defjvp(square_p, lambda g, ans, x: mul(g, mul(_const(x, 2), x)))
-ad.deflinear(reduce_precision_p, lambda ct, **params: [reduce_precision_p.bind(ct, **params)])
-ad.defjvp(exp_p, lambda g, ans, x: mul(g, ans))
-ad.defjvp(exp2_p, lambda g, ans, x: mul(g, mul(_const(x, np.log(2)), ans)))
-ad.defjvp(log_p, lambda g, ans, x: div(g, x))
-ad.defjvp(log1p_p, lambda g, ans, x: div(g, add(x, _const(x, 1))))
-ad.defjvp(expm1_p, lambda g, ans, x: mul(g, add(ans, _const(x, 1))))
-ad.defjvp(tanh_p, lambda g, ans, x: mul(add(g, mul(g, ans)), _one_minus(ans)))
-ad.defjvp(logistic_p, lambda g, ans, x: mul(g, mul(ans, _one_minus(ans))))
-ad.defjvp(sin_p, lambda g, ans, x: mul(g, cos(x)))
-ad.defjvp(cos_p, lambda g, ans, x: neg(mul(g, sin(x))))
-ad.defjvp(tan_p, lambda g, ans, x: mul(g, add(_const(x, 1), square(ans))))
-ad.defjvp(asin_p, lambda g, ans, x: mul(g, rsqrt(_one_minus(square(x)))))
-ad.defjvp(acos_p, lambda g, ans, x: mul(g, neg(rsqrt(_one_minus(square(x))))))
-ad.defjvp(atan_p, lambda g, ans, x: div(g, add(_const(x, 1), square(x))))
-ad.defjvp(sinh_p, lambda g, ans, x: mul(g, cosh(x)))
-ad.defjvp(cosh_p, lambda g, ans, x: mul(g, sinh(x)))
-ad.defjvp(asinh_p, lambda g, ans, x: mul(g, rsqrt(add(square(x), _const(x, 1)))))
-ad.defjvp(acosh_p, lambda g, ans, x: mul(g, rsqrt(mul(sub(x, _const(x, 1)),
-                                                     add(x, _const(x, 1))))))
-ad.defjvp(atanh_p, lambda g, ans, x: mul(reciprocal(add(_const(x, 1), x)), div(g, _one_minus(x))))
-ad.defjvp(sqrt_p, lambda g, ans, x: mul(g, div(_const(x, 0.5), ans)))
-ad.defjvp(rsqrt_p, lambda g, ans, x: mul(g, mul(_const(x, -0.5), div(ans, x))))
-ad.defjvp(cbrt_p, lambda g, ans, x: mul(g, mul(_const(x, 1 / 3), integer_pow(ans, -2))))
-ad.defjvp(erf_p, lambda g, ans, x: mul(_const(x, 2 / np.sqrt(np.pi)), mul(g, exp(neg(square(x))))))
-ad.defjvp(erfc_p, lambda g, ans, x: mul(_const(x, -2 / np.sqrt(np.pi)),
-                                       mul(g, exp(neg(square(x))))))
-ad.defjvp(erf_inv_p, lambda g, ans, x: mul(_const(x, np.sqrt(np.pi) / 2),
-                                          mul(g, exp(square(ans)))))
-ad.defjvp(lgamma_p, lambda g, ans, x: mul(g, digamma(x)))
-
-
-def _trigamma(x):
-    """psi'(x) for the jvp of digamma: shift x up by the recurrence psi'(x) = psi'(x+1) + 1/x^2,
-    then the asymptotic series (accurate to float32/float64 rounding for x >= 6)."""
-    acc = _zeros_like(x)
-    for _ in range(6):
-        small = lt(x, _const(x, 6))
-        acc = select(small, add(acc, reciprocal(square(x))), acc)
-        x = select(small, add(x, _const(x, 1)), x)
-    inv = reciprocal(x)
-    inv2 = square(inv)
-    series = mul(inv2, sub(_const(x, 1 / 6), mul(inv2, sub(_const(x, 1 / 30), mul(
-        inv2, sub(_const(x, 1 / 42), mul(inv2, _const(x, 1 / 30))))))))
-    return add(acc, add(inv, add(mul(_const(x, 0.5), inv2), mul(inv, series))))
-
-
-ad.defjvp(digamma_p, lambda g, ans, x: mul(g, _trigamma(x)))
-
-
-def _abs_jvp(g, ans, x):
-    if dtypes.is_complex(ad.aval_of(x).dtype):
-        safe = select(eq(ans, _const(ans, 0)), _full_like(ans, 1), ans)
-        return div(real(mul(conj(x), g)), safe)
-    return select(ge(x, _const(x, 0)), g, neg(g))      # JAX's: |x|' = 1 at 0 (and at -0)
-
-
-ad.defjvp(abs_p, _abs_jvp)
-
-
-def _integer_pow_jvp(g, ans, x, *, y):
-    if y == 0:
-        return _zeros_like(g)
-    return mul(g, mul(_const(x, y), x if y == 2 else integer_pow(x, y - 1)))
-
-
-ad.defjvp(integer_pow_p, _integer_pow_jvp)
-ad.deflinear(real_p, lambda ct: [complex(ct, _const(ct, 0))])       # a broadcast scalar zero
-ad.deflinear(imag_p, lambda ct: [complex(_const(ct, 0), neg(ct))])
-ad.deflinear2(conj_p, lambda ct, x, *, input_dtype: [
-    conj(ct) if dtypes.is_complex(input_dtype) else real(ct)])
-ad.deflinear(complex_p, lambda ct: [real(ct), imag(neg(ct))])
-
-
-def _linear_binop_transpose(sign_y):
-    def transpose(ct, x, y):
-        cts = [ad.unbroadcast(ct, x.aval) if ad.is_undefined(x) else None,
-               ad.unbroadcast(neg(ct) if sign_y < 0 else ct, y.aval) if ad.is_undefined(y) else None]
-        return cts
-    return transpose
-
-
-def _binop_linear_jvp(prim, sign_y):
-    def jvp(primals, tangents):
-        ans = prim.bind(*primals)
-        out = ad.aval_of(ans)
-        tx, ty = tangents
-        if type(ty) is not ad.Zero and sign_y < 0:
-            ty = neg(ty)
-        return ans, ad.add_tangents(*(ad.broadcast_to(t, out) if type(t) is not ad.Zero else t
-                                      for t in (tx, ty)))
-    return jvp
-
-
-jvp_rules[add_p] = _binop_linear_jvp(add_p, 1)
-transpose_rules[add_p] = _linear_binop_transpose(1)
-jvp_rules[sub_p] = _binop_linear_jvp(sub_p, -1)
-transpose_rules[sub_p] = _linear_binop_transpose(-1)
-
-ad.defjvp(mul_p, lambda g, ans, x, y: mul(g, y), lambda g, ans, x, y: mul(x, g))
-
-
-def _mul_transpose(ct, x, y):
-    if type(ct) is ad.Zero:
-        return [ad.Zero(x.aval) if ad.is_undefined(x) else None,
-                ad.Zero(y.aval) if ad.is_undefined(y) else None]
-    if ad.is_undefined(x):
-        return [ad.unbroadcast(mul(ct, y), x.aval), None]
-    return [None, ad.unbroadcast(mul(x, ct), y.aval)]
-
-
-transpose_rules[mul_p] = _mul_transpose
-
-ad.defjvp(div_p, lambda g, ans, x, y: div(g, y),
-          lambda g, ans, x, y: mul(mul(neg(g), x), integer_pow(y, -2)))
-
-
-def _div_transpose(ct, x, y):
-    if type(ct) is ad.Zero:
-        return [ad.Zero(x.aval), None]
-    return [ad.unbroadcast(div(ct, y), x.aval), None]
-
-
-transpose_rules[div_p] = _div_transpose
-ad.defjvp(rem_p, lambda g, ans, x, y: g,
-          lambda g, ans, x, y: mul(neg(g), mul(sign(div(x, y)), floor(abs(div(x, y))))))
-
-
-def _pow_jvp_x(g, ans, x, y):
-    out = ad.aval_of(ans)
-    is_int = ad.aval_of(y).dtype != out.dtype
-    if is_int:                                         # an int exponent
-        from .conversion import convert_element_type
-        y = convert_element_type(y, out.dtype)
-    x, y = ad.broadcast_to(x, out), ad.broadcast_to(y, out)    # select_n needs full shapes
-    jac = mul(y, pow(x, sub(y, _const(y, 1))))
-    if is_int:                     # JAX's: x ** 0 is flat (even at x = 0, where 0 * inf)
-        jac = select(eq(y, _const(y, 0)), _zeros_like(ans), jac)
-    return mul(g, jac)
-
-
-def _pow_jvp_y(g, ans, x, y):
-    safe_x = select(eq(x, _const(x, 0)), _full_like(x, 1), x)
-    return mul(g, mul(log(safe_x), ans))
-
-
-ad.defjvp(pow_p, _pow_jvp_x, lambda g, ans, x, y: _pow_jvp_y(g, ans, x, y)
-          if dtypes.is_inexact(ad.aval_of(y).dtype) else _zeros_like(ans))
-
-
-def _atan2_jvp_x(g, ans, x, y):
-    return mul(g, div(y, add(square(x), square(y))))
-
-
-def _atan2_jvp_y(g, ans, x, y):
-    return mul(g, div(neg(x), add(square(x), square(y))))
-
-
-ad.defjvp(atan2_p, _atan2_jvp_x, _atan2_jvp_y)
-
-
-def _balanced_eq(x, z, y):
-    """1 where x is the max/min (0.5 on ties with y), else 0: splits the gradient on ties."""
-    x, y = ad.broadcast_to(x, ad.aval_of(z)), ad.broadcast_to(y, ad.aval_of(z))
-    return select(eq(x, z), select(eq(y, z), _full_like(z, 0.5), _full_like(z, 1)),
-                  _full_like(z, 0))
-
-
-ad.defjvp(max_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
-          lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
-ad.defjvp(min_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
-          lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
-
-
-def _select_n_jvp(primals, tangents):
-    which, *cases = primals
-    ans = select_n(which, *cases)
-    case_tangents = tangents[1:]
-    if all(type(t) is ad.Zero for t in case_tangents):
-        return ans, ad.Zero(ad.aval_of(ans))
-    return ans, select_n(which, *map(ad.instantiate, case_tangents))
-
-
-def _select_n_transpose(ct, which, *cases):
-    if type(ct) is ad.Zero:
-        return [None] + [ad.Zero(c.aval) if ad.is_undefined(c) else None for c in cases]
-    zeros = _zeros_like(ct)
-    return [None] + [select_n(which, *[ct if j == i else zeros for j in range(len(cases))])
-                     if ad.is_undefined(c) else None for i, c in enumerate(cases)]
-
-
-jvp_rules[select_n_p] = _select_n_jvp
-transpose_rules[select_n_p] = _select_n_transpose
-
-
-def _clamp_jvp(primals, tangents):
-    lo, x, hi = primals
-    ans = clamp(lo, x, hi)
-    out = ad.aval_of(ans)
-    zero = _zeros_like(ans)
-    total = ad.Zero(out)
-    t_lo, t_x, t_hi = tangents
-    if type(t_lo) is not ad.Zero:
-        total = ad.add_tangents(total, select(gt(lo, x), ad.broadcast_to(t_lo, out), zero))
-    if type(t_x) is not ad.Zero:
-        total = ad.add_tangents(total, select(bitwise_and(gt(x, lo), lt(x, hi)), t_x, zero))
-    if type(t_hi) is not ad.Zero:
-        total = ad.add_tangents(total, select(lt(hi, x), ad.broadcast_to(t_hi, out), zero))
-    return ans, total
-
-
-jvp_rules[clamp_p] = _clamp_jvp

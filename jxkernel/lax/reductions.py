@@ -18,11 +18,11 @@ import re
 
 import numpy as np
 
-from ..core import dtypes
+from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray, get_aval
 from ..core.ir import param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                              lowering_rules)
+                              lowering_rules, sharding_rules)
 from ..core.trace import Tracer
 from ..xla import stablehlo as hlo
 from . import _ad_util as ad
@@ -237,6 +237,8 @@ for _p in (reduce_and_p, reduce_or_p, reduce_xor_p):       # bool/int only: no t
 for _p in (reduce_sum_p, reduce_prod_p, reduce_max_p, reduce_min_p, reduce_and_p, reduce_or_p,
            reduce_xor_p):
     batching_rules[_p] = _reducer_batcher(_p)
+for _p in (reduce_sum_p, reduce_prod_p, reduce_max_p, reduce_min_p, reduce_and_p, reduce_or_p):
+    sharding_rules[_p] = sharding_types.reduction_rule
 
 # ------------------------------------------------------------------ argmax, argmin
 argmax_p = Primitive("argmax")
@@ -295,6 +297,8 @@ lowering_rules[argmin_p] = _argminmax_lowering("LT", hl.max_value)
 for _p in (argmax_p, argmin_p):         # integer results: zero tangents
     ad.defjvp_zero(_p)
     batching_rules[_p] = _reducer_batcher(_p)
+for _p in (argmax_p, argmin_p):
+    sharding_rules[_p] = sharding_types.reduction_rule
 
 # ------------------------------------------------------------------ reduce (generic)
 reduce_p = Primitive("reduce", multiple_results=True)
@@ -487,6 +491,8 @@ jvp_rules[cummin_p] = _cumulative_jvp(min)
 jvp_rules[cumlogsumexp_p] = _cumulative_jvp(_logaddexp_fn, cumlogsumexp_p)
 for _p in (cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p):
     batching_rules[_p] = _cumulative_batching(_p)
+for _p in (cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p):
+    sharding_rules[_p] = sharding_types.cumulative_rule
 
 
 # ------------------------------------------------------------------ lax functions
@@ -645,27 +651,20 @@ def reduce(operands, init_values, computation, dimensions):
 def _reduction_jaxpr(computation, init_avals, init_tree):
     """The jaxpr of `computation(xs, ys)` on scalars, cached so eager calls hit the
     executable cache (the jaxpr is part of reduce's params)."""
+    from ..transforms.api_util import flatten_fun
     from ..transforms.staging import trace_to_jaxpr
-    from ..tree_util import tree_flatten, tree_unflatten
-    out_tree = []
-    n = len(init_avals)
-
-    def flat(*args):
-        out, tree = tree_flatten(computation(tree_unflatten(init_tree, args[:n]),
-                                             tree_unflatten(init_tree, args[n:])))
-        out_tree.append(tree)
-        return out
-
+    from ..tree_util import treedef_tuple
+    flat, out_tree = flatten_fun(computation, treedef_tuple([init_tree, init_tree]))
     scalars = [a.update(shape=()) for a in init_avals]
     closed = trace_to_jaxpr(flat, scalars * 2)
     if any(isinstance(c, Tracer) for c in closed.consts):
         raise NotImplementedError("Reduction computations can't close over Tracers. Please "
                                   "open an issue at https://github.com/jax-ml/jax.")
     outs = closed.out_avals
-    if out_tree[0] != init_tree or [(a.shape, a.dtype) for a in outs] != \
+    if out_tree() != init_tree or [(a.shape, a.dtype) for a in outs] != \
             [((), a.dtype) for a in init_avals]:
         raise TypeError(
             f"reduce computation must return scalars of the init values' structure and dtypes "
-            f"({init_tree}: {', '.join(a.dtype.name for a in init_avals)}), got {out_tree[0]}: "
+            f"({init_tree}: {', '.join(a.dtype.name for a in init_avals)}), got {out_tree()}: "
             f"{', '.join(a.str_short() for a in outs)}")
-    return closed, out_tree[0]
+    return closed, out_tree()

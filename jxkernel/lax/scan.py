@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import sharding_types
 from ..core.avals import get_aval
 from ..core.errors import aval_text
 from ..core.interpret import eval_jaxpr
 from ..core.ir import param_printers
-from ..core.primitive import (Primitive, abstract_eval_rules, jvp_rules, lowering_rules,
+from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, jvp_rules,
+                              lowering_rules, partial_eval_rules, sharding_typing_rules,
                               transpose_rules)
 from ..core.trace import set_current_trace
 from ..transforms.ad import backward_pass, jvp_jaxpr
-from ..transforms.batching import axis_batching_rules, batch_jaxpr
-from ..transforms.partial_eval import partial_eval_jaxpr, partial_eval_rules
+from ..transforms.batching import batch_jaxpr
+from ..transforms.partial_eval import partial_eval_jaxpr
 from ..transforms.staging import trace_to_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
 from . import _batch_util as bu
@@ -39,12 +41,12 @@ def _slice_type(aval):
     must be unsplit (JAX's error) and the rest keep their sharding."""
     if aval.sharding is None:
         return aval.update(shape=aval.shape[1:])
-    from ..core.sharding_types import make, parts_of
-    parts = parts_of(aval)
+    parts = sharding_types.parts_of(aval)
     if parts[0]:
         raise ValueError(f"0th dimension of all xs should be replicated. Got "
                          f"{aval.sharding.spec!r}")
-    return aval.update(shape=aval.shape[1:], sharding=make(aval.sharding.mesh, parts[1:]))
+    return aval.update(shape=aval.shape[1:],
+                       sharding=sharding_types.make(aval.sharding.mesh, parts[1:]))
 
 
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
@@ -369,3 +371,4 @@ axis_batching_rules[scan_p] = _scan_batching
 jvp_rules[scan_p] = _scan_jvp
 partial_eval_rules[scan_p] = _scan_partial_eval
 transpose_rules[scan_p] = _scan_transpose
+sharding_typing_rules[scan_p] = sharding_types.call_typing

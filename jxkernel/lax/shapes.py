@@ -19,12 +19,12 @@ import operator
 
 import numpy as np
 
-from ..core import dtypes
+from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
 from ..core.ir import param_printers
 from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                              lowering_rules, transpose_rules)
+                              lowering_rules, sharding_rules, transpose_rules)
 from ..xla import stablehlo as hlo
 from . import _ad_util as ad
 from . import _batch_util as bu
@@ -144,6 +144,7 @@ def _broadcast_in_dim_batching(vals, dims, *, shape, broadcast_dimensions, shard
 
 ad.deflinear2(broadcast_in_dim_p, _broadcast_in_dim_transpose)
 batching_rules[broadcast_in_dim_p] = _broadcast_in_dim_batching
+sharding_rules[broadcast_in_dim_p] = sharding_types.broadcast_in_dim_rule
 
 # ------------------------------------------------------------------ reshape
 reshape_p = Primitive("reshape")
@@ -193,6 +194,7 @@ def _reshape_batching(vals, dims, *, new_sizes, dimensions, sharding=None):
 
 ad.deflinear2(reshape_p, _reshape_transpose)
 batching_rules[reshape_p] = _reshape_batching
+sharding_rules[reshape_p] = sharding_types.reshape_rule
 
 # ------------------------------------------------------------------ squeeze
 squeeze_p = Primitive("squeeze")
@@ -216,6 +218,7 @@ lowering_rules[squeeze_p] = lambda ctx, x, *, dimensions: ctx.op1("stablehlo.res
 ad.deflinear2(squeeze_p, lambda ct, operand, *, dimensions: [expand_dims(ct, dimensions)])
 batching_rules[squeeze_p] = lambda vals, dims, *, dimensions: (
     squeeze(bu.moveaxis(vals[0], dims[0], 0), tuple(d + 1 for d in dimensions)), 0)
+sharding_rules[squeeze_p] = sharding_types.squeeze_rule
 
 # ------------------------------------------------------------------ transpose
 transpose_p = Primitive("transpose")
@@ -245,6 +248,7 @@ def _transpose_batching(vals, dims, *, permutation):
 
 
 batching_rules[transpose_p] = _transpose_batching
+sharding_rules[transpose_p] = sharding_types.transpose_rule
 
 # ------------------------------------------------------------------ rev
 rev_p = Primitive("rev")
@@ -266,6 +270,7 @@ lowering_rules[rev_p] = lambda ctx, x, *, dimensions: ctx.op1(
 ad.deflinear2(rev_p, lambda ct, operand, *, dimensions: [rev(ct, dimensions)])
 batching_rules[rev_p] = lambda vals, dims, *, dimensions: (
     rev(vals[0], tuple(i + 1 if i >= dims[0] else i for i in dimensions)), dims[0])
+sharding_rules[rev_p] = sharding_types.same_as_operand_rule
 
 # ------------------------------------------------------------------ concatenate
 concatenate_p = Primitive("concatenate")
@@ -312,6 +317,7 @@ def _concatenate_batching(vals, dims, *, dimension):
 
 ad.deflinear2(concatenate_p, _concatenate_transpose)
 batching_rules[concatenate_p] = _concatenate_batching
+sharding_rules[concatenate_p] = sharding_types.broadcasting_rule     # JAX: even along a split dimension
 
 # ------------------------------------------------------------------ split
 # The inverse of concatenate: one primitive with an output per piece (JAX 0.10's), so that
@@ -367,6 +373,7 @@ lowering_rules[split_p] = _split_lowering
 jvp_rules[split_p] = _split_jvp
 transpose_rules[split_p] = _split_transpose
 batching_rules[split_p] = _split_batching
+sharding_rules[split_p] = sharding_types.split_rule
 
 # ------------------------------------------------------------------ pad
 pad_p = Primitive("pad")
@@ -442,6 +449,7 @@ def _pad_batching(vals, dims, *, padding_config):
 
 ad.deflinear2(pad_p, _pad_transpose)
 batching_rules[pad_p] = _pad_batching
+sharding_rules[pad_p] = sharding_types.pad_rule
 
 # ------------------------------------------------------------------ iota
 iota_p = Primitive("iota")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 
 from ..core import avals as _avals
+from ..core import sharding_types
 from ..core.ir import param_printers
 from ..core.primitive import (
     Primitive,
@@ -21,6 +22,7 @@ from ..core.primitive import (
     impl_rules,
     jvp_rules,
     lowering_rules,
+    sharding_typing_rules,
     transpose_rules,
 )
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
@@ -76,12 +78,10 @@ def laid_out(x, out_sharding):
     set_mesh): what the `out_sharding=` of jnp.zeros and the like does."""
     if out_sharding is None:
         return x
-    # deferred: sharding in types loads once a mesh with Explicit axes is in use
-    from ..core.sharding_types import typed_sharding
     sharding = resolved(out_sharding)
     ndim = len(_avals.get_aval(x).shape)
     # the array then reports its type's spec, one entry per dimension, as JAX's does
-    return with_sharding_constraint(x, typed_sharding(sharding, ndim) or sharding)
+    return with_sharding_constraint(x, sharding_types.typed_sharding(sharding, ndim) or sharding)
 
 
 def _abstract_eval(aval, *, sharding):
@@ -148,5 +148,6 @@ for _prim in (sharding_constraint_p, reshard_p):
     jvp_rules[_prim] = functools.partial(_jvp, _prim)
     transpose_rules[_prim] = functools.partial(_transpose, _prim)
     batching_rules[_prim] = functools.partial(_batching, _prim)
+    sharding_typing_rules[_prim] = sharding_types.constrained_typing
 impl_rules[reshard_p] = _reshard_impl
 param_printers[reshard_p] = lambda params: []       # JAX prints `reshard x`: the type says

@@ -16,12 +16,12 @@ import operator
 
 import numpy as np
 
-from ..core import dtypes
+from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
 from ..core.errors import InconclusiveDimensionOperation
 from ..core.symbolic import is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                              lowering_rules, transpose_rules)
+                              lowering_rules, sharding_rules, transpose_rules)
 from ..xla import stablehlo as hlo
 from . import _ad_util as ad
 from . import _batch_util as bu
@@ -118,6 +118,7 @@ def _slice_batching(vals, dims, *, start_indices, limit_indices, strides):
 
 ad.deflinear2(slice_p, _slice_transpose)
 batching_rules[slice_p] = _slice_batching
+sharding_rules[slice_p] = sharding_types.unsplit_dims_only("slice", sharding_types.resized)
 
 # ------------------------------------------------------------------ dynamic_slice
 dynamic_slice_p = Primitive("dynamic_slice")
@@ -189,6 +190,7 @@ def _dynamic_slice_batching(vals, dims, *, slice_sizes):
 jvp_rules[dynamic_slice_p] = _dynamic_slice_jvp
 transpose_rules[dynamic_slice_p] = _dynamic_slice_transpose
 batching_rules[dynamic_slice_p] = _dynamic_slice_batching
+sharding_rules[dynamic_slice_p] = sharding_types.unsplit_dims_only("dynamic_slice", sharding_types.resized)
 
 # ------------------------------------------------------------------ dynamic_update_slice
 dynamic_update_slice_p = Primitive("dynamic_update_slice")
@@ -257,6 +259,7 @@ def _dynamic_update_slice_batching(vals, dims):
 jvp_rules[dynamic_update_slice_p] = _dynamic_update_slice_jvp
 transpose_rules[dynamic_update_slice_p] = _dynamic_update_slice_transpose
 batching_rules[dynamic_update_slice_p] = _dynamic_update_slice_batching
+sharding_rules[dynamic_update_slice_p] = sharding_types.dynamic_update_slice_rule
 
 
 # ------------------------------------------------------------------ lax functions

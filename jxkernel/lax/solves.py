@@ -20,11 +20,11 @@ import numpy as np
 from ..core import dtypes
 from ..core.interpret import eval_jaxpr
 from ..core.ir import Literal, param_printers
-from ..core.primitive import (Primitive, abstract_eval_rules, jvp_rules, lowering_rules,
-                              transpose_rules)
+from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, jvp_rules,
+                              lowering_rules, transpose_rules)
 from ..core.trace import _ctx, eval_trace
 from ..transforms.ad import jvp_flat, linear_transpose, linearize
-from ..transforms.batching import axis_batching_rules, batch_jaxpr
+from ..transforms.batching import batch_jaxpr
 from ..transforms.custom_derivatives import custom_jvp
 from ..tree_util import tree_flatten, tree_leaves, tree_unflatten
 from . import _batch_util as bu

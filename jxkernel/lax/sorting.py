@@ -15,11 +15,11 @@ import operator
 
 import numpy as np
 
-from ..core import dtypes
+from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
 from ..core.errors import InconclusiveDimensionOperation
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                              lowering_rules)
+                              lowering_rules, sharding_rules)
 from ..xla import stablehlo as hlo
 from . import _ad_util as ad
 from . import _batch_util as bu
@@ -136,6 +136,7 @@ def _sort_batching(vals, dims, *, dimension, is_stable, num_keys):
 
 jvp_rules[sort_p] = _sort_jvp
 batching_rules[sort_p] = _sort_batching
+sharding_rules[sort_p] = sharding_types.sort_rule
 
 # ------------------------------------------------------------------ top_k
 top_k_p = Primitive("top_k", multiple_results=True)
@@ -200,6 +201,7 @@ def _top_k_batching(vals, dims, *, k, axis):
 
 jvp_rules[top_k_p] = _top_k_jvp
 batching_rules[top_k_p] = _top_k_batching
+sharding_rules[top_k_p] = sharding_types.top_k_rule
 
 
 # ------------------------------------------------------------------ lax functions

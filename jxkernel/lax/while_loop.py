@@ -11,14 +11,15 @@ reverse mode stops at transposition with JAX's error.
 from __future__ import annotations
 
 
-from ..core import dtypes
+from ..core import dtypes, sharding_types
 from ..core.interpret import eval_jaxpr
-from ..core.primitive import (Primitive, abstract_eval_rules, jvp_rules, lowering_rules,
+from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, jvp_rules,
+                              lowering_rules, partial_eval_rules, sharding_typing_rules,
                               transpose_rules)
 from ..core.trace import set_current_trace
 from ..transforms.ad import jvp_jaxpr
-from ..transforms.batching import axis_batching_rules, batch_jaxpr
-from ..transforms.partial_eval import partial_eval_jaxpr, partial_eval_rules
+from ..transforms.batching import batch_jaxpr
+from ..transforms.partial_eval import partial_eval_jaxpr
 from ..transforms.staging import trace_to_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
 from . import _batch_util as bu
@@ -235,3 +236,4 @@ axis_batching_rules[while_p] = _while_batching
 jvp_rules[while_p] = _while_jvp
 partial_eval_rules[while_p] = _while_partial_eval
 transpose_rules[while_p] = _while_transpose
+sharding_typing_rules[while_p] = sharding_types.call_typing

@@ -20,6 +20,7 @@ import numpy as np
 from .. import lax
 from ..lax.sharding import laid_out, resolved
 from ..core import dtypes as _core
+from ..core import sharding_types as st
 from ..core import trace as _trace
 from ..core import vma
 from ..core.avals import ShapedArray
@@ -251,8 +252,6 @@ def _laid_out(make, out_sharding):
     traced, its broadcast is typed so directly (as JAX's jaxpr shows it)."""
     if out_sharding is None:
         return make()
-    # deferred: sharding in types loads once a mesh with Explicit axes is in use
-    from ..core import sharding_types as st
     if _eager():
         return laid_out(make(), out_sharding)
     sharding = resolved(out_sharding)

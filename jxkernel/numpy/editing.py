@@ -27,8 +27,8 @@ from ..xla.array import Array
 from . import ufuncs, util
 from .creation import _concrete, arange, array, asarray, empty, full, ones, zeros_like
 from .index_tricks import diag_indices
-from .manipulation import (broadcast_shapes, concatenate, moveaxis, pad, ravel, swapaxes,
-                           tile)
+from .manipulation import broadcast_shapes, concatenate, moveaxis, ravel, swapaxes, tile
+from .pad import pad
 from .sorting import argsort, nonzero, sort
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_arraylike, jnp_jit
 

@@ -35,10 +35,6 @@ from ..xla.array import Array
 from . import util
 from .util import aval_of, check_arraylike, ensure_array
 
-__all__ = ["take", "take_along_axis", "put", "put_along_axis", "choose", "ix_", "indices",
-           "unravel_index", "ravel_multi_index", "diag_indices", "diag_indices_from",
-           "tril_indices", "triu_indices", "tril_indices_from", "triu_indices_from"]
-
 GatherScatterMode = lax.GatherScatterMode
 
 # index kinds
@@ -645,11 +641,3 @@ class _IndexUpdateRef:
         a = aval_of(self.array)
         return _scatter_update(self.array, self.index, np.zeros((), a.dtype), scatter_apply,
                                indices_are_sorted, unique_indices, mode, wrap_negative_indices)
-
-
-# take, put & co. and the index-array builders live in index_tricks.py (they build on the
-# above); exported from here
-from .index_tricks import (choose, diag_indices, diag_indices_from, indices, ix_,  # noqa: E402
-                           put, put_along_axis, ravel_multi_index, take, take_along_axis,
-                           tril_indices, tril_indices_from, triu_indices, triu_indices_from,
-                           unravel_index)

@@ -23,7 +23,7 @@ from .. import lax
 from ..core import dtypes
 from ..lax import linalg as lax_linalg
 from ..transforms.custom_derivatives import custom_jvp
-from . import creation, indexing, manipulation, products, reductions, ufuncs
+from . import creation, index_tricks, manipulation, products, reductions, ufuncs
 from .util import ensure_arraylike, jnp_jit, promote_dtypes_inexact
 
 __all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
@@ -155,7 +155,7 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
             idxs = lax.broadcasted_iota(np.int32, s.shape, last)
             s, idxs, sign = lax.sort((s, idxs, sign), dimension=-1, num_keys=1)
             s, idxs, sign = (lax.rev(t, (last,)) for t in (s, idxs, sign))
-            u = indexing.take_along_axis(w, idxs[..., None, :], axis=-1)
+            u = index_tricks.take_along_axis(w, idxs[..., None, :], axis=-1)
             return SVDResult(u, s, _H(u * sign[..., None, :].astype(u.dtype)))
         return lax.rev(lax.sort(s, dimension=-1), (last,))
     if compute_uv:
@@ -375,7 +375,7 @@ def _cofactor_solve(a, b):
     d = reductions.any(ufuncs.logical_or(ufuncs.isnan(d), ufuncs.isinf(d)), axis=-1)
     d = d[..., None, None]
     x = ufuncs.where(d, creation.zeros_like(x), x)                 # first filter
-    x = indexing.take_along_axis(x, permutation[..., None], axis=-2)
+    x = index_tricks.take_along_axis(x, permutation[..., None], axis=-2)
     x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
     x = manipulation.concatenate((x[..., :-1, :] * partial_det[..., -1, None, None],
                                   x[..., -1:, :]), axis=-2)

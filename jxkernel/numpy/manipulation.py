@@ -31,7 +31,7 @@ __all__ = ["reshape", "ravel", "transpose", "permute_dims", "swapaxes", "moveaxi
            "rollaxis", "expand_dims", "squeeze", "concatenate", "concat", "stack", "unstack",
            "hstack", "vstack", "dstack", "column_stack", "split", "array_split", "hsplit",
            "vsplit", "dsplit", "broadcast_to", "broadcast_arrays", "broadcast_shapes", "flip",
-           "fliplr", "flipud", "roll", "rot90", "tile", "repeat", "pad", "tril", "triu",
+           "fliplr", "flipud", "roll", "rot90", "tile", "repeat", "tril", "triu",
            "diag", "diagonal", "diagflat", "trace", "atleast_1d", "atleast_2d",
            "atleast_3d", "shape", "ndim", "size", "append", "resize"]
 
@@ -622,7 +622,7 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
                                  "scalar values of the parameter `repeats`.")
             return _full_like_value(a, (int(reps[0]),))
         reps = np.broadcast_to(reps, (shp[axis],))
-        from .indexing import take
+        from .index_tricks import take
         idx = np.repeat(np.arange(shp[axis], dtype=np.int32), reps)
         return take(a, idx, axis=axis)
     total = operator.index(total_repeat_length)
@@ -636,7 +636,8 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
         return _full(shp[:axis] + (0,) + shp[axis + 1:], 0, _dtype(a))
     if shp[axis] == 0:
         return a
-    from .indexing import _scatter_update, take
+    from .index_tricks import take
+    from .indexing import _scatter_update
     repeats = broadcast_to(repeats, (shp[axis],))
     # mark where each element's block starts, then a running count gives its index
     starts = lax.cumsum(lax.concatenate(
@@ -812,7 +813,3 @@ def size(a, axis: int | None = None) -> int:
     """The number of elements of `a` (along `axis` if given)."""
     shp = shape(a)
     return math.prod(shp) if axis is None else shp[canonicalize_axis(axis, len(shp))]
-
-
-# jnp.pad lives in pad.py (it builds on the functions above); exported from here
-from .pad import pad  # noqa: E402

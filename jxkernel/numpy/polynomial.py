@@ -1,28 +1,34 @@
 """Polynomials as coefficient arrays, highest power first (NumPy's `poly1d` convention):
-vander, polyval, polyadd, polysub, polymul, polydiv, polyder, polyint, polyfit.
+vander, polyval, polyadd, polysub, polymul, polydiv, polyder, polyint, polyfit, and roots
+(the eigenvalues of the companion matrix, JAX's algorithm, so in LAPACK's order).
 
     >>> jnp.polyval(jnp.array([1., 0., -1.]), 3.)     # x**2 - 1 at 3
     Array(8., dtype=float32)
     >>> jnp.polyder(jnp.array([1., 0., -1.]))
     Array([2., 0.], dtype=float32)
-
-jnp.roots lives in roots.py (eigenvalues of the companion matrix).
 """
 from __future__ import annotations
 
 import operator
 
+import numpy as np
+
 from .. import lax
+from ..core.errors import ConcretizationTypeError
+from ..core.trace import Tracer
 from . import linalg, ufuncs, util
-from .creation import _concrete, arange, array, full, zeros
+from .convolution import convolve
+from .creation import _concrete, arange, array, full, ones, zeros
 from .dtypes import finfo
 from .editing import trim_zeros, trim_zeros_tol
-from .manipulation import atleast_1d, concatenate
+from .manipulation import atleast_1d, concatenate, diag, roll
 from .products import dot, outer
-from .util import aval_of, ensure_arraylike, jnp_jit
+from .reductions import all as _all
+from .reductions import argmin
+from .util import _where, aval_of, ensure_arraylike, jnp_jit, promote_dtypes_inexact
 
 __all__ = ["poly", "vander", "polyval", "polyadd", "polysub", "polymul", "polydiv", "polyder",
-           "polyint", "polyfit"]
+           "polyint", "polyfit", "roots"]
 
 
 def _static_index(x, what: str) -> int:
@@ -37,8 +43,6 @@ def poly(seq_of_zeros):
     >>> jnp.poly(jnp.array([1., 2., 3.]))
     Array([ 1., -6., 11., -6.], dtype=float32)
     """
-    from .convolution import convolve
-    from .creation import ones
     zeros, = util.promote_dtypes_inexact(ensure_arraylike("poly", seq_of_zeros))
     zeros = atleast_1d(zeros)
     shape = aval_of(zeros).shape
@@ -122,7 +126,6 @@ def polymul(a1, a2, *, trim_leading_zeros: bool = False):
     >>> jnp.polymul(jnp.array([1., 1.]), jnp.array([1., -1.]))
     Array([ 1.,  0., -1.], dtype=float32)
     """
-    from .convolution import convolve
     a1, a2 = util.promote_dtypes_inexact(*ensure_arraylike("polymul", a1, a2))
     if trim_leading_zeros and (aval_of(a1).shape[0] > 1 or aval_of(a2).shape[0] > 1):
         a1, a2 = trim_zeros(a1, trim="f"), trim_zeros(a2, trim="f")
@@ -256,3 +259,59 @@ def polyfit(x, y, deg: int, rcond: float | None = None, full: bool = False, w=No
         return c, vbase * atleast_1d(fac)[None]
     return c, vbase[:, :, None] * atleast_1d(fac)[None, None, :]
 
+
+def _complex_dtype(dtype):
+    wide = np.dtype(dtype) in (np.dtype(np.float64), np.dtype(np.complex128))
+    return np.complex128 if wide else np.complex64
+
+
+@jnp_jit
+def _roots_no_zeros(p):
+    # the companion matrix: ones below the diagonal, -p[1:] / p[0] in the first row
+    if p.size < 2:
+        return array([], dtype=_complex_dtype(p.dtype))
+    a = diag(ones((p.size - 2,), p.dtype), -1)
+    a = a.at[0, :].set(-p[1:] / p[0])
+    return linalg.eigvals(a)
+
+
+@jnp_jit
+def _roots_with_zeros(p, num_leading_zeros):
+    # an all-zero p would make LAPACK fail: any nonzero p does, its roots are all NaN below
+    p = _where(len(p) == num_leading_zeros, 1.0, p)
+    # the leading zeros rolled to the end are extra roots at 0: sort zero roots last, then
+    # NaN the last num_leading_zeros of them
+    found = _roots_no_zeros(roll(p, -num_leading_zeros))
+    found = lax.sort_key_val(found == 0, found)[1]
+    return _where(arange(found.size) < found.size - num_leading_zeros, found,
+                  complex(np.nan, np.nan))
+
+
+def roots(p, *, strip_zeros: bool = True):
+    """The roots of the polynomial p[0] x^(n-1) + ... + p[n-1], complex, in LAPACK's order.
+    Leading zeros are stripped (as NumPy does), which needs a concrete p; under jit pass
+    strip_zeros=False, which gives NaN for the roots the leading zeros stand for.
+
+    >>> jnp.roots(jnp.array([0., 1., 2.]), strip_zeros=False)
+    Array([-2. +0.j,  nan+nanj], dtype=complex64)
+    """
+    p = ensure_arraylike("roots", p)
+    p, = promote_dtypes_inexact(p)
+    p = atleast_1d(p)
+    if p.ndim != 1:
+        raise ValueError("Input must be a rank-1 array.")
+    if p.size < 2:
+        return array([], dtype=_complex_dtype(p.dtype))
+    num_leading_zeros = _where(_all(p == 0), len(p), argmin(p == 0))
+    if strip_zeros:
+        if isinstance(num_leading_zeros, Tracer):
+            value = num_leading_zeros.to_concrete_value()
+            if value is None:
+                raise ConcretizationTypeError(
+                    num_leading_zeros,
+                    "The error occurred in the jnp.roots() function. To use this within a "
+                    "JIT-compiled context, pass strip_zeros=False, but be aware that leading "
+                    "zeros will result in some returned roots being set to NaN.\n")
+            num_leading_zeros = value
+        return _roots_no_zeros(p[int(num_leading_zeros):])
+    return _roots_with_zeros(p, num_leading_zeros)

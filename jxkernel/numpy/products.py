@@ -18,7 +18,7 @@ import numpy as np
 import opt_einsum
 
 from .. import lax
-from ..core import dtypes
+from ..core import dtypes, sharding_types
 from ..lax import conversion
 from ..lax.sharding import laid_out, resolved
 from . import util
@@ -61,8 +61,6 @@ def _typed_as(out_sharding, product):
     PartitionSpec under set_mesh); its contractions may then have split contracted axes."""
     if out_sharding is None:
         return product()
-    # deferred: sharding in types loads once a mesh with Explicit axes is in use
-    from ..core import sharding_types
     sharding = resolved(out_sharding)
     with sharding_types.out_sharding(lax.dot_general_p, sharding):
         return laid_out(product(), sharding)

@@ -27,9 +27,7 @@ from . import util
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
 
 __all__ = ["sort", "argsort", "lexsort", "sort_complex", "partition", "argpartition",
-           "searchsorted", "unique", "unique_values", "unique_counts", "unique_inverse",
-           "unique_all", "nonzero", "flatnonzero", "argwhere", "extract", "compress", "isin",
-           "intersect1d", "union1d", "setdiff1d", "setxor1d"]
+           "searchsorted", "nonzero", "flatnonzero", "argwhere", "extract", "compress"]
 
 def _asarray(name, x):
     check_arraylike(name, x)
@@ -176,7 +174,7 @@ def argpartition(a, kth: int, axis: int = -1):
     if dtypes.is_complex(aval_of(arr).dtype):
         raise NotImplementedError("jnp.argpartition for complex dtype is not implemented.")
     from .manipulation import swapaxes
-    from .indexing import put_along_axis
+    from .index_tricks import put_along_axis
     axis = canonicalize_axis(axis, len(_shape(arr)))
     kth = canonicalize_axis(kth, _shape(arr)[axis])
     arr = swapaxes(arr, axis, -1)
@@ -442,9 +440,3 @@ def compress(condition, a, axis: int | None = None, *, size: int | None = None,
         idx, = nonzero(cond, size=size, fill_value=n)
         out_ = _take_fill(arr, idx, fill_value)
     return moveaxis(out_, 0, axis)
-
-
-# unique and the set routines live in setops.py (they build on sort, nonzero and
-# searchsorted above); exported from here
-from .setops import (intersect1d, isin, setdiff1d, setxor1d, union1d, unique,  # noqa: E402
-                     unique_all, unique_counts, unique_inverse, unique_values)

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes as _core
+from ..nn.functions import logsumexp
 from ..numpy import util as numpy_util
 from ..numpy.util import promote_args_inexact
 from ..transforms.custom_derivatives import custom_jvp
@@ -165,56 +166,6 @@ def ndtr(x):
     if dtype not in (np.float32, np.float64):
         raise TypeError(f"x.dtype={dtype} is not supported, see docstring for supported types.")
     return _ndtr(x)
-
-
-def _reduction_dims(a, axis):
-    """(positive dims, dims) as JAX's reductions._reduction_dims: None means all axes."""
-    ndim = a.ndim
-    if axis is None:
-        return tuple(range(ndim)), tuple(range(ndim))
-    axes = (axis,) if not isinstance(axis, (tuple, list)) else tuple(axis)
-    pos = tuple(sorted(numpy_util.canonicalize_axis(ax, ndim) for ax in axes))
-    if len(set(pos)) != len(pos):
-        raise ValueError(f"duplicate value in 'axis': {axis}")
-    return pos, pos
-
-
-def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = False,
-              where=None):
-    """log(sum(b * exp(a))) along `axis`, shifted by the max of `a` for stability.
-
-    >>> logsumexp(jnp.array([0.0, 0.0]))
-    Array(0.6931472, dtype=float32)
-    >>> logsumexp(jnp.array([1.0, 1.0]), b=jnp.array([1.0, -2.0]), return_sign=True)
-    (Array(1., dtype=float32), Array(-1., dtype=float32))
-    """
-    jnp = _jnp()
-    if where is not None:
-        a = jnp.where(where, a, 0)
-    if b is not None:
-        a_arr, b_arr = promote_args_inexact("logsumexp", a, b)
-        a_arr = jnp.where(b_arr != 0, a_arr, -np.inf)
-    else:
-        a_arr, = promote_args_inexact("logsumexp", a)
-        b_arr = a_arr
-    pos_dims, dims = _reduction_dims(a_arr, axis)
-    amax = jnp.max(a_arr.real, axis=dims, keepdims=keepdims, where=where, initial=-np.inf)
-    amax = lax.stop_gradient(lax.select(jnp.isfinite(amax), amax,
-                                        numpy_util.full_like(amax, 0)))
-    amax_with_dims = amax if keepdims else lax.expand_dims(amax, pos_dims)
-    exp_a = lax.exp(lax.sub(a_arr, amax_with_dims.astype(a_arr.dtype)))
-    if b is not None:
-        exp_a = lax.mul(exp_a, b_arr)
-    sumexp = exp_a.sum(axis=dims, keepdims=keepdims, where=where)
-    sign = lax.sign(sumexp)
-    if return_sign or not _core.is_complex(a_arr.dtype):
-        sumexp = abs(sumexp)
-    out = lax.add(lax.log(sumexp), amax.astype(sumexp.dtype))
-    if return_sign:
-        return out, sign
-    if b is not None and not _core.is_complex(out.dtype):
-        out = jnp.where(sign < 0, jnp.array(np.nan, dtype=out.dtype), out)
-    return out
 
 
 def softmax(x, axis=-1):

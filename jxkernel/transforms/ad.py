@@ -23,10 +23,11 @@ from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, Var
 from ..core.primitive import rule as _rule
 from ..core.trace import Trace, Tracer, current_trace, new_trace, set_current_trace, value_text
-from ..lax._ad_util import (UndefinedPrimal, Zero, add_tangents, float0, instantiate)
+from ..lax._ad_util import UndefinedPrimal, Zero, add_tangents, float0, instantiate
 
 instantiate_zeros = instantiate
 from ..tree_util import register_pytree_node, tree_flatten, tree_map, tree_unflatten
+from .api_util import flatten_fun, split_aux
 from .partial_eval import PartialEvalTrace
 from .staging import trace_to_jaxpr
 
@@ -135,24 +136,13 @@ def jvp(fun, primals, tangents, has_aux=False):
                             f"{ta.dtype.name} instead.")
     t_leaves = [Zero(get_aval(p)) if not dtypes.is_inexact(get_aval(p).dtype) else t
                 for p, t in zip(p_leaves, t_leaves)]
-    out_trees = []
-
-    def flat(*args):
-        out = fun(*tree_unflatten(p_tree, args))
-        if has_aux:
-            out, aux = out
-            out_trees.append(_aux_values(aux))
-        leaves, tree = tree_flatten(out)
-        out_trees.insert(0, tree)
-        return leaves
-
+    flat, out_info = _flatten_fun(fun, p_tree, has_aux)
     primal_out, tangent_out = jvp_flat(flat, p_leaves, t_leaves)
     # integer/bool outputs have float0 tangents, as in JAX
     tangent_out = [instantiate(t) if dtypes.is_inexact(_tangent_aval(p).dtype) else
                    np.zeros(np.shape(p), float0) for p, t in zip(primal_out, tangent_out)]
-    tree = out_trees[0]
-    result = (tree_unflatten(tree, primal_out), tree_unflatten(tree, tangent_out))
-    return result + (out_trees[1],) if has_aux else result
+    tree, aux = out_info()
+    return (tree_unflatten(tree, primal_out), tree_unflatten(tree, tangent_out)) + aux
 
 
 def _tangent_input_aval(t):
@@ -190,18 +180,9 @@ def linearize_flat(fun, primals):
 def linearize(fun, *primals, has_aux=False):
     """(fun(*primals), f_jvp): f_jvp(*tangents) is the JVP at primals, reusing residuals."""
     p_leaves, p_tree = tree_flatten(primals)
-    out_trees = []
-
-    def flat(*args):
-        out = fun(*tree_unflatten(p_tree, args))
-        if has_aux:
-            out, aux = out
-            out_trees.append(_aux_values(aux))
-        leaves, tree = tree_flatten(out)
-        out_trees.insert(0, tree)
-        return leaves
-
+    flat, out_info = _flatten_fun(fun, p_tree, has_aux)
     primal_out, linear, differentiable = linearize_flat(flat, p_leaves)
+    out_tree, aux = out_info()
 
     def f_jvp(*tangents):
         t_leaves, t_tree = tree_flatten(tangents)
@@ -210,10 +191,9 @@ def linearize(fun, *primals, has_aux=False):
                             f"expected {p_tree}")
         ins = [t for t, d in zip(t_leaves, differentiable) if d]
         outs = eval_jaxpr(linear.jaxpr, linear.consts, *ins)
-        return tree_unflatten(out_trees[0], outs)
+        return tree_unflatten(out_tree, outs)
 
-    result = (tree_unflatten(out_trees[0], primal_out), f_jvp)
-    return result + (out_trees[1],) if has_aux else result
+    return (tree_unflatten(out_tree, primal_out), f_jvp) + aux
 
 
 # ------------------------------------------------------------------ transposition
@@ -272,19 +252,19 @@ def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out) 
 
 
 # ------------------------------------------------------------------ vjp, grad
-def _flatten_fun(fun, in_tree, has_aux, out_store):
-    def flat(*args):
-        out = fun(*tree_unflatten(in_tree, args))
-        if has_aux:
-            if not (isinstance(out, tuple) and len(out) == 2):
-                raise TypeError("has_aux=True requires the function to return a pair "
-                                "(output, auxiliary data)")
-            out, aux = out
-            out_store["aux"] = _aux_values(aux)
-        leaves, tree = tree_flatten(out)
-        out_store["tree"] = tree
-        return leaves
-    return flat
+def _flatten_fun(fun, in_tree, has_aux):
+    """(flat fun, getter of (output treedef, `(aux,)` with has_aux else `()`)); aux comes
+    back as values, not the differentiating trace's tracers."""
+    if not has_aux:
+        flat, out_tree = flatten_fun(fun, in_tree)
+        return flat, lambda: (out_tree(), ())
+    flat, out_info = flatten_fun(lambda *args: _with_aux_values(fun(*args)), in_tree, True)
+    return flat, lambda: (out_info()[0], out_info()[1:])
+
+
+def _with_aux_values(out):
+    out, aux = split_aux(out)
+    return out, _aux_values(aux)
 
 
 def vjp(fun, *primals, has_aux=False):
@@ -295,10 +275,9 @@ def vjp(fun, *primals, has_aux=False):
     (Array(1., dtype=float32, weak_type=True),)
     """
     p_leaves, p_tree = tree_flatten(primals)
-    store = {}
-    primal_out, linear, differentiable = linearize_flat(
-        _flatten_fun(fun, p_tree, has_aux, store), p_leaves)
-    out_tree = store["tree"]
+    flat, out_info = _flatten_fun(fun, p_tree, has_aux)
+    primal_out, linear, differentiable = linearize_flat(flat, p_leaves)
+    out_tree, aux = out_info()
     out_avals = [_tangent_aval(p) for p in primal_out]
     in_avals = [get_aval(p) for p in p_leaves]
 
@@ -339,9 +318,7 @@ def vjp(fun, *primals, has_aux=False):
         return tree_unflatten(p_tree, result)
 
     vjp_fn = VJP(pullback, list(linear.consts), getattr(fun, "__name__", "fun"))
-    if has_aux:
-        return tree_unflatten(out_tree, primal_out), vjp_fn, store["aux"]
-    return tree_unflatten(out_tree, primal_out), vjp_fn
+    return (tree_unflatten(out_tree, primal_out), vjp_fn) + aux
 
 
 class VJP:
@@ -542,9 +519,9 @@ def linear_transpose(fun, *primals, reduce_axes=()):
         if not dtypes.is_inexact(a.dtype):
             raise TypeError(f"linear_transpose only supports [float or complex] -> [float or "
                             f"complex], and integer -> integer functions, but got {a.dtype.name}")
-    store = {}
-    closed = trace_to_jaxpr(_flatten_fun(fun, in_tree, False, store), in_avals)
-    out_tree = store["tree"]
+    flat, out_tree = flatten_fun(fun, in_tree)
+    closed = trace_to_jaxpr(flat, in_avals)
+    out_tree = out_tree()
     out_avals = closed.out_avals
 
     def transposed(*cotangents):

@@ -16,6 +16,7 @@ from ..config import config
 from ..core.avals import get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr
+from ..core.primitive import axis_batching_rules
 from ..core.primitive import rule as _rule
 from ..core.trace import Trace, Tracer, aval_text, new_trace, set_current_trace
 from ..lax import _batch_util as bu
@@ -23,10 +24,6 @@ from ..lax._batch_util import not_mapped
 from ..tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path,
                          tree_structure, tree_unflatten)
 from .staging import trace_to_jaxpr
-
-# primitive -> rule(axis_data, vals, dims, **params): rules that need the axis itself
-# (its name and size), i.e. the collectives psum, all_gather, axis_index, ...
-axis_batching_rules: dict = {}
 
 
 class AxisData:

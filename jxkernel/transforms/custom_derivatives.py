@@ -24,19 +24,21 @@ import inspect
 
 import numpy as np
 
-from ..core import dtypes
+from ..core import dtypes, sharding_types
 from ..core.avals import get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.ir import Literal, param_printers
-from ..core.primitive import (Primitive, abstract_eval_rules, impl_rules, jvp_rules,
-                              lowering_rules, transpose_rules)
+from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
+                              jvp_rules, lowering_rules, partial_eval_rules, sharding_typing_rules,
+                              transpose_rules)
 from ..core.trace import _ctx, eval_trace, set_current_trace
 from ..lax import _batch_util as bu
 from ..lax._ad_util import Zero, float0, instantiate
 from ..tree_util import tree_flatten, tree_unflatten
 from .ad import JVPTrace
-from .batching import axis_batching_rules, batch_jaxpr, vmap
-from .partial_eval import PartialEvalTrace, partial_eval_rules
+from .api_util import flatten_fun
+from .batching import batch_jaxpr, vmap
+from .partial_eval import PartialEvalTrace
 from .staging import convert_constvars_to_invars, trace_to_jaxpr
 
 
@@ -70,16 +72,11 @@ def _merge(nondiff, dyn, nondiff_argnums, n):
 def _trace_call(fun, nondiff, dyn, nondiff_argnums, n_args):
     """(jaxpr taking consts then flat inputs, consts, in_tree, out_tree, flat inputs)."""
     leaves, in_tree = tree_flatten(tuple(dyn))
-    out_trees = []
-
-    def flat(*xs):
-        out = fun(*_merge(nondiff, tree_unflatten(in_tree, xs), nondiff_argnums, n_args))
-        out_leaves, out_tree = tree_flatten(out)
-        out_trees.append(out_tree)
-        return out_leaves
+    flat, out_tree = flatten_fun(
+        lambda *dyn: fun(*_merge(nondiff, dyn, nondiff_argnums, n_args)), in_tree)
     closed = trace_to_jaxpr(flat, [get_aval(x) for x in leaves])
     jaxpr, consts = convert_constvars_to_invars(closed)
-    return jaxpr, consts, in_tree, out_trees[0], leaves
+    return jaxpr, consts, in_tree, out_tree(), leaves
 
 
 def _closure_error(name):
@@ -302,6 +299,7 @@ def _custom_jvp_call_partial_eval(trace, args, params):
 
 
 partial_eval_rules[custom_jvp_call_p] = _custom_jvp_call_partial_eval
+sharding_typing_rules[custom_jvp_call_p] = sharding_types.call_typing
 param_printers[custom_jvp_call_p] = lambda p: [
     ("name", p["name"]), ("call_jaxpr", p["call_jaxpr"]), ("jvp", p["jvp"].__name__),
     ("symbolic_zeros", p["symbolic_zeros"])]
@@ -510,6 +508,7 @@ lowering_rules[custom_vjp_call_p] = lambda ctx, *args, call_jaxpr, name, **_: \
     ctx.call_jaxpr(call_jaxpr, args, name)
 jvp_rules[custom_vjp_call_p] = _custom_vjp_call_jvp
 axis_batching_rules[custom_vjp_call_p] = _custom_vjp_call_batching
+sharding_typing_rules[custom_vjp_call_p] = sharding_types.call_typing
 param_printers[custom_vjp_call_p] = lambda p: [
     ("name", p["name"]), ("call_jaxpr", p["call_jaxpr"]), ("fwd", p["fwd"].__name__),
     ("bwd", p["bwd"].__name__), ("symbolic_zeros", p["symbolic_zeros"])]

@@ -14,6 +14,7 @@ from ..core.avals import get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.trace import Tracer
 from ..tree_util import register_pytree_node_class, tree_flatten, tree_unflatten, treedef_is_leaf
+from .api_util import flatten_fun
 from .custom_derivatives import custom_vjp
 from .staging import trace_to_jaxpr
 
@@ -85,17 +86,12 @@ def closure_convert(fun, *example_args):
         ...     g, consts = closure_convert(f, 1.0)    # consts == [w] when w is traced
     """
     flat_args, in_tree = tree_flatten(example_args)
-    out_trees = []
-
-    def flat_fun(*xs):
-        out, out_tree = tree_flatten(fun(*tree_unflatten(in_tree, xs)))
-        out_trees.append(out_tree)
-        return out
+    flat_fun, out_tree = flatten_fun(fun, in_tree)
     closed = trace_to_jaxpr(flat_fun, [get_aval(x) for x in flat_args])
     hoisted = [isinstance(c, Tracer) for c in closed.consts]
     const_args = [c for c, h in zip(closed.consts, hoisted) if h]
     kept = [c for c, h in zip(closed.consts, hoisted) if not h]
-    jaxpr, out_tree = closed.jaxpr, out_trees[0]
+    jaxpr, out_tree = closed.jaxpr, out_tree()
 
     @functools.wraps(fun)
     def converted(*args_and_consts):

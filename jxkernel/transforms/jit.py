@@ -29,12 +29,13 @@ import numpy as np
 
 from .. import compile_log
 from ..config import config
-from ..core import dtypes, vma
+from ..core import dtypes, vma, sharding_types
 from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..core.interpret import eval_jaxpr
 from ..core.ir import call_primitives, param_printers
-from ..core.primitive import (Primitive, abstract_eval_rules, impl_rules, jvp_rules,
-                              lowering_rules, transpose_rules)
+from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
+                              jvp_rules, lowering_rules, partial_eval_rules, sharding_typing_rules,
+                              staging_rules, transpose_rules)
 from ..core.errors import RecompileError
 from ..core.source_info import function_source_info, user_source_info
 from ..core.trace import Tracer, _ctx, eval_trace, set_current_trace
@@ -46,10 +47,10 @@ from ..xla.compiler import Executable, compile_module
 from ..xla.dispatch import DEOPTIMIZED_RERUN_LINE, invalid_value, to_device
 from ..xla.lowering import lower_module
 from .ad import jvp_jaxpr, transpose_jaxpr
-from .batching import axis_batching_rules, batch_jaxpr
-from .partial_eval import partial_eval_jaxpr, partial_eval_rules
-from .staging import DebugInfo, JaxprTrace, convert_constvars_to_invars, staging_rules, \
-    trace_to_jaxpr
+from .api_util import flatten_fun, merge_static
+from .batching import batch_jaxpr
+from .partial_eval import partial_eval_jaxpr
+from .staging import DebugInfo, JaxprTrace, convert_constvars_to_invars, trace_to_jaxpr
 from ..xla.pytree import default_registry as _registry
 from ..lax.sharding import NeedsMesh, sharding_constraint_p
 
@@ -191,6 +192,7 @@ jvp_rules[jit_p] = _jit_jvp
 transpose_rules[jit_p] = _jit_transpose
 partial_eval_rules[jit_p] = _jit_partial_eval
 axis_batching_rules[jit_p] = _jit_batching
+sharding_typing_rules[jit_p] = sharding_types.call_typing
 param_printers[jit_p] = lambda p: [("name", p["name"]), ("jaxpr", p["jaxpr"])]
 call_primitives.add(jit_p)
 
@@ -539,22 +541,21 @@ class Jitted:
         """fun over flat leaves: rebuild args, merge statics back, flatten the output."""
         static_by_pos = {pos: value for _, value, pos in statics if pos is not None}
         static_kw = {name: value for name, value, pos in statics if pos is None}
+        flat, out_tree = flatten_fun(
+            lambda dyn_args, dyn_kwargs: self._fun(
+                *merge_static(static_by_pos, dyn_args, len(dyn_args) + len(static_by_pos)),
+                **dyn_kwargs, **static_kw), treedef)
 
-        def flat(*leaves):
-            dyn_args, dyn_kwargs = tree_unflatten(treedef, leaves)
-            args, it = [], iter(dyn_args)
-            for i in range(len(dyn_args) + len(static_by_pos)):
-                args.append(static_by_pos[i] if i in static_by_pos else next(it))
-            out = self._fun(*args, **dyn_kwargs, **static_kw)
-            out_leaves, out_tree = tree_flatten(out)
+        def checked(*leaves):
+            out_leaves = flat(*leaves)
             for i, leaf in enumerate(out_leaves):
                 if not isinstance(leaf, (Tracer, Array, np.ndarray, np.generic) + _SCALAR_TYPES):
                     raise TypeError(f"{self._name} returned a value of type {type(leaf)} at "
                                     f"output {i}, which is not a valid JAX type; jitted "
                                     f"functions must return arrays (or pytrees of them)")
-            out_trees.append(out_tree)
+            out_trees.append(out_tree())
             return out_leaves
-        return flat
+        return checked
 
     # ------------------------------------------------------------ calling
     def __call__(self, *args, **kwargs):

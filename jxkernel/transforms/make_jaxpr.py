@@ -13,13 +13,8 @@ import functools
 from ..core.avals import ShapeDtypeStruct
 from ..core.basearray import Array
 from ..core.source_info import function_source_info
-from ..tree_util import (
-    keystr,
-    tree_flatten,
-    tree_flatten_with_path,
-    tree_map,
-    tree_unflatten,
-)
+from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
+from .api_util import flatten_fun, merge_static
 from .jit import _as_tuple, _leaf_aval
 from .staging import DebugInfo, trace_to_jaxpr
 
@@ -32,20 +27,15 @@ def _trace_flat(fun, static_argnums, args, kwargs, transformation):
                   for p, _ in tree_flatten_with_path(a)[0]) + \
         tuple(f"{k}{keystr(p)}" for k in sorted(kwargs) for p, _ in tree_flatten_with_path(kwargs[k])[0])
     avals = [_leaf_aval(x, lambda i=i: names[i]) for i, x in enumerate(leaves)]
-    out_trees = []
-
-    def flat(*tracers):
-        dyn_args, dyn_kwargs = tree_unflatten(treedef, tracers)
-        it = iter(dyn_args)
-        full = [args[i] if i in static_argnums else next(it) for i in range(len(args))]
-        out_leaves, out_tree = tree_flatten(fun(*full, **dyn_kwargs))
-        out_trees.append(out_tree)
-        return out_leaves
+    static = {i: args[i] for i in static_argnums}
+    flat, out_tree = flatten_fun(
+        lambda dyn_args, dyn_kwargs: fun(*merge_static(static, dyn_args, len(args)),
+                                         **dyn_kwargs), treedef)
 
     name = getattr(fun, "__name__", type(fun).__name__)
     info = DebugInfo(name, function_source_info(fun), transformation, names)
     closed = trace_to_jaxpr(flat, avals, info)
-    return closed, out_trees[0]
+    return closed, out_tree()
 
 
 def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):

@@ -13,12 +13,9 @@ from __future__ import annotations
 
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr
+from ..core.primitive import partial_eval_rules
 from ..core.trace import Tracer, new_trace, set_current_trace
 from .staging import JaxprTrace, JaxprTracer, convert_constvars_to_invars, trace_to_jaxpr
-
-# primitive -> rule(trace, args, params): primitives with jaxprs inside (jit, cond, scan)
-# split their body into a known and an unknown part instead of being staged whole.
-partial_eval_rules: dict = {}
 
 
 class PartialEvalTrace(JaxprTrace):

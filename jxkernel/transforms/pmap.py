@@ -16,8 +16,8 @@ import threading
 
 from ..core.avals import ShapedArray, get_aval
 from ..core.ir import param_printers
-from ..core.primitive import (Primitive, abstract_eval_rules, impl_rules, jvp_rules,
-                              lowering_rules, transpose_rules)
+from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
+                              jvp_rules, lowering_rules, partial_eval_rules, transpose_rules)
 from ..core.trace import set_current_trace
 from ..lax import _batch_util as bu
 from ..lax._ad_util import Zero, instantiate, is_undefined
@@ -26,8 +26,9 @@ from ..xla import client as _client
 from ..xla.compiler import Executable, compile_module
 from ..xla.lowering import lower_module
 from .ad import jvp_jaxpr, transpose_jaxpr
-from .batching import axis_batching_rules, batch_jaxpr
-from .partial_eval import partial_eval_jaxpr, partial_eval_rules
+from .api_util import flatten_fun, merge_static
+from .batching import batch_jaxpr
+from .partial_eval import partial_eval_jaxpr
 from .staging import convert_constvars_to_invars, trace_to_jaxpr
 
 _axis_env = threading.local()
@@ -249,14 +250,8 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         size = sizes.pop() if sizes else axis_size
         if size is None:
             raise ValueError("pmap requires at least one mapped input, or axis_size")
-        out_trees = []
-
-        def flat(*xs):
-            it = iter(tree_unflatten(tree, xs))
-            full = [args[i] if i in static else next(it) for i in range(len(args))]
-            out_leaves, out_tree = tree_flatten(fun(*full))
-            out_trees.append(out_tree)
-            return out_leaves
+        flat, out_tree = flatten_fun(
+            lambda *dyn: fun(*merge_static({i: args[i] for i in static}, dyn, len(args))), tree)
         dev = tuple(devices) if devices is not None else None
         global_size = size          # what psum(1, axis_name) sees: all processes' devices
         if dev is None and _client.process_count(backend) > 1:
@@ -269,7 +264,7 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         outs = xla_pmap_p.bind(*consts, *moved, jaxpr=jaxpr, axis_name=axis_name,
                                axis_size=size, mapped_invars=(False,) * len(consts) + tuple(mapped),
                                devices=dev, name=getattr(fun, "__name__", "fun"))
-        out_tree = out_trees[0]
+        out_tree = out_tree()
         flat_out_axes = broadcast_prefix(out_axes, tree_unflatten(out_tree, outs),
                                          is_leaf=lambda x: x is None)
         results = []

@@ -20,16 +20,18 @@ import types
 from ..core.avals import get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, Var, param_printers
-from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, impl_rules,
-                              jvp_rules, lowering_rules, transpose_rules)
+from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, batching_rules,
+                              impl_rules, jvp_rules, lowering_rules, partial_eval_rules,
+                              transpose_rules)
 from ..core.trace import _ctx, eval_trace, set_current_trace
 from ..lax._ad_util import Zero, instantiate, is_undefined
 from ..lax._batch_util import vectorized_batcher
 from ..lax.dot import dot_general_p
 from ..tree_util import tree_flatten, tree_map, tree_unflatten
 from .ad import jvp_jaxpr, transpose_jaxpr
-from .batching import axis_batching_rules, batch_jaxpr
-from .partial_eval import partial_eval_jaxpr, partial_eval_rules
+from .api_util import flatten_fun, merge_static
+from .batching import batch_jaxpr
+from .partial_eval import partial_eval_jaxpr
 from .staging import convert_constvars_to_invars, trace_to_jaxpr
 
 remat_p = Primitive("checkpoint", multiple_results=True)
@@ -46,19 +48,13 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
         static = {i: args[i] for i in static_argnums}
         dyn = [a for i, a in enumerate(args) if i not in static]
         leaves, in_tree = tree_flatten(tuple(dyn))
-        out_trees = []
-
-        def flat(*xs):
-            it = iter(tree_unflatten(in_tree, xs))
-            full = [static[i] if i in static else next(it) for i in range(len(args))]
-            out_leaves, out_tree = tree_flatten(fun(*full))
-            out_trees.append(out_tree)
-            return out_leaves
+        flat, out_tree = flatten_fun(
+            lambda *dyn: fun(*merge_static(static, dyn, len(args))), in_tree)
         closed = trace_to_jaxpr(flat, [get_aval(x) for x in leaves])
         jaxpr, consts = convert_constvars_to_invars(closed)
         outs = remat_p.bind(*consts, *leaves, jaxpr=jaxpr, prevent_cse=prevent_cse,
                             differentiated=False, policy=policy)
-        return tree_unflatten(out_trees[0], outs)
+        return tree_unflatten(out_tree(), outs)
     return remat_fun
 
 

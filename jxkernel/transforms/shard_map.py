@@ -29,9 +29,11 @@ from ..core.ir import ClosedJaxpr, param_printers
 from ..core.primitive import (
     Primitive,
     abstract_eval_rules,
+    axis_batching_rules,
     impl_rules,
     jvp_rules,
     lowering_rules,
+    partial_eval_rules,
     transpose_rules,
 )
 from ..core.trace import Tracer, set_current_trace
@@ -57,8 +59,9 @@ from ..xla.sharding import (
     sdy_dims,
 )
 from .ad import jvp_jaxpr, transpose_jaxpr
-from .batching import axis_batching_rules, batch_jaxpr
-from .partial_eval import partial_eval_jaxpr, partial_eval_rules
+from .api_util import flatten_fun
+from .batching import batch_jaxpr
+from .partial_eval import partial_eval_jaxpr
 from .pmap import _bound_axis
 from .staging import convert_constvars_to_invars, trace_to_jaxpr
 
@@ -473,14 +476,12 @@ def _trace_body(f, flat_args, in_tree, static, avals, dyn_specs, out_specs, mesh
     """(body taking its constants first, the constants, out tree, out specs) of `f` traced
     with local types; raises JAX's errors for bad out_specs and unchecked replication."""
     local = [_local_aval(a, s, mesh, check_vma) for a, s in zip(avals, dyn_specs)]
-    out_trees = []
+    flat, out_tree = flatten_fun(f, in_tree)
 
     def body(*xs):
         it = iter(xs)
-        full = [x if s else next(it) for x, s in zip(flat_args, static)]
-        leaves, out_tree = tree_flatten(f(*tree_unflatten(in_tree, full)))
-        out_trees.append(out_tree)
-        out_struct = tree_unflatten(out_tree, [0] * len(leaves))
+        leaves = flat(*[x if s else next(it) for x, s in zip(flat_args, static)])
+        out_struct = tree_unflatten(out_tree(), [0] * len(leaves))
         specs = _flat_out_specs(out_specs, out_struct)
         _check_out_ranks(f, out_specs, out_struct, specs, [get_aval(x) for x in leaves])
         if check_vma:       # an output split over axes it is the same along varies over them
@@ -489,12 +490,12 @@ def _trace_body(f, flat_args, in_tree, static, avals, dyn_specs, out_specs, mesh
 
     with _axes_bound(mesh, manual, check_vma):
         closed = trace_to_jaxpr(body, local)
-    out_struct = tree_unflatten(out_trees[0], [0] * len(closed.out_avals))
+    out_struct = tree_unflatten(out_tree(), [0] * len(closed.out_avals))
     flat_out = tuple(_flat_out_specs(out_specs, out_struct))
     if check_vma:
         _check_vma(_fun_name(f), mesh, manual, closed.out_avals, flat_out, out_struct)
     opened, consts = convert_constvars_to_invars(closed)
-    return opened, consts, out_trees[0], flat_out
+    return opened, consts, out_tree(), flat_out
 
 
 def _varying_as(x, spec):

@@ -19,7 +19,7 @@ from ..config import config
 from ..core import vma
 from ..core.avals import ShapedArray, get_aval
 from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, SourceInfo, Var
-from ..core.primitive import abstract_eval
+from ..core.primitive import abstract_eval, const_folding_rules, staging_rules
 from ..core.source_info import user_source_info
 from ..core.trace import Trace, Tracer, aval_text, new_trace
 
@@ -53,13 +53,6 @@ class JaxprTracer(Tracer):
     def _short_repr(self):
         return f"JitTracer({aval_text(self._aval)})"
 
-
-# primitive -> fold(*consts, **params) -> (value, aval) or None: evaluates on constants
-# while staging (e.g. converting a Python scalar's dtype), as JAX's const folding does.
-const_folding_rules: dict = {}
-# primitive -> rule(trace, args, params) -> outputs: primitives that stage specially
-# (e.g. jit with inline=True inlines its jaxpr instead of recording one equation).
-staging_rules: dict = {}
 
 _LITERAL_TYPES = (int, float, complex, bool, np.generic, np.ndarray)
 

@@ -13,7 +13,6 @@ from ...lax.cond import cond_p  # noqa: F401
 from ...lax.conversion import bitcast_convert_type_p, convert_element_type_p  # noqa: F401
 from ...lax.convolution import conv_general_dilated_p  # noqa: F401
 from ...lax.dot import dot_general_p  # noqa: F401
-from ...lax.eig import eig_p  # noqa: F401
 from ...lax.elementwise import (  # noqa: F401
     abs_p,
     acos_p,
@@ -88,6 +87,7 @@ from ...lax.fft import fft_p  # noqa: F401
 from ...lax.gather import gather_p  # noqa: F401
 from ...lax.linalg import (  # noqa: F401
     cholesky_p,
+    eig_p,
     eigh_p,
     householder_product_p,
     lu_p,
@@ -95,8 +95,15 @@ from ...lax.linalg import (  # noqa: F401
     svd_p,
     triangular_solve_p,
 )
-from ...lax.parallel import all_gather_p, axis_index_p, pmax_p, pmin_p, psum_p  # noqa: F401
-from ...lax.parallel_more import all_to_all_p, ppermute_p  # noqa: F401
+from ...lax.parallel import (  # noqa: F401
+    all_gather_p,
+    all_to_all_p,
+    axis_index_p,
+    pmax_p,
+    pmin_p,
+    ppermute_p,
+    psum_p,
+)
 from ...lax.reductions import (  # noqa: F401
     argmax_p,
     argmin_p,

@@ -1,0 +1,47 @@
+"""Wrapping user functions over pytrees as functions over flat lists of leaves, the form
+every transformation traces (JAX's `api_util.flatten_fun`)."""
+from __future__ import annotations
+
+from ..tree_util import tree_flatten, tree_unflatten
+
+
+def flatten_fun(fun, in_tree, has_aux: bool = False):
+    """(`fun` over the leaves of `in_tree`'s tuple of arguments, returning its output's
+    leaves; a getter of the output treedef, known once the flat function has run).
+    With `has_aux`, `fun` returns (output, aux) and the getter gives (treedef, aux).
+
+    >>> flat, out_tree = flatten_fun(lambda a, b: {"s": a + b}, tree_structure((0, 0)))
+    >>> flat(1, 2), out_tree()
+    ([3], PyTreeDef({'s': *}))
+    """
+    store = []
+
+    def flat(*leaves):
+        out = fun(*tree_unflatten(in_tree, leaves))
+        aux = ()
+        if has_aux:
+            out, aux = split_aux(out)
+            aux = (aux,)
+        out_leaves, out_tree = tree_flatten(out)
+        store[:] = [out_tree, *aux]
+        return out_leaves
+    return flat, lambda: tuple(store) if has_aux else store[0]
+
+
+def split_aux(out) -> tuple:
+    """(output, aux) of a function differentiated with has_aux=True."""
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise TypeError("has_aux=True requires the function to return a pair "
+                        "(output, auxiliary data)")
+    return out
+
+
+def merge_static(static: dict, dyn, n: int) -> list:
+    """The `n` arguments of a call: `static[i]` at the positions it names, `dyn` in order
+    elsewhere.
+
+    >>> merge_static({1: "s"}, [10, 20], 3)
+    [10, 's', 20]
+    """
+    it = iter(dyn)
+    return [static[i] if i in static else next(it) for i in range(n)]
