@@ -1,7 +1,8 @@
 """The runtime: the only package that imports jaxlib.
 
 Backends and devices, the Array class, the StableHLO emitter, lowering of
-jaxprs, compiling (with in-memory and on-disk caches) and executing.
+jaxprs, compiling (with in-memory and on-disk caches) and executing. The rest of
+jxkernel compiles through one pipeline (pipeline.py: lower, compile, compile_jaxpr).
 """
 from . import client, stablehlo
 from .array import (Array, DeletedArrayError, MultiDeviceArray, Shard, device_get, device_put,
@@ -12,4 +13,5 @@ from .client import (backends, default_backend, default_device, device_count, de
 from .compiler import (CompileError, ExecutionError, Executable, cache_dir, clear_caches,
                        compile_module)
 from .lowering import LoweringRuleContext, lower_module
+from .pipeline import Phases, compile_jaxpr
 from . import dispatch  # installs the eager-execution hook
