@@ -42,9 +42,8 @@ from ..lax._ad_util import Zero, instantiate, is_undefined
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 from ..xla import client as _client
 from ..xla.array import Array, device_put
-from ..xla.compiler import Executable, compile_module
+from ..xla import pipeline
 from ..xla.dispatch import DEOPTIMIZED_RERUN_LINE, invalid_value, to_device
-from ..xla.lowering import lower_module
 from .ad import jvp_jaxpr, transpose_jaxpr
 from .batching import axis_batching_rules, batch_jaxpr
 from .partial_eval import partial_eval_jaxpr, partial_eval_rules
@@ -90,17 +89,13 @@ def _jit_impl_one_device(args, jaxpr, name, donated_invars):
     exe = _impl_cache.get(key)
     if exe is None:
         donated = (False,) * len(jaxpr.consts) + tuple(donated_invars)
-        start = time.perf_counter()
-        text, module_ctx = lower_module(jaxpr.jaxpr, name=name, platform=_client.platform_of(device),
-                                        donated=donated)
-        lower_s = time.perf_counter() - start
-        loaded, stats = compile_module(text, [device], host_callbacks=module_ctx.host_callbacks)
-        exe = _impl_cache[key] = Executable(loaded, jaxpr.out_avals, device, name)
+        exe, phases = pipeline.compile_jaxpr(jaxpr.jaxpr, [device], name=name, donated=donated)
+        _impl_cache[key] = exe
         # a jit equation run by a transformation (vmap of jit, grad of jit, ...): log it too
         compile_log.record(compile_log.CompileEvent(
             name, None, tuple((f"args[{i}]", a.aval.str_short()) for i, a in enumerate(leaves)),
             "a transformed jitted function (its jaxpr was rewritten by vmap/grad/...)",
-            0.0, lower_s, stats.seconds, stats.source, _client.platform_of(device)))
+            phases, _client.platform_of(device)))
     consts = [to_device(c, device)._buf for c in jaxpr.consts]
     return exe.call_buffers(consts + [a._buf for a in leaves])
 
@@ -651,31 +646,30 @@ class Jitted:
         traced = self._traces.get(key[:4])       # traced already under a transformation
         closed, out_tree, trace_s = (traced[3], traced[2], 0.0) if traced is not None else \
             self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
-        entry, lower_s, compile_s, source = self._build(
-            closed, out_tree, device, self._donated_leaves(dyn_args, dyn_kwargs),
-            self._leaf_names(dyn_args, dyn_kwargs))
+        module = self._lower(closed, device, self._donated_leaves(dyn_args, dyn_kwargs))
+        entry, phases = self._build(closed, out_tree, module, trace_s,
+                                    self._leaf_names(dyn_args, dyn_kwargs))
         self._cache[key] = entry
-        self._record(treedef, statics, avals, dyn_args, dyn_kwargs, trace_s, lower_s, compile_s,
-                     source, device, closed.consts)
+        self._record(treedef, statics, avals, dyn_args, dyn_kwargs, phases, device, closed.consts)
         return entry
 
-    def _build(self, closed, out_tree, device, donated_leaves, leaf_names=None):
+    def _lower(self, closed, device, donated_leaves) -> pipeline.Module:
         jaxpr = closed.jaxpr
         donated = (False,) * len(jaxpr.constvars) + (donated_leaves or (False,) * len(jaxpr.invars))
-        start = time.perf_counter()
-        text, module_ctx = lower_module(jaxpr, name=self._name,
-                                        platform=_client.platform_of(device), donated=donated)
-        lower_s = time.perf_counter() - start
-        loaded, stats = compile_module(text, [device], host_callbacks=module_ctx.host_callbacks)
+        return pipeline.lower(jaxpr, [device], name=self._name, donated=donated)
+
+    def _build(self, closed, out_tree, module, trace_s=0.0, leaf_names=None) -> tuple:
+        """(_Entry, Phases): `module` (from `_lower`) compiled, its constants put on device."""
         names = None
         if leaf_names is not None:
-            names = [f"<closed-over constant {i}>" for i in range(len(jaxpr.constvars))] + \
+            names = [f"<closed-over constant {i}>" for i in range(len(closed.consts))] + \
                 list(leaf_names)
-        exe = Executable(loaded, jaxpr.out_avals, device, f"jit({self._name})",
-                         donated=donated if any(donated) else (), arg_names=names)
+        exe, phases = pipeline.compile(module, f"jit({self._name})", trace_s=trace_s,
+                                       arg_names=names)
+        device = module.devices[0]
         const_bufs = tuple(device_put(c, device)._buf for c in closed.consts)
-        entry = _Entry(exe, const_bufs, out_tree, closed, text, any(donated_leaves))
-        return entry, lower_s, stats.seconds, stats.source
+        entry = _Entry(exe, const_bufs, out_tree, closed, module.text, any(module.donated))
+        return entry, phases
 
     def _explain(self, treedef, statics, avals, dyn_args, dyn_kwargs, device, consts=None):
         """(named avals, named statics, the nearest earlier Signature or None, reason, changes).
@@ -732,16 +726,14 @@ class Jitted:
             err.add_note("What changed, and the fix:\n" + compile_log.explanation_text(changes))
         raise err
 
-    def _record(self, treedef, statics, avals, dyn_args, dyn_kwargs, trace_s, lower_s, compile_s,
-                source, device, consts=()):
+    def _record(self, treedef, statics, avals, dyn_args, dyn_kwargs, phases, device, consts=()):
         named, static_named, _, reason, changes, new = self._explain(
             treedef, statics, avals, dyn_args, dyn_kwargs, device, consts)
         self._history.append(new)
         _lineage(self._fun).append((id(self), dataclasses.replace(new, consts=None)))
         compile_log.record(compile_log.CompileEvent(
             self._name, self._source_text(), self._named_signature(named, static_named), reason,
-            trace_s, lower_s, compile_s, source, _client.platform_of(device), key=self,
-            changes=changes))
+            phases, _client.platform_of(device), key=self, changes=changes))
 
     def _compiled_trace(self, key):
         """(ClosedJaxpr, out_tree) traced for this signature by a top-level call, if any: as in
@@ -782,9 +774,10 @@ class Jitted:
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
         avals = tuple(_leaf_aval(x, lambda: "?") for x in leaves)
-        closed, out_tree, _ = self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
+        closed, out_tree, trace_s = self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
         return Traced(self, closed, out_tree, self._donated_leaves(dyn_args, dyn_kwargs),
-                      leaves, in_tree=treedef, arg_names=self._leaf_names(dyn_args, dyn_kwargs))
+                      leaves, in_tree=treedef, arg_names=self._leaf_names(dyn_args, dyn_kwargs),
+                      trace_s=trace_s)
 
     def lower(self, *args, **kwargs) -> Lowered:
         """Trace and lower: `.as_text()` is the StableHLO module; `.compile()` continues."""
@@ -838,10 +831,12 @@ class _Stage:
 
 
 class Traced(_Stage):
-    def __init__(self, jitted, jaxpr, out_tree, donated, leaves, in_tree=None, arg_names=None):
+    def __init__(self, jitted, jaxpr, out_tree, donated, leaves, in_tree=None, arg_names=None,
+                 trace_s=0.0):
         self.jitted, self.jaxpr, self.out_tree, self.donated = jitted, jaxpr, out_tree, donated
         self._leaves = leaves
         self._in_tree, self.arg_names = in_tree, arg_names
+        self.trace_s = trace_s          # seconds tracing took: the first of the compile phases
 
     _traced = property(lambda self: self)
 
@@ -878,12 +873,10 @@ class Lowered(_Stage):
         self._partitioning = partitioning        # a sharded jit's (xla/sharded.py)
         if partitioning is not None:
             self.device = partitioning.mesh.devices.flat[0]
-            self._text, self._module_ctx = partitioning.text, partitioning.module_ctx
-            return
-        jaxpr = traced.jaxpr.jaxpr
-        donated = (False,) * len(jaxpr.constvars) + (traced.donated or (False,) * len(jaxpr.invars))
-        self._text, self._module_ctx = lower_module(
-            jaxpr, name=traced.jitted._name, platform=_client.platform_of(device), donated=donated)
+            self._module = partitioning.module
+        else:
+            self._module = traced.jitted._lower(traced.jaxpr, device, traced.donated)
+        self._text = self._module.text
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
         """The module as text: StableHLO (default), or XLA's HLO with dialect="hlo";
@@ -917,19 +910,21 @@ class Lowered(_Stage):
     out_tree = property(lambda self: self.traced.out_tree)
 
     def compile(self) -> Compiled:
+        """The executable of this module (compiled once: `.lower()` keeps what it lowered)."""
+        traced = self.traced
         if self._partitioning is not None:
-            return Compiled(self, *self._partitioning.compile())
-        return Compiled(self, *self.traced.jitted._build(self.traced.jaxpr, self.traced.out_tree,
-                                                         self.device, self.traced.donated))
+            return Compiled(self, *self._partitioning.compile(traced.trace_s))
+        return Compiled(self, *traced.jitted._build(traced.jaxpr, traced.out_tree, self._module,
+                                                    traced.trace_s))
 
 
 class Compiled(_Stage):
-    """An executable for one signature: call it with arguments of that signature."""
+    """An executable for one signature: call it with arguments of that signature.
+    `phases`: what tracing, lowering and compiling it took (a pipeline.Phases)."""
 
-    def __init__(self, lowered, entry, lower_s, compile_s, source):
-        self.lowered, self._entry = lowered, entry
+    def __init__(self, lowered, entry, phases):
+        self.lowered, self._entry, self.phases = lowered, entry, phases
         self._traced = lowered.traced
-        self.compile_seconds = compile_s
 
     def __call__(self, *args, **kwargs):
         """Call with the non-static arguments only (static ones were fixed by `lower`)."""
