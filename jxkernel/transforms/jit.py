@@ -41,7 +41,7 @@ from ..core.trace import Tracer, _ctx, eval_trace, set_current_trace
 from ..lax._ad_util import Zero, instantiate, is_undefined
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 from ..xla import client as _client
-from ..xla.array import Array, device_put
+from ..xla.array import Array, buffers, device_put, placement
 from ..xla import pipeline
 from ..xla.dispatch import DEOPTIMIZED_RERUN_LINE, invalid_value, to_device
 from .ad import jvp_jaxpr, transpose_jaxpr
@@ -96,8 +96,7 @@ def _jit_impl_one_device(args, jaxpr, name, donated_invars):
             name, None, tuple((f"args[{i}]", a.aval.str_short()) for i, a in enumerate(leaves)),
             "a transformed jitted function (its jaxpr was rewritten by vmap/grad/...)",
             phases, _client.platform_of(device)))
-    consts = [to_device(c, device)._buf for c in jaxpr.consts]
-    return exe.call_buffers(consts + [a._buf for a in leaves])
+    return exe.call_arrays([to_device(c, device) for c in jaxpr.consts] + leaves)
 
 
 _impl_cache: dict = {}      # (jaxpr, avals, device) -> Executable
@@ -331,12 +330,12 @@ def _check_argnames(signature, argnames: tuple, what: str) -> None:
 
 
 class _Entry:
-    """A compiled signature: the executable, consts on device, the output structure, and how
-    often the cache has hit it."""
-    __slots__ = ("exe", "const_bufs", "out_tree", "jaxpr", "text", "donated", "hits")
+    """A compiled signature: the executable, consts on device (Arrays), the output
+    structure, and how often the cache has hit it."""
+    __slots__ = ("exe", "consts", "out_tree", "jaxpr", "text", "donated", "hits")
 
-    def __init__(self, exe, const_bufs, out_tree, jaxpr, text, donated):
-        self.exe, self.const_bufs, self.out_tree = exe, const_bufs, out_tree
+    def __init__(self, exe, consts, out_tree, jaxpr, text, donated):
+        self.exe, self.consts, self.out_tree = exe, consts, out_tree
         self.jaxpr, self.text, self.donated = jaxpr, text, donated
         self.hits = 0
 
@@ -543,7 +542,7 @@ class Jitted:
                     dyn, static = args, ()
                 leaves, treedef = _flatten(dyn)
                 key = (treedef, tuple([leaf.aval for leaf in leaves]),
-                       leaves[0]._buf._sharding if leaves else None, config._trace_state,
+                       placement(leaves[0]) if leaves else None, config._trace_state,
                        static, tuple(kwargs.items()) if kwargs else ())
                 entry = self._fast.get(key)
             except (AttributeError, TypeError):   # a non-Array leaf, or an unhashable value
@@ -551,8 +550,7 @@ class Jitted:
             if entry is not None:
                 entry.hits += 1
                 try:
-                    return entry.out_tree.unflatten(
-                        entry.exe.call_buffers([leaf._buf for leaf in leaves]))
+                    return entry.out_tree.unflatten(entry.exe.call_buffers(buffers(leaves)))
                 except ValueError:
                     if not _any_sharded(leaves):   # a sharded leaf after the first: not ours
                         raise
@@ -579,7 +577,7 @@ class Jitted:
             else:
                 for leaf in leaves:
                     if type(leaf) is Array:
-                        device = leaf._buf._sharding._devices[0]
+                        device = leaf.device
                         break
                 else:
                     device = _client.default_device()
@@ -596,23 +594,21 @@ class Jitted:
                 return self._call(args, kwargs)
         else:
             entry.hits += 1
-        if not (dyn_kwargs or move or entry.const_bufs or entry.donated) and \
+        if not (dyn_kwargs or move or entry.consts or entry.donated) and \
                 all(type(leaf) is Array for leaf in leaves) and \
                 (leaves or device == _client.default_device()):
             # eligible for the fast path: remember it under the fast path's key
             nums = self._static_argnums
             self._fast[(_flatten(dyn_args)[1], avals,
-                        leaves[0]._buf._sharding if leaves else None, config._trace_state,
+                        placement(leaves[0]) if leaves else None, config._trace_state,
                         tuple(a for i, a in enumerate(args) if i in nums),
                         tuple(kwargs.items()))] = entry
-        bufs = list(entry.const_bufs)
-        for leaf, aval in zip(leaves, avals):
-            if type(leaf) is not Array or move and leaf._buf._sharding._devices[0] != device:
+        arrays = list(entry.consts)
+        for leaf in leaves:
+            if type(leaf) is not Array or move and leaf.device != device:
                 leaf = device_put(leaf, device)
-            elif entry.donated:
-                leaf._npy = None          # our cached NumPy view would block the donation
-            bufs.append(leaf._buf)
-        outs = entry.exe.call_buffers(bufs)
+            arrays.append(leaf)
+        outs = entry.exe.call_arrays(arrays)        # drops donated arrays' NumPy views too
         if config._debug_values:
             self._check_values(outs, args, kwargs)
         return tree_unflatten(entry.out_tree, outs)
@@ -666,9 +662,8 @@ class Jitted:
                 list(leaf_names)
         exe, phases = pipeline.compile(module, f"jit({self._name})", trace_s=trace_s,
                                        arg_names=names)
-        device = module.devices[0]
-        const_bufs = tuple(device_put(c, device)._buf for c in closed.consts)
-        entry = _Entry(exe, const_bufs, out_tree, closed, module.text, any(module.donated))
+        consts = tuple(device_put(c, module.devices[0]) for c in closed.consts)
+        entry = _Entry(exe, consts, out_tree, closed, module.text, any(module.donated))
         return entry, phases
 
     def _explain(self, treedef, statics, avals, dyn_args, dyn_kwargs, device, consts=None):
@@ -936,11 +931,12 @@ class Compiled(_Stage):
                 [a.strip_weak_type() for a in got] != [a.strip_weak_type() for a in expected]:
             check_call_signature(self, args, kwargs, got)
         if self.lowered._partitioning is not None:             # each laid out as compiled for
-            bufs = self._entry.arguments(leaves)
+            outs = self._entry.exe.call_buffers(self._entry.arguments(leaves))
         else:
-            bufs = list(self._entry.const_bufs) + [(x if isinstance(x, Array) else device_put(
-                x, self.lowered.device))._buf for x in leaves]
-        return tree_unflatten(self._entry.out_tree, self._entry.exe.call_buffers(bufs))
+            outs = self._entry.exe.call_arrays(list(self._entry.consts) + [
+                x if isinstance(x, Array) else device_put(x, self.lowered.device)
+                for x in leaves])
+        return tree_unflatten(self._entry.out_tree, outs)
 
     out_tree = property(lambda self: self._entry.out_tree)
 

@@ -305,6 +305,24 @@ def _frozen(value: np.ndarray, shape) -> np.ndarray:
 Array = ArrayImpl          # the name the rest of jxkernel imports
 
 
+# What a transformation's call path needs of Arrays, kept here so that nothing outside xla/
+# reads their fields. Plain functions, not properties: jit's cache-hit path calls them on
+# every call, and a property costs more than the field read it wraps.
+def buffers(arrays) -> list:
+    """The jaxlib buffers of `arrays`, as `Executable.call_buffers` takes them.
+
+    >>> buffers([device_put(1.0)])[0].is_ready()
+    True
+    """
+    return [a._buf for a in arrays]
+
+
+def placement(x):
+    """A hashable token of where Array `x` lives (one per device), for cache keys: faster
+    to read than `x.device`. Raises AttributeError for a non-Array."""
+    return x._buf._sharding
+
+
 class MultiDeviceArray(Array):
     """An Array with one buffer per device, stacked (pmap results) or replicated.
 
