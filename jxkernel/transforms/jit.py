@@ -41,8 +41,8 @@ from ..core.trace import Tracer, _ctx, eval_trace, set_current_trace
 from ..lax._ad_util import Zero, instantiate, is_undefined
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 from ..xla import client as _client
-from ..xla.array import Array, buffers, device_put, placement
 from ..xla import pipeline
+from ..xla.array import Array, buffers, device_put, signature
 from ..xla.dispatch import DEOPTIMIZED_RERUN_LINE, invalid_value, to_device
 from .ad import jvp_jaxpr, transpose_jaxpr
 from .batching import axis_batching_rules, batch_jaxpr
@@ -541,9 +541,9 @@ class Jitted:
                 else:
                     dyn, static = args, ()
                 leaves, treedef = _flatten(dyn)
-                key = (treedef, tuple([leaf.aval for leaf in leaves]),
-                       placement(leaves[0]) if leaves else None, config._trace_state,
-                       static, tuple(kwargs.items()) if kwargs else ())
+                avals, where = signature(leaves)
+                key = (treedef, avals, where, config._trace_state, static,
+                       tuple(kwargs.items()) if kwargs else ())
                 entry = self._fast.get(key)
             except (AttributeError, TypeError):   # a non-Array leaf, or an unhashable value
                 entry = None
@@ -599,8 +599,7 @@ class Jitted:
                 (leaves or device == _client.default_device()):
             # eligible for the fast path: remember it under the fast path's key
             nums = self._static_argnums
-            self._fast[(_flatten(dyn_args)[1], avals,
-                        placement(leaves[0]) if leaves else None, config._trace_state,
+            self._fast[(_flatten(dyn_args)[1], avals, signature(leaves)[1], config._trace_state,
                         tuple(a for i, a in enumerate(args) if i in nums),
                         tuple(kwargs.items()))] = entry
         arrays = list(entry.consts)
