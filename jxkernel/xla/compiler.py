@@ -81,7 +81,7 @@ _memory_cache: dict = {}
 _memory_lock = threading.Lock()
 
 
-def _compile_options(devices, propagate_outputs):
+def _compile_options(devices, propagate_outputs=None):
     """CompileOptions for one replica per device, or (`propagate_outputs` given: per result,
     whether XLA picks its sharding) one program partitioned over `devices` by Shardy."""
     options = xc.CompileOptions()
@@ -141,11 +141,12 @@ def compile_module(text: str, devices, num_replicas: int | None = None,
     if num_replicas is not None and num_replicas != len(devices):
         raise ValueError(f"num_replicas={num_replicas} but {len(devices)} devices were given; "
                          f"pass one device per replica")
-    key = cache_key(text, devices, propagate_outputs)
     # Both caches follow `jax_enable_compilation_cache`: off, every module compiles afresh
-    # (what benchmarks of compile time need).
-    use_memory = not host_callbacks and config.jax_enable_compilation_cache
-    if use_memory:
+    # (what benchmarks of compile time need). Host callbacks are Python objects bound at
+    # compile time: such programs are never cached.
+    key = cache_key(text, devices, propagate_outputs) \
+        if not host_callbacks and config.jax_enable_compilation_cache else None
+    if key is not None:
         with _memory_lock:
             hit = _memory_cache.get(key)
         if hit is not None:
@@ -158,8 +159,7 @@ def compile_module(text: str, devices, num_replicas: int | None = None,
     options = _compile_options(devices, propagate_outputs)
     device_list = xc.DeviceList(devices)
     start = time.perf_counter()
-    # Host callbacks are Python objects bound at compile time: such programs cannot be stored.
-    path = None if host_callbacks else _disk_path(key)
+    path = None if key is None else _disk_path(key)
     loaded = _disk_load(path, backend, device_list, options) if path else None
     source = "disk"
     if loaded is None:
@@ -171,7 +171,7 @@ def compile_module(text: str, devices, num_replicas: int | None = None,
     if host_callbacks:
         loaded = _WithHostCallbacks(loaded, tuple(host_callbacks))
     stats = CompileStats(time.perf_counter() - start, source)
-    if use_memory:
+    if key is not None:
         with _memory_lock:
             _memory_cache[key] = loaded
     return loaded, stats
