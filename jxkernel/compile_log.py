@@ -21,7 +21,7 @@ import weakref
 import numpy as np
 
 from .config import config
-from .xla.pipeline import Phases
+from .xla import Phases
 
 
 @dataclasses.dataclass(frozen=True)

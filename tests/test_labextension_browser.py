@@ -57,7 +57,7 @@ NOTEBOOK_A = [
     "double(jnp.ones(3))",       # never run: the jaxpr / HLO commands show it
     # 10,000 events (the log's limit) as the compile log records them, for the panel's
     # virtualized list; compiling that many would take minutes
-    "from jxkernel import compile_log\nfrom jxkernel.xla.pipeline import Phases\n"
+    "from jxkernel import compile_log\nfrom jxkernel.xla import Phases\n"
     "for i in range(10_000):\n"
     "    compile_log.record(compile_log.CompileEvent(f'fn{i}', None, (('x', f'f32[{i}]'),),\n"
     "        f'synthetic {i}', Phases(1e-4, 1e-4, 1e-3, 'compiled'), 'cpu'))",

@@ -16,7 +16,7 @@ from jxkernel.notebook.widgets.cell_view import CellView  # noqa: E402
 from jxkernel.notebook.widgets.hlo_view import HloView  # noqa: E402
 from jxkernel.notebook.widgets.jaxpr_viewer import JaxprViewer, count_primitives  # noqa: E402
 from jxkernel.notebook.widgets.recompiles import RecompileLog, hit_miss  # noqa: E402
-from jxkernel.xla.pipeline import Phases  # noqa: E402
+from jxkernel.xla import Phases  # noqa: E402
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 

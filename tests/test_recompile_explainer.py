@@ -14,7 +14,7 @@ import jxkernel.numpy as jnp
 from jxkernel import compile_log, compile_report, config
 from jxkernel.compile_log import Change, no_recompile
 from jxkernel.errors import RecompileError
-from jxkernel.xla.pipeline import Phases
+from jxkernel.xla import Phases
 
 
 def events_of(f):

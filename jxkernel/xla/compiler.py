@@ -1,6 +1,6 @@
 """Compile StableHLO text with PJRT, cache executables, and run them.
 
-    >>> loaded, stats = compile_module(text, [device])          # stats.source: "compiled"
+    >>> loaded, phases = compile_module(text, [device])         # phases.cache: "compiled"
     >>> exe = Executable(loaded, out_avals, device)
     >>> exe(np.ones(3, np.float32))                             # -> [Array(...)]
 
@@ -15,6 +15,7 @@ device). Results come back stacked along a new leading device axis, as pmap's.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import functools
 import hashlib
 import os
@@ -66,15 +67,24 @@ _HOST_CALLBACK_TARGET = "xla_ffi_python_cpu_callback"
 
 
 # ------------------------------------------------------------------ compiling
-class CompileStats:
-    """How an executable was obtained: `source` is "compiled", "memory" or "disk"."""
-    __slots__ = ("seconds", "source")
+@dataclasses.dataclass(frozen=True)
+class Phases:
+    """Seconds one compile spent per phase, and which cache (if any) gave the executable:
+    the record of the compile pipeline (xla/pipeline.py), which the recompile log and the
+    timing views read. `compile_module` fills `compile_s` and `cache`; the pipeline adds
+    `lower_s`, and `trace_s` from its caller.
 
-    def __init__(self, seconds, source):
-        self.seconds, self.source = seconds, source
+    >>> Phases(0.25, 0.125, 0.5, "disk").total_s
+    0.875
+    """
+    trace_s: float = 0.0
+    lower_s: float = 0.0
+    compile_s: float = 0.0
+    cache: str = "compiled"           # "compiled", "memory" or "disk"
 
-    def __repr__(self):
-        return f"CompileStats({self.source}, {self.seconds * 1e3:.1f} ms)"
+    @property
+    def total_s(self) -> float:
+        return self.trace_s + self.lower_s + self.compile_s
 
 
 _memory_cache: dict = {}
@@ -131,10 +141,11 @@ def cache_key(text: str, devices, propagate_outputs=None) -> str:
 
 def compile_module(text: str, devices, num_replicas: int | None = None,
                    host_callbacks=(), propagate_outputs=None) -> tuple:
-    """(LoadedExecutable, CompileStats) for module `text`, one replica per device.
+    """(LoadedExecutable, Phases) for module `text`, one replica per device; the Phases
+    hold the compile time and where the executable came from.
 
-    >>> loaded, stats = compile_module(text, jxkernel.devices()[:1])
-    >>> stats.source                     # "compiled", then "memory" for the same text
+    >>> loaded, phases = compile_module(text, jxkernel.devices()[:1])
+    >>> phases.cache                     # "compiled", then "memory" for the same text
     'compiled'
     """
     devices = tuple(devices)
@@ -150,7 +161,7 @@ def compile_module(text: str, devices, num_replicas: int | None = None,
         with _memory_lock:
             hit = _memory_cache.get(key)
         if hit is not None:
-            return hit, CompileStats(0.0, "memory")
+            return hit, Phases(cache="memory")
     if not host_callbacks and _HOST_CALLBACK_TARGET in text:
         raise ValueError("This module calls Python host callbacks, but compile_module got no "
                          "host_callbacks; pass host_callbacks=module_ctx.host_callbacks (from "
@@ -170,11 +181,11 @@ def compile_module(text: str, devices, num_replicas: int | None = None,
             _disk_store(path, loaded)
     if host_callbacks:
         loaded = _WithHostCallbacks(loaded, tuple(host_callbacks))
-    stats = CompileStats(time.perf_counter() - start, source)
+    phases = Phases(compile_s=time.perf_counter() - start, cache=source)
     if key is not None:
         with _memory_lock:
             _memory_cache[key] = loaded
-    return loaded, stats
+    return loaded, phases
 
 
 def _compile(backend, text, device_list, options, host_callbacks):

@@ -8,8 +8,8 @@
 Every compile goes through here: jit (and its AOT stages `.lower()` / `.compile()`), pmap,
 a jit partitioned over a mesh, eager primitives on a cache miss, and so %%jit and the
 timing views. `lower` and `compile` are the two halves, for callers that keep the lowered
-module (AOT `Lowered`); `compile_jaxpr` is both. Each compile is told by one `Phases`
-record, which the recompile log (compile_log.CompileEvent.phases) and timing read.
+module (AOT `Lowered`); `compile_jaxpr` is both. Each compile is told by one record,
+compiler.Phases, which the recompile log (compile_log.CompileEvent.phases) and timing read.
 """
 from __future__ import annotations
 
@@ -19,24 +19,6 @@ import time
 from . import client as _client
 from .compiler import Executable, compile_module
 from .lowering import lower_module
-
-
-@dataclasses.dataclass(frozen=True)
-class Phases:
-    """Seconds one compile spent per phase, and which cache (if any) gave the executable.
-    `trace_s` is the caller's (it traced the jaxpr); lower and compile are measured here.
-
-    >>> Phases(0.25, 0.125, 0.5, "disk").total_s
-    0.875
-    """
-    trace_s: float = 0.0
-    lower_s: float = 0.0
-    compile_s: float = 0.0
-    cache: str = "compiled"           # "compiled", "memory" or "disk"
-
-    @property
-    def total_s(self) -> float:
-        return self.trace_s + self.lower_s + self.compile_s
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,10 +51,10 @@ def lower(jaxpr, devices, *, name: str, donated=None, num_replicas: int = 1, axi
 
 def compile_loaded(module: Module, trace_s: float = 0.0) -> tuple:
     """(jaxlib LoadedExecutable, Phases) of a lowered module, through the executable caches."""
-    loaded, stats = compile_module(module.text, module.devices,
-                                   host_callbacks=module.module_ctx.host_callbacks,
-                                   propagate_outputs=module.propagate_outputs)
-    return loaded, Phases(trace_s, module.lower_s, stats.seconds, stats.source)
+    loaded, phases = compile_module(module.text, module.devices,
+                                    host_callbacks=module.module_ctx.host_callbacks,
+                                    propagate_outputs=module.propagate_outputs)
+    return loaded, dataclasses.replace(phases, trace_s=trace_s, lower_s=module.lower_s)
 
 
 def compile(module: Module, label: str, *, trace_s: float = 0.0, executable=Executable,
