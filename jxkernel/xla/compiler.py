@@ -31,7 +31,7 @@ import numpy as np
 from ..config import config
 from ..core.avals import ShapedArray
 from . import client as _client
-from .array import (Array, DeletedArrayError, MultiDeviceArray, _buf_of, _host_value, assemble,
+from .array import (Array, DeletedArrayError, MultiDeviceArray, _host_value, assemble,
                     device_put, host_to_device, sharding_for)
 from .client import xc
 
@@ -423,7 +423,7 @@ class Executable:
         """Run on Arrays already on this executable's device(s)."""
         for i in self.donated:
             arrays[i]._npy = None       # our cached zero-copy view would block the donation
-        return self.call_buffers(list(map(_buf_of, arrays)))     # C reads: no Python frame
+        return self.call_buffers([a._buf for a in arrays])
 
     def __call__(self, *args) -> list:
         """Run on any arguments (Arrays, NumPy data, Python scalars), moving them as needed."""
