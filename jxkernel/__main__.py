@@ -61,25 +61,25 @@ def describe_backends() -> list[str]:
 
 
 def run_demo():
-    """(input, result, CompileStats) of the demo module on the default device."""
+    """(input, result, Phases) of the demo module on the default device."""
     device = default_device()
-    loaded, stats = compile_module(_MODULE, [device])
+    loaded, phases = compile_module(_MODULE, [device])
     exe = Executable(loaded, [ShapedArray((), np.float32)], device, name="demo")
     x = device_put(np.linspace(-3, 3, 8, dtype=np.float32), device)
     (result,) = exe(x)
-    return x, result.block_until_ready(), stats
+    return x, result.block_until_ready(), phases
 
 
 def main() -> int:
     print(f"jxkernel {_version('jxkernel')} on jaxlib {_version('jaxlib')}")
     for line in describe_backends():
         print(line)
-    x, result, stats = run_demo()
+    x, result, phases = run_demo()
     print(f"x = {x!r}")
     how = {"compiled": "compiled", "disk": "loaded from the compilation cache",
-           "memory": "already compiled"}[stats.source]
+           "memory": "already compiled"}[phases.cache]
     print(f"sum(sin(x)**2 + cos(x)**2) = {result!r}  on {result.device} "
-          f"({how} in {stats.seconds * 1e3:.1f} ms)")
+          f"({how} in {phases.compile_s * 1e3:.1f} ms)")
     return 0 if abs(float(result) - 8.0) < 1e-4 else 1
 
 

@@ -21,6 +21,7 @@ import weakref
 import numpy as np
 
 from .config import config
+from .xla import Phases
 
 
 @dataclasses.dataclass(frozen=True)
@@ -30,10 +31,7 @@ class CompileEvent:
     source: str | None            # "file:line" where it was defined
     signature: tuple              # ((path, "f32[3]" or "static 3"), ...)
     reason: str                   # "first call", "x: f32[3] -> f32[4]", "static n: 3 -> 4", ...
-    trace_s: float
-    lower_s: float
-    compile_s: float
-    cache: str                    # "compiled", "disk" (persistent cache) or "memory"
+    phases: Phases                # the compile pipeline's record: seconds per phase, and cache
     backend: str
     timestamp: float = dataclasses.field(default_factory=time.time)
     key: object = None            # identity of the jitted callable (for grouping)
@@ -45,9 +43,11 @@ class CompileEvent:
         """A string naming this jitted function for as long as it lives: "f@file.py:3#1402"."""
         return function_key(self.function, self.source, self.key)
 
-    @property
-    def total_s(self) -> float:
-        return self.trace_s + self.lower_s + self.compile_s
+    trace_s = property(lambda self: self.phases.trace_s)
+    lower_s = property(lambda self: self.phases.lower_s)
+    compile_s = property(lambda self: self.phases.compile_s)
+    cache = property(lambda self: self.phases.cache)     # "compiled", "disk" or "memory"
+    total_s = property(lambda self: self.phases.total_s)
 
     def __str__(self):
         sig = signature_text(self.signature)

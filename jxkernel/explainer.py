@@ -90,9 +90,8 @@ from .transforms.jit import Jitted, jit
 from .transforms.jit import _any_sharded as any_sharded
 from .tree_util import tree_leaves
 from .xla import client as _client
+from .xla import pipeline
 from .xla.array import Array
-from .xla.compiler import compile_module
-from .xla.lowering import lower_module
 from .xla.portable import xla_computation
 
 MIME = "application/vnd.jxkernel.explain+json"
@@ -198,17 +197,14 @@ def _compile_with_locations(f, jitted, traced, args, kwargs) -> tuple:
     if not (jitted._sharded or any_sharded(traced._leaves)):
         device = getattr(jitted, "_device", None) or _device_of(args, kwargs)
         try:
-            text, module_ctx = lower_module(traced.jaxpr.jaxpr, name=_name_of(f),
-                                            platform=_client.platform_of(device), locations=True)
-            return text, compile_module(text, [device], host_callbacks=module_ctx.host_callbacks)[0]
+            module = pipeline.lower(traced.jaxpr.jaxpr, [device], name=_name_of(f),
+                                    locations=True)
+            return module.text, pipeline.compile_loaded(module)[0]
         except NeedsMesh as e:           # a sharding constraint inside: partitioned, as jit does
             jitted._sharded, jitted._constraint_mesh = True, e.mesh
     from .xla.sharded import stage_partitioning
-    plan = stage_partitioning(traced, locations=True)
-    loaded, _ = compile_module(plan.text, plan.mesh._flat_devices,
-                               host_callbacks=plan.module_ctx.host_callbacks,
-                               propagate_outputs=tuple(s is None for s in plan.out_shardings))
-    return plan.text, loaded
+    module = stage_partitioning(traced, locations=True).module
+    return module.text, pipeline.compile_loaded(module)[0]
 
 
 def _hlo_before_optimization(stablehlo: str) -> str:

@@ -20,6 +20,7 @@ import typing
 from .core.avals import ShapedArray
 from .transforms.jit import Compiled, Lowered, Traced
 from .tree_util import keystr, tree_flatten, tree_unflatten
+from .xla import pipeline
 
 __all__ = ["ArgInfo", "Compiled", "CompilerOptions", "Lowered", "Traced", "Wrapped"]
 
@@ -76,8 +77,6 @@ def _check_dialect(dialect: str) -> None:
 
 def lowered_text(lowered: Lowered, dialect: str, debug_info: bool) -> str:
     """`Lowered.as_text(dialect, debug_info=...)`: debug_info puts each op's source line on it."""
-    from .xla import client as _client
-    from .xla.lowering import lower_module
     from .xla.portable import hlo_text
     _check_dialect(dialect)
     text = lowered._text
@@ -86,8 +85,8 @@ def lowered_text(lowered: Lowered, dialect: str, debug_info: bool) -> str:
         jaxpr = traced.jaxpr.jaxpr
         donated = (False,) * len(jaxpr.constvars) + (traced.donated or
                                                      (False,) * len(jaxpr.invars))
-        text, _ = lower_module(jaxpr, name=traced.jitted._name, donated=donated, locations=True,
-                               platform=_client.platform_of(lowered.device))
+        text = pipeline.lower(jaxpr, [lowered.device], name=traced.jitted._name, donated=donated,
+                              locations=True).text
     return hlo_text(text) if dialect == "hlo" else text
 
 

@@ -11,8 +11,8 @@ How each phase is measured (the result's notes say so too):
 
 - trace, lower, compile: `compiles` fresh compilations (default: `runs`) through the
   ahead-of-time API, `jit(f).trace(...)`, `.lower()`, `.compile()`, with the compilation
-  caches off, so XLA really compiles each time; `compile` is XLA's own time
-  (`Compiled.compile_seconds`). With `compiles=0`, the three come from the first call's
+  caches off, so XLA really compiles each time; the three are the compile pipeline's own
+  record of them (`Compiled.phases`). With `compiles=0`, the three come from the first call's
   compile event (jxkernel.compile_log), one sample, or are absent if `f` was already
   compiled for these arguments.
 - The first call compiles (when needed) and is a warm-up, never a timed run.
@@ -233,15 +233,12 @@ def _warm_up(jitted, args, kwargs):
 
 
 def _fresh_compile(jitted, args, kwargs) -> tuple:
-    """(trace, lower, compile) seconds of one compilation that no cache answers."""
-    start = time.perf_counter()
-    traced = jitted.trace(*args, **kwargs)
-    traced_at = time.perf_counter()
-    lowered = traced.lower()
-    lowered_at = time.perf_counter()
+    """(trace, lower, compile) seconds of one compilation that no cache answers, as the
+    compile pipeline recorded them (`Compiled.phases`)."""
+    lowered = jitted.trace(*args, **kwargs).lower()
     with config.override("jax_enable_compilation_cache", False):
-        compiled = lowered.compile()
-    return traced_at - start, lowered_at - traced_at, compiled.compile_seconds
+        phases = lowered.compile().phases
+    return phases.trace_s, phases.lower_s, phases.compile_s
 
 
 def _timed_run(jitted, args, kwargs) -> tuple:

@@ -56,7 +56,7 @@ def handler(shape, dtype):
 @functools.cache
 def executable(text):
     """Each program is compiled once per test run (a compile costs 50-100 ms here)."""
-    return CLIENT.compile_and_load(text, DEVICES, compiler._compile_options([DEVICE])[0])
+    return CLIENT.compile_and_load(text, DEVICES, compiler._compile_options([DEVICE]))
 
 
 def run(text, args, out_types):
@@ -389,7 +389,7 @@ def test_a_serialized_executable_loads_back_and_runs():
     """compiler._disk_store / _disk_load."""
     blob = executable(ADD_ONE).serialize()
     assert isinstance(blob, bytes) and len(blob) > 1000
-    loaded = CLIENT.deserialize_executable(blob, DEVICES, compiler._compile_options([DEVICE])[0])
+    loaded = CLIENT.deserialize_executable(blob, DEVICES, compiler._compile_options([DEVICE]))
     out, = loaded.execute_sharded([put(np.float32(41))]).consume_with_handlers(
         [handler((), np.float32)])
     assert host(out) == 42.0

@@ -57,10 +57,10 @@ NOTEBOOK_A = [
     "double(jnp.ones(3))",       # never run: the jaxpr / HLO commands show it
     # 10,000 events (the log's limit) as the compile log records them, for the panel's
     # virtualized list; compiling that many would take minutes
-    "from jxkernel import compile_log\n"
+    "from jxkernel import compile_log\nfrom jxkernel.xla import Phases\n"
     "for i in range(10_000):\n"
     "    compile_log.record(compile_log.CompileEvent(f'fn{i}', None, (('x', f'f32[{i}]'),),\n"
-    "        f'synthetic {i}', 1e-4, 1e-4, 1e-3, 'compiled', 'cpu'))",
+    "        f'synthetic {i}', Phases(1e-4, 1e-4, 1e-3, 'compiled'), 'cpu'))",
 ]
 # The notebook whose saved views must render without its kernel (b.ipynb), by cell index.
 DEFINE, JAXPR, TRACED, HLO, COMPILES = range(5)

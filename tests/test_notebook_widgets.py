@@ -17,6 +17,7 @@ from jxkernel.notebook.widgets.cell_view import CellView  # noqa: E402
 from jxkernel.notebook.widgets.hlo_view import HloView  # noqa: E402
 from jxkernel.notebook.widgets.jaxpr_viewer import JaxprViewer, count_primitives  # noqa: E402
 from jxkernel.notebook.widgets.recompiles import RecompileLog, hit_miss  # noqa: E402
+from jxkernel.xla import Phases  # noqa: E402
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
@@ -179,10 +180,9 @@ def test_recompile_log_preselects_a_function_and_works_without_plotly():
 
 
 def test_hit_miss_adds_up_functions_sharing_a_name():
-    e = compile_log.CompileEvent("same", None, (), "first call", 0.001, 0.001, 0.01, "compiled",
-                                 "cpu", key=object())
-    e2 = compile_log.CompileEvent("same", None, (), "first call", 0.001, 0.001, 0.01, "compiled",
-                                  "cpu", key=object())
+    phases = Phases(0.001, 0.001, 0.01, "compiled")
+    e = compile_log.CompileEvent("same", None, (), "first call", phases, "cpu", key=object())
+    e2 = compile_log.CompileEvent("same", None, (), "first call", phases, "cpu", key=object())
     assert hit_miss([e, e2]) == [("same", 2, 0, pytest.approx(0.024))]
 
 

@@ -14,6 +14,7 @@ import jxkernel.numpy as jnp
 from jxkernel import compile_log, compile_report, config
 from jxkernel.compile_log import Change, no_recompile
 from jxkernel.errors import RecompileError
+from jxkernel.xla import Phases
 
 
 def events_of(f):
@@ -285,9 +286,9 @@ def test_the_html_report_is_a_page_with_every_name_escaped(tmp_path):
 def test_the_text_report():
     change = Change("x", "shape", "f32[3]", "f32[4]", "Pad it.", "x = pad(x)")
     events = [compile_log.CompileEvent("f", "a.py:1", (("x", "f32[3]"),), "first call",
-                                       0.001, 0.002, 0.003, "compiled", "cpu", seq=1),
+                                       Phases(0.001, 0.002, 0.003, "compiled"), "cpu", seq=1),
               compile_log.CompileEvent("f", "a.py:1", (("x", "f32[4]"),), "x: f32[3] -> f32[4]",
-                                       0.001, 0.001, 0.002, "memory", "cpu", seq=2,
+                                       Phases(0.001, 0.001, 0.002, "memory"), "cpu", seq=2,
                                        changes=(change,))]
     assert compile_report.to_text(compile_report.report_data(events)) == (
         "2 compilation(s) (1 recompilation(s)) of 1 function(s), 0 cache hit(s); trace 2.0 ms, "

@@ -39,10 +39,10 @@ def unique_module():
 
 
 def compile_and_run(text):
-    loaded, stats = compile_module(text, [default_device()])
+    loaded, phases = compile_module(text, [default_device()])
     (out,) = Executable(loaded, [ShapedArray((3,), np.float32)], default_device())(
         np.array([1, 2, 3], np.float32))
-    return stats.source, out.tolist()
+    return phases.cache, out.tolist()
 
 
 def entries(folder):

@@ -122,12 +122,12 @@ def test_executable_cache_hits_on_the_same_module():
     text = module("(%x: tensor<5xf32>) -> tensor<5xf32>", """
     %0 = stablehlo.cosine %x : tensor<5xf32>
     return %0 : tensor<5xf32>""")
-    first, stats1 = compile_module(text, [default_device()])
-    second, stats2 = compile_module(text, [default_device()])
-    assert stats1.source in ("compiled", "disk") and stats2.source == "memory"
+    first, phases1 = compile_module(text, [default_device()])
+    second, phases2 = compile_module(text, [default_device()])
+    assert phases1.cache in ("compiled", "disk") and phases2.cache == "memory"
     assert second is first
-    _, stats3 = compile_module(text.replace("cosine", "sine"), [default_device()])
-    assert stats3.source != "memory"
+    _, phases3 = compile_module(text.replace("cosine", "sine"), [default_device()])
+    assert phases3.cache != "memory"
 
 
 # ------------------------------------------------------------------ async dispatch

@@ -66,10 +66,10 @@ CACHED_PROGRAM = """
         return %0 : tensor<2xf32>
       }
     }'''
-    loaded, stats = compile_module(text, [default_device()])
+    loaded, phases = compile_module(text, [default_device()])
     out = Executable(loaded, [ShapedArray((2,), np.float32)], default_device())(
         np.zeros(2, np.float32))[0]
-    print(stats.source, out.tolist())
+    print(phases.cache, out.tolist())
 """
 
 

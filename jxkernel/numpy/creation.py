@@ -318,7 +318,7 @@ def _full_scalar(shape, fill_value, dtype, device=None):
         fill = lax.conversion._convert_element_type(fill_value, dtype, weak)
         return util.full(shape, fill)
     if isinstance(fill_value, Array):
-        fill_value = fill_value._value()
+        fill_value = np.asarray(fill_value)
     _check_python_int(fill_value, _core.default_int_dtype())     # then wraps, as lax.full
     return _fill(shape, np.asarray(fill_value).astype(dtype), dtype, weak, device)
 
@@ -345,7 +345,7 @@ def _filled_like(name, a, fill_value, dtype, shape, device=None):
     if isinstance(fill_value, Tracer):      # staged, so a JVP tracer keeps its tangent
         return util.full(shape, lax.conversion._convert_element_type(fill_value, dtype, weak))
     if isinstance(fill_value, Array):
-        fill_value = np.asarray(fill_value._value())
+        fill_value = np.asarray(fill_value)
     return _fill(shape, np.asarray(fill_value).astype(dtype) if not isinstance(
         fill_value, _SCALARS) else fill_value, dtype, weak, device)
 

@@ -135,7 +135,7 @@ _scalar_cache: dict = {}
 def _device_of(args):
     for a in args:
         if type(a) is Array:
-            return a._buf._sharding._devices[0]
+            return a.device
     return None
 
 

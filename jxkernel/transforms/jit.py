@@ -42,10 +42,9 @@ from ..core.trace import Tracer, _ctx, eval_trace, set_current_trace
 from ..lax._ad_util import Zero, instantiate, is_undefined
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 from ..xla import client as _client
-from ..xla.array import Array, device_put
-from ..xla.compiler import Executable, compile_module
+from ..xla import pipeline
+from ..xla.array import Array, buffers, device_put, signature
 from ..xla.dispatch import DEOPTIMIZED_RERUN_LINE, invalid_value, to_device
-from ..xla.lowering import lower_module
 from .ad import jvp_jaxpr, transpose_jaxpr
 from .api_util import flatten_fun, merge_static
 from .batching import batch_jaxpr
@@ -91,19 +90,14 @@ def _jit_impl_one_device(args, jaxpr, name, donated_invars):
     exe = _impl_cache.get(key)
     if exe is None:
         donated = (False,) * len(jaxpr.consts) + tuple(donated_invars)
-        start = time.perf_counter()
-        text, module_ctx = lower_module(jaxpr.jaxpr, name=name, platform=_client.platform_of(device),
-                                        donated=donated)
-        lower_s = time.perf_counter() - start
-        loaded, stats = compile_module(text, [device], host_callbacks=module_ctx.host_callbacks)
-        exe = _impl_cache[key] = Executable(loaded, jaxpr.out_avals, device, name)
+        exe, phases = pipeline.compile_jaxpr(jaxpr.jaxpr, [device], name=name, donated=donated)
+        _impl_cache[key] = exe
         # a jit equation run by a transformation (vmap of jit, grad of jit, ...): log it too
         compile_log.record(compile_log.CompileEvent(
             name, None, tuple((f"args[{i}]", a.aval.str_short()) for i, a in enumerate(leaves)),
             "a transformed jitted function (its jaxpr was rewritten by vmap/grad/...)",
-            0.0, lower_s, stats.seconds, stats.source, _client.platform_of(device)))
-    consts = [to_device(c, device)._buf for c in jaxpr.consts]
-    return exe.call_buffers(consts + [a._buf for a in leaves])
+            phases, _client.platform_of(device)))
+    return exe.call_arrays([to_device(c, device) for c in jaxpr.consts] + leaves)
 
 
 _impl_cache: dict = {}      # (jaxpr, avals, device) -> Executable
@@ -338,12 +332,12 @@ def _check_argnames(signature, argnames: tuple, what: str) -> None:
 
 
 class _Entry:
-    """A compiled signature: the executable, consts on device, the output structure, and how
-    often the cache has hit it."""
-    __slots__ = ("exe", "const_bufs", "out_tree", "jaxpr", "text", "donated", "hits")
+    """A compiled signature: the executable, consts on device (Arrays), the output
+    structure, and how often the cache has hit it."""
+    __slots__ = ("exe", "consts", "out_tree", "jaxpr", "text", "donated", "hits")
 
-    def __init__(self, exe, const_bufs, out_tree, jaxpr, text, donated):
-        self.exe, self.const_bufs, self.out_tree = exe, const_bufs, out_tree
+    def __init__(self, exe, consts, out_tree, jaxpr, text, donated):
+        self.exe, self.consts, self.out_tree = exe, consts, out_tree
         self.jaxpr, self.text, self.donated = jaxpr, text, donated
         self.hits = 0
 
@@ -572,17 +566,16 @@ class Jitted:
                 else:
                     dyn, static = args, ()
                 leaves, treedef = _flatten(dyn)
-                key = (treedef, tuple([leaf.aval for leaf in leaves]),
-                       leaves[0]._buf._sharding if leaves else None, config._trace_state,
-                       static, tuple(kwargs.items()) if kwargs else ())
+                avals, where = signature(leaves)
+                key = (treedef, avals, where, config._trace_state, static,
+                       tuple(kwargs.items()) if kwargs else ())
                 entry = self._fast.get(key)
             except (AttributeError, TypeError):   # a non-Array leaf, or an unhashable value
                 entry = None
             if entry is not None:
                 entry.hits += 1
                 try:
-                    return entry.out_tree.unflatten(
-                        entry.exe.call_buffers([leaf._buf for leaf in leaves]))
+                    return entry.out_tree.unflatten(entry.exe.call_buffers(buffers(leaves)))
                 except ValueError:
                     if not _any_sharded(leaves):   # a sharded leaf after the first: not ours
                         raise
@@ -609,7 +602,7 @@ class Jitted:
             else:
                 for leaf in leaves:
                     if type(leaf) is Array:
-                        device = leaf._buf._sharding._devices[0]
+                        device = leaf.device
                         break
                 else:
                     device = _client.default_device()
@@ -626,23 +619,20 @@ class Jitted:
                 return self._call(args, kwargs)
         else:
             entry.hits += 1
-        if not (dyn_kwargs or move or entry.const_bufs or entry.donated) and \
+        if not (dyn_kwargs or move or entry.consts or entry.donated) and \
                 all(type(leaf) is Array for leaf in leaves) and \
                 (leaves or device == _client.default_device()):
             # eligible for the fast path: remember it under the fast path's key
             nums = self._static_argnums
-            self._fast[(_flatten(dyn_args)[1], avals,
-                        leaves[0]._buf._sharding if leaves else None, config._trace_state,
+            self._fast[(_flatten(dyn_args)[1], avals, signature(leaves)[1], config._trace_state,
                         tuple(a for i, a in enumerate(args) if i in nums),
                         tuple(kwargs.items()))] = entry
-        bufs = list(entry.const_bufs)
-        for leaf, aval in zip(leaves, avals):
-            if type(leaf) is not Array or move and leaf._buf._sharding._devices[0] != device:
+        arrays = list(entry.consts)
+        for leaf in leaves:
+            if type(leaf) is not Array or move and leaf.device != device:
                 leaf = device_put(leaf, device)
-            elif entry.donated:
-                leaf._npy = None          # our cached NumPy view would block the donation
-            bufs.append(leaf._buf)
-        outs = entry.exe.call_buffers(bufs)
+            arrays.append(leaf)
+        outs = entry.exe.call_arrays(arrays)        # drops donated arrays' NumPy views too
         if config._debug_values:
             self._check_values(outs, args, kwargs)
         return tree_unflatten(entry.out_tree, outs)
@@ -676,31 +666,29 @@ class Jitted:
         traced = self._traces.get(key[:4])       # traced already under a transformation
         closed, out_tree, trace_s = (traced[3], traced[2], 0.0) if traced is not None else \
             self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
-        entry, lower_s, compile_s, source = self._build(
-            closed, out_tree, device, self._donated_leaves(dyn_args, dyn_kwargs),
-            self._leaf_names(dyn_args, dyn_kwargs))
+        module = self._lower(closed, device, self._donated_leaves(dyn_args, dyn_kwargs))
+        entry, phases = self._build(closed, out_tree, module, trace_s,
+                                    self._leaf_names(dyn_args, dyn_kwargs))
         self._cache[key] = entry
-        self._record(treedef, statics, avals, dyn_args, dyn_kwargs, trace_s, lower_s, compile_s,
-                     source, device, closed.consts)
+        self._record(treedef, statics, avals, dyn_args, dyn_kwargs, phases, device, closed.consts)
         return entry
 
-    def _build(self, closed, out_tree, device, donated_leaves, leaf_names=None):
+    def _lower(self, closed, device, donated_leaves) -> pipeline.Module:
         jaxpr = closed.jaxpr
         donated = (False,) * len(jaxpr.constvars) + (donated_leaves or (False,) * len(jaxpr.invars))
-        start = time.perf_counter()
-        text, module_ctx = lower_module(jaxpr, name=self._name,
-                                        platform=_client.platform_of(device), donated=donated)
-        lower_s = time.perf_counter() - start
-        loaded, stats = compile_module(text, [device], host_callbacks=module_ctx.host_callbacks)
+        return pipeline.lower(jaxpr, [device], name=self._name, donated=donated)
+
+    def _build(self, closed, out_tree, module, trace_s=0.0, leaf_names=None) -> tuple:
+        """(_Entry, Phases): `module` (from `_lower`) compiled, its constants put on device."""
         names = None
         if leaf_names is not None:
-            names = [f"<closed-over constant {i}>" for i in range(len(jaxpr.constvars))] + \
+            names = [f"<closed-over constant {i}>" for i in range(len(closed.consts))] + \
                 list(leaf_names)
-        exe = Executable(loaded, jaxpr.out_avals, device, f"jit({self._name})",
-                         donated=donated if any(donated) else (), arg_names=names)
-        const_bufs = tuple(device_put(c, device)._buf for c in closed.consts)
-        entry = _Entry(exe, const_bufs, out_tree, closed, text, any(donated_leaves))
-        return entry, lower_s, stats.seconds, stats.source
+        exe, phases = pipeline.compile(module, f"jit({self._name})", trace_s=trace_s,
+                                       arg_names=names)
+        consts = tuple(device_put(c, module.devices[0]) for c in closed.consts)
+        entry = _Entry(exe, consts, out_tree, closed, module.text, any(module.donated))
+        return entry, phases
 
     def _explain(self, treedef, statics, avals, dyn_args, dyn_kwargs, device, consts=None):
         """(named avals, named statics, the nearest earlier Signature or None, reason, changes).
@@ -757,16 +745,14 @@ class Jitted:
             err.add_note("What changed, and the fix:\n" + compile_log.explanation_text(changes))
         raise err
 
-    def _record(self, treedef, statics, avals, dyn_args, dyn_kwargs, trace_s, lower_s, compile_s,
-                source, device, consts=()):
+    def _record(self, treedef, statics, avals, dyn_args, dyn_kwargs, phases, device, consts=()):
         named, static_named, _, reason, changes, new = self._explain(
             treedef, statics, avals, dyn_args, dyn_kwargs, device, consts)
         self._history.append(new)
         _lineage(self._fun).append((id(self), dataclasses.replace(new, consts=None)))
         compile_log.record(compile_log.CompileEvent(
             self._name, self._source_text(), self._named_signature(named, static_named), reason,
-            trace_s, lower_s, compile_s, source, _client.platform_of(device), key=self,
-            changes=changes))
+            phases, _client.platform_of(device), key=self, changes=changes))
 
     def _compiled_trace(self, key):
         """(ClosedJaxpr, out_tree) traced for this signature by a top-level call, if any: as in
@@ -806,9 +792,10 @@ class Jitted:
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
         avals = tuple(_leaf_aval(x, lambda: "?") for x in leaves)
-        closed, out_tree, _ = self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
+        closed, out_tree, trace_s = self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
         return Traced(self, closed, out_tree, self._donated_leaves(dyn_args, dyn_kwargs),
-                      leaves, in_tree=treedef, arg_names=self._leaf_names(dyn_args, dyn_kwargs))
+                      leaves, in_tree=treedef, arg_names=self._leaf_names(dyn_args, dyn_kwargs),
+                      trace_s=trace_s)
 
     def lower(self, *args, **kwargs) -> Lowered:
         """Trace and lower: `.as_text()` is the StableHLO module; `.compile()` continues."""
@@ -862,10 +849,12 @@ class _Stage:
 
 
 class Traced(_Stage):
-    def __init__(self, jitted, jaxpr, out_tree, donated, leaves, in_tree=None, arg_names=None):
+    def __init__(self, jitted, jaxpr, out_tree, donated, leaves, in_tree=None, arg_names=None,
+                 trace_s=0.0):
         self.jitted, self.jaxpr, self.out_tree, self.donated = jitted, jaxpr, out_tree, donated
         self._leaves = leaves
         self._in_tree, self.arg_names = in_tree, arg_names
+        self.trace_s = trace_s          # seconds tracing took: the first of the compile phases
 
     _traced = property(lambda self: self)
 
@@ -902,12 +891,10 @@ class Lowered(_Stage):
         self._partitioning = partitioning        # a sharded jit's (xla/sharded.py)
         if partitioning is not None:
             self.device = partitioning.mesh.devices.flat[0]
-            self._text, self._module_ctx = partitioning.text, partitioning.module_ctx
-            return
-        jaxpr = traced.jaxpr.jaxpr
-        donated = (False,) * len(jaxpr.constvars) + (traced.donated or (False,) * len(jaxpr.invars))
-        self._text, self._module_ctx = lower_module(
-            jaxpr, name=traced.jitted._name, platform=_client.platform_of(device), donated=donated)
+            self._module = partitioning.module
+        else:
+            self._module = traced.jitted._lower(traced.jaxpr, device, traced.donated)
+        self._text = self._module.text
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
         """The module as text: StableHLO (default), or XLA's HLO with dialect="hlo";
@@ -941,19 +928,21 @@ class Lowered(_Stage):
     out_tree = property(lambda self: self.traced.out_tree)
 
     def compile(self) -> Compiled:
+        """The executable of this module (compiled once: `.lower()` keeps what it lowered)."""
+        traced = self.traced
         if self._partitioning is not None:
-            return Compiled(self, *self._partitioning.compile())
-        return Compiled(self, *self.traced.jitted._build(self.traced.jaxpr, self.traced.out_tree,
-                                                         self.device, self.traced.donated))
+            return Compiled(self, *self._partitioning.compile(traced.trace_s))
+        return Compiled(self, *traced.jitted._build(traced.jaxpr, traced.out_tree, self._module,
+                                                    traced.trace_s))
 
 
 class Compiled(_Stage):
-    """An executable for one signature: call it with arguments of that signature."""
+    """An executable for one signature: call it with arguments of that signature.
+    `phases`: what tracing, lowering and compiling it took (a pipeline.Phases)."""
 
-    def __init__(self, lowered, entry, lower_s, compile_s, source):
-        self.lowered, self._entry = lowered, entry
+    def __init__(self, lowered, entry, phases):
+        self.lowered, self._entry, self.phases = lowered, entry, phases
         self._traced = lowered.traced
-        self.compile_seconds = compile_s
 
     def __call__(self, *args, **kwargs):
         """Call with the non-static arguments only (static ones were fixed by `lower`)."""
@@ -965,11 +954,12 @@ class Compiled(_Stage):
                 [a.strip_weak_type() for a in got] != [a.strip_weak_type() for a in expected]:
             check_call_signature(self, args, kwargs, got)
         if self.lowered._partitioning is not None:             # each laid out as compiled for
-            bufs = self._entry.arguments(leaves)
+            outs = self._entry.exe.call_buffers(self._entry.arguments(leaves))
         else:
-            bufs = list(self._entry.const_bufs) + [(x if isinstance(x, Array) else device_put(
-                x, self.lowered.device))._buf for x in leaves]
-        return tree_unflatten(self._entry.out_tree, self._entry.exe.call_buffers(bufs))
+            outs = self._entry.exe.call_arrays(list(self._entry.consts) + [
+                x if isinstance(x, Array) else device_put(x, self.lowered.device)
+                for x in leaves])
+        return tree_unflatten(self._entry.out_tree, outs)
 
     out_tree = property(lambda self: self._entry.out_tree)
 

@@ -23,8 +23,8 @@ from ..lax import _batch_util as bu
 from ..lax._ad_util import Zero, instantiate, is_undefined
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from ..xla import client as _client
-from ..xla.compiler import Executable, compile_module
-from ..xla.lowering import lower_module
+from ..xla.compiler import Executable
+from ..xla.pipeline import compile_jaxpr
 from .ad import jvp_jaxpr, transpose_jaxpr
 from .api_util import flatten_fun, merge_static
 from .batching import batch_jaxpr
@@ -83,12 +83,10 @@ def _pmap_impl(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name)
         jaxpr = _hoisted(jaxpr)
     exe = _executables.get(key)
     if exe is None:
-        text, module_ctx = lower_module(jaxpr.jaxpr, name=f"pmap_{name}",
-                                        platform=_client.platform_of(devices[0]),
-                                        num_replicas=replicas, axis_env=((axis_name, replicas),))
-        loaded, _ = compile_module(text, devices, host_callbacks=module_ctx.host_callbacks)
-        exe = _executables[key] = _executable_class(spans)(
-            loaded, jaxpr.out_avals, devices, f"pmap({name})", in_avals=jaxpr.in_avals)
+        exe, _ = compile_jaxpr(jaxpr.jaxpr, devices, name=f"pmap_{name}", label=f"pmap({name})",
+                               num_replicas=replicas, axis_env=((axis_name, replicas),),
+                               executable=_executable_class(spans), in_avals=jaxpr.in_avals)
+        _executables[key] = exe
     if len(devices) == 1:     # one device runs the body as is: no device axis to split
         from ..lax.shapes import expand_dims, squeeze
         outs = exe(*[squeeze(x, (0,)) if mapped else x for x, mapped in zip(args, mapped_invars)])

@@ -1,7 +1,8 @@
 """The runtime: the only package that imports jaxlib.
 
 Backends and devices, the Array class, the StableHLO emitter, lowering of
-jaxprs, compiling (with in-memory and on-disk caches) and executing.
+jaxprs, compiling (with in-memory and on-disk caches) and executing. The rest of
+jxkernel compiles through one pipeline (pipeline.py: lower, compile, compile_jaxpr).
 """
 from . import client, stablehlo
 from .array import (Array, DeletedArrayError, MultiDeviceArray, Shard, device_get, device_put,
@@ -9,7 +10,8 @@ from .array import (Array, DeletedArrayError, MultiDeviceArray, Shard, device_ge
 from .client import (backends, default_backend, default_device, device_count, devices,
                      get_backend, local_device_count, local_devices, process_count,
                      process_index)
-from .compiler import (CompileError, ExecutionError, Executable, cache_dir, clear_caches,
-                       compile_module)
+from .compiler import (CompileError, ExecutionError, Executable, Phases, cache_dir,
+                       clear_caches, compile_module)
 from .lowering import LoweringRuleContext, lower_module
+from .pipeline import compile_jaxpr
 from . import dispatch  # installs the eager-execution hook

@@ -307,6 +307,24 @@ Array = ArrayImpl          # the name the rest of jxkernel imports
 BaseArray.register(ArrayImpl)
 
 
+# What a transformation's call path needs of Arrays, kept here so that nothing outside xla/
+# reads their fields. jit's cache-hit path calls both on every call (~50 ns each).
+def signature(arrays) -> tuple:
+    """(avals, placement) of Arrays, for a cache key: their types, and a hashable token of
+    where the first one lives (one per device; None for no arrays). A non-Array raises
+    AttributeError.
+
+    >>> signature([device_put(1.0)])[0]
+    (ShapedArray(float32[], weak_type=True),)
+    """
+    return tuple([a.aval for a in arrays]), arrays[0]._buf._sharding if arrays else None
+
+
+def buffers(arrays) -> list:
+    """The jaxlib buffers of Arrays, as `Executable.call_buffers` takes them."""
+    return [a._buf for a in arrays]
+
+
 class MultiDeviceArray(Array):
     """An Array with one buffer per device, stacked (pmap results) or replicated.
 

@@ -1,6 +1,6 @@
 """Compile StableHLO text with PJRT, cache executables, and run them.
 
-    >>> loaded, stats = compile_module(text, [device])          # stats.source: "compiled"
+    >>> loaded, phases = compile_module(text, [device])         # phases.cache: "compiled"
     >>> exe = Executable(loaded, out_avals, device)
     >>> exe(np.ones(3, np.float32))                             # -> [Array(...)]
 
@@ -15,6 +15,7 @@ device). Results come back stacked along a new leading device axis, as pmap's.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import functools
 import hashlib
 import os
@@ -66,81 +67,110 @@ _HOST_CALLBACK_TARGET = "xla_ffi_python_cpu_callback"
 
 
 # ------------------------------------------------------------------ compiling
-class CompileStats:
-    """How an executable was obtained: `source` is "compiled", "memory" or "disk"."""
-    __slots__ = ("seconds", "source")
+@dataclasses.dataclass(frozen=True)
+class Phases:
+    """Seconds one compile spent per phase, and which cache (if any) gave the executable:
+    the record of the compile pipeline (xla/pipeline.py), which the recompile log and the
+    timing views read. `compile_module` fills `compile_s` and `cache`; the pipeline adds
+    `lower_s`, and `trace_s` from its caller.
 
-    def __init__(self, seconds, source):
-        self.seconds, self.source = seconds, source
+    >>> Phases(0.25, 0.125, 0.5, "disk").total_s
+    0.875
+    """
+    trace_s: float = 0.0
+    lower_s: float = 0.0
+    compile_s: float = 0.0
+    cache: str = "compiled"           # "compiled", "memory" or "disk"
 
-    def __repr__(self):
-        return f"CompileStats({self.source}, {self.seconds * 1e3:.1f} ms)"
+    @property
+    def total_s(self) -> float:
+        return self.trace_s + self.lower_s + self.compile_s
 
 
 _memory_cache: dict = {}
 _memory_lock = threading.Lock()
 
 
-def _compile_options(devices) -> tuple:
-    """(CompileOptions, a text naming them for the disk key) for one replica per device."""
+def _compile_options(devices, propagate_outputs=None):
+    """CompileOptions for one replica per device, or (`propagate_outputs` given: per result,
+    whether XLA picks its sharding) one program partitioned over `devices` by Shardy."""
     options = xc.CompileOptions()
-    options.num_replicas = len(devices)
-    options.num_partitions = 1
-    # Always name the devices: left out, the assignment defaults to device 0 even when the
-    # program is compiled for (and called with buffers on) another device.
-    options.device_assignment = xc.DeviceAssignment.create(
-        np.array([[d.id] for d in devices], dtype=np.int32))
-    return options, f"replicas={len(devices)};assignment={[d.id for d in devices]}"
+    ids = [d.id for d in devices]
+    if propagate_outputs is None:
+        options.num_replicas, options.num_partitions = len(devices), 1
+        # Always name the devices: left out, the assignment defaults to device 0 even when the
+        # program is compiled for (and called with buffers on) another device.
+        assignment = [[i] for i in ids]
+    else:
+        options.num_replicas, options.num_partitions = 1, len(devices)
+        build = options.executable_build_options
+        build.use_spmd_partitioning = True
+        build.use_shardy_partitioner = True
+        build.allow_spmd_sharding_propagation_to_output = list(propagate_outputs)
+        assignment = [ids]
+    options.device_assignment = xc.DeviceAssignment.create(np.array(assignment, dtype=np.int32))
+    return options
 
 
-def _spmd_options(devices, propagate_outputs) -> tuple:
-    """(CompileOptions, disk-key text) for one program partitioned over `devices` by Shardy.
-    `propagate_outputs`: per result, whether XLA picks its sharding (none was asked for)."""
-    options = xc.CompileOptions()
-    options.num_replicas, options.num_partitions = 1, len(devices)
-    options.device_assignment = xc.DeviceAssignment.create(
-        np.array([[d.id for d in devices]], dtype=np.int32))
-    build = options.executable_build_options
-    build.use_spmd_partitioning = True
-    build.use_shardy_partitioner = True
-    build.allow_spmd_sharding_propagation_to_output = list(propagate_outputs)
-    return options, (f"partitions={len(devices)};shardy;outputs={list(propagate_outputs)};"
-                     f"assignment={[d.id for d in devices]}")
+def _layout_text(devices, propagate_outputs) -> str:
+    """How a program is laid out over its devices, as `cache_key` names it."""
+    ids = [d.id for d in devices]
+    if propagate_outputs is None:
+        return f"replicas={len(devices)};assignment={ids}"
+    return (f"partitions={len(devices)};shardy;outputs={list(propagate_outputs)};"
+            f"assignment={ids}")
+
+
+def cache_key(text: str, devices, propagate_outputs=None) -> str:
+    """The key of a compiled program in both caches (memory, and disk as the file name):
+    the module, its layout over `devices`, and all that changes the code XLA makes of it.
+
+    >>> len(cache_key("module {}", jxkernel.devices()[:1]))      # a sha256, in hex
+    64
+    """
+    backend = _client.backend_of(devices[0])
+    h = hashlib.sha256()
+    # XLA_FLAGS change code generation (e.g. --xla_cpu_max_isa), so they are part of the key.
+    for part in (text, _layout_text(devices, propagate_outputs), backend.platform,
+                 backend.platform_version, _jaxlib_version, devices[0].device_kind,
+                 _host_fingerprint(), os.environ.get("XLA_FLAGS", "")):
+        h.update(str(part).encode())
+        h.update(b"\0")
+    return h.hexdigest()
 
 
 def compile_module(text: str, devices, num_replicas: int | None = None,
                    host_callbacks=(), propagate_outputs=None) -> tuple:
-    """(LoadedExecutable, CompileStats) for module `text`, one replica per device.
+    """(LoadedExecutable, Phases) for module `text`, one replica per device; the Phases
+    hold the compile time and where the executable came from.
 
-    >>> loaded, stats = compile_module(text, jxkernel.devices()[:1])
-    >>> stats.source                     # "compiled", then "memory" for the same text
+    >>> loaded, phases = compile_module(text, jxkernel.devices()[:1])
+    >>> phases.cache                     # "compiled", then "memory" for the same text
     'compiled'
     """
     devices = tuple(devices)
     if num_replicas is not None and num_replicas != len(devices):
         raise ValueError(f"num_replicas={num_replicas} but {len(devices)} devices were given; "
                          f"pass one device per replica")
-    key = (text, tuple(d.id for d in devices), devices[0].platform, propagate_outputs)
     # Both caches follow `jax_enable_compilation_cache`: off, every module compiles afresh
-    # (what benchmarks of compile time need).
-    use_memory = not host_callbacks and config.jax_enable_compilation_cache
-    if use_memory:
+    # (what benchmarks of compile time need). Host callbacks are Python objects bound at
+    # compile time: such programs are never cached.
+    key = cache_key(text, devices, propagate_outputs) \
+        if not host_callbacks and config.jax_enable_compilation_cache else None
+    if key is not None:
         with _memory_lock:
             hit = _memory_cache.get(key)
         if hit is not None:
-            return hit, CompileStats(0.0, "memory")
+            return hit, Phases(cache="memory")
     if not host_callbacks and _HOST_CALLBACK_TARGET in text:
         raise ValueError("This module calls Python host callbacks, but compile_module got no "
                          "host_callbacks; pass host_callbacks=module_ctx.host_callbacks (from "
                          "lower_module).")
     backend = _client.backend_of(devices[0])
-    # propagate_outputs (a tuple) marks an SPMD program: one partition per device (sharded.py)
-    options, options_key = _compile_options(devices) if propagate_outputs is None else \
-        _spmd_options(devices, propagate_outputs)
+    options = _compile_options(devices, propagate_outputs)
     device_list = xc.DeviceList(devices)
     start = time.perf_counter()
-    # Host callbacks are Python objects bound at compile time: such programs cannot be stored.
-    path = None if host_callbacks else _disk_path(text, options_key, backend, devices)
+    path = None if key is None else _disk_path(key)
     loaded = _disk_load(path, backend, device_list, options) if path else None
     source = "disk"
     if loaded is None:
@@ -151,11 +181,11 @@ def compile_module(text: str, devices, num_replicas: int | None = None,
             _disk_store(path, loaded)
     if host_callbacks:
         loaded = _WithHostCallbacks(loaded, tuple(host_callbacks))
-    stats = CompileStats(time.perf_counter() - start, source)
-    if use_memory:
+    phases = Phases(compile_s=time.perf_counter() - start, cache=source)
+    if key is not None:
         with _memory_lock:
             _memory_cache[key] = loaded
-    return loaded, stats
+    return loaded, phases
 
 
 def _compile(backend, text, device_list, options, host_callbacks):
@@ -272,17 +302,9 @@ def _host_fingerprint() -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def _disk_path(text, options_key, backend, devices) -> str | None:
+def _disk_path(key: str) -> str | None:
     folder = cache_dir()
-    if folder is None:
-        return None
-    h = hashlib.sha256()
-    # XLA_FLAGS change code generation (e.g. --xla_cpu_max_isa), so they are part of the key.
-    for part in (text, options_key, backend.platform, backend.platform_version, _jaxlib_version,
-                 devices[0].device_kind, _host_fingerprint(), os.environ.get("XLA_FLAGS", "")):
-        h.update(str(part).encode())
-        h.update(b"\0")
-    return os.path.join(folder, h.hexdigest() + ".xla")
+    return None if folder is None else os.path.join(folder, key + ".xla")
 
 
 def _disk_load(path, backend, device_list, options):

@@ -15,8 +15,8 @@ from ..core.primitive import abstract_eval, impl_rules, lowering_rules, rule
 from ..core.trace import Tracer, escaped_tracer_error
 from . import client as _client
 from .array import Array, device_put, host_to_device
-from .compiler import Executable, compile_module
-from .lowering import lower_module
+from .compiler import Executable
+from .pipeline import compile_jaxpr
 
 _executables: dict = {}      # (prim, avals, params, device) -> Executable
 _fast: dict = {}             # the hot path's key (see run_compiled) -> Executable
@@ -126,10 +126,7 @@ def primitive_jaxpr(prim, avals, params) -> Jaxpr:
 def compile_primitive(prim, avals, params, device) -> Executable:
     if prim not in lowering_rules:       # a user's Primitive with neither def_impl nor lowering
         rule("impl", prim)
-    jaxpr = primitive_jaxpr(prim, avals, params)
-    text, module_ctx = lower_module(jaxpr, name=prim.name, platform=_client.platform_of(device))
-    loaded, _ = compile_module(text, [device], host_callbacks=module_ctx.host_callbacks)
-    return Executable(loaded, jaxpr.out_avals, device, name=prim.name)
+    return compile_jaxpr(primitive_jaxpr(prim, avals, params), [device], name=prim.name)[0]
 
 
 def invalid_value(arrays) -> str | None:

@@ -168,8 +168,8 @@ class ProcessSpanningExecutable(Executable):
     """A replicated program over `devices` of several processes. Each process passes and
     gets back only its local devices' slices (a leading axis of its local device count)."""
 
-    def __init__(self, loaded, out_avals, devices, name, *, in_avals):
-        super().__init__(loaded, out_avals, devices, name, in_avals=in_avals)
+    def __init__(self, loaded, out_avals, devices, name, donated=(), *, in_avals):
+        super().__init__(loaded, out_avals, devices, name, donated, in_avals=in_avals)
         me = _client.process_index()
         self.local = tuple(d for d in self.devices if d.process_index == me)
         self._wrap = self._wrap_local

@@ -16,7 +16,6 @@ such a program of one equation, so it runs sharded too.
 from __future__ import annotations
 
 import functools
-import time
 
 import numpy as np
 
@@ -26,6 +25,7 @@ from ..core.sharding_types import current_override, typed_sharding
 from ..tree_util import broadcast_prefix, prefix_errors, tree_flatten, tree_unflatten
 from . import client as _client
 from . import dispatch as _dispatch
+from . import pipeline
 from .array import (
     _COPY,
     Array,
@@ -38,8 +38,7 @@ from .array import (
     sharding_for,
 )
 from .client import xc
-from .compiler import Executable, _result_handler, compile_module
-from .lowering import lower_module
+from .compiler import Executable, _result_handler
 from .pytree import default_registry as _registry
 from .sharding import (
     Mesh,
@@ -330,12 +329,16 @@ def make_array_from_single_device_arrays(shape, sharding, arrays) -> Array:
 
 # ------------------------------------------------------------------ partitioned programs
 class ShardedExecutable(Executable):
-    """A program XLA partitioned over a mesh: one partition per device, results sharded."""
+    """A program XLA partitioned over a mesh: one partition per device, results sharded.
+    `out_shardings`: per result the one asked for, or None (read from the executable: the
+    one XLA chose, named as in `user_shardings` where they agree, see output_shardings)."""
 
-    def __init__(self, loaded, out_avals, mesh: Mesh, name, donated, out_shardings):
-        super().__init__(loaded, out_avals, list(mesh._flat_devices), name, donated,
-                         stack_outputs=False)
-        self.mesh, self.out_shardings = mesh, list(out_shardings)
+    def __init__(self, loaded, out_avals, devices, name, donated, *, mesh: Mesh, out_shardings,
+                 user_shardings, arg_avals):
+        super().__init__(loaded, out_avals, devices, name, donated, stack_outputs=False)
+        chosen = output_shardings(loaded, mesh, self.out_avals, user_shardings, arg_avals)
+        self.mesh = mesh
+        self.out_shardings = [given or c for given, c in zip(out_shardings, chosen)]
         self.handlers = [_result_handler(a, gspmd_sharding(s, len(a.shape)))
                          for a, s in zip(self.out_avals, self.out_shardings)]
         self._wrap = _keep
@@ -383,33 +386,24 @@ class _SpmdEntry:
 
 
 def lower_partitioned(closed, name, mesh, arg_shardings, out_shardings, donated=(),
-                      locations=False):
-    """(module text, ModuleContext, seconds) of `closed` partitioned over `mesh`.
-    `arg_shardings` covers the constants then the arguments; a None output is XLA's choice.
-    `locations`: each op's source line too (explain reads it back from the compiled HLO)."""
-    start = time.perf_counter()
-    text, module_ctx = lower_module(
-        closed.jaxpr, name=name, platform=_client.platform_of(mesh.devices.flat[0]),
-        donated=donated or None, mesh=mesh, arg_shardings=arg_shardings,
-        result_shardings=out_shardings, locations=locations)
-    return text, module_ctx, time.perf_counter() - start
+                      locations=False) -> pipeline.Module:
+    """`closed` lowered for partitioning over `mesh`. `arg_shardings` covers the constants
+    then the arguments; a None output is XLA's choice. `locations`: each op's source line
+    too (explain reads it back from the compiled HLO)."""
+    return pipeline.lower(closed.jaxpr, mesh._flat_devices, name=name, donated=donated or None,
+                          mesh=mesh, arg_shardings=arg_shardings,
+                          result_shardings=out_shardings, locations=locations)
 
 
-def compile_lowered(text, module_ctx, closed, name, mesh, out_shardings, donated,
-                    user_shardings) -> tuple:
-    """(ShardedExecutable, CompileStats) of a module from lower_partitioned. `user_shardings`:
+def compile_lowered(module, closed, name, mesh, out_shardings, user_shardings,
+                    trace_s=0.0) -> tuple:
+    """(ShardedExecutable, Phases) of a module from lower_partitioned. `user_shardings`:
     the arguments' own or given shardings (None where neither), which name the results'
     shardings where they agree (see output_shardings)."""
-    jaxpr = closed.jaxpr
-    loaded, stats = compile_module(text, mesh._flat_devices,
-                                   host_callbacks=module_ctx.host_callbacks,
-                                   propagate_outputs=tuple(s is None for s in out_shardings))
-    outs = output_shardings(loaded, mesh, jaxpr.out_avals, user_shardings,
-                            [v.aval for v in jaxpr.invars])
-    outs = [given or chosen for given, chosen in zip(out_shardings, outs)]
-    exe = ShardedExecutable(loaded, jaxpr.out_avals, mesh, f"jit({name})",
-                            [i for i, d in enumerate(donated) if d], outs)
-    return exe, stats
+    return pipeline.compile(module, f"jit({name})", trace_s=trace_s,
+                            executable=ShardedExecutable, mesh=mesh, out_shardings=out_shardings,
+                            user_shardings=user_shardings,
+                            arg_avals=[v.aval for v in closed.jaxpr.invars])
 
 
 def typed_outputs(out_avals, out_shardings) -> list:
@@ -421,9 +415,8 @@ def typed_outputs(out_avals, out_shardings) -> list:
 def compile_partitioned(closed, name, mesh, arg_shardings, out_shardings):
     """The ShardedExecutable of `closed` over `mesh` (no constants, nothing donated)."""
     out_shardings = typed_outputs(closed.jaxpr.out_avals, out_shardings)
-    text, module_ctx, _ = lower_partitioned(closed, name, mesh, arg_shardings, out_shardings)
-    return compile_lowered(text, module_ctx, closed, name, mesh, out_shardings, (),
-                           arg_shardings)[0]
+    module = lower_partitioned(closed, name, mesh, arg_shardings, out_shardings)
+    return compile_lowered(module, closed, name, mesh, out_shardings, arg_shardings)[0]
 
 
 def to_argument(x, sharding: NamedSharding):
@@ -503,10 +496,10 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
     if entry is None:
         closed, out_tree, trace_s = jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
         plan = Partitioning(jitted, closed, out_tree, leaves, dyn_args, dyn_kwargs)
-        entry, lower_s, compile_s, source = plan.compile()
+        entry, phases = plan.compile(trace_s)
         jitted._cache[key] = entry
-        jitted._record(treedef, statics, avals, dyn_args, dyn_kwargs, trace_s, lower_s,
-                       compile_s, source, plan.mesh.devices.flat[0], closed.consts)
+        jitted._record(treedef, statics, avals, dyn_args, dyn_kwargs, phases,
+                       plan.mesh.devices.flat[0], closed.consts)
         _remember_fast(jitted, args, dyn_args, dyn_kwargs, leaves, avals, entry)
     else:
         entry.hits += 1
@@ -555,7 +548,7 @@ def _remember_fast(jitted, args, dyn_args, dyn_kwargs, leaves, avals, entry) -> 
 
 class Partitioning:
     """A sharded jit lowered for one signature: its mesh, each input's and output's sharding
-    and the module (`text`); `compile()` gives what `jit` caches. Also what `.lower()` of a
+    and the lowered `module`; `compile()` gives what `jit` caches. Also what `.lower()` of a
     sharded jit holds (jit.py's Lowered)."""
 
     def __init__(self, jitted, closed, out_tree, leaves, dyn_args, dyn_kwargs, locations=False):
@@ -587,19 +580,18 @@ class Partitioning:
         donated = jitted._donated_leaves(dyn_args, dyn_kwargs) or (False,) * len(leaves)
         self.donated = (False,) * n_consts + tuple(donated)
         self.closed, self.out_tree, self.name = closed, out_tree, jitted._name
-        self.text, self.module_ctx, self.lower_s = lower_partitioned(
+        self.module = lower_partitioned(
             closed, self.name, mesh, [replicated] * n_consts + self.in_shardings, flat_out,
             self.donated, locations)
 
-    def compile(self) -> tuple:
-        """(_SpmdEntry, lower seconds, compile seconds, where the executable came from)."""
-        exe, stats = compile_lowered(self.text, self.module_ctx, self.closed, self.name,
-                                     self.mesh, self.out_shardings, self.donated,
-                                     self.user_shardings)
+    def compile(self, trace_s=0.0) -> tuple:
+        """(_SpmdEntry, Phases); `trace_s`: what tracing took, for the record."""
+        exe, phases = compile_lowered(self.module, self.closed, self.name, self.mesh,
+                                      self.out_shardings, self.user_shardings, trace_s)
         const_bufs = tuple(to_argument(c, self.replicated) for c in self.closed.consts)
         entry = _SpmdEntry(exe, self.in_shardings, const_bufs, self.out_tree, self.closed,
-                           self.text)
-        return entry, self.lower_s, stats.seconds, stats.source
+                           self.module.text)
+        return entry, phases
 
 
 def stage_partitioning(traced, locations=False) -> Partitioning:

@@ -1,0 +1,77 @@
+"""The compile pipeline: jaxpr -> StableHLO text -> XLA executable -> a callable Executable.
+
+    >>> exe, phases = compile_jaxpr(closed.jaxpr, [device], name="f")
+    >>> phases.cache                              # "compiled"; "memory" or "disk" on a hit
+    'compiled'
+    >>> exe(np.ones(3, np.float32))               # -> [Array(...)]
+
+Every compile goes through here: jit (and its AOT stages `.lower()` / `.compile()`), pmap,
+a jit partitioned over a mesh, eager primitives on a cache miss, and so %%jit and the
+timing views. `lower` and `compile` are the two halves, for callers that keep the lowered
+module (AOT `Lowered`); `compile_jaxpr` is both. Each compile is told by one record,
+compiler.Phases, which the recompile log (compile_log.CompileEvent.phases) and timing read.
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+
+from . import client as _client
+from .compiler import Executable, compile_module
+from .lowering import lower_module
+
+
+@dataclasses.dataclass(frozen=True)
+class Module:
+    """A jaxpr lowered for `devices`: its StableHLO `text` and what compiling it needs."""
+    text: str
+    module_ctx: object                 # lowering.ModuleContext (host callbacks, mesh...)
+    devices: tuple
+    out_avals: tuple
+    donated: tuple                     # per input (constvars first): donated or not
+    propagate_outputs: tuple | None    # partitioned: per result, whether XLA picks its layout
+    lower_s: float
+
+
+def lower(jaxpr, devices, *, name: str, donated=None, num_replicas: int = 1, axis_env=(),
+          mesh=None, arg_shardings=None, result_shardings=None, locations=False) -> Module:
+    """`jaxpr` (a Jaxpr: constvars, then invars) lowered to StableHLO for `devices`: one
+    replica per device, or with a `mesh` one partition per device (xla/sharded.py)."""
+    devices = tuple(devices)
+    start = time.perf_counter()
+    text, module_ctx = lower_module(
+        jaxpr, name=name, platform=_client.platform_of(devices[0]), donated=donated,
+        num_replicas=num_replicas, axis_env=axis_env, mesh=mesh, arg_shardings=arg_shardings,
+        result_shardings=result_shardings, locations=locations)
+    lower_s = time.perf_counter() - start
+    propagate = None if mesh is None else tuple(s is None for s in result_shardings)
+    return Module(text, module_ctx, devices, tuple(jaxpr.out_avals),
+                  tuple(donated) if donated is not None else (), propagate, lower_s)
+
+
+def compile_loaded(module: Module, trace_s: float = 0.0) -> tuple:
+    """(jaxlib LoadedExecutable, Phases) of a lowered module, through the executable caches."""
+    loaded, phases = compile_module(module.text, module.devices,
+                                    host_callbacks=module.module_ctx.host_callbacks,
+                                    propagate_outputs=module.propagate_outputs)
+    return loaded, dataclasses.replace(phases, trace_s=trace_s, lower_s=module.lower_s)
+
+
+def compile(module: Module, label: str, *, trace_s: float = 0.0, executable=Executable,
+            **options) -> tuple:
+    """(Executable, Phases) of a lowered module. `executable` is the Executable class to
+    make (called as Executable is, with `options` as keywords); `label` names it in errors."""
+    loaded, phases = compile_loaded(module, trace_s)
+    return executable(loaded, module.out_avals, module.devices, label, module.donated,
+                      **options), phases
+
+
+def compile_jaxpr(jaxpr, devices, *, name: str, label: str | None = None, donated=None,
+                  num_replicas: int = 1, axis_env=(), trace_s: float = 0.0,
+                  executable=Executable, **options) -> tuple:
+    """(Executable, Phases): `jaxpr` lowered and compiled for `devices` (one replica each;
+    see `lower`). `label` (default `name`) names the executable in errors; `executable` and
+    `options` as in `compile`."""
+    module = lower(jaxpr, devices, name=name, donated=donated, num_replicas=num_replicas,
+                   axis_env=axis_env)
+    return compile(module, label or name, trace_s=trace_s, executable=executable, **options)
