@@ -17,7 +17,7 @@ import contextlib
 
 from .config import config
 from .transforms import jit as _jit
-from .transforms import partial_eval
+from .core import partial_eval
 from .xla import compiler, dispatch
 from .xla.transfer_guard import DIRECTIONS
 

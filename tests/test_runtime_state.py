@@ -16,7 +16,7 @@ import jxkernel.numpy as jnp
 from jxkernel.config import config
 from jxkernel.errors import JaxRuntimeError
 from jxkernel.transforms import jit as jit_module
-from jxkernel.transforms import partial_eval
+from jxkernel.core import partial_eval
 from jxkernel.xla import compiler, dispatch, transfer_guard
 
 H2D_TEXT = "host-to-device transfer: aval=ShapedArray(float32[3]), dst_sharding=" \

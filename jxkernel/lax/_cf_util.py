@@ -11,7 +11,7 @@ from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr
 from ..core.source_info import function_source_info
 from ..transforms.api_util import flatten_fun
-from ..transforms.staging import DebugInfo, convert_constvars_to_invars, trace_to_jaxpr
+from ..core.staging import DebugInfo, convert_constvars_to_invars, trace_to_jaxpr
 from ..tree_util import keystr, tree_flatten_with_path, tree_unflatten
 
 

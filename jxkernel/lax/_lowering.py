@@ -124,7 +124,7 @@ def lower_fun(fun, multiple_results: bool = False):
 
 @functools.lru_cache(maxsize=4096)
 def _traced(fun, multiple_results, avals, params):
-    from ..transforms.staging import trace_to_jaxpr
+    from ..core.staging import trace_to_jaxpr
     kwargs = dict(params)
 
     def flat(*args):

@@ -21,8 +21,8 @@ from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rule
 from ..core.trace import set_current_trace
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
 from ..transforms.batching import batch_jaxpr
-from ..transforms.partial_eval import partial_eval_jaxpr
-from ..transforms.staging import trace_to_jaxpr
+from ..core.partial_eval import partial_eval_jaxpr
+from ..core.staging import trace_to_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
 from . import _batch_util as bu
 from . import _cf_util as cf

@@ -652,7 +652,7 @@ def _reduction_jaxpr(computation, init_avals, init_tree):
     """The jaxpr of `computation(xs, ys)` on scalars, cached so eager calls hit the
     executable cache (the jaxpr is part of reduce's params)."""
     from ..transforms.api_util import flatten_fun
-    from ..transforms.staging import trace_to_jaxpr
+    from ..core.staging import trace_to_jaxpr
     from ..tree_util import treedef_tuple
     flat, out_tree = flatten_fun(computation, treedef_tuple([init_tree, init_tree]))
     scalars = [a.update(shape=()) for a in init_avals]

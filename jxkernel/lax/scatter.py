@@ -27,7 +27,7 @@ from ..core.avals import ShapedArray
 from ..core.ir import ClosedJaxpr
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, transpose_rules)
-from ..transforms.staging import trace_to_jaxpr
+from ..core.staging import trace_to_jaxpr
 from ..xla import stablehlo as hlo
 from . import _ad_util as ad
 from . import _batch_util as bu

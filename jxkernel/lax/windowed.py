@@ -384,7 +384,7 @@ def _jvp_reduction_jaxpr(jaxpr, n: int):
     the tangents (cached so eager calls hit the executable cache)."""
     from ..core.interpret import eval_jaxpr
     from ..transforms.ad import jvp_flat
-    from ..transforms.staging import trace_to_jaxpr
+    from ..core.staging import trace_to_jaxpr
     avals = [a.update(shape=(), weak_type=False) for a in jaxpr.in_avals[:n]]
 
     def pair(*args):

@@ -28,8 +28,8 @@ from ..lax._ad_util import UndefinedPrimal, Zero, add_tangents, float0, instanti
 instantiate_zeros = instantiate
 from ..tree_util import register_pytree_node, tree_flatten, tree_map, tree_unflatten
 from .api_util import flatten_fun, split_aux
-from .partial_eval import PartialEvalTrace
-from .staging import trace_to_jaxpr
+from ..core.partial_eval import PartialEvalTrace
+from ..core.staging import trace_to_jaxpr
 
 
 class JVPTracer(Tracer):

@@ -23,7 +23,7 @@ from ..lax import _batch_util as bu
 from ..lax._batch_util import not_mapped
 from ..tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path,
                          tree_structure, tree_unflatten)
-from .staging import trace_to_jaxpr
+from ..core.staging import trace_to_jaxpr
 
 
 class AxisData:

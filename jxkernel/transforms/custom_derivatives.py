@@ -38,8 +38,8 @@ from ..tree_util import tree_flatten, tree_unflatten
 from .ad import JVPTrace
 from .api_util import flatten_fun
 from .batching import batch_jaxpr, vmap
-from .partial_eval import PartialEvalTrace
-from .staging import convert_constvars_to_invars, trace_to_jaxpr
+from ..core.partial_eval import PartialEvalTrace
+from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 
 
 def _resolve_args(fun, args, kwargs):

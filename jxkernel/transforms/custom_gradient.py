@@ -16,7 +16,7 @@ from ..core.trace import Tracer
 from ..tree_util import register_pytree_node_class, tree_flatten, tree_unflatten, treedef_is_leaf
 from .api_util import flatten_fun
 from .custom_derivatives import custom_vjp
-from .staging import trace_to_jaxpr
+from ..core.staging import trace_to_jaxpr
 
 
 @register_pytree_node_class

@@ -48,8 +48,8 @@ from ..xla.dispatch import DEOPTIMIZED_RERUN_LINE, invalid_value, to_device
 from .ad import jvp_jaxpr, transpose_jaxpr
 from .api_util import flatten_fun, merge_static
 from .batching import batch_jaxpr
-from .partial_eval import partial_eval_jaxpr
-from .staging import DebugInfo, JaxprTrace, convert_constvars_to_invars, trace_to_jaxpr
+from ..core.partial_eval import partial_eval_jaxpr
+from ..core.staging import DebugInfo, JaxprTrace, convert_constvars_to_invars, trace_to_jaxpr
 from ..xla.pytree import default_registry as _registry
 from ..lax.sharding import NeedsMesh, sharding_constraint_p
 

@@ -16,7 +16,7 @@ from ..core.source_info import function_source_info
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
 from .api_util import flatten_fun, merge_static
 from .jit import _as_tuple, _leaf_aval
-from .staging import DebugInfo, trace_to_jaxpr
+from ..core.staging import DebugInfo, trace_to_jaxpr
 
 
 def _trace_flat(fun, static_argnums, args, kwargs, transformation):

@@ -28,8 +28,8 @@ from ..xla.pipeline import compile_jaxpr
 from .ad import jvp_jaxpr, transpose_jaxpr
 from .api_util import flatten_fun, merge_static
 from .batching import batch_jaxpr
-from .partial_eval import partial_eval_jaxpr
-from .staging import convert_constvars_to_invars, trace_to_jaxpr
+from ..core.partial_eval import partial_eval_jaxpr
+from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 
 _axis_env = threading.local()
 

@@ -31,8 +31,8 @@ from ..tree_util import tree_flatten, tree_map, tree_unflatten
 from .ad import jvp_jaxpr, transpose_jaxpr
 from .api_util import flatten_fun, merge_static
 from .batching import batch_jaxpr
-from .partial_eval import partial_eval_jaxpr
-from .staging import convert_constvars_to_invars, trace_to_jaxpr
+from ..core.partial_eval import partial_eval_jaxpr
+from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 
 remat_p = Primitive("checkpoint", multiple_results=True)
 

@@ -61,9 +61,9 @@ from ..xla.sharding import (
 from .ad import jvp_jaxpr, transpose_jaxpr
 from .api_util import flatten_fun
 from .batching import batch_jaxpr
-from .partial_eval import partial_eval_jaxpr
+from ..core.partial_eval import partial_eval_jaxpr
 from .pmap import _bound_axis
-from .staging import convert_constvars_to_invars, trace_to_jaxpr
+from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 
 P = PartitionSpec
 shard_map_p = Primitive("shard_map", multiple_results=True)

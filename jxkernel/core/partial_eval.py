@@ -11,11 +11,11 @@ computation becomes a linear jaxpr.
 """
 from __future__ import annotations
 
-from ..core.interpret import eval_jaxpr
-from ..core.ir import ClosedJaxpr
-from ..core.primitive import partial_eval_rules
-from ..core.trace import Tracer, new_trace, set_current_trace
+from .interpret import eval_jaxpr
+from .ir import ClosedJaxpr
+from .primitive import partial_eval_rules
 from .staging import JaxprTrace, JaxprTracer, convert_constvars_to_invars, trace_to_jaxpr
+from .trace import Tracer, new_trace, set_current_trace
 
 
 class PartialEvalTrace(JaxprTrace):

@@ -16,12 +16,12 @@ from typing import NamedTuple
 import numpy as np
 
 from ..config import config
-from ..core import vma
-from ..core.avals import ShapedArray, get_aval
-from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, SourceInfo, Var
-from ..core.primitive import abstract_eval, const_folding_rules, staging_rules
-from ..core.source_info import user_source_info
-from ..core.trace import Trace, Tracer, aval_text, new_trace
+from . import vma
+from .avals import ShapedArray, get_aval
+from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, SourceInfo, Var
+from .primitive import abstract_eval, const_folding_rules, staging_rules
+from .source_info import user_source_info
+from .trace import Trace, Tracer, aval_text, new_trace
 
 
 class DebugInfo(NamedTuple):
@@ -241,7 +241,8 @@ def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None) -> tuple:
         outs = fun(*tracers)
         closed = trace.to_jaxpr(outs)
     if config.jax_check_tracer_leaks:
-        from ..core.leaks import ensure_no_leaks
+        # deferred: the leak checker loads only once leak checking is turned on
+        from .leaks import ensure_no_leaks
         ensure_no_leaks(trace)
     return closed
 
