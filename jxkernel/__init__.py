@@ -62,7 +62,8 @@ from . import ad_checkpoint, custom_derivatives, dtypes, errors  # noqa: E402,F4
 # The views that explain a program load on first use: `import jxkernel` (and a kernel's
 # start) need none of them.
 _LAZY = {"timing": ("jxkernel.timing", None), "live_arrays": ("jxkernel.memory", "live_arrays"),
-         "explain": ("jxkernel.explainer", "explain")}
+         "explain": ("jxkernel.explainer", "explain"),
+         "compile_report": ("jxkernel.compile_report", None)}
 # Submodules JAX users import themselves (`import jax.extend`); attribute access loads them too.
 _LAZY.update({name: (f"jxkernel.{name}", None)
               for name in ("extend", "experimental", "interpreters", "sharding")})

@@ -550,15 +550,3 @@ class no_recompile:
             with self:
                 return fun(*args, **kwargs)
         return guarded
-
-
-def report(format: str = "dict", file=None):
-    """The session's compilations (with their explanations), cache hits per function and
-    timings: a dict, or the text of a "json" / "html" report, written to `file` if given.
-    See jxkernel/compile_report.py.
-
-        >>> report("json")[:15]
-        '{"version": 1, '
-    """
-    from . import compile_report
-    return compile_report.report(format, file)

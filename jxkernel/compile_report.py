@@ -203,8 +203,13 @@ def render(data: dict, format: str):
 
 
 def report(format: str = "dict", file=None):
-    """The report in `format` (see render); with `file` (a path), also written there (as
-    JSON for "dict"). Returns what it rendered."""
+    """The session's compilations (with their explanations), cache hits per function and
+    timings in `format` (see render): a dict, or the text of a "json" / "html" report; with
+    `file` (a path), also written there (as JSON for "dict"). Returns what it rendered.
+
+        >>> json.loads(report("json"))["version"]
+        1
+    """
     if format not in FORMATS:
         raise ValueError(f"report: `format` must be one of {', '.join(FORMATS)}; got "
                          f"{format!r}")

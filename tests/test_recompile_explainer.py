@@ -241,7 +241,7 @@ def test_the_json_report_counts_compilations_hits_and_explanations():
     f(jnp.ones(2))
     f(jnp.ones(2))                                        # two hits
     f(jnp.ones(3))
-    data = json.loads(compile_log.report("json"))
+    data = json.loads(compile_report.report("json"))
     assert data["version"] == 1 and list(data)[0] == "version"
     (row,) = [r for r in data["functions"] if r["function_key"] == f.function_key]
     assert (row["compilations"], row["recompilations"], row["cache_hits"]) == (2, 1, 2)
@@ -273,7 +273,7 @@ def test_the_html_report_is_a_page_with_every_name_escaped(tmp_path):
     f(jnp.ones(2))
     f(jnp.ones(3))
     path = tmp_path / "report.html"
-    text = compile_log.report("html", str(path))
+    text = compile_report.report("html", str(path))
     assert path.read_text(encoding="utf-8") == text
     assert text.startswith("<!DOCTYPE html>") and "&lt;script&gt;alert(1)&lt;/script&gt;" in text
     parsed = _Tags()
@@ -304,6 +304,6 @@ def test_the_text_report():
 
 def test_report_rejects_a_bad_format_or_file():
     with pytest.raises(ValueError, match="`format` must be one of dict, json, html, text; got 'pdf'"):
-        compile_log.report("pdf")
+        compile_report.report("pdf")
     with pytest.raises(TypeError, match="`file` must be a path .* got int 3"):
-        compile_log.report("json", 3)
+        compile_report.report("json", 3)

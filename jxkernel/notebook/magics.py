@@ -596,7 +596,7 @@ class JxMagics(Magics):
     def jxreport(self, line):
         """The session's compilations with what changed and the fix, cache hits and misses
         per function, and timings: shown, or written to FILE as HTML (self-contained,
-        readable without JavaScript) or JSON. In a script: jxkernel.compile_log.report()."""
+        readable without JavaScript) or JSON. In a script: jxkernel.compile_report.report()."""
         from .report import ReportView, format_for, report
         args = ma.parse_argstring(self.jxreport, line)
         if args.file is None:

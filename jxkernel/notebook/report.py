@@ -1,6 +1,6 @@
 """`%jxreport` and `report()`: the session's compilations, with what changed at each
 recompile and the fix, cache hits per function and timings (compile_report.py builds it;
-scripts without IPython call `jxkernel.compile_log.report()`).
+scripts without IPython call `jxkernel.compile_report.report()`).
 
     %jxreport                       show it: text, HTML, and the JSON bundle
     %jxreport report.html           write a self-contained HTML page (escaped, no script)
