@@ -46,6 +46,7 @@ from ..xla import pipeline
 from ..xla.array import Array, buffers, device_put, signature
 from ..xla.dispatch import DEOPTIMIZED_RERUN_LINE, invalid_value, to_device
 from .ad import jvp_jaxpr, transpose_jaxpr
+from .aot import args_info, check_call_signature, compiler_ir, lowered_text
 from .api_util import flatten_fun, merge_static
 from .batching import batch_jaxpr
 from ..core.partial_eval import partial_eval_jaxpr
@@ -823,7 +824,7 @@ class Jitted:
 
 class _Stage:
     """The signature every stage tells, as JAX's Traced, Lowered and Compiled do (see
-    jxkernel/stages.py, which holds the details)."""
+    jxkernel/transforms/aot.py, which holds the details)."""
 
     @property
     def fun_name(self) -> str:
@@ -840,7 +841,6 @@ class _Stage:
 
     @property
     def args_info(self):
-        from ..stages import args_info  # local: a rarely used attribute
         return args_info(self._traced)
 
     @property
@@ -901,13 +901,11 @@ class Lowered(_Stage):
         debug_info=True adds each op's source line."""
         if dialect in (None, "stablehlo", "mlir") and not debug_info:
             return self._text
-        from ..stages import lowered_text  # local: a rarely used option
         return lowered_text(self, dialect or "stablehlo", debug_info)
 
     def compiler_ir(self, dialect: str | None = None):
         """The module as jaxlib's MLIR `ir.Module` ("stablehlo", the default) or its
         `XlaComputation` ("hlo")."""
-        from ..stages import compiler_ir
         return compiler_ir(self._text, dialect or "stablehlo")
 
     def cost_analysis(self) -> dict:
@@ -946,7 +944,6 @@ class Compiled(_Stage):
 
     def __call__(self, *args, **kwargs):
         """Call with the non-static arguments only (static ones were fixed by `lower`)."""
-        from ..stages import check_call_signature  # local: errors only
         leaves, treedef = tree_flatten((args, kwargs))
         expected = self._entry.jaxpr.in_avals
         got = [_leaf_aval(x, lambda: "?") for x in leaves]
