@@ -14,7 +14,7 @@ from .core.avals import ShapeDtypeStruct
 from .core.errors import (ConcretizationTypeError, TracerArrayConversionError,
                           TracerBoolConversionError, TracerIntegerConversionError,
                           UnexpectedTracerError)
-from .xla import (backends, default_backend, device_count, device_get, device_put,
+from .xla import (backends, default_backend, device_count, device_get,
                   device_put_replicated, device_put_sharded, devices, local_device_count,
                   local_devices, process_count, process_index)
 from . import lax
@@ -29,9 +29,9 @@ from .transforms.jacobians import hessian, jacfwd, jacobian, jacrev
 from .transforms.custom_derivatives import custom_jvp, custom_vjp
 from .transforms.remat import checkpoint, checkpoint_policies, remat
 from .transforms.custom_gradient import closure_convert, custom_gradient
-from .api_extras import (Device, debug_infs, debug_nans, default_device, effects_barrier,
-                         enable_x64, ensure_compile_time_eval, float0, log_compiles,
-                         named_call, named_scope, print_environment_info, typeof)
+from .api_extras import (Device, debug_infs, debug_nans, default_device, device_put,
+                         effects_barrier, enable_x64, ensure_compile_time_eval, float0,
+                         log_compiles, named_call, named_scope, print_environment_info, typeof)
 from .api_extras import default_matmul_precision, numpy_dtype_promotion  # noqa: F401
 from .lax import stop_gradient
 from .lax.callbacks import pure_callback

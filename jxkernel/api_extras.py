@@ -1,4 +1,5 @@
-"""Small top-level utilities JAX programs call: typeof, float0, named_call / named_scope,
+"""Small top-level utilities JAX programs call: device_put (over pytrees), typeof, float0,
+named_call / named_scope,
 ensure_compile_time_eval, the config context managers (enable_x64, log_compiles,
 default_device), print_environment_info and Device. Re-exported by jxkernel/__init__.
 
@@ -23,15 +24,35 @@ from .config import config
 from .core.avals import get_aval
 from .core.trace import Trace, Tracer, _ctx, eval_trace, set_current_trace
 from .lax._ad_util import float0
+from .tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from .version import __version__
+from .xla import array as _array
 from .xla import client as _client
 
-__all__ = ["float0", "typeof", "named_call", "named_scope", "ensure_compile_time_eval",
+__all__ = ["device_put", "float0", "typeof", "named_call", "named_scope", "ensure_compile_time_eval",
            "enable_x64", "log_compiles", "default_device", "debug_nans", "debug_infs",
            "effects_barrier", "print_environment_info", "Device", "numpy_dtype_promotion",
            "default_matmul_precision"]
 
 Device = _client.xc.Device          # what jxkernel.devices() returns (PJRT's device class)
+
+
+def device_put(x, device=None, *, copy=False):
+    """`x` (an array, a scalar, or a pytree of them) as Arrays on `device`: a Device, a
+    Sharding, a PartitionSpec under set_mesh, or a pytree prefix of `x` holding those.
+
+    >>> device_put({"a": 1.0, "b": np.ones(2)})
+    {'a': Array(1., dtype=float32, weak_type=True), 'b': Array([1., 1.], dtype=float32)}
+    """
+    leaves, tree = tree_flatten(x)
+    if len(leaves) == 1 and leaves[0] is x:                    # one array: the common call
+        return _array.device_put(x, device, copy=copy)
+    if isinstance(device, (list, tuple, dict)):                # a prefix: one per subtree
+        targets = broadcast_prefix(device, x, is_leaf=lambda d: d is None)
+    else:
+        targets = [device] * len(leaves)
+    return tree_unflatten(tree, [_array.device_put(leaf, d, copy=copy)
+                                 for leaf, d in zip(leaves, targets)])
 
 
 def typeof(x):

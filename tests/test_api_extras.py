@@ -29,6 +29,19 @@ def test_float0_and_typeof():
         jax.typeof("text")
 
 
+def test_device_put_takes_pytrees_and_a_prefix_of_devices_as_jax_does():
+    out = jax.device_put({"a": 1.0, "b": (np.arange(2, dtype=np.int32), None)})
+    assert set(out) == {"a", "b"} and out["b"][1] is None
+    assert isinstance(out["a"], jax.Array) and out["a"].weak_type and out["a"].dtype == np.float32
+    np.testing.assert_array_equal(out["b"][0], [0, 1])
+    assert jax.device_put(None) is None
+    d = jax.devices()[0]
+    pair = jax.device_put([1.0, 2], [d, None])          # a prefix: one device per subtree
+    assert [x.device for x in pair] == [d, d] and pair[1].dtype == np.int32
+    with pytest.raises(ValueError):                     # a prefix that does not fit the tree
+        jax.device_put([1.0, 2.0], [d, d, d])
+
+
 def test_named_call_and_named_scope_change_no_value_or_jaxpr():
     def f(x):
         return jnp.sin(x) * 2

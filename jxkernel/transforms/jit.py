@@ -374,7 +374,9 @@ def _constrained_trace(jitted, treedef, statics, avals, dyn_args, dyn_kwargs) ->
     """(ClosedJaxpr, out_tree) of a jit with shardings traced under another transformation:
     its in/out_shardings become sharding constraints on its inputs and outputs, so that
     grad(jit(f, in_shardings=...)) and the like keep them (a jit equation has no shardings)."""
-    from ..xla.sharded import _flat_shardings  # loads with the first NamedSharding
+    # deferred, as the imports of jit_sharded below: xla/sharded.py loads with the first
+    # NamedSharding
+    from .jit_sharded import _flat_shardings
     flat_in = [None] * len(avals) if jitted._in_shardings is None else \
         _flat_shardings(jitted._in_shardings, dyn_args, "in_shardings")
     out_trees: list = []
@@ -593,7 +595,7 @@ class Jitted:
         if _ctx.trace is not eval_trace:
             return self._bind(leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
         if self._sharded or _any_sharded(leaves):
-            from ..xla.sharded import call_jitted
+            from .jit_sharded import call_jitted
             return call_jitted(self, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
         device = self._device
         move = device is not None or config.jax_default_device is not None
@@ -870,7 +872,7 @@ class Traced(_Stage):
 
     def lower(self) -> Lowered:
         if self.jitted._sharded or _any_sharded(self._leaves):    # partitioned over a mesh
-            from ..xla.sharded import stage_partitioning
+            from .jit_sharded import stage_partitioning
             return Lowered(self, None, stage_partitioning(self))
         device = self.jitted._device
         if device is None:
@@ -880,7 +882,7 @@ class Traced(_Stage):
             return Lowered(self, device)
         except NeedsMesh as e:              # a sharding constraint inside: partitioned
             self.jitted._sharded, self.jitted._constraint_mesh = True, e.mesh
-            from ..xla.sharded import stage_partitioning
+            from .jit_sharded import stage_partitioning
             return Lowered(self, None, stage_partitioning(self))
 
 

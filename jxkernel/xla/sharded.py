@@ -22,7 +22,6 @@ import numpy as np
 from ..config import config
 from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..core.sharding_types import current_override, typed_sharding
-from ..tree_util import broadcast_prefix, prefix_errors, tree_flatten, tree_unflatten
 from . import client as _client
 from . import dispatch as _dispatch
 from . import pipeline
@@ -39,7 +38,6 @@ from .array import (
 )
 from .client import xc
 from .compiler import Executable, _result_handler
-from .pytree import default_registry as _registry
 from .sharding import (
     Mesh,
     NamedSharding,
@@ -219,9 +217,6 @@ def device_put(x, sharding) -> Array:
     >>> device_put(np.zeros((8, 2)), NamedSharding(mesh, P('x'))).sharding.spec
     P('x',)
     """
-    leaves, tree = tree_flatten(x)
-    if len(leaves) != 1 or leaves[0] is not x:          # a pytree: each leaf alike
-        return tree_unflatten(tree, [device_put(leaf, sharding) for leaf in leaves])
     sharding = resolve(sharding)
     if sharding.memory_kind != sharding.mesh.devices.flat[0].default_memory().kind:
         raise NotImplementedError(f"device_put to memory kind {sharding.memory_kind!r}: "
@@ -428,177 +423,11 @@ def to_argument(x, sharding: NamedSharding):
     return device_put(x, sharding)._buf
 
 
-def _is_sharding(s) -> bool:
-    return s is None or isinstance(s, (NamedSharding, PartitionSpec, SingleDeviceSharding))
-
-
-def _flat_shardings(given, tree, what) -> list:
-    """One sharding (or None) per leaf of `tree`, from jit's in/out_shardings (a prefix)."""
-    if _is_sharding(given):
-        return [resolve(given, f"jit's {what}")] * len(tree_flatten(tree)[0])
-    if what == "in_shardings" and isinstance(given, (tuple, list)) and len(given) != len(tree):
-        raise ValueError(
-            f"pjit in_shardings specification must be a tree prefix of the positional arguments "
-            f"tuple. In particular, pjit in_shardings must either be a Sharding, a "
-            f"PartitionSpec, or a tuple of length equal to the number of positional arguments. "
-            f"But pjit in_shardings is the wrong length: got a tuple or list of length "
-            f"{len(given)} for an args tuple of length {len(tree)}.")
-    try:
-        flat = broadcast_prefix(given, tree, is_leaf=_is_sharding)
-    except ValueError:
-        errors = prefix_errors(given, tree, is_leaf=_is_sharding)
-        raise ValueError(f"Mismatch details ({len(errors)} found):\n" +
-                         "\n".join(str(e(f"pjit {what}")) for e in errors)) from None
-    return [resolve(s, f"jit's {what}") for s in flat]
-
-
-def _check_fit(what, names, avals, shardings) -> None:
-    """JAX's error for a sharding that cannot split its value (naming the value)."""
-    for name, aval, s in zip(names, avals, shardings):
-        if not isinstance(s, NamedSharding):
-            continue
-        try:
-            s.check_shape(aval.shape)
-        except ValueError as e:
-            if type(e) is not ValueError:            # IndivisibleError: as it is, as in JAX
-                raise
-            hint = ". For scalars the PartitionSpec should be P()" if not aval.shape else "."
-            raise ValueError(f"One of pjit {what} with pytree key path {name} is incompatible "
-                             f"with its sharding annotation {s!r}: {e}{hint}") from None
-
-
-def _output_names(out_struct) -> list:
-    from ..tree_util import keystr, tree_flatten_with_path
-    return ["result" + keystr(path) for path, _ in tree_flatten_with_path(out_struct)[0]]
-
-
 def _mesh_of(shardings) -> Mesh | None:
     for s in shardings:
         if isinstance(s, NamedSharding):
             return s.mesh
     return None
-
-
-def _hashable(shardings):
-    leaves, tree = tree_flatten(shardings, is_leaf=_is_sharding)
-    return tree, tuple(leaves)
-
-
-def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs):
-    """Run a `jit` with shardings (or with sharded arguments): compile once per signature."""
-    given = jitted.__dict__.get("_sharding_key")
-    if given is None:                      # the jit's own shardings, made hashable once
-        given = jitted._sharding_key = (_hashable(jitted._in_shardings),
-                                        _hashable(jitted._out_shardings))
-    key = ("sharded", treedef, avals, statics, given,
-           tuple([x._sharding if type(x) is ShardedArray else None for x in leaves]))
-    entry = jitted._cache.get(key)
-    if entry is None:
-        closed, out_tree, trace_s = jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
-        plan = Partitioning(jitted, closed, out_tree, leaves, dyn_args, dyn_kwargs)
-        entry, phases = plan.compile(trace_s)
-        jitted._cache[key] = entry
-        jitted._record(treedef, statics, avals, dyn_args, dyn_kwargs, phases,
-                       plan.mesh.devices.flat[0], closed.consts)
-        _remember_fast(jitted, args, dyn_args, dyn_kwargs, leaves, avals, entry)
-    else:
-        entry.hits += 1
-    return tree_unflatten(entry.out_tree, entry.exe.call_buffers(entry.arguments(leaves)))
-
-
-class _Checked:
-    """The executable as jit's fast path calls it (with the arguments' buffers): it runs only
-    if every buffer is laid out as compiled for, else a ValueError sends the call back to the
-    general path (the fast path's key looks at the first argument's layout only)."""
-    __slots__ = ("exe", "layouts", "const_bufs")
-
-    def __init__(self, exe, layouts, const_bufs):
-        self.exe, self.layouts, self.const_bufs = exe, layouts, const_bufs
-
-    def call_buffers(self, bufs) -> list:
-        for b, layout in zip(bufs, self.layouts):
-            if b._sharding is not layout and b._sharding != layout:
-                raise ValueError("an argument is laid out otherwise than compiled for")
-        return self.exe.call_buffers(self.const_bufs + bufs if self.const_bufs else bufs)
-
-
-class _FastEntry:
-    """What jit's fast path reads: the checked executable; hits count on the cached entry."""
-    __slots__ = ("exe", "out_tree", "entry")
-
-    def __init__(self, exe, entry):
-        self.exe, self.out_tree, self.entry = exe, entry.out_tree, entry
-
-    hits = property(lambda self: self.entry.hits,
-                    lambda self, n: setattr(self.entry, "hits", n))
-
-
-def _remember_fast(jitted, args, dyn_args, dyn_kwargs, leaves, avals, entry) -> None:
-    """Put `entry` in jit's fast path (Jitted.__call__), under the key it builds there, when
-    every argument is an Array given positionally and nothing is donated."""
-    if dyn_kwargs or not leaves or entry.exe.donated or config.jax_default_device is not None \
-            or not all(isinstance(x, Array) for x in leaves):
-        return
-    nums = jitted._static_argnums
-    key = (_registry.flatten(dyn_args)[1], avals, leaves[0]._buf._sharding,
-           config._trace_state, tuple(a for i, a in enumerate(args) if i in nums), ())
-    layouts = [gspmd_sharding(s, len(a.shape)) for s, a in zip(entry.in_shardings, avals)]
-    jitted._fast[key] = _FastEntry(_Checked(entry.exe, layouts, list(entry.const_bufs)), entry)
-
-
-class Partitioning:
-    """A sharded jit lowered for one signature: its mesh, each input's and output's sharding
-    and the lowered `module`; `compile()` gives what `jit` caches. Also what `.lower()` of a
-    sharded jit holds (jit.py's Lowered)."""
-
-    def __init__(self, jitted, closed, out_tree, leaves, dyn_args, dyn_kwargs, locations=False):
-        given_in = getattr(jitted, "_in_shardings", None)
-        given_out = getattr(jitted, "_out_shardings", None)
-        if given_in is not None and dyn_kwargs:
-            raise ValueError("jit's in_shardings apply to positional arguments; pass the keyword "
-                             "arguments positionally or leave in_shardings unset")
-        jaxpr = closed.jaxpr
-        flat_in = [None] * len(leaves) if given_in is None else \
-            _flat_shardings(given_in, dyn_args, "in_shardings")
-        flat_in = [s if s is not None else _own_sharding(x) for s, x in zip(flat_in, leaves)]
-        _check_fit("arguments", jitted._leaf_names(dyn_args, dyn_kwargs), jaxpr.in_avals,
-                   flat_in)
-        out_struct = tree_unflatten(out_tree, [0] * len(jaxpr.outvars))
-        flat_out = [None] * len(jaxpr.outvars) if given_out is None else \
-            _flat_shardings(given_out, out_struct, "out_shardings")
-        _check_fit("outputs", _output_names(out_struct), jaxpr.out_avals, flat_out)
-        flat_out = typed_outputs(jaxpr.out_avals, flat_out)
-        self.mesh = mesh = _mesh_of(flat_in + flat_out) or getattr(jitted, "_constraint_mesh",
-                                                                    None)
-        if mesh is None:
-            raise ValueError("jit with shardings found no NamedSharding to take its mesh from")
-        self.replicated = replicated = NamedSharding(mesh, PartitionSpec())
-        self.user_shardings = flat_in
-        self.in_shardings = [s if s is not None else replicated for s in flat_in]
-        self.out_shardings = flat_out
-        n_consts = len(jaxpr.constvars)
-        donated = jitted._donated_leaves(dyn_args, dyn_kwargs) or (False,) * len(leaves)
-        self.donated = (False,) * n_consts + tuple(donated)
-        self.closed, self.out_tree, self.name = closed, out_tree, jitted._name
-        self.module = lower_partitioned(
-            closed, self.name, mesh, [replicated] * n_consts + self.in_shardings, flat_out,
-            self.donated, locations)
-
-    def compile(self, trace_s=0.0) -> tuple:
-        """(_SpmdEntry, Phases); `trace_s`: what tracing took, for the record."""
-        exe, phases = compile_lowered(self.module, self.closed, self.name, self.mesh,
-                                      self.out_shardings, self.user_shardings, trace_s)
-        const_bufs = tuple(to_argument(c, self.replicated) for c in self.closed.consts)
-        entry = _SpmdEntry(exe, self.in_shardings, const_bufs, self.out_tree, self.closed,
-                           self.module.text)
-        return entry, phases
-
-
-def stage_partitioning(traced, locations=False) -> Partitioning:
-    """The Partitioning of a traced sharded jit (`jit(f, in_shardings=...).trace(x)`)."""
-    dyn_args, dyn_kwargs = tree_unflatten(traced._in_tree, traced._leaves)
-    return Partitioning(traced.jitted, traced.jaxpr, traced.out_tree, traced._leaves, dyn_args,
-                        dyn_kwargs, locations)
 
 
 # ------------------------------------------------------------------ eager operations
