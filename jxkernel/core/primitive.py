@@ -144,6 +144,6 @@ def abstract_eval(prim: Primitive, avals, params):
     out = rule("abstract_eval", prim)(*avals, **params)
     out = list(out) if prim.multiple_results else [out]
     if _avals.sharding_types_seen:          # a mesh with Explicit axes is in use
-        from .sharding_types import apply    # (not at the top: it builds on this module)
+        from .sharding_types import apply  # (it builds on this module)
         return apply(prim, avals, params, out)
     return out

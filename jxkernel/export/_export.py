@@ -100,7 +100,7 @@ class Exported:
     def serialize(self, vjp_order: int = 0) -> bytearray:
         """jxkernel's own versioned format (see `deserialize`), with `vjp_order` orders of VJPs
         so that the loaded function can be differentiated that many times."""
-        from ._serialization import serialize   # (it imports this module)
+        from ._serialization import serialize  # (it imports this module)
         return serialize(self, vjp_order)
 
     def call(self, *args, **kwargs):

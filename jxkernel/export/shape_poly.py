@@ -253,7 +253,7 @@ class _DimExpr:
                             f"constant")
 
     def __jax_array__(self):
-        from ._symbolic_lowering import dimension_as_value   # (it imports this module)
+        from ._symbolic_lowering import dimension_as_value  # (it imports this module)
         return dimension_as_value(self)
 
     def min_dim(self, other):

@@ -621,7 +621,7 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
                                  "scalar values of the parameter `repeats`.")
             return _full_like_value(a, (int(reps[0]),))
         reps = np.broadcast_to(reps, (shp[axis],))
-        from .index_tricks import take    # (not at the top: index_tricks imports this module)
+        from .index_tricks import take  # (index_tricks imports this module)
         idx = np.repeat(np.arange(shp[axis], dtype=np.int32), reps)
         return take(a, idx, axis=axis)
     total = operator.index(total_repeat_length)
@@ -635,7 +635,7 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
         return _full(shp[:axis] + (0,) + shp[axis + 1:], 0, _dtype(a))
     if shp[axis] == 0:
         return a
-    from .index_tricks import take    # (not at the top: both import this module)
+    from .index_tricks import take  # (both import this module)
     from .indexing import _scatter_update
     repeats = broadcast_to(repeats, (shp[axis],))
     # mark where each element's block starts, then a running count gives its index
@@ -714,7 +714,7 @@ def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
                                      shp[ax2] - builtins.max(offset, 0)))
     i = np.arange(n, dtype=np.int32)
     j = np.arange(abs(offset), abs(offset) + n, dtype=np.int32)
-    from .indexing import getitem     # (not at the top: indexing imports this module)
+    from .indexing import getitem  # (indexing imports this module)
     return getitem(a, (Ellipsis, i, j) if offset >= 0 else (Ellipsis, j, i))
 
 
@@ -766,7 +766,7 @@ def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=No
     cols = lax.broadcasted_iota(np.int32, (n, m), 1)
     mask = lax.broadcast_in_dim(lax.eq(lax.add(rows, np.int32(operator.index(offset))), cols),
                                 _shape(a), (len(shp) - 2, len(shp) - 1))
-    from .reductions import sum as _sum   # (not at the top: reductions imports this module)
+    from .reductions import sum as _sum  # (reductions imports this module)
     return _sum(lax.select(mask, a, _zeros_like(a)), axis=(-2, -1), dtype=dtype)
 
 

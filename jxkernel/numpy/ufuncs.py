@@ -1084,7 +1084,7 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     """
     if x is None and y is None:
         check_arraylike("where", condition)
-        from . import sorting     # (not at the top: sorting builds on this module)
+        from . import sorting  # (sorting builds on this module)
         return sorting.nonzero(condition, size=size, fill_value=fill_value)
     if size is not None or fill_value is not None:
         raise ValueError("size and fill_value arguments cannot be used in three-term where "
