@@ -78,7 +78,8 @@ import numpy as np
 
 from .core import ir
 from .core.interpret import eval_jaxpr
-from .core.primitive import all_primitives, jaxpr_params
+from .core.ir import jaxpr_params
+from .core.primitive import all_primitives
 from .rich_view import RichView
 from .transforms.jit import Jitted
 from .transforms.make_jaxpr import make_jaxpr

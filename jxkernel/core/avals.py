@@ -94,7 +94,7 @@ class ShapedArray:
         """'8,4', or with a sharding in the type '8@x,4'."""
         if self.sharding is None:
             return ','.join(map(str, self.shape))
-        from .sharding_types import shape_text
+        from .sharding_types import shape_text  # (it imports this module)
         return shape_text(self)
 
     def __eq__(self, other):

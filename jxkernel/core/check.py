@@ -2,8 +2,8 @@
 so a bug is caught where it is made rather than three layers later."""
 from __future__ import annotations
 
-from .ir import ClosedJaxpr, Literal, Var
-from .primitive import abstract_eval, jaxpr_params
+from .ir import ClosedJaxpr, Literal, Var, jaxpr_params
+from .primitive import abstract_eval
 
 
 class JaxprTypeError(TypeError):

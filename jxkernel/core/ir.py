@@ -230,8 +230,18 @@ def pp_eqn(eqn: Eqn, names: Names, indent: int, source_info=False, width=80) -> 
     return text
 
 
+def jaxpr_params(params: dict) -> list:
+    """The jaxprs found in a primitive's params (directly or in a tuple)."""
+    found = []
+    for value in params.values():
+        if isinstance(value, (Jaxpr, ClosedJaxpr)):
+            found.append(value)
+        elif isinstance(value, tuple):
+            found.extend(v for v in value if isinstance(v, (Jaxpr, ClosedJaxpr)))
+    return found
+
+
 def _share_call_names(eqn: Eqn, names: Names):
-    from .primitive import jaxpr_params   # local: printing needs no registry otherwise
     inner = jaxpr_params(eqn.params)
     if len(inner) != 1:
         return

@@ -139,23 +139,11 @@ def rule(table: str, prim: Primitive):
         raise MissingRuleError(_MISSING[table].format(prim.name)) from None
 
 
-def jaxpr_params(params: dict) -> list:
-    """The jaxprs found in a primitive's params (directly or in a tuple)."""
-    from .ir import ClosedJaxpr, Jaxpr
-    found = []
-    for value in params.values():
-        if isinstance(value, (Jaxpr, ClosedJaxpr)):
-            found.append(value)
-        elif isinstance(value, tuple):
-            found.extend(v for v in value if isinstance(v, (Jaxpr, ClosedJaxpr)))
-    return found
-
-
 def abstract_eval(prim: Primitive, avals, params):
     """Output avals of `prim` on input `avals`, always as a list."""
     out = rule("abstract_eval", prim)(*avals, **params)
     out = list(out) if prim.multiple_results else [out]
     if _avals.sharding_types_seen:          # a mesh with Explicit axes is in use
-        from .sharding_types import apply
+        from .sharding_types import apply  # (it builds on this module)
         return apply(prim, avals, params, out)
     return out

@@ -27,6 +27,7 @@ class ShardingTypeError(Exception):
 
 
 def explicit_axes(mesh) -> frozenset:
+    # xla/sharding.py loads with the first mesh (`import jxkernel` needs none); core is below xla
     from ..xla.sharding import AxisType
     return frozenset(n for n, t in zip(mesh.axis_names, mesh.axis_types)
                      if t is AxisType.Explicit)

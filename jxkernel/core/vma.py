@@ -16,7 +16,8 @@ inside a body sums the cotangent of a replicated input over the devices.
 from __future__ import annotations
 
 from .avals import NO_AXES, ShapedArray, axis_order
-from .primitive import Primitive, abstract_eval_rules, jaxpr_params, own_vma_rules
+from .ir import jaxpr_params
+from .primitive import Primitive, abstract_eval_rules, own_vma_rules
 
 # The manual axes of each check_vma=True shard_map body being traced (innermost last).
 checked: list = []

@@ -16,9 +16,12 @@ import zlib
 import numpy as np
 
 from ..dtypes import canonicalize_dtype
-from ..tree_util import tree_flatten, tree_map, tree_unflatten
+from ..transforms.jit import jit
+from ..tree_util import broadcast_prefix, tree_flatten, tree_map, tree_unflatten
 from ..xla import client as _client
 from ..xla import distributed as _runtime
+from ..xla.sharded import ShardedArray
+from ..xla.sharding import NamedSharding, PartitionSpec
 
 __all__ = ["assert_equal", "broadcast_one_to_all", "global_array_to_host_local_array",
            "host_local_array_to_global_array", "process_allgather", "sync_global_devices"]
@@ -73,7 +76,6 @@ def process_allgather(in_tree, tiled: bool = False):
 
 
 def _is_global(x) -> bool:
-    from ..xla.sharded import ShardedArray
     return isinstance(x, ShardedArray) and not _runtime.is_fully_addressable(x)
 
 
@@ -81,8 +83,6 @@ def _replicated(x) -> np.ndarray:
     """A global array's whole value, copied to every device by XLA, read on this host."""
     if x.sharding.is_fully_replicated:      # every device holds all of it already
         return _runtime.first_local_block(x)
-    from ..transforms.jit import jit
-    from ..xla.sharding import NamedSharding, PartitionSpec
     whole = jit(lambda a: a, out_shardings=NamedSharding(x.sharding.mesh, PartitionSpec()))(x)
     return _runtime.first_local_block(whole)
 
@@ -95,8 +95,6 @@ def host_local_array_to_global_array(local_inputs, global_mesh, pspecs):
     >>> host_local_array_to_global_array(np.arange(2.), mesh, P('x'))   # 2 processes
     ... # shape (4,): [0, 1] from process 0 and [0, 1] from process 1
     """
-    from ..tree_util import broadcast_prefix
-    from ..xla.sharding import NamedSharding, PartitionSpec
     leaves, tree = tree_flatten(local_inputs)
     specs = broadcast_prefix(pspecs, local_inputs, is_leaf=lambda s: isinstance(s, PartitionSpec))
     out = [x if _is_global(x) else
@@ -108,8 +106,6 @@ def host_local_array_to_global_array(local_inputs, global_mesh, pspecs):
 def global_array_to_host_local_array(global_inputs, global_mesh, pspecs):
     """Each global array's part on this process, as an array over this process's devices
     (the inverse of host_local_array_to_global_array; no data is copied)."""
-    from ..tree_util import broadcast_prefix
-    from ..xla.sharding import NamedSharding, PartitionSpec
     leaves, tree = tree_flatten(global_inputs)
     specs = broadcast_prefix(pspecs, global_inputs, is_leaf=lambda s: isinstance(s, PartitionSpec))
     out = []
@@ -119,7 +115,6 @@ def global_array_to_host_local_array(global_inputs, global_mesh, pspecs):
                              f"the processes of a global mesh; got {type(x).__name__} of "
                              f"shape {np.shape(x)}")
         if x.sharding != NamedSharding(global_mesh, spec):     # lay it out as asked first
-            from ..transforms.jit import jit
             x = jit(lambda a: a, out_shardings=NamedSharding(global_mesh, spec))(x)
         out.append(_runtime.host_local_from_global(x, spec))
     return tree_unflatten(tree, out)

@@ -24,12 +24,18 @@ from ..core.avals import ShapeDtypeStruct
 from ..core.symbolic import is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules)
+from ..lax.creation import full
+from ..transforms.ad import vjp
 from ..transforms.custom_derivatives import custom_vjp
 from ..transforms.jit import Jitted, jit
-from ..tree_util import equality_errors, keystr, tree_flatten, tree_unflatten
+from ..tree_util import (equality_errors, keystr, tree_flatten, tree_flatten_with_path,
+                         tree_unflatten)
 from ..xla import client as _client
 from ..xla import stablehlo as hlo
 from ..xla.lowering import ModuleContext, lower_jaxpr_into
+from ..xla.portable import module_text, portable_artifact, refine_shapes
+from ._symbolic_lowering import SymbolicLowering, SymbolicRules
+from .shape_poly import evaluate_shape, solve_dimension_variables
 
 # JAX's range of module calling conventions. Ours is version 9/10's for one platform, no
 # effects and static shapes: `main(*arguments) -> results`, nothing else passed.
@@ -76,7 +82,6 @@ class Exported:
     def mlir_module(self) -> str:
         """The StableHLO module, as text."""
         if not self._text:
-            from ..xla.portable import module_text
             self._text.append(module_text(self.mlir_module_serialized))
         return self._text[0]
 
@@ -95,7 +100,7 @@ class Exported:
     def serialize(self, vjp_order: int = 0) -> bytearray:
         """jxkernel's own versioned format (see `deserialize`), with `vjp_order` orders of VJPs
         so that the loaded function can be differentiated that many times."""
-        from ._serialization import serialize
+        from ._serialization import serialize  # (it imports this module)
         return serialize(self, vjp_order)
 
     def call(self, *args, **kwargs):
@@ -138,7 +143,6 @@ def _check_platforms(platforms) -> tuple:
 
 
 def _exported(traced, platforms, disabled_checks, get_vjp) -> Exported:
-    from ..xla.portable import module_text, portable_artifact
     closed = traced.jaxpr
     paths = _leaf_paths(traced.in_tree)
     artifact = portable_artifact(_module_text(closed, traced.fun_name, platforms[0], paths))
@@ -161,7 +165,6 @@ def _module_text(closed, name: str, platform: str, arg_paths) -> str:
     module_ctx = ModuleContext(module, platform)
     main = module.function("main", [hlo.aval_type(a) for a in closed.in_avals])
     if _uses_symbolic(closed):
-        from ._symbolic_lowering import SymbolicLowering, SymbolicRules
         module_ctx.symbolic = SymbolicLowering(main.body, closed.in_avals, main.args, arg_paths)
         module_ctx.rules = SymbolicRules()
     consts = [main.body.constant(np.asarray(c)) for c in closed.consts]
@@ -183,8 +186,6 @@ def _export_vjp(fun_jit, primal: Exported, platforms) -> Exported:
     kept = [i for i, a in enumerate(primal.out_avals) if _differentiable(a)]
 
     def fun_vjp_jax(*args_and_cts):
-        from ..lax.creation import full
-        from ..transforms.ad import vjp
         primals, cts = args_and_cts[:n_in], args_and_cts[n_in:]
 
         def flat_fun(*wrt_primals):
@@ -243,7 +244,6 @@ def _refuse_sharded_arguments(args, kwargs) -> None:
 
 
 def _flatten_with_paths(args, kwargs):
-    from ..tree_util import tree_flatten_with_path
     leaves, _ = tree_flatten_with_path((args, kwargs))
     return [(_path_text(path), leaf) for path, leaf in leaves]
 
@@ -331,7 +331,6 @@ def _exported_symbolic(exported) -> bool:
 
 def _call_out_shapes(exported, avals, paths) -> list:
     """The result shapes for arguments of shapes `avals` (which must fit the exported ones)."""
-    from .shape_poly import evaluate_shape, solve_dimension_variables
     for path, got in zip(paths, avals):
         if _is_symbolic(got.shape):
             raise NotImplementedError(
@@ -344,7 +343,6 @@ def _call_out_shapes(exported, avals, paths) -> list:
 
 
 def _leaf_paths(in_tree) -> list:
-    from ..tree_util import tree_flatten_with_path
     example = tree_unflatten(in_tree, [0] * in_tree.num_leaves)
     return [_path_text(path) for path, _ in tree_flatten_with_path(example)[0]]
 
@@ -433,7 +431,6 @@ def _refined_main(ctx, exported) -> _InlinedModule:
 
 def _refined_text(exported, avals_in, avals_out) -> str:
     """A module whose static-typed `main` calls the exported one, refined to static shapes."""
-    from ..xla.portable import refine_shapes
     module = hlo.Module(f"jit_{exported.fun_name}")
     poly = _InlinedModule(module, exported)
     module.functions.append(poly)

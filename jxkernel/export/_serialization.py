@@ -21,6 +21,7 @@ from ..core.avals import ShapedArray
 from ..core.symbolic import is_symbolic
 from ..tree_util import tree_flatten, tree_unflatten
 from ._export import Exported
+from .shape_poly import SymbolicScope, symbolic_shape
 
 MAGIC = b"JXKEXPORT\n"
 FORMAT_VERSION = 1
@@ -97,7 +98,6 @@ def _aval_to_json(aval) -> list:
 def _aval_from_json(record, scope) -> ShapedArray:
     shape, dtype, weak = record
     if any(isinstance(d, str) for d in shape):
-        from .shape_poly import symbolic_shape
         shape = [symbolic_shape(d, scope=scope)[0] if isinstance(d, str) else d for d in shape]
     return ShapedArray(tuple(shape), _DTYPES[dtype], weak)
 
@@ -115,7 +115,6 @@ def _scope(record):
     """A fresh scope for the symbolic dimensions of one loaded export (None: it has none)."""
     if not any(isinstance(d, str) for r in record["in_avals"] for d in r[0]):
         return None
-    from .shape_poly import SymbolicScope
     return SymbolicScope(tuple(record.get("constraints", ())))
 
 

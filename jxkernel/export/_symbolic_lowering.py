@@ -25,6 +25,11 @@ from ..lax import _ad_util as ad
 from ..lax import _lowering as _hl
 from ..lax import _rules
 from ..lax import elementwise as _elementwise
+from ..lax import shapes, slicing
+from ..lax.gather import _dims_attr, gather_p
+from ..lax.reductions import cumsum_p
+from ..lax.scatter import _scatter_lowering
+from ..lax.slicing import GatherScatterMode, dynamic_slice_p
 from ..xla import stablehlo as hlo
 from .shape_poly import InconclusiveDimensionOperation, UnexpectedDimVar, _DimExpr
 
@@ -205,7 +210,7 @@ def _iota(ctx, *, dtype, shape, dimension, sharding=None):
 def _slice(ctx, x, *, start_indices, limit_indices, strides):
     strides = strides or (1,) * len(start_indices)
     if not (has_symbolic(ctx.avals_in[0].shape) or has_symbolic(limit_indices)):
-        return lowering_rules[_slicing().slice_p](ctx, x, start_indices=start_indices,
+        return lowering_rules[slicing.slice_p](ctx, x, start_indices=start_indices,
                                                   limit_indices=limit_indices, strides=strides)
     return _real_dynamic_slice(ctx, x, start_indices, limit_indices, strides, ctx.avals_out[0])
 
@@ -219,7 +224,7 @@ def _real_dynamic_slice(ctx, x, starts, limits, strides, aval):
 def _split(ctx, x, *, sizes, axis):
     shape = ctx.avals_in[0].shape
     if not (has_symbolic(shape) or has_symbolic(sizes)):
-        return lowering_rules[_shapes().split_p](ctx, x, sizes=sizes, axis=axis)
+        return lowering_rules[shapes.split_p](ctx, x, sizes=sizes, axis=axis)
     start, outs = 0, []
     for size, aval in zip(sizes, ctx.avals_out):
         starts, limits = [0] * len(shape), list(shape)
@@ -232,32 +237,17 @@ def _split(ctx, x, *, sizes, axis):
 def _pad(ctx, x, padding_value, *, padding_config):
     low, high, interior = zip(*padding_config) if padding_config else ((), (), ())
     if not (has_symbolic(ctx.avals_in[0].shape) or has_symbolic(low + high)):
-        return lowering_rules[_shapes().pad_p](ctx, x, padding_value,
+        return lowering_rules[shapes.pad_p](ctx, x, padding_value,
                                                padding_config=padding_config)
     shape = ctx.module_ctx.symbolic.shape
     return ctx.op1("stablehlo.dynamic_pad", [x, padding_value, shape(ctx.block, low),
                                              shape(ctx.block, high), shape(ctx.block, interior)])
 
 
-def _shapes():
-    from ..lax import shapes
-    return shapes
-
-
-def _slicing():
-    from ..lax import slicing
-    return slicing
-
-
 def _overrides() -> dict:
-    from ..lax import shapes
-    from ..lax.gather import gather_p
-    from ..lax.slicing import dynamic_slice_p
-    from ..lax.scatter import _scatter_lowering
     scatters = {prim: _static_sizes(prim, _scatter_clip_sizes) for prim in lowering_rules
                 if getattr(lowering_rules[prim], "__module__", None) ==
                 _scatter_lowering.__module__ and prim.name.startswith("scatter")}
-    from ..lax.reductions import cumsum_p
     cumulative = {prim: _static_sizes(prim, _cumulative_axis_size) for prim in lowering_rules
                   if prim.name.startswith("cum") and getattr(lowering_rules[prim], "__module__",
                                                               None) ==
@@ -267,7 +257,7 @@ def _overrides() -> dict:
                                            lambda ctx, params: params["slice_sizes"]),
             shapes.broadcast_in_dim_p: _broadcast_in_dim, shapes.reshape_p: _reshape,
             shapes.squeeze_p: _dynamic_reshape, shapes.iota_p: _iota,
-            shapes.pad_p: _pad, shapes.split_p: _split, _slicing().slice_p: _slice,
+            shapes.pad_p: _pad, shapes.split_p: _split, slicing.slice_p: _slice,
             dim_as_value_p: _dim_as_value_lowering}
 
 
@@ -365,8 +355,6 @@ def _static_sizes(prim, sizes_of):
 def _gather(ctx, operand, indices, **params):
     """gather; symbolic slice sizes become an operand (`dynamic_gather`), except where mode
     FILL_OR_DROP would check the indices against symbolic bounds."""
-    from ..lax.gather import _dims_attr, gather_p
-    from ..lax.slicing import GatherScatterMode
     dn, sizes = params["dimension_numbers"], params["slice_sizes"]
     if not has_symbolic(sizes):
         return _static_sizes(gather_p, _gather_bounds)(ctx, operand, indices, **params)
@@ -386,7 +374,6 @@ def _gather(ctx, operand, indices, **params):
 
 def _scatter_clip_sizes(ctx, params) -> list:
     """With mode CLIP, the operand sizes and window sizes the indices are clamped with."""
-    from ..lax.slicing import GatherScatterMode
     if params["mode"] != GatherScatterMode.CLIP:
         return []
     dn = params["dimension_numbers"]
@@ -402,7 +389,6 @@ def _cumulative_axis_size(ctx, params) -> list:
 
 def _gather_bounds(ctx, params) -> list:
     """With mode FILL_OR_DROP, the sizes the indices are checked against (as constants)."""
-    from ..lax.slicing import GatherScatterMode
     if params["mode"] != GatherScatterMode.FILL_OR_DROP:
         return []
     shape = ctx.avals_in[0].shape

@@ -16,6 +16,8 @@ import sys
 import numpy as np
 
 from ..core import errors as _errors
+from ..core.avals import ShapeDtypeStruct
+from ..tree_util import tree_flatten, tree_unflatten
 
 _DOC = ("Please see https://docs.jax.dev/en/latest/export/shape_poly.html"
         "#comparison-of-symbolic-dimensions-is-partially-supported for more details.")
@@ -251,7 +253,7 @@ class _DimExpr:
                             f"constant")
 
     def __jax_array__(self):
-        from ._symbolic_lowering import dimension_as_value
+        from ._symbolic_lowering import dimension_as_value  # (it imports this module)
         return dimension_as_value(self)
 
     def min_dim(self, other):
@@ -658,8 +660,6 @@ def symbolic_args_specs(args, shapes_specs, *, constraints=(), scope=None):
     >>> symbolic_args_specs((np.zeros((3, 4), np.float32),), "b, ...")
     (ShapeDtypeStruct(shape=(b, 4), dtype=float32),)
     """
-    from ..core.avals import ShapeDtypeStruct
-    from ..tree_util import tree_flatten, tree_unflatten
     leaves, tree = tree_flatten(args)
     if isinstance(shapes_specs, (str, type(None))):
         specs = [shapes_specs] * len(leaves)

@@ -16,6 +16,11 @@ from ..core import dtypes, vma, sharding_types
 from ..core.avals import ShapedArray, get_aval
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, sharding_rules, transpose_rules)
+from ..tree_util import tree_map
+from . import _batch_util as bu
+
+# Helpers that build arrays import shapes, conversion and reductions inside the function:
+# those modules are built on this one.
 
 # the dtype JAX gives tangents of integer and boolean values
 float0 = np.dtype([("float0", np.void, 0)])
@@ -104,7 +109,6 @@ transpose_rules[add_any_p] = lambda ct, x, y: [ct, ct]
 
 
 def _add_any_batching(vals, dims):
-    from . import _batch_util as bu
     x, y = vals
     if dims[0] == dims[1]:
         return add_any_p.bind(x, y), dims[0]
@@ -234,7 +238,6 @@ def stop_gradient(x):
     >>> grad(lambda x: x * stop_gradient(x))(3.0)     # d/dx of x * 3
     Array(3., dtype=float32, weak_type=True)
     """
-    from ..tree_util import tree_map
 
     def stop(leaf):
         if not dtypes.is_inexact(get_aval(leaf).dtype):

@@ -11,6 +11,9 @@ from __future__ import annotations
 from ..core.avals import get_aval
 from ..core.primitive import batching_rules
 
+# Helpers that move or broadcast axes import shapes inside the function: shapes is built on
+# this module.
+
 not_mapped = None
 
 

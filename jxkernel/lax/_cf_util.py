@@ -10,9 +10,11 @@ from ..core.avals import ShapedArray, get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr
 from ..core.source_info import function_source_info
+from ..core.vma import in_mesh_order
 from ..transforms.api_util import flatten_fun
 from ..core.staging import DebugInfo, convert_constvars_to_invars, trace_to_jaxpr
 from ..tree_util import keystr, tree_flatten_with_path, tree_unflatten
+from .conversion import _convert_element_type
 
 
 def fun_name(fun) -> str:
@@ -95,7 +97,6 @@ def describe_mismatch(what1, tree1, avals1, what2, tree2, avals2) -> str | None:
 
 def _vma_mismatch(what1, what2, path, a, b) -> str:
     """JAX's sentence for values varying over different manual axes (and its hint)."""
-    from ..core.vma import in_mesh_order
     where = f" at path {path}" if path else ""
     text = (f"{what1}{where} has type {a.strip_weak_type()} but {what2} has type "
             f"{b.strip_weak_type()}, so the manual axis types do not match.")
@@ -146,7 +147,6 @@ def cast_like(x, aval):
     a = get_aval(x)
     if a.dtype == aval.dtype and a.weak_type == aval.weak_type:
         return x
-    from .conversion import _convert_element_type
     return _convert_element_type(x, aval.dtype, aval.weak_type)
 
 

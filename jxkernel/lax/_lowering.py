@@ -8,6 +8,7 @@ import functools
 import numpy as np
 
 from ..core import dtypes
+from ..core.staging import trace_to_jaxpr
 from ..xla import stablehlo as hlo
 from ..xla.lowering import LoweringRuleContext
 
@@ -124,7 +125,6 @@ def lower_fun(fun, multiple_results: bool = False):
 
 @functools.lru_cache(maxsize=4096)
 def _traced(fun, multiple_results, avals, params):
-    from ..core.staging import trace_to_jaxpr
     kwargs = dict(params)
 
     def flat(*args):

@@ -45,9 +45,12 @@ from ..core.primitive import (
 from ..tree_util import tree_flatten, tree_leaves, tree_unflatten
 from ..xla import client as _client
 from ..xla import stablehlo as hlo
-from ..xla.array import Array, host_to_device, to_numpy
+from ..xla.array import Array, device_put, host_to_device, to_numpy
 from ..xla.compiler import CallbackError, record_callback_error
+from ..xla.dispatch import to_device
 from . import _batch_util as bu
+from . import shapes, slicing
+from .scan import scan
 
 
 # ------------------------------------------------------------------ effects
@@ -90,7 +93,6 @@ def _as_arrays(values) -> list:
 
 def _to_cpu(values) -> list:
     """Eager operands (Arrays, NumPy data, Python scalars, weak literals) as Arrays."""
-    from ..xla.dispatch import to_device
     device = _cpu_device()
     return [v if type(v) is Array and v.device == device else to_device(v, device)
             for v in values]
@@ -192,7 +194,6 @@ def _debug_transpose(cts, *args, **params):
 
 def _unrolled_batcher(prim):
     """vmap of a debug callback: one call per batch element, in order (as JAX does)."""
-    from . import slicing
 
     def rule(vals, dims, **params):
         size = bu.axis_size_of(vals, dims)
@@ -328,7 +329,6 @@ def _host_callback_rules(kind: str, has_side_effect: bool) -> tuple:
     call it on host copies of the arguments; compiled, emit a call back into Python (one that
     XLA must keep even when its results are unused when it has a side effect)."""
     def impl(*args, callback, result_avals, **params):
-        from ..xla.array import device_put
         outs = _check_results(callback(*_to_cpu(args)), result_avals, callback, kind)
         return [device_put(o) for o in outs]
 
@@ -357,7 +357,6 @@ _VMAP_METHODS = ("sequential", "sequential_unrolled", "expand_dims", "broadcast_
 
 
 def _pure_callback_batching(vals, dims, *, callback, result_avals, sharding, vmap_method):
-    from . import shapes
     size = bu.axis_size_of(vals, dims)
     front = [x if d is bu.not_mapped else bu.moveaxis(x, d, 0) for x, d in zip(vals, dims)]
     batched_avals = tuple(ShapedArray((size,) + a.shape, a.dtype) for a in result_avals)
@@ -382,7 +381,6 @@ def _pure_callback_batching(vals, dims, *, callback, result_avals, sharding, vma
 
 def _scan_each(prim, front, dims, unroll, **params) -> list:
     """vmap of a callback as a scan binding `prim` once per element (batch axes in front)."""
-    from .scan import scan
     mapped = [d is not bu.not_mapped for d in dims]
     fixed = [x for x, m in zip(front, mapped) if not m]
 

@@ -31,6 +31,7 @@ from . import _batch_util as bu
 from . import _lowering as hl
 from . import shapes
 from .conversion import _convert_element_type
+from .sharding import resolved
 
 
 class Precision(enum.Enum):
@@ -318,7 +319,6 @@ def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_t
     if preferred_element_type is not None:
         preferred_element_type = dtypes.canonicalize_dtype(preferred_element_type)
     if out_sharding is not None:            # a PartitionSpec under set_mesh, as in JAX
-        from .sharding import resolved
         out_sharding = resolved(out_sharding)
     return dot_general_p.bind(lhs, rhs, dimension_numbers=dnums,
                               precision=canonicalize_precision(precision),

@@ -21,6 +21,8 @@ from . import _batch_util as bu
 from . import _lowering as hl
 from ._rules import (ANY, COMPLEX, FLOAT, INEXACT, INT, INTEGRAL, NUMERIC, SIGNED, binop,
                      broadcast_shapes, check_dtype, check_same_dtypes, unop)
+from .conversion import convert_element_type
+from .shapes import broadcast_in_dim
 
 
 def _real_dtype(d):
@@ -424,7 +426,6 @@ def _pow_jvp_x(g, ans, x, y):
     out = ad.aval_of(ans)
     is_int = ad.aval_of(y).dtype != out.dtype
     if is_int:                                         # an int exponent
-        from .conversion import convert_element_type
         y = convert_element_type(y, out.dtype)
     x, y = ad.broadcast_to(x, out), ad.broadcast_to(y, out)    # select_n needs full shapes
     jac = mul(y, pow(x, sub(y, _const(y, 1))))
@@ -590,13 +591,8 @@ def _select_n_batching(vals, dims):
         return select_n_p.bind(which, *cases), 0
     which = bu.bdim_at_front(which, wdim, size)
     if bu.shape(which) != case_shape:        # a per-example scalar: spread it over the case
-        which = _shapes().broadcast_in_dim(which, case_shape, (0,))
+        which = broadcast_in_dim(which, case_shape, (0,))
     return select_n_p.bind(which, *cases), 0
-
-
-def _shapes():
-    from . import shapes
-    return shapes
 
 
 abstract_eval_rules[select_n_p] = _select_n_abstract_eval
@@ -659,7 +655,7 @@ def _clamp_batching(vals, dims):
             continue
         b = bu.bdim_at_front(b, d, size)
         if bu.shape(b) != full:              # a per-example scalar bound
-            b = _shapes().broadcast_in_dim(b, full, (0,))
+            b = broadcast_in_dim(b, full, (0,))
         bounds.append(b)
     return clamp_p.bind(bounds[0], x, bounds[1]), 0
 

@@ -28,11 +28,19 @@ from ..core.primitive import (
     own_vma_rules,
     transpose_rules,
 )
+from ..core.trace import current_trace
 from ..tree_util import tree_flatten, tree_map, tree_unflatten
 from ..xla import stablehlo as hlo
+from ..xla.lowering import LoweringRuleContext
 from . import _batch_util as bu
 from . import _lowering as hl
+from . import reductions
 from ._ad_util import Zero, defjvp_zero, deflinear2, instantiate
+from .conversion import convert_element_type
+from .elementwise import div, eq, mul, select
+from .gather import GatherDimensionNumbers, gather
+from .reductions import reduce_sum
+from .shapes import broadcast_in_dim, expand_dims, iota, reshape, squeeze
 
 
 def _as_names(axis_name) -> tuple:
@@ -84,7 +92,6 @@ def _reducer(name, hlo_op, reduce_fn_name):
         return outs
 
     def batching(axis_data, vals, dims, *, axes, axis_index_groups):
-        from . import reductions
         reduce = getattr(reductions, reduce_fn_name)
         mine = axis_data.name in axes
         if mine:
@@ -95,7 +102,6 @@ def _reducer(name, hlo_op, reduce_fn_name):
             if mine and d is not bu.not_mapped:
                 v, d = reduce(v, (d,)), bu.not_mapped
             elif mine and name == "psum":         # an unbatched value counted once per example
-                from .elementwise import mul
                 v = mul(v, np.asarray(axis_data.size, get_aval(v).dtype))
             outs.append(v)
             out_dims.append(d)
@@ -194,8 +200,6 @@ transpose_rules[psum_p] = _psum_transpose
 
 def _pminmax_jvp(prim):
     def jvp(primals, tangents, *, axes, axis_index_groups):
-        from .conversion import convert_element_type
-        from .elementwise import eq
         outs = prim.bind(*primals, axes=axes, axis_index_groups=axis_index_groups)
         t_outs = []
         for x, t, ans in zip(primals, tangents, outs):
@@ -204,7 +208,6 @@ def _pminmax_jvp(prim):
                 continue
             # the tangent where this position is the extreme, averaged over ties (as JAX does)
             hit = convert_element_type(eq(x, ans), get_aval(t).dtype)
-            from .elementwise import div, mul
             count = psum_p.bind(hit, axes=axes, axis_index_groups=axis_index_groups)[0]
             num = psum_p.bind(mul(t, hit), axes=axes, axis_index_groups=axis_index_groups)[0]
             t_outs.append(div(num, count))
@@ -246,8 +249,6 @@ def pmin(x, axis_name, *, axis_index_groups=None):
 
 def pmean(x, axis_name, *, axis_index_groups=None):
     """Mean of `x` over the named axis (over each group with `axis_index_groups`)."""
-    from .conversion import convert_element_type
-    from .elementwise import div
     if axis_index_groups is not None:
         n = len(axis_index_groups[0])
     elif vma.checks(_as_names(axis_name)):
@@ -285,7 +286,6 @@ def _axis_index_lowering(ctx, *, axis_name):
 def _all_manual(ctx, rest, emit):
     """`emit(inner_ctx)`'s scalar lowered where the still automatic mesh axes `rest` are made
     manual too: partition_id means one device only there (JAX nests a manual computation)."""
-    from ..xla.lowering import LoweringRuleContext
     block = ctx.new_block([])
     inner = LoweringRuleContext(ctx.module_ctx, block, [], ctx.avals_out, ctx.source_info)
     block.ret([emit(inner)], op="sdy.return")
@@ -319,7 +319,6 @@ def _mesh_axis_index(ctx, mesh, names):
 def _axis_index_batching(axis_data, vals, dims, *, axis_name):
     if axis_name != axis_data.name:
         return axis_index_p.bind(axis_name=axis_name), bu.not_mapped
-    from .shapes import iota
     return iota(np.int32, axis_data.size), 0
 
 
@@ -371,7 +370,6 @@ def _all_gather_batching(axis_data, vals, dims, *, all_gather_dimension, axis_na
     if len(axis_name) > 1:
         raise NotImplementedError(f"all_gather over several axes at once ({axis_name}) is not "
                                   f"supported under vmap: gather over one axis at a time")
-    from .shapes import reshape
     axis = all_gather_dimension
     x = bu.bdim_at_front(x, d, axis_data.size)           # every member sees the whole stack
     x = bu.moveaxis(x, 0, axis)
@@ -424,7 +422,6 @@ def _axis_size(axis_name) -> int:
     vmap/pmap traces."""
     if isinstance(axis_name, (tuple, list)):
         return int(np.prod([_axis_size(n) for n in axis_name], dtype=np.int64))
-    from ..core.trace import current_trace
     t = current_trace()
     while t is not None:
         data = getattr(t, "axis_data", None)
@@ -480,7 +477,6 @@ def _ppermute_batching(axis_data, vals, dims, *, axis_name, perm):
     if d is bu.not_mapped and len(source) == n:          # everyone gets an equal value
         return x, d
     x = bu.bdim_at_front(x, d, n)
-    from .gather import GatherDimensionNumbers, gather
     rank = bu.ndim(x)
     dnums = GatherDimensionNumbers(offset_dims=tuple(range(1, rank)), collapsed_slice_dims=(0,),
                                    start_index_map=(0,))
@@ -488,8 +484,6 @@ def _ppermute_batching(axis_data, vals, dims, *, axis_name, perm):
     out = gather(x, idx, dnums, (1,) + bu.shape(x)[1:], indices_are_sorted=False,
                  unique_indices=len(source) == n, mode="promise_in_bounds")
     if len(source) < n:            # members nobody sends to get zeros
-        from .elementwise import select
-        from .shapes import broadcast_in_dim
         keep = np.array([j in source for j in range(n)])
         keep = broadcast_in_dim(keep, bu.shape(out), (0,))
         out = select(keep, out, broadcast_in_dim(np.zeros((), get_aval(out).dtype),
@@ -590,7 +584,6 @@ def _all_to_all_batching(axis_data, vals, dims, *, axis_name, split_axis, concat
                                  **params), 0
     _no_groups_under_vmap(axis_index_groups)
     _one_axis_under_vmap("all_to_all", axis_name)
-    from .shapes import reshape
     n = axis_size
     x = bu.bdim_at_front(x, d, n)                  # x[k]: member k's value
     shape = bu.shape(x)
@@ -628,7 +621,6 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
         Array([[0., 2.],
                [1., 3.]], dtype=float32)
     """
-    from .shapes import expand_dims, squeeze
     groups = _canonical_groups(axis_index_groups, _axis_size(_as_names(axis_name)))
     size = _axis_size(_as_names(axis_name)) if groups is None else len(groups[0])
 
@@ -725,9 +717,6 @@ def _reduce_scatter_batching(axis_data, vals, dims, *, axis_name, scatter_dimens
         return reduce_scatter_p.bind(x, scatter_dimension=scatter_dimension + 1, **params), 0
     _no_groups_under_vmap(axis_index_groups)
     _one_axis_under_vmap("psum_scatter", axis_name)
-    from .elementwise import mul
-    from .reductions import reduce_sum
-    from .shapes import reshape
     if d is bu.not_mapped:         # the same value from every member: n times it
         y = mul(x, np.asarray(axis_data.size, get_aval(x).dtype))
     else:
@@ -744,7 +733,6 @@ def _reduce_scatter_transpose(ct, x, *, axis_name, scatter_dimension, axis_index
                               axis_size, tiled):
     # binds the primitive, not the wrapper: transposing a pmap body happens outside the
     # trace that knows the axis size, so it comes from the params
-    from .parallel import all_gather_p
     return [all_gather_p.bind(ct, all_gather_dimension=scatter_dimension, axis_name=axis_name,
                               axis_index_groups=axis_index_groups, axis_size=axis_size,
                               tiled=tiled)]

@@ -20,10 +20,13 @@ import numpy as np
 
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray, get_aval
+from ..core.interpret import eval_jaxpr
 from ..core.ir import param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, sharding_rules)
+from ..core.staging import trace_to_jaxpr
 from ..core.trace import Tracer
+from ..tree_util import tree_flatten, tree_unflatten, treedef_tuple
 from ..xla import stablehlo as hlo
 from . import _ad_util as ad
 from . import _batch_util as bu
@@ -32,7 +35,7 @@ from . import shapes, slicing
 from ._rules import ANY, COMPLEX, FLOAT, INTEGRAL, NUMERIC, describe_dtypes
 from .conversion import _convert_element_type, convert_element_type
 from .elementwise import (add, bitwise_and, bitwise_or, bitwise_xor, div, eq, exp, log, max,
-                          min, mul, ne, select, sub)
+                          min, mul, select, sub)
 
 
 def _long_str(aval) -> str:
@@ -367,7 +370,6 @@ def _reduce_batching(vals, dims, *, computation, jaxpr, dimensions):
 def _reduce_jvp_rule(primals, tangents, *, computation, jaxpr, dimensions):
     """As JAX: the region, vmapped over every non-reduced dim plus the halving one, combines
     halves in a differentiable tree; tangents of the initial values are not supported."""
-    from ..core.interpret import eval_jaxpr
     from ..transforms.batching import vmap
     n = len(primals) // 2
     if any(type(t) is not ad.Zero for t in tangents[n:]):
@@ -625,7 +627,6 @@ def reduce(operands, init_values, computation, dimensions):
     >>> lax.reduce(jnp.arange(4.), 1., lambda a, b: a * b + 1, (0,))  # a traced region
     Array(16., dtype=float32)
     """
-    from ..tree_util import tree_flatten, tree_unflatten
     flat_operands, tree = tree_flatten(operands)
     flat_inits, init_tree = tree_flatten(init_values)
     if tree != init_tree:
@@ -652,8 +653,6 @@ def _reduction_jaxpr(computation, init_avals, init_tree):
     """The jaxpr of `computation(xs, ys)` on scalars, cached so eager calls hit the
     executable cache (the jaxpr is part of reduce's params)."""
     from ..transforms.api_util import flatten_fun
-    from ..core.staging import trace_to_jaxpr
-    from ..tree_util import treedef_tuple
     flat, out_tree = flatten_fun(computation, treedef_tuple([init_tree, init_tree]))
     scalars = [a.update(shape=()) for a in init_avals]
     closed = trace_to_jaxpr(flat, scalars * 2)

@@ -29,7 +29,9 @@ from . import _batch_util as bu
 from . import _cf_util as cf
 from ._ad_util import Zero, add_tangents, instantiate, is_undefined, zeros
 from ._lowering import lower_fun
+from .conversion import _convert_element_type
 from .elementwise import add, lt, sub
+from .slicing import dynamic_index_in_dim, dynamic_update_index_in_dim
 from .while_loop import while_loop
 
 
@@ -122,7 +124,6 @@ def _scan_abstract_eval(*avals, reverse, length, jaxpr, num_consts, num_carry, l
 def _scan_impl_fun(*args, reverse, length, jaxpr, num_consts, num_carry, linear, unroll,
                    _split_transpose):
     """scan written with while_loop and dynamic slicing: what scan lowers to."""
-    from .slicing import dynamic_index_in_dim, dynamic_update_index_in_dim
     consts, init, xs = args[:num_consts], args[num_consts:num_consts + num_carry], \
         args[num_consts + num_carry:]
     y_avals = jaxpr.out_avals[num_carry:]
@@ -158,7 +159,6 @@ def _strip(value, acc):
     """A y with its weak type dropped (the stacked buffer is strongly typed)."""
     a = get_aval(value)
     if a.weak_type:
-        from .conversion import _convert_element_type
         return _convert_element_type(value, a.dtype, False)
     return value
 

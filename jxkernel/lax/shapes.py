@@ -129,7 +129,7 @@ param_printers[broadcast_in_dim_p] = _broadcast_in_dim_printer
 
 def _broadcast_in_dim_transpose(ct, operand, *, shape, broadcast_dimensions, sharding=None):
     # sum over the new dimensions and those stretched from size 1; the latter come back
-    from .reductions import reduce_sum      # (not at the top: elementwise imports this module)
+    from .reductions import reduce_sum  # (reductions imports this module)
     unit_dims = [i for i, d in enumerate(operand.aval.shape) if d == 1]
     kept = {d for i, d in enumerate(broadcast_dimensions) if i not in unit_dims}
     summed = reduce_sum(ct, [d for d in range(len(shape)) if d not in kept])
@@ -415,8 +415,8 @@ lowering_rules[pad_p] = _pad_lowering
 
 
 def _pad_transpose(ct, operand, padding_value, *, padding_config):
+    from .elementwise import sub  # (these three import this module)
     from .reductions import reduce_sum
-    from .elementwise import sub
     from .slicing import slice
     lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
     # negative edge padding crops what was added; a strided slice skips the interior
@@ -430,7 +430,7 @@ def _pad_transpose(ct, operand, padding_value, *, padding_config):
 
 
 def _pad_batching(vals, dims, *, padding_config):
-    from .elementwise import select
+    from .elementwise import select  # (elementwise imports this module)
     (x, value), (x_dim, value_dim) = vals, dims
     if x_dim is bu.not_mapped:
         x, x_dim = bu.bdim_at_front(x, x_dim, bu.shape(value)[value_dim]), 0

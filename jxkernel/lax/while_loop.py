@@ -26,6 +26,7 @@ from . import _batch_util as bu
 from . import _cf_util as cf
 from ._ad_util import Zero, instantiate, zeros
 from .elementwise import select_n
+from .reductions import reduce_or
 from .shapes import broadcast_in_dim
 
 
@@ -115,7 +116,6 @@ def _while_batching(axis_data, vals, dims, *, cond_jaxpr, body_jaxpr, cond_ncons
 
 
 def _any_cond(cond_b):
-    from .reductions import reduce_or
 
     def f(*args):
         pred, = eval_jaxpr(cond_b.jaxpr, cond_b.consts, *args)

@@ -21,15 +21,19 @@ import operator
 import numpy as np
 
 from ..core.avals import ShapedArray, get_aval
+from ..core.interpret import eval_jaxpr
 from ..core.ir import param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, transpose_rules)
+from ..core.staging import trace_to_jaxpr
+from ..tree_util import tree_flatten, tree_unflatten
 from ..xla import stablehlo as hlo
 from . import _ad_util as ad
 from . import _batch_util as bu
 from . import _lowering as hl
 from . import shapes, slicing
 from ._rules import NUMERIC
+from .convolution import padtype_to_pads
 from .elementwise import add, ge_p, le_p, max, min
 from .reductions import _concrete, _identity, _reduction_jaxpr, _region
 
@@ -382,9 +386,7 @@ def _jvp_reduction_jaxpr(jaxpr, n: int):
     """The computation's jvp as a computation on (primal, tangent) pairs: its inputs are the
     left primals, left tangents, right primals, right tangents; its outputs the primals then
     the tangents (cached so eager calls hit the executable cache)."""
-    from ..core.interpret import eval_jaxpr
-    from ..transforms.ad import jvp_flat
-    from ..core.staging import trace_to_jaxpr
+    from ..transforms.ad import jvp_flat      # lax <-> transforms: the cycle still open
     avals = [a.update(shape=(), weak_type=False) for a in jaxpr.in_avals[:n]]
 
     def pair(*args):
@@ -427,10 +429,6 @@ def _int_tuple(arg, value) -> tuple:
 def _pads(padding, operand_shape, window, strides) -> tuple:
     """Explicit (low, high) pairs from pairs or a padding name ('VALID', 'SAME', ...)."""
     if isinstance(padding, str):
-        try:
-            from .convolution import padtype_to_pads
-        except ImportError:
-            padtype_to_pads = _padtype_to_pads
         return tuple((int(lo), int(hi)) for lo, hi in
                      padtype_to_pads(operand_shape, window, strides, padding))
     try:
@@ -439,23 +437,6 @@ def _pads(padding, operand_shape, window, strides) -> tuple:
         raise TypeError(f"reduce_window padding must be 'VALID', 'SAME', 'SAME_LOWER' or a "
                         f"sequence of (low, high) integer pairs, got {padding!r}.") from None
     return pairs
-
-
-def _padtype_to_pads(in_shape, window, strides, padding):
-    """'VALID': no padding; 'SAME'/'SAME_LOWER': enough for ceil(in / stride) windows, the odd
-    element at the end (start for SAME_LOWER)."""
-    kind = padding.upper()
-    if kind == "VALID":
-        return [(0, 0)] * len(in_shape)
-    if kind not in ("SAME", "SAME_LOWER"):
-        raise RuntimeError(f"Unrecognized padding type: expected 'VALID', 'SAME', or "
-                           f"'SAME_LOWER', got {padding}.")
-    pads = []
-    for d, w, s in zip(in_shape, window, strides):
-        total = builtins.max(0, (-(-d // s) - 1) * s + w - d)
-        small, big = total // 2, total - total // 2
-        pads.append((small, big) if kind == "SAME" else (big, small))
-    return pads
 
 
 def _monoid_window_prim(computation, inits):
@@ -488,7 +469,6 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     >>> lax.reduce_window(jnp.arange(1., 5.), 1., lax.mul, (2,), (2,), [(0, 0)])
     Array([ 2., 12.], dtype=float32)
     """
-    from ..tree_util import tree_flatten, tree_unflatten
     flat_operands, tree = tree_flatten(operand)
     flat_inits, init_tree = tree_flatten(init_value)
     if tree != init_tree:

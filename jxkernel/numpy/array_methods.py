@@ -17,13 +17,14 @@ import sys
 import numpy as np
 
 from .. import lax
-from ..core.errors import InconclusiveDimensionOperation
+from ..core.errors import ConcretizationTypeError, InconclusiveDimensionOperation
 from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.trace import Tracer
 from ..xla.array import Array, device_put
 from . import ufuncs
 from .array_api import array_namespace
-from .creation import astype
+from .creation import astype, copy
+from .dtypes import canonicalize_user_dtype
 
 def _jnp(name: str):
     """The jnp function `name`, looked up when called (its module may land after this one)."""
@@ -241,21 +242,18 @@ def _astype(self, dtype, copy=False, device=None):
 
 
 def _copy(self):
-    from .creation import copy
     return copy(self)
 
 
 def _item(self, *args):
     value = self.to_concrete_value()
     if value is None:
-        from ..core.errors import ConcretizationTypeError
         raise ConcretizationTypeError(self, "This occurred in the item() method of "
                                             "jax.Array. ")
     return np.asarray(value).item(*args)
 
 
 def _tracer_dlpack(self, *args, **kwargs):
-    from ..core.errors import ConcretizationTypeError
     raise ConcretizationTypeError(self, "The __dlpack__() method was called on a traced "
                                         "array. ")
 
@@ -263,7 +261,6 @@ def _tracer_dlpack(self, *args, **kwargs):
 def _tolist(self):
     value = self.to_concrete_value()
     if value is None:
-        from ..core.errors import ConcretizationTypeError
         raise ConcretizationTypeError(self, "This occurred in the tolist() method of "
                                             "jax.Array. ")
     return np.asarray(value).tolist()
@@ -271,7 +268,6 @@ def _tolist(self):
 
 def _view(self, dtype=None, type=None):
     """The same bits as another dtype (same or divisible item sizes)."""
-    from .dtypes import canonicalize_user_dtype
     if type is not None:
         raise NotImplementedError("`type` argument of array.view() is not supported.")
     if dtype is None:

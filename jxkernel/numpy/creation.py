@@ -496,7 +496,7 @@ def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype
 
 @util.jnp_jit(static_argnames=("num", "endpoint", "dtype", "axis"))
 def _logspace(start, stop, num, endpoint, base, dtype, axis):
-    from . import ufuncs
+    from . import ufuncs  # (ufuncs imports this module)
     if dtype is None:
         dtype = to_inexact_dtype(result_type(start, stop))
     else:
@@ -518,7 +518,7 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axi
 
 @util.jnp_jit(static_argnames=("num", "endpoint", "dtype", "axis"))
 def _geomspace(start, stop, num, endpoint, dtype, axis):
-    from . import ufuncs
+    from . import ufuncs  # (ufuncs imports this module)
     if dtype is None:
         dtype = to_inexact_dtype(result_type(start, stop))
     else:

@@ -57,7 +57,7 @@ class _ScalarMeta(type):
         return not cls == other
 
     def __call__(cls, x):
-        from .creation import asarray
+        from .creation import asarray  # (creation imports this module)
         return asarray(x, dtype=cls.dtype)
 
     def __instancecheck__(cls, instance):

@@ -16,8 +16,13 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes
+from ..core.errors import ConcretizationTypeError
 from ..lax import conversion
+from . import util
+from .creation import _concrete, arange, array, linspace, meshgrid
 from .indexing import GatherScatterMode, _concrete_value, _normalize, _scatter_update, getitem
+from .manipulation import (broadcast_arrays, broadcast_shapes, concatenate, expand_dims, ravel,
+                           resize, stack, transpose)
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
 
 __all__ = ["take", "take_along_axis", "put", "put_along_axis", "choose", "ix_", "indices",
@@ -40,7 +45,6 @@ def take(a, indices, axis: int | None = None, out=None, mode=None, unique_indice
     check_arraylike("take", a, indices)
     a, indices = ensure_array(a), ensure_array(indices)
     if axis is None:
-        from .manipulation import ravel
         a, axis = ravel(a), 0
     shape = aval_of(a).shape
     axis = canonicalize_axis(axis, len(shape))
@@ -97,7 +101,6 @@ def take_along_axis(arr, indices, axis: int | None = -1, mode=None, fill_value=N
         if ia.ndim != 1:
             raise ValueError(f"take_along_axis indices must be 1D if axis=None, got shape "
                              f"{ia.shape}")
-        from .manipulation import ravel
         a, axis = ravel(a), 0
     shape = aval_of(a).shape
     rank = len(shape)
@@ -105,7 +108,6 @@ def take_along_axis(arr, indices, axis: int | None = -1, mode=None, fill_value=N
         raise ValueError(f"indices and arr must have the same number of dimensions; "
                          f"{ia.ndim} vs. {rank}")
     axis = canonicalize_axis(axis, rank)
-    from .manipulation import broadcast_shapes
     arr_shape = shape[:axis] + (1,) + shape[axis + 1:]
     out_shape = broadcast_shapes(ia.shape, arr_shape)
     if shape[axis] == 0:
@@ -149,7 +151,6 @@ def put(a, ind, v, mode=None, *, inplace=True):
         raise ValueError("jax.numpy.put cannot modify arrays in-place, because JAX arrays are "
                          "immutable. Pass inplace=False to instead return an updated array.")
     check_arraylike("put", a, ind, v)
-    from .manipulation import ravel, resize
     arr, ind, v = ensure_array(a), ravel(ind), ravel(v)
     n, k, m = aval_of(arr).size, aval_of(ind).size, aval_of(v).size
     if not n or not k or not m:
@@ -181,7 +182,6 @@ def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
     check_arraylike("put_along_axis", arr, indices, values)
     arr, indices = ensure_array(arr), ensure_array(indices)
     if axis is None:
-        from .manipulation import ravel
         arr_flat = ravel(arr)
         out = put_along_axis(arr_flat, indices, values, 0, inplace=False, mode=mode)
         return lax.reshape(out, aval_of(arr).shape)
@@ -205,7 +205,6 @@ def choose(a, choices, out=None, mode="raise"):
     if mode == "raise":
         value = _concrete_value(a)
         if value is None:
-            from ..core.errors import ConcretizationTypeError
             raise ConcretizationTypeError(a, "The error occurred because jnp.choose was "
                                           "jit-compiled with mode='raise'. Use mode='wrap' or "
                                           "mode='clip' instead.\n")
@@ -218,7 +217,6 @@ def choose(a, choices, out=None, mode="raise"):
         a = lax.clamp(np.zeros((), ad), a, np.array(n - 1, ad))
     else:
         raise ValueError(f"mode={mode!r} not understood. Must be 'raise', 'wrap', or 'clip'")
-    from .manipulation import broadcast_arrays, stack
     a, *choices = broadcast_arrays(a, *choices)
     return getitem(stack(choices), (a,) + _indices(aval_of(a).shape, sparse=True))
 
@@ -332,7 +330,6 @@ def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C", 
         for i, d in zip(idx, dims):
             v = _concrete_value(i)
             if v is None:
-                from ..core.errors import ConcretizationTypeError
                 raise ConcretizationTypeError(i, "The error occurred because ravel_multi_index "
                                               "was jit-compiled with mode='raise'. Use "
                                               "mode='wrap' or mode='clip' instead.\n")
@@ -352,7 +349,6 @@ def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C", 
         strides = np.cumprod((1,) + dims[1:][::-1])[::-1]
     else:
         raise ValueError(f"invalid order={order!r}. Expected 'C' or 'F'")
-    from .manipulation import broadcast_arrays
     idx = broadcast_arrays(*idx)
     result = None
     for i, s in zip(idx, strides):
@@ -420,7 +416,6 @@ index_exp = np.index_exp
 
 def _grid_1d(s: slice, name: str):
     """arange(start, stop, step), or linspace(start, stop, n) for an imaginary step nj."""
-    from .creation import _concrete, arange, linspace
     start = _concrete(s.start, f"the slice start of jnp.{name}") or 0
     stop = _concrete(s.stop, f"the slice stop of jnp.{name}")
     step = _concrete(s.step, f"the slice step of jnp.{name}") or 1
@@ -430,7 +425,6 @@ def _grid_1d(s: slice, name: str):
 
 
 def _grids_1d(key, name: str) -> list:
-    from . import util
     return util.promote_dtypes(*(_grid_1d(k, name) for k in key))
 
 
@@ -446,8 +440,6 @@ class _Mgrid:
     """
 
     def __getitem__(self, key):
-        from .creation import arange, meshgrid
-        from .manipulation import stack
         if isinstance(key, slice):
             return _grid_1d(key, "mgrid")
         grids = meshgrid(*_grids_1d(key, "mgrid"), indexing="ij", sparse=False)
@@ -463,7 +455,6 @@ class _Ogrid:
     """
 
     def __getitem__(self, key):
-        from .creation import meshgrid
         if isinstance(key, slice):
             return _grid_1d(key, "ogrid")
         return meshgrid(*_grids_1d(key, "ogrid"), indexing="ij", sparse=True)
@@ -479,8 +470,6 @@ class _AxisConcat:
     name: str
 
     def __getitem__(self, key):
-        from .creation import array
-        from .manipulation import concatenate, expand_dims, transpose
         items = key if isinstance(key, tuple) else (key,)
         params = [self.axis, self.ndmin, self.trans1d, -1]
         if isinstance(items[0], str):

@@ -26,13 +26,18 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes
-from ..core.errors import InconclusiveDimensionOperation, NonConcreteBooleanIndexError
+from ..core.errors import (ConcretizationTypeError, InconclusiveDimensionOperation,
+                           NonConcreteBooleanIndexError)
 from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..lax import conversion
+from ..lax.scatter import _scatter, scatter_p
 from ..lax.slicing import size_as_array
 from ..xla.array import Array
 from . import util
+from .creation import asarray
+from .manipulation import broadcast_arrays, broadcast_to, stack
+from .ufuncs import divide, power
 from .util import aval_of, check_arraylike, ensure_array
 
 GatherScatterMode = lax.GatherScatterMode
@@ -318,7 +323,6 @@ def _sequence_to_array(seq):
     try:
         arr = np.asarray(seq)
     except Exception:       # holds tracers: stack them
-        from .manipulation import stack
         return stack([ensure_array(s) for s in seq])
     return arr.astype(np.int32) if arr.size == 0 else arr
 
@@ -386,7 +390,6 @@ def _index_to_gather(shape, items, normalize_indices=True) -> _GatherIndexer:
     slice_shape, newaxis_dims, reversed_y_dims, gather_slice_shape = [], [], [], []
     for pos, (k, i) in enumerate(items):
         if adv_items and (contiguous and pos == idx_adv_pos[0] or not contiguous and pos == 0):
-            from .manipulation import broadcast_arrays
             arrs = broadcast_arrays(*(ensure_array(i) if not isinstance(i, np.ndarray) else i
                                       for _, _, i in adv_items))
             bshape = aval_of(arrs[0]).shape
@@ -467,7 +470,6 @@ def _gather(arr, ix: _GatherIndexer, indices_are_sorted, unique_indices, mode, f
     if fill_value is not None:
         value = _concrete_value(fill_value)
         if value is None:
-            from ..core.errors import ConcretizationTypeError
             raise ConcretizationTypeError(fill_value, "The problem arose with the fill_value "
                                           "argument to indexed get().\n")
         if value.ndim != 0:
@@ -499,7 +501,6 @@ def _scatter_update(x, idx, y, scatter_op, indices_are_sorted=False, unique_indi
             dtypes.iinfo(xa.dtype).min <= y <= dtypes.iinfo(xa.dtype).max:
         y = np.array(y, xa.dtype)                 # an in-range int keeps x's dtype exactly
     elif isinstance(y, (list, tuple)):
-        from .creation import asarray             # JAX takes y through jnp.asarray
         y = asarray(y)
     check_arraylike("scatter", y)
     shape = xa.shape
@@ -508,7 +509,6 @@ def _scatter_update(x, idx, y, scatter_op, indices_are_sorted=False, unique_indi
     if 0 in ix.slice_shape:
         return x
     x2, y = util.promote_dtypes(x, y)
-    from .manipulation import broadcast_to
     y = broadcast_to(y, ix.slice_shape)
     if ix.newaxis_dims:
         y = lax.squeeze(y, ix.newaxis_dims)
@@ -612,14 +612,12 @@ class _IndexUpdateRef:
     def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
                out_sharding=None, wrap_negative_indices=True):
         """x[idx] /= values (as x / (ones with values multiplied in at idx), like JAX)."""
-        from .ufuncs import divide
         return divide(self.array, self._ones_mul(values, indices_are_sorted, unique_indices,
                                                  mode, wrap_negative_indices))
 
     def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
               out_sharding=None, wrap_negative_indices=True):
         """x[idx] **= values."""
-        from .ufuncs import power
         return power(self.array, self._ones_mul(values, indices_are_sorted, unique_indices,
                                                 mode, wrap_negative_indices))
 
@@ -633,7 +631,6 @@ class _IndexUpdateRef:
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None,
               wrap_negative_indices=True):
         """x[idx] = func(x[idx]), applied once per occurrence of a repeated index."""
-        from ..lax.scatter import _scatter, scatter_p
 
         def scatter_apply(x, indices, y, dnums, **kw):
             return _scatter(scatter_p, lambda a, _: func(a), x, indices, y, dnums,

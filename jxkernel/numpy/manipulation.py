@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes
-from ..core.errors import aval_text
+from ..core.errors import ConcretizationTypeError, aval_text
 from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.trace import Tracer
 from ..lax import conversion
@@ -605,7 +605,6 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
     if total_repeat_length is None:
         reps = _concrete(repeats)
         if reps is None:
-            from ..core.errors import ConcretizationTypeError
             raise ConcretizationTypeError(
                 repeats, "When jit-compiling jnp.repeat, the total number of repeats must be "
                 "static. To fix this, either specify a static value for `repeats`, or pass a "
@@ -622,7 +621,7 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
                                  "scalar values of the parameter `repeats`.")
             return _full_like_value(a, (int(reps[0]),))
         reps = np.broadcast_to(reps, (shp[axis],))
-        from .index_tricks import take
+        from .index_tricks import take  # (index_tricks imports this module)
         idx = np.repeat(np.arange(shp[axis], dtype=np.int32), reps)
         return take(a, idx, axis=axis)
     total = operator.index(total_repeat_length)
@@ -636,7 +635,7 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
         return _full(shp[:axis] + (0,) + shp[axis + 1:], 0, _dtype(a))
     if shp[axis] == 0:
         return a
-    from .index_tricks import take
+    from .index_tricks import take  # (both import this module)
     from .indexing import _scatter_update
     repeats = broadcast_to(repeats, (shp[axis],))
     # mark where each element's block starts, then a running count gives its index
@@ -715,7 +714,7 @@ def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
                                      shp[ax2] - builtins.max(offset, 0)))
     i = np.arange(n, dtype=np.int32)
     j = np.arange(abs(offset), abs(offset) + n, dtype=np.int32)
-    from .indexing import getitem
+    from .indexing import getitem  # (indexing imports this module)
     return getitem(a, (Ellipsis, i, j) if offset >= 0 else (Ellipsis, j, i))
 
 
@@ -767,7 +766,7 @@ def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=No
     cols = lax.broadcasted_iota(np.int32, (n, m), 1)
     mask = lax.broadcast_in_dim(lax.eq(lax.add(rows, np.int32(operator.index(offset))), cols),
                                 _shape(a), (len(shp) - 2, len(shp) - 1))
-    from .reductions import sum as _sum
+    from .reductions import sum as _sum  # (reductions imports this module)
     return _sum(lax.select(mask, a, _zeros_like(a)), axis=(-2, -1), dtype=dtype)
 
 

@@ -16,8 +16,11 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes
+from ..core.errors import ConcretizationTypeError
 from ..core.trace import Tracer
 from ..lax import conversion
+from . import reductions
+from .creation import linspace
 from .manipulation import (_asarray, _dtype, _index_axis, _shape, _slice_axis, broadcast_to,
                            repeat)
 from .util import aval_of, ensure_array
@@ -125,7 +128,6 @@ def _pad_edge(array, widths):
 
 
 def _pad_linear_ramp(array, widths, end_values):
-    from .creation import linspace
     a = aval_of(array)
     for ax, (lo, hi) in enumerate(widths):
         ramps = []
@@ -209,7 +211,6 @@ def pad(array, pad_width, mode="constant", **kwargs):
     if mode == "linear_ramp":
         return _pad_linear_ramp(array, widths, _pairs(kwargs.get("end_values", 0), nd,
                                                       "end_values"))
-    from . import reductions
     stat = {"maximum": reductions.amax, "minimum": reductions.amin, "mean": reductions.mean,
             "median": reductions.median}[mode]
     stat_length = kwargs.get("stat_length")
@@ -223,7 +224,6 @@ def _concrete_or_error(x, what: str):
     if isinstance(x, Tracer):
         v = x.to_concrete_value()
         if v is None:
-            from ..core.errors import ConcretizationTypeError
             raise ConcretizationTypeError(x, f"The problem arose with the {what}.\n")
         return np.asarray(v)
     if isinstance(x, (list, tuple)):

@@ -23,6 +23,8 @@ from ..lax import conversion
 from ..lax.sharding import laid_out, resolved
 from . import util
 from ..transforms.jit import jit
+from .indexing import getitem
+from .manipulation import broadcast_arrays, moveaxis, ravel, stack
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
 
 __all__ = ["dot", "matmul", "vdot", "vecdot", "inner", "outer", "tensordot", "einsum",
@@ -175,7 +177,6 @@ def vdot(a, b, *, precision=None, preferred_element_type=None):
     a, b = _args("vdot", a, b)
     if dtypes.is_complex(aval_of(a).dtype):
         a = lax.conj(a)
-    from .manipulation import ravel
     return dot(ravel(a), ravel(b), precision=precision,
                preferred_element_type=preferred_element_type)
 
@@ -186,7 +187,6 @@ def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=
     s1, s2 = aval_of(x1).shape, aval_of(x2).shape
     if s1[axis] != s2[axis]:
         raise ValueError(f"axes must match; got shapes {s1} and {s2} with axis={axis}")
-    from .manipulation import broadcast_arrays, moveaxis
     x1, x2 = broadcast_arrays(moveaxis(x1, axis, -1), moveaxis(x2, axis, -1))
     if dtypes.is_complex(aval_of(x1).dtype):
         x1 = lax.conj(x1)
@@ -289,8 +289,6 @@ def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: int | N
     >>> jnp.cross(jnp.array([1, 0, 0]), jnp.array([0, 1, 0]))
     Array([0, 0, 1], dtype=int32)
     """
-    from .manipulation import broadcast_arrays, moveaxis, stack
-    from .indexing import getitem
     a, b = util.promote_dtypes(*_args("cross", a, b))
     if axis is not None:
         axisa = axisb = axisc = axis

@@ -13,6 +13,8 @@ apply `initial` afterwards, re-insert kept axes and cast to the result dtype.
 from __future__ import annotations
 
 import builtins
+import functools
+import inspect
 import math
 import operator
 
@@ -21,9 +23,13 @@ import numpy as np
 from .. import lax
 from ..core import dtypes
 from ..core.symbolic import is_symbolic
-from ..core.trace import Tracer
+from ..core.trace import Tracer, _ctx, eval_trace
 from ..lax import conversion
+from ..transforms.jit import jit
+from ..xla.array import Array
 from . import util
+from .indexing import getitem
+from .manipulation import broadcast_arrays, broadcast_to, ravel
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
 
 __all__ = ["sum", "prod", "product", "max", "min", "amax", "amin", "all", "any", "alltrue",
@@ -62,7 +68,6 @@ def _isnan(x):
 
 def _where(cond, x, y):
     """jnp.where(cond, x, y) for our own use: promote x and y, broadcast all three."""
-    from .manipulation import broadcast_arrays
     x, y = util.promote_dtypes(x, y)
     cond, x, y = broadcast_arrays(cond, x, y)
     return lax.select(cond, x, y)
@@ -195,11 +200,6 @@ def _jit_when_eager(*static_argnames, dynamic=()):
     number there becomes a cached device scalar, so XLA cannot fold it into a constant
     (folding `x / 3` into `x * (1/3)` would change the last bit of the result)."""
     def deco(fun):
-        import functools
-        import inspect
-        from ..core.trace import _ctx, eval_trace
-        from ..transforms.jit import jit
-        from ..xla.array import Array
         names = [p for p in inspect.signature(fun).parameters][1:]
         statics = set(static_argnames)
 
@@ -304,7 +304,6 @@ def _count(a, axis, keepdims, where, dtype):
         if is_symbolic(n):                   # jax.export: the size is computed in the program
             return conversion.convert_element_type(n.__jax_array__(), dtype)
         return np.array(n, dtype)
-    from .manipulation import broadcast_to
     return sum(broadcast_to(where, aval_of(a).shape), axis, dtype=dtype, keepdims=keepdims)
 
 
@@ -358,12 +357,10 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
             new_shape = tuple(d if i in axis_tuple else 1 for i, d in enumerate(ashape))
             weights = lax.reshape(weights, new_shape, tuple(np.argsort(axis_tuple)))
         weights_sum = sum(weights, axis=axis, keepdims=keepdims)
-        from .manipulation import broadcast_arrays
         aw = lax.mul(*broadcast_arrays(a, weights))
         avg = lax.div(sum(aw, axis=axis, keepdims=keepdims), weights_sum)
     if returned:
         if aval_of(avg).shape != aval_of(weights_sum).shape:
-            from .manipulation import broadcast_to
             weights_sum = broadcast_to(weights_sum, aval_of(avg).shape)
         return avg, weights_sum
     return avg
@@ -461,7 +458,6 @@ def _argminmax(name, lax_fn, a, axis, out, keepdims):
     a = _asarray(name, a)
     shape = aval_of(a).shape
     if axis is None:
-        from .manipulation import ravel
         dims, a, ax = tuple(range(len(shape))), ravel(a), 0
     else:
         ax = canonicalize_axis(operator.index(axis), len(shape))
@@ -709,7 +705,6 @@ def _quantile(a, q, axis, method, keepdims, squash_nans):
     if axis is None:
         if keepdims:
             keepdim = [1] * len(shape)
-        from .manipulation import ravel
         a, axis = ravel(a), 0
     elif isinstance(axis, tuple):
         nd = len(shape)
@@ -732,7 +727,6 @@ def _quantile(a, q, axis, method, keepdims, squash_nans):
         raise ValueError(f"q must be have rank <= 1, got shape {qa.shape}")
     qd, q_ndim = qa.dtype, qa.ndim
     a_shape = aval_of(a).shape
-    from .indexing import getitem
     if squash_nans:
         # NaNs sort last; count the others and index within them
         a = _where(_isnan(a), np.array(np.nan, ad), a)
@@ -741,7 +735,6 @@ def _quantile(a, q, axis, method, keepdims, squash_nans):
         after = aval_of(counts).shape
         q = lax.expand_dims(q, tuple(range(q_ndim, len(after) + q_ndim)))
         counts = lax.expand_dims(counts, tuple(range(q_ndim)))
-        from .manipulation import broadcast_arrays
         q, counts = broadcast_arrays(q, counts)
         q = lax.mul(q, lax.sub(counts, np.ones((), qd)))
         low, high = lax.floor(q), lax.ceil(q)
@@ -805,7 +798,6 @@ def _quantile(a, q, axis, method, keepdims, squash_nans):
 
 
 def _bcast(w, like):
-    from .manipulation import broadcast_to
     return broadcast_to(w, aval_of(like).shape)
 
 

@@ -25,6 +25,8 @@ from ..core.errors import ConcretizationTypeError
 from ..lax import conversion
 from ..transforms.jit import jit
 from . import util
+from .indexing import _IndexUpdateHelper, _scatter_update, getitem
+from .manipulation import concatenate, moveaxis
 from .sorting import _asarray, _concrete, _cumsum, _ravel, _shape, lexsort, nonzero, searchsorted
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
 
@@ -40,8 +42,6 @@ _UNIQUE_SIZE_HINT = ("To make jnp.unique() compatible with JIT and other transfo
 def _unique_sorted_mask(ar, axis: int, equal_nan: bool):
     """The rows along `axis` sorted lexicographically, a mask of the first of each run of
     equal rows, and the sorting permutation."""
-    from .manipulation import moveaxis
-    from .indexing import getitem
     aux = moveaxis(ar, axis, 0)
     d = aval_of(aux).dtype
     if dtypes.is_complex(d):     # NaN in either part sorts as a NaN
@@ -73,8 +73,6 @@ def _unique_sorted_mask(ar, axis: int, equal_nan: bool):
 
 def _unique(ar, axis, return_index=False, return_inverse=False, return_counts=False,
             equal_nan=True, size=None, fill_value=None, return_true_size=False):
-    from .indexing import getitem, _scatter_update
-    from .manipulation import moveaxis
     it = dtypes.default_int_dtype()
     axis = canonicalize_axis(axis, len(_shape(ar)))
     if _shape(ar)[axis] == 0 and size and fill_value is None:
@@ -221,17 +219,14 @@ def _count(mask):
 
 
 def _head(x, n=-1):
-    from .indexing import getitem
     return getitem(x, slice(None, n))
 
 
 def _tail(x, n=1):
-    from .indexing import getitem
     return getitem(x, slice(n, None))
 
 
 def _at(x):
-    from .indexing import _IndexUpdateHelper
     return _IndexUpdateHelper(x)
 
 
@@ -261,12 +256,10 @@ def _in1d(ar1, ar2, invert, method="auto", assume_unique=False):
         a, b = lax.broadcast_in_dim(arr1, (n, m), (0,)), lax.broadcast_in_dim(arr2, (n, m), (1,))
         return lax.reduce_and(lax.ne(a, b), (1,)) if invert else lax.reduce_or(lax.eq(a, b), (1,))
     if method == "binary_search":
-        from .indexing import getitem
         arr2 = lax.sort(arr2)
         found = getitem(arr2, searchsorted(arr2, arr1))
         return lax.ne(arr1, found) if invert else lax.eq(arr1, found)
     if method == "sort":
-        from .indexing import getitem
         ind_out = slice(None)
         if not assume_unique:
             top = lax.reduce_max(arr2, (0,))
@@ -315,7 +308,6 @@ def union1d(ar1, ar2, *, size=None, fill_value=None):
         _concrete_or_error(ar2, "union1d")
     else:
         size = operator.index(size)
-    from .manipulation import concatenate
     return unique(concatenate((ar1, ar2), axis=None), size=size, fill_value=fill_value)
 
 
@@ -341,7 +333,6 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     if not assume_unique:
         arr1 = unique(arr1, size=size and n)
     mask = _in1d_jit(arr1, arr2, True, "auto", bool(assume_unique))
-    from .indexing import getitem
     if size is None:
         return getitem(arr1, mask)
     if not assume_unique:       # unique's padding (copies of the first value) is no result
@@ -426,7 +417,6 @@ def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     aux = lax.sort(aux)
     flag = lax.concatenate([_full(1, True, np.bool_), _neighbours_differ(aux),
                             _full(1, True, np.bool_)], 0)
-    from .indexing import getitem
     return getitem(aux, lax.bitwise_and(_tail(flag), _head(flag)))
 
 
@@ -494,7 +484,6 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
     if size is not None:
         return _intersect1d_size_jit(arr1, arr2, fill_value, bool(assume_unique),
                                      operator.index(size), bool(return_indices))
-    from .indexing import getitem
     ind1 = ind2 = _arange(0)
     if not assume_unique:
         if return_indices:

@@ -24,6 +24,10 @@ from ..core.trace import Tracer
 from ..lax import conversion
 from ..transforms.jit import jit
 from . import util
+from .index_tricks import put_along_axis
+from .indexing import _IndexUpdateHelper, _scatter_update, getitem
+from .manipulation import _slice_axis, moveaxis, swapaxes
+from .reductions import _where
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
 
 __all__ = ["sort", "argsort", "lexsort", "sort_complex", "partition", "argpartition",
@@ -153,7 +157,6 @@ def partition(a, kth: int, axis: int = -1):
     arr = _asarray("partition", a)
     if dtypes.is_complex(aval_of(arr).dtype):
         raise NotImplementedError("jnp.partition for complex dtype is not implemented.")
-    from .manipulation import swapaxes
     axis = canonicalize_axis(axis, len(_shape(arr)))
     kth = canonicalize_axis(kth, _shape(arr)[axis])
     arr = swapaxes(arr, axis, -1)
@@ -173,8 +176,6 @@ def argpartition(a, kth: int, axis: int = -1):
     arr = _asarray("argpartition", a)
     if dtypes.is_complex(aval_of(arr).dtype):
         raise NotImplementedError("jnp.argpartition for complex dtype is not implemented.")
-    from .manipulation import swapaxes
-    from .index_tricks import put_along_axis
     axis = canonicalize_axis(axis, len(_shape(arr)))
     kth = canonicalize_axis(kth, _shape(arr)[axis])
     arr = swapaxes(arr, axis, -1)
@@ -262,7 +263,6 @@ def _searchsorted_compare_all(a, q, side, dtype):
 def _searchsorted_sort(a, q, side, dtype):
     """Rank the queries among a's elements by one stable sort of both, minus their rank
     among themselves."""
-    from .indexing import _IndexUpdateHelper, getitem
     n, m = _shape(a)[0], math.prod(_shape(q))
     work = np.dtype(np.int32 if n + m <= np.iinfo(np.int32).max else np.int64)
 
@@ -303,7 +303,6 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
         raise ValueError("a should be 1-dimensional")
     a, v = util.promote_dtypes(a, v)
     if sorter is not None:
-        from .indexing import getitem
         a = getitem(a, ensure_array(sorter))
     if side not in ("left", "right"):
         raise ValueError(f"invalid argument side={side!r}, expected 'left' or 'right'")
@@ -363,14 +362,12 @@ def nonzero(a, *, size: int | None = None, fill_value=None) -> tuple:
                              f"got {fill_value}")
         total = lax.reduce_sum(flat, (0,))
         pad = lax.ge(lax.iota(it, size), lax.broadcast_in_dim(total, (size,), ()))
-        from .reductions import _where
         out = [_where(pad, f, o) for f, o in zip(fills, out)]
     return tuple(out)
 
 
 def _bincount(x, length: int, dtype):
     """counts[i] = number of entries of x equal to i, for i < length (others dropped)."""
-    from .indexing import _scatter_update
     zeros = lax.broadcast_in_dim(np.zeros((), dtype), (length,), ())
     return _scatter_update(zeros, x, np.ones((), dtype), lax.scatter_add, mode="drop",
                            normalize_indices=False)
@@ -395,7 +392,6 @@ def argwhere(a, *, size: int | None = None, fill_value=None):
 def extract(condition, arr, *, size: int | None = None, fill_value=0):
     """The elements of `arr` where `condition` is true (flattened), padded to `size`."""
     check_arraylike("extract", condition, arr)
-    from .indexing import getitem
     cond, arr = _ravel(ensure_array(condition)), _ravel(ensure_array(arr))
     if _shape(cond) != _shape(arr):
         raise ValueError("extract: condition and arr must have the same number of elements")
@@ -407,7 +403,6 @@ def extract(condition, arr, *, size: int | None = None, fill_value=0):
 
 
 def _take_fill(arr, idx, fill_value):
-    from .indexing import _IndexUpdateHelper
     return _IndexUpdateHelper(arr)[idx].get(mode="fill", fill_value=fill_value)
 
 
@@ -424,17 +419,14 @@ def compress(condition, a, axis: int | None = None, *, size: int | None = None,
         cond = lax.ne(cond, np.zeros((), aval_of(cond).dtype))
     if axis is None:
         axis, arr = 0, _ravel(arr)
-    from .manipulation import moveaxis
     arr = moveaxis(arr, axis, 0)
     n = _shape(arr)[0]
     if _shape(cond)[0] > n:
         raise ValueError("condition contains entries that are out of bounds")
-    from .manipulation import _slice_axis
     cond = _slice_axis(cond, 0, n, 0)       # NumPy: a shorter condition is padded with False
     if _shape(cond)[0] < n:
         cond = lax.pad(cond, np.bool_(False), [(0, n - _shape(cond)[0], 0)])
     if size is None:
-        from .indexing import getitem
         out_ = getitem(arr, nonzero(cond)[0])
     else:
         idx, = nonzero(cond, size=size, fill_value=n)

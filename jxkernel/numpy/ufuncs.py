@@ -23,11 +23,13 @@ from .. import lax
 from ..core import dtypes as _core
 from ..core import trace as _trace
 from ..core.trace import Tracer
+from ..transforms.ad import jvp
 from ..xla.array import Array
 from ..transforms.custom_derivatives import custom_jvp
-from .dtypes import finfo
-from .util import (_ARRAYS, aval_of, check_arraylike, ensure_array, ensure_arraylike, full_like,
-                   fused_when_converting, jnp_jit,
+from .creation import array, asarray
+from .dtypes import finfo, iscomplexobj
+from .util import (_ARRAYS, aval_of, broadcast_arrays, check_arraylike, ensure_array,
+                   ensure_arraylike, full_like, fused_when_converting, jnp_jit,
                    promote_args, promote_args_inexact, promote_args_numeric, promote_dtypes,
                    promote_dtypes_inexact, promote_dtypes_numeric, promote_shapes)
 from .util import where as _where
@@ -244,7 +246,6 @@ def _i0(x):
 @_i0.defjvp
 def _i0_jvp(primals, tangents):
     # JAX's: the derivative is 0 at x = 0 (exp(|x|) alone would give 1 there)
-    from ..transforms.ad import jvp
     out, t_out = jvp(_i0.fun, primals, tangents)
     return out, _where(lax.eq(primals[0], _const(primals[0], 0)), _const(t_out, 0), t_out)
 
@@ -901,7 +902,6 @@ def gcd(x1, x2):
     x1, x2 = promote_dtypes(x1, x2)
     if not _core.is_int(x1.dtype):
         raise ValueError("Arguments to jax.numpy.gcd must be integers.")
-    from .util import broadcast_arrays
     x1, x2 = broadcast_arrays(x1, x2)
     a, b = absolute(x1), absolute(x2)
     while_loop = getattr(lax, "while_loop", None)
@@ -1037,7 +1037,6 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
 
 def array_equal(a1, a2, equal_nan: bool = False):
     """True if both have the same shape and elements."""
-    from .creation import array, asarray
     a1, a2 = asarray(a1), asarray(a2)
     if a1.shape != a2.shape:
         return array(False, dtype=_BOOL)
@@ -1049,7 +1048,6 @@ def array_equal(a1, a2, equal_nan: bool = False):
 
 def array_equiv(a1, a2):
     """True if both broadcast to one shape and are equal elementwise."""
-    from .creation import array, asarray
     a1, a2 = asarray(a1), asarray(a2)
     try:
         eq = equal(a1, a2)
@@ -1061,7 +1059,6 @@ def array_equiv(a1, a2):
 @jnp_jit
 def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
     """NaN -> `nan`, +inf -> `posinf` (dtype max), -inf -> `neginf` (dtype min)."""
-    from .creation import asarray
     del copy
     x = ensure_arraylike("nan_to_num", x)
     dtype = x.dtype
@@ -1087,7 +1084,7 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     """
     if x is None and y is None:
         check_arraylike("where", condition)
-        from . import sorting
+        from . import sorting  # (sorting builds on this module)
         return sorting.nonzero(condition, size=size, fill_value=fill_value)
     if size is not None or fill_value is not None:
         raise ValueError("size and fill_value arguments cannot be used in three-term where "
@@ -1125,7 +1122,6 @@ def clip(arr=None, /, min=None, max=None, *, a_min=_NO_ARG, a_max=_NO_ARG):
     if arr is None:
         raise ValueError("No input was provided to the clip function.")
     check_arraylike("clip", arr)
-    from .dtypes import iscomplexobj
     if any(iscomplexobj(t) for t in (arr, min, max)):
         raise ValueError("Clip received a complex value either through the input or the "
                          "min/max keywords. Complex values have no ordering and cannot be "

@@ -25,7 +25,8 @@ from ..core import trace as _trace
 from ..core.avals import ShapedArray
 from ..core.errors import aval_text
 from ..core.trace import Tracer
-from ..lax import conversion
+from ..lax import conversion, shapes
+from ..lax import elementwise as lax
 from ..transforms.jit import jit
 from ..xla import client as _client
 from ..xla.array import Array, device_put, host_to_device
@@ -202,7 +203,6 @@ def promote_shapes(fun_name: str, *args) -> list:
     nonscalar = {r for r in ranks if r}
     if len(nonscalar) < 2:
         return [ensure_array(x) for x in args]
-    from ..lax import shapes
     rank = max(ranks)
     return [shapes.broadcast_to_rank(x, rank) if r else ensure_array(x)
             for x, r in zip(args, ranks)]
@@ -315,7 +315,6 @@ def const(x, value):
 
 def full(shape, fill_value, dtype=None, weak_type=None):
     """lax.full: `fill_value` broadcast to `shape` (weak if dtype is None and it is weak)."""
-    from ..lax import shapes
     if weak_type is None:
         weak_type = dtype is None and dtypes.is_weakly_typed(fill_value)
     dtype = dtypes.canonicalize_dtype(dtype if dtype is not None else aval_of(fill_value).dtype)
@@ -348,7 +347,6 @@ def broadcast_shapes(*shapes) -> tuple:
 
 def broadcast_to(x, shape):
     """`x` broadcast to `shape` (NumPy's rules), as one broadcast_in_dim."""
-    from ..lax import shapes
     x = ensure_array(x)
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     xs = x.aval.shape
@@ -443,7 +441,6 @@ def fused_when_converting(kind: str = "plain"):
 def _where(condition, x, y):
     """jnp.where's three-argument form: promote x and y, broadcast all three, select.
     Jitted (not inlined), as JAX's util._where: staged it is one `jit[name=_where]`."""
-    from ..lax import elementwise as lax
     if aval_of(condition).dtype != dtypes.bool_:
         condition = lax.ne(condition, const(condition, 0))
     x, y = promote_dtypes(x, y)

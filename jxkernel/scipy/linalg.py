@@ -26,6 +26,7 @@ from .. import numpy as jnp
 from ..lax import linalg as lax_linalg
 from ..numpy import linalg as jnp_linalg
 from ..numpy.util import jnp_jit, promote_dtypes_inexact
+from ..transforms.ad import jvp
 from ..transforms.batching import vmap
 from ..transforms.custom_derivatives import custom_jvp
 from ._matrices import (
@@ -472,7 +473,6 @@ def expm_frechet(A, E, *, method=None, compute_expm: bool = True):
     Array([[1., 0.],
            [0., 1.]], dtype=float32)
     """
-    from ..transforms.ad import jvp
     del method
     A, E = jnp.asarray(A), jnp.asarray(E)
     if A.ndim < 2 or A.shape[-2] != A.shape[-1]:

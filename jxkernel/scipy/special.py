@@ -9,9 +9,13 @@ from __future__ import annotations
 import numpy as np
 
 from .. import lax
+from .. import numpy as jnp
 from ..core import dtypes as _core
+from ..nn.functions import log_softmax as nn_log_softmax
 from ..nn.functions import logsumexp
+from ..nn.functions import softmax as nn_softmax
 from ..numpy import util as numpy_util
+from ..numpy.ufuncs import _const
 from ..numpy.util import promote_args_inexact
 from ..transforms.custom_derivatives import custom_jvp
 
@@ -21,16 +25,6 @@ __all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "comb", "digam
            "kl_div", "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp",
            "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "rel_entr", "softmax",
            "xlog1py", "xlogy", "zeta"]
-
-
-def _jnp():
-    from .. import numpy as jnp  # imported late: jxkernel.numpy imports much
-    return jnp
-
-
-def _const(x, value):
-    from ..numpy.ufuncs import _const as const
-    return const(x, value)
 
 
 def gammaln(x):
@@ -86,7 +80,6 @@ def xlogy(x, y):
     >>> xlogy(0.0, 0.0)
     Array(0., dtype=float32, weak_type=True)
     """
-    jnp = _jnp()
     x, y = promote_args_inexact("xlogy", x, y)
     x_ok = x != 0.0
     return jnp.where(x_ok | jnp.isnan(y), lax.mul(x, lax.log(y)), jnp.zeros_like(x))
@@ -102,7 +95,6 @@ def _xlogy_jvp(primals, tangents):
 @custom_jvp
 def xlog1py(x, y):
     """x * log1p(y), with 0 where x == 0 (unless y is NaN)."""
-    jnp = _jnp()
     x, y = promote_args_inexact("xlog1py", x, y)
     x_ok = x != 0.0
     return jnp.where(x_ok | jnp.isnan(y), lax.mul(x, lax.log1p(y)), jnp.zeros_like(x))
@@ -138,7 +130,6 @@ def entr(x):
 
 def rel_entr(p, q):
     """p log(p / q) elementwise (0 where p == 0 <= q, inf otherwise off the domain)."""
-    jnp = _jnp()
     p, q = promote_args_inexact("rel_entr", p, q)
     if _core.is_complex(p.dtype):
         raise ValueError("rel_entr does not support complex-valued inputs.")
@@ -161,7 +152,7 @@ def kl_div(p, q):
 
 def ndtr(x):
     """The standard normal CDF (float32/float64 inputs)."""
-    x = _jnp().asarray(x)
+    x = jnp.asarray(x)
     dtype = x.dtype
     if dtype not in (np.float32, np.float64):
         raise TypeError(f"x.dtype={dtype} is not supported, see docstring for supported types.")
@@ -170,13 +161,11 @@ def ndtr(x):
 
 def softmax(x, axis=-1):
     """jax.scipy.special.softmax: jax.nn.softmax."""
-    from ..nn.functions import softmax as nn_softmax
     return nn_softmax(x, axis=axis)
 
 
 def log_softmax(x, axis=-1):
     """jax.scipy.special.log_softmax: jax.nn.log_softmax."""
-    from ..nn.functions import log_softmax as nn_log_softmax
     return nn_log_softmax(x, axis=axis)
 
 

@@ -21,11 +21,8 @@ from ...core.avals import ShapedArray, get_aval
 from ...core.check import JaxprTypeError, check_jaxpr  # noqa: F401
 from ...core.errors import ConcretizationTypeError
 from ...core.interpret import eval_jaxpr
-from ...core.ir import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var  # noqa: F401
-from ...core.primitive import (
-    Primitive,  # noqa: F401
-    jaxpr_params,
-)
+from ...core.ir import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var, jaxpr_params  # noqa: F401
+from ...core.primitive import Primitive  # noqa: F401
 from ...core.trace import Tracer
 from ...lax._ad_util import float0
 from . import primitives  # noqa: F401

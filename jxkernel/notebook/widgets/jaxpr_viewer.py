@@ -21,7 +21,7 @@ import anywidget
 import traitlets
 
 from ...core import ir
-from ...core.primitive import jaxpr_params
+from ...core.ir import jaxpr_params
 from .. import jaxpr_json
 from ..display import esc, source_label
 from ..jaxpr_json import open_jaxpr

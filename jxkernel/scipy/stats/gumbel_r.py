@@ -7,6 +7,7 @@ import numpy as np
 
 from ... import lax
 from ... import numpy as jnp
+from ...nn.functions import log1mexp
 from ...numpy.ufuncs import _const
 from ...numpy.util import promote_args_inexact
 from ..special import xlogy
@@ -58,7 +59,6 @@ def sf(x, loc=0, scale=1):
 
 def logsf(x, loc=0, scale=1):
     """log sf = log1mexp(exp(-z))."""
-    from ...nn.functions import log1mexp  # late: jxkernel.nn imports jxkernel.scipy
     x, loc, scale = promote_args_inexact("gumbel_r.logsf", x, loc, scale)
     neg_z = lax.div(lax.sub(loc, x), scale)
     return jnp.where(_ok(scale), log1mexp(lax.exp(neg_z)), np.nan)
