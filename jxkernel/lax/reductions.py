@@ -618,6 +618,20 @@ def _monoid_reducer(computation, inits):
     return reducer if np.equal(value, _identity(kind, aval.dtype)) else None
 
 
+def _flat_operands(operands, init_values) -> tuple:
+    """(operand leaves, init value leaves, their treedef) of lax.reduce and reduce_window, with
+    JAX's errors where the two pytrees differ."""
+    flat_operands, tree = tree_flatten(operands)
+    flat_inits, init_tree = tree_flatten(init_values)
+    if tree != init_tree:
+        raise ValueError(f"Operands must have the same tree structure as init_values: "
+                         f"{tree} vs. {init_tree}")
+    if len(flat_operands) != len(flat_inits):
+        raise ValueError(f"Must have same total number of operands as init_values: "
+                         f"{len(flat_operands)} vs. {len(flat_inits)}")
+    return flat_operands, flat_inits, tree
+
+
 def reduce(operands, init_values, computation, dimensions):
     """Reduce `operands` (a pytree of arrays) over `dimensions` with `computation`, a
     monoid whose identities are `init_values` (a pytree of scalars of the same structure).
@@ -627,14 +641,7 @@ def reduce(operands, init_values, computation, dimensions):
     >>> lax.reduce(jnp.arange(4.), 1., lambda a, b: a * b + 1, (0,))  # a traced region
     Array(16., dtype=float32)
     """
-    flat_operands, tree = tree_flatten(operands)
-    flat_inits, init_tree = tree_flatten(init_values)
-    if tree != init_tree:
-        raise ValueError(f"Operands must have the same tree structure as init_values: "
-                         f"{tree} vs. {init_tree}")
-    if len(flat_operands) != len(flat_inits):
-        raise ValueError(f"Must have same total number of operands as init_values:  "
-                         f"{len(flat_operands)} vs. {len(flat_inits)}")
+    flat_operands, flat_inits, tree = _flat_operands(operands, init_values)
     dimensions = _axes(dimensions)
     monoid = _monoid_reducer(computation, flat_inits)
     if monoid is not None:
@@ -642,7 +649,7 @@ def reduce(operands, init_values, computation, dimensions):
         out = monoid(flat_operands[0], dimensions)
         return out if out.weak_type == weak else _convert_element_type(out, out.dtype, weak)
     init_avals = tuple(get_aval(v) for v in flat_inits)
-    jaxpr, out_tree = _reduction_jaxpr(computation, init_avals, init_tree)
+    jaxpr, out_tree = _reduction_jaxpr(computation, init_avals, tree)
     outs = reduce_p.bind(*flat_operands, *flat_inits, computation=computation, jaxpr=jaxpr,
                          dimensions=dimensions)
     return tree_unflatten(out_tree, outs)

@@ -26,7 +26,7 @@ from ..core.ir import param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, transpose_rules)
 from ..core.staging import trace_to_jaxpr
-from ..tree_util import tree_flatten, tree_unflatten
+from ..tree_util import tree_unflatten
 from ..xla import stablehlo as hlo
 from . import _ad_util as ad
 from . import _batch_util as bu
@@ -35,7 +35,7 @@ from . import shapes, slicing
 from ._rules import NUMERIC
 from .convolution import padtype_to_pads
 from .elementwise import add, ge_p, le_p, max, min
-from .reductions import _concrete, _identity, _reduction_jaxpr, _region
+from .reductions import _concrete, _flat_operands, _identity, _reduction_jaxpr, _region
 
 _WINDOW_PARAMS = ("window_dimensions", "window_strides", "padding", "base_dilation",
                   "window_dilation")
@@ -469,14 +469,7 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     >>> lax.reduce_window(jnp.arange(1., 5.), 1., lax.mul, (2,), (2,), [(0, 0)])
     Array([ 2., 12.], dtype=float32)
     """
-    flat_operands, tree = tree_flatten(operand)
-    flat_inits, init_tree = tree_flatten(init_value)
-    if tree != init_tree:
-        raise ValueError(f"Operands must have the same tree structure as init_values: "
-                         f"{tree} vs. {init_tree}")
-    if len(flat_operands) != len(flat_inits):
-        raise ValueError(f"Must have same total number of operands as init_values: "
-                         f"{len(flat_operands)} vs. {len(flat_inits)}")
+    flat_operands, flat_inits, tree = _flat_operands(operand, init_value)
     if not flat_operands:
         raise ValueError("reduce_window must have at least one operand.")
     window_dimensions = _int_tuple("window_dimensions", window_dimensions)
@@ -494,7 +487,7 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     prim = _monoid_window_prim(computation, flat_inits)
     if prim is not None:
         return tree_unflatten(tree, [prim.bind(flat_operands[0], **params)])
-    jaxpr, out_tree = _reduction_jaxpr(computation, tuple(map(get_aval, flat_inits)), init_tree)
+    jaxpr, out_tree = _reduction_jaxpr(computation, tuple(map(get_aval, flat_inits)), tree)
     outs = reduce_window_p.bind(*flat_operands, *flat_inits, jaxpr=jaxpr, **params)
     return tree_unflatten(out_tree, outs)
 
