@@ -15,6 +15,7 @@ import zlib
 
 import numpy as np
 
+from ..core.mesh import NamedSharding, PartitionSpec
 from ..dtypes import canonicalize_dtype
 from ..tree_util import tree_flatten, tree_map, tree_unflatten
 from ..xla import client as _client
@@ -82,7 +83,6 @@ def _replicated(x) -> np.ndarray:
     if x.sharding.is_fully_replicated:      # every device holds all of it already
         return _runtime.first_local_block(x)
     from ..transforms.jit import jit
-    from ..xla.sharding import NamedSharding, PartitionSpec
     whole = jit(lambda a: a, out_shardings=NamedSharding(x.sharding.mesh, PartitionSpec()))(x)
     return _runtime.first_local_block(whole)
 
@@ -96,7 +96,6 @@ def host_local_array_to_global_array(local_inputs, global_mesh, pspecs):
     ... # shape (4,): [0, 1] from process 0 and [0, 1] from process 1
     """
     from ..tree_util import broadcast_prefix
-    from ..xla.sharding import NamedSharding, PartitionSpec
     leaves, tree = tree_flatten(local_inputs)
     specs = broadcast_prefix(pspecs, local_inputs, is_leaf=lambda s: isinstance(s, PartitionSpec))
     out = [x if _is_global(x) else
@@ -109,7 +108,6 @@ def global_array_to_host_local_array(global_inputs, global_mesh, pspecs):
     """Each global array's part on this process, as an array over this process's devices
     (the inverse of host_local_array_to_global_array; no data is copied)."""
     from ..tree_util import broadcast_prefix
-    from ..xla.sharding import NamedSharding, PartitionSpec
     leaves, tree = tree_flatten(global_inputs)
     specs = broadcast_prefix(pspecs, global_inputs, is_leaf=lambda s: isinstance(s, PartitionSpec))
     out = []
