@@ -80,7 +80,8 @@ _LAZY.update({n: ("jxkernel.runtime_state", n) for n in (  # jax.clear_caches, j
     "transfer_guard_host_to_device", "transfer_guard_device_to_device",
     "transfer_guard_device_to_host")})
 _LAZY.update({n: (f"jxkernel.{module}", n) for module, names in (   # jax.make_mesh, jax.P, ...
-    ("xla.sharding", ("make_mesh", "set_mesh", "P", "NamedSharding")),
+    ("core.mesh", ("set_mesh", "P", "NamedSharding")),
+    ("xla.sharding", ("make_mesh",)),
     ("xla.sharded", ("make_array_from_callback", "make_array_from_single_device_arrays")),
     ("sharding", ("reshard",))) for n in names})
 

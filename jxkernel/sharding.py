@@ -6,7 +6,7 @@
     (2, 2)
 
 Arrays split over a mesh, and jit with shardings, are in xla/sharded.py; the classes here are
-plain values (xla/sharding.py).
+plain values (core/mesh.py).
 """
 import abc
 import contextlib
@@ -15,22 +15,23 @@ import threading
 
 from .core import avals
 from .core.avals import get_aval
-from .core.sharding_types import explicit_axes as explicit_of
-from .lax.sharding import reshard_p, with_sharding_constraint
-from .tree_util import tree_leaves, tree_map
-from .xla.sharding import (  # noqa: F401
+from .core.mesh import (  # noqa: F401
     _EMPTY_MESH,
     AbstractMesh,
     AxisType,
     Mesh,
     NamedSharding,
     PartitionSpec,
-    SingleDeviceSharding,
     set_mesh,
     use_mesh,
 )
+from .core.mesh import get_mesh as _current_mesh
+from .core.mesh import resolve
+from .core.sharding_types import explicit_axes as explicit_of
+from .lax.sharding import reshard_p, with_sharding_constraint
+from .tree_util import tree_leaves, tree_map
 from .xla.sharding import Sharding as _Shardings
-from .xla.sharding import get_mesh as _current_mesh
+from .xla.sharding import SingleDeviceSharding  # noqa: F401
 
 
 def get_mesh() -> Mesh:
@@ -82,8 +83,6 @@ def reshard(xs, out_shardings):
     >>> reshard(x, NamedSharding(explicit, P(None, 'x'))).sharding.spec
     P(None, 'x')
     """
-    # deferred: xla/sharded.py loads with the first sharded Array, not with jax.sharding
-    from .xla.sharded import resolve
     for s in tree_leaves(out_shardings, is_leaf=lambda s: isinstance(s, PartitionSpec)):
         _check_explicit(resolve(s, "reshard"))
     avals.sharding_types_seen = True        # the result's type carries its sharding

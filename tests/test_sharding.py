@@ -14,9 +14,9 @@ from numerics import assert_allclose_ulp
 from test_runtime_subprocess import run_code
 
 import jxkernel as jax
+from jxkernel.core.mesh import DuplicateSpecError, IndivisibleError
 from jxkernel.sharding import AbstractMesh, AxisType, Mesh, NamedSharding
 from jxkernel.sharding import PartitionSpec as P
-from jxkernel.xla.sharding import DuplicateSpecError, IndivisibleError
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
@@ -94,8 +94,8 @@ out["abstract"] = [isinstance(x.sharding, jax.sharding.Sharding),
 # The docstring examples of the sharding modules (they need 8 devices).
 from doc_examples import check_docstring_examples
 out["doc_examples"] = {}
-for module in ("jxkernel.xla.sharding", "jxkernel.xla.sharded", "jxkernel.sharding",
-               "jxkernel.lax.sharding"):
+for module in ("jxkernel.core.mesh", "jxkernel.xla.sharding", "jxkernel.xla.sharded",
+               "jxkernel.sharding", "jxkernel.lax.sharding"):
     try:
         check_docstring_examples(module, {"mesh": mesh, "P": P, "Mesh": Mesh,
                                           "NamedSharding": NamedSharding})
@@ -310,8 +310,8 @@ def test_the_fast_path_runs_a_sharded_jit_only_on_arguments_laid_out_as_compiled
 
 def test_the_docstring_examples_of_the_sharding_modules_are_true(runs):
     assert runs[0]["doc_examples"] == dict.fromkeys(
-        ["jxkernel.xla.sharding", "jxkernel.xla.sharded", "jxkernel.sharding",
-         "jxkernel.lax.sharding"], "ok")
+        ["jxkernel.core.mesh", "jxkernel.xla.sharding", "jxkernel.xla.sharded",
+         "jxkernel.sharding", "jxkernel.lax.sharding"], "ok")
 
 
 def test_device_put_between_shardings_of_one_mesh_moves_data_on_the_devices(runs):

@@ -19,6 +19,7 @@ import functools
 import threading
 
 from . import avals as _avals
+from .mesh import AxisType, NamedSharding, PartitionSpec
 from .primitive import sharding_rules, sharding_typing_rules
 
 
@@ -27,8 +28,6 @@ class ShardingTypeError(Exception):
 
 
 def explicit_axes(mesh) -> frozenset:
-    # xla/sharding.py loads with the first mesh (`import jxkernel` needs none); core is below xla
-    from ..xla.sharding import AxisType
     return frozenset(n for n, t in zip(mesh.axis_names, mesh.axis_types)
                      if t is AxisType.Explicit)
 
@@ -37,7 +36,6 @@ def explicit_axes(mesh) -> frozenset:
 def typed_sharding(sharding, ndim: int):
     """The sharding an array laid out as `sharding` has in its type: its Explicit axes only;
     None when the mesh has no Explicit axis (or the sharding is not a NamedSharding)."""
-    from ..xla.sharding import NamedSharding
     if type(sharding) is not NamedSharding:
         return None
     explicit = explicit_axes(sharding.mesh)
@@ -50,7 +48,6 @@ def typed_sharding(sharding, ndim: int):
 
 def make(mesh, parts):
     """A NamedSharding over `mesh` from per-dimension axis tuples (() for unsplit)."""
-    from ..xla.sharding import NamedSharding, PartitionSpec
     entries = [None if not p else p[0] if len(p) == 1 else tuple(p) for p in parts]
     return NamedSharding(mesh, PartitionSpec(*entries))
 

@@ -15,13 +15,13 @@ import zlib
 
 import numpy as np
 
+from ..core.mesh import NamedSharding, PartitionSpec
 from ..dtypes import canonicalize_dtype
 from ..transforms.jit import jit
 from ..tree_util import broadcast_prefix, tree_flatten, tree_map, tree_unflatten
 from ..xla import client as _client
 from ..xla import distributed as _runtime
 from ..xla.sharded import ShardedArray
-from ..xla.sharding import NamedSharding, PartitionSpec
 
 __all__ = ["assert_equal", "broadcast_one_to_all", "global_array_to_host_local_array",
            "host_local_array_to_global_array", "process_allgather", "sync_global_devices"]

@@ -15,6 +15,7 @@ import functools
 from ..core import avals as _avals
 from ..core import sharding_types
 from ..core.ir import param_printers
+from ..core.mesh import NamedSharding, PartitionSpec, resolve
 from ..core.primitive import (
     Primitive,
     abstract_eval_rules,
@@ -30,14 +31,14 @@ from ..xla.lowering import NeedsMesh
 from ._ad_util import Zero
 from ._batch_util import ndim, not_mapped
 
-# The sharding classes (xla/sharding.py) load on first use: `import jxkernel` needs none.
+# xla/sharding.py and xla/sharded.py (jaxlib's HLO shardings, sharded Arrays) load with the
+# first mesh or sharded Array: `import jxkernel` needs neither, so their imports are deferred.
 sharding_constraint_p = Primitive("sharding_constraint")
 # jax.sharding.reshard: the same operation, named (and printed) as JAX's, on Explicit axes
 reshard_p = Primitive("reshard")
 
 
 def _is_sharding(s) -> bool:
-    from ..xla.sharding import NamedSharding, PartitionSpec
     return isinstance(s, (NamedSharding, PartitionSpec))
 
 
@@ -48,8 +49,6 @@ def with_sharding_constraint(x, shardings, _prim=None):
     >>> jax.jit(lambda v: lax.with_sharding_constraint(v + 1, s))(np.arange(8.0)).sharding == s
     True
     """
-    from ..xla.sharded import resolve
-    from ..xla.sharding import NamedSharding
     leaves, tree = tree_flatten(x)
     if _is_sharding(shardings):
         flat = [shardings] * len(leaves)
@@ -67,8 +66,6 @@ def with_sharding_constraint(x, shardings, _prim=None):
 
 def resolved(out_sharding):
     """A NamedSharding from an out_sharding= (a PartitionSpec takes set_mesh's mesh)."""
-    # deferred: xla/sharded.py loads with the first sharded Array
-    from ..xla.sharded import resolve
     _avals.sharding_types_seen = True
     return resolve(out_sharding, "out_sharding")
 
@@ -96,7 +93,6 @@ def _impl(x, *, sharding):
 
 def _reshard_impl(x, *, sharding):
     """As _impl, the array reporting one spec entry per dimension (as JAX's reshard does)."""
-    from ..xla.sharding import NamedSharding, PartitionSpec
     parts = list(sharding.spec) + [None] * (ndim(x) - len(sharding.spec))
     return _impl(x, sharding=NamedSharding(sharding.mesh, PartitionSpec(*parts),
                                            memory_kind=sharding.memory_kind))
@@ -135,7 +131,6 @@ def _batching(prim, vals, dims, *, sharding):
         return prim.bind(x, sharding=sharding), d
     parts = list(sharding.spec) + [None] * (ndim(x) - 1 - len(sharding.spec))
     parts.insert(d, None)
-    from ..xla.sharding import NamedSharding, PartitionSpec
     batched = NamedSharding(sharding.mesh, PartitionSpec(*parts),
                             memory_kind=sharding.memory_kind)
     return prim.bind(x, sharding=batched), d

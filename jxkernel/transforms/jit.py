@@ -347,8 +347,9 @@ _SCALAR_TYPES = (bool, int, float, complex)
 
 
 def _any_sharded(leaves) -> bool:
-    """Whether an argument is split over a mesh (only possible once a NamedSharding exists,
-    so the check costs one lookup in processes that never shard)."""
+    """Whether an argument is split over a mesh (only possible once xla/sharding.py is loaded,
+    as every public way to a Mesh loads it: jax.sharding, jax.make_mesh; so the check costs
+    one lookup in processes that never shard)."""
     if "jxkernel.xla.sharding" not in sys.modules:
         return False
     from ..xla.sharded import any_sharded

@@ -10,14 +10,15 @@ per signature through xla/sharded.py, and puts the executable in jit's fast path
 from __future__ import annotations
 
 from ..config import config
+from ..core.mesh import NamedSharding, PartitionSpec, resolve
 from ..tree_util import (broadcast_prefix, keystr, prefix_errors, tree_flatten,
                          tree_flatten_with_path, tree_unflatten)
 from ..xla.array import Array
 from ..xla.pytree import default_registry as _registry
 from ..xla.sharded import (ShardedArray, _mesh_of, _own_sharding, _SpmdEntry, compile_lowered,
-                           gspmd_sharding, lower_partitioned, resolve, to_argument,
+                           gspmd_sharding, lower_partitioned, to_argument,
                            typed_outputs)
-from ..xla.sharding import NamedSharding, PartitionSpec, SingleDeviceSharding
+from ..xla.sharding import SingleDeviceSharding
 
 
 def _is_sharding(s) -> bool:

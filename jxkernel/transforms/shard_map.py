@@ -26,6 +26,15 @@ from ..core import vma
 from ..core.avals import ShapedArray, get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr, param_printers
+from ..core.mesh import (
+    AxisType,
+    DuplicateSpecError,
+    Mesh,
+    NamedSharding,
+    PartitionSpec,
+    get_mesh,
+)
+from ..core.partial_eval import partial_eval_jaxpr
 from ..core.primitive import (
     Primitive,
     abstract_eval_rules,
@@ -36,6 +45,7 @@ from ..core.primitive import (
     partial_eval_rules,
     transpose_rules,
 )
+from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ..core.trace import Tracer, set_current_trace
 from ..lax import _batch_util as bu
 from ..lax._ad_util import Zero, instantiate, is_undefined
@@ -49,21 +59,11 @@ from ..tree_util import (
     tree_unflatten,
 )
 from ..xla import stablehlo as hlo
-from ..xla.sharding import (
-    AxisType,
-    DuplicateSpecError,
-    Mesh,
-    NamedSharding,
-    PartitionSpec,
-    get_mesh,
-    sdy_dims,
-)
+from ..xla.sharding import sdy_dims
 from .ad import jvp_jaxpr, transpose_jaxpr
 from .api_util import flatten_fun
 from .batching import batch_jaxpr
-from ..core.partial_eval import partial_eval_jaxpr
 from .pmap import _bound_axis
-from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 
 P = PartitionSpec
 shard_map_p = Primitive("shard_map", multiple_results=True)

@@ -39,6 +39,7 @@ from ..config import config
 from ..core import dtypes
 from ..core.avals import ShapedArray
 from ..core.basearray import Array as BaseArray
+from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.trace import Tracer
 from . import client as _client
 from .client import xc
@@ -508,7 +509,6 @@ def device_put(x, device=None, *, copy=False) -> Array:
 
 
 def _is_named(sharding) -> bool:
-    from .sharding import NamedSharding, PartitionSpec
     return isinstance(sharding, (NamedSharding, PartitionSpec))
 
 

@@ -18,6 +18,7 @@ import pickle
 import numpy as np
 
 from ..core.avals import ShapedArray
+from ..core.mesh import Mesh, NamedSharding
 from . import client as _client
 from .array import _COPY, Array, MultiDeviceArray, _host_value, sharding_for
 from .client import xc
@@ -259,7 +260,6 @@ def first_local_block(x) -> np.ndarray:
 
 def local_mesh(mesh):
     """The part of `mesh` on this process's devices: a box of it, same axis names."""
-    from .sharding import Mesh
     me = _client.process_index()
     mine = np.vectorize(lambda d: d.process_index == me, otypes=[bool])(mesh.devices)
     box = tuple(slice(int(w.min()), int(w.max()) + 1) for w in np.nonzero(mine))
@@ -274,7 +274,6 @@ def host_local_from_global(x, spec):
     """This process's part of global array `x` (laid out by `spec` over its mesh), as an
     array over the local mesh: the inverse of `global_from_host_local`. No data moves."""
     from .sharded import _assemble
-    from .sharding import NamedSharding
     sharding = NamedSharding(local_mesh(x.sharding.mesh), spec)
     block = x.sharding.shard_shape(x.shape)
     shape = tuple(b * t for b, t in zip(block, sharding._tiles(x.ndim)))

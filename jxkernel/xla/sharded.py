@@ -21,6 +21,7 @@ import numpy as np
 
 from ..config import config
 from ..core.avals import ShapedArray, ShapeDtypeStruct
+from ..core.mesh import Mesh, NamedSharding, PartitionSpec, local_devices, resolve
 from ..core.sharding_types import current_override, typed_sharding
 from . import client as _client
 from . import dispatch as _dispatch
@@ -38,23 +39,14 @@ from .array import (
 )
 from .client import xc
 from .compiler import Executable, _result_handler
-from .sharding import (
-    Mesh,
-    NamedSharding,
-    PartitionSpec,
-    SingleDeviceSharding,
-    _hlo_key,
-    get_mesh,
-    local_devices,
-    spec_from_hlo,
-)
+from .sharding import SingleDeviceSharding, _hlo_key, hlo_sharding, spec_from_hlo
 
 
 @functools.lru_cache(maxsize=1024)
 def gspmd_sharding(sharding: NamedSharding, ndim: int):
     """jaxlib's sharding object for an `ndim`-d array laid out as `sharding` says."""
     return xc.GSPMDSharding(xc.DeviceList(sharding.mesh._flat_devices),
-                            sharding._to_xla_hlo_sharding(ndim))
+                            hlo_sharding(sharding, ndim))
 
 
 class ShardedArray(ArrayImpl):
@@ -197,18 +189,6 @@ def _assemble(bufs, aval, sharding) -> ShardedArray:
     buf = xc.ArrayImpl(aval, gspmd_sharding(sharding, len(aval.shape)), bufs, committed=True,
                        _skip_checks=True)
     return ShardedArray(buf, aval, sharding)
-
-
-def resolve(sharding, what: str = "device_put"):
-    """A NamedSharding from a NamedSharding, or a bare PartitionSpec under set_mesh."""
-    if isinstance(sharding, PartitionSpec):
-        mesh = get_mesh()
-        if mesh is None:
-            raise ValueError(f"{what} got the PartitionSpec {sharding!r} outside a mesh "
-                             f"context; wrap it as NamedSharding(mesh, {sharding!r}) or call "
-                             f"under `with jax.set_mesh(mesh):`")
-        return NamedSharding(mesh, sharding)
-    return sharding
 
 
 def device_put(x, sharding) -> Array:
@@ -359,7 +339,7 @@ def output_shardings(loaded, mesh, out_avals, user_shardings, in_avals) -> list:
         ndim = len(aval.shape)
         hlo = xc.HloSharding.from_proto(op)
         if first is not None and len(first[1].shape) == ndim and \
-                _hlo_key(first[0]._to_xla_hlo_sharding(ndim)) == _hlo_key(hlo):
+                _hlo_key(hlo_sharding(first[0], ndim)) == _hlo_key(hlo):
             out.append(first[0])
         else:
             out.append(NamedSharding(mesh, spec_from_hlo(hlo, mesh, ndim)))

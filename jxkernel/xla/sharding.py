@@ -1,8 +1,9 @@
-"""How arrays are laid out over devices, as plain values: `SingleDeviceSharding` (all of an
-array on one device, what `x.sharding` reports for one), and `Mesh`, `AbstractMesh`,
-`AxisType`, `PartitionSpec` (`P`) and `NamedSharding` (an array split over a mesh of devices),
-with their conversions to and from XLA's HloSharding and the Shardy text of a partitioned
-module. Arrays split over a mesh live in xla/sharded.py.
+"""Shardings as this client's devices and XLA see them: `SingleDeviceSharding` (all of an
+array on one device, what `x.sharding` reports for one), `make_mesh` (a mesh of the client's
+devices), and the conversions of a NamedSharding to and from XLA's HloSharding and the Shardy
+text of a partitioned module. The mesh and sharding values themselves (`Mesh`, `AxisType`,
+`PartitionSpec`, `NamedSharding`) are plain Python, in core/mesh.py; arrays split over a mesh
+live in xla/sharded.py.
 
     >>> s = jax.device_put(np.arange(3)).sharding
     >>> s
@@ -14,14 +15,21 @@ module. Arrays split over a mesh live in xla/sharded.py.
 """
 from __future__ import annotations
 
-import collections
-import enum
+import functools
 import math
-import threading
 
 import numpy as np
 
-from . import client as _client
+from ..core.mesh import (
+    AxisType,
+    Mesh,
+    NamedSharding,
+    PartitionSpec,
+    checked_axis_types,
+    checked_memory_kind,
+    tiling,
+)
+from . import client
 from .client import xc
 
 
@@ -34,7 +42,7 @@ class SingleDeviceSharding:
             raise TypeError(f"SingleDeviceSharding's device must be a Device (one of "
                             f"jxkernel.devices()); got {device!r} of type {type(device).__name__}")
         self._device = device
-        self._memory_kind = _checked_memory_kind(device, memory_kind)
+        self._memory_kind = checked_memory_kind(device, memory_kind)
 
     memory_kind = property(lambda self: self._memory_kind)
     device_set = property(lambda self: {self._device})
@@ -71,268 +79,13 @@ class SingleDeviceSharding:
         return f"SingleDeviceSharding(device={self._device!r}, memory_kind={self._memory_kind})"
 
 
-def _checked_memory_kind(device, kind):
-    kinds = [m.kind for m in device.addressable_memories()]
-    if kind is None:
-        return device.default_memory().kind
-    if kind not in kinds:
-        raise ValueError(f"Could not find memory addressable by device {device.platform}. Device "
-                         f"{device.platform} can address the following memory kinds: "
-                         f"{', '.join(kinds)}. Got memory kind: {kind}")
-    return kind
-
-
-# ------------------------------------------------------------------ meshes and named shardings
-class IndivisibleError(ValueError):
-    """An array dimension does not divide evenly among the devices a sharding splits it over."""
-
-
-class DuplicateSpecError(Exception):
-    """A PartitionSpec names one mesh axis for two dimensions."""
-
-
-class AxisType(enum.Enum):
-    """How a mesh axis is sharded: by XLA's propagation (Auto), by the types (Explicit), or by
-    hand inside shard_map (Manual). jxkernel lets XLA propagate Explicit axes as Auto ones."""
-    Auto = enum.auto()
-    Explicit = enum.auto()
-    Manual = enum.auto()
-
-    def __repr__(self):
-        return self.name
-
-
-class PartitionSpec:
-    """Per array dimension, the mesh axis (or tuple of axes, or None) it is split over.
-
-    >>> P('x', None), P(('x', 'y'),)
-    (P('x', None), P(('x', 'y'),))
-    """
-    __slots__ = ("_parts", "unreduced", "reduced")
-
-    def __init__(self, *parts, unreduced=frozenset(), reduced=frozenset()):
-        for p in parts:
-            if not (p is None or isinstance(p, str) or
-                    isinstance(p, tuple) and all(isinstance(a, str) for a in p)):
-                raise TypeError(f"PartitionSpec entries must be None, a mesh axis name (str) or "
-                                f"a tuple of names; got {p!r} of type {type(p).__name__}")
-        self._parts = tuple(parts)
-        self.unreduced, self.reduced = frozenset(unreduced), frozenset(reduced)
-
-    def __len__(self):
-        return len(self._parts)
-
-    def __getitem__(self, i):
-        return self._parts[i]
-
-    def __iter__(self):
-        return iter(self._parts)
-
-    def __eq__(self, other):
-        return isinstance(other, PartitionSpec) and self._parts == other._parts and \
-            self.unreduced == other.unreduced and self.reduced == other.reduced
-
-    def __hash__(self):
-        return hash((PartitionSpec, self._parts, self.unreduced, self.reduced))
-
-    def __repr__(self):
-        return "P" + repr(self._parts)
-
-    def _axes(self, ndim: int) -> tuple:
-        """Per dimension, the tuple of mesh axes splitting it (padded with () to `ndim`)."""
-        axes = tuple(() if p is None else (p,) if isinstance(p, str) else p for p in self._parts)
-        return axes + ((),) * (ndim - len(axes))
-
-
-P = PartitionSpec
-
-
-def _axis_types(axis_types, n: int, default: AxisType) -> tuple:
-    if axis_types is None:
-        return (default,) * n
-    types = (axis_types,) * n if isinstance(axis_types, AxisType) else tuple(axis_types)
-    if len(types) != n or not all(isinstance(t, AxisType) for t in types):
-        raise ValueError(f"axis_types must be one AxisType per mesh axis ({n}); got {axis_types!r}")
-    return types
-
-
-def _axes_text(names, sizes, types) -> str:
-    """`'x': 4, 'y': 2, axis_types=(Auto, Auto)`: how JAX prints a mesh's axes."""
-    return ", ".join(f"'{n}': {s}" for n, s in zip(names, sizes)) + f", axis_types={types!r}"
-
-
-class AbstractMesh:
-    """A mesh's axis names, sizes and types, without devices.
-
-    >>> AbstractMesh((4, 2), ('x', 'y'))
-    AbstractMesh('x': 4, 'y': 2, axis_types=(Auto, Auto))
-    >>> mesh.abstract_mesh                       # a device mesh's also tells its devices' kind
-    AbstractMesh('x': 4, 'y': 2, axis_types=(Auto, Auto), device_kind=cpu, num_cores=None, platform=cpu)
-    """
-    __slots__ = ("axis_sizes", "axis_names", "axis_types", "_device")
-
-    def __init__(self, axis_sizes, axis_names, axis_types=None, *, _device=None):
-        self.axis_sizes, self.axis_names = tuple(axis_sizes), tuple(axis_names)
-        self._device = _device        # (device_kind, num_cores, platform) of a device mesh
-        if len(self.axis_sizes) != len(self.axis_names):
-            raise ValueError(f"AbstractMesh got {len(self.axis_sizes)} axis sizes "
-                             f"{self.axis_sizes} but {len(self.axis_names)} axis names "
-                             f"{self.axis_names}; give one size per name")
-        self.axis_types = _axis_types(axis_types, len(self.axis_names), AxisType.Auto)
-
-    shape = property(lambda self: collections.OrderedDict(zip(self.axis_names, self.axis_sizes)))
-    shape_tuple = property(lambda self: tuple(zip(self.axis_names, self.axis_sizes)))
-    size = property(lambda self: math.prod(self.axis_sizes))
-    empty = property(lambda self: not self.axis_names)
-
-    def _key(self) -> tuple:
-        return self.axis_sizes, self.axis_names, self.axis_types, self._device
-
-    def __eq__(self, other):
-        return type(other) is AbstractMesh and self._key() == other._key()
-
-    def __hash__(self):
-        return hash(self._key())
-
-    def __repr__(self):
-        if self.empty:
-            return "AbstractMesh((), axis_types=())"
-        device = "" if self._device is None else \
-            ", device_kind={}, num_cores={}, platform={}".format(*self._device)
-        return (f"AbstractMesh({_axes_text(self.axis_names, self.axis_sizes, self.axis_types)}"
-                f"{device})")
-
-
-class Mesh:
-    """Devices laid out in an n-d grid whose axes have names (what shardings split over).
-
-    >>> Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))          # 8 devices
-    Mesh(axis_sizes=(4, 2), axis_names=('x', 'y'), axis_types=(Auto, Auto))
-    """
-    __slots__ = ("devices", "axis_names", "axis_types", "_ids", "_previous", "_hash")
-
-    def __init__(self, devices, axis_names, axis_types=None):
-        names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
-        if devices is None and not names:                  # the empty mesh (no mesh set)
-            self.devices, self.axis_names, self.axis_types = None, (), ()
-            self._ids, self._previous, self._hash = (), [], hash(())
-            return
-        grid = np.array(devices, dtype=object) if not isinstance(devices, np.ndarray) else devices
-        if grid.ndim != len(names):
-            raise ValueError(f"Mesh requires the ndim of its first argument (`devices`) to equal "
-                             f"the length of its second argument (`axis_names`), but got "
-                             f"devices.ndim == {grid.ndim} and len(axis_names) == {len(names)}.")
-        if len(set(names)) != len(names):
-            raise ValueError(f"Mesh axis names must be unique; got {names}")
-        self.devices, self.axis_names = grid, names
-        self.axis_types = _axis_types(axis_types, len(names), AxisType.Auto)
-        self._ids = tuple(d.id for d in grid.flat)
-        self._previous = []
-        # hashed once: meshes key every sharded call's cache lookup
-        self._hash = hash((self._ids, self.axis_sizes, self.axis_names, self.axis_types))
-
-    shape = property(lambda self: collections.OrderedDict(zip(self.axis_names,
-                                                              self.axis_sizes)))
-    axis_sizes = property(lambda self: () if self.devices is None else tuple(self.devices.shape))
-    shape_tuple = property(lambda self: tuple(zip(self.axis_names, self.axis_sizes)))
-    size = property(lambda self: 0 if self.devices is None else self.devices.size)
-    empty = property(lambda self: self.devices is None)
-    device_ids = property(lambda self: np.array(self._ids).reshape(self.devices.shape))
-    local_devices = property(lambda self: list(self.devices.flat))
-    _flat_devices = property(lambda self: tuple(self.devices.flat))
-
-    @property
-    def abstract_mesh(self) -> AbstractMesh:
-        if self.empty:
-            return AbstractMesh((), ())
-        first = self.devices.flat[0]
-        return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types,
-                            _device=(first.device_kind, getattr(first, "num_cores", None),
-                                     first.platform))
-
-    def __eq__(self, other):
-        return type(other) is Mesh and (self._ids, self.axis_sizes, self.axis_names,
-                                         self.axis_types) == \
-            (other._ids, other.axis_sizes, other.axis_names, other.axis_types)
-
-    def __hash__(self):
-        return self._hash
-
-    def __repr__(self):
-        if self.empty:
-            return "Mesh(axis_sizes=(), axis_names=())"
-        return (f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names}, "
-                f"axis_types={self.axis_types!r})")
-
-    def __str__(self):
-        if self.empty:
-            return "Mesh()"
-        return f"Mesh({_axes_text(self.axis_names, self.axis_sizes, self.axis_types)})"
-
-    def __enter__(self):
-        self._previous.append(_mesh_state.mesh)
-        _mesh_state.mesh = self
-        return self
-
-    def __exit__(self, *exc):
-        _mesh_state.mesh = self._previous.pop()
-        return False
-
-
-_EMPTY_MESH = Mesh(None, ())
-
-
-class _MeshState(threading.local):
-    mesh = None        # the mesh bare PartitionSpecs refer to (set_mesh, `with mesh:`)
-
-
-_mesh_state = _MeshState()
-
-
-def get_mesh():
-    """The mesh set by `set_mesh` or `with mesh:` (None when there is none; the public
-    `jax.sharding.get_mesh` says `Mesh()` then, as JAX's)."""
-    return _mesh_state.mesh
-
-
-class _MeshSetting:
-    """set_mesh's result: the mesh is set already; as a context manager it is put back on exit."""
-
-    def __init__(self, previous):
-        self._previous = previous
-
-    def __enter__(self):
-        return _mesh_state.mesh
-
-    def __exit__(self, *exc):
-        _mesh_state.mesh = self._previous
-        return False
-
-
-def set_mesh(mesh):
-    """Make `mesh` the one bare PartitionSpecs refer to; `with set_mesh(mesh):` limits it.
-
-    >>> with set_mesh(mesh):
-    ...     jax.jit(lambda v: v * 2, in_shardings=P('x'))(np.arange(8.0)).sharding.spec
-    P('x',)
-    """
-    if mesh is not None and not isinstance(mesh, Mesh):
-        raise TypeError(f"set_mesh expects a Mesh (or None); got {mesh!r} of type "
-                        f"{type(mesh).__name__}")
-    previous, _mesh_state.mesh = _mesh_state.mesh, mesh
-    return _MeshSetting(previous)
-
-
-use_mesh = set_mesh
-
-
+# ------------------------------------------------------------------ meshes of this client's devices
 def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh:
     """A mesh of the first prod(axis_shapes) devices; axes are Explicit unless told (as JAX's).
 
     >>> make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Auto,) * 2)
     Mesh(axis_sizes=(4, 2), axis_names=('x', 'y'), axis_types=(Auto, Auto))
     """
-    from . import client
     shape, names = tuple(int(s) for s in axis_shapes), tuple(axis_names)
     if len(shape) != len(names):
         raise ValueError(f"make_mesh got axis_shapes={shape} and axis_names={names} of different "
@@ -342,180 +95,27 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh
         raise ValueError(f"Number of devices {len(devices)} must be >= the product of mesh_shape "
                          f"{shape}")
     grid = np.array(devices[:math.prod(shape)], dtype=object).reshape(shape)
-    return Mesh(grid, names, _axis_types(axis_types, len(names), AxisType.Explicit))
-
-
-class NamedSharding:
-    """An array split over a mesh: `spec` names, per dimension, the mesh axes splitting it.
-
-    >>> s = NamedSharding(mesh, P('x'))                     # mesh: 'x': 4, 'y': 2
-    >>> s.shard_shape((8, 4)), s.num_devices, s.is_fully_replicated
-    ((2, 4), 8, False)
-    """
-    __slots__ = ("mesh", "spec", "_memory_kind", "_hlo_cache", "_hash")
-
-    def __init__(self, mesh, spec, *, memory_kind: str | None = None):
-        if not isinstance(mesh, Mesh):
-            raise TypeError(f"NamedSharding's mesh must be a Mesh; got {mesh!r} of type "
-                            f"{type(mesh).__name__}")
-        if not isinstance(spec, PartitionSpec):
-            raise TypeError(f"NamedSharding's spec must be a PartitionSpec (P(...)); got "
-                            f"{spec!r} of type {type(spec).__name__}")
-        _check_spec(spec, mesh)
-        self.mesh, self.spec = mesh, spec
-        self._memory_kind = _checked_memory_kind(mesh.devices.flat[0], memory_kind)
-        self._hlo_cache = {}
-        self._hash = hash((mesh, spec, self._memory_kind))
-
-    memory_kind = property(lambda self: self._memory_kind)
-    device_set = property(lambda self: set(self.mesh.devices.flat))
-    _device_assignment = property(lambda self: self.mesh._flat_devices)
-    num_devices = property(lambda self: self.mesh.size)
-
-    @property
-    def addressable_devices(self) -> set:
-        """The mesh's devices this process holds (all of them unless jxkernel.distributed
-        spans several processes)."""
-        return set(local_devices(self.mesh._flat_devices))
-
-    is_fully_addressable = property(lambda self: len(self.addressable_devices) == self.mesh.size)
-    has_addressable_devices = property(lambda self: bool(self.addressable_devices))
-
-    @property
-    def is_fully_replicated(self) -> bool:
-        sizes = self.mesh.shape
-        return all(sizes[a] == 1 for axes in self.spec._axes(0) for a in axes)
-
-    def _tiles(self, ndim: int) -> tuple:
-        """How many pieces each of `ndim` dimensions is split into."""
-        sizes = self.mesh.shape
-        return tuple(math.prod(sizes[a] for a in axes) for axes in self.spec._axes(ndim))
-
-    def check_shape(self, shape: tuple) -> None:
-        """Raise JAX's errors when this sharding cannot split an array of `shape`."""
-        if len(self.spec) > len(shape):
-            raise ValueError(f"Sharding {self!r} is only valid for values of rank at least "
-                             f"{len(self.spec)}, but was applied to a value of rank {len(shape)}")
-        tiles = self._tiles(len(shape))
-        for dim, (size, tile) in enumerate(zip(shape, tiles)):
-            if size % tile:
-                raise IndivisibleError(
-                    f"Sharding {self!r} implies that array axis {dim} is partitioned {tile} "
-                    f"times, but the dimension size is {size} (full shape: {tuple(shape)}, "
-                    f"per-dimension tiling factors: {list(tiles)} should evenly divide the shape)")
-
-    def shard_shape(self, global_shape) -> tuple:
-        self.check_shape(tuple(global_shape))
-        return tuple(s // t for s, t in zip(global_shape, self._tiles(len(global_shape))))
-
-    def _placements(self, ndim: int) -> list:
-        """Per device (mesh order): (its block index per dimension, its replica id)."""
-        sizes, axes = self.mesh.shape, self.spec._axes(ndim)
-        used = {a for dim_axes in axes for a in dim_axes}
-        unused = [a for a in self.mesh.axis_names if a not in used]
-        out = []
-        for coords in np.ndindex(*self.mesh.axis_sizes):
-            at = dict(zip(self.mesh.axis_names, coords))
-            blocks = tuple(_mixed_radix([at[a] for a in dim_axes], [sizes[a] for a in dim_axes])
-                           for dim_axes in axes)
-            out.append((blocks, _mixed_radix([at[a] for a in unused], [sizes[a] for a in unused])))
-        return out
-
-    def devices_indices_map(self, global_shape) -> dict:
-        """Each device's index (a tuple of slices) into an array of `global_shape`."""
-        shape = tuple(global_shape)
-        shard = self.shard_shape(shape)
-        tiles = self._tiles(len(shape))
-        return {device: tuple(slice(None) if t == 1 else slice(b * s, (b + 1) * s)
-                              for b, s, t in zip(blocks, shard, tiles))
-                for device, (blocks, _) in zip(self.mesh.devices.flat,
-                                               self._placements(len(shape)))}
-
-    def addressable_devices_indices_map(self, global_shape) -> dict:
-        """devices_indices_map for this process's devices only."""
-        mine = self.addressable_devices
-        return {d: i for d, i in self.devices_indices_map(global_shape).items() if d in mine}
-
-    def replica_ids(self, ndim: int) -> tuple:
-        """Per device (mesh order), which copy of its block it holds (0 for the first)."""
-        return tuple(r for _, r in self._placements(ndim))
-
-    def _to_xla_hlo_sharding(self, ndim: int):
-        """This sharding as XLA's HloSharding over device positions 0..N-1 (mesh order)."""
-        found = self._hlo_cache.get(ndim)
-        if found is None:
-            found = self._hlo_cache[ndim] = _hlo_sharding(self.mesh, self.spec._axes(ndim))
-        return found
-
-    def is_equivalent_to(self, other, ndim: int) -> bool:
-        """Same devices holding the same blocks (specs may differ, e.g. P('x') and P('x', None))."""
-        if isinstance(other, NamedSharding):
-            return self.mesh._ids == other.mesh._ids and \
-                self._memory_kind == other._memory_kind and \
-                _hlo_key(self._to_xla_hlo_sharding(ndim)) == \
-                _hlo_key(other._to_xla_hlo_sharding(ndim))
-        if isinstance(other, SingleDeviceSharding):
-            return self.mesh.size == 1 and self.mesh.devices.flat[0] == other._device
-        return False
-
-    def with_memory_kind(self, kind: str) -> NamedSharding:
-        return NamedSharding(self.mesh, self.spec, memory_kind=kind)
-
-    def update(self, **kwargs) -> NamedSharding:
-        return NamedSharding(kwargs.get("mesh", self.mesh), kwargs.get("spec", self.spec),
-                             memory_kind=kwargs.get("memory_kind", self._memory_kind))
-
-    def __eq__(self, other):
-        if self is other:
-            return True
-        return type(other) is NamedSharding and self.mesh == other.mesh and \
-            self.spec == other.spec and self._memory_kind == other._memory_kind
-
-    def __hash__(self):
-        return self._hash
-
-    def __repr__(self):
-        return f"NamedSharding(mesh={self.mesh}, spec={self.spec!r}, memory_kind={self._memory_kind})"
+    return Mesh(grid, names, checked_axis_types(axis_types, len(names), AxisType.Explicit))
 
 
 Sharding = (SingleDeviceSharding, NamedSharding)
 
 
-def _mixed_radix(digits, bases) -> int:
-    """The position of `digits` (most significant first) counted in `bases`."""
-    value = 0
-    for d, b in zip(digits, bases):
-        value = value * b + d
-    return value
-
-
-def _check_spec(spec: PartitionSpec, mesh: Mesh) -> None:
-    seen = set()
-    for axes in spec._axes(0):
-        for a in axes:
-            if a not in mesh.axis_names:
-                raise ValueError(f"Resource axis: {a} of {spec!r} is not found in mesh: "
-                                 f"{mesh.axis_names}.")
-            if a in seen:
-                raise DuplicateSpecError(
-                    f"A single NamedSharding spec specification can map every mesh axis to at "
-                    f"most one positional dimension, but {spec!r} has duplicate entries for `{a}`")
-            seen.add(a)
+# ------------------------------------------------------------------ XLA's HloSharding
+@functools.lru_cache(maxsize=1024)
+def hlo_sharding(sharding: NamedSharding, ndim: int):
+    """`sharding` as XLA's HloSharding of an `ndim`-d array over device positions 0..N-1
+    (mesh order)."""
+    return _hlo_sharding(sharding.mesh, sharding.spec._axes(ndim))
 
 
 def _hlo_sharding(mesh: Mesh, axes: tuple):
     """XLA's HloSharding of an array whose dimensions are split over `axes` (per dimension)."""
-    sizes = mesh.shape
-    used = [a for dim_axes in axes for a in dim_axes]
-    unused = [a for a in mesh.axis_names if a not in used]
-    tiles = [math.prod(sizes[a] for a in dim_axes) for dim_axes in axes]
-    if math.prod(tiles) == 1:
+    tiled = tiling(mesh, axes)
+    if tiled is None:
         return xc.HloSharding.replicate()
-    order = [mesh.axis_names.index(a) for a in used + unused]
-    positions = np.arange(mesh.size).reshape(mesh.axis_sizes).transpose(order).reshape(-1)
-    replicas = math.prod(sizes[a] for a in unused)
-    dims = tiles + ([replicas] if replicas > 1 else [])
-    suffix = " last_tile_dim_replicate" if replicas > 1 else ""
+    dims, positions, replicated = tiled
+    suffix = " last_tile_dim_replicate" if replicated else ""
     return xc.HloSharding.from_string(
         f"{{devices=[{','.join(map(str, dims))}]{','.join(map(str, positions))}{suffix}}}")
 
@@ -616,9 +216,3 @@ def _check_same_devices(sharding: NamedSharding, mesh: Mesh) -> None:
         raise ValueError(f"Received incompatible devices for jitted computation: the sharding "
                          f"{sharding!r} is over a different mesh than the computation's "
                          f"{mesh}; use one mesh for every sharding of one jit")
-
-
-def local_devices(devices) -> list:
-    """The devices of `devices` (in order) that belong to this process."""
-    me = _client.process_index()
-    return [d for d in devices if d.process_index == me]
