@@ -160,8 +160,9 @@ dim_as_value_p = Primitive("dim_as_value")
 
 
 def dimension_as_value(d):
-    """A symbolic dimension as an integer scalar array (JAX's `core.dimension_as_value`)."""
-    return dim_as_value_p.bind(dim=d)
+    """A dimension as an integer scalar: a constant one stays the int it is, a symbolic one
+    is read from the module's arguments (JAX's `core.dimension_as_value`)."""
+    return d if isinstance(d, int) else dim_as_value_p.bind(dim=d)
 
 
 def _dim_as_value_abstract_eval(*, dim):
@@ -177,6 +178,7 @@ def _dim_as_value_lowering(ctx, *, dim):
 
 
 abstract_eval_rules[dim_as_value_p] = _dim_as_value_abstract_eval
+lowering_rules[dim_as_value_p] = _dim_as_value_lowering    # bound only with symbolic dims
 ad.defjvp_zero(dim_as_value_p)
 
 
@@ -257,8 +259,7 @@ def _overrides() -> dict:
                                            lambda ctx, params: params["slice_sizes"]),
             shapes.broadcast_in_dim_p: _broadcast_in_dim, shapes.reshape_p: _reshape,
             shapes.squeeze_p: _dynamic_reshape, shapes.iota_p: _iota,
-            shapes.pad_p: _pad, shapes.split_p: _split, slicing.slice_p: _slice,
-            dim_as_value_p: _dim_as_value_lowering}
+            shapes.pad_p: _pad, shapes.split_p: _split, slicing.slice_p: _slice}
 
 
 # Primitives whose lowering only prints its result type (now with `?`) or broadcasts through
