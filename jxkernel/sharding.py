@@ -101,6 +101,15 @@ def _check_explicit(sharding) -> None:
                                  f"{types[a]!s}.")
 
 
+def _required(given, kwargs: dict, name: str):
+    """`given` (from the decorator) or the call's keyword `name`, which it takes out of
+    `kwargs`: auto_axes' out_sharding and explicit_axes' in_sharding, as JAX asks for them."""
+    value = given if given is not None else kwargs.pop(name, None)
+    if value is None:
+        raise TypeError(f"Missing required keyword argument: '{name}'")
+    return value
+
+
 def auto_axes(f=None, /, *, axes=None, out_sharding=None):
     """`f` run with mesh `axes` (all, by default) made Auto: inside, types do not carry them and
     XLA chooses how values are split over them (no out_sharding= needed for a matmul over a
@@ -118,9 +127,7 @@ def auto_axes(f=None, /, *, axes=None, out_sharding=None):
 
     @functools.wraps(f)
     def run(*args, **kwargs):
-        out = out_sharding if out_sharding is not None else kwargs.pop("out_sharding", None)
-        if out is None:
-            raise TypeError("Missing required keyword argument: 'out_sharding'")
+        out = _required(out_sharding, kwargs, "out_sharding")
         outer = get_mesh()
         if not outer.axis_names or _all_of_type(outer, axes, AxisType.Auto):
             return f(*args, **kwargs)
@@ -147,9 +154,7 @@ def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
 
     @functools.wraps(f)
     def run(*args, **kwargs):
-        given = in_sharding if in_sharding is not None else kwargs.pop("in_sharding", None)
-        if given is None:
-            raise TypeError("Missing required keyword argument: 'in_sharding'")
+        given = _required(in_sharding, kwargs, "in_sharding")
         outer = get_mesh()
         if not outer.axis_names:
             raise ValueError("Context mesh cannot be empty. Please use `jax.set_mesh` API to "

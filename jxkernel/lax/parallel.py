@@ -52,6 +52,12 @@ def _unbound(name):
                      f"or vmap) are available to collective operations: []")
 
 
+def _raise_unbound(*operands, axis_name=None, axes=None, **_):
+    """The impl rule of a collective: run eagerly, outside pmap/vmap/shard_map, its axis is
+    bound by nothing (psum_invariant and pvary name theirs `axes`)."""
+    raise _unbound(_as_names(axis_name if axis_name is not None else axes)[0])
+
+
 def _canonical_groups(axis_index_groups, size):
     """`axis_index_groups` as a hashable tuple of tuples, checked against the axis `size`."""
     if axis_index_groups is None:
@@ -265,7 +271,7 @@ axis_index_p = Primitive("axis_index")
 abstract_eval_rules[axis_index_p] = lambda *, axis_name: ShapedArray(
     (), np.int32, vma=frozenset(_as_names(axis_name)) if vma.checks(_as_names(axis_name))
     else vma.NO_AXES)
-impl_rules[axis_index_p] = lambda *, axis_name: (_ for _ in ()).throw(_unbound(axis_name))
+impl_rules[axis_index_p] = _raise_unbound
 param_printers[axis_index_p] = lambda p: [("axis_name", p["axis_name"])]
 defjvp_zero(axis_index_p)
 
@@ -391,8 +397,7 @@ def _all_gather_transpose(ct, x, *, all_gather_dimension, axis_name, axis_index_
 
 
 abstract_eval_rules[all_gather_p] = _all_gather_abstract_eval
-impl_rules[all_gather_p] = lambda x, *, axis_name, **_: (_ for _ in ()).throw(
-    _unbound(axis_name[0]))
+impl_rules[all_gather_p] = _raise_unbound
 lowering_rules[all_gather_p] = _all_gather_lowering
 axis_batching_rules[all_gather_p] = _all_gather_batching
 deflinear2(all_gather_p, _all_gather_transpose)
@@ -433,10 +438,6 @@ def _axis_size(axis_name) -> int:
     if size is None:
         raise _unbound(axis_name)
     return size
-
-
-def _raise_unbound(x=None, *, axis_name, **_):
-    raise _unbound(_as_names(axis_name)[0])
 
 
 def _one_axis_under_vmap(name, axis_name):
@@ -803,7 +804,7 @@ abstract_eval_rules[psum_invariant_p] = lambda *avals, axes: [
     a.update(vma=a.vma - frozenset(axes)) for a in avals]
 lowering_rules[psum_invariant_p] = lambda ctx, *args, axes: lowering_rules[psum_p](
     ctx, *args, axes=axes, axis_index_groups=None)
-impl_rules[psum_invariant_p] = lambda *args, axes: (_ for _ in ()).throw(_unbound(axes[0]))
+impl_rules[psum_invariant_p] = _raise_unbound
 
 
 def _psum_invariant_jvp(primals, tangents, *, axes):
@@ -837,7 +838,7 @@ def _pvary_transpose(ct, x, *, axes):
 
 
 lowering_rules[vma.pvary_p] = lambda ctx, x, *, axes: x
-impl_rules[vma.pvary_p] = lambda x, *, axes: (_ for _ in ()).throw(_unbound(axes[0]))
+impl_rules[vma.pvary_p] = _raise_unbound
 axis_batching_rules[vma.pvary_p] = lambda axis_data, vals, dims, *, axes: (
     vma.pvary_p.bind(vals[0], axes=axes), dims[0])
 deflinear2(vma.pvary_p, _pvary_transpose)

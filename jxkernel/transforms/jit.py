@@ -891,7 +891,7 @@ class Lowered(_Stage):
     def __init__(self, traced: Traced, device, partitioning=None):
         self.traced, self.device = traced, device
         self._traced = traced
-        self._partitioning = partitioning        # a sharded jit's (xla/sharded.py)
+        self._partitioning = partitioning        # a sharded jit's (transforms/jit_sharded.py)
         if partitioning is not None:
             self.device = partitioning.mesh.devices.flat[0]
             self._module = partitioning.module
