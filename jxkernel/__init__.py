@@ -25,9 +25,9 @@ from .compile_log import compile_events, CompileEvent
 from .compile_log import subscribe as subscribe_compile_events
 from .transforms.batching import vmap
 from .transforms.ad import grad, jvp, linearize, value_and_grad, vjp
-from .transforms.jacobians import hessian, jacfwd, jacobian, jacrev
+from .api.jacobians import hessian, jacfwd, jacobian, jacrev
 from .transforms.custom_derivatives import custom_jvp, custom_vjp
-from .transforms.remat import checkpoint, checkpoint_policies, remat
+from .api.remat import checkpoint, checkpoint_policies, remat
 from .transforms.custom_gradient import closure_convert, custom_gradient
 from .api_extras import (Device, debug_infs, debug_nans, default_device, device_put,
                          effects_barrier, enable_x64, ensure_compile_time_eval, float0,
@@ -36,7 +36,7 @@ from .api_extras import default_matmul_precision, numpy_dtype_promotion  # noqa:
 from .lax import stop_gradient
 from .lax.callbacks import pure_callback
 from . import debug
-from .transforms.pmap import pmap
+from .api.pmap import pmap
 from .transforms.ad import linear_transpose
 from ._ipython_ext import load_ipython_extension, unload_ipython_extension
 
@@ -73,7 +73,7 @@ _LAZY["distributed"] = ("jxkernel.distributed", None)   # jax.distributed.initia
 _LAZY["stages"] = ("jxkernel.stages", None)     # jax.stages.Compiled after `import jax`
 _LAZY["export"] = ("jxkernel.export", None)     # jax.export.export after `import jax`
 _LAZY["profiler"] = ("jxkernel.profiler", None)   # jax.profiler.trace after `import jax`
-_LAZY["shard_map"] = ("jxkernel.transforms.shard_map", "shard_map")   # jax.shard_map
+_LAZY["shard_map"] = ("jxkernel.api.shard_map", "shard_map")   # jax.shard_map
 _LAZY["Shard"] = ("jxkernel.xla.array", "Shard")   # jax.Shard: an item of x.addressable_shards
 _LAZY.update({n: ("jxkernel.runtime_state", n) for n in (  # jax.clear_caches, jax.transfer_guard
     "clear_caches", "check_tracer_leaks", "checking_leaks", "transfer_guard",

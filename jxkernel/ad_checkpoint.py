@@ -14,7 +14,7 @@ from .transforms.api_util import flatten_fun
 from .transforms.batching import _arg_names
 from .transforms.jit import jit_p
 from .transforms.make_jaxpr import make_jaxpr
-from .transforms.remat import (  # noqa: F401
+from .api.remat import (  # noqa: F401
     checkpoint,
     checkpoint_dots,
     checkpoint_dots_with_no_batch_dims,

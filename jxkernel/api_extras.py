@@ -23,7 +23,7 @@ import numpy as np
 from .config import config
 from .core.avals import get_aval
 from .core.trace import Trace, Tracer, _ctx, eval_trace, set_current_trace
-from .lax._ad_util import float0
+from .transforms.ad_util import float0
 from .tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from .version import __version__
 from .xla import array as _array

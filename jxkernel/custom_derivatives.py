@@ -10,8 +10,8 @@
 import numpy as np
 
 from .core.avals import get_aval
-from .lax._ad_util import Zero as SymbolicZero
-from .lax._ad_util import float0, zeros
+from .transforms.ad_util import Zero as SymbolicZero
+from .transforms.ad_util import float0, zeros
 from .transforms.custom_derivatives import (custom_jvp, custom_jvp_call_p, custom_vjp,
                                             custom_vjp_call_p)
 from .transforms.custom_gradient import closure_convert, custom_gradient

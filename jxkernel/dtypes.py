@@ -9,7 +9,7 @@ import numpy as np
 
 from .core import dtypes as _core
 from .core.dtypes import TypePromotionError, extended, prng_key  # noqa: F401
-from .lax._ad_util import float0
+from .transforms.ad_util import float0
 from .numpy.dtypes import bfloat16, finfo, iinfo, issubdtype, result_type
 
 __all__ = ["bfloat16", "canonicalize_dtype", "extended", "finfo", "float0", "iinfo",

@@ -13,7 +13,7 @@ import numpy as np
 
 from .core import dtypes
 from .core.avals import get_aval
-from .lax._ad_util import float0
+from .transforms.ad_util import float0
 from .transforms.ad import jvp, vjp
 from .tree_util import tree_flatten, tree_map, tree_unflatten
 

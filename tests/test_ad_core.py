@@ -175,7 +175,7 @@ def test_grad_errors():
 def test_grad_with_integer_argument_allowed():
     g = jax.grad(lambda x, n: lax.mul(x, lax.convert_element_type(n, np.float32)), argnums=(0, 1),
                  allow_int=True)(2.0, 3)
-    assert float(g[0]) == 3.0 and g[1].dtype == jax.lax._ad_util.float0
+    assert float(g[0]) == 3.0 and g[1].dtype == jax.transforms.ad_util.float0
 
 
 def test_jacobians_and_hessian_of_elementwise():

@@ -299,7 +299,7 @@ def test_sort_multi_operand_and_top_k_tangents():
     check_grads(lambda k, v: lax.sort((k, v), 1, num_keys=1), (data((2, 5), 1), data((2, 5), 2)),
                 order=2, modes=("fwd", "rev"))
     values, idx = jax.jvp(lambda x: lax.top_k(x, 2), (X,), (np.ones_like(X),))[1]
-    assert idx.dtype == jax.lax._ad_util.float0            # integer outputs: float0, as JAX
+    assert idx.dtype == jax.transforms.ad_util.float0            # integer outputs: float0, as JAX
 
 
 def test_grads_under_jit_and_vmap_of_grad():

@@ -21,7 +21,7 @@ from ..core import dtypes
 from ..core.avals import ShapedArray
 from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules
 from ..core.symbolic import is_symbolic
-from ..lax import _ad_util as ad
+from ..transforms import ad_util as ad
 from ..lax import _lowering as _hl
 from ..lax import _rules
 from ..lax import elementwise as _elementwise

@@ -14,10 +14,10 @@ cotangent per argument (None for the non-linear ones, which are values; the line
 `UndefinedPrimal`s).
 """
 from ..core.primitive import jvp_rules, transpose_rules
-from ..lax._ad_util import UndefinedPrimal, Zero, add_tangents, deflinear, deflinear2  # noqa: F401
-from ..lax._ad_util import defjvp as defjvp2  # noqa: F401
-from ..lax._ad_util import instantiate as instantiate_zeros  # noqa: F401
-from ..lax._ad_util import is_undefined as is_undefined_primal  # noqa: F401
+from ..transforms.ad_util import UndefinedPrimal, Zero, add_tangents, deflinear, deflinear2  # noqa: F401
+from ..transforms.ad_util import defjvp as defjvp2  # noqa: F401
+from ..transforms.ad_util import instantiate as instantiate_zeros  # noqa: F401
+from ..transforms.ad_util import is_undefined as is_undefined_primal  # noqa: F401
 from ..transforms.ad import JVPTrace, JVPTracer, jvp, linearize  # noqa: F401
 from ._user_rules import UserRules, plain_values
 

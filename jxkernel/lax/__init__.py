@@ -24,7 +24,7 @@ from .gather import (gather_p, GatherDimensionNumbers, GatherScatterMode,  # noq
 from .scatter import (scatter_add_p, scatter_max_p, scatter_min_p, scatter_mul_p,  # noqa: F401
                       scatter_p, scatter_sub_p, scatter, scatter_add, scatter_max, scatter_min,
                       scatter_mul, scatter_sub)
-from ._ad_util import add_any_p, stop_gradient, stop_gradient_p  # noqa: F401
+from ..transforms.ad_util import add_any_p, stop_gradient, stop_gradient_p  # noqa: F401
 from .cond import cond, cond_p, switch  # noqa: F401
 from .loops import associative_scan, fori_loop, map  # noqa: F401
 from .scan import scan, scan_p  # noqa: F401

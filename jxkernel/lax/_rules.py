@@ -13,7 +13,7 @@ from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, lowering_rules,
                               sharding_rules)
-from . import _batch_util
+from ..transforms import batch_util
 from . import _lowering as hl
 
 # dtype families accepted by primitives, named as JAX's error messages name them
@@ -88,7 +88,7 @@ def unop(name: str, hlo_op: str | None, accepted, result_dtype=None) -> Primitiv
         return ShapedArray(x.shape, dtype, x.weak_type)
 
     abstract_eval_rules[prim] = abstract
-    batching_rules[prim] = _batch_util.vectorized_batcher(prim)
+    batching_rules[prim] = batch_util.vectorized_batcher(prim)
     if hlo_op is not None:
         lowering_rules[prim] = lambda ctx, x, **params: ctx.op1(hlo_op, [x])
     return prim
@@ -111,7 +111,7 @@ def binop(name: str, hlo_op: str | None, accepted, result_dtype=None) -> Primiti
     prim = Primitive(name)
     sharding_rules[prim] = sharding_types.broadcasting_rule
     abstract_eval_rules[prim] = naryop_abstract_eval(name, accepted, result_dtype)
-    batching_rules[prim] = _batch_util.broadcasting_batcher(prim)
+    batching_rules[prim] = batch_util.broadcasting_batcher(prim)
     if hlo_op is not None:
         lowering_rules[prim] = lambda ctx, x, y, **params: ctx.op1(
             hlo_op, hl.broadcast_operands(ctx, [x, y]))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, transpose_rules)
 from ..tree_util import tree_flatten, tree_unflatten
-from ._ad_util import instantiate
+from ..transforms.ad_util import instantiate
 
 optimization_barrier_p = Primitive("optimization_barrier", multiple_results=True)
 

@@ -48,7 +48,7 @@ from ..xla import stablehlo as hlo
 from ..xla.array import Array, device_put, host_to_device, to_numpy
 from ..xla.compiler import CallbackError, record_callback_error
 from ..xla.dispatch import to_device
-from . import _batch_util as bu
+from ..transforms import batch_util as bu
 from . import shapes, slicing
 from .scan import scan
 

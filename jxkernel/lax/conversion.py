@@ -6,6 +6,9 @@ import numpy as np
 
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
+# declared in core so that transforms/ can bind it; its rules are here
+from ..core import interpreter_primitives
+from ..core.interpreter_primitives import convert_element_type_p
 from ..core.ir import Literal, param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, const_folding_rules,
                               impl_rules, jvp_rules, lowering_rules, sharding_rules,
@@ -13,11 +16,10 @@ from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, co
 from ..xla.array import Array, host_to_device
 from ..xla.client import default_device
 from ..xla.dispatch import run_compiled
-from . import _ad_util as ad
-from . import _batch_util as bu
+from ..transforms import ad_util as ad
+from ..transforms import batch_util as bu
 from . import _lowering as hl
 
-convert_element_type_p = Primitive("convert_element_type")
 
 
 def _convert_abstract_eval(operand, *, new_dtype, weak_type, sharding=None):
@@ -145,10 +147,8 @@ def convert_element_type(operand, new_dtype):
                                        sharding=None)
 
 
-def _convert_element_type(operand, new_dtype, weak_type=False):
-    """convert_element_type that can also set the weak-type flag (used by jnp's promotion)."""
-    return convert_element_type_p.bind(operand, new_dtype=np.dtype(new_dtype),
-                                       weak_type=bool(weak_type), sharding=None)
+# convert_element_type that can also set the weak-type flag (used by jnp's promotion)
+_convert_element_type = interpreter_primitives.convert_element_type
 
 
 def bitcast_convert_type(operand, new_dtype):

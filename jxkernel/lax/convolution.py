@@ -27,8 +27,8 @@ from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval
 from ..core.primitive import Primitive, abstract_eval_rules, batching_rules, lowering_rules
 from ..xla import stablehlo as hlo
-from . import _ad_util as ad
-from . import _batch_util as bu
+from ..transforms import ad_util as ad
+from ..transforms import batch_util as bu
 from . import _lowering as hl
 from . import elementwise as ew
 from . import shapes

@@ -26,8 +26,8 @@ from ..core.primitive import (
     sharding_rules,
 )
 from ..xla import stablehlo as hlo
-from . import _ad_util as ad
-from . import _batch_util as bu
+from ..transforms import ad_util as ad
+from ..transforms import batch_util as bu
 from . import _lowering as hl
 from . import shapes
 from .conversion import _convert_element_type

@@ -16,8 +16,8 @@ from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, sharding_rules, transpose_rules)
-from . import _ad_util as ad
-from . import _batch_util as bu
+from ..transforms import ad_util as ad
+from ..transforms import batch_util as bu
 from . import _lowering as hl
 from ._rules import (ANY, COMPLEX, FLOAT, INEXACT, INT, INTEGRAL, NUMERIC, SIGNED, binop,
                      broadcast_shapes, check_dtype, check_same_dtypes, unop)

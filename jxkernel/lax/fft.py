@@ -23,8 +23,9 @@ from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval
 from ..core.primitive import Primitive, abstract_eval_rules, batching_rules, lowering_rules
 from ..xla import stablehlo as hlo
-from . import _ad_util as ad
-from . import _batch_util as bu
+from ..transforms import ad_util as ad
+from ..transforms import batch_util as bu
+from ..transforms.jit import jit
 from . import elementwise as ew
 from . import shapes
 from .conversion import convert_element_type
@@ -157,7 +158,8 @@ def _lead_ones(mask, ndim: int):
     return shapes.expand_dims(mask, tuple(range(ndim - 1))) if ndim > 1 else mask
 
 
-def _rfft_transpose_impl(t, fft_lengths):
+@jit(static_argnums=(1,))
+def _rfft_transpose(t, fft_lengths):
     # the adjoint of RFFT: an IRFFT (which divides by N and doubles the non-DC/Nyquist
     # bins) undone by N and the mask; conj because IRFFT is the conjugate-linear inverse
     ndim = len(get_aval(t).shape)
@@ -195,7 +197,15 @@ ad.deflinear2(fft_p, _fft_transpose)
 batching_rules[fft_p] = _fft_batching
 
 
-def _fft(x, fft_type, fft_lengths):
+# jitted, as JAX's: its equations print nested under a jit named `fft`
+@jit(static_argnums=(1, 2))
+def fft(x, fft_type, fft_lengths):
+    """The FFT of `fft_type` (a FftType or 'fft'/'ifft'/'rfft'/'irfft') over the trailing
+    `len(fft_lengths)` dimensions of `x`; the input is cast to complex (to real for RFFT).
+
+    >>> lax.fft(jnp.array([1., 0., 0., 0.]), "rfft", (4,))
+    Array([1.+0.j, 1.+0.j, 1.+0.j], dtype=complex64)
+    """
     typ = _fft_type(fft_type)
     dtype = dtypes.dtype(x)
     if typ == FftType.RFFT:
@@ -207,43 +217,3 @@ def _fft(x, fft_type, fft_lengths):
     if not fft_lengths:           # XLA has no 0-dimensional FFT: the identity
         return x
     return fft_p.bind(x, fft_type=typ, fft_lengths=tuple(int(n) for n in fft_lengths))
-
-
-_jitted: dict = {}
-
-
-def _jit(fun, **kw):
-    """`fun` jitted on first use (jit lives in transforms, which imports lax)."""
-    if fun not in _jitted:
-        from ..transforms.jit import jit
-        _jitted[fun] = jit(fun, **kw)
-    return _jitted[fun]
-
-
-def fft(x, fft_type, fft_lengths):
-    """The FFT of `fft_type` (a FftType or 'fft'/'ifft'/'rfft'/'irfft') over the trailing
-    `len(fft_lengths)` dimensions of `x`; the input is cast to complex (to real for RFFT).
-
-    >>> lax.fft(jnp.array([1., 0., 0., 0.]), "rfft", (4,))
-    Array([1.+0.j, 1.+0.j, 1.+0.j], dtype=complex64)
-    """
-    return _jit(_fft_named, static_argnums=(1, 2))(x, fft_type, fft_lengths)
-
-
-def _rfft_transpose(t, fft_lengths):
-    return _jit(_rfft_transpose_named, static_argnums=(1,))(t, fft_lengths)
-
-
-# the names the nested jit equations print with, as in JAX
-def _fft_named(x, fft_type, fft_lengths):
-    return _fft(x, fft_type, fft_lengths)
-
-
-_fft_named.__name__ = "fft"
-
-
-def _rfft_transpose_named(t, fft_lengths):
-    return _rfft_transpose_impl(t, fft_lengths)
-
-
-_rfft_transpose_named.__name__ = "_rfft_transpose"

@@ -28,8 +28,8 @@ from ..core.avals import ShapedArray
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, lowering_rules,
                               transpose_rules)
 from ..xla import stablehlo as hlo
-from . import _ad_util as ad
-from . import _batch_util as bu
+from ..transforms import ad_util as ad
+from ..transforms import batch_util as bu
 from . import _lowering as hl
 from .shapes import canonicalize_shape
 

@@ -37,8 +37,8 @@ from ..xla import gpu_solver, lapack
 from ..xla import stablehlo as hlo
 from ..xla.lapack import char
 from ..xla.lowering import LoweringRuleContext
-from . import _ad_util as ad
-from . import _batch_util as bu
+from ..transforms import ad_util as ad
+from ..transforms import batch_util as bu
 from . import _lowering as hl
 from . import conversion, elementwise as ew, shapes, slicing
 from ._rules import INEXACT, check_dtype

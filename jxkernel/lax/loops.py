@@ -11,6 +11,7 @@ import numpy as np
 from ..core.avals import get_aval
 from ..core.trace import Tracer
 from ..tree_util import tree_flatten, tree_map, tree_unflatten
+from ..transforms.batching import vmap
 from .conversion import _convert_element_type, convert_element_type
 from .elementwise import add, bitwise_or, lt
 from .shapes import canonicalize_axis, concatenate, pad, reshape, rev
@@ -93,7 +94,6 @@ def map(f, xs, *, batch_size=None):
     `batch_size`, the scan runs vmap(f) over batches, and vmap(f) takes the remainder."""
     if batch_size is None:
         return scan(lambda c, x: (c, f(x)), (), xs)[1]
-    from jxkernel.transforms.batching import vmap
     leaves, tree = tree_flatten(xs)
     n = get_aval(leaves[0]).shape[0]
     whole = n - n % batch_size

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..core import vma
 from ..core.avals import ShapedArray, get_aval
+from ..core.axis_env import axis_size as bound_axis_size
 from ..core.ir import param_printers
 from ..core.primitive import (
     Primitive,
@@ -32,10 +33,10 @@ from ..core.trace import current_trace
 from ..tree_util import tree_flatten, tree_map, tree_unflatten
 from ..xla import stablehlo as hlo
 from ..xla.lowering import LoweringRuleContext
-from . import _batch_util as bu
+from ..transforms import batch_util as bu
 from . import _lowering as hl
 from . import reductions
-from ._ad_util import Zero, defjvp_zero, deflinear2, instantiate
+from ..transforms.ad_util import Zero, defjvp_zero, deflinear2, instantiate
 from .conversion import convert_element_type
 from .elementwise import div, eq, mul, select
 from .gather import GatherDimensionNumbers, gather
@@ -433,8 +434,7 @@ def _axis_size(axis_name) -> int:
         if data is not None and data.name == axis_name:
             return data.size
         t = t.parent
-    from ..transforms import pmap as _pmap
-    size = _pmap.current_axis_size(axis_name)
+    size = bound_axis_size(axis_name)
     if size is None:
         raise _unbound(axis_name)
     return size

@@ -21,6 +21,8 @@ import numpy as np
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray, get_aval
 from ..core.interpret import eval_jaxpr
+# declared in core so that transforms/ can bind it; its rules are here
+from ..core.interpreter_primitives import reduce_sum_p
 from ..core.ir import param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, sharding_rules)
@@ -28,8 +30,11 @@ from ..core.staging import trace_to_jaxpr
 from ..core.trace import Tracer
 from ..tree_util import tree_flatten, tree_unflatten, treedef_tuple
 from ..xla import stablehlo as hlo
-from . import _ad_util as ad
-from . import _batch_util as bu
+from ..transforms import ad_util as ad
+from ..transforms import batch_util as bu
+from ..transforms.ad import jvp_flat
+from ..transforms.api_util import flatten_fun
+from ..transforms.batching import vmap
 from . import _lowering as hl
 from . import shapes, slicing
 from ._rules import ANY, COMPLEX, FLOAT, INTEGRAL, NUMERIC, describe_dtypes
@@ -140,9 +145,10 @@ def _reduce_lowering(kind):
 
 
 # ------------------------------------------------------------------ reduce_{sum,...}
-def _reduction(name, kind, check=None, keep_weak=True):
-    """A reduction primitive over `axes`; `check(aval)` rejects dtypes (None: any dtype)."""
-    prim = Primitive(name)
+def _reduction(name, kind, check=None, keep_weak=True, prim=None):
+    """A reduction primitive over `axes`; `check(aval)` rejects dtypes (None: any dtype).
+    `prim`: one declared elsewhere, given its rules here."""
+    prim = prim or Primitive(name)
 
     def abstract(operand, *, axes, **params):
         if check is not None:
@@ -155,7 +161,7 @@ def _reduction(name, kind, check=None, keep_weak=True):
     return prim
 
 
-reduce_sum_p = _reduction("reduce_sum", "add", _dtype_check("reduce_sum"))  # params: axes, out_sharding
+reduce_sum_p = _reduction("reduce_sum", "add", _dtype_check("reduce_sum"), prim=reduce_sum_p)  # params: axes, out_sharding
 reduce_prod_p = _reduction("reduce_prod", "mul", _dtype_check("reduce_prod"))
 reduce_max_p = _reduction("reduce_max", "max")          # any dtype; complex compares lexicographically
 reduce_min_p = _reduction("reduce_min", "min")
@@ -191,7 +197,6 @@ def _reduce_chooser_jvp(g, ans, operand, *, axes):
 def _jvp_of(fun, primals, tangents):
     """jvp of `fun` (flat lists in and out) at the current level, for rules that are the
     derivative of a composite (as JAX's call api.jvp); lazy: transforms import lax."""
-    from ..transforms.ad import jvp_flat
     return jvp_flat(fun, list(primals), list(tangents))
 
 
@@ -370,7 +375,6 @@ def _reduce_batching(vals, dims, *, computation, jaxpr, dimensions):
 def _reduce_jvp_rule(primals, tangents, *, computation, jaxpr, dimensions):
     """As JAX: the region, vmapped over every non-reduced dim plus the halving one, combines
     halves in a differentiable tree; tangents of the initial values are not supported."""
-    from ..transforms.batching import vmap
     n = len(primals) // 2
     if any(type(t) is not ad.Zero for t in tangents[n:]):
         raise NotImplementedError("Gradient of general lax.reduce with non-zero tangents for "
@@ -659,7 +663,6 @@ def reduce(operands, init_values, computation, dimensions):
 def _reduction_jaxpr(computation, init_avals, init_tree):
     """The jaxpr of `computation(xs, ys)` on scalars, cached so eager calls hit the
     executable cache (the jaxpr is part of reduce's params)."""
-    from ..transforms.api_util import flatten_fun
     flat, out_tree = flatten_fun(computation, treedef_tuple([init_tree, init_tree]))
     scalars = [a.update(shape=()) for a in init_avals]
     closed = trace_to_jaxpr(flat, scalars * 2)

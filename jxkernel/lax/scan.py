@@ -25,9 +25,9 @@ from ..transforms.batching import batch_jaxpr
 from ..core.partial_eval import partial_eval_jaxpr
 from ..core.staging import trace_to_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
-from . import _batch_util as bu
+from ..transforms import batch_util as bu
 from . import _cf_util as cf
-from ._ad_util import Zero, add_tangents, instantiate, is_undefined, zeros
+from ..transforms.ad_util import Zero, add_tangents, instantiate, is_undefined, zeros
 from ._lowering import lower_fun
 from .conversion import _convert_element_type
 from .elementwise import add, lt, sub

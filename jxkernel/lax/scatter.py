@@ -29,8 +29,8 @@ from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jv
                               lowering_rules, transpose_rules)
 from ..core.staging import trace_to_jaxpr
 from ..xla import stablehlo as hlo
-from . import _ad_util as ad
-from . import _batch_util as bu
+from ..transforms import ad_util as ad
+from ..transforms import batch_util as bu
 from . import _lowering as hl
 from .elementwise import add, div, eq, max, min, mul, neg, select, sub
 from .gather import (GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers,

@@ -21,13 +21,15 @@ import numpy as np
 
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
+# declared in core so that transforms/ can bind them; their rules are here
+from ..core.interpreter_primitives import broadcast_in_dim_p, reshape_p, transpose_p
 from ..core.ir import param_printers
 from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, sharding_rules, transpose_rules)
 from ..xla import stablehlo as hlo
-from . import _ad_util as ad
-from . import _batch_util as bu
+from ..transforms import ad_util as ad
+from ..transforms import batch_util as bu
 from ._rules import NUMERIC, check_same_dtypes
 
 
@@ -81,7 +83,6 @@ def _shape(x) -> tuple:
 
 
 # ------------------------------------------------------------------ broadcast_in_dim
-broadcast_in_dim_p = Primitive("broadcast_in_dim")
 
 
 def _broadcast_in_dim_abstract_eval(operand, *, shape, broadcast_dimensions, sharding=None):
@@ -147,7 +148,6 @@ batching_rules[broadcast_in_dim_p] = _broadcast_in_dim_batching
 sharding_rules[broadcast_in_dim_p] = sharding_types.broadcast_in_dim_rule
 
 # ------------------------------------------------------------------ reshape
-reshape_p = Primitive("reshape")
 
 
 def _reshape_abstract_eval(operand, *, new_sizes, dimensions, sharding=None):
@@ -221,7 +221,6 @@ batching_rules[squeeze_p] = lambda vals, dims, *, dimensions: (
 sharding_rules[squeeze_p] = sharding_types.squeeze_rule
 
 # ------------------------------------------------------------------ transpose
-transpose_p = Primitive("transpose")
 
 
 def _transpose_abstract_eval(operand, *, permutation):

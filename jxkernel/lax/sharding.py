@@ -14,6 +14,8 @@ import functools
 
 from ..core import avals as _avals
 from ..core import sharding_types
+# declared in core so that transforms/ can bind it; its rules are here
+from ..core.interpreter_primitives import sharding_constraint_p
 from ..core.ir import param_printers
 from ..core.mesh import NamedSharding, PartitionSpec, resolve
 from ..core.primitive import (
@@ -28,12 +30,11 @@ from ..core.primitive import (
 )
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from ..xla.lowering import NeedsMesh
-from ._ad_util import Zero
-from ._batch_util import ndim, not_mapped
+from ..transforms.ad_util import Zero
+from ..transforms.batch_util import ndim, not_mapped
 
 # xla/sharding.py and xla/sharded.py (jaxlib's HLO shardings, sharded Arrays) load with the
 # first mesh or sharded Array: `import jxkernel` needs neither, so their imports are deferred.
-sharding_constraint_p = Primitive("sharding_constraint")
 # jax.sharding.reshard: the same operation, named (and printed) as JAX's, on Explicit axes
 reshard_p = Primitive("reshard")
 

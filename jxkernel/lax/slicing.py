@@ -23,8 +23,8 @@ from ..core.symbolic import is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, sharding_rules, transpose_rules)
 from ..xla import stablehlo as hlo
-from . import _ad_util as ad
-from . import _batch_util as bu
+from ..transforms import ad_util as ad
+from ..transforms import batch_util as bu
 from .conversion import convert_element_type
 from .elementwise import add, lt, select
 from .shapes import (_is_array, _ndim, _shape, broadcast, broadcast_in_dim, canonicalize_shape,

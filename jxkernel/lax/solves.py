@@ -27,9 +27,9 @@ from ..transforms.ad import jvp_flat, linear_transpose, linearize
 from ..transforms.batching import batch_jaxpr
 from ..transforms.custom_derivatives import custom_jvp
 from ..tree_util import tree_flatten, tree_leaves, tree_unflatten
-from . import _batch_util as bu
+from ..transforms import batch_util as bu
 from . import _cf_util as cf
-from ._ad_util import Zero, add_tangents, float0, instantiate, is_undefined
+from ..transforms.ad_util import Zero, add_tangents, float0, instantiate, is_undefined
 from .conversion import _convert_element_type
 from .elementwise import neg
 

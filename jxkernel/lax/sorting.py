@@ -21,8 +21,8 @@ from ..core.errors import InconclusiveDimensionOperation
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, sharding_rules)
 from ..xla import stablehlo as hlo
-from . import _ad_util as ad
-from . import _batch_util as bu
+from ..transforms import ad_util as ad
+from ..transforms import batch_util as bu
 from . import _lowering as hl
 from . import shapes, slicing
 

@@ -19,8 +19,8 @@ import numpy as np
 from ..core import dtypes
 from ..core.avals import get_aval
 from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules
-from . import _ad_util as ad
-from . import _batch_util as bu
+from ..transforms import ad_util as ad
+from ..transforms import batch_util as bu
 from . import _lowering as hl
 from ._rules import FLOAT, binop, naryop_abstract_eval, unop
 from .conversion import convert_element_type

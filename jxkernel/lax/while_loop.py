@@ -22,9 +22,9 @@ from ..transforms.batching import batch_jaxpr
 from ..core.partial_eval import partial_eval_jaxpr
 from ..core.staging import trace_to_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
-from . import _batch_util as bu
+from ..transforms import batch_util as bu
 from . import _cf_util as cf
-from ._ad_util import Zero, instantiate, zeros
+from ..transforms.ad_util import Zero, instantiate, zeros
 from .elementwise import select_n
 from .reductions import reduce_or
 from .shapes import broadcast_in_dim

@@ -28,8 +28,9 @@ from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jv
 from ..core.staging import trace_to_jaxpr
 from ..tree_util import tree_unflatten
 from ..xla import stablehlo as hlo
-from . import _ad_util as ad
-from . import _batch_util as bu
+from ..transforms import ad_util as ad
+from ..transforms import batch_util as bu
+from ..transforms.ad import jvp_flat
 from . import _lowering as hl
 from . import shapes, slicing
 from ._rules import NUMERIC
@@ -386,7 +387,6 @@ def _jvp_reduction_jaxpr(jaxpr, n: int):
     """The computation's jvp as a computation on (primal, tangent) pairs: its inputs are the
     left primals, left tangents, right primals, right tangents; its outputs the primals then
     the tangents (cached so eager calls hit the executable cache)."""
-    from ..transforms.ad import jvp_flat      # lax <-> transforms: the cycle still open
     avals = [a.update(shape=(), weak_type=False) for a in jaxpr.in_avals[:n]]
 
     def pair(*args):

@@ -19,9 +19,9 @@ from .. import lax
 from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval
 from ..core.primitive import Primitive, abstract_eval_rules, batching_rules, lowering_rules
-from ..lax import _batch_util as bu
+from ..transforms import batch_util as bu
 from ..lax import _lowering as hl
-from ..lax._ad_util import defjvp_zero
+from ..transforms.ad_util import defjvp_zero
 from ..lax._rules import broadcast_shapes
 from ..transforms.jit import jit
 from ..xla import stablehlo as hlo

@@ -16,8 +16,8 @@ from .. import lax
 from ..core import dtypes
 from ..core.avals import ShapedArray
 from ..core.primitive import Primitive, abstract_eval_rules, batching_rules, lowering_rules
-from ..lax import _batch_util as bu
-from ..lax._ad_util import defjvp
+from ..transforms import batch_util as bu
+from ..transforms.ad_util import defjvp
 from ..lax._lowering import lower_fun
 from ..transforms.batching import vmap
 from ..transforms.jit import jit

@@ -15,7 +15,7 @@ import numpy as np
 from .. import lax
 from ..core import dtypes
 from ..core.avals import get_aval
-from ..lax._ad_util import stop_gradient
+from ..transforms.ad_util import stop_gradient
 from ..transforms.jit import jit
 from . import prng
 from .keys import check_key, static_shape, user_dtype

@@ -20,10 +20,11 @@ import numpy as np
 from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval
 from ..core.interpret import eval_jaxpr
+from ..core.interpreter_primitives import convert_element_type
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, Var
 from ..core.primitive import rule as _rule
 from ..core.trace import Trace, Tracer, current_trace, new_trace, set_current_trace, value_text
-from ..lax._ad_util import UndefinedPrimal, Zero, add_tangents, float0, instantiate
+from .ad_util import UndefinedPrimal, Zero, add_tangents, float0, instantiate
 
 instantiate_zeros = instantiate
 from ..tree_util import register_pytree_node, tree_flatten, tree_map, tree_unflatten
@@ -357,8 +358,7 @@ def _cast_like(ct, aval):
     ct_aval = get_aval(ct)
     if ct_aval.dtype == aval.dtype and ct_aval.weak_type == aval.weak_type:
         return ct
-    from ..lax.conversion import _convert_element_type
-    return _convert_element_type(ct, aval.dtype, aval.weak_type)
+    return convert_element_type(ct, aval.dtype, aval.weak_type)
 
 
 def _check_grad_input(aval, allow_int, holomorphic, name):
@@ -415,8 +415,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
             out, f_vjp = vjp(partial_fun, *dyn)
         _check_scalar_output(out, "grad", holomorphic)
         out_aval = get_aval(out)
-        from ..lax.conversion import _convert_element_type
-        one = _convert_element_type(np.ones((), out_aval.dtype), out_aval.dtype, out_aval.weak_type)
+        one = convert_element_type(np.ones((), out_aval.dtype), out_aval.dtype, out_aval.weak_type)
         grads = f_vjp(one)
         g = grads[0] if isinstance(argnums, int) else grads
         return ((out, aux), g) if has_aux else (out, g)

@@ -19,8 +19,8 @@ from ..core.ir import ClosedJaxpr
 from ..core.primitive import axis_batching_rules
 from ..core.primitive import rule as _rule
 from ..core.trace import Trace, Tracer, aval_text, new_trace, set_current_trace
-from ..lax import _batch_util as bu
-from ..lax._batch_util import not_mapped
+from . import batch_util as bu
+from .batch_util import not_mapped
 from ..tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path,
                          tree_structure, tree_unflatten)
 from ..core.staging import trace_to_jaxpr

@@ -32,9 +32,9 @@ from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rule
                               jvp_rules, lowering_rules, partial_eval_rules, sharding_typing_rules,
                               transpose_rules)
 from ..core.trace import _ctx, eval_trace, set_current_trace
-from ..lax import _batch_util as bu
-from ..lax._ad_util import Zero, float0, instantiate
-from ..tree_util import tree_flatten, tree_unflatten
+from . import batch_util as bu
+from .ad_util import Zero, add_tangents, float0, instantiate
+from ..tree_util import tree_flatten, tree_map, tree_unflatten
 from .ad import JVPTrace
 from .api_util import flatten_fun
 from .batching import batch_jaxpr, vmap
@@ -189,13 +189,10 @@ class custom_jvp:
 
 
 def _tree_add(a, b):
-    from ..tree_util import tree_map
-    from ..lax._ad_util import add_tangents
     return tree_map(add_tangents, a, b)
 
 
 def _tree_zeros_like(tree):
-    from ..tree_util import tree_map
     return tree_map(lambda x: instantiate(Zero(get_aval(x))), tree)
 
 

@@ -32,6 +32,7 @@ from ..config import config
 from ..core import dtypes, vma, sharding_types
 from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..core.interpret import eval_jaxpr
+from ..core.interpreter_primitives import sharding_constraint_p
 from ..core.ir import call_primitives, param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
                               jvp_rules, lowering_rules, partial_eval_rules, sharding_typing_rules,
@@ -39,12 +40,13 @@ from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rule
 from ..core.errors import RecompileError
 from ..core.source_info import function_source_info, user_source_info
 from ..core.trace import Tracer, _ctx, eval_trace, set_current_trace
-from ..lax._ad_util import Zero, instantiate, is_undefined
+from .ad_util import Zero, instantiate, is_undefined
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 from ..xla import client as _client
 from ..xla import pipeline
 from ..xla.array import Array, buffers, device_put, signature
 from ..xla.dispatch import DEOPTIMIZED_RERUN_LINE, invalid_value, to_device
+from ..xla.lowering import NeedsMesh
 from .ad import jvp_jaxpr, transpose_jaxpr
 from .aot import args_info, check_call_signature, compiler_ir, lowered_text
 from .api_util import flatten_fun, merge_static
@@ -52,7 +54,6 @@ from .batching import batch_jaxpr
 from ..core.partial_eval import partial_eval_jaxpr
 from ..core.staging import DebugInfo, JaxprTrace, convert_constvars_to_invars, trace_to_jaxpr
 from ..xla.pytree import default_registry as _registry
-from ..lax.sharding import NeedsMesh, sharding_constraint_p
 
 _flatten = _registry.flatten           # tree_flatten without the wrapper (the hit path uses it)
 

@@ -31,7 +31,7 @@ from numerics import ELEMENTWISE, assert_allclose_ulp
 import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel import lax
-from jxkernel.lax._ad_util import float0
+from jxkernel.transforms.ad_util import float0
 from jxkernel.test_util import check_grads
 from jxkernel.tree_util import tree_flatten, tree_map
 

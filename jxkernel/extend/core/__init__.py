@@ -24,7 +24,7 @@ from ...core.interpret import eval_jaxpr
 from ...core.ir import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var, jaxpr_params  # noqa: F401
 from ...core.primitive import Primitive  # noqa: F401
 from ...core.trace import Tracer
-from ...lax._ad_util import float0
+from ...transforms.ad_util import float0
 from . import primitives  # noqa: F401
 
 

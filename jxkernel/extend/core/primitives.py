@@ -8,7 +8,7 @@ jxkernel's own operations bind, under JAX's names, for interpreters keyed on the
 JAX's list has a few more (call_p, device_put_p, the stateful get_p/swap_p, rng_uniform_p,
 ...): jxkernel does not bind those, so they are absent rather than stand-ins.
 """
-from ...lax._ad_util import stop_gradient_p  # noqa: F401
+from ...transforms.ad_util import stop_gradient_p  # noqa: F401
 from ...lax.cond import cond_p  # noqa: F401
 from ...lax.conversion import bitcast_convert_type_p, convert_element_type_p  # noqa: F401
 from ...lax.convolution import conv_general_dilated_p  # noqa: F401
@@ -169,4 +169,4 @@ from ...transforms.custom_derivatives import (  # noqa: F401
     custom_vjp_call_p,
 )
 from ...transforms.jit import jit_p  # noqa: F401
-from ...transforms.remat import name_p, remat_p  # noqa: F401
+from ...api.remat import name_p, remat_p  # noqa: F401

@@ -12,48 +12,27 @@ inputs and outputs mapped along axis 0.
 from __future__ import annotations
 
 import functools
-import threading
 
 from ..core.avals import ShapedArray, get_aval
 from ..core.ir import param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
                               jvp_rules, lowering_rules, partial_eval_rules, transpose_rules)
+from ..core.axis_env import bound_axis
 from ..core.trace import set_current_trace
-from ..lax import _batch_util as bu
-from ..lax._ad_util import Zero, instantiate, is_undefined
+from ..lax.reductions import reduce_sum
+from ..lax.shapes import broadcast_in_dim, expand_dims, squeeze
+from ..lax.slicing import index_in_dim
+from ..transforms import batch_util as bu
+from ..transforms.ad_util import Zero, instantiate, is_undefined
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from ..xla import client as _client
 from ..xla.compiler import Executable
 from ..xla.pipeline import compile_jaxpr
-from .ad import jvp_jaxpr, transpose_jaxpr
-from .api_util import flatten_fun, merge_static
-from .batching import batch_jaxpr
+from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
+from ..transforms.api_util import flatten_fun, merge_static
+from ..transforms.batching import batch_jaxpr
 from ..core.partial_eval import partial_eval_jaxpr
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
-
-_axis_env = threading.local()
-
-
-def current_axis_size(name):
-    """The size of pmap axis `name` while its body is traced (None outside)."""
-    for n, size in reversed(getattr(_axis_env, "stack", [])):
-        if n == name:
-            return size
-    return None
-
-
-class _bound_axis:
-    def __init__(self, name, size):
-        self.entry = (name, size)
-
-    def __enter__(self):
-        if not hasattr(_axis_env, "stack"):
-            _axis_env.stack = []
-        _axis_env.stack.append(self.entry)
-
-    def __exit__(self, *exc):
-        _axis_env.stack.pop()
-
 
 xla_pmap_p = Primitive("xla_pmap", multiple_results=True)
 
@@ -88,13 +67,11 @@ def _pmap_impl(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name)
                                executable=_executable_class(spans), in_avals=jaxpr.in_avals)
         _executables[key] = exe
     if len(devices) == 1:     # one device runs the body as is: no device axis to split
-        from ..lax.shapes import expand_dims, squeeze
         outs = exe(*[squeeze(x, (0,)) if mapped else x for x, mapped in zip(args, mapped_invars)])
         return [expand_dims(o, (0,)) for o in outs]
     arguments = []
     for x, mapped in zip(args, mapped_invars):
         if not mapped:          # the same value on every device: a stack of copies
-            from ..lax.shapes import broadcast_in_dim
             aval = get_aval(x)
             x = broadcast_in_dim(x, (axis_size,) + aval.shape, tuple(range(1, len(aval.shape) + 1)))
         arguments.append(x)
@@ -196,7 +173,6 @@ def _pmap_transpose(cts, *args, jaxpr, axis_name, axis_size, mapped_invars, devi
             continue
         ct = next(outs)
         if not m:             # an input broadcast to every device: sum its cotangents
-            from ..lax.reductions import reduce_sum
             ct = reduce_sum(ct, (0,))
         result.append(ct)
     return result
@@ -256,7 +232,7 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
             from ..xla.distributed import pmap_devices
             dev = pmap_devices(size, backend)
             global_size = len(dev)
-        with _bound_axis(axis_name, global_size):
+        with bound_axis(axis_name, global_size):
             closed = trace_to_jaxpr(flat, avals)
         jaxpr, consts = convert_constvars_to_invars(closed)
         outs = xla_pmap_p.bind(*consts, *moved, jaxpr=jaxpr, axis_name=axis_name,
@@ -268,7 +244,6 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         results = []
         for o, ax in zip(outs, flat_out_axes):
             if ax is None:
-                from ..lax.slicing import index_in_dim
                 o = index_in_dim(o, 0, 0, keepdims=False)
             elif ax % len(get_aval(o).shape):
                 o = bu.moveaxis(o, 0, ax)

@@ -45,11 +45,15 @@ from ..core.primitive import (
     partial_eval_rules,
     transpose_rules,
 )
+from ..core.axis_env import bound_axis
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ..core.trace import Tracer, set_current_trace
-from ..lax import _batch_util as bu
-from ..lax._ad_util import Zero, instantiate, is_undefined
+from ..transforms import batch_util as bu
+from ..transforms.ad_util import Zero, instantiate, is_undefined
 from ..lax.sharding import NeedsMesh
+from ..lax.elementwise import div
+from ..lax.parallel import psum_p
+from ..lax.shapes import expand_dims, squeeze
 from ..tree_util import (
     broadcast_prefix,
     keystr,
@@ -60,10 +64,9 @@ from ..tree_util import (
 )
 from ..xla import stablehlo as hlo
 from ..xla.sharding import sdy_dims
-from .ad import jvp_jaxpr, transpose_jaxpr
-from .api_util import flatten_fun
-from .batching import batch_jaxpr
-from .pmap import _bound_axis
+from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
+from ..transforms.api_util import flatten_fun
+from ..transforms.batching import batch_jaxpr
 
 P = PartitionSpec
 shard_map_p = Primitive("shard_map", multiple_results=True)
@@ -121,7 +124,7 @@ class _axes_bound:
     with `check_vma` the body's types carry the axes each value varies over (core/vma.py)."""
 
     def __init__(self, mesh, manual_axes, check_vma=False):
-        self.bound = [_bound_axis(a, s) for a, s in zip(mesh.axis_names, mesh.axis_sizes)
+        self.bound = [bound_axis(a, s) for a, s in zip(mesh.axis_names, mesh.axis_sizes)
                       if a in manual_axes]
         self.body = (mesh, manual_axes | _outer_manual())
         if check_vma:
@@ -257,8 +260,6 @@ def _transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_ma
 def _spread_and_sum(transposed, n_nonlinear, mesh, manual_axes, ct_specs, in_specs):
     """`transposed` with each cotangent divided by the devices that share it, and each input's
     cotangent summed over the devices that share that input."""
-    from ..lax.elementwise import div
-    from ..lax.parallel import psum_p
     sizes = mesh.shape
 
     def body(*args):
@@ -329,7 +330,6 @@ def _partial_eval(trace, args, params):
 
 def _with_residuals_stacked(known: ClosedJaxpr, n_res: int) -> ClosedJaxpr:
     """`known` with each of its last `n_res` outputs given a leading axis of one."""
-    from ..lax.shapes import expand_dims
     n_out = len(known.out_avals) - n_res
 
     def body(*args):
@@ -340,7 +340,6 @@ def _with_residuals_stacked(known: ClosedJaxpr, n_res: int) -> ClosedJaxpr:
 
 def _with_residuals_unstacked(unknown: ClosedJaxpr, n_consts: int, n_res: int) -> ClosedJaxpr:
     """`unknown` taking each residual with the leading axis of one that the known part added."""
-    from ..lax.shapes import squeeze
     avals = list(unknown.in_avals)
     for i in range(n_consts, n_consts + n_res):
         avals[i] = avals[i].update(shape=(1,) + avals[i].shape)

@@ -24,13 +24,13 @@ from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rule
                               impl_rules, jvp_rules, lowering_rules, partial_eval_rules,
                               transpose_rules)
 from ..core.trace import _ctx, eval_trace, set_current_trace
-from ..lax._ad_util import Zero, instantiate, is_undefined
-from ..lax._batch_util import vectorized_batcher
+from ..transforms.ad_util import Zero, instantiate, is_undefined
+from ..transforms.batch_util import vectorized_batcher
 from ..lax.dot import dot_general_p
 from ..tree_util import tree_flatten, tree_map, tree_unflatten
-from .ad import jvp_jaxpr, transpose_jaxpr
-from .api_util import flatten_fun, merge_static
-from .batching import batch_jaxpr
+from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
+from ..transforms.api_util import flatten_fun, merge_static
+from ..transforms.batching import batch_jaxpr
 from ..core.partial_eval import partial_eval_jaxpr
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 

@@ -14,13 +14,11 @@ import numpy as np
 
 from ..core import dtypes, vma, sharding_types
 from ..core.avals import ShapedArray, get_aval
+from ..core.interpreter_primitives import broadcast_in_dim, convert_element_type, reduce_sum, reshape
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, sharding_rules, transpose_rules)
 from ..tree_util import tree_map
-from . import _batch_util as bu
-
-# Helpers that build arrays import shapes, conversion and reductions inside the function:
-# those modules are built on this one.
+from . import batch_util as bu
 
 # the dtype JAX gives tangents of integer and boolean values
 float0 = np.dtype([("float0", np.void, 0)])
@@ -68,16 +66,13 @@ def aval_of(x) -> ShapedArray:
 
 def zeros(aval: ShapedArray):
     """A concrete zero array of `aval` (a broadcast scalar, as JAX makes it)."""
-    from . import shapes
     zero = np.zeros((), aval.dtype)
-    out = shapes.broadcast_in_dim(zero, aval.shape, ()) if aval.shape else \
-        _convert(zero, aval)
+    out = broadcast_in_dim(zero, aval.shape, ()) if aval.shape else _convert(zero, aval)
     return vma.pvary(out, aval.vma) if aval.vma else out     # varying as `aval` (shard_map)
 
 
 def _convert(x, aval):
-    from .conversion import _convert_element_type
-    return _convert_element_type(x, aval.dtype, aval.weak_type)
+    return convert_element_type(x, aval.dtype, aval.weak_type)
 
 
 def instantiate(t):
@@ -132,30 +127,28 @@ def add_tangents(a, b):
 def broadcast_to(t, aval):
     """Tangent `t` spread to `aval`'s shape (lax's binary ops broadcast rank-0 operands and
     size-1 dims, so a tangent of such an operand must be broadcast to the output)."""
-    from . import shapes
     t_shape = aval_of(t).shape
     if t_shape == aval.shape:
         return t
     if not t_shape:
-        return shapes.broadcast_in_dim(t, aval.shape, ())
+        return broadcast_in_dim(t, aval.shape, ())
     keep = tuple(i for i, d in enumerate(t_shape) if d == aval.shape[i])
-    squeezed = shapes.reshape(t, tuple(t_shape[i] for i in keep)) if len(keep) < len(t_shape) else t
-    return shapes.broadcast_in_dim(squeezed, aval.shape, keep)
+    squeezed = reshape(t, tuple(t_shape[i] for i in keep)) if len(keep) < len(t_shape) else t
+    return broadcast_in_dim(squeezed, aval.shape, keep)
 
 
 def unbroadcast(ct, aval):
     """Cotangent `ct` summed back to `aval`'s shape: the transpose of broadcast_to."""
-    from . import reductions, shapes
     if type(ct) is Zero:
         return Zero(aval)
     ct_shape = get_aval(ct).shape
     if ct_shape != aval.shape:
         if not aval.shape:
-            ct = reductions.reduce_sum(ct, tuple(range(len(ct_shape))))
+            ct = reduce_sum(ct, tuple(range(len(ct_shape))))
         else:
             axes = tuple(i for i, (c, a) in enumerate(zip(ct_shape, aval.shape)) if c != a)
-            ct = reductions.reduce_sum(ct, axes)
-            ct = shapes.reshape(ct, aval.shape)
+            ct = reduce_sum(ct, axes)
+            ct = reshape(ct, aval.shape)
     if get_aval(ct).dtype != aval.dtype:
         ct = _convert(ct, aval.update(weak_type=False))
     return ct

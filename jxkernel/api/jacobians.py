@@ -16,9 +16,11 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import get_aval
+from ..lax import elementwise as ew, shapes, slicing
+from ..lax.conversion import convert_element_type
 from ..tree_util import tree_flatten, tree_map, tree_transpose, tree_unflatten
-from .ad import _check_grad_input, jvp, vjp
-from .batching import vmap
+from ..transforms.ad import _check_grad_input, jvp, vjp
+from ..transforms.batching import vmap
 
 
 def _argnums_partial(fun, argnums, args, kwargs):
@@ -36,17 +38,14 @@ def _argnums_partial(fun, argnums, args, kwargs):
 def _std_basis(tree):
     """Stacked one-hot vectors: for leaves of total size n, a pytree whose leaves have a
     leading axis of n (row i is the i-th basis vector, reshaped into the leaves)."""
-    from ..lax import elementwise as ew, shapes
     leaves, treedef = tree_flatten(tree)
     avals = [get_aval(x) for x in leaves]
     total = sum(a.size for a in avals)
     dtype = dtypes.result_type(*[a.dtype for a in avals])[0] if avals else np.float32
     rows = shapes.broadcasted_iota(np.int32, (total, total), 0)
     cols = shapes.broadcasted_iota(np.int32, (total, total), 1)
-    from ..lax.conversion import convert_element_type
     eye = convert_element_type(ew.eq(rows, cols), dtype)
     out, start = [], 0
-    from ..lax import slicing
     for a in avals:
         block = slicing.slice(eye, (0, start), (total, start + a.size))
         out.append(shapes.reshape(convert_element_type(block, a.dtype), (total,) + a.shape))
@@ -57,7 +56,6 @@ def _std_basis(tree):
 def _split_last(x, in_avals):
     """A forward-mode Jacobian block (out_shape + (n_in,)) split per input leaf and reshaped
     to out_shape + in_shape."""
-    from ..lax import shapes, slicing
     aval = get_aval(x)
     out, start = [], 0
     for a in in_avals:
@@ -123,7 +121,6 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
 def _split_first(j, out_avals):
     """Rows of a reverse-mode Jacobian block, grouped per output leaf: (n_out, *in) pieces
     reshaped to out_shape + in_shape."""
-    from ..lax import shapes, slicing
     aval = get_aval(j)
     in_shape = aval.shape[1:]
     out, start = [], 0

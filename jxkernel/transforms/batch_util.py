@@ -9,10 +9,8 @@ and their batch dims:
 from __future__ import annotations
 
 from ..core.avals import get_aval
+from ..core.interpreter_primitives import broadcast_in_dim, reshape, transpose
 from ..core.primitive import batching_rules
-
-# Helpers that move or broadcast axes import shapes inside the function: shapes is built on
-# this module.
 
 not_mapped = None
 
@@ -27,22 +25,20 @@ def shape(x) -> tuple:
 
 def moveaxis(x, src: int, dst: int):
     """`x` with axis `src` moved to position `dst` (a transpose, or nothing)."""
-    from . import shapes
     n = ndim(x)
     src, dst = src % n, dst % n
     if src == dst:
         return x
     perm = [i for i in range(n) if i != src]
     perm.insert(dst, src)
-    return shapes.transpose(x, tuple(perm))
+    return transpose(x, perm)
 
 
 def bdim_at_front(x, bdim, size: int):
     """`x` with its batch dim first; an unbatched `x` is broadcast to `size` copies."""
-    from . import shapes
     if bdim is not_mapped:
         s = shape(x)
-        return shapes.broadcast_in_dim(x, (size,) + tuple(s), tuple(range(1, len(s) + 1)))
+        return broadcast_in_dim(x, (size,) + tuple(s), range(1, len(s) + 1))
     return moveaxis(x, bdim, 0)
 
 
@@ -71,7 +67,6 @@ def broadcasting_batcher(prim):
     Fast path: every batched operand has its batch dim at the same place and every
     unbatched one is a scalar. Otherwise batch dims move to the front and unbatched
     operands get a leading size-1 dim (lax broadcasts size-1 dims)."""
-    from . import shapes
 
     def rule(vals, dims, **params):
         batched = [(x, d) for x, d in zip(vals, dims) if d is not not_mapped]
@@ -87,11 +82,11 @@ def broadcasting_batcher(prim):
             if d is not_mapped:
                 if r:
                     s = shape(x)
-                    x = shapes.broadcast_in_dim(x, (1,) + tuple(s), tuple(range(1, len(s) + 1)))
+                    x = broadcast_in_dim(x, (1,) + tuple(s), range(1, len(s) + 1))
             else:
                 x = moveaxis(x, d, 0)
                 if r < out_rank:        # a batched scalar among arrays: (B,) -> (B, 1, ..., 1)
-                    x = shapes.reshape(x, (shape(x)[0],) + (1,) * out_rank)
+                    x = reshape(x, (shape(x)[0],) + (1,) * out_rank)
             moved.append(x)
         return prim.bind(*moved, **params), 0
     return rule

@@ -1,0 +1,38 @@
+"""Named axes bound while pmap and shard_map trace their bodies.
+
+vmap's named axes live on its traces (`trace.axis_data`); pmap and shard_map bind theirs
+here, so a collective in the body (`lax.psum(x, 'i')`, `lax.axis_size('i')`) finds the
+axis size while lax stays below the transformations that bind it.
+
+    >>> with bound_axis("i", 4):
+    ...     axis_size("i")
+    4
+    >>> axis_size("i") is None
+    True
+"""
+import threading
+
+_env = threading.local()
+
+
+def axis_size(name):
+    """The size of the innermost axis `name` bound by pmap or shard_map (None if unbound)."""
+    for bound_name, size in reversed(getattr(_env, "stack", [])):
+        if bound_name == name:
+            return size
+    return None
+
+
+class bound_axis:
+    """A context in which axis `name` has size `size`."""
+
+    def __init__(self, name, size):
+        self.entry = (name, size)
+
+    def __enter__(self):
+        if not hasattr(_env, "stack"):
+            _env.stack = []
+        _env.stack.append(self.entry)
+
+    def __exit__(self, *exc):
+        _env.stack.pop()

@@ -1,0 +1,49 @@
+"""The primitives the transformations themselves emit, declared here without rules.
+
+AD and vmap build arrays of their own: real zeros for a symbolic zero tangent
+(broadcast_in_dim, convert_element_type), a cotangent summed back to its operand's shape
+(reduce_sum, reshape), a batch axis moved or added (transpose, broadcast_in_dim); jit pins
+an argument's sharding (sharding_constraint). Declared here, transforms/ binds them without
+importing lax, which is built on transforms/. Each primitive gets its rules beside its
+siblings in lax (shapes.py, conversion.py, reductions.py, sharding.py), as every primitive
+does, and the functions below bind them with the parameters lax's own functions give.
+
+    >>> import jxkernel
+    >>> reshape(jxkernel.numpy.arange(6), (2, 3)).shape
+    (2, 3)
+"""
+import numpy as np
+
+from .primitive import Primitive
+
+broadcast_in_dim_p = Primitive("broadcast_in_dim")
+reshape_p = Primitive("reshape")
+transpose_p = Primitive("transpose")
+reduce_sum_p = Primitive("reduce_sum")
+convert_element_type_p = Primitive("convert_element_type")
+sharding_constraint_p = Primitive("sharding_constraint")
+
+
+def broadcast_in_dim(x, shape, broadcast_dimensions):
+    """lax.broadcast_in_dim without its shortcuts."""
+    return broadcast_in_dim_p.bind(x, shape=tuple(shape),
+                                   broadcast_dimensions=tuple(broadcast_dimensions), sharding=None)
+
+
+def reshape(x, new_sizes):
+    """lax.reshape (row-major, no `dimensions`) without its shortcuts."""
+    return reshape_p.bind(x, new_sizes=tuple(new_sizes), dimensions=None, sharding=None)
+
+
+def transpose(x, permutation):
+    return transpose_p.bind(x, permutation=tuple(permutation))
+
+
+def reduce_sum(x, axes):
+    return reduce_sum_p.bind(x, axes=tuple(axes), out_sharding=None)
+
+
+def convert_element_type(x, dtype, weak_type=False):
+    """x as `dtype`, weakly typed if `weak_type` (as jnp's promotion makes them)."""
+    return convert_element_type_p.bind(x, new_dtype=np.dtype(dtype), weak_type=bool(weak_type),
+                                       sharding=None)
