@@ -36,6 +36,7 @@ import time
 
 from . import compile_log
 from .config import config
+from .xla import client
 
 REPORT_MIME = "application/vnd.jxkernel.report+json"
 VERSION = 1
@@ -97,7 +98,6 @@ def report_data(events=None) -> dict:
 
 
 def _backend_name() -> str:
-    from .xla import client
     return client.platform_of(client.default_device())
 
 

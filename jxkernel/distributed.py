@@ -38,6 +38,7 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
     A process that stops sending heartbeats for `heartbeat_timeout_seconds` is declared
     dead and jaxlib then terminates every other process with an error saying so.
     """
+    # jaxlib's distributed runtime loads when it is first used
     from .xla import distributed as _runtime
     _runtime.refuse_if_started()
     coordinator_address = coordinator_address or os.environ.get("JAX_COORDINATOR_ADDRESS")
@@ -81,6 +82,7 @@ def _check_arguments(coordinator_address, num_processes, process_id) -> None:
 
 def is_initialized() -> bool:
     """Whether `initialize` has connected this process (and `shutdown` has not run)."""
+    # jaxlib's distributed runtime loads when it is first used
     from .xla import distributed as _runtime
     return _runtime.is_connected()
 
@@ -88,6 +90,7 @@ def is_initialized() -> bool:
 def shutdown() -> None:
     """Leave the run: waits for the other processes to shut down too (up to
     `shutdown_timeout_seconds`); process 0 then stops the service. Also runs at exit."""
+    # jaxlib's distributed runtime loads when it is first used
     from .xla import distributed as _runtime
     _runtime.disconnect()
 

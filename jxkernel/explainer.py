@@ -202,6 +202,7 @@ def _compile_with_locations(f, jitted, traced, args, kwargs) -> tuple:
             return module.text, pipeline.compile_loaded(module)[0]
         except NeedsMesh as e:           # a sharding constraint inside: partitioned, as jit does
             jitted._sharded, jitted._constraint_mesh = True, e.mesh
+    # loads with the first mesh or sharded Array: `import jxkernel` needs neither
     from .transforms.jit_sharded import stage_partitioning
     module = stage_partitioning(traced, locations=True).module
     return module.text, pipeline.compile_loaded(module)[0]

@@ -81,6 +81,7 @@ def _pmap_impl(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name)
 def _executable_class(spans_processes: bool):
     if not spans_processes:
         return Executable
+    # the multi-process runtime loads only when jax.distributed is used
     from ..xla.distributed import ProcessSpanningExecutable
     return ProcessSpanningExecutable
 
@@ -229,6 +230,7 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         dev = tuple(devices) if devices is not None else None
         global_size = size          # what psum(1, axis_name) sees: all processes' devices
         if dev is None and _client.process_count(backend) > 1:
+            # the multi-process runtime loads only when jax.distributed is used
             from ..xla.distributed import pmap_devices
             dev = pmap_devices(size, backend)
             global_size = len(dev)

@@ -63,6 +63,8 @@ from ..tree_util import (
     tree_unflatten,
 )
 from ..xla import stablehlo as hlo
+from ..xla.dispatch import primitive_jaxpr
+from ..xla.sharded import ShardedArray, run_jaxpr
 from ..xla.sharding import sdy_dims
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
 from ..transforms.api_util import flatten_fun
@@ -202,7 +204,6 @@ def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_man
 
 def _impl(*args, **params):
     """Run eagerly: one program of this equation, partitioned over the mesh."""
-    from ..xla.sharded import run_jaxpr
     avals = tuple(get_aval(a) for a in args)
     return run_jaxpr(_one_equation(avals, params), "shard_map", list(args), params["mesh"])
 
@@ -214,8 +215,7 @@ def _one_equation(avals, params) -> ClosedJaxpr:
     key = (avals, tuple(params.items()))
     found = _equations.get(key)
     if found is None:
-        from ..xla.dispatch import primitive_jaxpr
-        found = _equations[key] = ClosedJaxpr(primitive_jaxpr(shard_map_p, avals, params), [])
+            found = _equations[key] = ClosedJaxpr(primitive_jaxpr(shard_map_p, avals, params), [])
     return found
 
 
@@ -569,8 +569,7 @@ def _check_spec_names(what, specs, manual, mesh) -> None:
 def _flat_in_specs(in_specs, args, flat_args, mesh, manual) -> list:
     """One PartitionSpec (or None: a static argument) per leaf of `args`."""
     if in_specs is Infer:           # Explicit axes: each argument's own sharding
-        from ..xla.sharded import ShardedArray
-        return [x.sharding.spec if type(x) is ShardedArray else P() for x in flat_args]
+            return [x.sharding.spec if type(x) is ShardedArray else P() for x in flat_args]
     is_leaf = lambda s: s is None or isinstance(s, P)    # noqa: E731
     if is_leaf(in_specs):
         return [in_specs] * len(flat_args)

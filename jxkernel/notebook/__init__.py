@@ -80,6 +80,7 @@ def unload_ipython_extension(shell) -> None:
 def show_sharding(x, sharding=None) -> None:
     """Display which device holds which block of `x` (a sharded Array, or a shape with
     `sharding`), coloured per block, with the mesh's axes, the shard and bytes per device."""
+    # the sharded-array view loads with the first mesh or sharded Array
     from ..sharding_view import sharding_view
     display.show(sharding_view(x, sharding))
 

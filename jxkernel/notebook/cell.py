@@ -22,6 +22,8 @@ import types
 
 import numpy as np
 
+from ..tree_util import register_pytree_node, tree_leaves
+
 LAST = "__jx_last__"
 
 @dataclasses.dataclass
@@ -264,7 +266,6 @@ def classify(value, forced_static: bool) -> str:
         return GLOBAL
     if forced_static:
         return STATIC
-    from ..tree_util import tree_leaves
     try:
         leaves = tree_leaves(value)
     except Exception:          # noqa: BLE001  an object whose flattening fails is no pytree
@@ -283,9 +284,4 @@ class Static:
         self.value = value
 
 
-def _register_static():
-    from ..tree_util import register_pytree_node
-    register_pytree_node(Static, lambda s: ((), s), lambda s, _: s)
-
-
-_register_static()
+register_pytree_node(Static, lambda s: ((), s), lambda s, _: s)

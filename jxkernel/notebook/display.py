@@ -92,6 +92,7 @@ def show(obj) -> None:
 
 # ------------------------------------------------------------------ formatters
 def _jaxpr_bundle(obj, include=None, exclude=None):
+    # anywidget and the views load with the first display that needs them: %load_ext stays quick
     from .widgets.jaxpr_viewer import JaxprViewer
     return JaxprViewer(obj)._repr_mimebundle_(include=include, exclude=exclude)
 

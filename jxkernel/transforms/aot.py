@@ -86,6 +86,7 @@ def lowered_text(lowered: Lowered, dialect: str, debug_info: bool) -> str:
 
 def compiler_ir(text: str, dialect: str):
     """`Lowered.compiler_ir`: jaxlib's `ir.Module` for "stablehlo", its XlaComputation for "hlo"."""
+    # jaxlib's MLIR bindings load only when asked for
     from ..xla.portable import mlir_module, xla_computation
     _check_dialect(dialect)
     return xla_computation(text) if dialect == "hlo" else mlir_module(text)

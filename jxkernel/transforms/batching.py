@@ -139,6 +139,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
             results = [_finish_output(trace, x, ax, size, i, name)
                        for i, (x, ax) in enumerate(zip(out_leaves, flat_out_axes))]
         if config.jax_check_tracer_leaks:
+            # the leak checker loads only when jax_check_tracer_leaks is on
             from ..core.leaks import ensure_no_leaks
             ensure_no_leaks(trace)
         return tree_unflatten(out_tree, results)

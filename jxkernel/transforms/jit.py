@@ -72,6 +72,7 @@ def _jit_lowering(ctx, *args, jaxpr, name, donated_invars, inline, keep_unused):
 def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused):
     """A jit equation run eagerly (e.g. by a transformation that re-binds it): compile once."""
     if _any_sharded(args) or jaxpr in _partitioned:          # partitioned over a mesh
+        # loads with the first mesh or sharded Array: `import jxkernel` needs neither
         from ..xla.sharded import run_jaxpr
         return run_jaxpr(jaxpr, name, args, _partitioned.get(jaxpr))
     try:
@@ -353,6 +354,7 @@ def _any_sharded(leaves) -> bool:
     one lookup in processes that never shard)."""
     if "jxkernel.xla.sharding" not in sys.modules:
         return False
+    # loads with the first mesh or sharded Array: `import jxkernel` needs neither
     from ..xla.sharded import any_sharded
     return any_sharded(leaves)
 
@@ -597,6 +599,7 @@ class Jitted:
         if _ctx.trace is not eval_trace:
             return self._bind(leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
         if self._sharded or _any_sharded(leaves):
+            # loads with the first mesh or sharded Array: `import jxkernel` needs neither
             from .jit_sharded import call_jitted
             return call_jitted(self, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
         device = self._device
@@ -874,6 +877,7 @@ class Traced(_Stage):
 
     def lower(self) -> Lowered:
         if self.jitted._sharded or _any_sharded(self._leaves):    # partitioned over a mesh
+            # loads with the first mesh or sharded Array: `import jxkernel` needs neither
             from .jit_sharded import stage_partitioning
             return Lowered(self, None, stage_partitioning(self))
         device = self.jitted._device
@@ -884,6 +888,7 @@ class Traced(_Stage):
             return Lowered(self, device)
         except NeedsMesh as e:              # a sharding constraint inside: partitioned
             self.jitted._sharded, self.jitted._constraint_mesh = True, e.mesh
+            # loads with the first mesh or sharded Array: `import jxkernel` needs neither
             from .jit_sharded import stage_partitioning
             return Lowered(self, None, stage_partitioning(self))
 

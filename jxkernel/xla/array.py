@@ -142,12 +142,14 @@ class ArrayImpl:
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule of this array's buffer (shared memory unless a copy is asked)."""
+        # DLPack exchange loads when first used
         from .dlpack import to_dlpack
         return to_dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device,
                          copy=copy)
 
     def __dlpack_device__(self) -> tuple:
         """`(DLDeviceType, device id)`: ``(<DLDeviceType.kDLCPU: 1>, 0)`` on CPU."""
+        # DLPack exchange loads when first used
         from .dlpack import dlpack_device
         return dlpack_device(self)
 
@@ -432,6 +434,7 @@ _COPY = xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
 def host_to_device(value: np.ndarray, aval: ShapedArray, device) -> Array:
     """Put NumPy data (already of `aval`'s dtype) on `device` as an Array (a copy)."""
     if config._transfer_guarded:
+        # loads once a transfer guard is set (config._transfer_guarded)
         from .transfer_guard import check
         check("host_to_device", aval, device)
     buf = xc.batched_device_put(aval, sharding_for((device,)), [value], [device], True, False,
@@ -497,6 +500,7 @@ def device_put(x, device=None, *, copy=False) -> Array:
     """
     if device is not None and not isinstance(device, xc.Device):
         if _is_named(device):                  # split over a mesh: xla/sharded.py
+            # loads with the first mesh or sharded Array: `import jxkernel` needs neither
             from .sharded import device_put as put_on_mesh
             return put_on_mesh(x, device)
         device = _device_of_sharding(device)
@@ -514,6 +518,7 @@ def _is_named(sharding) -> bool:
 
 def _device_of_sharding(sharding):
     """The device a SingleDeviceSharding names (JAX's device_put takes shardings too)."""
+    # loads with the first mesh or sharded Array: `import jxkernel` needs neither
     from .sharding import SingleDeviceSharding
     if not isinstance(sharding, SingleDeviceSharding):
         raise TypeError(f"device_put's device must be a Device (one of jxkernel.devices()) or a "
@@ -536,6 +541,7 @@ def _array_to_device(x: Array, device, copy: bool) -> Array:
     if device is None or device == x.device:
         return x.copy() if copy else x
     if config._transfer_guarded:
+        # loads once a transfer guard is set (config._transfer_guarded)
         from .transfer_guard import check
         check("device_to_device", x.aval, device)
     buf = _copy_buffer(x._buf, sharding_for((device,)))
@@ -578,6 +584,7 @@ def assemble(values, shard_aval: ShapedArray, devices: tuple, stacked: bool) -> 
     """One Array from per-device host values. Each shard is put on its own device: a
     replicated-sharding batched_device_put would silently copy values[0] everywhere."""
     if config._transfer_guarded:
+        # loads once a transfer guard is set (config._transfer_guarded)
         from .transfer_guard import check
         for d in devices:
             check("host_to_device", shard_aval, d)

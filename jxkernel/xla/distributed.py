@@ -20,9 +20,10 @@ import numpy as np
 from ..core.avals import ShapedArray
 from ..core.mesh import Mesh, NamedSharding
 from . import client as _client
-from .array import _COPY, Array, MultiDeviceArray, _host_value, sharding_for
+from .array import _COPY, Array, MultiDeviceArray, _host_value, _to_host, sharding_for
 from .client import xc
 from .compiler import Executable
+from .sharded import _assemble
 
 _xla = xc._xla
 
@@ -226,7 +227,6 @@ def global_from_host_local(value: np.ndarray, sharding):
     this process's part: along each split dimension, this process's run of blocks. With 2
     processes of 2 devices and P('x') over a 4-device mesh, a (2, 3) `value` on each makes
     a (4, 3) array: process 0's rows first."""
-    from .sharded import _assemble
     ndim = value.ndim
     tiles = sharding._tiles(ndim)
     blocks_of = {d: blocks for d, (blocks, _) in zip(sharding.mesh.devices.flat,
@@ -254,7 +254,6 @@ def global_from_host_local(value: np.ndarray, sharding):
 
 def first_local_block(x) -> np.ndarray:
     """The block of a global array on this process's first device of its mesh, on the host."""
-    from .array import _to_host
     return np.array(_to_host(x._buf._arrays[0]))
 
 
@@ -273,7 +272,6 @@ def local_mesh(mesh):
 def host_local_from_global(x, spec):
     """This process's part of global array `x` (laid out by `spec` over its mesh), as an
     array over the local mesh: the inverse of `global_from_host_local`. No data moves."""
-    from .sharded import _assemble
     sharding = NamedSharding(local_mesh(x.sharding.mesh), spec)
     block = x.sharding.shard_shape(x.shape)
     shape = tuple(b * t for b, t in zip(block, sharding._tiles(x.ndim)))

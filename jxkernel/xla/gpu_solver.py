@@ -24,6 +24,7 @@ import threading
 import numpy as np
 
 from . import lapack
+from . import client
 from .client import xc
 
 _lock = threading.Lock()
@@ -57,7 +58,6 @@ def ensure_registered() -> bool:
     global _registered
     if _registered:
         return True
-    from . import client
     with _lock:
         if _registered:
             return True

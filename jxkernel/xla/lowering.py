@@ -158,6 +158,7 @@ def lower_jaxpr_into(module_ctx, block, jaxpr: Jaxpr, const_values, arg_values) 
 def _typed_layouts(ctx, outvars, outs) -> list:
     """Results whose type carries a sharding (Explicit axes), constrained to it, so XLA lays
     them out as the type says (JAX emits the same sdy.sharding_constraint)."""
+    # loads with the first mesh or sharded Array: `import jxkernel` needs neither
     from .sharding import sdy_dims
     typed = next((v.aval.sharding for v in outvars if v.aval.sharding is not None), None)
     if typed is not None and ctx.module_ctx.mesh is None:  # jit partitions it over the mesh
@@ -193,6 +194,7 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None, num_re
     arg_attrs = ["jax.buffer_donor = true" if d else None for d in donated]
     result_attrs = None
     if mesh is not None:
+        # loads with the first mesh or sharded Array: `import jxkernel` needs neither
         from .sharding import sdy_attrs
         module_ctx.mesh = mesh
         arg_attrs, result_attrs = sdy_attrs(module, mesh, in_vars, arg_attrs, arg_shardings,

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..config import config
 from ..core.avals import ShapedArray, ShapeDtypeStruct
+from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.mesh import Mesh, NamedSharding, PartitionSpec, local_devices, resolve
 from ..core.sharding_types import current_override, typed_sharding
 from . import client as _client
@@ -37,6 +38,7 @@ from .array import (
     _to_host,
     sharding_for,
 )
+from .array import device_put as put_on_device     # this module's device_put is the mesh's
 from .client import xc
 from .compiler import Executable, _result_handler
 from .sharding import SingleDeviceSharding, _hlo_key, hlo_sharding, spec_from_hlo
@@ -174,6 +176,7 @@ def _own_sharding(leaf):
 def put(value: np.ndarray, aval: ShapedArray, sharding: NamedSharding) -> ShardedArray:
     """Host data of `aval`'s dtype as a ShardedArray: each device gets its block (a copy)."""
     if config._transfer_guarded:                      # implicit (jit's NumPy arguments) or not
+        # loads once a transfer guard is set (config._transfer_guarded)
         from .transfer_guard import check
         check("host_to_device", aval, sharding.mesh.devices.flat[0])
     indices = sharding.addressable_devices_indices_map(aval.shape)
@@ -229,7 +232,6 @@ def device_put(x, sharding) -> Array:
 def _relayout(x: ShardedArray, sharding: NamedSharding) -> ShardedArray:
     """`x` laid out as `sharding` over the same mesh, moved between devices by XLA (an
     identity program whose result is given that sharding), without a trip to the host."""
-    from ..core.ir import ClosedJaxpr, Jaxpr, Var
     key = ("relayout", x.aval, x._sharding, sharding)
     exe = _eager.get(key)
     if exe is None:
@@ -251,7 +253,6 @@ def make_array_from_callback(shape, sharding, data_callback, dtype=None) -> Arra
     sharding = resolve(sharding, "make_array_from_callback")
     if isinstance(sharding, SingleDeviceSharding):
         value = np.asarray(data_callback((slice(None),) * len(shape)), dtype=dtype)
-        from .array import device_put as put_on_device
         return put_on_device(value, sharding._device)
     indices = sharding.addressable_devices_indices_map(shape)     # this process's blocks
     blocks = {d: _host_value(np.asarray(data_callback(i), dtype=dtype)) for d, i in indices.items()}
@@ -427,7 +428,6 @@ def _avals(args) -> tuple:
 
 def apply_primitive(prim, args, params):
     """Run `prim` on operands of which some are ShardedArrays: partitioned over their mesh."""
-    from ..core.ir import ClosedJaxpr
     shardings, avals = _operand_shardings(args), _avals(args)
     key = (prim, tuple(params.items()), avals, shardings, current_override())
     exe = _eager.get(key)

@@ -22,6 +22,8 @@ import traitlets
 
 from ...core import ir
 from ...core.ir import jaxpr_params
+from ...xla import client
+from ...xla.lowering import lower_module
 from .. import jaxpr_json
 from ..display import esc, source_label
 from ..jaxpr_json import open_jaxpr
@@ -226,8 +228,6 @@ class JaxprViewer(TextFallback, anywidget.AnyWidget):
 
 def lower_to_stablehlo(jaxpr, name: str = "jaxpr", platform: str | None = None) -> str:
     """The StableHLO module we would compile for a (closed) jaxpr."""
-    from ...xla import client
-    from ...xla.lowering import lower_module
     platform = platform or client.default_backend()
     text, _ = lower_module(open_jaxpr(jaxpr), name=name, platform=platform)
     return text

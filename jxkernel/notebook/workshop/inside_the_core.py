@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import grad, make_jaxpr, vmap
+from ... import grad, lax, make_jaxpr, vmap
 from ... import numpy as jnp
 from ...transforms.jit import jit
 from . import NotYet, exercise
@@ -13,7 +13,6 @@ _W = np.array([0.5, -1.0, 2.0], np.float32)        # a constant the traced funct
 
 def _programs():
     """(name, function, args): a literal, two outputs, a captured constant, a cond."""
-    from ... import lax
     x = np.array([0.25, 1.0, 2.0], np.float32)
     return [
         ("sin(x) * 2 + 1", lambda v: jnp.sin(v) * 2.0 + 1.0, (x,)),

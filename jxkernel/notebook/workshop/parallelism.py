@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import device_count
+from ... import device_count, grad
+from ... import numpy as jnp
 from . import NotYet, exercise
 
 DATA = np.arange(1.0, 13.0, dtype=np.float32).reshape(4, 3)     # a row per device
@@ -61,8 +62,6 @@ def _psum(answer):
 ), solution="parallel_grad = jax.pmap(lambda w, x, y: lax.pmean(jax.grad(loss)(w, x, y), 'batch'),\n"
             "                         axis_name='batch', in_axes=(None, 0, 0))")
 def _pmean_grad(answer):
-    from ... import grad
-    from ... import numpy as jnp
     w = np.array([0.5, -1.0, 2.0], np.float32)
     xs = np.linspace(-1.0, 1.0, 24, dtype=np.float32).reshape(4, 2, 3)   # 4 shards of 2
     ys = np.arange(8, dtype=np.float32).reshape(4, 2)
@@ -88,6 +87,7 @@ def _index_text(index) -> str:
 
 def _wanted_blocks(mesh) -> dict:
     """Device id -> the columns it should hold: split over 'model', copied over 'data'."""
+    # loads with the first mesh or sharded Array: `import jxkernel` needs neither
     from ...sharding import NamedSharding, PartitionSpec
     return {d.id: _index_text(i) for d, i in NamedSharding(mesh, PartitionSpec(None, "model"))
             .devices_indices_map(GRID.shape).items()}
