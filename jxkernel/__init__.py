@@ -29,10 +29,10 @@ from .api.jacobians import hessian, jacfwd, jacobian, jacrev
 from .transforms.custom_derivatives import custom_jvp, custom_vjp
 from .api.remat import checkpoint, checkpoint_policies, remat
 from .transforms.custom_gradient import closure_convert, custom_gradient
-from .api_extras import (Device, debug_infs, debug_nans, default_device, device_put,
+from .api.extras import (Device, debug_infs, debug_nans, default_device, device_put,
                          effects_barrier, enable_x64, ensure_compile_time_eval, float0,
                          log_compiles, named_call, named_scope, print_environment_info, typeof)
-from .api_extras import default_matmul_precision, numpy_dtype_promotion  # noqa: F401
+from .api.extras import default_matmul_precision, numpy_dtype_promotion  # noqa: F401
 from .lax import stop_gradient
 from .lax.callbacks import pure_callback
 from . import debug
@@ -75,7 +75,7 @@ _LAZY["export"] = ("jxkernel.export", None)     # jax.export.export after `impor
 _LAZY["profiler"] = ("jxkernel.profiler", None)   # jax.profiler.trace after `import jax`
 _LAZY["shard_map"] = ("jxkernel.api.shard_map", "shard_map")   # jax.shard_map
 _LAZY["Shard"] = ("jxkernel.xla.array", "Shard")   # jax.Shard: an item of x.addressable_shards
-_LAZY.update({n: ("jxkernel.runtime_state", n) for n in (  # jax.clear_caches, jax.transfer_guard
+_LAZY.update({n: ("jxkernel.api.runtime_state", n) for n in (  # jax.clear_caches, jax.transfer_guard
     "clear_caches", "check_tracer_leaks", "checking_leaks", "transfer_guard",
     "transfer_guard_host_to_device", "transfer_guard_device_to_device",
     "transfer_guard_device_to_host")})

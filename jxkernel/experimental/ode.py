@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import lax
 from .. import numpy as jnp
-from ..api_extras import default_matmul_precision
+from ..api.extras import default_matmul_precision
 from ..extend.core import valid_jaxtype
 from ..flatten_util import ravel_pytree
 from ..numpy.util import promote_dtypes_inexact

@@ -20,14 +20,14 @@ import sys
 
 import numpy as np
 
-from .config import config
-from .core.avals import get_aval
-from .core.trace import Trace, Tracer, _ctx, eval_trace, set_current_trace
-from .transforms.ad_util import float0
-from .tree_util import broadcast_prefix, tree_flatten, tree_unflatten
-from .version import __version__
-from .xla import array as _array
-from .xla import client as _client
+from ..config import config
+from ..core.avals import get_aval
+from ..core.trace import Trace, Tracer, _ctx, eval_trace, set_current_trace
+from ..transforms.ad_util import float0
+from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
+from ..version import __version__
+from ..xla import array as _array
+from ..xla import client as _client
 
 __all__ = ["device_put", "float0", "typeof", "named_call", "named_scope", "ensure_compile_time_eval",
            "enable_x64", "log_compiles", "default_device", "debug_nans", "debug_infs",

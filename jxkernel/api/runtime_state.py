@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import contextlib
 
-from .config import config
-from .transforms import jit as _jit
-from .core import partial_eval
-from .xla import compiler, dispatch
-from .xla.transfer_guard import DIRECTIONS
+from ..config import config
+from ..transforms import jit as _jit
+from ..core import partial_eval
+from ..xla import compiler, dispatch
+from ..xla.transfer_guard import DIRECTIONS
 
 __all__ = ["check_tracer_leaks", "checking_leaks", "clear_caches", "transfer_guard",
            "transfer_guard_device_to_device", "transfer_guard_device_to_host",
