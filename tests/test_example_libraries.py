@@ -33,15 +33,17 @@ def leaf_kind(leaf):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_program_matches_jax(name):
-    leaves, tree = jax.tree.flatten(run(name))
+    with_paths, tree = jax.tree_util.tree_flatten_with_path(run(name))
     assert str(tree) == str(REF[f"{name}:tree"])
     tolerance = cases.TOLERANCES[name]
-    for j, leaf in enumerate(leaves):
-        expected, where = REF[f"{name}/{j}"], f"{name} leaf {j}"
+    for j, (path, leaf) in enumerate(with_paths):
+        path = jax.tree_util.keystr(path)
+        expected, where = REF[f"{name}/{j}"], f"{name} leaf {j} {path}"
         assert leaf_kind(leaf) == str(REF[f"{name}/{j}:kind"]), where
         actual = np.asarray(leaf)
         if expected.dtype.kind == "f" and tolerance:
             scale = np.abs(expected).max(initial=0) if tolerance["scale"] == "max" else None
+            scale = tolerance.get("leaf_scales", {}).get(path, scale)
             assert_allclose_ulp(actual, expected, tolerance["ulps"], scale=scale, err_msg=where)
         else:
             np.testing.assert_array_equal(actual, expected, err_msg=where, strict=True)
