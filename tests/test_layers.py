@@ -3,7 +3,11 @@ package may import which, and where jaxlib and the notebook libraries may be imp
 import ast
 import collections
 import graphlib
+import os
 import pathlib
+import subprocess
+import sys
+import textwrap
 
 import import_graph as graph
 import pytest
@@ -75,3 +79,40 @@ def test_the_graph_reads_relative_and_deferred_imports():
     assert any(i.imported == "jxkernel.core.staging" and not i.deferred for i in cond)
     deferred = {i.imported for i in FOUND if i.path == "jxkernel/core/staging.py" and i.deferred}
     assert deferred == {"jxkernel.core.leaks"}      # loaded only once leak checking is on
+
+
+def _module_names() -> list:
+    return sorted({i.importer for i in FOUND} | {graph.module_name(p) for p in graph.ROOT.rglob("*.py")
+                                                  if "labextension" not in p.parts})
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forks a child per module")
+def test_every_module_imports_first():
+    # Importing any module runs `jxkernel/__init__.py` first, so "first in a fresh interpreter"
+    # is: after `import jxkernel` alone, each module not loaded yet imports on its own. One
+    # forked child per module (from a process that has loaded only jxkernel and the third-party
+    # libraries the notebook layer uses) keeps it cheap.
+    code = textwrap.dedent("""
+        import importlib.util, os, sys, jxkernel
+        for heavy in ("IPython", "ipywidgets", "anywidget", "plotly.graph_objects", "scipy"):
+            if importlib.util.find_spec(heavy.split(".")[0]):   # not ours: load once, share
+                __import__(heavy)
+        failed = []
+        for name in sys.argv[1:]:
+            if name in sys.modules:
+                continue
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    __import__(name)
+                except BaseException as e:
+                    print(name, type(e).__name__, e, flush=True)
+                    os._exit(1)
+                os._exit(0)
+            if os.waitpid(pid, 0)[1]:
+                failed.append(name)
+        print("FAILED", failed)
+    """)
+    done = subprocess.run([sys.executable, "-c", code, *_module_names()], capture_output=True,
+                          text=True, timeout=600, cwd=graph.ROOT.parent)
+    assert done.stdout.strip().endswith("FAILED []"), done.stdout + done.stderr
