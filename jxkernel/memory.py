@@ -42,7 +42,7 @@ import re
 
 from .rich_view import RichView
 from .xla import client
-from .xla.array import Array
+from .xla.array import Array, buffers
 
 MEMORY_MIME = "application/vnd.jxkernel.memory+json"
 MAX_SHOWN = 200              # rows in the text and HTML (the JSON has them all)
@@ -60,7 +60,8 @@ def live_arrays(platform: str | None = None) -> list:
         True
     """
     alive = {id(buf) for buf in client.live_buffers(client.get_backend(platform))}
-    return [obj for obj in gc.get_objects() if isinstance(obj, Array) and id(obj._buf) in alive]
+    return [obj for obj in gc.get_objects()
+            if isinstance(obj, Array) and id(buffers([obj])[0]) in alive]
 
 
 def device_name(device) -> str:
@@ -196,8 +197,9 @@ def _unique_buffers(arrays) -> list:
         if not isinstance(x, Array):
             raise TypeError(f"memory_report: arrays must hold jxkernel Arrays; got "
                             f"{type(x).__name__} {x!r:.80}")
-        if id(x._buf) not in seen and not x.is_deleted():
-            seen.add(id(x._buf))
+        buf = buffers([x])[0]
+        if id(buf) not in seen and not x.is_deleted():
+            seen.add(id(buf))
             kept.append(x)
     return kept
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import weakref
 
 from .. import memory
+from ..xla.array import buffers as buffers_of
 
 BEFORE = "before %load_ext"
 UNKNOWN = "unknown"
@@ -57,7 +58,7 @@ class CellOrigins:
 
     def origin(self, array) -> str:
         """The label of the cell that created `array` (see the module's docstring)."""
-        buf = array._buf
+        buf = buffers_of([array])[0]
         entry = self._seen.get(id(buf))
         if entry is not None and entry[0]() is buf:
             return entry[1]
