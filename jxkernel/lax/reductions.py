@@ -196,7 +196,7 @@ def _reduce_chooser_jvp(g, ans, operand, *, axes):
 
 def _jvp_of(fun, primals, tangents):
     """jvp of `fun` (flat lists in and out) at the current level, for rules that are the
-    derivative of a composite (as JAX's call api.jvp); lazy: transforms import lax."""
+    derivative of a composite (as JAX's call api.jvp)."""
     return jvp_flat(fun, list(primals), list(tangents))
 
 
