@@ -22,9 +22,14 @@ from ..xla import client
 from ..xla.array import Array
 from . import cell as cellmod
 from . import funcview, memory, timing
-from .display import Note, show
+from .display import Note, cell_name, show
 from .error_cards import show_card
+from .guard import set_guard
+from .jaxpr_diff import jaxpr_diff, split_expressions
 from .program import CellError, CellProgram, describe_output, error_view_data
+
+# The widgets (anywidget), the explainer, the phase timing and the session report are imported
+# by the magic that shows them: %load_ext and a plain %%jit cell need none of them.
 
 _SHOW = ("jaxpr", "stablehlo", "hlo", "static", "all")
 
@@ -253,7 +258,6 @@ class JxMagics(Magics):
 
     def _jaxpr_diff(self, text, cell):
         """%jaxpr --diff EXPR1 EXPR2: both traced as %jaxpr traces one, then aligned."""
-        from .jaxpr_diff import jaxpr_diff, split_expressions
         if cell is not None:
             raise UsageError("--diff compares two expressions on the line: %jaxpr --diff f(x) "
                              "grad(f)(x) (not a %%jaxpr cell)")
@@ -378,7 +382,6 @@ class JxMagics(Magics):
         In a script: jxkernel.explain(f, x, w).
         """
         from ..explainer import build_explanation
-        from .display import cell_name
         text = line.strip()
         call = self._call(text) if text else None
         if call is None:
@@ -580,7 +583,6 @@ class JxMagics(Magics):
         """The no-recompile guard: once a function has compiled, a call that would compile
         it again raises RecompileError at the calling line (what changed, and the fix).
         `with jxkernel.notebook.no_recompile(f):` does it for a block."""
-        from .guard import set_guard
         args = ma.parse_argstring(self.jxguard, line)
         try:
             return set_guard(args.action, args.function, self.shell.user_ns)
