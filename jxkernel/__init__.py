@@ -75,7 +75,8 @@ _LAZY["export"] = ("jxkernel.export", None)     # jax.export.export after `impor
 _LAZY["profiler"] = ("jxkernel.profiler", None)   # jax.profiler.trace after `import jax`
 _LAZY["shard_map"] = ("jxkernel.api.shard_map", "shard_map")   # jax.shard_map
 _LAZY["Shard"] = ("jxkernel.xla.array", "Shard")   # jax.Shard: an item of x.addressable_shards
-_LAZY.update({n: ("jxkernel.api.runtime_state", n) for n in (  # jax.clear_caches, jax.transfer_guard
+# jax.clear_caches, jax.transfer_guard
+_LAZY.update({n: ("jxkernel.api.runtime_state", n) for n in (
     "clear_caches", "check_tracer_leaks", "checking_leaks", "transfer_guard",
     "transfer_guard_host_to_device", "transfer_guard_device_to_device",
     "transfer_guard_device_to_host")})

@@ -82,8 +82,8 @@ def test_the_graph_reads_relative_and_deferred_imports():
 
 
 def _module_names() -> list:
-    return sorted({i.importer for i in FOUND} | {graph.module_name(p) for p in graph.ROOT.rglob("*.py")
-                                                  if "labextension" not in p.parts})
+    paths = [p for p in graph.ROOT.rglob("*.py") if "labextension" not in p.parts]
+    return sorted({i.importer for i in FOUND} | {graph.module_name(p) for p in paths})
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="forks a child per module")

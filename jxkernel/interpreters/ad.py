@@ -14,7 +14,8 @@ cotangent per argument (None for the non-linear ones, which are values; the line
 `UndefinedPrimal`s).
 """
 from ..core.primitive import jvp_rules, transpose_rules
-from ..transforms.ad_util import UndefinedPrimal, Zero, add_tangents, deflinear, deflinear2  # noqa: F401
+from ..transforms.ad_util import (UndefinedPrimal, Zero, add_tangents, deflinear,  # noqa: F401
+                                  deflinear2)
 from ..transforms.ad_util import defjvp as defjvp2  # noqa: F401
 from ..transforms.ad_util import instantiate as instantiate_zeros  # noqa: F401
 from ..transforms.ad_util import is_undefined as is_undefined_primal  # noqa: F401

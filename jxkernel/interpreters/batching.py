@@ -11,7 +11,8 @@ argument's batch axis, or `not_mapped` (None) for an unbatched argument.
     Array([0, 2, 4], dtype=int32)
 """
 from ..core.primitive import batching_rules
-from ..transforms.batch_util import bdim_at_front, defbroadcasting, defvectorized, not_mapped  # noqa: F401
+from ..transforms.batch_util import (bdim_at_front, defbroadcasting,  # noqa: F401
+                                     defvectorized, not_mapped)
 from ._user_rules import UserRules, plain_values
 
 primitive_batchers = UserRules(batching_rules, lambda rule: lambda args, dims, **params: rule(

@@ -6,8 +6,9 @@ import numpy as np
 
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
-# declared in core so that transforms/ can bind it; its rules are here
-from ..core import interpreter_primitives
+# declared in core so that transforms/ can bind it; its rules are here. The binder there also
+# sets the weak-type flag (jnp's promotion needs it): lax's _convert_element_type.
+from ..core.interpreter_primitives import convert_element_type as _convert_element_type
 from ..core.interpreter_primitives import convert_element_type_p
 from ..core.ir import Literal, param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, const_folding_rules,
@@ -19,7 +20,6 @@ from ..xla.dispatch import run_compiled
 from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
 from . import _lowering as hl
-
 
 
 def _convert_abstract_eval(operand, *, new_dtype, weak_type, sharding=None):
@@ -145,10 +145,6 @@ def convert_element_type(operand, new_dtype):
         return operand
     return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=False,
                                        sharding=None)
-
-
-# convert_element_type that can also set the weak-type flag (used by jnp's promotion)
-_convert_element_type = interpreter_primitives.convert_element_type
 
 
 def bitcast_convert_type(operand, new_dtype):

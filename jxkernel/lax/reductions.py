@@ -161,7 +161,8 @@ def _reduction(name, kind, check=None, keep_weak=True, prim=None):
     return prim
 
 
-reduce_sum_p = _reduction("reduce_sum", "add", _dtype_check("reduce_sum"), prim=reduce_sum_p)  # params: axes, out_sharding
+# params: axes, out_sharding
+reduce_sum_p = _reduction("reduce_sum", "add", _dtype_check("reduce_sum"), prim=reduce_sum_p)
 reduce_prod_p = _reduction("reduce_prod", "mul", _dtype_check("reduce_prod"))
 reduce_max_p = _reduction("reduce_max", "max")          # any dtype; complex compares lexicographically
 reduce_min_p = _reduction("reduce_min", "min")

@@ -14,7 +14,8 @@ import numpy as np
 
 from ..core import dtypes, vma, sharding_types
 from ..core.avals import ShapedArray, get_aval
-from ..core.interpreter_primitives import broadcast_in_dim, convert_element_type, reduce_sum, reshape
+from ..core.interpreter_primitives import (broadcast_in_dim, convert_element_type, reduce_sum,
+                                          reshape)
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, sharding_rules, transpose_rules)
 from ..tree_util import tree_map
