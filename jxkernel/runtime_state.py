@@ -80,6 +80,6 @@ def clear_caches() -> None:
                   partial_eval._split_cache):
         cache.clear()
     for state in list(_jit._FUN_STATES.values()):
-        for cache in state.caches.values():       # compiled, fast path, traces, history
+        for cache in state.caches.values():   # compiled, fast path, traces, history, last hit
             for part in cache:
                 part.clear()

@@ -248,10 +248,10 @@ class _FunState:
         except (TypeError, ValueError):
             self.signature = None
         self.source = function_source_info(fun)
-        self.caches: dict = {}        # jit options -> (cache, fast, traces, history)
+        self.caches: dict = {}        # jit options -> (cache, fast, traces, history, last)
 
     def caches_for(self, options) -> tuple:
-        return self.caches.setdefault(options, ({}, {}, {}, []))
+        return self.caches.setdefault(options, ({}, {}, {}, [], {}))
 
 
 _FUN_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # fun -> _FunState
@@ -330,6 +330,31 @@ def _check_argnames(signature, argnames: tuple, what: str) -> None:
     if invalid:
         raise ValueError(f"Jitted function has invalid argnames {invalid} in {what}. Function "
                          f"does not take these args.")
+
+
+class _LastHit:
+    """A jit's last fast-path hit: the argument types and placement (the first buffer's
+    sharding) it had, the trace-relevant config, and the entry it ran."""
+    __slots__ = ("avals", "where", "state", "entry")
+
+    def __init__(self, avals, where, state, entry):
+        self.avals, self.where, self.state, self.entry = list(avals), where, state, entry
+
+
+_LAST_HIT = "last hit"      # the key of the _LastHit in a jit's `_last` dict
+
+
+def _are_leaves(args, leaves) -> bool:
+    """Whether each argument is itself a leaf (so the last-hit check, which sees only the
+    arguments, sees the whole input structure)."""
+    return len(args) == len(leaves) and all(a is leaf for a, leaf in zip(args, leaves))
+
+
+def _fast_path_config() -> bool:
+    """Whether the config lets a call skip the general path: jit on, no chosen default
+    device (inputs would move), no NaN/inf checks (outputs are checked there)."""
+    return not config.jax_disable_jit and config.jax_default_device is None and \
+        not config._debug_values
 
 
 class _Entry:
@@ -441,8 +466,11 @@ class Jitted:
                    self._sharded)
         # _cache: key -> _Entry; _fast: the fast path's key -> _Entry (see __call__);
         # _traces: key -> (jaxpr, consts, out_tree, ClosedJaxpr), for the bind path; _history:
-        # compile_log.Signature per compile, for reasons. All shared by jits of the same fun.
-        self._cache, self._fast, self._traces, self._history = state.caches_for(options)
+        # compile_log.Signature per compile, for reasons; _last: {_LAST_HIT: _LastHit} once
+        # the fast path has hit (a dict, so that it clears as the others do). All shared by
+        # jits of the same fun.
+        self._cache, self._fast, self._traces, self._history, self._last = \
+            state.caches_for(options)
         self._source = state.source
         self._fail_on_recompile = False   # compile_log.fail_on_recompile: a new signature raises
 
@@ -557,11 +585,24 @@ class Jitted:
 
     # ------------------------------------------------------------ calling
     def __call__(self, *args, **kwargs):
-        # The cache-hit fast path: eager, every dynamic argument an Array on its own device,
-        # keyword arguments all static. Anything else (or a miss) takes the general path,
-        # which fills `_fast` for next time.
-        if _ctx.trace is eval_trace and config.jax_default_device is None and \
-                not config._debug_values:
+        # Three ways in, cheapest first. (1) The last hit (`_last[_LAST_HIT]`): positional
+        # Arrays of the very types (and placement) it last saw, compared without building a
+        # key. (2) The fast path's dict: eager, every dynamic argument an Array on its own
+        # device, keyword arguments all static. (3) The general path, for anything else or
+        # a miss, which fills `_fast` for next time.
+        last = self._last.get(_LAST_HIT)
+        if last is not None and not kwargs:
+            try:
+                bufs = [a._buf for a in args]
+                same = [a.aval for a in args] == last.avals and bufs[0]._sharding is last.where
+            except (AttributeError, IndexError):   # a non-Array argument, or none
+                same = False
+            if same and last.state is config._trace_state and _ctx.trace is eval_trace and \
+                    _fast_path_config():
+                entry = last.entry
+                entry.hits += 1
+                return self._run_fast(entry, bufs, args, args, kwargs)
+        if _ctx.trace is eval_trace and _fast_path_config():
             try:
                 if self._static_argnums:
                     nums = self._static_argnums
@@ -578,12 +619,21 @@ class Jitted:
                 entry = None
             if entry is not None:
                 entry.hits += 1
-                try:
-                    return entry.out_tree.unflatten(entry.exe.call_buffers(buffers(leaves)))
-                except ValueError:
-                    if not _any_sharded(leaves):   # a sharded leaf after the first: not ours
-                        raise
+                if not (kwargs or static) and _are_leaves(args, leaves):
+                    self._last[_LAST_HIT] = _LastHit(avals, where, config._trace_state, entry)
+                return self._run_fast(entry, buffers(leaves), leaves, args, kwargs)
         return self._call(args, kwargs)
+
+    def _run_fast(self, entry, bufs, leaves, args, kwargs):
+        """A fast-path hit run: its outputs, or the general path's answer where a leaf after
+        the first is split over a mesh (the key sees the first one's placement only)."""
+        try:
+            outs = entry.exe.call_buffers(bufs)
+        except ValueError:
+            if not _any_sharded(leaves):
+                raise
+            return self._call(args, kwargs)
+        return entry.out_tree.unflatten(outs)
 
     def _call(self, args, kwargs):
         if config.jax_disable_jit:
@@ -818,6 +868,7 @@ class Jitted:
     def clear_cache(self) -> None:
         self._cache.clear()
         self._fast.clear()
+        self._last.clear()
         self._traces.clear()
         self._history.clear()
 
