@@ -221,9 +221,13 @@ def test_the_last_hit_serves_only_the_same_argument_types_and_structure():
     assert f(arr([1, 2], np.int32)).dtype == np.int32
     assert f(jax.device_put(2.0)).weak_type and not f(arr(2.0)).weak_type
     assert np.asarray(f(a)).tolist() == [1.0, 4.0] and len(traced) == 5
+    f(a)                                      # the last hit again
+    with jax.config.override("jax_enable_x64", True):
+        f(a)                                  # a changed config is a new signature
+    assert len(traced) == 6
     f.clear_cache()
     f(a), f(a)
-    assert len(traced) == 6
+    assert len(traced) == 7
 
 
 def test_log_compiles_prints(capsys):

@@ -334,11 +334,13 @@ def _check_argnames(signature, argnames: tuple, what: str) -> None:
 
 class _LastHit:
     """A jit's last fast-path hit: the argument types and placement (the first buffer's
-    sharding) it had, the trace-relevant config, and the entry it ran."""
-    __slots__ = ("avals", "where", "state", "entry")
+    sharding) it had, the config it ran under (config._generation: any change since, and
+    the hit is not reused), and the entry it ran."""
+    __slots__ = ("avals", "where", "generation", "entry")
 
-    def __init__(self, avals, where, state, entry):
-        self.avals, self.where, self.state, self.entry = list(avals), where, state, entry
+    def __init__(self, avals, where, entry):
+        self.avals, self.where, self.entry = list(avals), where, entry
+        self.generation = config._generation
 
 
 _LAST_HIT = "last hit"      # the key of the _LastHit in a jit's `_last` dict
@@ -586,10 +588,10 @@ class Jitted:
     # ------------------------------------------------------------ calling
     def __call__(self, *args, **kwargs):
         # Three ways in, cheapest first. (1) The last hit (`_last[_LAST_HIT]`): positional
-        # Arrays of the very types (and placement) it last saw, compared without building a
-        # key. (2) The fast path's dict: eager, every dynamic argument an Array on its own
-        # device, keyword arguments all static. (3) The general path, for anything else or
-        # a miss, which fills `_fast` for next time.
+        # Arrays of the very types (and placement) it last saw, under an unchanged config,
+        # compared without building a key. (2) The fast path's dict: eager, every dynamic
+        # argument an Array on its own device, keyword arguments all static. (3) The general
+        # path, for anything else or a miss, which fills `_fast` for next time.
         last = self._last.get(_LAST_HIT)
         if last is not None and not kwargs:
             try:
@@ -597,11 +599,15 @@ class Jitted:
                 same = [a.aval for a in args] == last.avals and bufs[0]._sharding is last.where
             except (AttributeError, IndexError):   # a non-Array argument, or none
                 same = False
-            if same and last.state is config._trace_state and _ctx.trace is eval_trace and \
-                    _fast_path_config():
-                entry = last.entry
+            if same and last.generation is config._generation and _ctx.trace is eval_trace:
+                entry = last.entry               # (written out here: the hottest path of all)
                 entry.hits += 1
-                return self._run_fast(entry, bufs, args, args, kwargs)
+                try:
+                    return entry.out_tree.unflatten(entry.exe.call_buffers(bufs))
+                except ValueError:
+                    if not _any_sharded(args):     # a sharded argument after the first
+                        raise
+                    return self._call(args, kwargs)
         if _ctx.trace is eval_trace and _fast_path_config():
             try:
                 if self._static_argnums:
@@ -620,20 +626,13 @@ class Jitted:
             if entry is not None:
                 entry.hits += 1
                 if not (kwargs or static) and _are_leaves(args, leaves):
-                    self._last[_LAST_HIT] = _LastHit(avals, where, config._trace_state, entry)
-                return self._run_fast(entry, buffers(leaves), leaves, args, kwargs)
+                    self._last[_LAST_HIT] = _LastHit(avals, where, entry)
+                try:
+                    return entry.out_tree.unflatten(entry.exe.call_buffers(buffers(leaves)))
+                except ValueError:
+                    if not _any_sharded(leaves):   # a sharded leaf after the first: not ours
+                        raise
         return self._call(args, kwargs)
-
-    def _run_fast(self, entry, bufs, leaves, args, kwargs):
-        """A fast-path hit run: its outputs, or the general path's answer where a leaf after
-        the first is split over a mesh (the key sees the first one's placement only)."""
-        try:
-            outs = entry.exe.call_buffers(bufs)
-        except ValueError:
-            if not _any_sharded(leaves):
-                raise
-            return self._call(args, kwargs)
-        return entry.out_tree.unflatten(outs)
 
     def _call(self, args, kwargs):
         if config.jax_disable_jit:
