@@ -21,6 +21,7 @@ import collections
 import dataclasses
 import functools
 import inspect
+import operator
 import sys
 import time
 import weakref
@@ -336,13 +337,17 @@ class _LastHit:
     """A jit's last fast-path hit: the argument types and placement (the first buffer's
     sharding) it had, the config it ran under (config._generation: any change since, and
     the hit is not reused), and the entry it ran."""
-    __slots__ = ("avals", "where", "generation", "entry")
+    __slots__ = ("avals", "where", "generation", "entry", "unflatten")
 
     def __init__(self, avals, where, entry):
         self.avals, self.where, self.entry = list(avals), where, entry
         self.generation = config._generation
+        tree = entry.out_tree          # one array out (most functions): no unflatten call
+        self.unflatten = _first if tree.num_nodes == 1 and tree.num_leaves == 1 else \
+            tree.unflatten
 
 
+_first = operator.itemgetter(0)
 _LAST_HIT = "last hit"      # the key of the _LastHit in a jit's `_last` dict
 
 
@@ -603,7 +608,7 @@ class Jitted:
                 entry = last.entry               # (written out here: the hottest path of all)
                 entry.hits += 1
                 try:
-                    return entry.out_tree.unflatten(entry.exe.call_buffers(bufs))
+                    return last.unflatten(entry.exe.call_buffers(bufs))
                 except ValueError:
                     if not _any_sharded(args):     # a sharded argument after the first
                         raise

@@ -40,37 +40,33 @@ def apply_primitive(prim, args, params):
     impl = impl_rules.get(prim)
     if impl is not None:
         return impl(*args, **params)
-    # The hot paths (written out here rather than calling run_compiled: one call fewer), for
+    # The hot paths (written out here rather than calling run_compiled: calls cost), for
     # operands that are all single-device Arrays, no chosen device, no NaN checks. First the
     # primitive's last run, if these operands and params match it (compared, not hashed);
     # then the _fast dict, whose key uses the first buffer's sharding object (one per
     # device) in place of the device.
+    exe = None
     last = _last_run.get(prim)
     if last is not None:
         try:
             bufs = [a._buf for a in args]
-            same = [a.aval for a in args] == last.avals and bufs[0]._sharding is last.where \
-                and last.generation is config._generation and params == last.params
+            if [a.aval for a in args] == last.avals and bufs[0]._sharding is last.where and \
+                    last.generation is config._generation and params == last.params:
+                exe = last.exe
         except (AttributeError, IndexError, TypeError, ValueError):  # (a param's odd __eq__)
-            same = False
-        if same:
-            return _run_fast(last.exe, bufs, prim, args, params)
-    if config.jax_default_device is None and not config._debug_values:
+            pass
+    if exe is None and config.jax_default_device is None and not config._debug_values:
         try:
             bufs = [a._buf for a in args]
             avals = [a.aval for a in args]
             exe = _fast.get((prim, tuple(params.items()), bufs[0]._sharding if bufs else None,
                              *avals))
         except (AttributeError, TypeError):
-            exe = None
-        if exe is not None:
-            if bufs:
-                _last_run[prim] = _LastRun(dict(params), avals, bufs[0]._sharding, exe)
-            return _run_fast(exe, bufs, prim, args, params)
-    return _run_compiled(prim, args, params)
-
-
-def _run_fast(exe, bufs, prim, args, params):
+            pass
+        if exe is not None and bufs:
+            _last_run[prim] = _LastRun(dict(params), avals, bufs[0]._sharding, exe)
+    if exe is None:
+        return _run_compiled(prim, args, params)
     try:
         outs = exe.call_buffers(bufs)
     except ValueError:
