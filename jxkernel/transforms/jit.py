@@ -600,8 +600,11 @@ class Jitted:
         last = self._last.get(_LAST_HIT)
         if last is not None and not kwargs:
             try:
-                bufs = [a._buf for a in args]
-                same = [a.aval for a in args] == last.avals and bufs[0]._sharding is last.where
+                if len(args) == 1:                 # f(x): no comprehensions (each a frame)
+                    bufs, avals = [args[0]._buf], [args[0].aval]
+                else:
+                    bufs, avals = [a._buf for a in args], [a.aval for a in args]
+                same = avals == last.avals and bufs[0]._sharding is last.where
             except (AttributeError, IndexError):   # a non-Array argument, or none
                 same = False
             if same and last.generation is config._generation and _ctx.trace is eval_trace:

@@ -49,8 +49,11 @@ def apply_primitive(prim, args, params):
     last = _last_run.get(prim)
     if last is not None:
         try:
-            bufs = [a._buf for a in args]
-            if [a.aval for a in args] == last.avals and bufs[0]._sharding is last.where and \
+            if len(args) == 1:                     # unary: no comprehensions (each a frame)
+                bufs, avals = [args[0]._buf], [args[0].aval]
+            else:
+                bufs, avals = [a._buf for a in args], [a.aval for a in args]
+            if avals == last.avals and bufs[0]._sharding is last.where and \
                     last.generation is config._generation and params == last.params:
                 exe = last.exe
         except (AttributeError, IndexError, TypeError, ValueError):  # (a param's odd __eq__)
