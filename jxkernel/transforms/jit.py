@@ -351,28 +351,25 @@ _first = operator.itemgetter(0)
 _LAST_HIT = "last hit"      # the key of the _LastHit in a jit's `_last` dict
 
 
-def _are_leaves(args, leaves) -> bool:
-    """Whether each argument is itself a leaf (so the last-hit check, which sees only the
-    arguments, sees the whole input structure)."""
-    return len(args) == len(leaves) and all(a is leaf for a, leaf in zip(args, leaves))
-
-
-def _fast_path_config() -> bool:
-    """Whether the config lets a call skip the general path: jit on, no chosen default
-    device (inputs would move), no NaN/inf checks (outputs are checked there)."""
-    return not config.jax_disable_jit and config.jax_default_device is None and \
-        not config._debug_values
+def _each_a_leaf(treedef, n) -> bool:
+    """Whether the n arguments flattened to `treedef` are each a leaf (so the last-hit check,
+    which sees only the arguments, sees the whole input structure): a tuple node and n leaf
+    nodes (a container, None included, adds a node beyond its leaves)."""
+    return treedef.num_nodes == n + 1 == treedef.num_leaves + 1
 
 
 class _Entry:
     """A compiled signature: the executable, consts on device (Arrays), the output
-    structure, and how often the cache has hit it."""
-    __slots__ = ("exe", "consts", "out_tree", "jaxpr", "text", "donated", "hits")
+    structure, how often the cache has hit it, and its _LastHit (made on its first fast-path
+    hit, anew if the placement object or the config changed; False if its calls are not
+    positional Arrays alone)."""
+    __slots__ = ("exe", "consts", "out_tree", "jaxpr", "text", "donated", "hits", "last_hit")
 
     def __init__(self, exe, consts, out_tree, jaxpr, text, donated):
         self.exe, self.consts, self.out_tree = exe, consts, out_tree
         self.jaxpr, self.text, self.donated = jaxpr, text, donated
         self.hits = 0
+        self.last_hit = None
 
 
 _SCALAR_TYPES = (bool, int, float, complex)
@@ -616,7 +613,8 @@ class Jitted:
                     if not _any_sharded(args):     # a sharded argument after the first
                         raise
                     return self._call(args, kwargs)
-        if _ctx.trace is eval_trace and _fast_path_config():
+        if _ctx.trace is eval_trace and not config.jax_disable_jit and \
+                config.jax_default_device is None and not config._debug_values:
             try:
                 if self._static_argnums:
                     nums = self._static_argnums
@@ -633,8 +631,13 @@ class Jitted:
                 entry = None
             if entry is not None:
                 entry.hits += 1
-                if not (kwargs or static) and _are_leaves(args, leaves):
-                    self._last[_LAST_HIT] = _LastHit(avals, where, entry)
+                hit = entry.last_hit        # False: this entry's calls are not flat Arrays
+                if hit is not False and (hit is None or hit.where is not where or
+                                         hit.generation is not config._generation):
+                    hit = entry.last_hit = _LastHit(avals, where, entry) if args and not (
+                        kwargs or static) and _each_a_leaf(treedef, len(args)) else False
+                if hit is not False:
+                    self._last[_LAST_HIT] = hit
                 try:
                     return entry.out_tree.unflatten(entry.exe.call_buffers(buffers(leaves)))
                 except ValueError:

@@ -19,15 +19,16 @@ from .compiler import Executable
 from .pipeline import compile_jaxpr
 
 _executables: dict = {}      # (prim, avals, params, device) -> Executable
-_fast: dict = {}             # the hot path's key (see run_compiled) -> Executable
-_last_run: dict = {}         # prim -> _LastRun, its last run on the hot path (apply_primitive)
+_fast: dict = {}             # the hot path's key (see run_compiled) -> _LastRun
+_last_run: dict = {}         # prim -> its last _LastRun on the hot path (apply_primitive)
 # Set by xla/sharded.py (on its import): operations on arrays split over a mesh run there.
 sharded_apply = sharded_type = None
 
 
 class _LastRun:
-    """A primitive's last run on the hot path: its params, the operands' types and first
-    placement, the config then (config._generation), and the executable that ran."""
+    """A run of a primitive on the hot path: its params, the operands' types and first
+    placement, the config it last ran under (config._generation), and its executable. Made
+    once per `_fast` entry, so that making it a primitive's last run allocates nothing."""
     __slots__ = ("params", "avals", "where", "generation", "exe")
 
     def __init__(self, params, avals, where, exe):
@@ -61,13 +62,15 @@ def apply_primitive(prim, args, params):
     if exe is None and config.jax_default_device is None and not config._debug_values:
         try:
             bufs = [a._buf for a in args]
-            avals = [a.aval for a in args]
-            exe = _fast.get((prim, tuple(params.items()), bufs[0]._sharding if bufs else None,
-                             *avals))
+            run = _fast.get((prim, tuple(params.items()), bufs[0]._sharding if bufs else None,
+                             *[a.aval for a in args]))
         except (AttributeError, TypeError):
-            pass
-        if exe is not None and bufs:
-            _last_run[prim] = _LastRun(dict(params), avals, bufs[0]._sharding, exe)
+            run = None
+        if run is not None:
+            exe = run.exe
+            if bufs:
+                run.generation = config._generation   # (this path's conditions hold now)
+                _last_run[prim] = run
     if exe is None:
         return _run_compiled(prim, args, params)
     try:
@@ -84,12 +87,12 @@ def run_compiled(prim, args, params):
     if config.jax_default_device is None and not config._debug_values:
         try:
             bufs = [a._buf for a in args]
-            exe = _fast.get((prim, tuple(params.items()), bufs[0]._sharding if bufs else None,
+            run = _fast.get((prim, tuple(params.items()), bufs[0]._sharding if bufs else None,
                              *[a.aval for a in args]))
         except (AttributeError, TypeError):
-            exe = None
-        if exe is not None:
-            outs = exe.call_buffers(bufs)
+            run = None
+        if run is not None:
+            outs = run.exe.call_buffers(bufs)
             return outs if prim.multiple_results else outs[0]
     return _run_compiled(prim, args, params)
 
@@ -122,7 +125,9 @@ def _run_compiled(prim, args, params):
     if exe is None:
         exe = _executables[key] = compile_primitive(prim, avals, params, device)
     if not chosen and all(type(a) is Array for a in args):
-        _fast[(prim, tuple(params.items()), bufs[0]._sharding if bufs else None, *avals)] = exe
+        where = bufs[0]._sharding if bufs else None
+        _fast[(prim, tuple(params.items()), where, *avals)] = _LastRun(dict(params), avals,
+                                                                       where, exe)
     outs = exe.call_buffers(bufs)
     if config._debug_values:
         check_values(prim.name, outs)
