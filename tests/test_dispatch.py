@@ -40,3 +40,12 @@ def test_turning_nan_checks_on_after_warm_calls_checks_the_next_call():
             f(x)
     assert np.isnan(np.asarray(jnp.log(x))[0])
 
+
+
+def test_a_jit_alternating_between_two_signatures_runs_each_ones_program():
+    f = jax.jit(lambda x: x * 2)
+    a, b = arr([1.0, 2.0]), arr([1, 2, 3], np.int32)
+    for _ in range(3):                        # each hit replaces the other as the last hit
+        assert np.asarray(f(a)).tolist() == [2.0, 4.0] and f(a).dtype == np.float32
+        assert np.asarray(f(b)).tolist() == [2, 4, 6] and f(b).dtype == np.int32
+    assert f.cache_hits() == 10 and f._cache_size() == 2
