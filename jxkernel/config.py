@@ -110,6 +110,7 @@ class Config:
         self._note_debug_values()
         self._note_trace_state()
         self._note_transfer_guard()
+        self._note_generation()
 
     def _note_trace_state(self):
         # the options a trace depends on, in one value for jit's cache keys to read
@@ -118,6 +119,11 @@ class Config:
     def _note_debug_values(self):
         # one flag for the dispatch hot paths to read: check results for NaN/inf at all?
         object.__setattr__(self, "_debug_values", self.jax_debug_nans or self.jax_debug_infs)
+
+    def _note_generation(self):
+        # a new token at every change: a hot path that remembers what it saw (jit's last hit)
+        # checks that nothing changed since with one `is`
+        object.__setattr__(self, "_generation", object())
 
     def _note_transfer_guard(self):
         # one flag for the array code: is any transfer guard set to more than "allow"?
@@ -148,6 +154,7 @@ class Config:
             self._note_trace_state()
         if name in _TRANSFER_GUARD_OPTIONS:
             self._note_transfer_guard()
+        self._note_generation()
 
     def read(self, name: str):
         return getattr(self, name)

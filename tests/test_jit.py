@@ -191,6 +191,45 @@ def test_disable_jit_runs_python():
     assert seen == ["ArrayImpl"]
 
 
+def test_disable_jit_runs_python_after_the_function_has_compiled():
+    seen = []
+
+    @jax.jit
+    def f(x):
+        seen.append(type(x).__name__)
+        return x
+    x = arr(1.0)
+    f(x), f(x), f(x)                          # compiled, then hits (the last one the last hit)
+    with jax.config.override("jax_disable_jit", True):
+        f(x)
+    assert seen == ["JaxprTracer", "ArrayImpl"]
+
+
+def test_the_last_hit_serves_only_the_same_argument_types_and_structure():
+    traced = []
+
+    @jax.jit
+    def f(x):
+        traced.append(jax.tree_util.tree_structure(x))
+        return jax.tree_util.tree_map(lambda v: lax.mul(v, v), x)
+    a = arr([1.0, 2.0])
+    for _ in range(3):                        # a compile, a hit by key, a hit by the last hit
+        assert np.asarray(f(a)).tolist() == [1.0, 4.0]
+    assert f.cache_hits() == 2
+    nested = f((a,))                          # the same leaf, inside a tuple: its own entry
+    assert isinstance(nested, tuple) and np.asarray(nested[0]).tolist() == [1.0, 4.0]
+    assert f(arr([1, 2], np.int32)).dtype == np.int32
+    assert f(jax.device_put(2.0)).weak_type and not f(arr(2.0)).weak_type
+    assert np.asarray(f(a)).tolist() == [1.0, 4.0] and len(traced) == 5
+    f(a)                                      # the last hit again
+    with jax.config.override("jax_enable_x64", True):
+        f(a)                                  # a changed config is a new signature
+    assert len(traced) == 6
+    f.clear_cache()
+    f(a), f(a)
+    assert len(traced) == 7
+
+
 def test_log_compiles_prints(capsys):
     with jax.config.override("jax_log_compiles", True):
         jax.jit(lambda x: lax.cos(x))(arr([1.0, 2.0, 3.0, 4.0, 5.0]))

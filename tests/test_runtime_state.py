@@ -192,7 +192,7 @@ def test_a_tracer_held_by_an_object_attribute_is_found_through_it():
 def caches_put_back():
     """clear_caches empties what later tests in this worker would reuse (every jit's and
     eager operation's executables): put it back afterwards, so they need not compile again."""
-    caches = [dispatch._executables, dispatch._fast, jit_module._impl_cache,
+    caches = [dispatch._executables, dispatch._fast, dispatch._last_run, jit_module._impl_cache,
               partial_eval._split_cache, compiler._memory_cache]
     caches += [part for state in list(jit_module._FUN_STATES.values())
                for parts in state.caches.values() for part in parts]
@@ -213,10 +213,10 @@ def test_clear_caches_makes_jit_trace_and_compile_again():
 def check_clear_caches():
     f = jax.jit(lambda v: v * 5)
     f(1.0), f(jnp.ones(2))
-    jnp.sin(jnp.ones(2))
-    assert f._cache_size() == 2 and dispatch._executables
+    jnp.sin(jnp.ones(2)), jnp.sin(jnp.ones(2))          # the second is the primitive's last run
+    assert f._cache_size() == 2 and dispatch._executables and dispatch._last_run
     jax.clear_caches()
-    assert f._cache_size() == 0 and not dispatch._executables
+    assert f._cache_size() == 0 and not dispatch._executables and not dispatch._last_run
     assert float(f(2.0)) == 10.0 and f._cache_size() == 1
     assert jax.compile_events()[-1].reason == "first call"
 

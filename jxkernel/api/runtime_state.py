@@ -76,10 +76,10 @@ def clear_caches() -> None:
         0
     """
     compiler.clear_caches()
-    for cache in (dispatch._executables, dispatch._fast, _jit._impl_cache,
+    for cache in (dispatch._executables, dispatch._fast, dispatch._last_run, _jit._impl_cache,
                   partial_eval._split_cache):
         cache.clear()
     for state in list(_jit._FUN_STATES.values()):
-        for cache in state.caches.values():       # compiled, fast path, traces, history
+        for cache in state.caches.values():   # compiled, fast path, traces, history, last hit
             for part in cache:
                 part.clear()

@@ -71,10 +71,11 @@ _eval_hook = _no_eval_hook
 def install_eval_hook(fn) -> None:
     """The runtime (xla/dispatch.py) installs how EvalTrace runs a primitive, `fn(prim, args,
     params)`: its impl rule if it has one, else compiling the single primitive with XLA.
-    It becomes EvalTrace's method itself: eager dispatch is a hot path, one call fewer."""
+    It becomes EvalTrace's method itself, as a staticmethod (no frame of ours between
+    `bind` and `fn`): eager dispatch is a hot path."""
     global _eval_hook
     _eval_hook = fn
-    EvalTrace.process_primitive = lambda self, prim, args, params: fn(prim, args, params)
+    EvalTrace.process_primitive = staticmethod(fn)
 
 
 class _Context(threading.local):

@@ -21,6 +21,7 @@ import collections
 import dataclasses
 import functools
 import inspect
+import operator
 import sys
 import time
 import weakref
@@ -250,10 +251,10 @@ class _FunState:
         except (TypeError, ValueError):
             self.signature = None
         self.source = function_source_info(fun)
-        self.caches: dict = {}        # jit options -> (cache, fast, traces, history)
+        self.caches: dict = {}        # jit options -> (cache, fast, traces, history, last)
 
     def caches_for(self, options) -> tuple:
-        return self.caches.setdefault(options, ({}, {}, {}, []))
+        return self.caches.setdefault(options, ({}, {}, {}, [], {}))
 
 
 _FUN_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # fun -> _FunState
@@ -334,15 +335,43 @@ def _check_argnames(signature, argnames: tuple, what: str) -> None:
                          f"does not take these args.")
 
 
+class _LastHit:
+    """A jit's last fast-path hit: the argument types and placement (the first buffer's
+    sharding) it had, the config it ran under (config._generation: any change since, and
+    the hit is not reused), and the entry it ran."""
+    __slots__ = ("avals", "where", "generation", "entry", "unflatten")
+
+    def __init__(self, avals, where, entry):
+        self.avals, self.where, self.entry = list(avals), where, entry
+        self.generation = config._generation
+        tree = entry.out_tree          # one array out (most functions): no unflatten call
+        self.unflatten = _first if tree.num_nodes == 1 and tree.num_leaves == 1 else \
+            tree.unflatten
+
+
+_first = operator.itemgetter(0)
+_LAST_HIT = "last hit"      # the key of the _LastHit in a jit's `_last` dict
+
+
+def _each_a_leaf(treedef, n) -> bool:
+    """Whether the n arguments flattened to `treedef` are each a leaf (so the last-hit check,
+    which sees only the arguments, sees the whole input structure): a tuple node and n leaf
+    nodes (a container, None included, adds a node beyond its leaves)."""
+    return treedef.num_nodes == n + 1 == treedef.num_leaves + 1
+
+
 class _Entry:
     """A compiled signature: the executable, consts on device (Arrays), the output
-    structure, and how often the cache has hit it."""
-    __slots__ = ("exe", "consts", "out_tree", "jaxpr", "text", "donated", "hits")
+    structure, how often the cache has hit it, and its _LastHit (made on its first fast-path
+    hit, anew if the placement object or the config changed; False if its calls are not
+    positional Arrays alone)."""
+    __slots__ = ("exe", "consts", "out_tree", "jaxpr", "text", "donated", "hits", "last_hit")
 
     def __init__(self, exe, consts, out_tree, jaxpr, text, donated):
         self.exe, self.consts, self.out_tree = exe, consts, out_tree
         self.jaxpr, self.text, self.donated = jaxpr, text, donated
         self.hits = 0
+        self.last_hit = None
 
 
 _SCALAR_TYPES = (bool, int, float, complex)
@@ -444,8 +473,11 @@ class Jitted:
                    self._sharded)
         # _cache: key -> _Entry; _fast: the fast path's key -> _Entry (see __call__);
         # _traces: key -> (jaxpr, consts, out_tree, ClosedJaxpr), for the bind path; _history:
-        # compile_log.Signature per compile, for reasons. All shared by jits of the same fun.
-        self._cache, self._fast, self._traces, self._history = state.caches_for(options)
+        # compile_log.Signature per compile, for reasons; _last: {_LAST_HIT: _LastHit} once
+        # the fast path has hit (a dict, so that it clears as the others do). All shared by
+        # jits of the same fun.
+        self._cache, self._fast, self._traces, self._history, self._last = \
+            state.caches_for(options)
         self._source = state.source
         self._fail_on_recompile = False   # compile_log.fail_on_recompile: a new signature raises
 
@@ -560,11 +592,32 @@ class Jitted:
 
     # ------------------------------------------------------------ calling
     def __call__(self, *args, **kwargs):
-        # The cache-hit fast path: eager, every dynamic argument an Array on its own device,
-        # keyword arguments all static. Anything else (or a miss) takes the general path,
-        # which fills `_fast` for next time.
-        if _ctx.trace is eval_trace and config.jax_default_device is None and \
-                not config._debug_values:
+        # Three ways in, cheapest first. (1) The last hit (`_last[_LAST_HIT]`): positional
+        # Arrays of the very types (and placement) it last saw, under an unchanged config,
+        # compared without building a key. (2) The fast path's dict: eager, every dynamic
+        # argument an Array on its own device, keyword arguments all static. (3) The general
+        # path, for anything else or a miss, which fills `_fast` for next time.
+        last = self._last.get(_LAST_HIT)
+        if last is not None and not kwargs:
+            try:
+                if len(args) == 1:                 # f(x): no comprehensions (each a frame)
+                    bufs, avals = [args[0]._buf], [args[0].aval]
+                else:
+                    bufs, avals = [a._buf for a in args], [a.aval for a in args]
+                same = avals == last.avals and bufs[0]._sharding is last.where
+            except (AttributeError, IndexError):   # a non-Array argument, or none
+                same = False
+            if same and last.generation is config._generation and _ctx.trace is eval_trace:
+                entry = last.entry               # (written out here: the hottest path of all)
+                entry.hits += 1
+                try:
+                    return last.unflatten(entry.exe.call_buffers(bufs))
+                except ValueError:
+                    if not _any_sharded(args):     # a sharded argument after the first
+                        raise
+                    return self._call(args, kwargs)
+        if _ctx.trace is eval_trace and not config.jax_disable_jit and \
+                config.jax_default_device is None and not config._debug_values:
             try:
                 if self._static_argnums:
                     nums = self._static_argnums
@@ -581,6 +634,13 @@ class Jitted:
                 entry = None
             if entry is not None:
                 entry.hits += 1
+                hit = entry.last_hit        # False: this entry's calls are not flat Arrays
+                if hit is not False and (hit is None or hit.where is not where or
+                                         hit.generation is not config._generation):
+                    hit = entry.last_hit = _LastHit(avals, where, entry) if args and not (
+                        kwargs or static) and _each_a_leaf(treedef, len(args)) else False
+                if hit is not False:
+                    self._last[_LAST_HIT] = hit
                 try:
                     return entry.out_tree.unflatten(entry.exe.call_buffers(buffers(leaves)))
                 except ValueError:
@@ -822,6 +882,7 @@ class Jitted:
     def clear_cache(self) -> None:
         self._cache.clear()
         self._fast.clear()
+        self._last.clear()
         self._traces.clear()
         self._history.clear()
 

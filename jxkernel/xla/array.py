@@ -119,9 +119,13 @@ class ArrayImpl:
 
     def block_until_ready(self) -> Array:
         """Wait until the computation producing this array is done; returns self."""
-        self._check_alive()
-        self._buf.block_until_ready()
-        return self
+        try:                        # (checked only on failure: this is on every timed loop)
+            self._buf.block_until_ready()
+            return self
+        except Exception:
+            if not self._buf.is_deleted():
+                raise               # the computation failed: jaxlib's error, as JAX's
+        self._check_alive()         # deleted: our error, outside the handler (nothing chained)
 
     def is_ready(self) -> bool:
         """True once the value is computed (calls return before that: dispatch is async)."""

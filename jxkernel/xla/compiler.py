@@ -25,6 +25,7 @@ import tempfile
 import threading
 import time
 import warnings
+import weakref
 
 import numpy as np
 
@@ -397,6 +398,11 @@ class Executable:
         # Only the single-device, non-donating path skips the extra work in _finish.
         self._simple = n == 1 and not self.donated
         self._execute = loaded.execute_sharded         # bound once: it is on every call
+        if self._simple and type(self) is Executable:
+            # The hot path of jit and eager dispatch: a closure over what it reads, in place
+            # of the method (subclasses change handlers and wrapping, so they keep it).
+            self.call_buffers = _simple_call(self._execute, self.handlers, self.out_avals,
+                                             weakref.ref(self))
 
     @property
     def num_replicas(self) -> int:
@@ -594,6 +600,36 @@ def _result_handler(aval, sharding):
         return xc.array_result_handler(aval, sharding, True, _skip_checks=True)
     except TypeError:               # jaxlib >= 0.11 dropped _skip_checks (it never checks)
         return xc.array_result_handler(aval, sharding, True)
+
+
+def _simple_call(execute, handlers, out_avals, executable_ref):
+    """`Executable.call_buffers` of a single-device, non-donating program, with everything
+    it reads bound in a closure (no attribute lookups, no branches on the hot path). The
+    executable is held weakly, for its error messages: a strong reference would be a cycle."""
+    if len(out_avals) == 1:             # most programs: no map over the results
+        out_aval, = out_avals
+
+        def call_buffers(bufs) -> list:
+            try:
+                out, = execute(bufs).consume_with_handlers(handlers)
+            except CallbackError:
+                raise
+            except Exception as e:
+                raise executable_ref()._execution_error(e, bufs) from None
+            array = _new_array(Array)          # _wrap, written out: one call fewer
+            array._buf, array.aval, array._npy = out, out_aval, None
+            return [array]
+        return call_buffers
+
+    def call_buffers(bufs) -> list:
+        try:
+            outs = execute(bufs).consume_with_handlers(handlers)
+        except CallbackError:
+            raise
+        except Exception as e:
+            raise executable_ref()._execution_error(e, bufs) from None
+        return list(map(_wrap, outs, out_avals))
+    return call_buffers
 
 
 def _wrap(buf, aval) -> Array:

@@ -19,9 +19,21 @@ from .compiler import Executable
 from .pipeline import compile_jaxpr
 
 _executables: dict = {}      # (prim, avals, params, device) -> Executable
-_fast: dict = {}             # the hot path's key (see run_compiled) -> Executable
+_fast: dict = {}             # the hot path's key (see run_compiled) -> _LastRun
+_last_run: dict = {}         # prim -> its last _LastRun on the hot path (apply_primitive)
 # Set by xla/sharded.py (on its import): operations on arrays split over a mesh run there.
 sharded_apply = sharded_type = None
+
+
+class _LastRun:
+    """A run of a primitive on the hot path: its params, the operands' types and first
+    placement, the config it last ran under (config._generation), and its executable. Made
+    once per `_fast` entry, so that making it a primitive's last run allocates nothing."""
+    __slots__ = ("params", "avals", "where", "generation", "exe")
+
+    def __init__(self, params, avals, where, exe):
+        self.params, self.avals, self.where, self.exe = params, avals, where, exe
+        self.generation = config._generation
 
 
 def apply_primitive(prim, args, params):
@@ -29,25 +41,45 @@ def apply_primitive(prim, args, params):
     impl = impl_rules.get(prim)
     if impl is not None:
         return impl(*args, **params)
-    # The hot path (written out here rather than calling run_compiled: one call fewer): every
-    # operand a single-device Array, no chosen device, no NaN checks. Its key uses the first
-    # buffer's sharding object (one per device) in place of the device.
-    if config.jax_default_device is None and not config._debug_values:
+    # The hot paths (written out here rather than calling run_compiled: calls cost), for
+    # operands that are all single-device Arrays, no chosen device, no NaN checks. First the
+    # primitive's last run, if these operands and params match it (compared, not hashed);
+    # then the _fast dict, whose key uses the first buffer's sharding object (one per
+    # device) in place of the device.
+    exe = None
+    last = _last_run.get(prim)
+    if last is not None:
+        try:
+            if len(args) == 1:                     # unary: no comprehensions (each a frame)
+                bufs, avals = [args[0]._buf], [args[0].aval]
+            else:
+                bufs, avals = [a._buf for a in args], [a.aval for a in args]
+            if avals == last.avals and bufs[0]._sharding is last.where and \
+                    last.generation is config._generation and params == last.params:
+                exe = last.exe
+        except (AttributeError, IndexError, TypeError, ValueError):  # (a param's odd __eq__)
+            pass
+    if exe is None and config.jax_default_device is None and not config._debug_values:
         try:
             bufs = [a._buf for a in args]
-            exe = _fast.get((prim, tuple(params.items()), bufs[0]._sharding if bufs else None,
+            run = _fast.get((prim, tuple(params.items()), bufs[0]._sharding if bufs else None,
                              *[a.aval for a in args]))
         except (AttributeError, TypeError):
-            exe = None
-        if exe is not None:
-            try:
-                outs = exe.call_buffers(bufs)
-            except ValueError:
-                if sharded_apply is None or not _any_sharded(args):
-                    raise
-                return sharded_apply(prim, args, params)  # a later operand is split over a mesh
-            return outs if prim.multiple_results else outs[0]
-    return _run_compiled(prim, args, params)
+            run = None
+        if run is not None:
+            exe = run.exe
+            if bufs:
+                run.generation = config._generation   # (this path's conditions hold now)
+                _last_run[prim] = run
+    if exe is None:
+        return _run_compiled(prim, args, params)
+    try:
+        outs = exe.call_buffers(bufs)
+    except ValueError:
+        if sharded_apply is None or not _any_sharded(args):
+            raise
+        return sharded_apply(prim, args, params)  # a later operand is split over a mesh
+    return outs if prim.multiple_results else outs[0]
 
 
 def run_compiled(prim, args, params):
@@ -55,12 +87,12 @@ def run_compiled(prim, args, params):
     if config.jax_default_device is None and not config._debug_values:
         try:
             bufs = [a._buf for a in args]
-            exe = _fast.get((prim, tuple(params.items()), bufs[0]._sharding if bufs else None,
+            run = _fast.get((prim, tuple(params.items()), bufs[0]._sharding if bufs else None,
                              *[a.aval for a in args]))
         except (AttributeError, TypeError):
-            exe = None
-        if exe is not None:
-            outs = exe.call_buffers(bufs)
+            run = None
+        if run is not None:
+            outs = run.exe.call_buffers(bufs)
             return outs if prim.multiple_results else outs[0]
     return _run_compiled(prim, args, params)
 
@@ -93,7 +125,9 @@ def _run_compiled(prim, args, params):
     if exe is None:
         exe = _executables[key] = compile_primitive(prim, avals, params, device)
     if not chosen and all(type(a) is Array for a in args):
-        _fast[(prim, tuple(params.items()), bufs[0]._sharding if bufs else None, *avals)] = exe
+        where = bufs[0]._sharding if bufs else None
+        _fast[(prim, tuple(params.items()), where, *avals)] = _LastRun(dict(params), avals,
+                                                                       where, exe)
     outs = exe.call_buffers(bufs)
     if config._debug_values:
         check_values(prim.name, outs)

@@ -1,0 +1,51 @@
+"""Eager dispatch's and jit's hot paths (a primitive's last run, a jit's last hit): results
+stay right when operands, params or the config change between calls."""
+import numpy as np
+import pytest
+
+import jxkernel as jax
+import jxkernel.numpy as jnp
+from jxkernel import lax
+
+
+def arr(x, dtype=np.float32):
+    return jax.device_put(np.asarray(x, dtype))
+
+
+def test_a_primitive_run_again_with_other_params_uses_them():
+    x = arr([1.0, 2.0, 3.0])
+    for _ in range(3):                        # each params' run becomes the last one in turn
+        assert np.asarray(lax.integer_pow(x, 2)).tolist() == [1.0, 4.0, 9.0]
+        assert np.asarray(lax.integer_pow(x, 3)).tolist() == [1.0, 8.0, 27.0]
+
+
+def test_a_primitive_run_again_on_other_operand_types_gives_their_types():
+    for _ in range(2):
+        assert jnp.sin(arr([0.0, 0.0])).shape == (2,)
+        assert jnp.sin(arr([0.0, 0.0, 0.0])).shape == (3,)
+        assert jnp.sin(arr([0.0], np.float16)).dtype == np.float16
+        assert jnp.sin(jax.device_put(0.0)).weak_type
+        assert not jnp.sin(arr(0.0)).weak_type
+
+
+def test_turning_nan_checks_on_after_warm_calls_checks_the_next_call():
+    x = arr([-1.0])
+    f = jax.jit(jnp.log)
+    for _ in range(3):                        # eager: last run; jit: last hit
+        assert np.isnan(np.asarray(jnp.log(x))[0]) and np.isnan(np.asarray(f(x))[0])
+    with jax.config.override("jax_debug_nans", True):
+        with pytest.raises(FloatingPointError):
+            jnp.log(x)
+        with pytest.raises(FloatingPointError):
+            f(x)
+    assert np.isnan(np.asarray(jnp.log(x))[0])
+
+
+
+def test_a_jit_alternating_between_two_signatures_runs_each_ones_program():
+    f = jax.jit(lambda x: x * 2)
+    a, b = arr([1.0, 2.0]), arr([1, 2, 3], np.int32)
+    for _ in range(3):                        # each hit replaces the other as the last hit
+        assert np.asarray(f(a)).tolist() == [2.0, 4.0] and f(a).dtype == np.float32
+        assert np.asarray(f(b)).tolist() == [2, 4, 6] and f(b).dtype == np.int32
+    assert f.cache_hits() == 10 and f._cache_size() == 2
