@@ -12,13 +12,16 @@ second start does. %%jit runs in this process, with IPython's InteractiveShell.
 
 - import: `import <lib>, <lib>.numpy as jnp; (jnp.ones(3) + 1).block_until_ready()`;
   seconds of the import, of the op, their total, and the process's peak RSS (ru_maxrss).
+  jxkernel twice: with its persistent cache (on by default) warm, and with it off.
 - restart: a first process fills an empty cache folder by calling a small jitted MLP; then
   each sample is a new process that imports (timed apart) and makes the same first call:
   trace + cache lookup + load of the executable + run. JAX is configured to cache every
   program (jax_persistent_cache_min_compile_time_secs=0, ..._min_entry_size_bytes=0).
-- jit_cell: a cache-hit rerun of a %%jit cell through shell.run_cell, minus a plain cell of
-  the same shape through run_cell (IPython's own cost) and minus the direct call of the
-  equivalent jitted function: what %%jit adds (reads inputs, writes outputs, displays).
+- jit_cell: what a cache-hit rerun of a %%jit cell adds to the compiled call (reads the
+  inputs, looks the program up, writes the outputs back, returns the last value for display):
+  shell.run_cell_magic("jit", ...) minus the same jitted function called by hand with the
+  same reads and writes (and the magic's function alone, without IPython's dispatch); and shell.run_cell of the %%jit cell minus run_cell of a plain cell
+  that calls that function (IPython's own cost cancels; noisier: ~0.7 ms per run_cell).
 """
 import argparse
 import os
@@ -101,17 +104,27 @@ def alternate(children, samples):
 
 
 def bench_import(pythons, samples):
-    children = {lib: (python, IMPORT_CHILD.format(lib=lib), child_env())
-                for lib, python in pythons.items()}
-    for python, code, env in children.values():     # writes the .pyc files
-        run_child(python, code, env)
-    results = alternate(children, samples)
+    """jxkernel runs twice per round: with its persistent compilation cache (on by default;
+    here a fresh folder the warm-up run fills, so the op loads its executable from disk) and
+    with the cache off (the op compiles, as on a first start, and as JAX, whose cache is off by
+    default, always does)."""
+    with tempfile.TemporaryDirectory() as folder:
+        children = {lib: (python, IMPORT_CHILD.format(lib=lib), child_env())
+                    for lib, python in pythons.items()}
+        children["jxkernel"][2]["JXKERNEL_COMPILATION_CACHE_DIR"] = folder
+        children["jxkernel, cache off"] = (
+            pythons["jxkernel"], children["jxkernel"][1],
+            child_env({"JXKERNEL_COMPILATION_CACHE": "0"}))
+        for python, code, env in children.values():     # writes the .pyc files, fills the cache
+            run_child(python, code, env)
+        results = alternate(children, samples)
     print(f"\nimport + first op, {samples} fresh processes each, medians")
-    print(f"{'':10}{'import s':>10}{'op s':>10}{'total s':>10}{'maxrss MB':>11}")
+    print(f"{'':21}{'import s':>10}{'op s':>10}{'total s':>10}{'maxrss MB':>11}")
     for lib, values in results.items():
-        print(f"{lib:10}" + "".join(f"{m:10.3f}" for m in medians(values)[:3])
+        print(f"{lib:21}" + "".join(f"{m:10.3f}" for m in medians(values)[:3])
               + f"{medians(values)[3]:11.1f}")
     ratio(results, [(2, "total"), (3, "maxrss")])
+    ratio(results, [(2, "total"), (3, "maxrss")], ours="jxkernel, cache off")
 
 
 def bench_restart(pythons, samples):
@@ -136,12 +149,12 @@ def bench_restart(pythons, samples):
     ratio(results, [(1, "first call")])
 
 
-def ratio(results, columns):
-    if set(results) != {"jxkernel", "jax"}:
+def ratio(results, columns, ours="jxkernel"):
+    if ours not in results or "jax" not in results:
         return
-    ours, theirs = medians(results["jxkernel"]), medians(results["jax"])
-    print("jxkernel / jax: " + ", ".join(f"{name} {ours[i] / theirs[i]:.2f}"
-                                          for i, name in columns))
+    mine, theirs = medians(results[ours]), medians(results["jax"])
+    print(f"{ours} / jax: " + ", ".join(f"{name} {mine[i] / theirs[i]:.2f}"
+                                         for i, name in columns))
 
 
 CELL_SETUP = """
@@ -180,6 +193,7 @@ def bench_jit_cell(calls):
     ns = shell.user_ns
     g, x, w = (ns[n] for n in ("g", "x", "w"))
     body = JIT_CELL.split("\n", 1)[1]
+    magic = shell.magics_manager.magics["cell"]["jit"]   # without run_cell_magic's dispatch
 
     def direct():                       # the magic's work done by hand: read, call, write
         y, z = g(ns["x"], ns["w"])
@@ -189,6 +203,7 @@ def bench_jit_cell(calls):
            "run_cell(plain cell)": lambda: shell.run_cell(PLAIN_CELL),
            "run_cell_magic(jit)": lambda: shell.run_cell_magic("jit", "", body)
            .block_until_ready(),
+           "jit magic itself": lambda: magic("", body).block_until_ready(),
            "direct g(x, w)": direct}
     with open(os.devnull, "w") as devnull, contextlib.redirect_stdout(devnull):
         for fn in fns.values():
@@ -202,6 +217,8 @@ def bench_jit_cell(calls):
     for what, a, b in (("run_cell: %%jit cell - plain cell", "run_cell(%%jit cell)",
                         "run_cell(plain cell)"),
                        ("magic: run_cell_magic - direct", "run_cell_magic(jit)",
+                        "direct g(x, w)"),
+                       ("jxkernel's own: jit magic itself - direct", "jit magic itself",
                         "direct g(x, w)")):
         added = [(timings[a][i] - timings[b][i]) * 1e6 for i in range(2)]
         print(f"%%jit overhead, {what}: {added[0]:.1f} best, {added[1]:.1f} median")
