@@ -48,10 +48,11 @@ def disable_jit(disable: bool = True):
     return config.override("jax_disable_jit", disable)
 
 
-# jax.numpy loads with the package (it installs Array's operators); the other libraries
+# jax.numpy loads with the package (it installs Array's operators), and jax.nn's activations
+# (first programs use them; jax.nn.initializers waits for its first use); the other libraries
 # load on first use (`jax.random.key(0)` after `import jax`), which keeps `import jxkernel`
 # to what a first array operation needs.
-from . import numpy, tree  # noqa: E402
+from . import numpy, nn, tree  # noqa: E402
 from . import dtypes, errors  # noqa: E402,F401
 
 # The views that explain a program load on first use: `import jxkernel` (and a kernel's
@@ -63,7 +64,7 @@ _LAZY = {"timing": ("jxkernel.timing", None), "live_arrays": ("jxkernel.memory",
 _LAZY.update({name: (f"jxkernel.{name}", None)
               for name in ("extend", "experimental", "interpreters", "sharding")})
 _LAZY.update({name: (f"jxkernel.{name}", None) for name in (
-    "nn", "scipy", "random", "debug", "ad_checkpoint", "custom_derivatives")})
+    "scipy", "random", "debug", "ad_checkpoint", "custom_derivatives")})
 _LAZY.update({n: (f"jxkernel.{module}", n) for module, names in (   # jax.hessian, jax.pmap, ...
     ("api.jacobians", ("hessian", "jacfwd", "jacobian", "jacrev")),
     ("api.remat", ("checkpoint", "checkpoint_policies", "remat")),

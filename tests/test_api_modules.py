@@ -103,7 +103,7 @@ def test_the_views_load_on_first_use():
                    "jxkernel.explainer jxkernel.memory jxkernel.timing"]
 
 
-LAZY_AT_IMPORT = ("jxkernel.nn", "jxkernel.scipy", "jxkernel.random", "jxkernel.debug",
+LAZY_AT_IMPORT = ("jxkernel.nn.initializers", "jxkernel.scipy", "jxkernel.random", "jxkernel.debug",
                   "jxkernel.api.pmap", "jxkernel.api.remat", "jxkernel.lax.linalg",
                   "jxkernel.lax.convolution", "jxkernel.lax.special", "jxkernel.numpy.linalg",
                   "jxkernel.numpy.fft", "jxkernel.numpy.polynomial", "jxkernel.numpy.setops",
@@ -116,10 +116,11 @@ def test_import_and_a_first_op_leave_the_rarely_used_modules_unloaded():
             f"print([m for m in {LAZY_AT_IMPORT!r} if m in sys.modules])\n"
             "from jxkernel import random\n"        # as `from jax import random`
             "print(jxkernel.random.PRNGKey(0).tolist(), float(jxkernel.nn.relu(-1.0)),\n"
-            "      round(float(jxkernel.scipy.special.erf(0.5)), 6), random is jxkernel.random)\n")
+            "      round(float(jxkernel.scipy.special.erf(0.5)), 6), random is jxkernel.random,\n"
+            "      jxkernel.nn.initializers.zeros.__name__)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.splitlines()
-    assert out == ["[]", "[0, 0] 0.0 0.5205 True"]
+    assert out == ["[]", "[0, 0] 0.0 0.5205 True zeros"]
 
 
 @pytest.mark.parametrize("package", ["jxkernel", "jxkernel.numpy", "jxkernel.lax"])
