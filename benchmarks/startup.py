@@ -24,6 +24,7 @@ second start does. %%jit runs in this process, with IPython's InteractiveShell.
   that calls that function (IPython's own cost cancels; noisier: ~0.7 ms per run_cell).
 """
 import argparse
+import contextlib
 import os
 import statistics
 import subprocess
@@ -184,14 +185,13 @@ def interleaved(fns, calls, rounds=9):
 
 
 def bench_jit_cell(calls):
-    import contextlib
     sys.path.insert(0, ROOT)                      # this checkout's jxkernel
-    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.core.interactiveshell import InteractiveShell   # only this part needs it
     shell = InteractiveShell.instance()
     shell.run_cell("%load_ext jxkernel")
     shell.run_cell(CELL_SETUP)
     ns = shell.user_ns
-    g, x, w = (ns[n] for n in ("g", "x", "w"))
+    g = ns["g"]
     body = JIT_CELL.split("\n", 1)[1]
     magic = shell.magics_manager.magics["cell"]["jit"]   # without run_cell_magic's dispatch
 
@@ -230,12 +230,14 @@ def main():
     parser.add_argument("--jax-python", default=os.path.join(ROOT, ".venv-jax/bin/python"),
                         help="JAX's interpreter ('' to skip JAX)")
     parser.add_argument("--samples", type=int, default=9)
-    parser.add_argument("--calls", type=int, default=500, help="%%jit reruns per round")
+    parser.add_argument("--calls", type=int, default=500, help="cell reruns per round")
     parser.add_argument("--only", default="import,restart,jit_cell")
     args = parser.parse_args()
     pythons = {"jxkernel": args.python}
-    if args.jax_python:
+    if args.jax_python and os.path.exists(args.jax_python):
         pythons["jax"] = args.jax_python
+    elif args.jax_python:
+        print(f"# no {args.jax_python} (sh scripts/jax_venv.sh makes it): jxkernel only")
     only = args.only.split(",")
     print(f"# load average {os.getloadavg()[0]:.2f} at start")
     if "import" in only:
