@@ -25,18 +25,12 @@ from .compile_log import compile_events, CompileEvent
 from .compile_log import subscribe as subscribe_compile_events
 from .transforms.batching import vmap
 from .transforms.ad import grad, jvp, linearize, value_and_grad, vjp
-from .api.jacobians import hessian, jacfwd, jacobian, jacrev
 from .transforms.custom_derivatives import custom_jvp, custom_vjp
-from .api.remat import checkpoint, checkpoint_policies, remat
-from .transforms.custom_gradient import closure_convert, custom_gradient
 from .api.extras import (Device, debug_infs, debug_nans, default_device, device_put,
                          effects_barrier, enable_x64, ensure_compile_time_eval, float0,
                          log_compiles, named_call, named_scope, print_environment_info, typeof)
 from .api.extras import default_matmul_precision, numpy_dtype_promotion  # noqa: F401
 from .lax import stop_gradient
-from .lax.callbacks import pure_callback
-from . import debug
-from .api.pmap import pmap
 from .transforms.ad import linear_transpose
 from ._ipython_ext import load_ipython_extension, unload_ipython_extension
 
@@ -54,10 +48,12 @@ def disable_jit(disable: bool = True):
     return config.override("jax_disable_jit", disable)
 
 
-# The user-facing libraries load with the package (they install Array's operators), as
-# `import jax` makes jax.numpy, jax.nn, ... available.
-from . import numpy, nn, scipy, random, tree  # noqa: E402
-from . import ad_checkpoint, custom_derivatives, dtypes, errors  # noqa: E402,F401
+# jax.numpy loads with the package (it installs Array's operators), and jax.nn's activations
+# (first programs use them; jax.nn.initializers waits for its first use); the other libraries
+# load on first use (`jax.random.key(0)` after `import jax`), which keeps `import jxkernel`
+# to what a first array operation needs.
+from . import numpy, nn, tree  # noqa: E402
+from . import dtypes, errors  # noqa: E402,F401
 
 # The views that explain a program load on first use: `import jxkernel` (and a kernel's
 # start) need none of them.
@@ -67,6 +63,14 @@ _LAZY = {"timing": ("jxkernel.timing", None), "live_arrays": ("jxkernel.memory",
 # Submodules JAX users import themselves (`import jax.extend`); attribute access loads them too.
 _LAZY.update({name: (f"jxkernel.{name}", None)
               for name in ("extend", "experimental", "interpreters", "sharding")})
+_LAZY.update({name: (f"jxkernel.{name}", None) for name in (
+    "scipy", "random", "debug", "ad_checkpoint", "custom_derivatives")})
+_LAZY.update({n: (f"jxkernel.{module}", n) for module, names in (   # jax.hessian, jax.pmap, ...
+    ("api.jacobians", ("hessian", "jacfwd", "jacobian", "jacrev")),
+    ("api.remat", ("checkpoint", "checkpoint_policies", "remat")),
+    ("transforms.custom_gradient", ("closure_convert", "custom_gradient")),
+    ("lax.callbacks", ("pure_callback",)),
+    ("api.pmap", ("pmap",))) for n in names})
 _LAZY["dlpack"] = ("jxkernel.dlpack", None)     # jax.dlpack.from_dlpack after `import jax`
 _LAZY["image"] = ("jxkernel.image", None)       # jax.image.resize after `import jax`
 _LAZY["distributed"] = ("jxkernel.distributed", None)   # jax.distributed.initialize
@@ -85,6 +89,10 @@ _LAZY.update({n: (f"jxkernel.{module}", n) for module, names in (   # jax.make_m
     ("xla.sharding", ("make_mesh",)),
     ("xla.sharded", ("make_array_from_callback", "make_array_from_single_device_arrays")),
     ("sharding", ("reshard",))) for n in names})
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 
 def __getattr__(name):

@@ -70,6 +70,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import html
+import importlib
 import linecache
 import math
 import os
@@ -84,6 +85,17 @@ from .rich_view import RichView
 from .transforms.jit import Jitted
 from .transforms.make_jaxpr import make_jaxpr
 from .tree_util import keystr, tree_flatten, tree_flatten_with_path
+
+# The modules `import jxkernel` leaves to first use that define primitives: a name of theirs
+# is a primitive's name even before the first use.
+_LAZY_PRIMITIVE_MODULES = ("lax.linalg", "lax.convolution", "lax.windowed", "lax.special",
+                           "lax.solves", "lax.callbacks", "api.pmap", "api.remat", "random")
+
+
+def _load_the_lazy_primitives():
+    for module in _LAZY_PRIMITIVE_MODULES:
+        importlib.import_module(f"jxkernel.{module}")
+
 
 MIME = "application/vnd.jxkernel.stepper+json"
 VERSION = 1
@@ -432,6 +444,8 @@ class Stepper(RichView):
         present = list(dict.fromkeys(str(e.primitive) for e in self.equations))
         if name in present:
             return name
+        if name not in all_primitives:
+            _load_the_lazy_primitives()
         if name not in all_primitives:
             close = difflib.get_close_matches(name, list(all_primitives), n=3)
             hint = f" (did you mean {', '.join(map(repr, close))}?)" if close else ""

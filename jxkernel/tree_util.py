@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import difflib
 import functools
 import operator
 import textwrap
@@ -467,6 +466,7 @@ def _prefix_error(path, prefix, full, is_leaf):
         return
     if p_meta != f_meta:
         p_str, f_str = str(p_meta), str(f_meta)
+        import difflib   # here: only this error message needs it
         diff = textwrap.indent("\n".join(difflib.ndiff(p_str.splitlines(), f_str.splitlines())), "    ")
         yield lambda name: ValueError(
             f"pytree structure error: different pytree metadata at key path\n{where(name)}\n"

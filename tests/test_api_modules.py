@@ -101,3 +101,53 @@ def test_the_views_load_on_first_use():
                          check=True).stdout.splitlines()
     assert out == ["[False, False, False]", "[False, False]",
                    "jxkernel.explainer jxkernel.memory jxkernel.timing"]
+
+
+LAZY_AT_IMPORT = ("jxkernel.nn.initializers", "jxkernel.scipy", "jxkernel.random", "jxkernel.debug",
+                  "jxkernel.api.pmap", "jxkernel.api.remat", "jxkernel.lax.linalg",
+                  "jxkernel.lax.convolution", "jxkernel.lax.special", "jxkernel.numpy.linalg",
+                  "jxkernel.numpy.fft", "jxkernel.numpy.polynomial", "jxkernel.numpy.setops",
+                  "opt_einsum", "importlib.metadata")
+
+
+def test_import_and_a_first_op_leave_the_rarely_used_modules_unloaded():
+    code = ("import sys, jxkernel, jxkernel.numpy as jnp\n"
+            "(jnp.ones(3) + 1).block_until_ready()\n"
+            f"print([m for m in {LAZY_AT_IMPORT!r} if m in sys.modules])\n"
+            "from jxkernel import random\n"        # as `from jax import random`
+            "print(jxkernel.random.PRNGKey(0).tolist(), float(jxkernel.nn.relu(-1.0)),\n"
+            "      round(float(jxkernel.scipy.special.erf(0.5)), 6), random is jxkernel.random,\n"
+            "      jxkernel.nn.initializers.zeros.__name__)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    assert out == ["[]", "[0, 0] 0.0 0.5205 True zeros"]
+
+
+@pytest.mark.parametrize("package", ["jxkernel", "jxkernel.numpy", "jxkernel.lax"])
+def test_every_lazy_name_is_listed_and_resolves_to_its_modules_object(package):
+    import importlib
+    module = importlib.import_module(package)
+    assert set(module._LAZY) <= set(dir(module))
+    for name, where in module._LAZY.items():
+        if package == "jxkernel":
+            source, attribute = where
+        else:
+            source, attribute = f"{package}.{where or name}", where and name
+        target = importlib.import_module(source)
+        expected = target if attribute is None else getattr(target, attribute)
+        assert getattr(module, name) is expected, name
+
+
+@pytest.mark.parametrize("package", ["jxkernel.numpy", "jxkernel.lax"])
+def test_lazy_tables_hold_each_modules_public_names(package):
+    # a name added to a lazily loaded module must be added to its package's table
+    import importlib
+    module = importlib.import_module(package)
+    for source, names in module._LAZY_MODULES.items():
+        target = importlib.import_module(f"{package}.{source}")
+        public = getattr(target, "__all__", None)
+        if public is not None:
+            assert sorted(names) == sorted(public), source
+        for name in names:
+            assert getattr(module, name) is getattr(target, name)
+    assert set(module._LAZY) <= set(module.__all__)

@@ -194,6 +194,20 @@ def test_bad_breakpoints_are_refused_naming_the_argument(kwargs, error, message)
     assert s.to_json()["breakpoints"] == {"primitives": [], "lines": []}
 
 
+def test_a_primitive_whose_module_is_not_loaded_yet_is_still_a_primitives_name():
+    # conv_general_dilated's module loads on first use: the stepper must not call it unknown
+    code = ("import sys, jxkernel.numpy as jnp\n"
+            "from jxkernel.stepper import step\n"
+            "assert 'jxkernel.lax.convolution' not in sys.modules\n"
+            "try:\n"
+            "    step(lambda x: jnp.sin(x), jnp.ones(2)).break_on(primitive='conv_general_dilated')\n"
+            "except ValueError as e:\n"
+            "    print(e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert "has no 'conv_general_dilated' equation, so it would never stop" in out, out
+
+
 def test_line_error_lists_the_lines_that_made_equations():
     with pytest.raises(ValueError) as info:
         step(nan_maker, X_NAN).break_on(line=1)

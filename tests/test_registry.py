@@ -5,6 +5,10 @@ import pytest
 import jxkernel  # noqa: F401  (registers the primitives)
 import jxkernel.numpy  # noqa: F401
 import jxkernel.random  # noqa: F401
+# modules `import jxkernel` leaves to first use, each registering its own primitives
+import jxkernel.api.pmap, jxkernel.api.remat, jxkernel.lax.callbacks  # noqa: F401,E401
+import jxkernel.lax.convolution, jxkernel.lax.linalg, jxkernel.lax.solves  # noqa: F401,E401
+import jxkernel.lax.special, jxkernel.lax.windowed  # noqa: F401,E401
 from jxkernel.core.primitive import (abstract_eval_rules, all_primitives, axis_batching_rules,
                                      batching_rules, jvp_rules, lowering_rules, transpose_rules)
 

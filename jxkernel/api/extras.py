@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import importlib.metadata
 import os
 import platform
 import sys
@@ -161,6 +160,7 @@ default_matmul_precision = _ConfigState("jax_default_matmul_precision")
 
 # ------------------------------------------------------------------ environment
 def _version(package: str) -> str:
+    import importlib.metadata    # here, not at the top: it loads email, zipfile, csv, ...
     try:
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError:

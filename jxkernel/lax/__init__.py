@@ -1,4 +1,6 @@
 """jxkernel.lax: the primitives, with JAX's names, params and signatures."""
+import importlib as _importlib
+
 from .elementwise import *  # noqa: F401,F403
 from .elementwise import RoundingMethod, round, abs, max, min, pow, complex  # noqa: F401
 from .conversion import (bitcast_convert_type_p, convert_element_type_p,  # noqa: F401
@@ -34,30 +36,48 @@ from .parallel import (all_gather, all_gather_p, all_to_all, all_to_all_p, axis_
                        ppermute, ppermute_p, pshuffle, psum, psum_invariant_p, psum_p,
                        psum_scatter, pswapaxes, reduce_scatter_p)
 from .shapes import split, split_p  # noqa: F401
-from . import linalg  # noqa: F401,E402  (jax.lax.linalg)
 from .creation import full, full_like  # noqa: F401,E402
-from .convolution import (ConvDimensionNumbers, PaddingType,  # noqa: F401
-                          conv, conv_dimension_numbers, conv_general_dilated,
-                          conv_general_dilated_p, conv_general_dilated_patches,
-                          conv_general_permutations, conv_general_shape_tuple,
-                          conv_shape_tuple, conv_transpose, conv_transpose_shape_tuple,
-                          conv_with_general_padding, padtype_to_pads)
-from .windowed import (reduce_window_max_p, reduce_window_min_p, reduce_window_p,  # noqa: F401
-                       reduce_window_sum_p, select_and_gather_add_p, select_and_scatter_add_p,
-                       reduce_window, reduce_window_shape_tuple)
-from .special import (bessel_i0e, bessel_i0e_p, bessel_i1e, bessel_i1e_p,  # noqa: F401,E402
-                      betainc, igamma, igamma_grad_a, igamma_grad_a_p, igamma_p, igammac,
-                      igammac_p, polygamma, polygamma_p, random_gamma_grad,
-                      regularized_incomplete_beta_p, zeta, zeta_p)
-from .fft import FftType, fft, fft_p  # noqa: F401,E402
-from .solves import custom_linear_solve, custom_root, linear_solve_p  # noqa: F401,E402
+from .fft import FftType, fft, fft_p  # noqa: F401,E402  (eager: lax.fft is also a module)
 from .barrier import optimization_barrier, optimization_barrier_p  # noqa: F401,E402
 from .sharding import sharding_constraint_p, with_sharding_constraint  # noqa: F401,E402
 from ..core.vma import pvary_p  # noqa: F401,E402
+
+# What few programs use loads on first use (`lax.conv(...)`, `lax.linalg.qr`), as attributes
+# of the package: `import jxkernel` stays small. Each primitive's rules live in its module,
+# so a primitive not loaded yet is in no program.
+_LAZY_MODULES = {
+    "convolution": ("ConvDimensionNumbers", "PaddingType", "conv", "conv_dimension_numbers",
+        "conv_general_dilated", "conv_general_dilated_p", "conv_general_dilated_patches",
+        "conv_general_permutations", "conv_general_shape_tuple", "conv_shape_tuple",
+        "conv_transpose", "conv_transpose_shape_tuple", "conv_with_general_padding",
+        "padtype_to_pads"),
+    "windowed": ("reduce_window_max_p", "reduce_window_min_p", "reduce_window_p",
+        "reduce_window_sum_p", "select_and_gather_add_p", "select_and_scatter_add_p",
+        "reduce_window", "reduce_window_shape_tuple"),
+    "special": ("bessel_i0e", "bessel_i0e_p", "bessel_i1e", "bessel_i1e_p", "betainc",
+        "igamma", "igamma_grad_a", "igamma_grad_a_p", "igamma_p", "igammac", "igammac_p",
+        "polygamma", "polygamma_p", "random_gamma_grad", "regularized_incomplete_beta_p",
+        "zeta", "zeta_p"),
+    "solves": ("custom_linear_solve", "custom_root", "linear_solve_p"),
+}
+_LAZY = {name: module for module, names in _LAZY_MODULES.items() for name in names}
+_LAZY["linalg"] = None      # jax.lax.linalg, the module itself
 
 
 def __getattr__(name):
     if name == "pvary":             # as in JAX 0.10, which removed it
         raise AttributeError("jax.lax.pvary was deprecated in JAX v0.8.2 and removed in JAX "
                              "v0.10.0; use `jax.lax.pcast(..., to='varying')")
-    raise AttributeError(f"module 'jxkernel.lax' has no attribute {name!r}")
+    if name not in _LAZY:
+        raise AttributeError(f"module 'jxkernel.lax' has no attribute {name!r}")
+    module = _importlib.import_module(f"{__name__}.{_LAZY[name] or name}")
+    value = module if _LAZY[name] is None else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
+
+__all__ = sorted(n for n in set(globals()) | set(_LAZY) if not n.startswith("_"))

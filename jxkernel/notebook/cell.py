@@ -266,6 +266,8 @@ def classify(value, forced_static: bool) -> str:
         return GLOBAL
     if forced_static:
         return STATIC
+    if is_array_like(value):    # the common input, without flattening it
+        return TRACED
     try:
         leaves = tree_leaves(value)
     except Exception:          # noqa: BLE001  an object whose flattening fails is no pytree

@@ -67,6 +67,8 @@ class JxMagics(Magics):
         self.state = state
         self.programs: dict = {}          # (source, options, inputs) -> CellProgram
         self.cells: dict = {}             # cell id (or source) -> (label, last program key)
+        self.jit_lines: dict = {}         # %%jit line -> (parsed arguments, --show set)
+        self.sources: dict = {}           # (cell, header, transformers) -> (source, visible, info)
 
     # ================================================================== %%jit
     @ma.magic_arguments()
@@ -103,13 +105,7 @@ class JxMagics(Magics):
             y = x * n
             y.sum()
         """
-        args = ma.parse_argstring(self.jit, line)
-        show_what = set(_names(args.show))
-        unknown = show_what - set(_SHOW)
-        if unknown:
-            raise UsageError(f"--show takes {', '.join(_SHOW)}; got {', '.join(sorted(unknown))}")
-        if "all" in show_what:
-            show_what = {"jaxpr", "stablehlo", "hlo", "static"}
+        args, show_what = self._jit_options(line)
         program = self._program(cell, _names(args.static), _names(args.donate), args.backend,
                                 args.quiet, header=f"%%jit {line}".rstrip())
         ns = self.shell.user_ns
@@ -131,19 +127,47 @@ class JxMagics(Magics):
             self._show_compiled(program.trace(arguments), show_what, program.label)
         return last
 
+    def _jit_options(self, line):
+        """(arguments, --show set) of a %%jit line, parsed once per distinct line: a rerun
+        of a cell pays a dict lookup, not argparse."""
+        parsed = self.jit_lines.get(line)
+        if parsed is None:
+            args = ma.parse_argstring(self.jit, line)
+            show_what = set(_names(args.show))
+            unknown = show_what - set(_SHOW)
+            if unknown:
+                raise UsageError(f"--show takes {', '.join(_SHOW)}; "
+                                 f"got {', '.join(sorted(unknown))}")
+            if "all" in show_what:
+                show_what = {"jaxpr", "stablehlo", "hlo", "static"}
+            parsed = self.jit_lines[line] = (args, frozenset(show_what))
+        return parsed
+
+    def _analyzed(self, cell, header):
+        """(source, visible, CellInfo) of a cell, kept per cell text and IPython's input
+        transformers: a rerun skips tokenizing and parsing it again."""
+        key = (cell, header, _transformers_key(self.shell))
+        found = self.sources.get(key)
+        if found is not None:
+            return found
+        source = self.shell.transform_cell(cell)
+        visible = source if header is None else f"{header}\n{source}"
+        if header is not None:
+            source = "\n" + source
+        try:
+            info = cellmod.analyze(source)
+        except SyntaxError as e:
+            who = (header or "%jaxpr").split()[0]
+            raise UsageError(f"{who}: the cell is not valid Python: {e}") from None
+        found = self.sources[key] = (source, visible, info)
+        return found
+
     def _program(self, cell, static, donate, backend, quiet, header=None) -> CellProgram:
         """The compiled form of a cell (cached). With a `header` (the `%%magic` line), line
         numbers count it, as the notebook shows them: the body starts at line 2."""
         shell = self.shell
-        source = shell.transform_cell(cell)
-        visible = source if header is None else f"{header}\n{source}"
-        if header is not None:
-            source = "\n" + source
+        source, visible, info = self._analyzed(cell, header)
         who = (header or "%jaxpr").split()[0]
-        try:
-            info = cellmod.analyze(source)
-        except SyntaxError as e:
-            raise UsageError(f"{who}: the cell is not valid Python: {e}") from None
         ns = shell.user_ns
         for name in static + donate:
             if name not in info.reads:
@@ -194,12 +218,8 @@ class JxMagics(Magics):
         return program
 
     def _report(self, program, outputs, last):
-        count = sum(1 for e in compile_log.compile_events() if e.key is program.jitted)
-        ran_on = next((leaf.device for leaf in tree_leaves([outputs, last])
-                       if isinstance(leaf, Array)), None)
-        for event in program.events:
-            show(compile_note(event, program.label, count,
-                              ran_on is not None and device_name(ran_on) or None))
+        if program.events:                   # a cache hit has none: skip the log's scan
+            self._report_compiles(program, outputs, last)
         if program.printed:
             show(Note(f"print() ran while tracing {program.label}: it runs once per compilation "
                       f"and shows tracers (shapes and dtypes), not values; a cached rerun prints "
@@ -207,6 +227,15 @@ class JxMagics(Magics):
         elif program.info.prints and not program.traced_now:
             show(Note(f"print() did not run: {program.label} was not traced again (cache hit); "
                       f"print runs only while tracing", kind="info"))
+
+    @staticmethod
+    def _report_compiles(program, outputs, last):
+        count = sum(1 for e in compile_log.compile_events() if e.key is program.jitted)
+        ran_on = next((leaf.device for leaf in tree_leaves([outputs, last])
+                       if isinstance(leaf, Array)), None)
+        for event in program.events:
+            show(compile_note(event, program.label, count,
+                              ran_on is not None and device_name(ran_on) or None))
 
     def _cell_view(self, program, ns, outputs=None, error=None):
         from .widgets.cell_view import CellView
@@ -609,6 +638,14 @@ class JxMagics(Magics):
             raise UsageError(f"%jxreport: cannot write {args.file!r}: {e}") from None
         count = len(compile_log.compile_events())
         return Note(f"wrote the report of {count} compilation(s) to {args.file}")
+
+
+def _transformers_key(shell) -> tuple:
+    """Identities of IPython's input transformers: a cell's transformed source holds while
+    they are the same."""
+    manager = shell.input_transformer_manager
+    return tuple(map(id, (*manager.cleanup_transforms, *manager.line_transforms,
+                          *manager.token_transformers, *shell.input_transformers_post)))
 
 
 def _why_new(old, new) -> str:

@@ -79,7 +79,7 @@ class CellProgram:
                                            params=self.params, user_ns=user_ns) from e
         finally:
             unsubscribe()
-        return {k: tree_map(_unbox, v, is_leaf=lambda x: isinstance(x, Static))
+        return {k: v if is_array_like(v) else tree_map(_unbox, v, is_leaf=_is_static)
                 for k, v in result.items()}
 
     def trace(self, args):
@@ -110,6 +110,10 @@ def _identifier(label: str) -> str:
 
 def _box(leaf):
     return leaf if is_array_like(leaf) else Static(leaf)
+
+
+def _is_static(leaf) -> bool:
+    return isinstance(leaf, Static)
 
 
 def _unbox(leaf):

@@ -5,8 +5,11 @@ weak types, float32 by default, immutable arrays with `x.at[i].set(v)`).
     >>> jnp.arange(3) * 2.5
     Array([0. , 2.5, 5. ], dtype=float32)
 
-Each module below defines `__all__`; this file only gathers them.
+Each module below defines `__all__`; this file only gathers them. What few programs use
+loads on first use, as attributes (`_LAZY`): `import jxkernel` stays small.
 """
+import importlib as _importlib
+
 from .dtypes import *        # noqa: F401,F403  dtype objects, finfo, result_type, ...
 from .creation import *      # noqa: F401,F403  array, zeros, arange, linspace, eye, ...
 from .ufuncs import *        # noqa: F401,F403  elementwise functions, where, clip, ...
@@ -15,21 +18,47 @@ from .manipulation import *  # noqa: F401,F403  reshape, transpose, concatenate,
 from .pad import *           # noqa: F401,F403  pad
 from .products import *      # noqa: F401,F403  dot, matmul, einsum, tensordot, ...
 from .sorting import *       # noqa: F401,F403  sort, argsort, searchsorted, nonzero, ...
-from .setops import *        # noqa: F401,F403  unique, isin, union1d, intersect1d, ...
 from .index_tricks import *  # noqa: F401,F403  take, put, ix_, indices, mgrid, r_, s_, ...
-from .calculus import *      # noqa: F401,F403  diff, gradient, trapezoid, interp, unwrap, ...
-from .statistics import *    # noqa: F401,F403  bincount, digitize, histogram*, cov, corrcoef
-from .functional import *    # noqa: F401,F403  vectorize, piecewise, select, apply_*, ...
-from .ufunc_api import *     # noqa: F401,F403  ufunc, frompyfunc
-from .editing import *       # noqa: F401,F403  insert, delete, place, block, packbits, ...
-from .polynomial import *    # noqa: F401,F403  polyval, polyfit, polyder, vander, roots, ...
-from .windows import *       # noqa: F401,F403  bartlett, blackman, hamming, hanning, kaiser
-from . import linalg          # noqa: F401  jnp.linalg: solve, inv, det, eigh, svd, norm, ...
 from . import array_methods as _array_methods  # installs operators and methods on Array/Tracer
 from ..core.basearray import Array as ndarray  # noqa: F401
 
 _array_methods.install()
-from .convolution import *  # noqa: F401,F403,E402  convolve, correlate
-from . import fft  # noqa: F401,E402  jnp.fft: fft, rfft, fftn, fftfreq, fftshift, ...
 bool = bool_  # noqa: A001,E402  jnp.bool, NumPy 2's name for bool_ (JAX has both)
 from .array_api import *  # noqa: F401,F403,E402  array API metadata, from_dlpack
+
+_LAZY_MODULES = {   # each tuple is its module's __all__ (tests/test_api_modules.py checks)
+    "polynomial": ("poly", "vander", "polyval", "polyadd", "polysub", "polymul", "polydiv",
+                   "polyder", "polyint", "polyfit", "roots"),
+    "convolution": ("convolve", "correlate"),
+    "setops": ("unique", "unique_values", "unique_counts", "unique_inverse", "unique_all",
+               "isin", "intersect1d", "union1d", "setdiff1d", "setxor1d"),
+    "statistics": ("bincount", "digitize", "histogram", "histogram_bin_edges",
+                   "histogram2d", "histogramdd", "cov", "corrcoef"),
+    "calculus": ("diff", "ediff1d", "gradient", "trapezoid", "interp", "unwrap"),
+    "windows": ("bartlett", "blackman", "hamming", "hanning", "kaiser"),
+    "functional": ("vectorize", "piecewise", "select", "apply_along_axis",
+                   "apply_over_axes", "fromfunction"),
+    "ufunc_api": ("ufunc", "frompyfunc"),
+    "editing": ("fromfile", "fromiter", "save", "savez", "load", "insert", "delete",
+                "place", "fill_diagonal", "block", "trim_zeros", "mask_indices", "packbits",
+                "unpackbits", "frombuffer", "fromstring", "array_str", "array_repr",
+                "iterable"),
+}
+_LAZY = {name: module for module, names in _LAZY_MODULES.items() for name in names}
+_LAZY.update(linalg=None, fft=None)   # jnp.linalg, jnp.fft: the modules themselves
+
+
+def __getattr__(name):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'jxkernel.numpy' has no attribute {name!r}")
+    module = _importlib.import_module(f"{__name__}.{_LAZY[name] or name}")
+    value = module if _LAZY[name] is None else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
+
+__all__ = sorted(n for n in set(globals()) | set(_LAZY) if not n.startswith("_"))

@@ -15,7 +15,6 @@ import collections
 import functools
 
 import numpy as np
-import opt_einsum
 
 from .. import lax
 from ..core import dtypes, sharding_types
@@ -323,14 +322,26 @@ def matrix_transpose(x, /):
 # ------------------------------------------------------------------ einsum
 # The contraction order is opt_einsum's (as in JAX), the pairwise contraction JAX's
 # `_einsum`, so that the dot_generals, their operand order and the transposes are JAX's.
-class _Unoptimized(opt_einsum.paths.PathOptimizer):
-    """optimize=False: contract left to right."""
-    def __call__(self, inputs, *args, **kwargs):
-        return [(0, 1)] * (len(inputs) - 1)
+# opt_einsum (and the decimal, random, ... it imports) loads on the first einsum, not with
+# jnp: most programs never call it.
+@functools.cache
+def _opt_einsum():
+    import opt_einsum
+    return opt_einsum
+
+
+@functools.cache
+def _unoptimized_class():
+    class Unoptimized(_opt_einsum().paths.PathOptimizer):
+        """optimize=False: contract left to right."""
+        def __call__(self, inputs, *args, **kwargs):
+            return [(0, 1)] * (len(inputs) - 1)
+    return Unoptimized
 
 
 def _path_type(optimize):
-    return "optimal" if optimize is True else _Unoptimized() if optimize is False else optimize
+    return "optimal" if optimize is True else _unoptimized_class()() if optimize is False \
+        else optimize
 
 
 @functools.lru_cache(maxsize=1024)
@@ -341,7 +352,7 @@ def _cached_contractions(subscripts, shapes, optimize):
 
 def _contractions(subscripts, shapes, optimize):
     """opt_einsum's plan as ((operand positions), contracted names, 'in,in->out') steps."""
-    _, steps = opt_einsum.contract_path(subscripts, *shapes, shapes=True, einsum_call=True,
+    _, steps = _opt_einsum().contract_path(subscripts, *shapes, shapes=True, einsum_call=True,
                                         use_blas=True, optimize=_path_type(optimize))
     return tuple((tuple(pos), frozenset(removed), spec) for pos, removed, spec, *_ in steps)
 
@@ -360,7 +371,7 @@ def _plan(subscripts, shapes, optimize):
 def _subscripts_and_operands(subscripts, operands):
     if isinstance(subscripts, str):
         return subscripts, list(operands)
-    spec, ops = opt_einsum.parser.convert_interleaved_input((subscripts, *operands))
+    spec, ops = _opt_einsum().parser.convert_interleaved_input((subscripts, *operands))
     return spec, list(ops)
 
 
@@ -371,9 +382,7 @@ def einsum_path(subscripts, /, *operands, optimize="auto"):
     ...                 optimize="optimal")[0]
     [(1, 2), (0, 1)]
     """
-    optimize = "optimal" if optimize is True else _Unoptimized() if optimize is False \
-        else optimize
-    return opt_einsum.contract_path(subscripts, *operands, optimize=optimize)
+    return _opt_einsum().contract_path(subscripts, *operands, optimize=_path_type(optimize))
 
 
 def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,

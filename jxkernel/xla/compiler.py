@@ -21,7 +21,6 @@ import hashlib
 import os
 import platform as _platform
 import re
-import tempfile
 import threading
 import time
 import warnings
@@ -332,6 +331,7 @@ def _disk_store(path, loaded) -> None:
     try:
         payload = loaded.serialize()
         os.makedirs(folder, exist_ok=True)
+        import tempfile     # here: it loads random and hashlib's sha512, ~0.4 MB; reads skip it
         fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as f:

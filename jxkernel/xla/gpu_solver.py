@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import json
 import threading
 
 import numpy as np
@@ -101,6 +100,7 @@ def _attribute(value) -> str:
     if isinstance(value, np.uint8):
         return f"{int(value)} : ui8"
     if isinstance(value, str):
+        import json      # here: only CUDA kernels with string attributes need it
         return json.dumps(value)
     raise TypeError(f"no FFI attribute for {value!r} (a bool, np.uint8 or str)")
 
