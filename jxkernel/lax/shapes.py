@@ -23,6 +23,7 @@ from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
 # declared in core so that transforms/ can bind them; their rules are here
 from ..core.interpreter_primitives import broadcast_in_dim_p, reshape_p, transpose_p
+from ..core.interpreter_primitives import reduce_sum  # (reductions.py builds on this module)
 from ..core.ir import param_printers
 from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
@@ -130,7 +131,6 @@ param_printers[broadcast_in_dim_p] = _broadcast_in_dim_printer
 
 def _broadcast_in_dim_transpose(ct, operand, *, shape, broadcast_dimensions, sharding=None):
     # sum over the new dimensions and those stretched from size 1; the latter come back
-    from .reductions import reduce_sum  # (reductions imports this module)
     unit_dims = [i for i, d in enumerate(operand.aval.shape) if d == 1]
     kept = {d for i, d in enumerate(broadcast_dimensions) if i not in unit_dims}
     summed = reduce_sum(ct, [d for d in range(len(shape)) if d not in kept])
