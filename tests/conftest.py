@@ -34,3 +34,29 @@ def pytest_sessionfinish(session, exitstatus):
             shutil.rmtree(_CACHE_DIR, ignore_errors=True)
     except OSError:
         pass
+
+
+# The longest tests (pytest prints the 20 slowest at the end of each run) go first. xdist's
+# worksteal hands each worker a run of the list and lets an idle worker take half of another's
+# pending tests; a test already running cannot be taken, so a 40-second test near the end
+# leaves the other worker idle for up to 40 seconds. First, they overlap the many short ones.
+_LONGEST_FIRST = (
+    "test_conformance.py::test_every_program_does_what_known_failures_says",
+    "test_scipy_stats.py::test_values_dtypes_and_weak_types_match_jax",
+    "test_labextension_views_browser.py::",      # whole files: one JupyterLab server each
+    "test_labextension_browser.py::",
+    "test_labextension_sharding_browser.py::",
+    "test_scipy_linalg.py::",
+    "test_scipy_special_extra.py::test_values_and_derivatives_match_jax",
+    "test_layers.py::test_every_module_imports_first",
+    "test_scipy_stats.py::test_against_scipy",
+    "test_lax_special.py::test_values_and_derivatives_match_jax",
+)
+
+
+def pytest_collection_modifyitems(items):
+    def rank(item):
+        name = item.nodeid.rsplit("/", 1)[-1]
+        return next((i for i, prefix in enumerate(_LONGEST_FIRST) if name.startswith(prefix)),
+                    len(_LONGEST_FIRST))
+    items.sort(key=rank)       # stable: the rest keep pytest's order
