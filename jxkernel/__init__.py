@@ -4,12 +4,12 @@
     >>> jax.jit(lambda x: jnp.sin(x) * 2)(jnp.arange(3.0))
     Array([0.       , 1.682942 , 1.8185948], dtype=float32)
 """
-import importlib
 
 from .version import __version__
 from .config import config
 from . import core
 from .core.basearray import Array
+from .core.lazy_names import lazy_names as _lazy_names
 from .core.avals import ShapeDtypeStruct
 from .core.errors import (ConcretizationTypeError, TracerArrayConversionError,
                           TracerBoolConversionError, TracerIntegerConversionError,
@@ -90,16 +90,4 @@ _LAZY.update({n: (f"jxkernel.{module}", n) for module, names in (   # jax.make_m
     ("xla.sharded", ("make_array_from_callback", "make_array_from_single_device_arrays")),
     ("sharding", ("reshard",))) for n in names})
 
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
-
-
-def __getattr__(name):
-    if name not in _LAZY:
-        raise AttributeError(f"module 'jxkernel' has no attribute {name!r}")
-    module, attribute = _LAZY[name]
-    value = importlib.import_module(module)
-    value = value if attribute is None else getattr(value, attribute)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = _lazy_names(__name__, globals(), _LAZY)

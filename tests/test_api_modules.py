@@ -128,12 +128,8 @@ def test_every_lazy_name_is_listed_and_resolves_to_its_modules_object(package):
     import importlib
     module = importlib.import_module(package)
     assert set(module._LAZY) <= set(dir(module))
-    for name, where in module._LAZY.items():
-        if package == "jxkernel":
-            source, attribute = where
-        else:
-            source, attribute = f"{package}.{where or name}", where and name
-        target = importlib.import_module(source)
+    for name, (source, attribute) in module._LAZY.items():
+        target = importlib.import_module(source, package)     # (a leading dot: relative)
         expected = target if attribute is None else getattr(target, attribute)
         assert getattr(module, name) is expected, name
 

@@ -1,6 +1,4 @@
 """jxkernel.lax: the primitives, with JAX's names, params and signatures."""
-import importlib as _importlib
-
 from .elementwise import *  # noqa: F401,F403
 from .elementwise import RoundingMethod, round, abs, max, min, pow, complex  # noqa: F401
 from .conversion import (bitcast_convert_type_p, convert_element_type_p,  # noqa: F401
@@ -41,6 +39,7 @@ from .fft import FftType, fft, fft_p  # noqa: F401,E402  (eager: lax.fft is also
 from .barrier import optimization_barrier, optimization_barrier_p  # noqa: F401,E402
 from .sharding import sharding_constraint_p, with_sharding_constraint  # noqa: F401,E402
 from ..core.vma import pvary_p  # noqa: F401,E402
+from ..core.lazy_names import lazy_names as _lazy_names  # noqa: E402
 
 # What few programs use loads on first use (`lax.conv(...)`, `lax.linalg.qr`), as attributes
 # of the package: `import jxkernel` stays small. Each primitive's rules live in its module,
@@ -60,24 +59,16 @@ _LAZY_MODULES = {
         "zeta", "zeta_p"),
     "solves": ("custom_linear_solve", "custom_root", "linear_solve_p"),
 }
-_LAZY = {name: module for module, names in _LAZY_MODULES.items() for name in names}
-_LAZY["linalg"] = None      # jax.lax.linalg, the module itself
+_LAZY = {name: ("." + module, name) for module, names in _LAZY_MODULES.items() for name in names}
+_LAZY["linalg"] = (".linalg", None)      # jax.lax.linalg, the module itself
+_lazy_getattr, __dir__ = _lazy_names(__name__, globals(), _LAZY)
 
 
 def __getattr__(name):
     if name == "pvary":             # as in JAX 0.10, which removed it
         raise AttributeError("jax.lax.pvary was deprecated in JAX v0.8.2 and removed in JAX "
                              "v0.10.0; use `jax.lax.pcast(..., to='varying')")
-    if name not in _LAZY:
-        raise AttributeError(f"module 'jxkernel.lax' has no attribute {name!r}")
-    module = _importlib.import_module(f"{__name__}.{_LAZY[name] or name}")
-    value = module if _LAZY[name] is None else getattr(module, name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+    return _lazy_getattr(name)
 
 
 __all__ = sorted(n for n in set(globals()) | set(_LAZY) if not n.startswith("_"))

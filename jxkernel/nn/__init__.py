@@ -9,17 +9,9 @@ from .functions import *  # noqa: F401,F403
 from .functions import __all__ as _functions_all
 from .attention import dot_product_attention  # noqa: F401
 from ..numpy import tanh  # noqa: F401
+from ..core.lazy_names import lazy_names as _lazy_names
 
 __all__ = [*_functions_all, "dot_product_attention", "tanh", "initializers"]
 
-
-def __getattr__(name):
-    """`jax.nn.initializers` loads on first use: it needs jax.random, activations do not."""
-    if name == "initializers":
-        import importlib
-        return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | {"initializers"})
+# jax.nn.initializers loads on first use: it needs jax.random, the activations do not
+__getattr__, __dir__ = _lazy_names(__name__, globals(), {"initializers": (".initializers", None)})

@@ -8,8 +8,7 @@ weak types, float32 by default, immutable arrays with `x.at[i].set(v)`).
 Each module below defines `__all__`; this file only gathers them. What few programs use
 loads on first use, as attributes (`_LAZY`): `import jxkernel` stays small.
 """
-import importlib as _importlib
-
+from ..core.lazy_names import lazy_names as _lazy_names
 from .dtypes import *        # noqa: F401,F403  dtype objects, finfo, result_type, ...
 from .creation import *      # noqa: F401,F403  array, zeros, arange, linspace, eye, ...
 from .ufuncs import *        # noqa: F401,F403  elementwise functions, where, clip, ...
@@ -44,21 +43,9 @@ _LAZY_MODULES = {   # each tuple is its module's __all__ (tests/test_api_modules
                 "unpackbits", "frombuffer", "fromstring", "array_str", "array_repr",
                 "iterable"),
 }
-_LAZY = {name: module for module, names in _LAZY_MODULES.items() for name in names}
-_LAZY.update(linalg=None, fft=None)   # jnp.linalg, jnp.fft: the modules themselves
-
-
-def __getattr__(name):
-    if name not in _LAZY:
-        raise AttributeError(f"module 'jxkernel.numpy' has no attribute {name!r}")
-    module = _importlib.import_module(f"{__name__}.{_LAZY[name] or name}")
-    value = module if _LAZY[name] is None else getattr(module, name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+_LAZY = {name: ("." + module, name) for module, names in _LAZY_MODULES.items() for name in names}
+_LAZY.update(linalg=(".linalg", None), fft=(".fft", None))   # jnp.linalg, jnp.fft: the modules
+__getattr__, __dir__ = _lazy_names(__name__, globals(), _LAZY)
 
 
 __all__ = sorted(n for n in set(globals()) | set(_LAZY) if not n.startswith("_"))

@@ -3,15 +3,7 @@ algebra, statistical distributions, optimization, sparse iterative solvers)."""
 from . import special  # noqa: F401
 from . import linalg, stats  # noqa: F401,E402
 from . import optimize, sparse  # noqa: F401,E402
+from ..core.lazy_names import lazy_names as _lazy_names  # noqa: E402
 
-
-def __getattr__(name):
-    """`jxkernel.scipy.signal` loads on first use, as jax.scipy's submodules do."""
-    if name == "signal":
-        import importlib
-        return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | {"signal"})
+# jxkernel.scipy.signal loads on first use, as jax.scipy's submodules do
+__getattr__, __dir__ = _lazy_names(__name__, globals(), {"signal": (".signal", None)})
