@@ -87,13 +87,16 @@ from .transforms.make_jaxpr import make_jaxpr
 from .tree_util import keystr, tree_flatten, tree_flatten_with_path
 
 # The modules `import jxkernel` leaves to first use that define primitives: a name of theirs
-# is a primitive's name even before the first use.
-_LAZY_PRIMITIVE_MODULES = ("lax.linalg", "lax.convolution", "lax.windowed", "lax.special",
-                           "lax.solves", "lax.callbacks", "api.pmap", "api.remat", "random")
+# is a primitive's name even before the first use. (tests/test_registry.py checks that loading
+# these registers every primitive jxkernel defines.)
+LAZY_PRIMITIVE_MODULES = ("lax.linalg", "lax.convolution", "lax.windowed", "lax.special",
+                          "lax.solves", "lax.callbacks", "api.pmap", "api.remat", "api.shard_map",
+                          "random", "export", "export._symbolic_lowering")
 
 
-def _load_the_lazy_primitives():
-    for module in _LAZY_PRIMITIVE_MODULES:
+def load_every_primitive() -> None:
+    """Register every primitive, loading the modules `import jxkernel` leaves to first use."""
+    for module in LAZY_PRIMITIVE_MODULES:
         importlib.import_module(f"jxkernel.{module}")
 
 
@@ -445,7 +448,7 @@ class Stepper(RichView):
         if name in present:
             return name
         if name not in all_primitives:
-            _load_the_lazy_primitives()
+            load_every_primitive()
         if name not in all_primitives:
             close = difflib.get_close_matches(name, list(all_primitives), n=3)
             hint = f" (did you mean {', '.join(map(repr, close))}?)" if close else ""

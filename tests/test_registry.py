@@ -1,16 +1,17 @@
 """Every primitive has every rule it needs: a registry check over all of them, so a primitive
 cannot land half done."""
+import subprocess
+import sys
+import textwrap
+
 import pytest
 
 import jxkernel  # noqa: F401  (registers the primitives)
-import jxkernel.numpy  # noqa: F401
-import jxkernel.random  # noqa: F401
-# modules `import jxkernel` leaves to first use, each registering its own primitives
-import jxkernel.api.pmap, jxkernel.api.remat, jxkernel.lax.callbacks  # noqa: F401,E401
-import jxkernel.lax.convolution, jxkernel.lax.linalg, jxkernel.lax.solves  # noqa: F401,E401
-import jxkernel.lax.special, jxkernel.lax.windowed  # noqa: F401,E401
+from jxkernel.stepper import load_every_primitive
 from jxkernel.core.primitive import (abstract_eval_rules, all_primitives, axis_batching_rules,
                                      batching_rules, jvp_rules, lowering_rules, transpose_rules)
+
+load_every_primitive()      # the modules `import jxkernel` leaves to first use
 
 # Linear (in at least one operand) primitives need a transpose rule for reverse mode.
 LINEAR = """add sub neg mul div convert_element_type reduce_sum broadcast_in_dim reshape squeeze
@@ -43,3 +44,23 @@ def test_primitive_has_every_rule(name):
 def test_the_lists_name_real_primitives():
     assert set(LINEAR) <= set(all_primitives)
     assert len(PRIMITIVES) > 100
+
+
+def test_loading_every_primitive_misses_none():
+    # the stepper looks primitives up by name, after load_every_primitive(): a new lazily
+    # loaded module that defines primitives must join its list
+    code = textwrap.dedent("""
+        import importlib, pkgutil, jxkernel
+        from jxkernel.core.primitive import all_primitives
+        from jxkernel.stepper import load_every_primitive
+        load_every_primitive()
+        loaded = set(all_primitives)
+        for m in pkgutil.walk_packages(jxkernel.__path__, "jxkernel."):
+            if not m.name.endswith("__main__") and ".labextension" not in m.name:
+                importlib.import_module(m.name)
+        print(sorted(set(all_primitives) - loaded))
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split("\n")[-2] == "[]", done.stdout
