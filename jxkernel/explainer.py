@@ -83,7 +83,7 @@ import re
 from ._hlo_text import collectives, parse_hlo
 from .core.avals import ShapedArray, ShapeDtypeStruct
 from .core.ir import ClosedJaxpr, Jaxpr, Names, pp_eqn, pp_toplevel
-from .lax.sharding import NeedsMesh
+from .xla.lowering import NeedsMesh
 from .rich_view import RichView
 from .sharding_view import collective_json, collectives_html, collectives_text
 from .transforms.jit import Jitted, jit

@@ -50,7 +50,7 @@ from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ..core.trace import Tracer, set_current_trace
 from ..transforms import batch_util as bu
 from ..transforms.ad_util import Zero, instantiate, is_undefined
-from ..lax.sharding import NeedsMesh
+from ..xla.lowering import NeedsMesh
 from ..lax.elementwise import div
 from ..lax.parallel import psum_p
 from ..lax.shapes import expand_dims, squeeze
