@@ -10,7 +10,8 @@ import numpy as np
 from .core import dtypes as _core
 from .core.dtypes import TypePromotionError, extended, prng_key  # noqa: F401
 from .transforms.ad_util import float0
-from .numpy.dtypes import bfloat16, finfo, iinfo, issubdtype, result_type
+from .numpy.dtypes import finfo, iinfo, issubdtype, result_type
+from .numpy.scalar_types import bfloat16
 
 __all__ = ["bfloat16", "canonicalize_dtype", "extended", "finfo", "float0", "iinfo",
            "issubdtype", "itemsize_bits", "prng_key", "result_type", "scalar_type_of",

@@ -225,9 +225,9 @@ def test_jaxpr_floor_divide_is_a_nested_jit():
 
 # ---------------------------------------------------------------- docstring examples
 @pytest.mark.parametrize("module", [
-    "jxkernel.numpy.dtypes", "jxkernel.numpy.creation", "jxkernel.numpy.ufuncs",
-    "jxkernel.numpy.array_methods", "jxkernel.numpy.util", "jxkernel.nn.functions",
-    "jxkernel.scipy.special"])
+    "jxkernel.numpy.dtypes", "jxkernel.numpy.scalar_types", "jxkernel.numpy.creation",
+    "jxkernel.numpy.ranges", "jxkernel.numpy.ufuncs", "jxkernel.numpy.array_methods",
+    "jxkernel.numpy.util", "jxkernel.nn.functions", "jxkernel.scipy.special"])
 def test_docstring_examples(module):
     import jxkernel.nn as nn
     from jxkernel.scipy import special

@@ -1,8 +1,6 @@
-"""jnp's dtype API: scalar types (`jnp.float32(2)` is an Array), JAX's promotion lattice
-(`result_type`, `promote_types`), and dtype predicates.
+"""jnp's dtype API: JAX's promotion lattice (`result_type`, `promote_types`), dtype
+predicates, finfo/iinfo (the scalar types, `jnp.float32`..., are in scalar_types.py).
 
-    >>> jnp.float32(2)
-    Array(2., dtype=float32)
     >>> jnp.result_type(jnp.int8, 2.0), jnp.promote_types(jnp.uint8, jnp.int8)
     (dtype('float32'), dtype('int16'))
 
@@ -26,9 +24,7 @@ from ..core import dtypes as _core
 from ..core.avals import ShapedArray
 
 __all__ = [
-    "object_", "ComplexWarning", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "bfloat16", "float16", "float32", "float64", "complex64", "complex128", "int_", "uint",
-    "float_", "complex_", "single", "double", "csingle", "cdouble",
+    "object_", "ComplexWarning",
     "dtype", "generic", "number", "inexact", "floating", "integer", "signedinteger",
     "unsignedinteger", "complexfloating", "character", "flexible",
     "result_type", "promote_types", "can_cast", "issubdtype", "isdtype", "finfo", "iinfo",
@@ -38,9 +34,11 @@ __all__ = [
 ]
 
 
-# ---------------------------------------------------------------- scalar types
-class _ScalarMeta(type):
-    """What `jnp.float32` is: usable as a dtype, and calling it makes a 0-d (or n-d) Array."""
+# ---------------------------------------------------------------- scalar types as dtypes
+class _DtypeClass(type):
+    """What makes `jnp.float32` usable as a dtype. Its subclass scalar_types._ScalarMeta adds
+    the call that makes an Array; this half lives here for the predicates below to recognise
+    it (scalar_types imports creation, which imports this module)."""
     dtype: np.dtype
 
     @property
@@ -56,34 +54,12 @@ class _ScalarMeta(type):
     def __ne__(cls, other):
         return not cls == other
 
-    def __call__(cls, x):
-        from .creation import asarray  # (creation imports this module)
-        return asarray(x, dtype=cls.dtype)
-
     def __instancecheck__(cls, instance):
         return isinstance(instance, cls.dtype.type)
 
 
-def _scalar_type(np_type) -> _ScalarMeta:
-    name = np.dtype(np_type).name
-    t = _ScalarMeta(name if name != "bool" else "bool_", (object,), {"dtype": np.dtype(np_type)})
-    t.__module__ = "jxkernel.numpy"
-    t.__doc__ = f"A jxkernel scalar constructor of type {name}: returns an Array, as in JAX."
-    return t
-
-
-bool_ = _scalar_type(np.bool_)
 object_ = np.object_                # for dtype checks only, as in JAX
 ComplexWarning = np.exceptions.ComplexWarning
-int8, int16, int32, int64 = map(_scalar_type, (np.int8, np.int16, np.int32, np.int64))
-uint8, uint16, uint32, uint64 = map(_scalar_type, (np.uint8, np.uint16, np.uint32, np.uint64))
-bfloat16 = _scalar_type(ml_dtypes.bfloat16)
-float16 = _scalar_type(np.float16)
-float32 = single = _scalar_type(np.float32)
-float64 = double = _scalar_type(np.float64)
-complex64 = csingle = _scalar_type(np.complex64)
-complex128 = cdouble = _scalar_type(np.complex128)
-int_, uint, float_, complex_ = int64, uint64, float64, complex128
 
 
 # ---------------------------------------------------------------- the lattice
@@ -122,7 +98,7 @@ def dtype_and_weak(x) -> tuple:
     if t is ShapedArray:
         return x.dtype, x.weak_type
     aval = getattr(x, "aval", None)                      # Array, Tracer, ShapeDtypeStruct
-    if aval is not None and t is not _ScalarMeta:
+    if aval is not None:
         return aval.dtype, aval.weak_type
     if x is int or x is float or x is complex:           # the Python types stand for weak
         return _core.canonicalize_dtype(_PY_DTYPES[x]), True
@@ -274,7 +250,7 @@ def isdtype(dtype, kind) -> bool:
 
 
 def _as_np_dtype(x):
-    if isinstance(x, _ScalarMeta):
+    if isinstance(x, _DtypeClass):
         return x.dtype
     return x.dtype if hasattr(x, "aval") or isinstance(x, np.ndarray) else x
 

@@ -1,4 +1,5 @@
-"""Functions built on indexing: take, take_along_axis, put, put_along_axis, choose, and
+"""Functions built on indexing: take, take_along_axis, put, put_along_axis, choose, repeat
+(a take of repeated indices), diagonal (a gather) with diag and diagflat, and
 the index-array builders ix_, indices, unravel_index, ravel_multi_index and the
 diagonal/triangle indices; the index-expression helpers mgrid, ogrid, r_, c_ (arrays from
 slice notation) and s_, index_exp (NumPy's own, as in JAX).
@@ -10,6 +11,7 @@ Like x[idx], each is one gather or scatter (indexing.py) where it can be.
 """
 from __future__ import annotations
 
+import builtins
 import operator
 
 import numpy as np
@@ -19,16 +21,19 @@ from ..core import dtypes
 from ..core.errors import ConcretizationTypeError
 from ..lax import conversion
 from . import util
-from .creation import _concrete, arange, array, linspace, meshgrid
+from .creation import _concrete, arange, array, meshgrid
 from .indexing import GatherScatterMode, _concrete_value, _normalize, _scatter_update, getitem
-from .manipulation import (broadcast_arrays, broadcast_shapes, concatenate, expand_dims, ravel,
-                           resize, stack, transpose)
+from .manipulation import (_asarray, _dtype, _full, _shape, _slice_axis, _zeros_like,
+                           broadcast_arrays, broadcast_shapes, broadcast_to, concatenate,
+                           expand_dims, moveaxis, ravel, resize, stack, transpose)
+from .ranges import linspace
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
 
 __all__ = ["take", "take_along_axis", "put", "put_along_axis", "choose", "ix_", "indices",
            "unravel_index", "ravel_multi_index", "diag_indices", "diag_indices_from",
            "tril_indices", "triu_indices", "tril_indices_from", "triu_indices_from",
-           "mgrid", "ogrid", "r_", "c_", "s_", "index_exp"]
+           "mgrid", "ogrid", "r_", "c_", "s_", "index_exp", "repeat", "diagonal", "diag",
+           "diagflat"]
 
 
 # ------------------------------------------------------------------ take, take_along_axis, put
@@ -219,6 +224,116 @@ def choose(a, choices, out=None, mode="raise"):
         raise ValueError(f"mode={mode!r} not understood. Must be 'raise', 'wrap', or 'clip'")
     a, *choices = broadcast_arrays(a, *choices)
     return getitem(stack(choices), (a,) + _indices(aval_of(a).shape, sparse=True))
+
+
+# ------------------------------------------------------------------ repeat, diagonals
+def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | None = None,
+           out_sharding=None):
+    """Each element of `a` repeated `repeats` times (an int, or one count per element)
+    along `axis`; traced counts need a static `total_repeat_length`.
+
+    >>> jnp.repeat(jnp.array([1, 2]), jnp.array([1, 3]))
+    Array([1, 2, 2, 2], dtype=int32)
+    """
+    check_arraylike("repeat", a, *(() if type(repeats) is int else (repeats,)))
+    a = ensure_array(a)
+    if axis is None:
+        a, axis = ravel(a), 0
+    shp = _shape(a)
+    axis = canonicalize_axis(operator.index(axis), builtins.max(len(shp), 1))
+    if total_repeat_length is None:
+        reps = _concrete_value(repeats)
+        if reps is None:
+            raise ConcretizationTypeError(
+                repeats, "When jit-compiling jnp.repeat, the total number of repeats must be "
+                "static. To fix this, either specify a static value for `repeats`, or pass a "
+                "static value to `total_repeat_length`.\n")
+        if reps.ndim == 0 and shp:     # one count for all: broadcast along a new axis
+            r = int(reps)
+            out = lax.broadcast_in_dim(a, shp[:axis + 1] + (r,) + shp[axis + 1:],
+                                       tuple(i for i in range(len(shp) + 1) if i != axis + 1))
+            return lax.reshape(out, shp[:axis] + (shp[axis] * r,) + shp[axis + 1:])
+        reps = np.ravel(reps)
+        if not shp:
+            if reps.shape != (1,):
+                raise ValueError("`repeat` with a scalar parameter `a` is only implemented for "
+                                 "scalar values of the parameter `repeats`.")
+            return _full_like_value(a, (int(reps[0]),))
+        reps = np.broadcast_to(reps, (shp[axis],))
+        idx = np.repeat(np.arange(shp[axis], dtype=np.int32), reps)
+        return take(a, idx, axis=axis)
+    total = operator.index(total_repeat_length)
+    repeats = ravel(ensure_array(repeats))
+    if not shp:
+        if _shape(repeats) != (1,):
+            raise ValueError("`repeat` with a scalar parameter `a` is only implemented for "
+                             "scalar values of the parameter `repeats`.")
+        return _full_like_value(a, (total,))
+    if total == 0:
+        return _full(shp[:axis] + (0,) + shp[axis + 1:], 0, _dtype(a))
+    if shp[axis] == 0:
+        return a
+    repeats = broadcast_to(repeats, (shp[axis],))
+    # mark where each element's block starts, then a running count gives its index
+    starts = lax.cumsum(lax.concatenate(
+        [np.zeros((1,), _dtype(repeats)), _slice_axis(repeats, 0, -1, 0)], 0))
+    marks = _scatter_update(_full((total,), 0, np.dtype(np.int32)), starts, np.int32(1),
+                            lax.scatter_add)
+    idx = lax.sub(lax.cumsum(marks), np.int32(1))
+    return take(a, idx, axis=axis)
+
+
+def _full_like_value(a, shape):
+    return lax.broadcast_in_dim(a, shape, ())
+
+
+def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
+    """The `offset`-th diagonal of `a` in the plane (axis1, axis2), as the last axis.
+
+    >>> jnp.diagonal(jnp.arange(9).reshape(3, 3), 1)
+    Array([1, 5], dtype=int32)
+    """
+    a = _asarray("diagonal", a)
+    shp = _shape(a)
+    if len(shp) < 2:
+        raise ValueError("diagonal requires an array of at least two dimensions.")
+    offset = operator.index(offset)
+    ax1, ax2 = canonicalize_axis(axis1, len(shp)), canonicalize_axis(axis2, len(shp))
+    a = moveaxis(a, (ax1, ax2), (-2, -1))
+    n = builtins.max(0, builtins.min(shp[ax1] + builtins.min(offset, 0),
+                                     shp[ax2] - builtins.max(offset, 0)))
+    i = np.arange(n, dtype=np.int32)
+    j = np.arange(abs(offset), abs(offset) + n, dtype=np.int32)
+    return getitem(a, (Ellipsis, i, j) if offset >= 0 else (Ellipsis, j, i))
+
+
+def diag(v, k: int = 0):
+    """The k-th diagonal of a 2-D array, or a 2-D array with 1-D `v` on its k-th diagonal.
+
+    >>> jnp.diag(jnp.array([1, 2]))
+    Array([[1, 0],
+           [0, 2]], dtype=int32)
+    """
+    v = _asarray("diag", v)
+    k = operator.index(k)
+    shp = _shape(v)
+    if len(shp) == 2:
+        return diagonal(v, offset=k)
+    if len(shp) != 1:
+        raise ValueError("diag input must be 1d or 2d")
+    n = shp[0] + abs(k)
+    zero = np.zeros((), _dtype(v))
+    v = lax.pad(v, zero, ((builtins.max(0, -k), builtins.max(0, k), 0),))
+    rows = lax.broadcasted_iota(np.int32, (n, n), 0)
+    cols = lax.broadcasted_iota(np.int32, (n, n), 1)
+    mask = lax.eq(lax.add(rows, np.int32(k)), cols)
+    return lax.select(mask, lax.broadcast_in_dim(v, (n, n), (0,)), _zeros_like(
+        lax.broadcast_in_dim(v, (n, n), (0,))))
+
+
+def diagflat(v, k: int = 0):
+    """A 2-D array with the flattened `v` on its k-th diagonal."""
+    return diag(ravel(_asarray("diagflat", v)), k)
 
 
 # ------------------------------------------------------------------ index arrays

@@ -23,7 +23,7 @@ from .. import lax
 from ..core import dtypes
 from ..lax import linalg as lax_linalg
 from ..transforms.custom_derivatives import custom_jvp
-from . import creation, index_tricks, manipulation, products, reductions, ufuncs
+from . import creation, index_tricks, manipulation, products, reductions, ufuncs, util
 from .util import ensure_arraylike, jnp_jit, promote_dtypes_inexact
 
 __all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
@@ -282,7 +282,7 @@ def _slogdet_lu(a):
     # sign: the permutation's parity times the signs (phases) of U's diagonal
     dtype = a.dtype
     lu, pivots, _ = lax_linalg.lu(a)
-    diag = manipulation.diagonal(lu, axis1=-2, axis2=-1)
+    diag = index_tricks.diagonal(lu, axis1=-2, axis2=-1)
     is_zero = reductions.any(diag == creation.array(0, dtype=dtype), axis=-1)
     parity = _parity(pivots, a.shape[-1])
     if dtypes.is_complex(dtype):
@@ -290,9 +290,9 @@ def _slogdet_lu(a):
     else:
         sign = creation.array(1, dtype=dtype)
         parity = parity + reductions.count_nonzero(diag < 0, axis=-1)
-    sign = ufuncs.where(is_zero, creation.array(0, dtype=dtype),
+    sign = util.where(is_zero, creation.array(0, dtype=dtype),
                         sign * creation.array(-2 * (parity % 2) + 1, dtype=dtype))
-    logdet = ufuncs.where(is_zero, creation.array(-np.inf, dtype=dtype),
+    logdet = util.where(is_zero, creation.array(-np.inf, dtype=dtype),
                           reductions.sum(ufuncs.log(ufuncs.abs(diag)).astype(dtype), axis=-1))
     return sign, ufuncs.real(logdet)
 
@@ -305,10 +305,10 @@ def _slogdet_qr(a):
         raise NotImplementedError("slogdet method='qr' not implemented for complex inputs")
     n = a.shape[-1]
     a, taus = lax_linalg.geqrf(a)
-    a_diag = manipulation.diagonal(a, axis1=-2, axis2=-1)
+    a_diag = index_tricks.diagonal(a, axis1=-2, axis2=-1)
     log_abs_det = reductions.sum(ufuncs.log(ufuncs.abs(a_diag)), axis=-1)
     sign_diag = reductions.prod(ufuncs.sign(a_diag), axis=-1)
-    sign_taus = reductions.prod(ufuncs.where(taus[..., :(n - 1)] != 0, -1, 1),
+    sign_taus = reductions.prod(util.where(taus[..., :(n - 1)] != 0, -1, 1),
                                 axis=-1).astype(sign_diag.dtype)
     return sign_diag * sign_taus, log_abs_det
 
@@ -319,7 +319,7 @@ def _slogdet_jvp(primals, tangents):
     sign, ans = slogdet(x)
     # (JAX calls solve here; a custom_jvp function applied to a tangent does not transpose
     # in jxkernel yet, so the LU solve is written out)
-    ans_dot = manipulation.trace(_lu_solve(x, g), axis1=-1, axis2=-2)
+    ans_dot = reductions.trace(_lu_solve(x, g), axis1=-1, axis2=-2)
     sign_dot, ans_dot = _complex_sign_dot(ans_dot, sign, x)
     return (sign, ans), (sign_dot, ans_dot)
 
@@ -364,7 +364,7 @@ def _cofactor_solve(a, b):
     batch = np.broadcast_shapes(lu.shape[:-2], b.shape[:-2])
     x = manipulation.broadcast_to(b, (*batch, *b.shape[-2:]))
     lu = manipulation.broadcast_to(lu, (*batch, *lu.shape[-2:]))
-    diag = manipulation.diagonal(lu, axis1=-2, axis2=-1)
+    diag = index_tricks.diagonal(lu, axis1=-2, axis2=-1)
     sign = creation.asarray(-2 * (_parity(pivots, n) % 2) + 1, dtype=dtype)
     # partial_det[..., -1] is det(a); partial_det[..., -2] is det(u) / u_nn
     partial_det = reductions.cumprod(diag, axis=-1) * sign[..., None]
@@ -374,13 +374,13 @@ def _cofactor_solve(a, b):
     d = lax_linalg.triangular_solve(lu, d, left_side=True, lower=False)
     d = reductions.any(ufuncs.logical_or(ufuncs.isnan(d), ufuncs.isinf(d)), axis=-1)
     d = d[..., None, None]
-    x = ufuncs.where(d, creation.zeros_like(x), x)                 # first filter
+    x = util.where(d, creation.zeros_like(x), x)                 # first filter
     x = index_tricks.take_along_axis(x, permutation[..., None], axis=-2)
     x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
     x = manipulation.concatenate((x[..., :-1, :] * partial_det[..., -1, None, None],
                                   x[..., -1:, :]), axis=-2)
     x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=False)
-    x = ufuncs.where(d, creation.zeros_like(x), x)                 # second filter
+    x = util.where(d, creation.zeros_like(x), x)                 # second filter
     return partial_det[..., -1], x
 
 
@@ -394,7 +394,7 @@ def _det(a):
 def _det_jvp(primals, tangents):
     # d det(a) = trace(adj(a) da), by _cofactor_solve (defined for singular a too)
     y, z = _cofactor_solve(primals[0], tangents[0])
-    return y, manipulation.trace(z, axis1=-1, axis2=-2)
+    return y, reductions.trace(z, axis1=-1, axis2=-2)
 
 
 @jnp_jit
@@ -602,7 +602,7 @@ def _pinv_impl(a, rtol=None, hermitian=False):
     u, s, vh = svd(arr, full_matrices=False, hermitian=hermitian)
     rtol = lax.expand_dims(rtol[..., None], range(s.ndim - rtol.ndim - 1))
     cutoff = rtol * s[..., 0:1]
-    s = ufuncs.where(s > cutoff, s, np.inf).astype(u.dtype)
+    s = util.where(s > cutoff, s, np.inf).astype(u.dtype)
     res = _hi(vh.mT, ufuncs.divide(u.mT, s[..., None]))
     return lax.convert_element_type(res, arr.dtype)
 
@@ -652,12 +652,12 @@ def _lstsq(a, b, rcond, *, numpy_resid=False):
         if rcond is None:
             rcond = float(dtypes.finfo(dtype).eps) * max(n, m)
         else:
-            rcond = ufuncs.where(rcond < 0, dtypes.finfo(dtype).eps, rcond)
+            rcond = util.where(rcond < 0, dtypes.finfo(dtype).eps, rcond)
         u, s, vt = svd(a, full_matrices=False)
         mask = (s > 0) & (s >= creation.array(rcond, dtype=s.dtype) * s[0])
         rank = mask.sum()
-        safe_s = ufuncs.where(mask, s, 1).astype(a.dtype)
-        s_inv = ufuncs.where(mask, 1 / safe_s, 0)[:, None]
+        safe_s = util.where(mask, s, 1).astype(a.dtype)
+        s_inv = util.where(mask, 1 / safe_s, 0)[:, None]
         uTb = _hi(u.conj().T, b)
         x = _hi(vt.conj().T, s_inv * uTb)
     # NumPy returns empty residuals in some cases; to allow compilation, full ones by default
@@ -709,7 +709,7 @@ def cond(x, p=None):
                              f"arr.shape={arr.shape}")
         r = norm(x, ord=p, axis=(-2, -1)) * norm(inv(x), ord=p, axis=(-2, -1))
     # NaNs become infs where the input had none
-    return ufuncs.where(ufuncs.isnan(r) & ~ufuncs.isnan(x).any(axis=(-2, -1)), np.inf, r)
+    return util.where(ufuncs.isnan(r) & ~ufuncs.isnan(x).any(axis=(-2, -1)), np.inf, r)
 
 
 def multi_dot(arrays, *, precision=None):
@@ -806,13 +806,13 @@ def matrix_transpose(x, /):
 def diagonal(x, /, *, offset: int = 0):
     """The diagonals of the last two axes.  ``diagonal(jnp.eye(2))`` is [1., 1.]."""
     x = ensure_arraylike("jnp.linalg.diagonal", x)
-    return manipulation.diagonal(x, offset=offset, axis1=-2, axis2=-1)
+    return index_tricks.diagonal(x, offset=offset, axis1=-2, axis2=-1)
 
 
 def trace(x, /, *, offset: int = 0, dtype=None):
     """The traces of the last two axes.  ``trace(jnp.eye(2))`` is 2."""
     x = ensure_arraylike("jnp.linalg.trace", x)
-    return manipulation.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
+    return reductions.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
 
 
 def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):

@@ -1,6 +1,6 @@
 """Shape manipulation: reshape, transpose, joining and splitting, broadcasting, flips and
-rolls, tiling and repeating, triangles and diagonals — each a few lax ops (and padding,
-in pad.py).
+rolls, tiling, triangles — each a few lax ops (padding is in pad.py; repeat and diagonals,
+which gather, in index_tricks.py).
 
     >>> jnp.stack([jnp.arange(3), jnp.ones(3, int)], axis=1).shape
     (3, 2)
@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes
-from ..core.errors import ConcretizationTypeError, aval_text
+from ..core.errors import aval_text
 from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.trace import Tracer
 from ..lax import conversion
@@ -31,9 +31,8 @@ __all__ = ["reshape", "ravel", "transpose", "permute_dims", "swapaxes", "moveaxi
            "rollaxis", "expand_dims", "squeeze", "concatenate", "concat", "stack", "unstack",
            "hstack", "vstack", "dstack", "column_stack", "split", "array_split", "hsplit",
            "vsplit", "dsplit", "broadcast_to", "broadcast_arrays", "broadcast_shapes", "flip",
-           "fliplr", "flipud", "roll", "rot90", "tile", "repeat", "tril", "triu",
-           "diag", "diagonal", "diagflat", "trace", "atleast_1d", "atleast_2d",
-           "atleast_3d", "shape", "ndim", "size", "append", "resize"]
+           "fliplr", "flipud", "roll", "rot90", "tile", "tril", "triu", "atleast_1d",
+           "atleast_2d", "atleast_3d", "shape", "ndim", "size", "append", "resize"]
 
 
 # ------------------------------------------------------------------ small helpers
@@ -561,7 +560,7 @@ def rot90(m, k: int = 1, axes: tuple = (0, 1)):
     return transpose(flip(m, ax2), perm) if k == 1 else flip(transpose(m, perm), ax2)
 
 
-# ------------------------------------------------------------------ tile, repeat, resize
+# ------------------------------------------------------------------ tile, resize
 def tile(A, reps):
     """`A` repeated `reps` times along each axis (as a broadcast plus a reshape).
 
@@ -580,77 +579,6 @@ def tile(A, reps):
     return lax.reshape(out, tuple(r * d for r, d in zip(reps, shp)))
 
 
-def _concrete(x):
-    """The NumPy value of `x` if it is known while tracing, else None."""
-    if isinstance(x, Tracer):
-        v = x.to_concrete_value()
-        return None if v is None else np.asarray(v)
-    return np.asarray(x)
-
-
-def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | None = None,
-           out_sharding=None):
-    """Each element of `a` repeated `repeats` times (an int, or one count per element)
-    along `axis`; traced counts need a static `total_repeat_length`.
-
-    >>> jnp.repeat(jnp.array([1, 2]), jnp.array([1, 3]))
-    Array([1, 2, 2, 2], dtype=int32)
-    """
-    check_arraylike("repeat", a, *(() if type(repeats) is int else (repeats,)))
-    a = ensure_array(a)
-    if axis is None:
-        a, axis = ravel(a), 0
-    shp = _shape(a)
-    axis = canonicalize_axis(operator.index(axis), builtins.max(len(shp), 1))
-    if total_repeat_length is None:
-        reps = _concrete(repeats)
-        if reps is None:
-            raise ConcretizationTypeError(
-                repeats, "When jit-compiling jnp.repeat, the total number of repeats must be "
-                "static. To fix this, either specify a static value for `repeats`, or pass a "
-                "static value to `total_repeat_length`.\n")
-        if reps.ndim == 0 and shp:     # one count for all: broadcast along a new axis
-            r = int(reps)
-            out = lax.broadcast_in_dim(a, shp[:axis + 1] + (r,) + shp[axis + 1:],
-                                       tuple(i for i in range(len(shp) + 1) if i != axis + 1))
-            return lax.reshape(out, shp[:axis] + (shp[axis] * r,) + shp[axis + 1:])
-        reps = np.ravel(reps)
-        if not shp:
-            if reps.shape != (1,):
-                raise ValueError("`repeat` with a scalar parameter `a` is only implemented for "
-                                 "scalar values of the parameter `repeats`.")
-            return _full_like_value(a, (int(reps[0]),))
-        reps = np.broadcast_to(reps, (shp[axis],))
-        from .index_tricks import take  # (index_tricks imports this module)
-        idx = np.repeat(np.arange(shp[axis], dtype=np.int32), reps)
-        return take(a, idx, axis=axis)
-    total = operator.index(total_repeat_length)
-    repeats = ravel(ensure_array(repeats))
-    if not shp:
-        if _shape(repeats) != (1,):
-            raise ValueError("`repeat` with a scalar parameter `a` is only implemented for "
-                             "scalar values of the parameter `repeats`.")
-        return _full_like_value(a, (total,))
-    if total == 0:
-        return _full(shp[:axis] + (0,) + shp[axis + 1:], 0, _dtype(a))
-    if shp[axis] == 0:
-        return a
-    from .index_tricks import take  # (both import this module)
-    from .indexing import _scatter_update
-    repeats = broadcast_to(repeats, (shp[axis],))
-    # mark where each element's block starts, then a running count gives its index
-    starts = lax.cumsum(lax.concatenate(
-        [np.zeros((1,), _dtype(repeats)), _slice_axis(repeats, 0, -1, 0)], 0))
-    marks = _scatter_update(_full((total,), 0, np.dtype(np.int32)), starts, np.int32(1),
-                            lax.scatter_add)
-    idx = lax.sub(lax.cumsum(marks), np.int32(1))
-    return take(a, idx, axis=axis)
-
-
-def _full_like_value(a, shape):
-    return lax.broadcast_in_dim(a, shape, ())
-
-
 def resize(a, new_shape):
     """`a` flattened, repeated as needed and cut to `new_shape` (NumPy's resize)."""
     a = ravel(_asarray("resize", a))
@@ -662,7 +590,7 @@ def resize(a, new_shape):
     return lax.reshape(_slice_axis(tile(a, reps), 0, total, 0), new_shape)
 
 
-# ------------------------------------------------------------------ triangles and diagonals
+# ------------------------------------------------------------------ triangles
 def _tri_mask(n: int, m: int, k: int):
     """bool[n, m]: True where column <= row + k (what jnp.tri gives)."""
     rows = lax.broadcasted_iota(np.int32, (n, m), 0)
@@ -695,79 +623,6 @@ def triu(m, k: int = 0):
     mask = lax.broadcast_in_dim(_tri_mask(*shp[-2:], operator.index(k) - 1), shp,
                                 (len(shp) - 2, len(shp) - 1))
     return lax.select(mask, _zeros_like(m), m)
-
-
-def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
-    """The `offset`-th diagonal of `a` in the plane (axis1, axis2), as the last axis.
-
-    >>> jnp.diagonal(jnp.arange(9).reshape(3, 3), 1)
-    Array([1, 5], dtype=int32)
-    """
-    a = _asarray("diagonal", a)
-    shp = _shape(a)
-    if len(shp) < 2:
-        raise ValueError("diagonal requires an array of at least two dimensions.")
-    offset = operator.index(offset)
-    ax1, ax2 = canonicalize_axis(axis1, len(shp)), canonicalize_axis(axis2, len(shp))
-    a = moveaxis(a, (ax1, ax2), (-2, -1))
-    n = builtins.max(0, builtins.min(shp[ax1] + builtins.min(offset, 0),
-                                     shp[ax2] - builtins.max(offset, 0)))
-    i = np.arange(n, dtype=np.int32)
-    j = np.arange(abs(offset), abs(offset) + n, dtype=np.int32)
-    from .indexing import getitem  # (indexing imports this module)
-    return getitem(a, (Ellipsis, i, j) if offset >= 0 else (Ellipsis, j, i))
-
-
-def diag(v, k: int = 0):
-    """The k-th diagonal of a 2-D array, or a 2-D array with 1-D `v` on its k-th diagonal.
-
-    >>> jnp.diag(jnp.array([1, 2]))
-    Array([[1, 0],
-           [0, 2]], dtype=int32)
-    """
-    v = _asarray("diag", v)
-    k = operator.index(k)
-    shp = _shape(v)
-    if len(shp) == 2:
-        return diagonal(v, offset=k)
-    if len(shp) != 1:
-        raise ValueError("diag input must be 1d or 2d")
-    n = shp[0] + abs(k)
-    zero = np.zeros((), _dtype(v))
-    v = lax.pad(v, zero, ((builtins.max(0, -k), builtins.max(0, k), 0),))
-    rows = lax.broadcasted_iota(np.int32, (n, n), 0)
-    cols = lax.broadcasted_iota(np.int32, (n, n), 1)
-    mask = lax.eq(lax.add(rows, np.int32(k)), cols)
-    return lax.select(mask, lax.broadcast_in_dim(v, (n, n), (0,)), _zeros_like(
-        lax.broadcast_in_dim(v, (n, n), (0,))))
-
-
-def diagflat(v, k: int = 0):
-    """A 2-D array with the flattened `v` on its k-th diagonal."""
-    return diag(ravel(_asarray("diagflat", v)), k)
-
-
-def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=None):
-    """The sum along the `offset`-th diagonal in the plane (axis1, axis2).
-
-    >>> jnp.trace(jnp.eye(3))
-    Array(3., dtype=float32)
-    """
-    a = _asarray("trace", a)
-    if out is not None:
-        raise NotImplementedError("The 'out' argument to jnp.trace is not supported.")
-    shp = _shape(a)
-    ax1, ax2 = canonicalize_axis(axis1, len(shp)), canonicalize_axis(axis2, len(shp))
-    if ax1 == ax2:
-        raise ValueError(f"axis1 and axis2 can not be same. axis1={axis1} and axis2={axis2}")
-    a = moveaxis(a, (ax1, ax2), (-2, -1))
-    n, m = _shape(a)[-2:]
-    rows = lax.broadcasted_iota(np.int32, (n, m), 0)
-    cols = lax.broadcasted_iota(np.int32, (n, m), 1)
-    mask = lax.broadcast_in_dim(lax.eq(lax.add(rows, np.int32(operator.index(offset))), cols),
-                                _shape(a), (len(shp) - 2, len(shp) - 1))
-    from .reductions import sum as _sum  # (reductions imports this module)
-    return _sum(lax.select(mask, a, _zeros_like(a)), axis=(-2, -1), dtype=dtype)
 
 
 # ------------------------------------------------------------------ atleast_nd, shape info

@@ -20,9 +20,9 @@ from ..core.errors import ConcretizationTypeError
 from ..core.trace import Tracer
 from ..lax import conversion
 from . import reductions
-from .creation import linspace
-from .manipulation import (_asarray, _dtype, _index_axis, _shape, _slice_axis, broadcast_to,
-                           repeat)
+from .index_tricks import repeat
+from .manipulation import _asarray, _dtype, _index_axis, _shape, _slice_axis, broadcast_to
+from .ranges import linspace
 from .util import aval_of, ensure_array
 
 __all__ = ["pad"]

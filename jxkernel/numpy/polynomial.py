@@ -21,7 +21,8 @@ from .convolution import convolve
 from .creation import _concrete, arange, array, full, ones, zeros
 from .dtypes import finfo
 from .editing import trim_zeros, trim_zeros_tol
-from .manipulation import atleast_1d, concatenate, diag, roll
+from .index_tricks import diag
+from .manipulation import atleast_1d, concatenate, roll
 from .products import dot, outer
 from .reductions import all as _all
 from .reductions import argmin

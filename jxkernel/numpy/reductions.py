@@ -1,5 +1,5 @@
-"""Reductions: sum, prod, max, min, any, all, mean, var, std, argmax, cumulative sums,
-quantiles and their nan- variants, with JAX's dtype rules.
+"""Reductions: sum, prod, max, min, any, all, trace (a sum along diagonals), mean, var, std,
+argmax, cumulative sums, quantiles and their nan- variants, with JAX's dtype rules.
 
     >>> jnp.sum(jnp.ones((2, 3), jnp.int8), axis=0)      # narrow ints sum as the default int
     Array([2, 2, 2], dtype=int32)
@@ -29,7 +29,7 @@ from ..transforms.jit import jit
 from ..xla.array import Array
 from . import util
 from .indexing import getitem
-from .manipulation import broadcast_arrays, broadcast_to, ravel
+from .manipulation import _shape, _zeros_like, broadcast_arrays, broadcast_to, moveaxis, ravel
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
 
 __all__ = ["sum", "prod", "product", "max", "min", "amax", "amin", "all", "any", "alltrue",
@@ -37,7 +37,7 @@ __all__ = ["sum", "prod", "product", "max", "min", "amax", "amin", "all", "any",
            "argmin", "nanargmax", "nanargmin", "cumsum", "cumprod", "cumulative_sum",
            "cumulative_prod", "nancumsum", "nancumprod", "nansum", "nanprod", "nanmax",
            "nanmin", "nanmean", "nanvar", "nanstd", "median", "nanmedian", "quantile",
-           "nanquantile", "percentile", "nanpercentile"]
+           "nanquantile", "percentile", "nanpercentile", "trace"]
 
 
 # ------------------------------------------------------------------ helpers
@@ -293,6 +293,28 @@ def any(a, axis=None, out=None, keepdims=False, *, where=None):
 
 
 alltrue, sometrue = all, any
+
+
+def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=None):
+    """The sum along the `offset`-th diagonal in the plane (axis1, axis2).
+
+    >>> jnp.trace(jnp.eye(3))
+    Array(3., dtype=float32)
+    """
+    a = _asarray("trace", a)
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.trace is not supported.")
+    shp = _shape(a)
+    ax1, ax2 = canonicalize_axis(axis1, len(shp)), canonicalize_axis(axis2, len(shp))
+    if ax1 == ax2:
+        raise ValueError(f"axis1 and axis2 can not be same. axis1={axis1} and axis2={axis2}")
+    a = moveaxis(a, (ax1, ax2), (-2, -1))
+    n, m = _shape(a)[-2:]
+    rows = lax.broadcasted_iota(np.int32, (n, m), 0)
+    cols = lax.broadcasted_iota(np.int32, (n, m), 1)
+    mask = lax.broadcast_in_dim(lax.eq(lax.add(rows, np.int32(operator.index(offset))), cols),
+                                _shape(a), (len(shp) - 2, len(shp) - 1))
+    return sum(lax.select(mask, a, _zeros_like(a)), axis=(-2, -1), dtype=dtype)
 
 
 # ------------------------------------------------------------------ statistics

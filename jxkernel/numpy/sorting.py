@@ -1,5 +1,5 @@
 """Sorting and searching: sort, argsort, lexsort, partition, searchsorted, nonzero,
-argwhere — with JAX's `size=`/`fill_value=` for results whose length depends on the data
+argwhere, where — with JAX's `size=`/`fill_value=` for results whose length depends on the data
 (unique and the set routines are in setops.py).
 
     >>> jnp.argsort(jnp.array([3, 1, 2]))
@@ -31,7 +31,7 @@ from .reductions import _where
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
 
 __all__ = ["sort", "argsort", "lexsort", "sort_complex", "partition", "argpartition",
-           "searchsorted", "nonzero", "flatnonzero", "argwhere", "extract", "compress"]
+           "searchsorted", "nonzero", "flatnonzero", "argwhere", "where", "extract", "compress"]
 
 def _asarray(name, x):
     check_arraylike(name, x)
@@ -387,6 +387,24 @@ def argwhere(a, *, size: int | None = None, fill_value=None):
     if ndim == 0:
         return lax.broadcast_in_dim(np.zeros((), aval_of(result[0]).dtype), (n, 0), ())
     return lax.concatenate([lax.reshape(r, (n, 1)) for r in result], 1)
+
+
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+    """x where condition else y; with one argument, the indices of nonzero elements.
+
+    >>> jnp.where(jnp.arange(3) > 0, 1.0, 0.0)
+    Array([0., 1., 1.], dtype=float32, weak_type=True)
+    """
+    if x is None and y is None:
+        check_arraylike("where", condition)
+        return nonzero(condition, size=size, fill_value=fill_value)
+    if size is not None or fill_value is not None:
+        raise ValueError("size and fill_value arguments cannot be used in three-term where "
+                         "function.")
+    if x is None or y is None:
+        raise ValueError(f"Either both or neither of the x and y arguments should be provided "
+                         f"to jax.numpy.where, got {x} and {y}.")
+    return util.where(condition, x, y)     # (not reductions._where: JAX nests a jit here)
 
 
 def extract(condition, arr, *, size: int | None = None, fill_value=0):

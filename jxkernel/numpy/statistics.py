@@ -23,10 +23,11 @@ from ..core.errors import ConcretizationTypeError
 from ..core.trace import Tracer
 from . import reductions, ufuncs, util
 from .calculus import diff
-from .creation import _concrete, asarray, full, linspace, ones_like, zeros, zeros_like
-from .index_tricks import ix_, ravel_multi_index
-from .manipulation import atleast_2d, concatenate, diag, reshape, transpose
+from .creation import _concrete, asarray, full, ones_like, zeros, zeros_like
+from .index_tricks import diag, ix_, ravel_multi_index
+from .manipulation import atleast_2d, concatenate, reshape, transpose
 from .products import dot
+from .ranges import linspace
 from .sorting import searchsorted
 from .util import aval_of, check_arraylike, ensure_arraylike, jnp_jit
 

@@ -49,7 +49,7 @@ __all__ = [
     "right_shift", "bitwise_left_shift", "bitwise_right_shift", "bitwise_count", "logical_and",
     "logical_or", "logical_xor", "logical_not", "equal", "not_equal", "less", "less_equal",
     "greater", "greater_equal", "real", "imag", "conj", "conjugate", "angle", "iscomplex",
-    "isreal", "where", "clip", "i0",
+    "isreal", "clip", "i0",
 ]
 
 _INEXACT = _core.INEXACT_DTYPES
@@ -682,14 +682,14 @@ def minimum(x, y, /):
 def fmax(x1, x2):
     """Elementwise maximum ignoring NaNs."""
     mask = logical_or(greater(x1, x2), isnan(x2))
-    return where(mask, x1, x2)
+    return _where(mask, x1, x2)
 
 
 @jnp_jit
 def fmin(x1, x2):
     """Elementwise minimum ignoring NaNs."""
     mask = logical_or(less(x1, x2), isnan(x2))
-    return where(mask, x1, x2)
+    return _where(mask, x1, x2)
 
 
 @fused_when_converting("inexact")
@@ -937,7 +937,7 @@ def lcm(x1, x2):
     if not _core.is_int(x1.dtype):
         raise ValueError("Arguments to jax.numpy.lcm must be integers.")
     d = gcd(x1, x2)
-    return where(lax.eq(d, _const(d, 0)), _const(d, 0), multiply(x1, floor_divide(x2, d)))
+    return _where(lax.eq(d, _const(d, 0)), _const(d, 0), multiply(x1, floor_divide(x2, d)))
 
 
 def bitwise_and(x, y, /):
@@ -1070,31 +1070,12 @@ def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
     info = finfo(dtype)
     posinf = info.max if posinf is None else posinf
     neginf = info.min if neginf is None else neginf
-    out = where(isnan(x), asarray(nan, dtype=dtype), x)
-    out = where(isposinf(out), asarray(posinf, dtype=dtype), out)
-    return where(isneginf(out), asarray(neginf, dtype=dtype), out)
+    out = _where(isnan(x), asarray(nan, dtype=dtype), x)
+    out = _where(isposinf(out), asarray(posinf, dtype=dtype), out)
+    return _where(isneginf(out), asarray(neginf, dtype=dtype), out)
 
 
-# ---------------------------------------------------------------- where, clip
-def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
-    """x where condition else y; with one argument, the indices of nonzero elements.
-
-    >>> jnp.where(jnp.arange(3) > 0, 1.0, 0.0)
-    Array([0., 1., 1.], dtype=float32, weak_type=True)
-    """
-    if x is None and y is None:
-        check_arraylike("where", condition)
-        from . import sorting  # (sorting builds on this module)
-        return sorting.nonzero(condition, size=size, fill_value=fill_value)
-    if size is not None or fill_value is not None:
-        raise ValueError("size and fill_value arguments cannot be used in three-term where "
-                         "function.")
-    if x is None or y is None:
-        raise ValueError(f"Either both or neither of the x and y arguments should be provided "
-                         f"to jax.numpy.where, got {x} and {y}.")
-    return _where(condition, x, y)
-
-
+# ---------------------------------------------------------------- clip
 def _clip(arr, min, max):
     if min is not None:
         arr = maximum(min, arr)

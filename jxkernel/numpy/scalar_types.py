@@ -1,0 +1,46 @@
+"""jnp's scalar types: `jnp.float32` and its kin are dtypes (np.dtype(jnp.float32), dtype=
+arguments, isinstance checks) and, called, make Arrays, as in JAX.
+
+    >>> jnp.float32(2), jnp.int8([1, 2])
+    (Array(2., dtype=float32), Array([1, 2], dtype=int8))
+"""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+from .creation import asarray
+from .dtypes import _DtypeClass
+
+__all__ = [
+    "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "bfloat16", "float16", "float32", "float64", "complex64", "complex128", "int_", "uint",
+    "float_", "complex_", "single", "double", "csingle", "cdouble",
+]
+
+
+class _ScalarMeta(_DtypeClass):
+    """What `jnp.float32` is: usable as a dtype, and calling it makes a 0-d (or n-d) Array."""
+
+    def __call__(cls, x):
+        return asarray(x, dtype=cls.dtype)
+
+
+def _scalar_type(np_type) -> _ScalarMeta:
+    name = np.dtype(np_type).name
+    t = _ScalarMeta(name if name != "bool" else "bool_", (object,), {"dtype": np.dtype(np_type)})
+    t.__module__ = "jxkernel.numpy"
+    t.__doc__ = f"A jxkernel scalar constructor of type {name}: returns an Array, as in JAX."
+    return t
+
+
+bool_ = _scalar_type(np.bool_)
+int8, int16, int32, int64 = map(_scalar_type, (np.int8, np.int16, np.int32, np.int64))
+uint8, uint16, uint32, uint64 = map(_scalar_type, (np.uint8, np.uint16, np.uint32, np.uint64))
+bfloat16 = _scalar_type(ml_dtypes.bfloat16)
+float16 = _scalar_type(np.float16)
+float32 = single = _scalar_type(np.float32)
+float64 = double = _scalar_type(np.float64)
+complex64 = csingle = _scalar_type(np.complex64)
+complex128 = cdouble = _scalar_type(np.complex128)
+int_, uint, float_, complex_ = int64, uint64, float64, complex128
