@@ -1,5 +1,6 @@
-"""Shape primitives (lax/shapes.py) against NumPy: eager, under jit, staged (checked
-jaxprs), printed as JAX 0.10.2 prints them, and every shape error with its message."""
+"""Shape primitives (lax/shapes.py, and pad from lax/slicing.py) against NumPy: eager, under
+jit, staged (checked jaxprs), printed as JAX 0.10.2 prints them, and every shape error with
+its message."""
 import ml_dtypes
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Slicing and indexing primitives (lax/slicing.py, gather.py, scatter.py) against NumPy:
+"""Slicing and indexing primitives (lax/slicing.py) against NumPy:
 eager, under jit, staged (checked jaxprs), printed as JAX 0.10.2 prints them,
 out-of-bounds behaviour of every mode, and every shape error with its message.
 

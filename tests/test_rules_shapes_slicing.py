@@ -1,5 +1,5 @@
 """Batching, jvp and transpose rules of the shape and slicing primitives (lax/shapes.py,
-lax/slicing.py, gather.py, scatter.py).
+lax/slicing.py).
 
 - vmap(f)(xs) equals stacking f(x) over the examples, for in_axes 0, 1, -1 and None mixes
   (batched operand, batched indices, both), nested, and with jit in both orders;

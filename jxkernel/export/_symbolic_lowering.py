@@ -26,10 +26,9 @@ from ..lax import _lowering as _hl
 from ..lax import _rules
 from ..lax import elementwise as _elementwise
 from ..lax import shapes, slicing
-from ..lax.gather import _dims_attr, gather_p
 from ..lax.reductions import cumsum_p
-from ..lax.scatter import _scatter_lowering
-from ..lax.slicing import GatherScatterMode, dynamic_slice_p
+from ..lax.slicing import (GatherScatterMode, _dims_attr, _scatter_lowering, dynamic_slice_p,
+                           gather_p)
 from ..xla import stablehlo as hlo
 from .shape_poly import InconclusiveDimensionOperation, UnexpectedDimVar, _DimExpr
 
@@ -239,8 +238,8 @@ def _split(ctx, x, *, sizes, axis):
 def _pad(ctx, x, padding_value, *, padding_config):
     low, high, interior = zip(*padding_config) if padding_config else ((), (), ())
     if not (has_symbolic(ctx.avals_in[0].shape) or has_symbolic(low + high)):
-        return lowering_rules[shapes.pad_p](ctx, x, padding_value,
-                                               padding_config=padding_config)
+        return lowering_rules[slicing.pad_p](ctx, x, padding_value,
+                                                padding_config=padding_config)
     shape = ctx.module_ctx.symbolic.shape
     return ctx.op1("stablehlo.dynamic_pad", [x, padding_value, shape(ctx.block, low),
                                              shape(ctx.block, high), shape(ctx.block, interior)])
@@ -259,7 +258,7 @@ def _overrides() -> dict:
                                            lambda ctx, params: params["slice_sizes"]),
             shapes.broadcast_in_dim_p: _broadcast_in_dim, shapes.reshape_p: _reshape,
             shapes.squeeze_p: _dynamic_reshape, shapes.iota_p: _iota,
-            shapes.pad_p: _pad, shapes.split_p: _split, slicing.slice_p: _slice}
+            slicing.pad_p: _pad, shapes.split_p: _split, slicing.slice_p: _slice}
 
 
 # Primitives whose lowering only prints its result type (now with `?`) or broadcasts through

@@ -11,19 +11,18 @@ from .reductions import (argmax_p, argmin_p, cumlogsumexp_p, cummax_p, cummin_p,
                          reduce_xor)
 from .dot import Precision, batch_matmul, dot, dot_general, dot_general_p  # noqa: F401
 from .sorting import sort, sort_key_val, sort_p, top_k, top_k_p  # noqa: F401
-from .shapes import (broadcast_in_dim_p, concatenate_p, iota_p, pad_p, reshape_p,  # noqa: F401
+from .shapes import (broadcast_in_dim_p, concatenate_p, iota_p, reshape_p,  # noqa: F401
                      rev_p, squeeze_p, transpose_p, broadcast, broadcast_in_dim,
                      broadcast_to_rank, broadcasted_iota, collapse, concatenate, expand_dims,
-                     iota, pad, reshape, rev, squeeze, transpose)
-from .slicing import (dynamic_slice_p, dynamic_update_slice_p, slice_p,  # noqa: F401
-                      dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim,
-                      dynamic_update_index_in_dim, dynamic_update_slice,
-                      dynamic_update_slice_in_dim, index_in_dim, slice, slice_in_dim)
-from .gather import (gather_p, GatherDimensionNumbers, GatherScatterMode,  # noqa: F401
-                     ScatterDimensionNumbers, gather)
-from .scatter import (scatter_add_p, scatter_max_p, scatter_min_p, scatter_mul_p,  # noqa: F401
-                      scatter_p, scatter_sub_p, scatter, scatter_add, scatter_max, scatter_min,
-                      scatter_mul, scatter_sub)
+                     iota, reshape, rev, squeeze, transpose)
+from .slicing import (dynamic_slice_p, dynamic_update_slice_p, gather_p, pad_p,  # noqa: F401
+                      scatter_add_p, scatter_max_p, scatter_min_p, scatter_mul_p, scatter_p,
+                      scatter_sub_p, slice_p, GatherDimensionNumbers, GatherScatterMode,
+                      ScatterDimensionNumbers, dynamic_index_in_dim, dynamic_slice,
+                      dynamic_slice_in_dim, dynamic_update_index_in_dim, dynamic_update_slice,
+                      dynamic_update_slice_in_dim, gather, index_in_dim, pad, scatter,
+                      scatter_add, scatter_max, scatter_min, scatter_mul, scatter_sub, slice,
+                      slice_in_dim)
 from ..transforms.ad_util import add_any_p, stop_gradient, stop_gradient_p  # noqa: F401
 from .cond import cond, cond_p, switch  # noqa: F401
 from .loops import associative_scan, fori_loop, map  # noqa: F401

@@ -43,9 +43,9 @@ from . import _lowering as hl
 from . import conversion, elementwise as ew, shapes, slicing
 from ._rules import INEXACT, check_dtype
 from .dot import Precision, dot_general
-from .gather import GatherDimensionNumbers, GatherScatterMode, gather
 from .loops import fori_loop
 from .reductions import argmax, cumsum, reduce_sum
+from .slicing import GatherDimensionNumbers, GatherScatterMode, gather
 from .sorting import sort_key_val
 
 _LAPACK_DTYPES = frozenset(map(np.dtype, (np.float32, np.float64, np.complex64, np.complex128)))
@@ -434,10 +434,10 @@ def _lu_jvp(primals, tangents):
     *batch, m, n = _shape(a)
     dtype, k, nb = _dtype(a), min(m, n), len(batch)
     zero = np.zeros((), dtype)
-    l = shapes.pad(_tril(lu[..., :, :k], -1), zero, [(0, 0, 0)] * (nb + 1) + [(0, m - k, 0)])
+    l = slicing.pad(_tril(lu[..., :, :k], -1), zero, [(0, 0, 0)] * (nb + 1) + [(0, m - k, 0)])
     l = l + _eye(dtype, m)
-    u = shapes.pad(_triu(lu[..., :k, :]), zero, [(0, 0, 0)] * nb + [(0, n - k, 0), (0, 0, 0)])
-    u_eye = shapes.pad(_eye(dtype, n - k), zero, ((k, 0, 0), (k, 0, 0)))
+    u = slicing.pad(_triu(lu[..., :k, :]), zero, [(0, 0, 0)] * nb + [(0, n - k, 0), (0, 0, 0)])
+    u_eye = slicing.pad(_eye(dtype, n - k), zero, ((k, 0, 0), (k, 0, 0)))
     u = u + u_eye                                   # a unit tail keeps u invertible
     la = triangular_solve(l, _permute_rows(a_dot, permutation), left_side=True, lower=True,
                           unit_diagonal=True)
@@ -712,7 +712,7 @@ def _qr_impl(a, *, pivoting, full_matrices, use_magma):
     if m < n:
         q = householder_product_p.bind(slicing.slice(r, (0,) * nd, (*batch, m, m)), taus)
     elif full_matrices:
-        q = shapes.pad(r, np.zeros((), dtype), [(0, 0, 0)] * (nd - 1) + [(0, m - n, 0)])
+        q = slicing.pad(r, np.zeros((), dtype), [(0, 0, 0)] * (nd - 1) + [(0, m - n, 0)])
         q = householder_product_p.bind(q, taus)
     else:
         q = householder_product_p.bind(r, taus)
@@ -763,8 +763,8 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
         dq_mp = dq @ z_pn_h - (q_mn + q_mp @ z_pn) @ _H(dq_pn - z_pn @ dq_nn)
         nd = len(_shape(dq))
         dq = shapes.concatenate([dq, dq_mp], nd - 1)
-        dr = shapes.pad(dr, np.zeros((), _dtype(dr)), [(0, 0, 0)] * (nd - 2) +
-                        [(0, m - n, 0), (0, 0, 0)])
+        dr = slicing.pad(dr, np.zeros((), _dtype(dr)), [(0, 0, 0)] * (nd - 2) +
+                         [(0, m - n, 0), (0, 0, 0)])
     return [q, r, *p], [dq, dr, *zero_p]
 
 
@@ -1011,7 +1011,7 @@ def _unpack_conjugate_pairs(w, v):
     spread = lambda x: shapes.broadcast_in_dim(x, _shape(v), (*range(nd - 2), nd - 1))
     is_real, starts = spread(is_real), spread(starts)
     zero = np.zeros((), _dtype(v))
-    shift = lambda lo, hi: shapes.pad(v, zero, [(0, 0, 0)] * (nd - 1) + [(lo, hi, 0)])
+    shift = lambda lo, hi: slicing.pad(v, zero, [(0, 0, 0)] * (nd - 1) + [(lo, hi, 0)])
     next_column, previous_column = shift(-1, 1), shift(1, -1)
     re = ew.select(ew.bitwise_or(is_real, starts), v, previous_column)
     im = ew.select(starts, next_column, ew.neg(v))

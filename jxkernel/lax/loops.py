@@ -14,8 +14,8 @@ from ..tree_util import tree_flatten, tree_map, tree_unflatten
 from ..transforms.batching import vmap
 from .conversion import _convert_element_type, convert_element_type
 from .elementwise import add, bitwise_or, lt
-from .shapes import canonicalize_axis, concatenate, pad, reshape, rev
-from .slicing import slice_in_dim
+from .shapes import canonicalize_axis, concatenate, reshape, rev
+from .slicing import pad, slice_in_dim
 from .scan import scan, scan_p  # noqa: F401
 from .while_loop import while_loop, while_p  # noqa: F401
 

@@ -39,9 +39,9 @@ from . import reductions
 from ..transforms.ad_util import Zero, defjvp_zero, deflinear2, instantiate
 from .conversion import convert_element_type
 from .elementwise import div, eq, mul, select
-from .gather import GatherDimensionNumbers, gather
 from .reductions import reduce_sum
 from .shapes import broadcast_in_dim, expand_dims, iota, reshape, squeeze
+from .slicing import GatherDimensionNumbers, gather
 
 
 def _as_names(axis_name) -> tuple:

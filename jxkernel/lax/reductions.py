@@ -223,7 +223,7 @@ def _reduce_jvp(reducer, init_values, primals, tangents, axes):
             xs1 = [slicing.slice_in_dim(x, 0, n1) for x in xs]
             xs2 = [slicing.slice_in_dim(x, n1, None) for x in xs]
             if n - n1 != n1:        # odd: the second half gets an identity at its end
-                xs2 = [shapes.pad(x, i, pad_config) for x, i in zip(xs2, init_values)]
+                xs2 = [slicing.pad(x, i, pad_config) for x, i in zip(xs2, init_values)]
             xs = reducer(*xs1, *xs2)
         if bu.shape(xs[0])[0] == 0:
             return [shapes.broadcast_in_dim(i, new_shape[1:], ()) for i in init_values]
@@ -477,7 +477,7 @@ def _interleave(a, b, axis):
     a_pad[axis], b_pad[axis] = (0, int(same), 1), (1, int(not same), 1)
     zero = np.zeros((), ad.aval_of(a).dtype)
     op = bitwise_or if zero.dtype == np.bool_ else add
-    return op(shapes.pad(a, zero, a_pad), shapes.pad(b, zero, b_pad))
+    return op(slicing.pad(a, zero, a_pad), slicing.pad(b, zero, b_pad))
 
 
 def _logaddexp_fn(x, y):

@@ -1,6 +1,6 @@
 """Shape primitives: broadcast_in_dim, reshape, squeeze, transpose, rev, concatenate,
-split, pad and iota. Each primitive is followed by its rules; the lax functions, with JAX's
-signatures, are at the bottom.
+split and iota (pad is in slicing.py, beside slice, its transpose). Each primitive is
+followed by its rules; the lax functions, with JAX's signatures, are at the bottom.
 
     >>> make_jaxpr(lambda v: lax.broadcast_in_dim(v, (2, 3), (1,)))(jnp.ones(3))
     { lambda ; a:f32[3]. let b:f32[2,3] = broadcast_in_dim[broadcast_dimensions=(1,)] a in (b,) }
@@ -8,7 +8,7 @@ signatures, are at the bottom.
 These primitives move data without computing on it: they accept every dtype and
 keep the operand's weak type. Errors use JAX's wording, so its docs apply. All but
 iota are linear, so their jvp applies the primitive to the tangents and their
-transpose moves the cotangent back (sum what was broadcast, pad what was cut, ...).
+transpose moves the cotangent back (sum what was broadcast, split what was joined, ...).
 Batching rules move the batch dimension to the front where the params need it.
 """
 from __future__ import annotations
@@ -374,82 +374,6 @@ transpose_rules[split_p] = _split_transpose
 batching_rules[split_p] = _split_batching
 sharding_rules[split_p] = sharding_types.split_rule
 
-# ------------------------------------------------------------------ pad
-pad_p = Primitive("pad")
-
-
-def _pad_abstract_eval(operand, padding_value, *, padding_config):
-    if operand.dtype != padding_value.dtype:
-        raise TypeError(f"pad operand and padding_value must be same dtype: got "
-                        f"{operand.dtype} and {padding_value.dtype}.")
-    if padding_value.ndim != 0:
-        raise ValueError(f"padding_value must be a scalar; got "
-                         f"np.shape(padding_value)={padding_value.shape}")
-    if len(padding_config) != operand.ndim:
-        raise ValueError(f"length of padding_config must equal the number of axes of operand, "
-                         f"got padding_config {padding_config} for operand shape {operand.shape}")
-    if not all(i >= 0 for _, _, i in padding_config):
-        raise ValueError(f"interior padding in padding_config must be nonnegative, got "
-                         f"padding_config {padding_config}")
-    # interior padding dilates: d elements with i between each take d + (d - 1) * i
-    shape = tuple(lo + hi + (0 if d == 0 else d + (d - 1) * i)
-                  for (lo, hi, i), d in zip(padding_config, operand.shape))
-    if not all(d >= 0 for d in shape):
-        raise ValueError(f"Dimension size after padding is not at least 0, got result shape "
-                         f"{shape}, for padding_config {padding_config} and operand shape "
-                         f"{operand.shape}")
-    return ShapedArray(shape, operand.dtype, operand.weak_type and padding_value.weak_type)
-
-
-def _pad_lowering(ctx, x, padding_value, *, padding_config):
-    low, high, interior = zip(*padding_config) if padding_config else ((), (), ())
-    return ctx.op1("stablehlo.pad", [x, padding_value],
-                   {"edge_padding_low": hlo.i64_array(low),
-                    "edge_padding_high": hlo.i64_array(high),
-                    "interior_padding": hlo.i64_array(interior)})
-
-
-abstract_eval_rules[pad_p] = _pad_abstract_eval
-lowering_rules[pad_p] = _pad_lowering
-
-
-def _pad_transpose(ct, operand, padding_value, *, padding_config):
-    from .elementwise import sub  # (these three import this module)
-    from .reductions import reduce_sum
-    from .slicing import slice
-    lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
-    # negative edge padding crops what was added; a strided slice skips the interior
-    unpadded = pad(ct, np.zeros((), ad.aval_of(ct).dtype), [(-l, -h, 0) for l, h in zip(lo, hi)])
-    t_operand = slice(unpadded, (0,) * len(lo), bu.shape(unpadded), [i + 1 for i in interior])
-    t_padv = None
-    if ad.is_undefined(padding_value):      # the padding value went everywhere else
-        every = tuple(range(len(lo)))
-        t_padv = sub(reduce_sum(ct, every), reduce_sum(t_operand, every))
-    return [t_operand if ad.is_undefined(operand) else None, t_padv]
-
-
-def _pad_batching(vals, dims, *, padding_config):
-    from .elementwise import select  # (elementwise imports this module)
-    (x, value), (x_dim, value_dim) = vals, dims
-    if x_dim is bu.not_mapped:
-        x, x_dim = bu.bdim_at_front(x, x_dim, bu.shape(value)[value_dim]), 0
-    config = list(padding_config)
-    config.insert(x_dim, (0, 0, 0))
-    if value_dim is bu.not_mapped:
-        return pad(x, value, config), x_dim
-    # one padding value per example: pad with zeros, then select each example's value
-    # where the padding went
-    dtype = ad.aval_of(x).dtype
-    padded = pad(x, np.zeros((), dtype), config)
-    mask = pad(broadcast_in_dim(np.array(True), bu.shape(x), ()), np.array(False), config)
-    fill = broadcast_in_dim(value, bu.shape(padded), (x_dim,))
-    return select(mask, padded, fill), x_dim
-
-
-ad.deflinear2(pad_p, _pad_transpose)
-batching_rules[pad_p] = _pad_batching
-sharding_rules[pad_p] = sharding_types.pad_rule
-
 # ------------------------------------------------------------------ iota
 iota_p = Primitive("iota")
 
@@ -611,20 +535,6 @@ def split(operand, sizes, axis: int = 0) -> list:
     return split_p.bind(operand, sizes=sizes, axis=canonicalize_axis(axis, _ndim(operand)))
 
 
-def pad(operand, padding_value, padding_config):
-    """`operand` padded with the scalar `padding_value`: padding_config holds one
-    (low, high, interior) triple per dimension; negative low/high remove elements.
-
-        >>> lax.pad(jnp.array([1, 2, 3]), 0, [(1, 2, 1)])
-        Array([0, 1, 0, 2, 0, 3, 0, 0], dtype=int32)
-    """
-    try:
-        config = tuple(tuple(operator.index(p) for p in triple) for triple in padding_config)
-    except TypeError:                   # jax.export's symbolic sizes (a slice's transpose)
-        config = tuple(tuple(map(index_or_symbolic, triple)) for triple in padding_config)
-    return pad_p.bind(operand, padding_value, padding_config=config)
-
-
 def broadcasted_iota(dtype, shape, dimension: int, *, out_sharding=None):
     """An array of `shape` whose values count 0, 1, ... along `dimension`.
 
@@ -663,6 +573,6 @@ def collapse(operand, start_dimension: int, stop_dimension: int | None = None):
 
 
 __all__ = ["broadcast_in_dim_p", "reshape_p", "squeeze_p", "transpose_p", "rev_p",
-           "concatenate_p", "split_p", "pad_p", "iota_p", "broadcast", "broadcast_in_dim",
+           "concatenate_p", "split_p", "iota_p", "broadcast", "broadcast_in_dim",
            "broadcast_to_rank", "reshape", "squeeze", "expand_dims", "transpose", "rev",
-           "concatenate", "split", "pad", "iota", "broadcasted_iota", "collapse"]
+           "concatenate", "split", "iota", "broadcasted_iota", "collapse"]

@@ -32,7 +32,7 @@ from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
 from ..transforms.ad import jvp_flat
 from . import _lowering as hl
-from . import shapes, slicing
+from . import slicing
 from ._rules import NUMERIC
 from .convolution import padtype_to_pads
 from .elementwise import add, ge_p, le_p, max, min
@@ -158,7 +158,7 @@ def _reduce_window_sum_transpose(ct, operand, *, window_dimensions, window_strid
     high = [i + w - 1 - o - lo for i, w, o, lo in zip(
         _dilate(in_shape, base_dilation), window, _dilate(bu.shape(ct), window_strides), low)]
     config = [(lo, hi, s - 1) for lo, hi, s in zip(low, high, window_strides)]
-    padded = shapes.pad(ct, np.zeros((), ad.aval_of(ct).dtype), config)
+    padded = slicing.pad(ct, np.zeros((), ad.aval_of(ct).dtype), config)
     out = reduce_window_sum_p.bind(
         padded, window_dimensions=window_dimensions, window_strides=base_dilation,
         padding=((0, 0),) * n, base_dilation=(1,) * n, window_dilation=window_dilation)
@@ -246,8 +246,8 @@ def _select_and_gather_add_transpose(ct, tangents, operand, *, select_prim, wind
         return [ad.Zero(tangents.aval), None]
     dilated = any(d != 1 for d in base_dilation)
     if dilated:     # the holes of the dilated operand hold values that are never chosen
-        operand = shapes.pad(operand, _select_identity(select_prim, ad.aval_of(operand).dtype),
-                             [(0, 0, d - 1) for d in base_dilation])
+        operand = slicing.pad(operand, _select_identity(select_prim, ad.aval_of(operand).dtype),
+                              [(0, 0, d - 1) for d in base_dilation])
     out = select_and_scatter_add_p.bind(ct, operand, select_prim=select_prim,
                                         window_dimensions=window_dimensions,
                                         window_strides=window_strides, padding=padding)

@@ -31,8 +31,7 @@ from ..core.errors import (ConcretizationTypeError, InconclusiveDimensionOperati
 from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..lax import conversion
-from ..lax.scatter import _scatter, scatter_p
-from ..lax.slicing import size_as_array
+from ..lax.slicing import _scatter, scatter_p, size_as_array
 from ..xla.array import Array
 from . import util
 from .creation import asarray

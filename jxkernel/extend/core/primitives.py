@@ -84,7 +84,6 @@ from ...lax.elementwise import (  # noqa: F401
     xor_p,
 )
 from ...lax.fft import fft_p  # noqa: F401
-from ...lax.gather import gather_p  # noqa: F401
 from ...lax.linalg import (  # noqa: F401
     cholesky_p,
     eig_p,
@@ -122,24 +121,27 @@ from ...lax.reductions import (  # noqa: F401
     reduce_xor_p,
 )
 from ...lax.scan import scan_p  # noqa: F401
-from ...lax.scatter import (  # noqa: F401
-    scatter_add_p,
-    scatter_max_p,
-    scatter_min_p,
-    scatter_mul_p,
-    scatter_p,
-)
 from ...lax.shapes import (  # noqa: F401
     broadcast_in_dim_p,
     concatenate_p,
     iota_p,
-    pad_p,
     reshape_p,
     rev_p,
     squeeze_p,
     transpose_p,
 )
-from ...lax.slicing import dynamic_slice_p, dynamic_update_slice_p, slice_p  # noqa: F401
+from ...lax.slicing import (  # noqa: F401
+    dynamic_slice_p,
+    dynamic_update_slice_p,
+    gather_p,
+    pad_p,
+    scatter_add_p,
+    scatter_max_p,
+    scatter_min_p,
+    scatter_mul_p,
+    scatter_p,
+    slice_p,
+)
 from ...lax.solves import linear_solve_p  # noqa: F401
 from ...lax.sorting import sort_p, top_k_p  # noqa: F401
 from ...lax.special import (  # noqa: F401
