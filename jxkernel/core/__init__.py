@@ -5,10 +5,11 @@ from .errors import (ConcretizationTypeError, NonConcreteBooleanIndexError,
                      TracerArrayConversionError, TracerBoolConversionError,
                      TracerIntegerConversionError, UnexpectedTracerError)
 from .ir import ClosedJaxpr, DropVar, Eqn, Jaxpr, Literal, SourceInfo, Var
-from .primitive import (Primitive, abstract_eval, abstract_eval_rules, all_primitives,
+from .primitive import (Primitive, abstract_eval_rules, all_primitives,
                         batching_rules, impl_rules, jvp_rules, lowering_rules, rule,
                         transpose_rules)
 from .trace import (EvalTrace, Trace, Tracer, current_trace, eval_trace, new_trace,
                     set_current_trace)
+from .sharding_types import abstract_eval
 from .check import check_jaxpr, JaxprTypeError
 from .interpret import eval_jaxpr

@@ -5,12 +5,14 @@
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
 from . import dtypes
 from .errors import aval_text
+from .mesh import AxisType, NamedSharding, PartitionSpec
 
 NO_AXES = frozenset()
 _KEEP = object()
@@ -94,7 +96,6 @@ class ShapedArray:
         """'8,4', or with a sharding in the type '8@x,4'."""
         if self.sharding is None:
             return ','.join(map(str, self.shape))
-        from .sharding_types import shape_text  # (it imports this module)
         return shape_text(self)
 
     def __eq__(self, other):
@@ -170,7 +171,6 @@ class ShapeDtypeStruct:
     def aval(self) -> ShapedArray:
         if self.sharding is None:
             return ShapedArray(self.shape, self.dtype, self.weak_type)
-        from .sharding_types import typed_sharding       # Explicit mesh axes: in the type
         return ShapedArray(self.shape, self.dtype, self.weak_type,
                            sharding=typed_sharding(self.sharding, len(self.shape)))
 
@@ -186,3 +186,49 @@ class ShapeDtypeStruct:
         weak = ", weak_type=True" if self.weak_type else ""
         sharding = f", sharding={self.sharding!r}" if self.sharding is not None else ""
         return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak}{sharding})"
+
+
+# ------------------------------------------------------------------ sharding in the type
+# On a mesh with Explicit axes an aval's type says how it is split (core/sharding_types.py
+# holds the rules that type each primitive's results).
+def explicit_axes(mesh) -> frozenset:
+    return frozenset(n for n, t in zip(mesh.axis_names, mesh.axis_types)
+                     if t is AxisType.Explicit)
+
+
+@functools.lru_cache(maxsize=1024)      # every ShardedArray made asks: keep it cheap
+def typed_sharding(sharding, ndim: int):
+    """The sharding an array laid out as `sharding` has in its type: its Explicit axes only;
+    None when the mesh has no Explicit axis (or the sharding is not a NamedSharding)."""
+    if type(sharding) is not NamedSharding:
+        return None
+    explicit = explicit_axes(sharding.mesh)
+    if not explicit:
+        return None
+    global sharding_types_seen
+    sharding_types_seen = True
+    parts = [tuple(a for a in axes if a in explicit) for axes in sharding.spec._axes(ndim)]
+    return make(sharding.mesh, parts)
+
+
+def make(mesh, parts):
+    """A NamedSharding over `mesh` from per-dimension axis tuples (() for unsplit)."""
+    entries = [None if not p else p[0] if len(p) == 1 else tuple(p) for p in parts]
+    return NamedSharding(mesh, PartitionSpec(*entries))
+
+
+def parts_of(aval) -> list:
+    """Per dimension of `aval`, the tuple of mesh axes splitting it."""
+    return list(aval.sharding.spec._axes(len(aval.shape)))
+
+
+def dim_text(size, axes) -> str:
+    """'8@x' or '8@(x,y)' for a split dimension, '8' for an unsplit one."""
+    if not axes:
+        return str(size)
+    return f"{size}@{axes[0]}" if len(axes) == 1 else f"{size}@({','.join(axes)})"
+
+
+def shape_text(aval) -> str:
+    """'8@x,4' for a typed aval."""
+    return ",".join(map(dim_text, aval.shape, parts_of(aval)))

@@ -3,7 +3,7 @@ so a bug is caught where it is made rather than three layers later."""
 from __future__ import annotations
 
 from .ir import ClosedJaxpr, Literal, Var, jaxpr_params
-from .primitive import abstract_eval
+from .sharding_types import abstract_eval
 
 
 class JaxprTypeError(TypeError):

@@ -11,7 +11,6 @@ primitive, filled in right below each primitive's definition in `lax/`:
 """
 from __future__ import annotations
 
-from . import avals as _avals
 from . import trace as _trace
 from .ir import literal_value
 
@@ -137,13 +136,3 @@ def rule(table: str, prim: Primitive):
         return RULE_TABLES[table][prim]
     except KeyError:
         raise MissingRuleError(_MISSING[table].format(prim.name)) from None
-
-
-def abstract_eval(prim: Primitive, avals, params):
-    """Output avals of `prim` on input `avals`, always as a list."""
-    out = rule("abstract_eval", prim)(*avals, **params)
-    out = list(out) if prim.multiple_results else [out]
-    if _avals.sharding_types_seen:          # a mesh with Explicit axes is in use
-        from .sharding_types import apply  # (it builds on this module)
-        return apply(prim, avals, params, out)
-    return out

@@ -15,58 +15,30 @@ an Auto mesh). Lowering constrains each typed result to its sharding
 from __future__ import annotations
 
 import contextlib
-import functools
 import threading
 
 from . import avals as _avals
-from .mesh import AxisType, NamedSharding, PartitionSpec
-from .primitive import sharding_rules, sharding_typing_rules
+# the sharding an aval's type carries is defined with the avals; the rules below use it and
+# the lax modules reach it through this module
+from .avals import dim_text, explicit_axes, make, parts_of, shape_text, typed_sharding  # noqa: F401
+from .primitive import rule, sharding_rules, sharding_typing_rules
 
 
 class ShardingTypeError(Exception):
     """A primitive's operands' shardings do not determine its result's (JAX's class)."""
 
 
-def explicit_axes(mesh) -> frozenset:
-    return frozenset(n for n, t in zip(mesh.axis_names, mesh.axis_types)
-                     if t is AxisType.Explicit)
+# ------------------------------------------------------------------ abstract evaluation
+def abstract_eval(prim, avals, params) -> list:
+    """Output avals of `prim` on input `avals`, always as a list: its abstract_eval rule's,
+    with the shardings its sharding rule gives them once a mesh with Explicit axes is in use.
 
-
-@functools.lru_cache(maxsize=1024)      # every ShardedArray made asks: keep it cheap
-def typed_sharding(sharding, ndim: int):
-    """The sharding an array laid out as `sharding` has in its type: its Explicit axes only;
-    None when the mesh has no Explicit axis (or the sharding is not a NamedSharding)."""
-    if type(sharding) is not NamedSharding:
-        return None
-    explicit = explicit_axes(sharding.mesh)
-    if not explicit:
-        return None
-    _avals.sharding_types_seen = True
-    parts = [tuple(a for a in axes if a in explicit) for axes in sharding.spec._axes(ndim)]
-    return make(sharding.mesh, parts)
-
-
-def make(mesh, parts):
-    """A NamedSharding over `mesh` from per-dimension axis tuples (() for unsplit)."""
-    entries = [None if not p else p[0] if len(p) == 1 else tuple(p) for p in parts]
-    return NamedSharding(mesh, PartitionSpec(*entries))
-
-
-def parts_of(aval) -> list:
-    """Per dimension of `aval`, the tuple of mesh axes splitting it."""
-    return list(aval.sharding.spec._axes(len(aval.shape)))
-
-
-def dim_text(size, axes) -> str:
-    """'8@x' or '8@(x,y)' for a split dimension, '8' for an unsplit one."""
-    if not axes:
-        return str(size)
-    return f"{size}@{axes[0]}" if len(axes) == 1 else f"{size}@({','.join(axes)})"
-
-
-def shape_text(aval) -> str:
-    """'8@x,4' for a typed aval."""
-    return ",".join(map(dim_text, aval.shape, parts_of(aval)))
+    >>> abstract_eval(lax.sin_p, [ShapedArray((3,), np.float32)], {})
+    [ShapedArray(float32[3])]
+    """
+    out = rule("abstract_eval", prim)(*avals, **params)
+    out = list(out) if prim.multiple_results else [out]
+    return apply(prim, avals, params, out) if _avals.sharding_types_seen else out
 
 
 # ------------------------------------------------------------------ out_sharding= overrides

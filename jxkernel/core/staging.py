@@ -19,7 +19,8 @@ from ..config import config
 from . import vma
 from .avals import ShapedArray, get_aval
 from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, SourceInfo, Var
-from .primitive import abstract_eval, const_folding_rules, staging_rules
+from .primitive import const_folding_rules, staging_rules
+from .sharding_types import abstract_eval
 from .source_info import user_source_info
 from .trace import Trace, Tracer, aval_text, new_trace
 

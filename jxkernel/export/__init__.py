@@ -32,12 +32,12 @@ primitive and the dimension; each dimension variable must be some argument's dim
 """
 from ._export import (  # noqa: F401
     Exported,
+    deserialize,
     default_export_platform,
     export,
     maximum_supported_calling_convention_version,
     minimum_supported_calling_convention_version,
 )
-from ._serialization import deserialize  # noqa: F401
 from .shape_poly import (  # noqa: F401
     SymbolicScope,
     is_symbolic_dim,

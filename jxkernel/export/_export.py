@@ -34,6 +34,7 @@ from ..xla import client as _client
 from ..xla import stablehlo as hlo
 from ..xla.lowering import ModuleContext, lower_jaxpr_into
 from ..xla.portable import module_text, portable_artifact, refine_shapes
+from . import _serialization
 from ._symbolic_lowering import SymbolicLowering, SymbolicRules
 from .shape_poly import evaluate_shape, solve_dimension_variables
 
@@ -100,8 +101,7 @@ class Exported:
     def serialize(self, vjp_order: int = 0) -> bytearray:
         """jxkernel's own versioned format (see `deserialize`), with `vjp_order` orders of VJPs
         so that the loaded function can be differentiated that many times."""
-        from ._serialization import serialize  # (it imports this module)
-        return serialize(self, vjp_order)
+        return _serialization.serialize(self, vjp_order)
 
     def call(self, *args, **kwargs):
         """Call the exported function (eagerly, or inside jit or grad) with arguments of the
@@ -128,6 +128,17 @@ def export(fun_jit, *, platforms=None, disabled_checks=()) -> Callable[..., Expo
         return _exported(traced, platforms, tuple(disabled_checks),
                          lambda primal: _export_vjp(fun_jit, primal, platforms))
     return do_export
+
+
+def deserialize(blob) -> Exported:
+    """The Exported that `Exported.serialize()` wrote into `blob` (bytes or bytearray)."""
+    return _from_fields(_serialization.deserialize(blob))
+
+
+def _from_fields(fields: dict) -> Exported:
+    vjp = fields.pop("vjp")
+    vjp = None if vjp is None else _from_fields(vjp)
+    return Exported(**fields, _get_vjp=None if vjp is None else lambda _: vjp)
 
 
 def _check_platforms(platforms) -> tuple:

@@ -20,7 +20,6 @@ from ..core import dtypes
 from ..core.avals import ShapedArray
 from ..core.symbolic import is_symbolic
 from ..tree_util import tree_flatten, tree_unflatten
-from ._export import Exported
 from .shape_poly import SymbolicScope, symbolic_shape
 
 MAGIC = b"JXKEXPORT\n"
@@ -32,13 +31,14 @@ _DTYPES = {np.dtype(d).name: np.dtype(d) for d in (
     dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)}
 
 
-def serialize(exported: Exported, vjp_order: int = 0) -> bytearray:
+def serialize(exported, vjp_order: int = 0) -> bytearray:
     payload = json.dumps(_to_json(exported, vjp_order)).encode()
     return bytearray(MAGIC + hashlib.sha256(payload).digest() + payload)
 
 
-def deserialize(blob) -> Exported:
-    """The Exported that `Exported.serialize()` wrote into `blob` (bytes or bytearray)."""
+def deserialize(blob) -> dict:
+    """The fields of the Exported that `Exported.serialize()` wrote into `blob` (bytes or
+    bytearray), its VJP's under "vjp"; `export.deserialize` makes the Exported of them."""
     blob = bytes(blob)
     head = len(MAGIC) + _DIGEST
     if not blob.startswith(MAGIC):
@@ -54,11 +54,11 @@ def deserialize(blob) -> Exported:
         raise ValueError(f"deserialize: the blob has format version {record.get('format')!r}; "
                          f"this jxkernel reads version {FORMAT_VERSION}. Export it again with "
                          f"this version.")
-    return _from_json(record)
+    return _fields(record)
 
 
 # ------------------------------------------------------------------ records
-def _to_json(exported: Exported, vjp_order: int) -> dict:
+def _to_json(exported, vjp_order: int) -> dict:
     return {
         "format": FORMAT_VERSION, "fun_name": exported.fun_name,
         "in_tree": _tree_to_json(exported.in_tree), "out_tree": _tree_to_json(exported.out_tree),
@@ -72,12 +72,11 @@ def _to_json(exported: Exported, vjp_order: int) -> dict:
     }
 
 
-def _from_json(record: dict) -> Exported:
+def _fields(record: dict) -> dict:
     scope = _scope(record)
     in_avals = tuple(_aval_from_json(r, scope) for r in record["in_avals"])
     out_avals = tuple(_aval_from_json(r, scope) for r in record["out_avals"])
-    vjp = _from_json(record["vjp"]) if record["vjp"] is not None else None
-    return Exported(
+    return dict(
         fun_name=record["fun_name"], in_tree=_tree_from_json(record["in_tree"]),
         in_avals=in_avals, out_tree=_tree_from_json(record["out_tree"]), out_avals=out_avals,
         in_shardings_hlo=(None,) * len(in_avals), out_shardings_hlo=(None,) * len(out_avals),
@@ -86,7 +85,7 @@ def _from_json(record: dict) -> Exported:
         mlir_module_serialized=base64.b64decode(record["module"]),
         calling_convention_version=record["calling_convention_version"],
         module_kept_var_idx=tuple(range(len(in_avals))), uses_global_constants=False,
-        _get_vjp=None if vjp is None else lambda _: vjp)
+        vjp=None if record["vjp"] is None else _fields(record["vjp"]))
 
 
 def _aval_to_json(aval) -> list:

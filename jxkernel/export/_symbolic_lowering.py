@@ -17,11 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import dtypes
-from ..core.avals import ShapedArray
-from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules
+from ..core.primitive import lowering_rules
 from ..core.symbolic import is_symbolic
-from ..transforms import ad_util as ad
 from ..lax import _lowering as _hl
 from ..lax import _rules
 from ..lax import elementwise as _elementwise
@@ -152,33 +149,6 @@ def _compare(block, x, y, direction):
     return block.op1("stablehlo.compare", [x, y], "tensor<i1>", {
         "comparison_direction": hlo.enum("comparison_direction", direction),
         "compare_type": hlo.enum("comparison_type", "SIGNED")})
-
-
-# ------------------------------------------------------------------ dim_as_value
-dim_as_value_p = Primitive("dim_as_value")
-
-
-def dimension_as_value(d):
-    """A dimension as an integer scalar: a constant one stays the int it is, a symbolic one
-    is read from the module's arguments (JAX's `core.dimension_as_value`)."""
-    return d if isinstance(d, int) else dim_as_value_p.bind(dim=d)
-
-
-def _dim_as_value_abstract_eval(*, dim):
-    return ShapedArray((), dtypes.default_int_dtype())
-
-
-def _dim_as_value_lowering(ctx, *, dim):
-    value = ctx.module_ctx.symbolic.dim(ctx.block, dim)
-    out = ctx.avals_out[0]
-    if out.dtype == np.int32:
-        return value
-    return ctx.block.op1("stablehlo.convert", [value], hlo.aval_type(out))
-
-
-abstract_eval_rules[dim_as_value_p] = _dim_as_value_abstract_eval
-lowering_rules[dim_as_value_p] = _dim_as_value_lowering    # bound only with symbolic dims
-ad.defjvp_zero(dim_as_value_p)
 
 
 # ------------------------------------------------------------------ rules

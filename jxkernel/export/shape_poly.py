@@ -15,9 +15,13 @@ import sys
 
 import numpy as np
 
+from ..core import dtypes
 from ..core import errors as _errors
-from ..core.avals import ShapeDtypeStruct
+from ..core.avals import ShapeDtypeStruct, ShapedArray
+from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules
+from ..transforms import ad_util as ad
 from ..tree_util import tree_flatten, tree_unflatten
+from ..xla import stablehlo as hlo
 
 _DOC = ("Please see https://docs.jax.dev/en/latest/export/shape_poly.html"
         "#comparison-of-symbolic-dimensions-is-partially-supported for more details.")
@@ -253,7 +257,6 @@ class _DimExpr:
                             f"constant")
 
     def __jax_array__(self):
-        from ._symbolic_lowering import dimension_as_value  # (it imports this module)
         return dimension_as_value(self)
 
     def min_dim(self, other):
@@ -738,3 +741,30 @@ def solve_dimension_variables(specs, shapes, paths) -> dict:
 def evaluate_shape(shape, env: dict) -> tuple:
     """The concrete shape for the variables' values in `env`."""
     return tuple(_evaluate(d, env) for d in shape)
+
+
+# ------------------------------------------------------------------ dim_as_value
+dim_as_value_p = Primitive("dim_as_value")
+
+
+def dimension_as_value(d):
+    """A dimension as an integer scalar: a constant one stays the int it is, a symbolic one
+    is read from the module's arguments (JAX's `core.dimension_as_value`)."""
+    return d if isinstance(d, int) else dim_as_value_p.bind(dim=d)
+
+
+def _dim_as_value_abstract_eval(*, dim):
+    return ShapedArray((), dtypes.default_int_dtype())
+
+
+def _dim_as_value_lowering(ctx, *, dim):
+    value = ctx.module_ctx.symbolic.dim(ctx.block, dim)
+    out = ctx.avals_out[0]
+    if out.dtype == np.int32:
+        return value
+    return ctx.block.op1("stablehlo.convert", [value], hlo.aval_type(out))
+
+
+abstract_eval_rules[dim_as_value_p] = _dim_as_value_abstract_eval
+lowering_rules[dim_as_value_p] = _dim_as_value_lowering    # bound only with symbolic dims
+ad.defjvp_zero(dim_as_value_p)

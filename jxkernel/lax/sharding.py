@@ -88,6 +88,7 @@ def _abstract_eval(aval, *, sharding):
 
 
 def _impl(x, *, sharding):
+    # the sharded-array modules load with the first mesh: `import jxkernel` needs none
     from ..xla.sharded import device_put
     return device_put(x, sharding)
 
@@ -110,7 +111,7 @@ def _lowering(ctx, x, *, sharding):
     if sharding.mesh._ids != mesh._ids or sharding.mesh.axis_names != mesh.axis_names:
         raise ValueError(f"with_sharding_constraint's sharding {sharding!r} is over another mesh "
                          f"than the jitted computation's {mesh}; use one mesh")
-    from ..xla.sharding import sdy_dims
+    from ..xla.sharding import sdy_dims       # (loaded with the first mesh, as above)
     dims = sdy_dims(sharding, len(ctx.avals_in[0].shape))
     return ctx.op1("sdy.sharding_constraint", [x], {"sharding": f"#sdy.sharding{dims}"})
 

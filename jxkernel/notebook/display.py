@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import os
+import sysconfig
 
 from ..core.ir import ClosedJaxpr, Jaxpr
 from ..xla.array import Array
@@ -47,6 +48,25 @@ def _package_dir(name):
 # Frames of the shell itself are no user's source: an equation made directly by a magic
 # (say `%jaxpr lax.sin(x)`) has no user line.
 _SHELL_DIRS = tuple(d for d in map(_package_dir, ("IPython", "ipykernel")) if d)
+# jxkernel's own files, and the standard library (its site-packages excepted), are no
+# user's either
+_JXKERNEL = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_STDLIB = os.path.join(sysconfig.get_paths()["stdlib"], "")
+_SITE = tuple(os.path.join(sysconfig.get_paths()[k], "") for k in ("purelib", "platlib"))
+
+
+def is_user_file(filename: str) -> bool:
+    """Whether a frame of `filename` is the user's: a cell or any file outside jxkernel, the
+    shell (IPython, ipykernel) and Python's standard library (installed packages count).
+
+    >>> is_user_file(os.__file__), is_user_file(os.path.join(_JXKERNEL, "api.py"))
+    (False, False)
+    """
+    if cell_name(filename):
+        return True
+    if filename.startswith((_JXKERNEL, *_SHELL_DIRS, "<")):
+        return False
+    return not (filename.startswith(_STDLIB) and not filename.startswith(_SITE))
 
 
 def source_label(info) -> str:

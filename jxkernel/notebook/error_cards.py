@@ -58,8 +58,7 @@ from dataclasses import dataclass
 
 from ..core import errors as jx_errors
 from ..rich_view import RichView
-from .display import cell_name, esc, source_label
-from .tracebacks import is_user_file
+from .display import cell_name, esc, is_user_file, source_label
 
 MIME = "application/vnd.jxkernel.error+json"
 VERSION = 1

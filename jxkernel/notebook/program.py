@@ -24,8 +24,7 @@ from ..core.avals import get_aval
 from ..transforms.jit import jit
 from ..tree_util import keystr, tree_flatten_with_path, tree_map
 from .cell import LAST, STATIC, Static, TRACED, build, is_array_like
-from .display import cell_name, short_repr
-from .tracebacks import is_user_file
+from .display import cell_name, is_user_file, short_repr
 
 
 class CellProgram:

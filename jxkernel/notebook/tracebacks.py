@@ -11,37 +11,19 @@ line, where the offending value came from and a suggested rewrite. The handler a
 ValueError and TypeError, for the three JAX raises with those classes (vmap's inconsistent
 sizes, a loop carry changing type, an unhashable static argument); any other ValueError or
 TypeError is shown exactly as IPython shows it.
-
-    >>> is_user_file(os.__file__), is_user_file(os.path.join(_JXKERNEL, "api.py"))
-    (False, False)
 """
 from __future__ import annotations
 
 import os
-import sysconfig
 import types
 
 from .. import errors as jx_errors
-from .display import _SHELL_DIRS, cell_name
+from .display import is_user_file
+from .error_cards import card_for
 
 _JX_ERRORS = tuple(getattr(jx_errors, name) for name in jx_errors.__all__)
 ERRORS = _JX_ERRORS + (ValueError, TypeError)       # the classes the handler is given
 FILTERING = "JXKERNEL_TRACEBACK_FILTERING"
-
-_JXKERNEL = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-_STDLIB = os.path.join(sysconfig.get_paths()["stdlib"], "")
-_SITE = tuple(os.path.join(sysconfig.get_paths()[k], "") for k in ("purelib", "platlib"))
-
-
-def is_user_file(filename: str) -> bool:
-    """Whether a frame of `filename` is the user's: a cell or any file outside jxkernel, the
-    shell (IPython, ipykernel) and Python's standard library (installed packages count)."""
-    if cell_name(filename):
-        return True
-    if filename.startswith((_JXKERNEL, *_SHELL_DIRS, "<")):
-        return False
-    return not (filename.startswith(_STDLIB) and not filename.startswith(_SITE))
-
 
 def walk(tb):
     """The traceback entries from `tb` on, outermost first."""
@@ -76,7 +58,6 @@ def _show_user_traceback(shell, etype, value, tb, tb_offset=None):
 def _card(value):
     """The error card for `value`, or None; a card that fails to build is no card (IPython
     would unregister a handler that raises)."""
-    from .error_cards import card_for  # here: error_cards imports this module
     try:
         return card_for(value)
     except Exception:  # noqa: BLE001

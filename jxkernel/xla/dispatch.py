@@ -11,7 +11,8 @@ import numpy as np
 from ..config import config
 from ..core import trace as _trace
 from ..core.ir import Eqn, Jaxpr, Literal, Var
-from ..core.primitive import abstract_eval, impl_rules, lowering_rules, rule
+from ..core.primitive import impl_rules, lowering_rules, rule
+from ..core.sharding_types import abstract_eval
 from ..core.trace import Tracer, escaped_tracer_error
 from . import client as _client
 from .array import Array, device_put, host_to_device

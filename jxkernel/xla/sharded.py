@@ -133,6 +133,7 @@ class ShardedArray(ArrayImpl):
         """In a notebook: the value, then which device holds which block (sharding_view.py)."""
         if self._buf.is_deleted():
             return {"text/plain": repr(self)}
+        # the view sits above xla (it is shown, never computed with) and loads when first shown
         from ..sharding_view import array_bundle
         return array_bundle(self)
 
