@@ -50,7 +50,8 @@ def _targets(node, importer: str, is_package: bool) -> list[str]:
             for a in node.names]
 
 
-def imports(root: pathlib.Path = ROOT) -> list[Import]:
+@functools.lru_cache(maxsize=None)       # parses ~260 files: once per process
+def imports(root: pathlib.Path = ROOT) -> tuple[Import, ...]:
     """Every import of a jxkernel module in the package, in file order.
 
     >>> any(i.imported == "jxkernel.core.ir" for i in imports())
@@ -72,7 +73,7 @@ def imports(root: pathlib.Path = ROOT) -> list[Import]:
                 if isinstance(child, _HOLDS_STATEMENTS):       # imports are statements
                     visit(child, inner)
         visit(tree, False)
-    return found
+    return tuple(found)
 
 
 def layer(module: str) -> str:

@@ -12,16 +12,15 @@ import textwrap
 import import_graph as graph
 import pytest
 
-FOUND = graph.imports()
 
 
 def _imported_layers(importer: str) -> set:
-    return {graph.layer(i.imported) for i in FOUND if graph.layer(i.importer) == importer} - \
-        {importer}
+    return {graph.layer(i.imported) for i in graph.imports()
+            if graph.layer(i.importer) == importer} - {importer}
 
 
 def test_no_two_layers_import_each_other():
-    assert graph.cycles(FOUND) == set()
+    assert graph.cycles(graph.imports()) == set()
 
 
 def test_the_layers_have_an_order():
@@ -29,7 +28,7 @@ def test_the_layers_have_an_order():
     # hook, which loads the notebook layer (built on the root) when IPython asks for it.
     hook = ("_ipython_ext.py", "notebook")
     deps = collections.defaultdict(set)
-    for importer, imported in graph.layer_edges(FOUND).keys() - {hook}:
+    for importer, imported in graph.layer_edges(graph.imports()).keys() - {hook}:
         deps[importer].add(imported)
     order = list(graphlib.TopologicalSorter(deps).static_order())   # raises CycleError
     assert order.index("core") < order.index("transforms") < order.index("lax") < \
@@ -61,10 +60,10 @@ def _loads(start: str, goal: str, at_load: dict) -> bool:
 
 def test_no_import_inside_a_function_stands_in_for_a_loop():
     at_load = collections.defaultdict(set)
-    for i in FOUND:
+    for i in graph.imports():
         if not i.deferred:
             at_load[i.importer].add(i.imported)
-    loops = {(i.importer, i.imported) for i in FOUND
+    loops = {(i.importer, i.imported) for i in graph.imports()
              if i.deferred and _loads(i.imported, i.importer, at_load)}
     assert loops == _LAZY_LOOPS
 
@@ -108,15 +107,16 @@ def test_jaxlib_only_in_xla_and_the_notebook_libraries_only_in_notebook():
 
 
 def test_the_graph_reads_relative_and_deferred_imports():
-    cond = [i for i in FOUND if i.path == "jxkernel/lax/cond.py"]
+    cond = [i for i in graph.imports() if i.path == "jxkernel/lax/cond.py"]
     assert any(i.imported == "jxkernel.core.staging" and not i.deferred for i in cond)
-    deferred = {i.imported for i in FOUND if i.path == "jxkernel/core/staging.py" and i.deferred}
+    deferred = {i.imported for i in graph.imports()
+                if i.path == "jxkernel/core/staging.py" and i.deferred}
     assert deferred == {"jxkernel.core.leaks"}      # loaded only once leak checking is on
 
 
 def _module_names() -> list:
     paths = [p for p in graph.ROOT.rglob("*.py") if "labextension" not in p.parts]
-    return sorted({i.importer for i in FOUND} | {graph.module_name(p) for p in paths})
+    return sorted({i.importer for i in graph.imports()} | {graph.module_name(p) for p in paths})
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="forks a child per module")
