@@ -84,6 +84,19 @@ def _real_dtype(d):
     return {_core.complex64: _core.float32, _core.complex128: _core.float64}.get(d, d)
 
 
+def _log_endpoints(name, start, stop, dtype):
+    """(start, stop) in the computation dtype, the result dtype and the computation dtype, in
+    JAX's order for logspace/geomspace (the dtype before the arraylike check)."""
+    if dtype is None:
+        dtype = to_inexact_dtype(result_type(start, stop))
+    else:
+        dtype = canonicalize_user_dtype(dtype, name)
+    cdtype = to_inexact_dtype(dtype)
+    start, stop = util.ensure_arraylike(name, start, stop)
+    return (lax.convert_element_type(start, cdtype), lax.convert_element_type(stop, cdtype),
+            dtype, cdtype)
+
+
 def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype=None,
              axis: int = 0):
     """base ** linspace(start, stop, num)."""
@@ -94,14 +107,7 @@ def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype
 
 @util.jnp_jit(static_argnames=("num", "endpoint", "dtype", "axis"))
 def _logspace(start, stop, num, endpoint, base, dtype, axis):
-    if dtype is None:
-        dtype = to_inexact_dtype(result_type(start, stop))
-    else:
-        dtype = canonicalize_user_dtype(dtype, "logspace")
-    cdtype = to_inexact_dtype(dtype)
-    start, stop = util.ensure_arraylike("logspace", start, stop)
-    start = lax.convert_element_type(start, cdtype)
-    stop = lax.convert_element_type(stop, cdtype)
+    start, stop, dtype, cdtype = _log_endpoints("logspace", start, stop, dtype)
     lin = linspace(start, stop, num, endpoint=endpoint, axis=axis)
     return lax.convert_element_type(ufuncs.power(base, lin), dtype)
 
@@ -115,14 +121,7 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axi
 
 @util.jnp_jit(static_argnames=("num", "endpoint", "dtype", "axis"))
 def _geomspace(start, stop, num, endpoint, dtype, axis):
-    if dtype is None:
-        dtype = to_inexact_dtype(result_type(start, stop))
-    else:
-        dtype = canonicalize_user_dtype(dtype, "geomspace")
-    cdtype = to_inexact_dtype(dtype)
-    start, stop = util.ensure_arraylike("geomspace", start, stop)
-    start = lax.convert_element_type(start, cdtype)
-    stop = lax.convert_element_type(stop, cdtype)
+    start, stop, dtype, cdtype = _log_endpoints("geomspace", start, stop, dtype)
     sign = ufuncs.sign(start)
     res = ufuncs.multiply(sign, logspace(ufuncs.log10(ufuncs.divide(start, sign)),
                                          ufuncs.log10(ufuncs.divide(stop, sign)), num,
