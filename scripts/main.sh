@@ -9,6 +9,8 @@ cd "$(dirname "$0")/.."
 .venv/bin/python -m pip install -q --disable-pip-version-check uv
 # precompiled at install (a few seconds), so JupyterLab and the first kernel start quicker
 .venv/bin/python -m uv pip install -q --python .venv/bin/python --compile-bytecode -e '.[notebook]'
+# the editable checkout too (uv leaves it): each kernel then starts without compiling jxkernel
+.venv/bin/python -m compileall -q -j 0 jxkernel
 .venv/bin/python -m jxkernel
 # Jupyter refuses to run as root unless told (containers, Binder-like machines run as root).
 [ "$(id -u)" = 0 ] && set -- --allow-root "$@"

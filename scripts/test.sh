@@ -9,6 +9,10 @@ cd "$(dirname "$0")/.."
 # processes (two workers, kernels, JupyterLab servers, subprocess tests) pay for them as they
 # start: from a fresh clone on 2 cores, 11 min 18 s without it, 9 min 43 s with (8 s of it here)
 .venv/bin/python -m uv pip install -q --python .venv/bin/python --compile-bytecode -e '.[test]'
+# uv compiles site-packages but not the editable checkout, and where PYTHONDONTWRITEBYTECODE is
+# set (as on some CI images) nothing caches it later: every process the suite starts (workers,
+# kernels, servers, subprocess tests) would compile jxkernel's ~260 modules afresh, ~0.35 s each
+.venv/bin/python -m compileall -q -j 0 jxkernel tests conformance
 # worksteal: a worker that runs dry takes tests queued for the other, so the run
 # does not wait on one worker's long tail
 exec .venv/bin/python -m pytest -n 2 --dist worksteal "$@"
