@@ -23,9 +23,21 @@ from .trace import Tracer
 _MAX_DEPTH = 8        # how far up the chain of referrers to look for a holder
 
 
-def ensure_no_leaks(trace) -> None:
-    """Raise if a tracer of the finished `trace` is held by anything but a running frame."""
-    gc.collect()
+def ensure_no_leaks(finished) -> None:
+    """Raise if a tracer of the finished trace `finished()` (a weak reference: the caller has
+    dropped its own references) is held by anything but a running frame.
+
+    Each tracer holds its trace, so a trace that nothing holds any more is freed at once and
+    none of its tracers can be alive: then there is nothing to look for. Only a trace still
+    held costs a garbage collection and a scan of the heap (as JAX checks), which takes a
+    good part of a second in a long notebook session.
+    """
+    if finished() is None:
+        return
+    gc.collect()                    # what only garbage cycles hold is not a leak
+    trace = finished()
+    if trace is None:
+        return
     scratch: set = set()            # our own lists of referrers: not holders
     leaks = []
     for tracer in _referrers(trace, scratch):

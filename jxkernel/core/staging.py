@@ -11,6 +11,7 @@ grad sees them again when the jit equation is bound with its consts).
 """
 from __future__ import annotations
 
+import weakref
 from typing import NamedTuple
 
 import numpy as np
@@ -244,7 +245,9 @@ def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None) -> tuple:
     if config.jax_check_tracer_leaks:
         # deferred: the leak checker loads only once leak checking is turned on
         from .leaks import ensure_no_leaks
-        ensure_no_leaks(trace)
+        finished = weakref.ref(trace)
+        del trace, tracers, outs        # ours: what holds the trace after this is a leak
+        ensure_no_leaks(finished)
     return closed
 
 

@@ -11,6 +11,7 @@ primitive needs it. Unbatched values stay unbatched.
 from __future__ import annotations
 
 import functools
+import weakref
 
 from ..config import config
 from ..core.avals import get_aval
@@ -141,7 +142,10 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         if config.jax_check_tracer_leaks:
             # the leak checker loads only when jax_check_tracer_leaks is on
             from ..core.leaks import ensure_no_leaks
-            ensure_no_leaks(trace)
+            finished = weakref.ref(trace)
+            # ours: what holds the trace or its tracers after this is a leak
+            del trace, tracers, call_args, call_kwargs, out, out_leaves
+            ensure_no_leaks(finished)
         return tree_unflatten(out_tree, results)
     return vmapped
 
