@@ -14,6 +14,8 @@ import jxkernel.numpy as jnp
 from jxkernel import lax
 from jxkernel.core import check_jaxpr
 from jxkernel.test_util import check_grads
+from jxkernel.xla.compiler import Executable, compile_module
+from jxkernel.xla.lowering import lower_module
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 from numerics import ELEMENTWISE, REDUCTION, assert_allclose_ulp
@@ -271,6 +273,61 @@ def test_jvp_and_vjp_agree_for_max_pooling():
     bwd = np.asarray(bt, np.float64) * t
     assert_allclose_ulp(np.float32(fwd.sum()), np.float32(bwd.sum()), REDUCTION,
                         scale=np.abs(bwd).sum())
+
+
+# ------------------------------------------------------------------ the GPU lowering
+def _run_lowered(f, args, platform):
+    """f's program lowered for `platform`, compiled and run on the CPU: select_and_gather_add's
+    GPU lowering is plain StableHLO (packed words), so its values can be checked here."""
+    closed = jax.make_jaxpr(f)(*args)
+    text = lower_module(closed.jaxpr, name="f", platform=platform)[0]
+    device = jax.devices("cpu")[0]
+    loaded, _ = compile_module(text, [device])
+    return text, np.asarray(Executable(loaded, closed.out_avals, device)(*args)[0])
+
+
+def _pooling_jvp(kind, base):
+    init, op = (-np.inf, lax.max) if kind == "max" else (np.inf, lax.min)
+    pool = lambda x: lax.reduce_window(x, np.asarray(init, x.dtype), op, (2, 3), (1, 2), "SAME",
+                                       base_dilation=base)
+    return lambda x, t: jax.jvp(pool, (x,), (t,))[1]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, jnp.bfloat16])
+@pytest.mark.parametrize("kind, base", [("max", (1, 1)), ("min", (2, 1))])
+def test_gpu_lowering_packs_each_pair_into_one_word(kind, base, dtype):
+    """XLA's CUDA backend has no two-operand reduce_window: for the GPU, as JAX lowers it
+    there, (operand, tangent) pairs are packed into words of twice the width. It picks the
+    same element of each window (the first of tied ones) and keeps the tangent's bits."""
+    x = rng.randint(0, 3, (5, 7)).astype(dtype)                   # with ties
+    t = rng.randn(5, 7).astype(dtype)
+    f = _pooling_jvp(kind, base)
+    gpu_text, got = _run_lowered(f, (x, t), "gpu")
+    cpu_text, want = _run_lowered(f, (x, t), "cpu")
+    wide = {np.dtype(np.float32): "ui64"}.get(np.dtype(dtype), "ui32")
+    assert f"tensor<{want.shape[0]}x{want.shape[1]}x{wide}>" in gpu_text       # the windows
+    assert "shift_left" in gpu_text
+    assert "shift_left" not in cpu_text
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got.view(np.uint16 if got.itemsize == 2 else np.uint32),
+                                  want.view(np.uint16 if want.itemsize == 2 else np.uint32))
+
+
+def test_gpu_lowering_of_float64_rounds_both_halves_and_warns():
+    """No word holds two float64s: both are rounded to 32 bits (11 exponent, 20 mantissa
+    bits) and packed into one uint64, with JAX's warning."""
+    with jax.enable_x64(True):
+        x = rng.randn(5, 7) * 100
+        t = rng.randn(5, 7)
+        f = _pooling_jvp("max", (1, 1))
+        with pytest.warns(UserWarning, match="Using reduced precision for gradient of "
+                                             "reduce-window min/max operator"):
+            gpu_text, got = _run_lowered(f, (x, t), "gpu")
+        _, want = _run_lowered(f, (x, t), "cpu")
+    assert "stablehlo.reduce_precision" in gpu_text and got.dtype == np.float64
+    # the tangent keeps 20 of its 52 mantissa bits: within half a unit of the 21st bit
+    np.testing.assert_allclose(got, want, rtol=2.0 ** -20, atol=0)
+    assert not np.array_equal(got, want)            # rounded: not the exact tangents
 
 
 # ------------------------------------------------------------------ vmap

@@ -17,6 +17,7 @@ from __future__ import annotations
 import builtins
 import functools
 import operator
+import warnings
 
 import numpy as np
 
@@ -209,6 +210,9 @@ def _select_and_gather_add_abstract_eval(tangents, operand, *, select_prim, **pa
 def _select_and_gather_add_lowering(ctx, tangents, operand, *, select_prim, **params):
     """A two-operand reduce_window over (operand, tangents) pairs whose reducer keeps the
     pair with the larger (ge) or smaller (le) key; the first such pair on ties."""
+    if ctx.platform == "gpu":
+        return _select_and_gather_add_packed_lowering(ctx, tangents, operand,
+                                                      select_prim=select_prim, **params)
     t_aval, x_aval = ctx.avals_in
     key, val = ShapedArray((), x_aval.dtype), ShapedArray((), t_aval.dtype)
     block = ctx.new_block([hl.aval_type(key), hl.aval_type(val)] * 2)
@@ -222,6 +226,79 @@ def _select_and_gather_add_lowering(ctx, tangents, operand, *, select_prim, **pa
     return ctx.op("stablehlo.reduce_window", [operand, tangents, *inits], _window_attrs(**params),
                   regions=[block], result_types=[hlo.tensor_type(out_shape, x_aval.dtype),
                                                  hl.aval_type(ctx.avals_out[0])])[1]
+
+
+def _select_and_gather_add_packed_lowering(ctx, tangents, operand, *, select_prim, **params):
+    """GPU: XLA's CUDA backend has no reduce_window over two operands, so (as JAX lowers it
+    there) each (operand, tangent) pair is packed into one unsigned word of twice the width,
+    the operand's bits on top, and a one-operand reduce_window compares the top halves.
+    No word is wide enough for two float64s: both are rounded to 32 bits first, with JAX's
+    warning."""
+    t_aval, x_aval = ctx.avals_in
+    dtype, nbits = np.dtype(x_aval.dtype), np.dtype(x_aval.dtype).itemsize * 8
+    uint = lambda bits: np.dtype(f"uint{bits}")
+    double = 2 * nbits <= 64
+    if double:
+        word, wide = uint(nbits), uint(2 * nbits)
+    else:
+        warnings.warn("Using reduced precision for gradient of reduce-window min/max operator "
+                      "to work around missing XLA support for pair-reductions. This is likely "
+                      "from a second or higher derivative of a max-pooling operation.")
+        half = nbits // 2
+        word = wide = uint(nbits)
+        exponent_bits = np.finfo(dtype).nexp
+        mantissa_bits = half - exponent_bits - 1
+
+    def op(rctx, name, operands, shape, out_dtype, attrs=None):
+        return rctx.op1(name, operands, attrs, result_type=hlo.tensor_type(shape, out_dtype))
+
+    def shift(rctx, name, value, bits, shape):
+        return op(rctx, name, [value, hl.splat(rctx, bits, wide, shape)], shape, wide)
+
+    def pack(rctx, key, value, shape):
+        if double:
+            key, value = (op(rctx, "stablehlo.convert", [op(rctx, "stablehlo.bitcast_convert",
+                                                              [v], shape, word)], shape, wide)
+                          for v in (key, value))
+            key = shift(rctx, "stablehlo.shift_left", key, nbits, shape)
+        else:
+            rounded = {"exponent_bits": f"{exponent_bits} : i32",
+                       "mantissa_bits": f"{mantissa_bits} : i32"}
+            key, value = (op(rctx, "stablehlo.bitcast_convert", [op(
+                rctx, "stablehlo.reduce_precision", [v], shape, dtype, rounded)], shape, word)
+                for v in (key, value))
+            value = shift(rctx, "stablehlo.shift_right_logical", value, half, shape)
+        return op(rctx, "stablehlo.or", [key, value], shape, wide)
+
+    def key_of(rctx, packed):               # the top half, as the operand's float
+        if double:
+            top = shift(rctx, "stablehlo.shift_right_logical", packed, nbits, ())
+            top = op(rctx, "stablehlo.convert", [top], (), word)
+        else:
+            mask = rctx.constant(np.asarray(((1 << half) - 1) << half, wide))
+            top = op(rctx, "stablehlo.and", [packed, mask], (), wide)
+        return op(rctx, "stablehlo.bitcast_convert", [top], (), dtype)
+
+    def value_of(rctx, packed, shape):      # the bottom half, as the tangent's float
+        if double:
+            low = op(rctx, "stablehlo.convert", [packed], shape, word)
+        else:
+            low = shift(rctx, "stablehlo.shift_left", packed, half, shape)
+        return op(rctx, "stablehlo.bitcast_convert", [low], shape, t_aval.dtype)
+
+    block = ctx.new_block([hlo.tensor_type((), wide)] * 2)
+    rctx = ctx.with_block(block)
+    x, y = block.args
+    which = hl.compare(rctx, key_of(rctx, x), key_of(rctx, y), _direction(select_prim),
+                       ShapedArray((), dtype))
+    block.ret([hl.select(rctx, which, x, y, ShapedArray((), wide))])
+    init = pack(ctx, ctx.constant(_select_identity(select_prim, dtype)),
+                ctx.constant(np.zeros((), t_aval.dtype)), ())
+    out_shape = ctx.avals_out[0].shape
+    packed = ctx.op("stablehlo.reduce_window", [pack(ctx, operand, tangents, x_aval.shape), init],
+                    _window_attrs(**params), regions=[block],
+                    result_types=[hlo.tensor_type(out_shape, wide)])[0]
+    return value_of(ctx, packed, out_shape)
 
 
 def _jvp_linear_in_values(prim):
