@@ -13,6 +13,7 @@ import pytest
 import jxkernel
 from jxkernel import lax
 from jxkernel.core import check_jaxpr
+from lowered import run_lowered
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 F32 = np.float32
@@ -341,6 +342,30 @@ def test_scatter_add_accumulates_duplicates():
           x, idx, np.array([1, 2, 4, 3, 5], F32))
     check(lambda x, i, u: lax.scatter_add(x, i, u, dn, mode="clip"), np.array([5, 6, 0, 4], F32),
           x, idx, np.array([1, 2, 4, 3, 5], F32))
+
+
+@pytest.mark.parametrize("scatter", [lax.scatter_add, lax.scatter_sub])
+def test_gpu_lowering_splits_a_complex128_scatter_add_into_its_parts(scatter):
+    """For the GPU, as JAX lowers it there, a complex128 scatter-add (or -sub) is two float64
+    scatters, of the real and of the imaginary parts; the same values, clipped indices and
+    duplicates included. complex64, and every dtype on the CPU, stay one scatter."""
+    dn = SD((1,), (0,), (0,))
+    idx = np.array([[1], [4], [1], [9]], np.int32)        # a duplicate, one clipped to 4
+    f = lambda x, u: scatter(x, idx, u, dn, mode="clip")
+    with jxkernel.enable_x64(True):
+        x, u = rand((5, 3), np.complex128), rand((4, 3), np.complex128, seed=1)
+        gpu_text, got = run_lowered(f, (x, u), "gpu")
+        cpu_text, want = run_lowered(f, (x, u), "cpu")
+        single_text, _ = run_lowered(f, (x.astype(np.complex64), u.astype(np.complex64)), "gpu")
+    want_np = x.copy()
+    for i, row in zip(np.minimum(idx[:, 0], 4), u):
+        want_np[i] += row if scatter is lax.scatter_add else -row
+    np.testing.assert_array_equal(want, want_np)
+    np.testing.assert_array_equal(got, want)
+    assert got.dtype == np.complex128
+    assert gpu_text.count('"stablehlo.scatter"') == 2 and "stablehlo.complex" in gpu_text
+    assert cpu_text.count('"stablehlo.scatter"') == 1 and "stablehlo.real" not in cpu_text
+    assert single_text.count('"stablehlo.scatter"') == 1
 
 
 def test_scatter_update_jaxpr_is_shared():

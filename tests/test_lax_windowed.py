@@ -14,10 +14,9 @@ import jxkernel.numpy as jnp
 from jxkernel import lax
 from jxkernel.core import check_jaxpr
 from jxkernel.test_util import check_grads
-from jxkernel.xla.compiler import Executable, compile_module
-from jxkernel.xla.lowering import lower_module
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
+from lowered import run_lowered
 from numerics import ELEMENTWISE, REDUCTION, assert_allclose_ulp
 from windowed_cases import ULPS, cases
 
@@ -276,16 +275,6 @@ def test_jvp_and_vjp_agree_for_max_pooling():
 
 
 # ------------------------------------------------------------------ the GPU lowering
-def _run_lowered(f, args, platform):
-    """f's program lowered for `platform`, compiled and run on the CPU: select_and_gather_add's
-    GPU lowering is plain StableHLO (packed words), so its values can be checked here."""
-    closed = jax.make_jaxpr(f)(*args)
-    text = lower_module(closed.jaxpr, name="f", platform=platform)[0]
-    device = jax.devices("cpu")[0]
-    loaded, _ = compile_module(text, [device])
-    return text, np.asarray(Executable(loaded, closed.out_avals, device)(*args)[0])
-
-
 def _pooling_jvp(kind, base):
     init, op = (-np.inf, lax.max) if kind == "max" else (np.inf, lax.min)
     pool = lambda x: lax.reduce_window(x, np.asarray(init, x.dtype), op, (2, 3), (1, 2), "SAME",
@@ -302,8 +291,8 @@ def test_gpu_lowering_packs_each_pair_into_one_word(kind, base, dtype):
     x = rng.randint(0, 3, (5, 7)).astype(dtype)                   # with ties
     t = rng.randn(5, 7).astype(dtype)
     f = _pooling_jvp(kind, base)
-    gpu_text, got = _run_lowered(f, (x, t), "gpu")
-    cpu_text, want = _run_lowered(f, (x, t), "cpu")
+    gpu_text, got = run_lowered(f, (x, t), "gpu")
+    cpu_text, want = run_lowered(f, (x, t), "cpu")
     wide = {np.dtype(np.float32): "ui64"}.get(np.dtype(dtype), "ui32")
     assert f"tensor<{want.shape[0]}x{want.shape[1]}x{wide}>" in gpu_text       # the windows
     assert "shift_left" in gpu_text
@@ -322,8 +311,8 @@ def test_gpu_lowering_of_float64_rounds_both_halves_and_warns():
         f = _pooling_jvp("max", (1, 1))
         with pytest.warns(UserWarning, match="Using reduced precision for gradient of "
                                              "reduce-window min/max operator"):
-            gpu_text, got = _run_lowered(f, (x, t), "gpu")
-        _, want = _run_lowered(f, (x, t), "cpu")
+            gpu_text, got = run_lowered(f, (x, t), "gpu")
+        _, want = run_lowered(f, (x, t), "cpu")
     assert "stablehlo.reduce_precision" in gpu_text and got.dtype == np.float64
     # the tangent keeps 20 of its 52 mantissa bits: within half a unit of the 21st bit
     np.testing.assert_allclose(got, want, rtol=2.0 ** -20, atol=0)

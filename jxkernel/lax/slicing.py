@@ -729,16 +729,47 @@ def _scatter_lowering(ctx, operand, indices, updates, *, update_jaxpr, update_co
     else:
         region.ret(ctx.lower_jaxpr(ClosedJaxpr(update_jaxpr, update_consts), region.args,
                                    block=region))
+    return _emit_scatter(ctx, operand, indices, updates, region, dn, indices_are_sorted,
+                         unique_indices)
+
+
+def _emit_scatter(ctx, operand, indices, updates, region, dn, indices_are_sorted,
+                  unique_indices, result_type=None):
     dims = _dims_attr("scatter", [
         ("update_window_dims", dn.update_window_dims),
         ("inserted_window_dims", dn.inserted_window_dims),
         ("input_batching_dims", dn.operand_batching_dims),
         ("scatter_indices_batching_dims", dn.scatter_indices_batching_dims),
-        ("scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims)], idx_aval.ndim - 1)
+        ("scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims)],
+        ctx.avals_in[1].ndim - 1)
     return ctx.op1("stablehlo.scatter", [operand, indices, updates], {
         "scatter_dimension_numbers": dims,
         "indices_are_sorted": hlo.bool_attr(indices_are_sorted),
-        "unique_indices": hlo.bool_attr(unique_indices)}, regions=[region])
+        "unique_indices": hlo.bool_attr(unique_indices)}, regions=[region],
+        result_type=result_type)
+
+
+def _scatter_addsub_lowering(hlo_op, ctx, operand, indices, updates, **params):
+    """On the GPU a complex128 scatter-add (or -sub) is two float64 scatters, of the real and
+    of the imaginary parts, as JAX lowers it there: XLA's GPU scatter adds with atomics, and
+    there is no 16-byte one. Elsewhere, and for other dtypes, the one scatter."""
+    op_aval, idx_aval, upd_aval = ctx.avals_in
+    if ctx.platform != "gpu" or np.dtype(op_aval.dtype) != np.complex128:
+        return _scatter_lowering(ctx, operand, indices, updates, **params)
+    dn = params["dimension_numbers"]
+    if params["mode"] == GatherScatterMode.CLIP:
+        indices = _clamp_scatter_indices(ctx, indices, op_aval, idx_aval, upd_aval, dn)
+
+    def part(name, value, aval):
+        return ctx.op1(name, [value], result_type=hlo.tensor_type(aval.shape, np.float64))
+
+    def scatter(name):
+        return _emit_scatter(ctx, part(name, operand, op_aval), indices,
+                             part(name, updates, upd_aval),
+                             hl.binary_region(ctx, hlo_op, np.float64), dn,
+                             params["indices_are_sorted"], params["unique_indices"],
+                             result_type=hlo.tensor_type(op_aval.shape, np.float64))
+    return ctx.op1("stablehlo.complex", [scatter("stablehlo.real"), scatter("stablehlo.imag")])
 
 
 def _clamp_scatter_indices(ctx, indices, op_aval, idx_aval, upd_aval, dn):
@@ -775,6 +806,8 @@ for _prim in (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_mi
     abstract_eval_rules[_prim] = _scatter_abstract_eval
     lowering_rules[_prim] = _scatter_lowering
 del _prim
+lowering_rules[scatter_add_p] = functools.partial(_scatter_addsub_lowering, "stablehlo.add")
+lowering_rules[scatter_sub_p] = functools.partial(_scatter_addsub_lowering, "stablehlo.subtract")
 
 
 # A scatter and a gather with matching dimension numbers read and write the same windows,
