@@ -806,8 +806,12 @@ for _prim in (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_mi
     abstract_eval_rules[_prim] = _scatter_abstract_eval
     lowering_rules[_prim] = _scatter_lowering
 del _prim
-lowering_rules[scatter_add_p] = functools.partial(_scatter_addsub_lowering, "stablehlo.add")
-lowering_rules[scatter_sub_p] = functools.partial(_scatter_addsub_lowering, "stablehlo.subtract")
+# functions of this module, not partials: export's symbolic lowering finds the scatters'
+# rules by their module (export/_symbolic_lowering.py)
+lowering_rules[scatter_add_p] = lambda ctx, *args, **params: _scatter_addsub_lowering(
+    "stablehlo.add", ctx, *args, **params)
+lowering_rules[scatter_sub_p] = lambda ctx, *args, **params: _scatter_addsub_lowering(
+    "stablehlo.subtract", ctx, *args, **params)
 
 
 # A scatter and a gather with matching dimension numbers read and write the same windows,
