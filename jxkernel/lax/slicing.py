@@ -751,8 +751,9 @@ def _emit_scatter(ctx, operand, indices, updates, region, dn, indices_are_sorted
 
 def _scatter_addsub_lowering(hlo_op, ctx, operand, indices, updates, **params):
     """On the GPU a complex128 scatter-add (or -sub) is two float64 scatters, of the real and
-    of the imaginary parts, as JAX lowers it there: XLA's GPU scatter adds with atomics, and
-    there is no 16-byte one. Elsewhere, and for other dtypes, the one scatter."""
+    of the imaginary parts, as JAX 0.10.2 lowers it there (it says not why; XLA's GPU scatter
+    adds with atomics, and a 16-byte one is the likely gap). Elsewhere, and for other dtypes,
+    the one scatter."""
     op_aval, idx_aval, upd_aval = ctx.avals_in
     if ctx.platform != "gpu" or np.dtype(op_aval.dtype) != np.complex128:
         return _scatter_lowering(ctx, operand, indices, updates, **params)
