@@ -134,6 +134,16 @@ def test_nested_shard_map_matches_jax_and_its_gradient_numpy(runs):
     assert got["grad"] == [np.tile(2 * f * w, (4, 2)).tolist(), float((2 * f * blocks).sum())]
 
 
+def test_a_shard_map_traced_in_a_body_is_traced_again_at_the_top_level(runs):
+    # JAX 0.10.2 gives the same nested value, then raises at the top level about the mesh (its
+    # reused trace holds the body's): the error a first call raises is compared instead
+    value, top, raised = runs[0]["nested"]["reused"]
+    assert raised is None
+    v = np.arange(4.0)
+    assert value == np.concatenate([v * (1 + i) for i in range(4)]).tolist()
+    assert top[0] == "ValueError" and "out_specs which require replication" in top[1], top
+
+
 def test_types_with_and_without_varying_axes():
     plain = ShapedArray((2,), np.float32)
     varying = ShapedArray((2,), np.float32, vma=frozenset({"x"}))

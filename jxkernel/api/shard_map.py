@@ -452,8 +452,12 @@ def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma):
         dyn = [x for x, s in zip(flat_args, static) if not s]
         dyn_specs = tuple(s for s in specs if s is not None)
         avals = tuple(get_aval(x) for x in dyn)
-        key = (in_tree, avals, dyn_specs, mesh_, config._trace_state) if not any(static) \
-            else None
+        # The body's trace depends on where the call is: inside another body the manual axes
+        # are fewer, and an enclosing check_vma body types the values (pvary); a trace made
+        # in one place and reused in another would skip that place's out_specs check.
+        key = (in_tree, avals, dyn_specs, mesh_, manual, _outer_manual(),
+               vma.checked[-1] if vma.checked else None, config._trace_state) \
+            if not any(static) else None
         found = traces.get(key) if key is not None else None
         if found is None:
             _check_args(f, mesh_, args, flat_args, specs, avals, static)

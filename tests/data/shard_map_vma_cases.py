@@ -263,7 +263,22 @@ def _nested(jax, mesh, P):
                 lambda a, w: jnp.sum(f(a, w) ** 2), argnums=(0, 1)))(a, w)]
         except Exception as e:          # its class and first line (the rest names files)
             return [type(e).__name__, str(e).split("\n")[0]]
+    # one shard_map called first inside a body manual over 'x', then at the top level, where
+    # its result varies over 'x' that out_specs leaves out: the top-level call must raise as
+    # a first call does, not reuse the trace made inside the body
+    inner = jax.shard_map(lambda b: b * (1 + lax.axis_index("x")), in_specs=P("y"),
+                          out_specs=P("y"))
+    v = np.arange(4, dtype=np.float32)
+    reused = []
+
+    def nested_then_top():
+        reused.append(np.asarray(jax.jit(jax.shard_map(
+            inner, mesh=mesh, in_specs=P(), out_specs=P("x"), axis_names={"x"}))(v)).tolist())
+        with jax.set_mesh(mesh):
+            reused.append(_error(lambda: inner(v)))
+    reused.append(_error(nested_then_top))      # (JAX 0.10.2 raises in the nested call)
     return {"value": np.asarray(jax.jit(f)(a, w)).tolist(),
+            "reused": reused,
             "grad_inside": np.asarray(jax.jit(grad_inside)(a, w)).tolist(), "types": seen,
             "lowered": {"manual_computations": text.count("sdy.manual_computation"),
                         "inner_y_split": '[{?}, {"y", ?}]' in text},
