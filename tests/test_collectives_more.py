@@ -164,6 +164,17 @@ def test_axis_size():
     assert sizes == [5] and type(sizes[0]) is int
 
 
+def test_a_jitted_function_is_traced_again_for_other_axis_sizes():
+    # (JAX 0.10.2 answers the same: its jit cache is keyed by the axis environment)
+    scaled = jax.jit(lambda a: a * lax.axis_size("i"))
+    for n in (2, 3):
+        got = jax.vmap(scaled, axis_name="i")(np.ones(n, np.float32))
+        np.testing.assert_array_equal(np.asarray(got), np.full(n, float(n)))
+    # the same axes bound the other way round: the outer one named "i" is 3 long
+    got = jax.vmap(jax.vmap(scaled, axis_name="j"), axis_name="i")(np.ones((3, 2), np.float32))
+    np.testing.assert_array_equal(np.asarray(got), np.full((3, 2), 3.0))
+
+
 def test_errors():
     x = OPS["x42"]
     with pytest.raises(ValueError, match="sources and destinations must be unique"):

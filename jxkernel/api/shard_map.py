@@ -45,7 +45,7 @@ from ..core.primitive import (
     partial_eval_rules,
     transpose_rules,
 )
-from ..core.axis_env import bound_axis
+from ..core.axis_env import bound_axis, visible_axes
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ..core.trace import Tracer, set_current_trace
 from ..transforms import batch_util as bu
@@ -453,9 +453,10 @@ def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma):
         dyn_specs = tuple(s for s in specs if s is not None)
         avals = tuple(get_aval(x) for x in dyn)
         # The body's trace depends on where the call is: inside another body the manual axes
-        # are fewer, and an enclosing check_vma body types the values (pvary); a trace made
-        # in one place and reused in another would skip that place's out_specs check.
-        key = (in_tree, avals, dyn_specs, mesh_, manual, _outer_manual(),
+        # are fewer, the named axes around it are read at trace time (lax.axis_size), and an
+        # enclosing check_vma body types the values (pvary). A trace made in one place and
+        # reused in another would skip that place's out_specs check.
+        key = (in_tree, avals, dyn_specs, mesh_, manual, _outer_manual(), visible_axes(),
                vma.checked[-1] if vma.checked else None, config._trace_state) \
             if not any(static) else None
         found = traces.get(key) if key is not None else None

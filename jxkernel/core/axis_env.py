@@ -12,6 +12,8 @@ axis size while lax stays below the transformations that bind it.
 """
 import threading
 
+from .trace import current_trace
+
 _env = threading.local()
 
 
@@ -36,3 +38,22 @@ class bound_axis:
 
     def __exit__(self, *exc):
         _env.stack.pop()
+
+
+def visible_axes() -> tuple:
+    """Every named axis a function traced here sees, innermost first, as (name, size): those
+    of the enclosing vmaps (on the traces) and those pmap and shard_map bound. A cached trace
+    is only valid where these are the same (`lax.axis_size` reads them at trace time).
+
+        >>> with bound_axis("i", 4):
+        ...     visible_axes()
+        (('i', 4),)
+    """
+    found = []
+    t = current_trace()
+    while t is not None:
+        data = getattr(t, "axis_data", None)
+        if data is not None and data.name is not None:
+            found.append((data.name, data.size))
+        t = t.parent
+    return (*found, *reversed(getattr(_env, "stack", ())))

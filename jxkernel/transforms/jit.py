@@ -32,6 +32,7 @@ from .. import compile_log
 from ..config import config
 from ..core import dtypes, vma, sharding_types
 from ..core.avals import ShapedArray, ShapeDtypeStruct
+from ..core.axis_env import visible_axes
 from ..core.interpret import eval_jaxpr
 from ..core.interpreter_primitives import sharding_constraint_p
 from ..core.ir import call_primitives, param_printers
@@ -351,6 +352,9 @@ class _LastHit:
 
 _first = operator.itemgetter(0)
 _LAST_HIT = "last hit"      # the key of the _LastHit in a jit's `_last` dict
+# the end of a `_traces` key for a trace made where no named axis is bound and no check_vma
+# body types the values: such a trace also serves a top-level call, and the other way round
+_NOWHERE = ((), None)
 
 
 def _each_a_leaf(treedef, n) -> bool:
@@ -731,7 +735,7 @@ class Jitted:
         return closed, out_trees[0], time.perf_counter() - start
 
     def _compile(self, key, leaves, treedef, statics, avals, device, dyn_args, dyn_kwargs):
-        traced = self._traces.get(key[:4])       # traced already under a transformation
+        traced = self._traces.get(key[:4] + _NOWHERE)   # traced already under a transformation
         closed, out_tree, trace_s = (traced[3], traced[2], 0.0) if traced is not None else \
             self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
         module = self._lower(closed, device, self._donated_leaves(dyn_args, dyn_kwargs))
@@ -832,16 +836,18 @@ class Jitted:
 
     def _bind(self, leaves, treedef, statics, avals, dyn_args, dyn_kwargs):
         """Inside another transformation: one jit equation the current trace handles."""
-        key = (treedef, avals, statics, config._trace_state)
-        if vma.checked:     # in a check_vma shard_map body the trace types manual axes (pvary)
-            key += (vma.checked[-1],)
+        # Where the call is belongs to its trace, as in JAX: the named axes around it
+        # (lax.axis_size is read at trace time) and, in a check_vma shard_map body, the manual
+        # axes the trace types (pvary).
+        signature = (treedef, avals, statics, config._trace_state)
+        key = signature + (visible_axes(), vma.checked[-1] if vma.checked else None)
         found = self._traces.get(key)
         if found is None:
             if self._in_shardings is not None or self._out_shardings is not None:
                 closed, out_tree = _constrained_trace(self, treedef, statics, avals, dyn_args,
                                                       dyn_kwargs)   # shardings kept as constraints
             else:
-                closed, out_tree = self._compiled_trace(key) or \
+                closed, out_tree = key[4:] == _NOWHERE and self._compiled_trace(signature) or \
                     self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)[:2]
             jaxpr, consts = convert_constvars_to_invars(closed)
             found = (jaxpr, consts, out_tree, closed)
