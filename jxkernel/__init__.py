@@ -29,7 +29,8 @@ from .transforms.custom_derivatives import custom_jvp, custom_vjp
 from .api.extras import (Device, debug_infs, debug_nans, default_device, device_put,
                          effects_barrier, enable_x64, ensure_compile_time_eval, float0,
                          log_compiles, named_call, named_scope, print_environment_info, typeof)
-from .api.extras import default_matmul_precision, numpy_dtype_promotion  # noqa: F401
+from .api.extras import (default_matmul_precision, numpy_dtype_promotion,  # noqa: F401
+                         numpy_rank_promotion)
 from .lax import stop_gradient
 from .transforms.ad import linear_transpose
 from ._ipython_ext import load_ipython_extension, unload_ipython_extension

@@ -24,6 +24,12 @@ def _check_choice(value, choices, kind: str) -> None:
         raise ValueError(f"{value!r} is not a valid {kind}: use one of {', '.join(choices)}")
 
 
+def _check_enum(value, choices) -> None:
+    if value not in choices:
+        raise ValueError(f"new enum value must be in {list(choices)}, got {value} of type "
+                         f"{type(value)}.")
+
+
 class _Option:
     __slots__ = ("name", "default", "env", "parse", "help", "validate")
 
@@ -62,6 +68,10 @@ _OPTIONS = [
             "How jax.numpy promotes mixed dtypes: 'standard' (JAX's lattice) or 'strict' "
             "(only weak Python scalars promote; other mixes raise TypePromotionError).",
             validate=lambda v: _check_choice(v, ("standard", "strict"), "NumpyDtypePromotion")),
+    _Option("jax_numpy_rank_promotion", "allow", "JAX_NUMPY_RANK_PROMOTION", None,
+            "What jax.numpy does when operands of different ranks meet (NumPy's implicit rank "
+            "promotion, a common source of shape bugs): 'allow', 'warn' or 'raise'.",
+            validate=lambda v: _check_enum(v, ("allow", "warn", "raise"))),
     _Option("jax_debug_nans", False, "JAX_DEBUG_NANS", _parse_bool,
             "Raise FloatingPointError when a result contains NaN (a jitted function with a NaN "
             "output is rerun op by op to name the operation)."),
@@ -79,7 +89,7 @@ _TRANSFER_GUARD_LEVELS = (None, "allow", "log", "disallow", "log_explicit", "dis
 def _check_transfer_guard(value) -> None:
     if value not in _TRANSFER_GUARD_LEVELS:
         raise ValueError(f"new enum value must be None or in {list(_TRANSFER_GUARD_LEVELS[1:])}, "
-                         f"got {value!r} of type {type(value)}.")
+                         f"got {value} of type {type(value)}.")
 
 
 _TRANSFER_GUARD_OPTIONS = ("jax_transfer_guard", "jax_transfer_guard_host_to_device",
@@ -94,8 +104,8 @@ _OPTIONS += [_Option(name, None, name.upper(), None,
 
 
 # Options that change what tracing a function produces: jit retraces when one changes.
-_TRACE_OPTIONS = ("jax_enable_x64", "jax_numpy_dtype_promotion", "jax_default_matmul_precision",
-                  "jax_check_tracer_leaks")
+_TRACE_OPTIONS = ("jax_enable_x64", "jax_numpy_dtype_promotion", "jax_numpy_rank_promotion",
+                  "jax_default_matmul_precision", "jax_check_tracer_leaks")
 
 
 class Config:

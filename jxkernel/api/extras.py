@@ -31,6 +31,7 @@ from ..xla import client as _client
 __all__ = ["device_put", "float0", "typeof", "named_call", "named_scope", "ensure_compile_time_eval",
            "enable_x64", "log_compiles", "default_device", "debug_nans", "debug_infs",
            "effects_barrier", "print_environment_info", "Device", "numpy_dtype_promotion",
+           "numpy_rank_promotion",
            "default_matmul_precision"]
 
 Device = _client.xc.Device          # what jxkernel.devices() returns (PJRT's device class)
@@ -140,8 +141,9 @@ class _ConfigState:
     def __call__(self, new_value=_NO_DEFAULT):
         if new_value is self._NO_DEFAULT:
             if self._default_arg is self._NO_DEFAULT:
-                raise TypeError(f"Context manager for {self.option} config option requires an "
-                                "argument representing the new value for the config option.")
+                raise TypeError(f"Context manager for {self.option.removeprefix('jax_')} "
+                                "config option requires an argument representing the new value "
+                                "for the config option.")
             new_value = self._default_arg
         return config.override(self.option, new_value)
 
@@ -155,6 +157,7 @@ default_device = _ConfigState("jax_default_device")
 debug_nans = _ConfigState("jax_debug_nans", True)
 debug_infs = _ConfigState("jax_debug_infs", True)
 numpy_dtype_promotion = _ConfigState("jax_numpy_dtype_promotion")
+numpy_rank_promotion = _ConfigState("jax_numpy_rank_promotion")
 default_matmul_precision = _ConfigState("jax_default_matmul_precision")
 
 

@@ -41,6 +41,15 @@ def user_source_info(skip: int = 1) -> SourceInfo | None:
     return None
 
 
+def user_stacklevel() -> int:
+    """The `stacklevel` that makes the caller's `warnings.warn` point at the user's line (the
+    innermost frame not jxkernel's), not at ours."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and _internal(frame.f_code):
+        frame, level = frame.f_back, level + 1
+    return level if frame is not None else 1
+
+
 def function_source_info(fun) -> SourceInfo | None:
     """Where a Python function was defined."""
     code = getattr(getattr(fun, "__wrapped__", fun), "__code__", None)

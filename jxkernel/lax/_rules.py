@@ -59,19 +59,18 @@ def check_same_dtypes(name: str, *avals) -> None:
 def broadcast_shapes(name: str, *shapes) -> tuple:
     """The result shape of an elementwise op: equal ranks with size-1 dims stretching, or
     rank-0 operands (scalars) that broadcast to anything, as JAX's lax allows."""
-    nonscalar = [s for s in shapes if s]
+    nonscalar = [tuple(s) for s in shapes if s]
     if not nonscalar:
         return ()
-    rank = len(nonscalar[0])
-    if any(len(s) != rank for s in nonscalar):
-        raise TypeError(f"{name} got incompatible shapes for broadcasting: "
-                        f"{', '.join(map(str, shapes))}.")
+    ranks = {len(s) for s in nonscalar}
+    if len(ranks) > 1:                       # (JAX's messages; scalars are left out of both)
+        raise TypeError(f"{name}: arrays must have the same number of dimensions, got {ranks}")
     out = []
     for sizes in zip(*nonscalar):
         distinct = {d for d in sizes if d != 1}
         if len(distinct) > 1:
             raise TypeError(f"{name} got incompatible shapes for broadcasting: "
-                            f"{', '.join(map(str, shapes))}.")
+                            f"{', '.join(map(str, nonscalar))}.")
         out.append(distinct.pop() if distinct else 1)
     return tuple(out)
 

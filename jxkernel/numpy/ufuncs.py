@@ -876,7 +876,9 @@ def ldexp(x1, x2, /):
     x1, = promote_args_inexact("ldexp", x1)
     x2 = lax.convert_element_type(x2, x1.dtype)
     m, e = frexp(x1)
-    e = lax.convert_element_type(lax.add(lax.convert_element_type(e, x2.dtype), x2), x1.dtype)
+    # jnp's add, as JAX's `+`: x1 and x2 broadcast here (rank promotion included), and the
+    # `where`s below take m and x1 to the shape of e
+    e = lax.convert_element_type(add(lax.convert_element_type(e, x2.dtype), x2), x1.dtype)
     positive_e = lax.gt(e, _const(e, 0))
     m = _where(positive_e, lax.mul(m, _const(m, 2)), m)
     e = _where(positive_e, lax.sub(e, _const(e, 1)), e)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import warnings
 
 import numpy as np
 
@@ -24,6 +25,7 @@ from ..core import dtypes, vma
 from ..core import trace as _trace
 from ..core.avals import ShapedArray
 from ..core.errors import aval_text
+from ..core.source_info import user_stacklevel
 from ..core.trace import Tracer
 from ..lax import conversion, shapes
 from ..lax import elementwise as lax
@@ -203,23 +205,47 @@ def promote_shapes(fun_name: str, *args) -> list:
     nonscalar = {r for r in ranks if r}
     if len(nonscalar) < 2:
         return [ensure_array(x) for x in args]
+    if config.jax_numpy_rank_promotion != "allow":
+        _rank_promotion_warning_or_error(fun_name, [aval_of(x).shape for x in args])
     rank = max(ranks)
     return [shapes.broadcast_to_rank(x, rank) if r else ensure_array(x)
             for x, r in zip(args, ranks)]
 
 
+def _rank_promotion_warning_or_error(fun_name: str, shapes) -> None:
+    """jax_numpy_rank_promotion='warn' or 'raise': JAX's warning or error, for operands of
+    several ranks (Python scalars and rank-0 arrays aside)."""
+    shown = " ".join(map(str, shapes))
+    if config.jax_numpy_rank_promotion == "warn":
+        warnings.warn(f"Following NumPy automatic rank promotion for {fun_name} on shapes "
+                      f"{shown}. Set the jax_numpy_rank_promotion config option to 'allow' to "
+                      f"disable this warning; for more information, see "
+                      f"https://docs.jax.dev/en/latest/rank_promotion_warning.html.",
+                      stacklevel=user_stacklevel())
+    elif config.jax_numpy_rank_promotion == "raise":
+        raise ValueError(f"Operands could not be broadcast together for {fun_name} on shapes "
+                         f"{shown} and with the config option jax_numpy_rank_promotion='raise'. "
+                         f"For more information, see "
+                         f"https://docs.jax.dev/en/latest/rank_promotion_warning.html.")
+
+
 def _fast(args) -> bool:
-    """All args already Arrays/tracers of one dtype and weak type, ranks lax accepts as is."""
+    """All args already Arrays/tracers of one dtype and weak type, ranks lax accepts as is
+    (one rank, besides rank-0 operands)."""
     a0 = args[0].aval if isinstance(args[0], _ARRAYS) else None
     if a0 is None:
         return False
+    rank = len(a0.shape)
     for x in args[1:]:
         if not isinstance(x, _ARRAYS):
             return False
         a = x.aval
-        if a.dtype != a0.dtype or a.weak_type != a0.weak_type or (
-                len(a.shape) != len(a0.shape) and a.shape and a0.shape):
+        if a.dtype != a0.dtype or a.weak_type != a0.weak_type:
             return False
+        if a.shape:
+            if rank and len(a.shape) != rank:
+                return False
+            rank = len(a.shape)
     return True
 
 
