@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import logging
 import re
 import sys
 import threading
@@ -21,6 +22,7 @@ import weakref
 import numpy as np
 
 from .config import config
+from .core.source_info import user_source_info
 from .xla import Phases
 
 
@@ -77,6 +79,7 @@ _hits: dict = {}                      # key -> cache hits (counted cheaply on th
 _subscribers: list = []
 _lock = threading.Lock()
 _seq = 0                              # the last seq handed out (clear() keeps counting)
+_logger = logging.getLogger(__name__)   # jax_explain_cache_misses writes here, as JAX logs
 MAX_EVENTS = 10_000
 
 
@@ -94,12 +97,39 @@ def record(event: CompileEvent) -> CompileEvent:
         subscribers = list(_subscribers)
     if config.jax_log_compiles:
         print(str(event), file=sys.stderr)
+    if config.jax_explain_cache_misses:
+        _logger.warning(explain_miss(event, user_source_info()))
     for callback in subscribers:
         try:
             callback(event)
         except Exception as e:             # a broken subscriber must not break compiling
             print(f"jxkernel: compile-event subscriber {callback!r} raised {e!r}", file=sys.stderr)
     return event
+
+
+def explain_miss(event: CompileEvent, call_site=None) -> str:
+    """What `jax_explain_cache_misses` logs for `event`, in the shape of JAX's message: where
+    the call is, the function, and each difference from the nearest earlier signature.
+
+        >>> print(explain_miss(CompileEvent("f", "a.py:3", (), "first call", Phases(), "cpu")))
+        TRACING CACHE MISS:
+          never seen function:
+            f defined at a.py:3
+    """
+    where = "" if call_site is None else \
+        f" at {call_site.file}:{call_site.line} ({call_site.function})"
+    lines = [f"TRACING CACHE MISS{where}:"]
+    fresh = any(c.kind == "fresh_jit" for c in event.changes)
+    if event.reason == "first call" and not fresh:
+        lines += ["  never seen function:", f"    {event.function} defined at {event.source}"]
+        return "\n".join(lines)
+    lines.append(f"  for {event.function} defined at {event.source}")
+    if not event.changes:
+        lines.append(f"  {event.reason}")
+        return "\n".join(lines)
+    lines += ["  all previously seen cache keys differ. For the closest previous key:",
+              explanation_text(event.changes)]
+    return "\n".join(lines)
 
 
 def compile_events(function: str | None = None) -> list[CompileEvent]:

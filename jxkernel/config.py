@@ -46,6 +46,9 @@ _OPTIONS = [
             "Run jitted functions op by op, for debugging."),
     _Option("jax_log_compiles", False, "JAX_LOG_COMPILES", _parse_bool,
             "Print every compile event (function, reason, timings) as it happens."),
+    _Option("jax_explain_cache_misses", False, "JAX_EXPLAIN_CACHE_MISSES", _parse_bool,
+            "Log (logging, level WARNING) why each jit call traced again: where the call is, "
+            "what differs from the nearest earlier signature, and how to avoid it."),
     _Option("jax_platforms", None, "JAX_PLATFORMS", None,
             "Comma-separated backends to use, in order of preference, e.g. 'cuda,cpu'."),
     _Option("jax_platform_name", None, "JAX_PLATFORM_NAME", None,

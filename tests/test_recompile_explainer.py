@@ -172,6 +172,30 @@ def test_explanation_text():
 
 
 # ================================================================== the guard
+def test_explain_cache_misses_logs_where_the_call_is_and_what_changed(caplog):
+    def scaled(x):
+        return x * 5
+    f = jxkernel.jit(scaled)
+    with caplog.at_level("WARNING", logger="jxkernel.compile_log"):
+        f(jnp.ones(3))                       # off by default: nothing logged
+        with jxkernel.config.override("jax_explain_cache_misses", True):
+            f(jnp.ones(3))                   # a cache hit: nothing logged
+            f(jnp.ones(4)); line = sys._getframe().f_lineno
+    (record,) = caplog.records
+    assert record.levelname == "WARNING"
+    where = f"test_recompile_explainer.py:{line} (test_explain_cache_misses_logs_where_the_call_is"
+    text = record.getMessage().splitlines()
+    assert text[0].startswith("TRACING CACHE MISS at ") and where in text[0], text[0]
+    assert text[1].startswith("  for scaled defined at ") and text[2].startswith("  all previously")
+    assert text[3] == "  x: shape f32[3] -> f32[4]" and "bucket" in text[4]
+    g = jxkernel.jit(lambda x: x)
+    with caplog.at_level("WARNING", logger="jxkernel.compile_log"), \
+            jxkernel.config.override("jax_explain_cache_misses", True):
+        g(1.0)
+    assert caplog.records[-1].getMessage().splitlines()[1:] == [
+        "  never seen function:", f"    <lambda> defined at {events_of(g)[0].source}"]
+
+
 def test_no_recompile_as_a_context_manager_raises_at_the_callers_line_and_restores():
     f = jxkernel.jit(lambda x: x - 1)
     f(jnp.ones(2))
