@@ -336,3 +336,27 @@ def test_jxk_own_registry_and_pickle():
     assert pickle.loads(pickle.dumps(td)) == td
     none_leaf = pytree.none_leaf_registry.flatten([1, None, Node(2, None)])
     assert none_leaf[0] == [1, None, 2, None]
+
+
+def test_the_jax_tree_namespace_has_jaxs_names():
+    import jxkernel.tree as tree
+    # dir(jax.tree) of JAX 0.10.2, public names
+    names = ["all", "broadcast", "flatten", "flatten_with_path", "leaves", "leaves_with_path",
+             "map", "map_with_path", "reduce", "reduce_associative", "static", "structure",
+             "transpose", "unflatten"]
+    assert [n for n in dir(tree) if not n.startswith("_")] == names
+    assert tree.broadcast((1, 2, 3), (0, {"a": 0, "b": 0}, (0, 0))) == \
+        (1, {"a": 2, "b": 2}, (3, 3))
+    assert tree.reduce_associative(operator.add, [1, (2, 3), [4, 5, 6]]) == 21
+
+    @tu.register_dataclass
+    @dataclasses.dataclass
+    class Op:
+        x: object
+        y: object
+        op: str = tree.static(default="add")
+        tag: str = tree.static(default="t", metadata={"doc": "kept"})
+    leaves, treedef = tree.flatten(Op(1.0, 2.0))
+    assert leaves == [1.0, 2.0]
+    assert str(treedef) == "PyTreeDef(CustomNode(Op[('add', 't')], [*, *]))"
+    assert dataclasses.fields(Op)[3].metadata == {"static": True, "doc": "kept"}
