@@ -15,7 +15,7 @@ def static(**kwargs):
     field goes into the treedef, not the leaves.
 
         >>> @register_dataclass
-        ... @_dataclasses.dataclass
+        ... @dataclasses.dataclass
         ... class Op:
         ...     x: object
         ...     name: str = static(default="add")
