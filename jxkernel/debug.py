@@ -153,3 +153,10 @@ def visualize_array_sharding(arr, **kwargs):
     # deferred: the views load on first use, not with `import jxkernel`
     from .sharding_view import visualize_array_sharding as visualize
     visualize(arr, **kwargs)
+
+
+def visualize_sharding(shape, sharding, **kwargs):
+    """Print which devices hold which block of an array of `shape` laid out as `sharding`
+    (what `visualize_array_sharding(x)` prints for `x.shape`, `x.sharding`)."""
+    from .sharding_view import visualize_sharding as visualize
+    visualize(shape, sharding, **kwargs)

@@ -179,19 +179,26 @@ def _index_text(index) -> str:
 
 
 # ------------------------------------------------------------------ the text grid
-def visualize_array_sharding(x, *, use_color: bool = False, scale: float = 1.0,
-                             min_width: int = 9, max_width: int = 80) -> None:
-    """Print which devices hold which block of a 1-d or 2-d array, as JAX's grid (drawn with
-    box characters; JAX draws it with `rich`, without colour when the output is not a
-    terminal, which is the layout reproduced here).
+def visualize_sharding(shape, sharding, *, use_color: bool = True, scale: float = 1.0,
+                       min_width: int = 9, max_width: int = 80, color_map=None) -> None:
+    """Print which devices hold which block of a 1-d or 2-d array of `shape` laid out as
+    `sharding`, as JAX's grid. JAX draws it with `rich`, in colour only on a terminal; this
+    is the layout it prints elsewhere (a notebook, a file), so `use_color` and `color_map`
+    change nothing.
 
-    >>> visualize_array_sharding(jax.device_put(np.zeros(8), NamedSharding(mesh, P('x'))))
+    >>> visualize_sharding((8,), NamedSharding(mesh, P('x')))
     ┌───────┬───────┐
     │CPU 0,1│CPU 2,3│
     └───────┴───────┘
     """
-    print(sharding_picture(x.shape, x.sharding, scale=scale, min_width=min_width,
+    del use_color, color_map
+    print(sharding_picture(shape, sharding, scale=scale, min_width=min_width,
                            max_width=max_width))
+
+
+def visualize_array_sharding(x, **kwargs) -> None:
+    """`visualize_sharding(x.shape, x.sharding, **kwargs)`, as in JAX."""
+    visualize_sharding(x.shape, x.sharding, **kwargs)
 
 
 def sharding_picture(shape, sharding, *, scale=1.0, min_width=9, max_width=80) -> str:

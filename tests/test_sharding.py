@@ -5,6 +5,8 @@ reference/make_sharding_reference.py ran with JAX 0.10.2, plus a few jxkernel-on
 the partitioner; it prints one JSON object that the tests below take apart. The value objects
 (PartitionSpec, AxisType, meshes of one device) are checked in this process.
 """
+import contextlib
+import io
 import json
 import os
 
@@ -94,11 +96,12 @@ out["abstract"] = [isinstance(x.sharding, jax.sharding.Sharding),
 # The docstring examples of the sharding modules (they need 8 devices).
 from doc_examples import check_docstring_examples
 out["doc_examples"] = {}
+mesh4 = Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("x", "y"))    # sharding_view's
 for module in ("jxkernel.core.mesh", "jxkernel.xla.sharding", "jxkernel.xla.sharded",
-               "jxkernel.sharding", "jxkernel.lax.sharding"):
+               "jxkernel.sharding", "jxkernel.lax.sharding", "jxkernel.sharding_view"):
     try:
-        check_docstring_examples(module, {"mesh": mesh, "P": P, "Mesh": Mesh,
-                                          "NamedSharding": NamedSharding})
+        check_docstring_examples(module, {"mesh": mesh4 if module.endswith("view") else mesh,
+                                          "P": P, "Mesh": Mesh, "NamedSharding": NamedSharding})
         out["doc_examples"][module] = "ok"
     except AssertionError as e:
         out["doc_examples"][module] = str(e)
@@ -311,7 +314,25 @@ def test_the_fast_path_runs_a_sharded_jit_only_on_arguments_laid_out_as_compiled
 def test_the_docstring_examples_of_the_sharding_modules_are_true(runs):
     assert runs[0]["doc_examples"] == dict.fromkeys(
         ["jxkernel.core.mesh", "jxkernel.xla.sharding", "jxkernel.xla.sharded",
-         "jxkernel.sharding", "jxkernel.lax.sharding"], "ok")
+         "jxkernel.sharding", "jxkernel.lax.sharding", "jxkernel.sharding_view"], "ok")
+
+
+def test_visualize_sharding_draws_a_shape_and_a_sharding():
+    # (the layout itself is compared with JAX's pictures above, through visualize_array_sharding)
+    x = jax.numpy.zeros((4, 8))
+    drawn = []
+    for draw in (lambda: jax.debug.visualize_sharding(x.shape, x.sharding, use_color=False),
+                 lambda: jax.debug.visualize_array_sharding(x)):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            draw()
+        drawn.append(out.getvalue().splitlines())
+    assert drawn[0] == drawn[1]
+    lines = drawn[0]
+    assert lines[0] == "┌" + "─" * 48 + "┐" and lines[-1] == "└" + "─" * 48 + "┘"
+    assert [line.strip("│ ") for line in lines[1:-1]] == [""] * 4 + ["CPU 0"] + [""] * 4
+    with pytest.raises(ValueError, match="only works for shapes with 1 and 2 dimensions"):
+        jax.debug.visualize_sharding((2, 2, 2), x.sharding)
 
 
 def test_device_put_between_shardings_of_one_mesh_moves_data_on_the_devices(runs):
