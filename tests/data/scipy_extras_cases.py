@@ -1,0 +1,103 @@
+"""Cases for jax.scipy.fft (dct, idct, dctn, idctn), jax.scipy.ndimage.map_coordinates,
+jax.scipy.integrate.trapezoid and jax.scipy.cluster.vq.vq, evaluated by real JAX
+(reference/make_scipy_extras_reference.py writes scipy_extras_reference.npz) and by jxkernel
+(tests/test_scipy_extras.py compares values, dtypes and weak types). Each group runs as one
+jitted program; `x64` says which mode the caller runs `cases` in."""
+import itertools
+from functools import partial
+
+import numpy as np
+
+MODES = ("constant", "nearest", "wrap", "mirror", "reflect")
+
+
+def operands(dtype=np.float32):
+    rng = np.random.RandomState(3)
+    real = lambda *shape: rng.randn(*shape).astype(dtype)       # noqa: E731
+    return {
+        "x": real(5, 6), "odd": real(7), "cube": real(3, 4, 5),
+        "z": (rng.randn(4, 3) + 1j * rng.randn(4, 3)).astype(np.result_type(dtype, np.complex64)),
+        "ints": rng.randint(-4, 5, size=(6,)).astype(np.int32),
+        "image": np.arange(20, dtype=dtype).reshape(4, 5) * dtype(0.5) + real(4, 5),
+        # coordinates inside, on, and outside both edges (and halves, for order 0's rounding)
+        "rows": np.array([-1.25, -0.5, 0.0, 0.5, 1.7, 2.5, 3.0, 3.6, 4.5], dtype),
+        "cols": np.array([0.3, -0.6, 4.4, 2.5, -2.2, 1.0, 5.5, 4.0, 3.5], dtype),
+        "obs": real(6, 3), "book": real(4, 3),
+        "at": np.cumsum(rng.uniform(0.1, 1.0, 6)).astype(dtype),          # sample points
+        "at2d": np.cumsum(rng.uniform(0.1, 1.0, (5, 6)), axis=0).astype(dtype),
+    }
+
+
+def dcts(fft, x, odd, cube, z, ints):
+    out = {}
+    for norm, axis in itertools.product((None, "ortho"), (0, -1)):
+        out[f"dct_{norm}_{axis}"] = fft.dct(x, axis=axis, norm=norm)
+        out[f"idct_{norm}_{axis}"] = fft.idct(x, axis=axis, norm=norm)
+    for n in (4, 9):                                       # cut and zero-padded
+        out[f"dct_n{n}"] = fft.dct(x, n=n)
+        out[f"idct_n{n}"] = fft.idct(x, n=n, norm="ortho")
+    out["dct_odd"], out["idct_odd"] = fft.dct(odd), fft.idct(odd)
+    out["dct_complex"], out["idct_complex"] = fft.dct(z, axis=0), fft.idct(z, norm="ortho")
+    out["dct_int"], out["idct_int"] = fft.dct(ints), fft.idct(ints)
+    for norm in (None, "ortho"):
+        out[f"dctn_{norm}"] = fft.dctn(cube, norm=norm)
+        out[f"idctn_{norm}"] = fft.idctn(cube, norm=norm)
+    out["dctn_axes"] = fft.dctn(cube, axes=(0, 2))
+    out["dctn_s"] = fft.dctn(x, s=(7, 4), norm="ortho")
+    out["idctn_s_one_axis"] = fft.idctn(cube, s=(3,))
+    out["dctn_complex"] = fft.dctn(z)
+    return out
+
+
+def interpolation(ndimage, image, rows, cols):
+    out = {}
+    for mode, order in itertools.product(MODES, (0, 1)):
+        out[f"map_{mode}_{order}"] = ndimage.map_coordinates(image, [rows, cols], order, mode,
+                                                             cval=-1.5)
+    grid = [rows[:6].reshape(2, 3), cols[:6].reshape(2, 3)]
+    out["map_2d_coordinates"] = ndimage.map_coordinates(image, grid, 1, "nearest")
+    out["map_int_image"] = ndimage.map_coordinates((image * 4).astype(np.int32),
+                                                   [rows, cols], 1, "mirror")
+    out["map_int_coordinates"] = ndimage.map_coordinates(
+        image, [np.array([0, 3, -1, 5]), np.array([4, 0, 2, 7])], 0, "wrap")
+    out["map_1d"] = ndimage.map_coordinates(image[0], [cols], 1, "reflect")
+    return out
+
+
+def integration_and_vq(integrate, vq, x, odd, obs, book, at, at2d):
+    return {
+        "trapezoid_dx": integrate.trapezoid(x, dx=0.25),
+        "trapezoid_axis0": integrate.trapezoid(x, axis=0),
+        "trapezoid_x": integrate.trapezoid(x, x=at),
+        "trapezoid_x2d": integrate.trapezoid(x, x=at2d, axis=0),
+        "vq": vq(obs, book),
+        "vq_1d": vq(odd, odd[np.array([1, 4])]),
+        "vq_ties": vq(np.array([[0.0, 0.0], [1.0, 1.0]], odd.dtype),
+                      np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], odd.dtype)),
+    }
+
+
+def cases(jax, scipy, x64=False):
+    """{case name: pytree of results} for one mode (scipy: the jax.scipy-like package, whose
+    fft, ndimage, integrate and cluster submodules are used)."""
+    import importlib
+    sub = lambda name: importlib.import_module(f"{scipy.__name__}.{name}")     # noqa: E731
+    ops = operands(np.float64 if x64 else np.float32)
+    out = jax.jit(partial(dcts, sub("fft")))(*(ops[n] for n in ("x", "odd", "cube", "z", "ints")))
+    out.update(jax.jit(partial(interpolation, sub("ndimage")))(
+        ops["image"], ops["rows"], ops["cols"]))
+    out.update(jax.jit(partial(integration_and_vq, sub("integrate"), sub("cluster.vq").vq))(
+        *(ops[n] for n in ("x", "odd", "obs", "book", "at", "at2d"))))
+    return out
+
+
+# Bounds in ulps of each result's dtype, at the largest magnitude of the case's result. The
+# DCTs are FFTs (sums): numerics.REDUCTION; jxkernel's n-d DCT runs the 1-d one per axis
+# where JAX pairs axes, and its inverse takes another (equally exact) route to the same
+# spectrum, so they round differently: twice that. Interpolation, trapezoid and vq are a
+# few products and sums: numerics.ELEMENTWISE.
+REDUCTION, ELEMENTWISE = 16, 4
+
+
+def ulps(name: str) -> int:
+    return 2 * REDUCTION if "dct" in name else ELEMENTWISE
