@@ -1,5 +1,5 @@
-"""jxkernel.scipy's fft (DCT), ndimage (map_coordinates), integrate (trapezoid) and cluster (vq)
-against JAX's recorded results (tests/data/scipy_extras_cases.py, recorded by
+"""jxkernel.scipy's fft (DCT), ndimage (map_coordinates), interpolate (RegularGridInterpolator),
+integrate (trapezoid) and cluster (vq) against JAX's recorded results (tests/data/scipy_extras_cases.py, recorded by
 reference/make_scipy_extras_reference.py), against scipy itself, and their derivatives
 against finite differences."""
 import functools
@@ -17,6 +17,7 @@ import jxkernel as jax
 import jxkernel.numpy as jnp
 import jxkernel.scipy
 from jxkernel.scipy import fft, integrate, ndimage
+from jxkernel.scipy.interpolate import RegularGridInterpolator
 from jxkernel.scipy.cluster import vq
 from jxkernel.test_util import check_grads
 
@@ -68,6 +69,44 @@ def test_map_coordinates_matches_scipy_where_their_modes_agree():
     assert_allclose_ulp(np.asarray(got), want.astype(np.float32), 4, scale=np.abs(image).max())
 
 
+def test_regular_grid_interpolator_matches_scipy_and_is_a_pytree():
+    interpolate = pytest.importorskip("scipy.interpolate")
+    grid = (np.array([0.0, 1.0, 2.5, 4.0]), np.array([-1.0, 0.0, 2.0]))
+    values = np.random.RandomState(4).randn(4, 3, 2)
+    points = np.array([[0.5, -0.5], [4.0, 2.0], [2.5, 1.9], [-0.1, 0.0], [3.9, 2.2]])
+    for method in ("linear", "nearest"):
+        theirs = interpolate.RegularGridInterpolator(grid, values, method=method,
+                                                     bounds_error=False)
+        with jax.enable_x64():
+            got = np.asarray(jax.jit(lambda v, p: RegularGridInterpolator(
+                grid, v, method=method)(p))(values, points))
+        # (scipy's nearest breaks a tie of two grid points upwards, JAX's downwards: none here)
+        assert_allclose_ulp(got, theirs(points), 4, scale=np.abs(values).max())
+    f = RegularGridInterpolator(grid, values.astype(np.float32))
+    leaves, treedef = jax.tree_util.tree_flatten(f)
+    assert len(leaves) == 4 and jax.tree_util.tree_unflatten(treedef, leaves).method == "linear"
+    # vmap over a batch of interpolators: the same grid, values v and 2 v
+    stacked = jax.tree_util.tree_map(lambda a: jnp.stack([a, a]), f)
+    stacked.values = jnp.stack([f.values, 2 * f.values])
+    both = jax.jit(jax.vmap(lambda g: g(points[:3].astype(np.float32))))(stacked)
+    np.testing.assert_allclose(np.asarray(both[1]), 2 * np.asarray(both[0]), rtol=1e-6)
+
+
+def test_regular_grid_interpolator_rejects_what_jax_rejects():
+    grid, values = (jnp.arange(3.0), jnp.arange(2.0)), jnp.ones((3, 2))
+    with pytest.raises(ValueError, match="method 'cubic' is not defined"):
+        RegularGridInterpolator(grid, values, method="cubic")
+    with pytest.raises(NotImplementedError, match="`bounds_error` takes no effect under JIT"):
+        RegularGridInterpolator(grid, values, bounds_error=True)
+    with pytest.raises(ValueError, match="there are 3 point arrays, but values has 2 dim"):
+        RegularGridInterpolator(grid + (jnp.arange(2.0),), values)
+    with pytest.raises(ValueError, match="fill_value must be either 'None' or of a type"):
+        RegularGridInterpolator(grid, values, fill_value=1j)
+    with pytest.raises(ValueError, match="the requested sample points xi have dimension 3, "
+                                         "but this RegularGridInterpolator has dimension 2"):
+        RegularGridInterpolator(grid, values)(jnp.ones((4, 3)))
+
+
 def test_derivatives_by_finite_differences():
     with jax.enable_x64():
         x = np.random.RandomState(1).randn(4, 6)
@@ -84,6 +123,10 @@ def test_derivatives_by_finite_differences():
                         (image, rows, cols), order=1, modes=("fwd", "rev"))
         check_grads(jax.jit(lambda y, at: integrate.trapezoid(y, x=at)),
                     (x, np.cumsum(np.ones(6))), order=2, modes=("fwd", "rev"))
+        grid = (np.array([0.0, 1.0, 3.0]), np.array([0.0, 0.5, 2.0, 3.0]))
+        check_grads(jax.jit(lambda v, p: RegularGridInterpolator(grid, v)(p)),
+                    (x[:3, :4], np.array([[0.4, 1.2], [2.6, 2.9], [1.5, 0.1]])), order=1,
+                    modes=("fwd", "rev"))
         obs, book = x[:, :3], x[1:3, 3:]
         check_grads(jax.jit(lambda o: vq.vq(o, book)[1]), (obs,), order=1, modes=("fwd", "rev"))
 
@@ -113,17 +156,17 @@ def test_bad_arguments_raise_jaxs_errors():
 
 def test_docstring_examples():
     for module in ("jxkernel.scipy.fft", "jxkernel.scipy.ndimage", "jxkernel.scipy.integrate",
-                   "jxkernel.scipy.cluster.vq"):
+                   "jxkernel.scipy.cluster.vq", "jxkernel.scipy.interpolate"):
         check_docstring_examples(module, {"jnp": jnp, "jax": jax})
 
 
 def test_the_new_submodules_load_on_first_use():
     code = ("import sys, jxkernel.scipy as s\n"
-            "names = ('fft', 'ndimage', 'integrate', 'cluster')\n"
+            "names = ('fft', 'ndimage', 'integrate', 'cluster', 'interpolate')\n"
             "before = [f'jxkernel.scipy.{n}' in sys.modules for n in names]\n"
             "after = [getattr(s, n).__name__ for n in names]\n"
             "print(before, after, all(n in dir(s) for n in names))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == ("[False, False, False, False] ['jxkernel.scipy.fft', "
+    assert out.stdout.strip() == ("[False, False, False, False, False] ['jxkernel.scipy.fft', "
                                   "'jxkernel.scipy.ndimage', 'jxkernel.scipy.integrate', "
-                                  "'jxkernel.scipy.cluster'] True")
+                                  "'jxkernel.scipy.cluster', 'jxkernel.scipy.interpolate'] True")

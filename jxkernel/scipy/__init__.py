@@ -8,4 +8,5 @@ from ..core.lazy_names import lazy_names as _lazy_names  # noqa: E402
 
 # these load on first use, as jax.scipy's submodules do
 __getattr__, __dir__ = _lazy_names(__name__, globals(), {
-    name: ("." + name, None) for name in ("signal", "fft", "ndimage", "integrate", "cluster")})
+    name: ("." + name, None) for name in ("signal", "fft", "ndimage", "interpolate", "integrate",
+                                          "cluster")})

@@ -1,5 +1,6 @@
 """Cases for jax.scipy.fft (dct, idct, dctn, idctn), jax.scipy.ndimage.map_coordinates,
-jax.scipy.integrate.trapezoid and jax.scipy.cluster.vq.vq, evaluated by real JAX
+jax.scipy.interpolate.RegularGridInterpolator, jax.scipy.integrate.trapezoid and
+jax.scipy.cluster.vq.vq, evaluated by real JAX
 (reference/make_scipy_extras_reference.py writes scipy_extras_reference.npz) and by jxkernel
 (tests/test_scipy_extras.py compares values, dtypes and weak types). Each group runs as one
 jitted program; `x64` says which mode the caller runs `cases` in."""
@@ -14,7 +15,7 @@ MODES = ("constant", "nearest", "wrap", "mirror", "reflect")
 def operands(dtype=np.float32):
     rng = np.random.RandomState(3)
     real = lambda *shape: rng.randn(*shape).astype(dtype)       # noqa: E731
-    return {
+    out = {
         "x": real(5, 6), "odd": real(7), "cube": real(3, 4, 5),
         "z": (rng.randn(4, 3) + 1j * rng.randn(4, 3)).astype(np.result_type(dtype, np.complex64)),
         "ints": rng.randint(-4, 5, size=(6,)).astype(np.int32),
@@ -23,9 +24,12 @@ def operands(dtype=np.float32):
         "rows": np.array([-1.25, -0.5, 0.0, 0.5, 1.7, 2.5, 3.0, 3.6, 4.5], dtype),
         "cols": np.array([0.3, -0.6, 4.4, 2.5, -2.2, 1.0, 5.5, 4.0, 3.5], dtype),
         "obs": real(6, 3), "book": real(4, 3),
+        "points": None,                                                   # (rows, cols) pairs
         "at": np.cumsum(rng.uniform(0.1, 1.0, 6)).astype(dtype),          # sample points
         "at2d": np.cumsum(rng.uniform(0.1, 1.0, (5, 6)), axis=0).astype(dtype),
     }
+    out["points"] = np.stack([out["rows"], out["cols"]], -1)
+    return out
 
 
 def dcts(fft, x, odd, cube, z, ints):
@@ -64,6 +68,21 @@ def interpolation(ndimage, image, rows, cols):
     return out
 
 
+def grid_interpolation(RGI, image, rows, cols, cube, points):
+    """On the grid (0, 1, 3, 4) x (-2, -1, 0.5, 1, 3): points inside, on the grid, outside."""
+    grid = (np.array([0.0, 1.0, 3.0, 4.0], rows.dtype), np.array([-2, -1, 0.5, 1, 3], rows.dtype))
+    f = RGI(grid, image)
+    out = {"rgi_linear": f(points), "rgi_nearest": f(points, method="nearest"),
+           "rgi_tuple": f((rows[:3, None], cols[None, :4])),
+           "rgi_extrapolate": RGI(grid, image, fill_value=None)(points),
+           "rgi_fill": RGI(grid, image, method="nearest", fill_value=-7.0)(points),
+           # trailing value axes are carried along; one grid axis given
+           "rgi_trailing": RGI(grid, cube.reshape(4, 5, 3)[:, :, :2])(points),
+           "rgi_1d_grid": RGI(grid[:1], image)(rows[:, None]),
+           "rgi_1d_points": RGI(grid, image)(cols[:4])}
+    return out
+
+
 def integration_and_vq(integrate, vq, x, odd, obs, book, at, at2d):
     return {
         "trapezoid_dx": integrate.trapezoid(x, dx=0.25),
@@ -79,13 +98,15 @@ def integration_and_vq(integrate, vq, x, odd, obs, book, at, at2d):
 
 def cases(jax, scipy, x64=False):
     """{case name: pytree of results} for one mode (scipy: the jax.scipy-like package, whose
-    fft, ndimage, integrate and cluster submodules are used)."""
+    fft, ndimage, interpolate, integrate and cluster submodules are used)."""
     import importlib
     sub = lambda name: importlib.import_module(f"{scipy.__name__}.{name}")     # noqa: E731
     ops = operands(np.float64 if x64 else np.float32)
     out = jax.jit(partial(dcts, sub("fft")))(*(ops[n] for n in ("x", "odd", "cube", "z", "ints")))
     out.update(jax.jit(partial(interpolation, sub("ndimage")))(
         ops["image"], ops["rows"], ops["cols"]))
+    out.update(jax.jit(partial(grid_interpolation, sub("interpolate").RegularGridInterpolator))(
+        *(ops[n] for n in ("image", "rows", "cols", "cube", "points"))))
     out.update(jax.jit(partial(integration_and_vq, sub("integrate"), sub("cluster.vq").vq))(
         *(ops[n] for n in ("x", "odd", "obs", "book", "at", "at2d"))))
     return out
