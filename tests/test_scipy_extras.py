@@ -1,5 +1,5 @@
 """jxkernel.scipy's fft (DCT), ndimage (map_coordinates), interpolate (RegularGridInterpolator),
-integrate (trapezoid) and cluster (vq) against JAX's recorded results (tests/data/scipy_extras_cases.py, recorded by
+integrate (trapezoid), cluster (vq) and special.boxcox/boxcox1p against JAX's recorded results (tests/data/scipy_extras_cases.py, recorded by
 reference/make_scipy_extras_reference.py), against scipy itself, and their derivatives
 against finite differences."""
 import functools
@@ -17,6 +17,7 @@ import jxkernel as jax
 import jxkernel.numpy as jnp
 import jxkernel.scipy
 from jxkernel.scipy import fft, integrate, ndimage
+from jxkernel.scipy import special as sp
 from jxkernel.scipy.interpolate import RegularGridInterpolator
 from jxkernel.scipy.cluster import vq
 from jxkernel.test_util import check_grads
@@ -105,6 +106,19 @@ def test_regular_grid_interpolator_rejects_what_jax_rejects():
     with pytest.raises(ValueError, match="the requested sample points xi have dimension 3, "
                                          "but this RegularGridInterpolator has dimension 2"):
         RegularGridInterpolator(grid, values)(jnp.ones((4, 3)))
+
+
+def test_boxcox_matches_scipy():
+    special = pytest.importorskip("scipy.special")
+    x = np.array([0.5, 2.5, 10.0, 1e-3])[:, None]
+    lmbda = np.array([0.0, 0.5, -1.3, 1e-6])[None, :]
+    with jax.enable_x64():
+        got = jax.jit(lambda x, lm: (sp.boxcox(x, lm), sp.boxcox1p(x - 0.4, lm)))(x, lmbda)
+    # JAX's formula (expm1(lmbda log x) / lmbda; its exact values are compared above) against
+    # scipy's own: 4 ulps apart for boxcox, and up to 45 for boxcox1p where lmbda log1p(x) is
+    # far from 0 (x = 9.6, lmbda = -1.3), a difference of the two formulas' roundings
+    assert_allclose_ulp(np.asarray(got[0]), special.boxcox(x, lmbda), 4, scale=1.0)
+    assert_allclose_ulp(np.asarray(got[1]), special.boxcox1p(x - 0.4, lmbda), 64, scale=1.0)
 
 
 def test_derivatives_by_finite_differences():

@@ -19,7 +19,8 @@ from ..numpy.ufuncs import _const
 from ..numpy.util import promote_args_inexact
 from ..transforms.custom_derivatives import custom_jvp
 
-__all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "comb", "digamma", "entr",
+__all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb",
+           "digamma", "entr",
            "erf", "erfc", "erfcx", "erfinv", "exp1", "expi", "expit", "expn", "factorial",
            "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e",
            "kl_div", "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp",
@@ -117,6 +118,31 @@ def _xlogx_jvp(primals, tangents):
     x, = primals
     x_dot, = tangents
     return _xlogx(x), x_dot * (lax.log(x) + 1)
+
+
+def _boxcox_of_log(log_x, lmbda):
+    """(x^lmbda - 1) / lmbda from log x, as expm1(lmbda log x) / lmbda (exact for lmbda near
+    0), and log x at lmbda = 0; the where's other side divides by 1, so no NaN reaches a
+    gradient."""
+    at_zero = lmbda == 0
+    safe = jnp.where(at_zero, jnp.ones_like(lmbda), lmbda)
+    return jnp.where(at_zero, log_x, jnp.expm1(safe * log_x) / safe)
+
+
+def boxcox(x, lmbda):
+    """The Box-Cox transform: (x^lmbda - 1) / lmbda, or log x where lmbda is 0.
+
+    >>> boxcox(jnp.array([1.0, 4.0]), 0.5)
+    Array([0., 2.], dtype=float32)
+    """
+    x, lmbda = promote_args_inexact("boxcox", x, lmbda)
+    return _boxcox_of_log(jnp.log(x), lmbda)
+
+
+def boxcox1p(x, lmbda):
+    """boxcox(1 + x, lmbda), exact for small x (through log1p)."""
+    x, lmbda = promote_args_inexact("boxcox1p", x, lmbda)
+    return _boxcox_of_log(jnp.log1p(x), lmbda)
 
 
 def entr(x):

@@ -1,6 +1,6 @@
 """Cases for jax.scipy.fft (dct, idct, dctn, idctn), jax.scipy.ndimage.map_coordinates,
-jax.scipy.interpolate.RegularGridInterpolator, jax.scipy.integrate.trapezoid and
-jax.scipy.cluster.vq.vq, evaluated by real JAX
+jax.scipy.interpolate.RegularGridInterpolator, jax.scipy.integrate.trapezoid,
+jax.scipy.cluster.vq.vq and jax.scipy.special.boxcox/boxcox1p, evaluated by real JAX
 (reference/make_scipy_extras_reference.py writes scipy_extras_reference.npz) and by jxkernel
 (tests/test_scipy_extras.py compares values, dtypes and weak types). Each group runs as one
 jitted program; `x64` says which mode the caller runs `cases` in."""
@@ -25,6 +25,8 @@ def operands(dtype=np.float32):
         "cols": np.array([0.3, -0.6, 4.4, 2.5, -2.2, 1.0, 5.5, 4.0, 3.5], dtype),
         "obs": real(6, 3), "book": real(4, 3),
         "points": None,                                                   # (rows, cols) pairs
+        "box_x": np.array([0.5, 1.0, 2.5, 10.0, 1e-3, 0.0, -1.0, np.inf], dtype),
+        "box_lmbda": np.array([0.0, 0.5, -1.3, 2.0, 1e-6], dtype),
         "at": np.cumsum(rng.uniform(0.1, 1.0, 6)).astype(dtype),          # sample points
         "at2d": np.cumsum(rng.uniform(0.1, 1.0, (5, 6)), axis=0).astype(dtype),
     }
@@ -83,6 +85,15 @@ def grid_interpolation(RGI, image, rows, cols, cube, points):
     return out
 
 
+def box_cox(jax, special, x, lmbda):
+    """Every x against every lambda (0 included: the log branch), values and both gradients."""
+    xs, ls = x[:, None], lmbda[None, :]
+    grads = lambda f: jax.vmap(jax.vmap(jax.grad(f, (0, 1)), (None, 0)), (0, None))   # noqa
+    return {"boxcox": special.boxcox(xs, ls), "boxcox1p": special.boxcox1p(xs - 1, ls),
+            "d_boxcox": grads(special.boxcox)(x[:5], lmbda),
+            "d_boxcox1p": grads(special.boxcox1p)(x[:5] - 0.5, lmbda)}
+
+
 def integration_and_vq(integrate, vq, x, odd, obs, book, at, at2d):
     return {
         "trapezoid_dx": integrate.trapezoid(x, dx=0.25),
@@ -107,6 +118,7 @@ def cases(jax, scipy, x64=False):
         ops["image"], ops["rows"], ops["cols"]))
     out.update(jax.jit(partial(grid_interpolation, sub("interpolate").RegularGridInterpolator))(
         *(ops[n] for n in ("image", "rows", "cols", "cube", "points"))))
+    out.update(jax.jit(partial(box_cox, jax, sub("special")))(ops["box_x"], ops["box_lmbda"]))
     out.update(jax.jit(partial(integration_and_vq, sub("integrate"), sub("cluster.vq").vq))(
         *(ops[n] for n in ("x", "odd", "obs", "book", "at", "at2d"))))
     return out
