@@ -1,5 +1,6 @@
 """jxkernel.scipy's fft (DCT), ndimage (map_coordinates), interpolate (RegularGridInterpolator),
-integrate (trapezoid), cluster (vq) and special.boxcox/boxcox1p against JAX's recorded results (tests/data/scipy_extras_cases.py, recorded by
+integrate (trapezoid), cluster (vq), special.boxcox/boxcox1p and linalg.schur/sqrtm (with
+lax.linalg.schur) against JAX's recorded results (tests/data/scipy_extras_cases.py, recorded by
 reference/make_scipy_extras_reference.py), against scipy itself, and their derivatives
 against finite differences."""
 import functools
@@ -119,6 +120,54 @@ def test_boxcox_matches_scipy():
     # to ~100 ulps from libm's near -0.4, in JAX too)
     assert_allclose_ulp(np.asarray(got[0]), special.boxcox(x, lmbda), 4, scale=1.0)
     assert_allclose_ulp(np.asarray(got[1]), special.boxcox1p(x - 0.4, lmbda), 64, scale=1.0)
+
+
+def test_schur_and_sqrtm_hold_their_definitions_and_match_scipy():
+    sl = pytest.importorskip("scipy.linalg")
+    a = np.random.RandomState(5).randn(3, 6, 6)
+    with jax.enable_x64():
+        t, z = jax.jit(jax.vmap(jax.scipy.linalg.schur))(a)          # batched: lax's rule
+        root = jax.jit(jax.vmap(jax.scipy.linalg.sqrtm))(a)
+    t, z, root = map(np.asarray, (t, z, root))
+    for b in range(3):
+        # numerics.LAPACK, at the matrix's scale (worst seen: 2, 1.5 and 7.5 ulps)
+        assert_allclose_ulp(z[b] @ t[b] @ z[b].T, a[b], 64, scale=np.abs(a[b]).max() * 6)
+        assert_allclose_ulp(z[b] @ z[b].T, np.eye(6), 64, scale=6.0)
+        assert np.all(np.tril(t[b], -2) == 0)       # quasi-triangular: 2x2 blocks at most
+        assert_allclose_ulp(root[b] @ root[b], a[b].astype(complex), 64,
+                            scale=np.abs(a[b]).max() * 6)
+    # against scipy where the principal root is well defined (no eigenvalue on the negative
+    # real axis, where the branch taken depends on a rounding): eigenvalues' real parts >= 1
+    m = np.einsum("bij,bkj->bik", a, a) / 6 + np.eye(6) + 0.3 * (a - a.transpose(0, 2, 1))
+    with jax.enable_x64():
+        root = np.asarray(jax.jit(jax.vmap(jax.scipy.linalg.sqrtm))(m))
+    for b in range(3):
+        # (scipy's sqrtm is blocked, another order of the same recurrence: 24 ulps seen)
+        assert_allclose_ulp(root[b], sl.sqrtm(m[b]).astype(complex), 128,
+                            scale=np.abs(root[b]).max())
+    assert jax.scipy.linalg.schur(np.eye(2, dtype=np.float32), output="complex")[0].dtype == \
+        np.complex64
+    text = str(jax.make_jaxpr(jax.lax.linalg.schur)(np.eye(2, dtype=np.float32)))
+    assert "schur[\n      compute_schur_vectors=True\n      select_callable=None\n" \
+           "      sort_eig_vals=False\n    ] a" in text          # JAX's jaxpr
+
+
+def test_schur_and_sqrtm_refuse_what_jax_refuses():
+    x = np.eye(3, dtype=np.float32)
+    with pytest.raises(ValueError, match="Expected 'output' to be either 'real' or 'complex', "
+                                         "got output='x'."):
+        jax.scipy.linalg.schur(x, output="x")
+    with pytest.raises(NotImplementedError, match="Blocked version is not implemented yet."):
+        jax.scipy.linalg.sqrtm(x, blocksize=2)
+    with pytest.raises(ValueError, match=r"The input to schur must be a square matrix. Got "
+                                         r"shape \(2, 3\)."):
+        jax.lax.linalg.schur(np.ones((2, 3), np.float32))
+    with pytest.raises(TypeError, match="schur does not accept dtype int32 at position 0"):
+        jax.scipy.linalg.schur(np.eye(2, dtype=np.int32))
+    with pytest.raises(NotImplementedError, match="The sort feature of LAPACK's gees routine"):
+        jax.lax.linalg.schur(x, sort_eig_vals=True)
+    with pytest.raises(NotImplementedError, match="Differentiation rule for 'schur' not impl"):
+        jax.grad(lambda m: jax.lax.linalg.schur(m)[0].sum())(x)
 
 
 def test_derivatives_by_finite_differences():

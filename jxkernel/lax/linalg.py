@@ -12,6 +12,7 @@ results match JAX's bit for bit:
     qr                     (built on geqrf/geqp3 and householder_product)
     eigh                   syevd/heevd            cusolver syevd (or syevj: Jacobi)
     eig                    geev                   cusolver geev, or hybrid geev (host LAPACK)
+    schur                  gees                   (none, as in JAX)
     svd                    gesdd (gesvd for QR)   cusolver gesvdj up to 1024x1024, else gesvd
 
 All act on the last two dimensions and batch over the leading ones. Each primitive has its
@@ -1103,6 +1104,64 @@ def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors
                       compute_right_eigenvectors=bool(compute_right_eigenvectors),
                       enable_eigvec_derivs=bool(enable_eigvec_derivs),
                       implementation=implementation)
+
+
+# ------------------------------------------------------------------ schur
+# schur(a) -> (t, z) (or (t,) without compute_schur_vectors): a = z t z^H with z unitary and t
+# upper triangular (complex a) or quasi-triangular, 2x2 blocks for conjugate pairs (real a).
+# LAPACK's gees on the CPU, as in JAX, which has no other lowering and no derivative.
+schur_p = Primitive("schur", multiple_results=True)
+
+
+def _schur_abstract_eval(x, *, compute_schur_vectors, sort_eig_vals, select_callable):
+    check_dtype("schur", x, INEXACT, position=0)
+    if len(x.shape) < 2:
+        raise TypeError(f"Input 0 to schur must have rank at least 2, but got "
+                        f"shape={x.shape}")
+    if x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"The input to schur must be a square matrix. Got shape "
+                         f"{x.shape[-2:]}.")
+    return [x] * (2 if compute_schur_vectors else 1)
+
+
+def _schur_lowering(ctx, x, *, compute_schur_vectors, sort_eig_vals, select_callable):
+    if sort_eig_vals:
+        raise NotImplementedError("The sort feature of LAPACK's gees routine is not "
+                                  "implemented.")
+    aval = ctx.avals_in[0]
+    batch = aval.shape[:-2]
+    count = ShapedArray(batch, np.int32)
+    eigvals = ShapedArray(aval.shape[:-1], aval.dtype)
+    # gees also returns the eigenvalues (a real matrix's as real and imaginary parts), how
+    # many a sort selected, and info
+    parts = 1 if dtypes.is_complex(aval.dtype) else 2
+    t, z, *_, info = lapack.custom_call(
+        ctx, "gees", aval.dtype, [x], [aval, aval] + [eigvals] * parts + [count, count],
+        aliases={0: 0}, mode=char("V" if compute_schur_vectors else "N"), sort=char("N"))
+    ok = _ok(ctx, info, batch)
+    return [_nan_unless(ctx, ok, r, aval, batch) for r in (t, z)[:1 + compute_schur_vectors]]
+
+
+abstract_eval_rules[schur_p] = _schur_abstract_eval
+lowering_rules[schur_p] = _schur_lowering
+jvp_rules[schur_p] = _not_differentiable("schur")
+batching_rules[schur_p] = _batch_all_front(schur_p)
+
+
+def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
+          select_callable=None):
+    """(t, z): the Schur form and Schur vectors of square `x` (batched over leading dims),
+    x = z t z^H; only (t,) without `compute_schur_vectors`. On the CPU only (LAPACK's gees),
+    not differentiable, and `sort_eig_vals` is refused, all as in JAX.
+
+    >>> t, z = schur(np.float32([[2, 1], [0, 3]]))
+    >>> t
+    Array([[2., 1.],
+           [0., 3.]], dtype=float32)
+    """
+    outs = schur_p.bind(x, compute_schur_vectors=compute_schur_vectors,
+                        sort_eig_vals=sort_eig_vals, select_callable=select_callable)
+    return tuple(outs) if compute_schur_vectors else outs[0]
 
 
 # ------------------------------------------------------------------ svd

@@ -9,10 +9,10 @@ jnp.linalg; special matrices (block_diag, toeplitz, hilbert, ...) are in _matric
     Array([[1., 0.],
            [0., 1.]], dtype=float32)
 
-Not provided, because each needs a LAPACK primitive jxkernel's lax.linalg does not have
-(JAX's schur_p, hessenberg_p, tridiagonal_solve_p, ormqr): schur, rsf2csf's use with schur,
-sqrtm and funm (both on schur), hessenberg, qr_multiply, solve_sylvester, and the
-eigenvectors of eigh_tridiagonal (its eigenvalues are here).
+Not provided: hessenberg, qr_multiply and the eigenvectors of eigh_tridiagonal (its
+eigenvalues are here), which each need a LAPACK primitive jxkernel's lax.linalg does not have
+(JAX's hessenberg_p, ormqr, tridiagonal_solve_p); and rsf2csf, funm and solve_sylvester,
+which are built on schur (here) but not written yet.
 """
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ import numpy as np
 from .. import lax
 from .. import numpy as jnp
 from ..lax import linalg as lax_linalg
+from ..lax.loops import fori_loop
 from ..numpy import linalg as jnp_linalg
 from ..numpy.util import jnp_jit, promote_dtypes_inexact
 from ..transforms.ad import jvp
@@ -53,8 +54,8 @@ __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "co
            "convolution_matrix", "det", "dft", "eigh", "eigh_tridiagonal", "expm",
            "expm_frechet", "fiedler", "fiedler_companion", "hadamard", "hankel", "helmert",
            "hilbert", "inv", "invhilbert", "invpascal", "leslie", "lu", "lu_factor",
-           "lu_solve", "pascal", "polar", "qr", "solve", "solve_triangular", "svd",
-           "toeplitz"]
+           "lu_solve", "pascal", "polar", "qr", "schur", "solve", "solve_triangular",
+           "sqrtm", "svd", "toeplitz"]
 
 
 def _vector_or_matrix_rhs(name, a, b, extra_vector_args=0):
@@ -434,6 +435,73 @@ def _squaring(R, n_squarings, max_squarings):
         return lax.cond(i < n_squarings, lambda x: _dot(x, x), lambda x: x, c), None
     out, _ = lax.scan(step, R, jnp.arange(max_squarings, dtype=n_squarings.dtype))
     return out
+
+
+# ------------------------------------------------------------------ schur, sqrtm
+def _complex_dtype(dtype):
+    return np.dtype(np.complex128 if np.dtype(dtype) in (np.float64, np.complex128)
+                    else np.complex64)
+
+
+@jnp_jit(static_argnames=("output",))
+def _schur(a, output):
+    if output == "complex":
+        a = a.astype(_complex_dtype(a.dtype))
+    return lax_linalg.schur(a)
+
+
+def schur(a, output: str = "real"):
+    """(T, Z) with a = Z T Z^H: T upper triangular, or for output='real' with a real `a`
+    quasi-triangular (a 2x2 block per conjugate pair of eigenvalues); Z unitary.
+
+    >>> T, Z = schur(jnp.array([[0., -1.], [1., 0.]]), output="complex")
+    >>> jnp.round(jnp.abs(jnp.diag(T)), 4)
+    Array([1., 1.], dtype=float32)
+    """
+    if output not in ("real", "complex"):
+        raise ValueError(f"Expected 'output' to be either 'real' or 'complex', got {output=}.")
+    return _schur(a, output)
+
+
+def _sqrt_upper_triangular(t):
+    """The square root r of upper triangular t with r's diagonal the principal square roots
+    of t's, column by column (Björck and Hammarling, 1983): for i < j,
+    r[i, j] = (t[i, j] - sum_{i<k<j} r[i, k] r[k, j]) / (r[i, i] + r[j, j]), 0 where the
+    numerator is 0 (so a zero eigenvalue's 0 / 0 is 0)."""
+    root = jnp.sqrt(jnp.diagonal(t))
+    n = root.shape[0]
+    k = jnp.arange(n)
+
+    def column(j, r):
+        def entry(step, r):
+            i = j - 1 - step                              # from the diagonal upwards
+            between = (k > i) & (k < j)
+            total = jnp.sum(jnp.where(between, r[i, :] * r[:, j], 0))
+            value = jnp.where(t[i, j] == total, 0, (t[i, j] - total) / (root[i] + root[j]))
+            return r.at[i, j].set(value)
+        return fori_loop(0, j, entry, r)
+    return fori_loop(0, n, column, jnp.diag(root))
+
+
+@jnp_jit
+def _sqrtm(a):
+    t, z = _schur(a, "complex")
+    highest = lax.Precision.HIGHEST
+    return jnp.matmul(jnp.matmul(z, _sqrt_upper_triangular(t), precision=highest),
+                      jnp.conj(z.T), precision=highest)
+
+
+def sqrtm(A, blocksize: int = 1):
+    """The principal square root of square A (complex: a real A can have a complex root):
+    A = Z T Z^H (complex Schur form), then the root of triangular T, then Z sqrt(T) Z^H.
+
+    >>> jnp.real(sqrtm(jnp.array([[4., 0.], [0., 9.]])))
+    Array([[2., 0.],
+           [0., 3.]], dtype=float32)
+    """
+    if blocksize > 1:
+        raise NotImplementedError("Blocked version is not implemented yet.")
+    return _sqrtm(A)
 
 
 @jnp_jit(static_argnames=("upper_triangular", "max_squarings"))

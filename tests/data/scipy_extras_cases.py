@@ -1,6 +1,7 @@
 """Cases for jax.scipy.fft (dct, idct, dctn, idctn), jax.scipy.ndimage.map_coordinates,
 jax.scipy.interpolate.RegularGridInterpolator, jax.scipy.integrate.trapezoid,
-jax.scipy.cluster.vq.vq and jax.scipy.special.boxcox/boxcox1p, evaluated by real JAX
+jax.scipy.cluster.vq.vq, jax.scipy.special.boxcox/boxcox1p and jax.scipy.linalg.schur/sqrtm,
+evaluated by real JAX
 (reference/make_scipy_extras_reference.py writes scipy_extras_reference.npz) and by jxkernel
 (tests/test_scipy_extras.py compares values, dtypes and weak types). Each group runs as one
 jitted program; `x64` says which mode the caller runs `cases` in."""
@@ -31,6 +32,8 @@ def operands(dtype=np.float32):
         "at2d": np.cumsum(rng.uniform(0.1, 1.0, (5, 6)), axis=0).astype(dtype),
     }
     out["points"] = np.stack([out["rows"], out["cols"]], -1)
+    out["square"] = rng.randn(5, 5).astype(dtype)
+    out["spd"] = (out["square"] @ out["square"].T + 5 * np.eye(5)).astype(dtype)
     return out
 
 
@@ -94,6 +97,14 @@ def box_cox(jax, special, x, lmbda):
             "d_boxcox1p": grads(special.boxcox1p)(x[:5] - 0.5, lmbda)}
 
 
+def schur_and_sqrtm(linalg, m, spd):
+    """A general matrix (complex eigenvalue pairs: 2x2 blocks in the real Schur form, a complex
+    square root) and a positive definite one (a real root)."""
+    return {"schur_real": linalg.schur(m), "schur_complex": linalg.schur(m, output="complex"),
+            "schur_spd": linalg.schur(spd), "sqrtm": linalg.sqrtm(m),
+            "sqrtm_spd": linalg.sqrtm(spd)}
+
+
 def integration_and_vq(integrate, vq, x, odd, obs, book, at, at2d):
     return {
         "trapezoid_dx": integrate.trapezoid(x, dx=0.25),
@@ -119,6 +130,7 @@ def cases(jax, scipy, x64=False):
     out.update(jax.jit(partial(grid_interpolation, sub("interpolate").RegularGridInterpolator))(
         *(ops[n] for n in ("image", "rows", "cols", "cube", "points"))))
     out.update(jax.jit(partial(box_cox, jax, sub("special")))(ops["box_x"], ops["box_lmbda"]))
+    out.update(jax.jit(partial(schur_and_sqrtm, sub("linalg")))(ops["square"], ops["spd"]))
     out.update(jax.jit(partial(integration_and_vq, sub("integrate"), sub("cluster.vq").vq))(
         *(ops[n] for n in ("x", "odd", "obs", "book", "at", "at2d"))))
     return out
@@ -128,9 +140,14 @@ def cases(jax, scipy, x64=False):
 # DCTs are FFTs (sums): numerics.REDUCTION (jxkernel's n-d DCT runs the 1-d one per axis
 # where JAX pairs axes, and its inverse takes another, equally exact, route to the spectrum:
 # at most 3 ulps apart, measured on AVX-512). Interpolation, trapezoid and vq are a few
-# products and sums: numerics.ELEMENTWISE.
+# products and sums: numerics.ELEMENTWISE. The Schur decomposition and the square root on it
+# go through LAPACK's gees, whose rounding depends on the CPU's kernels: numerics.LAPACK.
 REDUCTION, ELEMENTWISE = 16, 4
 
 
+LAPACK = 64       # schur (gees) and what is built on it: numerics.LAPACK
+
+
 def ulps(name: str) -> int:
-    return REDUCTION if "dct" in name else ELEMENTWISE
+    return LAPACK if name.startswith(("schur", "sqrtm")) else \
+        REDUCTION if "dct" in name else ELEMENTWISE
