@@ -1,6 +1,6 @@
 """jxkernel.scipy's fft (DCT), ndimage (map_coordinates), interpolate (RegularGridInterpolator),
-integrate (trapezoid), cluster (vq), special.boxcox/boxcox1p and linalg.schur/sqrtm (with
-lax.linalg.schur) against JAX's recorded results (tests/data/scipy_extras_cases.py, recorded by
+integrate (trapezoid), cluster (vq), special.boxcox/boxcox1p and linalg's schur, sqrtm, rsf2csf
+and solve_sylvester (with lax.linalg.schur) against JAX's recorded results (tests/data/scipy_extras_cases.py, recorded by
 reference/make_scipy_extras_reference.py), against scipy itself, and their derivatives
 against finite differences."""
 import functools
@@ -152,6 +152,25 @@ def test_schur_and_sqrtm_hold_their_definitions_and_match_scipy():
            "      sort_eig_vals=False\n    ] a" in text          # JAX's jaxpr
 
 
+def test_rsf2csf_and_solve_sylvester_match_scipy():
+    sl = pytest.importorskip("scipy.linalg")
+    rng = np.random.RandomState(6)
+    a, b, c = rng.randn(5, 5), rng.randn(3, 3), rng.randn(5, 3)
+    with jax.enable_x64():
+        t, z = sl.schur(a)
+        ours = jax.jit(lambda t, z, a, b, c: (
+            jax.scipy.linalg.rsf2csf(t, z), jax.scipy.linalg.solve_sylvester(a, b, c),
+            jax.scipy.linalg.solve_sylvester(a, b, c, method="eigen")))(t, z, a, b, c)
+    (tc, zc), x_schur, x_eigen = jax.tree_util.tree_map(np.asarray, ours)
+    # the same rotations as scipy's (worst seen 1 ulp; each block's eigenvalues from LAPACK)
+    for got, want in zip((tc, zc), sl.rsf2csf(t, z)):
+        assert_allclose_ulp(got, want, 16, scale=np.abs(want).max())
+    want = sl.solve_sylvester(a, b, c)
+    # another route to the one solution (worst seen 22 ulps at its largest entry)
+    for got in (x_schur, x_eigen):
+        assert_allclose_ulp(got, want, 128, scale=np.abs(want).max())
+
+
 def test_schur_and_sqrtm_refuse_what_jax_refuses():
     x = np.eye(3, dtype=np.float32)
     with pytest.raises(ValueError, match="Expected 'output' to be either 'real' or 'complex', "
@@ -168,6 +187,17 @@ def test_schur_and_sqrtm_refuse_what_jax_refuses():
         jax.lax.linalg.schur(x, sort_eig_vals=True)
     with pytest.raises(NotImplementedError, match="Differentiation rule for 'schur' not impl"):
         jax.grad(lambda m: jax.lax.linalg.schur(m)[0].sum())(x)
+    with pytest.raises(ValueError, match="Input 'T' must be square."):
+        jax.scipy.linalg.rsf2csf(np.ones((2, 3)), x)
+    with pytest.raises(ValueError, match=r"Input array shapes must match: Z: \(3, 3\) vs. "
+                                         r"T: \(2, 2\)"):
+        jax.scipy.linalg.rsf2csf(np.eye(2), x)
+    with pytest.raises(ValueError, match="Incompatible shapes for Sylvester equation:\nA: "
+                                         r"\(2, 2\)\nB: \(3, 3\)\nC: \(2, 2\)"):
+        jax.scipy.linalg.solve_sylvester(np.eye(2), x, np.ones((2, 2)))
+    with pytest.raises(ValueError, match='Unrecognized method x. The two valid methods are '
+                                         'either "schur" or "eigen".'):
+        jax.scipy.linalg.solve_sylvester(x, x, x, method="x")
 
 
 def test_derivatives_by_finite_differences():
@@ -219,7 +249,8 @@ def test_bad_arguments_raise_jaxs_errors():
 
 def test_docstring_examples():
     for module in ("jxkernel.scipy.fft", "jxkernel.scipy.ndimage", "jxkernel.scipy.integrate",
-                   "jxkernel.scipy.cluster.vq", "jxkernel.scipy.interpolate"):
+                   "jxkernel.scipy.cluster.vq", "jxkernel.scipy.interpolate",
+                   "jxkernel.scipy.linalg", "jxkernel.lax.linalg"):
         check_docstring_examples(module, {"jnp": jnp, "jax": jax})
 
 

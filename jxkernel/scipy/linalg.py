@@ -11,8 +11,7 @@ jnp.linalg; special matrices (block_diag, toeplitz, hilbert, ...) are in _matric
 
 Not provided: hessenberg, qr_multiply and the eigenvectors of eigh_tridiagonal (its
 eigenvalues are here), which each need a LAPACK primitive jxkernel's lax.linalg does not have
-(JAX's hessenberg_p, ormqr, tridiagonal_solve_p); and rsf2csf, funm and solve_sylvester,
-which are built on schur (here) but not written yet.
+(JAX's hessenberg_p, ormqr, tridiagonal_solve_p); and funm.
 """
 from __future__ import annotations
 
@@ -26,7 +25,7 @@ from .. import numpy as jnp
 from ..lax import linalg as lax_linalg
 from ..lax.loops import fori_loop
 from ..numpy import linalg as jnp_linalg
-from ..numpy.util import jnp_jit, promote_dtypes_inexact
+from ..numpy.util import jnp_jit, promote_dtypes_complex, promote_dtypes_inexact
 from ..transforms.ad import jvp
 from ..transforms.batching import vmap
 from ..transforms.custom_derivatives import custom_jvp
@@ -54,8 +53,8 @@ __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "co
            "convolution_matrix", "det", "dft", "eigh", "eigh_tridiagonal", "expm",
            "expm_frechet", "fiedler", "fiedler_companion", "hadamard", "hankel", "helmert",
            "hilbert", "inv", "invhilbert", "invpascal", "leslie", "lu", "lu_factor",
-           "lu_solve", "pascal", "polar", "qr", "schur", "solve", "solve_triangular",
-           "sqrtm", "svd", "toeplitz"]
+           "lu_solve", "pascal", "polar", "qr", "rsf2csf", "schur", "solve",
+           "solve_sylvester", "solve_triangular", "sqrtm", "svd", "toeplitz"]
 
 
 def _vector_or_matrix_rhs(name, a, b, extra_vector_args=0):
@@ -502,6 +501,117 @@ def sqrtm(A, blocksize: int = 1):
     if blocksize > 1:
         raise NotImplementedError("Blocked version is not implemented yet.")
     return _sqrtm(A)
+
+
+def _rsf2csf_2d(t, z):
+    """Each 2x2 block of the real Schur form t, bottom to top, turned triangular by a complex
+    Givens rotation g (applied to t's rows and columns, and to z's columns): g maps the
+    block's first eigenvalue (geev's order) to the top."""
+    t, z = promote_dtypes_complex(t, z)
+    n = t.shape[0]
+    if n == 1:
+        return t, z
+    eps = jnp.finfo(t.dtype).eps
+    index = jnp.arange(n)
+
+    def rotate(m, t, z):
+        mu = jnp_linalg.eigvals(lax.dynamic_slice(t, (m - 1, m - 1), (2, 2))) - t[m, m]
+        r = jnp_linalg.norm(jnp.array([mu[0], t[m, m - 1]])).astype(t.dtype)
+        c, s = mu[0] / r, t[m, m - 1] / r
+        g = jnp.array([[c.conj(), s], [-s, c]], dtype=t.dtype)
+        rows = lax.dynamic_slice_in_dim(t, m - 1, 2, axis=0)      # columns m-1 on change
+        rows = jnp.where(index >= m - 1, g @ jnp.where(index >= m - 1, rows, 0), rows)
+        t = lax.dynamic_update_slice_in_dim(t, rows, m - 1, axis=0)
+        cols = lax.dynamic_slice_in_dim(t, m - 1, 2, axis=1)      # rows up to m change
+        above = index[:, None] < m + 1
+        cols = jnp.where(above, jnp.where(above, cols, 0) @ g.conj().T, cols)
+        t = lax.dynamic_update_slice_in_dim(t, cols, m - 1, axis=1)
+        zc = lax.dynamic_slice_in_dim(z, m - 1, 2, axis=1)
+        return t, lax.dynamic_update_slice_in_dim(z, zc @ g.conj().T, m - 1, axis=1)
+
+    def step(i, tz):
+        m = n - i
+        t, z = tz
+        block = jnp.abs(t[m, m - 1]) > eps * (jnp.abs(t[m - 1, m - 1]) + jnp.abs(t[m, m]))
+        t, z = lax.cond(block, rotate, lambda m, t, z: (t, z), m, t, z)
+        return t.at[m, m - 1].set(0), z
+    return fori_loop(1, n, step, (t, z))
+
+
+def rsf2csf(T, Z, check_finite: bool = True):
+    """(T, Z) of a real Schur decomposition (`schur(a)`) as a complex one: T made upper
+    triangular, Z unitary, still a = Z T Z^H. Batched over leading dims.
+
+    >>> T, Z = rsf2csf(*schur(jnp.array([[0., -1.], [1., 0.]])))
+    >>> jnp.round(T, 4)
+    Array([[0.+1.j, 0.+0.j],
+           [0.+0.j, 0.-1.j]], dtype=complex64)
+    """
+    del check_finite                    # (no value checks under jit, as in JAX)
+    t, z = jnp.asarray(T), jnp.asarray(Z)
+    if t.ndim < 2 or t.shape[-1] != t.shape[-2]:
+        raise ValueError("Input 'T' must be square.")
+    if z.ndim < 2 or z.shape[-1] != z.shape[-2]:
+        raise ValueError("Input 'Z' must be square.")
+    if t.shape[-1] != z.shape[-1]:
+        raise ValueError(f"Input array shapes must match: Z: {z.shape} vs. T: {t.shape}")
+    return jnp.vectorize(_rsf2csf_2d, signature="(n,n),(n,n)->(n,n),(n,n)")(t, z)
+
+
+def _triangular_sylvester(r, s, f):
+    """Y with r Y + Y s = f, r upper and s lower triangular: each Y[i, j] from those below
+    and right of it, bottom-right first (Bartels and Stewart's back substitution)."""
+    m, n = f.shape
+    rows, cols = jnp.arange(m), jnp.arange(n)
+
+    def element(step, y):
+        i, j = (m * n - 1 - step) // n, (m * n - 1 - step) % n
+        known = jnp.sum(jnp.where(rows > i, r[i, :] * y[:, j], 0)) + \
+            jnp.sum(jnp.where(cols > j, y[i, :] * s[:, j], 0))
+        return y.at[i, j].set((f[i, j] - known) / (r[i, i] + s[j, j]))
+    return fori_loop(0, m * n, element, jnp.zeros_like(f))
+
+
+def _solve_sylvester_2d(a, b, c, *, method, tol):
+    if method == "schur":
+        r, u = _schur(a, "complex")
+        s, v = _schur(b.conj().T, "complex")
+        f = u.conj().T @ c.astype(r.dtype) @ v
+        x = u @ _triangular_sylvester(r, s.conj().T, f) @ v.conj().T
+    elif method == "eigen":
+        wa, ua = jnp_linalg.eig(a)
+        wb, ub = jnp_linalg.eig(b)
+        f = solve(ua, c.astype(wa.dtype) @ ub)
+        x = ua @ (f / (wa[:, None] + wb[None, :])) @ inv(ub)
+    else:
+        raise ValueError(f'Unrecognized method {method}. The two valid methods are either '
+                         f'"schur" or "eigen".')
+    if not jnp.iscomplexobj(c):
+        x = x.real
+    # no unique solution where an eigenvalue of a and one of -b (nearly) meet: NaN
+    sums = jnp_linalg.eigvals(a)[:, None] + jnp_linalg.eigvals(b)[None, :]
+    return lax.cond(jnp.any(jnp.abs(sums) < tol), lambda: jnp.zeros_like(x) * np.nan,
+                    lambda: x)
+
+
+@jnp_jit(static_argnames=("method",))
+def solve_sylvester(A, B, C, *, method: str = "schur", tol: float = 1e-8):
+    """X with A X + X B = C (A m×m, B n×n, C m×n, batched over leading dims): by the Schur
+    forms of A and B^H and back substitution ('schur', Bartels-Stewart, CPU only), or by
+    eigendecompositions ('eigen'). NaN where the equation has no unique solution (an
+    eigenvalue of A within `tol` of minus one of B).
+
+    >>> solve_sylvester(jnp.eye(2), 2 * jnp.eye(2), 3 * jnp.ones((2, 2)))
+    Array([[1., 1.],
+           [1., 1.]], dtype=float32)
+    """
+    A, B, C = promote_dtypes_inexact(jnp.asarray(A), jnp.asarray(B), jnp.asarray(C))
+    m, n = C.shape[-2:]
+    if A.shape[-2:] != (m, m) or B.shape[-2:] != (n, n):
+        raise ValueError(f"Incompatible shapes for Sylvester equation:\nA: {A.shape}\n"
+                         f"B: {B.shape}\nC: {C.shape}")
+    return jnp.vectorize(functools.partial(_solve_sylvester_2d, method=method, tol=tol),
+                         signature="(m,m),(n,n),(m,n)->(m,n)")(A, B, C)
 
 
 @jnp_jit(static_argnames=("upper_triangular", "max_squarings"))

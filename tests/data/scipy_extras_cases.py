@@ -1,7 +1,7 @@
 """Cases for jax.scipy.fft (dct, idct, dctn, idctn), jax.scipy.ndimage.map_coordinates,
 jax.scipy.interpolate.RegularGridInterpolator, jax.scipy.integrate.trapezoid,
-jax.scipy.cluster.vq.vq, jax.scipy.special.boxcox/boxcox1p and jax.scipy.linalg.schur/sqrtm,
-evaluated by real JAX
+jax.scipy.cluster.vq.vq, jax.scipy.special.boxcox/boxcox1p and jax.scipy.linalg's schur,
+sqrtm, rsf2csf and solve_sylvester, evaluated by real JAX
 (reference/make_scipy_extras_reference.py writes scipy_extras_reference.npz) and by jxkernel
 (tests/test_scipy_extras.py compares values, dtypes and weak types). Each group runs as one
 jitted program; `x64` says which mode the caller runs `cases` in."""
@@ -97,12 +97,18 @@ def box_cox(jax, special, x, lmbda):
             "d_boxcox1p": grads(special.boxcox1p)(x[:5] - 0.5, lmbda)}
 
 
-def schur_and_sqrtm(linalg, m, spd):
+def schur_and_sqrtm(linalg, m, spd, x):
     """A general matrix (complex eigenvalue pairs: 2x2 blocks in the real Schur form, a complex
-    square root) and a positive definite one (a real root)."""
-    return {"schur_real": linalg.schur(m), "schur_complex": linalg.schur(m, output="complex"),
+    square root) and a positive definite one (a real root); the complex Schur form from the
+    real one; Sylvester equations A X + X B = C both ways, and one without a solution."""
+    t, z = linalg.schur(m)
+    return {"schur_real": (t, z), "schur_complex": linalg.schur(m, output="complex"),
             "schur_spd": linalg.schur(spd), "sqrtm": linalg.sqrtm(m),
-            "sqrtm_spd": linalg.sqrtm(spd)}
+            "sqrtm_spd": linalg.sqrtm(spd), "schur_rsf2csf": linalg.rsf2csf(t, z),
+            "sylvester": linalg.solve_sylvester(m, spd[:3, :3], x[:, :3]),
+            "sylvester_eigen": linalg.solve_sylvester(m, spd[:3, :3], x[:, :3],
+                                                      method="eigen"),
+            "sylvester_singular": linalg.solve_sylvester(spd[:2, :2], -spd[:2, :2], x[:2, :2])}
 
 
 def integration_and_vq(integrate, vq, x, odd, obs, book, at, at2d):
@@ -130,7 +136,8 @@ def cases(jax, scipy, x64=False):
     out.update(jax.jit(partial(grid_interpolation, sub("interpolate").RegularGridInterpolator))(
         *(ops[n] for n in ("image", "rows", "cols", "cube", "points"))))
     out.update(jax.jit(partial(box_cox, jax, sub("special")))(ops["box_x"], ops["box_lmbda"]))
-    out.update(jax.jit(partial(schur_and_sqrtm, sub("linalg")))(ops["square"], ops["spd"]))
+    out.update(jax.jit(partial(schur_and_sqrtm, sub("linalg")))(ops["square"], ops["spd"],
+                                                                ops["x"]))
     out.update(jax.jit(partial(integration_and_vq, sub("integrate"), sub("cluster.vq").vq))(
         *(ops[n] for n in ("x", "odd", "obs", "book", "at", "at2d"))))
     return out
@@ -149,5 +156,5 @@ LAPACK = 64       # schur (gees) and what is built on it: numerics.LAPACK
 
 
 def ulps(name: str) -> int:
-    return LAPACK if name.startswith(("schur", "sqrtm")) else \
+    return LAPACK if name.startswith(("schur", "sqrtm", "sylvester")) else \
         REDUCTION if "dct" in name else ELEMENTWISE
