@@ -1,6 +1,6 @@
 """jxkernel.scipy's fft (DCT), ndimage (map_coordinates), interpolate (RegularGridInterpolator),
-integrate (trapezoid), cluster (vq), special.boxcox/boxcox1p and linalg's schur, sqrtm, rsf2csf
-and solve_sylvester (with lax.linalg.schur) against JAX's recorded results (tests/data/scipy_extras_cases.py, recorded by
+integrate (trapezoid), cluster (vq), special.boxcox/boxcox1p and linalg's schur, sqrtm, rsf2csf,
+solve_sylvester and hessenberg (with lax.linalg's schur and hessenberg) against JAX's recorded results (tests/data/scipy_extras_cases.py, recorded by
 reference/make_scipy_extras_reference.py), against scipy itself, and their derivatives
 against finite differences."""
 import functools
@@ -171,6 +171,21 @@ def test_rsf2csf_and_solve_sylvester_match_scipy():
         assert_allclose_ulp(got, want, 128, scale=np.abs(want).max())
 
 
+def test_hessenberg_matches_scipy_and_its_definition():
+    sl = pytest.importorskip("scipy.linalg")
+    a = np.random.RandomState(7).randn(2, 6, 6)
+    with jax.enable_x64():
+        h, q = map(np.asarray, jax.jit(lambda a: jax.scipy.linalg.hessenberg(a, calc_q=True))(a))
+    for b in range(2):
+        assert np.all(np.tril(h[b], -2) == 0)
+        assert_allclose_ulp(q[b] @ h[b] @ q[b].T, a[b], 64, scale=np.abs(a[b]).max() * 6)
+        # the same LAPACK routine as scipy's (gehrd, orghr): bit for bit here, LAPACK's bound
+        for got, want in zip((h[b], q[b]), sl.hessenberg(a[b], calc_q=True)):
+            assert_allclose_ulp(got, want, 64, scale=np.abs(want).max())
+    empty = jax.scipy.linalg.hessenberg(np.zeros((0, 0), np.float32), calc_q=True)
+    assert [e.shape for e in empty] == [(0, 0), (0, 0)]
+
+
 def test_schur_and_sqrtm_refuse_what_jax_refuses():
     x = np.eye(3, dtype=np.float32)
     with pytest.raises(ValueError, match="Expected 'output' to be either 'real' or 'complex', "
@@ -187,6 +202,11 @@ def test_schur_and_sqrtm_refuse_what_jax_refuses():
         jax.lax.linalg.schur(x, sort_eig_vals=True)
     with pytest.raises(NotImplementedError, match="Differentiation rule for 'schur' not impl"):
         jax.grad(lambda m: jax.lax.linalg.schur(m)[0].sum())(x)
+    with pytest.raises(ValueError, match=r"Argument to Hessenberg reduction must have shape "
+                                         r"\[..., n, n\], got shape \(2, 3\)"):
+        jax.lax.linalg.hessenberg(np.ones((2, 3), np.float32))
+    with pytest.raises(NotImplementedError, match="Differentiation rule for 'hessenberg'"):
+        jax.grad(lambda m: jax.scipy.linalg.hessenberg(m).sum())(x)
     with pytest.raises(ValueError, match="Input 'T' must be square."):
         jax.scipy.linalg.rsf2csf(np.ones((2, 3)), x)
     with pytest.raises(ValueError, match=r"Input array shapes must match: Z: \(3, 3\) vs. "

@@ -13,6 +13,7 @@ results match JAX's bit for bit:
     eigh                   syevd/heevd            cusolver syevd (or syevj: Jacobi)
     eig                    geev                   cusolver geev, or hybrid geev (host LAPACK)
     schur                  gees                   (none, as in JAX)
+    hessenberg             gehrd                  (none, as in JAX)
     svd                    gesdd (gesvd for QR)   cusolver gesvdj up to 1024x1024, else gesvd
 
 All act on the last two dimensions and batch over the leading ones. Each primitive has its
@@ -1162,6 +1163,53 @@ def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
     outs = schur_p.bind(x, compute_schur_vectors=compute_schur_vectors,
                         sort_eig_vals=sort_eig_vals, select_callable=select_callable)
     return tuple(outs) if compute_schur_vectors else outs[0]
+
+
+# ------------------------------------------------------------------ hessenberg
+# hessenberg(a) -> (a', taus): a' holds the upper Hessenberg form (upper triangle and first
+# subdiagonal) and below that the Householder reflectors whose factors are taus; LAPACK's
+# gehrd on the CPU, as in JAX, which has no other lowering and no derivative.
+hessenberg_p = Primitive("hessenberg", multiple_results=True)
+
+
+def _hessenberg_abstract_eval(a):
+    check_dtype("hessenberg", a, INEXACT, position=0)
+    if len(a.shape) < 2:
+        raise TypeError(f"Input 0 to hessenberg must have rank at least 2, but got "
+                        f"shape={a.shape}")
+    if a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"Argument to Hessenberg reduction must have shape [..., n, n], got "
+                         f"shape {a.shape[-2:]}")
+    return [a, ShapedArray(a.shape[:-2] + (a.shape[-1] - 1,), a.dtype)]
+
+
+def _hessenberg_lowering(ctx, a):
+    aval, taus_aval = ctx.avals_in[0], ctx.avals_out[1]
+    batch = aval.shape[:-2]
+    out, taus, info = lapack.custom_call(
+        ctx, "gehrd", aval.dtype, [a], [aval, taus_aval, ShapedArray(batch, np.int32)],
+        aliases={0: 0}, low="1 : i32", high=f"{aval.shape[-1]} : i32")
+    ok = _ok(ctx, info, batch)
+    return [_nan_unless(ctx, ok, out, aval, batch), _nan_unless(ctx, ok, taus, taus_aval, batch)]
+
+
+abstract_eval_rules[hessenberg_p] = _hessenberg_abstract_eval
+lowering_rules[hessenberg_p] = _hessenberg_lowering
+jvp_rules[hessenberg_p] = _not_differentiable("hessenberg")
+batching_rules[hessenberg_p] = _batch_all_front(hessenberg_p)
+
+
+def hessenberg(a):
+    """(a', taus): the upper Hessenberg form of square `a` in a''s upper triangle and first
+    subdiagonal, the Householder reflectors that make it below (factors in taus), as LAPACK's
+    gehrd leaves them; on the CPU only and not differentiable, as in JAX. Batched over
+    leading dims.
+
+    >>> h, taus = hessenberg(np.eye(3, dtype=np.float32))
+    >>> taus
+    Array([0., 0.], dtype=float32)
+    """
+    return tuple(hessenberg_p.bind(a))
 
 
 # ------------------------------------------------------------------ svd

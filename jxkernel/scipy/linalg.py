@@ -9,9 +9,9 @@ jnp.linalg; special matrices (block_diag, toeplitz, hilbert, ...) are in _matric
     Array([[1., 0.],
            [0., 1.]], dtype=float32)
 
-Not provided: hessenberg, qr_multiply and the eigenvectors of eigh_tridiagonal (its
-eigenvalues are here), which each need a LAPACK primitive jxkernel's lax.linalg does not have
-(JAX's hessenberg_p, ormqr, tridiagonal_solve_p); and funm.
+Not provided: qr_multiply and the eigenvectors of eigh_tridiagonal (its eigenvalues are
+here), which each need a LAPACK primitive jxkernel's lax.linalg does not have (JAX's ormqr,
+tridiagonal_solve_p); and funm.
 """
 from __future__ import annotations
 
@@ -52,6 +52,7 @@ from ._polar import eigh_tridiagonal, polar
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion",
            "convolution_matrix", "det", "dft", "eigh", "eigh_tridiagonal", "expm",
            "expm_frechet", "fiedler", "fiedler_companion", "hadamard", "hankel", "helmert",
+           "hessenberg",
            "hilbert", "inv", "invhilbert", "invpascal", "leslie", "lu", "lu_factor",
            "lu_solve", "pascal", "polar", "qr", "rsf2csf", "schur", "solve",
            "solve_sylvester", "solve_triangular", "sqrtm", "svd", "toeplitz"]
@@ -501,6 +502,31 @@ def sqrtm(A, blocksize: int = 1):
     if blocksize > 1:
         raise NotImplementedError("Blocked version is not implemented yet.")
     return _sqrtm(A)
+
+
+# ------------------------------------------------------------------ hessenberg
+@jnp_jit(static_argnames=("calc_q", "overwrite_a", "check_finite"))
+def hessenberg(a, *, calc_q: bool = False, overwrite_a: bool = False,
+               check_finite: bool = True):
+    """H (and with `calc_q`, also Q) with a = Q H Q^H: H zero below the first subdiagonal, Q
+    unitary. Batched over leading dims; `overwrite_a` and `check_finite` are ignored.
+
+    >>> h = hessenberg(jnp.array([[1., 2., 3.], [4., 5., 6.], [7., 8., 10.]]))
+    >>> h[2, 0]
+    Array(0., dtype=float32)
+    """
+    del overwrite_a, check_finite
+    n = np.shape(a)[-1]
+    if n == 0:
+        return (jnp.zeros_like(a), jnp.zeros_like(a)) if calc_q else jnp.zeros_like(a)
+    packed, taus = lax_linalg.hessenberg(a)
+    h = jnp.triu(packed, -1)
+    if not calc_q:
+        return h
+    # the reflectors act on rows and columns 1.. only: Q = [[1, 0], [0, their product]]
+    inner = lax_linalg.householder_product(packed[..., 1:, :-1], taus)
+    q = jnp.zeros_like(packed).at[..., 0, 0].set(1).at[..., 1:, 1:].set(inner)
+    return h, q
 
 
 def _rsf2csf_2d(t, z):

@@ -1,7 +1,7 @@
 """Cases for jax.scipy.fft (dct, idct, dctn, idctn), jax.scipy.ndimage.map_coordinates,
 jax.scipy.interpolate.RegularGridInterpolator, jax.scipy.integrate.trapezoid,
 jax.scipy.cluster.vq.vq, jax.scipy.special.boxcox/boxcox1p and jax.scipy.linalg's schur,
-sqrtm, rsf2csf and solve_sylvester, evaluated by real JAX
+sqrtm, rsf2csf, solve_sylvester and hessenberg, evaluated by real JAX
 (reference/make_scipy_extras_reference.py writes scipy_extras_reference.npz) and by jxkernel
 (tests/test_scipy_extras.py compares values, dtypes and weak types). Each group runs as one
 jitted program; `x64` says which mode the caller runs `cases` in."""
@@ -100,7 +100,8 @@ def box_cox(jax, special, x, lmbda):
 def schur_and_sqrtm(linalg, m, spd, x):
     """A general matrix (complex eigenvalue pairs: 2x2 blocks in the real Schur form, a complex
     square root) and a positive definite one (a real root); the complex Schur form from the
-    real one; Sylvester equations A X + X B = C both ways, and one without a solution."""
+    real one; Sylvester equations A X + X B = C both ways, and one without a solution; the
+    Hessenberg form of a real and of a complex matrix."""
     t, z = linalg.schur(m)
     return {"schur_real": (t, z), "schur_complex": linalg.schur(m, output="complex"),
             "schur_spd": linalg.schur(spd), "sqrtm": linalg.sqrtm(m),
@@ -108,7 +109,9 @@ def schur_and_sqrtm(linalg, m, spd, x):
             "sylvester": linalg.solve_sylvester(m, spd[:3, :3], x[:, :3]),
             "sylvester_eigen": linalg.solve_sylvester(m, spd[:3, :3], x[:, :3],
                                                       method="eigen"),
-            "sylvester_singular": linalg.solve_sylvester(spd[:2, :2], -spd[:2, :2], x[:2, :2])}
+            "sylvester_singular": linalg.solve_sylvester(spd[:2, :2], -spd[:2, :2], x[:2, :2]),
+            "hessenberg": linalg.hessenberg(m, calc_q=True), "hessenberg_h": linalg.hessenberg(spd),
+            "hessenberg_complex": linalg.hessenberg(m + 1j * spd, calc_q=True)}
 
 
 def integration_and_vq(integrate, vq, x, odd, obs, book, at, at2d):
@@ -156,5 +159,5 @@ LAPACK = 64       # schur (gees) and what is built on it: numerics.LAPACK
 
 
 def ulps(name: str) -> int:
-    return LAPACK if name.startswith(("schur", "sqrtm", "sylvester")) else \
+    return LAPACK if name.startswith(("schur", "sqrtm", "sylvester", "hessenberg")) else \
         REDUCTION if "dct" in name else ELEMENTWISE
