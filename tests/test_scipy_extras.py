@@ -1,9 +1,11 @@
 """jxkernel.scipy's fft (DCT), ndimage (map_coordinates), interpolate (RegularGridInterpolator),
 integrate (trapezoid), cluster (vq), special.boxcox/boxcox1p and linalg's schur, sqrtm, rsf2csf,
-solve_sylvester and hessenberg (with lax.linalg's schur and hessenberg) against JAX's recorded results (tests/data/scipy_extras_cases.py, recorded by
+solve_sylvester, hessenberg and qr_multiply (with lax.linalg's schur, hessenberg and ormqr)
+against JAX's recorded results (tests/data/scipy_extras_cases.py, recorded by
 reference/make_scipy_extras_reference.py), against scipy itself, and their derivatives
 against finite differences."""
 import functools
+import itertools
 import subprocess
 import sys
 
@@ -186,6 +188,27 @@ def test_hessenberg_matches_scipy_and_its_definition():
     assert [e.shape for e in empty] == [(0, 0), (0, 0)]
 
 
+def test_qr_multiply_matches_scipy_on_each_side_and_shape():
+    sl = pytest.importorskip("scipy.linalg")
+    rng = np.random.RandomState(8)
+    with jax.enable_x64():
+        for m, n in ((5, 3), (3, 5)):
+            a = rng.randn(m, n) + 1j * rng.randn(m, n)
+            for mode, conjugate, pivoting in itertools.product(("left", "right"), (False, True),
+                                                               (False, True)):
+                if pivoting and conjugate:
+                    continue
+                c = rng.randn(min(m, n), 2) if mode == "left" else rng.randn(2, m)
+                got = jax.jit(lambda a, c: jax.scipy.linalg.qr_multiply(
+                    a, c, mode=mode, conjugate=conjugate, pivoting=pivoting))(a, c)
+                want = sl.qr_multiply(a, c, mode=mode, conjugate=conjugate, pivoting=pivoting)
+                what = f"{m}x{n} {mode} conjugate={conjugate} pivoting={pivoting}"
+                # the same LAPACK routines as scipy's (geqrf or geqp3, ormqr): LAPACK's bound
+                for g, w in zip(got, want):
+                    assert_allclose_ulp(np.asarray(g), w, 64, scale=np.abs(w).max(),
+                                        err_msg=what)
+
+
 def test_schur_and_sqrtm_refuse_what_jax_refuses():
     x = np.eye(3, dtype=np.float32)
     with pytest.raises(ValueError, match="Expected 'output' to be either 'real' or 'complex', "
@@ -207,6 +230,19 @@ def test_schur_and_sqrtm_refuse_what_jax_refuses():
         jax.lax.linalg.hessenberg(np.ones((2, 3), np.float32))
     with pytest.raises(NotImplementedError, match="Differentiation rule for 'hessenberg'"):
         jax.grad(lambda m: jax.scipy.linalg.hessenberg(m).sum())(x)
+    with pytest.raises(ValueError, match="mode must be 'right' or 'left', got 'up'"):
+        jax.scipy.linalg.qr_multiply(x, x, mode="up")
+    with pytest.raises(ValueError, match=r"not compatible for Q @ c operation: a has shape "
+                                         r"\(3, 3\) so Q has 3 columns, but c has 2 rows"):
+        jax.scipy.linalg.qr_multiply(x, np.ones((2, 2)), mode="left")
+    with pytest.raises(ValueError, match=r"not compatible for c @ Q operation: a has shape "
+                                         r"\(3, 3\) so Q has 3 rows, but c has 2 columns"):
+        jax.scipy.linalg.qr_multiply(x, np.ones((2, 2)))
+    with pytest.raises(ValueError, match="ormqr with left=True expects c to have the same "
+                                         "number of rows as the Householder matrix a"):
+        jax.lax.linalg.ormqr(x, np.ones(3, np.float32), np.ones((2, 2), np.float32))
+    with pytest.raises(NotImplementedError, match="Differentiation rule for 'ormqr'"):
+        jax.grad(lambda c: jax.lax.linalg.ormqr(x, np.ones(3, np.float32), c).sum())(x)
     with pytest.raises(ValueError, match="Input 'T' must be square."):
         jax.scipy.linalg.rsf2csf(np.ones((2, 3)), x)
     with pytest.raises(ValueError, match=r"Input array shapes must match: Z: \(3, 3\) vs. "

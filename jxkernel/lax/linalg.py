@@ -9,6 +9,7 @@ results match JAX's bit for bit:
     lu_pivots_to_permutation  (a loop)            cu_lu_pivots_to_permutation
     geqrf, geqp3           geqrf, geqp3           cusolver geqrf, hybrid geqp3 (host LAPACK)
     householder_product    orgqr/ungqr            cusolver orgqr
+    ormqr                  ormqr/unmqr            cusolver ormqr
     qr                     (built on geqrf/geqp3 and householder_product)
     eigh                   syevd/heevd            cusolver syevd (or syevj: Jacobi)
     eig                    geev                   cusolver geev, or hybrid geev (host LAPACK)
@@ -680,6 +681,51 @@ batching_rules[householder_product_p] = _batch_all_front(householder_product_p)
 def householder_product(a, taus):
     """The orthogonal (unitary) Q that geqrf's reflectors (a's lower part, taus) make."""
     return householder_product_p.bind(a, taus)
+
+
+# ormqr(a, taus, c) -> Q c, Q^H c, c Q or c Q^H (left, transpose) with Q the product of
+# geqrf's reflectors (a's lower part, taus), without forming Q: LAPACK's ormqr/unmqr on the
+# CPU, cuSOLVER's ormqr on CUDA GPUs, as in JAX; no derivative, as in JAX.
+ormqr_p = Primitive("ormqr")
+
+
+def _ormqr_abstract_eval(a, taus, c, *, left, transpose):
+    for i, x in enumerate((a, taus, c)):
+        check_dtype("ormqr", x, INEXACT, position=i)
+    m = a.shape[-2]
+    if left and c.shape[-2] != m:
+        raise ValueError(f"ormqr with left=True expects c to have the same number of rows as "
+                         f"the Householder matrix a. Got a shape {a.shape[-2:]} and c shape "
+                         f"{c.shape[-2:]}.")
+    if not left and c.shape[-1] != m:
+        raise ValueError(f"ormqr with left=False expects c to have the same number of columns "
+                         f"as the Householder matrix a has rows. Got a shape {a.shape[-2:]} "
+                         f"and c shape {c.shape[-2:]}.")
+    return ShapedArray(c.shape, c.dtype)
+
+
+def _ormqr_lowering(ctx, a, taus, c, *, left, transpose):
+    dtype = ctx.avals_in[0].dtype
+    if ctx.platform != "cpu":
+        return gpu_solver.custom_call(ctx, "cusolver_ormqr_ffi", [a, taus, c], ctx.avals_out,
+                                      aliases={2: 0}, left=bool(left),
+                                      transpose=bool(transpose))[0]
+    flag = lambda b: "true" if b else "false"              # noqa: E731
+    return lapack.custom_call(ctx, "unmqr" if dtypes.is_complex(dtype) else "ormqr", dtype,
+                              [a, taus, c], ctx.avals_out, aliases={2: 0}, left=flag(left),
+                              transpose=flag(transpose))[0]
+
+
+abstract_eval_rules[ormqr_p] = _ormqr_abstract_eval
+lowering_rules[ormqr_p] = _ormqr_lowering
+jvp_rules[ormqr_p] = _not_differentiable("ormqr")
+batching_rules[ormqr_p] = _batch_all_front(ormqr_p)
+
+
+def ormqr(a, taus, c, *, left: bool = True, transpose: bool = False):
+    """Q @ c (left), c @ Q (not left), with Q^H for Q where `transpose`: Q the product of the
+    Householder reflectors geqrf leaves in a's lower part and taus, never formed."""
+    return ormqr_p.bind(a, taus, c, left=left, transpose=transpose)
 
 
 # ------------------------------------------------------------------ qr

@@ -9,9 +9,8 @@ jnp.linalg; special matrices (block_diag, toeplitz, hilbert, ...) are in _matric
     Array([[1., 0.],
            [0., 1.]], dtype=float32)
 
-Not provided: qr_multiply and the eigenvectors of eigh_tridiagonal (its eigenvalues are
-here), which each need a LAPACK primitive jxkernel's lax.linalg does not have (JAX's ormqr,
-tridiagonal_solve_p); and funm.
+Not provided: the eigenvectors of eigh_tridiagonal (its eigenvalues are here), which need a
+LAPACK primitive jxkernel's lax.linalg does not have (JAX's tridiagonal_solve_p); and funm.
 """
 from __future__ import annotations
 
@@ -54,7 +53,7 @@ __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "co
            "expm_frechet", "fiedler", "fiedler_companion", "hadamard", "hankel", "helmert",
            "hessenberg",
            "hilbert", "inv", "invhilbert", "invpascal", "leslie", "lu", "lu_factor",
-           "lu_solve", "pascal", "polar", "qr", "rsf2csf", "schur", "solve",
+           "lu_solve", "pascal", "polar", "qr", "qr_multiply", "rsf2csf", "schur", "solve",
            "solve_sylvester", "solve_triangular", "sqrtm", "svd", "toeplitz"]
 
 
@@ -502,6 +501,62 @@ def sqrtm(A, blocksize: int = 1):
     if blocksize > 1:
         raise NotImplementedError("Blocked version is not implemented yet.")
     return _sqrtm(A)
+
+
+# ------------------------------------------------------------------ qr_multiply
+def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bool = False,
+                overwrite_a: bool = False, overwrite_c: bool = False):
+    """(Q @ c, R) for mode='left' (c with min(M, N) rows) or (c @ Q, R) for mode='right' (c
+    with M columns) of a's QR decomposition, Q never formed (LAPACK's ormqr); conj(Q) for
+    `conjugate`; with `pivoting`, also the column permutation (0-based). A 1-d c is a column
+    (left) or a row (right), and the product comes back 1-d.
+
+    >>> A = jnp.array([[1., 1.], [1., 2.], [1., 3.], [1., 4.]])
+    >>> Qtb, R = qr_multiply(A, jnp.array([2., 4., 5., 4.]))
+    >>> jnp.round(solve_triangular(R, Qtb), 4)       # the least-squares line
+    Array([2. , 0.7], dtype=float32)
+    """
+    del overwrite_a, overwrite_c
+    a, c = promote_dtypes_inexact(jnp.asarray(a), jnp.asarray(c))
+    if mode not in ("right", "left"):
+        raise ValueError(f"mode must be 'right' or 'left', got {mode!r}")
+    vector = c.ndim == 1
+    if vector:
+        c = c[:, None] if mode == "left" else c[None, :]
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    if mode == "left" and c.shape[-2] != k:
+        raise ValueError(f"Array shapes are not compatible for Q @ c operation: a has shape "
+                         f"{tuple(a.shape)} so Q has {k} columns, but c has {c.shape[-2]} rows "
+                         f"(expected {k}).")
+    if mode == "right" and c.shape[-1] != m:
+        raise ValueError(f"Array shapes are not compatible for c @ Q operation: a has shape "
+                         f"{tuple(a.shape)} so Q has {m} rows, but c has {c.shape[-1]} columns "
+                         f"(expected {m}).")
+    batch = jnp.broadcast_shapes(a.shape[:-2], c.shape[:-2])
+    a = jnp.broadcast_to(a, batch + a.shape[-2:])
+    c = jnp.broadcast_to(c, batch + c.shape[-2:])
+    if pivoting:
+        r, perm, taus = lax_linalg.geqp3(a, jnp.zeros(batch + (n,), jnp.int32))
+        perm = perm - 1                                  # geqp3 counts from 1
+    else:
+        r, taus = lax_linalg.geqrf(a)
+    if mode == "left" and m > n:                         # Q is m×m: pad c's rows to m
+        c = jnp.concatenate([c, jnp.zeros(c.shape[:-2] + (m - k,) + c.shape[-1:], c.dtype)],
+                            axis=-2)
+    # conj(Q) c = (c^T Q^H)^T: transposing c swaps the side and asks for Q^H
+    if conjugate:
+        c = c.swapaxes(-1, -2)
+    product = lax_linalg.ormqr(r, taus, c, left=(mode == "left") != conjugate,
+                               transpose=conjugate)
+    if conjugate:
+        product = product.swapaxes(-1, -2)
+    if mode == "right":
+        product = product[..., :k]
+    if vector:
+        product = product.ravel()
+    r = jnp.triu(r[..., :k, :])
+    return (product, r, perm) if pivoting else (product, r)
 
 
 # ------------------------------------------------------------------ hessenberg

@@ -1,7 +1,7 @@
 """Cases for jax.scipy.fft (dct, idct, dctn, idctn), jax.scipy.ndimage.map_coordinates,
 jax.scipy.interpolate.RegularGridInterpolator, jax.scipy.integrate.trapezoid,
 jax.scipy.cluster.vq.vq, jax.scipy.special.boxcox/boxcox1p and jax.scipy.linalg's schur,
-sqrtm, rsf2csf, solve_sylvester and hessenberg, evaluated by real JAX
+sqrtm, rsf2csf, solve_sylvester, hessenberg and qr_multiply, evaluated by real JAX
 (reference/make_scipy_extras_reference.py writes scipy_extras_reference.npz) and by jxkernel
 (tests/test_scipy_extras.py compares values, dtypes and weak types). Each group runs as one
 jitted program; `x64` says which mode the caller runs `cases` in."""
@@ -101,7 +101,8 @@ def schur_and_sqrtm(linalg, m, spd, x):
     """A general matrix (complex eigenvalue pairs: 2x2 blocks in the real Schur form, a complex
     square root) and a positive definite one (a real root); the complex Schur form from the
     real one; Sylvester equations A X + X B = C both ways, and one without a solution; the
-    Hessenberg form of a real and of a complex matrix."""
+    Hessenberg form of a real and of a complex matrix; Q of a QR decomposition applied to the
+    left and right, conjugated, pivoted, of a vector, and of a wide matrix."""
     t, z = linalg.schur(m)
     return {"schur_real": (t, z), "schur_complex": linalg.schur(m, output="complex"),
             "schur_spd": linalg.schur(spd), "sqrtm": linalg.sqrtm(m),
@@ -111,7 +112,14 @@ def schur_and_sqrtm(linalg, m, spd, x):
                                                       method="eigen"),
             "sylvester_singular": linalg.solve_sylvester(spd[:2, :2], -spd[:2, :2], x[:2, :2]),
             "hessenberg": linalg.hessenberg(m, calc_q=True), "hessenberg_h": linalg.hessenberg(spd),
-            "hessenberg_complex": linalg.hessenberg(m + 1j * spd, calc_q=True)}
+            "hessenberg_complex": linalg.hessenberg(m + 1j * spd, calc_q=True),
+            "qr_multiply_right": linalg.qr_multiply(x, m[:, :5]),
+            "qr_multiply_left": linalg.qr_multiply(x.T, x[:, :5], mode="left"),
+            "qr_multiply_pivoting": linalg.qr_multiply(x, x[:3, :5], pivoting=True),
+            "qr_multiply_conjugate": linalg.qr_multiply(x + 1j * x[::-1], m[:2, :5] + 0j,
+                                                        conjugate=True),
+            "qr_multiply_vector": linalg.qr_multiply(x.T, x[:, 0], mode="left"),
+            "qr_multiply_wide_left": linalg.qr_multiply(x[:3], x[:3, :2], mode="left")}
 
 
 def integration_and_vq(integrate, vq, x, odd, obs, book, at, at2d):
@@ -159,5 +167,6 @@ LAPACK = 64       # schur (gees) and what is built on it: numerics.LAPACK
 
 
 def ulps(name: str) -> int:
-    return LAPACK if name.startswith(("schur", "sqrtm", "sylvester", "hessenberg")) else \
-        REDUCTION if "dct" in name else ELEMENTWISE
+    if name.startswith(("schur", "sqrtm", "sylvester", "hessenberg", "qr_")):
+        return LAPACK
+    return REDUCTION if "dct" in name else ELEMENTWISE
