@@ -1,7 +1,7 @@
 """jxkernel.scipy's fft (DCT), ndimage (map_coordinates), interpolate (RegularGridInterpolator),
 integrate (trapezoid), cluster (vq), special.boxcox/boxcox1p and linalg's schur, sqrtm, rsf2csf,
-solve_sylvester, hessenberg and qr_multiply (with lax.linalg's schur, hessenberg and ormqr)
-against JAX's recorded results (tests/data/scipy_extras_cases.py, recorded by
+solve_sylvester, hessenberg, qr_multiply and funm (with lax.linalg's schur, hessenberg and
+ormqr) against JAX's recorded results (tests/data/scipy_extras_cases.py, recorded by
 reference/make_scipy_extras_reference.py), against scipy itself, and their derivatives
 against finite differences."""
 import functools
@@ -207,6 +207,23 @@ def test_qr_multiply_matches_scipy_on_each_side_and_shape():
                 for g, w in zip(got, want):
                     assert_allclose_ulp(np.asarray(g), w, 64, scale=np.abs(w).max(),
                                         err_msg=what)
+
+
+def test_funm_matches_scipy_and_expm():
+    sl = pytest.importorskip("scipy.linalg")
+    a = np.random.RandomState(9).randn(5, 5)
+    with jax.enable_x64():
+        f, err = jax.scipy.linalg.funm(a, jnp.exp, disp=False)
+        g = jax.scipy.linalg.funm(a, jnp.cos)
+    want, want_err = sl.funm(a, np.exp, disp=False)
+    # the same recurrence on the same Schur form (1 ulp from scipy seen; 7 and 20 from expm
+    # and cosm, which take other routes)
+    assert_allclose_ulp(np.asarray(f), want.astype(complex), 64, scale=np.abs(want).max())
+    assert_allclose_ulp(np.asarray(f), sl.expm(a).astype(complex), 64, scale=np.abs(want).max())
+    assert_allclose_ulp(np.asarray(g), sl.cosm(a).astype(complex), 64, scale=np.abs(g).max())
+    assert 0 < float(err) <= 1e-12 and abs(float(err) - want_err) <= 1e-14
+    with pytest.raises(ValueError, match="expected square array_like input"):
+        jax.scipy.linalg.funm(np.ones((2, 3)), jnp.exp)
 
 
 def test_schur_and_sqrtm_refuse_what_jax_refuses():

@@ -10,7 +10,7 @@ jnp.linalg; special matrices (block_diag, toeplitz, hilbert, ...) are in _matric
            [0., 1.]], dtype=float32)
 
 Not provided: the eigenvectors of eigh_tridiagonal (its eigenvalues are here), which need a
-LAPACK primitive jxkernel's lax.linalg does not have (JAX's tridiagonal_solve_p); and funm.
+LAPACK primitive jxkernel's lax.linalg does not have (JAX's tridiagonal_solve_p).
 """
 from __future__ import annotations
 
@@ -50,8 +50,8 @@ from ._polar import eigh_tridiagonal, polar
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion",
            "convolution_matrix", "det", "dft", "eigh", "eigh_tridiagonal", "expm",
-           "expm_frechet", "fiedler", "fiedler_companion", "hadamard", "hankel", "helmert",
-           "hessenberg",
+           "expm_frechet", "fiedler", "fiedler_companion", "funm", "hadamard", "hankel",
+           "helmert", "hessenberg",
            "hilbert", "inv", "invhilbert", "invpascal", "leslie", "lu", "lu_factor",
            "lu_solve", "pascal", "polar", "qr", "qr_multiply", "rsf2csf", "schur", "solve",
            "solve_sylvester", "solve_triangular", "sqrtm", "svd", "toeplitz"]
@@ -501,6 +501,56 @@ def sqrtm(A, blocksize: int = 1):
     if blocksize > 1:
         raise NotImplementedError("Blocked version is not implemented yet.")
     return _sqrtm(A)
+
+
+# ------------------------------------------------------------------ funm
+@jnp_jit
+def _parlett(f, t):
+    """f(T) above the diagonal from its diagonal, for upper triangular T, one superdiagonal
+    at a time (Parlett's recurrence; Golub and Van Loan, Matrix Computations, 11.1.1):
+    F[i, j] = (T[i, j] (F[j, j] - F[i, i]) + sum_{i<k<j} T[i, k] F[k, j] - F[i, k] T[k, j])
+              / (T[j, j] - T[i, i]),
+    with the smallest |T[j, j] - T[i, i]| met (a measure of how exact F is)."""
+    n = t.shape[0]
+    index = jnp.arange(n)
+
+    def diagonal(p, state):
+        def entry(i, state):
+            f, smallest = state
+            j = i + p
+            between = (index > i) & (index < j)
+            s = t[i, j] * (f[j, j] - f[i, i]) + \
+                jnp.where(between, t[i], 0) @ jnp.where(between, f[:, j], 0) - \
+                jnp.where(between, f[i], 0) @ jnp.where(between, t[:, j], 0)
+            gap = t[j, j] - t[i, i]
+            f = f.at[i, j].set(jnp.where(gap != 0, s / gap, s))
+            return f, jnp.minimum(smallest, jnp.abs(gap))
+        return fori_loop(0, n - p, entry, state)
+    return fori_loop(1, n, diagonal, (f, jnp.abs(t[0, 0])))
+
+
+def funm(A, func, disp: bool = True):
+    """func(A) for a square matrix A, with `func` an elementwise function of an array (e.g.
+    jnp.exp): from the complex Schur form A = Z T Z^H, f(T) by Parlett's recurrence, then
+    Z f(T) Z^H (complex). With disp=False, also an estimate of its relative error, which is
+    large when eigenvalues are close (the recurrence divides by their differences).
+
+    >>> jnp.real(funm(jnp.array([[1., 2.], [0., 3.]]), jnp.exp))
+    Array([[ 2.7182817, 17.367256 ],
+           [ 0.       , 20.085537 ]], dtype=float32)
+    """
+    a = jnp.asarray(A)
+    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise ValueError("expected square array_like input")
+    t, z = rsf2csf(*schur(a))
+    f, smallest = _parlett(jnp.diag(func(jnp.diag(t))).astype(t.dtype), t)
+    f = z @ f @ z.conj().T
+    if disp:
+        return f
+    eps = jnp.finfo(f.dtype).eps
+    smallest = jnp.where(smallest == 0, eps, smallest)
+    err = jnp.minimum(1, jnp.maximum(eps, eps / smallest * jnp_linalg.norm(jnp.triu(t, 1), 1)))
+    return f, jnp.where(jnp.any(jnp.isinf(f)), np.inf, err)
 
 
 # ------------------------------------------------------------------ qr_multiply

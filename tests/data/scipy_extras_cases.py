@@ -1,7 +1,7 @@
 """Cases for jax.scipy.fft (dct, idct, dctn, idctn), jax.scipy.ndimage.map_coordinates,
 jax.scipy.interpolate.RegularGridInterpolator, jax.scipy.integrate.trapezoid,
 jax.scipy.cluster.vq.vq, jax.scipy.special.boxcox/boxcox1p and jax.scipy.linalg's schur,
-sqrtm, rsf2csf, solve_sylvester, hessenberg and qr_multiply, evaluated by real JAX
+sqrtm, rsf2csf, solve_sylvester, hessenberg, qr_multiply and funm, evaluated by real JAX
 (reference/make_scipy_extras_reference.py writes scipy_extras_reference.npz) and by jxkernel
 (tests/test_scipy_extras.py compares values, dtypes and weak types). Each group runs as one
 jitted program; `x64` says which mode the caller runs `cases` in."""
@@ -122,6 +122,13 @@ def schur_and_sqrtm(linalg, m, spd, x):
             "qr_multiply_wide_left": linalg.qr_multiply(x[:3], x[:3, :2], mode="left")}
 
 
+def matrix_functions(linalg, jnp, m, spd):
+    """funm by Parlett's recurrence: exp of a general matrix, and sin of a symmetric one with
+    its error estimate."""
+    return {"funm_exp": linalg.funm(m, jnp.exp),
+            "funm_sin": linalg.funm(spd, jnp.sin, disp=False)}
+
+
 def integration_and_vq(integrate, vq, x, odd, obs, book, at, at2d):
     return {
         "trapezoid_dx": integrate.trapezoid(x, dx=0.25),
@@ -149,6 +156,8 @@ def cases(jax, scipy, x64=False):
     out.update(jax.jit(partial(box_cox, jax, sub("special")))(ops["box_x"], ops["box_lmbda"]))
     out.update(jax.jit(partial(schur_and_sqrtm, sub("linalg")))(ops["square"], ops["spd"],
                                                                 ops["x"]))
+    out.update(jax.jit(partial(matrix_functions, sub("linalg"), jax.numpy))(ops["square"],
+                                                                           ops["spd"]))
     out.update(jax.jit(partial(integration_and_vq, sub("integrate"), sub("cluster.vq").vq))(
         *(ops[n] for n in ("x", "odd", "obs", "book", "at", "at2d"))))
     return out
@@ -167,6 +176,6 @@ LAPACK = 64       # schur (gees) and what is built on it: numerics.LAPACK
 
 
 def ulps(name: str) -> int:
-    if name.startswith(("schur", "sqrtm", "sylvester", "hessenberg", "qr_")):
+    if name.startswith(("schur", "sqrtm", "sylvester", "hessenberg", "qr_", "funm")):
         return LAPACK
     return REDUCTION if "dct" in name else ELEMENTWISE
