@@ -53,6 +53,16 @@ def test_tracer_error_ends_at_the_traced_line(shell):
     assert "/jxkernel/" not in text, text
 
 
+def test_a_value_error_jxkernel_raises_ends_at_the_users_line(shell):
+    text = shown(shell, "def loss(p, y):\n    return jnp.mean((p - y) ** 2)\n"
+                        "with jax.numpy_rank_promotion('raise'):\n"
+                        "    loss(jnp.ones(5), jnp.ones((5, 1)))")
+    assert "ValueError: Operands could not be broadcast together for subtract" in text, text
+    assert "----> 4     loss(jnp.ones(5), jnp.ones((5, 1)))" in text, text
+    assert "----> 2     return jnp.mean((p - y) ** 2)" in text, text
+    assert "/jxkernel/" not in text, text                  # none of jnp's frames
+
+
 def test_other_errors_keep_their_tracebacks(shell):
     text = shown(shell, "def h():\n    raise ValueError('mine')\nh()")
     assert "ValueError: mine" in text and "----> 2     raise ValueError('mine')" in text, text

@@ -50,7 +50,7 @@ def _package_dir(name):
 _SHELL_DIRS = tuple(d for d in map(_package_dir, ("IPython", "ipykernel")) if d)
 # jxkernel's own files, and the standard library (its site-packages excepted), are no
 # user's either
-_JXKERNEL = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+JXKERNEL_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _STDLIB = os.path.join(sysconfig.get_paths()["stdlib"], "")
 _SITE = tuple(os.path.join(sysconfig.get_paths()[k], "") for k in ("purelib", "platlib"))
 
@@ -59,12 +59,12 @@ def is_user_file(filename: str) -> bool:
     """Whether a frame of `filename` is the user's: a cell or any file outside jxkernel, the
     shell (IPython, ipykernel) and Python's standard library (installed packages count).
 
-    >>> is_user_file(os.__file__), is_user_file(os.path.join(_JXKERNEL, "api.py"))
+    >>> is_user_file(os.__file__), is_user_file(os.path.join(JXKERNEL_DIR, "api.py"))
     (False, False)
     """
     if cell_name(filename):
         return True
-    if filename.startswith((_JXKERNEL, *_SHELL_DIRS, "<")):
+    if filename.startswith((JXKERNEL_DIR, *_SHELL_DIRS, "<")):
         return False
     return not (filename.startswith(_STDLIB) and not filename.startswith(_SITE))
 

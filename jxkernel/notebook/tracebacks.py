@@ -8,9 +8,10 @@
 
 After the traceback comes the error card (error_cards.py) where there is one: the user's
 line, where the offending value came from and a suggested rewrite. The handler also takes
-ValueError and TypeError, for the three JAX raises with those classes (vmap's inconsistent
-sizes, a loop carry changing type, an unhashable static argument); any other ValueError or
-TypeError is shown exactly as IPython shows it.
+ValueError and TypeError: those jxkernel raises (JAX's errors with those classes: bad shapes,
+vmap's inconsistent sizes, a loop carry changing type, rank promotion refused, ...) end at the
+user's lines too, as JAX filters its frames; any other ValueError or TypeError is shown
+exactly as IPython shows it.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import os
 import types
 
 from .. import errors as jx_errors
-from .display import is_user_file
+from .display import JXKERNEL_DIR, is_user_file
 from .error_cards import card_for
 
 _JX_ERRORS = tuple(getattr(jx_errors, name) for name in jx_errors.__all__)
@@ -41,12 +42,20 @@ def user_traceback(tb):
     return filtered
 
 
+def raised_by_jxkernel(tb) -> bool:
+    """Whether the innermost frame of `tb`, where the exception was raised, is jxkernel's."""
+    last = None
+    for last in walk(tb):
+        pass
+    return last is not None and last.tb_frame.f_code.co_filename.startswith(JXKERNEL_DIR)
+
+
 def _show_user_traceback(shell, etype, value, tb, tb_offset=None):
     """IPython's custom exception handler: its usual traceback of the user's frames only,
-    then the error card. A ValueError or TypeError without a card is not ours: IPython's own
-    traceback, unfiltered."""
+    then the error card. A ValueError or TypeError that jxkernel did not raise (and has no
+    card) is not ours: IPython's own traceback, unfiltered."""
     card = _card(value)
-    if card is None and not isinstance(value, _JX_ERRORS):
+    if card is None and not isinstance(value, _JX_ERRORS) and not raised_by_jxkernel(tb):
         shell.showtraceback((etype, value, tb))
         return
     shell.showtraceback((etype, value, user_traceback(tb) or tb), tb_offset=0)
