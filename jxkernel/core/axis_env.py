@@ -41,9 +41,9 @@ class bound_axis:
 
 
 def visible_axes() -> tuple:
-    """Every named axis a function traced here sees, innermost first, as (name, size): those
-    of the enclosing vmaps (on the traces) and those pmap and shard_map bound. A cached trace
-    is only valid where these are the same (`lax.axis_size` reads them at trace time).
+    """Every named axis a function traced here sees, as (name, size): the enclosing vmaps'
+    (on the traces), then those pmap and shard_map bound, each innermost first. A cached
+    trace is only valid where these are the same (`lax.axis_size` reads them at trace time).
 
         >>> with bound_axis("i", 4):
         ...     visible_axes()
