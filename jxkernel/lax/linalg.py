@@ -71,6 +71,17 @@ class SvdAlgorithm(enum.Enum):
 
 
 # ------------------------------------------------------------------ helpers
+def _check_square(name, x, not_square: str):
+    """JAX's checks of the operand of eig, schur and hessenberg: an inexact dtype, rank 2 or
+    more (TypeError), and `not_square` (a ValueError's message) unless its matrices are."""
+    check_dtype(name, x, INEXACT, position=0)
+    if len(x.shape) < 2:
+        raise TypeError(f"Input 0 to {name} must have rank at least 2, but got "
+                        f"shape={x.shape}")
+    if x.shape[-1] != x.shape[-2]:
+        raise ValueError(not_square)
+
+
 def _check_matrix(name, x, square=False, position=None):
     check_dtype(name, x, INEXACT, position=position)
     if len(x.shape) < 2:
@@ -949,12 +960,8 @@ eig_p = Primitive("eig", multiple_results=True)
 
 def _eig_abstract_eval(x, *, compute_left_eigenvectors, compute_right_eigenvectors,
                        enable_eigvec_derivs, implementation):
-    check_dtype("eig", x, INEXACT, position=0)
-    if len(x.shape) < 2:
-        raise TypeError(f"Input 0 to eig must have rank at least 2, but got shape={x.shape}")
-    if x.shape[-1] != x.shape[-2]:
-        raise ValueError(f"The input to eig must be a square matrix. Got shape "
-                         f"{x.shape[-2:]}.")
+    _check_square("eig", x, f"The input to eig must be a square matrix. Got shape "
+                            f"{x.shape[-2:]}.")
     dtype = _complex(x.dtype)
     vectors = [ShapedArray(x.shape, dtype)] * (compute_left_eigenvectors +
                                                compute_right_eigenvectors)
@@ -1161,13 +1168,8 @@ schur_p = Primitive("schur", multiple_results=True)
 
 
 def _schur_abstract_eval(x, *, compute_schur_vectors, sort_eig_vals, select_callable):
-    check_dtype("schur", x, INEXACT, position=0)
-    if len(x.shape) < 2:
-        raise TypeError(f"Input 0 to schur must have rank at least 2, but got "
-                        f"shape={x.shape}")
-    if x.shape[-1] != x.shape[-2]:
-        raise ValueError(f"The input to schur must be a square matrix. Got shape "
-                         f"{x.shape[-2:]}.")
+    _check_square("schur", x, f"The input to schur must be a square matrix. Got shape "
+                              f"{x.shape[-2:]}.")
     return [x] * (2 if compute_schur_vectors else 1)
 
 
@@ -1219,13 +1221,8 @@ hessenberg_p = Primitive("hessenberg", multiple_results=True)
 
 
 def _hessenberg_abstract_eval(a):
-    check_dtype("hessenberg", a, INEXACT, position=0)
-    if len(a.shape) < 2:
-        raise TypeError(f"Input 0 to hessenberg must have rank at least 2, but got "
-                        f"shape={a.shape}")
-    if a.shape[-1] != a.shape[-2]:
-        raise ValueError(f"Argument to Hessenberg reduction must have shape [..., n, n], got "
-                         f"shape {a.shape[-2:]}")
+    _check_square("hessenberg", a, f"Argument to Hessenberg reduction must have shape "
+                                   f"[..., n, n], got shape {a.shape[-2:]}")
     return [a, ShapedArray(a.shape[:-2] + (a.shape[-1] - 1,), a.dtype)]
 
 

@@ -139,24 +139,25 @@ def _axes_and_sizes(x, s, axes):
     return axes, s
 
 
+def _along_axes(name, transform, x, type, s, axes, norm):
+    """`transform` (dct or idct) along each of `axes`, each first cut or padded to its size
+    in `s`: the n-d transforms, by scipy's rules for `s` and `axes`."""
+    x = ensure_arraylike(name, x)
+    _check(name, type, norm)
+    axes, s = _axes_and_sizes(x, s, axes)
+    for i, axis in enumerate(axes):
+        x = transform(x, n=None if s is None else s[i], axis=axis, norm=norm)
+    return x
+
+
 def dctn(x, type: int = 2, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
          norm: str | None = None):
     """The type-2 DCT along each of `axes` (default: all; or the last len(s)), each first cut
     or padded to the length in `s`, as scipy.fft.dctn."""
-    x = ensure_arraylike("dctn", x)
-    _check("dctn", type, norm)
-    axes, s = _axes_and_sizes(x, s, axes)
-    for i, axis in enumerate(axes):
-        x = dct(x, n=None if s is None else s[i], axis=axis, norm=norm)
-    return x
+    return _along_axes("dctn", dct, x, type, s, axes, norm)
 
 
 def idctn(x, type: int = 2, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
           norm: str | None = None):
     """The inverse of `dctn` (scipy.fft.idctn of type 2)."""
-    x = ensure_arraylike("idctn", x)
-    _check("idctn", type, norm)
-    axes, s = _axes_and_sizes(x, s, axes)
-    for i, axis in enumerate(axes):
-        x = idct(x, n=None if s is None else s[i], axis=axis, norm=norm)
-    return x
+    return _along_axes("idctn", idct, x, type, s, axes, norm)
