@@ -1,7 +1,7 @@
 """jxkernel.scipy's fft (DCT), ndimage (map_coordinates), interpolate (RegularGridInterpolator),
-integrate (trapezoid), cluster (vq), special.boxcox/boxcox1p and linalg's schur, sqrtm, rsf2csf,
-solve_sylvester, hessenberg, qr_multiply and funm (with lax.linalg's schur, hessenberg and
-ormqr) against JAX's recorded results (tests/data/scipy_extras_cases.py, recorded by
+integrate (trapezoid), cluster (vq), special's boxcox, boxcox1p and spence, and linalg's schur,
+sqrtm, rsf2csf, solve_sylvester, hessenberg, qr_multiply and funm (with lax.linalg's schur,
+hessenberg and ormqr) against JAX's recorded results (tests/data/scipy_extras_cases.py, recorded by
 reference/make_scipy_extras_reference.py), against scipy itself, and their derivatives
 against finite differences."""
 import functools
@@ -273,6 +273,26 @@ def test_schur_and_sqrtm_refuse_what_jax_refuses():
         jax.scipy.linalg.solve_sylvester(x, x, x, method="x")
 
 
+def test_spence_matches_scipy_and_refuses_other_dtypes():
+    special = pytest.importorskip("scipy.special")
+    x = np.array([0.0, 1e-3, 0.2, 0.5, 0.8, 1.0, 1.3, 1.6, 2.0, 3.5, 1e4])
+    with jax.enable_x64():
+        got = np.asarray(jax.jit(sp.spence)(x))
+    # Cephes' algorithm, as scipy's: a few ulps of its largest value (pi^2/6)
+    assert_allclose_ulp(got, special.spence(x), 4, scale=np.pi ** 2 / 6)
+    assert np.isnan(np.asarray(sp.spence(np.float32(-1.0))))
+    # its derivative log(x) / (1 - x), also for 1 < x <= 2 where JAX 0.10.2's is NaN (the
+    # rational approximation differentiated: 43 ulps seen, at x = 0.5)
+    with jax.enable_x64():
+        slope = np.asarray(jax.jit(jax.grad(lambda v: sp.spence(v).sum()))(x[1:]))
+    inner, exact = x[1:], np.zeros(len(x) - 1)      # 0 at x = 1: its constant branch, as JAX
+    away = inner != 1
+    exact[away] = np.log(inner[away]) / (1 - inner[away])
+    assert_allclose_ulp(slope, exact, 64, scale=1.0)
+    with pytest.raises(TypeError, match="x.dtype=int32 is not supported"):
+        sp.spence(np.arange(3, dtype=np.int32))
+
+
 def test_derivatives_by_finite_differences():
     with jax.enable_x64():
         x = np.random.RandomState(1).randn(4, 6)
@@ -287,6 +307,8 @@ def test_derivatives_by_finite_differences():
         for mode in ("constant", "mirror"):       # (cval masked; indices folded back)
             check_grads(jax.jit(lambda im, r, c: ndimage.map_coordinates(im, [r, c], 1, mode)),
                         (image, rows, cols), order=1, modes=("fwd", "rev"))
+        check_grads(jax.jit(sp.spence), (np.array([0.2, 0.7, 1.4, 1.8, 3.0]),), order=1,
+                    modes=("fwd", "rev"))
         check_grads(jax.jit(lambda y, at: integrate.trapezoid(y, x=at)),
                     (x, np.cumsum(np.ones(6))), order=2, modes=("fwd", "rev"))
         grid = (np.array([0.0, 1.0, 3.0]), np.array([0.0, 0.5, 2.0, 3.0]))

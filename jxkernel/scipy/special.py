@@ -25,7 +25,7 @@ __all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "box
            "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e",
            "kl_div", "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp",
            "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "rel_entr", "softmax",
-           "xlog1py", "xlogy", "zeta"]
+           "spence", "xlog1py", "xlogy", "zeta"]
 
 
 def gammaln(x):
@@ -174,6 +174,49 @@ def kl_div(p, q):
     if _core.is_complex(p.dtype):
         raise ValueError("kl_div does not support complex-valued inputs.")
     return rel_entr(p, q) - p + q
+
+
+# Cephes' rational approximation of the dilogarithm on [-0.5, 0.5]: spence(1 - w) ~
+# -w P(w) / Q(w), with these coefficients (highest power first)
+_SPENCE_P = (4.65128586073990045278E-5, 7.31589045238094711071E-3, 1.33847639578309018650E-1,
+             8.79691311754530315341E-1, 2.71149851196553469920E0, 4.25697156008121755724E0,
+             3.29771340985225106936E0, 1.00000000000000000126E0)
+_SPENCE_Q = (6.90990488912553276999E-4, 2.54043763932544379113E-2, 2.82974860602568089943E-1,
+             1.41172597751831069617E0, 3.63800533345137075418E0, 5.03278880143316990390E0,
+             3.54771340985225096217E0, 9.99999999999999998740E-1)
+
+
+def _spence(x):
+    """Cephes' algorithm: the argument folded into [0.5, 1.5] (x > 2 by 1/x, x > 1.5 through
+    1/x - 1, x < 0.5 through the reflection spence(x) = pi^2/6 - log(x) log(1-x) -
+    spence(1-x)), the rational approximation, and the folds undone."""
+    inverted = x > 2.0
+    x = jnp.where(inverted, 1.0 / x, x)
+    above, below = x > 1.5, x < 0.5
+    w = jnp.where(above, 1.0 / x - 1.0, jnp.where(below, -x, x - 1.0))
+    y = -w * jnp.polyval(jnp.array(_SPENCE_P, x.dtype), w) / \
+        jnp.polyval(jnp.array(_SPENCE_Q, x.dtype), w)
+    # (1 - x is 1 where the reflection is not used: JAX 0.10.2 takes the log of 1 - x < 0
+    # there, and its NaN times a zero cotangent makes the gradient NaN for 1 < x <= 2)
+    reflected = jnp.log(x) * jnp.log(jnp.where(below, 1.0 - x, 1.0))
+    y = jnp.where(below, np.pi ** 2 / 6.0 - reflected - y, y)
+    return jnp.where(inverted | above, -0.5 * jnp.log(x) ** 2 - y, y)
+
+
+def spence(x):
+    """Spence's function (scipy's), the dilogarithm for real x >= 0:
+    spence(x) = integral from 1 to x of log(t) / (1 - t) dt; NaN for x < 0.
+
+    >>> spence(jnp.array([0.0, 1.0, 2.0]))
+    Array([ 1.644934  ,  0.        , -0.82246685], dtype=float32)
+    """
+    x = jnp.asarray(x)
+    if x.dtype not in (np.float32, np.float64):
+        raise TypeError(f"x.dtype={x.dtype} is not supported, see docstring for supported "
+                        f"types.")
+    # piecewise (a switch per element, as JAX's): the cases' own branch alone is
+    # differentiated, so the formula's infinite slope at x = 1 makes no NaN gradient there
+    return jnp.piecewise(x, [x < 0.0, x == 1.0, x == 0.0], [np.nan, 0, np.pi ** 2 / 6, _spence])
 
 
 def ndtr(x):

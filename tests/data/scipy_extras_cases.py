@@ -1,7 +1,8 @@
 """Cases for jax.scipy.fft (dct, idct, dctn, idctn), jax.scipy.ndimage.map_coordinates,
 jax.scipy.interpolate.RegularGridInterpolator, jax.scipy.integrate.trapezoid,
-jax.scipy.cluster.vq.vq, jax.scipy.special.boxcox/boxcox1p and jax.scipy.linalg's schur,
-sqrtm, rsf2csf, solve_sylvester, hessenberg, qr_multiply and funm, evaluated by real JAX
+jax.scipy.cluster.vq.vq, jax.scipy.special's boxcox, boxcox1p and spence, and
+jax.scipy.linalg's schur, sqrtm, rsf2csf, solve_sylvester, hessenberg, qr_multiply and funm,
+evaluated by real JAX
 (reference/make_scipy_extras_reference.py writes scipy_extras_reference.npz) and by jxkernel
 (tests/test_scipy_extras.py compares values, dtypes and weak types). Each group runs as one
 jitted program; `x64` says which mode the caller runs `cases` in."""
@@ -28,6 +29,8 @@ def operands(dtype=np.float32):
         "points": None,                                                   # (rows, cols) pairs
         "box_x": np.array([0.5, 1.0, 2.5, 10.0, 1e-3, 0.0, -1.0, np.inf], dtype),
         "box_lmbda": np.array([0.0, 0.5, -1.3, 2.0, 1e-6], dtype),
+        "dilog": np.array([-1.0, 0.0, 1.0, 0.01, 0.3, 0.5, 0.9, 1.2, 1.5, 1.7, 2.0, 2.5, 40.0,
+                           1e6], dtype),
         "at": np.cumsum(rng.uniform(0.1, 1.0, 6)).astype(dtype),          # sample points
         "at2d": np.cumsum(rng.uniform(0.1, 1.0, (5, 6)), axis=0).astype(dtype),
     }
@@ -88,13 +91,18 @@ def grid_interpolation(RGI, image, rows, cols, cube, points):
     return out
 
 
-def box_cox(jax, special, x, lmbda):
-    """Every x against every lambda (0 included: the log branch), values and both gradients."""
+def box_cox(jax, special, x, lmbda, dilog):
+    """Every x against every lambda (0 included: the log branch), values and both gradients;
+    spence on each of its folds (and 0, 1, negative) with its derivative."""
     xs, ls = x[:, None], lmbda[None, :]
     grads = lambda f: jax.vmap(jax.vmap(jax.grad(f, (0, 1)), (None, 0)), (0, None))   # noqa
     return {"boxcox": special.boxcox(xs, ls), "boxcox1p": special.boxcox1p(xs - 1, ls),
             "d_boxcox": grads(special.boxcox)(x[:5], lmbda),
-            "d_boxcox1p": grads(special.boxcox1p)(x[:5] - 0.5, lmbda)}
+            "d_boxcox1p": grads(special.boxcox1p)(x[:5] - 0.5, lmbda),
+            "spence": special.spence(dilog),
+            # (not at 1 < x <= 2, where JAX 0.10.2's gradient is NaN: test_scipy_extras)
+            "d_spence": jax.vmap(jax.grad(special.spence))(dilog[np.array([2, 3, 4, 5, 6, 11, 12,
+                                                                          13])])}
 
 
 def schur_and_sqrtm(linalg, m, spd, x):
@@ -153,7 +161,8 @@ def cases(jax, scipy, x64=False):
         ops["image"], ops["rows"], ops["cols"]))
     out.update(jax.jit(partial(grid_interpolation, sub("interpolate").RegularGridInterpolator))(
         *(ops[n] for n in ("image", "rows", "cols", "cube", "points"))))
-    out.update(jax.jit(partial(box_cox, jax, sub("special")))(ops["box_x"], ops["box_lmbda"]))
+    out.update(jax.jit(partial(box_cox, jax, sub("special")))(ops["box_x"], ops["box_lmbda"],
+                                                               ops["dilog"]))
     out.update(jax.jit(partial(schur_and_sqrtm, sub("linalg")))(ops["square"], ops["spd"],
                                                                 ops["x"]))
     out.update(jax.jit(partial(matrix_functions, sub("linalg"), jax.numpy))(ops["square"],
