@@ -265,6 +265,12 @@ def to_inexact_dtype(d) -> np.dtype:
     return canonicalize_dtype(_TO_INEXACT.get(d, d))
 
 
+def to_complex_dtype(d) -> np.dtype:
+    """The complex dtype of the same width: complex128 for float64 and complex128, else
+    complex64 (as JAX's dtypes.to_complex_dtype)."""
+    return complex128 if np.dtype(d) in (float64, complex128) else complex64
+
+
 def finfo(d):
     d = np.dtype(d)
     return ml_dtypes.finfo(d) if d == bfloat16 else np.finfo(d)

@@ -60,9 +60,7 @@ def _fft_type(fft_type) -> FftType:
 
 def _complex_dtype(dtype) -> np.dtype:
     """complex128 for 64-bit inputs, complex64 otherwise (float16/bfloat16/ints included)."""
-    inexact = dtypes.to_inexact_dtype(dtype)
-    wide = inexact in (np.dtype(np.float64), np.dtype(np.complex128))
-    return dtypes.canonicalize_dtype(np.complex128 if wide else np.complex64)
+    return dtypes.canonicalize_dtype(dtypes.to_complex_dtype(dtypes.to_inexact_dtype(dtype)))
 
 
 def _real_dtype(dtype) -> np.dtype:

@@ -949,12 +949,6 @@ _EIGVEC_DERIVS_MESSAGE = (
     "https://github.com/jax-ml/jax/issues/2748 for discussion.")
 
 
-def _complex(dtype):
-    """The complex dtype of eig's results: complex128 for 64-bit input, else complex64."""
-    wide = np.dtype(dtype) in (np.dtype(np.float64), np.dtype(np.complex128))
-    return np.dtype(np.complex128 if wide else np.complex64)
-
-
 eig_p = Primitive("eig", multiple_results=True)
 
 
@@ -962,7 +956,7 @@ def _eig_abstract_eval(x, *, compute_left_eigenvectors, compute_right_eigenvecto
                        enable_eigvec_derivs, implementation):
     _check_square("eig", x, f"The input to eig must be a square matrix. Got shape "
                             f"{x.shape[-2:]}.")
-    dtype = _complex(x.dtype)
+    dtype = dtypes.to_complex_dtype(x.dtype)
     vectors = [ShapedArray(x.shape, dtype)] * (compute_left_eigenvectors +
                                                compute_right_eigenvectors)
     return [ShapedArray(x.shape[:-1], dtype), *vectors]

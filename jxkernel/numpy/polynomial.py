@@ -14,6 +14,7 @@ import operator
 import numpy as np
 
 from .. import lax
+from ..core import dtypes as _core_dtypes
 from ..core.errors import ConcretizationTypeError
 from ..core.trace import Tracer
 from . import linalg, ufuncs, util
@@ -261,16 +262,11 @@ def polyfit(x, y, deg: int, rcond: float | None = None, full: bool = False, w=No
     return c, vbase[:, :, None] * atleast_1d(fac)[None, None, :]
 
 
-def _complex_dtype(dtype):
-    wide = np.dtype(dtype) in (np.dtype(np.float64), np.dtype(np.complex128))
-    return np.complex128 if wide else np.complex64
-
-
 @jnp_jit
 def _roots_no_zeros(p):
     # the companion matrix: ones below the diagonal, -p[1:] / p[0] in the first row
     if p.size < 2:
-        return array([], dtype=_complex_dtype(p.dtype))
+        return array([], dtype=_core_dtypes.to_complex_dtype(p.dtype))
     a = diag(ones((p.size - 2,), p.dtype), -1)
     a = a.at[0, :].set(-p[1:] / p[0])
     return linalg.eigvals(a)
@@ -302,7 +298,7 @@ def roots(p, *, strip_zeros: bool = True):
     if p.ndim != 1:
         raise ValueError("Input must be a rank-1 array.")
     if p.size < 2:
-        return array([], dtype=_complex_dtype(p.dtype))
+        return array([], dtype=_core_dtypes.to_complex_dtype(p.dtype))
     num_leading_zeros = _where(_all(p == 0), len(p), argmin(p == 0))
     if strip_zeros:
         if isinstance(num_leading_zeros, Tracer):

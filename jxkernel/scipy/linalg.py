@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 
 from .. import lax
+from ..core import dtypes as _core_dtypes
 from .. import numpy as jnp
 from ..lax import linalg as lax_linalg
 from ..lax.loops import fori_loop
@@ -437,15 +438,10 @@ def _squaring(R, n_squarings, max_squarings):
 
 
 # ------------------------------------------------------------------ schur, sqrtm
-def _complex_dtype(dtype):
-    return np.dtype(np.complex128 if np.dtype(dtype) in (np.float64, np.complex128)
-                    else np.complex64)
-
-
 @jnp_jit(static_argnames=("output",))
 def _schur(a, output):
     if output == "complex":
-        a = a.astype(_complex_dtype(a.dtype))
+        a = a.astype(_core_dtypes.to_complex_dtype(a.dtype))
     return lax_linalg.schur(a)
 
 
