@@ -13,6 +13,9 @@ cd "$(dirname "$0")/.."
 # set (as on some CI images) nothing caches it later: every process the suite starts (workers,
 # kernels, servers, subprocess tests) would compile jxkernel's ~260 modules afresh, ~0.35 s each
 .venv/bin/python -m compileall -q -j 0 jxkernel tests conformance
+# pytest caches each test module with its asserts rewritten only where bytecode may be written:
+# under PYTHONDONTWRITEBYTECODE every run rewrote all of them again, about 6 s in each worker
+unset PYTHONDONTWRITEBYTECODE
 # worksteal: a worker that runs dry takes tests queued for the other, so the run
 # does not wait on one worker's long tail
 exec .venv/bin/python -m pytest -n 2 --dist worksteal "$@"
