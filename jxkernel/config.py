@@ -63,6 +63,11 @@ _OPTIONS = [
             "across processes."),
     _Option("jax_compilation_cache_dir", None, "JXKERNEL_COMPILATION_CACHE_DIR", None,
             "Folder of the persistent compilation cache (default: a user cache folder)."),
+    _Option("jax_disable_most_optimizations", False, "JAX_DISABLE_MOST_OPTIMIZATIONS",
+            _parse_bool,
+            "Compile with XLA's backend optimizations mostly off: quicker compiles of slower "
+            "code, for programs that run once (tests). Applies to compiles after the change; "
+            "jax.clear_caches() drops the executables made before."),
     _Option("jax_persistent_cache_min_compile_time_secs", 0.0, None, float,
             "Only executables that took at least this long to compile are written to disk."),
     _Option("jax_default_matmul_precision", None, "JAX_DEFAULT_MATMUL_PRECISION", None,

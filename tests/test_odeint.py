@@ -21,11 +21,15 @@ CASES = cases(jax, odeint)
 # The same steps as JAX's, so solutions agree to rounding: the adaptive controller's
 # accept/reject decisions depend on error estimates that differ by ulps, and each output is
 # a quartic evaluated at a fraction of a step; gradients integrate a second ODE backwards.
+# At XLA's default optimization level, as JAX recorded them: oscillator_mxstep's float32
+# error estimates (tolerances 1e-6) are near rounding, so code that contracts no a*b+c into
+# an FMA takes other steps, and its outputs are the last step's quartic extrapolated, which
+# magnifies the difference (1.5 % seen).
 ULPS = {"decay_pytree_adjoint": 64, "oscillator_mxstep": 64}
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_odeint_matches_jax(case):
+def test_odeint_matches_jax(case, xla_default_optimizations):
     got = as_numpy(CASES[case]())
     want = {k.split("/", 1)[1]: REFERENCE[k] for k in REFERENCE if k.startswith(case + "/")}
     assert sorted(got) == sorted(want)

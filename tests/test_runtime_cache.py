@@ -68,6 +68,34 @@ def test_xla_flags_are_part_of_the_key(cache, monkeypatch):
     assert len(entries(cache)) == 2
 
 
+def test_disabling_most_optimizations_sets_xla_options_and_is_part_of_the_key(cache):
+    """jax_disable_most_optimizations (JAX's option) compiles with XLA's backend optimization
+    level 0 and no expensive LLVM passes: other code, so not the same cache entry."""
+    text, c = unique_module()
+    device = [default_device()]
+    with config.override("jax_disable_most_optimizations", False):
+        debug = compiler._compile_options(device).executable_build_options.debug_options
+        assert (debug.xla_backend_optimization_level, debug.xla_llvm_disable_expensive_passes) \
+            != (0, True)
+        default_key = compiler.cache_key(text, device)
+        assert compile_and_run(text) == ("compiled", [c, 2 * c, 3 * c])
+    with config.override("jax_disable_most_optimizations", True):
+        debug = compiler._compile_options(device).executable_build_options.debug_options
+        assert debug.xla_backend_optimization_level == 0
+        assert debug.xla_llvm_disable_expensive_passes is True
+        assert compiler.cache_key(text, device) != default_key
+        assert compile_and_run(text) == ("compiled", [c, 2 * c, 3 * c])
+    assert len(entries(cache)) == 2
+
+
+def test_the_option_reads_jaxs_environment_variable(monkeypatch):
+    from jxkernel.config import Config
+    monkeypatch.setenv("JAX_DISABLE_MOST_OPTIMIZATIONS", "1")
+    assert Config().jax_disable_most_optimizations is True
+    monkeypatch.setenv("JAX_DISABLE_MOST_OPTIMIZATIONS", "0")
+    assert Config().jax_disable_most_optimizations is False
+
+
 def corrupt_truncate(blob):
     return blob[:len(blob) // 2]
 

@@ -109,6 +109,11 @@ def _compile_options(devices, propagate_outputs=None):
         build.allow_spmd_sharding_propagation_to_output = list(propagate_outputs)
         assignment = [ids]
     options.device_assignment = xc.DeviceAssignment.create(np.array(assignment, dtype=np.int32))
+    if config.jax_disable_most_optimizations:         # the three debug options JAX sets for it
+        debug = options.executable_build_options.debug_options
+        debug.xla_backend_optimization_level = 0
+        debug.xla_llvm_disable_expensive_passes = True
+        debug.xla_test_all_input_layouts = False
     return options
 
 
@@ -130,10 +135,12 @@ def cache_key(text: str, devices, propagate_outputs=None) -> str:
     """
     backend = _client.backend_of(devices[0])
     h = hashlib.sha256()
-    # XLA_FLAGS change code generation (e.g. --xla_cpu_max_isa), so they are part of the key.
+    # XLA_FLAGS and the optimization switch change code generation (--xla_cpu_max_isa, FMA
+    # contraction), so they are part of the key.
     for part in (text, _layout_text(devices, propagate_outputs), backend.platform,
                  backend.platform_version, _jaxlib_version, devices[0].device_kind,
-                 _host_fingerprint(), os.environ.get("XLA_FLAGS", "")):
+                 _host_fingerprint(), os.environ.get("XLA_FLAGS", ""),
+                 config.jax_disable_most_optimizations):
         h.update(str(part).encode())
         h.update(b"\0")
     return h.hexdigest()

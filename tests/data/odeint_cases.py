@@ -29,8 +29,8 @@ def cases(jax, odeint):
 
     return {
         "decay_pytree_adjoint": solve_and_adjoint,
-        # mxstep=3 steps reach t=0.7 but stop short of t=2 (whose value is then the last
-        # step's polynomial extrapolated, as in JAX)
+        # mxstep=3 steps stop short of t=0.7, and 3 more of t=2: both values are the last
+        # step's polynomial extrapolated, as in JAX
         "oscillator_mxstep": lambda: odeint(oscillator, osc0, jnp.array([0., 0.7, 2.]), 3.0,
                                             rtol=1e-6, atol=1e-6, mxstep=3),
     }
