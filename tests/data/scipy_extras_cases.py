@@ -109,16 +109,36 @@ def box_cox(jax, special, x, lmbda, dilog):
                                                                           13])])}
 
 
-def schur_and_sqrtm(linalg, m, spd, x):
+def fixed_phases(jnp, t, z):
+    """A Schur form (T, Z) with each column of Z turned so that a fixed weighted sum of its
+    entries is real and positive. LAPACK's gees may return any unit multiple of each Schur
+    vector (T then takes the conjugate factors), and which one follows the CPU's kernels: on
+    AVX with OpenBLAS's Sandy Bridge kernels, T's entries moved by up to 0.18 while |T| stayed
+    within 7e-7. (Turning the largest entry real is not stable: two can be nearly as large.)"""
+    s = (jnp.arange(1, z.shape[0] + 1, dtype=z.real.dtype)[:, None] * z).sum(0)
+    d = jnp.conj(s) / jnp.abs(s)                   # unit factors (signs for a real Z)
+    return jnp.conj(d)[:, None] * t * d[None, :], z * d[None, :]
+
+
+def block_invariants(jnp, t):
+    """What a real Schur form T fixes whatever the CPU: its diagonal, and each 2x2 block's
+    off-diagonal product (the eigenvalues a +- sqrt(bc)). The standardized block [[a, b],
+    [c, a]] may also come as [[a, -c], [-b, a]] (the pair's basis turned a right angle), which
+    moves the rest of T; the CPU's kernels choose."""
+    return jnp.diagonal(t), jnp.diagonal(t, 1) * jnp.diagonal(t, -1)
+
+
+def schur_and_sqrtm(linalg, jnp, m, spd, x):
     """A general matrix (complex eigenvalue pairs: 2x2 blocks in the real Schur form, a complex
     square root) and a positive definite one (a real root); the complex Schur form from the
     real one; Sylvester equations A X + X B = C both ways, and one without a solution; the
     Hessenberg form of a real and of a complex matrix; Q of a QR decomposition applied to the
     left and right, conjugated, pivoted, of a vector, and of a wide matrix."""
     t, z = linalg.schur(m)
-    return {"schur_real": (t, z), "schur_complex": linalg.schur(m, output="complex"),
-            "schur_spd": linalg.schur(spd), "sqrtm": linalg.sqrtm(m),
-            "sqrtm_spd": linalg.sqrtm(spd), "schur_rsf2csf": linalg.rsf2csf(t, z),
+    fixed = lambda tz: fixed_phases(jnp, *tz)                                   # noqa: E731
+    return {"schur_real": block_invariants(jnp, t), "schur_complex": fixed(linalg.schur(m, output="complex")),
+            "schur_spd": fixed(linalg.schur(spd)), "sqrtm": linalg.sqrtm(m),
+            "sqrtm_spd": linalg.sqrtm(spd), "schur_rsf2csf": fixed(linalg.rsf2csf(t, z)),
             "sylvester": linalg.solve_sylvester(m, spd[:3, :3], x[:, :3]),
             "sylvester_eigen": linalg.solve_sylvester(m, spd[:3, :3], x[:, :3],
                                                       method="eigen"),
@@ -167,8 +187,8 @@ def cases(jax, scipy, x64=False):
         *(ops[n] for n in ("image", "rows", "cols", "cube", "points"))))
     out.update(jax.jit(partial(box_cox, jax, sub("special")))(ops["box_x"], ops["box_lmbda"],
                                                                ops["dilog"]))
-    out.update(jax.jit(partial(schur_and_sqrtm, sub("linalg")))(ops["square"], ops["spd"],
-                                                                ops["x"]))
+    out.update(jax.jit(partial(schur_and_sqrtm, sub("linalg"), jax.numpy))(
+        ops["square"], ops["spd"], ops["x"]))
     out.update(jax.jit(partial(matrix_functions, sub("linalg"), jax.numpy))(ops["square"],
                                                                            ops["spd"]))
     out.update(jax.jit(partial(integration_and_vq, sub("integrate"), sub("cluster.vq").vq))(
@@ -189,6 +209,8 @@ LAPACK = 64       # schur (gees) and what is built on it: numerics.LAPACK
 
 
 def ulps(name: str) -> int:
-    if name.startswith(("schur", "sqrtm", "sylvester", "hessenberg", "qr_", "funm")):
+    if name.startswith("hessenberg"):
+        return 4 * LAPACK      # gehrd: up to 184 ulps seen with OpenBLAS's Sandy Bridge kernels
+    if name.startswith(("schur", "sqrtm", "sylvester", "qr_", "funm")):
         return LAPACK
     return REDUCTION if "dct" in name else ELEMENTWISE
