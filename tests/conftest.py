@@ -10,11 +10,8 @@ XLA compiles with its backend optimizations mostly off (JAX's
 jax_disable_most_optimizations): the suite compiles ~14,000 small programs and
 runs each once, and XLA's LLVM optimization was a third of each compile. Code
 made this way differs from the default's in the last bits (no a*b+c contracted
-to an FMA, as on CPUs without FMA), which the ulp bounds allow for. Tests
-whose references amplify that (the conformance programs, the adaptive ODE
-solver) run at the default level, as JAX recorded them: the conformance
-subprocess through the environment, odeint through the
-`xla_default_optimizations` fixture below. The environment variable
+to an FMA, as on CPUs without FMA), which the ulp bounds allow for (they
+hold for AVX-only CPUs too: scripts/test_other_cpus.sh). The environment variable
 reaches the kernels, servers and scripts the suite starts; set
 JAX_DISABLE_MOST_OPTIMIZATIONS=0 to run the whole suite at the default.
 
@@ -43,20 +40,6 @@ if "jxkernel.config" in sys.modules:          # imported early (e.g. by a plugin
     _config.config.update("jax_compilation_cache_dir", _CACHE_DIR)
     _config.config.update("jax_disable_most_optimizations",
                           _config._parse_bool(os.environ["JAX_DISABLE_MOST_OPTIMIZATIONS"]))
-
-
-@pytest.fixture
-def xla_default_optimizations():
-    """Compile at XLA's default optimization level inside one test: for comparisons of long
-    computations (training loops, adaptive solvers) with what JAX recorded at that level,
-    where the last-bit differences of code made without FMA contraction grow past a tight
-    bound. Executables compiled before are dropped on the way in and out, so that no
-    operation of the test runs code of the other kind."""
-    from jxkernel import clear_caches, config
-    clear_caches()
-    with config.override("jax_disable_most_optimizations", False):
-        yield
-    clear_caches()
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -21,15 +21,14 @@ CASES = cases(jax, odeint)
 # The same steps as JAX's, so solutions agree to rounding: the adaptive controller's
 # accept/reject decisions depend on error estimates that differ by ulps, and each output is
 # a quartic evaluated at a fraction of a step; gradients integrate a second ODE backwards.
-# At XLA's default optimization level, as JAX recorded them: oscillator_mxstep's float32
-# error estimates (tolerances 1e-6) are near rounding, so code that contracts no a*b+c into
-# an FMA takes other steps, and its outputs are the last step's quartic extrapolated, which
-# magnifies the difference (1.5 % seen).
-ULPS = {"decay_pytree_adjoint": 64, "oscillator_mxstep": 64}
+# oscillator_mxstep: float32 steps whose sizes follow rounding, and an output extrapolated
+# past the last step: code without FMA contraction (AVX-only CPUs, the suite's XLA setting)
+# moves it by up to 478 ulps; a step more or less would move it by ~10,000.
+ULPS = {"decay_pytree_adjoint": 64, "oscillator_mxstep": 1024}
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_odeint_matches_jax(case, xla_default_optimizations):
+def test_odeint_matches_jax(case):
     got = as_numpy(CASES[case]())
     want = {k.split("/", 1)[1]: REFERENCE[k] for k in REFERENCE if k.startswith(case + "/")}
     assert sorted(got) == sorted(want)

@@ -1,4 +1,6 @@
-# conformance: ulps=8
+# conformance: ulps=8 atol=3e-7
+# (gw goes through 1 - tanh^2, which cancels where tanh saturates: code without FMA
+# contraction moves small entries by hundreds of their own ulps; 3e-7 is an ulp of the largest)
 import jax
 import jax.numpy as jnp
 

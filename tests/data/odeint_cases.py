@@ -29,10 +29,10 @@ def cases(jax, odeint):
 
     return {
         "decay_pytree_adjoint": solve_and_adjoint,
-        # mxstep=3 steps stop short of t=0.7, and 3 more of t=2: both values are the last
-        # step's polynomial extrapolated, as in JAX
+        # 3 steps reach t=0.7, and 3 more stop short of t=2: that value is the last step's
+        # polynomial extrapolated, as in JAX (mxstep=4 moves it by 6e-4)
         "oscillator_mxstep": lambda: odeint(oscillator, osc0, jnp.array([0., 0.7, 2.]), 3.0,
-                                            rtol=1e-6, atol=1e-6, mxstep=3),
+                                            rtol=1e-3, atol=1e-3, mxstep=3),
     }
 
 
