@@ -68,6 +68,35 @@ def test_eval_shape_computes_nothing():
     assert out[1] == jax.ShapeDtypeStruct((2, 5), np.int8)
 
 
+def test_eval_shape_takes_avals_and_duck_typed_arrays():
+    # JAX abstractifies anything with `shape` and `dtype` (Flax Linen passes ShapedArrays)
+    class Duck:
+        shape, dtype = (4,), np.dtype(np.float64)
+    out = jax.eval_shape(lambda a, b, d: (a @ b, d * 2), ShapedArray((2, 3), np.float32),
+                         ShapedArray((3,), np.float32), Duck())
+    assert out == (jax.ShapeDtypeStruct((2,), np.float32), jax.ShapeDtypeStruct((4,), np.float32))
+    assert jax.jit(lambda a: a + 1).trace(Duck()).jaxpr.in_avals == [ShapedArray((4,), np.float32)]
+    assert str(jax.make_jaxpr(lambda a: a + 1)(ShapedArray((2,), np.float32))) == \
+        "{ lambda ; a:f32[2]. let b:f32[2] = add a 1.0:f32[] in (b,) }"
+    with pytest.raises(TypeError, match="args\\[1\\] as an abstract array"):
+        jax.eval_shape(lambda a, b: a, 1.0, object())
+
+
+def test_shape_dtype_struct_like():
+    # values from JAX 0.10.2: shape, canonical dtype and weak type of each kind of value
+    S = jax.ShapeDtypeStruct
+    assert S.like(np.ones((2, 3))) == S((2, 3), np.float32)
+    assert S.like(1.0) == S((), np.float32, weak_type=True)
+    assert S.like(3) == S((), np.int32, weak_type=True)
+    assert S.like(True) == S((), np.bool_)
+    assert S.like(np.float64(2.0)) == S((), np.float32)
+    assert S.like(S((2,), np.int32)) == S((2,), np.int32)
+    assert S.like(ShapedArray((2,), np.float32, weak_type=True)) == \
+        S((2,), np.float32, weak_type=True)
+    like = S.like(jnp.ones(3))
+    assert (like.shape, like.dtype, like.weak_type) == ((3,), np.float32, False)
+
+
 def test_names_past_z_and_unused_results():
     def chain(x):
         for _ in range(30):

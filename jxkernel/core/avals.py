@@ -134,6 +134,33 @@ def get_aval(x) -> ShapedArray:
                     f"(arrays, NumPy arrays and Python scalars are)")
 
 
+def shaped_abstractify(x) -> ShapedArray:
+    """The aval of `x` for tracing without data (eval_shape, jit's trace and lower): what
+    get_aval takes, ShapeDtypeStructs and avals themselves, and, as JAX, any object with
+    `shape` and `dtype` attributes (a duck-typed array; `weak_type` read if it has one).
+
+    >>> shaped_abstractify(ShapedArray((2,), np.float64)).str_short()
+    'f32[2]'
+    """
+    aval = getattr(x, "aval", None)
+    if isinstance(aval, ShapedArray) and not isinstance(x, ShapedArray):
+        return aval
+    if dtypes.is_python_scalar(x) or isinstance(x, (np.ndarray, np.generic)):
+        return get_aval(x)
+    if hasattr(x, "dtype") and hasattr(x, "shape"):
+        dtype = x.dtype if dtypes.extended_scalar_type(x.dtype) else \
+            dtypes.canonicalize_dtype(x.dtype)
+        sharding = getattr(x, "sharding", None)
+        if isinstance(x, ShapedArray):
+            return x if x.dtype == dtype else x.update(dtype=dtype)
+        if sharding is not None and hasattr(sharding, "device_set"):
+            return ShapeDtypeStruct(np.shape(x), dtype, getattr(x, "weak_type", False),
+                                    sharding).aval
+        return ShapedArray(np.shape(x), dtype, getattr(x, "weak_type", False))
+    raise TypeError(f"Cannot interpret value of type {type(x)} as an abstract array; it "
+                    f"does not have a dtype attribute")
+
+
 class ShapeDtypeStruct:
     """A shape and dtype with no data: what eval_shape returns and AOT lowering accepts.
 
@@ -161,6 +188,21 @@ class ShapeDtypeStruct:
         if not self.shape:
             raise TypeError("len() of unsized object")
         return self.shape[0]
+
+    @classmethod
+    def like(cls, x) -> ShapeDtypeStruct:
+        """The shape, dtype, weak type and sharding of `x` (an array, NumPy data, a scalar,
+        an aval or anything with `shape` and `dtype`); the sharding only where `x` is
+        committed to it, as JAX's.
+
+        >>> ShapeDtypeStruct.like(1.0)
+        ShapeDtypeStruct(shape=(), dtype=float32, weak_type=True)
+        """
+        aval = shaped_abstractify(x)
+        sharding = getattr(x, "sharding", None) if getattr(x, "committed", True) else None
+        if sharding is None or not hasattr(sharding, "device_set"):
+            sharding = aval.sharding        # a sharding in the type (Explicit mesh axes)
+        return cls(aval.shape, aval.dtype, aval.weak_type, sharding)
 
     def update(self, **changes) -> ShapeDtypeStruct:
         """A copy with some of shape, dtype, weak_type, sharding replaced."""

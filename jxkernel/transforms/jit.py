@@ -31,7 +31,7 @@ import numpy as np
 from .. import compile_log
 from ..config import config
 from ..core import dtypes, vma, sharding_types
-from ..core.avals import ShapedArray, ShapeDtypeStruct
+from ..core.avals import ShapedArray, ShapeDtypeStruct, shaped_abstractify
 from ..core.axis_env import visible_axes
 from ..core.interpret import eval_jaxpr
 from ..core.interpreter_primitives import sharding_constraint_p
@@ -405,6 +405,19 @@ def _leaf_aval(x, index_name) -> ShapedArray:
     raise TypeError(f"Argument {index_name()} of type {type(x)} is not a valid JAX type. "
                     f"Pass arrays, NumPy arrays or Python scalars (or pytrees of them); mark "
                     f"other arguments static with static_argnums/static_argnames.")
+
+
+def _abstract_leaf_aval(x, index_name) -> ShapedArray:
+    """_leaf_aval for tracing without data (trace, lower, eval_shape, make_jaxpr): avals and
+    duck-typed arrays (anything with `shape` and `dtype`) are taken too, as JAX takes them."""
+    try:
+        return shaped_abstractify(x)
+    except TypeError:
+        raise TypeError(f"Error interpreting argument {index_name()} as an abstract array. The "
+                        f"problematic value is of type {type(x)}. Pass arrays, "
+                        f"ShapeDtypeStructs or objects with shape and dtype attributes, or "
+                        f"mark the argument static with static_argnums/static_argnames."
+                        ) from None
 
 
 def _constrained_trace(jitted, treedef, statics, avals, dyn_args, dyn_kwargs) -> tuple:
@@ -865,7 +878,8 @@ class Jitted:
         """Trace only: `.jaxpr` is the ClosedJaxpr; `.lower()` continues."""
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
-        avals = tuple(_leaf_aval(x, lambda: "?") for x in leaves)
+        avals = tuple(_abstract_leaf_aval(x, lambda i=i: self._leaf_names(dyn_args, dyn_kwargs)[i])
+                      for i, x in enumerate(leaves))
         closed, out_tree, trace_s = self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
         return Traced(self, closed, out_tree, self._donated_leaves(dyn_args, dyn_kwargs),
                       leaves, in_tree=treedef, arg_names=self._leaf_names(dyn_args, dyn_kwargs),
