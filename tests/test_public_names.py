@@ -1,0 +1,65 @@
+"""JAX 0.10.2's public names in jxkernel's corresponding modules.
+
+tests/data/jax_public_names.json is what reference/make_public_names_reference.py recorded
+from JAX; conformance/public_names.py looks each name up as `jxkernel.X`. The ratio only goes
+up (RATCHET), every missing name is listed below, and conformance/README.md shows the counts.
+When you add a name: delete it from MISSING, raise RATCHET to the new ratio (printed by the
+failure) and run `python -m conformance.public_names --report`.
+"""
+from conformance import public_names
+
+# The ratio of JAX's names present, over the nine modules; raised as names are added.
+RATCHET = 0.893
+
+# The names still missing, per module. A name found here that jxkernel has fails the test
+# too (take it off), as does a name missing that is not here (a regression).
+MISSING = {
+    "jax": """Ref ad allow_f16_reductions api_util array_garbage_collection_guard auto_pcast
+        copy_to_host_async custom_batching debug_key_reuse default_prng_impl ds empty_ref
+        enable_checks enable_custom_prng explain_cache_misses ffi free_ref freeze fwd_and_bwd
+        host_count host_id host_ids jax2tf_associative_scan_reductions legacy_prng_key lib
+        make_array_from_process_local_data make_user_context monitoring new_ref no_execution
+        no_tracing ops process_indices ref remove_size_one_mesh_axis_from_type smap
+        softmax_custom_jvp thread_guard threefry_partitionable typing""",
+    "jax.numpy": """float4_e2m1fn float6_e2m3fn float6_e3m2fn float8_e3m4 float8_e4m3
+        float8_e4m3b11fnuz float8_e4m3fn float8_e4m3fnuz float8_e5m2 float8_e5m2fnuz
+        float8_e8m0fnu int1 int2 int4 uint1 uint2 uint4""",
+    "jax.lax": """AccuracyMode ConvGeneralDilatedDimensionNumbers DotAlgorithm DotAlgorithmPreset
+        DotDimensionNumbers PrecisionLike RaggedDotDimensionNumbers RandomAlgorithm Tolerance
+        after_all after_all_p approx_max_k approx_min_k approx_top_k_p broadcast_like composite
+        conv_general_dilated_local create_token create_token_p dce_sink dce_sink_p device_put_p
+        dtype empty eq_to_p index_take le_to_p lt_to_p mulhi mulhi_p pbroadcast
+        platform_dependent precv psend ragged_all_to_all ragged_all_to_all_p ragged_dot
+        ragged_dot_general rng_bit_generator rng_bit_generator_p rng_uniform rng_uniform_p
+        scaled_dot scatter_apply select_and_scatter_p shape_as_value stack stack_p stage stage_p
+        tile tile_p unstack unstack_p""",
+    "jax.nn": "get_scaled_dot_general_config scaled_dot_general scaled_matmul",
+    # another helper is adding these (jxkernel/scipy/)
+    "jax.scipy.special": "dawsn fresnel hyp1f1 hyp2f1 owens_t sici sph_harm_y wofz",
+}
+
+
+def test_missing_names_are_exactly_the_listed_ones():
+    missing = public_names.missing()
+    for module in public_names.jax_names():
+        listed = set(MISSING.get(module, "").split())
+        now = set(missing[module])
+        assert not now - listed, (
+            f"{module}: JAX's names {sorted(now - listed)} went missing from "
+            f"jxkernel{module[3:]}")
+        assert not listed - now, (
+            f"{module}: {sorted(listed - now)} are present now: delete them from MISSING in "
+            f"tests/test_public_names.py, raise RATCHET and run "
+            f"`python -m conformance.public_names --report`")
+
+
+def test_coverage_only_goes_up():
+    have, total = public_names.coverage(public_names.missing())
+    print(f"{have} of {total} JAX public names ({have / total:.4f})")
+    assert have / total >= RATCHET, f"{have}/{total} = {have / total:.4f} < {RATCHET}"
+
+
+def test_readme_counts_are_current():
+    assert public_names.readme_section() == public_names.table(public_names.missing()), (
+        "conformance/README.md's public names are stale: run "
+        "`python -m conformance.public_names --report`")
