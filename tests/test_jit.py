@@ -172,6 +172,18 @@ def test_donation_invalidates_the_input():
     assert "jax.buffer_donor = true" in f.lower(arr(np.arange(1024.0))).as_text()
 
 
+def test_shardings_that_are_all_none_are_unspecified():
+    # JAX reads None as "unspecified", also for each leaf (flax.nnx.jit passes a None per
+    # argument): a plain jit, no mesh needed
+    f = jax.jit(lambda x, y: ({"a": lax.add(x["q"], y)}, y), in_shardings=({"q": None}, None),
+                out_shardings=({"a": None}, None))
+    out, y = f({"q": arr([1.0, 2.0])}, arr(1.0))
+    np.testing.assert_array_equal(np.asarray(out["a"]), [2.0, 3.0])
+    assert float(y) == 1.0
+    g = jax.jit(lambda x: lax.neg(x), in_shardings=[None], out_shardings=None)
+    assert float(g(arr(2.0))) == -2.0
+
+
 def test_python_scalars_are_weak_and_outputs_keep_structure():
     f = jax.jit(lambda x: (x, {"twice": lax.mul(x, 2)}))
     a, d = f(3)

@@ -446,12 +446,22 @@ def _constrained_trace(jitted, treedef, statics, avals, dyn_args, dyn_kwargs) ->
     return trace_to_jaxpr(constrained, list(avals), info), out_trees[0]
 
 
+def _unless_all_none(shardings):
+    """`shardings`, or None where each of its leaves is None (or it is None)."""
+    leaves = tree_flatten(shardings, is_leaf=lambda x: x is None)[0]
+    return None if all(s is None for s in leaves) else shardings
+
+
 class Jitted:
     """The function `jit` returns: call it, `.lower(...)`, `.trace(...)`, `.eval_shape(...)`."""
 
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
                  backend, device, inline, keep_unused, in_shardings=None, out_shardings=None):
         functools.update_wrapper(self, fun)
+        # None means unspecified, as in JAX, also as every leaf of a tree (flax.nnx.jit passes
+        # a None per argument): such a jit is a plain one
+        in_shardings, out_shardings = _unless_all_none(in_shardings), \
+            _unless_all_none(out_shardings)
         self._in_shardings, self._out_shardings = in_shardings, out_shardings
         # A jit given shardings has caches of its own (its fast path never sees plain entries).
         self._sharded = in_shardings is not None or out_shardings is not None
