@@ -34,6 +34,7 @@ from .api.extras import (default_matmul_precision, numpy_dtype_promotion,  # noq
 from .lax import stop_gradient
 from .transforms.ad import linear_transpose
 from ._ipython_ext import load_ipython_extension, unload_ipython_extension
+from .as_jax import install_as_jax
 
 
 def block_until_ready(x):

@@ -1,0 +1,159 @@
+"""`import jax` that reaches jxkernel: code and libraries written for JAX run on jxkernel's core,
+and the notebook's views see inside them.
+
+    >>> import jxkernel
+    >>> jxkernel.install_as_jax()          # before anything imports jax
+    >>> import jax, jax.numpy as jnp
+    >>> type(jnp.arange(3)).__module__, jax.__version__
+    ('jxkernel.xla.array', '0.10.2')
+
+`JXKERNEL_AS_JAX=1`, set before the interpreter starts (a kernel's or a script's environment),
+does the same through the `.pth` hook the package installs (`jxkernel-as-jax.pth`), which reads
+one environment variable and does nothing more when it is unset.
+
+How names map: `jax` is a module of its own that answers as JAX's (its `__version__` is the JAX
+release jxkernel matches) and hands every other attribute on to `jxkernel`; `jax.version` is
+the same kind of module; every other `jax.X.Y` is the module `jxkernel.X.Y` itself, so
+`jax.numpy is jxkernel.numpy` and JAX's private paths that libraries import (`jax._src.…`,
+`jax.core`, `jax.interpreters.…`, `jax.extend.…`) are jxkernel's modules of the same path
+(docs/jax_internals.md lists them and what each maps to). A real JAX installed beside
+jxkernel (PyPI's Flax and Optax depend on it) is never imported: the alias's finder comes first
+on `sys.meta_path`.
+"""
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+import types
+
+from .version import jax_version, jax_version_info
+
+ENVIRONMENT_VARIABLE = "JXKERNEL_AS_JAX"
+
+
+def _jax_module() -> types.ModuleType:
+    """The module `import jax` gives: JAX's version, everything else from jxkernel."""
+    jxkernel = sys.modules["jxkernel"]     # this module's own package: imported before it
+
+    class JaxModule(types.ModuleType):
+        def __getattr__(self, name):
+            if f"jax.{name}" in _MADE:          # jax.version: JAX's, not jxkernel's
+                return importlib.import_module(f"jax.{name}")
+            try:
+                return getattr(jxkernel, name)
+            except AttributeError:
+                raise AttributeError(f"module 'jax' has no attribute {name!r} (jax is jxkernel "
+                                     f"here: jxkernel has no {name!r} yet)") from None
+
+        def __dir__(self):
+            return sorted(set(dir(jxkernel)) | set(self.__dict__))
+
+    module = JaxModule("jax", jxkernel.__doc__)
+    # a package whose submodules the alias's finder supplies: an empty search path, so that no
+    # other finder ever looks for `jax.X` in a folder (a real JAX's included)
+    module.__path__ = []
+    module.__version__, module.__version_info__ = jax_version, jax_version_info
+    return module
+
+
+def _version_module() -> types.ModuleType:
+    """`jax.version`, with the names libraries read from it."""
+    module = types.ModuleType("jax.version", "The JAX release jxkernel matches.")
+    module.__version__ = module._version = jax_version
+    module.__version_info__ = jax_version_info
+    module._minimum_jaxlib_version = jax_version
+    module._minimum_jaxlib_version_info = jax_version_info
+    module._version_as_tuple = lambda text: tuple(int(p) for p in text.split(".")[:3])
+    return module
+
+
+_MADE = {"jax": _jax_module, "jax.version": _version_module}
+
+
+class _Loader(importlib.abc.Loader):
+    """Hands the import system a module that already exists."""
+
+    def __init__(self, module):
+        self.module = module
+        self.spec = getattr(module, "__spec__", None)
+
+    def create_module(self, spec):
+        return self.module
+
+    def exec_module(self, module):
+        # the import system has just set `module.__spec__` to the alias's spec: give jxkernel's
+        # module its own back, so reload, pickling and pytest's rewriting see the real module
+        if self.spec is not None:
+            module.__spec__ = self.spec
+
+
+class JaxAliasFinder(importlib.abc.MetaPathFinder):
+    """Finds `jax` and `jax.*` in jxkernel."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "jax" and not name.startswith("jax."):
+            return None
+        if name in _MADE:
+            module = _MADE[name]()
+        else:
+            module = _import_jxkernel_module("jxkernel" + name[len("jax"):])
+            if module is None:
+                return None
+        return importlib.util.spec_from_loader(name, _Loader(module),
+                                               is_package=hasattr(module, "__path__"))
+
+
+def _import_jxkernel_module(name: str):
+    """jxkernel's module `name`, or None when jxkernel has no such module. A module that exists
+    but fails to import raises as it would have."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        if error.name is not None and name.startswith(error.name):
+            return None    # jxkernel has no such module: `import jax.X` fails as usual
+        raise
+
+
+def _real_jax_modules() -> list:
+    return sorted(name for name, module in sys.modules.items()
+                  if (name == "jax" or name.startswith("jax."))
+                  and not _is_alias(name, module))
+
+
+def _is_alias(name, module) -> bool:
+    """Whether sys.modules' `module` under a `jax` name came from the alias."""
+    if module is None:
+        return True
+    spec_name = getattr(getattr(module, "__spec__", None), "name", None) or ""
+    return isinstance(getattr(module, "__loader__", None), _Loader) or spec_name.startswith("jxkernel")
+
+
+def installed() -> bool:
+    """Whether `import jax` reaches jxkernel in this process."""
+    return any(isinstance(finder, JaxAliasFinder) for finder in sys.meta_path)
+
+
+def install_as_jax() -> None:
+    """Make `import jax` (and every `jax.X`) resolve to jxkernel in this process.
+
+    Call it before anything imports jax: a real JAX already imported cannot be replaced, and
+    this raises ImportError saying so. Calling it again does nothing.
+    """
+    if installed():
+        return
+    real = _real_jax_modules()
+    if real:
+        where = getattr(sys.modules.get(real[0]), "__file__", None) or "?"
+        raise ImportError(
+            f"jxkernel.install_as_jax(): the real JAX is already imported in this process "
+            f"({', '.join(real[:3])}{', ...' if len(real) > 3 else ''} from {where}), and code "
+            f"holding it would keep it. Call jxkernel.install_as_jax() before anything imports "
+            f"jax: in a notebook, restart the kernel and run it in the first cell (after "
+            f"%load_ext jxkernel); for a script or a kernel, set {ENVIRONMENT_VARIABLE}=1 in its "
+            f"environment before it starts.")
+    sys.meta_path.insert(0, JaxAliasFinder())
+
+
+def _install_from_environment() -> None:
+    """What the `.pth` hook runs when JXKERNEL_AS_JAX is set to anything but '' or '0'."""
+    install_as_jax()
