@@ -1,6 +1,8 @@
 """Shape primitives (lax/shapes.py, and pad from lax/slicing.py) against NumPy: eager, under
 jit, staged (checked jaxprs), printed as JAX 0.10.2 prints them, and every shape error with
 its message."""
+import re
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -364,3 +366,19 @@ def test_split():
 def test_traced_shape_is_an_error():
     with pytest.raises(TypeError, match="Shapes must be 1D sequences of concrete values"):
         jxkernel.jit(lambda x, n: lax.reshape(x, (n,)))(np.ones(3, F32), 3)
+
+
+def test_broadcast_shapes():
+    # JAX 0.10.2's lax.broadcast_shapes: NumPy broadcasting of shapes, ValueError if none
+    assert lax.broadcast_shapes((1,), (4,)) == (4,)
+    assert lax.broadcast_shapes((3, 1), (1, 4), (5, 1, 1)) == (5, 3, 4)
+    assert lax.broadcast_shapes((2, 3)) == (2, 3)
+    assert lax.broadcast_shapes((), (3,)) == (3,)
+    assert lax.broadcast_shapes([2, 1], np.array([3])) == (2, 3)
+    with pytest.raises(ValueError, match=re.escape(
+            "Incompatible shapes for broadcasting: shapes=[(3, 1), (4, 1)]")):
+        lax.broadcast_shapes((3, 1), (4, 1))
+    with pytest.raises(TypeError, match="Only non-negative indices"):
+        lax.broadcast_shapes((2,), (-1,))
+    with pytest.raises(TypeError, match="concrete values of integer type"):
+        lax.broadcast_shapes((2.0,), (2,))

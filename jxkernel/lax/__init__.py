@@ -13,7 +13,7 @@ from .dot import Precision, batch_matmul, dot, dot_general, dot_general_p  # noq
 from .sorting import sort, sort_key_val, sort_p, top_k, top_k_p  # noqa: F401
 from .shapes import (broadcast_in_dim_p, concatenate_p, iota_p, reshape_p,  # noqa: F401
                      rev_p, squeeze_p, transpose_p, broadcast, broadcast_in_dim,
-                     broadcast_to_rank, broadcasted_iota, collapse, concatenate, expand_dims,
+                     broadcast_shapes, broadcast_to_rank, broadcasted_iota, collapse, concatenate, expand_dims,
                      iota, reshape, rev, squeeze, transpose)
 from .slicing import (dynamic_slice_p, dynamic_update_slice_p, gather_p, pad_p,  # noqa: F401
                       scatter_add_p, scatter_max_p, scatter_min_p, scatter_mul_p, scatter_p,

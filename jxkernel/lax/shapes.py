@@ -31,6 +31,7 @@ from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jv
 from ..xla import stablehlo as hlo
 from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
+from . import _rules
 from ._rules import NUMERIC, check_same_dtypes
 
 
@@ -424,6 +425,30 @@ def broadcast(operand, sizes, *, out_sharding=None):
     return broadcast_in_dim(operand, sizes + tuple(shape), dims)
 
 
+def broadcast_shapes(*shapes) -> tuple:
+    """The shape NumPy broadcasting gives arrays of `shapes` (ValueError if there is none).
+
+    >>> broadcast_shapes((3, 1), (1, 4), (5, 1, 1))
+    (5, 3, 4)
+    """
+    if not shapes:
+        raise TypeError("broadcast_shapes: At least one shape is required.")
+    for shape in shapes:
+        if not isinstance(shape, (tuple, list, np.ndarray)):
+            raise TypeError(f"broadcast_shapes: each shape must be a tuple of integers, got "
+                            f"{shape!r} of type {type(shape).__name__}.")
+        if not all(is_symbolic(d) or d >= 0 for d in canonicalize_shape(shape)):
+            raise TypeError(f"Only non-negative indices are allowed when broadcasting static "
+                            f"shapes, but got shape {shape!r}.")
+    canonical = [canonicalize_shape(s) for s in shapes]
+    rank = max(map(len, canonical))
+    try:          # the elementwise rule, once ranks are promoted with leading 1s
+        return _rules.broadcast_shapes(
+            "broadcast_shapes", *((1,) * (rank - len(s)) + s for s in canonical)) or ()
+    except TypeError:
+        raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}") from None
+
+
 def broadcast_to_rank(x, rank: int):
     """`x` with leading dimensions of size 1 added to give it rank `rank`."""
     ndim = _ndim(x)
@@ -574,5 +599,5 @@ def collapse(operand, start_dimension: int, stop_dimension: int | None = None):
 
 __all__ = ["broadcast_in_dim_p", "reshape_p", "squeeze_p", "transpose_p", "rev_p",
            "concatenate_p", "split_p", "iota_p", "broadcast", "broadcast_in_dim",
-           "broadcast_to_rank", "reshape", "squeeze", "expand_dims", "transpose", "rev",
+           "broadcast_shapes", "broadcast_to_rank", "reshape", "squeeze", "expand_dims", "transpose", "rev",
            "concatenate", "split", "iota", "broadcasted_iota", "collapse"]
