@@ -1,5 +1,6 @@
 """Error-function relatives and Bessel functions of jax.scipy.special: the inverse normal CDF
 (ndtri), log of the normal CDF (log_ndtr), the scaled complementary error function (erfcx),
+the Faddeeva function (wofz, Weideman's rational approximation), Dawson's integral (dawsn),
 the scaled modified Bessel functions i0e/i1e and i0/i1, and bessel_jn; JAX 0.10.2's
 formulas (Cephes' rational approximations), so the same numbers.
 
@@ -17,7 +18,12 @@ from .. import lax
 from .. import numpy as jnp
 from ..core import dtypes
 from ..numpy.util import const as _c
-from ..numpy.util import jnp_jit, promote_args_inexact, promote_dtypes_inexact
+from ..numpy.util import (
+    jnp_jit,
+    promote_args_complex,
+    promote_args_inexact,
+    promote_dtypes_inexact,
+)
 from ..transforms.batching import vmap
 from ..transforms.custom_derivatives import custom_jvp
 
@@ -172,20 +178,21 @@ def _norm_logpdf(x):
 
 # ------------------------------------------------------------------ erfcx
 def erfcx(x):
-    """The scaled complementary error function exp(x^2) erfc(x) (real arguments).
+    """The scaled complementary error function exp(x^2) erfc(x) (real or complex).
 
     >>> erfcx(jnp.array([0.0, 30.0]))
     Array([1.        , 0.01879589], dtype=float32)
     """
     x, = promote_args_inexact("erfcx", x)
     if dtypes.is_complex(x.dtype):
-        raise NotImplementedError("jxkernel's erfcx does not take complex arguments yet "
-                                  "(JAX 0.10.2 evaluates them with wofz).")
+        # erfcx(z) = w(iz)
+        return _wofz(lax.complex(lax.neg(lax.imag(x)), lax.real(x)))
     return _erfcx(x)
 
 
 @custom_jvp
 def _erfcx(x):
+    x = jnp.asarray(x)      # (under grad's JVP its rule gets grad's own Python-scalar primal)
     if x.dtype == np.float64:
         return _erfcx_impl(x, nterms=9)     # the first omitted term is far below eps
     if x.dtype == np.float32:
@@ -210,6 +217,135 @@ def _erfcx_impl(x, nterms):
     p = jnp.polyval(np.array(_ERFCX_ASYMPTOTIC[-nterms:], dtype=x.dtype), t)
     asymptotic = p / (x * _c(x, np.sqrt(np.pi)))
     return lax.select(large, asymptotic, direct)
+
+
+# ------------------------------------------------------------------ Faddeeva function
+# Weideman's (1994) N = 32 rational approximation, valid for Im z >= 0:
+# w(z) = 2 P(Z) / (L - iz)^2 + 1 / (sqrt(pi) (L - iz)) with Z = (L + iz) / (L - iz)
+# (coefficients highest degree first, for polyval)
+_WOFZ_L = 4.7568284600108841
+_WOFZ_C = np.array([
+    -1.3034426067909105e-12, 3.7411838373738471e-12, 8.030427700497756e-12,
+    -2.1543593557490879e-11, -5.5442449963237932e-11, 1.165824698850374e-10,
+    4.1537441121999766e-10, -5.2310202114920615e-10, -3.2080151339721323e-09,
+    8.1248864216535907e-10, 2.3797556530014025e-08, 2.2930438438915445e-08,
+    -1.4813078929137642e-07, -4.1840763750512053e-07, 4.2558331397138446e-07,
+    4.4015317312832251e-06, 6.8210319443575151e-06, -2.1409619201999998e-05,
+    -0.00013075449254579421, -0.00024532980270038237, 0.00039259136070109705,
+    0.0045195411053493093, 0.019006155784845501, 0.057304403529837282, 0.14060716226893755,
+    0.29544451071508743, 0.54601397206393376, 0.9019254893648001, 1.3455441692345449,
+    1.8256696296324815, 2.2635372999002676, 2.5722534081245696])
+
+
+def wofz(z):
+    """The Faddeeva function w(z) = exp(-z^2) erfc(-iz) (complex result).
+
+    >>> wofz(jnp.array([0.0, 1.0]))
+    Array([1.        +0.j        , 0.36787945+0.60715306j], dtype=complex64)
+    """
+    z, = promote_args_complex("wofz", z)
+    return _wofz(z)
+
+
+def _wofz_upper(z):
+    """Weideman's approximation (for Im z >= 0)."""
+    re = lax.real(z)
+    big_l = lax.complex(_c(re, _WOFZ_L), _c(re, 0.))
+    iz = lax.complex(lax.neg(lax.imag(z)), re)
+    denom = big_l - iz
+    p = jnp.polyval(jnp.asarray(_WOFZ_C, dtype=z.dtype), (big_l + iz) / denom)
+    one_over_sqrtpi = lax.complex(_c(re, 1. / np.sqrt(np.pi)), _c(re, 0.))
+    return 2 * p / (denom * denom) + one_over_sqrtpi / denom
+
+
+@custom_jvp
+def _wofz(z):
+    # the lower half plane by the reflection w(z) = 2 exp(-z^2) - w(-z)
+    upper = lax.ge(lax.imag(z), _c(lax.real(z), 0.))
+    w_upper = _wofz_upper(lax.select(upper, z, lax.neg(z)))
+    return lax.select(upper, w_upper, 2 * lax.exp(lax.neg(z * z)) - w_upper)
+
+
+# w'(z) = -2 z w(z) + 2i / sqrt(pi)
+_wofz.defjvps(lambda g, ans, z: g * (lax.neg(2 * z * ans) + lax.complex(
+    _c(lax.real(z), 0.), _c(lax.real(z), 2. / np.sqrt(np.pi)))))
+
+
+# ------------------------------------------------------------------ Dawson's integral
+# Cody, Paciorek and Thacher's (1970) rational approximations (Cephes' dawsn), on |x|:
+# |x| < 3.25: x P(x^2) / Q(x^2); beyond, in t = 1/x^2: (1/2x) (1 + t P(t) / Q(t)), with one
+# pair up to 6.25 and another past it
+_DAWSN_AN = [1.13681498971755972054e-11, 8.49262267667473811108e-10, 1.94434204175553054283e-8,
+             9.53151741254484363489e-7, 3.07828309874913200438e-6, 3.52513368520288738649e-4,
+             -8.50149846724410912031e-4, 4.22618223005546594270e-2,
+             -9.17480371773452345351e-2, 9.99999999999999994612e-1]
+_DAWSN_AD = [2.40372073066762605484e-11, 1.48864681368493396752e-9, 5.21265281010541664570e-8,
+             1.27258478273186970203e-6, 2.32490249820789513991e-5, 3.25524741826057911661e-4,
+             3.48805814657162590916e-3, 2.79448531198828973716e-2, 1.58874241960120565368e-1,
+             5.74918629489320327824e-1, 1.00000000000000000539e0]
+_DAWSN_BN = [5.08955156417900903354e-1, -2.44754418142697847934e-1, 9.41512335303534411857e-2,
+             -2.18711255142039025206e-2, 3.66207612329569181322e-3, -4.23209114460388756528e-4,
+             3.59641304793896631888e-5, -2.14640351719968974225e-6, 9.10010780076391431042e-8,
+             -2.40274520828250956942e-9, 3.59233385440928410398e-11]
+_DAWSN_BD = [1.00000000000000000000e0, -6.31839869873368190192e-1, 2.36706788228248691528e-1,
+             -5.31806367003223277662e-2, 8.48041718586295374409e-3, -9.47996768486665330168e-4,
+             7.81025592944552338085e-5, -4.55875153252442634831e-6, 1.89100358111421846170e-7,
+             -4.91324691331920606875e-9, 7.18466403235734541950e-11]
+_DAWSN_CN = [-5.90592860534773254987e-1, 6.29235242724368800674e-1, -1.72858975380388136411e-1,
+             1.64837047825189632310e-2, -4.86827613020462700845e-4]
+_DAWSN_CD = [1.00000000000000000000e0, -2.69820057197544900361e0, 1.73270799045947845857e0,
+             -3.93708582281939493482e-1, 3.44278924041233391079e-2, -9.73655226040941223894e-4]
+
+
+def dawsn(x):
+    """Dawson's integral exp(-x^2) * integral from 0 to x of exp(t^2) dt (real x).
+
+    >>> dawsn(jnp.array([0.0, 1.0, -2.0]))
+    Array([ 0.        ,  0.5380795 , -0.30134037], dtype=float32)
+    """
+    x, = promote_args_inexact("dawsn", x)
+    if dtypes.is_complex(x.dtype):
+        raise ValueError("dawsn does not support complex-valued inputs.")
+    return _dawsn(x)
+
+
+@custom_jvp
+def _dawsn(x):
+    x = jnp.asarray(x)      # (as _erfcx)
+    if x.dtype in (np.float32, np.float64):
+        return _dawsn_impl(x)
+    return _dawsn_impl(x.astype(np.float32)).astype(x.dtype)     # half precision: in float32
+
+
+# D'(x) = 1 - 2 x D(x)
+_dawsn.defjvps(lambda g, ans, x: g * (_c(x, 1.) - _c(x, 2.) * x * ans))
+
+
+def _dawsn_impl(x):
+    """The three approximations on |x|, each fed a harmless 1 outside its interval (its
+    polynomials overflow far out, and inf / inf would be a NaN in the unused side of the
+    select), then the sign put back (dawsn is odd; sign(0) = 0 = dawsn(0))."""
+    ax = lax.abs(x)
+    one = lambda v: jnp.full_like(v, 1.)                               # noqa: E731
+    coeffs = lambda c: np.array(c, dtype=x.dtype)                      # noqa: E731
+    t = _c(x, 1.) / lax.square(ax)
+    in_a = ax < _c(x, 3.25)
+    in_b = (ax >= _c(x, 3.25)) & (ax < _c(x, 6.25))
+    in_c = ax >= _c(x, 6.25)
+
+    ax_a = lax.select(in_a, ax, one(ax))
+    ax2_a = lax.square(ax_a)
+    val_a = ax_a * jnp.polyval(coeffs(_DAWSN_AN), ax2_a) / jnp.polyval(coeffs(_DAWSN_AD), ax2_a)
+
+    def tail(inside, num, den):
+        t_in, ax_in = lax.select(inside, t, one(t)), lax.select(inside, ax, one(ax))
+        return (_c(x, 0.5) / ax_in) * (_c(x, 1.) + t_in * jnp.polyval(coeffs(num), t_in)
+                                       / jnp.polyval(coeffs(den), t_in))
+
+    val_b = tail(in_b, _DAWSN_BN, _DAWSN_BD)
+    val_c = tail(in_c, _DAWSN_CN, _DAWSN_CD)
+    result = lax.select(in_a, val_a, lax.select(ax < _c(x, 6.25), val_b, val_c))
+    return jnp.sign(x) * result
 
 
 # ------------------------------------------------------------------ Bessel functions

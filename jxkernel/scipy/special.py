@@ -20,12 +20,12 @@ from ..numpy.util import promote_args_inexact
 from ..transforms.custom_derivatives import custom_jvp
 
 __all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb",
-           "digamma", "entr",
+           "dawsn", "digamma", "entr",
            "erf", "erfc", "erfcx", "erfinv", "exp1", "expi", "expit", "expn", "factorial",
            "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e",
            "kl_div", "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp",
            "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "rel_entr", "softmax",
-           "spence", "xlog1py", "xlogy", "zeta"]
+           "spence", "wofz", "xlog1py", "xlogy", "zeta"]
 
 
 def gammaln(x):
@@ -257,4 +257,4 @@ from ._gamma import (
     polygamma,
     zeta,
 )
-from ._normal import _ndtr, bessel_jn, erfcx, i0, i0e, i1, i1e, log_ndtr, ndtri
+from ._normal import _ndtr, bessel_jn, dawsn, erfcx, i0, i0e, i1, i1e, log_ndtr, ndtri, wofz

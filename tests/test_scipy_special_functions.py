@@ -1,0 +1,51 @@
+"""jax.scipy.special's wofz (and erfcx of complex z), dawsn, fresnel, sici, hyp1f1, hyp2f1,
+owens_t and sph_harm_y: values, dtypes, weak types and derivatives against JAX 0.10.2's
+recorded ones (tests/data/special_functions_cases.py, recorded by
+reference/make_special_functions_reference.py; each function one jitted program with vmap of
+grad), against scipy.special, and the errors JAX raises."""
+import functools
+
+import numpy as np
+import pytest
+from numerics import assert_allclose_ulp
+from recorded_modes import assert_cases_match, load
+from special_functions_cases import DAWSN_X, cases, ulps
+
+import jxkernel as jax
+import jxkernel.numpy as jnp
+from jxkernel.scipy import special as sp
+
+
+@functools.cache
+def results(mode: str) -> dict:
+    with jax.config.override("jax_enable_x64", mode == "x64"):
+        return cases(jax, sp, mode == "x64")
+
+
+@pytest.mark.parametrize("mode", ["x32", "x64"])
+def test_every_case_matches_jax(mode):
+    assert_cases_match(mode, results(mode), load("special_functions_reference.npz"), ulps)
+
+
+# scipy's own algorithms differ (Faddeeva package, Cephes, Boost), so each bound is the
+# accuracy of JAX's algorithm, measured at the largest value compared (in float64 ulps)
+def test_faddeeva_and_dawson_match_scipy():
+    special = pytest.importorskip("scipy.special")
+    re, im = np.meshgrid(np.linspace(-7, 7, 15), np.linspace(-2.5, 9, 13))
+    z = (re + 1j * im).ravel()
+    with jax.enable_x64():
+        w, dawson = jax.jit(lambda z, x: (sp.wofz(z), sp.dawsn(x)))(z, DAWSN_X)
+    # Weideman's N = 32 approximation: ~7e-14 of |w| (312 ulps seen)
+    for part in (np.real, np.imag):
+        assert_allclose_ulp(part(np.asarray(w)), part(special.wofz(z)), 1024,
+                            scale=np.abs(special.wofz(z)), err_msg="wofz")
+    assert_allclose_ulp(np.asarray(dawson), special.dawsn(DAWSN_X), 4,
+                        scale=np.abs(special.dawsn(DAWSN_X)).max(), err_msg="dawsn")
+
+
+def test_complex_erfcx_is_wofz_of_iz_and_dawsn_refuses_complex():
+    z = np.array([0.5 + 1j, -2 - 0.3j], np.complex64)
+    assert_allclose_ulp(np.asarray(sp.erfcx(z)), np.asarray(sp.wofz(1j * z)), 0)
+    assert sp.wofz(np.float32(1)).dtype == np.complex64
+    with pytest.raises(ValueError, match="dawsn does not support complex-valued inputs"):
+        sp.dawsn(z)
