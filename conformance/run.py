@@ -10,9 +10,6 @@ program's header), in sequence, each in a fresh namespace; the options changed b
 program (``jax_enable_x64``, ...) are put back after it. A surprise is a program that
 fails and is not in ``known_failures.py``, or one listed there that passes.
 """
-import importlib
-import importlib.abc
-import importlib.util
 import json
 import os
 import subprocess
@@ -26,41 +23,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(ROOT, "conformance", "README.md")
 
 
-class JaxAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Makes ``import jax.X.Y`` give ``jxkernel.X.Y``, the very same module object.
-
-    A module jxkernel lacks stays missing: ``import jax.sharding`` raises
-    ``ModuleNotFoundError: No module named 'jax.sharding'``.
-    """
-
-    def __init__(self):
-        self._pending = {}
-
-    def find_spec(self, fullname, path=None, target=None):
-        if not fullname.startswith("jax."):
-            return None
-        real = "jxkernel" + fullname[3:]
-        try:
-            module = importlib.import_module(real)
-        except ModuleNotFoundError as e:
-            if e.name and (real == e.name or real.startswith(e.name + ".")):
-                return None
-            raise
-        self._pending[fullname] = module
-        return importlib.util.spec_from_loader(fullname, self, is_package=hasattr(module, "__path__"))
-
-    def create_module(self, spec):
-        return self._pending.pop(spec.name)
-
-    def exec_module(self, module):
-        # the import system stamped the alias's spec on the module: give it its own back
-        module.__spec__ = importlib.util.find_spec(module.__name__)
-
-
 def install_alias():
+    """`import jax` gives jxkernel from here on (jxkernel.as_jax, the users' own alias)."""
     import jxkernel
-    sys.modules["jax"] = jxkernel
-    sys.meta_path.insert(0, JaxAlias())
+    jxkernel.install_as_jax()
 
 
 def _config_snapshot():
