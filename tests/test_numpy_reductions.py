@@ -116,6 +116,20 @@ def test_jit_matches_eager(name):
     assert_close(jxkernel.jit(fn)(nan if name == "nanmean" else f32), want, want.dtype)
 
 
+def test_list_axis_is_a_tuple():
+    # JAX's sum, prod, max, min, all, any, mean, var and std take a list of axes (and
+    # amax/amin, ptp over them): the same program as the tuple, eagerly and traced
+    names = ["sum", "prod", "max", "min", "all", "any", "mean", "var", "std", "amax", "ptp"]
+    lists = [getattr(jnp, n)(f32, axis=[-1, 0]) for n in names]
+    tuples = [getattr(jnp, n)(f32, axis=(-1, 0)) for n in names]
+    traced = jxkernel.jit(lambda a: [getattr(jnp, n)(a, [-1, 0]) for n in names])(f32)
+    for n, got, want, jitted in zip(names, lists, tuples, traced):
+        assert got.shape == want.shape == (4,), n
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want), err_msg=n)
+        np.testing.assert_array_equal(np.asarray(jitted), np.asarray(want), err_msg=n)
+    assert jnp.sum(f32, [0], keepdims=True).shape == (1, 4, 5)
+
+
 @pytest.mark.parametrize("axis", [None, 1])
 def test_arg_and_cumulative(axis):
     assert_close(jnp.argmax(f32, axis), np.argmax(f64, axis), np.int32)

@@ -191,14 +191,17 @@ def _cast_to_bool(x):
 
 
 # ------------------------------------------------------------------ eager dispatch
-def _jit_when_eager(*static_argnames, dynamic=()):
+def _jit_when_eager(*static_argnames, dynamic=(), axes=False):
     """Run a reduction as one jitted (inline) call when given an Array eagerly, as JAX jits
     them: one XLA dispatch (~5 µs) instead of several eager ops and Python checks. Traced,
     the function runs as written (inline=True: the jaxpr is the same either way).
 
     Parameters in `dynamic` (like var's ddof) are traced, not static, as in JAX: a Python
     number there becomes a cached device scalar, so XLA cannot fold it into a constant
-    (folding `x / 3` into `x * (1/3)` would change the last bit of the result)."""
+    (folding `x / 3` into `x * (1/3)` would change the last bit of the result).
+
+    `axes`: `axis` may be any sequence of ints (a list too), made a tuple first, as JAX's
+    sum, prod, max, min, all, any, mean, var and std take it (_ensure_optional_axes)."""
     def deco(fun):
         names = [p for p in inspect.signature(fun).parameters][1:]
         statics = set(static_argnames)
@@ -209,6 +212,10 @@ def _jit_when_eager(*static_argnames, dynamic=()):
 
         @functools.wraps(fun)
         def call(a, *args, **kwargs):
+            if axes and (args or kwargs.get("axis") is not None):
+                if args:
+                    kwargs, args = dict(zip(names, args), **kwargs), ()
+                kwargs["axis"] = _axes_arg(kwargs.get("axis"))
             if type(a) is not Array or _ctx.trace is not eval_trace or \
                     kwargs.get("out") is not None:
                 return fun(a, *args, **kwargs)
@@ -230,7 +237,7 @@ def _jit_when_eager(*static_argnames, dynamic=()):
 
 
 # ------------------------------------------------------------------ basic reductions
-@_jit_when_eager("axis", "dtype", "keepdims", "promote_integers")
+@_jit_when_eager("axis", "dtype", "keepdims", "promote_integers", axes=True)
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
         promote_integers=True):
     """Sum over `axis` (all axes by default); bools and narrow ints give the default int.
@@ -244,7 +251,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
                       promote_integers=promote_integers)
 
 
-@_jit_when_eager("axis", "dtype", "keepdims", "promote_integers")
+@_jit_when_eager("axis", "dtype", "keepdims", "promote_integers", axes=True)
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
          promote_integers=True):
     """Product over `axis`.  ``jnp.prod(jnp.array([2, 3]))`` is 6."""
@@ -257,7 +264,7 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
 product = prod
 
 
-@_jit_when_eager("axis", "keepdims")
+@_jit_when_eager("axis", "keepdims", axes=True)
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Maximum over `axis` (NaN if any element is NaN); `where` needs `initial`.
 
@@ -268,7 +275,7 @@ def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
                       keepdims=keepdims, initial=initial, where_=where)
 
 
-@_jit_when_eager("axis", "keepdims")
+@_jit_when_eager("axis", "keepdims", axes=True)
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Minimum over `axis` (NaN if any element is NaN)."""
     return _reduction(a, "min", lax.min, np.inf, has_identity=False, axis=axis, out=out,
@@ -278,14 +285,14 @@ def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
 amax, amin = max, min
 
 
-@_jit_when_eager("axis", "keepdims")
+@_jit_when_eager("axis", "keepdims", axes=True)
 def all(a, axis=None, out=None, keepdims=False, *, where=None):
     """Whether every element along `axis` is true (nonzero).  ``jnp.all(jnp.array([1, 0]))``"""
     return _reduction(a, "all", lax.bitwise_and, True, preproc=_cast_to_bool, axis=axis,
                       out=out, keepdims=keepdims, where_=where)
 
 
-@_jit_when_eager("axis", "keepdims")
+@_jit_when_eager("axis", "keepdims", axes=True)
 def any(a, axis=None, out=None, keepdims=False, *, where=None):
     """Whether any element along `axis` is true (nonzero)."""
     return _reduction(a, "any", lax.bitwise_or, False, preproc=_cast_to_bool, axis=axis,
@@ -329,7 +336,7 @@ def _count(a, axis, keepdims, where, dtype):
     return sum(broadcast_to(where, aval_of(a).shape), axis, dtype=dtype, keepdims=keepdims)
 
 
-@_jit_when_eager("axis", "dtype", "keepdims")
+@_jit_when_eager("axis", "dtype", "keepdims", axes=True)
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None,
          upcast_f16_for_computation=True):
     """Arithmetic mean over `axis`, in a float type (integers give the default float).
@@ -405,7 +412,7 @@ def _var_promote_types(a_dtype, dtype):
     return _upcast_f16(computation_dtype), np.dtype(dtype)
 
 
-@_jit_when_eager("axis", "dtype", "keepdims", dynamic=("ddof",))
+@_jit_when_eager("axis", "dtype", "keepdims", dynamic=("ddof",), axes=True)
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):
     """Variance over `axis`: mean of squared deviations, divided by N - ddof (NaN if that
@@ -446,7 +453,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
 _mean = mean
 
 
-@_jit_when_eager("axis", "dtype", "keepdims", dynamic=("ddof",))
+@_jit_when_eager("axis", "dtype", "keepdims", dynamic=("ddof",), axes=True)
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):
     """Standard deviation over `axis`: sqrt(var(...)).  ``jnp.std(x, ddof=1)``"""
