@@ -81,6 +81,10 @@ _LAZY["export"] = ("jxkernel.export", None)     # jax.export.export after `impor
 _LAZY["profiler"] = ("jxkernel.profiler", None)   # jax.profiler.trace after `import jax`
 _LAZY["shard_map"] = ("jxkernel.api.shard_map", "shard_map")   # jax.shard_map
 _LAZY["Shard"] = ("jxkernel.xla.array", "Shard")   # jax.Shard: an item of x.addressable_shards
+_LAZY["typing"] = ("jxkernel.typing", None)     # jax.typing.ArrayLike after `import jax`
+_LAZY.update({n: ("jxkernel.xla.client", n) for n in (   # jax.process_indices, jax.host_id, ...
+    "process_indices", "host_id", "host_count", "host_ids")})
+_LAZY["copy_to_host_async"] = ("jxkernel.api.extras", "copy_to_host_async")
 # jax.clear_caches, jax.transfer_guard
 _LAZY.update({n: ("jxkernel.api.runtime_state", n) for n in (
     "clear_caches", "check_tracer_leaks", "checking_leaks", "transfer_guard",

@@ -13,6 +13,9 @@ code writes `jax.experimental.X` without importing it.
 
 tests/test_public_names.py compares jxkernel's corresponding modules with this list, and
 `python -m conformance.public_names --report` writes the counts into conformance/README.md.
+
+It also records what the names jxkernel added answer in JAX (the cases of
+tests/data/public_names_cases.py) into tests/data/public_names_reference.json.
 """
 import json
 import os
@@ -52,6 +55,10 @@ def main():
     with open(path, "w") as f:
         json.dump({"jax_version": jax.__version__, "modules": names}, f, indent=1)
         f.write("\n")
+    # what the names added to jxkernel do, in JAX
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__))))
+    from recording import record_json
+    record_json(jax, "public_names_cases", "public_names_reference.json")
 
 
 if __name__ == "__main__":

@@ -195,6 +195,17 @@ def print_environment_info(return_string: bool = False) -> str | None:
     return None
 
 
+def copy_to_host_async(x):
+    """Start copying every Array in the pytree `x` to the host (leaves without a
+    `copy_to_host_async` method are left alone); returns `x`. A later `np.asarray` of a leaf
+    then waits only for what is left of its copy."""
+    for leaf in tree_util.tree_leaves(x):
+        copy = getattr(leaf, "copy_to_host_async", None)
+        if copy is not None:
+            copy()
+    return x
+
+
 def effects_barrier() -> None:
     """Wait until every side effect (debug.print, callbacks) of work started so far is done.
     Programs with host callbacks already finish before their call returns here, so nothing

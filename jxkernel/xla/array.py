@@ -127,6 +127,14 @@ class ArrayImpl:
                 raise               # the computation failed: jaxlib's error, as JAX's
         self._check_alive()         # deleted: our error, outside the handler (nothing chained)
 
+    def copy_to_host_async(self) -> None:
+        """Start copying the data to the host now; a later `np.asarray(x)` waits only for
+        what is left of the copy (JAX's method; `jax.copy_to_host_async` calls it on a pytree)."""
+        self._check_alive()
+        if self._npy is None:
+            for buf in self._buf._arrays:      # one per device; a one-device array has one
+                buf._copy_single_device_array_to_host_async()
+
     def is_ready(self) -> bool:
         """True once the value is computed (calls return before that: dispatch is async)."""
         self._check_alive()

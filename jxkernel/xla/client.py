@@ -15,6 +15,7 @@ import glob
 import importlib.util
 import os
 import threading
+import warnings
 
 # jaxlib reads this once, when its C++ extension loads: set it before importing jaxlib.
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
@@ -262,6 +263,27 @@ def process_index(backend: str | None = None) -> int:
 
 def process_count(backend: str | None = None) -> int:
     return max(d.process_index for d in get_backend(backend).global_devices) + 1
+
+
+def process_indices(backend: str | None = None) -> list[int]:
+    """Every process's index, in order: ``list(range(process_count()))``."""
+    return list(range(process_count(backend)))
+
+
+def _renamed(old: str, new):
+    """JAX's older name `old` for `new` (a "host" was a process): works, with a UserWarning."""
+    def alias(backend: str | None = None):
+        warnings.warn(f"jax.{old} has been renamed to jax.{new.__name__}. This alias will "
+                      f"eventually be removed; please update your code.", stacklevel=2)
+        return new(backend)
+    alias.__name__ = old
+    alias.__doc__ = f"Deprecated name of `{new.__name__}`."
+    return alias
+
+
+host_id = _renamed("host_id", process_index)
+host_count = _renamed("host_count", process_count)
+host_ids = _renamed("host_ids", process_indices)
 
 
 def platform_of(device) -> str:
