@@ -1,0 +1,147 @@
+"""jxkernel._src.traceback_util, as jax._src.traceback_util: tracebacks without the frames of
+jxkernel (and of the libraries that register themselves), as JAX filters its own.
+
+Libraries built on JAX (Equinox, Flax) register their own files so that an error inside their
+transformations ends at the user's lines, and wrap their entry points in `api_boundary`:
+
+    >>> import os
+    >>> include_filename(os.path.join(JXKERNEL_DIR, "numpy", "ufuncs.py"))
+    False
+    >>> @api_boundary
+    ... def entry(x):
+    ...     return 1 / x
+    >>> try:
+    ...     entry(0)
+    ... except ZeroDivisionError as e:
+    ...     print(all(include_frame(f) for f, _ in traceback.walk_tb(e.__traceback__)))
+    True
+
+The filtering mode is JAX's option `JAX_TRACEBACK_FILTERING`: "off", "tracebackhide" (mark the
+hidden frames with `__tracebackhide__` for IPython and pytest), "remove_frames" (a filtered
+traceback, the full one as the cause) and "quiet_remove_frames" (the default outside IPython:
+the filtered traceback and a note saying frames were removed).
+"""
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import traceback
+import types
+
+JXKERNEL_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+_exclude_paths: list[str] = []
+
+
+def register_exclusion(path: str) -> None:
+    """Hide the frames of files under `path` (a file or a folder) from filtered tracebacks."""
+    _exclude_paths.append(os.path.abspath(path))
+
+
+register_exclusion(JXKERNEL_DIR)
+
+
+def _under(path: str, prefix: str) -> bool:
+    path = os.path.abspath(path)
+    try:
+        return os.path.commonpath([path, prefix]) == prefix
+    except ValueError:           # different drives
+        return False
+
+
+def include_filename(filename: str) -> bool:
+    """Whether a frame of `filename` stays in filtered tracebacks (it is under no exclusion)."""
+    return not any(_under(filename, prefix) for prefix in _exclude_paths)
+
+
+def include_frame(f: types.FrameType) -> bool:
+    """Whether frame `f` stays in filtered tracebacks."""
+    return include_filename(f.f_code.co_filename)
+
+
+def filter_traceback(tb: types.TracebackType | None) -> types.TracebackType | None:
+    """A new traceback of the kept frames of `tb`, outermost first (None if none is kept)."""
+    out = None
+    for f, lineno in reversed(list(traceback.walk_tb(tb))):
+        if include_frame(f):
+            out = types.TracebackType(out, f, f.f_lasti, lineno)
+    return out
+
+
+class UnfilteredStackTrace(Exception):
+    """The cause attached in "remove_frames" mode: the exception with every frame."""
+
+
+_SIMPLIFIED = ("For simplicity, JAX has removed its internal frames from the traceback of the "
+               "following exception. Set JAX_TRACEBACK_FILTERING=off to include these.")
+
+
+class SimplifiedTraceback(Exception):
+    def __str__(self):
+        return _SIMPLIFIED
+
+
+def _filtering_mode() -> str:
+    mode = os.environ.get("JAX_TRACEBACK_FILTERING", "auto").lower()
+    if mode == "auto":
+        ipython = sys.modules.get("IPython")
+        in_ipython = ipython is not None and ipython.get_ipython() is not None
+        mode = "tracebackhide" if in_ipython else "quiet_remove_frames"
+    return mode
+
+
+def _is_boundary_frame(f) -> bool:
+    return f.f_code is _BOUNDARY_CODE
+
+
+def _under_boundary(e: BaseException) -> bool:
+    """Whether an outer api_boundary will see `e` (only the outermost one filters)."""
+    tb = e.__traceback__
+    f = tb.tb_frame.f_back if tb is not None else None
+    while f is not None:
+        if _is_boundary_frame(f):
+            return True
+        f = f.f_back
+    return False
+
+
+def api_boundary(fun, *, repro_api_name: str | None = None, repro_user_func: bool = False):
+    """`fun`, whose exceptions leave with jxkernel's (and registered libraries') frames
+    filtered out of their traceback, in the mode JAX_TRACEBACK_FILTERING names. Nested
+    boundaries filter once, at the outermost."""
+
+    @functools.wraps(fun)
+    def reraise_with_filtered_traceback(*args, **kwargs):
+        __tracebackhide__ = True  # noqa: F841  (pytest and IPython hide this frame)
+        try:
+            return fun(*args, **kwargs)
+        except Exception as e:
+            mode = _filtering_mode()
+            if mode == "off" or _under_boundary(e):
+                raise
+            tb = e.__traceback__
+            if mode == "tracebackhide":
+                for f, _ in traceback.walk_tb(tb):
+                    if not include_frame(f) and not _is_boundary_frame(f):
+                        f.f_locals["__tracebackhide__"] = True
+                raise
+            if mode not in ("quiet_remove_frames", "remove_frames"):
+                raise ValueError(f"JAX_TRACEBACK_FILTERING={mode} is not a valid value: use "
+                                 "off, tracebackhide, remove_frames or quiet_remove_frames.")
+            e.with_traceback(filter_traceback(tb))
+            if mode == "quiet_remove_frames":
+                e.add_note("--------------------\n" + _SIMPLIFIED)
+            else:
+                full = UnfilteredStackTrace("".join(
+                    traceback.format_exception_only(type(e), e)).strip())
+                full.with_traceback(tb)
+                full.__cause__, full.__context__ = e.__cause__, e.__context__
+                e.__cause__, e.__context__ = full, None
+            raise
+
+    return reraise_with_filtered_traceback
+
+
+# the code object of reraise_with_filtered_traceback, which marks a boundary's frames
+_BOUNDARY_CODE = api_boundary(lambda: None).__code__
