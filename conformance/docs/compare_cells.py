@@ -1,0 +1,102 @@
+"""Compare a page's cells under jxkernel with JAX's, and write the results table.
+
+Printed text goes through conformance/compare.py's token comparison (numbers within float32
+ulps or a unit in the last printed digit, words exactly) after what differs between any two
+runs is blanked: object addresses, timings, the page's scratch folder; and the array class's
+module is read as JAX's (``jaxlib._jax.ArrayImpl``: jxkernel's is ``jxkernel.xla.array``). A cell that raises
+agrees when both raise the same exception class (the message is not compared); the page
+passes when every cell agrees.
+
+    >>> normalize(["<function f at 0x7f3a2c>", "Epoch 0 in 0.52 sec"], "/tmp/x")
+    ['<function f at 0x…>', 'Epoch 0 in <time>']
+"""
+import re
+
+from conformance import compare
+
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
+_TIME = re.compile(r"\d+(?:\.\d+)?(?:e-?\d+)?\s*(?:sec|seconds|s|ms|us|µs|ns)\b")
+
+
+def normalize(lines, workdir):
+    out = []
+    for line in lines:
+        line = line.replace(workdir, "<tmp>")
+        line = _ADDRESS.sub("0x…", line).replace("jxkernel.xla.array.ArrayImpl",
+                                                  "jaxlib._jax.ArrayImpl")
+        out.append(_TIME.sub("<time>", line))
+    return out
+
+
+def _error_class(error):
+    return error.split(":", 1)[0] if error else None
+
+
+def compare_cell(expected, actual, tolerance):
+    """None when the cell agrees, else why not."""
+    want, got = _error_class(expected["error"]), _error_class(actual["error"])
+    if want != got:
+        if got is None:
+            return f"JAX raised {expected['error'].splitlines()[0][:200]}; jxkernel did not"
+        if want is None:
+            return f"jxkernel raised {actual['error'].splitlines()[0][:300]}"
+        return f"jxkernel raised {actual['error'].splitlines()[0][:200]} where JAX raised " \
+               f"{expected['error'].splitlines()[0][:200]}"
+    return compare.compare_text(expected["out"], actual["out"],
+                                tolerance.get("ulps", 4), tolerance.get("atol", 0.0))
+
+
+def _first_line(code):
+    lines = [l for l in code.strip().splitlines() if l.strip() and not l.lstrip().startswith("#")]
+    return lines[0].strip()[:60] if lines else ""
+
+
+def compare_page(name, cells, expected, actual, tolerance):
+    """{"status": pass | fail, "reason", "raised_in_both": [cell indices]}."""
+    want = {r["index"]: r for r in expected["records"]}
+    got = {r["index"]: r for r in actual["records"]}
+    both_raised = []
+    for cell in cells:
+        i = cell["index"]
+        where = f"cell {i} (`{_first_line(cell['code'])}`)"
+        if i not in want:
+            return {"status": "fail", "reason": f"JAX's run ended before {where}: "
+                                                f"{expected['ending'][:300]}"}
+        if i not in got:
+            return {"status": "fail", "reason": f"jxkernel's run ended before {where}: "
+                                                f"{actual['ending'][:300]}"}
+        reason = compare_cell(want[i], got[i], tolerance)
+        if reason:
+            return {"status": "fail", "reason": f"{where}: {reason}",
+                    "jax": want[i], "jxkernel": got[i]}
+        if want[i]["error"]:
+            both_raised.append(i if cell["expects_error"] else f"{i} (not marked)")
+    return {"status": "pass", "reason": "", "raised_in_both": both_raised}
+
+
+def pass_rate(results):
+    ran = [r for r in results if r["status"] in ("pass", "fail")]
+    passed = sum(r["status"] == "pass" for r in ran)
+    skipped = sum(r["status"] == "skip" for r in results)
+    percent = 100 * passed / len(ran) if ran else 0
+    return f"{passed} of {len(ran)} pages run pass ({percent:.0f}%); {skipped} pages skipped"
+
+
+def table(results):
+    rows = ["| page | cells | status | first disagreement, or why skipped |", "|---|---:|---|---|"]
+    for r in results:
+        reason = r.get("reason", "")
+        if r["status"] == "pass" and r.get("skipped_cells"):
+            reason = "skipped cells: " + "; ".join(f"{s['index']} ({s['reason']})"
+                                                   for s in r["skipped_cells"])
+        reason = reason.replace("|", "\\|").replace("\n", " ")
+        rows.append(f"| {r['name']} | {r.get('cells', '')} | {r['status']} | {reason[:300]} |")
+    return "\n".join(rows)
+
+
+def write_report(path, results):
+    with open(path) as f:
+        text = f.read()
+    head = text.split("<!-- results -->")[0]
+    with open(path, "w") as f:
+        f.write(f"{head}<!-- results -->\n{pass_rate(results)}.\n\n{table(results)}\n")

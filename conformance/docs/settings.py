@@ -1,0 +1,168 @@
+"""What the docs harness changes in JAX's pages: skipped pages and cells (with why), small
+stand-ins for the cells that download data, and the pages that get 8 CPU devices.
+
+A cell is named by its page and a piece of its text (``CELL_SKIPS``, ``STANDINS``), so the
+list still reads right when a page gains cells. Stand-ins give the same names the
+downloading cell gives (a tiny synthetic MNIST), so the page's later cells run verbatim.
+"""
+
+# pages not run at all
+PAGE_SKIPS = {
+    "notebooks/cute_dsl_jax": "needs an NVIDIA GPU and CUTLASS's CuTe DSL",
+    "notebooks/host-offloading": "needs an accelerator's pinned-host memory (JAX's docs build "
+                                 "does not run it either)",
+    "notebooks/colocated-python": "needs a colocated-Python (multi-host) backend",
+    "notebooks/layout": "device-specific layouts of TPUs (JAX's docs build does not run it)",
+    "distributed_data_loading": "multi-process data loading (jax.distributed across hosts)",
+    "ffi": "builds and loads a C++ XLA FFI library with CMake and a compiler",
+    "examples/datasets": "a module that downloads MNIST, not a program; the examples get "
+                         "the stand-in below",
+    "examples/onnx2xla": "downloads an ONNX model and needs the onnx package",
+    "examples/differentially_private_sgd": "needs dp_accounting (Google's differential "
+                                           "privacy library)",
+}
+
+# (page, a piece of the cell's text) -> why the cell is not run
+CELL_SKIPS = {
+}
+
+# pages whose printed numbers come out of long training loops: a wider bound (float32 ulps
+# and an absolute tolerance, as conformance/compare.py takes them)
+TOLERANCE = {
+}
+
+# pages run with 8 simulated CPU devices under both (JXKERNEL_CPU_DEVICES=8 /
+# XLA_FLAGS=--xla_force_host_platform_device_count=8)
+MULTI_DEVICE = {
+    "notebooks/shard_map", "parallel", "jax-101/06-parallelism",
+    "examples/spmd_mnist_classifier_fromscratch", "notebooks/Writing_custom_interpreters_in_Jax",
+}
+
+_MNIST = '''
+import numpy as _np
+def _synthetic_mnist(n, seed):
+    """n 28x28 uint8 images of noise whose brightest quadrant is the label's parity: small,
+    learnable, the same under JAX and jxkernel."""
+    rng = _np.random.RandomState(seed)
+    labels = rng.randint(0, 10, size=n).astype(_np.uint8)
+    images = rng.randint(0, 64, size=(n, 28, 28)).astype(_np.uint8)
+    for i, label in enumerate(labels):
+        r, c = divmod(int(label) % 4, 2)
+        images[i, 14 * r:14 * r + 14, 14 * c:14 * c + 14] += _np.uint8(128 + 8 * label)
+    return images, labels
+'''
+
+_TFDS = _MNIST + '''
+import types as _types
+class _Dataset:
+    def __init__(self, images, labels, batch=None):
+        self.images, self.labels, self._batch = images, labels, batch
+    def batch(self, n):
+        return _Dataset(self.images, self.labels, n)
+    def prefetch(self, n):
+        return self
+    def __iter__(self):
+        for i in range(0, len(self.images), self._batch or 1):
+            yield self.images[i:i + self._batch, ..., None], self.labels[i:i + self._batch]
+def _load(name, split=None, batch_size=None, data_dir=None, with_info=False, as_supervised=False):
+    train, test = _synthetic_mnist(256, 0), _synthetic_mnist(64, 1)
+    if split is not None:
+        return _Dataset(*(train if split == "train" else test))
+    data = {"train": {"image": train[0][..., None], "label": train[1]},
+            "test": {"image": test[0][..., None], "label": test[1]}}
+    info = _types.SimpleNamespace(features={
+        "label": _types.SimpleNamespace(num_classes=10),
+        "image": _types.SimpleNamespace(shape=(28, 28, 1))})
+    return (data, info) if with_info else data
+tfds = _types.SimpleNamespace(load=_load, as_numpy=lambda x: x)
+data_dir = '/tmp/tfds'
+mnist_data, info = tfds.load(name="mnist", batch_size=-1, data_dir=data_dir, with_info=True)
+mnist_data = tfds.as_numpy(mnist_data)
+train_data, test_data = mnist_data['train'], mnist_data['test']
+num_labels = info.features['label'].num_classes
+h, w, c = info.features['image'].shape
+num_pixels = h * w * c
+train_images, train_labels = train_data['image'], train_data['label']
+train_images = jnp.reshape(train_images, (len(train_images), num_pixels))
+train_labels = one_hot(train_labels, num_labels)
+test_images, test_labels = test_data['image'], test_data['label']
+test_images = jnp.reshape(test_images, (len(test_images), num_pixels))
+test_labels = one_hot(test_labels, num_labels)
+'''
+
+_TORCH = _MNIST + '''
+import numpy as np
+from jax.tree_util import tree_map
+class _Tensor(np.ndarray):
+    def numpy(self):
+        return np.asarray(self)
+class MNIST:
+    def __init__(self, root, train=True, download=False, transform=None):
+        images, labels = _synthetic_mnist(256, 0) if train else _synthetic_mnist(64, 1)
+        self.data, self.targets = images.view(_Tensor), labels.astype(np.int64).view(_Tensor)
+        self.train_data = self.test_data = self.data
+        self.train_labels = self.test_labels = self.targets
+        self.transform = transform
+    def __len__(self):
+        return len(self.data)
+    def __getitem__(self, i):
+        image = np.asarray(self.data[i])
+        return (self.transform(image) if self.transform else image), int(self.targets[i])
+def default_collate(batch):
+    return [np.stack([np.asarray(b[k]) for b in batch]) for k in range(len(batch[0]))]
+class DataLoader:
+    def __init__(self, dataset, batch_size=1, collate_fn=default_collate):
+        self.dataset, self.batch_size, self.collate_fn = dataset, batch_size, collate_fn
+    def __iter__(self):
+        for i in range(0, len(self.dataset), self.batch_size):
+            n = min(self.batch_size, len(self.dataset) - i)
+            yield self.collate_fn([self.dataset[i + j] for j in range(n)])
+def numpy_collate(batch):
+  return tree_map(np.asarray, default_collate(batch))
+def flatten_and_cast(pic):
+  return np.ravel(np.array(pic, dtype=jnp.float32))
+'''
+
+# examples/datasets.py downloads MNIST: the examples import this module in its place
+_EXAMPLES_DATASETS = _MNIST + '''
+import sys as _sys, types as _types
+def _one_hot(x, k, dtype=_np.float32):
+    return _np.array(x[:, None] == _np.arange(k), dtype)
+def _partial_flatten(x):
+    return _np.reshape(x, (x.shape[0], -1))
+def mnist_raw():
+    (a, b), (c, d) = _synthetic_mnist(256, 0), _synthetic_mnist(64, 1)
+    return a, b, c, d
+def mnist(permute_train=False):
+    train_images, train_labels, test_images, test_labels = mnist_raw()
+    train_images = _partial_flatten(train_images) / _np.float32(255.)
+    test_images = _partial_flatten(test_images) / _np.float32(255.)
+    train_labels, test_labels = _one_hot(train_labels, 10), _one_hot(test_labels, 10)
+    if permute_train:
+        perm = _np.random.RandomState(0).permutation(train_images.shape[0])
+        train_images, train_labels = train_images[perm], train_labels[perm]
+    return train_images, train_labels, test_images, test_labels
+_datasets = _types.ModuleType("datasets")
+_datasets.__dict__.update(mnist=mnist, mnist_raw=mnist_raw, _one_hot=_one_hot,
+                          _partial_flatten=_partial_flatten)
+_examples = _types.ModuleType("examples")
+_examples.__path__ = []
+_examples.datasets = _datasets
+_sys.modules.update({"examples": _examples, "examples.datasets": _datasets,
+                     "datasets": _datasets})
+'''
+
+# (page, a piece of the cell's text) -> the code run in its place
+STANDINS = {
+    ("notebooks/neural_network_with_tfds_data", "import tensorflow_datasets as tfds"): _TFDS,
+    ("notebooks/Neural_Network_and_Data_Loading", "from torchvision.datasets import MNIST"):
+        _TORCH,
+}
+
+# code run before a page's first cell
+PRELUDES = {
+    "examples/mnist_classifier": _EXAMPLES_DATASETS,
+    "examples/mnist_classifier_fromscratch": _EXAMPLES_DATASETS,
+    "examples/mnist_vae": _EXAMPLES_DATASETS,
+    "examples/spmd_mnist_classifier_fromscratch": _EXAMPLES_DATASETS,
+}
