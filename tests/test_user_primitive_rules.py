@@ -1,0 +1,57 @@
+"""The rule tables of jxkernel.interpreters (jax.interpreters.*) for primitives defined outside
+jxkernel, as libraries built on JAX (Equinox's filter primitives) fill them."""
+import numpy as np
+
+import jxkernel
+import jxkernel.numpy as jnp
+from jxkernel.extend.core import Primitive
+from jxkernel.interpreters import batching
+
+
+def _scaled_sum_primitive(name):
+    """out = [sum(x) * scale]: one result per call, multiple_results as Equinox's."""
+    p = Primitive(name)
+    p.multiple_results = True
+    p.def_impl(lambda x, *, scale: [jnp.sum(x) * scale])
+    p.def_abstract_eval(lambda x, *, scale: [jxkernel.core.ShapedArray((), x.dtype)])
+    return p
+
+
+def test_axis_primitive_batchers_get_the_axis_size_and_name_even_when_nothing_is_batched():
+    p = _scaled_sum_primitive("scaled_sum_axis_batched")
+    seen = []
+
+    def rule(axis_size, axis_name, trace_type, args, dims, *, scale):
+        seen.append((axis_size, axis_name, trace_type, dims))
+        (x,), (d,) = args, dims
+        if d is None:          # unbatched: one result for every element of the axis
+            return [jnp.broadcast_to(p.bind(x, scale=scale)[0], (axis_size,))], [0]
+        return [jnp.sum(jnp.moveaxis(x, d, 0), axis=1) * scale], [0]
+
+    batching.axis_primitive_batchers[p] = rule
+    xs = jnp.arange(6.0).reshape(2, 3)
+    out = jxkernel.vmap(lambda x: p.bind(x, scale=2.0)[0], axis_name="i")(xs)
+    np.testing.assert_array_equal(out, [6.0, 24.0])
+    out = jxkernel.vmap(lambda _: p.bind(xs[0], scale=1.0)[0], axis_size=4)(None)
+    np.testing.assert_array_equal(out, [3.0] * 4)
+    assert seen == [(2, "i", None, (0,)), (4, None, None, (None,))]
+
+
+def test_fancy_primitive_batchers_get_axis_data():
+    p = _scaled_sum_primitive("scaled_sum_fancy_batched")
+
+    def rule(axis_data, args, dims, *, scale):
+        (x,), (d,) = args, dims
+        return [jnp.sum(jnp.moveaxis(x, d, 0), axis=1) * scale * axis_data.size], [0]
+
+    batching.fancy_primitive_batchers[p] = rule
+    assert p in batching.fancy_primitive_batchers
+    out = jxkernel.vmap(lambda x: p.bind(x, scale=1.0)[0], in_axes=1)(jnp.ones((3, 2)))
+    np.testing.assert_array_equal(out, [6.0, 6.0])
+    del batching.fancy_primitive_batchers[p]
+    assert p not in batching.fancy_primitive_batchers
+
+
+def test_private_dispatch_names():
+    from jxkernel._src import dispatch
+    assert dispatch.wait_for_tokens() is None     # nothing is ever left pending
