@@ -1,7 +1,8 @@
 """The workshop: check/hint/solution (jxkernel/notebook/workshop/), every exercise against its
 solution, a blank and a wrong answer, and each notebook with exercises executed headless twice:
 as handed to learners (every check says "not yet", nothing raises but cells tagged
-raises-exception) and as the instructors' version in demos/solutions/ (every check passes)."""
+raises-exception) and as the instructors' version in demos/solutions/ (every check passes),
+each from its own folder, and its first cell (setup) silent where jxkernel is installed."""
 import os
 import pathlib
 import re
@@ -237,9 +238,12 @@ def test_exercise(id):
 
 
 # ------------------------------------------------------------------ the notebooks
-def execute(nb):
+def execute(nb, folder):
+    """Run `nb` from its own folder, as JupyterLab does (the solutions from demos/solutions/)."""
     nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
-                            resources={"metadata": {"path": str(DEMOS)}}).execute()
+                            resources={"metadata": {"path": str(folder)}}).execute()
+    setup = next(c for c in nb.cells if c.cell_type == "code")
+    assert "setup" in setup.metadata.get("tags", []) and not setup.outputs, setup.outputs
     return nb
 
 
@@ -250,7 +254,8 @@ def outputs(cell) -> str:
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_learners_notebook_runs_and_every_check_says_not_yet(path):
-    nb = execute(nbformat.read(path, as_version=4))  # raises on any error but raises-exception
+    nb = execute(nbformat.read(path, as_version=4), DEMOS)  # raises on an error not tagged
+                                                            # raises-exception
     exercises = [c for c in nb.cells if "exercise" in c.metadata.get("tags", [])]
     assert exercises
     for cell in exercises:
@@ -263,7 +268,7 @@ def test_solutions_notebook_is_current_and_every_check_passes(path):
     made = solutions.solved(nbformat.read(path, as_version=4))
     assert [c.source for c in committed.cells] == [c.source for c in made.cells], \
         "demos/solutions is stale: run .venv/bin/python -m jxkernel.notebook.workshop.solutions"
-    nb = execute(committed)
+    nb = execute(committed, DEMOS / "solutions")
     answered = [c for c in nb.cells if "solution" in c.metadata.get("tags", [])]
     assert len(answered) == sum("exercise" in c.metadata.get("tags", [])
                                 for c in nbformat.read(path, as_version=4).cells)

@@ -17,6 +17,7 @@ import ast
 import dataclasses
 import importlib
 import inspect
+import pathlib
 import pkgutil
 import textwrap
 import traceback
@@ -75,13 +76,23 @@ def expect_whole_number(answer) -> None:
 def find(id: str) -> Exercise:
     if not _EXERCISES:                      # the notebooks' modules register on import
         for module in pkgutil.iter_modules(__path__):
-            if module.name != "solutions":              # the instructors' notebook writer
+            if module.name not in ("solutions", "links"):   # the maintainers' writers
                 importlib.import_module(f"{__name__}.{module.name}")
     try:
         return _EXERCISES[id]
     except KeyError:
         raise KeyError(f"no workshop exercise {id!r}; known: {', '.join(sorted(_EXERCISES))}") \
             from None
+
+
+def data_path(name: str) -> pathlib.Path:
+    """A data file the notebooks use (workshop/data/), read from the installed package so that a
+    notebook runs from any folder, or alone on Colab: `np.load(data_path("digits.npz"))`."""
+    path = pathlib.Path(__file__).parent / "data" / name
+    if not path.exists():
+        known = sorted(p.name for p in path.parent.iterdir() if p.name != "README.md")
+        raise FileNotFoundError(f"no workshop data file {name!r}; there are: {', '.join(known)}")
+    return path
 
 
 def is_unanswered(answer) -> bool:

@@ -1,0 +1,248 @@
+"""The workshop's public links, all derived from the one address in pyproject.toml.
+
+    .venv/bin/python -m jxkernel.notebook.workshop.links           # in the repository: rewrite
+    .venv/bin/python -m jxkernel.notebook.workshop.links --check   # say what disagrees (exit 1)
+
+pyproject.toml's `[project.urls]` holds the public home (`Repository`) and, in `Documentation`
+(`<Repository>/tree/<branch>/docs`), the branch. From them this writes: the README's Binder
+badge and launch link (JupyterLab on demos/01_tour.ipynb), an "Open in Colab" link per notebook
+in the README and docs/teaching.md, and every notebook's first cell (tagged `setup`), which
+installs jxkernel where it is missing and loads the extension. A fork changes pyproject.toml's
+urls and runs this once; tests/test_workshop_links.py fails when anything disagrees.
+
+    >>> urls = {"Repository": "https://github.com/me/jxk",
+    ...         "Documentation": "https://github.com/me/jxk/tree/dev/docs"}
+    >>> Address.from_urls(urls).binder("demos/01_tour.ipynb")
+    'https://mybinder.org/v2/gh/me/jxk/dev?urlpath=lab/tree/demos/01_tour.ipynb'
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import pathlib
+import re
+import sys
+import tomllib
+
+# The one switch: False installs from the repository's branch (git), True from PyPI at this
+# package's version (`jxkernel[notebook]==X.Y.Z`), once a release is published there.
+PUBLISHED_ON_PYPI = False
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]     # the repository (this is a maintainer's tool)
+TOUR = "demos/01_tour.ipynb"
+SETUP_TAG = "setup"
+# lines a notebook needs between `import jxkernel` and loading the extension
+BEFORE_LOAD = {
+    "09_parallelism.ipynb": 'jxkernel.config.update("jax_num_cpu_devices", 4)   '
+                            '# four CPU devices: before the backend starts',
+}
+BINDER_BADGE = "https://mybinder.org/badge_logo.svg"
+COLAB_BADGE = "https://colab.research.google.com/assets/colab-badge.svg"
+
+
+@dataclasses.dataclass(frozen=True)
+class Address:
+    """Where the project lives publicly: a GitHub repository and its branch."""
+    owner: str
+    name: str
+    branch: str
+
+    @classmethod
+    def from_urls(cls, urls: dict) -> "Address":
+        repo = urls.get("Repository", "")
+        found = re.fullmatch(r"https://github\.com/([\w.-]+)/([\w.-]+)", repo)
+        if found is None:
+            raise ValueError(f"pyproject.toml [project.urls] Repository = {repo!r}: expected "
+                             f"https://github.com/OWNER/NAME (Binder and Colab open GitHub "
+                             f"repositories)")
+        docs = urls.get("Documentation", "")
+        branch = re.fullmatch(re.escape(repo) + r"/tree/([\w./-]+?)/docs/?", docs)
+        if branch is None:
+            raise ValueError(f"pyproject.toml [project.urls] Documentation = {docs!r}: expected "
+                             f"{repo}/tree/BRANCH/docs (the branch the links open)")
+        return cls(found.group(1), found.group(2), branch.group(1))
+
+    @property
+    def repository(self) -> str:
+        return f"https://github.com/{self.owner}/{self.name}"
+
+    def binder(self, path: str = TOUR) -> str:
+        return f"https://mybinder.org/v2/gh/{self.owner}/{self.name}/{self.branch}" \
+               f"?urlpath=lab/tree/{path}"
+
+    def colab(self, path: str) -> str:
+        return f"https://colab.research.google.com/github/{self.owner}/{self.name}/blob/" \
+               f"{self.branch}/{path}"
+
+    def install_spec(self, version: str, pypi: bool = PUBLISHED_ON_PYPI) -> str:
+        """What the first cell gives `pip install`."""
+        if pypi:
+            return f"jxkernel[notebook]=={version}"
+        return f"jxkernel[notebook] @ git+{self.repository}@{self.branch}"
+
+
+def project(root: pathlib.Path = ROOT) -> tuple[Address, str]:
+    """The address and version pyproject.toml and jxkernel/version.py give."""
+    meta = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    version = re.search(r'^__version__ = "([^"]+)"', (root / "jxkernel/version.py").read_text(),
+                        re.M).group(1)
+    return Address.from_urls(meta.get("urls", {})), version
+
+
+# ------------------------------------------------------------------ what is written
+def setup_cell(address: Address, version: str, notebook: str) -> str:
+    """The first code cell of a notebook: silent where jxkernel imports; elsewhere it installs
+    jxkernel with the notebook extra first (Colab, a bare kernel). On Colab the interactive views
+    need Colab's custom widget manager (they fall back to HTML where widgets cannot load)."""
+    lines = [
+        "# Setup: installs jxkernel where it is missing (Colab, a new environment), then loads its",
+        "# notebook extension. Written by `python -m jxkernel.notebook.workshop.links`.",
+        "try:",
+        "    import jxkernel",
+        "except ModuleNotFoundError:",
+        f'    %pip install -q "{address.install_spec(version)}"',
+        "    import jxkernel",
+        "try:",
+        "    from google.colab import output    # Colab draws widgets with its own manager",
+        "    output.enable_custom_widget_manager()",
+        "except ImportError:",
+        "    pass",
+    ]
+    if notebook in BEFORE_LOAD:
+        lines.append(BEFORE_LOAD[notebook])
+    lines.append("%load_ext jxkernel")
+    return "\n".join(lines)
+
+
+def _title(path: pathlib.Path) -> str:
+    nb = json.loads(path.read_text())
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "markdown":
+            head = "".join(cell["source"]).splitlines()[0]
+            return re.sub(r"^#+\s*(\d+\s*·\s*)?", "", head).strip()
+    return path.stem
+
+
+def notebooks(root: pathlib.Path = ROOT) -> list:
+    return sorted((root / "demos").glob("[0-9][0-9]_*.ipynb"))
+
+
+def blocks(root: pathlib.Path = ROOT, up: str = "") -> dict:
+    """The generated Markdown blocks, by name; `up` leads relative links from the file's folder
+    to the repository's root ("../" in docs/)."""
+    address, _ = project(root)
+    binder = address.binder()
+    badges = (f"[![Binder]({BINDER_BADGE})]({binder}) "
+              f"[![Open in Colab]({COLAB_BADGE})]({address.colab(TOUR)})")
+    rows = ["| notebook | open in |", "|---|---|"]
+    for path in notebooks(root):
+        rel = path.relative_to(root).as_posix()
+        rows.append(f"| [`{path.name}`]({up}{rel}): {_title(path)} | "
+                    f"[Colab]({address.colab(rel)}) · [Binder]({address.binder(rel)}) |")
+    launch = (f"Launch the workshop on Binder, JupyterLab on the tour: <{binder}> "
+              f"(source: <{address.repository}>, branch `{address.branch}`).\n"
+              f"Each notebook also opens on Colab; its first cell installs jxkernel there.\n\n"
+              + "\n".join(rows))
+    return {"badges": badges, "notebooks": launch}
+
+
+def _block_re(name: str):
+    return re.compile(rf"(<!-- links:{name} -->\n).*?(<!-- /links:{name} -->)", re.S)
+
+
+# which files hold which blocks
+FILES = {"README.md": ("badges", "notebooks"), "docs/teaching.md": ("notebooks",)}
+
+
+def rewritten_markdown(root: pathlib.Path = ROOT) -> dict:
+    """{file: (current text, text with every block regenerated)}."""
+    out = {}
+    for rel, names in FILES.items():
+        made = blocks(root, up="../" * rel.count("/"))
+        text = (root / rel).read_text()
+        new = text
+        for name in names:
+            if not _block_re(name).search(new):
+                raise ValueError(f"{rel} has no <!-- links:{name} --> ... <!-- /links:{name} --> "
+                                 f"block to write")
+            new = _block_re(name).sub(lambda m: m.group(1) + made[name] + "\n" + m.group(2), new)
+        out[rel] = (text, new)
+    return out
+
+
+def with_setup_cell(nb: dict, source: str) -> dict:
+    """`nb` (JSON dict) whose first code cell is the setup cell `source`: replaced where there
+    is one (tagged `setup`), inserted before the first code cell otherwise."""
+    cells = nb["cells"]
+    first = next(i for i, c in enumerate(cells) if c["cell_type"] == "code")
+    cell = {"cell_type": "code", "execution_count": None,
+            "metadata": {"tags": [SETUP_TAG]}, "outputs": [], "source": source}
+    if SETUP_TAG in cells[first].get("metadata", {}).get("tags", []):
+        cell["id"] = cells[first].get("id", "setup")
+        cells[first] = cell
+    else:
+        cell["id"] = "setup"
+        cells.insert(first, cell)
+    return nb
+
+
+def setup_source(nb: dict) -> str | None:
+    """The source of `nb`'s setup cell, None when its first code cell is not one."""
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    if not code or SETUP_TAG not in code[0].get("metadata", {}).get("tags", []):
+        return None
+    src = code[0]["source"]
+    return src if isinstance(src, str) else "".join(src)
+
+
+def disagreements(root: pathlib.Path = ROOT) -> list:
+    """What differs from what pyproject.toml says: one line per file."""
+    address, version = project(root)
+    found = [f"{rel}: its links differ from pyproject.toml's [project.urls]"
+             for rel, (old, new) in rewritten_markdown(root).items() if old != new]
+    for path in notebooks(root) + sorted((root / "demos/solutions").glob("*.ipynb")):
+        want = setup_cell(address, version, path.name)
+        got = setup_source(json.loads(path.read_text()))
+        if got != want:
+            found.append(f"{path.relative_to(root)}: the first cell is "
+                         + ("not the setup cell" if got is None else
+                            "not what pyproject.toml's address gives"))
+    return found
+
+
+def write(root: pathlib.Path = ROOT) -> list:
+    """Rewrite every block and setup cell (learners' notebooks, then the solutions from them)."""
+    import nbformat
+
+    address, version = project(root)
+    written = []
+    for rel, (old, new) in rewritten_markdown(root).items():
+        if old != new:
+            (root / rel).write_text(new)
+            written.append(rel)
+    for path in notebooks(root):
+        nb = json.loads(path.read_text())
+        want = setup_cell(address, version, path.name)
+        if setup_source(nb) != want:
+            nbformat.write(nbformat.from_dict(with_setup_cell(nb, want)), path)
+            written.append(str(path.relative_to(root)))
+    from . import solutions
+    solutions.main(str(root / "demos"))
+    return written
+
+
+def main(argv: list) -> int:
+    if "--check" in argv:
+        found = disagreements()
+        for line in found:
+            print(line)
+        if found:
+            print("run: python -m jxkernel.notebook.workshop.links")
+        return 1 if found else 0
+    for rel in write():
+        print(f"wrote {rel}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
