@@ -2,7 +2,7 @@
 
 Printed text goes through conformance/compare.py's token comparison (numbers within float32
 ulps or a unit in the last printed digit, words exactly) after what differs between any two
-runs is blanked: object addresses, timings, the page's scratch folder; and the array class's
+runs is blanked: object addresses and ids, timings, the page's scratch folder; and the array class's
 module is read as JAX's (``jaxlib._jax.ArrayImpl``: jxkernel's is ``jxkernel.xla.array``). A cell that raises
 agrees when both raise the same exception class (the message is not compared); the page
 passes when every cell agrees.
@@ -15,6 +15,7 @@ import re
 from conformance import compare
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
+_ID = re.compile(r"\bid=\d{6,}")
 _TIME = re.compile(r"\d+(?:\.\d+)?(?:e-?\d+)?\s*(?:sec|seconds|s|ms|us|µs|ns)\b")
 
 
@@ -24,6 +25,7 @@ def normalize(lines, workdir):
         line = line.replace(workdir, "<tmp>")
         line = _ADDRESS.sub("0x…", line).replace("jxkernel.xla.array.ArrayImpl",
                                                   "jaxlib._jax.ArrayImpl")
+        line = _ID.sub("id=…", line)          # jaxpr Vars print their Python id()
         out.append(_TIME.sub("<time>", line))
     return out
 
