@@ -133,3 +133,30 @@ def test_select_n_and_clamp_batching():
     which = rng.standard_normal(6) > 0
     out = jax.vmap(lambda w, a, b: lax.select_n(w, a, b))(arr(which, np.bool_), arr(x), arr(-x))
     np.testing.assert_allclose(np.asarray(out), np.where(which[:, None], -x, x))
+
+
+
+def test_callables_without_a_string_name():
+    # JAX's api_util.wraps: a partial is named for its function, a callable object without
+    # __name__ is '<unnamed function>', and a __name__ that is not a str is left alone
+    import functools
+
+    class NoName:
+        def __call__(self, x):
+            return lax.neg(x)
+
+    class IntName(NoName):
+        __name__ = 3
+
+    x = arr([1.0, 2.0])
+    part = jax.vmap(functools.partial(lax.mul, arr(2.0)))
+    np.testing.assert_array_equal(np.asarray(part(x)), [2.0, 4.0])
+    assert part.__name__ == "mul"
+    assert part.__doc__.startswith("Vectorized version of mul. Takes similar arguments as mul")
+    assert jax.vmap(NoName()).__name__ == "<unnamed function>"
+    assert jax.grad(NoName()).__doc__.startswith("Gradient of <unnamed function> with respect")
+    np.testing.assert_array_equal(np.asarray(jax.vmap(IntName())(x)), [-1.0, -2.0])
+    for transform in (jax.grad, jax.jacfwd, jax.jacrev, jax.checkpoint):
+        assert float(transform(IntName())(arr(1.0))) == -1.0
+    assert jax.jit(functools.partial(lax.mul, 2.0)).lower(x).as_text().startswith(
+        "module @jit_mul")

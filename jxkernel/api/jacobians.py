@@ -11,7 +11,6 @@ pytrees: output structure outside, input structure inside.
 """
 from __future__ import annotations
 
-import functools
 import numpy as np
 
 from ..core import dtypes
@@ -20,6 +19,7 @@ from ..lax import elementwise as ew, shapes, slicing
 from ..lax.conversion import convert_element_type
 from ..tree_util import tree_flatten, tree_map, tree_transpose, tree_unflatten
 from ..transforms.ad import _check_grad_input, jvp, vjp
+from ..transforms.api_util import wraps
 from ..transforms.batching import vmap
 
 
@@ -65,9 +65,14 @@ def _split_last(x, in_avals):
     return out
 
 
+_JAC_DOC = ("Jacobian of {fun} with respect to positional argument(s) {argnums}. Takes the "
+            "same arguments as {fun} but returns the jacobian of the output with respect to "
+            "the arguments at positions {argnums}.")
+
+
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     """The Jacobian of `fun` by forward mode: efficient for few inputs, many outputs."""
-    @functools.wraps(fun)
+    @wraps(fun, docstr=_JAC_DOC, argnums=argnums)
     def jacfun(*args, **kwargs):
         f_partial, dyn = _argnums_partial(fun, argnums, args, kwargs)
         for leaf in tree_flatten(dyn)[0]:
@@ -94,7 +99,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
 
 def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """The Jacobian of `fun` by reverse mode: efficient for few outputs, many inputs."""
-    @functools.wraps(fun)
+    @wraps(fun, docstr=_JAC_DOC, argnums=argnums)
     def jacfun(*args, **kwargs):
         f_partial, dyn = _argnums_partial(fun, argnums, args, kwargs)
         for leaf in tree_flatten(dyn)[0]:

@@ -11,7 +11,6 @@ inputs and outputs mapped along axis 0.
 """
 from __future__ import annotations
 
-import functools
 
 from ..core.avals import ShapedArray, get_aval
 from ..core.ir import param_printers
@@ -29,7 +28,7 @@ from ..xla import client as _client
 from ..xla.compiler import Executable
 from ..xla.pipeline import compile_jaxpr
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
-from ..transforms.api_util import flatten_fun, merge_static
+from ..transforms.api_util import flatten_fun, merge_static, wraps
 from ..transforms.batching import batch_jaxpr
 from ..core.partial_eval import partial_eval_jaxpr
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
@@ -196,7 +195,7 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
     static = (static_broadcasted_argnums,) if isinstance(static_broadcasted_argnums, int) \
         else tuple(static_broadcasted_argnums)
 
-    @functools.wraps(fun)
+    @wraps(fun)
     def pmapped(*args):
         dyn = [a for i, a in enumerate(args) if i not in static]
         axes = in_axes if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(dyn)

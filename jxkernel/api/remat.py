@@ -12,7 +12,6 @@ forward computation from them, so transposition recomputes what it needs.
 """
 from __future__ import annotations
 
-import functools
 
 import dataclasses
 import types
@@ -29,7 +28,7 @@ from ..transforms.batch_util import vectorized_batcher
 from ..lax.dot import dot_general_p
 from ..tree_util import tree_flatten, tree_map, tree_unflatten
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
-from ..transforms.api_util import flatten_fun, merge_static
+from ..transforms.api_util import flatten_fun, merge_static, wraps
 from ..transforms.batching import batch_jaxpr
 from ..core.partial_eval import partial_eval_jaxpr
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
@@ -41,7 +40,7 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
     """`fun` whose intermediates are recomputed, not stored, when differentiated."""
     static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
-    @functools.wraps(fun)
+    @wraps(fun)
     def remat_fun(*args):
         if _ctx.trace is eval_trace:
             return fun(*args)

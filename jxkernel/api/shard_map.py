@@ -67,7 +67,7 @@ from ..xla.dispatch import primitive_jaxpr
 from ..xla.sharded import ShardedArray, run_jaxpr
 from ..xla.sharding import sdy_dims
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
-from ..transforms.api_util import flatten_fun
+from ..transforms.api_util import flatten_fun, wraps
 from ..transforms.batching import batch_jaxpr
 
 P = PartitionSpec
@@ -443,7 +443,7 @@ def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma):
 
     traces: dict = {}      # signature -> its traced body, so a call in a loop binds one jaxpr
 
-    @functools.wraps(f)
+    @wraps(f)
     def wrapped(*args):
         mesh_, manual = _checked_mesh(mesh, axis_names, in_specs, out_specs)
         flat_args, in_tree = tree_flatten(args)

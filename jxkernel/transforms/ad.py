@@ -13,7 +13,6 @@
 """
 from __future__ import annotations
 
-import functools
 
 import numpy as np
 
@@ -28,7 +27,7 @@ from .ad_util import UndefinedPrimal, Zero, add_tangents, float0, instantiate
 
 instantiate_zeros = instantiate
 from ..tree_util import register_pytree_node, tree_flatten, tree_map, tree_unflatten
-from .api_util import flatten_fun, split_aux
+from .api_util import flatten_fun, split_aux, wraps
 from ..core.partial_eval import PartialEvalTrace
 from ..core.staging import trace_to_jaxpr
 
@@ -387,10 +386,20 @@ def _check_scalar_output(out, name, holomorphic):
                         f"of np.floating), but got {aval.dtype.name}.")
 
 
+_GRAD_DOC = ("Gradient of {fun} with respect to positional argument(s) {argnums}. Takes the "
+             "same arguments as {fun} but returns the gradient, which has the same shape as "
+             "the arguments at positions {argnums}.")
+_VALUE_AND_GRAD_DOC = (
+    "Value and gradient of {fun} with respect to positional argument(s) {argnums}. Takes the "
+    "same arguments as {fun} but returns a two-element tuple where the first element is the "
+    "value of {fun} and the second element is the gradient, which has the same shape as the "
+    "arguments at positions {argnums}.")
+
+
 def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
                    reduce_axes=()):
     """A function returning (fun(*args), the gradient w.r.t. args[argnums])."""
-    @functools.wraps(fun)
+    @wraps(fun, docstr=_VALUE_AND_GRAD_DOC, argnums=argnums)
     def value_and_grad_f(*args, **kwargs):
         nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
         for i in nums:
@@ -430,7 +439,7 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
     """
     vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
 
-    @functools.wraps(fun)
+    @wraps(fun, docstr=_GRAD_DOC, argnums=argnums)
     def grad_f(*args, **kwargs):
         if has_aux:
             (_, aux), g = vg(*args, **kwargs)

@@ -2,6 +2,8 @@
 every transformation traces (JAX's `api_util.flatten_fun`)."""
 from __future__ import annotations
 
+import functools
+
 from ..tree_util import tree_flatten, tree_unflatten
 
 
@@ -26,6 +28,42 @@ def flatten_fun(fun, in_tree, has_aux: bool = False):
         store[:] = [out_tree, *aux]
         return out_leaves
     return flat, lambda: tuple(store) if has_aux else store[0]
+
+
+def fun_name(fun, default_name: str = "<unnamed function>") -> str:
+    """`fun`'s __name__; a functools.partial's is its function's (JAX's util.fun_name)."""
+    name = getattr(fun, "__name__", None)
+    if name is not None:
+        return name
+    if isinstance(fun, functools.partial):
+        return fun_name(fun.func)
+    return default_name
+
+
+def wraps(wrapped, docstr: str | None = None, **kwargs):
+    """functools.wraps as JAX's transformations use it: the name of a partial or of a
+    callable without one (fun_name), a docstring made from `docstr` ({fun}, {doc} and
+    `kwargs` filled in), and nothing changed at all where a field cannot be set (an object
+    whose __name__ is not a str: JAX's api_util.wraps gives up silently).
+
+    >>> wraps(functools.partial(max, 1))(lambda x: x).__name__
+    'max'
+    """
+    def wrapper(fun):
+        try:
+            name = fun_name(wrapped)
+            doc = getattr(wrapped, "__doc__", "") or ""
+            fun.__dict__.update(getattr(wrapped, "__dict__", {}))
+            fun.__annotations__ = getattr(wrapped, "__annotations__", {})
+            fun.__name__ = name
+            fun.__module__ = getattr(wrapped, "__module__", "<unknown module>")
+            fun.__doc__ = doc if docstr is None else docstr.format(fun=name, doc=doc, **kwargs)
+            fun.__qualname__ = getattr(wrapped, "__qualname__", fun.__name__)
+            fun.__wrapped__ = wrapped
+        except Exception:   # noqa: BLE001  (JAX's behaviour: keep the wrapper's own fields)
+            pass
+        return fun
+    return wrapper
 
 
 def split_aux(out) -> tuple:

@@ -10,7 +10,6 @@ primitive needs it. Unbatched values stay unbatched.
 """
 from __future__ import annotations
 
-import functools
 import weakref
 
 from ..config import config
@@ -22,6 +21,7 @@ from ..core.primitive import rule as _rule
 from ..core.trace import Trace, Tracer, aval_text, new_trace, set_current_trace
 from . import batch_util as bu
 from .batch_util import not_mapped
+from .api_util import wraps
 from ..tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path,
                          tree_structure, tree_unflatten)
 from ..core.staging import trace_to_jaxpr
@@ -96,7 +96,12 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)     # JAX treats a list like a tuple prefix here
 
-    @functools.wraps(fun)
+    docstr = ("Vectorized version of {fun}. Takes similar arguments as {fun} but with "
+              "additional array axes over which {fun} is mapped.")
+    if fun.__doc__:
+        docstr += "\n\nOriginal documentation:\n\n" + fun.__doc__
+
+    @wraps(fun, docstr=docstr)
     def vmapped(*args, **kwargs):
         name = getattr(fun, "__name__", "fun")
         if in_axes is None or isinstance(in_axes, int):

@@ -51,7 +51,7 @@ from ..xla.dispatch import DEOPTIMIZED_RERUN_LINE, invalid_value, to_device
 from ..xla.lowering import NeedsMesh
 from .ad import jvp_jaxpr, transpose_jaxpr
 from .aot import args_info, check_call_signature, compiler_ir, lowered_text
-from .api_util import flatten_fun, merge_static
+from .api_util import flatten_fun, fun_name, merge_static
 from .batching import batch_jaxpr
 from ..core.partial_eval import partial_eval_jaxpr
 from ..core.staging import DebugInfo, JaxprTrace, convert_constvars_to_invars, trace_to_jaxpr
@@ -466,7 +466,7 @@ class Jitted:
         # A jit given shardings has caches of its own (its fast path never sees plain entries).
         self._sharded = in_shardings is not None or out_shardings is not None
         self._fun = fun
-        self._name = getattr(fun, "__name__", type(fun).__name__)
+        self._name = fun_name(fun, type(fun).__name__)     # a partial: its function's
         state = _fun_state(fun)
         self._signature = state.signature
         params = list(self._signature.parameters.values()) if self._signature else []
@@ -773,14 +773,16 @@ class Jitted:
         donated = (False,) * len(jaxpr.constvars) + (donated_leaves or (False,) * len(jaxpr.invars))
         return pipeline.lower(jaxpr, [device], name=self._name, donated=donated)
 
-    def _build(self, closed, out_tree, module, trace_s=0.0, leaf_names=None) -> tuple:
-        """(_Entry, Phases): `module` (from `_lower`) compiled, its constants put on device."""
+    def _build(self, closed, out_tree, module, trace_s=0.0, leaf_names=None,
+               compiler_options=None) -> tuple:
+        """(_Entry, Phases): `module` (from `_lower`) compiled with XLA's `compiler_options`,
+        its constants put on device."""
         names = None
         if leaf_names is not None:
             names = [f"<closed-over constant {i}>" for i in range(len(closed.consts))] + \
                 list(leaf_names)
         exe, phases = pipeline.compile(module, f"jit({self._name})", trace_s=trace_s,
-                                       arg_names=names)
+                                       arg_names=names, compiler_options=compiler_options)
         consts = tuple(device_put(c, module.devices[0]) for c in closed.consts)
         entry = _Entry(exe, consts, out_tree, closed, module.text, any(module.donated))
         return entry, phases
@@ -1025,13 +1027,19 @@ class Lowered(_Stage):
 
     out_tree = property(lambda self: self.traced.out_tree)
 
-    def compile(self) -> Compiled:
-        """The executable of this module (compiled once: `.lower()` keeps what it lowered)."""
+    def compile(self, compiler_options: dict | None = None) -> Compiled:
+        """The executable of this module (compiled once: `.lower()` keeps what it lowered).
+        `compiler_options` sets XLA's options by name ({"xla_cpu_enable_fast_math": False});
+        an unknown name raises JaxRuntimeError."""
         traced = self.traced
         if self._partitioning is not None:
+            if compiler_options:
+                raise NotImplementedError("Lowered.compile: compiler_options of a jit over a "
+                                          "mesh are not supported yet; compile without them")
             return Compiled(self, *self._partitioning.compile(traced.trace_s))
         return Compiled(self, *traced.jitted._build(traced.jaxpr, traced.out_tree, self._module,
-                                                    traced.trace_s))
+                                                    traced.trace_s,
+                                                    compiler_options=compiler_options))
 
 
 class Compiled(_Stage):

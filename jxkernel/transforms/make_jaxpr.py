@@ -8,13 +8,12 @@
 """
 from __future__ import annotations
 
-import functools
 
 from ..core.avals import ShapeDtypeStruct
 from ..core.basearray import Array
 from ..core.source_info import function_source_info
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
-from .api_util import flatten_fun, merge_static
+from .api_util import flatten_fun, fun_name, merge_static, wraps
 from .jit import _abstract_leaf_aval, _as_tuple
 from ..core.staging import DebugInfo, trace_to_jaxpr
 
@@ -32,7 +31,7 @@ def _trace_flat(fun, static_argnums, args, kwargs, transformation):
         lambda dyn_args, dyn_kwargs: fun(*merge_static(static, dyn_args, len(args)),
                                          **dyn_kwargs), treedef)
 
-    name = getattr(fun, "__name__", type(fun).__name__)
+    name = fun_name(fun, type(fun).__name__)
     info = DebugInfo(name, function_source_info(fun), transformation, names)
     closed = trace_to_jaxpr(flat, avals, info)
     return closed, out_tree()
@@ -40,7 +39,7 @@ def _trace_flat(fun, static_argnums, args, kwargs, transformation):
 
 def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
     """A function returning the ClosedJaxpr of `fun` for the given example arguments."""
-    @functools.wraps(fun)
+    @wraps(fun)
     def make(*args, **kwargs):
         closed, out_tree = _trace_flat(fun, static_argnums, args, kwargs, "make_jaxpr")
         if return_shape:
