@@ -773,16 +773,14 @@ class Jitted:
         donated = (False,) * len(jaxpr.constvars) + (donated_leaves or (False,) * len(jaxpr.invars))
         return pipeline.lower(jaxpr, [device], name=self._name, donated=donated)
 
-    def _build(self, closed, out_tree, module, trace_s=0.0, leaf_names=None,
-               compiler_options=None) -> tuple:
-        """(_Entry, Phases): `module` (from `_lower`) compiled with XLA's `compiler_options`,
-        its constants put on device."""
+    def _build(self, closed, out_tree, module, trace_s=0.0, leaf_names=None) -> tuple:
+        """(_Entry, Phases): `module` (from `_lower`) compiled, its constants put on device."""
         names = None
         if leaf_names is not None:
             names = [f"<closed-over constant {i}>" for i in range(len(closed.consts))] + \
                 list(leaf_names)
         exe, phases = pipeline.compile(module, f"jit({self._name})", trace_s=trace_s,
-                                       arg_names=names, compiler_options=compiler_options)
+                                       arg_names=names)
         consts = tuple(device_put(c, module.devices[0]) for c in closed.consts)
         entry = _Entry(exe, consts, out_tree, closed, module.text, any(module.donated))
         return entry, phases
@@ -1027,19 +1025,13 @@ class Lowered(_Stage):
 
     out_tree = property(lambda self: self.traced.out_tree)
 
-    def compile(self, compiler_options: dict | None = None) -> Compiled:
-        """The executable of this module (compiled once: `.lower()` keeps what it lowered).
-        `compiler_options` sets XLA's options by name ({"xla_cpu_enable_fast_math": False});
-        an unknown name raises JaxRuntimeError."""
+    def compile(self) -> Compiled:
+        """The executable of this module (compiled once: `.lower()` keeps what it lowered)."""
         traced = self.traced
         if self._partitioning is not None:
-            if compiler_options:
-                raise NotImplementedError("Lowered.compile: compiler_options of a jit over a "
-                                          "mesh are not supported yet; compile without them")
             return Compiled(self, *self._partitioning.compile(traced.trace_s))
         return Compiled(self, *traced.jitted._build(traced.jaxpr, traced.out_tree, self._module,
-                                                    traced.trace_s,
-                                                    compiler_options=compiler_options))
+                                                    traced.trace_s))
 
 
 class Compiled(_Stage):
