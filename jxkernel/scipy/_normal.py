@@ -241,7 +241,7 @@ def wofz(z):
     """The Faddeeva function w(z) = exp(-z^2) erfc(-iz) (complex result).
 
     >>> wofz(jnp.array([0.0, 1.0]))
-    Array([1.        +0.j        , 0.36787945+0.60715306j], dtype=complex64)
+    Array([1.0000001 +0.j        , 0.36787954+0.60715777j], dtype=complex64)
     """
     z, = promote_args_complex("wofz", z)
     return _wofz(z)
