@@ -3,7 +3,8 @@
 Printed text goes through conformance/compare.py's token comparison (numbers within float32
 ulps or a unit in the last printed digit, words exactly) after what differs between any two
 runs is blanked: object addresses and ids, timings, the page's scratch folder; and the array class's
-module is read as JAX's (``jaxlib._jax.ArrayImpl``: jxkernel's is ``jxkernel.xla.array``). A cell that raises
+module is read as JAX's (``jaxlib._jax.ArrayImpl``: jxkernel's is ``jxkernel.xla.array``), and
+a module path ``jxkernel.X`` as ``jax.X`` (under the alias ``jax.X`` is ``jxkernel.X``). A cell that raises
 agrees when both raise the same exception class (the message is not compared); the page
 passes when every cell agrees.
 
@@ -15,6 +16,7 @@ import re
 from conformance import compare
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
+_JXKERNEL = re.compile(r"\bjxkernel\.")
 _ID = re.compile(r"\bid=\d{6,}")
 _TIME = re.compile(r"\d+(?:\.\d+)?(?:e-?\d+)?\s*(?:sec|seconds|s|ms|us|µs|ns)\b")
 
@@ -25,6 +27,7 @@ def normalize(lines, workdir):
         line = line.replace(workdir, "<tmp>")
         line = _ADDRESS.sub("0x…", line).replace("jxkernel.xla.array.ArrayImpl",
                                                   "jaxlib._jax.ArrayImpl")
+        line = _JXKERNEL.sub("jax.", line)      # under the alias jax.X is jxkernel.X
         line = _ID.sub("id=…", line)          # jaxpr Vars print their Python id()
         out.append(_TIME.sub("<time>", line))
     return out
@@ -53,27 +56,41 @@ def _first_line(code):
     return lines[0].strip()[:60] if lines else ""
 
 
+def _normalized(record, run):
+    return dict(record, out=normalize(record["out"], run.get("workdir", "<tmp>")))
+
+
 def compare_page(name, cells, expected, actual, tolerance):
-    """{"status": pass | fail, "reason", "raised_in_both": [cell indices]}."""
+    """{"status": pass | fail, "reason": the first disagreement, "disagreements": every
+    disagreeing cell's, "raised_in_both": [cell indices]}."""
     want = {r["index"]: r for r in expected["records"]}
     got = {r["index"]: r for r in actual["records"]}
-    both_raised = []
+    both_raised, disagreements = [], []
     for cell in cells:
         i = cell["index"]
         where = f"cell {i} (`{_first_line(cell['code'])}`)"
         if i not in want:
-            return {"status": "fail", "reason": f"JAX's run ended before {where}: "
-                                                f"{expected['ending'][:300]}"}
+            disagreements.append({"cell": i, "reason": f"JAX's run ended before {where}: "
+                                                        f"{expected['ending'][:300]}"})
+            break
         if i not in got:
-            return {"status": "fail", "reason": f"jxkernel's run ended before {where}: "
-                                                f"{actual['ending'][:300]}"}
-        reason = compare_cell(want[i], got[i], tolerance)
+            disagreements.append({"cell": i, "reason": f"jxkernel's run ended before {where}: "
+                                                        f"{actual['ending'][:300]}"})
+            break
+        reason = compare_cell(_normalized(want[i], expected), _normalized(got[i], actual),
+                              tolerance)
         if reason:
-            return {"status": "fail", "reason": f"{where}: {reason}",
-                    "jax": want[i], "jxkernel": got[i]}
-        if want[i]["error"]:
+            disagreements.append({"cell": i, "reason": f"{where}: {reason}",
+                                  "jax": want[i], "jxkernel": got[i]})
+        elif want[i]["error"]:
             both_raised.append(i if cell["expects_error"] else f"{i} (not marked)")
-    return {"status": "pass", "reason": "", "raised_in_both": both_raised}
+    if not disagreements:
+        return {"status": "pass", "reason": "", "raised_in_both": both_raised}
+    more = len(disagreements) - 1
+    reason = disagreements[0]["reason"] + (f" (and {more} more cell{'s' * (more > 1)})"
+                                           if more else "")
+    return {"status": "fail", "reason": reason, "disagreements": disagreements,
+            "raised_in_both": both_raised}
 
 
 def pass_rate(results):

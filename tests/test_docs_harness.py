@@ -1,0 +1,94 @@
+"""The docs harness's own machinery (conformance/docs/) on a tiny synthetic page: reading
+MyST cells and their tags, IPython magics, what a cell shows, and the comparison. JAX's
+pages are not fetched here (the harness reads them from a JAX mirror when it is run)."""
+import json
+import subprocess
+import sys
+
+from conformance.docs import compare_cells, pages, worker
+
+PAGE = '''---
+jupytext:
+  formats: ipynb,md:myst
+---
+
+# A page
+
+```{code-cell} ipython3
+:id: abc
+
+import jax.numpy as jnp
+x = jnp.arange(3.0)
+print("sum", x.sum())
+```
+
+Some text.
+
+```{code-cell}
+:tags: [raises-exception]
+
+jnp.ones(3)[None, "a"]
+```
+
+```{code-cell}
+---
+tags: [skip-execution]
+---
+%timeit x.sum().block_until_ready()
+x * 2
+```
+'''
+
+
+def test_cells_and_their_tags_are_read_in_order(tmp_path):
+    (tmp_path / "docs" / "notebooks").mkdir(parents=True)
+    (tmp_path / "docs" / "notebooks" / "tiny.md").write_text(PAGE)
+    found = pages.pages(pages.FolderSource(str(tmp_path)))
+    assert [p.name for p in found] == ["notebooks/tiny"]
+    cells = found[0].cells
+    assert [c.index for c in cells] == [0, 1, 2]
+    assert cells[0].code.startswith("import jax.numpy as jnp") and cells[0].tags == ()
+    assert cells[1].expects_error and cells[2].tags == ("skip-execution",)
+
+
+def test_a_cell_shows_what_it_prints_and_its_last_expression():
+    namespace = {}
+    lines, error = worker.run_cell("y = 2\nprint('y', y)\ny + 1", namespace, "<cell 0>")
+    assert (lines, error) == (["y 2", "3"], None)
+    assert worker.run_cell("y + 1;", namespace, "<cell 1>") == ([], None)
+    lines, error = worker.run_cell("%timeit y + 1\n!ls\n[y]", namespace, "<cell 2>")
+    assert (lines, error) == (["[2]"], None)
+    lines, error = worker.run_cell("print('before')\n1 / 0", namespace, "<cell 3>")
+    assert lines == ["before"] and error.startswith("ZeroDivisionError: division by zero")
+
+
+def test_the_worker_runs_a_page_in_one_namespace(tmp_path):
+    cells = tmp_path / "cells.json"
+    cells.write_text(json.dumps({"name": "tiny", "cells": [
+        {"index": 0, "code": "a = [1, 2]"}, {"index": 1, "code": "a + [3]"},
+        {"index": 2, "code": "raise KeyError('k')"}]}))
+    out = tmp_path / "out.jsonl"
+    subprocess.run([sys.executable, "-m", "conformance.docs.worker", str(cells), str(out)],
+                   check=True, timeout=120)
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["out"] for r in records] == [[], ["[1, 2, 3]"], []]
+    assert records[2]["error"].startswith("KeyError: 'k'")
+
+
+def test_cells_agree_up_to_addresses_timings_and_digits():
+    assert compare_cells.normalize(["<f at 0x7f00aa11> in 1.25 sec", "Var(id=140652819336384)"],
+                                   "/tmp/w") == ["<f at 0x…> in <time>", "Var(id=…)"]
+    cells = [{"index": 0, "code": "print(x)", "expects_error": False},
+             {"index": 1, "code": "x[None, 'a']", "expects_error": True}]
+    jax = {"records": [{"index": 0, "out": ["[0.25  0.19661197]"], "error": None},
+                       {"index": 1, "out": [], "error": "IndexError: JAX's words"}]}
+    same = {"records": [{"index": 0, "out": ["[0.25 0.19661198]"], "error": None},
+                        {"index": 1, "out": [], "error": "IndexError: other words"}]}
+    result = compare_cells.compare_page("tiny", cells, jax, same, {})
+    assert result["status"] == "pass" and result["raised_in_both"] == [1]
+    other = {"records": [{"index": 0, "out": ["[0.25 0.3]"], "error": None},
+                         {"index": 1, "out": [], "error": "TypeError: no"}]}
+    result = compare_cells.compare_page("tiny", cells, jax, other, {})
+    assert result["status"] == "fail" and len(result["disagreements"]) == 2
+    assert result["reason"].startswith("cell 0 (`print(x)`): printed '0.3' where JAX printed")
+    assert "TypeError" in result["disagreements"][1]["reason"]
