@@ -98,6 +98,13 @@ def main(cells_path, out_path):
     with open(cells_path) as f:
         page = json.load(f)
     namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+    sys.argv = [page["name"]]
+    # pages draw from NumPy's and Python's global generators unseeded: seed both the same
+    # way on both sides, so a page's data are the same under JAX and jxkernel
+    import random
+    import numpy as np
+    random.seed(0)
+    np.random.seed(0)
     with open(out_path, "w") as out:
         for cell in page["cells"]:
             filename = f"<cell {cell['index']}>"
