@@ -44,7 +44,7 @@ MISSING = {
         tile tile_p unstack unstack_p""",
     "jax.nn": "get_scaled_dot_general_config scaled_dot_general scaled_matmul",
     # another helper is adding these (jxkernel/scipy/)
-    "jax.scipy.special": "fresnel hyp1f1 hyp2f1 owens_t sici sph_harm_y",
+    "jax.scipy.special": "hyp1f1 hyp2f1 owens_t sph_harm_y",
 }
 
 

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from numerics import assert_allclose_ulp
 from recorded_modes import assert_cases_match, load
-from special_functions_cases import DAWSN_X, cases, ulps
+from doc_examples import check_docstring_examples
+from special_functions_cases import DAWSN_X, FRESNEL_X, SICI_X, cases, ulps
 
 import jxkernel as jax
 import jxkernel.numpy as jnp
@@ -49,3 +50,30 @@ def test_complex_erfcx_is_wofz_of_iz_and_dawsn_refuses_complex():
     assert sp.wofz(np.float32(1)).dtype == np.complex64
     with pytest.raises(ValueError, match="dawsn does not support complex-valued inputs"):
         sp.dawsn(z)
+
+
+def test_trig_integrals_match_scipy():
+    special = pytest.importorskip("scipy.special")
+    with jax.enable_x64():
+        (s, c), (si, ci) = jax.jit(lambda a, b: (sp.fresnel(a), sp.sici(b)))(FRESNEL_X, SICI_X)
+    want_s, want_c = special.fresnel(FRESNEL_X)
+    want_si, want_ci = special.sici(SICI_X)
+    # Cephes' algorithms as scipy's (JAX's phase reduction for large x is scipy's too);
+    # errors at each result's largest magnitude (Ci: at 1, it has a -inf at 0)
+    assert_allclose_ulp(np.asarray(s), want_s, 4, scale=0.5, err_msg="fresnel S")
+    assert_allclose_ulp(np.asarray(c), want_c, 4, scale=0.5, err_msg="fresnel C")
+    assert_allclose_ulp(np.asarray(si), want_si, 4, scale=np.pi / 2, err_msg="Si")
+    assert_allclose_ulp(np.asarray(ci), want_ci, 4, scale=1.0, err_msg="Ci")
+
+
+def test_trig_integrals_refuse_complex():
+    with pytest.raises(NotImplementedError, match="complex-valued inputs"):
+        sp.fresnel(np.complex64(1))
+    with pytest.raises(ValueError, match="Argument `x` to sici must be real-valued. Got dtype "
+                                         "complex64"):
+        sp.sici(np.complex64(1))
+
+
+def test_docstring_examples():
+    # float32 results printed in full: a few ulps between eager and jitted code, or other CPUs
+    check_docstring_examples("jxkernel.scipy._trig_integrals", ulps=32)

@@ -20,11 +20,11 @@ from ..numpy.util import promote_args_inexact
 from ..transforms.custom_derivatives import custom_jvp
 
 __all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb",
-           "dawsn", "digamma", "entr",
-           "erf", "erfc", "erfcx", "erfinv", "exp1", "expi", "expit", "expn", "factorial",
+           "dawsn", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp1", "expi", "expit",
+           "expn", "factorial", "fresnel",
            "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e",
            "kl_div", "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp",
-           "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "rel_entr", "softmax",
+           "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "rel_entr", "sici", "softmax",
            "spence", "wofz", "xlog1py", "xlogy", "zeta"]
 
 
@@ -258,3 +258,4 @@ from ._gamma import (
     zeta,
 )
 from ._normal import _ndtr, bessel_jn, dawsn, erfcx, i0, i0e, i1, i1e, log_ndtr, ndtri, wofz
+from ._trig_integrals import fresnel, sici

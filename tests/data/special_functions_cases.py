@@ -17,11 +17,19 @@ _WOFZ_IM = np.array([-3.0, -1.0, -0.1, 0.0, 0.5, 2.0, 10.0])
 DAWSN_X = np.array([-8.0, -4.0, -1.5, -0.2, 0.0, 1e-3, 0.5, 1.0, 2.0, 3.2, 3.3, 5.0, 6.2, 6.3,
                     10.0, 100.0, 1e6])
 
+# fresnel: each side of x^2 = 2.5625 and x = 36974 (float64's large-x formula), 0, infinities
+FRESNEL_X = np.array([-np.inf, -4e4, -5.0, -1.6, -1.0, 0.0, 0.3, 1.5, 1.601, 2.0, 4.5, 10.0,
+                      100.0, 36974.0, 4e4, np.inf])
+# sici: the series to 4, the asymptotic expansions to 8 and beyond, the leading terms past 1e9
+SICI_X = np.array([-np.inf, -1e10, -20.0, -5.0, -4.0, -1.0, -1e-3, 0.0, 1e-3, 0.5, 3.9, 4.0, 4.1,
+                   7.9, 8.0, 8.1, 50.0, 1e8, 1e9, 2e9, np.inf])
+
 
 def operands(dtype):
     complex_dtype = np.complex128 if dtype == np.float64 else np.complex64
     z = (_WOFZ_RE[:, None] + 1j * _WOFZ_IM[None, :]).ravel().astype(complex_dtype)
-    return {"z": z, "dawsn_x": DAWSN_X.astype(dtype)}
+    return {"z": z, "dawsn_x": DAWSN_X.astype(dtype), "fresnel_x": FRESNEL_X.astype(dtype),
+            "sici_x": SICI_X.astype(dtype)}
 
 
 def faddeeva(jax, special, z, x):
@@ -35,10 +43,22 @@ def faddeeva(jax, special, z, x):
             "dawsn_f16": special.dawsn(x.astype(np.float16))}
 
 
+def trig_integrals(jax, special, fresnel_x, sici_x):
+    """fresnel and sici with both derivatives (at finite x; sici's also away from 0); fresnel
+    in float16 (computed in float32)."""
+    grads = lambda f, x: [jax.vmap(jax.grad(lambda v: f(v)[i]))(x) for i in (0, 1)]  # noqa
+    finite = fresnel_x[1:-1]
+    nonzero = sici_x[np.array([2, 3, 4, 5, 6, 8, 9, 10, 12, 13, 15, 16, 17])]
+    return {"fresnel": special.fresnel(fresnel_x), "d_fresnel": grads(special.fresnel, finite),
+            "fresnel_f16": special.fresnel(finite[:12].astype(np.float16)),
+            "sici": special.sici(sici_x), "d_sici": grads(special.sici, nonzero)}
+
+
 def cases(jax, special, x64=False):
     ops = operands(np.float64 if x64 else np.float32)
     out = {}
     out.update(jax.jit(partial(faddeeva, jax, special))(ops["z"], ops["dawsn_x"]))
+    out.update(jax.jit(partial(trig_integrals, jax, special))(ops["fresnel_x"], ops["sici_x"]))
     return out
 
 
