@@ -268,6 +268,20 @@ def _simple_entrystr(key: KeyEntry) -> str:
 
 # ---------------------------------------------------------------- registration
 
+# The types registered from Python, with their flatten and unflatten functions (JAX's
+# `_registry`, which libraries read to ask "is this type a registered node?"): the built-in
+# containers, and every type registered through the functions below. The standard library's
+# other containers, which JAX registers in C++, stay out, as in JAX.
+_RegistryEntry = collections.namedtuple("_RegistryEntry", ["to_iter", "from_iter"])
+_registry: dict = {
+    tuple: _RegistryEntry(lambda xs: (xs, None), lambda _, xs: tuple(xs)),
+    list: _RegistryEntry(lambda xs: (xs, None), lambda _, xs: list(xs)),
+    dict: _RegistryEntry(lambda d: (tuple(d[k] for k in sorted(d)), tuple(sorted(d))),
+                         lambda keys, xs: dict(zip(keys, xs))),
+    type(None): _RegistryEntry(lambda _: ((), None), lambda _, xs: None),
+}
+
+
 def register_pytree_node(nodetype: type, flatten_func: Callable, unflatten_func: Callable,
                          flatten_with_keys_func: Callable | None = None) -> None:
     """Make `nodetype` a container.
@@ -284,6 +298,7 @@ def register_pytree_node(nodetype: type, flatten_func: Callable, unflatten_func:
     """
     for registry in registries:
         registry.register_node(nodetype, flatten_func, unflatten_func, flatten_with_keys_func)
+    _registry[nodetype] = _RegistryEntry(flatten_func, unflatten_func)
 
 
 def register_pytree_with_keys(nodetype: type, flatten_with_keys: Callable, unflatten_func: Callable,
@@ -361,6 +376,10 @@ def register_dataclass(nodetype: type, data_fields=None, meta_fields=None, drop_
         raise ValueError(f"data_fields and meta_fields must not overlap. Overlapping fields: {overlap}.")
     for registry in registries:
         registry.register_dataclass_node(nodetype, data_fields, meta_fields)
+    _registry[nodetype] = _RegistryEntry(
+        lambda x: (tuple(getattr(x, n) for n in data_fields),
+                   tuple(getattr(x, n) for n in meta_fields)),
+        lambda meta, data: nodetype(**dict(zip(meta_fields, meta)), **dict(zip(data_fields, data))))
     return nodetype
 
 
@@ -384,6 +403,8 @@ def _flatten_defaultdict_with_keys(d):
 register_pytree_with_keys(
     collections.defaultdict, _flatten_defaultdict_with_keys,
     lambda aux, values: collections.defaultdict(aux[0], zip(aux[1], values, strict=True)))
+for _container in (collections.OrderedDict, collections.defaultdict):   # C++-registered in JAX
+    del _registry[_container]
 
 # ---------------------------------------------------------------- Partial
 

@@ -20,7 +20,7 @@ import sys
 import numpy as np
 
 from ..config import config
-from ..core.avals import get_aval
+from ..core.avals import get_aval, typeof_rules
 from ..core.trace import Trace, Tracer, _ctx, eval_trace, set_current_trace
 from ..transforms.ad_util import float0
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
@@ -61,7 +61,8 @@ def typeof(x):
     >>> typeof(1.0)
     ShapedArray(float32[], weak_type=True)
     """
-    return get_aval(x)
+    rule = typeof_rules.get(type(x))        # a type a library registered (hijax, refs)
+    return rule(x) if rule is not None else get_aval(x)
 
 
 # ------------------------------------------------------------------ names

@@ -55,13 +55,25 @@ class ManualAxisType:
                 f"reduced={self.reduced})")
 
 
-class ShapedArray:
+class AbstractValue:
+    """The base class of every type a traced value can have (JAX's core.AbstractValue):
+    `ShapedArray`, and the types libraries define (`jax.experimental.hijax`'s, refs')."""
+    __slots__ = ()
+
+
+# type(x) -> the function giving x's type, for values that are not arrays: the types libraries
+# register (`hijax.register_hitype`), read by `jax.typeof`
+typeof_rules: dict = {}
+
+
+class ShapedArray(AbstractValue):
     """An array's type. jaxlib reads `shape`, `dtype` and `weak_type` from it directly."""
     __slots__ = ("shape", "dtype", "weak_type", "vma", "sharding", "_hash")
 
     def __init__(self, shape, dtype, weak_type=False, vma=NO_AXES, sharding=None):
         self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
+        # a typed key's dtype (an extended dtype) is kept as it is: NumPy has no such dtype
+        self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
         self.weak_type = bool(weak_type)
         # inside a shard_map body (check_vma=True): the manual mesh axes the value varies over
         self.vma = vma

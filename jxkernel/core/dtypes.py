@@ -24,16 +24,23 @@ uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.u
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
 float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
 complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
+# the 8-bit floats (ml_dtypes'), for low-precision matmuls: each promotes with nothing but
+# Python scalars, as in JAX
+float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz = (
+    np.dtype(getattr(ml_dtypes, n)) for n in ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
+                                              "float8_e5m2fnuz", "float8_e4m3b11fnuz"))
+FLOAT8_DTYPES = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz,
+                 float8_e4m3b11fnuz)
 
 SUPPORTED_DTYPES = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-                    bfloat16, float16, float32, float64, complex64, complex128)
+                    bfloat16, float16, float32, float64, complex64, complex128, *FLOAT8_DTYPES)
 _SUPPORTED = frozenset(SUPPORTED_DTYPES)
 
 BOOL_DTYPES = frozenset([bool_])
 SIGNED_DTYPES = frozenset([int8, int16, int32, int64])
 UNSIGNED_DTYPES = frozenset([uint8, uint16, uint32, uint64])
 INT_DTYPES = SIGNED_DTYPES | UNSIGNED_DTYPES
-FLOAT_DTYPES = frozenset([bfloat16, float16, float32, float64])
+FLOAT_DTYPES = frozenset([bfloat16, float16, float32, float64, *FLOAT8_DTYPES])
 COMPLEX_DTYPES = frozenset([complex64, complex128])
 INEXACT_DTYPES = FLOAT_DTYPES | COMPLEX_DTYPES
 
@@ -42,7 +49,7 @@ _X64_TO_X32 = {int64: int32, uint64: uint32, float64: float32, complex128: compl
 SHORT_NAMES = {bool_: "bool", int8: "i8", int16: "i16", int32: "i32", int64: "i64",
                uint8: "u8", uint16: "u16", uint32: "u32", uint64: "u64", bfloat16: "bf16",
                float16: "f16", float32: "f32", float64: "f64", complex64: "c64",
-               complex128: "c128"}
+               complex128: "c128", **{d: "f8_" + d.name[len("float8_"):] for d in FLOAT8_DTYPES}}
 
 
 def is_float(dtype) -> bool: return np.dtype(dtype) in FLOAT_DTYPES
@@ -126,7 +133,8 @@ def _lattice(x64: bool):
         i_: [uint8, int8], uint8: [int16, uint16], uint16: [int32, uint32],
         uint32: [int64, uint64] if x64 else [int32, uint64], uint64: [f_],
         int8: [int16], int16: [int32], int32: [int64], int64: [f_],
-        f_: [c_, float16, bfloat16], bfloat16: [float32], float16: [float32],
+        f_: [c_, float16, bfloat16, *FLOAT8_DTYPES], bfloat16: [float32], float16: [float32],
+        **{d: [] for d in FLOAT8_DTYPES},
         float32: [float64, complex64], float64: [complex128],
         c_: [complex64], complex64: [complex128], complex128: [],
     }
@@ -175,6 +183,12 @@ def _join(x64: bool, *nodes, strict: bool = False):
             f"Input dtypes {tuple(str(n) for n in nodes)} have no available implicit dtype "
             "promotion path when jax_numpy_dtype_promotion=strict. Try explicitly casting "
             "inputs to the desired output type, or set jax_numpy_dtype_promotion=standard.")
+    if not least and any(n in FLOAT8_DTYPES for n in nodes):
+        raise TypePromotionError(
+            f"Input dtypes {tuple(str(n) for n in nodes)} have no available implicit dtype "
+            "promotion path. To avoid unintended promotion, 8-bit floats do not support "
+            "implicit promotion. If you'd like your inputs to be promoted to another type, "
+            "you can do so explicitly using e.g. x.astype('float32')")
     assert len(least) == 1, nodes
     return least.pop()
 
@@ -273,7 +287,7 @@ def to_complex_dtype(d) -> np.dtype:
 
 def finfo(d):
     d = np.dtype(d)
-    return ml_dtypes.finfo(d) if d == bfloat16 else np.finfo(d)
+    return ml_dtypes.finfo(d) if d == bfloat16 or d in FLOAT8_DTYPES else np.finfo(d)
 
 
 def iinfo(d):
@@ -300,6 +314,13 @@ def issubdtype(a, b) -> bool:
 # ------------------------------------------------------------------ extended dtypes
 # Scalar classes that only answer `issubdtype`: extended dtypes (typed PRNG keys) name one
 # as their `.type`, as NumPy dtypes name their scalar type.
+class ExtendedDType:
+    """The base class of dtypes beyond NumPy's (typed PRNG keys'): each names its scalar class
+    (a subclass of `extended`) as `type`, and its `name`."""
+    type: type
+    name: str
+
+
 class extended(np.generic):
     """The scalar class of extended dtypes (never instantiated): `jnp.issubdtype(d, extended)`."""
 

@@ -12,6 +12,7 @@ from .ir import SourceInfo
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _STDLIB_DIRS = tuple({os.path.dirname(os.__file__) + os.sep})
+_excluded: list = []           # more folders or files whose frames are not the user's
 _is_internal: dict = {}        # code object -> whether its file is ours (or the stdlib's)
 _infos: dict = {}              # (code, lasti) -> SourceInfo, shared so equations stay small
 
@@ -20,8 +21,17 @@ def _internal(code) -> bool:
     known = _is_internal.get(code)
     if known is None:
         name = code.co_filename
-        known = _is_internal[code] = name.startswith(_PACKAGE_DIR) or name.startswith(_STDLIB_DIRS)
+        known = _is_internal[code] = (name.startswith(_PACKAGE_DIR) or name.startswith(_STDLIB_DIRS)
+                                      or name.startswith(tuple(_excluded)))
     return known
+
+
+def register_exclusion(path: str) -> None:
+    """Treat frames of files under `path` as not the user's (libraries over jxkernel register
+    their own files, so equations point at the line that called the library)."""
+    _excluded.append(os.path.abspath(path))
+    _is_internal.clear()
+    _infos.clear()
 
 
 def user_source_info(skip: int = 1) -> SourceInfo | None:

@@ -199,7 +199,7 @@ def canonicalize_user_dtype(d, fun_name: str = "", warn: bool = True) -> np.dtyp
 
 
 # ---------------------------------------------------------------- predicates
-_CUSTOM_FLOATS = {ml_dtypes.bfloat16}
+_CUSTOM_FLOATS = {ml_dtypes.bfloat16, *(d.type for d in _core.FLOAT8_DTYPES)}
 
 
 def issubdtype(a, b) -> bool:

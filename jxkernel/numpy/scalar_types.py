@@ -15,7 +15,8 @@ from .dtypes import _DtypeClass
 __all__ = [
     "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "bfloat16", "float16", "float32", "float64", "complex64", "complex128", "int_", "uint",
-    "float_", "complex_", "single", "double", "csingle", "cdouble",
+    "float_", "complex_", "single", "double", "csingle", "cdouble", "float8_e4m3fn",
+    "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz",
 ]
 
 
@@ -38,6 +39,10 @@ bool_ = _scalar_type(np.bool_)
 int8, int16, int32, int64 = map(_scalar_type, (np.int8, np.int16, np.int32, np.int64))
 uint8, uint16, uint32, uint64 = map(_scalar_type, (np.uint8, np.uint16, np.uint32, np.uint64))
 bfloat16 = _scalar_type(ml_dtypes.bfloat16)
+float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz = (
+    _scalar_type(getattr(ml_dtypes, n)) for n in ("float8_e4m3fn", "float8_e5m2",
+                                                  "float8_e4m3fnuz", "float8_e5m2fnuz",
+                                                  "float8_e4m3b11fnuz"))
 float16 = _scalar_type(np.float16)
 float32 = single = _scalar_type(np.float32)
 float64 = double = _scalar_type(np.float64)

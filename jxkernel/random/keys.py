@@ -20,7 +20,7 @@ import numpy as np
 from .. import lax
 from .. import numpy as _jnp  # noqa: F401  installs the Array indexing KeyArray uses
 from ..core import dtypes
-from ..core.avals import get_aval
+from ..core.avals import ShapedArray, get_aval, typeof_rules
 from ..core.basearray import Array
 from ..core.trace import Tracer
 from ..tree_util import register_pytree_node
@@ -31,10 +31,11 @@ KEY_SHAPE = (2,)
 
 
 # ------------------------------------------------------------------ typed keys
-class KeyDType:
+class KeyDType(dtypes.ExtendedDType):
     """The dtype of typed threefry keys, printed `key<fry>` as in JAX."""
     name = "key<fry>"
     impl = IMPL_NAME
+    key_shape = KEY_SHAPE           # the trailing shape of the uint32 data of one key
     type = dtypes.prng_key          # what jnp.issubdtype(k.dtype, jax.dtypes.prng_key) reads
 
     def __repr__(self):
@@ -110,6 +111,8 @@ class KeyArray:
 
 
 register_pytree_node(KeyArray, lambda k: ((k._base,), None), lambda _, c: KeyArray(c[0]))
+# jax.typeof(key): ShapedArray(key<fry>[...]), as in JAX
+typeof_rules[KeyArray] = lambda k: ShapedArray(k.shape, key_dtype_fry)
 Array.register(KeyArray)     # typed keys are jax.Array instances, as in JAX
 
 

@@ -30,7 +30,9 @@ _ELEMENT_TYPES = {
     dtypes.int64: "i64", dtypes.uint8: "ui8", dtypes.uint16: "ui16", dtypes.uint32: "ui32",
     dtypes.uint64: "ui64", dtypes.bfloat16: "bf16", dtypes.float16: "f16",
     dtypes.float32: "f32", dtypes.float64: "f64", dtypes.complex64: "complex<f32>",
-    dtypes.complex128: "complex<f64>",
+    dtypes.complex128: "complex<f64>", dtypes.float8_e4m3fn: "f8E4M3FN",
+    dtypes.float8_e5m2: "f8E5M2", dtypes.float8_e4m3fnuz: "f8E4M3FNUZ",
+    dtypes.float8_e5m2fnuz: "f8E5M2FNUZ", dtypes.float8_e4m3b11fnuz: "f8E4M3B11FNUZ",
 }
 
 

@@ -14,6 +14,7 @@ The classes are the very ones `make_jaxpr` builds, so `type(v) is Literal` and
 from __future__ import annotations
 
 import functools
+import weakref
 
 import numpy as np
 
@@ -23,7 +24,8 @@ from ...core.errors import ConcretizationTypeError
 from ...core.interpret import eval_jaxpr
 from ...core.ir import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var, jaxpr_params  # noqa: F401
 from ...core.primitive import Primitive  # noqa: F401
-from ...core.trace import Tracer
+from ...core.staging import DebugInfo, JaxprTrace  # noqa: F401
+from ...core.trace import Trace, Tracer, current_trace, eval_trace, set_current_trace  # noqa: F401
 from ...transforms.ad_util import float0
 from . import primitives  # noqa: F401
 
@@ -97,3 +99,102 @@ def concrete_or_error(force, val, context: str = ""):
             raise ConcretizationTypeError(val, f"{context}\n" if context else "")
         val = concrete
     return val if force is None else force(val)
+
+
+# ------------------------------------------------------------------ effects
+class Effect:
+    """A kind of side effect an equation may have. jxkernel tracks none in its jaxprs (its
+    side effects are callbacks ordered by their tokens); libraries subclass this to name
+    their own."""
+
+
+Effects = set
+no_effects: frozenset = frozenset()
+
+
+class EffectTypeSet:
+    """A set of effect classes (an effect is in it if its class or a base class is)."""
+
+    def __init__(self):
+        self._types: set = set()
+
+    def add_type(self, effect_type: type) -> None:
+        self._types.add(effect_type)
+
+    def contains(self, effect) -> bool:
+        return any(isinstance(effect, t) for t in self._types)
+
+    def filter_in(self, effects):
+        return [e for e in effects if self.contains(e)]
+
+    def filter_not_in(self, effects):
+        return [e for e in effects if not self.contains(e)]
+
+
+# effects allowed in the bodies of cond, scan and while_loop
+control_flow_allowed_effects = EffectTypeSet()
+
+
+# ------------------------------------------------------------------ traces
+class OpaqueTraceState:
+    """Which trace is current, compared by identity and nothing else (Flax checks that a
+    module is used under the trace it was made in)."""
+    __slots__ = ("_trace_ref", "convention")
+
+    def __init__(self, trace, convention):
+        self._trace_ref, self.convention = weakref.ref(trace), convention
+
+    def __eq__(self, other):
+        return isinstance(other, OpaqueTraceState) and self._trace_ref() is not None and \
+            self._trace_ref() is other._trace_ref()
+
+    def __hash__(self):
+        return hash(id(self._trace_ref()))
+
+    def __repr__(self):
+        return f"OpaqueTraceState({self._trace_ref()!r})"
+
+
+def get_opaque_trace_state(convention=None) -> OpaqueTraceState:
+    """The current trace, as an opaque value that is equal only to another taken under it.
+
+    >>> get_opaque_trace_state() == get_opaque_trace_state()
+    True
+    >>> outer = get_opaque_trace_state()
+    >>> jax.jit(lambda x: get_opaque_trace_state() == outer)(1.0)
+    Array(False, dtype=bool)
+    """
+    return OpaqueTraceState(current_trace(), convention)
+
+
+def find_top_trace(xs) -> Trace:
+    """The innermost trace among the tracers in `xs` (a flat sequence), else the current one."""
+    traces = [x._trace for x in xs if isinstance(x, Tracer)]
+    return max(traces, key=lambda t: t.level) if traces else current_trace()
+
+
+def take_current_trace():
+    """``with take_current_trace() as t:`` the current trace, with the evaluation trace
+    current inside the block (so a rule can bind on its parent explicitly)."""
+    return _TakeCurrentTrace()
+
+
+class _TakeCurrentTrace:
+    def __enter__(self):
+        self.trace = current_trace()
+        self.inner = set_current_trace(eval_trace)
+        self.inner.__enter__()
+        return self.trace
+
+    def __exit__(self, *exc):
+        self.inner.__exit__(*exc)
+
+
+def unsafe_am_i_under_a_jit_DO_NOT_USE() -> bool:
+    """Whether some enclosing trace stages a jaxpr (jit, make_jaxpr, a control-flow body)."""
+    t = current_trace()
+    while t is not None:
+        if isinstance(t, JaxprTrace):
+            return True
+        t = t.parent
+    return False

@@ -1,0 +1,148 @@
+"""The type machinery libraries over JAX declare things with (Flax NNX, Linen's fp8 ops):
+jax.Ref/new_ref and AbstractRef, jax.experimental.hijax's registration and eager
+HiPrimitives, jax.typeof of typed keys and registered types, jax.extend.core's effects and
+opaque trace state, jax._src.tree_util._registry, jax._src.core/_src.dtypes, and
+jax.experimental.layout's Layout and Format."""
+import collections
+import dataclasses
+
+import numpy as np
+import pytest
+from doc_examples import check_docstring_examples
+
+import jxkernel
+import jxkernel.numpy as jnp
+from jxkernel.core.avals import AbstractValue, ShapedArray
+
+
+@pytest.mark.parametrize("module", ["jxkernel._src.state.types", "jxkernel.experimental.hijax", "jxkernel._src.hijax",
+                                    "jxkernel._src.core", "jxkernel._src.dtypes",
+                                    "jxkernel._src.tree_util", "jxkernel.experimental.layout"])
+def test_docstring_examples(module):
+    check_docstring_examples(module)
+
+
+def test_ref_reads_and_writes_eagerly_and_inside_one_trace():
+    r = jxkernel.new_ref(jnp.arange(3.0))
+    r[...] = r[...] * 2.0
+    r[0] = -1.0
+    assert r[...].tolist() == [-1.0, 2.0, 4.0] and r.shape == (3,)
+    assert jxkernel.typeof(r) == jxkernel._src.state.types.AbstractRef(ShapedArray((3,), jnp.float32))
+
+    @jxkernel.jit
+    def f(x):
+        acc = jxkernel.new_ref(jnp.zeros_like(x))
+        for i in range(3):
+            acc[...] = acc[...] + x * i
+        return acc[...]
+    assert f(jnp.ones(2)).tolist() == [3.0, 3.0]
+
+
+def test_ref_is_not_an_argument_of_transformations():
+    with pytest.raises(TypeError, match="not a valid JAX type"):
+        jxkernel.jit(lambda r: r[...])(jxkernel.new_ref(jnp.zeros(2)))
+
+
+def test_typeof_of_typed_keys():
+    keys = jxkernel.random.split(jxkernel.random.key(0), 4)
+    assert repr(jxkernel.typeof(jxkernel.random.key(1))) == "ShapedArray(key<fry>[])"
+    assert jxkernel.typeof(keys).str_short() == "key<fry>[4]"
+    assert isinstance(jxkernel.typeof(keys).dtype, jxkernel._src.dtypes.ExtendedDType)
+    from jxkernel._src.core import physical_aval
+    assert physical_aval(jxkernel.typeof(keys)) == ShapedArray((4, 2), np.uint32)
+
+
+def test_hijax_registration_and_eager_primitives():
+    from jxkernel.experimental import hijax
+
+    class BoxTy(hijax.MutableHiType):
+        def __eq__(self, other):
+            return isinstance(other, BoxTy)
+
+        def __hash__(self):
+            return 1
+
+    class Box:
+        def __init__(self, v):
+            self.v = v
+
+    hijax.register_hitype(Box, lambda b: BoxTy())
+    assert jxkernel.typeof(Box(1)) == BoxTy() and isinstance(BoxTy(), AbstractValue)
+
+    class Incr(hijax.HiPrimitive):
+        def impl(self, box, *, by):
+            box.v += by
+            return box.v
+
+    incr_p = Incr("incr_library_types_test")
+    box = Box(1)
+    assert incr_p.bind(box, by=2) == 3 and box.v == 3
+    with pytest.raises(NotImplementedError, match="incr_library_types_test"):
+        jxkernel.jit(lambda x: incr_p.bind(x, by=1))(1.0)
+    method = hijax.aval_method(len)
+    assert method.fun is len and hijax.aval_property(fget=abs).fget is abs
+
+
+def test_effects_and_opaque_trace_state():
+    from jxkernel.extend import core
+
+    class MyEffect(core.Effect):
+        pass
+
+    allowed = core.EffectTypeSet()
+    allowed.add_type(MyEffect)
+    assert allowed.contains(MyEffect()) and not allowed.contains(core.Effect())
+    outside = core.get_opaque_trace_state(convention="flax")
+    assert outside == core.get_opaque_trace_state()
+    inside = jxkernel.jit(lambda x: (x, core.get_opaque_trace_state()))
+    seen = []
+    jxkernel.grad(lambda x: seen.append(core.get_opaque_trace_state() == outside) or x)(1.0)
+    assert seen == [False]
+    del inside
+
+    def under_jit(x):
+        seen.append(core.unsafe_am_i_under_a_jit_DO_NOT_USE())
+        seen.append(core.find_top_trace([x, 1.0]) is core.find_top_trace([x]))
+        return x
+    jxkernel.jit(under_jit)(1.0)
+    assert seen[1:] == [True, True] and not core.unsafe_am_i_under_a_jit_DO_NOT_USE()
+
+
+def test_pytree_registry_holds_python_registered_types():
+    from jxkernel._src.tree_util import _registry
+
+    class Pair:
+        def __init__(self, a, b):
+            self.a, self.b = a, b
+
+    @dataclasses.dataclass
+    class Point:
+        x: float
+        y: float
+
+    jxkernel.tree_util.register_pytree_node(Pair, lambda p: ((p.a, p.b), None),
+                                            lambda _, c: Pair(*c))
+    jxkernel.tree_util.register_dataclass(Point, ["x", "y"], [])
+    assert {tuple, list, dict, type(None), Pair, Point} <= set(_registry)
+    assert collections.OrderedDict not in _registry and int not in _registry
+    children, aux = _registry[Point].to_iter(Point(1.0, 2.0))
+    assert children == (1.0, 2.0) and _registry[Point].from_iter(aux, (3.0, 4.0)) == Point(3.0, 4.0)
+
+
+def test_supports_inf():
+    from jxkernel._src.dtypes import supports_inf
+    assert [supports_inf(d) for d in (jnp.bfloat16, jnp.float16, jnp.float8_e5m2,
+                                       jnp.float8_e4m3fn, jnp.complex64, jnp.bool_)] == \
+        [True, True, True, False, True, False]
+
+
+def test_format_checks_its_arguments():
+    from jxkernel.experimental.layout import Format, Layout
+    with pytest.raises(ValueError, match="concrete sharding"):
+        Format(Layout((0,)))
+    with pytest.raises(TypeError, match="layout must be"):
+        Format("row-major")
+    sharding = jxkernel.sharding.SingleDeviceSharding(jxkernel.devices()[0])
+    assert Format(Layout((1, 0)), sharding) == Format(Layout((1, 0)), sharding)
+    with pytest.raises(ValueError, match="shape"):
+        Layout((0, 1)).check_compatible_aval((3,))
