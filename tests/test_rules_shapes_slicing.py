@@ -80,6 +80,10 @@ CASES = [
     Case("split", lambda x: lax.concatenate(lax.split(x, (1, 0, 3), 1)[::-1], 1),
          [floats(2, 4)], (0,)),
     Case("split_mul", lambda x: lax.mul(*lax.split(x, (2, 2), 0)), [floats(4, 3)], (0,)),
+    Case("stack", lambda x, y: lax.stack([x, y, x], 1), [floats(2, 3), floats(2, 3)], (0, 1)),
+    # unstack's third piece unused: its cotangent is a symbolic zero
+    Case("unstack", lambda x: lax.mul(*lax.unstack(x, 0)[:2]), [floats(3, 2)], (0,)),
+    Case("tile", lambda x: lax.tile(x, (2, 1, 3)), [floats(2, 3, 1)], (0,)),
     Case("pad", lambda x, p: lax.pad(x, p, [(1, 2, 1), (-1, 1, 2)]), [floats(3, 4), floats()],
          (0, 1)),
     Case("pad_1d", lambda x, p: lax.pad(x, p, [(0, -2, 3)]), [floats(4), floats()], (0, 1)),

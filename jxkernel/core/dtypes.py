@@ -108,8 +108,8 @@ def dtype(x, *, canonicalize=True) -> np.dtype:
         d = _PYTHON_SCALAR_DTYPES[type(x)]
     elif isinstance(x, type) and x in _PYTHON_SCALAR_DTYPES:
         d = _PYTHON_SCALAR_DTYPES[x]
-    elif hasattr(x, "dtype"):
-        d = x.dtype
+    elif hasattr(x, "dtype") and not (isinstance(x, type) and issubclass(x, np.generic)):
+        d = x.dtype                     # (NumPy's scalar classes have a `dtype` descriptor)
     else:
         d = np.dtype(x)
     return canonicalize_dtype(d) if canonicalize else check_supported(d)

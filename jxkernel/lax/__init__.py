@@ -10,6 +10,8 @@ from .reductions import (argmax_p, argmin_p, cumlogsumexp_p, cummax_p, cummin_p,
                          reduce_and, reduce_max, reduce_min, reduce_or, reduce_prod, reduce_sum,
                          reduce_xor)
 from .dot import Precision, batch_matmul, dot, dot_general, dot_general_p  # noqa: F401
+from .dot import DotDimensionNumbers, PrecisionLike  # noqa: F401
+from ..core.dtypes import dtype  # noqa: F401  (lax.dtype: a value's or a type's dtype)
 from .sorting import sort, sort_key_val, sort_p, top_k, top_k_p  # noqa: F401
 from .shapes import (broadcast_in_dim_p, concatenate_p, iota_p, reshape_p,  # noqa: F401
                      rev_p, squeeze_p, transpose_p, broadcast, broadcast_in_dim,
@@ -33,6 +35,7 @@ from .parallel import (all_gather, all_gather_p, all_to_all, all_to_all_p, axis_
                        ppermute, ppermute_p, pshuffle, psum, psum_invariant_p, psum_p,
                        psum_scatter, pswapaxes, reduce_scatter_p)
 from .shapes import split, split_p  # noqa: F401
+from .shapes import stack, stack_p, tile, tile_p, unstack, unstack_p  # noqa: F401
 from .creation import full, full_like  # noqa: F401,E402
 from .fft import FftType, fft, fft_p  # noqa: F401,E402  (eager: lax.fft is also a module)
 from .barrier import optimization_barrier, optimization_barrier_p  # noqa: F401,E402
@@ -44,7 +47,7 @@ from ..core.lazy_names import lazy_names as _lazy_names  # noqa: E402
 # of the package: `import jxkernel` stays small. Each primitive's rules live in its module,
 # so a primitive not loaded yet is in no program.
 _LAZY_MODULES = {
-    "convolution": ("ConvDimensionNumbers", "PaddingType", "conv", "conv_dimension_numbers",
+    "convolution": ("ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "PaddingType", "conv", "conv_dimension_numbers",
         "conv_general_dilated", "conv_general_dilated_p", "conv_general_dilated_patches",
         "conv_general_permutations", "conv_general_shape_tuple", "conv_shape_tuple",
         "conv_transpose", "conv_transpose_shape_tuple", "conv_with_general_padding",
@@ -57,6 +60,8 @@ _LAZY_MODULES = {
         "polygamma", "polygamma_p", "random_gamma_grad", "regularized_incomplete_beta_p",
         "zeta", "zeta_p"),
     "solves": ("custom_linear_solve", "custom_root", "linear_solve_p"),
+    "rng": ("RandomAlgorithm", "rng_bit_generator", "rng_bit_generator_p", "rng_uniform",
+        "rng_uniform_p"),
 }
 _LAZY = {name: ("." + module, name) for module, names in _LAZY_MODULES.items() for name in names}
 _LAZY["linalg"] = (".linalg", None)      # jax.lax.linalg, the module itself

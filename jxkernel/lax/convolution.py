@@ -19,7 +19,7 @@ import enum
 import math
 import operator
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import NamedTuple, Union
 
 import numpy as np
 
@@ -42,6 +42,10 @@ class ConvDimensionNumbers(NamedTuple):
     lhs_spec: Sequence[int]
     rhs_spec: Sequence[int]
     out_spec: Sequence[int]
+
+
+# what conv_general_dilated's `dimension_numbers` takes (JAX's annotation)
+ConvGeneralDilatedDimensionNumbers = Union[None, ConvDimensionNumbers, tuple[str, str, str]]
 
 
 class PaddingType(enum.Enum):

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import enum
 import operator
+from collections.abc import Sequence
+from typing import Union
 
 import numpy as np
 
@@ -52,6 +54,12 @@ class Precision(enum.Enum):
     def __str__(self):
         return self.name
 
+
+# The annotations of dot_general's arguments, as JAX names them: ((lhs_contracting,
+# rhs_contracting), (lhs_batch, rhs_batch)), and what `precision=` takes
+DotDimensionNumbers = tuple[tuple[Sequence[int], Sequence[int]],
+                            tuple[Sequence[int], Sequence[int]]]
+PrecisionLike = Union[None, str, Precision, tuple[str, str], tuple[Precision, Precision]]
 
 _PRECISION_STRINGS = {"highest": Precision.HIGHEST, "float32": Precision.HIGHEST,
                       "high": Precision.HIGH, "bfloat16_3x": Precision.HIGH,

@@ -378,6 +378,10 @@ mul_p = binop("mul", "stablehlo.multiply", NUMERIC)
 ad.defbilinear(mul_p, lambda ct, x, y: ad.unbroadcast(mul(ct, y), x.aval),
                lambda ct, x, y: ad.unbroadcast(mul(x, ct), y.aval))
 
+# the upper half of the double-width integer product (chlo.mulhi, as JAX lowers it)
+mulhi_p = binop("mulhi", "chlo.mulhi", INT)
+ad.defjvp_zero(mulhi_p)
+
 div_p = binop("div", "stablehlo.divide", NUMERIC)
 ad.defjvp(div_p, lambda g, ans, x, y: div(g, y),
           lambda g, ans, x, y: mul(mul(neg(g), x), integer_pow(y, -2)))
@@ -751,6 +755,7 @@ def integer_pow(x, y: int):
 def add(x, y): return add_p.bind(x, y)
 def sub(x, y): return sub_p.bind(x, y)
 def mul(x, y): return mul_p.bind(x, y)
+def mulhi(x, y, /): return mulhi_p.bind(x, y)
 def div(x, y): return div_p.bind(x, y)
 def rem(x, y): return rem_p.bind(x, y)
 def pow(x, y): return pow_p.bind(x, y)

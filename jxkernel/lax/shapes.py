@@ -375,6 +375,164 @@ transpose_rules[split_p] = _split_transpose
 batching_rules[split_p] = _split_batching
 sharding_rules[split_p] = sharding_types.split_rule
 
+# ------------------------------------------------------------------ stack, unstack, tile
+# JAX 0.10's primitives for jnp.stack's and jnp.unstack's work and for lax.tile: one equation
+# each (a broadcast per operand and a concatenate, a slice per piece, a reshape-broadcast-
+# reshape, when lowered), and each of stack and unstack is the other's transpose.
+stack_p = Primitive("stack")
+
+
+def _stack_abstract_eval(*operands, axis):
+    if not operands:
+        raise ValueError("stack expects at least one operand, got 0.")
+    if len({o.ndim for o in operands}) != 1:
+        raise ValueError(f"Cannot stack arrays with different numbers of dimensions: got "
+                         f"{', '.join(str(o.shape) for o in operands)}.")
+    if len({o.shape for o in operands}) != 1:
+        raise ValueError(f"All input arrays must have the same shape. Got "
+                         f"{', '.join(str(o.shape) for o in operands)}.")
+    check_same_dtypes("stack", *operands)
+    shape = list(operands[0].shape)
+    shape.insert(axis, len(operands))
+    return ShapedArray(tuple(shape), operands[0].dtype, all(o.weak_type for o in operands))
+
+
+def _stack_lowering(ctx, *xs, axis):
+    # each operand gets a unit axis at `axis` (broadcast_in_dim, as JAX), then one concatenate
+    shape = list(ctx.avals_in[0].shape)
+    shape.insert(axis, 1)
+    dims = [i for i in range(len(shape)) if i != axis]
+    unit = hlo.tensor_type(tuple(shape), ctx.avals_in[0].dtype)
+    expanded = [ctx.op1("stablehlo.broadcast_in_dim", [x],
+                        {"broadcast_dimensions": hlo.i64_array(dims)}, result_type=unit)
+                for x in xs]
+    return ctx.op1("stablehlo.concatenate", expanded, {"dimension": hlo.i64_attr(axis)})
+
+
+def _stack_transpose(ct, *operands, axis):
+    return unstack_p.bind(ct, axis=axis)
+
+
+def _stack_batching(vals, dims, *, axis):
+    if all(d is not None for d in dims) and len(set(dims)) == 1:
+        d = dims[0]                     # the same batch axis everywhere: stack around it
+        return stack_p.bind(*vals, axis=axis + (axis > d)), d + (axis <= d)
+    size = bu.axis_size_of(vals, dims)
+    return stack_p.bind(*[bu.bdim_at_front(x, d, size) for x, d in zip(vals, dims)],
+                        axis=axis + 1), 0
+
+
+def _stack_sharding(name, in_avals, params, out_avals):
+    parts = list(sharding_types.broadcasting_rule(name, in_avals, params, out_avals))
+    parts.insert(params["axis"], ())
+    return parts
+
+
+abstract_eval_rules[stack_p] = _stack_abstract_eval
+lowering_rules[stack_p] = _stack_lowering
+ad.deflinear2(stack_p, _stack_transpose)
+batching_rules[stack_p] = _stack_batching
+sharding_rules[stack_p] = _stack_sharding
+
+unstack_p = Primitive("unstack", multiple_results=True)
+
+
+def _unstack_abstract_eval(operand, *, axis):
+    if operand.ndim == 0:
+        raise ValueError(f"unstack requires arrays with rank > 0, however a scalar array of "
+                         f"shape {operand.shape} was passed.")
+    shape = operand.shape[:axis] + operand.shape[axis + 1:]
+    return [ShapedArray(shape, operand.dtype, operand.weak_type)] * operand.shape[axis]
+
+
+def _unstack_lowering(ctx, x, *, axis):
+    shape = ctx.avals_in[0].shape
+    piece = hlo.tensor_type(shape[:axis] + (1,) + shape[axis + 1:], ctx.avals_in[0].dtype)
+    outs = []
+    for i, aval in enumerate(ctx.avals_out):
+        lo, hi = [0] * len(shape), list(shape)
+        lo[axis], hi[axis] = i, i + 1
+        sliced = ctx.op1("stablehlo.slice", [x], {
+            "start_indices": hlo.i64_array(lo), "limit_indices": hlo.i64_array(hi),
+            "strides": hlo.i64_array((1,) * len(shape))}, result_type=piece)
+        outs.append(ctx.op1("stablehlo.reshape", [sliced], result_type=hlo.aval_type(aval)))
+    return outs
+
+
+def _unstack_jvp(primals, tangents, *, axis):
+    outs = unstack_p.bind(*primals, axis=axis)
+    if type(tangents[0]) is ad.Zero:
+        return outs, [ad.Zero(ad.aval_of(o)) for o in outs]
+    return outs, unstack_p.bind(tangents[0], axis=axis)
+
+
+def _unstack_transpose(cts, operand, *, axis):
+    if all(type(ct) is ad.Zero for ct in cts):
+        return [ad.Zero(operand.aval)]
+    return [stack_p.bind(*[ad.instantiate(ct) for ct in cts], axis=axis)]
+
+
+def _unstack_batching(vals, dims, *, axis):
+    (x,), (d,) = vals, dims
+    outs = unstack_p.bind(x, axis=axis + (axis >= d))
+    return outs, [d - (axis < d)] * len(outs)
+
+
+def _unstack_sharding(name, in_avals, params, out_avals):
+    parts, axis = sharding_types.parts_of(in_avals[0]), params["axis"]
+    if parts[axis]:
+        raise sharding_types.ShardingTypeError(
+            f"unstack operand cannot be sharded on the unstacking axis {axis}. Got operand "
+            f"type={in_avals[0].str_short()}")
+    return [parts[:axis] + parts[axis + 1:]] * len(out_avals)
+
+
+abstract_eval_rules[unstack_p] = _unstack_abstract_eval
+lowering_rules[unstack_p] = _unstack_lowering
+jvp_rules[unstack_p] = _unstack_jvp
+transpose_rules[unstack_p] = _unstack_transpose
+batching_rules[unstack_p] = _unstack_batching
+sharding_rules[unstack_p] = _unstack_sharding
+
+tile_p = Primitive("tile")
+
+
+def _tile_abstract_eval(operand, *, reps):
+    if operand.ndim != len(reps):
+        raise TypeError(f"reps length must be equal to the ndim of x, got len(reps)={len(reps)} "
+                        f"and x.ndim={operand.ndim}.")
+    return ShapedArray(tuple(d * r for d, r in zip(operand.shape, reps)), operand.dtype,
+                       operand.weak_type)
+
+
+def _tile_lowering(ctx, x, *, reps):
+    # as JAX: a unit axis before each dimension, broadcast to the repeat counts, merged back
+    aval = ctx.avals_in[0]
+    unit = hlo.tensor_type(tuple(j for d in aval.shape for j in (1, d)), aval.dtype)
+    wide = hlo.tensor_type(tuple(j for r, d in zip(reps, aval.shape) for j in (r, d)), aval.dtype)
+    x = ctx.op1("stablehlo.reshape", [x], result_type=unit)
+    x = ctx.op1("stablehlo.broadcast_in_dim", [x], {
+        "broadcast_dimensions": hlo.i64_array(range(2 * aval.ndim))}, result_type=wide)
+    return ctx.op1("stablehlo.reshape", [x])
+
+
+def _tile_transpose(ct, operand, *, reps):
+    shape = operand.aval.shape
+    pairs = reshape(ct, tuple(j for r, d in zip(reps, shape) for j in (r, d)))
+    return [reduce_sum(pairs, tuple(range(0, 2 * len(shape), 2)))]
+
+
+def _tile_batching(vals, dims, *, reps):
+    (x,), (d,) = vals, dims
+    return tile_p.bind(x, reps=reps[:d] + (1,) + reps[d:]), d
+
+
+abstract_eval_rules[tile_p] = _tile_abstract_eval
+lowering_rules[tile_p] = _tile_lowering
+ad.deflinear2(tile_p, _tile_transpose)
+batching_rules[tile_p] = _tile_batching
+sharding_rules[tile_p] = sharding_types.unsplit_dims_only("tile", sharding_types.resized)
+
 # ------------------------------------------------------------------ iota
 iota_p = Primitive("iota")
 
@@ -597,7 +755,39 @@ def collapse(operand, start_dimension: int, stop_dimension: int | None = None):
     return reshape(operand, shape[:lo] + (math.prod(shape[lo:hi]),) + shape[hi:])
 
 
+def stack(operands, axis: int = 0):
+    """The arrays `operands` (all of one shape and dtype) joined along a new axis `axis`.
+
+        >>> lax.stack([jnp.array([1, 2]), jnp.array([3, 4])], axis=1)
+        Array([[1, 3],
+               [2, 4]], dtype=int32)
+    """
+    if len(operands) == 0:
+        raise ValueError("stack expects at least one operand, got 0.")
+    return stack_p.bind(*operands, axis=canonicalize_axis(axis, _ndim(operands[0]) + 1))
+
+
+def unstack(x, axis: int = 0) -> tuple:
+    """`x` cut into its slices along `axis`, each without that axis (the inverse of stack).
+
+        >>> lax.unstack(jnp.array([[1, 2], [3, 4]]), axis=1)
+        (Array([1, 3], dtype=int32), Array([2, 4], dtype=int32))
+    """
+    return tuple(unstack_p.bind(x, axis=canonicalize_axis(axis, _ndim(x))))
+
+
+def tile(operand, reps):
+    """`operand` repeated `reps[i]` times along each dimension i (one count per dimension).
+
+        >>> lax.tile(jnp.array([[1, 2]]), (2, 2))
+        Array([[1, 2, 1, 2],
+               [1, 2, 1, 2]], dtype=int32)
+    """
+    return tile_p.bind(operand, reps=tuple(operator.index(r) for r in reps))
+
+
 __all__ = ["broadcast_in_dim_p", "reshape_p", "squeeze_p", "transpose_p", "rev_p",
            "concatenate_p", "split_p", "iota_p", "broadcast", "broadcast_in_dim",
            "broadcast_shapes", "broadcast_to_rank", "reshape", "squeeze", "expand_dims", "transpose", "rev",
-           "concatenate", "split", "iota", "broadcasted_iota", "collapse"]
+           "concatenate", "split", "iota", "broadcasted_iota", "collapse",
+           "stack_p", "unstack_p", "tile_p", "stack", "unstack", "tile"]

@@ -55,5 +55,56 @@ def api_cases(jax):
     }
 
 
+def lax_cases(jax):
+    """stack, unstack, tile, mulhi, lax.dtype, rng_bit_generator, rng_uniform."""
+    jnp, lax = jax.numpy, jax.lax
+    x = jnp.arange(6.0).reshape(2, 3)
+    key = jnp.array([1, 2, 3, 4], jnp.uint32)
+    keys = jnp.stack([key, key + 1, key * 7])
+    a = np.array([-7, 2 ** 30, -2 ** 31, 123456789, 0, -1], np.int32)
+    b = np.array([3, 7, -2 ** 31, 987654321, 5, -1], np.int32)
+    # one program per dtype: XLA's CPU fusion has no mulhi (JAX's jit of several fails too)
+    mulhi = lambda a, b: [lax.mulhi(a.astype(t), b.astype(t)) for t in (
+        jnp.int8, jnp.int16, jnp.int32, jnp.uint8, jnp.uint16, jnp.uint32)]
+    jaxpr = lambda f, *args: str(jax.make_jaxpr(f)(*args))
+    return {
+        "stack": enc([lax.stack([x, x + 1], axis=a_) for a_ in (0, 1, 2, -1)]),
+        "stack_jaxpr": jaxpr(lambda a: lax.stack([a, a], 2), x),
+        "unstack": enc([lax.unstack(x, axis=a_) for a_ in (0, 1, -1)]),
+        "unstack_jaxpr": jaxpr(lambda a: lax.unstack(a, 1), x),
+        "tile": enc([lax.tile(x, (2, 1)), lax.tile(x, (1, 3)), lax.tile(jnp.int8(3), ())]),
+        "tile_jaxpr": jaxpr(lambda a: lax.tile(a, (2, 2)), x),
+        "stack_unstack_tile_grad": enc(jax.grad(lambda a: (lax.stack([a, 2 * a], 1) ** 2).sum()
+                                                + (lax.unstack(a, 1)[2] ** 3).sum()
+                                                + (lax.tile(a, (2, 3)) ** 2).sum())(x)),
+        # (lax.stack([]) is an IndexError in JAX's wrapper; jxkernel raises its shape rule's
+        # ValueError, "stack expects at least one operand, got 0.")
+        "stack_errors": [outcome(lambda: lax.stack([x, x.T])),
+                         outcome(lambda: lax.stack([x, x.astype(jnp.int32)])),
+                         outcome(lambda: lax.unstack(jnp.float32(1))),
+                         outcome(lambda: lax.tile(x, (2,)))],
+        "mulhi": enc(mulhi(a, b)),
+        "mulhi_jaxpr": jaxpr(lax.mulhi, a, b),
+        "mulhi_float": outcome(lambda: lax.mulhi(1.0, 2.0)),
+        "dtype": [str(lax.dtype(v)) for v in (1.0, 1, True, 1j, np.float64, np.int16, "bfloat16",
+                                               np.arange(3, dtype=np.uint8), x, int, float)],
+        "rng_bit_generator": enc([lax.rng_bit_generator(key, (3,), dtype=d, algorithm=alg)
+                                  for d in (jnp.uint8, jnp.uint16, jnp.uint32)
+                                  for alg in lax.RandomAlgorithm]),
+        "rng_bit_generator_2d": enc(lax.rng_bit_generator(key, (2, 3))),
+        "rng_bit_generator_jit_vmap": enc(jax.jit(jax.vmap(
+            lambda k: lax.rng_bit_generator(k, (2,))))(keys)),
+        "rng_bit_generator_jaxpr": jaxpr(lambda k: lax.rng_bit_generator(k, (3,)), key),
+        # (a key of another shape fails an assert in JAX's lowering; jxkernel's TypeError names
+        # it: tests/test_public_names.py)
+        "rng_bit_generator_errors": [outcome(lambda: lax.rng_bit_generator(key, (2,), jnp.int32))],
+        "random_algorithm": [str(a_) for a_ in lax.RandomAlgorithm] + [int(a_) for a_ in lax.RandomAlgorithm],
+        "rng_uniform_jaxpr": jaxpr(lambda a, b: lax.rng_uniform(a, b, (2,)), 0.0, 1.0),
+        "rng_uniform_errors": [outcome(lambda: lax.rng_uniform(0.0, jnp.int32(1), (2,))),
+                               outcome(lambda: lax.rng_uniform(jnp.zeros(2), 1.0, (2,))),
+                               outcome(lambda: jax.grad(lambda a: lax.rng_uniform(a, 2.0, ()))(1.0))],
+    }
+
+
 def run(jax) -> dict:
-    return {"api": api_cases(jax)}
+    return {"api": api_cases(jax), "lax": lax_cases(jax)}
