@@ -61,6 +61,18 @@ def test_a_failing_answer_is_reported_in_one_line():
     assert "solution('jit-where')" in repr(result)
 
 
+@pytest.mark.parametrize("id, answer, said", [
+    ("ad-hessian", "hello", "cubes_hessian should be an array of shape (3, 3) of numbers; "
+                            "it is a str ('hello')."),
+    ("vmap-rows", 3, "This exercise asks for a function; your answer is the number 3."),
+    ("jit-where", "hello", "This exercise asks for a function; your answer is a str ('hello')."),
+])
+def test_an_answer_of_the_wrong_kind_is_told_what_was_expected(id, answer, said):
+    result = check(id, answer)
+    assert not result.passed and said in result.message, result.message
+    assert "line" not in result.message and "convert" not in result.message   # no internals
+
+
 def test_hints_come_one_at_a_time_then_repeat_the_last():
     ex = workshop.find("jit-static")
     ex.shown_hints = 0

@@ -57,10 +57,36 @@ def exercise(id: str, *, hints=(), solution: str = ""):
 TRACER_ERRORS = (jx_errors.ConcretizationTypeError, jx_errors.TracerIntegerConversionError)
 
 
+def describe(value) -> str:
+    """A learner's answer in a few words: "a str ('hello')", "an array of shape (3,)"."""
+    if isinstance(value, str):
+        return f"a str ({value[:30]!r}{'...' if len(value) > 30 else ''})"
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, (int, float, complex, np.number)):
+        return f"the number {value!r}"
+    if hasattr(value, "shape") and hasattr(value, "dtype"):
+        return f"an array of shape {tuple(value.shape)} and dtype {value.dtype}"
+    if callable(value):
+        return f"a function ({getattr(value, '__name__', type(value).__name__)})"
+    return f"a {type(value).__name__}"
+
+
+def expected(want) -> str:
+    """What an answer like `want` is, said to a learner: "an array of shape (3, 3)"."""
+    shape = np.shape(want)
+    return "a number" if shape == () else f"an array of shape {shape}"
+
+
 def expect_close(got, want, what: str, rtol: float = 1e-6, atol: float = 1e-6) -> None:
     """For exercises answered with numbers: the same shape, and values within a few float32
     roundings of the reference (the exercises' computations are short and well-conditioned)."""
-    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    want = np.asarray(want, np.float64)
+    try:
+        got = np.asarray(got, np.float64)
+    except (TypeError, ValueError):             # a str, a function, a ragged list...
+        raise NotYet(f"{what} should be {expected(want)} of numbers; it is {describe(got)}.") \
+            from None
     if got.shape != want.shape:
         raise NotYet(f"{what} has shape {got.shape}; it should be {want.shape}.")
     if not np.allclose(got, want, rtol=rtol, atol=atol):
@@ -142,6 +168,14 @@ class Result:
                 + "</div>")
 
 
+_LIBRARIES = tuple(str(pathlib.Path(m.__file__).resolve().parent) for m in (np, jx_errors))
+
+
+def _learners(filename: str) -> bool:
+    """Whether a traceback's file is the learner's code, not jxkernel's or NumPy's."""
+    return not str(pathlib.Path(filename).resolve()).startswith(_LIBRARIES)
+
+
 def check(id: str, answer) -> Result:
     """Test `answer` for exercise `id`: correct, or not yet with what is wrong."""
     ex = find(id)
@@ -152,7 +186,15 @@ def check(id: str, answer) -> Result:
     except NotYet as e:
         return Result(ex, False, str(e))
     except Exception as e:  # noqa: BLE001  the learner's code failed: say how, in one line
-        frame = traceback.extract_tb(e.__traceback__)[-1]
+        frames = traceback.extract_tb(e.__traceback__)
+        frame = frames[-1]
+        if not callable(answer) and not any(_learners(f.filename) for f in frames):
+            # no line of the learner's ran: the answer is not the kind of thing asked for
+            asked = "a function" if isinstance(e, TypeError) and "callable" in str(e) \
+                else "something else"
+            return Result(ex, False, f"This exercise asks for {asked}; your answer is "
+                                     f"{describe(answer)}. The text above the cell says what to "
+                                     f"write.")
         return Result(ex, False, f"Your answer raised {type(e).__name__}: {e} "
                                  f"(line {frame.lineno}: {frame.line})")
     return Result(ex, True, "")
