@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 
 
 def _parse_bool(text: str) -> bool:
@@ -176,6 +177,33 @@ class Config:
 
     def read(self, name: str):
         return getattr(self, name)
+
+    def parse_flags_with_absl(self, argv=None) -> None:
+        """Set options from command-line flags, as JAX reads them with absl: `--jax_name=value`,
+        and for booleans `--jax_name` / `--nojax_name` (test programs call this first). Other
+        arguments are left alone, as are flags of options jxkernel does not have (absl's
+        known-only parsing leaves them too).
+
+        >>> config.parse_flags_with_absl(["prog", "--jax_log_compiles=false", "-v"])
+        >>> config.jax_log_compiles
+        False
+        """
+        for arg in (sys.argv if argv is None else argv)[1:]:
+            if not arg.startswith(("--jax_", "--nojax_")):
+                continue
+            name, has_value, raw = arg[2:].partition("=")
+            negated = name.startswith("nojax_") and not has_value
+            name = name[2:] if negated else name
+            if name not in self._options:
+                continue
+            option = self._options[name]
+            if has_value:
+                value = option.parse(raw)
+            elif isinstance(option.default, bool):
+                value = not negated
+            else:
+                raise ValueError(f"flag --{name} needs a value: --{name}=VALUE")
+            self.update(name, value)
 
     def watch(self, name: str, callback) -> None:
         """Call `callback(old, new)` before option `name` changes; raising refuses the change."""
