@@ -2,6 +2,7 @@
 raise where operands of different ranks meet, with JAX 0.10.2's messages (recorded by
 reference/make_rank_promotion_reference.py), and jit traces again when the option changes."""
 import json
+import re
 import os
 import warnings
 
@@ -61,3 +62,23 @@ def test_jit_traces_again_when_the_option_changes():
             scaled(jnp.ones(3), jnp.full((2, 3), 2.0))
     assert scaled(jnp.ones(3), jnp.full((2, 3), 2.0)).shape == (2, 3) and len(traced) == 2
     assert jax.config.jax_numpy_rank_promotion == "allow"
+
+
+def test_ranks_that_cannot_broadcast_raise_jaxs_value_error():
+    # JAX's vmapped_log_probs notebook catches this ValueError (operands' own shapes named),
+    # where lax's TypeError about the rank-promoted shapes used to escape
+    x, beta = np.ones((100, 10), np.float32), np.ones((4, 10), np.float32)
+    y = np.arange(100) % 2
+
+    def log_joint(beta):
+        return jnp.sum(-jnp.log(1 + jnp.exp(-(2 * y - 1) * jnp.dot(x, beta))))
+    with pytest.raises(ValueError, match=re.escape(
+            "Incompatible shapes for broadcasting: shapes=[(100,), (100, 4)]")):
+        log_joint(beta.T)
+    assert jax.vmap(log_joint)(beta).shape == (4,)
+    with pytest.raises(ValueError, match=re.escape(
+            "Incompatible shapes for broadcasting: shapes=[(3,), (2, 4), ()]")):
+        jnp.where(jnp.ones(3) > 0, jnp.ones((2, 4)), 0.0)
+    with pytest.raises(TypeError, match=re.escape(
+            "mul got incompatible shapes for broadcasting: (3,), (4,)")):
+        jnp.ones(3) * jnp.ones(4)             # equal ranks: lax's own check, as in JAX

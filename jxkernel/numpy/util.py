@@ -207,7 +207,9 @@ def promote_shapes(fun_name: str, *args) -> list:
         return [ensure_array(x) for x in args]
     if config.jax_numpy_rank_promotion != "allow":
         _rank_promotion_warning_or_error(fun_name, [aval_of(x).shape for x in args])
-    rank = max(ranks)
+    # shapes that cannot broadcast raise JAX's ValueError here, naming the operands' own
+    # shapes (not lax's TypeError about the rank-promoted ones)
+    rank = len(shapes.broadcast_shapes(*[aval_of(x).shape for x in args]))
     return [shapes.broadcast_to_rank(x, rank) if r else ensure_array(x)
             for x, r in zip(args, ranks)]
 
