@@ -11,11 +11,11 @@ keeps the cells it finished): ``{"index", "out": [lines], "error": "Type: messag
 A cell's output is what it printed and, as a notebook shows it, the ``repr`` of a last
 expression that is not None (a trailing ``;`` hides it). IPython's line and cell magics
 become plain Python: ``%timeit stmt`` and ``%time stmt`` run ``stmt`` once (timings are
-not compared), ``%%time``/``%%timeit`` run the cell's body once, ``!shell`` and the
+not compared; as in IPython, ``%time`` shows its expression's value and ``%timeit`` none), ``%%time``/``%%timeit`` run the cell's body once, ``!shell`` and the
 other magics are dropped.
 
     >>> strip_magics("%timeit f(x).block_until_ready()\\n!pip install foo\\ny = 1")
-    'f(x).block_until_ready()\\npass\\ny = 1'
+    'f(x).block_until_ready();\\npass\\ny = 1'
 """
 import ast
 import contextlib
@@ -41,7 +41,9 @@ def strip_magics(code):
         magic = _LINE_MAGIC.match(line)
         other = _OTHER.match(line)
         if magic:
-            out.append(magic.group(1) + magic.group(4))
+            # %timeit shows no value (%time shows its expression's): a `;` hides it
+            hide = ";" if magic.group(2) == "timeit" else ""
+            out.append(magic.group(1) + magic.group(4).rstrip() + hide)
         elif other:
             out.append(other.group(1) + "pass")
         else:
