@@ -82,6 +82,7 @@ _LAZY["profiler"] = ("jxkernel.profiler", None)   # jax.profiler.trace after `im
 _LAZY["shard_map"] = ("jxkernel.api.shard_map", "shard_map")   # jax.shard_map
 _LAZY["Shard"] = ("jxkernel.xla.array", "Shard")   # jax.Shard: an item of x.addressable_shards
 _LAZY["typing"] = ("jxkernel.typing", None)     # jax.typing.ArrayLike after `import jax`
+_LAZY["custom_batching"] = ("jxkernel.custom_batching", None)   # jax.custom_batching.custom_vmap
 _LAZY["api_util"] = ("jxkernel.api_util", None)   # jax.api_util.flatten_fun (Flax's scan)
 _LAZY.update({n: ("jxkernel._src.state.types", n) for n in ("Ref", "new_ref")})   # jax.new_ref
 _LAZY.update({n: ("jxkernel.xla.client", n) for n in (   # jax.process_indices, jax.host_id, ...

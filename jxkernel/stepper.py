@@ -90,7 +90,8 @@ from .tree_util import keystr, tree_flatten, tree_flatten_with_path
 # is a primitive's name even before the first use. (tests/test_registry.py checks that loading
 # these registers every primitive jxkernel defines.)
 LAZY_PRIMITIVE_MODULES = ("lax.linalg", "lax.convolution", "lax.windowed", "lax.special",
-                          "lax.solves", "lax.rng", "lax.callbacks", "api.pmap", "api.remat", "api.shard_map",
+                          "lax.solves", "lax.rng", "lax.callbacks",
+                          "custom_batching", "api.pmap", "api.remat", "api.shard_map",
                           "random", "export", "export._symbolic_lowering")
 
 

@@ -5,6 +5,8 @@ integers, bits, dtypes, shapes or text, or floats exact by construction).
 
 Arrays are written as {"dtype", "shape", "bits"}: their bytes in hex, so float8 and int4 values
 compare bit for bit."""
+import re
+
 import numpy as np
 
 
@@ -106,5 +108,68 @@ def lax_cases(jax):
     }
 
 
+def custom_batching_cases(jax):
+    """custom_vmap and sequential_vmap: values, what the rule was called with, jaxprs."""
+    jnp = jax.numpy
+    calls = []
+
+    @jax.custom_batching.custom_vmap
+    def f(x, y):
+        return x + y
+
+    @f.def_vmap
+    def rule(axis_size, in_batched, xs, ys):
+        calls.append([axis_size, list(in_batched)])
+        return xs * ys, True
+
+    @jax.custom_batching.custom_vmap
+    def two(x, pair):                    # pytree arguments and outputs
+        return {"s": x + pair[0], "p": pair[1] * 2.0}
+
+    @two.def_vmap
+    def two_rule(axis_size, in_batched, x, pair):
+        calls.append([axis_size, in_batched[0], list(in_batched[1])])
+        return {"s": x - pair[0], "p": pair[1] * 3.0}, {"s": in_batched[0] or in_batched[1][0],
+                                                         "p": in_batched[1][1]}
+
+    @jax.custom_batching.sequential_vmap
+    def g(x, y):
+        return jnp.sum(x) * y
+
+    @jax.custom_batching.custom_vmap
+    def bad(x):
+        return x
+
+    @bad.def_vmap
+    def bad_rule(axis_size, in_batched, x):
+        return (x, x), True
+
+    xs, ys = jnp.arange(3.0), jnp.arange(1.0, 4.0)
+    out = {
+        "eager": enc(f(xs, ys)),
+        "vmap": enc(jax.vmap(f)(xs, ys)),
+        "jit_vmap": enc(jax.jit(jax.vmap(f))(xs, ys)),
+        "vmap_jit": enc(jax.vmap(jax.jit(f))(xs, ys)),
+        "vmap_one_batched": enc(jax.vmap(f, (None, 0))(2.0, ys)),
+        "vmap_vmap": enc(jax.vmap(jax.vmap(f))(jnp.ones((2, 3)), jnp.full((2, 3), 3.0))),
+        "pytrees": enc(jax.vmap(two, (0, (None, 0)))(xs, (1.0, ys))),
+        "jvp_of_vmap": enc(jax.jvp(jax.vmap(f), (xs, ys), (jnp.ones(3), jnp.zeros(3)))),
+        "vmap_of_jvp": enc(jax.vmap(lambda x, y: jax.jvp(f, (x, y), (1.0, 0.0)))(xs, ys)),
+        "vmap_of_jvp_batched_tangents": enc(jax.vmap(lambda x, t: jax.jvp(
+            lambda a: f(a, 2.0), (x,), (t,)))(xs, ys)),
+        "jvp": enc(jax.jvp(f, (1.0, 2.0), (1.0, 1.0))),
+        "sequential": enc(jax.vmap(g, (0, None))(jnp.ones((3, 2)), 2.0)),
+        "sequential_jaxpr_eqns": [e.primitive.name for e in
+                                  jax.make_jaxpr(jax.vmap(g, (0, None)))(jnp.ones((3, 2)), 2.0).eqns],
+        "jaxpr": re.sub(r"rule=.*", "rule=<the rule>", str(jax.make_jaxpr(f)(1.0, 2.0))),
+        "grad": outcome(lambda: jax.grad(lambda x: f(x, 2.0))(1.0)),
+        "bad_rule": outcome(lambda: jax.vmap(bad)(xs)),
+        "no_rule": outcome(lambda: jax.vmap(jax.custom_batching.custom_vmap(lambda x: x))(xs)),
+    }
+    out["calls"] = calls
+    return out
+
+
 def run(jax) -> dict:
-    return {"api": api_cases(jax), "lax": lax_cases(jax)}
+    return {"api": api_cases(jax), "lax": lax_cases(jax),
+            "custom_batching": custom_batching_cases(jax)}
