@@ -38,6 +38,11 @@ def test_ref_reads_and_writes_eagerly_and_inside_one_trace():
     assert f(jnp.ones(2)).tolist() == [3.0, 3.0]
 
 
+def test_ref_prints_as_jaxs():
+    # JAX's array_refs guide shows Ref([0., 0., 0.], dtype=float32)
+    assert repr(jxkernel.new_ref(jnp.zeros(3))) == "Ref([0., 0., 0.], dtype=float32)"
+
+
 def test_ref_is_not_an_argument_of_transformations():
     with pytest.raises(TypeError, match="not a valid JAX type"):
         jxkernel.jit(lambda r: r[...])(jxkernel.new_ref(jnp.zeros(2)))

@@ -87,7 +87,9 @@ class Ref:
         return len(self._value)
 
     def __repr__(self):
-        return f"Ref({self._value!r})"
+        # as JAX's: its array's repr with "Array" for "Ref" -- Ref([0., 0.], dtype=float32)
+        text = repr(self._value)
+        return "Ref" + text[len("Array"):] if text.startswith("Array(") else f"Ref({text})"
 
 
 typeof_rules[Ref] = lambda ref: ref.aval
