@@ -1,7 +1,7 @@
 #!/bin/sh
 # Set up a virtualenv in .venv (once) with the notebook extra, check the devices
-# (python -m jxkernel), then open JupyterLab on demos/. It starts headless and prints the
-# URL to open (with its token); extra arguments go to JupyterLab, e.g. --ip=0.0.0.0 --port=8888.
+# (python -m jxkernel), then start a JupyterLab server on demos/. It opens no browser: it prints
+# the URL to open (with its token); extra arguments go to JupyterLab, e.g. --ip=0.0.0.0 --port=8888.
 set -e
 cd "$(dirname "$0")/.."
 [ -x .venv/bin/python ] || python3 -m venv .venv
@@ -12,6 +12,16 @@ cd "$(dirname "$0")/.."
 # the editable checkout too (uv leaves it): each kernel then starts without compiling jxkernel
 .venv/bin/python -m compileall -q -j 0 jxkernel
 .venv/bin/python -m jxkernel
+# the same JupyterLab settings as the Binder image (binder/postBuild): no "Would you like to get
+# notified about official Jupyter news?" prompt over the first notebook
+mkdir -p .venv/share/jupyter/lab/settings
+cp binder/overrides.json .venv/share/jupyter/lab/settings/overrides.json
+# in a clone: git compares the notebooks without their outputs (jxkernel/notebook/workshop/strip.py,
+# named in .gitattributes), so running them leaves git pull free of conflicts
+if git rev-parse --git-dir > /dev/null 2>&1; then
+    git config filter.jxkernel-strip.clean ".venv/bin/python jxkernel/notebook/workshop/strip.py"
+    git config filter.jxkernel-strip.smudge cat
+fi
 # Jupyter refuses to run as root unless told (containers, Binder-like machines run as root).
 [ "$(id -u)" = 0 ] && set -- --allow-root "$@"
 exec .venv/bin/jupyter lab --no-browser --notebook-dir=demos "$@"

@@ -90,3 +90,8 @@ def test_a_fork_changes_one_place_and_every_link_follows(tmp_path):
 def test_an_address_the_links_cannot_use_says_what_is_expected(urls, said):
     with pytest.raises(ValueError, match=re.escape(said)):
         links.Address.from_urls(urls)
+
+
+def test_docstring_examples():
+    from doc_examples import check_docstring_examples
+    check_docstring_examples("jxkernel.notebook.workshop.links")
