@@ -2,6 +2,7 @@
 MyST cells and their tags, IPython magics, what a cell shows, and the comparison. JAX's
 pages are not fetched here (the harness reads them from a JAX mirror when it is run)."""
 import json
+import os
 import subprocess
 import sys
 
@@ -68,8 +69,10 @@ def test_the_worker_runs_a_page_in_one_namespace(tmp_path):
         {"index": 0, "code": "a = [1, 2]"}, {"index": 1, "code": "a + [3]"},
         {"index": 2, "code": "raise KeyError('k')"}]}))
     out = tmp_path / "out.jsonl"
+    # the worker imports jax first (as the page would): jxkernel's, through the alias
+    env = dict(os.environ, JXKERNEL_AS_JAX="1")
     subprocess.run([sys.executable, "-m", "conformance.docs.worker", str(cells), str(out)],
-                   check=True, timeout=120)
+                   check=True, timeout=120, env=env)
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["out"] for r in records] == [[], ["[1, 2, 3]"], []]
     assert records[2]["error"].startswith("KeyError: 'k'")

@@ -102,9 +102,14 @@ def main(cells_path, out_path):
     namespace = {"__name__": "__main__", "__builtins__": __builtins__}
     sys.argv = [page["name"]]
     # pages draw from NumPy's and Python's global generators unseeded: seed both the same
-    # way on both sides, so a page's data are the same under JAX and jxkernel
+    # way on both sides, so a page's data are the same under JAX and jxkernel. JAX's import
+    # draws from NumPy's generator, so jax is imported first.
     import random
     import numpy as np
+    try:
+        import jax.numpy  # noqa: F401
+    except ImportError:
+        pass
     random.seed(0)
     np.random.seed(0)
     with open(out_path, "w") as out:
