@@ -8,4 +8,4 @@ which libraries read to ask whether a type is a pytree node.
 import collections  # noqa: F401  (the docstring's example)
 
 from ..tree_util import *  # noqa: F401,F403
-from ..tree_util import _registry, _RegistryEntry  # noqa: F401
+from ..tree_util import _registry, _RegistryEntry, prefix_errors  # noqa: F401
