@@ -12,12 +12,12 @@ import numpy as np
 from .core.avals import get_aval
 from .transforms.ad_util import Zero as SymbolicZero
 from .transforms.ad_util import float0, zeros
-from .transforms.custom_derivatives import (custom_jvp, custom_jvp_call_p, custom_vjp,
-                                            custom_vjp_call_p)
+from .transforms.custom_derivatives import (CustomVJPPrimal, custom_jvp, custom_jvp_call_p,
+                                            custom_vjp, custom_vjp_call_p)
 from .transforms.custom_gradient import closure_convert, custom_gradient
 from .tree_util import tree_map
 
-__all__ = ["SymbolicZero", "closure_convert", "custom_gradient", "custom_jvp",
+__all__ = ["CustomVJPPrimal", "SymbolicZero", "closure_convert", "custom_gradient", "custom_jvp",
            "custom_jvp_call_p", "custom_vjp", "custom_vjp_call_p", "zero_from_primal"]
 
 

@@ -32,7 +32,7 @@ from .lax.callbacks import (
     split_callback_args,
 )
 
-__all__ = ["DebugEffect", "OrderedDebugEffect", "callback", "log", "print"]
+__all__ = ["DebugEffect", "OrderedDebugEffect", "breakpoint", "callback", "log", "print"]
 
 
 def debug_callback(callback=None, *args, ordered=False, partitioned=False, **kwargs):
@@ -136,6 +136,40 @@ def log(fmt=None, *args, ordered=False, partitioned=False, skip_format_check=Fal
     """Like `print`, but the text goes to the `jxkernel.debug` logger at INFO level."""
     return debug_print(fmt, *args, ordered=ordered, partitioned=partitioned,
                        skip_format_check=skip_format_check, _use_logging=True, **kwargs)
+
+
+def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=False,
+               token=None, **kwargs):
+    """Stop here when the program runs and open a debugger prompt (`(jdb) `) on the user's
+    frames, with the values the program computed (see jxkernel/debugger.py's commands).
+
+    Inside jit the prompt opens when the compiled program reaches this point, each time
+    (under a false branch of `lax.cond`, never). `num_frames` limits the frames kept;
+    `filter_frames=False` keeps jxkernel's own; `token` (a pytree of arrays) is returned
+    unchanged. Only the text debugger exists: `backend` may be None or "cli".
+    """
+    import sys as _sys
+    from . import debugger as _debugger
+    from .core.source_info import _internal
+    from .core.trace import Tracer
+    from .xla.array import ArrayImpl
+    if backend not in (None, "cli"):
+        raise ValueError(f"jax.debug.breakpoint: backend={backend!r} is not available; "
+                         f"jxkernel has the text debugger only (backend=None or 'cli')")
+    frames = _debugger.user_frames(_sys._getframe(1), _internal if filter_frames else None,
+                                   num_frames)
+    # the arrays among the locals (tracers under jit) go through the callback, so the prompt
+    # sees their runtime values; the other locals are shown as they were when traced
+    arrays = [{k: v for k, v in f.locals.items() if isinstance(v, (Tracer, ArrayImpl))}
+              for f in frames]
+
+    def _enter(values):
+        for frame, runtime in zip(frames, values):
+            frame.locals.update(runtime)
+        _debugger.Debugger(frames).run()
+
+    debug_callback(_enter, arrays, ordered=ordered)
+    return token
 
 
 callback = debug_callback

@@ -352,3 +352,16 @@ def test_checkpoint_same_gradients():
     assert text.count("checkpoint[") == 2 and "differentiated=True" in text
     assert_allclose_ulp(np.asarray(jax.vmap(jax.grad(remat_block))(arr([0.1, 0.8]))),
                         np.stack([np.asarray(jax.grad(block)(0.1)), expected]), ELEMENTWISE)
+
+
+def test_jvp_takes_float0_tangents_for_integer_primals_only():
+    float0 = np.zeros((), jax.dtypes.float0)
+    assert jax.jvp(lambda i: i * 2, (3,), (float0,))[1].dtype == jax.dtypes.float0
+    for primal, tangent, expected in [(jnp_int(1), 1.0, "float0"), (jnp_int(1), jnp_int(1), "float0"),
+                                      (1.0, jnp_int(5), "float32")]:
+        with pytest.raises(TypeError, match=f"expected tangent dtype {expected}"):
+            jax.jvp(lambda x: x, (primal,), (tangent,))
+
+
+def jnp_int(value):
+    return jax.numpy.asarray(value, np.int32)

@@ -71,3 +71,11 @@ def test_compiled_runs_without_static_arguments_and_keeps_its_signature():
     info = compiled.args_info[1]["scale"]
     assert (info.shape, info.dtype, info.donated) == ((), np.float32, False)
     assert isinstance(jxkernel.stages.ArgInfo(info._aval, True), jxkernel.stages.ArgInfo)
+
+
+def test_compile_takes_xla_options_by_name():
+    lowered = jxkernel.jit(lambda x, y: 2 * x + y).lower(jnp.int32(3), 4)
+    compiled = lowered.compile(compiler_options={"xla_cpu_enable_fast_math": False})
+    assert int(compiled(jnp.int32(3), 4)) == 10
+    with pytest.raises(jxkernel.errors.JaxRuntimeError, match="an option that makes no sense"):
+        lowered.compile(compiler_options={"an option that makes no sense": "bad value"})

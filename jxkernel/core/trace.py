@@ -50,6 +50,13 @@ class Trace:
     def finish(self) -> None:
         self.alive = False
 
+    @property
+    def main(self):
+        """What identifies this transformation, under JAX's old name (`trace.main`, JAX's
+        `tag`): libraries tell their own tracers by `tracer._trace.main is main`. Here each
+        transformation has its own trace, so it is the trace; the root trace has none."""
+        return None if self.parent is None else self
+
     def __repr__(self):
         return f"{type(self).__name__}(level={self.level})"
 

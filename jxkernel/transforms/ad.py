@@ -125,15 +125,18 @@ def jvp(fun, primals, tangents, has_aux=False):
                         f"tree structure {t_tree}.")
     for p, t in zip(p_leaves, t_leaves):
         pa, ta = get_aval(p), _tangent_input_aval(t)
+        t_dtype = np.dtype(float0) if _is_float0(t) else ta.dtype
         if pa.shape != ta.shape:
             raise ValueError(f"jvp called with different primal and tangent shapes; got primal "
                              f"shape {pa.shape} and tangent shape as {ta.shape}")
-        if dtypes.is_inexact(pa.dtype) and pa.dtype != ta.dtype:
+        # an integer or boolean primal's tangent is float0 (JAX refuses an int or float one)
+        expected = pa.dtype if dtypes.is_inexact(pa.dtype) else np.dtype(float0)
+        if expected != t_dtype:
             raise TypeError(f"primal and tangent arguments to jax.jvp do not match; dtypes must "
                             f"be equal, or in case of int/bool primal dtype the tangent dtype "
-                            f"must be float0. Got primal dtype {pa.dtype.name} and so expected "
-                            f"tangent dtype {pa.dtype.name}, but got tangent dtype "
-                            f"{ta.dtype.name} instead.")
+                            f"must be float0. Got primal dtype {_dtype_name(pa.dtype)} and so "
+                            f"expected tangent dtype {_dtype_name(expected)}, but got tangent "
+                            f"dtype {_dtype_name(t_dtype)} instead.")
     t_leaves = [Zero(get_aval(p)) if not dtypes.is_inexact(get_aval(p).dtype) else t
                 for p, t in zip(p_leaves, t_leaves)]
     flat, out_info = _flatten_fun(fun, p_tree, has_aux)
@@ -145,8 +148,16 @@ def jvp(fun, primals, tangents, has_aux=False):
     return (tree_unflatten(tree, primal_out), tree_unflatten(tree, tangent_out)) + aux
 
 
+def _is_float0(t) -> bool:
+    return isinstance(t, np.ndarray) and t.dtype == float0
+
+
+def _dtype_name(dtype) -> str:
+    return "float0" if dtype == float0 else dtype.name
+
+
 def _tangent_input_aval(t):
-    if isinstance(t, np.ndarray) and t.dtype == float0:
+    if _is_float0(t):
         return ShapedArray(t.shape, np.float32)
     return get_aval(t)
 

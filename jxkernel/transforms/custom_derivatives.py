@@ -19,6 +19,7 @@ equation, linear in the tangents, whose transpose is the user's `bwd`.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 
@@ -340,6 +341,23 @@ class custom_vjp:
         return tree_unflatten(out_tree, outs)
 
 
+@dataclasses.dataclass
+class CustomVJPPrimal:
+    """What a custom_vjp's fwd gets for each primal leaf when `symbolic_zeros=True`: the
+    value, and whether it is perturbed (has a nonzero tangent).
+
+    >>> f = custom_vjp(lambda x, y: x * y)
+    >>> f.defvjp(lambda x, y: (print(x.perturbed, y.perturbed) or x.value * y.value,
+    ...                        (x.value, y.value)),
+    ...          lambda res, g: (res[1] * g, res[0] * g), symbolic_zeros=True)
+    >>> float(jax.grad(f)(2.0, 3.0))
+    True False
+    3.0
+    """
+    value: object
+    perturbed: bool
+
+
 class _FlatVJPRule:
     """fwd and bwd over flat lists; bwd checks the cotangents it gets back."""
 
@@ -350,8 +368,13 @@ class _FlatVJPRule:
         self.__name__ = f"{name}_fwd"
         self.bwd = _FlatBwd(self)
 
-    def __call__(self, primals):
+    def __call__(self, primals, perturbed=None):
+        """fwd on the flat `primals`; with symbolic_zeros each leaf reaches fwd as a
+        CustomVJPPrimal, `perturbed` saying whether its tangent is nonzero (default: all)."""
         c = self.custom
+        if c.symbolic_zeros:
+            flags = [True] * len(primals) if perturbed is None else perturbed
+            primals = [CustomVJPPrimal(p, bool(f)) for p, f in zip(primals, flags)]
         args = _merge(self.nondiff, tree_unflatten(self.in_tree, primals), c.nondiff_argnums,
                       self.n_args)
         out = c.fwd(*args)
@@ -425,7 +448,7 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts,
     if any(type(t) is not Zero for t in tangents[:num_consts]):
         raise _closure_error(name)
     args, arg_tangents = primals[num_consts:], tangents[num_consts:]
-    outs, residuals = fwd(list(args))
+    outs, residuals = fwd(list(args), [type(t) is not Zero for t in arg_tangents])
     out_avals = tuple(get_aval(o).strip_weak_type() for o in outs)
     if all(type(t) is Zero for t in arg_tangents):
         return outs, [Zero(a) for a in out_avals]
@@ -483,8 +506,8 @@ class _BatchedFwd:
         self.fwd, self.axis_data = fwd, axis_data
         self.__name__ = getattr(fwd, "__name__", "fwd")
 
-    def __call__(self, primals):
-        return vmap(self.fwd, axis_name=self.axis_data.name)(primals)
+    def __call__(self, primals, perturbed=None):
+        return vmap(lambda p: self.fwd(p, perturbed), axis_name=self.axis_data.name)(primals)
 
 
 class _BatchedBwd:

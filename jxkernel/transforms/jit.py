@@ -162,6 +162,21 @@ def _jit_transpose(cts, *args, jaxpr, name, donated_invars, inline, keep_unused)
     return [next(outs) if lin else None for lin in linear]
 
 
+_consts_as_invars_cache: dict = {}
+
+
+def _consts_as_invars(closed: ClosedJaxpr) -> tuple:
+    """convert_constvars_to_invars, the same ClosedJaxpr for the same `closed` (split jaxprs are
+    cached): what later transforms it (transposition, which traces custom_vjp bwd rules) is
+    cached by the jaxpr, so a second grad of a jitted function traces nothing again."""
+    found = _consts_as_invars_cache.get(closed)
+    if found is None:
+        found = convert_constvars_to_invars(closed)
+        if not any(isinstance(c, Tracer) for c in found[1]):
+            _consts_as_invars_cache[closed] = found
+    return found
+
+
 def _jit_partial_eval(trace, args, params):
     """Linearizing through a jit: its known part runs now as one jit call; the unknown part
     (taking the residuals) is staged as another jit equation."""
@@ -173,7 +188,7 @@ def _jit_partial_eval(trace, args, params):
         known_outs = _bind_jit(known_jaxpr, known_args, (False,) * len(known_args), **rest)
     n_known = len(known_outs) - n_res
     residuals = list(known_outs[n_known:])
-    unknown_jaxpr, unknown_consts = convert_constvars_to_invars(unknown_jaxpr)
+    unknown_jaxpr, unknown_consts = _consts_as_invars(unknown_jaxpr)
     atoms = [trace.to_atom(x) for x in unknown_consts + residuals] + \
         [trace.to_atom(x) for x, u in zip(args, unknowns) if u]
     unknown_outs = iter(trace.add_eqn(atoms, jit_p, dict(
@@ -773,14 +788,16 @@ class Jitted:
         donated = (False,) * len(jaxpr.constvars) + (donated_leaves or (False,) * len(jaxpr.invars))
         return pipeline.lower(jaxpr, [device], name=self._name, donated=donated)
 
-    def _build(self, closed, out_tree, module, trace_s=0.0, leaf_names=None) -> tuple:
-        """(_Entry, Phases): `module` (from `_lower`) compiled, its constants put on device."""
+    def _build(self, closed, out_tree, module, trace_s=0.0, leaf_names=None,
+               compiler_options=None) -> tuple:
+        """(_Entry, Phases): `module` (from `_lower`) compiled with XLA's `compiler_options`,
+        its constants put on device."""
         names = None
         if leaf_names is not None:
             names = [f"<closed-over constant {i}>" for i in range(len(closed.consts))] + \
                 list(leaf_names)
         exe, phases = pipeline.compile(module, f"jit({self._name})", trace_s=trace_s,
-                                       arg_names=names)
+                                       arg_names=names, compiler_options=compiler_options)
         consts = tuple(device_put(c, module.devices[0]) for c in closed.consts)
         entry = _Entry(exe, consts, out_tree, closed, module.text, any(module.donated))
         return entry, phases
@@ -1025,13 +1042,19 @@ class Lowered(_Stage):
 
     out_tree = property(lambda self: self.traced.out_tree)
 
-    def compile(self) -> Compiled:
-        """The executable of this module (compiled once: `.lower()` keeps what it lowered)."""
+    def compile(self, compiler_options: dict | None = None) -> Compiled:
+        """The executable of this module (compiled once: `.lower()` keeps what it lowered).
+        `compiler_options` sets XLA's options by name ({"xla_cpu_enable_fast_math": False});
+        an unknown name raises JaxRuntimeError."""
         traced = self.traced
         if self._partitioning is not None:
+            if compiler_options:
+                raise NotImplementedError("Lowered.compile: compiler_options of a jit over a "
+                                          "mesh are not supported yet; compile without them")
             return Compiled(self, *self._partitioning.compile(traced.trace_s))
         return Compiled(self, *traced.jitted._build(traced.jaxpr, traced.out_tree, self._module,
-                                                    traced.trace_s))
+                                                    traced.trace_s,
+                                                    compiler_options=compiler_options))
 
 
 class Compiled(_Stage):

@@ -91,10 +91,14 @@ _memory_cache: dict = {}
 _memory_lock = threading.Lock()
 
 
-def _compile_options(devices, propagate_outputs=None):
+def _compile_options(devices, propagate_outputs=None, compiler_options=None):
     """CompileOptions for one replica per device, or (`propagate_outputs` given: per result,
-    whether XLA picks its sharding) one program partitioned over `devices` by Shardy."""
+    whether XLA picks its sharding) one program partitioned over `devices` by Shardy.
+    `compiler_options` ({name: value}) sets XLA's debug options by name, as JAX's
+    `Lowered.compile(compiler_options=...)` does; XLA rejects an unknown name."""
     options = xc.CompileOptions()
+    if compiler_options:
+        options.env_option_overrides = list(compiler_options.items())
     ids = [d.id for d in devices]
     if propagate_outputs is None:
         options.num_replicas, options.num_partitions = len(devices), 1
@@ -126,7 +130,7 @@ def _layout_text(devices, propagate_outputs) -> str:
             f"assignment={ids}")
 
 
-def cache_key(text: str, devices, propagate_outputs=None) -> str:
+def cache_key(text: str, devices, propagate_outputs=None, compiler_options=None) -> str:
     """The key of a compiled program in both caches (memory, and disk as the file name):
     the module, its layout over `devices`, and all that changes the code XLA makes of it.
 
@@ -140,16 +144,17 @@ def cache_key(text: str, devices, propagate_outputs=None) -> str:
     for part in (text, _layout_text(devices, propagate_outputs), backend.platform,
                  backend.platform_version, _jaxlib_version, devices[0].device_kind,
                  _host_fingerprint(), os.environ.get("XLA_FLAGS", ""),
-                 config.jax_disable_most_optimizations):
+                 config.jax_disable_most_optimizations, sorted((compiler_options or {}).items())):
         h.update(str(part).encode())
         h.update(b"\0")
     return h.hexdigest()
 
 
 def compile_module(text: str, devices, num_replicas: int | None = None,
-                   host_callbacks=(), propagate_outputs=None) -> tuple:
+                   host_callbacks=(), propagate_outputs=None, compiler_options=None) -> tuple:
     """(LoadedExecutable, Phases) for module `text`, one replica per device; the Phases
-    hold the compile time and where the executable came from.
+    hold the compile time and where the executable came from. `compiler_options`: XLA's
+    options by name ({"xla_cpu_enable_fast_math": False}), part of the cache key.
 
     >>> loaded, phases = compile_module(text, jxkernel.devices()[:1])
     >>> phases.cache                     # "compiled", then "memory" for the same text
@@ -162,7 +167,7 @@ def compile_module(text: str, devices, num_replicas: int | None = None,
     # Both caches follow `jax_enable_compilation_cache`: off, every module compiles afresh
     # (what benchmarks of compile time need). Host callbacks are Python objects bound at
     # compile time: such programs are never cached.
-    key = cache_key(text, devices, propagate_outputs) \
+    key = cache_key(text, devices, propagate_outputs, compiler_options) \
         if not host_callbacks and config.jax_enable_compilation_cache else None
     if key is not None:
         with _memory_lock:
@@ -174,7 +179,7 @@ def compile_module(text: str, devices, num_replicas: int | None = None,
                          "host_callbacks; pass host_callbacks=module_ctx.host_callbacks (from "
                          "lower_module).")
     backend = _client.backend_of(devices[0])
-    options = _compile_options(devices, propagate_outputs)
+    options = _compile_options(devices, propagate_outputs, compiler_options)
     device_list = xc.DeviceList(devices)
     start = time.perf_counter()
     path = None if key is None else _disk_path(key)
@@ -182,7 +187,15 @@ def compile_module(text: str, devices, num_replicas: int | None = None,
     source = "disk"
     if loaded is None:
         source = "compiled"
-        loaded = _compile(backend, text, device_list, options, host_callbacks)
+        try:
+            loaded = _compile(backend, text, device_list, options, host_callbacks)
+        except CompileError as e:
+            # a bad option name is the caller's mistake, not the module's: JAX's error class
+            if compiler_options and "No such compile option" in str(e):
+                raise _client.JaxRuntimeError(
+                    f"{e} (compiler_options={compiler_options!r}: pass names of XLA's "
+                    f"DebugOptions, such as 'xla_cpu_enable_fast_math')") from None
+            raise
         elapsed = time.perf_counter() - start
         if path and elapsed >= config.jax_persistent_cache_min_compile_time_secs:
             _disk_store(path, loaded)

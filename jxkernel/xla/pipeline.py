@@ -49,19 +49,22 @@ def lower(jaxpr, devices, *, name: str, donated=None, num_replicas: int = 1, axi
                   tuple(donated) if donated is not None else (), propagate, lower_s)
 
 
-def compile_loaded(module: Module, trace_s: float = 0.0) -> tuple:
-    """(jaxlib LoadedExecutable, Phases) of a lowered module, through the executable caches."""
+def compile_loaded(module: Module, trace_s: float = 0.0, compiler_options=None) -> tuple:
+    """(jaxlib LoadedExecutable, Phases) of a lowered module, through the executable caches
+    (`compiler_options`: XLA's options by name, as `compile_module` takes them)."""
     loaded, phases = compile_module(module.text, module.devices,
                                     host_callbacks=module.module_ctx.host_callbacks,
-                                    propagate_outputs=module.propagate_outputs)
+                                    propagate_outputs=module.propagate_outputs,
+                                    compiler_options=compiler_options)
     return loaded, dataclasses.replace(phases, trace_s=trace_s, lower_s=module.lower_s)
 
 
 def compile(module: Module, label: str, *, trace_s: float = 0.0, executable=Executable,
-            **options) -> tuple:
+            compiler_options=None, **options) -> tuple:
     """(Executable, Phases) of a lowered module. `executable` is the Executable class to
-    make (called as Executable is, with `options` as keywords); `label` names it in errors."""
-    loaded, phases = compile_loaded(module, trace_s)
+    make (called as Executable is, with `options` as keywords); `label` names it in errors;
+    `compiler_options` are XLA's options by name."""
+    loaded, phases = compile_loaded(module, trace_s, compiler_options)
     return executable(loaded, module.out_avals, module.devices, label, module.donated,
                       **options), phases
 

@@ -1,0 +1,149 @@
+"""jax.debug.breakpoint's debugger: a text prompt on the user's frames, with the values the
+program computes (jxkernel/debug.py stages the call; this module is what runs).
+
+At trace time `breakpoint` records the user's frames (jxkernel's own left out) and their
+locals; the locals that are arrays (tracers inside jit) travel through a debug callback,
+so the prompt sees their runtime values. Commands, as JAX's jdb: `p expr`, `pp expr`, a
+bare expression, `u(p)`/`d(own)` between frames, `l(ist)`, `w(here)`/`bt`, `c(ontinue)`,
+`q(uit)` (raises SystemExit as JAX's does); end of input continues.
+
+    >>> frames = [Frame("f.py", 3, "f", ["a = 1", "b = a + 1", "breakpoint()"], 2,
+    ...                 {"x": 2.0}, {})]
+    >>> Debugger(frames, io.StringIO("p x * 2\\nc\\n"), sys.stdout).run()  # doctest: +NORMALIZE_WHITESPACE
+    Entering jdb:
+    (jdb) 4.0
+    (jdb)
+"""
+from __future__ import annotations
+
+import cmd
+import dataclasses
+import io  # noqa: F401 -- the docstring's example
+import linecache
+import pprint
+import sys
+import traceback
+
+
+@dataclasses.dataclass
+class Frame:
+    filename: str
+    lineno: int
+    name: str
+    source: list            # the file's lines ([] when unknown)
+    offset: int | None      # the breakpoint's line as an index into `source`
+    locals: dict
+    globals: dict
+
+
+def user_frames(python_frame, internal, num_frames=None):
+    """The user's frames from `python_frame` outwards (innermost first), without those for
+    which `internal(code)` holds."""
+    frames = []
+    while python_frame is not None and (num_frames is None or len(frames) < num_frames):
+        code = python_frame.f_code
+        if internal is None or not internal(code):
+            lines = [line.rstrip("\n") for line in linecache.getlines(code.co_filename)]
+            offset = python_frame.f_lineno - 1 if lines else None
+            frames.append(Frame(code.co_filename, python_frame.f_lineno, code.co_name, lines,
+                                offset, dict(python_frame.f_locals),
+                                python_frame.f_globals))
+        python_frame = python_frame.f_back
+    return frames
+
+
+class Debugger(cmd.Cmd):
+    """The prompt: evaluates expressions in a frame's globals and locals."""
+    prompt = "(jdb) "
+
+    def __init__(self, frames, stdin=None, stdout=None):
+        super().__init__(stdin=stdin, stdout=stdout)
+        self.use_rawinput = stdin is None
+        self.frames, self.index = frames, 0
+        self.intro = "Entering jdb:"
+
+    def run(self):
+        self.cmdloop()
+
+    def _eval(self, text):
+        frame = self.frames[self.index]
+        return eval(text, dict(frame.globals), dict(frame.locals))
+
+    def _show(self, text, formatter):
+        try:
+            print(formatter(self._eval(text)), file=self.stdout)
+        except Exception:   # noqa: BLE001 -- the user's expression failed: say why, go on
+            kind, value = sys.exc_info()[:2]
+            print("***", traceback.format_exception_only(kind, value)[-1].strip(),
+                  file=self.stdout)
+
+    def default(self, line):
+        self._show(line, repr)
+
+    def emptyline(self):
+        return False
+
+    def do_p(self, arg):
+        """p expression: print the expression's value."""
+        self._show(arg, repr)
+
+    def do_pp(self, arg):
+        """pp expression: pretty-print the expression's value."""
+        self._show(arg, pprint.pformat)
+
+    def _context(self, around=2):
+        frame = self.frames[self.index]
+        out = [f"> {frame.filename}({frame.lineno})"]
+        if frame.offset is not None:
+            # as JAX's jdb: one line more above than below
+            for i in range(max(0, frame.offset - around - 1), min(len(frame.source),
+                                                              frame.offset + around + 1)):
+                out.append(("->  " if i == frame.offset else "    ") + frame.source[i])
+        print("\n".join(out), file=self.stdout)
+
+    def do_up(self, arg):
+        """u(p): go to the frame that called this one."""
+        if self.index == len(self.frames) - 1:
+            print("At topmost frame.", file=self.stdout)
+        else:
+            self.index += 1
+        self._context()
+    do_u = do_up
+
+    def do_down(self, arg):
+        """d(own): go back to the frame this one called."""
+        if self.index == 0:
+            print("At bottommost frame.", file=self.stdout)
+        else:
+            self.index -= 1
+        self._context()
+    do_d = do_down
+
+    def do_list(self, arg):
+        """l(ist): the source around the current line."""
+        self._context(around=5)
+    do_l = do_list
+
+    def do_where(self, arg):
+        """w(here), bt: the frames, outermost first."""
+        out = ["Traceback:"]
+        for frame in reversed(self.frames):
+            out.append(f'  File "{frame.filename}", line {frame.lineno}')
+            out.append("    " + (frame.source[frame.offset].strip() if frame.offset is not None
+                                 else "<no source>"))
+        print("\n".join(out), file=self.stdout)
+    do_w = do_bt = do_where
+
+    def do_continue(self, arg):
+        """c(ont(inue)): let the program go on."""
+        return True
+    do_c = do_cont = do_continue
+
+    def do_quit(self, arg):
+        """q(uit): stop the program (SystemExit)."""
+        sys.exit("Exiting debugger due to `quit`.")
+    do_q = do_exit = do_quit
+
+    def do_EOF(self, arg):
+        print("", file=self.stdout)
+        return True

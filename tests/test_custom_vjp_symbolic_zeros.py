@@ -1,0 +1,42 @@
+"""custom_vjp with symbolic_zeros=True: fwd gets each primal leaf as a CustomVJPPrimal saying
+whether it is perturbed, as JAX's does (Equinox's filter_custom_vjp is built on it)."""
+import numpy as np
+
+import jxkernel as jax
+import jxkernel.numpy as jnp
+from jxkernel.custom_derivatives import CustomVJPPrimal
+
+
+def _mul_recording_perturbed(seen):
+    f = jax.custom_vjp(lambda x, y: x * y)
+
+    def fwd(x, y):
+        assert type(x) is CustomVJPPrimal and type(y) is CustomVJPPrimal
+        seen.append((x.perturbed, y.perturbed))
+        return x.value * y.value, (x.value, y.value)
+
+    f.defvjp(fwd, lambda res, g: (res[1] * g, res[0] * g), symbolic_zeros=True)
+    return f
+
+
+def test_fwd_sees_which_primals_are_perturbed_under_grad_vjp_jit_and_vmap():
+    seen = []
+    f = _mul_recording_perturbed(seen)
+    assert float(jax.grad(f)(2.0, 3.0)) == 3.0
+    assert float(jax.grad(f, argnums=1)(2.0, 3.0)) == 2.0
+    _, pullback = jax.vjp(f, 2.0, 3.0)
+    assert [float(c) for c in pullback(1.0)] == [3.0, 2.0]
+    g = jax.jit(jax.vmap(jax.grad(f), in_axes=(0, None)))(jnp.array([1.0, 2.0]), 5.0)
+    np.testing.assert_array_equal(g, [5.0, 5.0])
+    assert seen == [(True, False), (False, True), (True, True), (True, False)]
+    assert float(f(2.0, 4.0)) == 8.0        # called outside AD: the primal function
+
+
+def test_grad_of_a_jitted_custom_vjp_traces_bwd_once():
+    traces = []
+    f = jax.custom_vjp(lambda x: x)
+    f.defvjp(lambda x: (x, None), lambda _, g: (traces.append(1) or g + 2,))
+    jf = jax.jit(f)
+    assert float(jax.grad(jf)(1.0)) == 3.0
+    assert float(jax.grad(jf)(1.0)) == 3.0
+    assert len(traces) == 1

@@ -1,0 +1,62 @@
+"""jax.debug.breakpoint: a (jdb) prompt on the user's frames with the runtime values, as
+JAX's text debugger (the debugging guide's breakpoint_if_nonfinite runs it under cond)."""
+import io
+import sys
+
+import pytest
+
+import jxkernel as jax
+import jxkernel.numpy as jnp
+
+
+def _run_with_input(monkeypatch, capsys, text, fun, *args):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+    result = fun(*args)
+    jax.effects_barrier()
+    return result, capsys.readouterr().out.splitlines()
+
+
+def test_breakpoint_shows_runtime_values_and_frames(monkeypatch, capsys):
+    @jax.jit
+    def f(x):
+        y, z = jnp.sin(x), jnp.cos(x)
+        jax.debug.breakpoint()
+        return y * z
+
+    result, out = _run_with_input(monkeypatch, capsys, "p y\nz\npp x + 1\nw\nnope\nc\n", f, 2.0)
+    assert float(result) == pytest.approx(-0.37840125)
+    assert out[0] == "Entering jdb:"
+    assert out[1] == "(jdb) Array(0.9092974, dtype=float32)"
+    assert out[2] == "(jdb) Array(-0.41614684, dtype=float32)"
+    assert out[3] == "(jdb) Array(3., dtype=float32)"
+    assert out[4] == "(jdb) Traceback:" and "jax.debug.breakpoint()" in out[-3]
+    assert out[-2] == "(jdb) *** NameError: name 'nope' is not defined"
+
+
+def test_breakpoint_in_a_branch_runs_only_when_taken(monkeypatch, capsys):
+    def breakpoint_if_nonfinite(x):
+        jax.lax.cond(jnp.isfinite(x).all(), lambda x: None,
+                     lambda x: jax.debug.breakpoint(), x)
+
+    @jax.jit
+    def f(x, y):
+        z = x / y
+        breakpoint_if_nonfinite(z)
+        return z
+
+    _, out = _run_with_input(monkeypatch, capsys, "p x\nc\n", f, 2.0, 1.0)
+    assert out == []
+    _, out = _run_with_input(monkeypatch, capsys, "p x\nc\n", f, 2.0, 0.0)
+    assert out == ["Entering jdb:", "(jdb) Array(inf, dtype=float32)", "(jdb) "]
+
+
+def test_breakpoint_arguments():
+    token = jnp.ones(2)
+    with pytest.raises(ValueError, match="backend='colab'"):
+        jax.debug.breakpoint(backend="colab")
+    monkey_input = io.StringIO("c\n")
+    old, sys.stdin = sys.stdin, monkey_input
+    try:
+        assert jax.debug.breakpoint(token=token) is token
+    finally:
+        sys.stdin = old

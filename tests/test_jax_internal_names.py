@@ -1,0 +1,37 @@
+"""Names of JAX's private modules and old core API that libraries built on JAX reach for
+(Equinox, Flax, Optax), with their behaviour over jxkernel's core."""
+import numpy as np
+
+import jxkernel
+import jxkernel.numpy as jnp
+from jxkernel.extend.core import find_top_trace
+from jxkernel.interpreters import ad
+
+
+def test_trace_main_tells_one_transformation_from_another():
+    # Equinox's filter_jvp keeps the outputs whose tracer belongs to its own jvp:
+    # `tracer._trace.main is main`, with main taken from find_top_trace of its inputs
+    seen = {}
+
+    def inner(y):
+        seen["inner"] = find_top_trace([y]).main
+        return y
+
+    def outer(x):
+        main = find_top_trace([x]).main
+        out = jxkernel.jvp(inner, (x * 2,), (1.0,))[0]
+        seen["outer_is_own"] = isinstance(x, ad.JVPTracer) and x._trace.main is main
+        seen["inner_differs"] = seen["inner"] is not main
+        return out
+
+    jxkernel.jvp(outer, (1.0,), (1.0,))
+    assert seen["outer_is_own"] and seen["inner_differs"]
+    assert jxkernel.core.current_trace().main is None        # no transformation at the top
+
+
+def test_private_dispatch_and_dtypes_names():
+    from jxkernel._src import dispatch, dtypes
+    assert dispatch.wait_for_tokens() is None     # nothing is ever left pending
+    assert issubclass(dtypes.TypePromotionError, ValueError)
+    assert dtypes.is_weakly_typed(1.0) and not dtypes.is_weakly_typed(jnp.ones(2))
+    assert dtypes.dtype(jnp.ones(2, jnp.int8)) == np.int8
