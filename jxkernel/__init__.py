@@ -88,6 +88,9 @@ _LAZY.update({n: ("jxkernel._src.state.types", n) for n in ("Ref", "new_ref")}) 
 _LAZY.update({n: ("jxkernel.xla.client", n) for n in (   # jax.process_indices, jax.host_id, ...
     "process_indices", "host_id", "host_count", "host_ids")})
 _LAZY["copy_to_host_async"] = ("jxkernel.api.extras", "copy_to_host_async")
+_LAZY.update({n: ("jxkernel.api.extras", n) for n in (   # config states: `with jax.no_tracing():`
+    "explain_cache_misses", "enable_checks", "no_tracing", "allow_f16_reductions",
+    "legacy_prng_key")})
 # jax.clear_caches, jax.transfer_guard
 _LAZY.update({n: ("jxkernel.api.runtime_state", n) for n in (
     "clear_caches", "check_tracer_leaks", "checking_leaks", "transfer_guard",

@@ -89,6 +89,19 @@ _OPTIONS = [
     _Option("jax_check_tracer_leaks", False, "JAX_CHECK_TRACER_LEAKS", _parse_bool,
             "Raise when a tracer outlives the jit or vmap trace that made it (slow: a garbage "
             "collection per trace)."),
+    _Option("jax_enable_checks", False, "JAX_ENABLE_CHECKS", _parse_bool,
+            "Type-check every jaxpr as it is traced (jit, make_jaxpr, the transformations' "
+            "inner jaxprs): a wrong rule fails where it ran, not in XLA. Makes tracing slower."),
+    _Option("jax_no_tracing", False, "JAX_NO_TRACING", _parse_bool,
+            "Raise RuntimeError when a jitted function would be traced (again): to assert that "
+            "a loop hits jit's caches."),
+    _Option("jax_allow_f16_reductions", True, "JAX_ALLOW_F16_REDUCTIONS", _parse_bool,
+            "If False, reduce_sum of float16 or bfloat16 over more than one element raises "
+            "ValueError (to find sums that lose precision)."),
+    _Option("jax_legacy_prng_key", "allow", "JAX_LEGACY_PRNG_KEY", None,
+            "What jax.random does with a raw uint32 key (from PRNGKey) in place of a typed key "
+            "(from key): 'allow', 'warn' or 'error'.",
+            validate=lambda v: _check_enum(v, ("allow", "warn", "error"))),
 ]
 # The transfer guards (jxkernel/xla/transfer_guard.py): a direction's own level wins over
 # jax_transfer_guard; None defers to it.
@@ -114,7 +127,8 @@ _OPTIONS += [_Option(name, None, name.upper(), None,
 
 # Options that change what tracing a function produces: jit retraces when one changes.
 _TRACE_OPTIONS = ("jax_enable_x64", "jax_numpy_dtype_promotion", "jax_numpy_rank_promotion",
-                  "jax_default_matmul_precision", "jax_check_tracer_leaks")
+                  "jax_default_matmul_precision", "jax_check_tracer_leaks",
+                  "jax_allow_f16_reductions", "jax_legacy_prng_key")
 
 
 class Config:

@@ -160,6 +160,11 @@ debug_infs = _ConfigState("jax_debug_infs", True)
 numpy_dtype_promotion = _ConfigState("jax_numpy_dtype_promotion")
 numpy_rank_promotion = _ConfigState("jax_numpy_rank_promotion")
 default_matmul_precision = _ConfigState("jax_default_matmul_precision")
+explain_cache_misses = _ConfigState("jax_explain_cache_misses", True)
+enable_checks = _ConfigState("jax_enable_checks", True)
+no_tracing = _ConfigState("jax_no_tracing", True)
+allow_f16_reductions = _ConfigState("jax_allow_f16_reductions", True)
+legacy_prng_key = _ConfigState("jax_legacy_prng_key")
 
 
 # ------------------------------------------------------------------ environment

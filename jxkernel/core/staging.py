@@ -19,6 +19,7 @@ import numpy as np
 from ..config import config
 from . import vma
 from .avals import ShapedArray, get_aval
+from .check import check_jaxpr
 from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, SourceInfo, Var
 from .primitive import const_folding_rules, staging_rules
 from .sharding_types import abstract_eval
@@ -242,6 +243,8 @@ def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None) -> tuple:
         tracers = [trace.new_arg(a) for a in in_avals]
         outs = fun(*tracers)
         closed = trace.to_jaxpr(outs)
+    if config.jax_enable_checks:
+        check_jaxpr(closed)             # a rule's wrong output type fails here, by name
     if config.jax_check_tracer_leaks:
         # deferred: the leak checker loads only once leak checking is turned on
         from .leaks import ensure_no_leaks

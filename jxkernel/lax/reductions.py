@@ -18,6 +18,7 @@ import re
 
 import numpy as np
 
+from ..config import config
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray, get_aval
 from ..core.interpret import eval_jaxpr
@@ -163,6 +164,20 @@ def _reduction(name, kind, check=None, keep_weak=True, prim=None):
 
 # params: axes, out_sharding
 reduce_sum_p = _reduction("reduce_sum", "add", _dtype_check("reduce_sum"), prim=reduce_sum_p)
+_reduce_sum_abstract = abstract_eval_rules[reduce_sum_p]
+
+
+def _reduce_sum_abstract_eval(operand, *, axes, **params):
+    # JAX's jax_allow_f16_reductions=False: a half-precision sum of more than one element
+    # (one that can lose precision) is refused
+    if not config.jax_allow_f16_reductions and operand.dtype in (dtypes.float16, dtypes.bfloat16) \
+            and any(operand.shape[d] != 1 for d in axes):
+        raise ValueError(f"reduce_sum on operand {operand.str_short()} is not allowed when "
+                         f"jax_allow_f16_reductions=False.")
+    return _reduce_sum_abstract(operand, axes=axes, **params)
+
+
+abstract_eval_rules[reduce_sum_p] = _reduce_sum_abstract_eval
 reduce_prod_p = _reduction("reduce_prod", "mul", _dtype_check("reduce_prod"))
 reduce_max_p = _reduction("reduce_max", "max")          # any dtype; complex compares lexicographically
 reduce_min_p = _reduction("reduce_min", "min")

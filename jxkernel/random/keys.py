@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import lax
+from ..config import config
 from .. import numpy as _jnp  # noqa: F401  installs the Array indexing KeyArray uses
 from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval, typeof_rules
@@ -139,6 +140,13 @@ def check_key(name: str, key, allow_batched=False):
         aval = get_aval(key)
         _check_key_data(aval)
         data, wrapped, shape = key, True, tuple(aval.shape[:-1])
+        if config.jax_legacy_prng_key != "allow":
+            message = ("Legacy uint32 key array passed as key to jax.random function. Please "
+                       "create keys using jax.random.key(). If use of a raw key array was "
+                       "intended, set jax_legacy_prng_key=\"allow\".")
+            if config.jax_legacy_prng_key == "error":
+                raise ValueError(message)
+            warnings.warn(message, stacklevel=3)
     if not allow_batched and shape:
         raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
                          f"{shape} != (). Use jax.vmap for batching.")

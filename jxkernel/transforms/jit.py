@@ -766,6 +766,10 @@ class Jitted:
 
     def _trace(self, treedef, statics, avals, dyn_args, dyn_kwargs):
         """(ClosedJaxpr, out_tree, trace seconds) of fun at these input types."""
+        if config.jax_no_tracing:
+            where = f" at {self._source_text()}" if self._source else ""
+            raise RuntimeError(f"re-tracing function {self._name}{where} for `jit`, but "
+                               f"'no_tracing' is set")
         out_trees = []
         info = DebugInfo(self._name, self._source, "jit", self._leaf_names(dyn_args, dyn_kwargs))
         start = time.perf_counter()

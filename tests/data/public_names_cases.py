@@ -170,6 +170,47 @@ def custom_batching_cases(jax):
     return out
 
 
+def message(fun):
+    """The class and text of what `fun()` raises."""
+    try:
+        fun()
+    except Exception as e:
+        return [type(e).__name__, str(e)]
+    return "no error"
+
+
+def config_cases(jax):
+    """The config states of the root: what each option changes."""
+    jnp, lax = jax.numpy, jax.lax
+    f = jax.jit(lambda x: x + 1)
+    f(1.0)
+    out = {}
+    with jax.no_tracing():
+        out["no_tracing"] = [outcome(lambda: f(2.0)), outcome(lambda: f(jnp.ones(2))),
+                             jax.no_tracing.value]
+    with jax.allow_f16_reductions(False):
+        out["allow_f16_reductions"] = [
+            outcome(lambda: jnp.sum(jnp.ones(3, jnp.float16))),
+            message(lambda: lax.reduce_sum(jnp.ones(3, jnp.bfloat16), (0,))),
+            message(lambda: jax.jit(lambda x: lax.reduce_sum(x, (0, 1)))(jnp.ones((2, 3), jnp.float16))),
+            outcome(lambda: lax.reduce_sum(jnp.ones((1, 3), jnp.float16), (0,))),
+            outcome(lambda: lax.reduce_sum(jnp.ones(3, jnp.float32), (0,)))]
+    with jax.legacy_prng_key("error"):
+        out["legacy_prng_key_error"] = [message(lambda: jax.random.normal(jax.random.PRNGKey(0))),
+                                        outcome(lambda: jax.random.normal(jax.random.key(0)))]
+    with jax.legacy_prng_key("warn"):
+        out["legacy_prng_key_warn"] = warned(lambda: jax.random.uniform(jax.random.PRNGKey(0)))
+    out["legacy_prng_key_bad"] = outcome(lambda: jax.config.update("jax_legacy_prng_key", "no"))
+    with jax.enable_checks(True):
+        out["enable_checks"] = enc(jax.jit(jax.grad(lambda x: jnp.cumsum(x * x * 3.0)[-1]))(jnp.ones(2)))
+    with jax.explain_cache_misses():
+        out["explain_cache_misses"] = jax.config.jax_explain_cache_misses
+    out["defaults"] = [jax.explain_cache_misses.value, jax.enable_checks.value,
+                       jax.no_tracing.value, jax.allow_f16_reductions.value,
+                       str(jax.legacy_prng_key.value)]
+    return out
+
+
 def run(jax) -> dict:
     return {"api": api_cases(jax), "lax": lax_cases(jax),
-            "custom_batching": custom_batching_cases(jax)}
+            "custom_batching": custom_batching_cases(jax), "config": config_cases(jax)}
