@@ -10,6 +10,7 @@ Anyone may subscribe (the notebook's recompilation widget does);
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import logging
@@ -83,9 +84,25 @@ _logger = logging.getLogger(__name__)   # jax_explain_cache_misses writes here, 
 MAX_EVENTS = 10_000
 
 
+_unlogged = threading.local()
+
+
+@contextlib.contextmanager
+def unlogged():
+    """Compilations made inside are not logged: a tool's own (the timing profile compiles
+    a program afresh to measure compiling), not the user's."""
+    _unlogged.depth = getattr(_unlogged, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _unlogged.depth -= 1
+
+
 def record(event: CompileEvent) -> CompileEvent:
     """Log `event` (numbered: the logged copy's `seq` is set) and tell the subscribers."""
     global _seq
+    if getattr(_unlogged, "depth", 0):
+        return event
     with _lock:
         _seq += 1
         event = dataclasses.replace(event, seq=_seq)
@@ -105,6 +122,34 @@ def record(event: CompileEvent) -> CompileEvent:
         except Exception as e:             # a broken subscriber must not break compiling
             print(f"jxkernel: compile-event subscriber {callback!r} raised {e!r}", file=sys.stderr)
     return event
+
+
+def record_compiled(function: str, signature: tuple, phases: Phases, backend: str, key=None,
+                    reason: str | None = None) -> CompileEvent:
+    """Log a compilation that is not a jit cache miss: a pmap, a shard_map or a transformed
+    jit run eagerly, an ahead-of-time `.lower().compile()`. The reason (unless given) is what
+    changed since `function`'s last logged signature:
+
+        >>> e = record_compiled("pmap(f)", (("args[0]", "f32[4,3]"),), Phases(), "cpu")
+        >>> e.reason
+        'first call'
+        >>> record_compiled("pmap(f)", (("args[0]", "f32[4,5]"),), Phases(), "cpu").reason
+        'args[0]: f32[4,3] -> f32[4,5]'
+    """
+    if reason is None:
+        with _lock:
+            last = next((e.signature for e in reversed(_events) if e.function == function
+                         and (key is None or e.key is key)), None)
+        if last is None:
+            reason = "first call"
+        elif len(last) != len(signature):
+            reason = f"{len(last)} arguments -> {len(signature)}"
+        else:
+            reason = ", ".join(f"{path}: {old} -> {new}" for (path, old), (_, new)
+                               in zip(last, signature) if old != new) or "the same signature " \
+                "compiled again (its cached executable was dropped, or another transformation)"
+    return record(CompileEvent(function, None, tuple(signature), reason, phases, backend,
+                               key=key))
 
 
 def explain_miss(event: CompileEvent, call_site=None) -> str:

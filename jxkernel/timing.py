@@ -236,8 +236,8 @@ def _fresh_compile(jitted, args, kwargs) -> tuple:
     """(trace, lower, compile) seconds of one compilation that no cache answers, as the
     compile pipeline recorded them (`Compiled.phases`)."""
     lowered = jitted.trace(*args, **kwargs).lower()
-    with config.override("jax_enable_compilation_cache", False):
-        phases = lowered.compile().phases
+    with config.override("jax_enable_compilation_cache", False), compile_log.unlogged():
+        phases = lowered.compile().phases     # the measurement's, not the user's: not logged
     return phases.trace_s, phases.lower_s, phases.compile_s
 
 

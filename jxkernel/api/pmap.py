@@ -17,7 +17,8 @@ from ..core.ir import param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
                               jvp_rules, lowering_rules, partial_eval_rules, transpose_rules)
 from ..core.axis_env import bound_axis
-from ..core.trace import set_current_trace
+from ..config import config
+from ..core.trace import EvalTrace, Tracer, current_trace, set_current_trace
 from ..lax.reductions import reduce_sum
 from ..lax.shapes import broadcast_in_dim, expand_dims, squeeze
 from ..lax.slicing import index_in_dim
@@ -27,6 +28,7 @@ from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from ..xla import client as _client
 from ..xla.compiler import Executable
 from ..xla.pipeline import compile_jaxpr
+from .. import compile_log
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
 from ..transforms.api_util import flatten_fun, merge_static, wraps
 from ..transforms.batching import batch_jaxpr
@@ -61,10 +63,16 @@ def _pmap_impl(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name)
         jaxpr = _hoisted(jaxpr)
     exe = _executables.get(key)
     if exe is None:
-        exe, _ = compile_jaxpr(jaxpr.jaxpr, devices, name=f"pmap_{name}", label=f"pmap({name})",
-                               num_replicas=replicas, axis_env=((axis_name, replicas),),
-                               executable=_executable_class(spans), in_avals=jaxpr.in_avals)
+        exe, phases = compile_jaxpr(jaxpr.jaxpr, devices, name=f"pmap_{name}",
+                                    label=f"pmap({name})", num_replicas=replicas,
+                                    axis_env=((axis_name, replicas),),
+                                    executable=_executable_class(spans), in_avals=jaxpr.in_avals)
         _executables[key] = exe
+        # the notebook's count, Compilations panel and %jxcompiles list every compiled program
+        compile_log.record_compiled(
+            f"pmap({name})", tuple((f"args[{i}]", get_aval(x).str_short())
+                                   for i, x in enumerate(args)), phases,
+            _client.platform_of(devices[0]))
     if len(devices) == 1:     # one device runs the body as is: no device axis to split
         outs = exe(*[squeeze(x, (0,)) if mapped else x for x, mapped in zip(args, mapped_invars)])
         return [expand_dims(o, (0,)) for o in outs]
@@ -75,6 +83,21 @@ def _pmap_impl(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name)
             x = broadcast_in_dim(x, (axis_size,) + aval.shape, tuple(range(1, len(aval.shape) + 1)))
         arguments.append(x)
     return exe(*arguments)
+
+
+def _trace_key(tree, avals, mapped, size, devices, statics, leaves):
+    """What a pmapped function's trace depends on, or None where it must trace anew: under
+    another transformation (its tracers may be closed over), or with unhashable static
+    arguments."""
+    if not isinstance(current_trace(), EvalTrace) or any(isinstance(x, Tracer) for x in leaves):
+        return None
+    key = (tree, tuple(avals), tuple(mapped), size, devices, tuple(statics),
+           config._trace_state)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def _executable_class(spans_processes: bool):
@@ -195,6 +218,8 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
     static = (static_broadcasted_argnums,) if isinstance(static_broadcasted_argnums, int) \
         else tuple(static_broadcasted_argnums)
 
+    traces = {}     # signature -> (jaxpr, consts, out_tree), top-level calls only
+
     @wraps(fun)
     def pmapped(*args):
         dyn = [a for i, a in enumerate(args) if i not in static]
@@ -233,13 +258,21 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
             from ..xla.distributed import pmap_devices
             dev = pmap_devices(size, backend)
             global_size = len(dev)
-        with bound_axis(axis_name, global_size):
-            closed = trace_to_jaxpr(flat, avals)
-        jaxpr, consts = convert_constvars_to_invars(closed)
+        # traced once per signature, as JAX's pmap: a new jaxpr each call would miss the
+        # executable cache, and lower and compile again
+        key = _trace_key(tree, avals, mapped, size, dev, [args[i] for i in static], leaves)
+        found = traces.get(key) if key is not None else None
+        if found is None:
+            with bound_axis(axis_name, global_size):
+                closed = trace_to_jaxpr(flat, avals)
+            jaxpr, consts = convert_constvars_to_invars(closed)
+            found = (jaxpr, consts, out_tree())
+            if key is not None and not any(isinstance(c, Tracer) for c in consts):
+                traces[key] = found
+        jaxpr, consts, out_tree = found
         outs = xla_pmap_p.bind(*consts, *moved, jaxpr=jaxpr, axis_name=axis_name,
                                axis_size=size, mapped_invars=(False,) * len(consts) + tuple(mapped),
                                devices=dev, name=getattr(fun, "__name__", "fun"))
-        out_tree = out_tree()
         flat_out_axes = broadcast_prefix(out_axes, tree_unflatten(out_tree, outs),
                                          is_leaf=lambda x: x is None)
         results = []

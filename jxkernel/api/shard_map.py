@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from .. import compile_log
 from ..config import config
 from ..core import vma
 from ..core.avals import ShapedArray, get_aval
@@ -205,7 +206,16 @@ def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_man
 def _impl(*args, **params):
     """Run eagerly: one program of this equation, partitioned over the mesh."""
     avals = tuple(get_aval(a) for a in args)
-    return run_jaxpr(_one_equation(avals, params), "shard_map", list(args), params["mesh"])
+    return run_jaxpr(_one_equation(avals, params), "shard_map", list(args), params["mesh"],
+                     on_compile=_log_compile)
+
+
+def _log_compile(avals, shardings, phases, platform):
+    """An eager shard_map's program in the compile log, as jit's are (the notebook's count,
+    the Compilations panel, %jxcompiles)."""
+    compile_log.record_compiled(
+        "shard_map", tuple((f"args[{i}]", f"{a.str_short()} {s.spec}")
+                           for i, (a, s) in enumerate(zip(avals, shardings))), phases, platform)
 
 
 _equations: dict = {}       # (avals, params) -> the one-equation ClosedJaxpr run eagerly

@@ -1068,6 +1068,15 @@ class Compiled(_Stage):
     def __init__(self, lowered, entry, phases):
         self.lowered, self._entry, self.phases = lowered, entry, phases
         self._traced = lowered.traced
+        # logged as jit's calls are (the notebook's count, Compilations, %jxcompiles)
+        jitted = self._traced.jitted
+        device = (lowered._module.devices[0] if lowered._module is not None
+                  else _client.default_device())
+        compile_log.record(compile_log.CompileEvent(
+            jitted._name, jitted._source_text(),
+            tuple((f"args[{i}]", a.str_short()) for i, a in enumerate(entry.jaxpr.in_avals)),
+            "ahead of time: .lower(...).compile()", phases, _client.platform_of(device),
+            key=jitted))
 
     def __call__(self, *args, **kwargs):
         """Call with the non-static arguments only (static ones were fixed by `lower`)."""

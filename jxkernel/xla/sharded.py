@@ -441,19 +441,25 @@ def apply_primitive(prim, args, params):
     return outs if prim.multiple_results else outs[0]
 
 
-def run_jaxpr(closed, name, args, mesh=None) -> list:
+def run_jaxpr(closed, name, args, mesh=None, on_compile=None) -> list:
     """Run a closed jaxpr (a jit equation a transformation rewrote) partitioned over the mesh
-    of its sharded operands, or over `mesh` (that of a sharding constraint inside)."""
+    of its sharded operands, or over `mesh` (that of a sharding constraint inside).
+    `on_compile(avals, shardings, phases, platform)` is called when it compiles."""
     shardings, avals = _operand_shardings(args, mesh), _avals(args)
     key = (closed, avals, shardings)
     exe = _eager.get(key)
     if exe is None:
         n = len(closed.consts)
-        replicated = NamedSharding(shardings[0].mesh, PartitionSpec())
-        exe = _eager[key] = compile_partitioned(
-            closed, name, shardings[0].mesh, [replicated] * n + list(shardings),
-            [None] * len(closed.jaxpr.outvars))
+        mesh = shardings[0].mesh
+        replicated = NamedSharding(mesh, PartitionSpec())
+        arg_shardings = [replicated] * n + list(shardings)
+        out_shardings = typed_outputs(closed.jaxpr.out_avals, [None] * len(closed.jaxpr.outvars))
+        module = lower_partitioned(closed, name, mesh, arg_shardings, out_shardings)
+        exe, phases = compile_lowered(module, closed, name, mesh, out_shardings, arg_shardings)
+        _eager[key] = exe
         exe.const_bufs = [to_argument(c, replicated) for c in closed.consts]
+        if on_compile is not None:      # the caller logs it (compile_log is above xla)
+            on_compile(avals, shardings, phases, _client.platform_of(mesh._flat_devices[0]))
     return exe.call_buffers(exe.const_bufs + [to_argument(a, s) for a, s in zip(args, shardings)])
 
 
