@@ -2,6 +2,7 @@
 arguments, AOT lowering, nesting, and the errors JAX gives while tracing."""
 import functools
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -169,7 +170,32 @@ def test_donation_invalidates_the_input():
     assert x.is_deleted()
     with pytest.raises(RuntimeError, match="deleted"):
         np.asarray(x)
-    assert "jax.buffer_donor = true" in f.lower(arr(np.arange(1024.0))).as_text()
+    assert "tf.aliasing_output = 0 : i32" in f.lower(arr(np.arange(1024.0))).as_text()
+
+
+def test_donation_uses_a_buffer_only_where_a_result_can_take_it():
+    # JAX 0.10.2 on CPU (_set_up_aliases): alias a result of the same type, else give the
+    # buffer to XLA for a result of as many elements; otherwise warn, and keep the input
+    unusable = "Some donated buffers were not usable: float32[4].\nSee an explanation at " \
+        "https://docs.jax.dev/en/latest/faq.html#buffer-donation."
+
+    def call(f, *args):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            f(*args)
+        return [a.is_deleted() for a in args], [str(w.message) for w in caught]
+    ones = lambda n=4: arr(np.ones(n))      # noqa: E731
+    assert call(jax.jit(lambda x: lax.reduce_sum(x, (0,)), donate_argnums=0), ones()) == \
+        ([False], [unusable])
+    assert call(jax.jit(lambda x: lax.convert_element_type(x, np.int32), donate_argnums=0),
+                ones()) == ([True], [])
+    assert call(jax.jit(lambda x, y: lax.add(x, y), donate_argnums=(0, 1)), ones(), ones()) == \
+        ([True, False], [unusable])
+    assert call(jax.jit(lambda x, y: lax.mul(y, 2.0), donate_argnums=0), ones(), ones()) == \
+        ([False, False], [])                 # an unused argument is not donated
+    text = jax.jit(lambda x: lax.convert_element_type(x, np.int32), donate_argnums=0).lower(
+        ones()).as_text()
+    assert "jax.buffer_donor = true" in text
 
 
 def test_shardings_that_are_all_none_are_unspecified():

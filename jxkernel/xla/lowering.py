@@ -9,11 +9,16 @@ its operands, and returns the values of its results:
 """
 from __future__ import annotations
 
+import collections
+import warnings
+
 import numpy as np
 
 from ..core import avals as _avals
+from ..core.errors import aval_text
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal
 from ..core.primitive import lowering_rules
+from ..core.source_info import user_stacklevel
 from . import stablehlo as hlo
 
 
@@ -38,6 +43,7 @@ class ModuleContext:
         self.functions: dict = {}                # (id(jaxpr), key) -> (jaxpr, Function)
         self.host_callbacks: list = []
         self.mesh = None                         # a sharded module's Mesh (named @mesh)
+        self.donated: list = []                  # per input: donated after all (set_up_aliases)
         self.manual = None                       # in a shard_map body: (mesh, manual axes)
         # jax.export with symbolic shapes swaps in its own rules, and `symbolic` computes
         # dimension sizes in the module (export/_symbolic_lowering.py)
@@ -171,6 +177,44 @@ def _typed_layouts(ctx, outvars, outs) -> list:
             for v, out in zip(outvars, outs)]
 
 
+def set_up_aliases(jaxpr: Jaxpr, donated) -> tuple[list, list]:
+    """(per input its attribute text or None, per input whether it is donated after all), as
+    JAX's _set_up_aliases decides them: a donated input aliases the first free result of its
+    shape and dtype (`tf.aliasing_output`), else gives its buffer to XLA for any free result
+    with as many elements (`jax.buffer_donor`); one that neither finds is not donated (not
+    deleted by calls) and lowering warns, as JAX does. An input the program never reads is
+    not donated either (JAX drops unused arguments before lowering)."""
+    in_vars = jaxpr.constvars + jaxpr.invars
+    used = {id(v) for e in jaxpr.eqns for v in e.invars} | {id(v) for v in jaxpr.outvars}
+    donated = [bool(d) and id(v) in used for d, v in zip(donated, in_vars)]
+    avals_in = [v.aval for v in in_vars]
+    avals_out = [v.aval for v in jaxpr.outvars]
+    waiting = collections.defaultdict(collections.deque)
+    for i, (aval, d) in enumerate(zip(avals_in, donated)):
+        if d:
+            waiting[(aval.shape, aval.dtype)].append(i)
+    attrs, left, aliased = [None] * len(in_vars), list(donated), set()
+    for j, aval in enumerate(avals_out):
+        if waiting.get((aval.shape, aval.dtype)):
+            i = waiting[(aval.shape, aval.dtype)].popleft()
+            attrs[i], left[i] = f"tf.aliasing_output = {hlo.i32_attr(j)}", False
+            aliased.add(j)
+    by_size = collections.defaultdict(collections.deque)
+    for j, aval in enumerate(avals_out):
+        if j not in aliased:
+            by_size[aval.size].append(j)
+    for i, aval in enumerate(avals_in):
+        if left[i] and by_size.get(aval.size):
+            by_size[aval.size].popleft()
+            attrs[i], left[i] = "jax.buffer_donor = true", False
+    if any(left):
+        unusable = ", ".join(aval_text(a, weak=False) for a, u in zip(avals_in, left) if u)
+        warnings.warn(f"Some donated buffers were not usable: {unusable}.\nSee an explanation "
+                      f"at https://docs.jax.dev/en/latest/faq.html#buffer-donation.",
+                      stacklevel=user_stacklevel())
+    return attrs, [d and not u for d, u in zip(donated, left)]
+
+
 def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None, num_replicas: int = 1,
                  axis_env=(), result_names=None, arg_names=None,
                  locations: bool = False, mesh=None, arg_shardings=None,
@@ -191,7 +235,11 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None, num_re
     module_ctx = ModuleContext(module, platform, num_replicas, axis_env)
     in_vars = jaxpr.constvars + jaxpr.invars
     donated = list(donated) if donated is not None else [False] * len(in_vars)
-    arg_attrs = ["jax.buffer_donor = true" if d else None for d in donated]
+    if mesh is None:
+        arg_attrs, module_ctx.donated = set_up_aliases(jaxpr, donated)
+    else:       # XLA picks the layouts of a partitioned program's results: donors only
+        arg_attrs = ["jax.buffer_donor = true" if d else None for d in donated]
+        module_ctx.donated = donated
     result_attrs = None
     if mesh is not None:
         # loads with the first mesh or sharded Array: `import jxkernel` needs neither

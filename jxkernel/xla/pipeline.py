@@ -45,8 +45,9 @@ def lower(jaxpr, devices, *, name: str, donated=None, num_replicas: int = 1, axi
         result_shardings=result_shardings, locations=locations)
     lower_s = time.perf_counter() - start
     propagate = None if mesh is None else tuple(s is None for s in result_shardings)
+    # what is donated after all (set_up_aliases: an unusable donation is dropped, with a warning)
     return Module(text, module_ctx, devices, tuple(jaxpr.out_avals),
-                  tuple(donated) if donated is not None else (), propagate, lower_s)
+                  tuple(module_ctx.donated) if donated is not None else (), propagate, lower_s)
 
 
 def compile_loaded(module: Module, trace_s: float = 0.0, compiler_options=None) -> tuple:
