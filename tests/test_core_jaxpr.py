@@ -118,6 +118,20 @@ def test_source_info_points_at_user_line():
     assert f"# {__file__}" in closed.pretty_print(source_info=True)
 
 
+def test_literals_print_as_jaxs():
+    # JAX 0.10.2 holds weak Python ints/complexes as TypedInt/TypedComplex, other literals
+    # as arrays that print their value (recorded with JAX 0.10.2, Writing custom interpreters)
+    def literals(f, x):
+        return [repr(v) for e in jax.make_jaxpr(f)(x).jaxpr.eqns for v in e.invars
+                if type(v).__name__ == "Literal"]
+    assert literals(lambda x: x + 1, 1) == ["Literal(TypedInt(1, dtype=int32))"]
+    assert literals(lambda x: x * (1 + 2j), 1.0) == \
+        ["Literal(TypedComplex((1+2j), dtype=complex64))"]
+    assert literals(lambda x: x + 1, 1.0) == ["Literal(1.0)"]
+    assert literals(lambda x: x * np.int32(2), 1) == ["Literal(2)"]
+    assert literals(lambda x: x & True, True) == ["Literal(True)"]
+
+
 def test_check_jaxpr_catches_bad_ir():
     a = Var(ShapedArray((3,), np.float32))
     b = Var(ShapedArray((4,), np.float32))       # wrong: sin keeps the shape

@@ -43,6 +43,12 @@ class Literal:
         self.val, self.aval = val, aval
 
     def __repr__(self):
+        # as JAX 0.10.2, whose weak Python ints and complexes are held as TypedInt and
+        # TypedComplex (the custom interpreter tutorial prints an equation's invars)
+        if type(self.val) is int:
+            return f"Literal(TypedInt({self.val}, dtype={self.aval.dtype.name}))"
+        if type(self.val) is complex:
+            return f"Literal(TypedComplex({self.val}, dtype={self.aval.dtype.name}))"
         return f"Literal({self.val})"
 
 
