@@ -36,7 +36,9 @@ from .parallel import (all_gather, all_gather_p, all_to_all, all_to_all_p, axis_
                        psum_scatter, pswapaxes, reduce_scatter_p)
 from .shapes import split, split_p  # noqa: F401
 from .shapes import stack, stack_p, tile, tile_p, unstack, unstack_p  # noqa: F401
-from .creation import full, full_like  # noqa: F401,E402
+from .shapes import broadcast_like, shape_as_value  # noqa: F401
+from .slicing import index_take  # noqa: F401
+from .creation import empty, empty_p, full, full_like  # noqa: F401,E402
 from .fft import FftType, fft, fft_p  # noqa: F401,E402  (eager: lax.fft is also a module)
 from .barrier import optimization_barrier, optimization_barrier_p  # noqa: F401,E402
 from .sharding import sharding_constraint_p, with_sharding_constraint  # noqa: F401,E402

@@ -10,6 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes, vma
+from ..core.avals import ShapedArray
+from ..core.primitive import Primitive, abstract_eval_rules, axis_batching_rules, lowering_rules
+from ..transforms import ad_util as ad
+from . import _lowering as hl
 from .conversion import _convert_element_type
 from .shapes import broadcast, canonicalize_shape
 
@@ -57,3 +61,41 @@ def _as_scalar(value, dtype, weak_type):
     if aval is not None and aval.dtype == dtype and aval.weak_type == weak_type:
         return value                        # already right: no conversion in the jaxpr
     return _convert_element_type(value, dtype, weak_type)
+
+
+# ------------------------------------------------------------------ empty
+# An array whose values the program may leave unset (JAX: zeros on CPU; an uninitialized
+# buffer on GPU and TPU): what scan's carries and loops' outputs start from.
+empty_p = Primitive("empty")
+
+
+def _empty_abstract_eval(*, shape, dtype, out_sharding=None):
+    return ShapedArray(shape, dtypes.check_supported(dtype))
+
+
+def _empty_lowering(ctx, *, shape, dtype, out_sharding=None):
+    # as JAX on CPU: a zero broadcast to the shape
+    return hl.splat(ctx, 0, np.dtype(dtype), shape)
+
+
+def _empty_batching(axis_data, vals, dims, *, shape, dtype, out_sharding=None):
+    return empty_p.bind(shape=(axis_data.size,) + shape, dtype=dtype, out_sharding=None), 0
+
+
+abstract_eval_rules[empty_p] = _empty_abstract_eval
+lowering_rules[empty_p] = _empty_lowering
+ad.defjvp_zero(empty_p)
+axis_batching_rules[empty_p] = _empty_batching
+
+
+def empty(shape, dtype, *, out_sharding=None):
+    """An array of `shape` and `dtype` whose values are unspecified (zeros on CPU).
+
+    >>> lax.empty((2,), jnp.float32).shape
+    (2,)
+    """
+    if out_sharding is not None:
+        raise NotImplementedError("lax.empty's out_sharding is not supported by jxkernel yet; "
+                                  "use jax.sharding.reshard on the result")
+    return empty_p.bind(shape=canonicalize_shape(shape), dtype=dtypes.canonicalize_dtype(dtype),
+                        out_sharding=None)

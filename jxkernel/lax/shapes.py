@@ -607,6 +607,40 @@ def broadcast_shapes(*shapes) -> tuple:
         raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}") from None
 
 
+def broadcast_like(arr, like_arr):
+    """`arr` broadcast (NumPy's rules) to the shape of `like_arr`.
+
+        >>> lax.broadcast_like(jnp.array([1, 2, 3]), jnp.zeros((2, 3)))
+        Array([[1, 2, 3],
+               [1, 2, 3]], dtype=int32)
+    """
+    shape, target = _shape(arr), _shape(like_arr)
+    if shape == target and _is_array(arr):
+        return arr
+    broadcast_shapes(shape, target)             # NumPy's error for shapes that do not fit
+    lead = len(target) - len(shape)
+    return broadcast_in_dim(arr, target, tuple(range(lead, len(target))))
+
+
+def shape_as_value(shape):
+    """`shape` as an integer array (int32, or int64 under x64), symbolic dimensions
+    included (jax.export's): what a shape-polymorphic program computes its sizes from.
+
+        >>> lax.shape_as_value((2, 3))
+        array([2, 3], dtype=int32)
+    """
+    dtype = dtypes.default_int_dtype()
+    if len(shape) == 0:
+        from .creation import full        # creation builds on this module
+        return full((0,), np.array(0, dtype=dtype))
+    if not builtins.any(is_symbolic(d) for d in shape):
+        return np.asarray(shape, dtype=dtype)
+    from ..export.shape_poly import dimension_as_value   # only symbolic shapes need it
+    from .conversion import convert_element_type
+    return concatenate([expand_dims(convert_element_type(dimension_as_value(d), dtype), (0,))
+                        for d in shape], 0)
+
+
 def broadcast_to_rank(x, rank: int):
     """`x` with leading dimensions of size 1 added to give it rank `rank`."""
     ndim = _ndim(x)
@@ -790,4 +824,5 @@ __all__ = ["broadcast_in_dim_p", "reshape_p", "squeeze_p", "transpose_p", "rev_p
            "concatenate_p", "split_p", "iota_p", "broadcast", "broadcast_in_dim",
            "broadcast_shapes", "broadcast_to_rank", "reshape", "squeeze", "expand_dims", "transpose", "rev",
            "concatenate", "split", "iota", "broadcasted_iota", "collapse",
-           "stack_p", "unstack_p", "tile_p", "stack", "unstack", "tile"]
+           "stack_p", "unstack_p", "tile_p", "stack", "unstack", "tile", "broadcast_like",
+           "shape_as_value"]

@@ -1362,10 +1362,31 @@ def scatter_max(operand, scatter_indices, updates, dimension_numbers, *,
                     indices_are_sorted, unique_indices, mode)
 
 
+def index_take(src, idxs, axes):
+    """The elements of `src` at the index arrays `idxs` (one per axis in `axes`, taken modulo
+    that axis's size, as JAX's), with `src`'s other axes kept: one gather.
+
+        >>> lax.index_take(jnp.arange(6).reshape(2, 3), [jnp.array([0, -1])], (1,))
+        Array([[0, 3],
+               [2, 5]], dtype=int32)
+    """
+    indices = concatenate([expand_dims(i, (1,)) for i in idxs], 1)
+    sizes = np.array([_shape(src)[ax] for ax in axes])
+    indices = indices % expand_dims(sizes.astype(indices.dtype), tuple(range(indices.ndim - 1)))
+    slice_sizes = list(_shape(src))
+    for ax in axes:
+        slice_sizes[ax] = 1
+    dnums = GatherDimensionNumbers(offset_dims=tuple(range(1, _ndim(src) - len(axes) + 1)),
+                                   collapsed_slice_dims=tuple(axes),
+                                   start_index_map=tuple(axes))
+    return gather(src, indices, dimension_numbers=dnums, slice_sizes=tuple(slice_sizes))
+
+
 __all__ = ["slice_p", "pad_p", "dynamic_slice_p", "dynamic_update_slice_p", "gather_p",
            "scatter_p", "scatter_add_p", "scatter_sub_p", "scatter_mul_p", "scatter_min_p",
            "scatter_max_p", "GatherDimensionNumbers", "ScatterDimensionNumbers",
            "GatherScatterMode", "slice", "slice_in_dim", "index_in_dim", "pad", "dynamic_slice",
            "dynamic_slice_in_dim", "dynamic_index_in_dim", "dynamic_update_slice",
            "dynamic_update_slice_in_dim", "dynamic_update_index_in_dim", "gather", "scatter",
-           "scatter_add", "scatter_sub", "scatter_mul", "scatter_min", "scatter_max"]
+           "scatter_add", "scatter_sub", "scatter_mul", "scatter_min", "scatter_max",
+           "index_take"]
