@@ -29,6 +29,9 @@ CELL_SKIPS = {
 # pages whose printed numbers come out of long training loops: a wider bound (float32 ulps
 # and an absolute tolerance, as conformance/compare.py takes them)
 TOLERANCE = {
+    # grad of a complex Cholesky (the cookbook's last cell): its entries are sums that cancel,
+    # and the small ones move by ~1 ulp of the largest entry (~11.6, 1 ulp ~1e-6)
+    "notebooks/autodiff_cookbook": {"atol": 4e-6},
 }
 
 # pages run with 8 simulated CPU devices under both (JXKERNEL_CPU_DEVICES=8 /
