@@ -208,6 +208,13 @@ def linearize(fun, *primals, has_aux=False):
 
 
 # ------------------------------------------------------------------ transposition
+# Primitives whose transpose runs even when every cotangent reaching it is zero: a custom
+# VJP's `bwd` may return what it likes whatever its cotangents (Flax's fp8 layers return their
+# updated statistics as the "gradient" of the history input), and JAX calls it with the zeros
+# instantiated. Others are skipped: their cotangents would all be zero.
+always_transposed: set = set()
+
+
 def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out) -> list:
     """Cotangents of `jaxpr`'s inputs flagged `linear`, given its outputs' cotangents and the
     values of the other inputs (`nonlinear_args`, in order); None for non-linear inputs.
@@ -251,7 +258,7 @@ def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out) 
         write_ct(v, ct)
     for eqn in reversed(linear_eqns):
         cts_out = [ct_env.pop(v, Zero(v.aval)) for v in eqn.outvars]
-        if all(type(c) is Zero for c in cts_out):
+        if all(type(c) is Zero for c in cts_out) and eqn.primitive not in always_transposed:
             continue
         invals = list(map(read_primal, eqn.invars))
         ct_arg = cts_out if eqn.primitive.multiple_results else cts_out[0]

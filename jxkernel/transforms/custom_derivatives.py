@@ -36,7 +36,7 @@ from ..core.trace import _ctx, eval_trace, set_current_trace
 from . import batch_util as bu
 from .ad_util import Zero, add_tangents, float0, instantiate
 from ..tree_util import tree_flatten, tree_map, tree_unflatten
-from .ad import JVPTrace
+from .ad import JVPTrace, always_transposed
 from .api_util import flatten_fun
 from .batching import batch_jaxpr, vmap
 from ..core.partial_eval import PartialEvalTrace
@@ -441,6 +441,7 @@ def _avals_of(subtree, rule, index):
 
 custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True)
 custom_lin_p = Primitive("custom_lin", multiple_results=True)
+always_transposed.add(custom_lin_p)      # its transpose is the user's bwd: always called
 
 
 def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts,
