@@ -269,6 +269,30 @@ def test_partition_specs_meshes_and_axis_types_as_jax_prints_them():
     assert [sh.index for sh in x.addressable_shards] == [(slice(None),)]
 
 
+def test_named_sharding_over_an_abstract_mesh():
+    # JAX 0.10.2: a sharding in a type, with no devices (what JAX prints and raises)
+    mesh = AbstractMesh((2, 4), ("x", "y"))
+    s = NamedSharding(mesh, P("x", None))
+    assert repr(s) == ("NamedSharding(mesh=AbstractMesh('x': 2, 'y': 4, axis_types=(Auto, "
+                       "Auto)), spec=P('x', None))")
+    same = NamedSharding(mesh, P("x", None))
+    assert s == same and hash(s) == hash(same)
+    assert (s.num_devices, s.is_fully_replicated, s.memory_kind) == (8, False, None)
+    assert s.shard_shape((4, 8)) == (2, 8)
+    for attr in ("device_set", "_device_assignment", "is_fully_addressable",
+                 "addressable_devices"):
+        with pytest.raises(ValueError, match=f"{attr} is not implemented for "
+                                             f"`jax.sharding.AbstractMesh`"):
+            getattr(s, attr)
+    with pytest.raises(ValueError, match=r"Resource axis: z of P\('z',\) is not found"):
+        NamedSharding(mesh, P("z"))
+    with pytest.raises(ValueError, match="is_fully_addressable is not implemented"):
+        jax.device_put(np.zeros(4), s)
+    typed = NamedSharding(AbstractMesh((2,), ("x",), (AxisType.Explicit,)), P("x"))
+    spec = jax.ShapeDtypeStruct((4,), np.float32, sharding=typed)
+    assert jax.eval_shape(lambda a: a * 2, spec) == spec
+
+
 def test_bad_meshes_and_specs_name_what_to_fix():
     one = np.array(jax.devices()[:1])
     with pytest.raises(ValueError, match=r"devices.ndim == 1 and len\(axis_names\) == 2"):

@@ -146,6 +146,12 @@ def get_aval(x) -> ShapedArray:
                     f"(arrays, NumPy arrays and Python scalars are)")
 
 
+def is_sharding(x) -> bool:
+    """A jax.sharding.Sharding: a NamedSharding (over a Mesh or an AbstractMesh, which has
+    no devices) or anything that tells its device set."""
+    return isinstance(x, NamedSharding) or (x is not None and hasattr(x, "device_set"))
+
+
 def shaped_abstractify(x) -> ShapedArray:
     """The aval of `x` for tracing without data (eval_shape, jit's trace and lower): what
     get_aval takes, ShapeDtypeStructs and avals themselves, and, as JAX, any object with
@@ -165,7 +171,7 @@ def shaped_abstractify(x) -> ShapedArray:
         sharding = getattr(x, "sharding", None)
         if isinstance(x, ShapedArray):
             return x if x.dtype == dtype else x.update(dtype=dtype)
-        if sharding is not None and hasattr(sharding, "device_set"):
+        if is_sharding(sharding):
             return ShapeDtypeStruct(np.shape(x), dtype, getattr(x, "weak_type", False),
                                     sharding).aval
         return ShapedArray(np.shape(x), dtype, getattr(x, "weak_type", False))
@@ -184,7 +190,7 @@ class ShapeDtypeStruct:
     def __init__(self, shape, dtype, weak_type=False, sharding=None):
         if dtype is None:
             raise ValueError("ShapeDtypeStruct: dtype must be specified.")
-        if sharding is not None and not hasattr(sharding, "device_set"):
+        if sharding is not None and not is_sharding(sharding):
             raise ValueError(f"sharding should be an instance of `jax.sharding.Sharding`; got "
                              f"{sharding} of type {type(sharding)}.")
         self.shape = tuple(shape)
@@ -212,7 +218,7 @@ class ShapeDtypeStruct:
         """
         aval = shaped_abstractify(x)
         sharding = getattr(x, "sharding", None) if getattr(x, "committed", True) else None
-        if sharding is None or not hasattr(sharding, "device_set"):
+        if not is_sharding(sharding):
             sharding = aval.sharding        # a sharding in the type (Explicit mesh axes)
         return cls(aval.shape, aval.dtype, aval.weak_type, sharding)
 

@@ -272,30 +272,40 @@ class NamedSharding:
     __slots__ = ("mesh", "spec", "_memory_kind", "_tilings", "_hash")
 
     def __init__(self, mesh, spec, *, memory_kind: str | None = None):
-        if not isinstance(mesh, Mesh):
-            raise TypeError(f"NamedSharding's mesh must be a Mesh; got {mesh!r} of type "
-                            f"{type(mesh).__name__}")
+        if not isinstance(mesh, (Mesh, AbstractMesh)):
+            raise TypeError(f"NamedSharding's mesh must be a Mesh or an AbstractMesh; got "
+                            f"{mesh!r} of type {type(mesh).__name__}")
         if not isinstance(spec, PartitionSpec):
             raise TypeError(f"NamedSharding's spec must be a PartitionSpec (P(...)); got "
                             f"{spec!r} of type {type(spec).__name__}")
         _check_spec(spec, mesh)
         self.mesh, self.spec = mesh, spec
-        self._memory_kind = checked_memory_kind(mesh.devices.flat[0], memory_kind)
+        # over an AbstractMesh (axes without devices: a sharding in a type, as JAX's) there
+        # is no device to ask for its memories
+        self._memory_kind = memory_kind if isinstance(mesh, AbstractMesh) else \
+            checked_memory_kind(mesh.devices.flat[0], memory_kind)
         self._tilings = {}
         self._hash = hash((mesh, spec, self._memory_kind))
 
+    def _devices(self, what: str) -> tuple:
+        """The mesh's devices, in mesh order; an AbstractMesh has none (JAX's error)."""
+        if isinstance(self.mesh, AbstractMesh):
+            raise ValueError(f"{what} is not implemented for `jax.sharding.AbstractMesh`.")
+        return self.mesh._flat_devices
+
     memory_kind = property(lambda self: self._memory_kind)
-    device_set = property(lambda self: set(self.mesh.devices.flat))
-    _device_assignment = property(lambda self: self.mesh._flat_devices)
+    device_set = property(lambda self: set(self._devices("device_set")))
+    _device_assignment = property(lambda self: self._devices("_device_assignment"))
     num_devices = property(lambda self: self.mesh.size)
 
     @property
     def addressable_devices(self) -> set:
         """The mesh's devices this process holds (all of them unless jxkernel.distributed
         spans several processes)."""
-        return set(local_devices(self.mesh._flat_devices))
+        return set(local_devices(self._devices("addressable_devices")))
 
-    is_fully_addressable = property(lambda self: len(self.addressable_devices) == self.mesh.size)
+    is_fully_addressable = property(
+        lambda self: len(local_devices(self._devices("is_fully_addressable"))) == self.mesh.size)
     has_addressable_devices = property(lambda self: bool(self.addressable_devices))
 
     @property
@@ -345,7 +355,7 @@ class NamedSharding:
         tiles = self._tiles(len(shape))
         return {device: tuple(slice(None) if t == 1 else slice(b * s, (b + 1) * s)
                               for b, s, t in zip(blocks, shard, tiles))
-                for device, (blocks, _) in zip(self.mesh.devices.flat,
+                for device, (blocks, _) in zip(self._devices("devices_indices_map"),
                                                self._placements(len(shape)))}
 
     def addressable_devices_indices_map(self, global_shape) -> dict:
@@ -389,7 +399,8 @@ class NamedSharding:
         return self._hash
 
     def __repr__(self):
-        return f"NamedSharding(mesh={self.mesh}, spec={self.spec!r}, memory_kind={self._memory_kind})"
+        kind = "" if self._memory_kind is None else f", memory_kind={self._memory_kind}"
+        return f"NamedSharding(mesh={self.mesh}, spec={self.spec!r}{kind})"
 
 
 def resolve(sharding, what: str = "device_put"):

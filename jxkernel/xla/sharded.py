@@ -202,7 +202,8 @@ def device_put(x, sharding) -> Array:
     P('x',)
     """
     sharding = resolve(sharding)
-    if sharding.memory_kind != sharding.mesh.devices.flat[0].default_memory().kind:
+    devices = sharding._devices("is_fully_addressable")      # an AbstractMesh has none
+    if sharding.memory_kind != devices[0].default_memory().kind:
         raise NotImplementedError(f"device_put to memory kind {sharding.memory_kind!r}: "
                                   f"jxkernel places arrays in each device's default memory "
                                   f"only; use {sharding.with_memory_kind(None)!r}")
