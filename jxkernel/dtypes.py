@@ -11,7 +11,8 @@ from .core import dtypes as _core
 from .core.dtypes import TypePromotionError, extended, prng_key  # noqa: F401
 from .transforms.ad_util import float0
 from .numpy.dtypes import finfo, iinfo, issubdtype, result_type
-from .numpy.scalar_types import bfloat16
+# JAX's jax.dtypes.bfloat16 is ml_dtypes' NumPy scalar type (jnp.bfloat16 makes Arrays)
+from ml_dtypes import bfloat16
 
 __all__ = ["bfloat16", "canonicalize_dtype", "extended", "finfo", "float0", "iinfo",
            "issubdtype", "itemsize_bits", "prng_key", "result_type", "scalar_type_of",

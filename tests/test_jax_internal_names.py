@@ -35,3 +35,26 @@ def test_private_dispatch_and_dtypes_names():
     assert issubclass(dtypes.TypePromotionError, ValueError)
     assert dtypes.is_weakly_typed(1.0) and not dtypes.is_weakly_typed(jnp.ones(2))
     assert dtypes.dtype(jnp.ones(2, jnp.int8)) == np.int8
+
+
+def test_tangent_avals_and_bfloat16_scalar_type():
+    from jxkernel.core import ShapedArray
+    assert ShapedArray((2,), np.int32).to_tangent_aval() == ShapedArray((2,), jxkernel.dtypes.float0)
+    weak = ShapedArray((), np.float32, weak_type=True)
+    assert weak.to_tangent_aval() == weak and weak.at_least_vspace() == weak
+    import ml_dtypes
+    assert jxkernel.dtypes.bfloat16 is ml_dtypes.bfloat16     # jnp.bfloat16 makes Arrays
+    assert type(jxkernel.dtypes.bfloat16(1)) is ml_dtypes.bfloat16
+
+
+def test_a_failed_callback_raises_jax_runtime_error():
+    def fails(x):
+        raise KeyError("from the callback")
+
+    f = jxkernel.jit(lambda x: jxkernel.pure_callback(fails, x, x))
+    try:
+        f(jnp.ones(2))
+    except jxkernel.errors.JaxRuntimeError as e:      # as JAX's: libraries catch this class
+        assert "KeyError" in str(e) and isinstance(e.__cause__, KeyError)
+    else:
+        raise AssertionError("the callback's error was not raised")

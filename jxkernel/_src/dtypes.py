@@ -11,7 +11,7 @@ from ..core.dtypes import (TypePromotionError, dtype, is_python_scalar,  # noqa:
                           is_weakly_typed, promote_types, to_complex_dtype, to_inexact_dtype)
 from ..dtypes import (canonicalize_dtype, finfo, float0, iinfo, issubdtype,  # noqa: F401
                       result_type, scalar_type_of)
-from ..numpy.scalar_types import bfloat16  # noqa: F401
+from ..dtypes import bfloat16  # noqa: F401  (ml_dtypes' scalar type, as JAX's)
 
 # a dtype: NumPy's, or an extended dtype (typed keys')
 DType = np.dtype | ExtendedDType

@@ -100,6 +100,20 @@ class ShapedArray(AbstractValue):
     def strip_weak_type(self) -> ShapedArray:
         return self.update(weak_type=False) if self.weak_type else self
 
+    def to_tangent_aval(self) -> ShapedArray:
+        """The type of this type's tangents: the same, with float0 for ints and bools.
+
+        >>> ShapedArray((2,), np.int32).to_tangent_aval().dtype == dtypes.float0
+        True
+        """
+        dtype = self.dtype
+        if not isinstance(dtype, dtypes.ExtendedDType):
+            dtype = dtypes.primal_dtype_to_tangent_dtype(dtype)
+        return self if dtype == self.dtype else self.update(dtype=dtype)
+
+    to_ct_aval = to_tangent_aval            # a cotangent has the tangent's type
+    at_least_vspace = to_tangent_aval       # JAX's older name
+
     def str_short(self) -> str:
         return f"{dtypes.SHORT_NAMES.get(self.dtype, str(self.dtype))}[{self._dims()}]" \
             + (vma_text(self.vma) if self.vma else "")

@@ -169,6 +169,16 @@ def _strict_lattice():
 _STRICT_UPPER_BOUNDS = _upper_bounds(_strict_lattice())
 
 
+# the dtype JAX gives tangents of integer and boolean values (no bytes, only a shape)
+float0 = np.dtype([("float0", np.void, 0)])
+
+
+def primal_dtype_to_tangent_dtype(primal_dtype) -> np.dtype:
+    """float0 for integer and boolean primals (they have no tangents), else the same dtype."""
+    dtype = np.dtype(primal_dtype)
+    return float0 if dtype == bool_ or dtype in INT_DTYPES else dtype
+
+
 class TypePromotionError(ValueError):
     """Raised when dtypes have no implicit promotion (jax_numpy_dtype_promotion='strict')."""
 

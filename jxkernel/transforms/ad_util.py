@@ -21,8 +21,7 @@ from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jv
 from ..tree_util import tree_map
 from . import batch_util as bu
 
-# the dtype JAX gives tangents of integer and boolean values
-float0 = np.dtype([("float0", np.void, 0)])
+from ..core.dtypes import float0  # noqa: E402,F401  (the tangent dtype of ints and bools)
 
 
 class Zero:

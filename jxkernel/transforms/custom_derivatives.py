@@ -255,27 +255,34 @@ def _custom_jvp_call_batching(axis_data, vals, dims, *, call_jaxpr, jvp, num_con
                                       num_consts=num_consts, symbolic_zeros=symbolic_zeros,
                                       name=name)
         return outs, [bu.not_mapped] * len(outs)
+    # unbatched inputs stay unbatched, as in JAX: a predicate made unbatched inside (Equinox's
+    # error_if reduces it over the batch) keeps its cond a cond, not a select of both branches
     size = axis_data.size
-    vals = [bu.bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
-    in_dims = [0] * len(vals)
-    batched, out_dims = batch_jaxpr(call_jaxpr, axis_data, in_dims)
-    batched_jvp = _BatchedJVPRule(jvp, num_consts, axis_data, out_dims)
+    vals = [v if d is bu.not_mapped else bu.bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
+    in_dims = [bu.not_mapped if d is bu.not_mapped else 0 for d in dims]
+    batched, out_dims = batch_jaxpr(call_jaxpr, axis_data, in_dims,
+                                    force_out_batched=[True] * len(call_jaxpr.out_avals))
+    batched_jvp = _BatchedJVPRule(jvp, num_consts, axis_data, out_dims, in_dims)
     outs = custom_jvp_call_p.bind(*vals, call_jaxpr=batched, jvp=batched_jvp,
                                   num_consts=num_consts, symbolic_zeros=symbolic_zeros, name=name)
     return outs, out_dims
 
 
 class _BatchedJVPRule:
-    """A jvp rule vmapped over a batch axis (all inputs batched at 0)."""
+    """A jvp rule vmapped over a batch axis: inputs batched at 0 or not (`in_dims`), each
+    tangent as its primal (a symbolic zero unbatched); every output batched at 0."""
 
-    def __init__(self, jvp, num_consts, axis_data, out_dims):
+    def __init__(self, jvp, num_consts, axis_data, out_dims, in_dims):
         self.jvp, self.num_consts, self.axis_data, self.out_dims = jvp, num_consts, axis_data, out_dims
+        self.in_dims = list(in_dims)
         self.__name__ = getattr(jvp, "__name__", "jvp")
 
     def __call__(self, primals, tangents):
         out_axes = (list(self.out_dims), list(self.out_dims))
-        return vmap(lambda p, t: self.jvp(p, t), in_axes=(0, 0), out_axes=out_axes,
-                    axis_name=self.axis_data.name)(primals, tangents)
+        tangent_dims = [bu.not_mapped if type(t) is Zero else d
+                        for t, d in zip(tangents, self.in_dims)]
+        return vmap(lambda p, t: self.jvp(p, t), in_axes=(self.in_dims, tangent_dims),
+                    out_axes=out_axes, axis_name=self.axis_data.name)(primals, tangents)
 
 
 abstract_eval_rules[custom_jvp_call_p] = lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals

@@ -47,9 +47,10 @@ class ExecutionError(RuntimeError):
     """XLA could not run a compiled program with the arguments it was given."""
 
 
-class CallbackError(RuntimeError):
+class CallbackError(_client.JaxRuntimeError):
     """A Python host callback (debug.print, debug.callback, pure_callback) failed while its
-    program ran; the callback's own exception is the `__cause__`."""
+    program ran; the callback's own exception is the `__cause__`. A JaxRuntimeError, the class
+    JAX raises for a failed callback (libraries catch it: Equinox's runtime errors)."""
 
 
 # The host function records its error here: XLA passes on only the text, and may call it on
