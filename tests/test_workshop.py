@@ -158,7 +158,7 @@ WRONG = {                      # a typical wrong answer per exercise, and what c
     "jit-where": (lambda x: x if x > 0 else 0.0, "TracerBoolConversionError"),
     "jit-static": (jax.jit(power), "tell jit that n is static"),
     # jit(jnp.sum) shares the cache of every jit of jnp.sum (the solution's too), as in JAX
-    "jit-buckets": (jax.jit(jnp.sum), "compilations for 16 lengths (at most 5 is the goal)"),
+    "jit-buckets": (jax.jit(jnp.sum), "times for these calls: f32["),
     "ad-grad": (jax.grad(loss, argnums=1), "should give a pair (dw, db)"),
     "ad-hessian": (jax.grad(cubes)(DEFINED["x"]), "has shape (3,); it should be (3, 3)"),
     "ad-stop-gradient": (lambda x: x * x, "should be 3.0 (x, not 2x); it is 6.0"),
@@ -170,7 +170,7 @@ WRONG = {                      # a typical wrong answer per exercise, and what c
     "cf-fori": (sum_of_squares_range, "Python's range cannot use it"),
     "cf-cond": (lambda x: jnp.where(x != 0, 1.0 / x, 0.0), "the derivative at 0 is nan"),
     "cf-while": (newton_sqrt_python, "asks Python for a traced value"),
-    "cf-scan": (running_max_python, "a Python loop was unrolled"),
+    "cf-scan": (running_max_python, "running_max was unrolled: its jaxpr has"),
     "rng-split": ([jax.random.normal(KEY, (2,))] * 3, "one key used three times"),
     "rng-fold-in": ([KEY] * 4, "Some of the four keys are equal"),
     "rng-dropout": (lambda key, x, rate: x * (np.random.rand(*x.shape) > rate) / (1 - rate),
@@ -210,6 +210,36 @@ ANSWER = {"jit-trace-count": "prints", "jit-where": "clip_negative",
           "tree-accuracy": "accuracy", "perf-wait": "run_and_wait", "perf-flops": "matmul_flops",
           "perf-donate": "step_donating", "core-eval": "my_eval",
           "core-count": "count_primitives", "core-primitive": "cube"}
+
+
+def newton_sqrt_printing(a):
+    def step(x):
+        jax.debug.print("x = {}", x)
+        return (x + a / x) / 2
+    return jax.lax.while_loop(lambda x: jnp.abs(x * x - a) > 1e-5 * a, step, a)
+
+
+# Checks on the compiled program (workshop/program_checks.py): right values, wrong program
+# (jit-buckets' compile count is WRONG's case above)
+PROGRAM_WRONG = [
+    ("cf-scan", running_max_python, "35 equations (slice ×9, squeeze ×9, max ×8) and no scan"),
+    ("cf-while", newton_sqrt_printing,
+     "newton_sqrt's loop calls back to Python at every step (debug_print in a while loop)"),
+    ("perf-donate", jax.jit(lambda state: state * 0.5),
+     "step_donating needs 8,000 bytes at its peak (arguments 4,000, outputs 4,000, "
+     "temporaries 0, reused 0); it should stay below 8,000."),
+]
+
+
+@pytest.mark.parametrize("id, wrong, said", PROGRAM_WRONG, ids=[c[0] for c in PROGRAM_WRONG])
+def test_a_right_value_from_a_wrong_program_is_caught(id, wrong, said):
+    result = check(id, wrong)
+    assert not result.passed and said in result.message, result.message
+
+
+def test_program_checks_docstring_examples():
+    from doc_examples import check_docstring_examples
+    check_docstring_examples("jxkernel.notebook.workshop.program_checks")
 
 
 def test_every_exercise_is_tested_here():

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import compile_log, grad, make_jaxpr
+from ... import grad
 from ...transforms.jit import jit
 from . import TRACER_ERRORS, NotYet, exercise
+from .program_checks import (compilations, expect_compiles_at_most,
+                             expect_no_host_transfer_in_loop, expect_traced_loop)
 
 
 def _jitted(answer, *args, what):
@@ -46,20 +48,21 @@ def _cond(answer):
 ), solution="def sum_of_squares(n):\n"
             "    return lax.fori_loop(1, n + 1, lambda i, total: total + i * i, 0)")
 def _fori(answer):
-    before = compile_log.last_seq()
     compiled = jit(answer)
-    for n, want in ((10, 385), (3, 14), (0, 0)):
-        try:
-            got = int(np.asarray(compiled(np.int32(n))))
-        except TRACER_ERRORS as e:
-            raise NotYet(f"Under jit, n is traced and Python's range cannot use it "
-                         f"({type(e).__name__}): use lax.fori_loop.") from None
-        if got != want:
-            raise NotYet(f"sum_of_squares({n}) gave {got}, not {want} (1² + ... + {n}²).")
-    compiles = len(compile_log.events_since(before + 1))
-    if compiles > 1:
-        raise NotYet(f"It compiled {compiles} times for three values of n: n should be traced, "
-                     f"not static, so one program serves every n.")
+
+    def run():
+        for n, want in ((10, 385), (3, 14), (0, 0)):
+            try:
+                got = int(np.asarray(compiled(np.int32(n))))
+            except TRACER_ERRORS as e:
+                raise NotYet(f"Under jit, n is traced and Python's range cannot use it "
+                             f"({type(e).__name__}): use lax.fori_loop.") from None
+            if got != want:
+                raise NotYet(f"sum_of_squares({n}) gave {got}, not {want} (1² + ... + {n}²).")
+    expect_compiles_at_most(compilations(run), 1, "sum_of_squares, for three values of n,",
+                            "n should be traced, not static, so one program serves every n.")
+    expect_traced_loop(answer, (np.int32(10),), "sum_of_squares",
+                       "Loop inside the program with lax.fori_loop.")
 
 
 @exercise("cf-scan", hints=(
@@ -80,11 +83,8 @@ def _scan(answer):
     want = np.maximum.accumulate(xs)
     if got.shape != want.shape or not np.array_equal(got, want):
         raise NotYet(f"running_max({xs.tolist()}) gave {got.tolist()}, not {want.tolist()}.")
-    program = make_jaxpr(answer)(xs)
-    if not any(e.primitive.name == "scan" for e in program.jaxpr.eqns):
-        raise NotYet(f"The values are right, but a Python loop was unrolled into "
-                     f"{len(program.jaxpr.eqns)} equations, a copy per element (see %jaxpr); "
-                     f"lax.scan keeps one step, whatever the length.")
+    expect_traced_loop(answer, (xs,), "The values are right, but running_max",
+                       "lax.scan keeps one step, whatever the length.", loops=("scan",))
 
 
 @exercise("cf-while", hints=(
@@ -102,3 +102,7 @@ def _while(answer):
         # the stopping rule's own tolerance: |x² - a| <= 1e-5 a means x within 1e-5 of √a
         if not abs(got - np.sqrt(a)) <= 1e-5 * np.sqrt(a) + 1e-6:
             raise NotYet(f"newton_sqrt({a}) gave {got}, not {np.sqrt(a):.6g}.")
+    a = np.float32(2.0)
+    expect_traced_loop(answer, (a,), "newton_sqrt", "Use lax.while_loop.", loops=("while",))
+    expect_no_host_transfer_in_loop(answer, (a,), "newton_sqrt", "Print the result after the "
+                                    "loop, not each step inside it.")

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import compile_log
 from ... import numpy as jnp
 from ...transforms.jit import jit
 from . import TRACER_ERRORS, NotYet, exercise, expect_whole_number
+from .program_checks import compilations, expect_compiles_at_most
 
 
 @exercise("jit-trace-count", hints=(
@@ -81,14 +81,13 @@ LENGTHS = range(1, 17)
             "    size = 1 << (len(x) - 1).bit_length()       # the next power of two\n"
             "    return summed(np.pad(x, (0, size - len(x))))")
 def _buckets(answer):
-    before = compile_log.last_seq()
-    for n in LENGTHS:
-        x = np.arange(n, dtype=np.float32)
-        got = float(answer(x))
-        if got != float(x.sum()):
-            raise NotYet(f"bucketed_sum of the {n} numbers 0..{n - 1} gave {got}, not "
-                         f"{float(x.sum())}.")
-    compiles = len(compile_log.events_since(before + 1))
-    if compiles > 5:
-        raise NotYet(f"{compiles} compilations for {len(LENGTHS)} lengths (at most 5 is the "
-                     f"goal): each new shape that reaches jit compiles again.")
+    def run():
+        for n in LENGTHS:
+            x = np.arange(n, dtype=np.float32)
+            got = float(answer(x))
+            if got != float(x.sum()):
+                raise NotYet(f"bucketed_sum of the {n} numbers 0..{n - 1} gave {got}, not "
+                             f"{float(x.sum())}.")
+    expect_compiles_at_most(compilations(run), 5, f"bucketed_sum, called on {len(LENGTHS)} "
+                            f"lengths,", "Each new shape that reaches jit compiles again: pad "
+                            "to a few sizes first.")

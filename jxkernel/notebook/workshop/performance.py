@@ -5,6 +5,7 @@ import numpy as np
 
 from ... import numpy as jnp
 from . import NotYet, exercise
+from .program_checks import expect_peak_memory_below
 
 
 @exercise("perf-wait", hints=(
@@ -63,6 +64,10 @@ def _donate(answer):
     out = np.asarray(answer(state))
     if not np.array_equal(out, np.full(1000, 0.5, np.float32)):
         raise NotYet("step_donating should compute what step does: state * 0.5.")
+    fresh = jnp.ones(1000)
+    expect_peak_memory_below(answer, (fresh,), 2 * fresh.nbytes, "step_donating",
+                             "The state and the result each take memory: nothing was donated. "
+                             "Use donate_argnums, so the result reuses the state's memory.")
     if not state.is_deleted():
         raise NotYet("The state passed in is still alive: nothing was donated. Use "
                      "donate_argnums.")
