@@ -133,6 +133,7 @@ _TRACE_OPTIONS = ("jax_enable_x64", "jax_numpy_dtype_promotion", "jax_numpy_rank
 
 class Config:
     """The option table; read options as attributes, change them with `update`."""
+    use_absl = False            # True once config_with_absl has defined absl flags
 
     def __init__(self):
         self._options = {o.name: o for o in _OPTIONS}
@@ -218,6 +219,39 @@ class Config:
             else:
                 raise ValueError(f"flag --{name} needs a value: --{name}=VALUE")
             self.update(name, value)
+
+    def config_with_absl(self) -> None:
+        """Define an absl flag for each option (its type from its default) and, once absl's
+        app has parsed the command line, set the options whose flags were given, as JAX's
+        ``jax.config.config_with_absl()`` (call it before ``app.run(main)``). absl is
+        imported here, so it is needed only by those who call this.
+        """
+        from absl import app, flags as absl_flags     # only for absl programs, as in JAX
+        object.__setattr__(self, "use_absl", True)
+        object.__setattr__(self, "absl_flags", absl_flags)
+        for name, option in self._options.items():
+            default = getattr(self, name)
+            define = {bool: absl_flags.DEFINE_bool, int: absl_flags.DEFINE_integer,
+                      float: absl_flags.DEFINE_float}.get(type(option.default),
+                                                          absl_flags.DEFINE_string)
+            if define is absl_flags.DEFINE_string and default is not None:
+                default = str(default)
+            define(name, default, option.help)
+        app.call_after_init(lambda: self.complete_absl_config(absl_flags))
+
+    def complete_absl_config(self, absl_flags) -> None:
+        """Set each option whose absl flag was given on the command line (JAX's name; called
+        by config_with_absl once absl has parsed the flags)."""
+        for name, option in self._options.items():
+            try:
+                flag = absl_flags.FLAGS[name]
+            except KeyError:
+                continue
+            if flag.present:
+                value = flag.value
+                if isinstance(value, str) and not isinstance(option.default, str):
+                    value = option.parse(value)
+                self.update(name, value)
 
     def watch(self, name: str, callback) -> None:
         """Call `callback(old, new)` before option `name` changes; raising refuses the change."""

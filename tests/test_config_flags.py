@@ -1,6 +1,8 @@
-"""jax.config.parse_flags_with_absl: options from `--jax_...` command-line flags, as JAX's test
-programs (Flax's, Optax's) set them before their tests run."""
+"""jax.config.parse_flags_with_absl and config_with_absl: options from `--jax_...`
+command-line flags, as JAX's test programs (Flax's, Optax's) and absl apps set them."""
+import pytest
 from doc_examples import check_docstring_examples
+from test_runtime_subprocess import run_code
 
 from jxkernel.config import config
 
@@ -20,3 +22,21 @@ def test_flags_set_options_and_leave_the_rest_alone():
     finally:
         config.update("jax_log_compiles", before[0])
         config.update("jax_platforms", before[1])
+
+
+def test_config_with_absl_defines_flags_that_absl_apps_set():
+    # JAX's config_with_absl: an absl flag per option, read once app.run has parsed argv
+    # (a fresh process: absl's flags are process-wide and defined once)
+    pytest.importorskip("absl")
+    out = run_code("""
+        from absl import app
+        import jxkernel as jax
+        jax.config.config_with_absl()
+        def main(argv):
+            c = jax.config
+            print(c.use_absl, c.jax_enable_x64, c.jax_numpy_rank_promotion,
+                  c.jax_persistent_cache_min_compile_time_secs, c.jax_log_compiles, argv[1:])
+        app.run(main, argv=["prog", "--jax_enable_x64", "--jax_numpy_rank_promotion=warn",
+                            "--jax_persistent_cache_min_compile_time_secs=2.5", "rest"])
+    """)
+    assert out.stdout.splitlines()[-1] == "True True warn 2.5 False ['rest']"
