@@ -212,3 +212,23 @@ def test_hlo_view_sections_and_cost():
     assert "f(&lt;x&gt;)" in data["text/html"] and "f(<x>)" in data["text/plain"]
     only = HloView("g", lowered, optimized=False)
     assert only.optimized == "" and only.cost == {} and "optimized" not in repr(only)
+
+
+def test_every_widget_view_has_an_html_fallback():
+    """Where widgets cannot load (Colab without its custom widget manager, nbviewer, GitHub),
+    each of jxkernel's widget views still shows as HTML: every widget class carries the
+    text/html and text/plain fallback (widgets/_fallback.py)."""
+    import importlib
+    import pkgutil
+
+    import ipywidgets
+
+    import jxkernel.notebook.widgets as package
+    from jxkernel.notebook.widgets._fallback import TextFallback
+    found = []
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        found += [cls for cls in vars(module).values() if isinstance(cls, type)
+                  and issubclass(cls, ipywidgets.Widget) and cls.__module__ == module.__name__]
+    assert len(found) >= 5, found
+    assert [c.__name__ for c in found if not issubclass(c, TextFallback)] == []
