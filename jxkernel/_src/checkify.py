@@ -1,41 +1,61 @@
-"""jxkernel._src.checkify, as jax._src.checkify (jax.experimental.checkify): `check` assertions
-on traced values, turned by `checkify` into an `Error` value returned beside the function's
-output, to be inspected (`err.get()`) or raised (`err.throw()`) outside the transformation.
+"""jxkernel._src.checkify, as jax._src.checkify (jax.experimental.checkify): run-time checks in
+staged code, as values.
 
-jxkernel's checkify handles user checks (`user_checks`, from `check`): it collects each check's
-failure flag while the checkified function runs, on whatever trace calls it (so
-`jit(checkify(f))` works). Checks made inside a transformation nested in the checkified
-function (`checkify(jit(f))`, a scan body) would need JAX's check primitive threaded through
-jaxprs, which jxkernel lacks: they raise a NotImplementedError saying so, as do the automatic
-checks (NaN, division, indexing).
+`check(pred, msg)` raises at once when run eagerly; inside `jit`, `scan`, ... it cannot raise,
+so `checkify(f)` turns every check in `f` into an `Error` value returned beside `f`'s result
+(JAX's functionalization), optionally adding automatic checks (NaNs, division by zero,
+out-of-bounds indexing):
 
     >>> def f(x):
-    ...     check(x > 0, "x must be positive, got {}", x)
-    ...     return jnp.log(x)
-    >>> err, out = checkify(f)(-1.0)
+    ...     check(x > 0, "{x} needs to be positive!", x=x)
+    ...     return 1 / x
+    >>> err, out = jax.jit(checkify(f))(-3.0)
     >>> err.get()
-    'x must be positive, got -1.0 (`check` failed)'
-    >>> jax.jit(checkify(f))(2.0)[0].get() is None
-    True
+    '-3.0 needs to be positive! (`check` failed)'
+
+How, as JAX: `check` binds `check_p` with the error it makes (an eager `check_p` raises; a
+staged one cannot be lowered). `checkify` traces `f` (closed over its arguments) to a jaxpr and
+runs it again with an interpreter that threads an `Error` through the equations
+(`checkify_jaxpr_flat`): `check_p` equations merge their error into it, the primitives of
+`error_checks` add automatic checks, `jit`, `cond`, `scan` and `while` get bodies that take and
+return the error, and the other primitives holding jaxprs (`checkpoint`, `custom_jvp_call`,
+`custom_vjp_call`) have their body run through the interpreter where it has something to check.
+An Error is a pytree: per kind of error (its `ErrorEffect`) a predicate, the code of the first
+failing check and its payload (the values the message formats); each code's metadata (the
+exception's pytree structure) rides as auxiliary data.
 """
 from __future__ import annotations
 
-import threading
-from typing import TypeVar
+import dataclasses
+import functools
+import itertools
 
 import numpy as np
 
+from .. import lax
+from .. import numpy as jnp
+from ..core import dtypes
+from ..core.avals import get_aval
+from ..core.ir import ClosedJaxpr, Jaxpr, Literal, literal_value
+from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, impl_rules,
+                              jvp_rules, lowering_rules)
+from ..core.staging import trace_to_jaxpr
 from ..core.trace import Tracer
-from ..tree_util import register_pytree_node, register_pytree_node_class
-from ..xla.client import JaxRuntimeError
+from ..transforms.batch_util import axis_size_of, bdim_at_front
+from ..tree_util import register_pytree_node_class, tree_flatten, tree_leaves, tree_map, \
+    tree_unflatten
+from ..xla.array import Array
 
-Out = TypeVar("Out")
+__all__ = ["Error", "ErrorCategory", "JaxRuntimeError", "all_checks", "automatic_checks",
+           "check", "check_error", "checkify", "debug_check", "div_checks", "float_checks",
+           "index_checks", "init_error", "nan_checks", "user_checks"]
 
 
+# ------------------------------------------------------------------ the errors
 class JaxException(Exception):
-    """An error a check found, with where it was made (`traceback_info`)."""
+    """An error a check found; a pytree whose leaves are the run-time values it reports."""
 
-    def __init__(self, traceback_info):
+    def __init__(self, traceback_info=None):
         self.traceback_info = traceback_info
 
     def __init_subclass__(cls):
@@ -48,13 +68,87 @@ class JaxException(Exception):
     def tree_unflatten(cls, metadata, payload):
         return cls(metadata)
 
+    def get_effect_type(self) -> ErrorEffect:
+        raise NotImplementedError
+
+
+ErrorCategory = type        # a subclass of JaxException names a category of checks
+
+
+@functools.total_ordering
+@dataclasses.dataclass(eq=True, frozen=True)
+class ErrorEffect:
+    """One kind of error an Error tracks: its class and the (shape, dtype) of its payload's
+    leaves. Ordered, as the dict keys of a pytree are sorted."""
+    error_type: type
+    shape_dtypes: tuple
+
+    def __lt__(self, other):
+        unpack = lambda e: (str(e.error_type), tuple((s, str(d)) for s, d in e.shape_dtypes))
+        return unpack(self) < unpack(other)
+
+
+def _shape_dtype(x) -> tuple:
+    aval = get_aval(x)
+    return tuple(aval.shape), np.dtype(aval.dtype)
+
+
+class DivisionByZeroError(JaxException):
+    def __str__(self):
+        return "division by zero"
+
+    def get_effect_type(self):
+        return ErrorEffect(DivisionByZeroError, ())
+
+
+class NaNError(JaxException):
+    def __init__(self, traceback_info, primitive_name):
+        super().__init__(traceback_info)
+        self.prim = primitive_name
+
+    def tree_flatten(self):
+        return [], (self.traceback_info, self.prim)
+
+    @classmethod
+    def tree_unflatten(cls, metadata, payload):
+        return cls(*metadata)
+
+    def get_effect_type(self):
+        return ErrorEffect(NaNError, ())
+
+    def __str__(self):
+        return f"nan generated by primitive: {self.prim}."
+
+
+class OOBError(JaxException):
+    def __init__(self, traceback_info, primitive_name, operand_shape, payload):
+        super().__init__(traceback_info)
+        self.prim = primitive_name
+        self.operand_shape = operand_shape
+        self._payload = payload
+
+    def tree_flatten(self):
+        return [self._payload], (self.traceback_info, self.prim, self.operand_shape)
+
+    @classmethod
+    def tree_unflatten(cls, metadata, payload):
+        return cls(*metadata, payload=payload[0])
+
+    def __str__(self):
+        return (f"out-of-bounds indexing for array of shape {self.operand_shape}: index "
+                f"{self._payload[0]} is out of bounds for axis {self._payload[1]} with size "
+                f"{self._payload[2]}. ")
+
+    def get_effect_type(self):
+        return ErrorEffect(OOBError, (((3,), np.dtype(np.int32)),))
+
 
 class FailedCheckError(JaxException):
-    """A `check` whose predicate was False; its message formats the check's arguments."""
-
-    def __init__(self, traceback_info, fmt_string, *args, **kwargs):
+    def __init__(self, traceback_info, fmt_string, *a, **k):
         super().__init__(traceback_info)
-        self.fmt_string, self.args, self.kwargs = fmt_string, args, kwargs
+        self.fmt_string = fmt_string
+        self.args = a
+        self.kwargs = k
 
     def tree_flatten(self):
         return (self.args, self.kwargs), (self.traceback_info, self.fmt_string)
@@ -67,124 +161,614 @@ class FailedCheckError(JaxException):
     def __str__(self):
         return self.fmt_string.format(*self.args, **self.kwargs) + " (`check` failed)"
 
+    def get_effect_type(self):
+        leaves = tree_leaves((self.args, self.kwargs))
+        return ErrorEffect(FailedCheckError, tuple(_shape_dtype(x) for x in leaves))
 
-class DivisionByZeroError(JaxException):
+
+@dataclasses.dataclass
+class BatchedError(JaxException):
+    """The errors of a vmapped check, by index into the mapped axes."""
+    error_mapping: dict
+
+    def __post_init__(self):
+        super().__init__(next(iter(self.error_mapping.values())).traceback_info)
+
     def __str__(self):
-        return "division by zero"
+        return "\n".join(f"at mapped index {', '.join(map(str, idx))}: {e}"
+                         for idx, e in self.error_mapping.items())
 
 
-class NaNError(JaxException):
+class JaxRuntimeError(ValueError):
+    """What a failed check raises: a ValueError, as JAX's checkify's (not jax.errors')."""
+
+
+# ------------------------------------------------------------------ the Error value
+@register_pytree_node_class
+@dataclasses.dataclass(frozen=True)
+class Error:
+    """The checks' outcome: per ErrorEffect a predicate (did it fail), the code of the first
+    failing check and its payload; `_metadata` maps a code to its exception's treedef."""
+    _pred: dict
+    _code: dict
+    _metadata: dict
+    _payload: dict
+
+    def get(self) -> str | None:
+        """The error message if a check failed, else None."""
+        exc = self.get_exception()
+        return None if exc is None else str(exc)
+
+    def get_exception(self) -> JaxException | None:
+        """The exception of the first failed check (the lowest code), or None."""
+        if any(isinstance(v, Tracer) for v in self._pred.values()):
+            raise ValueError("Error.get() on a traced Error: return the Error out of jit (or "
+                             "the transformation) and inspect it there.")
+        if any(np.shape(v) for v in self._pred.values()):
+            return self._get_batched_exception()
+        found = None
+        for effect, code in self._code.items():
+            if bool(self._pred[effect]) and (found is None or int(code) < found[0]):
+                found = (int(code), effect)
+        if found is None:
+            return None
+        return tree_unflatten(self._metadata[found[0]], self._payload[found[1]])
+
+    def _get_batched_exception(self) -> BatchedError | None:
+        shape = np.shape(next(iter(self._pred.values())))
+        mapping = {}
+        for idx in np.ndindex(*shape):
+            found = None
+            for effect, code in self._code.items():
+                code_i = int(np.asarray(code)[idx])
+                if bool(np.asarray(self._pred[effect])[idx]) and (found is None or
+                                                                 code_i < found[0]):
+                    found = (code_i, effect)
+            if found is not None:
+                payload = tree_map(lambda x, i=idx: np.asarray(x)[i], self._payload[found[1]])
+                mapping[idx] = tree_unflatten(self._metadata[found[0]], payload)
+        return BatchedError(mapping) if mapping else None
+
+    def throw(self):
+        """Raise JaxRuntimeError if a check failed."""
+        _check_error(self)
+
     def __str__(self):
-        return "nan generated by a primitive"
+        return f"Error({self.get()})"
+
+    def _update(self, effect, pred, code, metadata, payload) -> Error:
+        return Error({**self._pred, effect: pred}, {**self._code, effect: code},
+                     {**self._metadata, **metadata}, {**self._payload, effect: payload})
+
+    def _add_placeholder_effects(self, effects) -> Error:
+        """This error, tracking `effects` too (as never failed), so that branches and loop
+        iterations all carry the same kinds of error."""
+        pred, code, payload = dict(self._pred), dict(self._code), dict(self._payload)
+        for effect in effects:
+            if effect not in pred:
+                pred[effect] = jnp.asarray(False)
+                code[effect] = jnp.asarray(-1, np.int32)
+                payload[effect] = [jnp.ones(s, d) for s, d in effect.shape_dtypes]
+        return Error(pred, code, self._metadata, payload)
+
+    def _replace(self, **kwargs) -> Error:
+        return dataclasses.replace(self, **kwargs)
+
+    def tree_flatten(self):
+        return (self._pred, self._code, self._payload), self._metadata
+
+    @classmethod
+    def tree_unflatten(cls, metadata, data):
+        pred, code, payload = data
+        return cls(pred, code, metadata, payload)
 
 
-class OOBError(JaxException):
-    def __str__(self):
-        return "out-of-bounds indexing"
+init_error = Error({}, {}, {}, {})      # no check has run
+_next_code = itertools.count(1).__next__   # each check site's code: the earliest wins
 
 
+def assert_func(error: Error, pred, new_error: JaxException) -> Error:
+    """`error` with `new_error` recorded where `pred` (a failure) holds."""
+    code = _next_code()
+    payload, metadata = tree_flatten(new_error)
+    return update_error(error, pred, code, {code: metadata}, payload,
+                        new_error.get_effect_type())
+
+
+def update_error(error, pred, code, metadata, payload, effect) -> Error:
+    """Merge a failure into `error`: an earlier failure of the same kind keeps its code."""
+    if effect not in error._pred:
+        return error._update(effect, jnp.asarray(pred), jnp.asarray(code, np.int32), metadata,
+                             payload)
+    before = error._pred[effect]
+    out_pred = jnp.logical_or(before, pred)
+    out_code = jnp.where(before, error._code[effect], jnp.asarray(code, np.int32))
+    out_payload = [jnp.where(before, old, new) for old, new in zip(error._payload[effect],
+                                                                    payload)]
+    return error._update(effect, out_pred, out_code, metadata, out_payload)
+
+
+def _reduce_any_error(error: Error) -> Error:
+    """A batched error (vmapped checks) reduced to one: a failed entry if any failed."""
+    out = init_error
+    for effect in error._pred:
+        idx = jnp.argsort(error._pred[effect])[-1]
+        pred, code, payload = tree_map(lambda x: x[idx], (
+            error._pred[effect], error._code[effect], error._payload[effect]))
+        out = out._update(effect, pred, code, {}, payload)
+    return out._replace(_metadata=error._metadata)
+
+
+# ------------------------------------------------------------------ check_p
+check_p = Primitive("check", multiple_results=True)      # no results: an effect only
+
+functionalization_error = ValueError(
+    "Cannot abstractly evaluate a checkify.check which was not functionalized. This probably "
+    "means you tried to stage (jit/scan/pmap/...) a `check` without functionalizing it "
+    "through `checkify.checkify`.")
+
+
+def _check_impl(*args, err_tree, debug):
+    if debug:                      # a debug_check does nothing unless checkified
+        return []
+    exc = tree_unflatten(err_tree, list(args)).get_exception()
+    if exc is not None:
+        raise JaxRuntimeError(str(exc)) from exc
+    return []
+
+
+def _check_lowering(ctx, *args, err_tree, debug):
+    if debug:
+        return []
+    raise functionalization_error   # JAX's on CPU/GPU while jax_xla_runtime_errors is off
+
+
+def _check_batching(vals, dims, *, err_tree, debug):
+    # each mapped entry's error, reduced to one check (the batch axis first)
+    size = axis_size_of(vals, dims)
+    vals = [bdim_at_front(x, d, size) for x, d in zip(vals, dims)]
+    _check_error(tree_unflatten(err_tree, vals), debug=debug)
+    return [], []
+
+
+def _check_jvp(primals, tangents, *, err_tree, debug):
+    check_p.bind(*primals, err_tree=err_tree, debug=debug)      # the primals' check only
+    return [], []
+
+
+impl_rules[check_p] = _check_impl
+abstract_eval_rules[check_p] = lambda *avals, err_tree, debug: []
+lowering_rules[check_p] = _check_lowering
+batching_rules[check_p] = _check_batching
+jvp_rules[check_p] = _check_jvp
+
+
+def _check_error(error: Error, *, debug: bool = False):
+    if any(np.shape(v) for v in error._pred.values()):
+        error = _reduce_any_error(error)
+    leaves, treedef = tree_flatten(error)
+    return check_p.bind(*leaves, err_tree=treedef, debug=debug)
+
+
+# ------------------------------------------------------------------ the interpreter
+def checkify_jaxpr_flat(jaxpr: Jaxpr, consts, enabled_errors, error: Error, *args):
+    """(error, outputs) of `jaxpr` on `args`: each equation bound on the current trace, the
+    error threaded through the rules of `error_checks`."""
+    env = dict(zip(jaxpr.constvars, consts))
+    env.update(zip(jaxpr.invars, args))
+
+    def read(atom):
+        if isinstance(atom, Literal):
+            return atom if atom.aval.weak_type else atom.val
+        return env[atom]
+
+    for eqn in jaxpr.eqns:
+        invals = [read(v) for v in eqn.invars]
+        rule = error_checks.get(eqn.primitive)
+        if rule is None:
+            outs = eqn.primitive.bind(*invals, **eqn.params)
+        else:       # rules compute with jnp: literals as values (weak ones as Python scalars)
+            error, outs = rule(error, enabled_errors, *map(literal_value, invals), **eqn.params)
+        env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
+    return error, [read(v) for v in jaxpr.outvars]
+
+
+def checkify_jaxpr(closed: ClosedJaxpr, enabled_errors, error: Error, *args):
+    return checkify_jaxpr_flat(closed.jaxpr, closed.consts, enabled_errors, error, *args)
+
+
+def _checkified_jaxpr(closed: ClosedJaxpr, enabled_errors, error: Error, in_avals):
+    """`closed` as a jaxpr taking (error leaves, inputs) and returning (error leaves, outputs),
+    with the output error's treedef and the kinds of error it tracks."""
+    err_leaves, err_tree = tree_flatten(error)
+    n = len(err_leaves)
+    found = {}
+
+    def fun(*vals):
+        err = tree_unflatten(err_tree, list(vals[:n]))
+        err, outs = checkify_jaxpr(closed, enabled_errors, err, *vals[n:])
+        leaves, found["tree"] = tree_flatten(err)
+        found["effects"] = set(err._pred)
+        return [*leaves, *outs]
+
+    avals = [get_aval(x) for x in err_leaves] + list(in_avals)
+    checked = trace_to_jaxpr(fun, avals)
+    return checked, found["tree"], found["effects"]
+
+
+def _error_effects(closed, enabled_errors, error, in_avals) -> set:
+    return _checkified_jaxpr(closed, enabled_errors, error, in_avals)[2]
+
+
+def _sub_jaxprs(params):
+    for v in params.values():
+        for x in (v if isinstance(v, (tuple, list)) else [v]):
+            if isinstance(x, ClosedJaxpr):
+                yield x.jaxpr
+            elif isinstance(x, Jaxpr):
+                yield x
+
+
+def _has_checks(jaxpr: Jaxpr, enabled_errors) -> bool:
+    """Whether running `jaxpr` through the interpreter can record anything."""
+    for eqn in jaxpr.eqns:
+        kinds = _CHECKED_BY.get(eqn.primitive)
+        if eqn.primitive is check_p or (kinds and kinds & set(enabled_errors)):
+            return True
+        if any(_has_checks(j, enabled_errors) for j in _sub_jaxprs(eqn.params)):
+            return True
+    return False
+
+
+# ------------------------------------------------------------------ automatic checks
+error_checks: dict = {}     # primitive -> rule(error, enabled_errors, *args, **params)
+_CHECKED_BY: dict = {}      # primitive -> the kinds of error its rule can record
+
+
+def _traceback():
+    return None     # JAX keeps the check's frames here; messages do not show them
+
+
+def _nan_check(prim, error, enabled_errors, *in_vals, **params):
+    out = prim.bind(*in_vals, **params)
+    return _record_nans(prim, error, enabled_errors, out), out
+
+
+def _record_nans(prim, error, enabled_errors, out):
+    if NaNError not in enabled_errors:
+        return error
+    outs = out if prim.multiple_results else [out]
+    flags = [jnp.any(jnp.isnan(x)) for x in outs if dtypes.is_inexact(get_aval(x).dtype)]
+    if not flags:
+        return error
+    return assert_func(error, functools.reduce(jnp.logical_or, flags),
+                       NaNError(_traceback(), prim.name))
+
+
+# JAX's list of the primitives that can make a NaN (checkify.nan_primitives)
+_NAN_PRIMITIVES = [
+    "acos", "acosh", "add", "asin", "asinh", "atan2", "atan", "atanh", "bessel_i0e",
+    "bessel_i1e", "cbrt", "conv_general_dilated", "cos", "cosh", "cumlogsumexp", "cummax",
+    "cummin", "cumprod", "cumsum", "digamma", "dot_general", "erf_inv", "erf", "erfc", "exp",
+    "expm1", "fft", "igamma_grad_a", "igamma", "igammac", "integer_pow", "lgamma",
+    "custom_linear_solve", "log1p", "log", "logistic", "mul", "pad", "pow", "psum", "reduce",
+    "reduce_prod", "reduce_sum", "reduce_window", "reduce_window_sum",
+    "regularized_incomplete_beta", "rem", "rng_uniform", "rsqrt", "sin", "sinh", "sqrt", "sub",
+    "tan", "tanh"]
+
+
+def _oob_payload(oob_mask, indices, dims_map, operand_shape):
+    # the first out-of-bounds index, its axis and that axis's size, for the message
+    flat_idx = jnp.argmin(jnp.logical_not(oob_mask))
+    multi_idx = jnp.unravel_index(flat_idx, jnp.shape(indices))
+    oob_axis = jnp.array(list(dims_map), np.int32)[multi_idx[-1]]
+    oob_axis_size = jnp.array(operand_shape, np.int32)[oob_axis]
+    oob_index = jnp.ravel(indices)[flat_idx]
+    return jnp.stack([oob_index.astype(np.int32), oob_axis, oob_axis_size])
+
+
+def _dynamic_slice_check(error, enabled_errors, operand, *start_indices, slice_sizes):
+    out = lax.dynamic_slice_p.bind(operand, *start_indices, slice_sizes=slice_sizes)
+    if OOBError not in enabled_errors:
+        return error, out
+    starts = jnp.stack([jnp.asarray(i) for i in start_indices])
+    dims = np.array(np.shape(operand), starts.dtype)
+    oob = (starts < 0) | (starts + np.array(slice_sizes, starts.dtype) > dims)
+    payload = _oob_payload(oob, starts, range(np.ndim(operand)), np.shape(operand))
+    return assert_func(error, jnp.any(oob), OOBError(_traceback(), "dynamic_slice",
+                                                     np.shape(operand), payload)), out
+
+
+def _dynamic_update_slice_check(error, enabled_errors, operand, update, *start_indices):
+    out = lax.dynamic_update_slice_p.bind(operand, update, *start_indices)
+    if OOBError not in enabled_errors:
+        return error, out
+    starts = jnp.stack([jnp.asarray(i) for i in start_indices])
+    oob = (starts < 0) | (starts + np.array(np.shape(update), starts.dtype) >
+                          np.array(np.shape(operand), starts.dtype))
+    payload = _oob_payload(oob, starts, range(np.ndim(operand)), np.shape(operand))
+    return assert_func(error, jnp.any(oob), OOBError(_traceback(), "dynamic_update_slice",
+                                                     np.shape(operand), payload)), out
+
+
+def _gather_check(error, enabled_errors, operand, indices, **params):
+    out = lax.gather_p.bind(operand, indices, **params)
+    if OOBError not in enabled_errors:
+        return error, out
+    # as gather's own clamping: an index may go up to the axis size less the slice size
+    dnums, slice_sizes = params["dimension_numbers"], params["slice_sizes"]
+    index_map = np.array(dnums.start_index_map, np.int64)
+    upper = np.array(np.shape(operand))[index_map] - np.array(slice_sizes)[index_map]
+    oob = (indices < 0) | (indices > upper.astype(np.dtype(get_aval(indices).dtype)))
+    payload = _oob_payload(oob, indices, dnums.start_index_map, np.shape(operand))
+    return assert_func(error, jnp.any(oob), OOBError(_traceback(), "gather", np.shape(operand),
+                                                     payload)), out
+
+
+def _div_check(error, enabled_errors, x, y):
+    if DivisionByZeroError in enabled_errors:
+        error = assert_func(error, jnp.any(jnp.equal(y, 0)), DivisionByZeroError(_traceback()))
+    return _nan_check(lax.div_p, error, enabled_errors, x, y)
+
+
+def _scatter_check(prim, error, enabled_errors, operand, indices, updates, **params):
+    out = prim.bind(operand, indices, updates, **params)
+    if OOBError not in enabled_errors:
+        return error, out
+    dnums = params["dimension_numbers"]
+    sizes, pos = [], 0
+    for i in range(np.ndim(operand)):
+        if i in dnums.inserted_window_dims:
+            sizes.append(1)
+        else:
+            sizes.append(np.shape(updates)[dnums.update_window_dims[pos]])
+            pos += 1
+    upper = np.array([np.shape(operand)[i] - sizes[i]
+                      for i in dnums.scatter_dims_to_operand_dims], np.int64)
+    idx_dtype = np.dtype(get_aval(indices).dtype)
+    upper = np.minimum(upper, np.iinfo(idx_dtype).max).astype(idx_dtype)
+    oob = (indices < 0) | (indices > upper)
+    payload = _oob_payload(oob, indices, dnums.scatter_dims_to_operand_dims, np.shape(operand))
+    error = assert_func(error, jnp.any(oob), OOBError(_traceback(), prim.name,
+                                                      np.shape(operand), payload))
+    return _record_nans(prim, error, enabled_errors, out), out
+
+
+def _check_discharge(error, enabled_errors, *args, err_tree, debug):
+    """A check met under checkify: its failures of enabled kinds join the error."""
+    new = tree_unflatten(err_tree, list(args))
+    for effect in new._pred:
+        if effect.error_type in enabled_errors:
+            error = update_error(error, new._pred[effect], new._code[effect], {},
+                                 new._payload[effect], effect)
+    return error._replace(_metadata={**new._metadata, **error._metadata}), []
+
+
+# ------------------------------------------------------------------ primitives with bodies
+def _without_metadata(error: Error) -> Error:
+    # branches and iterations carry the values; each check's metadata is gathered aside
+    return error._replace(_metadata={})
+
+
+def _jit_check(error, enabled_errors, *vals, jaxpr, donated_invars, **params):
+    from ..transforms.jit import _bind_jit
+    if not _has_checks(jaxpr.jaxpr, enabled_errors):
+        return error, _bind_jit(jaxpr, vals, donated_invars, **params)
+    err_leaves = tree_flatten(error)[0]
+    checked, out_tree, _ = _checkified_jaxpr(jaxpr, enabled_errors, error,
+                                             [get_aval(v) for v in vals])
+    outs = _bind_jit(checked, [*err_leaves, *vals],
+                     (False,) * len(err_leaves) + tuple(donated_invars), **params)
+    n = out_tree.num_leaves
+    return tree_unflatten(out_tree, outs[:n]), outs[n:]
+
+
+def _inline_check(prim, body_param, error, enabled_errors, *vals, **params):
+    """checkpoint and custom derivatives: their body run through the interpreter where it has
+    checks (a transformation applied later sees the plain body), else bound as they are."""
+    body = params[body_param]
+    if not _has_checks(body.jaxpr if isinstance(body, ClosedJaxpr) else body, enabled_errors):
+        return error, prim.bind(*vals, **params)
+    if isinstance(body, Jaxpr):
+        body = ClosedJaxpr(body, [])
+    return checkify_jaxpr(body, enabled_errors, error, *vals)
+
+
+def _cond_check(error, enabled_errors, index, *ops, branches):
+    from ..lax.cond import _bind_cond
+    if not any(_has_checks(b.jaxpr, enabled_errors) for b in branches):
+        return error, lax.cond_p.bind(index, *ops, branches=branches)
+    avals = [get_aval(x) for x in ops]
+    effects = set().union(*(_error_effects(b, enabled_errors, error, avals) for b in branches))
+    merged = _without_metadata(error._add_placeholder_effects(effects))
+    metadata = dict(error._metadata)
+
+    def branch(closed):
+        def run(err, ops):
+            err, outs = checkify_jaxpr(closed, enabled_errors, err, *ops)
+            metadata.update(err._metadata)
+            return _without_metadata(err), outs
+        return run
+
+    err, outs = _bind_cond(index, [branch(b) for b in branches], (merged, list(ops)),
+                           tuple(f"branch {i}" for i in range(len(branches))))
+    return err._replace(_metadata=metadata), outs
+
+
+def _scan_check(error, enabled_errors, *vals, reverse, length, jaxpr, num_consts, num_carry,
+                linear, unroll, _split_transpose):
+    if not _has_checks(jaxpr.jaxpr, enabled_errors):
+        return error, lax.scan_p.bind(*vals, reverse=reverse, length=length, jaxpr=jaxpr,
+                                      num_consts=num_consts, num_carry=num_carry, linear=linear,
+                                      unroll=unroll, _split_transpose=_split_transpose)
+    consts, carry, xs = (vals[:num_consts], vals[num_consts:num_consts + num_carry],
+                         vals[num_consts + num_carry:])
+    x_avals = [get_aval(x).update(shape=get_aval(x).shape[1:]) for x in xs]
+    avals = [get_aval(x) for x in (*consts, *carry)] + x_avals
+    merged = _without_metadata(error._add_placeholder_effects(
+        _error_effects(jaxpr, enabled_errors, error, avals)))
+    metadata = dict(error._metadata)
+
+    def body(c, x):
+        err, carry = c
+        err, outs = checkify_jaxpr(jaxpr, enabled_errors, err, *consts, *carry, *x)
+        metadata.update(err._metadata)
+        return (_without_metadata(err), outs[:num_carry]), outs[num_carry:]
+
+    (err, carry_out), ys = lax.scan(body, (merged, list(carry)), list(xs), length=length,
+                                    reverse=reverse, unroll=unroll)
+    return err._replace(_metadata=metadata), [*carry_out, *ys]
+
+
+def _while_check(error, enabled_errors, *vals, cond_jaxpr, body_jaxpr, cond_nconsts,
+                 body_nconsts):
+    if not (_has_checks(cond_jaxpr.jaxpr, enabled_errors) or
+            _has_checks(body_jaxpr.jaxpr, enabled_errors)):
+        return error, lax.while_p.bind(*vals, cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr,
+                                       cond_nconsts=cond_nconsts, body_nconsts=body_nconsts)
+    cond_consts = vals[:cond_nconsts]
+    body_consts = vals[cond_nconsts:cond_nconsts + body_nconsts]
+    carry = vals[cond_nconsts + body_nconsts:]
+    # the condition's checks run before the loop and after each iteration, as in JAX
+    error, _ = checkify_jaxpr(cond_jaxpr, enabled_errors, error, *cond_consts, *carry)
+    avals = [get_aval(x) for x in carry]
+    effects = (_error_effects(body_jaxpr, enabled_errors, error,
+                              [get_aval(x) for x in body_consts] + avals) |
+               _error_effects(cond_jaxpr, enabled_errors, error,
+                              [get_aval(x) for x in cond_consts] + avals))
+    merged = _without_metadata(error._add_placeholder_effects(effects))
+    metadata = dict(error._metadata)
+
+    def cond_fun(c):
+        _, carry = c
+        return checkify_jaxpr(cond_jaxpr, frozenset(), init_error, *cond_consts, *carry)[1][0]
+
+    def body_fun(c):
+        err, carry = c
+        err, carry = checkify_jaxpr(body_jaxpr, enabled_errors, err, *body_consts, *carry)
+        err, _ = checkify_jaxpr(cond_jaxpr, enabled_errors, err, *cond_consts, *carry)
+        metadata.update(err._metadata)
+        return _without_metadata(err), list(carry)
+
+    err, carry_out = lax.while_loop(cond_fun, body_fun, (merged, list(carry)))
+    return err._replace(_metadata=metadata), carry_out
+
+
+def _register_rules():
+    """Fill `error_checks` (on first use: some of these primitives load lazily)."""
+    from ..api import remat  # noqa: F401  (checkpoint_p)
+    from ..core.primitive import all_primitives
+    from ..lax import cond, scan, slicing, while_loop  # noqa: F401
+    from ..transforms import custom_derivatives, jit  # noqa: F401
+    for name in _NAN_PRIMITIVES:
+        prim = all_primitives.get(name)
+        if prim is not None:
+            error_checks[prim] = functools.partial(_nan_check, prim)
+            _CHECKED_BY[prim] = {NaNError}
+    checked = [("dynamic_slice", _dynamic_slice_check, {OOBError}),
+               ("dynamic_update_slice", _dynamic_update_slice_check, {OOBError}),
+               ("gather", _gather_check, {OOBError}),
+               ("div", _div_check, {DivisionByZeroError, NaNError})]
+    for name in ("scatter", "scatter-add", "scatter-mul", "scatter-min", "scatter-max"):
+        prim = all_primitives[name]
+        checked.append((name, functools.partial(_scatter_check, prim), {OOBError, NaNError}))
+    for name, rule, kinds in checked:
+        error_checks[all_primitives[name]] = rule
+        _CHECKED_BY[all_primitives[name]] = kinds
+    error_checks[check_p] = _check_discharge
+    error_checks[all_primitives["jit"]] = _jit_check
+    error_checks[all_primitives["cond"]] = _cond_check
+    error_checks[all_primitives["scan"]] = _scan_check
+    error_checks[all_primitives["while"]] = _while_check
+    for name, body in (("checkpoint", "jaxpr"), ("custom_jvp_call", "call_jaxpr"),
+                       ("custom_vjp_call", "call_jaxpr")):
+        prim = all_primitives[name]
+        error_checks[prim] = functools.partial(_inline_check, prim, body)
+
+
+# ------------------------------------------------------------------ the public API
 user_checks = frozenset({FailedCheckError})
 nan_checks = frozenset({NaNError})
-div_checks = frozenset({DivisionByZeroError})
 index_checks = frozenset({OOBError})
+div_checks = frozenset({DivisionByZeroError})
 float_checks = nan_checks | div_checks
 automatic_checks = float_checks | index_checks
 all_checks = automatic_checks | user_checks
 
 
-class Error:
-    """The outcome of the checks a checkified function made: for each, whether it failed (a
-    boolean array, maybe traced) and the exception it would raise."""
-
-    def __init__(self, failed: tuple, exceptions: tuple):
-        self._failed, self._exceptions = tuple(failed), tuple(exceptions)
-
-    def get_exception(self) -> JaxException | None:
-        """The first failed check's exception, or None if none failed."""
-        for failed, exception in zip(self._failed, self._exceptions):
-            if isinstance(failed, Tracer):
-                raise ValueError("Error.get() on a traced Error: return the Error out of jit "
-                                 "(or the transformation) and inspect it there.")
-            if bool(np.any(np.asarray(failed))):
-                return exception
-        return None
-
-    def get(self) -> str | None:
-        """The first failed check's message, or None if none failed."""
-        exception = self.get_exception()
-        return None if exception is None else str(exception)
-
-    def throw(self) -> None:
-        """Raise JaxRuntimeError with the first failed check's message, if one failed."""
-        exception = self.get_exception()
-        if exception is not None:
-            raise JaxRuntimeError(str(exception))
-
-    def __repr__(self):
-        return f"Error({self.get() if not any(isinstance(f, Tracer) for f in self._failed) else '<traced>'})"
-
-    __str__ = __repr__
-
-
-register_pytree_node(Error, lambda e: ((e._failed, e._exceptions), None),
-                     lambda _, children: Error(*children))
-
-
-class _Collecting(threading.local):
-    stack: list = []
-
-
-_collecting = _Collecting()
-
-
-def _failed(pred):
-    """Whether a check of `pred` fails (some element is False)."""
-    if isinstance(pred, (bool, np.bool_)):
-        return not pred
-    from .. import numpy as jnp      # deferred: numpy sits above the layers this module uses
-    return jnp.logical_not(jnp.all(jnp.asarray(pred)))
-
-
-def check(pred, msg: str, *fmt_args, **fmt_kwargs) -> None:
-    """Assert `pred` (a boolean, maybe an array: all must hold). Inside `checkify` the failure
-    becomes part of the returned Error; outside, a concrete False raises JaxRuntimeError and
-    a traced predicate is an error (it must be checkified to be checked)."""
-    from ..core.source_info import user_source_info
-    failed = _failed(pred)
-    exception = FailedCheckError(user_source_info(2), msg, *fmt_args, **fmt_kwargs)
-    if _collecting.stack:
-        _collecting.stack[-1].append((failed, exception))
-        return
-    if isinstance(failed, Tracer):
-        raise ValueError("Cannot abstractly evaluate a checkify.check which was not "
-                         "functionalized. This probably means you tried to stage (jit/scan/"
-                         "pmap/...) a `check` without functionalizing it through "
-                         "`checkify.checkify`.")
-    if bool(failed):
-        raise JaxRuntimeError(str(exception))
-
-
 def checkify(f, errors=user_checks):
-    """`f` returning `(Error, output)`: the checks it makes are collected instead of raised."""
-    errors = frozenset(errors)
-    if errors - user_checks:
-        names = sorted(e.__name__ for e in errors - user_checks)
-        raise NotImplementedError(f"checkify: jxkernel checks user `check`s only "
-                                  f"(errors=user_checks); the automatic checks {names} are not "
-                                  f"implemented.")
+    """`f` returning `(Error, output)`: its checks (and the automatic checks of the
+    categories in `errors`) as a value instead of raised.
 
-    def checked(*args, **kwargs):
-        _collecting.stack.append([])
-        try:
-            out = f(*args, **kwargs)
-        finally:
-            collected = _collecting.stack.pop()
-        for failed, exception in collected:
-            if isinstance(failed, Tracer) and not failed._trace.alive:
-                raise NotImplementedError(
-                    f"checkify: the check {exception.fmt_string!r} was made inside a "
-                    f"transformation nested in the checkified function (jit, vmap, scan...); "
-                    f"jxkernel collects checks made on the checkified function's own trace "
-                    f"only. Apply checkify inside the transformation (jit(checkify(f))).")
-        return Error(tuple(f for f, _ in collected), tuple(e for _, e in collected)), out
-    return checked
+    >>> err, out = checkify(lambda x: 1 / x, errors=div_checks)(jnp.array(0.0))
+    >>> err.get()
+    'division by zero'
+    """
+    errors = frozenset(errors)
+
+    @functools.wraps(f)
+    def checked_fun(*args, **kwargs):
+        if not error_checks:
+            _register_rules()
+        found = {}
+
+        def closed():
+            leaves, found["tree"] = tree_flatten(f(*args, **kwargs))
+            return leaves
+
+        # traced closed over the arguments, as JAX's: they become the jaxpr's constants
+        jaxpr = trace_to_jaxpr(closed, [])
+        error, outs = checkify_jaxpr(jaxpr, errors, init_error)
+        return error, tree_unflatten(found["tree"], outs)
+    return checked_fun
+
+
+def check(pred, msg: str, *fmt_args, debug: bool = False, **fmt_kwargs) -> None:
+    """Record a failure with message `msg` (formatted with the arrays `fmt_args`,
+    `fmt_kwargs`) where the scalar `pred` is False: raises JaxRuntimeError when run eagerly;
+    staged, it must be functionalized by `checkify`.
+
+    >>> check(jnp.array(1) > 0, "must be positive")      # holds: nothing happens
+    """
+    _check(pred, msg, debug, *fmt_args, **fmt_kwargs)
+
+
+def _check(pred, msg, debug, *fmt_args, **fmt_kwargs):
+    if not is_scalar_pred(pred):
+        name = "debug_check" if debug else "check"
+        raise TypeError(f"{name} takes a scalar pred as argument, got {pred}")
+    for arg in tree_leaves((fmt_args, fmt_kwargs)):
+        if not isinstance(arg, (Array, Tracer, np.ndarray)):
+            raise TypeError(f"Formatting arguments to checkify.check need to be PyTrees of "
+                            f"arrays, but got {arg!r} of type {type(arg)}.")
+    new_error = FailedCheckError(_traceback(), msg, *fmt_args, **fmt_kwargs)
+    error = assert_func(init_error, jnp.logical_not(pred), new_error)
+    _check_error(error, debug=debug)
+
+
+def is_scalar_pred(pred) -> bool:
+    if isinstance(pred, bool):
+        return True
+    if isinstance(pred, (Array, Tracer)):
+        aval = get_aval(pred)
+        return aval.shape == () and aval.dtype == np.dtype(bool)
+    return False
+
+
+def debug_check(pred, msg: str, *fmt_args, **fmt_kwargs) -> None:
+    """A check that only `checkify` runs; elsewhere it does nothing."""
+    _check(pred, msg, True, *fmt_args, **fmt_kwargs)
+
+
+def check_error(error: Error) -> None:
+    """Raise JaxRuntimeError if `error` holds a failure; functionalized by `checkify`.
+
+    >>> err, _ = checkify(lambda: check(jnp.array(False), "no"))()
+    >>> check_error(err)
+    Traceback (most recent call last):
+    jxkernel._src.checkify.JaxRuntimeError: no (`check` failed)
+    """
+    if not isinstance(error, Error):
+        raise TypeError(f"check_error takes an Error as argument, got type {type(error)} "
+                        f"instead.")
+    _check_error(error, debug=False)

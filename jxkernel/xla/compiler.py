@@ -210,13 +210,24 @@ def compile_module(text: str, devices, num_replicas: int | None = None,
 
 
 def _compile(backend, text, device_list, options, host_callbacks):
+    # looked up as this module's attribute at each compile: what replaces it (Chex's
+    # restrict_backends, through jax._src.compiler) sees every compile, and its errors pass
+    module = _parse_ir(text) if host_callbacks else text
+    return backend_compile_and_load(backend, module, device_list, options, host_callbacks)
+
+
+def backend_compile_and_load(backend, module, executable_devices, options, host_callbacks=()):
+    """XLA's compile of `module` (StableHLO text, or an `ir.Module` where host callbacks ride
+    along) for `executable_devices` on `backend` (an `xla.client.Backend`: `.platform`
+    names it): jxkernel's one call into jaxlib's compiler, under JAX's name
+    (`jax._src.compiler.backend_compile_and_load`)."""
     try:
         if host_callbacks:
-            return backend.client.compile_and_load(
-                _parse_ir(text), device_list, options, host_callbacks=list(host_callbacks))
-        return backend.client.compile_and_load(text, device_list, options)
+            return backend.client.compile_and_load(module, executable_devices, options,
+                                                   host_callbacks=list(host_callbacks))
+        return backend.client.compile_and_load(module, executable_devices, options)
     except Exception as e:
-        raise CompileError(_explain_compile_error(e, text)) from None
+        raise CompileError(_explain_compile_error(e, str(module))) from None
 
 
 def _parse_ir(text: str):

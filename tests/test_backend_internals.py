@@ -1,0 +1,49 @@
+"""jax._src.xla_bridge and jax._src.compiler over jxkernel's client and compiler: the started
+backends as the client's own dict, and `backend_compile_and_load` as the one compile call,
+which a library may replace (Chex's restrict_backends) and then sees every compile."""
+import numpy as np
+import pytest
+
+import jxkernel
+import jxkernel.numpy as jnp
+from jxkernel._src import compiler, xla_bridge
+from jxkernel.xla import client
+from jxkernel.xla import compiler as xla_compiler
+
+
+def test_xla_bridge_names_the_started_backends():
+    jxkernel.devices()
+    assert xla_bridge._backends is client._backends
+    assert xla_bridge._backends["cpu"].platform == "cpu"
+    assert xla_bridge.get_backend("cpu") is xla_bridge._backends["cpu"]
+    assert xla_bridge.devices() == jxkernel.devices()
+
+
+class Forbidden(RuntimeError):
+    pass
+
+
+def test_a_replaced_backend_compile_sees_every_compile():
+    seen = []
+    inner = compiler.backend_compile_and_load
+    assert inner is xla_compiler.backend_compile_and_load
+
+    def wrapper(backend, *args, **kwargs):
+        seen.append(backend.platform)
+        if len(seen) > 1:
+            raise Forbidden(f"compiling for {backend.platform} is forbidden")
+        return inner(backend, *args, **kwargs)
+
+    compiler.backend_compile_and_load = wrapper      # set on the view: set where compiles run
+    try:
+        assert xla_compiler.backend_compile_and_load is wrapper
+        x = np.arange(3.0, dtype=np.float32) + 0.25   # values no other test compiles for
+        assert np.asarray(jxkernel.jit(lambda v: v * 3.5 - 1.0)(x)).tolist() == \
+            (x * 3.5 - 1.0).tolist()
+        with pytest.raises(Forbidden, match="forbidden"):    # the wrapper's error, unchanged
+            jxkernel.jit(lambda v: v * 4.5 - 2.0)(x)
+    finally:
+        compiler.backend_compile_and_load = inner
+    assert seen == ["cpu", "cpu"]
+    assert xla_compiler.backend_compile_and_load is inner
+    assert float(jnp.sum(jnp.ones(2))) == 2.0
