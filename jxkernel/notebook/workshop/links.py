@@ -143,7 +143,10 @@ def blocks(root: pathlib.Path = ROOT, up: str = "") -> dict:
               f"(source: <{address.repository}>, branch `{address.branch}`).\n"
               f"Each notebook also opens on Colab; its first cell installs jxkernel there.\n\n"
               + "\n".join(rows))
-    return {"badges": badges, "notebooks": launch}
+    _, version = project(root)
+    install = (f"```sh\npip install \"{address.install_spec(version)}\"\n"
+               f"jupyter lab            # or: jupyter notebook (Notebook 7)\n```")
+    return {"badges": badges, "install": install, "notebooks": launch}
 
 
 def _block_re(name: str):
@@ -151,7 +154,7 @@ def _block_re(name: str):
 
 
 # which files hold which blocks
-FILES = {"README.md": ("badges", "notebooks"), "docs/teaching.md": ("notebooks",)}
+FILES = {"README.md": ("badges", "install", "notebooks"), "docs/teaching.md": ("notebooks",)}
 
 
 def rewritten_markdown(root: pathlib.Path = ROOT) -> dict:
