@@ -5,7 +5,7 @@ import numpy as np
 import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel.extend.core import Primitive
-from jxkernel.interpreters import batching
+from jxkernel.interpreters import ad, batching
 
 
 def _scaled_sum_primitive(name):
@@ -51,3 +51,25 @@ def test_fancy_primitive_batchers_get_axis_data():
     del batching.fancy_primitive_batchers[p]
     assert p not in batching.fancy_primitive_batchers
 
+
+
+def test_rules_written_for_jax_get_tuples():
+    # JAX unzips its tracers into tuples; the primitives guide prints what its rules receive
+    seen = {}
+    p = Primitive("tuple_args_doc")
+    p.def_impl(lambda x, y: x + y)
+    p.def_abstract_eval(lambda x, y: x)
+
+    def jvp(primals, tangents):
+        seen["jvp"] = (type(primals), type(tangents))
+        return p.bind(*primals), p.bind(*tangents)
+
+    def batch(args, dims):
+        seen["batch"] = (type(args), type(dims))
+        return p.bind(*args), dims[0]
+
+    ad.primitive_jvps[p] = jvp
+    batching.primitive_batchers[p] = batch
+    jxkernel.jvp(p.bind, (1.0, 2.0), (1.0, 1.0))
+    jxkernel.vmap(p.bind)(np.ones(2), np.ones(2))
+    assert seen == {"jvp": (tuple, tuple), "batch": (tuple, tuple)}

@@ -28,5 +28,7 @@ class UserRules(MutableMapping):
         return len(self._table)
 
 
-def plain_values(values) -> list:
-    return [literal_value(v) for v in values]
+def plain_values(values) -> tuple:
+    """The operands as a rule written for JAX gets them: a tuple (JAX unzips its tracers into
+    tuples), jaxpr literals as plain values."""
+    return tuple(literal_value(v) for v in values)

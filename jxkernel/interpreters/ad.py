@@ -23,7 +23,7 @@ from ..transforms.ad import JVPTrace, JVPTracer, jvp, linearize  # noqa: F401
 from ._user_rules import UserRules, plain_values
 
 primitive_jvps = UserRules(jvp_rules, lambda rule: lambda primals, tangents, **params: rule(
-    plain_values(primals), tangents, **params))
+    plain_values(primals), tuple(tangents), **params))
 primitive_transposes = UserRules(transpose_rules, lambda rule: lambda ct, *args, **params: rule(
     ct, *plain_values(args), **params))
 

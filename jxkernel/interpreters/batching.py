@@ -23,10 +23,10 @@ from ..transforms.batching import AxisData  # noqa: F401
 from ._user_rules import UserRules, plain_values
 
 primitive_batchers = UserRules(batching_rules, lambda rule: lambda args, dims, **params: rule(
-    plain_values(args), dims, **params))
+    plain_values(args), tuple(dims), **params))
 fancy_primitive_batchers = UserRules(
     axis_batching_rules, lambda rule: lambda axis_data, args, dims, **params: rule(
-        axis_data, plain_values(args), dims, **params))
+        axis_data, plain_values(args), tuple(dims), **params))
 axis_primitive_batchers = UserRules(
     axis_batching_rules, lambda rule: lambda axis_data, args, dims, **params: rule(
-        axis_data.size, axis_data.name, None, plain_values(args), dims, **params))
+        axis_data.size, axis_data.name, None, plain_values(args), tuple(dims), **params))
