@@ -2,7 +2,7 @@
 
 Printed text is compared token by token: numbers by value, within ``ulps`` float32 ulps
 or one unit in the last printed digit (another CPU moves the last digit), the words
-between them exactly, whatever the whitespace (NumPy pads columns to the widest number,
+between them exactly (word by word and mark by mark), whatever the whitespace (NumPy pads columns to the widest number,
 so one digit more elsewhere moves the spaces). RESULTS arrays
 must agree in dtype and shape; ints, bools and PRNG bits exactly, floats in ulps.
 
@@ -33,8 +33,13 @@ def _tokens(lines):
     return out
 
 
+_WORD = re.compile(r"\w+|[^\w\s]")
+
+
 def _text_token(text, number):
-    return [("text", word, number) for word in text.split()]
+    # words and single punctuation marks: NumPy pads complex columns, so "5j," and "5j ,"
+    # are the same text
+    return [("text", word, number) for word in _WORD.findall(text)]
 
 
 def _last_digit_unit(token):
