@@ -7,5 +7,4 @@ lacks the API the program uses.
 KNOWN_FAILURES = {
     "57_typed_keys_are_arrays": "tree_util flattens a typed PRNG key into its key data: "
                                 "tree.leaves(random.key(0))[0].shape is (2,), JAX's is ()",
-    "75_checkify": "missing: jax.experimental.checkify",
 }
