@@ -198,6 +198,19 @@ def test_donation_uses_a_buffer_only_where_a_result_can_take_it():
     assert "jax.buffer_donor = true" in text
 
 
+def test_compiler_options_of_a_jit_apply_to_each_compile():
+    # JAX's jit(compiler_options=...): XLA's options by name; its own cache, merged under
+    # Lowered.compile's options; an unknown name is JaxRuntimeError (JAX 0.10.2's message)
+    fun = lambda x: lax.mul(x, 2.0)       # noqa: E731
+    f = jax.jit(fun, compiler_options={"xla_cpu_enable_fast_math": False})
+    np.testing.assert_array_equal(np.asarray(f(arr([1.0, 2.0]))), [2.0, 4.0])
+    assert f._cache is not jax.jit(fun)._cache
+    compiled = f.lower(arr([1.0, 2.0])).compile({"xla_cpu_enable_fast_math": True})
+    np.testing.assert_array_equal(np.asarray(compiled(arr([3.0, 4.0]))), [6.0, 8.0])
+    with pytest.raises(jax.errors.JaxRuntimeError, match="No such compile option: 'xla_bogus'"):
+        jax.jit(fun, compiler_options={"xla_bogus": 1})(arr(1.0))
+
+
 def test_shardings_that_are_all_none_are_unspecified():
     # JAX reads None as "unspecified", also for each leaf (flax.nnx.jit passes a None per
     # argument): a plain jit, no mesh needed

@@ -295,21 +295,23 @@ def _fun_state(fun) -> _FunState:
 
 def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
         static_argnames=None, donate_argnums=None, donate_argnames=None, backend=None,
-        device=None, inline=False, keep_unused=False):
+        device=None, inline=False, keep_unused=False, compiler_options=None):
     """Compile `fun` with XLA; usable as `@jit`, `@jit(static_argnums=...)` and with partial.
     With `in_shardings`/`out_shardings` (or sharded arguments) XLA partitions it over their
-    mesh (xla/sharded.py)."""
+    mesh (xla/sharded.py). `compiler_options`: XLA's options by name for each compile of it
+    ({"xla_cpu_enable_fast_math": False}; an unknown name raises JaxRuntimeError)."""
     if fun is None:
         return functools.partial(jit, in_shardings=in_shardings, out_shardings=out_shardings,
                                  static_argnums=static_argnums,
                                  static_argnames=static_argnames, donate_argnums=donate_argnums,
                                  donate_argnames=donate_argnames, backend=backend, device=device,
-                                 inline=inline, keep_unused=keep_unused)
+                                 inline=inline, keep_unused=keep_unused,
+                                 compiler_options=compiler_options)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
                   backend, device, inline, keep_unused, in_shardings=in_shardings,
-                  out_shardings=out_shardings)
+                  out_shardings=out_shardings, compiler_options=compiler_options)
 
 
 def _as_tuple(x) -> tuple:
@@ -471,7 +473,8 @@ class Jitted:
     """The function `jit` returns: call it, `.lower(...)`, `.trace(...)`, `.eval_shape(...)`."""
 
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                 backend, device, inline, keep_unused, in_shardings=None, out_shardings=None):
+                 backend, device, inline, keep_unused, in_shardings=None, out_shardings=None,
+                 compiler_options=None):
         functools.update_wrapper(self, fun)
         # None means unspecified, as in JAX, also as every leaf of a tree (flax.nnx.jit passes
         # a None per argument): such a jit is a plain one
@@ -510,9 +513,11 @@ class Jitted:
             (_client.get_backend(backend).devices[0] if backend is not None else None)
         self._backend = backend
         self._inline, self._keep_unused = inline, keep_unused
+        # XLA's options for every compile (merged under Lowered.compile's own, as in JAX)
+        self._compiler_options = dict(compiler_options) if compiler_options else None
         options = (self._static_argnums, self._static_argnames, self._donate_argnums,
                    self._donate_argnames, self._device, backend, inline, keep_unused,
-                   self._sharded)
+                   self._sharded, tuple(sorted((self._compiler_options or {}).items())))
         # _cache: key -> _Entry; _fast: the fast path's key -> _Entry (see __call__);
         # _traces: key -> (jaxpr, consts, out_tree, ClosedJaxpr), for the bind path; _history:
         # compile_log.Signature per compile, for reasons; _last: {_LAST_HIT: _LastHit} once
@@ -782,7 +787,8 @@ class Jitted:
             self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
         module = self._lower(closed, device, self._donated_leaves(dyn_args, dyn_kwargs))
         entry, phases = self._build(closed, out_tree, module, trace_s,
-                                    self._leaf_names(dyn_args, dyn_kwargs))
+                                    self._leaf_names(dyn_args, dyn_kwargs),
+                                    compiler_options=self._compiler_options)
         self._cache[key] = entry
         self._record(treedef, statics, avals, dyn_args, dyn_kwargs, phases, device, closed.consts)
         return entry
@@ -1051,6 +1057,9 @@ class Lowered(_Stage):
         `compiler_options` sets XLA's options by name ({"xla_cpu_enable_fast_math": False});
         an unknown name raises JaxRuntimeError."""
         traced = self.traced
+        if traced.jitted._compiler_options or compiler_options:
+            compiler_options = {**(traced.jitted._compiler_options or {}),
+                                **(compiler_options or {})}
         if self._partitioning is not None:
             if compiler_options:
                 raise NotImplementedError("Lowered.compile: compiler_options of a jit over a "

@@ -71,6 +71,9 @@ def _hashable(shardings):
 
 def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs):
     """Run a `jit` with shardings (or with sharded arguments): compile once per signature."""
+    if jitted._compiler_options:
+        raise NotImplementedError("jit's compiler_options over a mesh (shardings or sharded "
+                                  "arguments) are not supported yet; jit without them")
     given = jitted.__dict__.get("_sharding_key")
     if given is None:                      # the jit's own shardings, made hashable once
         given = jitted._sharding_key = (_hashable(jitted._in_shardings),
