@@ -188,6 +188,35 @@ def test_checkpoint_policies_choose_the_residuals():
     assert "sin" not in prims and "cos" not in prims and n_fwd == 3
 
 
+def test_saved_residuals_name_the_line_inside_the_checkpoint(capsys):
+    # JAX 0.10.2 (gradient-checkpointing.md's g, f2, f3): a residual computed inside a
+    # checkpointed function is attributed to its own line and function, not to the call
+    import inspect
+    from jxkernel.ad_checkpoint import print_saved_residuals
+
+    def g(W, x):
+        y = jnp.dot(W, x)
+        return jnp.sin(y)
+
+    def f2(W1, W2, x):
+        x = jax.checkpoint(g)(W1, x)
+        return jax.checkpoint(g)(W2, x)
+
+    def f(W1, W2, x):
+        return g(W2, g(W1, x))
+
+    first = inspect.getsourcelines(g)[1]
+    W1, W2, x = jnp.ones((5, 4)), jnp.ones((6, 5)), jnp.ones(4)
+    print_saved_residuals(f2, W1, W2, x)
+    f3 = jax.checkpoint(f, policy=cp.dots_with_no_batch_dims_saveable)
+    print_saved_residuals(f3, W1, W2, x)
+    lines = capsys.readouterr().out.splitlines()
+    where = f"{__file__}:{{}} ({g.__qualname__})"
+    assert lines[3] == f"f32[5] output of sin from {where.format(f'{first + 2}:15')}"
+    assert lines[7:9] == [f"f32[{n}] output of dot_general from "
+                          f"{where.format(f'{first + 1}:12')}" for n in (5, 6)]
+
+
 def test_batch_dims_policy_recomputes_batched_products():
     b = np.ones((2, 3, 3), np.float32)
     f = lambda policy: lambda x: jax.checkpoint(  # noqa: E731

@@ -6,6 +6,7 @@ trace it re-traces it (which is how jaxprs get transformed, or inlined).
 from __future__ import annotations
 
 from .ir import Jaxpr, Literal
+from .source_info import replaying
 
 
 def eval_jaxpr(jaxpr: Jaxpr, consts, *args) -> list:
@@ -23,7 +24,13 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args) -> list:
             return atom if atom.aval.weak_type else atom.val
         return env[atom]
 
-    for eqn in jaxpr.eqns:
-        outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
-        env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
+    outer = replaying.source_info
+    try:
+        for eqn in jaxpr.eqns:
+            # equations this bind records get this one's source line (eqn_source_info)
+            replaying.source_info = eqn.source_info or outer
+            outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
+            env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
+    finally:
+        replaying.source_info = outer
     return [read(v) for v in jaxpr.outvars]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 
 from .ir import SourceInfo
 
@@ -49,6 +50,21 @@ def user_source_info(skip: int = 1) -> SourceInfo | None:
             return info
         frame = frame.f_back
     return None
+
+
+class _Replaying(threading.local):
+    source_info = None          # the equation eval_jaxpr is binding again, if it has a source
+
+
+replaying = _Replaying()
+
+
+def eqn_source_info(skip: int = 1) -> SourceInfo | None:
+    """Where a new equation comes from: the equation eval_jaxpr is binding again (so a jaxpr
+    transformed or inlined keeps its lines, as JAX's eval_jaxpr keeps each equation's
+    traceback), else the user's line that is running."""
+    info = replaying.source_info
+    return info if info is not None else user_source_info(skip + 1)
 
 
 def user_stacklevel() -> int:

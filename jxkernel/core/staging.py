@@ -23,7 +23,7 @@ from .check import check_jaxpr
 from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, SourceInfo, Var
 from .primitive import const_folding_rules, staging_rules
 from .sharding_types import abstract_eval
-from .source_info import user_source_info
+from .source_info import eqn_source_info
 from .trace import Trace, Tracer, aval_text, new_trace
 
 
@@ -120,7 +120,7 @@ class JaxprTrace(Trace):
         if vma.checked:
             out_avals = vma.out_types(prim, [a.aval for a in atoms], params, out_avals)
         outvars = [Var(a) for a in out_avals]
-        self.eqns.append(Eqn(atoms, outvars, prim, params, user_source_info(2)))
+        self.eqns.append(Eqn(atoms, outvars, prim, params, eqn_source_info(2)))
         if prim.multiple_results:
             return [JaxprTracer(self, v.aval, v) for v in outvars]
         return JaxprTracer(self, outvars[0].aval, outvars[0])
@@ -137,7 +137,7 @@ class JaxprTrace(Trace):
     def add_eqn(self, atoms, prim, params, out_avals, source_info=None) -> list[JaxprTracer]:
         """Record an equation directly (for call-like primitives built by transformations)."""
         outvars = [Var(a) for a in out_avals]
-        self.eqns.append(Eqn(atoms, outvars, prim, params, source_info or user_source_info(2)))
+        self.eqns.append(Eqn(atoms, outvars, prim, params, source_info or eqn_source_info(2)))
         return [JaxprTracer(self, v.aval, v) for v in outvars]
 
     # ------------------------------------------------------------ result
