@@ -33,7 +33,7 @@ MISSING = {
         float8_e8m0fnu int1 int2 int4 uint1 uint2 uint4""",
     "jax.lax": """AccuracyMode DotAlgorithm DotAlgorithmPreset RaggedDotDimensionNumbers Tolerance
         after_all after_all_p approx_max_k approx_min_k approx_top_k_p composite
-        conv_general_dilated_local create_token create_token_p dce_sink dce_sink_p
+        create_token create_token_p dce_sink dce_sink_p
         device_put_p eq_to_p le_to_p lt_to_p pbroadcast platform_dependent precv psend
         ragged_all_to_all ragged_all_to_all_p ragged_dot ragged_dot_general scaled_dot
         scatter_apply select_and_scatter_p stage stage_p""",

@@ -50,7 +50,8 @@ from ..core.lazy_names import lazy_names as _lazy_names  # noqa: E402
 # so a primitive not loaded yet is in no program.
 _LAZY_MODULES = {
     "convolution": ("ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "PaddingType", "conv", "conv_dimension_numbers",
-        "conv_general_dilated", "conv_general_dilated_p", "conv_general_dilated_patches",
+        "conv_general_dilated", "conv_general_dilated_local", "conv_general_dilated_p",
+        "conv_general_dilated_patches",
         "conv_general_permutations", "conv_general_shape_tuple", "conv_shape_tuple",
         "conv_transpose", "conv_transpose_shape_tuple", "conv_with_general_padding",
         "padtype_to_pads"),

@@ -33,7 +33,7 @@ from . import _lowering as hl
 from . import elementwise as ew
 from . import shapes
 from .conversion import _convert_element_type
-from .dot import Precision, canonicalize_precision
+from .dot import Precision, canonicalize_precision, dot_general
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -657,3 +657,38 @@ def conv_general_dilated_patches(lhs, filter_shape, window_strides, padding, lhs
         lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, dn,
         precision=None if precision is None else (precision, Precision.DEFAULT),
         feature_group_count=n_channels, preferred_element_type=preferred_element_type)
+
+
+def conv_general_dilated_local(lhs, rhs, window_strides, padding, filter_shape,
+                               lhs_dilation=None, rhs_dilation=None, dimension_numbers=None,
+                               precision=None):
+    """A locally connected ("unshared") convolution: as conv_general_dilated, but the kernel
+    differs at each output position. `rhs` holds one kernel per output position: its input
+    feature dim is the lhs features times the window (`filter_shape`), feature-major, as
+    conv_general_dilated_patches orders them, and its spatial dims are the output's.
+
+    >>> x = jnp.ones((1, 2, 5))                       # N, C, W
+    >>> w = jnp.ones((3, 2 * 2, 4))                   # O, C*window, output W
+    >>> lax.conv_general_dilated_local(x, w, (1,), 'VALID', (2,)).shape
+    (1, 3, 4)
+    """
+    c_precision = canonicalize_precision(precision)
+    if c_precision is not None and not (isinstance(c_precision, tuple) and len(c_precision) == 2):
+        raise ValueError(f"Unsupported precision for conv_general_dilated_local: {precision}")
+    patches = conv_general_dilated_patches(
+        lhs, filter_shape, window_strides, padding, lhs_dilation, rhs_dilation,
+        dimension_numbers, precision=None if c_precision is None else c_precision[0])
+    _, rhs_spec, out_spec = conv_dimension_numbers(np.shape(lhs), (1, 1) + tuple(filter_shape),
+                                                   dimension_numbers)
+    # contract the patches' features with the kernel's input features; each output position
+    # is a batch dim, paired with the kernel's, in the order they lie in the output
+    spatial = sorted(range(len(out_spec) - 2), key=lambda i: out_spec[2 + i])
+    dn = (([out_spec[1]], [rhs_spec[1]]),
+          ([out_spec[2 + i] for i in spatial], [rhs_spec[2 + i] for i in spatial]))
+    out = dot_general(patches, rhs, dn, precision=precision)    # spatial..., N, O
+    n_spatial = len(spatial)
+    perm, rest = [0] * len(out_spec), iter(range(n_spatial))
+    for d in range(len(out_spec)):
+        perm[d] = n_spatial if d == out_spec[0] else n_spatial + 1 if d == out_spec[1] \
+            else next(rest)
+    return shapes.transpose(out, tuple(perm))
