@@ -58,3 +58,9 @@ def test_a_failed_callback_raises_jax_runtime_error():
         assert "KeyError" in str(e) and isinstance(e.__cause__, KeyError)
     else:
         raise AssertionError("the callback's error was not raised")
+
+
+def test_lib_version_is_jaxlibs():
+    import importlib.metadata
+    import jxkernel.lib
+    assert jxkernel.lib.__version__ == importlib.metadata.version("jaxlib")
