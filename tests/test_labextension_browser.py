@@ -628,6 +628,66 @@ def test_notebook7_status_bar(browser, console, server, request):
         page.close()
 
 
+def nb7_cell(page, index):
+    return page.locator(".jp-Notebook .jp-Cell").nth(index)
+
+
+def nb7_run(page, index):
+    """Runs cell `index` of Notebook 7's notebook page and waits for its new execution count."""
+    prompt = nb7_cell(page, index).locator(".jp-InputArea-prompt")
+    before = prompt.inner_text()
+    nb7_cell(page, index).locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Control+Enter")
+    page.wait_for_function(
+        """([el, before]) => /\\[\\d+\\]/.test(el.textContent) && el.textContent !== before""",
+        arg=[prompt.element_handle(), before], timeout=TIMEOUT)
+
+
+def test_notebook7_runs_a_demo(browser, console, server, request):
+    """A workshop notebook in Notebook 7: its first cell (setup) loads jxkernel, the status
+    item connects and counts the compile, the Compilations panel lists it; then a saved
+    notebook's jaxpr view renders from its outputs (a copy of b.ipynb, saved by the JupyterLab
+    test above)."""
+    tour = json.loads((ROOT / "demos" / "01_tour.ipynb").read_text())
+    first_jit = next(i for i, c in enumerate(tour["cells"]) if "f_jit = jax.jit(f)" in
+                     "".join(c["source"]))
+    tour["cells"] = tour["cells"][:first_jit + 1]
+    (server.root_dir / "01_tour.ipynb").write_text(json.dumps(tour))
+    page = new_page(browser, console)
+    try:
+        page.goto(server.url + "notebooks/01_tour.ipynb")
+        item = page.locator(STATUS)
+        expect(item).to_have_attribute("data-status", re.compile("not-loaded|connected"))
+        for index, c in enumerate(tour["cells"]):
+            if c["cell_type"] == "code":
+                nb7_run(page, index)
+        expect(item).to_have_attribute("data-status", "connected")
+        expect(item).to_have_text(re.compile(r"· [1-9]\d* compiles?"))
+        expect(nb7_cell(page, first_jit).locator(".jp-OutputArea-output")).to_contain_text(
+            "1.")
+        palette(page, "jxkernel: Open Compilations panel")
+        panel = page.locator(PANEL)
+        expect(panel).to_be_visible()
+        row = page.locator(ROWS, has=page.locator(".jx-col-function", has_text=re.compile("^f$")))
+        expect(row.locator(".jx-col-reason")).to_have_text("first call")
+        shot(page, request, "1-demo")
+
+        # a copy: b.ipynb itself is open in the JupyterLab page, which would share the kernel
+        # Notebook 7 starts for it (and log comm errors for its widgets)
+        saved = server.get_json("api/contents/b.ipynb")["content"]
+        (server.root_dir / "b7.ipynb").write_text(json.dumps(saved))
+        page.goto(server.url + "notebooks/b7.ipynb")
+        view = nb7_cell(page, JAXPR).locator(".jx-JaxprOutput .jx-Jaxpr")
+        widget_error = page.locator(".jp-Notebook").get_by_text("Error displaying widget")
+        expect(view.or_(widget_error.first)).to_be_visible()
+        assert widget_error.count() == 0, "Notebook 7 shows 'Error displaying widget' for a " \
+            "saved jaxpr view"
+        expect(view).to_contain_text("{ lambda ; a:f32[3]. let")
+        shot(page, request, "2-saved-views")
+    finally:
+        page.close()
+
+
 def test_console_has_no_errors(console):
     """No page of the module logged an error (console.error or an uncaught exception), but
     the known harmless ones of HARMLESS."""
