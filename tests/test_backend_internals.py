@@ -47,3 +47,11 @@ def test_a_replaced_backend_compile_sees_every_compile():
     assert seen == ["cpu", "cpu"]
     assert xla_compiler.backend_compile_and_load is inner
     assert float(jnp.sum(jnp.ones(2))) == 2.0
+
+
+def test_src_modules_load_on_attribute_access():
+    # libraries read jax._src.X without importing it (JAX imports them all with jax)
+    import jxkernel._src as src
+    assert src.xla_bridge._backends is client._backends
+    with pytest.raises(AttributeError, match="no jax._src.no_such_module"):
+        src.no_such_module

@@ -307,3 +307,10 @@ def test_methods_and_partial():
 def test_kwargs_are_dynamic():
     f = jax.jit(lambda x, *, y: lax.sub(x, y))
     np.testing.assert_allclose(np.asarray(f(arr(5.0), y=arr(2.0))), 3.0)
+
+
+def test_jitted_function_repr_is_jaxs():
+    # JAX's C++ PjitFunction's words; Chex's is_traceable looks for "PjitFunction"
+    def square(x):
+        return x * x
+    assert repr(jax.jit(square)) == f"<PjitFunction of {square!r}>"

@@ -60,7 +60,7 @@ def resolve(name: str, namespace: dict):
     function name (a %%jit cell's label) or function_key, the latest live one.
 
         >>> resolve("cell[3]", {})          # the %%jit cell's jitted function
-        <jitted function cell[3]>
+        <PjitFunction of <function cell[3] at 0x...>>
     """
     value = namespace.get(name)
     if value is not None:

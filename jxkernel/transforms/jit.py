@@ -545,7 +545,8 @@ class Jitted:
         return self if obj is None else functools.partial(self, obj)
 
     def __repr__(self):
-        return f"<jitted function {self._name}>"
+        # JAX's words (its C++ PjitFunction); libraries read them (Chex's is_traceable)
+        return f"<PjitFunction of {self._fun!r}>"
 
     @property
     def function_key(self) -> str:
