@@ -32,6 +32,15 @@ xa = jax.device_put(np.arange(8, dtype=np.float32), NamedSharding(auto, P("x")))
 out["auto_types"] = [str(jax.typeof(xa)), str(jax.typeof(xa * 2)),
                      str(jax.typeof(jax.jit(lambda v: v + 1)(xa)))]
 out["auto_sharding_none"] = jax.typeof(xa).sharding is None
+# shard_map's in_specs left to Infer take each argument's spec from its type, under jit too
+mesh4 = jax.make_mesh((4,), ("b",))
+w = jax.device_put(np.ones((8, 2), np.float32), NamedSharding(mesh4, P("b")))
+seen = []
+def body(w):
+    seen.append(w.shape)
+    return jax.lax.pmean(jax.lax.all_gather(w, "b", tiled=True).sum(), "b")
+inferred = jax.shard_map(body, mesh=mesh4, out_specs=P())
+out["infer"] = [float(inferred(w)), float(jax.jit(inferred)(w)), [list(s) for s in seen]]
 print(json.dumps(out))
 """
 
@@ -152,3 +161,10 @@ def test_avals_without_a_sharding_compare_and_hash_as_before():
     a, b = ShapedArray((2, 3), np.float32), ShapedArray((2, 3), np.float32)
     assert a.sharding is None and a == b and hash(a) == hash((a.shape, a.dtype, a.weak_type))
     assert a.update(shape=(6,)).sharding is None and a.str_short() == "f32[2,3]"
+
+
+def test_shard_map_infers_in_specs_from_argument_types_under_jit(runs):
+    # JAX 0.10.2 (the shard_map notebook's FSDP cell): each device sees a (2, 2) block, eager
+    # and under jit; jxkernel's jit tracers had been given P() (the whole array)
+    mine, _ = runs
+    assert mine["infer"] == [16.0, 16.0, [[2, 2], [2, 2]]]

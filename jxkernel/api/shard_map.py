@@ -581,10 +581,19 @@ def _check_spec_names(what, specs, manual, mesh) -> None:
                 seen.add(a)
 
 
+def _inferred_spec(x) -> PartitionSpec:
+    """An argument's spec from its own sharding: a sharded array's, or (a tracer under jit)
+    the one its type carries on Explicit axes, as JAX reads typeof(x).sharding."""
+    if type(x) is ShardedArray:
+        return x.sharding.spec
+    spec = getattr(getattr(get_aval(x), "sharding", None), "spec", None)
+    return spec if isinstance(spec, PartitionSpec) else P()
+
+
 def _flat_in_specs(in_specs, args, flat_args, mesh, manual) -> list:
     """One PartitionSpec (or None: a static argument) per leaf of `args`."""
     if in_specs is Infer:           # Explicit axes: each argument's own sharding
-            return [x.sharding.spec if type(x) is ShardedArray else P() for x in flat_args]
+        return [_inferred_spec(x) for x in flat_args]
     is_leaf = lambda s: s is None or isinstance(s, P)    # noqa: E731
     if is_leaf(in_specs):
         return [in_specs] * len(flat_args)
