@@ -282,3 +282,25 @@ def test_errors():
         lax.scan(lambda c, x: (c, x), 0.0, (arr(np.ones(3)), arr(np.ones(4))))
     with pytest.raises(TypeError, match="Index type must be an integer"):
         lax.switch(1.0, [lax.sin, lax.cos], 1.0)
+
+
+def test_pytrees_whose_unflatten_checks_its_children():
+    # JAX never unflattens a carry or branch output with placeholder leaves (it checks types
+    # on the leaves): a node whose unflatten refuses non-arrays works as the carry
+    class Checked:
+        def __init__(self, a, b):
+            if not hasattr(a, "shape"):
+                raise TypeError(f"Checked needs arrays, got {type(a).__name__}")
+            self.a, self.b = a, b
+    jax.tree_util.register_pytree_node(Checked, lambda c: ((c.a, c.b), None),
+                                       lambda _, children: Checked(*children))
+    c = Checked(arr([1.0, 2.0]), arr(3.0))
+    out = lax.cond(True, lambda c: c, lambda c: Checked(c.b * c.a, c.b), c)
+    assert isinstance(out, Checked) and np.asarray(out.a).tolist() == [1.0, 2.0]
+    out = lax.fori_loop(0, 2, lambda i, c: Checked(c.a * 2.0, c.b), c)
+    assert np.asarray(out.a).tolist() == [4.0, 8.0]
+    out, _ = lax.scan(lambda c, x: (Checked(c.a + x, c.b), None), c, arr([1.0, 1.0]))
+    assert np.asarray(out.a).tolist() == [3.0, 4.0]
+    with pytest.raises(TypeError, match="has type float32\\[\\] but the corresponding output "
+                                        "carry component has type int32\\[\\]"):
+        lax.while_loop(lambda c: False, lambda c: Checked(c.a, c.b.astype(np.int32)), c)

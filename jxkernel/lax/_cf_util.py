@@ -74,9 +74,11 @@ def describe_mismatch(what1, tree1, avals1, what2, tree2, avals2) -> str | None:
     first differing leaf, naming its pytree path and both types."""
     if tree1 != tree2:
         return f"{what1} has structure {tree1} but {what2} has structure {tree2}."
-    paths = [keystr(p) for p, _ in tree_flatten_with_path(
-        tree_unflatten(tree1, list(range(tree1.num_leaves))))[0]]
-    for path, a, b in zip(paths, avals1, avals2):
+    paths = _LeafPaths(tree1)
+    for i, (a, b) in enumerate(zip(avals1, avals2)):
+        if a == b:
+            continue
+        path = paths[i]
         if a.shape != b.shape or a.dtype != b.dtype:
             where = f" at path {path}" if path else ""
             what = "shapes" if a.shape != b.shape else "dtypes"
@@ -93,6 +95,24 @@ def describe_mismatch(what1, tree1, avals1, what2, tree2, avals2) -> str | None:
             return (f"{what1}{where} has type {a.strip_weak_type()} but {what2} has type "
                     f"{b.strip_weak_type()}.")
     return None
+
+
+class _LeafPaths:
+    """The key path of each leaf of `tree`, found only when a message needs one: it unflattens
+    the tree with placeholder leaves, which a pytree's unflatten may refuse (one that checks
+    its children); then paths are left out of the message rather than raising its error."""
+
+    def __init__(self, tree):
+        self._tree, self._paths = tree, None
+
+    def __getitem__(self, i) -> str:
+        if self._paths is None:
+            try:
+                self._paths = [keystr(p) for p, _ in tree_flatten_with_path(
+                    tree_unflatten(self._tree, list(range(self._tree.num_leaves))))[0]]
+            except Exception:       # noqa: BLE001  (the user's unflatten, whatever it raises)
+                self._paths = [""] * self._tree.num_leaves
+        return self._paths[i]
 
 
 def _vma_mismatch(what1, what2, path, a, b) -> str:
