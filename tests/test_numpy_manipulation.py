@@ -236,13 +236,29 @@ def test_shape_queries():
     assert jnp.broadcast_shapes((3, 1), (4,), ()) == (3, 4)
 
 
+def test_reshape_of_numpy_data_is_numpy():
+    # JAX 0.10.2's jnp.reshape calls the argument's own reshape method: NumPy data stays a
+    # NumPy array (its 64-bit dtype too) and NumPy's errors apply; other values become Arrays
+    got = jnp.reshape(np.arange(6), (2, -1))
+    assert type(got) is np.ndarray and got.dtype == np.int64 and got.shape == (2, 3)
+    np.testing.assert_array_equal(jnp.reshape(np.arange(6), (3, 2), order="F"),
+                                  [[0, 3], [1, 4], [2, 5]])
+    assert type(jnp.reshape(np.float32(2), (1,))) is np.ndarray
+    assert isinstance(jnp.reshape(2.0, (1,)), jxkernel.Array)
+    assert isinstance(jnp.reshape(jnp.arange(6), (2, 3)), jxkernel.Array)
+    with pytest.raises(ValueError, match=re.escape("cannot reshape array of size 6 into shape")):
+        jnp.reshape(np.arange(6), (4, 2))
+    with pytest.raises(TypeError, match="reshape requires ndarray or scalar arguments"):
+        jnp.reshape([1, 2], (2,))
+
+
 @pytest.mark.parametrize("fn,exc,msg", [
-    (lambda: jnp.reshape(x234, (5, -1)), TypeError,
+    (lambda: jnp.reshape(jnp.asarray(x234), (5, -1)), TypeError,
      r"cannot reshape array of shape \(2, 3, 4\) \(size 24\) into shape \(5, -1\) because the "
      r"product of specified axis sizes \(5\) does not evenly divide 24"),
-    (lambda: jnp.reshape(x234, (5, 5)), TypeError,
+    (lambda: jnp.reshape(jnp.asarray(x234), (5, 5)), TypeError,
      r"cannot reshape array of shape \(2, 3, 4\) \(size 24\) into shape \(5, 5\) \(size 25\)"),
-    (lambda: jnp.reshape(x234, (-1, -1)), TypeError, "can only specify one unknown axis size"),
+    (lambda: jnp.reshape(jnp.asarray(x234), (-1, -1)), TypeError, "can only specify one unknown axis size"),
     (lambda: jnp.squeeze(x234, 0), ValueError,
      r"cannot select an axis to squeeze out which has size not equal to one, got "
      r"shape=\(2, 3, 4\) and dimensions=\(0,\)"),

@@ -131,7 +131,11 @@ def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None, out_sh
         if newshape is None:
             raise TypeError("reshape() missing required argument 'shape'")
         shape = newshape
-    a = _asarray("reshape", a)
+    check_arraylike("reshape", a)
+    if out_sharding is None and isinstance(a, (np.ndarray, np.generic)):
+        # JAX forwards to the argument's own method: NumPy data stays NumPy (and 64-bit)
+        return a.reshape(shape, order=order)
+    a = ensure_array(a)
     new = _compute_newshape(_shape(a), shape)
     if order == "C":
         return lax.reshape(a, new)
@@ -446,6 +450,9 @@ def broadcast_to(array, shape, *, out_sharding=None):
     >>> jnp.broadcast_to(jnp.arange(3), (2, 3)).shape
     (2, 3)
     """
+    key_shape = getattr(getattr(array, "dtype", None), "key_shape", None)
+    if key_shape is not None:       # typed keys: broadcast the key data, the key shape last
+        return array._with_base(broadcast_to(array._base, _index_tuple(shape) + key_shape))
     check_arraylike("broadcast_to", array)
     arr = ensure_array(array)
     shape = _index_tuple(shape)
