@@ -127,3 +127,12 @@ def test_pmap_over_the_one_device_of_this_process():
     n = jax.device_count() + 1
     with pytest.raises(ValueError, match=f"requires {n} logical devices"):
         jax.pmap(lambda x: x)(arr(np.ones((n, 1))))
+
+
+def test_pmap_maps_keyword_arguments_over_their_leading_axis():
+    # as JAX's pmap: keywords are mapped over axis 0 (Chex's fake_pmap tests call foo(x=, y=))
+    n = jax.device_count()
+    foo = jax.pmap(lambda x, y=2.0: x * 2 + y)
+    x = np.ones((n, 3), np.float32)
+    assert np.asarray(foo(x=x)).tolist() == [[4.0] * 3] * n
+    assert np.asarray(foo(x, y=x)).tolist() == [[3.0] * 3] * n

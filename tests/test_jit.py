@@ -314,3 +314,11 @@ def test_jitted_function_repr_is_jaxs():
     def square(x):
         return x * x
     assert repr(jax.jit(square)) == f"<PjitFunction of {square!r}>"
+
+
+def test_jitted_function_signature_is_the_functions():
+    import inspect
+
+    def foo(x, y=2):
+        return x
+    assert str(inspect.signature(jax.jit(foo), follow_wrapped=False)) == "(x, y=2)"

@@ -221,11 +221,13 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
     traces = {}     # signature -> (jaxpr, consts, out_tree), top-level calls only
 
     @wraps(fun)
-    def pmapped(*args):
+    def pmapped(*args, **kwargs):
         dyn = [a for i, a in enumerate(args) if i not in static]
         axes = in_axes if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(dyn)
-        flat_axes = broadcast_prefix(tuple(axes), tuple(dyn), is_leaf=lambda x: x is None)
-        leaves, tree = tree_flatten(tuple(dyn))
+        # keyword arguments are mapped over their leading axis, as in JAX
+        flat_axes = broadcast_prefix((tuple(axes), {k: 0 for k in kwargs}), (tuple(dyn), kwargs),
+                                     is_leaf=lambda x: x is None)
+        leaves, tree = tree_flatten((tuple(dyn), kwargs))
         moved, avals, mapped = [], [], []
         sizes = set()
         for x, ax in zip(leaves, flat_axes):
@@ -250,7 +252,8 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         if size is None:
             raise ValueError("pmap requires at least one mapped input, or axis_size")
         flat, out_tree = flatten_fun(
-            lambda *dyn: fun(*merge_static({i: args[i] for i in static}, dyn, len(args))), tree)
+            lambda dyn, kw: fun(*merge_static({i: args[i] for i in static}, dyn, len(args)), **kw),
+            tree)
         dev = tuple(devices) if devices is not None else None
         global_size = size          # what psum(1, axis_name) sees: all processes' devices
         if dev is None and _client.process_count(backend) > 1:

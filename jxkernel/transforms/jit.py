@@ -544,6 +544,12 @@ class Jitted:
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
 
+    @property
+    def __signature__(self):
+        # the function's own, as JAX's jitted functions report it (inspect.signature reads
+        # this; without it, __get__ makes inspect take a Jitted for a builtin method)
+        return inspect.signature(self._fun)
+
     def __repr__(self):
         # JAX's words (its C++ PjitFunction); libraries read them (Chex's is_traceable)
         return f"<PjitFunction of {self._fun!r}>"
