@@ -39,7 +39,7 @@ MISSING = {
         scatter_apply select_and_scatter_p stage stage_p""",
     "jax.nn": "get_scaled_dot_general_config scaled_dot_general scaled_matmul",
     # another helper is adding these (jxkernel/scipy/)
-    "jax.scipy.special": "hyp1f1 hyp2f1 owens_t sph_harm_y",
+    "jax.scipy.special": "owens_t sph_harm_y",
 }
 
 

@@ -10,7 +10,7 @@ import pytest
 from numerics import assert_allclose_ulp
 from recorded_modes import assert_cases_match, load
 from doc_examples import check_docstring_examples
-from special_functions_cases import DAWSN_X, FRESNEL_X, SICI_X, cases, ulps
+from special_functions_cases import DAWSN_X, FRESNEL_X, HYP1F1, HYP2F1, SICI_X, cases, ulps
 
 import jxkernel as jax
 import jxkernel.numpy as jnp
@@ -74,6 +74,30 @@ def test_trig_integrals_refuse_complex():
         sp.sici(np.complex64(1))
 
 
-def test_docstring_examples():
+def test_hypergeometric_functions_match_scipy():
+    special = pytest.importorskip("scipy.special")
+    # the float64 cases' values (no compile of their own) where scipy defines the same: not
+    # at b = 0 or a = b = 0 (scipy's NaN), c a non-positive integer or x > 1; another
+    # algorithm, so the bound is JAX's accuracy (12.5 ulps seen, at each value)
+    got = results("x64")
+    p1, p2 = HYP1F1[:, [0, 1, 2, 4, 8]], HYP2F1[:, [0, 1, 2, 4, 5, 6, 7, 9, 13, 14, 15, 16, 17]]
+    assert_allclose_ulp(np.asarray(got["hyp1f1"])[[0, 1, 2, 4, 6]], special.hyp1f1(*p1), 64,
+                        err_msg="hyp1f1")
+    assert_allclose_ulp(np.asarray(got["hyp1f1_large"])[[0, 2, 3, 4]],
+                        special.hyp1f1(*HYP1F1[:, [6, 9, 10, 11]]), 64, err_msg="hyp1f1 large")
+    assert_allclose_ulp(np.asarray(got["hyp2f1"])[[0, 1, 2, 3, 4, 5, 6, 8, 11, 12, 13, 14, 15]],
+                        special.hyp2f1(*p2), 64, err_msg="hyp2f1")
+    assert_allclose_ulp(np.asarray(got["hyp2f1_large"]), special.hyp2f1(*HYP2F1[:, [3, 12]]), 64,
+                        err_msg="hyp2f1 large")
+
+
+def test_hypergeometric_functions_refuse_complex():
+    with pytest.raises(ValueError, match="hyp1f1 does not support complex-valued inputs"):
+        sp.hyp1f1(1.0, 2.0, 1j)
+
+
+@pytest.mark.parametrize("module", ["jxkernel.scipy._trig_integrals",
+                                    "jxkernel.scipy._hypergeometric"])
+def test_docstring_examples(module):
     # float32 results printed in full: a few ulps between eager and jitted code, or other CPUs
-    check_docstring_examples("jxkernel.scipy._trig_integrals", ulps=32)
+    check_docstring_examples(module, ulps=32)

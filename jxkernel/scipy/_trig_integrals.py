@@ -3,7 +3,8 @@ and the sine and cosine integrals (sici); JAX 0.10.2's algorithms (Cephes' ratio
 approximations and asymptotic expansions), so the same numbers.
 
     >>> sici(jnp.array([1.0, 10.0]))
-    (Array([0.94608307, 1.6583477 ], dtype=float32), Array([ 0.33740395, -0.04545644], dtype=float32))
+    (Array([0.94608307, 1.6583477 ], dtype=float32),
+     Array([ 0.33740395, -0.04545644], dtype=float32))
 """
 from __future__ import annotations
 

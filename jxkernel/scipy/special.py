@@ -21,11 +21,10 @@ from ..transforms.custom_derivatives import custom_jvp
 
 __all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb",
            "dawsn", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp1", "expi", "expit",
-           "expn", "factorial", "fresnel",
-           "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e",
-           "kl_div", "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp",
-           "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "rel_entr", "sici", "softmax",
-           "spence", "wofz", "xlog1py", "xlogy", "zeta"]
+           "expn", "factorial", "fresnel", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn",
+           "hyp1f1", "hyp2f1", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax",
+           "loggamma", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "poch", "polygamma",
+           "rel_entr", "sici", "softmax", "spence", "wofz", "xlog1py", "xlogy", "zeta"]
 
 
 def gammaln(x):
@@ -259,3 +258,4 @@ from ._gamma import (
 )
 from ._normal import _ndtr, bessel_jn, dawsn, erfcx, i0, i0e, i1, i1e, log_ndtr, ndtri, wofz
 from ._trig_integrals import fresnel, sici
+from ._hypergeometric import hyp1f1, hyp2f1

@@ -24,12 +24,29 @@ FRESNEL_X = np.array([-np.inf, -4e4, -5.0, -1.6, -1.0, 0.0, 0.3, 1.5, 1.601, 2.0
 SICI_X = np.array([-np.inf, -1e10, -20.0, -5.0, -4.0, -1.0, -1e-3, 0.0, 1e-3, 0.5, 3.9, 4.0, 4.1,
                    7.9, 8.0, 8.1, 50.0, 1e8, 1e9, 2e9, np.inf])
 
+# hyp1f1 (a, b, x): the series (|x| < 100) and the asymptotic expansion, both signs of x, and
+# the special cases a = 0, a = b, b = 0
+HYP1F1 = np.array([[0.5, 1.0, 2.5, 0.0, 3.0, 1.5, 0.3, 2.0, 1.0, 4.0, 0.7, 2.0],
+                   [1.5, 2.0, 3.5, 2.0, 3.0, 0.0, 1.7, 5.0, 3.0, 2.0, 1.2, 0.5],
+                   [0.3, -2.0, 5.0, 1.0, 2.0, 1.0, 120.0, -150.0, -0.7, 10.0, 40.0, 101.0]])
+# hyp2f1 (a, b, c, x): each branch of its selector (x = 0, c a non-positive integer, Euler's
+# transformation for c - a - b <= -1, b or a equal to c, x = 1 (Gauss's sum) and x > 1), the
+# series, the digamma transformation near 1 with c - a - b an integer (0, positive, negative)
+# and the terminating series for a negative integer a or b
+HYP2F1 = np.array([
+    [0.5, 1.0, -2.0, 1.5, 0.3, 2.0, 1.0, 0.5, 0.7, 1.0, 2.0, 0.5, 3.0, 1.5, 1.0, 0.5, 2.0, 1.0],
+    [1.5, 2.0, 3.0, 2.5, 0.7, 1.0, 3.0, 0.5, 0.2, 2.0, 1.0, 1.5, 1.0, 0.5, -3.0, 1.0, 1.5, 1.0],
+    [2.5, 3.0, 4.0, 1.2, 2.0, 3.0, 3.0, 3.2, -1.0, 5.0, 1.0, 2.5, 2.0, 3.0, 2.5, 1.5, 1.5, 2.0],
+    [0.3, -0.5, 0.5, 0.95, 0.7, 0.95, 0.4, 1.0, 0.5, 0.9, 1.5, 0.0, 0.99, 0.97, 0.6, 0.93, 0.3,
+     0.5]])
+
 
 def operands(dtype):
     complex_dtype = np.complex128 if dtype == np.float64 else np.complex64
     z = (_WOFZ_RE[:, None] + 1j * _WOFZ_IM[None, :]).ravel().astype(complex_dtype)
     return {"z": z, "dawsn_x": DAWSN_X.astype(dtype), "fresnel_x": FRESNEL_X.astype(dtype),
-            "sici_x": SICI_X.astype(dtype)}
+            "sici_x": SICI_X.astype(dtype), "hyp1f1": HYP1F1.astype(dtype),
+            "hyp2f1": HYP2F1.astype(dtype)}
 
 
 def faddeeva(jax, special, z, x):
@@ -54,15 +71,41 @@ def trig_integrals(jax, special, fresnel_x, sici_x):
             "sici": special.sici(sici_x), "d_sici": grads(special.sici, nonzero)}
 
 
+def hypergeometric(jax, special, p1, p2):
+    """hyp1f1 and hyp2f1 with their gradients in every argument (JAX's series in a, b, c and
+    its contiguous relation in x; inf or NaN where a series meets a pole, as JAX's), the points
+    of moderate size apart from the large ones (each result is compared at its largest
+    magnitude). Not the gradients of 1F1 at x = -150 (JAX's Taylor series in a and b cancel
+    terms of 1e60 there: rounding noise) nor of 2F1 at x = 1.5 (its series diverge: 1e47 or
+    inf). Values and gradients come from one value_and_grad over all points, so each
+    function compiles once (hyp2f1's takes seconds, for JAX too)."""
+    def value_and_grads(f, p):
+        return jax.vmap(jax.value_and_grad(f, tuple(range(len(p)))))(*p)
+
+    v1, g1 = value_and_grads(special.hyp1f1, p1)
+    v2, g2 = value_and_grads(special.hyp2f1, p2)
+    small1, large1 = np.array([0, 1, 2, 3, 4, 5, 8]), np.array([6, 7, 9, 10, 11])
+    small2 = np.array([i for i in range(p2.shape[1]) if i not in (3, 12)])
+    large2 = np.array([3, 12])
+    pick = lambda grads, at: [g[at] for g in grads]        # noqa: E731
+    return {"hyp1f1": v1[small1], "hyp1f1_large": v1[large1], "d_hyp1f1": pick(g1, small1),
+            "d_hyp1f1_large": pick(g1, np.array([9, 10])),
+            "hyp2f1": v2[small2], "hyp2f1_large": v2[large2],
+            "d_hyp2f1": pick(g2, small2[small2 != 10]), "d_hyp2f1_large": pick(g2, large2)}
+
+
 def cases(jax, special, x64=False):
     ops = operands(np.float64 if x64 else np.float32)
     out = {}
     out.update(jax.jit(partial(faddeeva, jax, special))(ops["z"], ops["dawsn_x"]))
     out.update(jax.jit(partial(trig_integrals, jax, special))(ops["fresnel_x"], ops["sici_x"]))
+    out.update(jax.jit(partial(hypergeometric, jax, special))(ops["hyp1f1"], ops["hyp2f1"]))
     return out
 
 
 def ulps(name: str) -> int:
     """Bounds at each result's largest magnitude: the same algorithm op for op, so a few ulps
-    of XLA's code generation (FMA contraction, vectorized exp/sin)."""
-    return 4
+    of XLA's code generation (FMA contraction, vectorized exp/sin), more for the
+    hypergeometric functions' series of up to 250 terms, whose every step rounds with or
+    without FMA (9 ulps seen in 1F1's asymptotic expansion, 1 elsewhere)."""
+    return 64 if "hyp" in name else 4
