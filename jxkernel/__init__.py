@@ -83,11 +83,15 @@ _LAZY["shard_map"] = ("jxkernel.api.shard_map", "shard_map")   # jax.shard_map
 _LAZY["Shard"] = ("jxkernel.xla.array", "Shard")   # jax.Shard: an item of x.addressable_shards
 _LAZY["typing"] = ("jxkernel.typing", None)     # jax.typing.ArrayLike after `import jax`
 _LAZY["custom_batching"] = ("jxkernel.custom_batching", None)   # jax.custom_batching.custom_vmap
+_LAZY["ops"] = ("jxkernel.ops", None)           # jax.ops.segment_sum after `import jax`
+_LAZY["monitoring"] = ("jxkernel.monitoring", None)   # jax.monitoring.register_event_listener
 _LAZY["api_util"] = ("jxkernel.api_util", None)   # jax.api_util.flatten_fun (Flax's scan)
 _LAZY.update({n: ("jxkernel._src.state.types", n) for n in ("Ref", "new_ref")})   # jax.new_ref
 _LAZY.update({n: ("jxkernel.xla.client", n) for n in (   # jax.process_indices, jax.host_id, ...
     "process_indices", "host_id", "host_count", "host_ids")})
 _LAZY["copy_to_host_async"] = ("jxkernel.api.extras", "copy_to_host_async")
+_LAZY["make_array_from_process_local_data"] = ("jxkernel.api.extras",
+                                               "make_array_from_process_local_data")
 _LAZY.update({n: ("jxkernel.api.extras", n) for n in (   # config states: `with jax.no_tracing():`
     "explain_cache_misses", "enable_checks", "no_tracing", "allow_f16_reductions",
     "legacy_prng_key")})

@@ -22,6 +22,7 @@ import weakref
 
 import numpy as np
 
+from . import monitoring
 from .config import config
 from .core.source_info import user_source_info
 from .xla import Phases
@@ -116,6 +117,8 @@ def record(event: CompileEvent) -> CompileEvent:
         print(str(event), file=sys.stderr)
     if config.jax_explain_cache_misses:
         _logger.warning(explain_miss(event, user_source_info()))
+    monitoring.record_compile_phases(event.function, event.trace_s, event.lower_s,
+                                     event.compile_s, event.timestamp)
     for callback in subscribers:
         try:
             callback(event)

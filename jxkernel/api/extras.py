@@ -55,6 +55,31 @@ def device_put(x, device=None, *, copy=False):
                                  for leaf, d in zip(leaves, targets)])
 
 
+def make_array_from_process_local_data(sharding, local_data, global_shape=None):
+    """A global Array laid out as `sharding` from the data this process holds (any pytree of
+    arrays, with `sharding` and `global_shape` as prefixes). In a single-process run the
+    local data is the whole array: `global_shape`, if given, must be its shape.
+
+    >>> make_array_from_process_local_data(jxkernel.devices()[0], np.arange(3.0))
+    Array([0., 1., 2.], dtype=float32)
+    """
+    leaves = tree_flatten(local_data)[0]
+    shapes = broadcast_prefix(global_shape, local_data,
+                              is_leaf=lambda s: s is None or isinstance(s, tuple))
+    if _client.process_count() > 1:
+        raise NotImplementedError(
+            "make_array_from_process_local_data over several processes is not supported by "
+            "jxkernel yet: build the array with jax.make_array_from_callback (each process "
+            "answers for its devices' blocks)")
+    for shape, data in zip(shapes, leaves):
+        if shape is not None and tuple(shape) != np.shape(data):
+            raise ValueError(f"When calling `make_array_from_process_local_data` on a single "
+                             f"process, global_shape should be None or equal to "
+                             f"local_data.shape.Got global_shape={tuple(shape)} and "
+                             f"local_data.shape={np.shape(data)}.")
+    return device_put(local_data, sharding)
+
+
 def typeof(x):
     """The abstract value (shape, dtype, weak type) of an array, tracer or Python scalar.
 

@@ -24,6 +24,7 @@ from ..core.avals import ShapedArray
 # declared in core so that transforms/ can bind them; their rules are here
 from ..core.interpreter_primitives import broadcast_in_dim_p, reshape_p, transpose_p
 from ..core.interpreter_primitives import reduce_sum  # (reductions.py builds on this module)
+from ..core.interpreter_primitives import convert_element_type as _convert_element_type
 from ..core.ir import param_printers
 from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
@@ -631,14 +632,13 @@ def shape_as_value(shape):
     """
     dtype = dtypes.default_int_dtype()
     if len(shape) == 0:
-        from .creation import full        # creation builds on this module
-        return full((0,), np.array(0, dtype=dtype))
+        return broadcast(np.array(0, dtype=dtype), (0,))
     if not builtins.any(is_symbolic(d) for d in shape):
         return np.asarray(shape, dtype=dtype)
-    from ..export.shape_poly import dimension_as_value   # only symbolic shapes need it
-    from .conversion import convert_element_type
-    return concatenate([expand_dims(convert_element_type(dimension_as_value(d), dtype), (0,))
-                        for d in shape], 0)
+    # a symbolic dimension's __jax_array__ is its value in the program (dim_as_value)
+    values = [d.__jax_array__() if is_symbolic(d) else np.array(d, dtype) for d in shape]
+    return concatenate([expand_dims(v if v.dtype == dtype else _convert_element_type(v, dtype),
+                                    (0,)) for v in values], 0)
 
 
 def broadcast_to_rank(x, rank: int):

@@ -45,6 +45,7 @@ def warned(fun):
 def api_cases(jax):
     """The root's small utilities."""
     jnp, ArrayLike, DTypeLike = jax.numpy, jax.typing.ArrayLike, jax.typing.DTypeLike
+    mesh = jax.make_mesh((1,), ("x",))
     x = {"a": jnp.arange(3.0), "b": (1, "s")}
     return {
         "typing_arraylike": [isinstance(v, ArrayLike) for v in (
@@ -54,6 +55,16 @@ def api_cases(jax):
         "process_indices": jax.process_indices(),
         "host_id_count_ids": warned(lambda: [jax.host_id(), jax.host_count(), jax.host_ids()]),
         "copy_to_host_async": [jax.copy_to_host_async(x) is x, enc(np.asarray(x["a"]))],
+        "make_array_from_process_local_data": [
+            enc(jax.make_array_from_process_local_data(jax.devices()[0], np.arange(3.0))),
+            enc(jax.make_array_from_process_local_data(
+                jax.sharding.NamedSharding(mesh, jax.P("x")), np.arange(4), (4,))),
+            str(jax.make_array_from_process_local_data(
+                jax.sharding.NamedSharding(mesh, jax.P("x")), np.arange(4)).sharding.spec),
+            enc(jax.make_array_from_process_local_data(
+                jax.devices()[0], {"a": np.ones(2, np.float16), "b": np.int32(3)})),
+            message(lambda: jax.make_array_from_process_local_data(
+                jax.devices()[0], np.arange(4.0), (8,)))],
     }
 
 
@@ -223,6 +234,47 @@ def config_cases(jax):
     return out
 
 
+def ops_monitoring_cases(jax):
+    """jax.ops's segment reductions; what jax.monitoring's listeners hear."""
+    jnp, ops = jax.numpy, jax.ops
+    data = jnp.arange(12.0).reshape(6, 2)
+    ids = jnp.array([0, 2, 2, -1, 5, 1])       # -1 and 5 (>= num_segments) are dropped
+    ints = jnp.array([3, -2, 7, 0, 5, 1], jnp.int8)
+    out = {}
+    for name in ("segment_sum", "segment_prod", "segment_max", "segment_min"):
+        f = getattr(ops, name)
+        out[name] = enc([f(data, ids, 4), f(data, ids, 4, bucket_size=4), f(ints, ids, 3),
+                         f(data, ids, 4, indices_are_sorted=False, mode="clip"),
+                         jax.jit(f, static_argnums=2)(data, ids, 3)])
+        out[name + "_bool"] = outcome(lambda: f(jnp.array([True, False, True]),
+                                                jnp.array([0, 0, 2]), 4))
+    out["segment_sum_inferred"] = enc(ops.segment_sum(jnp.arange(5), jnp.array([0, 0, 1, 1, 3])))
+    out["segment_grads"] = enc([jax.grad(lambda d: getattr(ops, n)(d, ids, 4).sum())(data)
+                                for n in ("segment_sum", "segment_max", "segment_min")])
+    out["segment_under_jit_without_num"] = outcome(lambda: jax.jit(ops.segment_sum)(data, ids))
+    out["segment_negative_num"] = outcome(lambda: ops.segment_sum(data, ids, -1))
+
+    heard, v = [], jnp.ones(7)     # (eager operations compile too, in JAX: made before)
+    listener = lambda event, secs, **kw: heard.append([event, kw])
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    jax.jit(lambda x: x * 3 + 1)(v)
+    jax.monitoring.unregister_event_duration_listener(listener)
+    jax.jit(lambda x: x * 4 + 1)(v)          # heard by nobody
+    out["monitoring_compile_durations"] = heard
+    events = []
+    jax.monitoring.register_event_listener(lambda e, **kw: events.append([e, kw]))
+    jax.monitoring.register_scalar_listener(lambda e, v, **kw: events.append([e, v, kw]))
+    jax.monitoring.record_event("/my/event", step=3)
+    jax.monitoring.record_scalar("/my/scalar", 2.5, unit="s")
+    jax.monitoring.clear_event_listeners()
+    jax.monitoring.record_event("/my/event")
+    out["monitoring_user_events"] = events
+    out["monitoring_unregister_unknown"] = outcome(
+        lambda: jax.monitoring.unregister_event_listener(print))
+    return out
+
+
 def run(jax) -> dict:
     return {"api": api_cases(jax), "lax": lax_cases(jax),
-            "custom_batching": custom_batching_cases(jax), "config": config_cases(jax)}
+            "custom_batching": custom_batching_cases(jax), "config": config_cases(jax),
+            "ops_monitoring": ops_monitoring_cases(jax)}
