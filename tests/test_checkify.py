@@ -102,3 +102,13 @@ def test_check_error_is_functionalized_again():
         "-1.0 needs to be positive! (`check` failed)"
     with pytest.raises(TypeError, match="takes an Error"):
         ck.check_error(None)
+
+
+def test_checks_inside_pmap():
+    # each device checks its slice; the failed device's error is the one reported
+    n = jxkernel.device_count()
+    g = jxkernel.pmap(lambda x: positive(lax.psum(x, "i")), axis_name="i")
+    err, out = ck.checkify(g)(-jnp.ones(n))
+    assert err.get() == f"{-float(n)} needs to be positive! (`check` failed)"
+    assert out.shape == (n,)
+    assert ck.checkify(g)(jnp.ones(n))[0].get() is None

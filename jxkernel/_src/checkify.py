@@ -563,6 +563,29 @@ def _jit_check(error, enabled_errors, *vals, jaxpr, donated_invars, **params):
     return tree_unflatten(out_tree, outs[:n]), outs[n:]
 
 
+def _pmap_check(error, enabled_errors, *vals, jaxpr, axis_name, axis_size, mapped_invars,
+                devices, name):
+    """pmap: each device checks its slice; the per-device errors come back stacked on the
+    mapped axis and are reduced to one (a failed device's, if any), as JAX's."""
+    from ..api.pmap import xla_pmap_p
+    from ..core.axis_env import bound_axis
+    from ..core.staging import convert_constvars_to_invars
+    params = dict(axis_name=axis_name, axis_size=axis_size, devices=devices, name=name)
+    if not _has_checks(jaxpr.jaxpr, enabled_errors):
+        return error, xla_pmap_p.bind(*vals, jaxpr=jaxpr, mapped_invars=mapped_invars, **params)
+    err_leaves = tree_flatten(error)[0]
+    avals = [get_aval(v) for v in vals]
+    avals = [a.update(shape=a.shape[1:]) if m else a for a, m in zip(avals, mapped_invars)]
+    with bound_axis(axis_name, axis_size):       # the body's collectives name the axis
+        checked, out_tree, _ = _checkified_jaxpr(jaxpr, enabled_errors, error, avals)
+    checked, consts = convert_constvars_to_invars(checked)
+    outs = xla_pmap_p.bind(*consts, *err_leaves, *vals, jaxpr=checked,
+                           mapped_invars=(False,) * (len(consts) + len(err_leaves)) +
+                           tuple(mapped_invars), **params)
+    n = out_tree.num_leaves
+    return _reduce_any_error(tree_unflatten(out_tree, outs[:n])), outs[n:]
+
+
 def _inline_check(prim, body_param, error, enabled_errors, *vals, **params):
     """checkpoint and custom derivatives: their body run through the interpreter where it has
     checks (a transformation applied later sees the plain body), else bound as they are."""
@@ -680,6 +703,8 @@ def _register_rules():
     error_checks[all_primitives["cond"]] = _cond_check
     error_checks[all_primitives["scan"]] = _scan_check
     error_checks[all_primitives["while"]] = _while_check
+    from ..api import pmap  # noqa: F401  (xla_pmap_p)
+    error_checks[all_primitives["xla_pmap"]] = _pmap_check
     for name, body in (("checkpoint", "jaxpr"), ("custom_jvp_call", "call_jaxpr"),
                        ("custom_vjp_call", "call_jaxpr")):
         prim = all_primitives[name]
