@@ -110,6 +110,11 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
     if hasattr(object, "__jax_array__") and not isinstance(object, (Array, Tracer)):
         object = object.__jax_array__()
 
+    if _core.extended_scalar_type(getattr(object, "dtype", None)):   # typed keys stay keys
+        if dtype is not None and dtype != object.dtype:
+            raise TypeError(f"jnp.array: cannot convert an array of typed PRNG keys (dtype "
+                            f"{object.dtype}) to {dtype}; use jax.random.key_data for its bits")
+        return object.copy() if copy else object
     if isinstance(object, (Array, Tracer)):
         out = object
         if copy and dtype in (None, out.dtype):

@@ -982,13 +982,21 @@ def logical_xor(x, y, /):
 
 
 # ---------------------------------------------------------------- comparisons
+def _typed_keys(*xs) -> bool:
+    return any(_core.extended_scalar_type(getattr(x, "dtype", None)) for x in xs)
+
+
 def equal(x, y, /):
-    """x == y elementwise."""
+    """x == y elementwise (typed PRNG keys compare their key data, as in JAX)."""
+    if _typed_keys(x, y):
+        return x == y
     return lax.eq_p.bind(*promote_args("equal", x, y))
 
 
 def not_equal(x, y, /):
     """x != y elementwise."""
+    if _typed_keys(x, y):
+        return x != y
     return lax.ne_p.bind(*promote_args("not_equal", x, y))
 
 

@@ -93,13 +93,22 @@ class KeyArray:
     def __eq__(self, other):
         if not isinstance(other, KeyArray):
             return NotImplemented
-        return lax.reduce_and(lax.eq(self._base, other._base), (self.ndim,))
+        shape = np.broadcast_shapes(self.shape, other.shape)     # keys broadcast as arrays do
+        a, b = _jnp.broadcast_to(self, shape), _jnp.broadcast_to(other, shape)
+        return lax.reduce_and(lax.eq(a._base, b._base), (len(shape),))
 
     def __ne__(self, other):
         eq = self.__eq__(other)
         return eq if eq is NotImplemented else lax.bitwise_not(eq)
 
     __hash__ = None
+
+    def _with_base(self, base) -> "KeyArray":
+        """Keys over new key data (what jnp's shape functions give typed keys)."""
+        return KeyArray(base)
+
+    def copy(self) -> "KeyArray":
+        return KeyArray(self._base.copy() if hasattr(self._base, "copy") else self._base)
 
     def block_until_ready(self):
         self._base.block_until_ready()

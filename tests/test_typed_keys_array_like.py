@@ -1,0 +1,36 @@
+"""Typed PRNG key arrays (jax.random.key) used where JAX lets arrays go: jax.typeof,
+jnp.asarray/array (keys stay keys), .copy(), jnp.broadcast_to, and jnp.equal/not_equal/
+array_equal and == broadcasting, eagerly and under jit (libraries such as Flax NNX's Rngs
+handle keys this way)."""
+import numpy as np
+import pytest
+
+import jxkernel as jax
+import jxkernel.numpy as jnp
+
+
+def _bits(k):
+    return np.asarray(jax.random.key_data(k)).tolist()
+
+
+def test_asarray_copy_and_broadcast_keep_keys():
+    k = jax.random.key(3)
+    assert jnp.asarray(k) is k and _bits(jnp.array(k)) == _bits(k)
+    assert jnp.array(k).dtype == k.dtype and _bits(k.copy()) == _bits(k)
+    b = jnp.broadcast_to(k, (2, 3))
+    assert b.shape == (2, 3) and jax.typeof(b).str_short() == "key<fry>[2,3]"
+    assert _bits(b) == [[_bits(k)] * 3] * 2
+    jitted = jax.jit(lambda key: jnp.broadcast_to(jnp.asarray(key), (2,)).copy())(k)
+    assert _bits(jitted) == [_bits(k)] * 2
+    with pytest.raises(TypeError, match="key_data"):
+        jnp.array(k, dtype=jnp.uint32)
+
+
+def test_key_equality_broadcasts():
+    k = jax.random.key(0)
+    keys = jax.random.split(k, 3)
+    assert bool(jnp.array_equal(k, k)) and not bool(jnp.array_equal(k, keys[0]))
+    assert np.asarray(jnp.equal(keys, keys[1])).tolist() == [False, True, False]
+    assert np.asarray(jnp.not_equal(keys, keys[1])).tolist() == [True, False, True]
+    assert np.asarray(jax.jit(lambda a, b: a == b)(keys, keys[2])).tolist() == \
+        [False, False, True]
