@@ -97,7 +97,26 @@ def _axes_text(names, sizes, types) -> str:
     return ", ".join(f"'{n}': {s}" for n, s in zip(names, sizes)) + f", axis_types={types!r}"
 
 
-class AbstractMesh:
+class _AxisTypeQueries:
+    """Which of a mesh's axes are of which type (JAX's mesh properties, read by libraries to
+    decide how to shard: Flax asks whether every axis is Explicit)."""
+    __slots__ = ()
+
+    def _all_of(self, kind) -> bool:
+        return bool(self.axis_types) and all(t == kind for t in self.axis_types)
+
+    def _named(self, kind) -> tuple:
+        return tuple(n for n, t in zip(self.axis_names, self.axis_types) if t == kind)
+
+    are_all_axes_explicit = property(lambda self: self._all_of(AxisType.Explicit))
+    are_all_axes_auto = property(lambda self: self._all_of(AxisType.Auto))
+    are_all_axes_manual = property(lambda self: self._all_of(AxisType.Manual))
+    explicit_axes = property(lambda self: self._named(AxisType.Explicit))
+    auto_axes = property(lambda self: self._named(AxisType.Auto))
+    manual_axes = property(lambda self: self._named(AxisType.Manual))
+
+
+class AbstractMesh(_AxisTypeQueries):
     """A mesh's axis names, sizes and types, without devices.
 
     >>> AbstractMesh((4, 2), ('x', 'y'))
@@ -139,7 +158,7 @@ class AbstractMesh:
                 f"{device})")
 
 
-class Mesh:
+class Mesh(_AxisTypeQueries):
     """Devices laid out in an n-d grid whose axes have names (what shardings split over).
 
     >>> Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))          # 8 devices
