@@ -136,3 +136,8 @@ def test_pmap_maps_keyword_arguments_over_their_leading_axis():
     x = np.ones((n, 3), np.float32)
     assert np.asarray(foo(x=x)).tolist() == [[4.0] * 3] * n
     assert np.asarray(foo(x, y=x)).tolist() == [[3.0] * 3] * n
+
+
+def test_pmap_of_a_scalar_mapped_argument_is_a_value_error():
+    with pytest.raises(ValueError, match="rank should be at least 1, but is only 0"):
+        jax.pmap(lambda x, y: x * y)(np.ones((jax.device_count(), 2), np.float32), 3.0)

@@ -237,6 +237,10 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
                 avals.append(aval)
                 mapped.append(False)
                 continue
+            if not -len(aval.shape) <= ax < len(aval.shape):
+                raise ValueError(f"pmap was requested to map its argument along axis {ax}, "
+                                 f"which implies that its rank should be at least {ax + 1}, "
+                                 f"but is only {len(aval.shape)} (its shape is {aval.shape})")
             ax %= len(aval.shape)
             sizes.add(aval.shape[ax])
             if ax:
