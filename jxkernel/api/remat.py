@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import types
+import weakref
 
 from ..core.avals import get_aval
 from ..core.interpret import eval_jaxpr
@@ -22,7 +23,10 @@ from ..core.ir import ClosedJaxpr, Jaxpr, Var, param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, batching_rules,
                               impl_rules, jvp_rules, lowering_rules, partial_eval_rules,
                               transpose_rules)
-from ..core.trace import _ctx, eval_trace, set_current_trace
+from ..config import config
+from ..core import vma
+from ..core.axis_env import visible_axes
+from ..core.trace import Tracer, set_current_trace
 from ..transforms.ad_util import Zero, instantiate, is_undefined
 from ..transforms.batch_util import vectorized_batcher
 from ..lax.dot import dot_general_p
@@ -42,19 +46,43 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
 
     @wraps(fun)
     def remat_fun(*args):
-        if _ctx.trace is eval_trace:
-            return fun(*args)
+        # traced even when called eagerly, as JAX's: the trace is what is cached (below)
         static = {i: args[i] for i in static_argnums}
         dyn = [a for i, a in enumerate(args) if i not in static]
         leaves, in_tree = tree_flatten(tuple(dyn))
-        flat, out_tree = flatten_fun(
-            lambda *dyn: fun(*merge_static(static, dyn, len(args))), in_tree)
-        closed = trace_to_jaxpr(flat, [get_aval(x) for x in leaves])
-        jaxpr, consts = convert_constvars_to_invars(closed)
+        jaxpr, consts, out_tree = _traced(fun, static, len(args), in_tree, leaves)
         outs = remat_p.bind(*consts, *leaves, jaxpr=jaxpr, prevent_cse=prevent_cse,
                             differentiated=False, policy=policy)
-        return tree_unflatten(out_tree(), outs)
+        return tree_unflatten(out_tree, outs)
     return remat_fun
+
+
+# traces of checkpointed functions, per function: as JAX's (a weakref_lru_cache on the
+# function), a second call with the same types reuses the trace, even through another
+# checkpoint(fun, policy=...) wrapper; a global the function reads that changed since is
+# not seen (JAX's gradient-checkpointing guide shows that)
+_traces = weakref.WeakKeyDictionary()
+
+
+def _traced(fun, static, nargs, in_tree, leaves):
+    """(jaxpr with its consts as leading inputs, consts, out_tree) of `fun` at these types."""
+    avals = tuple(get_aval(x) for x in leaves)
+    key = (tuple(sorted(static.items())), nargs, in_tree, avals, config._trace_state,
+           visible_axes(), vma.checked[-1] if vma.checked else None)
+    try:
+        per_fun = _traces.setdefault(fun, {})
+        found = per_fun.get(key)
+    except TypeError:                      # not weakly referable, or an unhashable static
+        per_fun, found = None, None
+    if found is not None:
+        return found
+    flat, out_tree = flatten_fun(lambda *dyn: fun(*merge_static(static, dyn, nargs)), in_tree)
+    closed = trace_to_jaxpr(flat, list(avals))
+    jaxpr, consts = convert_constvars_to_invars(closed)
+    found = (jaxpr, consts, out_tree())
+    if per_fun is not None and not any(isinstance(c, Tracer) for c in consts):
+        per_fun[key] = found                 # tracers die with their trace
+    return found
 
 
 remat = checkpoint
