@@ -13,6 +13,7 @@ from .dot import Precision, batch_matmul, dot, dot_general, dot_general_p  # noq
 from .dot import DotDimensionNumbers, PrecisionLike  # noqa: F401
 from ..core.dtypes import dtype  # noqa: F401  (lax.dtype: a value's or a type's dtype)
 from .sorting import sort, sort_key_val, sort_p, top_k, top_k_p  # noqa: F401
+from .sorting import approx_max_k, approx_min_k, approx_top_k_p  # noqa: F401
 from .shapes import (broadcast_in_dim_p, concatenate_p, iota_p, reshape_p,  # noqa: F401
                      rev_p, squeeze_p, transpose_p, broadcast, broadcast_in_dim,
                      broadcast_shapes, broadcast_to_rank, broadcasted_iota, collapse, concatenate, expand_dims,

@@ -204,6 +204,100 @@ batching_rules[top_k_p] = _top_k_batching
 sharding_rules[top_k_p] = sharding_types.top_k_rule
 
 
+# ------------------------------------------------------------------ approx_top_k
+# JAX's approximate top-k (TPU's algorithm). Elsewhere JAX lowers it as XLA's fallback, the
+# exact top k; so does jxkernel, through top_k (the smallest k: the largest of the negation).
+approx_top_k_p = Primitive("approx_top_k", multiple_results=True)
+
+
+def _approx_top_k_abstract_eval(operand, *, k, reduction_dimension, recall_target, is_max_k,
+                                reduction_input_size_override, aggregate_to_topk):
+    if k <= 0:
+        raise ValueError(f"k must be positive, got {k}")
+    if len(operand.shape) == 0:
+        raise TypeError(f"approx_top_k operand must have >= 1 dimension, got {operand.shape}")
+    dims = list(operand.shape)
+    if dims[reduction_dimension] < k:
+        raise ValueError(f"k must be smaller than the size of reduction_dim "
+                         f"{dims[reduction_dimension]}, got {k}")
+    if not dtypes.is_float(operand.dtype):
+        raise ValueError("operand must be a floating type")
+    if not aggregate_to_topk:
+        raise NotImplementedError("approx_top_k with aggregate_to_topk=False is not supported "
+                                  "by jxkernel (its output size is TPU's); use the default "
+                                  "aggregate_to_topk=True")
+    dims[reduction_dimension] = k
+    return [ShapedArray(tuple(dims), operand.dtype, operand.weak_type),
+            ShapedArray(tuple(dims), np.int32)]
+
+
+def _approx_top_k_lowering(ctx, operand, *, k, reduction_dimension, recall_target, is_max_k,
+                           reduction_input_size_override, aggregate_to_topk):
+    axis = reduction_dimension % ctx.avals_in[0].ndim
+    if is_max_k:
+        return _top_k_lowering(ctx, operand, k=k, axis=axis)
+    negated = ctx.op1("stablehlo.negate", [operand], result_type=hlo.aval_type(ctx.avals_in[0]))
+    values, indices = _top_k_lowering(ctx, negated, k=k, axis=axis)
+    return [ctx.op1("stablehlo.negate", [values], result_type=hlo.aval_type(ctx.avals_out[0])),
+            indices]
+
+
+def _approx_top_k_jvp(primals, tangents, **params):
+    """The tangents at the chosen indices, as JAX's (a gather along the reduced axis)."""
+    values, indices = approx_top_k_p.bind(*primals, **params)
+    if type(tangents[0]) is ad.Zero:
+        return [values, indices], [ad.Zero(ad.aval_of(values)), ad.Zero(ad.aval_of(indices))]
+    axis = params["reduction_dimension"] % len(bu.shape(indices))
+    idx = shapes.reshape(indices, bu.shape(indices) + (1,))
+    return [values, indices], [_gather_along(tangents[0], idx, axis),
+                               ad.Zero(ad.aval_of(indices))]
+
+
+def _approx_top_k_batching(vals, dims, *, reduction_dimension, **params):
+    (x,), (d,) = vals, dims
+    kept = [i for i in range(len(bu.shape(x))) if i != d]
+    return approx_top_k_p.bind(x, reduction_dimension=kept[reduction_dimension], **params), [d, d]
+
+
+abstract_eval_rules[approx_top_k_p] = _approx_top_k_abstract_eval
+lowering_rules[approx_top_k_p] = _approx_top_k_lowering
+jvp_rules[approx_top_k_p] = _approx_top_k_jvp
+batching_rules[approx_top_k_p] = _approx_top_k_batching
+
+
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True):
+    """The `k` largest values along `reduction_dimension` and their int32 indices, largest
+    first. JAX's algorithm is approximate on TPU only; on CPU and GPU (and here) the exact
+    top k, equal values keeping the lower index first.
+
+    >>> lax.approx_max_k(jnp.array([[1., 5., 3.], [4., 2., 6.]]), 2)
+    (Array([[5., 3.],
+           [6., 4.]], dtype=float32), Array([[1, 2],
+           [2, 0]], dtype=int32))
+    """
+    return tuple(approx_top_k_p.bind(
+        operand, k=operator.index(k), reduction_dimension=operator.index(reduction_dimension),
+        recall_target=float(recall_target), is_max_k=True,
+        reduction_input_size_override=reduction_input_size_override,
+        aggregate_to_topk=bool(aggregate_to_topk)))
+
+
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True):
+    """The `k` smallest values along `reduction_dimension` and their int32 indices, smallest
+    first (exact here, as JAX's fallback off TPU).
+
+    >>> lax.approx_min_k(jnp.array([4., 1., 3.]), 2)
+    (Array([1., 3.], dtype=float32), Array([1, 2], dtype=int32))
+    """
+    return tuple(approx_top_k_p.bind(
+        operand, k=operator.index(k), reduction_dimension=operator.index(reduction_dimension),
+        recall_target=float(recall_target), is_max_k=False,
+        reduction_input_size_override=reduction_input_size_override,
+        aggregate_to_topk=bool(aggregate_to_topk)))
+
+
 # ------------------------------------------------------------------ lax functions
 def _canonical_axis(axis, ndim) -> int:
     axis = operator.index(axis)

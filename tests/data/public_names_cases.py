@@ -72,6 +72,7 @@ def lax_cases(jax):
     """stack, unstack, tile, mulhi, lax.dtype, rng_bit_generator, rng_uniform."""
     jnp, lax = jax.numpy, jax.lax
     x = jnp.arange(6.0).reshape(2, 3)
+    m = jnp.array([[1.0, 5.0, 3.0, -2.0], [4.0, 2.0, 6.0, 0.5], [7.0, -1.0, 0.0, 9.0]])
     key = jnp.array([1, 2, 3, 4], jnp.uint32)
     keys = jnp.stack([key, key + 1, key * 7])
     a = np.array([-7, 2 ** 30, -2 ** 31, 123456789, 0, -1], np.int32)
@@ -125,6 +126,16 @@ def lax_cases(jax):
         # (lax.empty's values are unspecified: zeros on CPU, recorded as such)
         "empty": enc([lax.empty(3, jnp.float32), lax.empty((), "int32"),
                       jax.vmap(lambda v: lax.empty((2,), jnp.float32) + v)(jnp.ones(3))]),
+        "approx_k": enc([lax.approx_max_k(m, 2), lax.approx_min_k(m, 2), lax.approx_max_k(m, 1, 0),
+                         lax.approx_min_k(m, 2, reduction_dimension=0, recall_target=0.9),
+                         jax.jit(jax.vmap(lambda r: lax.approx_min_k(r, 3)))(m),
+                         jax.vmap(lambda r: lax.approx_max_k(r, 1, 0), 1)(m),
+                         jax.grad(lambda v: (lax.approx_max_k(v, 2)[0] ** 2).sum())(m),
+                         jax.jvp(lambda v: lax.approx_min_k(v, 2, 0)[0], (m,), (m * 3,))]),
+        "approx_k_jaxpr": jaxpr(lambda v: lax.approx_max_k(v, 2), m),
+        "approx_k_errors": [outcome(lambda: lax.approx_max_k(m, 5)),
+                            outcome(lambda: lax.approx_max_k(m.astype(jnp.int32), 2)),
+                            outcome(lambda: lax.approx_min_k(m, 0))],
         "rng_uniform_errors": [outcome(lambda: lax.rng_uniform(0.0, jnp.int32(1), (2,))),
                                outcome(lambda: lax.rng_uniform(jnp.zeros(2), 1.0, (2,))),
                                outcome(lambda: jax.grad(lambda a: lax.rng_uniform(a, 2.0, ()))(1.0))],
