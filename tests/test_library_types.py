@@ -151,3 +151,18 @@ def test_format_checks_its_arguments():
     assert Format(Layout((1, 0)), sharding) == Format(Layout((1, 0)), sharding)
     with pytest.raises(ValueError, match="shape"):
         Layout((0, 1)).check_compatible_aval((3,))
+
+
+def test_opaque_trace_states_taken_under_one_trace_stay_equal_after_it_ends():
+    from jxkernel.extend import core
+    seen = {}
+
+    def f(x):
+        seen["before"] = core.get_opaque_trace_state()
+        y = jxkernel.jit(lambda v: (seen.__setitem__("inner", core.get_opaque_trace_state()),
+                                    v * 3)[1])(x)
+        seen["after"] = core.get_opaque_trace_state()
+        return y
+
+    jxkernel.grad(f)(1.0)
+    assert seen["before"] == seen["after"] and seen["before"] != seen["inner"]

@@ -145,11 +145,13 @@ class OpaqueTraceState:
         self._trace_ref, self.convention = weakref.ref(trace), convention
 
     def __eq__(self, other):
-        return isinstance(other, OpaqueTraceState) and self._trace_ref() is not None and \
-            self._trace_ref() is other._trace_ref()
+        # weakrefs compare their live referents, and after the trace is gone are equal only
+        # if the same weakref (CPython hands out one per object): a state taken under a trace
+        # stays equal to another taken under it, as in JAX
+        return isinstance(other, OpaqueTraceState) and self._trace_ref == other._trace_ref
 
     def __hash__(self):
-        return hash(id(self._trace_ref()))
+        return hash(self._trace_ref)
 
     def __repr__(self):
         return f"OpaqueTraceState({self._trace_ref()!r})"
