@@ -322,3 +322,8 @@ def test_jitted_function_signature_is_the_functions():
     def foo(x, y=2):
         return x
     assert str(inspect.signature(jax.jit(foo), follow_wrapped=False)) == "(x, y=2)"
+
+
+def test_jitted_function_type_is_named_as_jaxs():
+    # JAX's jit returns a jaxlib PjitFunction; Chex's is_traceable reads str(type(f))
+    assert "PjitFunction" in str(type(jax.jit(abs)))

@@ -954,6 +954,12 @@ class Jitted:
         return len(self._cache)
 
 
+# JAX's jitted functions are jaxlib's PjitFunction; libraries tell a jitted function by its
+# type's name (Chex's is_traceable reads str(type(f))), so the class answers to it
+Jitted.__name__ = Jitted.__qualname__ = "PjitFunction"
+PjitFunction = Jitted
+
+
 class _Stage:
     """The signature every stage tells, as JAX's Traced, Lowered and Compiled do (see
     jxkernel/transforms/aot.py, which holds the details)."""
