@@ -37,7 +37,7 @@ MISSING = {
         scatter_apply select_and_scatter_p stage stage_p""",
     "jax.nn": "get_scaled_dot_general_config scaled_dot_general scaled_matmul",
     # another helper is adding these (jxkernel/scipy/)
-    "jax.scipy.special": "owens_t sph_harm_y",
+    "jax.scipy.special": "sph_harm_y",
 }
 
 

@@ -10,7 +10,16 @@ import pytest
 from numerics import assert_allclose_ulp
 from recorded_modes import assert_cases_match, load
 from doc_examples import check_docstring_examples
-from special_functions_cases import DAWSN_X, FRESNEL_X, HYP1F1, HYP2F1, SICI_X, cases, ulps
+from special_functions_cases import (
+    DAWSN_X,
+    FRESNEL_X,
+    HYP1F1,
+    HYP2F1,
+    OWENS_T,
+    SICI_X,
+    cases,
+    ulps,
+)
 
 import jxkernel as jax
 import jxkernel.numpy as jnp
@@ -42,6 +51,13 @@ def test_faddeeva_and_dawson_match_scipy():
                             scale=np.abs(special.wofz(z)), err_msg="wofz")
     assert_allclose_ulp(np.asarray(dawson), special.dawsn(DAWSN_X), 4,
                         scale=np.abs(special.dawsn(DAWSN_X)).max(), err_msg="dawsn")
+
+
+def test_owens_t_matches_scipy():
+    special = pytest.importorskip("scipy.special")
+    # the float64 cases' values (no compile of their own): 4 ulps seen (Patefield & Tandy's
+    # quadrature, scipy's their full method)
+    assert_allclose_ulp(np.asarray(results("x64")["owens_t"]), special.owens_t(*OWENS_T), 16)
 
 
 def test_complex_erfcx_is_wofz_of_iz_and_dawsn_refuses_complex():

@@ -23,8 +23,8 @@ __all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "box
            "dawsn", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp1", "expi", "expit",
            "expn", "factorial", "fresnel", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn",
            "hyp1f1", "hyp2f1", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax",
-           "loggamma", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "poch", "polygamma",
-           "rel_entr", "sici", "softmax", "spence", "wofz", "xlog1py", "xlogy", "zeta"]
+           "loggamma", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "owens_t", "poch",
+           "polygamma", "rel_entr", "sici", "softmax", "spence", "wofz", "xlog1py", "xlogy", "zeta"]
 
 
 def gammaln(x):
@@ -256,6 +256,19 @@ from ._gamma import (
     polygamma,
     zeta,
 )
-from ._normal import _ndtr, bessel_jn, dawsn, erfcx, i0, i0e, i1, i1e, log_ndtr, ndtri, wofz
+from ._normal import (
+    _ndtr,
+    bessel_jn,
+    dawsn,
+    erfcx,
+    i0,
+    i0e,
+    i1,
+    i1e,
+    log_ndtr,
+    ndtri,
+    owens_t,
+    wofz,
+)
 from ._trig_integrals import fresnel, sici
 from ._hypergeometric import hyp1f1, hyp2f1

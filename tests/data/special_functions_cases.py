@@ -40,24 +40,31 @@ HYP2F1 = np.array([
     [0.3, -0.5, 0.5, 0.95, 0.7, 0.95, 0.4, 1.0, 0.5, 0.9, 1.5, 0.0, 0.99, 0.97, 0.6, 0.93, 0.3,
      0.5]])
 
+# owens_t (h, a): the quadrature (|a| <= 1), its reciprocal fold on both sides of a h = 0.67,
+# the exact values at h = 0 and a = 1, both signs, a = 0 and large a
+OWENS_T = np.array([[-2.0, -0.5, 0.0, 0.3, 1.0, 2.5, 5.0, 0.7, 1.2, 0.0, 0.4, 3.0, 0.2],
+                    [0.5, 1.0, 2.0, -0.3, 1.0, 3.0, 0.1, -4.0, 1e3, 0.0, 1.5, -1.2, 3.0]])
+
 
 def operands(dtype):
     complex_dtype = np.complex128 if dtype == np.float64 else np.complex64
     z = (_WOFZ_RE[:, None] + 1j * _WOFZ_IM[None, :]).ravel().astype(complex_dtype)
     return {"z": z, "dawsn_x": DAWSN_X.astype(dtype), "fresnel_x": FRESNEL_X.astype(dtype),
             "sici_x": SICI_X.astype(dtype), "hyp1f1": HYP1F1.astype(dtype),
-            "hyp2f1": HYP2F1.astype(dtype)}
+            "hyp2f1": HYP2F1.astype(dtype), "owens_t": OWENS_T.astype(dtype)}
 
 
-def faddeeva(jax, special, z, x):
+def faddeeva(jax, special, z, x, owens):
     """wofz on a grid of the plane (its reflection below the real axis) and of real x (promoted
     to complex), its derivative by jvp, erfcx(z) = w(iz); dawsn, its gradient, and float16 (in
-    float32 inside)."""
+    float32 inside); owens_t and its gradients in h and a."""
     w, w_dot = jax.jvp(special.wofz, (z,), (jax.numpy.ones_like(z),))
     return {"wofz": w, "wofz_jvp": w_dot, "wofz_real": special.wofz(x),
             "erfcx_complex": special.erfcx(z[::3]),
             "dawsn": special.dawsn(x), "d_dawsn": jax.vmap(jax.grad(special.dawsn))(x),
-            "dawsn_f16": special.dawsn(x.astype(np.float16))}
+            "dawsn_f16": special.dawsn(x.astype(np.float16)),
+            "owens_t": special.owens_t(*owens),
+            "d_owens_t": jax.vmap(jax.grad(special.owens_t, (0, 1)))(*owens)}
 
 
 def trig_integrals(jax, special, fresnel_x, sici_x):
@@ -97,7 +104,8 @@ def hypergeometric(jax, special, p1, p2):
 def cases(jax, special, x64=False):
     ops = operands(np.float64 if x64 else np.float32)
     out = {}
-    out.update(jax.jit(partial(faddeeva, jax, special))(ops["z"], ops["dawsn_x"]))
+    out.update(jax.jit(partial(faddeeva, jax, special))(ops["z"], ops["dawsn_x"],
+                                                         ops["owens_t"]))
     out.update(jax.jit(partial(trig_integrals, jax, special))(ops["fresnel_x"], ops["sici_x"]))
     out.update(jax.jit(partial(hypergeometric, jax, special))(ops["hyp1f1"], ops["hyp2f1"]))
     return out
