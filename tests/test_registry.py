@@ -24,7 +24,8 @@ conv_general_dilated fft
 custom_linear_solve optimization_barrier""".split()
 
 # Primitives with no array operands never meet a batched value, so need no batching rule.
-NO_OPERANDS = {"iota", "axis_index", "iota_2x32_shape", "dim_as_value", "empty"}
+NO_OPERANDS = {"iota", "axis_index", "iota_2x32_shape", "dim_as_value", "empty",
+               "platform_index"}
 
 PRIMITIVES = sorted(all_primitives)
 

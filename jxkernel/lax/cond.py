@@ -13,12 +13,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes, sharding_types
-from ..core.avals import get_aval
+from ..core.avals import ShapedArray, get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, jvp_rules,
                               lowering_rules, partial_eval_rules, sharding_typing_rules,
                               transpose_rules)
-from ..core.trace import set_current_trace
+from ..core.trace import Tracer, set_current_trace
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
 from ..transforms.batching import batch_jaxpr
 from ..core.partial_eval import partial_eval_jaxpr
@@ -245,3 +245,67 @@ jvp_rules[cond_p] = _cond_jvp
 partial_eval_rules[cond_p] = _cond_partial_eval
 transpose_rules[cond_p] = _cond_transpose
 sharding_typing_rules[cond_p] = sharding_types.call_typing
+
+
+# ------------------------------------------------------------------ platform_dependent
+# The index of the platform a program is lowered for, in a tuple of platform-name tuples
+# (None: the default branch): a constant in the lowered module, so XLA never sees a choice.
+platform_index_p = Primitive("platform_index")
+_GPU_NAMES = ("cuda", "rocm", "gpu")
+
+
+def _platform_index_lowering(ctx, *, platforms):
+    platform = ctx.platform
+    found = None
+    for i, names in enumerate(platforms):
+        if names is None:
+            found = i if found is None else found
+        elif platform in names or platform == "gpu" and any(n in _GPU_NAMES for n in names):
+            found = i
+            break
+    if found is None:
+        raise NotImplementedError(
+            f"lax.platform_dependent has no branch for platform {platform!r} (branches: "
+            f"{[list(p) for p in platforms if p is not None]}); give one, or default=")
+    return ctx.constant(np.int32(found))
+
+
+abstract_eval_rules[platform_index_p] = lambda *, platforms: ShapedArray((), np.int32)
+lowering_rules[platform_index_p] = _platform_index_lowering
+jvp_rules[platform_index_p] = lambda primals, tangents, *, platforms: (
+    platform_index_p.bind(platforms=platforms), Zero(ShapedArray((), np.int32)))
+
+
+def platform_dependent(*args, default=None, **per_platform):
+    """`per_platform[p](*args)` for the platform `p` the program runs on ('cpu', 'cuda',
+    'rocm', 'tpu'), else `default(*args)`. Every branch is traced (as lax.switch's); the
+    choice is a constant of the lowered program.
+
+    >>> lax.platform_dependent(jnp.float32(2), cpu=lambda x: x * 10, default=lambda x: x)
+    Array(20., dtype=float32)
+    """
+    platforms, branches = [], []
+    for name, branch in per_platform.items():
+        if not callable(branch):
+            raise TypeError(f"lax.platform_dependent: the '{name}' branch must be a callable.")
+        if name == "gpu":
+            raise ValueError("Use 'cuda' or 'rocm' for lax.platform_dependent.")
+        for names, b in zip(platforms, branches):    # one branch for identical functions
+            if b == branch:
+                names.append(name)
+                break
+        else:
+            platforms.append([name])
+            branches.append(branch)
+    platforms = [tuple(p) for p in platforms]
+    if default is not None:
+        if not callable(default):
+            raise TypeError("lax.platform_dependent: the 'default' branch must be a callable.")
+        branches.append(default)
+        platforms.append(None)
+    index = platform_index_p.bind(platforms=tuple(platforms))
+    if not isinstance(index, Tracer):
+        return branches[int(index)](*args)
+    # (the index is in range: no clamp, as in JAX; JAX's cond also carries the platforms, as
+    # a `branches_platforms` param for its multi-platform lowering, which jxkernel has not)
+    return _bind_cond(index, branches, args, tuple(f"branch {i}" for i in range(len(branches))))

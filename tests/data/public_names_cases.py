@@ -72,6 +72,7 @@ def lax_cases(jax):
     """stack, unstack, tile, mulhi, lax.dtype, rng_bit_generator, rng_uniform."""
     jnp, lax = jax.numpy, jax.lax
     x = jnp.arange(6.0).reshape(2, 3)
+    pd = lambda v: lax.platform_dependent(v, tpu=jnp.sin, cuda=jnp.cos, default=lambda u: u * 2)
     m = jnp.array([[1.0, 5.0, 3.0, -2.0], [4.0, 2.0, 6.0, 0.5], [7.0, -1.0, 0.0, 9.0]])
     key = jnp.array([1, 2, 3, 4], jnp.uint32)
     keys = jnp.stack([key, key + 1, key * 7])
@@ -136,6 +137,18 @@ def lax_cases(jax):
         "approx_k_errors": [outcome(lambda: lax.approx_max_k(m, 5)),
                             outcome(lambda: lax.approx_max_k(m.astype(jnp.int32), 2)),
                             outcome(lambda: lax.approx_min_k(m, 0))],
+        "platform_dependent": enc([
+            lax.platform_dependent(jnp.float32(2), cpu=lambda v: v * 10, default=lambda v: v),
+            jax.jit(pd)(jnp.float32(3)), jax.vmap(jax.jit(pd))(jnp.arange(3.0)),
+            jax.grad(lambda v: lax.platform_dependent(v, cpu=lambda u: u ** 3))(2.0),
+            jax.jit(lambda v: lax.platform_dependent(v, cuda=jnp.sin, rocm=jnp.sin,
+                                                     default=jnp.negative))(jnp.float32(1))]),
+        # (JAX's cond also prints its branches_platforms, for multi-platform lowering)
+        "platform_dependent_jaxpr": re.sub(r"\n *branches_platforms=.*", "",
+                                           jaxpr(pd, jnp.float32(3))),
+        "platform_dependent_errors": [outcome(lambda: lax.platform_dependent(1.0, tpu=jnp.sin)),
+                                      outcome(lambda: lax.platform_dependent(1.0, gpu=jnp.sin)),
+                                      outcome(lambda: lax.platform_dependent(1.0, cpu=3))],
         "rng_uniform_errors": [outcome(lambda: lax.rng_uniform(0.0, jnp.int32(1), (2,))),
                                outcome(lambda: lax.rng_uniform(jnp.zeros(2), 1.0, (2,))),
                                outcome(lambda: jax.grad(lambda a: lax.rng_uniform(a, 2.0, ()))(1.0))],
