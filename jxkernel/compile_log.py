@@ -26,6 +26,7 @@ from . import monitoring
 from .config import config
 from .core.source_info import user_source_info
 from .xla import Phases
+from .xla import dispatch as _dispatch
 
 
 @dataclasses.dataclass(frozen=True)
@@ -153,6 +154,18 @@ def record_compiled(function: str, signature: tuple, phases: Phases, backend: st
                 "compiled again (its cached executable was dropped, or another transformation)"
     return record(CompileEvent(function, None, tuple(signature), reason, phases, backend,
                                key=key))
+
+
+def _record_eager(prim, avals, phases, device) -> None:
+    """An eager operation's program (`jnp.sin(x)` outside jit compiles `sin` for its operands'
+    types, once per process)."""
+    from .xla import client
+    record_compiled(f"{prim.name} (eager)", tuple((f"args[{i}]", a.str_short())
+                                                  for i, a in enumerate(avals)),
+                    phases, client.platform_of(device))
+
+
+_dispatch.compile_listeners.append(_record_eager)
 
 
 def explain_miss(event: CompileEvent, call_site=None) -> str:

@@ -1,6 +1,6 @@
 """Every compiled program is in the compile log (what the notebook's status bar counts, the
 Compilations panel lists and %jxcompiles prints), with why: jit's cache misses, and pmap,
-an eager shard_map, an ahead-of-time `.lower().compile()`."""
+an eager shard_map, an ahead-of-time `.lower().compile()`, an eager operation."""
 import os
 import subprocess
 import sys
@@ -33,6 +33,19 @@ def test_an_ahead_of_time_compile_is_logged_against_its_jit():
     assert [(e.key is f, e.reason, e.signature) for e in events] == \
         [(True, "ahead of time: .lower(...).compile()", (("args[0]", "f32[3]"),))]
     assert compiled(jnp.ones(3)).tolist() == [3.0, 3.0, 3.0]
+
+
+def test_an_eager_operation_that_compiles_is_logged():
+    x = jnp.ones((3, 17, 2))                     # a shape no other test gives cos
+    events = []
+    unsubscribe = compile_log.subscribe(events.append)
+    try:
+        jnp.cos(x)
+        jnp.cos(x)                               # compiled once per operand types
+    finally:
+        unsubscribe()
+    assert [(e.function, e.reason, e.signature) for e in events] == \
+        [("cos (eager)", "first call", (("args[0]", "f32[3,17,2]"),))]
 
 
 SCRIPT = """

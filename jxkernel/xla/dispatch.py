@@ -158,10 +158,18 @@ def primitive_jaxpr(prim, avals, params) -> Jaxpr:
     return Jaxpr([], invars, outvars, [Eqn(invars, outvars, prim, params)])
 
 
+# called as listener(prim, avals, phases, device) after an eager operation compiles: the
+# compile log (above xla) registers itself, so eager compiles are counted as jit's are
+compile_listeners: list = []
+
+
 def compile_primitive(prim, avals, params, device) -> Executable:
     if prim not in lowering_rules:       # a user's Primitive with neither def_impl nor lowering
         rule("impl", prim)
-    return compile_jaxpr(primitive_jaxpr(prim, avals, params), [device], name=prim.name)[0]
+    exe, phases = compile_jaxpr(primitive_jaxpr(prim, avals, params), [device], name=prim.name)
+    for listener in compile_listeners:
+        listener(prim, avals, phases, device)
+    return exe
 
 
 def invalid_value(arrays) -> str | None:
