@@ -121,6 +121,16 @@ def test_in_axes_errors():
         jax.vmap(lambda a: lax.sin(a), out_axes=None)(arr(np.ones(3)))
     with pytest.raises(ValueError, match="tree prefix"):
         jax.vmap(lambda d: d["x"], in_axes=({"y": 0},))({"x": arr(np.ones(3))})
+    # checked when vmap is called, as JAX does: no pytree of specs is built first (a node
+    # whose unflatten checks its children would raise its own error)
+    with pytest.raises(TypeError, match="in_axes must be an int, None, or a tuple of entries "
+                                        "corresponding to the positional arguments"):
+        jax.vmap(lambda a: a, in_axes={"a": 0})
+    with pytest.raises(TypeError, match=r"in_axes must be an int, None, or \(nested\) "
+                                        r"container with those types as leaves, but got \(0.5,\)"):
+        jax.vmap(lambda a: a, in_axes=(0.5,))
+    with pytest.raises(TypeError, match="out_axes must be an int, None, or"):
+        jax.vmap(lambda a: a, out_axes=(arr(1.0),))
 
 
 def test_select_n_and_clamp_batching():

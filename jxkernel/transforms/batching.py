@@ -95,6 +95,15 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         raise TypeError(f"vmap requires a function, got {fun!r}")
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)     # JAX treats a list like a tuple prefix here
+    # JAX checks the specs when vmap is called, before any pytree of them is unflattened
+    if not (in_axes is None or type(in_axes) in (int, tuple)):
+        raise TypeError(f"vmap in_axes must be an int, None, or a tuple of entries corresponding "
+                        f"to the positional arguments passed to the function, but got "
+                        f"{in_axes}.")
+    for what, spec in (("in_axes", in_axes), ("out_axes", out_axes)):
+        if not all(type(leaf) is int for leaf in tree_flatten(spec)[0]):
+            raise TypeError(f"vmap {what} must be an int, None, or (nested) container with "
+                            f"those types as leaves, but got {spec}.")
 
     docstr = ("Vectorized version of {fun}. Takes similar arguments as {fun} but with "
               "additional array axes over which {fun} is mapped.")
