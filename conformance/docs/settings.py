@@ -16,7 +16,7 @@ PAGE_SKIPS = {
     "distributed_data_loading": "multi-process data loading (jax.distributed across hosts)",
     "ffi": "builds and loads a C++ XLA FFI library with CMake and a compiler",
     "examples/datasets": "a module that downloads MNIST, not a program; the examples get "
-                         "the stand-in below",
+                         "a stand-in (settings.py)",
     "examples/onnx2xla": "downloads an ONNX model and needs the onnx package",
     "examples/differentially_private_sgd": "needs dp_accounting (Google's differential "
                                            "privacy library)",
