@@ -55,3 +55,13 @@ def test_src_modules_load_on_attribute_access():
     assert src.xla_bridge._backends is client._backends
     with pytest.raises(AttributeError, match="no jax._src.no_such_module"):
         src.no_such_module
+
+
+def test_a_platform_that_cannot_start_says_so_in_jaxs_words():
+    # JAX's "failed to initialize" and the backends there are (Chex's device assertions
+    # match it), with what to install
+    if client._available("tpu"):
+        pytest.skip("a TPU runtime is installed here")
+    with pytest.raises(RuntimeError, match=r"Backend 'tpu' failed to initialize: .*libtpu.*"
+                                           r"Available backends are \[.*'cpu'.*\]"):
+        jxkernel.devices("tpu")

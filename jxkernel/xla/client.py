@@ -180,13 +180,18 @@ def get_backend(platform: str | None = None) -> Backend:
         return backend
     with _lock:
         if platform not in _backends:
+            # JAX's words ("failed to initialize", the backends there are), which libraries
+            # match (Chex's device assertions), with what to install
             if platform in _failures:
-                raise RuntimeError(f"Backend {platform!r} failed to start: {_failures[platform]}")
+                raise RuntimeError(f"Backend {platform!r} failed to initialize: "
+                                   f"{_failures[platform]}. Available backends are "
+                                   f"{sorted(_backends)}")
             try:
                 _backends[platform] = _FACTORIES[platform]()
             except Exception as e:
                 _failures[platform] = e
-                raise RuntimeError(f"Backend {platform!r} failed to start: {e}") from e
+                raise RuntimeError(f"Backend {platform!r} failed to initialize: {e}. Available "
+                                   f"backends are {sorted(_backends)}") from e
         return _backends[platform]
 
 
