@@ -166,3 +166,29 @@ def test_opaque_trace_states_taken_under_one_trace_stay_equal_after_it_ends():
 
     jxkernel.grad(f)(1.0)
     assert seen["before"] == seen["after"] and seen["before"] != seen["inner"]
+
+
+def test_has_aux_output_is_rebuilt_after_the_differentiating_trace():
+    # JAX unflattens has_aux's output after the trace ends: pytree nodes it holds are made
+    # under the caller's trace (Flax NNX checks where its Variables were made)
+    from jxkernel.extend import core
+    made_under = []
+
+    class Box:
+        def __init__(self, v):
+            self.v = v
+            made_under.append(core.get_opaque_trace_state())
+
+    jxkernel.tree_util.register_pytree_node(Box, lambda b: ((b.v,), None),
+                                            lambda _, c: Box(*c))
+
+    def f(x):
+        return x * 2.0, Box(x * 3.0)
+
+    outside = core.get_opaque_trace_state()
+    made_under.clear()
+    g, box = jxkernel.grad(f, has_aux=True)(1.0)
+    assert float(g) == 2.0 and float(box.v) == 3.0 and made_under[-1] == outside
+    (_, box), _ = jxkernel.value_and_grad(f, has_aux=True)(2.0)
+    _, _, box2 = jxkernel.vjp(f, 1.0, has_aux=True)
+    assert made_under[-1] == outside and float(box.v) == 6.0 and float(box2.v) == 3.0

@@ -272,17 +272,24 @@ def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out) 
 # ------------------------------------------------------------------ vjp, grad
 def _flatten_fun(fun, in_tree, has_aux):
     """(flat fun, getter of (output treedef, `(aux,)` with has_aux else `()`)); aux comes
-    back as values, not the differentiating trace's tracers."""
+    back as values, not the differentiating trace's tracers, and is rebuilt from its leaves
+    by the getter, after that trace has ended (as JAX unflattens it: objects it rebuilds,
+    such as Flax NNX's Variables, belong to the caller's trace)."""
     if not has_aux:
         flat, out_tree = flatten_fun(fun, in_tree)
         return flat, lambda: (out_tree(), ())
     flat, out_info = flatten_fun(lambda *args: _with_aux_values(fun(*args)), in_tree, True)
-    return flat, lambda: (out_info()[0], out_info()[1:])
+
+    def info():
+        out_tree, (aux_leaves, aux_tree) = out_info()
+        return out_tree, (tree_unflatten(aux_tree, aux_leaves),)
+    return flat, info
 
 
 def _with_aux_values(out):
     out, aux = split_aux(out)
-    return out, _aux_values(aux)
+    leaves, aux_tree = tree_flatten(aux)
+    return out, (_aux_values(leaves), aux_tree)
 
 
 def vjp(fun, *primals, has_aux=False):
