@@ -85,6 +85,7 @@ _LAZY["typing"] = ("jxkernel.typing", None)     # jax.typing.ArrayLike after `im
 _LAZY["custom_batching"] = ("jxkernel.custom_batching", None)   # jax.custom_batching.custom_vmap
 _LAZY["ops"] = ("jxkernel.ops", None)           # jax.ops.segment_sum after `import jax`
 _LAZY["monitoring"] = ("jxkernel.monitoring", None)   # jax.monitoring.register_event_listener
+_LAZY["lib"] = ("jxkernel.lib", None)           # jax.lib.__version__: jaxlib's version
 _LAZY["api_util"] = ("jxkernel.api_util", None)   # jax.api_util.flatten_fun (Flax's scan)
 _LAZY.update({n: ("jxkernel._src.state.types", n) for n in ("Ref", "new_ref")})   # jax.new_ref
 _LAZY.update({n: ("jxkernel.xla.client", n) for n in (   # jax.process_indices, jax.host_id, ...

@@ -53,6 +53,7 @@ def api_cases(jax):
             (1,), "a", None)],
         "typing_dtypelike_args": sorted(getattr(a, "__name__", str(a)) for a in DTypeLike.__args__),
         "process_indices": jax.process_indices(),
+        "lib_version": jax.lib.__version__,           # the jaxlib both run on
         "host_id_count_ids": warned(lambda: [jax.host_id(), jax.host_count(), jax.host_ids()]),
         "copy_to_host_async": [jax.copy_to_host_async(x) is x, enc(np.asarray(x["a"]))],
         "make_array_from_process_local_data": [
