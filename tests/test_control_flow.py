@@ -304,3 +304,11 @@ def test_pytrees_whose_unflatten_checks_its_children():
     with pytest.raises(TypeError, match="has type float32\\[\\] but the corresponding output "
                                         "carry component has type int32\\[\\]"):
         lax.while_loop(lambda c: False, lambda c: Checked(c.a, c.b.astype(np.int32)), c)
+
+
+def test_cond_and_switch_take_one_operand_by_keyword():
+    # JAX's older convention, still accepted (Optax's apply_if_finite passes operand=None)
+    assert float(lax.cond(True, lambda _: 1.0, lambda _: 2.0, operand=None)) == 1.0
+    assert float(lax.switch(1, [lambda x: x, lambda x: 2 * x], operand=np.float32(3))) == 6.0
+    with pytest.raises(TypeError, match="no positional operands can be passed"):
+        lax.cond(True, lambda x: x, lambda x: x, 1.0, operand=2.0)

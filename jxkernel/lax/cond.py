@@ -35,10 +35,25 @@ cond_p = Primitive("cond", multiple_results=True)
 
 
 # ------------------------------------------------------------------ user functions
-def cond(pred, true_fun, false_fun, *operands):
+# JAX's older calling convention, still accepted: one pytree operand passed by keyword
+# (`cond(pred, f, g, operand=x)`); a sentinel tells "not passed" from None
+_no_operand = object()
+
+
+def _keyword_operand(operands, operand):
+    if operand is _no_operand:
+        return operands
+    if operands:
+        raise TypeError(f"if 'operand' keyword is passed then no positional operands can be "
+                        f"passed, got operand={operand!r} and positional operands {operands}")
+    return (operand,)
+
+
+def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
     """true_fun(*operands) if pred else false_fun(*operands), with both branches traced."""
     if not (callable(true_fun) and callable(false_fun)):
         raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
+    operands = _keyword_operand(operands, operand)
     aval = get_aval(pred)
     if aval.shape:
         raise TypeError(f"Pred must be a scalar, got {_value_text(pred)} of shape {aval.shape}.")
@@ -51,8 +66,9 @@ def cond(pred, true_fun, false_fun, *operands):
                       reference=1)
 
 
-def switch(index, branches, *operands):
+def switch(index, branches, *operands, operand=_no_operand):
     """branches[index](*operands); the index is clamped into range, as in JAX."""
+    operands = _keyword_operand(operands, operand)
     branches = list(branches)
     if not branches or not all(callable(b) for b in branches):
         raise TypeError("lax.switch: branches argument should be a non-empty sequence of callables.")
