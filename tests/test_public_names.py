@@ -37,7 +37,6 @@ MISSING = {
         select_and_scatter_p stage stage_p""",
     "jax.nn": "get_scaled_dot_general_config scaled_dot_general scaled_matmul",
     # another helper is adding these (jxkernel/scipy/)
-    "jax.scipy.special": "sph_harm_y",
 }
 
 

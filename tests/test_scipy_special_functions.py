@@ -17,6 +17,10 @@ from special_functions_cases import (
     HYP2F1,
     OWENS_T,
     SICI_X,
+    SPH_M,
+    SPH_N,
+    SPH_PHI,
+    SPH_THETA,
     cases,
     ulps,
 )
@@ -58,6 +62,18 @@ def test_owens_t_matches_scipy():
     # the float64 cases' values (no compile of their own): 4 ulps seen (Patefield & Tandy's
     # quadrature, scipy's their full method)
     assert_allclose_ulp(np.asarray(results("x64")["owens_t"]), special.owens_t(*OWENS_T), 16)
+
+
+def test_spherical_harmonics_match_scipy_and_refuse_what_jax_refuses():
+    special = pytest.importorskip("scipy.special")
+    # the float64 cases' values (no compile of their own); scipy's own recurrences
+    want = special.sph_harm_y(SPH_N, SPH_M, SPH_THETA, SPH_PHI)
+    assert_allclose_ulp(np.asarray(results("x64")["sph_harm_y"]), want, 16,
+                        scale=np.abs(want).max())
+    with pytest.raises(NotImplementedError, match="'diff_n' argument"):
+        sp.sph_harm_y(SPH_N, SPH_M, SPH_THETA, SPH_PHI, diff_n=1)
+    with pytest.raises(jax.errors.ConcretizationTypeError, match="must be statically"):
+        jax.jit(lambda k: sp.sph_harm_y(SPH_N, SPH_M, SPH_THETA, SPH_PHI, n_max=k))(5)
 
 
 def test_complex_erfcx_is_wofz_of_iz_and_dawsn_refuses_complex():
@@ -113,7 +129,7 @@ def test_hypergeometric_functions_refuse_complex():
 
 
 @pytest.mark.parametrize("module", ["jxkernel.scipy._trig_integrals",
-                                    "jxkernel.scipy._hypergeometric"])
+                                    "jxkernel.scipy._hypergeometric", "jxkernel.scipy._legendre"])
 def test_docstring_examples(module):
     # float32 results printed in full: a few ulps between eager and jitted code, or other CPUs
     check_docstring_examples(module, ulps=32)

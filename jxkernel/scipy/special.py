@@ -24,7 +24,8 @@ __all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "box
            "expn", "factorial", "fresnel", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn",
            "hyp1f1", "hyp2f1", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax",
            "loggamma", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "owens_t", "poch",
-           "polygamma", "rel_entr", "sici", "softmax", "spence", "wofz", "xlog1py", "xlogy", "zeta"]
+           "polygamma", "rel_entr", "sici", "softmax", "spence", "sph_harm_y", "wofz", "xlog1py",
+           "xlogy", "zeta"]
 
 
 def gammaln(x):
@@ -272,3 +273,4 @@ from ._normal import (
 )
 from ._trig_integrals import fresnel, sici
 from ._hypergeometric import hyp1f1, hyp2f1
+from ._legendre import sph_harm_y

@@ -45,13 +45,21 @@ HYP2F1 = np.array([
 OWENS_T = np.array([[-2.0, -0.5, 0.0, 0.3, 1.0, 2.5, 5.0, 0.7, 1.2, 0.0, 0.4, 3.0, 0.2],
                     [0.5, 1.0, 2.0, -0.3, 1.0, 3.0, 0.1, -4.0, 1e3, 0.0, 1.5, -1.2, 3.0]])
 
+# sph_harm_y: degrees to 5 with every sign of order (m = +-n included), colatitudes over
+# (0, pi) and longitudes over [0, 2 pi)
+SPH_N = np.array([0, 1, 1, 2, 2, 3, 4, 4, 5, 5, 3, 2])
+SPH_M = np.array([0, -1, 1, 2, -2, 1, 0, -3, 5, -4, -3, 0])
+SPH_THETA = np.linspace(0.1, 3.0, 12)
+SPH_PHI = np.linspace(0.0, 6.0, 12)
+
 
 def operands(dtype):
     complex_dtype = np.complex128 if dtype == np.float64 else np.complex64
     z = (_WOFZ_RE[:, None] + 1j * _WOFZ_IM[None, :]).ravel().astype(complex_dtype)
     return {"z": z, "dawsn_x": DAWSN_X.astype(dtype), "fresnel_x": FRESNEL_X.astype(dtype),
             "sici_x": SICI_X.astype(dtype), "hyp1f1": HYP1F1.astype(dtype),
-            "hyp2f1": HYP2F1.astype(dtype), "owens_t": OWENS_T.astype(dtype)}
+            "hyp2f1": HYP2F1.astype(dtype), "owens_t": OWENS_T.astype(dtype),
+            "theta": SPH_THETA.astype(dtype), "phi": SPH_PHI.astype(dtype)}
 
 
 def faddeeva(jax, special, z, x, owens):
@@ -101,6 +109,19 @@ def hypergeometric(jax, special, p1, p2):
             "d_hyp2f1": pick(g2, small2[small2 != 10]), "d_hyp2f1_large": pick(g2, large2)}
 
 
+def spherical_harmonics(jax, special, theta, phi):
+    """sph_harm_y at a static n_max (the Legendre recurrences run to it), its derivatives in
+    theta and phi (JAX differentiates the recurrences) and the scalar-theta form (one point
+    broadcast to all)."""
+    def parts(t, p):
+        y = special.sph_harm_y(SPH_N, SPH_M, t, p, n_max=5)
+        return y.real.sum(), y.imag.sum()
+
+    return {"sph_harm_y": special.sph_harm_y(SPH_N, SPH_M, theta, phi, n_max=5),
+            "d_sph_harm_y": jax.jacrev(parts, (0, 1))(theta, phi),
+            "sph_harm_y_scalar_theta": special.sph_harm_y(SPH_N, SPH_M, 0.7, phi, n_max=5)}
+
+
 def cases(jax, special, x64=False):
     ops = operands(np.float64 if x64 else np.float32)
     out = {}
@@ -108,6 +129,7 @@ def cases(jax, special, x64=False):
                                                          ops["owens_t"]))
     out.update(jax.jit(partial(trig_integrals, jax, special))(ops["fresnel_x"], ops["sici_x"]))
     out.update(jax.jit(partial(hypergeometric, jax, special))(ops["hyp1f1"], ops["hyp2f1"]))
+    out.update(jax.jit(partial(spherical_harmonics, jax, special))(ops["theta"], ops["phi"]))
     return out
 
 
@@ -115,5 +137,8 @@ def ulps(name: str) -> int:
     """Bounds at each result's largest magnitude: the same algorithm op for op, so a few ulps
     of XLA's code generation (FMA contraction, vectorized exp/sin), more for the
     hypergeometric functions' series of up to 250 terms, whose every step rounds with or
-    without FMA (9 ulps seen in 1F1's asymptotic expansion, 1 elsewhere)."""
-    return 64 if "hyp" in name else 4
+    without FMA (9 ulps seen in 1F1's asymptotic expansion, 1 elsewhere), and for the
+    spherical harmonics' Legendre recurrences (1.5 seen)."""
+    if "hyp" in name:
+        return 64
+    return 16 if "sph" in name else 4
