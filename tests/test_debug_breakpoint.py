@@ -60,3 +60,8 @@ def test_breakpoint_arguments():
         assert jax.debug.breakpoint(token=token) is token
     finally:
         sys.stdin = old
+
+
+def test_docstring_examples():
+    from doc_examples import check_docstring_examples
+    check_docstring_examples("jxkernel.debugger")

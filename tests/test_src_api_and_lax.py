@@ -26,3 +26,9 @@ def test_private_api_transforms_as_the_primitives_guide_uses_them():
     np.testing.assert_array_equal(batched, [14.0, 29.0])
     zeros = lax.full_like(np.ones(3, np.float32), 0)
     assert zeros.dtype == np.float32 and zeros.shape == (3,)
+
+
+def test_docstring_examples():
+    from doc_examples import check_docstring_examples
+    check_docstring_examples("jxkernel._src.api")
+    check_docstring_examples("jxkernel._src.lax.lax")

@@ -18,3 +18,8 @@ def test_create_mesh_and_skip_when_too_few_devices():
     with pytest.raises(unittest.SkipTest, match="requires 64 global devices"):
         jtu.create_mesh((8, 8), ("x", "y"))
     assert jtu.check_grads is jxkernel.test_util.check_grads
+
+
+def test_docstring_examples():
+    from doc_examples import check_docstring_examples
+    check_docstring_examples("jxkernel._src.test_util")
