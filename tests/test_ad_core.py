@@ -365,3 +365,13 @@ def test_jvp_takes_float0_tangents_for_integer_primals_only():
 
 def jnp_int(value):
     return jax.numpy.asarray(value, np.int32)
+
+
+def test_a_scalar_tangent_leaves_an_operation_as_an_array():
+    # JAX: a Python-float tangent comes out of x + 1 as an Array (it passes through
+    # convert_element_type); unchanged through the identity
+    _, t = jax.jvp(lambda x: x + 1, (1.0,), (1.0,))
+    assert isinstance(t, jax.Array) and t.dtype == np.float32 and t.weak_type
+    _, t = jax.jvp(lambda x: x - 1, (1.0,), (1.0,))
+    assert isinstance(t, jax.Array) and float(t) == 1.0
+    assert jax.jvp(lambda x: x, (1.0,), (1.0,))[1] == 1.0

@@ -55,3 +55,13 @@ def test_rules_see_a_jaxprs_literals_as_values():
         for n in (3.0, np.float32(3.0)):
             assert float(jax.grad(lambda x: jax.jit(lambda y: fn(y, n))(x))(2.0)) == 3.0
     assert len(seen) == 4 and Literal not in seen, seen
+
+
+def test_bwd_does_not_run_for_a_call_without_outputs():
+    # JAX's linearize drops such an equation; Equinox's filter_custom_vjp makes one when the
+    # forward output is a Python scalar (static)
+    runs = []
+    f = jax.custom_vjp(lambda x: ())
+    f.defvjp(lambda x: ((), None), lambda _, g: (runs.append(1) or 0.0,))
+    assert float(jax.grad(lambda x: (f(x), x * 3.0)[1])(2.0)) == 3.0
+    assert runs == []

@@ -129,7 +129,10 @@ def broadcast_to(t, aval):
     size-1 dims, so a tangent of such an operand must be broadcast to the output)."""
     t_shape = aval_of(t).shape
     if t_shape == aval.shape:
-        return t
+        # a tangent given as a Python or NumPy scalar leaves an operation as an Array, as
+        # JAX's does (its operands pass through convert_element_type)
+        return _convert(t, aval_of(t)) if isinstance(t, (int, float, complex, np.generic)) \
+            else t
     if not t_shape:
         return broadcast_in_dim(t, aval.shape, ())
     keep = tuple(i for i, d in enumerate(t_shape) if d == aval.shape[i])

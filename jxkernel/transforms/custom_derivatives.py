@@ -476,6 +476,8 @@ def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, symbolic_zeros):
     # a residual that was a weak Python scalar reaches us as a jaxpr Literal: the user's bwd
     # gets the Python scalar back (still weakly typed), never our IR object
     residuals = [np.asarray(a.val).item() if type(a) is Literal else a for a in args[:num_res]]
+    if not cts:     # no differentiable output: JAX's linearize drops the equation, bwd never runs
+        return [None] * num_res + [Zero(a.aval) for a in args[num_res:]]
     if not symbolic_zeros:
         cts = [instantiate(c) if type(c) is Zero else c for c in cts]
     cts_in = bwd(list(residuals), list(cts))
