@@ -192,3 +192,9 @@ def test_has_aux_output_is_rebuilt_after_the_differentiating_trace():
     (_, box), _ = jxkernel.value_and_grad(f, has_aux=True)(2.0)
     _, _, box2 = jxkernel.vjp(f, 1.0, has_aux=True)
     assert made_under[-1] == outside and float(box.v) == 6.0 and float(box2.v) == 3.0
+
+
+def test_jax_core_abstract_value_is_the_base_of_shaped_array():
+    import jxkernel.core as jax_core
+    assert jax_core.AbstractValue is AbstractValue
+    assert isinstance(jxkernel.typeof(jnp.ones(2)), jax_core.AbstractValue)

@@ -1,6 +1,6 @@
 """The IR, avals, dtypes, primitives and the trace machinery. Knows nothing of XLA."""
 from . import dtypes
-from .avals import ShapedArray, ShapeDtypeStruct, get_aval
+from .avals import AbstractValue, ShapedArray, ShapeDtypeStruct, get_aval
 from .errors import (ConcretizationTypeError, NonConcreteBooleanIndexError,
                      TracerArrayConversionError, TracerBoolConversionError,
                      TracerIntegerConversionError, UnexpectedTracerError)
