@@ -375,3 +375,9 @@ def test_a_scalar_tangent_leaves_an_operation_as_an_array():
     _, t = jax.jvp(lambda x: x - 1, (1.0,), (1.0,))
     assert isinstance(t, jax.Array) and float(t) == 1.0
     assert jax.jvp(lambda x: x, (1.0,), (1.0,))[1] == 1.0
+
+
+def test_linear_transpose_takes_types():
+    for primal in (jax.core.ShapedArray((2,), np.float32), jax.ShapeDtypeStruct((2,), np.float32)):
+        (ct,) = jax.linear_transpose(lambda x: 3.0 * x, primal)(jax.numpy.ones(2))
+        np.testing.assert_array_equal(ct, [3.0, 3.0])

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes
-from ..core.avals import ShapedArray, get_aval
+from ..core.avals import ShapedArray, get_aval, shaped_abstractify
 from ..core.interpret import eval_jaxpr
 from ..core.interpreter_primitives import convert_element_type
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, Var
@@ -547,7 +547,8 @@ def linear_transpose(fun, *primals, reduce_axes=()):
     (Array(6., dtype=float32, weak_type=True),)
     """
     leaves, in_tree = tree_flatten(primals)
-    in_avals = [get_aval(x) for x in leaves]
+    # only types matter: avals and ShapeDtypeStructs do, as in JAX (Equinox passes avals)
+    in_avals = [shaped_abstractify(x) for x in leaves]
     for a in in_avals:
         if not dtypes.is_inexact(a.dtype):
             raise TypeError(f"linear_transpose only supports [float or complex] -> [float or "
