@@ -102,6 +102,9 @@ _OPTIONS = [
             "What jax.random does with a raw uint32 key (from PRNGKey) in place of a typed key "
             "(from key): 'allow', 'warn' or 'error'.",
             validate=lambda v: _check_enum(v, ("allow", "warn", "error"))),
+    _Option("jax_enable_custom_prng", False, "JAX_ENABLE_CUSTOM_PRNG", _parse_bool,
+            "JAX's upgrade to typed keys: PRNGKey, and split/fold_in of a raw key, return typed "
+            "keys (dtype key<fry>); a raw key given to jax.random warns (FutureWarning)."),
 ]
 # The transfer guards (jxkernel/xla/transfer_guard.py): a direction's own level wins over
 # jax_transfer_guard; None defers to it.
@@ -128,7 +131,7 @@ _OPTIONS += [_Option(name, None, name.upper(), None,
 # Options that change what tracing a function produces: jit retraces when one changes.
 _TRACE_OPTIONS = ("jax_enable_x64", "jax_numpy_dtype_promotion", "jax_numpy_rank_promotion",
                   "jax_default_matmul_precision", "jax_check_tracer_leaks",
-                  "jax_allow_f16_reductions", "jax_legacy_prng_key")
+                  "jax_allow_f16_reductions", "jax_legacy_prng_key", "jax_enable_custom_prng")
 
 
 class Config:

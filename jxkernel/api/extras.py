@@ -190,6 +190,7 @@ enable_checks = _ConfigState("jax_enable_checks", True)
 no_tracing = _ConfigState("jax_no_tracing", True)
 allow_f16_reductions = _ConfigState("jax_allow_f16_reductions", True)
 legacy_prng_key = _ConfigState("jax_legacy_prng_key")
+enable_custom_prng = _ConfigState("jax_enable_custom_prng", True)
 
 
 # ------------------------------------------------------------------ environment

@@ -156,6 +156,9 @@ def check_key(name: str, key, allow_batched=False):
             if config.jax_legacy_prng_key == "error":
                 raise ValueError(message)
             warnings.warn(message, stacklevel=3)
+        elif config.jax_enable_custom_prng:
+            warnings.warn("Raw arrays as random keys to jax.random functions are deprecated. "
+                          "Assuming valid threefry2x32 key for now.", FutureWarning, stacklevel=3)
     if not allow_batched and shape:
         raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
                          f"{shape} != (). Use jax.vmap for batching.")
@@ -163,7 +166,8 @@ def check_key(name: str, key, allow_batched=False):
 
 
 def _rewrap(wrapped: bool, data):
-    return data if wrapped else KeyArray(data)
+    # jax_enable_custom_prng: typed keys out even for raw keys in, as JAX's _return_prng_keys
+    return data if wrapped and not config.jax_enable_custom_prng else KeyArray(data)
 
 
 def _resolve_impl(impl):
@@ -199,7 +203,8 @@ def PRNGKey(seed, *, impl=None):
     >>> PRNGKey(42)
     Array([ 0, 42], dtype=uint32)
     """
-    return _seed_key("PRNGKey", seed, impl)
+    data = _seed_key("PRNGKey", seed, impl)
+    return KeyArray(data) if config.jax_enable_custom_prng else data     # (JAX's upgrade)
 
 
 def key(seed, *, impl=None, dtype=None):

@@ -248,6 +248,13 @@ def config_cases(jax):
                                         outcome(lambda: jax.random.normal(jax.random.key(0)))]
     with jax.legacy_prng_key("warn"):
         out["legacy_prng_key_warn"] = warned(lambda: jax.random.uniform(jax.random.PRNGKey(0)))
+    with jax.enable_custom_prng(True):
+        raw = jnp.array([0, 7], jnp.uint32)
+        out["enable_custom_prng"] = [
+            str(jax.random.PRNGKey(1).dtype), str(jax.random.split(jax.random.PRNGKey(0)).dtype),
+            str(jax.random.fold_in(raw, 3).dtype), warned(lambda: jax.random.normal(raw)),
+            enc(jax.random.key_data(jax.random.split(raw, 3))),
+            warned(lambda: str(jax.random.split(raw).dtype))]
     out["legacy_prng_key_bad"] = outcome(lambda: jax.config.update("jax_legacy_prng_key", "no"))
     with jax.enable_checks(True):
         out["enable_checks"] = enc(jax.jit(jax.grad(lambda x: jnp.cumsum(x * x * 3.0)[-1]))(jnp.ones(2)))
@@ -255,7 +262,7 @@ def config_cases(jax):
         out["explain_cache_misses"] = jax.config.jax_explain_cache_misses
     out["defaults"] = [jax.explain_cache_misses.value, jax.enable_checks.value,
                        jax.no_tracing.value, jax.allow_f16_reductions.value,
-                       str(jax.legacy_prng_key.value)]
+                       str(jax.legacy_prng_key.value), jax.enable_custom_prng.value]
     return out
 
 
