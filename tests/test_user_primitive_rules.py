@@ -73,3 +73,37 @@ def test_rules_written_for_jax_get_tuples():
     jxkernel.jvp(p.bind, (1.0, 2.0), (1.0, 1.0))
     jxkernel.vmap(p.bind)(np.ones(2), np.ones(2))
     assert seen == {"jvp": (tuple, tuple), "batch": (tuple, tuple)}
+
+
+def test_lowering_rules_built_with_hlo_ops_as_the_primitives_guide_writes_them():
+    import pytest
+    from jxkernel._src.lib.mlir.dialects import hlo
+    from jxkernel.interpreters import mlir
+
+    p = Primitive("multiply_add_hlo")
+    p.def_impl(lambda x, y, z: np.add(np.multiply(x, y), z))
+    p.def_abstract_eval(lambda x, y, z: x)
+    mlir.register_lowering(p, lambda ctx, x, y, z: [hlo.AddOp(hlo.MulOp(x, y), z).result],
+                           platform="cpu")
+    f = jxkernel.jit(lambda x, y: p.bind(x, x, y))
+    assert float(f(2.0, 10.0)) == 14.0
+    assert float(jxkernel.jit(lambda x, y: p.bind(x, x, y), static_argnums=1)(2.0, 10.0)) == 14.0
+    assert "stablehlo.multiply" in f.lower(2.0, 10.0).as_text()
+
+    q = Primitive("sine_plus_hlo")
+    q.def_abstract_eval(lambda x: x)
+    mlir.register_lowering(q, lambda ctx, x: [hlo.add(hlo.sine(x), x)])
+    np.testing.assert_allclose(jxkernel.jit(q.bind)(np.float32([0.5, 1.0])),
+                               np.sin([0.5, 1.0]) + [0.5, 1.0], rtol=1e-6)
+    with pytest.raises(RuntimeError, match="inside a lowering rule"):
+        hlo.AddOp(1, 2)
+    r = Primitive("mixed_types_hlo")
+    r.def_abstract_eval(lambda x, y: x)
+    mlir.register_lowering(r, lambda ctx, x, y: [hlo.AddOp(x, y).result])
+    with pytest.raises(TypeError, match="operands of one type"):
+        jxkernel.jit(r.bind)(np.ones(2, np.float32), np.float32(1))
+
+
+def test_hlo_docstring_examples():
+    from doc_examples import check_docstring_examples
+    check_docstring_examples("jxkernel._src.lib.mlir.dialects.hlo")

@@ -1,8 +1,10 @@
 """jxkernel.interpreters.mlir, as jax.interpreters.mlir: how primitives compile.
 
-jxkernel writes StableHLO as text, not through MLIR's Python bindings, so a lowering rule
-written with `jax._src.lib.mlir.dialects.hlo` cannot run here. The way that works is JAX's
-other one: lower a primitive as a function of existing operations.
+jxkernel writes StableHLO as text, not through MLIR's Python bindings. A registered rule
+may build elementwise operations with `jax._src.lib.mlir.dialects.hlo` (`hlo.AddOp(x,
+y).result`, as JAX's primitives guide does; they are appended to the block being lowered),
+and may return JAX's one-element list; for anything else, lower a primitive as a function
+of existing operations:
 
     >>> from jxkernel.extend.core import Primitive
     >>> axpy_p = Primitive("axpy_mlir_doc")
@@ -21,10 +23,35 @@ def lower_fun(fun, multiple_results: bool = True):
     return _lowering.lower_fun(fun, multiple_results)
 
 
+_rule_contexts: list = []
+
+
+def current_rule_context():
+    """The LoweringRuleContext of the registered rule running now (None outside one): where
+    jax._src.lib.mlir.dialects.hlo's builders append their operations."""
+    return _rule_contexts[-1] if _rule_contexts else None
+
+
+def _with_context(prim, rule):
+    """`rule` run with its context current; a JAX-style rule's one-element list of results
+    for a single-result primitive is that result (JAX's rules always return a list)."""
+    def run(ctx, *args, **params):
+        _rule_contexts.append(ctx)
+        try:
+            out = rule(ctx, *args, **params)
+        finally:
+            _rule_contexts.pop()
+        if not prim.multiple_results and isinstance(out, (list, tuple)) and len(out) == 1:
+            return out[0]
+        return out
+    return run
+
+
 def register_lowering(prim, rule, platform: str | None = None, inline: bool = True,
                       cacheable: bool = True) -> None:
     """Compile `prim` with `rule` on `platform` ("cpu", "cuda", "rocm", "tpu"), or on all.
     (jxkernel always lowers rules inline, so `inline` and `cacheable` change nothing.)"""
+    rule = _with_context(prim, rule)
     if platform is None:
         lowering_rules[prim] = rule
         return

@@ -1,0 +1,1 @@
+"""jxkernel._src.lib.mlir.dialects: `hlo`, StableHLO's elementwise operations for lowering rules."""

@@ -1,0 +1,67 @@
+"""jxkernel._src.lib.mlir.dialects.hlo, as jax._src.lib.mlir.dialects.hlo for lowering rules
+that build StableHLO operations, as JAX's primitives guide writes one:
+
+    >>> from jxkernel.extend.core import Primitive
+    >>> from jxkernel.interpreters import mlir
+    >>> fma_p = Primitive("fma_hlo_doc")
+    >>> _ = fma_p.def_abstract_eval(lambda x, y, z: x)
+    >>> mlir.register_lowering(fma_p, lambda ctx, x, y, z: [AddOp(MulOp(x, y), z).result])
+    >>> jax.jit(fma_p.bind)(2.0, 3.0, 1.0)
+    Array(7., dtype=float32, weak_type=True)
+
+jxkernel writes StableHLO as text (jxkernel/xla/stablehlo.py), not through MLIR's Python
+bindings: an operation built here is appended to the block the lowering rule is filling
+(the rule must be registered with `jax.interpreters.mlir.register_lowering`). Elementwise
+operations only: operands of one type, the result of that type (comparison and conversion
+need attributes and types these builders do not take). An operand may be a value or a
+one-result operation, as in MLIR's bindings.
+"""
+from .....interpreters.mlir import current_rule_context
+
+
+def _value(x):
+    return x.result if isinstance(x, _Op) else x
+
+
+class _Op:
+    """One StableHLO operation appended to the current lowering block."""
+    name = ""
+
+    def __init__(self, *operands):
+        ctx = current_rule_context()
+        if ctx is None:
+            raise RuntimeError(f"hlo.{type(self).__name__} builds an operation inside a "
+                               f"lowering rule registered with "
+                               f"jax.interpreters.mlir.register_lowering; none is running")
+        values = [_value(x) for x in operands]
+        types = {v.type for v in values}
+        if len(types) != 1:
+            raise TypeError(f"hlo.{type(self).__name__} takes operands of one type (StableHLO "
+                            f"does not broadcast); got {[v.type for v in values]}: broadcast "
+                            f"them first, or lower with mlir.lower_fun")
+        self.result = ctx.block.op1(self.name, values, values[0].type, loc=ctx.loc)
+
+    @property
+    def results(self):
+        return [self.result]
+
+
+def _op(class_name, hlo_name):
+    return type(class_name, (_Op,), {"name": "stablehlo." + hlo_name,
+                                      "__doc__": f"stablehlo.{hlo_name} of its operands."})
+
+
+# class per operation (MLIR's OpView names) and the lower-case builder returning the value
+_OPS = {"AddOp": "add", "SubtractOp": "subtract", "MulOp": "multiply", "DivOp": "divide",
+        "RemOp": "remainder", "MaxOp": "maximum", "MinOp": "minimum", "PowOp": "power",
+        "Atan2Op": "atan2", "AndOp": "and", "OrOp": "or", "XorOp": "xor", "NegOp": "negate",
+        "AbsOp": "abs", "ExpOp": "exponential", "Expm1Op": "exponential_minus_one",
+        "LogOp": "log", "Log1pOp": "log_plus_one", "LogisticOp": "logistic", "SineOp": "sine",
+        "CosineOp": "cosine", "TanOp": "tan", "TanhOp": "tanh", "SqrtOp": "sqrt",
+        "RsqrtOp": "rsqrt", "CbrtOp": "cbrt", "FloorOp": "floor", "CeilOp": "ceil",
+        "SignOp": "sign", "NotOp": "not"}
+for _class_name, _hlo_name in _OPS.items():
+    globals()[_class_name] = _op(_class_name, _hlo_name)
+    globals()[_hlo_name if _hlo_name not in ("and", "or", "not") else _hlo_name + "_"] = (
+        lambda *xs, _cls=globals()[_class_name]: _cls(*xs).result)
+del _class_name, _hlo_name
