@@ -34,3 +34,14 @@ def test_key_equality_broadcasts():
     assert np.asarray(jnp.not_equal(keys, keys[1])).tolist() == [True, False, True]
     assert np.asarray(jax.jit(lambda a, b: a == b)(keys, keys[2])).tolist() == \
         [False, False, True]
+
+
+def test_at_set_and_get_on_key_arrays():
+    keys = jax.random.split(jax.random.key(0), 3)
+    new = jax.random.key(7)
+    updated = jax.jit(lambda ks, k, i: ks.at[i].set(k))(keys, new, 1)
+    assert _bits(updated) == [_bits(keys[0]), _bits(new), _bits(keys[2])]
+    assert _bits(keys.at[2].get()) == _bits(keys[2])
+    assert _bits(keys.at[...].set(new)) == [_bits(new)] * 3
+    with pytest.raises(TypeError, match="wrap_key_data"):
+        keys.at[0].set(jnp.zeros(2, jnp.uint32))

@@ -103,6 +103,11 @@ class KeyArray:
 
     __hash__ = None
 
+    @property
+    def at(self):
+        """`keys.at[idx].set(new_keys)` / `.get()`, as for arrays: on the key data."""
+        return _KeyIndexUpdate(self)
+
     def _with_base(self, base) -> "KeyArray":
         """Keys over new key data (what jnp's shape functions give typed keys)."""
         return KeyArray(base)
@@ -118,6 +123,30 @@ class KeyArray:
         if isinstance(self._base, Tracer):
             return f"KeyArray({self.shape}, dtype={self.dtype}, base={self._base!r})"
         return f"Array({self.shape}, dtype={self.dtype}) overlaying:\n{np.asarray(self._base)}"
+
+
+class _KeyIndexUpdate:
+    """What `keys.at` gives: `[idx]` then `.set(keys)` or `.get()`."""
+    __slots__ = ("keys", "idx")
+
+    def __init__(self, keys, idx=None):
+        self.keys, self.idx = keys, idx
+
+    def __getitem__(self, idx):
+        idx = idx if isinstance(idx, tuple) else (idx,)
+        if any(i is Ellipsis for i in idx):      # keep the trailing key-data axis whole
+            idx = idx + (slice(None),)
+        return _KeyIndexUpdate(self.keys, idx)
+
+    def get(self, **kwargs):
+        return KeyArray(self.keys._base.at[self.idx].get(**kwargs))
+
+    def set(self, values, **kwargs):
+        if not isinstance(values, KeyArray):
+            raise TypeError(f"keys.at[...].set takes typed keys (jax.random.key), got "
+                            f"{type(values).__name__}; wrap raw key data with "
+                            f"jax.random.wrap_key_data")
+        return KeyArray(self.keys._base.at[self.idx].set(values._base, **kwargs))
 
 
 register_pytree_node(KeyArray, lambda k: ((k._base,), None), lambda _, c: KeyArray(c[0]))
