@@ -494,10 +494,10 @@ class Jitted:
                                   ("donate", donate_argnums, donate_argnames)):
             _check_argnums(self._signature, _as_tuple(nums), f"{what}_argnums")
             _check_argnames(self._signature, _as_tuple(names), f"{what}_argnames")
-        static_argnums, static_argnames = self._infer(_as_tuple(static_argnums),
-                                                      _as_tuple(static_argnames), positional)
-        donate_argnums, donate_argnames = self._infer(_as_tuple(donate_argnums),
-                                                      _as_tuple(donate_argnames), positional)
+        static_argnums, static_argnames = self._infer(static_argnums, static_argnames,
+                                                      positional)
+        donate_argnums, donate_argnames = self._infer(donate_argnums, donate_argnames,
+                                                      positional)
         self._static_argnums = frozenset(static_argnums)
         self._static_argnames = frozenset(static_argnames)
         self._donate_argnums = frozenset(donate_argnums)
@@ -530,9 +530,15 @@ class Jitted:
 
     @staticmethod
     def _infer(argnums, argnames, positional):
-        """JAX accepts static args by position or by name and fills in the other."""
+        """JAX accepts static args by position or by name and fills in the other; given
+        both, it takes them as they are (Flax's lifted jit passes both, for a function
+        whose signature is not the one it jits)."""
+        both = argnums is not None and argnames is not None
+        argnums, argnames = _as_tuple(argnums), _as_tuple(argnames)
         nums = {int(i) + len(positional) if int(i) < 0 else int(i) for i in argnums}
         names = set(argnames)
+        if both:
+            return nums, names
         for i in list(nums):
             if i < len(positional):
                 names.add(positional[i])
