@@ -28,7 +28,8 @@ import numpy as np
 from ..core import dtypes, sharding_types
 from ..core.avals import get_aval
 from ..core.interpret import eval_jaxpr
-from ..core.ir import Literal, literal_value, param_printers
+from ..core.interpreter_primitives import convert_element_type
+from ..core.ir import Literal, param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
                               jvp_rules, lowering_rules, partial_eval_rules, sharding_typing_rules,
                               transpose_rules)
@@ -207,7 +208,7 @@ class _FlatJVPRule:
 
     def __call__(self, primals, tangents):
         c = self.custom
-        primals = [literal_value(p) for p in primals]     # a jaxpr's literal: its value
+        primals = [_literal_as_array(p) for p in primals]
         args = _merge(self.nondiff, tree_unflatten(self.in_tree, primals), c.nondiff_argnums,
                       self.n_args)
         dyn_tangents = tree_unflatten(self.in_tree, tangents)
@@ -366,6 +367,14 @@ class CustomVJPPrimal:
     perturbed: bool
 
 
+def _literal_as_array(x):
+    """A jaxpr's literal argument as custom rules see one in JAX: an array of its type (a
+    weak type kept), with `shape` and `dtype` (Equinox's loops read them)."""
+    if type(x) is not Literal:
+        return x
+    return convert_element_type(np.asarray(x.val, x.aval.dtype), x.aval.dtype, x.aval.weak_type)
+
+
 class _FlatVJPRule:
     """fwd and bwd over flat lists; bwd checks the cotangents it gets back."""
 
@@ -380,7 +389,7 @@ class _FlatVJPRule:
         """fwd on the flat `primals`; with symbolic_zeros each leaf reaches fwd as a
         CustomVJPPrimal, `perturbed` saying whether its tangent is nonzero (default: all)."""
         c = self.custom
-        primals = [literal_value(p) for p in primals]     # a jaxpr's literal: its value
+        primals = [_literal_as_array(p) for p in primals]
         if c.symbolic_zeros:
             flags = [True] * len(primals) if perturbed is None else perturbed
             primals = [CustomVJPPrimal(p, bool(f)) for p, f in zip(primals, flags)]
