@@ -86,27 +86,31 @@ def trig_integrals(jax, special, fresnel_x, sici_x):
             "sici": special.sici(sici_x), "d_sici": grads(special.sici, nonzero)}
 
 
-def hypergeometric(jax, special, p1, p2):
+def hypergeometric(jax, special, p1, p2, grads_2f1):
     """hyp1f1 and hyp2f1 with their gradients in every argument (JAX's series in a, b, c and
     its contiguous relation in x; inf or NaN where a series meets a pole, as JAX's), the points
     of moderate size apart from the large ones (each result is compared at its largest
     magnitude). Not the gradients of 1F1 at x = -150 (JAX's Taylor series in a and b cancel
     terms of 1e60 there: rounding noise) nor of 2F1 at x = 1.5 (its series diverge: 1e47 or
     inf). Values and gradients come from one value_and_grad over all points, so each
-    function compiles once (hyp2f1's takes seconds, for JAX too)."""
+    function compiles once; hyp2f1's takes seconds (for JAX too: ~5 s of CPU for its values,
+    twice that with gradients), so its gradients are run in 64-bit mode only."""
     def value_and_grads(f, p):
         return jax.vmap(jax.value_and_grad(f, tuple(range(len(p)))))(*p)
 
     v1, g1 = value_and_grads(special.hyp1f1, p1)
-    v2, g2 = value_and_grads(special.hyp2f1, p2)
+    v2, g2 = value_and_grads(special.hyp2f1, p2) if grads_2f1 else (special.hyp2f1(*p2), None)
     small1, large1 = np.array([0, 1, 2, 3, 4, 5, 8]), np.array([6, 7, 9, 10, 11])
     small2 = np.array([i for i in range(p2.shape[1]) if i not in (3, 12)])
     large2 = np.array([3, 12])
     pick = lambda grads, at: [g[at] for g in grads]        # noqa: E731
-    return {"hyp1f1": v1[small1], "hyp1f1_large": v1[large1], "d_hyp1f1": pick(g1, small1),
-            "d_hyp1f1_large": pick(g1, np.array([9, 10])),
-            "hyp2f1": v2[small2], "hyp2f1_large": v2[large2],
-            "d_hyp2f1": pick(g2, small2[small2 != 10]), "d_hyp2f1_large": pick(g2, large2)}
+    out = {"hyp1f1": v1[small1], "hyp1f1_large": v1[large1], "d_hyp1f1": pick(g1, small1),
+           "d_hyp1f1_large": pick(g1, np.array([9, 10])),
+           "hyp2f1": v2[small2], "hyp2f1_large": v2[large2]}
+    if grads_2f1:
+        out.update({"d_hyp2f1": pick(g2, small2[small2 != 10]),
+                    "d_hyp2f1_large": pick(g2, large2)})
+    return out
 
 
 def spherical_harmonics(jax, special, theta, phi):
@@ -128,7 +132,8 @@ def cases(jax, special, x64=False):
     out.update(jax.jit(partial(faddeeva, jax, special))(ops["z"], ops["dawsn_x"],
                                                          ops["owens_t"]))
     out.update(jax.jit(partial(trig_integrals, jax, special))(ops["fresnel_x"], ops["sici_x"]))
-    out.update(jax.jit(partial(hypergeometric, jax, special))(ops["hyp1f1"], ops["hyp2f1"]))
+    out.update(jax.jit(partial(hypergeometric, jax, special, grads_2f1=x64))(ops["hyp1f1"],
+                                                                            ops["hyp2f1"]))
     out.update(jax.jit(partial(spherical_harmonics, jax, special))(ops["theta"], ops["phi"]))
     return out
 
