@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import lax
 from .. import numpy as jnp
-from ..extend.core import concrete_or_error
+from ..core.errors import ConcretizationTypeError
 from ..numpy.util import jnp_jit
 
 
@@ -112,7 +112,10 @@ def sph_harm_y(n, m, theta, phi, diff_n: int | None = None, n_max: int | None = 
         theta = jnp.array([theta])
     if n_max is None:
         n_max = np.max(n)
-    n_max = concrete_or_error(
-        int, n_max, "The `n_max` argument of `jnp.scipy.special.sph_harm` must be statically "
-        "specified to use `sph_harm` within JAX transformations.")
+    try:
+        n_max = int(n_max)
+    except ConcretizationTypeError:        # (JAX's wording)
+        raise ConcretizationTypeError(
+            n_max, "The `n_max` argument of `jnp.scipy.special.sph_harm` must be statically "
+            "specified to use `sph_harm` within JAX transformations.\n") from None
     return _sph_harm(n, m, theta, phi, n_max)
