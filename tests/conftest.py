@@ -88,3 +88,21 @@ def pytest_collection_modifyitems(items):
         return next((i for i, prefix in enumerate(_LONGEST_FIRST) if name.startswith(prefix)),
                     len(_LONGEST_FIRST))
     items.sort(key=rank)       # stable: the rest keep pytest's order
+
+
+_REAL_JAX_SEEN = []
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item):
+    """The suite never imports the real JAX (the [ecosystem] extra installs one beside us, and
+    some jaxlib calls import it when they can: jxkernel.xla.client.real_jax_unimportable). The
+    first test after which a real `jax` module is in sys.modules fails, naming it."""
+    if _REAL_JAX_SEEN or "jax" not in sys.modules:
+        return
+    from jxkernel import as_jax
+    real = as_jax._real_jax_modules()
+    if real:
+        _REAL_JAX_SEEN.append(item.nodeid)
+        raise AssertionError(f"the real JAX was imported during {item.nodeid} ({real[:3]}, "
+                             f"from {getattr(sys.modules.get(real[0]), '__file__', '?')})")

@@ -44,6 +44,14 @@ def put(value, aval=None, *, x64=True, semantics=COPY):
     return xc.batched_device_put(aval, SHARDING, [value], [DEVICE], True, False, semantics, x64)
 
 
+@pytest.fixture(autouse=True)
+def _no_real_jax():
+    """These are facts of jaxlib without JAX: some of its calls import a real JAX installed
+    beside us (the [ecosystem] extra brings one), and that import changes jaxlib's state."""
+    with client.real_jax_unimportable():
+        yield
+
+
 def host(buf) -> np.ndarray:
     """A buffer's data with its real dtype (the buffer protocol refuses bfloat16)."""
     return buf._single_device_array_to_np_array_did_copy()[0]

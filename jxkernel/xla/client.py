@@ -11,9 +11,11 @@ describes). Clients start lazily, on first use.
 """
 from __future__ import annotations
 
+import contextlib
 import glob
 import importlib.util
 import os
+import sys
 import threading
 import warnings
 
@@ -38,6 +40,28 @@ _INSTALL_HINTS = {
 }
 _ALIASES = {"cuda": "gpu", "rocm": "gpu", "gpu": "gpu", "cpu": "cpu", "tpu": "tpu"}
 _PREFERENCE = ("tpu", "gpu", "cpu")
+
+
+@contextlib.contextmanager
+def real_jax_unimportable():
+    """Within it, `import jax` fails as if JAX were not installed, unless a jax is imported already.
+
+    Some jaxlib calls import `jax` for hooks of JAX's own (`ArrayImpl`'s host copy tries
+    `import jax` and then `jax._src.sharding_impls`). Where PyPI's Flax or Optax installed the
+    real JAX beside jxkernel, that would import all of it into a jxkernel process, and its import
+    sets jaxlib's global state (the x64 flag, pytree registrations) under jxkernel. A `None` in
+    sys.modules makes the import fail at once, as jaxlib expects where there is no JAX; a jax
+    already imported (the alias's, or a user's real one) is left alone.
+    """
+    if "jax" in sys.modules:
+        yield
+        return
+    sys.modules["jax"] = None
+    try:
+        yield
+    finally:
+        if sys.modules.get("jax", 0) is None:
+            del sys.modules["jax"]
 
 
 class Backend:
