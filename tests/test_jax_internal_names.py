@@ -64,3 +64,14 @@ def test_lib_version_is_jaxlibs():
     import importlib.metadata
     import jxkernel.lib
     assert jxkernel.lib.__version__ == importlib.metadata.version("jaxlib")
+
+
+def test_jaxpr_interpreter_names():
+    # what Equinox's jaxpr interpreters read: jax.core.Atom, eqn.effects, get_bind_params
+    from jxkernel.core import Atom, Literal, Var
+    closed = jxkernel.make_jaxpr(lambda x: (jxkernel.debug.callback(print, x), x * 2.0)[1])(1.0)
+    eqns = closed.jaxpr.eqns
+    assert all(isinstance(v, Atom) for e in eqns for v in e.invars)
+    assert isinstance(eqns[-1].invars[1], Literal) and isinstance(eqns[-1].invars[0], Var)
+    assert [len(e.effects) for e in eqns] == [1, 0]        # the debug callback's effect only
+    assert eqns[-1].primitive.get_bind_params(eqns[-1].params) == eqns[-1].params

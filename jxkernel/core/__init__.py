@@ -13,3 +13,6 @@ from .trace import (EvalTrace, Trace, Tracer, current_trace, eval_trace, new_tra
 from .sharding_types import abstract_eval
 from .check import check_jaxpr, JaxprTypeError
 from .interpret import eval_jaxpr
+
+# what a jaxpr equation reads: a variable or a literal (JAX's jax.core.Atom)
+Atom = Var | Literal

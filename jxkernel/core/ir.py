@@ -104,6 +104,13 @@ class JaxprEqn:
         self.invars, self.outvars = list(invars), list(outvars)
         self.primitive, self.params, self.source_info = primitive, params, source_info
 
+    @property
+    def effects(self) -> frozenset:
+        """The equation's side effects, as JAX's `eqn.effects`: the effect a debug callback
+        names in its params (jxkernel tracks no others)."""
+        effect = self.params.get("effect")
+        return frozenset() if effect is None else frozenset([effect])
+
     def replace(self, **kw) -> Eqn:
         fields = {s: getattr(self, s) for s in self.__slots__}
         fields.update(kw)

@@ -51,6 +51,15 @@ class Primitive:
         """(output aval(s), effects), as JAX's `Primitive.abstract_eval` returns them."""
         return rule("abstract_eval", self)(*avals, **params), frozenset()
 
+    def get_bind_params(self, params) -> dict:
+        """The keywords to `bind` an equation's primitive with, from its `params` (as JAX's,
+        for interpreters of jaxprs): jxkernel binds every primitive with its params as they are.
+
+        >>> Primitive("twice_params").get_bind_params({"n": 2})
+        {'n': 2}
+        """
+        return dict(params)
+
     def __repr__(self):
         return self.name
 
