@@ -65,3 +65,10 @@ def test_a_platform_that_cannot_start_says_so_in_jaxs_words():
     with pytest.raises(RuntimeError, match=r"Backend 'tpu' failed to initialize: .*libtpu.*"
                                            r"Available backends are \[.*'cpu'.*\]"):
         jxkernel.devices("tpu")
+
+
+@pytest.mark.parametrize("module", ["jxkernel._src", "jxkernel._src.xla_bridge",
+                                    "jxkernel._src.compiler"])
+def test_docstring_examples(module):
+    from doc_examples import check_docstring_examples
+    check_docstring_examples(module)

@@ -5,7 +5,8 @@ replaces it for the time of a `with` block).
 This module is a view of `jxkernel.xla.compiler`, where compiles happen: reading a name reads
 it there, and setting one sets it there, so a wrapper set here is the one every compile calls.
 
-    >>> backend_compile_and_load.__module__
+    >>> import jxkernel._src.compiler as compiler
+    >>> compiler.backend_compile_and_load.__module__
     'jxkernel.xla.compiler'
 """
 import sys
