@@ -309,3 +309,13 @@ def test_callback_programs_stay_out_of_the_disk_cache(tmp_path, capsys):
         jax.jit(lambda x: x + tag)(jnp.ones(1))              # while a plain program is stored
         assert len([n for n in os.listdir(tmp_path) if n.endswith(".xla")]) == 1
     assert lines(capsys) == [str(np.array([1 + tag], np.float32))]
+
+
+def test_an_eager_pure_callback_failure_is_a_jax_runtime_error():
+    # as JAX's (which runs the primitive through XLA); debug.callback's stays as raised
+    def boom(x):
+        raise ValueError("boom")
+
+    with pytest.raises(jax.errors.JaxRuntimeError, match="raised ValueError: boom") as info:
+        jax.pure_callback(boom, sds(jnp.ones(2)), jnp.ones(2))
+    assert isinstance(info.value.__cause__, ValueError)

@@ -329,7 +329,15 @@ def _host_callback_rules(kind: str, has_side_effect: bool) -> tuple:
     call it on host copies of the arguments; compiled, emit a call back into Python (one that
     XLA must keep even when its results are unused when it has a side effect)."""
     def impl(*args, callback, result_avals, **params):
-        outs = _check_results(callback(*_to_cpu(args)), result_avals, callback, kind)
+        # eagerly too, a failure is JAX's JaxRuntimeError (JAX runs the primitive through XLA),
+        # the callback's own exception its cause
+        try:
+            outs = _check_results(callback(*_to_cpu(args)), result_avals, callback, kind)
+        except CallbackError:
+            raise
+        except Exception as e:
+            raise CallbackError(f"The callback {_describe(callback)} passed to {kind} raised "
+                                f"{type(e).__name__}: {e} (its traceback is above)") from e
         return [device_put(o) for o in outs]
 
     def lowering(ctx, *args, callback, result_avals, **params):
