@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 .venv/bin/python -m uv pip install -q --python .venv/bin/python -e '.[notebook,hub]'
 if [ ! -x hub/node_modules/.bin/configurable-http-proxy ]; then
     command -v npm >/dev/null || { echo "hub.sh: npm (Node.js) is needed for configurable-http-proxy" >&2; exit 1; }
-    npm install --no-audit --no-fund --prefix hub configurable-http-proxy@^4.6
+    npm install --prefix hub --no-audit --no-fund    # hub/package.json and its lock file
 fi
 data=${JXKERNEL_HUB_DATA:-hub/data}
 mkdir -p "$data"

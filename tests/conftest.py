@@ -73,6 +73,7 @@ _LONGEST_FIRST = (
     "test_labextension_views_browser.py::",      # whole files: one JupyterLab server each
     "test_labextension_browser.py::",
     "test_labextension_sharding_browser.py::",
+    "test_hub.py::",                 # a JupyterHub, two learners' servers, a hub restart
     "test_release.py::",             # builds the wheel, then a fresh venv runs the tour from it
     "test_scipy_linalg.py::",
     "test_scipy_special_extra.py::test_values_and_derivatives_match_jax",
