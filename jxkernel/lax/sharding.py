@@ -17,7 +17,7 @@ from ..core import sharding_types
 # declared in core so that transforms/ can bind it; its rules are here
 from ..core.interpreter_primitives import sharding_constraint_p
 from ..core.ir import param_printers
-from ..core.mesh import NamedSharding, PartitionSpec, resolve
+from ..core.mesh import AbstractMesh, NamedSharding, PartitionSpec, get_mesh, resolve
 from ..core.primitive import (
     Primitive,
     abstract_eval_rules,
@@ -90,7 +90,33 @@ def _abstract_eval(aval, *, sharding):
 def _impl(x, *, sharding):
     # the sharded-array modules load with the first mesh: `import jxkernel` needs none
     from ..xla.sharded import device_put
-    return device_put(x, sharding)
+    return device_put(x, _concrete(x, sharding))
+
+
+def _concrete(x, sharding):
+    """A sharding over an AbstractMesh placed on devices, as JAX's eager constraint does:
+    on the mesh set by set_mesh for a value not yet on devices, else on the value's own mesh
+    (which must be a NamedSharding's of the same shape)."""
+    if not (isinstance(sharding, NamedSharding) and isinstance(sharding.mesh, AbstractMesh)):
+        return sharding
+    current = get_mesh()
+    own = getattr(x, "sharding", None)
+    if own is None and current is not None and not current.empty:
+        return NamedSharding(current, sharding.spec, memory_kind=sharding.memory_kind)
+    what = _avals.get_aval(x).str_short()
+    if own is None:
+        raise ValueError(f"Target sharding contains a `jax.sharding.AbstractMesh` which requires "
+                         f"the input passed should be a `jax.Array`. Got {type(x)} with shape "
+                         f"{what}")
+    if not isinstance(own, NamedSharding):
+        raise TypeError(f"The sharding on the input must be a `NamedSharding` since the target "
+                        f"sharding has an `AbstractMesh` in it. Got sharding type {type(own)} "
+                        f"for shape {what}")
+    if own.mesh.shape_tuple != sharding.mesh.shape_tuple:
+        raise ValueError(f"Mesh shape of the input {own.mesh.shape_tuple} does not match the "
+                         f"mesh shape of the target sharding {sharding.mesh.shape_tuple} for "
+                         f"shape {what}")
+    return NamedSharding(own.mesh, sharding.spec, memory_kind=sharding.memory_kind)
 
 
 def _reshard_impl(x, *, sharding):
