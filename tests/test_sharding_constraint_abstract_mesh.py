@@ -17,3 +17,11 @@ def test_abstract_mesh_sharding_is_placed_on_a_concrete_mesh():
     assert set(y.sharding.device_set) == set(mesh.devices.flat)
     with pytest.raises(ValueError, match="requires the input passed should be a `jax.Array`"):
         jax.lax.with_sharding_constraint(np.arange(4.0, dtype=np.float32), target)
+
+
+def test_an_array_on_one_device_takes_the_mesh_set():
+    mesh = jax.make_mesh((1,), ("x",), axis_types=(AxisType.Auto,))
+    target = NamedSharding(mesh.abstract_mesh, P(None, "x"))
+    with jax.set_mesh(mesh):
+        y = jax.lax.with_sharding_constraint(jax.numpy.ones((2, 3)), target)
+    assert y.shape == (2, 3) and set(y.sharding.device_set) == set(mesh.devices.flat)

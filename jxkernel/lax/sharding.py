@@ -101,7 +101,9 @@ def _concrete(x, sharding):
         return sharding
     current = get_mesh()
     own = getattr(x, "sharding", None)
-    if own is None and current is not None and not current.empty:
+    if not isinstance(own, NamedSharding) and current is not None and not current.empty:
+        # (JAX's arrays made under set_mesh already carry the mesh's NamedSharding; jxkernel's
+        # carry a single device's, so the mesh set is taken for them too)
         return NamedSharding(current, sharding.spec, memory_kind=sharding.memory_kind)
     what = _avals.get_aval(x).str_short()
     if own is None:
