@@ -91,6 +91,7 @@ _LAZY.update({n: ("jxkernel._src.state.types", n) for n in ("Ref", "new_ref")}) 
 _LAZY.update({n: ("jxkernel.xla.client", n) for n in (   # jax.process_indices, jax.host_id, ...
     "process_indices", "host_id", "host_count", "host_ids")})
 _LAZY["copy_to_host_async"] = ("jxkernel.api.extras", "copy_to_host_async")
+_LAZY["fwd_and_bwd"] = ("jxkernel.api.extras", "fwd_and_bwd")   # jax.fwd_and_bwd: vjp, jitted
 _LAZY["make_array_from_process_local_data"] = ("jxkernel.api.extras",
                                                "make_array_from_process_local_data")
 _LAZY.update({n: ("jxkernel.api.extras", n) for n in (   # config states: `with jax.no_tracing():`

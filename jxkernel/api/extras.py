@@ -22,7 +22,9 @@ import numpy as np
 from ..config import config
 from ..core.avals import get_aval, typeof_rules
 from ..core.trace import Trace, Tracer, _ctx, eval_trace, set_current_trace
+from ..transforms.ad import vjp
 from ..transforms.ad_util import float0
+from ..transforms.jit import jit
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from ..version import __version__
 from ..xla import array as _array
@@ -53,6 +55,37 @@ def device_put(x, device=None, *, copy=False):
         targets = [device] * len(leaves)
     return tree_unflatten(tree, [_array.device_put(leaf, d, copy=copy)
                                  for leaf, d in zip(leaves, targets)])
+
+
+def fwd_and_bwd(fun, argnums, has_aux=False, jitted=True):
+    """(fwd, bwd): `fwd(*args)` is `jax.vjp` of `fun` in the arguments `argnums` (returning
+    (out, residuals), or (out, residuals, aux) with `has_aux`), `bwd(residuals, cotangent)`
+    their cotangents (one array for an int `argnums`). Both jitted unless `jitted=False`: the
+    backward pass compiles once, not once per vjp.
+
+    >>> fwd, bwd = fwd_and_bwd(lambda x, w: x * w, argnums=1)
+    >>> y, res = fwd(2.0, 3.0)
+    >>> float(bwd(res, 1.0))
+    2.0
+    """
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun}")
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+
+    def fwd(*args):
+        def partial_fun(*dyn):
+            full = list(args)
+            for i, value in zip(nums, dyn):
+                full[i] = value
+            return fun(*full)
+        return vjp(partial_fun, *[args[i] for i in nums], has_aux=has_aux)
+
+    def bwd(f_vjp, outgrad):
+        g = f_vjp(outgrad)
+        return g[0] if single else g
+
+    return (jit(fwd), jit(bwd)) if jitted else (fwd, bwd)
 
 
 def make_array_from_process_local_data(sharding, local_data, global_shape=None):

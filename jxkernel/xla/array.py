@@ -131,8 +131,10 @@ class ArrayImpl:
         """Start copying the data to the host now; a later `np.asarray(x)` waits only for
         what is left of the copy (JAX's method; `jax.copy_to_host_async` calls it on a pytree)."""
         self._check_alive()
-        if self._npy is None:
-            for buf in self._buf._arrays:      # one per device; a one-device array has one
+        if self._npy is None and self.platform != "cpu":   # a CPU buffer is read in place
+            # (jaxlib's per-device list, `_arrays`, tries `import jax`: one device reads its own)
+            bufs = self._buf._arrays if isinstance(self, MultiDeviceArray) else [self._buf]
+            for buf in bufs:
                 buf._copy_single_device_array_to_host_async()
 
     def is_ready(self) -> bool:

