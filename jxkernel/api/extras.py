@@ -264,7 +264,7 @@ def copy_to_host_async(x):
     """Start copying every Array in the pytree `x` to the host (leaves without a
     `copy_to_host_async` method are left alone); returns `x`. A later `np.asarray` of a leaf
     then waits only for what is left of its copy."""
-    for leaf in tree_util.tree_leaves(x):
+    for leaf in tree_flatten(x)[0]:
         copy = getattr(leaf, "copy_to_host_async", None)
         if copy is not None:
             copy()
