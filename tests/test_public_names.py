@@ -35,7 +35,6 @@ MISSING = {
         ragged_all_to_all_p ragged_dot ragged_dot_general scaled_dot scatter_apply
         select_and_scatter_p stage stage_p""",
     "jax.nn": "get_scaled_dot_general_config scaled_dot_general scaled_matmul",
-    # another helper is adding these (jxkernel/scipy/)
 }
 
 
