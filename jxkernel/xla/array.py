@@ -301,7 +301,7 @@ def _to_host(buf) -> np.ndarray:
 
     The buffer protocol first: jaxlib's `_single_device_array_to_np_array_did_copy` tries
     `import jax` twice on each new buffer (~45 µs when jax is not installed; a real JAX
-    installed beside jxkernel is kept out, see `real_jax_unimportable`). It is the
+    installed beside jxkernel is kept out: client._KeepRealJaxOut). It is the
     fallback for what the protocol refuses: bfloat16 (BufferError), non-CPU buffers."""
     if config._transfer_guarded:
         from .transfer_guard import check_read  # loaded once a guard is set
@@ -309,8 +309,7 @@ def _to_host(buf) -> np.ndarray:
     try:
         return np.asarray(memoryview(buf))
     except (BufferError, TypeError, ValueError):
-        with _client.real_jax_unimportable():
-            return buf._single_device_array_to_np_array_did_copy()[0]
+        return buf._single_device_array_to_np_array_did_copy()[0]
 
 
 def _frozen(value: np.ndarray, shape) -> np.ndarray:

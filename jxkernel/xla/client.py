@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import importlib.abc
 import importlib.util
 import os
 import sys
@@ -42,26 +43,44 @@ _ALIASES = {"cuda": "gpu", "rocm": "gpu", "gpu": "gpu", "cpu": "cpu", "tpu": "tp
 _PREFERENCE = ("tpu", "gpu", "cpu")
 
 
+class _KeepRealJaxOut(importlib.abc.MetaPathFinder):
+    """Keeps a real JAX installed beside jxkernel out of jxkernel's process.
+
+    Some of jaxlib's methods import `jax` for JAX's own hooks (an ArrayImpl's host copy, its
+    `_arrays`, `unsafe_buffer_pointer`, ... try `import jax`, then `jax._src.sharding_impls`).
+    Where PyPI's Flax or Optax installed the real JAX, that would import all of it under
+    jxkernel, and its import sets jaxlib's global state (the x64 flag, pytree registrations).
+    jxkernel itself never imports `jax`, so an import of it whose importing frame is in
+    jxkernel's own files comes from jaxlib: it fails as where JAX is not installed, which
+    jaxlib expects. A user's own `import jax` (a frame of theirs) is left alone, and so is
+    anything once a jax is imported (the alias's, or a real one beside jxkernel).
+    """
+    def find_spec(self, name, path=None, target=None):
+        if (name != "jax" and not name.startswith("jax.")) or "jax" in sys.modules:
+            return None
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_code.co_filename.startswith("<frozen importlib"):
+            frame = frame.f_back
+        if _BLOCK_ALL or (frame is not None and frame.f_code.co_filename.startswith(_PACKAGE)):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_BLOCK_ALL = False
+sys.meta_path.insert(0, _KeepRealJaxOut())     # before the path finder that would find jax
+
+
 @contextlib.contextmanager
 def real_jax_unimportable():
-    """Within it, `import jax` fails as if JAX were not installed, unless a jax is imported already.
-
-    Some jaxlib calls import `jax` for hooks of JAX's own (`ArrayImpl`'s host copy tries
-    `import jax` and then `jax._src.sharding_impls`). Where PyPI's Flax or Optax installed the
-    real JAX beside jxkernel, that would import all of it into a jxkernel process, and its import
-    sets jaxlib's global state (the x64 flag, pytree registrations) under jxkernel. A `None` in
-    sys.modules makes the import fail at once, as jaxlib expects where there is no JAX; a jax
-    already imported (the alias's, or a user's real one) is left alone.
-    """
-    if "jax" in sys.modules:
-        yield
-        return
-    sys.modules["jax"] = None
+    """Within it, `import jax` fails from any frame, as if JAX were not installed (unless a jax
+    is imported already): for code outside jxkernel that calls jaxlib itself, as tests do."""
+    global _BLOCK_ALL
+    before, _BLOCK_ALL = _BLOCK_ALL, True
     try:
         yield
     finally:
-        if sys.modules.get("jax", 0) is None:
-            del sys.modules["jax"]
+        _BLOCK_ALL = before
 
 
 class Backend:
