@@ -80,6 +80,7 @@ _LONGEST_FIRST = (
     "test_layers.py::test_every_module_imports_first",
     "test_scipy_stats.py::test_against_scipy",
     "test_lax_special.py::test_values_and_derivatives_match_jax",
+    "test_scipy_special_functions.py::test_every_case_matches_jax",   # hyp2f1: ~10-15 s each
 )
 
 
