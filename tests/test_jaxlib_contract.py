@@ -54,7 +54,8 @@ def _no_real_jax():
 
 def host(buf) -> np.ndarray:
     """A buffer's data with its real dtype (the buffer protocol refuses bfloat16)."""
-    return buf._single_device_array_to_np_array_did_copy()[0]
+    with client.real_jax_unimportable():     # also for module-scoped fixtures' calls
+        return buf._single_device_array_to_np_array_did_copy()[0]
 
 
 def handler(shape, dtype):

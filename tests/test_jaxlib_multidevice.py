@@ -17,7 +17,10 @@ FOUR_DEVICES = r'''
 import json
 import numpy as np
 from jxkernel.core.avals import ShapedArray
-from jxkernel.xla.client import JaxRuntimeError, get_backend, xc
+from jxkernel.xla.client import JaxRuntimeError, get_backend, real_jax_unimportable, xc
+# jaxlib's facts without JAX: some of its calls import a real JAX installed beside us
+_no_real_jax = real_jax_unimportable()      # kept: the block lasts while it lives
+_no_real_jax.__enter__()
 client = get_backend("cpu").client
 devs = client.local_devices()
 COPY = xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL

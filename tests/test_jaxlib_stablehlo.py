@@ -12,6 +12,7 @@ from jxkernel.core import dtypes
 from jxkernel.xla import compiler, lapack
 from jxkernel.xla.client import JaxRuntimeError, xc
 from numerics import ELEMENTWISE, LAPACK, assert_allclose_ulp
+from test_jaxlib_contract import _no_real_jax  # noqa: F401  (autouse: jaxlib without JAX)
 from test_jaxlib_contract import (CLIENT, DEVICE, DEVICES, compile_error, handler, host, main,
                                   put, run)
 

@@ -69,6 +69,9 @@ def test_remove_frames_keeps_the_full_traceback_as_cause(monkeypatch):
         tu.api_boundary(fail)()
 
 
-def test_docstring_examples():
+def test_docstring_examples(monkeypatch):
     from doc_examples import check_docstring_examples
+    # the example shows the mode outside IPython; "auto" would pick tracebackhide in a worker
+    # where an earlier test started an IPython shell
+    monkeypatch.setenv("JAX_TRACEBACK_FILTERING", "quiet_remove_frames")
     check_docstring_examples("jxkernel._src.traceback_util")
