@@ -1,6 +1,6 @@
 """Run JAX's own documentation under real JAX and under jxkernel, cell by cell, and compare.
 
-    python -m conformance.docs --fetch /work/.mirror/jax-ml+jax/repo            # every page
+    python -m conformance.docs --fetch PATH/TO/jax.git            # every page
     python -m conformance.docs --fetch MIRROR notebooks/thinking_in_jax pytrees  # some pages
     python -m conformance.docs --pages JAX_CHECKOUT --report   # also rewrite README.md's table
 

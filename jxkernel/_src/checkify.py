@@ -36,9 +36,10 @@ from .. import lax
 from .. import numpy as jnp
 from ..core import dtypes
 from ..core.avals import get_aval
-from ..core.ir import ClosedJaxpr, Jaxpr, Literal, literal_value
+from ..core.ir import ClosedJaxpr, Jaxpr, literal_value
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, impl_rules,
                               jvp_rules, lowering_rules)
+from ..core.interpret import read_atom
 from ..core.staging import trace_to_jaxpr
 from ..core.trace import Tracer
 from ..transforms.batch_util import axis_size_of, bdim_at_front
@@ -356,11 +357,7 @@ def checkify_jaxpr_flat(jaxpr: Jaxpr, consts, enabled_errors, error: Error, *arg
     error threaded through the rules of `error_checks`."""
     env = dict(zip(jaxpr.constvars, consts))
     env.update(zip(jaxpr.invars, args))
-
-    def read(atom):
-        if isinstance(atom, Literal):
-            return atom if atom.aval.weak_type else atom.val
-        return env[atom]
+    read = functools.partial(read_atom, env)
 
     for eqn in jaxpr.eqns:
         invals = [read(v) for v in eqn.invars]

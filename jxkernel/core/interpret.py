@@ -5,8 +5,18 @@ trace it re-traces it (which is how jaxprs get transformed, or inlined).
 """
 from __future__ import annotations
 
+import functools
+
 from .ir import Jaxpr, Literal
 from .source_info import replaying
+
+
+def read_atom(env: dict, atom):
+    """An equation's input while interpreting a jaxpr: a variable's value from `env`, or a
+    literal (a weak-typed literal travels as itself: its NumPy value alone would lose weakness)."""
+    if isinstance(atom, Literal):
+        return atom if atom.aval.weak_type else atom.val
+    return env[atom]
 
 
 def eval_jaxpr(jaxpr: Jaxpr, consts, *args) -> list:
@@ -17,12 +27,7 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args) -> list:
     """
     env = dict(zip(jaxpr.constvars, consts))
     env.update(zip(jaxpr.invars, args))
-
-    def read(atom):
-        if isinstance(atom, Literal):
-            # a weak-typed literal travels as itself: its NumPy value alone would lose weakness
-            return atom if atom.aval.weak_type else atom.val
-        return env[atom]
+    read = functools.partial(read_atom, env)
 
     outer = replaying.source_info
     try:
