@@ -193,6 +193,19 @@ def test_jacobians_and_hessian_of_elementwise():
     np.testing.assert_allclose(np.asarray(jac["p"][1]), [1.0, 2.0])
 
 
+def test_jacobians_check_inputs_by_rebuilding_their_pytrees():
+    # JAX's jacfwd/jacrev check input dtypes with a tree_map, which unflattens the arguments'
+    # pytrees with None leaves: a class validating its children raises there (custom_pytrees)
+    class Checked:
+        def __init__(self, a):
+            self.a = jax.numpy.asarray(a)
+    jax.tree_util.register_pytree_node(Checked, lambda t: ((t.a,), None),
+                                       lambda _, c: Checked(*c))
+    for jac in (jax.jacrev, jax.jacfwd):
+        with pytest.raises(ValueError, match="None is not a valid value for jnp.array"):
+            jac(lambda t: t)(Checked(arr([1.0, 2.0])))
+
+
 def test_make_jaxpr_of_grad_is_checked_ir():
     closed = jax.make_jaxpr(jax.grad(jax.jit(lambda x: lax.mul(lax.sin(x), x))))(1.0)
     check_jaxpr(closed)
@@ -272,6 +285,26 @@ def test_custom_rules_fill_in_defaults_and_keep_scalar_residuals():
     scaled.defvjp(lambda x, scale=2.0: (x * scale, scale), lambda s, ct: (ct * s, None))
     assert float(jax.grad(scaled)(3.0)) == 2.0
     assert float(jax.jit(jax.grad(scaled))(3.0, 5.0)) == 5.0
+
+
+def test_custom_vjp_scalar_array_residuals_reach_bwd_as_arrays():
+    # eager vjp: a 0-d Array residual (weak `cos` of a Python float) or a NumPy scalar reaches
+    # bwd as an Array of its dtype and weak type, as in JAX (not a Python float), and so does
+    # the cotangent bwd makes from it (JAX's custom derivatives notebook prints f_vjp(1.))
+    @jax.custom_vjp
+    def f(x):
+        return lax.sin(x)
+    seen = []
+
+    def bwd(res, g):
+        seen.extend(res)
+        return (lax.mul(res[0], g),)
+    f.defvjp(lambda x: (f(x), (jax.numpy.cos(x), np.float32(1.0), 2.0)), bwd)
+    _, f_vjp = jax.vjp(f, 3.0)
+    (ct,) = f_vjp(1.0)
+    assert isinstance(ct, jax.Array) and ct.weak_type and ct.dtype == np.float32
+    assert [(type(r).__name__, getattr(r, "weak_type", None)) for r in seen] == [
+        ("ArrayImpl", True), ("ArrayImpl", False), ("float", None)]
 
 
 def test_custom_jvp_closure_error():

@@ -75,8 +75,9 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     @wraps(fun, docstr=_JAC_DOC, argnums=argnums)
     def jacfun(*args, **kwargs):
         f_partial, dyn = _argnums_partial(fun, argnums, args, kwargs)
-        for leaf in tree_flatten(dyn)[0]:
-            _check_grad_input(get_aval(leaf), False, holomorphic, "jacfwd")
+        # A tree_map, as JAX's: it rebuilds the arguments' pytrees with None leaves, so a
+        # class whose unflatten validates its children fails here as under JAX.
+        tree_map(lambda x: _check_grad_input(get_aval(x), False, holomorphic, "jacfwd"), dyn)
         in_leaves, in_tree = tree_flatten(dyn)
         in_avals = [get_aval(x) for x in in_leaves]
 
@@ -102,8 +103,8 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     @wraps(fun, docstr=_JAC_DOC, argnums=argnums)
     def jacfun(*args, **kwargs):
         f_partial, dyn = _argnums_partial(fun, argnums, args, kwargs)
-        for leaf in tree_flatten(dyn)[0]:
-            _check_grad_input(get_aval(leaf), allow_int, holomorphic, "jacrev")
+        tree_map(lambda x: _check_grad_input(get_aval(x), allow_int, holomorphic, "jacrev"),
+                 dyn)  # a tree_map, as JAX's (see jacfwd)
         if has_aux:
             y, pullback, aux = vjp(f_partial, *dyn, has_aux=True)
         else:

@@ -481,10 +481,20 @@ def _custom_lin_impl(*args, **params):
     raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
 
 
+def _literal_residual(x):
+    if type(x) is Literal and type(x.val) in (bool, int, float, complex):
+        return x.val
+    if isinstance(x, (np.ndarray, np.generic)):     # JAX's traced fwd made it an Array
+        return convert_element_type(x, x.dtype, False)
+    return _literal_as_array(x)
+
+
 def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals, symbolic_zeros):
-    # a residual that was a weak Python scalar reaches us as a jaxpr Literal: the user's bwd
-    # gets the Python scalar back (still weakly typed), never our IR object
-    residuals = [np.asarray(a.val).item() if type(a) is Literal else a for a in args[:num_res]]
+    # A scalar residual reaches us as a jaxpr Literal, never handed to the user's bwd as our
+    # IR object: one fwd returned as a Python scalar comes back as that scalar (JAX gives a
+    # TypedFloat, a float subclass); a 0-d Array or NumPy scalar comes back as an Array of its
+    # dtype and weak type, as JAX's bwd gets it (`jnp.cos(x)` of a Python float: weak f32).
+    residuals = [_literal_residual(a) for a in args[:num_res]]
     if not cts:     # no differentiable output: JAX's linearize drops the equation, bwd never runs
         return [None] * num_res + [Zero(a.aval) for a in args[num_res:]]
     if not symbolic_zeros:
