@@ -12,7 +12,8 @@ from jxkernel.xla import Array, DeletedArrayError, default_device, device_put
 from jxkernel.xla.array import device_get
 
 X32_DTYPES = [d for d in dtypes.SUPPORTED_DTYPES
-              if d not in (dtypes.int64, dtypes.uint64, dtypes.float64, dtypes.complex128)]
+              if d not in (dtypes.int64, dtypes.uint64, dtypes.float64, dtypes.complex128,
+                           *dtypes.NO_ARRAY_DTYPES)]
 
 
 def sample(dtype, shape=(2, 3)):
@@ -23,6 +24,8 @@ def sample(dtype, shape=(2, 3)):
         return (np.arange(n) % 2 == 0).reshape(shape)
     if dtypes.is_complex(dtype):
         return (np.arange(n) + 1j * np.arange(n)[::-1]).astype(dtype).reshape(shape)
+    if dtype == dtypes.float8_e8m0fnu:           # (powers of two only: no sign, no zero)
+        return (2.0 ** (np.arange(n) - n // 2)).astype(dtype).reshape(shape)
     if dtypes.is_signed(dtype) or dtypes.is_float(dtype):
         return (np.arange(n) - n // 2).astype(dtype).reshape(shape)
     return np.arange(n).astype(dtype).reshape(shape)

@@ -29,18 +29,30 @@ complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
 float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz = (
     np.dtype(getattr(ml_dtypes, n)) for n in ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
                                               "float8_e5m2fnuz", "float8_e4m3b11fnuz"))
+float8_e3m4, float8_e4m3, float8_e8m0fnu = (
+    np.dtype(getattr(ml_dtypes, n)) for n in ("float8_e3m4", "float8_e4m3", "float8_e8m0fnu"))
 FLOAT8_DTYPES = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz,
-                 float8_e4m3b11fnuz)
+                 float8_e4m3b11fnuz, float8_e3m4, float8_e4m3, float8_e8m0fnu)
+# the 6- and 4-bit floats and the 1-, 2- and 4-bit integers (ml_dtypes' too, one byte an
+# element in NumPy): like the float8s, each meets only Python scalars of its kind
+float6_e2m3fn, float6_e3m2fn, float4_e2m1fn = (
+    np.dtype(getattr(ml_dtypes, n)) for n in ("float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn"))
+FLOAT6_DTYPES, FLOAT4_DTYPES = (float6_e2m3fn, float6_e3m2fn), (float4_e2m1fn,)
+NARROW_FLOAT_DTYPES = (*FLOAT8_DTYPES, *FLOAT6_DTYPES, *FLOAT4_DTYPES)
+int1, int2, int4, uint1, uint2, uint4 = (
+    np.dtype(getattr(ml_dtypes, n)) for n in ("int1", "int2", "int4", "uint1", "uint2", "uint4"))
+INTN_DTYPES = (int1, int2, int4, uint1, uint2, uint4)
 
 SUPPORTED_DTYPES = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-                    bfloat16, float16, float32, float64, complex64, complex128, *FLOAT8_DTYPES)
+                    bfloat16, float16, float32, float64, complex64, complex128,
+                    *NARROW_FLOAT_DTYPES, *INTN_DTYPES)
 _SUPPORTED = frozenset(SUPPORTED_DTYPES)
 
 BOOL_DTYPES = frozenset([bool_])
-SIGNED_DTYPES = frozenset([int8, int16, int32, int64])
-UNSIGNED_DTYPES = frozenset([uint8, uint16, uint32, uint64])
+SIGNED_DTYPES = frozenset([int8, int16, int32, int64, int1, int2, int4])
+UNSIGNED_DTYPES = frozenset([uint8, uint16, uint32, uint64, uint1, uint2, uint4])
 INT_DTYPES = SIGNED_DTYPES | UNSIGNED_DTYPES
-FLOAT_DTYPES = frozenset([bfloat16, float16, float32, float64, *FLOAT8_DTYPES])
+FLOAT_DTYPES = frozenset([bfloat16, float16, float32, float64, *NARROW_FLOAT_DTYPES])
 COMPLEX_DTYPES = frozenset([complex64, complex128])
 INEXACT_DTYPES = FLOAT_DTYPES | COMPLEX_DTYPES
 
@@ -49,7 +61,8 @@ _X64_TO_X32 = {int64: int32, uint64: uint32, float64: float32, complex128: compl
 SHORT_NAMES = {bool_: "bool", int8: "i8", int16: "i16", int32: "i32", int64: "i64",
                uint8: "u8", uint16: "u16", uint32: "u32", uint64: "u64", bfloat16: "bf16",
                float16: "f16", float32: "f32", float64: "f64", complex64: "c64",
-               complex128: "c128", **{d: "f8_" + d.name[len("float8_"):] for d in FLOAT8_DTYPES}}
+               complex128: "c128", **{d: "f" + d.name[len("float"):] for d in NARROW_FLOAT_DTYPES},
+               **{d: d.name.replace("uint", "u").replace("int", "i") for d in INTN_DTYPES}}
 
 
 def is_float(dtype) -> bool: return np.dtype(dtype) in FLOAT_DTYPES
@@ -71,6 +84,20 @@ def check_supported(dtype, what="dtype") -> np.dtype:
         names = ", ".join(str(t) for t in SUPPORTED_DTYPES)
         raise TypeError(f"{what} {d} is not supported by jxkernel; supported dtypes are {names}")
     return d
+
+
+# dtypes JAX 0.10.2 names but XLA's CPU backend keeps no arrays of (JAX's fail there too)
+NO_ARRAY_DTYPES = frozenset([float6_e2m3fn, float6_e3m2fn, int1, uint1])
+
+
+def check_has_arrays(dtype, what="an array") -> None:
+    """A TypeError if XLA cannot hold arrays of `dtype` (finfo, iinfo and promotion still
+    know it, as in JAX)."""
+    if np.dtype(dtype) in NO_ARRAY_DTYPES:
+        raise TypeError(
+            f"{what} of dtype {np.dtype(dtype)}: XLA's CPU backend has no arrays of this "
+            "dtype (JAX 0.10.2's neither); convert with NumPy (ml_dtypes), or use "
+            "float8_e4m3fn/int2/int4 for narrow arrays")
 
 
 @functools.lru_cache(maxsize=None)
@@ -130,11 +157,12 @@ def _lattice(x64: bool):
     i_, f_, c_ = int, float, complex
     return {
         bool_: [i_],
-        i_: [uint8, int8], uint8: [int16, uint16], uint16: [int32, uint32],
+        i_: [uint8, int8, *INTN_DTYPES], **{d: [] for d in INTN_DTYPES},
+        uint8: [int16, uint16], uint16: [int32, uint32],
         uint32: [int64, uint64] if x64 else [int32, uint64], uint64: [f_],
         int8: [int16], int16: [int32], int32: [int64], int64: [f_],
-        f_: [c_, float16, bfloat16, *FLOAT8_DTYPES], bfloat16: [float32], float16: [float32],
-        **{d: [] for d in FLOAT8_DTYPES},
+        f_: [c_, float16, bfloat16, *NARROW_FLOAT_DTYPES], bfloat16: [float32],
+        float16: [float32], **{d: [] for d in NARROW_FLOAT_DTYPES},
         float32: [float64, complex64], float64: [complex128],
         c_: [complex64], complex64: [complex128], complex128: [],
     }
@@ -183,6 +211,12 @@ class TypePromotionError(ValueError):
     """Raised when dtypes have no implicit promotion (jax_numpy_dtype_promotion='strict')."""
 
 
+# JAX's wording for each narrow kind, checked in this order
+_NARROW_KINDS = (("8-bit floats", set(FLOAT8_DTYPES)), ("6-bit floats", set(FLOAT6_DTYPES)),
+                 ("4-bit floats", set(FLOAT4_DTYPES)),
+                 ("1-bit, 2-bit and 4-bit integers", set(INTN_DTYPES)))
+
+
 @functools.lru_cache(maxsize=None)
 def _join(x64: bool, *nodes, strict: bool = False):
     bounds = _STRICT_UPPER_BOUNDS if strict else _UPPER_BOUNDS[x64]
@@ -193,12 +227,14 @@ def _join(x64: bool, *nodes, strict: bool = False):
             f"Input dtypes {tuple(str(n) for n in nodes)} have no available implicit dtype "
             "promotion path when jax_numpy_dtype_promotion=strict. Try explicitly casting "
             "inputs to the desired output type, or set jax_numpy_dtype_promotion=standard.")
-    if not least and any(n in FLOAT8_DTYPES for n in nodes):
+    narrow = next((kind for kind, members in _NARROW_KINDS if set(nodes) & members), None)
+    if not least and narrow:
         raise TypePromotionError(
             f"Input dtypes {tuple(str(n) for n in nodes)} have no available implicit dtype "
-            "promotion path. To avoid unintended promotion, 8-bit floats do not support "
+            f"promotion path. To avoid unintended promotion, {narrow} do not support "
             "implicit promotion. If you'd like your inputs to be promoted to another type, "
-            "you can do so explicitly using e.g. x.astype('float32')")
+            "you can do so explicitly using e.g. "
+            f"x.astype('{'int32' if narrow.endswith('integers') else 'float32'}')")
     assert len(least) == 1, nodes
     return least.pop()
 
@@ -297,11 +333,12 @@ def to_complex_dtype(d) -> np.dtype:
 
 def finfo(d):
     d = np.dtype(d)
-    return ml_dtypes.finfo(d) if d == bfloat16 or d in FLOAT8_DTYPES else np.finfo(d)
+    return ml_dtypes.finfo(d) if d == bfloat16 or d in NARROW_FLOAT_DTYPES else np.finfo(d)
 
 
 def iinfo(d):
-    return np.iinfo(np.dtype(d))
+    d = np.dtype(d)
+    return ml_dtypes.iinfo(d) if d in INTN_DTYPES else np.iinfo(d)
 
 
 _ABSTRACT_KINDS = {np.bool_: BOOL_DTYPES, np.integer: INT_DTYPES,

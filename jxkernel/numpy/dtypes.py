@@ -199,7 +199,10 @@ def canonicalize_user_dtype(d, fun_name: str = "", warn: bool = True) -> np.dtyp
 
 
 # ---------------------------------------------------------------- predicates
-_CUSTOM_FLOATS = {ml_dtypes.bfloat16, *(d.type for d in _core.FLOAT8_DTYPES)}
+_CUSTOM_FLOATS = {ml_dtypes.bfloat16, *(d.type for d in _core.NARROW_FLOAT_DTYPES)}
+# ml_dtypes' narrow ints derive from np.generic alone: their kinds, as JAX answers them
+_INTN_KINDS = {d.type: np.signedinteger if d in _core.SIGNED_DTYPES else np.unsignedinteger
+               for d in _core.INTN_DTYPES}
 
 
 def issubdtype(a, b) -> bool:
@@ -219,6 +222,8 @@ def _issubdtype(a, b) -> bool:
     b_sc = b if isinstance(b, type) and issubclass(b, np.generic) else np.dtype(b).type
     if a_sc in _CUSTOM_FLOATS:
         return b_sc in {a_sc, np.floating, np.inexact, np.number, np.generic}
+    if a_sc in _INTN_KINDS:
+        return b_sc in {a_sc, _INTN_KINDS[a_sc], np.integer, np.number, np.generic}
     return bool(np.issubdtype(a_sc, b_sc))
 
 

@@ -16,7 +16,9 @@ __all__ = [
     "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "bfloat16", "float16", "float32", "float64", "complex64", "complex128", "int_", "uint",
     "float_", "complex_", "single", "double", "csingle", "cdouble", "float8_e4m3fn",
-    "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz",
+    "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz", "float8_e3m4",
+    "float8_e4m3", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn",
+    "int1", "int2", "int4", "uint1", "uint2", "uint4",
 ]
 
 
@@ -43,6 +45,12 @@ float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz
     _scalar_type(getattr(ml_dtypes, n)) for n in ("float8_e4m3fn", "float8_e5m2",
                                                   "float8_e4m3fnuz", "float8_e5m2fnuz",
                                                   "float8_e4m3b11fnuz"))
+# (JAX 0.10.2 names these too; XLA's CPU backend runs the float8s, float4 and the 2- and
+# 4-bit ints, but neither it nor JAX's has arrays of the 6-bit floats or 1-bit ints)
+(float8_e3m4, float8_e4m3, float8_e8m0fnu, float6_e2m3fn, float6_e3m2fn, float4_e2m1fn, int1,
+ int2, int4, uint1, uint2, uint4) = (_scalar_type(getattr(ml_dtypes, n)) for n in (
+    "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn",
+    "float4_e2m1fn", "int1", "int2", "int4", "uint1", "uint2", "uint4"))
 float16 = _scalar_type(np.float16)
 float32 = single = _scalar_type(np.float32)
 float64 = double = _scalar_type(np.float64)

@@ -452,6 +452,8 @@ def host_to_device(value: np.ndarray, aval: ShapedArray, device) -> Array:
         # loads once a transfer guard is set (config._transfer_guarded)
         from .transfer_guard import check
         check("host_to_device", aval, device)
+    if aval.dtype in dtypes.NO_ARRAY_DTYPES:
+        dtypes.check_has_arrays(aval.dtype, "jnp.array")
     buf = xc.batched_device_put(aval, sharding_for((device,)), [value], [device], True, False,
                                 _COPY, True)
     return Array(buf, aval)
@@ -473,7 +475,7 @@ def to_numpy(x, dtype=None) -> np.ndarray:
 def _python_scalar_to_numpy(x, dtype) -> np.ndarray:
     dtype = np.dtype(dtype)
     if type(x) is int and dtype in dtypes.INT_DTYPES:
-        info = np.iinfo(dtype)
+        info = dtypes.iinfo(dtype)
         if not info.min <= x <= info.max:
             raise OverflowError(f"Python int {x} too large to convert to {dtype.name}")
     return np.asarray(x, dtype=dtype)

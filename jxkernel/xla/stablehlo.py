@@ -33,6 +33,10 @@ _ELEMENT_TYPES = {
     dtypes.complex128: "complex<f64>", dtypes.float8_e4m3fn: "f8E4M3FN",
     dtypes.float8_e5m2: "f8E5M2", dtypes.float8_e4m3fnuz: "f8E4M3FNUZ",
     dtypes.float8_e5m2fnuz: "f8E5M2FNUZ", dtypes.float8_e4m3b11fnuz: "f8E4M3B11FNUZ",
+    dtypes.float8_e3m4: "f8E3M4", dtypes.float8_e4m3: "f8E4M3", dtypes.float8_e8m0fnu: "f8E8M0FNU",
+    # (no float6, int1, uint1: XLA's CPU backend has no arrays of them, dtypes.NO_ARRAY_DTYPES)
+    dtypes.float4_e2m1fn: "f4E2M1FN", dtypes.int2: "i2", dtypes.int4: "i4", dtypes.uint2: "ui2",
+    dtypes.uint4: "ui4",
 }
 
 
@@ -41,6 +45,7 @@ def element_type(dtype) -> str:
         return _ELEMENT_TYPES[np.dtype(dtype)]
     except (KeyError, TypeError):
         dtypes.check_supported(dtype)
+        dtypes.check_has_arrays(dtype, "a value in a program")
         raise
 
 
