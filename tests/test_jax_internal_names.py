@@ -75,3 +75,23 @@ def test_jaxpr_interpreter_names():
     assert isinstance(eqns[-1].invars[1], Literal) and isinstance(eqns[-1].invars[0], Var)
     assert [len(e.effects) for e in eqns] == [1, 0]        # the debug callback's effect only
     assert eqns[-1].primitive.get_bind_params(eqns[-1].params) == eqns[-1].params
+
+
+def test_custom_jvp_call_bind_params_are_jaxs():
+    # Equinox's finaliser reads custom_jvp_call's bind params as JAX's: subfuns = (the body,
+    # the lifted jvp rule) as WrappedFuns; an interpreter that binds them again gets the call
+    f = jxkernel.custom_jvp(lambda x: x * 2.0)
+    f.defjvp(lambda p, t: (f(*p), t[0] * 10.0))
+    eqn, = jxkernel.make_jaxpr(f)(1.0).jaxpr.eqns
+    params = eqn.primitive.get_bind_params(eqn.params)
+    assert sorted(params) == ["subfuns", "symbolic_zeros"]
+    fun, jvp = params["subfuns"]
+    assert [float(v) for v in fun.call_wrapped(0.5) + jvp.call_wrapped(0.5, 1.0)] == [1.0, 1.0, 10.0]
+    rebound = lambda x: eqn.primitive.bind(x, **params)[0]
+    assert float(jxkernel.jit(rebound)(0.5)) == 1.0
+    assert float(jxkernel.grad(rebound)(0.5)) == 10.0          # still the custom rule
+    # another's WrappedFuns: the body is traced; the rule takes primals then tangents
+    from jxkernel.extend import linear_util as lu
+    subfuns = (lu.wrap_init(lambda x: [x * 3.0]), lu.wrap_init(lambda x, t: [x * 3.0, t * 7.0]))
+    g = lambda x: eqn.primitive.bind(x, subfuns=subfuns, symbolic_zeros=False)[0]
+    assert float(jxkernel.jit(g)(2.0)) == 6.0 and float(jxkernel.grad(g)(2.0)) == 7.0

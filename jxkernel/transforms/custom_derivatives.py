@@ -237,7 +237,93 @@ class _FlatJVPRule:
         return p_leaves, t_leaves
 
 
-custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
+class CustomJVPCallPrimitive(Primitive):
+    """custom_jvp_call, bound with jxkernel's params (`call_jaxpr`, the flat `jvp` rule,
+    `num_consts`, `symbolic_zeros`, `name`) or, as JAX's is, with `subfuns=(fun, jvp)`: what
+    `get_bind_params` gives an interpreter of jaxprs to bind it again (Equinox's finaliser
+    calls `fun.call_wrapped` on the equation's inputs instead)."""
+    __slots__ = ()
+
+    def get_bind_params(self, params) -> dict:
+        """JAX's bind params: `subfuns` = (the body over consts and inputs, the rule over
+        consts, inputs and their tangents, giving outputs then tangents), `symbolic_zeros`.
+
+        >>> f = custom_jvp(lambda x: x * 2.0)
+        >>> _ = f.defjvp(lambda p, t: (f(*p), t[0] * 3.0))
+        >>> eqn, = jax.make_jaxpr(f)(1.0).jaxpr.eqns
+        >>> fun, jvp = eqn.primitive.get_bind_params(eqn.params)["subfuns"]
+        >>> [float(v) for v in fun.call_wrapped(5.0) + jvp.call_wrapped(5.0, 1.0)]
+        [10.0, 10.0, 3.0]
+        """
+        from ..extend.linear_util import wrap_init     # JAX's WrappedFun; loads on first use
+        p = dict(params)
+        call_jaxpr, jvp, num_consts = p.pop("call_jaxpr"), p.pop("jvp"), p.pop("num_consts")
+        name = p.pop("name")
+        p["subfuns"] = (wrap_init(_JaxprFun(call_jaxpr, name)),
+                        wrap_init(_LiftedJVP(jvp, num_consts)))
+        return p
+
+    def bind(self, *args, subfuns=None, **params):
+        if subfuns is not None:
+            args, params = _params_of_subfuns(subfuns, args, params)
+        return super().bind(*args, **params)
+
+
+class _JaxprFun:
+    """A custom_jvp_call's body as a function (JAX's `core.jaxpr_as_fun`), its jaxpr kept so
+    that binding it again rebinds the very equation."""
+
+    def __init__(self, call_jaxpr, name):
+        self.call_jaxpr, self.__name__ = call_jaxpr, name
+
+    def __call__(self, *args):
+        return eval_jaxpr(self.call_jaxpr.jaxpr, self.call_jaxpr.consts, *args)
+
+
+class _LiftedJVP:
+    """A flat jvp rule as JAX's `lift_jvp` gives it: over (consts, primals, the consts'
+    tangents, the tangents), returning the outputs then their tangents."""
+
+    def __init__(self, rule, num_consts):
+        self.rule, self.num_consts = rule, num_consts
+        self.__name__ = getattr(rule, "__name__", "jvp")
+
+    def __call__(self, *xs):
+        n = len(xs) // 2
+        outs, tangents = self.rule(list(xs[self.num_consts:n]), list(xs[n + self.num_consts:]))
+        return [*outs, *tangents]
+
+
+class _FlatWrappedJVP:
+    """Another's JAX-style jvp WrappedFun (over primals then tangents, giving outputs then
+    tangents) as jxkernel's flat rule."""
+
+    def __init__(self, jvp):
+        self.jvp, self.__name__ = jvp, getattr(jvp, "__name__", "jvp")
+
+    def __call__(self, primals, tangents):
+        out = self.jvp.call_wrapped(*primals, *[instantiate(t) if type(t) is Zero else t
+                                                for t in tangents])
+        return list(out[:len(out) // 2]), list(out[len(out) // 2:])
+
+
+def _params_of_subfuns(subfuns, args, params):
+    """(args, jxkernel's params) of a bind with JAX's `subfuns`: the equation they came from,
+    or, for other WrappedFuns, the body traced at the arguments' types."""
+    fun, jvp = subfuns
+    body, rule = getattr(fun, "f", None), getattr(jvp, "f", None)
+    if type(body) is _JaxprFun and type(rule) is _LiftedJVP and not (fun.transforms or
+                                                                     jvp.transforms):
+        return args, dict(params, call_jaxpr=body.call_jaxpr, jvp=rule.rule,
+                          num_consts=rule.num_consts, name=body.__name__)
+    closed = trace_to_jaxpr(lambda *xs: list(fun.call_wrapped(*xs)), [get_aval(a) for a in args])
+    jaxpr, consts = convert_constvars_to_invars(closed)
+    name = getattr(fun, "__name__", None) or getattr(body, "__name__", "custom_jvp_call")
+    return (*consts, *args), dict(params, call_jaxpr=jaxpr, jvp=_FlatWrappedJVP(jvp),
+                                  num_consts=len(consts), name=name)
+
+
+custom_jvp_call_p = CustomJVPCallPrimitive("custom_jvp_call", multiple_results=True)
 
 
 def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symbolic_zeros,
