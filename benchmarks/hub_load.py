@@ -26,7 +26,7 @@ from pathlib import Path
 import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 from test_hub import Kernel, Room  # noqa: E402  (the suite's hub driver: login, tokens, websocket)
 
 NOTEBOOKS = ["demos/01_tour.ipynb", "demos/solutions/02_jit_and_tracing.ipynb"]

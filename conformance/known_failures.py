@@ -1,6 +1,6 @@
 """Programs known to fail under jxkernel today: name -> why (the one list of them).
 
-tests/test_conformance.py fails when a program not listed here fails, and when a listed
+tests/jax_compat/test_conformance.py fails when a program not listed here fails, and when a listed
 one passes (then delete its line here). A reason begins with "missing:" when jxkernel
 lacks the API the program uses.
 """

@@ -2,7 +2,7 @@
 
 The built assets are committed so that installing jxkernel needs no Node. `npm run build`
 (and build:prod) end with `python3 stamp.py write`, which records a hash of everything the build
-reads; tests/test_labextension_build.py fails when the sources no longer match that hash, i.e.
+reads; tests/labextension/test_labextension_build.py fails when the sources no longer match that hash, i.e.
 someone changed src/, style/ or the package files without rebuilding.
 
     python3 stamp.py write     record the current sources' hash next to the build output

@@ -17,7 +17,7 @@ import numpy as np
 from jax.example_libraries import optimizers, stax
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:0] = [os.path.join(HERE, "..", "tests", "data"), os.path.join(HERE, "..", "tests")]
+sys.path[:0] = [os.path.join(HERE, "..", "tests", "data"), os.path.join(HERE, "..", "tests", "support")]
 import example_libraries_cases  # noqa: E402
 
 

@@ -4,7 +4,7 @@
 
 Each case is a Python expression over the names `r` (the random module), `jax`, `np`,
 `bf16`, `k` (= r.PRNGKey(seed)), `kt` (= r.key(seed)) and the constants ALPHAS and COV.
-tests/test_random_reference.py evaluates the same text with jxkernel in place of jax and
+tests/random/test_random_reference.py evaluates the same text with jxkernel in place of jax and
 compares the bit patterns.
 """
 import json

@@ -5,7 +5,7 @@ hand, not by the test suite):
 
 It runs the programs of tests/data/source_columns_and_weak_types_cases.py (source locations
 with their columns, weak types of scan/while/fori/cond/switch outputs and tangents) with JAX;
-tests/test_source_columns_and_weak_types.py runs the same programs with jxkernel and compares.
+tests/core/test_source_columns_and_weak_types.py runs the same programs with jxkernel and compares.
 """
 import jax
 import jax.ad_checkpoint  # noqa: F401  (the cases reach print_saved_residuals through it)

@@ -4,7 +4,7 @@
     record_json(jax, "extend_experimental_cases", "extend_experimental_reference.json")
 
 `record_modes` runs a case list in 32- and 64-bit mode into one .npz: "<mode>/<case>#<leaf
-index>" and its weak type under "...#<leaf index>#weak" (tests/recorded_modes.py reads it
+index>" and its weak type under "...#<leaf index>#weak" (tests/support/recorded_modes.py reads it
 back). `record_json` writes the dict a case module's `run(jax)` returns, with JAX's version.
 """
 import importlib

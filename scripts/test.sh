@@ -9,12 +9,12 @@ cd "$(dirname "$0")/.."
 # processes (two workers, kernels, JupyterLab servers, subprocess tests) pay for them as they
 # start: from a fresh clone on 2 cores, 11 min 18 s without it, 9 min 43 s with (8 s of it here)
 .venv/bin/python -m uv pip install -q --python .venv/bin/python --compile-bytecode -e '.[test,ecosystem,hub]'
-# configurable-http-proxy for tests/test_hub.py, from npm into hub/node_modules (as scripts/hub.sh
+# configurable-http-proxy for tests/release/test_hub.py, from npm into hub/node_modules (as scripts/hub.sh
 # does); without npm or a registry that answers, the hub test skips and says why
 if [ ! -x hub/node_modules/.bin/configurable-http-proxy ]; then
     { command -v npm >/dev/null &&
       npm install --prefix hub --no-audit --no-fund --fetch-retries=1 --fetch-timeout=30000 >/dev/null 2>&1; } ||
-      echo "test.sh: configurable-http-proxy not installed (npm missing or offline): tests/test_hub.py will skip" >&2
+      echo "test.sh: configurable-http-proxy not installed (npm missing or offline): tests/release/test_hub.py will skip" >&2
 fi
 # uv compiles site-packages but not the editable checkout, and where PYTHONDONTWRITEBYTECODE is
 # set (as on some CI images) nothing caches it later: every process the suite starts (workers,

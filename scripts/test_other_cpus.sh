@@ -3,7 +3,7 @@
 # generation and OpenBLAS (LAPACK for jaxlib, through scipy) choose kernels per CPU, so floats
 # can differ in their last bits between machines; the suite must pass on all of them.
 #   sh scripts/test_other_cpus.sh                               # the whole suite, 3 times
-#   sh scripts/test_other_cpus.sh tests/test_scipy_linalg.py    # arguments go to pytest
+#   sh scripts/test_other_cpus.sh tests/scipy/test_scipy_linalg.py    # arguments go to pytest
 # Each configuration caps XLA's instruction set and picks OpenBLAS's kernels for that CPU.
 # AVX (Sandy Bridge: no FMA, the widest rounding differences) is the oldest: jaxlib's wheels
 # need AVX, and below it XLA cannot even compile float16 conversions.

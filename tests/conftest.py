@@ -76,7 +76,7 @@ _LONGEST_FIRST = (
     "test_hub.py::",                 # a JupyterHub, two learners' servers, a hub restart
     "test_release.py::",             # builds the wheel, then a fresh venv runs the tour from it
     "test_scipy_linalg.py::",
-    "test_scipy_special_extra.py::test_values_and_derivatives_match_jax",
+    "test_scipy_special.py::test_values_and_derivatives_match_jax",
     "test_layers.py::test_every_module_imports_first",
     "test_scipy_stats.py::test_against_scipy",
     "test_lax_special.py::test_values_and_derivatives_match_jax",

@@ -1,42 +1,15 @@
 """Runtime behaviour that needs a fresh process: device counts, the on-disk cache across
 processes, start-up logging, and `python -m jxkernel`."""
-import json
 import os
-import subprocess
-import sys
-import textwrap
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def run_python(args, env=None, timeout=180):
-    """Run `python ARGS` in the repository root; returns the CompletedProcess. The package,
-    tests/ and tests/data/ are importable there, as pytest's `pythonpath` setting makes them
-    here."""
-    full_env = {**os.environ, **(env or {})}
-    full_env["PYTHONPATH"] = os.pathsep.join([ROOT, os.path.join(ROOT, "tests"),
-                                              os.path.join(ROOT, "tests", "data"),
-                                              full_env.get("PYTHONPATH", "")])
-    return subprocess.run([sys.executable, *args], cwd=ROOT, env=full_env, capture_output=True,
-                          text=True, timeout=timeout)
-
-
-def run_code(code, env=None):
-    result = run_python(["-c", textwrap.dedent(code)], env)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return result
-
-
-def run_json(code, env=None):
-    """The JSON object `code`, run in a fresh interpreter, prints on its last line."""
-    return json.loads(run_code(code, env).stdout.strip().splitlines()[-1])
+from fresh_process import run_code, run_json, run_python  # noqa: F401  (run_json: for tests/test_sharding_explicit.py until it moves)
 
 
 def test_multi_device_tests_in_a_four_device_process():
     result = run_python(["-m", "pytest", "-q", "-o", "addopts=", "-p", "no:cacheprovider",
-                         "tests/test_runtime_multidevice.py"], {"JXKERNEL_CPU_DEVICES": "4"})
+                         "tests/runtime/test_runtime_multidevice.py"], {"JXKERNEL_CPU_DEVICES": "4"})
     summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert "passed" in summary and "skipped" not in summary and "failed" not in summary, summary

@@ -27,7 +27,7 @@ _array_methods.install()
 bool = bool_  # noqa: A001,E402  jnp.bool, NumPy 2's name for bool_ (JAX has both)
 from .array_api import *  # noqa: F401,F403,E402  array API metadata, from_dlpack
 
-_LAZY_MODULES = {   # each tuple is its module's __all__ (tests/test_api_modules.py checks)
+_LAZY_MODULES = {   # each tuple is its module's __all__ (tests/api/test_api_modules.py checks)
     "polynomial": ("poly", "vander", "polyval", "polyadd", "polysub", "polymul", "polydiv",
                    "polyder", "polyint", "polyfit", "roots"),
     "convolution": ("convolve", "correlate"),

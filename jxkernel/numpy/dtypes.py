@@ -6,7 +6,7 @@ predicates, finfo/iinfo (the scalar types, `jnp.float32`..., are in scalar_types
 
 The lattice is JAX's (jax/_src/dtypes.py) node for node, including its x32 twist
 (uint32 promotes with int32 to int32) and its rules for all-weak and single arguments;
-tests/test_numpy_promotion.py checks every pair against a table recorded from JAX.
+tests/numpy/test_numpy_promotion.py checks every pair against a table recorded from JAX.
 """
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Array API standard cases, run by reference/make_array_api_reference.py with JAX and by
-tests/test_array_api.py with jxkernel: the namespace and its info, isdtype, the dtypes of
+tests/numpy/test_array_api.py with jxkernel: the namespace and its info, isdtype, the dtypes of
 cumulative_sum/cumulative_prod, permute_dims, and DLPack with NumPy.
 
 `cases(jax, jnp)` returns {name: JSON-able outcome}; an exception is recorded as

@@ -1,6 +1,6 @@
 """Cases for the composite jnp functions (calculus, statistics, functional, editing,
 polynomial, windows, index tricks), evaluated by both real JAX (reference/make_composites_reference.py
-writes composites_reference.npz) and jxkernel (tests/test_numpy_composites.py compares
+writes composites_reference.npz) and jxkernel (tests/numpy/test_numpy_composites.py compares
 values, dtypes and weak types). `x64` says which mode the caller runs them in; `part`
 picks one group of cases (None: all of them), so the test can spread them over workers;
 `concrete=False` leaves out concrete_cases (see there)."""
@@ -14,7 +14,7 @@ PARTS = ("calculus", "statistics", "functional", "editing", "polynomial", "grads
 # always exact. "part/name" -> ulps; a float result not named takes DEFAULT_ULPS: a few
 # roundings that XLA may fuse (FMA) or sum in another order, or its sin/cos/exp/i0 (seen: at
 # most 2 ulps on Intel AVX-512, AVX2 and SSE4.2 code generation, the worst of the others in
-# brackets below; tests/test_numpy_composites.py runs some parts as one jitted program).
+# brackets below; tests/numpy/test_numpy_composites.py runs some parts as one jitted program).
 DEFAULT_ULPS = 4
 EXACT = {   # bit for bit everywhere: copies, selections, integers, single exact roundings
     "calculus/diff_prepend_scalar", "statistics/bincount_w_minlength",

@@ -1,6 +1,6 @@
 """Convolution cases evaluated by both real JAX (reference/make_conv_reference.py writes the results
 to conv_reference.npz and the jaxpr texts to conv_jaxprs.json) and jxkernel
-(tests/test_lax_convolution.py compares). Inputs are small integers, so every result is
+(tests/lax/test_lax_convolution.py compares). Inputs are small integers, so every result is
 exact whatever the summation order.
 
 CASES: name -> (fun(lax, lhs, rhs), lhs shape, rhs shape or None, dtype, differentiable).

@@ -1,12 +1,12 @@
 """Nonsymmetric eigendecomposition cases evaluated by both real JAX 0.10.2
-(reference/make_eig_reference.py writes eig_reference.npz) and jxkernel (tests/test_linalg_eig.py
+(reference/make_eig_reference.py writes eig_reference.npz) and jxkernel (tests/lax/test_linalg_eig.py
 compares): lax.linalg.eig, jnp.linalg.eig/eigvals, their derivatives, and jnp.roots.
 `jax` is the jax module (jxkernel or the real one), run in x64 mode."""
 import numpy as np
 
 from numerics import LAPACK
 
-# How tests/test_linalg_eig.py compares every leaf with JAX's (tests/numerics.py): geev and its
+# How tests/lax/test_linalg_eig.py compares every leaf with JAX's (tests/support/numerics.py): geev and its
 # Hessenberg/QR kernels differ per CPU (OpenBLAS's blocking, FMA), so all floats here (values,
 # vectors, derivatives, roots) are compared within ULPS, measured at the largest |value| of the
 # leaf: eigen-errors scale with the matrix's norm, not with each small entry. Worst seen over

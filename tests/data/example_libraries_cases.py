@@ -1,6 +1,6 @@
 """Programs using jax.example_libraries (stax and optimizers), written as JAX's tutorials and
 examples write them, shared by reference/make_example_libraries_reference.py (run with real
-JAX) and tests/test_example_libraries.py (run with jxkernel).
+JAX) and tests/api/test_example_libraries.py (run with jxkernel).
 
 Each program is a function of the modules ``(jax, jnp, stax, optimizers)`` returning a pytree
 whose leaves are arrays or Python numbers; the reference stores each leaf and the tree's
@@ -9,7 +9,7 @@ structure. Each program compiles few XLA programs (one jit per model) to keep th
 import numpy as np
 from numerics import ELEMENTWISE
 
-# How the test compares each program's floats with JAX's (tests/numerics.py's
+# How the test compares each program's floats with JAX's (tests/support/numerics.py's
 # assert_allclose_ulp, measured at the largest |value| of each leaf); ints, shapes, dtypes,
 # Python types and tree structures always exactly. In brackets: the worst measured on the Intel
 # Xeon (AVX-512) where the reference was recorded; other CPUs pick other vector kernels.

@@ -1,5 +1,5 @@
 """Cases for lax.fft and jnp.fft, evaluated by both real JAX (reference/make_fft_reference.py
-writes fft_reference.npz and fft_jaxprs.json) and jxkernel (tests/test_fft.py compares
+writes fft_reference.npz and fft_jaxprs.json) and jxkernel (tests/lax/test_fft.py compares
 values, dtypes and weak types, and the printed jaxprs). `x64` says which mode the caller
 runs `cases` in."""
 import numpy as np

@@ -1,6 +1,6 @@
 """Cases for jax.scipy.stats.gaussian_kde, evaluated by real JAX
 (reference/make_gaussian_kde_reference.py writes gaussian_kde_reference.npz) and by jxkernel
-(tests/test_gaussian_kde.py compares values, dtypes and weak types). The x32 cases are one
+(tests/scipy/test_gaussian_kde.py compares values, dtypes and weak types). The x32 cases are one
 jitted program (the estimators are built from traced data: they are pytrees of arrays);
 `x64` says which mode the caller runs `cases` in."""
 import numpy as np

@@ -285,7 +285,7 @@ def case_id(case) -> str:
 
 
 # Bounds for comparing a case's float results with the recorded ones, in ulps of the result's
-# dtype (tests/numerics.py): the reference was recorded on another CPU, where XLA's vectorized
+# dtype (tests/support/numerics.py): the reference was recorded on another CPU, where XLA's vectorized
 # transcendental functions and fused expressions may round differently. Keyed by case id or by
 # function; a (ulps, scale) pair measures errors at `scale` (results near a zero of the function
 # that come from cancellation). Cases not listed get DEFAULT_ULPS (= numerics.ELEMENTWISE): the

@@ -1,11 +1,11 @@
 """jnp.linalg cases evaluated by both real JAX (reference/make_linalg_reference.py writes the results to
-linalg_reference.npz) and jxkernel (tests/test_numpy_linalg.py compares): values and
+linalg_reference.npz) and jxkernel (tests/numpy/test_numpy_linalg.py compares): values and
 derivatives, float32 and float64 (run in x64 mode). `la` is the jnp.linalg module."""
 import numpy as np
 
 from numerics import LAPACK
 
-# How tests/test_numpy_linalg.py compares each output leaf with JAX's: LAPACK's blocked kernels
+# How tests/numpy/test_numpy_linalg.py compares each output leaf with JAX's: LAPACK's blocked kernels
 # (OpenBLAS picks them per CPU) and XLA's fused code around them round differently per CPU, so
 # every float is compared in ulps measured at the leaf's largest |value| (a factorization's
 # error scales with the matrix's norm, not with each small entry). The bound by case name (the

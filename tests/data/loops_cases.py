@@ -1,6 +1,6 @@
 """lax.associative_scan, lax.map(batch_size=...) and lax.full cases, evaluated by real JAX
 (reference/make_loops_reference.py writes loops_reference.npz) and by jxkernel
-(tests/test_lax_loops_extra.py compares). `jax` is the module under test.
+(tests/lax/test_lax_loops.py compares). `jax` is the module under test.
 
 ULPS: the cases whose floats may differ per CPU, with their bound in ulps; every other case
 is compared bit for bit, being copies, integers, or single correctly rounded adds and

@@ -1,6 +1,6 @@
 """Cases of jax.nn.initializers, dot_product_attention and logmeanexp, shared by
-reference/make_nn_reference.py (run with real JAX) and tests/test_nn_initializers.py /
-tests/test_nn_attention.py (run with jxkernel).
+reference/make_nn_reference.py (run with real JAX) and tests/nn/test_nn_initializers.py /
+tests/nn/test_nn_attention.py (run with jxkernel).
 
 Each case is a Python expression over the names `jax`, `jnp`, `nn`, `I` (= nn.initializers),
 `np`, `k` (= jax.random.key(42)), `k0` (= jax.random.PRNGKey(0)) and the input arrays of
@@ -11,7 +11,7 @@ import numpy as np
 
 from numerics import ELEMENTWISE, assert_allclose_ulp
 
-# How the tests compare a case's floats with JAX's (tests/numerics.py's assert_allclose_ulp):
+# How the tests compare a case's floats with JAX's (tests/support/numerics.py's assert_allclose_ulp):
 # bit for bit where none is given (zeros, constants, uniform draws times a constant: exact on
 # every CPU), else within `ulps` units in the last place, measured at the largest |value| of
 # the result where scale="max". Measured worst across Intel AVX-512 / AVX2 / AVX / SSE4.2

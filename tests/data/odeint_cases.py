@@ -1,6 +1,6 @@
 """odeint cases run the same way with JAX and with jxkernel
 (reference/make_odeint_reference.py records JAX 0.10.2's values in
-tests/data/odeint_reference.npz; tests/test_odeint.py compares).
+tests/data/odeint_reference.npz; tests/api/test_odeint.py compares).
 
 `cases(jax, odeint)`: name -> a thunk returning a dict of arrays (solutions, and gradients
 through the adjoint method)."""

@@ -1,6 +1,6 @@
 """jax.scipy.optimize.minimize cases (BFGS, and JAX's experimental L-BFGS), evaluated by real
 JAX (reference/make_optimize_reference.py writes optimize_reference.npz) and by jxkernel
-(tests/test_scipy_optimize.py compares). `jax` is the module under test."""
+(tests/scipy/test_scipy_optimize.py compares). `jax` is the module under test."""
 import importlib
 
 import numpy as np
@@ -8,7 +8,7 @@ import numpy as np
 FIELDS = ("x", "success", "status", "fun", "jac", "nfev", "njev", "nit")
 LBFGS = "l-bfgs-experimental-do-not-rely-on-this"
 
-# How tests/test_scipy_optimize.py compares the float fields with JAX's (float64 runs, see
+# How tests/scipy/test_scipy_optimize.py compares the float fields with JAX's (float64 runs, see
 # `cases`): the path is JAX's on every CPU (counts, success and status equal exactly), but each
 # step's rounding differs per CPU and the iteration carries it along, so floats are compared in
 # ulps at max(|value|, 1) (the objective and gradient are O(1) where the runs start; near a
@@ -50,7 +50,7 @@ def cases(jax):
     reproducible on the CPU that recorded them (iteration counts one apart, L-BFGS's success
     flipped, BFGS's inverse Hessian 8% apart on AVX without FMA). In float64 those
     differences are ~1e-16, far below every threshold, and each path is JAX's. Float32 runs are
-    tested against scipy and calculus in tests/test_scipy_optimize.py."""
+    tested against scipy and calculus in tests/scipy/test_scipy_optimize.py."""
     jnp = jax.numpy
     minimize = importlib.import_module(jax.__name__ + ".scipy.optimize").minimize
     rosen, quad, himmelblau, logsumexp_ridge = problems(jnp)

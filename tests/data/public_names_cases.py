@@ -324,7 +324,45 @@ def ops_monitoring_cases(jax):
     return out
 
 
+def state_cases(jax):
+    """jax.ds slices (traced starts, clamped), jax.ref's functions, lax.stage."""
+    jnp, lax = jax.numpy, jax.lax
+    x = jnp.arange(24).reshape(2, 3, 4)
+
+    @jax.jit
+    def slices(x, i):
+        r = jax.new_ref(jnp.zeros((3, 4), jnp.int32))
+        r[jax.ds(i, 2), :] = jnp.ones((2, 4), jnp.int32)       # i=2 clamps to 1
+        r[:, jax.ds(1, 2)] = jnp.full((3, 2), 7, jnp.int32)
+        return [x[jax.ds(i, 1)], x[..., jax.ds(i, 2, 2)], x[0, jax.ds(i, 2), None],
+                x[:, jax.ds(1, 2)], jax.freeze(r)]
+
+    @jax.jit
+    def refs(x):
+        r = jax.empty_ref(jax.typeof(x))
+        r[...] = x * 2
+        jax.ref.addupdate(r, 0, 10)
+        old = jax.ref.swap(r, 1, -1)
+        jax.ref.set(r, 2, jax.ref.get(r, 0))
+        return old, jax.freeze(r)
+
+    r = jax.new_ref(jnp.arange(3.0))
+    eager = [jax.ref.freeze(r), jax.free_ref(r)]
+    return {
+        "ds": [str(jax.ds(1, 3)), str(jax.ds(None)), str(jax.ds(3)), str(jax.ds(2, 3, 2))],
+        "ds_indexing": enc(slices(x, 2)),
+        "ds_grad": enc(jax.grad(lambda v: (v[jax.ds(1, 2)] ** 2).sum())(jnp.arange(4.0))),
+        "refs": enc(refs(jnp.arange(4))),
+        "refs_eager": [enc(eager[0]), list(eager[1])],
+        "stage": enc([lax.stage(3), lax.stage(2.5), lax.stage(np.arange(3, dtype=np.int8)),
+                      jax.jit(lambda v: lax.stage(v) * 2)(jnp.float32(2)),
+                      jax.grad(lambda v: lax.stage(v) * lax.stage(v))(3.0),
+                      jax.vmap(lax.stage)(jnp.arange(3.0))]),
+        "stage_jaxpr": str(jax.make_jaxpr(lambda v: lax.stage(v) + lax.stage(2.0))(1.0)),
+    }
+
+
 def run(jax) -> dict:
     return {"api": api_cases(jax), "lax": lax_cases(jax),
             "custom_batching": custom_batching_cases(jax), "config": config_cases(jax),
-            "ops_monitoring": ops_monitoring_cases(jax)}
+            "ops_monitoring": ops_monitoring_cases(jax), "state": state_cases(jax)}

@@ -1,7 +1,7 @@
 """jax_numpy_rank_promotion='raise' over the jnp, scipy and nn functions that broadcast their
 operands, run the same way with JAX and with jxkernel (reference/make_rank_promotion_reference.py
 records JAX 0.10.2's answers in tests/data/rank_promotion_reference.json;
-tests/test_rank_promotion.py compares).
+tests/numpy/test_rank_promotion.py compares).
 
 `cases(jax)`: name -> a thunk. What is recorded: None when the thunk returns, else the
 exception's class name and the first line of its message. Each case mixes a rank-1 and a

@@ -1,6 +1,6 @@
 """jax.scipy.stats and jax.scipy.linalg cases evaluated by both real JAX
 (reference/make_scipy_reference.py writes scipy_reference.npz) and jxkernel
-(tests/test_scipy_stats.py, tests/test_scipy_linalg.py compare values, dtypes and weak
+(tests/scipy/test_scipy_stats.py, tests/scipy/test_scipy_linalg.py compare values, dtypes and weak
 types). `dt` is the float dtype of the array inputs (float64 cases run in x64 mode); Python
 scalars stay Python scalars, so weak types show."""
 import numpy as np
@@ -14,7 +14,7 @@ def _a(values, dt):
     return np.array(values, dtype=dt)
 
 
-# How tests/test_scipy_stats.py compares each case with JAX's: XLA's vectorized exp/log/lgamma
+# How tests/scipy/test_scipy_stats.py compares each case with JAX's: XLA's vectorized exp/log/lgamma
 # and its fusions round differently per CPU (FMA or not, vector width), so floats are compared
 # in ulps: REDUCTION for a composition of a few such functions, the bound below where more is
 # needed (a case name without its dtype). Log-space results (log-densities, logcdf, logsf) are
@@ -171,7 +171,7 @@ def stats_cases(jax, jnp, stats, dt):
     return out
 
 
-# How tests/test_scipy_linalg.py compares each leaf with JAX's: LAPACK's kernels (chosen per
+# How tests/scipy/test_scipy_linalg.py compares each leaf with JAX's: LAPACK's kernels (chosen per
 # CPU) and XLA's fused code round differently per CPU, so floats are compared in ulps measured
 # at the leaf's largest |value| (a factorization's error scales with the matrix's norm), the
 # bound by case name, LAPACK where none is listed. Worst seen over Intel AVX-512 / AVX2 / AVX /

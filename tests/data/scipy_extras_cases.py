@@ -4,7 +4,7 @@ jax.scipy.cluster.vq.vq, jax.scipy.special's boxcox, boxcox1p and spence, and
 jax.scipy.linalg's schur, sqrtm, rsf2csf, solve_sylvester, hessenberg, qr_multiply and funm,
 evaluated by real JAX
 (reference/make_scipy_extras_reference.py writes scipy_extras_reference.npz) and by jxkernel
-(tests/test_scipy_extras.py compares values, dtypes and weak types). Each group runs as one
+(tests/scipy/test_scipy_submodules.py compares values, dtypes and weak types). Each group runs as one
 jitted program; `x64` says which mode the caller runs `cases` in."""
 import itertools
 from functools import partial

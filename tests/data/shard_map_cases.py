@@ -1,5 +1,5 @@
 """shard_map cases run alike by real JAX (reference/make_shard_map_reference.py records them in
-shard_map_reference.json) and by jxkernel (tests/test_shard_map.py, in a subprocess with 8 CPU
+shard_map_reference.json) and by jxkernel (tests/sharding/test_shard_map.py, in a subprocess with 8 CPU
 devices): `run(jax)` returns plain JSON data — each collective's values and the output specs,
 on a 1-D mesh of 8 and a 2-D mesh of 4 x 2, grad and vmap through shard_map, error texts, and
 facts of the lowered module.

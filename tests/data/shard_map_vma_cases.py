@@ -1,6 +1,6 @@
 """shard_map's varying-manual-axes types (check_vma=True), run alike by real JAX
 (reference/make_shard_map_reference.py records them in shard_map_vma_reference.json) and by
-jxkernel (tests/test_shard_map_vma.py, in a subprocess with 8 CPU devices): `run(jax)` returns
+jxkernel (tests/sharding/test_shard_map_vma.py, in a subprocess with 8 CPU devices): `run(jax)` returns
 plain JSON data — the types values have inside a body, the jaxprs with pvary, gradients
 inside and outside a body with respect to replicated inputs, pcast, and the errors.
 

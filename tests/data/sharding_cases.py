@@ -1,5 +1,5 @@
 """Sharding cases run alike by real JAX (reference/make_sharding_reference.py records them in
-sharding_reference.json) and by jxkernel (tests/test_sharding.py, in a subprocess with 8 CPU
+sharding_reference.json) and by jxkernel (tests/sharding/test_sharding.py, in a subprocess with 8 CPU
 devices): `run(jax)` returns plain JSON data — specs, shard indices, the sharding picture,
 output shardings of jit and values.
 

@@ -1,5 +1,5 @@
 """Cases for jax.scipy.signal, evaluated by real JAX (reference/make_signal_reference.py writes
-signal_reference.npz) and by jxkernel (tests/test_scipy_signal.py compares values, dtypes and
+signal_reference.npz) and by jxkernel (tests/scipy/test_scipy_signal.py compares values, dtypes and
 weak types). Each group runs as one jitted program (few compiles); `x64` says which mode the
 caller runs `cases` in."""
 from functools import partial

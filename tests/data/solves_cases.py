@@ -1,14 +1,14 @@
 """lax.custom_linear_solve, lax.custom_root, lax.optimization_barrier and
 scipy.sparse.linalg (cg, gmres, bicgstab) cases, evaluated by real JAX
 (reference/make_solves_reference.py writes solves_reference.npz and solves_jaxprs.json) and
-by jxkernel (tests/test_solves.py compares). `jax` is the module under test."""
+by jxkernel (tests/lax/test_solves.py compares). `jax` is the module under test."""
 import importlib
 
 import numpy as np
 
 from numerics import LAPACK, REDUCTION
 
-# How tests/test_solves.py compares each leaf with JAX's: LAPACK solves and the iterative
+# How tests/lax/test_solves.py compares each leaf with JAX's: LAPACK solves and the iterative
 # solvers' dot products and norms (summed in an order that follows the vector width, FMA or
 # not) round differently per CPU, so floats are compared in ulps at the leaf's largest |value|
 # (a solve's error scales with the solution, not with its small entries): REDUCTION, or the

@@ -1,7 +1,7 @@
 """Source locations (line:column and qualified name, as JAX prints them) and the weak types of
 control-flow outputs, as programs written for JAX: `run(jax)` gives the same JSON-able answers
 under JAX (reference/make_source_columns_and_weak_types_reference.py records them) and under
-jxkernel (tests/test_source_columns_and_weak_types.py compares).
+jxkernel (tests/core/test_source_columns_and_weak_types.py compares).
 
 The weak-type cases mostly go through `eval_shape` (nothing compiles); a few run eagerly and
 under jit, where the results are Arrays.

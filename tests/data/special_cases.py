@@ -1,6 +1,6 @@
 """Special-function cases evaluated by both real JAX (reference/make_special_reference.py writes the
-results to special_reference.npz) and jxkernel (tests/test_lax_special.py and
-tests/test_scipy_special_extra.py compare): lax's special-function primitives and
+results to special_reference.npz) and jxkernel (tests/lax/test_lax_special.py and
+tests/scipy/test_scipy_special.py compare): lax's special-function primitives and
 jax.scipy.special's functions over their domains, edge cases included (0, poles, large
 arguments, inf, NaN), in float32 and float64 (run in x64 mode), plus some derivatives.
 `lax` is jax.lax, `sp` jax.scipy.special."""
@@ -119,7 +119,7 @@ def scipy_cases(jax, jnp, sp, dtypes=(np.float32, np.float64)):
 
 
 # Bounds for comparing jxkernel's results with the recorded ones, in ulps of each result's dtype
-# (tests/numerics.py): case -> (float32 bound, float64 bound[, scale]); float16 and bfloat16
+# (tests/support/numerics.py): case -> (float32 bound, float64 bound[, scale]); float16 and bfloat16
 # results use the float32 bound. A scale, where given, is the magnitude errors are measured at:
 # results of cancellation (a difference of nearly equal terms of that size) are only as exact
 # as the terms. Cases not listed: DEFAULT_ULPS (= numerics.ELEMENTWISE). In brackets, the

@@ -1,7 +1,7 @@
 """Cases for jax.scipy.special's wofz (and erfcx of complex z), dawsn, fresnel, sici, hyp1f1,
 hyp2f1, owens_t and sph_harm_y, evaluated by real JAX
 (reference/make_special_functions_reference.py writes special_functions_reference.npz) and by
-jxkernel (tests/test_scipy_special_functions.py compares values, dtypes and weak types). Each
+jxkernel (tests/scipy/test_scipy_special_functions.py compares values, dtypes and weak types). Each
 function runs as one jitted program over a vector of points chosen to cross every branch of
 its algorithm, with its derivatives (vmap of grad, or jvp for complex functions) where JAX
 defines them; `x64` says which mode the caller runs `cases` in."""

@@ -1,5 +1,5 @@
 """lax.reduce_window cases evaluated by both real JAX (reference/make_windowed_reference.py writes the
-results to windowed_reference.npz) and jxkernel (tests/test_lax_windowed.py compares): pooling
+results to windowed_reference.npz) and jxkernel (tests/lax/test_lax_windowed.py compares): pooling
 values and derivatives. Inputs are small integers, so windows hold ties and the derivatives
 show which tied element JAX credits.
 

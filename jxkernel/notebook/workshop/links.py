@@ -8,7 +8,7 @@ pyproject.toml's `[project.urls]` holds the public home (`Repository`) and, in `
 badge and launch link (JupyterLab on demos/01_tour.ipynb), an "Open in Colab" link per notebook
 in the README and docs/teaching.md, and every notebook's first cell (tagged `setup`), which
 installs jxkernel where it is missing and loads the extension. A fork changes pyproject.toml's
-urls and runs this once; tests/test_workshop_links.py fails when anything disagrees.
+urls and runs this once; tests/notebook/test_workshop_links.py fails when anything disagrees.
 
     >>> urls = {"Repository": "https://github.com/me/jxk",
     ...         "Documentation": "https://github.com/me/jxk/tree/dev/docs"}

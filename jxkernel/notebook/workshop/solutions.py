@@ -4,7 +4,7 @@
                                                                   # changing a notebook or exercise
 In a learners' notebook each exercise is a code cell tagged `exercise` whose last line is
 `check("ID", answer)`; here everything above that line becomes the exercise's registered
-solution. tests/test_workshop.py fails when the written files are stale.
+solution. tests/notebook/test_workshop.py fails when the written files are stale.
 """
 from __future__ import annotations
 

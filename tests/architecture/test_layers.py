@@ -1,0 +1,151 @@
+"""The layering of docs/architecture.md, checked on the source (tests/support/import_graph.py): which
+package may import which, and where jaxlib and the notebook libraries may be imported."""
+import ast
+import collections
+import graphlib
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import import_graph as graph
+import pytest
+
+
+
+def _imported_layers(importer: str) -> set:
+    return {graph.layer(i.imported) for i in graph.imports()
+            if graph.layer(i.importer) == importer} - {importer}
+
+
+def test_no_two_layers_import_each_other():
+    assert graph.cycles(graph.imports()) == set()
+
+
+def test_the_layers_have_an_order():
+    # No longer loop either. The one edge left out: `%load_ext jxkernel` calls the root's
+    # hook, which loads the notebook layer (built on the root) when IPython asks for it.
+    hook = ("_ipython_ext.py", "notebook")
+    deps = collections.defaultdict(set)
+    for importer, imported in graph.layer_edges(graph.imports()).keys() - {hook}:
+        deps[importer].add(imported)
+    order = list(graphlib.TopologicalSorter(deps).static_order())   # raises CycleError
+    assert order.index("core") < order.index("transforms") < order.index("lax") < \
+        order.index("numpy") < order.index("notebook")
+
+
+# Imports inside functions whose module imports the importer back at load. Each keeps a module
+# that few programs need off `import jxkernel`; the loop is only that module building on its
+# importer (a subclass of its Array, a view of its type). Any other such import would be a
+# top-level import written late to dodge a cycle.
+_LAZY_LOOPS = {
+    ("jxkernel._ipython_ext", "jxkernel.notebook"),       # %load_ext's hook (see above)
+    ("jxkernel.notebook.display", "jxkernel.notebook.widgets.jaxpr_viewer"),   # anywidget
+    ("jxkernel.xla.array", "jxkernel.xla.dlpack"),         # DLPack, on first exchange
+    ("jxkernel.xla.array", "jxkernel.xla.sharded"),        # sharded arrays, with the first mesh
+}
+
+
+def _loads(start: str, goal: str, at_load: dict) -> bool:
+    seen, todo = {start}, [start]
+    while todo:
+        for module in at_load[todo.pop()] - seen:
+            if module == goal:
+                return True
+            seen.add(module)
+            todo.append(module)
+    return False
+
+
+def test_no_import_inside_a_function_stands_in_for_a_loop():
+    at_load = collections.defaultdict(set)
+    for i in graph.imports():
+        if not i.deferred:
+            at_load[i.importer].add(i.imported)
+    loops = {(i.importer, i.imported) for i in graph.imports()
+             if i.deferred and _loads(i.imported, i.importer, at_load)}
+    assert loops == _LAZY_LOOPS
+
+
+@pytest.mark.parametrize("layer, allowed", [
+    ("core", {"config.py"}),
+    ("xla", {"core", "config.py", "sharding_view.py"}),   # the view: a ShardedArray's display
+    ("tree_util.py", {"xla"}),
+    # the interpreters and jit, below lax: a primitive's rules are written with their
+    # vocabulary, and control flow's rules differentiate and batch their bodies with them
+    ("transforms", {"core", "config.py", "xla", "tree_util.py", "compile_log.py"}),
+    ("lax", {"core", "config.py", "xla", "tree_util.py", "transforms"}),
+])
+def test_the_bottom_layers_import_only_what_is_below_them(layer, allowed):
+    assert _imported_layers(layer) <= allowed
+
+
+def _third_party_imports(path: pathlib.Path) -> set:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_jaxlib_only_in_xla_and_the_notebook_libraries_only_in_notebook():
+    misplaced = []
+    for path in graph.ROOT.rglob("*.py"):
+        package = path.relative_to(graph.ROOT).parts[0]
+        names = _third_party_imports(path)
+        if "jaxlib" in names and package != "xla":
+            misplaced.append((str(path), "jaxlib"))
+        for name in names & {"IPython", "ipywidgets", "plotly", "anywidget"}:
+            if package != "notebook":
+                misplaced.append((str(path), name))
+        if "jax" in names:
+            misplaced.append((str(path), "jax"))
+    assert misplaced == []
+
+
+def test_the_graph_reads_relative_and_deferred_imports():
+    cond = [i for i in graph.imports() if i.path == "jxkernel/lax/cond.py"]
+    assert any(i.imported == "jxkernel.core.staging" and not i.deferred for i in cond)
+    deferred = {i.imported for i in graph.imports()
+                if i.path == "jxkernel/core/staging.py" and i.deferred}
+    assert deferred == {"jxkernel.core.leaks"}      # loaded only once leak checking is on
+
+
+def _module_names() -> list:
+    paths = [p for p in graph.ROOT.rglob("*.py") if "labextension" not in p.parts]
+    return sorted({i.importer for i in graph.imports()} | {graph.module_name(p) for p in paths})
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forks a child per module")
+def test_every_module_imports_first():
+    # Importing any module runs `jxkernel/__init__.py` first, so "first in a fresh interpreter"
+    # is: after `import jxkernel` alone, each module not loaded yet imports on its own. One
+    # forked child per module (from a process that has loaded only jxkernel and the third-party
+    # libraries the notebook layer uses) keeps it cheap.
+    code = textwrap.dedent("""
+        import importlib.util, os, sys, jxkernel
+        for heavy in ("IPython", "ipywidgets", "anywidget", "plotly.graph_objects", "scipy"):
+            if importlib.util.find_spec(heavy.split(".")[0]):   # not ours: load once, share
+                __import__(heavy)
+        failed = []
+        for name in sys.argv[1:]:
+            if name in sys.modules:
+                continue
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    __import__(name)
+                except BaseException as e:
+                    print(name, type(e).__name__, e, flush=True)
+                    os._exit(1)
+                os._exit(0)
+            if os.waitpid(pid, 0)[1]:
+                failed.append(name)
+        print("FAILED", failed)
+    """)
+    done = subprocess.run([sys.executable, "-c", code, *_module_names()], capture_output=True,
+                          text=True, timeout=600, cwd=graph.ROOT.parent)
+    assert done.stdout.strip().endswith("FAILED []"), done.stdout + done.stderr

@@ -1,0 +1,136 @@
+"""`import jax` reaching jxkernel (jxkernel/as_jax.py): install_as_jax(), the JXKERNEL_AS_JAX
+hook, the refusal when the real JAX came first, and a real JAX installed beside us staying out.
+Each case runs in a fresh interpreter: the alias changes how the whole process imports."""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from jxkernel.version import jax_version
+import locations  # tests/support: the repository's folders
+
+ROOT = locations.ROOT
+
+
+def run(code, **env):
+    """The JSON `code` prints on its last line, run by a fresh interpreter in a scratch folder
+    (so the checkout's own folders are not what makes `jax` importable)."""
+    full_env = {k: v for k, v in os.environ.items() if k != "JXKERNEL_AS_JAX"}
+    full_env.update(env)
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=full_env,
+                            cwd=os.path.join(ROOT, "tests"), capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def real_jax_installed() -> bool:
+    return run("""
+        import importlib.util, json
+        print(json.dumps(importlib.util.find_spec("jax") is not None))""")
+
+
+CHECK_ALIAS = """
+    import json, sys
+    import jax, jax.numpy as jnp, jax._src.util
+    from jax import lax, random
+    from jax.scipy import special
+    import jxkernel
+    x = jax.jit(lambda v: lax.mul(v, v) + 1)(jnp.arange(3))
+    key = random.key(0)
+    jax_modules = {name: getattr(module, "__name__", None) for name, module in sys.modules.items()
+                   if name == "jax" or name.startswith("jax.")}
+    print(json.dumps({
+        "array": type(x).__module__ + "." + type(x).__name__,
+        "value": x.tolist(),
+        "key": type(key).__module__,
+        "same": [jnp is jxkernel.numpy, lax is jxkernel.lax, special is jxkernel.scipy.special,
+                 jax._src.util is jxkernel._src.util, jax.jit is jxkernel.jit,
+                 jax.Array is jxkernel.Array],
+        "version": [jax.__version__, list(jax.__version_info__), jax.version.__version__],
+        "modules": jax_modules,
+        "files": sorted({getattr(m, "__file__", None) or "" for n, m in sys.modules.items()
+                         if n == "jax" or n.startswith("jax.")}),
+        "jxkernel_version": jxkernel.__version__,
+    }))"""
+
+
+def check_alias(got):
+    assert got["array"] == "jxkernel.xla.array.ArrayImpl", got["array"]
+    assert got["key"].startswith("jxkernel."), got["key"]
+    assert got["value"] == [1, 2, 5]
+    assert got["same"] == [True] * 6
+    assert got["version"] == [jax_version, [int(p) for p in jax_version.split(".")], jax_version]
+    assert got["jxkernel_version"] != jax_version or jax_version == "0.1.0"
+    # every jax.X is jxkernel's module of the same path; `jax` and `jax.version` are the alias's
+    for name, module_name in got["modules"].items():
+        assert module_name in ("jax", "jax.version") or module_name == "jxkernel" + name[3:], \
+            (name, module_name)
+    assert not any("site-packages/jax/" in f or "site-packages\\jax\\" in f for f in got["files"])
+
+
+def test_install_as_jax_makes_every_jax_module_jxkernels():
+    check_alias(run("import jxkernel; jxkernel.install_as_jax(); jxkernel.install_as_jax()\n"
+                    + textwrap.dedent(CHECK_ALIAS)))
+
+
+def test_the_environment_variable_installs_it_at_interpreter_start():
+    check_alias(run(CHECK_ALIAS, JXKERNEL_AS_JAX="1"))
+
+
+def test_the_hook_costs_nothing_when_the_variable_is_unset_or_zero():
+    code = """
+        import json, sys
+        print(json.dumps([m for m in sys.modules if m.startswith("jxkernel")]))"""
+    assert run(code) == []
+    assert run(code, JXKERNEL_AS_JAX="0") == []
+    assert "jxkernel.as_jax" in run(code, JXKERNEL_AS_JAX="1")
+
+
+def test_a_module_jxkernel_lacks_is_not_found_as_usual():
+    got = run("""
+        import json, jxkernel
+        jxkernel.install_as_jax()
+        try:
+            import jax.no_such_module
+        except ModuleNotFoundError as e:
+            print(json.dumps([type(e).__name__, e.name, str(e)]))""")
+    assert got == ["ModuleNotFoundError", "jax.no_such_module", "No module named 'jax.no_such_module'"]
+
+
+def test_it_refuses_when_jax_was_imported_first_and_says_how_to_fix_it():
+    # a stand-in for a real JAX imported first: any `jax` module not made by the alias
+    got = run("""
+        import json, sys, types
+        sys.modules["jax"] = types.ModuleType("jax")
+        import jxkernel
+        try:
+            jxkernel.install_as_jax()
+        except ImportError as e:
+            print(json.dumps([str(e), jxkernel.as_jax.installed()]))""")
+    message, installed = got
+    assert not installed
+    for words in ("already imported", "before anything imports jax", "restart the kernel",
+                  "JXKERNEL_AS_JAX=1"):
+        assert words in message, message
+
+
+def test_real_jax_installed_beside_jxkernel_stays_out():
+    if not real_jax_installed():
+        pytest.skip("no real JAX in this environment (the [ecosystem] extra brings it)")
+    got = run("""
+        import json, jxkernel
+        jxkernel.install_as_jax()
+        import jax, jax.numpy, jax.lax
+        print(json.dumps([jax.numpy.__name__, jax.lax.__name__, jax.__version__]))""")
+    assert got == ["jxkernel.numpy", "jxkernel.lax", jax_version]
+    got = run("""
+        import json, jax, jxkernel   # the real one first, as a user might
+        try:
+            jxkernel.install_as_jax()
+        except ImportError as e:
+            print(json.dumps(str(e)))""")
+    assert "site-packages" in got and "already imported" in got

@@ -1,0 +1,46 @@
+"""The conformance harness (conformance/): JAX-style programs, run with `jax` aliased to
+jxkernel, print and return what real JAX 0.10.2 recorded (conformance/expected/).
+
+The known failures are listed in conformance/known_failures.py; this test fails when a
+program not listed there fails and when a listed one passes, so the list stays true.
+"""
+import json
+import os
+import subprocess
+import sys
+
+from conformance import compare
+import locations  # tests/support: the repository's folders
+
+ROOT = locations.ROOT
+
+
+def test_every_program_does_what_known_failures_says(tmp_path):
+    out = tmp_path / "results.json"
+    done = subprocess.run([sys.executable, "-m", "conformance.run", "--json", str(out)],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert out.exists(), done.stderr[-3000:]
+    results = json.loads(out.read_text())
+    assert len(results) >= 50
+    surprises = [line[len("SURPRISE: "):] for line in done.stdout.splitlines()
+                 if line.startswith("SURPRISE: ")]
+    assert surprises == [], "\n".join(surprises)
+    assert done.returncode == 0, done.stdout[-3000:]
+
+
+def test_the_comparison_tells_a_digit_from_a_difference():
+    assert compare.compare_text(["[0.25  0.19661197]"], ["[0.25 0.19661198]"]) is None
+    assert compare.compare_text(["3 ok"], ["4 ok"]) == \
+        "printed '4' where JAX printed '3' (line 1: 3 ok)"
+    assert "TypeError" in compare.compare_text(["caught TypeError"], ["caught ValueError"])
+    assert compare.compare_text(["[ nan -inf   0.]"], ["[nan -inf 0.]"]) is None
+    assert compare.compare_text(["a"], ["a", "b"]) == "jxkernel printed more: from 'b' on line 2"
+    bits = {"dtype": "uint32", "shape": [2], "values": [1, 2]}
+    assert compare.compare_array("k", bits, dict(bits, values=[1, 3])) == \
+        "RESULTS['k'] differs (exact uint32)"
+    one = {"dtype": "float32", "shape": [1], "values": [1.0]}
+    assert compare.compare_array("x", one, dict(one, values=[1.0 + 2 ** -22]), ulps=4) is None
+    assert compare.compare_array("x", one, dict(one, values=[1.0 + 2 ** -19]), ulps=4) \
+        is not None
+    assert compare.compare_array("x", one, dict(one, dtype="float64")) == \
+        "RESULTS['x'] is float64[1], JAX's is float32[1]"

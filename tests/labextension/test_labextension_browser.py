@@ -1,0 +1,699 @@
+"""The JupyterLab extension (labextension/, docs/labextension.md) in a real browser.
+
+One `jupyter lab` server (tests/support/jupyter_server.py; its kernels see JXKERNEL_CPU_DEVICES=2, so
+the CPU backend has devices cpu:0 and cpu:1) and one headless Chromium (Debian's
+/usr/bin/chromium, driven by Playwright) for the whole module. The tests assert what a person
+sees on the page, and save screenshots to test-artifacts/browser/<test>-<step>.png (git-ignored).
+
+The tests run in file order and share one JupyterLab page: the status bar tests load jxkernel
+in a.ipynb's kernel, the Compilations tests use that kernel's compilations. The console test
+comes last: it checks the messages of every page the module opened.
+
+The module is skipped only when there is no browser to drive: Playwright is not importable or
+/usr/bin/chromium is missing (`.ci/run` installs it when it can). Anything else that goes wrong
+(the server does not start, the extension does not load) fails.
+"""
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+from jupyter_server import JupyterServer
+import locations  # tests/support: the repository's folders
+
+CHROMIUM = os.environ.get("JXKERNEL_CHROMIUM", "/usr/bin/chromium")
+ROOT = Path(locations.ROOT)
+ARTIFACTS = ROOT / "test-artifacts" / "browser"
+
+try:
+    from playwright.sync_api import expect, sync_playwright
+except ImportError as e:          # pragma: no cover - depends on the machine
+    pytest.skip(f"browser tests skipped: playwright is not importable ({e}); "
+                "pip install -e '.[test]'", allow_module_level=True)
+if not Path(CHROMIUM).exists():   # pragma: no cover
+    pytest.skip(f"browser tests skipped: no Chromium at {CHROMIUM} "
+                "(apt-get install chromium, or set JXKERNEL_CHROMIUM)", allow_module_level=True)
+
+TIMEOUT = 60_000          # ms: the longest any one thing may take on a loaded 2-core machine
+expect.set_options(timeout=TIMEOUT)
+STATUS = ".jx-StatusItem"
+PANEL = "#jxkernel-compilations"
+ROWS = f"{PANEL} .jx-Compilations-spacer > .jx-Compilations-row"
+
+# The notebook the status bar and Compilations tests share (a.ipynb), by cell index.
+SETUP, SHOW_BACKEND, COMPILE, RECOMPILE, CALL, MANY = range(6)
+NOTEBOOK_A = [
+    "import jxkernel as jax, jxkernel.numpy as jnp",
+    "%jxbackend",
+    "def double(x):\n    return x * 2\n\ndouble = jax.jit(double)\n"
+    "double(jnp.ones(3)); double(jnp.ones(4)).shape",
+    "double(jnp.ones(5))",
+    "double(jnp.ones(3))",       # never run: the jaxpr / HLO commands show it
+    # 10,000 events (the log's limit) as the compile log records them, for the panel's
+    # virtualized list; compiling that many would take minutes
+    "from jxkernel import compile_log\nfrom jxkernel.xla import Phases\n"
+    "for i in range(10_000):\n"
+    "    compile_log.record(compile_log.CompileEvent(f'fn{i}', None, (('x', f'f32[{i}]'),),\n"
+    "        f'synthetic {i}', Phases(1e-4, 1e-4, 1e-3, 'compiled'), 'cpu'))",
+]
+# The notebook whose saved views must render without its kernel (b.ipynb), by cell index.
+DEFINE, JAXPR, TRACED, HLO, COMPILES = range(5)
+NOTEBOOK_B = [
+    "%load_ext jxkernel\nimport jxkernel as jax, jxkernel.numpy as jnp\n\n"
+    "def f(x):\n    return jnp.sin(x) * 2.0\n\njax.jit(f)(jnp.ones(3)).shape",
+    "%jaxpr f(jnp.ones(3))",
+    "%jxtraced f(jnp.ones(3))",
+    "%hlo f(jnp.ones(3))",
+    "%jxcompiles",
+]
+VIEW_BUNDLES = {JAXPR: "application/vnd.jxkernel.jaxpr+json",
+                TRACED: "application/vnd.jxkernel.traced+json",
+                HLO: "application/vnd.jxkernel.hlo+json",
+                COMPILES: "application/vnd.jxkernel.compilations+json"}
+
+# Console errors that are not ours: (message pattern, page URL pattern, why it is harmless).
+NOTEBOOK7_PAGE = r"/(tree|notebooks/)"
+HARMLESS = [
+    # Notebook 7.6 on JupyterLab 4.6: its settings registry fails for two plugins
+    # (metadataform, logconsole) and throws from notebook_core.js, also with jxkernel's
+    # extension disabled (checked with disabledExtensions in page_config.json)
+    (r"Cannot read properties of undefined \(reading 'schema'\)", NOTEBOOK7_PAGE,
+     "Notebook 7's own settings loading, not jxkernel's"),
+    # thrown from notebook_core.js (JupyterLab's filebrowser extension as Notebook 7 bundles
+    # it) on Notebook 7's notebook page, which has no file browser; jxkernel's extension runs
+    # no filebrowser command
+    (r"Command 'filebrowser:open-path' not registered", NOTEBOOK7_PAGE,
+     "Notebook 7's notebook page has no file browser"),
+]
+
+
+# ==================================================================== fixtures
+@contextlib.contextmanager
+def lab_server(root, notebooks: dict, devices: int | None = None):
+    """A started JupyterLab server on the checkout's extension, holding `notebooks`
+    ({name: cells}); its kernels see `devices` CPU devices."""
+    srv = JupyterServer(root, env={"JXKERNEL_CPU_DEVICES": str(devices)} if devices else None,
+                        # the checkout's assets (test_labextension_build checks them against the
+                        # sources), not the copy `pip install -e` made when it last ran
+                        labextensions={"jxkernel-labextension": ROOT / "jxkernel" / "labextension"},
+                        settings={
+                            # no "Would you like to get notified about official Jupyter news?"
+                            "@jupyterlab/apputils-extension:notification":
+                                {"fetchNews": "false", "checkForUpdates": False},
+                        })
+    srv.start()
+    try:
+        for name, cells in notebooks.items():
+            srv.put_notebook(name, cells)
+        yield srv
+    finally:
+        srv.stop()
+
+
+@contextlib.contextmanager
+def notebook_run(server, console, name, view_classes: dict):
+    """A Chromium page with notebook `name` open and every cell run (Run All), once the view
+    of each cell in `view_classes` ({cell index: CSS class}) is drawn."""
+    pw = sync_playwright().start()
+    browser = pw.chromium.launch(executable_path=CHROMIUM,
+                                 args=["--no-sandbox", "--disable-dev-shm-usage"])
+    p = new_page(browser, console)
+    try:
+        open_notebook(p, server, name)
+        palette(p, "Run All Cells")
+        for index, cls in view_classes.items():
+            expect(cell(p, index).locator(f".{cls}")).to_be_visible()
+        yield p
+    finally:
+        p.close()
+        browser.close()
+        pw.stop()
+
+
+def shot_view(locator, request, step):
+    """A screenshot of one view (Playwright scrolls it into sight first)."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    locator.screenshot(path=str(ARTIFACTS / f"{request.node.name}-{step}.png"))
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with lab_server(tmp_path_factory.mktemp("lab"), {"a.ipynb": NOTEBOOK_A, "b.ipynb": NOTEBOOK_B},
+                    devices=2) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def console():
+    """Every console message and page error of every page the module opens."""
+    return []
+
+
+@pytest.fixture(scope="module")
+def browser():
+    pw = sync_playwright().start()
+    try:
+        b = pw.chromium.launch(executable_path=CHROMIUM,
+                               args=["--no-sandbox", "--disable-dev-shm-usage"])
+    except Exception:
+        pw.stop()
+        raise
+    yield b
+    b.close()
+    pw.stop()
+
+
+def new_page(browser, console):
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.set_default_timeout(TIMEOUT)
+    page.on("console", lambda m: console.append((m.type, m.text, page.url)))
+    page.on("pageerror", lambda e: console.append(("pageerror", str(e), page.url)))
+    return page
+
+
+@pytest.fixture(scope="module")
+def lab(browser, console, server):
+    """One JupyterLab page for the module, showing a.ipynb."""
+    page = new_page(browser, console)
+    open_notebook(page, server, "a.ipynb")
+    yield page
+    page.close()
+
+
+def shot(page, request, step):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{request.node.name}-{step}.png"))
+
+
+# ==================================================================== page helpers
+CURRENT_TAB = "#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current"
+
+
+def open_notebook(page, server, name):
+    """Opens JupyterLab at `name` and waits until it is the current tab (JupyterLab restores
+    the notebooks open before first, and one of them is current for a moment) with its kernel
+    (the status item shows "not loaded" or the backend)."""
+    page.goto(server.url + f"lab/tree/{name}")
+    expect(page.locator(CURRENT_TAB)).to_have_text(name)
+    expect(status_item(page)).to_have_attribute("data-status", re.compile("not-loaded|connected"))
+
+
+def notebook(page):
+    """The current tab's notebook panel (the tab's data-id is the panel's id)."""
+    panel_id = page.locator(CURRENT_TAB).get_attribute("data-id")
+    return page.locator(f'[id="{panel_id}"]')
+
+
+def cell(page, index):
+    return notebook(page).locator(".jp-Notebook .jp-Cell").nth(index)
+
+
+def run_cell(page, index):
+    """Runs cell `index` of the visible notebook (click it, Ctrl+Enter) and waits until its
+    prompt shows a new execution count."""
+    c = cell(page, index)
+    prompt = c.locator(".jp-InputArea-prompt")
+    before = prompt.inner_text()
+    c.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Control+Enter")
+    try:
+        page.wait_for_function(
+            """([el, before]) => /\\[\\d+\\]/.test(el.textContent) && el.textContent !== before""",
+            arg=[prompt.element_handle(), before], timeout=TIMEOUT)
+    except Exception:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"run_cell-{index}-failed.png"))
+        raise
+    return c
+
+
+def output(page, index):
+    return cell(page, index).locator(".jp-OutputArea-output")
+
+
+def status_item(page):
+    return page.locator(STATUS)
+
+
+def wait_connected(page):
+    expect(status_item(page)).to_have_attribute("data-status", "connected")
+
+
+def palette(page, label):
+    """Runs a command by its label from the command palette, as a person would."""
+    page.keyboard.press("Control+Shift+C")
+    box = page.locator(".jp-mod-commandPalette input, #command-palette input").first
+    box.wait_for(state="visible")
+    box.fill(label)
+    page.locator(".lm-CommandPalette-item", has_text=label).first.click()
+
+
+def menu_item(page, label):
+    return page.locator(".jx-BackendMenu .lm-Menu-item", has=page.locator(
+        ".lm-Menu-itemLabel", has_text=re.compile(f"^{re.escape(label)}$")))
+
+
+# ==================================================================== tests
+def test_status_bar_loads_jxkernel(lab, request):
+    """Before %load_ext the status bar says "not loaded"; clicking it loads jxkernel and it
+    shows the backend, the device and the device count."""
+    item = status_item(lab)
+    expect(item).to_have_attribute("data-status", "not-loaded")
+    expect(item).to_have_text("jx · not loaded")
+    expect(item).to_be_visible()
+    shot(lab, request, "1-not-loaded")
+    item.click()
+    wait_connected(lab)
+    expect(item).to_have_text(re.compile(r"^jx · cpu:0 \(2 devices\) · \d+ compiles, \d+ hits$"))
+    assert "cpu:0" in item.get_attribute("title")
+    shot(lab, request, "2-loaded")
+
+
+def test_backend_menu_switches_device(lab, request):
+    """Choosing cpu:1 in the status bar menu is what %jxbackend then reports; choosing cpu:0
+    again (with the keyboard) moves the shown %jxbackend selector back (it follows the kernel)."""
+    wait_connected(lab)
+    run_cell(lab, SETUP)
+    status_item(lab).click()
+    menu = lab.locator(".jx-BackendMenu")
+    expect(menu).to_be_visible()
+    expect(menu_item(lab, "cpu:0")).to_have_class(re.compile(r"lm-mod-toggled"))
+    expect(menu_item(lab, "cpu:1")).to_be_visible()
+    # gpu and tpu do not start here: listed, greyed out, with the kernel's reason
+    expect(menu.locator(".lm-Menu-item.lm-mod-disabled", has_text="gpu: unavailable")).to_be_visible()
+    shot(lab, request, "1-menu")
+    menu_item(lab, "cpu:1").click()
+    expect(status_item(lab)).to_have_text(re.compile(r"^jx · cpu:1 \(2 devices\)"))
+
+    run_cell(lab, SHOW_BACKEND)
+    out = output(lab, SHOW_BACKEND)
+    expect(out).to_contain_text("operations run on cpu:1")
+    shot(lab, request, "2-jxbackend-cpu1")
+
+    # back to cpu:0 with the keyboard: the item is a button, the menu takes arrows and Enter
+    status_item(lab).focus()
+    lab.keyboard.press("Enter")
+    expect(menu_item(lab, "cpu:1")).to_have_class(re.compile(r"lm-mod-toggled"))
+    expect(menu_item(lab, "cpu:1")).to_have_class(re.compile(r"lm-mod-active"))   # it starts there
+    lab.keyboard.press("ArrowUp")
+    expect(menu_item(lab, "cpu:0")).to_have_class(re.compile(r"lm-mod-active"))
+    lab.keyboard.press("Enter")
+    expect(status_item(lab)).to_have_text(re.compile(r"^jx · cpu:0 \(2 devices\)"))
+    expect(out).to_contain_text("operations run on cpu:0")
+    shot(lab, request, "3-back-to-cpu0")
+
+
+def test_compilations_panel_lists_a_recompile(lab, request):
+    """A jitted function called with a new shape is listed in the Compilations panel, with
+    why it compiled again."""
+    wait_connected(lab)
+    run_cell(lab, COMPILE)
+    expect(output(lab, COMPILE)).to_contain_text("(4,)")
+    palette(lab, "jxkernel: Open Compilations panel")
+    panel = lab.locator(PANEL)
+    expect(panel).to_be_visible()
+    recompile = lab.locator(ROWS, has_text="f32[3] -> f32[4]")
+    expect(recompile).to_have_count(1)
+    expect(recompile.locator(".jx-col-function")).to_have_text("double")
+    reason = recompile.locator(".jx-col-reason")
+    expect(reason).to_have_text("x: f32[3] -> f32[4]")
+    # readable, not squeezed away by the other columns in the sidebar's default width
+    expect(reason).to_be_visible()
+    width = reason.evaluate("el => el.getBoundingClientRect().width")
+    assert width >= 60, f"the reason column is {width:.0f} px wide"
+    expect(recompile.locator(".jx-col-cache")).to_have_text("compiled")
+    first = lab.locator(ROWS, has=lab.locator(".jx-col-reason", has_text=re.compile("^first call$")))
+    expect(first.locator(".jx-col-function", has_text="double")).to_have_count(1)
+    # newest first: the recompile is listed above double's first call
+    rows = lab.locator(ROWS)
+    reasons = [rows.nth(i).locator(".jx-col-reason").inner_text() for i in range(rows.count())]
+    assert reasons.index("x: f32[3] -> f32[4]") < reasons.index("first call"), reasons
+    expect(status_item(lab)).to_have_text(re.compile(r"· [1-9]\d* compiles"))
+    shot(lab, request, "1-panel")
+
+
+def test_fail_on_recompile_toggle(lab, request):
+    """The panel's "fail" box for double makes its next recompile raise RecompileError."""
+    wait_connected(lab)
+    row = lab.locator(ROWS, has_text="f32[3] -> f32[4]")
+    box = row.locator("input.jx-col-fail")
+    expect(box).not_to_be_checked()
+    box.check()
+    # the box is redrawn from the kernel's state: checked there means the kernel has it on
+    expect(lab.locator(ROWS, has_text="f32[3] -> f32[4]").locator("input.jx-col-fail")).to_be_checked()
+    shot(lab, request, "1-fail-checked")
+    run_cell(lab, RECOMPILE)
+    out = output(lab, RECOMPILE)
+    expect(out).to_contain_text("RecompileError")
+    expect(out).to_contain_text("double")
+    shot(lab, request, "2-recompile-error")
+
+
+def test_panel_with_the_keyboard_only(lab, request):
+    """Tab reaches the filter, the buttons and the list; in the list Home selects the newest
+    compilation, Enter scrolls the notebook to the cell that made it, Space switches its
+    function's fail-on-recompile off again; typing in the filter narrows the list."""
+    wait_connected(lab)
+    cell(lab, SETUP).locator(".jp-InputPrompt").click()          # cell 0 active, command mode
+    expect(cell(lab, SETUP)).to_have_class(re.compile("jp-mod-active"))
+    focused = "() => document.activeElement && document.activeElement.className"
+    lab.locator(f"{PANEL} .jx-Compilations-filter").focus()
+    for expected in ("jx-Compilations-button", "jx-Compilations-button",
+                     "jx-Compilations-button", "jx-Compilations-list"):
+        lab.keyboard.press("Tab")
+        assert expected in lab.evaluate(focused), lab.evaluate(focused)
+    lab.keyboard.press("Home")
+    newest = lab.locator(ROWS).first
+    expect(newest).to_have_attribute("aria-selected", "true")
+    expect(newest.locator(".jx-col-reason")).to_have_text("x: f32[3] -> f32[4]")
+    lab.keyboard.press("Enter")
+    expect(cell(lab, COMPILE)).to_have_class(re.compile("jp-mod-active"))
+    expect(cell(lab, COMPILE)).to_be_in_viewport()
+    box = lab.locator(ROWS, has_text="f32[3] -> f32[4]").locator("input.jx-col-fail")
+    expect(box).to_be_checked()                                   # from the test before
+    lab.locator(f"{PANEL} .jx-Compilations-list").focus()
+    lab.keyboard.press("Space")
+    expect(lab.locator(ROWS, has_text="f32[3] -> f32[4]").locator("input.jx-col-fail")
+           ).not_to_be_checked()
+    shot(lab, request, "1-jumped-to-cell")
+
+    lab.locator(f"{PANEL} .jx-Compilations-filter").fill("first call")
+    expect(lab.locator(ROWS)).to_have_count(1)
+    expect(lab.locator(f"{PANEL} .jx-Compilations-summary")).to_have_text(
+        re.compile(r"^1 of \d+ compilations$"))
+    shot(lab, request, "2-filtered")
+    lab.locator(f"{PANEL} .jx-Compilations-filter").fill("")
+    expect(lab.locator(ROWS, has_text="f32[3] -> f32[4]")).to_have_count(1)
+
+
+def test_export_json_and_csv(lab, request):
+    """The panel's JSON and CSV buttons download the listed compilations, newest first."""
+    wait_connected(lab)
+    with lab.expect_download() as got:
+        lab.locator(f"{PANEL} .jx-Compilations-button", has_text="JSON").click()
+    assert got.value.suggested_filename == "a-compilations.json"
+    events = json.loads(Path(got.value.path()).read_text())
+    doubles = [e for e in events if e["function"] == "double"]
+    assert [e["reason"] for e in doubles] == ["x: f32[3] -> f32[4]", "first call"], doubles
+    assert doubles[0]["signature"] == [["x", "f32[4]"]], doubles[0]
+    assert doubles[0]["cache"] == "compiled" and doubles[0]["backend"] == "cpu"
+    assert doubles[0]["execution_count"] is not None and doubles[0]["compile_ms"] > 0
+
+    with lab.expect_download() as got:
+        lab.locator(f"{PANEL} .jx-Compilations-button", has_text="CSV").click()
+    assert got.value.suggested_filename == "a-compilations.csv"
+    rows = list(csv.DictReader(io.StringIO(Path(got.value.path()).read_text(), newline="")))
+    assert [r["reason"] for r in rows] == [e["reason"] for e in events]
+    assert rows[0]["signature"] == "x: f32[4]" and rows[0]["function"] == "double", rows[0]
+
+
+def test_show_jaxpr_and_hlo_commands(lab, request):
+    """"Show jaxpr of selected cell" from the cell's context menu and "Show HLO of selected
+    cell" from the command palette open tabs with the traced program of the cell's call."""
+    wait_connected(lab)
+    cell(lab, CALL).locator(".jp-InputArea-editor").click(button="right")
+    lab.locator(".lm-Menu-item", has_text="jxkernel: Show jaxpr of selected cell").click()
+    tab = lab.locator(".jx-MagicOutput")
+    expect(tab).to_have_count(1)
+    expect(tab).to_contain_text("{ lambda ; a:f32[3]. let")
+    expect(tab).to_contain_text("mul")
+    expect(lab.locator(".lm-TabBar-tab", has_text="jaxpr · cell")).to_have_count(1)
+    shot(lab, request, "1-jaxpr-tab")
+    lab.locator(".lm-TabBar-tab", has_text="jaxpr · cell").locator(".lm-TabBar-tabCloseIcon").click()
+    expect(tab).to_have_count(0)
+
+    cell(lab, CALL).locator(".jp-InputArea-editor").click()
+    palette(lab, "jxkernel: Show HLO of selected cell")
+    expect(tab).to_contain_text("stablehlo.multiply")
+    expect(tab).to_contain_text("optimized HLO")
+    shot(lab, request, "2-hlo-tab")
+    lab.locator(".lm-TabBar-tab", has_text="HLO · cell").locator(".lm-TabBar-tabCloseIcon").click()
+    expect(tab).to_have_count(0)
+
+
+# The lowest contrast of text under a node against what is drawn behind it (WCAG 2.1: relative
+# luminance of sRGB colours; translucent text and backgrounds composited over their parents').
+WORST_CONTRAST_JS = """root => {
+  const rgba = s => { const m = s.match(/[\\d.]+/g).map(Number); return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1]; };
+  const over = (top, under) => [0, 1, 2].map(i => top[i] * top[3] + under[i] * (1 - top[3])).concat([1]);
+  const lum = c => { const [r, g, b] = c.slice(0, 3).map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const behind = el => {
+    let bg = [255, 255, 255, 1], layers = [];
+    for (let n = el; n; n = n.parentElement) {
+      const c = rgba(getComputedStyle(n).backgroundColor);
+      if (c[3] > 0) layers.push(c);
+      if (c[3] === 1) break;
+    }
+    for (const c of layers.reverse()) bg = over(c, bg);
+    return bg;
+  };
+  let worst = { ratio: Infinity, text: '' };
+  const nodes = [root, ...root.querySelectorAll('*')];
+  for (const el of nodes) {
+    const own = [...el.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent).join('').trim();
+    const box = el.getBoundingClientRect();
+    if (!own || box.width === 0 || getComputedStyle(el).visibility === 'hidden') continue;
+    const bg = behind(el), fg = over(rgba(getComputedStyle(el).color), bg);
+    const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+    const ratio = (a + 0.05) / (b + 0.05);
+    if (ratio < worst.ratio) worst = { ratio, text: own.slice(0, 40), cls: el.className };
+  }
+  worst.rootBgLum = lum(behind(root));
+  return worst;
+}"""
+
+
+def assert_readable(locator, least, what):
+    got = locator.evaluate(WORST_CONTRAST_JS)
+    assert got["rootBgLum"] < 0.1, f"{what}: a light background in the dark theme: {got}"
+    assert got["ratio"] >= least, f"{what}: text at contrast {got['ratio']:.2f} < {least}: {got}"
+
+
+def test_dark_theme(lab, request):
+    """In JupyterLab Dark the status item, the Compilations panel and a jaxpr view are drawn in
+    the theme's colours: dark backgrounds, and all their text at a contrast of at least 3:1
+    (WCAG AA for JupyterLab's muted secondary text; the main text is at 4.5:1)."""
+    wait_connected(lab)
+    palette(lab, "Use Theme: JupyterLab Dark")
+    expect(lab.locator("body")).to_have_attribute("data-jp-theme-light", "false")
+    try:
+        assert_readable(status_item(lab), 4.5, "the status item")
+        row = lab.locator(ROWS, has_text="f32[3] -> f32[4]")
+        for part in (".jx-col-function", ".jx-col-reason"):
+            assert_readable(row.locator(part), 4.5, f"the panel's {part}")
+        assert_readable(lab.locator(PANEL), 3.0, "the Compilations panel")
+        cell(lab, CALL).locator(".jp-InputArea-editor").click()
+        palette(lab, "jxkernel: Show jaxpr of selected cell")
+        view = lab.locator(".jx-MagicOutput .jp-OutputArea-output")
+        expect(view).to_contain_text("{ lambda")
+        assert_readable(view, 3.0, "the jaxpr view")
+        shot(lab, request, "1-dark")
+        lab.locator(".lm-TabBar-tab", has_text="jaxpr · cell").locator(".lm-TabBar-tabCloseIcon").click()
+    finally:
+        palette(lab, "Use Theme: JupyterLab Light")
+        expect(lab.locator("body")).to_have_attribute("data-jp-theme-light", "true")
+
+
+def test_ten_thousand_events(lab, request):
+    """10,000 compilations: the panel lists them all, newest first, with only the rows in
+    view in the page; End reaches the oldest, the filter finds one; Clear empties the log."""
+    wait_connected(lab)
+    run_cell(lab, MANY)
+    summary = lab.locator(f"{PANEL} .jx-Compilations-summary")
+    expect(summary).to_have_text("10000 compilations")
+    expect(lab.locator(ROWS).first.locator(".jx-col-function")).to_have_text("fn9999")
+    in_page = lab.locator(ROWS).count()
+    assert 0 < in_page <= 60, f"{in_page} rows in the page for 10,000 events"
+    lab.locator(f"{PANEL} .jx-Compilations-list").focus()
+    lab.keyboard.press("End")
+    oldest = lab.locator(ROWS, has=lab.locator(".jx-col-function", has_text=re.compile("^fn0$")))
+    expect(oldest).to_be_visible()
+    expect(oldest).to_have_attribute("aria-selected", "true")
+    assert lab.locator(ROWS).count() <= 60
+    shot(lab, request, "1-scrolled-to-oldest")
+    lab.locator(f"{PANEL} .jx-Compilations-filter").fill("synthetic 5000")
+    expect(lab.locator(ROWS)).to_have_count(1)
+    expect(summary).to_have_text("1 of 10000 compilations")
+    lab.locator(f"{PANEL} .jx-Compilations-filter").fill("")
+    lab.locator(f"{PANEL} .jx-Compilations-button", has_text="Clear").click()
+    expect(summary).to_have_text("0 compilations")
+    expect(status_item(lab)).to_have_text(re.compile(r"· 0 compiles"))
+
+
+def assert_def_use_highlight(view, page, request, step):
+    """In a view of f's jaxpr (`b = sin a; c = mul b 2.0`), hovering `b` highlights its
+    definition and its use, as Python's ids link them; a click pins that past the mouse."""
+    b = view.locator(".jx-var", has_text=re.compile("^b$"))
+    expect(b).to_have_count(2)
+    b.first.hover()
+    expect(view.locator(".jx-var.jx-hl")).to_have_count(2)
+    expect(view.locator(".jx-hl", has_text=re.compile("^[ac]$"))).to_have_count(0)
+    if view.locator(".jx-eqn").count():                   # the widget also marks the lines
+        expect(view.locator(".jx-eqn.jx-def .jx-prim")).to_have_text("sin")
+        expect(view.locator(".jx-eqn.jx-use .jx-prim")).to_have_text("mul")
+    b.first.click()
+    page.mouse.move(0, 0)
+    expect(view.locator(".jx-var.jx-hl")).to_have_count(2)
+    shot_view(view, request, f"def-use-{step}")
+    b.first.click()                                       # unpinned
+    page.mouse.move(0, 0)
+    expect(view.locator(".jx-hl")).to_have_count(0)
+
+
+def test_saved_views_render_without_their_kernel(lab, server, request):
+    """A notebook saved with jaxpr, traced-vs-static, HLO and recompilation-log outputs, its
+    kernel shut down and the page reloaded, still shows each view richly (the extension's
+    application/vnd.jxkernel.*+json renderers), not "Error displaying widget"."""
+    # opened from the file browser, as a person would (and no page load)
+    lab.locator(".jp-DirListing-item", has_text="b.ipynb").dblclick()
+    expect(lab.locator(CURRENT_TAB)).to_have_text("b.ipynb")
+    expect(status_item(lab)).to_have_attribute("data-status", re.compile("not-loaded|connected"))
+    for index in range(len(NOTEBOOK_B)):
+        run_cell(lab, index)
+    expect(output(lab, JAXPR)).to_contain_text("sin")
+    # with their kernel the live widgets show (jaxpr / StableHLO switch, the log's filter),
+    # not the saved views; the HLO view is no widget: the extension draws it live too
+    expect(output(lab, JAXPR).locator(".jx-viewer")).to_be_visible()
+    expect(cell(lab, JAXPR).locator(".jx-JaxprOutput")).to_have_count(0)
+    expect(output(lab, TRACED).locator(".jx-cellview")).to_be_visible()
+    expect(output(lab, COMPILES).locator(".widget-dropdown")).to_be_visible()
+    expect(cell(lab, HLO).locator(".jx-HloOutput")).to_contain_text("flops")
+    assert_def_use_highlight(output(lab, JAXPR).locator(".jx-viewer"), lab, request, "live")
+    shot(lab, request, "1-live")
+    lab.keyboard.press("Control+s")
+    # saved: the tab's "modified" dot goes away, and the file has the MIME bundles
+    expect(lab.locator(".jp-mod-current.jp-mod-dirty")).to_have_count(0)
+    deadline = time.monotonic() + 20
+    while True:
+        cells = server.get_json("api/contents/b.ipynb")["content"]["cells"]
+        missing = [mime for i, mime in VIEW_BUNDLES.items()
+                   if not any(mime in o.get("data", {}) for o in cells[i]["outputs"])]
+        if not missing:
+            break
+        assert time.monotonic() < deadline, f"b.ipynb was saved without {missing}"
+        time.sleep(0.2)
+    for session in server.sessions():
+        if session["path"].endswith("b.ipynb"):
+            server.request("DELETE", f"api/sessions/{session['id']}")
+    lab.reload()
+    expect(lab.locator(CURRENT_TAB)).to_have_text("b.ipynb")
+    view = cell(lab, JAXPR).locator(".jx-JaxprOutput .jx-Jaxpr")
+    widget_error = lab.locator(".jp-Notebook").get_by_text("Error displaying widget")
+    # whichever renderer JupyterLab picked has drawn
+    expect(view.or_(widget_error.first)).to_be_visible()
+    assert widget_error.count() == 0, (
+        "the reopened notebook shows the widget views' 'Error displaying widget: model not "
+        "found' instead of the saved views: the saved outputs are trusted, and the widget "
+        "manager's renderer (rank -10) is preferred over application/vnd.jxkernel.*+json "
+        "(rank 40) whether or not the kernel still has the widgets' models")
+    expect(view).to_contain_text("{ lambda ; a:f32[3]. let")
+    expect(view.locator(".jx-prim", has_text="sin")).to_have_count(1)
+    assert_def_use_highlight(view, lab, request, "saved")
+
+    traced = cell(lab, TRACED).locator(".jx-TracedOutput")
+    expect(traced).to_contain_text("traced vs static")
+    expect(traced.locator(".jx-Traced-source .jx-Traced-traced", has_text="x")).to_have_count(2)
+    expect(traced.locator(".jx-View-table")).to_contain_text("f32[3]")
+    hlo = cell(lab, HLO).locator(".jx-HloOutput")
+    expect(hlo).to_contain_text("stablehlo.sine")
+    expect(hlo.locator(".jx-View-table")).to_contain_text("flops")
+    log = cell(lab, COMPILES).locator(".jx-CompileLogOutput")
+    expect(log.locator("tbody tr", has_text="first call")).to_have_count(1)
+    expect(log).to_contain_text("f")
+    shot(lab, request, "2-reopened")
+
+
+def test_notebook7_status_bar(browser, console, server, request):
+    """Notebook 7 (the `notebook` server extension on the same server) lists the notebooks and
+    shows jxkernel's status item in a notebook."""
+    page = new_page(browser, console)
+    try:
+        resp = page.goto(server.url + "tree")
+        assert resp is not None and resp.ok, "Notebook 7 is not served at /tree"
+        expect(page.locator(".jp-DirListing-item", has_text="a.ipynb")).to_be_visible()
+        shot(page, request, "1-tree")
+        page.goto(server.url + "notebooks/a.ipynb")
+        item = page.locator(STATUS)
+        expect(item).to_have_attribute("data-status", re.compile("not-loaded|connected"))
+        expect(item).to_be_visible()
+        expect(item).to_have_text(re.compile(r"^jx · (not loaded|cpu:\d)"))
+        shot(page, request, "2-notebook")
+    finally:
+        page.close()
+
+
+def nb7_cell(page, index):
+    return page.locator(".jp-Notebook .jp-Cell").nth(index)
+
+
+def nb7_run(page, index):
+    """Runs cell `index` of Notebook 7's notebook page and waits for its new execution count."""
+    prompt = nb7_cell(page, index).locator(".jp-InputArea-prompt")
+    before = prompt.inner_text()
+    nb7_cell(page, index).locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Control+Enter")
+    page.wait_for_function(
+        """([el, before]) => /\\[\\d+\\]/.test(el.textContent) && el.textContent !== before""",
+        arg=[prompt.element_handle(), before], timeout=TIMEOUT)
+
+
+def test_notebook7_runs_a_demo(browser, console, server, request):
+    """A workshop notebook in Notebook 7: its first cell (setup) loads jxkernel, the status
+    item connects and counts the compile, the Compilations panel lists it; then a saved
+    notebook's jaxpr view renders from its outputs (a copy of b.ipynb, saved by the JupyterLab
+    test above)."""
+    tour = json.loads((ROOT / "demos" / "01_tour.ipynb").read_text())
+    first_jit = next(i for i, c in enumerate(tour["cells"]) if "f_jit = jax.jit(f)" in
+                     "".join(c["source"]))
+    tour["cells"] = tour["cells"][:first_jit + 1]
+    (server.root_dir / "01_tour.ipynb").write_text(json.dumps(tour))
+    page = new_page(browser, console)
+    try:
+        page.goto(server.url + "notebooks/01_tour.ipynb")
+        item = page.locator(STATUS)
+        expect(item).to_have_attribute("data-status", re.compile("not-loaded|connected"))
+        for index, c in enumerate(tour["cells"]):
+            if c["cell_type"] == "code":
+                nb7_run(page, index)
+        expect(item).to_have_attribute("data-status", "connected")
+        expect(item).to_have_text(re.compile(r"· [1-9]\d* compiles?"))
+        expect(nb7_cell(page, first_jit).locator(".jp-OutputArea-output")).to_contain_text(
+            "1.")
+        palette(page, "jxkernel: Open Compilations panel")
+        panel = page.locator(PANEL)
+        expect(panel).to_be_visible()
+        row = page.locator(ROWS, has=page.locator(".jx-col-function", has_text=re.compile("^f$")))
+        expect(row.locator(".jx-col-reason")).to_have_text("first call")
+        shot(page, request, "1-demo")
+
+        # a copy: b.ipynb itself is open in the JupyterLab page, which would share the kernel
+        # Notebook 7 starts for it (and log comm errors for its widgets)
+        saved = server.get_json("api/contents/b.ipynb")["content"]
+        (server.root_dir / "b7.ipynb").write_text(json.dumps(saved))
+        page.goto(server.url + "notebooks/b7.ipynb")
+        view = nb7_cell(page, JAXPR).locator(".jx-JaxprOutput .jx-Jaxpr")
+        widget_error = page.locator(".jp-Notebook").get_by_text("Error displaying widget")
+        expect(view.or_(widget_error.first)).to_be_visible()
+        assert widget_error.count() == 0, "Notebook 7 shows 'Error displaying widget' for a " \
+            "saved jaxpr view"
+        expect(view).to_contain_text("{ lambda ; a:f32[3]. let")
+        shot(page, request, "2-saved-views")
+    finally:
+        page.close()
+
+
+def test_console_has_no_errors(console):
+    """No page of the module logged an error (console.error or an uncaught exception), but
+    the known harmless ones of HARMLESS."""
+    errors = [(kind, text, url) for kind, text, url in console
+              if kind in ("error", "pageerror")
+              and not any(re.search(pattern, text) and re.search(where, url)
+                          for pattern, where, _ in HARMLESS)]
+    assert not errors, "\n".join(f"{kind} on {url}: {text}" for kind, text, url in errors)

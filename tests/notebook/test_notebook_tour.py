@@ -1,0 +1,90 @@
+"""demos/01_tour.ipynb, executed headless in a real kernel (nbclient + ipykernel) as a reader
+would run it: every cell runs, only the one tagged `raises-exception` fails (on purpose), and
+the outputs teach what the markdown says they do."""
+import os
+
+import pytest
+import locations  # tests/support: the repository's folders
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+pytest.importorskip("ipykernel")
+
+DEMOS = os.path.join(locations.ROOT, "demos")
+WIDGET = "application/vnd.jupyter.widget-view+json"
+
+
+@pytest.fixture(scope="module")
+def tour():
+    nb = nbformat.read(os.path.join(DEMOS, "01_tour.ipynb"), as_version=4)
+    nbclient.NotebookClient(nb, timeout=180, kernel_name="python3",
+                            resources={"metadata": {"path": DEMOS}}).execute()
+    return [c for c in nb.cells if c.cell_type == "code"]
+
+
+def text(cell) -> str:
+    out = []
+    for o in cell.outputs:
+        if o.output_type == "stream":
+            out.append(o.text)
+        elif o.output_type == "error":
+            out.extend(o.traceback)
+        elif "data" in o:
+            out.append(o.data.get("text/plain", ""))
+    return "\n".join(out)
+
+
+def cells_with(tour, needle) -> list:
+    found = [c for c in tour if needle in c.source]
+    assert found, needle
+    return found
+
+
+def test_the_tour_committed_without_outputs():
+    nb = nbformat.read(os.path.join(DEMOS, "01_tour.ipynb"), as_version=4)
+    nbformat.validate(nb)
+    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
+
+
+def test_only_the_tagged_cell_fails_and_it_says_what_to_do(tour):
+    failed = [c for c in tour if any(o.output_type == "error" for o in c.outputs)]
+    assert [("raises-exception" in c.metadata.get("tags", [])) for c in failed] == [True]
+    said = text(failed[0])
+    assert "line 2: if n > 2:" in said and "`%%jit --static n`" in said
+    assert ">>  2 | if n > 2:" in said                     # the traced-vs-static view, marked
+
+
+def test_jit_cells_compile_hit_and_recompile_with_the_reason(tour):
+    first, hit, again = cells_with(tour, 'print("tracing! x is", x)')
+    assert "⚙ compiled cell[" in text(first) and "JitTracer(float32[4])" in text(first)
+    assert "print() did not run" in text(hit) and "compiled" not in text(hit)
+    assert "recompiled cell[" in text(again) and "because x: f32[4] -> f32[8]" in text(again)
+
+
+def test_static_and_traced_values_are_shown(tour):
+    (static,) = cells_with(tour, "--show static")
+    assert "static  n: 3" in text(static) and "traced  x: f32[4]" in text(static)
+    (fn,) = cells_with(tour, "%jxtraced")
+    assert "static  mode: 'sin'" in text(fn) and "traced  scale: f32[] weak" in text(fn)
+
+
+def test_timeit_blocks_and_shows_the_dispatch(tour):
+    (timed,) = cells_with(tour, "%timeit")
+    said = text(timed)
+    assert "Compiled on the first run" in said and "per loop" in said and "dispatch only:" in said
+    (by_hand,) = cells_with(tour, "block_until_ready()")
+    assert "the result was ready after" in text(by_hand)
+
+
+def test_widgets_log_backends_and_the_jaxpr_of_a_gradient(tour):
+    (log,) = cells_with(tour, "%jxcompiles")
+    (selector,) = [c for c in tour if c.source.strip() == "%jxbackend"]
+    for cell in (log, selector):
+        result = next(o for o in cell.outputs if o.output_type == "execute_result")
+        assert WIDGET in result.data and "text/html" in result.data
+    assert "f: 3 / 1" in text(log)                             # misses / hits of f_jit
+    assert "* cpu:0" in text(selector)
+    (named,) = cells_with(tour, "%jxbackend cpu")
+    assert "run on cpu:0" in text(named)
+    (grad,) = cells_with(tour, "%jaxpr jax.grad")
+    assert "tanh" in text(grad) and "equations per primitive" in text(grad)

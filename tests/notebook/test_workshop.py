@@ -1,0 +1,326 @@
+"""The workshop: check/hint/solution (jxkernel/notebook/workshop/), every exercise against its
+solution, a blank and a wrong answer, and each notebook with exercises executed headless twice:
+as handed to learners (every check says "not yet", nothing raises but cells tagged
+raises-exception) and as the instructors' version in demos/solutions/ (every check passes),
+each from its own folder, and its first cell (setup) silent where jxkernel is installed."""
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import locations  # tests/support: the repository's folders
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+pytest.importorskip("IPython")
+
+import jxkernel as jax
+import jxkernel.numpy as jnp
+from jxkernel.notebook import workshop
+from jxkernel.notebook.workshop import check, hint, solution, solutions
+
+ROOT = pathlib.Path(locations.ROOT)
+DEMOS = ROOT / "demos"
+
+NOTEBOOKS = [p for p in solutions.learners_notebooks(DEMOS)
+             if any("exercise" in c.get("metadata", {}).get("tags", [])
+                    for c in nbformat.read(p, as_version=4).cells)]
+CHECKED = re.compile(r"^([\w-]+): (✓ correct|✗ not yet)", re.M)
+
+
+def solved(id, **names):
+    """The names the exercise's solution defines, run with the notebooks' imports."""
+    from collections import Counter
+
+    from jxkernel.core import primitive
+    from jxkernel.core.ir import Literal
+    ns = {"jax": jax, "jnp": jnp, "np": np, "lax": jax.lax, "Counter": Counter,
+          "Literal": Literal, "Primitive": primitive.Primitive,
+          **{f"{t}_rules": getattr(primitive, f"{t}_rules")
+             for t in ("abstract_eval", "lowering", "jvp", "batching")}, **names}
+    exec(workshop.find(id).solution, ns)
+    return ns
+
+
+# ------------------------------------------------------------------ the helpers
+def test_blank_answers_are_not_yet():
+    def stub(x):
+        ...
+    for answer in (..., None, stub):
+        result = check("jit-where", answer)
+        assert result.status == "not yet" and "in place of the `...`" in result.message
+
+
+def test_a_failing_answer_is_reported_in_one_line():
+    def broken(x):
+        return x.nonexistent
+    result = check("jit-where", broken)
+    assert not result.passed and "AttributeError" in result.message, result.message
+    assert "solution('jit-where')" in repr(result)
+
+
+@pytest.mark.parametrize("id, answer, said", [
+    ("ad-hessian", "hello", "cubes_hessian should be an array of shape (3, 3) of numbers; "
+                            "it is a str ('hello')."),
+    ("vmap-rows", 3, "This exercise asks for a function; your answer is the number 3."),
+    ("jit-where", "hello", "This exercise asks for a function; your answer is a str ('hello')."),
+])
+def test_an_answer_of_the_wrong_kind_is_told_what_was_expected(id, answer, said):
+    result = check(id, answer)
+    assert not result.passed and said in result.message, result.message
+    assert "line" not in result.message and "convert" not in result.message   # no internals
+
+
+def test_hints_come_one_at_a_time_then_repeat_the_last():
+    ex = workshop.find("jit-static")
+    ex.shown_hints = 0
+    seen = [repr(hint("jit-static")) for _ in range(len(ex.hints) + 1)]
+    assert [s.splitlines()[0] for s in seen] == \
+        [f"jit-static: hint {i} of 3" for i in (1, 2, 3, 3)]
+
+
+def test_solution_shows_the_code():
+    shown = solution("jit-where", insert=False)
+    assert "jnp.where(x > 0, x, 0.0)" in repr(shown) and "<pre" in shown._repr_html_()
+
+
+def test_results_are_escaped_in_html():
+    result = workshop.Result(workshop.find("jit-where"), False, "<script>x</script>")
+    assert "<script>" not in result._repr_html_() and "&lt;script&gt;" in result._repr_html_()
+
+
+def test_unknown_exercise_names_the_known_ones():
+    with pytest.raises(KeyError, match="jit-where"):
+        check("no-such-exercise", 1)
+
+
+# ------------------------------------------------------------------ the exercises
+def power(x, n):
+    result = jnp.ones_like(x)
+    for _ in range(n):
+        result = result * x
+    return result
+
+
+def loss(params, xs, ys):
+    w, b = params
+    return jnp.mean((w * xs + b - ys) ** 2)
+
+
+def cubes(x):
+    return jnp.sum(x ** 3)
+
+
+def dot(a, b):
+    return jnp.sum(a * b)
+
+
+def scale(x):
+    return x * jnp.array([1.0, 10.0, 100.0])
+
+
+def example_loss(w, x, y):
+    return (jnp.dot(w, x) - y) ** 2
+
+
+def sum_of_squares_range(n):
+    return sum(i * i for i in range(1, n + 1))
+
+
+def newton_sqrt_python(a):
+    x = a
+    while abs(x * x - a) > 1e-5 * a:
+        x = (x + a / x) / 2
+    return x
+
+
+def running_max_python(xs):
+    best, out = xs[0], []
+    for x in xs:
+        best = jnp.maximum(best, x)
+        out.append(best)
+    return jnp.stack(out)
+
+
+KEY = jax.random.PRNGKey(42)
+# what the notebooks define before their exercises
+DEFINED = {"power": power, "loss": loss, "cubes": cubes, "x": jnp.array([1.0, 2.0, 3.0]),
+           "dot": dot, "scale": scale, "example_loss": example_loss, "key": KEY,
+           "random": jax.random,
+           "params": {"hidden": {"w": jnp.zeros((64, 32)), "b": jnp.zeros(32)},
+                      "out": {"w": jnp.zeros((32, 10)), "b": jnp.zeros(10)}},
+           "matmul": lambda a, b: a @ b, "a": jnp.ones((128, 128)), "b": jnp.ones((128, 128)),
+           "step": lambda state: state * 0.5}
+WRONG = {                      # a typical wrong answer per exercise, and what check says
+    "jit-trace-count": (4, "Fewer than 4"),
+    "jit-where": (lambda x: x if x > 0 else 0.0, "TracerBoolConversionError"),
+    "jit-static": (jax.jit(power), "tell jit that n is static"),
+    # jit(jnp.sum) shares the cache of every jit of jnp.sum (the solution's too), as in JAX
+    "jit-buckets": (jax.jit(jnp.sum), "times for these calls: f32["),
+    "ad-grad": (jax.grad(loss, argnums=1), "should give a pair (dw, db)"),
+    "ad-hessian": (jax.grad(cubes)(DEFINED["x"]), "has shape (3,); it should be (3, 3)"),
+    "ad-stop-gradient": (lambda x: x * x, "should be 3.0 (x, not 2x); it is 6.0"),
+    "ad-custom-jvp": (lambda x: jnp.log1p(jnp.exp(x)), "The derivative at 100.0 is nan"),
+    "vmap-rows": (dot, "has shape (); it should be (5,)"),
+    "vmap-in-axes": (jax.vmap(dot), "raised ValueError"),          # v has 3 rows, A 5
+    "vmap-out-axes": (jax.vmap(scale), "has shape (4, 3); it should be (3, 4)"),
+    "vmap-per-example-grads": (jax.vmap(jax.grad(example_loss)), "raised ValueError"),
+    "cf-fori": (sum_of_squares_range, "Python's range cannot use it"),
+    "cf-cond": (lambda x: jnp.where(x != 0, 1.0 / x, 0.0), "the derivative at 0 is nan"),
+    "cf-while": (newton_sqrt_python, "asks Python for a traced value"),
+    "cf-scan": (running_max_python, "running_max was unrolled: its jaxpr has"),
+    "rng-split": ([jax.random.normal(KEY, (2,))] * 3, "one key used three times"),
+    "rng-fold-in": ([KEY] * 4, "Some of the four keys are equal"),
+    "rng-dropout": (lambda key, x, rate: x * (np.random.rand(*x.shape) > rate) / (1 - rate),
+                    "Two calls with the same key gave different results"),
+    "tree-count": (64 * 32 + 32 * 10, "is not it"),                  # the biases forgotten
+    "tree-sgd": (lambda p, g, lr: [a - lr * b for a, b in zip(jax.tree_util.tree_leaves(p),
+                                                              jax.tree_util.tree_leaves(g))],
+                 "should have the structure of the parameters"),
+    "tree-accuracy": (lambda scores, labels: jnp.argmax(scores, -1) == labels,
+                      "one number, not an array of shape (8,)"),
+    "perf-wait": (lambda f, x: f(x), "returned without waiting"),
+    "perf-flops": (128 ** 3, "is not what XLA reports"),                # half: no adds
+    "perf-donate": (jax.jit(lambda state: state * 0.5), "nothing was donated"),
+    "core-eval": (lambda closed, *args: list(args), "my_eval gave"),
+    "core-count": (lambda closed: {"sin": 1}, "the counts are"),
+    "core-primitive": (lambda x: x * x * x, "it is ['mul', 'mul']"),
+}
+# the parallelism exercises need four devices: they run in a subprocess (test below)
+PARALLEL_WRONG = {
+    "par-pmap": ("jax.vmap(lambda x: x ** 2)", "ran on one device"),
+    "par-psum": ("jax.pmap(lambda x: x / x.sum())", "the result's sum is 4, not 1"),
+    "par-pmean-grad": ("jax.pmap(jax.grad(loss), in_axes=(None, 0, 0))",
+                       "average the devices' gradients with lax.pmean"),
+    "par-shard-columns": ("lambda a: jax.device_put(a, NamedSharding(mesh, P('model')))",
+                          "Device 0 holds a[0:2, :]; it should hold a[:, 0:2]"),
+}
+PARALLEL_ANSWER = {"par-pmap": "per_device_square", "par-psum": "normalize",
+                   "par-pmean-grad": "parallel_grad", "par-shard-columns": "by_columns"}
+ANSWER = {"jit-trace-count": "prints", "jit-where": "clip_negative",
+          "jit-static": "power_jit", "jit-buckets": "bucketed_sum", "ad-grad": "loss_grad",
+          "ad-hessian": "cubes_hessian", "ad-stop-gradient": "half_square_grad",
+          "ad-custom-jvp": "softplus", "vmap-rows": "batched_dot", "vmap-in-axes": "rows_dot_v",
+          "vmap-out-axes": "scale_columns", "vmap-per-example-grads": "per_example_grads",
+          "cf-fori": "sum_of_squares", "cf-cond": "safe_reciprocal", "cf-while": "newton_sqrt",
+          "cf-scan": "running_max", "rng-split": "samples", "rng-fold-in": "step_keys",
+          "rng-dropout": "dropout", "tree-count": "n_params", "tree-sgd": "sgd_update",
+          "tree-accuracy": "accuracy", "perf-wait": "run_and_wait", "perf-flops": "matmul_flops",
+          "perf-donate": "step_donating", "core-eval": "my_eval",
+          "core-count": "count_primitives", "core-primitive": "cube"}
+
+
+def newton_sqrt_printing(a):
+    def step(x):
+        jax.debug.print("x = {}", x)
+        return (x + a / x) / 2
+    return jax.lax.while_loop(lambda x: jnp.abs(x * x - a) > 1e-5 * a, step, a)
+
+
+# Checks on the compiled program (workshop/program_checks.py): right values, wrong program
+# (jit-buckets' compile count is WRONG's case above)
+PROGRAM_WRONG = [
+    ("cf-scan", running_max_python, "35 equations (slice ×9, squeeze ×9, max ×8) and no scan"),
+    ("cf-while", newton_sqrt_printing,
+     "newton_sqrt's loop calls back to Python at every step (debug_print in a while loop)"),
+    ("perf-donate", jax.jit(lambda state: state * 0.5),
+     "step_donating needs 8,000 bytes at its peak (arguments 4,000, outputs 4,000, "
+     "temporaries 0, reused 0); it should stay below 8,000."),
+]
+
+
+@pytest.mark.parametrize("id, wrong, said", PROGRAM_WRONG, ids=[c[0] for c in PROGRAM_WRONG])
+def test_a_right_value_from_a_wrong_program_is_caught(id, wrong, said):
+    result = check(id, wrong)
+    assert not result.passed and said in result.message, result.message
+
+
+def test_program_checks_docstring_examples():
+    from doc_examples import check_docstring_examples
+    check_docstring_examples("jxkernel.notebook.workshop.program_checks")
+
+
+def test_every_exercise_is_tested_here():
+    workshop.find("jit-where")                     # loads every notebook's exercises
+    assert set(workshop._EXERCISES) == set(WRONG) | set(PARALLEL_WRONG)
+
+
+def test_parallel_exercises_on_four_devices():
+    script = (
+        "import numpy as np, jxkernel as jax, jxkernel.numpy as jnp\n"
+        "from jxkernel import lax\n"
+        "from jxkernel.notebook.workshop import check, find\n"
+        "from jxkernel.sharding import NamedSharding, PartitionSpec as P\n"
+        "mesh = jax.make_mesh((2, 2), ('data', 'model'))\n"
+        "def loss(w, x, y):\n    return jnp.mean((x @ w - y) ** 2)\n"
+        "for id, (wrong, answer) in CASES.items():\n"
+        "    ns = dict(jax=jax, jnp=jnp, lax=lax, np=np, loss=loss, mesh=mesh,\n"
+        "              NamedSharding=NamedSharding, P=P)\n"
+        "    exec(find(id).solution, ns)\n"
+        "    good, bad = check(id, ns[answer]), check(id, eval(wrong, ns))\n"
+        "    print(id, good.status, '|', bad.status, '|', bad.message)\n")
+    cases = {id: (wrong, PARALLEL_ANSWER[id]) for id, (wrong, _) in PARALLEL_WRONG.items()}
+    ran = subprocess.run([sys.executable, "-c", f"CASES = {cases!r}\n" + script],
+                         capture_output=True, text=True, timeout=120,
+                         env=dict(os.environ, JXKERNEL_CPU_DEVICES="4"))
+    assert ran.returncode == 0, ran.stderr
+    lines = {line.split(" ", 1)[0]: line for line in ran.stdout.splitlines()}
+    for id, (_, said) in PARALLEL_WRONG.items():
+        assert lines[id].startswith(f"{id} correct | not yet |") and said in lines[id], lines[id]
+
+
+@pytest.mark.parametrize("id", sorted(WRONG))
+def test_exercise(id):
+    assert check(id, solved(id, **DEFINED)[ANSWER[id]]).passed
+    wrong, said = WRONG[id]
+    result = check(id, wrong)
+    assert not result.passed and said in result.message, result.message
+
+
+# ------------------------------------------------------------------ the notebooks
+def execute(nb, folder):
+    """Run `nb` from its own folder, as JupyterLab does (the solutions from demos/solutions/)."""
+    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
+                            resources={"metadata": {"path": str(folder)}}).execute()
+    setup = next(c for c in nb.cells if c.cell_type == "code")
+    assert "setup" in setup.metadata.get("tags", []) and not setup.outputs, setup.outputs
+    return nb
+
+
+def outputs(cell) -> str:
+    return "\n".join(o.get("text", "") or o.get("data", {}).get("text/plain", "")
+                     for o in cell.get("outputs", []))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_learners_notebook_runs_and_every_check_says_not_yet(path):
+    nb = execute(nbformat.read(path, as_version=4), DEMOS)  # raises on an error not tagged
+                                                            # raises-exception
+    exercises = [c for c in nb.cells if "exercise" in c.metadata.get("tags", [])]
+    assert exercises
+    for cell in exercises:
+        assert [s for _, s in CHECKED.findall(outputs(cell))] == ["✗ not yet"], outputs(cell)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_solutions_notebook_is_current_and_every_check_passes(path):
+    committed = nbformat.read(DEMOS / "solutions" / path.name, as_version=4)
+    made = solutions.solved(nbformat.read(path, as_version=4))
+    assert [c.source for c in committed.cells] == [c.source for c in made.cells], \
+        "demos/solutions is stale: run .venv/bin/python -m jxkernel.notebook.workshop.solutions"
+    nb = execute(committed, DEMOS / "solutions")
+    answered = [c for c in nb.cells if "solution" in c.metadata.get("tags", [])]
+    assert len(answered) == sum("exercise" in c.metadata.get("tags", [])
+                                for c in nbformat.read(path, as_version=4).cells)
+    for cell in answered:
+        assert [s for _, s in CHECKED.findall(outputs(cell))] == ["✓ correct"], outputs(cell)
+
+
+@pytest.mark.parametrize("path", solutions.learners_notebooks(DEMOS), ids=lambda p: p.name)
+def test_committed_notebooks_have_no_outputs(path):
+    nb = nbformat.read(path, as_version=4)
+    assert all(not c.get("outputs") and c.get("execution_count") is None
+               for c in nb.cells if c.cell_type == "code")

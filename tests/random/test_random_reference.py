@@ -1,0 +1,84 @@
+"""jxkernel.random against numbers recorded from JAX 0.10.2.
+
+reference/make_random_reference.py evaluated each expression with real JAX and stored the
+bit pattern of the result (floats viewed as unsigned ints): keys, split/fold_in/bits, every
+sampler across seeds, shapes and dtypes (f32, f16, bf16, complex; f64/int64/uint64 with
+x64), eagerly, under jit and under vmap. Here the same text runs with jxkernel. Keys, bits,
+integers, booleans and floats exact by construction compare bit for bit; a record with
+"ulps" (its bound, chosen beside the case in the generator) holds floats that may differ per
+CPU, compared in ulps (tests/support/numerics.py).
+"""
+import json
+import os
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import jxkernel
+import jxkernel.random as r
+from jxkernel import config
+from numerics import assert_allclose_ulp
+import locations  # tests/support: the repository's folders
+
+with open(os.path.join(locations.DATA, "random_reference.json")) as f:
+    REFERENCE = json.load(f)
+
+CASES = REFERENCE["cases"]
+ALPHAS = np.array([0.01, 0.1, 0.5, 1.0, 1.5, 2.0, 3.5, 10.0], np.float32)   # as in the generator
+COV = np.array([[2.0, 1.0, 0.0], [1.0, 2.0, 0.5], [0.0, 0.5, 1.0]], np.float32)
+
+
+def _uint_view(dtype: np.dtype) -> np.dtype:
+    """The unsigned type a float's bits are stored as (a complex's: one part's)."""
+    return np.dtype(f"u{dtype.itemsize // (2 if dtype.kind == 'c' else 1)}")
+
+
+def _is_float(dtype: np.dtype) -> bool:
+    return dtype.kind in "fc" or dtype == ml_dtypes.bfloat16
+
+
+def _bits(x: np.ndarray) -> list:
+    if x.dtype == np.bool_:
+        return x.astype(np.uint8).ravel().tolist()
+    if _is_float(x.dtype):
+        x = x.view(_uint_view(x.dtype))
+    return [int(v) for v in x.ravel()]
+
+
+def _recorded_floats(case, dtype: np.dtype) -> np.ndarray:
+    return np.array(case["bits"], _uint_view(dtype)).view(dtype).reshape(case["shape"])
+
+
+def _evaluate(case):
+    ns = {"r": r, "jax": jxkernel, "np": np, "bf16": ml_dtypes.bfloat16,
+          "k": r.PRNGKey(case["seed"]), "kt": r.key(case["seed"]), "ALPHAS": ALPHAS, "COV": COV}
+    return np.asarray(eval(case["expr"], ns))
+
+
+def _case_id(case):
+    return f"{case['expr']}|seed={case['seed']}" + ("|x64" if case["x64"] else "")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[_case_id(c) for c in CASES])
+def test_matches_jax(case):
+    with config.override("jax_enable_x64", case["x64"]):
+        out = _evaluate(case)
+    assert str(out.dtype) == case["dtype"]
+    assert list(out.shape) == case["shape"]
+    if "ulps" in case:
+        assert _is_float(out.dtype), "a bound is for floats only"
+        want = _recorded_floats(case, out.dtype)
+        scale = case.get("scale")
+        if scale == "max":
+            scale = np.abs(want.astype(np.complex128 if want.dtype.kind == "c" else np.float64)
+                           ).max(initial=0)
+        assert_allclose_ulp(out, want, case["ulps"], scale=scale, err_msg=_case_id(case))
+        return
+    got = _bits(out)
+    if got != case["bits"]:
+        want = np.array(case["bits"], dtype=object)
+        bad = np.nonzero(np.array(got, dtype=object) != want)[0]
+        pytest.fail(f"{len(bad)} of {len(got)} elements differ from JAX, first at flat "
+                    f"index {bad[0]}: got bits {got[bad[0]]:#x}, JAX {case['bits'][bad[0]]:#x}"
+                    f" (value {out.ravel()[bad[0]]!r})")

@@ -1,0 +1,162 @@
+"""The release: `uv build` (the PEP 517 build `python -m build` runs: an sdist, then the wheel
+built from it) makes a wheel and an sdist that `twine check` accepts, the wheel carries the
+prebuilt JupyterLab extension and the workshop's data, and a participant's path works from it.
+
+The participant's path runs once, in a fresh venv without jxkernel: a workshop notebook's first
+cell (the setup cell, its install pointed at the built wheel) installs jxkernel and the notebook
+runs; then `jupyter labextension list` in that venv shows the extension. To stay fast (about
+30 s, most of it the notebook) the venv gets the other packages from uv's cache as hard links
+(`--offline`, the versions of the running venv) before the cell runs, so the cell's pip
+installs only the wheel; where uv's cache lacks them it downloads them (a minute more).
+"""
+import importlib.metadata
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from jxkernel.notebook.workshop import links
+from jxkernel.version import __version__
+import locations  # tests/support: the repository's folders
+
+ROOT = Path(locations.ROOT)
+UV = [sys.executable, "-m", "uv"]
+EXTENSION = "share/jupyter/labextensions/jxkernel-labextension"
+pytest.importorskip("uv")
+
+
+def uv(*args, **kwargs):
+    """uv, from its cache first; online only where the cache lacks something."""
+    ran = subprocess.run([*UV, *args, "--offline"], capture_output=True, text=True, **kwargs)
+    if ran.returncode != 0:
+        ran = subprocess.run([*UV, *args], capture_output=True, text=True, **kwargs)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    return ran
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory):
+    out = tmp_path_factory.mktemp("dist")
+    uv("build", "-q", "--out-dir", str(out), str(ROOT))
+    wheel, = out.glob("jxkernel-*.whl")
+    sdist, = out.glob("jxkernel-*.tar.gz")
+    return wheel, sdist
+
+
+def test_wheel_and_sdist_pass_twine_check_and_carry_what_the_workshop_needs(dist):
+    wheel, sdist = dist
+    assert wheel.name == f"jxkernel-{__version__}-py3-none-any.whl"      # version.py's
+    checked = subprocess.run([sys.executable, "-m", "twine", "check", "--strict",
+                              str(wheel), str(sdist)], capture_output=True, text=True)
+    assert checked.returncode == 0 and checked.stdout.count("PASSED") == 2, \
+        checked.stdout + checked.stderr
+    names = zipfile.ZipFile(wheel).namelist()
+    data = f"jxkernel-{__version__}.data/data/{EXTENSION}"
+    for needed in [f"{data}/package.json", f"{data}/install.json", "jxkernel-as-jax.pth",
+                   "jxkernel/notebook/workshop/data/digits.npz"]:
+        assert needed in names, needed
+    assert any(re.fullmatch(rf"{data}/static/remoteEntry\.\w+\.js", n) for n in names)
+    assert not any(n.startswith(("tests/", "demos/", "jxkernel/labextension/")) for n in names)
+    meta = zipfile.ZipFile(wheel).read(f"jxkernel-{__version__}.dist-info/METADATA").decode()
+    urls = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]
+    for name, url in urls.items():
+        assert f"Project-URL: {name}, {url}" in meta
+    in_sdist = {m.split("/", 1)[1] for m in tarfile.open(sdist).getnames() if "/" in m}
+    for needed in ["pyproject.toml", "README.md", "CHANGELOG.md", "jxkernel/version.py",
+                   "labextension/install.json", "jxkernel/labextension/package.json",
+                   "jxkernel/notebook/workshop/data/digits.npz", "demos/01_tour.ipynb"]:
+        assert needed in in_sdist, needed
+
+
+def pinned_dependencies(wheel: Path) -> list:
+    """The built wheel's dependencies with its notebook extra, and nbclient's, all the way down,
+    at the versions this venv has (uv's cache holds exactly those)."""
+    meta = zipfile.ZipFile(wheel).read(f"jxkernel-{__version__}.dist-info/METADATA").decode()
+    todo = [Requirement(line.split(": ", 1)[1]) for line in meta.splitlines()
+            if line.startswith("Requires-Dist: ")]
+    todo = [r for r in todo if r.marker is None or r.marker.evaluate({"extra": "notebook"})]
+    todo += [Requirement("nbclient"), Requirement("nbformat")]
+    seen = {}
+    while todo:
+        req = todo.pop()
+        name = canonicalize_name(req.name)
+        if name in seen and not req.extras:
+            continue
+        dist = importlib.metadata.distribution(req.name)
+        seen[name] = dist.version
+        for dep in map(Requirement, dist.requires or []):
+            if dep.marker is None or any(dep.marker.evaluate({"extra": e})
+                                         for e in (req.extras or {""})):
+                todo.append(dep)
+    return [f"{name}=={version}" for name, version in sorted(seen.items())]
+
+
+RUN = """
+import nbformat, nbclient, sys
+nb = nbformat.read(sys.argv[1], as_version=4)
+nbclient.NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=True,
+                        resources={"metadata": {"path": sys.argv[2]}}).execute()
+nbformat.write(nb, sys.argv[1])
+"""
+
+
+def test_a_participant_installs_from_the_first_cell_and_the_notebook_runs(dist, tmp_path):
+    wheel, _ = dist
+    venv = tmp_path / "participant"
+    uv("venv", "-q", "--seed", "--python", sys.executable, str(venv))     # --seed: pip, for %pip
+    python = venv / "bin" / "python"
+    requirements = tmp_path / "requirements.txt"
+    requirements.write_text("\n".join(pinned_dependencies(wheel)))
+    uv("pip", "install", "-q", "--python", str(python), "-r", str(requirements))
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env.update(PATH=f"{venv / 'bin'}:{env['PATH']}", PIP_NO_INDEX="1",   # pip finds no index:
+               PIP_DISABLE_PIP_VERSION_CHECK="1")                         # the wheel or nothing
+    missing = subprocess.run([str(python), "-c", "import jxkernel"], capture_output=True,
+                             text=True, env=env, cwd=tmp_path)
+    assert "No module named 'jxkernel'" in missing.stderr
+
+    # the tour as a participant gets it, its first cell's install pointed at the wheel
+    address, version = links.project(ROOT)
+    nb = json.loads((ROOT / links.TOUR).read_text())
+    setup = next(c for c in nb["cells"] if c["cell_type"] == "code")
+    source = "".join(setup["source"])
+    assert source.count(address.install_spec(version)) == 1
+    setup["source"] = source.replace(address.install_spec(version),
+                                     f"jxkernel[notebook] @ {wheel.as_uri()}")
+    folder = tmp_path / "demos"
+    folder.mkdir()
+    path = folder / "01_tour.ipynb"
+    path.write_text(json.dumps(nb))
+    ran = subprocess.run([str(python), "-c", RUN, str(path), str(folder)], env=env,
+                         capture_output=True, text=True, cwd=folder)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    cells = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
+    failed = [f'{"".join(c["source"])[:200]}\n{o["ename"]}: {o["evalue"]}' for c in cells
+              for o in c["outputs"] if o["output_type"] == "error"
+              and "raises-exception" not in c["metadata"].get("tags", [])]
+    assert not failed, "\n\n".join(failed)
+    assert any("%%jit" in "".join(c["source"]) for c in cells)
+
+    # installed from the wheel (not the checkout), with the extension JupyterLab and Notebook 7
+    # load
+    where = subprocess.run([str(python), "-c", "import jxkernel, jxkernel.notebook.workshop as w;"
+                            "print(jxkernel.__file__, w.data_path('digits.npz').exists())"],
+                           capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert where.stdout.startswith(str(venv)) and where.stdout.split()[-1] == "True", where
+    listed = subprocess.run([str(venv / "bin" / "jupyter"), "labextension", "list"],
+                            capture_output=True, text=True, env=env, cwd=tmp_path)
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", listed.stdout + listed.stderr)
+    assert re.search(rf"jxkernel-labextension v{re.escape(version)} enabled OK", plain) or \
+        re.search(r"jxkernel-labextension v\S+ enabled OK", plain), plain
+    assert str(venv) in plain
+    shutil.rmtree(venv)                                  # 700 MB of links: not left to tmp

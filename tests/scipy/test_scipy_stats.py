@@ -1,0 +1,163 @@
+"""jxkernel.scipy.stats: values, dtypes and weak types equal to JAX 0.10.2's (committed
+reference; floats within the ulps scipy_cases.py gives, which XLA's per-CPU code generation
+needs), against scipy.stats, derivatives by finite differences, jit and vmap, and JAX's
+errors."""
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+import jxkernel
+import jxkernel.numpy as jnp
+from jxkernel.scipy import stats
+from jxkernel.test_util import check_grads
+from jxkernel.tree_util import tree_leaves
+from numerics import ELEMENTWISE, LAPACK, REDUCTION, assert_allclose_ulp
+
+from scipy_cases import STATS_AT_LARGEST, STATS_ULPS, stats_cases, stats_log_space
+import locations  # tests/support: the repository's folders
+
+REF = np.load(os.path.join(locations.DATA, "scipy_reference.npz"))
+x64 = lambda: jxkernel.config.override("jax_enable_x64", True)
+# Against scipy.stats in float64: scipy's series, continued fractions and argument reductions
+# are not JAX's, so results differ by more than a rounding (worst seen 84, truncnorm.logpdf;
+# 52, beta.cdf on AVX; the CPU changes them by a few ulps at most)
+SCIPY_ULPS = 256
+# JAX's betaln (and so its betabinom.logpmf) is good to ~2e-7 relative here: worst seen
+# 1.05e9 ulps, on every CPU; jxkernel follows JAX's algorithm
+BETALN_ULPS = 2 * 10**9
+# jit against eager: XLA fuses the transcendentals differently (worst seen 4, AVX-512 and AVX2)
+FUSED_ULPS = 2 * ELEMENTWISE
+
+
+def _compare(tag, group, cases):
+    """Each case's leaves against JAX's "<tag>:<group>/<name>#<i>": dtype, shape and weak
+    type exactly, values within the case's ulps (scipy_cases.STATS_ULPS; sem reads jnp.std,
+    whose fused HLO differs from JAX's by an ulp in float32 on every CPU)."""
+    for name, value in cases.items():
+        for i, leaf in enumerate(tree_leaves(value)):
+            key = f"{tag}:{group}/{name}#{i}"
+            got, want = np.asarray(leaf), REF[key]
+            assert bool(jxkernel.typeof(leaf).weak_type) == bool(REF[key + "@weak"]), key
+            if name in STATS_AT_LARGEST:
+                scale = np.abs(want[np.isfinite(want)]).max(initial=0)
+            else:
+                scale = 1.0 if stats_log_space(name) else None
+            assert_allclose_ulp(got, want, STATS_ULPS.get(name, REDUCTION), scale=scale,
+                                err_msg=key)
+    return len(cases)
+
+
+@pytest.mark.parametrize("tag,dtype", [("f32", np.float32), ("f64", np.float64)])
+def test_values_dtypes_and_weak_types_match_jax(tag, dtype):
+    with jxkernel.enable_x64(dtype == np.float64):
+        assert _compare(tag, "stats", stats_cases(jxkernel, jnp, stats, dtype)) > 100
+
+
+def test_against_scipy():
+    ss = pytest.importorskip("scipy.stats")
+    rng = np.random.RandomState(1)
+    x = rng.uniform(-4, 4, 16)
+    pos = rng.uniform(0.2, 6, 16)
+    u = rng.uniform(0.01, 0.99, 16)
+    k = np.floor(rng.uniform(0, 12, 16))
+
+    def close(got, want, ulps=SCIPY_ULPS, at_largest=False):
+        """Within `ulps` of scipy's, measured at each value's own magnitude, or at the largest
+        |value| for results of cancellation (log(1 - p) near 0, a log density near 0)."""
+        want = np.asarray(want)
+        assert_allclose_ulp(np.asarray(got), want, ulps,
+                            scale=np.abs(want).max() if at_largest else None)
+    with x64():
+        for f in ("logpdf", "cdf", "logcdf", "sf", "logsf"):   # logsf: JAX's log(ndtr) near 1
+            close(getattr(stats.norm, f)(x, 0.3, pos), getattr(ss.norm, f)(x, 0.3, pos),
+                  at_largest=f in ("logcdf", "logsf"))
+        close(stats.norm.ppf(u, 1.0, 2.0), ss.norm.ppf(u, 1.0, 2.0))
+        close(stats.t.logpdf(x, pos), ss.t.logpdf(x, pos))
+        close(stats.beta.logpdf(u, pos, pos[::-1]), ss.beta.logpdf(u, pos, pos[::-1]),
+              at_largest=True)
+        close(stats.beta.cdf(u, pos, pos[::-1]), ss.beta.cdf(u, pos, pos[::-1]))
+        close(stats.gamma.logpdf(pos, pos[::-1]), ss.gamma.logpdf(pos, pos[::-1]))
+        close(stats.gamma.sf(pos, pos[::-1]), ss.gamma.sf(pos, pos[::-1]))
+        close(stats.chi2.cdf(pos, pos[::-1]), ss.chi2.cdf(pos, pos[::-1]))
+        close(stats.poisson.logpmf(k, pos), ss.poisson.logpmf(k, pos))
+        close(stats.poisson.cdf(k, pos), ss.poisson.cdf(k, pos))
+        close(stats.binom.logpmf(k, 12.0, u), ss.binom.logpmf(k, 12, u))
+        close(stats.nbinom.logpmf(k, pos, u), ss.nbinom.logpmf(k, pos, u))
+        close(stats.betabinom.logpmf(k, 12.0, pos, pos[::-1]),
+              ss.betabinom.logpmf(k, 12, pos, pos[::-1]), BETALN_ULPS)
+        close(stats.geom.logpmf(k + 1, u), ss.geom.logpmf(k + 1, u))
+        close(stats.truncnorm.logpdf(x / 4, -0.5, pos), ss.truncnorm.logpdf(x / 4, -0.5, pos))
+        close(stats.truncnorm.logcdf(x / 4, -0.5, pos), ss.truncnorm.logcdf(x / 4, -0.5, pos))
+        close(stats.vonmises.logpdf(x, pos), ss.vonmises.logpdf(x, pos))
+        # (1 + sign(x) P(1/beta, |x|^beta)) / 2 cancels to 0 in the far left tail, as JAX's
+        close(stats.gennorm.cdf(x, pos), ss.gennorm.cdf(x, pos), at_largest=True)
+        close(stats.pareto.logpdf(pos + 1, pos), ss.pareto.logpdf(pos + 1, pos))
+        close(stats.logistic.logpdf(x), ss.logistic.logpdf(x))
+        close(stats.gumbel_l.logcdf(x), ss.gumbel_l.logcdf(x), at_largest=True)  # log(-expm1(-e^z))
+        close(stats.wrapcauchy.logpdf(u * 6, u), ss.wrapcauchy.logpdf(u * 6, u))
+        alpha = np.array([0.5, 2.0, 3.0])
+        simplex = np.array([0.2, 0.3, 0.5])
+        close(stats.dirichlet.logpdf(simplex, alpha), ss.dirichlet.logpdf(simplex, alpha))
+        cov = np.array([[2.0, 0.3], [0.3, 1.0]])
+        pts = rng.randn(5, 2)
+        close(stats.multivariate_normal.logpdf(pts, np.ones(2), cov),
+              ss.multivariate_normal.logpdf(pts, np.ones(2), cov))
+        np.testing.assert_array_equal(stats.rankdata(np.array([3., 1., 3., 2.]), "min"),
+                                      ss.rankdata([3., 1., 3., 2.], "min"))
+
+
+def test_gradients():
+    with x64():
+        x, loc, scale = np.array([-1.5, 0.2, 2.0]), np.array([0.1, -0.3, 0.5]), np.array(
+            [0.7, 1.2, 2.0])
+        check_grads(stats.norm.logpdf, (x, loc, scale), order=2, modes=("fwd", "rev"))
+        check_grads(stats.norm.cdf, (x, loc, scale), order=2, modes=("fwd", "rev"))
+        check_grads(stats.norm.logcdf, (x,), order=1, modes=("fwd", "rev"))
+        cov = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, -0.2], [0.1, -0.2, 0.5]])
+        pts = np.array([[0.0, 0.5, -1.0], [1.0, 1.0, 2.0]])
+        check_grads(lambda m, c: stats.multivariate_normal.logpdf(pts, m, c),
+                    (np.array([0.1, 0.2, 0.3]), cov), order=1, modes=("fwd", "rev"))
+
+
+def test_jit_and_vmap():
+    x = jnp.linspace(-2.0, 2.0, 5)
+    for fun in (lambda x: stats.norm.logcdf(x, 0.5, 2.0), lambda x: stats.gamma.logpdf(
+            x + 3, 2.0), lambda x: stats.truncnorm.logpdf(x, -1.0, 1.5)):
+        assert_allclose_ulp(jxkernel.jit(fun)(x), fun(x), FUSED_ULPS)
+    mean = jnp.zeros(2)
+    covs = jnp.stack([jnp.eye(2), jnp.array([[2.0, 0.5], [0.5, 1.0]])])
+    pts = jnp.array([[0.3, -0.2], [1.0, 2.0]])
+    batched = jxkernel.vmap(lambda p, c: stats.multivariate_normal.logpdf(p, mean, c))(pts, covs)
+    one_by_one = [stats.multivariate_normal.logpdf(pts[i], mean, covs[i]) for i in range(2)]
+    assert_allclose_ulp(batched, np.stack(one_by_one), LAPACK)    # through Cholesky
+    rows = jnp.array([[0.0, 1.0, 2.0], [3.0, 0.0, 1.0]])
+    np.testing.assert_array_equal(jxkernel.vmap(stats.poisson.logpmf)(rows, jnp.array([1.0, 2.5])),
+                                  np.stack([stats.poisson.logpmf(rows[0], 1.0),
+                                            stats.poisson.logpmf(rows[1], 2.5)]))
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="`alpha` must be one-dimensional"):
+        stats.dirichlet.logpdf(jnp.ones(2) / 2, jnp.ones((2, 2)))
+    with pytest.raises(ValueError, match="one entry fewer"):
+        stats.dirichlet.logpdf(jnp.ones(5) / 5, jnp.ones(2))
+    with pytest.raises(ValueError, match="must be of integer type"):
+        stats.multinomial.logpmf(jnp.array([1.0, 2.0]), 3, jnp.array([0.5, 0.5]))
+    with pytest.raises(ValueError, match="incompatible shapes"):
+        stats.multivariate_normal.logpdf(jnp.zeros(3), jnp.zeros(3), jnp.eye(2))
+    with pytest.raises(NotImplementedError, match="allow_singular"):
+        stats.multivariate_normal.logpdf(jnp.zeros(2), jnp.zeros(2), jnp.eye(2),
+                                         allow_singular=True)
+    with pytest.raises(ValueError, match="unknown method 'mean'"):
+        stats.rankdata(jnp.ones(3), "mean")
+    with pytest.raises(ValueError, match="Illegal nan_policy"):
+        stats.mode(jnp.ones(3), nan_policy="skip")
+    with pytest.raises(NotImplementedError, match="nan_policy"):
+        stats.rankdata(jnp.ones(3), nan_policy="omit")
+    with pytest.raises(TypeError):
+        stats.norm.logpdf("a")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isnan(stats.rankdata(jnp.array([1.0, np.nan]))).all()

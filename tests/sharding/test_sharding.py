@@ -1,0 +1,382 @@
+"""jax.sharding on 8 simulated CPU devices, against NumPy and JAX's recorded answers.
+
+One subprocess (JXKERNEL_CPU_DEVICES=8) runs tests/data/sharding_cases.py, the same cases
+reference/make_sharding_reference.py ran with JAX 0.10.2, plus a few jxkernel-only probes of
+the partitioner; it prints one JSON object that the tests below take apart. The value objects
+(PartitionSpec, AxisType, meshes of one device) are checked in this process.
+"""
+import contextlib
+import io
+import json
+import os
+
+import numpy as np
+import pytest
+from numerics import assert_allclose_ulp
+from fresh_process import run_code
+
+import jxkernel as jax
+from jxkernel.core.mesh import DuplicateSpecError, IndivisibleError
+from jxkernel.sharding import AbstractMesh, AxisType, Mesh, NamedSharding
+from jxkernel.sharding import PartitionSpec as P
+import locations  # tests/support: the repository's folders
+
+DATA = locations.DATA
+
+_PROBES = r"""
+import json, os, sys
+import numpy as np
+import jxkernel as jax, jxkernel.numpy as jnp
+import sharding_cases
+from jxkernel.sharding import Mesh, NamedSharding, PartitionSpec as P
+from jxkernel.xla import sharded
+
+out = {"cases": sharding_cases.run(jax)}
+mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ("x", "y"))
+x = jax.device_put(np.arange(16, dtype=np.float32).reshape(8, 2), NamedSharding(mesh, P("x")))
+f = jax.jit(lambda a: a + 1)
+f(x); f(x)
+(key, entry), = [(k, e) for k, e in f._cache.items() if k[0] == "sharded"]
+loaded = entry.exe.loaded
+out["text"] = entry.text
+out["hits"] = entry.hits
+out["parameter_shardings"] = [str(sharded.xc.HloSharding.from_proto(s))
+                              for s in loaded.get_parameter_shardings()]
+f(jax.device_put(np.zeros((8, 2), np.float32), NamedSharding(mesh, P(None, "y"))))
+out["entries"] = sum(k[0] == "sharded" for k in f._cache)
+g = jax.jit(lambda a: a * 2, out_shardings=NamedSharding(mesh, P(None, "y")))
+out["out_given"] = repr(g(x).sharding.spec)
+s = NamedSharding(mesh, P("x"))
+grad = jax.jit(jax.grad(lambda a: jnp.sum(jax.lax.with_sharding_constraint(jnp.sin(a), s))))
+out["grad"] = [repr(grad(x).sharding.spec), np.asarray(grad(x)).tolist()]
+batched = jax.jit(jax.vmap(lambda a: jax.lax.with_sharding_constraint(a * 2, s)),
+                  in_shardings=NamedSharding(mesh, P(None, "x")))(np.ones((3, 8), np.float32))
+out["vmap"] = [repr(batched.sharding.spec), np.asarray(batched).tolist()]
+out["kept"] = jax.device_put(x) is x
+moved = jax.device_put(x, jax.devices()[3])
+out["gathered"] = [moved.device.id, np.asarray(moved).tolist()]
+with jax.set_mesh(mesh):
+    y = jax.jit(lambda a: a - 1, in_shardings=P("x"), out_shardings=P())(np.arange(8.0))
+out["set_mesh"] = [repr(y.sharding), np.asarray(y).tolist()]
+moved = jax.device_put(x, NamedSharding(mesh, P(None, "y")))     # on the devices, by XLA
+out["relayout"] = [repr(moved.sharding.spec), np.asarray(moved).tolist(),
+                   [k[0] for k in sharded._eager if k[0] == "relayout"]]
+v8 = jax.device_put(np.arange(8.0, dtype=np.float32), s)
+w8 = jax.device_put(np.arange(8.0, dtype=np.float32) * 10, NamedSharding(mesh, P("y")))
+h = jax.jit(lambda a, b: a + b)
+h(v8, v8)
+out["fast"] = {"hit": np.asarray(h(v8, v8)).tolist(),
+               "hits": [e.hits for e in h._fast.values()],   # (a later layout replaces it)
+               "other_layout": np.asarray(h(v8, w8)).tolist(),        # its 2nd argument differs
+               "one_device": np.asarray(h(v8, jnp.ones(8))).tolist()}
+guarded = jax.jit(lambda a: a * 2, in_shardings=s)
+with jax.transfer_guard("disallow"):
+    placed = jax.device_put(np.arange(8.0), s)                  # explicit: allowed
+    out["guard"] = [np.asarray(guarded(placed)).tolist()]
+    try:
+        guarded(np.arange(8.0))                                  # implicit: refused
+    except Exception as e:
+        out["guard"].append(type(e).__name__)
+lowered = jax.jit(lambda a, b: (a * b, a.sum()), in_shardings=(s, None)).lower(x[:, 0], 2.0)
+compiled = lowered.compile()
+called = compiled(x[:, 1], 3.0)
+out["stages"] = {"text": lowered.as_text(),
+                 "in": [repr(t.spec) for t in jax.tree.leaves(compiled.input_shardings)],
+                 "out": [repr(t.spec) for t in compiled.output_shardings],
+                 "called": [repr(called[0].sharding.spec), np.asarray(called[0]).tolist(),
+                            float(called[1])],
+                 "all_reduce": "all-reduce" in compiled.as_text(),
+                 "out_info": [repr(o.sharding.spec) for o in compiled.out_info]}
+abstract = jax.jit(lambda a: a * 2).lower(jax.ShapeDtypeStruct((8,), np.float32, sharding=s))
+out["stages"]["struct"] = [repr(abstract.compile().input_shardings[0][0].spec),
+                           '{sdy.sharding = #sdy.sharding<@mesh, [{"x"}]>}' in abstract.as_text()]
+out["abstract"] = [isinstance(x.sharding, jax.sharding.Sharding),
+                   isinstance(jnp.ones(2).sharding, jax.sharding.Sharding),
+                   isinstance(P("x"), jax.sharding.Sharding)]
+
+# The docstring examples of the sharding modules (they need 8 devices).
+from doc_examples import check_docstring_examples
+out["doc_examples"] = {}
+mesh4 = Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("x", "y"))    # sharding_view's
+for module in ("jxkernel.core.mesh", "jxkernel.xla.sharding", "jxkernel.xla.sharded",
+               "jxkernel.sharding", "jxkernel.lax.sharding", "jxkernel.sharding_view"):
+    try:
+        check_docstring_examples(module, {"mesh": mesh4 if module.endswith("view") else mesh,
+                                          "P": P, "Mesh": Mesh, "NamedSharding": NamedSharding})
+        out["doc_examples"][module] = "ok"
+    except AssertionError as e:
+        out["doc_examples"][module] = str(e)
+
+# What jaxlib's compiler does with each kind of annotation (docs/jaxlib.md section 4).
+xc, devices = sharded.xc, tuple(jax.devices())
+main = ("func.func public @main(%arg0: tensor<8xf32> {ATTR}) -> tensor<8xf32> {\n"
+        "%0 = stablehlo.sine %arg0 : tensor<8xf32>\nreturn %0 : tensor<8xf32>\n}")
+head = "module @m attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {\n"
+texts = {"sdy": head + 'sdy.mesh @mesh = <["x"=8]>\n' +
+         main.replace("ATTR", 'sdy.sharding = #sdy.sharding<@mesh, [{"x"}]>') + "\n}",
+         "gspmd": head + main.replace("ATTR", 'mhlo.sharding = "{devices=[8]<=[8]}"') + "\n}"}
+build = xc.CompileOptions().executable_build_options
+out["defaults"] = [build.use_spmd_partitioning, build.use_shardy_partitioner]
+sys.stderr.write("--jaxlib probes--\n")
+sys.stderr.flush()
+out["partitioner"] = {}
+for text_kind, text in texts.items():
+    for shardy in (True, False):
+        options = xc.CompileOptions()
+        options.num_replicas, options.num_partitions = 1, 8
+        options.device_assignment = xc.DeviceAssignment.create(np.arange(8, dtype=np.int32)[None])
+        options.executable_build_options.use_spmd_partitioning = True
+        options.executable_build_options.use_shardy_partitioner = shardy
+        loaded = sharded._client.backend_of(devices[0]).client.compile_and_load(
+            text, xc.DeviceList(devices), options)
+        out["partitioner"][f"{text_kind} shardy={shardy}"] = [
+            str(xc.HloSharding.from_proto(s)) for s in
+            loaded.get_parameter_shardings() + loaded.get_output_shardings()]
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def runs():
+    """(jxkernel's answers, JAX's recorded answers)."""
+    result = run_code(_PROBES, {"JXKERNEL_CPU_DEVICES": "8"})
+    mine = json.loads(result.stdout.strip().splitlines()[-1])
+    mine["stderr"] = result.stderr
+    with open(os.path.join(DATA, "sharding_reference.json")) as f:
+        return mine, json.load(f)
+
+
+def test_shards_indices_replicas_and_pictures_are_jaxs(runs):
+    mine, ref = runs[0]["cases"], runs[1]
+    assert mine["mesh"] == ref["mesh"] == [
+        "Mesh(axis_sizes=(4, 2), axis_names=('x', 'y'), axis_types=(Auto, Auto))",
+        "Mesh('x': 4, 'y': 2, axis_types=(Auto, Auto))"]
+    assert mine["meshes"] == ref["meshes"]
+    assert mine["meshes"][:4] == [
+        "AbstractMesh('x': 4, 'y': 2, axis_types=(Auto, Auto), device_kind=cpu, num_cores=None, "
+        "platform=cpu)", "Mesh(axis_sizes=(), axis_names=())", "Mesh()",
+        "AbstractMesh((), axis_types=())"]
+    assert sorted(mine["shards"]) == sorted(ref["shards"]) == \
+        ["P('x', 'y')", "P('x',)", "P((\'x\', \'y\'),)", "P()", "P(None, 'y')"]
+    value = np.arange(32, dtype=np.float32).reshape(8, 4)
+    for spec, shards in mine["shards"].items():
+        assert shards == ref["shards"][spec], spec            # exact: moves of data
+        for s in shards:                                      # and against NumPy
+            (r0, r1), (c0, c1) = s["index"]
+            np.testing.assert_array_equal(s["data"], value[r0:r1, c0:c1])
+    assert mine["sharding"] == ref["sharding"]
+    assert mine["shard_repr"] == ref["shard_repr"] == [
+        "Shard(device=CpuDevice(id=3), index=(slice(2, 4, None), slice(2, 4, None)), "
+        "replica_id=0, data=[[10. 11.]\n [14. 15.]])", [[18.0, 19.0], [22.0, 23.0]]]
+    assert mine["pictures"] == ref["pictures"]
+    assert mine["pictures"]["1d P('x',)"] == ("┌───────┬───────┬───────┬───────┐\n"
+                                             "│CPU 0,1│CPU 2,3│CPU 4,5│CPU 6,7│\n"
+                                             "└───────┴───────┴───────┴───────┘\n")
+
+
+def test_jit_and_eager_results_have_jaxs_shardings_and_values(runs):
+    mine, ref = runs[0]["cases"]["jit"], runs[1]["jit"]
+    assert {k: v[0] for k, v in mine.items()} == {k: v[0] for k, v in ref.items()}
+    value = np.arange(32, dtype=np.float32).reshape(8, 4)
+    expected = {"matmul": np.sin(value) @ value.T, "sum0": value.sum(0), "add": value * 3,
+                "transpose": value.T, "given": value * 3, "constraint": np.cos(value) + 1,
+                "eager_add": value + 1, "eager_sin": np.sin(value), "eager_sum0": value.sum(0),
+                "eager_mixed": value + 1, "constraint_only": value * 2,
+                "vmap_of_jit": value.T - 1, "grad_of_sharded_jit": 2 * value,
+                "vmap_of_sharded_jit": value.T * 3}
+    for name, (_, got) in mine.items():
+        got = np.asarray(got, np.float32)
+        # sin/cos: XLA's vs NumPy's ulp-level differences; matmul sums 4 such terms up to 900
+        assert_allclose_ulp(got, np.asarray(ref[name][1], np.float32), 2, scale=np.abs(got).max(),
+                            err_msg=name)
+        assert_allclose_ulp(got, expected[name].astype(np.float32), 4,
+                            scale=np.abs(expected[name]).max(), err_msg=name)
+
+
+def test_data_parallel_gradient_equals_the_unsharded_one(runs):
+    mine, ref = runs[0]["cases"]["data_parallel"], runs[1]["data_parallel"]
+    assert sorted(mine) == ["b1", "w1", "w2"]
+    for name, (spec, sharded, plain) in mine.items():
+        assert spec == ref[name][0] == "P()"           # params replicated, as JAX's
+        sharded, plain = np.asarray(sharded, np.float32), np.asarray(plain, np.float32)
+        scale = np.abs(plain).max()
+        # the batch mean is summed per device, then across devices: another order of adds
+        assert_allclose_ulp(sharded, plain, 8, scale=scale, err_msg=name)
+        assert_allclose_ulp(sharded, np.asarray(ref[name][1], np.float32), 8, scale=scale,
+                            err_msg=name)
+
+
+def test_arrays_made_from_callbacks_and_single_device_arrays(runs):
+    mine, ref = runs[0]["cases"]["made"], runs[1]["made"]
+    assert mine == ref
+    assert mine["callback"][0] == "P('x', 'y')" and len(mine["callback"][1]) == 8
+
+
+def test_reshard_moves_arrays_between_explicit_axes(runs):
+    mine, ref = runs[0]["cases"]["reshard"], runs[1]["reshard"]
+    assert mine == ref
+    assert mine[0] == "Mesh(axis_sizes=(4, 2), axis_names=('x', 'y'), axis_types=(Explicit, " \
+        "Explicit))"
+    assert [s["index"] for s in mine[2][:2]] == [[[0, 8], [0, 2]], [[0, 8], [2, 4]]]
+
+
+def test_bad_shardings_raise_jaxs_errors(runs):
+    mine, ref = runs[0]["cases"]["errors"], runs[1]["errors"]
+    assert mine == ref
+    assert mine["indivisible"][0] == "IndivisibleError"
+
+
+def test_the_module_is_partitioned_by_shardy_and_cached_per_sharding(runs):
+    out = runs[0]
+    text = out["text"]
+    assert "mhlo.num_partitions = 8 : i32" in text
+    assert 'sdy.mesh @mesh = <["x"=4, "y"=2]>' in text
+    assert '{sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}' in text
+    assert out["parameter_shardings"] == ["{devices=[4,1,2]<=[8] last_tile_dim_replicate}"]
+    assert out["hits"] == 1 and out["entries"] == 2      # a new input sharding compiles anew
+    assert out["out_given"] == "P(None, 'y')"
+    assert out["abstract"] == [True, True, False]          # jax.sharding.Sharding is their type
+
+
+def test_constraints_under_grad_and_vmap_and_placement(runs):
+    out = runs[0]
+    spec, grad = out["grad"]
+    assert spec == "P('x',)"
+    assert_allclose_ulp(np.asarray(grad, np.float32), np.cos(np.arange(16.0)).reshape(8, 2)
+                        .astype(np.float32), 2, scale=1.0)
+    assert out["vmap"] == ["P(None, 'x')", [[2.0] * 8] * 3]
+    assert out["kept"] is True
+    assert out["gathered"] == [3, np.arange(16.0).reshape(8, 2).tolist()]
+    assert out["set_mesh"] == ["NamedSharding(mesh=Mesh('x': 4, 'y': 2, axis_types=(Auto, "
+                               "Auto)), spec=P(), memory_kind=device)",
+                               (np.arange(8.0) - 1).tolist()]
+
+
+def test_partition_specs_meshes_and_axis_types_as_jax_prints_them():
+    assert [repr(p) for p in (P("x", None), P(), P(("x", "y")), P(None))] == \
+        ["P('x', None)", "P()", "P(('x', 'y'),)", "P(None,)"]
+    assert P("x") != P("x", None) and P("x") == P("x") and hash(P("x")) == hash(P("x"))
+    assert (repr(AxisType.Auto), str(AxisType.Explicit)) == ("Auto", "AxisType.Explicit")
+    assert repr(AbstractMesh((4, 2), ("x", "y"))) == \
+        "AbstractMesh('x': 4, 'y': 2, axis_types=(Auto, Auto))"
+    mesh = jax.make_mesh((1,), ("d",))                   # JAX 0.10.2: Explicit by default
+    assert repr(mesh) == "Mesh(axis_sizes=(1,), axis_names=('d',), axis_types=(Explicit,))"
+    s = jax.NamedSharding(mesh, jax.P("d"))
+    assert s == NamedSharding(mesh, P("d")) and hash(s) == hash(NamedSharding(mesh, P("d")))
+    assert s.is_equivalent_to(NamedSharding(mesh, P()), 1) and s.is_fully_replicated
+    assert s.shard_shape((3, 2)) == (3, 2) and s.num_devices == 1
+    x = jax.device_put(np.arange(3.0), s)
+    assert x.sharding is s and np.asarray(x).tolist() == [0.0, 1.0, 2.0]
+    assert [sh.index for sh in x.addressable_shards] == [(slice(None),)]
+
+
+def test_named_sharding_over_an_abstract_mesh():
+    # JAX 0.10.2: a sharding in a type, with no devices (what JAX prints and raises)
+    mesh = AbstractMesh((2, 4), ("x", "y"))
+    s = NamedSharding(mesh, P("x", None))
+    assert repr(s) == ("NamedSharding(mesh=AbstractMesh('x': 2, 'y': 4, axis_types=(Auto, "
+                       "Auto)), spec=P('x', None))")
+    same = NamedSharding(mesh, P("x", None))
+    assert s == same and hash(s) == hash(same)
+    assert (s.num_devices, s.is_fully_replicated, s.memory_kind) == (8, False, None)
+    assert s.shard_shape((4, 8)) == (2, 8)
+    for attr in ("device_set", "_device_assignment", "is_fully_addressable",
+                 "addressable_devices"):
+        with pytest.raises(ValueError, match=f"{attr} is not implemented for "
+                                             f"`jax.sharding.AbstractMesh`"):
+            getattr(s, attr)
+    with pytest.raises(ValueError, match=r"Resource axis: z of P\('z',\) is not found"):
+        NamedSharding(mesh, P("z"))
+    with pytest.raises(ValueError, match="is_fully_addressable is not implemented"):
+        jax.device_put(np.zeros(4), s)
+    typed = NamedSharding(AbstractMesh((2,), ("x",), (AxisType.Explicit,)), P("x"))
+    spec = jax.ShapeDtypeStruct((4,), np.float32, sharding=typed)
+    assert jax.eval_shape(lambda a: a * 2, spec) == spec
+
+
+def test_bad_meshes_and_specs_name_what_to_fix():
+    one = np.array(jax.devices()[:1])
+    with pytest.raises(ValueError, match=r"devices.ndim == 1 and len\(axis_names\) == 2"):
+        Mesh(one, ("x", "y"))
+    mesh = Mesh(one, ("x",))
+    with pytest.raises(DuplicateSpecError, match="duplicate entries for `x`"):
+        NamedSharding(mesh, P("x", "x"))
+    with pytest.raises(ValueError, match=r"Resource axis: q of P\('q',\) is not found"):
+        NamedSharding(mesh, P("q"))
+    with pytest.raises(TypeError, match="PartitionSpec entries must be"):
+        P(3)
+    with pytest.raises(ValueError, match="only valid for values of rank at least 2"):
+        jax.device_put(np.zeros(2), NamedSharding(mesh, P("x", None)))
+    with pytest.raises(ValueError, match="outside a mesh context"):
+        jax.device_put(np.zeros(2), P("x"))
+    assert issubclass(IndivisibleError, ValueError)
+
+
+def test_jaxlib_partitions_sdy_annotations_only_with_the_shardy_flag(runs):
+    """Why jxkernel emits Shardy's attributes and sets use_shardy_partitioner (section 4 of
+    docs/jaxlib.md): with the flag, sdy shardings are honoured and propagated; without it,
+    GSPMD runs (deprecated: it logs so) and leaves the result replicated; GSPMD's own
+    mhlo.sharding is ignored under Shardy. Neither flag is on by default."""
+    out = runs[0]
+    assert out["defaults"] == [False, False]
+    assert out["partitioner"] == {
+        "sdy shardy=True": ["{devices=[8]<=[8]}", "{devices=[8]<=[8]}"],
+        "sdy shardy=False": ["{devices=[8]<=[8]}", "{replicated}"],
+        "gspmd shardy=True": ["{replicated}", "{replicated}"],
+        "gspmd shardy=False": ["{devices=[8]<=[8]}", "{replicated}"]}
+    ours, probes = out["stderr"].split("--jaxlib probes--")
+    deprecated = "GSPMD sharding propagation is going to be deprecated"
+    assert deprecated not in ours and deprecated in probes
+
+
+def test_the_fast_path_runs_a_sharded_jit_only_on_arguments_laid_out_as_compiled(runs):
+    fast, v = runs[0]["fast"], np.arange(8.0)
+    assert fast["hits"] == [1]                     # the second call took jit's fast path
+    assert fast["hit"] == (2 * v).tolist()
+    assert fast["other_layout"] == (11 * v).tolist() and fast["one_device"] == (v + 1).tolist()
+
+
+def test_the_docstring_examples_of_the_sharding_modules_are_true(runs):
+    assert runs[0]["doc_examples"] == dict.fromkeys(
+        ["jxkernel.core.mesh", "jxkernel.xla.sharding", "jxkernel.xla.sharded",
+         "jxkernel.sharding", "jxkernel.lax.sharding", "jxkernel.sharding_view"], "ok")
+
+
+def test_visualize_sharding_draws_a_shape_and_a_sharding():
+    # (the layout itself is compared with JAX's pictures above, through visualize_array_sharding)
+    x = jax.numpy.zeros((4, 8))
+    drawn = []
+    for draw in (lambda: jax.debug.visualize_sharding(x.shape, x.sharding, use_color=False),
+                 lambda: jax.debug.visualize_array_sharding(x)):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            draw()
+        drawn.append(out.getvalue().splitlines())
+    assert drawn[0] == drawn[1]
+    lines = drawn[0]
+    assert lines[0] == "┌" + "─" * 48 + "┐" and lines[-1] == "└" + "─" * 48 + "┘"
+    assert [line.strip("│ ") for line in lines[1:-1]] == [""] * 4 + ["CPU 0"] + [""] * 4
+    with pytest.raises(ValueError, match="only works for shapes with 1 and 2 dimensions"):
+        jax.debug.visualize_sharding((2, 2, 2), x.sharding)
+
+
+def test_device_put_between_shardings_of_one_mesh_moves_data_on_the_devices(runs):
+    spec, value, programs = runs[0]["relayout"]
+    assert spec == "P(None, 'y')" and value == np.arange(16.0).reshape(8, 2).tolist()
+    assert "relayout" in programs          # an identity program with the new result sharding
+
+
+def test_transfer_guards_see_host_data_put_on_a_mesh(runs):
+    assert runs[0]["guard"] == [(2 * np.arange(8.0)).tolist(), "JaxRuntimeError"]
+
+
+def test_lower_and_compile_of_a_sharded_jit_tell_its_shardings(runs):
+    stages = runs[0]["stages"]
+    assert '%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}]>}' in stages["text"]
+    assert '%arg1: tensor<f32> {sdy.sharding = #sdy.sharding<@mesh, []>}' in stages["text"]
+    assert stages["in"] == ["P('x',)", "P()"] and stages["out"] == ["P('x',)", "P()"]
+    assert stages["out_info"] == ["P('x',)", "P()"]
+    assert stages["struct"] == ["P('x',)", True]     # a ShapeDtypeStruct's sharding is used
+    odd = np.arange(1.0, 16.0, 2)                       # column 1 of the 8x2 arange
+    assert stages["called"] == ["P('x',)", (odd * 3).tolist(), float(odd.sum())]
+    assert stages["all_reduce"]          # the sum of a split vector: XLA added the reduction

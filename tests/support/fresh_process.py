@@ -1,0 +1,33 @@
+"""Python code run in a fresh interpreter, for what a test process cannot do itself: another
+CPU device count (fixed at first use), the on-disk cache across processes, start-up output.
+
+The child runs in the repository root with the package, tests/support/ and tests/data/
+importable, as pytest's `pythonpath` setting makes them in the test process.
+"""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+from locations import DATA, ROOT, SUPPORT
+
+
+def run_python(args, env=None, timeout=180):
+    """Run `python ARGS` in the repository root; returns the CompletedProcess."""
+    full_env = {**os.environ, **(env or {})}
+    full_env["PYTHONPATH"] = os.pathsep.join([ROOT, SUPPORT, DATA, full_env.get("PYTHONPATH", "")])
+    return subprocess.run([sys.executable, *args], cwd=ROOT, env=full_env, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def run_code(code, env=None):
+    """Run `code` (dedented) with `python -c`; it must exit 0 (else its output is the error)."""
+    result = run_python(["-c", textwrap.dedent(code)], env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
+def run_json(code, env=None):
+    """The JSON object `code`, run in a fresh interpreter, prints on its last line."""
+    return json.loads(run_code(code, env).stdout.strip().splitlines()[-1])

@@ -1,0 +1,126 @@
+"""Which jxkernel module imports which, read from the source (no import runs).
+
+    python tests/support/import_graph.py        # the per-package table, the cycles, the deferred imports
+
+`imports()` lists every import of a jxkernel module (top-level or inside a function);
+tests/architecture/test_layers.py checks the layering rules of docs/architecture.md on it.
+"""
+from __future__ import annotations
+
+import ast
+import collections
+import functools
+import pathlib
+from typing import NamedTuple
+import locations  # tests/support: the repository's folders
+
+ROOT = pathlib.Path(locations.ROOT) / "jxkernel"
+
+
+_HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+class Import(NamedTuple):
+    path: str            # the importing file, relative to the repository ("jxkernel/lax/cond.py")
+    line: int
+    importer: str        # dotted module names
+    imported: str
+    deferred: bool       # written inside a function: runs on first call, not at load
+
+
+def module_name(path: pathlib.Path) -> str:
+    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@functools.lru_cache(maxsize=None)
+def _is_module(dotted: str) -> bool:
+    base = ROOT.parent.joinpath(*dotted.split("."))
+    return base.is_dir() or base.with_suffix(".py").exists()
+
+
+def _targets(node, importer: str, is_package: bool) -> list[str]:
+    """The modules an import statement names (`from pkg import mod` names pkg.mod)."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    base = importer.split(".")
+    if node.level:
+        base = base[: len(base) - node.level + is_package]
+    module = ".".join(base + ([node.module] if node.module else [])) if node.level else node.module
+    return [f"{module}.{a.name}" if _is_module(f"{module}.{a.name}") else module
+            for a in node.names]
+
+
+@functools.lru_cache(maxsize=None)       # parses ~260 files: once per process
+def imports(root: pathlib.Path = ROOT) -> tuple[Import, ...]:
+    """Every import of a jxkernel module in the package, in file order.
+
+    >>> any(i.imported == "jxkernel.core.ir" for i in imports())
+    True
+    """
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        importer = module_name(path)
+        tree = ast.parse(path.read_text(), str(path))
+
+        def visit(node, deferred):
+            for child in ast.iter_child_nodes(node):
+                inner = deferred or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
+                if isinstance(child, (ast.Import, ast.ImportFrom)):
+                    for target in _targets(child, importer, path.name == "__init__.py"):
+                        if target.split(".")[0] == "jxkernel":
+                            found.append(Import(str(path.relative_to(root.parent)),
+                                                child.lineno, importer, target, inner))
+                if isinstance(child, _HOLDS_STATEMENTS):       # imports are statements
+                    visit(child, inner)
+        visit(tree, False)
+    return tuple(found)
+
+
+def layer(module: str) -> str:
+    """The package a module belongs to ("lax", "numpy", ...) or, at the top, its file name
+    ("tree_util.py"); the package root itself is "__init__".
+
+    >>> layer("jxkernel.lax.cond"), layer("jxkernel.tree_util"), layer("jxkernel")
+    ('lax', 'tree_util.py', '__init__')
+    """
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "__init__"
+    return parts[1] if ROOT.joinpath(parts[1]).is_dir() else parts[1] + ".py"
+
+
+def layer_edges(found: list[Import]) -> dict:
+    """(importer layer, imported layer) -> the files importing across it."""
+    edges = collections.defaultdict(set)
+    for i in found:
+        a, b = layer(i.importer), layer(i.imported)
+        if a != b:
+            edges[a, b].add(i.path)
+    return edges
+
+
+def cycles(found: list[Import]) -> set[tuple[str, str]]:
+    """The pairs of layers that import each other (at load or inside functions)."""
+    edges = layer_edges(found)
+    return {tuple(sorted(pair)) for pair in edges if pair[::-1] in edges}
+
+
+def _table(found: list[Import]) -> str:
+    rows = collections.defaultdict(lambda: (collections.Counter(), collections.Counter()))
+    for i in found:
+        a, b = layer(i.importer), layer(i.imported)
+        if a != b:
+            rows[a][i.deferred][b] += 1
+    text = lambda c: ", ".join(f"{k} ({n})" for k, n in c.most_common())
+    return "\n".join(f"{a:22} at load: {text(load)}" + (f"\n{'':22} deferred: {text(late)}"
+                                                        if late else "")
+                     for a, (load, late) in sorted(rows.items()))
+
+
+if __name__ == "__main__":
+    found = imports()
+    deferred = [i for i in found if i.deferred]
+    print(_table(found))
+    print(f"\n{len(found) - len(deferred)} imports at load, {len(deferred)} inside functions")
+    print("layers importing each other:", sorted(cycles(found)) or "none")

@@ -1,0 +1,81 @@
+"""The suite's comparison helper (tests/support/numerics.py): it must fail where it should."""
+import ml_dtypes
+import numpy as np
+import pytest
+
+from numerics import UlpOutputChecker, assert_allclose_ulp, ulp_distance, ulp_of
+
+
+def steps(x, n, dtype):
+    """x moved n representable values up, in dtype."""
+    x = np.asarray(x, dtype)
+    for _ in range(n):
+        x = np.nextafter(x, np.asarray(np.inf, dtype)) if dtype != ml_dtypes.bfloat16 else \
+            (x.view(np.uint16) + 1).view(ml_dtypes.bfloat16)
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, ml_dtypes.bfloat16])
+def test_distance_counts_representable_steps(dtype):
+    x = np.asarray([1.5, -3.0, 1000.0], dtype)
+    assert ulp_distance(steps(x, 3, dtype), x).tolist() == [3.0, 3.0, 3.0]
+    assert_allclose_ulp(steps(x, 3, dtype), x, ulps=3)
+    with pytest.raises(AssertionError, match="3 of 3 values differ by more than 2 ulps"):
+        assert_allclose_ulp(steps(x, 3, dtype), x, ulps=2)
+
+
+def test_ulp_of_is_the_dtype_spacing():
+    assert float(ulp_of(1.0, np.float32)) == 2.0 ** -23
+    assert float(ulp_of(1.0, np.float64)) == 2.0 ** -52
+    assert float(ulp_of(3.0, np.float16)) == 2.0 ** -9
+    assert float(ulp_of(0.0, np.float32)) == float(np.finfo(np.float32).smallest_normal) * 2.0 ** -23
+
+
+def test_scale_measures_against_a_larger_magnitude():
+    want = np.float32([1e-6, 100.0])
+    got = np.float32([1e-6 + 1e-12, 100.0])
+    with pytest.raises(AssertionError, match="1 of 2 values"):
+        assert_allclose_ulp(got, want, ulps=4)
+    assert_allclose_ulp(got, want, ulps=4, scale=100.0)
+
+
+def test_shape_dtype_and_special_values_must_match():
+    with pytest.raises(AssertionError, match="dtype float64 != float32"):
+        assert_allclose_ulp(np.float64([1.0]), np.float32([1.0]), ulps=100)
+    with pytest.raises(AssertionError, match=r"shape \(2,\) != \(1, 2\)"):
+        assert_allclose_ulp(np.zeros(2, np.float32), np.zeros((1, 2), np.float32), ulps=100)
+    nan_inf = np.float32([np.nan, np.inf, -np.inf])
+    assert_allclose_ulp(nan_inf, nan_inf, ulps=0)
+    with pytest.raises(AssertionError, match="worst inf ulps at index"):
+        assert_allclose_ulp(np.float32([1.0, np.inf, -np.inf]), nan_inf, ulps=1000)
+    with pytest.raises(AssertionError):
+        assert_allclose_ulp(np.float32([np.nan, np.inf, np.inf]), nan_inf, ulps=1000)
+
+
+def test_integers_exact_and_complex_part_by_part():
+    with pytest.raises(AssertionError):
+        assert_allclose_ulp(np.int32([1, 2]), np.int32([1, 3]), ulps=10)
+    want = np.complex64([3 + 4j])
+    got = want + np.complex64(6j * 2.0 ** -21)    # the ulp of float32 at |z| = 5 is 2**-21
+    assert ulp_distance(got.imag, want.imag, scale=np.abs(want)).item() == 6.0
+    assert_allclose_ulp(got, want, ulps=6)
+    with pytest.raises(AssertionError, match="imag"):
+        assert_allclose_ulp(got, want, ulps=5)
+
+
+def test_docstring_examples():
+    import doctest
+
+    import numerics
+    assert doctest.testmod(numerics).failed == 0
+
+
+def test_doctest_checker_allows_last_bits_only():
+    checker = UlpOutputChecker(ulps=1)
+    want = "Array([1., 2.], dtype=float32)"
+    assert checker.check_output(want, "Array([1.       , 1.9999999], dtype=float32)", 0)
+    assert not checker.check_output(want, "Array([1.       , 1.9999995], dtype=float32)", 0)
+    assert not checker.check_output(want, "Array([1., 2.], dtype=float64)", 0)   # other text
+    assert not checker.check_output(want, "Array([1., 2., 3.], dtype=float32)", 0)
+    # float64 named: its ulps, not float32's
+    assert not checker.check_output("1.0 (float64)", "0.99999994 (float64)", 0)
