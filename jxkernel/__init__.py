@@ -10,6 +10,7 @@ from .config import config
 from . import core
 from .core.basearray import Array
 from .core.lazy_names import lazy_names as _lazy_names
+from .core.lazy_names import module_aliases as _module_aliases
 from .core.avals import ShapeDtypeStruct
 from .core.errors import (ConcretizationTypeError, TracerArrayConversionError,
                           TracerBoolConversionError, TracerIntegerConversionError,
@@ -21,8 +22,10 @@ from . import lax
 from . import tree_util
 from .transforms.jit import jit
 from .transforms.make_jaxpr import eval_shape, make_jaxpr
-from .compile_log import compile_events, CompileEvent
-from .compile_log import subscribe as subscribe_compile_events
+from .core.compile_log import compile_events, CompileEvent
+from .core.compile_log import subscribe as subscribe_compile_events
+# explains each jit cache miss (installs itself in the compile record, as it loads)
+from .views import compile_log  # noqa: E402,F401
 from .transforms.batching import vmap
 from .transforms.ad import grad, jvp, linearize, value_and_grad, vjp
 from .transforms.custom_derivatives import custom_jvp, custom_vjp
@@ -107,5 +110,8 @@ _LAZY.update({n: (f"jxkernel.{module}", n) for module, names in (   # jax.make_m
     ("xla.sharding", ("make_mesh",)),
     ("xla.sharded", ("make_array_from_callback", "make_array_from_single_device_arrays")),
     ("sharding", ("reshard",))) for n in names})
+
+# Modules that moved keep their old paths (`import jxkernel.compile_log`)
+_LAZY.update(_module_aliases(__name__, {"compile_log": "jxkernel.views.compile_log"}))
 
 __getattr__, __dir__ = _lazy_names(__name__, globals(), _LAZY)

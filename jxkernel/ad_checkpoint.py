@@ -12,7 +12,7 @@ from .lax.elementwise import reduce_precision_p
 from .transforms.ad import linearize_flat
 from .transforms.api_util import flatten_fun
 from .transforms.batching import _arg_names
-from .transforms.jit import jit_p
+from .transforms.jit_primitive import jit_p
 from .transforms.make_jaxpr import make_jaxpr
 from .api.remat import (  # noqa: F401
     checkpoint,

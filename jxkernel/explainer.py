@@ -87,7 +87,7 @@ from .xla.lowering import NeedsMesh
 from .rich_view import RichView
 from .sharding_view import collective_json, collectives_html, collectives_text
 from .transforms.jit import Jitted, jit
-from .transforms.jit import _any_sharded as any_sharded
+from .transforms.jit_primitive import any_sharded
 from .tree_util import tree_leaves
 from .xla import client as _client
 from .xla import pipeline

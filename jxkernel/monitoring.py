@@ -14,6 +14,8 @@ as a duration and as a time span, with `fun_name`.
 """
 from __future__ import annotations
 
+from .core import compile_log as _compile_log
+
 __all__ = ["clear_event_listeners", "record_event", "record_event_duration_secs",
            "record_event_time_span", "record_scalar", "register_event_duration_secs_listener",
            "register_event_listener", "register_event_time_span_listener",
@@ -113,3 +115,12 @@ def record_compile_phases(fun_name: str, trace_s: float, lower_s: float, compile
         record_event_duration_secs(event, secs, fun_name=name)
         record_event_time_span(event, start, start + secs, fun_name=name)
         start += secs
+
+
+def _on_compile(event) -> None:
+    record_compile_phases(event.function, event.trace_s, event.lower_s, event.compile_s,
+                          event.timestamp)
+
+
+# Listeners are registered here, so the compile record needs telling only once this is loaded.
+_compile_log.subscribe(_on_compile)

@@ -7,12 +7,10 @@
     >>> compiled(np.ones(3, np.float32), 3.0)
     Array([3., 3., 3.], dtype=float32)
 
-`Traced` (the jaxpr), `Lowered` (the StableHLO module) and `Compiled` (XLA's executable) are
-defined with `jit` (jxkernel/transforms/jit.py), what they share (`ArgInfo`, other dialects'
-texts, the errors of a call that does not fit) in jxkernel/transforms/aot.py; this module
-gives them JAX's names.
+`Traced` (the jaxpr), `Lowered` (the StableHLO module) and `Compiled` (XLA's executable), and
+what they share (`ArgInfo`, other dialects' texts, the errors of a call that does not fit),
+are defined in jxkernel/transforms/stages.py; this module gives them JAX's names.
 """
-from .transforms.aot import ArgInfo, CompilerOptions, Wrapped
-from .transforms.jit import Compiled, Lowered, Traced
+from .transforms.stages import ArgInfo, Compiled, CompilerOptions, Lowered, Traced, Wrapped
 
 __all__ = ["ArgInfo", "Compiled", "CompilerOptions", "Lowered", "Traced", "Wrapped"]

@@ -15,7 +15,7 @@ import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel.config import config
 from jxkernel.errors import JaxRuntimeError
-from jxkernel.transforms import jit as jit_module
+from jxkernel.transforms import jit_cache, jit_primitive
 from jxkernel.core import partial_eval
 from jxkernel.xla import compiler, dispatch, transfer_guard
 
@@ -217,9 +217,10 @@ def test_a_trace_nothing_holds_costs_no_search(monkeypatch):
 def caches_put_back():
     """clear_caches empties what later tests in this worker would reuse (every jit's and
     eager operation's executables): put it back afterwards, so they need not compile again."""
-    caches = [dispatch._executables, dispatch._fast, dispatch._last_run, jit_module._impl_cache,
+    caches = [dispatch._executables, dispatch._fast, dispatch._last_run,
+              jit_primitive._impl_cache,
               partial_eval._split_cache, compiler._memory_cache]
-    caches += [part for state in list(jit_module._FUN_STATES.values())
+    caches += [part for state in list(jit_cache.FUN_STATES.values())
                for parts in state.caches.values() for part in parts]
     saved = [(cache, cache.copy()) for cache in caches]
     try:

@@ -548,7 +548,7 @@ def _without_metadata(error: Error) -> Error:
 
 
 def _jit_check(error, enabled_errors, *vals, jaxpr, donated_invars, **params):
-    from ..transforms.jit import _bind_jit
+    from ..transforms.jit_primitive import _bind_jit
     if not _has_checks(jaxpr.jaxpr, enabled_errors):
         return error, _bind_jit(jaxpr, vals, donated_invars, **params)
     err_leaves = tree_flatten(error)[0]

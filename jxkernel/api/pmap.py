@@ -28,7 +28,7 @@ from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from ..xla import client as _client
 from ..xla.compiler import Executable
 from ..xla.pipeline import compile_jaxpr
-from .. import compile_log
+from ..core import compile_log
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
 from ..transforms.api_util import flatten_fun, merge_static, wraps
 from ..transforms.batching import batch_jaxpr

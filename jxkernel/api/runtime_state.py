@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 
 from ..config import config
-from ..transforms import jit as _jit
+from ..transforms import jit_cache, jit_primitive
 from ..core import partial_eval
 from ..xla import compiler, dispatch
 from ..xla.transfer_guard import DIRECTIONS
@@ -76,10 +76,10 @@ def clear_caches() -> None:
         0
     """
     compiler.clear_caches()
-    for cache in (dispatch._executables, dispatch._fast, dispatch._last_run, _jit._impl_cache,
+    for cache in (dispatch._executables, dispatch._fast, dispatch._last_run, jit_primitive._impl_cache,
                   partial_eval._split_cache):
         cache.clear()
-    for state in list(_jit._FUN_STATES.values()):
+    for state in list(jit_cache.FUN_STATES.values()):
         for cache in state.caches.values():   # compiled, fast path, traces, history, last hit
             for part in cache:
                 part.clear()

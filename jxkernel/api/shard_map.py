@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from .. import compile_log
+from ..core import compile_log
 from ..config import config
 from ..core import vma
 from ..core.avals import ShapedArray, get_aval

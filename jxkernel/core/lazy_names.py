@@ -6,6 +6,8 @@
     'jxkernel.numpy.fft'
 """
 import importlib
+import importlib.util
+import sys
 
 
 def lazy_names(package: str, namespace: dict, table: dict) -> tuple:
@@ -29,3 +31,37 @@ def lazy_names(package: str, namespace: dict, table: dict) -> tuple:
         return sorted(set(namespace) | set(table))
 
     return __getattr__, __dir__
+
+
+class _Aliases:
+    """Import `old` as the module `new` names: the module is loaded once, under its own name,
+    and `sys.modules[old]` is that same module."""
+
+    def __init__(self, table: dict):
+        self.table = table
+
+    def find_spec(self, name, path=None, target=None):
+        if name in self.table:
+            return importlib.util.spec_from_loader(name, self)
+        return None
+
+    def create_module(self, spec):
+        return importlib.import_module(self.table[spec.name])
+
+    def exec_module(self, module):
+        pass                # loaded already, under its own name
+
+
+def module_aliases(package: str, table: dict) -> dict:
+    """Keep old module paths importable after a module moved: `table` maps a name in `package`
+    to the module it is now (`{"compile_log": "jxkernel.views.compile_log"}`), so that
+    `import jxkernel.compile_log`, `from jxkernel.compile_log import X` and
+    `jxkernel.compile_log.X` all reach the module itself (its state, not a copy). Returns
+    lazy_names' table entries for attribute access, which load it on first use.
+
+    >>> entries = module_aliases("jxkernel", {"compile_log": "jxkernel.views.compile_log"})
+    >>> importlib.import_module("jxkernel.compile_log").__name__
+    'jxkernel.views.compile_log'
+    """
+    sys.meta_path.append(_Aliases({f"{package}.{name}": new for name, new in table.items()}))
+    return {name: (new, None) for name, new in table.items()}

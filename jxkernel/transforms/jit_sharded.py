@@ -10,7 +10,9 @@ per signature through xla/sharded.py, and puts the executable in jit's fast path
 from __future__ import annotations
 
 from ..config import config
+from ..core.interpreter_primitives import sharding_constraint_p
 from ..core.mesh import NamedSharding, PartitionSpec, resolve
+from ..core.staging import DebugInfo, trace_to_jaxpr
 from ..tree_util import (broadcast_prefix, keystr, prefix_errors, tree_flatten,
                          tree_flatten_with_path, tree_unflatten)
 from ..xla.array import Array
@@ -188,3 +190,26 @@ def stage_partitioning(traced, locations=False) -> Partitioning:
     dyn_args, dyn_kwargs = tree_unflatten(traced._in_tree, traced._leaves)
     return Partitioning(traced.jitted, traced.jaxpr, traced.out_tree, traced._leaves, dyn_args,
                         dyn_kwargs, locations)
+
+
+def constrained_trace(jitted, treedef, statics, avals, dyn_args, dyn_kwargs) -> tuple:
+    """(ClosedJaxpr, out_tree) of a jit with shardings traced under another transformation:
+    its in/out_shardings become sharding constraints on its inputs and outputs, so that
+    grad(jit(f, in_shardings=...)) and the like keep them (a jit equation has no shardings)."""
+    flat_in = [None] * len(avals) if jitted._in_shardings is None else \
+        _flat_shardings(jitted._in_shardings, dyn_args, "in_shardings")
+    out_trees: list = []
+    inner = jitted._flat_fun(treedef, statics, out_trees)
+
+    def constrain(values, shardings):
+        return [x if s is None else sharding_constraint_p.bind(x, sharding=s)
+                for x, s in zip(values, shardings)]
+
+    def constrained(*leaves):
+        outs = inner(*constrain(leaves, flat_in))
+        if jitted._out_shardings is None:
+            return outs
+        struct = tree_unflatten(out_trees[-1], [0] * len(outs))
+        return constrain(outs, _flat_shardings(jitted._out_shardings, struct, "out_shardings"))
+    info = DebugInfo(jitted._name, jitted._source, "jit", jitted._leaf_names(dyn_args, dyn_kwargs))
+    return trace_to_jaxpr(constrained, list(avals), info), out_trees[0]

@@ -14,18 +14,18 @@ from ..core.basearray import Array
 from ..core.source_info import function_source_info
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
 from .api_util import flatten_fun, fun_name, merge_static, wraps
-from .jit import _abstract_leaf_aval, _as_tuple
+from .jit_args import abstract_leaf_aval, as_tuple
 from ..core.staging import DebugInfo, trace_to_jaxpr
 
 
 def _trace_flat(fun, static_argnums, args, kwargs, transformation):
-    static_argnums = {i % len(args) if args else i for i in _as_tuple(static_argnums)}
+    static_argnums = {i % len(args) if args else i for i in as_tuple(static_argnums)}
     dyn = [a for i, a in enumerate(args) if i not in static_argnums]
     leaves, treedef = tree_flatten((tuple(dyn), kwargs))
     names = tuple(f"args[{i}]{keystr(p)}" for i, a in enumerate(args) if i not in static_argnums
                   for p, _ in tree_flatten_with_path(a)[0]) + \
         tuple(f"{k}{keystr(p)}" for k in sorted(kwargs) for p, _ in tree_flatten_with_path(kwargs[k])[0])
-    avals = [_abstract_leaf_aval(x, lambda i=i: names[i]) for i, x in enumerate(leaves)]
+    avals = [abstract_leaf_aval(x, lambda i=i: names[i]) for i, x in enumerate(leaves)]
     static = {i: args[i] for i in static_argnums}
     flat, out_tree = flatten_fun(
         lambda dyn_args, dyn_kwargs: fun(*merge_static(static, dyn_args, len(args)),

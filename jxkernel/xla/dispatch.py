@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..config import config
+from ..core import compile_log
 from ..core import trace as _trace
 from ..core.ir import Eqn, Jaxpr, Literal, Var
 from ..core.primitive import impl_rules, lowering_rules, rule
@@ -158,17 +159,15 @@ def primitive_jaxpr(prim, avals, params) -> Jaxpr:
     return Jaxpr([], invars, outvars, [Eqn(invars, outvars, prim, params)])
 
 
-# called as listener(prim, avals, phases, device) after an eager operation compiles: the
-# compile log (above xla) registers itself, so eager compiles are counted as jit's are
-compile_listeners: list = []
-
-
 def compile_primitive(prim, avals, params, device) -> Executable:
     if prim not in lowering_rules:       # a user's Primitive with neither def_impl nor lowering
         rule("impl", prim)
     exe, phases = compile_jaxpr(primitive_jaxpr(prim, avals, params), [device], name=prim.name)
-    for listener in compile_listeners:
-        listener(prim, avals, phases, device)
+    # logged as jit's compiles are: `jnp.sin(x)` outside jit compiles `sin` for its operands'
+    # types, once per process
+    compile_log.record_compiled(f"{prim.name} (eager)", tuple(
+        (f"args[{i}]", a.str_short()) for i, a in enumerate(avals)), phases,
+        _client.platform_of(device))
     return exe
 
 
@@ -197,6 +196,25 @@ def check_values(name, arrays):
     if kind is not None:
         print(DEOPTIMIZED_RERUN_LINE)
         raise FloatingPointError(f"invalid value ({kind}) encountered in {name}")
+
+
+def check_jitted_values(name, fun, outs, args, kwargs) -> None:
+    """jax_debug_nans / jax_debug_infs after `jit(fun)` (named `name`) returned `outs`: on a
+    NaN/inf, rerun `fun` op by op (this jit off), so that the operation that made it raises,
+    as JAX does; if none does, JAX's FloatingPointError for the jit."""
+    kind = invalid_value(outs)
+    if kind is None:
+        return
+    print(DEOPTIMIZED_RERUN_LINE)
+    fun(*args, **kwargs)       # as JAX: jits inside still run compiled, and check
+    raise FloatingPointError(
+        f"invalid value ({kind}) encountered in jit({name}). Because jax_debug_nans "
+        f"and/or jax_debug_infs is set, the de-optimized function (i.e., the function as if "
+        f"the `jit` decorator were removed) was called in an attempt to get a more precise "
+        f"error message. However, the de-optimized function did not produce invalid values "
+        f"during its execution. This behavior can result from `jit` optimizations causing "
+        f"the invalid value to be produced. It may also arise from having nan/inf literals "
+        f"as inputs or outputs, like `jax.jit(lambda ...: jax.numpy.nan)(...)`.")
 
 
 _trace.install_eval_hook(apply_primitive)

@@ -1,0 +1,365 @@
+"""The compile record: every compilation (a jit cache miss, a pmap, an eager operation's
+program), the subscribers told of each, the cache-hit counts, and the recompile guard.
+
+    >>> f = jxkernel.jit(lambda x: x * 2)
+    >>> f(jnp.ones(3)); f(jnp.ones(4))
+    >>> [e.reason for e in jxkernel.compile_events()][-2:]
+    ['first call', 'x: f32[3] -> f32[4]']
+
+It sits low, so that jit, pmap, shard_map and the runtime publish to it without importing
+what explains them: on a jit cache miss the call path publishes a `Miss` (what was compiled,
+with its phases), and the explainer installed by the see-inside layer (jxkernel/views/
+compile_log.py, `install_explainer`) says why, comparing it with the signatures compiled
+before. Anyone may subscribe (the notebook's recompilation widget does);
+`config.update("jax_log_compiles", True)` prints each event as it happens.
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import logging
+import sys
+import threading
+import time
+import weakref
+
+from ..config import config
+from .errors import RecompileError
+from .source_info import user_source_info
+
+
+@dataclasses.dataclass(frozen=True)
+class CompileEvent:
+    """One compilation: which function, for which signature, why, and the time it took."""
+    function: str                 # the jitted function's name (or a notebook cell's)
+    source: str | None            # "file:line" where it was defined
+    signature: tuple              # ((path, "f32[3]" or "static 3"), ...)
+    reason: str                   # "first call", "x: f32[3] -> f32[4]", "static n: 3 -> 4", ...
+    phases: object                # xla.Phases, the compile pipeline's record: seconds per phase, and cache
+    backend: str
+    timestamp: float = dataclasses.field(default_factory=time.time)
+    key: object = None            # identity of the jitted callable (for grouping)
+    seq: int = 0                  # position in the log, set by record(): 1, 2, 3, ... never reused
+    changes: tuple = ()           # the structured `reason`: Change(path, kind, old, new, fix, ...)
+
+    @property
+    def function_key(self) -> str:
+        """A string naming this jitted function for as long as it lives: "f@file.py:3#1402"."""
+        return function_key(self.function, self.source, self.key)
+
+    trace_s = property(lambda self: self.phases.trace_s)
+    lower_s = property(lambda self: self.phases.lower_s)
+    compile_s = property(lambda self: self.phases.compile_s)
+    cache = property(lambda self: self.phases.cache)     # "compiled", "disk" or "memory"
+    total_s = property(lambda self: self.phases.total_s)
+
+    def __str__(self):
+        sig = signature_text(self.signature)
+        return (f"Compiling {self.function}({sig}) because {self.reason}: trace "
+                f"{self.trace_s * 1e3:.1f} ms, lower {self.lower_s * 1e3:.1f} ms, compile "
+                f"{self.compile_s * 1e3:.1f} ms ({self.cache})")
+
+
+def function_key(function: str, source: str | None, key=None) -> str:
+    """The protocol's name for a jitted function: name, where it was defined and, since two
+    functions may share both (a redefined cell), the identity of the jitted object.
+
+        >>> function_key("f", "a.py:3", None)
+        'f@a.py:3'
+    """
+    text = f"{function}@{source or '?'}"
+    return text if key is None else f"{text}#{id(key)}"
+
+
+def signature_text(signature) -> str:
+    """A CompileEvent's signature as written: "x: f32[3], n: static 2"."""
+    return ", ".join(f"{path}: {aval}" for path, aval in signature)
+
+
+_events: list[CompileEvent] = []
+_hits: dict = {}                      # key -> cache hits (counted cheaply on the hit path)
+_subscribers: list = []
+_lock = threading.Lock()
+_seq = 0                              # the last seq handed out (clear() keeps counting)
+# jax_explain_cache_misses writes here, as JAX logs (the name users filter on)
+_logger = logging.getLogger("jxkernel.compile_log")
+MAX_EVENTS = 10_000
+
+
+_unlogged = threading.local()
+
+
+@contextlib.contextmanager
+def unlogged():
+    """Compilations made inside are not logged: a tool's own (the timing profile compiles
+    a program afresh to measure compiling), not the user's."""
+    _unlogged.depth = getattr(_unlogged, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _unlogged.depth -= 1
+
+
+def record(event: CompileEvent) -> CompileEvent:
+    """Log `event` (numbered: the logged copy's `seq` is set) and tell the subscribers."""
+    global _seq
+    if getattr(_unlogged, "depth", 0):
+        return event
+    with _lock:
+        _seq += 1
+        event = dataclasses.replace(event, seq=_seq)
+        _events.append(event)
+        if hasattr(event.key, "_fail_on_recompile"):      # so the switch can be set by key
+            _known[event.function_key] = event.key
+        if len(_events) > MAX_EVENTS:
+            del _events[: len(_events) - MAX_EVENTS]
+        subscribers = list(_subscribers)
+    if config.jax_log_compiles:
+        print(str(event), file=sys.stderr)
+    if config.jax_explain_cache_misses and _explainer is not None:
+        _logger.warning(_explainer.explain_miss(event, user_source_info()))
+    for callback in subscribers:
+        try:
+            callback(event)
+        except Exception as e:             # a broken subscriber must not break compiling
+            print(f"jxkernel: compile-event subscriber {callback!r} raised {e!r}", file=sys.stderr)
+    return event
+
+
+def record_compiled(function: str, signature: tuple, phases, backend: str, key=None,
+                    reason: str | None = None) -> CompileEvent:
+    """Log a compilation that is not a jit cache miss: a pmap, a shard_map or a transformed
+    jit run eagerly, an ahead-of-time `.lower().compile()`. The reason (unless given) is what
+    changed since `function`'s last logged signature:
+
+        >>> e = record_compiled("pmap(f)", (("args[0]", "f32[4,3]"),), Phases(), "cpu")
+        >>> e.reason
+        'first call'
+        >>> record_compiled("pmap(f)", (("args[0]", "f32[4,5]"),), Phases(), "cpu").reason
+        'args[0]: f32[4,3] -> f32[4,5]'
+    """
+    if reason is None:
+        with _lock:
+            last = next((e.signature for e in reversed(_events) if e.function == function
+                         and (key is None or e.key is key)), None)
+        if last is None:
+            reason = "first call"
+        elif len(last) != len(signature):
+            reason = f"{len(last)} arguments -> {len(signature)}"
+        else:
+            reason = ", ".join(f"{path}: {old} -> {new}" for (path, old), (_, new)
+                               in zip(last, signature) if old != new) or "the same signature " \
+                "compiled again (its cached executable was dropped, or another transformation)"
+    return record(CompileEvent(function, None, tuple(signature), reason, phases, backend,
+                               key=key))
+
+
+def compile_events(function: str | None = None) -> list[CompileEvent]:
+    """The compile events so far (optionally only those of `function`), oldest first."""
+    with _lock:
+        events = list(_events)
+    return [e for e in events if function is None or e.function == function]
+
+
+def events_since(seq: int) -> list[CompileEvent]:
+    """The kept events whose `seq` is at least `seq`, oldest first.
+
+        >>> events_since(last_seq() + 1)       # nothing newer than the latest
+        []
+    """
+    with _lock:
+        return [e for e in _events if e.seq >= seq]
+
+
+def last_seq() -> int:
+    """The seq of the latest event ever recorded (0 before the first)."""
+    return _seq
+
+
+def subscribe(callback) -> callable:
+    """Call `callback(event)` on every compile event; returns a function that unsubscribes."""
+    with _lock:
+        _subscribers.append(callback)
+
+    def unsubscribe():
+        with _lock:
+            if callback in _subscribers:
+                _subscribers.remove(callback)
+    return unsubscribe
+
+
+def clear() -> None:
+    with _lock:
+        _events.clear()
+        _hits.clear()
+
+
+_known: weakref.WeakValueDictionary = weakref.WeakValueDictionary()   # function_key -> jitted
+
+
+def fail_on_recompile(function, enabled: bool = True) -> str:
+    """Make a RE-compilation of `function` an error: once it has compiled, a call whose
+    signature misses its cache raises `RecompileError` (naming the old and new signature and
+    why) instead of compiling. `function` is a jitted function or the `function_key` of one
+    of its compile events. Returns its function_key.
+
+        >>> f = jxkernel.jit(lambda x: x * 2)
+        >>> f(jnp.ones(3)); fail_on_recompile(f)
+        >>> f(jnp.ones(4))
+        RecompileError: jit(<lambda>) would recompile because x: f32[3] -> f32[4] ...
+    """
+    if not isinstance(enabled, bool):
+        raise TypeError(f"fail_on_recompile: `enabled` must be True or False, got {enabled!r}")
+    if isinstance(function, str):
+        target = _known.get(function)
+        if target is None:
+            raise KeyError(f"fail_on_recompile: no live jitted function has function_key "
+                           f"{function!r} (a key comes from a compile event of the function; "
+                           f"it may have been deleted)")
+    else:
+        target = function
+        if not hasattr(target, "_fail_on_recompile"):
+            raise TypeError(f"fail_on_recompile: `function` must be a jitted function "
+                            f"(jit(f)) or a compile event's function_key string, got "
+                            f"{type(function).__name__} {function!r}")
+    target._fail_on_recompile = enabled
+    key = target.function_key
+    _known[key] = target
+    return key
+
+
+def failing_on_recompile() -> list[str]:
+    """The function_keys of the live jitted functions whose fail-on-recompile switch is on."""
+    return sorted(key for key, jitted in list(_known.items()) if jitted._fail_on_recompile)
+
+
+def cache_hits(key) -> int:
+    """Cache hits of jitted function `key` (what CompileEvent.key holds) so far."""
+    count = getattr(key, "cache_hits", None)
+    return count() if count is not None else _hits.get(key, 0)
+
+
+# ------------------------------------------------------------------ a jit cache miss
+@dataclasses.dataclass(frozen=True)
+class Miss:
+    """A jit cache miss as the call path saw it, before anyone explains it: the jitted
+    function, a readable name and an aval per input leaf, the pytree structure, the static
+    (name, value) pairs, the device, the closed-over constants (None: not traced yet), and
+    `history`, the list of what its earlier compiles were specialised on (kept with the
+    jit's caches, so that clearing them forgets it; only the explainer reads or fills it)."""
+    jitted: object
+    names: tuple
+    avals: tuple
+    treedef: object
+    statics: tuple
+    device: object
+    consts: tuple | None
+    history: list
+
+
+_explainer = None       # what says why a Miss compiled (jxkernel/views/compile_log.py)
+
+
+def install_explainer(explainer) -> None:
+    """Let `explainer` (an object with `compiled(miss, phases, backend) -> CompileEvent`,
+    `refusal(miss) -> RecompileError` and `explain_miss(event, call_site) -> str`) explain each
+    jit cache miss, as `core` reaches `xla` through install_eval_hook."""
+    global _explainer
+    _explainer = explainer
+
+
+def compiled(miss: Miss, phases, backend: str) -> CompileEvent:
+    """Log the compilation of a jit cache miss, with why it happened."""
+    if _explainer is not None:
+        return record(_explainer.compiled(miss, phases, backend))
+    # while jxkernel/__init__.py loads, before the explainer is in: pmap's plain reason
+    return record_compiled(miss.jitted._name, _plain_signature(miss), phases, backend,
+                           key=miss.jitted)
+
+
+def refuse(miss: Miss) -> None:
+    """fail_on_recompile is on and `miss` is a new signature: raise RecompileError, naming
+    the old and new signatures, what changed and the fix."""
+    if _explainer is not None:
+        raise _explainer.refusal(miss)
+    raise RecompileError(miss.jitted._name, miss.jitted.function_key, "(not recorded)",
+                         signature_text(_plain_signature(miss)), "a new signature",
+                         user_source_info())
+
+
+def _plain_signature(miss: Miss) -> tuple:
+    return tuple((n, a.str_short()) for n, a in zip(miss.names, miss.avals))
+
+
+# ------------------------------------------------------------------ the guard
+_fail_on_any = False                  # no_recompile(): every jitted function refuses to recompile
+
+
+def fail_on_any_recompile(enabled: bool) -> bool:
+    """Turn the guard for every jitted function on or off; returns the previous setting."""
+    global _fail_on_any
+    if not isinstance(enabled, bool):
+        raise TypeError(f"fail_on_any_recompile: `enabled` must be True or False, got "
+                        f"{enabled!r}")
+    before, _fail_on_any = _fail_on_any, enabled
+    return before
+
+
+def failing_on_any_recompile() -> bool:
+    """Whether every jitted function refuses to recompile now (no_recompile(), %jxguard on)."""
+    return _fail_on_any
+
+
+class no_recompile:
+    """Within the block (or each call of the decorated function) a RE-compilation raises
+    `RecompileError` at the caller's line instead of compiling; afterwards the previous
+    setting is back, also when the block raised. No function: every jitted function.
+
+        >>> with no_recompile(f):          # f: a jitted function that compiled already
+        ...     f(jnp.ones(4))             # a new shape: RecompileError
+        >>> @no_recompile()
+        ... def train(): ...
+    """
+
+    def __init__(self, function=None):
+        if function is not None and not isinstance(function, str) and \
+                not hasattr(function, "_fail_on_recompile"):
+            raise TypeError(f"no_recompile: `function` must be a jitted function (jit(f)), a "
+                            f"compile event's function_key, or nothing (every jitted "
+                            f"function); got {type(function).__name__} {function!r}")
+        if isinstance(function, str) and _known.get(function) is None:
+            raise KeyError(f"no_recompile: no live jitted function has function_key "
+                           f"{function!r}")
+        self.function = function
+        self._saved: list = []        # one previous setting per entered block (nesting works)
+
+    def __enter__(self):
+        if self.function is None:
+            self._saved.append(fail_on_any_recompile(True))
+        else:
+            target = self.function if not isinstance(self.function, str) else \
+                _known[self.function]
+            self._saved.append((target, target._fail_on_recompile))
+            fail_on_recompile(target, True)
+        return self
+
+    def __exit__(self, *exc):
+        saved = self._saved.pop()
+        if self.function is None:
+            fail_on_any_recompile(saved)
+        else:
+            target, before = saved
+            fail_on_recompile(target, before)
+        return False
+
+    def __call__(self, fun):
+        """As a decorator: the guard is on during each call of `fun`."""
+        if not callable(fun):
+            raise TypeError(f"no_recompile(...) decorates a function; got {fun!r}")
+
+        @functools.wraps(fun)
+        def guarded(*args, **kwargs):
+            with self:
+                return fun(*args, **kwargs)
+        return guarded

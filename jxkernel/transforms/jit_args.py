@@ -1,0 +1,208 @@
+"""What `jit` (and make_jaxpr) do with their arguments before tracing: static and donated
+argnums and argnames checked and filled in from each other (`Arguments`), a readable name per
+argument leaf, and a leaf's type.
+
+    >>> infer_argnums_and_argnames((0,), None, ["x", "n"])
+    ({0}, {'x'})
+"""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.avals import ShapedArray, ShapeDtypeStruct, shaped_abstractify
+from ..tree_util import keystr, tree_flatten, tree_flatten_with_path
+
+def as_tuple(x) -> tuple:
+    if x is None:
+        return ()
+    return (x,) if isinstance(x, (int, str)) else tuple(x)
+
+
+def check_argnums(signature, argnums: tuple, what: str) -> None:
+    """As JAX: an argnum must name a positional parameter (any does if fun takes *args).
+
+    >>> check_argnums(inspect.signature(lambda x: x), (1,), "static_argnums")
+    Traceback (most recent call last):
+    ValueError: Jitted function has static_argnums=(1,), but only accepts 1 positional arguments.
+    """
+    if signature is None or not argnums:
+        return
+    params = signature.parameters.values()
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return
+    n = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+    if -min(argnums) > n or max(argnums) >= n:
+        raise ValueError(f"Jitted function has {what}={argnums}, but only accepts {n} "
+                         f"positional arguments.")
+
+
+def check_argnames(signature, argnames: tuple, what: str) -> None:
+    """As JAX: an argname must name a parameter passable by keyword (any does with **kwargs)."""
+    if signature is None or not argnames:
+        return
+    params = signature.parameters
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return
+    invalid = {n for n in argnames if n not in params or
+               params[n].kind not in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                      inspect.Parameter.KEYWORD_ONLY)}
+    if invalid:
+        raise ValueError(f"Jitted function has invalid argnames {invalid} in {what}. Function "
+                         f"does not take these args.")
+
+
+def infer_argnums_and_argnames(argnums, argnames, positional):
+    """JAX accepts static args by position or by name and fills in the other; given
+    both, it takes them as they are (Flax's lifted jit passes both, for a function
+    whose signature is not the one it jits)."""
+    both = argnums is not None and argnames is not None
+    argnums, argnames = as_tuple(argnums), as_tuple(argnames)
+    nums = {int(i) + len(positional) if int(i) < 0 else int(i) for i in argnums}
+    names = set(argnames)
+    if both:
+        return nums, names
+    for i in list(nums):
+        if i < len(positional):
+            names.add(positional[i])
+    for n in list(names):
+        if n in positional:
+            nums.add(positional.index(n))
+    return nums, names
+
+
+class Arguments:
+    """How a jitted function takes its arguments: which are static and which donated (by
+    position and by name, each filled in from the other), and a readable name per leaf.
+
+        >>> a = Arguments("f", inspect.signature(lambda x, n: x), (1,), None, None, None)
+        >>> a.split((1.0, 3), {})
+        ((1.0,), {}, (('n', 3, 1),))
+    """
+
+    def __init__(self, name, signature, static_argnums, static_argnames, donate_argnums,
+                 donate_argnames):
+        self.name = name
+        params = list(signature.parameters.values()) if signature else []
+        positional = [p.name for p in params
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        self.positional = positional
+        for what, nums, names in (("static", static_argnums, static_argnames),
+                                  ("donate", donate_argnums, donate_argnames)):
+            check_argnums(signature, as_tuple(nums), f"{what}_argnums")
+            check_argnames(signature, as_tuple(names), f"{what}_argnames")
+        static_argnums, static_argnames = infer_argnums_and_argnames(
+            static_argnums, static_argnames, positional)
+        donate_argnums, donate_argnames = infer_argnums_and_argnames(
+            donate_argnums, donate_argnames, positional)
+        self.static_argnums = frozenset(static_argnums)
+        self.static_argnames = frozenset(static_argnames)
+        self.donate_argnums = frozenset(donate_argnums)
+        self.donate_argnames = frozenset(donate_argnames)
+        if self.static_argnames & self.donate_argnames:
+            raise ValueError(f"static_argnames and donate_argnames cannot intersect. Argument "
+                             f"names {set(self.static_argnames & self.donate_argnames)} appear "
+                             f"in both static_argnames and donate_argnames")
+        if self.static_argnums & self.donate_argnums:
+            raise ValueError("An argument cannot be both static and donated: "
+                             f"{sorted(self.static_argnums & self.donate_argnums)}")
+
+    def split(self, args, kwargs):
+        """(dynamic args, dynamic kwargs, static (name, value, position or None) triples)."""
+        statics = []
+        if self.static_argnums:
+            dyn_args = []
+            for i, a in enumerate(args):
+                if i in self.static_argnums:
+                    statics.append((self.arg_name(i), a, i))
+                else:
+                    dyn_args.append(a)
+            dyn_args = tuple(dyn_args)
+        else:
+            dyn_args = args
+        if kwargs:
+            dyn_kwargs = {}
+            for k, v in kwargs.items():
+                if k in self.static_argnames:
+                    statics.append((k, v, None))     # passed by keyword: given back by keyword
+                else:
+                    dyn_kwargs[k] = v
+        else:
+            dyn_kwargs = kwargs
+        if statics:
+            for name, value, _ in statics:
+                try:
+                    hash(value)
+                except TypeError as e:
+                    raise ValueError(
+                        f"Non-hashable static arguments are not supported. An error occurred "
+                        f"while trying to hash an object of type {type(value)}, {value!r}, passed "
+                        f"as static argument '{name}' of {self.name}. The error was:\n"
+                        f"TypeError: {e}\nUse a hashable value (e.g. a tuple instead of a list), "
+                        f"or pass it as a traced argument.") from None
+        return dyn_args, dyn_kwargs, tuple(statics)
+
+    def arg_name(self, i) -> str:
+        return self.positional[i] if i < len(self.positional) else f"args[{i}]"
+
+    def leaf_names(self, args, kwargs) -> tuple:
+        """A readable name per flat input, e.g. "params['w']" (only computed on a miss)."""
+        positions = [i for i in range(len(args) + len(self.static_argnums))
+                     if i not in self.static_argnums][:len(args)]
+        names = []
+        for pos, a in zip(positions, args):
+            names.extend(self.arg_name(pos) + keystr(p) for p, _ in tree_flatten_with_path(a)[0])
+        for k in sorted(kwargs):
+            names.extend(k + keystr(p) for p, _ in tree_flatten_with_path(kwargs[k])[0])
+        return tuple(names)
+
+    def donated_leaves(self, args, kwargs) -> tuple:
+        if not (self.donate_argnums or self.donate_argnames):
+            return ()
+        flags = []
+        positions = [i for i in range(len(args) + len(self.static_argnums))
+                     if i not in self.static_argnums][:len(args)]
+        for pos, a in zip(positions, args):
+            flags += [pos in self.donate_argnums] * len(tree_flatten(a)[0])
+        for k in sorted(kwargs):
+            flags += [k in self.donate_argnames] * len(tree_flatten(kwargs[k])[0])
+        return tuple(flags)
+
+
+SCALAR_TYPES = (bool, int, float, complex)
+
+
+def leaf_aval(x, index_name) -> ShapedArray:
+    aval = getattr(x, "aval", None)
+    if isinstance(aval, ShapedArray):
+        return aval
+    if type(x) in SCALAR_TYPES:
+        return ShapedArray((), dtypes.python_scalar_dtype(x), type(x) is not bool)
+    if isinstance(x, (np.ndarray, np.generic)):
+        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
+    if isinstance(x, ShapeDtypeStruct):
+        return x.aval
+    raise TypeError(f"Argument {index_name()} of type {type(x)} is not a valid JAX type. "
+                    f"Pass arrays, NumPy arrays or Python scalars (or pytrees of them); mark "
+                    f"other arguments static with static_argnums/static_argnames.")
+
+
+def abstract_leaf_aval(x, index_name) -> ShapedArray:
+    """leaf_aval for tracing without data (trace, lower, eval_shape, make_jaxpr): avals and
+    duck-typed arrays (anything with `shape` and `dtype`) are taken too, as JAX takes them."""
+    try:
+        return shaped_abstractify(x)
+    except TypeError:
+        raise TypeError(f"Error interpreting argument {index_name()} as an abstract array. The "
+                        f"problematic value is of type {type(x)}. Pass arrays, "
+                        f"ShapeDtypeStructs or objects with shape and dtype attributes, or "
+                        f"mark the argument static with static_argnums/static_argnames."
+                        ) from None
+
+
+def unless_all_none(shardings):
+    """`shardings`, or None where each of its leaves is None (or it is None)."""
+    leaves = tree_flatten(shardings, is_leaf=lambda x: x is None)[0]
+    return None if all(s is None for s in leaves) else shardings

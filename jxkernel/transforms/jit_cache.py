@@ -1,0 +1,96 @@
+"""What a jitted function's caches hold, shared by every jit of the same function and
+options (so that `jit(f)(x)` written in a loop hits what an earlier `jit(f)` compiled, as in
+JAX): per signature an `Entry` (the executable, its consts on device, the output structure,
+its hits) and, for the call path's cheapest way in, a `LastHit`.
+
+    >>> f = lambda x: x
+    >>> fun_state(f) is fun_state(f)
+    True
+"""
+from __future__ import annotations
+
+import inspect
+import operator
+import weakref
+
+from ..config import config
+from ..core.source_info import function_source_info
+
+class FunState:
+    """What every jit of one function shares: its signature and source line, read once, and
+    per set of jit options the caches (compiled, fast path, traces, history), so that
+    `jit(f)(x)` written in a loop hits what an earlier `jit(f)` compiled, as in JAX."""
+    __slots__ = ("signature", "source", "caches")
+
+    def __init__(self, fun):
+        try:
+            self.signature = inspect.signature(fun)
+        except (TypeError, ValueError):
+            self.signature = None
+        self.source = function_source_info(fun)
+        self.caches: dict = {}        # jit options -> (cache, fast, traces, history, last)
+
+    def caches_for(self, options) -> tuple:
+        return self.caches.setdefault(options, ({}, {}, {}, [], {}))
+
+
+FUN_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # fun -> FunState
+
+
+def fun_state(fun) -> FunState:
+    """The shared state of `fun`'s jits; a function that cannot be held weakly or hashed gets
+    a state of its own (its jits share nothing).
+
+    >>> f = lambda x: x
+    >>> fun_state(f) is fun_state(f)
+    True
+    """
+    try:
+        found = FUN_STATES.get(fun)
+        if found is None:
+            found = FUN_STATES[fun] = FunState(fun)
+        return found
+    except TypeError:           # not weakly referenceable, or unhashable
+        return FunState(fun)
+
+
+class LastHit:
+    """A jit's last fast-path hit: the argument types and placement (the first buffer's
+    sharding) it had, the config it ran under (config._generation: any change since, and
+    the hit is not reused), and the entry it ran."""
+    __slots__ = ("avals", "where", "generation", "entry", "unflatten")
+
+    def __init__(self, avals, where, entry):
+        self.avals, self.where, self.entry = list(avals), where, entry
+        self.generation = config._generation
+        tree = entry.out_tree          # one array out (most functions): no unflatten call
+        self.unflatten = _first if tree.num_nodes == 1 and tree.num_leaves == 1 else \
+            tree.unflatten
+
+
+_first = operator.itemgetter(0)
+LAST_HIT = "last hit"      # the key of the LastHit in a jit's `_last` dict
+# the end of a `_traces` key for a trace made where no named axis is bound and no check_vma
+# body types the values: such a trace also serves a top-level call, and the other way round
+NOWHERE = ((), None)
+
+
+def each_a_leaf(treedef, n) -> bool:
+    """Whether the n arguments flattened to `treedef` are each a leaf (so the last-hit check,
+    which sees only the arguments, sees the whole input structure): a tuple node and n leaf
+    nodes (a container, None included, adds a node beyond its leaves)."""
+    return treedef.num_nodes == n + 1 == treedef.num_leaves + 1
+
+
+class Entry:
+    """A compiled signature: the executable, consts on device (Arrays), the output
+    structure, how often the cache has hit it, and its LastHit (made on its first fast-path
+    hit, anew if the placement object or the config changed; False if its calls are not
+    positional Arrays alone)."""
+    __slots__ = ("exe", "consts", "out_tree", "jaxpr", "text", "donated", "hits", "last_hit")
+
+    def __init__(self, exe, consts, out_tree, jaxpr, text, donated):
+        self.exe, self.consts, self.out_tree = exe, consts, out_tree
+        self.jaxpr, self.text, self.donated = jaxpr, text, donated
+        self.hits = 0
+        self.last_hit = None

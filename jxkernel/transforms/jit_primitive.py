@@ -1,0 +1,193 @@
+"""The `jit` primitive and its rules: a jitted call inside another transformation is one
+`jit` equation holding the traced jaxpr (its consts passed as operands), which grad, vmap,
+linearize and an enclosing jit handle as they handle any primitive, through these rules.
+
+    >>> jxkernel.make_jaxpr(jxkernel.grad(jxkernel.jit(jnp.sin)))(1.0).eqns[0].primitive
+    jit
+
+Run eagerly (a transformation re-binds it), a jit equation compiles once per jaxpr and
+operand types; over a mesh (a sharding constraint inside, or sharded operands) it runs
+through xla/sharded.py.
+"""
+from __future__ import annotations
+
+import sys
+
+from ..core import compile_log, sharding_types
+from ..core.interpret import eval_jaxpr
+from ..core.ir import call_primitives, param_printers
+from ..core.partial_eval import partial_eval_jaxpr
+from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
+                              jvp_rules, lowering_rules, partial_eval_rules, sharding_typing_rules,
+                              staging_rules, transpose_rules)
+from ..core.staging import JaxprTrace, convert_constvars_to_invars
+from ..core.trace import Tracer, set_current_trace
+from ..xla import client as _client
+from ..xla import pipeline
+from ..xla.array import Array
+from ..xla.dispatch import to_device
+from ..xla.lowering import NeedsMesh
+from .ad import jvp_jaxpr, transpose_jaxpr
+from .ad_util import Zero, instantiate, is_undefined
+from .batching import batch_jaxpr
+
+jit_p = Primitive("jit", multiple_results=True)
+
+
+def _jit_abstract_eval(*avals, jaxpr, name, donated_invars, inline, keep_unused):
+    return jaxpr.out_avals
+
+
+def _jit_lowering(ctx, *args, jaxpr, name, donated_invars, inline, keep_unused):
+    return ctx.call_jaxpr(jaxpr, args, name)
+
+
+def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused):
+    """A jit equation run eagerly (e.g. by a transformation that re-binds it): compile once."""
+    if any_sharded(args) or jaxpr in _partitioned:          # partitioned over a mesh
+        # loads with the first mesh or sharded Array: `import jxkernel` needs neither
+        from ..xla.sharded import run_jaxpr
+        return run_jaxpr(jaxpr, name, args, _partitioned.get(jaxpr))
+    try:
+        return _jit_impl_one_device(args, jaxpr, name, donated_invars)
+    except NeedsMesh as e:                  # a sharding constraint inside
+        _partitioned[jaxpr] = e.mesh
+        return _jit_impl(*args, jaxpr=jaxpr, name=name, donated_invars=donated_invars,
+                         inline=inline, keep_unused=keep_unused)
+
+
+_partitioned: dict = {}     # jaxpr -> the mesh its sharding constraints need
+
+
+def _jit_impl_one_device(args, jaxpr, name, donated_invars):
+    device = next((a.device for a in args if type(a) is Array), None) or _client.default_device()
+    leaves = [a if type(a) is Array else to_device(a, device) for a in args]
+    key = (jaxpr, tuple(a.aval for a in leaves), device)
+    exe = _impl_cache.get(key)
+    if exe is None:
+        donated = (False,) * len(jaxpr.consts) + tuple(donated_invars)
+        exe, phases = pipeline.compile_jaxpr(jaxpr.jaxpr, [device], name=name, donated=donated)
+        _impl_cache[key] = exe
+        # a jit equation run by a transformation (vmap of jit, grad of jit, ...): log it too
+        compile_log.record(compile_log.CompileEvent(
+            name, None, tuple((f"args[{i}]", a.aval.str_short()) for i, a in enumerate(leaves)),
+            "a transformed jitted function (its jaxpr was rewritten by vmap/grad/...)",
+            phases, _client.platform_of(device)))
+    return exe.call_arrays([to_device(c, device) for c in jaxpr.consts] + leaves)
+
+
+_impl_cache: dict = {}      # (jaxpr, avals, device) -> Executable
+
+
+def _jit_staging(trace: JaxprTrace, args, params):
+    """Staged inside another trace: one `jit` equation, or its body inlined if inline=True."""
+    if params["inline"]:
+        jaxpr = params["jaxpr"]
+        with set_current_trace(trace):
+            return eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
+    atoms = [trace.to_atom(x) for x in args]
+    return trace.add_eqn(atoms, jit_p, params, params["jaxpr"].out_avals)
+
+
+def _bind_jit(jaxpr, args, donated_invars, **params):
+    """Bind jit_p on a (transformed) jaxpr, its consts first as explicit operands: a jit
+    equation's jaxpr carries no consts (they may be tracers, which params must not hold)."""
+    if jaxpr.consts:
+        jaxpr, consts = convert_constvars_to_invars(jaxpr)
+        outs = jit_p.bind(*consts, *args, jaxpr=jaxpr,
+                          donated_invars=(False,) * len(consts) + tuple(donated_invars), **params)
+        return outs
+    return jit_p.bind(*args, jaxpr=jaxpr, donated_invars=tuple(donated_invars), **params)
+
+
+def _jit_batching(axis_data, vals, dims, *, jaxpr, name, donated_invars, inline, keep_unused):
+    """vmap of a jit equation: one jit equation over the batched jaxpr (batched even when no
+    operand is, since the body may use the axis, e.g. through axis_index)."""
+    batched, out_dims = batch_jaxpr(jaxpr, axis_data, dims)
+    outs = _bind_jit(batched, vals, donated_invars, name=name, inline=inline,
+                     keep_unused=keep_unused)
+    return outs, out_dims
+
+
+def _jit_jvp(primals, tangents, *, jaxpr, name, donated_invars, inline, keep_unused):
+    """jvp of a jit equation: one jit equation computing primal and tangent outputs."""
+    nonzeros = [type(t) is not Zero for t in tangents]
+    new_jaxpr, out_nonzeros = jvp_jaxpr(jaxpr, nonzeros)
+    nz_tangents = [t for t in tangents if type(t) is not Zero]
+    outs = _bind_jit(new_jaxpr, list(primals) + nz_tangents,
+                     tuple(donated_invars) + (False,) * len(nz_tangents), name=name,
+                     inline=inline, keep_unused=keep_unused)
+    n = len(jaxpr.out_avals)
+    rest = iter(outs[n:])
+    return outs[:n], [next(rest) if nz else Zero(a) for nz, a in zip(out_nonzeros, jaxpr.out_avals)]
+
+
+def _jit_transpose(cts, *args, jaxpr, name, donated_invars, inline, keep_unused):
+    """Transpose of a (linear) jit equation: a jit equation running the transposed jaxpr."""
+    linear = [is_undefined(a) for a in args]
+    nonlinear = [a for a in args if not is_undefined(a)]
+    cts = [instantiate(ct) for ct in cts]
+    transposed = transpose_jaxpr(jaxpr, linear)
+    outs = iter(_bind_jit(transposed, nonlinear + cts, (False,) * (len(nonlinear) + len(cts)),
+                          name=name, inline=inline, keep_unused=keep_unused))
+    return [next(outs) if lin else None for lin in linear]
+
+
+_consts_as_invars_cache: dict = {}
+
+
+def _consts_as_invars(closed: ClosedJaxpr) -> tuple:
+    """convert_constvars_to_invars, the same ClosedJaxpr for the same `closed` (split jaxprs are
+    cached): what later transforms it (transposition, which traces custom_vjp bwd rules) is
+    cached by the jaxpr, so a second grad of a jitted function traces nothing again."""
+    found = _consts_as_invars_cache.get(closed)
+    if found is None:
+        found = convert_constvars_to_invars(closed)
+        if not any(isinstance(c, Tracer) for c in found[1]):
+            _consts_as_invars_cache[closed] = found
+    return found
+
+
+def _jit_partial_eval(trace, args, params):
+    """Linearizing through a jit: its known part runs now as one jit call; the unknown part
+    (taking the residuals) is staged as another jit equation."""
+    unknowns = [trace.is_unknown(x) for x in args]
+    known_jaxpr, unknown_jaxpr, out_unknowns, n_res = partial_eval_jaxpr(params["jaxpr"], unknowns)
+    known_args = [x for x, u in zip(args, unknowns) if not u]
+    rest = {k: v for k, v in params.items() if k not in ("jaxpr", "donated_invars")}
+    with set_current_trace(trace.parent):
+        known_outs = _bind_jit(known_jaxpr, known_args, (False,) * len(known_args), **rest)
+    n_known = len(known_outs) - n_res
+    residuals = list(known_outs[n_known:])
+    unknown_jaxpr, unknown_consts = _consts_as_invars(unknown_jaxpr)
+    atoms = [trace.to_atom(x) for x in unknown_consts + residuals] + \
+        [trace.to_atom(x) for x, u in zip(args, unknowns) if u]
+    unknown_outs = iter(trace.add_eqn(atoms, jit_p, dict(
+        params, jaxpr=unknown_jaxpr, donated_invars=(False,) * len(atoms)),
+        unknown_jaxpr.out_avals))
+    known_iter = iter(known_outs[:n_known])
+    return [next(unknown_outs) if u else next(known_iter) for u in out_unknowns]
+
+
+abstract_eval_rules[jit_p] = _jit_abstract_eval
+lowering_rules[jit_p] = _jit_lowering
+impl_rules[jit_p] = _jit_impl
+staging_rules[jit_p] = _jit_staging
+jvp_rules[jit_p] = _jit_jvp
+transpose_rules[jit_p] = _jit_transpose
+partial_eval_rules[jit_p] = _jit_partial_eval
+axis_batching_rules[jit_p] = _jit_batching
+sharding_typing_rules[jit_p] = sharding_types.call_typing
+param_printers[jit_p] = lambda p: [("name", p["name"]), ("jaxpr", p["jaxpr"])]
+call_primitives.add(jit_p)
+
+
+def any_sharded(leaves) -> bool:
+    """Whether an argument is split over a mesh (only possible once xla/sharding.py is loaded,
+    as every public way to a Mesh loads it: jax.sharding, jax.make_mesh; so the check costs
+    one lookup in processes that never shard)."""
+    if "jxkernel.xla.sharding" not in sys.modules:
+        return False
+    # loads with the first mesh or sharded Array: `import jxkernel` needs neither
+    from ..xla.sharded import any_sharded
+    return any_sharded(leaves)

@@ -1,0 +1,336 @@
+"""The ahead-of-time stages of a jitted function, as JAX keeps them (jax/_src/stages.py):
+`Traced` (the jaxpr), `Lowered` (the StableHLO module) and `Compiled` (XLA's executable), what
+they share (`ArgInfo`, the texts and IRs of other dialects), and the errors of calling a
+Compiled with arguments it was not compiled for. `jxkernel.stages` (JAX's `jax.stages`)
+gives them JAX's names.
+
+    >>> compiled = jit(lambda x: x * 2).trace(np.ones(2, np.float32)).lower().compile()
+    >>> compiled.args_info[0][0].shape
+    (2,)
+"""
+from __future__ import annotations
+
+import dataclasses
+import typing
+
+from ..core import compile_log
+from ..core.avals import ShapedArray, ShapeDtypeStruct
+from ..tree_util import equality_errors, keystr, tree_flatten, tree_unflatten
+from ..xla import client as _client
+from ..xla import pipeline
+from ..xla.array import Array, device_put
+from ..xla.lowering import NeedsMesh
+from .jit_args import leaf_aval
+from .jit_primitive import any_sharded
+
+# Options passed to XLA's compiler by name (JAX's `Lowered.compile(compiler_options=...)`).
+CompilerOptions = dict[str, typing.Union[str, bool]]
+
+
+@typing.runtime_checkable
+class Wrapped(typing.Protocol):
+    """What `jit` returns: callable, and staged by `.trace(...)` and `.lower(...)`."""
+
+    def __call__(self, *args, **kwargs): ...
+
+    def trace(self, *args, **kwargs) -> Traced: ...
+
+    def lower(self, *args, **kwargs) -> Lowered: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class ArgInfo:
+    """One argument's type and whether it is donated.
+
+    >>> ArgInfo(ShapedArray((2,), np.float32), False).shape
+    (2,)
+    """
+    _aval: ShapedArray
+    donated: bool
+
+    @property
+    def shape(self):
+        return self._aval.shape
+
+    @property
+    def dtype(self):
+        return self._aval.dtype
+
+
+def args_info(traced: Traced):
+    """A pytree like `traced.in_tree` of ArgInfo, one per non-static argument leaf."""
+    avals = traced.jaxpr.in_avals
+    donated = traced.donated or (False,) * len(avals)
+    return tree_unflatten(traced._in_tree, [ArgInfo(a, bool(d)) for a, d in zip(avals, donated)])
+
+
+# ------------------------------------------------------------------ texts and IRs
+_DIALECTS = ("stablehlo", "mlir", "hlo")
+
+
+def _check_dialect(dialect: str) -> None:
+    if dialect not in _DIALECTS:
+        raise ValueError(f"unknown dialect: {dialect}. jxkernel gives 'stablehlo' (also "
+                         f"called 'mlir') and 'hlo'.")
+
+
+def lowered_text(lowered: Lowered, dialect: str, debug_info: bool) -> str:
+    """`Lowered.as_text(dialect, debug_info=...)`: debug_info puts each op's source line on it."""
+    # deferred, as the next: jaxlib's MLIR bindings load when another text is asked for
+    from ..xla.portable import hlo_text
+    _check_dialect(dialect)
+    text = lowered._text
+    if debug_info:
+        traced = lowered.traced
+        jaxpr = traced.jaxpr.jaxpr
+        donated = (False,) * len(jaxpr.constvars) + (traced.donated or
+                                                     (False,) * len(jaxpr.invars))
+        text = pipeline.lower(jaxpr, [lowered.device], name=traced.jitted._name, donated=donated,
+                              locations=True).text
+    return hlo_text(text) if dialect == "hlo" else text
+
+
+def compiler_ir(text: str, dialect: str):
+    """`Lowered.compiler_ir`: jaxlib's `ir.Module` for "stablehlo", its XlaComputation for "hlo"."""
+    # jaxlib's MLIR bindings load only when asked for
+    from ..xla.portable import mlir_module, xla_computation
+    _check_dialect(dialect)
+    return xla_computation(text) if dialect == "hlo" else mlir_module(text)
+
+
+# ------------------------------------------------------------------ calling a Compiled
+def check_call_signature(compiled: Compiled, args, kwargs, got_avals) -> None:
+    """Raise JAX's TypeError for a call whose pytree or argument types differ from those the
+    program was compiled for."""
+    _, treedef = tree_flatten((args, kwargs))
+    if treedef != compiled.in_tree:
+        raise TypeError(_tree_mismatch(compiled.in_tree, treedef))
+    names = compiled._traced.arg_names or [f"args[{i}]" for i in range(len(got_avals))]
+    lines = [f"Argument '{name}' compiled with {want.strip_weak_type()} and called with "
+             f"{got.strip_weak_type()}"
+             for name, want, got in zip(names, compiled._entry.jaxpr.in_avals, got_avals)
+             if want.strip_weak_type() != got.strip_weak_type()]
+    raise TypeError("Argument types differ from the types for which this computation was "
+                    "compiled. Perhaps you are calling the compiled executable with a "
+                    "different enable_x64 mode than when it was AOT compiled? The mismatches "
+                    "are:\n" + "\n".join(lines))
+
+
+def _tree_mismatch(want, got) -> str:
+    expected = tree_unflatten(want, [0] * want.num_leaves)
+    given = tree_unflatten(got, [0] * got.num_leaves)
+    errors = list(equality_errors(expected, given))
+    where = lambda path: ("args" + keystr(path[1:]) if path and path[0].idx == 0 else
+                          "kwargs" + keystr(path[1:])) if path else "the arguments"
+    details = "\n".join(f"    * at {where(path)}, seen {seen} but now given {now}, so {why}"
+                        for path, seen, now, why in errors)
+    return (f"Function compiled with input pytree does not match the input pytree it was "
+            f"called with. There are {len(errors)} mismatches, including:\n{details}")
+
+
+# ------------------------------------------------------------------ the stages
+class _Stage:
+    """The signature every stage tells, as JAX's Traced, Lowered and Compiled do."""
+
+    @property
+    def fun_name(self) -> str:
+        return self._traced.jitted._name
+
+    @property
+    def in_tree(self):
+        """The (args, kwargs) pytree of the non-static arguments."""
+        return self._traced._in_tree
+
+    @property
+    def in_avals(self):
+        return tree_unflatten(self.in_tree, self._traced.jaxpr.in_avals)
+
+    @property
+    def args_info(self):
+        return args_info(self._traced)
+
+    @property
+    def donate_argnums(self) -> tuple:
+        return tuple(sorted(self._traced.jitted._donate_argnums))
+
+
+class Traced(_Stage):
+    def __init__(self, jitted, jaxpr, out_tree, donated, leaves, in_tree=None, arg_names=None,
+                 trace_s=0.0):
+        self.jitted, self.jaxpr, self.out_tree, self.donated = jitted, jaxpr, out_tree, donated
+        self._leaves = leaves
+        self._in_tree, self.arg_names = in_tree, arg_names
+        self.trace_s = trace_s          # seconds tracing took: the first of the compile phases
+
+    _traced = property(lambda self: self)
+
+    @property
+    def out_avals(self):
+        return tree_unflatten(self.out_tree, self.jaxpr.out_avals)
+
+    @property
+    def out_info(self):
+        """The outputs' types, a pytree of ShapeDtypeStructs (weak types kept, as JAX's)."""
+        return tree_unflatten(self.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
+                                              for a in self.jaxpr.out_avals])
+
+    def lower(self) -> Lowered:
+        if self.jitted._sharded or any_sharded(self._leaves):    # partitioned over a mesh
+            # loads with the first mesh or sharded Array: `import jxkernel` needs neither
+            from .jit_sharded import stage_partitioning
+            return Lowered(self, None, stage_partitioning(self))
+        device = self.jitted._device
+        if device is None:
+            device = next((x.device for x in self._leaves if isinstance(x, Array)),
+                          _client.default_device())
+        try:
+            return Lowered(self, device)
+        except NeedsMesh as e:              # a sharding constraint inside: partitioned
+            self.jitted._sharded, self.jitted._constraint_mesh = True, e.mesh
+            # loads with the first mesh or sharded Array: `import jxkernel` needs neither
+            from .jit_sharded import stage_partitioning
+            return Lowered(self, None, stage_partitioning(self))
+
+
+class Lowered(_Stage):
+    def __init__(self, traced: Traced, device, partitioning=None):
+        self.traced, self.device = traced, device
+        self._traced = traced
+        self._partitioning = partitioning        # a sharded jit's (transforms/jit_sharded.py)
+        if partitioning is not None:
+            self.device = partitioning.mesh.devices.flat[0]
+            self._module = partitioning.module
+        else:
+            self._module = traced.jitted._lower(traced.jaxpr, device, traced.donated)
+        self._text = self._module.text
+
+    def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
+        """The module as text: StableHLO (default), or XLA's HLO with dialect="hlo";
+        debug_info=True adds each op's source line."""
+        if dialect in (None, "stablehlo", "mlir") and not debug_info:
+            return self._text
+        return lowered_text(self, dialect or "stablehlo", debug_info)
+
+    def compiler_ir(self, dialect: str | None = None):
+        """The module as jaxlib's MLIR `ir.Module` ("stablehlo", the default) or its
+        `XlaComputation` ("hlo")."""
+        return compiler_ir(self._text, dialect or "stablehlo")
+
+    def cost_analysis(self) -> dict:
+        """XLA's cost estimate of the module before optimization (flops, bytes accessed...)."""
+        from ..xla.portable import unoptimized_cost_analysis  # local: rarely used
+        return unoptimized_cost_analysis(self._text, self.device)
+
+    @property
+    def out_info(self):
+        """The outputs' types as JAX's `Lowered.out_info` gives them: a pytree of
+        ShapeDtypeStructs; lowering forgets weak types, and the sharding is not chosen yet.
+
+        >>> jit(lambda x: (x * 2, 1)).lower(1.0).out_info
+        (ShapeDtypeStruct(shape=(), dtype=float32), ShapeDtypeStruct(shape=(), dtype=int32))
+        """
+        return _out_structs(self.traced.out_tree, self.traced.jaxpr.out_avals)
+
+    out_tree = property(lambda self: self.traced.out_tree)
+
+    def compile(self, compiler_options: dict | None = None) -> Compiled:
+        """The executable of this module (compiled once: `.lower()` keeps what it lowered).
+        `compiler_options` sets XLA's options by name ({"xla_cpu_enable_fast_math": False});
+        an unknown name raises JaxRuntimeError."""
+        traced = self.traced
+        if traced.jitted._compiler_options or compiler_options:
+            compiler_options = {**(traced.jitted._compiler_options or {}),
+                                **(compiler_options or {})}
+        if self._partitioning is not None:
+            if compiler_options:
+                raise NotImplementedError("Lowered.compile: compiler_options of a jit over a "
+                                          "mesh are not supported yet; compile without them")
+            return Compiled(self, *self._partitioning.compile(traced.trace_s))
+        return Compiled(self, *traced.jitted._build(traced.jaxpr, traced.out_tree, self._module,
+                                                    traced.trace_s,
+                                                    compiler_options=compiler_options))
+
+
+class Compiled(_Stage):
+    """An executable for one signature: call it with arguments of that signature.
+    `phases`: what tracing, lowering and compiling it took (a pipeline.Phases)."""
+
+    def __init__(self, lowered, entry, phases):
+        self.lowered, self._entry, self.phases = lowered, entry, phases
+        self._traced = lowered.traced
+        # logged as jit's calls are (the notebook's count, Compilations, %jxcompiles)
+        jitted = self._traced.jitted
+        device = (lowered._module.devices[0] if lowered._module is not None
+                  else _client.default_device())
+        compile_log.record(compile_log.CompileEvent(
+            jitted._name, jitted._source_text(),
+            tuple((f"args[{i}]", a.str_short()) for i, a in enumerate(entry.jaxpr.in_avals)),
+            "ahead of time: .lower(...).compile()", phases, _client.platform_of(device),
+            key=jitted))
+
+    def __call__(self, *args, **kwargs):
+        """Call with the non-static arguments only (static ones were fixed by `lower`)."""
+        leaves, treedef = tree_flatten((args, kwargs))
+        expected = self._entry.jaxpr.in_avals
+        got = [leaf_aval(x, lambda: "?") for x in leaves]
+        if treedef != self.in_tree or \
+                [a.strip_weak_type() for a in got] != [a.strip_weak_type() for a in expected]:
+            check_call_signature(self, args, kwargs, got)
+        if self.lowered._partitioning is not None:             # each laid out as compiled for
+            outs = self._entry.exe.call_buffers(self._entry.arguments(leaves))
+        else:
+            outs = self._entry.exe.call_arrays(list(self._entry.consts) + [
+                x if isinstance(x, Array) else device_put(x, self.lowered.device)
+                for x in leaves])
+        return tree_unflatten(self._entry.out_tree, outs)
+
+    out_tree = property(lambda self: self._entry.out_tree)
+
+    def as_text(self) -> str:
+        """The optimized HLO XLA compiled."""
+        return self._entry.exe.optimized_hlo()
+
+    def cost_analysis(self) -> dict:
+        return self._entry.exe.cost_analysis()
+
+    def memory_analysis(self):
+        """XLA's memory sizes of the program (argument_size_in_bytes, temp_size_in_bytes...)."""
+        return self._entry.exe.memory_stats()
+
+    def runtime_executable(self):
+        """jaxlib's LoadedExecutable behind this Compiled."""
+        return getattr(self._entry.exe.loaded, "_loaded", self._entry.exe.loaded)
+
+    @property
+    def input_shardings(self):
+        """Where each argument must live: a pytree like `in_tree` of shardings."""
+        if self.lowered._partitioning is not None:
+            return tree_unflatten(self.in_tree, self._entry.in_shardings)
+        return tree_unflatten(self.in_tree, [self._sharding()] * self.in_tree.num_leaves)
+
+    @property
+    def output_shardings(self):
+        if self.lowered._partitioning is not None:
+            return tree_unflatten(self._entry.out_tree, self._entry.exe.out_shardings)
+        return tree_unflatten(self._entry.out_tree, [self._sharding()] *
+                              self._entry.out_tree.num_leaves)
+
+    def _sharding(self):
+        from ..xla.sharding import SingleDeviceSharding  # local: rarely used
+        return SingleDeviceSharding(self.lowered.device)
+
+    @property
+    def out_info(self):
+        """The outputs' types with where they live (a SingleDeviceSharding each), as JAX's
+        `Compiled.out_info`, less its `format` (jxkernel does not model layouts)."""
+        if self.lowered._partitioning is not None:          # each output's own sharding
+            return tree_unflatten(self._entry.out_tree, [
+                ShapeDtypeStruct(a.shape, a.dtype, sharding=s)
+                for a, s in zip(self._entry.jaxpr.out_avals, self._entry.exe.out_shardings)])
+        return _out_structs(self._entry.out_tree, self._entry.jaxpr.out_avals, self._sharding())
+
+
+def _out_structs(out_tree, avals, sharding=None):
+    """A pytree of ShapeDtypeStructs (no weak types) for outputs of these types."""
+    return tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, sharding=sharding)
+                                     for a in avals])
