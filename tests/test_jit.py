@@ -327,3 +327,19 @@ def test_jitted_function_signature_is_the_functions():
 def test_jitted_function_type_is_named_as_jaxs():
     # JAX's jit returns a jaxlib PjitFunction; Chex's is_traceable reads str(type(f))
     assert "PjitFunction" in str(type(jax.jit(abs)))
+
+
+def test_float0_outputs_are_made_outside_the_computation():
+    # Equinox's scan tests: a vjp under jit returns float0 cotangents for integer inputs. A
+    # compiled computation has no float0 values, so, as in JAX, they are zeros made outside it.
+    @jax.jit
+    def cotangents(i, x):
+        out, pullback = jax.vjp(lambda i, x: x * 2.0 + i, i, x)
+        return pullback(jax.numpy.ones_like(out))
+
+    ct_i, ct_x = cotangents(3, np.float32(1.0))
+    assert ct_i.dtype == jax.dtypes.float0 and ct_i.shape == () and isinstance(ct_i, np.ndarray)
+    assert float(ct_x) == 2.0
+    # under another transformation too: the inner jit's float0 output is a constant there
+    g = jax.grad(lambda x: cotangents(3, x)[1])(np.float32(1.0))
+    assert float(g) == 0.0

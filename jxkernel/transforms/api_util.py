@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import functools
 
-from ..tree_util import tree_flatten, tree_unflatten
+import numpy as np
+
+from ..tree_util import register_pytree_node, tree_flatten, tree_unflatten
+from .ad_util import float0
 
 
 def flatten_fun(fun, in_tree, has_aux: bool = False):
@@ -83,3 +86,33 @@ def merge_static(static: dict, dyn, n: int) -> list:
     """
     it = iter(dyn)
     return [static[i] if i in static else next(it) for i in range(n)]
+
+
+class _Float0Zeros:
+    """A float0 output of a traced function, held in the output's treedef rather than among
+    its leaves: a node with no children whose unflatten gives `np.zeros(shape, float0)`."""
+    __slots__ = ("shape",)
+
+    def __init__(self, shape):
+        self.shape = shape
+
+
+register_pytree_node(_Float0Zeros, lambda z: ((), z.shape),
+                     lambda shape, _: np.zeros(shape, float0))
+
+
+def float0_outside(leaves: list, treedef) -> tuple:
+    """(leaves, treedef) with each float0 leaf (a cotangent of an integer input) moved from the
+    leaves into the treedef, whose unflatten makes it again: a compiled computation has no
+    float0 values, so, as JAX does, its zeros are made outside it.
+
+    >>> leaves, tree = float0_outside([1.0, np.zeros(2, float0)], tree_flatten((0, 0))[1])
+    >>> leaves, tree.unflatten([2.0])[1].dtype == float0
+    ([1.0], True)
+    """
+    if not any(getattr(x, "dtype", None) == float0 and isinstance(x, (np.ndarray, np.generic))
+               for x in leaves):
+        return leaves, treedef
+    tree = treedef.unflatten([_Float0Zeros(np.shape(x)) if isinstance(x, (np.ndarray, np.generic))
+                              and x.dtype == float0 else x for x in leaves])
+    return tree_flatten(tree)

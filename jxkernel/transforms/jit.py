@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from ..config import config
+from ..core.config import config
 from ..core import compile_log, vma
 from ..core.avals import ShapeDtypeStruct
 from ..core.axis_env import visible_axes
@@ -35,7 +35,7 @@ from ..xla.array import Array, buffers, device_put, signature
 from ..xla.dispatch import check_jitted_values
 from ..xla.lowering import NeedsMesh
 from ..xla.pytree import default_registry as _registry
-from .api_util import flatten_fun, fun_name, merge_static
+from .api_util import flatten_fun, float0_outside, fun_name, merge_static
 from .jit_args import SCALAR_TYPES, Arguments, abstract_leaf_aval, leaf_aval, unless_all_none
 from .jit_cache import LAST_HIT, NOWHERE, Entry, LastHit, each_a_leaf, fun_state
 from .jit_primitive import any_sharded, jit_p
@@ -147,7 +147,8 @@ class Jitted:
                     raise TypeError(f"{self._name} returned a value of type {type(leaf)} at "
                                     f"output {i}, which is not a valid JAX type; jitted "
                                     f"functions must return arrays (or pytrees of them)")
-            out_trees.append(out_tree())
+            out_leaves, tree = float0_outside(out_leaves, out_tree())
+            out_trees.append(tree)
             return out_leaves
         return checked
 
