@@ -6,7 +6,7 @@
 """
 
 from .version import __version__
-from .config import config
+from .core.config import config
 from . import core
 from .core.basearray import Array
 from .core.lazy_names import lazy_names as _lazy_names
@@ -112,6 +112,8 @@ _LAZY.update({n: (f"jxkernel.{module}", n) for module, names in (   # jax.make_m
     ("sharding", ("reshard",))) for n in names})
 
 # Modules that moved keep their old paths (`import jxkernel.compile_log`)
-_LAZY.update(_module_aliases(__name__, {"compile_log": "jxkernel.views.compile_log"}))
+_LAZY.update(_module_aliases(__name__, {"compile_log": "jxkernel.views.compile_log",
+                                         "config": "jxkernel.core.config"}))
+del _LAZY["config"]        # jxkernel.config is the Config (`jxkernel.config.update(...)`)
 
 __getattr__, __dir__ = _lazy_names(__name__, globals(), _LAZY)

@@ -35,7 +35,7 @@ import json
 import time
 
 from . import compile_log
-from .config import config
+from .core.config import config
 from .xla import client
 
 REPORT_MIME = "application/vnd.jxkernel.report+json"

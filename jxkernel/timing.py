@@ -45,7 +45,7 @@ import statistics
 import time
 
 from . import compile_log
-from .config import config
+from .core.config import config
 from .rich_view import RichView
 from .transforms.jit import Jitted, jit
 from .tree_util import tree_leaves

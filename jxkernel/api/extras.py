@@ -19,14 +19,13 @@ import sys
 
 import numpy as np
 
-from ..config import config
+from ..core.config import config
 from ..core.avals import get_aval, typeof_rules
 from ..core.trace import Trace, Tracer, _ctx, eval_trace, set_current_trace
 from ..transforms.ad import vjp
 from ..transforms.ad_util import float0
 from ..transforms.jit import jit
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
-from ..version import __version__
 from ..xla import array as _array
 from ..xla import client as _client
 
@@ -243,7 +242,8 @@ def print_environment_info(return_string: bool = False) -> str | None:
     """
     devices = _client.devices()
     info = "\n".join([
-        f"jxkernel: {__version__}",
+        # version.py sits at the package root, above this layer: read it from the root
+        f"jxkernel: {sys.modules['jxkernel'].__version__}",
         f"jaxlib: {_version('jaxlib')}",
         f"numpy:  {np.__version__}",
         f"python: {sys.version.replace(chr(10), ' ')}",

@@ -17,7 +17,7 @@ from ..core.ir import param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
                               jvp_rules, lowering_rules, partial_eval_rules, transpose_rules)
 from ..core.axis_env import bound_axis
-from ..config import config
+from ..core.config import config
 from ..core.trace import EvalTrace, Tracer, current_trace, set_current_trace
 from ..lax.reductions import reduce_sum
 from ..lax.shapes import broadcast_in_dim, expand_dims, squeeze

@@ -23,7 +23,7 @@ from ..core.ir import ClosedJaxpr, Jaxpr, Var, param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, batching_rules,
                               impl_rules, jvp_rules, lowering_rules, partial_eval_rules,
                               transpose_rules)
-from ..config import config
+from ..core.config import config
 from ..core import vma
 from ..core.axis_env import visible_axes
 from ..core.trace import Tracer, set_current_trace

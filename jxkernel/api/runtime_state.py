@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 
-from ..config import config
+from ..core.config import config
 from ..transforms import jit_cache, jit_primitive
 from ..core import partial_eval
 from ..xla import compiler, dispatch

@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from ..core import compile_log
-from ..config import config
+from ..core.config import config
 from ..core import vma
 from ..core.avals import ShapedArray, get_aval
 from ..core.interpret import eval_jaxpr

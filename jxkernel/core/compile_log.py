@@ -24,7 +24,7 @@ import threading
 import time
 import weakref
 
-from ..config import config
+from .config import config
 from .errors import RecompileError
 from .source_info import user_source_info
 

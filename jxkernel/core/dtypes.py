@@ -16,7 +16,7 @@ import functools
 import ml_dtypes
 import numpy as np
 
-from ..config import config
+from .config import config
 
 bool_ = np.dtype(np.bool_)
 int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))

@@ -35,7 +35,8 @@ def lazy_names(package: str, namespace: dict, table: dict) -> tuple:
 
 class _Aliases:
     """Import `old` as the module `new` names: the module is loaded once, under its own name,
-    and `sys.modules[old]` is that same module."""
+    and `sys.modules[old]` is that same module (a finder on sys.meta_path, asked only for the
+    old names)."""
 
     def __init__(self, table: dict):
         self.table = table
@@ -63,5 +64,8 @@ def module_aliases(package: str, table: dict) -> dict:
     >>> importlib.import_module("jxkernel.compile_log").__name__
     'jxkernel.views.compile_log'
     """
+    for name, new in table.items():      # loaded already: the old name is the same module
+        if new in sys.modules:
+            sys.modules.setdefault(f"{package}.{name}", sys.modules[new])
     sys.meta_path.append(_Aliases({f"{package}.{name}": new for name, new in table.items()}))
     return {name: (new, None) for name, new in table.items()}

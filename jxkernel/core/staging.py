@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..config import config
+from .config import config
 from . import vma
 from .avals import ShapedArray, get_aval
 from .check import check_jaxpr

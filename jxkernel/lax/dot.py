@@ -16,7 +16,7 @@ from typing import Union
 
 import numpy as np
 
-from ..config import config
+from ..core.config import config
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray, get_aval
 from ..core.ir import param_printers

@@ -18,7 +18,7 @@ import re
 
 import numpy as np
 
-from ..config import config
+from ..core.config import config
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray, get_aval
 from ..core.interpret import eval_jaxpr

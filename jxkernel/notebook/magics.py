@@ -17,7 +17,7 @@ from IPython.core.magic import (Magics, cell_magic, line_cell_magic, line_magic,
 
 from .. import compile_log
 from ..tree_util import tree_leaves
-from ..config import config
+from ..core.config import config
 from ..xla import client
 from ..xla.array import Array
 from . import cell as cellmod

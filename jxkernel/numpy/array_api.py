@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-from ..config import config
+from ..core.config import config
 from ..core import dtypes as _core
 from ..xla import client as _client
 from .dtypes import _KINDS

@@ -19,7 +19,7 @@ from numpy import (character, complexfloating, dtype, e, euler_gamma, flexible, 
                    floating, generic, get_printoptions, inexact, inf, integer, nan, newaxis,
                    number, pi, printoptions, set_printoptions, signedinteger, unsignedinteger)
 
-from ..config import config
+from ..core.config import config
 from ..core import dtypes as _core
 from ..core.avals import ShapedArray
 

@@ -20,7 +20,7 @@ import warnings
 
 import numpy as np
 
-from ..config import config
+from ..core.config import config
 from ..core import dtypes, vma
 from ..core import trace as _trace
 from ..core.avals import ShapedArray

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import lax
-from ..config import config
+from ..core.config import config
 from .. import numpy as _jnp  # noqa: F401  installs the Array indexing KeyArray uses
 from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval, typeof_rules

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import weakref
 
-from ..config import config
+from ..core.config import config
 from ..core.avals import get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr

@@ -13,7 +13,7 @@ import inspect
 import operator
 import weakref
 
-from ..config import config
+from ..core.config import config
 from ..core.source_info import function_source_info
 
 class FunState:

@@ -9,7 +9,7 @@ per signature through xla/sharded.py, and puts the executable in jit's fast path
 """
 from __future__ import annotations
 
-from ..config import config
+from ..core.config import config
 from ..core.interpreter_primitives import sharding_constraint_p
 from ..core.mesh import NamedSharding, PartitionSpec, resolve
 from ..core.staging import DebugInfo, trace_to_jaxpr

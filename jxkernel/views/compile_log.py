@@ -19,7 +19,7 @@ import sys
 
 import numpy as np
 
-from ..config import config
+from ..core.config import config
 from ..core import compile_log as _record
 from ..core.compile_log import (  # noqa: F401  (jxkernel.compile_log: the record's names too)
     MAX_EVENTS, CompileEvent, Miss, cache_hits, clear, compile_events, events_since,

@@ -35,7 +35,7 @@ import functools
 
 import numpy as np
 
-from ..config import config
+from ..core.config import config
 from ..core import dtypes
 from ..core.avals import ShapedArray
 from ..core.basearray import Array as BaseArray

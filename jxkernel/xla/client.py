@@ -25,7 +25,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
 
 from jaxlib import xla_client as xc  # noqa: E402
 
-from ..config import config  # noqa: E402
+from ..core.config import config  # noqa: E402
 
 JaxRuntimeError = xc._xla.JaxRuntimeError    # what a failing execution raises (jax.errors')
 

@@ -28,7 +28,7 @@ import weakref
 
 import numpy as np
 
-from ..config import config
+from ..core.config import config
 from ..core.avals import ShapedArray
 from . import client as _client
 from .array import (Array, DeletedArrayError, MultiDeviceArray, _host_value, assemble,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..config import config
+from ..core.config import config
 from ..core import compile_log
 from ..core import trace as _trace
 from ..core.ir import Eqn, Jaxpr, Literal, Var

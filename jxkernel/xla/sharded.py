@@ -19,7 +19,7 @@ import functools
 
 import numpy as np
 
-from ..config import config
+from ..core.config import config
 from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.mesh import Mesh, NamedSharding, PartitionSpec, local_devices, resolve

@@ -32,7 +32,7 @@ import logging
 import os
 import sys
 
-from ..config import config
+from ..core.config import config
 from . import client
 
 DIRECTIONS = ("host_to_device", "device_to_device", "device_to_host")

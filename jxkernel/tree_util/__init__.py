@@ -23,9 +23,9 @@ import operator
 import textwrap
 from typing import Any, Callable
 
-from .xla.pytree import (DictKey, FlattenedIndexKey, GetAttrKey, PyTreeDef, SequenceKey,
+from ..xla.pytree import (DictKey, FlattenedIndexKey, GetAttrKey, PyTreeDef, SequenceKey,
                          default_registry, registries)
-from .xla import pytree as _pytree
+from ..xla import pytree as _pytree
 
 __all__ = [
     "DictKey", "FlattenedIndexKey", "GetAttrKey", "KeyEntry", "KeyPath", "Partial", "PyTreeDef",
