@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from ..config import config
+from ..core.config import config
 from ..core import compile_log, vma
 from ..core.avals import ShapeDtypeStruct
 from ..core.axis_env import visible_axes
