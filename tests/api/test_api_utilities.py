@@ -1,5 +1,5 @@
 """The small top-level utilities: float0, typeof, named_call/named_scope, ensure_compile_time_eval,
-custom_gradient, closure_convert, the config context managers, checkpoint policies and
+custom_gradient, closure_convert, the config context managers (default_matmul_precision too), checkpoint policies and
 checkpoint_name (which residuals the backward pass keeps), print_environment_info, Device."""
 import numpy as np
 import pytest
@@ -147,6 +147,14 @@ def test_config_context_managers(capsys):
     assert jax.default_device.value is None
     with pytest.raises(TypeError, match="requires an argument"):
         jax.default_device()
+
+
+def test_default_matmul_precision_context():
+    assert jax.config.jax_default_matmul_precision is None
+    with jax.default_matmul_precision("float32"):
+        assert jax.config.jax_default_matmul_precision == "float32"
+        assert jnp.dot(jnp.ones((2, 2)), jnp.ones((2, 2))).tolist() == [[2, 2], [2, 2]]
+    assert jax.config.jax_default_matmul_precision is None
 
 
 def _backward_eqns(f, *args):

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import jxkernel
+import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel.numpy.dtypes import dtype_and_weak, result_type
 import locations  # tests/support: the repository's folders
@@ -163,3 +164,30 @@ def test_metadata_helpers():
     assert jnp.isscalar(1.0) and jnp.isscalar(jnp.asarray(1.0)) and not jnp.isscalar(jnp.ones(2))
     assert jnp.iscomplexobj(1j) and not jnp.iscomplexobj(jnp.ones(2))
     assert jnp.pi == np.pi and jnp.newaxis is None
+
+
+def test_strict_promotion_raises_type_promotion_error():
+    i32, f32 = jnp.ones(2, jnp.int32), jnp.ones(2, jnp.float32)
+    assert (i32 + f32).dtype == np.float32 and jax.config.jax_numpy_dtype_promotion == "standard"
+    with jax.numpy_dtype_promotion("strict"):
+        for mix in [lambda: i32 + f32, lambda: i32 + 1.0, lambda: jnp.ones(2, bool) + 1,
+                    lambda: jnp.promote_types(jnp.int8, jnp.int16),
+                    lambda: jnp.ones(2, jnp.float16) * f32, lambda: f32 + jnp.ones(2, jnp.complex64)]:
+            with pytest.raises(jax.dtypes.TypePromotionError, match="jax_numpy_dtype_promotion=strict"):
+                mix()
+        # weak Python scalars of the array's kind (or below) still promote, as in JAX
+        assert (f32 + 1).dtype == np.float32 and (i32 * 2).dtype == np.int32
+        assert (jnp.ones(2, jnp.complex64) + 1.0).dtype == np.complex64
+        both_weak = jnp.add(1, 1.0)
+        assert both_weak.dtype == np.float32 and both_weak.weak_type
+        assert jnp.sin(i32).dtype == np.float32             # to-inexact is not a promotion
+    assert (i32 + 1.0).dtype == np.float32                   # the cached pair verdicts reset
+    add = jax.jit(lambda a, b: a + b)
+    assert add(i32, f32).dtype == np.float32
+    with jax.numpy_dtype_promotion("strict"), pytest.raises(jax.dtypes.TypePromotionError):
+        add(i32, f32)                                        # the mode is part of jit's key
+    assert issubclass(jax.dtypes.TypePromotionError, ValueError)
+    with pytest.raises(ValueError, match="'bad' is not a valid NumpyDtypePromotion"):
+        jax.config.update("jax_numpy_dtype_promotion", "bad")
+    with pytest.raises(TypeError, match="requires an argument"):
+        jax.numpy_dtype_promotion()

@@ -1,6 +1,7 @@
 """jnp's elementwise functions: against JAX's recorded results (dtype, weak type, values and
 errors, eagerly and under jit; tests/data/jnp_cases.py), against NumPy over shapes and
-dtypes, and the jaxprs they stage."""
+dtypes, the jaxprs they stage, and jnp.ufunc / jnp.frompyfunc."""
+import operator
 
 import numpy as np
 import pytest
@@ -227,7 +228,8 @@ def test_jaxpr_floor_divide_is_a_nested_jit():
 @pytest.mark.parametrize("module", [
     "jxkernel.numpy.dtypes", "jxkernel.numpy.scalar_types", "jxkernel.numpy.creation",
     "jxkernel.numpy.ranges", "jxkernel.numpy.ufuncs", "jxkernel.numpy.array_methods",
-    "jxkernel.numpy.util", "jxkernel.nn.functions", "jxkernel.scipy.special"])
+    "jxkernel.numpy.util", "jxkernel.numpy.ufunc_api", "jxkernel.nn.functions",
+    "jxkernel.scipy.special"])
 def test_docstring_examples(module):
     import jxkernel.nn as nn
     from jxkernel.scipy import special
@@ -261,3 +263,49 @@ def test_i0_derivatives_as_jax():
     assert_allclose_ulp(jax.vmap(jax.grad(jnp.i0))(x), first, ELEMENTWISE, err_msg="i0'")
     assert_allclose_ulp(jax.vmap(jax.grad(jax.grad(jnp.i0)))(x), second, ELEMENTWISE,
                         err_msg="i0''")
+
+
+# ---------------------------------------------------------------- jnp.ufunc and frompyfunc
+# (values and errors as JAX 0.10.2 gives them, checked by hand against it)
+def test_frompyfunc_ufunc_methods():
+    add = jnp.frompyfunc(operator.add, nin=2, nout=1, identity=0)
+    big = jnp.frompyfunc(jnp.maximum, 2, 1)
+    x = jnp.arange(6).reshape(2, 3)
+    assert (repr(add), add.nin, add.nout, add.nargs, add.identity) == \
+        ("<jnp.ufunc 'add'>", 2, 1, 2, 0)
+    assert add == jnp.frompyfunc(operator.add, 2, 1, identity=0) and isinstance(add, jnp.ufunc)
+    assert add(x, 10).tolist() == [[10, 11, 12], [13, 14, 15]]
+    assert add.outer(jnp.arange(3), jnp.arange(2.0)).tolist() == [[0, 1], [1, 2], [2, 3]]
+    assert add.reduce(x).tolist() == [3, 5, 7]
+    assert add.reduce(x, axis=1, keepdims=True).tolist() == [[3], [12]]
+    assert add.reduce(x, axis=None, initial=5).tolist() == 20
+    assert add.reduce(x, where=x > 1).tolist() == [3, 4, 7]
+    assert big.reduce(x, axis=1).tolist() == [2, 5]
+    assert add.accumulate(x, axis=1).tolist() == [[0, 1, 3], [3, 7, 12]]
+    ones = jnp.ones(5, int)
+    assert add.at(ones, jnp.array([0, 0, 3]), jnp.array([1, 2, 3]), inplace=False).tolist() \
+        == [4, 1, 1, 4, 1]
+    assert add.at(ones, 2, 7, inplace=False).tolist() == [1, 1, 8, 1, 1]
+    assert add.reduceat(jnp.arange(8), jnp.array([0, 2, 5])).tolist() == [1, 9, 18]
+    assert add.reduceat(x, jnp.array([0, 2]), axis=1).tolist() == [[1, 2], [7, 5]]
+    square = jnp.frompyfunc(lambda a: a * a, 1, 1)
+    assert square(jnp.arange(3.0)).tolist() == [0, 1, 4]
+    assert jax.jit(lambda u, v: u(v, v), static_argnums=0)(add, 2.0).tolist() == 4.0
+
+
+def test_ufunc_errors_match_jax():
+    add = jnp.frompyfunc(operator.add, 2, 1, identity=0)
+    big = jnp.frompyfunc(jnp.maximum, 2, 1)
+    x = jnp.arange(6).reshape(2, 3)
+    with pytest.raises(ValueError, match="reduce only supported for binary ufuncs"):
+        jnp.frompyfunc(lambda a: a, 1, 1).reduce(x)
+    with pytest.raises(ValueError, match="zero-size array to reduction operation"):
+        big.reduce(jnp.zeros(0))
+    with pytest.raises(NotImplementedError, match="inplace=False"):
+        add.at(x, 0, 1)
+    with pytest.raises(ValueError, match="does not have an identity"):
+        big.reduce(x, where=x > 1)
+    with pytest.raises(NotImplementedError, match="out argument"):
+        add(x, x, out=x)
+    with pytest.raises(ValueError, match="accumulate does not allow multiple axes"):
+        add.accumulate(x, axis=None)
