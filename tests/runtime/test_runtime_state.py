@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 from doc_examples import check_docstring_examples
-from test_runtime_subprocess import run_code
+from fresh_process import run_code
 
 import jxkernel as jax
 import jxkernel.numpy as jnp
@@ -18,6 +18,7 @@ from jxkernel.errors import JaxRuntimeError
 from jxkernel.transforms import jit_cache, jit_primitive
 from jxkernel.core import partial_eval
 from jxkernel.xla import compiler, dispatch, transfer_guard
+import locations  # tests/support: the repository's folders
 
 H2D_TEXT = "host-to-device transfer: aval=ShapedArray(float32[3]), dst_sharding=" \
            "SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device)"
@@ -123,7 +124,7 @@ def test_transfer_guards_refuse_what_jaxs_refuse_on_two_devices():
     """tests/data/runtime_state_cases.py, recorded with JAX by
     reference/make_runtime_state_reference.py, run with jxkernel on two CPU devices."""
     out = json.loads(run_code(TWO_DEVICES, {"JXKERNEL_CPU_DEVICES": "2"}).stdout)
-    with open(os.path.join(os.path.dirname(__file__), "data",
+    with open(os.path.join(locations.DATA,
                            "runtime_state_reference.json")) as f:
         reference = json.load(f)
     for level in ("allow", "disallow", "disallow_explicit"):
