@@ -11,7 +11,9 @@ inputs and outputs mapped along axis 0.
 """
 from __future__ import annotations
 
+import dataclasses
 
+from ..transforms import stages as _stages
 from ..core.avals import ShapedArray, get_aval
 from ..core.ir import param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
@@ -27,7 +29,7 @@ from ..transforms.ad_util import Zero, instantiate, is_undefined
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from ..xla import client as _client
 from ..xla.compiler import Executable
-from ..xla.pipeline import compile_jaxpr
+from ..xla.pipeline import compile as compile_module, lower
 from ..core import compile_log
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
 from ..transforms.api_util import flatten_fun, merge_static, wraps
@@ -47,6 +49,18 @@ def _pmap_abstract_eval(*avals, jaxpr, axis_name, axis_size, mapped_invars, devi
 
 
 def _pmap_impl(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name):
+    devices, replicas, spans = _pmap_devices(axis_size, devices)
+    key = (jaxpr, axis_name, axis_size, mapped_invars, devices)
+    args, mapped_invars, jaxpr = _consts_as_inputs(args, mapped_invars, jaxpr)
+    exe = _executables.get(key)
+    if exe is None:
+        module = _lower_pmap(jaxpr, axis_name, replicas, devices, name)
+        exe = _executables[key] = _compile_pmap(module, jaxpr, spans, name, args)
+    return _run_pmap(exe, args, mapped_invars, axis_size, devices)
+
+
+def _pmap_devices(axis_size, devices) -> tuple:
+    """(devices, replicas, whether they span processes) of a pmap over `axis_size`."""
     devices = devices or tuple(_client.devices()[:axis_size])
     if len(devices) < axis_size:
         raise ValueError(f"compiling computation that requires {axis_size} logical devices, but "
@@ -55,24 +69,35 @@ def _pmap_impl(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name)
                          f"use of jxkernel) to simulate more CPU devices.")
     # devices of several processes (jxkernel.distributed): each process feeds its own slices
     spans = len(devices) > axis_size and _client.process_count() > 1
-    replicas = len(devices) if spans else axis_size
-    key = (jaxpr, axis_name, axis_size, mapped_invars, devices)
-    if jaxpr.consts:          # consts of a transformed jaxpr: unmapped leading operands
-        args = list(jaxpr.consts) + list(args)
-        mapped_invars = (False,) * len(jaxpr.consts) + tuple(mapped_invars)
-        jaxpr = _hoisted(jaxpr)
-    exe = _executables.get(key)
-    if exe is None:
-        exe, phases = compile_jaxpr(jaxpr.jaxpr, devices, name=f"pmap_{name}",
-                                    label=f"pmap({name})", num_replicas=replicas,
-                                    axis_env=((axis_name, replicas),),
-                                    executable=_executable_class(spans), in_avals=jaxpr.in_avals)
-        _executables[key] = exe
-        # the notebook's count, Compilations panel and %jxcompiles list every compiled program
-        compile_log.record_compiled(
-            f"pmap({name})", tuple((f"args[{i}]", get_aval(x).str_short())
-                                   for i, x in enumerate(args)), phases,
-            _client.platform_of(devices[0]))
+    return devices, len(devices) if spans else axis_size, spans
+
+
+def _consts_as_inputs(args, mapped_invars, jaxpr) -> tuple:
+    """The consts of a transformed jaxpr as unmapped leading operands."""
+    if not jaxpr.consts:
+        return args, mapped_invars, jaxpr
+    return (list(jaxpr.consts) + list(args), (False,) * len(jaxpr.consts) + tuple(mapped_invars),
+            _hoisted(jaxpr))
+
+
+def _lower_pmap(jaxpr, axis_name, replicas, devices, name):
+    """The pmap body as a replicated StableHLO program (a pipeline.Module)."""
+    return lower(jaxpr.jaxpr, devices, name=f"pmap_{name}", num_replicas=replicas,
+                 axis_env=((axis_name, replicas),))
+
+
+def _compile_pmap(module, jaxpr, spans, name, args, compiler_options=None):
+    exe, phases = compile_module(module, f"pmap({name})", executable=_executable_class(spans),
+                                 compiler_options=compiler_options, in_avals=jaxpr.in_avals)
+    # the notebook's count, Compilations panel and %jxcompiles list every compiled program
+    compile_log.record_compiled(
+        f"pmap({name})", tuple((f"args[{i}]", get_aval(x).str_short())
+                               for i, x in enumerate(args)), phases,
+        _client.platform_of(module.devices[0]))
+    return exe
+
+
+def _run_pmap(exe, args, mapped_invars, axis_size, devices) -> list:
     if len(devices) == 1:     # one device runs the body as is: no device axis to split
         outs = exe(*[squeeze(x, (0,)) if mapped else x for x, mapped in zip(args, mapped_invars)])
         return [expand_dims(o, (0,)) for o in outs]
@@ -220,8 +245,8 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
 
     traces = {}     # signature -> (jaxpr, consts, out_tree), top-level calls only
 
-    @wraps(fun)
-    def pmapped(*args, **kwargs):
+    def prepare(args, kwargs) -> _Prepared:
+        """The call's inputs moved to the device axis, and its trace."""
         dyn = [a for i, a in enumerate(args) if i not in static]
         axes = in_axes if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(dyn)
         # keyword arguments are mapped over their leading axis, as in JAX
@@ -277,9 +302,11 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
             if key is not None and not any(isinstance(c, Tracer) for c in consts):
                 traces[key] = found
         jaxpr, consts, out_tree = found
-        outs = xla_pmap_p.bind(*consts, *moved, jaxpr=jaxpr, axis_name=axis_name,
-                               axis_size=size, mapped_invars=(False,) * len(consts) + tuple(mapped),
-                               devices=dev, name=getattr(fun, "__name__", "fun"))
+        return _Prepared([*consts, *moved], jaxpr, out_tree, size, dev,
+                         (False,) * len(consts) + tuple(mapped))
+
+    def finish(outs, out_tree):
+        """The per-device results with their device axis where out_axes puts it."""
         flat_out_axes = broadcast_prefix(out_axes, tree_unflatten(out_tree, outs),
                                          is_leaf=lambda x: x is None)
         results = []
@@ -290,4 +317,106 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
                 o = bu.moveaxis(o, 0, ax)
             results.append(o)
         return tree_unflatten(out_tree, results)
+
+    name = getattr(fun, "__name__", "fun")
+
+    @wraps(fun)
+    def pmapped(*args, **kwargs):
+        p = prepare(args, kwargs)
+        outs = xla_pmap_p.bind(*p.args, jaxpr=p.jaxpr, axis_name=axis_name, axis_size=p.size,
+                               mapped_invars=p.mapped, devices=p.devices, name=name)
+        return finish(outs, p.out_tree)
+
+    def lower(*args, **kwargs) -> PmapLowered:
+        """Ahead of time, as JAX's `pmap(f).lower(*args)`: the replicated program for these
+        argument types; `.as_text()` its StableHLO, `.compile()` it."""
+        return PmapLowered(prepare(args, kwargs), axis_name, name, prepare, finish)
+    pmapped.lower = lower
     return pmapped
+
+
+@dataclasses.dataclass(frozen=True)
+class _Prepared:
+    args: list              # the pmap's operands: its consts, then inputs with the device axis first
+    jaxpr: object           # the body (consts as its leading inputs)
+    out_tree: object
+    size: int               # the mapped axis's size
+    devices: tuple | None
+    mapped: tuple           # per operand: mapped over the device axis or broadcast
+
+
+class _PmapStage:
+    """What a pmap's stages tell of themselves (a jit's tell more: its signature's pytrees)."""
+
+    @property
+    def fun_name(self) -> str:
+        return self._lowered._name
+
+    def _jit_only(self, what):
+        raise NotImplementedError(f"pmap({self.fun_name}): {what} of pmap's ahead-of-time "
+                                  f"stages is not supported by jxkernel (a jit's stages have it)")
+
+    in_tree = property(lambda self: self._jit_only("in_tree"))
+    in_avals = property(lambda self: self._jit_only("in_avals"))
+    args_info = property(lambda self: self._jit_only("args_info"))
+    out_info = property(lambda self: self._jit_only("out_info"))
+    donate_argnums = property(lambda self: self._jit_only("donate_argnums"))
+
+
+class PmapLowered(_PmapStage, _stages.Lowered):
+    """A pmapped function lowered for one signature: a jax.stages.Lowered, as JAX's."""
+
+    def __init__(self, prepared, axis_name, name, prepare, finish):
+        self._prepared, self._name, self._prepare, self._finish = prepared, name, prepare, finish
+        self._lowered = self
+        p = prepared
+        self._devices, replicas, self._spans = _pmap_devices(p.size, p.devices)
+        self.device = self._devices[0]
+        self._args, self._mapped, self._jaxpr = _consts_as_inputs(p.args, p.mapped, p.jaxpr)
+        self._module = _lower_pmap(self._jaxpr, axis_name, replicas, self._devices, name)
+        self._text = self._module.text
+
+    def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
+        """The program's StableHLO text (the only dialect jxkernel writes)."""
+        if dialect not in (None, "stablehlo"):
+            raise ValueError(f"pmap(...).lower(...).as_text(dialect={dialect!r}): jxkernel "
+                             f"writes StableHLO only; pass dialect='stablehlo' or None")
+        return self._module.text
+
+    def compile(self, compiler_options: dict | None = None) -> PmapCompiled:
+        """The program compiled by XLA (`compiler_options`: XLA's options by name)."""
+        exe = _compile_pmap(self._module, self._jaxpr, self._spans, self._name, self._args,
+                            compiler_options)
+        return PmapCompiled(exe, self)
+
+
+class PmapCompiled(_PmapStage, _stages.Compiled):
+    """A pmapped function compiled ahead of time (a jax.stages.Compiled); called with the
+    arguments it was lowered for (arrays of the same types)."""
+
+    def __init__(self, exe, lowered):
+        self._exe, self._lowered, self.lowered = exe, lowered, lowered
+
+    def as_text(self) -> str:
+        """The optimized HLO XLA compiled."""
+        return self._exe.optimized_hlo()
+
+    def cost_analysis(self) -> dict:
+        return self._exe.cost_analysis()
+
+    def memory_analysis(self):
+        return self._exe.memory_stats()
+
+    def __call__(self, *args, **kwargs):
+        low = self._lowered
+        p = low._prepare(args, kwargs)
+        if (p.jaxpr.in_avals, p.out_tree, p.size) != (low._prepared.jaxpr.in_avals,
+                                                      low._prepared.out_tree, low._prepared.size):
+            want = ", ".join(a.str_short() for a in low._prepared.jaxpr.in_avals)
+            got = ", ".join(a.str_short() for a in p.jaxpr.in_avals)
+            raise TypeError(f"a compiled pmap({low._name}) was called with arguments of other "
+                            f"types than it was lowered for: per device ({got}), lowered for "
+                            f"({want}). Lower and compile it again for these arguments, or "
+                            f"call the pmapped function itself.")
+        args, mapped, _ = _consts_as_inputs(p.args, p.mapped, p.jaxpr)
+        return low._finish(_run_pmap(self._exe, args, mapped, p.size, low._devices), p.out_tree)

@@ -142,3 +142,18 @@ def test_pmap_maps_keyword_arguments_over_their_leading_axis():
 def test_pmap_of_a_scalar_mapped_argument_is_a_value_error():
     with pytest.raises(ValueError, match="rank should be at least 1, but is only 0"):
         jax.pmap(lambda x, y: x * y)(np.ones((jax.device_count(), 2), np.float32), 3.0)
+
+
+def test_pmap_lowers_and_compiles_ahead_of_time():
+    # Equinox's filter_pmap(...).lower(...): pmap's stages are jax.stages' Lowered and Compiled
+    from jxkernel import stages
+    n = jax.device_count()
+    f = jax.pmap(lambda x, y: x * 2 + y, in_axes=(0, None))
+    x = np.arange(n, dtype=np.float32)
+    lowered = f.lower(x, 1.0)
+    assert isinstance(lowered, stages.Lowered) and "stablehlo.multiply" in lowered.as_text()
+    compiled = lowered.compile()
+    assert isinstance(compiled, stages.Compiled)
+    np.testing.assert_array_equal(np.asarray(compiled(x, 1.0)), x * 2 + 1)
+    with pytest.raises(TypeError, match="other types than it was lowered for"):
+        compiled(np.ones((n, 2), np.float32), 1.0)
