@@ -1,0 +1,145 @@
+"""The protocol between the kernel and the JupyterLab extension, defined once:
+`protocol.schema.json` beside this file (JSON Schema, draft 7) holds every comm request, every
+message the kernel sends and every MIME bundle. The extension's TypeScript types are generated
+from it (labextension/src/protocol.generated.ts, `npm run gen:protocol`); the kernel checks each
+request against it here, and the tests check what the kernel sends against it
+(tests/labextension/test_labextension_protocol.py).
+
+    >>> check({"type": "set_backend", "backend": "cpu"})
+    ('set_backend', {'backend': 'cpu', 'device': 0})
+    >>> check({"type": "set_backend", "backend": "cpu", "device": "0"})
+    Traceback (most recent call last):
+    jxkernel.notebook.protocol.BadMessage: set_backend: field 'device' must be an integer, got string '0'
+
+Requests are checked by `errors`, a small interpreter of the JSON Schema keywords the request
+definitions use (it refuses any other keyword, so a schema change it cannot honour fails the
+tests, which also compare it with the `jsonschema` package's verdicts). Not `jsonschema` itself
+at runtime: importing it loads its optional format checkers, seconds in a Jupyter environment
+(rfc3987_syntax builds a grammar at import), which the first message after `%load_ext` would
+wait for.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import re
+from pathlib import Path
+
+from .. import __version__
+
+SCHEMA_PATH = Path(__file__).with_name("protocol.schema.json")
+PROTOCOL = 1
+
+
+class BadMessage(Exception):
+    """A message the kernel cannot honour; its text goes back in an `error` reply."""
+
+
+@functools.cache
+def schema() -> dict:
+    """The protocol's JSON Schema (read once)."""
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+def definition(name: str) -> dict:
+    """One of the schema's definitions ("StateMessage", "JaxprBundle", ...)."""
+    return schema()["definitions"][name]
+
+
+def _table(kind: str) -> dict:
+    """type (or MIME type) -> definition name, for "requests", "messages" or "bundles"."""
+    return {key: ref["$ref"].rsplit("/", 1)[1]
+            for key, ref in schema()["properties"][kind]["properties"].items()}
+
+
+def requests() -> dict:
+    return _table("requests")
+
+
+def messages() -> dict:
+    return _table("messages")
+
+
+def bundles() -> dict:
+    return _table("bundles")
+
+
+# ------------------------------------------------------------------ checking a request
+def json_type(value) -> str:
+    """How the frontend would name the type it sent."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    return "object" if isinstance(value, dict) else type(value).__name__
+
+
+# What a field must be, as an error message says it. A string with a pattern is a non-empty
+# string here: the requests' only pattern is "\\S".
+_WANTED = {"integer": "an integer", "string": "a string", "boolean": "true or false"}
+_IS = {"integer": lambda v: type(v) is int,   # bool is an int to Python, not to the protocol
+       "string": lambda v: isinstance(v, str), "boolean": lambda v: type(v) is bool}
+_KEYWORDS = {"type", "const", "minimum", "pattern", "default", "description"}
+
+
+def errors(kind: str, msg: dict) -> list[str]:
+    """What is wrong with request `msg` of type `kind` against its schema, first field first
+    (empty: nothing). Fields the schema does not name are ignored."""
+    d = definition(requests()[kind])
+    unknown = set(d) - {"type", "properties", "required", "description"}
+    if unknown:
+        raise NotImplementedError(f"protocol.errors cannot check {sorted(unknown)} ({kind})")
+    found = []
+    for field, rule in d["properties"].items():
+        if set(rule) - _KEYWORDS:
+            raise NotImplementedError(f"protocol.errors cannot check {sorted(set(rule) - _KEYWORDS)} "
+                                      f"({kind}.{field})")
+        if field == "type":
+            continue                          # how `kind` was found
+        if field not in msg:
+            if field in d.get("required", ()):
+                found.append(f"{kind}: missing field {field!r} ({_WANTED[rule['type']]})")
+            continue
+        value, want = msg[field], rule["type"]
+        if not _IS[want](value) or ("pattern" in rule and not re.search(rule["pattern"], value)):
+            wanted = "a non-empty string" if "pattern" in rule else _WANTED[want]
+            found.append(f"{kind}: field {field!r} must be {wanted}, got {json_type(value)} "
+                         f"{value!r}")
+        elif "minimum" in rule and value < rule["minimum"]:
+            found.append(f"{kind}: field {field!r} must be >= {rule['minimum']}, got {value}")
+        elif "const" in rule and value != rule["const"]:
+            found.append(_not_const(kind, field, value, rule["const"]))
+    return found
+
+
+def _not_const(kind, field, value, const) -> str:
+    if field == "protocol":
+        return (f"{kind}: protocol {value} is not spoken here; this kernel speaks protocol "
+                f"{const} (jxkernel {__version__})")
+    return f"{kind}: field {field!r} must be {const!r}, got {value!r}"
+
+
+def check(msg) -> tuple[str, dict]:
+    """(type, arguments) of a well-formed request, defaults filled in and strings stripped;
+    BadMessage naming the first wrong field otherwise."""
+    if not isinstance(msg, dict):
+        raise BadMessage(f"a message must be a JSON object, got {json_type(msg)}")
+    kind = msg.get("type")
+    if not isinstance(kind, str):
+        raise BadMessage("a message needs a string field 'type'" if kind is None else
+                         f"field 'type' must be a string, got {json_type(kind)} {kind!r}")
+    if kind not in requests():
+        raise BadMessage(f"unknown message type {kind!r}; known: {', '.join(requests())}")
+    wrong = errors(kind, msg)
+    if wrong:
+        raise BadMessage(wrong[0])
+    props = definition(requests()[kind])["properties"]
+    args = {f: msg.get(f, rule.get("default")) for f, rule in props.items()
+            if f not in ("type", "id", "protocol")}
+    return kind, {f: v.strip() if isinstance(v, str) else v for f, v in args.items()}

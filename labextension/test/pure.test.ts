@@ -1,0 +1,67 @@
+/** The views' pure functions: the magic a command runs, bytes as text, the log's exports. */
+import { describe, expect, it } from 'vitest';
+
+import { toCSV, toJSON } from '../src/export';
+import { magicCode } from '../src/magicCode';
+import { bytes } from '../src/memoryView';
+import type { ICompileEvent } from '../src/protocol';
+
+describe('magicCode', () => {
+  it('makes a line magic of one line and a cell magic of several (jaxpr only)', () => {
+    expect(magicCode('jaxpr', 'f(x)')).toBe('%jaxpr f(x)');
+    expect(magicCode('hlo', '  f(x)  \n# comment\n')).toBe('%hlo f(x)');
+    expect(magicCode('jaxpr', 'y = f(x)\nz = g(y)')).toBe('%%jaxpr\ny = f(x)\nz = g(y)');
+    expect(magicCode('hlo', 'y = f(x)\nz = g(y)')).toBeNull();
+  });
+
+  it('drops a leading %%magic line and finds nothing in comments or blanks', () => {
+    expect(magicCode('jaxpr', '%%jit\r\ny = f(x)\r\n')).toBe('%jaxpr y = f(x)');
+    expect(magicCode('jaxpr', '\n  \n# only a comment')).toBeNull();
+  });
+});
+
+describe('bytes', () => {
+  it('is exact, then in binary units past a KiB', () => {
+    expect(bytes(0)).toBe('0 bytes');
+    expect(bytes(1023)).toBe('1,023 bytes');
+    expect(bytes(262144)).toBe('262,144 bytes (256.0 KiB)');
+    expect(bytes(3 * 1024 ** 3)).toBe('3,221,225,472 bytes (3.0 GiB)');
+  });
+});
+
+describe('exports', () => {
+  const event: ICompileEvent = {
+    seq: 3,
+    time: 1763850000.5,
+    function: 'f',
+    function_key: 'f@model.py:3#1',
+    source: 'model.py:3',
+    cell_id: null,
+    execution_count: null,
+    signature: [
+      ['x', 'f32[3]'],
+      ['n', 'static "a"']
+    ],
+    reason: 'x: f32[2] -> f32[3]',
+    trace_ms: 1.5,
+    lower_ms: 0.25,
+    compile_ms: 30,
+    cache: 'compiled',
+    backend: 'cpu',
+    explanation: []
+  };
+
+  it('writes JSON that reads back the same', () => {
+    expect(JSON.parse(toJSON([event]))).toEqual([event]);
+  });
+
+  it('writes RFC 4180 CSV: every field quoted, quotes doubled, nulls empty', () => {
+    const [head, row, end] = toCSV([event]).split('\r\n');
+    expect(head.split(',')[0]).toBe('"seq"');
+    expect(row).toBe(
+      '"3","1763850000.5","f","f@model.py:3#1","model.py:3","","","x: f32[3]; n: static ""a""",' +
+        '"x: f32[2] -> f32[3]","1.5","0.25","30","compiled","cpu"'
+    );
+    expect(end).toBe('');
+  });
+});

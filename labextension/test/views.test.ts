@@ -1,0 +1,87 @@
+// @vitest-environment jsdom
+/**
+ * Every view draws the bundles the kernel writes (test/bundles.json: one per MIME type of the
+ * protocol's schema, recorded from a kernel and checked against the schema by
+ * tests/test_labextension_protocol.py), and shows a one-line note, never a half-drawn view,
+ * for a bundle it cannot read.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { describe, expect, it, vi } from 'vitest';
+
+// jsdom has no DragEvent, which @lumino/widgets (mime.ts's Widget) reads as it loads
+vi.hoisted(() => {
+  (globalThis as any).DragEvent ??= class DragEvent extends MouseEvent {};
+});
+
+import { VIEW_MIMES, viewOrNote } from '../src/mime';
+
+const schema = JSON.parse(readFileSync(join(__dirname, '../../jxkernel/notebook/protocol.schema.json'), 'utf8'));
+const bundles: { [mime: string]: any } = JSON.parse(readFileSync(join(__dirname, 'bundles.json'), 'utf8'));
+const MIMES = Object.keys(schema.properties.bundles.properties);
+
+const isNote = (node: HTMLElement) => node.classList.contains('jx-View-note');
+
+describe('the views and the schema', () => {
+  it('render every MIME type of the schema, and only those', () => {
+    expect([...VIEW_MIMES].sort()).toEqual([...MIMES].sort());
+    expect(Object.keys(bundles).sort()).toEqual([...MIMES].sort());
+  });
+
+  it.each(MIMES)('%s: draws what the kernel wrote', mime => {
+    const node = viewOrNote(mime, bundles[mime]);
+    expect(isNote(node), node.textContent ?? '').toBe(false);
+    expect(node.textContent?.length).toBeGreaterThan(0);
+  });
+
+  // the traced, HLO and log views draw what there is (missing fields as empty); the others check
+  const LENIENT = ['traced', 'hlo', 'compilations'].map(k => `application/vnd.jxkernel.${k}+json`);
+
+  it.each(MIMES.filter(m => !LENIENT.includes(m)))('%s: a bundle without its fields is a note', mime => {
+    const node = viewOrNote(mime, { version: 1 });
+    expect(isNote(node)).toBe(true);
+    const prefix = `jxkernel cannot show this view (${mime}): the bundle has no field '`;
+    expect(node.textContent?.startsWith(prefix), node.textContent ?? '').toBe(true);
+  });
+
+  it.each(MIMES.filter(m => !LENIENT.includes(m)))('%s: a field the schema requires, missing, is named', mime => {
+    // each top-level field the schema requires, left out of the kernel's bundle: the view draws
+    // without it (it does not read it) or its note names that very field, never another
+    const name = schema.properties.bundles.properties[mime].$ref.split('/').pop();
+    const required: string[] = schema.definitions[name].required.filter((f: string) => f !== 'version');
+    let named = 0;
+    for (const field of required) {
+      const rest = { ...bundles[mime] };
+      delete rest[field];
+      const node = viewOrNote(mime, rest);
+      if (isNote(node)) {
+        expect(node.textContent).toContain(`the bundle has no field '${field}'`);
+        named++;
+      }
+    }
+    expect(named).toBeGreaterThan(0);
+  });
+
+  it('a wrong version or a non-object is a note, and nothing throws', () => {
+    const guard = 'application/vnd.jxkernel.guard+json';
+    expect(viewOrNote(guard, { ...bundles[guard], version: 2 }).textContent).toBe(
+      `jxkernel cannot show this view (${guard}): the bundle's version is 2; this extension reads version 1.`
+    );
+    expect(viewOrNote(guard, { version: 1, all: 'yes', functions: [] }).textContent).toContain(
+      'the bundle.all is string, not boolean'
+    );
+    const explain = 'application/vnd.jxkernel.explain+json';
+    expect(viewOrNote(explain, null).textContent).toContain('the bundle is null, not an object');
+    const jaxpr = 'application/vnd.jxkernel.jaxpr+json';
+    expect(isNote(viewOrNote(jaxpr, { ...bundles[jaxpr], version: 1 }))).toBe(false);
+    expect(viewOrNote(jaxpr, { ...bundles[jaxpr], version: 3 }).textContent).toContain('reads version 1 or 2');
+  });
+
+  it('puts kernel text in the page as text, never as HTML', () => {
+    const guard = 'application/vnd.jxkernel.guard+json';
+    const node = viewOrNote(guard, { version: 1, all: false, functions: ['<img src=x onerror=alert(1)>@a.py:1#2'] });
+    expect(node.querySelector('img')).toBeNull();
+    expect(node.textContent).toContain('<img src=x onerror=alert(1)>');
+  });
+});
