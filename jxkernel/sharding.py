@@ -11,7 +11,6 @@ plain values (core/mesh.py).
 import abc
 import contextlib
 import functools
-import threading
 
 from .core import avals
 from .core.avals import get_aval
@@ -25,6 +24,7 @@ from .core.mesh import (  # noqa: F401
     set_mesh,
     use_mesh,
 )
+from .core.mesh import _mesh_state
 from .core.mesh import get_mesh as _current_mesh
 from .core.mesh import resolve
 from .core.sharding_types import explicit_axes as explicit_of
@@ -50,11 +50,8 @@ def get_abstract_mesh() -> AbstractMesh:
     >>> get_abstract_mesh()
     AbstractMesh((), axis_types=())
     """
-    found = getattr(_abstract_state, "mesh", None)
+    found = _mesh_state.abstract
     return found if found is not None else get_mesh().abstract_mesh
-
-
-_abstract_state = threading.local()
 
 
 @contextlib.contextmanager
@@ -68,11 +65,11 @@ def use_abstract_mesh(mesh: AbstractMesh):
     if not isinstance(mesh, AbstractMesh):
         raise ValueError(f"Expected mesh of type `jax.sharding.AbstractMesh`. Got type: "
                          f"{type(mesh)}")
-    previous, _abstract_state.mesh = getattr(_abstract_state, "mesh", None), mesh
+    previous, _mesh_state.abstract = _mesh_state.abstract, mesh
     try:
         yield
     finally:
-        _abstract_state.mesh = previous
+        _mesh_state.abstract = previous
 
 
 def reshard(xs, out_shardings):

@@ -31,7 +31,9 @@ auto = jax.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
 xa = jax.device_put(np.arange(8, dtype=np.float32), NamedSharding(auto, P("x")))
 out["auto_types"] = [str(jax.typeof(xa)), str(jax.typeof(xa * 2)),
                      str(jax.typeof(jax.jit(lambda v: v + 1)(xa)))]
-out["auto_sharding_none"] = jax.typeof(xa).sharding is None
+out["auto_sharding_none"] = xa.aval.sharding is None     # the internal type: untyped
+# jax.typeof shows JAX's type: a sharding over the AbstractMesh, naming no Auto axis
+out["auto_typeof_sharding"] = repr(jax.typeof(xa).sharding)
 # shard_map's in_specs left to Infer take each argument's spec from its type, under jit too
 mesh4 = jax.make_mesh((4,), ("b",))
 w = jax.device_put(np.ones((8, 2), np.float32), NamedSharding(mesh4, P("b")))
@@ -138,6 +140,9 @@ def test_lowering_constrains_typed_results_and_auto_meshes_stay_untyped(runs):
     assert text.count("sdy.sharding_constraint") == 2     # sin and mul, as JAX's module
     assert '#sdy.sharding<@mesh, [{"x"}, {"y"}]>' in text
     assert mine["auto_types"] == ["float32[8]"] * 3 and mine["auto_sharding_none"]
+    assert mine["auto_typeof_sharding"] == (                 # as JAX 0.10.2 prints it
+        "NamedSharding(mesh=AbstractMesh('x': 4, 'y': 2, axis_types=(Auto, Auto), "
+        "device_kind=cpu, num_cores=None, platform=cpu), spec=P(None,))")
 
 
 def test_jax_shard_is_the_class_of_addressable_shards():

@@ -20,7 +20,7 @@ import sys
 import numpy as np
 
 from ..core.config import config
-from ..core.avals import get_aval, typeof_rules
+from ..core.avals import get_aval, public_type, typeof_rules
 from ..core.trace import Trace, Tracer, _ctx, eval_trace, set_current_trace
 from ..transforms.ad import vjp
 from ..transforms.ad_util import float0
@@ -119,7 +119,7 @@ def typeof(x):
     ShapedArray(float32[], weak_type=True)
     """
     rule = typeof_rules.get(type(x))        # a type a library registered (hijax, refs)
-    return rule(x) if rule is not None else get_aval(x)
+    return rule(x) if rule is not None else public_type(get_aval(x), x)
 
 
 # ------------------------------------------------------------------ names

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import dtypes
 from .errors import aval_text
-from .mesh import AxisType, NamedSharding, PartitionSpec
+from .mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec, _mesh_state
 
 NO_AXES = frozenset()
 _KEEP = object()
@@ -184,6 +184,9 @@ def shaped_abstractify(x) -> ShapedArray:
             dtypes.canonicalize_dtype(x.dtype)
         sharding = getattr(x, "sharding", None)
         if isinstance(x, ShapedArray):
+            if x.sharding is not None:        # jax.typeof's (over an AbstractMesh, maybe Auto)
+                typed = typed_sharding(x.sharding, len(x.shape))
+                x = x if typed == x.sharding else x.update(sharding=typed)
             return x if x.dtype == dtype else x.update(dtype=dtype)
         if is_sharding(sharding):
             return ShapeDtypeStruct(np.shape(x), dtype, getattr(x, "weak_type", False),
@@ -283,6 +286,38 @@ def typed_sharding(sharding, ndim: int):
     sharding_types_seen = True
     parts = [tuple(a for a in axes if a in explicit) for axes in sharding.spec._axes(ndim)]
     return make(sharding.mesh, parts)
+
+
+def public_type(aval, value=None):
+    """`aval` as `jax.typeof` shows it: as in JAX, its sharding always a NamedSharding over an
+    AbstractMesh, naming only Explicit axes (one entry per dimension): the typed sharding's
+    mesh made abstract, else P(None, ...) over the mesh of the array `value` (its concrete
+    sharding's) or the mesh in context (use_abstract_mesh's, set_mesh's).
+
+    >>> public_type(ShapedArray((3,), np.float32)).sharding
+    NamedSharding(mesh=AbstractMesh((), axis_types=()), spec=P(None,))
+    """
+    if type(aval) is not ShapedArray:
+        return aval
+    typed = aval.sharding
+    if typed is not None:
+        mesh = typed.mesh if isinstance(typed.mesh, AbstractMesh) else typed.mesh.abstract_mesh
+        return aval.update(sharding=make(mesh, parts_of(aval)))
+    own = getattr(value, "sharding", None) if getattr(value, "_trace", None) is None else None
+    if isinstance(own, NamedSharding):
+        mesh = own.mesh if isinstance(own.mesh, AbstractMesh) else own.mesh.abstract_mesh
+    else:
+        mesh = context_abstract_mesh()
+    return aval.update(sharding=NamedSharding(mesh, PartitionSpec(*[None] * len(aval.shape))))
+
+
+def context_abstract_mesh() -> AbstractMesh:
+    """The AbstractMesh in context: use_abstract_mesh's, else that of the mesh set_mesh set
+    (an empty one when none is)."""
+    state = _mesh_state
+    if state.abstract is not None:
+        return state.abstract
+    return state.mesh.abstract_mesh if state.mesh is not None else AbstractMesh((), ())
 
 
 def make(mesh, parts):

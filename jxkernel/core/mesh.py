@@ -52,6 +52,10 @@ class PartitionSpec:
                     isinstance(p, tuple) and all(isinstance(a, str) for a in p)):
                 raise TypeError(f"PartitionSpec entries must be None, a mesh axis name (str) or "
                                 f"a tuple of names; got {p!r} of type {type(p).__name__}")
+        for name, given in (("unreduced", unreduced), ("reduced", reduced)):
+            if not isinstance(given, (set, frozenset)):
+                raise TypeError(f"{name} argument of PartitionSpec should of type `frozenset` or "
+                                f"`set`. Got type {given}")
         self._parts = tuple(parts)
         self.unreduced, self.reduced = frozenset(unreduced), frozenset(reduced)
 
@@ -72,7 +76,14 @@ class PartitionSpec:
         return hash((PartitionSpec, self._parts, self.unreduced, self.reduced))
 
     def __repr__(self):
-        return "P" + repr(self._parts)
+        # as JAX's: P('x', None, unreduced={'y'}), the sets printed as Python sets
+        text = repr(self._parts)[1:-1]
+        extra = [f"{name}={set(axes)!r}" for name, axes in (("unreduced", self.unreduced),
+                                                              ("reduced", self.reduced)) if axes]
+        if not extra:
+            return f"P({text})"
+        text = "" if not text else f"{text} " if text.endswith(",") else f"{text}, "
+        return f"P({text}{', '.join(extra)})"
 
     def _axes(self, ndim: int) -> tuple:
         """Per dimension, the tuple of mesh axes splitting it (padded with () to `ndim`)."""
@@ -239,6 +250,7 @@ _EMPTY_MESH = Mesh(None, ())
 
 class _MeshState(threading.local):
     mesh = None        # the mesh bare PartitionSpecs refer to (set_mesh, `with mesh:`)
+    abstract = None    # the AbstractMesh `use_abstract_mesh` sets (jxkernel.sharding)
 
 
 _mesh_state = _MeshState()
@@ -250,32 +262,36 @@ def get_mesh():
     return _mesh_state.mesh
 
 
-class _MeshSetting:
-    """set_mesh's result: the mesh is set already; as a context manager it is put back on exit."""
+class set_mesh:
+    """Make `mesh` the one bare PartitionSpecs refer to; `with set_mesh(mesh):` limits it.
+    A class, as JAX's: the mesh is set when it is made, and put back on leaving a `with`.
 
-    def __init__(self, previous):
-        self._previous = previous
+    >>> with set_mesh(mesh):
+    ...     jax.jit(lambda v: v * 2, in_shardings=P('x'))(np.arange(8.0)).sharding.spec
+    P('x',)
+    """
+    __slots__ = ("_previous",)
+
+    def __init__(self, mesh):
+        if mesh is not None and not isinstance(mesh, Mesh):
+            raise ValueError(f"Expected mesh of type `jax.sharding.Mesh`. Got {type(mesh)}")
+        if mesh is not None and AxisType.Manual in mesh.axis_types:
+            raise ValueError(f"mesh {mesh} contains manual axes which is not allowed when using "
+                             f"`jax.set_mesh`. Please use `jax.shard_map` to enter into `Manual` "
+                             f"mode instead.")
+        self._previous, _mesh_state.mesh = _mesh_state.mesh, mesh
 
     def __enter__(self):
-        return _mesh_state.mesh
+        return None                                   # as JAX's
 
     def __exit__(self, *exc):
         _mesh_state.mesh = self._previous
         return False
 
 
-def set_mesh(mesh):
-    """Make `mesh` the one bare PartitionSpecs refer to; `with set_mesh(mesh):` limits it.
-
-    >>> with set_mesh(mesh):
-    ...     jax.jit(lambda v: v * 2, in_shardings=P('x'))(np.arange(8.0)).sharding.spec
-    P('x',)
-    """
-    if mesh is not None and not isinstance(mesh, Mesh):
-        raise TypeError(f"set_mesh expects a Mesh (or None); got {mesh!r} of type "
-                        f"{type(mesh).__name__}")
-    previous, _mesh_state.mesh = _mesh_state.mesh, mesh
-    return _MeshSetting(previous)
+# where JAX keeps it (jax._src.sharding_impls.set_mesh), which jxkernel._src.sharding_impls
+# re-exports: the name its repr and pickles give
+set_mesh.__module__ = "jxkernel._src.sharding_impls"
 
 
 use_mesh = set_mesh
@@ -426,12 +442,31 @@ def resolve(sharding, what: str = "device_put"):
     """A NamedSharding from a NamedSharding, or a bare PartitionSpec under set_mesh."""
     if isinstance(sharding, PartitionSpec):
         mesh = get_mesh()
+        abstract = _mesh_state.abstract
+        if abstract is not None and (mesh is None or abstract._key()[:3] != (
+                mesh.axis_sizes, mesh.axis_names, mesh.axis_types)):
+            mesh = on_devices_of(abstract, mesh, what)
         if mesh is None:
             raise ValueError(f"{what} got the PartitionSpec {sharding!r} outside a mesh "
                              f"context; wrap it as NamedSharding(mesh, {sharding!r}) or call "
                              f"under `with jax.set_mesh(mesh):`")
         return NamedSharding(mesh, sharding)
     return sharding
+
+
+def on_devices_of(abstract: AbstractMesh, mesh: Mesh | None, what: str) -> Mesh:
+    """The mesh `abstract` (use_abstract_mesh's) names over the devices of `mesh` (set_mesh's),
+    in their order: as in JAX, an abstract mesh inside jit reshapes the devices it runs on.
+
+    >>> on_devices_of(AbstractMesh((8,), ('a',)), mesh, "reshard").axis_sizes  # mesh: 4 x 2
+    (8,)
+    """
+    if mesh is None or mesh.size != abstract.size:
+        raise ValueError(f"{what}: the abstract mesh {abstract} set by use_abstract_mesh has "
+                         f"{abstract.size} devices but the mesh set by jax.set_mesh is {mesh}; "
+                         f"set a mesh of as many devices with jax.set_mesh first")
+    return Mesh(mesh.devices.reshape(abstract.axis_sizes), abstract.axis_names,
+                abstract.axis_types)
 
 
 def _mixed_radix(digits, bases) -> int:
@@ -444,7 +479,7 @@ def _mixed_radix(digits, bases) -> int:
 
 def _check_spec(spec: PartitionSpec, mesh: Mesh) -> None:
     seen = set()
-    for axes in spec._axes(0):
+    for axes in spec._axes(0) + (tuple(spec.unreduced), tuple(spec.reduced)):
         for a in axes:
             if a not in mesh.axis_names:
                 raise ValueError(f"Resource axis: {a} of {spec!r} is not found in mesh: "

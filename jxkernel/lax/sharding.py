@@ -78,8 +78,14 @@ def laid_out(x, out_sharding):
         return x
     sharding = resolved(out_sharding)
     ndim = len(_avals.get_aval(x).shape)
+    typed = sharding_types.typed_sharding(sharding, ndim)
+    if typed is None and isinstance(sharding, NamedSharding) and \
+            isinstance(sharding.mesh, AbstractMesh) and not any(sharding.spec._axes(0)):
+        # jax.typeof(v).sharding of an untyped value (P(None, ...) over no mesh or an Auto
+        # one), which libraries pass on as out_sharding=: it asks for no layout
+        return x
     # the array then reports its type's spec, one entry per dimension, as JAX's does
-    return with_sharding_constraint(x, sharding_types.typed_sharding(sharding, ndim) or sharding)
+    return with_sharding_constraint(x, typed or sharding)
 
 
 def _abstract_eval(aval, *, sharding):
@@ -136,12 +142,12 @@ def _lowering(ctx, x, *, sharding):
             f"(a jit under another transformation, or an executable built directly): jit it "
             f"at the top level, or give the jit in_shardings over the same mesh",
             sharding.mesh)
-    if sharding.mesh._ids != mesh._ids or sharding.mesh.axis_names != mesh.axis_names:
+    if sharding.mesh._ids != mesh._ids:
         raise ValueError(f"with_sharding_constraint's sharding {sharding!r} is over another mesh "
                          f"than the jitted computation's {mesh}; use one mesh")
-    from ..xla.sharding import sdy_dims       # (loaded with the first mesh, as above)
-    dims = sdy_dims(sharding, len(ctx.avals_in[0].shape))
-    return ctx.op1("sdy.sharding_constraint", [x], {"sharding": f"#sdy.sharding{dims}"})
+    from ..xla.sharding import sdy_sharding    # (loaded with the first mesh, as above)
+    text = sdy_sharding(ctx.module_ctx.module, mesh, sharding, len(ctx.avals_in[0].shape))
+    return ctx.op1("sdy.sharding_constraint", [x], {"sharding": text})
 
 
 def _jvp(prim, primals, tangents, *, sharding):

@@ -13,18 +13,17 @@ import numpy as np
 from .. import lax
 from ..core import dtypes
 from ..transforms.jit import jit
-from .keys import check_key, static_shape, user_dtype
+from .keys import check_key, static_shape, takes_out_sharding, user_dtype
 from .rejection import _gamma_impl
 from .samplers import (_bcast, _binop, _c, _check_safe_cast, _check_shape, _dtype,
-                       _exponential, _no_sharding, _normal_impl, _rademacher_impl, _shape,
+                       _exponential, _normal_impl, _rademacher_impl, _shape,
                        _split2, _sum, _uniform_impl)
 
 
-def _prepare(name, key, dtype, shape, *params, kind="float", out_sharding=None, cast=True):
+def _prepare(name, key, dtype, shape, *params, kind="float", cast=True):
     """Checked key data, dtype and shape (None: the broadcast of the parameters' shapes);
     the parameters must cast safely to the dtype (`cast`)."""
     data, _ = check_key(name, key)
-    _no_sharding(out_sharding)
     dtype = user_dtype(dtype, float if kind != "int" else int)
     ok = {"float": dtypes.is_float, "inexact": dtypes.is_inexact, "int": dtypes.is_int}[kind]
     if not ok(dtype):
@@ -172,32 +171,35 @@ _jits = {f.__name__: jit(f, static_argnums=s) for f, s in [
 
 
 # ------------------------------------------------------------------ public samplers
+@takes_out_sharding
 def pareto(key, b, shape=None, dtype=None, *, out_sharding=None):
     """Pareto(b) floats on [1, inf): exp(Exponential / b).
 
     >>> pareto(PRNGKey(0), 3.0, (2,))
     Array([2.6734667, 3.6007476], dtype=float32)
     """
-    data, dtype, shape = _prepare("pareto", key, dtype, shape, b, out_sharding=out_sharding)
+    data, dtype, shape = _prepare("pareto", key, dtype, shape, b)
     return _jits["_pareto"](data, b, shape, dtype)
 
 
+@takes_out_sharding
 def lognormal(key, sigma=np.float32(1), shape=None, dtype=None, *, out_sharding=None):
     """exp(sigma * Normal) floats."""
-    data, dtype, shape = _prepare("lognormal", key, dtype, shape, sigma, kind="inexact",
-                                  out_sharding=out_sharding)
+    data, dtype, shape = _prepare("lognormal", key, dtype, shape, sigma, kind="inexact")
     return _jits["_lognormal"](data, sigma, shape, dtype)
 
 
+@takes_out_sharding
 def rayleigh(key, scale, shape=None, dtype=None, *, out_sharding=None):
     """Rayleigh(scale) floats: scale * sqrt(-2 log u)."""
-    data, dtype, shape = _prepare("rayleigh", key, dtype, shape, scale, out_sharding=out_sharding)
+    data, dtype, shape = _prepare("rayleigh", key, dtype, shape, scale)
     return _jits["_rayleigh"](data, scale, shape, dtype)
 
 
+@takes_out_sharding
 def wald(key, mean, shape=None, dtype=None, *, out_sharding=None):
     """Wald (inverse Gaussian, unit shape) floats of the given mean."""
-    data, dtype, shape = _prepare("wald", key, dtype, shape, mean, out_sharding=out_sharding)
+    data, dtype, shape = _prepare("wald", key, dtype, shape, mean)
     return _jits["_wald"](data, mean, shape, dtype)
 
 
@@ -207,24 +209,25 @@ def weibull_min(key, scale, concentration, shape=(), dtype=None):
     return _jits["_weibull_min"](data, scale, concentration, shape, dtype)
 
 
+@takes_out_sharding
 def triangular(key, left, mode, right, shape=None, dtype=None, *, out_sharding=None):
     """Triangular floats on [left, right] peaking at mode."""
-    data, dtype, shape = _prepare("triangular", key, dtype, shape, left, mode, right,
-                                  out_sharding=out_sharding)
+    data, dtype, shape = _prepare("triangular", key, dtype, shape, left, mode, right)
     return _jits["_triangular"](data, left, mode, right, shape, dtype)
 
 
+@takes_out_sharding
 def geometric(key, p, shape=None, dtype=None, *, out_sharding=None):
     """Geometric(p) integers >= 1: trials until the first success."""
-    data, dtype, shape = _prepare("geometric", key, dtype, shape, p, kind="int",
-                                  out_sharding=out_sharding, cast=False)
+    data, dtype, shape = _prepare("geometric", key, dtype, shape, p, kind="int", cast=False)
     p = lax.convert_element_type(p, dtypes.to_inexact_dtype(_dtype(p)))
     return _jits["_geometric"](data, p, shape, dtype)
 
 
+@takes_out_sharding
 def maxwell(key, shape=(), dtype=None, *, out_sharding=None):
     """Maxwell floats: the length of a standard normal 3-vector."""
-    data, dtype, shape = _prepare("maxwell", key, dtype, shape, out_sharding=out_sharding)
+    data, dtype, shape = _prepare("maxwell", key, dtype, shape)
     return _jits["_maxwell"](data, shape, dtype)
 
 
@@ -235,34 +238,38 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
     return _jits["_double_sided_maxwell"](data, loc, scale, shape, dtype)
 
 
+@takes_out_sharding
 def t(key, df, shape=None, dtype=None, *, out_sharding=None):
     """Student's t floats with df degrees of freedom."""
-    data, dtype, shape = _prepare("t", key, dtype, shape, df, out_sharding=out_sharding)
+    data, dtype, shape = _prepare("t", key, dtype, shape, df)
     return _jits["_t"](data, df, shape, dtype)
 
 
+@takes_out_sharding
 def chisquare(key, df, shape=None, dtype=None, *, out_sharding=None):
     """Chi-square floats with df degrees of freedom: 2 * Gamma(df / 2)."""
-    data, dtype, shape = _prepare("chisquare", key, dtype, shape, df, out_sharding=out_sharding)
+    data, dtype, shape = _prepare("chisquare", key, dtype, shape, df)
     return _jits["_chisquare"](data, df, shape, dtype)
 
 
+@takes_out_sharding
 def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
     """F-distribution floats: (chi2(dfnum) / dfnum) / (chi2(dfden) / dfden)."""
-    data, dtype, shape = _prepare("f", key, dtype, shape, dfnum, dfden, out_sharding=out_sharding)
+    data, dtype, shape = _prepare("f", key, dtype, shape, dfnum, dfden)
     return _jits["_f"](data, dfnum, dfden, shape, dtype)
 
 
+@takes_out_sharding
 def generalized_normal(key, p, shape=(), dtype=None, *, out_sharding=None):
     """Generalized normal floats, density proportional to exp(-|x|^p)."""
-    data, dtype, shape = _prepare("generalized_normal", key, dtype, shape,
-                                  out_sharding=out_sharding)
+    data, dtype, shape = _prepare("generalized_normal", key, dtype, shape)
     return _jits["_generalized_normal"](data, p, shape, dtype)
 
 
+@takes_out_sharding
 def ball(key, d, p=2, shape=(), dtype=None, *, out_sharding=None):
     """Points uniform in the d-dimensional unit p-ball, shape `shape + (d,)`."""
-    data, dtype, shape = _prepare("ball", key, dtype, shape, out_sharding=out_sharding)
+    data, dtype, shape = _prepare("ball", key, dtype, shape)
     try:
         d = int(d) if isinstance(d, (int, np.integer)) else int(np.asarray(d).item())
     except Exception:

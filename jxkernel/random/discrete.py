@@ -14,9 +14,9 @@ from .. import lax
 from ..core import dtypes
 from ..transforms.jit import jit
 from . import prng
-from .keys import check_key, static_shape
+from .keys import check_key, static_shape, takes_out_sharding
 from .samplers import (_bcast, _binop, _c, _check_shape, _dtype, _gumbel_impl, _gumbel_mode,
-                       _no_sharding, _randint_impl, _shape, _split2, _uniform_impl)
+                       _randint_impl, _shape, _split2, _uniform_impl)
 
 
 # ------------------------------------------------------------------ categorical
@@ -48,6 +48,7 @@ def _categorical_impl(key, logits, shape, batch_shape, axis, replace, mode):
 _categorical = jit(_categorical_impl, static_argnums=(2, 3, 4, 5, 6))
 
 
+@takes_out_sharding
 def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None, *,
                 out_sharding=None):
     """Indices drawn from the categorical distributions softmax(logits) along `axis`.
@@ -56,7 +57,6 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None, *,
     Array([1, 2, 2, 1, 2], dtype=int32)
     """
     data, _ = check_key("categorical", key)
-    _no_sharding(out_sharding)
     logits_shape = _shape(logits)
     batch_shape = tuple(np.delete(logits_shape, axis))
     if shape is None:
@@ -106,6 +106,7 @@ def _permutation_impl(key, x, axis, independent):
 _permutation = jit(_permutation_impl, static_argnums=(2, 3))
 
 
+@takes_out_sharding
 def permutation(key, x, axis=0, independent=False, *, out_sharding=None):
     """A random permutation of `arange(x)` (an int) or of `x` along `axis`.
 
@@ -113,7 +114,6 @@ def permutation(key, x, axis=0, independent=False, *, out_sharding=None):
     Array([0, 1, 4, 3, 2], dtype=int32)
     """
     data, _ = check_key("permutation", key)
-    _no_sharding(out_sharding)
     shape = _shape(x)
     axis = lax.shapes.canonicalize_axis(axis, len(shape) or 1)
     if not shape:

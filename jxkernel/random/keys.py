@@ -10,6 +10,7 @@ Every public function accepts both kinds and returns the kind it was given, as J
 """
 from __future__ import annotations
 
+import functools
 import math
 import operator
 import warnings
@@ -23,7 +24,9 @@ from .. import numpy as _jnp  # noqa: F401  installs the Array indexing KeyArray
 from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval, typeof_rules
 from ..core.basearray import Array
+from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.trace import Tracer
+from ..lax.sharding import laid_out
 from ..tree_util import register_pytree_node
 from . import prng
 
@@ -348,6 +351,27 @@ def user_dtype(dtype, default, fun_name=""):
     return out
 
 
+def takes_out_sharding(sampler):
+    """`sampler` taking JAX's `out_sharding=` (a NamedSharding, or a PartitionSpec under
+    set_mesh): its result laid out, and typed on Explicit axes, as that sharding says. The
+    values do not depend on it (JAX's threefry is partitionable: each element's bits are the
+    same however the array is split).
+
+    >>> jax.typeof(normal(key(0), (8, 4), out_sharding=P('x', 'y')))    # under set_mesh
+    ShapedArray(float32[8@x,4@y])
+    """
+    @functools.wraps(sampler)
+    def sample(*args, out_sharding=None, **kwargs):
+        if out_sharding is not None and not isinstance(out_sharding,
+                                                       (NamedSharding, PartitionSpec)):
+            raise TypeError(f"`out_sharding` argument of {sampler.__name__} only supports "
+                            f"instances of `NamedSharding` or `PartitionSpec`. Got "
+                            f"{out_sharding} of type: {type(out_sharding)}")
+        return laid_out(sampler(*args, **kwargs), out_sharding)
+    return sample
+
+
+@takes_out_sharding
 def bits(key, shape=(), dtype=None, *, out_sharding=None):
     """Uniform random bits as unsigned integers (uint32 by default, uint64 with x64).
 

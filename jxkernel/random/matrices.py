@@ -17,8 +17,8 @@ from ..core import dtypes
 from ..lax import linalg
 from ..numpy import linalg as jnp_linalg
 from ..transforms.jit import jit
-from .keys import check_key, static_shape, user_dtype
-from .samplers import _check_shape, _dtype, _no_sharding, _normal_impl, _shape
+from .keys import check_key, static_shape, takes_out_sharding, user_dtype
+from .samplers import _check_shape, _dtype, _normal_impl, _shape
 
 
 def _multivariate_normal_impl(key, mean, cov, shape, dtype, method):
@@ -51,6 +51,7 @@ def _multivariate_normal_impl(key, mean, cov, shape, dtype, method):
 _multivariate_normal = jit(_multivariate_normal_impl, static_argnums=(3, 4, 5))
 
 
+@takes_out_sharding
 def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky", *,
                         out_sharding=None):
     """Normal vectors with the given mean (..., n) and covariance (..., n, n).
@@ -59,7 +60,6 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
     Array([1.6226422, 2.0252647], dtype=float32)
     """
     data, _ = check_key("multivariate_normal", key)
-    _no_sharding(out_sharding)
     if method not in {"svd", "eigh", "cholesky"}:
         raise ValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
     mean_dtype, cov_dtype = _dtype(mean), _dtype(cov)
@@ -98,6 +98,7 @@ def _diagonal(x):
 _orthogonal = jit(_orthogonal_impl, static_argnums=(1, 2, 3, 4))
 
 
+@takes_out_sharding
 def orthogonal(key, n, shape=(), dtype=None, m=None, *, out_sharding=None):
     """Uniform (Haar) random orthogonal n x m matrices (semi-orthogonal if n != m).
 
@@ -106,7 +107,6 @@ def orthogonal(key, n, shape=(), dtype=None, m=None, *, out_sharding=None):
     """
     shape = static_shape("orthogonal", shape)
     data, _ = check_key("orthogonal", key)
-    _no_sharding(out_sharding)
     dtype = user_dtype(dtype, float)
     _check_shape("orthogonal", shape)
     try:

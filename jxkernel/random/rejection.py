@@ -23,9 +23,9 @@ from ..transforms.batching import vmap
 from ..transforms.jit import jit
 from . import prng
 from .gamma_grad import gamma_sample_grad
-from .keys import check_key, static_shape, user_dtype
+from .keys import check_key, static_shape, takes_out_sharding, user_dtype
 from .samplers import (_bcast, _c, _check_float, _check_safe_cast, _check_shape,
-                       _dtype, _exponential, _no_sharding, _normal_impl, _shape, _split2,
+                       _dtype, _exponential, _normal_impl, _shape, _split2,
                        _uniform_impl)
 
 
@@ -134,20 +134,20 @@ def _gamma_args(name, key, dtype, shape):
     return data, dtype, None if shape is None else static_shape(name, shape)
 
 
+@takes_out_sharding
 def gamma(key, a, shape=None, dtype=None, *, out_sharding=None):
     """Gamma(a) floats (unit scale): density x^(a-1) e^(-x) / Gamma(a).
 
     >>> gamma(PRNGKey(0), 2.0, (3,))
     Array([1.5897877, 1.7599413, 1.1290071], dtype=float32)
     """
-    _no_sharding(out_sharding)
     data, dtype, shape = _gamma_args("gamma", key, dtype, shape)
     return _gamma(data, a, shape, dtype, False)
 
 
+@takes_out_sharding
 def loggamma(key, a, shape=None, dtype=None, *, out_sharding=None):
     """log of Gamma(a) floats, computed in log space (accurate for small a)."""
-    _no_sharding(out_sharding)
     data, dtype, shape = _gamma_args("loggamma", key, dtype, shape)
     return _gamma(data, a, shape, dtype, True)
 
@@ -171,13 +171,13 @@ def _beta_impl(key, a, b, shape, dtype):
 _beta = jit(_beta_impl, static_argnums=(3, 4))
 
 
+@takes_out_sharding
 def beta(key, a, b, shape=None, dtype=None, *, out_sharding=None):
     """Beta(a, b) floats in [0, 1].
 
     >>> beta(PRNGKey(0), 2.0, 3.0, (2,))
     Array([0.23627362, 0.49045956], dtype=float32)
     """
-    _no_sharding(out_sharding)
     data, dtype, shape = _gamma_args("beta", key, dtype, shape)
     _check_safe_cast("beta", dtype, a, b)
     if shape is None:
@@ -212,13 +212,13 @@ def _softmax(x):
 _dirichlet = jit(_dirichlet_impl, static_argnums=(2, 3))
 
 
+@takes_out_sharding
 def dirichlet(key, alpha, shape=None, dtype=None, *, out_sharding=None):
     """Dirichlet(alpha) vectors along the last axis (each sums to 1).
 
     >>> dirichlet(PRNGKey(0), np.array([1.0, 2.0, 3.0], np.float32))
     Array([0.1422856 , 0.4048826 , 0.45283177], dtype=float32)
     """
-    _no_sharding(out_sharding)
     data, dtype, shape = _gamma_args("dirichlet", key, dtype, shape)
     return _dirichlet(data, alpha, shape, dtype)
 
@@ -295,6 +295,7 @@ def _poisson_impl(key, lam, shape, dtype):
 _poisson = jit(_poisson_impl, static_argnums=(2, 3))
 
 
+@takes_out_sharding
 def poisson(key, lam, shape=None, dtype=None, *, out_sharding=None):
     """Poisson(lam) integers (lam >= 0; computed in float32, as in JAX).
 
@@ -302,7 +303,6 @@ def poisson(key, lam, shape=None, dtype=None, *, out_sharding=None):
     Array([0, 0, 4, 4], dtype=int32)
     """
     data, _ = check_key("poisson", key)
-    _no_sharding(out_sharding)
     dtype = user_dtype(dtype, int)
     if not dtypes.is_int(dtype):
         raise ValueError(f"dtype argument to `poisson` must be an int dtype, got {dtype}")

@@ -18,7 +18,7 @@ from ..core.avals import get_aval
 from ..transforms.ad_util import stop_gradient
 from ..transforms.jit import jit
 from . import prng
-from .keys import check_key, static_shape, user_dtype
+from .keys import check_key, static_shape, takes_out_sharding, user_dtype
 
 UINT_DTYPES = prng.UINT_DTYPES
 
@@ -54,11 +54,6 @@ def _check_safe_cast(name, dtype, *args):
         if _dtype(arg) != dtype and dtypes.result_type(arg, dtype)[0] != dtype:
             raise ValueError(f"In arguments to {name}, cannot safely cast argument of type "
                              f"{_dtype(arg)} to {dtype}")
-
-
-def _no_sharding(out_sharding):
-    if out_sharding is not None:
-        raise NotImplementedError("out_sharding is not supported by jxkernel.random")
 
 
 def _bcast(x, shape):
@@ -117,6 +112,7 @@ def _uniform_impl(key, minval, maxval, shape, dtype):
 _uniform = jit(_uniform_impl, static_argnums=(3, 4))
 
 
+@takes_out_sharding
 def uniform(key, shape=(), dtype=None, minval=0., maxval=1., *, out_sharding=None):
     """Uniform floats in [minval, maxval).
 
@@ -124,7 +120,6 @@ def uniform(key, shape=(), dtype=None, minval=0., maxval=1., *, out_sharding=Non
     Array([0.895334  , 0.95715976], dtype=float32)
     """
     data, _ = check_key("uniform", key)
-    _no_sharding(out_sharding)
     dtype = user_dtype(dtype, float)
     shape = static_shape("uniform", shape)
     _check_float("uniform", dtype)
@@ -152,6 +147,7 @@ def _normal_impl(key, shape, dtype):
 _normal = jit(_normal_impl, static_argnums=(1, 2))
 
 
+@takes_out_sharding
 def normal(key, shape=(), dtype=None, *, out_sharding=None):
     """Standard normal floats (complex dtypes: real and imaginary parts of variance 1/2).
 
@@ -159,7 +155,6 @@ def normal(key, shape=(), dtype=None, *, out_sharding=None):
     Array([1.6226422, 2.0252647], dtype=float32)
     """
     data, _ = check_key("normal", key)
-    _no_sharding(out_sharding)
     shape = static_shape("normal", shape)
     dtype = user_dtype(dtype, float)
     if not dtypes.is_inexact(dtype):
@@ -189,6 +184,7 @@ def _truncated_normal_impl(key, lower, upper, shape, dtype):
 _truncated_normal = jit(_truncated_normal_impl, static_argnums=(3, 4))
 
 
+@takes_out_sharding
 def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=None):
     """Standard normal floats truncated to (lower, upper).
 
@@ -198,7 +194,6 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=
     if shape is not None:
         shape = static_shape("truncated_normal", shape)
     data, _ = check_key("truncated_normal", key)
-    _no_sharding(out_sharding)
     dtype = user_dtype(dtype, float)
     _check_float("truncated_normal", dtype)
     return _truncated_normal(data, lower, upper, shape, dtype)
@@ -247,6 +242,7 @@ def _as_int32_clipped(v, lo, hi):
     return lax.clamp(_c(lo, np.int32), lax.convert_element_type(v, np.int32), _c(hi, np.int32))
 
 
+@takes_out_sharding
 def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
     """Uniform integers in [minval, maxval).
 
@@ -254,7 +250,6 @@ def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
     Array([9, 0, 2, 3], dtype=int32)
     """
     data, _ = check_key("randint", key)
-    _no_sharding(out_sharding)
     dtype = user_dtype(dtype, int)
     shape = static_shape("randint", shape)
     if not dtypes.is_int(dtype):
@@ -287,6 +282,7 @@ def _bernoulli_impl(key, p, shape, mode):
 _bernoulli = jit(_bernoulli_impl, static_argnums=(2, 3))
 
 
+@takes_out_sharding
 def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
     """Booleans that are True with probability p.
 
@@ -298,7 +294,6 @@ def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
     if mode not in ("high", "low"):
         raise ValueError(f"got {mode=}, expected 'high' or 'low'")
     data, _ = check_key("bernoulli", key)
-    _no_sharding(out_sharding)
     dtype = _dtype(p)
     if not dtypes.is_float(dtype):
         raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype}.")
@@ -314,6 +309,7 @@ def _rademacher_impl(key, shape, dtype):
 _rademacher = jit(_rademacher_impl, static_argnums=(1, 2))
 
 
+@takes_out_sharding
 def rademacher(key, shape=(), dtype=None, *, out_sharding=None):
     """-1 or +1 with equal probability (integers by default).
 
@@ -321,7 +317,6 @@ def rademacher(key, shape=(), dtype=None, *, out_sharding=None):
     Array([-1, -1,  1,  1], dtype=int32)
     """
     data, _ = check_key("rademacher", key)
-    _no_sharding(out_sharding)
     dtype = user_dtype(dtype, int)
     return _rademacher(data, static_shape("rademacher", shape), dtype)
 
@@ -334,12 +329,11 @@ def _float_sampler(name, transform):
 
     def sampler(key, shape=(), dtype=None, *, out_sharding=None):
         data, _ = check_key(name, key)
-        _no_sharding(out_sharding)
         dtype = user_dtype(dtype, float)
         _check_float(name, dtype)
         return impl(data, static_shape(name, shape), dtype)
     sampler.__name__ = sampler.__qualname__ = name
-    return sampler
+    return takes_out_sharding(sampler)
 
 
 def _exponential(key, shape, dtype):
@@ -433,6 +427,7 @@ def _gumbel_mode(mode):
     return mode
 
 
+@takes_out_sharding
 def gumbel(key, shape=(), dtype=None, mode=None, *, out_sharding=None):
     """Standard Gumbel floats: -log(-log(u)).
 
@@ -440,7 +435,6 @@ def gumbel(key, shape=(), dtype=None, mode=None, *, out_sharding=None):
     Array([2.9233725, 3.8326178], dtype=float32)
     """
     data, _ = check_key("gumbel", key)
-    _no_sharding(out_sharding)
     dtype = user_dtype(dtype, float)
     _check_float("gumbel", dtype)
     return _gumbel(data, static_shape("gumbel", shape), dtype, _gumbel_mode(mode))

@@ -49,6 +49,12 @@ class ModuleContext:
         # dimension sizes in the module (export/_symbolic_lowering.py)
         self.rules = lowering_rules
         self.symbolic = None
+        self.keepalives: list = []               # objects a rule asks to outlive the lowering
+
+    def add_keepalive(self, keepalive) -> None:
+        """Keep `keepalive` (a rule's host callback, say) alive with this module (JAX's
+        ModuleContext.add_keepalive)."""
+        self.keepalives.append(keepalive)
 
 
 class LoweringRuleContext:
@@ -63,6 +69,11 @@ class LoweringRuleContext:
     @property
     def platform(self) -> str:
         return self.module_ctx.platform
+
+    @property
+    def module_context(self) -> ModuleContext:
+        """JAX's name for the module's context (`ctx.module_context.add_keepalive(...)`)."""
+        return self.module_ctx
 
     @property
     def loc(self):
@@ -165,14 +176,15 @@ def _typed_layouts(ctx, outvars, outs) -> list:
     """Results whose type carries a sharding (Explicit axes), constrained to it, so XLA lays
     them out as the type says (JAX emits the same sdy.sharding_constraint)."""
     # loads with the first mesh or sharded Array: `import jxkernel` needs neither
-    from .sharding import sdy_dims
+    from .sharding import sdy_sharding
     typed = next((v.aval.sharding for v in outvars if v.aval.sharding is not None), None)
     if typed is not None and ctx.module_ctx.mesh is None:  # jit partitions it over the mesh
         raise NeedsMesh(f"a result typed {typed!r} (Explicit mesh axes) inside a program "
                         f"compiled for one device: jit it at the top level", typed.mesh)
+    module, mesh = ctx.module_ctx.module, ctx.module_ctx.mesh
     return [out if v.aval.sharding is None else ctx.op1(
                 "sdy.sharding_constraint", [out],
-                {"sharding": f"#sdy.sharding{sdy_dims(v.aval.sharding, len(v.aval.shape))}"},
+                {"sharding": sdy_sharding(module, mesh, v.aval.sharding, len(v.aval.shape))},
                 result_type=hlo.aval_type(v.aval))
             for v, out in zip(outvars, outs)]
 

@@ -24,6 +24,7 @@ from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.mesh import Mesh, NamedSharding, PartitionSpec, local_devices, resolve
 from ..core.sharding_types import current_override, typed_sharding
+from . import array
 from . import client as _client
 from . import dispatch as _dispatch
 from . import pipeline
@@ -130,12 +131,11 @@ class ShardedArray(ArrayImpl):
         return put(self._value(), self.aval, self._sharding)
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
-        """In a notebook: the value, then which device holds which block (sharding_view.py)."""
-        if self._buf.is_deleted():
+        """In a notebook: the value, then which device holds which block (the view the package
+        root registers: xla/array.install_array_display)."""
+        if self._buf.is_deleted() or array.array_display is None:
             return {"text/plain": repr(self)}
-        # the view sits above xla (it is shown, never computed with) and loads when first shown
-        from ..sharding_view import array_bundle
-        return array_bundle(self)
+        return array.array_display(self)     # the view (views/sharding_view.py), registered
 
 
 # One name for JAX's concrete class, as MultiDeviceArray does (xla/array.py).
@@ -228,6 +228,11 @@ def device_put(x, sharding) -> Array:
         if x._sharding.mesh == sharding.mesh:
             return _relayout(x, sharding)
         value = x._value()
+    if sharding.spec.unreduced:
+        # XLA splits a value into unreduced summands (as JAX, an identity program whose
+        # result has that sharding): placed replicated first
+        whole = NamedSharding(sharding.mesh, PartitionSpec(), memory_kind=sharding.memory_kind)
+        return _relayout(put(value, aval, whole), sharding)
     return put(value, aval, sharding)
 
 
@@ -314,7 +319,8 @@ class ShardedExecutable(Executable):
     def __init__(self, loaded, out_avals, devices, name, donated, *, mesh: Mesh, out_shardings,
                  user_shardings, arg_avals):
         super().__init__(loaded, out_avals, devices, name, donated, stack_outputs=False)
-        chosen = output_shardings(loaded, mesh, self.out_avals, user_shardings, arg_avals)
+        chosen = output_shardings(loaded, mesh, self.out_avals, user_shardings, arg_avals,
+                                  out_shardings)
         self.mesh = mesh
         self.out_shardings = [given or c for given, c in zip(out_shardings, chosen)]
         self.handlers = [_result_handler(a, gspmd_sharding(s, len(a.shape)))
@@ -330,16 +336,21 @@ def _keep(buf, aval):
     return buf
 
 
-def output_shardings(loaded, mesh, out_avals, user_shardings, in_avals) -> list:
-    """The results' NamedShardings, read from the executable. As JAX does, a result laid out
-    as the first argument with a sharding of its own (same rank) reports that sharding."""
+def output_shardings(loaded, mesh, out_avals, user_shardings, in_avals, given=None) -> list:
+    """The results' NamedShardings, read from the executable (`given`, per result a sharding
+    asked for or None, is taken as it is). As JAX does, a result laid out as the first
+    argument with a sharding of its own (same rank) reports that sharding."""
     first = next(((s, a) for s, a in zip(user_shardings, in_avals) if s is not None), None)
+    given = given or [None] * len(out_avals)
     out = []
     protos = loaded.get_output_shardings()
     if protos is None:                     # one partition (a mesh of one device): replicated
-        return [NamedSharding(mesh, PartitionSpec()) for _ in out_avals]
-    for op, aval in zip(protos, out_avals):
+        return [g or NamedSharding(mesh, PartitionSpec()) for g in given]
+    for op, aval, asked in zip(protos, out_avals, given):
         ndim = len(aval.shape)
+        if asked is not None:
+            out.append(asked)
+            continue
         hlo = xc.HloSharding.from_proto(op)
         if first is not None and len(first[1].shape) == ndim and \
                 _hlo_key(hlo_sharding(first[0], ndim)) == _hlo_key(hlo):

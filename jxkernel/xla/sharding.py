@@ -106,7 +106,32 @@ Sharding = (SingleDeviceSharding, NamedSharding)
 def hlo_sharding(sharding: NamedSharding, ndim: int):
     """`sharding` as XLA's HloSharding of an `ndim`-d array over device positions 0..N-1
     (mesh order)."""
+    if sharding.spec.unreduced:
+        return _unreduced_hlo_sharding(sharding.mesh, sharding.spec._axes(ndim),
+                                       sharding.spec.unreduced)
     return _hlo_sharding(sharding.mesh, sharding.spec._axes(ndim))
+
+
+def _unreduced_hlo_sharding(mesh: Mesh, axes: tuple, unreduced):
+    """XLA's HloSharding of an array split over `axes` and unreduced over the mesh axes
+    `unreduced` (each device holds a summand of its block): the tiles, then one subgroup
+    dimension of the unreduced axes, then one of the axes left (replicas), as XLA prints it:
+    `{devices=[4,1,2]<=[8] last_tile_dims={unreduced}}`."""
+    sizes = mesh.shape
+    used = [a for dim_axes in axes for a in dim_axes]
+    summed = [a for a in mesh.axis_names if a in unreduced]
+    rest = [a for a in mesh.axis_names if a not in used and a not in unreduced]
+    order = [mesh.axis_names.index(a) for a in used + summed + rest]
+    positions = np.arange(mesh.size).reshape(mesh.axis_sizes).transpose(order).reshape(-1)
+    dims = [math.prod(sizes[a] for a in dim_axes) for dim_axes in axes]
+    dims.append(math.prod(sizes[a] for a in summed))
+    kinds = ["unreduced"]
+    if rest:
+        dims.append(math.prod(sizes[a] for a in rest))
+        kinds.append("replicated")
+    return xc.HloSharding.from_string(
+        f"{{devices=[{','.join(map(str, dims))}]{','.join(map(str, positions.tolist()))} "
+        f"last_tile_dims={{{', '.join(kinds)}}}}}")
 
 
 def _hlo_sharding(mesh: Mesh, axes: tuple):
@@ -179,18 +204,44 @@ def _spec_of_axes(axes) -> PartitionSpec:
 
 
 # ------------------------------------------------------------------ Shardy text
-def sdy_mesh_line(mesh: Mesh) -> str:
+def sdy_mesh_line(mesh: Mesh, name: str = "mesh") -> str:
     """`sdy.mesh @mesh = <["x"=4, "y"=2]>`: device i of the mesh is partition i (the device
     assignment is the mesh's devices in order), so no device_ids are needed."""
     axes = ", ".join(f'"{n}"={s}' for n, s in zip(mesh.axis_names, mesh.axis_sizes))
-    return f"sdy.mesh @mesh = <[{axes}]>"
+    return f"sdy.mesh @{name} = <[{axes}]>"
 
 
-def sdy_dims(sharding: NamedSharding, ndim: int) -> str:
-    """`<@mesh, [{"x"}, {}]>`: per dimension the mesh axes splitting it, major first."""
+def sdy_dims(sharding: NamedSharding, ndim: int, name: str = "mesh") -> str:
+    """`<@mesh, [{"x"}, {}]>`: per dimension the mesh axes splitting it, major first (and the
+    axes it is unreduced over: `unreduced={"y"}`)."""
     dims = ", ".join("{" + ", ".join(f'"{a}"' for a in axes) + "}"
                      for axes in sharding.spec._axes(ndim))
-    return f"<@mesh, [{dims}]>"
+    unreduced = ", ".join(f'"{a}"' for a in sharding.mesh.axis_names
+                          if a in sharding.spec.unreduced)
+    return f"<@{name}, [{dims}]" + (f", unreduced={{{unreduced}}}>" if unreduced else ">")
+
+
+def sdy_sharding(module, home: Mesh, sharding: NamedSharding, ndim: int) -> str:
+    """`#sdy.sharding<@mesh, [...]>` for a value of a module partitioned over `home`. A
+    sharding over another mesh of the same devices in the same order (an abstract mesh
+    inside jit naming them otherwise: use_abstract_mesh) names a mesh declared next to
+    `@mesh`, as `@mesh_1`."""
+    mesh = sharding.mesh
+    if mesh._ids != home._ids:
+        raise ValueError(f"Received incompatible devices for jitted computation: the sharding "
+                         f"{sharding!r} is over a different mesh than the computation's "
+                         f"{home}; use one mesh for every sharding of one jit")
+    name = "mesh"
+    if (mesh.axis_names, mesh.axis_sizes) != (home.axis_names, home.axis_sizes):
+        declared = [line for line in module.symbols if line.startswith("sdy.mesh @")]
+        line = sdy_mesh_line(mesh, f"mesh_{len(declared)}")
+        tail = line.split(" = ", 1)[1]
+        found = next((d for d in declared if d.split(" = ", 1)[1] == tail), None)
+        if found is None:
+            module.symbols.append(line)
+            found = line
+        name = found.split()[1][1:]
+    return f"#sdy.sharding{sdy_dims(sharding, ndim, name)}"
 
 
 def sdy_attrs(module, mesh: Mesh, in_vars, arg_attrs, arg_shardings, out_vars, result_shardings):
@@ -201,18 +252,9 @@ def sdy_attrs(module, mesh: Mesh, in_vars, arg_attrs, arg_shardings, out_vars, r
     def attr(base, sharding, var):
         if sharding is None:
             return base
-        _check_same_devices(sharding, mesh)
-        text = f"sdy.sharding = #sdy.sharding{sdy_dims(sharding, len(var.aval.shape))}"
+        text = f"sdy.sharding = {sdy_sharding(module, mesh, sharding, len(var.aval.shape))}"
         return text if base is None else f"{base}, {text}"
     arg_shardings = arg_shardings or [None] * len(in_vars)
     result_shardings = result_shardings or [None] * len(out_vars)
     return ([attr(b, s, v) for b, s, v in zip(arg_attrs, arg_shardings, in_vars)],
             [attr(None, s, v) for s, v in zip(result_shardings, out_vars)])
-
-
-def _check_same_devices(sharding: NamedSharding, mesh: Mesh) -> None:
-    if sharding.mesh._ids != mesh._ids or sharding.mesh.axis_names != mesh.axis_names or \
-            sharding.mesh.axis_sizes != mesh.axis_sizes:
-        raise ValueError(f"Received incompatible devices for jitted computation: the sharding "
-                         f"{sharding!r} is over a different mesh than the computation's "
-                         f"{mesh}; use one mesh for every sharding of one jit")
