@@ -1,6 +1,6 @@
 """Common mistakes and tracer prints, run the same way with JAX and with jxkernel
 (reference/make_jax_edges_reference.py records JAX 0.10.2's answers in
-tests/data/jax_edges_reference.json; tests/transforms/test_jax_edges.py compares).
+tests/data/jax_edges_reference.json; tests/jax_compat/test_jax_names.py compares).
 
 `mistakes(jax)`: name -> a thunk that raises; what is recorded is the exception's class name
 and the first line of its message. `tracer_prints(jax)`: name -> the list of strings a

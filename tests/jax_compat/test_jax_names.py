@@ -2,6 +2,9 @@
 class's name, the `float32[2,3]` form of an aval next to jaxprs' short `f32[2,3]`, the line
 jax_debug_nans prints before rerunning op by op, and `Lowered.in_info`/`out_info`."""
 import doctest
+import functools
+import json
+import os
 
 import numpy as np
 import pytest
@@ -9,6 +12,8 @@ import pytest
 import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel import xla
+from jax_edges_cases import mistakes, tracer_prints
+import locations  # tests/support: the repository's folders
 
 
 # ================================================================== ArrayImpl
@@ -92,3 +97,36 @@ def test_out_info_of_traced_lowered_and_compiled_as_jax():
                                                       lowered.out_info)
     assert jax.jit(lambda x: None).lower(1.0).out_info is None
     assert not hasattr(lowered, "in_info")                         # nor has JAX 0.10.2's
+
+
+# ---------------------------------------------------------------- exceptions and tracer reprs
+# (the programs of tests/data/jax_edges_cases.py against tests/data/jax_edges_reference.json)
+# Where jxkernel's message (first line) still differs from JAX 0.10.2's; the class is the same.
+MESSAGE_DIFFERS = {
+    "vjp_pullback_splatted": "ours says it on one line, with the fix",
+}
+
+
+@functools.cache
+def _reference():
+    with open(os.path.join(locations.DATA, "jax_edges_reference.json")) as f:
+        return json.load(f)
+
+
+def _raised(thunk):
+    with pytest.raises(Exception) as info:
+        thunk()
+    return [type(info.value).__name__, str(info.value).strip().splitlines()[0]]
+
+
+def test_common_mistakes_raise_jaxs_exception_classes_and_messages():
+    expected = _reference()["mistakes"]
+    got = {name: _raised(thunk) for name, thunk in mistakes(jax).items()}
+    assert sorted(got) == sorted(expected)
+    assert {n: g[0] for n, g in got.items()} == {n: e[0] for n, e in expected.items()}
+    assert {n: g[1] for n, g in got.items() if n not in MESSAGE_DIFFERS} == \
+        {n: e[1] for n, e in expected.items() if n not in MESSAGE_DIFFERS}
+
+
+def test_tracers_print_as_in_jax():
+    assert tracer_prints(jax) == _reference()["tracer_prints"]

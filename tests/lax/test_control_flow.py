@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import jxkernel as jax
+import jxkernel.numpy as jnp
 from jxkernel import lax
 from jxkernel.core import check_jaxpr
 from jxkernel.test_util import check_grads
@@ -312,3 +313,37 @@ def test_cond_and_switch_take_one_operand_by_keyword():
     assert float(lax.switch(1, [lambda x: x, lambda x: 2 * x], operand=np.float32(3))) == 6.0
     with pytest.raises(TypeError, match="no positional operands can be passed"):
         lax.cond(True, lambda x: x, lambda x: x, 1.0, operand=2.0)
+
+
+# ---------------------------------------------------------------- loops with zero trips
+def _kinds(tree):
+    return [(type(leaf).__name__, str(leaf.dtype), leaf.weak_type)
+            for leaf in jax.tree_util.tree_leaves(tree)]
+
+
+def test_zero_trip_loops_return_arrays_of_the_carry_type():
+    body = lambda i, c: c + 1                                          # noqa: E731
+    assert _kinds(lax.fori_loop(0, 0, body, 0)) == [("ArrayImpl", "int32", True)]
+    assert _kinds(lax.fori_loop(3, 1, body, 1.0)) == [("ArrayImpl", "float32", True)]
+    assert _kinds(lax.fori_loop(0, 0, body, np.float32(2))) == [("ArrayImpl", "float32", False)]
+    assert _kinds(lax.fori_loop(0, 0, body, 0, unroll=True)) == [("ArrayImpl", "int32", True)]
+    assert _kinds(jax.jit(lambda n: lax.fori_loop(0, n, body, 0))(0)) == [("ArrayImpl", "int32", True)]
+    assert _kinds(lax.while_loop(lambda c: c < 0, lambda c: c + 1, 0)) == [("ArrayImpl", "int32", True)]
+    carry, ys = lax.scan(lambda c, _: (c + 1, c), 0, None, length=0)
+    assert _kinds((carry, ys)) == [("ArrayImpl", "int32", True), ("ArrayImpl", "int32", True)]
+    assert ys.shape == (0,) and int(carry) == 0 and int(lax.fori_loop(0, 0, body, 5)) == 5
+    # a carry the body hands back unchanged is the value passed in (JAX forwards it)
+    for trips in (0, 3):
+        count, kept = lax.fori_loop(0, trips, lambda i, c: (c[0] + 1, c[1]), (0, 2.5))
+        assert type(kept) is float and kept == 2.5 and int(count) == trips
+    i, kept = lax.while_loop(lambda c: c[0] < 2, lambda c: (c[0] + 1, c[1]), (0, 2.5))
+    assert type(kept) is float and int(i) == 2
+    # a y made from a weakly typed carry stays weak, and a carry that only turns strong is
+    # not traced again (JAX retraces for a new dtype, not for a weak type)
+    seen = []
+    carry, ys = lax.scan(lambda c, x: (seen.append(1) or c + x, c), 0, jnp.arange(3))
+    assert (carry.weak_type, ys.weak_type, len(seen)) == (False, True, 1)
+    # the index of Python-int bounds is weakly typed: c + i keeps the carry's uint8
+    for upper in (3, jnp.int32(3)):
+        total = lax.fori_loop(0, upper, lambda i, c: c + i, jnp.uint8(0))
+        assert (total.dtype, int(total)) == (np.uint8, 3)

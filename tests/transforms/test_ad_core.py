@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import jxkernel as jax
+import jxkernel.numpy as jnp
 from jxkernel import lax
 from jxkernel.core import check_jaxpr
 from jxkernel.test_util import check_grads
@@ -414,3 +415,33 @@ def test_linear_transpose_takes_types():
     for primal in (jax.core.ShapedArray((2,), np.float32), jax.ShapeDtypeStruct((2,), np.float32)):
         (ct,) = jax.linear_transpose(lambda x: 3.0 * x, primal)(jax.numpy.ones(2))
         np.testing.assert_array_equal(ct, [3.0, 3.0])
+
+
+# ---------------------------------------------------------------- vjp's pullback, has_aux
+def test_the_vjp_pullback_is_a_pytree_of_its_residuals_and_passes_through_jit():
+    x = jnp.arange(1.0, 4.0)
+    y, f_vjp = jax.vjp(lambda v: jnp.sin(v) * v, x)
+    leaves = jax.tree_util.tree_leaves(f_vjp)
+    assert leaves and all(isinstance(leaf, jax.Array) for leaf in leaves)
+    through_jit = jax.jit(lambda f, ct: f(ct))(f_vjp, jnp.ones(3))
+    direct = f_vjp(jnp.ones(3))
+    assert_allclose_ulp(through_jit[0], direct[0], ELEMENTWISE)    # fused vs eager: a few ulps
+    rebuilt = jax.tree_util.tree_map(lambda r: r, f_vjp)
+    np.testing.assert_array_equal(np.asarray(rebuilt(jnp.ones(3))[0]), np.asarray(direct[0]))
+    with pytest.raises(TypeError, match="must be called with a single argument"):
+        f_vjp(jnp.ones(3), jnp.ones(3))
+
+
+def test_has_aux_outputs_come_back_as_values_not_tracers():
+    def loss(w):
+        pred = jnp.tanh(w * 2.0)
+        return jnp.sum(pred ** 2), {"pred": pred}
+    w = jnp.array([0.1, -0.3])
+    (_, aux), _ = jax.value_and_grad(loss, has_aux=True)(w)
+    _, aux_grad = jax.grad(loss, has_aux=True)(w)
+    _, aux_jacfwd = jax.jacfwd(lambda x: (jnp.sin(x), x.sum()), has_aux=True)(w)
+    _, _, aux_jvp = jax.jvp(lambda x: (x * 2, x), (1.0,), (1.0,), has_aux=True)
+    for value in (aux["pred"], aux_grad["pred"], aux_jacfwd):
+        assert isinstance(value, jax.Array) and not isinstance(value, jax.core.Tracer)
+    np.testing.assert_array_equal(np.asarray(aux["pred"]), np.asarray(jnp.tanh(w * 2.0)))
+    assert aux_jvp == 1.0 and float(aux_jacfwd) == float(w.sum())

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import jxkernel as jax
-from jxkernel import lax
+import jxkernel.numpy as jnp
+from jxkernel import compile_log, lax
 from numerics import ELEMENTWISE, assert_allclose_ulp
 
 
@@ -343,3 +344,41 @@ def test_float0_outputs_are_made_outside_the_computation():
     # under another transformation too: the inner jit's float0 output is a constant there
     g = jax.grad(lambda x: cotangents(3, x)[1])(np.float32(1.0))
     assert float(g) == 0.0
+
+
+# ---------------------------------------------------------------- the cache is keyed on the function
+def _traced_and_compiled(fun):
+    """(how often fun's Python ran, how many compile events name it)."""
+    return fun.calls, sum(1 for e in compile_log.compile_events() if e.function == fun.__name__)
+
+
+def test_jit_made_anew_each_call_hits_the_cache_of_its_function():
+    def scaled_by_three_plus_31(x, n=1):
+        scaled_by_three_plus_31.calls += 1
+        return x * 3 * n + 31
+    scaled_by_three_plus_31.calls = 0
+    x = jnp.arange(3.0)
+
+    def helper(x):                    # a jit written inside a helper, called in a loop
+        return jax.jit(scaled_by_three_plus_31)(x)
+    outs = [helper(x) for _ in range(20)]
+    assert _traced_and_compiled(scaled_by_three_plus_31) == (1, 1)
+    np.testing.assert_array_equal(np.asarray(outs[-1]), [31, 34, 37])
+    # static arguments are part of the key; other jit options make a cache of their own
+    static = [jax.jit(scaled_by_three_plus_31, static_argnums=1)(x, n) for n in (2, 2, 2, 3)]
+    assert _traced_and_compiled(scaled_by_three_plus_31) == (3, 3)
+    np.testing.assert_array_equal(np.asarray(static[-1]), [31, 40, 49])
+    # under grad, the trace made by the top-level call is found again, as in JAX
+    g = [jax.grad(lambda v: jax.jit(scaled_by_three_plus_31)(v).sum())(x) for _ in range(3)]
+    assert scaled_by_three_plus_31.calls == 3
+    jax.grad(lambda v: jax.jit(scaled_by_three_plus_31)(v).sum())(1.0)     # a new signature
+    jax.grad(lambda v: jax.jit(scaled_by_three_plus_31)(v).sum())(2.0)
+    assert scaled_by_three_plus_31.calls == 4
+    jax.jit(scaled_by_three_plus_31)(2.0)      # and a top-level call finds grad's trace
+    assert scaled_by_three_plus_31.calls == 4
+    np.testing.assert_array_equal(np.asarray(g[-1]), [3, 3, 3])
+    # a function made anew (a lambda in a loop) is a new key, as in JAX
+    for _ in range(2):
+        jax.jit(lambda v: v + 31.5)(x)
+    fresh = [e for e in compile_log.compile_events() if e.function == "<lambda>"][-2:]
+    assert [c.kind for c in fresh[-1].changes] == ["fresh_jit"]
