@@ -107,3 +107,39 @@ def test_lowering_rules_built_with_hlo_ops_as_the_primitives_guide_writes_them()
 def test_hlo_docstring_examples():
     from doc_examples import check_docstring_examples
     check_docstring_examples("jxkernel._src.lib.mlir.dialects.hlo")
+
+
+def test_lowering_rules_emit_python_callbacks_as_jaxs():
+    # Equinox's noinline lowers its primitive with mlir.emit_python_callback: operands in the
+    # order it chooses (their avals given), NumPy in, results checked; (results, token, keepalive)
+    import pytest
+    from jxkernel.interpreters import mlir
+
+    seen = []
+
+    def host(n, x):
+        seen.append((type(n), n.dtype, type(x)))
+        return (x * n + 0.5, np.float64(n.item()))    # float64 is canonicalized to float32
+
+    p = Primitive("host_scale_and_count")
+    p.multiple_results = True
+    p.def_abstract_eval(lambda x, n: [x, jxkernel.core.ShapedArray((), np.float32)])
+
+    def rule(ctx, x, n):        # operands in the other order than the equation's inputs
+        outs, token, keep = mlir.emit_python_callback(
+            ctx, host, None, [n, x], ctx.avals_in[::-1], ctx.avals_out, has_side_effect=False)
+        assert token is None
+        ctx.module_context.add_keepalive(keep)
+        return outs
+    mlir.register_lowering(p, rule)
+    y, m = jxkernel.jit(p.bind)(np.float32([1.0, 2.0]), np.int32(3))
+    assert y.tolist() == [3.5, 6.5] and float(m) == 3.0 and m.dtype == np.float32
+    assert seen == [(np.ndarray, np.dtype(np.int32), np.ndarray)]
+
+    bad = Primitive("host_wrong_shape")
+    bad.def_abstract_eval(lambda x: x)
+    mlir.register_lowering(bad, lambda ctx, x: mlir.emit_python_callback(
+        ctx, lambda x: (x[:1],), None, [x], ctx.avals_in, ctx.avals_out,
+        has_side_effect=False)[0])
+    with pytest.raises(Exception, match=r"Incorrect output shape for return value #0"):
+        jxkernel.jit(bad.bind)(np.float32([1.0, 2.0])).block_until_ready()

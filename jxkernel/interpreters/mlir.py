@@ -17,6 +17,16 @@ from ..core.primitive import lowering_rules, platform_lowering_rules
 from ..lax import _lowering
 
 
+def emit_python_callback(ctx, callback, token, operands, operand_avals, result_avals, *,
+                         has_side_effect, returns_token=True, partitioned=False, sharding=None):
+    """Emit a call of `callback` on the host from a lowering rule: (results, token,
+    keepalive), as JAX's (see jxkernel.lax.callbacks.emit_python_callback)."""
+    from ..lax.callbacks import emit_python_callback as emit
+    return emit(ctx, callback, token, operands, operand_avals, result_avals,
+                has_side_effect=has_side_effect, returns_token=returns_token,
+                partitioned=partitioned, sharding=sharding)
+
+
 def lower_fun(fun, multiple_results: bool = True):
     """A lowering rule that traces `fun(*args, **params)`, written with jax.numpy/lax
     operations, and compiles it in place of the primitive."""

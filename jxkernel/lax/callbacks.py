@@ -125,15 +125,17 @@ def _check_results(outs, result_avals, fn, kind="jax.pure_callback") -> tuple:
     return tuple(checked)
 
 
-def _host_function(kind, fn, result_avals=None):
-    """The function XLA calls: NumPy in, a tuple of NumPy out. An error is recorded, so the
-    program's caller raises it with the user's traceback (XLA keeps only its text)."""
+def _host_function(kind, fn, result_avals=None, numpy_in=False):
+    """The function XLA calls: NumPy in, a tuple of NumPy out; `fn` gets Arrays on the CPU,
+    or with `numpy_in` NumPy copies. An error is recorded, so the program's caller raises it
+    with the user's traceback (XLA keeps only its text)."""
     def call_from_xla(*values):
         try:
+            args = [np.array(v) for v in values] if numpy_in else _as_arrays(values)
             if result_avals is None:
-                fn(*_as_arrays(values))
+                fn(*args)
                 return ()
-            return _check_results(fn(*_as_arrays(values)), result_avals, fn, kind)
+            return _check_results(fn(*args), result_avals, fn, kind)
         except BaseException as e:
             if isinstance(e, CallbackError):
                 record_callback_error(e)
@@ -158,8 +160,10 @@ def _layouts(avals) -> str:
     return "[" + ", ".join(map(_layout, avals)) + "]"
 
 
-def emit_host_callback(ctx, host_fn, operands, result_avals, *, has_side_effect, what):
-    """Emit the custom call that runs `host_fn` on the host; returns its result values."""
+def emit_host_callback(ctx, host_fn, operands, result_avals, *, has_side_effect, what,
+                       operand_avals=None):
+    """Emit the custom call that runs `host_fn` on the host; returns its result values.
+    `operand_avals`: the operands' types, where they are not the equation's inputs."""
     if ctx.platform != "cpu":
         raise NotImplementedError(
             f"{what} inside a compiled function is implemented on CPU only; this program is "
@@ -170,10 +174,76 @@ def emit_host_callback(ctx, host_fn, operands, result_avals, *, has_side_effect,
     attrs = {"call_target_name": '"xla_ffi_python_cpu_callback"',
              "has_side_effect": "true" if has_side_effect else "false",
              "mhlo.backend_config": f"{{index = {len(callbacks) - 1} : ui64}}",
-             "operand_layouts": _layouts(ctx.avals_in),
+             "operand_layouts": _layouts(ctx.avals_in if operand_avals is None else
+                                         operand_avals),
              "result_layouts": _layouts(result_avals)}
     return ctx.op("stablehlo.custom_call", operands, attrs,
                   result_types=[hlo.aval_type(a) for a in result_avals])
+
+
+def emit_python_callback(ctx, callback, token, operands, operand_avals, result_avals, *,
+                         has_side_effect, returns_token=True, partitioned=False, sharding=None):
+    """JAX's `mlir.emit_python_callback`, for a lowering rule of one's own: emit a call of
+    `callback` on the host, with NumPy copies of `operands` (values of this rule, of types
+    `operand_avals`), returning arrays of `result_avals`. Returns (results, token, the host
+    function to keep alive). Equinox's `noinline` lowers its primitive with it.
+
+    >>> from jxkernel.extend.core import Primitive
+    >>> from jxkernel.interpreters import mlir
+    >>> p = Primitive("host_twice_doc")
+    >>> _ = p.def_abstract_eval(lambda x: x)
+    >>> def rule(ctx, x):
+    ...     outs, _, keep = emit_python_callback(ctx, lambda v: (2 * v,), None, [x],
+    ...                                          ctx.avals_in, ctx.avals_out, has_side_effect=False)
+    ...     ctx.module_context.add_keepalive(keep)
+    ...     return outs
+    >>> mlir.register_lowering(p, rule)
+    >>> jax.jit(p.bind)(jnp.arange(3.0))
+    Array([0., 2., 4.], dtype=float32)
+    """
+    if token is not None:
+        raise NotImplementedError(
+            "emit_python_callback: jxkernel's compiled programs thread no tokens, so token "
+            f"must be None (got {token!r}); order side effects with has_side_effect=True")
+    if partitioned and result_avals:
+        raise ValueError("Partitioned callback not supported with return values.")
+    if sharding is not None:
+        raise NotImplementedError(
+            f"emit_python_callback: sharding={sharding!r} is not supported by jxkernel (its "
+            f"host callbacks run in single-device programs); pass sharding=None")
+    result_avals = tuple(result_avals)
+    host_fn = _host_function("emit_python_callback", _NumpyCallback(callback, result_avals),
+                             result_avals, numpy_in=True)
+    results = emit_host_callback(ctx, host_fn, list(operands), result_avals,
+                                 has_side_effect=has_side_effect, what="emit_python_callback",
+                                 operand_avals=list(operand_avals))
+    return results, None, host_fn
+
+
+class _NumpyCallback:
+    """A raw host callback as JAX's emit_python_callback wraps it: NumPy in; its results
+    made NumPy of the canonical dtypes, their number, shapes and dtypes checked (JAX's
+    RuntimeErrors)."""
+
+    def __init__(self, callback, result_avals):
+        self.callback, self.result_avals = callback, result_avals
+        self.__qualname__ = _describe(callback)
+
+    def __call__(self, *args):
+        outs = self.callback(*args)
+        if len(outs) != len(self.result_avals):
+            raise RuntimeError(f"Mismatched number of outputs from callback. Expected: "
+                               f"{len(self.result_avals)}, Actual: {len(outs)}")
+        outs = [np.asarray(a) for a in outs]
+        outs = [a.astype(dtypes.canonicalize_dtype(a.dtype), copy=False) for a in outs]
+        for i, (out, aval) in enumerate(zip(outs, self.result_avals)):
+            if out.shape != aval.shape:
+                raise RuntimeError(f"Incorrect output shape for return value #{i}: Expected: "
+                                   f"{aval.shape}, Actual: {out.shape}")
+            if out.dtype != aval.dtype:
+                raise RuntimeError(f"Incorrect output dtype for return value #{i}: Expected: "
+                                   f"{aval.dtype}, Actual: {out.dtype}")
+        return outs
 
 
 # ------------------------------------------------------------------ shared rules
