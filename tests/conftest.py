@@ -17,7 +17,7 @@ JAX_DISABLE_MOST_OPTIMIZATIONS=0 to run the whole suite at the default.
 
 The CPU device count is left alone: tests see the single-device default.
 Multi-device tests run in a subprocess with JXKERNEL_CPU_DEVICES set (see
-tests/test_runtime_subprocess.py), because the count is fixed at first use.
+tests/runtime/test_runtime_subprocess.py), because the count is fixed at first use.
 """
 import os
 import shutil

@@ -1,6 +1,6 @@
 """Sharding in types on a mesh with Explicit axes, run alike by real JAX
 (reference/make_explicit_sharding_reference.py records explicit_sharding_reference.json) and
-by jxkernel (tests/test_sharding_explicit.py, in a subprocess with 8 CPU devices): `run(jax)`
+by jxkernel (tests/sharding/test_sharding_explicit.py, in a subprocess with 8 CPU devices): `run(jax)`
 returns plain JSON data — types (`str(jax.typeof(...))`) eagerly and in jaxprs, jit results'
 shardings, values, and the errors.
 

@@ -11,11 +11,12 @@ import os
 
 import numpy as np
 import pytest
-from test_runtime_subprocess import run_json
+from fresh_process import run_json
 
 from jxkernel.core.avals import ShapedArray
+import locations  # tests/support: the repository's folders
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+DATA = locations.DATA
 
 _RUN = r"""
 import json

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from fresh_process import run_code, run_json, run_python  # noqa: F401  (run_json: for tests/test_sharding_explicit.py until it moves)
+from fresh_process import run_code, run_python
 
 
 def test_multi_device_tests_in_a_four_device_process():
