@@ -26,6 +26,7 @@ from .core.compile_log import compile_events, CompileEvent
 from .core.compile_log import subscribe as subscribe_compile_events
 # explains each jit cache miss (installs itself in the compile record, as it loads)
 from .views import compile_log  # noqa: E402,F401
+from .xla.array import install_array_display as _install_array_display
 from .transforms.batching import vmap
 from .transforms.ad import grad, jvp, linearize, value_and_grad, vjp
 from .transforms.custom_derivatives import custom_jvp, custom_vjp
@@ -48,6 +49,15 @@ def block_until_ready(x):
     return x
 
 
+def _show_sharded(x) -> dict:
+    """A sharded Array in a notebook: its sharding view (xla/ reaches it through this hook)."""
+    from .views.sharding_view import array_bundle   # the view loads when first shown
+    return array_bundle(x)
+
+
+_install_array_display(_show_sharded)
+
+
 def disable_jit(disable: bool = True):
     """``with disable_jit():`` runs jitted functions op by op, for debugging."""
     return config.override("jax_disable_jit", disable)
@@ -62,9 +72,8 @@ from . import dtypes, errors  # noqa: E402,F401
 
 # The views that explain a program load on first use: `import jxkernel` (and a kernel's
 # start) need none of them.
-_LAZY = {"timing": ("jxkernel.timing", None), "live_arrays": ("jxkernel.memory", "live_arrays"),
-         "explain": ("jxkernel.explainer", "explain"),
-         "compile_report": ("jxkernel.compile_report", None)}
+_LAZY = {"live_arrays": ("jxkernel.views.memory", "live_arrays"),
+         "explain": ("jxkernel.views.explainer", "explain")}
 # Submodules JAX users import themselves (`import jax.extend`); attribute access loads them too.
 _LAZY.update({name: (f"jxkernel.{name}", None)
               for name in ("extend", "experimental", "interpreters", "sharding")})
@@ -90,7 +99,10 @@ _LAZY["ops"] = ("jxkernel.ops", None)           # jax.ops.segment_sum after `imp
 _LAZY["monitoring"] = ("jxkernel.monitoring", None)   # jax.monitoring.register_event_listener
 _LAZY["lib"] = ("jxkernel.lib", None)           # jax.lib.__version__: jaxlib's version
 _LAZY["api_util"] = ("jxkernel.api_util", None)   # jax.api_util.flatten_fun (Flax's scan)
-_LAZY.update({n: ("jxkernel._src.state.types", n) for n in ("Ref", "new_ref")})   # jax.new_ref
+_LAZY.update({n: ("jxkernel._src.state.types", n) for n in (   # jax.new_ref, jax.freeze
+    "Ref", "new_ref", "empty_ref", "free_ref", "freeze")})
+_LAZY["ref"] = ("jxkernel.ref", None)           # jax.ref.get, jax.ref.swap after `import jax`
+_LAZY["ds"] = ("jxkernel.numpy.dslice", "ds")   # x[jax.ds(i, 2)]: a slice with a traced start
 _LAZY.update({n: ("jxkernel.xla.client", n) for n in (   # jax.process_indices, jax.host_id, ...
     "process_indices", "host_id", "host_count", "host_ids")})
 _LAZY["copy_to_host_async"] = ("jxkernel.api.extras", "copy_to_host_async")
@@ -112,8 +124,11 @@ _LAZY.update({n: (f"jxkernel.{module}", n) for module, names in (   # jax.make_m
     ("sharding", ("reshard",))) for n in names})
 
 # Modules that moved keep their old paths (`import jxkernel.compile_log`)
-_LAZY.update(_module_aliases(__name__, {"compile_log": "jxkernel.views.compile_log",
-                                         "config": "jxkernel.core.config"}))
+# (jxkernel.timing, .compile_report, ...: the views, in jxkernel/views/ now)
+_LAZY.update(_module_aliases(__name__, {"config": "jxkernel.core.config", **{
+    name: f"jxkernel.views.{name}" for name in ("compile_log", "compile_report", "explainer",
+                                                "memory", "sharding_view", "stepper",
+                                                "timing")}}))
 del _LAZY["config"]        # jxkernel.config is the Config (`jxkernel.config.update(...)`)
 
 __getattr__, __dir__ = _lazy_names(__name__, globals(), _LAZY)

@@ -10,11 +10,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes, vma
-from ..core.avals import ShapedArray
-from ..core.primitive import Primitive, abstract_eval_rules, axis_batching_rules, lowering_rules
+from ..core.avals import ShapedArray, get_aval
+from ..core.basearray import Array
+from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
+                              lowering_rules, staging_rules)
+from ..core.staging import JaxprTracer
+from ..core.trace import Tracer
 from ..transforms import ad_util as ad
+from ..transforms.batch_util import defvectorized
 from . import _lowering as hl
-from .conversion import _convert_element_type
+from .conversion import _convert_element_type, convert_element_type_p
 from .shapes import broadcast, canonicalize_shape
 
 
@@ -99,3 +104,44 @@ def empty(shape, dtype, *, out_sharding=None):
                                   "use jax.sharding.reshard on the result")
     return empty_p.bind(shape=canonicalize_shape(shape), dtype=dtypes.canonicalize_dtype(dtype),
                         out_sharding=None)
+
+
+# ------------------------------------------------------------------ stage
+# The identity that lifts a value (a Python scalar, NumPy data) into the current trace: an
+# Array eagerly, the trace's value while tracing. Staged it records no equation, as JAX's
+# stage_value: a constant stays a constant (a literal in the jaxpr, foldable).
+stage_p = Primitive("stage")
+
+
+def _stage_impl(x):
+    if isinstance(x, Array):
+        return x
+    aval = get_aval(x)
+    return convert_element_type_p.bind(x, new_dtype=aval.dtype, weak_type=aval.weak_type,
+                                       sharding=None)
+
+
+def _stage_staging(trace, args, params):
+    x, = args
+    if isinstance(x, JaxprTracer) and x._trace is trace:
+        return x
+    if isinstance(x, Tracer):                   # a value of an outer trace: an input here
+        return JaxprTracer(trace, x.aval, trace.to_atom(x))
+    return JaxprTracer(trace, get_aval(x), None, x)
+
+
+abstract_eval_rules[stage_p] = lambda aval: aval
+impl_rules[stage_p] = _stage_impl
+staging_rules[stage_p] = _stage_staging
+lowering_rules[stage_p] = lambda ctx, x: x
+ad.deflinear(stage_p, lambda ct: [ct])
+defvectorized(stage_p)
+
+
+def stage(x, /):
+    """`x` lifted into the active trace (an Array outside any): logically the identity.
+
+    >>> lax.stage(3)
+    Array(3, dtype=int32, weak_type=True)
+    """
+    return stage_p.bind(x)

@@ -35,6 +35,7 @@ from ..lax.slicing import _scatter, scatter_p, size_as_array
 from ..xla.array import Array
 from . import util
 from .creation import asarray
+from .dslice import Slice, apply_slices
 from .manipulation import broadcast_arrays, broadcast_to, stack
 from .ufuncs import divide, power
 from .util import aval_of, check_arraylike, ensure_array
@@ -155,6 +156,8 @@ def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, 
                    fill_value=None, normalize_indices=True):
     """arr[idx] with gather's options (JAX's name for the function behind x[idx])."""
     arr = ensure_array(arr)
+    if type(idx) is Slice or type(idx) is tuple and any(type(i) is Slice for i in idx):
+        arr, idx = apply_slices(arr, idx)          # jax.ds: dynamic slices first
     shape = aval_of(arr).shape
     items = _parse(idx, shape)
     parsed_mode = None if mode is None else GatherScatterMode.from_any(mode)

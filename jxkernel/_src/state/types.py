@@ -62,8 +62,12 @@ class Ref:
 
     def __setitem__(self, idx, value):
         from ... import numpy as jnp     # deferred: numpy sits above the core this module is in
+        from ...numpy.dslice import update_slices
         value = jnp.asarray(value, self.dtype)
-        if idx is Ellipsis or idx == ():
+        written = update_slices(jnp.asarray(self._value), idx, value)   # ref[jax.ds(i, n)] = v
+        if written is not None:
+            self._value = written
+        elif idx is Ellipsis or idx == ():
             if value.shape != self.shape:
                 value = jnp.broadcast_to(value, self.shape)
             self._value = value
@@ -99,3 +103,55 @@ def new_ref(init_val, *, memory_space=None, kind=None) -> Ref:
     """A new Ref holding `init_val` (an array, converted as jnp.asarray would)."""
     from ... import numpy as jnp     # deferred: numpy sits above the core this module is in
     return Ref(jnp.asarray(init_val))
+
+
+def empty_ref(ty, memory_space=None) -> Ref:
+    """A new Ref of type `ty` (anything with .shape and .dtype) whose contents are
+    unspecified until written (`jax.empty_ref`; here zeros, as lax.empty gives on CPU).
+
+    >>> r = empty_ref(jax.ShapeDtypeStruct((2,), jnp.int32)); r[...] = 7; freeze(r)
+    Array([7, 7], dtype=int32)
+    """
+    from ... import lax                 # deferred: lax sits above the core this module is in
+    aval = getattr(ty, "aval", ty)
+    if not hasattr(aval, "shape") or not hasattr(aval, "dtype"):
+        raise TypeError(f"empty_ref: ty must have a shape and a dtype (a ShapeDtypeStruct, "
+                        f"jax.typeof(x), an array), got {ty!r}")
+    return Ref(lax.empty(aval.shape, aval.dtype))
+
+
+def freeze(ref: Ref):
+    """The Ref's final value, as an Array (`jax.freeze`; the Ref should not be used after)."""
+    if not isinstance(ref, Ref):
+        raise TypeError(f"freeze takes a Ref (jax.new_ref(x) makes one), got {type(ref).__name__}")
+    return ref._value
+
+
+def free_ref(ref: Ref) -> tuple:
+    """Invalidate `ref` (`jax.free_ref`): returns (); Python frees its box with the last use."""
+    if not isinstance(ref, Ref):
+        raise TypeError(f"free_ref takes a Ref, got {type(ref).__name__}")
+    return ()
+
+
+# jax.ref's functional forms of ref[idx], ref[idx] = x, swapping and adding in place
+def get(ref: Ref, idx=()):
+    """`ref[idx]`."""
+    return ref[idx]
+
+
+def set(ref: Ref, idx, value) -> None:  # noqa: A001  (JAX's name)
+    """`ref[idx] = value`."""
+    ref[idx] = value
+
+
+def swap(ref: Ref, idx, value):
+    """Write `value` at `idx` and return what was there."""
+    old = ref[idx]
+    ref[idx] = value
+    return old
+
+
+def addupdate(ref: Ref, idx, x) -> None:
+    """`ref[idx] += x`."""
+    ref[idx] = ref[idx] + x
