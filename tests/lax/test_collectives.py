@@ -1,5 +1,12 @@
 """Collectives under vmap (this process, one device) and pmap (a 4-device process: the
-tests marked `four_devices` run there through test_pmap_in_a_four_device_process)."""
+tests marked `four_devices` run there through test_pmap_in_a_four_device_process).
+
+Then ppermute, pshuffle, all_to_all, pswapaxes, psum_scatter, axis_size, all_gather's transpose
+and axis_index_groups: values against JAX 0.10.2 (tests/data/collectives_more_*, made by
+reference/make_collectives_more_reference.py) under vmap in this process and under pmap in a
+4-device process (RECORDED_PMAP_TESTS, run there by
+test_recorded_pmap_cases_in_a_four_device_process), the printed jaxprs, gradients and errors."""
+import json
 import os
 import subprocess
 import sys
@@ -8,11 +15,16 @@ import numpy as np
 import pytest
 
 import jxkernel as jax
+import jxkernel.numpy as jnp
 from jxkernel import lax
-from numerics import ELEMENTWISE, assert_allclose_ulp
+from jxkernel.core.ir import Jaxpr
+from jxkernel.test_util import check_grads
+from collectives_more_cases import JAXPRS, ULPS, cases, operands, pmap_only
+from numerics import ELEMENTWISE, REDUCTION, assert_allclose_ulp
 import locations  # tests/support: the repository's folders
 
 ROOT = locations.ROOT
+DATA = locations.DATA
 four_devices = pytest.mark.skipif(jax.device_count() < 4, reason="needs JXKERNEL_CPU_DEVICES=4")
 
 
@@ -106,10 +118,13 @@ def test_default_device_moves_computation():
 
 
 def test_pmap_in_a_four_device_process():
+    # the tests above; the recorded cases below run in a process of their own
+    # (test_recorded_pmap_cases_in_a_four_device_process), their vmap tests in this one
     env = {**os.environ, "JXKERNEL_CPU_DEVICES": "4",
            "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-o", "addopts=", "-p",
-                             "no:cacheprovider", "-k", "not in_a_four_device_process",
+                             "no:cacheprovider", "-k", "not in_a_four_device_process and not ("
+                             + " or ".join(RECORDED_PMAP_TESTS + RECORDED_VMAP_TESTS) + ")",
                              "tests/lax/test_collectives.py"], cwd=ROOT, env=env, capture_output=True,
                             text=True, timeout=300)
     summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
@@ -157,3 +172,212 @@ def test_pmap_lowers_and_compiles_ahead_of_time():
     np.testing.assert_array_equal(np.asarray(compiled(x, 1.0)), x * 2 + 1)
     with pytest.raises(TypeError, match="other types than it was lowered for"):
         compiled(np.ones((n, 2), np.float32), 1.0)
+
+
+# ================================================================ recorded from JAX 0.10.2
+# the tests of this part that the 4-device process runs, and those it leaves to this one
+RECORDED_PMAP_TESTS = ('test_pmap_matches_jax', 'test_pmap_under_jit_grad_and_vmap')
+RECORDED_VMAP_TESTS = ('test_vmap_matches_jax',
+                       'test_partial_ppermute_under_vmap_gives_pmaps_answer',
+                       'test_jaxpr_prints_as_jax',
+                       'test_gradients_numerically',
+                       'test_transposes_are_each_other',
+                       'test_other_axis_passes_through_and_jit',
+                       'test_axis_size',
+                       'test_a_jitted_function_is_traced_again_for_other_axis_sizes',
+                       'test_errors')
+REF = np.load(os.path.join(DATA, "collectives_more_reference.npz"))
+with open(os.path.join(DATA, "collectives_more_jaxprs.json")) as f:
+    REF_JAXPRS = json.load(f)
+OPS = operands()
+CASES = cases(jax, jnp, lax)
+PMAP_ONLY = pmap_only(jax, jnp, lax)
+
+
+def vmap_i(f):
+    return jax.vmap(f, axis_name="i")
+
+
+def pmap_i(f):
+    return jax.pmap(f, axis_name="i")
+
+
+def check_against_reference(out, key):
+    """Bit for bit, or within the case's ULPS (measured at the largest |value|)."""
+    want = REF[key]
+    ulps = ULPS.get(key.split("/")[1], 0)
+    assert_allclose_ulp(np.asarray(out), want, ulps,
+                        scale=np.abs(want).max(initial=0) if ulps else None, err_msg=key)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_vmap_matches_jax(name):
+    fun, key = CASES[name]
+    check_against_reference(vmap_i(fun)(OPS[key]), f"vmap/{name}")
+
+
+def test_partial_ppermute_under_vmap_gives_pmaps_answer():
+    fun, key = PMAP_ONLY["ppermute_partial"]
+    np.testing.assert_array_equal(np.asarray(vmap_i(fun)(OPS[key])), REF["pmap/ppermute_partial"])
+    unbatched = jax.vmap(lambda x: lax.ppermute(jnp.float32(3.0), "i", [(0, 1)]), axis_name="i")
+    np.testing.assert_array_equal(np.asarray(unbatched(OPS["x42"])), [0, 3, 0, 0])
+    full = jax.vmap(lambda x: lax.ppermute(jnp.float32(3.0), "i", [(0, 1), (1, 0)]),
+                    axis_name="i")(OPS["x42"][:2])
+    np.testing.assert_array_equal(np.asarray(full), [3, 3])
+
+
+@four_devices
+@pytest.mark.parametrize("name", sorted(CASES) + sorted(PMAP_ONLY))
+def test_pmap_matches_jax(name):
+    fun, key = {**CASES, **PMAP_ONLY}[name]
+    out = pmap_i(fun)(OPS[key])
+    assert len(out.devices()) == 4
+    check_against_reference(out, f"pmap/{name}")
+
+
+@four_devices
+def test_pmap_under_jit_grad_and_vmap():
+    x = OPS["x443"]
+    f = pmap_i(lambda a: lax.all_to_all(a, "i", 0, 1))
+    g = jax.grad(lambda v: jnp.sum(jnp.sin(f(v)) * jnp.arange(48.0).reshape(4, 3, 4)))(x)
+    g_vmap = jax.grad(lambda v: jnp.sum(jnp.sin(vmap_i(lambda a: lax.all_to_all(a, "i", 0, 1))(v))
+                                        * jnp.arange(48.0).reshape(4, 3, 4)))(x)
+    assert_allclose_ulp(np.asarray(g), np.asarray(g_vmap), ELEMENTWISE)  # cos * arange; worst 0
+    inner = jax.vmap(pmap_i(lambda a: lax.ppermute(a, "i", [(0, 1), (1, 2), (2, 3), (3, 0)])))
+    stacked = np.arange(8.0, dtype=np.float32).reshape(2, 4)
+    np.testing.assert_array_equal(np.asarray(inner(stacked)), np.roll(stacked, 1, axis=1))
+    sizes = pmap_i(lambda a: a * lax.axis_size("i") + lax.psum(1, "i"))(np.zeros(4, np.float32))
+    np.testing.assert_array_equal(np.asarray(sizes), [4.0] * 4)
+
+
+def _inner_jaxpr_text(fun, x):
+    """The per-member jaxpr pmap traced, with pmap's hoisted consts printed as constvars again
+    (as make_jaxpr(fun, axis_env=...) prints them)."""
+    outer = jax.make_jaxpr(pmap_i(fun))(x)
+    eqn = outer.jaxpr.eqns[0]
+    inner = eqn.params["jaxpr"].jaxpr
+    k = eqn.params["mapped_invars"].index(True)
+    return str(Jaxpr(inner.invars[:k], inner.invars[k:], inner.outvars, inner.eqns))
+
+
+@pytest.mark.parametrize("name", JAXPRS)
+def test_jaxpr_prints_as_jax(name):
+    fun, key = {**CASES, **PMAP_ONLY}[name]
+    assert _inner_jaxpr_text(fun, OPS[key]) == REF_JAXPRS[name]
+
+
+def test_gradients_numerically():
+    rng = np.random.RandomState(1)
+    x443, x483 = rng.randn(4, 4, 3).astype(np.float32), rng.randn(4, 8, 3).astype(np.float32)
+    x42 = rng.randn(4, 2).astype(np.float32)
+
+    def check(f, x):
+        check_grads(vmap_i(lambda a: jnp.sin(f(a))), (x,), order=2, modes=("fwd", "rev"),
+                    atol=2e-2, rtol=2e-2)
+    check(lambda a: lax.ppermute(a, "i", [(0, 2), (1, 0), (3, 1)]), x42)
+    check(lambda a: lax.psum_scatter(a, "i"), x443)
+    check(lambda a: lax.psum_scatter(a, "i", scatter_dimension=0, tiled=True), x483)
+    check(lambda a: lax.all_to_all(a, "i", 0, 1), x443)      # JAX 0.10.2's transpose fails here
+    check(lambda a: lax.all_to_all(a, "i", 0, 1, tiled=True), x483)
+    check(lambda a: lax.all_gather(a, "i", axis=1, tiled=True), x42)
+
+
+def test_transposes_are_each_other():
+    # all_gather's transpose is psum_scatter and back; ppermute's is the inverse permutation
+    text = str(jax.make_jaxpr(vmap_i(jax.grad(lambda a: jnp.sum(lax.all_gather(a, "i")))))(
+        OPS["x42"]))
+    assert "reduce_sum" in text          # under vmap both became array operations
+    ct = jax.vjp(vmap_i(lambda a: lax.ppermute(a, "i", [(0, 1), (1, 2), (2, 3), (3, 0)])),
+                 OPS["x42"])[1](OPS["x42"])[0]
+    np.testing.assert_array_equal(np.asarray(ct), np.roll(OPS["x42"], -1, axis=0))
+    x = OPS["x434"]
+    y, vjp = jax.vjp(vmap_i(lambda a: lax.all_to_all(a, "i", 1, 0)), x)
+    assert y.shape == (4, 4, 3)
+    np.testing.assert_array_equal(np.asarray(vjp(y)[0]), x)       # a permutation of the data
+
+
+def test_other_axis_passes_through_and_jit():
+    x = OPS["x443"]
+    outer = jax.vmap(jax.vmap(lambda a: lax.psum_scatter(a, "i"), axis_name="j"), axis_name="i")
+    y = np.stack([x * (j + 1) for j in range(3)], 1)           # [i, j, 4, 3]
+    # device i's row of the sum of 4 over i: in float64 rounded once, at the scale of the sum
+    # of |terms| (they cancel; worst seen 1)
+    y64 = np.swapaxes(y.astype(np.float64), 1, 2)               # [i, its row, j, 3]
+    assert_allclose_ulp(np.asarray(outer(y)), y64.sum(0).astype(np.float32), REDUCTION,
+                        scale=np.abs(y64).sum(0))
+    cycle = [(0, 1), (1, 2), (2, 3), (3, 0)]
+    swap = jax.jit(jax.vmap(jax.vmap(lambda a: lax.ppermute(a, "i", cycle), axis_name="j"),
+                            axis_name="i"))
+    np.testing.assert_array_equal(np.asarray(swap(x)), np.roll(x, 1, axis=0))
+    a2a = jax.vmap(jax.vmap(lambda a: lax.all_to_all(a, "i", 0, 0), axis_name="i"),
+                   axis_name="j")(np.stack([x] * 2))
+    np.testing.assert_array_equal(np.asarray(a2a), np.stack([np.swapaxes(x, 0, 1)] * 2))
+    gathered = jax.vmap(jax.vmap(lambda a: lax.all_gather(a, "j"), axis_name="i"),
+                        axis_name="j", in_axes=1)(x[:, :, 0])
+    assert gathered.shape == (4, 4, 4)
+    np.testing.assert_array_equal(np.asarray(gathered)[0, 2], x[2, :, 0])
+
+
+def test_axis_size():
+    got = jax.vmap(jax.vmap(lambda a: a * lax.axis_size(("i", "j")), axis_name="j"),
+                   axis_name="i")(np.ones((2, 3), np.float32))
+    np.testing.assert_array_equal(np.asarray(got), np.full((2, 3), 6.0))
+    sizes = []
+    jax.vmap(lambda a: sizes.append(lax.axis_size("i")) or a, axis_name="i")(np.ones(5))
+    assert sizes == [5] and type(sizes[0]) is int
+
+
+def test_a_jitted_function_is_traced_again_for_other_axis_sizes():
+    # (JAX 0.10.2 answers the same: its jit cache is keyed by the axis environment)
+    scaled = jax.jit(lambda a: a * lax.axis_size("i"))
+    for n in (2, 3):
+        got = jax.vmap(scaled, axis_name="i")(np.ones(n, np.float32))
+        np.testing.assert_array_equal(np.asarray(got), np.full(n, float(n)))
+    # the same axes bound the other way round: the outer one named "i" is 3 long
+    got = jax.vmap(jax.vmap(scaled, axis_name="j"), axis_name="i")(np.ones((3, 2), np.float32))
+    np.testing.assert_array_equal(np.asarray(got), np.full((3, 2), 3.0))
+
+
+def test_errors():
+    x = OPS["x42"]
+    with pytest.raises(ValueError, match="sources and destinations must be unique"):
+        vmap_i(lambda a: lax.ppermute(a, "i", [(0, 1), (1, 1)]))(x)
+    with pytest.raises(ValueError, match="indices must lie in"):
+        vmap_i(lambda a: lax.ppermute(a, "i", [(0, 5)]))(x)
+    with pytest.raises(ValueError, match="does not represent a permutation"):
+        vmap_i(lambda a: lax.pshuffle(a, "i", [0, 0, 1, 2]))(x)
+    for fun in (lambda a: lax.ppermute(a, "q", [(0, 1)]), lambda a: lax.psum_scatter(a, "q"),
+                lambda a: lax.all_to_all(a, "q", 0, 0), lambda a: lax.axis_size("q")):
+        with pytest.raises(NameError, match="unbound axis name: q"):
+            vmap_i(fun)(x)
+    with pytest.raises(NameError, match="unbound axis name: q"):
+        lax.axis_size("q")
+    z = np.zeros((4, 3), np.float32)
+    with pytest.raises(ValueError, match=r"split_axis \(3\) has to be divisible by the size of "
+                                         r"the named axis i \(4\)"):
+        vmap_i(lambda a: lax.all_to_all(a, "i", 0, 0, tiled=True))(z)
+    with pytest.raises(ValueError, match="but they are 4 and 3 respectively"):
+        vmap_i(lambda a: lax.pswapaxes(a, "i", 0))(z)
+    with pytest.raises(ValueError, match="scatter dimension size 3 must match shard count 4"):
+        vmap_i(lambda a: lax.psum_scatter(a, "i"))(z)
+    with pytest.raises(ValueError, match="must be divisible by shard_count 4"):
+        vmap_i(lambda a: lax.psum_scatter(a, "i", tiled=True))(z)
+    with pytest.raises(NotImplementedError, match="axis_index_groups not supported in vmap"):
+        vmap_i(lambda a: lax.psum(a, "i", axis_index_groups=[[0, 1], [2, 3]]))(x)
+    with pytest.raises(ValueError, match="must cover all indices exactly once"):
+        vmap_i(lambda a: lax.psum(a, "i", axis_index_groups=[[0, 1], [2]]))(x)
+    with pytest.raises(ValueError, match="must all be the same size"):
+        vmap_i(lambda a: lax.all_gather(a, "i", axis_index_groups=[[0, 1, 2], [3]]))(x)
+
+
+def test_recorded_pmap_cases_in_a_four_device_process():
+    env = {**os.environ, "JXKERNEL_CPU_DEVICES": "4",
+           "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    select = " or ".join(RECORDED_PMAP_TESTS)
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-o", "addopts=", "-p",
+                             "no:cacheprovider", "-k", select, "tests/lax/test_collectives.py"],
+                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+                            check=False)
+    summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert "passed" in summary and "skipped" not in summary and "failed" not in summary, summary
