@@ -24,7 +24,7 @@ import numpy as np
 from ..core import compile_log
 from ..core.config import config
 from ..core import vma
-from ..core.avals import ShapedArray, get_aval
+from ..core.avals import ShapedArray, explicit_axes, get_aval, public_type, typed_sharding
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr, param_printers
 from ..core.mesh import (
@@ -44,11 +44,13 @@ from ..core.primitive import (
     jvp_rules,
     lowering_rules,
     partial_eval_rules,
+    sharding_typing_rules,
     transpose_rules,
 )
 from ..core.axis_env import bound_axis, visible_axes
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
-from ..core.trace import Tracer, set_current_trace
+from ..core.trace import (EvalTrace, Trace, Tracer, current_trace, new_trace,
+                          set_current_trace)
 from ..transforms import batch_util as bu
 from ..transforms.ad_util import Zero, instantiate, is_undefined
 from ..xla.lowering import NeedsMesh
@@ -151,8 +153,14 @@ def _outer_manual() -> frozenset:
 
 # ------------------------------------------------------------------ the primitive's rules
 def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
-    return [_global_aval(a, s, mesh, newly_manual_axes)
+    outs = [_global_aval(a, s, mesh, newly_manual_axes)
             for a, s in zip(jaxpr.out_avals, out_specs)]
+    if newly_manual_axes != frozenset(mesh.axis_names) or not explicit_axes(mesh):
+        return outs
+    # manual over a whole mesh with Explicit axes: the results' types say how out_specs
+    # split them (f32[6@i]), as JAX's
+    return [a.update(sharding=typed_sharding(NamedSharding(mesh, s), len(a.shape)))
+            for a, s in zip(outs, out_specs)]
 
 
 def _bind(body: ClosedJaxpr, args, mesh, in_specs, out_specs, check_vma, manual_axes):
@@ -369,10 +377,198 @@ impl_rules[shard_map_p] = _impl
 jvp_rules[shard_map_p] = _jvp
 transpose_rules[shard_map_p] = _transpose
 axis_batching_rules[shard_map_p] = _batching
+# its results' types come from out_specs (_abstract_eval), not from the operands' types
+sharding_typing_rules[shard_map_p] = lambda in_avals, params, out_avals: out_avals
+# a mesh taken from set_mesh's context shows as the abstract mesh, as JAX's equation has it
 param_printers[shard_map_p] = lambda p: [
     ("check_vma", p["check_vma"]), ("in_specs", p["in_specs"]), ("jaxpr", p["jaxpr"]),
-    ("mesh", p["mesh"]), ("newly_manual_axes", p["newly_manual_axes"]),
-    ("out_specs", p["out_specs"])]
+    ("mesh", p["mesh"].abstract_mesh if getattr(p["mesh"], "from_context", False)
+     else p["mesh"]),
+    ("newly_manual_axes", p["newly_manual_axes"]), ("out_specs", p["out_specs"])]
+
+
+# ------------------------------------------------------------------ eagerly, device by device
+# As in JAX 0.10.2, a shard_map called outside any transformation runs its body eagerly: each
+# value in the body is one block per device (a ShardMapTracer), each primitive runs at once on
+# every device's blocks (a small shard_map of that one primitive), and `print(x)` in the body
+# shows each device's block. Inside jit (or grad, vmap, ...) the body is traced as above.
+def _runs_eagerly(mesh, manual) -> bool:
+    """Called outside any transformation and any body, manual over the whole mesh."""
+    return type(current_trace()) is EvalTrace and not _bodies and \
+        manual == frozenset(mesh.axis_names)
+
+
+def _every(mesh) -> PartitionSpec:
+    """A leading dimension split over every mesh axis: one row per device, in mesh order."""
+    return P(tuple(mesh.axis_names))
+
+
+def _add_singleton(x):
+    return expand_dims(x, (0,))
+
+
+def _rem_singleton(x):
+    return squeeze(x, (0,))
+
+
+_eager_maps: dict = {}      # what each eager step runs, so its trace and program are reused
+
+
+def _staged_map(key, make):
+    """The shard_map `make()` builds (traced and compiled once per `key`)."""
+    found = _eager_maps.get(key)
+    if found is None:
+        found = _eager_maps[key] = make()
+    return found
+
+
+def _staged(f, mesh, in_specs, out_specs, check_vma=False):
+    return _shard_map(f, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
+                      axis_names=frozenset(), check_vma=check_vma, eager=False)
+
+
+class _outside_the_body:
+    """While an eager body runs, its steps run as programs of their own: not typed by the
+    body's check_vma (JAX runs them with the body's types erased too)."""
+
+    def __enter__(self):
+        self.saved = vma.checked[:]
+        vma.checked.clear()
+
+    def __exit__(self, *exc):
+        vma.checked[:] = self.saved
+
+
+def _stacked(x, spec, mesh):
+    """`x` (split as `spec`) as one row per device: each device's block, stacked."""
+    return _staged_map(("stack", spec, mesh), lambda: _staged(
+        _add_singleton, mesh, spec, _every(mesh)))(x)
+
+
+def _unstacked(val, aval, spec, mesh, check_vma):
+    """The per-device blocks `val` put together as `spec` says: JAX's way, one row per
+    coordinate of the axes the blocks vary over, then a shard_map of `_rem_singleton` from
+    there to `spec` (so an out_spec leaving out one of those axes raises its error, naming
+    `_rem_singleton`, as JAX's does)."""
+    varying = [a for a in mesh.axis_names if a in aval.vma] if check_vma else \
+        list(mesh.axis_names)
+    src = P(tuple(varying)) if varying else P()
+    rows = _staged_map(("rows", src, mesh), lambda: _staged(lambda b: b, mesh, _every(mesh),
+                                                               src))(val)
+    return _staged_map(("match", src, spec, mesh, check_vma), lambda: _staged(
+        _rem_singleton, mesh, src, spec, check_vma))(rows)
+
+
+class ShardMapTracer(Tracer):
+    """A value of a shard_map body run eagerly: `val` holds every device's block, stacked
+    (one row per device, in mesh order); its type is one block's, varying over the axes the
+    blocks may differ along.
+
+        On cpu:0 at mesh coordinates (i,) = (0,):          (what print shows)
+        [0. 1. 2.]
+    """
+    __slots__ = ("val", "_aval")
+
+    def __init__(self, trace, val, aval):
+        self._trace, self.val, self._aval = trace, val, aval
+
+    aval = property(lambda self: self._aval)
+
+    def to_concrete_value(self):
+        # the same on every device: Python may read it (the first device's block)
+        return None if self._aval.vma else np.asarray(self.val)[0]
+
+    def __str__(self):
+        mesh = self._trace.mesh
+        names = f"({', '.join(map(str, mesh.axis_names))},)"
+        blocks = np.asarray(self.val)
+        return "\n".join(f"On {device} at mesh coordinates {names} = {idx}:\n{block}\n"
+                         for (idx, device), block in zip(np.ndenumerate(mesh.devices), blocks))
+
+    __repr__ = __str__
+
+    def _short_repr(self):
+        return f"ShardMapTracer({self._aval.str_short()})"
+
+
+class ShardMapTrace(Trace):
+    def __init__(self, parent, mesh, check_vma):
+        super().__init__(parent)
+        self.mesh, self.check_vma = mesh, check_vma
+
+    def unpack(self, x):
+        """(stacked blocks or a constant, one block's type, whether stacked)."""
+        if type(x) is ShardMapTracer and x._trace is self:
+            return x.val, x._aval, True
+        if isinstance(x, Tracer):
+            self.check_foreign_tracer(x)
+        return x, get_aval(x), False
+
+    def process_primitive(self, prim, args, params):
+        vals, avals, stacked = zip(*map(self.unpack, args)) if args else ((), (), ())
+        step, out_avals = _eager_step(prim, params, tuple(avals), tuple(stacked), self.mesh,
+                                      self.check_vma)
+        with set_current_trace(self.parent), _outside_the_body():
+            outs = step(*vals)
+        outs = [ShardMapTracer(self, o, a) for o, a in zip(outs, out_avals)]
+        return outs if prim.multiple_results else outs[0]
+
+    def describe_self(self):
+        return f"shard_map (run eagerly over {self.mesh})"
+
+
+def _eager_step(prim, params, avals, stacked, mesh, check_vma):
+    """(a function of the stacked blocks and constants giving the results' stacked blocks,
+    the results' types): `prim` traced on one block's types, run on every device."""
+    try:
+        key = (prim, tuple(params.items()), avals, stacked, mesh, check_vma)
+        hash(key)
+    except TypeError:
+        key = None
+    found = _eager_maps.get(key) if key is not None else None
+    if found is not None:
+        return found
+    manual = frozenset(mesh.axis_names)
+
+    def one(*xs):
+        out = prim.bind(*xs, **params)
+        return list(out) if prim.multiple_results else [out]
+    with _axes_bound(mesh, manual, check_vma):
+        closed = trace_to_jaxpr(one, list(avals))
+
+    def step(*blocks):
+        xs = [_rem_singleton(b) if s else b for b, s in zip(blocks, stacked)]
+        return [_add_singleton(o) for o in eval_jaxpr(closed.jaxpr, closed.consts, *xs)]
+    every = _every(mesh)
+    run = _staged(step, mesh, tuple(every if s else P() for s in stacked), every)
+    found = (run, closed.out_avals)
+    if key is not None:
+        _eager_maps[key] = found
+    return found
+
+
+def _run_eagerly(f, flat_args, in_tree, static, dyn, dyn_specs, avals, out_specs, mesh,
+                 check_vma):
+    manual = frozenset(mesh.axis_names)
+    blocks = [_stacked(x, s, mesh) for x, s in zip(dyn, dyn_specs)]
+    local = [_local_aval(a, s, mesh, check_vma) for a, s in zip(avals, dyn_specs)]
+    flat, out_tree = flatten_fun(f, in_tree)
+    bound = [bound_axis(a, n) for a, n in zip(mesh.axis_names, mesh.axis_sizes)]
+    if check_vma:
+        bound.append(vma.checking(manual, mesh.axis_names))
+    with contextlib.ExitStack() as stack:
+        for b in bound:
+            stack.enter_context(b)
+        trace = stack.enter_context(new_trace(ShardMapTrace, mesh, check_vma))
+        it = iter([ShardMapTracer(trace, b, a) for b, a in zip(blocks, local)])
+        leaves = flat(*[x if s else next(it) for x, s in zip(flat_args, static)])
+        outs = [trace.unpack(x) for x in leaves]
+    out_struct = tree_unflatten(out_tree(), [0] * len(outs))
+    specs = _flat_out_specs(out_specs, out_struct)
+    _check_out_ranks(f, out_specs, out_struct, specs, [a for _, a, _ in outs])
+    results = [_unstacked(v if st else _stacked(v, P(), mesh), a, s, mesh, check_vma)
+               for (v, a, st), s in zip(outs, specs)]
+    return tree_unflatten(out_tree(), results)
 
 
 # ------------------------------------------------------------------ check_vma
@@ -446,7 +642,7 @@ def _fun_name(f) -> str:
     return getattr(f, "__name__", str(f))
 
 
-def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma):
+def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma, eager=True):
     if not callable(f):
         raise TypeError(f"shard_map requires a callable for its first argument, but got {f} "
                         f"of type {type(f)}.")
@@ -462,6 +658,11 @@ def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma):
         dyn = [x for x, s in zip(flat_args, static) if not s]
         dyn_specs = tuple(s for s in specs if s is not None)
         avals = tuple(get_aval(x) for x in dyn)
+        _check_explicit_args(mesh_, manual, dyn, dyn_specs, avals)
+        if eager and _runs_eagerly(mesh_, manual):
+            _check_args(f, mesh_, args, flat_args, specs, avals, static)
+            return _run_eagerly(f, flat_args, in_tree, static, dyn, dyn_specs, avals, out_specs,
+                                mesh_, check_vma)
         # The body's trace depends on where the call is: inside another body the manual axes
         # are fewer, the named axes around it are read at trace time (lax.axis_size), and an
         # enclosing check_vma body types the values (pvary). A trace made in one place and
@@ -526,7 +727,7 @@ def _checked_mesh(mesh, axis_names, in_specs, out_specs):
         if context is None:
             raise ValueError("The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to "
                              "enter into a mesh context")
-        mesh = context
+        mesh = context.as_from_context() if isinstance(context, Mesh) else context
     elif context is not None and context.abstract_mesh != mesh.abstract_mesh:
         raise ValueError(f"The context mesh {context} should match the mesh passed to "
                          f"shard_map {mesh}")
@@ -674,6 +875,26 @@ def _check_args(f, mesh, args, flat_args, specs, avals, static) -> None:
                     f"entry. Consider checking that in_specs are correct, and if so consider "
                     f"changing the mesh axis sizes or else padding the input and adapting "
                     f"'{fun}' appropriately.")
+
+
+def _check_explicit_args(mesh, manual, dyn, specs, avals) -> None:
+    """Manual over Explicit axes only, each argument must already be split as its in_spec
+    says (its type tells): JAX's error otherwise (shard_map does not reshard)."""
+    if manual != frozenset(mesh.axis_names) or \
+            any(t is not AxisType.Explicit for t in mesh.axis_types):
+        return
+    for x, spec, aval in zip(dyn, specs, avals):
+        ndim = len(aval.shape)
+        typed = public_type(aval, x).sharding.spec
+        if typed._axes(ndim) != spec._axes(ndim):
+            wanted = P(*[None if not a else a[0] if len(a) == 1 else a
+                         for a in spec._axes(ndim)])
+            raise ValueError(
+                f"in_specs passed to shard_map: {wanted} does not match the specs of the "
+                f"input: {typed} for arg: {aval}. `in_specs` is an optional "
+                f"argument so you can omit specifying it and shard_map will infer the "
+                f"in_specs from the arguments. If you want to reshard your inputs, you can "
+                f"use `jax.reshard` on the arguments and then pass those args to shard_map.")
 
 
 def _check_out_ranks(f, out_specs, out_struct, flat_out, out_avals) -> None:

@@ -86,6 +86,7 @@ class ShapedArray(AbstractValue):
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: math.prod(self.shape))
     mat = property(lambda self: ManualAxisType(self.vma))     # JAX: typeof(x).mat.varying
+    manual_axis_type = mat                                        # (and its long name)
 
     def update(self, shape=None, dtype=None, weak_type=None, vma=None,
                sharding=_KEEP) -> ShapedArray:

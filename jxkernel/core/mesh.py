@@ -175,9 +175,13 @@ class Mesh(_AxisTypeQueries):
     >>> Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))          # 8 devices
     Mesh(axis_sizes=(4, 2), axis_names=('x', 'y'), axis_types=(Auto, Auto))
     """
-    __slots__ = ("devices", "axis_names", "axis_types", "_ids", "_previous", "_hash")
+    __slots__ = ("devices", "axis_names", "axis_types", "_ids", "_previous", "_hash",
+                 "from_context")
 
     def __init__(self, devices, axis_names, axis_types=None):
+        # taken from set_mesh's context rather than given (shard_map's equation then shows
+        # the abstract mesh, as JAX's does)
+        self.from_context = False
         names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
         if devices is None and not names:                  # the empty mesh (no mesh set)
             self.devices, self.axis_names, self.axis_types = None, (), ()
@@ -206,6 +210,15 @@ class Mesh(_AxisTypeQueries):
     device_ids = property(lambda self: np.array(self._ids).reshape(self.devices.shape))
     local_devices = property(lambda self: list(self.devices.flat))
     _flat_devices = property(lambda self: tuple(self.devices.flat))
+
+    def as_from_context(self) -> Mesh:
+        """This mesh (equal to it) marked as taken from the context (set_mesh)."""
+        found = _context_copies.get(self)
+        if found is None or found._ids != self._ids:
+            found = Mesh(self.devices, self.axis_names, self.axis_types)
+            found.from_context = True
+            _context_copies[self] = found
+        return found
 
     @property
     def abstract_mesh(self) -> AbstractMesh:
@@ -245,6 +258,7 @@ class Mesh(_AxisTypeQueries):
         return False
 
 
+_context_copies: dict = {}
 _EMPTY_MESH = Mesh(None, ())
 
 

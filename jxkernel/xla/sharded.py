@@ -462,7 +462,7 @@ def run_jaxpr(closed, name, args, mesh=None, on_compile=None) -> list:
     exe = _eager.get(key)
     if exe is None:
         n = len(closed.consts)
-        mesh = shardings[0].mesh
+        mesh = shardings[0].mesh if shardings else mesh      # (no operands: `mesh` itself)
         replicated = NamedSharding(mesh, PartitionSpec())
         arg_shardings = [replicated] * n + list(shardings)
         out_shardings = typed_outputs(closed.jaxpr.out_avals, [None] * len(closed.jaxpr.outvars))
