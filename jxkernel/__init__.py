@@ -99,7 +99,7 @@ _LAZY["ops"] = ("jxkernel.ops", None)           # jax.ops.segment_sum after `imp
 _LAZY["monitoring"] = ("jxkernel.monitoring", None)   # jax.monitoring.register_event_listener
 _LAZY["lib"] = ("jxkernel.lib", None)           # jax.lib.__version__: jaxlib's version
 _LAZY["api_util"] = ("jxkernel.api_util", None)   # jax.api_util.flatten_fun (Flax's scan)
-_LAZY.update({n: ("jxkernel._src.state.types", n) for n in (   # jax.new_ref, jax.freeze
+_LAZY.update({n: ("jxkernel.api.state", n) for n in (   # jax.new_ref, jax.freeze
     "Ref", "new_ref", "empty_ref", "free_ref", "freeze")})
 _LAZY["ref"] = ("jxkernel.ref", None)           # jax.ref.get, jax.ref.swap after `import jax`
 _LAZY["ds"] = ("jxkernel.numpy.dslice", "ds")   # x[jax.ds(i, 2)]: a slice with a traced start

@@ -12,7 +12,7 @@ from __future__ import annotations
 from .core.avals import ShapedArray, get_aval
 from .core.source_info import function_source_info
 from .core.staging import DebugInfo
-from .extend.linear_util import Store, WrappedFun
+from .transforms.linear_util import Store, WrappedFun
 from .transforms.api_util import fun_name
 from .tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_structure, tree_unflatten  # noqa: F401
 

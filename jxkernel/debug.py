@@ -148,6 +148,7 @@ def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=Fal
     `filter_frames=False` keeps jxkernel's own; `token` (a pytree of arrays) is returned
     unchanged. Only the text debugger exists: `backend` may be None or "cli".
     """
+    # the debugger (and what it reads) loads only when a breakpoint is hit
     import sys as _sys
     from . import debugger as _debugger
     from .core.source_info import _internal
@@ -185,12 +186,12 @@ def visualize_array_sharding(arr, **kwargs):
     └───────┘
     """
     # deferred: the views load on first use, not with `import jxkernel`
-    from .sharding_view import visualize_array_sharding as visualize
+    from .views.sharding_view import visualize_array_sharding as visualize
     visualize(arr, **kwargs)
 
 
 def visualize_sharding(shape, sharding, **kwargs):
     """Print which devices hold which block of an array of `shape` laid out as `sharding`
     (what `visualize_array_sharding(x)` prints for `x.shape`, `x.sharding`)."""
-    from .sharding_view import visualize_sharding as visualize
+    from .views.sharding_view import visualize_sharding as visualize  # the view: on first use
     visualize(shape, sharding, **kwargs)

@@ -37,12 +37,15 @@ from .. import numpy as jnp
 from ..core import dtypes
 from ..core.avals import get_aval
 from ..core.ir import ClosedJaxpr, Jaxpr, literal_value
-from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, impl_rules,
-                              jvp_rules, lowering_rules)
+from ..core.primitive import (Primitive, abstract_eval_rules, all_primitives, batching_rules,
+                              impl_rules, jvp_rules, lowering_rules)
+from ..core.axis_env import bound_axis
 from ..core.interpret import read_atom
-from ..core.staging import trace_to_jaxpr
+from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ..core.trace import Tracer
+from ..lax.cond import _bind_cond
 from ..transforms.batch_util import axis_size_of, bdim_at_front
+from ..transforms.jit_primitive import _bind_jit
 from ..tree_util import register_pytree_node_class, tree_flatten, tree_leaves, tree_map, \
     tree_unflatten
 from ..xla.array import Array
@@ -548,7 +551,6 @@ def _without_metadata(error: Error) -> Error:
 
 
 def _jit_check(error, enabled_errors, *vals, jaxpr, donated_invars, **params):
-    from ..transforms.jit_primitive import _bind_jit
     if not _has_checks(jaxpr.jaxpr, enabled_errors):
         return error, _bind_jit(jaxpr, vals, donated_invars, **params)
     err_leaves = tree_flatten(error)[0]
@@ -564,9 +566,7 @@ def _pmap_check(error, enabled_errors, *vals, jaxpr, axis_name, axis_size, mappe
                 devices, name):
     """pmap: each device checks its slice; the per-device errors come back stacked on the
     mapped axis and are reduced to one (a failed device's, if any), as JAX's."""
-    from ..api.pmap import xla_pmap_p
-    from ..core.axis_env import bound_axis
-    from ..core.staging import convert_constvars_to_invars
+    from ..api.pmap import xla_pmap_p   # pmap loads on first use (jax.pmap is a lazy name)
     params = dict(axis_name=axis_name, axis_size=axis_size, devices=devices, name=name)
     if not _has_checks(jaxpr.jaxpr, enabled_errors):
         return error, xla_pmap_p.bind(*vals, jaxpr=jaxpr, mapped_invars=mapped_invars, **params)
@@ -595,7 +595,6 @@ def _inline_check(prim, body_param, error, enabled_errors, *vals, **params):
 
 
 def _cond_check(error, enabled_errors, index, *ops, branches):
-    from ..lax.cond import _bind_cond
     if not any(_has_checks(b.jaxpr, enabled_errors) for b in branches):
         return error, lax.cond_p.bind(index, *ops, branches=branches)
     avals = [get_aval(x) for x in ops]
@@ -677,7 +676,6 @@ def _while_check(error, enabled_errors, *vals, cond_jaxpr, body_jaxpr, cond_ncon
 def _register_rules():
     """Fill `error_checks` (on first use: some of these primitives load lazily)."""
     from ..api import remat  # noqa: F401  (checkpoint_p)
-    from ..core.primitive import all_primitives
     from ..lax import cond, scan, slicing, while_loop  # noqa: F401
     from ..transforms import custom_derivatives, jit  # noqa: F401
     for name in _NAN_PRIMITIVES:

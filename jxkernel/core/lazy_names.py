@@ -47,10 +47,13 @@ class _Aliases:
         return None
 
     def create_module(self, spec):
-        return importlib.import_module(self.table[spec.name])
+        module = importlib.import_module(self.table[spec.name])
+        spec.loader_state = module.__spec__       # its own, which the import system replaces
+        return module
 
     def exec_module(self, module):
-        pass                # loaded already, under its own name
+        # loaded already, under its own name: give it back its own spec
+        module.__spec__ = module.__spec__.loader_state
 
 
 def module_aliases(package: str, table: dict) -> dict:

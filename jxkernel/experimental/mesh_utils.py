@@ -60,7 +60,7 @@ def create_hybrid_device_mesh(mesh_shape, dcn_mesh_shape, devices=None, *,
     """A mesh of `dcn_mesh_shape` blocks (one per slice, or per process with
     `process_is_granule`), each a `mesh_shape` mesh of that granule's devices; the result's
     shape is the two shapes multiplied axis by axis."""
-    from .. import devices as all_devices
+    from .. import devices as all_devices   # the package root, which imports experimental lazily
     devices = list(all_devices() if devices is None else devices)
     attr = "process_index" if process_is_granule else "slice_index"
     if not all(hasattr(d, attr) for d in devices):

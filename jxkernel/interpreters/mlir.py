@@ -21,7 +21,7 @@ def emit_python_callback(ctx, callback, token, operands, operand_avals, result_a
                          has_side_effect, returns_token=True, partitioned=False, sharding=None):
     """Emit a call of `callback` on the host from a lowering rule: (results, token,
     keepalive), as JAX's (see jxkernel.lax.callbacks.emit_python_callback)."""
-    from ..lax.callbacks import emit_python_callback as emit
+    from ..lax.callbacks import emit_python_callback as emit  # callbacks load on first use
     return emit(ctx, callback, token, operands, operand_avals, result_avals,
                 has_side_effect=has_side_effect, returns_token=returns_token,
                 partitioned=partitioned, sharding=sharding)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import weakref
 
-from . import comm, display, timing, tracebacks
+from . import comm, display, timeit, tracebacks
 from .guard import no_recompile
 from .magics import JxMagics, State
 from .report import report
@@ -42,7 +42,7 @@ def load_ipython_extension(shell) -> None:
     state.magics = JxMagics(shell, state)
     shell.register_magics(state.magics)
     state.formatters = display.register_formatters(shell)
-    timing.install(shell.user_ns, shell.user_ns_hidden)
+    timeit.install(shell.user_ns, shell.user_ns_hidden)
     shell.events.register("pre_run_cell", state.pre_run_cell)
     shell.events.register("post_run_cell", state.post_run_cell)
     comm.register(shell, state)          # the JupyterLab extension's target (in a kernel only)
@@ -65,7 +65,7 @@ def unload_ipython_extension(shell) -> None:
         if saved is not None:
             tables[kind]["timeit"] = saved
     display.unregister_formatters(state.formatters)
-    timing.uninstall(shell.user_ns, shell.user_ns_hidden)
+    timeit.uninstall(shell.user_ns, shell.user_ns_hidden)
     for event, callback in (("pre_run_cell", state.pre_run_cell),
                             ("post_run_cell", state.post_run_cell)):
         try:
@@ -81,7 +81,7 @@ def show_sharding(x, sharding=None) -> None:
     """Display which device holds which block of `x` (a sharded Array, or a shape with
     `sharding`), coloured per block, with the mesh's axes, the shard and bytes per device."""
     # the sharded-array view loads with the first mesh or sharded Array
-    from ..sharding_view import sharding_view
+    from ..views.sharding_view import sharding_view
     display.show(sharding_view(x, sharding))
 
 

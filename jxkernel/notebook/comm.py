@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import sys
 
-from .. import __version__, compile_log
+from .. import __version__
+from ..views import compile_log
 from ..xla import client
-from . import views_json
+from ..views import views_json
 from .magics import device_name
 from .widgets.backend import PLATFORMS, probe
 

@@ -10,6 +10,7 @@ import os
 import sysconfig
 
 from ..core.ir import ClosedJaxpr, Jaxpr
+from ..views import source as _source
 from ..xla.array import Array
 
 
@@ -81,6 +82,10 @@ def source_line(info) -> str:
     """The text of the line `info` points at (cells are in linecache), stripped."""
     import linecache
     return linecache.getline(info.file, info.line).strip() if info is not None else ""
+
+
+# the views (jaxpr bundles) label cell lines as the notebook does, once it is loaded
+_source.install_labels(source_label, source_line)
 
 
 class Note:

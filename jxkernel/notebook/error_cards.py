@@ -57,7 +57,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..core import errors as jx_errors
-from ..rich_view import RichView
+from ..views.rich_view import RichView
 from .display import cell_name, esc, is_user_file, source_label
 
 MIME = "application/vnd.jxkernel.error+json"

@@ -17,9 +17,9 @@ The status view's JSON bundle, `application/vnd.jxkernel.guard+json`:
 """
 from __future__ import annotations
 
-from .. import compile_log
-from ..compile_log import no_recompile
-from ..rich_view import RichView
+from ..views import compile_log
+from ..views.compile_log import no_recompile
+from ..views.rich_view import RichView
 from .display import esc
 
 GUARD_MIME = "application/vnd.jxkernel.guard+json"

@@ -33,7 +33,7 @@ import difflib
 from dataclasses import dataclass
 
 from ..core import ir
-from ..rich_view import RichView
+from ..views.rich_view import RichView
 from .display import esc
 
 MIME = "application/vnd.jxkernel.jaxprdiff+json"

@@ -15,13 +15,13 @@ from IPython.core.error import UsageError
 from IPython.core.magic import (Magics, cell_magic, line_cell_magic, line_magic, magics_class,
                                 needs_local_scope, no_var_expand)
 
-from .. import compile_log
+from ..views import compile_log
 from ..tree_util import tree_leaves
 from ..core.config import config
 from ..xla import client
 from ..xla.array import Array
 from . import cell as cellmod
-from . import funcview, memory, timing
+from . import cell_origins, funcview, timeit
 from .display import Note, cell_name, show
 from .error_cards import show_card
 from .guard import set_guard
@@ -238,7 +238,7 @@ class JxMagics(Magics):
                               ran_on is not None and device_name(ran_on) or None))
 
     def _cell_view(self, program, ns, outputs=None, error=None):
-        from .widgets.cell_view import CellView
+        from .widgets.cell_view import CellView  # anywidget: loads on first use
         outputs = outputs or {}
         outs = [{"name": n, "detail": describe_output(outputs[n]) if n in outputs else ""}
                 for n in program.info.outputs]
@@ -249,7 +249,7 @@ class JxMagics(Magics):
                         error=error, positions=program.info.positions)
 
     def _show_compiled(self, traced, what, title):
-        from .widgets.hlo_view import HloView
+        from .widgets.hlo_view import HloView  # anywidget: loads on first use
         from .widgets.jaxpr_viewer import JaxprViewer
         lowered = traced.lower()
         if "jaxpr" in what:
@@ -275,7 +275,7 @@ class JxMagics(Magics):
                                 two programs aligned, equations added, removed and changed
                                 marked (jaxpr_diff.py); a comma may separate them
         """
-        from .widgets.jaxpr_viewer import JaxprViewer
+        from .widgets.jaxpr_viewer import JaxprViewer  # anywidget: loads on first use
         if re.match(r"--diff(\s|$)", line.strip()):
             return self._jaxpr_diff(line.strip()[len("--diff"):], cell)
         text = cell if cell is not None else line.strip()
@@ -306,7 +306,7 @@ class JxMagics(Magics):
         %hlo f(x, 2.0)          non-array arguments are static
         %hlo x @ w + b          an expression over the namespace's values
         """
-        from .widgets.hlo_view import HloView
+        from .widgets.hlo_view import HloView  # anywidget: loads on first use
         if not line.strip():
             raise UsageError("%hlo EXPR: e.g. %hlo f(x, 2.0)")
         traced, title = self._trace(line.strip(), is_cell=False)
@@ -410,7 +410,7 @@ class JxMagics(Magics):
                                 flops and bytes estimated per HLO instruction (explainer.py)
         In a script: jxkernel.explain(f, x, w).
         """
-        from ..explainer import build_explanation
+        from ..views.explainer import build_explanation  # heavy: loads on first %explain
         text = line.strip()
         call = self._call(text) if text else None
         if call is None:
@@ -462,7 +462,7 @@ class JxMagics(Magics):
         timed = self.shell.transform_cell(timed)
         setup = self.shell.transform_cell(setup)
         try:
-            blocked = timing.blocking_source(timed)
+            blocked = timeit.blocking_source(timed)
         except SyntaxError:
             blocked = timed         # IPython's timeit reports the syntax error itself
         quiet = "q" in opts
@@ -510,9 +510,9 @@ class JxMagics(Magics):
     def _dispatch(self, setup, timed, blocked_result, local_ns):
         from IPython.core.magics.execution import TimeitResult
         ns = self.shell.user_ns if not local_ns else {**self.shell.user_ns, **local_ns}
-        inner = timing.dispatch_timer(setup, timed, ns)
+        inner = timeit.dispatch_timer(setup, timed, ns)
         number, repeat = blocked_result.loops, blocked_result.repeat
-        runs = timing.measure(inner, number, repeat)
+        runs = timeit.measure(inner, number, repeat)
         return TimeitResult(number, repeat, min(runs) / number, max(runs) / number, runs, 0.0,
                             blocked_result._precision)
 
@@ -520,7 +520,7 @@ class JxMagics(Magics):
     def _phases(self, opts, stmt, cell):
         """jxkernel.timing.profile of the call `stmt`: a table (and in a Jupyter kernel, a
         plotly chart); -r runs, -q quiet, -o returns the Profile, -v NAME stores it."""
-        from .. import timing as jx_timing
+        from ..views import timing as jx_timing  # loads on first --phases
         if cell is not None:
             raise UsageError("--phases times one call written on the magic's line: "
                              "%timeit --phases f(x)")
@@ -538,7 +538,7 @@ class JxMagics(Magics):
         result = jx_timing.profile(jitted, *args, runs=int(runs), **kwargs)
         if "q" not in opts:
             show(result)
-            chart = timing.phase_chart(result) if getattr(self.shell, "kernel", None) else None
+            chart = timeit.phase_chart(result) if getattr(self.shell, "kernel", None) else None
             if chart is not None:
                 show(chart)
         if "v" in opts:
@@ -550,7 +550,7 @@ class JxMagics(Magics):
     def jxbackend(self, line):
         """%jxbackend            the backend selector
         %jxbackend NAME       switch: cpu, gpu (cuda) or tpu, optionally a device: cpu:1"""
-        from .widgets.backend import BackendSelector
+        from .widgets.backend import BackendSelector  # anywidget: loads on first use
         name = line.strip()
         if not name:
             selector = BackendSelector(on_select=self.state.select_device,
@@ -573,7 +573,7 @@ class JxMagics(Magics):
     @line_magic
     def jxcompiles(self, line):
         """The recompilation log: every compilation, why, and how long it took (live)."""
-        from .widgets.recompiles import RecompileLog
+        from .widgets.recompiles import RecompileLog  # anywidget: loads on first use
         args = ma.parse_argstring(self.jxcompiles, line)
         if args.clear:
             compile_log.clear()
@@ -598,7 +598,7 @@ class JxMagics(Magics):
                 client.get_backend(args.backend)
             except (RuntimeError, ValueError) as e:
                 raise UsageError(f"%jxmemory --backend {args.backend!r}: {e}") from None
-        return memory.cell_memory_report(self.state.origins, args.backend)
+        return cell_origins.cell_memory_report(self.state.origins, args.backend)
 
     # ================================================================== %jxguard, %jxreport
     @ma.magic_arguments()
@@ -628,7 +628,7 @@ class JxMagics(Magics):
         """The session's compilations with what changed and the fix, cache hits and misses
         per function, and timings: shown, or written to FILE as HTML (self-contained,
         readable without JavaScript) or JSON. In a script: jxkernel.compile_report.report()."""
-        from .report import ReportView, format_for, report
+        from .report import ReportView, format_for, report  # loads on first %jxreport
         args = ma.parse_argstring(self.jxreport, line)
         if args.file is None:
             return ReportView()
@@ -679,7 +679,7 @@ class State:
         self.logs: weakref.WeakSet = weakref.WeakSet()
         self.selectors: weakref.WeakSet = weakref.WeakSet()
         self.channel = None                   # the JupyterLab extension's comm (comm.Channel)
-        self.origins = memory.CellOrigins()   # the cell that made each live array (%jxmemory)
+        self.origins = cell_origins.CellOrigins()   # the cell that made each live array (%jxmemory)
 
     def switch_backend(self, name: str):
         """Select the device `name` names, as `%jxbackend NAME` and the JupyterLab extension
@@ -742,7 +742,7 @@ class State:
     def post_run_cell(self, result=None):
         self.cell_id = None          # a magic run outside a cell must not reuse the last id
         self.cell_count = None
-        self.origins.cell_finished(memory.result_label(result))
+        self.origins.cell_finished(cell_origins.result_label(result))
         for log in list(self.logs):
             log.refresh()
         if self.channel is not None:

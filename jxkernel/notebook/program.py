@@ -18,7 +18,7 @@ import io
 import os
 import re
 
-from .. import compile_log
+from ..views import compile_log
 from ..core import errors as jx_errors
 from ..core.avals import get_aval
 from ..transforms.jit import jit

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import os
 
-from .. import compile_report
-from ..compile_report import REPORT_MIME
-from ..rich_view import RichView
+from ..views import compile_report
+from ..views.compile_report import REPORT_MIME
+from ..views.rich_view import RichView
 
 
 class ReportView(RichView):

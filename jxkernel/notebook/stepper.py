@@ -11,7 +11,7 @@ bundle.
 """
 from __future__ import annotations
 
-from ..stepper import Stepper, make_stepper
+from ..views.stepper import Stepper, make_stepper
 from .display import source_label, source_line
 
 

@@ -20,6 +20,7 @@ import numpy as np
 from .. import lax
 from ..core.trace import Tracer
 from ..tree_util import register_pytree_node_class
+from . import creation, manipulation
 
 
 @register_pytree_node_class
@@ -118,7 +119,6 @@ def update_slices(x, idx, value):
     """`x` with `value` written at `idx`, an index of Slices and full slices (`ref[ds(i, 2)] =
     v`): one dynamic_update_slice, its start clamped as lax's. None when `idx` has other
     entries (ordinary indexed updates take those)."""
-    from . import creation, manipulation
     items = list(idx) if isinstance(idx, tuple) else [idx]
     if not any(isinstance(i, Slice) for i in items):
         return None

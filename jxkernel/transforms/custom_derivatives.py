@@ -40,6 +40,7 @@ from ..tree_util import tree_flatten, tree_map, tree_unflatten
 from .ad import JVPTrace, always_transposed
 from .api_util import flatten_fun
 from .batching import batch_jaxpr, vmap
+from .linear_util import wrap_init
 from ..core.partial_eval import PartialEvalTrace
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 
@@ -255,7 +256,6 @@ class CustomJVPCallPrimitive(Primitive):
         >>> [float(v) for v in fun.call_wrapped(5.0) + jvp.call_wrapped(5.0, 1.0)]
         [10.0, 10.0, 3.0]
         """
-        from ..extend.linear_util import wrap_init     # JAX's WrappedFun; loads on first use
         p = dict(params)
         call_jaxpr, jvp, num_consts = p.pop("call_jaxpr"), p.pop("jvp"), p.pop("num_consts")
         name = p.pop("name")

@@ -51,6 +51,18 @@ def sharding_for(devices: tuple):
     return xc.GSPMDSharding(xc.DeviceList(devices), xc.HloSharding.replicate())
 
 
+# How a sharded Array shows itself in a notebook (the value, then which device holds which
+# block): a view above this layer, registered by the package root (install_array_display), as
+# core reaches xla through install_eval_hook. Unset: its text alone.
+array_display = None
+
+
+def install_array_display(show) -> None:
+    """`show(x) -> MIME bundle` for a sharded Array's `_repr_mimebundle_`."""
+    global array_display
+    array_display = show
+
+
 class DeletedArrayError(RuntimeError):
     """An Array was used after it was donated to a computation or deleted."""
 

@@ -1,5 +1,6 @@
 """The layering of docs/architecture.md, checked on the source (tests/support/import_graph.py): which
-package may import which, and where jaxlib and the notebook libraries may be imported."""
+package may import which (the package root counted as one package), which imports may wait
+inside a function, and where jaxlib and the notebook libraries may be imported."""
 import ast
 import collections
 import graphlib
@@ -13,26 +14,26 @@ import import_graph as graph
 import pytest
 
 
-
 def _imported_layers(importer: str) -> set:
     return {graph.layer(i.imported) for i in graph.imports()
             if graph.layer(i.importer) == importer} - {importer}
 
 
 def test_no_two_layers_import_each_other():
+    # The package root (its __init__ and its modules: the public entry points) counts as one
+    # layer, so a root module a package imports would make a pair with it.
     assert graph.cycles(graph.imports()) == set()
 
 
 def test_the_layers_have_an_order():
-    # No longer loop either. The one edge left out: `%load_ext jxkernel` calls the root's
-    # hook, which loads the notebook layer (built on the root) when IPython asks for it.
-    hook = ("_ipython_ext.py", "notebook")
     deps = collections.defaultdict(set)
-    for importer, imported in graph.layer_edges(graph.imports()).keys() - {hook}:
+    for importer, imported in graph.layer_edges(graph.imports()):
         deps[importer].add(imported)
     order = list(graphlib.TopologicalSorter(deps).static_order())   # raises CycleError
-    assert order.index("core") < order.index("transforms") < order.index("lax") < \
-        order.index("numpy") < order.index("notebook")
+    at = order.index
+    assert at("core") < at("xla") < at("transforms") < at("lax") < at("numpy") < \
+        at(graph.ROOT_LAYER) < at("notebook")
+    assert at("transforms") < at("views") < at(graph.ROOT_LAYER)    # the views: above the core
 
 
 # Imports inside functions whose module imports the importer back at load. Each keeps a module
@@ -40,7 +41,6 @@ def test_the_layers_have_an_order():
 # importer (a subclass of its Array, a view of its type). Any other such import would be a
 # top-level import written late to dodge a cycle.
 _LAZY_LOOPS = {
-    ("jxkernel._ipython_ext", "jxkernel.notebook"),       # %load_ext's hook (see above)
     ("jxkernel.notebook.display", "jxkernel.notebook.widgets.jaxpr_viewer"),   # anywidget
     ("jxkernel.xla.array", "jxkernel.xla.dlpack"),         # DLPack, on first exchange
     ("jxkernel.xla.array", "jxkernel.xla.sharded"),        # sharded arrays, with the first mesh
@@ -68,17 +68,59 @@ def test_no_import_inside_a_function_stands_in_for_a_loop():
     assert loops == _LAZY_LOOPS
 
 
+def _commented(lines: list, index: int) -> bool:
+    """Whether the import on `lines[index]` says why it waits: a comment on its line, on
+    another import of its block, or on the comment line just above the block."""
+    start = end = index
+    while start > 0 and lines[start - 1].strip().startswith(("from ", "import ")):
+        start -= 1
+    while end + 1 < len(lines) and lines[end + 1].strip().startswith(("from ", "import ")):
+        end += 1
+    block = lines[start:end + 1] + ([lines[start - 1]] if start else [])
+    return any("#" in line for line in block)
+
+
+def test_each_import_inside_a_function_says_why():
+    # Only an optional module (IPython's widgets, the debugger) or a heavy one kept off
+    # `import jxkernel` (a view, pmap, the KDE) is imported late, with a comment saying which.
+    silent = []
+    for path in sorted({i.path for i in graph.imports() if i.deferred}):
+        lines = (graph.ROOT.parent / path).read_text().splitlines()
+        silent += [f"{path}:{i.line}" for i in graph.imports()
+                   if i.path == path and i.deferred and not _commented(lines, i.line - 1)]
+    assert silent == []
+
+
+def test_jit_is_split_by_job_and_transforms_has_no_loop():
+    jit = graph.ROOT / "transforms" / "jit.py"
+    assert len(jit.read_text().splitlines()) < 400
+    deps = collections.defaultdict(set)
+    for i in graph.imports():
+        if i.importer.startswith("jxkernel.transforms.") and \
+                i.imported.startswith("jxkernel.transforms."):
+            deps[i.importer].add(i.imported)
+    graphlib.TopologicalSorter(deps).prepare()        # raises CycleError on any loop
+
+
 @pytest.mark.parametrize("layer, allowed", [
     ("core", set()),                                     # config and the compile record included
-    ("xla", {"core", "sharding_view.py"}),   # the view: a ShardedArray's display
+    ("xla", {"core"}),               # a sharded Array's view is registered from above
     ("tree_util", {"xla"}),
     # the interpreters and jit, below lax: a primitive's rules are written with their
     # vocabulary, and control flow's rules differentiate and batch their bodies with them
     ("transforms", {"core", "xla", "tree_util"}),
     ("lax", {"core", "xla", "tree_util", "transforms"}),
+    # what jxkernel shows you: built on the core, imported by the root and the notebook
+    ("views", {"core", "xla", "tree_util", "transforms"}),
 ])
 def test_the_bottom_layers_import_only_what_is_below_them(layer, allowed):
     assert _imported_layers(layer) <= allowed
+
+
+def test_the_views_are_imported_only_from_above():
+    importers = {graph.layer(i.importer) for i in graph.imports()
+                 if graph.layer(i.imported) == "views"} - {"views"}
+    assert importers <= {graph.ROOT_LAYER, "notebook"}
 
 
 def _third_party_imports(path: pathlib.Path) -> set:

@@ -9,7 +9,7 @@ pytest.importorskip("IPython")
 
 import jxkernel as jax  # noqa: E402
 from jxkernel import lax  # noqa: E402
-from jxkernel.notebook import cell, timing  # noqa: E402
+from jxkernel.notebook import cell, timeit  # noqa: E402
 
 
 @pytest.mark.parametrize("source, reads, outputs", [
@@ -106,7 +106,7 @@ def test_static_box_rides_in_the_tree_structure():
     ("pass", "pass"),
 ])
 def test_blocking_source(source, expected):
-    assert timing.blocking_source(source) == expected
+    assert timeit.blocking_source(source) == expected
 
 
 class _Slow:
@@ -121,18 +121,18 @@ class _Slow:
 
 def test_block_waits_for_every_leaf_of_any_pytree():
     tree = {"a": [_Slow(), _Slow()], "b": (_Slow(), 3, "text")}
-    assert timing.block(tree) is tree
+    assert timeit.block(tree) is tree
     assert all(s.ready for s in (*tree["a"], tree["b"][0]))
     ns = {"y": _Slow()}
-    timing.block_names(ns, ("y", "unbound"))
+    timeit.block_names(ns, ("y", "unbound"))
     assert ns["y"].ready
 
 
 def test_dispatch_timer_times_only_until_the_call_returns():
     ns = {}
-    timing.install(ns)
+    timeit.install(ns)
     slow = _Slow()
     ns["make"] = lambda: slow
-    inner = timing.dispatch_timer("n = 1", "out = make()\nout", ns)
+    inner = timeit.dispatch_timer("n = 1", "out = make()\nout", ns)
     seconds = inner(5, time.perf_counter)
     assert 0 <= seconds < 0.5 and slow.ready        # blocked after the timed window

@@ -11,7 +11,7 @@ pytest.importorskip("anywidget")
 import jxkernel as jax  # noqa: E402
 import jxkernel.numpy as jnp  # noqa: E402
 from jxkernel import compile_log, lax  # noqa: E402
-from jxkernel.notebook.jaxpr_json import jaxpr_to_json  # noqa: E402
+from jxkernel.views.jaxpr_json import jaxpr_to_json  # noqa: E402
 from jxkernel.notebook.widgets.backend import BackendSelector  # noqa: E402
 from jxkernel.notebook.widgets.cell_view import CellView  # noqa: E402
 from jxkernel.notebook.widgets.hlo_view import HloView  # noqa: E402

@@ -77,17 +77,20 @@ def imports(root: pathlib.Path = ROOT) -> tuple[Import, ...]:
     return tuple(found)
 
 
-def layer(module: str) -> str:
-    """The package a module belongs to ("lax", "numpy", ...) or, at the top, its file name
-    ("tree_util.py"); the package root itself is "__init__".
+ROOT_LAYER = "(root)"
 
-    >>> layer("jxkernel.lax.cond"), layer("jxkernel.tree_util"), layer("jxkernel")
-    ('lax', 'tree_util.py', '__init__')
+
+def layer(module: str) -> str:
+    """The package a module belongs to ("lax", "numpy", ...); the package root and its modules
+    (`jxkernel`, `jxkernel.debug`, ...) are one layer, the root: the public entry points.
+
+    >>> layer("jxkernel.lax.cond"), layer("jxkernel.tree_util"), layer("jxkernel.debug")
+    ('lax', 'tree_util', '(root)')
     """
     parts = module.split(".")
-    if len(parts) == 1:
-        return "__init__"
-    return parts[1] if ROOT.joinpath(parts[1]).is_dir() else parts[1] + ".py"
+    if len(parts) == 1 or not ROOT.joinpath(parts[1]).is_dir():
+        return ROOT_LAYER
+    return parts[1]
 
 
 def layer_edges(found: list[Import]) -> dict:

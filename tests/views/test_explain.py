@@ -1,4 +1,4 @@
-"""jxkernel.explain / %explain (jxkernel/explainer.py, jxkernel/_hlo_text.py): f's source, its
+"""jxkernel.explain / %explain (jxkernel/views/explainer.py, jxkernel/views/hlo_text.py): f's source, its
 jaxpr, our StableHLO and XLA's optimized HLO linked by source line, with per-line counts."""
 import functools
 import json
@@ -10,7 +10,7 @@ from doc_examples import check_docstring_examples
 
 import jxkernel
 import jxkernel.numpy as jnp
-from jxkernel import _hlo_text
+from jxkernel.views import hlo_text as _hlo_text
 from jxkernel.explainer import MIME, Explanation, _stablehlo_ops, render_text
 
 
@@ -171,7 +171,7 @@ def test_static_arguments_and_jitted_functions():
 
 def test_docstring_examples_run():
     check_docstring_examples("jxkernel.explainer")
-    check_docstring_examples("jxkernel._hlo_text")
+    check_docstring_examples("jxkernel.views.hlo_text")
 
 
 def test_bad_input_is_named():

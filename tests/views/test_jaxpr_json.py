@@ -14,7 +14,7 @@ import jxkernel  # noqa: E402
 import jxkernel.numpy as jnp  # noqa: E402
 from jxkernel import lax  # noqa: E402
 from jxkernel.notebook import state_of  # noqa: E402
-from jxkernel.notebook.jaxpr_json import MIME, jaxpr_bundle, jaxpr_to_json  # noqa: E402
+from jxkernel.views.jaxpr_json import MIME, jaxpr_bundle, jaxpr_to_json  # noqa: E402
 from jxkernel.notebook.widgets.jaxpr_viewer import JaxprViewer  # noqa: E402
 
 

@@ -119,7 +119,7 @@ def test_bad_arrays_are_refused():
 
 def test_cell_origins_without_a_shell():
     pytest.importorskip("IPython")
-    from jxkernel.notebook.memory import BEFORE, RUNNING, UNKNOWN, CellOrigins
+    from jxkernel.notebook.cell_origins import BEFORE, RUNNING, UNKNOWN, CellOrigins
     before = jnp.ones(29)
     origins = CellOrigins()
     between = jnp.ones(29)
@@ -214,4 +214,4 @@ def test_docstring_examples():
     from doc_examples import check_docstring_examples
     check_docstring_examples("jxkernel.memory", {"jxkernel": jxkernel})
     pytest.importorskip("IPython")
-    check_docstring_examples("jxkernel.notebook.memory", {"jxkernel": jxkernel})
+    check_docstring_examples("jxkernel.notebook.cell_origins", {"jxkernel": jxkernel})

@@ -1,5 +1,5 @@
 """The notebook's sharding view (jxkernel/sharding_view.py: which device holds which block)
-and communication view (the collectives XLA inserted, read by _hlo_text.collectives, shown
+and communication view (the collectives XLA inserted, read by views/hlo_text.collectives, shown
 by explain and %hlo). The multi-device cases run in one 4-device subprocess that prints one
 JSON object; the HLO parser is checked here on texts XLA printed."""
 
@@ -8,7 +8,7 @@ import pytest
 from fresh_process import run_json
 
 import jxkernel as jax
-from jxkernel import _hlo_text
+from jxkernel.views import hlo_text as _hlo_text
 from jxkernel.sharding import Mesh, NamedSharding
 from jxkernel.sharding import PartitionSpec as P
 from jxkernel.sharding_view import MIME, collectives_text, sharding_view

@@ -238,7 +238,7 @@ def test_timeit_phases_is_a_line_magic_only(shell):
 
 def test_phase_chart_has_one_box_per_measured_phase():
     pytest.importorskip("plotly")
-    from jxkernel.notebook.timing import PhaseChart
+    from jxkernel.notebook.timeit import PhaseChart
     chart = PhaseChart(_known())
     assert chart.figure.layout.title.text == "phases of f: 3 timed run(s) (ms)"
     assert [t.name for t in chart.figure.data] == ["trace", "lower", "compile", "dispatch",

@@ -11,7 +11,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
 from jxkernel import compile_log
-from jxkernel.notebook import views_json
+from jxkernel.views import views_json
 
 
 @pytest.fixture(scope="module")
@@ -93,8 +93,8 @@ def test_cost_values_json_cannot_hold_become_null():
 def test_rich_view_puts_the_three_renderings_in_one_bundle():
     from doc_examples import check_docstring_examples
     from jxkernel.notebook.guard import GuardStatus
-    from jxkernel.rich_view import RichView
-    check_docstring_examples("jxkernel.rich_view")
+    from jxkernel.views.rich_view import RichView
+    check_docstring_examples("jxkernel.views.rich_view")
     status = GuardStatus()
     status.all, status.functions = False, ["f@<b>.py:1"]
     assert isinstance(status, RichView)

@@ -15,7 +15,7 @@ import anywidget
 import traitlets
 
 from ..display import esc
-from ..views_json import TRACED_MIME, traced_bundle
+from ...views.views_json import TRACED_MIME, traced_bundle
 from ._fallback import TextFallback
 
 _HERE = pathlib.Path(__file__).parent

@@ -6,10 +6,10 @@
 """
 from __future__ import annotations
 
-from ..._hlo_text import collectives
-from ...sharding_view import collective_json, collectives_html, collectives_text
+from ...views.hlo_text import collectives
+from ...views.sharding_view import collective_json, collectives_html, collectives_text
 from ..display import esc
-from ..views_json import HLO_MIME, hlo_bundle
+from ...views.views_json import HLO_MIME, hlo_bundle
 
 # The cost-analysis keys worth a row; XLA adds per-operand ones ("bytes accessed0{}", ...).
 _MAIN_COSTS = ("flops", "transcendentals", "bytes accessed", "optimal_seconds")

@@ -24,9 +24,9 @@ from ...core import ir
 from ...core.ir import jaxpr_params
 from ...xla import client
 from ...xla.lowering import lower_module
-from .. import jaxpr_json
+from ...views import jaxpr_json
 from ..display import esc, source_label
-from ..jaxpr_json import open_jaxpr
+from ...views.jaxpr_json import open_jaxpr
 from ._fallback import TextFallback
 
 _HERE = pathlib.Path(__file__).parent

@@ -13,10 +13,10 @@ import datetime
 
 import ipywidgets as w
 
-from ... import compile_log
-from ...compile_report import changes_html
+from ...views import compile_log
+from ...views.compile_report import changes_html
 from ..display import esc
-from ..views_json import COMPILATIONS_MIME, compilations_bundle
+from ...views.views_json import COMPILATIONS_MIME, compilations_bundle
 from ._fallback import TextFallback
 
 ALL = "(all functions)"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ipywidgets as w
 
-from ...stepper import MIME, Stepper
+from ...views.stepper import MIME, Stepper
 from ..display import esc
 from ._fallback import TextFallback
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import collections
 
-from ... import compile_log
+from ...views import compile_log
 from ...core.ir import ClosedJaxpr, jaxpr_params
 from ...transforms.jit import jit
 from ...transforms.make_jaxpr import make_jaxpr

@@ -42,7 +42,7 @@ from ._core import ModeResult, mode, rankdata, sem  # noqa: F401
 def __getattr__(name):
     """`gaussian_kde` loads with its module on first use."""
     if name == "gaussian_kde":
-        from .kde import gaussian_kde
+        from .kde import gaussian_kde   # lazy: the KDE loads on first use
         return gaussian_kde
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

@@ -38,7 +38,7 @@ import math
 
 import numpy as np
 
-from .core.avals import ShapedArray
+from ..core.avals import ShapedArray
 from .rich_view import RichView
 
 MIME = "application/vnd.jxkernel.sharding+json"

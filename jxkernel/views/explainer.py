@@ -80,19 +80,19 @@ import math
 import os
 import re
 
-from ._hlo_text import collectives, parse_hlo
-from .core.avals import ShapedArray, ShapeDtypeStruct
-from .core.ir import ClosedJaxpr, Jaxpr, Names, pp_eqn, pp_toplevel
-from .xla.lowering import NeedsMesh
+from .hlo_text import collectives, parse_hlo
+from ..core.avals import ShapedArray, ShapeDtypeStruct
+from ..core.ir import ClosedJaxpr, Jaxpr, Names, pp_eqn, pp_toplevel
+from ..xla.lowering import NeedsMesh
 from .rich_view import RichView
 from .sharding_view import collective_json, collectives_html, collectives_text
-from .transforms.jit import Jitted, jit
-from .transforms.jit_primitive import any_sharded
-from .tree_util import tree_leaves
-from .xla import client as _client
-from .xla import pipeline
-from .xla.array import Array
-from .xla.portable import xla_computation
+from ..transforms.jit import Jitted, jit
+from ..transforms.jit_primitive import any_sharded
+from ..tree_util import tree_leaves
+from ..xla import client as _client
+from ..xla import pipeline
+from ..xla.array import Array
+from ..xla.portable import xla_computation
 
 MIME = "application/vnd.jxkernel.explain+json"
 VERSION = 1
@@ -203,7 +203,7 @@ def _compile_with_locations(f, jitted, traced, args, kwargs) -> tuple:
         except NeedsMesh as e:           # a sharding constraint inside: partitioned, as jit does
             jitted._sharded, jitted._constraint_mesh = True, e.mesh
     # loads with the first mesh or sharded Array: `import jxkernel` needs neither
-    from .transforms.jit_sharded import stage_partitioning
+    from ..transforms.jit_sharded import stage_partitioning
     module = stage_partitioning(traced, locations=True).module
     return module.text, pipeline.compile_loaded(module)[0]
 

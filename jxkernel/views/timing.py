@@ -45,10 +45,10 @@ import statistics
 import time
 
 from . import compile_log
-from .core.config import config
+from ..core.config import config
 from .rich_view import RichView
-from .transforms.jit import Jitted, jit
-from .tree_util import tree_leaves
+from ..transforms.jit import Jitted, jit
+from ..tree_util import tree_leaves
 
 PROFILE_MIME = "application/vnd.jxkernel.profile+json"
 COMPILE_PHASES = ("trace", "lower", "compile")

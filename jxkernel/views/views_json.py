@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from ..compile_report import event_json
+from .compile_report import event_json
 
 TRACED_MIME = "application/vnd.jxkernel.traced+json"
 HLO_MIME = "application/vnd.jxkernel.hlo+json"

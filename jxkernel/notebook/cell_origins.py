@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import weakref
 
-from .. import memory
+from ..views import memory
 from ..xla.array import buffers as buffers_of
 
 BEFORE = "before %load_ext"

@@ -35,8 +35,8 @@ import json
 import time
 
 from . import compile_log
-from .core.config import config
-from .xla import client
+from ..core.config import config
+from ..xla import client
 
 REPORT_MIME = "application/vnd.jxkernel.report+json"
 VERSION = 1

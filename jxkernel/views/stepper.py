@@ -71,20 +71,19 @@ import dataclasses
 import difflib
 import html
 import importlib
-import linecache
 import math
-import os
 
 import numpy as np
 
-from .core import ir
-from .core.interpret import eval_jaxpr
-from .core.ir import jaxpr_params
-from .core.primitive import all_primitives
+from ..core import ir
+from ..core.interpret import eval_jaxpr
+from ..core.ir import jaxpr_params
+from ..core.primitive import all_primitives
 from .rich_view import RichView
-from .transforms.jit import Jitted
-from .transforms.make_jaxpr import make_jaxpr
-from .tree_util import keystr, tree_flatten, tree_flatten_with_path
+from .source import plain_label, plain_line
+from ..transforms.jit import Jitted
+from ..transforms.make_jaxpr import make_jaxpr
+from ..tree_util import keystr, tree_flatten, tree_flatten_with_path
 
 # The modules `import jxkernel` leaves to first use that define primitives: a name of theirs
 # is a primitive's name even before the first use. (tests/test_registry.py checks that loading
@@ -214,17 +213,6 @@ def _moments(finite: np.ndarray) -> dict:
     as_py = int if finite.dtype.kind in "biu" else float
     return dict(min=as_py(lo), max=as_py(hi), mean=float(as_float.mean()),
                 hist=tuple(int(c) for c in counts), hist_range=(float(edges[0]), float(edges[-1])))
-
-
-# ------------------------------------------------------------------ source lines
-def plain_label(info) -> str:
-    """'model.py:12' for an equation's source info ('' without one)."""
-    return f"{os.path.basename(info.file)}:{info.line}" if info is not None else ""
-
-
-def plain_line(info) -> str:
-    """The text of the line an equation came from (linecache has cells too), stripped."""
-    return linecache.getline(info.file, info.line).strip() if info is not None else ""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import ir
-from .display import source_label, source_line
+from . import source
 
 MIME = "application/vnd.jxkernel.jaxpr+json"
 VERSION = 2             # 2: variables carry their `id`
@@ -116,5 +116,5 @@ def _eqn(eqn, ids, scope) -> dict:
             "params": {k: _param(v, ids) for k, v in sorted(eqn.params.items())},
             "invars": invars,
             "outvars": [_def(v, ids, scope) for v in eqn.outvars],
-            "source": source_label(info) or None,
-            "source_line": (source_line(info) or None) if source_label(info) else None}
+            "source": source.label(info) or None,
+            "source_line": (source.line(info) or None) if source.label(info) else None}

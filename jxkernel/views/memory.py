@@ -41,8 +41,8 @@ import html
 import re
 
 from .rich_view import RichView
-from .xla import client
-from .xla.array import Array, buffers
+from ..xla import client
+from ..xla.array import Array, buffers
 
 MEMORY_MIME = "application/vnd.jxkernel.memory+json"
 MAX_SHOWN = 200              # rows in the text and HTML (the JSON has them all)

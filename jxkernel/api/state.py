@@ -1,0 +1,157 @@
+"""Mutable array references (jxkernel.ref and jxkernel._src.state.types give their names, as
+jax.ref and jax._src.state.types): a `Ref` holds an array that `ref[...] = x` replaces and
+`ref[...]` reads, and `AbstractRef`, its type (what `jax.typeof` gives for one).
+
+jxkernel's refs are Python boxes: they work eagerly and inside one traced function that
+creates and uses them (reads and writes are then the trace's values), but are not values a
+transformation can take in or hand out (JAX threads them through jaxprs as effects; jxkernel
+tracks no effects), so passing one to jit, grad or vmap raises an error saying so.
+
+    >>> r = new_ref(jnp.zeros(3))
+    >>> r[1] = 5.0
+    >>> r[...]
+    Array([0., 5., 0.], dtype=float32)
+    >>> jax.typeof(r)
+    AbstractRef(ShapedArray(float32[3]))
+"""
+from __future__ import annotations
+
+from .. import lax
+from .. import numpy as jnp
+from ..core.avals import AbstractValue, get_aval, typeof_rules
+from ..numpy.dslice import update_slices
+
+
+class AbstractRef(AbstractValue):
+    """The type of a Ref to arrays of type `inner_aval`."""
+    __slots__ = ("inner_aval", "memory_space")
+
+    def __init__(self, inner_aval, memory_space=None):
+        self.inner_aval, self.memory_space = inner_aval, memory_space
+
+    shape = property(lambda self: self.inner_aval.shape)
+    dtype = property(lambda self: self.inner_aval.dtype)
+    ndim = property(lambda self: self.inner_aval.ndim)
+    size = property(lambda self: self.inner_aval.size)
+
+    def __repr__(self):
+        return f"AbstractRef({self.inner_aval!r})"
+
+    def str_short(self, short_dtypes: bool = False) -> str:
+        return f"Ref{{{self.inner_aval.str_short()}}}"
+
+    def __eq__(self, other):
+        return type(other) is AbstractRef and (self.inner_aval, self.memory_space) == \
+            (other.inner_aval, other.memory_space)
+
+    def __hash__(self):
+        return hash((AbstractRef, self.inner_aval, self.memory_space))
+
+
+class Ref:
+    """A mutable reference to an array (`jax.new_ref(x)` makes one)."""
+    __slots__ = ("_value", "__weakref__")
+
+    def __init__(self, value):
+        self._value = value
+
+    aval = property(lambda self: AbstractRef(get_aval(self._value)))
+    shape = property(lambda self: get_aval(self._value).shape)
+    dtype = property(lambda self: get_aval(self._value).dtype)
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: get_aval(self._value).size)
+
+    def __getitem__(self, idx):
+        return self._value if idx is Ellipsis or idx == () else self._value[idx]
+
+    def __setitem__(self, idx, value):
+        value = jnp.asarray(value, self.dtype)
+        written = update_slices(jnp.asarray(self._value), idx, value)   # ref[jax.ds(i, n)] = v
+        if written is not None:
+            self._value = written
+        elif idx is Ellipsis or idx == ():
+            if value.shape != self.shape:
+                value = jnp.broadcast_to(value, self.shape)
+            self._value = value
+        else:
+            self._value = jnp.asarray(self._value).at[idx].set(value)
+
+    def get(self):
+        return self._value
+
+    def set(self, value):
+        self[...] = value
+
+    def __array__(self, dtype=None, copy=None):
+        import numpy as np    # NumPy's, not jnp: cheap, and loaded already
+        return np.asarray(self._value, dtype)
+
+    def __jax_array__(self):
+        return self._value
+
+    def __len__(self):
+        return len(self._value)
+
+    def __repr__(self):
+        # as JAX's: its array's repr with "Array" for "Ref" -- Ref([0., 0.], dtype=float32)
+        text = repr(self._value)
+        return "Ref" + text[len("Array"):] if text.startswith("Array(") else f"Ref({text})"
+
+
+typeof_rules[Ref] = lambda ref: ref.aval
+
+
+def new_ref(init_val, *, memory_space=None, kind=None) -> Ref:
+    """A new Ref holding `init_val` (an array, converted as jnp.asarray would)."""
+    return Ref(jnp.asarray(init_val))
+
+
+def empty_ref(ty, memory_space=None) -> Ref:
+    """A new Ref of type `ty` (anything with .shape and .dtype) whose contents are
+    unspecified until written (`jax.empty_ref`; here zeros, as lax.empty gives on CPU).
+
+    >>> r = empty_ref(jax.ShapeDtypeStruct((2,), jnp.int32)); r[...] = 7; freeze(r)
+    Array([7, 7], dtype=int32)
+    """
+    aval = getattr(ty, "aval", ty)
+    if not hasattr(aval, "shape") or not hasattr(aval, "dtype"):
+        raise TypeError(f"empty_ref: ty must have a shape and a dtype (a ShapeDtypeStruct, "
+                        f"jax.typeof(x), an array), got {ty!r}")
+    return Ref(lax.empty(aval.shape, aval.dtype))
+
+
+def freeze(ref: Ref):
+    """The Ref's final value, as an Array (`jax.freeze`; the Ref should not be used after)."""
+    if not isinstance(ref, Ref):
+        raise TypeError(f"freeze takes a Ref (jax.new_ref(x) makes one), got {type(ref).__name__}")
+    return ref._value
+
+
+def free_ref(ref: Ref) -> tuple:
+    """Invalidate `ref` (`jax.free_ref`): returns (); Python frees its box with the last use."""
+    if not isinstance(ref, Ref):
+        raise TypeError(f"free_ref takes a Ref, got {type(ref).__name__}")
+    return ()
+
+
+# jax.ref's functional forms of ref[idx], ref[idx] = x, swapping and adding in place
+def get(ref: Ref, idx=()):
+    """`ref[idx]`."""
+    return ref[idx]
+
+
+def set(ref: Ref, idx, value) -> None:  # noqa: A001  (JAX's name)
+    """`ref[idx] = value`."""
+    ref[idx] = value
+
+
+def swap(ref: Ref, idx, value):
+    """Write `value` at `idx` and return what was there."""
+    old = ref[idx]
+    ref[idx] = value
+    return old
+
+
+def addupdate(ref: Ref, idx, x) -> None:
+    """`ref[idx] += x`."""
+    ref[idx] = ref[idx] + x
