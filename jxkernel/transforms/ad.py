@@ -13,6 +13,7 @@
 """
 from __future__ import annotations
 
+import functools
 
 import numpy as np
 
@@ -26,7 +27,8 @@ from ..core.trace import Trace, Tracer, current_trace, new_trace, set_current_tr
 from .ad_util import UndefinedPrimal, Zero, add_tangents, float0, instantiate
 
 instantiate_zeros = instantiate
-from ..tree_util import register_pytree_node, tree_flatten, tree_map, tree_unflatten
+from ..tree_util import (Partial, register_pytree_node, tree_flatten, tree_map,
+                         tree_unflatten)
 from .api_util import flatten_fun, split_aux, wraps
 from ..core.partial_eval import PartialEvalTrace
 from ..core.staging import trace_to_jaxpr
@@ -194,17 +196,21 @@ def linearize(fun, *primals, has_aux=False):
     flat, out_info = _flatten_fun(fun, p_tree, has_aux)
     primal_out, linear, differentiable = linearize_flat(flat, p_leaves)
     out_tree, aux = out_info()
-
-    def f_jvp(*tangents):
-        t_leaves, t_tree = tree_flatten(tangents)
-        if t_tree != p_tree:
-            raise TypeError(f"linearized function called on tangents of structure {t_tree}, "
-                            f"expected {p_tree}")
-        ins = [t for t, d in zip(t_leaves, differentiable) if d]
-        outs = eval_jaxpr(linear.jaxpr, linear.consts, *ins)
-        return tree_unflatten(out_tree, outs)
-
+    # as JAX's: a Partial whose leaves are the residuals, so that f_jvp passes in and out of
+    # jit and vmap as a pytree (Equinox's checkpointed loops return it from a jitted function)
+    f_jvp = Partial(functools.partial(_apply_linearized, linear.jaxpr, p_tree,
+                                      tuple(differentiable), out_tree), list(linear.consts))
     return (tree_unflatten(out_tree, primal_out), f_jvp) + aux
+
+
+def _apply_linearized(jaxpr, p_tree, differentiable, out_tree, residuals, *tangents):
+    """The JVP at the linearization point: the linear jaxpr on the differentiable tangents."""
+    t_leaves, t_tree = tree_flatten(tangents)
+    if t_tree != p_tree:
+        raise TypeError(f"linearized function called on tangents of structure {t_tree}, "
+                        f"expected {p_tree}")
+    ins = [t for t, d in zip(t_leaves, differentiable) if d]
+    return tree_unflatten(out_tree, eval_jaxpr(jaxpr, residuals, *ins))
 
 
 # ------------------------------------------------------------------ transposition

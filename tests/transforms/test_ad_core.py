@@ -145,6 +145,15 @@ def test_linearize_matches_jvp():
     assert_allclose_ulp(np.asarray(f_jvp(2.0)), 2 * np.asarray(t), ELEMENTWISE)
 
 
+def test_linearized_function_is_a_pytree_of_its_residuals():
+    # as JAX's (a Partial): jit can return it (Equinox's checkpointed while_loop tests do)
+    y, f_jvp = jax.jit(lambda x: jax.linearize(lambda v: lax.mul(v, v), x))(3.0)
+    assert [float(r) for r in jax.tree_util.tree_leaves(f_jvp)] == [3.0]
+    assert float(y) == 9.0 and float(f_jvp(1.0)) == 6.0
+    with pytest.raises(TypeError, match="linearized function called on tangents of structure"):
+        f_jvp(1.0, 2.0)
+
+
 def test_value_and_grad_has_aux_argnums():
     def loss(w, b, x):
         pred = lax.add(lax.mul(w, x), b)
