@@ -9,6 +9,21 @@ to change the CPU device count once the CPU backend is up):
     >>> "cpu" in _backends
     True
 """
-from ..xla.client import (_backends, backends, default_backend, device_count,  # noqa: F401
-                          devices, get_backend, local_device_count, local_devices,
-                          process_count, process_index)
+from ..xla import client as _client
+from ..xla.client import (_backends, default_backend, device_count, devices,  # noqa: F401
+                          local_device_count, local_devices, process_count, process_index)
+
+
+def get_backend(platform=None):
+    """The started backend's PJRT client (jaxlib's `Client`), as JAX's `get_backend` returns:
+    programs compile MLIR on it themselves (`compile_and_load(text, devices)`), as autodidax does.
+
+    >>> get_backend().platform
+    'cpu'
+    """
+    return _client.get_backend(platform).client
+
+
+def backends() -> dict:
+    """Each started platform's PJRT client, as JAX's `backends()`."""
+    return {name: b.client for name, b in _client.backends().items()}

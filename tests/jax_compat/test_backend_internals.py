@@ -15,8 +15,40 @@ def test_xla_bridge_names_the_started_backends():
     jxkernel.devices()
     assert xla_bridge._backends is client._backends
     assert xla_bridge._backends["cpu"].platform == "cpu"
-    assert xla_bridge.get_backend("cpu") is xla_bridge._backends["cpu"]
+    # get_backend gives the PJRT client itself, as JAX's does (autodidax compiles MLIR on it)
+    assert xla_bridge.get_backend("cpu") is xla_bridge._backends["cpu"].client
+    assert xla_bridge.get_backend().devices() == jxkernel.devices()
+    assert xla_bridge.backends()["cpu"] is xla_bridge.get_backend("cpu")
     assert xla_bridge.devices() == jxkernel.devices()
+
+
+def test_mlir_bindings_build_a_program_the_client_runs():
+    # autodidax's path: a module built with jax.extend.mlir's (jaxlib's) bindings, compiled on
+    # xla_bridge's client, fed with xla_client.batched_device_put
+    import io
+    from jxkernel._src.lib import xla_client as xc
+    from jxkernel.extend.mlir import ir
+    from jxkernel.extend.mlir.dialects import func, stablehlo as hlo
+    with ir.Context() as ctx, ir.Location.unknown(ctx):
+        hlo.register_dialect(ctx)
+        module = ir.Module.create()
+        with ir.InsertionPoint(module.body):
+            f32 = ir.RankedTensorType.get((), ir.F32Type.get())
+
+            @func.func(f32, f32)
+            def main(a, b):
+                return [hlo.multiply(a, b)]
+    text = io.StringIO()
+    module.operation.print(file=text)
+    backend = xla_bridge.get_backend(None)
+    compiled = backend.compile_and_load(text.getvalue(), backend.devices()[:1])
+    device = backend.devices()[0]
+    aval = jxkernel.core.ShapedArray((), np.float32)
+    with client.real_jax_unimportable():     # jaxlib's arrays try `import jax` (the alias's)
+        bufs = [xc.batched_device_put(aval, xc.GSPMDSharding((device,), xc.OpSharding()),
+                                      [np.float32(v)], [device], True, enable_x64=True)
+                for v in (3.0, 2.5)]
+        assert np.asarray(compiled.execute(bufs)[0]).tolist() == 7.5
 
 
 class Forbidden(RuntimeError):

@@ -1,0 +1,54 @@
+"""jaxlib's own MLIR Python bindings and XLA client module, for the JAX names that hand them
+to users: `jax.extend.mlir` (`ir`, `passmanager`, `dialects.*`) and `jax._src.lib.xla_client`.
+
+jxkernel itself writes StableHLO as text (xla/stablehlo.py); these are for programs that build
+MLIR with the bindings and run it on the PJRT client themselves, as autodidax does:
+
+    >>> ir = module("ir")
+    >>> with ir.Context() as ctx, ir.Location.unknown(ctx):
+    ...     str(ir.RankedTensorType.get((2,), ir.F32Type.get()))
+    'tensor<2xf32>'
+
+jaxlib is imported here only (the rule: jaxlib stays inside jxkernel/xla/); the facades copy a
+module's public names as `from M import *` would.
+"""
+from __future__ import annotations
+
+import importlib
+
+from jaxlib import _jax
+from jaxlib import xla_client as _xla_client
+
+# the modules JAX 0.10.2's jax.extend.mlir re-exports, by their jaxlib names
+MODULES = ("ir", "passmanager", "dialects.arith", "dialects.builtin", "dialects.chlo",
+           "dialects.func", "dialects.math", "dialects.memref", "dialects.mpmd",
+           "dialects.scf", "dialects.sdy", "dialects.sparse_tensor", "dialects.stablehlo",
+           "dialects.vector")
+
+
+def module(name: str):
+    """jaxlib's `jaxlib.mlir.<name>` (one of MODULES)."""
+    if name not in MODULES:
+        raise ValueError(f"no MLIR binding module {name!r}; there are {MODULES}")
+    return importlib.import_module(f"jaxlib.mlir.{name}")
+
+
+def star(name: str) -> dict:
+    """The names `from jaxlib.mlir.<name> import *` binds."""
+    mod = module(name)
+    names = getattr(mod, "__all__", None)
+    if names is None:
+        names = [n for n in vars(mod) if not n.startswith("_")]
+    return {n: getattr(mod, n) for n in names}
+
+
+def xla_client():
+    """jaxlib's `xla_client` module (JAX's `jax._src.lib.xla_client`)."""
+    return _xla_client
+
+
+def portable_artifact_functions() -> dict:
+    """jaxlib's StableHLO artifact functions jax.extend.mlir exposes."""
+    return {n: getattr(_jax.mlir, n) for n in (
+        "deserialize_portable_artifact", "serialize_portable_artifact",
+        "refine_polymorphic_shapes", "hlo_to_stablehlo")}
