@@ -10,7 +10,7 @@ from .reductions import (argmax_p, argmin_p, cumlogsumexp_p, cummax_p, cummin_p,
                          reduce_and, reduce_max, reduce_min, reduce_or, reduce_prod, reduce_sum,
                          reduce_xor)
 from .dot import Precision, batch_matmul, dot, dot_general, dot_general_p  # noqa: F401
-from .dot import DotDimensionNumbers, PrecisionLike  # noqa: F401
+from .dot import DotAlgorithm, DotAlgorithmPreset, DotDimensionNumbers, PrecisionLike  # noqa: F401
 from ..core.dtypes import dtype  # noqa: F401  (lax.dtype: a value's or a type's dtype)
 from .sorting import sort, sort_key_val, sort_p, top_k, top_k_p  # noqa: F401
 from .sorting import approx_max_k, approx_min_k, approx_top_k_p  # noqa: F401
@@ -67,6 +67,7 @@ _LAZY_MODULES = {
     "solves": ("custom_linear_solve", "custom_root", "linear_solve_p"),
     "rng": ("RandomAlgorithm", "rng_bit_generator", "rng_bit_generator_p", "rng_uniform",
         "rng_uniform_p"),
+    "ragged": ("RaggedDotDimensionNumbers", "ragged_dot", "ragged_dot_general"),
 }
 _LAZY = {name: ("." + module, name) for module, names in _LAZY_MODULES.items() for name in names}
 _LAZY["linalg"] = (".linalg", None)      # jax.lax.linalg, the module itself

@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 import operator
 from collections.abc import Sequence
-from typing import Union
+from typing import NamedTuple, Union
 
 import numpy as np
 
@@ -55,11 +55,141 @@ class Precision(enum.Enum):
         return self.name
 
 
+class DotAlgorithm(NamedTuple):
+    """The algorithm of a dot product, as `precision=`: the types the operands are rounded
+    to, the accumulation type (the result's, unless preferred_element_type says otherwise),
+    and how many components and operations emulate a higher precision. Which ones a backend
+    runs is its own: on CPU, JAX and jxkernel take only DotAlgorithmPreset's CPU presets.
+
+    >>> DotAlgorithm(jnp.float16, jnp.float16, jnp.float32).num_primitive_operations
+    1
+    """
+    lhs_precision_type: object
+    rhs_precision_type: object
+    accumulation_type: object
+    lhs_component_count: int = 1
+    rhs_component_count: int = 1
+    num_primitive_operations: int = 1
+    allow_imprecise_accumulation: bool = False
+
+    def _compute_types(self, lhs_dtype, rhs_dtype, out_dtype):
+        return self.lhs_precision_type, self.rhs_precision_type, self.accumulation_type
+
+    def _attr_fields(self, lhs_dtype, rhs_dtype):
+        return (self.lhs_precision_type, self.rhs_precision_type, self.accumulation_type,
+                self.lhs_component_count, self.rhs_component_count,
+                self.num_primitive_operations, self.allow_imprecise_accumulation)
+
+
+class DotAlgorithmPreset(enum.Enum):
+    """The dot algorithms known to run on some backend, by name `LHS_RHS_ACCUM` (also
+    accepted as strings: `precision="F16_F16_F32"`); `_X3`/`_X6`/`_X9` emulate a higher
+    precision with that many products. On CPU: DEFAULT, F16_F16_F16, F32_F32_F32,
+    F64_F64_F64, BF16_BF16_F32 and its _X3 and _X6 forms; others raise when lowered."""
+    DEFAULT = enum.auto()
+    ANY_F8_ANY_F8_F32 = enum.auto()
+    ANY_F8_ANY_F8_F32_FAST_ACCUM = enum.auto()
+    ANY_F8_ANY_F8_ANY = enum.auto()
+    ANY_F8_ANY_F8_ANY_FAST_ACCUM = enum.auto()
+    F16_F16_F16 = enum.auto()
+    F16_F16_F32 = enum.auto()
+    BF16_BF16_BF16 = enum.auto()
+    BF16_BF16_F32 = enum.auto()
+    BF16_BF16_F32_X3 = enum.auto()
+    BF16_BF16_F32_X6 = enum.auto()
+    BF16_BF16_F32_X9 = enum.auto()
+    TF32_TF32_F32 = enum.auto()
+    TF32_TF32_F32_X3 = enum.auto()
+    F32_F32_F32 = enum.auto()
+    F64_F64_F64 = enum.auto()
+
+    def __repr__(self):
+        return f"{type(self).__name__}.{self.name}"
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def supported_lhs_types(self):
+        """The operand types it takes (others are converted to the first), or None: any."""
+        name = self.name
+        if name == "DEFAULT" or name.startswith("ANY_F8"):
+            return None
+        if name.startswith("F16"):
+            return (np.dtype(np.float16),)
+        if name in ("BF16_BF16_BF16", "BF16_BF16_F32"):
+            return (dtypes.bfloat16, dtypes.float32)    # f32 storage stays, others -> bf16
+        if name == "F64_F64_F64":
+            return (dtypes.float64,)
+        return (dtypes.float32,)
+
+    @property
+    def supported_rhs_types(self):
+        return self.supported_lhs_types
+
+    @property
+    def accumulation_type(self):
+        name = self.name
+        if name in ("DEFAULT", "ANY_F8_ANY_F8_ANY", "ANY_F8_ANY_F8_ANY_FAST_ACCUM"):
+            return None
+        return {"F16_F16_F16": np.dtype(np.float16), "BF16_BF16_BF16": dtypes.bfloat16,
+                "F64_F64_F64": dtypes.float64}.get(name, dtypes.float32)
+
+    def supported_output_types(self, lhs_dtype, rhs_dtype):
+        name = self.name
+        if name in ("ANY_F8_ANY_F8_F32", "ANY_F8_ANY_F8_F32_FAST_ACCUM"):
+            return (dtypes.float32, dtypes.float16, dtypes.bfloat16, *dtypes.FLOAT8_DTYPES[:5])
+        if name in ("F16_F16_F32", "BF16_BF16_F32"):
+            narrow = dtypes.float16 if name.startswith("F16") else dtypes.bfloat16
+            both = dtypes.promote_types(lhs_dtype, rhs_dtype) == narrow
+            return (dtypes.float32, narrow) if both else (dtypes.float32,)
+        acc = self.accumulation_type
+        return None if acc is None else (acc,)
+
+    def _compute_types(self, lhs_dtype, rhs_dtype, out_dtype):
+        def pick(dtype, supported):
+            return dtype if supported is None or np.dtype(dtype) in supported else supported[0]
+        lhs_dtype = pick(lhs_dtype, self.supported_lhs_types)
+        rhs_dtype = pick(rhs_dtype, self.supported_rhs_types)
+        return lhs_dtype, rhs_dtype, pick(out_dtype, self.supported_output_types(lhs_dtype,
+                                                                                  rhs_dtype))
+
+    def _attr_fields(self, lhs_dtype, rhs_dtype):
+        name = self.name
+        if name.startswith("ANY_F8"):
+            if lhs_dtype not in dtypes.FLOAT8_DTYPES or rhs_dtype not in dtypes.FLOAT8_DTYPES:
+                raise ValueError(f"The dot algorithm '{self}' requires both inputs to have "
+                                 f"float8 dtypes. Got {lhs_dtype} and {rhs_dtype} instead.")
+            return lhs_dtype, rhs_dtype, dtypes.float32, 1, 1, 1, name.endswith("FAST_ACCUM")
+        parts = name.split("_")
+        ops = int(parts[3][1:]) if len(parts) == 4 else 1
+        types = {"F16": "f16", "BF16": "bf16", "TF32": "tf32", "F32": "f32", "F64": "f64"}
+        return types[parts[0]], types[parts[1]], types[parts[2]], 1, 1, ops, False
+
+
+# what XLA's CPU backend runs (it ignores an algorithm silently: JAX checks, and so do we)
+_CPU_PRESETS = frozenset(DotAlgorithmPreset[n] for n in (
+    "DEFAULT", "F16_F16_F16", "F32_F32_F32", "F64_F64_F64", "BF16_BF16_F32",
+    "BF16_BF16_F32_X3", "BF16_BF16_F32_X6"))
+
+
+def _algorithm_attr(fields) -> str:
+    """#stablehlo.dot_algorithm<...> of (lhs type, rhs type, accumulation type, lhs
+    components, rhs components, operations, imprecise accumulation)."""
+    lhs, rhs, acc, lc, rc, ops, imprecise = fields
+    name = lambda t: t if isinstance(t, str) else hlo.element_type(np.dtype(t))
+    return (f"#stablehlo.dot_algorithm<lhs_precision_type = {name(lhs)}, rhs_precision_type = "
+            f"{name(rhs)}, accumulation_type = {name(acc)}, lhs_component_count = {lc}, "
+            f"rhs_component_count = {rc}, num_primitive_operations = {ops}, "
+            f"allow_imprecise_accumulation = {str(bool(imprecise)).lower()}>")
+
+
 # The annotations of dot_general's arguments, as JAX names them: ((lhs_contracting,
 # rhs_contracting), (lhs_batch, rhs_batch)), and what `precision=` takes
 DotDimensionNumbers = tuple[tuple[Sequence[int], Sequence[int]],
                             tuple[Sequence[int], Sequence[int]]]
-PrecisionLike = Union[None, str, Precision, tuple[str, str], tuple[Precision, Precision]]
+PrecisionLike = Union[None, str, Precision, tuple[str, str], tuple[Precision, Precision],
+                      DotAlgorithm, DotAlgorithmPreset]
 
 _PRECISION_STRINGS = {"highest": Precision.HIGHEST, "float32": Precision.HIGHEST,
                       "high": Precision.HIGH, "bfloat16_3x": Precision.HIGH,
@@ -83,6 +213,10 @@ def canonicalize_precision(precision):
                 f"{default}") from None
     if isinstance(precision, str) and precision in _PRECISION_STRINGS:
         return Precision(precision), Precision(precision)
+    if isinstance(precision, str) and precision in DotAlgorithmPreset.__members__:
+        return DotAlgorithmPreset[precision]
+    if isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)):
+        return precision            # (an algorithm is one value, not a pair)
     if isinstance(precision, Precision):
         return precision, precision
     if isinstance(precision, (list, tuple)) and len(precision) == 2:
@@ -152,7 +286,7 @@ def _type_rank(dtype):
             bits, not dtypes.is_unsigned(real))
 
 
-def _dot_general_dtype(lhs, rhs, preferred_element_type):
+def _dot_general_dtype(lhs, rhs, preferred_element_type, algorithm=False):
     lhs_rank, rhs_rank = _type_rank(lhs.dtype), _type_rank(rhs.dtype)
     if lhs_rank == rhs_rank and lhs.dtype != rhs.dtype:
         raise TypeError(f"lax.dot_general argument type error: {lhs.dtype}, {rhs.dtype}")
@@ -161,7 +295,7 @@ def _dot_general_dtype(lhs, rhs, preferred_element_type):
         return result
     preferred = np.dtype(preferred_element_type)
     width = lambda d: 1 if d == dtypes.bool_ else d.itemsize * 8
-    if not dtypes.is_float(result) and width(preferred) < width(result):
+    if not algorithm and not dtypes.is_float(result) and width(preferred) < width(result):
         raise TypeError(f"`preferred_element_type` must not be narrower than the original type, "
                         f"got preferred_element_type of {preferred} for result type of {result}.")
     return preferred
@@ -170,7 +304,8 @@ def _dot_general_dtype(lhs, rhs, preferred_element_type):
 def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision,
                                preferred_element_type, out_sharding=None):
     shape = _dot_general_shape(lhs, rhs, dimension_numbers)
-    dtype = _dot_general_dtype(lhs, rhs, preferred_element_type)
+    dtype = _dot_general_dtype(lhs, rhs, preferred_element_type,
+                               isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)))
     return ShapedArray(shape, dtype, lhs.weak_type and rhs.weak_type)
 
 
@@ -178,7 +313,24 @@ def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision,
                           preferred_element_type, out_sharding=None):
     lhs_aval, rhs_aval = ctx.avals_in
     out = ctx.avals_out[0]
-    if lhs_aval.dtype != rhs_aval.dtype:
+    attrs, acc_dtype = {}, out.dtype
+    if isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)):
+        # operands converted to the algorithm's types, the product accumulated in its type
+        # and converted to the result's, as JAX lowers it
+        if ctx.platform == "cpu" and precision not in _CPU_PRESETS:
+            raise ValueError(f"The precision '{precision}' is not supported by dot_general "
+                             "on CPU")
+        lhs_t, rhs_t, acc_t = precision._compute_types(lhs_aval.dtype, rhs_aval.dtype, out.dtype)
+        if lhs_t is not None:
+            lhs, lhs_aval = hl.convert(ctx, lhs, lhs_aval, lhs_t), lhs_aval.update(dtype=np.dtype(lhs_t))
+        if rhs_t is not None:
+            rhs, rhs_aval = hl.convert(ctx, rhs, rhs_aval, rhs_t), rhs_aval.update(dtype=np.dtype(rhs_t))
+        acc_dtype = out.dtype if acc_t is None else np.dtype(acc_t)
+        if precision != DotAlgorithmPreset.DEFAULT:
+            attrs["algorithm"] = _algorithm_attr(precision._attr_fields(lhs_aval.dtype,
+                                                                        rhs_aval.dtype))
+        precision = None
+    elif lhs_aval.dtype != rhs_aval.dtype:
         # CPU and GPU fail to generate code for some mixed-type dots: JAX converts both
         # operands to the result type first, and so do we
         lhs = hl.convert(ctx, lhs, lhs_aval, out.dtype)
@@ -190,8 +342,10 @@ def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision,
             f"rhs_contracting_dimensions = {hlo.dims_list(rhs_contract)}>")
     pair = precision or (Precision.DEFAULT, Precision.DEFAULT)
     config_attr = "[" + ", ".join(hlo.enum("precision", p.name) for p in pair) + "]"
-    return ctx.op1("stablehlo.dot_general", [lhs, rhs],
-                   {"dot_dimension_numbers": dims, "precision_config": config_attr})
+    result = ctx.op1("stablehlo.dot_general", [lhs, rhs],
+                     {"dot_dimension_numbers": dims, "precision_config": config_attr, **attrs},
+                     result_type=hlo.tensor_type(out.shape, acc_dtype))
+    return hl.convert(ctx, result, out.update(dtype=acc_dtype), out.dtype)
 
 
 def _dot_general_printer(params):

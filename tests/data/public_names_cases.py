@@ -362,9 +362,73 @@ def state_cases(jax):
     }
 
 
+def dot_cases(jax):
+    """ragged_dot and ragged_dot_general in their three modes, under the transformations
+    (small integers in floats: every result is exact)."""
+    jnp, lax = jax.numpy, jax.lax
+    R = lax.RaggedDotDimensionNumbers
+    lhs = jnp.arange(12.0).reshape(4, 3) - 5
+    rhs = jnp.arange(18.0).reshape(3, 3, 2) % 7 - 3          # (g, k, n)
+    sizes = jnp.array([1, 0, 2], jnp.int32)                    # the last row is in no group
+    b_lhs = jnp.arange(24.0).reshape(2, 4, 3) % 5              # (b, m, k)
+    b_rhs = jnp.arange(36.0).reshape(3, 2, 3, 2) % 4 - 1       # (g, b, k, n)
+    b_sizes = jnp.array([[2, 1, 1], [0, 3, 1]], jnp.int32)     # (b, g)
+    contracting = R((([1], [0]), ([], [])), [1], [])           # groups of k: [g, m, n]
+    batch = R((([2], [1]), ([0], [0])), [0], [])
+    f = lambda l, r: lax.ragged_dot(l, r, sizes)
+    out = {
+        "ragged_dot": enc([f(lhs, rhs), jax.jit(f)(lhs, rhs),
+                           lax.ragged_dot(lhs.astype(jnp.int8), rhs.astype(jnp.int8), sizes,
+                                          preferred_element_type=jnp.int32)]),
+        "batched_group_sizes": enc(lax.ragged_dot_general(
+            b_lhs, b_rhs, b_sizes, R((([2], [2]), ([0], [1])), [1], [0]))),
+        "contracting": enc([lax.ragged_dot_general(lhs, rhs[0], sizes, contracting),
+                            lax.ragged_dot_general(b_lhs, b_rhs[0], b_sizes,
+                                                   R((([2], [1]), ([0], [0])), [2], []))]),
+        "batch": enc(lax.ragged_dot_general(b_lhs, b_rhs[0], jnp.array([1, 1]), batch)),
+        "grads": enc(jax.grad(lambda l, r: (f(l, r) ** 2).sum(), (0, 1))(lhs, rhs)),
+        "jvp": enc(jax.jvp(f, (lhs, rhs), (jnp.ones_like(lhs), rhs * 2))),
+        # (no vmap: JAX 0.10.2's batching rule raises "ragged_dot vmap over any dim but 0 -
+        # NYI" for these; tests/test_public_names.py checks jxkernel's against a loop)
+        "errors": [outcome(lambda: lax.ragged_dot(lhs, rhs, sizes.astype(jnp.float32))),
+                   outcome(lambda: lax.ragged_dot(lhs, rhs[:2], sizes)),
+                   outcome(lambda: lax.ragged_dot_general(lhs, rhs, sizes, contracting)),
+                   outcome(lambda: lax.ragged_dot_general(lhs, rhs, sizes,
+                                                          R((([1], [1]), ([], [])), [1], [0]))),
+                   outcome(lambda: lax.ragged_dot_general(lhs, rhs, sizes,
+                                                          R((([1], [1]), ([], [])), [0, 1], [0])))],
+    }
+    # precision= as a dot algorithm: the CPU presets, by name or member, f16 and bf16 inputs,
+    # a preferred type; an accelerator's preset or a DotAlgorithm raises on CPU. (Binary
+    # fractions: every sum is exact whatever XLA's order, at the suite's optimization level)
+    P = lax.DotAlgorithmPreset
+    x, y = jnp.arange(6.0).reshape(2, 3) / 8, jnp.arange(6.0).reshape(3, 2) / 4 - 1
+    dot = lambda p, a=x, b=y, **kw: jax.jit(lambda a, b: lax.dot(a, b, precision=p, **kw))(a, b)
+    jaxpr = str(jax.make_jaxpr(lambda a, b: lax.dot_general(
+        a, b, (([1], [0]), ([], [])), precision="BF16_BF16_F32"))(x, y))
+    out["dot_algorithm"] = enc([dot(p) for p in ("DEFAULT", "F32_F32_F32", "BF16_BF16_F32",
+                                                 P.BF16_BF16_F32_X3, "BF16_BF16_F32_X6")] + [
+        dot("F16_F16_F16", x.astype(jnp.float16), y.astype(jnp.float16)),
+        dot(P.BF16_BF16_F32, x.astype(jnp.bfloat16), y.astype(jnp.bfloat16)),
+        dot("BF16_BF16_F32", x.astype(jnp.bfloat16), y.astype(jnp.bfloat16),
+            preferred_element_type=jnp.float32),
+        lax.dot(x, y, precision="F32_F32_F32"),
+        jax.grad(lambda a: lax.dot(a, y, precision="BF16_BF16_F32").sum())(x)])
+    out["dot_algorithm_jaxpr"] = jaxpr
+    out["dot_algorithm_presets"] = [
+        [str(p), repr(p), str(p.accumulation_type and jnp.dtype(p.accumulation_type)),
+         p.supported_lhs_types and [str(jnp.dtype(t)) for t in p.supported_lhs_types]]
+        for p in P]
+    out["dot_algorithm_errors"] = [
+        outcome(lambda: dot("TF32_TF32_F32")), outcome(lambda: dot("ANY_F8_ANY_F8_F32")),
+        outcome(lambda: dot(lax.DotAlgorithm(jnp.float32, jnp.float32, jnp.float32))),
+        outcome(lambda: dot("F32_F32_F33"))]
+    return out
+
+
 def run(jax) -> dict:
     return {"api": api_cases(jax), "lax": lax_cases(jax),
             "custom_batching": custom_batching_cases(jax), "config": config_cases(jax),
-            "state": state_cases(jax),
+            "state": state_cases(jax), "dot": dot_cases(jax),
             # (last: its scalar listener stays registered and hears later compiles)
             "ops_monitoring": ops_monitoring_cases(jax)}
