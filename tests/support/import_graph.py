@@ -1,6 +1,7 @@
 """Which jxkernel module imports which, read from the source (no import runs).
 
     python tests/support/import_graph.py        # the per-package table, the cycles, the deferred imports
+    python tests/support/import_graph.py --doc  # writes docs/architecture.md's table of layers
 
 `imports()` lists every import of a jxkernel module (top-level or inside a function);
 tests/architecture/test_layers.py checks the layering rules of docs/architecture.md on it.
@@ -121,7 +122,73 @@ def _table(found: list[Import]) -> str:
                      for a, (load, late) in sorted(rows.items()))
 
 
+# ------------------------------------------------------------------ docs/architecture.md
+DOC = ROOT.parent / "docs" / "architecture.md"
+BEGIN = "<!-- layers: written by `python tests/support/import_graph.py --doc` -->"
+END = "<!-- /layers -->"
+
+
+def order(found) -> list:
+    """The layers, lowest first (each after what it imports; ties by name)."""
+    import graphlib
+    deps = collections.defaultdict(set)
+    for a, b in layer_edges(found):
+        deps[a].add(b)
+    sorter = graphlib.TopologicalSorter(deps)
+    sorter.prepare()
+    done = []
+    while sorter.is_active():
+        ready = sorted(sorter.get_ready())
+        done += ready
+        sorter.done(*ready)
+    return done
+
+
+def layer_sizes() -> dict:
+    """layer -> (Python files, lines)."""
+    sizes = collections.defaultdict(lambda: [0, 0])
+    for path in ROOT.rglob("*.py"):
+        size = sizes[layer(module_name(path))]
+        size[0] += 1
+        size[1] += len(path.read_text().splitlines())
+    return sizes
+
+
+def doc_block(found) -> str:
+    """docs/architecture.md's table of layers: files, lines and what each imports."""
+    sizes, edges = layer_sizes(), layer_edges(found)
+    files, lines = sum(f for f, _ in sizes.values()), sum(n for _, n in sizes.values())
+    rows = [f"`jxkernel/` holds {files} Python files (about {round(lines, -2):,} lines): "
+            f"{len(sizes) - 1} packages and the package root, whose {sizes[ROOT_LAYER][0]} "
+            f"modules (`__init__.py` included) count as one layer, `(root)`. Lowest layer "
+            f"first:", "",
+            "| layer | files | lines | imports (at load or inside a function) |",
+            "|---|---:|---:|---|"]
+    for name in order(found):
+        below = sorted(b for a, b in edges if a == name)
+        shown = f"`{name}/`" if name != ROOT_LAYER else "`(root)`"
+        rows.append(f"| {shown} | {sizes[name][0]} | {sizes[name][1]:,} | "
+                    f"{', '.join(below) or '(nothing of jxkernel)'} |")
+    pairs = sorted(cycles(found))
+    rows += ["", "Layers importing each other: " +
+             (", ".join(f"{a} and {b}" for a, b in pairs) if pairs else "none") + "."]
+    return "\n".join([BEGIN, *rows, END])
+
+
+def write_doc() -> bool:
+    """Put the current doc_block in docs/architecture.md; whether it changed."""
+    text = DOC.read_text()
+    start, end = text.index(BEGIN), text.index(END) + len(END)
+    new = text[:start] + doc_block(imports()) + text[end:]
+    DOC.write_text(new)
+    return new != text
+
+
 if __name__ == "__main__":
+    import sys
+    if sys.argv[1:] == ["--doc"]:
+        print("docs/architecture.md", "updated" if write_doc() else "unchanged")
+        raise SystemExit
     found = imports()
     deferred = [i for i in found if i.deferred]
     print(_table(found))
