@@ -9,8 +9,9 @@ and pushes `state` and batched `compilations` messages after the cells that chan
     >>> channel.handle({"type": "get_state", "id": 1})["backend"]
     'cpu'
 
-Every incoming message is checked against the protocol before it is acted on; a bad one gets
-an `error` reply and never raises in the kernel.
+Every incoming message is checked against the protocol's schema (protocol.py,
+protocol.schema.json) before it is acted on; a bad one gets an `error` reply naming the field,
+and never raises in the kernel.
 """
 from __future__ import annotations
 
@@ -21,120 +22,10 @@ from ..views import compile_log
 from ..xla import client
 from ..views import views_json
 from .magics import device_name
+from .protocol import PROTOCOL, BadMessage, check
 from .widgets.backend import PLATFORMS, probe
 
 TARGET = "jxkernel"
-PROTOCOL = 1
-
-
-class BadMessage(Exception):
-    """A message the kernel cannot honour; its text goes back in an `error` reply."""
-
-
-# ------------------------------------------------------------------ validation
-# One checker per message type: each returns the message's arguments (defaults filled in)
-# or raises BadMessage naming the field and what it should have been.
-
-def _int(msg, field, *, required, default=None, minimum=None):
-    if field not in msg:
-        if required:
-            raise BadMessage(f"{msg['type']}: missing field {field!r} (an integer)")
-        return default
-    value = msg[field]
-    if type(value) is not int:           # bool is an int to Python, not to the protocol
-        raise BadMessage(f"{msg['type']}: field {field!r} must be an integer, got "
-                         f"{_json_type(value)} {value!r}")
-    if minimum is not None and value < minimum:
-        raise BadMessage(f"{msg['type']}: field {field!r} must be >= {minimum}, got {value}")
-    return value
-
-
-def _str(msg, field):
-    if field not in msg:
-        raise BadMessage(f"{msg['type']}: missing field {field!r} (a string)")
-    value = msg[field]
-    if not isinstance(value, str) or not value.strip():
-        raise BadMessage(f"{msg['type']}: field {field!r} must be a non-empty string, got "
-                         f"{_json_type(value)} {value!r}")
-    return value.strip()
-
-
-def _bool(msg, field):
-    if field not in msg:
-        raise BadMessage(f"{msg['type']}: missing field {field!r} (true or false)")
-    value = msg[field]
-    if type(value) is not bool:
-        raise BadMessage(f"{msg['type']}: field {field!r} must be true or false, got "
-                         f"{_json_type(value)} {value!r}")
-    return value
-
-
-def _json_type(value) -> str:
-    """How the frontend would name the type it sent."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, (list, tuple)):
-        return "array"
-    return "object" if isinstance(value, dict) else type(value).__name__
-
-
-def check_hello(msg) -> dict:
-    protocol = _int(msg, "protocol", required=True)
-    if protocol != PROTOCOL:
-        raise BadMessage(f"hello: protocol {protocol} is not spoken here; this kernel speaks "
-                         f"protocol {PROTOCOL} (jxkernel {__version__})")
-    return {}
-
-
-def check_get_state(msg) -> dict:
-    return {}
-
-
-def check_set_backend(msg) -> dict:
-    return {"backend": _str(msg, "backend"),
-            "device": _int(msg, "device", required=False, default=0, minimum=0)}
-
-
-def check_get_compilations(msg) -> dict:
-    return {"since": _int(msg, "since", required=False, default=0, minimum=0)}
-
-
-def check_set_fail_on_recompile(msg) -> dict:
-    return {"function": _str(msg, "function"), "enabled": _bool(msg, "enabled")}
-
-
-def check_clear_compilations(msg) -> dict:
-    return {}
-
-
-CHECKS = {"hello": check_hello, "get_state": check_get_state, "set_backend": check_set_backend,
-          "get_compilations": check_get_compilations,
-          "set_fail_on_recompile": check_set_fail_on_recompile,
-          "clear_compilations": check_clear_compilations}
-
-
-def check(msg) -> tuple[str, dict]:
-    """(type, arguments) of a well-formed request; BadMessage otherwise.
-
-        >>> check({"type": "set_backend", "backend": "cpu"})
-        ('set_backend', {'backend': 'cpu', 'device': 0})
-    """
-    if not isinstance(msg, dict):
-        raise BadMessage(f"a message must be a JSON object, got {_json_type(msg)}")
-    kind = msg.get("type")
-    if not isinstance(kind, str):
-        raise BadMessage("a message needs a string field 'type'" if kind is None else
-                         f"field 'type' must be a string, got {_json_type(kind)} {kind!r}")
-    if kind not in CHECKS:
-        raise BadMessage(f"unknown message type {kind!r}; known: {', '.join(CHECKS)}")
-    _int(msg, "id", required=False)
-    return kind, CHECKS[kind](msg)
 
 
 # ------------------------------------------------------------------ the channel
@@ -218,7 +109,7 @@ class Channel:
             reply["id"] = request_id
         return reply
 
-    def _on_hello(self):
+    def _on_hello(self):          # protocol.check refused any other protocol
         return self._state_reply()
 
     def _on_get_state(self):

@@ -26,6 +26,8 @@ from IPython.utils.capture import capture_output  # noqa: E402
 
 from jxkernel.notebook import protocol, state_of  # noqa: E402
 from jxkernel.notebook import comm as jxcomm  # noqa: E402
+from jxkernel.views.hlo_text import collectives  # noqa: E402
+from jxkernel.views.sharding_view import collective_json  # noqa: E402
 
 LAB = Path(locations.ROOT) / "labextension"
 GENERATED = LAB / "src" / "protocol.generated.ts"
@@ -210,6 +212,16 @@ def test_every_message_the_kernel_sends_matches_the_schema(notebook):
     assert set(kinds) == set(protocol.messages()), kinds       # pushed and replies, all kinds
     for message in comm.sent:
         assert_matches(protocol.messages()[message["type"]], message)
+
+
+def test_a_collective_matches_the_schema():
+    hlo = ("HloModule m, num_partitions=2\nENTRY %main (p: f32[2]) -> f32[2] {\n"
+           "  %p = f32[2]{0} parameter(0)\n"
+           "  ROOT %ar = f32[2]{0} all-reduce(%p), channel_id=1, replica_groups={{0,1}}, "
+           "use_global_device_ids=true, to_apply=%add\n}")
+    (c,) = collectives(hlo)
+    assert_matches("Collective", collective_json(c, "In[3]:5"))
+    assert_matches("Collective", dict(collective_json(c), line_id="L0"))   # explain's
 
 
 # ------------------------------------------------------------------ what the kernel accepts
