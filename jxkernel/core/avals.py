@@ -80,7 +80,8 @@ class ShapedArray(AbstractValue):
         # on a mesh with Explicit axes: the NamedSharding the type says (sharding_types.py)
         self.sharding = sharding
         self._hash = hash((self.shape, self.dtype, self.weak_type, vma) if vma else
-                          (self.shape, self.dtype, self.weak_type)) if sharding is None else \
+                          (self.shape, self.dtype, self.weak_type)) \
+            if _splitting(sharding) is None else \
             hash((self.shape, self.dtype, self.weak_type, vma, sharding))
 
     ndim = property(lambda self: len(self.shape))
@@ -128,7 +129,8 @@ class ShapedArray(AbstractValue):
     def __eq__(self, other):
         return (type(other) is ShapedArray and self.shape == other.shape
                 and self.dtype == other.dtype and self.weak_type == other.weak_type
-                and self.vma == other.vma and self.sharding == other.sharding)
+                and self.vma == other.vma
+                and _splitting(self.sharding) == _splitting(other.sharding))
 
     def __hash__(self):
         return self._hash
@@ -287,6 +289,15 @@ def typed_sharding(sharding, ndim: int):
     sharding_types_seen = True
     parts = [tuple(a for a in axes if a in explicit) for axes in sharding.spec._axes(ndim)]
     return make(sharding.mesh, parts)
+
+
+def _splitting(sharding):
+    """The sharding a type's equality and hash see: jax.typeof's sharding of an untyped value
+    (over an AbstractMesh, naming no axis) is none, so that type equals the plain one."""
+    if sharding is None or type(sharding.mesh) is not AbstractMesh or \
+            any(sharding.spec._axes(0)) or sharding.spec.unreduced:
+        return sharding
+    return None
 
 
 def public_type(aval, value=None):

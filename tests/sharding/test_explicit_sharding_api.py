@@ -120,3 +120,13 @@ def test_random_samplers_take_out_sharding(out):
     assert out["normal"] == ["float32[8@X,4@Y]", True]
     assert out["uniform_jit"] == "P('X',)"
     assert out["auto_out_sharding"]
+
+
+def test_typeof_of_an_untyped_array_equals_its_plain_type():
+    import numpy as np
+    import jxkernel as jax
+    from jxkernel.core.avals import ShapedArray
+    x = jax.numpy.ones(3)
+    t = jax.typeof(x)
+    assert repr(t.sharding) == "NamedSharding(mesh=AbstractMesh((), axis_types=()), spec=P(None,))"
+    assert t == x.aval == ShapedArray((3,), np.float32) and hash(t) == hash(x.aval)
