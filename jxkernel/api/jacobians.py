@@ -16,6 +16,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.avals import get_aval
 from ..lax import elementwise as ew, shapes, slicing
+from ..core.interpreter_primitives import convert_element_type as _convert_element_type
 from ..lax.conversion import convert_element_type
 from ..tree_util import tree_flatten, tree_map, tree_transpose, tree_unflatten
 from ..transforms.ad import _check_grad_input, jvp, vjp
@@ -90,7 +91,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
             y, jac = vmap(push, out_axes=(None, -1))(_std_basis(dyn))
 
         def unravel(y_leaf, jac_leaf):
-            parts = _split_last(jac_leaf, in_avals)
+            parts = [_possible_downcast(p, y_leaf) for p in _split_last(jac_leaf, in_avals)]
             tree = tree_unflatten(in_tree, parts)
             return tree[0] if isinstance(argnums, int) else tree
         result = tree_map(unravel, y, jac)
@@ -115,13 +116,23 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
         jac = jac[0] if isinstance(argnums, int) else jac
         in_leaves, in_tree = tree_flatten(jac)
 
-        def per_input(j):
-            return tree_unflatten(y_tree, _split_first(j, y_avals))
-        per_in = [per_input(j) for j in in_leaves]       # input-major: [in][out]
+        def per_input(j, x):
+            return tree_unflatten(y_tree, [_possible_downcast(p, x)
+                                           for p in _split_first(j, y_avals)])
+        per_in = [per_input(j, x) for j, x in zip(in_leaves, tree_flatten(dyn)[0])]  # [in][out]
         nested = tree_unflatten(in_tree, per_in)
         result = tree_transpose(in_tree, y_tree, nested)
         return (result, aux) if has_aux else result
     return jacfun
+
+
+def _possible_downcast(x, example):
+    """A Jacobian block with the dtype and weak type of `example` (the output leaf for jacfwd,
+    the input leaf for jacrev), its real part if `example` is real, as JAX's."""
+    aval, want = get_aval(x), get_aval(example)
+    if dtypes.is_complex(aval.dtype) and not dtypes.is_complex(want.dtype):
+        x = ew.real(x)
+    return _convert_element_type(x, want.dtype, want.weak_type)
 
 
 def _split_first(j, out_avals):

@@ -35,8 +35,30 @@ def _to_bool(d):
 
 
 def _const(x, value):
-    """`value` as a scalar of x's dtype (a literal when staged)."""
-    return np.array(value, dtypes.dtype(x))
+    """`value` as a scalar of x's dtype, as JAX's `_const`: a Python scalar (weakly typed)
+    when `x` is a weakly typed scalar, else a NumPy scalar (strong). Rules' constants so keep
+    a weak operand's result weak, and the weak type of a gradient comes out of its rules.
+
+    >>> _const(1.0, 2), _const(np.float32(1.0), 2)
+    (2.0, array(2., dtype=float32))
+    """
+    dtype = dtypes.dtype(x)
+    if _is_weak_scalar(x):
+        val = _scalar_type_of(dtype)(value)
+        return val if dtypes.dtype(val) == dtype else np.array(val, dtype)
+    return np.array(value, dtype)
+
+
+def _scalar_type_of(dtype):
+    return (bool if dtype == np.bool_ else int if np.issubdtype(dtype, np.integer) else
+            complex if np.issubdtype(dtype, np.complexfloating) else float)
+
+
+def _is_weak_scalar(x):
+    aval = getattr(x, "aval", None)
+    if aval is None:
+        return type(x) in (bool, int, float, complex)
+    return aval.weak_type and not aval.shape
 
 
 def _zeros_like(x):
@@ -182,10 +204,11 @@ clz_p = unop("clz", "stablehlo.count_leading_zeros", INT)
 ad.defjvp_zero(clz_p)
 
 real_p = unop("real", "stablehlo.real", COMPLEX, _real_dtype)
-ad.deflinear(real_p, lambda ct: [complex(ct, _const(ct, 0))])       # a broadcast scalar zero
+# a broadcast strong scalar zero, as JAX's (np.zeros): the cotangent of a weak complex is strong
+ad.deflinear(real_p, lambda ct: [complex(ct, np.zeros((), dtypes.dtype(ct)))])
 
 imag_p = unop("imag", "stablehlo.imag", COMPLEX, _real_dtype)
-ad.deflinear(imag_p, lambda ct: [complex(_const(ct, 0), neg(ct))])
+ad.deflinear(imag_p, lambda ct: [complex(np.zeros((), dtypes.dtype(ct)), neg(ct))])
 
 copy_p = unop("copy", None, ANY)
 lowering_rules[copy_p] = lambda ctx, x: x
@@ -429,8 +452,8 @@ sharding_rules[pow_p] = sharding_types.broadcasting_rule
 def _pow_jvp_x(g, ans, x, y):
     out = ad.aval_of(ans)
     is_int = ad.aval_of(y).dtype != out.dtype
-    if is_int:                                         # an int exponent
-        y = convert_element_type(y, out.dtype)
+    # both as strong values of the result's dtype, as JAX's (its gradient at a weak x is strong)
+    x, y = convert_element_type(x, out.dtype), convert_element_type(y, out.dtype)
     x, y = ad.broadcast_to(x, out), ad.broadcast_to(y, out)    # select_n needs full shapes
     jac = mul(y, pow(x, sub(y, _const(y, 1))))
     if is_int:                     # JAX's: x ** 0 is flat (even at x = 0, where 0 * inf)
@@ -440,7 +463,7 @@ def _pow_jvp_x(g, ans, x, y):
 
 def _pow_jvp_y(g, ans, x, y):
     safe_x = select(eq(x, _const(x, 0)), _full_like(x, 1), x)
-    return mul(g, mul(log(safe_x), ans))
+    return convert_element_type(mul(g, mul(log(safe_x), ans)), ad.aval_of(y).dtype)  # strong
 
 
 ad.defjvp(pow_p, _pow_jvp_x, lambda g, ans, x, y: _pow_jvp_y(g, ans, x, y)

@@ -332,8 +332,10 @@ def _scan_transpose(cts, *args, reverse, length, jaxpr, num_consts, num_carry, l
     body_in = list(jaxpr.in_avals)
     n_res_c, n_lin_c = len(res_consts), len(lin_const_avals)
     res_x_avals = [a for a, lin in zip(body_in[nc + nk:], xs_lin) if not lin]
-    carry_avals = [a.strip_weak_type() for a in jaxpr.out_avals[:nk]]
-    y_avals = [a.strip_weak_type() for a in jaxpr.out_avals[nk:]]
+    # the cotangents' own types, weak types included, as JAX's transpose takes them
+    carry_avals = [get_aval(c) for c in ct_carry]
+    y_avals = [a.update(weak_type=get_aval(c).weak_type)
+               for a, c in zip(jaxpr.out_avals[nk:], ct_ys)]
 
     def body_t(*a):
         rc = a[:n_res_c]

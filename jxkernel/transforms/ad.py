@@ -173,7 +173,7 @@ def linearize_flat(fun, primals):
     """
     in_avals = [get_aval(p) for p in primals]
     with new_trace(PartialEvalTrace) as pe:
-        tangents_in = [pe.new_arg(a.strip_weak_type()) if dtypes.is_inexact(a.dtype)
+        tangents_in = [pe.new_arg(a) if dtypes.is_inexact(a.dtype)
                        else Zero(a) for a in in_avals]
         primal_out, tangent_out = jvp_flat(fun, primals, tangents_in)
         # A zero or known output tangent is still an output of the linear jaxpr.
@@ -384,11 +384,13 @@ register_pytree_node(VJP, lambda v: (v.residuals, (v._pullback, v._name)),
 
 
 def _cast_like(ct, aval):
-    """A cotangent with its primal's dtype and weak type (as JAX returns them)."""
+    """A cotangent with its primal's dtype. Its weak type is what the backward computation
+    gave (as in JAX: the gradient of |z|^2 at a Python complex is strong, real_p's transpose
+    building it from a strong zero)."""
     ct_aval = get_aval(ct)
-    if ct_aval.dtype == aval.dtype and ct_aval.weak_type == aval.weak_type:
+    if ct_aval.dtype == aval.dtype:
         return ct
-    return convert_element_type(ct, aval.dtype, aval.weak_type)
+    return convert_element_type(ct, aval.dtype, ct_aval.weak_type)
 
 
 def _check_grad_input(aval, allow_int, holomorphic, name):
@@ -535,7 +537,7 @@ def transpose_jaxpr(closed: ClosedJaxpr, linear) -> ClosedJaxpr:
         return [instantiate(c) if type(c) is Zero else c
                 for c, lin in zip(cts_in, linear) if lin]
 
-    found = trace_to_jaxpr(fun, nonlin_avals + [a.strip_weak_type() for a in closed.out_avals])
+    found = trace_to_jaxpr(fun, nonlin_avals + list(closed.out_avals))
     for aval, out in zip(lin_avals, found.out_avals):
         assert aval.shape == out.shape, (aval, out)
     if not any(isinstance(c, Tracer) for c in closed.consts):

@@ -67,6 +67,12 @@ def aval_of(x) -> ShapedArray:
 def zeros(aval: ShapedArray):
     """A concrete zero array of `aval` (a broadcast scalar, as JAX makes it)."""
     zero = np.zeros((), aval.dtype)
+    if aval.weak_type and aval.shape:
+        # weakly typed as `aval`, as JAX's zeros_like_shaped_array: a weak Python zero when
+        # that is what `aval`'s dtype holds (a literal when staged)
+        py_zero = zero.item()
+        zero = py_zero if dtypes.is_python_scalar(py_zero) and \
+            dtypes.python_scalar_dtype(py_zero) == aval.dtype else _convert(zero, aval)
     out = broadcast_in_dim(zero, aval.shape, ()) if aval.shape else _convert(zero, aval)
     return vma.pvary(out, aval.vma) if aval.vma else out     # varying as `aval` (shard_map)
 

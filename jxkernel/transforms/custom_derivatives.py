@@ -92,7 +92,7 @@ def _closure_error(name):
 
 def _zero_tangent(aval):
     return np.zeros(aval.shape, float0) if not dtypes.is_inexact(aval.dtype) else \
-        instantiate(Zero(aval.strip_weak_type()))
+        instantiate(Zero(aval))       # weak as its primal, as in JAX
 
 
 # ====================================================================== called directly

@@ -59,6 +59,23 @@ def test_real_and_imag_transpose_to_complex_with_a_scalar_zero():
     np.testing.assert_array_equal(jax.vjp(lax.imag, z)[1](np.float32([1, 2]))[0], [-1j, -2j])
 
 
+def test_a_gradients_weak_type_comes_out_of_its_rules():
+    # as JAX 0.10.2 (checked there): no cast to the primal's weak type at the end; rules'
+    # constants are weak where JAX's `_const` is, and strong where JAX writes np.zeros
+    jnp = jax.numpy
+    weak = lambda f, *args: jax.grad(f)(*args).weak_type
+    z = 3.0 + 4j                       # |z|^2: real/imag transpose with a strong zero
+    g = jax.grad(lambda z: jnp.real(z) ** 2 + jnp.imag(z) ** 2)(z)
+    assert (g.dtype, g.weak_type, complex(g)) == (np.complex64, False, 6 - 8j)
+    assert not weak(lambda x: x ** 2.5, 0.5)              # pow's jvp converts to strong
+    assert weak(jnp.sin, 0.5) and not weak(jnp.sin, np.float32(0.5))
+    assert weak(lambda x: jnp.logaddexp(x, 1.0), 0.5)     # custom_jvp: zero tangents weak
+    assert weak(lambda x: lax.fori_loop(0, 2, lambda i, c: c * 2.0, x), 0.5)   # scan's transpose
+    assert weak(lambda x: jnp.max(jnp.stack([x, 1.0])), 0.5)    # instantiated zeros weak
+    assert jax.jacrev(lambda x: x ** 2)(1.0).weak_type     # jacobians cast like their example
+    assert jax.jacfwd(lambda x: x ** 2)(1.0).weak_type
+
+
 def test_atan2_of_complex_operands_is_holomorphic():
     x = np.complex128([1 + 2j, -0.5 + 0.1j])
     check_grads(lax.atan2, (x, np.complex128([0.3 - 1j, 2])), order=2)
