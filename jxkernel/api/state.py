@@ -3,9 +3,11 @@ jax.ref and jax._src.state.types): a `Ref` holds an array that `ref[...] = x` re
 `ref[...]` reads, and `AbstractRef`, its type (what `jax.typeof` gives for one).
 
 jxkernel's refs are Python boxes: they work eagerly and inside one traced function that
-creates and uses them (reads and writes are then the trace's values), but are not values a
-transformation can take in or hand out (JAX threads them through jaxprs as effects; jxkernel
-tracks no effects), so passing one to jit, grad or vmap raises an error saying so.
+creates and uses them (reads and writes are then the trace's values). vmap maps a Ref
+argument along an axis (the function sees it without that axis; transforms/batching.py's
+MappedRef), and writing a vmapped value into a Ref it does not map raises JAX's error. They
+are not values jit or grad can take in or hand out (JAX threads them through jaxprs as
+effects; jxkernel tracks no effects), so passing one to those raises an error saying so.
 
     >>> r = new_ref(jnp.zeros(3))
     >>> r[1] = 5.0
@@ -19,6 +21,7 @@ from __future__ import annotations
 from .. import lax
 from .. import numpy as jnp
 from ..core.avals import AbstractValue, get_aval, typeof_rules
+from ..core.trace import Tracer
 from ..numpy.dslice import update_slices
 
 
@@ -51,6 +54,7 @@ class AbstractRef(AbstractValue):
 class Ref:
     """A mutable reference to an array (`jax.new_ref(x)` makes one)."""
     __slots__ = ("_value", "__weakref__")
+    is_array_ref = True             # (vmap maps a Ref argument: transforms/batching.py)
 
     def __init__(self, value):
         self._value = value
@@ -65,6 +69,13 @@ class Ref:
         return self._value if idx is Ellipsis or idx == () else self._value[idx]
 
     def __setitem__(self, idx, value):
+        if isinstance(value, Tracer) and getattr(value._trace, "axis_data", None) is not None:
+            # a vmapped value (a BatchTracer) into a Ref vmap does not map: JAX's error
+            raise Exception(f"performing a set/swap operation with vmapped value on an "
+                            f"unbatched array reference of type "
+                            f"Ref{{{self.aval.inner_aval.strip_weak_type()}}}. "
+                            f"Move the array reference to be an argument to the vmapped "
+                            f"function?")
         value = jnp.asarray(value, self.dtype)
         written = update_slices(jnp.asarray(self._value), idx, value)   # ref[jax.ds(i, n)] = v
         if written is not None:
@@ -78,6 +89,10 @@ class Ref:
 
     def get(self):
         return self._value
+
+    def unsafe_buffer_pointer(self) -> int:
+        """The address of the device buffer holding the Ref's array (as an Array's)."""
+        return self._value.unsafe_buffer_pointer()
 
     def set(self, value):
         self[...] = value

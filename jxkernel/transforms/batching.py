@@ -10,6 +10,7 @@ primitive needs it. Unbatched values stay unbatched.
 """
 from __future__ import annotations
 
+import math
 import weakref
 
 from ..core.config import config
@@ -139,8 +140,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         flat_axes = [_normalize_axis(ax, x, name) for ax, x in zip(flat_axes, leaves)]
         size = _mapped_size(leaves, flat_axes, axis_size, fun, args, kwargs)
         with new_trace(BatchTrace, AxisData(axis_name, size)) as trace:
-            tracers = [x if ax is None else BatchTracer(trace, x, ax)
-                       for x, ax in zip(leaves, flat_axes)]
+            tracers = [x if ax is None else MappedRef(trace, x, ax) if _is_ref(x) else
+                       BatchTracer(trace, x, ax) for x, ax in zip(leaves, flat_axes)]
             call_args = tree_unflatten(treedef, tracers[:len(leaves) - len(kw_leaves)])
             call_kwargs = tree_unflatten(kw_tree, tracers[len(leaves) - len(kw_leaves):])
             out = fun(*call_args, **call_kwargs)
@@ -164,22 +165,82 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     return vmapped
 
 
+def _is_ref(x) -> bool:
+    """A mutable array reference (jax.new_ref's Ref, or a Ref seen inside another vmap)."""
+    return getattr(type(x), "is_array_ref", False)
+
+
+def _shape_of(x) -> tuple:
+    return tuple(x.shape) if _is_ref(x) else get_aval(x).shape
+
+
+class MappedRef:
+    """A Ref argument of vmap, as the function sees it: its mapped axis hidden. Reads give
+    the trace's batched values; a write stores the batched value back into the Ref, its
+    batch axis where the Ref maps (an unbatched value is the same for every element).
+
+    >>> out = jax.new_ref(jnp.zeros(3))
+    >>> jax.vmap(lambda x, r: r.__setitem__(..., x * 2))(jnp.arange(3.), out); out
+    Ref([0., 2., 4.], dtype=float32)
+    """
+    is_array_ref = True
+    __slots__ = ("_trace", "_ref", "_axis")
+
+    def __init__(self, trace, ref, axis):
+        self._trace, self._ref, self._axis = trace, ref, axis
+
+    shape = property(lambda self: tuple(s for i, s in enumerate(self._ref.shape)
+                                        if i != self._axis))
+    dtype = property(lambda self: self._ref.dtype)
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: math.prod(self.shape))
+
+    def _whole(self):
+        with set_current_trace(self._trace.parent):
+            value = self._ref[...]
+        return BatchTracer(self._trace, value, self._axis)
+
+    def __getitem__(self, idx):
+        whole = self._whole()
+        return whole if idx is Ellipsis or idx == () else whole[idx]
+
+    def __setitem__(self, idx, value):
+        from .. import numpy as jnp      # (numpy sits above the transformations)
+        if idx is Ellipsis or idx == ():
+            new = jnp.broadcast_to(jnp.asarray(value, self.dtype), self.shape)
+        else:
+            new = jnp.asarray(self._whole()).at[idx].set(value)
+        if isinstance(new, Tracer) and new._trace is not self._trace and \
+                getattr(new._trace, "axis_data", None) is not None:
+            # batched by an inner vmap that does not map this Ref: JAX's error
+            inner = get_aval(new).update(shape=self.shape, weak_type=False)
+            raise Exception(f"performing a set/swap operation with vmapped value on an "
+                            f"unbatched array reference of type Ref{{{inner}}}. Move the "
+                            f"array reference to be an argument to the vmapped function?")
+        val, dim = self._trace.unpack(new)
+        with set_current_trace(self._trace.parent):
+            self._ref[...] = bu.move_to(val, dim, self._axis, self._trace.axis_data.size)
+
+    def __repr__(self):
+        return f"MappedRef(axis={self._axis}, shape={self.shape}, dtype={self.dtype.name})"
+
+
 def _normalize_axis(ax, x, name):
     if ax is None:
         return None
     if not isinstance(ax, int):
         raise TypeError(f"vmap in_axes must be an int, None, or a tree prefix of the arguments; "
                         f"got {ax!r}")
-    nd = len(get_aval(x).shape)
+    nd = len(_shape_of(x))
     if not -nd <= ax < nd:
         raise ValueError(f"vmap was requested to map its argument along axis {ax}, which implies "
                          f"that its rank should be at least {ax + 1 if ax >= 0 else -ax}, but is "
-                         f"only {nd} (its shape is {get_aval(x).shape})")
+                         f"only {nd} (its shape is {_shape_of(x)})")
     return ax % nd
 
 
 def _mapped_size(leaves, axes, axis_size, fun, args, kwargs):
-    sizes = {get_aval(x).shape[ax] for x, ax in zip(leaves, axes) if ax is not None}
+    sizes = {_shape_of(x)[ax] for x, ax in zip(leaves, axes) if ax is not None}
     if not sizes:
         if axis_size is None:
             raise ValueError("vmap must have at least one non-None value in in_axes (or be "

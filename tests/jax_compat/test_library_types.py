@@ -48,6 +48,24 @@ def test_ref_is_not_an_argument_of_transformations():
         jxkernel.jit(lambda r: r[...])(jxkernel.new_ref(jnp.zeros(2)))
 
 
+def test_vmap_maps_ref_arguments_as_jaxs_array_refs_guide():
+    def dist(x, y, out_ref):
+        assert x.ndim == y.ndim == 1 and out_ref.ndim == 0
+        out_ref[...] = jnp.sum((x - y) ** 2)
+    vecs = jnp.arange(12.).reshape(3, 4)
+    out = jxkernel.new_ref(jnp.zeros((3, 3)))
+    jxkernel.vmap(jxkernel.vmap(dist, (0, None, 0)), (None, 0, 0))(vecs, vecs, out)
+    assert np.asarray(out[...]).tolist() == [[0., 64., 256.], [64., 0., 64.], [256., 64., 0.]]
+    r = jxkernel.new_ref(jnp.zeros((3, 2)))                  # mapped along its axis 1
+    jxkernel.vmap(lambda x, r: r.__setitem__(1, x), (0, 1))(jnp.arange(2.), r)
+    assert np.asarray(r[...]).tolist() == [[0., 0.], [0., 1.], [0., 0.]]
+    closed = jxkernel.new_ref(0.)
+    with pytest.raises(Exception, match=r"vmapped value on an unbatched array reference of "
+                                        r"type Ref\{float32\[\]\}. Move the array reference"):
+        jxkernel.vmap(lambda x: closed.__setitem__(..., x))(jnp.arange(3.))
+    assert closed.unsafe_buffer_pointer() == closed[...].unsafe_buffer_pointer()
+
+
 def test_typeof_of_typed_keys():
     keys = jxkernel.random.split(jxkernel.random.key(0), 4)
     assert repr(jxkernel.typeof(jxkernel.random.key(1))) == "ShapedArray(key<fry>[])"
