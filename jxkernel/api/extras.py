@@ -223,6 +223,9 @@ no_tracing = _ConfigState("jax_no_tracing", True)
 allow_f16_reductions = _ConfigState("jax_allow_f16_reductions", True)
 legacy_prng_key = _ConfigState("jax_legacy_prng_key")
 enable_custom_prng = _ConfigState("jax_enable_custom_prng", True)
+softmax_custom_jvp = _ConfigState("jax_softmax_custom_jvp", True)
+no_execution = _ConfigState("jax_no_execution", True)
+jax2tf_associative_scan_reductions = _ConfigState("jax2tf_associative_scan_reductions", True)
 
 
 # ------------------------------------------------------------------ environment

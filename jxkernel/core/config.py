@@ -102,6 +102,16 @@ _OPTIONS = [
             "What jax.random does with a raw uint32 key (from PRNGKey) in place of a typed key "
             "(from key): 'allow', 'warn' or 'error'.",
             validate=lambda v: _check_enum(v, ("allow", "warn", "error"))),
+    _Option("jax_softmax_custom_jvp", False, "JAX_SOFTMAX_CUSTOM_JVP", _parse_bool,
+            "jax.nn.softmax with a custom_jvp rule (its derivative from its output: less memory, "
+            "more stable) instead of differentiating its operations."),
+    _Option("jax_no_execution", False, "JAX_NO_EXECUTION", _parse_bool,
+            "Raise RuntimeError when a compiled program would run (tracing and compiling "
+            "still happen)."),
+    _Option("jax2tf_associative_scan_reductions", False,
+            "JAX2TF_ASSOCIATIVE_SCAN_REDUCTIONS", _parse_bool,
+            "Read by jax2tf only (which jxkernel does not have): which lowering of cumsum, "
+            "cumprod, cummax and cummin it uses. jxkernel's follow JAX's CPU/GPU lowering."),
     _Option("jax_enable_custom_prng", False, "JAX_ENABLE_CUSTOM_PRNG", _parse_bool,
             "JAX's upgrade to typed keys: PRNGKey, and split/fold_in of a raw key, return typed "
             "keys (dtype key<fry>); a raw key given to jax.random warns (FutureWarning)."),
@@ -131,7 +141,56 @@ _OPTIONS += [_Option(name, None, name.upper(), None,
 # Options that change what tracing a function produces: jit retraces when one changes.
 _TRACE_OPTIONS = ("jax_enable_x64", "jax_numpy_dtype_promotion", "jax_numpy_rank_promotion",
                   "jax_default_matmul_precision", "jax_check_tracer_leaks",
-                  "jax_allow_f16_reductions", "jax_legacy_prng_key", "jax_enable_custom_prng")
+                  "jax_allow_f16_reductions", "jax_legacy_prng_key", "jax_enable_custom_prng",
+                  "jax_softmax_custom_jvp")
+
+
+# jax.make_user_context's contexts: their values join every jit cache key
+_USER_CONTEXTS: list = []
+
+
+class UserContext:
+    """A value of the user's own that jit's caches depend on (`jax.make_user_context`):
+    ``with ctx(v):`` sets it in the block, and a jitted function traced under another value
+    is traced and compiled again.
+
+    >>> ctx = make_user_context(0)
+    >>> with ctx(2):
+    ...     ctx.value
+    2
+    >>> ctx.value
+    0
+    """
+
+    def __init__(self, default_value=None):
+        self.value = default_value
+        _USER_CONTEXTS.append(self)
+        config._note_trace_state()
+
+    @contextlib.contextmanager
+    def __call__(self, new_value):
+        old, self.value = self.value, new_value
+        config._note_trace_state()
+        config._note_generation()
+        try:
+            yield
+        finally:
+            self.value = old
+            config._note_trace_state()
+            config._note_generation()
+
+    def set_global(self, new_value) -> None:
+        self.value = new_value
+        config._note_trace_state()
+        config._note_generation()
+
+    def get_global(self):
+        return self.value
+
+
+def make_user_context(default_value=None) -> UserContext:
+    """A new context whose value joins jit's cache keys (see UserContext)."""
+    return UserContext(default_value)
 
 
 class Config:
@@ -150,12 +209,16 @@ class Config:
         self._note_generation()
 
     def _note_trace_state(self):
-        # the options a trace depends on, in one value for jit's cache keys to read
-        object.__setattr__(self, "_trace_state", tuple(getattr(self, n) for n in _TRACE_OPTIONS))
+        # the options a trace depends on, and the values of jax.make_user_context's contexts,
+        # in one value for jit's cache keys to read
+        object.__setattr__(self, "_trace_state", tuple(getattr(self, n) for n in _TRACE_OPTIONS)
+                           + tuple(c.value for c in _USER_CONTEXTS))
 
     def _note_debug_values(self):
-        # one flag for the dispatch hot paths to read: check results for NaN/inf at all?
-        object.__setattr__(self, "_debug_values", self.jax_debug_nans or self.jax_debug_infs)
+        # one flag for the dispatch hot paths to read: leave them to check results for
+        # NaN/inf, or to refuse to run (jax_no_execution)?
+        object.__setattr__(self, "_debug_values", self.jax_debug_nans or self.jax_debug_infs
+                           or self.jax_no_execution)
 
     def _note_generation(self):
         # a new token at every change: a hot path that remembers what it saw (jit's last hit)
@@ -185,7 +248,7 @@ class Config:
         for watcher in self._watchers.get(name, ()):
             watcher(old, value)      # a watcher may refuse the change by raising
         object.__setattr__(self, name, value)
-        if name in ("jax_debug_nans", "jax_debug_infs"):
+        if name in ("jax_debug_nans", "jax_debug_infs", "jax_no_execution"):
             self._note_debug_values()
         if name in _TRACE_OPTIONS:
             self._note_trace_state()

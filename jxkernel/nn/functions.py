@@ -17,6 +17,7 @@ import numpy as np
 from .. import lax
 from .. import numpy as jnp
 from ..core import dtypes as _core
+from ..core.config import config
 from ..core.errors import ConcretizationTypeError
 from ..core.trace import Tracer
 from ..numpy import util as numpy_util
@@ -296,11 +297,14 @@ def log_softmax(x, axis=-1, where=None):
 
 
 def softmax(x, axis=-1, where=None):
-    """exp(x - max) / sum(exp(x - max)) along `axis` (JAX's default, non-custom-jvp form).
+    """exp(x - max) / sum(exp(x - max)) along `axis` (JAX's default form, differentiated
+    through its operations; with `jax_softmax_custom_jvp`, a custom_jvp rule instead).
 
     >>> softmax(jnp.array([0.0, 0.0]))
     Array([0.5, 0.5], dtype=float32)
     """
+    if config.jax_softmax_custom_jvp:
+        return _softmax(x, axis, where, -np.inf)
     initial = -np.inf
     x_max = jnp.max(x, axis, where=where, initial=initial, keepdims=True)
     x_safe = x if where is None else jnp.where(where, x, initial)
@@ -309,6 +313,26 @@ def softmax(x, axis=-1, where=None):
     if where is not None:
         result = jnp.where(where, result, 0)
     return result
+
+
+def _softmax_value(x, axis, where, initial):
+    x_max = jnp.max(x, axis, where=where, initial=initial, keepdims=True)
+    x_safe = x if where is None else jnp.where(where, x, initial)
+    unnormalized = jnp.exp(x_safe - x_max)
+    result = unnormalized / jnp.sum(unnormalized, axis, where=where, keepdims=True)
+    return result if where is None else jnp.where(where, result, 0)
+
+
+# jax_softmax_custom_jvp's softmax: its tangent from its output, y * (t - sum(y * t)), so
+# reverse mode keeps only y (JAX's _softmax)
+_softmax = custom_jvp(_softmax_value, nondiff_argnums=(1,))
+
+
+@_softmax.defjvp
+def _softmax_jvp(axis, primals, tangents):
+    (x, where, initial), (x_dot, _, _) = primals, tangents
+    y = _softmax(x, axis, where, initial)
+    return y, y * (x_dot - (y * x_dot).sum(axis, where=where, keepdims=True))
 
 
 @jnp_jit(static_argnames=("axis", "algorithm"))

@@ -459,6 +459,8 @@ class Executable:
 
     def call_arrays(self, arrays) -> list:
         """Run on Arrays already on this executable's device(s)."""
+        if config.jax_no_execution:       # (jit's fast path is off then: config._debug_values)
+            check_may_execute(self.name)
         for i in self.donated:
             arrays[i]._npy = None       # our cached zero-copy view would block the donation
         return self.call_buffers([a._buf for a in arrays])
@@ -632,6 +634,13 @@ def _result_handler(aval, sharding):
         return xc.array_result_handler(aval, sharding, True, _skip_checks=True)
     except TypeError:               # jaxlib >= 0.11 dropped _skip_checks (it never checks)
         return xc.array_result_handler(aval, sharding, True)
+
+
+def check_may_execute(name) -> None:
+    """JAX's RuntimeError if jax_no_execution is set."""
+    if config.jax_no_execution:
+        raise RuntimeError(f"JAX tried to execute function {name}, but the no_execution config "
+                           "option is set")
 
 
 def _simple_call(execute, handlers, out_avals, executable_ref):

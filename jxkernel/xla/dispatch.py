@@ -17,7 +17,7 @@ from ..core.sharding_types import abstract_eval
 from ..core.trace import Tracer, escaped_tracer_error
 from . import client as _client
 from .array import Array, device_put, host_to_device
-from .compiler import Executable
+from .compiler import Executable, check_may_execute
 from .pipeline import compile_jaxpr
 
 _executables: dict = {}      # (prim, avals, params, device) -> Executable
@@ -130,6 +130,8 @@ def _run_compiled(prim, args, params):
         where = bufs[0]._sharding if bufs else None
         _fast[(prim, tuple(params.items()), where, *avals)] = _LastRun(dict(params), avals,
                                                                        where, exe)
+    if config._debug_values:
+        check_may_execute(prim.name)
     outs = exe.call_buffers(bufs)
     if config._debug_values:
         check_values(prim.name, outs)

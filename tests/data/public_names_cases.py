@@ -426,9 +426,47 @@ def dot_cases(jax):
     return out
 
 
+def config_more_cases(jax):
+    """softmax_custom_jvp, no_execution, make_user_context, jax2tf_associative_scan_reductions
+    (softmax at equal logits: every derivative is exact)."""
+    jnp = jax.numpy
+    x = jnp.zeros(4)
+    first = lambda v: jax.nn.softmax(v)[0]
+    masked = lambda v: jax.nn.softmax(v, where=jnp.array([True, False, True, False]))[0]
+    out = {"softmax_default": enc([jax.grad(first)(x), jax.grad(masked)(x)])}
+    with jax.softmax_custom_jvp(True):
+        out["softmax_custom_jvp"] = enc([jax.grad(first)(x), jax.jit(jax.grad(masked))(x),
+                                         jax.jvp(jax.nn.softmax, (x,), (jnp.arange(4.0),)),
+                                         jax.nn.softmax(x)])
+        out["softmax_custom_jvp_primitives"] = sorted({e.primitive.name for e in jax.make_jaxpr(
+            jax.nn.softmax)(x).eqns} & {"custom_jvp_call", "exp"})
+    f = jax.jit(lambda v: v + 1)
+    f(1.0)
+    with jax.no_execution(True):
+        out["no_execution"] = [outcome(lambda: f(2.0)), outcome(lambda: jax.make_jaxpr(f)(1.0)
+                                                               is not None)]
+    out["no_execution_after"] = enc(f(2.0))
+    traces, ctx = [], jax.make_user_context(0)
+    g = jax.jit(lambda v: traces.append(1) or v * 2)
+    g(1.0)
+    g(1.0)
+    with ctx(1):
+        g(1.0)
+        g(1.0)
+        out["user_context_value"] = ctx.value
+    g(1.0)
+    out["user_context_traces"] = len(traces)
+    out["jax2tf_associative_scan_reductions"] = [jax.jax2tf_associative_scan_reductions.value]
+    with jax.jax2tf_associative_scan_reductions(True):
+        out["jax2tf_associative_scan_reductions"] += [
+            jax.config.jax2tf_associative_scan_reductions, enc(jnp.cumsum(jnp.arange(4)))]
+    return out
+
+
 def run(jax) -> dict:
     return {"api": api_cases(jax), "lax": lax_cases(jax),
             "custom_batching": custom_batching_cases(jax), "config": config_cases(jax),
             "state": state_cases(jax), "dot": dot_cases(jax),
+            "config_more": config_more_cases(jax),
             # (last: its scalar listener stays registered and hears later compiles)
             "ops_monitoring": ops_monitoring_cases(jax)}
