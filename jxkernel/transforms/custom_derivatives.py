@@ -554,7 +554,7 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts,
         raise _closure_error(name)
     args, arg_tangents = primals[num_consts:], tangents[num_consts:]
     outs, residuals = fwd(list(args), [type(t) is not Zero for t in arg_tangents])
-    out_avals = tuple(get_aval(o).strip_weak_type() for o in outs)
+    out_avals = tuple(get_aval(o) for o in outs)     # weak kept, as JAX's to_tangent_aval
     if all(type(t) is Zero for t in arg_tangents):
         return outs, [Zero(a) for a in out_avals]
     arg_tangents = [instantiate(t) for t in arg_tangents]

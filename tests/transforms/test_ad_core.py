@@ -75,6 +75,12 @@ def test_a_gradients_weak_type_comes_out_of_its_rules():
     assert jax.jacrev(lambda x: x ** 2)(1.0).weak_type     # jacobians cast like their example
     assert jax.jacfwd(lambda x: x ** 2)(1.0).weak_type
 
+    @jax.custom_vjp
+    def two(x):
+        return x * 2.0, x * 3.0
+    two.defvjp(lambda x: (two(x), None), lambda _, g: (g[0] + g[1],))
+    assert weak(lambda x: two(x)[0], 0.5)     # bwd's zero cotangent of an unused output: weak
+
 
 def test_atan2_of_complex_operands_is_holomorphic():
     x = np.complex128([1 + 2j, -0.5 + 0.1j])
