@@ -5,11 +5,14 @@ import numpy as np
 import pytest
 
 import jxkernel
+import jxkernel as jax
 from jxkernel import lax
 from jxkernel.config import config
 from jxkernel.core import check_jaxpr
+from jxkernel.test_util import check_grads, check_vjp
 
 from numerics import REDUCTION, assert_allclose_ulp
+from rule_checks import F32, check_vmap, largest, same_text, sample, sum_all
 
 bf16 = np.dtype(ml_dtypes.bfloat16)
 LOW = (np.dtype(np.float16), bf16)
@@ -237,3 +240,167 @@ def test_errors(fn, exc, msg):
     with pytest.raises(exc) as info:
         fn()
     assert msg in str(info.value)
+
+
+# ================================================================== batching, jvp and transpose
+# rules: vmap against stacking per-example results (in_axes 0, 1, -1 and None mixes, nested, with
+# jit in both orders; tests/support/rule_checks.py's check_vmap), check_grads to order 2 in both
+# modes, vjp/jvp dot-product tests, JAX's conventions, and jaxprs as JAX 0.10.2 prints them.
+LHS, RHS = sample((2, 3, 4), 3), sample((2, 4, 5), 4)
+BATCHED_DOT = (((2,), (1,)), ((0,), (0,)))
+CONTRACT2 = (((0, 2), (0, 1)), ((), ()))
+BINARY = {
+    "matmul": (lambda a, b: lax.dot(a, b), sample((3, 4)), sample((4, 5), 5)),
+    "matvec": (lambda a, b: lax.dot(a, b), sample((3, 4)), sample((4,), 5)),
+    "vecvec": (lambda a, b: lax.dot(a, b), sample((4,)), sample((4,), 5)),
+    "batched": (lambda a, b: lax.dot_general(a, b, BATCHED_DOT), LHS, RHS),
+    "contract2": (lambda a, b: lax.dot_general(a, b, CONTRACT2), LHS, RHS),
+    "outer": (lambda a, b: lax.dot_general(a, b, (((), ()), ((), ()))), sample((3,)), sample((2, 2))),
+    "preferred": (lambda a, b: lax.dot(a, b, preferred_element_type=F32),
+                  sample((3, 4), 0, np.float16), sample((4, 2), 1, np.float16)),
+}
+MIXES = [(0, 0), (0, None), (None, 1), (-1, 0), (1, -1)]
+
+
+@pytest.mark.parametrize("in_axes", MIXES, ids=str)
+@pytest.mark.parametrize("name", list(BINARY))
+def test_vmap_binary(name, in_axes):
+    f, a, b = BINARY[name]
+    check_vmap(f, [a, b], list(in_axes), with_jit=in_axes == (-1, 0))
+
+
+def test_nested_vmap():
+    def f(a, b):        # a: (2, 3, 4), b: (2, 4, 5) per example
+        return lax.cumsum(lax.sort(lax.dot_general(a, b, BATCHED_DOT), 2), 1)
+    a, b = sample((3, 2, 2, 3, 4)), sample((2, 4, 5, 3), 1)
+    # outer: a's axis 0, b's axis 3; inner: axis 1 of a's slice, b unbatched
+    nested = jax.vmap(jax.vmap(f, in_axes=(1, None)), in_axes=(0, 3))
+    want = np.stack([np.stack([f(a[o][:, i], b[..., o]) for i in range(2)]) for o in range(3)])
+    for g in (nested, jax.jit(nested), jax.vmap(jax.jit(jax.vmap(f, in_axes=(1, None))),
+                                                in_axes=(0, 3))):
+        # (batched dots and cumsums: REDUCTION at the largest |value| [worst seen 0])
+        assert_allclose_ulp(np.asarray(g(a, b)), want, REDUCTION, scale=largest(want))
+    check_jaxpr(jax.make_jaxpr(nested)(a, b))
+
+
+def test_vmap_keeps_unbatched_operands_unbatched():
+    """JAX folds the batch dim into the free dims of the batched operand: no broadcast of
+    the weights, no transposes, one dot_general per layer."""
+    def predict(params, x):
+        for w, b in params:
+            x = lax.tanh(lax.add(lax.dot(x, w), b))
+        return x
+    params = [(sample((8, 16)), sample((16,), 1)), (sample((16, 4), 2), sample((4,), 3))]
+    jaxpr = jax.make_jaxpr(jax.vmap(predict, in_axes=(None, 0)))(params, sample((5, 8), 4))
+    check_jaxpr(jaxpr)
+    prims = [e.primitive.name for e in jaxpr.jaxpr.eqns]
+    assert prims.count("dot_general") == 2 and "transpose" not in prims
+    dot_in_shapes = [tuple(v.aval.shape for v in e.invars) for e in jaxpr.jaxpr.eqns
+                     if e.primitive.name == "dot_general"]
+    assert dot_in_shapes == [((5, 8), (8, 16)), ((5, 16), (16, 4))]
+    # reductions shift their axes instead of moving the batch dim
+    jaxpr = jax.make_jaxpr(jax.vmap(lambda x: lax.reduce_max(x, (0, 2)), in_axes=1))(
+        sample((3, 4, 5, 6)))
+    assert [e.primitive.name for e in jaxpr.jaxpr.eqns] == ["reduce_max"]
+    assert jaxpr.jaxpr.eqns[0].params["axes"] == (0, 3)
+
+
+@pytest.mark.parametrize("dims,shapes", [
+    ((((1,), (0,)), ((), ())), ((3, 4), (4, 2))),
+    (BATCHED_DOT, ((2, 3, 4), (2, 4, 5))),
+    ((((0, 2), (0, 1)), ((), ())), ((2, 3, 4), (2, 4, 5))),
+    ((((2,), (0,)), ((1,), (2,))), ((3, 2, 4), (4, 5, 2))),      # batch dims not in front
+    ((((), ()), ((), ())), ((3,), (2,))),
+], ids=["matmul", "batched", "contract2", "batch_mid", "outer"])
+def test_dot_general_grads(dims, shapes):
+    f = lambda a, b: lax.dot_general(a, b, dims)
+    args = (sample(shapes[0], 1), sample(shapes[1], 2))
+    check_grads(f, args, order=2, modes=("fwd", "rev"))
+    check_vjp(f, args)                 # the dot-product test <vjp(ct), t> == <ct, jvp(t)>
+    for argnums in (0, 1, (0, 1)):
+        check_jaxpr(jax.make_jaxpr(jax.grad(lambda a, b: sum_all(f(a, b)), argnums=argnums))(*args))
+
+
+def test_dot_general_preferred_element_type_and_mixed_dtypes():
+    a, b = sample((3, 4), 1, np.float16), sample((4, 2), 2, np.float16)
+    f = lambda a, b: sum_all(lax.dot(a, b, preferred_element_type=F32))
+    ga, gb = jax.grad(f, argnums=(0, 1))(a, b)
+    assert ga.dtype == gb.dtype == np.float16          # cast back to the operands' type
+    # sums of two float16 values, exact in float32 and rounded once to float16: correctly
+    # rounded on every CPU, 1 ulp for a double rounding should one appear [worst seen 0]
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    assert_allclose_ulp(np.asarray(ga), (np.ones((3, 2)) @ b64.T).astype(np.float16), 1)
+    assert_allclose_ulp(np.asarray(gb), (a64.T @ np.ones((3, 2))).astype(np.float16), 1)
+    check_jaxpr(jax.make_jaxpr(jax.grad(f, argnums=(0, 1)))(a, b))
+    i8, w = sample((3, 4), 3, np.int8), sample((4, 2), 4)
+    gw = jax.grad(lambda w: sum_all(lax.dot(i8, w)))(w)
+    # sums of 2 small integers times 1.0: exact on every CPU
+    np.testing.assert_array_equal(np.asarray(gw), i8.T.astype(F32) @ np.ones((3, 2), F32))
+
+
+def test_grad_of_vmapped_dot():
+    w, xs = sample((4, 3), 1), sample((5, 4), 2)
+    loss = lambda w: sum_all(lax.tanh(jax.vmap(lambda x: lax.dot(x, w))(xs)))
+    x64 = xs.astype(np.float64)              # float64, rounded once to float32
+    dtanh = 1 - np.tanh(x64 @ w.astype(np.float64)) ** 2
+    want = (x64.T @ dtanh).astype(F32)
+    # 5-term sums of tanh' that cancel: REDUCTION at the sum of |terms| [worst seen 3]
+    terms = np.abs(x64).T @ dtanh
+    assert_allclose_ulp(np.asarray(jax.grad(loss)(w)), want, REDUCTION, scale=terms)
+    assert_allclose_ulp(np.asarray(jax.jit(jax.grad(loss))(w)), want, REDUCTION, scale=terms)
+
+
+X34 = np.zeros((3, 4), F32)
+A234, B245 = np.zeros((2, 3, 4), F32), np.zeros((2, 4, 5), F32)
+RULES_GOLDEN = {
+    "grad_dot_batched": (jax.grad(lambda a, b: sum_all(lax.dot_general(a, b, BATCHED_DOT)),
+                                  argnums=(0, 1)), (A234, B245), """
+{ lambda ; a:f32[2,3,4] b:f32[2,4,5]. let
+    c:f32[2,3,5] = dot_general[dimension_numbers=(([2], [1]), ([0], [0]))] a b
+    _:f32[] = reduce_sum[axes=(0, 1, 2) out_sharding=None] c
+    d:f32[2,3,5] = broadcast_in_dim 1.0:f32[]
+    e:f32[2,5,4] = dot_general[dimension_numbers=(([1], [1]), ([0], [0]))] d a
+    f:f32[2,4,5] = transpose[permutation=(0, 2, 1)] e
+    g:f32[2,3,4] = dot_general[dimension_numbers=(([2], [2]), ([0], [0]))] d b
+  in (g, f) }"""),
+    "grad_dot_contract2": (jax.grad(lambda a, b: sum_all(lax.dot_general(a, b, CONTRACT2)),
+                                    argnums=(0, 1)), (A234, B245), """
+{ lambda ; a:f32[2,3,4] b:f32[2,4,5]. let
+    c:f32[3,5] = dot_general[dimension_numbers=(([0, 2], [0, 1]), ([], []))] a b
+    _:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] c
+    d:f32[3,5] = broadcast_in_dim 1.0:f32[]
+    e:f32[5,2,4] = dot_general[dimension_numbers=(([0], [1]), ([], []))] d a
+    f:f32[2,4,5] = transpose[permutation=(1, 2, 0)] e
+    g:f32[3,2,4] = dot_general[dimension_numbers=(([1], [2]), ([], []))] d b
+    h:f32[2,3,4] = transpose[permutation=(1, 0, 2)] g
+  in (h, f) }"""),
+    "vmap_dot_rhs": (jax.vmap(lambda a, b: lax.dot_general(a, b, BATCHED_DOT), in_axes=(None, 2)),
+                     (A234, B245), """
+{ lambda ; a:f32[2,3,4] b:f32[2,4,5]. let
+    c:f32[2,3,5] = dot_general[dimension_numbers=(([2], [1]), ([0], [0]))] a b
+    d:f32[5,2,3] = transpose[permutation=(2, 0, 1)] c
+  in (d,) }"""),
+    "vmap_dot_both": (jax.vmap(lambda a, b: lax.dot_general(a, b, (((1,), (0,)), ((), ())))),
+                      (A234, B245), """
+{ lambda ; a:f32[2,3,4] b:f32[2,4,5]. let
+    c:f32[2,3,5] = dot_general[dimension_numbers=(([2], [1]), ([0], [0]))] a b
+  in (c,) }"""),
+}
+
+
+@pytest.mark.parametrize("name", list(RULES_GOLDEN))
+def test_jaxprs_as_jax_prints_them(name):
+    f, args, text = RULES_GOLDEN[name]
+    jaxpr = jax.make_jaxpr(f)(*args)
+    check_jaxpr(jaxpr)
+    same_text(jaxpr, text.strip())
+
+
+def test_every_primitive_of_this_family_has_its_rules():
+    from jxkernel.core.primitive import batching_rules, jvp_rules, transpose_rules
+    linear = [lax.dot_general_p]
+    everything = linear + []
+    for p in everything:
+        assert p in batching_rules and p in jvp_rules, p
+    for p in linear:
+        assert p in transpose_rules, p

@@ -7,9 +7,12 @@ import pytest
 from numerics import ELEMENTWISE, REDUCTION, assert_allclose_ulp
 
 import jxkernel
+import jxkernel as jax
 from jxkernel import lax
 from jxkernel.core import ShapedArray, check_jaxpr
 from jxkernel.lax.conversion import _convert_element_type
+from jxkernel.test_util import check_grads
+from rule_checks import F32, check_vmap, largest, same_text, sample, sum_all
 
 bf16 = np.dtype(ml_dtypes.bfloat16)
 LOW = (np.dtype(np.float16), bf16)
@@ -334,3 +337,242 @@ def test_reduce_cannot_close_over_tracers():
         return lax.reduce(a, 0., lambda p, q: lax.add(lax.add(p, q), s), (0,))
     with pytest.raises(NotImplementedError, match="can't close over Tracers"):
         jxkernel.jit(fn)(f, np.float32(1))
+
+
+# ================================================================== batching, jvp and transpose
+# rules: vmap against stacking per-example results (in_axes 0, 1, -1 and None mixes, nested, with
+# jit in both orders; tests/support/rule_checks.py's check_vmap), check_grads to order 2 in both
+# modes, vjp/jvp dot-product tests, JAX's conventions, and jaxprs as JAX 0.10.2 prints them.
+X = sample((3, 4))
+BOOLS, INTS = sample((3, 4), 1, np.bool_), sample((3, 4), 2, np.int32)
+
+
+def _monoid(a, b):
+    """(1 + a)(1 + b) - 1: associative and commutative with identity 0, and no lax op, so
+    lax.reduce traces it as a generic `reduce` region."""
+    return lax.add(lax.add(lax.mul(a, b), a), b)
+
+
+def _argmax_pair(a, b):
+    (va, ia), (vb, ib) = a, b
+    pick_a = lax.bitwise_or(lax.gt(va, vb), lax.bitwise_and(lax.eq(va, vb), lax.lt(ia, ib)))
+    return lax.select(pick_a, va, vb), lax.select(pick_a, ia, ib)
+
+
+UNARY = {
+    "reduce_sum0": (lambda x: lax.reduce_sum(x, (0,)), X),
+    "reduce_sum01": (lambda x: lax.reduce_sum(x, (0, 1)), X),
+    "reduce_max1": (lambda x: lax.reduce_max(x, (1,)), X),
+    "reduce_min0": (lambda x: lax.reduce_min(x, (0,)), X),
+    "reduce_prod1": (lambda x: lax.reduce_prod(x, (1,)), X),
+    "reduce_and": (lambda x: lax.reduce_and(x, (1,)), BOOLS),
+    "reduce_or": (lambda x: lax.reduce_or(x, (0,)), BOOLS),
+    "reduce_xor": (lambda x: lax.reduce_xor(x, (0, 1)), INTS),
+    "argmax0": (lambda x: lax.argmax(x, 0, np.int32), X),
+    "argmin1": (lambda x: lax.argmin(x, 1, np.int32), X),
+    "reduce_generic": (lambda x: lax.reduce(x, F32(0), _monoid, (1,)), X * 0.3),
+    "reduce_pair": (lambda x: lax.reduce((x, lax.broadcasted_iota(np.int32, (3, 4), 0)),
+                                         (F32(-np.inf), np.int32(0)), _argmax_pair, (0,)), X),
+    "cumsum1": (lambda x: lax.cumsum(x, 1), X),
+    "cumsum0r": (lambda x: lax.cumsum(x, 0, reverse=True), X),
+    "cumprod1": (lambda x: lax.cumprod(x, 1), X),
+    "cummax0": (lambda x: lax.cummax(x, 0), X),
+    "cummin1r": (lambda x: lax.cummin(x, 1, reverse=True), X),
+    "cumlogsumexp1": (lambda x: lax.cumlogsumexp(x, 1), X),
+}
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("name", list(UNARY))
+def test_vmap_unary(name, axis):
+    f, x = UNARY[name]
+    check_vmap(f, [x], [axis], with_jit=axis == -1)      # jit both ways once per primitive
+
+
+def test_vmap_of_reduce_with_batched_init_is_an_error():
+    with pytest.raises(NotImplementedError, match="batched initial values"):
+        jax.vmap(lambda x, i: lax.reduce(x, i, _monoid, (0,)))(sample((2, 3)), sample((2,)))
+
+
+GRADS = {
+    "reduce_sum": lambda x: lax.reduce_sum(lax.sin(x), (1,)),
+    "reduce_max": lambda x: lax.reduce_max(x, (0,)),
+    "reduce_min": lambda x: lax.reduce_min(x, (0, 1)),
+    "reduce_prod": lambda x: lax.reduce_prod(x, (1,)),
+    "reduce_prod_all": lambda x: lax.reduce_prod(x, (0, 1)),
+    "reduce_generic": lambda x: lax.reduce(x, F32(0), _monoid, (1,)),
+    "reduce_pair": lambda x: lax.reduce((x, lax.broadcasted_iota(np.int32, np.shape(x), 0)),
+                                        (F32(-np.inf), np.int32(0)), _argmax_pair, (0,))[0],
+    "cumsum": lambda x: lax.cumsum(x, 1),
+    "cumsum_rev": lambda x: lax.cumsum(x, 0, reverse=True),
+    "cumprod": lambda x: lax.cumprod(x, 1),
+    "cumprod_rev": lambda x: lax.cumprod(x, 0, reverse=True),
+    "cummax": lambda x: lax.cummax(x, 1),
+    "cummin_rev": lambda x: lax.cummin(x, 0, reverse=True),
+    "cumlogsumexp": lambda x: lax.cumlogsumexp(x, 1),
+}
+
+
+@pytest.mark.parametrize("name", list(GRADS))
+def test_check_grads_order_2(name):
+    scale = 0.5 if "prod" in name or "generic" in name else 1
+    x = sample((3, 5), 5) * scale
+    check_grads(GRADS[name], (x,), order=2, modes=("fwd", "rev"))
+    check_grads(GRADS[name], (sample((4, 3), 6) * scale,), order=1, modes=("fwd", "rev"))
+    check_jaxpr(jax.make_jaxpr(jax.grad(lambda x: sum_all(GRADS[name](x))))(x))
+    check_jaxpr(jax.make_jaxpr(lambda x, t: jax.jvp(GRADS[name], (x,), (t,)))(x, x))
+
+
+def test_reduce_with_a_tangent_on_its_initial_value_is_not_differentiable():
+    with pytest.raises(NotImplementedError, match="initial values"):
+        jax.grad(lambda i: sum_all(lax.reduce(X, i, _monoid, (1,))))(F32(0))
+
+
+def test_max_ties_split_the_gradient_and_argmax_has_none():
+    x = np.array([[1., 3., 3.], [2., 0., 2.]], F32)
+    np.testing.assert_allclose(np.asarray(jax.grad(lambda x: sum_all(lax.reduce_max(x, (1,))))(x)),
+                               [[0, .5, .5], [.5, 0, .5]])
+    np.testing.assert_allclose(np.asarray(jax.grad(lambda x: lax.reduce_min(x, (0, 1)))(x)),
+                               [[0, 0, 0], [0, 1, 0]])
+    # argmax's integer result carries no tangent: only the reduce_max path contributes
+    f = lambda x: sum_all(lax.mul(lax.reduce_max(x, (1,)),
+                            lax.convert_element_type(lax.argmax(x, 1, np.int32), F32)))
+    np.testing.assert_allclose(np.asarray(jax.grad(f)(x)), [[0, .5, .5], [0, 0, 0]])
+    _, t = jax.jvp(lambda x: lax.argmax(x, 1, np.int32), (x,), (np.ones_like(x),))
+    assert not np.any(np.asarray(t))
+
+
+def test_cumsum_transpose_is_reverse_cumsum_and_prod_with_zeros():
+    x = sample((4,), 1)
+    ct = sample((4,), 2)
+    _, f_vjp = jax.vjp(lambda x: lax.cumsum(x, 0), x)
+    # float64 reverse cumsum rounded once; partial sums that cancel measured at sums of |ct|
+    # [worst seen 0]
+    ct64 = ct[::-1].astype(np.float64)
+    assert_allclose_ulp(np.asarray(f_vjp(ct)[0]), np.cumsum(ct64)[::-1].astype(F32), REDUCTION,
+                        scale=np.cumsum(np.abs(ct64))[::-1])
+    x = np.array([2., 0., 3., 4.], F32)          # a zero: the tree jvp stays finite and exact
+    np.testing.assert_allclose(np.asarray(jax.grad(lambda x: lax.reduce_prod(x, (0,)))(x)),
+                               [0., 24., 0., 0.])
+    np.testing.assert_allclose(np.asarray(jax.grad(lambda x: sum_all(lax.cumprod(x, 0)))(x)),
+                               [1., 2 + 6 + 24, 0., 0.])
+
+
+def test_grads_under_jit_and_vmap_of_grad():
+    for name in ("reduce_max", "cumprod", "reduce_generic"):
+        f = lambda x: sum_all(GRADS[name](x))
+        x = sample((3, 5), 5) * 0.5
+        want = np.asarray(jax.grad(f)(x))
+        # (jit fuses the gradient's products and sums differently from eager), at the
+        # largest |value| [worst seen 1.1]
+        assert_allclose_ulp(np.asarray(jax.jit(jax.grad(f))(x)), want, REDUCTION,
+                            scale=largest(want))
+        if name in ("cumprod", "sort"):
+            assert_allclose_ulp(np.asarray(jax.grad(jax.jit(f))(x)), want, REDUCTION,
+                                scale=largest(want))
+        xs = np.stack([x, x * 2])
+        # vmap's batching rules run at trace time: under jit the whole batched gradient is one
+        # compile instead of one per primitive
+        per = np.asarray(jax.jit(jax.vmap(jax.grad(f)))(xs))
+        assert_allclose_ulp(per[0], want, REDUCTION, scale=largest(want))
+        want2 = np.asarray(jax.grad(f)(x * 2))
+        assert_allclose_ulp(per[1], want2, REDUCTION, scale=largest(want2))
+        check_jaxpr(jax.make_jaxpr(jax.vmap(jax.grad(f)))(xs))
+
+
+X34 = np.zeros((3, 4), F32)
+RULES_GOLDEN = {
+    "grad_reduce_sum_tanh": (jax.grad(lambda x: sum_all(lax.tanh(x))), (X34,), """
+{ lambda ; a:f32[3,4]. let
+    b:f32[3,4] = tanh a
+    c:f32[3,4] = sub 1.0:f32[] b
+    _:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] b
+    d:f32[3,4] = broadcast_in_dim 1.0:f32[]
+    e:f32[3,4] = mul d c
+    f:f32[3,4] = mul e b
+    g:f32[3,4] = add_any e f
+  in (g,) }"""),
+    "grad_reduce_max": (jax.grad(lambda x: sum_all(lax.reduce_max(x, (1,)))), (X34,), """
+{ lambda ; a:f32[3,4]. let
+    b:f32[3] = reduce_max[axes=(1,)] a
+    c:f32[3,1] = reshape[dimensions=None new_sizes=(3, 1) sharding=None] b
+    d:bool[3,4] = eq a c
+    e:f32[3,4] = convert_element_type[new_dtype=float32 weak_type=False] d
+    f:f32[3] = reduce_sum[axes=(1,) out_sharding=None] e
+    _:f32[] = reduce_sum[axes=(0,) out_sharding=None] b
+    g:f32[3] = broadcast_in_dim 1.0:f32[]
+    h:f32[3] = div g f
+    i:f32[3,4] = broadcast_in_dim[broadcast_dimensions=(np.int64(0),)] h
+    j:f32[3,4] = mul i e
+  in (j,) }"""),
+    "grad_reduce_prod": (jax.grad(lambda x: sum_all(lax.reduce_prod(x, (1,)))), (X34,), """
+{ lambda ; a:f32[3,4]. let
+    b:f32[4,3] = reshape[dimensions=(1, 0) new_sizes=(4, 3) sharding=None] a
+    c:f32[2,3] = slice[limit_indices=(2, 3) start_indices=(0, 0) strides=(1, 1)] b
+    d:f32[2,3] = slice[limit_indices=(4, 3) start_indices=(2, 0) strides=(1, 1)] b
+    e:f32[2,3] = mul c d
+    f:f32[1,3] = slice[limit_indices=(1, 3) start_indices=(0, 0) strides=(1, 1)] e
+    g:f32[1,3] = slice[limit_indices=(2, 3) start_indices=(1, 0) strides=(1, 1)] e
+    h:f32[1,3] = mul f g
+    i:f32[3] = squeeze[dimensions=(0,)] h
+    _:f32[] = reduce_sum[axes=(0,) out_sharding=None] i
+    j:f32[3] = broadcast_in_dim 1.0:f32[]
+    k:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,)] j
+    l:f32[1,3] = mul f k
+    m:f32[1,3] = mul k g
+    n:f32[2,3] = pad[padding_config=((1, np.int64(0), 0), (0, np.int64(0), 0))] l
+      0.0:f32[]
+    o:f32[2,3] = pad[padding_config=((0, np.int64(1), 0), (0, np.int64(0), 0))] m
+      0.0:f32[]
+    p:f32[2,3] = add_any n o
+    q:f32[2,3] = mul c p
+    r:f32[2,3] = mul p d
+    s:f32[4,3] = pad[padding_config=((2, np.int64(0), 0), (0, np.int64(0), 0))] q
+      0.0:f32[]
+    t:f32[4,3] = pad[padding_config=((0, np.int64(2), 0), (0, np.int64(0), 0))] r
+      0.0:f32[]
+    u:f32[4,3] = add_any s t
+    v:f32[3,4] = transpose[permutation=(1, 0)] u
+  in (v,) }"""),
+    "grad_cumsum_rev": (jax.grad(lambda x: sum_all(lax.sin(lax.cumsum(x, 0, reverse=True)))), (X34,), """
+{ lambda ; a:f32[3,4]. let
+    b:f32[3,4] = cumsum[axis=0 reverse=True] a
+    c:f32[3,4] = sin b
+    d:f32[3,4] = cos b
+    _:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] c
+    e:f32[3,4] = broadcast_in_dim 1.0:f32[]
+    f:f32[3,4] = mul e d
+    g:f32[3,4] = cumsum[axis=0 reverse=False] f
+  in (g,) }"""),
+    "vmap_reduce_sum": (jax.vmap(lambda x: lax.reduce_sum(x, (0,)), in_axes=1), (X34,), """
+{ lambda ; a:f32[3,4]. let
+    b:f32[4] = reduce_sum[axes=(np.int64(0),) out_sharding=None] a
+  in (b,) }"""),
+    "vmap_argmax": (jax.vmap(lambda x: lax.argmax(x, 0, np.int32), in_axes=1), (X34,), """
+{ lambda ; a:f32[3,4]. let
+    b:i32[4] = argmax[axes=(np.int64(0),) index_dtype=int32] a
+  in (b,) }"""),
+    "vmap_cumsum": (jax.vmap(lambda x: lax.cumsum(x, 0), in_axes=1), (X34,), """
+{ lambda ; a:f32[3,4]. let
+    b:f32[3,4] = cumsum[axis=0 reverse=False] a
+    c:f32[4,3] = transpose[permutation=(1, 0)] b
+  in (c,) }"""),
+}
+
+
+@pytest.mark.parametrize("name", list(RULES_GOLDEN))
+def test_jaxprs_as_jax_prints_them(name):
+    f, args, text = RULES_GOLDEN[name]
+    jaxpr = jax.make_jaxpr(f)(*args)
+    check_jaxpr(jaxpr)
+    same_text(jaxpr, text.strip())
+
+
+def test_every_primitive_of_this_family_has_its_rules():
+    from jxkernel.core.primitive import batching_rules, jvp_rules, transpose_rules
+    linear = [lax.reduce_sum_p, lax.cumsum_p]
+    everything = linear + [lax.reduce_max_p, lax.reduce_min_p, lax.reduce_prod_p, lax.reduce_and_p, lax.reduce_or_p, lax.reduce_xor_p, lax.argmax_p, lax.argmin_p, lax.reduce_p, lax.cumprod_p, lax.cummax_p, lax.cummin_p, lax.cumlogsumexp_p]
+    for p in everything:
+        assert p in batching_rules and p in jvp_rules, p
+    for p in linear:
+        assert p in transpose_rules, p

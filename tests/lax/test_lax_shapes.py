@@ -1,6 +1,7 @@
 """Shape primitives (lax/shapes.py, and pad from lax/slicing.py) against NumPy: eager, under
 jit, staged (checked jaxprs), printed as JAX 0.10.2 prints them, and every shape error with
-its message."""
+its message. Their batching, jvp and transpose rules: the last part, on
+tests/support/rule_checks.py's harness."""
 import re
 
 import ml_dtypes
@@ -8,8 +9,12 @@ import numpy as np
 import pytest
 
 import jxkernel
+import jxkernel as jax
 from jxkernel import lax
 from jxkernel.core import check_jaxpr
+from rule_checks import (Case, check_grads_order_2, check_per_example_vjp,
+                         check_transformed_jaxprs_typecheck, check_vmap_equals_stacking,
+                         check_vmap_with_jit_and_nested, floats, normalized, sum_all)
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 DTYPES = [np.dtype(d) for d in (np.bool_, np.int8, np.int32, np.uint32, np.float16, BF16,
@@ -382,3 +387,151 @@ def test_broadcast_shapes():
         lax.broadcast_shapes((2,), (-1,))
     with pytest.raises(TypeError, match="concrete values of integer type"):
         lax.broadcast_shapes((2.0,), (2,))
+
+
+# ================================================================== batching, jvp and transpose
+# rules, on tests/support/rule_checks.py's harness: vmap equals stacking over in_axes mixes
+# (nested, with jit both ways), check_grads to order 2 in both modes, per-example vjps, every
+# transformed jaxpr type-checks, and a few print exactly as JAX 0.10.2 prints them.
+RULE_CASES = [
+    Case("broadcast_in_dim", lambda x: lax.broadcast_in_dim(x, (2, 4, 3), (0, 2)),
+         [floats(1, 3)], (0,)),
+    Case("broadcast_in_dim_scalar", lambda x: lax.broadcast_in_dim(x, (2, 3), ()), [floats()],
+         (0,)),
+    Case("reshape", lambda x: lax.reshape(x, (3, 1, 2)), [floats(2, 3)], (0,)),
+    Case("reshape_dimensions", lambda x: lax.reshape(x, (6,), (1, 0)), [floats(2, 3)], (0,)),
+    Case("squeeze", lambda x: lax.squeeze(x, (0, 2)), [floats(1, 3, 1)], (0,)),
+    Case("transpose", lambda x: lax.transpose(x, (2, 0, 1)), [floats(2, 3, 4)], (0,)),
+    Case("rev", lambda x: lax.rev(x, (0, 2)), [floats(2, 3, 4)], (0,)),
+    Case("concatenate", lambda x, y: lax.concatenate([x, y, x], 1),
+         [floats(2, 3), floats(2, 1)], (0, 1)),
+    # split's outputs recombined (reversed, an empty piece; multiplied) into one array
+    Case("split", lambda x: lax.concatenate(lax.split(x, (1, 0, 3), 1)[::-1], 1),
+         [floats(2, 4)], (0,)),
+    Case("split_mul", lambda x: lax.mul(*lax.split(x, (2, 2), 0)), [floats(4, 3)], (0,)),
+    Case("stack", lambda x, y: lax.stack([x, y, x], 1), [floats(2, 3), floats(2, 3)], (0, 1)),
+    # unstack's third piece unused: its cotangent is a symbolic zero
+    Case("unstack", lambda x: lax.mul(*lax.unstack(x, 0)[:2]), [floats(3, 2)], (0,)),
+    Case("tile", lambda x: lax.tile(x, (2, 1, 3)), [floats(2, 3, 1)], (0,)),
+    Case("pad", lambda x, p: lax.pad(x, p, [(1, 2, 1), (-1, 1, 2)]), [floats(3, 4), floats()],
+         (0, 1)),
+    Case("pad_1d", lambda x, p: lax.pad(x, p, [(0, -2, 3)]), [floats(4), floats()], (0, 1)),
+    Case("iota", lambda x: lax.mul(x, lax.broadcasted_iota(F32, (2, 3), 1)), [floats(2, 3)],
+         (0,)),
+]
+
+@pytest.mark.parametrize("case", RULE_CASES, ids=lambda c: c.name)
+def test_vmap_equals_stacking(case):
+    check_vmap_equals_stacking(case)
+
+
+@pytest.mark.parametrize("case", RULE_CASES, ids=lambda c: c.name)
+def test_vmap_with_jit_and_nested(case):
+    check_vmap_with_jit_and_nested(case)
+
+
+@pytest.mark.parametrize("case", RULE_CASES, ids=lambda c: c.name)
+def test_grads_order_2(case):
+    check_grads_order_2(case)
+
+
+@pytest.mark.parametrize("case", RULE_CASES, ids=lambda c: c.name)
+def test_transformed_jaxprs_typecheck(case):
+    check_transformed_jaxprs_typecheck(case)
+
+
+@pytest.mark.parametrize("case", RULE_CASES, ids=lambda c: c.name)
+def test_per_example_vjp(case):
+    check_per_example_vjp(case)
+
+
+X3, X13, X23 = np.ones(3, F32), np.ones((1, 3), F32), np.ones((2, 3), F32)
+# (function, arguments, what JAX 0.10.2 prints for the same program)
+RULES_GOLDEN = [
+    (jax.grad(lambda x: sum_all(lax.broadcast_in_dim(x, (2, 4, 3), (0, 2)))), [X13], """\
+{ lambda ; a:f32[1,3]. let
+    b:f32[2,4,3] = broadcast_in_dim[broadcast_dimensions=(0, 2)] a
+    _:f32[] = reduce_sum[axes=(0, 1, 2) out_sharding=None] b
+    c:f32[2,4,3] = broadcast_in_dim 1.0:f32[]
+    d:f32[3] = reduce_sum[axes=(0, 1) out_sharding=None] c
+    e:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,)] d
+  in (e,) }"""),
+    (jax.grad(lambda x: sum_all(lax.reshape(x, (6,), (1, 0)))), [X23], """\
+{ lambda ; a:f32[2,3]. let
+    b:f32[6] = reshape[dimensions=(1, 0) new_sizes=(6,) sharding=None] a
+    _:f32[] = reduce_sum[axes=(0,) out_sharding=None] b
+    c:f32[6] = broadcast_in_dim 1.0:f32[]
+    d:f32[3,2] = reshape[dimensions=None new_sizes=(3, 2) sharding=None] c
+    e:f32[2,3] = transpose[permutation=(1, 0)] d
+  in (e,) }"""),
+    (jax.grad(lambda x, p: sum_all(lax.pad(x, p, [(1, 2, 1), (0, -1, 0)])), (0, 1)),
+     [X23, F32(0)], """\
+{ lambda ; a:f32[2,3] b:f32[]. let
+    c:f32[6,2] = pad[padding_config=((1, 2, 1), (0, -1, 0))] a b
+    _:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] c
+    d:f32[6,2] = broadcast_in_dim 1.0:f32[]
+    e:f32[3,3] = pad[
+      padding_config=((np.int64(-1), np.int64(-2), np.int64(0)), (np.int64(0), np.int64(1), np.int64(0)))
+    ] d 0.0:f32[]
+    f:f32[2,3] = slice[
+      limit_indices=(3, 3)
+      start_indices=(np.int64(0), np.int64(0))
+      strides=(np.int64(2), np.int64(1))
+    ] e
+    g:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] d
+    h:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] f
+    i:f32[] = sub g h
+  in (f, i) }"""),
+    (jax.vmap(lambda x: lax.broadcast_in_dim(x, (2, 3), (1,)), in_axes=1), [X23.T], """\
+{ lambda ; a:f32[3,2]. let
+    b:f32[2,3] = transpose[permutation=(1, 0)] a
+    c:f32[2,2,3] = broadcast_in_dim[broadcast_dimensions=(0, np.int64(2))] b
+  in (c,) }"""),
+    (jax.vmap(lambda x: lax.reshape(x, (6,), (1, 0)), in_axes=1), [np.ones((2, 4, 3), F32)], """\
+{ lambda ; a:f32[2,4,3]. let
+    b:f32[4,2,3] = transpose[permutation=(1, 0, 2)] a
+    c:f32[4,6] = reshape[dimensions=(0, 2, 1) new_sizes=(4, 6) sharding=None] b
+  in (c,) }"""),
+    (jax.vmap(lambda x, p: lax.pad(x, p, [(1, 1, 0)])), [X23, np.ones(2, F32)], """\
+{ lambda ; a:f32[2,3] b:f32[2]. let
+    c:f32[2,5] = pad[padding_config=((0, 0, 0), (1, 1, 0))] a 0.0:f32[]
+    d:bool[2,3] = broadcast_in_dim True:bool[]
+    e:bool[2,5] = pad[padding_config=((0, 0, 0), (1, 1, 0))] d False:bool[]
+    f:f32[2,5] = broadcast_in_dim[broadcast_dimensions=(0,)] b
+    g:f32[2,5] = select_n e f c
+  in (g,) }"""),
+    (jax.vmap(lambda x, y: lax.concatenate([x, y], 0), in_axes=(0, None)), [X23, X3], """\
+{ lambda ; a:f32[2,3] b:f32[3]. let
+    c:f32[2,3] = broadcast_in_dim[broadcast_dimensions=(1,)] b
+    d:f32[2,6] = concatenate[dimension=1] a c
+  in (d,) }"""),
+]
+
+
+@pytest.mark.parametrize("i", range(len(RULES_GOLDEN)))
+def test_transformed_jaxpr_prints_as_jax(i):
+    fun, args, text = RULES_GOLDEN[i]
+    closed = jax.make_jaxpr(fun)(*args)
+    check_jaxpr(closed)
+    assert normalized(str(closed)) == normalized(text)
+
+
+def test_concatenate_transpose_is_a_split_as_in_jax():
+    # printed by JAX 0.10.2; a closed-over operand's piece is dropped (`_`)
+    closed = jax.make_jaxpr(jax.grad(lambda x, y: sum_all(lax.concatenate([x, y], 0)), (0, 1)))(
+        X23, X13)
+    check_jaxpr(closed)
+    assert normalized(str(closed)).endswith(normalized("""\
+    d:f32[3,3] = broadcast_in_dim 1.0:f32[]
+    e:f32[2,3] f:f32[1,3] = split[axis=0 sizes=(2, 1)] d
+  in (e, f) }"""))
+    closed = jax.make_jaxpr(jax.grad(lambda x: sum_all(lax.concatenate([x, X13, x], 0))))(X23)
+    check_jaxpr(closed)
+    assert normalized(str(closed)) == normalized("""{ lambda a:f32[1,3]; b:f32[2,3]. let
+    c:f32[5,3] = concatenate[dimension=0] b a b
+    _:f32[1,3] = broadcast_in_dim 0.0:f32[]
+    _:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] c
+    d:f32[5,3] = broadcast_in_dim 1.0:f32[]
+    e:f32[2,3] _:f32[1,3] f:f32[2,3] = split[axis=0 sizes=(2, 1, 2)] d
+    g:f32[2,3] = add_any e f
+  in (g,) }""")

@@ -3,7 +3,10 @@ eager, under jit, staged (checked jaxprs), printed as JAX 0.10.2 prints them,
 out-of-bounds behaviour of every mode, and every shape error with its message.
 
 Gather and scatter are checked against small loop implementations of XLA's semantics
-(`np_gather`, `np_scatter`) that were cross-checked against JAX 0.10.2."""
+(`np_gather`, `np_scatter`) that were cross-checked against JAX 0.10.2.
+
+Their batching, jvp and transpose rules: the last part, on tests/support/rule_checks.py's
+harness."""
 import itertools
 
 import ml_dtypes
@@ -11,9 +14,16 @@ import numpy as np
 import pytest
 
 import jxkernel
+import jxkernel as jax
 from jxkernel import lax
 from jxkernel.core import check_jaxpr
+from jxkernel.core.primitive import transpose_rules
+from jxkernel.transforms.ad_util import UndefinedPrimal, float0
 from lowered import run_lowered
+from rule_checks import (Case, check_grads_order_2, check_per_example_vjp,
+                         check_transformed_jaxprs_typecheck, check_vmap_equals_stacking,
+                         check_vmap_with_jit_and_nested, close, floats, ints, normalized,
+                         sum_all, unique_rows)
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 F32 = np.float32
@@ -633,3 +643,322 @@ def test_errors(i):
 def test_traced_slice_bounds_are_an_error():
     with pytest.raises(jxkernel.TracerIntegerConversionError):
         jxkernel.jit(lambda x, i: lax.slice_in_dim(x, i, 3))(np.ones(4, F32), 1)
+
+
+# ================================================================== batching, jvp and transpose
+# rules, on tests/support/rule_checks.py's harness: vmap equals stacking over in_axes mixes
+# (nested, with jit both ways), check_grads to order 2 in both modes, per-example vjps, every
+# transformed jaxpr type-checks, and a few print exactly as JAX 0.10.2 prints them.
+ROWS_G, ROWS_S = GD((1,), (0,), (0,)), SD((1,), (0,), (0,))
+BATCH_G = GD((), (1,), (1,), operand_batching_dims=(0,), start_indices_batching_dims=(0,))
+BATCH_S = SD((), (1,), (1,), operand_batching_dims=(0,), scatter_indices_batching_dims=(0,))
+
+
+def _gather(dn, sizes, **kw):
+    return lambda x, i: lax.gather(x, i, dn, sizes, **kw)
+
+
+def _scatter(op, dn, **kw):
+    return lambda x, i, u: op(x, i, u, dn, **kw)
+
+
+RULE_CASES = [
+    Case("slice", lambda x: lax.slice(x, (1, 0), (3, 4)), [floats(3, 4)], (0,)),
+    Case("slice_strides", lambda x: lax.slice(x, (0, 1, 0), (3, 4, 2), (2, 2, 1)),
+         [floats(3, 4, 2)], (0,)),
+    # start indices out of range and negative: clamped / counted from the end
+    Case("dynamic_slice", lambda x, i, j: lax.dynamic_slice(x, (i, j), (2, 2)),
+         [floats(3, 4), ints(-4, 5), ints(-5, 6)], (0,)),
+    Case("dynamic_slice_1d", lambda x, i: lax.dynamic_slice(x, (i,), (3,)),
+         [floats(5), ints(-6, 7)], (0,)),
+    Case("dynamic_slice_rank0", lambda x: lax.dynamic_slice(x, (), ()), [floats()], (0,)),
+    Case("dynamic_update_slice",
+         lambda x, u, i, j: lax.dynamic_update_slice(x, u, (i, j)),
+         [floats(3, 4), floats(2, 2), ints(-4, 5), ints(-5, 6)], (0, 1)),
+    Case("gather_rows", _gather(ROWS_G, (1, 3)), [floats(5, 3), ints(0, 5, 4, 1)], (0,)),
+    Case("gather_points", _gather(GD((), (0, 1), (0, 1)), (1, 1)),
+         [floats(4, 5), ints(0, 4, 2, 3, 2)], (0,)),
+    Case("gather_windows", _gather(GD((1, 2), (), (1,)), (6, 2)),
+         [floats(6, 5), ints(0, 4, 3, 1)], (0,)),
+    Case("gather_batching_dims", _gather(BATCH_G, (1, 1)),
+         [floats(3, 5), ints(0, 5, 3, 2, 1)], (0,)),
+    Case("gather_clip", _gather(ROWS_G, (1, 3), mode="clip"),
+         [floats(5, 3), ints(-3, 8, 4, 1)], (0,)),
+    Case("gather_fill", _gather(ROWS_G, (1, 3), mode="fill", fill_value=0.5),
+         [floats(5, 3), ints(-3, 8, 4, 1)], (0,)),
+    Case("scatter_add", _scatter(lax.scatter_add, ROWS_S),          # duplicates accumulate
+         [floats(5, 3), ints(0, 5, 4, 1), floats(4, 3)], (0, 2)),
+    Case("scatter_add_drop", _scatter(lax.scatter_add, ROWS_S),
+         [floats(5, 3), ints(-2, 7, 4, 1), floats(4, 3)], (0, 2)),
+    Case("scatter_add_clip", _scatter(lax.scatter_add, ROWS_S, mode="clip"),
+         [floats(5, 3), ints(-2, 7, 4, 1), floats(4, 3)], (0, 2)),
+    Case("scatter_add_windows", _scatter(lax.scatter_add, SD((1, 2), (), (1,))),
+         [floats(6, 7), ints(0, 5, 3, 1), floats(3, 6, 2)], (0, 2)),
+    Case("scatter_sub", _scatter(lax.scatter_sub, ROWS_S),
+         [floats(5, 3), ints(0, 5, 4, 1), floats(4, 3)], (0, 2)),
+    Case("scatter_mul", _scatter(lax.scatter_mul, ROWS_S, unique_indices=True),
+         [floats(5, 3), unique_rows(5, 3), floats(3, 3)], (0, 2)),
+    Case("scatter_min", _scatter(lax.scatter_min, ROWS_S),
+         [floats(5, 3), ints(0, 5, 4, 1), floats(4, 3)], (0, 2)),
+    Case("scatter_max", _scatter(lax.scatter_max, ROWS_S),
+         [floats(5, 3), ints(0, 5, 4, 1), floats(4, 3)], (0, 2)),
+    Case("scatter_unique", _scatter(lax.scatter, ROWS_S, unique_indices=True),
+         [floats(5, 3), unique_rows(5, 3), floats(3, 3)], (0, 2)),
+    Case("scatter", _scatter(lax.scatter, ROWS_S),     # not promised unique: JAX's id masking
+         [floats(5, 3), unique_rows(5, 3), floats(3, 3)], (0, 2)),
+    Case("scatter_batching_dims", _scatter(lax.scatter, BATCH_S),
+         [floats(3, 5), unique_rows(5, 3, 2), floats(3, 2)], (0, 2)),
+]
+
+@pytest.mark.parametrize("case", RULE_CASES, ids=lambda c: c.name)
+def test_vmap_equals_stacking(case):
+    check_vmap_equals_stacking(case)
+
+
+@pytest.mark.parametrize("case", RULE_CASES, ids=lambda c: c.name)
+def test_vmap_with_jit_and_nested(case):
+    check_vmap_with_jit_and_nested(case)
+
+
+@pytest.mark.parametrize("case", RULE_CASES, ids=lambda c: c.name)
+def test_grads_order_2(case):
+    check_grads_order_2(case)
+
+
+@pytest.mark.parametrize("case", RULE_CASES, ids=lambda c: c.name)
+def test_transformed_jaxprs_typecheck(case):
+    check_transformed_jaxprs_typecheck(case)
+
+
+@pytest.mark.parametrize("case", RULE_CASES, ids=lambda c: c.name)
+def test_per_example_vjp(case):
+    check_per_example_vjp(case)
+
+
+def test_nondifferentiable_indices_get_no_tangents():
+    x, i = np.arange(6, dtype=F32), np.int32(2)
+    jaxpr = jax.make_jaxpr(lambda x, t: jax.jvp(lambda x: lax.dynamic_slice(x, (i,), (2,)),
+                                                (x,), (t,)))(x, x)
+    check_jaxpr(jaxpr)
+    out, t = jax.jvp(lambda x: lax.dynamic_slice(x, (i,), (2,)), (x,), (np.ones(6, F32),))
+    close(t, np.ones(2, F32))
+    # only the operand of a gather is differentiable; the indices come back as float0
+    g = jax.vjp(lambda x, idx: lax.gather(x, idx, GD((), (0,), (0,)), (1,)), x,
+                np.array([[1], [1]], np.int32))[1](np.ones(2, F32))
+    close(g[0], [0, 2, 0, 0, 0, 0])
+    assert g[1].dtype == float0
+
+
+def test_scatter_transpose_needs_unique_indices():
+    # as JAX: only the promised-unique scatter is transposed directly (the general one's
+    # jvp is built from select_n and scatter-add, whose transposes exist)
+    x, idx = np.zeros(4, F32), np.array([[1], [1]], np.int32)
+    f = lambda x, u: lax.scatter(x, idx, u, SD((), (0,), (0,)))
+    gx, gu = jax.vjp(f, x, np.array([1.0, 2.0], F32))[1](np.arange(4, dtype=F32))
+    close(gx, [0, 0, 2, 3])
+    assert sorted(np.asarray(gu).tolist()) == [0.0, 1.0]   # one update wins element 1
+    eqn = jax.make_jaxpr(f)(x, np.zeros(2, F32)).eqns[0]
+    with pytest.raises(NotImplementedError, match="unique_indices=True"):
+        transpose_rules[lax.scatter_p](np.ones(4, F32), UndefinedPrimal(eqn.invars[0].aval), idx,
+                                       np.zeros(2, F32), **eqn.params)
+
+
+def test_scatter_mul_grad_needs_unique_indices():
+    f = lambda x, u: lax.scatter_mul(x, np.array([[1]], np.int32), u, SD((), (0,), (0,)))
+    with pytest.raises(NotImplementedError, match="unique_indices=True"):
+        jax.jvp(f, (np.ones(3, F32), np.ones(1, F32)), (np.ones(3, F32), np.ones(1, F32)))
+
+
+def test_dynamic_slice_batched_starts_clamp_like_unbatched():
+    x = np.arange(20, dtype=F32).reshape(4, 5)
+    starts = np.array([-9, -1, 0, 3, 7], np.int32)
+    got = jax.vmap(lambda i: lax.dynamic_slice(x, (i, i), (2, 3)))(starts)
+    for k, i in enumerate(starts):
+        close(np.asarray(got)[k], np.asarray(lax.dynamic_slice(x, (i, i), (2, 3))))
+
+
+X3 = np.ones(3, F32)
+# (function, arguments, what JAX 0.10.2 prints for the same program)
+RULES_GOLDEN = [
+    (jax.grad(lambda x: sum_all(lax.slice(x, (0, 0), (2, 3), (1, 2)))), [X23], """\
+{ lambda ; a:f32[2,3]. let
+    b:f32[2,2] = slice[limit_indices=(2, 3) start_indices=(0, 0) strides=(1, 2)] a
+    _:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] b
+    c:f32[2,2] = broadcast_in_dim 1.0:f32[]
+    d:f32[2,3] = pad[
+      padding_config=((0, np.int64(0), np.int64(0)), (0, np.int64(0), np.int64(1)))
+    ] c 0.0:f32[]
+  in (d,) }"""),
+    (jax.grad(lambda x, u, i: sum_all(lax.dynamic_update_slice(x, u, (0, i))), (0, 1)),
+     [X23, np.ones((2, 1), F32), np.int32(1)], """\
+{ lambda ; a:f32[2,3] b:f32[2,1] c:i32[]. let
+    d:bool[] = lt c 0:i32[]
+    e:i32[] = add c 3:i32[]
+    f:i32[] = select_n d c e
+    g:f32[2,3] = dynamic_update_slice a b 0:i32[] f
+    _:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] g
+    h:f32[2,3] = broadcast_in_dim 1.0:f32[]
+    i:f32[2,1] = broadcast_in_dim 0.0:f32[]
+    j:f32[2,3] = dynamic_update_slice h i 0:i32[] f
+    k:f32[2,1] = dynamic_slice[slice_sizes=(2, 1)] h 0:i32[] f
+  in (j, k) }"""),
+    (jax.grad(lambda x, i: sum_all(lax.gather(x, i, GD((1,), (0,), (0,)), (1, 3)))), [X23, I21],
+     f"""\
+{{ lambda ; a:f32[2,3] b:i32[2,1]. let
+    c:f32[2,3] = gather[
+      dimension_numbers={_GATHER_DN}
+      fill_value=None
+      indices_are_sorted=False
+      mode=GatherScatterMode.PROMISE_IN_BOUNDS
+      slice_sizes=(1, 3)
+      unique_indices=False
+    ] a b
+    _:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] c
+    d:f32[2,3] = broadcast_in_dim 1.0:f32[]
+    e:f32[2,3] = broadcast_in_dim 0.0:f32[]
+    f:f32[2,3] = scatter-add[
+      dimension_numbers={_SCATTER_DN}
+      indices_are_sorted=False
+      mode=GatherScatterMode.PROMISE_IN_BOUNDS
+      unique_indices=False
+      update_consts=()
+      update_jaxpr={{ lambda ; g:f32[] h:f32[]. let i:f32[] = add g h in (i,) }}
+    ] e b d
+  in (f,) }}"""),
+    (jax.grad(lambda x, u: sum_all(lax.scatter(x, I21, u, SD((1,), (0,), (0,)),
+                                            unique_indices=True)), (0, 1)), [X23, X23], f"""\
+{{ lambda a:i32[2,1]; b:f32[2,3] c:f32[2,3]. let
+    d:f32[2,3] = scatter[
+      dimension_numbers={_SCATTER_DN}
+      indices_are_sorted=False
+      mode=GatherScatterMode.FILL_OR_DROP
+      unique_indices=True
+      update_consts=()
+      update_jaxpr=None
+    ] b a c
+    _:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] d
+    e:f32[2,3] = broadcast_in_dim 1.0:f32[]
+    f:f32[2,3] = broadcast_in_dim 0.0:f32[]
+    g:f32[2,3] = scatter[
+      dimension_numbers={_SCATTER_DN}
+      indices_are_sorted=False
+      mode=GatherScatterMode.FILL_OR_DROP
+      unique_indices=True
+      update_consts=()
+      update_jaxpr=None
+    ] e a f
+    h:f32[2,3] = gather[
+      dimension_numbers={_GATHER_DN}
+      fill_value=0
+      indices_are_sorted=False
+      mode=GatherScatterMode.FILL_OR_DROP
+      slice_sizes=(1, 3)
+      unique_indices=False
+    ] e a
+  in (g, h) }}"""),
+    (jax.vmap(lambda x: lax.slice(x, (0, 1), (2, 3), (1, 2)), in_axes=1),
+     [np.ones((2, 4, 3), F32)], """\
+{ lambda ; a:f32[2,4,3]. let
+    b:f32[2,4,1] = slice[
+      limit_indices=(2, 4, 3)
+      start_indices=(0, 0, 1)
+      strides=(1, 1, 2)
+    ] a
+    c:f32[4,2,1] = transpose[permutation=(1, 0, 2)] b
+  in (c,) }"""),
+    (jax.vmap(lambda x: lax.dynamic_slice(x, (1,), (2,))), [X23], """\
+{ lambda ; a:f32[2,3]. let
+    b:i32[1] = broadcast_in_dim 1:i32[]
+    c:f32[2,2] = gather[
+      dimension_numbers=GatherDimensionNumbers(offset_dims=(0, np.int64(1)), collapsed_slice_dims=(), start_index_map=(np.int64(1),), operand_batching_dims=(), start_indices_batching_dims=())
+      fill_value=None
+      indices_are_sorted=True
+      mode=GatherScatterMode.CLIP
+      slice_sizes=(2, 2)
+      unique_indices=True
+    ] a b
+  in (c,) }"""),
+    (jax.vmap(lambda x, i: lax.dynamic_slice(x, (i,), (2,)), in_axes=(None, 0)),
+     [X3, np.zeros(4, np.int32)], """\
+{ lambda ; a:f32[3] b:i32[4]. let
+    c:bool[4] = lt b 0:i32[]
+    d:i32[4] = add b 3:i32[]
+    e:i32[4] = select_n c b d
+    f:i32[4,1] = broadcast_in_dim[broadcast_dimensions=(0,)] e
+    g:f32[4,2] = gather[
+      dimension_numbers=GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(), start_index_map=(0,), operand_batching_dims=(), start_indices_batching_dims=())
+      fill_value=None
+      indices_are_sorted=False
+      mode=GatherScatterMode.CLIP
+      slice_sizes=(2,)
+      unique_indices=False
+    ] a f
+  in (g,) }"""),
+    (jax.vmap(lambda x, u, i: lax.dynamic_update_slice(x, u, (i,)), in_axes=(0, None, 0)),
+     [X23, np.ones(1, F32), np.zeros(2, np.int32)], """\
+{ lambda ; a:f32[2,3] b:f32[1] c:i32[2]. let
+    d:bool[2] = lt c 0:i32[]
+    e:i32[2] = add c 3:i32[]
+    f:i32[2] = select_n d c e
+    g:i32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] f
+    h:f32[2,1] = broadcast_in_dim[broadcast_dimensions=(np.int64(1),)] b
+    i:f32[2,3] = scatter[
+      dimension_numbers=ScatterDimensionNumbers(update_window_dims=(np.int64(1),), inserted_window_dims=(), scatter_dims_to_operand_dims=(np.int64(1),), operand_batching_dims=(0,), scatter_indices_batching_dims=(0,))
+      indices_are_sorted=True
+      mode=GatherScatterMode.CLIP
+      unique_indices=True
+      update_consts=()
+      update_jaxpr=None
+    ] a g h
+  in (i,) }"""),
+    (jax.vmap(lambda x, i: lax.gather(x, i, GD((1,), (0,), (0,)), (1, 3))),
+     [np.ones((4, 2, 3), F32), np.zeros((4, 2, 1), np.int32)], """\
+{ lambda ; a:f32[4,2,3] b:i32[4,2,1]. let
+    c:f32[4,2,3] = gather[
+      dimension_numbers=GatherDimensionNumbers(offset_dims=(np.int64(2),), collapsed_slice_dims=(np.int64(1),), start_index_map=(np.int64(1),), operand_batching_dims=(0,), start_indices_batching_dims=(0,))
+      fill_value=None
+      indices_are_sorted=False
+      mode=GatherScatterMode.PROMISE_IN_BOUNDS
+      slice_sizes=(1, 1, 3)
+      unique_indices=False
+    ] a b
+  in (c,) }"""),
+    (jax.vmap(lambda x, i, u: lax.scatter_add(x, i, u, SD((1,), (0,), (0,))),
+              in_axes=(0, None, None)), [np.ones((4, 2, 3), F32), I21, X23], """\
+{ lambda ; a:f32[4,2,3] b:i32[2,1] c:f32[2,3]. let
+    d:f32[4,2,3] = broadcast_in_dim[
+      broadcast_dimensions=(np.int64(1), np.int64(2))
+    ] c
+    e:f32[4,2,3] = scatter-add[
+      dimension_numbers=ScatterDimensionNumbers(update_window_dims=(0, np.int64(2)), inserted_window_dims=(np.int64(1),), scatter_dims_to_operand_dims=(np.int64(1),), operand_batching_dims=(), scatter_indices_batching_dims=())
+      indices_are_sorted=False
+      mode=GatherScatterMode.FILL_OR_DROP
+      unique_indices=False
+      update_consts=()
+      update_jaxpr={ lambda ; f:f32[] g:f32[]. let h:f32[] = add f g in (h,) }
+    ] a b d
+  in (e,) }"""),
+]
+
+
+@pytest.mark.parametrize("i", range(len(RULES_GOLDEN)))
+def test_transformed_jaxpr_prints_as_jax(i):
+    fun, args, text = RULES_GOLDEN[i]
+    closed = jax.make_jaxpr(fun)(*args)
+    check_jaxpr(closed)
+    assert normalized(str(closed)) == normalized(text)
+
+
+def test_scatter_jvp_matches_jax():
+    """The general scatter's jvp: ids scattered and gathered back, masks, two scatter-adds
+    (JAX prints its shared update_jaxpr once, as `let jaxpr = ... in`; we print it inline)."""
+    sdn = SD((1,), (0,), (0,))
+    closed = jax.make_jaxpr(lambda x, u, tx, tu: jax.jvp(
+        lambda x, u: lax.scatter(x, I21, u, sdn), (x, u), (tx, tu)))(X23, X23, X23, X23)
+    check_jaxpr(closed)
+    masks = ["broadcast_in_dim", "eq", "broadcast_in_dim", "select_n",      # operand kept
+             "eq", "broadcast_in_dim", "select_n"]                           # update won
+    assert [str(e.primitive) for e in closed.eqns] == [
+        "iota", "reshape", "broadcast_in_dim", "add", "broadcast_in_dim", "scatter", "gather",
+        *masks, *masks, "scatter-add", "scatter-add"]
+    assert closed.eqns[0].params["dtype"] == np.uint32

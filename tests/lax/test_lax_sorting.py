@@ -5,8 +5,12 @@ import numpy as np
 import pytest
 
 import jxkernel
+import jxkernel as jax
 from jxkernel import lax
 from jxkernel.core import check_jaxpr
+from jxkernel.test_util import check_grads
+from numerics import REDUCTION, assert_allclose_ulp
+from rule_checks import F32, check_vmap, largest, same_text, sample, sum_all
 
 bf16 = np.dtype(ml_dtypes.bfloat16)
 
@@ -184,3 +188,163 @@ def test_errors(fn, exc, msg):
     with pytest.raises(exc) as info:
         fn()
     assert msg in str(info.value)
+
+
+# ================================================================== batching, jvp and transpose
+# rules: vmap against stacking per-example results (in_axes 0, 1, -1 and None mixes, nested, with
+# jit in both orders; tests/support/rule_checks.py's check_vmap), check_grads to order 2 in both
+# modes, vjp/jvp dot-product tests, JAX's conventions, and jaxprs as JAX 0.10.2 prints them.
+X = sample((3, 4))
+
+
+UNARY = {
+    "sort1": (lambda x: lax.sort(x, 1), X),
+    "sort0": (lambda x: lax.sort(x, 0), X),
+    "top_k": (lambda x: lax.top_k(x, 2), X),
+    "top_k0": (lambda x: lax.top_k(x, 2, axis=0), X),
+}
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("name", list(UNARY))
+def test_vmap_unary(name, axis):
+    f, x = UNARY[name]
+    check_vmap(f, [x], [axis], with_jit=axis == -1)      # jit both ways once per primitive
+
+
+BINARY = {
+    "sort_kv": (lambda k, v: lax.sort_key_val(k, v, 0), X, sample((3, 4), 6)),
+    "sort_2keys": (lambda k, v: lax.sort((lax.round(k), v), 1, num_keys=2), X * 2, sample((3, 4), 6)),
+}
+MIXES = [(0, 0), (0, None), (None, 1), (-1, 0), (1, -1)]
+
+
+@pytest.mark.parametrize("in_axes", MIXES, ids=str)
+@pytest.mark.parametrize("name", list(BINARY))
+def test_vmap_binary(name, in_axes):
+    f, a, b = BINARY[name]
+    check_vmap(f, [a, b], list(in_axes), with_jit=in_axes == (-1, 0))
+
+
+GRADS = {
+    "sort": lambda x: lax.sort(x, 1),
+    "sort0": lambda x: lax.sort(x, 0),
+    "top_k": lambda x: lax.top_k(x, 2)[0],
+    "top_k0": lambda x: lax.top_k(x, 3, axis=0)[0],
+}
+
+
+@pytest.mark.parametrize("name", list(GRADS))
+def test_check_grads_order_2(name):
+    scale = 0.5 if "prod" in name or "generic" in name else 1
+    x = sample((3, 5), 5) * scale
+    check_grads(GRADS[name], (x,), order=2, modes=("fwd", "rev"))
+    check_grads(GRADS[name], (sample((4, 3), 6) * scale,), order=1, modes=("fwd", "rev"))
+    check_jaxpr(jax.make_jaxpr(jax.grad(lambda x: sum_all(GRADS[name](x))))(x))
+    check_jaxpr(jax.make_jaxpr(lambda x, t: jax.jvp(GRADS[name], (x,), (t,)))(x, x))
+
+
+def test_sort_multi_operand_and_top_k_tangents():
+    k, v = np.array([[3., 1., 2.]], F32), np.array([[10., 20., 30.]], F32)
+    (sk, sv), (tk, tv) = jax.jvp(lambda k, v: lax.sort((k, v), 1), (k, v),
+                                 (np.array([[1., 2., 3.]], F32), np.array([[4., 5., 6.]], F32)))
+    np.testing.assert_allclose(np.asarray(sv), [[20., 30., 10.]])
+    np.testing.assert_allclose(np.asarray(tk), [[2., 3., 1.]])
+    np.testing.assert_allclose(np.asarray(tv), [[5., 6., 4.]])
+    # the values operand alone differentiable (keys are integers)
+    g = jax.grad(lambda v: sum_all(lax.mul(lax.sort((np.array([2, 0, 1], np.int32), v), 0)[1],
+                                     np.array([1., 10., 100.], F32))))(np.ones(3, F32))
+    np.testing.assert_allclose(np.asarray(g), [100., 1., 10.])
+    check_grads(lambda k, v: lax.sort((k, v), 1, num_keys=1), (sample((2, 5), 1), sample((2, 5), 2)),
+                order=2, modes=("fwd", "rev"))
+    values, idx = jax.jvp(lambda x: lax.top_k(x, 2), (X,), (np.ones_like(X),))[1]
+    assert idx.dtype == jax.transforms.ad_util.float0            # integer outputs: float0, as JAX
+
+
+def test_grads_under_jit_and_vmap_of_grad():
+    for name in ("sort", "top_k"):
+        f = lambda x: sum_all(GRADS[name](x))
+        x = sample((3, 5), 5) * 0.5
+        want = np.asarray(jax.grad(f)(x))
+        # (jit fuses the gradient's products and sums differently from eager), at the
+        # largest |value| [worst seen 1.1]
+        assert_allclose_ulp(np.asarray(jax.jit(jax.grad(f))(x)), want, REDUCTION,
+                            scale=largest(want))
+        if name == "sort":
+            assert_allclose_ulp(np.asarray(jax.grad(jax.jit(f))(x)), want, REDUCTION,
+                                scale=largest(want))
+        xs = np.stack([x, x * 2])
+        # vmap's batching rules run at trace time: under jit the whole batched gradient is one
+        # compile instead of one per primitive
+        per = np.asarray(jax.jit(jax.vmap(jax.grad(f)))(xs))
+        assert_allclose_ulp(per[0], want, REDUCTION, scale=largest(want))
+        want2 = np.asarray(jax.grad(f)(x * 2))
+        assert_allclose_ulp(per[1], want2, REDUCTION, scale=largest(want2))
+        check_jaxpr(jax.make_jaxpr(jax.vmap(jax.grad(f)))(xs))
+
+
+X34 = np.zeros((3, 4), F32)
+RULES_GOLDEN = {
+    "grad_top_k": (jax.grad(lambda x: sum_all(lax.top_k(x, 2)[0])), (X34,), """
+{ lambda ; a:f32[3,4]. let
+    b:f32[3,2] c:i32[3,2] = top_k[axis=1 k=2] a
+    d:i32[3,2,1] = reshape[dimensions=None new_sizes=(3, 2, 1) sharding=None] c
+    _:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] b
+    e:f32[3,2] = broadcast_in_dim 1.0:f32[]
+    f:f32[3,4] = broadcast_in_dim 0.0:f32[]
+    g:f32[3,4] = scatter-add[
+      dimension_numbers=ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(1,), scatter_dims_to_operand_dims=(1,), operand_batching_dims=(0,), scatter_indices_batching_dims=(0,))
+      indices_are_sorted=False
+      mode=GatherScatterMode.PROMISE_IN_BOUNDS
+      unique_indices=False
+      update_consts=()
+      update_jaxpr={ lambda ; h:f32[] i:f32[]. let j:f32[] = add h i in (j,) }
+    ] f d e
+  in (g,) }"""),
+    "jvp_sort": (lambda x, t: jax.jvp(lambda x: lax.sort(x, 0), (x,), (t,)), (X34, X34), """
+{ lambda ; a:f32[3,4] b:f32[3,4]. let
+    c:u32[3,4] = iota[dimension=0 dtype=uint32 shape=(3, 4) sharding=None] 
+    d:f32[3,4] e:u32[3,4] = sort[dimension=0 is_stable=True num_keys=1] a c
+    f:u32[3,4,1] = broadcast_in_dim[broadcast_dimensions=(0, 1)] e
+    g:f32[3,4] = gather[
+      dimension_numbers=GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,), start_index_map=(0,), operand_batching_dims=(np.int64(1),), start_indices_batching_dims=(np.int64(1),))
+      fill_value=None
+      indices_are_sorted=False
+      mode=GatherScatterMode.PROMISE_IN_BOUNDS
+      slice_sizes=(1, 1)
+      unique_indices=False
+    ] b f
+  in (d, g) }"""),
+    "vmap_sort2": (jax.vmap(lambda x, y: lax.sort((x, y), 0), in_axes=(1, None)),
+                   (X34, np.zeros(3, F32)), """
+{ lambda ; a:f32[3,4] b:f32[3]. let
+    c:f32[3,4] = broadcast_in_dim[broadcast_dimensions=(0,)] b
+    d:f32[3,4] e:f32[3,4] = sort[dimension=0 is_stable=True num_keys=1] a c
+    f:f32[4,3] = transpose[permutation=(1, 0)] d
+    g:f32[4,3] = transpose[permutation=(1, 0)] e
+  in (f, g) }"""),
+    "vmap_top_k": (jax.vmap(lambda x: lax.top_k(x, 2), in_axes=1), (X34,), """
+{ lambda ; a:f32[3,4]. let
+    b:f32[2,4] c:i32[2,4] = top_k[axis=0 k=2] a
+    d:f32[4,2] = transpose[permutation=(1, 0)] b
+    e:i32[4,2] = transpose[permutation=(1, 0)] c
+  in (d, e) }"""),
+}
+
+
+@pytest.mark.parametrize("name", list(RULES_GOLDEN))
+def test_jaxprs_as_jax_prints_them(name):
+    f, args, text = RULES_GOLDEN[name]
+    jaxpr = jax.make_jaxpr(f)(*args)
+    check_jaxpr(jaxpr)
+    same_text(jaxpr, text.strip())
+
+
+def test_every_primitive_of_this_family_has_its_rules():
+    from jxkernel.core.primitive import batching_rules, jvp_rules, transpose_rules
+    linear = []
+    everything = linear + [lax.sort_p, lax.top_k_p]
+    for p in everything:
+        assert p in batching_rules and p in jvp_rules, p
+    for p in linear:
+        assert p in transpose_rules, p

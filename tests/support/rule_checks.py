@@ -1,0 +1,233 @@
+"""The harnesses that check primitives' batching, jvp and transpose rules; the tables of cases
+live with their families in tests/lax/ (test_lax_shapes.py, test_lax_slicing.py,
+test_lax_reductions.py, test_lax_dot.py, test_lax_sorting.py).
+
+`check_vmap(f, per_example, in_axes)`: vmap on per-example arguments stacked along their axes
+equals stacking f over the examples (within REDUCTION ulps: batched sums may add in another
+order), the batched jaxpr type-checks, and jit(vmap) and vmap(jit) agree.
+
+A `Case` is a function of some arguments, one maker per argument, and which arguments are
+floats (differentiable). For each case the checks are:
+
+- vmap(f)(xs) equals stacking f(x) over the examples, for in_axes 0, 1, -1 and None mixes
+  (batched operand, batched indices, both), nested, and with jit in both orders;
+- check_grads to order 2 in both modes on the float inputs (integer indices closed over);
+- per-example vjps (vmap of the transposes);
+- every transformed jaxpr type-checks.
+
+Results are compared exactly (`close`): these rules move data.
+"""
+import re
+from typing import NamedTuple
+
+import numpy as np
+
+import jxkernel as jax
+from jxkernel import lax
+from jxkernel.core import check_jaxpr
+from jxkernel.test_util import check_grads
+from numerics import REDUCTION, assert_allclose_ulp
+
+F32 = np.float32
+B = 3                                      # vmap batch size
+
+
+# ------------------------------------------------------------------ argument makers
+def floats(*shape):
+    return lambda rng: rng.standard_normal(shape).astype(F32)
+
+
+def ints(lo, hi, *shape):
+    """Integers in [lo, hi): out-of-bounds and negative ones where lo/hi say so."""
+    return lambda rng: rng.integers(lo, hi, shape).astype(np.int32)
+
+
+def unique_rows(n, *shape):
+    """Index vectors (a last dim of 1) of rows in [0, n), distinct along the last dim of
+    `shape`, so that a scatter is deterministic."""
+    def make(rng):
+        rows = [rng.permutation(n)[:shape[-1]] for _ in range(int(np.prod(shape[:-1])))]
+        return np.reshape(rows, shape + (1,)).astype(np.int32)
+    return make
+
+
+class Case(NamedTuple):
+    name: str
+    fun: object
+    makers: list          # one maker per argument
+    diff: tuple           # positions of the float (differentiable) arguments
+
+
+# ------------------------------------------------------------------ running a case
+def example(case, seed):
+    rng = np.random.default_rng(seed)
+    return [m(rng) for m in case.makers]
+
+
+def in_axes_specs(case):
+    """0, -1 and 1 everywhere (0 for rank-0 arguments), each argument alone batched, and
+    each argument alone unbatched."""
+    ranks = [np.ndim(a) for a in example(case, 0)]
+    n = len(ranks)
+    specs = [(0,) * n, (-1,) * n, tuple(1 if r else 0 for r in ranks)]
+    if n > 1:
+        specs += [tuple(0 if j == i else None for j in range(n)) for i in range(n)]
+        specs += [tuple(None if j == i else -1 for j in range(n)) for i in range(n)]
+    return list(dict.fromkeys(specs))
+
+
+def batched_args(case, in_axes, seed=0):
+    """(arguments stacked along in_axes, the per-example argument lists)."""
+    examples = [example(case, seed + k) for k in range(B)]
+    examples = [[ex[i] if ax is not None else examples[0][i] for i, ax in enumerate(in_axes)]
+                for ex in examples]
+    args = [examples[0][i] if ax is None else np.stack([ex[i] for ex in examples], ax)
+            for i, ax in enumerate(in_axes)]
+    return args, examples
+
+
+def stacked(fun, examples):
+    return np.stack([np.asarray(fun(*ex)) for ex in examples])
+
+
+def close(got, want):
+    """Exactly: these rules move data, and round at most once per element (a multiply, a
+    scatter's add) in the same order batched or not, so every CPU gets the same bits."""
+    got = np.asarray(got)
+    want = np.asarray(want, got.dtype) if isinstance(want, list) else np.asarray(want)
+    assert_allclose_ulp(got, want, 0)
+
+
+# ------------------------------------------------------------------ vmap
+def check_vmap_equals_stacking(case):
+    for in_axes in in_axes_specs(case):
+        args, examples = batched_args(case, in_axes)
+        batched = jax.vmap(case.fun, in_axes=in_axes)
+        close(batched(*args), stacked(case.fun, examples))
+        check_jaxpr(jax.make_jaxpr(batched)(*args))
+
+
+def check_vmap_with_jit_and_nested(case):
+    in_axes = (-1,) * len(case.makers)
+    args, examples = batched_args(case, in_axes, seed=10)
+    want = stacked(case.fun, examples)
+    close(jax.jit(jax.vmap(case.fun, in_axes=in_axes))(*args), want)
+    close(jax.vmap(jax.jit(case.fun), in_axes=in_axes)(*args), want)
+    # nested: the outer vmap maps axis 1 of the first argument (0 of the rest), the inner one
+    # axis 0 of every argument but the last (if there are more), which stays the same across
+    # the inner batch
+    inner_axes = (0,) if len(args) == 1 else (0,) * (len(args) - 1) + (None,)
+    outer_axes = (1,) + (0,) * (len(args) - 1)
+    sets = [batched_args(case, inner_axes, seed=20 + 5 * k) for k in range(2)]
+    outer_args = [np.stack([s[0][i] for s in sets], ax) for i, ax in enumerate(outer_axes)]
+    nested = jax.vmap(jax.vmap(case.fun, in_axes=inner_axes), in_axes=outer_axes)
+    close(nested(*outer_args), np.stack([stacked(case.fun, s[1]) for s in sets]))
+    check_jaxpr(jax.make_jaxpr(nested)(*outer_args))
+
+
+# ------------------------------------------------------------------ differentiation
+def closed_over_ints(case, args):
+    """(function of the float arguments only, those arguments)."""
+    def fun(*floats):
+        full = list(args)
+        for pos, x in zip(case.diff, floats):
+            full[pos] = x
+        return case.fun(*full)
+    return fun, [args[i] for i in case.diff]
+
+
+def check_grads_order_2(case):
+    fun, floats_ = closed_over_ints(case, example(case, 1))
+    check_grads(fun, floats_, order=2, modes=("fwd", "rev"))
+
+
+def check_transformed_jaxprs_typecheck(case):
+    fun, floats_ = closed_over_ints(case, example(case, 2))
+    out = fun(*floats_)
+    ct = np.random.default_rng(3).standard_normal(np.shape(out)).astype(F32)
+    check_jaxpr(jax.make_jaxpr(lambda *xs: jax.jvp(fun, xs, xs))(*floats_))
+    check_jaxpr(jax.make_jaxpr(lambda *xs: jax.vjp(fun, *xs)[1](ct))(*floats_))
+    check_jaxpr(jax.make_jaxpr(jax.linearize(fun, *floats_)[1])(*floats_))
+
+
+def check_per_example_vjp(case):
+    """vmap of a vjp: batching rules of the transposes (pad, scatter-add into zeros, ...),
+    with the indices batched too."""
+    def vjp_of(*args):
+        ct = args[-1]
+        fun, floats_ = closed_over_ints(case, list(args[:-1]))
+        return jax.vjp(fun, *floats_)[1](ct)
+    examples = [example(case, 30 + k) for k in range(B)]
+    cts = [np.random.default_rng(40 + k).standard_normal(np.shape(case.fun(*ex))).astype(F32)
+           for k, ex in enumerate(examples)]
+    args = [np.stack(xs) for xs in zip(*examples)] + [np.stack(cts)]
+    got = jax.vmap(vjp_of)(*args)
+    for k, ex in enumerate(examples):
+        for g, w in zip(got, vjp_of(*ex, cts[k])):
+            close(np.asarray(g)[k], np.asarray(w))
+
+
+# ------------------------------------------------------------------ printed as JAX prints
+def normalized(text):
+    """JAX prints params built from NumPy ints as np.int64(3) and breaks lines by the length
+    of that text; ours are Python ints. Compare the tokens."""
+    text = re.sub(r"np\.int64\((-?\d+)\)", r"\1", text)
+    return re.sub(r"\[\s+", "[", re.sub(r"\s+\]", "]", " ".join(text.split())))
+
+
+def sum_all(x):
+    return lax.reduce_sum(x, tuple(range(np.ndim(x))))
+
+
+# ------------------------------------------------------------------ check_vmap: vmap against stacking
+STACK = 2                              # check_vmap's vmapped axis size
+
+
+def sample(shape, seed=0, dtype=F32):
+    rng = np.random.default_rng(seed)
+    if np.dtype(dtype) == np.bool_:
+        return rng.random(shape) < 0.5
+    if np.dtype(dtype).kind in "iu":
+        return rng.integers(0, 8, shape).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def _moveaxis(x, src, dst):
+    return np.moveaxis(np.asarray(x), src, dst)
+
+
+def largest(want):
+    """The largest |value| of a float result: the scale its sums and dots that cancel are
+    measured at (None for integers, compared exactly)."""
+    want = np.asarray(want)
+    return np.abs(want.astype(np.float64)).max() if want.dtype.kind in "fc" and want.size else None
+
+
+def check_vmap(f, per_example, in_axes, with_jit=True):
+    """vmap(f, in_axes) on the per-example args stacked along their axes equals stacking f
+    over the examples; the batched jaxpr typechecks; jit(vmap) and vmap(jit) agree."""
+    shuffled = lambda a, i: np.random.default_rng(i).permutation(a.ravel()).reshape(a.shape)
+    batched = [a if ax is None else _moveaxis(np.stack([shuffled(a, i) for i in range(STACK)]), 0, ax)
+               for a, ax in zip(per_example, in_axes)]      # examples: `a` shuffled
+    examples = [[a if ax is None else np.take(a, i, axis=ax) for a, ax in zip(batched, in_axes)]
+                for i in range(STACK)]
+    want = [jax.tree_util.tree_leaves(f(*map(jax.device_put, ex))) for ex in examples]
+    want = [np.stack([np.asarray(w[j]) for w in want]) for j in range(len(want[0]))]
+    vf = jax.vmap(f, in_axes=tuple(in_axes))
+    jitted = (jax.jit(vf), jax.vmap(jax.jit(f), in_axes=tuple(in_axes))) if with_jit else ()
+    for g in (vf,) + jitted:
+        got = jax.tree_util.tree_leaves(g(*batched))
+        assert len(got) == len(want)
+        for gv, wv in zip(got, want):
+            assert np.asarray(gv).dtype == wv.dtype
+            # batched dots, sums and cumsums may add in another order than one example's:
+            # REDUCTION ulps at the output's largest |value| [worst seen 1, all four CPUs]
+            assert_allclose_ulp(np.asarray(gv), wv, REDUCTION, scale=largest(wv))
+    check_jaxpr(jax.make_jaxpr(vf)(*batched))
+
+
+def same_text(ours, jax_text):
+    """JAX prints some params as NumPy scalars (np.int64(0)) and wraps long lines: compare
+    modulo those."""
+    norm = lambda t: " ".join(re.sub(r"np\.int64\((-?\d+)\)", r"\1", t).split())
+    assert norm(str(ours)) == norm(jax_text), str(ours)
