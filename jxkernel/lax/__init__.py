@@ -39,10 +39,10 @@ from .parallel import (all_gather, all_gather_p, all_to_all, all_to_all_p, axis_
 from .shapes import split, split_p  # noqa: F401
 from .shapes import stack, stack_p, tile, tile_p, unstack, unstack_p  # noqa: F401
 from .shapes import broadcast_like, shape_as_value  # noqa: F401
-from .slicing import index_take  # noqa: F401
+from .slicing import index_take, scatter_apply  # noqa: F401
 from .creation import empty, empty_p, full, full_like, stage, stage_p  # noqa: F401,E402
 from .fft import FftType, fft, fft_p  # noqa: F401,E402  (eager: lax.fft is also a module)
-from .barrier import optimization_barrier, optimization_barrier_p  # noqa: F401,E402
+from .barrier import dce_sink, dce_sink_p, optimization_barrier, optimization_barrier_p  # noqa: F401,E402
 from .sharding import sharding_constraint_p, with_sharding_constraint  # noqa: F401,E402
 from ..core.vma import pvary_p  # noqa: F401,E402
 from ..core.lazy_names import lazy_names as _lazy_names  # noqa: E402

@@ -8,8 +8,8 @@ function it does nothing visible.
 """
 from __future__ import annotations
 
-from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                              lowering_rules, transpose_rules)
+from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, impl_rules,
+                              jvp_rules, lowering_rules, transpose_rules)
 from ..tree_util import tree_flatten, tree_unflatten
 from ..transforms.ad_util import instantiate
 
@@ -48,3 +48,43 @@ jvp_rules[optimization_barrier_p] = _barrier_jvp
 transpose_rules[optimization_barrier_p] = _barrier_transpose
 batching_rules[optimization_barrier_p] = lambda vals, dims: (
     optimization_barrier_p.bind(*vals), list(dims))
+
+
+# ------------------------------------------------------------------ dce_sink
+# Marks a value as used, so the computation producing it stays: an equation with no
+# results. With prevent_mlir_dce, XLA keeps it too (a side-effecting custom call, the
+# `dce_sink` target jaxlib registers); without, the program drops it as usual.
+dce_sink_p = Primitive("dce_sink", multiple_results=True)
+
+
+def dce_sink(val, *, prevent_mlir_dce: bool = False) -> None:
+    """Mark every array in the pytree `val` as used.
+
+    >>> jax.make_jaxpr(lambda x: lax.dce_sink(x * 2) or x)(1.0).eqns[1].primitive.name
+    'dce_sink'
+    """
+    for leaf in tree_flatten(val)[0]:
+        dce_sink_p.bind(leaf, prevent_mlir_dce=prevent_mlir_dce)
+
+
+def _dce_sink_lowering(ctx, x, *, prevent_mlir_dce):
+    if not prevent_mlir_dce:
+        return []
+    from .callbacks import _layouts   # deferred: the callbacks' module loads on first use
+    return ctx.op("stablehlo.custom_call", [x], {
+        "call_target_name": '"dce_sink"', "has_side_effect": "true",
+        "api_version": "4 : i32", "backend_config": "{}",
+        "operand_layouts": _layouts(ctx.avals_in), "result_layouts": "[]"}, result_types=[])
+
+
+def _dce_sink_jvp(primals, tangents, **params):
+    dce_sink_p.bind(*primals, **params)       # (a tangent needs no sink: nothing reads it)
+    return [], []
+
+
+abstract_eval_rules[dce_sink_p] = lambda x, **params: []
+impl_rules[dce_sink_p] = lambda x, **params: []
+lowering_rules[dce_sink_p] = _dce_sink_lowering
+jvp_rules[dce_sink_p] = _dce_sink_jvp
+transpose_rules[dce_sink_p] = lambda cts, x, **params: [None]
+batching_rules[dce_sink_p] = lambda vals, dims, **params: (dce_sink_p.bind(*vals, **params), [])

@@ -1327,6 +1327,24 @@ def scatter(operand, scatter_indices, updates, dimension_numbers: ScatterDimensi
                     indices_are_sorted, unique_indices, mode)
 
 
+def scatter_apply(operand, scatter_indices, func, dimension_numbers: ScatterDimensionNumbers, *,
+                  update_shape=(), indices_are_sorted: bool = False,
+                  unique_indices: bool = False, mode=None):
+    """`operand` with the unary `func` applied to each element the scatter selects (an update
+    of `update_shape`, whose values are unused, picks them, as in JAX).
+
+        >>> dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+        ...                                  scatter_dims_to_operand_dims=(0,))
+        >>> lax.scatter_apply(jnp.arange(4.0), jnp.array([[1], [3]]), lax.neg, dn,
+        ...                   update_shape=(2,))
+        Array([ 0., -1.,  2., -3.], dtype=float32)
+    """
+    dtype = dtypes.dtype(operand)
+    unused = broadcast(np.zeros((), dtype), tuple(update_shape))
+    return _scatter(scatter_p, lambda x, _: func(x), operand, scatter_indices, unused,
+                    dimension_numbers, indices_are_sorted, unique_indices, mode)
+
+
 def scatter_add(operand, scatter_indices, updates, dimension_numbers, *,
                 indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
     """Scatter that adds updates into the operand (duplicates accumulate)."""
@@ -1389,4 +1407,4 @@ __all__ = ["slice_p", "pad_p", "dynamic_slice_p", "dynamic_update_slice_p", "gat
            "dynamic_slice_in_dim", "dynamic_index_in_dim", "dynamic_update_slice",
            "dynamic_update_slice_in_dim", "dynamic_update_index_in_dim", "gather", "scatter",
            "scatter_add", "scatter_sub", "scatter_mul", "scatter_min", "scatter_max",
-           "index_take"]
+           "scatter_apply", "index_take"]

@@ -463,10 +463,39 @@ def config_more_cases(jax):
     return out
 
 
+def lax_more_cases(jax):
+    """dce_sink (its equations and custom call), scatter_apply."""
+    jnp, lax = jax.numpy, jax.lax
+    dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                     scatter_dims_to_operand_dims=(0,))
+    idx = jnp.array([[1], [3], [1]])
+
+    def sunk(x):
+        lax.dce_sink(x * 2, prevent_mlir_dce=True)
+        lax.dce_sink({"a": x, "b": [x + 1]})
+        return x + 1
+
+    apply = lambda x: lax.scatter_apply(x, idx, lambda v: v * 3 - 1, dn, update_shape=(3,))
+    x = jnp.arange(4.0)
+    return {
+        "dce_sink": enc([sunk(x), jax.jit(sunk)(x), jax.grad(lambda v: sunk(v).sum())(x),
+                         jax.vmap(sunk)(jnp.ones((2, 3)))]) + [lax.dce_sink(1.0)],
+        "dce_sink_jaxpr": str(jax.make_jaxpr(sunk)(1.0)),
+        "dce_sink_grad_jaxpr": str(jax.make_jaxpr(jax.grad(sunk))(1.0)),
+        "scatter_apply": enc([apply(x), jax.jit(apply)(x), jax.vmap(apply)(jnp.stack([x, -x])),
+                              lax.scatter_apply(jnp.arange(6).reshape(3, 2), jnp.array([[2]]),
+                                                jnp.negative, lax.ScatterDimensionNumbers(
+                                                    (1,), (0,), (0,)), update_shape=(1, 2)),
+                              lax.scatter_apply(x, jnp.array([[7]]), jnp.exp, dn,
+                                                update_shape=(1,), mode="clip")]),
+        "scatter_apply_jaxpr": str(jax.make_jaxpr(apply)(x)),
+    }
+
+
 def run(jax) -> dict:
     return {"api": api_cases(jax), "lax": lax_cases(jax),
             "custom_batching": custom_batching_cases(jax), "config": config_cases(jax),
             "state": state_cases(jax), "dot": dot_cases(jax),
-            "config_more": config_more_cases(jax),
+            "config_more": config_more_cases(jax), "lax_more": lax_more_cases(jax),
             # (last: its scalar listener stays registered and hears later compiles)
             "ops_monitoring": ops_monitoring_cases(jax)}
