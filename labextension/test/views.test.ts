@@ -2,7 +2,7 @@
 /**
  * Every view draws the bundles the kernel writes (test/bundles.json: one per MIME type of the
  * protocol's schema, recorded from a kernel and checked against the schema by
- * tests/test_labextension_protocol.py), and shows a one-line note, never a half-drawn view,
+ * tests/labextension/test_labextension_protocol.py), and shows a one-line note, never a half-drawn view,
  * for a bundle it cannot read.
  */
 import { readFileSync } from 'node:fs';
