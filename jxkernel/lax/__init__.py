@@ -1,6 +1,7 @@
 """jxkernel.lax: the primitives, with JAX's names, params and signatures."""
 from .elementwise import *  # noqa: F401,F403
 from .elementwise import RoundingMethod, round, abs, max, min, pow, complex  # noqa: F401
+from .elementwise import AccuracyMode, Tolerance  # noqa: F401
 from .conversion import (bitcast_convert_type_p, convert_element_type_p,  # noqa: F401
                          bitcast_convert_type, convert_element_type)
 from .reductions import (argmax_p, argmin_p, cumlogsumexp_p, cummax_p, cummin_p,  # noqa: F401

@@ -8,6 +8,8 @@ the argument and what was expected, as JAX's do.
 """
 from __future__ import annotations
 
+import enum
+
 
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
@@ -75,6 +77,48 @@ def broadcast_shapes(name: str, *shapes) -> tuple:
     return tuple(out)
 
 
+# ------------------------------------------------------------------ accuracy
+class Tolerance:
+    """How far from exact a unary function's result may be (`accuracy=` of exp, log, sin,
+    tanh, ...): absolute and relative tolerances, or units in the last place. XLA picks an
+    implementation that meets it, or fails to compile.
+
+    >>> Tolerance(atol=1e-5, ulps=2).ulps
+    2
+    """
+
+    def __init__(self, atol: float = 0.0, rtol: float = 0.0, ulps: int = 0):
+        if atol < 0.0 or rtol < 0.0 or ulps < 0.0:
+            raise ValueError("Tolerances must be non-negative.")
+        if atol == 0.0 and rtol == 0.0 and ulps == 0:
+            raise ValueError("At least one of atol, rtol, or ulps must be set.")
+        self.atol, self.rtol, self.ulps = atol, rtol, ulps
+
+
+class AccuracyMode(enum.Enum):
+    """`accuracy=` as a mode: the most accurate implementation XLA has, or its default."""
+    HIGHEST = 1
+    DEFAULT = 2
+
+    def __repr__(self):
+        return f"{type(self).__name__}.{self.name}"      # as jaxprs print it
+
+
+def accuracy_attrs(accuracy) -> dict:
+    """The `result_accuracy` attribute of a unary op's StableHLO (none for accuracy=None)."""
+    if accuracy is None:
+        return {}
+    if isinstance(accuracy, AccuracyMode):
+        return {"result_accuracy": "#stablehlo.result_accuracy<mode = "
+                f"#stablehlo.result_accuracy_mode<{accuracy.name}>>"}
+    if isinstance(accuracy, Tolerance):
+        return {"result_accuracy": f"#stablehlo.result_accuracy<atol = {float(accuracy.atol):e}, "
+                f"rtol = {float(accuracy.rtol):e}, ulps = {int(accuracy.ulps)}, "
+                "mode = #stablehlo.result_accuracy_mode<TOLERANCE>>"}
+    raise TypeError(f"accuracy must be a lax.Tolerance, a lax.AccuracyMode or None, got "
+                    f"{accuracy!r}")
+
+
 # ------------------------------------------------------------------ factories
 def unop(name: str, hlo_op: str | None, accepted, result_dtype=None) -> Primitive:
     """An elementwise unary primitive; `result_dtype(dtype)` if the result type differs."""
@@ -89,7 +133,8 @@ def unop(name: str, hlo_op: str | None, accepted, result_dtype=None) -> Primitiv
     abstract_eval_rules[prim] = abstract
     batching_rules[prim] = batch_util.vectorized_batcher(prim)
     if hlo_op is not None:
-        lowering_rules[prim] = lambda ctx, x, **params: ctx.op1(hlo_op, [x])
+        lowering_rules[prim] = lambda ctx, x, accuracy=None, **params: ctx.op1(
+            hlo_op, [x], accuracy_attrs(accuracy))
     return prim
 
 

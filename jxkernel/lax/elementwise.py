@@ -19,7 +19,8 @@ from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jv
 from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
 from . import _lowering as hl
-from ._rules import (ANY, COMPLEX, FLOAT, INEXACT, INT, INTEGRAL, NUMERIC, SIGNED, binop,
+from ._rules import (ANY, COMPLEX, FLOAT, INEXACT, INT, INTEGRAL, NUMERIC, SIGNED,  # noqa: F401
+                     AccuracyMode, Tolerance, accuracy_attrs, binop,
                      broadcast_shapes, check_dtype, check_same_dtypes, unop)
 from .conversion import convert_element_type
 from .shapes import broadcast_in_dim
@@ -89,42 +90,43 @@ lowering_rules[is_finite_p] = lambda ctx, x: ctx.op1("stablehlo.is_finite", [x])
 ad.defjvp_zero(is_finite_p)
 
 exp_p = unop("exp", "stablehlo.exponential", INEXACT)
-ad.defjvp(exp_p, lambda g, ans, x: mul(g, ans))
+ad.defjvp(exp_p, lambda g, ans, x, **_: mul(g, ans))
 
 exp2_p = unop("exp2", None, INEXACT)
 
 
-def _exp2_lowering(ctx, x):
+def _exp2_lowering(ctx, x, accuracy=None):
     ln2 = hl.splat(ctx, np.log(2), ctx.avals_in[0].dtype, ctx.avals_in[0].shape)
-    return ctx.op1("stablehlo.exponential", [ctx.op1("stablehlo.multiply", [ln2, x])])
+    return ctx.op1("stablehlo.exponential", [ctx.op1("stablehlo.multiply", [ln2, x])],
+                   accuracy_attrs(accuracy))
 
 
 lowering_rules[exp2_p] = _exp2_lowering
-ad.defjvp(exp2_p, lambda g, ans, x: mul(g, mul(_const(x, np.log(2)), ans)))
+ad.defjvp(exp2_p, lambda g, ans, x, **_: mul(g, mul(_const(x, np.log(2)), ans)))
 
 log_p = unop("log", "stablehlo.log", INEXACT)
-ad.defjvp(log_p, lambda g, ans, x: div(g, x))
+ad.defjvp(log_p, lambda g, ans, x, **_: div(g, x))
 
 log1p_p = unop("log1p", "stablehlo.log_plus_one", INEXACT)
-ad.defjvp(log1p_p, lambda g, ans, x: div(g, add(x, _const(x, 1))))
+ad.defjvp(log1p_p, lambda g, ans, x, **_: div(g, add(x, _const(x, 1))))
 
 expm1_p = unop("expm1", "stablehlo.exponential_minus_one", INEXACT)
-ad.defjvp(expm1_p, lambda g, ans, x: mul(g, add(ans, _const(x, 1))))
+ad.defjvp(expm1_p, lambda g, ans, x, **_: mul(g, add(ans, _const(x, 1))))
 
 tanh_p = unop("tanh", "stablehlo.tanh", INEXACT)
-ad.defjvp(tanh_p, lambda g, ans, x: mul(add(g, mul(g, ans)), _one_minus(ans)))
+ad.defjvp(tanh_p, lambda g, ans, x, **_: mul(add(g, mul(g, ans)), _one_minus(ans)))
 
 logistic_p = unop("logistic", "stablehlo.logistic", INEXACT)
-ad.defjvp(logistic_p, lambda g, ans, x: mul(g, mul(ans, _one_minus(ans))))
+ad.defjvp(logistic_p, lambda g, ans, x, **_: mul(g, mul(ans, _one_minus(ans))))
 
 sin_p = unop("sin", "stablehlo.sine", INEXACT)
-ad.defjvp(sin_p, lambda g, ans, x: mul(g, cos(x)))
+ad.defjvp(sin_p, lambda g, ans, x, **_: mul(g, cos(x)))   # (accuracy: the primal's only, as JAX)
 
 cos_p = unop("cos", "stablehlo.cosine", INEXACT)
-ad.defjvp(cos_p, lambda g, ans, x: neg(mul(g, sin(x))))
+ad.defjvp(cos_p, lambda g, ans, x, **_: neg(mul(g, sin(x))))
 
 tan_p = unop("tan", "stablehlo.tan", INEXACT)
-ad.defjvp(tan_p, lambda g, ans, x: mul(g, add(_const(x, 1), square(ans))))
+ad.defjvp(tan_p, lambda g, ans, x, **_: mul(g, add(_const(x, 1), square(ans))))
 
 asin_p = unop("asin", "chlo.asin", INEXACT)
 ad.defjvp(asin_p, lambda g, ans, x: mul(g, rsqrt(_one_minus(square(x)))))
@@ -152,13 +154,13 @@ atanh_p = unop("atanh", "chlo.atanh", INEXACT)
 ad.defjvp(atanh_p, lambda g, ans, x: mul(reciprocal(add(_const(x, 1), x)), div(g, _one_minus(x))))
 
 sqrt_p = unop("sqrt", "stablehlo.sqrt", INEXACT)
-ad.defjvp(sqrt_p, lambda g, ans, x: mul(g, div(_const(x, 0.5), ans)))
+ad.defjvp(sqrt_p, lambda g, ans, x, **_: mul(g, div(_const(x, 0.5), ans)))
 
 rsqrt_p = unop("rsqrt", "stablehlo.rsqrt", INEXACT)
-ad.defjvp(rsqrt_p, lambda g, ans, x: mul(g, mul(_const(x, -0.5), div(ans, x))))
+ad.defjvp(rsqrt_p, lambda g, ans, x, **_: mul(g, mul(_const(x, -0.5), div(ans, x))))
 
 cbrt_p = unop("cbrt", "stablehlo.cbrt", FLOAT)
-ad.defjvp(cbrt_p, lambda g, ans, x: mul(g, mul(_const(x, 1 / 3), integer_pow(ans, -2))))
+ad.defjvp(cbrt_p, lambda g, ans, x, **_: mul(g, mul(_const(x, 1 / 3), integer_pow(ans, -2))))
 
 erf_p = unop("erf", "chlo.erf", FLOAT)
 ad.defjvp(erf_p, lambda g, ans, x: mul(_const(x, 2 / np.sqrt(np.pi)), mul(g, exp(neg(square(x))))))
@@ -712,6 +714,14 @@ jvp_rules[clamp_p] = _clamp_jvp
 sharding_rules[clamp_p] = sharding_types.broadcasting_rule
 
 
+def _bind_accurate(prim, x, accuracy):
+    # (accuracy=None is left out of the equation: jaxprs print as before, and as JAX's)
+    if accuracy is None:
+        return prim.bind(x)
+    accuracy_attrs(accuracy)                  # a bad value raises here, naming the argument
+    return prim.bind(x, accuracy=accuracy)
+
+
 # ------------------------------------------------------------------ lax functions
 # (These shadow Python's abs/max/min/round/pow/complex inside this module: use builtins.*.)
 def neg(x): return neg_p.bind(x)
@@ -719,16 +729,16 @@ def sign(x): return sign_p.bind(x)
 def floor(x): return floor_p.bind(x)
 def ceil(x): return ceil_p.bind(x)
 def is_finite(x): return is_finite_p.bind(x)
-def exp(x): return exp_p.bind(x)
-def exp2(x): return exp2_p.bind(x)
-def log(x): return log_p.bind(x)
-def log1p(x): return log1p_p.bind(x)
-def expm1(x): return expm1_p.bind(x)
-def tanh(x): return tanh_p.bind(x)
-def logistic(x): return logistic_p.bind(x)
-def sin(x): return sin_p.bind(x)
-def cos(x): return cos_p.bind(x)
-def tan(x): return tan_p.bind(x)
+def exp(x, *, accuracy=None): return _bind_accurate(exp_p, x, accuracy)
+def exp2(x, *, accuracy=None): return _bind_accurate(exp2_p, x, accuracy)
+def log(x, *, accuracy=None): return _bind_accurate(log_p, x, accuracy)
+def log1p(x, *, accuracy=None): return _bind_accurate(log1p_p, x, accuracy)
+def expm1(x, *, accuracy=None): return _bind_accurate(expm1_p, x, accuracy)
+def tanh(x, *, accuracy=None): return _bind_accurate(tanh_p, x, accuracy)
+def logistic(x, *, accuracy=None): return _bind_accurate(logistic_p, x, accuracy)
+def sin(x, *, accuracy=None): return _bind_accurate(sin_p, x, accuracy)
+def cos(x, *, accuracy=None): return _bind_accurate(cos_p, x, accuracy)
+def tan(x, *, accuracy=None): return _bind_accurate(tan_p, x, accuracy)
 def asin(x): return asin_p.bind(x)
 def acos(x): return acos_p.bind(x)
 def atan(x): return atan_p.bind(x)
@@ -737,9 +747,9 @@ def cosh(x): return cosh_p.bind(x)
 def asinh(x): return asinh_p.bind(x)
 def acosh(x): return acosh_p.bind(x)
 def atanh(x): return atanh_p.bind(x)
-def sqrt(x): return sqrt_p.bind(x)
-def rsqrt(x): return rsqrt_p.bind(x)
-def cbrt(x): return cbrt_p.bind(x)
+def sqrt(x, *, accuracy=None): return _bind_accurate(sqrt_p, x, accuracy)
+def rsqrt(x, *, accuracy=None): return _bind_accurate(rsqrt_p, x, accuracy)
+def cbrt(x, *, accuracy=None): return _bind_accurate(cbrt_p, x, accuracy)
 def abs(x): return abs_p.bind(x)
 def erf(x): return erf_p.bind(x)
 def erfc(x): return erfc_p.bind(x)

@@ -489,6 +489,20 @@ def lax_more_cases(jax):
                               lax.scatter_apply(x, jnp.array([[7]]), jnp.exp, dn,
                                                 update_shape=(1,), mode="clip")]),
         "scatter_apply_jaxpr": str(jax.make_jaxpr(apply)(x)),
+        # accuracy= of the unary functions (values at points every implementation gets right)
+        "accuracy": enc([getattr(lax, f)(jnp.float32(v), accuracy=a) for f, v in (
+            ("exp", 0.0), ("exp2", 3.0), ("log", 1.0), ("log1p", 0.0), ("expm1", 0.0),
+            ("tanh", 0.0), ("logistic", 0.0), ("sin", 0.0), ("cos", 0.0), ("tan", 0.0),
+            ("sqrt", 4.0), ("rsqrt", 4.0), ("cbrt", 8.0))
+            for a in (lax.AccuracyMode.HIGHEST, lax.Tolerance(atol=1e-5, ulps=2))] +
+            [jax.jit(jax.vmap(lambda v: lax.exp2(v, accuracy=lax.Tolerance(rtol=1e-3))))(x),
+             jax.grad(lambda v: lax.cos(v, accuracy=lax.AccuracyMode.DEFAULT))(0.0)]),
+        "accuracy_jaxpr": [str(jax.make_jaxpr(lambda v: lax.exp(v) + lax.tanh(
+            v, accuracy=lax.AccuracyMode.HIGHEST))(1.0)), str(jax.make_jaxpr(jax.grad(
+                lambda v: lax.sin(v, accuracy=lax.AccuracyMode.HIGHEST)))(1.0))],
+        "accuracy_errors": [outcome(lambda: lax.Tolerance()),
+                            outcome(lambda: lax.Tolerance(atol=-1.0)),
+                            [m.name for m in lax.AccuracyMode]],
     }
 
 
