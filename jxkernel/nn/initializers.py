@@ -2,7 +2,9 @@
 the same key gives JAX's numbers.
 
 An initializer is a function ``init(key, shape, dtype=None, out_sharding=None) -> Array``; the
-builders (``normal``, ``variance_scaling``, ``glorot_uniform``, ...) return one.
+builders (``normal``, ``variance_scaling``, ``glorot_uniform``, ...) return one. ``out_sharding``
+(a NamedSharding, or a PartitionSpec under set_mesh) lays the same values out over a mesh, as
+the random samplers' does.
 
     >>> from jxkernel.nn import initializers
     >>> initializers.glorot_uniform()(jxkernel.random.key(42), (2, 3))
@@ -21,6 +23,7 @@ import numpy as np
 from .. import numpy as jnp
 from .. import random
 from ..core import dtypes
+from ..random.keys import takes_out_sharding
 
 __all__ = ["Initializer", "zeros", "ones", "constant", "uniform", "normal", "truncated_normal",
            "variance_scaling", "glorot_uniform", "glorot_normal", "xavier_uniform",
@@ -48,29 +51,23 @@ def _shape(shape) -> tuple:
                         "shapes are static (mark them with static_argnums under jit)") from None
 
 
-def _no_sharding(name, out_sharding):
-    if out_sharding is not None:
-        raise NotImplementedError(f"nn.initializers.{name}: out_sharding is not supported by "
-                                  "jxkernel (place the result with jxkernel.device_put)")
-
-
+@takes_out_sharding
 def zeros(key, shape, dtype=None, out_sharding=None):
     """Zeros (the key is ignored).
 
     >>> zeros(jxkernel.random.key(0), (2,))
     Array([0., 0.], dtype=float32)
     """
-    _no_sharding("zeros", out_sharding)
     return jnp.zeros(shape, _dtype(dtype))
 
 
+@takes_out_sharding
 def ones(key, shape, dtype=None, out_sharding=None):
     """Ones (the key is ignored).
 
     >>> ones(jxkernel.random.key(0), (2,))
     Array([1., 1.], dtype=float32)
     """
-    _no_sharding("ones", out_sharding)
     return jnp.ones(shape, _dtype(dtype))
 
 
@@ -81,9 +78,8 @@ def constant(value, dtype=None) -> Initializer:
     Array([-7., -7.], dtype=float32)
     """
     def init(key, shape, dtype=dtype, out_sharding=None):
-        _no_sharding("constant", out_sharding)
         return jnp.full(shape, value, dtype=_dtype(dtype))
-    return init
+    return takes_out_sharding(init)
 
 
 def uniform(scale=1e-2, dtype=None) -> Initializer:
@@ -93,10 +89,9 @@ def uniform(scale=1e-2, dtype=None) -> Initializer:
     (2,)
     """
     def init(key, shape, dtype=dtype, out_sharding=None):
-        _no_sharding("uniform", out_sharding)
         dtype = _dtype(dtype)
         return random.uniform(key, shape, dtype) * jnp.array(scale, dtype)
-    return init
+    return takes_out_sharding(init)
 
 
 def normal(stddev=1e-2, dtype=None) -> Initializer:
@@ -106,10 +101,9 @@ def normal(stddev=1e-2, dtype=None) -> Initializer:
     (2,)
     """
     def init(key, shape, dtype=dtype, out_sharding=None):
-        _no_sharding("normal", out_sharding)
         dtype = _dtype(dtype)
         return random.normal(key, shape, dtype) * jnp.array(stddev, dtype)
-    return init
+    return takes_out_sharding(init)
 
 
 def truncated_normal(stddev=1e-2, dtype=None, lower=-2.0, upper=2.0) -> Initializer:
@@ -120,10 +114,9 @@ def truncated_normal(stddev=1e-2, dtype=None, lower=-2.0, upper=2.0) -> Initiali
     (2,)
     """
     def init(key, shape, dtype=dtype, out_sharding=None):
-        _no_sharding("truncated_normal", out_sharding)
         dtype = _dtype(dtype)
         return random.truncated_normal(key, lower, upper, shape, dtype) * jnp.array(stddev, dtype)
-    return init
+    return takes_out_sharding(init)
 
 
 def _axes_size(shape, axes) -> int:
@@ -188,7 +181,6 @@ def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_a
     >>> init(jxkernel.random.key(0), (64, 32)).std()    # about sqrt(2 / 64)
     """
     def init(key, shape, dtype=dtype, out_sharding=None):
-        _no_sharding("variance_scaling", out_sharding)
         shape = _shape(shape)
         dtype = _dtype(dtype)
         fan_in, fan_out = _compute_fans(shape, in_axis, out_axis, batch_axis)
@@ -219,7 +211,7 @@ def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_a
             return _complex_uniform(key, shape, dtype) * jnp.sqrt(variance)
         raise ValueError(f"invalid distribution for variance scaling initializer: {distribution}"
                          f" (expected one of {', '.join(_DISTRIBUTIONS)})")
-    return init
+    return takes_out_sharding(init)
 
 
 def _preset(name, scale, mode, distribution, doc):
@@ -250,7 +242,6 @@ def orthogonal(scale=1.0, column_axis=-1, dtype=None) -> Initializer:
     >>> w = orthogonal()(jxkernel.random.key(0), (3, 3)); w.T @ w   # the identity
     """
     def init(key, shape, dtype=dtype, out_sharding=None):
-        _no_sharding("orthogonal", out_sharding)
         shape = _shape(shape)
         dtype = _dtype(dtype)
         if len(shape) < 2:
@@ -263,7 +254,7 @@ def orthogonal(scale=1.0, column_axis=-1, dtype=None) -> Initializer:
         q = jnp.reshape(q, tuple(np.delete(shape, column_axis)) + (n_cols,))
         q = jnp.moveaxis(q, -1, column_axis)
         return jnp.array(scale, dtype) * q
-    return init
+    return takes_out_sharding(init)
 
 
 def delta_orthogonal(scale=1.0, column_axis=-1, dtype=None) -> Initializer:
@@ -273,7 +264,6 @@ def delta_orthogonal(scale=1.0, column_axis=-1, dtype=None) -> Initializer:
     >>> delta_orthogonal()(jxkernel.random.key(0), (3, 3, 3))[0]   # zeros off-centre
     """
     def init(key, shape, dtype=dtype, out_sharding=None):
-        _no_sharding("delta_orthogonal", out_sharding)
         shape = _shape(shape)
         dtype = _dtype(dtype)
         if len(shape) not in (3, 4, 5):
@@ -285,4 +275,4 @@ def delta_orthogonal(scale=1.0, column_axis=-1, dtype=None) -> Initializer:
         matrix = orthogonal(scale=scale, column_axis=column_axis, dtype=dtype)(key, shape[-2:])
         centre = tuple((k - 1) // 2 for k in shape[:-2])
         return jnp.zeros(shape, dtype=dtype).at[centre + (Ellipsis,)].set(matrix)
-    return init
+    return takes_out_sharding(init)

@@ -96,6 +96,16 @@ def test_errors(make, args, match):
         make()(jax.random.key(0), *args)
 
 
-def test_out_sharding_is_refused_clearly():
-    with pytest.raises(NotImplementedError, match="out_sharding"):
+def test_out_sharding_lays_out_the_same_values():
+    with pytest.raises(TypeError, match="only supports instances of `NamedSharding` or "
+                                        "`PartitionSpec`"):
         I.orthogonal()(jax.random.key(0), (2, 2), out_sharding="x")
+    mesh = jax.make_mesh((1,), ("x",))
+    k = jax.random.key(0)
+    for init in (I.glorot_uniform(), I.zeros):
+        laid = init(k, (2, 3), out_sharding=jax.sharding.NamedSharding(mesh, jax.P("x")))
+        assert str(jax.typeof(laid)) == "float32[2@x,3]"
+        assert (np.asarray(laid) == np.asarray(init(k, (2, 3)))).all()
+    untyped = jax.typeof(jnp.ones((2, 3))).sharding      # as libraries pass it on
+    assert (np.asarray(I.lecun_normal()(k, (2, 3), out_sharding=untyped)) ==
+            np.asarray(I.lecun_normal()(k, (2, 3)))).all()
