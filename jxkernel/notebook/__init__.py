@@ -23,7 +23,11 @@ from . import comm, display, timeit, tracebacks
 from .guard import no_recompile
 from .magics import JxMagics, State
 from .report import report
-from .stepper import step
+from ..core.lazy_names import module_aliases
+from ..views.stepper import step
+
+# `jxkernel.notebook.stepper.controls(s)`: the stepper's buttons (ipywidgets, on first use)
+module_aliases(__name__, {"stepper": "jxkernel.notebook.widgets.stepper_controls"})
 
 _states: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # shell -> State
 

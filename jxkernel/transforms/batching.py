@@ -205,11 +205,9 @@ class MappedRef:
         return whole if idx is Ellipsis or idx == () else whole[idx]
 
     def __setitem__(self, idx, value):
-        from .. import numpy as jnp      # (numpy sits above the transformations)
-        if idx is Ellipsis or idx == ():
-            new = jnp.broadcast_to(jnp.asarray(value, self.dtype), self.shape)
-        else:
-            new = jnp.asarray(self._whole()).at[idx].set(value)
+        # the batched whole with `value` written at `idx` (cast and broadcast as `.at` does:
+        # the Array methods numpy installs on every Tracer; this layer imports no numpy)
+        new = self._whole().at[idx].set(value)
         if isinstance(new, Tracer) and new._trace is not self._trace and \
                 getattr(new._trace, "axis_data", None) is not None:
             # batched by an inner vmap that does not map this Ref: JAX's error

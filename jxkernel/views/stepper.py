@@ -80,7 +80,7 @@ from ..core.interpret import eval_jaxpr
 from ..core.ir import jaxpr_params
 from ..core.primitive import all_primitives
 from .rich_view import RichView
-from .source import plain_label, plain_line
+from . import source
 from ..transforms.jit import Jitted
 from ..transforms.make_jaxpr import make_jaxpr
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path
@@ -261,7 +261,7 @@ class Stepper(RichView):
     MIME = MIME
 
     def __init__(self, closed: ir.ClosedJaxpr, inputs, input_names, name="f",
-                 label=plain_label, line_text=plain_line):
+                 label=source.label, line_text=source.line):
         self.jaxpr, self.name = closed, name
         self._label, self._line_text = label, line_text
         self._inputs = list(zip(closed.jaxpr.constvars, closed.consts, ["const"] * len(closed.consts)))
@@ -556,7 +556,9 @@ def _called(eqn) -> ir.ClosedJaxpr | None:
 
 # ------------------------------------------------------------------ entry point
 def step(f, *args, **kwargs) -> Stepper:
-    """A `Stepper` over `f`'s jaxpr for these arguments, before its first equation.
+    """A `Stepper` over `f`'s jaxpr for these arguments, before its first equation. Its
+    lines are labelled as the views label them ('model.py:12'; in a notebook, once the
+    notebook layer is loaded, 'In[3]:2': views/source.py).
 
     >>> [str(e.primitive) for e in step(lambda x: x * 2 + 1, 3).equations]
     ['mul', 'add']
@@ -564,8 +566,8 @@ def step(f, *args, **kwargs) -> Stepper:
     return make_stepper(f, args, kwargs)
 
 
-def make_stepper(f, args, kwargs, label=plain_label, line_text=plain_line) -> Stepper:
-    """`step` with the source labels given (the notebook names cell lines 'In[3]:2')."""
+def make_stepper(f, args, kwargs, label=source.label, line_text=source.line) -> Stepper:
+    """`step` with the source labels given."""
     if not callable(f):
         raise TypeError(f"step: f={f!r} ({type(f).__name__}) is not callable; pass the "
                         "function, then its arguments: step(f, x)")

@@ -1,6 +1,6 @@
-"""The jaxpr stepper (jxkernel/stepper.py, jxkernel/notebook/stepper.py): equation by equation
-values against NumPy, the first NaN and its line, breakpoints, statistics, the three views,
-and in a real InteractiveShell with cell lines."""
+"""The jaxpr stepper (jxkernel/views/stepper.py; its buttons in notebook/widgets/): equation
+by equation values against NumPy, the first NaN and its line, breakpoints, statistics, the
+three views, and in a real InteractiveShell with cell lines."""
 import html
 import inspect
 import json

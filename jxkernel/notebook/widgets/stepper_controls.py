@@ -1,6 +1,8 @@
-"""Buttons for the jaxpr stepper: Next, Run, First NaN and Restart above its view.
+"""Buttons for the jaxpr stepper: Next, Run, First NaN and Restart above its view
+(`jxkernel.notebook.stepper` names this module: `controls(s)`; the stepper itself is
+jxkernel/views/stepper.py, `jxkernel.notebook.step`).
 
-    >>> c = StepperControls(step(f, x))   # shown in a cell: the buttons, then the stepper
+    >>> c = controls(step(f, x))          # shown in a cell: the buttons, then the stepper
     >>> c.next_button.click()             # what a click does: s.next(), then redraw
 
 The view is the stepper's own static HTML, redrawn after each click; a click that cannot
@@ -63,3 +65,8 @@ class StepperControls(TextFallback, w.VBox):
 
     def html_repr(self) -> str:
         return self.stepper.html()
+
+
+def controls(stepper: Stepper) -> StepperControls:
+    """Buttons (Next, Run, First NaN, Restart) above the stepper's view: an ipywidgets VBox."""
+    return StepperControls(stepper)
