@@ -226,6 +226,7 @@ enable_custom_prng = _ConfigState("jax_enable_custom_prng", True)
 softmax_custom_jvp = _ConfigState("jax_softmax_custom_jvp", True)
 no_execution = _ConfigState("jax_no_execution", True)
 jax2tf_associative_scan_reductions = _ConfigState("jax2tf_associative_scan_reductions", True)
+threefry_partitionable = _ConfigState("jax_threefry_partitionable", True)
 
 
 # ------------------------------------------------------------------ environment

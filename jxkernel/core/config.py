@@ -105,6 +105,10 @@ _OPTIONS = [
     _Option("jax_softmax_custom_jvp", False, "JAX_SOFTMAX_CUSTOM_JVP", _parse_bool,
             "jax.nn.softmax with a custom_jvp rule (its derivative from its output: less memory, "
             "more stable) instead of differentiating its operations."),
+    _Option("jax_threefry_partitionable", True, "JAX_THREEFRY_PARTITIONABLE", _parse_bool,
+            "Threefry's split and random bits from each element's own counter (JAX's default, "
+            "the same values however the array is sharded); False: JAX's original scheme, "
+            "hashing one flat run of counters (other values)."),
     _Option("jax_no_execution", False, "JAX_NO_EXECUTION", _parse_bool,
             "Raise RuntimeError when a compiled program would run (tracing and compiling "
             "still happen)."),
@@ -142,7 +146,7 @@ _OPTIONS += [_Option(name, None, name.upper(), None,
 _TRACE_OPTIONS = ("jax_enable_x64", "jax_numpy_dtype_promotion", "jax_numpy_rank_promotion",
                   "jax_default_matmul_precision", "jax_check_tracer_leaks",
                   "jax_allow_f16_reductions", "jax_legacy_prng_key", "jax_enable_custom_prng",
-                  "jax_softmax_custom_jvp")
+                  "jax_softmax_custom_jvp", "jax_threefry_partitionable")
 
 
 # jax.make_user_context's contexts: their values join every jit cache key

@@ -34,7 +34,7 @@ from .loops import associative_scan, fori_loop, map  # noqa: F401
 from .scan import scan, scan_p  # noqa: F401
 from .while_loop import while_loop, while_p  # noqa: F401
 from .parallel import (all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index,  # noqa: F401
-                       axis_index_p, axis_size, pcast, pmax, pmax_p, pmean, pmin, pmin_p,
+                       axis_index_p, axis_size, pbroadcast, pcast, pmax, pmax_p, pmean, pmin, pmin_p,
                        ppermute, ppermute_p, pshuffle, psum, psum_invariant_p, psum_p,
                        psum_scatter, pswapaxes, reduce_scatter_p)
 from .shapes import split, split_p  # noqa: F401

@@ -517,6 +517,22 @@ def _check_perm(perm, size):
     return perm
 
 
+def pbroadcast(x, axis_name, source):
+    """Every instance along `axis_name` gets the value of instance `source` (XLA's
+    CollectiveBroadcast; any pytree). Computed as JAX defines it: a psum of `x` masked to
+    `source` (JAX 0.10.2 itself has no CPU lowering and no working vmap rule for its own
+    pbroadcast primitive; this form runs, and transforms, wherever psum does).
+
+    >>> jax.vmap(lambda v: lax.pbroadcast(v, "i", 2), axis_name="i")(jnp.arange(3.0))
+    Array([2., 2., 2.], dtype=float32)
+    """
+    def one(leaf):
+        zero = convert_element_type(np.zeros((), get_aval(leaf).dtype), get_aval(leaf).dtype)
+        return psum(select(eq(axis_index(axis_name), np.int32(source)), leaf,
+                           broadcast_in_dim(zero, get_aval(leaf).shape, ())), axis_name)
+    return tree_map(one, x)
+
+
 def ppermute(x, axis_name, perm):
     """Send member `src`'s `x` to member `dst` for each `(src, dst)` in `perm`; members
     nobody sends to get zeros. `x` may be a pytree.

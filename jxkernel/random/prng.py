@@ -1,6 +1,7 @@
 """Threefry-2x32, JAX's default PRNG: the `threefry2x32` and `iota_2x32_shape` primitives
 and, on top of them, key derivation (seed, split, fold_in) and random bits exactly as JAX
-0.10.2 computes them with `jax_threefry_partitionable=True` (its default).
+0.10.2 computes them with `jax_threefry_partitionable=True` (its default), or, set False,
+as its original scheme does (split and random bits hash the counters 0, 1, 2, ... laid flat).
 
 A key is the pair of uint32 words a Threefry hash is keyed with. Every operation is a
 hash of counters: `split(key, n)` hashes the counters 0..n-1, `random_bits(key, shape)`
@@ -17,6 +18,7 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes
+from ..core.config import config
 from ..core.avals import ShapedArray, get_aval
 from ..core.primitive import Primitive, abstract_eval_rules, batching_rules, lowering_rules
 from ..transforms import batch_util as bu
@@ -210,6 +212,9 @@ def _unpack(key):
 
 
 def _split_impl(key, shape):
+    if not config.jax_threefry_partitionable:     # JAX's original: counts 0..2n-1, hashed
+        pairs = _threefry_2x32(key, lax.iota(u32, math.prod(shape) * 2))
+        return lax.reshape(pairs, (*shape, 2))
     k1, k2 = _unpack(key)
     hi, lo = iota_2x32_shape(shape)
     b1, b2 = threefry2x32(k1, k2, hi, lo)
@@ -221,7 +226,34 @@ def _fold_in_impl(key, data):
     return _threefry_2x32(key, _seed_impl(data))
 
 
+def _random_bits_original(key, bit_width, shape):
+    """jax_threefry_partitionable=False: the hashes of 0, 1, 2, ... laid out flat, cut into
+    `bit_width`-bit pieces (8 and 16: the 32-bit words' bytes/halves, low first)."""
+    size = math.prod(shape)
+    count = -(-bit_width * size // 32)
+    if count >= 2 ** 32 - 1:
+        raise NotImplementedError("jax_threefry_partitionable=False: random bits of more "
+                                  "than 2**32 - 2 words; use the partitionable default")
+    bits = _threefry_2x32(key, lax.iota(u32, count))
+    dtype = UINT_DTYPES[bit_width]
+    if bit_width == 64:
+        half = count // 2
+        high, low = (lax.convert_element_type(lax.slice(bits, (a,), (a + half,)), dtype)
+                     for a in (0, half))
+        bits = lax.bitwise_or(lax.shift_left(high, np.uint64(32)), low)
+    elif bit_width in (8, 16):
+        per = 32 // bit_width
+        shifts = lax.mul(np.uint32(bit_width), lax.broadcasted_iota(u32, (per, 1), 0))
+        pieces = lax.bitwise_and(np.uint32(np.iinfo(dtype).max),
+                                 lax.shift_right_logical(lax.broadcast(bits, (1,)), shifts))
+        pieces = lax.reshape(lax.transpose(pieces, (1, 0)), (count * per,))
+        bits = lax.slice(lax.convert_element_type(pieces, dtype), (0,), (size,))
+    return lax.reshape(bits, tuple(shape))
+
+
 def _random_bits_impl(key, bit_width, shape):
+    if not config.jax_threefry_partitionable:
+        return _random_bits_original(key, bit_width, shape)
     if all(isinstance(d, int) for d in shape) and math.prod(shape) > 2 ** 64:
         raise NotImplementedError("random bits array of size exceeding 2 ** 64")
     k1, k2 = _unpack(key)

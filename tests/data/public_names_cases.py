@@ -456,6 +456,17 @@ def config_more_cases(jax):
         out["user_context_value"] = ctx.value
     g(1.0)
     out["user_context_traces"] = len(traces)
+    # threefry_partitionable: split, fold_in, bits of each width and uniform, both schemes
+    out["threefry_partitionable"] = [jax.threefry_partitionable.value]
+    for part in (False, True):
+        with jax.threefry_partitionable(part):
+            k = jax.random.key(42)
+            out["threefry_partitionable"].append(enc([
+                jax.random.key_data(jax.random.split(k, 3)),
+                jax.random.key_data(jax.random.fold_in(k, 7)), jax.random.bits(k, (5,)),
+                jax.random.bits(k, (3,), jnp.uint8), jax.random.bits(k, (3, 2), jnp.uint16),
+                jax.random.uniform(k, (3,)), jax.jit(lambda k: jax.random.bits(k, (4,)))(k),
+                jax.vmap(lambda k: jax.random.bits(k, (3,)))(jax.random.split(k, 2))]))
     out["jax2tf_associative_scan_reductions"] = [jax.jax2tf_associative_scan_reductions.value]
     with jax.jax2tf_associative_scan_reductions(True):
         out["jax2tf_associative_scan_reductions"] += [
