@@ -5,7 +5,7 @@
 
 JAX's names are recorded by reference/make_public_names_reference.py into
 tests/data/jax_public_names.json; `jax.X` is looked up as `jxkernel.X` (lazy names load on
-the lookup). tests/test_public_names.py holds the ratio and the missing list.
+the lookup). tests/jax_compat/test_public_names.py holds the ratio and the missing list.
 """
 import importlib
 import json

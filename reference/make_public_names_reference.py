@@ -11,7 +11,7 @@ artifact of how the file is written, not something users reach for. The submodul
 `import jax` loads, `jax.core` and `jax.experimental` included) stay in: after `import jax`,
 code writes `jax.experimental.X` without importing it.
 
-tests/test_public_names.py compares jxkernel's corresponding modules with this list, and
+tests/jax_compat/test_public_names.py compares jxkernel's corresponding modules with this list, and
 `python -m conformance.public_names --report` writes the counts into conformance/README.md.
 
 It also records what the names jxkernel added answer in JAX (the cases of

@@ -1,4 +1,4 @@
-"""Cases for the names of JAX's public API that jxkernel added (tests/test_public_names.py lists
+"""Cases for the names of JAX's public API that jxkernel added (tests/jax_compat/test_public_names.py lists
 them): `run(jax)` answers each with JAX (reference/make_public_names_reference.py records it in
 public_names_reference.json) and with jxkernel (the tests compare, exactly: every case is
 integers, bits, dtypes, shapes or text, or floats exact by construction).
@@ -130,7 +130,7 @@ def lax_cases(jax):
             lambda k: lax.rng_bit_generator(k, (2,))))(keys)),
         "rng_bit_generator_jaxpr": jaxpr(lambda k: lax.rng_bit_generator(k, (3,)), key),
         # (a key of another shape fails an assert in JAX's lowering; jxkernel's TypeError names
-        # it: tests/test_public_names.py)
+        # it: tests/jax_compat/test_public_names.py)
         "rng_bit_generator_errors": [outcome(lambda: lax.rng_bit_generator(key, (2,), jnp.int32))],
         "random_algorithm": [str(a_) for a_ in lax.RandomAlgorithm] + [int(a_) for a_ in lax.RandomAlgorithm],
         "rng_uniform_jaxpr": jaxpr(lambda a, b: lax.rng_uniform(a, b, (2,)), 0.0, 1.0),
@@ -389,7 +389,7 @@ def dot_cases(jax):
         "grads": enc(jax.grad(lambda l, r: (f(l, r) ** 2).sum(), (0, 1))(lhs, rhs)),
         "jvp": enc(jax.jvp(f, (lhs, rhs), (jnp.ones_like(lhs), rhs * 2))),
         # (no vmap: JAX 0.10.2's batching rule raises "ragged_dot vmap over any dim but 0 -
-        # NYI" for these; tests/test_public_names.py checks jxkernel's against a loop)
+        # NYI" for these; tests/jax_compat/test_public_names.py checks jxkernel's against a loop)
         "errors": [outcome(lambda: lax.ragged_dot(lhs, rhs, sizes.astype(jnp.float32))),
                    outcome(lambda: lax.ragged_dot(lhs, rhs[:2], sizes)),
                    outcome(lambda: lax.ragged_dot_general(lhs, rhs, sizes, contracting)),

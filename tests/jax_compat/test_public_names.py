@@ -17,6 +17,7 @@ import jxkernel
 import public_names_cases
 from doc_examples import check_docstring_examples
 from conformance import public_names
+import locations  # tests/support: the repository's folders
 
 # The ratio of JAX's names present, over the nine modules; raised as names are added.
 RATCHET = 0.976
@@ -44,7 +45,7 @@ def test_missing_names_are_exactly_the_listed_ones():
             f"jxkernel{module[3:]}")
         assert not listed - now, (
             f"{module}: {sorted(listed - now)} are present now: delete them from MISSING in "
-            f"tests/test_public_names.py, raise RATCHET and run "
+            f"tests/jax_compat/test_public_names.py, raise RATCHET and run "
             f"`python -m conformance.public_names --report`")
 
 
@@ -62,7 +63,7 @@ def test_readme_counts_are_current():
 
 @functools.cache
 def _reference():
-    with open(os.path.join(os.path.dirname(__file__), "data", "public_names_reference.json")) as f:
+    with open(os.path.join(locations.DATA, "public_names_reference.json")) as f:
         return json.load(f)
 
 
