@@ -86,7 +86,7 @@ from ..transforms.make_jaxpr import make_jaxpr
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path
 
 # The modules `import jxkernel` leaves to first use that define primitives: a name of theirs
-# is a primitive's name even before the first use. (tests/test_registry.py checks that loading
+# is a primitive's name even before the first use. (tests/core/test_registry.py checks that loading
 # these registers every primitive jxkernel defines.)
 LAZY_PRIMITIVE_MODULES = ("lax.linalg", "lax.convolution", "lax.windowed", "lax.special",
                           "lax.solves", "lax.rng", "lax.callbacks",
