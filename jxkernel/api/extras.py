@@ -227,6 +227,7 @@ softmax_custom_jvp = _ConfigState("jax_softmax_custom_jvp", True)
 no_execution = _ConfigState("jax_no_execution", True)
 jax2tf_associative_scan_reductions = _ConfigState("jax2tf_associative_scan_reductions", True)
 threefry_partitionable = _ConfigState("jax_threefry_partitionable", True)
+thread_guard = _ConfigState("jax_thread_guard", True)
 
 
 # ------------------------------------------------------------------ environment

@@ -109,6 +109,9 @@ _OPTIONS = [
             "Threefry's split and random bits from each element's own counter (JAX's default, "
             "the same values however the array is sharded); False: JAX's original scheme, "
             "hashing one flat run of counters (other values)."),
+    _Option("jax_thread_guard", False, "JAX_THREAD_GUARD", _parse_bool,
+            "Raise if a multi-process operation is launched from a thread other than the one "
+            "that set the guard (jaxlib checks it; a single process is never affected)."),
     _Option("jax_no_execution", False, "JAX_NO_EXECUTION", _parse_bool,
             "Raise RuntimeError when a compiled program would run (tracing and compiling "
             "still happen)."),

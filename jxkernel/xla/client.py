@@ -131,6 +131,15 @@ def _refuse_late_cpu_count(old, new):
 config.watch("jax_num_cpu_devices", _refuse_late_cpu_count)
 
 
+def _set_thread_guard(old, new):
+    # jaxlib keeps the guard: a multi-process program launched from another thread than the
+    # one that set it raises there (one process: no effect, as in JAX)
+    xc._xla.guard_lib.update_thread_guard_global_state(bool(new))
+
+
+config.watch("jax_thread_guard", _set_thread_guard)
+
+
 # ----------------------------------------------------------------------------- GPU
 def _cuda_plugin_library() -> str | None:
     """The path of jax-cuda1x-pjrt's PJRT plugin, without importing its package."""

@@ -467,6 +467,13 @@ def config_more_cases(jax):
                 jax.random.bits(k, (3,), jnp.uint8), jax.random.bits(k, (3, 2), jnp.uint16),
                 jax.random.uniform(k, (3,)), jax.jit(lambda k: jax.random.bits(k, (4,)))(k),
                 jax.vmap(lambda k: jax.random.bits(k, (3,)))(jax.random.split(k, 2))]))
+    import threading
+    seen = [jax.thread_guard.value]
+    with jax.thread_guard(True):    # (one process: a jit from another thread still runs)
+        worker = threading.Thread(target=lambda: seen.append(enc(f(5.0))))
+        worker.start()
+        worker.join()
+    out["thread_guard"] = seen + [jax.thread_guard.value]
     out["jax2tf_associative_scan_reductions"] = [jax.jax2tf_associative_scan_reductions.value]
     with jax.jax2tf_associative_scan_reductions(True):
         out["jax2tf_associative_scan_reductions"] += [
@@ -487,6 +494,9 @@ def lax_more_cases(jax):
         return x + 1
 
     apply = lambda x: lax.scatter_apply(x, idx, lambda v: v * 3 - 1, dn, update_shape=(3,))
+    tangent = lax.composite(lambda v: lax.sin(v) / lax.cos(v), name="my.tangent")
+    softmax2 = lax.composite(lambda v, *, axis, scale=None, w=None: jax.nn.softmax(v, axis) * 2,
+                             name="my.softmax", version=3)
     x = jnp.arange(4.0)
     return {
         "dce_sink": enc([sunk(x), jax.jit(sunk)(x), jax.grad(lambda v: sunk(v).sum())(x),
@@ -511,6 +521,13 @@ def lax_more_cases(jax):
         "accuracy_jaxpr": [str(jax.make_jaxpr(lambda v: lax.exp(v) + lax.tanh(
             v, accuracy=lax.AccuracyMode.HIGHEST))(1.0)), str(jax.make_jaxpr(jax.grad(
                 lambda v: lax.sin(v, accuracy=lax.AccuracyMode.HIGHEST)))(1.0))],
+        "composite": enc([tangent(jnp.array([0.0, 0.5])), jax.jit(tangent)(jnp.float32(0.25)),
+                          softmax2(jnp.array([1.0, 1.0]), axis=0),
+                          jax.jit(lambda v: softmax2(v, axis=0, scale=None, w=np.arange(3)))(
+                              jnp.zeros(4))]),
+        "composite_jaxpr": str(jax.make_jaxpr(tangent)(jnp.zeros(2))),
+        "composite_errors": [outcome(lambda: jax.grad(lambda v: tangent(v).sum())(jnp.ones(2))),
+                             outcome(lambda: jax.vmap(tangent)(jnp.ones((2, 2))))],
         "accuracy_errors": [outcome(lambda: lax.Tolerance()),
                             outcome(lambda: lax.Tolerance(atol=-1.0)),
                             [m.name for m in lax.AccuracyMode]],
