@@ -60,6 +60,7 @@ _LAZY_MODULES = {
         "padtype_to_pads"),
     "windowed": ("reduce_window_max_p", "reduce_window_min_p", "reduce_window_p",
         "reduce_window_sum_p", "select_and_gather_add_p", "select_and_scatter_add_p",
+        "select_and_scatter_p",
         "reduce_window", "reduce_window_shape_tuple"),
     "special": ("bessel_i0e", "bessel_i0e_p", "bessel_i1e", "bessel_i1e_p", "betainc",
         "igamma", "igamma_grad_a", "igamma_grad_a_p", "igamma_p", "igammac", "igammac_p",

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core.avals import ShapedArray, get_aval
 from ..core.interpret import eval_jaxpr
-from ..core.ir import param_printers
+from ..core.ir import ClosedJaxpr, param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, transpose_rules)
 from ..core.staging import trace_to_jaxpr
@@ -411,6 +411,41 @@ lowering_rules[select_and_scatter_add_p] = _select_and_scatter_add_lowering
 jvp_rules[select_and_scatter_add_p] = _jvp_linear_in_values(select_and_scatter_add_p)
 transpose_rules[select_and_scatter_add_p] = _select_and_scatter_add_transpose
 batching_rules[select_and_scatter_add_p] = _select_and_scatter_add_batching
+
+# ------------------------------------------------------------------ select_and_scatter
+# XLA's SelectAndScatter with any `select` (a >= b: pick the window's max) and `scatter`
+# (how chosen values combine with what is there, starting from init_value) computation:
+# each source value goes to the operand element its window selects. JAX's primitive for it
+# has a shape rule and a lowering only (no jvp, transpose or batching rule), and so has this.
+select_and_scatter_p = Primitive("select_and_scatter")
+
+
+def _select_and_scatter_abstract_eval(operand, source, init_value, *, select_jaxpr,
+                                      select_consts, scatter_jaxpr, scatter_consts,
+                                      window_dimensions, window_strides, padding):
+    if len(window_dimensions) != len(window_strides):
+        raise TypeError(f"select_and_scatter got inconsistent window_strides and "
+                        f"window_dimensions: got window_strides {window_strides} and "
+                        f"window_dimensions {window_dimensions}.")
+    return ShapedArray(operand.shape, operand.dtype, operand.weak_type)
+
+
+def _select_and_scatter_lowering(ctx, operand, source, init_value, *, select_jaxpr,
+                                 select_consts, scatter_jaxpr, scatter_consts,
+                                 window_dimensions, window_strides, padding):
+    scalar = hl.aval_type(ShapedArray((), ctx.avals_in[0].dtype))
+    regions = []
+    for jaxpr, consts in ((select_jaxpr, select_consts), (scatter_jaxpr, scatter_consts)):
+        block = ctx.new_block([scalar, scalar])
+        block.ret(ctx.lower_jaxpr(ClosedJaxpr(jaxpr, list(consts)), block.args, block=block))
+        regions.append(block)
+    return ctx.op1("stablehlo.select_and_scatter", [operand, source, init_value],
+                   _window_attrs(window_dimensions, window_strides, padding), regions=regions)
+
+
+abstract_eval_rules[select_and_scatter_p] = _select_and_scatter_abstract_eval
+lowering_rules[select_and_scatter_p] = _select_and_scatter_lowering
+
 
 # ------------------------------------------------------------------ reduce_window (generic)
 # operands then init values; params: jaxpr (the computation on scalars, a ClosedJaxpr whose

@@ -494,6 +494,16 @@ def lax_more_cases(jax):
         return x + 1
 
     apply = lambda x: lax.scatter_apply(x, idx, lambda v: v * 3 - 1, dn, update_shape=(3,))
+    xs, src = jnp.array([[1.0, 5.0, 2.0, 0.0], [3.0, 4.0, 7.0, 6.0]]), jnp.array([[10.0, 20.0]])
+
+    def sas(operand, source, init, select, scatter, window, strides, padding):
+        scalars = (operand.dtype.type(0),) * 2      # the computations, on scalars, as jaxprs
+        s, c = jax.make_jaxpr(select)(*scalars), jax.make_jaxpr(scatter)(*scalars)
+        return lax.select_and_scatter_p.bind(
+            operand, source, init, select_jaxpr=s.jaxpr, select_consts=tuple(s.consts),
+            scatter_jaxpr=c.jaxpr, scatter_consts=tuple(c.consts), window_dimensions=window,
+            window_strides=strides, padding=padding)
+
     tangent = lax.composite(lambda v: lax.sin(v) / lax.cos(v), name="my.tangent")
     softmax2 = lax.composite(lambda v, *, axis, scale=None, w=None: jax.nn.softmax(v, axis) * 2,
                              name="my.softmax", version=3)
@@ -528,6 +538,19 @@ def lax_more_cases(jax):
         "composite_jaxpr": str(jax.make_jaxpr(tangent)(jnp.zeros(2))),
         "composite_errors": [outcome(lambda: jax.grad(lambda v: tangent(v).sum())(jnp.ones(2))),
                              outcome(lambda: jax.vmap(tangent)(jnp.ones((2, 2))))],
+        "select_and_scatter": enc([
+            sas(xs, src, jnp.float32(0), lax.ge, lax.add, (2, 2), (2, 2), ((0, 0), (0, 0))),
+            sas(xs, src, jnp.float32(1), lax.le, lax.mul, (2, 2), (2, 2), ((0, 0), (0, 0))),
+            jax.jit(lambda a, s: sas(a, s, jnp.float32(0), lax.ge, lax.add, (1, 2), (1, 2),
+                                     ((0, 0), (0, 0))))(xs, jnp.ones((2, 2))),
+            sas(jnp.arange(6, dtype=jnp.int32), jnp.array([1, 2, 3], jnp.int32), jnp.int32(0),
+                lax.ge, lax.add, (3,), (2,), ((0, 1),))]),
+        # (JAX's primitive has no jvp or batching rule; neither has jxkernel's)
+        "select_and_scatter_errors": [
+            outcome(lambda: jax.grad(lambda a: sas(a, src, jnp.float32(0), lax.ge, lax.add,
+                                                   (2, 2), (2, 2), ((0, 0), (0, 0))).sum())(xs)),
+            outcome(lambda: jax.vmap(lambda a: sas(a, src[0], jnp.float32(0), lax.ge, lax.add,
+                                                   (2,), (2,), ((0, 0),)))(xs))],
         "accuracy_errors": [outcome(lambda: lax.Tolerance()),
                             outcome(lambda: lax.Tolerance(atol=-1.0)),
                             [m.name for m in lax.AccuracyMode]],
