@@ -228,6 +228,7 @@ no_execution = _ConfigState("jax_no_execution", True)
 jax2tf_associative_scan_reductions = _ConfigState("jax2tf_associative_scan_reductions", True)
 threefry_partitionable = _ConfigState("jax_threefry_partitionable", True)
 thread_guard = _ConfigState("jax_thread_guard", True)
+auto_pcast = _ConfigState("jax_auto_pcast", True)
 
 
 # ------------------------------------------------------------------ environment

@@ -109,6 +109,9 @@ _OPTIONS = [
             "Threefry's split and random bits from each element's own counter (JAX's default, "
             "the same values however the array is sharded); False: JAX's original scheme, "
             "hashing one flat run of counters (other values)."),
+    _Option("jax_auto_pcast", True, "JAX_AUTO_PCAST", _parse_bool,
+            "In shard_map bodies, put pvary in automatically where an operation's inputs vary "
+            "over different manual axes; False: raise instead (use lax.pcast by hand)."),
     _Option("jax_thread_guard", False, "JAX_THREAD_GUARD", _parse_bool,
             "Raise if a multi-process operation is launched from a thread other than the one "
             "that set the guard (jaxlib checks it; a single process is never affected)."),
@@ -149,7 +152,7 @@ _OPTIONS += [_Option(name, None, name.upper(), None,
 _TRACE_OPTIONS = ("jax_enable_x64", "jax_numpy_dtype_promotion", "jax_numpy_rank_promotion",
                   "jax_default_matmul_precision", "jax_check_tracer_leaks",
                   "jax_allow_f16_reductions", "jax_legacy_prng_key", "jax_enable_custom_prng",
-                  "jax_softmax_custom_jvp", "jax_threefry_partitionable")
+                  "jax_softmax_custom_jvp", "jax_threefry_partitionable", "jax_auto_pcast")
 
 
 # jax.make_user_context's contexts: their values join every jit cache key

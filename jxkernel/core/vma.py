@@ -16,6 +16,7 @@ inside a body sums the cotangent of a replicated input over the devices.
 from __future__ import annotations
 
 from .avals import NO_AXES, ShapedArray, axis_order
+from .config import config
 from .ir import jaxpr_params
 from .primitive import Primitive, abstract_eval_rules, own_vma_rules
 
@@ -86,9 +87,22 @@ def match_inputs(trace, prim, args, params) -> list:
     union = NO_AXES.union(*vmas)
     if not union:
         return args
+    if not config.jax_auto_pcast:        # jax.auto_pcast(False): no pvary put in, JAX's error
+        if any(v != union for v in vmas):
+            raise ValueError(
+                f"Primitive {prim.name} requires varying manual axes to match, but got "
+                f"[{', '.join(_frozenset_text(v) for v in vmas)}]. Please open an issue at "
+                "https://github.com/jax-ml/jax/issues and as a temporary workaround pass the "
+                "check_vma=False argument to `jax.shard_map`")
+        return args
     return [x if v == union else
             trace.process_primitive(pvary_p, [x], {"axes": in_mesh_order(union - v)})
             for x, v in zip(args, vmas)]
+
+
+def _frozenset_text(axes) -> str:
+    return f"frozenset({{{', '.join(repr(a) for a in in_mesh_order(axes))}}})" if axes \
+        else "frozenset()"
 
 
 def out_types(prim, in_avals, params, out_avals) -> list:

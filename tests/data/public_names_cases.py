@@ -474,6 +474,16 @@ def config_more_cases(jax):
         worker.start()
         worker.join()
     out["thread_guard"] = seen + [jax.thread_guard.value]
+    # auto_pcast(False): no pvary put in for the inputs of an operation in a shard_map body
+    mesh = jax.make_mesh((1,), ("i",), axis_types=(jax.sharding.AxisType.Auto,))
+    body = lambda pcast: jax.jit(jax.shard_map(
+        lambda a, b: a + (jax.lax.pcast(b, "i", to="varying") if pcast else b), mesh=mesh,
+        in_specs=(jax.P("i"), jax.P()), out_specs=jax.P("i")))
+    z = jnp.arange(4.0)
+    out["auto_pcast"] = [jax.auto_pcast.value, enc(body(False)(z, z))]
+    with jax.auto_pcast(False):
+        out["auto_pcast"] += [message(lambda: body(False)(z, 2 * z)), enc(body(True)(z, z)),
+                              jax.auto_pcast.value]
     out["jax2tf_associative_scan_reductions"] = [jax.jax2tf_associative_scan_reductions.value]
     with jax.jax2tf_associative_scan_reductions(True):
         out["jax2tf_associative_scan_reductions"] += [
