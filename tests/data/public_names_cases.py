@@ -567,10 +567,32 @@ def lax_more_cases(jax):
     }
 
 
+def smap_cases(jax):
+    """jax.smap over a one-axis mesh: in_axes/out_axes, psum inside, grad, its errors."""
+    jnp, AT = jax.numpy, jax.sharding.AxisType
+    x = jnp.arange(6.0).reshape(2, 3)
+    out = {}
+    with jax.set_mesh(jax.make_mesh((1,), ("x",), (AT.Auto,))):
+        f = jax.smap(lambda a, b: a * 2 + b, in_axes=(1, None), out_axes=1, axis_name="x")
+        total = jax.smap(lambda a: jax.lax.psum(a, "x"), in_axes=0, out_axes=None,
+                         axis_name="x")
+        out["auto"] = enc([f(x, 1.0), jax.jit(f)(x, jnp.float32(2)), total(x),
+                           jax.grad(lambda v: f(v, 1.0).sum())(x)])
+        out["auto_errors"] = [
+            message(lambda: jax.smap(lambda a: a, out_axes=0, axis_name="x")(x)),
+            outcome(lambda: jax.smap(lambda a: a, in_axes=[0], out_axes=0, axis_name="x")),
+            outcome(lambda: jax.smap(lambda a: a, in_axes=0, out_axes=0, axis_name=("x",)))]
+    with jax.set_mesh(jax.make_mesh((1,), ("x",), (AT.Explicit,))):   # in_axes inferred
+        out["explicit"] = enc(jax.smap(lambda a: a + 1, out_axes=0, axis_name="x")(
+            jax.device_put(x, jax.P("x"))))
+    return out
+
+
 def run(jax) -> dict:
     return {"api": api_cases(jax), "lax": lax_cases(jax),
             "custom_batching": custom_batching_cases(jax), "config": config_cases(jax),
             "state": state_cases(jax), "dot": dot_cases(jax),
             "config_more": config_more_cases(jax), "lax_more": lax_more_cases(jax),
+            "smap": smap_cases(jax),
             # (last: its scalar listener stays registered and hears later compiles)
             "ops_monitoring": ops_monitoring_cases(jax)}
