@@ -85,7 +85,9 @@ class KeyArray:
     def __iter__(self):
         if not self.shape:
             raise TypeError("iteration over a 0-d key array")
-        return (self[i] for i in range(self.shape[0]))
+        # the key data's rows, as JAX iterates its base array: eagerly one host round trip
+        # for all rows, where indexing row by row would compile a slice per index
+        return (KeyArray(row) for row in self._base)
 
     def __getitem__(self, idx):
         idx = idx if isinstance(idx, tuple) else (idx,)

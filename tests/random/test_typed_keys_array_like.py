@@ -45,3 +45,28 @@ def test_at_set_and_get_on_key_arrays():
     assert _bits(keys.at[...].set(new)) == [_bits(new)] * 3
     with pytest.raises(TypeError, match="wrap_key_data"):
         keys.at[0].set(jnp.zeros(2, jnp.uint32))
+
+
+def test_iterating_keys_eagerly_compiles_nothing_and_matches_indexing():
+    # `key, *subkeys = split(key, n)`, the random-numbers guide's idiom: eagerly the rows come
+    # from one host read of the key data, not a compiled slice per row (issue 38); under jit
+    # the rows are staged as slices, as indexing stages them.
+    from jxkernel.xla import compiler as xla_compiler
+    keys = jax.random.split(jax.random.key(11), 7)
+    seen, inner = [], xla_compiler.backend_compile_and_load
+
+    def counting(*args, **kwargs):
+        seen.append(1)
+        return inner(*args, **kwargs)
+    xla_compiler.backend_compile_and_load = counting
+    try:
+        rows = list(keys)
+    finally:
+        xla_compiler.backend_compile_and_load = inner
+    assert seen == [] and len(rows) == 7
+    assert all(r.dtype == keys.dtype and r.shape == () for r in rows)
+    assert [_bits(r) for r in rows] == _bits(keys)
+    first, *rest = jax.jit(lambda k: tuple(k))(keys)
+    assert _bits(first) == _bits(keys[0]) and [_bits(r) for r in rest] == _bits(keys)[1:]
+    with pytest.raises(TypeError, match="0-d key array"):
+        iter(jax.random.key(0))
