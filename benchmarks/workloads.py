@@ -1,4 +1,4 @@
-"""Twelve workloads timed with JAX or with jxkernel, to compare the two on one machine.
+"""Fifteen workloads timed with JAX or with jxkernel, to compare the two on one machine.
 
     .venv-jax/bin/python benchmarks/workloads.py --impl jax --json benchmarks/results/jax.json
     .venv/bin/python benchmarks/workloads.py --impl jxkernel --only mlp_step,scan_rnn
@@ -282,7 +282,7 @@ def recompile(L):
 # whole process with that many devices (XLA_FLAGS for JAX, JXKERNEL_CPU_DEVICES for
 # jxkernel), so they are left out of a run of every workload and run in processes of their own.
 SHARDED_DEVICES = 8
-SHARDED = {"dp_mlp_step", "shard_map_psum"}
+SHARDED = {"dp_mlp_step", "shard_map_psum", "pmap_101"}
 
 
 def mesh_1d(L):
@@ -323,6 +323,143 @@ def shard_map_psum(L):
     for metric, width in (("per_call_f32_8x128", 128), ("per_call_f32_8x131072", 131072)):
         x = L.jax.device_put(normal(L, 4, SHARDED_DEVICES, width), split)
         yield metric, steady(total, x)
+
+
+# Whole programs, end to end, in the style of three of JAX's own pages (written for this
+# file, not copied): each sample is one run of the program in this process (the interpreter
+# and the library already started), wall time until its last value is on the host.
+# "first_run" is the process's first run: it pays every trace and XLA compile. "rerun" runs
+# the same program again: new Python closures, so jit traces again, while the library's
+# caches of eager ops (and whatever else survives a new function) are warm.
+
+def end_to_end(program, *args, runs=None):
+    first = [timed(program, *args)]
+    yield "first_run", (first, 1)
+    yield "rerun", ([timed(program, *args) for _ in range(runs or FIRST_SAMPLES)], 1)
+
+
+@workload
+def random_guide(L):
+    """The random-numbers guide's kind of program: many small eager samplers, keys split
+    and folded one at a time, a list of keys consumed one by one, one vmap over keys."""
+    random, jnp = L.jax.random, L.jnp
+
+    def program():
+        key = random.key(1701)
+        draws = []
+        for _ in range(12):                      # split, use the subkey, keep the key
+            key, subkey = random.split(key)
+            draws.append(random.normal(subkey))
+        key, *subkeys = random.split(key, num=25)
+        one_by_one = np.stack([np.asarray(random.uniform(k)) for k in subkeys[:8]])
+        at_once = random.uniform(subkeys[8], shape=(8,))
+        batched = L.jax.vmap(random.normal)(random.split(subkeys[9], 8))
+        for step in range(8):                    # a key per step, folded from a base key
+            k = random.fold_in(subkeys[10], step)
+            draws.append(jnp.sum(random.normal(k, (4, 4))))
+        draws.append(jnp.sum(random.permutation(subkeys[11], 16)))
+        draws.append(jnp.mean(random.bernoulli(subkeys[12], 0.3, (32,))))
+        draws.append(random.randint(subkeys[13], (), 0, 10).astype(jnp.float32))
+        draws.append(jnp.sum(random.choice(subkeys[14], 5, (3,), replace=False)))
+        return (float(jnp.sum(jnp.stack(draws))) + float(one_by_one.sum())
+                + float(jnp.sum(at_once)) + float(jnp.sum(batched)))
+    yield from end_to_end(program)
+
+
+@workload
+def kernel_lsq(L, n=64, d=8, steps=200):
+    """A kernel least-squares fit as in JAX's examples: Gram matrices from nested vmaps of
+    a kernel, gradient descent with momentum in a jitted step called from a Python loop
+    (the step number a Python int, as the example's optimizer passes it), predictions from
+    a vmap, and per-point input gradients of the fitted function by vmap of grad."""
+    jax, jnp = L.jax, L.jnp
+    rng = np.random.default_rng(0)
+    xs = jnp.asarray(rng.standard_normal((n, d)).astype(np.float32))
+    ys = jnp.asarray(np.sin(np.asarray(xs).sum(axis=1)).astype(np.float32))
+
+    def program():
+        def rbf(x, y):
+            return jnp.exp(-0.5 * jnp.sum((x - y) ** 2))
+
+        def gram(kernel, a, b):
+            return jax.vmap(lambda x: jax.vmap(lambda y: kernel(x, y))(b))(a)
+
+        K = jax.jit(lambda a: gram(rbf, a, a))(xs)
+
+        def objective(v):
+            return 0.5 * jnp.sum((K @ v - ys) ** 2) + 0.01 * jnp.sum(v ** 2)
+
+        @jax.jit
+        def update(i, state):
+            v, velocity = state
+            velocity = 0.9 * velocity - 1e-3 * jax.grad(objective)(v)
+            return v + velocity / (1.0 + 0.0 * i), velocity
+
+        state = (jnp.zeros(n), jnp.zeros(n))
+        for i in range(steps):
+            state = update(i, state)
+        v = state[0]
+
+        def predict(x):
+            return jnp.sum(v * jax.vmap(lambda x_: rbf(x, x_))(xs))
+        fitted = jax.jit(jax.vmap(predict))(xs)
+        slopes = jax.vmap(jax.grad(predict))(xs)
+        return float(jnp.mean((fitted - ys) ** 2)), float(jnp.sum(slopes))
+    yield from end_to_end(program)
+
+
+@workload
+def pmap_101(L, steps=40):
+    """JAX 101's parallelism chapter's kind of program on 8 CPU devices: a pmapped
+    convolution, a normalization with psum, and a data-parallel linear-regression update
+    step whose gradients and loss are averaged with pmean, called in a Python loop with
+    replicated parameters and data split by hand into [devices, ...]."""
+    jax, jnp, lax = L.jax, L.jnp, L.lax
+    devices = jax.local_device_count()
+    if devices < SHARDED_DEVICES:
+        raise RuntimeError(f"needs {SHARDED_DEVICES} devices, found {devices}")
+    rng = np.random.default_rng(0)
+    xs_np = rng.standard_normal((128, 1)).astype(np.float32)
+    ys_np = (3 * xs_np - 1 + 0.1 * rng.standard_normal((128, 1))).astype(np.float32)
+    signal = np.arange(11 * devices, dtype=np.float32).reshape(devices, 11)
+
+    def program():
+        window = np.array([2.0, 3.0, 4.0], np.float32)
+
+        def convolve(x, w):
+            return jnp.stack([jnp.dot(x[i - 1:i + 2], w) for i in range(1, x.shape[0] - 1)])
+        ws = np.stack([window] * devices)
+        conv = jax.pmap(convolve)(signal, ws)
+        twice = jax.pmap(convolve, in_axes=(0, None))(conv, window)  # stays on its devices
+
+        def normalized(x, w):
+            out = convolve(x, w)
+            return out / lax.psum(out, axis_name="p")
+        norm = jax.pmap(normalized, axis_name="p")(signal, ws)
+
+        def loss_fn(params, x, y):
+            return jnp.mean((x @ params["w"] + params["b"] - y) ** 2)
+
+        def update(params, x, y):
+            loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
+            grads = lax.pmean(grads, axis_name="batch")
+            loss = lax.pmean(loss, axis_name="batch")
+            params = jax.tree_util.tree_map(lambda p, g: p - 0.05 * g, params, grads)
+            return params, loss
+        step = jax.pmap(update, axis_name="batch")
+
+        params = {"w": jnp.zeros((1, 1)), "b": jnp.zeros((1,))}
+        replicated = jax.tree_util.tree_map(lambda p: jnp.array([p] * devices), params)
+        x_split = xs_np.reshape(devices, -1, 1)
+        y_split = ys_np.reshape(devices, -1, 1)
+        losses = []
+        for _ in range(steps):
+            replicated, loss = step(replicated, x_split, y_split)
+            losses.append(loss[0])
+        fitted = jax.tree_util.tree_map(lambda p: p[0], replicated)
+        return (float(jnp.sum(conv)) + float(jnp.sum(twice)) + float(jnp.sum(norm))
+                + float(losses[-1]) + float(fitted["w"][0, 0]))
+    yield from end_to_end(program)
 
 
 # ---------------------------------------------------------------- running and reporting
