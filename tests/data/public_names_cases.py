@@ -376,18 +376,22 @@ def dot_cases(jax):
     contracting = R((([1], [0]), ([], [])), [1], [])           # groups of k: [g, m, n]
     batch = R((([2], [1]), ([0], [0])), [0], [])
     f = lambda l, r: lax.ragged_dot(l, r, sizes)
-    out = {
-        "ragged_dot": enc([f(lhs, rhs), jax.jit(f)(lhs, rhs),
-                           lax.ragged_dot(lhs.astype(jnp.int8), rhs.astype(jnp.int8), sizes,
-                                          preferred_element_type=jnp.int32)]),
-        "batched_group_sizes": enc(lax.ragged_dot_general(
-            b_lhs, b_rhs, b_sizes, R((([2], [2]), ([0], [1])), [1], [0]))),
-        "contracting": enc([lax.ragged_dot_general(lhs, rhs[0], sizes, contracting),
-                            lax.ragged_dot_general(b_lhs, b_rhs[0], b_sizes,
-                                                   R((([2], [1]), ([0], [0])), [2], []))]),
-        "batch": enc(lax.ragged_dot_general(b_lhs, b_rhs[0], jnp.array([1, 1]), batch)),
-        "grads": enc(jax.grad(lambda l, r: (f(l, r) ** 2).sum(), (0, 1))(lhs, rhs)),
-        "jvp": enc(jax.jvp(f, (lhs, rhs), (jnp.ones_like(lhs), rhs * 2))),
+
+    @jax.jit               # (one program for all of them: the suite compiles it once)
+    def values(lhs, rhs, b_lhs, b_rhs):
+        return [
+            [f(lhs, rhs), jax.jit(f)(lhs, rhs),
+             lax.ragged_dot(lhs.astype(jnp.int8), rhs.astype(jnp.int8), sizes,
+                            preferred_element_type=jnp.int32)],
+            lax.ragged_dot_general(b_lhs, b_rhs, b_sizes, R((([2], [2]), ([0], [1])), [1], [0])),
+            [lax.ragged_dot_general(lhs, rhs[0], sizes, contracting),
+             lax.ragged_dot_general(b_lhs, b_rhs[0], b_sizes, R((([2], [1]), ([0], [0])), [2], []))],
+            lax.ragged_dot_general(b_lhs, b_rhs[0], jnp.array([1, 1]), batch),
+            jax.grad(lambda l, r: (f(l, r) ** 2).sum(), (0, 1))(lhs, rhs),
+            jax.jvp(f, (lhs, rhs), (jnp.ones_like(lhs), rhs * 2))]
+    out = dict(zip(("ragged_dot", "batched_group_sizes", "contracting", "batch", "grads", "jvp"),
+                   enc(values(lhs, rhs, b_lhs, b_rhs))))
+    out.update({
         # (no vmap: JAX 0.10.2's batching rule raises "ragged_dot vmap over any dim but 0 -
         # NYI" for these; tests/jax_compat/test_public_names.py checks jxkernel's against a loop)
         "errors": [outcome(lambda: lax.ragged_dot(lhs, rhs, sizes.astype(jnp.float32))),
@@ -397,7 +401,7 @@ def dot_cases(jax):
                                                           R((([1], [1]), ([], [])), [1], [0]))),
                    outcome(lambda: lax.ragged_dot_general(lhs, rhs, sizes,
                                                           R((([1], [1]), ([], [])), [0, 1], [0])))],
-    }
+    })
     # precision= as a dot algorithm: the CPU presets, by name or member, f16 and bf16 inputs,
     # a preferred type; an accelerator's preset or a DotAlgorithm raises on CPU. (Binary
     # fractions: every sum is exact whatever XLA's order, at the suite's optimization level)
@@ -406,14 +410,19 @@ def dot_cases(jax):
     dot = lambda p, a=x, b=y, **kw: jax.jit(lambda a, b: lax.dot(a, b, precision=p, **kw))(a, b)
     jaxpr = str(jax.make_jaxpr(lambda a, b: lax.dot_general(
         a, b, (([1], [0]), ([], [])), precision="BF16_BF16_F32"))(x, y))
-    out["dot_algorithm"] = enc([dot(p) for p in ("DEFAULT", "F32_F32_F32", "BF16_BF16_F32",
-                                                 P.BF16_BF16_F32_X3, "BF16_BF16_F32_X6")] + [
-        dot("F16_F16_F16", x.astype(jnp.float16), y.astype(jnp.float16)),
-        dot(P.BF16_BF16_F32, x.astype(jnp.bfloat16), y.astype(jnp.bfloat16)),
-        dot("BF16_BF16_F32", x.astype(jnp.bfloat16), y.astype(jnp.bfloat16),
-            preferred_element_type=jnp.float32),
-        lax.dot(x, y, precision="F32_F32_F32"),
-        jax.grad(lambda a: lax.dot(a, y, precision="BF16_BF16_F32").sum())(x)])
+
+    @jax.jit
+    def algorithms(x, y):
+        h, b = (x.astype(jnp.float16), y.astype(jnp.float16)), (x.astype(jnp.bfloat16),
+                                                                 y.astype(jnp.bfloat16))
+        return [lax.dot(x, y, precision=p) for p in (
+            "DEFAULT", "F32_F32_F32", "BF16_BF16_F32", P.BF16_BF16_F32_X3,
+            "BF16_BF16_F32_X6")] + [
+            lax.dot(*h, precision="F16_F16_F16"), lax.dot(*b, precision=P.BF16_BF16_F32),
+            lax.dot(*b, precision="BF16_BF16_F32", preferred_element_type=jnp.float32),
+            lax.dot(x, y, precision="F32_F32_F32"),
+            jax.grad(lambda a: lax.dot(a, y, precision="BF16_BF16_F32").sum())(x)]
+    out["dot_algorithm"] = enc(algorithms(x, y))
     out["dot_algorithm_jaxpr"] = jaxpr
     out["dot_algorithm_presets"] = [
         [str(p), repr(p), str(p.accumulation_type and jnp.dtype(p.accumulation_type)),
@@ -433,11 +442,11 @@ def config_more_cases(jax):
     x = jnp.zeros(4)
     first = lambda v: jax.nn.softmax(v)[0]
     masked = lambda v: jax.nn.softmax(v, where=jnp.array([True, False, True, False]))[0]
-    out = {"softmax_default": enc([jax.grad(first)(x), jax.grad(masked)(x)])}
-    with jax.softmax_custom_jvp(True):
-        out["softmax_custom_jvp"] = enc([jax.grad(first)(x), jax.jit(jax.grad(masked))(x),
-                                         jax.jvp(jax.nn.softmax, (x,), (jnp.arange(4.0),)),
-                                         jax.nn.softmax(x)])
+    grads = jax.jit(lambda v: [jax.grad(first)(v), jax.grad(masked)(v)])   # (one program)
+    out = {"softmax_default": enc(grads(x))}
+    with jax.softmax_custom_jvp(True):     # (part of jit's key: traced again)
+        out["softmax_custom_jvp"] = enc(grads(x) + jax.jit(lambda v: [
+            jax.jvp(jax.nn.softmax, (v,), (jnp.arange(4.0),)), jax.nn.softmax(v)])(x))
         out["softmax_custom_jvp_primitives"] = sorted({e.primitive.name for e in jax.make_jaxpr(
             jax.nn.softmax)(x).eqns} & {"custom_jvp_call", "exp"})
     f = jax.jit(lambda v: v + 1)
@@ -460,13 +469,13 @@ def config_more_cases(jax):
     out["threefry_partitionable"] = [jax.threefry_partitionable.value]
     for part in (False, True):
         with jax.threefry_partitionable(part):
-            k = jax.random.key(42)
-            out["threefry_partitionable"].append(enc([
+            out["threefry_partitionable"].append(enc(jax.jit(lambda k: [
                 jax.random.key_data(jax.random.split(k, 3)),
                 jax.random.key_data(jax.random.fold_in(k, 7)), jax.random.bits(k, (5,)),
                 jax.random.bits(k, (3,), jnp.uint8), jax.random.bits(k, (3, 2), jnp.uint16),
-                jax.random.uniform(k, (3,)), jax.jit(lambda k: jax.random.bits(k, (4,)))(k),
-                jax.vmap(lambda k: jax.random.bits(k, (3,)))(jax.random.split(k, 2))]))
+                jax.random.uniform(k, (3,)),
+                jax.vmap(lambda k: jax.random.bits(k, (3,)))(jax.random.split(k, 2))])(
+                    jax.random.key(42))))
     import threading
     seen = [jax.thread_guard.value]
     with jax.thread_guard(True):    # (one process: a jit from another thread still runs)
