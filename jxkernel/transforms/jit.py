@@ -33,6 +33,7 @@ from ..xla import client as _client
 from ..xla import pipeline
 from ..xla.array import Array, buffers, device_put, signature
 from ..xla.dispatch import check_jitted_values
+from ..xla.fastpath import MISS
 from ..xla.lowering import NeedsMesh
 from ..xla.pytree import default_registry as _registry
 from .api_util import flatten_fun, float0_outside, fun_name, merge_static
@@ -161,6 +162,14 @@ class Jitted:
         # path, for anything else or a miss, which fills `_fast` for next time.
         last = self._last.get(LAST_HIT)
         if last is not None and not kwargs:
+            native = last.native                  # (0) the same check and call, compiled
+            if native is not None:
+                try:
+                    out = native(args)
+                    if out is not MISS:
+                        return out
+                except Exception:                 # the Python path below says what went wrong
+                    pass
             try:
                 if len(args) == 1:                 # f(x): no comprehensions (each a frame)
                     bufs, avals = [args[0]._buf], [args[0].aval]

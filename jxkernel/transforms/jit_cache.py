@@ -15,6 +15,7 @@ import weakref
 
 from ..core.config import config
 from ..core.source_info import function_source_info
+from ..xla import fastpath
 
 class FunState:
     """What every jit of one function shares: its signature and source line, read once, and
@@ -58,7 +59,7 @@ class LastHit:
     """A jit's last fast-path hit: the argument types and placement (the first buffer's
     sharding) it had, the config it ran under (config._generation: any change since, and
     the hit is not reused), and the entry it ran."""
-    __slots__ = ("avals", "where", "generation", "entry", "unflatten")
+    __slots__ = ("avals", "where", "generation", "entry", "unflatten", "native")
 
     def __init__(self, avals, where, entry):
         self.avals, self.where, self.entry = list(avals), where, entry
@@ -66,6 +67,9 @@ class LastHit:
         tree = entry.out_tree          # one array out (most functions): no unflatten call
         self.unflatten = _first if tree.num_nodes == 1 and tree.num_leaves == 1 else \
             tree.unflatten
+        # the same check and call compiled (xla/fastpath.py), or None: the Python path
+        self.native = fastpath.jit_hit(avals, where, self.generation, entry.exe,
+                                       self.unflatten, entry) if avals else None
 
 
 _first = operator.itemgetter(0)

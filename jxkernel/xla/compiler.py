@@ -430,7 +430,10 @@ class Executable:
         # Only the single-device, non-donating path skips the extra work in _finish.
         self._simple = n == 1 and not self.donated
         self._execute = loaded.execute_sharded         # bound once: it is on every call
-        if self._simple and type(self) is Executable:
+        # plain: _execute + handlers + Array wrapping is the whole call (the compiled fast
+        # path, xla/fastpath.py, runs only such executables)
+        self.plain = self._simple and type(self) is Executable
+        if self.plain:
             # The hot path of jit and eager dispatch: a closure over what it reads, in place
             # of the method (subclasses change handlers and wrapping, so they keep it).
             self.call_buffers = _simple_call(self._execute, self.handlers, self.out_avals,

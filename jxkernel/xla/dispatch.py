@@ -17,7 +17,9 @@ from ..core.sharding_types import abstract_eval
 from ..core.trace import Tracer, escaped_tracer_error
 from . import client as _client
 from .array import Array, device_put, host_to_device
+from . import fastpath
 from .compiler import Executable, check_may_execute
+from .fastpath import MISS
 from .pipeline import compile_jaxpr
 
 _executables: dict = {}      # (prim, avals, params, device) -> Executable
@@ -31,11 +33,13 @@ class _LastRun:
     """A run of a primitive on the hot path: its params, the operands' types and first
     placement, the config it last ran under (config._generation), and its executable. Made
     once per `_fast` entry, so that making it a primitive's last run allocates nothing."""
-    __slots__ = ("params", "avals", "where", "generation", "exe")
+    __slots__ = ("params", "avals", "where", "generation", "exe", "native")
 
-    def __init__(self, params, avals, where, exe):
+    def __init__(self, params, avals, where, exe, single):
         self.params, self.avals, self.where, self.exe = params, avals, where, exe
         self.generation = config._generation
+        # the same check and call compiled (xla/fastpath.py), or None: the Python path
+        self.native = fastpath.eager_hit(avals, where, self.generation, exe, params, single)
 
 
 def apply_primitive(prim, args, params):
@@ -51,6 +55,14 @@ def apply_primitive(prim, args, params):
     exe = None
     last = _last_run.get(prim)
     if last is not None:
+        native = last.native                # the same check and call, compiled
+        if native is not None:
+            try:
+                out = native(args, params)
+                if out is not MISS:
+                    return out
+            except Exception:               # the Python path below says what went wrong
+                pass
         try:
             if len(args) == 1:                     # unary: no comprehensions (each a frame)
                 bufs, avals = [args[0]._buf], [args[0].aval]
@@ -72,6 +84,8 @@ def apply_primitive(prim, args, params):
             exe = run.exe
             if bufs:
                 run.generation = config._generation   # (this path's conditions hold now)
+                if run.native is not None:
+                    run.native.generation = run.generation
                 _last_run[prim] = run
     if exe is None:
         return _run_compiled(prim, args, params)
@@ -128,8 +142,8 @@ def _run_compiled(prim, args, params):
         exe = _executables[key] = compile_primitive(prim, avals, params, device)
     if not chosen and all(type(a) is Array for a in args):
         where = bufs[0]._sharding if bufs else None
-        _fast[(prim, tuple(params.items()), where, *avals)] = _LastRun(dict(params), avals,
-                                                                       where, exe)
+        _fast[(prim, tuple(params.items()), where, *avals)] = _LastRun(
+            dict(params), avals, where, exe, not prim.multiple_results)
     if config._debug_values:
         check_may_execute(prim.name)
     outs = exe.call_buffers(bufs)

@@ -1,15 +1,68 @@
 """Eager dispatch's and jit's hot paths (a primitive's last run, a jit's last hit): results
-stay right when operands, params or the config change between calls."""
+stay right when operands, params or the config change between calls. Each test runs twice:
+with the compiled fast path (xla/fastpath.py, where this machine can build it) and with the
+Python path alone, as JXKERNEL_FASTPATH=0 leaves it."""
 import numpy as np
 import pytest
 
 import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel import lax
+from jxkernel.core.config import config
+from jxkernel.transforms.jit_cache import LAST_HIT
+from jxkernel.xla import dispatch, fastpath
 
 
 def arr(x, dtype=np.float32):
     return jax.device_put(np.asarray(x, dtype))
+
+
+def _forget_hits():
+    """Drop every eager last run and make every jit's last hit stale (the executables stay)."""
+    dispatch._fast.clear()
+    dispatch._last_run.clear()
+    config._note_generation()
+
+
+@pytest.fixture(autouse=True, params=["compiled", "python"])
+def path(request, monkeypatch):
+    if request.param == "python":
+        monkeypatch.setattr(fastpath, "_module", None)
+        monkeypatch.setattr(fastpath, "_tried", True)
+    elif fastpath.native() is None:
+        pytest.skip("the fast path cannot be built here (no C compiler or Python headers, "
+                    "or JXKERNEL_FASTPATH=0)")
+    _forget_hits()
+    yield request.param
+    _forget_hits()
+
+
+def test_hits_run_through_the_compiled_path_where_it_is_on(path):
+    f = jax.jit(lambda x, y: (x * y, {"a": x}))
+    x, y = arr([1.0, 2.0]), arr([3.0, 4.0])
+    for _ in range(3):
+        out = f(x, y)
+        assert np.asarray(out[0]).tolist() == [3.0, 8.0] and out[1]["a"].dtype == np.float32
+        assert type(out[0]) is type(x) and not out[0].weak_type
+        assert jnp.sin(x).shape == (2,)
+    hit, run = f._last[LAST_HIT].native, dispatch._last_run[lax.sin_p].native
+    assert (hit is not None, run is not None) == ((True, True) if path == "compiled" else
+                                                  (False, False))
+    assert f.cache_hits() == 2
+    if path == "compiled":                    # a mismatch is a MISS, never a wrong answer
+        assert hit((x,)) is fastpath.MISS and hit((x, arr([1, 2], np.int32))) is fastpath.MISS
+        assert run((x,), {"accuracy": "other"}) is fastpath.MISS
+        assert np.asarray(hit((x, y))[0]).tolist() == [3.0, 8.0]
+
+
+def test_a_failing_hit_raises_the_python_paths_error(path):
+    f = jax.jit(lambda x: x + 1)
+    x = arr([1.0, 2.0])
+    for _ in range(3):
+        f(x)
+    x.delete()
+    with pytest.raises(RuntimeError, match="deleted"):
+        f(x)
 
 
 def test_a_primitive_run_again_with_other_params_uses_them():
@@ -49,3 +102,4 @@ def test_a_jit_alternating_between_two_signatures_runs_each_ones_program():
         assert np.asarray(f(a)).tolist() == [2.0, 4.0] and f(a).dtype == np.float32
         assert np.asarray(f(b)).tolist() == [2, 4, 6] and f(b).dtype == np.int32
     assert f.cache_hits() == 10 and f._cache_size() == 2
+
