@@ -93,6 +93,7 @@ _LAZY["export"] = ("jxkernel.export", None)     # jax.export.export after `impor
 _LAZY["profiler"] = ("jxkernel.profiler", None)   # jax.profiler.trace after `import jax`
 _LAZY["shard_map"] = ("jxkernel.api.shard_map", "shard_map")   # jax.shard_map
 _LAZY["smap"] = ("jxkernel.api.shard_map", "smap")   # jax.smap: shard_map over one axis
+_LAZY["ffi"] = ("jxkernel.ffi", None)           # jax.ffi.ffi_call after `import jax`
 _LAZY["Shard"] = ("jxkernel.xla.array", "Shard")   # jax.Shard: an item of x.addressable_shards
 _LAZY["typing"] = ("jxkernel.typing", None)     # jax.typing.ArrayLike after `import jax`
 _LAZY["custom_batching"] = ("jxkernel.custom_batching", None)   # jax.custom_batching.custom_vmap

@@ -597,11 +597,37 @@ def smap_cases(jax):
     return out
 
 
+def ffi_cases(jax):
+    """jax.ffi.ffi_call on a target jaxlib registers (LAPACK's sgetrf, column-major): values,
+    jit, vmap by its vmap_method, its errors; include_dir, register_ffi_type_id."""
+    jnp, S = jax.numpy, jax.ShapeDtypeStruct
+    jax.lax.linalg.lu(jnp.eye(2))          # (jxkernel registers jaxlib's LAPACK on first use)
+    a = jnp.array([[1.0, 2.0, 0.5], [3.0, 4.0, 1.0], [0.0, 2.0, 8.0]])
+    results = (S((3, 3), jnp.float32), S((3,), jnp.int32), S((), jnp.int32))
+    layouts = dict(input_layouts=[(1, 0)], output_layouts=[(1, 0), (0,), ()])
+    getrf = jax.ffi.ffi_call("lapack_sgetrf_ffi", results, **layouts)
+    seq = jax.ffi.ffi_call("lapack_sgetrf_ffi", results, vmap_method="sequential", **layouts)
+    bat = jax.ffi.ffi_call("lapack_sgetrf_ffi", results, vmap_method="broadcast_all", **layouts)
+    return {
+        "getrf": enc([getrf(a), jax.jit(getrf)(a), jax.vmap(seq)(jnp.stack([a, a.T])),
+                      jax.jit(jax.vmap(bat))(jnp.stack([a, 2 * a]))]),
+        "errors": [
+            outcome(lambda: jax.grad(lambda v: getrf(v)[0].sum())(a)),
+            outcome(lambda: jax.vmap(getrf)(jnp.stack([a, a]))),
+            outcome(lambda: jax.ffi.ffi_call("x", S((), jnp.float32), vmap_method="no")),
+            outcome(lambda: jax.ffi.ffi_call("x", S((3, 3), jnp.int32),
+                                             input_output_aliases={0: 0})(a)),
+            outcome(lambda: jax.ffi.register_ffi_type_id("t", None))],
+        "include_dir": jax.ffi.include_dir().endswith("jaxlib/include"),
+        "jaxpr": [e.primitive.name for e in jax.make_jaxpr(getrf)(a).eqns],
+    }
+
+
 def run(jax) -> dict:
     return {"api": api_cases(jax), "lax": lax_cases(jax),
             "custom_batching": custom_batching_cases(jax), "config": config_cases(jax),
             "state": state_cases(jax), "dot": dot_cases(jax),
             "config_more": config_more_cases(jax), "lax_more": lax_more_cases(jax),
-            "smap": smap_cases(jax),
+            "smap": smap_cases(jax), "ffi": ffi_cases(jax),
             # (last: its scalar listener stays registered and hears later compiles)
             "ops_monitoring": ops_monitoring_cases(jax)}
