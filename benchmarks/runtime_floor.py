@@ -2,6 +2,7 @@
 
     python benchmarks/runtime_floor.py            # ~10 s; numbers in µs per call
     JXKERNEL_CPU_DEVICES=4 python benchmarks/runtime_floor.py   # adds a 4-replica program
+    python benchmarks/runtime_floor.py --only fastpath   # compiled cache hit vs Python path
 
 Each line times a loop (best of several repeats, to dodge noise) and prints the
 jaxlib floor measured in the same run beside ours, so the difference is our
@@ -11,6 +12,7 @@ docs/jaxlib.md §1-2 (bare jaxlib: arrays and transfers, execution and dispatch 
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
 
 import numpy as np
@@ -61,6 +63,60 @@ def bench_execute(n):
         ("Executable.call_buffers + block_until_ready",
          best_us(lambda: exe.call_buffers([buf])[0].block_until_ready(), n)),
     ]
+    return rows
+
+
+def median_us(timers: dict, number: int, rounds: int = 15) -> dict:
+    """Median per-call µs of each zero-argument timer, the timers alternating round by round
+    (each round one loop of `number` calls of each), in CPU time of this process."""
+    samples = {name: [] for name in timers}
+    for _ in range(rounds):
+        for name, (before, fn) in timers.items():
+            before()
+            start = time.process_time()
+            for _ in range(number):
+                fn()
+            samples[name].append((time.process_time() - start) / number * 1e6)
+    return {name: statistics.median(s) for name, s in samples.items()}
+
+
+def bench_fastpath(n):
+    """The compiled cache hit (xla/fastpath.py) against the Python path, alternating in one
+    process: the same LastHit / last run with its `native` Hit put back or taken away."""
+    from jxkernel import jit
+    from jxkernel.numpy import sin
+    from jxkernel.transforms.jit_cache import LAST_HIT
+    from jxkernel.xla import dispatch, fastpath
+    if fastpath.native() is None:
+        return [("compiled fast path: not available here (see xla/fastpath.py)", float("nan"))]
+    f = jit(lambda x: x + 1)
+    x = device_put(np.arange(8, dtype=np.float32))
+    for _ in range(3):
+        f(x), sin(x)
+    last, run = f._last[LAST_HIT], next(r for p, r in dispatch._last_run.items()
+                                         if p.name == "sin")
+    hit, eager_hit = last.native, run.native
+    exe = last.entry.exe
+    bufs, execute, handlers, args = [x._buf], exe._execute, exe.handlers, (x,)
+
+    def native(on):
+        def put():
+            last.native, run.native = (hit, eager_hit) if on else (None, None)
+        return put
+    nothing = native(True)
+    timers = {
+        "jaxlib execute_sharded alone, from Python": (nothing, lambda: execute(bufs)),
+        "jaxlib execute_sharded + consume_with_handlers, from Python (floor)":
+            (nothing, lambda: execute(bufs).consume_with_handlers(handlers)),
+        "the same from C, + signature check + Array wrapping: Hit(args)":
+            (nothing, lambda: hit(args)),
+        "jit cache hit f(x) f32[8], compiled fast path": (native(True), lambda: f(x)),
+        "jit cache hit f(x) f32[8], Python path": (native(False), lambda: f(x)),
+        "eager sin f32[8], compiled fast path": (native(True), lambda: sin(x)),
+        "eager sin f32[8], Python path": (native(False), lambda: sin(x)),
+    }
+    rows = list(median_us(timers, max(n // 4, 100)).items())
+    native(True)()
     return rows
 
 
@@ -134,9 +190,13 @@ def bench_replicated(n):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=20000, help="calls per timed loop")
+    parser.add_argument("--only", help="run only this bench (e.g. fastpath)")
     args = parser.parse_args()
     print(f"{'what':<68} {'µs/call':>8}")
-    for bench in (bench_execute, bench_eager, bench_transfers, bench_replicated):
+    for bench in (bench_execute, bench_fastpath, bench_eager, bench_transfers,
+                  bench_replicated):
+        if args.only and bench.__name__ != f"bench_{args.only}":
+            continue
         for label, us in bench(args.n):
             print(f"{label:<68} {us:8.2f}")
 
