@@ -69,7 +69,8 @@ _OPTIONS = [
             "Compile with XLA's backend optimizations mostly off: quicker compiles of slower "
             "code, for programs that run once (tests). Applies to compiles after the change; "
             "jax.clear_caches() drops the executables made before."),
-    _Option("jax_persistent_cache_min_compile_time_secs", 0.0, None, float,
+    _Option("jax_persistent_cache_min_compile_time_secs", 0.0,
+            "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", float,
             "Only executables that took at least this long to compile are written to disk."),
     _Option("jax_default_matmul_precision", None, "JAX_DEFAULT_MATMUL_PRECISION", None,
             "Default precision of dot_general (None, 'highest', ...)."),

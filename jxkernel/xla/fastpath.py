@@ -47,6 +47,7 @@ def native():
         return None
     try:
         module = _load()
+        # here, not at the top: the extension is optional and only a first cache hit loads it
         from ..core.config import config
         from ..core.trace import _ctx, eval_trace
         from .array import Array
@@ -55,6 +56,15 @@ def native():
     except Exception as e:                  # no compiler, no headers, an unwritable cache...
         _log.debug("fast path unavailable, the Python path runs instead: %s", e)
     return _module
+
+
+def call_native(hit, args):
+    """`hit(args)`, or MISS where the arguments do not match or the call raises: the Python
+    path then runs and reports the error in jxkernel's words."""
+    try:
+        return hit(args)
+    except Exception:
+        return MISS
 
 
 def cache_dir() -> str:
