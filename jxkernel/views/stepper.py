@@ -91,7 +91,8 @@ from ..tree_util import keystr, tree_flatten, tree_flatten_with_path
 LAZY_PRIMITIVE_MODULES = ("lax.linalg", "lax.convolution", "lax.windowed", "lax.special",
                           "lax.solves", "lax.rng", "lax.callbacks",
                           "custom_batching", "api.pmap", "api.remat", "api.shard_map",
-                          "random", "export", "export._symbolic_lowering", "_src.checkify")
+                          "random", "export", "export._symbolic_lowering", "_src.checkify",
+                          "lax.composite", "ffi")
 
 
 def load_every_primitive() -> None:

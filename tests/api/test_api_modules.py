@@ -92,7 +92,7 @@ def test_effects_barrier_after_debug_print(capfd):
 
 def test_the_views_load_on_first_use():
     code = ("import sys, jxkernel\n"
-            "lazy = ('jxkernel.timing', 'jxkernel.memory', 'jxkernel.explainer')\n"
+            "lazy = ('jxkernel.views.timing', 'jxkernel.views.memory', 'jxkernel.views.explainer')\n"
             "print([m in sys.modules for m in lazy])\n"
             "print([m in sys.modules for m in ('jxkernel.stages', 'jxkernel.export')])\n"
             "print(jxkernel.explain.__module__, jxkernel.live_arrays.__module__, "
@@ -100,7 +100,7 @@ def test_the_views_load_on_first_use():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.splitlines()
     assert out == ["[False, False, False]", "[False, False]",
-                   "jxkernel.explainer jxkernel.memory jxkernel.timing"]
+                   "jxkernel.views.explainer jxkernel.views.memory jxkernel.views.timing"]
 
 
 LAZY_AT_IMPORT = ("jxkernel.nn.initializers", "jxkernel.scipy", "jxkernel.random", "jxkernel.debug",
