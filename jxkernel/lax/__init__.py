@@ -70,7 +70,7 @@ _LAZY_MODULES = {
     "rng": ("RandomAlgorithm", "rng_bit_generator", "rng_bit_generator_p", "rng_uniform",
         "rng_uniform_p"),
     "ragged": ("RaggedDotDimensionNumbers", "ragged_dot", "ragged_dot_general"),
-    "composite": ("composite",),
+    "composites": ("composite",),
 }
 _LAZY = {name: ("." + module, name) for module, names in _LAZY_MODULES.items() for name in names}
 _LAZY["linalg"] = (".linalg", None)      # jax.lax.linalg, the module itself

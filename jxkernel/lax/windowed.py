@@ -606,4 +606,5 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
 
 __all__ = ["reduce_window_p", "reduce_window_sum_p", "reduce_window_max_p",
            "reduce_window_min_p", "select_and_gather_add_p", "select_and_scatter_add_p",
+           "select_and_scatter_p",
            "reduce_window", "reduce_window_shape_tuple"]

@@ -92,7 +92,7 @@ LAZY_PRIMITIVE_MODULES = ("lax.linalg", "lax.convolution", "lax.windowed", "lax.
                           "lax.solves", "lax.rng", "lax.callbacks",
                           "custom_batching", "api.pmap", "api.remat", "api.shard_map",
                           "random", "export", "export._symbolic_lowering", "_src.checkify",
-                          "lax.composite", "ffi")
+                          "lax.composites", "ffi")
 
 
 def load_every_primitive() -> None:
