@@ -31,14 +31,15 @@ from ..core.trace import Tracer, _ctx, eval_trace
 from ..tree_util import tree_flatten, tree_unflatten
 from ..xla import client as _client
 from ..xla import pipeline
-from ..xla.array import Array, buffers, device_put, signature
+from ..xla.array import (Array, buffers, device_put, scalar_buffers, scalar_signature,
+                          signature)
 from ..xla.dispatch import check_jitted_values
 from ..xla.fastpath import MISS, call_native
 from ..xla.lowering import NeedsMesh
 from ..xla.pytree import default_registry as _registry
 from .api_util import flatten_fun, float0_outside, fun_name, merge_static
 from .jit_args import SCALAR_TYPES, Arguments, abstract_leaf_aval, leaf_aval, unless_all_none
-from .jit_cache import LAST_HIT, NOWHERE, Entry, LastHit, each_a_leaf, fun_state
+from .jit_cache import LAST_HIT, NOWHERE, Entry, LastHit, compiled_trace, each_a_leaf, fun_state
 from .jit_primitive import any_sharded, jit_p
 from .stages import Lowered, Traced
 
@@ -192,15 +193,19 @@ class Jitted:
                 else:
                     dyn, static = args, ()
                 leaves, treedef = _flatten(dyn)
-                avals, where = signature(leaves)
+                try:
+                    (avals, where), scalars = signature(leaves), False
+                except AttributeError:           # Python scalars among the Arrays, f(x, 2.0)?
+                    (avals, where), scalars = scalar_signature(leaves), True
                 key = (treedef, avals, where, config._trace_state, static,
                        tuple(kwargs.items()) if kwargs else ())
                 entry = self._fast.get(key)
-            except (AttributeError, TypeError):   # a non-Array leaf, or an unhashable value
+            except (AttributeError, TypeError):   # another leaf type, or an unhashable value
                 entry = None
             if entry is not None:
                 entry.hits += 1
-                hit = entry.last_hit        # False: this entry's calls are not flat Arrays
+                # False: this entry's calls are not flat Arrays (a LastHit sees only Arrays)
+                hit = False if scalars else entry.last_hit
                 if hit is not False and (hit is None or hit.where is not where or
                                          hit.generation is not config._generation):
                     hit = entry.last_hit = LastHit(avals, where, entry) if args and not (
@@ -208,7 +213,8 @@ class Jitted:
                 if hit is not False:
                     self._last[LAST_HIT] = hit
                 try:
-                    return entry.out_tree.unflatten(entry.exe.call_buffers(buffers(leaves)))
+                    bufs = scalar_buffers(leaves, where) if scalars else buffers(leaves)
+                    return entry.out_tree.unflatten(entry.exe.call_buffers(bufs))
                 except ValueError:
                     if not any_sharded(leaves):   # a sharded leaf after the first: not ours
                         raise
@@ -256,11 +262,12 @@ class Jitted:
         else:
             entry.hits += 1
         if not (dyn_kwargs or move or entry.consts or entry.donated) and \
-                all(type(leaf) is Array for leaf in leaves) and \
+                all(type(leaf) is Array or type(leaf) in SCALAR_TYPES for leaf in leaves) and \
                 (leaves or device == _client.default_device()):
             # eligible for the fast path: remember it under the fast path's key
             nums = self._static_argnums
-            self._fast[(_flatten(dyn_args)[1], avals, signature(leaves)[1], config._trace_state,
+            self._fast[(_flatten(dyn_args)[1], avals, scalar_signature(leaves)[1],
+                        config._trace_state,
                         tuple(a for i, a in enumerate(args) if i in nums),
                         tuple(kwargs.items()))] = entry
         arrays = list(entry.consts)
@@ -325,14 +332,6 @@ class Jitted:
         miss = self._miss(treedef, statics, avals, dyn_args, dyn_kwargs, device, consts)
         compile_log.compiled(miss, phases, _client.platform_of(device))   # one event, published
 
-    def _compiled_trace(self, key):
-        """(ClosedJaxpr, out_tree) traced for this signature by a top-level call, if any: as in
-        JAX, `grad(jit(f))` does not trace f again where `jit(f)(x)` already did."""
-        for cached_key, entry in self._cache.items():
-            if cached_key[:4] == key:
-                return entry.jaxpr, entry.out_tree
-        return None
-
     def _bind(self, leaves, treedef, statics, avals, dyn_args, dyn_kwargs):
         """Inside another transformation: one jit equation the current trace handles."""
         # Where the call is belongs to its trace, as in JAX: the named axes around it
@@ -347,7 +346,7 @@ class Jitted:
                 closed, out_tree = constrained_trace(self, treedef, statics, avals, dyn_args,
                                                       dyn_kwargs)   # shardings kept as constraints
             else:
-                closed, out_tree = key[4:] == NOWHERE and self._compiled_trace(signature) or \
+                closed, out_tree = key[4:] == NOWHERE and compiled_trace(self._cache, signature) or \
                     self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)[:2]
             jaxpr, consts = convert_constvars_to_invars(closed)
             found = (jaxpr, consts, out_tree, closed)

@@ -86,6 +86,16 @@ def each_a_leaf(treedef, n) -> bool:
     return treedef.num_nodes == n + 1 == treedef.num_leaves + 1
 
 
+def compiled_trace(cache, signature):
+    """(ClosedJaxpr, out_tree) a top-level call traced for `signature` (a `_cache` key's first
+    four parts), if any: as in JAX, `grad(jit(f))` does not trace f again where `jit(f)(x)`
+    already did."""
+    for key, entry in cache.items():
+        if key[:4] == signature:
+            return entry.jaxpr, entry.out_tree
+    return None
+
+
 class Entry:
     """A compiled signature: the executable, consts on device (Arrays), the output
     structure, how often the cache has hit it, and its LastHit (made on its first fast-path

@@ -231,6 +231,52 @@ def test_python_scalars_are_weak_and_outputs_keep_structure():
     assert int(d["twice"]) == 6
 
 
+def test_python_scalar_arguments_hit_without_a_transfer_and_keep_their_values(monkeypatch):
+    # f(x, 2.0) runs on the fast path with the scalar's buffer kept (xla/array.py
+    # scalar_buffers): every value, sign of zero, type and NaN must still reach the program
+    from jxkernel.xla import array as xla_array
+    f = jax.jit(lambda x, a: (lax.div(x, a), a))
+    x = arr([1.0, 2.0])
+    assert np.asarray(f(x, 2.0)[0]).tolist() == [0.5, 1.0]       # the compile
+    f(x, 2.0)                                                     # the fast path's first hit
+    puts = []
+    real_put = xla_array.host_to_device
+    monkeypatch.setattr(xla_array, "host_to_device", lambda *a: puts.append(a) or real_put(*a))
+    for _ in range(3):
+        assert np.asarray(f(x, 2.0)[0]).tolist() == [0.5, 1.0]
+    assert puts == [] and f._cache_size() == 1                    # kept, not put again
+    assert np.asarray(f(x, 4.0)[0]).tolist() == [0.25, 0.5]       # a new value: put once
+    assert np.asarray(f(x, 4.0)[0]).tolist() == [0.25, 0.5] and len(puts) == 1
+    assert np.asarray(f(x, 0.0)[0]).tolist() == [np.inf, np.inf]
+    assert np.asarray(f(x, -0.0)[0]).tolist() == [-np.inf, -np.inf]   # 0.0 == -0.0 in Python
+    assert np.isnan(np.asarray(f(x, float("nan"))[0])).all()
+    assert np.isnan(np.asarray(f(x, float("nan"))[0])).all()
+    ints = jax.jit(lambda a: a)
+    for value, dtype, weak in [(1, np.int32, True), (True, np.bool_, False), (1.0, np.float32,
+                                                                               True)] * 2:
+        out = ints(value)                                # 1 == True == 1.0: each its own type
+        assert (out.dtype, out.weak_type, out.item()) == (dtype, weak, value)
+    assert ints._cache_size() == 3
+    with pytest.raises(OverflowError, match="too large to convert to int32"):
+        ints(2 ** 40)                                    # the same error on the fast path
+    assert ints(7).item() == 7
+    with jax.config.override("jax_enable_x64", True):
+        assert ints(1.0).dtype == np.float64 and ints(1.0).dtype == np.float64
+    assert xla_array._scalar_buffers
+    jax.clear_caches()                                   # the kept scalars go with the rest
+    assert not xla_array._scalar_buffers
+
+
+def test_python_scalar_arguments_still_meet_the_transfer_guard():
+    f = jax.jit(lambda x, a: lax.mul(x, a))
+    x = arr([1.0])
+    f(x, 3.0), f(x, 3.0)                                  # compiled, and the scalar kept
+    with jax.transfer_guard("disallow"):
+        with pytest.raises(RuntimeError, match="host-to-device"):
+            f(x, 3.0)
+    assert np.asarray(f(x, 3.0)).tolist() == [3.0]
+
+
 def test_disable_jit_runs_python():
     seen = []
 
