@@ -12,7 +12,8 @@ from jxkernel.core import check_jaxpr
 from jxkernel.test_util import check_grads, check_vjp
 
 from numerics import REDUCTION, assert_allclose_ulp
-from rule_checks import F32, check_vmap, largest, same_text, sample, sum_all
+from rule_checks import (F32, check_family_rules, largest, prints_as_jax_test, sample, sum_all,
+                         vmap_binary_test)
 
 bf16 = np.dtype(ml_dtypes.bfloat16)
 LOW = (np.dtype(np.float16), bf16)
@@ -259,14 +260,7 @@ BINARY = {
     "preferred": (lambda a, b: lax.dot(a, b, preferred_element_type=F32),
                   sample((3, 4), 0, np.float16), sample((4, 2), 1, np.float16)),
 }
-MIXES = [(0, 0), (0, None), (None, 1), (-1, 0), (1, -1)]
-
-
-@pytest.mark.parametrize("in_axes", MIXES, ids=str)
-@pytest.mark.parametrize("name", list(BINARY))
-def test_vmap_binary(name, in_axes):
-    f, a, b = BINARY[name]
-    check_vmap(f, [a, b], list(in_axes), with_jit=in_axes == (-1, 0))
+test_vmap_binary = vmap_binary_test(BINARY)
 
 
 def test_nested_vmap():
@@ -388,19 +382,8 @@ RULES_GOLDEN = {
 }
 
 
-@pytest.mark.parametrize("name", list(RULES_GOLDEN))
-def test_jaxprs_as_jax_prints_them(name):
-    f, args, text = RULES_GOLDEN[name]
-    jaxpr = jax.make_jaxpr(f)(*args)
-    check_jaxpr(jaxpr)
-    same_text(jaxpr, text.strip())
+test_jaxprs_as_jax_prints_them = prints_as_jax_test(RULES_GOLDEN)
 
 
 def test_every_primitive_of_this_family_has_its_rules():
-    from jxkernel.core.primitive import batching_rules, jvp_rules, transpose_rules
-    linear = [lax.dot_general_p]
-    everything = linear + []
-    for p in everything:
-        assert p in batching_rules and p in jvp_rules, p
-    for p in linear:
-        assert p in transpose_rules, p
+    check_family_rules(linear=[lax.dot_general_p], nonlinear=[])

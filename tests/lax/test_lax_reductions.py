@@ -11,8 +11,9 @@ import jxkernel as jax
 from jxkernel import lax
 from jxkernel.core import ShapedArray, check_jaxpr
 from jxkernel.lax.conversion import _convert_element_type
-from jxkernel.test_util import check_grads
-from rule_checks import F32, check_vmap, largest, same_text, sample, sum_all
+from rule_checks import (F32, check_family_rules, check_grad_under_jit_and_vmap,
+                         grads_order_2_test, prints_as_jax_test, sample, sum_all,
+                         vmap_unary_test)
 
 bf16 = np.dtype(ml_dtypes.bfloat16)
 LOW = (np.dtype(np.float16), bf16)
@@ -382,11 +383,7 @@ UNARY = {
 }
 
 
-@pytest.mark.parametrize("axis", [0, 1, -1])
-@pytest.mark.parametrize("name", list(UNARY))
-def test_vmap_unary(name, axis):
-    f, x = UNARY[name]
-    check_vmap(f, [x], [axis], with_jit=axis == -1)      # jit both ways once per primitive
+test_vmap_unary = vmap_unary_test(UNARY)
 
 
 def test_vmap_of_reduce_with_batched_init_is_an_error():
@@ -413,14 +410,8 @@ GRADS = {
 }
 
 
-@pytest.mark.parametrize("name", list(GRADS))
-def test_check_grads_order_2(name):
-    scale = 0.5 if "prod" in name or "generic" in name else 1
-    x = sample((3, 5), 5) * scale
-    check_grads(GRADS[name], (x,), order=2, modes=("fwd", "rev"))
-    check_grads(GRADS[name], (sample((4, 3), 6) * scale,), order=1, modes=("fwd", "rev"))
-    check_jaxpr(jax.make_jaxpr(jax.grad(lambda x: sum_all(GRADS[name](x))))(x))
-    check_jaxpr(jax.make_jaxpr(lambda x, t: jax.jvp(GRADS[name], (x,), (t,)))(x, x))
+test_check_grads_order_2 = grads_order_2_test(
+    GRADS, halved=[n for n in GRADS if "prod" in n or "generic" in n])
 
 
 def test_reduce_with_a_tangent_on_its_initial_value_is_not_differentiable():
@@ -460,24 +451,8 @@ def test_cumsum_transpose_is_reverse_cumsum_and_prod_with_zeros():
 
 def test_grads_under_jit_and_vmap_of_grad():
     for name in ("reduce_max", "cumprod", "reduce_generic"):
-        f = lambda x: sum_all(GRADS[name](x))
-        x = sample((3, 5), 5) * 0.5
-        want = np.asarray(jax.grad(f)(x))
-        # (jit fuses the gradient's products and sums differently from eager), at the
-        # largest |value| [worst seen 1.1]
-        assert_allclose_ulp(np.asarray(jax.jit(jax.grad(f))(x)), want, REDUCTION,
-                            scale=largest(want))
-        if name in ("cumprod", "sort"):
-            assert_allclose_ulp(np.asarray(jax.grad(jax.jit(f))(x)), want, REDUCTION,
-                                scale=largest(want))
-        xs = np.stack([x, x * 2])
-        # vmap's batching rules run at trace time: under jit the whole batched gradient is one
-        # compile instead of one per primitive
-        per = np.asarray(jax.jit(jax.vmap(jax.grad(f)))(xs))
-        assert_allclose_ulp(per[0], want, REDUCTION, scale=largest(want))
-        want2 = np.asarray(jax.grad(f)(x * 2))
-        assert_allclose_ulp(per[1], want2, REDUCTION, scale=largest(want2))
-        check_jaxpr(jax.make_jaxpr(jax.vmap(jax.grad(f)))(xs))
+        check_grad_under_jit_and_vmap(lambda x: sum_all(GRADS[name](x)), sample((3, 5), 5) * 0.5,
+                                      jit_inside=name == "cumprod")
 
 
 X34 = np.zeros((3, 4), F32)
@@ -560,19 +535,12 @@ RULES_GOLDEN = {
 }
 
 
-@pytest.mark.parametrize("name", list(RULES_GOLDEN))
-def test_jaxprs_as_jax_prints_them(name):
-    f, args, text = RULES_GOLDEN[name]
-    jaxpr = jax.make_jaxpr(f)(*args)
-    check_jaxpr(jaxpr)
-    same_text(jaxpr, text.strip())
+test_jaxprs_as_jax_prints_them = prints_as_jax_test(RULES_GOLDEN)
 
 
 def test_every_primitive_of_this_family_has_its_rules():
-    from jxkernel.core.primitive import batching_rules, jvp_rules, transpose_rules
-    linear = [lax.reduce_sum_p, lax.cumsum_p]
-    everything = linear + [lax.reduce_max_p, lax.reduce_min_p, lax.reduce_prod_p, lax.reduce_and_p, lax.reduce_or_p, lax.reduce_xor_p, lax.argmax_p, lax.argmin_p, lax.reduce_p, lax.cumprod_p, lax.cummax_p, lax.cummin_p, lax.cumlogsumexp_p]
-    for p in everything:
-        assert p in batching_rules and p in jvp_rules, p
-    for p in linear:
-        assert p in transpose_rules, p
+    check_family_rules(
+        linear=[lax.reduce_sum_p, lax.cumsum_p],
+        nonlinear=[lax.reduce_max_p, lax.reduce_min_p, lax.reduce_prod_p, lax.reduce_and_p,
+                   lax.reduce_or_p, lax.reduce_xor_p, lax.argmax_p, lax.argmin_p, lax.reduce_p,
+                   lax.cumprod_p, lax.cummax_p, lax.cummin_p, lax.cumlogsumexp_p])

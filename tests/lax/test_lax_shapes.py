@@ -12,9 +12,7 @@ import jxkernel
 import jxkernel as jax
 from jxkernel import lax
 from jxkernel.core import check_jaxpr
-from rule_checks import (Case, check_grads_order_2, check_per_example_vjp,
-                         check_transformed_jaxprs_typecheck, check_vmap_equals_stacking,
-                         check_vmap_with_jit_and_nested, floats, normalized, sum_all)
+from rule_checks import Case, case_tests, floats, normalized, prints_as_jax_test, sum_all
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 DTYPES = [np.dtype(d) for d in (np.bool_, np.int8, np.int32, np.uint32, np.float16, BF16,
@@ -420,29 +418,8 @@ RULE_CASES = [
          (0,)),
 ]
 
-@pytest.mark.parametrize("case", RULE_CASES, ids=lambda c: c.name)
-def test_vmap_equals_stacking(case):
-    check_vmap_equals_stacking(case)
-
-
-@pytest.mark.parametrize("case", RULE_CASES, ids=lambda c: c.name)
-def test_vmap_with_jit_and_nested(case):
-    check_vmap_with_jit_and_nested(case)
-
-
-@pytest.mark.parametrize("case", RULE_CASES, ids=lambda c: c.name)
-def test_grads_order_2(case):
-    check_grads_order_2(case)
-
-
-@pytest.mark.parametrize("case", RULE_CASES, ids=lambda c: c.name)
-def test_transformed_jaxprs_typecheck(case):
-    check_transformed_jaxprs_typecheck(case)
-
-
-@pytest.mark.parametrize("case", RULE_CASES, ids=lambda c: c.name)
-def test_per_example_vjp(case):
-    check_per_example_vjp(case)
+(test_vmap_equals_stacking, test_vmap_with_jit_and_nested, test_grads_order_2,
+ test_transformed_jaxprs_typecheck, test_per_example_vjp) = case_tests(RULE_CASES)
 
 
 X3, X13, X23 = np.ones(3, F32), np.ones((1, 3), F32), np.ones((2, 3), F32)
@@ -508,12 +485,7 @@ RULES_GOLDEN = [
 ]
 
 
-@pytest.mark.parametrize("i", range(len(RULES_GOLDEN)))
-def test_transformed_jaxpr_prints_as_jax(i):
-    fun, args, text = RULES_GOLDEN[i]
-    closed = jax.make_jaxpr(fun)(*args)
-    check_jaxpr(closed)
-    assert normalized(str(closed)) == normalized(text)
+test_transformed_jaxpr_prints_as_jax = prints_as_jax_test(RULES_GOLDEN)
 
 
 def test_concatenate_transpose_is_a_split_as_in_jax():

@@ -20,10 +20,8 @@ from jxkernel.core import check_jaxpr
 from jxkernel.core.primitive import transpose_rules
 from jxkernel.transforms.ad_util import UndefinedPrimal, float0
 from lowered import run_lowered
-from rule_checks import (Case, check_grads_order_2, check_per_example_vjp,
-                         check_transformed_jaxprs_typecheck, check_vmap_equals_stacking,
-                         check_vmap_with_jit_and_nested, close, floats, ints, normalized,
-                         sum_all, unique_rows)
+from rule_checks import (Case, case_tests, close, floats, ints, prints_as_jax_test, sum_all,
+                         unique_rows)
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 F32 = np.float32
@@ -710,29 +708,8 @@ RULE_CASES = [
          [floats(3, 5), unique_rows(5, 3, 2), floats(3, 2)], (0, 2)),
 ]
 
-@pytest.mark.parametrize("case", RULE_CASES, ids=lambda c: c.name)
-def test_vmap_equals_stacking(case):
-    check_vmap_equals_stacking(case)
-
-
-@pytest.mark.parametrize("case", RULE_CASES, ids=lambda c: c.name)
-def test_vmap_with_jit_and_nested(case):
-    check_vmap_with_jit_and_nested(case)
-
-
-@pytest.mark.parametrize("case", RULE_CASES, ids=lambda c: c.name)
-def test_grads_order_2(case):
-    check_grads_order_2(case)
-
-
-@pytest.mark.parametrize("case", RULE_CASES, ids=lambda c: c.name)
-def test_transformed_jaxprs_typecheck(case):
-    check_transformed_jaxprs_typecheck(case)
-
-
-@pytest.mark.parametrize("case", RULE_CASES, ids=lambda c: c.name)
-def test_per_example_vjp(case):
-    check_per_example_vjp(case)
+(test_vmap_equals_stacking, test_vmap_with_jit_and_nested, test_grads_order_2,
+ test_transformed_jaxprs_typecheck, test_per_example_vjp) = case_tests(RULE_CASES)
 
 
 def test_nondifferentiable_indices_get_no_tangents():
@@ -941,12 +918,7 @@ RULES_GOLDEN = [
 ]
 
 
-@pytest.mark.parametrize("i", range(len(RULES_GOLDEN)))
-def test_transformed_jaxpr_prints_as_jax(i):
-    fun, args, text = RULES_GOLDEN[i]
-    closed = jax.make_jaxpr(fun)(*args)
-    check_jaxpr(closed)
-    assert normalized(str(closed)) == normalized(text)
+test_transformed_jaxpr_prints_as_jax = prints_as_jax_test(RULES_GOLDEN)
 
 
 def test_scatter_jvp_matches_jax():

@@ -16,11 +16,16 @@ floats (differentiable). For each case the checks are:
 - every transformed jaxpr type-checks.
 
 Results are compared exactly (`close`): these rules move data.
+
+The tests the families share are made at the end of this file (`case_tests(RULE_CASES)`,
+`prints_as_jax_test(RULES_GOLDEN)`, `vmap_unary_test(UNARY)`, ...), and each family's file binds
+them under its tests' names, so one check lives in one place and the ids stay the file's own.
 """
 import re
 from typing import NamedTuple
 
 import numpy as np
+import pytest
 
 import jxkernel as jax
 from jxkernel import lax
@@ -228,6 +233,121 @@ def check_vmap(f, per_example, in_axes, with_jit=True):
 
 def same_text(ours, jax_text):
     """JAX prints some params as NumPy scalars (np.int64(0)) and wraps long lines: compare
-    modulo those."""
-    norm = lambda t: " ".join(re.sub(r"np\.int64\((-?\d+)\)", r"\1", t).split())
-    assert norm(str(ours)) == norm(jax_text), str(ours)
+    modulo those (`normalized`)."""
+    assert normalized(str(ours)) == normalized(jax_text), str(ours)
+
+
+def check_prints_as_jax(fun, args, jax_text):
+    """fun's jaxpr on args type-checks and prints as JAX 0.10.2 printed the same program."""
+    closed = jax.make_jaxpr(fun)(*args)
+    check_jaxpr(closed)
+    same_text(closed, jax_text)
+
+
+def check_grads_and_their_jaxprs(fun, x, x_order_1):
+    """check_grads to order 2 in both modes at x (and to order 1 at x_order_1, another shape);
+    the jaxprs of grad and jvp type-check."""
+    check_grads(fun, (x,), order=2, modes=("fwd", "rev"))
+    check_grads(fun, (x_order_1,), order=1, modes=("fwd", "rev"))
+    check_jaxpr(jax.make_jaxpr(jax.grad(lambda x: sum_all(fun(x))))(x))
+    check_jaxpr(jax.make_jaxpr(lambda x, t: jax.jvp(fun, (x,), (t,)))(x, x))
+
+
+def check_grad_under_jit_and_vmap(f, x, jit_inside=False):
+    """grad(f) at x is the same (within REDUCTION ulps at its largest |value|) under jit,
+    jitted inside (jit_inside) and per example of a jitted vmap; vmap(grad)'s jaxpr
+    type-checks."""
+    want = np.asarray(jax.grad(f)(x))
+    # (jit fuses the gradient's products and sums differently from eager), at the
+    # largest |value| [worst seen 1.1]
+    assert_allclose_ulp(np.asarray(jax.jit(jax.grad(f))(x)), want, REDUCTION, scale=largest(want))
+    if jit_inside:
+        assert_allclose_ulp(np.asarray(jax.grad(jax.jit(f))(x)), want, REDUCTION,
+                            scale=largest(want))
+    xs = np.stack([x, x * 2])
+    # vmap's batching rules run at trace time: under jit the whole batched gradient is one
+    # compile instead of one per primitive
+    per = np.asarray(jax.jit(jax.vmap(jax.grad(f)))(xs))
+    assert_allclose_ulp(per[0], want, REDUCTION, scale=largest(want))
+    want2 = np.asarray(jax.grad(f)(x * 2))
+    assert_allclose_ulp(per[1], want2, REDUCTION, scale=largest(want2))
+    check_jaxpr(jax.make_jaxpr(jax.vmap(jax.grad(f)))(xs))
+
+
+def check_family_rules(linear, nonlinear):
+    """Every primitive of a family has batching and jvp rules; the linear ones transpose."""
+    from jxkernel.core.primitive import batching_rules, jvp_rules, transpose_rules
+    for p in linear + nonlinear:
+        assert p in batching_rules and p in jvp_rules, p
+    for p in linear:
+        assert p in transpose_rules, p
+
+
+# ------------------------------------------------------------------ the tests a family binds
+# A family's test file binds these under its tests' names (`test_vmap_unary =
+# vmap_unary_test(UNARY)`): pytest names a test by the module attribute it finds, so the ids
+# are the family file's own. Each call makes new functions: a parametrize mark set on one
+# function shared by several files would pile up.
+def _over(argname, table, **kw):
+    """Parametrize over a table's keys (a dict) or positions (a list)."""
+    return pytest.mark.parametrize(argname, list(table) if isinstance(table, dict)
+                                   else range(len(table)), **kw)
+
+
+def case_tests(cases):
+    """The five checks of a Case table, one test each, parametrized by case name: bind them as
+    (test_vmap_equals_stacking, test_vmap_with_jit_and_nested, test_grads_order_2,
+    test_transformed_jaxprs_typecheck, test_per_example_vjp)."""
+    def test(check):
+        @pytest.mark.parametrize("case", cases, ids=lambda c: c.name)
+        def test_case(case):
+            check(case)
+        return test_case
+    return tuple(test(c) for c in (check_vmap_equals_stacking, check_vmap_with_jit_and_nested,
+                                   check_grads_order_2, check_transformed_jaxprs_typecheck,
+                                   check_per_example_vjp))
+
+
+def prints_as_jax_test(golden):
+    """One test per entry of `golden` (a list, ids its positions, or a dict, ids its keys) of
+    (function, arguments, what JAX 0.10.2 prints for the same program)."""
+    @_over("key", golden)
+    def test(key):
+        check_prints_as_jax(*golden[key])
+    return test
+
+
+def vmap_unary_test(unary):
+    """check_vmap over in_axes 0, 1 and -1 of each `name: (f, x)` of `unary`; jit both ways
+    once per primitive (at -1)."""
+    @pytest.mark.parametrize("axis", [0, 1, -1])
+    @_over("name", unary)
+    def test(name, axis):
+        f, x = unary[name]
+        check_vmap(f, [x], [axis], with_jit=axis == -1)
+    return test
+
+
+MIXES = [(0, 0), (0, None), (None, 1), (-1, 0), (1, -1)]     # in_axes of a binary function
+
+
+def vmap_binary_test(binary):
+    """check_vmap over the in_axes MIXES of each `name: (f, a, b)` of `binary`; jit both ways
+    once per primitive (at (-1, 0))."""
+    @pytest.mark.parametrize("in_axes", MIXES, ids=str)
+    @_over("name", binary)
+    def test(name, in_axes):
+        f, a, b = binary[name]
+        check_vmap(f, [a, b], list(in_axes), with_jit=in_axes == (-1, 0))
+    return test
+
+
+def grads_order_2_test(grads, halved=()):
+    """check_grads_and_their_jaxprs for each `name: f` of `grads` at a (3, 5) and a (4, 3)
+    sample, halved for the names in `halved` (products, whose derivatives grow fast)."""
+    @_over("name", grads)
+    def test(name):
+        scale = 0.5 if name in halved else 1
+        check_grads_and_their_jaxprs(grads[name], sample((3, 5), 5) * scale,
+                                     sample((4, 3), 6) * scale)
+    return test
