@@ -299,9 +299,27 @@ def _concatenate_abstract_eval(*operands, dimension):
                        all(o.weak_type for o in operands))
 
 
+def _concatenate_tree(ctx, xs, shapes, dtype, dimension):
+    """One value of `xs` (of `shapes`) joined along `dimension`: XLA compiles a very wide
+    concatenate slowly, so at most 16 operands at a time, in a tree (JAX's
+    `_concatenate_tree`); jnp.concatenate and jnp.stack stay one equation, and eagerly one
+    compiled program, however many arrays they join."""
+    xs, shapes, attrs = list(xs), list(shapes), {"dimension": hlo.i64_attr(dimension)}
+    while len(xs) > 16:
+        joined = []
+        for i in range(0, len(xs), 16):
+            group = shapes[i:i + 16]
+            shape = group[0][:dimension] + (builtins.sum(s[dimension] for s in group),) + \
+                group[0][dimension + 1:]
+            joined.append((ctx.op1("stablehlo.concatenate", xs[i:i + 16], attrs,
+                                   result_type=hlo.tensor_type(shape, dtype)), shape))
+        xs, shapes = [x for x, _ in joined], [s for _, s in joined]
+    return ctx.op1("stablehlo.concatenate", xs, attrs)
+
+
 abstract_eval_rules[concatenate_p] = _concatenate_abstract_eval
-lowering_rules[concatenate_p] = lambda ctx, *xs, dimension: ctx.op1(
-    "stablehlo.concatenate", list(xs), {"dimension": hlo.i64_attr(dimension)})
+lowering_rules[concatenate_p] = lambda ctx, *xs, dimension: _concatenate_tree(
+    ctx, xs, [a.shape for a in ctx.avals_in], ctx.avals_in[0].dtype, dimension)
 
 
 def _concatenate_transpose(ct, *operands, dimension):
@@ -407,7 +425,8 @@ def _stack_lowering(ctx, *xs, axis):
     expanded = [ctx.op1("stablehlo.broadcast_in_dim", [x],
                         {"broadcast_dimensions": hlo.i64_array(dims)}, result_type=unit)
                 for x in xs]
-    return ctx.op1("stablehlo.concatenate", expanded, {"dimension": hlo.i64_attr(axis)})
+    return _concatenate_tree(ctx, expanded, [tuple(shape)] * len(xs), ctx.avals_in[0].dtype,
+                             axis)
 
 
 def _stack_transpose(ct, *operands, axis):

@@ -291,11 +291,9 @@ def concatenate(arrays, axis: int | None = 0, dtype=None):
     axis = canonicalize_axis(axis, len(_shape(arrays[0])))
     arrays = [_astype(a, dtype) for a in arrays] if dtype is not None else \
         util.promote_dtypes(*arrays)
-    arrays = [ensure_array(a) for a in arrays]
-    # XLA compiles very wide concatenations slowly: join in a tree of at most 16 at a time
-    while len(arrays) > 1:
-        arrays = [lax.concatenate(arrays[i:i + 16], axis) for i in range(0, len(arrays), 16)]
-    return arrays[0]
+    # one equation, as in JAX (its lowering joins wide lists 16 at a time): eagerly one
+    # compiled program, not one per group of 16
+    return lax.concatenate([ensure_array(a) for a in arrays], axis)
 
 
 def concat(arrays, /, *, axis: int | None = 0):
@@ -325,7 +323,9 @@ def stack(arrays, axis: int = 0, out=None, dtype=None):
     axis = canonicalize_axis(axis, len(shapes.pop()) + 1)
     arrays = [_astype(a, dtype) for a in arrays] if dtype is not None else \
         util.promote_dtypes(*arrays)
-    return concatenate([lax.expand_dims(ensure_array(a), (axis,)) for a in arrays], axis)
+    # one stack equation, as JAX's jnp.stack: eagerly one compiled program, not an
+    # expand_dims per array and a concatenate
+    return lax.stack([ensure_array(a) for a in arrays], axis)
 
 
 def unstack(x, /, *, axis: int = 0) -> tuple:

@@ -313,6 +313,11 @@ GOLDEN = {  # printed by JAX 0.10.2 for a f32[2,3] argument
   in (b,) }"""),
     "concatenate": (lambda x: jnp.concatenate([x, x], 1),
                     "{ lambda ; a:f32[2,3]. let b:f32[2,6] = concatenate[dimension=1] a a in (b,) }"),
+    "concatenate_wide": (lambda x: jnp.concatenate([x] * 20), """{ lambda ; a:f32[2,3]. let
+    b:f32[40,3] = concatenate[dimension=0] a a a a a a a a a a a a a a a a a a a a
+  in (b,) }"""),
+    "stack": (lambda x: jnp.stack([x, x], 1),
+              "{ lambda ; a:f32[2,3]. let b:f32[2,2,3] = stack[axis=1] a a in (b,) }"),
     "expand_dims": (lambda x: jnp.expand_dims(x, (0, 3)), """{ lambda ; a:f32[2,3]. let
     b:f32[1,2,3,1] = broadcast_in_dim[broadcast_dimensions=(1, 2)] a
   in (b,) }"""),
@@ -341,6 +346,29 @@ def test_golden_jaxprs(name):
     fn, want = GOLDEN[name]
     got = str(jxkernel.make_jaxpr(fn)(np.ones((2, 3), np.float32)))
     assert _norm(got) == _norm(want), got
+
+
+def test_stack_and_wide_concatenate_run_eagerly_as_one_program(monkeypatch):
+    """Eagerly, jnp.stack of 24 scalars and jnp.concatenate of 20 arrays each run one
+    primitive (one XLA program), as in JAX: not an expand_dims per array and a concatenate
+    per group of 16 (the random-numbers guide's `jnp.stack(draws)` compiled 4 programs,
+    issue 38). The 16-at-a-time tree is in the lowering: values as NumPy's, jit or not."""
+    from jxkernel.core.trace import EvalTrace
+    ran, run = [], EvalTrace.process_primitive
+
+    def counting(prim, args, params):
+        ran.append(prim.name)
+        return run(prim, args, params)
+    scalars = [jnp.asarray(np.float32(i)) for i in range(24)]
+    rows = [jnp.asarray(np.full((1, 3), i, np.int16)) for i in range(20)]
+    monkeypatch.setattr(EvalTrace, "process_primitive", staticmethod(counting))
+    stacked, joined = jnp.stack(scalars), jnp.concatenate(rows, axis=1)
+    monkeypatch.undo()
+    assert ran == ["stack", "concatenate"]
+    np.testing.assert_array_equal(stacked, np.arange(24, dtype=np.float32))
+    want = np.concatenate([np.asarray(r) for r in rows], axis=1)
+    np.testing.assert_array_equal(joined, want)
+    np.testing.assert_array_equal(jxkernel.jit(lambda *r: jnp.concatenate(r, 1))(*rows), want)
 
 
 @pytest.mark.parametrize("name", names("split", JAXPRS) + names("array_split", JAXPRS) +
