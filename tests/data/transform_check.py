@@ -379,3 +379,18 @@ def run_jit_path_grad_test(case: Case):
     exs = examples(case, 1)
     g, pos = float_args(case, exs)
     check_grads(*real_view(g, tuple(exs[j][0] for j in pos)), order=2, modes=("fwd", "rev"))
+
+
+def transform_tests(cases):
+    """The tests over a table of cases, which a test file binds under their names:
+    `test_vmap, test_grads, test_vmap_of_grad, test_jacobians, test_jit_path_grads =
+    transform_tests(CASES)` (pytest names a test by the module attribute, so the ids are the
+    file's own). vmap for every case; the derivative checks for the cases that ask for them."""
+    def test(run, pred=None):
+        @pytest.mark.parametrize("case", cases if pred is None else only(cases, pred))
+        def test_case(case):
+            run(case)
+        return test_case
+    return (test(check_vmap), test(run_grad_test, lambda c: c.grad),
+            test(run_vmap_grad_test, lambda c: c.vgrad), test(run_jacobian_test, lambda c: c.vgrad),
+            test(run_jit_path_grad_test, lambda c: c.jit_grad))

@@ -13,8 +13,7 @@ import jxkernel.numpy as jnp
 import jxkernel.scipy.special as special
 
 from numerics import ELEMENTWISE as ELEMENTWISE_ULPS, assert_allclose_ulp
-from transform_check import (C, check_vmap, float0, only, run_grad_test,
-                             run_jacobian_test, run_jit_path_grad_test, run_vmap_grad_test)
+from transform_check import C, float0, transform_tests
 
 M, V = "2,4", "4"              # the shapes most cases share (so their eager compiles are shared)
 
@@ -150,29 +149,8 @@ SPECIAL = [
 CASES = ELEMENTWISE + NN + SPECIAL
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_vmap(case):
-    check_vmap(case)
-
-
-@pytest.mark.parametrize("case", only(CASES, lambda c: c.grad))
-def test_grads(case):
-    run_grad_test(case)
-
-
-@pytest.mark.parametrize("case", only(CASES, lambda c: c.vgrad))
-def test_vmap_of_grad(case):
-    run_vmap_grad_test(case)
-
-
-@pytest.mark.parametrize("case", only(CASES, lambda c: c.vgrad))
-def test_jacobians(case):
-    run_jacobian_test(case)
-
-
-@pytest.mark.parametrize("case", only(CASES, lambda c: c.jit_grad))
-def test_jit_path_grads(case):
-    run_jit_path_grad_test(case)
+(test_vmap, test_grads, test_vmap_of_grad, test_jacobians,
+ test_jit_path_grads) = transform_tests(CASES)
 
 
 # integer and boolean outputs have float0 tangents and cotangents, as in JAX

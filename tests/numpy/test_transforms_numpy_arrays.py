@@ -1,13 +1,9 @@
 """vmap, jit and grad over jnp's reductions, shape functions, products, sorting, indexing
 (x[idx], x.at[idx]) and the creation functions that take arrays: the laws of
 tests/data/transform_check.py for every case of the table below."""
-
-import pytest
-
 import jxkernel.numpy as jnp
 
-from transform_check import (C, check_vmap, only, run_grad_test,
-                             run_jacobian_test, run_jit_path_grad_test, run_vmap_grad_test)
+from transform_check import C, transform_tests
 
 M, V = "2,4", "4"              # the shapes most cases share (so their eager compiles are shared)
 X, W = f"x:{M}", f"w:{M}"
@@ -260,30 +256,8 @@ CREATION = [
     C("x[indices]", lambda x: x[tuple(jnp.indices((2, 2)))], W),
 ]
 
-KNOWN_JACOBIANS = {}
 CASES = REDUCTIONS + SHAPES + PRODUCTS + SORTING + INDEXING + CREATION
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_vmap(case):
-    check_vmap(case)
-
-
-@pytest.mark.parametrize("case", only(CASES, lambda c: c.grad))
-def test_grads(case):
-    run_grad_test(case)
-
-
-@pytest.mark.parametrize("case", only(CASES, lambda c: c.vgrad))
-def test_vmap_of_grad(case):
-    run_vmap_grad_test(case)
-
-
-@pytest.mark.parametrize("case", only(CASES, lambda c: c.vgrad, KNOWN_JACOBIANS))
-def test_jacobians(case):
-    run_jacobian_test(case)
-
-
-@pytest.mark.parametrize("case", only(CASES, lambda c: c.jit_grad))
-def test_jit_path_grads(case):
-    run_jit_path_grad_test(case)
+(test_vmap, test_grads, test_vmap_of_grad, test_jacobians,
+ test_jit_path_grads) = transform_tests(CASES)
