@@ -6,19 +6,11 @@ that page's cells.
 
 One subprocess with 8 CPU devices runs every case and prints one JSON object.
 """
-import json
-import os
-import subprocess
-import sys
-import textwrap
-
 import pytest
+from fresh_process import run_json
 
 from jxkernel.sharding import PartitionSpec as P
 
-ROOT = os.path.dirname(os.path.abspath(__file__))
-while not os.path.exists(os.path.join(ROOT, "pyproject.toml")):     # the repository's root
-    ROOT = os.path.dirname(ROOT)
 
 _RUN = r"""
 import json
@@ -73,11 +65,7 @@ print(json.dumps(out))
 
 @pytest.fixture(scope="module")
 def out():
-    env = {**os.environ, "JXKERNEL_CPU_DEVICES": "8", "PYTHONPATH": ROOT}
-    result = subprocess.run([sys.executable, "-c", textwrap.dedent(_RUN)], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return run_json(_RUN, {"JXKERNEL_CPU_DEVICES": "8"}, timeout=300)
 
 
 def test_set_mesh_is_jaxs_class(out):

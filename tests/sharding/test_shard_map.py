@@ -7,23 +7,18 @@ reference/make_shard_map_reference.py ran with JAX 0.10.2, plus a few jxkernel-o
 prints one JSON object that the tests below take apart. Jaxprs, errors and a one-device mesh
 are checked in this process.
 """
-import json
-import os
 import re
 
 import numpy as np
 import pytest
 from numerics import assert_allclose_ulp
-from fresh_process import run_json
+from fresh_process import run_against_reference
 
 import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel import lax
 from jxkernel.sharding import Mesh
 from jxkernel.sharding import PartitionSpec as P
-import locations  # tests/support: the repository's folders
-
-DATA = locations.DATA
 
 _PROBES = r"""
 import functools, json, os, sys
@@ -64,9 +59,7 @@ print(json.dumps(out))
 
 @pytest.fixture(scope="module")
 def runs():
-    mine = run_json(_PROBES, {"JXKERNEL_CPU_DEVICES": "8"})
-    with open(os.path.join(DATA, "shard_map_reference.json")) as f:
-        return mine, json.load(f)
+    return run_against_reference(_PROBES, "shard_map_reference.json")
 
 
 def _numpy_collectives() -> dict:

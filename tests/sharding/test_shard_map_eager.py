@@ -6,17 +6,9 @@ their in_specs say. Expected texts are JAX's, as that notebook prints them.
 
 One subprocess with 4 CPU devices runs every case and prints one JSON object.
 """
-import json
-import os
-import subprocess
-import sys
-import textwrap
-
 import pytest
+from fresh_process import run_json
 
-ROOT = os.path.dirname(os.path.abspath(__file__))
-while not os.path.exists(os.path.join(ROOT, "pyproject.toml")):     # the repository's root
-    ROOT = os.path.dirname(ROOT)
 
 _RUN = r"""
 import contextlib, io, json
@@ -90,11 +82,7 @@ print(json.dumps(out))
 
 @pytest.fixture(scope="module")
 def out():
-    env = {**os.environ, "JXKERNEL_CPU_DEVICES": "4", "PYTHONPATH": ROOT}
-    result = subprocess.run([sys.executable, "-c", textwrap.dedent(_RUN)], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return run_json(_RUN, {"JXKERNEL_CPU_DEVICES": "4"}, timeout=300)
 
 
 def test_an_eager_body_prints_each_devices_block(out):

@@ -6,19 +6,14 @@ reference/make_shard_map_reference.py ran with JAX, and prints one JSON object t
 below take apart: the types inside a body, jaxprs with pvary and psum_invariant, gradients
 with respect to replicated inputs inside and outside a body, pcast and the errors.
 """
-import json
-import os
 import re
 
 import numpy as np
 import pytest
 from numerics import assert_allclose_ulp
-from fresh_process import run_json
+from fresh_process import run_against_reference
 
 from jxkernel.core.avals import ShapedArray
-import locations  # tests/support: the repository's folders
-
-DATA = locations.DATA
 
 _RUN = r"""
 import json
@@ -37,9 +32,7 @@ def _sorted_sets(text: str) -> str:
 
 @pytest.fixture(scope="module")
 def runs():
-    mine = run_json(_RUN, {"JXKERNEL_CPU_DEVICES": "8"})
-    with open(os.path.join(DATA, "shard_map_vma_reference.json")) as f:
-        return mine, json.load(f)
+    return run_against_reference(_RUN, "shard_map_vma_reference.json")
 
 
 def test_types_inside_a_body_vary_over_jaxs_axes(runs):

@@ -6,17 +6,12 @@ reference/make_explicit_sharding_reference.py ran with JAX, plus a few jxkernel-
 lowered module's constraints, an Auto mesh's untyped arrays), and prints one JSON object that
 the tests below take apart.
 """
-import json
-import os
 
 import numpy as np
 import pytest
-from fresh_process import run_json
+from fresh_process import run_against_reference
 
 from jxkernel.core.avals import ShapedArray
-import locations  # tests/support: the repository's folders
-
-DATA = locations.DATA
 
 _RUN = r"""
 import json
@@ -50,9 +45,7 @@ print(json.dumps(out))
 
 @pytest.fixture(scope="module")
 def runs():
-    mine = run_json(_RUN, {"JXKERNEL_CPU_DEVICES": "8"})
-    with open(os.path.join(DATA, "explicit_sharding_reference.json")) as f:
-        return mine, json.load(f)
+    return run_against_reference(_RUN, "explicit_sharding_reference.json")
 
 
 def test_types_of_each_operation_are_jaxs(runs):

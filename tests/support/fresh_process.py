@@ -21,13 +21,22 @@ def run_python(args, env=None, timeout=180):
                           text=True, timeout=timeout)
 
 
-def run_code(code, env=None):
+def run_code(code, env=None, timeout=180):
     """Run `code` (dedented) with `python -c`; it must exit 0 (else its output is the error)."""
-    result = run_python(["-c", textwrap.dedent(code)], env)
+    result = run_python(["-c", textwrap.dedent(code)], env, timeout)
     assert result.returncode == 0, result.stdout + result.stderr
     return result
 
 
-def run_json(code, env=None):
+def run_json(code, env=None, timeout=180):
     """The JSON object `code`, run in a fresh interpreter, prints on its last line."""
-    return json.loads(run_code(code, env).stdout.strip().splitlines()[-1])
+    return json.loads(run_code(code, env, timeout).stdout.strip().splitlines()[-1])
+
+
+def run_against_reference(code, reference, devices=8):
+    """(the JSON object `code` prints, run in a fresh interpreter with `devices` CPU devices;
+    the JSON object JAX's run of the same cases recorded in tests/data/`reference`): what a
+    sharding test file's `runs` fixture hands its tests."""
+    mine = run_json(code, {"JXKERNEL_CPU_DEVICES": str(devices)})
+    with open(os.path.join(DATA, reference)) as f:
+        return mine, json.load(f)
