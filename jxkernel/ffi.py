@@ -25,6 +25,7 @@ from .core.avals import ShapedArray, get_aval
 from .core.ir import param_printers
 from .core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, jvp_rules,
                              lowering_rules, transpose_rules)
+from .xla import ffi as _xla_ffi
 from .xla import stablehlo as hlo
 from .xla.ffi import (include_dir, register_ffi_target,  # noqa: F401
                       register_ffi_target_as_batch_partitionable, register_ffi_type,
@@ -46,14 +47,14 @@ def pycapsule(funcptr):
 
 
 # ------------------------------------------------------------------ lowering
-def _layout(aval, layout) -> str:
-    """An operand's or result's layout attribute: `layout` minor-to-major, as the custom
-    call takes it (None: row-major)."""
+def _order(aval, layout) -> tuple:
+    """An operand's or result's layout, minor-to-major as the custom call takes it (None:
+    row-major), checked against its dimensions."""
     order = tuple(range(aval.ndim - 1, -1, -1)) if layout is None else tuple(layout)
     if sorted(order) != list(range(aval.ndim)):
         raise ValueError(f"layout {layout} is not a permutation of the {aval.ndim} dimensions "
                          f"of {aval.str_short()}")
-    return f"dense<{list(order) if order else ''}> : tensor<{len(order)}xindex>"
+    return order
 
 
 def _attribute(value) -> str:
@@ -95,19 +96,12 @@ def build_ffi_lowering_function(call_target_name: str, *, operand_layouts=None,
             config_attr = '"' + (backend_config or "") + '"'
         ins = operand_layouts or [None] * len(ctx.avals_in)
         outs = result_layouts or [None] * len(ctx.avals_out)
-        attrs = {"call_target_name": f'"{call_target_name}"',
-                 "has_side_effect": "true" if has_side_effect else "false",
-                 "api_version": f"{api_version} : i32", "backend_config": config_attr,
-                 "operand_layouts": "[" + ", ".join(map(_layout, ctx.avals_in, ins)) + "]",
-                 "result_layouts": "[" + ", ".join(map(_layout, ctx.avals_out, outs)) + "]"}
-        if operand_output_aliases:
-            attrs["output_operand_aliases"] = "[" + ", ".join(
-                f"#stablehlo.output_operand_alias<output_tuple_indices = "
-                f"{[o] if len(ctx.avals_out) > 1 else []}, operand_index = {i}, "
-                f"operand_tuple_indices = []>" for i, o in sorted(operand_output_aliases.items())
-            ) + "]"
-        return ctx.op("stablehlo.custom_call", list(operands), attrs,
-                      result_types=[hlo.aval_type(a) for a in ctx.avals_out])
+        return _xla_ffi.custom_call(
+            ctx, call_target_name, operands, ctx.avals_out, backend_config=config_attr,
+            operand_layouts=list(map(_order, ctx.avals_in, ins)),
+            result_layouts=list(map(_order, ctx.avals_out, outs)),
+            aliases=operand_output_aliases, has_side_effect=bool(has_side_effect),
+            api_version=api_version)
     return rule
 
 

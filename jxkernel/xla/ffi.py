@@ -1,5 +1,6 @@
 """jaxlib's side of jax.ffi: registering custom-call targets, types and batch partitioning
-with XLA, and where jaxlib keeps the XLA FFI headers (jxkernel/ffi.py is the public module).
+with XLA, where jaxlib keeps the XLA FFI headers (jxkernel/ffi.py is the public module), and
+the typed-FFI custom call every FFI lowering emits (jax.ffi's, LAPACK's, cuSOLVER's).
 
     >>> os.path.isdir(include_dir())
     True
@@ -10,6 +11,7 @@ import os
 
 import jaxlib
 
+from . import stablehlo as hlo
 from .client import xc
 
 
@@ -38,3 +40,43 @@ def register_ffi_target_as_batch_partitionable(name: str) -> None:
 def include_dir() -> str:
     """The folder of the XLA FFI C++ headers that jaxlib ships (for building handlers)."""
     return os.path.join(os.path.dirname(os.path.abspath(jaxlib.__file__)), "include")
+
+
+# ------------------------------------------------------------------ the custom call
+def layout(order) -> str:
+    """A minor-to-major dimension order as a custom call's layout attribute, printed as MLIR
+    prints it (one dimension as a splat).
+
+    >>> layout((0, 1)), layout((0,)), layout(())
+    ('dense<[0, 1]> : tensor<2xindex>', 'dense<0> : tensor<1xindex>', 'dense<> : tensor<0xindex>')
+    """
+    order = tuple(order)
+    if len(order) == 1:
+        body = str(order[0])
+    else:
+        body = "[" + ", ".join(map(str, order)) + "]" if order else ""
+    return f"dense<{body}> : tensor<{len(order)}xindex>"
+
+
+def custom_call(ctx, target: str, operands, result_avals, *, backend_config: str,
+                operand_layouts, result_layouts, aliases=None, has_side_effect=None,
+                api_version: int = 4) -> list:
+    """Emit a custom call of the FFI target `target`; returns its results (of `result_avals`).
+    `operand_layouts`, `result_layouts`: a minor-to-major order per operand and per result;
+    `backend_config`: the attribute's text (a dictionary `{uplo = 76 : ui8}` for the typed
+    FFI, api_version 4); `aliases`: {operand index: the result that overwrites it};
+    `has_side_effect`: written out unless None."""
+    attrs = {"call_target_name": f'"{target}"'}
+    if has_side_effect is not None:
+        attrs["has_side_effect"] = "true" if has_side_effect else "false"
+    attrs.update({"api_version": f"{api_version} : i32", "backend_config": backend_config,
+                  "operand_layouts": "[" + ", ".join(map(layout, operand_layouts)) + "]",
+                  "result_layouts": "[" + ", ".join(map(layout, result_layouts)) + "]"})
+    if aliases:
+        single = len(result_avals) == 1
+        attrs["output_operand_aliases"] = "[" + ", ".join(
+            f"#stablehlo.output_operand_alias<output_tuple_indices = "
+            f"{'[]' if single else f'[{res}]'}, operand_index = {op}, "
+            f"operand_tuple_indices = []>" for op, res in sorted(aliases.items())) + "]"
+    return ctx.op("stablehlo.custom_call", list(operands), attrs,
+                  result_types=[hlo.aval_type(a) for a in result_avals])

@@ -16,7 +16,7 @@ import threading
 
 import numpy as np
 
-from . import stablehlo as hlo
+from . import ffi
 from .client import xc
 
 _lock = threading.Lock()
@@ -58,12 +58,10 @@ def char(c: str) -> str:
     return f"{ord(c)} : ui8"
 
 
-def _layout(ndim: int, matrix: bool) -> str:
+def _order(ndim: int, matrix: bool) -> tuple:
     """Minor-to-major order: a batch of column-major matrices, or row-major."""
-    lay = (ndim - 2, ndim - 1) + tuple(range(ndim - 3, -1, -1)) if matrix else \
+    return (ndim - 2, ndim - 1) + tuple(range(ndim - 3, -1, -1)) if matrix else \
         tuple(range(ndim - 1, -1, -1))
-    body = str(lay[0]) if len(lay) == 1 else "[" + ", ".join(map(str, lay)) + "]"
-    return f"dense<{body if lay else ''}> : tensor<{len(lay)}xindex>"
 
 
 def custom_call(ctx, routine: str, dtype, operands, result_avals, *, aliases=None,
@@ -87,18 +85,8 @@ def ffi_call(ctx, target: str, operands, result_avals, *, backend_config: str, a
     attributes are `backend_config`'s text (a dictionary). Shared by LAPACK and cuSOLVER."""
     operand_avals = ctx.avals_in if operand_avals is None else operand_avals
     nd = max(len(a.shape) for a in operand_avals)
-    layouts = lambda avals: "[" + ", ".join(
-        _layout(len(a.shape), column_major and len(a.shape) == nd) for a in avals) + "]"
-    attrs = {"call_target_name": f'"{target}"',
-             "api_version": "4 : i32",
-             "backend_config": backend_config,
-             "operand_layouts": layouts(operand_avals),
-             "result_layouts": layouts(result_avals)}
-    if aliases:
-        single = len(result_avals) == 1
-        attrs["output_operand_aliases"] = "[" + ", ".join(
-            f"#stablehlo.output_operand_alias<output_tuple_indices = "
-            f"{'[]' if single else f'[{res}]'}, operand_index = {op}, "
-            f"operand_tuple_indices = []>" for op, res in aliases.items()) + "]"
-    return ctx.op("stablehlo.custom_call", operands, attrs,
-                  result_types=[hlo.aval_type(a) for a in result_avals])
+    orders = lambda avals: [_order(len(a.shape), column_major and len(a.shape) == nd)
+                            for a in avals]
+    return ffi.custom_call(ctx, target, operands, result_avals, backend_config=backend_config,
+                           operand_layouts=orders(operand_avals),
+                           result_layouts=orders(result_avals), aliases=aliases)
