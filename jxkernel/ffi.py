@@ -50,7 +50,7 @@ def pycapsule(funcptr):
 def _order(aval, layout) -> tuple:
     """An operand's or result's layout, minor-to-major as the custom call takes it (None:
     row-major), checked against its dimensions."""
-    order = tuple(range(aval.ndim - 1, -1, -1)) if layout is None else tuple(layout)
+    order = _xla_ffi.row_major(aval.ndim) if layout is None else tuple(layout)
     if sorted(order) != list(range(aval.ndim)):
         raise ValueError(f"layout {layout} is not a permutation of the {aval.ndim} dimensions "
                          f"of {aval.str_short()}")

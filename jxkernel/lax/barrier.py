@@ -70,11 +70,10 @@ def dce_sink(val, *, prevent_mlir_dce: bool = False) -> None:
 def _dce_sink_lowering(ctx, x, *, prevent_mlir_dce):
     if not prevent_mlir_dce:
         return []
-    from .callbacks import _layouts   # deferred: the callbacks' module loads on first use
-    return ctx.op("stablehlo.custom_call", [x], {
-        "call_target_name": '"dce_sink"', "has_side_effect": "true",
-        "api_version": "4 : i32", "backend_config": "{}",
-        "operand_layouts": _layouts(ctx.avals_in), "result_layouts": "[]"}, result_types=[])
+    from ..xla import ffi     # deferred: needed only by a program that keeps its sinks
+    return ffi.custom_call(ctx, "dce_sink", [x], [], backend_config="{}",
+                           operand_layouts=[ffi.row_major(a.ndim) for a in ctx.avals_in],
+                           result_layouts=[], has_side_effect=True)
 
 
 def _dce_sink_jvp(primals, tangents, **params):

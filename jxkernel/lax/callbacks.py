@@ -48,6 +48,7 @@ from ..xla import stablehlo as hlo
 from ..xla.array import Array, device_put, host_to_device, to_numpy
 from ..xla.compiler import CallbackError, record_callback_error
 from ..xla.dispatch import to_device
+from ..xla.ffi import layout, row_major
 from ..transforms import batch_util as bu
 from . import shapes, slicing
 from .scan import scan
@@ -149,15 +150,9 @@ def _host_function(kind, fn, result_avals=None, numpy_in=False):
 
 
 # ------------------------------------------------------------------ lowering
-def _layout(aval) -> str:
-    """Row-major (minor-to-major dims n-1 ... 0): the layout the host function expects."""
-    n = len(aval.shape)
-    order = ", ".join(str(d) for d in range(n - 1, -1, -1))
-    return f"dense<{order if n < 2 else '[' + order + ']'}> : tensor<{n}xindex>"
-
-
 def _layouts(avals) -> str:
-    return "[" + ", ".join(map(_layout, avals)) + "]"
+    """Row-major, the layout the host function expects."""
+    return "[" + ", ".join(layout(row_major(len(a.shape))) for a in avals) + "]"
 
 
 def emit_host_callback(ctx, host_fn, operands, result_avals, *, has_side_effect, what,

@@ -43,6 +43,15 @@ def include_dir() -> str:
 
 
 # ------------------------------------------------------------------ the custom call
+def row_major(ndim: int) -> tuple:
+    """The minor-to-major order of a row-major (C-order) array: the last dimension fastest.
+
+    >>> row_major(3)
+    (2, 1, 0)
+    """
+    return tuple(range(ndim - 1, -1, -1))
+
+
 def layout(order) -> str:
     """A minor-to-major dimension order as a custom call's layout attribute, printed as MLIR
     prints it (one dimension as a splat).

@@ -60,8 +60,7 @@ def char(c: str) -> str:
 
 def _order(ndim: int, matrix: bool) -> tuple:
     """Minor-to-major order: a batch of column-major matrices, or row-major."""
-    return (ndim - 2, ndim - 1) + tuple(range(ndim - 3, -1, -1)) if matrix else \
-        tuple(range(ndim - 1, -1, -1))
+    return (ndim - 2, ndim - 1) + ffi.row_major(ndim - 2) if matrix else ffi.row_major(ndim)
 
 
 def custom_call(ctx, routine: str, dtype, operands, result_avals, *, aliases=None,
