@@ -15,6 +15,12 @@ hold for AVX-only CPUs too: scripts/test_other_cpus.sh). The environment variabl
 reaches the kernels, servers and scripts the suite starts; set
 JAX_DISABLE_MOST_OPTIMIZATIONS=0 to run the whole suite at the default.
 
+Only compiles of a second or more are written to that folder (JAX's default minimum; ours is
+0): a test file's programs are its own (two files' runs shared 5 of 534 compiles), so the other
+processes almost never load an entry, and writing each one cost 4 % of a test file's CPU time
+(serializing ~1.5 ms per ~32 ms compile). The tests of the cache itself set 0 where they
+need entries written.
+
 The CPU device count is left alone: tests see the single-device default.
 Multi-device tests run in a subprocess with JXKERNEL_CPU_DEVICES set (see
 tests/runtime/test_runtime_subprocess.py), because the count is fixed at first use.
@@ -35,9 +41,12 @@ _MARK = os.path.join(_CACHE_DIR, f"in-use-{os.getpid()}")
 open(_MARK, "w").close()
 os.environ["JXKERNEL_COMPILATION_CACHE_DIR"] = _CACHE_DIR
 os.environ.setdefault("JAX_DISABLE_MOST_OPTIMIZATIONS", "1")
+os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "1")
 if "jxkernel.config" in sys.modules:          # imported early (e.g. by a plugin): update it too
     _config = sys.modules["jxkernel.config"]
     _config.config.update("jax_compilation_cache_dir", _CACHE_DIR)
+    _config.config.update("jax_persistent_cache_min_compile_time_secs",
+                          float(os.environ["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"]))
     _config.config.update("jax_disable_most_optimizations",
                           _config._parse_bool(os.environ["JAX_DISABLE_MOST_OPTIMIZATIONS"]))
 

@@ -300,8 +300,10 @@ def test_lowering_keeps_the_side_effect_and_refuses_other_backends():
 
 
 def test_callback_programs_stay_out_of_the_disk_cache(tmp_path, capsys):
-    # a folder of its own: xdist workers share the suite's cache folder
-    with jax.config.override("jax_compilation_cache_dir", str(tmp_path)):
+    # a folder of its own: xdist workers share the suite's cache folder; every compile is
+    # written there (the suite's conftest writes only slow ones)
+    with jax.config.override("jax_compilation_cache_dir", str(tmp_path)), \
+            jax.config.override("jax_persistent_cache_min_compile_time_secs", 0.0):
         assert compiler.cache_dir() == str(tmp_path)
         tag = float(np.random.default_rng().integers(1 << 20))  # a module no one compiled yet
         jax.jit(lambda x: jax.debug.print("{}", x + tag))(jnp.ones(1))

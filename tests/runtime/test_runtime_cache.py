@@ -16,9 +16,11 @@ from jxkernel.xla import compiler
 
 @pytest.fixture
 def cache(tmp_path):
-    """A fresh cache folder for this test, and a cleared in-memory cache."""
+    """A fresh cache folder for this test, and a cleared in-memory cache; every compile is
+    written (the suite's conftest writes only slow ones)."""
     with config.override("jax_compilation_cache_dir", str(tmp_path)), \
-            config.override("jax_enable_compilation_cache", True):
+            config.override("jax_enable_compilation_cache", True), \
+            config.override("jax_persistent_cache_min_compile_time_secs", 0.0):
         compiler.clear_caches()
         yield tmp_path
     compiler.clear_caches()
@@ -159,7 +161,8 @@ def test_unwritable_folder_warns_and_compiling_goes_on(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     text, c = unique_module()
-    with config.override("jax_compilation_cache_dir", str(blocker / "cache")):
+    with config.override("jax_compilation_cache_dir", str(blocker / "cache")), \
+            config.override("jax_persistent_cache_min_compile_time_secs", 0.0):
         compiler.clear_caches()
         with pytest.warns(RuntimeWarning, match="could not write its compilation cache"):
             assert compile_and_run(text) == ("compiled", [c, 2 * c, 3 * c])

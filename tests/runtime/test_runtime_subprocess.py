@@ -46,8 +46,15 @@ CACHED_PROGRAM = """
 """
 
 
+def cache_env(folder, **more):
+    """The environment of a process whose every compile is written to `folder` (the suite's
+    conftest writes only slow ones)."""
+    return {"JXKERNEL_COMPILATION_CACHE_DIR": str(folder),
+            "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0", **more}
+
+
 def test_compiled_executables_survive_a_new_process(tmp_path):
-    env = {"JXKERNEL_COMPILATION_CACHE_DIR": str(tmp_path)}
+    env = cache_env(tmp_path)
     first = run_code(CACHED_PROGRAM, env).stdout.split()
     second = run_code(CACHED_PROGRAM, env).stdout.split()
     assert first[0] == "compiled" and second[0] == "disk"
@@ -56,7 +63,7 @@ def test_compiled_executables_survive_a_new_process(tmp_path):
 
 
 def test_a_corrupted_entry_does_not_break_a_new_process(tmp_path):
-    env = {"JXKERNEL_COMPILATION_CACHE_DIR": str(tmp_path)}
+    env = cache_env(tmp_path)
     run_code(CACHED_PROGRAM, env)
     (entry,) = [tmp_path / p for p in os.listdir(tmp_path) if p.endswith(".xla")]
     entry.write_bytes(entry.read_bytes()[:200])
@@ -65,7 +72,7 @@ def test_a_corrupted_entry_does_not_break_a_new_process(tmp_path):
 
 
 def test_the_cache_can_be_disabled_from_the_environment(tmp_path):
-    env = {"JXKERNEL_COMPILATION_CACHE_DIR": str(tmp_path), "JXKERNEL_COMPILATION_CACHE": "0"}
+    env = cache_env(tmp_path, JXKERNEL_COMPILATION_CACHE="0")
     assert run_code(CACHED_PROGRAM, env).stdout.split()[0] == "compiled"
     assert run_code(CACHED_PROGRAM, env).stdout.split()[0] == "compiled"
     assert os.listdir(tmp_path) == []
