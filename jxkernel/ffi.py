@@ -26,7 +26,6 @@ from .core.ir import param_printers
 from .core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, jvp_rules,
                              lowering_rules, transpose_rules)
 from .xla import ffi as _xla_ffi
-from .xla import stablehlo as hlo
 from .xla.ffi import (include_dir, register_ffi_target,  # noqa: F401
                       register_ffi_target_as_batch_partitionable, register_ffi_type,
                       register_ffi_type_id)
@@ -57,25 +56,6 @@ def _order(aval, layout) -> tuple:
     return order
 
 
-def _attribute(value) -> str:
-    """A handler attribute (backend_config entry), typed as JAX's mlir.ir_attribute types it."""
-    if isinstance(value, (bool, np.bool_)):
-        return "true" if value else "false"
-    if isinstance(value, np.generic):
-        return f"{value.item()!r} : {hlo.element_type(value.dtype)}"
-    if isinstance(value, int):
-        return f"{value} : i64"
-    if isinstance(value, float):
-        return f"{value!r} : f64"
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if isinstance(value, np.ndarray):
-        return f"array<{hlo.element_type(value.dtype)}: " + \
-            ", ".join(str(v.item()) for v in value.ravel()) + ">"
-    raise TypeError(f"FFI attribute of type {type(value).__name__} ({value!r}): use a Python "
-                    "or NumPy scalar, a string or a 1-d NumPy array")
-
-
 def build_ffi_lowering_function(call_target_name: str, *, operand_layouts=None,
                                 result_layouts=None, backend_config=None, has_side_effect=False,
                                 operand_output_aliases=None, api_version: int = 4):
@@ -86,9 +66,9 @@ def build_ffi_lowering_function(call_target_name: str, *, operand_layouts=None,
         if api_version >= 4:
             if backend_config is not None and not isinstance(backend_config, dict):
                 raise ValueError("When api_version > 4, backend_config must be a dictionary.")
-            config = {**(backend_config or {}), **{k: _attribute(v) for k, v in
-                                                    attributes.items()}}
-            config_attr = "{" + ", ".join(f"{k} = {v}" for k, v in config.items()) + "}"
+            config_attr = _xla_ffi.dictionary({
+                **(backend_config or {}),
+                **{k: _xla_ffi.attribute(v) for k, v in attributes.items()}})
         else:
             if attributes:
                 raise ValueError("The use of ffi_call attributes requires a custom call API "

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 import jaxlib
+import numpy as np
 
 from . import stablehlo as hlo
 from .client import xc
@@ -65,6 +66,38 @@ def layout(order) -> str:
     else:
         body = "[" + ", ".join(map(str, order)) + "]" if order else ""
     return f"dense<{body}> : tensor<{len(order)}xindex>"
+
+
+def attribute(value) -> str:
+    """A handler attribute (a backend_config entry), typed as JAX's mlir.ir_attribute types it.
+
+    >>> attribute(True), attribute(np.uint8(76)), attribute(2), attribute("on")
+    ('true', '76 : ui8', '2 : i64', '"on"')
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, np.generic):
+        return f"{value.item()!r} : {hlo.element_type(value.dtype)}"
+    if isinstance(value, int):
+        return f"{value} : i64"
+    if isinstance(value, float):
+        return f"{value!r} : f64"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, np.ndarray):
+        return f"array<{hlo.element_type(value.dtype)}: " + \
+            ", ".join(str(v.item()) for v in value.ravel()) + ">"
+    raise TypeError(f"FFI attribute of type {type(value).__name__} ({value!r}): use a Python "
+                    "or NumPy scalar, a string or a 1-d NumPy array")
+
+
+def dictionary(attributes) -> str:
+    """The typed FFI's backend_config: `attributes` (name: attribute text) as a dictionary.
+
+    >>> dictionary({"uplo": attribute(np.uint8(76))})
+    '{uplo = 76 : ui8}'
+    """
+    return "{" + ", ".join(f"{k} = {v}" for k, v in attributes.items()) + "}"
 
 
 def custom_call(ctx, target: str, operands, result_avals, *, backend_config: str,

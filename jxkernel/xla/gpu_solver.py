@@ -20,9 +20,7 @@ import ctypes
 import functools
 import threading
 
-import numpy as np
-
-from . import lapack
+from . import ffi, lapack
 from . import client
 from .client import xc
 
@@ -94,17 +92,6 @@ def cusolver_version() -> int | None:
     return None if versions is None else versions.cusolver_get_version()
 
 
-def _attribute(value) -> str:
-    if isinstance(value, (bool, np.bool_)):
-        return "true" if value else "false"
-    if isinstance(value, np.uint8):
-        return f"{int(value)} : ui8"
-    if isinstance(value, str):
-        import json      # here: only CUDA kernels with string attributes need it
-        return json.dumps(value)
-    raise TypeError(f"no FFI attribute for {value!r} (a bool, np.uint8 or str)")
-
-
 def custom_call(ctx, target: str, operands, result_avals, *, aliases=None, operand_avals=None,
                 column_major: bool = True, **attributes) -> list:
     """Emit the CUDA kernel `target` (e.g. "cusolver_potrf_ffi") as a typed-FFI custom call,
@@ -114,7 +101,7 @@ def custom_call(ctx, target: str, operands, result_avals, *, aliases=None, opera
         raise NotImplementedError(f"{target}: jxkernel runs linear algebra with LAPACK on the "
                                   f"CPU and cuSOLVER on CUDA GPUs, not on {ctx.platform!r}")
     ensure_registered()
-    config = "{" + ", ".join(f"{k} = {_attribute(v)}" for k, v in attributes.items()) + "}"
+    config = ffi.dictionary({k: ffi.attribute(v) for k, v in attributes.items()})
     return lapack.ffi_call(ctx, target, operands, result_avals, backend_config=config,
                            aliases=aliases, operand_avals=operand_avals,
                            column_major=column_major)

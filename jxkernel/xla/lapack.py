@@ -74,7 +74,7 @@ def custom_call(ctx, routine: str, dtype, operands, result_avals, *, aliases=Non
                                   f"CPU only (platform here: {ctx.platform})")
     return ffi_call(ctx, f"lapack_{prefix(dtype)}{routine}_ffi", operands, result_avals,
                     aliases=aliases, operand_avals=operand_avals,
-                    backend_config="{" + ", ".join(f"{k} = {v}" for k, v in config.items()) + "}")
+                    backend_config=ffi.dictionary(config))
 
 
 def ffi_call(ctx, target: str, operands, result_avals, *, backend_config: str, aliases=None,
