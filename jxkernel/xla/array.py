@@ -145,8 +145,8 @@ class ArrayImpl:
         what is left of the copy (JAX's method; `jax.copy_to_host_async` calls it on a pytree)."""
         self._check_alive()
         if self._npy is None and self.platform != "cpu":   # a CPU buffer is read in place
-            # (jaxlib's per-device list, `_arrays`, tries `import jax`: one device reads its own)
-            bufs = self._buf._arrays if isinstance(self, MultiDeviceArray) else [self._buf]
+            bufs = _client.shard_buffers(self._buf) if isinstance(self, MultiDeviceArray) \
+                else [self._buf]
             for buf in bufs:
                 buf._copy_single_device_array_to_host_async()
 
@@ -467,7 +467,7 @@ class MultiDeviceArray(Array):
         shard_aval = ShapedArray((1,) + self.shape[1:] if self._stacked else self.shape,
                                  self.dtype, self.weak_type)
         shards = []
-        for i, (buf, device) in enumerate(zip(self._buf._arrays, self.device_list)):
+        for i, (buf, device) in enumerate(zip(_client.shard_buffers(self._buf), self.device_list)):
             data = Array(_rewrap_buffer(buf, shard_aval, device), shard_aval)
             if self._stacked:
                 index = (slice(i, i + 1),) + (slice(None),) * (self.ndim - 1)
@@ -479,7 +479,7 @@ class MultiDeviceArray(Array):
     def _value(self) -> np.ndarray:
         if self._npy is None:
             self._check_alive()
-            bufs = self._buf._arrays
+            bufs = _client.shard_buffers(self._buf)
             value = np.stack([_to_host(b) for b in bufs]) if self._stacked else _to_host(bufs[0])
             self._npy = _frozen(value, self.aval.shape)
         return self._npy

@@ -254,7 +254,7 @@ def global_from_host_local(value: np.ndarray, sharding):
 
 def first_local_block(x) -> np.ndarray:
     """The block of a global array on this process's first device of its mesh, on the host."""
-    return np.array(_to_host(x._buf._arrays[0]))
+    return np.array(_to_host(_client.shard_buffers(x._buf)[0]))
 
 
 def local_mesh(mesh):
@@ -275,4 +275,4 @@ def host_local_from_global(x, spec):
     sharding = NamedSharding(local_mesh(x.sharding.mesh), spec)
     block = x.sharding.shard_shape(x.shape)
     shape = tuple(b * t for b, t in zip(block, sharding._tiles(x.ndim)))
-    return _assemble(list(x._buf._arrays), ShapedArray(shape, x.dtype), sharding)
+    return _assemble(list(_client.shard_buffers(x._buf)), ShapedArray(shape, x.dtype), sharding)

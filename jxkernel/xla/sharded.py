@@ -95,7 +95,8 @@ class ShardedArray(ArrayImpl):
         sharding, shape = self._sharding, self.shape
         aval = ShapedArray(sharding.shard_shape(shape), self.dtype, self.weak_type)
         return [Shard(d, index, r, Array(_rewrap_buffer(b, aval, d), aval))
-                for (d, index, r), b in zip(_local_blocks(sharding, shape), self._buf._arrays)]
+                for (d, index, r), b in zip(_local_blocks(sharding, shape),
+                                            _client.shard_buffers(self._buf))]
 
     def addressable_data(self, index: int) -> Array:
         """Shard `index`'s data (devices in mesh order), as a one-device Array."""
@@ -108,7 +109,8 @@ class ShardedArray(ArrayImpl):
             self._check_alive()
             sharding, shape = self._sharding, self.shape
             blocks = {}
-            for (_, index, _), b in zip(_local_blocks(sharding, shape), self._buf._arrays):
+            for (_, index, _), b in zip(_local_blocks(sharding, shape),
+                                        _client.shard_buffers(self._buf)):
                 blocks.setdefault(_index_key(index), (index, b))
             if len(blocks) < len({_index_key(i) for i in
                                   sharding.devices_indices_map(shape).values()}):
