@@ -4,7 +4,6 @@ its message. Their batching, jvp and transpose rules: the last part, on
 tests/support/rule_checks.py's harness."""
 import re
 
-import ml_dtypes
 import numpy as np
 import pytest
 
@@ -12,9 +11,9 @@ import jxkernel
 import jxkernel as jax
 from jxkernel import lax
 from jxkernel.core import check_jaxpr
-from rule_checks import Case, case_tests, floats, normalized, prints_as_jax_test, sum_all
+from rule_checks import (BF16, Case, case_tests, check_exact, errors_test, floats,
+                         normalized, prints_as_jax_test, sum_all)
 
-BF16 = np.dtype(ml_dtypes.bfloat16)
 DTYPES = [np.dtype(d) for d in (np.bool_, np.int8, np.int32, np.uint32, np.float16, BF16,
                                 np.float32, np.complex64)]
 
@@ -29,18 +28,6 @@ def rand(shape, dtype, seed=0):
     if dtype.kind == "c":
         return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
     return rng.standard_normal(shape).astype(dtype)
-
-
-def check(fun, expected, *args):
-    """fun(*args) equals `expected` (exactly, dtype included) eagerly and under jit, and
-    its staged jaxpr type-checks."""
-    expected = np.asarray(expected)
-    for how, f in (("eager", fun), ("jit", jxkernel.jit(fun))):
-        out = f(*args)
-        assert out.shape == expected.shape, (how, out.shape, expected.shape)
-        assert out.dtype == expected.dtype, (how, out.dtype, expected.dtype)
-        np.testing.assert_array_equal(np.asarray(out), expected, err_msg=how)
-    check_jaxpr(jxkernel.make_jaxpr(fun)(*args))
 
 
 # ------------------------------------------------------------------ values
@@ -129,7 +116,7 @@ def test_values(case):
     start = sum(map(ord, name)) % 3
     for k, dtype in enumerate(DTYPES[start::3]):
         x, v = rand(shape, dtype, seed=k), rand((), dtype, seed=k + 10)
-        check(fun, np_fun(x, v), jxkernel.device_put(x), jxkernel.device_put(v))
+        check_exact(fun, np_fun(x, v), jxkernel.device_put(x), jxkernel.device_put(v))
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
@@ -145,18 +132,18 @@ def test_every_dtype(dtype):
     y = np.broadcast_to(x[None], (4, 2, 3)).transpose(1, 0, 2).reshape(2, 12)[:, ::-1]
     want = np.full((4, 14), v, dtype)
     want[[0, 2], 1:13] = y
-    check(f, want, x, v)
+    check_exact(f, want, x, v)
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.float16, BF16, np.float32, np.complex64],
                          ids=lambda d: np.dtype(d).name)
 def test_iota(dtype):
     dtype = np.dtype(dtype)
-    check(lambda: lax.iota(dtype, 5), np.arange(5).astype(dtype))
+    check_exact(lambda: lax.iota(dtype, 5), np.arange(5).astype(dtype))
     for dim in range(3):
         want = np.broadcast_to(np.arange((2, 3, 4)[dim]).reshape(
             [-1 if d == dim else 1 for d in range(3)]), (2, 3, 4))
-        check(lambda: lax.broadcasted_iota(dtype, (2, 3, 4), dim), want.astype(dtype))
+        check_exact(lambda: lax.broadcasted_iota(dtype, (2, 3, 4), dim), want.astype(dtype))
 
 
 def test_iota_canonicalizes_dtype():
@@ -241,10 +228,7 @@ GOLDEN = [
 ]
 
 
-@pytest.mark.parametrize("i", range(len(GOLDEN)))
-def test_printed_jaxpr_matches_jax(i):
-    fun, args, text = GOLDEN[i]
-    assert str(jxkernel.make_jaxpr(fun)(*args)) == text
+test_printed_jaxpr_matches_jax = prints_as_jax_test(GOLDEN, exact=True)
 
 
 def test_lowered_text():
@@ -341,16 +325,7 @@ ERRORS = [
 ]
 
 
-@pytest.mark.parametrize("i", range(len(ERRORS)))
-def test_errors(i):
-    fun, exc, message = ERRORS[i]
-    with pytest.raises(exc) as info:
-        fun()
-    assert str(info.value) == message
-    # the same error while tracing for jit (abstract eval is shared)
-    with pytest.raises(exc) as info:
-        jxkernel.make_jaxpr(fun)()
-    assert str(info.value) == message
+test_errors = errors_test(ERRORS)
 
 
 def test_split():

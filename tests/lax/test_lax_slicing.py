@@ -9,7 +9,6 @@ Their batching, jvp and transpose rules: the last part, on tests/support/rule_ch
 harness."""
 import itertools
 
-import ml_dtypes
 import numpy as np
 import pytest
 
@@ -20,10 +19,9 @@ from jxkernel.core import check_jaxpr
 from jxkernel.core.primitive import transpose_rules
 from jxkernel.transforms.ad_util import UndefinedPrimal, float0
 from lowered import run_lowered
-from rule_checks import (Case, case_tests, close, floats, ints, prints_as_jax_test, sum_all,
-                         unique_rows)
+from rule_checks import (BF16, Case, case_tests, check_exact, close, errors_test,
+                         floats, ints, prints_as_jax_test, sum_all, unique_rows)
 
-BF16 = np.dtype(ml_dtypes.bfloat16)
 F32 = np.float32
 GD, SD, Mode = lax.GatherDimensionNumbers, lax.ScatterDimensionNumbers, lax.GatherScatterMode
 
@@ -38,23 +36,6 @@ def rand(shape, dtype, seed=0):
     if dtype.kind == "c":
         return (rng.integers(-4, 5, shape) + 1j * rng.integers(-4, 5, shape)).astype(dtype)
     return rng.integers(-8, 9, shape).astype(dtype)        # exact in every float type
-
-
-def check(fun, expected, *args):
-    """fun(*args) equals `expected` (dtype included) eagerly and under jit, and its staged
-    jaxpr type-checks."""
-    expected = np.asarray(expected)
-    for how, f in (("eager", fun), ("jit", jxkernel.jit(fun))):
-        out = f(*args)
-        assert out.shape == expected.shape, (how, out.shape, expected.shape)
-        assert out.dtype == expected.dtype, (how, out.dtype, expected.dtype)
-        out = np.asarray(out)
-        if out.dtype == BF16:                # NumPy's NaN-aware comparison needs a builtin type
-            out, expected_ = out.astype(F32), expected.astype(F32)
-        else:
-            expected_ = expected
-        np.testing.assert_array_equal(out, expected_, err_msg=how)
-    check_jaxpr(jxkernel.make_jaxpr(fun)(*args))
 
 
 # ------------------------------------------------------------------ slice
@@ -76,16 +57,16 @@ def test_slice(k):
     dtype = [F32, np.int8, np.bool_, BF16, np.complex64, np.uint32, np.float16, np.int32][k]
     x = rand(shape, dtype, k)
     index = tuple(slice(a, b, s) for a, b, s in zip(start, limit, strides or [1] * len(shape)))
-    check(lambda x: lax.slice(x, start, limit, strides), x[index], x)
+    check_exact(lambda x: lax.slice(x, start, limit, strides), x[index], x)
 
 
 def test_slice_in_dim_and_index_in_dim():
     x = rand((4, 5), F32)
-    check(lambda x: lax.slice_in_dim(x, 1, -1, 2, axis=1), x[:, 1:-1:2], x)
-    check(lambda x: lax.slice_in_dim(x, None, None), x, x)
-    check(lambda x: lax.slice_in_dim(x, -3, None, axis=0), x[-3:], x)
-    check(lambda x: lax.index_in_dim(x, -1, 1), x[:, -1:], x)
-    check(lambda x: lax.index_in_dim(x, 2, 0, keepdims=False), x[2], x)
+    check_exact(lambda x: lax.slice_in_dim(x, 1, -1, 2, axis=1), x[:, 1:-1:2], x)
+    check_exact(lambda x: lax.slice_in_dim(x, None, None), x, x)
+    check_exact(lambda x: lax.slice_in_dim(x, -3, None, axis=0), x[-3:], x)
+    check_exact(lambda x: lax.index_in_dim(x, -1, 1), x[:, -1:], x)
+    check_exact(lambda x: lax.index_in_dim(x, 2, 0, keepdims=False), x[2], x)
 
 
 # ------------------------------------------------------------------ dynamic_slice
@@ -125,13 +106,13 @@ def test_dynamic_slice(k):
     x = rand(shape, dtype, k)
     want = np_dynamic_slice(x, _wrap(starts, shape), sizes)
     # static Python ints, then traced int32 indices (negative ones wrap with a select)
-    check(lambda x: lax.dynamic_slice(x, starts, sizes), want, x)
+    check_exact(lambda x: lax.dynamic_slice(x, starts, sizes), want, x)
     idx = [np.int32(s) for s in starts]
-    check(lambda x, *i: lax.dynamic_slice(x, i, sizes), want, x, *idx)
+    check_exact(lambda x, *i: lax.dynamic_slice(x, i, sizes), want, x, *idx)
     u = rand(sizes, dtype, k + 1)
     want = np_dynamic_update_slice(x, u, _wrap(starts, shape))
-    check(lambda x, u: lax.dynamic_update_slice(x, u, starts), want, x, u)
-    check(lambda x, u, *i: lax.dynamic_update_slice(x, u, i), want, x, u, *idx)
+    check_exact(lambda x, u: lax.dynamic_update_slice(x, u, starts), want, x, u)
+    check_exact(lambda x, u, *i: lax.dynamic_update_slice(x, u, i), want, x, u, *idx)
 
 
 @pytest.mark.parametrize("index_dtype", [np.int8, np.uint8, np.int16, np.uint32, np.int32])
@@ -140,22 +121,24 @@ def test_dynamic_slice_index_dtypes(index_dtype):
     for start in (0, 5, 127, 250):
         i = np.asarray(start).astype(index_dtype)
         want = np_dynamic_slice(x, _wrap([int(i)], x.shape), (60,))   # int8 250 is -6
-        check(lambda x, i: lax.dynamic_slice(x, (i,), (60,)), want, x, i)
+        check_exact(lambda x, i: lax.dynamic_slice(x, (i,), (60,)), want, x, i)
     if np.dtype(index_dtype).kind == "i":
         i = np.asarray(-3, index_dtype)                   # counts from the end: 297 -> clamped
-        check(lambda x, i: lax.dynamic_slice(x, (i,), (2,)), x[297:299], x, i)
+        check_exact(lambda x, i: lax.dynamic_slice(x, (i,), (2,)), x[297:299], x, i)
 
 
 def test_dynamic_slice_start_indices_as_array():
     x = rand((4, 5), F32)
-    check(lambda x, i: lax.dynamic_slice(x, i, (2, 2)), x[1:3, 2:4], x, np.array([1, 2], np.int32))
-    check(lambda x: lax.dynamic_slice(x, np.array([-1, 0]), (1, 5)), x[3:], x)
+    check_exact(lambda x, i: lax.dynamic_slice(x, i, (2, 2)), x[1:3, 2:4], x,
+                np.array([1, 2], np.int32))
+    check_exact(lambda x: lax.dynamic_slice(x, np.array([-1, 0]), (1, 5)), x[3:], x)
 
 
 def test_dynamic_slice_allow_negative_indices_false():
     x = rand((5,), F32)
     i = jxkernel.device_put(np.int32(-1))                 # not wrapped: clamped to 0
-    check(lambda x, i: lax.dynamic_slice(x, (i,), (2,), allow_negative_indices=False), x[:2], x, i)
+    check_exact(lambda x, i: lax.dynamic_slice(x, (i,), (2,), allow_negative_indices=False),
+                x[:2], x, i)
     with pytest.raises(ValueError, match="Index -1 is out of bounds for dimension 5 if "
                                          "allow_negative_indices=False"):
         lax.dynamic_slice(x, (-1,), (2,), allow_negative_indices=False)
@@ -163,21 +146,21 @@ def test_dynamic_slice_allow_negative_indices_false():
 
 def test_in_dim_wrappers():
     x, i = rand((4, 5), np.int32), np.int32(3)
-    check(lambda x, i: lax.dynamic_slice_in_dim(x, i, 2, axis=1), x[:, 3:5], x, i)
-    check(lambda x, i: lax.dynamic_slice_in_dim(x, i, 3), x[1:4], x, i)              # clamped
-    check(lambda x, i: lax.dynamic_index_in_dim(x, i, 1, keepdims=False), x[:, 3], x, i)
-    check(lambda x, i: lax.dynamic_index_in_dim(x, i), x[3:4], x, i)
-    check(lambda x: lax.dynamic_index_in_dim(x, -1, 0, False), x[-1], x)
+    check_exact(lambda x, i: lax.dynamic_slice_in_dim(x, i, 2, axis=1), x[:, 3:5], x, i)
+    check_exact(lambda x, i: lax.dynamic_slice_in_dim(x, i, 3), x[1:4], x, i)              # clamped
+    check_exact(lambda x, i: lax.dynamic_index_in_dim(x, i, 1, keepdims=False), x[:, 3], x, i)
+    check_exact(lambda x, i: lax.dynamic_index_in_dim(x, i), x[3:4], x, i)
+    check_exact(lambda x: lax.dynamic_index_in_dim(x, -1, 0, False), x[-1], x)
     row = rand((5,), np.int32, 1)
     want = x.copy()
     want[3] = row
-    check(lambda x, u, i: lax.dynamic_update_index_in_dim(x, u, i, 0), want, x, row, i)
-    check(lambda x, u, i: lax.dynamic_update_index_in_dim(x, lax.expand_dims(u, (0,)), i, 0),
-          want, x, row, i)
+    check_exact(lambda x, u, i: lax.dynamic_update_index_in_dim(x, u, i, 0), want, x, row, i)
+    check_exact(lambda x, u, i: lax.dynamic_update_index_in_dim(x, lax.expand_dims(u, (0,)), i, 0),
+                want, x, row, i)
     want = x.copy()
     want[:, 2:4] = x[:, :2] * 10
-    check(lambda x, u, i: lax.dynamic_update_slice_in_dim(x, u, i, 1), want, x, x[:, :2] * 10,
-          np.int32(2))
+    check_exact(lambda x, u, i: lax.dynamic_update_slice_in_dim(x, u, i, 1), want, x, x[:, :2] * 10,
+                np.int32(2))
 
 
 # ------------------------------------------------------------------ gather
@@ -235,7 +218,7 @@ def test_gather(k, mode):
     fill = (True if dtype == np.bool_ else np.iinfo(dtype).min if dtype.kind == "i" else
             np.iinfo(dtype).max if dtype.kind == "u" else np.nan)
     want = np_gather(x, idx, dn, sizes, mode, fill)
-    check(lambda x, i: lax.gather(x, i, dn, sizes, mode=mode), want, x, idx)
+    check_exact(lambda x, i: lax.gather(x, i, dn, sizes, mode=mode), want, x, idx)
 
 
 def test_gather_fill_value_and_index_dtypes():
@@ -244,9 +227,10 @@ def test_gather_fill_value_and_index_dtypes():
     for idx_dtype in (np.int8, np.uint8, np.int16, np.uint32, np.int64):
         idx = np.array([[0], [5], [127], [-3], [299]]).astype(idx_dtype)
         want = np_gather(x, idx.astype(np.int64), dn, (1,), "fill", 7)
-        check(lambda x, i: lax.gather(x, i, dn, (1,), mode="fill", fill_value=7), want, x, idx)
+        check_exact(lambda x, i: lax.gather(x, i, dn, (1,), mode="fill", fill_value=7), want,
+                    x, idx)
         want = np_gather(x, idx.astype(np.int64), dn, (1,), "clip")
-        check(lambda x, i: lax.gather(x, i, dn, (1,), mode=Mode.CLIP), want, x, idx)
+        check_exact(lambda x, i: lax.gather(x, i, dn, (1,), mode=Mode.CLIP), want, x, idx)
 
 
 def test_gather_defaults_and_empty():
@@ -255,8 +239,8 @@ def test_gather_defaults_and_empty():
         x, np.zeros((2, 1), np.int32))
     assert staged.eqns[0].params["mode"] is Mode.PROMISE_IN_BOUNDS
     assert staged.eqns[0].params["fill_value"] is None
-    check(lambda x, i: lax.gather(x, i, GD((), (0,), (0,)), (1,), mode="fill"),
-          np.zeros((0,), F32), x, np.zeros((0, 1), np.int32))
+    check_exact(lambda x, i: lax.gather(x, i, GD((), (0,), (0,)), (1,), mode="fill"),
+                np.zeros((0,), F32), x, np.zeros((0, 1), np.int32))
     # lists are accepted and stored as tuples, so params stay hashable
     out = lax.gather(x, np.array([[2]]), GD([], [0], [0]), [1], mode="clip")
     np.testing.assert_array_equal(np.asarray(out), x[2:3])
@@ -323,33 +307,33 @@ def test_scatter(name, k):
     idx, inside = np.asarray(idx, np.int32), np.asarray(inside, np.int32)
     for mode in ("clip", "fill"):                # (no mode is "fill": test_scatter_dtypes)
         want = np_scatter(x, idx, upd, dn, combine, mode)
-        check(lambda x, i, u: fun(x, i, u, dn, mode=mode), want, x, idx, upd)
+        check_exact(lambda x, i, u: fun(x, i, u, dn, mode=mode), want, x, idx, upd)
     want = np_scatter(x, inside, upd, dn, combine, None)
-    check(lambda x, i, u: fun(x, i, u, dn, mode="promise_in_bounds", unique_indices=True),
-          want, x, inside, upd)
+    check_exact(lambda x, i, u: fun(x, i, u, dn, mode="promise_in_bounds", unique_indices=True),
+                want, x, inside, upd)
 
 
 @pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.complex64])
 def test_scatter_dtypes(dtype):
     x, upd = rand((5,), dtype), rand((3,), dtype, 1)
     idx, dn = np.array([[3], [0], [9]], np.int32), SD((), (0,), (0,))
-    check(lambda x, i, u: lax.scatter(x, i, u, dn), np_scatter(x, idx, upd, dn, lambda a, b: b, None),
-          x, idx, upd)
+    check_exact(lambda x, i, u: lax.scatter(x, i, u, dn),
+                np_scatter(x, idx, upd, dn, lambda a, b: b, None), x, idx, upd)
     if dtype != np.bool_:
-        check(lambda x, i, u: lax.scatter_add(x, i, u, dn),
-              np_scatter(x, idx, upd, dn, lambda a, b: a + b, None), x, idx, upd)
+        check_exact(lambda x, i, u: lax.scatter_add(x, i, u, dn),
+                    np_scatter(x, idx, upd, dn, lambda a, b: a + b, None), x, idx, upd)
     else:
-        check(lambda x, i, u: lax.scatter_max(x, i, u, dn),
-              np_scatter(x, idx, upd, dn, max, None), x, idx, upd)
+        check_exact(lambda x, i, u: lax.scatter_max(x, i, u, dn),
+                    np_scatter(x, idx, upd, dn, max, None), x, idx, upd)
 
 
 def test_scatter_add_accumulates_duplicates():
     x, dn = np.zeros(4, F32), SD((), (0,), (0,))
     idx = np.array([[1], [1], [3], [1], [-1]], np.int32)
-    check(lambda x, i, u: lax.scatter_add(x, i, u, dn), np.array([0, 6, 0, 4], F32),
-          x, idx, np.array([1, 2, 4, 3, 5], F32))
-    check(lambda x, i, u: lax.scatter_add(x, i, u, dn, mode="clip"), np.array([5, 6, 0, 4], F32),
-          x, idx, np.array([1, 2, 4, 3, 5], F32))
+    check_exact(lambda x, i, u: lax.scatter_add(x, i, u, dn), np.array([0, 6, 0, 4], F32),
+                x, idx, np.array([1, 2, 4, 3, 5], F32))
+    check_exact(lambda x, i, u: lax.scatter_add(x, i, u, dn, mode="clip"),
+                np.array([5, 6, 0, 4], F32), x, idx, np.array([1, 2, 4, 3, 5], F32))
 
 
 @pytest.mark.parametrize("scatter", [lax.scatter_add, lax.scatter_sub])
@@ -514,10 +498,7 @@ GOLDEN = [
 ]
 
 
-@pytest.mark.parametrize("i", range(len(GOLDEN)))
-def test_printed_jaxpr_matches_jax(i):
-    fun, args, text = GOLDEN[i]
-    assert str(jxkernel.make_jaxpr(fun)(*args)) == text
+test_printed_jaxpr_matches_jax = prints_as_jax_test(GOLDEN, exact=True)
 
 
 def test_lowered_text():
@@ -627,15 +608,7 @@ ERRORS = [
 ]
 
 
-@pytest.mark.parametrize("i", range(len(ERRORS)))
-def test_errors(i):
-    fun, exc, message = ERRORS[i]
-    with pytest.raises(exc) as info:
-        fun()
-    assert str(info.value) == message
-    with pytest.raises(exc) as info:            # the same while tracing
-        jxkernel.make_jaxpr(fun)()
-    assert str(info.value) == message
+test_errors = errors_test(ERRORS)
 
 
 def test_traced_slice_bounds_are_an_error():

@@ -1,5 +1,6 @@
-"""The harnesses that check primitives' batching, jvp and transpose rules; the tables of cases
-live with their families in tests/lax/ (test_lax_shapes.py, test_lax_slicing.py,
+"""The harnesses that check primitives' batching, jvp and transpose rules, and the checks the
+families' value tests share (`check_exact`, `errors_test`, printing as JAX prints); the tables
+of cases live with their families in tests/lax/ (test_lax_shapes.py, test_lax_slicing.py,
 test_lax_reductions.py, test_lax_dot.py, test_lax_sorting.py).
 
 `check_vmap(f, per_example, in_axes)`: vmap on per-example arguments stacked along their axes
@@ -24,6 +25,7 @@ them under its tests' names, so one check lives in one place and the ids stay th
 import re
 from typing import NamedTuple
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -34,6 +36,7 @@ from jxkernel.test_util import check_grads
 from numerics import REDUCTION, assert_allclose_ulp
 
 F32 = np.float32
+BF16 = np.dtype(ml_dtypes.bfloat16)
 B = 3                                      # vmap batch size
 
 
@@ -237,11 +240,31 @@ def same_text(ours, jax_text):
     assert normalized(str(ours)) == normalized(jax_text), str(ours)
 
 
-def check_prints_as_jax(fun, args, jax_text):
-    """fun's jaxpr on args type-checks and prints as JAX 0.10.2 printed the same program."""
+def check_prints_as_jax(fun, args, jax_text, exact=False):
+    """fun's jaxpr on args type-checks and prints as JAX 0.10.2 printed the same program:
+    letter for letter when `exact` (a text with no NumPy scalars or wrapped lines), else
+    modulo those (`same_text`)."""
     closed = jax.make_jaxpr(fun)(*args)
     check_jaxpr(closed)
-    same_text(closed, jax_text)
+    if exact:
+        assert str(closed) == jax_text
+    else:
+        same_text(closed, jax_text)
+
+
+def check_exact(fun, expected, *args):
+    """fun(*args) equals `expected` exactly (shape and dtype included) eagerly and under jit,
+    and its staged jaxpr type-checks."""
+    expected = np.asarray(expected)
+    for how, f in (("eager", fun), ("jit", jax.jit(fun))):
+        out = f(*args)
+        assert out.shape == expected.shape, (how, out.shape, expected.shape)
+        assert out.dtype == expected.dtype, (how, out.dtype, expected.dtype)
+        out, want = np.asarray(out), expected
+        if out.dtype == BF16:                # NumPy's NaN-aware comparison needs a builtin type
+            out, want = out.astype(F32), want.astype(F32)
+        np.testing.assert_array_equal(out, want, err_msg=how)
+    check_jaxpr(jax.make_jaxpr(fun)(*args))
 
 
 def check_grads_and_their_jaxprs(fun, x, x_order_1):
@@ -308,12 +331,27 @@ def case_tests(cases):
                                    check_per_example_vjp))
 
 
-def prints_as_jax_test(golden):
+def prints_as_jax_test(golden, exact=False):
     """One test per entry of `golden` (a list, ids its positions, or a dict, ids its keys) of
-    (function, arguments, what JAX 0.10.2 prints for the same program)."""
+    (function, arguments, what JAX 0.10.2 prints for the same program): check_prints_as_jax."""
     @_over("key", golden)
     def test(key):
-        check_prints_as_jax(*golden[key])
+        check_prints_as_jax(*golden[key], exact=exact)
+    return test
+
+
+def errors_test(errors):
+    """One test per (function, exception class, message) of `errors` (ids: positions): the
+    function raises exactly that, and so does tracing it (abstract eval is shared)."""
+    @_over("i", errors)
+    def test(i):
+        fun, exc, message = errors[i]
+        with pytest.raises(exc) as info:
+            fun()
+        assert str(info.value) == message
+        with pytest.raises(exc) as info:
+            jax.make_jaxpr(fun)()
+        assert str(info.value) == message
     return test
 
 
