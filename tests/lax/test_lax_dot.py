@@ -12,8 +12,8 @@ from jxkernel.core import check_jaxpr
 from jxkernel.test_util import check_grads, check_vjp
 
 from numerics import REDUCTION, assert_allclose_ulp
-from rule_checks import (F32, check_family_rules, largest, prints_as_jax_test, sample, sum_all,
-                         vmap_binary_test)
+from rule_checks import (F32, check_family_rules, largest, prints_as_jax_test, raises_test,
+                         sample, sum_all, vmap_binary_test)
 
 bf16 = np.dtype(ml_dtypes.bfloat16)
 LOW = (np.dtype(np.float16), bf16)
@@ -236,11 +236,7 @@ ERRORS = [
 ]
 
 
-@pytest.mark.parametrize("fn,exc,msg", ERRORS)
-def test_errors(fn, exc, msg):
-    with pytest.raises(exc) as info:
-        fn()
-    assert msg in str(info.value)
+test_errors = raises_test(ERRORS)
 
 
 # ================================================================== batching, jvp and transpose

@@ -12,8 +12,8 @@ from jxkernel import lax
 from jxkernel.core import ShapedArray, check_jaxpr
 from jxkernel.lax.conversion import _convert_element_type
 from rule_checks import (F32, check_family_rules, check_grad_under_jit_and_vmap,
-                         grads_order_2_test, prints_as_jax_test, sample, sum_all,
-                         vmap_unary_test)
+                         grads_order_2_test, prints_as_jax_test, raises_test, sample,
+                         sum_all, vmap_unary_test)
 
 bf16 = np.dtype(ml_dtypes.bfloat16)
 LOW = (np.dtype(np.float16), bf16)
@@ -321,11 +321,7 @@ ERRORS = [
 ]
 
 
-@pytest.mark.parametrize("fn,exc,msg", ERRORS)
-def test_errors(fn, exc, msg):
-    with pytest.raises(exc) as info:
-        fn()
-    assert msg in str(info.value)
+test_errors = raises_test(ERRORS)
 
 
 def test_errors_while_tracing_too():

@@ -10,8 +10,8 @@ from jxkernel import lax
 from jxkernel.core import check_jaxpr
 from jxkernel.test_util import check_grads
 from rule_checks import (F32, check_family_rules, check_grad_under_jit_and_vmap,
-                         grads_order_2_test, prints_as_jax_test, sample, sum_all,
-                         vmap_binary_test, vmap_unary_test)
+                         grads_order_2_test, prints_as_jax_test, raises_test, sample,
+                         sum_all, vmap_binary_test, vmap_unary_test)
 
 bf16 = np.dtype(ml_dtypes.bfloat16)
 
@@ -184,11 +184,7 @@ ERRORS = [
 ]
 
 
-@pytest.mark.parametrize("fn,exc,msg", ERRORS)
-def test_errors(fn, exc, msg):
-    with pytest.raises(exc) as info:
-        fn()
-    assert msg in str(info.value)
+test_errors = raises_test(ERRORS)
 
 
 # ================================================================== batching, jvp and transpose

@@ -1,7 +1,7 @@
 """The harnesses that check primitives' batching, jvp and transpose rules, and the checks the
-families' value tests share (`check_exact`, `errors_test`, printing as JAX prints); the tables
-of cases live with their families in tests/lax/ (test_lax_shapes.py, test_lax_slicing.py,
-test_lax_reductions.py, test_lax_dot.py, test_lax_sorting.py).
+families' value tests share (`check_exact`, `errors_test`, `raises_test`, printing as JAX
+prints); the tables of cases live with their families in tests/lax/ (test_lax_shapes.py,
+test_lax_slicing.py, test_lax_reductions.py, test_lax_dot.py, test_lax_sorting.py).
 
 `check_vmap(f, per_example, in_axes)`: vmap on per-example arguments stacked along their axes
 equals stacking f over the examples (within REDUCTION ulps: batched sums may add in another
@@ -352,6 +352,17 @@ def errors_test(errors):
         with pytest.raises(exc) as info:
             jax.make_jaxpr(fun)()
         assert str(info.value) == message
+    return test
+
+
+def raises_test(errors):
+    """One test per (function, exception class, message) of `errors`: the function raises that
+    class with a message that contains `message` (ids as pytest makes them from the three)."""
+    @pytest.mark.parametrize("fn,exc,msg", errors)
+    def test(fn, exc, msg):
+        with pytest.raises(exc) as info:
+            fn()
+        assert msg in str(info.value)
     return test
 
 
