@@ -34,7 +34,7 @@ from ..xla import pipeline
 from ..xla.array import (Array, buffers, device_put, scalar_buffers, scalar_signature,
                           signature)
 from ..xla.dispatch import check_jitted_values
-from ..xla.fastpath import MISS, call_native
+from ..xla import fastpath
 from ..xla.lowering import NeedsMesh
 from ..xla.pytree import default_registry as _registry
 from .api_util import flatten_fun, float0_outside, fun_name, merge_static
@@ -160,12 +160,9 @@ class Jitted:
         # compared without building a key. (2) The fast path's dict: eager, every dynamic
         # argument an Array on its own device, keyword arguments all static. (3) The general
         # path, for anything else or a miss, which fills `_fast` for next time.
+        # (Where xla/fastpath.py's extension loads, its __call__ has tried the last hit in C.)
         last = self._last.get(LAST_HIT)
         if last is not None and not kwargs:
-            if last.native is not None:           # (0) the same check and call, compiled
-                out = call_native(last.native, args)
-                if out is not MISS:
-                    return out
             try:
                 if len(args) == 1:                 # f(x): no comprehensions (each a frame)
                     bufs, avals = [args[0]._buf], [args[0].aval]
@@ -396,3 +393,5 @@ class Jitted:
 # type's name (Chex's is_traceable reads str(type(f))), so the class answers to it
 Jitted.__name__ = Jitted.__qualname__ = "PjitFunction"
 PjitFunction = Jitted
+fastpath.on_load(lambda m: m.install_jit(Jitted, fastpath.python_method(Jitted, "__call__"),
+                                         LAST_HIT))     # the last hit tried in C, then this

@@ -137,15 +137,14 @@ hit_dealloc(Hit *h)
     Py_TYPE(h)->tp_free((PyObject *)h);
 }
 
-/* 1 if `args` (a tuple of Arrays) match the hit's signature, 0 if not, -1 on error. */
+/* 1 if `args` (n Arrays) match the hit's signature, 0 if not, -1 on error. */
 static int
-matches(Hit *h, PyObject *args)
+matches(Hit *h, PyObject *const *args, Py_ssize_t n)
 {
-    Py_ssize_t n = PyTuple_GET_SIZE(h->avals);
-    if (PyTuple_GET_SIZE(args) != n)
+    if (PyTuple_GET_SIZE(h->avals) != n)
         return 0;
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *a = PyTuple_GET_ITEM(args, i);
+        PyObject *a = args[i];
         if (Py_TYPE(a) != array_type)
             return 0;
         PyObject *aval = SLOT(a, off_aval), *want = PyTuple_GET_ITEM(h->avals, i);
@@ -157,7 +156,7 @@ matches(Hit *h, PyObject *args)
                 return eq;
         }
     }
-    PyObject *sharding = PyObject_GetAttr(SLOT(PyTuple_GET_ITEM(args, 0), off_buf), s_sharding);
+    PyObject *sharding = PyObject_GetAttr(SLOT(args[0], off_buf), s_sharding);
     if (sharding == NULL)
         return -1;
     int same = sharding == h->where;
@@ -166,14 +165,13 @@ matches(Hit *h, PyObject *args)
 }
 
 static PyObject *
-run(Hit *h, PyObject *args)
+run(Hit *h, PyObject *const *args, Py_ssize_t n)
 {
-    Py_ssize_t n = PyTuple_GET_SIZE(args);
     PyObject *bufs = PyList_New(n);
     if (bufs == NULL)
         return NULL;
     for (Py_ssize_t i = 0; i < n; i++)
-        PyList_SET_ITEM(bufs, i, Py_NewRef(SLOT(PyTuple_GET_ITEM(args, i), off_buf)));
+        PyList_SET_ITEM(bufs, i, Py_NewRef(SLOT(args[i], off_buf)));
     PyObject *results = PyObject_CallOneArg(h->execute, bufs);
     Py_DECREF(bufs);
     if (results == NULL)
@@ -217,15 +215,11 @@ count_hit(PyObject *entry)
     return rc;
 }
 
-/* hit(args) for jit, hit(args, params) for an eager primitive. */
+/* The hit on n arguments (params: the eager call's, NULL for jit): the results, a new
+   reference to MISS where the arguments or the config do not match, or NULL on an error. */
 static PyObject *
-hit_call(Hit *h, PyObject *call_args, PyObject *kwds)
+hit_run(Hit *h, PyObject *const *args, Py_ssize_t n, PyObject *params)
 {
-    PyObject *args, *params = NULL;
-    if (!PyArg_UnpackTuple(call_args, "Hit", 1, 2, &args, &params))
-        return NULL;
-    if (!PyTuple_Check(args))
-        return Py_NewRef(miss);
     PyObject *gen = PyObject_GetAttr(config_obj, s_generation);
     if (gen == NULL)
         return NULL;
@@ -240,7 +234,7 @@ hit_call(Hit *h, PyObject *call_args, PyObject *kwds)
         if (trace != eval_trace)
             return Py_NewRef(miss);
     }
-    int ok = matches(h, args);
+    int ok = matches(h, args, n);
     if (ok <= 0)
         return ok < 0 ? NULL : Py_NewRef(miss);
     if (h->params != Py_None) {
@@ -254,12 +248,24 @@ hit_call(Hit *h, PyObject *call_args, PyObject *kwds)
     }
     if (h->entry != Py_None && count_hit(h->entry) < 0)
         return NULL;
-    PyObject *outs = run(h, args);
+    PyObject *outs = run(h, args, n);
     if (outs == NULL || h->finish == Py_None)
         return outs;
     PyObject *result = PyObject_CallOneArg(h->finish, outs);
     Py_DECREF(outs);
     return result;
+}
+
+/* hit(args) for jit, hit(args, params) for an eager primitive. */
+static PyObject *
+hit_call(Hit *h, PyObject *call_args, PyObject *kwds)
+{
+    PyObject *args, *params = NULL;
+    if (!PyArg_UnpackTuple(call_args, "Hit", 1, 2, &args, &params))
+        return NULL;
+    if (!PyTuple_Check(args))
+        return Py_NewRef(miss);
+    return hit_run(h, PySequence_Fast_ITEMS(args), PyTuple_GET_SIZE(args), params);
 }
 
 static PyMemberDef hit_members[] = {
@@ -282,9 +288,193 @@ static PyTypeObject HitType = {
     .tp_members = hit_members,
 };
 
+/* ---------------------------------------------------------------- entry points
+   Installed in place of three Python methods once the extension loads (install()), so that
+   a hot call reaches its Hit with no Python frame in between: a jitted function's __call__,
+   Primitive.bind and Array.block_until_ready. Each tries the hit and otherwise calls the
+   Python method it replaced (its fallback) with the same arguments: anything unusual, a miss
+   or an error (which the Python path then reports in its own words) goes there. */
+static PyObject *jit_fallback, *bind_fallback, *ready_fallback;
+static PyObject *last_hit_key, *last_runs, *impl_rules;
+static PyObject *s_last, *s_native, *s_block;
+
+/* fn(self, *args, **kwargs), from a vectorcall's arguments */
+static PyObject *
+call_with_self(PyObject *fn, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+               PyObject *kwnames)
+{
+    Py_ssize_t total = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+    PyObject *small[8], **stack = small;
+    if (total + 1 > 8) {
+        stack = PyMem_Malloc((total + 1) * sizeof(PyObject *));
+        if (stack == NULL)
+            return PyErr_NoMemory();
+    }
+    stack[0] = self;
+    memcpy(stack + 1, args, total * sizeof(PyObject *));
+    PyObject *result = PyObject_Vectorcall(fn, stack, nargs + 1, kwnames);
+    if (stack != small)
+        PyMem_Free(stack);
+    return result;
+}
+
+/* `holder.native`'s results on these arguments, or NULL with no exception set: no Hit there,
+   a miss, or an error (left to the Python path to report). */
+static PyObject *
+try_native(PyObject *holder, PyObject *const *args, Py_ssize_t n, PyObject *params)
+{
+    PyObject *out = NULL, *native = PyObject_GetAttr(holder, s_native);
+    if (native != NULL && Py_IS_TYPE(native, &HitType))
+        out = hit_run((Hit *)native, args, n, params);
+    Py_XDECREF(native);
+    if (out == miss) {
+        Py_DECREF(out);
+        out = NULL;
+    }
+    if (out == NULL)
+        PyErr_Clear();
+    return out;
+}
+
+/* Jitted.__call__: its last hit (self._last[LAST_HIT].native) for positional arguments. */
+static PyObject *
+jit_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0) {
+        PyObject *last = PyObject_GetAttr(self, s_last), *out = NULL;
+        if (last != NULL && PyDict_CheckExact(last)) {
+            PyObject *hit = PyDict_GetItemWithError(last, last_hit_key);     /* borrowed */
+            if (hit != NULL) {
+                Py_INCREF(hit);
+                out = try_native(hit, args, nargs, NULL);
+                Py_DECREF(hit);
+            }
+        }
+        Py_XDECREF(last);
+        PyErr_Clear();
+        if (out != NULL)
+            return out;
+    }
+    return call_with_self(jit_fallback, self, args, nargs, kwnames);
+}
+
+/* Primitive.bind: at the top level, the primitive's last eager run (dispatch._last_run). */
+static PyObject *
+prim_bind(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *trace = PyObject_GetAttr(ctx_obj, s_trace);
+    if (trace == NULL)
+        return NULL;
+    Py_DECREF(trace);                             /* (only its identity is compared) */
+    if (trace == eval_trace && nargs > 0) {
+        PyObject *last = PyDict_GetItemWithError(last_runs, self);          /* borrowed */
+        int has_impl = last != NULL ? PyDict_Contains(impl_rules, self) : 0;
+        if (last != NULL && has_impl == 0) {
+            PyObject *params = PyDict_New(), *out = NULL;
+            Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+            int ok = params != NULL;
+            for (Py_ssize_t i = 0; ok && i < nkw; i++)
+                ok = PyDict_SetItem(params, PyTuple_GET_ITEM(kwnames, i), args[nargs + i]) == 0;
+            if (ok) {
+                Py_INCREF(last);
+                out = try_native(last, args, nargs, params);
+                Py_DECREF(last);
+            }
+            Py_XDECREF(params);
+            PyErr_Clear();
+            if (out != NULL)
+                return out;
+        }
+        PyErr_Clear();
+    }
+    return call_with_self(bind_fallback, self, args, nargs, kwnames);
+}
+
+/* Array.block_until_ready: the buffer's own wait; a failure (or a deleted buffer) goes to
+   the Python method, which raises jaxlib's error or jxkernel's. */
+static PyObject *
+array_ready(PyObject *self, PyObject *unused)
+{
+    PyObject *buf = SLOT(self, off_buf);
+    if (buf != NULL) {
+        PyObject *done = PyObject_CallMethodNoArgs(buf, s_block);
+        if (done != NULL) {
+            Py_DECREF(done);
+            return Py_NewRef(self);
+        }
+        PyErr_Clear();
+    }
+    return PyObject_CallOneArg(ready_fallback, self);
+}
+
+static PyMethodDef entry_points[] = {
+    {"__call__", (PyCFunction)(void (*)(void))jit_call, METH_FASTCALL | METH_KEYWORDS,
+     "Call the jitted function (its last hit in C; anything else in Python)."},
+    {"bind", (PyCFunction)(void (*)(void))prim_bind, METH_FASTCALL | METH_KEYWORDS,
+     "Bind the primitive to the current trace (its last eager run in C at the top level)."},
+    {"block_until_ready", (PyCFunction)array_ready, METH_NOARGS,
+     "Wait until the computation producing this array is done; returns self."},
+};
+
+static int
+put_method(PyObject *type, PyMethodDef *def, PyObject *fallback, PyObject **slot)
+{
+    PyObject *descr = PyDescr_NewMethod((PyTypeObject *)type, def);
+    if (descr == NULL)
+        return -1;
+    Py_XSETREF(*slot, Py_NewRef(fallback));
+    int rc = PyObject_SetAttrString(type, def->ml_name, descr);
+    Py_DECREF(descr);
+    return rc;
+}
+
+static PyObject *
+install_jit(PyObject *self, PyObject *args)
+{
+    PyObject *type, *fallback, *key;
+    if (!PyArg_ParseTuple(args, "O!OO", &PyType_Type, &type, &fallback, &key))
+        return NULL;
+    Py_XSETREF(last_hit_key, Py_NewRef(key));
+    if (put_method(type, &entry_points[0], fallback, &jit_fallback) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+install_bind(PyObject *self, PyObject *args)
+{
+    PyObject *type, *fallback, *runs, *impls;
+    if (!PyArg_ParseTuple(args, "O!OO!O!", &PyType_Type, &type, &fallback, &PyDict_Type, &runs,
+                          &PyDict_Type, &impls))
+        return NULL;
+    Py_XSETREF(last_runs, Py_NewRef(runs));
+    Py_XSETREF(impl_rules, Py_NewRef(impls));
+    if (put_method(type, &entry_points[1], fallback, &bind_fallback) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+install_ready(PyObject *self, PyObject *fallback)
+{
+    if (array_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "_fastpath.setup() was not called");
+        return NULL;
+    }
+    if (put_method((PyObject *)array_type, &entry_points[2], fallback, &ready_fallback) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS,
      "setup(config, ctx, eval_trace, miss, array_type): what every Hit reads."},
+    {"install_jit", install_jit, METH_VARARGS,
+     "install_jit(Jitted, python_call, last_hit_key): Jitted.__call__ tries its last hit in C."},
+    {"install_bind", install_bind, METH_VARARGS,
+     "install_bind(Primitive, python_bind, last_runs, impl_rules): bind tries the last run."},
+    {"install_ready", install_ready, METH_O,
+     "install_ready(python_method): Array.block_until_ready waits in C."},
     {NULL}
 };
 
@@ -302,8 +492,12 @@ PyInit__fastpath(void)
     s_sharding = PyUnicode_InternFromString("_sharding");
     s_consume = PyUnicode_InternFromString("consume_with_handlers");
     s_hits = PyUnicode_InternFromString("hits");
+    s_last = PyUnicode_InternFromString("_last");
+    s_native = PyUnicode_InternFromString("native");
+    s_block = PyUnicode_InternFromString("block_until_ready");
     one = PyLong_FromLong(1);
-    if (!s_generation || !s_trace || !s_sharding || !s_consume || !s_hits || !one)
+    if (!s_generation || !s_trace || !s_sharding || !s_consume || !s_hits || !s_last ||
+            !s_native || !s_block || !one)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)

@@ -12,14 +12,13 @@ from ..core.config import config
 from ..core import compile_log
 from ..core import trace as _trace
 from ..core.ir import Eqn, Jaxpr, Literal, Var
-from ..core.primitive import impl_rules, lowering_rules, rule
+from ..core.primitive import Primitive, impl_rules, lowering_rules, rule
 from ..core.sharding_types import abstract_eval
 from ..core.trace import Tracer, escaped_tracer_error
 from . import client as _client
 from .array import Array, device_put, host_to_device
 from . import fastpath
 from .compiler import Executable, check_may_execute
-from .fastpath import MISS
 from .pipeline import compile_jaxpr
 
 _executables: dict = {}      # (prim, avals, params, device) -> Executable
@@ -53,16 +52,8 @@ def apply_primitive(prim, args, params):
     # then the _fast dict, whose key uses the first buffer's sharding object (one per
     # device) in place of the device.
     exe = None
-    last = _last_run.get(prim)
+    last = _last_run.get(prim)        # (xla/fastpath.py's bind has tried its Hit in C)
     if last is not None:
-        native = last.native                # the same check and call, compiled
-        if native is not None:
-            try:
-                out = native(args, params)
-                if out is not MISS:
-                    return out
-            except Exception:               # the Python path below says what went wrong
-                pass
         try:
             if len(args) == 1:                     # unary: no comprehensions (each a frame)
                 bufs, avals = [args[0]._buf], [args[0].aval]
@@ -234,3 +225,5 @@ def check_jitted_values(name, fun, outs, args, kwargs) -> None:
 
 
 _trace.install_eval_hook(apply_primitive)
+fastpath.on_load(lambda m: m.install_bind(Primitive, fastpath.python_method(Primitive, "bind"),
+                                          _last_run, impl_rules))   # bind tries _last_run in C

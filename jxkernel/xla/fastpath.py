@@ -52,19 +52,34 @@ def native():
         from ..core.trace import _ctx, eval_trace
         from .array import Array
         module.setup(config, _ctx, eval_trace, MISS, Array)
+        # the hot calls' own entry points (each falls back to the Python method it replaces):
+        # Array.block_until_ready here, Primitive.bind (xla/dispatch.py) and a jitted
+        # function's __call__ (transforms/jit.py) through on_load
+        module.install_ready(python_method(Array, "block_until_ready"))
+        for install in _on_load:
+            install(module)
         _module = module
     except Exception as e:                  # no compiler, no headers, an unwritable cache...
         _log.debug("fast path unavailable, the Python path runs instead: %s", e)
     return _module
 
 
-def call_native(hit, args):
-    """`hit(args)`, or MISS where the arguments do not match or the call raises: the Python
-    path then runs and reports the error in jxkernel's words."""
-    try:
-        return hit(args)
-    except Exception:
-        return MISS
+_on_load: list = []          # install(module) for each layer above with an entry point
+_python_methods: dict = {}   # (class, name) -> the Python method an entry point replaced
+
+
+def on_load(install) -> None:
+    """Run `install(module)` when the extension loads (at once if it has): how the modules
+    that import this one (dispatch, transforms/jit.py) put their entry points in."""
+    _on_load.append(install)
+    if _module is not None:
+        install(_module)
+
+
+def python_method(cls, name):
+    """`cls`'s own Python method `name`, as first seen (a second load must not take the
+    installed entry point for the method it falls back to)."""
+    return _python_methods.setdefault((cls, name), cls.__dict__[name])
 
 
 def cache_dir() -> str:

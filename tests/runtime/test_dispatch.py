@@ -2,6 +2,9 @@
 stay right when operands, params or the config change between calls. Each test runs twice:
 with the compiled fast path (xla/fastpath.py, where this machine can build it) and with the
 Python path alone, as JXKERNEL_FASTPATH=0 leaves it."""
+import os
+import sys
+
 import numpy as np
 import pytest
 
@@ -53,6 +56,59 @@ def test_hits_run_through_the_compiled_path_where_it_is_on(path):
         assert hit((x,)) is fastpath.MISS and hit((x, arr([1, 2], np.int32))) is fastpath.MISS
         assert run((x,), {"accuracy": "other"}) is fastpath.MISS
         assert np.asarray(hit((x, y))[0]).tolist() == [3.0, 8.0]
+
+
+def _python_frames(call) -> list:
+    """The names of jxkernel's Python functions `call()` runs (C functions are not seen)."""
+    seen, ours = [], os.path.dirname(jax.__file__)
+    sys.setprofile(lambda frame, event, arg: seen.append(frame.f_code.co_name)
+                   if event == "call" and frame.f_code.co_filename.startswith(ours) else None)
+    try:
+        call()
+    finally:
+        sys.setprofile(None)
+    return seen
+
+
+def test_compiled_hits_run_no_python_frame_of_ours(path):
+    # Where the extension loads it replaces Jitted.__call__, Primitive.bind and
+    # Array.block_until_ready: a hit then reaches XLA with no Python frame in between
+    f = jax.jit(lambda x: x + 1)
+    x = arr([1.0, 2.0])
+    for _ in range(3):
+        f(x), lax.neg_p.bind(x)
+    jit_frames = _python_frames(lambda: f(x))
+    bind_frames = _python_frames(lambda: lax.neg_p.bind(x))
+    ready_frames = _python_frames(lambda: x.block_until_ready())
+    if path == "compiled":
+        assert jit_frames == bind_frames == ready_frames == []
+    else:                                        # (a Hit-less call falls back to Python)
+        assert "__call__" in jit_frames and "apply_primitive" in bind_frames
+    assert np.asarray(f(x)).tolist() == [2.0, 3.0]
+    assert np.asarray(f(x=x)).tolist() == [2.0, 3.0]            # keywords: the Python path
+    assert x.block_until_ready() is x
+
+
+def test_a_deleted_array_waits_with_jxkernels_error(path):
+    x = arr([1.0])
+    x.block_until_ready()
+    x.delete()
+    with pytest.raises(RuntimeError, match=r"Array has been deleted with shape=f32\[1\]"):
+        x.block_until_ready()
+
+
+def test_loading_the_extension_again_keeps_the_python_methods_to_fall_back_to(path,
+                                                                             monkeypatch):
+    if path != "compiled":
+        pytest.skip("loads the extension")
+    monkeypatch.setattr(fastpath, "_module", None)
+    monkeypatch.setattr(fastpath, "_tried", False)
+    assert fastpath.native() is not None                 # installs its entry points again
+    f = jax.jit(lambda x: x * 3)
+    x = arr([1.0])
+    for _ in range(3):                                   # the hit, then the miss's fallback
+        assert np.asarray(f(x)).tolist() == [3.0] and np.asarray(lax.sin(x * 0)).tolist() == [0]
+    assert np.asarray(f(arr([1, 2], np.int32))).tolist() == [3, 6]
 
 
 def test_a_failing_hit_raises_the_python_paths_error(path):

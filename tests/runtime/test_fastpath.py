@@ -44,6 +44,9 @@ def test_the_environment_variable_switches_the_compiled_path_off():
             "assert outs[-1] == [0.0, 2.0, 4.0, 1.0, 1.0, 1.0], outs\n"
             "assert fastpath.native() is None and f._last['last hit'].native is None\n"
             "assert dispatch._last_run[lax.cos_p].native is None\n"
+            "import types; from jxkernel.core.primitive import Primitive\n"
+            "assert all(isinstance(c.__dict__[m], types.FunctionType) for c, m in "
+            "[(type(f), '__call__'), (Primitive, 'bind'), (type(x), 'block_until_ready')])\n"
             "print('ok')\n")
     env = dict(os.environ, JXKERNEL_FASTPATH="0")
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
