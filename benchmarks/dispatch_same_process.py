@@ -12,6 +12,7 @@ process: time spent waiting for the other engineer's processes is left out). Row
 - jit_hit: `jit(lambda x: x + 1)` on f32[8] (workloads.py's dispatch_jit);
 - eager_sin: `jnp.sin` on f32[8] (dispatch_eager);
 - cache_hit: `jit(lambda x: jnp.sum(jnp.sin(x) * x + 1.0))` on f32[100] (recompile's);
+- jit_scalar_arg: `jit(lambda x, a: x * a)(x, 2.0)`, a Python scalar argument;
 - floor: jxkernel's executable for jit_hit run through jaxlib's Python API alone
   (`execute_sharded` + `consume_with_handlers`, no wrapping), the least a Python path pays.
 """
@@ -35,7 +36,9 @@ def workloads(lib, np_lib):
     reduce = lib.jit(lambda x: np_lib.sum(np_lib.sin(x) * x + 1.0))
     x8 = np_lib.asarray(np.arange(8, dtype=np.float32))
     x100 = np_lib.asarray(np.ones(100, np.float32))
+    scale = lib.jit(lambda x, a: x * a)
     calls = {"jit_hit": lambda: add_one(x8).block_until_ready(),
+             "jit_scalar_arg": lambda: scale(x8, 2.0).block_until_ready(),
              "eager_sin": lambda: np_lib.sin(x8).block_until_ready(),
              "cache_hit": lambda: reduce(x100).block_until_ready()}
     for call in calls.values():

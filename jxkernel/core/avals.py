@@ -353,3 +353,15 @@ def dim_text(size, axes) -> str:
 def shape_text(aval) -> str:
     """'8@x,4' for a typed aval."""
     return ",".join(map(dim_text, aval.shape, parts_of(aval)))
+
+
+@functools.lru_cache(maxsize=64)
+def python_scalar_aval(scalar_type, dtype) -> ShapedArray:
+    """The type a Python scalar of `scalar_type` has at `dtype` (its canonical one): weakly
+    typed unless bool. One object per type, so that cache keys holding it compare by identity.
+
+    >>> python_scalar_aval(float, np.dtype("float32"))
+    ShapedArray(float32[], weak_type=True)
+    """
+    return ShapedArray((), dtype, scalar_type is not bool)
+

@@ -31,15 +31,14 @@ from ..core.trace import Tracer, _ctx, eval_trace
 from ..tree_util import tree_flatten, tree_unflatten
 from ..xla import client as _client
 from ..xla import pipeline
-from ..xla.array import (Array, buffers, device_put, scalar_buffers, scalar_signature,
-                          signature)
+from ..xla.array import Array, buffers, device_put, scalar_kinds, scalar_signature, signature
 from ..xla.dispatch import check_jitted_values
 from ..xla import fastpath
 from ..xla.lowering import NeedsMesh
 from ..xla.pytree import default_registry as _registry
 from .api_util import flatten_fun, float0_outside, fun_name, merge_static
 from .jit_args import SCALAR_TYPES, Arguments, abstract_leaf_aval, leaf_aval, unless_all_none
-from .jit_cache import LAST_HIT, NOWHERE, Entry, LastHit, compiled_trace, each_a_leaf, fun_state
+from .jit_cache import LAST_HIT, NOWHERE, Entry, compiled_trace, each_a_leaf, fun_state
 from .jit_primitive import any_sharded, jit_p
 from .stages import Lowered, Traced
 
@@ -191,9 +190,9 @@ class Jitted:
                     dyn, static = args, ()
                 leaves, treedef = _flatten(dyn)
                 try:
-                    (avals, where), scalars = signature(leaves), False
+                    (avals, where), bufs = signature(leaves), None
                 except AttributeError:           # Python scalars among the Arrays, f(x, 2.0)?
-                    (avals, where), scalars = scalar_signature(leaves), True
+                    avals, where, bufs = scalar_signature(leaves)
                 key = (treedef, avals, where, config._trace_state, static,
                        tuple(kwargs.items()) if kwargs else ())
                 entry = self._fast.get(key)
@@ -201,17 +200,13 @@ class Jitted:
                 entry = None
             if entry is not None:
                 entry.hits += 1
-                # False: this entry's calls are not flat Arrays (a LastHit sees only Arrays)
-                hit = False if scalars else entry.last_hit
-                if hit is not False and (hit is None or hit.where is not where or
-                                         hit.generation is not config._generation):
-                    hit = entry.last_hit = LastHit(avals, where, entry) if args and not (
-                        kwargs or static) and each_a_leaf(treedef, len(args)) else False
+                hit = entry.hit_for(avals, where, bufs and scalar_kinds(leaves), lambda: args and
+                                    not (kwargs or static) and each_a_leaf(treedef, len(args)))
                 if hit is not False:
                     self._last[LAST_HIT] = hit
                 try:
-                    bufs = scalar_buffers(leaves, where) if scalars else buffers(leaves)
-                    return entry.out_tree.unflatten(entry.exe.call_buffers(bufs))
+                    return entry.out_tree.unflatten(entry.exe.call_buffers(
+                        buffers(leaves) if bufs is None else bufs))
                 except ValueError:
                     if not any_sharded(leaves):   # a sharded leaf after the first: not ours
                         raise
@@ -343,7 +338,8 @@ class Jitted:
                 closed, out_tree = constrained_trace(self, treedef, statics, avals, dyn_args,
                                                       dyn_kwargs)   # shardings kept as constraints
             else:
-                closed, out_tree = key[4:] == NOWHERE and compiled_trace(self._cache, signature) or \
+                closed, out_tree = key[4:] == NOWHERE and \
+                    compiled_trace(self._cache, signature) or \
                     self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)[:2]
             jaxpr, consts = convert_constvars_to_invars(closed)
             found = (jaxpr, consts, out_tree, closed)

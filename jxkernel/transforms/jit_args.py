@@ -12,7 +12,7 @@ import inspect
 import numpy as np
 
 from ..core import dtypes
-from ..core.avals import ShapedArray, ShapeDtypeStruct, shaped_abstractify
+from ..core.avals import ShapedArray, ShapeDtypeStruct, python_scalar_aval, shaped_abstractify
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path
 
 def as_tuple(x) -> tuple:
@@ -179,7 +179,7 @@ def leaf_aval(x, index_name) -> ShapedArray:
     if isinstance(aval, ShapedArray):
         return aval
     if type(x) in SCALAR_TYPES:
-        return ShapedArray((), dtypes.python_scalar_dtype(x), type(x) is not bool)
+        return python_scalar_aval(type(x), dtypes.python_scalar_dtype(x))
     if isinstance(x, (np.ndarray, np.generic)):
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
     if isinstance(x, ShapeDtypeStruct):

@@ -59,17 +59,18 @@ class LastHit:
     """A jit's last fast-path hit: the argument types and placement (the first buffer's
     sharding) it had, the config it ran under (config._generation: any change since, and
     the hit is not reused), and the entry it ran."""
-    __slots__ = ("avals", "where", "generation", "entry", "unflatten", "native")
+    __slots__ = ("avals", "where", "generation", "entry", "unflatten", "native", "kinds")
 
-    def __init__(self, avals, where, entry):
+    def __init__(self, avals, where, entry, kinds=None):
         self.avals, self.where, self.entry = list(avals), where, entry
+        self.kinds = kinds         # None: Arrays alone; else array.scalar_kinds of the leaves
         self.generation = config._generation
         tree = entry.out_tree          # one array out (most functions): no unflatten call
         self.unflatten = _first if tree.num_nodes == 1 and tree.num_leaves == 1 else \
             tree.unflatten
         # the same check and call compiled (xla/fastpath.py), or None: the Python path
         self.native = fastpath.jit_hit(avals, where, self.generation, entry.exe,
-                                       self.unflatten, entry) if avals else None
+                                       self.unflatten, entry, kinds) if avals else None
 
 
 _first = operator.itemgetter(0)
@@ -101,10 +102,27 @@ class Entry:
     structure, how often the cache has hit it, and its LastHit (made on its first fast-path
     hit, anew if the placement object or the config changed; False if its calls are not
     positional Arrays alone)."""
-    __slots__ = ("exe", "consts", "out_tree", "jaxpr", "text", "donated", "hits", "last_hit")
+    __slots__ = ("exe", "consts", "out_tree", "jaxpr", "text", "donated", "hits", "last_hit",
+                 "scalar_hit")
 
     def __init__(self, exe, consts, out_tree, jaxpr, text, donated):
         self.exe, self.consts, self.out_tree = exe, consts, out_tree
         self.jaxpr, self.text, self.donated = jaxpr, text, donated
         self.hits = 0
         self.last_hit = None
+        self.scalar_hit = None     # the same for calls with Python scalars (f(x, 2.0))
+
+    def hit_for(self, avals, where, kinds, flat):
+        """This entry's LastHit for a call of these avals, placement and kinds (None: Arrays
+        alone), made anew if they or the config changed; False if its calls are not `flat`
+        (positional, each a leaf)."""
+        hit = self.last_hit if kinds is None else self.scalar_hit
+        if hit is False or hit is not None and hit.where is where and hit.kinds == kinds \
+                and hit.generation is config._generation:
+            return hit
+        hit = LastHit(avals, where, self, kinds) if flat() else False
+        if kinds is None:
+            self.last_hit = hit
+        else:
+            self.scalar_hit = hit
+        return hit

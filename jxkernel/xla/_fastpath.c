@@ -35,6 +35,9 @@ typedef struct {
     PyObject *entry;        /* None, or the jit cache entry whose `hits` to count */
     PyObject *params;       /* None (jit), or the eager primitive's params dict */
     int check_trace;        /* jit: only at the top level (ctx.trace is eval_trace) */
+    PyObject *kinds;        /* None (all Arrays), or per argument None or a Python scalar type */
+    PyObject *put;          /* None, or put(scalar, where) -> the scalar's buffer */
+    Py_ssize_t first_array; /* the argument whose buffer's sharding is `where` (-1: none) */
 } Hit;
 
 static int
@@ -78,22 +81,35 @@ static PyObject *
 hit_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"avals", "where", "generation", "execute", "handlers", "out_avals",
-                         "finish", "entry", "params", "check_trace", NULL};
+                         "finish", "entry", "params", "check_trace", "kinds", "put", NULL};
     PyObject *avals, *where, *gen, *execute, *handlers, *out_avals, *finish, *entry, *params;
+    PyObject *kinds = Py_None, *put = Py_None;
     int check_trace;
     if (array_type == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "_fastpath.setup() was not called");
         return NULL;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOO!O!OOOp", kw, &PyTuple_Type, &avals,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOO!O!OOOp|OO", kw, &PyTuple_Type, &avals,
                                      &where, &gen, &execute, &PyList_Type, &handlers,
                                      &PyTuple_Type, &out_avals, &finish, &entry, &params,
-                                     &check_trace))
+                                     &check_trace, &kinds, &put))
         return NULL;
     if (PyList_GET_SIZE(handlers) != PyTuple_GET_SIZE(out_avals) ||
             PyTuple_GET_SIZE(avals) == 0) {
         PyErr_SetString(PyExc_ValueError, "Hit: one handler per output, at least one argument");
         return NULL;
+    }
+    Py_ssize_t first_array = 0;
+    if (kinds != Py_None) {
+        if (!PyTuple_Check(kinds) || PyTuple_GET_SIZE(kinds) != PyTuple_GET_SIZE(avals) ||
+                !PyCallable_Check(put)) {
+            PyErr_SetString(PyExc_ValueError, "Hit: one kind per argument, and a put");
+            return NULL;
+        }
+        first_array = -1;
+        for (Py_ssize_t i = PyTuple_GET_SIZE(kinds) - 1; i >= 0; i--)
+            if (PyTuple_GET_ITEM(kinds, i) == Py_None)
+                first_array = i;
     }
     Hit *h = (Hit *)type->tp_alloc(type, 0);
     if (h == NULL)
@@ -108,6 +124,9 @@ hit_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     h->entry = Py_NewRef(entry);
     h->params = Py_NewRef(params);
     h->check_trace = check_trace;
+    h->kinds = Py_NewRef(kinds);
+    h->put = Py_NewRef(put);
+    h->first_array = first_array;
     return (PyObject *)h;
 }
 
@@ -116,7 +135,7 @@ hit_traverse(Hit *h, visitproc visit, void *arg)
 {
     Py_VISIT(h->avals); Py_VISIT(h->where); Py_VISIT(h->generation); Py_VISIT(h->execute);
     Py_VISIT(h->handlers); Py_VISIT(h->out_avals); Py_VISIT(h->finish); Py_VISIT(h->entry);
-    Py_VISIT(h->params);
+    Py_VISIT(h->params); Py_VISIT(h->kinds); Py_VISIT(h->put);
     return 0;
 }
 
@@ -125,7 +144,7 @@ hit_clear(Hit *h)
 {
     Py_CLEAR(h->avals); Py_CLEAR(h->where); Py_CLEAR(h->generation); Py_CLEAR(h->execute);
     Py_CLEAR(h->handlers); Py_CLEAR(h->out_avals); Py_CLEAR(h->finish); Py_CLEAR(h->entry);
-    Py_CLEAR(h->params);
+    Py_CLEAR(h->params); Py_CLEAR(h->kinds); Py_CLEAR(h->put);
     return 0;
 }
 
@@ -145,6 +164,14 @@ matches(Hit *h, PyObject *const *args, Py_ssize_t n)
         return 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *a = args[i];
+        if (h->kinds != Py_None) {            /* a Python scalar of its very type here? */
+            PyObject *kind = PyTuple_GET_ITEM(h->kinds, i);
+            if (kind != Py_None) {
+                if ((PyObject *)Py_TYPE(a) != kind)
+                    return 0;
+                continue;                     /* (its aval follows from type and config) */
+            }
+        }
         if (Py_TYPE(a) != array_type)
             return 0;
         PyObject *aval = SLOT(a, off_aval), *want = PyTuple_GET_ITEM(h->avals, i);
@@ -156,7 +183,9 @@ matches(Hit *h, PyObject *const *args, Py_ssize_t n)
                 return eq;
         }
     }
-    PyObject *sharding = PyObject_GetAttr(SLOT(args[0], off_buf), s_sharding);
+    if (h->first_array < 0)                   /* scalars alone: the default device's */
+        return 1;
+    PyObject *sharding = PyObject_GetAttr(SLOT(args[h->first_array], off_buf), s_sharding);
     if (sharding == NULL)
         return -1;
     int same = sharding == h->where;
@@ -170,8 +199,19 @@ run(Hit *h, PyObject *const *args, Py_ssize_t n)
     PyObject *bufs = PyList_New(n);
     if (bufs == NULL)
         return NULL;
-    for (Py_ssize_t i = 0; i < n; i++)
-        PyList_SET_ITEM(bufs, i, Py_NewRef(SLOT(args[i], off_buf)));
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *buf;
+        if (h->kinds != Py_None && PyTuple_GET_ITEM(h->kinds, i) != Py_None) {
+            buf = PyObject_CallFunctionObjArgs(h->put, args[i], h->where, NULL);
+            if (buf == NULL) {
+                Py_DECREF(bufs);
+                return NULL;
+            }
+        } else {
+            buf = Py_NewRef(SLOT(args[i], off_buf));
+        }
+        PyList_SET_ITEM(bufs, i, buf);
+    }
     PyObject *results = PyObject_CallOneArg(h->execute, bufs);
     Py_DECREF(bufs);
     if (results == NULL)

@@ -38,7 +38,7 @@ import numpy as np
 
 from ..core.config import config
 from ..core import dtypes
-from ..core.avals import ShapedArray
+from ..core.avals import ShapedArray, python_scalar_aval
 from ..core.basearray import Array as BaseArray
 from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.trace import Tracer
@@ -356,56 +356,69 @@ def buffers(arrays) -> list:
     return [a._buf for a in arrays]
 
 
-# jit's other common call, f(x, 2.0): Python scalars among Arrays. A scalar's buffer is kept
-# per (value, type, dtype, device), so a repeated constant (a step size, a temperature) costs
-# a dict lookup, not a transfer (~5 µs, and more where the fresh buffer's first use waits on
-# it). Bounded; cleared whole when full (a loop counter makes a new value per call).
+# jit's other common call, f(x, 2.0): Python scalars among Arrays. A scalar's (aval, buffer)
+# is kept per (value, type, config, placement), so a repeated constant (a step size, a
+# temperature) costs a dict lookup, not a transfer (~5 µs, and more where the fresh buffer's
+# first use waits on it). Bounded; cleared whole when full (a loop counter makes a new value
+# per call).
 _SCALAR_TYPES = (bool, int, float, complex)
 _scalar_buffers: dict = {}
 _MAX_SCALAR_BUFFERS = 256
 
 
 def scalar_signature(leaves) -> tuple:
-    """`signature` of Arrays and Python scalars (weakly typed, bool not): the placement is the
-    first Array's, or the default device's with scalars alone. Anything else raises
-    AttributeError.
+    """(avals, placement, buffers) of Arrays and Python scalars, as `signature` and `buffers`
+    give them for Arrays: a scalar is weakly typed (bool not) and has a buffer on the first
+    Array's device (the default device with scalars alone). Anything else raises
+    AttributeError; a Python int out of its dtype's range OverflowError, as a transfer does.
 
     >>> scalar_signature([2.0])[0]
     (ShapedArray(float32[], weak_type=True),)
     """
     where = None
-    avals = []
     for a in leaves:
-        if type(a) in _SCALAR_TYPES:
-            avals.append(_scalar_aval(dtypes.python_scalar_dtype(a), type(a) is not bool))
-        else:
-            avals.append(a.aval)
-            if where is None:
-                where = a._buf._sharding
-    return tuple(avals), where if where is not None or not leaves else _default_placement()
+        if type(a) not in _SCALAR_TYPES:
+            where = a._buf._sharding
+            break
+    else:
+        where = _default_placement() if leaves else None
+    avals, bufs = [], []
+    for a in leaves:
+        aval, buf = _scalar(a, where) if type(a) in _SCALAR_TYPES else (a.aval, a._buf)
+        avals.append(aval)
+        bufs.append(buf)
+    return tuple(avals), where, bufs
 
 
-def scalar_buffers(leaves, where) -> list:
-    """The buffers of Arrays and Python scalars (those on `where`'s device) for `call_buffers`.
-    A Python int out of its dtype's range raises OverflowError, as a transfer of it does."""
-    return [a._buf if type(a) not in _SCALAR_TYPES else _scalar_buffer(a, where)
-            for a in leaves]
+def scalar_kinds(leaves) -> tuple:
+    """Per leaf its Python scalar type, or None for an Array: what a compiled hit checks."""
+    return tuple([type(a) if type(a) in _SCALAR_TYPES else None for a in leaves])
 
 
-def _scalar_buffer(x, where):
+def scalar_buffer(x, where):
+    """The buffer of Python scalar `x` on `where`'s device (kept, as in scalar_signature)."""
+    return _scalar(x, where)[1]
+
+
+def _scalar(x, where) -> tuple:
     # 0.0 == -0.0 and 1 == 1.0 == True: the sign of a zero and the type are part of the key;
-    # a NaN never equals itself, so it is never found (nor kept); complex ones are not kept
+    # a NaN never equals itself, so it is never found
     key = (x, type(x), config._generation, where, math.copysign(1.0, x.real) if not x else 0.0)
-    buf = _scalar_buffers.get(key)
-    if buf is None or config._transfer_guarded:      # a guard sees each transfer: no reuse
-        dtype = dtypes.python_scalar_dtype(x)
-        buf = host_to_device(_python_scalar_to_numpy(x, dtype),
-                             _scalar_aval(dtype, type(x) is not bool), where._devices[0])._buf
-        if x == x and type(x) is not complex and not config._transfer_guarded:
-            if len(_scalar_buffers) >= _MAX_SCALAR_BUFFERS:
-                _scalar_buffers.clear()
-            _scalar_buffers[key] = buf
-    return buf
+    found = _scalar_buffers.get(key) if not config._transfer_guarded else None
+    return found if found is not None else _put_scalar(x, where, key)
+
+
+def _put_scalar(x, where, key) -> tuple:
+    """(aval, buffer) of a Python scalar put on `where`'s device, kept under `key` (not a
+    NaN's, a complex one's, or one made under a transfer guard, which sees each transfer)."""
+    dtype = dtypes.python_scalar_dtype(x)
+    aval = python_scalar_aval(type(x), dtype)
+    found = aval, host_to_device(_python_scalar_to_numpy(x, dtype), aval, where._devices[0])._buf
+    if x == x and type(x) is not complex and not config._transfer_guarded:
+        if len(_scalar_buffers) >= _MAX_SCALAR_BUFFERS:
+            _scalar_buffers.clear()
+        _scalar_buffers[key] = found
+    return found
 
 
 def _default_placement():
@@ -562,11 +575,6 @@ def _aval(shape, dtype) -> ShapedArray:
     return ShapedArray(shape, dtype)        # avals are immutable: one per type is enough
 
 
-@functools.lru_cache(maxsize=64)
-def _scalar_aval(dtype, weak_type) -> ShapedArray:
-    return ShapedArray((), dtype, weak_type)
-
-
 def _host_value(x):
     """(NumPy value, aval) for a host value: NumPy data or a Python scalar (weakly typed)."""
     if type(x) is np.ndarray and x.dtype.kind != "O":          # the common case, quickly
@@ -578,7 +586,7 @@ def _host_value(x):
                         f"its function is being transformed")
     if dtypes.is_python_scalar(x):
         dtype = dtypes.python_scalar_dtype(x)
-        return _python_scalar_to_numpy(x, dtype), _scalar_aval(dtype, type(x) is not bool)
+        return _python_scalar_to_numpy(x, dtype), python_scalar_aval(type(x), dtype)
     value = to_numpy(x)
     return value, ShapedArray(value.shape, value.dtype)
 

@@ -150,14 +150,17 @@ def _build(path: str) -> None:
             os.unlink(tmp)
 
 
-def jit_hit(avals, where, generation, exe, finish, entry):
+def jit_hit(avals, where, generation, exe, finish, entry, kinds=None):
     """A `Hit` for a jit cache entry whose executable is plain (one device, no donation,
-    no host callbacks), or None."""
+    no host callbacks), or None. `kinds`: per argument None (an Array) or the Python scalar
+    type taken there (array.scalar_kinds), for calls such as f(x, 2.0)."""
     module = native()
     if module is None or not getattr(exe, "plain", False):
         return None
+    from .array import scalar_buffer       # (array imports nothing of this module's users)
     return module.Hit(tuple(avals), where, generation, exe._execute, exe.handlers,
-                      tuple(exe.out_avals), finish, entry, None, True)
+                      tuple(exe.out_avals), finish, entry, None, True, kinds,
+                      scalar_buffer if kinds is not None else None)
 
 
 def eager_hit(avals, where, generation, exe, params, single):

@@ -111,6 +111,28 @@ def test_loading_the_extension_again_keeps_the_python_methods_to_fall_back_to(pa
     assert np.asarray(f(arr([1, 2], np.int32))).tolist() == [3, 6]
 
 
+def test_python_scalar_arguments_hit_in_c_with_their_own_values_and_types(path):
+    f = jax.jit(lambda x, a: (x * a, a))
+    x = arr([1.0, 2.0])
+    for a in [2.0, 2.0, 2.0, 3.0, -0.0, 0.0]:            # warm, then each value its own
+        out, got = f(x, a)
+        assert np.asarray(out).tolist() == [a, 2 * a] and got.weak_type
+        assert np.copysign(1.0, float(got)) == np.copysign(1.0, a)
+    hit = f._last[LAST_HIT]
+    assert hit.kinds == (None, float)
+    assert (hit.native is not None) == (path == "compiled")
+    if path == "compiled":                               # another type there: a MISS
+        assert hit.native((x, 2)) is fastpath.MISS and hit.native((x, True)) is fastpath.MISS
+    assert f(x, 2)[1].dtype == np.int32 and f(x, True)[1].dtype == np.bool_
+    assert f(x, jax.device_put(5.0))[1].item() == 5.0    # an Array where a scalar was
+    g = jax.jit(lambda a, b: a - b)                      # scalars alone: the default device
+    for _ in range(3):
+        assert g(5, 3).item() == 2 and g(5, 3).dtype == np.int32
+    with pytest.raises(OverflowError, match="too large to convert to int32"):
+        g(2 ** 40, 3)                                    # the Python path's error
+    assert g(7, 3).item() == 4
+
+
 def test_a_failing_hit_raises_the_python_paths_error(path):
     f = jax.jit(lambda x: x + 1)
     x = arr([1.0, 2.0])
