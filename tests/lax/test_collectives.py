@@ -104,6 +104,35 @@ def test_pmap_under_grad_and_vmap_and_errors():
 
 
 @four_devices
+def test_pmap_keeps_the_copies_of_an_unmapped_array(monkeypatch):
+    # an Array closed over, or passed with in_axes=None, went to every device at each call
+    # (an eager broadcast, a host read of the stack, a put per device; issue 38): its copies
+    # are kept while it lives, as JAX keeps a pmap's constants on its devices
+    import gc
+
+    from jxkernel.api import pmap as pmap_module
+    from jxkernel.core import Primitive
+    from jxkernel.xla.client import xc
+    c = arr([1.0, 4.0])
+    scaled = jax.pmap(lambda x: x * c)
+    shifted = jax.pmap(lambda x, w: x + w, in_axes=(0, None))
+    x = jax.pmap(lambda a: a)(arr(XS))                # already on the devices
+    scaled(x), shifted(x, c)
+    moved, bind, put = [], Primitive.bind, xc.batched_device_put
+    monkeypatch.setattr(Primitive, "bind", lambda p, *a, **k: moved.append(p.name) or bind(p, *a, **k))
+    monkeypatch.setattr(xc, "batched_device_put", lambda *a: moved.append("put") or put(*a))
+    again = (scaled(x), shifted(x, c))
+    monkeypatch.undo()
+    assert moved == ["xla_pmap", "xla_pmap"]          # no broadcast_in_dim, no put
+    np.testing.assert_array_equal(np.asarray(again[0]), XS * [1.0, 4.0])
+    np.testing.assert_array_equal(np.asarray(again[1]), XS + [1.0, 4.0])
+    kept = len(pmap_module._copies)
+    del scaled, shifted, c
+    gc.collect()
+    assert len(pmap_module._copies) < kept            # they go with the Array
+
+
+@four_devices
 def test_default_device_moves_computation():
     x = arr([1.0, 2.0])
     f = jax.jit(lambda a: lax.mul(a, 2.0))
