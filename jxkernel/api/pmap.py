@@ -128,7 +128,7 @@ def _copies_on(x, axis_size, devices):
                                 tuple(range(1, len(aval.shape) + 1)))
     key = (id(x), devices)
     kept = _copies.get(key)
-    if kept is not None and kept[0]() is x:
+    if kept is not None and kept[0]() is x and not kept[1].is_deleted():   # (donated: anew)
         return kept[1]
     copies = device_put_replicated(x, devices)
     if len(_copies) >= _MAX_COPIES:
