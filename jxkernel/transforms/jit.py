@@ -38,7 +38,8 @@ from ..xla.lowering import NeedsMesh
 from ..xla.pytree import default_registry as _registry
 from .api_util import flatten_fun, float0_outside, fun_name, merge_static
 from .jit_args import SCALAR_TYPES, Arguments, abstract_leaf_aval, leaf_aval, unless_all_none
-from .jit_cache import LAST_HIT, NOWHERE, Entry, compiled_trace, each_a_leaf, fun_state
+from .jit_cache import (LAST_HIT, NOWHERE, Entry, compiled_trace, each_a_leaf, fun_state,
+                        last_hit_for)
 from .jit_primitive import any_sharded, jit_p
 from .stages import Lowered, Traced
 
@@ -200,8 +201,8 @@ class Jitted:
                 entry = None
             if entry is not None:
                 entry.hits += 1
-                hit = entry.hit_for(avals, where, bufs and scalar_kinds(leaves), lambda: args and
-                                    not (kwargs or static) and each_a_leaf(treedef, len(args)))
+                hit = last_hit_for(entry, avals, where, bufs and scalar_kinds(leaves), lambda: args
+                                   and not (kwargs or static) and each_a_leaf(treedef, len(args)))
                 if hit is not False:
                     self._last[LAST_HIT] = hit
                 try:

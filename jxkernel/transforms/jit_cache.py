@@ -112,17 +112,19 @@ class Entry:
         self.last_hit = None
         self.scalar_hit = None     # the same for calls with Python scalars (f(x, 2.0))
 
-    def hit_for(self, avals, where, kinds, flat):
-        """This entry's LastHit for a call of these avals, placement and kinds (None: Arrays
-        alone), made anew if they or the config changed; False if its calls are not `flat`
-        (positional, each a leaf)."""
-        hit = self.last_hit if kinds is None else self.scalar_hit
-        if hit is False or hit is not None and hit.where is where and hit.kinds == kinds \
-                and hit.generation is config._generation:
-            return hit
-        hit = LastHit(avals, where, self, kinds) if flat() else False
-        if kinds is None:
-            self.last_hit = hit
-        else:
-            self.scalar_hit = hit
+
+def last_hit_for(entry, avals, where, kinds, flat):
+    """`entry`'s LastHit for a call of these avals, placement and kinds (None: Arrays alone;
+    calls with Python scalars keep theirs in `entry.scalar_hit`), made anew if they or the
+    config changed; False if its calls are not `flat()` (positional, each a leaf). `entry` is
+    an Entry, or jit_sharded's stand-in for one (Arrays alone)."""
+    hit = entry.last_hit if kinds is None else entry.scalar_hit
+    if hit is False or hit is not None and hit.where is where and hit.kinds == kinds \
+            and hit.generation is config._generation:
         return hit
+    hit = LastHit(avals, where, entry, kinds) if flat() else False
+    if kinds is None:
+        entry.last_hit = hit
+    else:
+        entry.scalar_hit = hit
+    return hit

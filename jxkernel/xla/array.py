@@ -413,8 +413,13 @@ def _put_scalar(x, where, key) -> tuple:
     NaN's, a complex one's, or one made under a transfer guard, which sees each transfer)."""
     dtype = dtypes.python_scalar_dtype(x)
     aval = python_scalar_aval(type(x), dtype)
-    found = aval, host_to_device(_python_scalar_to_numpy(x, dtype), aval, where._devices[0])._buf
-    if x == x and type(x) is not complex and not config._transfer_guarded:
+    value = _python_scalar_to_numpy(x, dtype)
+    if config._transfer_guarded:
+        return aval, host_to_device(value, aval, where._devices[0])._buf
+    # (host_to_device's transfer written out: a loop counter puts a new scalar on every call)
+    found = aval, xc.batched_device_put(aval, where, [value], [where._devices[0]], True, False,
+                                        _COPY, True)
+    if x == x and type(x) is not complex:
         if len(_scalar_buffers) >= _MAX_SCALAR_BUFFERS:
             _scalar_buffers.clear()
         _scalar_buffers[key] = found
@@ -564,10 +569,16 @@ def to_numpy(x, dtype=None) -> np.ndarray:
 def _python_scalar_to_numpy(x, dtype) -> np.ndarray:
     dtype = np.dtype(dtype)
     if type(x) is int and dtype in dtypes.INT_DTYPES:
-        info = dtypes.iinfo(dtype)
-        if not info.min <= x <= info.max:
+        low, high = _int_range(dtype)
+        if not low <= x <= high:
             raise OverflowError(f"Python int {x} too large to convert to {dtype.name}")
     return np.asarray(x, dtype=dtype)
+
+
+@functools.lru_cache(maxsize=None)
+def _int_range(dtype) -> tuple:
+    info = dtypes.iinfo(dtype)          # (np.iinfo is built anew on every call: ~1 µs)
+    return int(info.min), int(info.max)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -239,9 +239,10 @@ def test_python_scalar_arguments_hit_without_a_transfer_and_keep_their_values(mo
     x = arr([1.0, 2.0])
     assert np.asarray(f(x, 2.0)[0]).tolist() == [0.5, 1.0]       # the compile
     f(x, 2.0)                                                     # the fast path's first hit
-    puts = []
-    real_put = xla_array.host_to_device
-    monkeypatch.setattr(xla_array, "host_to_device", lambda *a: puts.append(a) or real_put(*a))
+    puts = []                                           # every transfer of host data
+    real_put = xla_array.xc.batched_device_put
+    monkeypatch.setattr(xla_array.xc, "batched_device_put",
+                        lambda *a: puts.append(a) or real_put(*a))
     for _ in range(3):
         assert np.asarray(f(x, 2.0)[0]).tolist() == [0.5, 1.0]
     assert puts == [] and f._cache_size() == 1                    # kept, not put again
