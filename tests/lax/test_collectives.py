@@ -133,6 +133,32 @@ def test_pmap_keeps_the_copies_of_an_unmapped_array(monkeypatch):
 
 
 @four_devices
+def test_pmap_repeats_its_last_call_without_preparing_again(monkeypatch):
+    # a call like the last (positional arguments mapped over axis 0, the same structure and
+    # types) reuses its trace without flattening the axes again (issue 38); anything else
+    # takes the full path, and the values are always this call's
+    from jxkernel.api import pmap as pmap_module
+    f = jax.pmap(lambda a, b: {"sum": a["x"] + b, "twice": 2 * b}, axis_name="i")
+    data, b = {"x": arr(XS)}, XS.copy()
+    f(data, b)
+    prepared, inner = [], pmap_module.broadcast_prefix
+    monkeypatch.setattr(pmap_module, "broadcast_prefix",
+                        lambda *a, **k: prepared.append(1) or inner(*a, **k))
+    b[0] = 100.0                                       # NumPy data: this call's values
+    out = f(data, b)
+    assert prepared == []
+    np.testing.assert_array_equal(np.asarray(out["sum"]), XS + b)
+    np.testing.assert_array_equal(np.asarray(out["twice"]), 2 * b)
+    as_ints = f({"x": arr(XS, np.int32)}, b.astype(np.int32))       # new types: prepared
+    assert prepared == [1] and as_ints["sum"].dtype == np.int32
+    batched = jax.vmap(lambda c: f(data, c)["twice"])(np.stack([b, -b]))   # traced: prepared
+    assert len(prepared) == 2
+    np.testing.assert_array_equal(np.asarray(batched), [2 * b, -2 * b])
+    by_name = f(data, b=b)                                         # keywords: prepared
+    assert len(prepared) == 3 and np.asarray(by_name["twice"]).tolist() == (2 * b).tolist()
+
+
+@four_devices
 def test_default_device_moves_computation():
     x = arr([1.0, 2.0])
     f = jax.jit(lambda a: lax.mul(a, 2.0))
