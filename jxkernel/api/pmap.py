@@ -274,7 +274,7 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
 
     traces = {}     # signature -> (jaxpr, consts, out_tree), top-level calls only
     # The last eager call whose arguments are all positional and mapped over axis 0, as
-    # (treedef, leaf avals, trace state, its _Prepared, number of consts): a call with the
+    # (treedef, leaf avals, trace state, its _Prepared with the consts as args): a call with the
     # same structure and types reuses its trace without prepare's work (flattening the axes,
     # an aval per leaf, the trace key), as jit's last hit does (issue 38).
     last = []
@@ -341,13 +341,14 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         if key is not None and not static and not kwargs and found is traces.get(key) and \
                 all(ax == 0 for ax in flat_axes) and \
                 all(type(x) in _SHORTCUT_TYPES for x in leaves):
-            last[:] = [(tree, [get_aval(x) for x in leaves], config._trace_state, prepared,
-                        len(consts))]
+            kept = _Prepared(list(consts), jaxpr, out_tree, size, dev, prepared.mapped)
+            last[:] = [(tree, [get_aval(x) for x in leaves], config._trace_state, kept)]
+            # (its args are the consts alone: this call's arguments are not kept alive)
         return prepared
 
     def prepare_again(args):
         """The last call's _Prepared with these arguments, if they match it; else None."""
-        tree, avals, state, prepared, n_consts = last[0]
+        tree, avals, state, prepared = last[0]
         leaves, treedef = tree_flatten((args, {}))
         if treedef != tree or state is not config._trace_state or \
                 not isinstance(current_trace(), EvalTrace):
@@ -355,7 +356,7 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         for x, aval in zip(leaves, avals):
             if type(x) not in _SHORTCUT_TYPES or get_aval(x) != aval:
                 return None
-        return _Prepared([*prepared.args[:n_consts], *leaves], prepared.jaxpr,
+        return _Prepared([*prepared.args, *leaves], prepared.jaxpr,
                          prepared.out_tree, prepared.size, prepared.devices, prepared.mapped)
 
     def finish(outs, out_tree):
