@@ -1,6 +1,7 @@
 """The JupyterLab extension (labextension/, docs/labextension.md) in a real browser.
 
-One `jupyter lab` server (tests/support/jupyter_server.py; its kernels see JXKERNEL_CPU_DEVICES=2, so
+One `jupyter lab` server (tests/support/jupyter_server.py, started by tests/labextension/conftest.py
+once for the files that use this harness; this file's kernels see JXKERNEL_CPU_DEVICES=2, so
 the CPU backend has devices cpu:0 and cpu:1) and one headless Chromium (Debian's
 /usr/bin/chromium, driven by Playwright) for the whole module. The tests assert what a person
 sees on the page, and save screenshots to test-artifacts/browser/<test>-<step>.png (git-ignored).
@@ -25,7 +26,6 @@ import time
 from pathlib import Path
 
 import pytest
-from jupyter_server import JupyterServer
 import locations  # tests/support: the repository's folders
 
 CHROMIUM = os.environ.get("JXKERNEL_CHROMIUM", "/usr/bin/chromium")
@@ -96,25 +96,27 @@ HARMLESS = [
 
 # ==================================================================== fixtures
 @contextlib.contextmanager
-def lab_server(root, notebooks: dict, devices: int | None = None):
-    """A started JupyterLab server on the checkout's extension, holding `notebooks`
-    ({name: cells}); its kernels see `devices` CPU devices."""
-    srv = JupyterServer(root, env={"JXKERNEL_CPU_DEVICES": str(devices)} if devices else None,
-                        # the checkout's assets (test_labextension_build checks them against the
-                        # sources), not the copy `pip install -e` made when it last ran
-                        labextensions={"jxkernel-labextension": ROOT / "jxkernel" / "labextension"},
-                        settings={
-                            # no "Would you like to get notified about official Jupyter news?"
-                            "@jupyterlab/apputils-extension:notification":
-                                {"fetchNews": "false", "checkForUpdates": False},
-                        })
-    srv.start()
+def lab_notebooks(server, notebooks: dict, devices: int | None = None):
+    """`server` (conftest's lab_app, one for the test process) holding `notebooks`
+    ({name: cells}), whose kernels see `devices` CPU devices; JupyterLab starts from an empty
+    layout (not the notebooks another file left open). On exit every kernel is shut down."""
+    kernel = "python3" if devices is None else next(      # conftest's kernelspec for it
+        name for name, env in server.kernels.items() if env["JXKERNEL_CPU_DEVICES"] == devices)
+    forget_layout(server)
+    for name, cells in notebooks.items():
+        server.put_notebook(name, cells, kernel=kernel)
     try:
-        for name, cells in notebooks.items():
-            srv.put_notebook(name, cells)
-        yield srv
+        yield server
     finally:
-        srv.stop()
+        for session in server.sessions():
+            server.request("DELETE", f"api/sessions/{session['id']}")
+        forget_layout(server)
+
+
+def forget_layout(server):
+    """Removes JupyterLab's saved workspaces (the tabs and panels a page reopens)."""
+    for saved in (server.home / "workspaces").glob("*"):
+        saved.unlink()
 
 
 @contextlib.contextmanager
@@ -144,9 +146,8 @@ def shot_view(locator, request, step):
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with lab_server(tmp_path_factory.mktemp("lab"), {"a.ipynb": NOTEBOOK_A, "b.ipynb": NOTEBOOK_B},
-                    devices=2) as srv:
+def server(lab_app):
+    with lab_notebooks(lab_app, {"a.ipynb": NOTEBOOK_A, "b.ipynb": NOTEBOOK_B}, devices=2) as srv:
         yield srv
 
 

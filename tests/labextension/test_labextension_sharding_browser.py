@@ -3,7 +3,8 @@
 application/vnd.jxkernel.sharding+json bundle, and the communication table that the explain
 and HLO views show for a partitioned program.
 
-One `jupyter lab` server whose kernel has four CPU devices (JXKERNEL_CPU_DEVICES=4), one
+The browser tests' `jupyter lab` server (tests/labextension/conftest.py), this file's kernel
+with four CPU devices (JXKERNEL_CPU_DEVICES=4), one
 notebook run once (Run All). The harness is tests/labextension/test_labextension_browser.py's;
 screenshots go to test-artifacts/browser/<test>-<step>.png. Skipped, saying why, only without
 a browser.
@@ -17,7 +18,7 @@ from test_labextension_browser import (  # the same harness: server, page and co
     assert_readable,
     cell,
     expect,
-    lab_server,
+    lab_notebooks,
     notebook_run,
     palette,
     shot_view,
@@ -51,8 +52,8 @@ VIEW_CLASS = {ARRAY: "jx-ShardingOutput", SHOW: "jx-ShardingOutput", EXPLAIN: "j
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with lab_server(tmp_path_factory.mktemp("sharding"), {"sharding.ipynb": NOTEBOOK}, devices=4) as srv:
+def server(lab_app):
+    with lab_notebooks(lab_app, {"sharding.ipynb": NOTEBOOK}, devices=4) as srv:
         yield srv
 
 

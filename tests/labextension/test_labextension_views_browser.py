@@ -3,7 +3,8 @@ real browser: %explain, the stepper, an error card, %jaxpr --diff, %timeit --pha
 %jxmemory, %jxreport and %jxguard status, each drawn by labextension/src/<view>View.ts from
 its application/vnd.jxkernel.*+json bundle.
 
-One `jupyter lab` server and one notebook (views.ipynb) for the module; the page runs every
+The browser tests' `jupyter lab` server (tests/labextension/conftest.py) and one notebook
+(views.ipynb) for the module; the page runs every
 cell once (Run All) and the tests look at the outputs. The harness is
 tests/labextension/test_labextension_browser.py's (its page helpers are imported from it); screenshots go
 to test-artifacts/browser/<test>-<step>.png. Skipped, saying why, only without a browser.
@@ -17,7 +18,7 @@ from test_labextension_browser import (  # the same harness: server, page and co
     assert_readable,
     cell,
     expect,
-    lab_server,
+    lab_notebooks,
     notebook_run,
     palette,
     shot,
@@ -68,8 +69,8 @@ VIEW_CLASS = {EXPLAIN: "jx-ExplainOutput", STEPPER: "jx-StepperOutput", DIFF: "j
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with lab_server(tmp_path_factory.mktemp("views"), {"views.ipynb": NOTEBOOK}) as srv:
+def server(lab_app):
+    with lab_notebooks(lab_app, {"views.ipynb": NOTEBOOK}) as srv:
         yield srv
 
 

@@ -10,7 +10,10 @@ config, data, runtime, settings and workspace directories are private temporary 
 prefix's own, where jxkernel's extension is installed, still count), so a person's JupyterLab
 settings or saved layout change nothing here. `labextensions={name: folder}` serves built
 extensions from those folders, ahead of the installed copies (as `jupyter labextension develop`
-links them). Its log goes to `log_path`.
+links them). `kernels={name: env}` adds Python kernels (kernelspecs in the server's data folder)
+whose processes see `env` on top of the server's, and `put_notebook(..., kernel=name)` makes a
+notebook use one: notebooks that need different device counts (JXKERNEL_CPU_DEVICES, fixed when
+a process starts) share one server. Its log goes to `log_path`.
 """
 from __future__ import annotations
 
@@ -34,13 +37,15 @@ def free_port() -> int:
 
 class JupyterServer:
     def __init__(self, root_dir: Path, env: dict | None = None, settings: dict | None = None,
-                 labextensions: dict | None = None, startup_timeout: float = 60.0):
+                 labextensions: dict | None = None, kernels: dict | None = None,
+                 startup_timeout: float = 60.0):
         self.root_dir = Path(root_dir)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         self.extra_env = dict(env or {})
         self.settings = dict(settings or {})   # {"@scope/pkg:plugin": {setting: value}}
         self.labextensions = dict(labextensions or {})   # {name: built extension folder}
+        self.kernels = dict(kernels or {})               # {kernelspec name: extra env}
         self.startup_timeout = startup_timeout
         self.proc: subprocess.Popen | None = None
         self.home = self.root_dir.parent / (self.root_dir.name + "-jupyter")
@@ -71,6 +76,13 @@ class JupyterServer:
             link.parent.mkdir(parents=True, exist_ok=True)
             if not link.is_symlink():
                 link.symlink_to(Path(folder).resolve(), target_is_directory=True)
+        for name, kernel_env in self.kernels.items():
+            spec = self.home / "data" / "kernels" / name / "kernel.json"
+            spec.parent.mkdir(parents=True, exist_ok=True)
+            spec.write_text(json.dumps({
+                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": f"Python 3 ({name})", "language": "python",
+                "env": {k: str(v) for k, v in kernel_env.items()}}))
         for plugin, values in self.settings.items():
             package, _, name = plugin.partition(":")
             path = self.home / "settings" / package / f"{name}.jupyterlab-settings"
@@ -143,8 +155,9 @@ class JupyterServer:
     def get_json(self, path: str):
         return self.request("GET", path)
 
-    def put_notebook(self, name: str, cells: list[str | dict]) -> str:
-        """Creates `name` (a notebook with these code cells, no outputs) via the contents API."""
+    def put_notebook(self, name: str, cells: list[str | dict], kernel: str = "python3") -> str:
+        """Creates `name` (a notebook with these code cells, no outputs, run by kernelspec
+        `kernel`) via the contents API."""
         nb_cells = []
         for i, cell in enumerate(cells):
             if isinstance(cell, str):
@@ -155,8 +168,9 @@ class JupyterServer:
                 cell.setdefault("execution_count", None)
             nb_cells.append(cell)
         content = {"cells": nb_cells, "nbformat": 4, "nbformat_minor": 5,
-                   "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)",
-                                               "language": "python"},
+                   "metadata": {"kernelspec": {"name": kernel, "language": "python",
+                                               "display_name": "Python 3 (ipykernel)"
+                                               if kernel == "python3" else f"Python 3 ({kernel})"},
                                 "language_info": {"name": "python"}}}
         self.request("PUT", f"api/contents/{name}", {"type": "notebook", "format": "json",
                                                       "content": content})
