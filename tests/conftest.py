@@ -79,7 +79,9 @@ def pytest_unconfigure(config):
 _LONGEST_FIRST = (
     "test_conformance.py::test_every_program_does_what_known_failures_says",
     "test_scipy_stats.py::test_values_dtypes_and_weak_types_match_jax",
-    "test_labextension_views_browser.py::",      # whole files: one JupyterLab server each
+    # whole files, together: worksteal's first split gives them to one worker, where they
+    # share one JupyterLab server (tests/labextension/conftest.py)
+    "test_labextension_views_browser.py::",
     "test_labextension_browser.py::",
     "test_labextension_sharding_browser.py::",
     "test_hub.py::",                 # a JupyterHub, two learners' servers, a hub restart
