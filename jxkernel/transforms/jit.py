@@ -175,7 +175,7 @@ class Jitted:
                 entry = last.entry               # (written out here: the hottest path of all)
                 entry.hits += 1
                 try:
-                    return last.unflatten(entry.exe.call_buffers(bufs))
+                    return last.unflatten(entry.exe.call_buffers(entry.const_bufs + bufs))
                 except ValueError:
                     if not any_sharded(args):     # a sharded argument after the first
                         raise
@@ -207,7 +207,7 @@ class Jitted:
                     self._last[LAST_HIT] = hit
                 try:
                     return entry.out_tree.unflatten(entry.exe.call_buffers(
-                        buffers(leaves) if bufs is None else bufs))
+                        entry.const_bufs + (buffers(leaves) if bufs is None else bufs)))
                 except ValueError:
                     if not any_sharded(leaves):   # a sharded leaf after the first: not ours
                         raise
@@ -254,7 +254,7 @@ class Jitted:
                 return self._call(args, kwargs)
         else:
             entry.hits += 1
-        if not (dyn_kwargs or move or entry.consts or entry.donated) and \
+        if not (dyn_kwargs or move or entry.donated) and \
                 all(type(leaf) is Array or type(leaf) in SCALAR_TYPES for leaf in leaves) and \
                 (leaves or device == _client.default_device()):
             # eligible for the fast path: remember it under the fast path's key

@@ -70,7 +70,8 @@ class LastHit:
             tree.unflatten
         # the same check and call compiled (xla/fastpath.py), or None: the Python path
         self.native = fastpath.jit_hit(avals, where, self.generation, entry.exe,
-                                       self.unflatten, entry, kinds) if avals else None
+                                       self.unflatten, entry, kinds,
+                                       entry.const_bufs) if avals else None
 
 
 _first = operator.itemgetter(0)
@@ -102,11 +103,12 @@ class Entry:
     structure, how often the cache has hit it, and its LastHit (made on its first fast-path
     hit, anew if the placement object or the config changed; False if its calls are not
     positional Arrays alone)."""
-    __slots__ = ("exe", "consts", "out_tree", "jaxpr", "text", "donated", "hits", "last_hit",
-                 "scalar_hit")
+    __slots__ = ("exe", "consts", "const_bufs", "out_tree", "jaxpr", "text", "donated", "hits",
+                 "last_hit", "scalar_hit")
 
     def __init__(self, exe, consts, out_tree, jaxpr, text, donated):
         self.exe, self.consts, self.out_tree = exe, consts, out_tree
+        self.const_bufs = [c._buf for c in consts]      # what a hit passes before the arguments
         self.jaxpr, self.text, self.donated = jaxpr, text, donated
         self.hits = 0
         self.last_hit = None

@@ -115,10 +115,11 @@ class _Checked:
 class _FastEntry:
     """What jit's fast path reads: the checked executable; hits count on the cached entry."""
     __slots__ = ("exe", "out_tree", "entry", "last_hit")
+    const_bufs = []                           # (the checked executable passes its own)
 
     def __init__(self, exe, entry):
         self.exe, self.out_tree, self.entry = exe, entry.out_tree, entry
-        self.last_hit = None                  # as jit.py's _Entry.last_hit
+        self.last_hit = None                  # as jit_cache.Entry.last_hit
 
     hits = property(lambda self: self.entry.hits,
                     lambda self, n: setattr(self.entry, "hits", n))

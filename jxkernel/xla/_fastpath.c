@@ -38,6 +38,7 @@ typedef struct {
     PyObject *kinds;        /* None (all Arrays), or per argument None or a Python scalar type */
     PyObject *put;          /* None, or put(scalar, where) -> the scalar's buffer */
     Py_ssize_t first_array; /* the argument whose buffer's sharding is `where` (-1: none) */
+    PyObject *consts;       /* tuple of buffers passed before the arguments (closed-over) */
 } Hit;
 
 static int
@@ -81,18 +82,19 @@ static PyObject *
 hit_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"avals", "where", "generation", "execute", "handlers", "out_avals",
-                         "finish", "entry", "params", "check_trace", "kinds", "put", NULL};
+                         "finish", "entry", "params", "check_trace", "kinds", "put", "consts",
+                         NULL};
     PyObject *avals, *where, *gen, *execute, *handlers, *out_avals, *finish, *entry, *params;
-    PyObject *kinds = Py_None, *put = Py_None;
+    PyObject *kinds = Py_None, *put = Py_None, *consts = NULL;
     int check_trace;
     if (array_type == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "_fastpath.setup() was not called");
         return NULL;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOO!O!OOOp|OO", kw, &PyTuple_Type, &avals,
-                                     &where, &gen, &execute, &PyList_Type, &handlers,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOO!O!OOOp|OOO!", kw, &PyTuple_Type,
+                                     &avals, &where, &gen, &execute, &PyList_Type, &handlers,
                                      &PyTuple_Type, &out_avals, &finish, &entry, &params,
-                                     &check_trace, &kinds, &put))
+                                     &check_trace, &kinds, &put, &PyTuple_Type, &consts))
         return NULL;
     if (PyList_GET_SIZE(handlers) != PyTuple_GET_SIZE(out_avals) ||
             PyTuple_GET_SIZE(avals) == 0) {
@@ -127,6 +129,11 @@ hit_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     h->kinds = Py_NewRef(kinds);
     h->put = Py_NewRef(put);
     h->first_array = first_array;
+    h->consts = consts != NULL ? Py_NewRef(consts) : PyTuple_New(0);
+    if (h->consts == NULL) {
+        Py_DECREF(h);
+        return NULL;
+    }
     return (PyObject *)h;
 }
 
@@ -135,7 +142,7 @@ hit_traverse(Hit *h, visitproc visit, void *arg)
 {
     Py_VISIT(h->avals); Py_VISIT(h->where); Py_VISIT(h->generation); Py_VISIT(h->execute);
     Py_VISIT(h->handlers); Py_VISIT(h->out_avals); Py_VISIT(h->finish); Py_VISIT(h->entry);
-    Py_VISIT(h->params); Py_VISIT(h->kinds); Py_VISIT(h->put);
+    Py_VISIT(h->params); Py_VISIT(h->kinds); Py_VISIT(h->put); Py_VISIT(h->consts);
     return 0;
 }
 
@@ -144,7 +151,7 @@ hit_clear(Hit *h)
 {
     Py_CLEAR(h->avals); Py_CLEAR(h->where); Py_CLEAR(h->generation); Py_CLEAR(h->execute);
     Py_CLEAR(h->handlers); Py_CLEAR(h->out_avals); Py_CLEAR(h->finish); Py_CLEAR(h->entry);
-    Py_CLEAR(h->params); Py_CLEAR(h->kinds); Py_CLEAR(h->put);
+    Py_CLEAR(h->params); Py_CLEAR(h->kinds); Py_CLEAR(h->put); Py_CLEAR(h->consts);
     return 0;
 }
 
@@ -196,9 +203,12 @@ matches(Hit *h, PyObject *const *args, Py_ssize_t n)
 static PyObject *
 run(Hit *h, PyObject *const *args, Py_ssize_t n)
 {
-    PyObject *bufs = PyList_New(n);
+    Py_ssize_t c = PyTuple_GET_SIZE(h->consts);
+    PyObject *bufs = PyList_New(c + n);
     if (bufs == NULL)
         return NULL;
+    for (Py_ssize_t i = 0; i < c; i++)
+        PyList_SET_ITEM(bufs, i, Py_NewRef(PyTuple_GET_ITEM(h->consts, i)));
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *buf;
         if (h->kinds != Py_None && PyTuple_GET_ITEM(h->kinds, i) != Py_None) {
@@ -210,7 +220,7 @@ run(Hit *h, PyObject *const *args, Py_ssize_t n)
         } else {
             buf = Py_NewRef(SLOT(args[i], off_buf));
         }
-        PyList_SET_ITEM(bufs, i, buf);
+        PyList_SET_ITEM(bufs, c + i, buf);
     }
     PyObject *results = PyObject_CallOneArg(h->execute, bufs);
     Py_DECREF(bufs);

@@ -150,17 +150,18 @@ def _build(path: str) -> None:
             os.unlink(tmp)
 
 
-def jit_hit(avals, where, generation, exe, finish, entry, kinds=None):
+def jit_hit(avals, where, generation, exe, finish, entry, kinds=None, consts=()):
     """A `Hit` for a jit cache entry whose executable is plain (one device, no donation,
     no host callbacks), or None. `kinds`: per argument None (an Array) or the Python scalar
-    type taken there (array.scalar_kinds), for calls such as f(x, 2.0)."""
+    type taken there (array.scalar_kinds), for calls such as f(x, 2.0); `consts`: the
+    buffers of its closed-over constants, passed before the arguments."""
     module = native()
     if module is None or not getattr(exe, "plain", False):
         return None
     from .array import scalar_buffer       # (array imports nothing of this module's users)
     return module.Hit(tuple(avals), where, generation, exe._execute, exe.handlers,
                       tuple(exe.out_avals), finish, entry, None, True, kinds,
-                      scalar_buffer if kinds is not None else None)
+                      scalar_buffer if kinds is not None else None, tuple(consts))
 
 
 def eager_hit(avals, where, generation, exe, params, single):

@@ -133,6 +133,22 @@ def test_python_scalar_arguments_hit_in_c_with_their_own_values_and_types(path):
     assert g(7, 3).item() == 4
 
 
+def test_a_jit_closing_over_arrays_hits_with_its_constants(path):
+    c = arr([10.0, 20.0])                                # a closed-over Array: a constant
+    g = jax.jit(lambda v: v * c)
+    f = jax.jit(lambda v, s: (v * c + s, {"c": c}))
+    x = arr([1.0, 2.0])
+    for s in [1.0, 1.0, 1.0, 2.0]:
+        out, d = f(x, s)
+        assert np.asarray(out).tolist() == [10 + s, 40 + s]
+        assert np.asarray(d["c"]).tolist() == [10.0, 20.0]
+        assert np.asarray(g(x)).tolist() == [10.0, 40.0]
+    assert g.cache_hits() == 3 and f.cache_hits() == 3
+    assert (g._last[LAST_HIT].native is not None) == (path == "compiled")
+    if path == "compiled":
+        assert _python_frames(lambda: g(x)) == []
+
+
 def test_a_failing_hit_raises_the_python_paths_error(path):
     f = jax.jit(lambda x: x + 1)
     x = arr([1.0, 2.0])
