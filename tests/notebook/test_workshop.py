@@ -223,7 +223,7 @@ def newton_sqrt_printing(a):
 # Checks on the compiled program (workshop/program_checks.py): right values, wrong program
 # (jit-buckets' compile count is WRONG's case above)
 PROGRAM_WRONG = [
-    ("cf-scan", running_max_python, "35 equations (slice ×9, squeeze ×9, max ×8) and no scan"),
+    ("cf-scan", running_max_python, "27 equations (slice ×9, squeeze ×9, max ×8) and no scan"),
     ("cf-while", newton_sqrt_printing,
      "newton_sqrt's loop calls back to Python at every step (debug_print in a while loop)"),
     ("perf-donate", jax.jit(lambda state: state * 0.5),
