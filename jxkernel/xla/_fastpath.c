@@ -39,6 +39,7 @@ typedef struct {
     PyObject *put;          /* None, or put(scalar, where) -> the scalar's buffer */
     Py_ssize_t first_array; /* the argument whose buffer's sharding is `where` (-1: none) */
     PyObject *consts;       /* tuple of buffers passed before the arguments (closed-over) */
+    int alike;              /* eager, two operands of one type: 1 (integers) or 2 (inexact) */
 } Hit;
 
 static int
@@ -83,18 +84,19 @@ hit_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kw[] = {"avals", "where", "generation", "execute", "handlers", "out_avals",
                          "finish", "entry", "params", "check_trace", "kinds", "put", "consts",
-                         NULL};
+                         "alike", NULL};
     PyObject *avals, *where, *gen, *execute, *handlers, *out_avals, *finish, *entry, *params;
     PyObject *kinds = Py_None, *put = Py_None, *consts = NULL;
-    int check_trace;
+    int check_trace, alike = 0;
     if (array_type == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "_fastpath.setup() was not called");
         return NULL;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOO!O!OOOp|OOO!", kw, &PyTuple_Type,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOO!O!OOOp|OOO!i", kw, &PyTuple_Type,
                                      &avals, &where, &gen, &execute, &PyList_Type, &handlers,
                                      &PyTuple_Type, &out_avals, &finish, &entry, &params,
-                                     &check_trace, &kinds, &put, &PyTuple_Type, &consts))
+                                     &check_trace, &kinds, &put, &PyTuple_Type, &consts,
+                                     &alike))
         return NULL;
     if (PyList_GET_SIZE(handlers) != PyTuple_GET_SIZE(out_avals) ||
             PyTuple_GET_SIZE(avals) == 0) {
@@ -129,6 +131,7 @@ hit_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     h->kinds = Py_NewRef(kinds);
     h->put = Py_NewRef(put);
     h->first_array = first_array;
+    h->alike = alike;
     h->consts = consts != NULL ? Py_NewRef(consts) : PyTuple_New(0);
     if (h->consts == NULL) {
         Py_DECREF(h);
@@ -457,6 +460,55 @@ array_ready(PyObject *self, PyObject *unused)
     return PyObject_CallOneArg(ready_fallback, self);
 }
 
+/* Array's +, -, *, /: with two Arrays whose types equal the ones the operator's primitive
+   last ran on eagerly, and these alike (one dtype, weak type and shape, not bool; inexact
+   for /), jnp's promotion would change nothing and the operator binds the primitive to the
+   two as they are: run its last run's Hit. Anything else goes to the Python operator. */
+enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV, N_OPS };
+static PyObject *op_prims[N_OPS], *op_fallbacks[N_OPS], *no_params;
+
+static PyObject *
+array_operator(int which, PyObject *self, PyObject *other)
+{
+    if (op_prims[which] != NULL && Py_TYPE(other) == array_type && Py_TYPE(self) == array_type) {
+        PyObject *trace = PyObject_GetAttr(ctx_obj, s_trace), *out = NULL;
+        if (trace == NULL)
+            return NULL;
+        Py_DECREF(trace);
+        PyObject *last = trace == eval_trace ?
+            PyDict_GetItemWithError(last_runs, op_prims[which]) : NULL;      /* borrowed */
+        if (last != NULL) {
+            PyObject *native = PyObject_GetAttr(last, s_native);
+            if (native != NULL && Py_IS_TYPE(native, &HitType) &&
+                    ((Hit *)native)->alike >= (which == OP_DIV ? 2 : 1)) {
+                PyObject *operands[2] = {self, other};
+                out = hit_run((Hit *)native, operands, 2, no_params);
+            }
+            Py_XDECREF(native);
+            if (out == miss) {
+                Py_DECREF(out);
+                out = NULL;
+            }
+        }
+        PyErr_Clear();
+        if (out != NULL)
+            return out;
+    }
+    return PyObject_CallFunctionObjArgs(op_fallbacks[which], self, other, NULL);
+}
+
+static PyObject *array_add(PyObject *a, PyObject *b) { return array_operator(OP_ADD, a, b); }
+static PyObject *array_sub(PyObject *a, PyObject *b) { return array_operator(OP_SUB, a, b); }
+static PyObject *array_mul(PyObject *a, PyObject *b) { return array_operator(OP_MUL, a, b); }
+static PyObject *array_div(PyObject *a, PyObject *b) { return array_operator(OP_DIV, a, b); }
+
+static PyMethodDef operator_entry_points[N_OPS] = {
+    {"__add__", array_add, METH_O, "self + other"},
+    {"__sub__", array_sub, METH_O, "self - other"},
+    {"__mul__", array_mul, METH_O, "self * other"},
+    {"__truediv__", array_div, METH_O, "self / other"},
+};
+
 static PyMethodDef entry_points[] = {
     {"__call__", (PyCFunction)(void (*)(void))jit_call, METH_FASTCALL | METH_KEYWORDS,
      "Call the jitted function (its last hit in C; anything else in Python)."},
@@ -516,6 +568,33 @@ install_ready(PyObject *self, PyObject *fallback)
     Py_RETURN_NONE;
 }
 
+/* install_operators(Array, {"__add__": (add_p, python_add), ...}) */
+static PyObject *
+install_operators(PyObject *self, PyObject *args)
+{
+    PyObject *type, *table;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyType_Type, &type, &PyDict_Type, &table))
+        return NULL;
+    if (last_runs == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "install_bind() first: the operators read its runs");
+        return NULL;
+    }
+    if (no_params == NULL && (no_params = PyDict_New()) == NULL)
+        return NULL;
+    for (int i = 0; i < N_OPS; i++) {
+        PyObject *pair = PyDict_GetItemString(table, operator_entry_points[i].ml_name);
+        PyObject *prim, *fallback;
+        if (pair == NULL)
+            continue;
+        if (!PyArg_ParseTuple(pair, "OO", &prim, &fallback))
+            return NULL;
+        Py_XSETREF(op_prims[i], Py_NewRef(prim));
+        if (put_method(type, &operator_entry_points[i], fallback, &op_fallbacks[i]) < 0)
+            return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS,
      "setup(config, ctx, eval_trace, miss, array_type): what every Hit reads."},
@@ -523,6 +602,8 @@ static PyMethodDef methods[] = {
      "install_jit(Jitted, python_call, last_hit_key): Jitted.__call__ tries its last hit in C."},
     {"install_bind", install_bind, METH_VARARGS,
      "install_bind(Primitive, python_bind, last_runs, impl_rules): bind tries the last run."},
+    {"install_operators", install_operators, METH_VARARGS,
+     "install_operators(Array, {name: (primitive, python_method)}): +, -, *, / in C."},
     {"install_ready", install_ready, METH_O,
      "install_ready(python_method): Array.block_until_ready waits in C."},
     {NULL}

@@ -172,4 +172,14 @@ def eager_hit(avals, where, generation, exe, params, single):
     import operator
     return module.Hit(tuple(avals), where, generation, exe._execute, exe.handlers,
                       tuple(exe.out_avals), operator.itemgetter(0) if single else None, None,
-                      params, False)
+                      params, False, alike=_alike(avals))
+
+
+def _alike(avals) -> int:
+    """For Array's operators in C: 2 for two operands of one inexact type, 1 of one integer
+    type (not bool), else 0 (jnp's promotion would change something, or nothing is known)."""
+    from ..core import dtypes               # (with the first eager Hit, as this module's rest)
+    if len(avals) != 2 or avals[0] != avals[1]:
+        return 0
+    dtype = avals[0].dtype
+    return 2 if dtype in dtypes.INEXACT_DTYPES else 1 if dtype in dtypes.INT_DTYPES else 0

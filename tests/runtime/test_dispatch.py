@@ -149,6 +149,30 @@ def test_a_jit_closing_over_arrays_hits_with_its_constants(path):
         assert _python_frames(lambda: g(x)) == []
 
 
+def test_operators_on_two_arrays_of_one_type_run_their_last_run(path):
+    # Array's + - * / in C take the primitive's last run only for operands jnp would not
+    # promote (one dtype, weak type and shape; not bool; inexact for /): check each neighbour
+    x, y = arr([6.0, 8.0]), arr([2.0, 4.0])
+    i, j = arr([7, 9], np.int32), arr([2, 4], np.int32)
+    for _ in range(3):                                 # (a primitive keeps one last run)
+        assert (i + j).dtype == np.int32 and np.asarray(i * j).tolist() == [14, 36]
+    for _ in range(3):
+        assert np.asarray(x + y).tolist() == [8.0, 12.0] and np.asarray(x - y).tolist() == [4, 4]
+        assert np.asarray(x * y).tolist() == [12.0, 32.0] and np.asarray(x / y).tolist() == [3, 2]
+    if path == "compiled":
+        assert _python_frames(lambda: x + y) == _python_frames(lambda: x / y) == []
+    quotient = i / j                                   # ints divide as floats (the Python path)
+    assert quotient.dtype == np.float32 and np.asarray(quotient).tolist() == [3.5, 2.25]
+    t, f = arr([True, True], np.bool_), arr([True, False], np.bool_)
+    assert np.asarray(t * f).tolist() == [True, False] and (t + f).dtype == np.bool_
+    w = jax.device_put(np.float32(2.0)) * 1.0           # a weak f32 scalar meets a strong f32[2]
+    assert np.asarray(x + x).tolist() == [12.0, 16.0]
+    assert (x + jax.device_put(2.0)).tolist() == [8.0, 10.0] and not (x + w).weak_type
+    assert (x + arr([1.0])).shape == (2,)             # broadcasting: promoted in Python
+    assert (x + arr([1, 1], np.int32)).dtype == np.float32
+    assert (x.astype(np.float16) + y.astype(np.float16)).dtype == np.float16
+
+
 def test_a_failing_hit_raises_the_python_paths_error(path):
     f = jax.jit(lambda x: x + 1)
     x = arr([1.0, 2.0])

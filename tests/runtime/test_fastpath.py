@@ -46,7 +46,8 @@ def test_the_environment_variable_switches_the_compiled_path_off():
             "assert dispatch._last_run[lax.cos_p].native is None\n"
             "import types; from jxkernel.core.primitive import Primitive\n"
             "assert all(isinstance(c.__dict__[m], types.FunctionType) for c, m in "
-            "[(type(f), '__call__'), (Primitive, 'bind'), (type(x), 'block_until_ready')])\n"
+            "[(type(f), '__call__'), (Primitive, 'bind'), (type(x), 'block_until_ready'), "
+            "(type(x), '__add__')])\n"
             "print('ok')\n")
     env = dict(os.environ, JXKERNEL_FASTPATH="0")
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
