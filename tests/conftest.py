@@ -15,11 +15,13 @@ hold for AVX-only CPUs too: scripts/test_other_cpus.sh). The environment variabl
 reaches the kernels, servers and scripts the suite starts; set
 JAX_DISABLE_MOST_OPTIMIZATIONS=0 to run the whole suite at the default.
 
-Only compiles of a second or more are written to that folder (JAX's default minimum; ours is
-0): a test file's programs are its own (two files' runs shared 5 of 534 compiles), so the other
-processes almost never load an entry, and writing each one cost 4 % of a test file's CPU time
-(serializing ~1.5 ms per ~32 ms compile). The tests of the cache itself set 0 where they
-need entries written.
+The test processes write only compiles of a second or more to that folder (JAX's default
+minimum; ours is 0): a test file's programs are its own (two files' runs shared 5 of 534
+compiles), so the other worker almost never loads an entry, and writing each one cost 2.5-4 %
+of a test file's CPU time (serializing ~2 ms per 40-70 ms compile). The kernels, servers and
+scripts they start keep writing every compile (the option is set in this process, not in the
+environment): two kernels that run the same cells share them. The tests of the cache itself
+set 0 where they need entries written.
 
 The CPU device count is left alone: tests see the single-device default.
 Multi-device tests run in a subprocess with JXKERNEL_CPU_DEVICES set (see
@@ -41,14 +43,14 @@ _MARK = os.path.join(_CACHE_DIR, f"in-use-{os.getpid()}")
 open(_MARK, "w").close()
 os.environ["JXKERNEL_COMPILATION_CACHE_DIR"] = _CACHE_DIR
 os.environ.setdefault("JAX_DISABLE_MOST_OPTIMIZATIONS", "1")
-os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "1")
 if "jxkernel.config" in sys.modules:          # imported early (e.g. by a plugin): update it too
     _config = sys.modules["jxkernel.config"]
     _config.config.update("jax_compilation_cache_dir", _CACHE_DIR)
-    _config.config.update("jax_persistent_cache_min_compile_time_secs",
-                          float(os.environ["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"]))
     _config.config.update("jax_disable_most_optimizations",
                           _config._parse_bool(os.environ["JAX_DISABLE_MOST_OPTIMIZATIONS"]))
+if "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS" not in os.environ:    # (see above)
+    from jxkernel.config import config as _jx_config
+    _jx_config.update("jax_persistent_cache_min_compile_time_secs", 1.0)
 
 
 def pytest_sessionfinish(session, exitstatus):
