@@ -371,13 +371,15 @@ call_with_self(PyObject *fn, PyObject *self, PyObject *const *args, Py_ssize_t n
     return result;
 }
 
-/* `holder.native`'s results on these arguments, or NULL with no exception set: no Hit there,
-   a miss, or an error (left to the Python path to report). */
+/* `holder.native`'s results on these arguments, or NULL with no exception set: no Hit there
+   (or one whose operands are less `alike` than asked), a miss, or an error (left to the
+   Python path to report). */
 static PyObject *
-try_native(PyObject *holder, PyObject *const *args, Py_ssize_t n, PyObject *params)
+try_native(PyObject *holder, PyObject *const *args, Py_ssize_t n, PyObject *params,
+           int min_alike)
 {
     PyObject *out = NULL, *native = PyObject_GetAttr(holder, s_native);
-    if (native != NULL && Py_IS_TYPE(native, &HitType))
+    if (native != NULL && Py_IS_TYPE(native, &HitType) && ((Hit *)native)->alike >= min_alike)
         out = hit_run((Hit *)native, args, n, params);
     Py_XDECREF(native);
     if (out == miss) {
@@ -399,7 +401,7 @@ jit_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwna
             PyObject *hit = PyDict_GetItemWithError(last, last_hit_key);     /* borrowed */
             if (hit != NULL) {
                 Py_INCREF(hit);
-                out = try_native(hit, args, nargs, NULL);
+                out = try_native(hit, args, nargs, NULL, 0);
                 Py_DECREF(hit);
             }
         }
@@ -430,7 +432,7 @@ prim_bind(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwn
                 ok = PyDict_SetItem(params, PyTuple_GET_ITEM(kwnames, i), args[nargs + i]) == 0;
             if (ok) {
                 Py_INCREF(last);
-                out = try_native(last, args, nargs, params);
+                out = try_native(last, args, nargs, params, 0);
                 Py_DECREF(last);
             }
             Py_XDECREF(params);
@@ -450,7 +452,9 @@ array_ready(PyObject *self, PyObject *unused)
 {
     PyObject *buf = SLOT(self, off_buf);
     if (buf != NULL) {
+        Py_INCREF(buf);                           /* (the wait releases the GIL) */
         PyObject *done = PyObject_CallMethodNoArgs(buf, s_block);
+        Py_DECREF(buf);
         if (done != NULL) {
             Py_DECREF(done);
             return Py_NewRef(self);
@@ -478,17 +482,10 @@ array_operator(int which, PyObject *self, PyObject *other)
         PyObject *last = trace == eval_trace ?
             PyDict_GetItemWithError(last_runs, op_prims[which]) : NULL;      /* borrowed */
         if (last != NULL) {
-            PyObject *native = PyObject_GetAttr(last, s_native);
-            if (native != NULL && Py_IS_TYPE(native, &HitType) &&
-                    ((Hit *)native)->alike >= (which == OP_DIV ? 2 : 1)) {
-                PyObject *operands[2] = {self, other};
-                out = hit_run((Hit *)native, operands, 2, no_params);
-            }
-            Py_XDECREF(native);
-            if (out == miss) {
-                Py_DECREF(out);
-                out = NULL;
-            }
+            PyObject *operands[2] = {self, other};
+            Py_INCREF(last);
+            out = try_native(last, operands, 2, no_params, which == OP_DIV ? 2 : 1);
+            Py_DECREF(last);
         }
         PyErr_Clear();
         if (out != NULL)
