@@ -28,7 +28,8 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MIRROR = "/work/.mirror/jax-ml+jax/repo"
+# a git clone of github.com/jax-ml/jax (bare or not): --mirror, or JAX_GIT_MIRROR
+MIRROR = os.environ.get("JAX_GIT_MIRROR")
 EIGHT_DEVICES = {"pmap_101", "page:jax-101/06-parallelism", "page:parallel"}
 
 
@@ -75,6 +76,9 @@ def cells_of(program, mirror) -> list:
     from conformance.docs import pages
     from conformance.docs.__main__ import page_cells
     kind, name = program.split(":", 1)
+    if not mirror:
+        raise SystemExit(f"{program} is read from a git clone of JAX: pass --mirror DIR or set "
+                         f"JAX_GIT_MIRROR")
     if kind == "example":
         source = subprocess.run(["git", "-C", mirror, "show", f"jax-v0.4.26:examples/{name}.py"],
                                 check=True, capture_output=True, text=True).stdout
@@ -137,7 +141,8 @@ def compare(programs, runs, mirror, jax_python):
         for program in programs:
             for impl, python in (("jax", jax_python), ("jxkernel", sys.executable)):
                 done = subprocess.run([python, os.path.abspath(__file__), "--impl", impl,
-                                       "--mirror", mirror, program], cwd=ROOT,
+                                       *(["--mirror", mirror] if mirror else []), program],
+                                      cwd=ROOT,
                                       env=environment(impl, program), capture_output=True,
                                       text=True)
                 lines = done.stdout.strip().splitlines()
@@ -166,7 +171,9 @@ def main():
     parser.add_argument("--impl", choices=("jax", "jxkernel"),
                         help="run in this process (the child of a comparison)")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--mirror", default=MIRROR, help="a git mirror of JAX")
+    parser.add_argument("--mirror", default=MIRROR,
+                        help="a git clone of JAX (pages and examples need it; default: "
+                             "$JAX_GIT_MIRROR)")
     parser.add_argument("--jax-python", default=os.path.join(ROOT, ".venv-jax", "bin", "python"))
     parser.add_argument("--profile", help="cProfile output file (with --impl)")
     args = parser.parse_args()
