@@ -543,8 +543,10 @@ def _cumulative(name, reduction, a, axis, dtype, out=None, fill_nan=False, fill_
     if out is not None:
         raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported")
     shape = aval_of(a).shape
-    if axis is None or not shape:
+    if axis is None:
         a = lax.reshape(a, (math.prod(shape),))
+    # as JAX: only axis=None flattens; an axis of a 0-d array is out of bounds (NumPy would
+    # flatten it too)
     axis = canonicalize_axis(0 if axis is None else operator.index(axis), len(aval_of(a).shape))
     if fill_nan and dtypes.is_inexact(aval_of(a).dtype):
         a = _where(_isnan(a), np.array(fill_value, aval_of(a).dtype), a)
