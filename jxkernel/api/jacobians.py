@@ -19,7 +19,7 @@ from ..lax import elementwise as ew, shapes, slicing
 from ..core.interpreter_primitives import convert_element_type as _convert_element_type
 from ..lax.conversion import convert_element_type
 from ..tree_util import tree_flatten, tree_map, tree_transpose, tree_unflatten
-from ..transforms.ad import _check_grad_input, jvp, vjp
+from ..transforms.ad import _check_grad_input, check_output_dtype, jvp, vjp
 from ..transforms.api_util import wraps
 from ..transforms.batching import vmap
 
@@ -110,6 +110,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
             y, pullback, aux = vjp(f_partial, *dyn, has_aux=True)
         else:
             y, pullback = vjp(f_partial, *dyn)
+        tree_map(lambda v: check_output_dtype("jacrev", holomorphic, get_aval(v)), y)
         y_leaves, y_tree = tree_flatten(y)
         y_avals = [get_aval(v) for v in y_leaves]
         jac = vmap(pullback)(_std_basis(y))            # per input leaf: (n_out,) + in_shape

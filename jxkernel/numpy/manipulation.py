@@ -177,7 +177,8 @@ def swapaxes(a, axis1: int, axis2: int):
     a = _asarray("swapaxes", a)
     ndim = len(_shape(a))
     perm = list(range(ndim))
-    i, j = canonicalize_axis(axis1, ndim), canonicalize_axis(axis2, ndim)
+    # IndexError, as JAX's (it swaps entries of a NumPy permutation)
+    i, j = canonicalize_axis(axis1, ndim, IndexError), canonicalize_axis(axis2, ndim, IndexError)
     perm[i], perm[j] = perm[j], perm[i]
     return lax.transpose(a, perm)
 

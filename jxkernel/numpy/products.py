@@ -233,6 +233,12 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_
     return _finish(out, dtype, weak)
 
 
+def _multiply(a, b):
+    """jnp.multiply's rule for two arrays of one dtype: bools multiply as logical and (lax.mul
+    takes no bool), as JAX's outer and inner do."""
+    return (lax.bitwise_and if aval_of(a).dtype == np.bool_ else lax.mul)(a, b)
+
+
 def inner(a, b, *, precision=None, preferred_element_type=None):
     """Contraction of the last axes of a and b.  ``inner(x, y) == tensordot(x, y, (-1, -1))``"""
     a, b = _args("inner", a, b)
@@ -242,7 +248,7 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
             a = conversion.convert_element_type(a, dtype)
             b = conversion.convert_element_type(b, dtype)
         a, b = util.promote_args("inner", a, b)
-        return lax.mul(a, b)
+        return _multiply(a, b)
     return tensordot(a, b, (-1, -1), precision=precision,
                      preferred_element_type=preferred_element_type)
 
@@ -258,8 +264,8 @@ def outer(a, b, out=None):
         raise NotImplementedError("The 'out' argument to jnp.outer is not supported.")
     a, b = util.promote_dtypes(*_args("outer", a, b))
     n, m = aval_of(a).size, aval_of(b).size
-    return lax.mul(lax.broadcast_in_dim(lax.reshape(a, (n,)), (n, 1), (0,)),
-                   lax.broadcast_in_dim(lax.reshape(b, (m,)), (1, m), (1,)))
+    return _multiply(lax.broadcast_in_dim(lax.reshape(a, (n,)), (n, 1), (0,)),
+                     lax.broadcast_in_dim(lax.reshape(b, (m,)), (1, m), (1,)))
 
 
 def kron(a, b):

@@ -111,11 +111,11 @@ def _axes_arg(axis):
         return tuple(operator.index(i) for i in axis)
 
 
-def _reduction_dims(ndim: int, axis) -> tuple:
+def _reduction_dims(ndim: int, axis, error=ValueError) -> tuple:
     if axis is None:
         return tuple(range(ndim))
     axes = axis if isinstance(axis, tuple) else (axis,)
-    dims = tuple(canonicalize_axis(a, ndim) for a in axes)
+    dims = tuple(canonicalize_axis(a, ndim, error) for a in axes)
     if len(set(dims)) != len(dims):
         raise ValueError(f"duplicate value in 'axis': {axis}")
     return dims
@@ -329,7 +329,8 @@ def _count(a, axis, keepdims, where, dtype):
     """How many elements each output of a reduction over `axis` sees (as `dtype`)."""
     if where is None:
         shape = aval_of(a).shape
-        n = math.prod(shape[d] for d in _reduction_dims(len(shape), _axes_arg(axis)))
+        # IndexError, as JAX's (it indexes the shape before any check): mean, var, std
+        n = math.prod(shape[d] for d in _reduction_dims(len(shape), _axes_arg(axis), IndexError))
         if is_symbolic(n):                   # jax.export: the size is computed in the program
             return conversion.convert_element_type(n.__jax_array__(), dtype)
         return np.array(n, dtype)
@@ -489,7 +490,7 @@ def _argminmax(name, lax_fn, a, axis, out, keepdims):
     if axis is None:
         dims, a, ax = tuple(range(len(shape))), ravel(a), 0
     else:
-        ax = canonicalize_axis(operator.index(axis), len(shape))
+        ax = canonicalize_axis(operator.index(axis), len(shape), IndexError)    # as JAX's
         dims = (ax,)
     if aval_of(a).shape[ax] == 0:
         raise ValueError(f"attempt to get {name} of an empty sequence")

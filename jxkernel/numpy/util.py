@@ -487,9 +487,10 @@ def where(condition, x, y):
     return _where_jit(condition, x, y)
 
 
-def canonicalize_axis(axis: int, ndim: int) -> int:
-    """`axis` in range(ndim) (negative counts from the end), or a clear error."""
+def canonicalize_axis(axis: int, ndim: int, error=ValueError) -> int:
+    """`axis` in range(ndim) (negative counts from the end), or a clear error of the class
+    JAX raises there (`error`: IndexError where JAX indexes the shape first, as jnp.mean)."""
     axis = int(axis)
     if not -ndim <= axis < ndim:
-        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+        raise error(f"axis {axis} is out of bounds for array of dimension {ndim}")
     return axis + ndim if axis < 0 else axis

@@ -410,13 +410,25 @@ def _check_scalar_output(out, name, holomorphic):
         raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: "
                         f"{aval.shape}.\nFor non-scalar outputs use jacrev / jacfwd (the Jacobian) "
                         f"or vjp with a cotangent of that shape.")
-    if not holomorphic and not dtypes.is_float(aval.dtype):
-        if dtypes.is_complex(aval.dtype):
-            raise TypeError(f"{name} requires real-valued outputs (output dtype that is a "
-                            f"sub-dtype of np.floating), but got {aval.dtype.name}. For "
-                            f"holomorphic differentiation, pass holomorphic=True.")
+    check_output_dtype(name, holomorphic, aval)
+
+
+def check_output_dtype(name, holomorphic, aval):
+    """The output checks of reverse-mode derivatives (grad, jacrev), JAX's words."""
+    if holomorphic:
+        if not dtypes.is_complex(aval.dtype):
+            raise TypeError(f"{name} with holomorphic=True requires outputs with complex dtype, "
+                            f"but got {aval.dtype.name}.")
+    elif dtypes.is_complex(aval.dtype):
+        raise TypeError(f"{name} requires real-valued outputs (output dtype that is a "
+                        f"sub-dtype of np.floating), but got {aval.dtype.name}. For "
+                        f"holomorphic differentiation, pass holomorphic=True. For "
+                        f"differentiation of non-holomorphic functions involving complex "
+                        f"outputs, use jax.vjp directly.")
+    elif not dtypes.is_float(aval.dtype):
         raise TypeError(f"{name} requires real-valued outputs (output dtype that is a sub-dtype "
-                        f"of np.floating), but got {aval.dtype.name}.")
+                        f"of np.floating), but got {aval.dtype.name}. For differentiation of "
+                        f"functions with integer outputs, use jax.vjp directly.")
 
 
 _GRAD_DOC = ("Gradient of {fun} with respect to positional argument(s) {argnums}. Takes the "

@@ -108,6 +108,10 @@ def test_contractions():
     assert_close(jnp.inner(x, y), wnp.inner(x, y))
     assert_close(jnp.inner(x, np.float32(2)), wnp.inner(x, np.float32(2)))
     assert_close(jnp.outer(x, y), wnp.outer(x, y))
+    # bools multiply as logical and, as JAX's jnp.multiply (the differential fuzzer's finding)
+    b = np.array([[True, False], [True, True]])
+    np.testing.assert_array_equal(jnp.outer(b, b[1]), np.outer(b, b[1]))
+    assert jnp.outer(b, b).dtype == np.bool_ and bool(jnp.inner(True, np.bool_(True)))
     assert_close(jnp.vdot(x, y[:2]), wnp.vdot(x, y[:2]),
                  scale=np.abs(_wide(x)).ravel() @ np.abs(_wide(y[:2])).ravel())   # cancels
     k = f(2, 2)

@@ -258,6 +258,16 @@ def test_quantile_nearest_and_nan():
      "axis -1 is out of bounds for array of dimension 0"),
     (lambda: jnp.nancumprod(np.float32(1), axis=0), ValueError,
      "axis 0 is out of bounds for array of dimension 0"),
+    # where JAX indexes the shape before checking the axis, its error is an IndexError
+    # ('tuple index out of range'); ours says more, in the class JAX's callers catch
+    (lambda: jnp.mean(f32, axis=3), IndexError, "axis 3 is out of bounds for array of dimension 3"),
+    (lambda: jnp.var(f32, axis=-4), IndexError, "axis -4 is out of bounds"),
+    (lambda: jnp.std(f32, axis=(0, 5)), IndexError, "axis 5 is out of bounds"),
+    (lambda: jnp.nanmean(i8, axis=3), IndexError, "axis 3 is out of bounds"),
+    (lambda: jnp.argmax(f32, axis=3), IndexError, "axis 3 is out of bounds"),
+    (lambda: jnp.argmin(f32, axis=-4), IndexError, "axis -4 is out of bounds"),
+    (lambda: jnp.nanmean(f32, axis=3), ValueError, "axis 3 is out of bounds"),   # JAX: sum's
+    (lambda: jnp.swapaxes(np.float32(1), 0, -1), IndexError, "axis 0 is out of bounds"),
 ])
 def test_errors(fn, exc, msg):
     with pytest.raises(exc, match=msg):

@@ -205,6 +205,27 @@ def test_grad_errors():
         jax.jvp(lax.sin, (arr(1.0),), (arr(1.0, np.float16),))
 
 
+def test_reverse_mode_output_dtype_errors_are_jaxs():
+    # the differential fuzzer's finding: jacrev of a bool or int output failed deep inside
+    # (TracerArrayConversionError) where JAX says what is wrong (JAX 0.10.2's text)
+    x = arr([1.0, 2.0])
+    with pytest.raises(TypeError, match=r"^jacrev requires real-valued outputs \(output dtype "
+                       r"that is a sub-dtype of np.floating\), but got bool. For differentiation "
+                       r"of functions with integer outputs, use jax.vjp directly.$"):
+        jax.jacrev(lambda v: v > 1.5)(x)
+    with pytest.raises(TypeError, match="^jacrev requires real-valued outputs.*got int32"):
+        jax.hessian(lambda v: jnp.sum(jnp.argsort(v)))(x)
+    with pytest.raises(TypeError, match="jacrev requires real-valued outputs.*got complex64. "
+                                        "For holomorphic differentiation, pass holomorphic=True"):
+        jax.jacrev(lambda v: v * 1j)(x)
+    with pytest.raises(TypeError, match="^jacrev with holomorphic=True requires outputs with "
+                                        "complex dtype, but got float32.$"):
+        jax.jacrev(lambda v: jnp.abs(v), holomorphic=True)(x.astype(np.complex64))
+    with pytest.raises(TypeError, match="^grad requires real-valued outputs.*got int32. For "
+                                        "differentiation of functions with integer outputs"):
+        jax.grad(lambda v: jnp.argmax(v))(x)
+
+
 def test_grad_with_integer_argument_allowed():
     g = jax.grad(lambda x, n: lax.mul(x, lax.convert_element_type(n, np.float32)), argnums=(0, 1),
                  allow_int=True)(2.0, 3)

@@ -1,0 +1,197 @@
+"""A differential fuzzer: random small programs (jax.numpy calls under jit, grad, vmap, jvp,
+jacrev, hessian) run under real JAX 0.10.2 and under jxkernel, compared as the conformance
+programs are (dtypes and shapes exactly, ints and bools exactly, floats within ulps, errors by
+class).
+
+    python -m conformance.fuzz --count 2000 --seed 7         # both sides; exit 1 on a divergence
+    python -m conformance.fuzz --side jxkernel --count 5 --show   # the programs, and one side
+
+The JAX side runs in JAX's own virtualenv (``--jax-python``, default ``.venv-jax/bin/python``,
+made by ``sh scripts/jax_venv.sh``); the jxkernel side imports ``jax`` through jxkernel's alias.
+A program is one Python expression over the arrays ``A[0]``, ``A[1]``, ... made from its own
+seed, so both sides see the same program and the same inputs. Every divergence found gets a
+regression test beside the code it concerns; tests/jax_compat/test_fuzz.py replays a fixed
+batch against JAX's answers recorded by reference/make_fuzz_reference.py.
+"""
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DTYPES = ("float32", "float32", "float32", "int32", "bool", "uint8")
+UNARY = ("sin", "cos", "tanh", "exp", "log1p", "abs", "negative", "sqrt", "square", "floor",
+         "sign", "exp2", "arctan", "sinh", "reciprocal", "cbrt", "round", "isfinite",
+         "logical_not", "positive", "rint", "expm1", "deg2rad")
+BINARY = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "arctan2", "hypot",
+          "logaddexp", "power", "equal", "less", "floor_divide", "remainder", "copysign",
+          "true_divide", "fmax", "nextafter", "bitwise_and", "left_shift")
+AXIS = ("sum", "mean", "max", "min", "prod", "var", "std", "argmax", "argmin", "any", "all",
+        "cumsum", "cumprod", "nancumsum", "sort", "argsort", "flip", "diff", "nanmean",
+        "median", "ptp", "count_nonzero", "expand_dims", "squeeze")
+SHAPE = ("ravel({0})", "transpose({0})", "reshape({0}, (-1,))", "concatenate([{0}, {0}])",
+         "stack([{0}, {0}], axis=-1)", "tile({0}, 2)", "repeat({0}, 2)", "clip({0}, -0.5, 0.5)",
+         "where({0} > 0, {0}, 0)", "roll({0}, 1)", "triu({0})", "trace({0})", "diagonal({0})",
+         "matmul({0}, {1})", "dot({0}, {1})", "outer({0}, {1})", "atleast_2d({0})",
+         "swapaxes({0}, 0, -1)", "take({0}, jnp.array([0, -1]))", "cumsum({0})",
+         "linalg.norm({0})", "einsum('...i,...i->...', {0}, {1})", "pad({0}, 1)",
+         "meshgrid({0}, {1})[0]", "unique_values({0}, size=3, fill_value=0)",
+         "logsumexp({0})", "nan_to_num({0} / 0)", "isclose({0}, {1})", "searchsorted({0}, {1})")
+TRANSFORMS = ("{f}", "{f}", "jax.jit({f})", "jax.jit({f})", "jax.vmap({f})",
+              "jax.grad(lambda *a: jnp.sum({f}(*a)).astype(jnp.float32))",
+              "lambda *a: jax.jvp({f}, a, a)", "jax.jacrev({f})",
+              "jax.hessian(lambda *a: jnp.sum({f}(*a)))", "jax.jit(jax.vmap({f}))")
+
+
+def program(seed: int) -> dict:
+    """One random program: its expression and the avals of its inputs.
+
+    >>> program(0)["source"]            # doctest: +SKIP
+    'jax.jit(lambda *a: jnp.sum(a[0], axis=1))(*A)'
+    """
+    r = random.Random(seed)
+    ndim = r.choice((0, 1, 1, 2, 2, 3))
+    shape = tuple(r.choice((1, 2, 3, 4, 0) if r.random() < 0.1 else (1, 2, 3, 4))
+                  for _ in range(ndim))
+    dtype = r.choice(DTYPES)
+    kind = r.choice(("unary", "binary", "axis", "axis", "shape"))
+    if kind == "unary":
+        body, arity = f"jnp.{r.choice(UNARY)}(a[0])", 1
+    elif kind == "binary":
+        body, arity = f"jnp.{r.choice(BINARY)}(a[0], a[1])", 2
+    elif kind == "axis":
+        axis = r.choice((None, 0, -1, 1, ndim, -ndim - 1)) if ndim else r.choice((None, 0, -1))
+        name = r.choice(AXIS)
+        body, arity = f"jnp.{name}(a[0]{'' if axis is None else f', axis={axis}'})", 1
+    else:
+        template = r.choice(SHAPE)
+        body = ("jnp." + template.format("a[0]", "a[1]")).replace(
+            "jnp.logsumexp", "jax.scipy.special.logsumexp")
+        arity = 2 if "{1}" in template else 1
+    second = shape if r.random() < 0.8 or not shape else shape[1:]      # broadcasting too
+    f = f"lambda *a: {body}"
+    source = f"({r.choice(TRANSFORMS).format(f=f'({f})')})(*A)"
+    return {"seed": seed, "source": source,
+            "inputs": [(list(shape), dtype), (list(second), dtype)][:arity]}
+
+
+def inputs(spec: dict) -> list:
+    """The program's arrays, the same on both sides (NumPy's generator, the program's seed)."""
+    rng = np.random.default_rng(spec["seed"])
+    out = []
+    for shape, dtype in spec["inputs"]:
+        if dtype == "bool":
+            out.append(rng.random(shape) < 0.5)
+        elif dtype.startswith("float"):
+            out.append(rng.normal(size=shape).astype(dtype))
+        else:
+            out.append(rng.integers(0, 5, size=shape).astype(dtype))
+    return out
+
+
+def _record(value):
+    a = np.asarray(value)
+    if a.dtype == object or a.dtype.kind == "V":      # float0 tangents and the like
+        return {"dtype": str(a.dtype), "shape": list(a.shape), "values": []}
+    values = a.astype(np.float64) if a.dtype.kind == "f" and a.dtype.itemsize < 4 else a
+    return {"dtype": str(a.dtype), "shape": list(a.shape), "values": values.ravel().tolist()}
+
+
+def run_side(seeds) -> list:
+    """In this process (jax already the side's own): each program's leaves, or its error."""
+    import jax
+    import jax.numpy as jnp  # noqa: F401 -- the programs name it
+    out = []
+    for seed in seeds:
+        spec = program(seed)
+        try:
+            result = eval(spec["source"], {"jax": jax, "jnp": jnp, "A": inputs(spec)})
+            out.append({"leaves": [_record(x) for x in jax.tree_util.tree_leaves(result)]})
+        except Exception as e:   # noqa: BLE001 -- an error is a result compared by class
+            out.append({"error": type(e).__name__, "message": str(e).splitlines()[0][:200]
+                        if str(e) else ""})
+    return out
+
+
+# Differences jxkernel makes on purpose: (why, predicate on JAX's and jxkernel's results)
+DELIBERATE = [
+    ("nextafter has a derivative in jxkernel (d/dx = 1, d/dy = 0; so jnp.spacing's is 0); "
+     "JAX has no rule and raises",
+     lambda want, got: "nextafter" in want.get("message", "") and "error" not in got),
+]
+
+
+def compare(expected: dict, actual: dict, ulps: int = 16, atol: float = 1e-6) -> str | None:
+    """None when one program's results agree (or differ as DELIBERATE says), else the
+    difference in words."""
+    from conformance.compare import compare_array
+    if any(known(expected, actual) for _, known in DELIBERATE):
+        return None
+    if "error" in expected or "error" in actual:
+        want, got = expected.get("error"), actual.get("error")
+        return None if want == got else f"JAX: {want or 'no error'} " \
+            f"({expected.get('message', '')!r}); jxkernel: {got or 'no error'} " \
+            f"({actual.get('message', '')!r})"
+    if len(expected["leaves"]) != len(actual["leaves"]):
+        return f"{len(actual['leaves'])} outputs where JAX gives {len(expected['leaves'])}"
+    for i, (want, got) in enumerate(zip(expected["leaves"], actual["leaves"])):
+        if want["dtype"] not in ("float16", "bfloat16", "float32", "float64") \
+                and want["dtype"] == got["dtype"] and want["shape"] == got["shape"]:
+            if want["values"] != got["values"]:
+                return f"output {i} differs (exact {want['dtype']})"
+            continue
+        reason = compare_array(str(i), want, got, ulps=ulps, atol=atol)
+        if reason:
+            return reason
+    return None
+
+
+def _side_in_subprocess(python, side, seeds_arg):
+    env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH=ROOT)
+    if side == "jxkernel":
+        env["JXKERNEL_AS_JAX"] = "1"
+    done = subprocess.run([python, "-m", "conformance.fuzz", "--side", side, *seeds_arg],
+                          capture_output=True, text=True, env=env, cwd=ROOT)
+    if done.returncode != 0:
+        raise SystemExit(f"the {side} side failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=500)
+    parser.add_argument("--seed", type=int, default=0, help="the first program's seed")
+    parser.add_argument("--side", choices=("jax", "jxkernel"),
+                        help="run one side here and print its JSON")
+    parser.add_argument("--show", action="store_true", help="print the programs too")
+    parser.add_argument("--jax-python", default=os.path.join(ROOT, ".venv-jax", "bin", "python"))
+    args = parser.parse_args(argv)
+    seeds = range(args.seed, args.seed + args.count)
+    if args.show:
+        for seed in seeds:
+            print(seed, program(seed)["source"], program(seed)["inputs"], file=sys.stderr)
+    if args.side:
+        if args.side == "jxkernel":
+            import jxkernel
+            jxkernel.install_as_jax()
+        print(json.dumps(run_side(seeds)))
+        return 0
+    seeds_arg = ["--count", str(args.count), "--seed", str(args.seed)]
+    want = _side_in_subprocess(args.jax_python, "jax", seeds_arg)
+    got = _side_in_subprocess(sys.executable, "jxkernel", seeds_arg)
+    diverged = [(seed, reason) for seed, w, g in zip(seeds, want, got)
+                if (reason := compare(w, g))]
+    for seed, reason in diverged:
+        print(f"seed {seed}: {program(seed)['source']} {program(seed)['inputs']}\n  {reason}")
+    errors = sum("error" in w for w in want)
+    print(f"{args.count - len(diverged)} of {args.count} programs agree "
+          f"({errors} raise under JAX); {len(diverged)} diverge")
+    return 1 if diverged else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
