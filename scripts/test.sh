@@ -25,4 +25,6 @@ fi
 unset PYTHONDONTWRITEBYTECODE
 # worksteal: a worker that runs dry takes tests queued for the other, so the run
 # does not wait on one worker's long tail
-exec .venv/bin/python -m pytest -n 2 --dist worksteal "$@"
+# test-artifacts/junit.xml: per-test times for scripts/suite_times.py (the per-folder table in
+# docs/contributing.md)
+exec .venv/bin/python -m pytest -n 2 --dist worksteal --junitxml=test-artifacts/junit.xml "$@"
