@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import functools
 import re
 import sys
+import weakref
 
 import numpy as np
 
@@ -332,15 +334,55 @@ def _config_of(device) -> tuple:
             ("device", f"{_client.platform_of(device)}:{device.id}"))
 
 
-_LINEAGES: collections.OrderedDict = collections.OrderedDict()   # code -> deque of (jit id, sig)
+_LINEAGES: collections.OrderedDict = collections.OrderedDict()
+# (cell file, code) -> deque of (a weak reference to the function, jit id, Signature)
 _MAX_LINEAGES, _PER_LINEAGE = 1024, 16
+
+
+def _user_function(fun):
+    """The function a jitted callable really runs: through functools.partial, bound methods
+    and `functools.wraps` wrappers (a %%jit cell's jitted `cell` wraps the cell's own code:
+    every cell's wrapper has the same code, the cells do not)."""
+    for _ in range(32):
+        if isinstance(fun, functools.partial):
+            fun = fun.func
+        elif getattr(fun, "__func__", None) is not None and hasattr(fun, "__self__"):
+            fun = fun.__func__
+        elif getattr(fun, "__wrapped__", None) is not None:
+            fun = fun.__wrapped__
+        else:
+            break
+    return fun
+
+
+_CELL_FILE = re.compile(r"^<ipython-input-\d+-([0-9a-f]+)>$")
+
+
+def _code_key(fun):
+    """What makes two function objects "the same code", as a re-run cell or a lambda made
+    anew in a loop: equal code objects (bytecode, constants, names, first line) in the same
+    file, a notebook cell's file named by its content (IPython's execution count dropped),
+    and the same qualified name. None when there is no code to compare."""
+    code = getattr(_user_function(fun), "__code__", None)
+    if code is None:
+        return None
+    found = _CELL_FILE.match(code.co_filename)
+    return (found.group(1) if found else code.co_filename,
+            getattr(code, "co_qualname", code.co_name), code)
+
+
+def _weak(fun):
+    try:
+        return weakref.ref(fun)
+    except TypeError:                # not weakly referable: never taken for the same object
+        return lambda: None
 
 
 def _lineage(fun) -> collections.deque:
     """The recent signatures compiled for `fun`'s code by any jit object (a lambda made anew
-    in a loop shares its code object), to explain a jit called anew each time."""
-    key = getattr(fun, "__code__", None)
-    if key is None:             # no code to recognise it by (an id could be reused): no lineage
+    in a loop shares its code), to explain a jit called anew each time."""
+    key = _code_key(fun)
+    if key is None:          # no code to recognise it by (an id could be reused): no lineage
         return collections.deque(maxlen=_PER_LINEAGE)
     found = _LINEAGES.get(key)
     if found is None:
@@ -383,32 +425,47 @@ def _named_signature(named, static_named) -> tuple:
 
 def _explain(miss: Miss) -> tuple:
     """(named avals, named statics, the nearest earlier Signature or None, reason, changes,
-    the new Signature). A first compile is compared with other jit objects of the same Python
-    function (a jit made anew in a loop); `reason` keeps its one-line form ("first call")."""
+    the new Signature).
+
+    As JAX's tracing cache, which is keyed on the Python function (not the jit object): a
+    first compile of this jit object is compared with what other jit objects of the *same
+    function object* compiled (jit(f) and jit(f, static_argnums=1): "n was traced, is static
+    now"). A function object never seen is a first call ("never seen function"); when
+    another object of the same code compiled before (a lambda made anew in a loop, a cell
+    run again) it says so (fresh_jit), and nothing more: the new object is the cause."""
     named = tuple(zip(miss.names, miss.avals))
     static_named = tuple((n, v) for n, v, _ in miss.statics)
     new = Signature(named, miss.treedef, static_named, _config_of(miss.device),
                     None if miss.consts is None else _named_consts(miss.jitted._fun, miss.consts))
     closest = nearest(miss.history, new)
     if closest is None:
-        return named, static_named, None, "first call", _fresh_jit_changes(miss.jitted, new), new
+        fun = _user_function(miss.jitted._fun)
+        seen = [sig for ref, owner, sig in _lineage(miss.jitted._fun)
+                if owner != id(miss.jitted) and ref() is fun]
+        closest = nearest(seen, new)
+        if closest is None:
+            return named, static_named, None, "first call", _fresh_jit_changes(miss.jitted), \
+                new
     reason = explain(closest.named, named, closest.treedef, miss.treedef, closest.statics,
                      static_named)
     changes = explain_changes(closest, new)
-    if reason.startswith("a changed configuration") and changes:     # say which
+    if changes and (reason.startswith("a changed configuration") or
+                    any(c.kind == "traced" for c in changes)):     # say which
         reason = "; ".join(map(str, changes))
     return named, static_named, closest, reason, changes, new
 
 
-def _fresh_jit_changes(jitted, new) -> tuple:
-    """Against another jit object of the same function: jit(f) called anew each time."""
-    others = [sig for owner, sig in _lineage(jitted._fun) if owner != id(jitted)]
-    closest = nearest(others, new)
-    if closest is None:
+def _fresh_jit_changes(jitted) -> tuple:
+    """A function object never seen, of the same code as one compiled before (jit(lambda)
+    made anew in a loop, a cell run again): the fresh_jit change, alone."""
+    fun = _user_function(jitted._fun)
+    others = [(owner, sig) for ref, owner, sig in _lineage(jitted._fun)
+              if owner != id(jitted) and ref() is not fun]
+    if not others:
         return ()
-    compiled_for = signature_text((p, a.str_short()) for p, a in closest.named)
-    return (fresh_jit_change(f"jit({jitted._name}) compiled for ({compiled_for})"),
-            *explain_changes(closest, new))
+    _, sig = others[-1]
+    compiled_for = signature_text((p, a.str_short()) for p, a in sig.named)
+    return (fresh_jit_change(f"jit({jitted._name}) compiled for ({compiled_for})"),)
 
 
 def compiled(miss: Miss, phases, backend: str) -> CompileEvent:
@@ -417,10 +474,22 @@ def compiled(miss: Miss, phases, backend: str) -> CompileEvent:
     named, static_named, _, reason, changes, new = _explain(miss)
     miss.history.append(new)
     jitted = miss.jitted
-    _lineage(jitted._fun).append((id(jitted), dataclasses.replace(new, consts=None)))
-    return CompileEvent(jitted._name, jitted._source_text(),
+    _lineage(jitted._fun).append((_weak(_user_function(jitted._fun)), id(jitted),
+                                  dataclasses.replace(new, consts=None)))
+    return CompileEvent(jitted._name, _source_of(jitted),
                         _named_signature(named, static_named), reason, phases, backend,
                         key=jitted, changes=changes)
+
+
+def _source_of(jitted) -> str | None:
+    """Where the jitted function was defined ("file:line"); for a functools.partial or a
+    wrapper, where the function it runs was."""
+    found = jitted._source_text()
+    if found is None:
+        code = getattr(_user_function(jitted._fun), "__code__", None)
+        if code is not None:
+            found = f"{code.co_filename}:{code.co_firstlineno}"
+    return found
 
 
 def refusal(miss: Miss) -> RecompileError:
