@@ -165,9 +165,19 @@ def _static_changes(old_static, new_static, flipped):
             continue
         before, after = old_static.get(name, _ABSENT), new_static.get(name, _ABSENT)
         if before is _ABSENT or after is _ABSENT or before != after:
-            yield _fixed(str(name), "static",
-                         _DEFAULT if before is _ABSENT else repr(before),
-                         _DEFAULT if after is _ABSENT else repr(after), name=name)
+            change = _fixed(str(name), "static",
+                            _DEFAULT if before is _ABSENT else repr(before),
+                            _DEFAULT if after is _ABSENT else repr(after), name=name)
+            if after is not _ABSENT and _hashed_by_identity(after):
+                change = _refixed(change, _IDENTITY_FIX, kind=type(after).__name__)
+            yield change
+
+
+def _hashed_by_identity(value) -> bool:
+    """An object whose class keeps object's own __hash__ and __eq__: every instance is a new
+    static value, however alike."""
+    kind = type(value)
+    return kind.__hash__ is object.__hash__ and kind.__eq__ is object.__eq__
 
 
 def _leaf_changes(old, new, flipped):
@@ -175,11 +185,19 @@ def _leaf_changes(old, new, flipped):
     after = {p: a for p, a in new.named if _root(p) not in flipped}
     moved = [p for p in after if p not in before] + [p for p in before if p not in after]
     for path in sorted(moved):
-        yield _fixed(path, "structure", _aval_text(before[path]) if path in before else "absent",
-                     _aval_text(after[path]) if path in after else "absent")
+        change = _fixed(path, "structure",
+                        _aval_text(before[path]) if path in before else "absent",
+                        _aval_text(after[path]) if path in after else "absent")
+        if path == _root(path):                     # a whole argument passed, then not
+            change = _refixed(change, _ARGUMENT_FIX)
+        elif path.endswith("]") and re.search(r"\[\d+\]$", path):   # a list's length
+            change = _refixed(change, _LENGTH_FIX)
+        yield change
     if not moved and not flipped and old.treedef is not None and new.treedef is not None and \
             old.treedef != new.treedef:
-        yield _fixed("(arguments)", "structure", str(old.treedef), str(new.treedef))
+        change = _fixed("(arguments)", "structure", str(old.treedef), str(new.treedef))
+        yield _refixed(change, _KEYWORD_FIX if _by_keyword_now(old.treedef, new.treedef)
+                       else _CONTAINER_FIX)
     for path, a in after.items():
         b = before.get(path)
         if b is None or a == b:
@@ -191,6 +209,24 @@ def _leaf_changes(old, new, flipped):
             yield _fixed(path, "dtype", _aval_text(b), _aval_text(a), dtype=b.dtype.name)
         else:
             yield _fixed(path, "weak_type", _aval_text(b), _aval_text(a), dtype=a.dtype.name)
+
+
+def _by_keyword_now(old_tree, new_tree) -> bool:
+    """Whether the (args, kwargs) structures differ in which arguments came by keyword."""
+    try:
+        (old_args, old_kwargs), (new_args, new_kwargs) = old_tree.children(), new_tree.children()
+        return old_args.num_leaves != new_args.num_leaves and \
+            old_kwargs.num_leaves != new_kwargs.num_leaves
+    except (AttributeError, ValueError, TypeError):
+        return False
+
+
+def _refixed(change: Change, fix_and_snippet, **more) -> Change:
+    """`change` with another fix (a template of _FIXES' kind)."""
+    fix, snippet = fix_and_snippet
+    fill = dict(path=change.path, name=change.path, root=_root(change.path), old=change.old,
+                new=change.new, **more)
+    return dataclasses.replace(change, fix=fix.format(**fill), snippet=snippet.format(**fill))
 
 
 def _const_changes(old, new):
@@ -295,6 +331,28 @@ _FIXES = {
                   "for batch in batches:\n"
                   "    out = f_jit(batch)"),
 }
+_IDENTITY_FIX = ("{name} is a {kind} object, and {kind} keeps object's own hash and ==, by "
+                 "identity: every new instance is a new static value and compiles anew, however "
+                 "alike. Reuse one instance, or give {kind} __hash__ and __eq__ over the fields "
+                 "that matter (or register it as a pytree, its arrays traced).",
+                 "def __hash__(self): return hash((self.k,))          # in class {kind}\n"
+                 "def __eq__(self, other): return (self.k,) == (other.k,)")
+_ARGUMENT_FIX = ("{path} was {old} and is {new} now: an argument left to its default and one "
+                 "passed are two different argument structures, each compiled. Pass {path} "
+                 "in every call, or in none.",
+                 "f(..., {path}={path})    # in every call")
+_LENGTH_FIX = ("{root} changed length ({path}: {old} -> {new}): a list's length is part of "
+               "its pytree structure, and every structure compiles anew. Keep the length "
+               "fixed (pad it), or stack the items into one array.",
+               "{root} = jnp.stack({root})    # one array: its length is then a shape")
+_KEYWORD_FIX = ("The same argument came by position in one call and by keyword in the other "
+                "({old} -> {new}): which arguments are keywords is part of the cache key. "
+                "Pass each argument the same way in every call.",
+                "f(x)    # or always f(x=x): one way, every call")
+_CONTAINER_FIX = ("The arguments' pytree structure changed ({old} -> {new}): a tuple, a list "
+                  "or a dict of the same arrays are different structures, each compiled. "
+                  "Pass the same container type in every call.",
+                  "xs = tuple(xs)    # one container type, every call")
 _RANK_FIX = ("{path} changed rank ({old} -> {new}), and every new shape compiles anew. Pass it "
              "with one rank every time.",
              "{path} = jnp.atleast_1d({path})    # a scalar becomes shape (1,)")
@@ -335,7 +393,8 @@ def _config_of(device) -> tuple:
 
 
 _LINEAGES: collections.OrderedDict = collections.OrderedDict()
-# (cell file, code) -> deque of (a weak reference to the function, jit id, Signature)
+# (cell file, qualname, code) -> deque of (a weak reference to the jitted callable, jit id,
+# Signature): the callable itself is what JAX's tracing cache is keyed on
 _MAX_LINEAGES, _PER_LINEAGE = 1024, 16
 
 
@@ -439,8 +498,8 @@ def _explain(miss: Miss) -> tuple:
                     None if miss.consts is None else _named_consts(miss.jitted._fun, miss.consts))
     closest = nearest(miss.history, new)
     if closest is None:
-        fun = _user_function(miss.jitted._fun)
-        seen = [sig for ref, owner, sig in _lineage(miss.jitted._fun)
+        fun = miss.jitted._fun
+        seen = [sig for ref, owner, sig in _lineage(fun)
                 if owner != id(miss.jitted) and ref() is fun]
         closest = nearest(seen, new)
         if closest is None:
@@ -458,8 +517,8 @@ def _explain(miss: Miss) -> tuple:
 def _fresh_jit_changes(jitted) -> tuple:
     """A function object never seen, of the same code as one compiled before (jit(lambda)
     made anew in a loop, a cell run again): the fresh_jit change, alone."""
-    fun = _user_function(jitted._fun)
-    others = [(owner, sig) for ref, owner, sig in _lineage(jitted._fun)
+    fun = jitted._fun
+    others = [(owner, sig) for ref, owner, sig in _lineage(fun)
               if owner != id(jitted) and ref() is not fun]
     if not others:
         return ()
@@ -474,7 +533,7 @@ def compiled(miss: Miss, phases, backend: str) -> CompileEvent:
     named, static_named, _, reason, changes, new = _explain(miss)
     miss.history.append(new)
     jitted = miss.jitted
-    _lineage(jitted._fun).append((_weak(_user_function(jitted._fun)), id(jitted),
+    _lineage(jitted._fun).append((_weak(jitted._fun), id(jitted),
                                   dataclasses.replace(new, consts=None)))
     return CompileEvent(jitted._name, _source_of(jitted),
                         _named_signature(named, static_named), reason, phases, backend,
