@@ -15,6 +15,8 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+import linecache
+import os
 import re
 import sys
 import weakref
@@ -553,17 +555,89 @@ def _source_of(jitted) -> str | None:
 
 def refusal(miss: Miss) -> RecompileError:
     """The error of a miss that fail_on_recompile refuses: pointing at the caller, with what
-    changed and how to fix it as notes."""
+    changed and how to fix it as notes. The message names the function as the user wrote it
+    (the name the calling frame holds it by) and the switch that is on, never an internal
+    key; a jitted function inside jxkernel (jnp.sum) is named by the user's call."""
     named, static_named, closest, reason, changes, _ = _explain(miss)
     jitted = miss.jitted
+    where = user_source_info()
     err = RecompileError(jitted._name, jitted.function_key,
                          signature_text(_named_signature(closest.named, closest.statics)),
                          signature_text(_named_signature(named, static_named)),
-                         reason, user_source_info())
+                         reason, where)
     err.changes = changes
-    if changes:
+    err.args = (_refusal_text(jitted, err, where),)
+    library = _is_library(jitted)
+    if changes and not library:
         err.add_note("What changed, and the fix:\n" + explanation_text(changes))
+    elif library:
+        err.add_note("A library function compiles once per input type (shape, dtype) it is "
+                     "given, as your own jitted functions do. Under the guard, call it with "
+                     "the types it compiled for, or run it once with each type before turning "
+                     "the guard on.")
     return err
+
+
+def _is_library(jitted) -> bool:
+    """Whether the jitted function is jxkernel's own (jnp.sum's inner jit), not the user's."""
+    source = getattr(jitted, "_source", None)
+    return source is not None and _source_internal(source.file)
+
+
+def _source_internal(filename: str) -> bool:
+    return filename.startswith(_PACKAGE_DIR)
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _user_frame():
+    """The innermost frame outside jxkernel (the user's call), or None."""
+    frame = sys._getframe(1)
+    while frame is not None and _source_internal(frame.f_code.co_filename):
+        frame = frame.f_back
+    return frame
+
+
+def _name_in_caller(target) -> str | None:
+    """The name the user's calling frame holds `target` by (a local, then a global)."""
+    frame = _user_frame()
+    if frame is None:
+        return None
+    for scope in (frame.f_locals, frame.f_globals):
+        for name, value in list(scope.items()):
+            if value is target and not name.startswith("_"):
+                return name
+    return None
+
+
+def _refusal_text(jitted, err, where) -> str:
+    at = f"called at {where.file}:{where.line}\n" if where is not None else ""
+    per_function = bool(getattr(jitted, "_fail_on_recompile", False))
+    signatures = (f"  compiled for: ({err.old_signature})\n"
+                  f"  called with:  ({err.new_signature})\n")
+    if per_function:
+        name = _name_in_caller(jitted)
+        switch = "fail_on_recompile is on for it"
+        allow = (f"jxkernel.compile_log.fail_on_recompile({name}, False)" if name else
+                 f"jxkernel.compile_log.fail_on_recompile(f, False), f being your "
+                 f"jit({jitted._name})")
+    else:
+        switch = "no_recompile() is on (every jitted function; %jxguard on in a notebook)"
+        allow = ("leaving the `with no_recompile():` block (%jxguard off), or "
+                 "jxkernel.compile_log.fail_on_any_recompile(False)")
+    if _is_library(jitted):
+        line = ""
+        if where is not None:
+            text = linecache.getline(where.file, where.line).strip()
+            line = f" `{text}`" if text else ""
+        return (f"The call{line} would compile a jitted function inside jxkernel again, "
+                f"because its input changed ({err.reason}), and {switch}.\n" + signatures + at +
+                f"Call it with the types it compiled for, or allow recompiling by {allow}.")
+    return (f"jit({jitted._name}) would recompile because {err.reason}, and {switch}.\n" +
+            signatures + at +
+            f"Call it with the compiled signature, or allow recompiling "
+            f"{'with ' if per_function else 'by '}{allow}.")
 
 
 def explain_miss(event: CompileEvent, call_site=None) -> str:
