@@ -154,7 +154,11 @@ def _traced_changes(old, new, flipped):
             return f"static {value!r}"
         return ", ".join(_aval_text(a) for p, a in sig.named if _root(p) == name) or "absent"
     for name in sorted(flipped):
-        yield _fixed(name, "traced", side(old, name), side(new, name))
+        change = _fixed(name, "traced", side(old, name), side(new, name))
+        arrays = [a for sig in (old, new) for p, a in sig.named if _root(p) == name]
+        if any(a.shape for a in arrays):      # an array (not hashable) cannot be static
+            change = _refixed(change, _ARRAY_TRACED_FIX)
+        yield change
 
 
 _ABSENT = object()
@@ -333,6 +337,20 @@ _FIXES = {
                   "for batch in batches:\n"
                   "    out = f_jit(batch)"),
 }
+_CLOSURE_FRESH_FIX = (
+    "This is a new function object of the same code, a closure over {names} made anew (a "
+    "factory, or a def inside a loop): jit's cache is keyed on the function object, so "
+    "each one traces and compiles again, even when {names} did not change. Pass {names} "
+    "as arguments to one jitted function (traced: one program for all values), or keep "
+    "one jitted function per value and reuse it.",
+    "@jax.jit\n"
+    "def f(x, {first}):     # what the closure read, now an argument\n"
+    "    ...")
+_ARRAY_TRACED_FIX = (
+    "{name} was {old} and is {new} now: static in one jit, traced in the other. An array "
+    "cannot be static (it is not hashable): keep {name} traced in every jit of the "
+    "function.",
+    "f = jax.jit(f)    # {name} traced (no static_argnums for it)")
 _IDENTITY_FIX = ("{name} is a {kind} object, and {kind} keeps object's own hash and ==, by "
                  "identity: every new instance is a new static value and compiles anew, however "
                  "alike. Reuse one instance, or give {kind} __hash__ and __eq__ over the fields "
@@ -526,7 +544,12 @@ def _fresh_jit_changes(jitted) -> tuple:
         return ()
     _, sig = others[-1]
     compiled_for = signature_text((p, a.str_short()) for p, a in sig.named)
-    return (fresh_jit_change(f"jit({jitted._name}) compiled for ({compiled_for})"),)
+    change = fresh_jit_change(f"jit({jitted._name}) compiled for ({compiled_for})")
+    free = getattr(getattr(_user_function(fun), "__code__", None), "co_freevars", ())
+    if free:                    # a closure made anew (a factory): its values may differ
+        change = _refixed(change, _CLOSURE_FRESH_FIX, names=", ".join(free),
+                          first=free[0])
+    return (change,)
 
 
 def compiled(miss: Miss, phases, backend: str) -> CompileEvent:
@@ -651,12 +674,17 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
     """
     where = "" if call_site is None else \
         f" at {call_site.file}:{call_site.line} ({call_site.function})"
+    defined = "" if event.source is None else f" defined at {event.source}"
     lines = [f"TRACING CACHE MISS{where}:"]
-    fresh = any(c.kind == "fresh_jit" for c in event.changes)
-    if event.reason == "first call" and not fresh:
-        lines += ["  never seen function:", f"    {event.function} defined at {event.source}"]
+    fresh = [c for c in event.changes if c.kind == "fresh_jit"]
+    if event.reason == "first call":            # as JAX: a function object not traced before
+        lines += ["  never seen function:", f"    {event.function}{defined}"]
+        if fresh:       # JAX guesses this from the call site; here the code is the same
+            lines += ["  but another function object of the same code compiled before "
+                      f"({fresh[0].old}): the function is being re-defined, preventing "
+                      "caching", explanation_text(fresh)]
         return "\n".join(lines)
-    lines.append(f"  for {event.function} defined at {event.source}")
+    lines.append(f"  for {event.function}{defined}")
     if not event.changes:
         lines.append(f"  {event.reason}")
         return "\n".join(lines)

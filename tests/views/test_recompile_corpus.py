@@ -21,8 +21,11 @@ import sys
 
 import pytest
 
+import logging
+
 import jxkernel
-from jxkernel import compile_log
+import jxkernel.numpy as jnp
+from jxkernel import compile_log, config
 from jxkernel.errors import RecompileError
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "data")
@@ -50,9 +53,32 @@ KNOWN_COUNT = {
 FRESH = {"jit_in_a_loop_lambda", "cell_rerun", "closure_factory", "partial_in_a_loop"}
 
 
-def jx_events(name):
+class _Logged(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.messages = []
+
+    def emit(self, record):
+        self.messages.append(record.getMessage())
+
+
+def jx_events(name, logged=None):
+    """Run scenario `name` under jxkernel: (its result, the compile events of its functions);
+    with `logged` (a list), jax_explain_cache_misses is on and the misses' messages about
+    the scenario's functions go there."""
     start = compile_log.last_seq() + 1
-    result = run(jxkernel, name)
+    handler, logger = _Logged(), logging.getLogger("jxkernel.compile_log")
+    before = config.jax_explain_cache_misses
+    if logged is not None:
+        logger.addHandler(handler)
+        config.update("jax_explain_cache_misses", True)
+    try:
+        result = run(jxkernel, name)
+    finally:
+        logger.removeHandler(handler)
+        config.update("jax_explain_cache_misses", before)
+    if logged is not None:
+        logged += [m for m in handler.messages if f"defined at {FILE_PREFIX}{name}>" in m]
     mine = [e for e in compile_log.events_since(start)
             if (e.source or "").startswith(f"{FILE_PREFIX}{name}>")]
     return result, mine
@@ -97,7 +123,8 @@ def check_like_jax(event, miss):
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_scenario_like_jax(name):
     expected = REFERENCE[name]
-    result, events = jx_events(name)
+    logged = []
+    result, events = jx_events(name, logged)
     if name in RAISES:
         assert type(result).__name__ == expected["error"]
         assert events == [] and expected["misses"] == []
@@ -112,6 +139,9 @@ def test_scenario_like_jax(name):
         check_like_jax(event, miss)
         fresh = any(c.kind == "fresh_jit" for c in event.changes)
         assert fresh == (name in FRESH and i > 0), (name, i, event.changes)
+    # the jax_explain_cache_misses log: "never seen function" where JAX says it
+    assert [("never seen function:" in m) for m in logged] == \
+        [m["kind"] == "never seen function" for m in expected["misses"]], logged
 
 
 def test_the_corpus_is_large_enough_and_recorded():
@@ -120,20 +150,28 @@ def test_the_corpus_is_large_enough_and_recorded():
 
 # ================================================================== the fixes apply
 def test_a_fix_never_makes_an_array_static():
-    result, events = jx_events("same_function_two_statics")
+    _, events = jx_events("same_function_two_statics")       # n: a Python float, then static
     (change,) = events[-1].changes
-    assert change.kind == "traced" and "static_argnames=('n',)" in change.snippet  # a float
-    f = jxkernel.jit(lambda x, w: x * w.sum())
-    g = jxkernel.jit(f._fun, static_argnums=1)
-    f(jxkernel.numpy.ones(2), jxkernel.numpy.ones(3))
-    try:
-        g(jxkernel.numpy.ones(2), jxkernel.numpy.ones(3))   # an array can't be static
-    except (ValueError, TypeError):
-        pass
-    events = [e for e in compile_log.compile_events() if e.key is g]
-    for e in events:
-        for c in e.changes:
-            assert "static_arg" not in c.snippet or c.kind == "static", c
+    assert change.kind == "traced" and "static_argnames=('n',)" in change.snippet
+
+    def weigh(x, w):
+        return x * w
+    jxkernel.jit(weigh, static_argnums=1)(jnp.ones(3), 2)      # w static 2
+    g = jxkernel.jit(weigh)
+    g(jnp.ones(3), jnp.ones(3))                                 # w traced, an array
+    (change,) = [e for e in compile_log.compile_events() if e.key is g][-1].changes
+    assert (change.kind, change.old, change.new) == ("traced", "static 2", "f32[3]")
+    assert "static_argnums=" not in change.snippet and "static_argnames=" not in change.snippet
+    assert "cannot be static" in change.fix
+
+
+def test_a_closure_made_anew_suggests_passing_what_it_reads():
+    _, events = jx_events("closure_factory")
+    (change,) = events[-1].changes
+    assert change.kind == "fresh_jit" and "closure over k" in change.fix
+    assert "def f(x, k):" in change.snippet
+    _, events = jx_events("jit_in_a_loop_lambda")
+    assert "Make the jitted function once and reuse it" in events[-1].changes[0].fix
 
 
 def test_a_static_object_that_hashes_by_identity_says_so():
@@ -164,10 +202,10 @@ def test_a_refusal_names_the_users_function_and_a_call_that_applies():
     def shift(x):
         return x + 1
     f = jxkernel.jit(shift)
-    f(jxkernel.numpy.ones(3))
+    f(jnp.ones(3))
     compile_log.fail_on_recompile(f)
     with pytest.raises(RecompileError) as info:
-        f(jxkernel.numpy.ones(4))
+        f(jnp.ones(4))
     text = str(info.value)
     assert "jit(shift)" in text and "x: f32[3] -> f32[4]" in text
     assert "fail_on_recompile(f, False)" in text, text      # f: the name it is called by
@@ -176,11 +214,34 @@ def test_a_refusal_names_the_users_function_and_a_call_that_applies():
 
 
 def test_a_refusal_inside_a_library_function_names_the_call_not_the_library_file():
-    x = jxkernel.numpy.ones(5)
-    jxkernel.numpy.sum(x)
+    x = jnp.ones(5)
+    jnp.sum(x)
     with compile_log.no_recompile(), pytest.raises(RecompileError) as info:
-        jxkernel.numpy.sum(jxkernel.numpy.ones(7))
+        jnp.sum(jnp.ones(7))
     text = str(info.value)
     assert "jxkernel/numpy" not in text and not re.search(r"#\d{6,}", text), text
     assert "sum" in text and "f32[5] -> f32[7]" in text
     assert "no_recompile" in text                  # the switch that is on is the global one
+
+
+# ================================================================== %%jit cells
+def test_two_jit_cells_of_different_code_are_not_one_function_made_anew():
+    """Every %%jit cell is jitted through a wrapper of one code (functools.wraps of the
+    cell's function): the explainer looks through it, so the first compile of a second,
+    different cell is a first call, not "a new jit(...) of the same code"."""
+    pytest.importorskip("IPython")
+    pytest.importorskip("ipywidgets")
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "jxkernel")
+    start = compile_log.last_seq() + 1
+    with capture_output():
+        for source in ("import jxkernel.numpy as jnp\nxc = jnp.ones(3)",
+                       "%%jit\nyc = xc + 1", "%%jit\nzc = jnp.sin(xc) * 2"):
+            result = shell.run_cell(source, store_history=True)
+            assert result.error_in_exec is None and result.error_before_exec is None
+    events = [e for e in compile_log.events_since(start) if e.function.startswith("cell[")]
+    assert len(events) == 2, events
+    for e in events:
+        assert e.reason == "first call" and e.changes == (), e
