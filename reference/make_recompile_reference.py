@@ -42,6 +42,7 @@ sys.path.insert(0, DATA)
 from recompile_cases import FILE_PREFIX, RAISES, SCENARIOS, run  # noqa: E402
 
 LOGGER = "jax._src.interpreters.partial_eval"
+WEAK_TYPE_HINT = "https://docs.jax.dev/en/latest/type_promotion.html#weak-types"
 
 
 class Collect(logging.Handler):
@@ -85,7 +86,8 @@ def parse(message):
         miss["redefined_hint"] = "re-defined repeatedly" in message
         return miss
     miss["function"] = lines[1].split()[1]          # "  for f defined at ..."
-    body = "\n".join(lines[3:])
+    # the weak-type hint's address is glued to the last line of the diff: drop it
+    body = "\n".join(lines[3:]).replace(WEAK_TYPE_HINT, "")
     if body.startswith("  different input types"):
         miss["kind"] = "types"
         for m in re.finditer(r"\* at (.*), now (.*) and before (.*)", body):

@@ -70,6 +70,24 @@ SCENARIOS = {
         "    return a.sum() + b.sum()\n"
         "f = jax.jit(g)\n"
         "f(jnp.ones(2), jnp.ones(3)); f(jnp.ones(2), jnp.ones(5))\n"),
+    "numpy_int64_is_int32": (
+        "np.arange (int64) after jnp.arange (int32): the same type without x64",
+        "f = jax.jit(lambda x: x + 1)\n"
+        "f(jnp.arange(3)); f(np.arange(3))\n"),
+    "python_int_then_numpy_int32": (
+        "a Python int, then a NumPy int32 scalar (weak type)",
+        "f = jax.jit(lambda x: x + 1)\n"
+        "f(3); f(np.int32(3))\n"),
+    "float16_then_bfloat16": (
+        "float16, then bfloat16",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3, jnp.float16)); f(jnp.ones(3, jnp.bfloat16))\n"),
+    "shape_and_dtype_two_arguments": (
+        "one argument changes shape and another dtype in the same call",
+        "def g(a, b):\n"
+        "    return a.sum() + b.sum()\n"
+        "f = jax.jit(g)\n"
+        "f(jnp.ones(2), jnp.ones(3)); f(jnp.ones(4), jnp.ones(3, jnp.int32))\n"),
     # ---------------------------------------------------------------- static arguments
     "static_value": (
         "a new value of a static argument (static_argnums)",
@@ -103,6 +121,38 @@ SCENARIOS = {
         "a leaf of a dict argument changes shape",
         "f = jax.jit(lambda params: params['w'] * 2)\n"
         "f({'w': jnp.ones(2)}); f({'w': jnp.ones(3)})\n"),
+    "nested_dict_leaf": (
+        "a leaf two levels down changes shape",
+        "f = jax.jit(lambda params: params['layer']['w'].sum())\n"
+        "f({'layer': {'w': jnp.ones(2)}}); f({'layer': {'w': jnp.ones(5)}})\n"),
+    "list_leaf_shape": (
+        "one item of a list changes shape",
+        "f = jax.jit(lambda xs: xs[0].sum() + xs[1].sum())\n"
+        "f([jnp.ones(2), jnp.ones(2)]); f([jnp.ones(2), jnp.ones(3)])\n"),
+    "namedtuple_field": (
+        "a field of a namedtuple changes dtype",
+        "import collections\n"
+        "Point = collections.namedtuple('Point', 'x y')\n"
+        "f = jax.jit(lambda p: p.x + p.y)\n"
+        "f(Point(jnp.ones(2), jnp.ones(2))); f(Point(jnp.ones(2), jnp.ones(2, jnp.int32)))\n"),
+    "varargs_shape": (
+        "*args: the second changes shape",
+        "def g(*xs):\n"
+        "    return sum(x.sum() for x in xs)\n"
+        "f = jax.jit(g)\n"
+        "f(jnp.ones(2), jnp.ones(2)); f(jnp.ones(2), jnp.ones(6))\n"),
+    "keyword_leaf_shape": (
+        "an argument passed by keyword changes shape",
+        "def g(x, scale):\n"
+        "    return x * scale.sum()\n"
+        "f = jax.jit(g)\n"
+        "f(jnp.ones(2), scale=jnp.ones(2)); f(jnp.ones(2), scale=jnp.ones(3))\n"),
+    "static_string": (
+        "a static string argument (a mode) changes",
+        "def g(x, mode):\n"
+        "    return jnp.sin(x) if mode == 'sin' else jnp.cos(x)\n"
+        "f = jax.jit(g, static_argnames='mode')\n"
+        "f(jnp.ones(2), mode='sin'); f(jnp.ones(2), mode='cos'); f(jnp.ones(2), mode='sin')\n"),
     "dict_key_added": (
         "a key added to a dict argument",
         "f = jax.jit(lambda params: params['w'] * 2)\n"
