@@ -302,11 +302,12 @@ SCENARIOS = {
 RAISES = {"static_unhashable"}
 
 
-def run(jax, name):
+def run(jax, name, tag=""):
     """Execute scenario `name` with `jax` (real JAX or jxkernel): its globals, or the
-    exception it raised (for those in RAISES)."""
+    exception it raised (for those in RAISES). Its file is `<recompile:NAME>`, or
+    `<recompile:NAME TAG>` with a tag (so that a second run is code of another file)."""
     _, source = SCENARIOS[name]
-    filename = f"{FILE_PREFIX}{name}>"
+    filename = f"{FILE_PREFIX}{name}{' ' + tag if tag else ''}>"
     env = {"jax": jax, "jnp": jax.numpy, "np": np, "FILE": filename, "__name__": name}
     try:
         exec(compile(source, filename, "exec"), env)

@@ -14,6 +14,7 @@ here); tests/data/recompile_reference.json what JAX logged for each with
   match" -- and no cause JAX does not name. A `constant` change (a closed-over value that
   differs) is a note, not a cause: it rides along with a miss JAX explains otherwise.
 """
+import itertools
 import json
 import os
 import re
@@ -72,16 +73,20 @@ def jx_events(name, logged=None):
     if logged is not None:
         logger.addHandler(handler)
         config.update("jax_explain_cache_misses", True)
+    tag = str(next(_RUNS))           # each run its own file: runs do not see each other
+    file = f"{FILE_PREFIX}{name} {tag}>"
     try:
-        result = run(jxkernel, name)
+        result = run(jxkernel, name, tag)
     finally:
         logger.removeHandler(handler)
         config.update("jax_explain_cache_misses", before)
     if logged is not None:
-        logged += [m for m in handler.messages if f"defined at {FILE_PREFIX}{name}>" in m]
-    mine = [e for e in compile_log.events_since(start)
-            if (e.source or "").startswith(f"{FILE_PREFIX}{name}>")]
+        logged += [m for m in handler.messages if f"defined at {file}" in m]
+    mine = [e for e in compile_log.events_since(start) if (e.source or "").startswith(file)]
     return result, mine
+
+
+_RUNS = itertools.count(1)
 
 
 def jax_cause(event):
