@@ -128,7 +128,9 @@ def record(name):
         result = run(jax, name)
     finally:
         logger.removeHandler(collect)
-    mine = [m for m in collect.messages if f"defined at {FILE_PREFIX}" in m]
+    # an object's address changes from run to run: "<Model object at 0x…>"
+    mine = [re.sub(r" at 0x[0-9a-f]+>", " at 0x…>", m)
+            for m in collect.messages if f"defined at {FILE_PREFIX}" in m]
     error = type(result).__name__ if name in RAISES and isinstance(result, Exception) else None
     return {"misses": [parse(m) for m in mine], "error": error,
             "messages": [clean(m) for m in mine]}
