@@ -176,7 +176,14 @@ def _static_changes(old_static, new_static, flipped):
                             _DEFAULT if after is _ABSENT else repr(after), name=name)
             if after is not _ABSENT and _hashed_by_identity(after):
                 change = _refixed(change, _IDENTITY_FIX, kind=type(after).__name__)
+            elif after is not _ABSENT and not _traceable(after):
+                change = _refixed(change, _STATIC_KEEP_FIX, kind=type(after).__name__)
             yield change
+
+
+def _traceable(value) -> bool:
+    """Whether a static value could be passed traced instead: a number or a NumPy value."""
+    return isinstance(value, (bool, int, float, complex, np.number, np.bool_, np.ndarray))
 
 
 def _hashed_by_identity(value) -> bool:
@@ -212,7 +219,11 @@ def _leaf_changes(old, new, flipped):
             yield _fixed(path, "shape", b.str_short(), a.str_short(),
                          rank=len(a.shape) != len(b.shape) or not a.shape)
         elif a.dtype != b.dtype:
-            yield _fixed(path, "dtype", _aval_text(b), _aval_text(a), dtype=b.dtype.name)
+            change = _fixed(path, "dtype", _aval_text(b), _aval_text(a), dtype=b.dtype.name)
+            if a.weak_type and b.weak_type and not b.shape:       # two Python scalars
+                change = _refixed(change, _PY_SCALAR_FIX,
+                                  py=_PY_TYPE.get(b.dtype.kind, "float"))
+            yield change
         else:
             yield _fixed(path, "weak_type", _aval_text(b), _aval_text(a), dtype=a.dtype.name)
 
@@ -295,7 +306,28 @@ def _fixed(path, kind, old, new, name=None, dtype="float32", rank=False) -> Chan
     if rank:
         fix, snippet = _RANK_FIX
     fill = dict(path=path, name=name, root=_root(path), old=old, new=new, dtype=dtype)
-    return Change(path, kind, str(old), str(new), fix.format(**fill), snippet.format(**fill))
+    return Change(path, kind, str(old), str(new), fix.format(**fill),
+                  _assignable(path, snippet.format(**fill)))
+
+
+_FIELD = re.compile(r"^(?P<obj>.+)\.(?P<field>[A-Za-z_]\w*)$")
+
+
+def _assignable(path: str, snippet: str) -> str:
+    """`snippet` with its `p.y = ...` lines (a namedtuple's field cannot be assigned) as
+    `p = p._replace(y=...)`."""
+    found = _FIELD.match(path)
+    if found is None:
+        return snippet
+    obj, field = found.group("obj"), found.group("field")
+    lines = []
+    for line in snippet.splitlines():
+        if line.startswith(f"{path} = "):
+            value, _, comment = line[len(path) + 3:].partition("    #")
+            line = f"{obj} = {obj}._replace({field}={value.strip()})" + \
+                ("    # dataclasses.replace(...) for a dataclass")
+        lines.append(line)
+    return "\n".join(lines)
 
 
 _FIXES = {
@@ -337,6 +369,24 @@ _FIXES = {
                   "for batch in batches:\n"
                   "    out = f_jit(batch)"),
 }
+_PY_TYPE = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}
+_PY_SCALAR_FIX = ("{path} came as {new} (before: {old}): two Python numbers of different "
+                  "kinds (say 1 and 1.0) are two types. Pass the same kind every time.",
+                  "{path} = {py}({path})    # always a Python {py}")
+_STATIC_KEEP_FIX = (
+    "{name} is static ({old} -> {new}): each value compiles once, and later calls with a "
+    "value seen before reuse its program. A {kind} cannot be traced, so a compile per value "
+    "is what to expect; for many values, map them to an integer and choose with "
+    "lax.switch (the integer traced: one program).",
+    "i = MODES.index({name})                      # an int, traced\n"
+    "out = jax.lax.switch(i, [branch_0, branch_1], x)")
+_PARTIAL_FRESH_FIX = (
+    "This is jit(functools.partial({func}, ...)) made anew: every partial is a new function "
+    "object, and jit's cache is keyed on the function object, so each one traces and "
+    "compiles again. Jit {func} once and pass what the partial bound as arguments (static "
+    "if it must be).",
+    "f_jit = jax.jit({func})    # once\n"
+    "out = f_jit(k, x)    # k passed, not bound")
 _CLOSURE_FRESH_FIX = (
     "This is a new function object of the same code, a closure over {names} made anew (a "
     "factory, or a def inside a loop): jit's cache is keyed on the function object, so "
@@ -546,7 +596,10 @@ def _fresh_jit_changes(jitted) -> tuple:
     compiled_for = signature_text((p, a.str_short()) for p, a in sig.named)
     change = fresh_jit_change(f"jit({jitted._name}) compiled for ({compiled_for})")
     free = getattr(getattr(_user_function(fun), "__code__", None), "co_freevars", ())
-    if free:                    # a closure made anew (a factory): its values may differ
+    if isinstance(fun, functools.partial):      # jit(partial(g, k)) made anew
+        change = _refixed(change, _PARTIAL_FRESH_FIX,
+                          func=getattr(fun.func, "__name__", "g"))
+    elif free:                  # a closure made anew (a factory): its values may differ
         change = _refixed(change, _CLOSURE_FRESH_FIX, names=", ".join(free),
                           first=free[0])
     return (change,)

@@ -202,6 +202,24 @@ def test_structure_fixes_fit_the_container():
     assert "y" in fixes["default_argument_passed"].fix
 
 
+def test_fixes_for_python_numbers_strings_partials_and_fields():
+    def change_of(name):
+        _, events = jx_events(name)
+        (change,) = events[-1].changes
+        return change
+    change = change_of("python_int_then_float")          # 1, then 1.0: keep a Python int
+    assert change.kind == "dtype" and change.snippet.startswith("x = int(x)")
+    change = change_of("static_string")                  # a string cannot be traced
+    assert change.kind == "static" and "drop it from static_argnums" not in change.fix
+    assert "lax.switch" in change.snippet
+    change = change_of("static_value")                   # a number can
+    assert "drop it from static_argnums" in change.fix
+    change = change_of("partial_in_a_loop")
+    assert change.kind == "fresh_jit" and "f_jit = jax.jit(g)" in change.snippet
+    change = change_of("namedtuple_field")               # p.y = ... would raise
+    assert change.snippet.startswith("p = p._replace(y=jnp.asarray(p.y, jnp.float32))")
+
+
 # ================================================================== the guard's error
 def test_a_refusal_names_the_users_function_and_a_call_that_applies():
     def shift(x):
