@@ -23,7 +23,11 @@ or, for a function traced before,
 
 Per scenario: {"misses": [{"function", "kind", "changes": [{"kind", "path", "before",
 "after"}], "redefined_hint"}], "error": None or the exception class, "messages": the raw
-text (ids and call-site columns dropped)}. A miss's kind is "never seen function", "tree",
+text (ids and call-site columns dropped), "lowerings": how many programs of the scenario's
+functions JAX lowered for XLA to compile (`jax_log_compiles`: pxla's "Compiling jit(<name>)
+with global shapes", logged as it lowers; a vmap or grad of a jitted function lowers
+programs of its own without a tracing miss, a committed array one more, and a call after
+`.lower()` none)}. A miss's kind is "never seen function", "tree",
 "types", "config" ("Tracing context doesn't match"), "debug" ("Debug info doesn't match") or
 "unavailable"; a "types" change's kind is "shape", "dtype" or "weak_type" (the first that
 differs), a "tree" change's "tree", a "config" change's "config" with the config's name as
@@ -42,6 +46,7 @@ sys.path.insert(0, DATA)
 from recompile_cases import FILE_PREFIX, RAISES, SCENARIOS, run  # noqa: E402
 
 LOGGER = "jax._src.interpreters.partial_eval"
+COMPILE_LOGGER = "jax._src.interpreters.pxla"
 WEAK_TYPE_HINT = "https://docs.jax.dev/en/latest/type_promotion.html#weak-types"
 
 
@@ -49,11 +54,14 @@ class Collect(logging.Handler):
     def __init__(self):
         super().__init__(logging.DEBUG)
         self.messages = []
+        self.compiled = []          # "jit(<name>)" per program lowered for XLA
 
     def emit(self, record):
         text = record.getMessage()
         if text.startswith("TRACING CACHE MISS"):
             self.messages.append(text)
+        elif text.startswith("Compiling "):              # jax_log_compiles, from pxla
+            self.compiled.append(text.split()[1])
 
 
 _TYPE = re.compile(r"^([a-z]+\d*)\[([^\]]*)\](\{weak_type=(True|False)\})?")
@@ -122,22 +130,27 @@ def clean(message):
 
 def record(name):
     collect = Collect()
-    logger = logging.getLogger(LOGGER)
-    logger.addHandler(collect)
+    loggers = [logging.getLogger(LOGGER), logging.getLogger(COMPILE_LOGGER)]
+    for logger in loggers:
+        logger.addHandler(collect)
     try:
         result = run(jax, name)
     finally:
-        logger.removeHandler(collect)
+        for logger in loggers:
+            logger.removeHandler(collect)
     # an object's address changes from run to run: "<Model object at 0x…>"
     mine = [re.sub(r" at 0x[0-9a-f]+>", " at 0x…>", m)
             for m in collect.messages if f"defined at {FILE_PREFIX}" in m]
     error = type(result).__name__ if name in RAISES and isinstance(result, Exception) else None
-    return {"misses": [parse(m) for m in mine], "error": error,
-            "messages": [clean(m) for m in mine]}
+    misses = [parse(m) for m in mine]
+    names = {f"jit({m['function']})" for m in misses}
+    return {"misses": misses, "error": error, "messages": [clean(m) for m in mine],
+            "lowerings": sum(c in names for c in collect.compiled)}
 
 
 def main():
     jax.config.update("jax_explain_cache_misses", True)
+    jax.config.update("jax_log_compiles", True)
     out = {}
     for name in SCENARIOS:
         out[name] = record(name)
