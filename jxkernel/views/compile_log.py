@@ -16,6 +16,7 @@ import collections
 import dataclasses
 import functools
 import linecache
+import logging
 import os
 import re
 import sys
@@ -725,6 +726,8 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
           never seen function:
             f defined at a.py:3
     """
+    if not _users(event):
+        return ""                  # not logged (the filter below drops an empty message)
     where = "" if call_site is None else \
         f" at {call_site.file}:{call_site.line} ({call_site.function})"
     defined = "" if event.source is None else f" defined at {event.source}"
@@ -746,4 +749,23 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
     return "\n".join(lines)
 
 
+def _users(event: CompileEvent) -> bool:
+    """Whether `event` is a compile JAX's jax_explain_cache_misses would explain: a miss of a
+    function the user wrote (JAX skips its own files), not a jitted function inside
+    jxkernel (jnp.sum's), an eager operation's program or a transformed jit's (vmap of a
+    jitted function: no source), which JAX does not log as tracing misses."""
+    if event.source is None:
+        return False
+    return not _source_internal(event.source.rsplit(":", 1)[0])
+
+
+class _UsersMissesOnly(logging.Filter):
+    """Drops the empty messages explain_miss gives for compiles JAX would not explain."""
+
+    def filter(self, record) -> bool:
+        return bool(record.getMessage())
+
+
+if not any(isinstance(f, _UsersMissesOnly) for f in _record._logger.filters):
+    _record._logger.addFilter(_UsersMissesOnly())
 _record.install_explainer(sys.modules[__name__])   # this module explains every miss

@@ -247,6 +247,27 @@ def test_fixes_for_python_numbers_strings_partials_and_fields():
     assert change.snippet.startswith("p = p._replace(y=jnp.asarray(p.y, jnp.float32))")
 
 
+def test_explain_cache_misses_logs_the_users_functions_only():
+    """As JAX, which skips its own files: a jitted function inside the library (jnp.sum's),
+    an eager operation's program and the program of vmap of a jitted function are compiles,
+    not tracing misses of the user's functions, and are not logged."""
+    handler, logger = _Logged(), logging.getLogger("jxkernel.compile_log")
+    logger.addHandler(handler)
+    before = config.jax_explain_cache_misses
+    config.update("jax_explain_cache_misses", True)
+    try:
+        jnp.sum(jnp.ones(13)); jnp.sum(jnp.ones(14)); jnp.sin(jnp.ones(15))
+        jxkernel.vmap(jxkernel.jit(lambda x: x * 16))(jnp.ones((2, 16)))
+        mine = jxkernel.jit(lambda x: x * 17)
+        mine(jnp.ones(17))
+    finally:
+        logger.removeHandler(handler)
+        config.update("jax_explain_cache_misses", before)
+    assert len(handler.messages) == 1 and "never seen function" in handler.messages[0], \
+        handler.messages
+    assert "test_recompile_corpus.py" in handler.messages[0]
+
+
 # ================================================================== the guard's error
 def test_a_refusal_names_the_users_function_and_a_call_that_applies():
     def shift(x):
