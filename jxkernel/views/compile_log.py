@@ -324,9 +324,9 @@ def _assignable(path: str, snippet: str) -> str:
     lines = []
     for line in snippet.splitlines():
         if line.startswith(f"{path} = "):
-            value, _, comment = line[len(path) + 3:].partition("    #")
-            line = f"{obj} = {obj}._replace({field}={value.strip()})" + \
-                ("    # dataclasses.replace(...) for a dataclass")
+            value = line[len(path) + 3:].partition("    #")[0]
+            line = f"{obj} = {obj}._replace({field}={value.strip()})" \
+                "    # dataclasses.replace(...) for a dataclass"
         lines.append(line)
     return "\n".join(lines)
 
@@ -341,7 +341,8 @@ _FIXES = {
               "call has one dtype.",
               "{path} = jnp.asarray({path}, jnp.{dtype})"),
     "weak_type": ("A Python scalar is weakly typed and an array is not, so {path} flipping "
-                  "between them compiles anew. Pass the same kind every time.",
+                  "between them compiles anew. Pass the same kind every time (weak types: "
+                  "https://docs.jax.dev/en/latest/type_promotion.html#weak-types).",
                   "{path} = jnp.asarray({path}, jnp.{dtype})    # always a (strong) array"),
     "static": ("Each new value of a static argument compiles anew. If {name} only sets values "
                "(not shapes or Python control flow), make it traced: drop it from "
