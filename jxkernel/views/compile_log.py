@@ -697,7 +697,8 @@ def _refusal_text(jitted, err, where) -> str:
     if per_function:
         name = _name_in_caller(jitted)
         switch = "fail_on_recompile is on for it"
-        allow = (f"jxkernel.compile_log.fail_on_recompile({name}, False)" if name else
+        allow = (f"jxkernel.compile_log.fail_on_recompile({name}, False) (in a notebook: "
+                 f"%jxguard off {name})" if name else
                  f"jxkernel.compile_log.fail_on_recompile(f, False), f being your "
                  f"jit({jitted._name})")
     else:
