@@ -699,6 +699,7 @@ def _refusal_text(jitted, err, where) -> str:
         switch = "fail_on_recompile is on for it"
         allow = (f"jxkernel.compile_log.fail_on_recompile({name}, False) (in a notebook: "
                  f"%jxguard off {name})" if name else
+                 f"%jxguard off {jitted._name} in a notebook, or "
                  f"jxkernel.compile_log.fail_on_recompile(f, False), f being your "
                  f"jit({jitted._name})")
     else:

@@ -284,6 +284,22 @@ def test_a_refusal_names_the_users_function_and_a_call_that_applies():
     compile_log.fail_on_recompile(f, False)
 
 
+def test_a_refusal_of_a_function_held_by_no_name_says_how_to_name_it():
+    def scale(x):
+        return x * 3
+    holder = [jxkernel.jit(scale)]          # held by a list: no name in the caller
+    holder[0](jnp.ones(3))
+    compile_log.fail_on_recompile(holder[0])
+    try:
+        with pytest.raises(RecompileError) as info:
+            holder[0](jnp.ones(5))
+    finally:
+        compile_log.fail_on_recompile(holder[0], False)
+    text = str(info.value)
+    assert "%jxguard off scale" in text and "f being your jit(scale)" in text, text
+    assert not re.search(r"#\d{6,}", text), text
+
+
 def test_a_refusal_inside_a_library_function_names_the_call_not_the_library_file():
     x = jnp.ones(5)
     jnp.sum(x)
