@@ -142,8 +142,11 @@ def explain_changes(old: Signature | None, new: Signature) -> tuple:
 
 def _config_changes(old, new):
     before = dict(old.config)
+    changed = {name for name, value in new.config if name in before and before[name] != value}
+    if "donate_argnums" in changed:           # its names follow from its numbers: one change
+        changed.discard("donate_argnames")
     for name, value in new.config:
-        if name in before and before[name] != value:
+        if name in changed:
             yield _fixed(name, "config", before[name], value)
 
 
@@ -302,7 +305,9 @@ def nearest(history, new: Signature):
 def _fixed(path, kind, old, new, name=None, dtype="float32", rank=False) -> Change:
     name = name or path
     fix, snippet = _FIXES[kind]
-    if kind == "config" and path != "jax_enable_x64":
+    if kind == "config" and path in dict(_JIT_OPTIONS):
+        fix, snippet = _OPTION_FIX
+    elif kind == "config" and path != "jax_enable_x64":
         fix, snippet = _DEVICE_FIX
     if rank:
         fix, snippet = _RANK_FIX
@@ -428,6 +433,11 @@ _CONTAINER_FIX = ("The arguments' pytree structure changed ({old} -> {new}): a t
 _RANK_FIX = ("{path} changed rank ({old} -> {new}), and every new shape compiles anew. Pass it "
              "with one rank every time.",
              "{path} = jnp.atleast_1d({path})    # a scalar becomes shape (1,)")
+_OPTION_FIX = ("{path} differs between two jits of this function ({old} -> {new}): each set "
+               "of jit options compiles a program of its own (JAX traces once, and lowers and "
+               "compiles twice). Jit the function once with the options you need, and call "
+               "that one.",
+               "f = jax.jit(g, {path}={new})    # once; call f everywhere")
 _DEVICE_FIX = ("The {path} changed ({old} -> {new}): a compiled program runs on one device. "
                "Keep the inputs on one device, or expect one compile per device.",
                "x = jax.device_put(x, jax.devices()[0])    # or %jxbackend cpu:0")
@@ -458,10 +468,29 @@ def explanation_text(changes, indent: str = "  ") -> str:
 
 
 # ------------------------------------------------------------------ explaining a jit's miss
-def _config_of(device) -> tuple:
-    """The configuration a compiled program is specialised on, as jit's cache key has it."""
-    return (("jax_enable_x64", bool(config.jax_enable_x64)),
-            ("device", f"{_client.platform_of(device)}:{device.id}"))
+def _config_of(device, jitted=None) -> tuple:
+    """The configuration a compiled program is specialised on, as jit's cache key has it:
+    x64, the device, and the jit's own options that make another program (two jits of one
+    function with other donate_argnums share the trace, not the program)."""
+    found = (("jax_enable_x64", bool(config.jax_enable_x64)),
+             ("device", f"{_client.platform_of(device)}:{device.id}"))
+    if jitted is None:
+        return found
+    return found + tuple((name, _option_text(getattr(jitted, attr, None)))
+                         for name, attr in _JIT_OPTIONS)
+
+
+_JIT_OPTIONS = (("donate_argnums", "_donate_argnums"), ("donate_argnames", "_donate_argnames"),
+                ("inline", "_inline"), ("keep_unused", "_keep_unused"),
+                ("compiler_options", "_compiler_options"))
+
+
+def _option_text(value) -> str:
+    if isinstance(value, (set, frozenset)):
+        value = tuple(sorted(value, key=str))
+    elif isinstance(value, dict):
+        value = dict(sorted(value.items()))
+    return repr(value)
 
 
 _LINEAGES: collections.OrderedDict = collections.OrderedDict()
@@ -566,7 +595,7 @@ def _explain(miss: Miss) -> tuple:
     run again) it says so (fresh_jit), and nothing more: the new object is the cause."""
     named = tuple(zip(miss.names, miss.avals))
     static_named = tuple((n, v) for n, v, _ in miss.statics)
-    new = Signature(named, miss.treedef, static_named, _config_of(miss.device),
+    new = Signature(named, miss.treedef, static_named, _config_of(miss.device, miss.jitted),
                     None if miss.consts is None else _named_consts(miss.jitted._fun, miss.consts))
     closest = nearest(miss.history, new)
     if closest is None:

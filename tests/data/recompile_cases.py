@@ -263,6 +263,12 @@ SCENARIOS = {
         "donate_argnums: the same shape again, a cache hit",
         "f = jax.jit(lambda x: x + 1, donate_argnums=0)\n"
         "f(jnp.ones(3)); f(jnp.ones(3))\n"),
+    "donation_added": (
+        "one def jitted without, then with donate_argnums",
+        "def g(x):\n"
+        "    return x + 1\n"
+        "jax.jit(g)(jnp.ones(3))\n"
+        "jax.jit(g, donate_argnums=0)(jnp.ones(3))\n"),
     "device_put_committed": (
         "an array put on the device explicitly, then an uncommitted one",
         "f = jax.jit(lambda x: x * 2)\n"
