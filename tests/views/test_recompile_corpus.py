@@ -12,17 +12,22 @@ here); tests/data/recompile_reference.json what JAX logged for each with
   types"; a static value, a static/traced flip or a structure change where JAX says
   "different input pytree"; the same config option where JAX says "Tracing context doesn't
   match" -- and no cause JAX does not name. A `constant` change (a closed-over value that
-  differs) is a note, not a cause: it rides along with a miss JAX explains otherwise.
+  differs) is a note, not a cause: it rides along with a miss JAX explains otherwise;
+* with jax_explain_cache_misses on, "never seen function" is logged where JAX logs it;
+* the programs compiled for the scenario's functions are as many as JAX lowers.
+
+Then the fixes (they must apply: never static_argnums for an array, never "trace it" for a
+string), the log of the user's functions only, RecompileError's text, and two %%jit cells.
 """
 import itertools
 import json
+import logging
 import os
 import re
 import sys
 
 import pytest
 
-import logging
 
 import jxkernel
 import jxkernel.numpy as jnp
