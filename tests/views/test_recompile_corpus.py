@@ -28,7 +28,6 @@ import sys
 
 import pytest
 
-
 import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel import compile_log, config
