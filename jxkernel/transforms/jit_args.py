@@ -89,6 +89,8 @@ class Arguments:
         positional = [p.name for p in params
                       if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         self.positional = positional
+        # *args' name: its leaves are "xs[0]", "xs[1]", ... as JAX's debug info names them
+        self.varargs = next((p.name for p in params if p.kind == p.VAR_POSITIONAL), None)
         for what, nums, names in (("static", static_argnums, static_argnames),
                                   ("donate", donate_argnums, donate_argnames)):
             check_argnums(signature, as_tuple(nums), f"{what}_argnums")
@@ -145,7 +147,11 @@ class Arguments:
         return dyn_args, dyn_kwargs, tuple(statics)
 
     def arg_name(self, i) -> str:
-        return self.positional[i] if i < len(self.positional) else f"args[{i}]"
+        if i < len(self.positional):
+            return self.positional[i]
+        if self.varargs is not None:
+            return f"{self.varargs}[{i - len(self.positional)}]"
+        return f"args[{i}]"
 
     def leaf_names(self, args, kwargs) -> tuple:
         """A readable name per flat input, e.g. "params['w']" (only computed on a miss)."""

@@ -14,8 +14,13 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import functools
+import linecache
+import logging
+import os
 import re
 import sys
+import weakref
 
 import numpy as np
 
@@ -137,8 +142,11 @@ def explain_changes(old: Signature | None, new: Signature) -> tuple:
 
 def _config_changes(old, new):
     before = dict(old.config)
+    changed = {name for name, value in new.config if name in before and before[name] != value}
+    if "donate_argnums" in changed:           # its names follow from its numbers: one change
+        changed.discard("donate_argnames")
     for name, value in new.config:
-        if name in before and before[name] != value:
+        if name in changed:
             yield _fixed(name, "config", before[name], value)
 
 
@@ -150,7 +158,11 @@ def _traced_changes(old, new, flipped):
             return f"static {value!r}"
         return ", ".join(_aval_text(a) for p, a in sig.named if _root(p) == name) or "absent"
     for name in sorted(flipped):
-        yield _fixed(name, "traced", side(old, name), side(new, name))
+        change = _fixed(name, "traced", side(old, name), side(new, name))
+        arrays = [a for sig in (old, new) for p, a in sig.named if _root(p) == name]
+        if any(a.shape for a in arrays):      # an array (not hashable) cannot be static
+            change = _refixed(change, _ARRAY_TRACED_FIX)
+        yield change
 
 
 _ABSENT = object()
@@ -163,9 +175,26 @@ def _static_changes(old_static, new_static, flipped):
             continue
         before, after = old_static.get(name, _ABSENT), new_static.get(name, _ABSENT)
         if before is _ABSENT or after is _ABSENT or before != after:
-            yield _fixed(str(name), "static",
-                         _DEFAULT if before is _ABSENT else repr(before),
-                         _DEFAULT if after is _ABSENT else repr(after), name=name)
+            change = _fixed(str(name), "static",
+                            _DEFAULT if before is _ABSENT else repr(before),
+                            _DEFAULT if after is _ABSENT else repr(after), name=name)
+            if after is not _ABSENT and _hashed_by_identity(after):
+                change = _refixed(change, _IDENTITY_FIX, kind=type(after).__name__)
+            elif after is not _ABSENT and not _traceable(after):
+                change = _refixed(change, _STATIC_KEEP_FIX, kind=type(after).__name__)
+            yield change
+
+
+def _traceable(value) -> bool:
+    """Whether a static value could be passed traced instead: a number or a NumPy value."""
+    return isinstance(value, (bool, int, float, complex, np.number, np.bool_, np.ndarray))
+
+
+def _hashed_by_identity(value) -> bool:
+    """An object whose class keeps object's own __hash__ and __eq__: every instance is a new
+    static value, however alike."""
+    kind = type(value)
+    return kind.__hash__ is object.__hash__ and kind.__eq__ is object.__eq__
 
 
 def _leaf_changes(old, new, flipped):
@@ -173,11 +202,19 @@ def _leaf_changes(old, new, flipped):
     after = {p: a for p, a in new.named if _root(p) not in flipped}
     moved = [p for p in after if p not in before] + [p for p in before if p not in after]
     for path in sorted(moved):
-        yield _fixed(path, "structure", _aval_text(before[path]) if path in before else "absent",
-                     _aval_text(after[path]) if path in after else "absent")
+        change = _fixed(path, "structure",
+                        _aval_text(before[path]) if path in before else "absent",
+                        _aval_text(after[path]) if path in after else "absent")
+        if path == _root(path):                     # a whole argument passed, then not
+            change = _refixed(change, _ARGUMENT_FIX)
+        elif path.endswith("]") and re.search(r"\[\d+\]$", path):   # a list's length
+            change = _refixed(change, _LENGTH_FIX)
+        yield change
     if not moved and not flipped and old.treedef is not None and new.treedef is not None and \
             old.treedef != new.treedef:
-        yield _fixed("(arguments)", "structure", str(old.treedef), str(new.treedef))
+        change = _fixed("(arguments)", "structure", str(old.treedef), str(new.treedef))
+        yield _refixed(change, _KEYWORD_FIX if _by_keyword_now(old.treedef, new.treedef)
+                       else _CONTAINER_FIX)
     for path, a in after.items():
         b = before.get(path)
         if b is None or a == b:
@@ -186,9 +223,31 @@ def _leaf_changes(old, new, flipped):
             yield _fixed(path, "shape", b.str_short(), a.str_short(),
                          rank=len(a.shape) != len(b.shape) or not a.shape)
         elif a.dtype != b.dtype:
-            yield _fixed(path, "dtype", _aval_text(b), _aval_text(a), dtype=b.dtype.name)
+            change = _fixed(path, "dtype", _aval_text(b), _aval_text(a), dtype=b.dtype.name)
+            if a.weak_type and b.weak_type and not b.shape:       # two Python scalars
+                change = _refixed(change, _PY_SCALAR_FIX,
+                                  py=_PY_TYPE.get(b.dtype.kind, "float"))
+            yield change
         else:
             yield _fixed(path, "weak_type", _aval_text(b), _aval_text(a), dtype=a.dtype.name)
+
+
+def _by_keyword_now(old_tree, new_tree) -> bool:
+    """Whether the (args, kwargs) structures differ in which arguments came by keyword."""
+    try:
+        (old_args, old_kwargs), (new_args, new_kwargs) = old_tree.children(), new_tree.children()
+        return old_args.num_leaves != new_args.num_leaves and \
+            old_kwargs.num_leaves != new_kwargs.num_leaves
+    except (AttributeError, ValueError, TypeError):
+        return False
+
+
+def _refixed(change: Change, fix_and_snippet, **more) -> Change:
+    """`change` with another fix (a template of _FIXES' kind)."""
+    fix, snippet = fix_and_snippet
+    fill = dict(path=change.path, name=change.path, root=_root(change.path), old=change.old,
+                new=change.new, **more)
+    return dataclasses.replace(change, fix=fix.format(**fill), snippet=snippet.format(**fill))
 
 
 def _const_changes(old, new):
@@ -246,12 +305,35 @@ def nearest(history, new: Signature):
 def _fixed(path, kind, old, new, name=None, dtype="float32", rank=False) -> Change:
     name = name or path
     fix, snippet = _FIXES[kind]
-    if kind == "config" and path != "jax_enable_x64":
+    if kind == "config" and path in dict(_JIT_OPTIONS):
+        fix, snippet = _OPTION_FIX
+    elif kind == "config" and path != "jax_enable_x64":
         fix, snippet = _DEVICE_FIX
     if rank:
         fix, snippet = _RANK_FIX
     fill = dict(path=path, name=name, root=_root(path), old=old, new=new, dtype=dtype)
-    return Change(path, kind, str(old), str(new), fix.format(**fill), snippet.format(**fill))
+    return Change(path, kind, str(old), str(new), fix.format(**fill),
+                  _assignable(path, snippet.format(**fill)))
+
+
+_FIELD = re.compile(r"^(?P<obj>.+)\.(?P<field>[A-Za-z_]\w*)$")
+
+
+def _assignable(path: str, snippet: str) -> str:
+    """`snippet` with its `p.y = ...` lines (a namedtuple's field cannot be assigned) as
+    `p = p._replace(y=...)`."""
+    found = _FIELD.match(path)
+    if found is None:
+        return snippet
+    obj, field = found.group("obj"), found.group("field")
+    lines = []
+    for line in snippet.splitlines():
+        if line.startswith(f"{path} = "):
+            value = line[len(path) + 3:].partition("    #")[0]
+            line = f"{obj} = {obj}._replace({field}={value.strip()})" \
+                "    # dataclasses.replace(...) for a dataclass"
+        lines.append(line)
+    return "\n".join(lines)
 
 
 _FIXES = {
@@ -264,7 +346,8 @@ _FIXES = {
               "call has one dtype.",
               "{path} = jnp.asarray({path}, jnp.{dtype})"),
     "weak_type": ("A Python scalar is weakly typed and an array is not, so {path} flipping "
-                  "between them compiles anew. Pass the same kind every time.",
+                  "between them compiles anew. Pass the same kind every time (weak types: "
+                  "https://docs.jax.dev/en/latest/type_promotion.html#weak-types).",
                   "{path} = jnp.asarray({path}, jnp.{dtype})    # always a (strong) array"),
     "static": ("Each new value of a static argument compiles anew. If {name} only sets values "
                "(not shapes or Python control flow), make it traced: drop it from "
@@ -293,9 +376,68 @@ _FIXES = {
                   "for batch in batches:\n"
                   "    out = f_jit(batch)"),
 }
+_PY_TYPE = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}
+_PY_SCALAR_FIX = ("{path} came as {new} (before: {old}): two Python numbers of different "
+                  "kinds (say 1 and 1.0) are two types. Pass the same kind every time.",
+                  "{path} = {py}({path})    # always a Python {py}")
+_STATIC_KEEP_FIX = (
+    "{name} is static ({old} -> {new}): each value compiles once, and later calls with a "
+    "value seen before reuse its program. A {kind} cannot be traced, so a compile per value "
+    "is what to expect; for many values, map them to an integer and choose with "
+    "lax.switch (the integer traced: one program).",
+    "i = MODES.index({name})                      # an int, traced\n"
+    "out = jax.lax.switch(i, [branch_0, branch_1], x)")
+_PARTIAL_FRESH_FIX = (
+    "This is jit(functools.partial({func}, ...)) made anew: every partial is a new function "
+    "object, and jit's cache is keyed on the function object, so each one traces and "
+    "compiles again. Jit {func} once and pass what the partial bound as arguments (static "
+    "if it must be).",
+    "f_jit = jax.jit({func})    # once\n"
+    "out = f_jit(k, x)    # k passed, not bound")
+_CLOSURE_FRESH_FIX = (
+    "This is a new function object of the same code, a closure over {names} made anew (a "
+    "factory, or a def inside a loop): jit's cache is keyed on the function object, so "
+    "each one traces and compiles again, even when {names} did not change. Pass {names} "
+    "as arguments to one jitted function (traced: one program for all values), or keep "
+    "one jitted function per value and reuse it.",
+    "@jax.jit\n"
+    "def f(x, {first}):     # what the closure read, now an argument\n"
+    "    ...")
+_ARRAY_TRACED_FIX = (
+    "{name} was {old} and is {new} now: static in one jit, traced in the other. An array "
+    "cannot be static (it is not hashable): keep {name} traced in every jit of the "
+    "function.",
+    "f = jax.jit(f)    # {name} traced (no static_argnums for it)")
+_IDENTITY_FIX = ("{name} is a {kind} object, and {kind} keeps object's own hash and ==, by "
+                 "identity: every new instance is a new static value and compiles anew, however "
+                 "alike. Reuse one instance, or give {kind} __hash__ and __eq__ over the fields "
+                 "that matter (or register it as a pytree, its arrays traced).",
+                 "def __hash__(self): return hash((self.k,))          # in class {kind}\n"
+                 "def __eq__(self, other): return (self.k,) == (other.k,)")
+_ARGUMENT_FIX = ("{path} was {old} and is {new} now: an argument left to its default and one "
+                 "passed are two different argument structures, each compiled. Pass {path} "
+                 "in every call, or in none.",
+                 "f(..., {path}={path})    # in every call")
+_LENGTH_FIX = ("{root} changed length ({path}: {old} -> {new}): a list's length is part of "
+               "its pytree structure, and every structure compiles anew. Keep the length "
+               "fixed (pad it), or stack the items into one array.",
+               "{root} = jnp.stack({root})    # one array: its length is then a shape")
+_KEYWORD_FIX = ("The same argument came by position in one call and by keyword in the other "
+                "({old} -> {new}): which arguments are keywords is part of the cache key. "
+                "Pass each argument the same way in every call.",
+                "f(x)    # or always f(x=x): one way, every call")
+_CONTAINER_FIX = ("The arguments' pytree structure changed ({old} -> {new}): a tuple, a list "
+                  "or a dict of the same arrays are different structures, each compiled. "
+                  "Pass the same container type in every call.",
+                  "xs = tuple(xs)    # one container type, every call")
 _RANK_FIX = ("{path} changed rank ({old} -> {new}), and every new shape compiles anew. Pass it "
              "with one rank every time.",
              "{path} = jnp.atleast_1d({path})    # a scalar becomes shape (1,)")
+_OPTION_FIX = ("{path} differs between two jits of this function ({old} -> {new}): each set "
+               "of jit options compiles a program of its own (JAX traces once, and lowers and "
+               "compiles twice). Jit the function once with the options you need, and call "
+               "that one.",
+               "f = jax.jit(g, {path}={new})    # once; call f everywhere")
 _DEVICE_FIX = ("The {path} changed ({old} -> {new}): a compiled program runs on one device. "
                "Keep the inputs on one device, or expect one compile per device.",
                "x = jax.device_put(x, jax.devices()[0])    # or %jxbackend cpu:0")
@@ -326,21 +468,81 @@ def explanation_text(changes, indent: str = "  ") -> str:
 
 
 # ------------------------------------------------------------------ explaining a jit's miss
-def _config_of(device) -> tuple:
-    """The configuration a compiled program is specialised on, as jit's cache key has it."""
-    return (("jax_enable_x64", bool(config.jax_enable_x64)),
-            ("device", f"{_client.platform_of(device)}:{device.id}"))
+def _config_of(device, jitted=None) -> tuple:
+    """The configuration a compiled program is specialised on, as jit's cache key has it:
+    x64, the device, and the jit's own options that make another program (two jits of one
+    function with other donate_argnums share the trace, not the program)."""
+    found = (("jax_enable_x64", bool(config.jax_enable_x64)),
+             ("device", f"{_client.platform_of(device)}:{device.id}"))
+    if jitted is None:
+        return found
+    return found + tuple((name, _option_text(getattr(jitted, attr, None)))
+                         for name, attr in _JIT_OPTIONS)
 
 
-_LINEAGES: collections.OrderedDict = collections.OrderedDict()   # code -> deque of (jit id, sig)
+_JIT_OPTIONS = (("donate_argnums", "_donate_argnums"), ("donate_argnames", "_donate_argnames"),
+                ("inline", "_inline"), ("keep_unused", "_keep_unused"),
+                ("compiler_options", "_compiler_options"))
+
+
+def _option_text(value) -> str:
+    if isinstance(value, (set, frozenset)):
+        value = tuple(sorted(value, key=str))
+    elif isinstance(value, dict):
+        value = dict(sorted(value.items()))
+    return repr(value)
+
+
+_LINEAGES: collections.OrderedDict = collections.OrderedDict()
+# (cell file, qualname, code) -> deque of (a weak reference to the jitted callable, jit id,
+# Signature): the callable itself is what JAX's tracing cache is keyed on
 _MAX_LINEAGES, _PER_LINEAGE = 1024, 16
+
+
+def _user_function(fun):
+    """The function a jitted callable really runs: through functools.partial, bound methods
+    and `functools.wraps` wrappers (a %%jit cell's jitted `cell` wraps the cell's own code:
+    every cell's wrapper has the same code, the cells do not)."""
+    for _ in range(32):
+        if isinstance(fun, functools.partial):
+            fun = fun.func
+        elif getattr(fun, "__func__", None) is not None and hasattr(fun, "__self__"):
+            fun = fun.__func__
+        elif getattr(fun, "__wrapped__", None) is not None:
+            fun = fun.__wrapped__
+        else:
+            break
+    return fun
+
+
+_CELL_FILE = re.compile(r"^<ipython-input-\d+-([0-9a-f]+)>$")
+
+
+def _code_key(fun):
+    """What makes two function objects "the same code", as a re-run cell or a lambda made
+    anew in a loop: equal code objects (bytecode, constants, names, first line) in the same
+    file, a notebook cell's file named by its content (IPython's execution count dropped),
+    and the same qualified name. None when there is no code to compare."""
+    code = getattr(_user_function(fun), "__code__", None)
+    if code is None:
+        return None
+    found = _CELL_FILE.match(code.co_filename)
+    return (found.group(1) if found else code.co_filename,
+            getattr(code, "co_qualname", code.co_name), code)
+
+
+def _weak(fun):
+    try:
+        return weakref.ref(fun)
+    except TypeError:                # not weakly referable: never taken for the same object
+        return lambda: None
 
 
 def _lineage(fun) -> collections.deque:
     """The recent signatures compiled for `fun`'s code by any jit object (a lambda made anew
-    in a loop shares its code object), to explain a jit called anew each time."""
-    key = getattr(fun, "__code__", None)
-    if key is None:             # no code to recognise it by (an id could be reused): no lineage
+    in a loop shares its code), to explain a jit called anew each time."""
+    key = _code_key(fun)
+    if key is None:          # no code to recognise it by (an id could be reused): no lineage
         return collections.deque(maxlen=_PER_LINEAGE)
     found = _LINEAGES.get(key)
     if found is None:
@@ -383,32 +585,55 @@ def _named_signature(named, static_named) -> tuple:
 
 def _explain(miss: Miss) -> tuple:
     """(named avals, named statics, the nearest earlier Signature or None, reason, changes,
-    the new Signature). A first compile is compared with other jit objects of the same Python
-    function (a jit made anew in a loop); `reason` keeps its one-line form ("first call")."""
+    the new Signature).
+
+    As JAX's tracing cache, which is keyed on the Python function (not the jit object): a
+    first compile of this jit object is compared with what other jit objects of the *same
+    function object* compiled (jit(f) and jit(f, static_argnums=1): "n was traced, is static
+    now"). A function object never seen is a first call ("never seen function"); when
+    another object of the same code compiled before (a lambda made anew in a loop, a cell
+    run again) it says so (fresh_jit), and nothing more: the new object is the cause."""
     named = tuple(zip(miss.names, miss.avals))
     static_named = tuple((n, v) for n, v, _ in miss.statics)
-    new = Signature(named, miss.treedef, static_named, _config_of(miss.device),
+    new = Signature(named, miss.treedef, static_named, _config_of(miss.device, miss.jitted),
                     None if miss.consts is None else _named_consts(miss.jitted._fun, miss.consts))
     closest = nearest(miss.history, new)
     if closest is None:
-        return named, static_named, None, "first call", _fresh_jit_changes(miss.jitted, new), new
+        fun = miss.jitted._fun
+        seen = [sig for ref, owner, sig in _lineage(fun)
+                if owner != id(miss.jitted) and ref() is fun]
+        closest = nearest(seen, new)
+        if closest is None:
+            return named, static_named, None, "first call", _fresh_jit_changes(miss.jitted), \
+                new
     reason = explain(closest.named, named, closest.treedef, miss.treedef, closest.statics,
                      static_named)
     changes = explain_changes(closest, new)
-    if reason.startswith("a changed configuration") and changes:     # say which
+    if changes and (reason.startswith("a changed configuration") or
+                    any(c.kind == "traced" for c in changes)):     # say which
         reason = "; ".join(map(str, changes))
     return named, static_named, closest, reason, changes, new
 
 
-def _fresh_jit_changes(jitted, new) -> tuple:
-    """Against another jit object of the same function: jit(f) called anew each time."""
-    others = [sig for owner, sig in _lineage(jitted._fun) if owner != id(jitted)]
-    closest = nearest(others, new)
-    if closest is None:
+def _fresh_jit_changes(jitted) -> tuple:
+    """A function object never seen, of the same code as one compiled before (jit(lambda)
+    made anew in a loop, a cell run again): the fresh_jit change, alone."""
+    fun = jitted._fun
+    others = [(owner, sig) for ref, owner, sig in _lineage(fun)
+              if owner != id(jitted) and ref() is not fun]
+    if not others:
         return ()
-    compiled_for = signature_text((p, a.str_short()) for p, a in closest.named)
-    return (fresh_jit_change(f"jit({jitted._name}) compiled for ({compiled_for})"),
-            *explain_changes(closest, new))
+    _, sig = others[-1]
+    compiled_for = signature_text((p, a.str_short()) for p, a in sig.named)
+    change = fresh_jit_change(f"jit({jitted._name}) compiled for ({compiled_for})")
+    free = getattr(getattr(_user_function(fun), "__code__", None), "co_freevars", ())
+    if isinstance(fun, functools.partial):      # jit(partial(g, k)) made anew
+        change = _refixed(change, _PARTIAL_FRESH_FIX,
+                          func=getattr(fun.func, "__name__", "g"))
+    elif free:                  # a closure made anew (a factory): its values may differ
+        change = _refixed(change, _CLOSURE_FRESH_FIX, names=", ".join(free),
+                          first=free[0])
+    return (change,)
 
 
 def compiled(miss: Miss, phases, backend: str) -> CompileEvent:
@@ -417,25 +642,111 @@ def compiled(miss: Miss, phases, backend: str) -> CompileEvent:
     named, static_named, _, reason, changes, new = _explain(miss)
     miss.history.append(new)
     jitted = miss.jitted
-    _lineage(jitted._fun).append((id(jitted), dataclasses.replace(new, consts=None)))
-    return CompileEvent(jitted._name, jitted._source_text(),
+    _lineage(jitted._fun).append((_weak(jitted._fun), id(jitted),
+                                  dataclasses.replace(new, consts=None)))
+    return CompileEvent(jitted._name, _source_of(jitted),
                         _named_signature(named, static_named), reason, phases, backend,
                         key=jitted, changes=changes)
 
 
+def _source_of(jitted) -> str | None:
+    """Where the jitted function was defined ("file:line"); for a functools.partial or a
+    wrapper, where the function it runs was."""
+    found = jitted._source_text()
+    if found is None:
+        code = getattr(_user_function(jitted._fun), "__code__", None)
+        if code is not None:
+            found = f"{code.co_filename}:{code.co_firstlineno}"
+    return found
+
+
 def refusal(miss: Miss) -> RecompileError:
     """The error of a miss that fail_on_recompile refuses: pointing at the caller, with what
-    changed and how to fix it as notes."""
+    changed and how to fix it as notes. The message names the function as the user wrote it
+    (the name the calling frame holds it by) and the switch that is on, never an internal
+    key; a jitted function inside jxkernel (jnp.sum) is named by the user's call."""
     named, static_named, closest, reason, changes, _ = _explain(miss)
     jitted = miss.jitted
+    where = user_source_info()
     err = RecompileError(jitted._name, jitted.function_key,
                          signature_text(_named_signature(closest.named, closest.statics)),
                          signature_text(_named_signature(named, static_named)),
-                         reason, user_source_info())
+                         reason, where)
     err.changes = changes
-    if changes:
+    err.args = (_refusal_text(jitted, err, where),)
+    library = _is_library(jitted)
+    if changes and not library:
         err.add_note("What changed, and the fix:\n" + explanation_text(changes))
+    elif library:
+        err.add_note("A library function compiles once per input type (shape, dtype) it is "
+                     "given, as your own jitted functions do. Under the guard, call it with "
+                     "the types it compiled for, or run it once with each type before turning "
+                     "the guard on.")
     return err
+
+
+def _is_library(jitted) -> bool:
+    """Whether the jitted function is jxkernel's own (jnp.sum's inner jit), not the user's."""
+    source = getattr(jitted, "_source", None)
+    return source is not None and _source_internal(source.file)
+
+
+def _source_internal(filename: str) -> bool:
+    return filename.startswith(_PACKAGE_DIR)
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _user_frame():
+    """The innermost frame outside jxkernel (the user's call), or None."""
+    frame = sys._getframe(1)
+    while frame is not None and _source_internal(frame.f_code.co_filename):
+        frame = frame.f_back
+    return frame
+
+
+def _name_in_caller(target) -> str | None:
+    """The name the user's calling frame holds `target` by (a local, then a global)."""
+    frame = _user_frame()
+    if frame is None:
+        return None
+    for scope in (frame.f_locals, frame.f_globals):
+        for name, value in list(scope.items()):
+            if value is target and not name.startswith("_"):
+                return name
+    return None
+
+
+def _refusal_text(jitted, err, where) -> str:
+    at = f"called at {where.file}:{where.line}\n" if where is not None else ""
+    per_function = bool(getattr(jitted, "_fail_on_recompile", False))
+    signatures = (f"  compiled for: ({err.old_signature})\n"
+                  f"  called with:  ({err.new_signature})\n")
+    if per_function:
+        name = _name_in_caller(jitted)
+        switch = "fail_on_recompile is on for it"
+        allow = (f"jxkernel.compile_log.fail_on_recompile({name}, False) (in a notebook: "
+                 f"%jxguard off {name})" if name else
+                 f"%jxguard off {jitted._name} in a notebook, or "
+                 f"jxkernel.compile_log.fail_on_recompile(f, False), f being your "
+                 f"jit({jitted._name})")
+    else:
+        switch = "no_recompile() is on (every jitted function; %jxguard on in a notebook)"
+        allow = ("leaving the `with no_recompile():` block (%jxguard off), or "
+                 "jxkernel.compile_log.fail_on_any_recompile(False)")
+    if _is_library(jitted):
+        line = ""
+        if where is not None:
+            text = linecache.getline(where.file, where.line).strip()
+            line = f" `{text}`" if text else ""
+        return (f"The call{line} would compile a jitted function inside jxkernel again, "
+                f"because its input changed ({err.reason}), and {switch}.\n" + signatures + at +
+                f"Call it with the types it compiled for, or allow recompiling by {allow}.")
+    return (f"jit({jitted._name}) would recompile because {err.reason}, and {switch}.\n" +
+            signatures + at +
+            f"Call it with the compiled signature, or allow recompiling "
+            f"{'with ' if per_function else 'by '}{allow}.")
 
 
 def explain_miss(event: CompileEvent, call_site=None) -> str:
@@ -447,14 +758,21 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
           never seen function:
             f defined at a.py:3
     """
+    if not _users(event):
+        return ""                  # not logged (the filter below drops an empty message)
     where = "" if call_site is None else \
         f" at {call_site.file}:{call_site.line} ({call_site.function})"
+    defined = "" if event.source is None else f" defined at {event.source}"
     lines = [f"TRACING CACHE MISS{where}:"]
-    fresh = any(c.kind == "fresh_jit" for c in event.changes)
-    if event.reason == "first call" and not fresh:
-        lines += ["  never seen function:", f"    {event.function} defined at {event.source}"]
+    fresh = [c for c in event.changes if c.kind == "fresh_jit"]
+    if event.reason == "first call":            # as JAX: a function object not traced before
+        lines += ["  never seen function:", f"    {event.function}{defined}"]
+        if fresh:       # JAX guesses this from the call site; here the code is the same
+            lines += ["  but another function object of the same code compiled before "
+                      f"({fresh[0].old}): the function is being re-defined, preventing "
+                      "caching", explanation_text(fresh)]
         return "\n".join(lines)
-    lines.append(f"  for {event.function} defined at {event.source}")
+    lines.append(f"  for {event.function}{defined}")
     if not event.changes:
         lines.append(f"  {event.reason}")
         return "\n".join(lines)
@@ -463,4 +781,23 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
     return "\n".join(lines)
 
 
+def _users(event: CompileEvent) -> bool:
+    """Whether `event` is a compile JAX's jax_explain_cache_misses would explain: a miss of a
+    function the user wrote (JAX skips its own files), not a jitted function inside
+    jxkernel (jnp.sum's), an eager operation's program or a transformed jit's (vmap of a
+    jitted function: no source), which JAX does not log as tracing misses."""
+    if event.source is None:
+        return False
+    return not _source_internal(event.source.rsplit(":", 1)[0])
+
+
+class _UsersMissesOnly(logging.Filter):
+    """Drops the empty messages explain_miss gives for compiles JAX would not explain."""
+
+    def filter(self, record) -> bool:
+        return bool(record.getMessage())
+
+
+if not any(isinstance(f, _UsersMissesOnly) for f in _record._logger.filters):
+    _record._logger.addFilter(_UsersMissesOnly())
 _record.install_explainer(sys.modules[__name__])   # this module explains every miss

@@ -89,10 +89,12 @@ def test_an_argument_traced_in_one_jit_and_static_in_another():
     jxkernel.jit(power)(jnp.ones(2), 2.0)                  # n traced: f32[] (weak)
     static = jxkernel.jit(power, static_argnums=1)
     static(jnp.ones(2), 2.0)                                # n static 2.0
-    fresh, traced = events_of(static)[0].changes
-    assert fresh.kind == "fresh_jit"
+    # as JAX's tracing cache (keyed on the function, not the jit object): the same function
+    # seen before, its argument n now static; not a "new jit object" nor a "first call"
+    (traced,) = events_of(static)[0].changes
     assert (traced.path, traced.kind, traced.old, traced.new) == \
         ("n", "traced", "f32[] (weak)", "static 2.0")
+    assert events_of(static)[0].reason == "n: traced f32[] (weak) -> static 2.0"
     assert "static_argnames=('n',)" in traced.snippet
 
 

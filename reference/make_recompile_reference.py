@@ -1,0 +1,168 @@
+"""Write tests/data/recompile_reference.json from real JAX 0.10.2 (run by hand, never by the
+tests):
+
+    .venv-jax/bin/python reference/make_recompile_reference.py [--print]
+
+Runs each scenario of tests/data/recompile_cases.py with `jax_explain_cache_misses` on and
+records the tracing-cache misses JAX logs for the scenario's own functions. JAX 0.10.2 logs
+them from `trace_to_jaxpr`'s cache (jax/_src/interpreters/partial_eval.py, `explain`, logger
+`jax._src.interpreters.partial_eval`, level WARNING), one message per miss:
+
+    TRACING CACHE MISS at <call site>:
+      never seen function:
+        <name> id=<id> defined at <file>:<line>
+      [but seen another function defined on the same line; maybe the function is
+      being re-defined repeatedly, preventing caching?]
+
+or, for a function traced before,
+
+      for <name> defined at <file>:<line>
+      all previously seen cache keys differ. For the closest previous key:
+      different input types:          (or: different input pytree: / Tracing context ...)
+      * at x, now f32[4] and before f32[3]
+
+Per scenario: {"misses": [{"function", "kind", "changes": [{"kind", "path", "before",
+"after"}], "redefined_hint"}], "error": None or the exception class, "messages": the raw
+text (ids and call-site columns dropped), "lowerings": how many programs of the scenario's
+functions JAX lowered for XLA to compile (`jax_log_compiles`: pxla's "Compiling jit(<name>)
+with global shapes", logged as it lowers; a vmap or grad of a jitted function lowers
+programs of its own without a tracing miss, a committed array one more, and a call after
+`.lower()` none)}. A miss's kind is "never seen function", "tree",
+"types", "config" ("Tracing context doesn't match"), "debug" ("Debug info doesn't match") or
+"unavailable"; a "types" change's kind is "shape", "dtype" or "weak_type" (the first that
+differs), a "tree" change's "tree", a "config" change's "config" with the config's name as
+its path. `--print` prints the messages too.
+"""
+import json
+import logging
+import os
+import re
+import sys
+
+import jax
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
+sys.path.insert(0, DATA)
+from recompile_cases import FILE_PREFIX, RAISES, SCENARIOS, run  # noqa: E402
+
+LOGGER = "jax._src.interpreters.partial_eval"
+COMPILE_LOGGER = "jax._src.interpreters.pxla"
+WEAK_TYPE_HINT = "https://docs.jax.dev/en/latest/type_promotion.html#weak-types"
+
+
+class Collect(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.messages = []
+        self.compiled = []          # "jit(<name>)" per program lowered for XLA
+
+    def emit(self, record):
+        text = record.getMessage()
+        if text.startswith("TRACING CACHE MISS"):
+            self.messages.append(text)
+        elif text.startswith("Compiling "):              # jax_log_compiles, from pxla
+            self.compiled.append(text.split()[1])
+
+
+_TYPE = re.compile(r"^([a-z]+\d*)\[([^\]]*)\](\{weak_type=(True|False)\})?")
+
+
+def split_type(text):
+    """"f32[3]{weak_type=True}" -> ("f32", "3", True)."""
+    m = _TYPE.match(text.strip())
+    if m is None:
+        return text, None, None
+    return m.group(1), m.group(2), m.group(4) == "True" if m.group(4) else None
+
+
+def type_kind(before, after):
+    (d0, s0, w0), (d1, s1, w1) = split_type(before), split_type(after)
+    if s0 != s1:
+        return "shape"
+    if d0 != d1:
+        return "dtype"
+    return "weak_type"
+
+
+def parse(message):
+    """One logged miss as a record (see the module's docstring)."""
+    lines = message.splitlines()
+    miss = {"function": None, "kind": None, "changes": [], "redefined_hint": False}
+    if len(lines) > 1 and lines[1].strip() == "never seen function:":
+        miss["function"] = lines[2].split()[0]
+        miss["kind"] = "never seen function"
+        miss["redefined_hint"] = "re-defined repeatedly" in message
+        return miss
+    miss["function"] = lines[1].split()[1]          # "  for f defined at ..."
+    # the weak-type hint's address is glued to the last line of the diff: drop it
+    body = "\n".join(lines[3:]).replace(WEAK_TYPE_HINT, "")
+    if body.startswith("  different input types"):
+        miss["kind"] = "types"
+        for m in re.finditer(r"\* at (.*), now (.*) and before (.*)", body):
+            path, after, before = m.groups()
+            miss["changes"].append({"kind": type_kind(before, after), "path": path,
+                                    "before": before, "after": after})
+    elif body.startswith("  different input pytree"):
+        miss["kind"] = "tree"
+        for m in re.finditer(r"\* at input path (.*), now (.*) and before (.*), so (.*)", body):
+            path, after, before, why = m.groups()
+            miss["changes"].append({"kind": "tree", "path": path, "before": before,
+                                    "after": after, "why": why})
+    elif body.startswith("  Tracing context"):
+        miss["kind"] = "config"
+        for m in re.finditer(r"\* (\S+) differs: now (.*) and before (.*)", body):
+            name, after, before = m.groups()
+            miss["changes"].append({"kind": "config", "path": name, "before": before,
+                                    "after": after})
+    elif body.startswith("  Debug info"):
+        miss["kind"] = "debug"
+    else:
+        miss["kind"] = "unavailable"
+    return miss
+
+
+def clean(message):
+    """The message without what changes from run to run: ids, call-site columns."""
+    message = re.sub(r" id=\d+", "", message)
+    return re.sub(r"TRACING CACHE MISS at .*:$", "TRACING CACHE MISS at (call site):", message,
+                  count=1, flags=re.M)
+
+
+def record(name):
+    collect = Collect()
+    loggers = [logging.getLogger(LOGGER), logging.getLogger(COMPILE_LOGGER)]
+    for logger in loggers:
+        logger.addHandler(collect)
+    try:
+        result = run(jax, name)
+    finally:
+        for logger in loggers:
+            logger.removeHandler(collect)
+    # an object's address changes from run to run: "<Model object at 0x…>"
+    mine = [re.sub(r" at 0x[0-9a-f]+>", " at 0x…>", m)
+            for m in collect.messages if f"defined at {FILE_PREFIX}" in m]
+    error = type(result).__name__ if name in RAISES and isinstance(result, Exception) else None
+    misses = [parse(m) for m in mine]
+    names = {f"jit({m['function']})" for m in misses}
+    return {"misses": misses, "error": error, "messages": [clean(m) for m in mine],
+            "lowerings": sum(c in names for c in collect.compiled)}
+
+
+def main():
+    jax.config.update("jax_explain_cache_misses", True)
+    jax.config.update("jax_log_compiles", True)
+    out = {}
+    for name in SCENARIOS:
+        out[name] = record(name)
+        if "--print" in sys.argv:
+            print(f"=== {name}: {len(out[name]['misses'])} misses, error {out[name]['error']}")
+            for m in out[name]["messages"]:
+                print(m)
+    out = {"jax_version": jax.__version__, "scenarios": out}
+    with open(os.path.join(DATA, "recompile_reference.json"), "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,324 @@
+"""Recompilation scenarios a learner meets, as source run the same way under real JAX 0.10.2
+(reference/make_recompile_reference.py, with `jax_explain_cache_misses` on: it records each
+tracing-cache miss of the scenario's own functions and the cause JAX names, in
+tests/data/recompile_reference.json) and under jxkernel (tests/views/test_recompile_corpus.py:
+the compile log's events of the same functions and their `changes`).
+
+Each scenario is source text, executed with `jax`, `jnp` and `np` in its globals and the file
+name `<recompile:NAME>`, so that the functions it defines are told apart from the library's
+own (JAX only explains misses of functions outside its own files, and jxkernel's events carry
+the file name as their source). A scenario that is expected to raise sets `error = True` in
+SCENARIOS' entry, and the raise is recorded as [exception class name].
+
+`run(jax, name)` executes one scenario and returns its globals (or the exception it raised).
+"""
+import numpy as np
+
+FILE_PREFIX = "<recompile:"
+
+# name -> (what a learner did, source). Keep each a few lines: it is read in the docs too.
+SCENARIOS = {
+    # ---------------------------------------------------------------- types of one argument
+    "same_call_twice": (
+        "the same call twice: one trace, then a cache hit",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3)); f(jnp.ones(3))\n"),
+    "shape": (
+        "a new length",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3)); f(jnp.ones(4))\n"),
+    "shape_back_and_forth": (
+        "two lengths alternating: each traced once",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "for n in (3, 4, 3, 4):\n"
+        "    f(jnp.ones(n))\n"),
+    "rank": (
+        "a vector, then a scalar",
+        "f = jax.jit(lambda x: x + 1)\n"
+        "f(jnp.ones(3)); f(jnp.ones(()))\n"),
+    "dtype": (
+        "float32, then int32",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3)); f(jnp.ones(3, jnp.int32))\n"),
+    "weak_type_float": (
+        "a Python float, then a float32 array (weak type)",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(1.0); f(jnp.asarray(1.0, jnp.float32))\n"),
+    "python_int_then_float": (
+        "a Python int, then a Python float",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(1); f(1.0)\n"),
+    "python_values_change": (
+        "Python floats of different values: no recompile",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(1.0); f(2.0); f(3.5)\n"),
+    "bool_then_int": (
+        "a Python bool, then a Python int",
+        "f = jax.jit(lambda x: x + 1)\n"
+        "f(True); f(1)\n"),
+    "numpy_f64_is_f32": (
+        "a NumPy float64 array is float32 without x64: no recompile",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3)); f(np.ones(3))\n"),
+    "numpy_scalar_vs_python": (
+        "a NumPy float32 scalar, then a Python float (weak type)",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(np.float32(1.0)); f(1.0)\n"),
+    "second_argument_shape": (
+        "the second of two arguments changes length",
+        "def g(a, b):\n"
+        "    return a.sum() + b.sum()\n"
+        "f = jax.jit(g)\n"
+        "f(jnp.ones(2), jnp.ones(3)); f(jnp.ones(2), jnp.ones(5))\n"),
+    "numpy_int64_is_int32": (
+        "np.arange (int64) after jnp.arange (int32): the same type without x64",
+        "f = jax.jit(lambda x: x + 1)\n"
+        "f(jnp.arange(3)); f(np.arange(3))\n"),
+    "python_int_then_numpy_int32": (
+        "a Python int, then a NumPy int32 scalar (weak type)",
+        "f = jax.jit(lambda x: x + 1)\n"
+        "f(3); f(np.int32(3))\n"),
+    "float16_then_bfloat16": (
+        "float16, then bfloat16",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3, jnp.float16)); f(jnp.ones(3, jnp.bfloat16))\n"),
+    "shape_and_dtype_two_arguments": (
+        "one argument changes shape and another dtype in the same call",
+        "def g(a, b):\n"
+        "    return a.sum() + b.sum()\n"
+        "f = jax.jit(g)\n"
+        "f(jnp.ones(2), jnp.ones(3)); f(jnp.ones(4), jnp.ones(3, jnp.int32))\n"),
+    # ---------------------------------------------------------------- static arguments
+    "static_value": (
+        "a new value of a static argument (static_argnums)",
+        "f = jax.jit(lambda x, n: x * n, static_argnums=1)\n"
+        "f(jnp.ones(3), 2); f(jnp.ones(3), 3)\n"),
+    "static_argnames_value": (
+        "a new value of a static keyword argument (static_argnames)",
+        "def scale(x, *, n):\n"
+        "    return x * n\n"
+        "f = jax.jit(scale, static_argnames='n')\n"
+        "f(jnp.ones(3), n=2); f(jnp.ones(3), n=2); f(jnp.ones(3), n=5)\n"),
+    "static_equal_tuple": (
+        "an equal (new) tuple as a static argument: a cache hit",
+        "f = jax.jit(lambda x, shape: x.reshape(shape), static_argnums=1)\n"
+        "f(jnp.ones(6), (2, 3)); f(jnp.ones(6), tuple([2, 3]))\n"),
+    "static_unhashable": (
+        "a list as a static argument: an error, nothing traced",
+        "f = jax.jit(lambda x, shape: x.reshape(shape), static_argnums=1)\n"
+        "f(jnp.ones(6), [2, 3])\n"),
+    "static_self": (
+        "a method jitted with self static: each instance is a new static value",
+        "class Model:\n"
+        "    def __init__(self, k):\n"
+        "        self.k = k\n"
+        "    def apply(self, x):\n"
+        "        return x * self.k\n"
+        "f = jax.jit(Model.apply, static_argnums=0)\n"
+        "f(Model(2), jnp.ones(3)); f(Model(3), jnp.ones(3))\n"),
+    # ---------------------------------------------------------------- pytrees
+    "dict_leaf_shape": (
+        "a leaf of a dict argument changes shape",
+        "f = jax.jit(lambda params: params['w'] * 2)\n"
+        "f({'w': jnp.ones(2)}); f({'w': jnp.ones(3)})\n"),
+    "nested_dict_leaf": (
+        "a leaf two levels down changes shape",
+        "f = jax.jit(lambda params: params['layer']['w'].sum())\n"
+        "f({'layer': {'w': jnp.ones(2)}}); f({'layer': {'w': jnp.ones(5)}})\n"),
+    "list_leaf_shape": (
+        "one item of a list changes shape",
+        "f = jax.jit(lambda xs: xs[0].sum() + xs[1].sum())\n"
+        "f([jnp.ones(2), jnp.ones(2)]); f([jnp.ones(2), jnp.ones(3)])\n"),
+    "namedtuple_field": (
+        "a field of a namedtuple changes dtype",
+        "import collections\n"
+        "Point = collections.namedtuple('Point', 'x y')\n"
+        "f = jax.jit(lambda p: p.x + p.y)\n"
+        "f(Point(jnp.ones(2), jnp.ones(2))); f(Point(jnp.ones(2), jnp.ones(2, jnp.int32)))\n"),
+    "varargs_shape": (
+        "*args: the second changes shape",
+        "def g(*xs):\n"
+        "    return sum(x.sum() for x in xs)\n"
+        "f = jax.jit(g)\n"
+        "f(jnp.ones(2), jnp.ones(2)); f(jnp.ones(2), jnp.ones(6))\n"),
+    "keyword_leaf_shape": (
+        "an argument passed by keyword changes shape",
+        "def g(x, scale):\n"
+        "    return x * scale.sum()\n"
+        "f = jax.jit(g)\n"
+        "f(jnp.ones(2), scale=jnp.ones(2)); f(jnp.ones(2), scale=jnp.ones(3))\n"),
+    "static_string": (
+        "a static string argument (a mode) changes",
+        "def g(x, mode):\n"
+        "    return jnp.sin(x) if mode == 'sin' else jnp.cos(x)\n"
+        "f = jax.jit(g, static_argnames='mode')\n"
+        "f(jnp.ones(2), mode='sin'); f(jnp.ones(2), mode='cos'); f(jnp.ones(2), mode='sin')\n"),
+    "dict_key_added": (
+        "a key added to a dict argument",
+        "f = jax.jit(lambda params: params['w'] * 2)\n"
+        "f({'w': jnp.ones(2)}); f({'w': jnp.ones(2), 'b': jnp.ones(2)})\n"),
+    "dict_order": (
+        "the same keys in another order: a cache hit (keys are sorted)",
+        "f = jax.jit(lambda p: p['a'] + p['b'])\n"
+        "f({'a': jnp.ones(2), 'b': jnp.ones(2)}); f({'b': jnp.ones(2), 'a': jnp.ones(2)})\n"),
+    "list_length": (
+        "a longer list",
+        "f = jax.jit(lambda xs: sum(xs))\n"
+        "f([jnp.ones(2), jnp.ones(2)]); f([jnp.ones(2), jnp.ones(2), jnp.ones(2)])\n"),
+    "tuple_vs_list": (
+        "a tuple, then a list of the same arrays",
+        "f = jax.jit(lambda xs: xs[0] + xs[1])\n"
+        "f((jnp.ones(2), jnp.ones(2))); f([jnp.ones(2), jnp.ones(2)])\n"),
+    "none_leaf": (
+        "None in place of an array",
+        "f = jax.jit(lambda p: p['w'] if p['b'] is None else p['w'] + p['b'])\n"
+        "f({'w': jnp.ones(2), 'b': None}); f({'w': jnp.ones(2), 'b': jnp.ones(2)})\n"),
+    "keyword_vs_positional": (
+        "the same argument by position, then by keyword",
+        "def g(x):\n"
+        "    return x * 2\n"
+        "f = jax.jit(g)\n"
+        "f(jnp.ones(3)); f(x=jnp.ones(3))\n"),
+    "default_argument_passed": (
+        "a traced argument with a default, left out, then passed",
+        "def g(x, y=1.0):\n"
+        "    return x * y\n"
+        "f = jax.jit(g)\n"
+        "f(jnp.ones(3)); f(jnp.ones(3), 1.0)\n"),
+    # ---------------------------------------------------------------- function objects
+    "jit_in_a_loop_lambda": (
+        "jax.jit(lambda ...) made anew in a loop: every call traces",
+        "for i in range(3):\n"
+        "    jax.jit(lambda x: x + 1)(jnp.ones(3))\n"),
+    "jit_in_a_loop_same_def": (
+        "jax.jit(g) of one def made anew in a loop",
+        "def g(x):\n"
+        "    return x + 1\n"
+        "for i in range(3):\n"
+        "    jax.jit(g)(jnp.ones(3))\n"),
+    "cell_rerun": (
+        "a cell defining and calling a jitted lambda run twice (same code, new object)",
+        "cell = 'f = jax.jit(lambda x: x * 3)\\nf(jnp.ones(3))\\n'\n"
+        "code = compile(cell, FILE, 'exec')\n"
+        "exec(code, globals()); exec(code, globals())\n"),
+    "two_functions": (
+        "two functions of different code, called from one line",
+        "f = jax.jit(lambda x: x + 1)\n"
+        "g = jax.jit(lambda x: x * 2)\n"
+        "for h in (f, g):\n"
+        "    h(jnp.ones(3))\n"),
+    "two_cells_different_code": (
+        "two cells each defining f of different code (as two %%jit cells)",
+        "exec(compile('f = jax.jit(lambda x: x + 1)\\nf(jnp.ones(3))', FILE, 'exec'))\n"
+        "exec(compile('f = jax.jit(lambda x: jnp.sin(x))\\nf(jnp.ones(3))', FILE, 'exec'))\n"),
+    "partial_in_a_loop": (
+        "jax.jit(functools.partial(g, k)) made anew each time",
+        "import functools\n"
+        "def g(k, x):\n"
+        "    return x * k\n"
+        "for k in (1.0, 1.0):\n"
+        "    jax.jit(functools.partial(g, k))(jnp.ones(3))\n"),
+    "bound_method": (
+        "jax.jit(m.apply) of a bound method, made once",
+        "class Model:\n"
+        "    def apply(self, x):\n"
+        "        return x * 2\n"
+        "m = Model()\n"
+        "f = jax.jit(m.apply)\n"
+        "f(jnp.ones(3)); f(jnp.ones(3)); f(jnp.ones(4))\n"),
+    "same_function_two_statics": (
+        "one def jitted twice: without and with static_argnums",
+        "def power(x, n):\n"
+        "    return x * n\n"
+        "jax.jit(power)(jnp.ones(2), 2.0)\n"
+        "jax.jit(power, static_argnums=1)(jnp.ones(2), 2.0)\n"),
+    # ---------------------------------------------------------------- closures and constants
+    "closure_python_value_changed": (
+        "a closed-over Python number rebound: the cached program keeps the old value",
+        "k = 2.0\n"
+        "f = jax.jit(lambda x: x * k)\n"
+        "f(jnp.ones(3)); k = 3.0; f(jnp.ones(3))\n"),
+    "closure_array_changed": (
+        "a closed-over global array rebound, then a new shape",
+        "w = jnp.ones(())\n"
+        "f = jax.jit(lambda x: x * w)\n"
+        "f(jnp.ones(3)); w = jnp.full((), 2.0); f(jnp.ones(3)); f(jnp.ones(4))\n"),
+    "closure_factory": (
+        "a factory that closes over a value and jits: a new function each time",
+        "def make(k):\n"
+        "    return jax.jit(lambda x: x * k)\n"
+        "make(2.0)(jnp.ones(3)); make(3.0)(jnp.ones(3))\n"),
+    # ---------------------------------------------------------------- configuration, devices
+    "enable_x64_toggled": (
+        "jax_enable_x64 switched on between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "x = jnp.ones(3)\n"
+        "f(x)\n"
+        "jax.config.update('jax_enable_x64', True)\n"
+        "try:\n"
+        "    f(x)\n"
+        "finally:\n"
+        "    jax.config.update('jax_enable_x64', False)\n"),
+    "donation": (
+        "donate_argnums: the same shape again, a cache hit",
+        "f = jax.jit(lambda x: x + 1, donate_argnums=0)\n"
+        "f(jnp.ones(3)); f(jnp.ones(3))\n"),
+    "donation_added": (
+        "one def jitted without, then with donate_argnums",
+        "def g(x):\n"
+        "    return x + 1\n"
+        "jax.jit(g)(jnp.ones(3))\n"
+        "jax.jit(g, donate_argnums=0)(jnp.ones(3))\n"),
+    "device_put_committed": (
+        "an array put on the device explicitly, then an uncommitted one",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jax.device_put(jnp.ones(3), jax.devices()[0])); f(jnp.ones(3))\n"),
+    "sharding_single_device": (
+        "a SingleDeviceSharding given to device_put",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "s = jax.sharding.SingleDeviceSharding(jax.devices()[0])\n"
+        "f(jnp.ones(3)); f(jax.device_put(jnp.ones(3), s))\n"),
+    # ---------------------------------------------------------------- transformations
+    "vmap_of_jit": (
+        "vmap of a jitted function, then the function itself on one row",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "jax.vmap(f)(jnp.ones((5, 3))); f(jnp.ones(3))\n"),
+    "grad_of_jit": (
+        "grad of a jitted function, then the function itself",
+        "f = jax.jit(lambda x: x * x)\n"
+        "jax.grad(f)(1.0); f(1.0)\n"),
+    "jit_of_jit": (
+        "a jitted function called inside another jitted function",
+        "inner = jax.jit(lambda x: x * 2)\n"
+        "outer = jax.jit(lambda x: inner(x) + 1)\n"
+        "outer(jnp.ones(3)); inner(jnp.ones(3))\n"),
+    "lower_then_call": (
+        "jit(f).lower(x).compile(), then f(x)",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f.lower(jnp.ones(3)).compile(); f(jnp.ones(3))\n"),
+    "export_symbolic": (
+        "export with a symbolic shape, then a concrete call",
+        "export = jax.export\n"
+        "f = jax.jit(lambda x: x * 2)\n"
+        "n, = export.symbolic_shape('n')\n"
+        "export.export(f)(jax.ShapeDtypeStruct((n,), jnp.float32)); f(jnp.ones(3))\n"),
+}
+
+# scenarios that raise: the recorded result is the exception class name
+RAISES = {"static_unhashable"}
+
+
+def run(jax, name, tag=""):
+    """Execute scenario `name` with `jax` (real JAX or jxkernel): its globals, or the
+    exception it raised (for those in RAISES). Its file is `<recompile:NAME>`, or
+    `<recompile:NAME TAG>` with a tag (so that a second run is code of another file)."""
+    _, source = SCENARIOS[name]
+    filename = f"{FILE_PREFIX}{name}{' ' + tag if tag else ''}>"
+    env = {"jax": jax, "jnp": jax.numpy, "np": np, "FILE": filename, "__name__": name}
+    try:
+        exec(compile(source, filename, "exec"), env)
+    except Exception as e:       # noqa: BLE001 (recorded for RAISES, re-raised otherwise)
+        if name in RAISES:
+            return e
+        raise
+    return env
