@@ -1,7 +1,7 @@
 """The differential fuzzer (conformance/fuzz.py) replayed: a fixed batch of its random
 programs under jxkernel, against real JAX 0.10.2's answers recorded by
 reference/make_fuzz_reference.py (dtypes and shapes exactly, ints and bools exactly, floats
-within 16 float32 ulps or 1e-6, errors by class). The fuzzer itself runs both sides live, for
+within 16 float32 ulps or 1e-5, errors by class). The fuzzer itself runs both sides live, for
 any seed and count, before each stop (`python -m conformance.fuzz`)."""
 import json
 import os
