@@ -112,6 +112,21 @@ def test_jxguard_for_every_function_and_for_a_jit_cell_by_its_label(shell):
     ok(shell, "g3(jnp.ones(7))")
 
 
+def test_jxguard_for_every_function_guards_the_users_not_jxkernels(shell):
+    """%jxguard on: an eager jnp.sum on a new shape compiles jxkernel's own kernel anew (no
+    RecompileError naming 'sum@…/jxkernel/numpy/reductions.py:…#…'); the user's function,
+    called on a new shape, is refused, named as the user wrote it."""
+    ok(shell, "g9 = jax.jit(lambda x: jnp.sum(x) * 9)\ng9(jnp.ones(2))\njnp.sum(jnp.ones(2))")
+    ok(shell, "%jxguard on")
+    try:
+        assert ok(shell, "jnp.sum(jnp.ones(11))").result == 11
+        ran = run(shell, "g9(jnp.ones(11))")
+    finally:
+        ok(shell, "%jxguard off")
+    assert isinstance(ran.error, RecompileError) and ran.error.function == "<lambda>"
+    assert "/jxkernel/" not in ran.error.function_key
+
+
 def test_jxguard_bad_input_says_what_it_got(shell):
     ok(shell, "h4 = lambda x: x")
     ran = run(shell, "%jxguard on h4")
