@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import types
 
 from .. import errors as jx_errors
@@ -70,6 +71,10 @@ def _show_user_traceback(shell, etype, value, tb, tb_offset=None):
     if card is None and not isinstance(value, _JX_ERRORS) and not raised_by_jxkernel(tb):
         shell.showtraceback((etype, value, tb))
         return
+    # what IPython's showtraceback records: %tb and %debug read it (the whole traceback)
+    sys.last_type, sys.last_value, sys.last_traceback = etype, value, tb
+    if sys.version_info >= (3, 12):
+        sys.last_exc = value
     if hasattr(value, "_render_traceback_"):          # a %%jit cell's CellError says its own
         stb = value._render_traceback_()
     else:
@@ -98,8 +103,7 @@ def _one_line(etype, value, card, stb) -> list:
         return stb[:1] + [line for line in stb[1:] if not line.startswith("  ")]
     where = card.where
     at = f" in {where['file']}, line {where['line']}, in {where['function']}" if where else ""
-    return [f"{RED}{etype.__name__}{RESET}{at}: explained in the card below (the full "
-            f"traceback is folded at its end)"]
+    return [f"{RED}{etype.__name__}{RESET}{at}: explained in the card below"]
 
 
 def name_cells(text: str) -> str:

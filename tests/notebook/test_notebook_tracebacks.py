@@ -133,7 +133,7 @@ def test_an_error_with_a_card_is_said_once(shell):
     # the error output: one line naming the error and the user's line, the card under it
     assert ANSI.sub("", cap.stdout).splitlines() == [
         f"TracerBoolConversionError in In[{n}], line 3, in relu_sum: explained in the card "
-        f"below (the full traceback is folded at its end)"]
+        f"below"]
     text = ANSI.sub("", cap.stdout) + card["text/plain"]
     assert text.count(FIRST_LINE) == 1 and not any(s in text for s in REST), text
     assert len(text.splitlines()) <= 20
@@ -147,6 +147,11 @@ def test_an_error_with_a_card_is_said_once(shell):
     assert "----> 3     if x.sum() > 0:" in traceback and "/jxkernel/" not in traceback
     assert f"while tracing the function relu_sum at In[{n}], line 1 for jit" in traceback
     assert "<ipython-input-" not in traceback
+    # as after any error, %tb prints the whole traceback (the card's text points to it)
+    assert "(%tb shows the whole traceback)" in card["text/plain"]
+    with capture_output() as cap:
+        shell.run_line_magic("tb", "")
+    assert "----> 3     if x.sum() > 0:" in ANSI.sub("", cap.stdout)
 
 
 def test_cell_file_names_read_as_the_prompt_numbers(shell):
