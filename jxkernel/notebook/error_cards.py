@@ -195,7 +195,7 @@ def _array_note(origin) -> str:
     if not (origin and origin.get("argument") and is_array_input(origin)):
         return ""
     return (f" {origin['argument']} is an array ({origin['input_type']}): it cannot be a "
-            f"static argument (those must be hashable Python values), so keep it traced.")
+            f"static argument (those must be hashable Python values).")
 
 
 def _traced_phrase(origin) -> str:
