@@ -36,7 +36,7 @@ The MIME bundle `application/vnd.jxkernel.error+json` (`ErrorCard.to_json()`):
                  ("jit", ...), "argument" (the input it came from, e.g. "x" or
                  "params['w']"; null in a loop or branch body, whose inputs have no
                  names), "arguments" (all inputs it depends on), "input_index" (among the
-                 flat inputs), "input_type" ("f32[3]"), "value_type", "steps": [{"primitive", "where" ("In[3]:2" or
+                 flat inputs), "input_type" ("f32[3]"), "value_type", "steps": [{"primitive", "where" ("In[3], line 2" or
                  null), "code" (that line's text or null), "type"}]} from the input to the
                  value; for vmap-sizes {"arguments": [{"name", "axis", "size", "type"}]},
                  for loop-carry {"loop", "body", "path", "input_type", "output_type",
@@ -155,7 +155,7 @@ def _origin(exc) -> dict | None:
     found = getattr(exc, "provenance", None)
     if not found:
         return None
-    steps = [{"primitive": prim, "where": source_label(info) or None,
+    steps = [{"primitive": prim, "where": _step_label(info),
               "code": (linecache.getline(info.file, info.line).strip() or None) if info else None,
               "type": out_type} for prim, info, out_type in found["steps"]]
     return {"function": found["function"], "transformation": found["transformation"],
@@ -163,6 +163,14 @@ def _origin(exc) -> dict | None:
             "input_index": found.get("input_index"), "input_type": found["input_type"],
             "value_type": found["value_type"],
             "steps": steps}
+
+
+def _step_label(info) -> str | None:
+    """Where an operation was: 'In[3], line 2' for a cell (as the card's other lines say it),
+    'file.py:12' for a file, None without a (useful) source line."""
+    label = source_label(info)
+    cell = cell_name(info.file) if label else None
+    return f"{cell}, line {info.line}" if cell else (label or None)
 
 
 def _static_fix(origin) -> str:

@@ -62,6 +62,8 @@ def test_bool_conversion_card(shell):
     assert origin["argument"] == "x" and origin["input_type"] == "f32[]"
     assert [s["primitive"] for s in origin["steps"]] == ["sin", "mul", "gt"]
     assert [s["code"] for s in origin["steps"]] == ["y = jnp.sin(x) * 2"] * 2 + ["if y > 0:"]
+    cell = card["where"]["file"]                          # In[n], as every line of the card
+    assert [s["where"] for s in origin["steps"]] == [f"{cell}, line 2"] * 2 + [f"{cell}, line 3"]
     assert card["rewrite"].splitlines()[:3] == [
         "return jnp.where(y > 0, x, -x)", "# or, to run only one branch:",
         "return lax.cond(y > 0, lambda: x, lambda: -x)"]
