@@ -36,9 +36,9 @@ The MIME bundle `application/vnd.jxkernel.error+json` (`ErrorCard.to_json()`):
                  ("jit", ...), "argument" (the input it came from, e.g. "x" or
                  "params['w']"; null in a loop or branch body, whose inputs have no
                  names), "arguments" (all inputs it depends on), "input_index" (among the
-                 flat inputs), "input_type" ("f32[3]"), "value_type", "steps": [{"primitive", "where" ("In[3], line 2" or
-                 null), "code" (that line's text or null), "type"}]} from the input to the
-                 value; for vmap-sizes {"arguments": [{"name", "axis", "size", "type"}]},
+                 flat inputs), "input_type" ("f32[3]"), "value_type", "steps":
+                 [{"primitive", "where" ("In[3], line 2" or null), "code" (that line's text
+                 or null), "type"}]} from the input to the value; for vmap-sizes {"arguments": [{"name", "axis", "size", "type"}]},
                  for loop-carry {"loop", "body", "path", "input_type", "output_type",
                  "mismatch" ("shapes", "dtypes" or "structure")}, for unhashable-static
                  {"argument", "value_type", "value", "function"}

@@ -11,11 +11,11 @@ why, the fix and a rewrite) is said once: the card says it, and carries the filt
 with JAX's whole message, folded (`<details>`, one click away); the error output above it is
 one line naming the error and the user's line (the execute reply keeps the whole traceback, for
 nbclient and the like). Cell file names in what is shown (ipykernel's
-`/tmp/ipykernel_<pid>/<hash>.py`, IPython's `<ipython-input-3-…>`) read `In[3]`. The handler also takes
-ValueError and TypeError: those jxkernel raises (JAX's errors with those classes: bad shapes,
-vmap's inconsistent sizes, a loop carry changing type, rank promotion refused, ...) end at the
-user's lines too, as JAX filters its frames; any other ValueError or TypeError is shown
-exactly as IPython shows it.
+`/tmp/ipykernel_<pid>/<hash>.py`, IPython's `<ipython-input-3-…>`) read `In[3]`. The handler
+also takes ValueError and TypeError: those jxkernel raises (JAX's errors with those classes:
+bad shapes, vmap's inconsistent sizes, a loop carry changing type, rank promotion refused, ...)
+end at the user's lines too, as JAX filters its frames; any other ValueError or TypeError is
+shown exactly as IPython shows it.
 """
 from __future__ import annotations
 
@@ -71,6 +71,13 @@ def _show_user_traceback(shell, etype, value, tb, tb_offset=None):
     if card is None and not isinstance(value, _JX_ERRORS) and not raised_by_jxkernel(tb):
         shell.showtraceback((etype, value, tb))
         return
+    try:
+        _show(shell, etype, value, tb, card)
+    except Exception:  # noqa: BLE001  IPython drops a handler that raises: show it plainly
+        shell.showtraceback((etype, value, tb))
+
+
+def _show(shell, etype, value, tb, card) -> None:
     # what IPython's showtraceback records: %tb and %debug read it (the whole traceback)
     sys.last_type, sys.last_value, sys.last_traceback = etype, value, tb
     if sys.version_info >= (3, 12):
