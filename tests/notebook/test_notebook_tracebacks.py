@@ -166,3 +166,14 @@ def test_cell_file_names_read_as_the_prompt_numbers(shell):
         del names["/tmp/ipykernel_4692/1161316084.py"]
     assert said == ("tracing relu_sum at In[7], line 1 for jit; defined in In[7]; "
                     "fail_on_recompile('f@/tmp/ipykernel_4692/1161316084.py:1#1403', False)")
+
+
+def test_a_failure_while_showing_keeps_the_handler(shell, monkeypatch):
+    """Should the card's traceback fail to render, the error still shows (IPython's way) and
+    the handler stays installed: IPython drops a handler that raises."""
+    def broken(*args, **kwargs):
+        raise RuntimeError("no traceback today")
+    monkeypatch.setattr(tracebacks, "name_cells", broken)
+    text = shown(shell, RELU_SUM)
+    assert "TracerBoolConversionError" in text and "----> 3     if x.sum() > 0:" in text, text
+    assert tracebacks.installed(shell)
