@@ -104,10 +104,10 @@ def _show(shell, etype, value, tb, card) -> None:
 
 def _one_line(etype, value, card, stb) -> list:
     """The error output beside a card: the error's name and the user's line. A CellError's
-    first line says that already; its "What to do" line stays, its copy of the message (the
-    lines it indents) goes, the card shows it."""
+    first line says that already; its copy of the message and its "What to do" go, the card
+    (and a %%jit cell's traced-vs-static view) say them."""
     if hasattr(value, "_render_traceback_"):
-        return stb[:1] + [line for line in stb[1:] if not line.startswith("  ")]
+        return stb[:1]
     where = card.where
     at = f" in {where['file']}, line {where['line']}, in {where['function']}" if where else ""
     return [f"{RED}{etype.__name__}{RESET}{at}: explained in the card below"]
