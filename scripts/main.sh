@@ -12,6 +12,9 @@ cd "$(dirname "$0")/.."
 # the editable checkout too (uv leaves it): each kernel then starts without compiling jxkernel
 .venv/bin/python -m compileall -q -j 0 jxkernel
 .venv/bin/python -m jxkernel
+# the kernel the README names, "Python 3 (JAX on jxkernel)" (`import jax` is jxkernel there),
+# into .venv's own share/jupyter (the interpreter's prefix), where this JupyterLab finds it
+.venv/bin/python -m jxkernel.notebook.kernelspec
 # the same JupyterLab settings as the Binder image (binder/postBuild): no "Would you like to get
 # notified about official Jupyter news?" prompt over the first notebook
 mkdir -p .venv/share/jupyter/lab/settings

@@ -27,6 +27,26 @@ class JAXTypeError(TypeError):
     pass
 
 
+def conversion_context(function: str) -> str:
+    """JAX's words for int(x) / float(x) / complex(x) of a tracer: the dtype conversion that
+    keeps the value traced."""
+    return (f"The problem arose with the `{function}` function. If trying to convert the data "
+            f"type of a value, try using `x.astype({function})` or `jnp.array(x, {function})` "
+            f"instead.\n")
+
+
+def _static_hint(found) -> str:
+    """Marking an argument static only works for a Python value (it must be hashable, and is
+    compared by value): offered when the value depends on a rank-0 input, which may be a Python
+    scalar, never when it depends on an array (an input with dimensions), as JAX offers none
+    there."""
+    if ((found or {}).get("input_type") or "").partition("[")[2].strip("]"):
+        return ("It depends on an array argument, which cannot be static (static arguments must "
+                "be hashable Python values): keep it traced, with jnp operations or structured "
+                "control flow (lax.cond, lax.fori_loop, ...).")
+    return _HINT_STATIC
+
+
 def _traced_arguments(tracer) -> list:
     """The traced inputs a tracer depends on, for tools (the notebook marks them)."""
     trace = getattr(tracer, "_trace", None)
@@ -60,7 +80,7 @@ class ConcretizationTypeError(JAXTypeError):
         super().__init__(
             f"Abstract tracer value encountered where concrete value is expected: traced array "
             f"with shape {_shape_of(tracer)}\n"
-            f"{context}{_origin(tracer)}{_HINT_STATIC}\n"
+            f"{context}{_origin(tracer)}{_static_hint(self.provenance)}\n"
             f"See {_DOCS}ConcretizationTypeError")
 
 
@@ -85,8 +105,10 @@ class TracerBoolConversionError(ConcretizationTypeError):
             f"{_origin(tracer)}Python control flow (`if`, `while`, `and`, `or`, `not`, `bool()`) "
             f"needs a concrete value, but under this transformation the value is abstract.\n"
             f"To fix it: use lax.cond / lax.select / jnp.where (or lax.while_loop) instead of "
-            f"Python control flow, or mark the argument static (static_argnums / static_argnames "
-            f"of jit, or --static NAME in %%jit).\n"
+            f"Python control flow" + (
+                "." if _static_hint(self.provenance) != _HINT_STATIC else
+                ", or mark the argument static (static_argnums / static_argnames of jit, or "
+                "--static NAME in %%jit) if it is a Python value.") + "\n"
             f"See {_DOCS}TracerBoolConversionError")
 
 
@@ -96,7 +118,7 @@ class TracerIntegerConversionError(JAXTypeError):
         self.provenance = provenance(tracer)
         super().__init__(
             f"The __index__() method was called on traced array with shape "
-            f"{_shape_of(tracer)}\n{_origin(tracer)}{_HINT_STATIC}\n"
+            f"{_shape_of(tracer)}\n{_origin(tracer)}{_static_hint(self.provenance)}\n"
             f"See {_DOCS}TracerIntegerConversionError")
 
 

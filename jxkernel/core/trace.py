@@ -166,19 +166,19 @@ class Tracer:
     def __int__(self):
         value = self.to_concrete_value()
         if value is None:
-            raise errors.ConcretizationTypeError(self, "The problem arose with the `int` function. ")
+            raise errors.ConcretizationTypeError(self, errors.conversion_context("int"))
         return int(value)
 
     def __float__(self):
         value = self.to_concrete_value()
         if value is None:
-            raise errors.ConcretizationTypeError(self, "The problem arose with the `float` function. ")
+            raise errors.ConcretizationTypeError(self, errors.conversion_context("float"))
         return float(value)
 
     def __complex__(self):
         value = self.to_concrete_value()
         if value is None:
-            raise errors.ConcretizationTypeError(self, "The problem arose with the `complex` function. ")
+            raise errors.ConcretizationTypeError(self, errors.conversion_context("complex"))
         return complex(value)
 
     def __index__(self):

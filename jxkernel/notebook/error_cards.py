@@ -36,9 +36,9 @@ The MIME bundle `application/vnd.jxkernel.error+json` (`ErrorCard.to_json()`):
                  ("jit", ...), "argument" (the input it came from, e.g. "x" or
                  "params['w']"; null in a loop or branch body, whose inputs have no
                  names), "arguments" (all inputs it depends on), "input_index" (among the
-                 flat inputs), "input_type" ("f32[3]"), "value_type", "steps": [{"primitive", "where" ("In[3]:2" or
-                 null), "code" (that line's text or null), "type"}]} from the input to the
-                 value; for vmap-sizes {"arguments": [{"name", "axis", "size", "type"}]},
+                 flat inputs), "input_type" ("f32[3]"), "value_type", "steps":
+                 [{"primitive", "where" ("In[3], line 2" or null), "code" (that line's text
+                 or null), "type"}]} from the input to the value; for vmap-sizes {"arguments": [{"name", "axis", "size", "type"}]},
                  for loop-carry {"loop", "body", "path", "input_type", "output_type",
                  "mismatch" ("shapes", "dtypes" or "structure")}, for unhashable-static
                  {"argument", "value_type", "value", "function"}
@@ -46,6 +46,9 @@ The MIME bundle `application/vnd.jxkernel.error+json` (`ErrorCard.to_json()`):
     fix          what to do, in words
     rewrite      the suggested code (Python, several lines possible)
     docs         JAX's page for the error, or null
+    traceback    the filtered traceback, ending with the exception's whole message (plain
+                 text), shown folded; null when the card was made without the shell's
+                 exception handler
 """
 from __future__ import annotations
 
@@ -81,12 +84,14 @@ class ErrorCard(RichView):
     docs: str | None = None
     error: str = ""               # the exception's class name and first line: card_for
     message: str = ""             # fills them in, the same for every kind
+    traceback: str | None = None  # the filtered traceback with the whole message, as text:
+    #                               the exception handler (tracebacks.py) fills it in
 
     def to_json(self) -> dict:
         return {"version": VERSION, "kind": self.kind, "error": self.error, "title": self.title,
                 "message": self.message, "where": self.where, "called_from": self.called_from,
                 "origin": self.origin, "why": self.why, "fix": self.fix,
-                "rewrite": self.rewrite, "docs": self.docs}
+                "rewrite": self.rewrite, "docs": self.docs, "traceback": self.traceback}
 
     def __repr__(self):
         return render_text(self)
@@ -150,7 +155,7 @@ def _origin(exc) -> dict | None:
     found = getattr(exc, "provenance", None)
     if not found:
         return None
-    steps = [{"primitive": prim, "where": source_label(info) or None,
+    steps = [{"primitive": prim, "where": _step_label(info),
               "code": (linecache.getline(info.file, info.line).strip() or None) if info else None,
               "type": out_type} for prim, info, out_type in found["steps"]]
     return {"function": found["function"], "transformation": found["transformation"],
@@ -160,18 +165,45 @@ def _origin(exc) -> dict | None:
             "steps": steps}
 
 
+def _step_label(info) -> str | None:
+    """Where an operation was: 'In[3], line 2' for a cell (as the card's other lines say it),
+    'file.py:12' for a file, None without a (useful) source line."""
+    label = source_label(info)
+    cell = cell_name(info.file) if label else None
+    return f"{cell}, line {info.line}" if cell else (label or None)
+
+
 def _static_fix(origin) -> str:
-    """How to make the origin's argument static where the function was transformed."""
+    """How to make the origin's argument static where the function was transformed; "" when
+    static cannot work: a static argument must be hashable and is compared by value, so only
+    a plain Python value (a number, a bool, a tuple) can be one, never an array (its input
+    type has dimensions) nor a leaf inside a dict or list argument (the whole container
+    would have to be static, and a dict or list is not hashable)."""
     arg = origin and origin.get("argument")
     if not arg or origin.get("transformation") != "jit":   # a loop body's input can't be
         return ""
-    base = re.split(r"[\[.]", arg, maxsplit=1)[0]
+    if not arg.isidentifier() or is_array_input(origin):
+        return ""
     function = origin.get("function") or "f"
     if function.startswith("cell["):
-        return f"%%jit --static {base}"
+        return f"%%jit --static {arg}"
     if not function.isidentifier():                   # a lambda: name it to mark it static
-        return f"jax.jit(f, static_argnames=({base!r},))"
-    return f"{function} = jax.jit({function}, static_argnames=({base!r},))"
+        return f"jax.jit(f, static_argnames=({arg!r},))"
+    return f"{function} = jax.jit({function}, static_argnames=({arg!r},))"
+
+
+def is_array_input(origin) -> bool:
+    """Whether the offending value came from an input with dimensions ("f32[3]"): an array,
+    which no static_argnames can take. A rank-0 input ("f32[]") may be a Python scalar."""
+    return bool((origin or {}).get("input_type", "").partition("[")[2].strip("]"))
+
+
+def _array_note(origin) -> str:
+    """Why the card does not offer static_argnames for an array argument."""
+    if not (origin and origin.get("argument") and is_array_input(origin)):
+        return ""
+    return (f" {origin['argument']} is an array ({origin['input_type']}): it cannot be a "
+            f"static argument (those must be hashable Python values).")
 
 
 def _traced_phrase(origin) -> str:
@@ -200,7 +232,7 @@ def _bool_card(exc, where, called_from) -> ErrorCard:
         fix=("Branch inside the program: jnp.where(cond, a, b) computes both and picks "
              "elementwise; lax.cond(cond, true_fn, false_fn) runs one branch; loops: "
              "lax.while_loop / lax.fori_loop." + (" Or make the argument static." if static
-                                                  else "")),
+                                                  else _array_note(origin))),
         rewrite=rewrite, where=_public(where), called_from=_public(called_from),
         origin=origin, docs=_DOCS + "TracerBoolConversionError")
 
@@ -210,20 +242,30 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
     integer = isinstance(exc, jx_errors.TracerIntegerConversionError)
     static = _static_fix(origin)
     code = where["code"] if where else ""
-    rewrite = static or "n = x.shape[0]        # shapes are static under jit: use them for sizes"
+    converts = re.search(r"\b(int|float|complex|bool)\(", code)
+    # JAX's own advice for int(x) / float(x) of a tracer: convert the dtype, stay traced
+    astype = f"value = x.astype({converts.group(1)})   # instead of {converts.group(1)}(x)" \
+        if converts else ""
     if static:
-        rewrite += f"\n# then this line sees a Python value:\n{code}" if code else ""
-    if re.search(r"\b(int|float|complex)\(", code):
-        rewrite += ("\n# or, if an array is fine here, keep it traced:\n"
-                    "value = jnp.asarray(x, jnp.float32)   # instead of float(x) / int(x)")
+        rewrite = static + (f"\n# then this line sees a Python value:\n{code}" if code else "")
+        rewrite += f"\n# or, if an array is fine here, keep it traced:\n{astype}" if astype else ""
+    elif astype:
+        rewrite = f"{astype}\n# a size? take it from a shape, known under jit:\nn = x.shape[0]"
+    else:
+        rewrite = "n = x.shape[0]        # shapes are static under jit: use them for sizes"
+    if static:
+        fix = ("Make the argument static (static_argnames, or --static in %%jit), so Python "
+               "sees its value; sizes can come from shapes (x.shape), which are static.")
+    else:
+        fix = ("Keep the value traced: jnp operations instead of Python ones (x.astype(int) "
+               "instead of int(x)); sizes must come from shapes (x.shape), which are static "
+               "under jit." + _array_note(origin))
     return ErrorCard(
         "integer-conversion" if integer else "concretization",
         "A Python value was needed from a traced array",
         why=(f"This line needs a concrete Python value (a size, an index, a number), but it "
              f"comes from {_traced_phrase(origin)}."),
-        fix=("Make the argument static (static_argnames, or --static in %%jit), so Python "
-             "sees its value; sizes can come from shapes (x.shape), which are static."),
-        rewrite=rewrite, where=_public(where), called_from=_public(called_from),
+        fix=fix, rewrite=rewrite, where=_public(where), called_from=_public(called_from),
         origin=origin, docs=_DOCS + (type(exc).__name__ if isinstance(exc, jx_errors.JAXTypeError)
                                      else "ConcretizationTypeError"))
 
@@ -534,7 +576,13 @@ def _loop_body_name(where) -> str | None:
 
 def show_card(exc) -> None:
     """Display `exc`'s card in IPython, if it has one (the `%%jit` and `%jaxpr` magics call
-    this for their CellError: the custom exception handler does it for other cells)."""
+    this for their CellError before raising it). Nothing when the exception handler of
+    tracebacks.py is installed: it shows the card when the error reaches it, with the
+    traceback folded inside, so that the error is said once."""
+    from IPython import get_ipython
+    from . import tracebacks
+    if tracebacks.installed(get_ipython()):
+        return
     card = card_for(exc)
     if card is not None:
         from IPython.display import display
@@ -596,7 +644,7 @@ def origin_lines(card) -> list:
 
 def render_text(card: ErrorCard) -> str:
     """The card as plain text (terminal IPython, scripts)."""
-    lines = [f"{card.error}: {card.title}"]
+    lines = [f"{card.error}: {card.title}"] + ([f"  {card.message}"] if card.message else [])
     if card.where:
         lines.append(f"  at {_place(card.where)}:  {card.where['code']}")
     if card.called_from:
@@ -608,6 +656,8 @@ def render_text(card: ErrorCard) -> str:
     lines += ["    " + s for s in card.rewrite.splitlines()]
     if card.docs:
         lines.append(f"  see {card.docs}")
+    if card.traceback:                  # no folding in text: IPython's %tb prints it whole
+        lines.append("  (%tb shows the whole traceback)")
     return "\n".join(lines)
 
 
@@ -622,7 +672,8 @@ def render_html(card: ErrorCard) -> str:
     """The card as static HTML (no script needed: works in nbconvert's export); every text
     from the user's code or the error is escaped."""
     parts = [f"<div class='jx-error-card jx-error-{esc(card.kind)}' style='{_BOX}'>",
-             f"<div style='font-weight:bold'>{esc(card.error)}: {esc(card.title)}</div>"]
+             f"<div style='font-weight:bold'>{esc(card.error)}: {esc(card.title)}</div>",
+             f"<div class='jx-error-message'>{esc(card.message)}</div>"]
     for label, location in (("at", card.where), ("called from", card.called_from)):
         if location:
             parts.append(f"<div>{label} <b>{esc(_place(location))}</b>: "
@@ -636,4 +687,8 @@ def render_html(card: ErrorCard) -> str:
               f"<pre class='jx-rewrite' style='{_CODE}'>{esc(card.rewrite)}</pre>"]
     if card.docs:
         parts.append(f"<div><a href='{esc(card.docs)}' target='_blank'>{esc(card.docs)}</a></div>")
+    if card.traceback:
+        parts.append(f"<details class='jx-error-traceback'><summary>traceback and the whole "
+                     f"message</summary><pre style='{_CODE}'>{esc(card.traceback)}</pre>"
+                     f"</details>")
     return "".join(parts) + "</div>"

@@ -24,7 +24,9 @@ coloured inline), and the MIME bundle `application/vnd.jxkernel.jaxprdiff+json`:
               (null for the signature rows), "left": text or null, "right": text or null,
               "left_index" / "right_index": the equation's index in its jaxpr (null for the
               signature rows and the side a row lacks)}], in order
-    counts    {"same": n, "added": n, "removed": n, "changed": n} over equations only
+    counts    {"same": n, "added": n, "removed": n, "changed": n} over the rows: the
+              equations and the two signature rows (`{ lambda ; a:f32[3]. let`, `in (b,) }`),
+              so that a changed signature is counted beside the row it marks
 """
 from __future__ import annotations
 
@@ -56,14 +58,14 @@ class Row:
 
 
 class JaxprDiff(RichView):
-    """Two (closed) jaxprs aligned; `rows` in order, `counts` per kind (equations only)."""
+    """Two (closed) jaxprs aligned; `rows` in order, `counts` per kind (every row)."""
     MIME = MIME
 
     def __init__(self, left, right, left_title: str = "left", right_title: str = "right"):
         self.left_title, self.right_title = left_title, right_title
         self.left, self.right = _Side(left), _Side(right)
         self.rows = _align(self.left, self.right)
-        self.counts = {k: sum(r.kind == k for r in self.rows if r.primitive) for k in KINDS}
+        self.counts = {k: sum(r.kind == k for r in self.rows) for k in KINDS}
 
     @property
     def changes(self) -> list:
@@ -81,8 +83,10 @@ class JaxprDiff(RichView):
     def summary(self) -> str:
         if not self.changes:
             return "no differences"
-        return ", ".join(f"{self.counts[k]} {k}" for k in ("added", "removed", "changed")
-                         if self.counts[k]) or "only the signature differs"
+        said = ", ".join(f"{self.counts[k]} {k}" for k in ("added", "removed", "changed")
+                         if self.counts[k])
+        return said + (" (the signature only)" if all(r.primitive is None
+                                                      for r in self.changes) else "")
 
     def __repr__(self):
         return render_text(self)

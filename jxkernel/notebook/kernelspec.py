@@ -3,7 +3,12 @@ notebook's kernel menu and a notebook written for JAX (or Flax, Optax, Equinox) 
 with jxkernel's views.
 
     python -m jxkernel.notebook.kernelspec            # installs "Python 3 (JAX on jxkernel)"
+                                                      # into this interpreter's prefix
     python -m jxkernel.notebook.kernelspec --user     # into the user's Jupyter folder
+
+By default it goes under the running interpreter's prefix (sys.prefix: a venv's own
+share/jupyter/kernels, where the venv's JupyterLab looks), not the system's folder
+(/usr/local/share/jupyter, which a normal user cannot write to).
 
 It is IPython's own kernel with JXKERNEL_AS_JAX=1 in its environment (jxkernel/as_jax.py), and
 the extension loaded at start, so the status bar and the Compilations panel work from the first
@@ -24,7 +29,10 @@ DISPLAY_NAME = "Python 3 (JAX on jxkernel)"
 
 
 def install(user: bool = False, prefix: str | None = None) -> str:
-    """Install the kernel spec; returns the folder it went to."""
+    """Install the kernel spec under `prefix` (default sys.prefix), or the user's Jupyter
+    folder with `user`; returns the folder it went to."""
+    if not user and prefix is None:
+        prefix = sys.prefix
     with tempfile.TemporaryDirectory() as scratch:
         folder = os.path.join(scratch, KERNEL_NAME)     # write_kernel_spec makes it
         # ipykernel's own spec (its logos, its launcher), with the alias switched on and the
@@ -40,8 +48,11 @@ def install(user: bool = False, prefix: str | None = None) -> str:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(prog="python -m jxkernel.notebook.kernelspec",
                                      description=__doc__.split("\n\n")[0])
-    parser.add_argument("--user", action="store_true", help="install for this user only")
-    parser.add_argument("--prefix", help="install under this prefix (e.g. a venv's sys.prefix)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--user", action="store_true",
+                       help="install into this user's Jupyter folder")
+    where.add_argument("--prefix", help=f"install under this prefix (default: this "
+                                        f"interpreter's, {sys.prefix})")
     args = parser.parse_args(argv)
     folder = install(user=args.user, prefix=args.prefix)
     print(f"Installed the kernel {DISPLAY_NAME!r} ({KERNEL_NAME}) in {folder}")

@@ -6,24 +6,32 @@
 `ConcretizationTypeError` at the line of the traced function that needed a concrete value.
 `JXKERNEL_TRACEBACK_FILTERING=off` (like JAX_TRACEBACK_FILTERING) shows every frame.
 
-After the traceback comes the error card (error_cards.py) where there is one: the user's
-line, where the offending value came from and a suggested rewrite. The handler also takes
-ValueError and TypeError: those jxkernel raises (JAX's errors with those classes: bad shapes,
-vmap's inconsistent sizes, a loop carry changing type, rank promotion refused, ...) end at the
-user's lines too, as JAX filters its frames; any other ValueError or TypeError is shown
-exactly as IPython shows it.
+An error with a card (error_cards.py: the user's line, where the offending value came from,
+why, the fix and a rewrite) is said once: the card says it, and carries the filtered traceback
+with JAX's whole message, folded (`<details>`, one click away); the error output above it is
+one line naming the error and the user's line (the execute reply keeps the whole traceback, for
+nbclient and the like). Cell file names in what is shown (ipykernel's
+`/tmp/ipykernel_<pid>/<hash>.py`, IPython's `<ipython-input-3-…>`) read `In[3]`. The handler
+also takes ValueError and TypeError: those jxkernel raises (JAX's errors with those classes:
+bad shapes, vmap's inconsistent sizes, a loop carry changing type, rank promotion refused, ...)
+end at the user's lines too, as JAX filters its frames; any other ValueError or TypeError is
+shown exactly as IPython shows it.
 """
 from __future__ import annotations
 
 import os
+import re
+import sys
 import types
 
 from .. import errors as jx_errors
 from .display import JXKERNEL_DIR, is_user_file
 from .error_cards import card_for
+from .program import CellError
 
 _JX_ERRORS = tuple(getattr(jx_errors, name) for name in jx_errors.__all__)
-ERRORS = _JX_ERRORS + (ValueError, TypeError)       # the classes the handler is given
+# a %%jit cell's, %jaxpr's or %explain's CellError too: its card comes with its traceback
+ERRORS = _JX_ERRORS + (CellError, ValueError, TypeError)   # the classes the handler is given
 FILTERING = "JXKERNEL_TRACEBACK_FILTERING"
 
 def walk(tb):
@@ -50,18 +58,77 @@ def raised_by_jxkernel(tb) -> bool:
     return last is not None and last.tb_frame.f_code.co_filename.startswith(JXKERNEL_DIR)
 
 
+RED, RESET = "\x1b[31m", "\x1b[0m"
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
 def _show_user_traceback(shell, etype, value, tb, tb_offset=None):
     """IPython's custom exception handler: its usual traceback of the user's frames only,
-    then the error card. A ValueError or TypeError that jxkernel did not raise (and has no
-    card) is not ours: IPython's own traceback, unfiltered."""
+    or, for an error with a card, one line and the card holding that traceback. A ValueError
+    or TypeError that jxkernel did not raise (and has no card) is not ours: IPython's own
+    traceback, unfiltered."""
     card = _card(value)
     if card is None and not isinstance(value, _JX_ERRORS) and not raised_by_jxkernel(tb):
         shell.showtraceback((etype, value, tb))
         return
-    shell.showtraceback((etype, value, user_traceback(tb) or tb), tb_offset=0)
-    if card is not None:
+    try:
+        _show(shell, etype, value, tb, card)
+    except Exception:  # noqa: BLE001  IPython drops a handler that raises: show it plainly
+        shell.showtraceback((etype, value, tb))
+
+
+def _show(shell, etype, value, tb, card) -> None:
+    # what IPython's showtraceback records: %tb and %debug read it (the whole traceback)
+    sys.last_type, sys.last_value, sys.last_traceback = etype, value, tb
+    if sys.version_info >= (3, 12):
+        sys.last_exc = value
+    if hasattr(value, "_render_traceback_"):          # a %%jit cell's CellError says its own
+        stb = value._render_traceback_()
+    else:
+        stb = shell.InteractiveTB.structured_traceback(etype, value, user_traceback(tb) or tb,
+                                                       tb_offset=0)
+    stb = [name_cells(line) for line in stb]
+    if card is None:
+        shell._showtraceback(etype, value, stb)
+    else:
+        card.traceback = _ANSI.sub("", shell.InteractiveTB.stb2text(stb))
+        card.message = name_cells(card.message)
+        shell._showtraceback(etype, value, _one_line(etype, value, card, stb))
+        if hasattr(shell, "_last_traceback"):         # ipykernel's execute reply: all of it
+            shell._last_traceback = stb
         from IPython.display import display
         display(card)
+    if shell.call_pdb:
+        shell.debugger(force=True)
+
+
+def _one_line(etype, value, card, stb) -> list:
+    """The error output beside a card: the error's name and the user's line. A CellError's
+    first line says that already; its copy of the message and its "What to do" go, the card
+    (and a %%jit cell's traced-vs-static view) say them."""
+    if hasattr(value, "_render_traceback_"):
+        return stb[:1]
+    where = card.where
+    at = f" in {where['file']}, line {where['line']}, in {where['function']}" if where else ""
+    return [f"{RED}{etype.__name__}{RESET}{at}: explained in the card below"]
+
+
+def name_cells(text: str) -> str:
+    """`text` with the file names IPython gives cells ('/tmp/ipykernel_4692/1161316084.py' in
+    ipykernel, '<ipython-input-2-…>' in IPython) as the prompt names them: In[2], and
+    'In[2], line 3' for 'FILE:3'. A name inside a function_key ('f@FILE:1#…', code the user
+    may copy) is left as it is, or the key would no longer match."""
+    try:
+        from IPython import get_ipython
+        numbers = get_ipython().compile._filename_map
+    except Exception:  # noqa: BLE001  no shell, or one without IPython's compiler
+        return text
+    present = sorted((name for name in numbers if name in text), key=len, reverse=True)
+    if not present:
+        return text
+    pattern = re.compile(r"(?<!@)(" + "|".join(map(re.escape, present)) + r")(?::(\d+))?")
+    return pattern.sub(lambda m: f"In[{numbers[m.group(1)]}]" +
+                       (f", line {m.group(2)}" if m.group(2) else ""), text)
 
 
 def _card(value):
@@ -71,6 +138,11 @@ def _card(value):
         return card_for(value)
     except Exception:  # noqa: BLE001
         return None
+
+
+def installed(shell) -> bool:
+    """Whether `shell` shows errors through this module's handler (which shows the cards)."""
+    return shell is not None and shell.custom_exceptions == ERRORS
 
 
 def install(shell) -> bool:

@@ -135,6 +135,7 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
                 raise TypeError(f"Unexpected input type for array: {type(object)}") from None
             if out.dtype == object_dtype:
                 raise TypeError(f"Unexpected input type for array: {type(object)}")
+            _check_numeric(object, out.dtype)
         if dtype is None:
             dtype = _core.canonicalize_dtype(out.dtype)
     out = _finish(out, dtype or util.aval_of(out).dtype, weak, device)
@@ -144,6 +145,14 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
 
 
 object_dtype = np.dtype(object)
+
+
+def _check_numeric(value, dtype) -> None:
+    """JAX 0.10.2's TypeError for text: NumPy makes arrays of strings and bytes, JAX does not
+    (jnp.array(["cat", "dog"]) names the first leaf, 'cat')."""
+    if dtype.kind in "SU":
+        raise TypeError(f"Value '{value}' with dtype {dtype} is not a valid JAX array type. "
+                        f"Only arrays of numeric types are supported by JAX.")
 
 
 def _finish(out, dtype, weak, device):
@@ -176,6 +185,9 @@ def _leaves(obj, out):
 def _from_sequence(obj, dtype):
     """Nested lists/tuples: via NumPy unless they hold tracers (then stacked with lax)."""
     leaves = _leaves(obj, [])
+    for leaf in leaves:
+        if isinstance(leaf, (str, bytes, np.ndarray)):
+            _check_numeric(leaf, np.asarray(leaf).dtype)
     if dtype is None:
         dtype = lattice_result_type(*_dedupe(leaves))[0] if leaves else \
             _core.default_float_dtype()

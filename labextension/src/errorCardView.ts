@@ -1,8 +1,8 @@
 /**
  * The `application/vnd.jxkernel.error+json` bundle (jxkernel/notebook/error_cards.py): an
  * error explained at the user's line: what went wrong, the line, where the offending value
- * came from (the chain of operations from the input), why, the fix, the rewrite as code and
- * JAX's page for the error (a link only when it is http(s)).
+ * came from (the chain of operations from the input), why, the fix, the rewrite as code,
+ * JAX's page for the error (a link only when it is http(s)) and, folded, the traceback.
  */
 import { bundleOf, each, fields } from './bundle';
 import { el, table } from './dom';
@@ -14,7 +14,7 @@ function read(bundle: unknown): IErrorBundle {
   const b = bundleOf<IErrorBundle>(bundle, {
     kind: 'string', error: 'string', title: 'string', message: 'string', where: 'object?',
     called_from: 'object?', origin: 'object?', why: 'string', fix: 'string', rewrite: 'string?',
-    docs: 'string?'
+    docs: 'string?', traceback: 'string?'
   });
   for (const key of ['where', 'called_from'] as const) {
     if (b[key]) {
@@ -102,6 +102,13 @@ export function errorCardView(bundle: unknown): HTMLElement {
   }
   if (b.docs) {
     node.appendChild(docsLink(b.docs));
+  }
+  if (b.traceback) {
+    // the error is said once, by the card: the traceback and JAX's whole message one click away
+    const folded = el('details', 'jx-ErrorCard-traceback');
+    folded.append(el('summary', '', 'traceback and the whole message'),
+      el('pre', 'jx-ErrorCard-tracebackText', b.traceback));
+    node.appendChild(folded);
   }
   return node;
 }

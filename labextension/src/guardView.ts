@@ -31,7 +31,13 @@ export function guardView(bundle: unknown): HTMLElement {
   title.appendChild(state);
   node.appendChild(title);
   if (b.functions.length) {
-    const t = table('jx-View-table', ['guarded function', 'defined at'], b.functions.map(splitKey));
+    // the kernel says where as the user knows it (In[2], line 1); an older bundle: the key's
+    const where = Array.isArray(b.where) && b.where.length === b.functions.length ? b.where : null;
+    const rows = b.functions.map((key, i) => {
+      const [name, source] = splitKey(key);
+      return [name, where ? String(where[i]) : source];
+    });
+    const t = table('jx-View-table', ['guarded function', 'defined at'], rows);
     Array.from(t.tBodies[0].rows).forEach((tr, i) => (tr.title = b.functions[i]));
     node.appendChild(t);
   } else {

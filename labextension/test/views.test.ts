@@ -85,3 +85,28 @@ describe('the views and the schema', () => {
     expect(node.textContent).toContain('<img src=x onerror=alert(1)>');
   });
 });
+
+describe('said once: the error card and the guard (issue 44)', () => {
+  it('folds the traceback in the card, as text', () => {
+    const error = 'application/vnd.jxkernel.error+json';
+    const traceback = 'Cell In[2], line 3, in relu_sum(x)\n<b>JAX says</b>';
+    const node = viewOrNote(error, { ...bundles[error], traceback });
+    const folded = node.querySelector('details.jx-ErrorCard-traceback');
+    expect(folded).not.toBeNull();
+    expect(folded!.hasAttribute('open')).toBe(false);
+    expect(folded!.querySelector('pre')!.textContent).toBe(traceback);
+    expect(folded!.querySelector('b')).toBeNull();
+    expect(viewOrNote(error, { ...bundles[error], traceback: null }).querySelector('details')).toBeNull();
+  });
+
+  it('names a guarded function where the user defined it, not by its key', () => {
+    const guard = 'application/vnd.jxkernel.guard+json';
+    const key = 'f@/tmp/ipykernel_4692/1161316084.py:1#140389491386576';
+    const node = viewOrNote(guard, { version: 1, all: false, functions: [key], where: ['In[2], line 1'] });
+    const cells = [...node.querySelectorAll('tbody td')].map(td => td.textContent);
+    expect(cells).toEqual(['f', 'In[2], line 1']);
+    const older = viewOrNote(guard, { version: 1, all: false, functions: [key] });
+    expect([...older.querySelectorAll('tbody td')].map(td => td.textContent)).toEqual(
+      ['f', '/tmp/ipykernel_4692/1161316084.py:1']);
+  });
+});

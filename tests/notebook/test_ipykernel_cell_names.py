@@ -85,3 +85,37 @@ def test_a_line_magics_call_is_named_in_n_by_the_prompt_number(kernel):
     n = reply["execution_count"]
     assert reply["status"] == "error" and f"NameError in In[{n}]" in text, (n, text)
     assert f"In[{n + 1}]" not in text
+
+
+def test_an_error_card_names_the_cell_not_ipykernels_file(kernel):
+    """In ipykernel a cell's file is /tmp/ipykernel_<pid>/<hash>.py: the error output, the card
+    and the traceback it folds say In[n] instead; the execute reply keeps the whole
+    traceback (for nbclient and the like)."""
+    msg_id = kernel.execute("import jxkernel as jax\n@jax.jit\ndef relu_sum(x):\n"
+                            "    if x.sum() > 0:\n        return x.sum()\n    return 0.0\n"
+                            "relu_sum(jnp.arange(3.0))")
+    errors, cards = [], []
+    while True:
+        msg = kernel.get_iopub_msg(timeout=TIMEOUT)
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        kind, content = msg["msg_type"], msg["content"]
+        if kind == "error":
+            errors.append(ANSI.sub("", "\n".join(content["traceback"])))
+        elif kind == "display_data" and "application/vnd.jxkernel.error+json" in content["data"]:
+            cards.append(content["data"])
+        elif kind == "status" and content["execution_state"] == "idle":
+            break
+    reply = kernel.get_shell_msg(timeout=TIMEOUT)
+    while reply["parent_header"].get("msg_id") != msg_id:
+        reply = kernel.get_shell_msg(timeout=TIMEOUT)
+    n = reply["content"]["execution_count"]
+    (error,), (card,) = errors, cards
+    assert error.startswith(f"TracerBoolConversionError in In[{n}], line 4, in relu_sum: ")
+    folded = card["application/vnd.jxkernel.error+json"]["traceback"]
+    assert f"while tracing the function relu_sum at In[{n}], line 2 for jit" in folded
+    for text in (error, card["text/plain"], card["text/html"], folded):
+        assert "ipykernel_" not in text, text
+    assert reply["content"]["status"] == "error"
+    assert any("This value depends on the argument x" in line
+               for line in reply["content"]["traceback"])

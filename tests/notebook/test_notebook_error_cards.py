@@ -1,6 +1,8 @@
 """Error cards (jxkernel/notebook/error_cards.py): each error learners hit most, raised in a
 real InteractiveShell, gets a card naming the user's line, where the value came from and a
 rewrite; the exception stays JAX's class with JAX's message; the shell keeps working."""
+import json
+import os
 import re
 
 import pytest
@@ -14,8 +16,12 @@ import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel import errors
 from jxkernel.notebook import error_cards
+from error_advice_cases import run as advice_of       # tests/data
+import locations  # tests/support: the repository's folders
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
+RELU_SUM = ("@jax.jit\ndef relu_sum(x):\n    if x.sum() > 0:\n        return x.sum()\n"
+            "    return 0.0\nrelu_sum(jnp.arange(3.0))")
 
 
 @pytest.fixture
@@ -31,16 +37,16 @@ def shell():
 
 
 def failing(shell, source):
-    """(the exception, the card's JSON, the card's text, the traceback text) of a cell that
-    fails; the shell must run a cell afterwards."""
+    """(the exception, the card's JSON, the card's text, the traceback text the card folds) of
+    a cell that fails; the shell must run a cell afterwards."""
     with capture_output() as cap:
         result = shell.run_cell(source)
     assert not result.success
     cards = [o.data for o in cap.outputs if error_cards.MIME in o.data]
     assert len(cards) == 1, [o.data.keys() for o in cap.outputs]
     assert shell.run_cell("_ok = 1 + 1").success and shell.user_ns["_ok"] == 2
-    return (result.error_in_exec, cards[0][error_cards.MIME], cards[0]["text/plain"],
-            ANSI.sub("", cap.stdout + cap.stderr))
+    card = cards[0][error_cards.MIME]
+    return result.error_in_exec, card, cards[0]["text/plain"], card["traceback"]
 
 
 def test_bool_conversion_card(shell):
@@ -56,6 +62,8 @@ def test_bool_conversion_card(shell):
     assert origin["argument"] == "x" and origin["input_type"] == "f32[]"
     assert [s["primitive"] for s in origin["steps"]] == ["sin", "mul", "gt"]
     assert [s["code"] for s in origin["steps"]] == ["y = jnp.sin(x) * 2"] * 2 + ["if y > 0:"]
+    cell = card["where"]["file"]                          # In[n], as every line of the card
+    assert [s["where"] for s in origin["steps"]] == [f"{cell}, line 2"] * 2 + [f"{cell}, line 3"]
     assert card["rewrite"].splitlines()[:3] == [
         "return jnp.where(y > 0, x, -x)", "# or, to run only one branch:",
         "return lax.cond(y > 0, lambda: x, lambda: -x)"]
@@ -202,9 +210,10 @@ def test_card_without_a_shell_text_html_and_json():
                           "function": "_branchy", "code": 'if x > 0 or "<script>" == "":'}
     text = repr(card).splitlines()
     assert text[0] == "TracerBoolConversionError: Python control flow on a traced value"
-    assert text[1] == (f"  at test_notebook_error_cards.py, line {line}, in _branchy:  "
+    assert text[1] == "  Attempted boolean conversion of traced array with shape bool[]."
+    assert text[2] == (f"  at test_notebook_error_cards.py, line {line}, in _branchy:  "
                        f'if x > 0 or "<script>" == "":')
-    assert text[4:6] == ["    argument x: f32[] of _branchy, traced for jit",
+    assert text[5:7] == ["    argument x: f32[] of _branchy, traced for jit",
                          f"      → gt → bool[]   (test_notebook_error_cards.py:{line}: "
                          f'if x > 0 or "<script>" == "":)']
     assert "  try:" in text and text[-1] == \
@@ -250,3 +259,38 @@ def test_branch_in_a_loop_body_names_its_input(shell):
     assert card["rewrite"] == ("c = jnp.where(x > 0, c + x, c - x)\n# or, to run only one "
                                "branch:\nc = lax.cond(x > 0, lambda: c + x, lambda: c - x)")
     assert "    input 1: f32[] of body, traced for scan body" in text
+
+
+# ------------------------------------------------------------------ static only for Python values
+def test_the_messages_advise_as_jax_does():
+    """JAX 0.10.2's error and advice (reference/make_error_advice_reference.py): no static
+    argument for a value computed from an array, `x.astype(int)` for int() of one, static for
+    a size from an int argument, and its words for jnp.array of strings."""
+    with open(os.path.join(locations.ROOT, "tests", "data", "error_advice_reference.json")) as f:
+        assert advice_of(jxkernel) == json.load(f)
+
+
+def test_no_static_argument_for_an_array(shell):
+    _, card, text, _ = failing(shell, RELU_SUM)
+    assert card["origin"]["input_type"] == "f32[3]"
+    assert "static_argnames" not in card["rewrite"] and "--static" not in card["rewrite"]
+    assert card["rewrite"].splitlines() == [
+        "return jnp.where(x.sum() > 0, x.sum(), 0.0)", "# or, to run only one branch:",
+        "return lax.cond(x.sum() > 0, lambda: x.sum(), lambda: 0.0)"]
+    assert "Or make the argument static" not in card["fix"]
+    assert "x is an array (f32[3]): it cannot be a static argument" in card["fix"]
+    _, card, _, _ = failing(shell, "def count(x):\n    return jnp.zeros(3) + int(x.sum())\n"
+                                   "jax.jit(count)(jnp.arange(3.0))")
+    assert card["kind"] == "concretization" and "static" not in card["rewrite"]
+    assert "value = x.astype(int)   # instead of int(x)" in card["rewrite"].splitlines()
+    assert "make the argument static" not in card["fix"].lower()
+    # a leaf of a dict argument: the dict would have to be static, and a dict is unhashable
+    _, card, _, _ = failing(shell, "def k(p):\n    if p['w'] > 0:\n        return p['w']\n"
+                                   "    return -p['w']\njax.jit(k)({'w': 1.0})")
+    assert card["origin"]["argument"] == "p['w']" and "static" not in card["rewrite"]
+
+
+def test_static_argument_for_a_python_scalar_still_offered(shell):
+    _, card, _, _ = failing(shell, "def twice(x, n):\n    return jnp.zeros(n) + x\n"
+                                   "jax.jit(twice)(jnp.ones(2), 3)")
+    assert card["rewrite"].splitlines()[0] == "twice = jax.jit(twice, static_argnames=('n',))"

@@ -75,9 +75,13 @@ def test_jxguard_on_off_and_status_for_a_function(shell):
     ok(shell, "g2 = jax.jit(lambda x: x + 24)\ng2(jnp.ones(2))")
     status = ok(shell, "%jxguard on g2").result
     key = shell.user_ns["g2"].function_key
-    assert status.to_json() == {"version": 1, "all": False, "functions": [key]}
+    defined = f"In[{ok(shell, '_n = 1').count - 2}], line 1"     # the cell that made g2
+    assert status.to_json() == {"version": 1, "all": False, "functions": [key],
+                                "where": [defined]}
+    # named as the user knows it, not by its key ('<lambda>@<ipython-input-…>:1#140…')
     assert repr(status) == ("recompile guard for every jitted function: off\n"
-                            f"guarded one by one:\n  {key}")
+                            f"guarded one by one:\n  <lambda> ({defined})")
+    assert key not in repr(status) and key not in status._repr_html_()
     assert status._repr_mimebundle_()[GUARD_MIME]["functions"] == [key]
     ran = run(shell, "g2(jnp.ones(5))")
     assert isinstance(ran.error, RecompileError) and "g2(jnp.ones(5))" in ran.stdout
@@ -104,8 +108,23 @@ def test_jxguard_for_every_function_and_for_a_jit_cell_by_its_label(shell):
         assert isinstance(run(shell, "g3(jnp.ones(7))").error, RecompileError)
     finally:
         status = ok(shell, "%jxguard off").result
-    assert status.to_json() == {"version": 1, "all": False, "functions": []}
+    assert status.to_json() == {"version": 1, "all": False, "functions": [], "where": []}
     ok(shell, "g3(jnp.ones(7))")
+
+
+def test_jxguard_for_every_function_guards_the_users_not_jxkernels(shell):
+    """%jxguard on: an eager jnp.sum on a new shape compiles jxkernel's own kernel anew (no
+    RecompileError naming 'sum@…/jxkernel/numpy/reductions.py:…#…'); the user's function,
+    called on a new shape, is refused, named as the user wrote it."""
+    ok(shell, "g9 = jax.jit(lambda x: jnp.sum(x) * 9)\ng9(jnp.ones(2))\njnp.sum(jnp.ones(2))")
+    ok(shell, "%jxguard on")
+    try:
+        assert ok(shell, "jnp.sum(jnp.ones(11))").result == 11
+        ran = run(shell, "g9(jnp.ones(11))")
+    finally:
+        ok(shell, "%jxguard off")
+    assert isinstance(ran.error, RecompileError) and ran.error.function == "<lambda>"
+    assert "/jxkernel/" not in ran.error.function_key
 
 
 def test_jxguard_bad_input_says_what_it_got(shell):

@@ -38,7 +38,7 @@ def test_grad_adds_the_derivative_equations():
     assert [(r.kind, r.primitive) for r in d.rows] == [
         ("same", None), ("same", "sin"), ("added", "cos"), ("same", "mul"), ("added", "mul"),
         ("added", "mul"), ("same", None)]
-    assert d.counts == {"same": 2, "added": 3, "removed": 0, "changed": 0}
+    assert d.counts == {"same": 4, "added": 3, "removed": 0, "changed": 0}   # 2 signature rows
     assert [r.right_index for r in d.changes] == [1, 3, 4]
 
 
@@ -58,7 +58,7 @@ def test_text_rendering_is_a_unified_diff():
 def test_identical_programs_have_no_changes():
     d = jd.jaxpr_diff(jxkernel.make_jaxpr(f)(1.0), jxkernel.make_jaxpr(f)(2.0))
     assert d.changes == [] and d.summary() == "no differences"
-    assert d.counts == {"same": 2, "added": 0, "removed": 0, "changed": 0}
+    assert d.counts == {"same": 4, "added": 0, "removed": 0, "changed": 0}
 
 
 def test_vmap_changes_shapes_and_the_signature():
@@ -118,7 +118,7 @@ def test_magic_diffs_two_expressions(shell):
     assert (d.left_title, d.right_title) == ("f(x)", "grad(f)(x)")
     assert [r.primitive for r in d.changes] == ["cos", "mul", "mul"]
     d = shell.run_line_magic("jaxpr", "--diff f(x), vmap(f)(xs)")
-    assert d.counts["changed"] == 2 and d.rows[0].right == "{ lambda ; a:f32[3]. let"
+    assert d.counts["changed"] == 4 and d.rows[0].right == "{ lambda ; a:f32[3]. let"
 
 
 def test_magic_in_a_cell_displays_the_diff(shell):
@@ -141,3 +141,13 @@ def test_magic_bad_input_says_what_to_write(shell):
 def test_plain_jaxpr_magic_still_works(shell):
     viewer = shell.run_line_magic("jaxpr", "f(x)")
     assert "sin" in viewer.text and "mul" in viewer.text
+
+
+def test_a_changed_signature_is_counted_beside_its_row():
+    """An unused extra input changes only the signature row: the counts (the header of the
+    view) say 1 changed, not 0 beside a row marked changed."""
+    d = jd.jaxpr_diff(jxkernel.make_jaxpr(f)(1.0), jxkernel.make_jaxpr(lambda x, y: f(x))(1.0, 2.0))
+    assert [r.kind for r in d.rows if r.primitive is None] == ["changed", "same"]
+    assert d.counts["changed"] == sum(r.kind == "changed" for r in d.rows) == 1
+    assert d.to_json()["counts"]["changed"] == 1
+    assert d.summary() == "1 changed (the signature only)"

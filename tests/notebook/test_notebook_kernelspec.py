@@ -2,6 +2,7 @@
 a scratch prefix, started by Jupyter's own machinery, running a JAX notebook unchanged."""
 import json
 import os
+import re
 
 import pytest
 
@@ -10,6 +11,7 @@ nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 
 from jxkernel.notebook import kernelspec  # noqa: E402
+import locations  # noqa: E402  tests/support: the repository's folders
 
 CELL = """\
 import jax, jax.numpy as jnp
@@ -32,3 +34,31 @@ def test_the_kernel_runs_a_jax_notebook_on_jxkernel(tmp_path, monkeypatch):
     text = "".join(o.get("text", "") for o in nb.cells[0].outputs)
     from jxkernel.version import jax_version
     assert text.splitlines() == [f"jxkernel.xla.array [1, 2, 5] {jax_version}", "True"], text
+
+
+def test_it_installs_into_the_running_interpreters_prefix_by_default(tmp_path, monkeypatch,
+                                                                       capsys):
+    """From a venv, `python -m jxkernel.notebook.kernelspec` writes under the venv (sys.prefix),
+    never the system's /usr/local/share/jupyter; --user writes the user's folder."""
+    monkeypatch.setattr(kernelspec.sys, "prefix", str(tmp_path / "venv"))
+    kernelspec.main([])
+    folder = tmp_path / "venv" / "share" / "jupyter" / "kernels" / kernelspec.KERNEL_NAME
+    assert (folder / "kernel.json").is_file()
+    assert f"in {folder}" in capsys.readouterr().out
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(tmp_path / "user"))
+    kernelspec.main(["--user"])
+    assert (tmp_path / "user" / "kernels" / kernelspec.KERNEL_NAME / "kernel.json").is_file()
+    with pytest.raises(SystemExit):
+        kernelspec.main(["--user", "--prefix", str(tmp_path)])
+
+
+def test_main_sh_installs_the_kernel_the_readme_names():
+    """scripts/main.sh installs the kernel (into .venv: the default prefix is the interpreter's)
+    before it starts JupyterLab, and the README names it as kernelspec.py does."""
+    with open(os.path.join(locations.ROOT, "scripts", "main.sh")) as f:
+        main = f.read()
+    install = re.search(r"^\.venv/bin/python -m jxkernel\.notebook\.kernelspec$", main, re.M)
+    assert install and install.start() < main.index("jupyter lab --no-browser")
+    with open(os.path.join(locations.ROOT, "README.md")) as f:
+        readme = f.read()
+    assert f'"{kernelspec.DISPLAY_NAME}"' in readme and "main.sh" in readme

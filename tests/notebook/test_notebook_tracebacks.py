@@ -8,7 +8,7 @@ pytest.importorskip("IPython")
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
-from jxkernel.notebook import tracebacks
+from jxkernel.notebook import error_cards, tracebacks
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -26,11 +26,14 @@ def shell():
 
 
 def shown(shell, source) -> str:
-    """What the shell prints for the cell (its traceback, colours removed)."""
+    """What the shell prints for the cell (its traceback, colours removed), and the traceback
+    an error card folds."""
     with capture_output() as cap:
         result = shell.run_cell(source)
     assert not result.success
-    return ANSI.sub("", cap.stdout + cap.stderr)
+    folded = [o.data[error_cards.MIME]["traceback"] for o in cap.outputs
+              if error_cards.MIME in o.data]
+    return "\n".join([ANSI.sub("", cap.stdout + cap.stderr)] + folded)
 
 
 def test_recompile_error_ends_at_the_calling_line(shell):
@@ -112,3 +115,65 @@ def test_user_traceback_keeps_user_frames_in_order():
             for t in tracebacks.walk(tracebacks.user_traceback(info.value.__traceback__))]
     assert "_call" in names                               # jit's own frames were there
     assert kept == ["test_user_traceback_keeps_user_frames_in_order", "inner", "<lambda>"], kept
+
+
+# ------------------------------------------------------------------ one error, said once
+RELU_SUM = ("@jax.jit\ndef relu_sum(x):\n    if x.sum() > 0:\n        return x.sum()\n"
+            "    return 0.0\nrelu_sum(jnp.arange(3.0))")
+FIRST_LINE = "Attempted boolean conversion of traced array with shape bool[]."
+REST = ("This value depends on the argument x", "Python control flow (`if`, `while`")
+
+
+def test_an_error_with_a_card_is_said_once(shell):
+    with capture_output() as cap:
+        result = shell.run_cell(RELU_SUM, store_history=True)
+    n = result.execution_count
+    assert type(result.error_in_exec).__name__ == "TracerBoolConversionError"
+    (card,) = [o.data for o in cap.outputs if error_cards.MIME in o.data]
+    # the error output: one line naming the error and the user's line, the card under it
+    assert ANSI.sub("", cap.stdout).splitlines() == [
+        f"TracerBoolConversionError in In[{n}], line 3, in relu_sum: explained in the card "
+        f"below"]
+    text = ANSI.sub("", cap.stdout) + card["text/plain"]
+    assert text.count(FIRST_LINE) == 1 and not any(s in text for s in REST), text
+    assert len(text.splitlines()) <= 20
+    html = card["text/html"]
+    shown, folded = re.split(r"<details[^>]*>", html)
+    assert shown.count(FIRST_LINE) == 1 and not any(s in shown for s in REST)
+    # one click away: the filtered traceback, JAX's whole message, the cell named In[n]
+    traceback = card[error_cards.MIME]["traceback"]
+    assert "</summary>" in folded and all(s in traceback for s in REST)
+    assert f"Cell In[{n}], line 3, in relu_sum" in traceback
+    assert "----> 3     if x.sum() > 0:" in traceback and "/jxkernel/" not in traceback
+    assert f"while tracing the function relu_sum at In[{n}], line 1 for jit" in traceback
+    assert "<ipython-input-" not in traceback
+    # as after any error, %tb prints the whole traceback (the card's text points to it)
+    assert "(%tb shows the whole traceback)" in card["text/plain"]
+    with capture_output() as cap:
+        shell.run_line_magic("tb", "")
+    assert "----> 3     if x.sum() > 0:" in ANSI.sub("", cap.stdout)
+
+
+def test_cell_file_names_read_as_the_prompt_numbers(shell):
+    names = shell.compile._filename_map
+    names["/tmp/ipykernel_4692/1161316084.py"] = 7           # as ipykernel names In[7]'s file
+    try:
+        said = tracebacks.name_cells(
+            "tracing relu_sum at /tmp/ipykernel_4692/1161316084.py:1 for jit; defined in "
+            "/tmp/ipykernel_4692/1161316084.py; fail_on_recompile("
+            "'f@/tmp/ipykernel_4692/1161316084.py:1#1403', False)")
+    finally:
+        del names["/tmp/ipykernel_4692/1161316084.py"]
+    assert said == ("tracing relu_sum at In[7], line 1 for jit; defined in In[7]; "
+                    "fail_on_recompile('f@/tmp/ipykernel_4692/1161316084.py:1#1403', False)")
+
+
+def test_a_failure_while_showing_keeps_the_handler(shell, monkeypatch):
+    """Should the card's traceback fail to render, the error still shows (IPython's way) and
+    the handler stays installed: IPython drops a handler that raises."""
+    def broken(*args, **kwargs):
+        raise RuntimeError("no traceback today")
+    monkeypatch.setattr(tracebacks, "name_cells", broken)
+    text = shown(shell, RELU_SUM)
+    assert "TracerBoolConversionError" in text and "----> 3     if x.sum() > 0:" in text, text
+    assert tracebacks.installed(shell)

@@ -152,3 +152,16 @@ def test_jaxpr_of_arange_with_step():
 
 def test_jaxpr_of_linspace_is_a_nested_jit():
     assert "name=_linspace" in str(jax.make_jaxpr(lambda: jnp.linspace(0, 1, 5))())
+
+
+@pytest.mark.parametrize("value, first, dtype", [
+    (["cat", "dog"], "cat", "<U3"), ("cat", "cat", "<U3"), ([b"a"], "b'a'", "|S1"),
+    ([["a"]], "a", "<U1"), ([1.0, "x"], "x", "<U1")])
+def test_text_is_refused_in_jax_words(value, first, dtype):
+    """JAX 0.10.2's TypeError for strings and bytes (tests/data/error_advice_reference.json has
+    its text for ["cat", "dog"]), not a list of every supported dtype."""
+    for make in (jnp.array, jnp.asarray):
+        with pytest.raises(TypeError) as e:
+            make(value)
+        assert str(e.value) == (f"Value '{first}' with dtype {dtype} is not a valid JAX array "
+                                f"type. Only arrays of numeric types are supported by JAX.")

@@ -102,4 +102,4 @@ def test_rich_view_puts_the_three_renderings_in_one_bundle():
     assert bundle["text/plain"] == repr(status)
     assert bundle["text/html"] == status._repr_html_() and "&lt;b&gt;" in bundle["text/html"]
     assert bundle["application/vnd.jxkernel.guard+json"] == {
-        "version": 1, "all": False, "functions": ["f@<b>.py:1"]}
+        "version": 1, "all": False, "functions": ["f@<b>.py:1"], "where": ["<b>.py:1"]}

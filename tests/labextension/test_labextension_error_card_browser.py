@@ -1,0 +1,96 @@
+"""Issue 44 in a real browser: the error of a cell with an error card is said once (one line
+of error output, the card, the traceback folded in it), its advice for an `if` on an array
+argument is jnp.where / lax.cond and never static_argnames; a long jaxpr line wraps inside
+the jaxpr view instead of running off its right edge, and %explain's source lines wrap instead
+of being cut short with an ellipsis.
+
+The harness is tests/labextension/test_labextension_browser.py's (server, page, screenshots to
+test-artifacts/browser/<test>-<step>.png); one notebook, run once (Run All stops at the error,
+the last cell). Skipped, saying why, only without a browser.
+"""
+from __future__ import annotations
+
+import pytest
+from test_labextension_browser import cell, expect, lab_notebooks, notebook_run, shot_view
+
+JAXPR, LIVE, EXPLAIN, ERROR = 1, 2, 3, 4
+LONG = ("return jnp.cos(v) * 2.0 + jnp.tanh(v) * jnp.exp(v) - jnp.log1p(jnp.abs(v)) + "
+        "jnp.sin(v) * jnp.sqrt(jnp.abs(v) + 1.0)")
+NOTEBOOK = [
+    "%load_ext jxkernel\nimport jxkernel as jax, jxkernel.numpy as jnp\nx = jnp.arange(3.0)",
+    # the jaxpr's own bundle without its live widget, so the extension's jaxpr view draws it
+    "data, _ = get_ipython().display_formatter.format(\n"
+    "    jax.make_jaxpr(lambda v: jnp.concatenate([v] * 90))(x))\n"
+    "data.pop('application/vnd.jupyter.widget-view+json', None)\n"
+    "display(data, raw=True)",
+    "%jaxpr (lambda v: jnp.concatenate([v] * 90))(x)",       # the live widget with its kernel
+    f"def helper(v):\n    {LONG}\n\ndef g(v):\n    return helper(v) + 1\n\n%explain g(x)",
+    "@jax.jit\ndef relu_sum(x):\n    if x.sum() > 0:\n        return x.sum()\n    return 0.0\n\n"
+    "relu_sum(x)",
+]
+FIRST_LINE = "Attempted boolean conversion of traced array with shape bool[]."
+
+
+@pytest.fixture(scope="module")
+def page(lab_app):
+    with lab_notebooks(lab_app, {"cards.ipynb": NOTEBOOK}) as server:
+        with notebook_run(server, [], "cards.ipynb",
+                          {JAXPR: "jx-JaxprOutput", LIVE: "jx-viewer", EXPLAIN: "jx-ExplainOutput",
+                           ERROR: "jx-ErrorCardOutput"}) as p:
+            yield p
+
+
+def test_the_static_array_mistake_is_said_once_by_its_card(page, request):
+    outputs = cell(page, ERROR).locator(".jp-OutputArea-output")
+    expect(outputs).to_have_count(2)                     # the one-line error, then the card
+    expect(outputs.nth(0)).to_have_text(
+        "TracerBoolConversionError in In[5], line 3, in relu_sum: explained in the card below")
+    card = cell(page, ERROR).locator(".jx-ErrorCardOutput")
+    expect(card.locator(".jx-ErrorCard-message")).to_have_text(FIRST_LINE)
+    expect(card.locator(".jx-ErrorCard-rewrite")).to_contain_text(
+        "return jnp.where(x.sum() > 0, x.sum(), 0.0)")
+    expect(card.locator(".jx-ErrorCard-rewrite")).not_to_contain_text("static")
+    # what the page shows says the message once; JAX's whole text is folded, one click away
+    shown = cell(page, ERROR).locator(".jp-OutputArea").inner_text()
+    assert shown.count(FIRST_LINE) == 1 and "static_argnames" not in shown, shown
+    folded = card.locator("details.jx-ErrorCard-traceback")
+    expect(folded).not_to_have_attribute("open", "")
+    shot_view(cell(page, ERROR), request, "1-card")
+    folded.locator("summary").click()
+    text = folded.locator("pre")
+    expect(text).to_be_visible()
+    expect(text).to_contain_text("----> 3     if x.sum() > 0:")
+    expect(text).to_contain_text("while tracing the function relu_sum at In[5], line 1 for jit")
+    expect(text).not_to_contain_text("ipykernel_")
+    shot_view(cell(page, ERROR), request, "2-traceback")
+
+
+@pytest.mark.parametrize("index, view_css, line_css, head_css", [
+    (JAXPR, ".jx-JaxprOutput .jx-Jaxpr", ".jx-Jaxpr-line", ".jx-Jaxpr-line"),  # the extension's
+    (LIVE, ".jx-viewer .jx-jaxpr", ".jx-eqn", ".jx-head"),                     # the live widget's
+], ids=["extension", "widget"])
+def test_a_long_jaxpr_line_wraps_inside_the_view(page, request, index, view_css, line_css,
+                                                 head_css):
+    view = cell(page, index).locator(view_css)
+    line = view.locator(line_css, has_text="concatenate")
+    expect(line).to_be_visible()
+    box, area = line.bounding_box(), cell(page, index).locator(".jp-OutputArea").bounding_box()
+    assert box["x"] + box["width"] <= area["x"] + area["width"] + 1, (box, area)
+    # wrapped, not cut: several rows high, and nothing to scroll sideways
+    head = view.locator(head_css).first.bounding_box()     # `{ lambda ; a:f32[3]. let`
+    assert box["height"] >= 2 * head["height"] - 1, (box, head)
+    assert view.evaluate("v => v.scrollWidth <= v.clientWidth")
+    shot_view(cell(page, index), request, "1")
+
+
+def test_explain_shows_whole_source_lines(page, request):
+    view = cell(page, EXPLAIN).locator(".jx-ExplainOutput")
+    short = view.locator(".jx-Explain-line", has_text="return helper(v) + 1").locator(
+        ".jx-Explain-code")
+    long = view.locator(".jx-Explain-line", has_text="jnp.tanh(v)").locator(".jx-Explain-code")
+    expect(short).to_have_text("    return helper(v) + 1")
+    expect(long).to_have_text(f"    {LONG}")
+    for code in (short, long):       # all of it drawn: nothing hidden past an ellipsis
+        assert code.evaluate("c => c.scrollWidth <= c.clientWidth && "
+                             "getComputedStyle(c).textOverflow !== 'ellipsis'")
+    shot_view(view, request, "1")
