@@ -349,12 +349,65 @@ def _available(platform: str) -> bool:
             or importlib.util.find_spec("libtpu") is not None)
 
 
+# JAX's names of the backends (its `backends()` keys, its lowering and export platforms): the
+# GPU backend is CUDA's, the only GPU plugin jxkernel loads
+JAX_NAMES = {"cpu": "cpu", "gpu": "cuda", "tpu": "tpu"}
+
+
+def jax_platform(name: str) -> str:
+    """JAX's lowering platform for a backend name: "cuda" for "gpu" (the CUDA backend, which
+    must start here: JAX resolves "gpu" by the backends present), others as they are.
+
+        >>> jax_platform("cpu"), jax_platform("cuda"), jax_platform("rocm")
+        ('cpu', 'cuda', 'rocm')
+    """
+    key = name.lower()
+    if key != "gpu":
+        return key
+    try:
+        get_backend("gpu")
+    except RuntimeError:
+        raise RuntimeError(_no_instance_message("gpu")) from None
+    return "cuda"
+
+
+def _present() -> list[str]:
+    """JAX's names of the backends JAX would have started: those of jax_platforms that start
+    here, or (without the option) those started so far."""
+    if not config.jax_platforms:
+        return [JAX_NAMES[p] for p in _backends]
+    present = []
+    for platform in _allowed_platforms():
+        try:
+            get_backend(platform)
+        except RuntimeError:
+            continue
+        present.append(JAX_NAMES[platform])
+    return present
+
+
+def _no_instance_message(asked: str) -> str:
+    return (f"Unknown backend: '{asked}' requested, but no platforms that are instances of "
+            f"{asked} are present. Platforms present are: " + ",".join(_present()))
+
+
+def _refuse_unlisted(asked: str, platform: str) -> None:
+    """With jax_platforms (JAX_PLATFORMS) set, a backend it does not list does not start:
+    JAX's error, word for word ('gpu' is an alias there; 'cuda', 'tpu'... are backends)."""
+    if not config.jax_platforms or platform in _allowed_platforms():
+        return
+    if asked.lower() == "gpu":
+        raise RuntimeError(_no_instance_message("gpu"))
+    raise RuntimeError(f"Unknown backend {asked.lower()}. Available backends are {_present()}")
+
+
 def get_backend(platform: str | None = None) -> Backend:
     """The started backend for `platform` ("cpu", "gpu", "tpu"; None: the default)."""
     if platform is None:
         platform = default_backend()
     else:
-        platform = canonical_platform(platform)
+        asked, platform = platform, canonical_platform(platform)
+        _refuse_unlisted(asked, platform)
     backend = _backends.get(platform)
     if backend is not None:
         return backend
