@@ -147,3 +147,16 @@ def test_a_plugin_of_another_release_is_named(monkeypatch):
                     "only its own jaxlib release")
     fake.update({"jax-cuda12-pjrt": "0.10.2", "jax-cuda12-plugin": "0.10.2"})
     assert client._cuda_plugin_mismatch("/x/jax_plugins/xla_cuda12/xla_cuda_plugin.so") is None
+
+
+def test_jxbackend_shows_the_install_line_for_this_machine():
+    # `%jxbackend` returns the backend selector; a backend that does not start is listed with
+    # why, which ends in the command for this machine
+    pytest.importorskip("ipywidgets")
+    from jxkernel.notebook.widgets.backend import BackendSelector
+    selector = BackendSelector()
+    if "gpu" not in selector.missing:
+        pytest.skip("a GPU backend starts here")
+    line = client.install_line("gpu")
+    assert line in selector.missing["gpu"] and line in selector.text_repr()
+    assert line in selector.html_repr().replace("&quot;", '"')
