@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from jxkernel.notebook.workshop import links
+import colab_runtime  # tests/data
 import locations  # tests/support: the repository's folders
 
 ROOT = Path(locations.ROOT)
@@ -37,9 +38,8 @@ pytestmark = pytest.mark.skipif(
     reason="the simulated Colab runtime takes about a minute and fetches jaxlib: "
            "JXKERNEL_TEST_COLAB=1 runs it")
 
-# Colab's GPU runtime as published (the packages the first cell meets; Colab's Python is 3.13)
-COLAB = {"jax": "0.7.2", "jaxlib": "0.7.2", "ipywidgets": "7.7.1", "notebook": "6.5.7",
-         "ipykernel": "6.17.1", "ipython": "7.34.0", "flax": "0.11.2", "optax": "0.2.8"}
+# Colab's GPU runtime as published (tests/data/colab_runtime.py), less its CUDA plugin
+COLAB = colab_runtime.SIMULATED
 KEPT = ("notebook", "ipykernel", "ipython", "ipywidgets")        # the host's: must stay
 
 _OFFLINE = re.compile(r"dns error|failed to lookup address|connection refused|timed out|"

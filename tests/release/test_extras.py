@@ -160,3 +160,16 @@ def test_jxbackend_shows_the_install_line_for_this_machine():
     line = client.install_line("gpu")
     assert line in selector.missing["gpu"] and line in selector.text_repr()
     assert line in selector.html_repr().replace("&quot;", '"')
+
+
+def test_the_kernel_extra_is_the_notebook_extra_less_its_servers_and_colabs_satisfy_it():
+    import colab_runtime  # tests/data
+    extras = pyproject()["optional-dependencies"]
+    kernel = [Requirement(r) for r in extras["kernel"]]
+    names = {canonicalize_name(r.name) for r in kernel}
+    assert {canonicalize_name(Requirement(r).name) for r in extras["notebook"]} - names == \
+        {"jupyterlab", "notebook"}
+    # what Colab has already satisfies it, so pip leaves Colab's IPython, kernel and widgets
+    for req in kernel:
+        have = colab_runtime.PACKAGES.get(canonicalize_name(req.name))
+        assert have is None or req.specifier.contains(have), (req, have)
