@@ -44,4 +44,13 @@ def run(jax):
         out[f"{name} for cuda: custom calls"] = sorted(set(re.findall(r"custom_call @(\w+)",
                                                                      text)))
         out[f"{name} for cuda: ops"] = sorted(set(re.findall(r"stablehlo\.(\w+)", text)))
+    # jit(f).trace(x).lower(lowering_platforms=...): the same lowerings, compiled for the CPU
+    irfft2 = jax.jit(lambda x: jnp.fft.irfft2(x.astype(jnp.complex64)))
+    x = jnp.arange(16.0, dtype=jnp.float32).reshape(4, 4)
+    lowered = irfft2.trace(x).lower(lowering_platforms=("cuda",))
+    out["irfft2 lowered for cuda: ops"] = sorted(set(re.findall(r"stablehlo\.(\w+)",
+                                                                lowered.as_text())))
+    out["irfft2 lowered for cuda, run on the CPU"] = lowered.compile()(x).round(4).tolist()
+    out["lower(lowering_platforms=('gpu',))"] = _said(
+        lambda: irfft2.trace(x).lower(lowering_platforms=("gpu",)))
     return out
