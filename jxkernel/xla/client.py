@@ -375,6 +375,7 @@ def _present() -> list[str]:
     """JAX's names of the backends JAX would have started: those of jax_platforms that start
     here, or (without the option) those started so far."""
     if not config.jax_platforms:
+        default_backend()                 # JAX starts its backends before it answers
         return [JAX_NAMES[p] for p in _backends]
     present = []
     for platform in _allowed_platforms():
@@ -403,14 +404,16 @@ def _refuse_unlisted(asked: str, platform: str) -> None:
 
 def get_backend(platform: str | None = None) -> Backend:
     """The started backend for `platform` ("cpu", "gpu", "tpu"; None: the default)."""
+    asked = platform
     if platform is None:
         platform = default_backend()
     else:
-        asked, platform = platform, canonical_platform(platform)
-        _refuse_unlisted(asked, platform)
+        platform = canonical_platform(platform)
     backend = _backends.get(platform)
     if backend is not None:
         return backend
+    if asked is not None:                 # one not started: is it one JAX_PLATFORMS allows?
+        _refuse_unlisted(asked, platform)
     with _lock:
         if platform not in _backends:
             # JAX's words ("failed to initialize", the backends there are), which libraries

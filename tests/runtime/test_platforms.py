@@ -58,3 +58,22 @@ def test_without_jax_platforms_a_missing_gpu_says_what_to_install():
     if said == "started":
         pytest.skip("a GPU backend starts here")
     assert said.startswith("Backend 'gpu' failed to initialize") and "pip install" in said
+
+
+def test_without_jax_platforms_an_export_for_gpu_names_the_backends_present():
+    # JAX 0.10.2 without JAX_PLATFORMS on a machine without a GPU says the same (checked by hand)
+    said = run_json("""
+        import json, jxkernel, jxkernel.numpy as jnp
+        from jxkernel import export
+        try:
+            export.export(jxkernel.jit(jnp.sin), platforms=("gpu",))(
+                jxkernel.ShapeDtypeStruct((3,), jnp.float32))
+        except RuntimeError as e:
+            print(json.dumps(str(e)))
+        else:
+            print(json.dumps("exported"))
+        """, {"JAX_PLATFORMS": ""})
+    if said == "exported":
+        pytest.skip("a GPU backend starts here")
+    assert said == ("Unknown backend: 'gpu' requested, but no platforms that are instances of "
+                    "gpu are present. Platforms present are: cpu")
