@@ -44,10 +44,16 @@ def _version(package: str) -> str:
 def describe_backends() -> list[str]:
     """One line per platform: its devices, or why there are none."""
     default = client.default_backend()
+    here, seen = client.machine_accelerator()
     lines = []
     for platform in ("cpu", "gpu", "tpu"):
         if platform != "cpu" and not client._available(platform):
-            lines.append(f"{platform}: not installed; to add it: {client._INSTALL_HINTS[platform]}")
+            if here is not None and (here == "tpu") == (platform == "tpu"):
+                lines.append(f"{platform}: not installed, and this machine has {seen}; to add "
+                             f"it: {client.install_line(platform)}  (jxkernel[{here}])")
+            else:
+                lines.append(f"{platform}: none here ({seen}); where there is one: "
+                             f"{client.install_line(platform)}")
             continue
         try:
             devs = client.devices(platform)

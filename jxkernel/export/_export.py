@@ -47,7 +47,7 @@ _CALLING_CONVENTION_VERSION = 10
 
 def default_export_platform() -> str:
     """The platform `export` lowers for by default: the default backend's ("cpu", "cuda")."""
-    return _client.platform_of(_client.default_device())
+    return _client.JAX_NAMES[_client.platform_of(_client.default_device())]
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -145,6 +145,8 @@ def _check_platforms(platforms) -> tuple:
     if platforms is None:
         return (default_export_platform(),)
     platforms = (platforms,) if isinstance(platforms, str) else tuple(platforms)
+    # JAX's names: "gpu" is resolved by the backends present ("cuda"), or JAX's error
+    platforms = tuple(_client.jax_platform(p) for p in platforms)
     if len(platforms) != 1:
         raise NotImplementedError(
             f"export(platforms={platforms!r}): jxkernel exports for one platform at a time "
@@ -173,7 +175,8 @@ def _module_text(closed, name: str, platform: str, arg_paths) -> str:
     """A module whose `main` takes the jaxpr's inputs; closed-over constants are embedded."""
     attrs = {"mhlo.num_partitions": hlo.i32_attr(1), "mhlo.num_replicas": hlo.i32_attr(1)}
     module = hlo.Module(f"jit_{name}", attrs)
-    module_ctx = ModuleContext(module, platform)
+    # the lowering rules know the CUDA backend as "gpu" (its PJRT devices' platform)
+    module_ctx = ModuleContext(module, "gpu" if platform == "cuda" else platform)
     main = module.function("main", [hlo.aval_type(a) for a in closed.in_avals])
     if _uses_symbolic(closed):
         module_ctx.symbolic = SymbolicLowering(main.body, closed.in_avals, main.args, arg_paths)
@@ -359,9 +362,10 @@ def _leaf_paths(in_tree) -> list:
 
 
 def _call_exported_lowering(ctx, *args, exported):
-    if ctx.platform not in exported.platforms:
+    here = _client.JAX_NAMES.get(ctx.platform, ctx.platform)      # "cuda" on a CUDA GPU
+    if here not in exported.platforms:
         raise ValueError(f"Function '{exported.fun_name}' was exported for platforms "
-                         f"'{exported.platforms}' but it is used on '{(ctx.platform,)}'.")
+                         f"'{exported.platforms}' but it is used on '{(here,)}'.")
     if _exported_symbolic(exported):
         return ctx.block.call(_refined_main(ctx, exported), args, ctx.loc)
     return ctx.block.call(_inlined_main(ctx.module_ctx, exported), args, ctx.loc)

@@ -308,10 +308,11 @@ class Jitted:
         self._record(treedef, statics, avals, dyn_args, dyn_kwargs, phases, device, closed.consts)
         return entry
 
-    def _lower(self, closed, device, donated_leaves) -> pipeline.Module:
+    def _lower(self, closed, device, donated_leaves, platform=None) -> pipeline.Module:
         jaxpr = closed.jaxpr
         donated = (False,) * len(jaxpr.constvars) + (donated_leaves or (False,) * len(jaxpr.invars))
-        return pipeline.lower(jaxpr, [device], name=self._name, donated=donated)
+        return pipeline.lower(jaxpr, [device], name=self._name, donated=donated,
+                              platform=platform)
 
     def _build(self, closed, out_tree, module, trace_s=0.0, leaf_names=None,
                compiler_options=None) -> tuple:

@@ -174,7 +174,23 @@ class Traced(_Stage):
         return tree_unflatten(self.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
                                               for a in self.jaxpr.out_avals])
 
-    def lower(self) -> Lowered:
+    def lower(self, *, lowering_platforms: tuple | None = None) -> Lowered:
+        """The program lowered for its device, or for `lowering_platforms` (JAX's names:
+        "cpu", "cuda", "tpu"; "gpu" is the CUDA backend where one starts), as JAX lowers it:
+        e.g. for a CUDA GPU on a machine without one. The module compiles for the device
+        still (plain StableHLO runs there; a GPU library call does not)."""
+        platform = None
+        if lowering_platforms is not None:
+            platforms = tuple(_client.jax_platform(p) for p in lowering_platforms)
+            if len(platforms) != 1:
+                raise NotImplementedError(
+                    f"lower(lowering_platforms={tuple(lowering_platforms)!r}): jxkernel lowers "
+                    f"for one platform at a time (JAX's multi-platform modules, which pick a "
+                    f"lowering by a platform index argument, are not implemented)")
+            platform = "gpu" if platforms[0] == "cuda" else platforms[0]
+            if self.jitted._sharded or any_sharded(self._leaves):
+                raise NotImplementedError("lower(lowering_platforms=...) of a program "
+                                          "partitioned over a mesh is not implemented")
         if self.jitted._sharded or any_sharded(self._leaves):    # partitioned over a mesh
             # loads with the first mesh or sharded Array: `import jxkernel` needs neither
             from .jit_sharded import stage_partitioning
@@ -184,7 +200,7 @@ class Traced(_Stage):
             device = next((x.device for x in self._leaves if isinstance(x, Array)),
                           _client.default_device())
         try:
-            return Lowered(self, device)
+            return Lowered(self, device, platform=platform)
         except NeedsMesh as e:              # a sharding constraint inside: partitioned
             self.jitted._sharded, self.jitted._constraint_mesh = True, e.mesh
             # loads with the first mesh or sharded Array: `import jxkernel` needs neither
@@ -193,7 +209,7 @@ class Traced(_Stage):
 
 
 class Lowered(_Stage):
-    def __init__(self, traced: Traced, device, partitioning=None):
+    def __init__(self, traced: Traced, device, partitioning=None, platform=None):
         self.traced, self.device = traced, device
         self._traced = traced
         self._partitioning = partitioning        # a sharded jit's (transforms/jit_sharded.py)
@@ -201,7 +217,7 @@ class Lowered(_Stage):
             self.device = partitioning.mesh.devices.flat[0]
             self._module = partitioning.module
         else:
-            self._module = traced.jitted._lower(traced.jaxpr, device, traced.donated)
+            self._module = traced.jitted._lower(traced.jaxpr, device, traced.donated, platform)
         self._text = self._module.text
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:

@@ -17,6 +17,7 @@ import glob
 import importlib.abc
 import importlib.util
 import os
+import re
 import sys
 import threading
 import warnings
@@ -34,12 +35,103 @@ _lock = threading.RLock()
 _backends: dict[str, Backend] = {}
 _failures: dict[str, Exception] = {}
 
-# user-facing platform names -> how to install them
-_INSTALL_HINTS = {
-    "gpu": "pip install 'jax-cuda12-pjrt==0.10.2' 'jax-cuda12-plugin[with-cuda]==0.10.2' "
-           "(a CUDA GPU and driver are needed too)",
-    "tpu": "pip install libtpu (on a Cloud TPU VM)",
+# jxkernel's GPU and TPU extras (pyproject.toml's, named as JAX 0.10.2 names its own): what each
+# adds to jaxlib (tests/release/test_extras.py holds them equal to pyproject.toml's)
+EXTRAS = {
+    "cuda12": ("jax-cuda12-plugin[with-cuda]==0.10.2",),
+    "cuda13": ("jax-cuda13-plugin[with-cuda]==0.10.2",),
+    "cuda12-local": ("jax-cuda12-plugin==0.10.2",),
+    "cuda13-local": ("jax-cuda13-plugin==0.10.2",),
+    "tpu": ("libtpu==0.0.42.*", "requests"),
 }
+_CUDA13_DRIVER = 580       # the oldest NVIDIA driver CUDA 13 runs on (JAX's installation guide)
+
+
+def _sysfs_read(path: str) -> str | None:
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def machine_accelerator(root: str = "/") -> tuple[str | None, str]:
+    """(the extra this machine's accelerator needs, what was seen), from the PCI bus and the
+    NVIDIA driver's version, without starting anything: ("cuda13", ...) where an NVIDIA GPU's
+    driver is 580 or newer, ("cuda12", ...) for an older one (or none loaded yet), ("tpu", ...)
+    for a Google TPU, (None, ...) where there is neither (as JAX's TPU detection reads the bus).
+
+        >>> machine_accelerator("/nonexistent")
+        (None, 'no NVIDIA GPU or Google TPU on its PCI bus')
+    """
+    vendors = set()
+    for path in glob.glob(os.path.join(root, "sys/bus/pci/devices/*/vendor")):
+        vendors.add((_sysfs_read(path) or "").strip().lower())
+    if "0x1ae0" in vendors:
+        return "tpu", "a Google TPU on its PCI bus"
+    if "0x10de" not in vendors:
+        return None, "no NVIDIA GPU or Google TPU on its PCI bus"
+    text = _sysfs_read(os.path.join(root, "proc/driver/nvidia/version")) or ""
+    found = re.search(r"\s(\d{3,})\.\d+(?:\.\d+)?\s", text)
+    if found is None:
+        return "cuda12", "an NVIDIA GPU, no NVIDIA driver loaded (CUDA 12 needs 525 or newer)"
+    driver = int(found.group(1))
+    if driver >= _CUDA13_DRIVER:
+        return "cuda13", f"an NVIDIA GPU with driver {driver} (CUDA 13 needs {_CUDA13_DRIVER})"
+    return "cuda12", f"an NVIDIA GPU with driver {driver} (CUDA 13 needs {_CUDA13_DRIVER})"
+
+
+def _extra_for(platform: str, root: str = "/") -> tuple[str, str]:
+    """(the extra that adds `platform` here, what this machine has)."""
+    extra, seen = machine_accelerator(root)
+    if platform == "tpu":
+        return "tpu", seen
+    return (extra if extra in ("cuda12", "cuda13") else "cuda12"), seen
+
+
+def install_line(platform: str, root: str = "/") -> str:
+    """The command that adds `platform` ("gpu", "tpu") on this machine: what jxkernel's extra
+    for it adds (a CUDA 13 plugin where the NVIDIA driver runs CUDA 13, else CUDA 12's).
+
+        >>> install_line("gpu", "/nonexistent")
+        'pip install "jax-cuda12-plugin[with-cuda]==0.10.2"'
+    """
+    extra, _ = _extra_for(platform, root)
+    return "pip install " + " ".join(f'"{r}"' for r in EXTRAS[extra] if r != "requests")
+
+
+def install_advice(platform: str, root: str = "/") -> str:
+    """install_line with the extra it stands for and what the machine has."""
+    extra, seen = _extra_for(platform, root)
+    return f"{install_line(platform, root)} (jxkernel[{extra}]'s addition; this machine has {seen})"
+
+
+def _jaxlib_version() -> str:
+    from importlib import metadata
+    try:
+        return metadata.version("jaxlib")
+    except metadata.PackageNotFoundError:
+        return xc._version if isinstance(getattr(xc, "_version", None), str) else "?"
+
+
+def _cuda_plugin_mismatch(path: str) -> str | None:
+    """Why the CUDA plugin at `path` cannot serve this jaxlib (its packages are of another
+    release), or None. JAX leaves such a plugin unused too ("not compatible with the installed
+    jaxlib version"): a runtime whose JAX is older than jxkernel's jaxlib keeps its old plugin."""
+    from importlib import metadata
+    cuda = "cuda13" if os.sep + "xla_cuda13" + os.sep in path else "cuda12"
+    jaxlib = _jaxlib_version()
+    for dist in (f"jax-{cuda}-pjrt", f"jax-{cuda}-plugin"):
+        try:
+            version = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            continue
+        if version != jaxlib:
+            return (f"{dist} {version} is installed, but jaxlib is {jaxlib}: a plugin serves "
+                    f"only its own jaxlib release")
+    return None
+
+
 _ALIASES = {"cuda": "gpu", "rocm": "gpu", "gpu": "gpu", "cpu": "cpu", "tpu": "tpu"}
 _PREFERENCE = ("tpu", "gpu", "cpu")
 
@@ -201,7 +293,10 @@ def _make_gpu() -> Backend:
     path = _cuda_plugin_library()
     if path is None:
         raise RuntimeError(f"No GPU backend: the CUDA PJRT plugin is not installed. "
-                           f"To use GPUs: {_INSTALL_HINTS['gpu']}")
+                           f"To use GPUs: {install_advice('gpu')}")
+    mismatch = _cuda_plugin_mismatch(path)
+    if mismatch is not None:
+        raise RuntimeError(f"No GPU backend: {mismatch}. To use GPUs: {install_advice('gpu')}")
     if not xc.pjrt_plugin_loaded("cuda"):
         _preload_nvidia_libraries()
         xc.load_pjrt_plugin_dynamically("cuda", path)
@@ -233,7 +328,7 @@ def _make_tpu() -> Backend:
         path = libtpu.get_library_path()
     if path is None:
         raise RuntimeError(f"No TPU backend: libtpu is not installed. To use TPUs: "
-                           f"{_INSTALL_HINTS['tpu']}")
+                           f"{install_advice('tpu')}")
     if not xc.pjrt_plugin_loaded("tpu"):
         xc.load_pjrt_plugin_dynamically("tpu", path)
     if not xc.pjrt_plugin_initialized("tpu"):
@@ -254,8 +349,62 @@ def _available(platform: str) -> bool:
             or importlib.util.find_spec("libtpu") is not None)
 
 
+# JAX's names of the backends (its `backends()` keys, its lowering and export platforms): the
+# GPU backend is CUDA's, the only GPU plugin jxkernel loads
+JAX_NAMES = {"cpu": "cpu", "gpu": "cuda", "tpu": "tpu"}
+
+
+def jax_platform(name: str) -> str:
+    """JAX's lowering platform for a backend name: "cuda" for "gpu" (the CUDA backend, which
+    must start here: JAX resolves "gpu" by the backends present), others as they are.
+
+        >>> jax_platform("cpu"), jax_platform("cuda"), jax_platform("rocm")
+        ('cpu', 'cuda', 'rocm')
+    """
+    key = name.lower()
+    if key != "gpu":
+        return key
+    try:
+        get_backend("gpu")
+    except RuntimeError:
+        raise RuntimeError(_no_instance_message("gpu")) from None
+    return "cuda"
+
+
+def _present() -> list[str]:
+    """JAX's names of the backends JAX would have started: those of jax_platforms that start
+    here, or (without the option) those started so far."""
+    if not config.jax_platforms:
+        default_backend()                 # JAX starts its backends before it answers
+        return [JAX_NAMES[p] for p in _backends]
+    present = []
+    for platform in _allowed_platforms():
+        try:
+            get_backend(platform)
+        except RuntimeError:
+            continue
+        present.append(JAX_NAMES[platform])
+    return present
+
+
+def _no_instance_message(asked: str) -> str:
+    return (f"Unknown backend: '{asked}' requested, but no platforms that are instances of "
+            f"{asked} are present. Platforms present are: " + ",".join(_present()))
+
+
+def _refuse_unlisted(asked: str, platform: str) -> None:
+    """With jax_platforms (JAX_PLATFORMS) set, a backend it does not list does not start:
+    JAX's error, word for word ('gpu' is an alias there; 'cuda', 'tpu'... are backends)."""
+    if not config.jax_platforms or platform in _allowed_platforms():
+        return
+    if asked.lower() == "gpu":
+        raise RuntimeError(_no_instance_message("gpu"))
+    raise RuntimeError(f"Unknown backend {asked.lower()}. Available backends are {_present()}")
+
+
 def get_backend(platform: str | None = None) -> Backend:
     """The started backend for `platform` ("cpu", "gpu", "tpu"; None: the default)."""
+    asked = platform
     if platform is None:
         platform = default_backend()
     else:
@@ -263,6 +412,8 @@ def get_backend(platform: str | None = None) -> Backend:
     backend = _backends.get(platform)
     if backend is not None:
         return backend
+    if asked is not None:                 # one not started: is it one JAX_PLATFORMS allows?
+        _refuse_unlisted(asked, platform)
     with _lock:
         if platform not in _backends:
             # JAX's words ("failed to initialize", the backends there are), which libraries
@@ -296,7 +447,7 @@ def default_backend() -> str:
     errors = []
     for platform in _allowed_platforms():
         if platform != "cpu" and not _available(platform):
-            errors.append(f"{platform} is not installed; to use it: {_INSTALL_HINTS[platform]}")
+            errors.append(f"{platform} is not installed; to use it: {install_advice(platform)}")
             continue
         try:
             get_backend(platform)

@@ -34,13 +34,16 @@ class Module:
 
 
 def lower(jaxpr, devices, *, name: str, donated=None, num_replicas: int = 1, axis_env=(),
-          mesh=None, arg_shardings=None, result_shardings=None, locations=False) -> Module:
+          mesh=None, arg_shardings=None, result_shardings=None, locations=False,
+          platform=None) -> Module:
     """`jaxpr` (a Jaxpr: constvars, then invars) lowered to StableHLO for `devices`: one
-    replica per device, or with a `mesh` one partition per device (xla/sharded.py)."""
+    replica per device, or with a `mesh` one partition per device (xla/sharded.py).
+    `platform`: lower for another platform than the devices' ("gpu", "tpu"), as JAX's
+    `lower(lowering_platforms=...)` does; the module still compiles for `devices`."""
     devices = tuple(devices)
     start = time.perf_counter()
     text, module_ctx = lower_module(
-        jaxpr, name=name, platform=_client.platform_of(devices[0]), donated=donated,
+        jaxpr, name=name, platform=platform or _client.platform_of(devices[0]), donated=donated,
         num_replicas=num_replicas, axis_env=axis_env, mesh=mesh, arg_shardings=arg_shardings,
         result_shardings=result_shardings, locations=locations)
     lower_s = time.perf_counter() - start

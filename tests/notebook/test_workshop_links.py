@@ -41,8 +41,9 @@ def test_the_address_is_written_once_in_pyproject():
 def test_the_first_cell_installs_from_the_address_or_pypi():
     address, version = links.project(ROOT)
     cell = links.setup_cell(address, version, "02_jit_and_tracing.ipynb")
-    assert '%pip install -q "jxkernel[notebook] @ git+https://github.com/jxkernel/jxkernel@main"' \
-        in cell
+    # the extras follow the host (tests/release/test_first_cell.py)
+    assert '%pip install -q "jxkernel[{\',\'.join(extras)}] @ git+https://github.com/jxkernel/' \
+           'jxkernel@main" {same_jax}' in cell
     assert cell.splitlines()[-1] == "%load_ext jxkernel"
     assert "output.enable_custom_widget_manager()" in cell       # Colab's widget manager
     assert address.install_spec(version, pypi=True) == f"jxkernel[notebook]=={version}"

@@ -156,9 +156,8 @@ def test_a_participant_installs_from_the_first_cell_and_the_notebook_runs(dist, 
     nb = json.loads((ROOT / links.TOUR).read_text())
     setup = next(c for c in nb["cells"] if c["cell_type"] == "code")
     source = "".join(setup["source"])
-    assert source.count(address.install_spec(version)) == 1
-    setup["source"] = source.replace(address.install_spec(version),
-                                     f"jxkernel[notebook] @ {wheel.as_uri()}")
+    assert source.count(address.source(version)) == 1       # outside Colab: [notebook]
+    setup["source"] = source.replace(address.source(version), f" @ {wheel.as_uri()}")
     folder = tmp_path / "demos"
     folder.mkdir()
     path = folder / "01_tour.ipynb"

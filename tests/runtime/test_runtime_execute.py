@@ -282,7 +282,7 @@ def test_runtime_argument_errors_are_explained():
         exe.call_buffers([np.zeros(3, np.float32)])
 
 
-@pytest.mark.parametrize("platform, package", [("gpu", "jax-cuda12-pjrt"), ("tpu", "libtpu")])
+@pytest.mark.parametrize("platform, package", [("gpu", "jax-cuda1[23]-plugin"), ("tpu", "libtpu")])
 def test_missing_backend_names_the_package(platform, package):
     if client._available(platform):
         pytest.skip(f"a {platform} plugin is installed here")

@@ -93,6 +93,8 @@ def test_python_m_jxkernel(tmp_path):
     out = result.stdout
     assert "cpu: 1 device: CpuDevice(id=0)  (default)" in out
     assert "gpu:" in out and "tpu:" in out
+    # the exact install line for this machine (issue 46)
+    assert 'pip install "jax-cuda1' in out and 'pip install "libtpu==0.0.42.*"' in out, out
     assert "= Array(8., dtype=float32)" in out
 
 
@@ -107,4 +109,5 @@ def test_asking_for_a_missing_platform_names_the_package():
     result = run_python(["-c", "import jxkernel.xla as x; x.devices()"], {"JAX_PLATFORMS": "tpu"})
     if result.returncode == 0:
         pytest.skip("a TPU backend is available here")
-    assert "tpu is not installed; to use it: pip install libtpu" in result.stderr, result.stderr
+    assert 'tpu is not installed; to use it: pip install "libtpu==0.0.42.*"' in result.stderr, \
+        result.stderr

@@ -74,11 +74,15 @@ class Address:
         return f"https://colab.research.google.com/github/{self.owner}/{self.name}/blob/" \
                f"{self.branch}/{path}"
 
-    def install_spec(self, version: str, pypi: bool = PUBLISHED_ON_PYPI) -> str:
-        """What the first cell gives `pip install`."""
-        if pypi:
-            return f"jxkernel[notebook]=={version}"
-        return f"jxkernel[notebook] @ git+{self.repository}@{self.branch}"
+    def install_spec(self, version: str, pypi: bool = PUBLISHED_ON_PYPI,
+                     extras: str = "notebook") -> str:
+        """What `pip install` is given for jxkernel with `extras`."""
+        return f"jxkernel[{extras}]{self.source(version, pypi)}"
+
+    def source(self, version: str, pypi: bool = PUBLISHED_ON_PYPI) -> str:
+        """Where jxkernel comes from, as it follows its name and extras in a requirement:
+        `==X.Y.Z` (PyPI) or ` @ git+REPOSITORY@BRANCH`."""
+        return f"=={version}" if pypi else f" @ git+{self.repository}@{self.branch}"
 
 
 def project(root: pathlib.Path = ROOT) -> tuple[Address, str]:
@@ -89,18 +93,52 @@ def project(root: pathlib.Path = ROOT) -> tuple[Address, str]:
     return Address.from_urls(meta.get("urls", {})), version
 
 
+def jaxlib_pin(root: pathlib.Path = ROOT) -> str:
+    """The jaxlib version pyproject.toml pins (`jaxlib==X.Y.Z`): the JAX release that goes with
+    jxkernel."""
+    deps = tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]
+    found = [re.fullmatch(r"jaxlib\s*==\s*([\w.]+)", d.split(";")[0].strip()) for d in deps]
+    pins = [m.group(1) for m in found if m]
+    if len(pins) != 1:
+        raise ValueError(f"pyproject.toml pins jaxlib {len(pins)} times; expected jaxlib==X.Y.Z once")
+    return pins[0]
+
+
 # ------------------------------------------------------------------ what is written
-def setup_cell(address: Address, version: str, notebook: str) -> str:
+def setup_cell(address: Address, version: str, notebook: str, jaxlib: str | None = None) -> str:
     """The first code cell of a notebook: silent where jxkernel imports; elsewhere it installs
-    jxkernel with the notebook extra first (Colab, a bare kernel). On Colab the interactive views
-    need Colab's custom widget manager (they fall back to HTML where widgets cannot load)."""
+    jxkernel first, with what its host needs (docs/teaching.md, "The first cell"):
+
+    - where the host serves the notebooks itself (Colab, found by `google.colab` importing;
+      Kaggle, by KAGGLE_KERNEL_RUN_TYPE; VS Code, by VSCODE_PID) the `kernel` extra, which
+      leaves the host's IPython, ipykernel, ipywidgets and notebook server as they are; elsewhere
+      the `notebook` extra (JupyterLab, Notebook 7 and the extension);
+    - the GPU or TPU extra of a plugin the host has (Colab's GPU runtime: jax-cuda12-plugin),
+      which moves it to jaxlib's version;
+    - `jax` at the release that goes with jaxlib where a JAX is installed, so that `import jax`
+      and `pip check` keep working.
+
+    On Colab the interactive views need Colab's custom widget manager (they fall back to HTML
+    where widgets cannot load). `jaxlib`: the version jxkernel pins (pyproject.toml's)."""
+    jaxlib = jaxlib or jaxlib_pin()
     lines = [
-        "# Setup: installs jxkernel where it is missing (Colab, a new environment), then loads its",
-        "# notebook extension. Written by `python -m jxkernel.notebook.workshop.links`.",
+        "# Setup: installs jxkernel where it is missing (Colab, Kaggle, a new environment), then loads",
+        "# its notebook extension. Written by `python -m jxkernel.notebook.workshop.links`.",
         "try:",
         "    import jxkernel",
         "except ModuleNotFoundError:",
-        f'    %pip install -q "{address.install_spec(version)}"',
+        "    import importlib.metadata, os",
+        "    have = {(d.metadata['Name'] or '').lower().replace('_', '-') for d in importlib.metadata.distributions()}",
+        "    try:",
+        "        import google.colab     # a host serving its own notebooks (Colab, Kaggle, VS Code)",
+        "        hosted = True",
+        "    except ImportError:",
+        "        hosted = 'KAGGLE_KERNEL_RUN_TYPE' in os.environ or 'VSCODE_PID' in os.environ",
+        "    extras = ['kernel' if hosted else 'notebook']   # kernel: no JupyterLab, no Notebook 7",
+        "    plugins = {'cuda12': 'jax-cuda12-plugin', 'cuda13': 'jax-cuda13-plugin', 'tpu': 'libtpu'}",
+        "    extras += [x for x, plugin in plugins.items() if plugin in have]   # the host's GPU or TPU",
+        f"    same_jax = 'jax=={jaxlib}' if 'jax' in have else ''   # a JAX here moves with jaxlib {jaxlib}",
+        f"    %pip install -q \"jxkernel[{{','.join(extras)}}]{address.source(version)}\" {{same_jax}}",
         "    import jxkernel",
         "try:",
         "    from google.colab import output    # Colab draws widgets with its own manager",

@@ -1,0 +1,79 @@
+"""Platform names as JAX's and JAX_PLATFORMS as JAX reads it (issue 46), on the CPU.
+
+tests/data/platforms_cases.py runs under JAX_PLATFORMS=cpu in a fresh jxkernel process and its
+answers must equal JAX 0.10.2's (tests/data/platforms_reference.json, recorded by
+reference/make_platforms_reference.py): a backend JAX_PLATFORMS leaves out does not start and the
+error is JAX's, word for word ('gpu' is an alias resolved by the backends present, 'cuda',
+'rocm' and 'tpu' are backends); `jax.export` names CUDA 'cuda' and lowers for it as it lowers
+for a CUDA GPU (cuSOLVER's Cholesky, cuFFT's inverse real FFT), even on a CPU-only machine; an
+export for 'cuda' called on the CPU fails with JAX's message. On a GPU (not checked here), the
+GPU backend's export and call platform is 'cuda' as JAX's.
+"""
+import json
+
+import pytest
+
+from fresh_process import run_json
+from locations import DATA
+
+CASES = """
+import json, jxkernel, platforms_cases
+print(json.dumps(platforms_cases.run(jxkernel)))
+"""
+
+
+@pytest.fixture(scope="module")
+def answers():
+    mine = run_json(CASES, {"JAX_PLATFORMS": "cpu"})
+    with open(f"{DATA}/platforms_reference.json") as f:
+        theirs = json.load(f)
+    assert theirs.pop("jax_version") == "0.10.2"
+    return mine, theirs
+
+
+def test_the_same_cases(answers):
+    mine, theirs = answers
+    assert sorted(mine) == sorted(theirs)
+
+
+@pytest.mark.parametrize("case", sorted(json.load(open(f"{DATA}/platforms_reference.json"))
+                                        .keys() - {"jax_version"}))
+def test_as_jax_answers(answers, case):
+    mine, theirs = answers
+    assert mine[case] == theirs[case]
+
+
+def test_without_jax_platforms_a_missing_gpu_says_what_to_install():
+    # where JAX_PLATFORMS does not limit them, jxkernel says more than JAX's "Unknown backend"
+    # (deliberately): why the GPU did not start and the install line for this machine
+    said = run_json("""
+        import json, jxkernel
+        try:
+            jxkernel.devices("gpu")
+        except RuntimeError as e:
+            print(json.dumps(str(e)))
+        else:
+            print(json.dumps("started"))
+        """, {"JAX_PLATFORMS": ""})
+    if said == "started":
+        pytest.skip("a GPU backend starts here")
+    assert said.startswith("Backend 'gpu' failed to initialize") and "pip install" in said
+
+
+def test_without_jax_platforms_an_export_for_gpu_names_the_backends_present():
+    # JAX 0.10.2 without JAX_PLATFORMS on a machine without a GPU says the same (checked by hand)
+    said = run_json("""
+        import json, jxkernel, jxkernel.numpy as jnp
+        from jxkernel import export
+        try:
+            export.export(jxkernel.jit(jnp.sin), platforms=("gpu",))(
+                jxkernel.ShapeDtypeStruct((3,), jnp.float32))
+        except RuntimeError as e:
+            print(json.dumps(str(e)))
+        else:
+            print(json.dumps("exported"))
+        """, {"JAX_PLATFORMS": ""})
+    if said == "exported":
+        pytest.skip("a GPU backend starts here")
+    assert said == ("Unknown backend: 'gpu' requested, but no platforms that are instances of "
+                    "gpu are present. Platforms present are: cpu")
