@@ -1,5 +1,5 @@
 """The magics: %%jit, %jaxpr/%%jaxpr, %hlo, %timeit/%%timeit, %jxbackend, %jxcompiles,
-%jxtraced, %jxguard, %jxreport, %explain.
+%jxnotes, %jxtraced, %jxguard, %jxreport, %explain.
 
 Each is documented by its docstring and `magic_arguments` (so `%%jit?` is its help).
 """
@@ -21,7 +21,7 @@ from ..core.config import config
 from ..xla import client
 from ..xla.array import Array
 from . import cell as cellmod
-from . import cell_origins, funcview, timeit
+from . import cell_origins, compile_notes, funcview, timeit
 from .display import Note, cell_name, show
 from .error_cards import show_card
 from .guard import set_guard
@@ -584,6 +584,23 @@ class JxMagics(Magics):
         self.state.logs.add(log)
         return log
 
+    @ma.magic_arguments()
+    @ma.argument("mode", nargs="?", default=None, choices=compile_notes.MODES,
+                 help="recompiles (default): a note under a cell that compiled one of your "
+                      "functions again, with what changed and the fix; all: first compiles "
+                      "too, and the eager operations and jxkernel functions a cell compiled; "
+                      "off: no notes")
+    @line_magic
+    def jxnotes(self, line):
+        """The compile notes under cells: %jxnotes all|recompiles|off (without an argument:
+        the current choice). Also config.update("jxkernel_compile_notes", ...), or the
+        environment variable JXKERNEL_COMPILE_NOTES. A %%jit cell notes its own compiles."""
+        args = ma.parse_argstring(self.jxnotes, line)
+        if args.mode is not None:
+            config.update("jxkernel_compile_notes", args.mode)
+        return Note(f"compile notes: {config.jxkernel_compile_notes} (%jxnotes "
+                    f"{'|'.join(compile_notes.MODES)})")
+
     # ================================================================== %jxmemory
     @ma.magic_arguments()
     @ma.argument("--backend", "-b", default=None, metavar="NAME",
@@ -680,6 +697,7 @@ class State:
         self.selectors: weakref.WeakSet = weakref.WeakSet()
         self.channel = None                   # the JupyterLab extension's comm (comm.Channel)
         self.origins = cell_origins.CellOrigins()   # the cell that made each live array (%jxmemory)
+        self.compiles = compile_notes.CellWatch()    # what the running cell compiled (its note)
 
     def switch_backend(self, name: str):
         """Select the device `name` names, as `%jxbackend NAME` and the JupyterLab extension
@@ -736,6 +754,7 @@ class State:
         count = self.shell.execution_count
         self.cell_count = count - 1 if getattr(info, "store_history", False) else count
         self.origins.cell_started()
+        self.compiles.cell_started()
         if self.channel is not None:
             self.channel.before_cell()
 
@@ -743,6 +762,11 @@ class State:
         self.cell_id = None          # a magic run outside a cell must not reuse the last id
         self.cell_count = None
         self.origins.cell_finished(cell_origins.result_label(result))
+        # %%jit cells told their own compiles (JxMagics._report)
+        note = self.compiles.cell_finished(
+            [p.jitted for p in self.magics.programs.values()] if self.magics else ())
+        if note is not None:
+            show(note)
         for log in list(self.logs):
             log.refresh()
         if self.channel is not None:
