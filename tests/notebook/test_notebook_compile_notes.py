@@ -1,0 +1,195 @@
+"""The note under a cell that made one of the user's compiled functions compile again
+(jxkernel/notebook/compile_notes.py), in a real InteractiveShell: what it says (function,
+what changed, the fix, the cell line), when it says nothing (a first compile, a cache hit,
+jxkernel's own functions, eager operations), %jxnotes all|recompiles|off, and how the
+compile record tells the user's compiles from jxkernel's (CompileEvent.origin, call_site)."""
+import logging
+import re
+
+import pytest
+
+pytest.importorskip("IPython")
+pytest.importorskip("ipywidgets")
+
+from IPython.core.error import UsageError  # noqa: E402
+from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
+from IPython.utils.capture import capture_output  # noqa: E402
+
+from jxkernel import compile_log, config  # noqa: E402
+from jxkernel.core.compile_log import EAGER, INTERNAL, USER, origin_of, PACKAGE_DIR  # noqa: E402
+from jxkernel.notebook.widgets.recompiles import ALL, RecompileLog  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def shell():
+    sh = InteractiveShell.instance()
+    sh.run_line_magic("load_ext", "jxkernel")
+    sh.run_cell("import jxkernel as jax\nimport jxkernel.numpy as jnp\nfrom jxkernel import random",
+                store_history=True)
+    yield sh
+    config.update("jxkernel_compile_notes", "recompiles")
+
+
+@pytest.fixture(autouse=True)
+def default_mode():
+    config.update("jxkernel_compile_notes", "recompiles")
+    yield
+    config.update("jxkernel_compile_notes", "recompiles")
+
+
+class Ran:
+    def __init__(self, result, captured):
+        self.error = result.error_in_exec or result.error_before_exec
+        self.count = result.execution_count
+        self.outputs = [o.data for o in captured.outputs]
+        self.stdout = captured.stdout
+
+    @property
+    def notes(self):
+        """The compile notes shown (a cell shows at most one)."""
+        return [o for o in self.outputs if o["text/plain"].startswith("⚙")]
+
+
+def ok(shell, source) -> Ran:
+    with capture_output() as cap:
+        result = shell.run_cell(source, store_history=True)
+    ran = Ran(result, cap)
+    assert ran.error is None, f"{type(ran.error).__name__}: {ran.error}\n{ran.stdout}"
+    return ran
+
+
+def test_a_plain_jit_that_compiles_again_says_so_under_the_cell(shell):
+    # the tour's cell: a new shape, then an int for a float, then a hit
+    first = ok(shell, "def fn1(x, y):\n    return jnp.sin(x) * y + 1.0\n\n"
+                      "fn1_jit = jax.jit(fn1)\nx1 = jnp.arange(4.0)\nfn1_jit(x1, 2.0)")
+    assert first.notes == []                                   # a first compile: quiet
+    ran = ok(shell, "x1 = jnp.arange(5.0)\nfn1_jit(x1, 2.0)   # a new shape\n"
+                    "fn1_jit(x1, 3)     # an int\nfn1_jit(x1, 4)")
+    (note,) = ran.notes                                        # one note for the cell
+    title, *details = note["text/plain"].splitlines()
+    n = ran.count
+    assert title.startswith("⚙ 2 recompile(s) in this cell: fn1: x: shape f32[4] -> f32[5]")
+    assert "fix: Pad or bucket x" in title
+    text = note["text/plain"]
+    assert f"fn1 compiled again (compile #2, at In[{n}]:2): x: shape f32[4] -> f32[5]" in text
+    assert f"fn1 compiled again (compile #3, at In[{n}]:3): y: dtype f32[] (weak) -> i32[] (weak)" \
+        in text
+    assert f"called at In[{n}]:3:  fn1_jit(x1, 3)     # an int" in text
+    assert f"fn1 defined at In[{first.count}]:1" in text
+    assert "y = jnp.asarray(y, jnp.float32)" in text           # the fix as code
+    # in the notebook: one line (the <summary>), the details on click
+    html = note["text/html"]
+    assert html.startswith("<details class='jx-note jx-compile'")
+    summary = re.search(r"<summary[^>]*>(.*?)</summary>", html).group(1)
+    assert "x: shape f32[4] -&gt; f32[5]" in summary and "white-space:nowrap" in html
+    assert ok(shell, "fn1_jit(x1, 4)").notes == []             # a cache hit says nothing
+
+
+def test_one_recompile_is_one_line_with_the_change_and_the_fix(shell):
+    ok(shell, "fn2 = jax.jit(lambda v, n: v * n, static_argnums=1)\nfn2(jnp.ones(2), 3)")
+    ran = ok(shell, "fn2(jnp.ones(2), 4)")
+    (note,) = ran.notes
+    assert note["text/plain"].splitlines()[0] == (
+        f"⚙ <lambda> compiled again (compile #2, at In[{ran.count}]:1): n: static 3 -> 4 · fix: "
+        "If n only sets values (not shapes or Python control flow), make it traced: drop it "
+        "from static_argnums/static_argnames.")
+
+
+def test_user_text_is_escaped_in_the_note(shell):
+    ok(shell, "def ev3(v):\n    return v + 1\nev3.__name__ = '<img src=x onerror=alert(1)>'\n"
+              "jev3 = jax.jit(ev3)\njev3(1.0)")
+    (note,) = ok(shell, "jev3(jnp.ones(2))").notes
+    assert "<img" not in note["text/html"] and "&lt;img src=x onerror=alert(1)&gt;" in \
+        note["text/html"]
+
+
+def test_jxkernels_own_functions_and_eager_operations_are_not_the_users(shell):
+    ran = ok(shell, "k4 = random.PRNGKey(4)\nw4 = random.normal(k4, (3, 7))\n"
+                    "w4b = random.normal(k4, (3, 8))          # _normal_impl: a new static shape\n"
+                    "a4 = jnp.arange(9.0)\na4[1:3] + a4[0:2]")
+    assert ran.notes == []              # their static arguments are not the user's to change
+    events = compile_log.events_since(0)
+    normal = [e for e in events if e.function == "_normal_impl" and
+              "static (3, 8)" in compile_log.signature_text(e.signature)]
+    assert normal and normal[-1].origin == INTERNAL and normal[-1].again
+    assert normal[-1].source.startswith(PACKAGE_DIR)
+    site = normal[-1].call_site                # the user's line that ran it
+    assert (shell.compile.format_code_name(site.file)[1], site.line) == (f"In[{ran.count}]", 3)
+    # an eager slice's signature holds its bounds: another slice is told as such
+    slices = [e for e in events if e.function == "slice (eager)" and
+              "static (0,)" in compile_log.signature_text(e.signature)]
+    assert slices and slices[-1].origin == EAGER
+    assert "the same signature" not in slices[-1].reason
+    assert origin_of(PACKAGE_DIR + "numpy/reductions.py:209") == INTERNAL
+    assert origin_of("/home/me/train.py:3") == USER
+
+
+def test_all_notes_first_compiles_and_groups_the_rest(shell):
+    assert "compile notes: all" in ok(shell, "%jxnotes all").stdout
+    assert config.jxkernel_compile_notes == "all"
+    ran = ok(shell, "fn5 = jax.jit(lambda v: v * 5.5)\nb5 = jnp.arange(13.0)\n"
+                    "fn5(b5); b5[3:5] * 2; b5[4:6] * 2\nw5 = random.normal(random.PRNGKey(5), (5, 5))")
+    (note,) = ran.notes
+    text = note["text/plain"]
+    assert text.startswith("⚙ <lambda> compiled (v: f32[13]") and f"at In[{ran.count}]:3" in text
+    eager = re.search(r"\d+ eager operation\(s\) \(each compiled once per operand types and "
+                      r"parameters\): (.*)", text).group(1)
+    assert f"slice ×2 [In[{ran.count}]:3]" in eager           # one entry per primitive
+    assert re.search(rf"compile\(s\) of jxkernel's own functions, for your calls: .*"
+                     rf"_normal_impl \[In\[{ran.count}\]:4\]", text)
+    ok(shell, "%jxnotes off")
+    assert ok(shell, "fn5(jnp.ones(3))").notes == []           # a recompile, not noted
+    ok(shell, "%jxnotes recompiles")
+    assert config.jxkernel_compile_notes == "recompiles"
+    with pytest.raises(UsageError):
+        shell.run_line_magic("jxnotes", "loud")
+    with pytest.raises(ValueError):
+        config.update("jxkernel_compile_notes", "loud")
+
+
+def test_a_jit_cell_notes_its_compiles_once(shell):
+    ok(shell, "x6 = jnp.ones(2)\n%jxnotes all")
+    ran = ok(shell, "%%jit\ny6 = x6 * 6")
+    assert [o["text/plain"] for o in ran.notes if "cell[" in o["text/plain"]]  # %%jit's own
+    assert not [o for o in ran.notes if "compiled (" in o["text/plain"]]      # not twice
+
+
+def test_explain_cache_misses_leaves_jxkernels_misses_out(shell, caplog):
+    with config.override("jax_explain_cache_misses", True), \
+            caplog.at_level(logging.WARNING, logger="jxkernel.compile_log"):
+        ok(shell, "fn7 = jax.jit(lambda v: v - 7)\nfn7(jnp.ones(2))\n"
+                  "w7 = random.normal(random.PRNGKey(7), (7, 3))\njnp.ones(7)[2:5] * 7")
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "never seen function:\n    <lambda> defined at" in logged
+    assert "_normal_impl" not in logged and "(eager)" not in logged
+
+
+def test_the_log_lists_the_users_functions_first_and_groups_the_rest(shell):
+    ok(shell, "fn8 = jax.jit(lambda v: v / 8)\nfn8(jnp.ones(8))\nc8 = jnp.arange(17.0)\n"
+              "c8[1:4] + c8[2:5]\nw8 = random.normal(random.PRNGKey(8), (8, 2))")
+    log = RecompileLog(timeline=False)
+    try:
+        assert log.filter.value == "(your functions)"
+        assert {e.origin for e in log.shown()} == {USER}
+        assert "_normal_impl" not in log.filter.options and "slice (eager)" not in \
+            log.filter.options
+        text = log.text_repr()
+        mine, rest = text.split("function: misses / hits")
+        assert "_normal_impl" not in mine and "slice" not in mine
+        assert re.search(r"\d+ compile\(s\) of eager operations:\n(  .*\n)*  slice ×\d+ \(In\[",
+                         rest)
+        assert re.search(r"compile\(s\) of jxkernel's own functions, for your calls:\n(  .*\n)*"
+                         r"  _normal_impl ×\d+", rest)
+        assert "more of eager operations and jxkernel's functions" in log.summary.value
+        assert "<tr class='jx-group'><td>slice</td>" in log.stats.value
+        log.filter.value = "(eager operations)"
+        assert {e.origin for e in log.shown()} == {EAGER}
+        log.filter.value = ALL
+        assert len(log.shown()) == len(compile_log.compile_events())
+    finally:
+        log.close()
+
+
+def test_docstring_examples():
+    from doc_examples import check_docstring_examples
+    check_docstring_examples("jxkernel.notebook.compile_notes")
