@@ -33,6 +33,7 @@ GROUPS = {YOURS: (USER,), ALL: (USER, EAGER, INTERNAL), "(eager operations)": (E
           "(jxkernel functions)": (INTERNAL,)}
 _OTHERS = {EAGER: "eager operations", INTERNAL: "jxkernel's own functions, for your calls"}
 MAX_ROWS = 200
+RECENT = 3              # compilations shown in full; the earlier ones open on a click
 # a first call's reason in the theme's secondary text, a recompile's in its error colour
 _FIRST, _AGAIN = "var(--jp-content-font-color2, #555)", "var(--jp-error-color1, #b00020)"
 
@@ -154,11 +155,29 @@ class RecompileLog(TextFallback, w.VBox):
             self._plot(shown)
 
     def _table_html(self, events) -> str:
+        """The newest RECENT compilations in full; the earlier ones (up to MAX_ROWS) in a
+        table that opens on a click. No box of fixed height: one would cut a line in half at
+        its edge (and a card may be taller than the box)."""
+        kept = events[-MAX_ROWS:]
+        numbered = list(enumerate(kept, len(events) - len(kept) + 1))
+        earlier, recent = numbered[:-RECENT], numbered[-RECENT:]
+        html = ""
+        if earlier:
+            html += (f"<details class='jx-log-earlier'><summary style='cursor:pointer;"
+                     f"font-size:12px'>{len(earlier)} earlier compilation(s)</summary>"
+                     f"{self._rows_table(earlier)}</details>")
+        if len(events) > MAX_ROWS:
+            html = (f"<div style='font-size:12px'><i>{len(events) - MAX_ROWS} older not listed "
+                    f"(%jxreport has them all)</i></div>") + html
+        return f"<div class='jx-log-rows'>{html}{self._rows_table(recent)}</div>"
+
+    @staticmethod
+    def _rows_table(numbered) -> str:
         head = "".join(f"<th>{h}</th>" for h in ("#", "time", "function", "reason", "signature",
                                                  "trace ms", "lower ms", "compile ms", "from",
                                                  "backend"))
         rows = []
-        for i, e in enumerate(events[-MAX_ROWS:], max(0, len(events) - MAX_ROWS) + 1):
+        for i, e in numbered:
             when = datetime.datetime.fromtimestamp(e.timestamp).strftime("%H:%M:%S")
             sig = ", ".join(f"{p}: {a}" for p, a in e.signature)
             first = e.reason == "first call"
@@ -171,8 +190,8 @@ class RecompileLog(TextFallback, w.VBox):
             if e.changes:            # the card: what changed, the fix, the fix as code
                 rows.append(f"<tr><td></td><td colspan=9>{changes_html(e.changes)}</td></tr>")
         body = "".join(rows) or "<tr><td colspan=10><i>no compilations yet</i></td></tr>"
-        return (f"<div style='max-height:20em;overflow:auto'><table style='font-size:12px;"
-                f"border-collapse:collapse'><tr>{head}</tr>{body}</table></div>")
+        return (f"<table style='font-size:12px;border-collapse:collapse'><tr>{head}</tr>{body}"
+                f"</table>")
 
     def _stats_html(self, events, others=()) -> str:
         rows = "".join(f"<tr><td><b>{esc(n)}</b></td><td>{m}</td><td>{h}</td><td>{_ms(s)}</td></tr>"
