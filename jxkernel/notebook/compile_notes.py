@@ -27,7 +27,7 @@ import re
 from ..core import compile_log
 from ..core.config import config
 from ..views.compile_log import explanation_text
-from .display import Note, source_label, source_line
+from .display import Note, cell_name, source_label, source_line
 
 MODES = ("all", "recompiles", "off")
 
@@ -78,7 +78,6 @@ def _details(event) -> str:
 
 def _defined_at(event) -> str:
     file, _, line = event.source.rpartition(":")
-    from .display import cell_name
     cell = cell_name(file)
     return f"{cell}:{line}" if cell else event.source
 
