@@ -190,6 +190,15 @@ def test_the_log_lists_the_users_functions_first_and_groups_the_rest(shell):
         log.close()
 
 
+def test_the_report_lists_the_users_functions_first(shell):
+    from jxkernel.views.compile_report import report_data
+    ok(shell, "c9 = jnp.arange(19.0)\nc9[1:4] * 9\nfn9 = jax.jit(lambda v: v % 9)\nfn9(c9)")
+    origin = {e.function_key: e.origin for e in compile_log.compile_events()}
+    origins = [origin[f["function_key"]] for f in report_data()["functions"]]
+    assert USER in origins and EAGER in origins
+    assert origins == sorted(origins, key=lambda o: o != USER)     # the user's first
+
+
 def test_docstring_examples():
     from doc_examples import check_docstring_examples
     check_docstring_examples("jxkernel.notebook.compile_notes")
