@@ -88,3 +88,16 @@ def test_widgets_log_backends_and_the_jaxpr_of_a_gradient(tour):
     assert "run on cpu:0" in text(named)
     (grad,) = cells_with(tour, "%jaxpr jax.grad")
     assert "tanh" in text(grad) and "equations per primitive" in text(grad)
+
+
+def test_a_plain_jit_that_compiles_again_is_noted_under_its_cell(tour):
+    """The tour's f_jit called with a new shape, then an int: the cell's value, then one note
+    (compile_notes.py, shown from post_run_cell in a real kernel) with both recompiles."""
+    (again,) = cells_with(tour, "# an int instead of a float: compiles again")
+    kinds = [o.output_type for o in again.outputs]
+    assert kinds == ["execute_result", "display_data"], kinds
+    note = again.outputs[1].data
+    assert note["text/plain"].startswith("⚙ 2 recompile(s) in this cell: f: x: shape f32[4] -> ")
+    assert "y: dtype f32[] (weak) -> i32[] (weak)" in note["text/plain"]
+    assert "fix: Cast it before the call" in note["text/plain"]
+    assert note["text/html"].startswith("<details class='jx-note jx-compile'")
