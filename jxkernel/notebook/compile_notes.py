@@ -85,8 +85,9 @@ def _defined_at(event) -> str:
 def _title(event) -> str:
     at = f", at {where(event)}" if where(event) else ""
     if event.again:
-        return (f"⚙ {event.function} compiled again (compile #{max(event.nth, 2)}{at}): "
-                f"{change_line(event)}")
+        # a new jit object of code compiled before is its own first compile: no number
+        nth = f"compile #{event.nth}" if event.nth > 1 else "a new jit object"
+        return f"⚙ {event.function} compiled again ({nth}{at}): {change_line(event)}"
     return (f"⚙ {event.function} compiled ({compile_log.signature_text(event.signature)}"
             f"{at}) in {event.total_s * 1e3:.1f} ms")
 
