@@ -95,6 +95,20 @@ def test_one_recompile_is_one_line_with_the_change_and_the_fix(shell):
         "from static_argnums/static_argnames.")
 
 
+def test_a_jit_made_anew_in_a_loop_and_a_pmap_are_noted(shell):
+    ran = ok(shell, "for i in range(3):\n    jax.jit(lambda v: v * 2.25)(jnp.ones(3))")
+    (note,) = ran.notes
+    assert note["text/plain"].startswith("⚙ 2 recompile(s) in this cell: <lambda>: (jit object)")
+    assert "(a new jit object, at In[" in note["text/plain"]
+    assert note["text/plain"].splitlines()[0].endswith(
+        "fix: Make the jitted function once and reuse it.")
+    ok(shell, "p10 = jax.pmap(lambda v: v * 10)\np10(jnp.ones((1, 3)))")
+    (note,) = ok(shell, "p10(jnp.ones((1, 4)))").notes
+    # numbered per name: pmap keeps no key (another test's pmap of a lambda counts too)
+    assert re.search(r"pmap\(<lambda>\) compiled again \(compile #\d+, at In\[", note["text/plain"])
+    assert "args[0]: f32[1,3] -> f32[1,4]" in note["text/plain"]
+
+
 def test_user_text_is_escaped_in_the_note(shell):
     ok(shell, "def ev3(v):\n    return v + 1\nev3.__name__ = '<img src=x onerror=alert(1)>'\n"
               "jev3 = jax.jit(ev3)\njev3(1.0)")
