@@ -93,14 +93,15 @@ def _title(event) -> str:
 
 
 def grouped(events) -> list:
-    """[(name, count, call sites)] of eager operations and jxkernel functions, one entry per
-    primitive or function, in first-seen order: three eager adds at In[4]:1 and a slice
-    at In[4]:2 are [('add', 3, ['In[4]:1']), ('slice', 1, ['In[4]:2'])]."""
+    """[(name, count, call sites, seconds)] of eager operations and jxkernel functions, one
+    entry per primitive or function, in first-seen order: three eager adds at In[4]:1 and a
+    slice at In[4]:2 are [('add', 3, ['In[4]:1'], ...), ('slice', 1, ['In[4]:2'], ...)]."""
     rows: dict = collections.OrderedDict()
     for e in events:
         name = e.function[: -len(" (eager)")] if e.function.endswith(" (eager)") else e.function
-        row = rows.setdefault(name, [name, 0, []])
+        row = rows.setdefault(name, [name, 0, [], 0.0])
         row[1] += 1
+        row[3] += e.total_s
         site = where(e)
         if site and site not in row[2]:
             row[2].append(site)
@@ -111,7 +112,7 @@ def grouped_text(events) -> str:
     """'add ×3, slice' (call sites in brackets where known)."""
     return ", ".join(name + (f" ×{n}" if n > 1 else "") + (f" [{', '.join(sites[:3])}]"
                                                           if sites else "")
-                     for name, n, sites in grouped(events))
+                     for name, n, sites, _ in grouped(events))
 
 
 def cell_note(events, mode: str, skip=()) -> Note | None:

@@ -202,8 +202,9 @@ class RecompileLog(TextFallback, w.VBox):
                 rows += (f"<tr class='jx-group'><td colspan=4><i>{len(mine)} compile(s) of "
                          f"{title}</i></td></tr>")
                 rows += "".join(
-                    f"<tr class='jx-group'><td>{esc(name)}</td><td>{n}</td><td></td><td>"
-                    f"{esc(', '.join(sites[:3]))}</td></tr>" for name, n, sites in grouped(mine))
+                    f"<tr class='jx-group'><td>{esc(name)} <span style='color:{_FIRST}'>"
+                    f"{esc(', '.join(sites[:3]))}</span></td><td>{n}</td><td></td>"
+                    f"<td>{_ms(s)}</td></tr>" for name, n, sites, s in grouped(mine))
         return (f"<table style='font-size:12px'><tr><th>function</th><th>misses (compiles)</th>"
                 f"<th>cache hits</th><th>compile ms</th></tr>{rows}</table>")
 
@@ -250,7 +251,7 @@ class RecompileLog(TextFallback, w.VBox):
             if mine:
                 lines.append(f"{len(mine)} compile(s) of {title}:")
                 lines += [f"  {name} ×{n}" + (f" ({', '.join(sites[:3])})" if sites else "")
-                          for name, n, sites in grouped(mine)]
+                          for name, n, sites, _ in grouped(mine)]
         return "\n".join(lines)
 
     def html_repr(self) -> str:
