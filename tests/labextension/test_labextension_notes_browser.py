@@ -20,7 +20,9 @@ from test_labextension_browser import (  # the same harness: server, page and co
 SETUP, FIRST, AGAIN, HIT, MANY, LOG = range(6)
 NOTEBOOK = [
     "%load_ext jxkernel\nimport jxkernel as jax, jxkernel.numpy as jnp",
-    "def f(x):\n    return jnp.sin(x) * 2.0\n\nf_jit = jax.jit(f)\nf_jit(jnp.ones(3)).shape",
+    "def f(x):\n    return jnp.sin(x) * 2.0\n\nf_jit = jax.jit(f)\n"
+    "w = jax.random.normal(jax.random.PRNGKey(0), (3,)) + jnp.arange(6.0)[1:4]\n"
+    "f_jit(jnp.ones(3)).shape",
     "f_jit(jnp.ones(4)).shape      # a new shape: compiles again",
     "f_jit(jnp.ones(4)).shape      # the same: a cache hit",
     "for n in range(5, 30):\n    f_jit(jnp.ones(n))",
@@ -86,6 +88,11 @@ def test_the_compiles_log_cuts_no_line(page, request):
     earlier = rows.locator("details.jx-log-earlier")
     expect(earlier.locator("summary")).to_have_text("24 earlier compilation(s)")
     expect(earlier.locator("td", has_text="first call")).not_to_be_visible()
+    # the user's functions first; eager operations and jxkernel's own functions grouped
+    stats = log.locator("table").first
+    expect(stats).to_contain_text("compile(s) of eager operations")
+    expect(stats).to_contain_text("compile(s) of jxkernel's own functions, for your calls")
+    expect(stats.locator("tr.jx-group", has_text="_normal_impl")).to_contain_text("In[2]:5")
     shot_view(log, request, "1-newest")
     earlier.locator("summary").click()
     expect(earlier.locator("td", has_text="first call")).to_be_visible()

@@ -69,17 +69,19 @@ class RecompileLog(TextFallback, w.VBox):
         self.filter = w.Dropdown(description="function", options=list(GROUPS),
                                  layout=w.Layout(width="max-content"))
         self.refresh_button = w.Button(description="refresh", icon="refresh",
-                                       layout=w.Layout(width="auto"))
+                                       layout=w.Layout(width="auto", flex="0 0 auto"))
         # plotly's first FigureWidget costs seconds (it imports nbformat, and with it
         # jsonschema's format grammars): without `timeline`, it is made on the first click
         self.timeline_button = w.Button(description="timeline", icon="line-chart",
                                         tooltip="Show the compilations over time (plotly)",
-                                        layout=w.Layout(width="auto"))
+                                        layout=w.Layout(width="auto", flex="0 0 auto"))
         self.summary = w.HTML()
         self.table = w.HTML()
         self.stats = w.HTML()
         self.figure = None
-        header = w.HBox([self.filter, self.refresh_button, self.timeline_button, self.summary])
+        # the buttons keep their width; a long summary goes to a line of its own
+        header = w.HBox([self.filter, self.refresh_button, self.timeline_button, self.summary],
+                        layout=w.Layout(flex_flow="row wrap"))
         super().__init__([header, self.stats, self.table])
         self._unsubscribe = compile_log.subscribe(self._on_event)
         self.refresh_button.on_click(lambda _: self.refresh())
