@@ -25,6 +25,7 @@ import collections
 import re
 
 from ..core import compile_log
+from ..core.compile_log import USER
 from ..core.config import config
 from ..views.compile_log import explanation_text
 from .display import Note, cell_name, source_label, source_line
@@ -121,9 +122,9 @@ def cell_note(events, mode: str, skip=()) -> Note | None:
     if mode == "off":
         return None
     skipped = {id(k) for k in skip}
-    mine = [e for e in events if e.origin == compile_log.USER and id(e.key) not in skipped]
+    mine = [e for e in events if e.origin == USER and id(e.key) not in skipped]
     told = [e for e in mine if mode == "all" or e.again]
-    others = [e for e in events if e.origin != compile_log.USER] if mode == "all" else []
+    others = [e for e in events if e.origin != USER] if mode == "all" else []
     if not told and not others:
         return None
     bodies = [f"{_title(e)}\n{_indent(_details(e))}" if len(told) > 1 else _details(e)

@@ -502,8 +502,12 @@ class JxMagics(Magics):
         if not events:
             return ""
         took = time.perf_counter() - start
-        which = "; ".join(f"{e.function}: {e.reason}" for e in events[:3])
-        more = f" and {len(events) - 3} more" if len(events) > 3 else ""
+        # the user's functions by name; eager operations and jxkernel's own, counted
+        mine = [e for e in events if e.origin == compile_notes.USER]
+        which = "; ".join(f"{e.function}: {e.reason}" for e in mine[:3]) or \
+            "eager operations or jxkernel's own functions"
+        rest = len(events) - min(len(mine), 3) if mine else 0
+        more = f" and {rest} more" if rest else ""
         return (f"Compiled on the first run ({which}{more}; {took * 1e3:.1f} ms with the "
                 f"compilation). That warm-up run is not part of the timing below.")
 
