@@ -213,6 +213,15 @@ def test_the_report_lists_the_users_functions_first(shell):
     assert origins == sorted(origins, key=lambda o: o != USER)     # the user's first
 
 
+def test_timeits_warm_up_names_the_users_functions_only(shell):
+    ran = ok(shell, "%timeit -n 1 -r 1 jnp.arange(31.0)[3:7] * 31")
+    assert "Compiled on the first run (eager operations or jxkernel's own functions;" in \
+        ran.stdout
+    ok(shell, "fn11 = jax.jit(lambda v: v * 11)")
+    ran = ok(shell, "%timeit -n 1 -r 1 fn11(jnp.arange(37.0)[3:7])")
+    assert re.search(r"Compiled on the first run \(<lambda>: first call and \d+ more;", ran.stdout)
+
+
 def test_docstring_examples():
     from doc_examples import check_docstring_examples
     check_docstring_examples("jxkernel.notebook.compile_notes")
