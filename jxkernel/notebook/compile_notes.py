@@ -86,8 +86,11 @@ def _defined_at(event) -> str:
 def _title(event) -> str:
     at = f", at {where(event)}" if where(event) else ""
     if event.again:
-        # a new jit object of code compiled before is its own first compile: no number
-        nth = f"compile #{event.nth}" if event.nth > 1 else "a new jit object"
+        # a new jit object of code compiled before is its own first compile, and a log
+        # cleared since (%jxcompiles --clear) counts afresh: no number then
+        fresh = any(c.kind == "fresh_jit" for c in event.changes)
+        nth = f"compile #{event.nth}" if event.nth > 1 else \
+            "a new jit object" if fresh else "the log was cleared since its first"
         return f"⚙ {event.function} compiled again ({nth}{at}): {change_line(event)}"
     return (f"⚙ {event.function} compiled ({compile_log.signature_text(event.signature)}"
             f"{at}) in {event.total_s * 1e3:.1f} ms")

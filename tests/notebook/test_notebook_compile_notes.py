@@ -131,6 +131,13 @@ def test_the_fix_in_brief_is_its_last_sentence():
     assert fix_in_brief("") == ""
 
 
+def test_a_recompile_after_the_log_was_cleared_is_still_noted(shell):
+    ok(shell, "fn12 = jax.jit(lambda v: v * 12)\nfn12(jnp.ones(2))\n%jxcompiles --clear")
+    (note,) = ok(shell, "fn12(jnp.ones(3))").notes
+    assert "<lambda> compiled again (the log was cleared since its first, at In[" in \
+        note["text/plain"]
+
+
 def test_user_text_is_escaped_in_the_note(shell):
     ok(shell, "def ev3(v):\n    return v + 1\nev3.__name__ = '<img src=x onerror=alert(1)>'\n"
               "jev3 = jax.jit(ev3)\njev3(1.0)")
