@@ -146,8 +146,9 @@ def cell_note(events, mode: str, skip=()) -> Note | None:
     elif told:
         again = sum(e.again for e in told)
         names = ", ".join(dict.fromkeys(e.function for e in told))
-        title = (f"⚙ {again} recompile(s) in this cell: {names}: {change_line(told[0])}"
-                 if mode == "recompiles" else
+        many = f" ({names})" if names != told[0].function else ""
+        title = (f"⚙ {again} recompile(s) in this cell{many}: {told[0].function}: "
+                 f"{change_line(told[0])}" if mode == "recompiles" else
                  f"⚙ {len(told)} compile(s) of your functions in this cell ({again} again): "
                  f"{names}")
     else:

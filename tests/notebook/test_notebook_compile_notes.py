@@ -131,6 +131,15 @@ def test_the_fix_in_brief_is_its_last_sentence():
     assert fix_in_brief("") == ""
 
 
+def test_two_functions_recompiled_in_one_cell_are_both_named(shell):
+    ok(shell, "def a13(v):\n    return v + 13\ndef b13(v):\n    return v - 13\n"
+              "ja13, jb13 = jax.jit(a13), jax.jit(b13)\nja13(jnp.ones(2)); jb13(jnp.ones(2))")
+    (note,) = ok(shell, "ja13(jnp.ones(3)); jb13(jnp.ones(4))").notes
+    first = events_of(shell.user_ns["ja13"])[-1]
+    assert note["text/plain"].splitlines()[0] == \
+        f"⚙ 2 recompile(s) in this cell (a13, b13): a13: {change_line(first)}"
+
+
 def test_a_recompile_after_the_log_was_cleared_is_still_noted(shell):
     ok(shell, "fn12 = jax.jit(lambda v: v * 12)\nfn12(jnp.ones(2))\n%jxcompiles --clear")
     (note,) = ok(shell, "fn12(jnp.ones(3))").notes
