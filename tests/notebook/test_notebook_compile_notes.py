@@ -176,6 +176,21 @@ def test_jxkernels_own_functions_and_eager_operations_are_not_the_users(shell):
     assert origin_of("/home/me/train.py:3") == USER
 
 
+def test_an_eager_shard_map_is_eager_work_and_a_jitted_one_the_users(shell):
+    # run eagerly, a shard_map compiles one program per equation, named by no function of
+    # the user's: eager work, as JAX's eager shard_map; jitted, it is the user's function
+    ran = ok(shell, "from jxkernel.sharding import PartitionSpec as P\n"
+                    "mesh14 = jax.make_mesh((1,), ('x',))\n"
+                    "def body14(v):\n    return v * 14\n"
+                    "s14 = jax.shard_map(body14, mesh=mesh14, in_specs=P(), out_specs=P())\n"
+                    "s14(jnp.ones(4)); s14(jnp.ones(8))\njs14 = jax.jit(s14)\njs14(jnp.ones(4))")
+    assert ran.notes == []
+    mine = [e for e in compile_log.events_since(0) if e.function == "shard_map"]
+    assert mine and {e.origin for e in mine} == {EAGER}
+    (note,) = ok(shell, "js14(jnp.ones(8))").notes
+    assert note["text/plain"].startswith("⚙ body14 compiled again (compile #2, at In[")
+
+
 def test_all_notes_first_compiles_and_groups_the_rest(shell):
     assert "compile notes: all" in ok(shell, "%jxnotes all").stdout
     assert config.jxkernel_compile_notes == "all"
