@@ -191,6 +191,16 @@ def test_an_eager_shard_map_is_eager_work_and_a_jitted_one_the_users(shell):
     assert note["text/plain"].startswith("⚙ body14 compiled again (compile #2, at In[")
 
 
+def test_a_transformed_jit_run_outside_jit_is_eager_work(shell):
+    # vmap of jxkernel's jitted relu: the jit equation runs eagerly, for each new shape
+    ran = ok(shell, "from jxkernel import nn\nfor n in (15, 16):\n"
+                    "    jax.vmap(nn.relu)(jnp.ones((2, n)))")
+    assert ran.notes == []
+    mine = [e for e in compile_log.events_since(0) if e.function == "relu" and
+            e.reason.startswith("a transformed jitted function")]
+    assert len(mine) >= 2 and {e.origin for e in mine} == {EAGER}
+
+
 def test_all_notes_first_compiles_and_groups_the_rest(shell):
     assert "compile notes: all" in ok(shell, "%jxnotes all").stdout
     assert config.jxkernel_compile_notes == "all"
