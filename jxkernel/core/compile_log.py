@@ -34,7 +34,9 @@ from .source_info import user_source_info
 USER = "user"                 # a function the user defined (in a cell or their own files)
 INTERNAL = "internal"         # a function defined inside jxkernel's package (the user can't
                               # change its static_argnums): told at the user's call that ran it
-EAGER = "eager"               # one primitive run outside jit, compiled for its operand types
+EAGER = "eager"               # one operation run outside jit, compiled for its operand types
+                              # and params: a primitive, an eager shard_map's equation, a jit
+                              # that vmap or grad rewrote
 ORIGINS = (USER, INTERNAL, EAGER)
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
