@@ -201,6 +201,19 @@ def test_a_transformed_jit_run_outside_jit_is_eager_work(shell):
     assert len(mine) >= 2 and {e.origin for e in mine} == {EAGER}
 
 
+def test_a_jit_of_a_transformed_user_function_is_the_users(shell):
+    # jit(hessian(f)) wraps jxkernel's wrappers (jacfwd's of jacrev's) of f: f is the user's,
+    # defined in the cell, and its recompile is noted, as jit(partial(f, ...))'s
+    ok(shell, "import functools\ndef f16(x, c=1.0):\n    return jnp.sum(jnp.sin(x) * c)\n"
+              "h16 = jax.jit(jax.hessian(f16))\nq16 = jax.jit(functools.partial(f16, c=2.0))\n"
+              "h16(jnp.ones(2)); q16(jnp.ones(2))")
+    (note,) = ok(shell, "h16(jnp.ones(3)); q16(jnp.ones(3))").notes
+    assert note["text/plain"].startswith("⚙ 2 recompile(s) in this cell: f16: ")
+    for jitted in ("h16", "q16"):
+        (first, again) = events_of(shell.user_ns[jitted])
+        assert first.origin == again.origin == USER and again.source.rpartition(":")[2] == "2"
+
+
 def test_all_notes_first_compiles_and_groups_the_rest(shell):
     assert "compile notes: all" in ok(shell, "%jxnotes all").stdout
     assert config.jxkernel_compile_notes == "all"
