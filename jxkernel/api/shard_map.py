@@ -220,10 +220,12 @@ def _impl(*args, **params):
 
 def _log_compile(avals, shardings, phases, platform):
     """An eager shard_map's program in the compile log, as jit's are (the notebook's count,
-    the Compilations panel, %jxcompiles)."""
+    the Compilations panel, %jxcompiles). Eager, as JAX's eager shard_map is: one program per
+    equation run, named by no function of the user's (a jit of it is the user's)."""
     compile_log.record_compiled(
         "shard_map", tuple((f"args[{i}]", f"{a.str_short()} {s.spec}")
-                           for i, (a, s) in enumerate(zip(avals, shardings))), phases, platform)
+                           for i, (a, s) in enumerate(zip(avals, shardings))), phases, platform,
+        origin=compile_log.EAGER)
 
 
 _equations: dict = {}       # (avals, params) -> the one-equation ClosedJaxpr run eagerly

@@ -19,6 +19,7 @@ import contextlib
 import dataclasses
 import functools
 import logging
+import os
 import sys
 import threading
 import time
@@ -27,6 +28,27 @@ import weakref
 from .config import config
 from .errors import RecompileError
 from .source_info import user_source_info
+
+# Who a compile belongs to. JAX's explain_cache_misses leaves its own functions' misses out;
+# so do the notebook's notes, and the counts keep the user's functions apart from the rest.
+USER = "user"                 # a function the user defined (in a cell or their own files)
+INTERNAL = "internal"         # a function defined inside jxkernel's package (the user can't
+                              # change its static_argnums): told at the user's call that ran it
+EAGER = "eager"               # one operation run outside jit, compiled for its operand types
+                              # and params: a primitive, an eager shard_map's equation, a jit
+                              # that vmap or grad rewrote
+ORIGINS = (USER, INTERNAL, EAGER)
+PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def origin_of(source: str | None) -> str:
+    """INTERNAL when `source` ("file:line" where the function was defined) is under
+    jxkernel's package directory, else USER.
+
+        >>> origin_of(PACKAGE_DIR + "random/samplers.py:40"), origin_of("<ipython-input-3>:1")
+        ('internal', 'user')
+    """
+    return INTERNAL if source and source.startswith(PACKAGE_DIR) else USER
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,6 +64,21 @@ class CompileEvent:
     key: object = None            # identity of the jitted callable (for grouping)
     seq: int = 0                  # position in the log, set by record(): 1, 2, 3, ... never reused
     changes: tuple = ()           # the structured `reason`: Change(path, kind, old, new, fix, ...)
+    origin: str | None = None     # USER, INTERNAL or EAGER; None: from `source` (origin_of)
+    call_site: object = None      # the user's line whose call compiled it (SourceInfo; record())
+    nth: int = 0                  # the how-many-th logged compile of this function (record())
+
+    def __post_init__(self):
+        if self.origin is None:
+            object.__setattr__(self, "origin", origin_of(self.source))
+
+    @property
+    def again(self) -> bool:
+        """Whether this compiles a function that compiled before: a second compile or later
+        in the log, a miss explained by what changed (also once the log was cleared), or a
+        new jit object of code that compiled already (a jit made anew in a loop)."""
+        return self.nth > 1 or (self.reason != "first call" and bool(self.changes)) or \
+            any(getattr(c, "kind", None) == "fresh_jit" for c in self.changes)
 
     @property
     def function_key(self) -> str:
@@ -79,6 +116,8 @@ def signature_text(signature) -> str:
 
 _events: list[CompileEvent] = []
 _hits: dict = {}                      # key -> cache hits (counted cheaply on the hit path)
+_counts: dict = {}                    # function name -> compiles logged (events without a key)
+_key_counts: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # key -> compiles logged
 _subscribers: list = []
 _lock = threading.Lock()
 _seq = 0                              # the last seq handed out (clear() keeps counting)
@@ -106,9 +145,11 @@ def record(event: CompileEvent) -> CompileEvent:
     global _seq
     if getattr(_unlogged, "depth", 0):
         return event
+    call_site = event.call_site or user_source_info()
     with _lock:
         _seq += 1
-        event = dataclasses.replace(event, seq=_seq)
+        nth = _count(event)
+        event = dataclasses.replace(event, seq=_seq, call_site=call_site, nth=nth)
         _events.append(event)
         if hasattr(event.key, "_fail_on_recompile"):      # so the switch can be set by key
             _known[event.function_key] = event.key
@@ -117,8 +158,9 @@ def record(event: CompileEvent) -> CompileEvent:
         subscribers = list(_subscribers)
     if config.jax_log_compiles:
         print(str(event), file=sys.stderr)
-    if config.jax_explain_cache_misses and _explainer is not None:
-        _logger.warning(_explainer.explain_miss(event, user_source_info()))
+    # as JAX's: the misses of its own functions (and of eager operations) are not the user's
+    if config.jax_explain_cache_misses and _explainer is not None and event.origin == USER:
+        _logger.warning(_explainer.explain_miss(event, call_site))
     for callback in subscribers:
         try:
             callback(event)
@@ -127,8 +169,21 @@ def record(event: CompileEvent) -> CompileEvent:
     return event
 
 
+def _count(event) -> int:
+    """How many compiles of `event`'s function are logged, this one included (under _lock)."""
+    try:
+        table, name = (_key_counts, event.key) if event.key is not None else \
+            (_counts, event.function)
+        table[name] = table.get(name, 0) + 1
+    except TypeError:                 # a key that can't be weakly referenced: by its name
+        table, name = _counts, event.function_key
+        table[name] = table.get(name, 0) + 1
+    return table[name]
+
+
 def record_compiled(function: str, signature: tuple, phases, backend: str, key=None,
-                    reason: str | None = None) -> CompileEvent:
+                    reason: str | None = None, origin: str | None = None,
+                    statics: tuple = ()) -> CompileEvent:
     """Log a compilation that is not a jit cache miss: a pmap, a shard_map or a transformed
     jit run eagerly, an ahead-of-time `.lower().compile()`. The reason (unless given) is what
     changed since `function`'s last logged signature:
@@ -138,7 +193,12 @@ def record_compiled(function: str, signature: tuple, phases, backend: str, key=N
         'first call'
         >>> record_compiled("pmap(f)", (("args[0]", "f32[4,5]"),), Phases(), "cpu").reason
         'args[0]: f32[4,3] -> f32[4,5]'
+
+    `statics` are the (name, value) pairs it was specialised on besides the operand types (an
+    eager primitive's params: a slice's bounds), written into the signature as jit writes its
+    static arguments, so a new value is told as what changed.
     """
+    signature = tuple(signature) + tuple((str(n), f"static {_short(v)}") for n, v in statics)
     if reason is None:
         with _lock:
             last = next((e.signature for e in reversed(_events) if e.function == function
@@ -152,7 +212,17 @@ def record_compiled(function: str, signature: tuple, phases, backend: str, key=N
                                in zip(last, signature) if old != new) or "the same signature " \
                 "compiled again (its cached executable was dropped, or another transformation)"
     return record(CompileEvent(function, None, tuple(signature), reason, phases, backend,
-                               key=key))
+                               key=key, origin=origin))
+
+
+def _short(value, limit: int = 60) -> str:
+    """A parameter's value for a signature: its repr on one line, cut at `limit` (a jaxpr
+    parameter would fill the log)."""
+    try:
+        text = " ".join(repr(value).split())
+    except Exception as e:  # noqa: BLE001  a broken __repr__ must not break compiling
+        text = f"<{type(value).__name__}: repr failed: {e!r}>"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def compile_events(function: str | None = None) -> list[CompileEvent]:
@@ -193,6 +263,8 @@ def clear() -> None:
     with _lock:
         _events.clear()
         _hits.clear()
+        _counts.clear()
+        _key_counts.clear()
 
 
 _known: weakref.WeakValueDictionary = weakref.WeakValueDictionary()   # function_key -> jitted

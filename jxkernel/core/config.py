@@ -123,6 +123,12 @@ _OPTIONS = [
             "JAX2TF_ASSOCIATIVE_SCAN_REDUCTIONS", _parse_bool,
             "Read by jax2tf only (which jxkernel does not have): which lowering of cumsum, "
             "cumprod, cummax and cummin it uses. jxkernel's follow JAX's CPU/GPU lowering."),
+    _Option("jxkernel_compile_notes", "recompiles", "JXKERNEL_COMPILE_NOTES", None,
+            "Which compiles of your functions a notebook cell notes under its output: "
+            "'recompiles' (a second compile or later, with what changed and the fix), 'all' "
+            "(first compiles too, and the eager operations and jxkernel functions the cell "
+            "compiled) or 'off'. %jxnotes sets it.",
+            validate=lambda v: _check_enum(v, ("all", "recompiles", "off"))),
     _Option("jax_enable_custom_prng", False, "JAX_ENABLE_CUSTOM_PRNG", _parse_bool,
             "JAX's upgrade to typed keys: PRNGKey, and split/fold_in of a raw key, return typed "
             "keys (dtype key<fry>); a raw key given to jax.random warns (FutureWarning)."),

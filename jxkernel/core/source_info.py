@@ -5,6 +5,8 @@ at the line of user code (a cell line, in a notebook) that made them.
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import os
 import sys
 import threading
@@ -77,8 +79,15 @@ def user_stacklevel() -> int:
 
 
 def function_source_info(fun) -> SourceInfo | None:
-    """Where a Python function was defined."""
-    code = getattr(getattr(fun, "__wrapped__", fun), "__code__", None)
+    """Where a Python function was defined: through partials and every wrapper (a hessian is
+    jacfwd's wrapper of jacrev's of the user's function), as JAX's fun_sourceinfo."""
+    while isinstance(fun, functools.partial):
+        fun = fun.func
+    try:
+        fun = inspect.unwrap(fun)
+    except ValueError:                  # a cycle of __wrapped__: the outermost is all we know
+        pass
+    code = getattr(fun, "__code__", None)
     if code is None:
         return None
     return SourceInfo(code.co_filename, code.co_firstlineno, code.co_name)

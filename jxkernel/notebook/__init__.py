@@ -1,9 +1,11 @@
 """jxkernel in IPython and Jupyter: `%load_ext jxkernel`.
 
 Registers the magics (`%%jit`, `%jaxpr`, `%hlo`, an honest `%timeit`, `%jxbackend`,
-`%jxcompiles`, `%jxtraced`, `%jxmemory`, `%jxguard`, `%jxreport`, `%explain`), rich displays for
+`%jxcompiles`, `%jxnotes`, `%jxtraced`, `%jxmemory`, `%jxguard`, `%jxreport`, `%explain`), rich displays for
 Arrays and jaxprs, and, in a Jupyter kernel, the comm target `jxkernel` of the JupyterLab extension (comm.py), and
 shows jxkernel's errors without jxkernel's own frames (tracebacks.py).
+A cell that made one of your jitted functions compile again says so under its output, with
+what changed and the fix (compile_notes.py; `%jxnotes all|recompiles|off`).
 `%jxguard` and `no_recompile(f)` make a recompile an error (guard.py); `%jxreport` and
 `report()` export the compilations with what changed and the fix (report.py).
 `step(f, *args)` runs f's jaxpr equation by equation (stepper.py).
@@ -31,8 +33,8 @@ module_aliases(__name__, {"stepper": "jxkernel.notebook.widgets.stepper_controls
 
 _states: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # shell -> State
 
-_OURS = ("jit", "jaxpr", "hlo", "timeit", "jxbackend", "jxcompiles", "jxtraced", "jxmemory",
-         "jxguard", "jxreport", "explain")
+_OURS = ("jit", "jaxpr", "hlo", "timeit", "jxbackend", "jxcompiles", "jxnotes", "jxtraced",
+         "jxmemory", "jxguard", "jxreport", "explain")
 
 
 def load_ipython_extension(shell) -> None:

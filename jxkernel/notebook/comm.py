@@ -18,6 +18,7 @@ from __future__ import annotations
 import sys
 
 from .. import __version__
+from ..core.compile_log import USER
 from ..views import compile_log
 from ..xla import client
 from ..views import views_json
@@ -150,7 +151,9 @@ class Channel:
         """The `state` message (without an id)."""
         device = client.default_device()
         platform = client.platform_of(device)
-        events = compile_log.compile_events()
+        # the user's functions: eager operations and jxkernel's own functions are not what
+        # the user can change (%jxcompiles groups them apart)
+        events = [e for e in compile_log.compile_events() if e.origin == USER]
         keys = {id(e.key): e.key for e in events if e.key is not None}
         return {"type": "state", "protocol": PROTOCOL, "jxkernel_version": __version__,
                 "backend": platform, "device": device_name(device),

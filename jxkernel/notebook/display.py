@@ -96,8 +96,9 @@ class Note:
                "warn": "var(--jp-error-color1, #b00020)",
                "print": "var(--jp-content-font-color1, #333)"}
 
-    def __init__(self, title: str, body: str = "", kind: str = "info"):
-        self.title, self.body, self.kind = title, body, kind
+    def __init__(self, title: str, body: str = "", kind: str = "info", details: bool = False):
+        # details: in HTML the body opens on a click on the title (one line until then)
+        self.title, self.body, self.kind, self.details = title, body, kind, details
 
     def __repr__(self):
         return self.title + ("\n" + self.body if self.body else "")
@@ -105,9 +106,17 @@ class Note:
     def _repr_mimebundle_(self, include=None, exclude=None):
         color = self._COLORS.get(self.kind, self._COLORS["info"])
         body = f"<pre style='margin:2px 0 2px 1em'>{esc(self.body)}</pre>" if self.body else ""
-        return {"text/plain": repr(self),
-                "text/html": f"<div class='jx-note jx-{esc(self.kind)}' style='color:{color};"
-                             f"font-family:monospace;font-size:90%'>{esc(self.title)}{body}</div>"}
+        style = f"color:{color};font-family:monospace;font-size:90%"
+        if self.details and self.body:
+            # one line however long the title: cut with an ellipsis, whole in its tooltip
+            summary = (f"<summary style='cursor:pointer;white-space:nowrap;overflow:hidden;"
+                       f"text-overflow:ellipsis' title='{esc(self.title)}'>{esc(self.title)}"
+                       f"</summary>")
+            html = (f"<details class='jx-note jx-{esc(self.kind)}' style='{style}'>{summary}"
+                    f"{body}</details>")
+        else:
+            html = f"<div class='jx-note jx-{esc(self.kind)}' style='{style}'>{esc(self.title)}{body}</div>"
+        return {"text/plain": repr(self), "text/html": html}
 
 
 def show(obj) -> None:

@@ -1,5 +1,5 @@
 """The magics: %%jit, %jaxpr/%%jaxpr, %hlo, %timeit/%%timeit, %jxbackend, %jxcompiles,
-%jxtraced, %jxguard, %jxreport, %explain.
+%jxnotes, %jxtraced, %jxguard, %jxreport, %explain.
 
 Each is documented by its docstring and `magic_arguments` (so `%%jit?` is its help).
 """
@@ -21,7 +21,7 @@ from ..core.config import config
 from ..xla import client
 from ..xla.array import Array
 from . import cell as cellmod
-from . import cell_origins, funcview, timeit
+from . import cell_origins, compile_notes, funcview, timeit
 from .display import Note, cell_name, show
 from .error_cards import show_card
 from .guard import set_guard
@@ -502,8 +502,12 @@ class JxMagics(Magics):
         if not events:
             return ""
         took = time.perf_counter() - start
-        which = "; ".join(f"{e.function}: {e.reason}" for e in events[:3])
-        more = f" and {len(events) - 3} more" if len(events) > 3 else ""
+        # the user's functions by name; eager operations and jxkernel's own, counted
+        mine = [e for e in events if e.origin == compile_notes.USER]
+        which = "; ".join(f"{e.function}: {e.reason}" for e in mine[:3]) or \
+            "eager operations or jxkernel's own functions"
+        rest = len(events) - min(len(mine), 3) if mine else 0
+        more = f" and {rest} more" if rest else ""
         return (f"Compiled on the first run ({which}{more}; {took * 1e3:.1f} ms with the "
                 f"compilation). That warm-up run is not part of the timing below.")
 
@@ -583,6 +587,23 @@ class JxMagics(Magics):
         log = RecompileLog(function=args.function, timeline=args.timeline)
         self.state.logs.add(log)
         return log
+
+    @ma.magic_arguments()
+    @ma.argument("mode", nargs="?", default=None, choices=compile_notes.MODES,
+                 help="recompiles (default): a note under a cell that compiled one of your "
+                      "functions again, with what changed and the fix; all: first compiles "
+                      "too, and the eager operations and jxkernel functions a cell compiled; "
+                      "off: no notes")
+    @line_magic
+    def jxnotes(self, line):
+        """The compile notes under cells: %jxnotes all|recompiles|off (without an argument:
+        the current choice). Also config.update("jxkernel_compile_notes", ...), or the
+        environment variable JXKERNEL_COMPILE_NOTES. A %%jit cell notes its own compiles."""
+        args = ma.parse_argstring(self.jxnotes, line)
+        if args.mode is not None:
+            config.update("jxkernel_compile_notes", args.mode)
+        return Note(f"compile notes: {config.jxkernel_compile_notes} (%jxnotes "
+                    f"{'|'.join(compile_notes.MODES)})")
 
     # ================================================================== %jxmemory
     @ma.magic_arguments()
@@ -680,6 +701,7 @@ class State:
         self.selectors: weakref.WeakSet = weakref.WeakSet()
         self.channel = None                   # the JupyterLab extension's comm (comm.Channel)
         self.origins = cell_origins.CellOrigins()   # the cell that made each live array (%jxmemory)
+        self.compiles = compile_notes.CellWatch()    # what the running cell compiled (its note)
 
     def switch_backend(self, name: str):
         """Select the device `name` names, as `%jxbackend NAME` and the JupyterLab extension
@@ -736,6 +758,7 @@ class State:
         count = self.shell.execution_count
         self.cell_count = count - 1 if getattr(info, "store_history", False) else count
         self.origins.cell_started()
+        self.compiles.cell_started()
         if self.channel is not None:
             self.channel.before_cell()
 
@@ -743,6 +766,11 @@ class State:
         self.cell_id = None          # a magic run outside a cell must not reuse the last id
         self.cell_count = None
         self.origins.cell_finished(cell_origins.result_label(result))
+        # %%jit cells told their own compiles (JxMagics._report)
+        note = self.compiles.cell_finished(
+            [p.jitted for p in self.magics.programs.values()] if self.magics else ())
+        if note is not None:
+            show(note)
         for log in list(self.logs):
             log.refresh()
         if self.channel is not None:

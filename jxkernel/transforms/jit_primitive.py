@@ -68,11 +68,13 @@ def _jit_impl_one_device(args, jaxpr, name, donated_invars):
         donated = (False,) * len(jaxpr.consts) + tuple(donated_invars)
         exe, phases = pipeline.compile_jaxpr(jaxpr.jaxpr, [device], name=name, donated=donated)
         _impl_cache[key] = exe
-        # a jit equation run by a transformation (vmap of jit, grad of jit, ...): log it too
+        # a jit equation run by a transformation (vmap of jit, grad of jit, ...): log it too,
+        # as eager work (the jit primitive bound outside jit): `name` may be jxkernel's own
+        # (vmap(nn.relu)), and the reason is no change the user made
         compile_log.record(compile_log.CompileEvent(
             name, None, tuple((f"args[{i}]", a.aval.str_short()) for i, a in enumerate(leaves)),
             "a transformed jitted function (its jaxpr was rewritten by vmap/grad/...)",
-            phases, _client.platform_of(device)))
+            phases, _client.platform_of(device), origin=compile_log.EAGER))
     return exe.call_arrays([to_device(c, device) for c in jaxpr.consts] + leaves)
 
 

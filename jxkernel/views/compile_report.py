@@ -35,6 +35,7 @@ import json
 import time
 
 from . import compile_log
+from ..core.compile_log import USER
 from ..core.config import config
 from ..xla import client
 
@@ -63,9 +64,13 @@ def event_json(event) -> dict:
 
 
 def function_rows(events) -> list:
-    """Per jitted function (by function_key), in first-seen order."""
+    """Per jitted function (by function_key): the user's functions first, then eager
+    operations and jxkernel's own functions (CompileEvent.origin), each in first-seen order."""
     rows: dict = {}
+    theirs = set()
     for e in events:
+        if e.origin != USER:
+            theirs.add(e.function_key)
         row = rows.get(e.function_key)
         if row is None:
             row = rows[e.function_key] = {
@@ -77,7 +82,7 @@ def function_rows(events) -> list:
         row["recompilations"] += e.reason != "first call"
         for part in ("trace", "lower", "compile"):
             row[f"{part}_ms"] = round(row[f"{part}_ms"] + getattr(e, f"{part}_s") * 1e3, 3)
-    return list(rows.values())
+    return sorted(rows.values(), key=lambda row: row["function_key"] in theirs)
 
 
 def report_data(events=None) -> dict:

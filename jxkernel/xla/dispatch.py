@@ -171,10 +171,10 @@ def compile_primitive(prim, avals, params, device) -> Executable:
         rule("impl", prim)
     exe, phases = compile_jaxpr(primitive_jaxpr(prim, avals, params), [device], name=prim.name)
     # logged as jit's compiles are: `jnp.sin(x)` outside jit compiles `sin` for its operands'
-    # types, once per process
+    # types and params (a slice's bounds), once per process
     compile_log.record_compiled(f"{prim.name} (eager)", tuple(
         (f"args[{i}]", a.str_short()) for i, a in enumerate(avals)), phases,
-        _client.platform_of(device))
+        _client.platform_of(device), origin=compile_log.EAGER, statics=tuple(params.items()))
     return exe
 
 

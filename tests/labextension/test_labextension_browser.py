@@ -316,7 +316,10 @@ def test_compilations_panel_lists_a_recompile(lab, request):
     why it compiled again."""
     wait_connected(lab)
     run_cell(lab, COMPILE)
-    expect(output(lab, COMPILE)).to_contain_text("(4,)")
+    expect(output(lab, COMPILE).first).to_contain_text("(4,)")
+    # and under it, the cell's note (compile_notes.py): double compiled again, and why
+    expect(cell(lab, COMPILE).locator("details.jx-note summary")).to_contain_text(
+        "double compiled again (compile #2, at In[")
     palette(lab, "jxkernel: Open Compilations panel")
     panel = lab.locator(PANEL)
     expect(panel).to_be_visible()

@@ -2,6 +2,7 @@
 would run it: every cell runs, only the one tagged `raises-exception` fails (on purpose), and
 the outputs teach what the markdown says they do."""
 import os
+import re
 
 import pytest
 import locations  # tests/support: the repository's folders
@@ -88,3 +89,18 @@ def test_widgets_log_backends_and_the_jaxpr_of_a_gradient(tour):
     assert "run on cpu:0" in text(named)
     (grad,) = cells_with(tour, "%jaxpr jax.grad")
     assert "tanh" in text(grad) and "equations per primitive" in text(grad)
+
+
+def test_a_plain_jit_that_compiles_again_is_noted_under_its_cell(tour):
+    """The tour's f_jit called with a new shape, then an int: the cell's value, then one note
+    (compile_notes.py, shown from post_run_cell in a real kernel) with both recompiles."""
+    (again,) = cells_with(tour, "# an int instead of a float: compiles again")
+    kinds = [o.output_type for o in again.outputs]
+    assert kinds == ["execute_result", "display_data"], kinds
+    note = again.outputs[1].data
+    title, *details = note["text/plain"].splitlines()
+    assert re.match(r"⚙ 2 recompile\(s\) in this cell: f: x: .*f32\[4\].* · fix: ", title), title
+    (dtype,) = [line for line in details if line.startswith("⚙ f compiled again (compile #")
+                and "at In[" in line and "y: " in line]
+    assert "i32[]" in dtype and " · fix: " in dtype
+    assert note["text/html"].startswith("<details class='jx-note jx-compile'")

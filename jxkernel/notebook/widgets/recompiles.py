@@ -1,6 +1,12 @@
 """The recompilation log: every compile event, live, as a table and a plotly timeline,
 with a filter by function and cache hits vs misses per function.
 
+Your functions come first and alone by default: the eager operations (one primitive run
+outside jit, compiled per operand types and parameters) and jxkernel's own jitted functions
+(random's samplers, jnp's helpers), which you cannot change, are grouped below them (one line
+per primitive or function, with a count and the lines of yours that ran them); the filter's
+"(all functions)", "(eager operations)" and "(jxkernel functions)" list them one by one.
+
 It subscribes to `jxkernel.compile_log` (and the extension refreshes the hit
 counts after each cell, since hits produce no event). `close()` unsubscribes.
 A recompilation's row is followed by its card: each change (path, kind, old -> new), the
@@ -13,14 +19,21 @@ import datetime
 
 import ipywidgets as w
 
+from ...core.compile_log import EAGER, INTERNAL, USER
 from ...views import compile_log
 from ...views.compile_report import changes_html
+from ..compile_notes import grouped
 from ..display import esc
 from ...views.views_json import COMPILATIONS_MIME, compilations_bundle
 from ._fallback import TextFallback
 
+YOURS = "(your functions)"
 ALL = "(all functions)"
+GROUPS = {YOURS: (USER,), ALL: (USER, EAGER, INTERNAL), "(eager operations)": (EAGER,),
+          "(jxkernel functions)": (INTERNAL,)}
+_OTHERS = {EAGER: "eager operations", INTERNAL: "jxkernel's own functions, for your calls"}
 MAX_ROWS = 200
+RECENT = 3              # compilations shown in full; the earlier ones open on a click
 # a first call's reason in the theme's secondary text, a recompile's in its error colour
 _FIRST, _AGAIN = "var(--jp-content-font-color2, #555)", "var(--jp-error-color1, #b00020)"
 
@@ -53,20 +66,22 @@ class RecompileLog(TextFallback, w.VBox):
     def __init__(self, function: str | None = None, timeline: bool = True):
         self._closed = False
         self.events = compile_log.compile_events()
-        self.filter = w.Dropdown(description="function", options=[ALL],
+        self.filter = w.Dropdown(description="function", options=list(GROUPS),
                                  layout=w.Layout(width="max-content"))
         self.refresh_button = w.Button(description="refresh", icon="refresh",
-                                       layout=w.Layout(width="auto"))
+                                       layout=w.Layout(width="auto", flex="0 0 auto"))
         # plotly's first FigureWidget costs seconds (it imports nbformat, and with it
         # jsonschema's format grammars): without `timeline`, it is made on the first click
         self.timeline_button = w.Button(description="timeline", icon="line-chart",
                                         tooltip="Show the compilations over time (plotly)",
-                                        layout=w.Layout(width="auto"))
+                                        layout=w.Layout(width="auto", flex="0 0 auto"))
         self.summary = w.HTML()
         self.table = w.HTML()
         self.stats = w.HTML()
         self.figure = None
-        header = w.HBox([self.filter, self.refresh_button, self.timeline_button, self.summary])
+        # the buttons keep their width; a long summary goes to a line of its own
+        header = w.HBox([self.filter, self.refresh_button, self.timeline_button, self.summary],
+                        layout=w.Layout(flex_flow="row wrap"))
         super().__init__([header, self.stats, self.table])
         self._unsubscribe = compile_log.subscribe(self._on_event)
         self.refresh_button.on_click(lambda _: self.refresh())
@@ -104,7 +119,7 @@ class RecompileLog(TextFallback, w.VBox):
         self._draw()
 
     def _sync_options(self):
-        names = [ALL] + sorted({e.function for e in self.events})
+        names = list(GROUPS) + sorted({e.function for e in self.events if e.origin == USER})
         if list(self.filter.options) != names:
             keep = self.filter.value
             self.filter.options = names if keep in names else names + [keep]
@@ -118,25 +133,53 @@ class RecompileLog(TextFallback, w.VBox):
     def shown(self) -> list:
         """The events the filter lets through."""
         f = self.filter.value
-        return [e for e in self.events if f in (None, ALL) or e.function == f]
+        origins = GROUPS.get(f or YOURS)
+        return [e for e in self.events
+                if (e.origin in origins if origins else e.function == f)]
+
+    def others(self) -> list:
+        """The eager and jxkernel compiles "(your functions)" leaves out (else none)."""
+        if (self.filter.value or YOURS) != YOURS:
+            return []
+        return [e for e in self.events if e.origin != USER]
 
     # ------------------------------------------------------------ drawing
     def _draw(self):
-        shown = self.shown()
+        shown, others = self.shown(), self.others()
         total = _ms(sum(e.total_s for e in shown))
+        more = f"; {len(others)} more of eager operations and jxkernel's functions" \
+            if others else ""
         self.summary.value = (f"<span style='font-size:12px;margin-left:1em'>{len(shown)} "
-                              f"compilation(s), {total} ms in all</span>")
+                              f"compilation(s), {total} ms in all{more}</span>")
         self.table.value = self._table_html(shown)
-        self.stats.value = self._stats_html(shown)
+        self.stats.value = self._stats_html(shown, others)
         if self.figure is not None:
             self._plot(shown)
 
     def _table_html(self, events) -> str:
+        """The newest RECENT compilations in full; the earlier ones (up to MAX_ROWS) in a
+        table that opens on a click. No box of fixed height: one would cut a line in half at
+        its edge (and a card may be taller than the box)."""
+        kept = events[-MAX_ROWS:]
+        numbered = list(enumerate(kept, len(events) - len(kept) + 1))
+        earlier, recent = numbered[:-RECENT], numbered[-RECENT:]
+        html = ""
+        if earlier:
+            html += (f"<details class='jx-log-earlier'><summary style='cursor:pointer;"
+                     f"font-size:12px'>{len(earlier)} earlier compilation(s)</summary>"
+                     f"{self._rows_table(earlier)}</details>")
+        if len(events) > MAX_ROWS:
+            html = (f"<div style='font-size:12px'><i>{len(events) - MAX_ROWS} older not listed "
+                    f"(%jxreport has them all)</i></div>") + html
+        return f"<div class='jx-log-rows'>{html}{self._rows_table(recent)}</div>"
+
+    @staticmethod
+    def _rows_table(numbered) -> str:
         head = "".join(f"<th>{h}</th>" for h in ("#", "time", "function", "reason", "signature",
                                                  "trace ms", "lower ms", "compile ms", "from",
                                                  "backend"))
         rows = []
-        for i, e in enumerate(events[-MAX_ROWS:], max(0, len(events) - MAX_ROWS) + 1):
+        for i, e in numbered:
             when = datetime.datetime.fromtimestamp(e.timestamp).strftime("%H:%M:%S")
             sig = ", ".join(f"{p}: {a}" for p, a in e.signature)
             first = e.reason == "first call"
@@ -149,12 +192,21 @@ class RecompileLog(TextFallback, w.VBox):
             if e.changes:            # the card: what changed, the fix, the fix as code
                 rows.append(f"<tr><td></td><td colspan=9>{changes_html(e.changes)}</td></tr>")
         body = "".join(rows) or "<tr><td colspan=10><i>no compilations yet</i></td></tr>"
-        return (f"<div style='max-height:20em;overflow:auto'><table style='font-size:12px;"
-                f"border-collapse:collapse'><tr>{head}</tr>{body}</table></div>")
+        return (f"<table style='font-size:12px;border-collapse:collapse'><tr>{head}</tr>{body}"
+                f"</table>")
 
-    def _stats_html(self, events) -> str:
+    def _stats_html(self, events, others=()) -> str:
         rows = "".join(f"<tr><td><b>{esc(n)}</b></td><td>{m}</td><td>{h}</td><td>{_ms(s)}</td></tr>"
                        for n, m, h, s in hit_miss(events))
+        for origin, title in _OTHERS.items():     # grouped after the user's functions
+            mine = [e for e in others if e.origin == origin]
+            if mine:
+                rows += (f"<tr class='jx-group'><td colspan=4><i>{len(mine)} compile(s) of "
+                         f"{title}</i></td></tr>")
+                rows += "".join(
+                    f"<tr class='jx-group'><td>{esc(name)} <span style='color:{_FIRST}'>"
+                    f"{esc(', '.join(sites[:3]))}</span></td><td>{n}</td><td></td>"
+                    f"<td>{_ms(s)}</td></tr>" for name, n, sites, s in grouped(mine))
         return (f"<table style='font-size:12px'><tr><th>function</th><th>misses (compiles)</th>"
                 f"<th>cache hits</th><th>compile ms</th></tr>{rows}</table>")
 
@@ -195,11 +247,18 @@ class RecompileLog(TextFallback, w.VBox):
                 lines.append(compile_log.explanation_text(e.changes, "       "))
         lines.append("function: misses / hits")
         lines += [f"  {n}: {m} / {h}" for n, m, h, _ in hit_miss(events)]
+        others = self.others()
+        for origin, title in _OTHERS.items():
+            mine = [e for e in others if e.origin == origin]
+            if mine:
+                lines.append(f"{len(mine)} compile(s) of {title}:")
+                lines += [f"  {name} ×{n}" + (f" ({', '.join(sites[:3])})" if sites else "")
+                          for name, n, sites, _ in grouped(mine)]
         return "\n".join(lines)
 
     def html_repr(self) -> str:
         shown = self.shown()
-        return f"<div>{self._stats_html(shown)}{self._table_html(shown)}</div>"
+        return f"<div>{self._stats_html(shown, self.others())}{self._table_html(shown)}</div>"
 
     def _repr_mimebundle_(self, **kwargs):
         """The live widget, and the log as it is now for a saved notebook (like the HTML)."""
@@ -207,5 +266,5 @@ class RecompileLog(TextFallback, w.VBox):
         chosen = self.filter.value
         shown = self.shown()
         data[COMPILATIONS_MIME] = compilations_bundle(
-            shown, title="" if chosen in (None, ALL) else chosen)
+            shown, title="" if chosen in (None, ALL, YOURS) else chosen)
         return data, meta

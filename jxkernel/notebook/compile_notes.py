@@ -1,0 +1,176 @@
+"""The note under a cell that made one of your compiled functions compile again.
+
+A `%%jit` cell says what it compiled itself (magics.py); any other cell gets, after it ran
+(IPython's post_run_cell), one line per cell naming the function, what changed and the fix,
+with the details (each change, its fix as code, the call's line) on click:
+
+    ⚙ f_jit compiled again (compile #2, at In[7]:2): y: weak_type f32[] (weak) -> i32[] (weak) · fix: Pass the same kind every time.
+
+What is noted follows `config.jxkernel_compile_notes` (`%jxnotes`):
+
+    recompiles   (default) a second compile or later of your functions; a first compile and
+                 a cache hit say nothing
+    all          first compiles too, and a line for the eager operations and jxkernel's own
+                 functions the cell compiled (grouped: one entry per primitive or function)
+    off          nothing
+
+As JAX's jax_explain_cache_misses leaves out its internal misses, a compile of a function
+defined inside jxkernel (random's samplers, jnp's jitted helpers) or of one eager operation
+is never told as yours: its static arguments are not yours to change. `all` lists them,
+each at the line of yours that ran it.
+"""
+from __future__ import annotations
+
+import collections
+import re
+
+from ..core import compile_log
+from ..core.compile_log import USER
+from ..core.config import config
+from ..views.compile_log import explanation_text
+from .display import Note, cell_name, source_label, source_line
+
+MODES = ("all", "recompiles", "off")
+
+
+def fix_in_brief(fix: str) -> str:
+    """What to do, from a Change's fix: its last sentence (the fixes say the cause first).
+
+        >>> fix_in_brief("Every new shape compiles anew. Pad or bucket x to a few fixed sizes.")
+        'Pad or bucket x to a few fixed sizes.'
+    """
+    sentences = re.split(r"(?<=[.!?])\s+(?=[A-Z])", fix.strip())
+    return sentences[-1] if sentences else ""
+
+
+def where(event) -> str:
+    """'In[7]:2', the user's line whose call compiled `event` ('' when unknown)."""
+    return source_label(event.call_site) if event.call_site is not None else ""
+
+
+def change_line(event) -> str:
+    """What changed, in one line: the first change and its fix in brief, else the reason."""
+    if not event.changes:
+        return event.reason
+    first = event.changes[0]
+    more = f" (and {len(event.changes) - 1} more)" if len(event.changes) > 1 else ""
+    fix = fix_in_brief(first.fix)
+    return f"{first}{more}" + (f" · fix: {fix}" if fix else "")
+
+
+def _details(event) -> str:
+    """The whole story of one compile: the call's line, each change with its fix and code,
+    the signature and the time."""
+    lines = []
+    if event.call_site is not None:
+        line = source_line(event.call_site)
+        lines.append(f"called at {where(event)}" + (f":  {line}" if line else ""))
+    if event.source:
+        lines.append(f"{event.function} defined at {_defined_at(event)}")
+    if event.changes:
+        lines.append("what changed since the nearest earlier compile, and the fix:")
+        lines.append(explanation_text(event.changes))
+    elif event.reason != "first call":
+        lines.append(f"what changed: {event.reason}")
+    lines.append(f"compiled for ({compile_log.signature_text(event.signature)}) in "
+                 f"{event.total_s * 1e3:.1f} ms ({event.cache})")
+    return "\n".join(lines)
+
+
+def _defined_at(event) -> str:
+    file, _, line = event.source.rpartition(":")
+    cell = cell_name(file)
+    return f"{cell}:{line}" if cell else event.source
+
+
+def _title(event) -> str:
+    at = f", at {where(event)}" if where(event) else ""
+    if event.again:
+        # a new jit object of code compiled before is its own first compile, and a log
+        # cleared since (%jxcompiles --clear) counts afresh: no number then
+        fresh = any(c.kind == "fresh_jit" for c in event.changes)
+        nth = f"compile #{event.nth}" if event.nth > 1 else \
+            "a new jit object" if fresh else "the log was cleared since its first"
+        return f"⚙ {event.function} compiled again ({nth}{at}): {change_line(event)}"
+    return (f"⚙ {event.function} compiled ({compile_log.signature_text(event.signature)}"
+            f"{at}) in {event.total_s * 1e3:.1f} ms")
+
+
+def grouped(events) -> list:
+    """[(name, count, call sites, seconds)] of eager operations and jxkernel functions, one
+    entry per primitive or function, in first-seen order: three eager adds at In[4]:1 and a
+    slice at In[4]:2 are [('add', 3, ['In[4]:1'], ...), ('slice', 1, ['In[4]:2'], ...)]."""
+    rows: dict = collections.OrderedDict()
+    for e in events:
+        name = e.function[: -len(" (eager)")] if e.function.endswith(" (eager)") else e.function
+        row = rows.setdefault(name, [name, 0, [], 0.0])
+        row[1] += 1
+        row[3] += e.total_s
+        site = where(e)
+        if site and site not in row[2]:
+            row[2].append(site)
+    return [tuple(r) for r in rows.values()]
+
+
+def grouped_text(events) -> str:
+    """'add ×3, slice' (call sites in brackets where known)."""
+    return ", ".join(name + (f" ×{n}" if n > 1 else "") + (f" [{', '.join(sites[:3])}]"
+                                                          if sites else "")
+                     for name, n, sites, _ in grouped(events))
+
+
+def cell_note(events, mode: str, skip=()) -> Note | None:
+    """The note of a cell that logged `events` (oldest first), or None: nothing to say.
+    `skip`: keys of functions that noted their compiles themselves (%%jit cells)."""
+    if mode == "off":
+        return None
+    skipped = {id(k) for k in skip}
+    mine = [e for e in events if e.origin == USER and id(e.key) not in skipped]
+    told = [e for e in mine if mode == "all" or e.again]
+    others = [e for e in events if e.origin != USER] if mode == "all" else []
+    if not told and not others:
+        return None
+    bodies = [f"{_title(e)}\n{_indent(_details(e))}" if len(told) > 1 else _details(e)
+              for e in told]
+    eager = [e for e in others if e.origin == compile_log.EAGER]
+    internal = [e for e in others if e.origin == compile_log.INTERNAL]
+    rest = []
+    if eager:
+        rest.append(f"{len(eager)} eager operation(s) (each compiled once per operand types and "
+                    f"parameters): {grouped_text(eager)}")
+    if internal:
+        rest.append(f"{len(internal)} compile(s) of jxkernel's own functions, for your calls: "
+                    f"{grouped_text(internal)}")
+    if len(told) == 1:
+        title = _title(told[0])
+    elif told:
+        again = sum(e.again for e in told)
+        names = ", ".join(dict.fromkeys(e.function for e in told))
+        many = f" ({names})" if names != told[0].function else ""
+        title = (f"⚙ {again} recompile(s) in this cell{many}: {told[0].function}: "
+                 f"{change_line(told[0])}" if mode == "recompiles" else
+                 f"⚙ {len(told)} compile(s) of your functions in this cell ({again} again): "
+                 f"{names}")
+    else:
+        title = f"⚙ this cell compiled {len(others)} eager operation(s) and jxkernel function(s)"
+    return Note(title, body="\n".join(bodies + rest), kind="compile", details=True)
+
+
+def _indent(text: str) -> str:
+    return "\n".join("  " + line for line in text.splitlines())
+
+
+class CellWatch:
+    """The compile log between a cell's start and end (IPython's pre/post_run_cell)."""
+
+    def __init__(self):
+        self.start = compile_log.last_seq() + 1
+
+    def cell_started(self) -> None:
+        self.start = compile_log.last_seq() + 1
+
+    def cell_finished(self, skip=()) -> Note | None:
+        """The note of the cell that just ran (None: nothing to note)."""
+        events = compile_log.events_since(self.start)
+        self.start = compile_log.last_seq() + 1
+        return cell_note(events, config.jxkernel_compile_notes, skip) if events else None

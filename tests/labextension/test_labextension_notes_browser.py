@@ -1,0 +1,101 @@
+"""The compile note under a cell (jxkernel/notebook/compile_notes.py) in a real JupyterLab: a
+plain jax.jit function called with a new shape says, under the cell's output, that it compiled
+again, what changed and the fix, in one line that opens on a click; and the %jxcompiles log.
+
+The harness is tests/labextension/test_labextension_browser.py's (its server, page and
+screenshot helpers); screenshots go to test-artifacts/browser/<test>-<step>.png. Skipped,
+saying why, only without a browser.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+from test_labextension_browser import (  # the same harness: server, page and contrast helpers
+    cell,
+    expect,
+    lab_notebooks,
+    notebook_run,
+    shot_view,
+)
+
+SETUP, FIRST, AGAIN, HIT, MANY, LOG = range(6)
+NOTEBOOK = [
+    "%load_ext jxkernel\nimport jxkernel as jax, jxkernel.numpy as jnp",
+    "def f(x):\n    return jnp.sin(x) * 2.0\n\nf_jit = jax.jit(f)\n"
+    "w = jax.random.normal(jax.random.PRNGKey(0), (3,)) + jnp.arange(6.0)[1:4]\n"
+    "f_jit(jnp.ones(3)).shape",
+    "f_jit(jnp.ones(4)).shape      # a new shape: compiles again",
+    "f_jit(jnp.ones(4)).shape      # the same: a cache hit",
+    "for n in range(5, 30):\n    f_jit(jnp.ones(n))",
+    "%jxcompiles",
+]
+
+
+@pytest.fixture(scope="module")
+def server(lab_app):
+    with lab_notebooks(lab_app, {"notes.ipynb": NOTEBOOK}) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def console():
+    return []
+
+
+@pytest.fixture(scope="module")
+def page(server, console):
+    with notebook_run(server, console, "notes.ipynb",
+                      {AGAIN: "jx-note", MANY: "jx-note"}) as p:
+        expect(cell(p, LOG).locator(".jp-OutputArea-output").first).to_be_visible()
+        yield p
+
+
+def test_a_recompile_is_noted_under_its_cell(page, request):
+    again = cell(page, AGAIN)
+    outputs = again.locator(".jp-OutputArea-output")
+    expect(outputs.first).to_contain_text("(4,)")              # the cell's own output first
+    note = again.locator("details.jx-note")
+    expect(note).to_have_count(1)
+    summary = note.locator("summary")
+    expect(summary).to_contain_text("f compiled again (compile #2, at In[3]:1): x: ")
+    expect(summary).to_contain_text(re.compile(r"f32\[3\] -> f32\[4\] · fix: \S"))
+    # one line until clicked
+    height = summary.evaluate("el => el.getBoundingClientRect().height")
+    line = summary.evaluate("el => parseFloat(getComputedStyle(el).lineHeight) || 16")
+    assert height < 2 * line, f"the note's line is {height:.0f} px high"
+    expect(note.locator("pre")).not_to_be_visible()
+    shot_view(again, request, "1-closed")
+    summary.click()
+    expect(note.locator("pre")).to_be_visible()
+    expect(note.locator("pre")).to_contain_text("called at In[3]:1:  f_jit(jnp.ones(4)).shape")
+    expect(note.locator("pre")).to_contain_text(re.compile(r"\n\s+fix: \S"))
+    shot_view(again, request, "2-open")
+    for quiet in (SETUP, FIRST, HIT):                          # first compile, hit: nothing
+        expect(cell(page, quiet).locator(".jx-note")).to_have_count(0)
+
+
+def test_the_compiles_log_cuts_no_line(page, request):
+    """%jxcompiles shows its newest compilations whole, in no box of fixed height (a scroll box
+    cut its last visible line in half); the earlier ones open on a click."""
+    log = cell(page, LOG)
+    rows = log.locator(".jx-log-rows")
+    expect(rows).to_be_visible()
+    expect(rows).to_contain_text("x: f32[28] -> f32[29]")            # the newest
+    clipped = rows.evaluate("""el => [el, ...el.querySelectorAll('*')].filter(e => {
+        const s = getComputedStyle(e);
+        return ['auto', 'scroll', 'hidden'].includes(s.overflowY) && e.scrollHeight > e.clientHeight + 1;
+    }).length""")
+    assert clipped == 0, f"{clipped} element(s) of the log cut their content"
+    earlier = rows.locator("details.jx-log-earlier")
+    expect(earlier.locator("summary")).to_have_text("24 earlier compilation(s)")
+    expect(earlier.locator("td", has_text="first call")).not_to_be_visible()
+    # the user's functions first; eager operations and jxkernel's own functions grouped
+    stats = log.locator("table").first
+    expect(stats).to_contain_text("compile(s) of eager operations")
+    expect(stats).to_contain_text("compile(s) of jxkernel's own functions, for your calls")
+    expect(stats.locator("tr.jx-group", has_text="_normal_impl")).to_contain_text("In[2]:5")
+    shot_view(log, request, "1-newest")
+    earlier.locator("summary").click()
+    expect(earlier.locator("td", has_text="first call")).to_be_visible()
+    shot_view(log, request, "2-earlier-open")

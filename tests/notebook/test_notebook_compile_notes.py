@@ -1,0 +1,303 @@
+"""The note under a cell that made one of the user's compiled functions compile again
+(jxkernel/notebook/compile_notes.py), in a real InteractiveShell: what it says (function,
+what changed, the fix, the cell line), when it says nothing (a first compile, a cache hit,
+jxkernel's own functions, eager operations), %jxnotes all|recompiles|off, and how the
+compile record tells the user's compiles from jxkernel's (CompileEvent.origin, call_site)."""
+import logging
+import re
+from html import escape as html_escape
+
+import pytest
+
+pytest.importorskip("IPython")
+pytest.importorskip("ipywidgets")
+
+from IPython.core.error import UsageError  # noqa: E402
+from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
+from IPython.utils.capture import capture_output  # noqa: E402
+
+from jxkernel import compile_log, config  # noqa: E402
+from jxkernel.core.compile_log import EAGER, INTERNAL, USER, origin_of, PACKAGE_DIR  # noqa: E402
+from jxkernel.notebook.compile_notes import change_line, fix_in_brief  # noqa: E402
+from jxkernel.notebook.widgets.recompiles import ALL, RecompileLog  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def shell():
+    sh = InteractiveShell.instance()
+    sh.run_line_magic("load_ext", "jxkernel")
+    sh.run_cell("import jxkernel as jax\nimport jxkernel.numpy as jnp\nfrom jxkernel import random",
+                store_history=True)
+    yield sh
+    config.update("jxkernel_compile_notes", "recompiles")
+
+
+@pytest.fixture(autouse=True)
+def default_mode():
+    config.update("jxkernel_compile_notes", "recompiles")
+    yield
+    config.update("jxkernel_compile_notes", "recompiles")
+
+
+class Ran:
+    def __init__(self, result, captured):
+        self.error = result.error_in_exec or result.error_before_exec
+        self.count = result.execution_count
+        self.outputs = [o.data for o in captured.outputs]
+        self.stdout = captured.stdout
+
+    @property
+    def notes(self):
+        """The compile notes shown (a cell shows at most one)."""
+        return [o for o in self.outputs if o["text/plain"].startswith("⚙")]
+
+
+def ok(shell, source) -> Ran:
+    with capture_output() as cap:
+        result = shell.run_cell(source, store_history=True)
+    ran = Ran(result, cap)
+    assert ran.error is None, f"{type(ran.error).__name__}: {ran.error}\n{ran.stdout}"
+    return ran
+
+
+def events_of(jitted):
+    return [e for e in compile_log.compile_events() if e.key is jitted]
+
+
+# What changed and the fixes are the explainer's (jxkernel/views/compile_log.py): the expected
+# lines are made from the events' Changes, so that rewording a fix does not break these tests.
+def test_a_plain_jit_that_compiles_again_says_so_under_the_cell(shell):
+    # the tour's cell: a new shape, then an int for a float, then a hit
+    first = ok(shell, "def fn1(x, y):\n    return jnp.sin(x) * y + 1.0\n\n"
+                      "fn1_jit = jax.jit(fn1)\nx1 = jnp.arange(4.0)\nfn1_jit(x1, 2.0)")
+    assert first.notes == []                                   # a first compile: quiet
+    ran = ok(shell, "x1 = jnp.arange(5.0)\nfn1_jit(x1, 2.0)   # a new shape\n"
+                    "fn1_jit(x1, 3)     # an int\nfn1_jit(x1, 4)")
+    _, shape, dtype = events_of(shell.user_ns["fn1_jit"])
+    assert [(c.path, c.kind) for c in shape.changes] == [("x", "shape")]
+    assert [(c.path, c.kind) for c in dtype.changes] == [("y", "dtype")]
+    (note,) = ran.notes                                        # one note for the cell
+    title = note["text/plain"].splitlines()[0]
+    n = ran.count
+    assert title == f"⚙ 2 recompile(s) in this cell: fn1: {change_line(shape)}"
+    assert change_line(shape) == \
+        f"{shape.changes[0]} · fix: {fix_in_brief(shape.changes[0].fix)}"
+    text = note["text/plain"]
+    assert f"fn1 compiled again (compile #2, at In[{n}]:2): {change_line(shape)}" in text
+    assert f"fn1 compiled again (compile #3, at In[{n}]:3): {change_line(dtype)}" in text
+    assert f"called at In[{n}]:3:  fn1_jit(x1, 3)     # an int" in text
+    assert f"fn1 defined at In[{first.count}]:1" in text
+    assert dtype.changes[0].snippet.splitlines()[0] in text   # the fix as code
+    # in the notebook: one line (the <summary>), the details on click
+    html = note["text/html"]
+    assert html.startswith("<details class='jx-note jx-compile'")
+    summary = re.search(r"<summary[^>]*>(.*?)</summary>", html).group(1)
+    assert html_escape(change_line(shape), quote=True) in summary
+    assert "white-space:nowrap" in html
+    assert ok(shell, "fn1_jit(x1, 4)").notes == []             # a cache hit says nothing
+
+
+def test_one_recompile_is_one_line_with_the_change_and_the_fix(shell):
+    ok(shell, "fn2 = jax.jit(lambda v, n: v * n, static_argnums=1)\nfn2(jnp.ones(2), 3)")
+    ran = ok(shell, "fn2(jnp.ones(2), 4)")
+    (note,) = ran.notes
+    change = events_of(shell.user_ns["fn2"])[-1].changes[0]
+    assert (change.path, change.kind, change.old, change.new) == ("n", "static", "3", "4")
+    assert note["text/plain"].splitlines()[0] == (
+        f"⚙ <lambda> compiled again (compile #2, at In[{ran.count}]:1): {change} · fix: "
+        f"{fix_in_brief(change.fix)}")
+
+
+def test_a_jit_made_anew_in_a_loop_and_a_pmap_are_noted(shell):
+    ran = ok(shell, "for i in range(3):\n    jax.jit(lambda v: v * 2.25)(jnp.ones(3))")
+    (note,) = ran.notes
+    last = compile_log.compile_events()[-1]
+    assert last.changes[0].kind == "fresh_jit"
+    assert note["text/plain"].startswith(f"⚙ 2 recompile(s) in this cell: <lambda>: "
+                                         f"{change_line(last)}")
+    assert f"<lambda> compiled again (a new jit object, at In[{ran.count}]:2)" in \
+        note["text/plain"]
+    ok(shell, "p10 = jax.pmap(lambda v: v * 10)\np10(jnp.ones((1, 3)))")
+    (note,) = ok(shell, "p10(jnp.ones((1, 4)))").notes
+    # numbered per name: pmap keeps no key (another test's pmap of a lambda counts too)
+    assert re.search(r"pmap\(<lambda>\) compiled again \(compile #\d+, at In\[", note["text/plain"])
+    assert "args[0]: f32[1,3] -> f32[1,4]" in note["text/plain"]
+
+
+def test_the_fix_in_brief_is_its_last_sentence():
+    assert fix_in_brief("Every new shape compiles anew. Pad x (a mask keeps it out).") == \
+        "Pad x (a mask keeps it out)."
+    assert fix_in_brief("Cast it, e.g. to jnp.float32.") == "Cast it, e.g. to jnp.float32."
+    assert fix_in_brief("") == ""
+
+
+def test_two_functions_recompiled_in_one_cell_are_both_named(shell):
+    ok(shell, "def a13(v):\n    return v + 13\ndef b13(v):\n    return v - 13\n"
+              "ja13, jb13 = jax.jit(a13), jax.jit(b13)\nja13(jnp.ones(2)); jb13(jnp.ones(2))")
+    (note,) = ok(shell, "ja13(jnp.ones(3)); jb13(jnp.ones(4))").notes
+    first = events_of(shell.user_ns["ja13"])[-1]
+    assert note["text/plain"].splitlines()[0] == \
+        f"⚙ 2 recompile(s) in this cell (a13, b13): a13: {change_line(first)}"
+
+
+def test_a_recompile_after_the_log_was_cleared_is_still_noted(shell):
+    ok(shell, "fn12 = jax.jit(lambda v: v * 12)\nfn12(jnp.ones(2))\n%jxcompiles --clear")
+    (note,) = ok(shell, "fn12(jnp.ones(3))").notes
+    assert "<lambda> compiled again (the log was cleared since its first, at In[" in \
+        note["text/plain"]
+
+
+def test_user_text_is_escaped_in_the_note(shell):
+    ok(shell, "def ev3(v):\n    return v + 1\nev3.__name__ = '<img src=x onerror=alert(1)>'\n"
+              "jev3 = jax.jit(ev3)\njev3(1.0)")
+    (note,) = ok(shell, "jev3(jnp.ones(2))").notes
+    assert "<img" not in note["text/html"] and "&lt;img src=x onerror=alert(1)&gt;" in \
+        note["text/html"]
+
+
+def test_jxkernels_own_functions_and_eager_operations_are_not_the_users(shell):
+    ran = ok(shell, "k4 = random.PRNGKey(4)\nw4 = random.normal(k4, (3, 7))\n"
+                    "w4b = random.normal(k4, (3, 8))          # _normal_impl: a new static shape\n"
+                    "a4 = jnp.arange(9.0)\na4[1:3] + a4[0:2]")
+    assert ran.notes == []              # their static arguments are not the user's to change
+    events = compile_log.events_since(0)
+    normal = [e for e in events if e.function == "_normal_impl" and
+              "static (3, 8)" in compile_log.signature_text(e.signature)]
+    assert normal and normal[-1].origin == INTERNAL and normal[-1].again
+    assert normal[-1].source.startswith(PACKAGE_DIR)
+    site = normal[-1].call_site                # the user's line that ran it
+    assert (shell.compile.format_code_name(site.file)[1], site.line) == (f"In[{ran.count}]", 3)
+    # an eager slice's signature holds its bounds: another slice is told as such
+    slices = [e for e in events if e.function == "slice (eager)" and
+              "static (0,)" in compile_log.signature_text(e.signature)]
+    assert slices and slices[-1].origin == EAGER
+    assert "the same signature" not in slices[-1].reason
+    assert origin_of(PACKAGE_DIR + "numpy/reductions.py:209") == INTERNAL
+    assert origin_of("/home/me/train.py:3") == USER
+
+
+def test_an_eager_shard_map_is_eager_work_and_a_jitted_one_the_users(shell):
+    # run eagerly, a shard_map compiles one program per equation, named by no function of
+    # the user's: eager work, as JAX's eager shard_map; jitted, it is the user's function
+    ran = ok(shell, "from jxkernel.sharding import PartitionSpec as P\n"
+                    "mesh14 = jax.make_mesh((1,), ('x',))\n"
+                    "def body14(v):\n    return v * 14\n"
+                    "s14 = jax.shard_map(body14, mesh=mesh14, in_specs=P(), out_specs=P())\n"
+                    "s14(jnp.ones(4)); s14(jnp.ones(8))\njs14 = jax.jit(s14)\njs14(jnp.ones(4))")
+    assert ran.notes == []
+    mine = [e for e in compile_log.events_since(0) if e.function == "shard_map"]
+    assert mine and {e.origin for e in mine} == {EAGER}
+    (note,) = ok(shell, "js14(jnp.ones(8))").notes
+    assert note["text/plain"].startswith("⚙ body14 compiled again (compile #2, at In[")
+
+
+def test_a_transformed_jit_run_outside_jit_is_eager_work(shell):
+    # vmap of jxkernel's jitted relu: the jit equation runs eagerly, for each new shape
+    ran = ok(shell, "from jxkernel import nn\nfor n in (15, 16):\n"
+                    "    jax.vmap(nn.relu)(jnp.ones((2, n)))")
+    assert ran.notes == []
+    mine = [e for e in compile_log.events_since(0) if e.function == "relu" and
+            e.reason.startswith("a transformed jitted function")]
+    assert len(mine) >= 2 and {e.origin for e in mine} == {EAGER}
+
+
+def test_a_jit_of_a_transformed_user_function_is_the_users(shell):
+    # jit(hessian(f)) wraps jxkernel's wrappers (jacfwd's of jacrev's) of f: f is the user's,
+    # defined in the cell, and its recompile is noted, as jit(partial(f, ...))'s
+    ok(shell, "import functools\ndef f16(x, c=1.0):\n    return jnp.sum(jnp.sin(x) * c)\n"
+              "h16 = jax.jit(jax.hessian(f16))\nq16 = jax.jit(functools.partial(f16, c=2.0))\n"
+              "h16(jnp.ones(2)); q16(jnp.ones(2))")
+    (note,) = ok(shell, "h16(jnp.ones(3)); q16(jnp.ones(3))").notes
+    assert note["text/plain"].startswith("⚙ 2 recompile(s) in this cell: f16: ")
+    for jitted in ("h16", "q16"):
+        (first, again) = events_of(shell.user_ns[jitted])
+        assert first.origin == again.origin == USER and again.source.rpartition(":")[2] == "2"
+
+
+def test_all_notes_first_compiles_and_groups_the_rest(shell):
+    assert "compile notes: all" in ok(shell, "%jxnotes all").stdout
+    assert config.jxkernel_compile_notes == "all"
+    ran = ok(shell, "fn5 = jax.jit(lambda v: v * 5.5)\nb5 = jnp.arange(13.0)\n"
+                    "fn5(b5); b5[3:5] * 2; b5[4:6] * 2\nw5 = random.normal(random.PRNGKey(5), (5, 5))")
+    (note,) = ran.notes
+    text = note["text/plain"]
+    assert text.startswith("⚙ <lambda> compiled (v: f32[13]") and f"at In[{ran.count}]:3" in text
+    eager = re.search(r"\d+ eager operation\(s\) \(each compiled once per operand types and "
+                      r"parameters\): (.*)", text).group(1)
+    assert f"slice ×2 [In[{ran.count}]:3]" in eager           # one entry per primitive
+    assert re.search(rf"compile\(s\) of jxkernel's own functions, for your calls: .*"
+                     rf"_normal_impl \[In\[{ran.count}\]:4\]", text)
+    ok(shell, "%jxnotes off")
+    assert ok(shell, "fn5(jnp.ones(3))").notes == []           # a recompile, not noted
+    ok(shell, "%jxnotes recompiles")
+    assert config.jxkernel_compile_notes == "recompiles"
+    with pytest.raises(UsageError):
+        shell.run_line_magic("jxnotes", "loud")
+    with pytest.raises(ValueError):
+        config.update("jxkernel_compile_notes", "loud")
+
+
+def test_a_jit_cell_notes_its_compiles_once(shell):
+    ok(shell, "x6 = jnp.ones(2)\n%jxnotes all")
+    ran = ok(shell, "%%jit\ny6 = x6 * 6")
+    assert [o["text/plain"] for o in ran.notes if "cell[" in o["text/plain"]]  # %%jit's own
+    assert not [o for o in ran.notes if "compiled (" in o["text/plain"]]      # not twice
+
+
+def test_explain_cache_misses_leaves_jxkernels_misses_out(shell, caplog):
+    with config.override("jax_explain_cache_misses", True), \
+            caplog.at_level(logging.WARNING, logger="jxkernel.compile_log"):
+        ok(shell, "fn7 = jax.jit(lambda v: v - 7)\nfn7(jnp.ones(2))\n"
+                  "w7 = random.normal(random.PRNGKey(7), (7, 3))\njnp.ones(7)[2:5] * 7")
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "never seen function:\n    <lambda> defined at" in logged
+    assert "_normal_impl" not in logged and "(eager)" not in logged
+
+
+def test_the_log_lists_the_users_functions_first_and_groups_the_rest(shell):
+    ok(shell, "fn8 = jax.jit(lambda v: v / 8)\nfn8(jnp.ones(8))\nc8 = jnp.arange(17.0)\n"
+              "c8[1:4] + c8[2:5]\nw8 = random.normal(random.PRNGKey(8), (8, 2))")
+    log = RecompileLog(timeline=False)
+    try:
+        assert log.filter.value == "(your functions)"
+        assert {e.origin for e in log.shown()} == {USER}
+        assert "_normal_impl" not in log.filter.options and "slice (eager)" not in \
+            log.filter.options
+        text = log.text_repr()
+        mine, rest = text.split("function: misses / hits")
+        assert "_normal_impl" not in mine and "slice" not in mine
+        assert re.search(r"\d+ compile\(s\) of eager operations:\n(  .*\n)*  slice ×\d+ \(In\[",
+                         rest)
+        assert re.search(r"compile\(s\) of jxkernel's own functions, for your calls:\n(  .*\n)*"
+                         r"  _normal_impl ×\d+", rest)
+        assert "more of eager operations and jxkernel's functions" in log.summary.value
+        assert re.search(r"<tr class='jx-group'><td>slice <span[^>]*>In\[\d+\]:\d+", log.stats.value)
+        log.filter.value = "(eager operations)"
+        assert {e.origin for e in log.shown()} == {EAGER}
+        log.filter.value = ALL
+        assert len(log.shown()) == len(compile_log.compile_events())
+    finally:
+        log.close()
+
+
+def test_the_report_lists_the_users_functions_first(shell):
+    from jxkernel.views.compile_report import report_data
+    ok(shell, "c9 = jnp.arange(19.0)\nc9[1:4] * 9\nfn9 = jax.jit(lambda v: v % 9)\nfn9(c9)")
+    origin = {e.function_key: e.origin for e in compile_log.compile_events()}
+    origins = [origin[f["function_key"]] for f in report_data()["functions"]]
+    assert USER in origins and EAGER in origins
+    assert origins == sorted(origins, key=lambda o: o != USER)     # the user's first
+
+
+def test_timeits_warm_up_names_the_users_functions_only(shell):
+    ran = ok(shell, "%timeit -n 1 -r 1 jnp.arange(31.0)[3:7] * 31")
+    assert "Compiled on the first run (eager operations or jxkernel's own functions;" in \
+        ran.stdout
+    ok(shell, "fn11 = jax.jit(lambda v: v * 11)")
+    ran = ok(shell, "%timeit -n 1 -r 1 fn11(jnp.arange(37.0)[3:7])")
+    assert re.search(r"Compiled on the first run \(<lambda>: first call and \d+ more;", ran.stdout)
+
+
+def test_docstring_examples():
+    from doc_examples import check_docstring_examples
+    check_docstring_examples("jxkernel.notebook.compile_notes")
