@@ -215,7 +215,7 @@ def test_hand_picked_differences_agree():
     same(lambda r, m: r.flatten(Point(1, 2))[1].flatten_up_to(Single(1)))
     same(lambda r, m: r.flatten(Point(1, 2))[1].flatten_up_to((1, 2)))
     same(lambda r, m: r.flatten(Node("t", [1]))[1].flatten_up_to(Node("u", [1])))
-    same(lambda r, m: r.flatten(Node("t", [1]))[1].flatten_up_to(Node("t", [1, 2])))
+    same(lambda r, m: r.flatten((1, Node("t", [1])))[1].flatten_up_to((1, Node("t", [1, 2]))))
     same(lambda r, m: r.flatten(DC(1, 1, 2))[1].flatten_up_to(DC(1, 2, 2)))
     same(lambda r, m: r.flatten(DC(1, 1, 2))[1].flatten_up_to(DC2(1, 1, 2)))
     same(lambda r, m: r.flatten(None)[1].flatten_up_to(3))
