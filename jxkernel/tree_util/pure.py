@@ -263,8 +263,12 @@ class PyTreeRegistry:
                 leaves.append(x if path is None else (tuple(path), x))
                 traversal.append(_LEAF_NODE)
                 return
-        kind, reg = self._kind(x)
-        if kind == LEAF:
+        reg = self._registrations.get(type(x))   # self._kind(x), inlined: this runs per node
+        if reg is not None:
+            kind = reg.kind
+        elif isinstance(x, tuple) and hasattr(x, "_fields"):
+            kind = NAMEDTUPLE
+        else:
             if isinstance(x, _WARN_ITERATORS):
                 warnings.warn(f"Python iterable type '{type(x).__name__}' is treated as a leaf in "
                               "PyTree. Use is_leaf to suppress this warning if you want this behavior. "
@@ -284,12 +288,12 @@ class PyTreeRegistry:
         elif kind == DICT:
             data = _sorted_keys(x)
             arity = len(data)
-            keyed = ((DictKey(k), x[k]) for k in data) if path is not None else None
-            if keyed is None:
+            if path is None:
                 for k in data:
                     self._flatten(x[k], leaves, traversal, is_leaf, None)
             else:
-                self._flatten_keyed(keyed, leaves, traversal, is_leaf, path)
+                self._flatten_keyed(((DictKey(k), x[k]) for k in data), leaves, traversal, is_leaf,
+                                    path)
         elif kind == NAMEDTUPLE:
             data, arity = type(x), len(x)
             if path is None:
