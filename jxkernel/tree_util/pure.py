@@ -18,6 +18,7 @@ in both).
 """
 from __future__ import annotations
 
+import builtins
 import operator
 import types
 import warnings
@@ -218,7 +219,7 @@ class PyTreeRegistry:
     def is_node(self, type) -> bool:
         """Whether instances of `type` are containers: `is_node(list)`, not `is_node(int)`."""
         return type in self._registrations or (
-            isinstance(type, builtins_type) and issubclass(type, tuple) and hasattr(type, "_fields"))
+            isinstance(type, builtins.type) and issubclass(type, tuple) and hasattr(type, "_fields"))
 
     def _kind(self, x):
         """`(kind, registration)` of `x`: registered by exact type, else a namedtuple, else a leaf."""
@@ -372,9 +373,6 @@ class PyTreeRegistry:
                     for n in reg.data_fields]
             return data, reg.meta(x)
         return None
-
-
-builtins_type = type   # `type` is a parameter name above, as in jaxlib's signatures
 
 
 def all_leaves(registry: PyTreeRegistry, iterable) -> bool:

@@ -236,3 +236,8 @@ def test_hand_picked_differences_agree():
     same(lambda r, m: r.flatten(Node("t", 5)))     # children not iterable
     none_leaf = [m.PyTreeRegistry(enable_none=False) for m in (cpp, pure)]
     assert repr(none_leaf[0].flatten([None, 1])) == repr(none_leaf[1].flatten([None, 1]))
+
+
+def test_docstring_examples():
+    from doc_examples import check_docstring_examples
+    check_docstring_examples("jxkernel.tree_util.pure")
