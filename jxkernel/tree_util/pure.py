@@ -536,6 +536,73 @@ class PyTreeDef:
             return node.custom.type, node.data
         return {NONE: type(None), TUPLE: tuple, LIST: list}[node.kind], None
 
+    def walk(self, f_node, f_leaf, leaves):
+        """Fold the structure over `leaves`: `f_leaf(leaf)` at each leaf (none if None), then
+        `f_node(children_tuple, node_data)` at each node, children first."""
+        it, stack = iter(leaves), []
+        for node in self._traversal:
+            if node.kind == LEAF:
+                leaf = next(it, _END)
+                if leaf is _END:
+                    raise ValueError("Too few leaves for PyTreeDef")
+                stack.append(leaf if f_leaf is None else f_leaf(leaf))
+            else:
+                children = tuple(stack[len(stack) - node.arity:])
+                del stack[len(stack) - node.arity:]
+                stack.append(f_node(children, list(node.data) if node.kind == DICT else node.data))
+        if next(it, _END) is not _END:
+            raise ValueError("Too many leaves for PyTreeDef")
+        return stack[0]
+
+    def from_iterable_tree(self, xs):
+        """The tree of this structure from nested iterables, one per node, of its children:
+        `[[1, [2]], []]` gives `{'a': (1, [2]), 'b': None}` for `PyTreeDef({'a': (*, [*]), 'b': None})`."""
+        pos = len(self._traversal)
+
+        def build(x):   # the nodes from the root, rightmost child first, as unflatten's reverse
+            nonlocal pos
+            if pos == 0:
+                raise ValueError("Tree structures did not match.")
+            pos -= 1
+            node = self._traversal[pos]
+            if node.kind == LEAF:
+                return x
+            ys = list(x)
+            if len(ys) != node.arity:
+                raise ValueError("Arity mismatch between trees")
+            for j in reversed(range(node.arity)):
+                ys[j] = build(ys[j])
+            return _make_node(node, ys)
+
+        out = build(xs)
+        if pos != 0:
+            raise ValueError("Tree structures did not match.")
+        return out
+
+    @staticmethod
+    def from_node_data_and_children(registry: PyTreeRegistry, node_data, children) -> PyTreeDef:
+        """The inverse of `node_data()` and `children()`: a root of that type and data over them."""
+        traversal, num_leaves, arity = [], 0, 0
+        for child in children:
+            traversal += child._traversal
+            num_leaves, arity = num_leaves + child.num_leaves, arity + 1
+        kind, data, custom = LEAF, None, None
+        if node_data is None:
+            num_leaves += 1
+        elif issubclass(node_data[0], tuple) and hasattr(node_data[0], "_fields"):
+            kind, data = NAMEDTUPLE, node_data[0]
+        else:
+            reg = registry._registrations.get(node_data[0])
+            if reg is None:
+                raise RuntimeError(f"Could not find type: {node_data[0]!r}.")
+            kind = reg.kind
+            if kind >= CUSTOM:
+                data, custom = node_data[1], reg
+            elif kind == DICT:
+                data = tuple(node_data[1])
+        traversal.append(_Node(kind, arity, data, custom, num_leaves, len(traversal) + 1))
+        return PyTreeDef(registry, traversal)
+
     def compose(self, inner: PyTreeDef) -> PyTreeDef:
         """This structure with each leaf replaced by `inner`."""
         if inner._registry is not self._registry:

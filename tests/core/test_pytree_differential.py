@@ -174,6 +174,12 @@ def test_flatten_paths_unflatten_agree(chunk):
         same(lambda r, m: r.flatten(tree)[1].compose(r.flatten((1, {"k": [2]}))[1]))
         same(lambda r, m: m.treedef_tuple(r, [r.flatten(tree)[1], r.flatten([tree])[1]]))
         same(lambda r, m: m.all_leaves(r, [tree, 1]))
+        same(lambda r, m: r.flatten(tree)[1].walk(lambda c, d: ("node", c, d), lambda x: [x], leaves_c))
+        nested = td_c.walk(lambda c, d: list(c), lambda x: x, range(td_c.num_leaves))   # lists all the way
+        same(lambda r, m: r.flatten(r.flatten(tree)[1].from_iterable_tree(nested)))
+        same(lambda r, m: r.flatten(tree)[1].from_iterable_tree([nested]))
+        same(lambda r, m: m.PyTreeDef.from_node_data_and_children(
+            r, r.flatten(tree)[1].node_data(), r.flatten(tree)[1].children()) == r.flatten(tree)[1])
         assert pickle.loads(pickle.dumps(td_p)) == td_p
 
 
@@ -234,6 +240,12 @@ def test_hand_picked_differences_agree():
     arr = type("Arr", (), {"__ne__": lambda s, o: [][0], "__repr__": lambda s: "Arr"})
     same(lambda r, m: r.flatten(Empty(arr()))[1] == r.flatten(Empty(arr()))[1])   # aux data that fails !=
     same(lambda r, m: r.flatten(Node("t", 5)))     # children not iterable
+    same(lambda r, m: r.flatten([1, 2])[1].walk(lambda c, d: c, lambda x: x, [1]))
+    same(lambda r, m: r.flatten([1, 2])[1].walk(lambda c, d: c, lambda x: x, [1, 2, 3]))
+    same(lambda r, m: m.PyTreeDef.from_node_data_and_children(r, (int, None), []))
+    same(lambda r, m: m.PyTreeDef.from_node_data_and_children(r, None, []))
+    same(lambda r, m: m.PyTreeDef.from_node_data_and_children(
+        r, (dict, ["b", "a"]), [r.flatten(1)[1], r.flatten(None)[1]]))
     none_leaf = [m.PyTreeRegistry(enable_none=False) for m in (cpp, pure)]
     assert repr(none_leaf[0].flatten([None, 1])) == repr(none_leaf[1].flatten([None, 1]))
 
