@@ -29,14 +29,13 @@ from ..core.avals import ShapeDtypeStruct
 from ..core.axis_env import visible_axes
 from ..core.staging import DebugInfo, convert_constvars_to_invars, trace_to_jaxpr
 from ..core.trace import Tracer, _ctx, eval_trace
-from ..tree_util import tree_flatten, tree_unflatten
+from ..tree_util import default_registry as _registry, tree_flatten, tree_unflatten
 from ..xla import client as _client
 from ..xla import pipeline
 from ..xla.array import Array, buffers, device_put, scalar_kinds, scalar_signature, signature
 from ..xla.dispatch import check_jitted_values
 from ..xla import fastpath
 from ..xla.lowering import NeedsMesh
-from ..xla.pytree import default_registry as _registry
 from .api_util import flatten_fun, float0_outside, fun_name, merge_static
 from .jit_args import SCALAR_TYPES, Arguments, abstract_leaf_aval, leaf_aval, unless_all_none
 from .jit_cache import (LAST_HIT, NOWHERE, Entry, compiled_trace, each_a_leaf, fun_state,

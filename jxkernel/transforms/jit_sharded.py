@@ -13,10 +13,9 @@ from ..core.config import config
 from ..core.interpreter_primitives import sharding_constraint_p
 from ..core.mesh import NamedSharding, PartitionSpec, resolve
 from ..core.staging import DebugInfo, trace_to_jaxpr
-from ..tree_util import (broadcast_prefix, keystr, prefix_errors, tree_flatten,
-                         tree_flatten_with_path, tree_unflatten)
+from ..tree_util import (broadcast_prefix, default_registry as _registry, keystr, prefix_errors,
+                         tree_flatten, tree_flatten_with_path, tree_unflatten)
 from ..xla.array import Array
-from ..xla.pytree import default_registry as _registry
 from ..xla.sharded import (ShardedArray, _mesh_of, _own_sharding, _SpmdEntry, compile_lowered,
                            gspmd_sharding, lower_partitioned, to_argument,
                            typed_outputs)

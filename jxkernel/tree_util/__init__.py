@@ -6,6 +6,8 @@ leaves. `tree_flatten` splits one into its leaves and a `PyTreeDef` (the structu
 
 Flattening, unflattening, key paths, treedef equality/hash/repr all run in jaxlib's
 C++ pytree registry (the one JAX uses), on a registry of our own (`jxkernel.xla.pytree`).
+Where jaxlib is missing (Pyodide, JupyterLite) `pure.py`, the same registry written in
+Python, takes its place; JXKERNEL_PURE_PYTREES=1 picks it where jaxlib is present too.
 Why not pure Python: jit flattens its arguments on every call, and `tree_flatten` of
 `((x, y), {'a': z})` takes ~0.4 us here, against ~1.4 us for a bare Python recursion that
 knows only tuple/list/dict and builds no hashable treedef. C++ treedefs also hash and
@@ -20,12 +22,23 @@ import collections
 import dataclasses
 import functools
 import operator
+import os
 import textwrap
 from typing import Any, Callable
 
-from ..xla.pytree import (DictKey, FlattenedIndexKey, GetAttrKey, PyTreeDef, SequenceKey,
-                         default_registry, registries)
-from ..xla import pytree as _pytree
+if os.environ.get("JXKERNEL_PURE_PYTREES", "0") not in ("", "0"):
+    from . import pure as _pytree
+else:
+    try:
+        from ..xla import pytree as _pytree
+    except ModuleNotFoundError as e:   # no jaxlib: the Python registry; any other failure is a bug
+        if (e.name or "").partition(".")[0] != "jaxlib":
+            raise
+        from . import pure as _pytree
+
+DictKey, FlattenedIndexKey, GetAttrKey = _pytree.DictKey, _pytree.FlattenedIndexKey, _pytree.GetAttrKey
+PyTreeDef, SequenceKey = _pytree.PyTreeDef, _pytree.SequenceKey
+default_registry, registries = _pytree.default_registry, _pytree.registries
 
 __all__ = [
     "DictKey", "FlattenedIndexKey", "GetAttrKey", "KeyEntry", "KeyPath", "Partial", "PyTreeDef",

@@ -4,6 +4,7 @@ import collections
 import dataclasses
 import functools
 import operator
+import os
 import pickle
 
 import pytest
@@ -327,15 +328,26 @@ def test_jxk_dataclass_drop_fields_inferred():  # JAX 0.10.2 rejects this combin
     assert tree_flatten(D(1, "c"))[0] == [1] and tree_map(lambda v: v + 1, D(1, "c")) == D(2, None)
 
 
+PURE = os.environ.get("JXKERNEL_PURE_PYTREES", "0") not in ("", "0")   # test_pytree_backends.py sets it
+
+
+def test_jxk_backend_follows_the_environment():
+    assert tu._pytree.__name__ == ("jxkernel.tree_util.pure" if PURE else "jxkernel.xla.pytree")
+    assert tu.default_registry is tu._pytree.default_registry and tu.PyTreeDef is tu._pytree.PyTreeDef
+    assert type(tree_structure([1])) is tu.PyTreeDef
+    from jxkernel.transforms import jit, jit_sharded   # jit flattens on the same registry
+    assert jit._registry is jit_sharded._registry is tu.default_registry
+
+
 def test_jxk_own_registry_and_pickle():
-    from jxkernel.xla import pytree
-    assert tu.default_registry is pytree.default_registry
-    assert pytree.default_registry is not pytree._pytree.default_registry()   # never jax's shared one
-    assert pytree._pytree.default_registry().flatten(Node(1, 2))[0] == [Node(1, 2)]   # ours did not leak there
-    td = tree_structure(((1, 2), {"a": [3, None]}, Point(1, 2)))
-    assert pickle.loads(pickle.dumps(td)) == td
+    pytree = tu._pytree
+    td = tree_structure(((1, 2), {"a": [3, None]}, Point(1, 2), Node(1, 2)))
+    assert pickle.loads(pickle.dumps(td)) == td and repr(pickle.loads(pickle.dumps(td))) == repr(td)
     none_leaf = pytree.none_leaf_registry.flatten([1, None, Node(2, None)])
     assert none_leaf[0] == [1, None, 2, None]
+    if not PURE:
+        assert pytree.default_registry is not pytree._pytree.default_registry()   # never jax's shared one
+        assert pytree._pytree.default_registry().flatten(Node(1, 2))[0] == [Node(1, 2)]   # ours did not leak there
 
 
 def test_the_jax_tree_namespace_has_jaxs_names():
