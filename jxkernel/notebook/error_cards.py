@@ -574,21 +574,6 @@ def _loop_body_name(where) -> str | None:
     return None
 
 
-def show_card(exc) -> None:
-    """Display `exc`'s card in IPython, if it has one (the `%%jit` and `%jaxpr` magics call
-    this for their CellError before raising it). Nothing when the exception handler of
-    tracebacks.py is installed: it shows the card when the error reaches it, with the
-    traceback folded inside, so that the error is said once."""
-    from IPython import get_ipython
-    from . import tracebacks
-    if tracebacks.installed(get_ipython()):
-        return
-    card = card_for(exc)
-    if card is not None:
-        from IPython.display import display
-        display(card)
-
-
 # ------------------------------------------------------------------ which card
 def _is_carry_error(e) -> bool:
     return isinstance(e, TypeError) and "carry input and carry output must have" in str(e)

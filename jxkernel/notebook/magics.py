@@ -23,7 +23,7 @@ from ..xla.array import Array
 from . import cell as cellmod
 from . import cell_origins, compile_notes, funcview, timeit
 from .display import Note, cell_name, show
-from .error_cards import show_card
+from .tracebacks import show_card
 from .guard import set_guard
 from .jaxpr_diff import jaxpr_diff, split_expressions
 from .program import CellError, CellProgram, describe_output, error_view_data

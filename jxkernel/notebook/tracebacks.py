@@ -157,3 +157,17 @@ def install(shell) -> bool:
 def uninstall(shell) -> None:
     if shell.custom_exceptions == ERRORS:
         shell.set_custom_exc((), None)
+
+
+def show_card(exc) -> None:
+    """Display `exc`'s card in IPython, if it has one (the `%%jit` and `%jaxpr` magics call
+    this for their CellError before raising it). Nothing when this module's exception handler
+    is installed: it shows the card when the error reaches it, with the
+    traceback folded inside, so that the error is said once."""
+    from IPython import get_ipython           # IPython loads with the notebook layer, not before
+    if installed(get_ipython()):
+        return
+    card = card_for(exc)
+    if card is not None:
+        from IPython.display import display
+        display(card)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import os
 import time
 
 import numpy as np
@@ -42,8 +41,6 @@ from .jit_cache import (LAST_HIT, NOWHERE, Entry, compiled_trace, each_a_leaf, f
                         last_hit_for)
 from .jit_primitive import any_sharded, jit_p
 from .stages import Lowered, Traced
-
-_JXKERNEL_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 _flatten = _registry.flatten           # tree_flatten without the wrapper (the hit path uses it)
 
@@ -131,13 +128,6 @@ class Jitted:
     def function_key(self) -> str:
         """The function_key of this function's compile events ("f@file.py:3#1402...")."""
         return compile_log.function_key(self._name, self._source_text(), self)
-
-    def _jxkernels(self) -> bool:
-        """Whether jxkernel jitted this function itself (jnp.sum's kernel, called eagerly): the
-        guard for every function (%jxguard on, no_recompile()) is for the user's functions; a
-        new shape for an eager jnp call compiles anew, as in JAX, instead of a RecompileError
-        naming a function of jxkernel's the user never wrote."""
-        return self._source is not None and self._source.file.startswith(_JXKERNEL_DIR)
 
     def _source_text(self) -> str | None:
         return f"{self._source.file}:{self._source.line}" if self._source else None
@@ -251,8 +241,10 @@ class Jitted:
         key = (treedef, avals, statics, config._trace_state, device)
         entry = self._cache.get(key)
         if entry is None:
+            # the guard for every function is for the user's: jnp.sum's kernel on a new shape
+            # compiles anew, as in JAX (compile_log.origin_of: defined inside jxkernel or not)
             if (self._fail_on_recompile or (compile_log.failing_on_any_recompile() and
-                                            not self._jxkernels())) and \
+                    compile_log.origin_of(self._source_text()) == compile_log.USER)) and \
                     self._history:                   # the guard is on: RecompileError, why
                 compile_log.refuse(self._miss(treedef, statics, avals, dyn_args, dyn_kwargs,
                                               device))
