@@ -18,10 +18,11 @@ from __future__ import annotations
 import sys
 
 from .. import __version__
-from ..core.compile_log import USER
+from ..core.compile_log import EAGER, INTERNAL, USER
 from ..views import compile_log
 from ..xla import client
 from ..views import views_json
+from .compile_notes import grouped
 from .magics import device_name
 from .protocol import PROTOCOL, BadMessage, check
 from .widgets.backend import PLATFORMS, probe
@@ -126,7 +127,7 @@ class Channel:
     def _on_get_compilations(self, since):
         events = compile_log.events_since(since)
         return {"type": "compilations", "events": [self.event_json(e) for e in events],
-                "next": compile_log.last_seq() + 1}
+                "next": compile_log.last_seq() + 1, "others": others_json()}
 
     def _on_set_fail_on_recompile(self, function, enabled):
         try:
@@ -153,12 +154,14 @@ class Channel:
         platform = client.platform_of(device)
         # the user's functions: eager operations and jxkernel's own functions are not what
         # the user can change (%jxcompiles groups them apart)
-        events = [e for e in compile_log.compile_events() if e.origin == USER]
+        everything = compile_log.compile_events()
+        events = [e for e in everything if e.origin == USER]
         keys = {id(e.key): e.key for e in events if e.key is not None}
         return {"type": "state", "protocol": PROTOCOL, "jxkernel_version": __version__,
                 "backend": platform, "device": device_name(device),
                 "device_count": len(client.devices(platform)),
                 "backends": self.backends(), "compiles": len(events),
+                "other_compiles": len(everything) - len(events),
                 "cache_hits": sum(compile_log.cache_hits(k) for k in keys.values()),
                 "fail_on_recompile": compile_log.failing_on_recompile()}
 
@@ -211,12 +214,23 @@ class Channel:
         if pending and self.comms:
             self._broadcast({"type": "compilations",
                              "events": [self.event_json(e) for e in pending],
-                             "next": pending[-1].seq + 1})
+                             "next": pending[-1].seq + 1, "others": others_json()})
         self.push_state()
 
     def event_json(self, event) -> dict:
         cell_id, count = self._cells.get(event.seq, (None, None))
-        return views_json.compile_event_json(event, cell_id, count)
+        return {**views_json.compile_event_json(event, cell_id, count), "origin": event.origin}
+
+
+def others_json(events=None) -> list:
+    """The `others` of a `compilations` message: the kept compilations that are not the user's
+    (eager operations, then jxkernel's own functions), one entry per primitive or function
+    with its count, as %jxcompiles groups them (compile_notes.grouped)."""
+    events = compile_log.compile_events() if events is None else events
+    return [{"origin": origin, "name": name, "count": count, "sites": sites[:3],
+             "compile_ms": round(seconds * 1e3, 3)}
+            for origin in (EAGER, INTERNAL)
+            for name, count, sites, seconds in grouped([e for e in events if e.origin == origin])]
 
 
 def _data(msg):

@@ -44,8 +44,11 @@ Validator = jsonschema.validators.extend(
 
 def closed(node):
     """The schema with every object that lists its properties closed to others: what the kernel
-    sends must be documented field by field."""
+    sends must be documented field by field. An `allOf` of objects (CompileEvent: a ReportEvent
+    and more) is closed as the one object it makes (protocol.merged)."""
     if isinstance(node, dict):
+        if "allOf" in node:
+            node = protocol.merged(node)
         node = {k: closed(v) for k, v in node.items()}
         if "properties" in node and "additionalProperties" not in node:
             node["additionalProperties"] = False
@@ -78,6 +81,17 @@ def test_the_schema_is_a_draft_7_schema_and_every_table_entry_is_defined():
         "jaxpr", "traced", "hlo", "compilations", "explain", "stepper", "error", "jaxprdiff",
         "profile", "memory", "report", "guard", "sharding")}
     check_docstring_examples("jxkernel.notebook.protocol")
+
+
+def test_compile_event_is_a_report_event_and_more():
+    event = protocol.definition("CompileEvent")
+    assert event["allOf"][0] == {"$ref": "#/definitions/ReportEvent"}
+    report = protocol.definition("ReportEvent")
+    flat = protocol.merged(event)
+    assert set(report["properties"]) < set(flat["properties"])
+    assert set(flat["properties"]) - set(report["properties"]) == {
+        "cell_id", "execution_count", "origin"}
+    assert set(report["required"]) < set(flat["required"])
 
 
 def test_the_generated_typescript_comes_from_this_schema():

@@ -250,12 +250,39 @@ def test_fail_on_recompile_through_the_comm(shell):
     np.testing.assert_array_equal(np.asarray(shell.user_ns["y3"]), [4.0] * 6)
 
 
+def test_the_users_functions_are_counted_apart_from_eager_and_internal_work(shell):
+    comm = open_comm(shell)
+    ok(shell, "k6 = jax.random.PRNGKey(0)\nw6 = jax.random.normal(k6, (7, 3))\n"
+              "b6 = jnp.arange(13.0) * 1.5 + 0.25\n"
+              "f6 = jax.jit(lambda x: x @ w6)\ny6 = f6(jnp.ones((2, 7)))", cell_id="mlp")
+    batch = comm.of_type("compilations")[-1]
+    origins = {e["origin"] for e in batch["events"]}
+    assert {"user", "eager", "internal"} <= origins
+    state = comm.sent[-1]
+    events = compile_log.compile_events()
+    assert state["compiles"] == len(user_events())
+    assert state["other_compiles"] == len(events) - len(user_events()) > 0
+    # the others, grouped per primitive or function as %jxcompiles groups them: eager first
+    others = batch["others"]
+    assert sum(g["count"] for g in others) == state["other_compiles"]
+    kinds = [g["origin"] for g in others]
+    assert kinds == sorted(kinds, key=["eager", "internal"].index)
+    assert {"eager", "internal"} <= set(kinds)
+    assert all(g["count"] >= 1 and len(g["sites"]) <= 3 and g["compile_ms"] >= 0 for g in others)
+    assert any(s.startswith("In[") for g in others for s in g["sites"])
+    assert "f6" not in {g["name"] for g in others}
+    again = comm.receive({"type": "get_compilations", "since": compile_log.last_seq() + 1})
+    assert again["events"] == [] and again["others"] == others    # the whole log's, always
+
+
 def test_clear_compilations(shell):
     comm = open_comm(shell)
     ok(shell, "f4 = jax.jit(lambda x: x * 5)\ny4 = f4(jnp.ones(2))")
     last = compile_log.last_seq()
     reply = comm.receive({"type": "clear_compilations", "id": 1})
     assert (reply["type"], reply["compiles"], reply["cache_hits"]) == ("state", 0, 0)
+    assert reply["other_compiles"] == 0
+    assert comm.receive({"type": "get_compilations"})["others"] == []
     assert compile_log.compile_events() == []
     ok(shell, "y4 = f4(jnp.ones(3))")
     assert comm.of_type("compilations")[-1]["events"][0]["seq"] == last + 1   # seq goes on
