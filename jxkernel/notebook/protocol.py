@@ -168,3 +168,111 @@ def check(msg) -> tuple[str, dict]:
     args = {f: msg.get(f, rule.get("default")) for f, rule in props.items()
             if f not in ("type", "id", "protocol")}
     return kind, {f: v.strip() if isinstance(v, str) else v for f, v in args.items()}
+
+
+# ------------------------------------------------------------------ the docs' tables
+# docs/labextension.md's tables of the requests and of the messages' fields are written from
+# the schema: `python -m jxkernel.notebook.protocol docs/labextension.md` rewrites what lies
+# between each pair of markers; tests/labextension/test_labextension_protocol.py checks that
+# they are what the schema gives.
+BEGIN = "<!-- protocol.py {name}: generated from protocol.schema.json, do not edit -->"
+END = "<!-- protocol.py {name}: end -->"
+
+
+def _words(rule: dict) -> str:
+    """How a field's type reads in the docs: 'integer >= 0', 'string or null', 'Backend[]'."""
+    if "$ref" in rule:
+        return f"`{rule['$ref'].rsplit('/', 1)[1]}`"
+    if "allOf" in rule or "anyOf" in rule:
+        return " or ".join(_words(r) for r in rule.get("allOf", rule.get("anyOf")))
+    if "const" in rule:
+        return f"`{json.dumps(rule['const'])}`"
+    if "enum" in rule:
+        return " or ".join(f"`{json.dumps(v)}`" for v in rule["enum"])
+    kinds = rule.get("type", "any")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    text = " or ".join("array of " + _words(rule["items"]) if k == "array" and isinstance(
+        rule.get("items"), dict) else k for k in kinds)
+    if "pattern" in rule:
+        text = f"non-empty {text}" if rule["pattern"] == "\\S" else f"{text} matching `{rule['pattern']}`"
+    if "minimum" in rule:
+        text += f" >= {rule['minimum']}"
+    return text
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _requests_table() -> str:
+    rows = ["| request | fields | reply |", "|---|---|---|"]
+    for kind, name in requests().items():
+        d = definition(name)
+        what, _, reply = d.get("description", "").partition("Reply: ")
+        fields = []
+        for field, rule in d["properties"].items():
+            if field in ("type", "id"):
+                continue
+            text = f"`{field}`: {_words(rule)}"
+            if field not in d.get("required", ()):
+                text += ", optional" + (f", default {json.dumps(rule['default'])}"
+                                        if "default" in rule else "")
+            if rule.get("description"):
+                text += f" ({rule['description'].rstrip('.')})"
+            fields.append(text)
+        reply = reply.rstrip(".") + (f" ({what.strip().rstrip('.')})" if what.strip() else "")
+        rows.append(f"| `{kind}` | {_cell('; '.join(fields))} | {_cell(reply)} |")
+    return "\n".join(rows)
+
+
+def _fields_table(name: str) -> str:
+    d = merged(definition(name))
+    rows = [f"`{name}`: {_cell(d.get('description', ''))}", "",
+            "| field | type | |", "|---|---|---|"]
+    for field, rule in d["properties"].items():
+        need = "" if field in d.get("required", ()) else "optional. "
+        rows.append(f"| `{field}` | {_cell(_words(rule))} | "
+                    f"{_cell(need + rule.get('description', ''))} |")
+    return "\n".join(rows)
+
+
+def _message_definitions() -> list:
+    """The messages' definitions and those they refer to, first met first."""
+    seen, todo = [], list(messages().values())
+    while todo:
+        name = todo.pop(0)
+        if name in seen:
+            continue
+        seen.append(name)
+        text = json.dumps(definition(name))
+        todo += re.findall(r'"#/definitions/(\w+)"', text)
+    return seen
+
+
+def docs_blocks() -> dict:
+    """{marker name: markdown} of the tables docs/labextension.md carries."""
+    fields = "\n\n".join(_fields_table(n) for n in _message_definitions()
+                         if "properties" in merged(definition(n)))
+    return {"requests": _requests_table(), "message-fields": fields}
+
+
+def write_docs(text: str) -> str:
+    """`text` (the docs' markdown) with each generated block replaced by what the schema
+    gives now; a ValueError when a block's markers are missing."""
+    for name, block in docs_blocks().items():
+        begin, end = BEGIN.format(name=name), END.format(name=name)
+        if begin not in text or end not in text:
+            raise ValueError(f"the docs lack the markers of {name}: {begin} ... {end}")
+        head, rest = text.split(begin, 1)
+        _, tail = rest.split(end, 1)
+        text = f"{head}{begin}\n{block}\n{end}{tail}"
+    return text
+
+
+if __name__ == "__main__":
+    import sys
+
+    if len(sys.argv) != 2:
+        sys.exit("usage: python -m jxkernel.notebook.protocol docs/labextension.md")
+    path = Path(sys.argv[1])
+    path.write_text(write_docs(path.read_text(encoding="utf-8")), encoding="utf-8")

@@ -1,19 +1,60 @@
 /**
- * The Compilations panel: a filterable, virtualized list of compilation events, newest first.
- * Only the rows in view exist in the DOM (fixed row height in a scroll container), so 10,000
- * events cost what 40 do. Keyboard: Tab to the filter, the buttons and the list; in the list
+ * The Compilations panel: a filterable, virtualized list of the compilations of the user's
+ * functions, newest first, then the eager operations and jxkernel's own functions the kernel
+ * grouped (`others` of the compilations message: one row per primitive or function, with a
+ * count and the user's lines that ran it), under a heading per kind. Only the rows in view
+ * exist in the DOM (fixed heights per kind of row in a scroll container), so 10,000 events
+ * cost what 40 do. Keyboard: Tab to the filter, the buttons and the list; in the list
  * ArrowUp/ArrowDown/PageUp/PageDown/Home/End select, Enter shows the event's cell,
  * Space toggles "fail on recompile" for its function.
  */
 import { Widget } from '@lumino/widgets';
 
 import { el } from './dom';
-import { ICompileEvent } from './protocol';
+import { ICompileEvent, IOtherGroup } from './protocol';
 
 // Three lines per event (function and cache; what changed; the timings), so each stays readable
 // in JupyterLab's default-width sidebar instead of being squeezed into a column of a table.
 export const ROW_HEIGHT = 58; // px; style/base.css sets the same height
+export const HEADING_HEIGHT = 26; // px: a heading above the grouped eager/internal rows
+export const GROUP_HEIGHT = 40; // px: two lines per group (name and count; where and how long)
 const OVERSCAN = 8;
+
+/** The headings of the groups the user cannot change, by origin. */
+export const OTHER_TITLES: { [origin: string]: string } = {
+  eager: 'eager operations (one primitive run outside jit, per operand types)',
+  internal: "jxkernel's own functions, compiled for your calls"
+};
+
+/** A row of the list: an event of the user's, a heading, or a group of eager/internal work. */
+export type Item =
+  | { kind: 'event'; event: ICompileEvent }
+  | { kind: 'heading'; origin: string; count: number }
+  | { kind: 'group'; group: IOtherGroup };
+
+const HEIGHTS = { event: ROW_HEIGHT, heading: HEADING_HEIGHT, group: GROUP_HEIGHT };
+
+/** Whether an event is the user's (an event without `origin`, from an older kernel, is). */
+export function isUsers(e: ICompileEvent): boolean {
+  return (e.origin ?? 'user') === 'user';
+}
+
+/**
+ * The list's rows: the user's events (given newest first), then per origin a heading and its
+ * groups, as the kernel sent them.
+ */
+export function items(events: readonly ICompileEvent[], others: readonly IOtherGroup[]): Item[] {
+  const out: Item[] = events.map(event => ({ kind: 'event' as const, event }));
+  for (const origin of Object.keys(OTHER_TITLES)) {
+    const groups = others.filter(g => g.origin === origin);
+    if (groups.length) {
+      const count = groups.reduce((n, g) => n + g.count, 0);
+      out.push({ kind: 'heading', origin, count });
+      out.push(...groups.map(group => ({ kind: 'group' as const, group })));
+    }
+  }
+  return out;
+}
 
 export interface IPanelCallbacks {
   open(event: ICompileEvent): void;
@@ -80,9 +121,16 @@ export class CompilationsPanel extends Widget {
     this.node.append(toolbar, this._summary, legend, this._list);
   }
 
-  /** The events (oldest first, as received), the function keys that fail on recompile. */
-  setData(events: readonly ICompileEvent[], failKeys: readonly string[], note: string): void {
+  /** The events (oldest first, as received), the kernel's grouped eager/internal work, the
+   * function keys that fail on recompile. */
+  setData(
+    events: readonly ICompileEvent[],
+    others: readonly IOtherGroup[],
+    failKeys: readonly string[],
+    note: string
+  ): void {
     this._events = events;
+    this._others = others;
     this._failKeys = new Set(failKeys);
     this._note = note;
     this._refilter();
@@ -99,21 +147,38 @@ export class CompilationsPanel extends Widget {
   private _refilter(): void {
     const needle = this._filter.value.trim().toLowerCase();
     const shown: ICompileEvent[] = [];
+    const mine: ICompileEvent[] = [];
+    let users = 0;
     for (let i = this._events.length - 1; i >= 0; i--) {
       const e = this._events[i];
       if (!needle || this._haystack(e).includes(needle)) {
         shown.push(e);
+        if (isUsers(e)) {
+          mine.push(e);
+        }
       }
+      users += isUsers(e) ? 1 : 0;
     }
+    const others = this._others.filter(
+      g => !needle || `${g.name}\u0000${g.origin}\u0000${g.sites.join(' ')}`.toLowerCase().includes(needle)
+    );
     this._shown = shown;
-    if (this._selected >= shown.length) {
-      this._selected = shown.length - 1;
+    this._items = items(mine, others);
+    this._tops = [];
+    let top = 0;
+    for (const item of this._items) {
+      this._tops.push(top);
+      top += HEIGHTS[item.kind];
     }
-    const total = this._events.length;
+    if (this._selected >= this._items.length) {
+      this._selected = this._items.length - 1;
+    }
+    const total = this._others.reduce((n, g) => n + g.count, 0);
+    const apart = total ? ` · +${total} eager/internal` : '';
+    const what = `compilation${users === 1 ? '' : 's'} of your functions`;
     this._summary.textContent =
-      this._note ||
-      (needle ? `${shown.length} of ${total} compilations` : `${total} compilations`);
-    this._spacer.style.height = `${shown.length * ROW_HEIGHT}px`;
+      this._note || (needle ? `${mine.length} of ${users} ${what}${apart}` : `${users} ${what}${apart}`);
+    this._spacer.style.height = `${top}px`;
     this._schedule();
   }
 
@@ -137,32 +202,82 @@ export class CompilationsPanel extends Widget {
     }
   }
 
+  /** The index of the row at `y` px from the list's top. */
+  private _at(y: number): number {
+    let lo = 0;
+    let hi = this._tops.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this._tops[mid] <= y) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return Math.max(0, lo);
+  }
+
   /** Draws the rows in view (and a few around them). */
   private _render(): void {
     const top = this._list.scrollTop;
     const height = this._list.clientHeight || ROW_HEIGHT * 20;
-    const first = Math.max(0, Math.floor(top / ROW_HEIGHT) - OVERSCAN);
-    const last = Math.min(this._shown.length, Math.ceil((top + height) / ROW_HEIGHT) + OVERSCAN);
+    const first = Math.max(0, this._at(top) - OVERSCAN);
+    const last = Math.min(this._items.length, this._at(top + height) + 1 + OVERSCAN);
     const rows: HTMLElement[] = [];
     for (let i = first; i < last; i++) {
       rows.push(this._row(i));
     }
     this._spacer.replaceChildren(...rows);
-    const selected = this._shown[this._selected];
-    if (selected && this._selected >= first && this._selected < last) {
-      this._list.setAttribute('aria-activedescendant', `${this.id}-row-${selected.seq}`);
+    if (this._selected >= first && this._selected < last) {
+      this._list.setAttribute('aria-activedescendant', this._rowId(this._selected));
     } else {
       this._list.removeAttribute('aria-activedescendant');
     }
   }
 
+  private _rowId(index: number): string {
+    const item = this._items[index];
+    return item.kind === 'event' ? `${this.id}-row-${item.event.seq}` : `${this.id}-item-${index}`;
+  }
+
   private _row(index: number): HTMLElement {
-    const e = this._shown[index];
-    const row = el('div', 'jx-Compilations-row');
-    row.id = `${this.id}-row-${e.seq}`;
+    const item = this._items[index];
+    if (item.kind === 'event') {
+      return this._eventRow(index, item.event);
+    }
+    const row =
+      item.kind === 'heading'
+        ? el('div', 'jx-Compilations-heading', `${item.count} × ${OTHER_TITLES[item.origin]}`)
+        : this._groupRow(item.group);
+    row.id = this._rowId(index);
     row.setAttribute('role', 'option');
     row.setAttribute('aria-selected', String(index === this._selected));
-    row.style.top = `${index * ROW_HEIGHT}px`;
+    row.style.top = `${this._tops[index]}px`;
+    row.addEventListener('click', () => this._select(index));
+    return row;
+  }
+
+  private _groupRow(g: IOtherGroup): HTMLElement {
+    const row = el('div', 'jx-Compilations-group');
+    row.dataset.origin = g.origin;
+    const where = g.sites.length ? `at ${g.sites.join(', ')}` : 'outside your cells';
+    row.title =
+      `${g.name}: ${g.count} compilation${g.count === 1 ? '' : 's'} of ` +
+      `${OTHER_TITLES[g.origin] ?? g.origin}, ${where}; ${ms(g.compile_ms)} ms in all`;
+    row.append(
+      el('span', 'jx-col-function', g.name),
+      el('span', 'jx-col-count', `×${g.count}`),
+      el('span', 'jx-col-ms', `${where} · ${ms(g.compile_ms)} ms`)
+    );
+    return row;
+  }
+
+  private _eventRow(index: number, e: ICompileEvent): HTMLElement {
+    const row = el('div', 'jx-Compilations-row');
+    row.id = this._rowId(index);
+    row.setAttribute('role', 'option');
+    row.setAttribute('aria-selected', String(index === this._selected));
+    row.style.top = `${this._tops[index]}px`;
     row.dataset.cache = e.cache;
     row.title =
       `${e.function_key}\n${e.source ?? 'no source'}` +
@@ -200,16 +315,17 @@ export class CompilationsPanel extends Widget {
   }
 
   private _select(index: number): void {
-    if (this._shown.length === 0) {
+    if (this._items.length === 0) {
       return;
     }
-    this._selected = Math.max(0, Math.min(this._shown.length - 1, index));
-    const rowTop = this._selected * ROW_HEIGHT;
+    this._selected = Math.max(0, Math.min(this._items.length - 1, index));
+    const rowTop = this._tops[this._selected];
+    const rowHeight = HEIGHTS[this._items[this._selected].kind];
     const list = this._list;
     if (rowTop < list.scrollTop) {
       list.scrollTop = rowTop;
-    } else if (rowTop + ROW_HEIGHT > list.scrollTop + list.clientHeight) {
-      list.scrollTop = rowTop + ROW_HEIGHT - list.clientHeight;
+    } else if (rowTop + rowHeight > list.scrollTop + list.clientHeight) {
+      list.scrollTop = rowTop + rowHeight - list.clientHeight;
     }
     this._schedule();
   }
@@ -222,9 +338,10 @@ export class CompilationsPanel extends Widget {
       PageDown: this._selected + page,
       PageUp: this._selected - page,
       Home: 0,
-      End: this._shown.length - 1
+      End: this._items.length - 1
     };
-    const event = this._shown[this._selected];
+    const item = this._items[this._selected];
+    const event = item?.kind === 'event' ? item.event : undefined;
     if (e.key in moves) {
       this._select(moves[e.key]);
     } else if (e.key === 'Enter' && event) {
@@ -243,7 +360,10 @@ export class CompilationsPanel extends Widget {
   private _list: HTMLElement;
   private _spacer: HTMLElement;
   private _events: readonly ICompileEvent[] = [];
-  private _shown: ICompileEvent[] = [];
+  private _others: readonly IOtherGroup[] = [];
+  private _shown: ICompileEvent[] = []; // every origin's, for the export
+  private _items: Item[] = [];
+  private _tops: number[] = [];
   private _failKeys = new Set<string>();
   private _note = '';
   private _selected = -1;

@@ -10,10 +10,12 @@ import {
   COMM_TARGET,
   ICompilations,
   ICompileEvent,
+  IOtherGroup,
   IState,
   KernelMessage as JxMessage,
   PROTOCOL_VERSION,
-  Request
+  Request,
+  validateMessage
 } from './protocol';
 
 /** Where the link stands. */
@@ -69,6 +71,11 @@ export class JxConnection {
     return this._events;
   }
 
+  /** The kernel's eager operations and jxkernel functions, grouped (the last `others`). */
+  get others(): readonly IOtherGroup[] {
+    return this._others;
+  }
+
   get isDisposed(): boolean {
     return this._disposed;
   }
@@ -114,7 +121,7 @@ export class JxConnection {
       return;
     }
     this._comm = comm;
-    comm.onMsg = msg => this._onMessage(msg.content.data as unknown as JxMessage);
+    comm.onMsg = msg => this._onMessage(msg.content.data);
     comm.onClose = () => {
       if (this._comm === comm) {
         this._comm = null;
@@ -177,13 +184,24 @@ export class JxConnection {
   async clearCompilations(): Promise<void> {
     await this.request({ type: 'clear_compilations' });
     this._events = [];
+    this._others = [];
     this._eventsChanged.emit();
   }
 
-  private _onMessage(msg: JxMessage): void {
-    if (!msg || typeof msg !== 'object') {
+  /** A message from the kernel: checked against the protocol's schema before it is used. */
+  private _onMessage(data: unknown): void {
+    const wrong = validateMessage(data);
+    if (wrong) {
+      console.warn(`jxkernel: ignoring a malformed message from the kernel: ${wrong}`, data);
+      const id = (data as { id?: unknown } | null)?.id;
+      const pending = typeof id === 'number' ? this._pending.get(id) : undefined;
+      if (pending) {
+        this._pending.delete(id as number);
+        pending.reject(new Error(`the kernel's reply is malformed: ${wrong}`));
+      }
       return;
     }
+    const msg = data as JxMessage;
     const pending = msg.id !== undefined ? this._pending.get(msg.id) : undefined;
     if (pending) {
       this._pending.delete(msg.id!);
@@ -222,7 +240,12 @@ export class JxConnection {
     }
     const fresh = msg.events.filter(e => e.seq >= this._next);
     this._next = Math.max(this._next, msg.next);
+    const othersChanged = JSON.stringify(msg.others) !== JSON.stringify(this._others);
+    this._others = msg.others;
     if (fresh.length === 0) {
+      if (othersChanged) {
+        this._eventsChanged.emit();
+      }
       return;
     }
     this._events = this._events.concat(fresh);
@@ -263,6 +286,7 @@ export class JxConnection {
   private _resetKernelData(): void {
     this._state = null;
     this._events = [];
+    this._others = [];
     this._next = 0;
     this._eventsChanged.emit();
   }
@@ -302,6 +326,7 @@ export class JxConnection {
   private _status: LinkStatus = 'no-kernel';
   private _state: IState | null = null;
   private _events: ICompileEvent[] = [];
+  private _others: readonly IOtherGroup[] = [];
   private _next = 0;
   private _lastId = 0;
   private _pending = new Map<number, IPending>();

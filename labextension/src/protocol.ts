@@ -1,6 +1,7 @@
 /**
  * The protocol spoken with jxkernel/notebook/comm.py (docs/labextension.md, "Protocol"): the
- * comm messages and the MIME bundles. Types only: nothing here runs.
+ * comm messages and the MIME bundles: their types, and the runtime check of a message from the
+ * kernel (`validateMessage`), both generated from the schema.
  *
  * The types are generated from the protocol's one schema, jxkernel/notebook/protocol.schema.json,
  * into protocol.generated.ts (`npm run gen:protocol`, run by `npm run build`); this file gives
@@ -32,6 +33,8 @@ import type {
   Literal,
   MemoryBundle,
   MemoryRow,
+  Origin,
+  OtherGroup,
   Phase,
   ProfileBundle,
   Protocol,
@@ -50,6 +53,7 @@ import type {
 } from './protocol.generated';
 
 export type { Atom, Protocol } from './protocol.generated';
+export { validateMessage } from './protocol.generated';
 
 export const COMM_TARGET = 'jxkernel';
 export const PROTOCOL_VERSION = 1;
@@ -58,6 +62,8 @@ export const PROTOCOL_VERSION = 1;
 export type IBackend = Backend;
 export type IState = StateMessage;
 export type ICompileEvent = CompileEvent;
+export type IOrigin = Origin;
+export type IOtherGroup = OtherGroup;
 export type ICompilations = CompilationsMessage;
 export type IErrorMessage = ErrorMessage;
 export type KernelMessage = Protocol['messages'][keyof Protocol['messages']];

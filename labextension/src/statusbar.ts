@@ -1,6 +1,8 @@
 /**
  * The status bar item for the active notebook's kernel:
- * "jx · cpu:0 (4 devices) · 12 compiles, 40 hits" when jxkernel is loaded (click: the backend menu),
+ * "jx · cpu:0 (4 devices) · 12 compiles, 40 hits · +41 eager/internal" when jxkernel is loaded
+ * (the user's functions counted, eager operations and jxkernel's own functions apart; click:
+ * the backend menu),
  * "jx · not loaded" when it is not (click: run `%load_ext jxkernel` silently and reconnect).
  */
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
@@ -19,10 +21,17 @@ export function describe(connection: JxConnection | null): [string, string] {
     case 'connected': {
       const s = connection!.state!;
       const devices = `${s.device_count} device${s.device_count === 1 ? '' : 's'}`;
+      // the user's functions counted; eager operations and jxkernel's own functions apart
+      const others = s.other_compiles > 0 ? ` · +${s.other_compiles} eager/internal` : '';
       return [
-        `jx · ${s.device} (${devices}) · ${s.compiles} compiles, ${s.cache_hits} hits`,
-        `jxkernel ${s.jxkernel_version}: compiling for ${s.device}. ${s.compiles} compilations, ` +
-          `${s.cache_hits} cache hits. Click to switch backend or device.`
+        `jx · ${s.device} (${devices}) · ${s.compiles} compiles, ${s.cache_hits} hits${others}`,
+        `jxkernel ${s.jxkernel_version}: compiling for ${s.device}. Your functions: ` +
+          `${s.compiles} compilations, ${s.cache_hits} cache hits` +
+          (s.other_compiles > 0
+            ? `; and ${s.other_compiles} compilations of eager operations and jxkernel's own ` +
+              'functions (the Compilations panel groups them)'
+            : '') +
+          '. Click to switch backend or device.'
       ];
     }
     case 'not-loaded': {

@@ -34,6 +34,8 @@ GENERATED = LAB / "src" / "protocol.generated.ts"
 # One bundle of each kind, as the kernel wrote it, for the TypeScript views' tests
 # (labextension/test/views.test.ts); JXKERNEL_WRITE_FIXTURES=1 records it anew.
 FIXTURE = LAB / "test" / "bundles.json"
+# One message of each type the kernel sent, for the runtime checks' tests (protocol.test.ts).
+MESSAGES = LAB / "test" / "messages.json"
 
 # The protocol's integers are JSON integers: not 1.0, not true (jsonschema takes both).
 Validator = jsonschema.validators.extend(
@@ -81,6 +83,15 @@ def test_the_schema_is_a_draft_7_schema_and_every_table_entry_is_defined():
         "jaxpr", "traced", "hlo", "compilations", "explain", "stepper", "error", "jaxprdiff",
         "profile", "memory", "report", "guard", "sharding")}
     check_docstring_examples("jxkernel.notebook.protocol")
+
+
+def test_the_docs_tables_are_what_the_schema_gives():
+    docs = Path(locations.ROOT) / "docs" / "labextension.md"
+    text = docs.read_text(encoding="utf-8")
+    assert protocol.write_docs(text) == text, (
+        "docs/labextension.md's protocol tables are stale: "
+        "python -m jxkernel.notebook.protocol docs/labextension.md")
+    assert "| `set_backend` |" in text and "| `other_compiles` | integer |" in text
 
 
 def test_compile_event_is_a_report_event_and_more():
@@ -226,6 +237,18 @@ def test_every_message_the_kernel_sends_matches_the_schema(notebook):
     assert set(kinds) == set(protocol.messages()), kinds       # pushed and replies, all kinds
     for message in comm.sent:
         assert_matches(protocol.messages()[message["type"]], message)
+    if os.environ.get("JXKERNEL_WRITE_FIXTURES") == "1":
+        # the compilations message with eager and internal groups, the state after it
+        first = {}
+        for message in comm.sent:
+            if message["type"] != "compilations" or message["others"]:
+                first.setdefault(message["type"], message)
+        MESSAGES.write_text(json.dumps(first, indent=1, ensure_ascii=False) + "\n",
+                            encoding="utf-8")
+    recorded = json.loads(MESSAGES.read_text(encoding="utf-8"))
+    assert sorted(recorded) == sorted(protocol.messages())
+    for kind, message in recorded.items():
+        assert_matches(protocol.messages()[kind], message)
 
 
 def test_a_collective_matches_the_schema():
