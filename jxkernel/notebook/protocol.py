@@ -89,6 +89,16 @@ def bundles() -> dict:
     return _table("bundles")
 
 
+def mime_type(name: str) -> str:
+    """The MIME type of bundle definition `name`, from the schema's table.
+
+        >>> mime_type("JaxprBundle")
+        'application/vnd.jxkernel.jaxpr+json'
+    """
+    (found,) = [mime for mime, d in bundles().items() if d == name]
+    return found
+
+
 # ------------------------------------------------------------------ checking a request
 def json_type(value) -> str:
     """How the frontend would name the type it sent."""

@@ -20,10 +20,15 @@ export const HEADING_HEIGHT = 26; // px: a heading above the grouped eager/inter
 export const GROUP_HEIGHT = 40; // px: two lines per group (name and count; where and how long)
 const OVERSCAN = 8;
 
-/** The headings of the groups the user cannot change, by origin. */
+/** The headings of the groups the user cannot change, by origin (short: the sidebar is
+ * narrow), and what they are (the heading's tooltip). */
 export const OTHER_TITLES: { [origin: string]: string } = {
-  eager: 'eager operations (one primitive run outside jit, per operand types)',
-  internal: "jxkernel's own functions, compiled for your calls"
+  eager: 'eager operations',
+  internal: "jxkernel's own functions"
+};
+const OTHER_HINTS: { [origin: string]: string } = {
+  eager: 'one primitive run outside jit, compiled once per operand types and parameters',
+  internal: "jxkernel's jitted helpers (random's samplers, jnp's functions), compiled for your calls"
 };
 
 /** A row of the list: an event of the user's, a heading, or a group of eager/internal work. */
@@ -245,10 +250,14 @@ export class CompilationsPanel extends Widget {
     if (item.kind === 'event') {
       return this._eventRow(index, item.event);
     }
-    const row =
-      item.kind === 'heading'
-        ? el('div', 'jx-Compilations-heading', `${item.count} × ${OTHER_TITLES[item.origin]}`)
-        : this._groupRow(item.group);
+    let row: HTMLElement;
+    if (item.kind === 'heading') {
+      const compiles = `${item.count} compile${item.count === 1 ? '' : 's'}`;
+      row = el('div', 'jx-Compilations-heading', `${OTHER_TITLES[item.origin]} · ${compiles}`);
+      row.title = `${compiles} of ${OTHER_TITLES[item.origin]}: ${OTHER_HINTS[item.origin]}. Not yours to change; grouped per primitive or function, with the lines of yours that ran them.`;
+    } else {
+      row = this._groupRow(item.group);
+    }
     row.id = this._rowId(index);
     row.setAttribute('role', 'option');
     row.setAttribute('aria-selected', String(index === this._selected));

@@ -48,7 +48,7 @@ PANEL = "#jxkernel-compilations"
 ROWS = f"{PANEL} .jx-Compilations-spacer > .jx-Compilations-row"
 
 # The notebook the status bar and Compilations tests share (a.ipynb), by cell index.
-SETUP, SHOW_BACKEND, COMPILE, RECOMPILE, CALL, MANY = range(6)
+SETUP, SHOW_BACKEND, COMPILE, RECOMPILE, CALL, MANY, MLP = range(7)
 NOTEBOOK_A = [
     "import jxkernel as jax, jxkernel.numpy as jnp",
     "%jxbackend",
@@ -62,6 +62,15 @@ NOTEBOOK_A = [
     "for i in range(10_000):\n"
     "    compile_log.record(compile_log.CompileEvent(f'fn{i}', None, (('x', f'f32[{i}]'),),\n"
     "        f'synthetic {i}', Phases(1e-4, 1e-4, 1e-3, 'compiled'), 'cpu'))",
+    # an MLP: jax.random's samplers (jxkernel's own functions), eager operations, and the
+    # user's jitted predict, compiled again for a new batch size
+    "key = jax.random.PRNGKey(0)\nk1, k2 = jax.random.split(key)\n"
+    "params = [(jax.random.normal(k1, (4, 8)) * 0.1, jnp.zeros(8)),\n"
+    "          (jax.random.normal(k2, (8, 2)) * 0.1, jnp.zeros(2))]\n\n"
+    "def mlp(params, x):\n    for w, b in params[:-1]:\n        x = jnp.tanh(x @ w + b)\n"
+    "    w, b = params[-1]\n    return x @ w + b\n\n"
+    "predict = jax.jit(mlp)\npredict(params, jnp.ones((3, 4))).shape\n"
+    "predict(params, jnp.ones((5, 4))).shape",
 ]
 # The notebook whose saved views must render without its kernel (b.ipynb), by cell index.
 DEFINE, JAXPR, TRACED, HLO, COMPILES = range(5)
@@ -272,7 +281,8 @@ def test_status_bar_loads_jxkernel(lab, request):
     shot(lab, request, "1-not-loaded")
     item.click()
     wait_connected(lab)
-    expect(item).to_have_text(re.compile(r"^jx · cpu:0 \(2 devices\) · \d+ compiles, \d+ hits$"))
+    expect(item).to_have_text(re.compile(
+        r"^jx · cpu:0 \(2 devices\) · \d+ compiles, \d+ hits( · \+\d+ eager/internal)?$"))
     assert "cpu:0" in item.get_attribute("title")
     shot(lab, request, "2-loaded")
 
@@ -391,7 +401,7 @@ def test_panel_with_the_keyboard_only(lab, request):
     lab.locator(f"{PANEL} .jx-Compilations-filter").fill("first call")
     expect(lab.locator(ROWS)).to_have_count(1)
     expect(lab.locator(f"{PANEL} .jx-Compilations-summary")).to_have_text(
-        re.compile(r"^1 of \d+ compilations$"))
+        re.compile(r"^1 of \d+ compilations of your functions( · \+\d+ eager/internal)?$"))
     shot(lab, request, "2-filtered")
     lab.locator(f"{PANEL} .jx-Compilations-filter").fill("")
     expect(lab.locator(ROWS, has_text="f32[3] -> f32[4]")).to_have_count(1)
@@ -511,7 +521,7 @@ def test_ten_thousand_events(lab, request):
     wait_connected(lab)
     run_cell(lab, MANY)
     summary = lab.locator(f"{PANEL} .jx-Compilations-summary")
-    expect(summary).to_have_text("10000 compilations")
+    expect(summary).to_have_text("10000 compilations of your functions")
     expect(lab.locator(ROWS).first.locator(".jx-col-function")).to_have_text("fn9999")
     in_page = lab.locator(ROWS).count()
     assert 0 < in_page <= 60, f"{in_page} rows in the page for 10,000 events"
@@ -524,11 +534,47 @@ def test_ten_thousand_events(lab, request):
     shot(lab, request, "1-scrolled-to-oldest")
     lab.locator(f"{PANEL} .jx-Compilations-filter").fill("synthetic 5000")
     expect(lab.locator(ROWS)).to_have_count(1)
-    expect(summary).to_have_text("1 of 10000 compilations")
+    expect(summary).to_have_text("1 of 10000 compilations of your functions")
     lab.locator(f"{PANEL} .jx-Compilations-filter").fill("")
     lab.locator(f"{PANEL} .jx-Compilations-button", has_text="Clear").click()
-    expect(summary).to_have_text("0 compilations")
+    expect(summary).to_have_text("0 compilations of your functions")
     expect(status_item(lab)).to_have_text(re.compile(r"· 0 compiles"))
+
+
+def test_the_users_functions_apart_from_eager_and_internal_work(lab, request):
+    """After an MLP (random's samplers: jxkernel's own functions; eager operations; the user's
+    jitted predict compiled twice), the status bar counts predict's 2 compiles and the rest
+    apart ("+N eager/internal"); the panel lists predict's compilations first, then the eager
+    operations and jxkernel's functions grouped, one row per primitive or function with a
+    count, under a heading each."""
+    wait_connected(lab)
+    run_cell(lab, MLP)
+    expect(output(lab, MLP).first).to_contain_text("(5, 2)")
+    item = status_item(lab)
+    expect(item).to_have_text(re.compile(r"· 2 compiles, \d+ hits · \+[1-9]\d* eager/internal$"))
+    assert "eager operations and jxkernel's own functions" in item.get_attribute("title")
+    summary = lab.locator(f"{PANEL} .jx-Compilations-summary")
+    expect(summary).to_have_text(re.compile(r"^2 compilations of your functions · \+[1-9]\d* eager/internal$"))
+    extra = int(re.search(r"\+(\d+)", summary.inner_text())[1])
+    assert f"+{extra} eager/internal" in item.inner_text()
+    rows = lab.locator(ROWS)
+    expect(rows).to_have_count(2)
+    expect(rows.nth(0).locator(".jx-col-reason")).to_contain_text("f32[3,4] -> f32[5,4]")
+    expect(rows.nth(1).locator(".jx-col-reason")).to_have_text("first call")
+    headings = lab.locator(f"{PANEL} .jx-Compilations-heading")
+    expect(headings.first).to_contain_text("eager operations")
+    expect(headings.last).to_contain_text("jxkernel's own functions")
+    groups = lab.locator(f"{PANEL} .jx-Compilations-group")
+    counts = [int(groups.nth(i).locator(".jx-col-count").inner_text().lstrip("×"))
+              for i in range(groups.count())]
+    assert sum(counts) == extra, counts
+    # below the user's rows: every heading and group is lower on the page than predict's
+    last_row = rows.nth(1).bounding_box()
+    assert headings.first.bounding_box()["y"] >= last_row["y"] + last_row["height"] - 1
+    expect(groups.first.locator(".jx-col-ms")).to_contain_text("at In[")
+    shot(lab, request, "1-mlp")
+    shot_view(lab.locator(PANEL), request, "2-panel")
+    shot_view(item, request, "3-status")
 
 
 def assert_def_use_highlight(view, page, request, step):

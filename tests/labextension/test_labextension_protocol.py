@@ -85,6 +85,19 @@ def test_the_schema_is_a_draft_7_schema_and_every_table_entry_is_defined():
     check_docstring_examples("jxkernel.notebook.protocol")
 
 
+def test_every_mime_type_the_python_code_names_is_in_the_schema():
+    """The schema's bundle table is where a MIME type is defined: a literal in the package that
+    is not one of its keys (a typo, a bundle never added to the schema) fails here."""
+    package = Path(locations.ROOT) / "jxkernel"
+    named = {}
+    for path in package.rglob("*.py"):
+        for mime in re.findall(r"application/vnd\.jxkernel\.[\w.-]+\+json", path.read_text("utf-8")):
+            named.setdefault(mime, path.relative_to(package).as_posix())
+    unknown = {m: where for m, where in named.items() if m not in protocol.bundles()}
+    assert not unknown, f"MIME types not in protocol.schema.json's bundles: {unknown}"
+    assert protocol.mime_type("CompilationsBundle") == "application/vnd.jxkernel.compilations+json"
+
+
 def test_the_docs_tables_are_what_the_schema_gives():
     docs = Path(locations.ROOT) / "docs" / "labextension.md"
     text = docs.read_text(encoding="utf-8")

@@ -15,7 +15,8 @@ import anywidget
 import traitlets
 
 from ..display import esc
-from ...views.views_json import TRACED_MIME, traced_bundle
+from ...views.views_json import traced_bundle
+from ..protocol import mime_type
 from ._fallback import TextFallback
 
 _HERE = pathlib.Path(__file__).parent
@@ -135,6 +136,6 @@ class CellView(TextFallback, anywidget.AnyWidget):
 
     def _repr_mimebundle_(self, **kwargs):
         data, meta = super()._repr_mimebundle_(**kwargs)
-        data[TRACED_MIME] = traced_bundle(self.label, self.source, self.inputs, self.outputs,
+        data[mime_type("TracedBundle")] = traced_bundle(self.label, self.source, self.inputs, self.outputs,
                                           self.error or None, self._positions, self.first_line)
         return data, meta

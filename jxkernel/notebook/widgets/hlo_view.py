@@ -9,7 +9,8 @@ from __future__ import annotations
 from ...views.hlo_text import collectives
 from ...views.sharding_view import collective_json, collectives_html, collectives_text
 from ..display import esc
-from ...views.views_json import HLO_MIME, hlo_bundle
+from ...views.views_json import hlo_bundle
+from ..protocol import mime_type
 
 # The cost-analysis keys worth a row; XLA adds per-operand ones ("bytes accessed0{}", ...).
 _MAIN_COSTS = ("flops", "transcendentals", "bytes accessed", "optimal_seconds")
@@ -62,7 +63,7 @@ class HloView:
         return {"text/plain": repr(self),
                 "text/html": f"<div><b>HLO of <code>{esc(self.title)}</code></b>{cost}"
                              f"{collectives_html(self.collectives)}{blocks}</div>",
-                HLO_MIME: hlo_bundle(self.title, list(self._sections()), self.cost_rows(),
+                mime_type("HloBundle"): hlo_bundle(self.title, list(self._sections()), self.cost_rows(),
                                      [collective_json(c) for c in self.collectives])}
 
 

@@ -26,6 +26,7 @@ from ...xla import client
 from ...xla.lowering import lower_module
 from ...views import jaxpr_json
 from ..display import esc, source_label
+from ..protocol import mime_type
 from ...views.jaxpr_json import open_jaxpr
 from ._fallback import TextFallback
 
@@ -211,7 +212,7 @@ class JaxprViewer(TextFallback, anywidget.AnyWidget):
         """The widget, its text and HTML fallbacks, and the jaxpr as JSON for the JupyterLab
         extension (kept in a saved notebook)."""
         data, meta = super()._repr_mimebundle_(**kwargs)
-        data[jaxpr_json.MIME] = jaxpr_json.jaxpr_bundle(self.jaxpr, self.title or self.name)
+        data[mime_type("JaxprBundle")] = jaxpr_json.jaxpr_bundle(self.jaxpr, self.title or self.name)
         return data, meta
 
     # fallbacks

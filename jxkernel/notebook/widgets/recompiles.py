@@ -24,7 +24,8 @@ from ...views import compile_log
 from ...views.compile_report import changes_html
 from ..compile_notes import grouped
 from ..display import esc
-from ...views.views_json import COMPILATIONS_MIME, compilations_bundle
+from ...views.views_json import compilations_bundle
+from ..protocol import mime_type
 from ._fallback import TextFallback
 
 YOURS = "(your functions)"
@@ -265,6 +266,6 @@ class RecompileLog(TextFallback, w.VBox):
         data, meta = super()._repr_mimebundle_(**kwargs)
         chosen = self.filter.value
         shown = self.shown()
-        data[COMPILATIONS_MIME] = compilations_bundle(
+        data[mime_type("CompilationsBundle")] = compilations_bundle(
             shown, title="" if chosen in (None, ALL, YOURS) else chosen)
         return data, meta

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import ipywidgets as w
 
-from ...views.stepper import MIME, Stepper
+from ...views.stepper import Stepper
+from ..protocol import mime_type
 from ..display import esc
 from ._fallback import TextFallback
 
@@ -57,7 +58,7 @@ class StepperControls(TextFallback, w.VBox):
 
     def _repr_mimebundle_(self, **kwargs):
         data, meta = super()._repr_mimebundle_(**kwargs)
-        data[MIME] = self.stepper.to_json()
+        data[mime_type("StepperBundle")] = self.stepper.to_json()
         return data, meta
 
     def text_repr(self) -> str:
