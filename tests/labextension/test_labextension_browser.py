@@ -64,6 +64,7 @@ NOTEBOOK_A = [
     "        f'synthetic {i}', Phases(1e-4, 1e-4, 1e-3, 'compiled'), 'cpu'))",
     # an MLP: jax.random's samplers (jxkernel's own functions), eager operations, and the
     # user's jitted predict, compiled again for a new batch size
+    "import jxkernel as jax, jxkernel.numpy as jnp\n"
     "key = jax.random.PRNGKey(0)\nk1, k2 = jax.random.split(key)\n"
     "params = [(jax.random.normal(k1, (4, 8)) * 0.1, jnp.zeros(8)),\n"
     "          (jax.random.normal(k2, (8, 2)) * 0.1, jnp.zeros(2))]\n\n"
@@ -549,6 +550,8 @@ def test_the_users_functions_apart_from_eager_and_internal_work(lab, request):
     count, under a heading each."""
     wait_connected(lab)
     run_cell(lab, MLP)
+    palette(lab, "jxkernel: Open Compilations panel")
+    expect(lab.locator(PANEL)).to_be_visible()
     expect(output(lab, MLP).first).to_contain_text("(5, 2)")
     item = status_item(lab)
     expect(item).to_have_text(re.compile(r"· 2 compiles, \d+ hits · \+[1-9]\d* eager/internal$"))
@@ -575,6 +578,18 @@ def test_the_users_functions_apart_from_eager_and_internal_work(lab, request):
     shot(lab, request, "1-mlp")
     shot_view(lab.locator(PANEL), request, "2-panel")
     shot_view(item, request, "3-status")
+    # the headings and groups are readable in the dark theme too
+    palette(lab, "Use Theme: JupyterLab Dark")
+    expect(lab.locator("body")).to_have_attribute("data-jp-theme-light", "false")
+    try:
+        assert_readable(lab.locator(PANEL), 3.0, "the grouped Compilations panel")
+        assert_readable(headings.first, 3.0, "a group heading")
+        expect(lab.locator(".jp-ModalCommandPalette")).to_be_hidden()
+        lab.wait_for_timeout(500)               # the palette's backdrop fades out
+        shot_view(lab.locator(PANEL), request, "4-panel-dark")
+    finally:
+        palette(lab, "Use Theme: JupyterLab Light")
+        expect(lab.locator("body")).to_have_attribute("data-jp-theme-light", "true")
 
 
 def assert_def_use_highlight(view, page, request, step):
