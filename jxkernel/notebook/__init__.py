@@ -28,8 +28,11 @@ from .report import report
 from ..core.lazy_names import module_aliases
 from ..views.stepper import step
 
-# `jxkernel.notebook.stepper.controls(s)`: the stepper's buttons (ipywidgets, on first use)
-module_aliases(__name__, {"stepper": "jxkernel.notebook.widgets.stepper_controls"})
+# `jxkernel.notebook.stepper.controls(s)`: the stepper's buttons (ipywidgets, on first use);
+# the error cards and the jaxpr diff, documented here for scripts before they moved to views/
+module_aliases(__name__, {"stepper": "jxkernel.notebook.widgets.stepper_controls",
+                          "error_cards": "jxkernel.views.error_cards",
+                          "jaxpr_diff": "jxkernel.views.jaxpr_diff"})
 
 _states: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # shell -> State
 

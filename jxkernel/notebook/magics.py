@@ -16,6 +16,7 @@ from IPython.core.magic import (Magics, cell_magic, line_cell_magic, line_magic,
                                 needs_local_scope, no_var_expand)
 
 from ..views import compile_log
+from ..views.jaxpr_diff import jaxpr_diff, split_expressions
 from ..tree_util import tree_leaves
 from ..core.config import config
 from ..xla import client
@@ -25,7 +26,6 @@ from . import cell_origins, compile_notes, funcview, timeit
 from .display import Note, cell_name, show
 from .tracebacks import show_card
 from .guard import set_guard
-from .jaxpr_diff import jaxpr_diff, split_expressions
 from .program import CellError, CellProgram, describe_output, error_view_data
 
 # The widgets (anywidget), the explainer, the phase timing and the session report are imported
@@ -649,7 +649,8 @@ class JxMagics(Magics):
         """The session's compilations with what changed and the fix, cache hits and misses
         per function, and timings: shown, or written to FILE as HTML (self-contained,
         readable without JavaScript) or JSON. In a script: jxkernel.compile_report.report()."""
-        from .report import ReportView, format_for, report  # loads on first %jxreport
+        from ..views.compile_report import ReportView  # loads on first %jxreport
+        from .report import format_for, report
         args = ma.parse_argstring(self.jxreport, line)
         if args.file is None:
             return ReportView()

@@ -38,6 +38,7 @@ from . import compile_log
 from ..core.compile_log import USER
 from ..core.config import config
 from ..xla import client
+from .rich_view import RichView
 
 REPORT_MIME = "application/vnd.jxkernel.report+json"
 VERSION = 1
@@ -195,6 +196,23 @@ def _events_html(data) -> str:
             f"{esc(e['backend'])}){changes_html(e['explanation'])}</li>")
     return f"<h3>Compilations</h3><ol>{''.join(items)}</ol>" if items else \
         "<h3>Compilations</h3><p><i>none yet</i></p>"
+
+
+class ReportView(RichView):
+    """The report as the notebook shows it: text for a terminal, HTML, and its JSON."""
+    MIME = REPORT_MIME
+
+    def __init__(self, data: dict | None = None):
+        self.data = report_data() if data is None else data
+
+    def __repr__(self):
+        return to_text(self.data)
+
+    def _repr_html_(self):
+        return to_html(self.data, page=False)
+
+    def to_json(self) -> dict:
+        return self.data
 
 
 # ------------------------------------------------------------------ entry point

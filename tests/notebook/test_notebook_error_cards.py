@@ -1,4 +1,4 @@
-"""Error cards (jxkernel/notebook/error_cards.py): each error learners hit most, raised in a
+"""Error cards (jxkernel/views/error_cards.py): each error learners hit most, raised in a
 real InteractiveShell, gets a card naming the user's line, where the value came from and a
 rewrite; the exception stays JAX's class with JAX's message; the shell keeps working."""
 import json
@@ -15,7 +15,7 @@ from IPython.utils.capture import capture_output
 import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel import errors
-from jxkernel.notebook import error_cards
+from jxkernel.views import error_cards
 from error_advice_cases import run as advice_of       # tests/data
 import locations  # tests/support: the repository's folders
 

@@ -15,7 +15,7 @@ from IPython.utils.capture import capture_output  # noqa: E402
 from jxkernel import compile_log  # noqa: E402
 from jxkernel.compile_report import REPORT_MIME  # noqa: E402
 from jxkernel.errors import RecompileError  # noqa: E402
-from jxkernel.notebook.guard import GUARD_MIME  # noqa: E402
+from jxkernel.views.guard_status import GUARD_MIME  # noqa: E402
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 

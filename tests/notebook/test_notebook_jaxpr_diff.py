@@ -1,4 +1,4 @@
-"""Transform diffs (jxkernel/notebook/jaxpr_diff.py, `%jaxpr --diff`): two jaxprs aligned
+"""Transform diffs (jxkernel/views/jaxpr_diff.py, `%jaxpr --diff`): two jaxprs aligned
 by name-free equation keys, with equations added, removed and changed."""
 import pytest
 
@@ -9,7 +9,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 import jxkernel
 import jxkernel.numpy as jnp
-from jxkernel.notebook import jaxpr_diff as jd
+from jxkernel.views import jaxpr_diff as jd
 
 
 def f(x):

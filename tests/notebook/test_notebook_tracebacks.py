@@ -8,7 +8,8 @@ pytest.importorskip("IPython")
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
-from jxkernel.notebook import error_cards, tracebacks
+from jxkernel.notebook import tracebacks
+from jxkernel.views import error_cards
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 

@@ -92,7 +92,7 @@ def test_cost_values_json_cannot_hold_become_null():
 
 def test_rich_view_puts_the_three_renderings_in_one_bundle():
     from doc_examples import check_docstring_examples
-    from jxkernel.notebook.guard import GuardStatus
+    from jxkernel.views.guard_status import GuardStatus
     from jxkernel.views.rich_view import RichView
     check_docstring_examples("jxkernel.views.rich_view")
     status = GuardStatus()
