@@ -1,4 +1,4 @@
-"""The no-recompile guard in the notebook: `no_recompile` (compile_log's, re-exported) and
+"""The no-recompile guard in the notebook: `no_recompile` (the compile record's, re-exported) and
 what `%jxguard` does and shows.
 
     %jxguard                 the guard's status
@@ -14,8 +14,8 @@ The status view is `GuardStatus` (jxkernel/views/guard_status.py, its JSON bundl
 """
 from __future__ import annotations
 
-from ..views import compile_log
-from ..views.compile_log import no_recompile
+from ..core import compile_record
+from ..core.compile_record import no_recompile
 from ..views.guard_status import GUARD_MIME, GuardStatus
 
 ACTIONS = ("status", "on", "off")
@@ -34,11 +34,11 @@ def resolve(name: str, namespace: dict):
             raise ValueError(f"{name!r} is a {type(value).__name__}, not a jitted function: "
                              f"the guard works on jit(f) (or a %%jit cell's label)")
         return value
-    for event in reversed(compile_log.compile_events()):
+    for event in reversed(compile_record.compile_events()):
         if name in (event.function, event.function_key) and \
                 hasattr(event.key, "_fail_on_recompile"):
             return event.key
-    known = sorted({e.function for e in compile_log.compile_events()})
+    known = sorted({e.function for e in compile_record.compile_events()})
     raise ValueError(f"no jitted function {name!r}: not in the namespace, and no compile "
                      f"event names it (compiled so far: {', '.join(known) or 'none'})")
 
@@ -53,12 +53,12 @@ def set_guard(action: str, name: str | None, namespace: dict) -> GuardStatus:
         return GuardStatus()
     enabled = action == "on"
     if name is not None:
-        compile_log.fail_on_recompile(resolve(name, namespace), enabled)
+        compile_record.fail_on_recompile(resolve(name, namespace), enabled)
     else:
-        compile_log.fail_on_any_recompile(enabled)
+        compile_record.fail_on_any_recompile(enabled)
         if not enabled:
-            for key in compile_log.failing_on_recompile():
-                compile_log.fail_on_recompile(key, False)
+            for key in compile_record.failing_on_recompile():
+                compile_record.fail_on_recompile(key, False)
     return GuardStatus()
 
 

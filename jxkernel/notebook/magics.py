@@ -15,7 +15,8 @@ from IPython.core.error import UsageError
 from IPython.core.magic import (Magics, cell_magic, line_cell_magic, line_magic, magics_class,
                                 needs_local_scope, no_var_expand)
 
-from ..views import compile_log
+from ..core import compile_record
+from ..views.recompile_explainer import explanation_text
 from ..views.jaxpr_diff import jaxpr_diff, split_expressions
 from ..tree_util import tree_leaves
 from ..core.config import config
@@ -55,7 +56,7 @@ def compile_note(event, label: str, count: int, where: str | None = None) -> Not
     if event.reason == "first call":
         return Note(f"⚙ compiled {label} for {where or event.backend}: {timings}", kind="compile")
     return Note(f"⚙ recompiled {label} because {event.reason} (compilation #{count}): {timings}",
-                body=compile_log.explanation_text(event.changes), kind="compile")
+                body=explanation_text(event.changes), kind="compile")
 
 
 @magics_class
@@ -230,7 +231,7 @@ class JxMagics(Magics):
 
     @staticmethod
     def _report_compiles(program, outputs, last):
-        count = sum(1 for e in compile_log.compile_events() if e.key is program.jitted)
+        count = sum(1 for e in compile_record.compile_events() if e.key is program.jitted)
         ran_on = next((leaf.device for leaf in tree_leaves([outputs, last])
                        if isinstance(leaf, Array)), None)
         for event in program.events:
@@ -490,7 +491,7 @@ class JxMagics(Magics):
     def _warm_up(self, setup, blocked, local_ns) -> str:
         """Run the statement once (compiling what it compiles); say so if it compiled."""
         events = []
-        unsubscribe = compile_log.subscribe(events.append)
+        unsubscribe = compile_record.subscribe(events.append)
         start = time.perf_counter()
         try:
             code = compile(f"{setup}\n{blocked}", "<jx-timeit-warmup>", "exec")
@@ -580,7 +581,7 @@ class JxMagics(Magics):
         from .widgets.recompiles import RecompileLog  # anywidget: loads on first use
         args = ma.parse_argstring(self.jxcompiles, line)
         if args.clear:
-            compile_log.clear()
+            compile_record.clear()
             for log in list(self.state.logs):
                 log.refresh()
             return None
@@ -658,7 +659,7 @@ class JxMagics(Magics):
             report(format_for(args.file, args.format), args.file)
         except OSError as e:
             raise UsageError(f"%jxreport: cannot write {args.file!r}: {e}") from None
-        count = len(compile_log.compile_events())
+        count = len(compile_record.compile_events())
         return Note(f"wrote the report of {count} compilation(s) to {args.file}")
 
 

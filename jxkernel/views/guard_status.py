@@ -1,5 +1,5 @@
 """The no-recompile guard's status, as `%jxguard` shows it: which jitted functions refuse to
-recompile now (`jxkernel.compile_log.fail_on_recompile`, `fail_on_any_recompile`).
+recompile now (`jxkernel.compile_record.fail_on_recompile`, `fail_on_any_recompile`).
 
 The status view's JSON bundle, `application/vnd.jxkernel.guard+json`:
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 
-from . import compile_log
+from ..core import compile_record
 from .rich_view import RichView, esc
 from .source import cell_name
 
@@ -28,8 +28,8 @@ class GuardStatus(RichView):
     MIME = GUARD_MIME
 
     def __init__(self):
-        self.all = compile_log.failing_on_any_recompile()
-        self.functions = compile_log.failing_on_recompile()
+        self.all = compile_record.failing_on_any_recompile()
+        self.functions = compile_record.failing_on_recompile()
 
     def __repr__(self):
         every = "on" if self.all else "off"

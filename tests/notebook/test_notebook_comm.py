@@ -14,7 +14,7 @@ from IPython.utils.capture import capture_output  # noqa: E402
 
 import jxkernel  # noqa: E402
 from jxkernel import compile_log, config  # noqa: E402
-from jxkernel.core.compile_log import USER  # noqa: E402
+from jxkernel.core.compile_record import USER  # noqa: E402
 from jxkernel.notebook import state_of  # noqa: E402
 from jxkernel.notebook import comm as jxcomm  # noqa: E402
 

@@ -17,7 +17,7 @@ from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
 from IPython.utils.capture import capture_output  # noqa: E402
 
 from jxkernel import compile_log, config  # noqa: E402
-from jxkernel.core.compile_log import EAGER, INTERNAL, USER, origin_of, PACKAGE_DIR  # noqa: E402
+from jxkernel.core.compile_record import EAGER, INTERNAL, USER, origin_of, PACKAGE_DIR  # noqa: E402
 from jxkernel.notebook.compile_notes import change_line, fix_in_brief  # noqa: E402
 from jxkernel.notebook.widgets.recompiles import ALL, RecompileLog  # noqa: E402
 
@@ -64,7 +64,7 @@ def events_of(jitted):
     return [e for e in compile_log.compile_events() if e.key is jitted]
 
 
-# What changed and the fixes are the explainer's (jxkernel/views/compile_log.py): the expected
+# What changed and the fixes are the explainer's (jxkernel/views/recompile_explainer.py): the expected
 # lines are made from the events' Changes, so that rewording a fix does not break these tests.
 def test_a_plain_jit_that_compiles_again_says_so_under_the_cell(shell):
     # the tour's cell: a new shape, then an int for a float, then a hit
