@@ -1,6 +1,6 @@
 """The note under a cell that made one of your compiled functions compile again.
 
-A `%%jit` cell says what it compiled itself (magics.py); any other cell gets, after it ran
+A `%%jit` cell says what it compiled itself (magics/jit.py); any other cell gets, after it ran
 (IPython's post_run_cell), one line per cell naming the function, what changed and the fix,
 with the details (each change, its fix as code, the call's line) on click:
 
