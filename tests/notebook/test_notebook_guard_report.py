@@ -9,13 +9,13 @@ pytest.importorskip("IPython")
 pytest.importorskip("ipywidgets")
 
 from IPython.core.error import UsageError  # noqa: E402
-from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
 from IPython.utils.capture import capture_output  # noqa: E402
 
 from jxkernel import compile_log  # noqa: E402
 from jxkernel.compile_report import REPORT_MIME  # noqa: E402
 from jxkernel.errors import RecompileError  # noqa: E402
 from jxkernel.views.guard_status import GUARD_MIME  # noqa: E402
+from ipython_shell import shell_fixture  # noqa: E402
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -33,18 +33,18 @@ class Ran:
         return [o["text/plain"] for o in self.outputs]
 
 
-@pytest.fixture(scope="module")
-def shell():
+@pytest.fixture(scope="module", autouse=True)
+def no_guard_left():
     # the shell is the process's one instance: a function another module's test left guarded
     # would show in this module's guard lists
     for key in compile_log.failing_on_recompile():
         compile_log.fail_on_recompile(key, False)
-    sh = InteractiveShell.instance()
-    sh.run_line_magic("load_ext", "jxkernel")
-    sh.run_cell("import jxkernel as jax\nimport jxkernel.numpy as jnp\n"
-                "from jxkernel.notebook import no_recompile", store_history=True)
-    yield sh
+    yield
     compile_log.fail_on_any_recompile(False)
+
+
+shell = shell_fixture("import jxkernel as jax\nimport jxkernel.numpy as jnp\n"
+                      "from jxkernel.notebook import no_recompile", store_history=True)
 
 
 def run(shell, source) -> Ran:

@@ -13,7 +13,6 @@ pytest.importorskip("IPython")
 pytest.importorskip("ipywidgets")
 
 from IPython.core.error import UsageError  # noqa: E402
-from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
 from IPython.utils.capture import capture_output  # noqa: E402
 
 import jxkernel  # noqa: E402
@@ -22,9 +21,8 @@ from jxkernel.notebook import state_of  # noqa: E402
 from jxkernel.notebook.program import CellError  # noqa: E402
 from numerics import ELEMENTWISE, assert_allclose_ulp  # noqa: E402
 import locations  # tests/support: the repository's folders
+from ipython_shell import shell_fixture  # noqa: E402
 
-# `%load_ext jxkernel` once jxkernel/__init__.py re-exports the hooks; the package until then
-EXT = "jxkernel" if hasattr(jxkernel, "load_ipython_extension") else "jxkernel.notebook"
 
 
 class Ran:
@@ -44,13 +42,8 @@ class Ran:
         return [t for t in self.texts if needle in t]
 
 
-@pytest.fixture(scope="module")
-def shell():
-    sh = InteractiveShell.instance()
-    sh.run_line_magic("load_ext", EXT)
-    sh.run_cell("import numpy as np\nimport jxkernel as jax\nimport jxkernel.numpy as jnp\n"
-                "from jxkernel import lax", store_history=True)
-    yield sh
+shell = shell_fixture("import numpy as np\nimport jxkernel as jax\nimport jxkernel.numpy as jnp\n"
+                      "from jxkernel import lax", store_history=True)
 
 
 def run(shell, source, **kw) -> Ran:

@@ -7,20 +7,15 @@ import pytest
 pytest.importorskip("IPython")
 pytest.importorskip("anywidget")
 
-from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
 from jxkernel import compile_log
 from jxkernel.views import views_json
+from ipython_shell import shell_fixture
 
 
-@pytest.fixture(scope="module")
-def shell():
-    sh = InteractiveShell.instance()
-    sh.run_line_magic("load_ext", "jxkernel")
-    sh.run_cell("import jxkernel as jax, jxkernel.numpy as jnp\n"
-                "def f(x, n):\n    return jnp.sin(x) * n\n")
-    return sh
+shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp\n"
+                      "def f(x, n):\n    return jnp.sin(x) * n\n")
 
 
 def bundle(shell, source, mime):
