@@ -22,10 +22,10 @@ from . import lax
 from . import tree_util
 from .transforms.jit import jit
 from .transforms.make_jaxpr import eval_shape, make_jaxpr
-from .core.compile_log import compile_events, CompileEvent
-from .core.compile_log import subscribe as subscribe_compile_events
+from .core.compile_record import compile_events, CompileEvent
+from .core.compile_record import subscribe as subscribe_compile_events
 # explains each jit cache miss (installs itself in the compile record, as it loads)
-from .views import compile_log  # noqa: E402,F401
+from .views import recompile_explainer as compile_log  # noqa: E402,F401
 from .xla.array import install_array_display as _install_array_display
 from .transforms.batching import vmap
 from .transforms.ad import grad, jvp, linearize, value_and_grad, vjp
@@ -128,11 +128,13 @@ _LAZY.update({n: (f"jxkernel.{module}", n) for module, names in (   # jax.make_m
     ("sharding", ("reshard",))) for n in names})
 
 # Modules that moved keep their old paths (`import jxkernel.compile_log`)
-# (jxkernel.timing, .compile_report, ...: the views, in jxkernel/views/ now)
-_LAZY.update(_module_aliases(__name__, {"config": "jxkernel.core.config", **{
-    name: f"jxkernel.views.{name}" for name in ("compile_log", "compile_report", "explainer",
-                                                "memory", "sharding_view", "stepper",
-                                                "timing")}}))
+# (jxkernel.timing, .compile_report, ...: the views, in jxkernel/views/ now). The public
+# jxkernel.compile_log is the recompile explainer, which re-exports the record's names
+# (core/compile_record.py): events, subscribe, fail_on_recompile, no_recompile.
+_LAZY.update(_module_aliases(__name__, {
+    "config": "jxkernel.core.config", "compile_log": "jxkernel.views.recompile_explainer", **{
+        name: f"jxkernel.views.{name}" for name in ("compile_report", "explainer", "memory",
+                                                    "sharding_view", "stepper", "timing")}}))
 del _LAZY["config"]        # jxkernel.config is the Config (`jxkernel.config.update(...)`)
 
 __getattr__, __dir__ = _lazy_names(__name__, globals(), _LAZY)

@@ -14,7 +14,7 @@ as a duration and as a time span, with `fun_name`.
 """
 from __future__ import annotations
 
-from .core import compile_log as _compile_log
+from .core import compile_record as _compile_record
 
 __all__ = ["clear_event_listeners", "record_event", "record_event_duration_secs",
            "record_event_time_span", "record_scalar", "register_event_duration_secs_listener",
@@ -123,4 +123,4 @@ def _on_compile(event) -> None:
 
 
 # Listeners are registered here, so the compile record needs telling only once this is loaded.
-_compile_log.subscribe(_on_compile)
+_compile_record.subscribe(_on_compile)

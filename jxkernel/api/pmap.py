@@ -34,7 +34,7 @@ from ..xla import client as _client
 from ..xla.array import Array, MultiDeviceArray, device_put_replicated
 from ..xla.compiler import Executable
 from ..xla.pipeline import compile as compile_module, lower
-from ..core import compile_log
+from ..core import compile_record
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
 from ..transforms.api_util import flatten_fun, merge_static, wraps
 from ..transforms.batching import batch_jaxpr
@@ -94,7 +94,7 @@ def _compile_pmap(module, jaxpr, spans, name, args, compiler_options=None):
     exe, phases = compile_module(module, f"pmap({name})", executable=_executable_class(spans),
                                  compiler_options=compiler_options, in_avals=jaxpr.in_avals)
     # the notebook's count, Compilations panel and %jxcompiles list every compiled program
-    compile_log.record_compiled(
+    compile_record.record_compiled(
         f"pmap({name})", tuple((f"args[{i}]", get_aval(x).str_short())
                                for i, x in enumerate(args)), phases,
         _client.platform_of(module.devices[0]))

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from ..core import compile_log
+from ..core import compile_record
 from ..core.config import config
 from ..core import vma
 from ..core.avals import ShapedArray, explicit_axes, get_aval, public_type, typed_sharding
@@ -222,10 +222,10 @@ def _log_compile(avals, shardings, phases, platform):
     """An eager shard_map's program in the compile log, as jit's are (the notebook's count,
     the Compilations panel, %jxcompiles). Eager, as JAX's eager shard_map is: one program per
     equation run, named by no function of the user's (a jit of it is the user's)."""
-    compile_log.record_compiled(
+    compile_record.record_compiled(
         "shard_map", tuple((f"args[{i}]", f"{a.str_short()} {s.spec}")
                            for i, (a, s) in enumerate(zip(avals, shardings))), phases, platform,
-        origin=compile_log.EAGER)
+        origin=compile_record.EAGER)
 
 
 _equations: dict = {}       # (avals, params) -> the one-equation ClosedJaxpr run eagerly

@@ -58,14 +58,14 @@ class _Aliases:
 
 def module_aliases(package: str, table: dict) -> dict:
     """Keep old module paths importable after a module moved: `table` maps a name in `package`
-    to the module it is now (`{"compile_log": "jxkernel.views.compile_log"}`), so that
+    to the module it is now (`{"compile_log": "jxkernel.views.recompile_explainer"}`), so that
     `import jxkernel.compile_log`, `from jxkernel.compile_log import X` and
     `jxkernel.compile_log.X` all reach the module itself (its state, not a copy). Returns
     lazy_names' table entries for attribute access, which load it on first use.
 
-    >>> entries = module_aliases("jxkernel", {"compile_log": "jxkernel.views.compile_log"})
+    >>> entries = module_aliases("jxkernel", {"compile_log": "jxkernel.views.recompile_explainer"})
     >>> importlib.import_module("jxkernel.compile_log").__name__
-    'jxkernel.views.compile_log'
+    'jxkernel.views.recompile_explainer'
     """
     for name, new in table.items():      # loaded already: the old name is the same module
         if new in sys.modules:

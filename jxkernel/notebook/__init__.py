@@ -23,13 +23,17 @@ import weakref
 
 from . import comm, display, timeit, tracebacks
 from .guard import no_recompile
-from .magics import JxMagics, State
+from .magics import MAGIC_CLASSES
 from .report import report
+from .state import State
 from ..core.lazy_names import module_aliases
 from ..views.stepper import step
 
-# `jxkernel.notebook.stepper.controls(s)`: the stepper's buttons (ipywidgets, on first use)
-module_aliases(__name__, {"stepper": "jxkernel.notebook.widgets.stepper_controls"})
+# `jxkernel.notebook.stepper.controls(s)`: the stepper's buttons (ipywidgets, on first use);
+# the error cards and the jaxpr diff, documented here for scripts before they moved to views/
+module_aliases(__name__, {"stepper": "jxkernel.notebook.widgets.stepper_controls",
+                          "error_cards": "jxkernel.views.error_cards",
+                          "jaxpr_diff": "jxkernel.views.jaxpr_diff"})
 
 _states: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # shell -> State
 
@@ -45,8 +49,8 @@ def load_ipython_extension(shell) -> None:
     find = getattr(manager, "find", None)        # IPython 9 loads magics lazily: resolve first
     state.saved_timeit = tuple(find(kind, "timeit") if find else manager.magics[kind].get("timeit")
                                for kind in ("line", "cell"))
-    state.magics = JxMagics(shell, state)
-    shell.register_magics(state.magics)
+    state.magics = tuple(cls(shell, state) for cls in MAGIC_CLASSES)
+    shell.register_magics(*state.magics)
     state.formatters = display.register_formatters(shell)
     timeit.install(shell.user_ns, shell.user_ns_hidden)
     shell.events.register("pre_run_cell", state.pre_run_cell)
@@ -65,7 +69,7 @@ def unload_ipython_extension(shell) -> None:
     tables = shell.magics_manager.magics
     for kind in ("line", "cell"):
         for name in _OURS:
-            if getattr(tables[kind].get(name), "__self__", None) is state.magics:
+            if getattr(tables[kind].get(name), "__self__", None) in state.magics:
                 del tables[kind][name]
     for kind, saved in zip(("line", "cell"), state.saved_timeit):
         if saved is not None:
@@ -96,5 +100,5 @@ def state_of(shell) -> State | None:
     return _states.get(shell)
 
 
-__all__ = ["load_ipython_extension", "unload_ipython_extension", "state_of", "JxMagics", "step", "no_recompile", "report",
+__all__ = ["load_ipython_extension", "unload_ipython_extension", "state_of", "step", "no_recompile", "report",
            "show_sharding"]

@@ -1,6 +1,6 @@
 """The note under a cell that made one of your compiled functions compile again.
 
-A `%%jit` cell says what it compiled itself (magics.py); any other cell gets, after it ran
+A `%%jit` cell says what it compiled itself (magics/jit.py); any other cell gets, after it ran
 (IPython's post_run_cell), one line per cell naming the function, what changed and the fix,
 with the details (each change, its fix as code, the call's line) on click:
 
@@ -24,10 +24,10 @@ from __future__ import annotations
 import collections
 import re
 
-from ..core import compile_log
-from ..core.compile_log import USER
+from ..core import compile_record
+from ..core.compile_record import USER
 from ..core.config import config
-from ..views.compile_log import explanation_text
+from ..views.recompile_explainer import explanation_text
 from .display import Note, cell_name, source_label, source_line
 
 MODES = ("all", "recompiles", "off")
@@ -72,7 +72,7 @@ def _details(event) -> str:
         lines.append(explanation_text(event.changes))
     elif event.reason != "first call":
         lines.append(f"what changed: {event.reason}")
-    lines.append(f"compiled for ({compile_log.signature_text(event.signature)}) in "
+    lines.append(f"compiled for ({compile_record.signature_text(event.signature)}) in "
                  f"{event.total_s * 1e3:.1f} ms ({event.cache})")
     return "\n".join(lines)
 
@@ -92,7 +92,7 @@ def _title(event) -> str:
         nth = f"compile #{event.nth}" if event.nth > 1 else \
             "a new jit object" if fresh else "the log was cleared since its first"
         return f"⚙ {event.function} compiled again ({nth}{at}): {change_line(event)}"
-    return (f"⚙ {event.function} compiled ({compile_log.signature_text(event.signature)}"
+    return (f"⚙ {event.function} compiled ({compile_record.signature_text(event.signature)}"
             f"{at}) in {event.total_s * 1e3:.1f} ms")
 
 
@@ -132,8 +132,8 @@ def cell_note(events, mode: str, skip=()) -> Note | None:
         return None
     bodies = [f"{_title(e)}\n{_indent(_details(e))}" if len(told) > 1 else _details(e)
               for e in told]
-    eager = [e for e in others if e.origin == compile_log.EAGER]
-    internal = [e for e in others if e.origin == compile_log.INTERNAL]
+    eager = [e for e in others if e.origin == compile_record.EAGER]
+    internal = [e for e in others if e.origin == compile_record.INTERNAL]
     rest = []
     if eager:
         rest.append(f"{len(eager)} eager operation(s) (each compiled once per operand types and "
@@ -164,13 +164,13 @@ class CellWatch:
     """The compile log between a cell's start and end (IPython's pre/post_run_cell)."""
 
     def __init__(self):
-        self.start = compile_log.last_seq() + 1
+        self.start = compile_record.last_seq() + 1
 
     def cell_started(self) -> None:
-        self.start = compile_log.last_seq() + 1
+        self.start = compile_record.last_seq() + 1
 
     def cell_finished(self, skip=()) -> Note | None:
         """The note of the cell that just ran (None: nothing to note)."""
-        events = compile_log.events_since(self.start)
-        self.start = compile_log.last_seq() + 1
+        events = compile_record.events_since(self.start)
+        self.start = compile_record.last_seq() + 1
         return cell_note(events, config.jxkernel_compile_notes, skip) if events else None

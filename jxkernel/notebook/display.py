@@ -5,17 +5,13 @@ messages, source text): a variable named `<script>` shows as text.
 """
 from __future__ import annotations
 
-import html
 import os
-import sysconfig
 
 from ..core.ir import ClosedJaxpr, Jaxpr
 from ..views import source as _source
+from ..views.rich_view import esc
+from ..views.source import JXKERNEL_DIR
 from ..xla.array import Array
-
-
-def esc(x) -> str:
-    return html.escape(str(x), quote=True)
 
 
 def short_repr(value, limit: int = 60) -> str:
@@ -49,11 +45,6 @@ def _package_dir(name):
 # Frames of the shell itself are no user's source: an equation made directly by a magic
 # (say `%jaxpr lax.sin(x)`) has no user line.
 _SHELL_DIRS = tuple(d for d in map(_package_dir, ("IPython", "ipykernel")) if d)
-# jxkernel's own files, and the standard library (its site-packages excepted), are no
-# user's either
-JXKERNEL_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-_STDLIB = os.path.join(sysconfig.get_paths()["stdlib"], "")
-_SITE = tuple(os.path.join(sysconfig.get_paths()[k], "") for k in ("purelib", "platlib"))
 
 
 def is_user_file(filename: str) -> bool:
@@ -65,9 +56,7 @@ def is_user_file(filename: str) -> bool:
     """
     if cell_name(filename):
         return True
-    if filename.startswith((JXKERNEL_DIR, *_SHELL_DIRS, "<")):
-        return False
-    return not (filename.startswith(_STDLIB) and not filename.startswith(_SITE))
+    return not filename.startswith(_SHELL_DIRS) and _source.plain_is_user_file(filename)
 
 
 def source_label(info) -> str:
@@ -84,8 +73,9 @@ def source_line(info) -> str:
     return linecache.getline(info.file, info.line).strip() if info is not None else ""
 
 
-# the views (jaxpr bundles) label cell lines as the notebook does, once it is loaded
-_source.install_labels(source_label, source_line)
+# the views (jaxpr bundles, error cards) label cell lines and tell the user's frames as the
+# notebook does, once it is loaded
+_source.install_labels(source_label, source_line, cell_name, is_user_file)
 
 
 class Note:

@@ -18,7 +18,7 @@ import io
 import os
 import re
 
-from ..views import compile_log
+from ..core import compile_record
 from ..core import errors as jx_errors
 from ..core.avals import get_aval
 from ..transforms.jit import jit
@@ -70,7 +70,7 @@ class CellProgram:
         """Call the jitted cell on the namespace's values; returns outputs (and LAST)."""
         self.traced_now, self.printed, self.events = False, "", []
         mine = self.jitted
-        unsubscribe = compile_log.subscribe(lambda e: e.key is mine and self.events.append(e))
+        unsubscribe = compile_record.subscribe(lambda e: e.key is mine and self.events.append(e))
         try:
             result = self.jitted(*self.arguments(user_ns))
         except Exception as e:  # noqa: BLE001  re-raised as a CellError pointing at the line

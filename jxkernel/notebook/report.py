@@ -1,6 +1,6 @@
 """`%jxreport` and `report()`: the session's compilations, with what changed at each
-recompile and the fix, cache hits per function and timings (compile_report.py builds it;
-scripts without IPython call `jxkernel.compile_report.report()`).
+recompile and the fix, cache hits per function and timings (compile_report.py builds it and
+its view, `ReportView`; scripts without IPython call `jxkernel.compile_report.report()`).
 
     %jxreport                       show it: text, HTML, and the JSON bundle
     %jxreport report.html           write a self-contained HTML page (escaped, no script)
@@ -18,25 +18,7 @@ from __future__ import annotations
 import os
 
 from ..views import compile_report
-from ..views.compile_report import REPORT_MIME
-from ..views.rich_view import RichView
-
-
-class ReportView(RichView):
-    """The report as the notebook shows it: text for a terminal, HTML, and its JSON."""
-    MIME = REPORT_MIME
-
-    def __init__(self, data: dict | None = None):
-        self.data = compile_report.report_data() if data is None else data
-
-    def __repr__(self):
-        return compile_report.to_text(self.data)
-
-    def _repr_html_(self):
-        return compile_report.to_html(self.data, page=False)
-
-    def to_json(self) -> dict:
-        return self.data
+from ..views.compile_report import ReportView
 
 
 def report(format: str = "view", file=None):

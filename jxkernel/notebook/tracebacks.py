@@ -25,8 +25,8 @@ import sys
 import types
 
 from .. import errors as jx_errors
+from ..views.error_cards import card_for
 from .display import JXKERNEL_DIR, is_user_file
-from .error_cards import card_for
 from .program import CellError
 
 _JX_ERRORS = tuple(getattr(jx_errors, name) for name in jx_errors.__all__)

@@ -9,7 +9,7 @@
 Cache key: the function, static argument values, the pytree structure of the dynamic
 arguments, each leaf's (shape, dtype, weak_type), the device, and the x64 flag. On a miss,
 jit publishes the compilation (signature, phase times) to the compile record
-(core/compile_log.py), whose explainer (views/compile_log.py) says why. Under another
+(core/compile_record.py), whose explainer (views/recompile_explainer.py) says why. Under another
 transformation a jitted call is one `jit` equation (jit_primitive.py); `.trace`, `.lower`
 and `.compile` are stages.py's; the caches' contents are in jit_cache.py, the argument
 checks in jit_args.py.
@@ -23,7 +23,7 @@ import time
 import numpy as np
 
 from ..core.config import config
-from ..core import compile_log, vma
+from ..core import compile_record, vma
 from ..core.avals import ShapeDtypeStruct
 from ..core.axis_env import visible_axes
 from ..core.staging import DebugInfo, convert_constvars_to_invars, trace_to_jaxpr
@@ -103,13 +103,13 @@ class Jitted:
         # _cache: key -> Entry; _fast: the fast path's key -> Entry (see __call__);
         # _traces: key -> (jaxpr, consts, out_tree, ClosedJaxpr), for the bind path; _history:
         # what each compile was specialised on (filled by the compile record's explainer,
-        # views/compile_log.py, for its reasons); _last: {LAST_HIT: LastHit} once
+        # views/recompile_explainer.py, for its reasons); _last: {LAST_HIT: LastHit} once
         # the fast path has hit (a dict, so that it clears as the others do). All shared by
         # jits of the same fun.
         self._cache, self._fast, self._traces, self._history, self._last = \
             state.caches_for(options)
         self._source = state.source
-        self._fail_on_recompile = False   # compile_log.fail_on_recompile: a new signature raises
+        self._fail_on_recompile = False   # compile_record.fail_on_recompile: a new signature raises
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
@@ -127,7 +127,7 @@ class Jitted:
     @property
     def function_key(self) -> str:
         """The function_key of this function's compile events ("f@file.py:3#1402...")."""
-        return compile_log.function_key(self._name, self._source_text(), self)
+        return compile_record.function_key(self._name, self._source_text(), self)
 
     def _source_text(self) -> str | None:
         return f"{self._source.file}:{self._source.line}" if self._source else None
@@ -242,11 +242,11 @@ class Jitted:
         entry = self._cache.get(key)
         if entry is None:
             # the guard for every function is for the user's: jnp.sum's kernel on a new shape
-            # compiles anew, as in JAX (compile_log.origin_of: defined inside jxkernel or not)
-            if (self._fail_on_recompile or (compile_log.failing_on_any_recompile() and
-                    compile_log.origin_of(self._source_text()) == compile_log.USER)) and \
+            # compiles anew, as in JAX (compile_record.origin_of: defined inside jxkernel or not)
+            if (self._fail_on_recompile or (compile_record.failing_on_any_recompile() and
+                    compile_record.origin_of(self._source_text()) == compile_record.USER)) and \
                     self._history:                   # the guard is on: RecompileError, why
-                compile_log.refuse(self._miss(treedef, statics, avals, dyn_args, dyn_kwargs,
+                compile_record.refuse(self._miss(treedef, statics, avals, dyn_args, dyn_kwargs,
                                               device))
             try:
                 entry = self._compile(key, leaves, treedef, statics, avals, device, dyn_args,
@@ -321,12 +321,12 @@ class Jitted:
 
     def _miss(self, treedef, statics, avals, dyn_args, dyn_kwargs, device, consts=None):
         """This call's cache miss as the compile record takes it (its explainer says why)."""
-        return compile_log.Miss(self, self._leaf_names(dyn_args, dyn_kwargs), avals, treedef,
+        return compile_record.Miss(self, self._leaf_names(dyn_args, dyn_kwargs), avals, treedef,
                                 statics, device, consts, self._history)
 
     def _record(self, treedef, statics, avals, dyn_args, dyn_kwargs, phases, device, consts=()):
         miss = self._miss(treedef, statics, avals, dyn_args, dyn_kwargs, device, consts)
-        compile_log.compiled(miss, phases, _client.platform_of(device))   # one event, published
+        compile_record.compiled(miss, phases, _client.platform_of(device))   # one event, published
 
     def _bind(self, leaves, treedef, statics, avals, dyn_args, dyn_kwargs):
         """Inside another transformation: one jit equation the current trace handles."""

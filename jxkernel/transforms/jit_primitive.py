@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 
-from ..core import compile_log, sharding_types
+from ..core import compile_record, sharding_types
 from ..core.interpret import eval_jaxpr
 from ..core.ir import call_primitives, param_printers
 from ..core.partial_eval import partial_eval_jaxpr
@@ -71,10 +71,10 @@ def _jit_impl_one_device(args, jaxpr, name, donated_invars):
         # a jit equation run by a transformation (vmap of jit, grad of jit, ...): log it too,
         # as eager work (the jit primitive bound outside jit): `name` may be jxkernel's own
         # (vmap(nn.relu)), and the reason is no change the user made
-        compile_log.record(compile_log.CompileEvent(
+        compile_record.record(compile_record.CompileEvent(
             name, None, tuple((f"args[{i}]", a.aval.str_short()) for i, a in enumerate(leaves)),
             "a transformed jitted function (its jaxpr was rewritten by vmap/grad/...)",
-            phases, _client.platform_of(device), origin=compile_log.EAGER))
+            phases, _client.platform_of(device), origin=compile_record.EAGER))
     return exe.call_arrays([to_device(c, device) for c in jaxpr.consts] + leaves)
 
 

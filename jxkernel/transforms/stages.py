@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import typing
 
-from ..core import compile_log
+from ..core import compile_record
 from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..tree_util import equality_errors, keystr, tree_flatten, tree_unflatten
 from ..xla import client as _client
@@ -278,7 +278,7 @@ class Compiled(_Stage):
         jitted = self._traced.jitted
         device = (lowered._module.devices[0] if lowered._module is not None
                   else _client.default_device())
-        compile_log.record(compile_log.CompileEvent(
+        compile_record.record(compile_record.CompileEvent(
             jitted._name, jitted._source_text(),
             tuple((f"args[{i}]", a.str_short()) for i, a in enumerate(entry.jaxpr.in_avals)),
             "ahead of time: .lower(...).compile()", phases, _client.platform_of(device),

@@ -22,7 +22,7 @@ The JSON (`application/vnd.jxkernel.report+json` in the notebook, the file of
                    "compile_ms", "cache", "backend", "explanation": [change]}
     change        {"path", "kind", "old", "new", "fix", "snippet"}: kind is one of shape,
                   dtype, weak_type, static, traced, structure, constant, config, fresh_jit
-                  (compile_log.KINDS); a first call has none, unless a jit of the same
+                  (recompile_explainer.KINDS); a first call has none, unless a jit of the same
                   function compiled before (fresh_jit)
 
 The HTML is one self-contained page (no script: readable in any browser and in a static
@@ -34,10 +34,12 @@ import html
 import json
 import time
 
-from . import compile_log
-from ..core.compile_log import USER
+from . import recompile_explainer
+from ..core import compile_record
+from ..core.compile_record import USER
 from ..core.config import config
 from ..xla import client
+from .rich_view import RichView
 
 REPORT_MIME = "application/vnd.jxkernel.report+json"
 VERSION = 1
@@ -76,7 +78,7 @@ def function_rows(events) -> list:
             row = rows[e.function_key] = {
                 "function": e.function, "function_key": e.function_key, "source": e.source,
                 "compilations": 0, "recompilations": 0,
-                "cache_hits": compile_log.cache_hits(e.key) if e.key is not None else 0,
+                "cache_hits": compile_record.cache_hits(e.key) if e.key is not None else 0,
                 "trace_ms": 0.0, "lower_ms": 0.0, "compile_ms": 0.0}
         row["compilations"] += 1
         row["recompilations"] += e.reason != "first call"
@@ -87,7 +89,7 @@ def function_rows(events) -> list:
 
 def report_data(events=None) -> dict:
     """The report as a dict (the JSON's fields); `events` defaults to the whole log."""
-    events = compile_log.compile_events() if events is None else list(events)
+    events = compile_record.compile_events() if events is None else list(events)
     functions = function_rows(events)
     totals = {"compilations": len(events),
               "recompilations": sum(f["recompilations"] for f in functions),
@@ -120,7 +122,8 @@ def to_text(data: dict) -> str:
     for e in data["events"]:
         total = e["trace_ms"] + e["lower_ms"] + e["compile_ms"]
         lines.append(f"#{e['seq']} {e['function']}: {e['reason']} ({total:.1f} ms, {e['cache']})")
-        text = compile_log.explanation_text([_AsChange(c) for c in e["explanation"]], "    ")
+        text = recompile_explainer.explanation_text([_AsChange(c) for c in e["explanation"]],
+                                                    "    ")
         if text:
             lines.append(text)
     return "\n".join(lines)
@@ -195,6 +198,23 @@ def _events_html(data) -> str:
             f"{esc(e['backend'])}){changes_html(e['explanation'])}</li>")
     return f"<h3>Compilations</h3><ol>{''.join(items)}</ol>" if items else \
         "<h3>Compilations</h3><p><i>none yet</i></p>"
+
+
+class ReportView(RichView):
+    """The report as the notebook shows it: text for a terminal, HTML, and its JSON."""
+    MIME = REPORT_MIME
+
+    def __init__(self, data: dict | None = None):
+        self.data = report_data() if data is None else data
+
+    def __repr__(self):
+        return to_text(self.data)
+
+    def _repr_html_(self):
+        return to_html(self.data, page=False)
+
+    def to_json(self) -> dict:
+        return self.data
 
 
 # ------------------------------------------------------------------ entry point

@@ -13,6 +13,8 @@ bundle that IPython asks for is put together here, once.
 """
 from __future__ import annotations
 
+import html
+
 
 class RichView:
     MIME = ""
@@ -20,3 +22,8 @@ class RichView:
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         return {"text/plain": repr(self), "text/html": self._repr_html_(),
                 self.MIME: self.to_json()}
+
+
+def esc(x) -> str:
+    """`x` as text safe inside HTML (names, reprs, messages and source are the user's)."""
+    return html.escape(str(x), quote=True)

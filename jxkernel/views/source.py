@@ -1,7 +1,7 @@
-"""How the views label where an equation came from: 'model.py:12' and the line's text. The
-notebook layer installs its own labels when it loads ('In[3]:2' for a cell's line, nothing
-for the shell's own frames), as `xla/` shows shardings through a hook: nothing here
-imports IPython.
+"""How the views label where an equation came from: 'model.py:12' and the line's text, and
+which frames are the user's. The notebook layer installs its own labels when it loads
+('In[3]:2' for a cell's line, a cell's name, nothing for the shell's own frames), as `xla/`
+shows shardings through a hook: nothing here imports IPython.
 
     >>> import types
     >>> label(types.SimpleNamespace(file="/tmp/model.py", line=12))
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import linecache
 import os
+import sysconfig
 
 
 def plain_label(info) -> str:
@@ -23,12 +24,38 @@ def plain_line(info) -> str:
     return linecache.getline(info.file, info.line).strip() if info is not None else ""
 
 
-_labels = [plain_label, plain_line]       # what label() and line() call
+def plain_cell_name(filename) -> None:
+    """Outside a notebook no file is a cell."""
+    return None
 
 
-def install_labels(label_fn, line_fn) -> None:
-    """Label sources with `label_fn` and `line_fn` from now on (the notebook's display)."""
-    _labels[:] = [label_fn, line_fn]
+# jxkernel's own files, and the standard library (its site-packages excepted), are no user's
+JXKERNEL_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_STDLIB = os.path.join(sysconfig.get_paths()["stdlib"], "")
+_SITE = tuple(os.path.join(sysconfig.get_paths()[k], "") for k in ("purelib", "platlib"))
+
+
+def plain_is_user_file(filename: str) -> bool:
+    """Whether a frame of `filename` is the user's: any file outside jxkernel and Python's
+    standard library (installed packages count).
+
+    >>> plain_is_user_file(os.__file__), plain_is_user_file(JXKERNEL_DIR + "api.py")
+    (False, False)
+    """
+    if filename.startswith((JXKERNEL_DIR, "<")):
+        return False
+    return not (filename.startswith(_STDLIB) and not filename.startswith(_SITE))
+
+
+# what label(), line(), cell_name() and is_user_file() call
+_labels = [plain_label, plain_line, plain_cell_name, plain_is_user_file]
+
+
+def install_labels(label_fn, line_fn, cell_fn=plain_cell_name,
+                   user_file_fn=plain_is_user_file) -> None:
+    """Label sources with `label_fn` and `line_fn`, name cells with `cell_fn` and tell the
+    user's frames with `user_file_fn` from now on (the notebook's display)."""
+    _labels[:] = [label_fn, line_fn, cell_fn, user_file_fn]
 
 
 def label(info) -> str:
@@ -37,3 +64,12 @@ def label(info) -> str:
 
 def line(info) -> str:
     return _labels[1](info)
+
+
+def cell_name(filename) -> str | None:
+    """'In[3]' when `filename` is a notebook cell's, else None."""
+    return _labels[2](filename)
+
+
+def is_user_file(filename: str) -> bool:
+    return _labels[3](filename)

@@ -44,7 +44,7 @@ import html
 import statistics
 import time
 
-from . import compile_log
+from ..core import compile_record
 from ..core.config import config
 from .rich_view import RichView
 from ..transforms.jit import Jitted, jit
@@ -132,7 +132,7 @@ class Profile(RichView):
     dispatch: Phase
     device: Phase
     compile_source: str                 # "fresh", "first call" or "none"
-    first_compile: compile_log.CompileEvent | None
+    first_compile: compile_record.CompileEvent | None
     notes: tuple
 
     @property
@@ -223,7 +223,7 @@ def _block(tree) -> None:
 def _warm_up(jitted, args, kwargs):
     """Call once (compiling if needed); the first compile event of this call, or None."""
     events = []
-    unsubscribe = compile_log.subscribe(events.append)
+    unsubscribe = compile_record.subscribe(events.append)
     try:
         _block(jitted(*args, **kwargs))
     finally:
@@ -236,7 +236,7 @@ def _fresh_compile(jitted, args, kwargs) -> tuple:
     """(trace, lower, compile) seconds of one compilation that no cache answers, as the
     compile pipeline recorded them (`Compiled.phases`)."""
     lowered = jitted.trace(*args, **kwargs).lower()
-    with config.override("jax_enable_compilation_cache", False), compile_log.unlogged():
+    with config.override("jax_enable_compilation_cache", False), compile_record.unlogged():
         phases = lowered.compile().phases     # the measurement's, not the user's: not logged
     return phases.trace_s, phases.lower_s, phases.compile_s
 

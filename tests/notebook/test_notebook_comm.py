@@ -14,9 +14,10 @@ from IPython.utils.capture import capture_output  # noqa: E402
 
 import jxkernel  # noqa: E402
 from jxkernel import compile_log, config  # noqa: E402
-from jxkernel.core.compile_log import USER  # noqa: E402
+from jxkernel.core.compile_record import USER  # noqa: E402
 from jxkernel.notebook import state_of  # noqa: E402
 from jxkernel.notebook import comm as jxcomm  # noqa: E402
+from ipython_shell import shell_fixture  # noqa: E402
 
 
 class FakeKernel:
@@ -51,19 +52,8 @@ class FakeComm:
         return [m for m in self.sent if m["type"] == kind]
 
 
-@pytest.fixture(scope="module")
-def shell():
-    sh = InteractiveShell.instance()
-    was_loaded = state_of(sh) is not None
-    sh.run_line_magic("unload_ext", "jxkernel")
-    sh.kernel = FakeKernel()
-    sh.run_line_magic("load_ext", "jxkernel")
-    sh.run_cell("import jxkernel as jax\nimport jxkernel.numpy as jnp")
-    yield sh
-    sh.run_line_magic("unload_ext", "jxkernel")
-    del sh.kernel
-    if was_loaded:
-        sh.run_line_magic("load_ext", "jxkernel")
+shell = shell_fixture("import jxkernel as jax\nimport jxkernel.numpy as jnp", kernel=FakeKernel,
+                      scope="module")
 
 
 def open_comm(shell, hello=None):

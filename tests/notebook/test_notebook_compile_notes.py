@@ -13,23 +13,17 @@ pytest.importorskip("IPython")
 pytest.importorskip("ipywidgets")
 
 from IPython.core.error import UsageError  # noqa: E402
-from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
 from IPython.utils.capture import capture_output  # noqa: E402
 
 from jxkernel import compile_log, config  # noqa: E402
-from jxkernel.core.compile_log import EAGER, INTERNAL, USER, origin_of, PACKAGE_DIR  # noqa: E402
+from jxkernel.core.compile_record import EAGER, INTERNAL, USER, origin_of, PACKAGE_DIR  # noqa: E402
 from jxkernel.notebook.compile_notes import change_line, fix_in_brief  # noqa: E402
 from jxkernel.notebook.widgets.recompiles import ALL, RecompileLog  # noqa: E402
+from ipython_shell import shell_fixture  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def shell():
-    sh = InteractiveShell.instance()
-    sh.run_line_magic("load_ext", "jxkernel")
-    sh.run_cell("import jxkernel as jax\nimport jxkernel.numpy as jnp\nfrom jxkernel import random",
-                store_history=True)
-    yield sh
-    config.update("jxkernel_compile_notes", "recompiles")
+shell = shell_fixture("import jxkernel as jax\nimport jxkernel.numpy as jnp\n"
+                      "from jxkernel import random", store_history=True)
 
 
 @pytest.fixture(autouse=True)
@@ -64,7 +58,7 @@ def events_of(jitted):
     return [e for e in compile_log.compile_events() if e.key is jitted]
 
 
-# What changed and the fixes are the explainer's (jxkernel/views/compile_log.py): the expected
+# What changed and the fixes are the explainer's (jxkernel/views/recompile_explainer.py): the expected
 # lines are made from the events' Changes, so that rewording a fix does not break these tests.
 def test_a_plain_jit_that_compiles_again_says_so_under_the_cell(shell):
     # the tour's cell: a new shape, then an int for a float, then a hit

@@ -7,22 +7,17 @@ import pytest
 pytest.importorskip("IPython")
 pytest.importorskip("ipywidgets")
 
-from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
 from IPython.utils.capture import capture_output  # noqa: E402
 
 import jxkernel  # noqa: E402
 from jxkernel import config  # noqa: E402
+from ipython_shell import shell_fixture  # noqa: E402
 
 pytestmark = pytest.mark.skipif(jxkernel.device_count() < 2, reason="needs JXKERNEL_CPU_DEVICES=2")
 
 
-@pytest.fixture(scope="module")
-def shell():
-    sh = InteractiveShell.instance()
-    sh.run_line_magic("load_ext", "jxkernel")
-    sh.run_cell("import jxkernel as jax, jxkernel.numpy as jnp")
-    yield sh
-    sh.run_line_magic("unload_ext", "jxkernel")
+# loaded anew, and unloaded after (which gives the device options back as they were)
+shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp", fresh=True, scope="module")
 
 
 def ok(shell, source):

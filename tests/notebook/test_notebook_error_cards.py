@@ -1,4 +1,4 @@
-"""Error cards (jxkernel/notebook/error_cards.py): each error learners hit most, raised in a
+"""Error cards (jxkernel/views/error_cards.py): each error learners hit most, raised in a
 real InteractiveShell, gets a card naming the user's line, where the value came from and a
 rewrite; the exception stays JAX's class with JAX's message; the shell keeps working."""
 import json
@@ -9,31 +9,23 @@ import pytest
 
 pytest.importorskip("IPython")
 
-from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
 import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel import errors
-from jxkernel.notebook import error_cards
+from jxkernel.views import error_cards
 from error_advice_cases import run as advice_of       # tests/data
 import locations  # tests/support: the repository's folders
+from ipython_shell import shell_fixture
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 RELU_SUM = ("@jax.jit\ndef relu_sum(x):\n    if x.sum() > 0:\n        return x.sum()\n"
             "    return 0.0\nrelu_sum(jnp.arange(3.0))")
 
 
-@pytest.fixture
-def shell():
-    sh = InteractiveShell.instance()
-    sh.run_line_magic("unload_ext", "jxkernel")
-    sh.run_line_magic("load_ext", "jxkernel")
-    sh.run_cell("import jxkernel as jax, jxkernel.numpy as jnp\nfrom jxkernel import lax\n"
-                "import numpy as np")
-    yield sh
-    sh.run_line_magic("unload_ext", "jxkernel")
-    sh.run_line_magic("load_ext", "jxkernel")
+shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp\nfrom jxkernel import lax\n"
+                      "import numpy as np", fresh=True)
 
 
 def failing(shell, source):

@@ -9,13 +9,13 @@ pytest.importorskip("IPython")
 pytest.importorskip("ipywidgets")
 
 from IPython.core.error import UsageError  # noqa: E402
-from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
 from IPython.utils.capture import capture_output  # noqa: E402
 
 from jxkernel import compile_log  # noqa: E402
 from jxkernel.compile_report import REPORT_MIME  # noqa: E402
 from jxkernel.errors import RecompileError  # noqa: E402
-from jxkernel.notebook.guard import GUARD_MIME  # noqa: E402
+from jxkernel.views.guard_status import GUARD_MIME  # noqa: E402
+from ipython_shell import shell_fixture  # noqa: E402
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -33,18 +33,18 @@ class Ran:
         return [o["text/plain"] for o in self.outputs]
 
 
-@pytest.fixture(scope="module")
-def shell():
+@pytest.fixture(scope="module", autouse=True)
+def no_guard_left():
     # the shell is the process's one instance: a function another module's test left guarded
     # would show in this module's guard lists
     for key in compile_log.failing_on_recompile():
         compile_log.fail_on_recompile(key, False)
-    sh = InteractiveShell.instance()
-    sh.run_line_magic("load_ext", "jxkernel")
-    sh.run_cell("import jxkernel as jax\nimport jxkernel.numpy as jnp\n"
-                "from jxkernel.notebook import no_recompile", store_history=True)
-    yield sh
+    yield
     compile_log.fail_on_any_recompile(False)
+
+
+shell = shell_fixture("import jxkernel as jax\nimport jxkernel.numpy as jnp\n"
+                      "from jxkernel.notebook import no_recompile", store_history=True)
 
 
 def run(shell, source) -> Ran:
@@ -66,7 +66,8 @@ def test_no_recompile_in_a_cell_raises_at_the_cell_line_and_restores(shell):
     assert ran.error.source.line == 3
     # the filtered traceback ends at the cell's line, without jxkernel's frames
     assert f"In[{ran.count}], line 3" in ran.stdout and "g1(jnp.ones(4))" in ran.stdout
-    assert "jit.py" not in ran.stdout and "compile_log.py" not in ran.stdout
+    assert "jit.py" not in ran.stdout and "compile_record.py" not in ran.stdout
+    assert "recompile_explainer.py" not in ran.stdout
     assert "What changed, and the fix:\n  x: shape f32[3] -> f32[4]" in ran.stdout
     assert shell.user_ns["g1"]._fail_on_recompile is False
 

@@ -1,31 +1,25 @@
-"""Transform diffs (jxkernel/notebook/jaxpr_diff.py, `%jaxpr --diff`): two jaxprs aligned
+"""Transform diffs (jxkernel/views/jaxpr_diff.py, `%jaxpr --diff`): two jaxprs aligned
 by name-free equation keys, with equations added, removed and changed."""
 import pytest
 
 pytest.importorskip("IPython")
 
 from IPython.core.error import UsageError
-from IPython.core.interactiveshell import InteractiveShell
 
 import jxkernel
 import jxkernel.numpy as jnp
-from jxkernel.notebook import jaxpr_diff as jd
+from jxkernel.views import jaxpr_diff as jd
+from ipython_shell import shell_fixture
 
 
 def f(x):
     return jnp.sin(x) * 2.0
 
 
-@pytest.fixture
-def shell():
-    sh = InteractiveShell.instance()
-    sh.run_line_magic("unload_ext", "jxkernel")
-    sh.run_line_magic("load_ext", "jxkernel")
-    sh.run_cell("import jxkernel as jax, jxkernel.numpy as jnp\nfrom jxkernel import grad, vmap\n"
-                "def f(x):\n    return jnp.sin(x) * 2.0\nx = 1.0\nxs = jnp.ones(3)")
-    yield sh
-    sh.run_line_magic("unload_ext", "jxkernel")
-    sh.run_line_magic("load_ext", "jxkernel")
+shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp\n"
+                      "from jxkernel import grad, vmap\n"
+                      "def f(x):\n    return jnp.sin(x) * 2.0\nx = 1.0\nxs = jnp.ones(3)",
+                      fresh=True)
 
 
 def grad_diff():

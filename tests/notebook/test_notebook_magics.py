@@ -13,7 +13,6 @@ pytest.importorskip("IPython")
 pytest.importorskip("ipywidgets")
 
 from IPython.core.error import UsageError  # noqa: E402
-from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
 from IPython.utils.capture import capture_output  # noqa: E402
 
 import jxkernel  # noqa: E402
@@ -22,9 +21,8 @@ from jxkernel.notebook import state_of  # noqa: E402
 from jxkernel.notebook.program import CellError  # noqa: E402
 from numerics import ELEMENTWISE, assert_allclose_ulp  # noqa: E402
 import locations  # tests/support: the repository's folders
+from ipython_shell import shell_fixture  # noqa: E402
 
-# `%load_ext jxkernel` once jxkernel/__init__.py re-exports the hooks; the package until then
-EXT = "jxkernel" if hasattr(jxkernel, "load_ipython_extension") else "jxkernel.notebook"
 
 
 class Ran:
@@ -44,13 +42,8 @@ class Ran:
         return [t for t in self.texts if needle in t]
 
 
-@pytest.fixture(scope="module")
-def shell():
-    sh = InteractiveShell.instance()
-    sh.run_line_magic("load_ext", EXT)
-    sh.run_cell("import numpy as np\nimport jxkernel as jax\nimport jxkernel.numpy as jnp\n"
-                "from jxkernel import lax", store_history=True)
-    yield sh
+shell = shell_fixture("import numpy as np\nimport jxkernel as jax\nimport jxkernel.numpy as jnp\n"
+                      "from jxkernel import lax", store_history=True)
 
 
 def run(shell, source, **kw) -> Ran:
@@ -81,11 +74,13 @@ def test_import_jxkernel_stays_free_of_ipython():
 def test_load_twice_is_harmless_and_unload_restores_timeit(shell):
     manager = shell.magics_manager
     ours = manager.magics["line"]["timeit"]
-    assert type(ours.__self__).__name__ == "JxMagics"
+    assert type(ours.__self__).__name__ == "TimingMagics"
+    jit_cell = manager.magics["cell"]["jit"]
     from jxkernel.notebook import load_ipython_extension, unload_ipython_extension
     load_ipython_extension(shell)                      # again: nothing changes
     assert manager.magics["line"]["timeit"] is not None
-    assert manager.magics["cell"]["jit"].__self__ is ours.__self__
+    assert manager.magics["line"]["timeit"].__self__ is ours.__self__
+    assert manager.magics["cell"]["jit"].__self__ is jit_cell.__self__
     unload_ipython_extension(shell)
     try:
         for kind in ("line", "cell"):
@@ -97,7 +92,7 @@ def test_load_twice_is_harmless_and_unload_restores_timeit(shell):
         assert ran.error is None and "per loop" in ran.stdout
     finally:
         load_ipython_extension(shell)
-    assert type(manager.magics["line"]["timeit"].__self__).__name__ == "JxMagics"
+    assert type(manager.magics["line"]["timeit"].__self__).__name__ == "TimingMagics"
 
 
 def test_load_ext_jxkernel_by_its_package_name():
@@ -133,7 +128,7 @@ def test_rerun_hits_the_cache_and_changes_recompile_with_the_reason(shell):
     body = "%%jit\nb2 = a2 * k2\nb2"
     first = ok(shell, body)
     label = re.search(r"compiled (cell\[\d+\])", first.texts[0]).group(1)
-    program = state_of(shell).magics.programs
+    program = next(m for m in state_of(shell).magics if hasattr(m, "programs")).programs
     jitted = next(p.jitted for p in program.values() if p.label == label)
     hits = compile_log.cache_hits(jitted)
 

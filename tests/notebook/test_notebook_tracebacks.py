@@ -5,24 +5,17 @@ import pytest
 
 pytest.importorskip("IPython")
 
-from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
-from jxkernel.notebook import error_cards, tracebacks
+from jxkernel.notebook import tracebacks
+from jxkernel.views import error_cards
+from ipython_shell import shell_fixture
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-@pytest.fixture
-def shell():
-    sh = InteractiveShell.instance()
-    sh.run_line_magic("unload_ext", "jxkernel")
-    sh.run_line_magic("load_ext", "jxkernel")
-    sh.run_cell("import jxkernel as jax, jxkernel.numpy as jnp\n"
-                "from jxkernel import compile_log")
-    yield sh
-    sh.run_line_magic("unload_ext", "jxkernel")
-    sh.run_line_magic("load_ext", "jxkernel")
+shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp\n"
+                      "from jxkernel import compile_log", fresh=True)
 
 
 def shown(shell, source) -> str:

@@ -1,4 +1,5 @@
-"""The compile log (jxkernel/views/compile_log.py).
+"""The compile log: the record (jxkernel/core/compile_record.py) and its explainer
+(jxkernel/views/recompile_explainer.py), as users reach them (`jxkernel.compile_log`).
 
 Every compiled program is in it (what the notebook's status bar counts, the Compilations panel
 lists and %jxcompiles prints), with why: jit's cache misses, and pmap, an eager shard_map, an

@@ -12,6 +12,7 @@ import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel.views import hlo_text as _hlo_text
 from jxkernel.explainer import MIME, Explanation, _stablehlo_ops, render_text
+from ipython_shell import shell_fixture
 
 
 def model(x, w):
@@ -242,16 +243,7 @@ def test_stablehlo_region_ops_take_the_holders_line():
 
 
 # ------------------------------------------------------------------ %explain in IPython
-@pytest.fixture
-def shell():
-    pytest.importorskip("IPython")
-    from IPython.core.interactiveshell import InteractiveShell
-    sh = InteractiveShell.instance()
-    sh.run_line_magic("unload_ext", "jxkernel")
-    sh.run_line_magic("load_ext", "jxkernel")
-    yield sh
-    sh.run_line_magic("unload_ext", "jxkernel")
-    sh.run_line_magic("load_ext", "jxkernel")
+shell = shell_fixture(fresh=True)
 
 
 def test_explain_magic_reads_a_function_defined_in_a_cell(shell):

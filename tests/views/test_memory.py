@@ -14,6 +14,7 @@ import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel.memory import MEMORY_MIME, Row, live_arrays, memory_report
 import locations  # tests/support: the repository's folders
+from ipython_shell import shell_fixture
 
 
 # ------------------------------------------------------------------ without IPython
@@ -132,14 +133,7 @@ def test_cell_origins_without_a_shell():
 
 
 # ------------------------------------------------------------------ %jxmemory
-@pytest.fixture(scope="module")
-def shell():
-    pytest.importorskip("IPython")
-    from IPython.core.interactiveshell import InteractiveShell
-    sh = InteractiveShell.instance()
-    sh.run_line_magic("load_ext", "jxkernel")
-    sh.run_cell("import jxkernel, jxkernel.numpy as jnp")
-    return sh
+shell = shell_fixture("import jxkernel, jxkernel.numpy as jnp")
 
 
 def cell(shell, source, **kwargs) -> str:

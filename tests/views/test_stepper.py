@@ -17,6 +17,7 @@ import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel import lax
 from jxkernel.stepper import MIME, stats_of, step
+from ipython_shell import shell_fixture
 
 HERE = os.path.basename(__file__)
 
@@ -346,14 +347,8 @@ def test_the_stepper_needs_no_ipython():
 
 
 # ------------------------------------------------------------------ in IPython
-@pytest.fixture(scope="module")
-def shell():
-    pytest.importorskip("IPython")
-    from IPython.core.interactiveshell import InteractiveShell
-    sh = InteractiveShell.instance()
-    sh.run_line_magic("load_ext", "jxkernel")
-    sh.run_cell("import numpy as np\nimport jxkernel.numpy as jnp\nfrom jxkernel.notebook import step")
-    return sh
+shell = shell_fixture("import numpy as np\nimport jxkernel.numpy as jnp\n"
+                      "from jxkernel.notebook import step")
 
 
 def run(shell, source):

@@ -11,6 +11,7 @@ import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel import compile_log
 from jxkernel.timing import PROFILE_MIME, Phase, Profile, duration, profile
+from ipython_shell import shell_fixture
 
 
 def _matmul(x):
@@ -158,16 +159,9 @@ def test_bad_functions_are_refused():
 
 
 # ------------------------------------------------------------------ the notebook layer
-@pytest.fixture(scope="module")
-def shell():
-    pytest.importorskip("IPython")
-    from IPython.core.interactiveshell import InteractiveShell
-    sh = InteractiveShell.instance()
-    sh.run_line_magic("load_ext", "jxkernel")
-    sh.run_cell("import jxkernel, jxkernel.numpy as jnp\n"
-                "def f(x, n):\n    return jnp.sin(x) * n\n"
-                "x = jnp.ones(8)\n")
-    return sh
+shell = shell_fixture("import jxkernel, jxkernel.numpy as jnp\n"
+                      "def f(x, n):\n    return jnp.sin(x) * n\n"
+                      "x = jnp.ones(8)\n")
 
 
 def test_timeit_phases_prints_the_table(shell, capsys):

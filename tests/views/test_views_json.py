@@ -7,20 +7,15 @@ import pytest
 pytest.importorskip("IPython")
 pytest.importorskip("anywidget")
 
-from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
 from jxkernel import compile_log
 from jxkernel.views import views_json
+from ipython_shell import shell_fixture
 
 
-@pytest.fixture(scope="module")
-def shell():
-    sh = InteractiveShell.instance()
-    sh.run_line_magic("load_ext", "jxkernel")
-    sh.run_cell("import jxkernel as jax, jxkernel.numpy as jnp\n"
-                "def f(x, n):\n    return jnp.sin(x) * n\n")
-    return sh
+shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp\n"
+                      "def f(x, n):\n    return jnp.sin(x) * n\n")
 
 
 def bundle(shell, source, mime):
@@ -92,7 +87,7 @@ def test_cost_values_json_cannot_hold_become_null():
 
 def test_rich_view_puts_the_three_renderings_in_one_bundle():
     from doc_examples import check_docstring_examples
-    from jxkernel.notebook.guard import GuardStatus
+    from jxkernel.views.guard_status import GuardStatus
     from jxkernel.views.rich_view import RichView
     check_docstring_examples("jxkernel.views.rich_view")
     status = GuardStatus()

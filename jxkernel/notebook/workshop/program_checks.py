@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import collections
 
-from ...views import compile_log
+from ...core import compile_record
 from ...core.ir import ClosedJaxpr, jaxpr_params
 from ...transforms.jit import jit
 from ...transforms.make_jaxpr import make_jaxpr
@@ -34,9 +34,9 @@ CALLBACKS = ("debug_callback", "debug_print", "pure_callback", "io_callback")
 
 def compilations(run) -> list:
     """The compile events (jxkernel.compile_log) that calling `run()` caused."""
-    before = compile_log.last_seq()
+    before = compile_record.last_seq()
     run()
-    return compile_log.events_since(before + 1)
+    return compile_record.events_since(before + 1)
 
 
 def _signature(event) -> str:
@@ -98,7 +98,7 @@ def peak_bytes(f, args) -> dict:
     """XLA's memory analysis of `jit(f)` for `args`: the bytes of arguments, outputs and
     temporaries, those an output reuses (donation), and the peak (their sum less the reuse).
     `f` may be jitted already (its donation then counts)."""
-    with compile_log.unlogged():                     # the check's compile, not the learner's
+    with compile_record.unlogged():                     # the check's compile, not the learner's
         stats = (f if hasattr(f, "lower") else jit(f)).lower(*args).compile().memory_analysis()
     sizes = {"arguments": stats.argument_size_in_bytes, "outputs": stats.output_size_in_bytes,
              "temporaries": stats.temp_size_in_bytes, "reused": stats.alias_size_in_bytes}

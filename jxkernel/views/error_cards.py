@@ -19,8 +19,9 @@ integer-conversion (TracerIntegerConversionError), array-conversion
 (ValueError: non-hashable static argument), vmap-sizes (ValueError: inconsistent sizes along
 in_axes), loop-carry (TypeError: a scan/while_loop/fori_loop carry changing type).
 
-With `%load_ext jxkernel`, the exception handler of tracebacks.py shows the card after the
-filtered traceback (also for `%%jit` cells and `%jaxpr`, through `CellError.original`).
+With `%load_ext jxkernel`, the exception handler of notebook/tracebacks.py shows the card
+after the filtered traceback (also for `%%jit` cells and `%jaxpr`, through
+`CellError.original`).
 
 The MIME bundle `application/vnd.jxkernel.error+json` (`ErrorCard.to_json()`):
 
@@ -60,8 +61,9 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..core import errors as jx_errors
-from ..views.rich_view import RichView
-from .display import cell_name, esc, is_user_file, source_label
+from .rich_view import RichView, esc
+from .source import cell_name, is_user_file
+from .source import label as source_label
 
 MIME = "application/vnd.jxkernel.error+json"
 VERSION = 1

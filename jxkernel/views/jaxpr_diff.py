@@ -35,8 +35,7 @@ import difflib
 from dataclasses import dataclass
 
 from ..core import ir
-from ..views.rich_view import RichView
-from .display import esc
+from .rich_view import RichView, esc
 
 MIME = "application/vnd.jxkernel.jaxprdiff+json"
 VERSION = 1

@@ -9,7 +9,7 @@ program), the subscribers told of each, the cache-hit counts, and the recompile 
 It sits low, so that jit, pmap, shard_map and the runtime publish to it without importing
 what explains them: on a jit cache miss the call path publishes a `Miss` (what was compiled,
 with its phases), and the explainer installed by the see-inside layer (jxkernel/views/
-compile_log.py, `install_explainer`) says why, comparing it with the signatures compiled
+recompile_explainer.py, `install_explainer`) says why, comparing it with the signatures compiled
 before. Anyone may subscribe (the notebook's recompilation widget does);
 `config.update("jax_log_compiles", True)` prints each event as it happens.
 """
@@ -330,7 +330,7 @@ class Miss:
     history: list
 
 
-_explainer = None       # what says why a Miss compiled (jxkernel/views/compile_log.py)
+_explainer = None       # what says why a Miss compiled (jxkernel/views/recompile_explainer.py)
 
 
 def install_explainer(explainer) -> None:

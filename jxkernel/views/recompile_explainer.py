@@ -7,7 +7,7 @@ compiled before, as Changes (what differs, its kind, and the fix in a sentence a
     ['x: shape f32[3] -> f32[4]']
 
 The record itself (events, subscribers, cache hits, the recompile guard) is low, in
-jxkernel/core/compile_log.py: jit publishes each cache miss there, and this module, installed
+jxkernel/core/compile_record.py: jit publishes each cache miss there, and this module, installed
 as its explainer, says why. `jxkernel.compile_log` is this module, so its names are here too.
 """
 from __future__ import annotations
@@ -25,8 +25,8 @@ import weakref
 import numpy as np
 
 from ..core.config import config
-from ..core import compile_log as _record
-from ..core.compile_log import (  # noqa: F401  (jxkernel.compile_log: the record's names too)
+from ..core import compile_record as _record
+from ..core.compile_record import (  # noqa: F401  (jxkernel.compile_log: the record's names too)
     MAX_EVENTS, CompileEvent, Miss, cache_hits, clear, compile_events, events_since,
     fail_on_any_recompile, fail_on_recompile, failing_on_any_recompile, failing_on_recompile,
     function_key, last_seq, no_recompile, record, record_compiled, signature_text, subscribe,

@@ -1,0 +1,142 @@
+"""%timeit / %%timeit: IPython's, made honest for asynchronous arrays (it blocks on the
+results, keeps a compiling first run out, and with --phases times trace, lower, compile,
+dispatch and device apart).
+"""
+from __future__ import annotations
+
+import re
+import time
+
+from IPython.core.error import UsageError
+from IPython.core.magic import line_cell_magic, magics_class, needs_local_scope, no_var_expand
+
+from ...core import compile_record
+from .. import compile_notes, funcview, timeit
+from ..display import show
+from .base import JxMagicsBase
+
+# The phase timing (views/timing.py) is imported by %timeit --phases, which shows it.
+
+
+@magics_class
+class TimingMagics(JxMagicsBase):
+    """%timeit and %%timeit (IPython's own, saved in the state, does the timing)."""
+
+    # ================================================================== %timeit
+    @no_var_expand
+    @needs_local_scope
+    @line_cell_magic
+    def timeit(self, line="", cell=None, local_ns=None):
+        """IPython's %timeit, made honest for asynchronous arrays.
+
+        Every timed run blocks on the Arrays the statement produced (its last value and
+        the names it assigns, any pytree), so the time is the device's, not just the
+        time to queue the work. If the first run compiles, it is a warm-up and kept out
+        of the measurement (and you are told). All of IPython's options work (-n -r -t
+        -c -p -q -o -v). Also:
+
+          --dispatch   time the dispatch alone too (until the call returns, before the
+                       result is ready): the difference is async dispatch at work
+          --phases     for one call `f(x)`: trace, lower, compile, dispatch and device time
+                       apart, each with its spread over -r runs (jxkernel.timing.profile)
+        """
+        dispatch = bool(re.search(r"(^|\s)--dispatch(\s|$)", line))
+        line = re.sub(r"(^|\s)--dispatch(?=\s|$)", " ", line, count=1)
+        phases = bool(re.search(r"(^|\s)--phases(\s|$)", line))
+        line = re.sub(r"(^|\s)--phases(?=\s|$)", " ", line, count=1)
+        opts, stmt = self.parse_options(line, "n:r:tcp:qov:", posix=False, strict=False,
+                                        preserve_non_opts=True)
+        if phases:
+            return self._phases(opts, stmt, cell)
+        if not stmt.strip() and cell is None:
+            return None
+        setup, timed = ("pass", stmt) if cell is None else (stmt or "pass", cell)
+        timed = self.shell.transform_cell(timed)
+        setup = self.shell.transform_cell(setup)
+        try:
+            blocked = timeit.blocking_source(timed)
+        except SyntaxError:
+            blocked = timed         # IPython's timeit reports the syntax error itself
+        quiet = "q" in opts
+        warm = self._warm_up(setup, blocked, local_ns)
+        if warm and not quiet:
+            print(warm)
+        option_text = " ".join(f"-{k}" if v == "" else f"-{k} {v}" for k, v in opts.items()
+                               if k not in ("o", "v"))
+        ipython_timeit = self.state.saved_timeit[0] or self.state.saved_timeit[1]
+        if cell is None and "\n" not in blocked.strip():
+            result = ipython_timeit(f"{option_text} -o {blocked}", None, local_ns)
+        else:
+            result = ipython_timeit(f"{option_text} -o {setup if cell is not None else ''}",
+                                    blocked, local_ns)
+        if result is not None and dispatch:
+            result.dispatch = self._dispatch(setup, timed, result, local_ns)
+            if not quiet:
+                print(f"dispatch only: {result.dispatch} — the time until the statement "
+                      f"returns; with async dispatch the device may still be working then. "
+                      f"The time above waits for the results (block_until_ready).")
+        if "v" in opts:
+            self.shell.user_ns[opts["v"]] = result
+        return result if "o" in opts else None
+
+    def _warm_up(self, setup, blocked, local_ns) -> str:
+        """Run the statement once (compiling what it compiles); say so if it compiled."""
+        events = []
+        unsubscribe = compile_record.subscribe(events.append)
+        start = time.perf_counter()
+        try:
+            code = compile(f"{setup}\n{blocked}", "<jx-timeit-warmup>", "exec")
+            exec(code, self.shell.user_ns, dict(local_ns or {}))
+        except SyntaxError:
+            return ""
+        finally:
+            unsubscribe()
+        if not events:
+            return ""
+        took = time.perf_counter() - start
+        # the user's functions by name; eager operations and jxkernel's own, counted
+        mine = [e for e in events if e.origin == compile_notes.USER]
+        which = "; ".join(f"{e.function}: {e.reason}" for e in mine[:3]) or \
+            "eager operations or jxkernel's own functions"
+        rest = len(events) - min(len(mine), 3) if mine else 0
+        more = f" and {rest} more" if rest else ""
+        return (f"Compiled on the first run ({which}{more}; {took * 1e3:.1f} ms with the "
+                f"compilation). That warm-up run is not part of the timing below.")
+
+    def _dispatch(self, setup, timed, blocked_result, local_ns):
+        from IPython.core.magics.execution import TimeitResult
+        ns = self.shell.user_ns if not local_ns else {**self.shell.user_ns, **local_ns}
+        inner = timeit.dispatch_timer(setup, timed, ns)
+        number, repeat = blocked_result.loops, blocked_result.repeat
+        runs = timeit.measure(inner, number, repeat)
+        return TimeitResult(number, repeat, min(runs) / number, max(runs) / number, runs, 0.0,
+                            blocked_result._precision)
+
+    # ================================================================== %timeit --phases
+    def _phases(self, opts, stmt, cell):
+        """jxkernel.timing.profile of the call `stmt`: a table (and in a Jupyter kernel, a
+        plotly chart); -r runs, -q quiet, -o returns the Profile, -v NAME stores it."""
+        from ...views import timing as jx_timing  # loads on first --phases
+        if cell is not None:
+            raise UsageError("--phases times one call written on the magic's line: "
+                             "%timeit --phases f(x)")
+        if "n" in opts:
+            raise UsageError(f"--phases times one call per run; use -r RUNS, not -n {opts['n']}")
+        runs = str(opts.get("r", "7"))
+        if not runs.isdigit() or int(runs) < 1:
+            raise UsageError(f"%timeit --phases: -r is the number of timed runs, a whole number "
+                             f"of at least 1; got -r {runs!r}")
+        call = self._call(stmt.strip()) if stmt.strip() else None
+        if call is None:
+            raise UsageError(f"%timeit --phases takes a call such as f(x, 3); got {stmt.strip()!r}")
+        fun, args, kwargs, _, _ = call
+        jitted, args, kwargs = funcview.as_jitted(fun, args, kwargs)
+        result = jx_timing.profile(jitted, *args, runs=int(runs), **kwargs)
+        if "q" not in opts:
+            show(result)
+            chart = timeit.phase_chart(result) if getattr(self.shell, "kernel", None) else None
+            if chart is not None:
+                show(chart)
+        if "v" in opts:
+            self.shell.user_ns[opts["v"]] = result
+        return result if "o" in opts else None

@@ -1,0 +1,104 @@
+"""The extension's per-shell state: what to undo on unload, the cell running now, live logs
+and selectors, the device chosen, and IPython's pre/post_run_cell events.
+"""
+from __future__ import annotations
+
+import weakref
+
+from ..core.config import config
+from ..xla import client
+from . import cell_origins, compile_notes
+from .display import show
+
+_DEVICE_OPTIONS = ("jax_default_device", "jax_platform_name")
+
+
+class State:
+    """Per-shell state of the extension: what to undo, live logs and selectors."""
+
+    def __init__(self, shell):
+        self.shell = shell
+        self.magics: tuple = ()              # an instance of each magic class (magics/)
+        self.formatters: list = []
+        self.saved_timeit = (None, None)      # IPython's (line, cell) %timeit, restored on unload
+        self.saved_config = None              # the device options before the first selection
+        self.cell_id = None
+        self.cell_count = None                # the running cell's number, as its prompt shows it
+        self.logs: weakref.WeakSet = weakref.WeakSet()
+        self.selectors: weakref.WeakSet = weakref.WeakSet()
+        self.channel = None                   # the JupyterLab extension's comm (comm.Channel)
+        self.origins = cell_origins.CellOrigins()   # the cell that made each live array (%jxmemory)
+        self.compiles = compile_notes.CellWatch()    # what the running cell compiled (its note)
+
+    def switch_backend(self, name: str):
+        """Select the device `name` names, as `%jxbackend NAME` and the JupyterLab extension
+        do; returns it. A backend that does not start here, or a device index out of range,
+        raises ValueError saying so.
+
+            >>> state.switch_backend("cpu:0")
+            CpuDevice(id=0)
+        """
+        platform, _, index = name.strip().partition(":")
+        try:
+            devices = client.devices(platform)
+        except (RuntimeError, ValueError) as e:
+            raise ValueError(str(e)) from None
+        if index and not (index.isdigit() and int(index) < len(devices)):
+            raise ValueError(f"{platform} has devices 0..{len(devices) - 1}; got {index!r}")
+        device = devices[int(index)] if index else devices[0]
+        self.select_device(device)
+        return device
+
+    def select_device(self, device):
+        """Later jit calls, %%jit cells and eager operations compile and run on `device`
+        (JAX's jax_default_device: inputs are moved there); jax_platform_name follows, so
+        jax.devices() and jax.default_backend() name its backend. Every selector shows it."""
+        if self.saved_config is None:
+            self.saved_config = {name: config.read(name) for name in _DEVICE_OPTIONS}
+        config.update("jax_platform_name", client.platform_of(device))
+        config.update("jax_default_device", device)
+        for selector in list(self.selectors):
+            selector.show(device)
+        if self.channel is not None:
+            self.channel.push_state()
+
+    def restore_config(self):
+        """Unloading gives the device options back as they were."""
+        for name, value in (self.saved_config or {}).items():
+            config.update(name, value)
+        self.saved_config = None
+
+    def prompt_number(self) -> int:
+        """The number the running cell's prompt shows (In [7]), for its names (cell[7]).
+        IPython counts the cell before running it, so during the cell `execution_count` is
+        already the next one; outside a cell it is the next prompt's number.
+
+            >>> state.prompt_number()      # in the cell shown as In [7]
+            7
+        """
+        return self.cell_count if self.cell_count is not None else self.shell.execution_count
+
+    # IPython events
+    def pre_run_cell(self, info=None):
+        self.cell_id = getattr(info, "cell_id", None)
+        # run_cell has counted a cell that stores history already (not one that does not)
+        count = self.shell.execution_count
+        self.cell_count = count - 1 if getattr(info, "store_history", False) else count
+        self.origins.cell_started()
+        self.compiles.cell_started()
+        if self.channel is not None:
+            self.channel.before_cell()
+
+    def post_run_cell(self, result=None):
+        self.cell_id = None          # a magic run outside a cell must not reuse the last id
+        self.cell_count = None
+        self.origins.cell_finished(cell_origins.result_label(result))
+        # %%jit cells told their own compiles (JitMagics._report)
+        programs = [p for m in self.magics for p in getattr(m, "programs", {}).values()]
+        note = self.compiles.cell_finished([p.jitted for p in programs])
+        if note is not None:
+            show(note)
+        for log in list(self.logs):
+            log.refresh()
+        if self.channel is not None:
+            self.channel.after_cell(result)

@@ -1,0 +1,42 @@
+"""The IPython shell the notebook and views tests run cells in: the process's one
+InteractiveShell (`InteractiveShell.instance()`) with `%load_ext jxkernel`. A test file makes
+its `shell` fixture here, with the cell that sets up its names:
+
+    shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp")
+
+By default the fixture is the module's (scope "module"): the extension is loaded if it is not
+yet, and stays loaded for the next file. `fresh=True` unloads and loads it again around each
+test (scope "function" unless `scope` says otherwise), so a test starts with no compiled
+cells, logs or selected device left by another; `kernel` (what makes a stand-in for
+ipykernel's kernel, with a comm manager) is set on the shell while the extension loads and
+removed afterwards, as for the comm's tests. The shell itself is never closed: IPython keeps one per process.
+"""
+import pytest
+
+
+def shell_fixture(setup: str = "", *, store_history: bool = False, fresh: bool = False,
+                  kernel=None, scope: str | None = None):
+    """A pytest fixture named `shell`: the shell with jxkernel loaded, after running `setup`
+    (one cell; `store_history` numbers it as a notebook would)."""
+    fresh = fresh or kernel is not None
+
+    @pytest.fixture(scope=scope or ("function" if fresh else "module"))
+    def shell():
+        pytest.importorskip("IPython")
+        from IPython.core.interactiveshell import InteractiveShell
+        sh = InteractiveShell.instance()
+        if fresh:
+            sh.run_line_magic("unload_ext", "jxkernel")
+        if kernel is not None:
+            sh.kernel = kernel()
+        sh.run_line_magic("load_ext", "jxkernel")
+        if setup:
+            sh.run_cell(setup, store_history=store_history)
+        yield sh
+        if fresh:
+            sh.run_line_magic("unload_ext", "jxkernel")
+            if kernel is not None:
+                del sh.kernel
+            sh.run_line_magic("load_ext", "jxkernel")
+
+    return shell
