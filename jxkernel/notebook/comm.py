@@ -18,8 +18,8 @@ from __future__ import annotations
 import sys
 
 from .. import __version__
-from ..core.compile_log import EAGER, INTERNAL, USER
-from ..views import compile_log
+from ..core import compile_record
+from ..core.compile_record import EAGER, INTERNAL, USER
 from ..xla import client
 from ..views import views_json
 from .compile_notes import grouped
@@ -44,7 +44,7 @@ class Channel:
         self._replying_to = None          # the comm whose request is being answered
         self._in_cell = False             # between pre_run_cell and post_run_cell
         self._this_cell: list = []        # seqs of the running cell's events
-        self._unsubscribe = compile_log.subscribe(self._on_event)
+        self._unsubscribe = compile_record.subscribe(self._on_event)
 
     # ------------------------------------------------------------ comms
     def open(self, comm, open_msg) -> None:
@@ -125,13 +125,13 @@ class Channel:
         return self._state_reply()
 
     def _on_get_compilations(self, since):
-        events = compile_log.events_since(since)
+        events = compile_record.events_since(since)
         return {"type": "compilations", "events": [self.event_json(e) for e in events],
-                "next": compile_log.last_seq() + 1, "others": others_json()}
+                "next": compile_record.last_seq() + 1, "others": others_json()}
 
     def _on_set_fail_on_recompile(self, function, enabled):
         try:
-            compile_log.fail_on_recompile(function, enabled)
+            compile_record.fail_on_recompile(function, enabled)
         except (KeyError, TypeError, ValueError) as e:
             raise BadMessage(f"set_fail_on_recompile: {e.args[0] if e.args else e}") from None
         reply = self._state_reply()
@@ -139,7 +139,7 @@ class Channel:
         return reply
 
     def _on_clear_compilations(self):
-        compile_log.clear()
+        compile_record.clear()
         self._cells.clear()
         for log in list(self.state.logs):
             log.refresh()
@@ -154,7 +154,7 @@ class Channel:
         platform = client.platform_of(device)
         # the user's functions: eager operations and jxkernel's own functions are not what
         # the user can change (%jxcompiles groups them apart)
-        everything = compile_log.compile_events()
+        everything = compile_record.compile_events()
         events = [e for e in everything if e.origin == USER]
         keys = {id(e.key): e.key for e in events if e.key is not None}
         return {"type": "state", "protocol": PROTOCOL, "jxkernel_version": __version__,
@@ -162,8 +162,8 @@ class Channel:
                 "device_count": len(client.devices(platform)),
                 "backends": self.backends(), "compiles": len(events),
                 "other_compiles": len(everything) - len(events),
-                "cache_hits": sum(compile_log.cache_hits(k) for k in keys.values()),
-                "fail_on_recompile": compile_log.failing_on_recompile()}
+                "cache_hits": sum(compile_record.cache_hits(k) for k in keys.values()),
+                "fail_on_recompile": compile_record.failing_on_recompile()}
 
     def backends(self) -> list:
         if self._backends is None:
@@ -193,8 +193,8 @@ class Channel:
         self._cells[event.seq] = (self.state.cell_id, None)
         if self._in_cell:
             self._this_cell.append(event.seq)
-        if len(self._cells) > compile_log.MAX_EVENTS:      # the core keeps no more either
-            for seq in sorted(self._cells)[: len(self._cells) - compile_log.MAX_EVENTS]:
+        if len(self._cells) > compile_record.MAX_EVENTS:      # the core keeps no more either
+            for seq in sorted(self._cells)[: len(self._cells) - compile_record.MAX_EVENTS]:
                 del self._cells[seq]
         self._pending.append(event)
 
@@ -226,7 +226,7 @@ def others_json(events=None) -> list:
     """The `others` of a `compilations` message: the kept compilations that are not the user's
     (eager operations, then jxkernel's own functions), one entry per primitive or function
     with its count, as %jxcompiles groups them (compile_notes.grouped)."""
-    events = compile_log.compile_events() if events is None else events
+    events = compile_record.compile_events() if events is None else events
     return [{"origin": origin, "name": name, "count": count, "sites": sites[:3],
              "compile_ms": round(seconds * 1e3, 3)}
             for origin in (EAGER, INTERNAL)

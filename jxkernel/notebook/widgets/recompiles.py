@@ -19,8 +19,9 @@ import datetime
 
 import ipywidgets as w
 
-from ...core.compile_log import EAGER, INTERNAL, USER
-from ...views import compile_log
+from ...core import compile_record
+from ...core.compile_record import EAGER, INTERNAL, USER
+from ...views.recompile_explainer import explanation_text
 from ...views.compile_report import changes_html
 from ..compile_notes import grouped
 from ..display import esc
@@ -49,7 +50,7 @@ def hit_miss(events) -> list:
     by_key: dict = {}
     for e in events:
         row = by_key.setdefault(id(e.key) if e.key is not None else e.function,
-                                [e.function, 0, compile_log.cache_hits(e.key), 0.0])
+                                [e.function, 0, compile_record.cache_hits(e.key), 0.0])
         row[1] += 1
         row[3] += e.total_s
     merged: dict = {}
@@ -66,7 +67,7 @@ class RecompileLog(TextFallback, w.VBox):
 
     def __init__(self, function: str | None = None, timeline: bool = True):
         self._closed = False
-        self.events = compile_log.compile_events()
+        self.events = compile_record.compile_events()
         self.filter = w.Dropdown(description="function", options=list(GROUPS),
                                  layout=w.Layout(width="max-content"))
         self.refresh_button = w.Button(description="refresh", icon="refresh",
@@ -84,7 +85,7 @@ class RecompileLog(TextFallback, w.VBox):
         header = w.HBox([self.filter, self.refresh_button, self.timeline_button, self.summary],
                         layout=w.Layout(flex_flow="row wrap"))
         super().__init__([header, self.stats, self.table])
-        self._unsubscribe = compile_log.subscribe(self._on_event)
+        self._unsubscribe = compile_record.subscribe(self._on_event)
         self.refresh_button.on_click(lambda _: self.refresh())
         self.timeline_button.on_click(lambda _: self.show_timeline())
         self.filter.observe(lambda _: self._draw(), "value")
@@ -111,7 +112,7 @@ class RecompileLog(TextFallback, w.VBox):
         """Reread the log (and the hit counts, which change without events)."""
         if self._closed:
             return
-        self.events = compile_log.compile_events()
+        self.events = compile_record.compile_events()
         self._sync_options()
         if select is not None:
             if select not in self.filter.options:
@@ -245,7 +246,7 @@ class RecompileLog(TextFallback, w.VBox):
                          f"{_ms(e.lower_s)} ms, compile {_ms(e.compile_s)} ms "
                          f"({e.cache}, {e.backend})")
             if e.changes:
-                lines.append(compile_log.explanation_text(e.changes, "       "))
+                lines.append(explanation_text(e.changes, "       "))
         lines.append("function: misses / hits")
         lines += [f"  {n}: {m} / {h}" for n, m, h, _ in hit_miss(events)]
         others = self.others()
