@@ -219,7 +219,7 @@ class Channel:
 
     def event_json(self, event) -> dict:
         cell_id, count = self._cells.get(event.seq, (None, None))
-        return {**views_json.compile_event_json(event, cell_id, count), "origin": event.origin}
+        return views_json.compile_event_json(event, cell_id, count)
 
 
 def others_json(events=None) -> list:

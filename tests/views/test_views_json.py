@@ -72,7 +72,7 @@ def test_compilations_bundle_lists_the_log_as_shown(shell):
     assert events[1]["signature"] == [["x", "f32[3]"]]
     assert events[1]["cache"] == "compiled" and events[1]["backend"] == "cpu"
     assert events[1]["compile_ms"] > 0 and events[1]["seq"] > events[0]["seq"]
-    assert set(events[0]) == {"seq", "time", "function", "function_key", "source", "cell_id",
+    assert set(events[0]) == {"seq", "time", "function", "function_key", "source", "cell_id", "origin",
                               "execution_count", "signature", "reason", "trace_ms", "lower_ms",
                               "compile_ms", "cache", "backend", "explanation"}
     assert events[0]["explanation"] == [] and \
