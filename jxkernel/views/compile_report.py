@@ -40,8 +40,9 @@ from ..core.compile_record import USER
 from ..core.config import config
 from ..xla import client
 from .rich_view import RichView
+from .schema import mime_type
 
-REPORT_MIME = "application/vnd.jxkernel.report+json"
+REPORT_MIME = mime_type("ReportBundle")
 VERSION = 1
 FORMATS = ("dict", "json", "html", "text")
 

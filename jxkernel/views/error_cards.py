@@ -64,8 +64,9 @@ from ..core import errors as jx_errors
 from .rich_view import RichView, esc
 from .source import cell_name, is_user_file
 from .source import label as source_label
+from .schema import mime_type
 
-MIME = "application/vnd.jxkernel.error+json"
+MIME = mime_type("ErrorBundle")
 VERSION = 1
 _DOCS = "https://docs.jax.dev/en/latest/errors.html#jax.errors."
 _MAX_STEPS = 8

@@ -93,8 +93,9 @@ from ..xla import client as _client
 from ..xla import pipeline
 from ..xla.array import Array
 from ..xla.portable import xla_computation
+from .schema import mime_type
 
-MIME = "application/vnd.jxkernel.explain+json"
+MIME = mime_type("ExplainBundle")
 VERSION = 1
 COST_METHOD = ("per optimized-HLO instruction, computed from its shapes (dot 2·M·N·K, "
                "elementwise 1 per element, transcendental ops apart, reduce one per "

@@ -19,8 +19,9 @@ import os
 from ..core import compile_record
 from .rich_view import RichView, esc
 from .source import cell_name
+from .schema import mime_type
 
-GUARD_MIME = "application/vnd.jxkernel.guard+json"
+GUARD_MIME = mime_type("GuardBundle")
 
 
 class GuardStatus(RichView):

@@ -36,8 +36,9 @@ from dataclasses import dataclass
 
 from ..core import ir
 from .rich_view import RichView, esc
+from .schema import mime_type
 
-MIME = "application/vnd.jxkernel.jaxprdiff+json"
+MIME = mime_type("JaxprDiffBundle")
 VERSION = 1
 KINDS = ("same", "added", "removed", "changed")
 _MARK = {"same": " ", "added": "+", "removed": "-", "changed": "~"}

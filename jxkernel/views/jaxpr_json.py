@@ -17,8 +17,9 @@ import numpy as np
 
 from ..core import ir
 from . import source
+from .schema import mime_type
 
-MIME = "application/vnd.jxkernel.jaxpr+json"
+MIME = mime_type("JaxprBundle")
 VERSION = 2             # 2: variables carry their `id`
 
 

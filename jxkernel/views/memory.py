@@ -43,8 +43,9 @@ import re
 from .rich_view import RichView
 from ..xla import client
 from ..xla.array import Array, buffers
+from .schema import mime_type
 
-MEMORY_MIME = "application/vnd.jxkernel.memory+json"
+MEMORY_MIME = mime_type("MemoryBundle")
 MAX_SHOWN = 200              # rows in the text and HTML (the JSON has them all)
 
 

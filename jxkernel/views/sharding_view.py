@@ -40,8 +40,9 @@ import numpy as np
 
 from ..core.avals import ShapedArray
 from .rich_view import RichView
+from .schema import mime_type
 
-MIME = "application/vnd.jxkernel.sharding+json"
+MIME = mime_type("ShardingBundle")
 VERSION = 1
 # Light backgrounds under near-black text: contrast above 7:1 with every one, in any theme.
 PALETTE = ("#a6cee3", "#b2df8a", "#fb9a99", "#fdbf6f", "#cab2d6", "#ffff99", "#8dd3c7",

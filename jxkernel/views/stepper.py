@@ -84,6 +84,7 @@ from . import source
 from ..transforms.jit import Jitted
 from ..transforms.make_jaxpr import make_jaxpr
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path
+from .schema import mime_type
 
 # The modules `import jxkernel` leaves to first use that define primitives: a name of theirs
 # is a primitive's name even before the first use. (tests/core/test_registry.py checks that loading
@@ -101,7 +102,7 @@ def load_every_primitive() -> None:
         importlib.import_module(f"jxkernel.{module}")
 
 
-MIME = "application/vnd.jxkernel.stepper+json"
+MIME = mime_type("StepperBundle")
 VERSION = 1
 BINS = 8
 _BLOCKS = "▁▂▃▄▅▆▇█"

@@ -49,8 +49,9 @@ from ..core.config import config
 from .rich_view import RichView
 from ..transforms.jit import Jitted, jit
 from ..tree_util import tree_leaves
+from .schema import mime_type
 
-PROFILE_MIME = "application/vnd.jxkernel.profile+json"
+PROFILE_MIME = mime_type("ProfileBundle")
 COMPILE_PHASES = ("trace", "lower", "compile")
 RUN_PHASES = ("dispatch", "device")
 

@@ -17,10 +17,11 @@ from __future__ import annotations
 import math
 
 from .compile_report import event_json
+from .schema import mime_type
 
-TRACED_MIME = "application/vnd.jxkernel.traced+json"
-HLO_MIME = "application/vnd.jxkernel.hlo+json"
-COMPILATIONS_MIME = "application/vnd.jxkernel.compilations+json"
+TRACED_MIME = mime_type("TracedBundle")
+HLO_MIME = mime_type("HloBundle")
+COMPILATIONS_MIME = mime_type("CompilationsBundle")
 VERSION = 1
 
 

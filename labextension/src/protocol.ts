@@ -3,7 +3,7 @@
  * comm messages and the MIME bundles: their types, and the runtime check of a message from the
  * kernel (`validateMessage`), both generated from the schema.
  *
- * The types are generated from the protocol's one schema, jxkernel/notebook/protocol.schema.json,
+ * The types are generated from the protocol's one schema, jxkernel/views/protocol.schema.json,
  * into protocol.generated.ts (`npm run gen:protocol`, run by `npm run build`); this file gives
  * them the names the views use and adds the constants. To add a message or a bundle's field,
  * change the schema, not the types.

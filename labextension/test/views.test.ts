@@ -17,7 +17,7 @@ vi.hoisted(() => {
 
 import { VIEW_MIMES, viewOrNote } from '../src/mime';
 
-const schema = JSON.parse(readFileSync(join(__dirname, '../../jxkernel/notebook/protocol.schema.json'), 'utf8'));
+const schema = JSON.parse(readFileSync(join(__dirname, '../../jxkernel/views/protocol.schema.json'), 'utf8'));
 const bundles: { [mime: string]: any } = JSON.parse(readFileSync(join(__dirname, 'bundles.json'), 'utf8'));
 const MIMES = Object.keys(schema.properties.bundles.properties);
 

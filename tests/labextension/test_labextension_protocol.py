@@ -1,5 +1,5 @@
 """The protocol between kernel and extension is defined once, in
-jxkernel/notebook/protocol.schema.json: every MIME bundle and every comm message the kernel
+jxkernel/views/protocol.schema.json: every MIME bundle and every comm message the kernel
 sends matches it (checked with the `jsonschema` package, every object closed to fields the
 schema does not name), the kernel's own request checker (jxkernel/notebook/protocol.py) agrees
 with `jsonschema` on good and bad requests, and the extension's generated TypeScript types come
@@ -96,6 +96,17 @@ def test_every_mime_type_the_python_code_names_is_in_the_schema():
     unknown = {m: where for m, where in named.items() if m not in protocol.bundles()}
     assert not unknown, f"MIME types not in protocol.schema.json's bundles: {unknown}"
     assert protocol.mime_type("CompilationsBundle") == "application/vnd.jxkernel.compilations+json"
+
+
+def test_the_code_reads_mime_types_from_the_schema_and_names_them_only_in_prose():
+    """A MIME type in code is `mime_type("XBundle")` (jxkernel/views/schema.py); the literal may
+    appear only in docstrings and comments, which say what a bundle is."""
+    package = Path(locations.ROOT) / "jxkernel"
+    assigned = re.compile(r"""^[^#]*=\s*["']application/vnd\.jxkernel\.""", re.M)
+    offenders = [path.relative_to(package).as_posix() for path in package.rglob("*.py")
+                 if assigned.search(path.read_text("utf-8"))]
+    assert offenders == []
+    check_docstring_examples("jxkernel.views.schema")
 
 
 def test_the_docs_tables_are_what_the_schema_gives():

@@ -88,7 +88,7 @@ def test_wheel_and_sdist_pass_twine_check_and_carry_what_the_workshop_needs(dist
     data = f"jxkernel-{__version__}.data/data/{EXTENSION}"
     for needed in [f"{data}/package.json", f"{data}/install.json", "jxkernel-as-jax.pth",
                    "jxkernel/notebook/workshop/data/digits.npz",
-                   "jxkernel/notebook/protocol.schema.json",      # the comm checks requests
+                   "jxkernel/views/protocol.schema.json",      # the comm checks requests
                    "jxkernel/xla/_fastpath.c"]:        # the compiled cache hit, built on first use
         assert needed in names, needed
     assert any(re.fullmatch(rf"{data}/static/remoteEntry\.\w+\.js", n) for n in names)
