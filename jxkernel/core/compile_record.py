@@ -41,14 +41,15 @@ ORIGINS = (USER, INTERNAL, EAGER)
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
-def origin_of(source: str | None) -> str:
-    """INTERNAL when `source` ("file:line" where the function was defined) is under
+def origin_of(source: str | None, made_by_user: bool = False) -> str:
+    """USER for a jit the user's code made (`made_by_user`, whatever it jits: jit(jnp.sum) in
+    a cell); else INTERNAL when `source` ("file:line" where the function was defined) is under
     jxkernel's package directory, else USER.
 
         >>> origin_of(PACKAGE_DIR + "random/samplers.py:40"), origin_of("<ipython-input-3>:1")
         ('internal', 'user')
     """
-    return INTERNAL if source and source.startswith(PACKAGE_DIR) else USER
+    return INTERNAL if not made_by_user and source and source.startswith(PACKAGE_DIR) else USER
 
 
 @dataclasses.dataclass(frozen=True)

@@ -69,6 +69,13 @@ def eqn_source_info(skip: int = 1) -> SourceInfo | None:
     return info if info is not None else user_source_info(skip + 1)
 
 
+def made_by_user(skip: int = 1) -> bool:
+    """Whether the frame `skip` levels above the caller is the user's (not jxkernel's, the
+    standard library's or a registered library's): `jax.jit(jnp.sum)` in a cell makes a jit of
+    the user's, though jnp.sum is defined inside jxkernel; jnp's own `@jit`s are not."""
+    return not _internal(sys._getframe(skip + 1).f_code)
+
+
 def user_stacklevel() -> int:
     """The `stacklevel` that makes the caller's `warnings.warn` point at the user's line (the
     innermost frame not jxkernel's), not at ours."""

@@ -88,6 +88,7 @@ def _show(shell, etype, value, tb, card) -> None:
         stb = shell.InteractiveTB.structured_traceback(etype, value, user_traceback(tb) or tb,
                                                        tb_offset=0)
     stb = [name_cells(line) for line in stb]
+    _name_cells_in_message(value)
     if card is None:
         shell._showtraceback(etype, value, stb)
     else:
@@ -111,6 +112,16 @@ def _one_line(etype, value, card, stb) -> list:
     where = card.where
     at = f" in {where['file']}, line {where['line']}, in {where['function']}" if where else ""
     return [f"{RED}{etype.__name__}{RESET}{at}: explained in the card below"]
+
+
+def _name_cells_in_message(value) -> None:
+    """The exception's own message with cells named too: ipykernel's reply carries str(value)
+    (nbclient, Colab and `print(e)` show it), and jxkernel's messages name where a function was
+    defined ('tracing the function relu at /tmp/ipykernel_15408/2882507008.py:1 for jit')."""
+    if value.args and isinstance(value.args[0], str):
+        named = name_cells(value.args[0])
+        if named != value.args[0]:
+            value.args = (named, *value.args[1:])
 
 
 def name_cells(text: str) -> str:

@@ -26,6 +26,7 @@ from ..core.config import config
 from ..core import compile_record, vma
 from ..core.avals import ShapeDtypeStruct
 from ..core.axis_env import visible_axes
+from ..core.source_info import made_by_user
 from ..core.staging import DebugInfo, convert_constvars_to_invars, trace_to_jaxpr
 from ..core.trace import Tracer, _ctx, eval_trace
 from ..tree_util import default_registry as _registry, tree_flatten, tree_unflatten
@@ -109,6 +110,7 @@ class Jitted:
         self._cache, self._fast, self._traces, self._history, self._last = \
             state.caches_for(options)
         self._source = state.source
+        self._by_user = made_by_user(2)    # jit() called from the user's code (jit(jnp.sum))
         self._fail_on_recompile = False   # compile_record.fail_on_recompile: a new signature raises
 
     def __get__(self, obj, objtype=None):
@@ -241,11 +243,10 @@ class Jitted:
         key = (treedef, avals, statics, config._trace_state, device)
         entry = self._cache.get(key)
         if entry is None:
-            # the guard for every function is for the user's: jnp.sum's kernel on a new shape
-            # compiles anew, as in JAX (compile_record.origin_of: defined inside jxkernel or not)
-            if (self._fail_on_recompile or (compile_record.failing_on_any_recompile() and
-                    compile_record.origin_of(self._source_text()) == compile_record.USER)) and \
-                    self._history:                   # the guard is on: RecompileError, why
+            # the guard for every function is for the user's jits, not jnp's own (as in JAX)
+            guarded = self._fail_on_recompile or compile_record.failing_on_any_recompile() and \
+                compile_record.origin_of(self._source_text(), self._by_user) == compile_record.USER
+            if guarded and self._history:                # the guard is on: RecompileError, why
                 compile_record.refuse(self._miss(treedef, statics, avals, dyn_args, dyn_kwargs,
                                               device))
             try:

@@ -644,9 +644,10 @@ def compiled(miss: Miss, phases, backend: str) -> CompileEvent:
     jitted = miss.jitted
     _lineage(jitted._fun).append((_weak(jitted._fun), id(jitted),
                                   dataclasses.replace(new, consts=None)))
-    return CompileEvent(jitted._name, _source_of(jitted),
-                        _named_signature(named, static_named), reason, phases, backend,
-                        key=jitted, changes=changes)
+    source = _source_of(jitted)
+    return CompileEvent(jitted._name, source, _named_signature(named, static_named), reason,
+                        phases, backend, key=jitted, changes=changes,
+                        origin=_record.origin_of(source, jitted._by_user))
 
 
 def _source_of(jitted) -> str | None:
@@ -686,9 +687,11 @@ def refusal(miss: Miss) -> RecompileError:
 
 
 def _is_library(jitted) -> bool:
-    """Whether the jitted function is jxkernel's own (jnp.sum's inner jit), not the user's."""
+    """Whether the jitted function is jxkernel's own (jnp.sum's inner jit), not one the user
+    made (`summed = jax.jit(jnp.sum)` in a cell is the user's, named as the user holds it)."""
     source = getattr(jitted, "_source", None)
-    return source is not None and _source_internal(source.file)
+    return not getattr(jitted, "_by_user", False) and source is not None and \
+        _source_internal(source.file)
 
 
 def _source_internal(filename: str) -> bool:

@@ -119,3 +119,7 @@ def test_an_error_card_names_the_cell_not_ipykernels_file(kernel):
     assert reply["content"]["status"] == "error"
     assert any("This value depends on the argument x" in line
                for line in reply["content"]["traceback"])
+    # the message itself too: the reply's evalue is what nbclient and Colab show, and what a
+    # later print(e) prints
+    assert "ipykernel_" not in reply["content"]["evalue"], reply["content"]["evalue"]
+    assert f"relu_sum at In[{n}], line 2 for jit" in reply["content"]["evalue"]

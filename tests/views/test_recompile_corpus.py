@@ -328,6 +328,20 @@ def test_the_global_guard_refuses_the_users_functions_not_jxkernels_kernels():
     assert "f32[5] -> f32[7]" in text and "no_recompile" in text
 
 
+def test_a_jit_the_user_makes_of_a_library_function_is_the_users():
+    # exercise 02's `summed = jax.jit(jnp.sum)`: jnp.sum is defined inside jxkernel, but the
+    # user made this jit, so its recompiles are theirs (notes, the guard); jnp's own kernels
+    # called eagerly stay internal
+    summed = jxkernel.jit(jnp.sum)
+    summed(jnp.ones(2))
+    summed(jnp.ones(3))
+    mine = [e for e in jxkernel.compile_events() if e.key is summed]
+    assert [e.origin for e in mine] == ["user", "user"], mine
+    with compile_log.no_recompile(), pytest.raises(RecompileError) as info:
+        summed(jnp.ones(4))
+    assert "inside jxkernel" not in str(info.value) and "f32[3] -> f32[4]" in str(info.value)
+
+
 # ================================================================== %%jit cells
 def test_two_jit_cells_of_different_code_are_not_one_function_made_anew():
     """Every %%jit cell is jitted through a wrapper of one code (functools.wraps of the
