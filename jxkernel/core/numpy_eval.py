@@ -1,0 +1,58 @@
+"""eval_jaxpr_numpy: run a jaxpr with NumPy alone, one NumPy rule per equation.
+
+Where jaxlib cannot run (Pyodide in a browser), a traced program still can: each primitive
+has a NumPy evaluation rule beside its other rules (`numpy_rules` in `core/primitive.py`,
+filled in `lax/`), and this interpreter walks the jaxpr calling them on `np.ndarray`s.
+Primitives that hold jaxprs (jit, cond, while, scan, custom_jvp_call, ...) call back into
+`eval_jaxpr_numpy` from their rules. Results keep the dtypes the jaxpr's avals give (float32
+stays float32), as XLA's do. Nothing here imports jaxlib.
+
+    >>> import jxkernel, jxkernel.numpy as jnp
+    >>> closed = jxkernel.make_jaxpr(lambda x: jnp.sin(x) * 2)(np.float32(1.0))
+    >>> eval_closed_jaxpr_numpy(closed, np.float32(0.5))
+    [array(0.9588511, dtype=float32)]
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .ir import ClosedJaxpr, Jaxpr, Literal
+from .primitive import numpy_rules, rule
+
+
+def _as_array(x, aval) -> np.ndarray:
+    """x as an ndarray of aval's dtype (Python scalars, jxkernel Arrays, NumPy scalars)."""
+    dtype = getattr(aval, "dtype", None)
+    if dtype is None:                                     # a key array's or token's aval
+        return x
+    return np.asarray(x, dtype)
+
+
+def eval_jaxpr_numpy(jaxpr: Jaxpr | ClosedJaxpr, consts, *args) -> list:
+    """Outputs of `jaxpr` on `consts` and `args`, each an `np.ndarray`, computed with NumPy.
+
+    A ClosedJaxpr brings its own consts: pass `()` (or use `eval_closed_jaxpr_numpy`).
+    """
+    if isinstance(jaxpr, ClosedJaxpr):
+        jaxpr, consts = jaxpr.jaxpr, [*jaxpr.consts, *consts]
+    env = {v: _as_array(c, v.aval) for v, c in zip(jaxpr.constvars, consts)}
+    env.update((v, _as_array(a, v.aval)) for v, a in zip(jaxpr.invars, args))
+
+    def read(atom):
+        if isinstance(atom, Literal):
+            return np.asarray(atom.val, atom.aval.dtype)
+        return env[atom]
+
+    for eqn in jaxpr.eqns:
+        impl = numpy_rules.get(eqn.primitive) or rule("numpy", eqn.primitive)
+        outs = impl(*map(read, eqn.invars), **eqn.params)
+        if eqn.primitive.multiple_results:
+            env.update((v, np.asarray(o)) for v, o in zip(eqn.outvars, outs))
+        else:
+            env[eqn.outvars[0]] = np.asarray(outs)
+    return [read(v) for v in jaxpr.outvars]
+
+
+def eval_closed_jaxpr_numpy(closed: ClosedJaxpr, *args) -> list:
+    """`eval_jaxpr_numpy` of a ClosedJaxpr (what a jaxpr-holding primitive's params hold)."""
+    return eval_jaxpr_numpy(closed.jaxpr, closed.consts, *args)
