@@ -30,11 +30,15 @@ def _as_array(x, aval) -> np.ndarray:
 
 def eval_jaxpr_numpy(jaxpr: Jaxpr | ClosedJaxpr, consts, *args) -> list:
     """Outputs of `jaxpr` on `consts` and `args`, each an `np.ndarray`, computed with NumPy.
-
-    A ClosedJaxpr brings its own consts: pass `()` (or use `eval_closed_jaxpr_numpy`).
-    """
+    A ClosedJaxpr brings its own consts: pass `()` for `consts`."""
     if isinstance(jaxpr, ClosedJaxpr):
-        jaxpr, consts = jaxpr.jaxpr, [*jaxpr.consts, *consts]
+        assert not len(consts), "a ClosedJaxpr brings its own consts"
+        jaxpr, consts = jaxpr.jaxpr, jaxpr.consts
+    with np.errstate(all="ignore"):      # XLA's inf and NaN arrive silently; so do NumPy's
+        return _eval(jaxpr, consts, args)
+
+
+def _eval(jaxpr: Jaxpr, consts, args) -> list:
     env = {v: _as_array(c, v.aval) for v, c in zip(jaxpr.constvars, consts)}
     env.update((v, _as_array(a, v.aval)) for v, a in zip(jaxpr.invars, args))
 
@@ -56,3 +60,13 @@ def eval_jaxpr_numpy(jaxpr: Jaxpr | ClosedJaxpr, consts, *args) -> list:
 def eval_closed_jaxpr_numpy(closed: ClosedJaxpr, *args) -> list:
     """`eval_jaxpr_numpy` of a ClosedJaxpr (what a jaxpr-holding primitive's params hold)."""
     return eval_jaxpr_numpy(closed.jaxpr, closed.consts, *args)
+
+
+def call_rule(param: str):
+    """The NumPy rule of a primitive that calls the ClosedJaxpr `params[param]` on its
+    operands (jit, custom_jvp_call, custom_vjp_call, checkpoint, ...): for custom derivatives,
+    the primal function, as their lowering."""
+    def rule(*args, **params):
+        closed = params[param]
+        return _eval(closed.jaxpr, closed.consts, args)
+    return rule
