@@ -78,12 +78,12 @@ def _one_minus(x):
 def _np_special(name):
     """scipy.special's `name` as a NumPy rule, imported on first use (SciPy is optional:
     where it is absent, as in a bare Pyodide, the primitive says so)."""
-    def fn(x):
+    def fn(*args):
         try:
             import scipy.special  # deferred: optional and heavy, only this rule needs it
         except ImportError:
             raise NotImplementedError(f"the NumPy rule of {name} needs SciPy") from None
-        return getattr(scipy.special, name)(x)
+        return getattr(scipy.special, name)(*args)
     return fn
 
 
