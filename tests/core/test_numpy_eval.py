@@ -20,18 +20,17 @@ load_every_primitive()
 
 # Primitives with no NumPy rule yet: exported programs, checkify's check, shape
 # polymorphism's dim_as_value and foreign functions; the collectives and the mapped/sharded
-# programs (no axis environment under NumPy), callbacks, XLA's own RNG state, convolutions and windowed
-# reductions, the remaining LAPACK routines, and what appears only inside AD (custom_lin).
+# programs (no axis environment under NumPy); XLA's own RNG (its state and algorithms);
+# select_and_scatter with user computations; the remaining LAPACK routines; and what appears
+# only inside AD (custom_lin).
 WITHOUT_NUMPY_RULE = sorted("""
 call_exported check dim_as_value ffi_call
 all_gather all_to_all axis_index pmax pmin ppermute psum psum_invariant pvary reduce_scatter
 shard_map xla_pmap
-debug_callback debug_print io_callback pure_callback
 rng_bit_generator rng_uniform
-conv_general_dilated reduce_window reduce_window_max reduce_window_min reduce_window_sum
-select_and_gather_add select_and_scatter select_and_scatter_add
+select_and_scatter
 geqp3 hessenberg ormqr schur
-composite custom_linear_solve custom_lin
+custom_lin
 """.split())
 
 RNG = np.random.default_rng(0)
@@ -341,10 +340,61 @@ LINALG = {        # LAPACK's blocked kernels vs NumPy's: LAPACK, at the scale of
                        jnp.fft.irfft(jnp.fft.rfft(a)), jnp.fft.fft2(a),
                        jnp.fft.irfftn(jnp.fft.rfftn(a), a.shape[1:])), (MATS,), REDUCTION, 1.0),
 }
+_IMAGES = RNG.normal(size=(2, 3, 9, 8)).astype(np.float32)
+_KERNEL = RNG.normal(size=(4, 3, 3, 2)).astype(np.float32)
+_DEPTHWISE = RNG.normal(size=(6, 1, 3, 3)).astype(np.float32)
+
+
+def _max_pool(x):
+    return lax.reduce_window(x, -jnp.inf, lax.max, (1, 1, 3, 3), (1, 1, 2, 2), "SAME")
+
+
+WINDOWED = {     # window sums of mixed signs cancel: at the scale of the result
+    "reduce_window": (lambda x: (
+        lax.reduce_window(x, 0.0, lax.add, (1, 1, 3, 2), (1, 1, 2, 1), "SAME"),
+        lax.reduce_window(x, 0.0, lax.add, (1, 1, 3, 3), (1, 1, 1, 2), ((0, 0), (0, 0), (1, 2), (0, 1)),
+                          base_dilation=(1, 1, 2, 1), window_dilation=(1, 1, 1, 2)),
+        _max_pool(x), lax.reduce_window(x, jnp.inf, lax.min, (1, 2, 2, 2), (1, 1, 1, 1), "VALID"),
+        lax.reduce_window((x, x * 2), (0.0, 1.0), lambda a, b: (a[0] + b[0], a[1] * b[1]),
+                          (1, 1, 2, 2), (1, 1, 1, 1), "VALID")), (_IMAGES,), REDUCTION, 1.0),
+    "pool_derivatives": (lambda x: (jax.grad(lambda x: _max_pool(x).sum())(x),
+                                    jax.jvp(_max_pool, (x,), (x * 2,))), (_IMAGES,), 0, None),
+    "conv": (lambda x, w, dw: (
+        lax.conv(x, w, (1, 1), "SAME"),
+        lax.conv_general_dilated(x, w, (2, 1), ((1, 2), (0, 1)), lhs_dilation=(1, 2), rhs_dilation=(2, 1)),
+        lax.conv_general_dilated(jnp.transpose(x, (0, 2, 3, 1)), jnp.transpose(w, (2, 3, 1, 0)),
+                                 (1, 1), "VALID", dimension_numbers=("NHWC", "HWIO", "NHWC")),
+        lax.conv_general_dilated(x, dw, (1, 1), "SAME", feature_group_count=3),
+        lax.conv(x.astype(ml_dtypes.bfloat16), w.astype(ml_dtypes.bfloat16), (1, 1), "SAME"),
+        lax.conv(x[:, :, 0], w[:, :, 0], (1,), "SAME")), (_IMAGES, _KERNEL, _DEPTHWISE), REDUCTION, 1.0),
+    # the kernels' gradients are convolutions with batch_group_count > 1
+    "conv_grads": (lambda x, w, dw: jax.grad(
+        lambda x, w, dw: (lax.conv(x, w, (2, 2), "SAME") ** 2).sum()
+        + (lax.conv_general_dilated(x, dw, (1, 1), "SAME", feature_group_count=3) ** 2).sum(),
+        argnums=(0, 1, 2))(x, w, dw), (_IMAGES, _KERNEL, _DEPTHWISE), REDUCTION, 1.0),
+    "int_conv": (lambda x, w: lax.conv((x * 3).astype(np.int32), (w * 3).astype(np.int32), (1, 1), "VALID"),
+                 (_IMAGES, _KERNEL), 0, None),
+}
+
+
+def _solve(a, b):
+    return lax.custom_linear_solve(lambda x: a @ x, b, lambda mv, b: jnp.linalg.solve(a, b[:, None])[:, 0],
+                                   symmetric=True)
+
+
+CALLS = {
+    "pure_io_callbacks": (lambda x: (
+        jax.pure_callback(lambda v: np.sin(v), jax.ShapeDtypeStruct(x.shape, x.dtype), x),
+        jax.experimental.io_callback(lambda v: (v * 2).astype(np.float32),
+                                     jax.ShapeDtypeStruct(x.shape, x.dtype), x)), (F32,), ELEMENTWISE, None),
+    "composite": (lax.composite(lambda x: jnp.sin(x) * 2, name="my.sin2"), (F32,), ELEMENTWISE, None),
+    "custom_linear_solve": (lambda a, b: (_solve(a, b), jax.grad(lambda b: _solve(a, b).sum())(b)),
+                            (MATS[0] @ MATS[0].T + 4 * np.eye(4, dtype=np.float32), F32[0]), LAPACK, 1.0),
+}
 FAMILIES = {"unary_float": UNARY_FLOAT, "binary_float": BINARY_FLOAT, "int": INT_OPS,
             "conversions": CONVERSIONS, "shapes": SHAPES, "reductions": REDUCTIONS,
             "slicing": SLICING, "products": PRODUCTS, "control": CONTROL, "random": RANDOM,
-            "special": SPECIAL, "linalg": LINALG}
+            "special": SPECIAL, "linalg": LINALG, "windowed": WINDOWED, "calls": CALLS}
 CASES = {f"{family}/{name}": case for family, cases in FAMILIES.items()
          for name, case in cases.items()}
 
@@ -366,7 +416,8 @@ def test_primitives_without_a_numpy_rule_are_listed():
 
 # Primitives whose rule the cases above never reach through a jaxpr, with the test that does.
 NOT_STAGED = {"stage": "test_rules_outside_a_jaxpr", "platform_index": "test_platform_index",
-              "iota_2x32_shape": "(random_bits of a 0-d shape skip it; covered by RANDOM)"}
+              "debug_callback": "test_debug_callbacks_run_on_numpy_values",
+              "debug_print": "test_debug_callbacks_run_on_numpy_values"}
 
 
 def test_every_numpy_rule_is_exercised_by_a_case():
@@ -397,9 +448,22 @@ def test_platform_index():
 
 
 def test_a_primitive_without_a_rule_is_named():
-    closed = jax.make_jaxpr(lambda x: lax.reduce_window(x, 0.0, lax.add, (2, 2), (1, 1), "VALID"))(F32)
-    with pytest.raises(NotImplementedError, match="NumPy evaluation rule for 'reduce_window_sum'"):
-        eval_closed_jaxpr_numpy(closed, F32)
+    closed = jax.make_jaxpr(lambda x: lax.rng_uniform(x, x + 1, (3,)))(np.float32(0))
+    with pytest.raises(NotImplementedError, match="NumPy evaluation rule for 'rng_uniform'"):
+        eval_closed_jaxpr_numpy(closed, np.float32(0))
+
+
+def test_debug_callbacks_run_on_numpy_values(capsys):
+    seen = []
+
+    def f(x):
+        jax.debug.print("x={x}", x=x)
+        jax.debug.callback(lambda v: seen.append((type(v), v.dtype, v.sum())), x)
+        return x + 1
+    out, = eval_closed_jaxpr_numpy(jax.make_jaxpr(f)(F32[0]), F32[0])
+    assert capsys.readouterr().out == f"x={F32[0]}\n"
+    assert seen == [(np.ndarray, np.float32, F32[0].sum())]
+    np.testing.assert_array_equal(out, F32[0] + 1)
 
 
 def test_eval_jaxpr_numpy_takes_a_jaxpr_and_its_consts():
