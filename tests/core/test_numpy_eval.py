@@ -14,7 +14,8 @@ from jxkernel.core.ir import ClosedJaxpr, Jaxpr
 from jxkernel.core.numpy_eval import eval_closed_jaxpr_numpy, eval_jaxpr_numpy
 from jxkernel.core.primitive import all_primitives, numpy_rules
 from jxkernel.stepper import load_every_primitive
-from tests.support.numerics import ELEMENTWISE, LAPACK, REDUCTION, assert_allclose_ulp
+from doc_examples import check_docstring_examples
+from numerics import ELEMENTWISE, LAPACK, REDUCTION, assert_allclose_ulp
 
 load_every_primitive()
 
@@ -516,3 +517,8 @@ def test_random_normal_bits_are_jaxs():
     # JAX 0.10.2's first draws of PRNGKey(0) (recorded in prng.py's doctest)
     bits, = eval_closed_jaxpr_numpy(jax.make_jaxpr(lambda k: jax.random.bits(k, (3,)))(key), key)
     np.testing.assert_array_equal(bits, np.uint32([4070199207, 4202968722, 1427181096]))
+
+
+@pytest.mark.parametrize("module", ["jxkernel.core.numpy_eval", "jxkernel.lax._rules"])
+def test_docstring_examples(module):
+    check_docstring_examples(module)
