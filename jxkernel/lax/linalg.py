@@ -266,6 +266,16 @@ abstract_eval_rules[cholesky_p] = _cholesky_abstract_eval
 lowering_rules[cholesky_p] = _cholesky_lowering
 
 
+def _scipy_lapack(routine: str, dtype):
+    """SciPy's wrapper of the LAPACK `routine` for `dtype` (the NumPy rules of the routines
+    NumPy does not wrap); SciPy is optional, so the rule says so where it is absent."""
+    try:
+        import scipy.linalg.lapack  # deferred: optional and heavy, only these rules need it
+    except ImportError:
+        raise NotImplementedError(f"the NumPy rule of {routine} needs SciPy") from None
+    return scipy.linalg.lapack.get_lapack_funcs(routine, dtype=dtype)
+
+
 def _cholesky_numpy(x):
     """As potrf: the lower factor under the operand's upper triangle, NaN where x is not
     positive definite (matrix by matrix)."""
@@ -735,6 +745,21 @@ def _geqp3_lowering(ctx, a, jpvt, *, use_magma):
 
 abstract_eval_rules[geqp3_p] = _geqp3_abstract_eval
 lowering_rules[geqp3_p] = _geqp3_lowering
+
+
+def _geqp3_numpy(a, jpvt, *, use_magma):
+    """LAPACK's geqp3 through SciPy, matrix by matrix; SciPy's wrapper takes no jpvt, so only
+    all-free columns (jpvt 0, what qr passes) are supported."""
+    if jpvt.any():
+        raise NotImplementedError("geqp3 with fixed columns (nonzero jpvt) has no NumPy rule")
+    *batch, m, n = a.shape
+    out, pivots, taus = np.empty_like(a), np.empty_like(jpvt), np.empty((*batch, min(m, n)), a.dtype)
+    for i in np.ndindex(tuple(batch)):
+        out[i], pivots[i], taus[i], _, _ = _scipy_lapack("geqp3", a.dtype)(a[i])
+    return [out, pivots, taus]
+
+
+numpy_rules[geqp3_p] = _geqp3_numpy
 jvp_rules[geqp3_p] = _not_differentiable(geqp3_p)
 batching_rules[geqp3_p] = _batch_all_front(geqp3_p)
 
@@ -832,6 +857,20 @@ def _ormqr_lowering(ctx, a, taus, c, *, left, transpose):
 
 abstract_eval_rules[ormqr_p] = _ormqr_abstract_eval
 lowering_rules[ormqr_p] = _ormqr_lowering
+
+
+def _ormqr_numpy(a, taus, c, *, left, transpose):
+    """Q (or Q^H) times c from either side, Q = H_1 ... H_k formed whole (m x m) as
+    householder_product forms its first columns."""
+    m = a.shape[-2]
+    wide = np.zeros((*a.shape[:-1], m), a.dtype)
+    wide[..., :a.shape[-1]] = a[..., :m]
+    q = _householder_product_numpy(wide, taus)
+    q = np.swapaxes(q, -1, -2).conj() if transpose else q
+    return (q @ c if left else c @ q).astype(c.dtype, copy=False)
+
+
+numpy_rules[ormqr_p] = _ormqr_numpy
 jvp_rules[ormqr_p] = _not_differentiable("ormqr")
 batching_rules[ormqr_p] = _batch_all_front(ormqr_p)
 
@@ -1317,6 +1356,23 @@ def _schur_lowering(ctx, x, *, compute_schur_vectors, sort_eig_vals, select_call
 
 abstract_eval_rules[schur_p] = _schur_abstract_eval
 lowering_rules[schur_p] = _schur_lowering
+
+
+def _schur_numpy(x, *, compute_schur_vectors, sort_eig_vals, select_callable):
+    """LAPACK's gees through SciPy, matrix by matrix: T (and Z); NaN where it fails."""
+    if sort_eig_vals:
+        raise NotImplementedError("The sort feature of LAPACK's gees routine is not "
+                                  "implemented.")
+    t, z = np.empty_like(x), np.empty_like(x)
+    gees = _scipy_lapack("gees", x.dtype)
+    for i in np.ndindex(x.shape[:-2]):
+        t[i], *_, z[i], _, info = gees(lambda *args: None, x[i])
+        if info:
+            t[i], z[i] = np.nan, np.nan
+    return [t, z][:1 + compute_schur_vectors]
+
+
+numpy_rules[schur_p] = _schur_numpy
 jvp_rules[schur_p] = _not_differentiable("schur")
 batching_rules[schur_p] = _batch_all_front(schur_p)
 
@@ -1362,6 +1418,20 @@ def _hessenberg_lowering(ctx, a):
 
 abstract_eval_rules[hessenberg_p] = _hessenberg_abstract_eval
 lowering_rules[hessenberg_p] = _hessenberg_lowering
+
+
+def _hessenberg_numpy(a):
+    """LAPACK's gehrd through SciPy, matrix by matrix; NaN where it fails."""
+    out, taus = np.empty_like(a), np.empty((*a.shape[:-2], a.shape[-1] - 1), a.dtype)
+    gehrd = _scipy_lapack("gehrd", a.dtype)
+    for i in np.ndindex(a.shape[:-2]):
+        out[i], taus[i], info = gehrd(a[i])
+        if info:
+            out[i], taus[i] = np.nan, np.nan
+    return [out, taus]
+
+
+numpy_rules[hessenberg_p] = _hessenberg_numpy
 jvp_rules[hessenberg_p] = _not_differentiable("hessenberg")
 batching_rules[hessenberg_p] = _batch_all_front(hessenberg_p)
 

@@ -22,15 +22,13 @@ load_every_primitive()
 # Primitives with no NumPy rule yet: exported programs, checkify's check, shape
 # polymorphism's dim_as_value and foreign functions; the collectives and the mapped/sharded
 # programs (no axis environment under NumPy); XLA's own RNG (its state and algorithms);
-# select_and_scatter with user computations; the remaining LAPACK routines; and what appears
-# only inside AD (custom_lin).
+# select_and_scatter with user computations; and what appears only inside AD (custom_lin).
 WITHOUT_NUMPY_RULE = sorted("""
 call_exported check dim_as_value ffi_call
 all_gather all_to_all axis_index pmax pmin ppermute psum psum_invariant pvary reduce_scatter
 shard_map xla_pmap
 rng_bit_generator rng_uniform
 select_and_scatter
-geqp3 hessenberg ormqr schur
 custom_lin
 """.split())
 
@@ -326,6 +324,15 @@ LINALG = {        # LAPACK's blocked kernels vs NumPy's: LAPACK, at the scale of
     "qr": (lambda a: (lax.linalg.qr(a), lax.linalg.qr(a[:, :, :3]), jnp.linalg.qr(a[:, :3, :]),
                       lax.linalg.geqrf(a), lax.linalg.householder_product(*lax.linalg.geqrf(a))),
            (MATS,), LAPACK, 1.0),
+    # LAPACK through SciPy: the same routines as XLA's CPU custom calls
+    "geqp3_ormqr": (lambda a: (lax.linalg.geqp3(a, jnp.zeros(a.shape[:-2] + a.shape[-1:], jnp.int32)),
+                               jax.scipy.linalg.qr(a[0], pivoting=True),
+                               [lax.linalg.ormqr(*lax.linalg.geqrf(a), c, left=left, transpose=t)
+                                for left, c in ((True, a[:, :, :3]), (False, jnp.swapaxes(a, -1, -2)))
+                                for t in (True, False)]), (RNG.normal(size=(2, 5, 4)).astype(np.float32),),
+                    LAPACK, 1.0),
+    "schur_hessenberg": (lambda a: (lax.linalg.schur(a), lax.linalg.schur(a.astype(np.complex64)),
+                                    lax.linalg.hessenberg(a)), (MATS,), LAPACK, 1.0),
     "lu_pivots_to_permutation": (lambda p: lax.linalg.lu_pivots_to_permutation(p, 5),
                                  (np.int32([[3, 3, 4, 3], [0, 2, 2, 4]]),), 0, None),
     # eigenvectors and singular vectors are unique up to sign: their products are compared
