@@ -10,6 +10,7 @@ import builtins
 import enum
 import operator
 
+import ml_dtypes
 import numpy as np
 
 from ..core import dtypes, sharding_types
@@ -374,18 +375,29 @@ ad.defjvp(square_p, lambda g, ans, x: mul(g, mul(_const(x, 2), x)))
 
 # rounds to a float format with fewer exponent/mantissa bits, staying in the input dtype
 def _np_reduce_precision(x, *, exponent_bits, mantissa_bits):
-    """Round to a narrower float format by a round trip through its ml_dtypes type."""
-    import ml_dtypes  # deferred: optional (narrow float dtypes), only this rule needs it
-    narrow = {(8, 7): ml_dtypes.bfloat16, (5, 10): np.float16, (8, 23): np.float32,
-              (11, 52): np.float64, (4, 3): ml_dtypes.float8_e4m3, (5, 2): ml_dtypes.float8_e5m2}
-    info = np.finfo(x.dtype) if x.dtype in (np.float16, np.float32, np.float64) else \
-        ml_dtypes.finfo(x.dtype)
-    if (exponent_bits, mantissa_bits) == (info.nexp, info.nmant):
-        return x
-    if (exponent_bits, mantissa_bits) not in narrow:
-        raise NotImplementedError(f"reduce_precision to {exponent_bits} exponent and "
-                                  f"{mantissa_bits} mantissa bits has no NumPy rule")
-    return x.astype(narrow[exponent_bits, mantissa_bits]).astype(x.dtype)
+    """XLA's bit-level reduce_precision: the mantissa rounded to nearest even at
+    `mantissa_bits`, then exponents past the narrow range made infinite, those below it
+    (subnormals included) a signed zero; NaN stays NaN."""
+    info = ml_dtypes.finfo(x.dtype)
+    src_mant, src_exp, nbits = int(info.nmant), int(info.nexp), x.dtype.itemsize * 8
+    u = np.dtype(f"u{x.dtype.itemsize}")
+    bits = x.view(u)
+    if mantissa_bits < src_mant:
+        shift = src_mant - mantissa_bits
+        last = u.type(1) << u.type(shift)
+        bias = ((bits & last) >> u.type(shift)) + ((last >> u.type(1)) - u.type(1))
+        bits = (bits + bias) & ~(last - u.type(1))
+    if exponent_bits < src_exp:
+        exp_mask = u.type(((1 << src_exp) - 1) << src_mant)
+        exp_bias, narrow_bias = (1 << (src_exp - 1)) - 1, (1 << (exponent_bits - 1)) - 1
+        exponent = bits & exp_mask
+        signed_zero = bits & u.type(1 << (nbits - 1))
+        bits = np.where(exponent > u.type((exp_bias + narrow_bias) << src_mant),
+                        signed_zero | exp_mask,
+                        np.where(exponent <= u.type((exp_bias - narrow_bias) << src_mant),
+                                 signed_zero, bits))
+    out = np.asarray(bits, u).view(x.dtype)
+    return np.where(np.isnan(x), x, out) if mantissa_bits < src_mant else out
 
 
 reduce_precision_p = unop("reduce_precision", None, FLOAT, numpy=_np_reduce_precision)

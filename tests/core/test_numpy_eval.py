@@ -103,8 +103,12 @@ UNARY_FLOAT |= {
               (F32,), 0, None),
     "integer_pow": (lambda x: (lax.integer_pow(x, 5), lax.integer_pow(x, -3), lax.integer_pow(x, 0)),
                     (F32,), ELEMENTWISE, None),
-    "reduce_precision": (lambda x: (lax.reduce_precision(x * 1000, 8, 7),
-                                    lax.reduce_precision(x * 1e5, 5, 10)), (F32,), 0, None),
+    # XLA's bit-level rounding: subnormals of the narrow format flush to zero, overflow is inf
+    "reduce_precision": (lambda x: [lax.reduce_precision(v, e, m) for v in (x, x.astype(np.float16))
+                                    for e, m in ((8, 7), (5, 10), (4, 3), (5, 2), (3, 1), (8, 0))],
+                         (np.float32([0, -0.0, 1e-39, -1e-30, 1e-8, 6e-5, 3.14159, 65504, 65520,
+                                      1e6, -1e38, np.inf, -np.inf, np.nan, 1.0000001, 2.5e-3]),),
+                         0, None),
     "complex_real_imag_conj": (lambda x, y: (lax.complex(x, y), lax.real(lax.complex(x, y)),
                                              lax.imag(lax.complex(x, y)), lax.conj(lax.complex(x, y)),
                                              lax.conj(x), lax.abs(lax.complex(x, y)),
