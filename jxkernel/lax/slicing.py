@@ -45,6 +45,7 @@ from ..core.errors import InconclusiveDimensionOperation
 # lax's reduce_sum with no shortcuts to skip (reductions.py builds on this module)
 from ..core.interpreter_primitives import reduce_sum
 from ..core.ir import ClosedJaxpr
+from ..core.numpy_eval import eval_jaxpr_numpy
 from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, numpy_rules, sharding_rules, transpose_rules)
@@ -908,14 +909,30 @@ lowering_rules[scatter_sub_p] = lambda ctx, *args, **params: _scatter_addsub_low
 
 
 
+def _apply_at(out, index, values, jaxpr, consts):
+    """out[index] = jaxpr(out[index], values) in place, one value at a time in order, as XLA
+    combines repeated indices: the k-th value of every position in round k."""
+    flat = np.ravel_multi_index(index, out.shape).ravel()
+    values = np.broadcast_to(values, index[0].shape).ravel()
+    order = np.argsort(flat, kind="stable")
+    first = np.r_[True, flat[order][1:] != flat[order][:-1]]
+    starts = np.maximum.accumulate(np.where(first, np.arange(flat.size), 0))
+    rank = np.empty(flat.size, np.intp)
+    rank[order] = np.arange(flat.size) - starts
+    cells = out.reshape(-1)                                 # out is contiguous: a view
+    for r in range(rank.max() + 1 if flat.size else 0):
+        now = rank == r
+        cells[flat[now]] = eval_jaxpr_numpy(jaxpr, consts, cells[flat[now]], values[now])[0]
+    return out
+
+
 def _scatter_numpy(combine):
-    """The NumPy rule of a scatter combining with the ufunc `combine` (None: the update wins;
-    of repeated indices, the last). CLIP clamps windows into the operand; the other modes
-    skip a window not wholly in bounds, as XLA does."""
+    """The NumPy rule of a scatter combining with the ufunc `combine` (None: the update wins,
+    of repeated indices the last; or the update computation, as scatter_apply binds it). CLIP
+    clamps windows into the operand; the other modes skip a window not wholly in bounds, as
+    XLA does."""
     def rule(operand, indices, updates, *, update_jaxpr, update_consts, dimension_numbers,
              indices_are_sorted, unique_indices, mode):
-        if combine is None and update_jaxpr is not None:
-            raise NotImplementedError("scatter with an update computation has no NumPy rule")
         dn, batch = dimension_numbers, indices.shape[:-1]
         dropped = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
         sizes = iter(updates.shape[d] for d in dn.update_window_dims)
@@ -932,10 +949,12 @@ def _scatter_numpy(combine):
                                            dn.scatter_indices_batching_dims)
         if mode != GatherScatterMode.CLIP:
             index, updates = tuple(i[in_bounds] for i in index), updates[in_bounds]
-        if combine is None:
+        if combine is not None:
+            combine.at(out, index, updates)
+        elif update_jaxpr is None:
             out[index] = updates
         else:
-            combine.at(out, index, updates)
+            _apply_at(out, index, updates, update_jaxpr, update_consts)
         return out
     return rule
 

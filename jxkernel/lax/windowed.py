@@ -23,6 +23,7 @@ import numpy as np
 
 from ..core.avals import ShapedArray, get_aval
 from ..core.interpret import eval_jaxpr
+from ..core.numpy_eval import eval_jaxpr_numpy
 from ..core.ir import ClosedJaxpr, param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, numpy_rules, transpose_rules)
@@ -456,15 +457,21 @@ abstract_eval_rules[select_and_scatter_add_p] = _select_and_scatter_add_abstract
 lowering_rules[select_and_scatter_add_p] = _select_and_scatter_add_lowering
 
 
+def _np_window_positions(chosen, window_dimensions, window_strides) -> tuple:
+    """Where in the (padded) operand each window's chosen element (its flat index in the
+    window) is: an index array per dimension."""
+    offsets = np.unravel_index(chosen, window_dimensions)
+    starts = np.indices(chosen.shape, sparse=True)
+    return tuple(o * s + off for o, s, off in zip(starts, window_strides, offsets))
+
+
 def _select_and_scatter_add_numpy(source, operand, *, select_prim, window_dimensions,
                                   window_strides, padding):
     """Each source value added at the operand element its window selects (in the padded
     operand, then sliced back, as the lowering)."""
     _, chosen = _np_selected(operand, select_prim, window_dimensions=window_dimensions,
                              window_strides=window_strides, padding=padding)
-    offsets = np.unravel_index(chosen, window_dimensions)
-    starts = np.indices(chosen.shape, sparse=True)
-    where = tuple(o * s + off for o, s, off in zip(starts, window_strides, offsets))
+    where = _np_window_positions(chosen, window_dimensions, window_strides)
     out = np.zeros(tuple(d + lo + hi for d, (lo, hi) in zip(operand.shape, padding)),
                    source.dtype)
     (np.logical_or if source.dtype == np.bool_ else np.add).at(out, where, source)
@@ -509,6 +516,29 @@ def _select_and_scatter_lowering(ctx, operand, source, init_value, *, select_jax
 
 abstract_eval_rules[select_and_scatter_p] = _select_and_scatter_abstract_eval
 lowering_rules[select_and_scatter_p] = _select_and_scatter_lowering
+
+
+def _select_and_scatter_numpy(operand, source, init_value, *, select_jaxpr, select_consts,
+                              scatter_jaxpr, scatter_consts, window_dimensions, window_strides,
+                              padding):
+    """XLA's SelectAndScatter: in each window the element `select` keeps against every later
+    one (select(kept, next) true keeps it), all windows at once; then the output, init_value
+    everywhere, combines each source value into its window's element with `scatter`, in
+    window order."""
+    if any(lo or hi for lo, hi in padding):
+        raise NotImplementedError("select_and_scatter with padding has no NumPy rule")
+    windows = _np_windows(operand, 0, window_dimensions, window_strides, padding)
+    flat = windows.reshape(windows.shape[:operand.ndim] + (-1,))
+    kept, chosen = flat[..., 0], np.zeros(flat.shape[:-1], np.intp)
+    for j in range(1, flat.shape[-1]):
+        keep = eval_jaxpr_numpy(select_jaxpr, select_consts, kept, flat[..., j])[0]
+        kept, chosen = np.where(keep, kept, flat[..., j]), np.where(keep, chosen, j)
+    out = np.full(operand.shape, init_value, operand.dtype)
+    return slicing._apply_at(out, _np_window_positions(chosen, window_dimensions, window_strides),
+                             source, scatter_jaxpr, scatter_consts)
+
+
+numpy_rules[select_and_scatter_p] = _select_and_scatter_numpy
 
 
 # ------------------------------------------------------------------ reduce_window (generic)

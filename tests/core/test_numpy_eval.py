@@ -21,14 +21,13 @@ load_every_primitive()
 
 # Primitives with no NumPy rule yet: exported programs, checkify's check, shape
 # polymorphism's dim_as_value and foreign functions; the collectives and the mapped/sharded
-# programs (no axis environment under NumPy); XLA's own RNG (its state and algorithms);
-# select_and_scatter with user computations; and what appears only inside AD (custom_lin).
+# programs (no axis environment under NumPy); XLA's own RNG (its state and algorithms); and
+# what appears only inside AD (custom_lin).
 WITHOUT_NUMPY_RULE = sorted("""
 call_exported check dim_as_value ffi_call
 all_gather all_to_all axis_index pmax pmin ppermute psum psum_invariant pvary reduce_scatter
 shard_map xla_pmap
 rng_bit_generator rng_uniform
-select_and_scatter
 custom_lin
 """.split())
 
@@ -200,6 +199,9 @@ REDUCTIONS = {
                                              lambda a, b: (a[0] + b[0], a[1] * b[1]), (1,)),
                                   lax.reduce(x, -np.inf, lax.max, (0, 2))), (CUBE,), REDUCTION, None),
 }
+_POINTS = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                     scatter_dims_to_operand_dims=(0,))
+
 SLICING = {
     "slice_pad": (lambda x: (lax.slice(x, (1, 0, 2), (3, 5, 6), (1, 2, 3)),
                              lax.pad(x, np.float32(-1), [(1, 2, 1), (-1, 0, 0), (0, -2, 2)]),
@@ -222,6 +224,12 @@ SLICING = {
                                            lax.ScatterDimensionNumbers((1, 2), (0,), (0,))),
                            jax.vmap(lambda r, i: r.at[i].add(1.0))(x, jnp.array([0, 2, 4, 1]))),
                 (CUBE,), 0, None),
+    # an update computation applied once per repeat of an index, in order
+    "scatter_apply": (lambda x: (lax.scatter_apply(x, np.int32([[1], [3], [1]]), lambda v: v * 3 - 1,
+                                                   _POINTS, update_shape=(3,)),
+                                 lax.scatter_apply(x, np.int32([[7]]), jnp.exp, _POINTS,
+                                                   update_shape=(1,), mode="clip")),
+                      (np.arange(4.0, dtype=np.float32),), ELEMENTWISE, None),
 }
 PRODUCTS = {
     # sums of products of mixed signs cancel: measured at the scale of the result
@@ -357,6 +365,16 @@ _KERNEL = RNG.normal(size=(4, 3, 3, 2)).astype(np.float32)
 _DEPTHWISE = RNG.normal(size=(6, 1, 3, 3)).astype(np.float32)
 
 
+def _select_and_scatter(operand, source, init, select, scatter, window, strides):
+    """lax.select_and_scatter_p with `select` and `scatter` on scalars (JAX has no wrapper)."""
+    scalars = (np.float32(0),) * 2
+    s, c = jax.make_jaxpr(select)(*scalars), jax.make_jaxpr(scatter)(*scalars)
+    return lax.select_and_scatter_p.bind(
+        operand, source, init, select_jaxpr=s.jaxpr, select_consts=tuple(s.consts),
+        scatter_jaxpr=c.jaxpr, scatter_consts=tuple(c.consts), window_dimensions=window,
+        window_strides=strides, padding=((0, 0), (0, 0)))
+
+
 def _max_pool(x):
     return lax.reduce_window(x, -jnp.inf, lax.max, (1, 1, 3, 3), (1, 1, 2, 2), "SAME")
 
@@ -384,6 +402,13 @@ WINDOWED = {     # window sums of mixed signs cancel: at the scale of the result
         lambda x, w, dw: (lax.conv(x, w, (2, 2), "SAME") ** 2).sum()
         + (lax.conv_general_dilated(x, dw, (1, 1), "SAME", feature_group_count=3) ** 2).sum(),
         argnums=(0, 1, 2))(x, w, dw), (_IMAGES, _KERNEL, _DEPTHWISE), REDUCTION, 1.0),
+    "select_and_scatter": (lambda x, src: (
+        _select_and_scatter(x, src, np.float32(0), lax.ge, lax.add, (2, 2), (1, 2)),
+        _select_and_scatter(x, src * 0 + np.float32([[1, 2], [3, 4]]), np.float32(1), lax.le,
+                            lambda a, b: a * 2 + b, (2, 2), (1, 2)),
+        _select_and_scatter(x, src[:1], np.float32(-5), lax.gt, lax.max, (3, 2), (1, 2))),
+        (np.float32([[1, 5, 2, 0], [3, 4, 7, 6], [3, 9, 1, 1]]), np.float32([[10, 20], [1, 2]])),
+        0, None),
     "int_conv": (lambda x, w: lax.conv((x * 3).astype(np.int32), (w * 3).astype(np.int32), (1, 1), "VALID"),
                  (_IMAGES, _KERNEL), 0, None),
 }
