@@ -26,6 +26,7 @@ from ..transforms import batch_util as bu
 from ..lax import _lowering as hl
 from ..transforms.ad_util import defjvp_zero
 from ..lax._rules import broadcast_shapes
+from ..lax.rng import threefry2x32_numpy
 from ..transforms.jit import jit
 from ..xla import stablehlo as hlo
 
@@ -123,21 +124,8 @@ def _threefry2x32_batching(vals, dims):
     return threefry2x32_p.bind(*moved), [0, 0]
 
 
-def _threefry2x32_numpy(k1, k2, x1, x2):
-    """threefry2x32_rounds in NumPy's wrapping uint32 arithmetic: the same bits."""
-    shape = np.broadcast_shapes(k1.shape, k2.shape, x1.shape, x2.shape)
-    ks = (k1, k2, k1 ^ k2 ^ np.uint32(0x1BD11BDA))
-    x = [x1 + ks[0], x2 + ks[1]]
-    for i in range(5):
-        for r in _ROTATIONS[i % 2]:
-            x0 = x[0] + x[1]
-            x = [x0, x0 ^ ((x[1] << np.uint32(r)) | (x[1] >> np.uint32(32 - r)))]
-        x = [x[0] + ks[(i + 1) % 3], x[1] + ks[(i + 2) % 3] + np.uint32(i + 1)]
-    return [np.broadcast_to(y, shape) for y in x]
-
-
 abstract_eval_rules[threefry2x32_p] = _threefry2x32_abstract_eval
-numpy_rules[threefry2x32_p] = _threefry2x32_numpy
+numpy_rules[threefry2x32_p] = threefry2x32_numpy      # the same rounds in NumPy's uint32
 lowering_rules[threefry2x32_p] = _threefry2x32_lowering
 batching_rules[threefry2x32_p] = _threefry2x32_batching
 defjvp_zero(threefry2x32_p)       # integer outputs: keys and bits have no derivative

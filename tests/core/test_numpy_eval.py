@@ -21,13 +21,13 @@ load_every_primitive()
 
 # Primitives with no NumPy rule yet: exported programs, checkify's check, shape
 # polymorphism's dim_as_value and foreign functions; the collectives and the mapped/sharded
-# programs (no axis environment under NumPy); XLA's own RNG (its state and algorithms); and
-# what appears only inside AD (custom_lin).
+# programs (no axis environment under NumPy); XLA's stateful rng_uniform; and what appears
+# only inside AD (custom_lin).
 WITHOUT_NUMPY_RULE = sorted("""
 call_exported check dim_as_value ffi_call
 all_gather all_to_all axis_index pmax pmin ppermute psum psum_invariant pvary reduce_scatter
 shard_map xla_pmap
-rng_bit_generator rng_uniform
+rng_uniform
 custom_lin
 """.split())
 
@@ -310,6 +310,12 @@ RANDOM = {     # PRNG bits exactly; floats drawn from them within ELEMENTWISE (e
                                   jax.random.uniform(jax.random.split(k)[1], (4,), minval=-2, maxval=3),
                                   jax.random.categorical(k, jnp.arange(5.0), shape=(4,))),
                        (KEY,), ELEMENTWISE, None),
+    # XLA's own generators (Philox is the CPU's default), odd shapes included
+    "rng_bit_generator": (lambda k: [lax.rng_bit_generator(k, shape, dtype=dt, algorithm=alg)
+                                     for alg in lax.RandomAlgorithm
+                                     for shape in ((), (2,), (3,), (5, 3), (3, 5, 7), (1, 1))
+                                     for dt in (np.uint32, np.uint8, np.uint16)],
+                          (np.array([1, 2, 3, 4], np.uint32),), 0, None),
     # rejection sampling from uniform bits: the same draws, each a few float32 operations
     "gamma": (lambda k: jax.random.gamma(k, jnp.array([0.5, 2.0, 7.0]), (4, 3)), (KEY,), REDUCTION, None),
 }
@@ -440,6 +446,37 @@ CASES = {f"{family}/{name}": case for family, cases in FAMILIES.items()
 def test_numpy_rule_matches_xla(name):
     f, args, ulps, scale = CASES[name]
     check(f, *args, ulps=ulps, scale=scale)
+
+
+_I64 = np.int64([0, -1, -2**63, 2**63 - 1, 5, -7, 2**40 + 3, -2**35])
+_J64 = np.int64([0, 0, -1, 3, 63, 64, -2, 70])
+X64_CASES = {     # 64-bit integers: mulhi in 32-bit limbs, shifts, XLA's division edge cases
+    "int64": (lambda x, y: [f(x.astype(d), y.astype(d)) for d in (np.int64, np.uint64) for f in (
+        lax.add, lax.mul, lax.div, lax.rem, lax.mulhi, lax.shift_left, lax.shift_right_logical,
+        lax.shift_right_arithmetic, lambda a, b: lax.clz(a), lambda a, b: lax.population_count(a))],
+        (_I64, _J64), 0, None),
+    "float64_to_int64": (lambda x: [lax.convert_element_type(x, d) for d in (np.int64, np.uint64, np.int32)],
+                         (np.float64([np.nan, np.inf, -np.inf, 1e19, -1e19, 9.3e18, 2.5, -2.5, 2**63, 2**64]),),
+                         0, None),
+    "float64_math": (lambda x: (jnp.sin(x), x @ x.T, jnp.cumsum(x, 1), jnp.linalg.qr(x)),
+                     (RNG.normal(size=(3, 4)),), REDUCTION, 1.0),
+    "rng_bit_generator_64": (lambda k: [lax.rng_bit_generator(k, shape, dtype=dt, algorithm=alg)
+                                        for alg in lax.RandomAlgorithm for shape in ((), (3,), (5, 3))
+                                        for dt in (np.uint64, np.uint32)],
+                             (np.array([2**63 + 5, 2**64 - 3], np.uint64),), 0, None),
+    # the 128-bit Philox counter carries out of its low word
+    "philox_carry": (lambda k: lax.rng_bit_generator(k, (9,), algorithm=lax.RandomAlgorithm.RNG_PHILOX),
+                     (np.array([7, 2**64 - 2], np.uint64),), 0, None),
+    "random_bits_64": (lambda k: (jax.random.bits(k, (5,), np.uint64), jax.random.normal(k, (5,))),
+                       (KEY,), ELEMENTWISE, None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(X64_CASES))
+def test_numpy_rule_matches_xla_x64(name):
+    f, args, ulps, scale = X64_CASES[name]
+    with jax.config.override("jax_enable_x64", True):
+        check(f, *args, ulps=ulps, scale=scale)
 
 
 # ------------------------------------------------------------------ the registry
