@@ -214,7 +214,20 @@ def _rng_uniform_batching(vals, dims, *, shape):
     return rng_uniform_p.bind(*vals, shape=(size,) + shape), 0
 
 
+_UNIFORM = np.random.default_rng()      # NumPy's stateful stream, as XLA's program seed is
+
+
+def _rng_uniform_numpy(a, b, *, shape):
+    """Draws in [a, b) from NumPy's generator: XLA's own stream has no reproducible bits to
+    match (a float that rounds up to b is moved just below it)."""
+    if dtypes.is_int(a.dtype):
+        return _UNIFORM.integers(a, b, shape, dtype=a.dtype)
+    out = (a + (b - a) * _UNIFORM.random(shape)).astype(a.dtype)
+    return np.where(out < b, out, np.nextafter(b, a)).astype(a.dtype)
+
+
 abstract_eval_rules[rng_uniform_p] = _rng_uniform_abstract_eval
+numpy_rules[rng_uniform_p] = _rng_uniform_numpy
 lowering_rules[rng_uniform_p] = _rng_uniform_lowering
 jvp_rules[rng_uniform_p] = _rng_uniform_jvp
 batching_rules[rng_uniform_p] = _rng_uniform_batching

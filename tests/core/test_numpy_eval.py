@@ -11,6 +11,7 @@ import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel import lax
 from jxkernel.core.ir import ClosedJaxpr, Jaxpr
+from jxkernel.experimental import checkify
 from jxkernel.core.numpy_eval import eval_closed_jaxpr_numpy, eval_jaxpr_numpy
 from jxkernel.core.primitive import all_primitives, numpy_rules
 from jxkernel.stepper import load_every_primitive
@@ -19,15 +20,13 @@ from numerics import ELEMENTWISE, LAPACK, REDUCTION, assert_allclose_ulp
 
 load_every_primitive()
 
-# Primitives with no NumPy rule yet: exported programs, checkify's check, shape
+# Primitives with no NumPy rule yet: exported programs (StableHLO only XLA runs), shape
 # polymorphism's dim_as_value and foreign functions; the collectives and the mapped/sharded
-# programs (no axis environment under NumPy); XLA's stateful rng_uniform; and what appears
-# only inside AD (custom_lin).
+# programs (no axis environment under NumPy); and what appears only inside AD (custom_lin).
 WITHOUT_NUMPY_RULE = sorted("""
-call_exported check dim_as_value ffi_call
+call_exported dim_as_value ffi_call
 all_gather all_to_all axis_index pmax pmin ppermute psum psum_invariant pvary reduce_scatter
 shard_map xla_pmap
-rng_uniform
 custom_lin
 """.split())
 
@@ -491,7 +490,9 @@ def test_primitives_without_a_numpy_rule_are_listed():
 # Primitives whose rule the cases above never reach through a jaxpr, with the test that does.
 NOT_STAGED = {"stage": "test_rules_outside_a_jaxpr", "platform_index": "test_platform_index",
               "debug_callback": "test_debug_callbacks_run_on_numpy_values",
-              "debug_print": "test_debug_callbacks_run_on_numpy_values"}
+              "debug_print": "test_debug_callbacks_run_on_numpy_values",
+              "rng_uniform": "test_rng_uniform_draws_in_its_bounds",
+              "check": "test_an_unfunctionalized_check"}
 
 
 def test_every_numpy_rule_is_exercised_by_a_case():
@@ -522,9 +523,32 @@ def test_platform_index():
 
 
 def test_a_primitive_without_a_rule_is_named():
-    closed = jax.make_jaxpr(lambda x: lax.rng_uniform(x, x + 1, (3,)))(np.float32(0))
-    with pytest.raises(NotImplementedError, match="NumPy evaluation rule for 'rng_uniform'"):
+    closed = jax.make_jaxpr(lambda x: lax.psum(x, "i"), axis_env=[("i", 2)])(np.float32(0))
+    with pytest.raises(NotImplementedError, match="NumPy evaluation rule for 'psum'"):
         eval_closed_jaxpr_numpy(closed, np.float32(0))
+
+
+def test_rng_uniform_draws_in_its_bounds():
+    # XLA's stateful stream has no bits to compare: the rule's contract instead
+    f = lambda a, b: (lax.rng_uniform(a, b, (10000,)), lax.rng_uniform(a.astype(np.int32),
+                                                                     b.astype(np.int32), (50,)))
+    closed = jax.make_jaxpr(f)(np.float32(-2), np.float32(3))
+    (x, i), (y, _) = (eval_closed_jaxpr_numpy(closed, np.float32(-2), np.float32(3)) for _ in "ab")
+    assert x.dtype == np.float32 and x.shape == (10000,) and i.dtype == np.int32
+    assert x.min() >= -2 and x.max() < 3 and i.min() >= -2 and i.max() < 3
+    assert abs(x.mean() - 0.5) < 0.1 and not np.array_equal(x, y)        # stateful: new draws
+
+
+def test_an_unfunctionalized_check():
+    def f(x):
+        checkify.debug_check(x > 0, "x must be positive")
+        return x + 1
+    x = np.float32(-1)
+    out, = eval_closed_jaxpr_numpy(jax.make_jaxpr(f)(x), x)
+    assert out == 0                                         # unchecked, as compiled
+    g = lambda x: (checkify.check(x > 0, "bad"), x)[1]
+    with pytest.raises(ValueError, match="Cannot abstractly evaluate a checkify.check"):
+        eval_closed_jaxpr_numpy(jax.make_jaxpr(g)(x), x)
 
 
 def test_debug_callbacks_run_on_numpy_values(capsys):
