@@ -374,8 +374,8 @@ def _conv_numpy(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation
         out = np.zeros((N, O, *out_sizes), acc)
     else:
         v = np.lib.stride_tricks.sliding_window_view(x, span, axis=tuple(range(2, 2 + n)))
-        v = v[(builtins.slice(None),) * 2 + tuple(builtins.slice(None, None, s) for s in window_strides)
-              + tuple(builtins.slice(None, None, d) for d in rhs_dilation)]
+        every = lambda steps: tuple(builtins.slice(None, None, k) for k in steps)  # noqa: E731
+        v = v[(builtins.slice(None),) * 2 + every(window_strides) + every(rhs_dilation)]
         v = v.reshape(B, N, G, x.shape[1] // G, *v.shape[2:])
         w = w.reshape(B, G, O // (B * G), *w.shape[1:])
         spatial, window = "pqrstu"[:n], "xyzijk"[:n]

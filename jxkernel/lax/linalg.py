@@ -753,7 +753,8 @@ def _geqp3_numpy(a, jpvt, *, use_magma):
     if jpvt.any():
         raise NotImplementedError("geqp3 with fixed columns (nonzero jpvt) has no NumPy rule")
     *batch, m, n = a.shape
-    out, pivots, taus = np.empty_like(a), np.empty_like(jpvt), np.empty((*batch, min(m, n)), a.dtype)
+    out, pivots = np.empty_like(a), np.empty_like(jpvt)
+    taus = np.empty((*batch, min(m, n)), a.dtype)
     for i in np.ndindex(tuple(batch)):
         out[i], pivots[i], taus[i], _, _ = _scipy_lapack("geqp3", a.dtype)(a[i])
     return [out, pivots, taus]

@@ -130,7 +130,8 @@ def _threefry_bits(key, counter, shape, bits):
                  max(range(len(shape)), key=lambda i: (shape[i], -i)))
     half = shape[:split] + (-(-shape[split] // 2),) + shape[split + 1:]
     words, new = hashed(half)
-    both = np.stack(words, split + 1).reshape(shape[:split] + (2 * half[split],) + shape[split + 1:])
+    both = np.stack(words, split + 1).reshape(
+        shape[:split] + (2 * half[split],) + shape[split + 1:])
     return both[tuple(slice(0, d) for d in shape)], new
 
 
