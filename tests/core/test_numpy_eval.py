@@ -21,12 +21,12 @@ from numerics import ELEMENTWISE, LAPACK, REDUCTION, assert_allclose_ulp
 load_every_primitive()
 
 # Primitives with no NumPy rule yet: exported programs (StableHLO only XLA runs), shape
-# polymorphism's dim_as_value and foreign functions; the collectives and the mapped/sharded
-# programs (no axis environment under NumPy); and what appears only inside AD (custom_lin).
+# polymorphism's dim_as_value and foreign functions; the collectives (outside a map, no axis
+# environment: pmap's rule batches them away) and shard_map; and what appears only inside AD (custom_lin).
 WITHOUT_NUMPY_RULE = sorted("""
 call_exported dim_as_value ffi_call
 all_gather all_to_all axis_index pmax pmin ppermute psum psum_invariant pvary reduce_scatter
-shard_map xla_pmap
+shard_map
 custom_lin
 """.split())
 
@@ -492,7 +492,8 @@ NOT_STAGED = {"stage": "test_rules_outside_a_jaxpr", "platform_index": "test_pla
               "debug_callback": "test_debug_callbacks_run_on_numpy_values",
               "debug_print": "test_debug_callbacks_run_on_numpy_values",
               "rng_uniform": "test_rng_uniform_draws_in_its_bounds",
-              "check": "test_an_unfunctionalized_check"}
+              "check": "test_an_unfunctionalized_check",
+              "xla_pmap": "test_pmap_is_vmap_over_its_axis"}
 
 
 def test_every_numpy_rule_is_exercised_by_a_case():
@@ -572,6 +573,32 @@ def test_eval_jaxpr_numpy_takes_a_jaxpr_and_its_consts():
     np.testing.assert_array_equal(out, F32 * c + 1)
     out, = eval_jaxpr_numpy(closed, (), F32)
     np.testing.assert_array_equal(out, F32 * c + 1)
+
+
+def _collectives(n):
+    def body(v):
+        return (lax.psum(v, "i"), lax.pmax(v, "i"), lax.pmin(v, "i"), lax.all_gather(v, "i"),
+                lax.axis_index("i"), lax.ppermute(v, "i", [(j, (j + 1) % n) for j in range(n)]),
+                v * lax.axis_index("i") + lax.pmean(v, "i"))
+    return body
+
+
+def test_pmap_is_vmap_over_its_axis():
+    # one device: pmap's body batched over the mapped axis, collectives included; against
+    # XLA's vmap with the axis name for 4 "devices", and XLA's pmap itself for 1
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    f = jax.pmap(_collectives(4), axis_name="i")
+    closed = jax.make_jaxpr(f)(x)
+    assert [e.primitive.name for e in closed.jaxpr.eqns] == ["xla_pmap"]
+    ours = eval_closed_jaxpr_numpy(closed, x)
+    theirs = jax.tree_util.tree_leaves(jax.jit(jax.vmap(_collectives(4), axis_name="i"))(x))
+    for a, b in zip(ours, theirs, strict=True):
+        assert_allclose_ulp(a, np.asarray(b), 0)
+    for f, args in ((jax.pmap(_collectives(1), axis_name="i"), (x[:1],)),
+                    (jax.pmap(lambda v, w: v * w, in_axes=(0, None)), (x[:1], np.float32(3)))):
+        ours = eval_closed_jaxpr_numpy(jax.make_jaxpr(f)(*args), *args)
+        for a, b in zip(ours, jax.tree_util.tree_leaves(f(*args)), strict=True):   # (no jit)
+            assert_allclose_ulp(a, np.asarray(b), 0)
 
 
 # ------------------------------------------------------------------ whole programs
