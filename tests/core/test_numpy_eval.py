@@ -16,17 +16,17 @@ from jxkernel.core.numpy_eval import eval_closed_jaxpr_numpy, eval_jaxpr_numpy
 from jxkernel.core.primitive import all_primitives, numpy_rules
 from jxkernel.stepper import load_every_primitive
 from doc_examples import check_docstring_examples
+from fresh_process import run_code
 from numerics import ELEMENTWISE, LAPACK, REDUCTION, assert_allclose_ulp
 
 load_every_primitive()
 
 # Primitives with no NumPy rule yet: exported programs (StableHLO only XLA runs), shape
-# polymorphism's dim_as_value and foreign functions; the collectives (outside a map, no axis
-# environment: pmap's rule batches them away) and shard_map; and what appears only inside AD (custom_lin).
+# polymorphism's dim_as_value and foreign functions; the collectives (they need an axis
+# environment: pmap's and shard_map's rules batch them away); and what appears only inside AD (custom_lin).
 WITHOUT_NUMPY_RULE = sorted("""
 call_exported dim_as_value ffi_call
-all_gather all_to_all axis_index pmax pmin ppermute psum psum_invariant pvary reduce_scatter
-shard_map
+all_gather all_to_all axis_index pmax pmin ppermute psum psum_invariant reduce_scatter
 custom_lin
 """.split())
 
@@ -493,7 +493,9 @@ NOT_STAGED = {"stage": "test_rules_outside_a_jaxpr", "platform_index": "test_pla
               "debug_print": "test_debug_callbacks_run_on_numpy_values",
               "rng_uniform": "test_rng_uniform_draws_in_its_bounds",
               "check": "test_an_unfunctionalized_check",
-              "xla_pmap": "test_pmap_is_vmap_over_its_axis"}
+              "xla_pmap": "test_pmap_is_vmap_over_its_axis",
+              "shard_map": "test_shard_map_batches_its_body_over_the_mesh",
+              "pvary": "test_shard_map_batches_its_body_over_the_mesh"}
 
 
 def test_every_numpy_rule_is_exercised_by_a_case():
@@ -599,6 +601,44 @@ def test_pmap_is_vmap_over_its_axis():
         ours = eval_closed_jaxpr_numpy(jax.make_jaxpr(f)(*args), *args)
         for a, b in zip(ours, jax.tree_util.tree_leaves(f(*args)), strict=True):   # (no jit)
             assert_allclose_ulp(a, np.asarray(b), 0)
+
+
+# The same shard_maps on a 1 x 1 mesh here and a 2 x 2 one in a 4-device subprocess: NumPy's
+# evaluation (blocks stacked, the body batched over the mesh axes) equals XLA's partitioned run.
+_SHARD_MAP_CASES = """
+import numpy as np, jxkernel as jax
+from jxkernel import lax
+from jxkernel.sharding import PartitionSpec as P
+from jxkernel.core.numpy_eval import eval_closed_jaxpr_numpy
+from numerics import assert_allclose_ulp
+
+def body(a, b):
+    i = lax.axis_index("x") + 10 * lax.axis_index("y")
+    return (lax.psum(a, "x"), lax.all_gather(b, "y", tiled=True), a * i,
+            lax.pmax(a, ("x", "y")))
+
+def shard_map_cases(shape):
+    mesh = jax.make_mesh(shape, ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+    x = np.arange(48, dtype=np.float32).reshape(8, 6)
+    for f, ins, outs in [
+            (body, (P("x", "y"), P(None, "y")), (P(None, "y"), P(None, "y"), P("x", "y"), P())),
+            (lambda a, b: (a @ b.T, lax.psum(a.sum(), ("x", "y"))), (P(("x", "y")), P()),
+             (P(("x", "y")), P())),
+            (lambda a, b: (a + 1, b * 2), (P("y", "x"), P("x")), (P("y", "x"), P("x")))]:
+        f = jax.shard_map(f, mesh=mesh, in_specs=ins, out_specs=outs)
+        closed = jax.make_jaxpr(f)(x, x)
+        assert [e.primitive.name for e in closed.jaxpr.eqns] == ["shard_map"]
+        ours = eval_closed_jaxpr_numpy(closed, x, x)
+        for a, b in zip(ours, jax.tree_util.tree_leaves(jax.jit(f)(x, x)), strict=True):
+            assert_allclose_ulp(a, np.asarray(b), 0)
+"""
+
+
+def test_shard_map_batches_its_body_over_the_mesh():
+    cases = {}
+    exec(_SHARD_MAP_CASES, cases)
+    cases["shard_map_cases"]((1, 1))
+    run_code(_SHARD_MAP_CASES + "shard_map_cases((2, 2))", {"JXKERNEL_CPU_DEVICES": "4"})
 
 
 # ------------------------------------------------------------------ whole programs
