@@ -30,7 +30,9 @@ def _as_array(x, aval) -> np.ndarray:
 
 def eval_jaxpr_numpy(jaxpr: Jaxpr | ClosedJaxpr, consts, *args) -> list:
     """Outputs of `jaxpr` on `consts` and `args`, each an `np.ndarray`, computed with NumPy.
-    A ClosedJaxpr brings its own consts: pass `()` for `consts`."""
+    `args` are the jaxpr's flat inputs (the leaves of the traced function's arguments: a key
+    array's uint32 data, say), converted to their avals' dtypes. A ClosedJaxpr brings its
+    own consts: pass `()` for `consts`. Results may be read-only views (a broadcast)."""
     if isinstance(jaxpr, ClosedJaxpr):
         assert not len(consts), "a ClosedJaxpr brings its own consts"
         jaxpr, consts = jaxpr.jaxpr, jaxpr.consts
