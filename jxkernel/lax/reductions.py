@@ -152,12 +152,23 @@ _NP_UFUNCS = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.mi
               "logaddexp": np.logaddexp}
 
 
+def _accumulation_dtype(dtype) -> np.dtype:
+    """float32 for floats narrower than it (their sums and products accumulate there, as
+    jnp's do, then round once: XLA's order of narrow additions is its own), else dtype."""
+    return np.dtype(np.float32) if dtypes.is_float(dtype) and dtype.itemsize < 4 else dtype
+
+
 def _reduce_numpy(kind):
     """Reduce with the monoid's ufunc from its identity, in the operand's dtype (NumPy would
-    widen small integers); maximum and minimum propagate NaN, as XLA's do."""
+    widen small integers; narrow floats accumulate in float32); maximum and minimum
+    propagate NaN, as XLA's do."""
     ufunc = _NP_UFUNCS[kind]
-    return lambda x, *, axes, **params: ufunc.reduce(
-        x, axis=tuple(axes), dtype=x.dtype, initial=_identity(kind, x.dtype))
+
+    def rule(x, *, axes, **params):
+        acc = _accumulation_dtype(x.dtype)
+        return ufunc.reduce(x.astype(acc, copy=False), axis=tuple(axes), dtype=acc,
+                            initial=_identity(kind, acc)).astype(x.dtype, copy=False)
+    return rule
 
 
 # ------------------------------------------------------------------ reduce_{sum,...}
@@ -480,10 +491,10 @@ def _cumulative(name, kind, check=None):
                        regions=[_region(ctx, kind, aval.dtype)])
 
     def numpy(x, *, axis, reverse):
-        ufunc = _NP_UFUNCS[kind]
-        if reverse:
-            return np.flip(ufunc.accumulate(np.flip(x, axis), axis=axis, dtype=x.dtype), axis)
-        return ufunc.accumulate(x, axis=axis, dtype=x.dtype)
+        acc = _accumulation_dtype(x.dtype)
+        y = np.flip(x, axis) if reverse else x
+        y = _NP_UFUNCS[kind].accumulate(y.astype(acc, copy=False), axis=axis, dtype=acc)
+        return (np.flip(y, axis) if reverse else y).astype(x.dtype, copy=False)
 
     abstract_eval_rules[prim] = abstract
     lowering_rules[prim] = lower

@@ -38,8 +38,8 @@ from . import slicing
 from ._rules import NUMERIC
 from .convolution import padtype_to_pads
 from .elementwise import add, ge_p, le_p, max, min
-from .reductions import (_NP_UFUNCS, _concrete, _flat_operands, _identity, _reduce_generic_numpy,
-                         _reduction_jaxpr, _region)
+from .reductions import (_NP_UFUNCS, _accumulation_dtype, _concrete, _flat_operands, _identity,
+                         _reduce_generic_numpy, _reduction_jaxpr, _region)
 
 _WINDOW_PARAMS = ("window_dimensions", "window_strides", "padding", "base_dilation",
                   "window_dilation")
@@ -158,9 +158,10 @@ def _monoid_window(name, kind, check=None):
         return prim.bind(x, **_insert(params, d)), d
 
     def numpy(x, **params):
-        windows = _np_windows(x, _identity(kind, x.dtype), **params)
+        acc = _accumulation_dtype(x.dtype)
+        windows = _np_windows(x.astype(acc, copy=False), _identity(kind, acc), **params)
         return _NP_UFUNCS[kind].reduce(windows, axis=tuple(range(x.ndim, 2 * x.ndim)),
-                                       dtype=x.dtype, initial=_identity(kind, x.dtype))
+                                       dtype=acc, initial=_identity(kind, acc)).astype(x.dtype)
 
     abstract_eval_rules[prim] = abstract
     lowering_rules[prim] = lower

@@ -194,6 +194,15 @@ REDUCTIONS = {
     "cumulative": (lambda x: (lax.cumsum(x, 1), lax.cumsum(x, 2, reverse=True), lax.cumprod(x, 0),
                               lax.cummax(x, 1), lax.cummin(x, 2, reverse=True),
                               lax.cumlogsumexp(x, 1)), (CUBE,), REDUCTION, None),
+    # narrow floats accumulate in float32 here, in the narrow type in XLA's own order: at the
+    # scale of the result, within a rounding per term
+    "narrow_float_reductions": (lambda x: [f(x.astype(d)) for d in (np.float16, ml_dtypes.bfloat16)
+                                           for f in (lambda v: lax.reduce_sum(v, (1,)),
+                                                     lambda v: lax.reduce_prod(v * 0.1 + 1, (1,)),
+                                                     lambda v: lax.cumsum(v, 1),
+                                                     lambda v: lax.reduce_window(v, v.dtype.type(0), lax.add,
+                                                                                 (1, 4), (1, 4), "VALID"))],
+                                (RNG.normal(size=(4, 16)).astype(np.float32),), REDUCTION, 1.0),
     "generic_reduce": (lambda x: (lax.reduce((x, x * 2), (np.float32(0), np.float32(1)),
                                              lambda a, b: (a[0] + b[0], a[1] * b[1]), (1,)),
                                   lax.reduce(x, -np.inf, lax.max, (0, 2))), (CUBE,), REDUCTION, None),
