@@ -656,6 +656,21 @@ def test_mlp_gradient():
     check(jax.value_and_grad(_mlp_loss, argnums=1), MLP, F32, ulps=REDUCTION, scale=1.0)
 
 
+def test_cnn_training_step():
+    from jxkernel.example_libraries import optimizers, stax
+    init, apply = stax.serial(stax.Conv(4, (3, 3), padding="SAME"), stax.Relu,
+                              stax.MaxPool((2, 2), strides=(2, 2)), stax.Flatten, stax.Dense(10),
+                              stax.LogSoftmax)
+    _, params = init(jax.random.PRNGKey(1), (2, 8, 8, 1))
+    opt_init, opt_update, get_params = optimizers.adam(1e-2)
+
+    def step(params, x, y):
+        loss = lambda p: -(apply(p, x) * y).sum()
+        return loss(params), get_params(opt_update(0, jax.grad(loss)(params), opt_init(params)))
+    x = RNG.normal(size=(2, 8, 8, 1)).astype(np.float32)
+    check(step, params, x, np.eye(10, dtype=np.float32)[[3, 7]], ulps=REDUCTION, scale=1.0)
+
+
 def test_vmap_of_a_jitted_function():
     f = jax.jit(lambda w, x: jnp.tanh(x @ w).sum(-1))
     check(jax.vmap(f, in_axes=(None, 0)), MLP[0][0], RNG.normal(size=(6, 3, 4)).astype(np.float32),
