@@ -20,7 +20,8 @@ from ..transforms import stages as _stages
 from ..core.avals import ShapedArray, get_aval
 from ..core.ir import param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
-                              jvp_rules, lowering_rules, numpy_rules, partial_eval_rules, transpose_rules)
+                              jvp_rules, lowering_rules, numpy_rules, partial_eval_rules,
+                              transpose_rules)
 from ..core.axis_env import bound_axis
 from ..core.config import config
 from ..core.trace import EvalTrace, Tracer, current_trace, set_current_trace
@@ -256,10 +257,6 @@ def _pmap_transpose(cts, *args, jaxpr, axis_name, axis_size, mapped_invars, devi
     return result
 
 
-abstract_eval_rules[xla_pmap_p] = _pmap_abstract_eval
-impl_rules[xla_pmap_p] = _pmap_impl
-
-
 def _pmap_numpy(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name):
     """With NumPy (one device) the mapped axis is vmap's: the body batched over it, its
     collectives becoming reductions and gathers along the batch axis (their batching
@@ -270,6 +267,8 @@ def _pmap_numpy(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name
     return eval_closed_jaxpr_numpy(batched, *args)
 
 
+abstract_eval_rules[xla_pmap_p] = _pmap_abstract_eval
+impl_rules[xla_pmap_p] = _pmap_impl
 numpy_rules[xla_pmap_p] = _pmap_numpy
 lowering_rules[xla_pmap_p] = _pmap_lowering
 axis_batching_rules[xla_pmap_p] = _pmap_batching

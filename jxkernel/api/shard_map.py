@@ -372,12 +372,6 @@ def _with_residuals_unstacked(unknown: ClosedJaxpr, n_consts: int, n_res: int) -
     return trace_to_jaxpr(body, avals)
 
 
-abstract_eval_rules[shard_map_p] = _abstract_eval
-partial_eval_rules[shard_map_p] = _partial_eval
-lowering_rules[shard_map_p] = _lowering
-impl_rules[shard_map_p] = _impl
-
-
 def _stacked_blocks(x, spec, manual, sizes) -> tuple:
     """(x's blocks stacked along leading axes, one per manual axis spec splits x over, in
     mesh order; those axes): a dimension split over axes (a, b) is a's blocks of b's."""
@@ -407,6 +401,12 @@ def _joined_blocks(y, spec, manual, sizes):
         [n * math.prod(sizes[a] for a in axes) for n, axes in zip(block, dims)])
 
 
+@functools.lru_cache(maxsize=None)
+def _closed_body(jaxpr) -> ClosedJaxpr:
+    """The body as one ClosedJaxpr per body, so batch_jaxpr's cache finds it again."""
+    return jaxpr if isinstance(jaxpr, ClosedJaxpr) else ClosedJaxpr(jaxpr, [])
+
+
 def _numpy(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
     """With NumPy (one device) each manual mesh axis is a vmap axis: the operands' blocks
     stacked along leading axes, the body batched over them (innermost axis first, its
@@ -415,7 +415,7 @@ def _numpy(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes
     sizes = mesh.shape
     blocks, splits = zip(*[_stacked_blocks(x, s, manual, sizes)
                            for x, s in zip(args, in_specs)]) if args else ((), ())
-    body = jaxpr if isinstance(jaxpr, ClosedJaxpr) else ClosedJaxpr(jaxpr, [])
+    body = _closed_body(jaxpr)
     for a in reversed(manual):
         body, _ = batch_jaxpr(body, AxisData(a, sizes[a]),
                               [0 if a in split else bu.not_mapped for split in splits],
@@ -424,6 +424,10 @@ def _numpy(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes
             for y, s in zip(eval_closed_jaxpr_numpy(body, *blocks), out_specs)]
 
 
+abstract_eval_rules[shard_map_p] = _abstract_eval
+partial_eval_rules[shard_map_p] = _partial_eval
+lowering_rules[shard_map_p] = _lowering
+impl_rules[shard_map_p] = _impl
 numpy_rules[shard_map_p] = _numpy
 jvp_rules[shard_map_p] = _jvp
 transpose_rules[shard_map_p] = _transpose
