@@ -131,7 +131,8 @@ def numpy_elementwise(fn, result_dtype=None):
     """
     def rule(*args, accuracy=None, **params):
         dtype = result_dtype(args[0].dtype) if result_dtype else args[0].dtype
-        return np.asarray(fn(*args, **params)).astype(dtype, copy=False)
+        out = fn(*args, **params)
+        return out if getattr(out, "dtype", None) == dtype else np.asarray(out).astype(dtype)
     return rule
 
 
