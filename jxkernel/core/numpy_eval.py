@@ -14,6 +14,8 @@ stays float32), as XLA's do. Nothing here imports jaxlib.
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from .ir import ClosedJaxpr, Jaxpr, Literal
@@ -36,27 +38,36 @@ def eval_jaxpr_numpy(jaxpr: Jaxpr | ClosedJaxpr, consts, *args) -> list:
     if isinstance(jaxpr, ClosedJaxpr):
         assert not len(consts), "a ClosedJaxpr brings its own consts"
         jaxpr, consts = jaxpr.jaxpr, jaxpr.consts
-    with np.errstate(all="ignore"):      # XLA's inf and NaN arrive silently; so do NumPy's
+    if _errors.ignored:              # a rule's call (jit, scan, ...): the outer call set it
         return _eval(jaxpr, consts, args)
+    _errors.ignored = True
+    try:
+        with np.errstate(all="ignore"):      # XLA's inf and NaN arrive silently; so do NumPy's
+            return _eval(jaxpr, consts, args)
+    finally:
+        _errors.ignored = False
+
+
+class _Errors(threading.local):
+    ignored = False          # whether this thread's evaluation has set NumPy's errstate
+
+
+_errors = _Errors()
 
 
 def _eval(jaxpr: Jaxpr, consts, args) -> list:
     env = {v: _as_array(c, v.aval) for v, c in zip(jaxpr.constvars, consts)}
     env.update((v, _as_array(a, v.aval)) for v, a in zip(jaxpr.invars, args))
-
-    def read(atom):
-        if isinstance(atom, Literal):
-            return np.asarray(atom.val, atom.aval.dtype)
-        return env[atom]
-
     for eqn in jaxpr.eqns:
         impl = numpy_rules.get(eqn.primitive) or rule("numpy", eqn.primitive)
-        outs = impl(*map(read, eqn.invars), **eqn.params)
+        outs = impl(*[np.asarray(a.val, a.aval.dtype) if type(a) is Literal else env[a]
+                      for a in eqn.invars], **eqn.params)
         if eqn.primitive.multiple_results:
-            env.update((v, np.asarray(o)) for v, o in zip(eqn.outvars, outs))
+            env.update(zip(eqn.outvars, map(np.asarray, outs)))
         else:
             env[eqn.outvars[0]] = np.asarray(outs)
-    return [read(v) for v in jaxpr.outvars]
+    return [np.asarray(a.val, a.aval.dtype) if type(a) is Literal else env[a]
+            for a in jaxpr.outvars]
 
 
 def eval_closed_jaxpr_numpy(closed: ClosedJaxpr, *args) -> list:
