@@ -38,7 +38,7 @@ from ..core import dtypes
 from ..core.avals import get_aval
 from ..core.ir import ClosedJaxpr, Jaxpr, literal_value
 from ..core.primitive import (Primitive, abstract_eval_rules, all_primitives, batching_rules,
-                              impl_rules, jvp_rules, lowering_rules)
+                              impl_rules, jvp_rules, lowering_rules, numpy_rules)
 from ..core.axis_env import bound_axis
 from ..core.interpret import read_atom
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
@@ -327,6 +327,12 @@ def _check_lowering(ctx, *args, err_tree, debug):
     raise functionalization_error   # JAX's on CPU/GPU while jax_xla_runtime_errors is off
 
 
+def _check_numpy(*args, err_tree, debug):
+    """As compiled: a debug check left unchecked does nothing, a check that checkify did not
+    functionalize is JAX's error."""
+    return _check_lowering(None, *args, err_tree=err_tree, debug=debug)
+
+
 def _check_batching(vals, dims, *, err_tree, debug):
     # each mapped entry's error, reduced to one check (the batch axis first)
     size = axis_size_of(vals, dims)
@@ -343,6 +349,7 @@ def _check_jvp(primals, tangents, *, err_tree, debug):
 impl_rules[check_p] = _check_impl
 abstract_eval_rules[check_p] = lambda *avals, err_tree, debug: []
 lowering_rules[check_p] = _check_lowering
+numpy_rules[check_p] = _check_numpy
 batching_rules[check_p] = _check_batching
 jvp_rules[check_p] = _check_jvp
 

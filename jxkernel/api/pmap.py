@@ -20,7 +20,8 @@ from ..transforms import stages as _stages
 from ..core.avals import ShapedArray, get_aval
 from ..core.ir import param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
-                              jvp_rules, lowering_rules, partial_eval_rules, transpose_rules)
+                              jvp_rules, lowering_rules, numpy_rules, partial_eval_rules,
+                              transpose_rules)
 from ..core.axis_env import bound_axis
 from ..core.config import config
 from ..core.trace import EvalTrace, Tracer, current_trace, set_current_trace
@@ -37,7 +38,8 @@ from ..xla.pipeline import compile as compile_module, lower
 from ..core import compile_record
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
 from ..transforms.api_util import flatten_fun, merge_static, wraps
-from ..transforms.batching import batch_jaxpr
+from ..transforms.batching import AxisData, batch_jaxpr
+from ..core.numpy_eval import eval_closed_jaxpr_numpy
 from ..core.partial_eval import partial_eval_jaxpr
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 
@@ -255,8 +257,19 @@ def _pmap_transpose(cts, *args, jaxpr, axis_name, axis_size, mapped_invars, devi
     return result
 
 
+def _pmap_numpy(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name):
+    """With NumPy (one device) the mapped axis is vmap's: the body batched over it, its
+    collectives becoming reductions and gathers along the batch axis (their batching
+    rules), then evaluated whole."""
+    in_dims = [0 if m else bu.not_mapped for m in mapped_invars]
+    batched, _ = batch_jaxpr(jaxpr, AxisData(axis_name, axis_size), in_dims,
+                             force_out_batched=[True] * len(jaxpr.out_avals))
+    return eval_closed_jaxpr_numpy(batched, *args)
+
+
 abstract_eval_rules[xla_pmap_p] = _pmap_abstract_eval
 impl_rules[xla_pmap_p] = _pmap_impl
+numpy_rules[xla_pmap_p] = _pmap_numpy
 lowering_rules[xla_pmap_p] = _pmap_lowering
 axis_batching_rules[xla_pmap_p] = _pmap_batching
 jvp_rules[xla_pmap_p] = _pmap_jvp

@@ -20,9 +20,10 @@ import weakref
 from ..core.avals import get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, Var, param_printers
+from ..core.numpy_eval import call_rule
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, batching_rules,
-                              impl_rules, jvp_rules, lowering_rules, partial_eval_rules,
-                              transpose_rules)
+                              impl_rules, jvp_rules, lowering_rules, numpy_rules,
+                              partial_eval_rules, transpose_rules)
 from ..core.config import config
 from ..core import vma
 from ..core.axis_env import visible_axes
@@ -186,6 +187,7 @@ def _remat_batching(axis_data, vals, dims, *, jaxpr, **params):
 abstract_eval_rules[remat_p] = lambda *avals, jaxpr, **_: jaxpr.out_avals
 impl_rules[remat_p] = lambda *args, jaxpr, **_: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
 lowering_rules[remat_p] = _remat_lowering
+numpy_rules[remat_p] = call_rule("jaxpr")
 jvp_rules[remat_p] = _remat_jvp
 transpose_rules[remat_p] = _remat_transpose
 partial_eval_rules[remat_p] = _remat_partial_eval
@@ -217,6 +219,7 @@ def _name_jvp(primals, tangents, *, name):
 abstract_eval_rules[name_p] = lambda x, *, name: x
 impl_rules[name_p] = lambda x, *, name: x
 lowering_rules[name_p] = lambda ctx, x, *, name: x
+numpy_rules[name_p] = lambda x, *, name: x
 jvp_rules[name_p] = _name_jvp
 batching_rules[name_p] = vectorized_batcher(name_p)
 

@@ -43,6 +43,7 @@ from ..core.primitive import (
     impl_rules,
     jvp_rules,
     lowering_rules,
+    numpy_rules,
     partial_eval_rules,
     sharding_typing_rules,
     transpose_rules,
@@ -71,7 +72,8 @@ from ..xla.sharded import ShardedArray, run_jaxpr
 from ..xla.sharding import sdy_dims
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
 from ..transforms.api_util import flatten_fun, wraps
-from ..transforms.batching import batch_jaxpr
+from ..transforms.batching import AxisData, batch_jaxpr
+from ..core.numpy_eval import eval_closed_jaxpr_numpy
 
 P = PartitionSpec
 shard_map_p = Primitive("shard_map", multiple_results=True)
@@ -372,10 +374,63 @@ def _with_residuals_unstacked(unknown: ClosedJaxpr, n_consts: int, n_res: int) -
     return trace_to_jaxpr(body, avals)
 
 
+def _stacked_blocks(x, spec, manual, sizes) -> tuple:
+    """(x's blocks stacked along leading axes, one per manual axis spec splits x over, in
+    mesh order; those axes): a dimension split over axes (a, b) is a's blocks of b's."""
+    shape, where = [], {}
+    for n, axes in zip(x.shape, spec._axes(x.ndim)):
+        for a in axes:
+            where[a] = len(shape)
+            shape.append(sizes[a])
+        shape.append(n // math.prod(sizes[a] for a in axes))
+    split = [a for a in manual if a in where]
+    lead = [where[a] for a in split]
+    return x.reshape(shape).transpose(lead + [i for i in range(len(shape)) if i not in lead]), split
+
+
+def _joined_blocks(y, spec, manual, sizes):
+    """The global value of results y stacked along one leading axis per manual axis (mesh
+    order), put together as spec says: block 0 along the axes spec leaves out (the result
+    is the same on all of them)."""
+    block = y.shape[len(manual):]
+    dims = spec._axes(len(block))
+    named = [a for a in manual if any(a in axes for axes in dims)]
+    y = y[tuple(slice(None) if a in named else 0 for a in manual)]
+    order = []
+    for d, axes in enumerate(dims):
+        order += [named.index(a) for a in axes] + [len(named) + d]
+    return y.transpose(order).reshape(
+        [n * math.prod(sizes[a] for a in axes) for n, axes in zip(block, dims)])
+
+
+@functools.lru_cache(maxsize=None)
+def _closed_body(jaxpr) -> ClosedJaxpr:
+    """The body as one ClosedJaxpr per body, so batch_jaxpr's cache finds it again."""
+    return jaxpr if isinstance(jaxpr, ClosedJaxpr) else ClosedJaxpr(jaxpr, [])
+
+
+def _numpy(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
+    """With NumPy (one device) each manual mesh axis is a vmap axis: the operands' blocks
+    stacked along leading axes, the body batched over them (innermost axis first, its
+    collectives reducing along them as vmap's rules do), the results' blocks put together."""
+    manual = [a for a in mesh.axis_names if a in newly_manual_axes]
+    sizes = mesh.shape
+    blocks, splits = zip(*[_stacked_blocks(x, s, manual, sizes)
+                           for x, s in zip(args, in_specs)]) if args else ((), ())
+    body = _closed_body(jaxpr)
+    for a in reversed(manual):
+        body, _ = batch_jaxpr(body, AxisData(a, sizes[a]),
+                              [0 if a in split else bu.not_mapped for split in splits],
+                              force_out_batched=[True] * len(out_specs))
+    return [_joined_blocks(y, s, manual, sizes)
+            for y, s in zip(eval_closed_jaxpr_numpy(body, *blocks), out_specs)]
+
+
 abstract_eval_rules[shard_map_p] = _abstract_eval
 partial_eval_rules[shard_map_p] = _partial_eval
 lowering_rules[shard_map_p] = _lowering
 impl_rules[shard_map_p] = _impl
+numpy_rules[shard_map_p] = _numpy
 jvp_rules[shard_map_p] = _jvp
 transpose_rules[shard_map_p] = _transpose
 axis_batching_rules[shard_map_p] = _batching

@@ -6,13 +6,14 @@ from .errors import (ConcretizationTypeError, NonConcreteBooleanIndexError,
                      TracerIntegerConversionError, UnexpectedTracerError)
 from .ir import ClosedJaxpr, DropVar, Eqn, Jaxpr, Literal, SourceInfo, Var
 from .primitive import (Primitive, abstract_eval_rules, all_primitives,
-                        batching_rules, impl_rules, jvp_rules, lowering_rules, rule,
-                        transpose_rules)
+                        batching_rules, impl_rules, jvp_rules, lowering_rules, numpy_rules,
+                        rule, transpose_rules)
 from .trace import (EvalTrace, Trace, Tracer, current_trace, eval_trace, new_trace,
                     set_current_trace)
 from .sharding_types import abstract_eval
 from .check import check_jaxpr, JaxprTypeError
 from .interpret import eval_jaxpr
+from .numpy_eval import eval_closed_jaxpr_numpy, eval_jaxpr_numpy
 from .lazy_names import module_aliases
 
 # the compile record was core/compile_log.py; the old path stays importable until

@@ -105,6 +105,10 @@ sharding_typing_rules: dict = {}
 # own_vma: primitives whose abstract evaluation sets `vma` itself (collectives, pvary); any
 # other primitive's inputs are matched with pvary (core/vma.py)
 own_vma_rules: set = set()
+# numpy(*values, **params) -> value or list of values: the primitive evaluated with NumPy on
+# np.ndarrays, results of the dtypes and shapes its abstract eval gives (core/numpy_eval.py
+# interprets a jaxpr with them, where jaxlib cannot run)
+numpy_rules: dict = {}
 
 RULE_TABLES = {
     "abstract_eval": abstract_eval_rules,
@@ -121,6 +125,7 @@ RULE_TABLES = {
     "sharding": sharding_rules,
     "sharding_typing": sharding_typing_rules,
     "own_vma": own_vma_rules,
+    "numpy": numpy_rules,
 }
 
 
@@ -136,6 +141,7 @@ _MISSING = {
     "transpose": "Transpose rule (for reverse-mode differentiation) for '{}' not implemented",
     "batching": "Batching rule for '{}' not implemented",
     "lowering": "MLIR translation rule for primitive '{}' not found",
+    "numpy": "NumPy evaluation rule for '{}' not implemented",
 }
 
 

@@ -8,6 +8,8 @@ import functools
 import numpy as np
 
 from ..core import dtypes
+from ..core.avals import ShapedArray
+from ..core.numpy_eval import eval_closed_jaxpr_numpy
 from ..core.staging import trace_to_jaxpr
 from ..xla import stablehlo as hlo
 from ..xla.lowering import LoweringRuleContext
@@ -119,6 +121,17 @@ def lower_fun(fun, multiple_results: bool = False):
     def rule(ctx: LoweringRuleContext, *args, **params):
         jaxpr = _traced(fun, multiple_results, tuple(ctx.avals_in), tuple(sorted(params.items())))
         outs = ctx.lower_jaxpr(jaxpr, args)
+        return outs if multiple_results else outs[0]
+    return rule
+
+
+def numpy_fun(fun, multiple_results: bool = False):
+    """The NumPy rule twin of `lower_fun`: the same traced jaxpr of `fun`, evaluated with
+    NumPy, so the primitive computes with NumPy what its lowering has XLA compute."""
+    def rule(*args, **params):
+        avals = tuple(ShapedArray(x.shape, x.dtype) for x in args)
+        outs = eval_closed_jaxpr_numpy(
+            _traced(fun, multiple_results, avals, tuple(sorted(params.items()))), *args)
         return outs if multiple_results else outs[0]
     return rule
 

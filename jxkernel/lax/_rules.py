@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import enum
 
+import numpy as np
 
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, lowering_rules,
-                              sharding_rules)
+                              numpy_rules, sharding_rules)
 from ..transforms import batch_util
 from . import _lowering as hl
 
@@ -120,9 +121,27 @@ def accuracy_attrs(accuracy) -> dict:
 
 
 # ------------------------------------------------------------------ factories
-def unop(name: str, hlo_op: str | None, accepted, result_dtype=None) -> Primitive:
-    """An elementwise unary primitive; `result_dtype(dtype)` if the result type differs."""
+def numpy_elementwise(fn, result_dtype=None):
+    """The NumPy rule of an elementwise primitive computing `fn(*operands, **params)`: its
+    result in the dtype lax gives (the first operand's, or `result_dtype` of it), so float32
+    stays float32 whatever NumPy promotes to. An `accuracy` param has no NumPy meaning.
+
+    >>> numpy_elementwise(np.sqrt)(np.float16([4.0]))
+    array([2.], dtype=float16)
+    """
+    def rule(*args, accuracy=None, **params):
+        dtype = result_dtype(args[0].dtype) if result_dtype else args[0].dtype
+        out = fn(*args, **params)
+        return out if getattr(out, "dtype", None) == dtype else np.asarray(out).astype(dtype)
+    return rule
+
+
+def unop(name: str, hlo_op: str | None, accepted, result_dtype=None, numpy=None) -> Primitive:
+    """An elementwise unary primitive; `result_dtype(dtype)` if the result type differs;
+    `numpy(x, **params)` computes it with NumPy (see `numpy_elementwise`)."""
     prim = Primitive(name)
+    if numpy is not None:
+        numpy_rules[prim] = numpy_elementwise(numpy, result_dtype)
     sharding_rules[prim] = sharding_types.broadcasting_rule
 
     def abstract(x, **params):
@@ -150,9 +169,12 @@ def naryop_abstract_eval(name: str, accepted, result_dtype=None):
     return abstract
 
 
-def binop(name: str, hlo_op: str | None, accepted, result_dtype=None) -> Primitive:
-    """A broadcasting binary elementwise primitive lowered to one StableHLO op."""
+def binop(name: str, hlo_op: str | None, accepted, result_dtype=None, numpy=None) -> Primitive:
+    """A broadcasting binary elementwise primitive lowered to one StableHLO op; `numpy(x, y)`
+    computes it with NumPy, whose broadcasting is lax's here (see `numpy_elementwise`)."""
     prim = Primitive(name)
+    if numpy is not None:
+        numpy_rules[prim] = numpy_elementwise(numpy, result_dtype)
     sharding_rules[prim] = sharding_types.broadcasting_rule
     abstract_eval_rules[prim] = naryop_abstract_eval(name, accepted, result_dtype)
     batching_rules[prim] = batch_util.broadcasting_batcher(prim)

@@ -9,7 +9,7 @@ function it does nothing visible.
 from __future__ import annotations
 
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, impl_rules,
-                              jvp_rules, lowering_rules, transpose_rules)
+                              jvp_rules, lowering_rules, numpy_rules, transpose_rules)
 from ..tree_util import tree_flatten, tree_unflatten
 from ..transforms.ad_util import instantiate
 
@@ -44,6 +44,7 @@ def _barrier_transpose(cts, *args):
 
 abstract_eval_rules[optimization_barrier_p] = lambda *avals: list(avals)
 lowering_rules[optimization_barrier_p] = _barrier_lowering
+numpy_rules[optimization_barrier_p] = lambda *args: list(args)     # nothing to reorder
 jvp_rules[optimization_barrier_p] = _barrier_jvp
 transpose_rules[optimization_barrier_p] = _barrier_transpose
 batching_rules[optimization_barrier_p] = lambda vals, dims: (
@@ -84,6 +85,7 @@ def _dce_sink_jvp(primals, tangents, **params):
 abstract_eval_rules[dce_sink_p] = lambda x, **params: []
 impl_rules[dce_sink_p] = lambda x, **params: []
 lowering_rules[dce_sink_p] = _dce_sink_lowering
+numpy_rules[dce_sink_p] = lambda x, **params: []
 jvp_rules[dce_sink_p] = _dce_sink_jvp
 transpose_rules[dce_sink_p] = lambda cts, x, **params: [None]
 batching_rules[dce_sink_p] = lambda vals, dims, **params: (dce_sink_p.bind(*vals, **params), [])

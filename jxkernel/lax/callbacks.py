@@ -40,6 +40,7 @@ from ..core.primitive import (
     impl_rules,
     jvp_rules,
     lowering_rules,
+    numpy_rules,
     transpose_rules,
 )
 from ..tree_util import tree_flatten, tree_leaves, tree_unflatten
@@ -286,6 +287,11 @@ def _debug_callback_impl(*args, callback, effect, partitioned):
     return []
 
 
+def _debug_callback_numpy(*args, callback, effect, partitioned):
+    callback(*[np.array(a) for a in args])
+    return []
+
+
 def _debug_callback_lowering(ctx, *args, callback, effect, partitioned):
     host_fn = _host_function("jax.debug.callback", callback)
     return emit_host_callback(ctx, host_fn, args, [], has_side_effect=True,
@@ -294,6 +300,7 @@ def _debug_callback_lowering(ctx, *args, callback, effect, partitioned):
 
 abstract_eval_rules[debug_callback_p] = _no_results
 impl_rules[debug_callback_p] = _debug_callback_impl
+numpy_rules[debug_callback_p] = _debug_callback_numpy
 lowering_rules[debug_callback_p] = _debug_callback_lowering
 jvp_rules[debug_callback_p] = _debug_jvp(debug_callback_p)
 transpose_rules[debug_callback_p] = _debug_transpose
@@ -362,6 +369,16 @@ def _debug_print_lowering(ctx, *args, fmt, ordered, partitioned, in_tree, static
 
 abstract_eval_rules[debug_print_p] = _no_results
 impl_rules[debug_print_p] = _debug_print_impl
+
+
+def _debug_print_numpy(*args, fmt, ordered, partitioned, in_tree, static_args, np_printoptions,
+                       has_placeholders, logging_record):
+    _print_function(fmt, has_placeholders, in_tree, static_args, np_printoptions,
+                    logging_record)(*[np.array(a) for a in args])
+    return []
+
+
+numpy_rules[debug_print_p] = _debug_print_numpy
 lowering_rules[debug_print_p] = _debug_print_lowering
 jvp_rules[debug_print_p] = _debug_jvp(debug_print_p)
 transpose_rules[debug_print_p] = _debug_transpose
@@ -390,29 +407,36 @@ def _declared_results(*avals, result_avals, **params):
 
 
 def _host_callback_rules(kind: str, has_side_effect: bool) -> tuple:
-    """(impl, lowering) of a host callback primitive (pure_callback, io_callback): eagerly,
-    call it on host copies of the arguments; compiled, emit a call back into Python (one that
-    XLA must keep even when its results are unused when it has a side effect)."""
-    def impl(*args, callback, result_avals, **params):
-        # eagerly too, a failure is JAX's JaxRuntimeError (JAX runs the primitive through XLA),
-        # the callback's own exception its cause
+    """(impl, lowering, numpy) of a host callback primitive (pure_callback, io_callback):
+    eagerly, call it on host copies of the arguments; compiled, emit a call back into Python
+    (one that XLA must keep even when its results are unused when it has a side effect); with
+    NumPy, call it on NumPy copies."""
+    def call(args, callback, result_avals):
+        # a failure is JAX's JaxRuntimeError (JAX runs the primitive through XLA), the
+        # callback's own exception its cause
         try:
-            outs = _check_results(callback(*_to_cpu(args)), result_avals, callback, kind)
+            return _check_results(callback(*args), result_avals, callback, kind)
         except CallbackError:
             raise
         except Exception as e:
             raise CallbackError(f"The callback {_describe(callback)} passed to {kind} raised "
                                 f"{type(e).__name__}: {e} (its traceback is above)") from e
-        return [device_put(o) for o in outs]
+
+    def impl(*args, callback, result_avals, **params):
+        return [device_put(o) for o in call(_to_cpu(args), callback, result_avals)]
 
     def lowering(ctx, *args, callback, result_avals, **params):
         host_fn = _host_function(kind, callback, tuple(result_avals))
         return emit_host_callback(ctx, host_fn, args, result_avals,
                                   has_side_effect=has_side_effect, what=kind)
-    return impl, lowering
+
+    def numpy(*args, callback, result_avals, **params):
+        return list(call([np.array(a) for a in args], callback, result_avals))
+    return impl, lowering, numpy
 
 
-_pure_callback_impl, _pure_callback_lowering = _host_callback_rules("jax.pure_callback", False)
+_pure_callback_impl, _pure_callback_lowering, _pure_callback_numpy = _host_callback_rules(
+    "jax.pure_callback", False)
 
 
 def _pure_callback_jvp(primals, tangents, **params):
@@ -475,6 +499,7 @@ def _tuple_text(items) -> str:
 
 abstract_eval_rules[pure_callback_p] = _declared_results
 impl_rules[pure_callback_p] = _pure_callback_impl
+numpy_rules[pure_callback_p] = _pure_callback_numpy
 lowering_rules[pure_callback_p] = _pure_callback_lowering
 jvp_rules[pure_callback_p] = _pure_callback_jvp
 transpose_rules[pure_callback_p] = _pure_callback_transpose
@@ -544,7 +569,8 @@ def _result_avals(shapes_flat) -> tuple:
 io_callback_p = Primitive("io_callback", multiple_results=True)
 
 
-_io_callback_impl, _io_callback_lowering = _host_callback_rules("io_callback", True)
+_io_callback_impl, _io_callback_lowering, _io_callback_numpy = _host_callback_rules(
+    "io_callback", True)
 
 
 def _io_callback_jvp(primals, tangents, **params):
@@ -566,6 +592,7 @@ def _io_callback_batching(vals, dims, *, ordered, **params):
 
 abstract_eval_rules[io_callback_p] = _declared_results
 impl_rules[io_callback_p] = _io_callback_impl
+numpy_rules[io_callback_p] = _io_callback_numpy
 lowering_rules[io_callback_p] = _io_callback_lowering
 jvp_rules[io_callback_p] = _io_callback_jvp
 transpose_rules[io_callback_p] = _io_callback_transpose

@@ -20,8 +20,9 @@ import numpy as np
 from ..core.avals import get_aval
 from ..core.errors import UnexpectedTracerError
 from ..core.ir import param_printers
+from ..core.numpy_eval import call_rule
 from ..core.primitive import (Primitive, abstract_eval_rules, jvp_rules, lowering_rules,
-                              transpose_rules)
+                              numpy_rules, transpose_rules)
 from ..core.staging import trace_to_jaxpr
 from ..core.trace import Tracer
 from ..tree_util import tree_flatten, tree_unflatten
@@ -111,6 +112,7 @@ def _no_transpose(*args, **params):
 
 abstract_eval_rules[composite_p] = lambda *avals, jaxpr, **params: list(jaxpr.out_avals)
 lowering_rules[composite_p] = _composite_lowering
+numpy_rules[composite_p] = call_rule("jaxpr")          # its decomposition
 jvp_rules[composite_p] = _no_jvp
 transpose_rules[composite_p] = _no_transpose
 param_printers[composite_p] = lambda params: sorted(

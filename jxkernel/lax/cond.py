@@ -15,9 +15,10 @@ import numpy as np
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray, get_aval
 from ..core.interpret import eval_jaxpr
+from ..core.numpy_eval import eval_closed_jaxpr_numpy
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, jvp_rules,
-                              lowering_rules, partial_eval_rules, sharding_typing_rules,
-                              transpose_rules)
+                              lowering_rules, numpy_rules, partial_eval_rules,
+                              sharding_typing_rules, transpose_rules)
 from ..core.trace import Tracer, set_current_trace
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
 from ..transforms.batching import batch_jaxpr
@@ -153,6 +154,12 @@ def _cond_lowering(ctx, index, *ops, branches):
     return ctx.op("stablehlo.case", [index], regions=regions)
 
 
+def _cond_numpy(index, *ops, branches):
+    """The chosen branch alone; an index out of range takes the last, as stablehlo.case."""
+    i = int(index)
+    return eval_closed_jaxpr_numpy(branches[i if 0 <= i < len(branches) else -1], *ops)
+
+
 def _cond_batching(axis_data, vals, dims, *, branches):
     index, ops = vals[0], list(vals[1:])
     index_dim, op_dims = dims[0], list(dims[1:])
@@ -256,6 +263,7 @@ def _cond_transpose(cts, index, *ops, branches):
 
 abstract_eval_rules[cond_p] = _cond_abstract_eval
 lowering_rules[cond_p] = _cond_lowering
+numpy_rules[cond_p] = _cond_numpy
 axis_batching_rules[cond_p] = _cond_batching
 jvp_rules[cond_p] = _cond_jvp
 partial_eval_rules[cond_p] = _cond_partial_eval
@@ -288,6 +296,20 @@ def _platform_index_lowering(ctx, *, platforms):
 
 abstract_eval_rules[platform_index_p] = lambda *, platforms: ShapedArray((), np.int32)
 lowering_rules[platform_index_p] = _platform_index_lowering
+
+
+def _platform_index_numpy(*, platforms):
+    """The branch naming "numpy", else the default: the NumPy backend is a platform of its own."""
+    named = [i for i, names in enumerate(platforms) if names is not None and "numpy" in names]
+    default = [i for i, names in enumerate(platforms) if names is None]
+    if not named + default:
+        raise NotImplementedError(
+            f"lax.platform_dependent has no branch for platform 'numpy' (branches: "
+            f"{[list(p) for p in platforms if p is not None]}); give one, or default=")
+    return np.int32((named + default)[0])
+
+
+numpy_rules[platform_index_p] = _platform_index_numpy
 jvp_rules[platform_index_p] = lambda primals, tangents, *, platforms: (
     platform_index_p.bind(platforms=platforms), Zero(ShapedArray((), np.int32)))
 

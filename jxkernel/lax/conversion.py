@@ -12,8 +12,8 @@ from ..core.interpreter_primitives import convert_element_type as _convert_eleme
 from ..core.interpreter_primitives import convert_element_type_p
 from ..core.ir import Literal, param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, const_folding_rules,
-                              impl_rules, jvp_rules, lowering_rules, sharding_rules,
-                              transpose_rules)
+                              impl_rules, jvp_rules, lowering_rules, numpy_rules,
+                              sharding_rules, transpose_rules)
 from ..xla.array import Array, host_to_device
 from ..xla.client import default_device
 from ..xla.dispatch import run_compiled
@@ -70,7 +70,28 @@ def _convert_impl(operand, *, new_dtype, weak_type, sharding=None):
                         dict(new_dtype=new_dtype, weak_type=weak_type, sharding=sharding))
 
 
+def _convert_numpy(x, *, new_dtype, weak_type, sharding=None):
+    """As the lowering: complex to real keeps the real part, to bool tests != 0, and a float
+    to an integer saturates at the integer's range with NaN as 0 (XLA's conversion; C's
+    would be undefined)."""
+    new_dtype = np.dtype(new_dtype)
+    if x.dtype == new_dtype:
+        return x
+    if dtypes.is_complex(x.dtype) and not dtypes.is_complex(new_dtype):
+        x = np.real(x)
+    if new_dtype == dtypes.bool_:
+        return x != 0
+    if new_dtype.kind in "iu" and x.dtype.kind not in "iub":     # a float (ml_dtypes' too)
+        info = np.iinfo(new_dtype)
+        wide = np.clip(np.nan_to_num(x.astype(np.float64), nan=0.0), info.min, info.max)
+        # float64 rounds the 64-bit maxima up to 2**63 / 2**64: those saturate explicitly
+        big = wide >= float(info.max)
+        return np.where(big, info.max, np.where(big, 0, wide).astype(new_dtype)).astype(new_dtype)
+    return x.astype(new_dtype)
+
+
 abstract_eval_rules[convert_element_type_p] = _convert_abstract_eval
+numpy_rules[convert_element_type_p] = _convert_numpy
 lowering_rules[convert_element_type_p] = _convert_lowering
 const_folding_rules[convert_element_type_p] = _convert_fold
 impl_rules[convert_element_type_p] = _convert_impl
@@ -135,6 +156,20 @@ batching_rules[bitcast_convert_type_p] = _bitcast_batching
 ad.defjvp_zero(bitcast_convert_type_p)
 lowering_rules[bitcast_convert_type_p] = lambda ctx, x, *, new_dtype: ctx.op1(
     "stablehlo.bitcast_convert", [x])
+
+
+def _bitcast_numpy(x, *, new_dtype):
+    """x's bytes read as new_dtype (little-endian, as XLA's CPU): a narrower type adds a last
+    dimension, a wider one consumes it."""
+    new_dtype = np.dtype(new_dtype)
+    x = np.ascontiguousarray(x)
+    if new_dtype.itemsize >= x.dtype.itemsize:
+        out = x.view(new_dtype)
+        return out.reshape(out.shape[:-1]) if new_dtype.itemsize > x.dtype.itemsize else out
+    return x.reshape(x.shape + (1,)).view(new_dtype)
+
+
+numpy_rules[bitcast_convert_type_p] = _bitcast_numpy
 
 
 def convert_element_type(operand, new_dtype):

@@ -15,6 +15,7 @@ and feature swapped), and vmap folds the batch into the batch or feature dimensi
 """
 from __future__ import annotations
 
+import builtins
 import enum
 import math
 import operator
@@ -25,13 +26,14 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval
-from ..core.primitive import Primitive, abstract_eval_rules, batching_rules, lowering_rules
+from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, lowering_rules,
+                              numpy_rules)
 from ..xla import stablehlo as hlo
 from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
 from . import _lowering as hl
 from . import elementwise as ew
-from . import shapes
+from . import shapes, slicing
 from .conversion import _convert_element_type
 from .dot import Precision, canonicalize_precision, dot_general
 
@@ -345,6 +347,44 @@ def _bind(lhs, rhs, **params):
 
 abstract_eval_rules[conv_general_dilated_p] = _conv_abstract_eval
 lowering_rules[conv_general_dilated_p] = _conv_lowering
+
+
+def _conv_numpy(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+                dimension_numbers, feature_group_count, batch_group_count, precision,
+                preferred_element_type, out_sharding=None):
+    """One einsum over strided windows: lhs as (batch, feature, *spatial), dilated and padded,
+    its windows (rhs_dilation apart, window_strides between) against rhs as (out, in,
+    *spatial); the lhs batch splits into batch_group_count groups and its features into
+    feature_group_count ones, each meeting its slice of the output features. In the result's
+    type (narrow floats accumulate in float32), as XLA's."""
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    out_dtype = lhs.dtype if preferred_element_type is None else np.dtype(preferred_element_type)
+    acc = np.dtype(np.float32) if dtypes.is_float(out_dtype) and out_dtype.itemsize < 4 \
+        else out_dtype
+    x, w = np.transpose(lhs, lhs_spec).astype(acc), np.transpose(rhs, rhs_spec).astype(acc)
+    n, kernel = len(window_strides), w.shape[2:]
+    x = slicing._pad_numpy(x, np.zeros((), acc), padding_config=[(0, 0, 0)] * 2 + [
+        (lo, hi, d - 1) for (lo, hi), d in zip(padding, lhs_dilation)])
+    span = [(k - 1) * d + 1 for k, d in zip(kernel, rhs_dilation)]
+    out_sizes = [builtins.max(0, (d - s) // st + 1)
+                 for d, s, st in zip(x.shape[2:], span, window_strides)]
+    B, G = batch_group_count, feature_group_count
+    N, O = x.shape[0] // B, w.shape[0]
+    if 0 in out_sizes or 0 in x.shape or 0 in w.shape:
+        out = np.zeros((N, O, *out_sizes), acc)
+    else:
+        v = np.lib.stride_tricks.sliding_window_view(x, span, axis=tuple(range(2, 2 + n)))
+        every = lambda steps: tuple(builtins.slice(None, None, k) for k in steps)  # noqa: E731
+        v = v[(builtins.slice(None),) * 2 + every(window_strides) + every(rhs_dilation)]
+        v = v.reshape(B, N, G, x.shape[1] // G, *v.shape[2:])
+        w = w.reshape(B, G, O // (B * G), *w.shape[1:])
+        spatial, window = "pqrstu"[:n], "xyzijk"[:n]
+        out = np.einsum(f"bngc{spatial}{window},bgoc{window}->nbgo{spatial}", v, w,
+                        optimize=True).reshape(N, O, *out_sizes)
+    return out.transpose(np.argsort(out_spec)).astype(out_dtype, copy=False)
+
+
+numpy_rules[conv_general_dilated_p] = _conv_numpy
 
 
 def _swap01(spec) -> tuple:

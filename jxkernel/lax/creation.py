@@ -13,7 +13,7 @@ from ..core import dtypes, vma
 from ..core.avals import ShapedArray, get_aval
 from ..core.basearray import Array
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
-                              lowering_rules, staging_rules)
+                              lowering_rules, numpy_rules, staging_rules)
 from ..core.staging import JaxprTracer
 from ..core.trace import Tracer
 from ..transforms import ad_util as ad
@@ -89,6 +89,7 @@ def _empty_batching(axis_data, vals, dims, *, shape, dtype, out_sharding=None):
 
 abstract_eval_rules[empty_p] = _empty_abstract_eval
 lowering_rules[empty_p] = _empty_lowering
+numpy_rules[empty_p] = lambda *, shape, dtype, out_sharding=None: np.zeros(shape, dtype)  # as CPU
 ad.defjvp_zero(empty_p)
 axis_batching_rules[empty_p] = _empty_batching
 
@@ -134,6 +135,7 @@ abstract_eval_rules[stage_p] = lambda aval: aval
 impl_rules[stage_p] = _stage_impl
 staging_rules[stage_p] = _stage_staging
 lowering_rules[stage_p] = lambda ctx, x: x
+numpy_rules[stage_p] = lambda x: x
 ad.deflinear(stage_p, lambda ct: [ct])
 defvectorized(stage_p)
 

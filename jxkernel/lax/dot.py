@@ -10,6 +10,7 @@ accumulation) type, e.g. bf16 x bf16 -> f32 or int8 x int8 -> int32.
 from __future__ import annotations
 
 import enum
+import math
 import operator
 from collections.abc import Sequence
 from typing import NamedTuple, Union
@@ -25,6 +26,7 @@ from ..core.primitive import (
     abstract_eval_rules,
     batching_rules,
     lowering_rules,
+    numpy_rules,
     sharding_rules,
 )
 from ..xla import stablehlo as hlo
@@ -357,8 +359,37 @@ def _dot_general_printer(params):
     return sorted(shown.items())
 
 
+
+
+def _dot_general_numpy(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
+                       out_sharding=None):
+    """One batched matmul: each operand transposed to (batch, free, contracting) order and
+    flattened to 3-d, both in the accumulation type (the result's, or an algorithm's; narrow
+    floats accumulate in float32), as the lowering converts them."""
+    algorithm = isinstance(precision, (DotAlgorithm, DotAlgorithmPreset))
+    out_dtype = _dot_general_dtype(lhs, rhs, preferred_element_type, algorithm)
+    acc = out_dtype
+    if algorithm:
+        lhs_t, rhs_t, acc_t = precision._compute_types(lhs.dtype, rhs.dtype, out_dtype)
+        lhs = lhs if lhs_t is None else lhs.astype(lhs_t)
+        rhs = rhs if rhs_t is None else rhs.astype(rhs_t)
+        acc = out_dtype if acc_t is None else np.dtype(acc_t)
+    if dtypes.is_float(acc) and np.dtype(acc).itemsize < 4:
+        acc = np.dtype(np.float32)
+    (lc, rc), (lb, rb) = dimension_numbers
+    lf = [d for d in range(lhs.ndim) if d not in lc and d not in lb]
+    rf = [d for d in range(rhs.ndim) if d not in rc and d not in rb]
+    size = lambda x, ds: math.prod(x.shape[d] for d in ds)
+    a = lhs.transpose([*lb, *lf, *lc]).reshape(size(lhs, lb), size(lhs, lf), size(lhs, lc))
+    b = rhs.transpose([*rb, *rc, *rf]).reshape(size(rhs, rb), size(rhs, rc), size(rhs, rf))
+    out = np.matmul(a.astype(acc), b.astype(acc))
+    shape = [lhs.shape[d] for d in (*lb, *lf)] + [rhs.shape[d] for d in rf]
+    return out.reshape(shape).astype(out_dtype, copy=False)
+
+
 abstract_eval_rules[dot_general_p] = _dot_general_abstract_eval
 lowering_rules[dot_general_p] = _dot_general_lowering
+numpy_rules[dot_general_p] = _dot_general_numpy
 param_printers[dot_general_p] = _dot_general_printer
 
 

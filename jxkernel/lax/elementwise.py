@@ -10,12 +10,13 @@ import builtins
 import enum
 import operator
 
+import ml_dtypes
 import numpy as np
 
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                              lowering_rules, sharding_rules, transpose_rules)
+                              lowering_rules, numpy_rules, sharding_rules, transpose_rules)
 from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
 from . import _lowering as hl
@@ -75,24 +76,36 @@ def _one_minus(x):
     return sub(_const(x, 1), x)
 
 
+def _np_special(name):
+    """scipy.special's `name` as a NumPy rule, imported on first use (SciPy is optional:
+    where it is absent, as in a bare Pyodide, the primitive says so)."""
+    def fn(*args):
+        try:
+            import scipy.special  # deferred: optional and heavy, only this rule needs it
+        except ImportError:
+            raise NotImplementedError(f"the NumPy rule of {name} needs SciPy") from None
+        return getattr(scipy.special, name)(*args)
+    return fn
+
+
 # ------------------------------------------------------------------ unary math
-neg_p = unop("neg", "stablehlo.negate", NUMERIC)
+neg_p = unop("neg", "stablehlo.negate", NUMERIC, numpy=np.negative)
 ad.deflinear(neg_p, lambda ct: [neg(ct)])
 
-floor_p = unop("floor", "stablehlo.floor", FLOAT)
+floor_p = unop("floor", "stablehlo.floor", FLOAT, numpy=np.floor)
 ad.defjvp_zero(floor_p)
 
-ceil_p = unop("ceil", "stablehlo.ceil", FLOAT)
+ceil_p = unop("ceil", "stablehlo.ceil", FLOAT, numpy=np.ceil)
 ad.defjvp_zero(ceil_p)
 
-is_finite_p = unop("is_finite", None, FLOAT, _to_bool)
+is_finite_p = unop("is_finite", None, FLOAT, _to_bool, numpy=np.isfinite)
 lowering_rules[is_finite_p] = lambda ctx, x: ctx.op1("stablehlo.is_finite", [x])
 ad.defjvp_zero(is_finite_p)
 
-exp_p = unop("exp", "stablehlo.exponential", INEXACT)
+exp_p = unop("exp", "stablehlo.exponential", INEXACT, numpy=np.exp)
 ad.defjvp(exp_p, lambda g, ans, x, **_: mul(g, ans))
 
-exp2_p = unop("exp2", None, INEXACT)
+exp2_p = unop("exp2", None, INEXACT, numpy=np.exp2)
 
 
 def _exp2_lowering(ctx, x, accuracy=None):
@@ -104,79 +117,87 @@ def _exp2_lowering(ctx, x, accuracy=None):
 lowering_rules[exp2_p] = _exp2_lowering
 ad.defjvp(exp2_p, lambda g, ans, x, **_: mul(g, mul(_const(x, np.log(2)), ans)))
 
-log_p = unop("log", "stablehlo.log", INEXACT)
+log_p = unop("log", "stablehlo.log", INEXACT, numpy=np.log)
 ad.defjvp(log_p, lambda g, ans, x, **_: div(g, x))
 
-log1p_p = unop("log1p", "stablehlo.log_plus_one", INEXACT)
+log1p_p = unop("log1p", "stablehlo.log_plus_one", INEXACT, numpy=np.log1p)
 ad.defjvp(log1p_p, lambda g, ans, x, **_: div(g, add(x, _const(x, 1))))
 
-expm1_p = unop("expm1", "stablehlo.exponential_minus_one", INEXACT)
+expm1_p = unop("expm1", "stablehlo.exponential_minus_one", INEXACT, numpy=np.expm1)
 ad.defjvp(expm1_p, lambda g, ans, x, **_: mul(g, add(ans, _const(x, 1))))
 
-tanh_p = unop("tanh", "stablehlo.tanh", INEXACT)
+tanh_p = unop("tanh", "stablehlo.tanh", INEXACT, numpy=np.tanh)
 ad.defjvp(tanh_p, lambda g, ans, x, **_: mul(add(g, mul(g, ans)), _one_minus(ans)))
 
-logistic_p = unop("logistic", "stablehlo.logistic", INEXACT)
+def _np_logistic(x):
+    return 1 / (1 + np.exp(-x))
+
+
+logistic_p = unop("logistic", "stablehlo.logistic", INEXACT, numpy=_np_logistic)
 ad.defjvp(logistic_p, lambda g, ans, x, **_: mul(g, mul(ans, _one_minus(ans))))
 
-sin_p = unop("sin", "stablehlo.sine", INEXACT)
+sin_p = unop("sin", "stablehlo.sine", INEXACT, numpy=np.sin)
 ad.defjvp(sin_p, lambda g, ans, x, **_: mul(g, cos(x)))   # (accuracy: the primal's only, as JAX)
 
-cos_p = unop("cos", "stablehlo.cosine", INEXACT)
+cos_p = unop("cos", "stablehlo.cosine", INEXACT, numpy=np.cos)
 ad.defjvp(cos_p, lambda g, ans, x, **_: neg(mul(g, sin(x))))
 
-tan_p = unop("tan", "stablehlo.tan", INEXACT)
+tan_p = unop("tan", "stablehlo.tan", INEXACT, numpy=np.tan)
 ad.defjvp(tan_p, lambda g, ans, x, **_: mul(g, add(_const(x, 1), square(ans))))
 
-asin_p = unop("asin", "chlo.asin", INEXACT)
+asin_p = unop("asin", "chlo.asin", INEXACT, numpy=np.arcsin)
 ad.defjvp(asin_p, lambda g, ans, x: mul(g, rsqrt(_one_minus(square(x)))))
 
-acos_p = unop("acos", "chlo.acos", INEXACT)
+acos_p = unop("acos", "chlo.acos", INEXACT, numpy=np.arccos)
 ad.defjvp(acos_p, lambda g, ans, x: mul(g, neg(rsqrt(_one_minus(square(x))))))
 
-atan_p = unop("atan", "chlo.atan", INEXACT)
+atan_p = unop("atan", "chlo.atan", INEXACT, numpy=np.arctan)
 ad.defjvp(atan_p, lambda g, ans, x: div(g, add(_const(x, 1), square(x))))
 
-sinh_p = unop("sinh", "chlo.sinh", INEXACT)
+sinh_p = unop("sinh", "chlo.sinh", INEXACT, numpy=np.sinh)
 ad.defjvp(sinh_p, lambda g, ans, x: mul(g, cosh(x)))
 
-cosh_p = unop("cosh", "chlo.cosh", INEXACT)
+cosh_p = unop("cosh", "chlo.cosh", INEXACT, numpy=np.cosh)
 ad.defjvp(cosh_p, lambda g, ans, x: mul(g, sinh(x)))
 
-asinh_p = unop("asinh", "chlo.asinh", INEXACT)
+asinh_p = unop("asinh", "chlo.asinh", INEXACT, numpy=np.arcsinh)
 ad.defjvp(asinh_p, lambda g, ans, x: mul(g, rsqrt(add(square(x), _const(x, 1)))))
 
-acosh_p = unop("acosh", "chlo.acosh", INEXACT)
+acosh_p = unop("acosh", "chlo.acosh", INEXACT, numpy=np.arccosh)
 ad.defjvp(acosh_p, lambda g, ans, x: mul(g, rsqrt(mul(sub(x, _const(x, 1)),
                                                      add(x, _const(x, 1))))))
 
-atanh_p = unop("atanh", "chlo.atanh", INEXACT)
+atanh_p = unop("atanh", "chlo.atanh", INEXACT, numpy=np.arctanh)
 ad.defjvp(atanh_p, lambda g, ans, x: mul(reciprocal(add(_const(x, 1), x)), div(g, _one_minus(x))))
 
-sqrt_p = unop("sqrt", "stablehlo.sqrt", INEXACT)
+sqrt_p = unop("sqrt", "stablehlo.sqrt", INEXACT, numpy=np.sqrt)
 ad.defjvp(sqrt_p, lambda g, ans, x, **_: mul(g, div(_const(x, 0.5), ans)))
 
-rsqrt_p = unop("rsqrt", "stablehlo.rsqrt", INEXACT)
+def _np_rsqrt(x):
+    return 1 / np.sqrt(x)
+
+
+rsqrt_p = unop("rsqrt", "stablehlo.rsqrt", INEXACT, numpy=_np_rsqrt)
 ad.defjvp(rsqrt_p, lambda g, ans, x, **_: mul(g, mul(_const(x, -0.5), div(ans, x))))
 
-cbrt_p = unop("cbrt", "stablehlo.cbrt", FLOAT)
+cbrt_p = unop("cbrt", "stablehlo.cbrt", FLOAT, numpy=np.cbrt)
 ad.defjvp(cbrt_p, lambda g, ans, x, **_: mul(g, mul(_const(x, 1 / 3), integer_pow(ans, -2))))
 
-erf_p = unop("erf", "chlo.erf", FLOAT)
+erf_p = unop("erf", "chlo.erf", FLOAT, numpy=_np_special('erf'))
 ad.defjvp(erf_p, lambda g, ans, x: mul(_const(x, 2 / np.sqrt(np.pi)), mul(g, exp(neg(square(x))))))
 
-erfc_p = unop("erfc", "chlo.erfc", FLOAT)
+erfc_p = unop("erfc", "chlo.erfc", FLOAT, numpy=_np_special('erfc'))
 ad.defjvp(erfc_p, lambda g, ans, x: mul(_const(x, -2 / np.sqrt(np.pi)),
                                        mul(g, exp(neg(square(x))))))
 
-erf_inv_p = unop("erf_inv", "chlo.erf_inv", FLOAT)
+erf_inv_p = unop("erf_inv", "chlo.erf_inv", FLOAT, numpy=_np_special('erfinv'))
 ad.defjvp(erf_inv_p, lambda g, ans, x: mul(_const(x, np.sqrt(np.pi) / 2),
                                           mul(g, exp(square(ans)))))
 
-lgamma_p = unop("lgamma", "chlo.lgamma", FLOAT)
+lgamma_p = unop("lgamma", "chlo.lgamma", FLOAT, numpy=_np_special('gammaln'))
 ad.defjvp(lgamma_p, lambda g, ans, x: mul(g, digamma(x)))
 
-digamma_p = unop("digamma", "chlo.digamma", FLOAT)
+digamma_p = unop("digamma", "chlo.digamma", FLOAT, numpy=_np_special('psi'))
 
 
 def _trigamma(x):
@@ -196,27 +217,41 @@ def _trigamma(x):
 
 ad.defjvp(digamma_p, lambda g, ans, x: mul(g, _trigamma(x)))
 
-not_p = unop("not", "stablehlo.not", INTEGRAL)
+not_p = unop("not", "stablehlo.not", INTEGRAL, numpy=np.invert)
 ad.defjvp_zero(not_p)
 
-population_count_p = unop("population_count", "stablehlo.popcnt", INT)
+population_count_p = unop("population_count", "stablehlo.popcnt", INT, numpy=lambda x: (
+    np.bitwise_count(x.view(np.dtype(f"u{x.dtype.itemsize}")))))   # of the bits, not of |x|
 ad.defjvp_zero(population_count_p)
 
-clz_p = unop("clz", "stablehlo.count_leading_zeros", INT)
+def _np_clz(x):
+    """Leading zero bits of each integer, by halving the window (a zero gives the width)."""
+    bits = x.dtype.itemsize * 8
+    u = x.view(np.dtype(f"u{x.dtype.itemsize}"))
+    count = np.zeros(x.shape, x.dtype)
+    for s in (32, 16, 8, 4, 2, 1):
+        if s < bits:
+            top_zero = (u >> (bits - s)) == 0
+            count += np.where(top_zero, s, 0).astype(x.dtype)
+            u = np.where(top_zero, u << s, u)
+    return count + ((u >> (bits - 1)) == 0).astype(x.dtype)
+
+
+clz_p = unop("clz", "stablehlo.count_leading_zeros", INT, numpy=_np_clz)
 ad.defjvp_zero(clz_p)
 
-real_p = unop("real", "stablehlo.real", COMPLEX, _real_dtype)
+real_p = unop("real", "stablehlo.real", COMPLEX, _real_dtype, numpy=np.real)
 # a broadcast strong scalar zero, as JAX's (np.zeros): the cotangent of a weak complex is strong
 ad.deflinear(real_p, lambda ct: [complex(ct, np.zeros((), dtypes.dtype(ct)))])
 
-imag_p = unop("imag", "stablehlo.imag", COMPLEX, _real_dtype)
+imag_p = unop("imag", "stablehlo.imag", COMPLEX, _real_dtype, numpy=np.imag)
 ad.deflinear(imag_p, lambda ct: [complex(np.zeros((), dtypes.dtype(ct)), neg(ct))])
 
-copy_p = unop("copy", None, ANY)
+copy_p = unop("copy", None, ANY, numpy=np.copy)
 lowering_rules[copy_p] = lambda ctx, x: x
 ad.deflinear(copy_p, lambda ct: [ct])
 
-abs_p = unop("abs", None, SIGNED | dtypes.UNSIGNED_DTYPES | INEXACT, _real_dtype)
+abs_p = unop("abs", None, SIGNED | dtypes.UNSIGNED_DTYPES | INEXACT, _real_dtype, numpy=np.abs)
 
 
 def _abs_lowering(ctx, x):
@@ -237,7 +272,7 @@ def _abs_jvp(g, ans, x):
 
 ad.defjvp(abs_p, _abs_jvp)
 
-sign_p = unop("sign", None, NUMERIC)
+sign_p = unop("sign", None, NUMERIC, numpy=np.sign)
 
 
 def _sign_lowering(ctx, x):
@@ -262,13 +297,34 @@ class RoundingMethod(enum.IntEnum):
         return str(int(self))
 
 
-round_p = unop("round", None, FLOAT)
+def _np_round(x, *, rounding_method):
+    if rounding_method == RoundingMethod.TO_NEAREST_EVEN:
+        return np.round(x)
+    t = np.trunc(x)                                       # ties away from zero; x - t is exact
+    return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t)
+
+
+round_p = unop("round", None, FLOAT, numpy=_np_round)
 lowering_rules[round_p] = lambda ctx, x, *, rounding_method: ctx.op1(
     "stablehlo.round_nearest_even" if rounding_method == RoundingMethod.TO_NEAREST_EVEN
     else "stablehlo.round_nearest_afz", [x])
 ad.defjvp_zero(round_p)
 
-integer_pow_p = unop("integer_pow", None, NUMERIC)
+def _np_integer_pow(x, *, y):
+    """x**y by repeated squaring, as the lowering computes it (so the same roundings)."""
+    if y == 0:
+        return np.ones_like(x)
+    base, result, n = x, None, builtins.abs(y)
+    while n:
+        if n & 1:
+            result = base if result is None else result * base
+        n >>= 1
+        if n:
+            base = base * base
+    return np.ones_like(x) / result if y < 0 else result
+
+
+integer_pow_p = unop("integer_pow", None, NUMERIC, numpy=_np_integer_pow)
 _integer_pow_base_rule = abstract_eval_rules[integer_pow_p]
 
 
@@ -313,12 +369,38 @@ ad.defjvp(integer_pow_p, _integer_pow_jvp)
 
 # x * x as its own primitive, as JAX 0.10.2 has it (jnp.square and lax.square bind it; x ** 2
 # stays integer_pow)
-square_p = unop("square", None, NUMERIC)
+square_p = unop("square", None, NUMERIC, numpy=np.square)
 lowering_rules[square_p] = lambda ctx, x: ctx.op1("stablehlo.multiply", [x, x])
 ad.defjvp(square_p, lambda g, ans, x: mul(g, mul(_const(x, 2), x)))
 
 # rounds to a float format with fewer exponent/mantissa bits, staying in the input dtype
-reduce_precision_p = unop("reduce_precision", None, FLOAT)
+def _np_reduce_precision(x, *, exponent_bits, mantissa_bits):
+    """XLA's bit-level reduce_precision: the mantissa rounded to nearest even at
+    `mantissa_bits`, then exponents past the narrow range made infinite, those below it
+    (subnormals included) a signed zero; NaN stays NaN."""
+    info = ml_dtypes.finfo(x.dtype)
+    src_mant, src_exp, nbits = int(info.nmant), int(info.nexp), x.dtype.itemsize * 8
+    u = np.dtype(f"u{x.dtype.itemsize}")
+    bits = x.view(u)
+    if mantissa_bits < src_mant:
+        shift = src_mant - mantissa_bits
+        last = u.type(1) << u.type(shift)
+        bias = ((bits & last) >> u.type(shift)) + ((last >> u.type(1)) - u.type(1))
+        bits = (bits + bias) & ~(last - u.type(1))
+    if exponent_bits < src_exp:
+        exp_mask = u.type(((1 << src_exp) - 1) << src_mant)
+        exp_bias, narrow_bias = (1 << (src_exp - 1)) - 1, (1 << (exponent_bits - 1)) - 1
+        exponent = bits & exp_mask
+        signed_zero = bits & u.type(1 << (nbits - 1))
+        bits = np.where(exponent > u.type((exp_bias + narrow_bias) << src_mant),
+                        signed_zero | exp_mask,
+                        np.where(exponent <= u.type((exp_bias - narrow_bias) << src_mant),
+                                 signed_zero, bits))
+    out = np.asarray(bits, u).view(x.dtype)
+    return np.where(np.isnan(x), x, out) if mantissa_bits < src_mant else out
+
+
+reduce_precision_p = unop("reduce_precision", None, FLOAT, numpy=_np_reduce_precision)
 _reduce_precision_base_rule = abstract_eval_rules[reduce_precision_p]
 
 
@@ -362,6 +444,8 @@ def _conj_lowering(ctx, x, *, input_dtype):
 
 abstract_eval_rules[conj_p] = _conj_abstract_eval
 lowering_rules[conj_p] = _conj_lowering
+numpy_rules[conj_p] = lambda x, *, input_dtype: np.conj(x).astype(
+    x.dtype if dtypes.is_complex(x.dtype) else np.result_type(x.dtype, np.complex64))
 sharding_rules[conj_p] = sharding_types.broadcasting_rule
 bu.defvectorized(conj_p)
 ad.deflinear2(conj_p, lambda ct, x, *, input_dtype: [
@@ -369,7 +453,7 @@ ad.deflinear2(conj_p, lambda ct, x, *, input_dtype: [
 
 
 # ------------------------------------------------------------------ binary arithmetic
-add_p = binop("add", "stablehlo.add", NUMERIC)
+add_p = binop("add", "stablehlo.add", NUMERIC, numpy=np.add)
 
 
 def _linear_binop_transpose(sign_y):
@@ -395,19 +479,60 @@ def _binop_linear_jvp(prim, sign_y):
 jvp_rules[add_p] = _binop_linear_jvp(add_p, 1)
 transpose_rules[add_p] = _linear_binop_transpose(1)
 
-sub_p = binop("sub", "stablehlo.subtract", NUMERIC)
+sub_p = binop("sub", "stablehlo.subtract", NUMERIC, numpy=np.subtract)
 jvp_rules[sub_p] = _binop_linear_jvp(sub_p, -1)
 transpose_rules[sub_p] = _linear_binop_transpose(-1)
 
-mul_p = binop("mul", "stablehlo.multiply", NUMERIC)
+mul_p = binop("mul", "stablehlo.multiply", NUMERIC, numpy=np.multiply)
 ad.defbilinear(mul_p, lambda ct, x, y: ad.unbroadcast(mul(ct, y), x.aval),
                lambda ct, x, y: ad.unbroadcast(mul(x, ct), y.aval))
 
 # the upper half of the double-width integer product (chlo.mulhi, as JAX lowers it)
-mulhi_p = binop("mulhi", "chlo.mulhi", INT)
+def _np_mulhi(x, y):
+    """The high half of the double-width product x * y."""
+    bits = x.dtype.itemsize * 8
+    if bits <= 32:
+        wide = np.int64 if x.dtype.kind == "i" else np.uint64
+        return (x.astype(wide) * y.astype(wide)) >> bits
+    u = np.dtype(np.uint64)                               # 64 bits: 32-bit limbs, unsigned
+    a, b = x.view(u), y.view(u)
+    mask = np.uint64(0xFFFFFFFF)
+    a_lo, a_hi, b_lo, b_hi = a & mask, a >> 32, b & mask, b >> 32
+    mid = (a_lo * b_lo >> 32) + (a_hi * b_lo & mask) + a_lo * b_hi
+    hi = a_hi * b_hi + (a_hi * b_lo >> 32) + (mid >> 32)
+    if x.dtype.kind == "i":                               # signed: subtract the wrapped terms
+        hi = hi - np.where(x < 0, b, 0).astype(u) - np.where(y < 0, a, 0).astype(u)
+    return hi.view(x.dtype)
+
+
+mulhi_p = binop("mulhi", "chlo.mulhi", INT, numpy=_np_mulhi)
 ad.defjvp_zero(mulhi_p)
 
-div_p = binop("div", "stablehlo.divide", NUMERIC)
+def _np_div(x, y):
+    """x / y; integers round toward zero, x / 0 is -1 (all bits set) and INT_MIN / -1 wraps,
+    as XLA's integer division does."""
+    if x.dtype.kind not in "iu":
+        return np.true_divide(x, y)
+    x, y = np.broadcast_arrays(x, y)
+    safe = np.where(y == 0, 1, y).astype(y.dtype)
+    if x.dtype.kind == "i":
+        safe = np.where((y == -1) & (x == np.iinfo(x.dtype).min), 1, safe).astype(y.dtype)
+    q = x // safe
+    q = q + ((x - q * safe != 0) & ((x < 0) != (safe < 0))).astype(x.dtype)
+    q = np.where(safe != y, np.where(y == 0, -1, x).astype(x.dtype), q)    # the special cases
+    return q.astype(x.dtype)
+
+
+def _np_rem(x, y):
+    """The remainder with x's sign (C's fmod); x % 0 is x and INT_MIN % -1 is 0, as XLA's."""
+    if x.dtype.kind not in "iu":
+        return np.fmod(x, y)
+    x, y = np.broadcast_arrays(x, y)
+    safe = np.where(y == 0, 1, y).astype(y.dtype)
+    return np.where(y == 0, x, np.fmod(x, safe)).astype(x.dtype)
+
+
+div_p = binop("div", "stablehlo.divide", NUMERIC, numpy=_np_div)
 ad.defjvp(div_p, lambda g, ans, x, y: div(g, y),
           lambda g, ans, x, y: mul(mul(neg(g), x), integer_pow(y, -2)))
 
@@ -420,7 +545,8 @@ def _div_transpose(ct, x, y):
 
 transpose_rules[div_p] = _div_transpose
 
-rem_p = binop("rem", "stablehlo.remainder", INT | FLOAT)   # XLA crashes compiling complex rem
+# (no complex rem: XLA crashes compiling it)
+rem_p = binop("rem", "stablehlo.remainder", INT | FLOAT, numpy=_np_rem)
 ad.defjvp(rem_p, lambda g, ans, x, y: g,
           lambda g, ans, x, y: mul(neg(g), mul(sign(div(x, y)), floor(abs(div(x, y))))))
 
@@ -447,6 +573,7 @@ def _pow_lowering(ctx, x, y):
 
 abstract_eval_rules[pow_p] = _pow_abstract_eval
 lowering_rules[pow_p] = _pow_lowering
+numpy_rules[pow_p] = lambda x, y: np.power(x, y.astype(x.dtype)).astype(x.dtype)
 batching_rules[pow_p] = bu.broadcasting_batcher(pow_p)
 sharding_rules[pow_p] = sharding_types.broadcasting_rule
 
@@ -471,7 +598,7 @@ def _pow_jvp_y(g, ans, x, y):
 ad.defjvp(pow_p, _pow_jvp_x, lambda g, ans, x, y: _pow_jvp_y(g, ans, x, y)
           if dtypes.is_inexact(ad.aval_of(y).dtype) else _zeros_like(ans))
 
-atan2_p = binop("atan2", "stablehlo.atan2", INEXACT)
+atan2_p = binop("atan2", "stablehlo.atan2", INEXACT, numpy=np.arctan2)
 
 
 def _atan2_jvp_x(g, ans, x, y):
@@ -484,7 +611,7 @@ def _atan2_jvp_y(g, ans, x, y):
 
 ad.defjvp(atan2_p, _atan2_jvp_x, _atan2_jvp_y)
 
-max_p = binop("max", "stablehlo.maximum", ANY)
+max_p = binop("max", "stablehlo.maximum", ANY, numpy=np.maximum)
 
 
 def _balanced_eq(x, z, y):
@@ -497,41 +624,71 @@ def _balanced_eq(x, z, y):
 ad.defjvp(max_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
           lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
 
-min_p = binop("min", "stablehlo.minimum", ANY)
+min_p = binop("min", "stablehlo.minimum", ANY, numpy=np.minimum)
 ad.defjvp(min_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
           lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
 
-nextafter_p = binop("nextafter", "chlo.next_after", FLOAT)
+nextafter_p = binop("nextafter", "chlo.next_after", FLOAT, numpy=np.nextafter)
 # nextafter(x, y) moves x by one ulp: d/dx = 1, d/dy = 0 (so jnp.spacing's derivative is 0;
 # JAX has no rule and raises)
 ad.defjvp(nextafter_p, lambda g, ans, x, y: g, None)
 
-and_p = binop("and", "stablehlo.and", INTEGRAL)
+and_p = binop("and", "stablehlo.and", INTEGRAL, numpy=np.bitwise_and)
 ad.defjvp_zero(and_p)
 
-or_p = binop("or", "stablehlo.or", INTEGRAL)
+or_p = binop("or", "stablehlo.or", INTEGRAL, numpy=np.bitwise_or)
 ad.defjvp_zero(or_p)
 
-xor_p = binop("xor", "stablehlo.xor", INTEGRAL)
+xor_p = binop("xor", "stablehlo.xor", INTEGRAL, numpy=np.bitwise_xor)
 ad.defjvp_zero(xor_p)
 
-shift_left_p = binop("shift_left", "stablehlo.shift_left", INT)
+def _np_shift(op, fill):
+    """A shift of x by y bits; a count of the width or more (or negative: XLA reads it
+    unsigned) gives `fill(x)`, as XLA's shifts do, where C's are undefined."""
+    def fn(x, y):
+        bits = x.dtype.itemsize * 8
+        u = np.dtype(f"u{x.dtype.itemsize}")
+        in_range = y.astype(u) < bits
+        return np.where(in_range, op(x, np.where(in_range, y, 0).astype(x.dtype)),
+                        fill(x)).astype(x.dtype)
+    return fn
+
+
+def _right_as(kind):
+    """x >> n on x's bits read as signed ("i": arithmetic) or unsigned ("u": logical)."""
+    def shift(x, n):
+        view = np.dtype(f"{kind}{x.dtype.itemsize}")
+        return (x.view(view) >> n.astype(view)).view(x.dtype)
+    return shift
+
+
+def _sign_fill(x):
+    return np.where(x.view(np.dtype(f"i{x.dtype.itemsize}")) < 0, -1, 0).astype(x.dtype)
+
+
+_np_shift_left = _np_shift(np.left_shift, np.zeros_like)
+_np_shift_right_logical = _np_shift(_right_as("u"), np.zeros_like)
+_np_shift_right_arithmetic = _np_shift(_right_as("i"), _sign_fill)
+shift_left_p = binop("shift_left", "stablehlo.shift_left", INT, numpy=_np_shift_left)
 ad.defjvp_zero(shift_left_p)
 
-shift_right_logical_p = binop("shift_right_logical", "stablehlo.shift_right_logical", INT)
+shift_right_logical_p = binop("shift_right_logical", "stablehlo.shift_right_logical", INT,
+                              numpy=_np_shift_right_logical)
 ad.defjvp_zero(shift_right_logical_p)
 
-shift_right_arithmetic_p = binop("shift_right_arithmetic", "stablehlo.shift_right_arithmetic", INT)
+shift_right_arithmetic_p = binop("shift_right_arithmetic", "stablehlo.shift_right_arithmetic",
+                                 INT, numpy=_np_shift_right_arithmetic)
 ad.defjvp_zero(shift_right_arithmetic_p)
 
 complex_p = binop("complex", "stablehlo.complex", frozenset([dtypes.float32, dtypes.float64]),
-                  lambda d: dtypes.complex64 if d == dtypes.float32 else dtypes.complex128)
+                  lambda d: dtypes.complex64 if d == dtypes.float32 else dtypes.complex128,
+                  numpy=lambda x, y: x + 1j * y)
 ad.deflinear(complex_p, lambda ct: [real(ct), imag(neg(ct))])
 
 
 # ------------------------------------------------------------------ comparisons
-def _comparison(name, direction, accepted):
-    prim = binop(name, None, accepted, _to_bool)
+def _comparison(name, direction, accepted, numpy):
+    prim = binop(name, None, accepted, _to_bool, numpy=numpy)
 
     def lower(ctx, x, y):
         x, y = hl.broadcast_operands(ctx, [x, y])
@@ -542,23 +699,23 @@ def _comparison(name, direction, accepted):
     return prim
 
 
-eq_p = _comparison("eq", "EQ", ANY)
+eq_p = _comparison("eq", "EQ", ANY, np.equal)
 ad.defjvp_zero(eq_p)
 
-ne_p = _comparison("ne", "NE", ANY)
+ne_p = _comparison("ne", "NE", ANY, np.not_equal)
 ad.defjvp_zero(ne_p)
 
 _ORDERED = ANY - COMPLEX
-lt_p = _comparison("lt", "LT", _ORDERED)
+lt_p = _comparison("lt", "LT", _ORDERED, np.less)
 ad.defjvp_zero(lt_p)
 
-le_p = _comparison("le", "LE", _ORDERED)
+le_p = _comparison("le", "LE", _ORDERED, np.less_equal)
 ad.defjvp_zero(le_p)
 
-gt_p = _comparison("gt", "GT", _ORDERED)
+gt_p = _comparison("gt", "GT", _ORDERED, np.greater)
 ad.defjvp_zero(gt_p)
 
-ge_p = _comparison("ge", "GE", _ORDERED)
+ge_p = _comparison("ge", "GE", _ORDERED, np.greater_equal)
 ad.defjvp_zero(ge_p)
 
 
@@ -626,6 +783,9 @@ def _select_n_batching(vals, dims):
 
 abstract_eval_rules[select_n_p] = _select_n_abstract_eval
 lowering_rules[select_n_p] = _select_n_lowering
+numpy_rules[select_n_p] = lambda which, *cases: (
+    np.where(which, cases[1], cases[0]) if which.dtype == np.bool_ else
+    np.choose(which.astype(np.intp), np.broadcast_arrays(*cases)))
 batching_rules[select_n_p] = _select_n_batching
 
 
@@ -691,6 +851,7 @@ def _clamp_batching(vals, dims):
 
 abstract_eval_rules[clamp_p] = _clamp_abstract_eval
 lowering_rules[clamp_p] = _clamp_lowering
+numpy_rules[clamp_p] = lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi)
 batching_rules[clamp_p] = _clamp_batching
 
 

@@ -21,7 +21,8 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval
-from ..core.primitive import Primitive, abstract_eval_rules, batching_rules, lowering_rules
+from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, lowering_rules,
+                              numpy_rules)
 from ..xla import stablehlo as hlo
 from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
@@ -120,6 +121,17 @@ def _fft_lowering(ctx, x, *, fft_type, fft_lengths):
     return _emit_fft(ctx, x, FftType(fft_type), fft_lengths, out.shape, out.dtype)
 
 
+def _fft_numpy(x, *, fft_type, fft_lengths):
+    """numpy.fft over the trailing axes (in double precision, rounded to x's precision)."""
+    axes = tuple(range(x.ndim - len(fft_lengths), x.ndim))
+    if fft_type == FftType.RFFT:
+        return np.fft.rfftn(x, fft_lengths, axes).astype(_complex_dtype(x.dtype))
+    if fft_type == FftType.IRFFT:
+        return np.fft.irfftn(x, fft_lengths, axes).astype(_real_dtype(x.dtype))
+    transform = np.fft.fftn if fft_type == FftType.FFT else np.fft.ifftn
+    return transform(x, fft_lengths, axes).astype(x.dtype)
+
+
 def _irfft_gpu_lowering(ctx, x, fft_lengths):
     """cuFFT's multi-dimensional C2R transform assumes Hermitian symmetry in every transformed
     dimension, NumPy (and XLA on CPU) only in the last: so, as JAX does there, an IFFT over the
@@ -191,6 +203,7 @@ def _fft_batching(vals, dims, *, fft_type, fft_lengths):
 
 abstract_eval_rules[fft_p] = _fft_abstract_eval
 lowering_rules[fft_p] = _fft_lowering
+numpy_rules[fft_p] = _fft_numpy
 ad.deflinear2(fft_p, _fft_transpose)
 batching_rules[fft_p] = _fft_batching
 

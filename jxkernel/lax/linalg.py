@@ -35,7 +35,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                              lowering_rules, transpose_rules)
+                              lowering_rules, numpy_rules, transpose_rules)
 from ..xla import gpu_solver, lapack
 from ..xla import stablehlo as hlo
 from ..xla.lapack import char
@@ -264,6 +264,31 @@ def _cholesky_jvp(primals, tangents):
 
 abstract_eval_rules[cholesky_p] = _cholesky_abstract_eval
 lowering_rules[cholesky_p] = _cholesky_lowering
+
+
+def _scipy_lapack(routine: str, dtype):
+    """SciPy's wrapper of the LAPACK `routine` for `dtype` (the NumPy rules of the routines
+    NumPy does not wrap); SciPy is optional, so the rule says so where it is absent."""
+    try:
+        import scipy.linalg.lapack  # deferred: optional and heavy, only these rules need it
+    except ImportError:
+        raise NotImplementedError(f"the NumPy rule of {routine} needs SciPy") from None
+    return scipy.linalg.lapack.get_lapack_funcs(routine, dtype=dtype)
+
+
+def _cholesky_numpy(x):
+    """As potrf: the lower factor under the operand's upper triangle, NaN where x is not
+    positive definite (matrix by matrix)."""
+    out = np.empty_like(x)
+    for i in np.ndindex(x.shape[:-2]):
+        try:
+            out[i] = np.linalg.cholesky(x[i]) + np.triu(x[i], 1)
+        except np.linalg.LinAlgError:
+            out[i] = np.nan
+    return out
+
+
+numpy_rules[cholesky_p] = _cholesky_numpy
 jvp_rules[cholesky_p] = _cholesky_jvp
 batching_rules[cholesky_p] = _batch_all_front(cholesky_p)
 
@@ -377,6 +402,26 @@ def _triangular_solve_batching(vals, dims, *, left_side, **params):
 
 abstract_eval_rules[triangular_solve_p] = _triangular_solve_abstract_eval
 lowering_rules[triangular_solve_p] = _triangular_solve_lowering
+
+
+def _triangular_solve_numpy(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+    """Substitution row by row, as trsm: a zero pivot gives inf or NaN, not an error. A
+    right-side solve x op(a) = b is the left-side op(a)^T x^T = b^T."""
+    a = np.tril(a) if lower else np.triu(a)
+    a = a.conj() if conjugate_a else a
+    if transpose_a:
+        a, lower = np.swapaxes(a, -1, -2), not lower
+    if not left_side:
+        a, lower, b = np.swapaxes(a, -1, -2), not lower, np.swapaxes(b, -1, -2)
+    x = np.zeros_like(b)
+    n = a.shape[-1]
+    for i in range(n) if lower else range(n - 1, -1, -1):
+        rest = b[..., i, :] - (a[..., i:i + 1, :] @ x)[..., 0, :]     # x's unsolved rows are 0
+        x[..., i, :] = rest if unit_diagonal else rest / a[..., i, i][..., None]
+    return x if left_side else np.swapaxes(x, -1, -2)
+
+
+numpy_rules[triangular_solve_p] = _triangular_solve_numpy
 ad.defjvp(triangular_solve_p, _triangular_solve_jvp_a,
           lambda g_b, ans, a, b, **params: triangular_solve_p.bind(a, g_b, **params))
 transpose_rules[triangular_solve_p] = _triangular_solve_transpose
@@ -462,6 +507,30 @@ def _lu_jvp(primals, tangents):
 
 abstract_eval_rules[lu_p] = _lu_abstract_eval
 lowering_rules[lu_p] = _lu_lowering
+
+
+def _lu_numpy(x):
+    """Unblocked getrf over the whole batch at once: per column, the row of the largest
+    magnitude swapped up, the column below divided by the pivot (left as is where the pivot
+    is 0: singular matrices factor), the trailing block updated."""
+    *batch, m, n = x.shape
+    k = min(m, n)
+    a = x.reshape(-1, m, n).copy()
+    rows = np.arange(a.shape[0])
+    pivots = np.zeros((a.shape[0], k), np.int32)
+    for j in range(k):
+        p = j + np.argmax(np.abs(a[:, j:, j]), axis=1)
+        pivots[:, j] = p
+        a[rows, j], a[rows, p] = a[rows, p], a[rows, j].copy()
+        pivot = a[:, j, j][:, None]
+        a[:, j + 1:, j] = np.where(pivot == 0, a[:, j + 1:, j], a[:, j + 1:, j] / pivot)
+        a[:, j + 1:, j + 1:] -= a[:, j + 1:, j:j + 1] * a[:, j:j + 1, j + 1:]
+    pivots = pivots.reshape(*batch, k)
+    return [a.reshape(x.shape), pivots,
+            _lu_pivots_to_permutation_numpy(pivots, permutation_size=m)]
+
+
+numpy_rules[lu_p] = _lu_numpy
 jvp_rules[lu_p] = _lu_jvp
 batching_rules[lu_p] = _batch_all_front(lu_p)
 
@@ -535,6 +604,21 @@ def _lu_pivots_to_permutation_lowering(ctx, pivots, *, permutation_size):
 
 abstract_eval_rules[lu_pivots_to_permutation_p] = _lu_pivots_to_permutation_abstract_eval
 lowering_rules[lu_pivots_to_permutation_p] = _lu_pivots_to_permutation_lowering
+
+
+def _lu_pivots_to_permutation_numpy(pivots, *, permutation_size):
+    """The identity permutation with row j swapped with row pivots[j], for each j in turn."""
+    *batch, k = pivots.shape
+    swaps = pivots.reshape(-1, k)
+    rows = np.arange(swaps.shape[0])
+    perm = np.tile(np.arange(permutation_size, dtype=np.int32), (swaps.shape[0], 1))
+    for j in range(k):
+        p = swaps[:, j]
+        perm[rows, j], perm[rows, p] = perm[rows, p], perm[rows, j].copy()
+    return perm.reshape(*batch, permutation_size)
+
+
+numpy_rules[lu_pivots_to_permutation_p] = _lu_pivots_to_permutation_numpy
 ad.defjvp_zero(lu_pivots_to_permutation_p)
 batching_rules[lu_pivots_to_permutation_p] = _batch_all_front(lu_pivots_to_permutation_p)
 
@@ -611,6 +695,20 @@ def _geqrf_lowering(ctx, x):
 
 abstract_eval_rules[geqrf_p] = _geqrf_abstract_eval
 lowering_rules[geqrf_p] = _geqrf_lowering
+
+
+def _geqrf_numpy(x):
+    """LAPACK's geqrf through numpy.linalg.qr(mode="raw"), which returns its output
+    transposed (Fortran order), matrix by matrix."""
+    *batch, m, n = x.shape
+    a, taus = np.empty_like(x), np.empty((*batch, min(m, n)), x.dtype)
+    for i in np.ndindex(tuple(batch)):
+        h, tau = np.linalg.qr(x[i], mode="raw")
+        a[i], taus[i] = h.T, tau
+    return [a, taus]
+
+
+numpy_rules[geqrf_p] = _geqrf_numpy
 jvp_rules[geqrf_p] = _not_differentiable(geqrf_p)
 batching_rules[geqrf_p] = _batch_all_front(geqrf_p)
 
@@ -647,6 +745,22 @@ def _geqp3_lowering(ctx, a, jpvt, *, use_magma):
 
 abstract_eval_rules[geqp3_p] = _geqp3_abstract_eval
 lowering_rules[geqp3_p] = _geqp3_lowering
+
+
+def _geqp3_numpy(a, jpvt, *, use_magma):
+    """LAPACK's geqp3 through SciPy, matrix by matrix; SciPy's wrapper takes no jpvt, so only
+    all-free columns (jpvt 0, what qr passes) are supported."""
+    if jpvt.any():
+        raise NotImplementedError("geqp3 with fixed columns (nonzero jpvt) has no NumPy rule")
+    *batch, m, n = a.shape
+    out, pivots = np.empty_like(a), np.empty_like(jpvt)
+    taus = np.empty((*batch, min(m, n)), a.dtype)
+    for i in np.ndindex(tuple(batch)):
+        out[i], pivots[i], taus[i], _, _ = _scipy_lapack("geqp3", a.dtype)(a[i])
+    return [out, pivots, taus]
+
+
+numpy_rules[geqp3_p] = _geqp3_numpy
 jvp_rules[geqp3_p] = _not_differentiable(geqp3_p)
 batching_rules[geqp3_p] = _batch_all_front(geqp3_p)
 
@@ -685,6 +799,21 @@ def _householder_product_lowering(ctx, a, taus):
 
 abstract_eval_rules[householder_product_p] = _householder_product_abstract_eval
 lowering_rules[householder_product_p] = _householder_product_lowering
+
+
+def _householder_product_numpy(a, taus):
+    """orgqr: the first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^H, v_i being column
+    i of `a` below the diagonal with a unit at it; applied to [I; 0] right to left."""
+    m, n = a.shape[-2:]
+    q = np.broadcast_to(np.eye(m, n, dtype=a.dtype), a.shape).copy()
+    for i in reversed(range(taus.shape[-1])):
+        v = a[..., :, i].copy()
+        v[..., :i], v[..., i] = 0, 1
+        q -= taus[..., i, None, None] * v[..., :, None] * (v.conj()[..., None, :] @ q)
+    return q
+
+
+numpy_rules[householder_product_p] = _householder_product_numpy
 jvp_rules[householder_product_p] = _not_differentiable(householder_product_p)
 batching_rules[householder_product_p] = _batch_all_front(householder_product_p)
 
@@ -729,6 +858,20 @@ def _ormqr_lowering(ctx, a, taus, c, *, left, transpose):
 
 abstract_eval_rules[ormqr_p] = _ormqr_abstract_eval
 lowering_rules[ormqr_p] = _ormqr_lowering
+
+
+def _ormqr_numpy(a, taus, c, *, left, transpose):
+    """Q (or Q^H) times c from either side, Q = H_1 ... H_k formed whole (m x m) as
+    householder_product forms its first columns."""
+    m = a.shape[-2]
+    wide = np.zeros((*a.shape[:-1], m), a.dtype)
+    wide[..., :a.shape[-1]] = a[..., :m]
+    q = _householder_product_numpy(wide, taus)
+    q = np.swapaxes(q, -1, -2).conj() if transpose else q
+    return (q @ c if left else c @ q).astype(c.dtype, copy=False)
+
+
+numpy_rules[ormqr_p] = _ormqr_numpy
 jvp_rules[ormqr_p] = _not_differentiable("ormqr")
 batching_rules[ormqr_p] = _batch_all_front(ormqr_p)
 
@@ -829,6 +972,7 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
 
 abstract_eval_rules[qr_p] = _qr_abstract_eval
 lowering_rules[qr_p] = hl.lower_fun(_qr_impl, multiple_results=True)
+numpy_rules[qr_p] = hl.numpy_fun(_qr_impl, multiple_results=True)
 jvp_rules[qr_p] = _qr_jvp
 batching_rules[qr_p] = _batch_all_front(qr_p)
 
@@ -904,6 +1048,19 @@ def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index, al
 
 abstract_eval_rules[eigh_p] = _eigh_abstract_eval
 lowering_rules[eigh_p] = _eigh_lowering
+
+
+def _eigh_numpy(x, *, lower, sort_eigenvalues, subset_by_index, algorithm):
+    """numpy.linalg.eigh (LAPACK's syevd/heevd, as the CPU lowering): ascending eigenvalues,
+    vectors in columns; which sign or phase a vector takes is LAPACK's."""
+    n = x.shape[-1]
+    if not (subset_by_index is None or tuple(subset_by_index) == (0, n)):
+        raise NotImplementedError("eigh's subset_by_index has no NumPy rule")
+    w, v = np.linalg.eigh(x, UPLO="L" if lower else "U")
+    return [v, w]
+
+
+numpy_rules[eigh_p] = _eigh_numpy
 jvp_rules[eigh_p] = _eigh_jvp
 batching_rules[eigh_p] = _batch_all_front(eigh_p)
 
@@ -1130,6 +1287,19 @@ def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eige
 
 abstract_eval_rules[eig_p] = _eig_abstract_eval
 lowering_rules[eig_p] = _eig_lowering
+
+
+def _eig_numpy(x, *, compute_left_eigenvectors, compute_right_eigenvectors,
+               enable_eigvec_derivs, implementation):
+    """numpy.linalg.eig (LAPACK's geev): eigenvalues and right eigenvectors, complex."""
+    if compute_left_eigenvectors:
+        raise NotImplementedError("eig's left eigenvectors have no NumPy rule")
+    w, v = np.linalg.eig(x)
+    dtype = dtypes.to_complex_dtype(x.dtype)
+    return [w.astype(dtype)] + ([v.astype(dtype)] if compute_right_eigenvectors else [])
+
+
+numpy_rules[eig_p] = _eig_numpy
 jvp_rules[eig_p] = _eig_jvp
 batching_rules[eig_p] = _batch_all_front(eig_p)
 
@@ -1187,6 +1357,23 @@ def _schur_lowering(ctx, x, *, compute_schur_vectors, sort_eig_vals, select_call
 
 abstract_eval_rules[schur_p] = _schur_abstract_eval
 lowering_rules[schur_p] = _schur_lowering
+
+
+def _schur_numpy(x, *, compute_schur_vectors, sort_eig_vals, select_callable):
+    """LAPACK's gees through SciPy, matrix by matrix: T (and Z); NaN where it fails."""
+    if sort_eig_vals:
+        raise NotImplementedError("The sort feature of LAPACK's gees routine is not "
+                                  "implemented.")
+    t, z = np.empty_like(x), np.empty_like(x)
+    gees = _scipy_lapack("gees", x.dtype)
+    for i in np.ndindex(x.shape[:-2]):
+        t[i], *_, z[i], _, info = gees(lambda *args: None, x[i])
+        if info:
+            t[i], z[i] = np.nan, np.nan
+    return [t, z][:1 + compute_schur_vectors]
+
+
+numpy_rules[schur_p] = _schur_numpy
 jvp_rules[schur_p] = _not_differentiable("schur")
 batching_rules[schur_p] = _batch_all_front(schur_p)
 
@@ -1232,6 +1419,20 @@ def _hessenberg_lowering(ctx, a):
 
 abstract_eval_rules[hessenberg_p] = _hessenberg_abstract_eval
 lowering_rules[hessenberg_p] = _hessenberg_lowering
+
+
+def _hessenberg_numpy(a):
+    """LAPACK's gehrd through SciPy, matrix by matrix; NaN where it fails."""
+    out, taus = np.empty_like(a), np.empty((*a.shape[:-2], a.shape[-1] - 1), a.dtype)
+    gehrd = _scipy_lapack("gehrd", a.dtype)
+    for i in np.ndindex(a.shape[:-2]):
+        out[i], taus[i], info = gehrd(a[i])
+        if info:
+            out[i], taus[i] = np.nan, np.nan
+    return [out, taus]
+
+
+numpy_rules[hessenberg_p] = _hessenberg_numpy
 jvp_rules[hessenberg_p] = _not_differentiable("hessenberg")
 batching_rules[hessenberg_p] = _batch_all_front(hessenberg_p)
 
@@ -1421,6 +1622,19 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, a
 
 abstract_eval_rules[svd_p] = _svd_abstract_eval
 lowering_rules[svd_p] = _svd_lowering
+
+
+def _svd_numpy(x, *, full_matrices, compute_uv, subset_by_index, algorithm):
+    """numpy.linalg.svd (LAPACK's gesdd, the CPU lowering's default): [s] or [s, u, vt]."""
+    if not (subset_by_index is None or tuple(subset_by_index) == (0, min(x.shape[-2:]))):
+        raise NotImplementedError("svd's subset_by_index has no NumPy rule")
+    if not compute_uv:
+        return [np.linalg.svd(x, compute_uv=False)]
+    u, s, vt = np.linalg.svd(x, full_matrices=full_matrices)
+    return [s, u, vt]
+
+
+numpy_rules[svd_p] = _svd_numpy
 jvp_rules[svd_p] = _svd_jvp
 batching_rules[svd_p] = _batch_all_front(svd_p)
 

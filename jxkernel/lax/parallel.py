@@ -26,6 +26,7 @@ from ..core.primitive import (
     impl_rules,
     jvp_rules,
     lowering_rules,
+    numpy_rules,
     own_vma_rules,
     transpose_rules,
 )
@@ -854,6 +855,7 @@ def _pvary_transpose(ct, x, *, axes):
 
 
 lowering_rules[vma.pvary_p] = lambda ctx, x, *, axes: x
+numpy_rules[vma.pvary_p] = lambda x, *, axes: x          # a type change: the data stays
 impl_rules[vma.pvary_p] = _raise_unbound
 axis_batching_rules[vma.pvary_p] = lambda axis_data, vals, dims, *, axes: (
     vma.pvary_p.bind(vals[0], axes=axes), dims[0])

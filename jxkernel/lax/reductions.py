@@ -25,8 +25,9 @@ from ..core.interpret import eval_jaxpr
 # declared in core so that transforms/ can bind it; its rules are here
 from ..core.interpreter_primitives import reduce_sum_p
 from ..core.ir import param_printers
+from ..core.numpy_eval import eval_jaxpr_numpy
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                              lowering_rules, sharding_rules)
+                              lowering_rules, numpy_rules, sharding_rules)
 from ..core.staging import trace_to_jaxpr
 from ..core.trace import Tracer
 from ..tree_util import tree_flatten, tree_unflatten, treedef_tuple
@@ -145,6 +146,31 @@ def _reduce_lowering(kind):
     return lower
 
 
+# the NumPy ufunc of each monoid: reductions reduce with it, cumulative ops accumulate
+_NP_UFUNCS = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum,
+              "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+              "logaddexp": np.logaddexp}
+
+
+def _accumulation_dtype(dtype) -> np.dtype:
+    """float32 for floats narrower than it (their sums and products accumulate there, as
+    jnp's do, then round once: XLA's order of narrow additions is its own), else dtype."""
+    return np.dtype(np.float32) if dtypes.is_float(dtype) and dtype.itemsize < 4 else dtype
+
+
+def _reduce_numpy(kind):
+    """Reduce with the monoid's ufunc from its identity, in the operand's dtype (NumPy would
+    widen small integers; narrow floats accumulate in float32); maximum and minimum
+    propagate NaN, as XLA's do."""
+    ufunc = _NP_UFUNCS[kind]
+
+    def rule(x, *, axes, **params):
+        acc = _accumulation_dtype(x.dtype)
+        return ufunc.reduce(x.astype(acc, copy=False), axis=tuple(axes), dtype=acc,
+                            initial=_identity(kind, acc)).astype(x.dtype, copy=False)
+    return rule
+
+
 # ------------------------------------------------------------------ reduce_{sum,...}
 def _reduction(name, kind, check=None, keep_weak=True, prim=None):
     """A reduction primitive over `axes`; `check(aval)` rejects dtypes (None: any dtype).
@@ -159,6 +185,7 @@ def _reduction(name, kind, check=None, keep_weak=True, prim=None):
 
     abstract_eval_rules[prim] = abstract
     lowering_rules[prim] = _reduce_lowering(kind)
+    numpy_rules[prim] = _reduce_numpy(kind)
     return prim
 
 
@@ -314,6 +341,9 @@ def _argminmax_lowering(direction, identity):
     return lower
 
 
+# NumPy's arg-reductions also take the first NaN, else the first occurrence of the extreme
+numpy_rules[argmax_p] = lambda x, *, axes, index_dtype: np.argmax(x, axes[0]).astype(index_dtype)
+numpy_rules[argmin_p] = lambda x, *, axes, index_dtype: np.argmin(x, axes[0]).astype(index_dtype)
 abstract_eval_rules[argmax_p] = _argminmax_abstract_eval("argmax")
 lowering_rules[argmax_p] = _argminmax_lowering("GT", hl.min_value)
 abstract_eval_rules[argmin_p] = _argminmax_abstract_eval("argmin")
@@ -364,8 +394,32 @@ def _reduce_params(params):
     return [("computation", shown), ("dimensions", params["dimensions"]), ("jaxpr", params["jaxpr"])]
 
 
+
+
+def _reduce_generic_numpy(*values, computation, jaxpr, dimensions):
+    """The computation's jaxpr applied to whole arrays (its equations are elementwise): the
+    reduced dimensions flattened last, halves combined pairwise until one is left, then
+    combined with the init values. XLA fixes no order either."""
+    n = len(values) // 2
+    operands, inits = values[:n], values[n:]
+    keep = [d for d in range(operands[0].ndim) if d not in dimensions]
+    kept = tuple(operands[0].shape[d] for d in keep)
+    size = math.prod(operands[0].shape[d] for d in dimensions)
+    xs = [x.transpose(keep + list(dimensions)).reshape(kept + (size,)) for x in operands]
+    while xs[0].shape[-1] > 1:
+        h = xs[0].shape[-1] // 2
+        pairs = eval_jaxpr_numpy(jaxpr, (), *[x[..., :h] for x in xs],
+                                 *[x[..., h:2 * h] for x in xs])
+        xs = [np.concatenate([p, x[..., 2 * h:]], -1) for p, x in zip(pairs, xs)]
+    outs = [np.broadcast_to(i, kept) for i in inits]
+    if size:
+        outs = eval_jaxpr_numpy(jaxpr, (), *outs, *[x[..., 0] for x in xs])
+    return [np.broadcast_to(o, kept).astype(i.dtype, copy=False) for o, i in zip(outs, inits)]
+
+
 abstract_eval_rules[reduce_p] = _reduce_abstract_eval
 lowering_rules[reduce_p] = _reduce_generic_lowering
+numpy_rules[reduce_p] = _reduce_generic_numpy
 param_printers[reduce_p] = _reduce_params
 
 
@@ -436,8 +490,15 @@ def _cumulative(name, kind, check=None):
         return ctx.op1("stablehlo.reduce_window", [x, init], attrs,
                        regions=[_region(ctx, kind, aval.dtype)])
 
+    def numpy(x, *, axis, reverse):
+        acc = _accumulation_dtype(x.dtype)
+        y = np.flip(x, axis) if reverse else x
+        y = _NP_UFUNCS[kind].accumulate(y.astype(acc, copy=False), axis=axis, dtype=acc)
+        return (np.flip(y, axis) if reverse else y).astype(x.dtype, copy=False)
+
     abstract_eval_rules[prim] = abstract
     lowering_rules[prim] = lower
+    numpy_rules[prim] = numpy
     return prim
 
 

@@ -16,9 +16,10 @@ from ..core.avals import get_aval
 from ..core.errors import aval_text
 from ..core.interpret import eval_jaxpr
 from ..core.ir import param_printers
+from ..core.numpy_eval import eval_closed_jaxpr_numpy
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, jvp_rules,
-                              lowering_rules, partial_eval_rules, sharding_typing_rules,
-                              transpose_rules)
+                              lowering_rules, numpy_rules, partial_eval_rules,
+                              sharding_typing_rules, transpose_rules)
 from ..core.trace import set_current_trace
 from ..transforms.ad import backward_pass, jvp_jaxpr
 from ..transforms.batching import batch_jaxpr
@@ -164,6 +165,24 @@ def _strip(value, acc):
 
 
 lowering_rules[scan_p] = lower_fun(_scan_impl_fun, multiple_results=True)
+
+
+def _scan_numpy(*args, reverse, length, jaxpr, num_consts, num_carry, linear, unroll,
+                _split_transpose):
+    """The body once per step (unrolling changes nothing here), each step's ys written into
+    arrays stacked along a new leading axis."""
+    consts, carry = args[:num_consts], list(args[num_consts:num_consts + num_carry])
+    xs = args[num_consts + num_carry:]
+    ys = [np.empty((length,) + a.shape, a.dtype) for a in jaxpr.out_avals[num_carry:]]
+    for t in (range(length - 1, -1, -1) if reverse else range(length)):
+        outs = eval_closed_jaxpr_numpy(jaxpr, *consts, *carry, *(x[t] for x in xs))
+        carry = outs[:num_carry]
+        for y, out in zip(ys, outs[num_carry:]):
+            y[t] = out
+    return carry + ys
+
+
+numpy_rules[scan_p] = _scan_numpy
 abstract_eval_rules[scan_p] = _scan_abstract_eval
 param_printers[scan_p] = lambda p: [(k, v) for k, v in sorted(p.items())
                                     if k not in ("linear", "_split_transpose")]

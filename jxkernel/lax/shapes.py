@@ -28,7 +28,7 @@ from ..core.interpreter_primitives import convert_element_type as _convert_eleme
 from ..core.ir import param_printers
 from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                              lowering_rules, sharding_rules, transpose_rules)
+                              lowering_rules, numpy_rules, sharding_rules, transpose_rules)
 from ..xla import stablehlo as hlo
 from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
@@ -128,6 +128,16 @@ def _broadcast_in_dim_printer(params):
 
 abstract_eval_rules[broadcast_in_dim_p] = _broadcast_in_dim_abstract_eval
 lowering_rules[broadcast_in_dim_p] = _broadcast_in_dim_lowering
+
+
+def _broadcast_in_dim_numpy(x, *, shape, broadcast_dimensions, sharding=None):
+    unit = [1] * len(shape)
+    for i, d in enumerate(broadcast_dimensions):
+        unit[d] = x.shape[i]
+    return np.broadcast_to(x.reshape(unit), shape)
+
+
+numpy_rules[broadcast_in_dim_p] = _broadcast_in_dim_numpy
 param_printers[broadcast_in_dim_p] = _broadcast_in_dim_printer
 
 
@@ -177,6 +187,8 @@ def _reshape_lowering(ctx, x, *, new_sizes, dimensions, sharding=None):
 
 abstract_eval_rules[reshape_p] = _reshape_abstract_eval
 lowering_rules[reshape_p] = _reshape_lowering
+numpy_rules[reshape_p] = lambda x, *, new_sizes, dimensions, sharding=None: (
+    x if dimensions is None else x.transpose(dimensions)).reshape(new_sizes)
 
 
 def _reshape_transpose(ct, operand, *, new_sizes, dimensions, sharding=None):
@@ -217,6 +229,7 @@ def _squeeze_abstract_eval(operand, *, dimensions):
 
 abstract_eval_rules[squeeze_p] = _squeeze_abstract_eval
 lowering_rules[squeeze_p] = lambda ctx, x, *, dimensions: ctx.op1("stablehlo.reshape", [x])
+numpy_rules[squeeze_p] = lambda x, *, dimensions: np.squeeze(x, axis=tuple(dimensions))
 ad.deflinear2(squeeze_p, lambda ct, operand, *, dimensions: [expand_dims(ct, dimensions)])
 batching_rules[squeeze_p] = lambda vals, dims, *, dimensions: (
     squeeze(bu.moveaxis(vals[0], dims[0], 0), tuple(d + 1 for d in dimensions)), 0)
@@ -239,6 +252,7 @@ def _transpose_abstract_eval(operand, *, permutation):
 abstract_eval_rules[transpose_p] = _transpose_abstract_eval
 lowering_rules[transpose_p] = lambda ctx, x, *, permutation: ctx.op1(
     "stablehlo.transpose", [x], {"permutation": hlo.i64_array(permutation)})
+numpy_rules[transpose_p] = lambda x, *, permutation: np.transpose(x, permutation)
 ad.deflinear2(transpose_p, lambda ct, operand, *, permutation: [
     transpose(ct, tuple(np.argsort(permutation)))])
 
@@ -268,6 +282,7 @@ def _rev_abstract_eval(operand, *, dimensions):
 abstract_eval_rules[rev_p] = _rev_abstract_eval
 lowering_rules[rev_p] = lambda ctx, x, *, dimensions: ctx.op1(
     "stablehlo.reverse", [x], {"dimensions": hlo.i64_array(dimensions)})
+numpy_rules[rev_p] = lambda x, *, dimensions: np.flip(x, tuple(dimensions))
 ad.deflinear2(rev_p, lambda ct, operand, *, dimensions: [rev(ct, dimensions)])
 batching_rules[rev_p] = lambda vals, dims, *, dimensions: (
     rev(vals[0], tuple(i + 1 if i >= dims[0] else i for i in dimensions)), dims[0])
@@ -320,6 +335,7 @@ def _concatenate_tree(ctx, xs, shapes, dtype, dimension):
 abstract_eval_rules[concatenate_p] = _concatenate_abstract_eval
 lowering_rules[concatenate_p] = lambda ctx, *xs, dimension: _concatenate_tree(
     ctx, xs, [a.shape for a in ctx.avals_in], ctx.avals_in[0].dtype, dimension)
+numpy_rules[concatenate_p] = lambda *xs, dimension: np.concatenate(xs, axis=dimension)
 
 
 def _concatenate_transpose(ct, *operands, dimension):
@@ -389,6 +405,7 @@ def _split_batching(vals, dims, *, sizes, axis):
 
 abstract_eval_rules[split_p] = _split_abstract_eval
 lowering_rules[split_p] = _split_lowering
+numpy_rules[split_p] = lambda x, *, sizes, axis: np.split(x, np.cumsum(sizes)[:-1], axis)
 jvp_rules[split_p] = _split_jvp
 transpose_rules[split_p] = _split_transpose
 batching_rules[split_p] = _split_batching
@@ -450,6 +467,7 @@ def _stack_sharding(name, in_avals, params, out_avals):
 
 abstract_eval_rules[stack_p] = _stack_abstract_eval
 lowering_rules[stack_p] = _stack_lowering
+numpy_rules[stack_p] = lambda *xs, axis: np.stack(xs, axis)
 ad.deflinear2(stack_p, _stack_transpose)
 batching_rules[stack_p] = _stack_batching
 sharding_rules[stack_p] = _stack_sharding
@@ -509,6 +527,7 @@ def _unstack_sharding(name, in_avals, params, out_avals):
 
 abstract_eval_rules[unstack_p] = _unstack_abstract_eval
 lowering_rules[unstack_p] = _unstack_lowering
+numpy_rules[unstack_p] = lambda x, *, axis: list(np.moveaxis(x, axis, 0))
 jvp_rules[unstack_p] = _unstack_jvp
 transpose_rules[unstack_p] = _unstack_transpose
 batching_rules[unstack_p] = _unstack_batching
@@ -549,6 +568,7 @@ def _tile_batching(vals, dims, *, reps):
 
 abstract_eval_rules[tile_p] = _tile_abstract_eval
 lowering_rules[tile_p] = _tile_lowering
+numpy_rules[tile_p] = lambda x, *, reps: np.tile(x, reps)
 ad.deflinear2(tile_p, _tile_transpose)
 batching_rules[tile_p] = _tile_batching
 sharding_rules[tile_p] = sharding_types.unsplit_dims_only("tile", sharding_types.resized)
@@ -571,6 +591,9 @@ def _iota_abstract_eval(*, dtype, shape, dimension, sharding=None):
 abstract_eval_rules[iota_p] = _iota_abstract_eval
 lowering_rules[iota_p] = lambda ctx, *, dtype, shape, dimension, sharding=None: ctx.op1(
     "stablehlo.iota", [], {"iota_dimension": hlo.i64_attr(dimension)})
+numpy_rules[iota_p] = lambda *, dtype, shape, dimension, sharding=None: np.broadcast_to(
+    np.arange(shape[dimension]).astype(dtype).reshape(
+        [shape[dimension] if d == dimension else 1 for d in range(len(shape))]), shape)
 ad.defjvp_zero(iota_p)      # no operands: vmap and jvp never see it, but say so anyway
 
 

@@ -25,6 +25,7 @@ from ..core.primitive import (
     impl_rules,
     jvp_rules,
     lowering_rules,
+    numpy_rules,
     sharding_typing_rules,
     transpose_rules,
 )
@@ -176,6 +177,7 @@ for _prim in (sharding_constraint_p, reshard_p):
     abstract_eval_rules[_prim] = _abstract_eval
     impl_rules[_prim] = _impl
     lowering_rules[_prim] = _lowering
+    numpy_rules[_prim] = lambda x, *, sharding: x      # NumPy's one device: nothing to place
     jvp_rules[_prim] = functools.partial(_jvp, _prim)
     transpose_rules[_prim] = functools.partial(_transpose, _prim)
     batching_rules[_prim] = functools.partial(_batching, _prim)

@@ -45,9 +45,10 @@ from ..core.errors import InconclusiveDimensionOperation
 # lax's reduce_sum with no shortcuts to skip (reductions.py builds on this module)
 from ..core.interpreter_primitives import reduce_sum
 from ..core.ir import ClosedJaxpr
+from ..core.numpy_eval import eval_jaxpr_numpy
 from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                              lowering_rules, sharding_rules, transpose_rules)
+                              lowering_rules, numpy_rules, sharding_rules, transpose_rules)
 from ..core.staging import trace_to_jaxpr
 from ..xla import stablehlo as hlo
 from ..transforms import ad_util as ad
@@ -112,6 +113,8 @@ def _slice_lowering(ctx, x, *, start_indices, limit_indices, strides):
 
 abstract_eval_rules[slice_p] = _slice_abstract_eval
 lowering_rules[slice_p] = _slice_lowering
+numpy_rules[slice_p] = lambda x, *, start_indices, limit_indices, strides: x[tuple(
+    map(builtins.slice, start_indices, limit_indices, strides or (1,) * x.ndim))]
 
 
 def _slice_transpose(ct, operand, *, start_indices, limit_indices, strides):
@@ -175,8 +178,24 @@ def _pad_lowering(ctx, x, padding_value, *, padding_config):
                     "interior_padding": hlo.i64_array(interior)})
 
 
+
+
+def _pad_numpy(x, padding_value, *, padding_config):
+    """x dilated by the interior padding and placed within padding_value, the non-negative
+    edges first; negative edges then crop."""
+    dilated = [0 if d == 0 else d + (d - 1) * i for (_, _, i), d in zip(padding_config, x.shape)]
+    grown = [builtins.max(lo, 0) + n + builtins.max(hi, 0)
+             for (lo, hi, _), n in zip(padding_config, dilated)]
+    out = np.full(grown, padding_value, x.dtype)
+    out[tuple(builtins.slice(builtins.max(lo, 0), builtins.max(lo, 0) + n, i + 1)
+              for (lo, _, i), n in zip(padding_config, dilated))] = x
+    return out[tuple(builtins.slice(builtins.max(-lo, 0), g - builtins.max(-hi, 0))
+                     for (lo, hi, _), g in zip(padding_config, grown))]
+
+
 abstract_eval_rules[pad_p] = _pad_abstract_eval
 lowering_rules[pad_p] = _pad_lowering
+numpy_rules[pad_p] = _pad_numpy
 
 
 def _pad_transpose(ct, operand, padding_value, *, padding_config):
@@ -235,6 +254,16 @@ abstract_eval_rules[dynamic_slice_p] = _dynamic_slice_abstract_eval
 # XLA clamps each start index into [0, operand_dim - slice_size]
 lowering_rules[dynamic_slice_p] = lambda ctx, x, *idx, slice_sizes: ctx.op1(
     "stablehlo.dynamic_slice", [x, *idx], {"slice_sizes": hlo.i64_array(slice_sizes)})
+
+
+def _clamped_window(shape, starts, sizes) -> tuple:
+    """The slices of a window of `sizes` at `starts`, each start clamped so it fits (XLA's)."""
+    return tuple(builtins.slice(s, s + n) for s, n in (
+        (builtins.min(builtins.max(int(i), 0), d - n), n) for i, d, n in zip(starts, shape, sizes)))
+
+
+numpy_rules[dynamic_slice_p] = lambda x, *idx, slice_sizes: x[
+    _clamped_window(x.shape, idx, slice_sizes)]
 
 
 def _dynamic_slice_jvp(primals, tangents, *, slice_sizes):
@@ -310,6 +339,15 @@ def _dynamic_update_slice_abstract_eval(operand, update, *start_indices):
 abstract_eval_rules[dynamic_update_slice_p] = _dynamic_update_slice_abstract_eval
 lowering_rules[dynamic_update_slice_p] = lambda ctx, x, update, *idx: ctx.op1(
     "stablehlo.dynamic_update_slice", [x, update, *idx])
+
+
+def _dynamic_update_slice_numpy(x, update, *idx):
+    out = x.copy()
+    out[_clamped_window(x.shape, idx, update.shape)] = update
+    return out
+
+
+numpy_rules[dynamic_update_slice_p] = _dynamic_update_slice_numpy
 
 
 def _dynamic_update_slice_jvp(primals, tangents):
@@ -584,8 +622,62 @@ def _in_bounds(ctx, indices, idx_aval, upper):
                    result_type=hlo.tensor_type(shape[:-1], dtypes.bool_))
 
 
+
+
+def _window_indices(operand_shape, indices, sizes, index_map, operand_batching,
+                    indices_batching):
+    """What XLA's gather and scatter read: per operand dimension, an index array of shape
+    indices.shape[:-1] + sizes (broadcastable) addressing each window's elements, its start
+    clamped so the window fits; and bool[indices.shape[:-1]], whether each window was wholly
+    in bounds before clamping."""
+    batch, n = indices.shape[:-1], len(operand_shape)
+    starts = indices.astype(np.int64)
+    in_bounds = np.ones(batch, np.bool_)
+    index = []
+    for d in range(n):
+        if d in index_map:
+            start = starts[..., index_map.index(d)]
+            top = operand_shape[d] - sizes[d]
+            in_bounds &= (start >= 0) & (start <= top)
+            start = np.clip(start, 0, builtins.max(top, 0))
+        elif d in operand_batching:               # paired with a batch dimension of indices
+            axis = indices_batching[operand_batching.index(d)]
+            start = np.arange(batch[axis]).reshape([-1 if a == axis else 1
+                                                    for a in range(len(batch))])
+        else:
+            start = np.zeros((1,) * len(batch), np.int64)
+        window = np.arange(sizes[d]).reshape([-1 if a == d else 1 for a in range(n)])
+        index.append(start.reshape(start.shape + (1,) * n) + window)
+    return tuple(np.broadcast_to(i, batch + tuple(sizes)) for i in index), in_bounds
+
+
+def _gather_numpy(operand, indices, *, dimension_numbers, slice_sizes, unique_indices,
+                  indices_are_sorted, mode, fill_value):
+    dn, batch = dimension_numbers, indices.shape[:-1]
+    dropped = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
+    kept = tuple(s for d, s in enumerate(slice_sizes) if d not in dropped)
+    if 0 in batch or 0 in slice_sizes:
+        windows = np.zeros(batch + kept, operand.dtype)
+    else:
+        index, in_bounds = _window_indices(operand.shape, indices, slice_sizes,
+                                           dn.start_index_map, dn.operand_batching_dims,
+                                           dn.start_indices_batching_dims)
+        windows = operand[index]
+        if mode == GatherScatterMode.FILL_OR_DROP:
+            fill = _default_fill_value(operand.dtype) if fill_value is None else fill_value
+            windows = np.where(in_bounds.reshape(batch + (1,) * operand.ndim), windows,
+                               np.asarray(fill).astype(operand.dtype))
+        windows = windows.reshape(batch + kept)
+    # batch dimensions come first, window dimensions after: the window's go to offset_dims
+    rank = len(batch) + len(kept)
+    batch_axes, window_axes = iter(range(len(batch))), iter(range(len(batch), rank))
+    return windows.transpose([next(window_axes) if i in dn.offset_dims else next(batch_axes)
+                              for i in range(rank)])
+
+
 abstract_eval_rules[gather_p] = _gather_abstract_eval
 lowering_rules[gather_p] = _gather_lowering
+numpy_rules[gather_p] = _gather_numpy
 
 
 def _gather_jvp(g, ans, operand, indices, *, dimension_numbers, slice_sizes, unique_indices,
@@ -813,6 +905,65 @@ lowering_rules[scatter_add_p] = lambda ctx, *args, **params: _scatter_addsub_low
     "stablehlo.add", ctx, *args, **params)
 lowering_rules[scatter_sub_p] = lambda ctx, *args, **params: _scatter_addsub_lowering(
     "stablehlo.subtract", ctx, *args, **params)
+
+
+
+
+def _apply_at(out, index, values, jaxpr, consts):
+    """out[index] = jaxpr(out[index], values) in place, one value at a time in order, as XLA
+    combines repeated indices: the k-th value of every position in round k."""
+    flat = np.ravel_multi_index(index, out.shape).ravel()
+    values = np.broadcast_to(values, index[0].shape).ravel()
+    order = np.argsort(flat, kind="stable")
+    first = np.r_[True, flat[order][1:] != flat[order][:-1]]
+    starts = np.maximum.accumulate(np.where(first, np.arange(flat.size), 0))
+    rank = np.empty(flat.size, np.intp)
+    rank[order] = np.arange(flat.size) - starts
+    cells = out.reshape(-1)                                 # out is contiguous: a view
+    for r in range(rank.max() + 1 if flat.size else 0):
+        now = rank == r
+        cells[flat[now]] = eval_jaxpr_numpy(jaxpr, consts, cells[flat[now]], values[now])[0]
+    return out
+
+
+def _scatter_numpy(combine):
+    """The NumPy rule of a scatter combining with the ufunc `combine` (None: the update wins,
+    of repeated indices the last; or the update computation, as scatter_apply binds it). CLIP
+    clamps windows into the operand; the other modes skip a window not wholly in bounds, as
+    XLA does."""
+    def rule(operand, indices, updates, *, update_jaxpr, update_consts, dimension_numbers,
+             indices_are_sorted, unique_indices, mode):
+        dn, batch = dimension_numbers, indices.shape[:-1]
+        dropped = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
+        sizes = iter(updates.shape[d] for d in dn.update_window_dims)
+        window = tuple(1 if d in dropped else next(sizes) for d in range(operand.ndim))
+        scatter_dims = [d for d in range(updates.ndim) if d not in dn.update_window_dims]
+        updates = updates.transpose(scatter_dims + list(dn.update_window_dims))
+        updates = updates.reshape(batch + window)
+        out = operand.copy()
+        if 0 in batch or 0 in window:
+            return out
+        index, in_bounds = _window_indices(operand.shape, indices, window,
+                                           dn.scatter_dims_to_operand_dims,
+                                           dn.operand_batching_dims,
+                                           dn.scatter_indices_batching_dims)
+        if mode != GatherScatterMode.CLIP:
+            index, updates = tuple(i[in_bounds] for i in index), updates[in_bounds]
+        if combine is not None:
+            combine.at(out, index, updates)
+        elif update_jaxpr is None:
+            out[index] = updates
+        else:
+            _apply_at(out, index, updates, update_jaxpr, update_consts)
+        return out
+    return rule
+
+
+for _prim, _combine in ((scatter_p, None), (scatter_add_p, np.add), (scatter_sub_p, np.subtract),
+                        (scatter_mul_p, np.multiply), (scatter_min_p, np.minimum),
+                        (scatter_max_p, np.maximum)):
+    numpy_rules[_prim] = _scatter_numpy(_combine)
+del _prim, _combine
 
 
 # A scatter and a gather with matching dimension numbers read and write the same windows,

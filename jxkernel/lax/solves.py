@@ -20,8 +20,9 @@ import numpy as np
 from ..core import dtypes
 from ..core.interpret import eval_jaxpr
 from ..core.ir import Literal, param_printers
+from ..core.numpy_eval import eval_closed_jaxpr_numpy
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, jvp_rules,
-                              lowering_rules, transpose_rules)
+                              lowering_rules, numpy_rules, transpose_rules)
 from ..core.trace import _ctx, eval_trace
 from ..transforms.ad import jvp_flat, linear_transpose, linearize
 from ..transforms.batching import batch_jaxpr
@@ -284,6 +285,15 @@ def _solve_batching(axis_data, vals, dims, *, const_lengths, jaxprs):
 
 abstract_eval_rules[linear_solve_p] = _solve_abstract_eval
 lowering_rules[linear_solve_p] = _solve_lowering
+
+
+def _solve_numpy(*args, const_lengths, jaxprs):
+    """The solve jaxpr on b, as the lowering (the others serve differentiation)."""
+    params, b = _split(args, const_lengths)
+    return eval_closed_jaxpr_numpy(jaxprs.solve, *params.solve, *b)
+
+
+numpy_rules[linear_solve_p] = _solve_numpy
 jvp_rules[linear_solve_p] = _solve_jvp
 transpose_rules[linear_solve_p] = _solve_transpose
 axis_batching_rules[linear_solve_p] = _solve_batching

@@ -19,7 +19,7 @@ from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
 from ..core.errors import InconclusiveDimensionOperation
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                              lowering_rules, sharding_rules)
+                              lowering_rules, numpy_rules, sharding_rules)
 from ..xla import stablehlo as hlo
 from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
@@ -91,8 +91,25 @@ def _sort_lowering(ctx, *operands, dimension, is_stable, num_keys):
                   regions=[_sort_comparator(ctx, ctx.avals_in, num_keys)])
 
 
+
+
+def _sort_numpy(*operands, dimension, is_stable, num_keys):
+    """A stable lexicographic sort over the first num_keys operands (complex ones by real,
+    then imaginary part). NumPy's order is the lowering's total order: NaN last, -0.0 equal
+    to 0.0; ties keep their order (a valid order for is_stable=False too)."""
+    keys = []
+    for x in operands[:num_keys]:
+        keys += [np.real(x), np.imag(x)] if dtypes.is_complex(x.dtype) else [x]
+    if len(keys) == 1:
+        perm = np.argsort(keys[0], axis=dimension, kind="stable")
+    else:
+        perm = np.lexsort(keys[::-1], axis=dimension)
+    return [np.take_along_axis(x, perm, dimension) for x in operands]
+
+
 abstract_eval_rules[sort_p] = _sort_abstract_eval
 lowering_rules[sort_p] = _sort_lowering
+numpy_rules[sort_p] = _sort_numpy
 
 
 def _gather_along(t, idx, axis):
@@ -182,8 +199,30 @@ def _top_k_lowering(ctx, operand, *, k, axis):
     return [swap(values, moved, aval.dtype), swap(indices, moved, np.int32)]
 
 
+
+
+def _total_order(x):
+    """Integers ordered as the floats `x` are in IEEE total order (-NaN < -inf < -0.0 < 0.0 <
+    inf < NaN), by their bits; other dtypes as they are."""
+    if dtypes.is_float(x.dtype):
+        bits = x.view(np.dtype(f"i{x.dtype.itemsize}"))
+        return np.where(bits < 0, bits ^ np.iinfo(bits.dtype).max, bits)
+    return x
+
+
+def _top_k_numpy(operand, *, k, axis):
+    """The k largest along `axis` in total order, as chlo.top_k (NaN largest, -0.0 below 0.0),
+    ties lower index first: a stable ascending sort of the reversed operand, read backwards."""
+    n = operand.shape[axis]
+    key = np.flip(_total_order(operand), axis)
+    order = np.flip(np.argsort(key, axis=axis, kind="stable"), axis)
+    indices = (n - 1 - order).take(np.arange(k), axis)
+    return [np.take_along_axis(operand, indices, axis), indices.astype(np.int32)]
+
+
 abstract_eval_rules[top_k_p] = _top_k_abstract_eval
 lowering_rules[top_k_p] = _top_k_lowering
+numpy_rules[top_k_p] = _top_k_numpy
 
 
 def _top_k_jvp(primals, tangents, *, k, axis):
@@ -261,6 +300,18 @@ def _approx_top_k_batching(vals, dims, *, reduction_dimension, **params):
 
 abstract_eval_rules[approx_top_k_p] = _approx_top_k_abstract_eval
 lowering_rules[approx_top_k_p] = _approx_top_k_lowering
+
+
+def _approx_top_k_numpy(x, *, k, reduction_dimension, is_max_k, **params):
+    """Exact, as the CPU lowering: top_k (of the negation, for the smallest)."""
+    axis = reduction_dimension % x.ndim
+    if is_max_k:
+        return _top_k_numpy(x, k=k, axis=axis)
+    values, indices = _top_k_numpy(-x, k=k, axis=axis)
+    return [-values, indices]
+
+
+numpy_rules[approx_top_k_p] = _approx_top_k_numpy
 jvp_rules[approx_top_k_p] = _approx_top_k_jvp
 batching_rules[approx_top_k_p] = _approx_top_k_batching
 

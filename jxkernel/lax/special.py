@@ -18,13 +18,14 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import get_aval
-from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules
+from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules, numpy_rules
 from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
 from . import _lowering as hl
 from ._rules import FLOAT, binop, naryop_abstract_eval, unop
 from .conversion import convert_element_type
 from .elementwise import (
+    _np_special,
     abs,
     add,
     bitwise_and,
@@ -267,16 +268,20 @@ def _igamma_gradx(g, a, x):
 
 igamma_p = binop("igamma", None, FLOAT)
 lowering_rules[igamma_p] = hl.lower_fun(_upcast_and_broadcast(_igamma_impl))
+numpy_rules[igamma_p] = hl.numpy_fun(_upcast_and_broadcast(_igamma_impl))
 ad.defjvp(igamma_p, lambda g, ans, a, x: mul(g, igamma_grad_a(a, x)),
           lambda g, ans, a, x: _igamma_gradx(g, a, x))
 
 igammac_p = binop("igammac", None, FLOAT)
 lowering_rules[igammac_p] = hl.lower_fun(_upcast_and_broadcast(_igammac_impl))
+numpy_rules[igammac_p] = hl.numpy_fun(_upcast_and_broadcast(_igammac_impl))
 ad.defjvp(igammac_p, lambda g, ans, a, x: neg(mul(g, igamma_grad_a(a, x))),
           lambda g, ans, a, x: neg(_igamma_gradx(g, a, x)))
 
 igamma_grad_a_p = binop("igamma_grad_a", None, FLOAT)
 lowering_rules[igamma_grad_a_p] = hl.lower_fun(_upcast_and_broadcast(
+    functools.partial(_igamma_derivative_impl, mode=DERIVATIVE)))
+numpy_rules[igamma_grad_a_p] = hl.numpy_fun(_upcast_and_broadcast(
     functools.partial(_igamma_derivative_impl, mode=DERIVATIVE)))
 
 
@@ -416,6 +421,7 @@ regularized_incomplete_beta_p = Primitive("regularized_incomplete_beta")
 abstract_eval_rules[regularized_incomplete_beta_p] = naryop_abstract_eval(
     "regularized_incomplete_beta", FLOAT)
 lowering_rules[regularized_incomplete_beta_p] = hl.lower_fun(_upcast_and_broadcast(_betainc_impl))
+numpy_rules[regularized_incomplete_beta_p] = hl.numpy_fun(_upcast_and_broadcast(_betainc_impl))
 bu.defbroadcasting(regularized_incomplete_beta_p)
 
 
@@ -443,7 +449,7 @@ def betainc(a, b, x):
 
 
 # ------------------------------------------------------------------ polygamma, zeta
-polygamma_p = binop("polygamma", "chlo.polygamma", FLOAT)
+polygamma_p = binop("polygamma", "chlo.polygamma", FLOAT, numpy=_np_special("polygamma"))
 
 
 def _polygamma_gradm(g, ans, m, x):
@@ -463,7 +469,7 @@ def polygamma(m, x):
     return polygamma_p.bind(m, x)
 
 
-zeta_p = binop("zeta", "chlo.zeta", FLOAT)
+zeta_p = binop("zeta", "chlo.zeta", FLOAT, numpy=_np_special("zeta"))
 
 
 def _zeta_gradx(g, ans, x, q):
@@ -535,9 +541,10 @@ def _bessel_i0e_impl(x):
 
 bessel_i0e_p = unop("bessel_i0e", None, FLOAT)
 lowering_rules[bessel_i0e_p] = hl.lower_fun(_bessel_i0e_impl)
+numpy_rules[bessel_i0e_p] = hl.numpy_fun(_bessel_i0e_impl)
 ad.defjvp(bessel_i0e_p, lambda g, y, x: mul(g, sub(bessel_i1e(x), mul(sign(x), y))))
 
-bessel_i1e_p = unop("bessel_i1e", "chlo.bessel_i1e", FLOAT)
+bessel_i1e_p = unop("bessel_i1e", "chlo.bessel_i1e", FLOAT, numpy=_np_special("i1e"))
 
 
 def _bessel_i1e_jvp(g, y, x):

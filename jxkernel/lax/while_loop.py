@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from ..core import dtypes, sharding_types
 from ..core.interpret import eval_jaxpr
+from ..core.numpy_eval import eval_closed_jaxpr_numpy
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, jvp_rules,
-                              lowering_rules, partial_eval_rules, sharding_typing_rules,
-                              transpose_rules)
+                              lowering_rules, numpy_rules, partial_eval_rules,
+                              sharding_typing_rules, transpose_rules)
 from ..core.trace import set_current_trace
 from ..transforms.ad import jvp_jaxpr
 from ..transforms.batching import batch_jaxpr
@@ -232,6 +233,17 @@ def _while_transpose(cts, *args, **params):
 
 abstract_eval_rules[while_p] = _while_abstract_eval
 lowering_rules[while_p] = _while_lowering
+
+
+def _while_numpy(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    cond_consts, body_consts = args[:cond_nconsts], args[cond_nconsts:cond_nconsts + body_nconsts]
+    carry = list(args[cond_nconsts + body_nconsts:])
+    while eval_closed_jaxpr_numpy(cond_jaxpr, *cond_consts, *carry)[0]:
+        carry = eval_closed_jaxpr_numpy(body_jaxpr, *body_consts, *carry)
+    return carry
+
+
+numpy_rules[while_p] = _while_numpy
 axis_batching_rules[while_p] = _while_batching
 jvp_rules[while_p] = _while_jvp
 partial_eval_rules[while_p] = _while_partial_eval

@@ -23,9 +23,10 @@ import numpy as np
 
 from ..core.avals import ShapedArray, get_aval
 from ..core.interpret import eval_jaxpr
+from ..core.numpy_eval import eval_jaxpr_numpy
 from ..core.ir import ClosedJaxpr, param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                              lowering_rules, transpose_rules)
+                              lowering_rules, numpy_rules, transpose_rules)
 from ..core.staging import trace_to_jaxpr
 from ..tree_util import tree_unflatten
 from ..xla import stablehlo as hlo
@@ -37,7 +38,8 @@ from . import slicing
 from ._rules import NUMERIC
 from .convolution import padtype_to_pads
 from .elementwise import add, ge_p, le_p, max, min
-from .reductions import _concrete, _flat_operands, _identity, _reduction_jaxpr, _region
+from .reductions import (_NP_UFUNCS, _accumulation_dtype, _concrete, _flat_operands, _identity,
+                         _reduce_generic_numpy, _reduction_jaxpr, _region)
 
 _WINDOW_PARAMS = ("window_dimensions", "window_strides", "padding", "base_dilation",
                   "window_dilation")
@@ -112,6 +114,24 @@ def _window_attrs(window_dimensions, window_strides, padding, base_dilation=None
     return attrs
 
 
+def _np_windows(x, pad_value, window_dimensions, window_strides, padding, base_dilation=None,
+               window_dilation=None):
+    """Every window of x as an array of shape (output shape + window_dimensions): x dilated
+    and padded with pad_value, each window's elements window_dilation apart (a strided view)."""
+    n = x.ndim
+    base, dil = base_dilation or (1,) * n, window_dilation or (1,) * n
+    x = slicing._pad_numpy(x, np.asarray(pad_value, x.dtype),
+                           padding_config=[(lo, hi, b - 1) for (lo, hi), b in zip(padding, base)])
+    span = [(w - 1) * d + 1 for w, d in zip(window_dimensions, dil)]
+    if any(s > d for s, d in zip(span, x.shape)):           # no window fits: no output
+        out = tuple(builtins.max(0, (d - s) // st + 1)
+                    for d, s, st in zip(x.shape, span, window_strides))
+        return np.zeros(out + tuple(window_dimensions), x.dtype)
+    view = np.lib.stride_tricks.sliding_window_view(x, span)
+    return view[tuple(builtins.slice(None, None, s) for s in window_strides)
+                + tuple(builtins.slice(None, None, d) for d in dil)]
+
+
 # ------------------------------------------------------------------ reduce_window_{sum,max,min}
 def _check_number(operand):
     if operand.dtype not in NUMERIC:
@@ -137,8 +157,15 @@ def _monoid_window(name, kind, check=None):
         (x,), (d,) = vals, dims
         return prim.bind(x, **_insert(params, d)), d
 
+    def numpy(x, **params):
+        acc = _accumulation_dtype(x.dtype)
+        windows = _np_windows(x.astype(acc, copy=False), _identity(kind, acc), **params)
+        return _NP_UFUNCS[kind].reduce(windows, axis=tuple(range(x.ndim, 2 * x.ndim)),
+                                       dtype=acc, initial=_identity(kind, acc)).astype(x.dtype)
+
     abstract_eval_rules[prim] = abstract
     lowering_rules[prim] = lower
+    numpy_rules[prim] = numpy
     batching_rules[prim] = batch
     return prim
 
@@ -339,6 +366,27 @@ def _select_and_gather_add_batching(vals, dims, **params):
 
 abstract_eval_rules[select_and_gather_add_p] = _select_and_gather_add_abstract_eval
 lowering_rules[select_and_gather_add_p] = _select_and_gather_add_lowering
+
+
+def _np_selected(operand, select_prim, **params):
+    """(windows of the operand flattened to one last axis, the index in each window of the
+    element select_prim picks: the first largest (ge) or smallest (le), as XLA's sequential
+    select does); the padding never gets picked."""
+    n = operand.ndim
+    windows = _np_windows(operand, _select_identity(select_prim, operand.dtype), **params)
+    flat = windows.reshape(windows.shape[:n] + (-1,))
+    pick = np.argmax if _direction(select_prim) == "GE" else np.argmin
+    return flat, (pick(flat, axis=-1) if flat.shape[-1] else np.zeros(flat.shape[:n], np.intp))
+
+
+def _select_and_gather_add_numpy(tangents, operand, *, select_prim, **params):
+    _, chosen = _np_selected(operand, select_prim, **params)
+    windows = _np_windows(tangents, 0, **params)
+    flat = windows.reshape(windows.shape[:tangents.ndim] + (-1,))
+    return np.take_along_axis(flat, chosen[..., None], -1)[..., 0]
+
+
+numpy_rules[select_and_gather_add_p] = _select_and_gather_add_numpy
 jvp_rules[select_and_gather_add_p] = _jvp_linear_in_values(select_and_gather_add_p)
 transpose_rules[select_and_gather_add_p] = _select_and_gather_add_transpose
 batching_rules[select_and_gather_add_p] = _select_and_gather_add_batching
@@ -408,6 +456,30 @@ def _select_and_scatter_add_batching(vals, dims, **params):
 
 abstract_eval_rules[select_and_scatter_add_p] = _select_and_scatter_add_abstract_eval
 lowering_rules[select_and_scatter_add_p] = _select_and_scatter_add_lowering
+
+
+def _np_window_positions(chosen, window_dimensions, window_strides) -> tuple:
+    """Where in the (padded) operand each window's chosen element (its flat index in the
+    window) is: an index array per dimension."""
+    offsets = np.unravel_index(chosen, window_dimensions)
+    starts = np.indices(chosen.shape, sparse=True)
+    return tuple(o * s + off for o, s, off in zip(starts, window_strides, offsets))
+
+
+def _select_and_scatter_add_numpy(source, operand, *, select_prim, window_dimensions,
+                                  window_strides, padding):
+    """Each source value added at the operand element its window selects (in the padded
+    operand, then sliced back, as the lowering)."""
+    _, chosen = _np_selected(operand, select_prim, window_dimensions=window_dimensions,
+                             window_strides=window_strides, padding=padding)
+    where = _np_window_positions(chosen, window_dimensions, window_strides)
+    out = np.zeros(tuple(d + lo + hi for d, (lo, hi) in zip(operand.shape, padding)),
+                   source.dtype)
+    (np.logical_or if source.dtype == np.bool_ else np.add).at(out, where, source)
+    return out[tuple(builtins.slice(lo, lo + d) for d, (lo, _) in zip(operand.shape, padding))]
+
+
+numpy_rules[select_and_scatter_add_p] = _select_and_scatter_add_numpy
 jvp_rules[select_and_scatter_add_p] = _jvp_linear_in_values(select_and_scatter_add_p)
 transpose_rules[select_and_scatter_add_p] = _select_and_scatter_add_transpose
 batching_rules[select_and_scatter_add_p] = _select_and_scatter_add_batching
@@ -445,6 +517,29 @@ def _select_and_scatter_lowering(ctx, operand, source, init_value, *, select_jax
 
 abstract_eval_rules[select_and_scatter_p] = _select_and_scatter_abstract_eval
 lowering_rules[select_and_scatter_p] = _select_and_scatter_lowering
+
+
+def _select_and_scatter_numpy(operand, source, init_value, *, select_jaxpr, select_consts,
+                              scatter_jaxpr, scatter_consts, window_dimensions, window_strides,
+                              padding):
+    """XLA's SelectAndScatter: in each window the element `select` keeps against every later
+    one (select(kept, next) true keeps it), all windows at once; then the output, init_value
+    everywhere, combines each source value into its window's element with `scatter`, in
+    window order."""
+    if any(lo or hi for lo, hi in padding):
+        raise NotImplementedError("select_and_scatter with padding has no NumPy rule")
+    windows = _np_windows(operand, 0, window_dimensions, window_strides, padding)
+    flat = windows.reshape(windows.shape[:operand.ndim] + (-1,))
+    kept, chosen = flat[..., 0], np.zeros(flat.shape[:-1], np.intp)
+    for j in range(1, flat.shape[-1]):
+        keep = eval_jaxpr_numpy(select_jaxpr, select_consts, kept, flat[..., j])[0]
+        kept, chosen = np.where(keep, kept, flat[..., j]), np.where(keep, chosen, j)
+    out = np.full(operand.shape, init_value, operand.dtype)
+    return slicing._apply_at(out, _np_window_positions(chosen, window_dimensions, window_strides),
+                             source, scatter_jaxpr, scatter_consts)
+
+
+numpy_rules[select_and_scatter_p] = _select_and_scatter_numpy
 
 
 # ------------------------------------------------------------------ reduce_window (generic)
@@ -524,6 +619,19 @@ def _reduce_window_jvp(primals, tangents, *, jaxpr, **params):
 
 abstract_eval_rules[reduce_window_p] = _reduce_window_abstract_eval
 lowering_rules[reduce_window_p] = _reduce_window_lowering
+
+
+def _reduce_window_numpy(*values, jaxpr, **params):
+    """Each operand's windows (padded with its init value) reduced over their window axes by
+    the computation, as the generic reduce does."""
+    n = len(values) // 2
+    windows = [_np_windows(x, init, **params) for x, init in zip(values[:n], values[n:])]
+    rank = values[0].ndim
+    return _reduce_generic_numpy(*windows, *values[n:], computation=None, jaxpr=jaxpr,
+                                 dimensions=tuple(range(rank, 2 * rank)))
+
+
+numpy_rules[reduce_window_p] = _reduce_window_numpy
 param_printers[reduce_window_p] = _reduce_window_params
 batching_rules[reduce_window_p] = _reduce_window_batching
 jvp_rules[reduce_window_p] = _reduce_window_jvp

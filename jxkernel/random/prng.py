@@ -20,11 +20,13 @@ from .. import lax
 from ..core import dtypes
 from ..core.config import config
 from ..core.avals import ShapedArray, get_aval
-from ..core.primitive import Primitive, abstract_eval_rules, batching_rules, lowering_rules
+from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, lowering_rules,
+                              numpy_rules)
 from ..transforms import batch_util as bu
 from ..lax import _lowering as hl
 from ..transforms.ad_util import defjvp_zero
 from ..lax._rules import broadcast_shapes
+from ..lax.rng import threefry2x32_numpy
 from ..transforms.jit import jit
 from ..xla import stablehlo as hlo
 
@@ -123,6 +125,7 @@ def _threefry2x32_batching(vals, dims):
 
 
 abstract_eval_rules[threefry2x32_p] = _threefry2x32_abstract_eval
+numpy_rules[threefry2x32_p] = threefry2x32_numpy      # the same rounds in NumPy's uint32
 lowering_rules[threefry2x32_p] = _threefry2x32_lowering
 batching_rules[threefry2x32_p] = _threefry2x32_batching
 defjvp_zero(threefry2x32_p)       # integer outputs: keys and bits have no derivative
@@ -162,6 +165,14 @@ def _iota_2x32_shape_lowering(ctx, *, shape):
 abstract_eval_rules[iota_2x32_shape_p] = _iota_2x32_shape_abstract_eval
 defjvp_zero(iota_2x32_shape_p)
 lowering_rules[iota_2x32_shape_p] = _iota_2x32_shape_lowering
+
+
+def _iota_2x32_shape_numpy(*, shape):
+    count = np.arange(math.prod(shape), dtype=np.uint64).reshape(shape)
+    return [(count >> np.uint64(32)).astype(u32), count.astype(u32)]
+
+
+numpy_rules[iota_2x32_shape_p] = _iota_2x32_shape_numpy
 
 
 def iota_2x32_shape(shape):

@@ -15,10 +15,11 @@ import numpy as np
 from .. import lax
 from ..core import dtypes
 from ..core.avals import ShapedArray
-from ..core.primitive import Primitive, abstract_eval_rules, batching_rules, lowering_rules
+from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, lowering_rules,
+                              numpy_rules)
 from ..transforms import batch_util as bu
 from ..transforms.ad_util import defjvp
-from ..lax._lowering import lower_fun
+from ..lax._lowering import lower_fun, numpy_fun
 from ..transforms.batching import vmap
 from ..transforms.jit import jit
 from . import prng
@@ -109,6 +110,7 @@ def _random_gamma_batching(vals, dims, *, log_space):
 
 abstract_eval_rules[random_gamma_p] = _random_gamma_abstract_eval
 lowering_rules[random_gamma_p] = lower_fun(_random_gamma_impl)
+numpy_rules[random_gamma_p] = numpy_fun(_random_gamma_impl)
 batching_rules[random_gamma_p] = _random_gamma_batching
 # implicit reparameterization: d sample / d a from the CDF (see gamma_grad.py)
 defjvp(random_gamma_p, None, lambda t, ans, key, a, *, log_space: lax.mul(

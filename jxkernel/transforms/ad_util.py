@@ -17,7 +17,7 @@ from ..core.avals import ShapedArray, get_aval
 from ..core.interpreter_primitives import (broadcast_in_dim, convert_element_type, reduce_sum,
                                           reshape)
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                              lowering_rules, sharding_rules, transpose_rules)
+                              lowering_rules, numpy_rules, sharding_rules, transpose_rules)
 from ..tree_util import tree_map
 from . import batch_util as bu
 
@@ -104,6 +104,7 @@ def _add_any_abstract_eval(x, y):
 
 abstract_eval_rules[add_any_p] = _add_any_abstract_eval
 lowering_rules[add_any_p] = lambda ctx, x, y: ctx.op1("stablehlo.add", [x, y])
+numpy_rules[add_any_p] = lambda x, y: np.add(x, y)
 jvp_rules[add_any_p] = lambda primals, tangents: (
     add_any_p.bind(*primals), add_tangents(*tangents))
 transpose_rules[add_any_p] = lambda ct, x, y: [ct, ct]
@@ -229,6 +230,7 @@ def defbilinear(prim, lhs_rule, rhs_rule):
 stop_gradient_p = Primitive("stop_gradient")
 abstract_eval_rules[stop_gradient_p] = lambda x: x
 lowering_rules[stop_gradient_p] = lambda ctx, x: x
+numpy_rules[stop_gradient_p] = lambda x: x
 defjvp_zero(stop_gradient_p)
 batching_rules[stop_gradient_p] = lambda vals, dims: (stop_gradient_p.bind(vals[0]), dims[0])
 sharding_rules[stop_gradient_p] = sharding_types.same_as_operand_rule

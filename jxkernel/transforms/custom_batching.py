@@ -23,8 +23,9 @@ import operator
 
 from ..core.avals import get_aval
 from ..core.interpret import eval_jaxpr
+from ..core.numpy_eval import call_rule
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
-                              jvp_rules, lowering_rules)
+                              jvp_rules, lowering_rules, numpy_rules)
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ..core.trace import _ctx, eval_trace
 from ..tree_util import (tree_flatten, tree_map, tree_structure, tree_unflatten,
@@ -184,6 +185,7 @@ class _JVPOfRule:
 abstract_eval_rules[custom_vmap_call_p] = lambda *avals, call, **_: call.out_avals
 impl_rules[custom_vmap_call_p] = lambda *args, call, **_: eval_jaxpr(call.jaxpr, call.consts,
                                                                      *args)
+numpy_rules[custom_vmap_call_p] = call_rule("call")
 lowering_rules[custom_vmap_call_p] = lambda ctx, *args, call, **_: ctx.call_jaxpr(
     call, args, "custom_vmap_call")
 jvp_rules[custom_vmap_call_p] = _custom_vmap_jvp

@@ -30,9 +30,10 @@ from ..core.avals import get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.interpreter_primitives import convert_element_type
 from ..core.ir import Literal, param_printers
+from ..core.numpy_eval import call_rule
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
-                              jvp_rules, lowering_rules, partial_eval_rules, sharding_typing_rules,
-                              transpose_rules)
+                              jvp_rules, lowering_rules, numpy_rules, partial_eval_rules,
+                              sharding_typing_rules, transpose_rules)
 from ..core.trace import _ctx, eval_trace, set_current_trace
 from . import batch_util as bu
 from .ad_util import Zero, add_tangents, float0, instantiate
@@ -378,6 +379,7 @@ impl_rules[custom_jvp_call_p] = lambda *args, call_jaxpr, **_: eval_jaxpr(
     call_jaxpr.jaxpr, call_jaxpr.consts, *args)
 lowering_rules[custom_jvp_call_p] = lambda ctx, *args, call_jaxpr, name, **_: \
     ctx.call_jaxpr(call_jaxpr, args, name)
+numpy_rules[custom_jvp_call_p] = call_rule("call_jaxpr")
 jvp_rules[custom_jvp_call_p] = _custom_jvp_call_jvp
 axis_batching_rules[custom_jvp_call_p] = _custom_jvp_call_batching
 
@@ -643,6 +645,7 @@ impl_rules[custom_vjp_call_p] = lambda *args, call_jaxpr, **_: eval_jaxpr(
     call_jaxpr.jaxpr, call_jaxpr.consts, *args)
 lowering_rules[custom_vjp_call_p] = lambda ctx, *args, call_jaxpr, name, **_: \
     ctx.call_jaxpr(call_jaxpr, args, name)
+numpy_rules[custom_vjp_call_p] = call_rule("call_jaxpr")
 jvp_rules[custom_vjp_call_p] = _custom_vjp_call_jvp
 axis_batching_rules[custom_vjp_call_p] = _custom_vjp_call_batching
 sharding_typing_rules[custom_vjp_call_p] = sharding_types.call_typing

@@ -17,9 +17,10 @@ from ..core import compile_record, sharding_types
 from ..core.interpret import eval_jaxpr
 from ..core.ir import call_primitives, param_printers
 from ..core.partial_eval import partial_eval_jaxpr
+from ..core.numpy_eval import call_rule
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
-                              jvp_rules, lowering_rules, partial_eval_rules, sharding_typing_rules,
-                              staging_rules, transpose_rules)
+                              jvp_rules, lowering_rules, numpy_rules, partial_eval_rules,
+                              sharding_typing_rules, staging_rules, transpose_rules)
 from ..core.staging import JaxprTrace, convert_constvars_to_invars
 from ..core.trace import Tracer, set_current_trace
 from ..xla import client as _client
@@ -173,6 +174,7 @@ def _jit_partial_eval(trace, args, params):
 
 abstract_eval_rules[jit_p] = _jit_abstract_eval
 lowering_rules[jit_p] = _jit_lowering
+numpy_rules[jit_p] = call_rule("jaxpr")
 impl_rules[jit_p] = _jit_impl
 staging_rules[jit_p] = _jit_staging
 jvp_rules[jit_p] = _jit_jvp

@@ -1,0 +1,85 @@
+"""eval_jaxpr_numpy: run a jaxpr with NumPy alone, one NumPy rule per equation.
+
+Where jaxlib cannot run (Pyodide in a browser), a traced program still can: each primitive
+has a NumPy evaluation rule beside its other rules (`numpy_rules` in `core/primitive.py`,
+filled in `lax/`), and this interpreter walks the jaxpr calling them on `np.ndarray`s.
+Primitives that hold jaxprs (jit, cond, while, scan, custom_jvp_call, ...) call back into
+`eval_jaxpr_numpy` from their rules. Results keep the dtypes the jaxpr's avals give (float32
+stays float32), as XLA's do. Nothing here imports jaxlib.
+
+    >>> import jxkernel, jxkernel.numpy as jnp
+    >>> closed = jxkernel.make_jaxpr(lambda x: jnp.sin(x) * 2)(np.float32(1.0))
+    >>> eval_closed_jaxpr_numpy(closed, np.float32(0.5))
+    [array(0.9588511, dtype=float32)]
+"""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from .ir import ClosedJaxpr, Jaxpr, Literal
+from .primitive import numpy_rules, rule
+
+
+def _as_array(x, aval) -> np.ndarray:
+    """x as an ndarray of aval's dtype (Python scalars, jxkernel Arrays, NumPy scalars)."""
+    dtype = getattr(aval, "dtype", None)
+    if dtype is None:                                     # a key array's or token's aval
+        return x
+    return np.asarray(x, dtype)
+
+
+def eval_jaxpr_numpy(jaxpr: Jaxpr | ClosedJaxpr, consts, *args) -> list:
+    """Outputs of `jaxpr` on `consts` and `args`, each an `np.ndarray`, computed with NumPy.
+    `args` are the jaxpr's flat inputs (the leaves of the traced function's arguments: a key
+    array's uint32 data, say), converted to their avals' dtypes. A ClosedJaxpr brings its
+    own consts: pass `()` for `consts`. Results may be read-only views (a broadcast)."""
+    if isinstance(jaxpr, ClosedJaxpr):
+        assert not len(consts), "a ClosedJaxpr brings its own consts"
+        jaxpr, consts = jaxpr.jaxpr, jaxpr.consts
+    if _errors.ignored:              # a rule's call (jit, scan, ...): the outer call set it
+        return _eval(jaxpr, consts, args)
+    _errors.ignored = True
+    try:
+        with np.errstate(all="ignore"):      # XLA's inf and NaN arrive silently; so do NumPy's
+            return _eval(jaxpr, consts, args)
+    finally:
+        _errors.ignored = False
+
+
+class _Errors(threading.local):
+    ignored = False          # whether this thread's evaluation has set NumPy's errstate
+
+
+_errors = _Errors()
+
+
+def _eval(jaxpr: Jaxpr, consts, args) -> list:
+    env = {v: _as_array(c, v.aval) for v, c in zip(jaxpr.constvars, consts)}
+    env.update((v, _as_array(a, v.aval)) for v, a in zip(jaxpr.invars, args))
+    for eqn in jaxpr.eqns:
+        impl = numpy_rules.get(eqn.primitive) or rule("numpy", eqn.primitive)
+        outs = impl(*[np.asarray(a.val, a.aval.dtype) if type(a) is Literal else env[a]
+                      for a in eqn.invars], **eqn.params)
+        if eqn.primitive.multiple_results:
+            env.update(zip(eqn.outvars, map(np.asarray, outs)))
+        else:
+            env[eqn.outvars[0]] = np.asarray(outs)
+    return [np.asarray(a.val, a.aval.dtype) if type(a) is Literal else env[a]
+            for a in jaxpr.outvars]
+
+
+def eval_closed_jaxpr_numpy(closed: ClosedJaxpr, *args) -> list:
+    """`eval_jaxpr_numpy` of a ClosedJaxpr (what a jaxpr-holding primitive's params hold)."""
+    return eval_jaxpr_numpy(closed.jaxpr, closed.consts, *args)
+
+
+def call_rule(param: str):
+    """The NumPy rule of a primitive that calls the ClosedJaxpr `params[param]` on its
+    operands (jit, custom_jvp_call, custom_vjp_call, checkpoint, ...): for custom derivatives,
+    the primal function, as their lowering."""
+    def rule(*args, **params):
+        closed = params[param]
+        return _eval(closed.jaxpr, closed.consts, args)
+    return rule
