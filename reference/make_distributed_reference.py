@@ -1,4 +1,4 @@
-"""Record what real JAX answers for the multi-process program of tests/runtime/test_distributed.py
+"""Record what real JAX answers for the multi-process program of tests/xla/test_distributed.py
 (tests/data/distributed_cases.py): 2 processes x 2 CPU devices and 4 x 1 on 127.0.0.1.
 
     .venv-jax/bin/python reference/make_distributed_reference.py   # -> distributed_reference.json

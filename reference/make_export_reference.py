@@ -5,9 +5,9 @@
 
 It runs the programs of tests/data/export_cases.py (jax.stages' Traced, Lowered and Compiled;
 jax.export's export, Exported, call under jit and grad, and the errors) with JAX;
-tests/transforms/test_stages.py and tests/transforms/test_export.py run the same programs with jxkernel and compare.
+tests/transforms/test_stages.py and tests/export/test_export.py run the same programs with jxkernel and compare.
 tests/data/export_symbolic_cases.py (shape-polymorphic export: symbolic dimensions, specs,
-programs, calls and errors) is compared by tests/transforms/test_export_symbolic.py.
+programs, calls and errors) is compared by tests/export/test_export_symbolic.py.
 """
 import jax
 from recording import record_json

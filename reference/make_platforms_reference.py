@@ -3,7 +3,7 @@ tests/data/platforms_reference.json (run by hand, not by the test suite):
 
     .venv-jax/bin/python reference/make_platforms_reference.py
 
-The cases are tests/data/platforms_cases.py, run with JAX_PLATFORMS=cpu; tests/runtime/
+The cases are tests/data/platforms_cases.py, run with JAX_PLATFORMS=cpu; tests/xla/
 test_platforms.py runs the same file with jxkernel and compares.
 """
 import os

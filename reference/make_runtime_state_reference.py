@@ -3,7 +3,7 @@ tests/data/runtime_state_reference.json (run by hand, not by the test suite):
 
     .venv-jax/bin/python reference/make_runtime_state_reference.py
 
-The cases are tests/data/runtime_state_cases.py; tests/runtime/test_runtime_state.py runs the same
+The cases are tests/data/runtime_state_cases.py; tests/xla/test_runtime_state.py runs the same
 file with jxkernel (JXKERNEL_CPU_DEVICES=2) and compares.
 """
 import os

@@ -25,7 +25,7 @@ set 0 where they need entries written.
 
 The CPU device count is left alone: tests see the single-device default.
 Multi-device tests run in a subprocess with JXKERNEL_CPU_DEVICES set (see
-tests/runtime/test_runtime_subprocess.py), because the count is fixed at first use.
+tests/xla/test_runtime_subprocess.py), because the count is fixed at first use.
 """
 import os
 import shutil
@@ -86,6 +86,8 @@ _LONGEST_FIRST = (
     "test_labextension_views_browser.py::",
     "test_labextension_browser.py::",
     "test_labextension_sharding_browser.py::",
+    "test_labextension_error_card_browser.py::",
+    "test_labextension_notes_browser.py::",
     "test_hub.py::",                 # a JupyterHub, two learners' servers, a hub restart
     "test_release.py::",             # builds the wheel, then a fresh venv runs the tour from it
     "test_scipy_linalg.py::",

@@ -3,7 +3,7 @@
 The same API as `jxkernel.xla.pytree` (jaxlib's C++ `pytree` module), with the same
 behaviour: leaf order, treedef reprs, equality, key paths, and the text of every error.
 `jxkernel.tree_util` uses it when jaxlib is missing (Pyodide, JupyterLite) or when
-JXKERNEL_PURE_PYTREES=1; tests/core/test_pytree_differential.py holds the two to each other.
+JXKERNEL_PURE_PYTREES=1; tests/tree_util/test_pytree_differential.py holds the two to each other.
 
     >>> leaves, treedef = default_registry.flatten({'a': (1, 2)})
     >>> leaves, treedef

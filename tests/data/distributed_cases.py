@@ -1,4 +1,4 @@
-"""The multi-process program of tests/runtime/test_distributed.py, run by jxkernel there and by real
+"""The multi-process program of tests/xla/test_distributed.py, run by jxkernel there and by real
 JAX in reference/make_distributed_reference.py (into distributed_reference.json).
 
 `source(library, program_only=False)` is the code to run, for "jxkernel" or "jax": imports,

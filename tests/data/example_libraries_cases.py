@@ -1,6 +1,6 @@
 """Programs using jax.example_libraries (stax and optimizers), written as JAX's tutorials and
 examples write them, shared by reference/make_example_libraries_reference.py (run with real
-JAX) and tests/api/test_example_libraries.py (run with jxkernel).
+JAX) and tests/example_libraries/test_example_libraries.py (run with jxkernel).
 
 Each program is a function of the modules ``(jax, jnp, stax, optimizers)`` returning a pytree
 whose leaves are arrays or Python numbers; the reference stores each leaf and the tree's

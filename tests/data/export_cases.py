@@ -2,7 +2,7 @@
 (export, Exported's fields, call eagerly, under jit and grad, and the errors), written as
 JAX's "Ahead-of-time lowering and compilation" and "Exporting and serializing" pages write
 them. Shared by reference/make_export_reference.py (run with real JAX 0.10.2) and
-tests/transforms/test_stages.py / tests/transforms/test_export.py (run with jxkernel).
+tests/transforms/test_stages.py / tests/export/test_export.py (run with jxkernel).
 
 `run(jax)` returns {program: {name: value}} of JSON data: text, ints and booleans compared
 exactly, lists of floats (under a key ending in "_values") in ulps. Serialization is not

@@ -2,7 +2,7 @@
 dimensions (printing, arithmetic, comparisons), symbolic_shape / symbolic_args_specs
 specs, export of common programs with symbolic shapes, calls with several concrete shapes
 (eagerly, under jit, under grad), and the errors. Shared by reference/make_export_reference.py
-(real JAX 0.10.2) and tests/transforms/test_export_symbolic.py (jxkernel).
+(real JAX 0.10.2) and tests/export/test_export_symbolic.py (jxkernel).
 
 `run(jax)` returns {program: {name: value}} of JSON data: text, ints and booleans compared
 exactly, lists of floats (under a key ending in "_values") in ulps.

@@ -1,5 +1,5 @@
 """Cases for jax.image, evaluated by real JAX (reference/make_image_reference.py writes
-image_reference.npz) and by jxkernel (tests/api/test_image.py compares values, dtypes and weak
+image_reference.npz) and by jxkernel (tests/image/test_image.py compares values, dtypes and weak
 types). Each group is one jitted program (a handful of compiles in all); `x64` says which
 mode the caller runs `cases` in."""
 import numpy as np

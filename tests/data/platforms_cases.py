@@ -1,5 +1,5 @@
 """Platform names and JAX_PLATFORMS (issue 46), run under JAX_PLATFORMS=cpu by
-reference/make_platforms_reference.py (JAX 0.10.2) and tests/runtime/test_platforms.py
+reference/make_platforms_reference.py (JAX 0.10.2) and tests/xla/test_platforms.py
 (jxkernel): which backends start, their names, the errors for one JAX_PLATFORMS leaves out, and
 the platforms `jax.export` lowers for (CUDA's lowering, made on the CPU)."""
 import importlib

@@ -1,5 +1,5 @@
 """Transfer-guard cases run by JAX (reference/make_runtime_state_reference.py records its answers
-in runtime_state_reference.json) and by jxkernel (tests/runtime/test_runtime_state.py, in a process with
+in runtime_state_reference.json) and by jxkernel (tests/xla/test_runtime_state.py, in a process with
 two CPU devices): which transfers each level refuses, and the words it refuses them with.
 
 Each case is a function of (jax, jnp, x, d1): x = jnp.arange(3.0) on the default device, left

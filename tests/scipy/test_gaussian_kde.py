@@ -2,7 +2,7 @@
 recorded by reference/make_gaussian_kde_reference.py: every method and bandwidth rule, weights,
 1-D and 2-D, gradients, resampling, through jit as a pytree, x64), plus its pytree structure
 and its errors. That it loads on first use is checked with jax.image's lazy loading, in one
-subprocess (tests/api/test_image.py)."""
+subprocess (tests/image/test_image.py)."""
 import dataclasses
 
 import numpy as np

@@ -1,35 +1,16 @@
 """jxkernel.stages: Traced, Lowered and Compiled against what JAX 0.10.2 gives for the same
 programs (tests/data/export_cases.py, recorded by reference/make_export_reference.py), and
 the texts and IRs of a Lowered."""
-import functools
-import json
-import os
-
 import export_cases as cases
 import numpy as np
 import pytest
-from numerics import (
-    ELEMENTWISE,
-    assert_allclose_ulp,
-    assert_matches_recorded,
-)
+from export_reference import compare
+from numerics import ELEMENTWISE, assert_allclose_ulp
 
 import jxkernel
 import jxkernel.numpy as jnp
-import locations  # tests/support: the repository's folders
 
-DATA = os.path.join(locations.DATA, "export_reference.json")
 PROGRAMS = [p for p in cases.PROGRAMS if p.__name__.startswith("stages_")]
-
-
-@functools.cache
-def reference() -> dict:
-    with open(DATA) as f:
-        return json.load(f)
-
-
-def compare(program, ours: dict) -> None:
-    assert_matches_recorded(ours, reference()[program.__name__], program.__name__)
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.__name__)

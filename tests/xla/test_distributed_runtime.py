@@ -1,7 +1,7 @@
 """What jaxlib 0.10.2's distributed runtime offers (docs/jaxlib.md §12), probed in this
 process with a one-process "cluster": the coordination service and client, the key-value
 store, barriers, and a CPU client built on them with gloo collectives. (Several processes:
-tests/runtime/test_distributed.py.)"""
+tests/xla/test_distributed.py.)"""
 import socket
 
 import pytest

@@ -11,7 +11,7 @@ import export_cases as cases
 import numpy as np
 import pytest
 from numerics import ELEMENTWISE, assert_allclose_ulp
-from test_stages import compare
+from export_reference import compare
 
 import jxkernel
 import jxkernel.numpy as jnp

@@ -9,7 +9,7 @@ from fresh_process import run_code, run_python
 
 def test_multi_device_tests_in_a_four_device_process():
     result = run_python(["-m", "pytest", "-q", "-o", "addopts=", "-p", "no:cacheprovider",
-                         "tests/runtime/test_runtime_multidevice.py"], {"JXKERNEL_CPU_DEVICES": "4"})
+                         "tests/xla/test_runtime_multidevice.py"], {"JXKERNEL_CPU_DEVICES": "4"})
     summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert "passed" in summary and "skipped" not in summary and "failed" not in summary, summary

@@ -1,6 +1,6 @@
 """The persistent (on-disk) compilation cache, within one process.
 
-Across processes: tests/runtime/test_runtime_subprocess.py.
+Across processes: tests/xla/test_runtime_subprocess.py.
 """
 import os
 import uuid

@@ -6,7 +6,7 @@ from fresh_process import run_code, run_python
 
 def test_the_tree_util_tests_pass_on_the_pure_registry():
     result = run_python(["-m", "pytest", "-q", "-o", "addopts=", "-p", "no:cacheprovider",
-                         "tests/core/test_tree_util.py"], {"JXKERNEL_PURE_PYTREES": "1"})
+                         "tests/tree_util/test_tree_util.py"], {"JXKERNEL_PURE_PYTREES": "1"})
     summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert "passed" in summary and "skipped" not in summary and "failed" not in summary, summary

@@ -1,6 +1,6 @@
 """The compiled fast path (xla/fastpath.py): built on first use where a C compiler and
 Python's headers exist, cached, and switched off by JXKERNEL_FASTPATH=0; without it the Python
-path runs (tests/runtime/test_dispatch.py runs the hot paths' tests under both)."""
+path runs (tests/xla/test_dispatch.py runs the hot paths' tests under both)."""
 import logging
 import os
 import subprocess
