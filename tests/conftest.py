@@ -53,6 +53,16 @@ if "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS" not in os.environ:    # (see abo
     _jx_config.update("jax_persistent_cache_min_compile_time_secs", 1.0)
 
 
+def pytest_addoption(parser):
+    import compile_count          # tests/support: `pytest --count-compiles` (issue 45)
+    compile_count.add_options(parser)
+
+
+def pytest_configure(config):
+    import compile_count
+    compile_count.configure(config)
+
+
 def pytest_sessionfinish(session, exitstatus):
     try:
         os.remove(_MARK)

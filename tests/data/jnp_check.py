@@ -52,9 +52,8 @@ def load(*groups, every: int = 1, known=None):
     return params
 
 
-def run(case, mode: str):
-    """The case's result with jxkernel: mode "eager", "jit" (array arguments traced), or
-    "trace" (jax.eval_shape: the jit path's types without compiling)."""
+def _prepare(case):
+    """(call, dyn): the case's function of its traced (array) arguments, and those arguments."""
     _, fn_text, args, kw = case
     fn = eval(fn_text, ENV)
     with np.errstate(all="ignore"):
@@ -66,7 +65,13 @@ def run(case, mode: str):
         full = [static[i] if i in static else next(it) for i in range(len(args))]
         kwargs = {k: (eval(v, ENV) if k == "where" else v) for k, v in kw.items()}
         return fn(*full, **kwargs)
+    return call, dyn
 
+
+def run(case, mode: str):
+    """The case's result with jxkernel: mode "eager", "jit" (array arguments traced), or
+    "trace" (jax.eval_shape: the jit path's types without compiling)."""
+    call, dyn = _prepare(case)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if mode == "jit":
@@ -76,8 +81,72 @@ def run(case, mode: str):
         return call(*dyn)
 
 
-def check(case, ref, mode: str):
-    """Run the case and assert it matches the reference (or raises the same error type)."""
+# ------------------------------------------------------------ jit cases, compiled together
+# Each jit case alone is one XLA compile (~35 ms of fixed cost each, issue 45). A test's jit
+# cases run instead as one jitted program per chunk of cases: each case's function is traced
+# on its own arguments, as jax.jit(call) traces it, and its outputs are outputs of the common
+# program (the cases share no values, so XLA compiles each one's operations as it would alone).
+# A case whose tracing raises, or that returns anything but traced arrays, is left out of the
+# program and runs alone as before (its error is then checked as before); a chunk whose
+# program fails to compile or run runs case by case.
+_CHUNK = 64
+_TOGETHER: dict = {}
+
+
+def _is_traceable_argument(leaf) -> bool:
+    return isinstance(leaf, (np.ndarray, np.generic, jax.Array, bool, int, float, complex))
+
+
+def _jit_together(cases) -> dict:
+    """{case_id: output} of the cases that ran in a common jitted program."""
+    prepared = []
+    for case in cases:
+        try:
+            call, dyn = _prepare(case)
+        except Exception:  # noqa: BLE001  (it raises again, alone, and is checked there)
+            continue
+        if all(_is_traceable_argument(leaf) for leaf in jax.tree_util.tree_leaves(dyn)):
+            prepared.append((case_id(case), call, dyn))
+    results = {}
+    for start in range(0, len(prepared), _CHUNK):
+        chunk = prepared[start:start + _CHUNK]
+
+        def program(all_dyn, chunk=chunk):
+            outs = {}
+            for (cid, call, _), dyn in zip(chunk, all_dyn):
+                try:
+                    out = call(*dyn)
+                except Exception:  # noqa: BLE001  (runs alone)
+                    continue
+                leaves = jax.tree_util.tree_leaves(out)
+                if leaves and all(isinstance(leaf, jax.core.Tracer) for leaf in leaves):
+                    outs[cid] = out
+            return outs
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                outs = jax.jit(program)([dyn for _, _, dyn in chunk])
+                jax.block_until_ready(outs)
+        except Exception:  # noqa: BLE001  (the chunk runs case by case)
+            continue
+        results.update(outs)
+    return results
+
+
+def check(case, ref, mode: str, together=None):
+    """Run the case and assert it matches the reference (or raises the same error type).
+    With mode "jit", `together` (the test's list of params from `load`) runs the cases' jit
+    programs as one (see _jit_together); a case not in it runs alone."""
+    if mode == "jit" and together is not None:
+        key = tuple(case_id(p.values[0]) for p in together)
+        if key not in _TOGETHER:
+            _TOGETHER[key] = _jit_together([p.values[0] for p in together])
+        done = _TOGETHER[key]
+        if case_id(case) in done:
+            assert "error" not in ref, \
+                f"expected {ref['error']}: {ref['msg']}; got {done[case_id(case)]!r}"
+            compare(done[case_id(case)], ref, *ulps(case))
+            return
     try:
         out = run(case, mode)
     except Exception as e:  # noqa: BLE001

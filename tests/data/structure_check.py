@@ -3,6 +3,7 @@
 shape and value exactly (NaNs equal), also under jit where the result has a static shape. Used by
 test_numpy_products.py, test_numpy_manipulation.py and test_numpy_setops.py.
 """
+import functools
 import re
 
 import numpy as np
@@ -12,6 +13,7 @@ import jxkernel.numpy as jnp
 from jxkernel import lax
 from jxkernel.core import check_jaxpr
 
+from compiled import jit_together
 from structure_cases import JAXPRS, VALUES, load_reference, namespace
 
 NS = namespace(jax, jnp, lax)
@@ -54,11 +56,27 @@ def _compare(got, want, where):
                                   err_msg=where)
 
 
-def check_value(name: str, jit: bool = True) -> None:
+def check_value(name: str, jit: bool = True, together=None) -> None:
+    """The case's value eagerly and (with `jit`) under jit against JAX's. `together`: the
+    names of the test's jitted cases, whose jit programs then compile as one (_jitted)."""
     fun, args = VALUES[name]
     fun, args, want = eval(fun, NS), eval(args, NS), REF["values"][name]
     if "error" in want:
         raise AssertionError(f"{name}: JAX raised {want['error']}: {want['message']}")
     _compare(fun(*args), want, f"{name} (eager)")
     if jit:
-        _compare(jax.jit(fun)(*args), want, f"{name} (jit)")
+        got = _jitted(tuple(together))[name] if together and name in together else \
+            jax.jit(fun)(*args)
+        _compare(got, want, f"{name} (jit)")
+
+
+@functools.cache
+def _jitted(names):
+    """jit(fun)(*args) of the named cases, one program per 64 (compiled.jit_together: a
+    chunk that fails runs case by case)."""
+    calls = {}
+    for name in names:
+        if "error" not in REF["values"][name]:
+            fun, args = VALUES[name]
+            calls[name] = (eval(fun, NS), list(eval(args, NS)))
+    return jit_together(jax, calls)

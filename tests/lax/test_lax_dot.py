@@ -1,5 +1,7 @@
 """dot_general / dot / batch_matmul against NumPy (eager and under jit), mixed precision,
 precision params and their StableHLO, golden jaxprs from JAX 0.10.2, error messages."""
+import functools
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -11,6 +13,7 @@ from jxkernel.config import config
 from jxkernel.core import check_jaxpr
 from jxkernel.test_util import check_grads, check_vjp
 
+from compiled import jit_together
 from numerics import REDUCTION, assert_allclose_ulp
 from rule_checks import (F32, check_family_rules, largest, prints_as_jax_test, raises_test,
                          sample, sum_all, vmap_binary_test)
@@ -57,9 +60,11 @@ def assert_close(got, want):
     assert_allclose_ulp(np.asarray(got), want, REDUCTION, scale=scale)
 
 
-def check(fn, args, want):
+def check(fn, args, want, jitted=None):
+    """fn eagerly and under jit (`jitted`: jit(fn)(*args) computed already, with the test's
+    other cases in one program by `jit_together`), and its jaxpr type-checks."""
     assert_close(fn(*map(jxkernel.device_put, args)), want)
-    assert_close(jxkernel.jit(fn)(*args), want)
+    assert_close(jxkernel.jit(fn)(*args) if jitted is None else jitted, want)
     check_jaxpr(jxkernel.make_jaxpr(fn)(*args))
 
 
@@ -77,10 +82,22 @@ DIMS = [
 ]
 
 
+def _shapes_call(lhs_shape, rhs_shape, dims):
+    return (lambda a, b: lax.dot_general(a, b, dims)), [data(lhs_shape, "float32"),
+                                                       data(rhs_shape, "float32", 1)]
+
+
+@functools.cache
+def _shapes_jitted():
+    """jit of every case of test_dot_general_shapes, compiled together."""
+    return jit_together(jxkernel, {c: _shapes_call(*c) for c in DIMS})
+
+
 @pytest.mark.parametrize("lhs_shape,rhs_shape,dims", DIMS)
 def test_dot_general_shapes(lhs_shape, rhs_shape, dims):
-    lhs, rhs = data(lhs_shape, "float32"), data(rhs_shape, "float32", 1)
-    check(lambda a, b: lax.dot_general(a, b, dims), [lhs, rhs], reference(lhs, rhs, dims, np.float32))
+    fn, [lhs, rhs] = _shapes_call(lhs_shape, rhs_shape, dims)
+    check(fn, [lhs, rhs], reference(lhs, rhs, dims, np.float32),
+          jitted=_shapes_jitted()[lhs_shape, rhs_shape, dims])
 
 
 # (lhs dtype, rhs dtype, preferred_element_type, result dtype)
@@ -104,12 +121,24 @@ DTYPES = [
 ]
 
 
+def _dtypes_call(lhs_dtype, rhs_dtype, preferred):
+    dims = (((2,), (1,)), ((0,), (0,)))
+    return ((lambda a, b: lax.dot_general(a, b, dims, preferred_element_type=preferred)),
+            [data((2, 3, 4), lhs_dtype), data((2, 4, 5), rhs_dtype, 1)])
+
+
+@functools.cache
+def _dtypes_jitted():
+    """jit of every case of test_dot_general_dtypes, compiled together."""
+    return jit_together(jxkernel, {c[:3]: _dtypes_call(*c[:3]) for c in DTYPES})
+
+
 @pytest.mark.parametrize("lhs_dtype,rhs_dtype,preferred,out_dtype", DTYPES)
 def test_dot_general_dtypes(lhs_dtype, rhs_dtype, preferred, out_dtype):
     dims = (((2,), (1,)), ((0,), (0,)))
-    lhs, rhs = data((2, 3, 4), lhs_dtype), data((2, 4, 5), rhs_dtype, 1)
+    fn, [lhs, rhs] = _dtypes_call(lhs_dtype, rhs_dtype, preferred)
     want = reference(lhs, rhs, dims, np.dtype(out_dtype))
-    check(lambda a, b: lax.dot_general(a, b, dims, preferred_element_type=preferred), [lhs, rhs], want)
+    check(fn, [lhs, rhs], want, jitted=_dtypes_jitted()[lhs_dtype, rhs_dtype, preferred])
 
 
 def test_int8_accumulates_in_preferred_type():

@@ -1,9 +1,11 @@
 """lax reductions, argmax/argmin, generic reduce and cumulative ops against NumPy, eagerly
 and under jit; staged jaxprs (type-checked, golden text from JAX 0.10.2); error messages."""
+import functools
 
 import ml_dtypes
 import numpy as np
 import pytest
+from compiled import jit_together
 from numerics import ELEMENTWISE, REDUCTION, assert_allclose_ulp
 
 import jxkernel
@@ -46,10 +48,12 @@ def assert_close(got, want, dtype, ulps=0, at_largest=True):
     assert_allclose_ulp(got, want, ulps, scale=scale)
 
 
-def check(fn, args, want, dtype, ulps=0, at_largest=True):
-    """fn eagerly, under jit, and its staged jaxpr type-checks."""
+def check(fn, args, want, dtype, ulps=0, at_largest=True, jitted=None):
+    """fn eagerly, under jit, and its staged jaxpr type-checks. `jitted`: jit(fn)(*args)
+    computed already, with the test's other cases in one program (`jit_together`)."""
     assert_close(fn(*map(jxkernel.device_put, args)), want, dtype, ulps, at_largest)
-    assert_close(jxkernel.jit(fn)(*args), want, dtype, ulps, at_largest)
+    assert_close(jxkernel.jit(fn)(*args) if jitted is None else jitted, want, dtype, ulps,
+                 at_largest)
     check_jaxpr(jxkernel.make_jaxpr(fn)(*args))
 
 
@@ -93,13 +97,24 @@ def _reduction_cases():
                 yield name, dtype, shape, axes
 
 
+def _reduction_call(name, dtype, shape, axes):
+    fn = REDUCTIONS[name][0]
+    return (lambda a: fn(a, axes)), [data(shape, dtype, positive=name == "reduce_prod")]
+
+
+@functools.cache
+def _reductions_jitted():
+    """jit of every case of test_reduction, compiled together (one program per 64 cases)."""
+    return jit_together(jxkernel, {c: _reduction_call(*c) for c in _reduction_cases()})
+
+
 @pytest.mark.parametrize("name,dtype,shape,axes", list(_reduction_cases()))
 def test_reduction(name, dtype, shape, axes):
-    fn, ref, _ = REDUCTIONS[name]
-    x = data(shape, dtype, positive=name == "reduce_prod")
+    _, ref, _ = REDUCTIONS[name]
+    fn, [x] = _reduction_call(name, dtype, shape, axes)
     want = ref(wide(x), axis=axes) if axes else x
-    check(lambda a: fn(a, axes), [x], np.asarray(want).astype(dtype), dtype,
-          ULPS.get(name, 0), name in SUMS)
+    check(fn, [x], np.asarray(want).astype(dtype), dtype, ULPS.get(name, 0), name in SUMS,
+          jitted=_reductions_jitted()[name, dtype, shape, axes])
 
 
 @pytest.mark.parametrize("dtype,max_id,min_id", [
@@ -131,13 +146,24 @@ ARG_CASES = [(shape, axis, dtype) for shape, axis in [((7,), 0), ((3, 4), 0), ((
             [((3, 4), 1, dtype) for dtype in ["bfloat16", "uint8", "bool", "float16"]]
 
 
+def _arg_call(which, shape, axis, dtype):
+    fn = getattr(lax, which)
+    return (lambda a: fn(a, axis, np.int32)), [data(shape, dtype, seed=1)]  # small ints: ties
+
+
+@functools.cache
+def _args_jitted():
+    """jit of every case of test_argmax_argmin, compiled together."""
+    return jit_together(jxkernel, {(w, *c): _arg_call(w, *c) for c in ARG_CASES
+                                   for w in ("argmax", "argmin")})
+
+
 @pytest.mark.parametrize("shape,axis,dtype", ARG_CASES)
 @pytest.mark.parametrize("which", ["argmax", "argmin"])
 def test_argmax_argmin(which, shape, axis, dtype):
-    x = data(shape, dtype, seed=1)                 # small ints: many ties
-    fn = getattr(lax, which)
-    check(lambda a: fn(a, axis, np.int32), [x], getattr(np, which)(wide(x), axis).astype(np.int32),
-          np.int32)
+    fn, [x] = _arg_call(which, shape, axis, dtype)
+    check(fn, [x], getattr(np, which)(wide(x), axis).astype(np.int32), np.int32,
+          jitted=_args_jitted()[which, shape, axis, dtype])
 
 
 @pytest.mark.parametrize("which", ["argmax", "argmin"])
@@ -177,12 +203,24 @@ def _cumulative_cases():
                 yield name, dtype, shape, axis, reverse
 
 
+def _cumulative_call(name, dtype, shape, axis, reverse):
+    fn = CUMULATIVE[name][0]
+    return (lambda a: fn(a, axis, reverse)), [data(shape, dtype, positive=name == "cumprod")]
+
+
+@functools.cache
+def _cumulative_jitted():
+    """jit of every case of test_cumulative, compiled together."""
+    return jit_together(jxkernel, {c: _cumulative_call(*c) for c in _cumulative_cases()})
+
+
 @pytest.mark.parametrize("name,dtype,shape,axis,reverse", list(_cumulative_cases()))
 def test_cumulative(name, dtype, shape, axis, reverse):
-    fn, ref, _ = CUMULATIVE[name]
-    x = data(shape, dtype, positive=name == "cumprod")
+    _, ref, _ = CUMULATIVE[name]
+    fn, [x] = _cumulative_call(name, dtype, shape, axis, reverse)
     want = ref(wide(x), axis, reverse).astype(dtype)
-    check(lambda a: fn(a, axis, reverse), [x], want, dtype, ULPS.get(name, 0), name in SUMS)
+    check(fn, [x], want, dtype, ULPS.get(name, 0), name in SUMS,
+          jitted=_cumulative_jitted()[name, dtype, shape, axis, reverse])
 
 
 def test_cumulative_special_values():

@@ -2,6 +2,7 @@
 jit, staged (checked jaxprs), printed as JAX 0.10.2 prints them, and every shape error with
 its message. Their batching, jvp and transpose rules: the last part, on
 tests/support/rule_checks.py's harness."""
+import functools
 import re
 
 import numpy as np
@@ -11,6 +12,7 @@ import jxkernel
 import jxkernel as jax
 from jxkernel import lax
 from jxkernel.core import check_jaxpr
+from compiled import jit_together
 from rule_checks import (BF16, Case, case_tests, check_exact, errors_test, floats,
                          normalized, prints_as_jax_test, sum_all)
 
@@ -109,14 +111,28 @@ def _np_pad(x, value, config):
     return x
 
 
+def _values_inputs(case):
+    """[(x, v)] of test_values' case: three of the dtypes (which three varies with the name;
+    test_every_dtype runs all)."""
+    name, _, _, shape = case
+    start = sum(map(ord, name)) % 3
+    return [(rand(shape, dtype, seed=k), rand((), dtype, seed=k + 10))
+            for k, dtype in enumerate(DTYPES[start::3])]
+
+
+@functools.cache
+def _values_jitted():
+    """jit(fun)(x, v) of every case and dtype of test_values, compiled together."""
+    return jit_together(jxkernel, {(case[0], k): (case[1], [x, v]) for case in CASES
+                                   for k, (x, v) in enumerate(_values_inputs(case))})
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_values(case):
     name, fun, np_fun, shape = case
-    # each case runs on three of the dtypes (which three varies); test_every_dtype runs all
-    start = sum(map(ord, name)) % 3
-    for k, dtype in enumerate(DTYPES[start::3]):
-        x, v = rand(shape, dtype, seed=k), rand((), dtype, seed=k + 10)
-        check_exact(fun, np_fun(x, v), jxkernel.device_put(x), jxkernel.device_put(v))
+    for k, (x, v) in enumerate(_values_inputs(case)):
+        check_exact(fun, np_fun(x, v), jxkernel.device_put(x), jxkernel.device_put(v),
+                    jitted=_values_jitted()[name, k])
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)

@@ -7,6 +7,7 @@ Gather and scatter are checked against small loop implementations of XLA's seman
 
 Their batching, jvp and transpose rules: the last part, on tests/support/rule_checks.py's
 harness."""
+import functools
 import itertools
 
 import numpy as np
@@ -18,6 +19,7 @@ from jxkernel import lax
 from jxkernel.core import check_jaxpr
 from jxkernel.core.primitive import transpose_rules
 from jxkernel.transforms.ad_util import UndefinedPrimal, float0
+from compiled import jit_together
 from lowered import run_lowered
 from rule_checks import (BF16, Case, case_tests, check_exact, close, errors_test,
                          floats, ints, prints_as_jax_test, sum_all, unique_rows)
@@ -100,19 +102,34 @@ def _wrap(starts, shape):
     return [s + d if s < 0 else s for s, d in zip(starts, shape)]
 
 
+def _dynamic_calls(k):
+    """[(function, args)] of test_dynamic_slice's case k: static Python ints, then traced
+    int32 indices (negative ones wrap with a select); slice, then update."""
+    shape, starts, sizes, dtype = DYNAMIC[k]
+    x, u = rand(shape, dtype, k), rand(sizes, dtype, k + 1)
+    idx = [np.int32(s) for s in starts]
+    return [((lambda x: lax.dynamic_slice(x, starts, sizes)), [x]),
+            ((lambda x, *i: lax.dynamic_slice(x, i, sizes)), [x, *idx]),
+            ((lambda x, u: lax.dynamic_update_slice(x, u, starts)), [x, u]),
+            ((lambda x, u, *i: lax.dynamic_update_slice(x, u, i)), [x, u, *idx])]
+
+
+@functools.cache
+def _dynamic_jitted():
+    """jit of every call of test_dynamic_slice, compiled together (`jit_together`)."""
+    return jit_together(jax, {(k, j): call for k in range(len(DYNAMIC))
+                              for j, call in enumerate(_dynamic_calls(k))})
+
+
 @pytest.mark.parametrize("k", range(len(DYNAMIC)))
 def test_dynamic_slice(k):
-    shape, starts, sizes, dtype = DYNAMIC[k]
-    x = rand(shape, dtype, k)
-    want = np_dynamic_slice(x, _wrap(starts, shape), sizes)
-    # static Python ints, then traced int32 indices (negative ones wrap with a select)
-    check_exact(lambda x: lax.dynamic_slice(x, starts, sizes), want, x)
-    idx = [np.int32(s) for s in starts]
-    check_exact(lambda x, *i: lax.dynamic_slice(x, i, sizes), want, x, *idx)
-    u = rand(sizes, dtype, k + 1)
-    want = np_dynamic_update_slice(x, u, _wrap(starts, shape))
-    check_exact(lambda x, u: lax.dynamic_update_slice(x, u, starts), want, x, u)
-    check_exact(lambda x, u, *i: lax.dynamic_update_slice(x, u, i), want, x, u, *idx)
+    shape, starts, sizes, _ = DYNAMIC[k]
+    calls = _dynamic_calls(k)
+    x, u = calls[2][1]
+    wants = [np_dynamic_slice(x, _wrap(starts, shape), sizes)] * 2 + \
+        [np_dynamic_update_slice(x, u, _wrap(starts, shape))] * 2
+    for j, ((fun, args), want) in enumerate(zip(calls, wants)):
+        check_exact(fun, want, *args, jitted=_dynamic_jitted()[k, j])
 
 
 @pytest.mark.parametrize("index_dtype", [np.int8, np.uint8, np.int16, np.uint32, np.int32])
@@ -297,20 +314,36 @@ SCATTER_FUNS = {
 }
 
 
-@pytest.mark.parametrize("k", range(len(SCATTERS)))
-@pytest.mark.parametrize("name", list(SCATTER_FUNS))
-def test_scatter(name, k):
+def _scatter_calls(name, k):
+    """{mode: (function, [x, indices, updates])} of test_scatter's case (name, k)."""
     shape, idx, inside, upd_shape, dn = SCATTERS[k]
-    fun, combine = SCATTER_FUNS[name]
+    fun = SCATTER_FUNS[name][0]
     dtype = [F32, np.int32, np.float16, BF16, np.uint8][k]
     x, upd = rand(shape, dtype, k), rand(upd_shape, dtype, k + 1)
     idx, inside = np.asarray(idx, np.int32), np.asarray(inside, np.int32)
-    for mode in ("clip", "fill"):                # (no mode is "fill": test_scatter_dtypes)
-        want = np_scatter(x, idx, upd, dn, combine, mode)
-        check_exact(lambda x, i, u: fun(x, i, u, dn, mode=mode), want, x, idx, upd)
-    want = np_scatter(x, inside, upd, dn, combine, None)
-    check_exact(lambda x, i, u: fun(x, i, u, dn, mode="promise_in_bounds", unique_indices=True),
-                want, x, inside, upd)
+    calls = {mode: ((lambda x, i, u, mode=mode: fun(x, i, u, dn, mode=mode)), [x, idx, upd])
+             for mode in ("clip", "fill")}       # (no mode is "fill": test_scatter_dtypes)
+    calls["promise_in_bounds"] = ((lambda x, i, u: fun(x, i, u, dn, mode="promise_in_bounds",
+                                                       unique_indices=True)), [x, inside, upd])
+    return calls
+
+
+@functools.cache
+def _scatter_jitted():
+    """jit of every case and mode of test_scatter, compiled together (`jit_together`)."""
+    return jit_together(jax, {(name, k, mode): call for name in SCATTER_FUNS
+                              for k in range(len(SCATTERS))
+                              for mode, call in _scatter_calls(name, k).items()})
+
+
+@pytest.mark.parametrize("k", range(len(SCATTERS)))
+@pytest.mark.parametrize("name", list(SCATTER_FUNS))
+def test_scatter(name, k):
+    dn = SCATTERS[k][4]
+    combine = SCATTER_FUNS[name][1]
+    for mode, (fun, (x, idx, upd)) in _scatter_calls(name, k).items():
+        want = np_scatter(x, idx, upd, dn, combine, None if mode == "promise_in_bounds" else mode)
+        check_exact(fun, want, x, idx, upd, jitted=_scatter_jitted()[name, k, mode])
 
 
 @pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.complex64])

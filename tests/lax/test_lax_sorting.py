@@ -1,5 +1,7 @@
 """sort / sort_key_val / top_k against NumPy (eager and under jit), JAX's order for NaN,
 -0.0 and complex numbers, golden jaxprs from JAX 0.10.2, error messages."""
+import functools
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -9,6 +11,7 @@ import jxkernel as jax
 from jxkernel import lax
 from jxkernel.core import check_jaxpr
 from jxkernel.test_util import check_grads
+from compiled import jit_together
 from rule_checks import (F32, check_family_rules, check_grad_under_jit_and_vmap,
                          grads_order_2_test, prints_as_jax_test, raises_test, sample,
                          sum_all, vmap_binary_test, vmap_unary_test)
@@ -32,9 +35,12 @@ def outputs(result):
     return result if isinstance(result, (list, tuple)) else [result]
 
 
-def check(fn, args, wants):
-    """fn eagerly and under jit gives exactly `wants`; its staged jaxpr type-checks."""
-    for got in (fn(*map(jxkernel.device_put, args)), jxkernel.jit(fn)(*args)):
+def check(fn, args, wants, jitted=None):
+    """fn eagerly and under jit gives exactly `wants`; its staged jaxpr type-checks.
+    `jitted`: jit(fn)(*args) computed already, with the test's other cases in one program
+    (`jit_together`)."""
+    for got in (fn(*map(jxkernel.device_put, args)),
+                jxkernel.jit(fn)(*args) if jitted is None else jitted):
         got = outputs(got)
         assert len(got) == len(wants)
         for g, w in zip(got, wants):
@@ -51,10 +57,21 @@ SORT_CASES = [(shape, dim, dtype) for shape, dim in [((7,), -1), ((3, 5), 0), ((
              [((0, 3), 0, "float32")]
 
 
+def _sort_call(shape, dimension, dtype):
+    return (lambda a: lax.sort(a, dimension)), [data(shape, dtype)]
+
+
+@functools.cache
+def _sort_jitted():
+    """jit of every case of test_sort, compiled together."""
+    return jit_together(jxkernel, {c: _sort_call(*c) for c in SORT_CASES})
+
+
 @pytest.mark.parametrize("shape,dimension,dtype", SORT_CASES)
 def test_sort(shape, dimension, dtype):
-    x = data(shape, dtype)
-    check(lambda a: lax.sort(a, dimension), [x], [np.sort(x, axis=dimension, kind="stable")])
+    fn, [x] = _sort_call(shape, dimension, dtype)
+    check(fn, [x], [np.sort(x, axis=dimension, kind="stable")],
+          jitted=_sort_jitted()[shape, dimension, dtype])
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int32", "bfloat16"])
@@ -122,10 +139,20 @@ TOP_K_CASES = [((7,), 3, -1, "float32"), ((3, 6), 2, -1, "float32"), ((3, 6), 6,
                ((3, 6), 3, -1, "bfloat16"), ((3, 6), 3, -1, "uint8"), ((3, 6), 3, -1, "float16")]
 
 
+def _top_k_call(shape, k, axis, dtype):
+    return (lambda a: lax.top_k(a, k, axis=axis)), [data(shape, dtype, seed=7)]
+
+
+@functools.cache
+def _top_k_jitted():
+    """jit of every case of test_top_k, compiled together."""
+    return jit_together(jxkernel, {c: _top_k_call(*c) for c in TOP_K_CASES})
+
+
 @pytest.mark.parametrize("shape,k,axis,dtype", TOP_K_CASES)
 def test_top_k(shape, k, axis, dtype):
-    x = data(shape, dtype, seed=7)
-    check(lambda a: lax.top_k(a, k, axis=axis), [x], np_top_k(x, k, axis))
+    fn, [x] = _top_k_call(shape, k, axis, dtype)
+    check(fn, [x], np_top_k(x, k, axis), jitted=_top_k_jitted()[shape, k, axis, dtype])
 
 
 def test_top_k_special_values():

@@ -3,6 +3,7 @@ select_and_gather_add, select_and_scatter_add): pooling against NumPy loops, der
 finite differences and against JAX 0.10.2's recorded values (max pooling with ties: JAX credits
 the first maximal element of each window), vmap against stacking, jit against eager, the printed
 jaxpr and the argument errors."""
+import functools
 import itertools
 import os
 
@@ -17,6 +18,7 @@ from jxkernel.test_util import check_grads
 import locations  # tests/support: the repository's folders
 
 DATA = locations.DATA
+from compiled import jit_together
 from lowered import run_lowered
 from numerics import ELEMENTWISE, REDUCTION, assert_allclose_ulp
 from windowed_cases import ULPS, cases
@@ -102,16 +104,27 @@ def _pads_for(x, window, strides, padding, wdil):
     return np_same_pads(x.shape, span, strides) if padding == "SAME" else [(0, 0)] * x.ndim
 
 
+def _pool_fun(kind, window, strides, padding, base, wdil):
+    op, init, _ = MONOIDS[kind]
+    return lambda x: lax.reduce_window(x, init, op, window, strides, padding, base, wdil)
+
+
+@functools.cache
+def _pools_jitted():
+    """jit(f)(x) of every case of test_pooling_matches_numpy_eager_and_jit, compiled together
+    (compiled.jit_together)."""
+    return jit_together(jax, {p[0]: (_pool_fun(*p[2:]), [p[1]]) for p in POOLS})
+
+
 @pytest.mark.parametrize("name,x,kind,window,strides,padding,base,wdil", POOLS,
                          ids=[p[0] for p in POOLS])
 def test_pooling_matches_numpy_eager_and_jit(name, x, kind, window, strides, padding, base, wdil):
-    op, init, _ = MONOIDS[kind]
-    f = lambda x: lax.reduce_window(x, init, op, window, strides, padding, base, wdil)
+    f = _pool_fun(kind, window, strides, padding, base, wdil)
     got = f(x)
     assert got.dtype == np.float32
     assert_windows_match(got, x, kind, window, strides,
                          _pads_for(x, window, strides, padding, wdil), base, wdil)
-    np.testing.assert_array_equal(np.asarray(jax.jit(f)(x)), np.asarray(got))
+    np.testing.assert_array_equal(np.asarray(_pools_jitted()[name]), np.asarray(got))
     prim = {"max": "reduce_window_max", "min": "reduce_window_min", "sum": "reduce_window_sum"}
     assert jax.make_jaxpr(f)(x).eqns[0].primitive.name == prim[kind]
 

@@ -24,9 +24,12 @@ def test_matches_jax_jit_types(case, ref):
     check(case, ref["jit"], "trace")
 
 
-@pytest.mark.parametrize("case,ref", load("nn", "special", every=4))
+JIT_VALUES = load("nn", "special", every=4)  # one program: jnp_check._jit_together
+
+
+@pytest.mark.parametrize("case,ref", JIT_VALUES)
 def test_matches_jax_jit_values(case, ref):
-    check(case, ref["jit"], "jit")
+    check(case, ref["jit"], "jit", together=JIT_VALUES)
 
 
 @pytest.mark.parametrize("case,ref", load("nn", "special"))

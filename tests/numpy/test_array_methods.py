@@ -29,9 +29,13 @@ def test_matches_jax_jit_types(case, ref):
     check(case, ref["jit"], "trace")
 
 
-@pytest.mark.parametrize("case,ref", load("operator", "method", every=4, known=KNOWN_JIT))
+# compiled together, one program per 64 cases: jnp_check._jit_together
+JIT_VALUES = load("operator", "method", every=4, known=KNOWN_JIT)
+
+
+@pytest.mark.parametrize("case,ref", JIT_VALUES)
 def test_matches_jax_jit_values(case, ref):
-    check(case, ref["jit"], "jit")
+    check(case, ref["jit"], "jit", together=JIT_VALUES)
 
 
 

@@ -8,6 +8,7 @@ import pytest
 import jxkernel
 from jxkernel.numpy import linalg as la
 from jxkernel.test_util import check_grads
+from compiled import jit_together
 from numerics import assert_allclose_ulp
 
 from linalg_cases import LAPACK, SIGN_FREE, ULPS, align_signs, cases
@@ -217,14 +218,18 @@ def test_det_gradient_of_singular_matrices_is_the_adjugate():
 def test_vmap_and_jit():
     a = _rand((3, 4, 4))
     b = _rand((3, 4), seed=1)
-    for f, args in [(la.solve, (a, b)), (la.det, (a,)), (la.inv, (a,)),
-                    (lambda x: la.slogdet(x)[1], (a,)), (la.eigvalsh, (_spd(4, (3,)),)),
-                    (lambda x: la.norm(x, ord=2), (a,)), (la.pinv, (a,))]:
+    funs = [(la.solve, (a, b)), (la.det, (a,)), (la.inv, (a,)),
+            (lambda x: la.slogdet(x)[1], (a,)), (la.eigvalsh, (_spd(4, (3,)),)),
+            (lambda x: la.norm(x, ord=2), (a,)), (la.pinv, (a,))]
+    # the jitted ones compile as one program (compiled.jit_together)
+    jitted = jit_together(jxkernel, {k: (f, [x[0] for x in args])
+                                     for k, (f, args) in enumerate(funs)})
+    for k, (f, args) in enumerate(funs):
         batched = np.asarray(jxkernel.vmap(f)(*args))
         stacked = np.stack([np.asarray(f(*(x[i] for x in args))) for i in range(3)])
         _close(batched, stacked)
         one = [x[0] for x in args]
-        _close(jxkernel.jit(f)(*one), np.asarray(f(*one)))
+        _close(jitted[k], np.asarray(f(*one)))
     grads = jxkernel.vmap(jxkernel.grad(la.det))(a)
     _close(grads, np.stack([np.asarray(jxkernel.grad(la.det)(x)) for x in a]))
 

@@ -1,6 +1,7 @@
 """jnp shape manipulation against NumPy (values, shapes and dtypes), eagerly and under jit;
 golden jaxprs from JAX 0.10.2; errors as JAX words them."""
 
+import functools
 import re
 
 import ml_dtypes
@@ -11,6 +12,7 @@ import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel.core.errors import ConcretizationTypeError
 
+from compiled import jit_together
 from structure_check import JAXPRS, check_printed_jaxpr, names
 
 rng = np.random.default_rng(0)
@@ -196,10 +198,20 @@ JIT_CASES = ["reshape_F", "concatenate", "stack", "roll_multi", "rot90_k", "tile
              "tril_k", "diag_1d", "diagonal_axes", "trace_axes", "column_stack"]
 
 
+@functools.cache
+def _jit_cases_jitted():
+    """jit of every case of test_jit_matches_eager, compiled together (`jit_together`)."""
+    calls = {}
+    for name in JIT_CASES:
+        _, fn, args = next(c for c in CASES if c[0] == name)
+        calls[name] = ((lambda *a, fn=fn: fn(jnp, *a)), args)
+    return jit_together(jxkernel, calls)
+
+
 @pytest.mark.parametrize("name", JIT_CASES)
 def test_jit_matches_eager(name):
     _, fn, args = next(c for c in CASES if c[0] == name)
-    assert_same(jxkernel.jit(lambda *a: fn(jnp, *a))(*args), fn(jnp, *args))
+    assert_same(_jit_cases_jitted()[name], fn(jnp, *args))
 
 
 def test_traced_roll_and_repeat():

@@ -2,11 +2,13 @@
 under jit; JAX's result dtypes and its few departures from NumPy (values from JAX 0.10.2);
 errors; golden jaxprs."""
 
+import functools
 import re
 
 import ml_dtypes
 import numpy as np
 import pytest
+from compiled import jit_together
 from numerics import REDUCTION, assert_allclose_ulp
 
 import jxkernel
@@ -94,6 +96,16 @@ def _wide(x):
     return x.astype(np.float64) if x.dtype.kind == "f" or x.dtype == ml_dtypes.bfloat16 else x
 
 
+@functools.cache
+def _against_numpy_jitted():
+    """jit(fn)(x) of every case of test_against_numpy, compiled together (one program per 64
+    cases: `jit_together`), keyed by (name, id(x), axis, keepdims)."""
+    return jit_together(jxkernel, {
+        (name, id(x), axis, keep): ((lambda a, fn=fn, axis=axis, keep=keep:
+                                     fn(a, axis=axis, keepdims=keep)), [x])
+        for name, fn, _, x, _, axis, keep in SIMPLE_CASES})
+
+
 @pytest.mark.parametrize("name,fn,ref,x,out,axis,keepdims", SIMPLE_CASES,
                          ids=[f"{c[0]}-{c[3].dtype}-{c[5]}-{c[6]}" for c in SIMPLE_CASES])
 def test_against_numpy(name, fn, ref, x, out, axis, keepdims):
@@ -101,8 +113,8 @@ def test_against_numpy(name, fn, ref, x, out, axis, keepdims):
         want = ref(x, axis=axis, keepdims=keepdims)
     else:
         want = ref(_wide(x), axis=axis, keepdims=keepdims)
-    # under jit: one compilation per case instead of one per primitive keeps the table fast
-    got = jxkernel.jit(lambda a: fn(a, axis=axis, keepdims=keepdims))(x)
+    # under jit: one compilation for all cases (jit_together) instead of one per primitive
+    got = _against_numpy_jitted()[name, id(x), axis, keepdims]
     assert_close(got, want, out(x.dtype), at_largest=name not in ("prod", "nanprod"))
 
 

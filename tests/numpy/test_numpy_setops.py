@@ -21,14 +21,20 @@ def _static_shape(name: str) -> bool:
     return "size" in name or name.startswith(("isin", "searchsorted"))
 
 
-@pytest.mark.parametrize("name", [n for prefix in SETOPS for n in names(prefix, VALUES)])
+SET_NAMES = [n for prefix in SETOPS for n in names(prefix, VALUES)]
+SEARCHSORTED_NAMES = names("searchsorted", VALUES)
+# the jit programs of each test's cases compile together (structure_check._jitted)
+JITTED = tuple(n for n in SET_NAMES if _static_shape(n)) + tuple(SEARCHSORTED_NAMES)
+
+
+@pytest.mark.parametrize("name", SET_NAMES)
 def test_set_routines_match_jax(name):
-    check_value(name, jit=_static_shape(name))
+    check_value(name, jit=_static_shape(name), together=JITTED)
 
 
-@pytest.mark.parametrize("name", names("searchsorted", VALUES))
+@pytest.mark.parametrize("name", SEARCHSORTED_NAMES)
 def test_searchsorted_matches_jax(name):
-    check_value(name)
+    check_value(name, together=JITTED)
 
 
 @pytest.mark.parametrize("seed", range(3))

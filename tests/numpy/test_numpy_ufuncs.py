@@ -1,6 +1,7 @@
 """jnp's elementwise functions: against JAX's recorded results (dtype, weak type, values and
 errors, eagerly and under jit; tests/data/jnp_cases.py), against NumPy over shapes and
 dtypes, the jaxprs they stage, and jnp.ufunc / jnp.frompyfunc."""
+import functools
 import operator
 
 import numpy as np
@@ -28,10 +29,13 @@ def test_matches_jax_jit_types(case, ref):
     check(case, ref["jit"], "trace")
 
 
-@pytest.mark.parametrize("case,ref", load("ufunc", every=5, known=KNOWN))
+JIT_VALUES = load("ufunc", every=5, known=KNOWN)  # one program: jnp_check._jit_together
+
+
+@pytest.mark.parametrize("case,ref", JIT_VALUES)
 def test_matches_jax_jit_values(case, ref):
     """jit(f)(x) == JAX's jit(f)(x), for every fifth case (each is an XLA compile)."""
-    check(case, ref["jit"], "jit")
+    check(case, ref["jit"], "jit", together=JIT_VALUES)
 
 
 
@@ -87,16 +91,45 @@ def test_unary_vs_numpy(name, shape):
     assert out.shape == shape
 
 
+BINARY_SHAPES = [((3,), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((), (3,))]
+BINARY_DTYPES = [np.float32, np.int32]
+
+
+@functools.cache
+def _binary_arguments():
+    """{(name, shapes, dtype): (x, y)} for every case of test_binary_vs_numpy (its own
+    generator: the jitted results of all cases are computed together, on first use)."""
+    rng = np.random.default_rng(1)
+    args = {}
+    for name in sorted(BINARY):
+        for shapes in BINARY_SHAPES:
+            for dtype in BINARY_DTYPES:
+                dt = np.float32 if dtype == np.int32 and name in (
+                    "arctan2", "hypot", "logaddexp", "copysign", "heaviside") else dtype
+                if np.dtype(dt).kind == "f":
+                    x, y = ((rng.standard_normal(s) * 3).astype(dt) for s in shapes)
+                else:
+                    x, y = (rng.integers(-9, 10, s).astype(dt) for s in shapes)
+                if name in ("floor_divide", "remainder", "fmod") and dt == np.int32:
+                    y = np.where(y == 0, 3, y).astype(dt)
+                args[name, shapes, dtype] = (x, y)
+    return args
+
+
+@functools.cache
+def _binary_jitted():
+    """jax.jit(getattr(jnp, name))(x, y) of every case, as one compiled program (one compile
+    instead of 120; each case's operations are its own)."""
+    keys, args = zip(*_binary_arguments().items())
+    outs = jax.jit(lambda a: [getattr(jnp, k[0])(x, y) for k, (x, y) in zip(keys, a)])(args)
+    return dict(zip(keys, outs))
+
+
 @pytest.mark.parametrize("name", sorted(BINARY))
-@pytest.mark.parametrize("shapes", [((3,), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((), (3,))],
-                         ids=str)
-@pytest.mark.parametrize("dtype", [np.float32, np.int32], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shapes", BINARY_SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", BINARY_DTYPES, ids=lambda d: np.dtype(d).name)
 def test_binary_vs_numpy(name, shapes, dtype):
-    if dtype == np.int32 and name in ("arctan2", "hypot", "logaddexp", "copysign", "heaviside"):
-        dtype = np.float32
-    x, y = _rand(shapes[0], dtype), _rand(shapes[1], dtype)
-    if name in ("floor_divide", "remainder", "fmod") and dtype == np.int32:
-        y = np.where(y == 0, 3, y).astype(dtype)
+    x, y = _binary_arguments()[name, shapes, dtype]
     out = getattr(jnp, name)(x, y)
     with np.errstate(divide="ignore", invalid="ignore"):
         want = _reference(BINARY[name], name, x, y)
@@ -104,8 +137,9 @@ def test_binary_vs_numpy(name, shapes, dtype):
     # (NumPy's int32 / int32 is float64, JAX's float32: its correctly rounded quotient)
     assert_allclose_ulp(np.asarray(out), want.astype(out.dtype), ELEMENTWISE)
     # (eager runs multi-op functions op by op, jit fuses them: the last bits may differ)
-    assert_allclose_ulp(np.asarray(jax.jit(getattr(jnp, name))(x, y)), np.asarray(out),
-                        ELEMENTWISE)
+    jitted = _binary_jitted()[name, shapes, dtype]
+    assert jitted.dtype == out.dtype and jitted.shape == out.shape
+    assert_allclose_ulp(np.asarray(jitted), np.asarray(out), ELEMENTWISE)
 
 
 def test_integer_division_and_modulo_follow_python_signs():

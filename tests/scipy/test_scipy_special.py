@@ -1,6 +1,7 @@
 """jax.scipy.special's gamma family, incomplete gamma/beta, polygamma and zeta, Bessel
 functions, ndtri/log_ndtr/erfcx and the exponential integrals: values equal to JAX 0.10.2's
 (committed reference), against scipy.special, derivatives by finite differences, vmap and jit."""
+import functools
 import os
 
 import numpy as np
@@ -14,7 +15,7 @@ from jxkernel.tree_util import tree_leaves
 
 from doc_examples import check_docstring_examples
 from numerics import ELEMENTWISE, assert_allclose_ulp
-from compiled import compiled_per_call, compiled_transforms
+from compiled import compiled_per_call, compiled_transforms, jit_together
 from special_cases import scipy_cases, tolerance
 import locations  # tests/support: the repository's folders
 
@@ -158,12 +159,24 @@ BATCH_ULPS = {
 }
 
 
+def _batch_input():
+    return np.random.RandomState(2).uniform(0.2, 4, (3, 4)).astype(f32)
+
+
+@functools.cache
+def _batch_jitted():
+    """jit(f)(x) of every case of test_vmap_and_jit_agree_with_eager, compiled together
+    (compiled.jit_together)."""
+    return jit_together(jxkernel, {name: (f, [_batch_input()])
+                                   for name, f in BATCH_CASES.items()})
+
+
 @pytest.mark.parametrize("name", sorted(BATCH_CASES))
 def test_vmap_and_jit_agree_with_eager(name):
     f, ulps = BATCH_CASES[name], BATCH_ULPS.get(name, ELEMENTWISE)
-    x = np.random.RandomState(2).uniform(0.2, 4, (3, 4)).astype(f32)
+    x = _batch_input()
     eager = np.asarray(f(x))
-    assert_allclose_ulp(jxkernel.jit(f)(x), eager, ulps, err_msg="jit")
+    assert_allclose_ulp(_batch_jitted()[name], eager, ulps, err_msg="jit")
     rows = np.stack([np.asarray(f(r)) for r in x])
     assert_allclose_ulp(jxkernel.vmap(f)(x), rows, ulps, err_msg="vmap")
 

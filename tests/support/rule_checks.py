@@ -252,11 +252,13 @@ def check_prints_as_jax(fun, args, jax_text, exact=False):
         same_text(closed, jax_text)
 
 
-def check_exact(fun, expected, *args):
+def check_exact(fun, expected, *args, jitted=None):
     """fun(*args) equals `expected` exactly (shape and dtype included) eagerly and under jit,
-    and its staged jaxpr type-checks."""
+    and its staged jaxpr type-checks. `jitted`: jit(fun)(*args) computed already, with other
+    cases in one program (compiled.jit_together)."""
     expected = np.asarray(expected)
-    for how, f in (("eager", fun), ("jit", jax.jit(fun))):
+    for how, f in (("eager", fun), ("jit", jax.jit(fun) if jitted is None else
+                                    lambda *_: jitted)):
         out = f(*args)
         assert out.shape == expected.shape, (how, out.shape, expected.shape)
         assert out.dtype == expected.dtype, (how, out.dtype, expected.dtype)

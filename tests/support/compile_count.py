@@ -1,0 +1,125 @@
+"""`pytest --count-compiles`: how many programs XLA compiled for each test file (issue 45).
+
+XLA's compiles are ~90 % of the suite's CPU time (~14,000 small programs at 30-40 ms of fixed
+cost each), and unlike seconds on a shared machine, their number is the same on every run. So
+a change that is meant to make the suite faster is measured by counting them:
+
+    pytest -p no:cacheprovider --count-compiles tests/numpy tests/lax
+    pytest --count-compiles --count-compiles-json=compiles.json tests/lax/test_fft.py
+
+At the end the files are listed by compiles, most first, with the CPU seconds their tests took
+(a hint only: other processes slow it), and the total. `--count-compiles-json=PATH` also
+writes every test's count ({"files": {file: n}, "tests": {nodeid: n}}). Under xdist each worker
+counts its own tests and the controller adds them up.
+
+What counts is a real compile: a call of XLA's compiler (`jxkernel.xla.compiler._compile`,
+wrapped in the test process only; jxkernel itself is not changed). Programs found in the
+in-memory or on-disk cache are not counted. A compile outside any test (a fixture of module
+or session scope, in its setup) counts for the test whose setup ran it.
+"""
+from __future__ import annotations
+
+import collections
+import json
+import os
+import time
+
+import pytest
+
+
+def add_options(parser) -> None:
+    group = parser.getgroup("compile-count", "counting XLA compiles (issue 45)")
+    group.addoption("--count-compiles", action="store_true", default=False,
+                    help="print the number of XLA compiles per test file at the end")
+    group.addoption("--count-compiles-json", default=None, metavar="PATH",
+                    help="with --count-compiles: write the counts per file and per test to PATH")
+    group.addoption("--count-compiles-top", type=int, default=40, metavar="N",
+                    help="with --count-compiles: list the N files with most compiles (default 40)")
+
+
+def configure(config) -> None:
+    if config.getoption("--count-compiles") or config.getoption("--count-compiles-json"):
+        config.pluginmanager.register(CompileCounter(config), "jxkernel-compile-counter")
+
+
+class CompileCounter:
+    def __init__(self, config):
+        self.config = config
+        self.per_test = collections.Counter()
+        self.cpu_per_file = collections.Counter()
+        self.current = "<collection>"
+        self._installed = False
+        self._install()
+
+    # ---------------------------------------------------------------- counting
+    def _install(self):
+        if self._installed:
+            return
+        from jxkernel.xla import compiler
+        real = compiler._compile
+        counter = self
+
+        def counting_compile(*args, **kwargs):
+            counter.per_test[counter.current] += 1
+            return real(*args, **kwargs)
+
+        counting_compile.__wrapped__ = real
+        compiler._compile = counting_compile
+        self._installed = True
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        self._install()
+        self.current = item.nodeid
+        start = time.process_time()
+        yield
+        self.cpu_per_file[_file_of(item.nodeid)] += time.process_time() - start
+        self.current = "<outside any test>"
+
+    # ---------------------------------------------------------------- xdist
+    def pytest_sessionfinish(self, session):
+        workeroutput = getattr(self.config, "workeroutput", None)
+        if workeroutput is not None:              # an xdist worker: the controller adds up
+            workeroutput["jxkernel_compiles"] = json.dumps(
+                {"tests": dict(self.per_test), "cpu": dict(self.cpu_per_file)})
+
+    def pytest_testnodedown(self, node, error):
+        data = getattr(node, "workeroutput", {}).get("jxkernel_compiles")
+        if data:
+            data = json.loads(data)
+            self.per_test.update(data["tests"])
+            self.cpu_per_file.update(data["cpu"])
+
+    # ---------------------------------------------------------------- report
+    def per_file(self) -> collections.Counter:
+        files = collections.Counter()
+        for nodeid, n in self.per_test.items():
+            files[_file_of(nodeid)] += n
+        return files
+
+    def pytest_terminal_summary(self, terminalreporter):
+        if hasattr(self.config, "workeroutput"):
+            return
+        files = self.per_file()
+        write = terminalreporter.write_line
+        terminalreporter.section("XLA compiles per test file")
+        top = self.config.getoption("--count-compiles-top")
+        for name, n in files.most_common(top):
+            write(f"{n:7d}  {self.cpu_per_file.get(name, 0.0):7.1f} s cpu  {name}")
+        if len(files) > top:
+            rest = files.most_common()[top:]
+            write(f"{sum(n for _, n in rest):7d}  in {len(rest)} more files")
+        write(f"{sum(files.values()):7d}  compiles in all, in {len(files)} files "
+              f"({sum(self.cpu_per_file.values()):.1f} s cpu in tests)")
+        path = self.config.getoption("--count-compiles-json")
+        if path:
+            with open(path, "w") as f:
+                json.dump({"files": dict(files.most_common()),
+                           "tests": dict(self.per_test.most_common()),
+                           "cpu_s": {k: round(v, 2) for k, v in self.cpu_per_file.items()}},
+                          f, indent=1)
+            write(f"counts per test written to {os.path.abspath(path)}")
+
+
+def _file_of(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
