@@ -22,6 +22,7 @@ from ..core.avals import ShapedArray, get_aval, shaped_abstractify
 from ..core.interpret import eval_jaxpr
 from ..core.interpreter_primitives import convert_element_type
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, Var
+from ..core.lru import TRACES, WeakLRU
 from ..core.primitive import rule as _rule
 from ..core.trace import Trace, Tracer, current_trace, new_trace, set_current_trace, value_text
 from .ad_util import UndefinedPrimal, Zero, add_tangents, float0, instantiate
@@ -482,7 +483,7 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
 
 
 # ------------------------------------------------------------------ jaxpr-level rules
-_jvp_jaxprs: dict = {}
+_jvp_jaxprs = WeakLRU(TRACES)   # weakly by the ClosedJaxpr, as JAX's weakref_lru_cache
 
 
 def jvp_jaxpr(closed: ClosedJaxpr, nonzeros, instantiate=False) -> tuple:
@@ -518,7 +519,7 @@ def jvp_jaxpr(closed: ClosedJaxpr, nonzeros, instantiate=False) -> tuple:
     return found
 
 
-_transposed_jaxprs: dict = {}
+_transposed_jaxprs = WeakLRU(TRACES)
 
 
 def transpose_jaxpr(closed: ClosedJaxpr, linear) -> ClosedJaxpr:

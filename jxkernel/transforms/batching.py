@@ -17,6 +17,7 @@ from ..core.config import config
 from ..core.avals import get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr
+from ..core.lru import TRACES, WeakLRU
 from ..core.primitive import axis_batching_rules
 from ..core.primitive import rule as _rule
 from ..core.trace import Trace, Tracer, aval_text, new_trace, set_current_trace
@@ -291,7 +292,7 @@ def _finish_output(trace, x, out_axis, size, index, name):
 
 
 # ------------------------------------------------------------------ batching jaxprs
-_batched_jaxprs: dict = {}
+_batched_jaxprs = WeakLRU(TRACES)   # weakly by the ClosedJaxpr, as JAX's weakref_lru_cache
 
 
 def batch_jaxpr(closed: ClosedJaxpr, axis_data: AxisData, in_dims, force_out_batched=None) -> tuple:

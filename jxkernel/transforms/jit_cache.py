@@ -14,6 +14,7 @@ import operator
 import weakref
 
 from ..core.config import config
+from ..core.lru import LRU, SIGNATURES, Bounded
 from ..core.source_info import function_source_info
 from ..xla import fastpath
 
@@ -32,7 +33,14 @@ class FunState:
         self.caches: dict = {}        # jit options -> (cache, fast, traces, history, last)
 
     def caches_for(self, options) -> tuple:
-        return self.caches.setdefault(options, ({}, {}, {}, [], {}))
+        found = self.caches.get(options)
+        if found is None:
+            # bounded (core/lru.SIGNATURES); the fast path's dict drops its oldest instead,
+            # so its lookup stays a dict's (what it dropped is found again in the LRU)
+            found = self.caches[options] = (LRU(SIGNATURES), Bounded(SIGNATURES),
+                                            LRU(SIGNATURES), [], {})
+        return found
+
 
 
 FUN_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # fun -> FunState

@@ -16,6 +16,7 @@ import collections
 import dataclasses
 import re
 import sys
+import weakref
 
 import numpy as np
 
@@ -332,8 +333,9 @@ def _config_of(device) -> tuple:
             ("device", f"{_client.platform_of(device)}:{device.id}"))
 
 
-_LINEAGES: collections.OrderedDict = collections.OrderedDict()   # code -> deque of (jit id, sig)
+_LINEAGES: collections.OrderedDict = collections.OrderedDict()   # code -> deque of (jit, sig)
 _MAX_LINEAGES, _PER_LINEAGE = 1024, 16
+_PER_FUNCTION = 1024      # signatures a jit's history keeps (as many as its cache: SIGNATURES)
 
 
 def _lineage(fun) -> collections.deque:
@@ -402,7 +404,7 @@ def _explain(miss: Miss) -> tuple:
 
 def _fresh_jit_changes(jitted, new) -> tuple:
     """Against another jit object of the same function: jit(f) called anew each time."""
-    others = [sig for owner, sig in _lineage(jitted._fun) if owner != id(jitted)]
+    others = [sig for owner, sig in _lineage(jitted._fun) if owner() is not jitted]
     closest = nearest(others, new)
     if closest is None:
         return ()
@@ -416,8 +418,12 @@ def compiled(miss: Miss, phases, backend: str) -> CompileEvent:
     signature (which joins the jit's history)."""
     named, static_named, _, reason, changes, new = _explain(miss)
     miss.history.append(new)
+    if len(miss.history) > _PER_FUNCTION:    # a function compiled for ever new shapes
+        del miss.history[:-_PER_FUNCTION]
     jitted = miss.jitted
-    _lineage(jitted._fun).append((id(jitted), dataclasses.replace(new, consts=None)))
+    # its jit held weakly, not by id: the log no longer keeps a dropped jit alive, so a new
+    # one may have its id
+    _lineage(jitted._fun).append((weakref.ref(jitted), dataclasses.replace(new, consts=None)))
     return CompileEvent(jitted._name, jitted._source_text(),
                         _named_signature(named, static_named), reason, phases, backend,
                         key=jitted, changes=changes)

@@ -17,11 +17,11 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+import gc
 import hashlib
 import os
 import platform as _platform
 import re
-import threading
 import time
 import warnings
 import weakref
@@ -30,6 +30,7 @@ import numpy as np
 
 from ..core.config import config
 from ..core.avals import ShapedArray
+from ..core.lru import LRU
 from . import client as _client
 from .array import (Array, DeletedArrayError, MultiDeviceArray, _host_value, assemble,
                     device_put, host_to_device, sharding_for)
@@ -45,6 +46,12 @@ class CompileError(RuntimeError):
 
 class ExecutionError(RuntimeError):
     """XLA could not run a compiled program with the arguments it was given."""
+
+
+class OutOfMemoryError(MemoryError, _client.JaxRuntimeError):
+    """The operating system or the device refused XLA memory (a compile's code pages, a run's
+    buffers) even after jxkernel let go of its cached executables. A MemoryError, and the
+    JaxRuntimeError JAX raises for RESOURCE_EXHAUSTED; the process lives on."""
 
 
 class CallbackError(_client.JaxRuntimeError):
@@ -88,8 +95,15 @@ class Phases:
         return self.trace_s + self.lower_s + self.compile_s
 
 
-_memory_cache: dict = {}
-_memory_lock = threading.Lock()
+# The in-memory cache, by module text (cache_key): a re-run notebook cell (the same code, a
+# new function object) finds its program here. Bounded, least recently used out, as JAX's
+# `_cached_compilation` (a weakref_lru_cache of 2048): each executable holds ~3 memory
+# mappings and its code, and the text key outlives the function (JAX's weak key does not), so
+# the bound is what lets dropped functions' programs go. 512 holds every program of a long
+# notebook session (~1,500 mappings, ~100 MB for tiny programs), far from vm.max_map_count
+# (65,530). By count only: XLA:CPU reports no generated-code size (0 bytes) to weigh.
+MEMORY_CACHE_SIZE = 512
+_memory_cache = LRU(MEMORY_CACHE_SIZE)
 
 
 def _compile_options(devices, propagate_outputs=None, compiler_options=None):
@@ -171,8 +185,7 @@ def compile_module(text: str, devices, num_replicas: int | None = None,
     key = cache_key(text, devices, propagate_outputs, compiler_options) \
         if not host_callbacks and config.jax_enable_compilation_cache else None
     if key is not None:
-        with _memory_lock:
-            hit = _memory_cache.get(key)
+        hit = _memory_cache.get(key)
         if hit is not None:
             return hit, Phases(cache="memory")
     if not host_callbacks and _HOST_CALLBACK_TARGET in text:
@@ -204,8 +217,7 @@ def compile_module(text: str, devices, num_replicas: int | None = None,
         loaded = _WithHostCallbacks(loaded, tuple(host_callbacks))
     phases = Phases(compile_s=time.perf_counter() - start, cache=source)
     if key is not None:
-        with _memory_lock:
-            _memory_cache[key] = loaded
+        _memory_cache[key] = loaded
     return loaded, phases
 
 
@@ -220,14 +232,68 @@ def backend_compile_and_load(backend, module, executable_devices, options, host_
     """XLA's compile of `module` (StableHLO text, or an `ir.Module` where host callbacks ride
     along) for `executable_devices` on `backend` (an `xla.client.Backend`: `.platform`
     names it): jxkernel's one call into jaxlib's compiler, under JAX's name
-    (`jax._src.compiler.backend_compile_and_load`)."""
+    (`jax._src.compiler.backend_compile_and_load`). Refused memory, it lets go of the cached
+    executables and tries once more, then raises OutOfMemoryError."""
+    for attempt in (0, 1):
+        try:
+            if host_callbacks:
+                return backend.client.compile_and_load(module, executable_devices, options,
+                                                       host_callbacks=list(host_callbacks))
+            return backend.client.compile_and_load(module, executable_devices, options)
+        except Exception as e:
+            if not is_out_of_memory(e):
+                raise CompileError(_explain_compile_error(e, str(module))) from None
+            if attempt:
+                raise out_of_memory("compile a program", e) from None
+            release_memory()
+
+
+# What jaxlib's messages say when memory ran out: XLA's status code, a C++ allocation that
+# threw, mmap refused (ENOMEM, also at vm.max_map_count), or a device allocator's words.
+_OUT_OF_MEMORY = re.compile(r"RESOURCE_EXHAUSTED|bad_alloc|out of memory|Cannot allocate memory|"
+                            r"ENOMEM|Failed to allocate", re.I)
+
+
+def is_out_of_memory(error: BaseException) -> bool:
+    """Whether `error` (from jaxlib) says memory ran out.
+
+    >>> is_out_of_memory(RuntimeError("RESOURCE_EXHAUSTED: Out of memory allocating 8 bytes"))
+    True
+    """
+    return isinstance(error, MemoryError) or bool(_OUT_OF_MEMORY.search(str(error)))
+
+
+def release_memory() -> None:
+    """Let go of what jxkernel's caches hold that nothing else does: the executables kept by
+    module text (a later compile of one of them recompiles), and cycles."""
+    _memory_cache.clear()
+    gc.collect()
+
+
+def out_of_memory(what: str, error: BaseException, released=True) -> OutOfMemoryError:
+    """The error a user sees when memory ran out as jxkernel tried to `what`."""
+    after = ", even after jxkernel dropped its cached executables" if released else ""
+    return OutOfMemoryError(
+        f"Out of memory: XLA could not {what}{after} ({str(error).strip()[:300]}). The process holds {_mappings()} memory "
+        f"mappings (Linux's limit: vm.max_map_count) and {_rss_mib()} MiB resident. Free "
+        f"memory: delete arrays and jitted functions you no longer need, call "
+        f"jxkernel.clear_caches(), or run with less data; then try again.")
+
+
+def _mappings() -> str:
     try:
-        if host_callbacks:
-            return backend.client.compile_and_load(module, executable_devices, options,
-                                                   host_callbacks=list(host_callbacks))
-        return backend.client.compile_and_load(module, executable_devices, options)
-    except Exception as e:
-        raise CompileError(_explain_compile_error(e, str(module))) from None
+        with open("/proc/self/maps", "rb") as f:
+            return str(sum(1 for _ in f))
+    except OSError:
+        return "?"
+
+
+def _rss_mib() -> str:
+    try:
+        with open("/proc/self/statm") as f:
+            return str(int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") >> 20)
+    except (OSError, ValueError, IndexError):
+        return "?"
 
 
 def _parse_ir(text: str):
@@ -392,8 +458,7 @@ def _remove_quietly(path):
 
 def clear_caches() -> None:
     """Forget in-memory executables (the disk cache stays)."""
-    with _memory_lock:
-        _memory_cache.clear()
+    _memory_cache.clear()
 
 
 # ------------------------------------------------------------------ running
@@ -581,6 +646,8 @@ class Executable:
                 return ValueError(
                     f"{self._arg_name(i)} of {self._what()} lives on {shards} device(s), but "
                     f"this program runs on {n}: {fix}.")
+        if is_out_of_memory(error):
+            return out_of_memory(f"run {self._what()}", error, released=False)
         return ExecutionError(f"XLA failed to run {self._what()}: {error}")
 
     # ------------------------------------------------------------ introspection

@@ -12,6 +12,7 @@ from ..core.config import config
 from ..core import compile_log
 from ..core import trace as _trace
 from ..core.ir import Eqn, Jaxpr, Literal, Var
+from ..core.lru import LRU, PROGRAMS, Bounded
 from ..core.primitive import Primitive, impl_rules, lowering_rules, rule
 from ..core.sharding_types import abstract_eval
 from ..core.trace import Tracer, escaped_tracer_error
@@ -21,8 +22,10 @@ from . import fastpath
 from .compiler import Executable, check_may_execute
 from .pipeline import compile_jaxpr
 
-_executables: dict = {}      # (prim, avals, params, device) -> Executable
-_fast: dict = {}             # the hot path's key (see run_compiled) -> _LastRun
+# Eager programs, one per primitive, params and operand types: bounded (core/lru.PROGRAMS),
+# as JAX's `xla_primitive_callable`, since a loop over shapes makes new ones without end.
+_executables = LRU(PROGRAMS)  # (prim, avals, params, device) -> Executable
+_fast = Bounded(PROGRAMS)     # the hot path's key (see run_compiled) -> _LastRun (a dict's get)
 _last_run: dict = {}         # prim -> its last _LastRun on the hot path (apply_primitive)
 # Set by xla/sharded.py (on its import): operations on arrays split over a mesh run there.
 sharded_apply = sharded_type = None

@@ -1,0 +1,269 @@
+"""Bounded caches: what every cache of executables, buffers or traces is made of, so that a
+process compiling without end (a notebook kernel, a sweep) keeps a bounded set of programs.
+Each executable holds ~3 memory mappings of its code; unbounded, ~21,000 programs reached
+Linux's vm.max_map_count and XLA's next compile crashed the process (issue 45).
+
+    >>> cache = LRU(2)
+    >>> cache["a"], cache["b"] = 1, 2
+    >>> cache.get("a"); cache["c"] = 3           # "b" is now the least recently used
+    1
+    >>> list(cache)
+    ['a', 'c']
+
+`LRU` is JAX's policy (its `weakref_lru_cache` and compilation caches); `Bounded` is a plain
+dict that forgets its oldest entry, for the hot paths, whose `get` must stay dict's own.
+"""
+from __future__ import annotations
+
+import collections
+import threading
+import weakref
+
+
+# The bounds the caches share. TRACES: jaxprs traced or transformed (vmap's, jvp's, a split,
+# a transpose), JAX's weakref_lru_cache default; they cost memory only. PROGRAMS: executables
+# run outside jit's own caches (eager primitives, transformed jits, pmaps, shard_maps), each
+# ~3 memory mappings and its code: a quarter of JAX's 4096 (`xla_primitive_callable`), far
+# more than a model's distinct eager operations, ~3,000 mappings at most.
+# SIGNATURES: argument types (and statics) one jitted, pmapped or shard_mapped function
+# keeps compiled and traced: a function called with ever new shapes (a loop over sizes) keeps
+# a bounded set, as JAX's caches of 2048 (`_cached_compilation`, `_infer_params_cached`)
+# bound them. A dropped function's caches go with it (jit's FUN_STATES is weak; pmap's and
+# shard_map's are the function's closure).
+TRACES = 2048
+PROGRAMS = 1024
+SIGNATURES = 1024
+
+
+class LRU:
+    """A dict of at most `maxsize` entries that drops the least recently used (a `get`, a
+    `[]` or a set makes an entry the most recent). With `weigh` (value -> bytes), also at most
+    `max_weight` in all. Thread-safe.
+
+    >>> cache = LRU(10, weigh=len, max_weight=5)
+    >>> cache[1], cache[2] = "abc", "de"; cache[3] = "f"      # 6 > 5: the oldest goes
+    >>> sorted(cache)
+    [2, 3]
+    """
+    __slots__ = ("maxsize", "weigh", "max_weight", "weight", "_data", "_lock", "evictions")
+
+    def __init__(self, maxsize: int, weigh=None, max_weight: int | None = None):
+        if not isinstance(maxsize, int) or maxsize < 0:
+            raise ValueError(f"LRU: maxsize must be an int >= 0, got {maxsize!r}")
+        self.maxsize, self.weigh, self.max_weight = maxsize, weigh, max_weight
+        self.weight = 0            # the summed weights of the entries (0 without `weigh`)
+        self.evictions = 0         # how many entries the bounds have dropped so far
+        self._data: collections.OrderedDict = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key, default=None):
+        with self._lock:
+            try:
+                self._data.move_to_end(key)
+            except KeyError:
+                return default
+            return self._data[key][0]
+
+    def __getitem__(self, key):
+        found = self.get(key, _MISSING)
+        if found is _MISSING:
+            raise KeyError(key)
+        return found
+
+    def __setitem__(self, key, value) -> None:
+        weight = self.weigh(value) if self.weigh is not None else 0
+        with self._lock:
+            old = self._data.pop(key, None)
+            if old is not None:
+                self.weight -= old[1]
+            self._data[key] = (value, weight)
+            self.weight += weight
+            self._shrink(self.maxsize, self.max_weight)
+
+    def setdefault(self, key, value):
+        found = self.get(key, _MISSING)
+        if found is _MISSING:
+            self[key] = found = value
+        return found
+
+    def resize(self, maxsize: int) -> None:
+        """Bound the cache to `maxsize` entries from now on, dropping the oldest beyond it."""
+        with self._lock:
+            self.maxsize = maxsize
+            self._shrink(maxsize, self.max_weight)
+
+    def _shrink(self, maxsize, max_weight) -> None:
+        data = self._data
+        while data and (len(data) > maxsize or max_weight is not None and
+                        self.weight > max_weight and len(data) > 1):
+            _, (_, weight) = data.popitem(last=False)
+            self.weight -= weight
+            self.evictions += 1
+
+    def pop(self, key, default=None):
+        with self._lock:
+            found = self._data.pop(key, None)
+            if found is None:
+                return default
+            self.weight -= found[1]
+            return found[0]
+
+    def __delitem__(self, key) -> None:
+        if self.pop(key, _MISSING) is _MISSING:
+            raise KeyError(key)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+            self.weight = 0
+
+    def update(self, items) -> None:
+        for key, value in dict(items).items():
+            self[key] = value
+
+    def copy(self) -> dict:
+        """The entries as a plain dict, oldest first."""
+        return dict(self.items())
+
+    def __contains__(self, key) -> bool:
+        return key in self._data
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __iter__(self):
+        return iter(list(self._data))
+
+    def keys(self) -> list:
+        return list(self._data)
+
+    def values(self) -> list:
+        with self._lock:
+            return [value for value, _ in self._data.values()]
+
+    def items(self) -> list:
+        with self._lock:
+            return [(key, value) for key, (value, _) in self._data.items()]
+
+    def __repr__(self):
+        return f"{type(self).__name__}({len(self)} of {self.maxsize} entries)"
+
+
+_MISSING = object()
+
+
+class WeakLRU(LRU):
+    """An `LRU` whose keys are tuples whose first element (a ClosedJaxpr, a function) is held
+    weakly, as JAX's `weakref_lru_cache`: its entries go when it does, or when the bound drops
+    them. A first element that cannot be held weakly is not cached.
+
+    >>> class J: pass
+    >>> cache, j = WeakLRU(8), J()
+    >>> cache[j, 1] = "traced"; cache.get((j, 1))
+    'traced'
+    >>> del j; len(cache)
+    0
+    """
+    __slots__ = ("_refs", "_dead")
+
+    def __init__(self, maxsize: int, weigh=None, max_weight: int | None = None):
+        super().__init__(maxsize, weigh, max_weight)
+        self._refs: dict = {}      # id(first) -> its weakref
+        self._dead: list = []      # ids whose object died: purged by the next call (a weakref
+        #                            callback may run inside our own lock, mid-change)
+
+    def _purge(self) -> None:
+        dead = set()
+        while self._dead:
+            dead.add(self._dead.pop())
+        for ref_id in dead:
+            self._refs.pop(ref_id, None)
+        for inner in [k for k in self._data if k[0] in dead]:
+            LRU.pop(self, inner)
+
+    def _inner(self, key):
+        """The key as stored (its first element's id), or None if that is not held."""
+        if self._dead:
+            self._purge()
+        ref = self._refs.get(id(key[0]))
+        return None if ref is None or ref() is not key[0] else (id(key[0]),) + tuple(key[1:])
+
+    def get(self, key, default=None):
+        inner = self._inner(key)
+        return default if inner is None else LRU.get(self, inner, default)
+
+    def __setitem__(self, key, value) -> None:
+        inner = self._inner(key)
+        if inner is None:
+            first, ref_id = key[0], id(key[0])
+            try:
+                self._refs[ref_id] = weakref.ref(first, lambda _, i=ref_id: self._dead.append(i))
+            except TypeError:
+                return
+            inner = (ref_id,) + tuple(key[1:])
+        LRU.__setitem__(self, inner, value)
+
+    def __contains__(self, key) -> bool:
+        return self.get(key, _MISSING) is not _MISSING
+
+    def __len__(self) -> int:
+        if self._dead:
+            self._purge()
+        return len(self._data)
+
+    def pop(self, key, default=None):
+        inner = self._inner(key)
+        return default if inner is None else LRU.pop(self, inner, default)
+
+    def items(self) -> list:
+        """(key, value) pairs with the first elements themselves, of those still alive."""
+        if self._dead:
+            self._purge()
+        out = []
+        for (ref_id, *rest), value in LRU.items(self):
+            first = self._refs.get(ref_id)
+            first = first() if first is not None else None
+            if first is not None:
+                out.append(((first, *rest), value))
+        return out
+
+    def keys(self) -> list:
+        return [key for key, _ in self.items()]
+
+    def __iter__(self):
+        return iter(self.keys())
+
+    def clear(self) -> None:
+        LRU.clear(self)
+        self._refs.clear()
+
+
+class Bounded(dict):
+    """A dict of at most `maxsize` entries: setting a new key beyond that drops the oldest
+    set. Its `get` is dict's own (a hot path's lookup costs nothing more); what it drops is
+    found again the slow way (an `LRU` behind it).
+
+    >>> d = Bounded(2); d[1] = d[2] = d[3] = "x"
+    >>> list(d)
+    [2, 3]
+    """
+    __slots__ = ("maxsize",)
+
+    def __init__(self, maxsize: int):
+        super().__init__()
+        self.maxsize = maxsize
+
+    def __setitem__(self, key, value) -> None:
+        if key not in self:
+            while len(self) >= self.maxsize > 0:
+                try:
+                    del self[next(iter(self))]
+                except (KeyError, StopIteration, RuntimeError):   # another thread's change
+                    break
+        dict.__setitem__(self, key, value)
+
+    def setdefault(self, key, value=None):
+        found = self.get(key, _MISSING)
+        if found is _MISSING:
+            self[key] = found = value
+        return found
