@@ -48,10 +48,10 @@ class ExecutionError(RuntimeError):
     """XLA could not run a compiled program with the arguments it was given."""
 
 
-class OutOfMemoryError(MemoryError, _client.JaxRuntimeError):
+class OutOfMemoryError(_client.JaxRuntimeError, MemoryError):
     """The operating system or the device refused XLA memory (a compile's code pages, a run's
-    buffers) even after jxkernel let go of its cached executables. A MemoryError, and the
-    JaxRuntimeError JAX raises for RESOURCE_EXHAUSTED; the process lives on."""
+    buffers): a MemoryError, and the JaxRuntimeError JAX raises for RESOURCE_EXHAUSTED; the
+    process lives on. A compile is tried once more after the cached executables are dropped."""
 
 
 class CallbackError(_client.JaxRuntimeError):
@@ -101,9 +101,39 @@ class Phases:
 # mappings and its code, and the text key outlives the function (JAX's weak key does not), so
 # the bound is what lets dropped functions' programs go. 512 holds every program of a long
 # notebook session (~1,500 mappings, ~100 MB for tiny programs), far from vm.max_map_count
-# (65,530). By count only: XLA:CPU reports no generated-code size (0 bytes) to weigh.
+# (65,530). By count only: XLA:CPU reports no generated-code size (0 bytes) to weigh. JAX has
+# no option for its in-memory bound; ours is JXKERNEL_MEMORY_CACHE_SIZE, or
+# `set_memory_cache_size` at run time.
 MEMORY_CACHE_SIZE = 512
-_memory_cache = LRU(MEMORY_CACHE_SIZE)
+
+
+def _size_from_environment() -> int:
+    text = os.environ.get("JXKERNEL_MEMORY_CACHE_SIZE", "").strip()
+    try:
+        size = int(text) if text else MEMORY_CACHE_SIZE
+        if size < 0:
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"JXKERNEL_MEMORY_CACHE_SIZE must be a whole number of executables "
+                         f">= 0 (0: keep none by text), got {text!r}") from None
+    return size
+
+
+_memory_cache = LRU(_size_from_environment())
+
+
+def set_memory_cache_size(size: int) -> int:
+    """Keep at most `size` executables by module text from now on (the least recently used
+    go); returns the previous bound. 0 keeps none: a re-run cell then recompiles.
+
+    >>> previous = set_memory_cache_size(64); set_memory_cache_size(previous)
+    64
+    """
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        raise ValueError(f"set_memory_cache_size: size must be an int >= 0, got {size!r}")
+    previous = _memory_cache.maxsize
+    _memory_cache.resize(size)
+    return previous
 
 
 def _compile_options(devices, propagate_outputs=None, compiler_options=None):
