@@ -45,7 +45,8 @@ class LRU:
     >>> sorted(cache)
     [2, 3]
     """
-    __slots__ = ("maxsize", "weigh", "max_weight", "weight", "_data", "_lock", "evictions")
+    __slots__ = ("maxsize", "weigh", "max_weight", "weight", "_data", "_lock", "evictions",
+                 "__weakref__")
 
     def __init__(self, maxsize: int, weigh=None, max_weight: int | None = None):
         if not isinstance(maxsize, int) or maxsize < 0:
@@ -55,6 +56,7 @@ class LRU:
         self.evictions = 0         # how many entries the bounds have dropped so far
         self._data: collections.OrderedDict = collections.OrderedDict()
         self._lock = threading.Lock()
+        _EVERY.add(self)
 
     def get(self, key, default=None):
         with self._lock:
@@ -150,6 +152,18 @@ class LRU:
 
 
 _MISSING = object()
+_EVERY: weakref.WeakSet = weakref.WeakSet()     # every LRU alive, for clear_every_cache
+
+
+def clear_every_cache() -> None:
+    """Empty every LRU and WeakLRU (jax.clear_caches() calls it): the module caches of
+    eager programs and transformed jaxprs, and each function's own.
+
+    >>> cache = LRU(4); cache[1] = 2; clear_every_cache(); len(cache)
+    0
+    """
+    for cache in list(_EVERY):
+        cache.clear()
 
 
 class WeakLRU(LRU):
