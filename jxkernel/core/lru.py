@@ -55,7 +55,7 @@ class LRU:
         self.weight = 0            # the summed weights of the entries (0 without `weigh`)
         self.evictions = 0         # how many entries the bounds have dropped so far
         self._data: collections.OrderedDict = collections.OrderedDict()
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()     # (WeakLRU holds it around LRU's own calls)
         _EVERY.add(self)
 
     def get(self, key, default=None):
@@ -187,6 +187,7 @@ class WeakLRU(LRU):
         #                            callback may run inside our own lock, mid-change)
 
     def _purge(self) -> None:
+        """Drop the entries of objects that died (called holding the lock)."""
         dead = set()
         while self._dead:
             dead.add(self._dead.pop())
@@ -196,50 +197,57 @@ class WeakLRU(LRU):
             LRU.pop(self, inner)
 
     def _inner(self, key):
-        """The key as stored (its first element's id), or None if that is not held."""
-        if self._dead:
-            self._purge()
+        """The key as stored (its first element's id), or None if that is not held. Called
+        holding the lock, after _purge: an id is only ever that of the object its weakref
+        still points to, so a dead object's entries never answer for a new one."""
         ref = self._refs.get(id(key[0]))
         return None if ref is None or ref() is not key[0] else (id(key[0]),) + tuple(key[1:])
 
     def get(self, key, default=None):
-        inner = self._inner(key)
-        return default if inner is None else LRU.get(self, inner, default)
+        with self._lock:
+            self._purge()
+            inner = self._inner(key)
+            return default if inner is None else LRU.get(self, inner, default)
 
     def __setitem__(self, key, value) -> None:
-        inner = self._inner(key)
-        if inner is None:
-            first, ref_id = key[0], id(key[0])
-            try:
-                self._refs[ref_id] = weakref.ref(first, lambda _, i=ref_id: self._dead.append(i))
-            except TypeError:
-                return
-            inner = (ref_id,) + tuple(key[1:])
-        LRU.__setitem__(self, inner, value)
+        with self._lock:
+            self._purge()
+            inner = self._inner(key)
+            if inner is None:
+                first, ref_id = key[0], id(key[0])
+                try:
+                    self._refs[ref_id] = weakref.ref(first, lambda _, i=ref_id:
+                                                     self._dead.append(i))
+                except TypeError:
+                    return
+                inner = (ref_id,) + tuple(key[1:])
+            LRU.__setitem__(self, inner, value)
 
     def __contains__(self, key) -> bool:
         return self.get(key, _MISSING) is not _MISSING
 
     def __len__(self) -> int:
-        if self._dead:
+        with self._lock:
             self._purge()
-        return len(self._data)
+            return len(self._data)
 
     def pop(self, key, default=None):
-        inner = self._inner(key)
-        return default if inner is None else LRU.pop(self, inner, default)
+        with self._lock:
+            self._purge()
+            inner = self._inner(key)
+            return default if inner is None else LRU.pop(self, inner, default)
 
     def items(self) -> list:
         """(key, value) pairs with the first elements themselves, of those still alive."""
-        if self._dead:
+        with self._lock:
             self._purge()
-        out = []
-        for (ref_id, *rest), value in LRU.items(self):
-            first = self._refs.get(ref_id)
-            first = first() if first is not None else None
-            if first is not None:
-                out.append(((first, *rest), value))
-        return out
+            out = []
+            for (ref_id, *rest), (value, _) in self._data.items():
+                first = self._refs.get(ref_id)
+                first = first() if first is not None else None
+                if first is not None:
+                    out.append(((first, *rest), value))
+            return out
 
     def keys(self) -> list:
         return [key for key, _ in self.items()]
@@ -248,8 +256,9 @@ class WeakLRU(LRU):
         return iter(self.keys())
 
     def clear(self) -> None:
-        LRU.clear(self)
-        self._refs.clear()
+        with self._lock:
+            LRU.clear(self)
+            self._refs.clear()
 
 
 class Bounded(dict):

@@ -404,7 +404,9 @@ def _explain(miss: Miss) -> tuple:
 
 def _fresh_jit_changes(jitted, new) -> tuple:
     """Against another jit object of the same function: jit(f) called anew each time."""
-    others = [sig for owner, sig in _lineage(jitted._fun) if owner() is not jitted]
+    # a copy first: jits of the same code compiled on other threads append to the deque
+    # (iterating it meanwhile raised "deque mutated during iteration": benchmarks/stress.py)
+    others = [sig for owner, sig in tuple(_lineage(jitted._fun)) if owner() is not jitted]
     closest = nearest(others, new)
     if closest is None:
         return ()
