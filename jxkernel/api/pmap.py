@@ -55,7 +55,7 @@ def _pmap_abstract_eval(*avals, jaxpr, axis_name, axis_size, mapped_invars, devi
 
 def _pmap_impl(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name):
     devices, replicas, spans = _pmap_devices(axis_size, devices)
-    key = (jaxpr, axis_name, axis_size, mapped_invars, devices)
+    key = (jaxpr, (axis_name, axis_size, mapped_invars, devices))
     args, mapped_invars, jaxpr = _consts_as_inputs(args, mapped_invars, jaxpr)
     exe = _executables.get(key)
     if exe is None:
@@ -163,15 +163,15 @@ def _executable_class(spans_processes: bool):
     return ProcessSpanningExecutable
 
 
-_executables = WeakLRU(PROGRAMS)     # (jaxpr, axis, size, mapped, devices) -> Executable
-_hoisted_jaxprs = WeakLRU(TRACES)    # (closed,) -> it with its consts as inputs
+_executables = WeakLRU(PROGRAMS)     # (jaxpr, (axis, size, mapped, devices)) -> Executable
+_hoisted_jaxprs = WeakLRU(TRACES)    # (closed, None) -> it with its consts as inputs
 
 
 def _hoisted(closed):
     """`closed` taking its consts as leading inputs (made once per jaxpr)."""
-    found = _hoisted_jaxprs.get((closed,))
+    found = _hoisted_jaxprs.get((closed, None))
     if found is None:
-        found = _hoisted_jaxprs[closed,] = convert_constvars_to_invars(closed)[0]
+        found = _hoisted_jaxprs[closed, None] = convert_constvars_to_invars(closed)[0]
     return found
 
 

@@ -59,12 +59,15 @@ class LRU:
         _EVERY.add(self)
 
     def get(self, key, default=None):
-        with self._lock:
-            try:
-                self._data.move_to_end(key)
-            except KeyError:
-                return default
-            return self._data[key][0]
+        # no lock: each step is one atomic dict operation (a hot path's lookup)
+        found = self._data.get(key)
+        if found is None:
+            return default
+        try:
+            self._data.move_to_end(key)
+        except KeyError:          # another thread dropped it meanwhile: found all the same
+            pass
+        return found[0]
 
     def __getitem__(self, key):
         found = self.get(key, _MISSING)
@@ -133,6 +136,9 @@ class LRU:
     def __len__(self) -> int:
         return len(self._data)
 
+    def __bool__(self) -> bool:       # (`if cache:` skips an empty one without its lock)
+        return bool(self._data)
+
     def __iter__(self):
         return iter(list(self._data))
 
@@ -167,9 +173,10 @@ def clear_every_cache() -> None:
 
 
 class WeakLRU(LRU):
-    """An `LRU` whose keys are tuples whose first element (a ClosedJaxpr, a function) is held
-    weakly, as JAX's `weakref_lru_cache`: its entries go when it does, or when the bound drops
-    them. A first element that cannot be held weakly is not cached.
+    """An `LRU` whose keys are pairs (object, rest) whose object (a ClosedJaxpr, a function)
+    is held weakly, as JAX's `weakref_lru_cache`: its entries go when it does, or when the
+    bound drops them. An object that cannot be held weakly is not cached. (A pair, not a
+    longer tuple: building the stored key is then cheap, on the hot paths of vmap and grad.)
 
     >>> class J: pass
     >>> cache, j = WeakLRU(8), J()
@@ -180,11 +187,41 @@ class WeakLRU(LRU):
     """
     __slots__ = ("_refs", "_dead")
 
-    def __init__(self, maxsize: int, weigh=None, max_weight: int | None = None):
-        super().__init__(maxsize, weigh, max_weight)
-        self._refs: dict = {}      # id(first) -> its weakref
-        self._dead: list = []      # ids whose object died: purged by the next call (a weakref
+    def __init__(self, maxsize: int):
+        super().__init__(maxsize)
+        self._refs: dict = {}      # id(first) -> its weakref (one per object, shared by keys)
+        self._dead: list = []      # ids whose object died: purged by the next set (a weakref
         #                            callback may run inside our own lock, mid-change)
+
+    # Stored: (id(first), rest) -> (value, weakref to first). Each entry keeps its object's
+    # weakref, so an entry of a dead object never answers for a new one given its id, and a
+    # lookup needs no lock (the hot paths of vmap, grad and transformed jits).
+    def get(self, key, default=None):
+        first, rest = key
+        inner = (id(first), rest)
+        found = self._data.get(inner)
+        if found is None or found[0][1]() is not first:
+            return default
+        try:
+            self._data.move_to_end(inner)
+        except KeyError:          # another thread dropped it meanwhile: found all the same
+            pass
+        return found[0][0]
+
+    def __setitem__(self, key, value) -> None:
+        first, rest = key
+        ref_id = id(first)
+        with self._lock:
+            if self._dead:
+                self._purge()
+            ref = self._refs.get(ref_id)
+            if ref is None or ref() is not first:
+                try:
+                    ref = self._refs[ref_id] = weakref.ref(
+                        first, lambda _, i=ref_id: self._dead.append(i))
+                except TypeError:
+                    return
+            LRU.__setitem__(self, (ref_id, rest), (value, ref))
 
     def _purge(self) -> None:
         """Drop the entries of objects that died (called holding the lock)."""
@@ -192,62 +229,44 @@ class WeakLRU(LRU):
         while self._dead:
             dead.add(self._dead.pop())
         for ref_id in dead:
-            self._refs.pop(ref_id, None)
-        for inner in [k for k in self._data if k[0] in dead]:
+            ref = self._refs.get(ref_id)
+            if ref is not None and ref() is None:
+                del self._refs[ref_id]
+        for inner in [k for k, (v, _) in self._data.items() if k[0] in dead and v[1]() is None]:
             LRU.pop(self, inner)
-
-    def _inner(self, key):
-        """The key as stored (its first element's id), or None if that is not held. Called
-        holding the lock, after _purge: an id is only ever that of the object its weakref
-        still points to, so a dead object's entries never answer for a new one."""
-        ref = self._refs.get(id(key[0]))
-        return None if ref is None or ref() is not key[0] else (id(key[0]),) + tuple(key[1:])
-
-    def get(self, key, default=None):
-        with self._lock:
-            self._purge()
-            inner = self._inner(key)
-            return default if inner is None else LRU.get(self, inner, default)
-
-    def __setitem__(self, key, value) -> None:
-        with self._lock:
-            self._purge()
-            inner = self._inner(key)
-            if inner is None:
-                first, ref_id = key[0], id(key[0])
-                try:
-                    self._refs[ref_id] = weakref.ref(first, lambda _, i=ref_id:
-                                                     self._dead.append(i))
-                except TypeError:
-                    return
-                inner = (ref_id,) + tuple(key[1:])
-            LRU.__setitem__(self, inner, value)
 
     def __contains__(self, key) -> bool:
         return self.get(key, _MISSING) is not _MISSING
 
     def __len__(self) -> int:
         with self._lock:
-            self._purge()
+            if self._dead:
+                self._purge()
             return len(self._data)
 
     def pop(self, key, default=None):
-        with self._lock:
-            self._purge()
-            inner = self._inner(key)
-            return default if inner is None else LRU.pop(self, inner, default)
+        found = self.get(key, _MISSING)
+        if found is _MISSING:
+            return default
+        LRU.pop(self, (id(key[0]), key[1]))
+        return found
 
     def items(self) -> list:
         """(key, value) pairs with the first elements themselves, of those still alive."""
         with self._lock:
-            self._purge()
             out = []
-            for (ref_id, *rest), (value, _) in self._data.items():
-                first = self._refs.get(ref_id)
-                first = first() if first is not None else None
+            for (_, rest), ((value, ref), _) in self._data.items():
+                first = ref()
                 if first is not None:
-                    out.append(((first, *rest), value))
+                    out.append(((first, rest), value))
             return out
+
+    def values(self) -> list:
+        return [value for _, value in self.items()]
+
+    def update(self, items) -> None:
+        for key, value in dict(items).items():
+            self[key] = value
 
     def keys(self) -> list:
         return [key for key, _ in self.items()]

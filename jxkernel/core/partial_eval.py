@@ -40,7 +40,7 @@ class PartialEvalTrace(JaxprTrace):
         return "linearization (partial evaluation)"
 
 
-_split_cache = WeakLRU(TRACES)   # (closed, unknowns, instantiate) -> the split, weakly by closed
+_split_cache = WeakLRU(TRACES)   # (closed, (unknowns, instantiate)) -> the split, weakly by closed
 
 
 def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns, instantiate=None) -> tuple:
@@ -54,7 +54,7 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns, instantiate=None) -> tuple
     """
     n_out = len(closed.out_avals)
     force = tuple(instantiate) if instantiate is not None else (False,) * n_out
-    key = (closed, tuple(unknowns), force)
+    key = (closed, (tuple(unknowns), force))
     found = _split_cache.get(key)
     if found is not None:
         return found

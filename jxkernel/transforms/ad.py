@@ -492,7 +492,7 @@ def jvp_jaxpr(closed: ClosedJaxpr, nonzeros, instantiate=False) -> tuple:
     (a bool, or one per output) asks for them as real zeros."""
     n_out = len(closed.out_avals)
     inst = tuple(instantiate) if isinstance(instantiate, (list, tuple)) else (instantiate,) * n_out
-    key = (closed, tuple(nonzeros), inst)
+    key = (closed, (tuple(nonzeros), inst))
     found = _jvp_jaxprs.get(key)
     if found is not None:
         return found

@@ -300,7 +300,7 @@ def batch_jaxpr(closed: ClosedJaxpr, axis_data: AxisData, in_dims, force_out_bat
     unbatched ones stay unbatched unless `force_out_batched` says so (then they are
     broadcast). Cached, so re-batching a jitted jaxpr is free."""
     force = tuple(force_out_batched) if force_out_batched is not None else None
-    key = (closed, axis_data.name, axis_data.size, tuple(in_dims), force)
+    key = (closed, (axis_data.name, axis_data.size, tuple(in_dims), force))
     found = _batched_jaxprs.get(key)
     if found is not None:
         return found
