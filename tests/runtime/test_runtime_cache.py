@@ -326,3 +326,19 @@ def test_other_compile_errors_are_not_taken_for_memory():
     assert not compiler.is_out_of_memory(RuntimeError("INVALID_ARGUMENT: bad shape"))
     assert compiler.is_out_of_memory(MemoryError())
     assert compiler.is_out_of_memory(RuntimeError("std::bad_alloc"))
+
+
+def test_near_the_mapping_limit_the_cache_is_dropped_then_compiling_refuses(cache, monkeypatch):
+    """At vm.max_map_count XLA's compile kills the process from C++; before it gets there,
+    compile_module lets go of the cache, and then refuses with a Python error."""
+    monkeypatch.setattr(compiler, "_MAP_CHECK_EVERY", 1)
+    in_use = compiler._count_mappings()
+    compile_and_run(unique_module()[0])
+    monkeypatch.setattr(compiler, "_max_map_count", lambda: int(in_use * 1.02))   # past 95 %
+    released = []
+    monkeypatch.setattr(compiler, "release_memory", lambda: released.append(1))
+    with pytest.raises(compiler.OutOfMemoryError, match="vm.max_map_count"):
+        compile_and_run(unique_module()[0])
+    assert released == [1]
+    monkeypatch.setattr(compiler, "_max_map_count", lambda: in_use * 4)           # far below
+    assert compile_and_run(unique_module()[0])[0] == "compiled"
