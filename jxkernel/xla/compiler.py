@@ -442,7 +442,8 @@ def cache_dir() -> str | None:
     """The folder of the on-disk executable cache, or None when it is disabled.
 
     Set with ``config.update("jax_compilation_cache_dir", path)`` or the environment
-    variable JXKERNEL_COMPILATION_CACHE_DIR; disable with
+    variable JXKERNEL_COMPILATION_CACHE_DIR; bound its size in bytes with
+    ``jax_compilation_cache_max_size`` (least recently used entries go); disable with
     ``config.update("jax_enable_compilation_cache", False)`` or JXKERNEL_COMPILATION_CACHE=0.
     Default: ``$XDG_CACHE_HOME/jxkernel/xla`` (``~/.cache/jxkernel/xla``).
     """
@@ -473,7 +474,9 @@ def _host_fingerprint() -> str:
 
 def _disk_path(key: str) -> str | None:
     folder = cache_dir()
-    return None if folder is None else os.path.join(folder, key + ".xla")
+    if folder is None or config.jax_compilation_cache_max_size == 0:   # 0: JAX's "disabled"
+        return None
+    return os.path.join(folder, key + ".xla")
 
 
 def _disk_load(path, backend, device_list, options):
@@ -489,10 +492,16 @@ def _disk_load(path, backend, device_list, options):
         _remove_quietly(path)
         return None
     try:
-        return backend.client.deserialize_executable(payload, device_list, options)
+        loaded = backend.client.deserialize_executable(payload, device_list, options)
     except Exception:
         _remove_quietly(path)       # e.g. written by an incompatible build: recompile, replace
         return None
+    if config.jax_compilation_cache_max_size > 0:
+        try:
+            os.utime(path)          # used now: the size bound deletes the least recently used
+        except OSError:
+            pass
+    return loaded
 
 
 def _disk_store(path, loaded) -> None:
@@ -509,10 +518,33 @@ def _disk_store(path, loaded) -> None:
         except BaseException:
             _remove_quietly(tmp)
             raise
+        if config.jax_compilation_cache_max_size > 0:
+            _shrink_folder(folder, config.jax_compilation_cache_max_size, keep=path)
     except Exception as e:          # a read-only or full disk must not break compiling
         _warn_once(f"jxkernel could not write its compilation cache in {folder!r} ({e}); "
                    f"compiling goes on without it. Set jax_compilation_cache_dir "
                    f"(JXKERNEL_COMPILATION_CACHE_DIR) to a writable folder, or disable the cache.")
+
+
+def _shrink_folder(folder: str, max_size: int, keep: str) -> None:
+    """Delete the least recently used entries (by modification time: a load touches its
+    file) until the folder's entries hold at most `max_size` bytes, as JAX's
+    `jax_compilation_cache_max_size` does; `keep` (the entry just written) goes last."""
+    entries = []
+    with os.scandir(folder) as found:
+        for entry in found:
+            if entry.name.endswith(".xla"):
+                try:
+                    stat = entry.stat()
+                except OSError:         # another process removed it
+                    continue
+                entries.append((entry.path == keep, stat.st_mtime, stat.st_size, entry.path))
+    total = sum(size for _, _, size, _ in entries)
+    for _, _, size, path in sorted(entries):
+        if total <= max_size:
+            break
+        _remove_quietly(path)
+        total -= size
 
 
 @functools.lru_cache(maxsize=None)

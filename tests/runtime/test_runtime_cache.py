@@ -342,3 +342,27 @@ def test_near_the_mapping_limit_the_cache_is_dropped_then_compiling_refuses(cach
     assert released == [1]
     monkeypatch.setattr(compiler, "_max_map_count", lambda: in_use * 4)           # far below
     assert compile_and_run(unique_module()[0])[0] == "compiled"
+
+
+def test_the_folder_keeps_to_jax_compilation_cache_max_size(cache):
+    """JAX's option: past the bound the least recently used entries go (a load counts as a
+    use); 0 leaves the folder alone."""
+    first, _ = unique_module()
+    compile_and_run(first)
+    (name,) = entries(cache)
+    size = (cache / name).stat().st_size
+    os.utime(cache / name, (1, 1))                      # long unused
+    second, _ = unique_module()
+    compile_and_run(second)
+    with config.override("jax_compilation_cache_max_size", int(size * 2.5)):
+        compiler.clear_caches()
+        assert compile_and_run(first)[0] == "disk"      # used now: second is the oldest
+        third, _ = unique_module()
+        compile_and_run(third)                          # 3 entries > 2.5: second goes
+        assert entries(cache) == sorted(compiler.cache_key(text, [default_device()]) + ".xla"
+                                        for text in (first, third))
+    with config.override("jax_compilation_cache_max_size", 0):
+        compiler.clear_caches()
+        assert compile_and_run(first)[0] == "compiled"
+        compile_and_run(unique_module()[0])
+    assert len(entries(cache)) == 2
