@@ -220,7 +220,21 @@ def _same_value(a, b) -> bool:
     return bool(np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True))
 
 
+class _Large:
+    """A closed-over constant too large to compare by value, as a signature keeps it: its type
+    alone (holding the array would keep a device copy per compiled signature alive)."""
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, value):
+        self.shape, self.dtype = tuple(value.shape), value.dtype
+
+    def __repr__(self):
+        return f"{np.dtype(self.dtype).name}{list(self.shape)}"
+
+
 def _value_text(value, limit: int = 40) -> str:
+    if type(value) is _Large:
+        return repr(value)
     text = " ".join(np.array2string(np.asarray(value), threshold=6).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -336,6 +350,7 @@ def _config_of(device) -> tuple:
 _LINEAGES: collections.OrderedDict = collections.OrderedDict()   # code -> deque of (jit, sig)
 _MAX_LINEAGES, _PER_LINEAGE = 1024, 16
 _PER_FUNCTION = 1024      # signatures a jit's history keeps (as many as its cache: SIGNATURES)
+_CONSTS_KEPT = 16         # of which the newest keep their closed-over constants, to compare
 
 
 def _lineage(fun) -> collections.deque:
@@ -375,7 +390,9 @@ def _named_consts(fun, consts) -> tuple:
     """The closed-over constants named as the function's source names them, where it names
     them directly (a global or a closure variable), else by position."""
     by_id = _closure_names(fun)
-    return tuple((by_id.get(id(c), f"constant {i}"), c) for i, c in enumerate(consts))
+    return tuple((by_id.get(id(c), f"constant {i}"),
+                  _Large(c) if int(np.prod(getattr(c, "shape", ()))) > _COMPARE_MAX else c)
+                 for i, c in enumerate(consts))
 
 
 def _named_signature(named, static_named) -> tuple:
@@ -422,6 +439,10 @@ def compiled(miss: Miss, phases, backend: str) -> CompileEvent:
     miss.history.append(new)
     if len(miss.history) > _PER_FUNCTION:    # a function compiled for ever new shapes
         del miss.history[:-_PER_FUNCTION]
+    if len(miss.history) > _CONSTS_KEPT:     # older signatures forget their constants' values
+        old = miss.history[-_CONSTS_KEPT - 1]
+        if old.consts is not None:
+            miss.history[-_CONSTS_KEPT - 1] = dataclasses.replace(old, consts=None)
     jitted = miss.jitted
     # its jit held weakly, not by id: the log no longer keeps a dropped jit alive, so a new
     # one may have its id
