@@ -24,9 +24,20 @@ from .pipeline import compile_jaxpr
 
 # Eager programs, one per primitive, params and operand types: bounded (core/lru.PROGRAMS),
 # as JAX's `xla_primitive_callable`, since a loop over shapes makes new ones without end.
-_executables = LRU(PROGRAMS)  # (prim, avals, params, device) -> Executable
 _fast = Bounded(PROGRAMS)     # the hot path's key (see run_compiled) -> _LastRun (a dict's get)
 _last_run: dict = {}         # prim -> its last _LastRun on the hot path (apply_primitive)
+
+
+def _forget(_, exe) -> None:
+    """An executable the LRU dropped leaves the hot paths too, so that it is freed (else the
+    fast dict would keep up to as many more)."""
+    for table in (_fast, _last_run):
+        for key, run in list(table.items()):
+            if run.exe is exe:
+                table.pop(key, None)
+
+
+_executables = LRU(PROGRAMS, on_evict=_forget)  # (prim, avals, params, device) -> Executable
 # Set by xla/sharded.py (on its import): operations on arrays split over a mesh run there.
 sharded_apply = sharded_type = None
 
