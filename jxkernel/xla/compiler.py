@@ -305,10 +305,11 @@ def out_of_memory(what: str, error: BaseException, released=True) -> OutOfMemory
     """The error a user sees when memory ran out as jxkernel tried to `what`."""
     after = ", even after jxkernel dropped its cached executables" if released else ""
     return OutOfMemoryError(
-        f"Out of memory: XLA could not {what}{after} ({str(error).strip()[:300]}). The process holds {_mappings()} memory "
-        f"mappings (Linux's limit: vm.max_map_count) and {_rss_mib()} MiB resident. Free "
-        f"memory: delete arrays and jitted functions you no longer need, call "
-        f"jxkernel.clear_caches(), or run with less data; then try again.")
+        f"Out of memory: XLA could not {what}{after} ({str(error).strip()[:300]}). The "
+        f"process holds {_mappings()} memory mappings (Linux's limit: vm.max_map_count) "
+        f"and {_rss_mib()} MiB resident. Free memory: delete arrays and jitted functions you "
+        f"no longer need, call jxkernel.clear_caches(), or run with less data; then try "
+        f"again.")
 
 
 def _mappings() -> str:

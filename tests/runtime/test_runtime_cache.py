@@ -289,8 +289,8 @@ def _jaxlib_error(message):
 def _refusing_backend(refusals):
     from jxkernel.xla import client
     backend = client.backend_of(default_device())
-    return type("Backend", (), {"platform": backend.platform,
-                                "client": _RefusingClient(refusals, backend.client.compile_and_load)})()
+    client = _RefusingClient(refusals, backend.client.compile_and_load)
+    return type("Backend", (), {"platform": backend.platform, "client": client})()
 
 
 def test_a_compile_refused_memory_once_drops_the_cache_and_succeeds(cache):
@@ -351,9 +351,10 @@ def test_the_folder_keeps_to_jax_compilation_cache_max_size(cache):
     compile_and_run(first)
     (name,) = entries(cache)
     size = (cache / name).stat().st_size
-    os.utime(cache / name, (1, 1))                      # long unused
     second, _ = unique_module()
     compile_and_run(second)
+    for entry in entries(cache):       # both long unused (file times are only as fine as the
+        os.utime(cache / entry, (1, 1))   # kernel's clock tick: set them, do not race them)
     with config.override("jax_compilation_cache_max_size", int(size * 2.5)):
         compiler.clear_caches()
         assert compile_and_run(first)[0] == "disk"      # used now: second is the oldest
