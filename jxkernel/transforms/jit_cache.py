@@ -60,7 +60,6 @@ def _forget(entry, fast, last) -> None:
         last.pop(LAST_HIT, None)
 
 
-
 FUN_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # fun -> FunState
 
 
