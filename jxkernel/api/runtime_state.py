@@ -85,3 +85,4 @@ def clear_caches() -> None:
         for cache in state.caches.values():   # compiled, fast path, traces, history, last hit
             for part in cache:
                 part.clear()
+    compiler.trim_heap()          # what was freed goes back to the system (glibc keeps it)
