@@ -19,6 +19,7 @@ import numpy as np
 from ..transforms import stages as _stages
 from ..core.avals import ShapedArray, get_aval
 from ..core.ir import param_printers
+from ..core.lru import LRU, PROGRAMS, SIGNATURES, TRACES, WeakLRU
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
                               jvp_rules, lowering_rules, numpy_rules, partial_eval_rules,
                               transpose_rules)
@@ -56,7 +57,7 @@ def _pmap_abstract_eval(*avals, jaxpr, axis_name, axis_size, mapped_invars, devi
 
 def _pmap_impl(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name):
     devices, replicas, spans = _pmap_devices(axis_size, devices)
-    key = (jaxpr, axis_name, axis_size, mapped_invars, devices)
+    key = (jaxpr, (axis_name, axis_size, mapped_invars, devices))
     args, mapped_invars, jaxpr = _consts_as_inputs(args, mapped_invars, jaxpr)
     exe = _executables.get(key)
     if exe is None:
@@ -164,15 +165,15 @@ def _executable_class(spans_processes: bool):
     return ProcessSpanningExecutable
 
 
-_executables: dict = {}
-_hoisted_jaxprs: dict = {}
+_executables = WeakLRU(PROGRAMS)     # (jaxpr, (axis, size, mapped, devices)) -> Executable
+_hoisted_jaxprs = WeakLRU(TRACES)    # (closed, None) -> it with its consts as inputs
 
 
 def _hoisted(closed):
     """`closed` taking its consts as leading inputs (made once per jaxpr)."""
-    found = _hoisted_jaxprs.get(closed)
+    found = _hoisted_jaxprs.get((closed, None))
     if found is None:
-        found = _hoisted_jaxprs[closed] = convert_constvars_to_invars(closed)[0]
+        found = _hoisted_jaxprs[closed, None] = convert_constvars_to_invars(closed)[0]
     return found
 
 
@@ -285,7 +286,7 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
     static = (static_broadcasted_argnums,) if isinstance(static_broadcasted_argnums, int) \
         else tuple(static_broadcasted_argnums)
 
-    traces = {}     # signature -> (jaxpr, consts, out_tree), top-level calls only
+    traces = LRU(SIGNATURES)   # signature -> (jaxpr, consts, out_tree), top-level calls only
     # The last eager call whose arguments are all positional and mapped over axis 0, as
     # (treedef, leaf avals, trace state, its _Prepared with the consts as args): a call with the
     # same structure and types reuses its trace without prepare's work (flattening the axes,

@@ -20,6 +20,7 @@ import weakref
 from ..core.avals import get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, Var, param_printers
+from ..core.lru import LRU, SIGNATURES
 from ..core.numpy_eval import call_rule
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, batching_rules,
                               impl_rules, jvp_rules, lowering_rules, numpy_rules,
@@ -71,7 +72,9 @@ def _traced(fun, static, nargs, in_tree, leaves):
     key = (tuple(sorted(static.items())), nargs, in_tree, avals, config._trace_state,
            visible_axes(), vma.checked[-1] if vma.checked else None)
     try:
-        per_fun = _traces.setdefault(fun, {})
+        per_fun = _traces.get(fun)
+        if per_fun is None:                # bounded: a function called with ever new shapes
+            per_fun = _traces[fun] = LRU(SIGNATURES)
         found = per_fun.get(key)
     except TypeError:                      # not weakly referable, or an unhashable static
         per_fun, found = None, None

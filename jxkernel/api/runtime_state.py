@@ -17,7 +17,7 @@ import contextlib
 
 from ..core.config import config
 from ..transforms import jit_cache, jit_primitive
-from ..core import partial_eval
+from ..core import lru, partial_eval
 from ..xla import array, compiler, dispatch
 from ..xla.transfer_guard import DIRECTIONS
 
@@ -65,8 +65,9 @@ def checking_leaks():
 
 def clear_caches() -> None:
     """Forget every executable and trace held in memory, as `jax.clear_caches()`: jit's
-    (a jitted function traces and compiles again), eager operations' and the compiler's
-    by-text cache. The on-disk cache stays, so recompiling may be a quick load.
+    (a jitted function traces and compiles again), eager operations', the transformations'
+    and the compiler's by-text cache. The on-disk cache stays, so recompiling may be a quick
+    load. What to call when memory runs out (xla/compiler.OutOfMemoryError says so).
 
         >>> f = jax.jit(lambda x: x + 1)
         >>> f(1.0)
@@ -76,6 +77,7 @@ def clear_caches() -> None:
         0
     """
     compiler.clear_caches()
+    lru.clear_every_cache()       # eager programs, transformed jaxprs, pmap's, shard_map's...
     for cache in (dispatch._executables, dispatch._fast, dispatch._last_run, jit_primitive._impl_cache,
                   partial_eval._split_cache, array._scalar_buffers):
         cache.clear()
@@ -83,3 +85,4 @@ def clear_caches() -> None:
         for cache in state.caches.values():   # compiled, fast path, traces, history, last hit
             for part in cache:
                 part.clear()
+    compiler.trim_heap()          # what was freed goes back to the system (glibc keeps it)

@@ -27,6 +27,7 @@ from ..core import vma
 from ..core.avals import ShapedArray, explicit_axes, get_aval, public_type, typed_sharding
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr, param_printers
+from ..core.lru import LRU, PROGRAMS, SIGNATURES, TRACES
 from ..core.mesh import (
     AxisType,
     DuplicateSpecError,
@@ -230,7 +231,7 @@ def _log_compile(avals, shardings, phases, platform):
         origin=compile_record.EAGER)
 
 
-_equations: dict = {}       # (avals, params) -> the one-equation ClosedJaxpr run eagerly
+_equations = LRU(TRACES)     # (avals, params) -> the one-equation ClosedJaxpr run eagerly
 
 
 def _one_equation(avals, params) -> ClosedJaxpr:
@@ -468,7 +469,7 @@ def _rem_singleton(x):
     return squeeze(x, (0,))
 
 
-_eager_maps: dict = {}      # what each eager step runs, so its trace and program are reused
+_eager_maps = LRU(PROGRAMS)  # what each eager step runs, so its trace and program are reused
 
 
 def _staged_map(key, make):
@@ -704,7 +705,7 @@ def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma, eager=Tru
         raise TypeError(f"shard_map requires a callable for its first argument, but got {f} "
                         f"of type {type(f)}.")
 
-    traces: dict = {}      # signature -> its traced body, so a call in a loop binds one jaxpr
+    traces = LRU(SIGNATURES)   # signature -> its traced body, so a call in a loop binds one jaxpr
 
     @wraps(f)
     def wrapped(*args):

@@ -14,11 +14,6 @@ from .sharding_types import abstract_eval
 from .check import check_jaxpr, JaxprTypeError
 from .interpret import eval_jaxpr
 from .numpy_eval import eval_closed_jaxpr_numpy, eval_jaxpr_numpy
-from .lazy_names import module_aliases
-
-# the compile record was core/compile_log.py; the old path stays importable until
-# xla/dispatch.py and the notebook's comm and widgets name compile_record
-module_aliases(__name__, {"compile_log": "jxkernel.core.compile_record"})
 
 # what a jaxpr equation reads: a variable or a literal (JAX's jax.core.Atom)
 Atom = Var | Literal

@@ -52,6 +52,33 @@ def origin_of(source: str | None, made_by_user: bool = False) -> str:
     return INTERNAL if not made_by_user and source and source.startswith(PACKAGE_DIR) else USER
 
 
+class _HeldWeakly:
+    """A dataclass field held weakly where its value allows it (a jitted function): the log
+    keeps its last MAX_EVENTS events, and a strong key would keep each dropped function, its
+    caches and its executables alive with them (issue 45). Read after the function is gone,
+    it is None; `key_id` stays."""
+
+    def __set_name__(self, owner, name):
+        self.slot = "_" + name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return None                  # the field's default
+        return obj.__dict__[self.slot]()
+
+    def __set__(self, obj, value):
+        try:
+            held = weakref.ref(value) if value is not None else _none
+        except TypeError:                # a string, an object(): held as is
+            held = lambda: value         # noqa: E731
+        obj.__dict__[self.slot] = held
+        obj.__dict__["key_id"] = None if value is None else id(value)
+
+
+def _none():
+    return None
+
+
 @dataclasses.dataclass(frozen=True)
 class CompileEvent:
     """One compilation: which function, for which signature, why, and the time it took."""
@@ -62,7 +89,7 @@ class CompileEvent:
     phases: object                # xla.Phases, the compile pipeline's record: seconds per phase, and cache
     backend: str
     timestamp: float = dataclasses.field(default_factory=time.time)
-    key: object = None            # identity of the jitted callable (for grouping)
+    key: object = _HeldWeakly()   # identity of the jitted callable (for grouping), held weakly
     seq: int = 0                  # position in the log, set by record(): 1, 2, 3, ... never reused
     changes: tuple = ()           # the structured `reason`: Change(path, kind, old, new, fix, ...)
     origin: str | None = None     # USER, INTERNAL or EAGER; None: from `source` (origin_of)
@@ -84,7 +111,8 @@ class CompileEvent:
     @property
     def function_key(self) -> str:
         """A string naming this jitted function for as long as it lives: "f@file.py:3#1402"."""
-        return function_key(self.function, self.source, self.key)
+        text = function_key(self.function, self.source)
+        return text if self.key_id is None else f"{text}#{self.key_id}"
 
     trace_s = property(lambda self: self.phases.trace_s)
     lower_s = property(lambda self: self.phases.lower_s)

@@ -69,6 +69,9 @@ _OPTIONS = [
             "Compile with XLA's backend optimizations mostly off: quicker compiles of slower "
             "code, for programs that run once (tests). Applies to compiles after the change; "
             "jax.clear_caches() drops the executables made before."),
+    _Option("jax_compilation_cache_max_size", -1, "JAX_COMPILATION_CACHE_MAX_SIZE", int,
+            "The most bytes the persistent compilation cache's folder may hold: past it, the "
+            "least recently used entries are deleted. -1: no limit; 0: the folder is not used."),
     _Option("jax_persistent_cache_min_compile_time_secs", 0.0,
             "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", float,
             "Only executables that took at least this long to compile are written to disk."),

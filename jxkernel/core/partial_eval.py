@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .interpret import eval_jaxpr
 from .ir import ClosedJaxpr
+from .lru import TRACES, WeakLRU
 from .primitive import partial_eval_rules
 from .staging import JaxprTrace, JaxprTracer, convert_constvars_to_invars, trace_to_jaxpr
 from .trace import Tracer, new_trace, set_current_trace
@@ -39,7 +40,7 @@ class PartialEvalTrace(JaxprTrace):
         return "linearization (partial evaluation)"
 
 
-_split_cache: dict = {}
+_split_cache = WeakLRU(TRACES)   # (closed, (unknowns, instantiate)) -> the split, weakly by closed
 
 
 def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns, instantiate=None) -> tuple:
@@ -53,7 +54,7 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns, instantiate=None) -> tuple
     """
     n_out = len(closed.out_avals)
     force = tuple(instantiate) if instantiate is not None else (False,) * n_out
-    key = (closed, tuple(unknowns), force)
+    key = (closed, (tuple(unknowns), force))
     found = _split_cache.get(key)
     if found is not None:
         return found

@@ -12,12 +12,15 @@ import sys
 import threading
 
 from .ir import SourceInfo
+from .lru import Bounded
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _STDLIB_DIRS = tuple({os.path.dirname(os.__file__) + os.sep})
 _excluded: list = []           # more folders or files whose frames are not the user's
-_is_internal: dict = {}        # code object -> whether its file is ours (or the stdlib's)
-_infos: dict = {}              # (code, lasti) -> SourceInfo, shared so equations stay small
+# Both keyed by code objects, which they keep alive: bounded, since a notebook makes new code
+# objects at every run of a cell (8192: every line a long session traces, many times over).
+_is_internal = Bounded(8192)   # code object -> whether its file is ours (or the stdlib's)
+_infos = Bounded(8192)         # (code, lasti) -> SourceInfo, shared so equations stay small
 
 
 def _internal(code) -> bool:

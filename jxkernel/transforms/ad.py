@@ -22,6 +22,7 @@ from ..core.avals import ShapedArray, get_aval, shaped_abstractify
 from ..core.interpret import eval_jaxpr
 from ..core.interpreter_primitives import convert_element_type
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, Var
+from ..core.lru import TRACES, WeakLRU
 from ..core.primitive import rule as _rule
 from ..core.trace import Trace, Tracer, current_trace, new_trace, set_current_trace, value_text
 from .ad_util import UndefinedPrimal, Zero, add_tangents, float0, instantiate
@@ -494,7 +495,7 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
 
 
 # ------------------------------------------------------------------ jaxpr-level rules
-_jvp_jaxprs: dict = {}
+_jvp_jaxprs = WeakLRU(TRACES)   # weakly by the ClosedJaxpr, as JAX's weakref_lru_cache
 
 
 def jvp_jaxpr(closed: ClosedJaxpr, nonzeros, instantiate=False) -> tuple:
@@ -503,7 +504,7 @@ def jvp_jaxpr(closed: ClosedJaxpr, nonzeros, instantiate=False) -> tuple:
     (a bool, or one per output) asks for them as real zeros."""
     n_out = len(closed.out_avals)
     inst = tuple(instantiate) if isinstance(instantiate, (list, tuple)) else (instantiate,) * n_out
-    key = (closed, tuple(nonzeros), inst)
+    key = (closed, (tuple(nonzeros), inst))
     found = _jvp_jaxprs.get(key)
     if found is not None:
         return found
@@ -530,7 +531,7 @@ def jvp_jaxpr(closed: ClosedJaxpr, nonzeros, instantiate=False) -> tuple:
     return found
 
 
-_transposed_jaxprs: dict = {}
+_transposed_jaxprs = WeakLRU(TRACES)
 
 
 def transpose_jaxpr(closed: ClosedJaxpr, linear) -> ClosedJaxpr:

@@ -17,6 +17,7 @@ from ..core.config import config
 from ..core.avals import get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr
+from ..core.lru import TRACES, WeakLRU
 from ..core.primitive import axis_batching_rules
 from ..core.primitive import rule as _rule
 from ..core.trace import Trace, Tracer, aval_text, new_trace, set_current_trace
@@ -291,7 +292,7 @@ def _finish_output(trace, x, out_axis, size, index, name):
 
 
 # ------------------------------------------------------------------ batching jaxprs
-_batched_jaxprs: dict = {}
+_batched_jaxprs = WeakLRU(TRACES)   # weakly by the ClosedJaxpr, as JAX's weakref_lru_cache
 
 
 def batch_jaxpr(closed: ClosedJaxpr, axis_data: AxisData, in_dims, force_out_batched=None) -> tuple:
@@ -299,7 +300,7 @@ def batch_jaxpr(closed: ClosedJaxpr, axis_data: AxisData, in_dims, force_out_bat
     unbatched ones stay unbatched unless `force_out_batched` says so (then they are
     broadcast). Cached, so re-batching a jitted jaxpr is free."""
     force = tuple(force_out_batched) if force_out_batched is not None else None
-    key = (closed, axis_data.name, axis_data.size, tuple(in_dims), force)
+    key = (closed, (axis_data.name, axis_data.size, tuple(in_dims), force))
     found = _batched_jaxprs.get(key)
     if found is not None:
         return found

@@ -14,6 +14,7 @@ import operator
 import weakref
 
 from ..core.config import config
+from ..core.lru import CONSTANTS, LRU, SIGNATURES, Bounded
 from ..core.source_info import function_source_info
 from ..xla import fastpath
 
@@ -32,7 +33,31 @@ class FunState:
         self.caches: dict = {}        # jit options -> (cache, fast, traces, history, last)
 
     def caches_for(self, options) -> tuple:
-        return self.caches.setdefault(options, ({}, {}, {}, [], {}))
+        found = self.caches.get(options)
+        if found is None:
+            # bounded (core/lru.SIGNATURES, and CONSTANTS bytes of constants on device); the
+            # fast path's dict drops its oldest instead, so its lookup stays a dict's (what
+            # it dropped is found again in the LRU)
+            fast, last = Bounded(SIGNATURES), {}
+            compiled = LRU(SIGNATURES, weigh=_constant_bytes, max_weight=CONSTANTS,
+                           on_evict=lambda _, entry: _forget(entry, fast, last))
+            found = self.caches[options] = (compiled, fast, LRU(SIGNATURES), [], last)
+        return found
+
+
+def _constant_bytes(entry) -> int:
+    return sum(getattr(c, "nbytes", 0) for c in getattr(entry, "consts", ()))
+
+
+def _forget(entry, fast, last) -> None:
+    """An entry the compiled cache dropped leaves the fast path too, so that its executable
+    and its constants on device are freed (not kept until the fast path's own bound)."""
+    for key, found in list(fast.items()):
+        if found is entry or getattr(found, "entry", None) is entry:   # (jit_sharded's)
+            fast.pop(key, None)
+    hit = last.get(LAST_HIT)
+    if hit is not None and (hit.entry is entry or getattr(hit.entry, "entry", None) is entry):
+        last.pop(LAST_HIT, None)
 
 
 FUN_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # fun -> FunState

@@ -16,6 +16,7 @@ import sys
 from ..core import compile_record, sharding_types
 from ..core.interpret import eval_jaxpr
 from ..core.ir import call_primitives, param_printers
+from ..core.lru import PROGRAMS, TRACES, WeakLRU
 from ..core.partial_eval import partial_eval_jaxpr
 from ..core.numpy_eval import call_rule
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
@@ -45,25 +46,25 @@ def _jit_lowering(ctx, *args, jaxpr, name, donated_invars, inline, keep_unused):
 
 def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused):
     """A jit equation run eagerly (e.g. by a transformation that re-binds it): compile once."""
-    if any_sharded(args) or jaxpr in _partitioned:          # partitioned over a mesh
+    if any_sharded(args) or _partitioned and (jaxpr, None) in _partitioned:   # over a mesh
         # loads with the first mesh or sharded Array: `import jxkernel` needs neither
         from ..xla.sharded import run_jaxpr
-        return run_jaxpr(jaxpr, name, args, _partitioned.get(jaxpr))
+        return run_jaxpr(jaxpr, name, args, _partitioned.get((jaxpr, None)))
     try:
         return _jit_impl_one_device(args, jaxpr, name, donated_invars)
     except NeedsMesh as e:                  # a sharding constraint inside
-        _partitioned[jaxpr] = e.mesh
+        _partitioned[jaxpr, None] = e.mesh
         return _jit_impl(*args, jaxpr=jaxpr, name=name, donated_invars=donated_invars,
                          inline=inline, keep_unused=keep_unused)
 
 
-_partitioned: dict = {}     # jaxpr -> the mesh its sharding constraints need
+_partitioned = WeakLRU(TRACES)   # (jaxpr, None) -> the mesh its sharding constraints need
 
 
 def _jit_impl_one_device(args, jaxpr, name, donated_invars):
     device = next((a.device for a in args if type(a) is Array), None) or _client.default_device()
     leaves = [a if type(a) is Array else to_device(a, device) for a in args]
-    key = (jaxpr, tuple(a.aval for a in leaves), device)
+    key = (jaxpr, (tuple(a.aval for a in leaves), device))
     exe = _impl_cache.get(key)
     if exe is None:
         donated = (False,) * len(jaxpr.consts) + tuple(donated_invars)
@@ -79,7 +80,8 @@ def _jit_impl_one_device(args, jaxpr, name, donated_invars):
     return exe.call_arrays([to_device(c, device) for c in jaxpr.consts] + leaves)
 
 
-_impl_cache: dict = {}      # (jaxpr, avals, device) -> Executable
+# weakly by the jaxpr, as JAX's caches of jaxprs: a transformed jit's program goes with it
+_impl_cache = WeakLRU(PROGRAMS)   # (jaxpr, (avals, device)) -> Executable
 
 
 def _jit_staging(trace: JaxprTrace, args, params):
@@ -136,18 +138,18 @@ def _jit_transpose(cts, *args, jaxpr, name, donated_invars, inline, keep_unused)
     return [next(outs) if lin else None for lin in linear]
 
 
-_consts_as_invars_cache: dict = {}
+_consts_as_invars_cache = WeakLRU(TRACES)   # (closed, None) -> (jaxpr, consts)
 
 
 def _consts_as_invars(closed: ClosedJaxpr) -> tuple:
     """convert_constvars_to_invars, the same ClosedJaxpr for the same `closed` (split jaxprs are
     cached): what later transforms it (transposition, which traces custom_vjp bwd rules) is
     cached by the jaxpr, so a second grad of a jitted function traces nothing again."""
-    found = _consts_as_invars_cache.get(closed)
+    found = _consts_as_invars_cache.get((closed, None))
     if found is None:
         found = convert_constvars_to_invars(closed)
         if not any(isinstance(c, Tracer) for c in found[1]):
-            _consts_as_invars_cache[closed] = found
+            _consts_as_invars_cache[closed, None] = found
     return found
 
 

@@ -278,7 +278,21 @@ def _same_value(a, b) -> bool:
     return bool(np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True))
 
 
+class _Large:
+    """A closed-over constant too large to compare by value, as a signature keeps it: its type
+    alone (holding the array would keep a device copy per compiled signature alive)."""
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, value):
+        self.shape, self.dtype = tuple(value.shape), value.dtype
+
+    def __repr__(self):
+        return f"{np.dtype(self.dtype).name}{list(self.shape)}"
+
+
 def _value_text(value, limit: int = 40) -> str:
+    if type(value) is _Large:
+        return repr(value)
     text = " ".join(np.array2string(np.asarray(value), threshold=6).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -494,9 +508,11 @@ def _option_text(value) -> str:
 
 
 _LINEAGES: collections.OrderedDict = collections.OrderedDict()
-# (cell file, qualname, code) -> deque of (a weak reference to the jitted callable, jit id,
-# Signature): the callable itself is what JAX's tracing cache is keyed on
+# (cell file, qualname, code) -> deque of (a weak reference to the jitted callable, one to the
+# jit, Signature): the callable itself is what JAX's tracing cache is keyed on
 _MAX_LINEAGES, _PER_LINEAGE = 1024, 16
+_PER_FUNCTION = 1024      # signatures a jit's history keeps (as many as its cache: SIGNATURES)
+_CONSTS_KEPT = 16         # of which the newest keep their closed-over constants, to compare
 
 
 def _user_function(fun):
@@ -575,7 +591,9 @@ def _named_consts(fun, consts) -> tuple:
     """The closed-over constants named as the function's source names them, where it names
     them directly (a global or a closure variable), else by position."""
     by_id = _closure_names(fun)
-    return tuple((by_id.get(id(c), f"constant {i}"), c) for i, c in enumerate(consts))
+    return tuple((by_id.get(id(c), f"constant {i}"),
+                  _Large(c) if int(np.prod(getattr(c, "shape", ()))) > _COMPARE_MAX else c)
+                 for i, c in enumerate(consts))
 
 
 def _named_signature(named, static_named) -> tuple:
@@ -600,8 +618,8 @@ def _explain(miss: Miss) -> tuple:
     closest = nearest(miss.history, new)
     if closest is None:
         fun = miss.jitted._fun
-        seen = [sig for ref, owner, sig in _lineage(fun)
-                if owner != id(miss.jitted) and ref() is fun]
+        seen = [sig for ref, owner, sig in tuple(_lineage(fun))
+                if owner() is not miss.jitted and ref() is fun]
         closest = nearest(seen, new)
         if closest is None:
             return named, static_named, None, "first call", _fresh_jit_changes(miss.jitted), \
@@ -619,8 +637,10 @@ def _fresh_jit_changes(jitted) -> tuple:
     """A function object never seen, of the same code as one compiled before (jit(lambda)
     made anew in a loop, a cell run again): the fresh_jit change, alone."""
     fun = jitted._fun
-    others = [(owner, sig) for ref, owner, sig in _lineage(fun)
-              if owner != id(jitted) and ref() is not fun]
+    # a copy first: jits of the same code compiled on other threads append to the deque
+    # (iterating it meanwhile raised "deque mutated during iteration": benchmarks/stress.py)
+    others = [(owner, sig) for ref, owner, sig in tuple(_lineage(fun))
+              if owner() is not jitted and ref() is not fun]
     if not others:
         return ()
     _, sig = others[-1]
@@ -641,8 +661,16 @@ def compiled(miss: Miss, phases, backend: str) -> CompileEvent:
     signature (which joins the jit's history)."""
     named, static_named, _, reason, changes, new = _explain(miss)
     miss.history.append(new)
+    if len(miss.history) > _PER_FUNCTION:    # a function compiled for ever new shapes
+        del miss.history[:-_PER_FUNCTION]
+    if len(miss.history) > _CONSTS_KEPT:     # older signatures forget their constants' values
+        old = miss.history[-_CONSTS_KEPT - 1]
+        if old.consts is not None:
+            miss.history[-_CONSTS_KEPT - 1] = dataclasses.replace(old, consts=None)
     jitted = miss.jitted
-    _lineage(jitted._fun).append((_weak(jitted._fun), id(jitted),
+    # the jit held weakly: the log keeps no dropped jit alive, and a new jit may take a dropped
+    # one's id
+    _lineage(jitted._fun).append((_weak(jitted._fun), _weak(jitted),
                                   dataclasses.replace(new, consts=None)))
     source = _source_of(jitted)
     return CompileEvent(jitted._name, source, _named_signature(named, static_named), reason,

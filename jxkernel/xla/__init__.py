@@ -10,8 +10,8 @@ from .array import (Array, DeletedArrayError, MultiDeviceArray, Shard, device_ge
 from .client import (backends, default_backend, default_device, device_count, devices,
                      get_backend, local_device_count, local_devices, process_count,
                      process_index)
-from .compiler import (CompileError, ExecutionError, Executable, Phases, cache_dir,
-                       clear_caches, compile_module)
+from .compiler import (CompileError, ExecutionError, Executable, OutOfMemoryError, Phases,
+                       cache_dir, clear_caches, compile_module, set_memory_cache_size)
 from .lowering import LoweringRuleContext, lower_module
 from .pipeline import compile_jaxpr
 from . import dispatch  # installs the eager-execution hook

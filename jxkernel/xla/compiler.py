@@ -17,11 +17,11 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+import gc
 import hashlib
 import os
 import platform as _platform
 import re
-import threading
 import time
 import warnings
 import weakref
@@ -30,6 +30,7 @@ import numpy as np
 
 from ..core.config import config
 from ..core.avals import ShapedArray
+from ..core.lru import LRU
 from . import client as _client
 from .array import (Array, DeletedArrayError, MultiDeviceArray, _host_value, assemble,
                     device_put, host_to_device, sharding_for)
@@ -45,6 +46,12 @@ class CompileError(RuntimeError):
 
 class ExecutionError(RuntimeError):
     """XLA could not run a compiled program with the arguments it was given."""
+
+
+class OutOfMemoryError(_client.JaxRuntimeError, MemoryError):
+    """The operating system or the device refused XLA memory (a compile's code pages, a run's
+    buffers): a MemoryError, and the JaxRuntimeError JAX raises for RESOURCE_EXHAUSTED; the
+    process lives on. A compile is tried once more after the cached executables are dropped."""
 
 
 class CallbackError(_client.JaxRuntimeError):
@@ -88,8 +95,45 @@ class Phases:
         return self.trace_s + self.lower_s + self.compile_s
 
 
-_memory_cache: dict = {}
-_memory_lock = threading.Lock()
+# The in-memory cache, by module text (cache_key): a re-run notebook cell (the same code, a
+# new function object) finds its program here. Bounded, least recently used out, as JAX's
+# `_cached_compilation` (a weakref_lru_cache of 2048): each executable holds ~3 memory
+# mappings and its code, and the text key outlives the function (JAX's weak key does not), so
+# the bound is what lets dropped functions' programs go. 512 holds every program of a long
+# notebook session (~1,500 mappings, ~100 MB for tiny programs), far from vm.max_map_count
+# (65,530). By count only: XLA:CPU reports no generated-code size (0 bytes) to weigh. JAX has
+# no option for its in-memory bound; ours is JXKERNEL_MEMORY_CACHE_SIZE, or
+# `set_memory_cache_size` at run time.
+MEMORY_CACHE_SIZE = 512
+
+
+def _size_from_environment() -> int:
+    text = os.environ.get("JXKERNEL_MEMORY_CACHE_SIZE", "").strip()
+    try:
+        size = int(text) if text else MEMORY_CACHE_SIZE
+        if size < 0:
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"JXKERNEL_MEMORY_CACHE_SIZE must be a whole number of executables "
+                         f">= 0 (0: keep none by text), got {text!r}") from None
+    return size
+
+
+_memory_cache = LRU(_size_from_environment())
+
+
+def set_memory_cache_size(size: int) -> int:
+    """Keep at most `size` executables by module text from now on (the least recently used
+    go); returns the previous bound. 0 keeps none: a re-run cell then recompiles.
+
+    >>> previous = set_memory_cache_size(64); set_memory_cache_size(previous)
+    64
+    """
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        raise ValueError(f"set_memory_cache_size: size must be an int >= 0, got {size!r}")
+    previous = _memory_cache.maxsize
+    _memory_cache.resize(size)
+    return previous
 
 
 def _compile_options(devices, propagate_outputs=None, compiler_options=None):
@@ -171,14 +215,14 @@ def compile_module(text: str, devices, num_replicas: int | None = None,
     key = cache_key(text, devices, propagate_outputs, compiler_options) \
         if not host_callbacks and config.jax_enable_compilation_cache else None
     if key is not None:
-        with _memory_lock:
-            hit = _memory_cache.get(key)
+        hit = _memory_cache.get(key)
         if hit is not None:
             return hit, Phases(cache="memory")
     if not host_callbacks and _HOST_CALLBACK_TARGET in text:
         raise ValueError("This module calls Python host callbacks, but compile_module got no "
                          "host_callbacks; pass host_callbacks=module_ctx.host_callbacks (from "
                          "lower_module).")
+    _check_mappings()
     backend = _client.backend_of(devices[0])
     options = _compile_options(devices, propagate_outputs, compiler_options)
     device_list = xc.DeviceList(devices)
@@ -204,8 +248,7 @@ def compile_module(text: str, devices, num_replicas: int | None = None,
         loaded = _WithHostCallbacks(loaded, tuple(host_callbacks))
     phases = Phases(compile_s=time.perf_counter() - start, cache=source)
     if key is not None:
-        with _memory_lock:
-            _memory_cache[key] = loaded
+        _memory_cache[key] = loaded
     return loaded, phases
 
 
@@ -220,14 +263,121 @@ def backend_compile_and_load(backend, module, executable_devices, options, host_
     """XLA's compile of `module` (StableHLO text, or an `ir.Module` where host callbacks ride
     along) for `executable_devices` on `backend` (an `xla.client.Backend`: `.platform`
     names it): jxkernel's one call into jaxlib's compiler, under JAX's name
-    (`jax._src.compiler.backend_compile_and_load`)."""
+    (`jax._src.compiler.backend_compile_and_load`). Refused memory, it lets go of the cached
+    executables and tries once more, then raises OutOfMemoryError."""
+    for attempt in (0, 1):
+        try:
+            if host_callbacks:
+                return backend.client.compile_and_load(module, executable_devices, options,
+                                                       host_callbacks=list(host_callbacks))
+            return backend.client.compile_and_load(module, executable_devices, options)
+        except Exception as e:
+            if not is_out_of_memory(e):
+                raise CompileError(_explain_compile_error(e, str(module))) from None
+            if attempt:
+                raise out_of_memory("compile a program", e) from None
+            release_memory()
+
+
+# What jaxlib's messages say when memory ran out: XLA's status code, a C++ allocation that
+# threw, mmap refused (ENOMEM, also at vm.max_map_count), or a device allocator's words.
+_OUT_OF_MEMORY = re.compile(r"RESOURCE_EXHAUSTED|bad_alloc|out of memory|Cannot allocate memory|"
+                            r"ENOMEM|Failed to allocate", re.I)
+
+
+def is_out_of_memory(error: BaseException) -> bool:
+    """Whether `error` (from jaxlib) says memory ran out.
+
+    >>> is_out_of_memory(RuntimeError("RESOURCE_EXHAUSTED: Out of memory allocating 8 bytes"))
+    True
+    """
+    return isinstance(error, MemoryError) or bool(_OUT_OF_MEMORY.search(str(error)))
+
+
+def release_memory() -> None:
+    """Let go of what jxkernel's caches hold that nothing else does: the executables kept by
+    module text (a later compile of one of them recompiles), and cycles; then hand the heap's
+    free pages back to the system."""
+    _memory_cache.clear()
+    gc.collect()
+    trim_heap()
+
+
+def trim_heap() -> None:
+    """glibc keeps freed heap pages: after 3,000 eager compiles at the cache bounds, 41 of a
+    process's 411 MiB were free pages that malloc_trim gave back (measured). Elsewhere: no-op."""
     try:
-        if host_callbacks:
-            return backend.client.compile_and_load(module, executable_devices, options,
-                                                   host_callbacks=list(host_callbacks))
-        return backend.client.compile_and_load(module, executable_devices, options)
-    except Exception as e:
-        raise CompileError(_explain_compile_error(e, str(module))) from None
+        import ctypes        # ctypes: only when memory ran out, never on import
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):     # not glibc
+        pass
+
+
+def out_of_memory(what: str, error: BaseException, released=True) -> OutOfMemoryError:
+    """The error a user sees when memory ran out as jxkernel tried to `what`."""
+    after = ", even after jxkernel dropped its cached executables" if released else ""
+    return OutOfMemoryError(
+        f"Out of memory: XLA could not {what}{after} ({str(error).strip()[:300]}). The "
+        f"process holds {_mappings()} memory mappings (Linux's limit: vm.max_map_count) "
+        f"and {_rss_mib()} MiB resident. Free memory: delete arrays and jitted functions you "
+        f"no longer need, call jxkernel.clear_caches(), or run with less data; then try "
+        f"again.")
+
+
+def _mappings() -> str:
+    count = _count_mappings()
+    return "?" if count is None else str(count)
+
+
+def _count_mappings() -> int | None:
+    try:
+        with open("/proc/self/maps", "rb") as f:
+            return f.read().count(b"\n")
+    except OSError:
+        return None
+
+
+@functools.lru_cache(maxsize=1)
+def _max_map_count() -> int | None:
+    """Linux's limit on a process's memory mappings (None elsewhere)."""
+    try:
+        with open("/proc/sys/vm/max_map_count") as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return None
+
+
+# At vm.max_map_count mmap fails inside XLA's compile, which throws a C++ exception its
+# unwinder cannot handle: the process dies, and no Python error can be caught. So every
+# _MAP_CHECK_EVERY compiles (a count reads /proc/self/maps: 3.4 ms at 7,000 mappings, against
+# 10 ms or more per compile) the mappings are counted; past 90 % of the limit the by-text cache
+# is dropped, and past 95 % still, OutOfMemoryError is raised instead of compiling.
+_MAP_CHECK_EVERY = 16
+_unchecked = [0]          # compiles since the last count
+
+
+def _check_mappings() -> None:
+    _unchecked[0] += 1
+    if _unchecked[0] < _MAP_CHECK_EVERY:
+        return
+    _unchecked[0] = 0
+    limit, count = _max_map_count(), _count_mappings()
+    if limit is None or count is None or count < 0.9 * limit:
+        return
+    release_memory()
+    count = _count_mappings()
+    if count >= 0.95 * limit:
+        raise out_of_memory("compile a program", MemoryError(
+            f"{count} of the {limit} memory mappings Linux allows a process "
+            f"(vm.max_map_count) are in use; the next compile could crash the process"))
+
+
+def _rss_mib() -> str:
+    try:
+        with open("/proc/self/statm") as f:
+            return str(int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") >> 20)
+    except (OSError, ValueError, IndexError):
+        return "?"
 
 
 def _parse_ir(text: str):
@@ -305,7 +455,8 @@ def cache_dir() -> str | None:
     """The folder of the on-disk executable cache, or None when it is disabled.
 
     Set with ``config.update("jax_compilation_cache_dir", path)`` or the environment
-    variable JXKERNEL_COMPILATION_CACHE_DIR; disable with
+    variable JXKERNEL_COMPILATION_CACHE_DIR; bound its size in bytes with
+    ``jax_compilation_cache_max_size`` (least recently used entries go); disable with
     ``config.update("jax_enable_compilation_cache", False)`` or JXKERNEL_COMPILATION_CACHE=0.
     Default: ``$XDG_CACHE_HOME/jxkernel/xla`` (``~/.cache/jxkernel/xla``).
     """
@@ -336,7 +487,9 @@ def _host_fingerprint() -> str:
 
 def _disk_path(key: str) -> str | None:
     folder = cache_dir()
-    return None if folder is None else os.path.join(folder, key + ".xla")
+    if folder is None or config.jax_compilation_cache_max_size == 0:   # 0: JAX's "disabled"
+        return None
+    return os.path.join(folder, key + ".xla")
 
 
 def _disk_load(path, backend, device_list, options):
@@ -352,10 +505,16 @@ def _disk_load(path, backend, device_list, options):
         _remove_quietly(path)
         return None
     try:
-        return backend.client.deserialize_executable(payload, device_list, options)
+        loaded = backend.client.deserialize_executable(payload, device_list, options)
     except Exception:
         _remove_quietly(path)       # e.g. written by an incompatible build: recompile, replace
         return None
+    if config.jax_compilation_cache_max_size > 0:
+        try:
+            os.utime(path)          # used now: the size bound deletes the least recently used
+        except OSError:
+            pass
+    return loaded
 
 
 def _disk_store(path, loaded) -> None:
@@ -372,10 +531,33 @@ def _disk_store(path, loaded) -> None:
         except BaseException:
             _remove_quietly(tmp)
             raise
+        if config.jax_compilation_cache_max_size > 0:
+            _shrink_folder(folder, config.jax_compilation_cache_max_size, keep=path)
     except Exception as e:          # a read-only or full disk must not break compiling
         _warn_once(f"jxkernel could not write its compilation cache in {folder!r} ({e}); "
                    f"compiling goes on without it. Set jax_compilation_cache_dir "
                    f"(JXKERNEL_COMPILATION_CACHE_DIR) to a writable folder, or disable the cache.")
+
+
+def _shrink_folder(folder: str, max_size: int, keep: str) -> None:
+    """Delete the least recently used entries (by modification time: a load touches its
+    file) until the folder's entries hold at most `max_size` bytes, as JAX's
+    `jax_compilation_cache_max_size` does; `keep` (the entry just written) goes last."""
+    entries = []
+    with os.scandir(folder) as found:
+        for entry in found:
+            if entry.name.endswith(".xla"):
+                try:
+                    stat = entry.stat()
+                except OSError:         # another process removed it
+                    continue
+                entries.append((entry.path == keep, stat.st_mtime, stat.st_size, entry.path))
+    total = sum(size for _, _, size, _ in entries)
+    for _, _, size, path in sorted(entries):
+        if total <= max_size:
+            break
+        _remove_quietly(path)
+        total -= size
 
 
 @functools.lru_cache(maxsize=None)
@@ -392,8 +574,7 @@ def _remove_quietly(path):
 
 def clear_caches() -> None:
     """Forget in-memory executables (the disk cache stays)."""
-    with _memory_lock:
-        _memory_cache.clear()
+    _memory_cache.clear()
 
 
 # ------------------------------------------------------------------ running
@@ -581,6 +762,8 @@ class Executable:
                 return ValueError(
                     f"{self._arg_name(i)} of {self._what()} lives on {shards} device(s), but "
                     f"this program runs on {n}: {fix}.")
+        if is_out_of_memory(error):
+            return out_of_memory(f"run {self._what()}", error, released=False)
         return ExecutionError(f"XLA failed to run {self._what()}: {error}")
 
     # ------------------------------------------------------------ introspection

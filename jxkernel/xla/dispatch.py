@@ -9,9 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.config import config
-from ..core import compile_log
+from ..core import compile_record
 from ..core import trace as _trace
 from ..core.ir import Eqn, Jaxpr, Literal, Var
+from ..core.lru import LRU, PROGRAMS, Bounded
 from ..core.primitive import Primitive, impl_rules, lowering_rules, rule
 from ..core.sharding_types import abstract_eval
 from ..core.trace import Tracer, escaped_tracer_error
@@ -21,9 +22,22 @@ from . import fastpath
 from .compiler import Executable, check_may_execute
 from .pipeline import compile_jaxpr
 
-_executables: dict = {}      # (prim, avals, params, device) -> Executable
-_fast: dict = {}             # the hot path's key (see run_compiled) -> _LastRun
+# Eager programs, one per primitive, params and operand types: bounded (core/lru.PROGRAMS),
+# as JAX's `xla_primitive_callable`, since a loop over shapes makes new ones without end.
+_fast = Bounded(PROGRAMS)     # the hot path's key (see run_compiled) -> _LastRun (a dict's get)
 _last_run: dict = {}         # prim -> its last _LastRun on the hot path (apply_primitive)
+
+
+def _forget(_, exe) -> None:
+    """An executable the LRU dropped leaves the hot paths too, so that it is freed (else the
+    fast dict would keep up to as many more)."""
+    for table in (_fast, _last_run):
+        for key, run in list(table.items()):
+            if run.exe is exe:
+                table.pop(key, None)
+
+
+_executables = LRU(PROGRAMS, on_evict=_forget)  # (prim, avals, params, device) -> Executable
 # Set by xla/sharded.py (on its import): operations on arrays split over a mesh run there.
 sharded_apply = sharded_type = None
 
@@ -172,9 +186,9 @@ def compile_primitive(prim, avals, params, device) -> Executable:
     exe, phases = compile_jaxpr(primitive_jaxpr(prim, avals, params), [device], name=prim.name)
     # logged as jit's compiles are: `jnp.sin(x)` outside jit compiles `sin` for its operands'
     # types and params (a slice's bounds), once per process
-    compile_log.record_compiled(f"{prim.name} (eager)", tuple(
+    compile_record.record_compiled(f"{prim.name} (eager)", tuple(
         (f"args[{i}]", a.str_short()) for i, a in enumerate(avals)), phases,
-        _client.platform_of(device), origin=compile_log.EAGER, statics=tuple(params.items()))
+        _client.platform_of(device), origin=compile_record.EAGER, statics=tuple(params.items()))
     return exe
 
 

@@ -22,6 +22,7 @@ import numpy as np
 from ..core.config import config
 from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
+from ..core.lru import LRU, PROGRAMS
 from ..core.mesh import Mesh, NamedSharding, PartitionSpec, local_devices, resolve
 from ..core.sharding_types import current_override, typed_sharding
 from . import array
@@ -427,7 +428,7 @@ def _mesh_of(shardings) -> Mesh | None:
 
 
 # ------------------------------------------------------------------ eager operations
-_eager: dict = {}       # (prim or jaxpr, params, avals, shardings) -> ShardedExecutable
+_eager = LRU(PROGRAMS)   # (prim or jaxpr, params, avals, shardings) -> ShardedExecutable
 
 
 def _operand_shardings(args, mesh=None) -> tuple:

@@ -429,3 +429,20 @@ def test_jit_made_anew_each_call_hits_the_cache_of_its_function():
         jax.jit(lambda v: v + 31.5)(x)
     fresh = [e for e in compile_log.compile_events() if e.function == "<lambda>"][-2:]
     assert [c.kind for c in fresh[-1].changes] == ["fresh_jit"]
+
+
+def test_a_function_keeps_a_bounded_amount_of_constants_on_device(monkeypatch):
+    """Each compiled signature has its own device copy of a closed-over NumPy constant: past
+    jit_cache.CONSTANTS bytes the least recently used signatures go, from the fast path too,
+    and their copies are freed (issue 45). An evicted signature compiles again when called."""
+    import gc
+    from jxkernel.transforms import jit_cache
+    monkeypatch.setattr(jit_cache, "CONSTANTS", 20 << 20)          # two 8 MiB copies
+    table = np.arange(2 << 20, dtype=np.float32)                   # 8 MiB, 2M elements
+    f = jax.jit(lambda x: x.sum() + jnp.asarray(table)[3])
+    for n in range(1, 6):
+        assert float(f(jnp.ones(n))) == n + 3.0
+    gc.collect()
+    assert f._cache_size() == 2 and len(f._fast) == 2
+    assert sum(1 for a in jax.live_arrays() if a.size == table.size) == 2
+    assert float(f(jnp.ones(1))) == 4.0                            # dropped: compiled anew

@@ -221,3 +221,20 @@ def test_a_jit_alternating_between_two_signatures_runs_each_ones_program():
         assert np.asarray(f(b)).tolist() == [2, 4, 6] and f(b).dtype == np.int32
     assert f.cache_hits() == 10 and f._cache_size() == 2
 
+
+
+def test_eager_programs_are_bounded_and_the_hot_paths_let_go_of_dropped_ones():
+    """Issue 45: a loop over new shapes makes a new eager program each time; the LRU keeps
+    PROGRAMS of them and what it drops leaves the fast dict too (so it is freed)."""
+    from jxkernel.core.lru import PROGRAMS
+    eager = dispatch
+    eager._executables.resize(6)
+    try:
+        for n in range(1, 20):
+            np.testing.assert_allclose(np.asarray(jnp.cos(jnp.zeros(n))), np.ones(n))
+        assert len(eager._executables) == 6
+        dropped = {id(run.exe) for run in eager._fast.values()} - \
+            {id(exe) for exe in eager._executables.values()}
+        assert not dropped
+    finally:
+        eager._executables.resize(PROGRAMS)

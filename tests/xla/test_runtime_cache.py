@@ -1,9 +1,13 @@
-"""The persistent (on-disk) compilation cache, within one process.
+"""The persistent (on-disk) compilation cache, within one process; the in-memory one's bounds
+(a process compiling without end keeps a bounded set of programs: issue 45), and what a
+compile refused memory does.
 
 Across processes: tests/xla/test_runtime_subprocess.py.
 """
+import gc
 import os
 import uuid
+import weakref
 
 import numpy as np
 import pytest
@@ -12,6 +16,10 @@ from jxkernel.config import config
 from jxkernel.core.avals import ShapedArray
 from jxkernel.xla import Executable, compile_module, default_device
 from jxkernel.xla import compiler
+from jxkernel.core import compile_record as compile_log
+import jxkernel as jax
+import jxkernel.numpy as jnp
+from fresh_process import run_json
 
 
 @pytest.fixture
@@ -178,3 +186,184 @@ def test_default_folder_is_the_user_cache(monkeypatch, tmp_path):
 def test_the_suite_does_not_write_to_the_users_cache():
     assert compiler.cache_dir() == os.environ["JXKERNEL_COMPILATION_CACHE_DIR"]
     assert "jxkernel-test-cache-" in compiler.cache_dir()
+
+
+# ------------------------------------------------------------------ bounds (issue 45)
+def test_programs_of_dropped_functions_level_off():
+    """Thousands of distinct programs of functions dropped at once: the memory mappings (each
+    executable holds ~3) and the RSS stop growing once the by-text cache is full. Unbounded,
+    each block of 100 programs added ~300 mappings; the bound allows 30 (the line count of
+    /proc/self/maps moves a little as malloc maps and unmaps arenas), the RSS 12 MiB."""
+    blocks = run_json("""
+        import gc, json
+        import jxkernel as jax, jxkernel.numpy as jnp
+        from jxkernel.xla import compiler
+        assert compiler._memory_cache.maxsize == 40
+        def level():
+            gc.collect()
+            with open("/proc/self/maps") as f, open("/proc/self/statm") as g:
+                return sum(1 for _ in f), int(g.read().split()[1]) * 4096 / 2**20
+        x, levels = jnp.ones(3), []
+        for block in range(3):
+            for i in range(100):
+                jax.jit(lambda x, c=float(block * 100 + i): x * 2.5 + c)(x).block_until_ready()
+            levels.append(level())
+        print(json.dumps({"levels": levels, "kept": len(compiler._memory_cache)}))
+    """, {"JXKERNEL_MEMORY_CACHE_SIZE": "40",
+          "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "1e9"})   # nothing written to disk
+    (_, _), (maps_2, rss_2), (maps_3, rss_3) = blocks["levels"]
+    assert blocks["kept"] == 40
+    assert maps_3 - maps_2 < 30, blocks
+    assert rss_3 - rss_2 < 12, blocks
+
+
+def test_a_dropped_jit_and_its_executables_are_let_go():
+    """Neither the compile log (its events name their function weakly) nor jit's caches keep
+    a jitted function alive once the user's last reference to it is gone."""
+    f = jax.jit(lambda x: x * 4.75 + 1.0)
+    f(jnp.ones(3))
+    event = compile_log.compile_events()[-1]
+    assert event.key is f
+    key, held = event.function_key, weakref.ref(f)
+    del f
+    gc.collect()
+    assert held() is None
+    assert event.key is None and event.function_key == key      # still names it
+
+
+def test_a_redefined_function_with_the_same_code_finds_its_program():
+    """A re-run notebook cell makes a new function object of the same code: the by-text cache
+    gives it the executable of the first (no XLA compile), after the first is gone."""
+    def cell():
+        return jax.jit(lambda x: x * 7.125 - 2.0)
+    first = cell()
+    first(jnp.ones(3))
+    del first
+    gc.collect()
+    again = cell()
+    np.testing.assert_array_equal(np.asarray(again(jnp.ones(3))), [5.125] * 3)
+    assert compile_log.compile_events()[-1].cache == "memory"
+
+
+def test_the_memory_cache_drops_the_least_recently_used(cache):
+    previous = compiler.set_memory_cache_size(2)
+    try:
+        (a, _), (b, _), (c, _) = unique_module(), unique_module(), unique_module()
+        assert compile_and_run(a)[0] == "compiled"
+        assert compile_and_run(b)[0] == "compiled"
+        assert compile_and_run(a)[0] == "memory"            # a is now the most recent
+        assert compile_and_run(c)[0] == "compiled"          # b goes
+        assert compile_and_run(a)[0] == "memory"
+        assert compile_and_run(b)[0] == "disk"
+    finally:
+        compiler.set_memory_cache_size(previous)
+    with pytest.raises(ValueError, match="size must be an int >= 0"):
+        compiler.set_memory_cache_size(-1)
+
+
+def test_a_bad_memory_cache_size_in_the_environment_is_named(monkeypatch):
+    monkeypatch.setenv("JXKERNEL_MEMORY_CACHE_SIZE", "lots")
+    with pytest.raises(ValueError, match="JXKERNEL_MEMORY_CACHE_SIZE must be a whole number"):
+        compiler._size_from_environment()
+
+
+# ------------------------------------------------------------------ memory refused
+class _RefusingClient:
+    """A backend whose compiles fail with jaxlib's out-of-memory message `refusals` times."""
+    def __init__(self, refusals, compile_and_load):
+        self.refusals, self.real = refusals, compile_and_load
+
+    def compile_and_load(self, *args, **kwargs):
+        if self.refusals:
+            self.refusals -= 1
+            raise _jaxlib_error("RESOURCE_EXHAUSTED: Out of memory while trying to allocate "
+                                "4096 bytes.")
+        return self.real(*args, **kwargs)
+
+
+def _jaxlib_error(message):
+    from jxkernel.xla.client import JaxRuntimeError
+    return JaxRuntimeError(message)
+
+
+def _refusing_backend(refusals):
+    from jxkernel.xla import client
+    backend = client.backend_of(default_device())
+    client = _RefusingClient(refusals, backend.client.compile_and_load)
+    return type("Backend", (), {"platform": backend.platform, "client": client})()
+
+
+def test_a_compile_refused_memory_once_drops_the_cache_and_succeeds(cache):
+    text, c = unique_module()
+    compile_and_run(unique_module()[0])
+    assert len(compiler._memory_cache) == 1
+    device_list = compiler.xc.DeviceList((default_device(),))
+    options = compiler._compile_options([default_device()])
+    loaded = compiler.backend_compile_and_load(_refusing_backend(1), text, device_list, options)
+    (out,) = Executable(loaded, [ShapedArray((3,), np.float32)], default_device())(
+        np.array([1, 2, 3], np.float32))
+    assert out.tolist() == [c, 2 * c, 3 * c]
+    assert len(compiler._memory_cache) == 0                 # let go of, to make room
+
+
+def test_a_compile_refused_memory_twice_raises_a_memory_error_that_says_what_to_do(cache):
+    device_list = compiler.xc.DeviceList((default_device(),))
+    options = compiler._compile_options([default_device()])
+    with pytest.raises(MemoryError) as info:
+        compiler.backend_compile_and_load(_refusing_backend(2), unique_module()[0],
+                                          device_list, options)
+    assert isinstance(info.value, compiler.OutOfMemoryError)
+    assert isinstance(info.value, compiler._client.JaxRuntimeError)     # what JAX raises
+    message = str(info.value)
+    assert "Out of memory: XLA could not compile a program" in message
+    assert "RESOURCE_EXHAUSTED" in message and "jxkernel.clear_caches()" in message
+    assert "vm.max_map_count" in message
+    # and the process goes on compiling
+    assert compile_and_run(unique_module()[0])[0] == "compiled"
+
+
+def test_other_compile_errors_are_not_taken_for_memory():
+    assert not compiler.is_out_of_memory(RuntimeError("INVALID_ARGUMENT: bad shape"))
+    assert compiler.is_out_of_memory(MemoryError())
+    assert compiler.is_out_of_memory(RuntimeError("std::bad_alloc"))
+
+
+def test_near_the_mapping_limit_the_cache_is_dropped_then_compiling_refuses(cache, monkeypatch):
+    """At vm.max_map_count XLA's compile kills the process from C++; before it gets there,
+    compile_module lets go of the cache, and then refuses with a Python error."""
+    monkeypatch.setattr(compiler, "_MAP_CHECK_EVERY", 1)
+    in_use = compiler._count_mappings()
+    compile_and_run(unique_module()[0])
+    monkeypatch.setattr(compiler, "_max_map_count", lambda: int(in_use * 1.02))   # past 95 %
+    released = []
+    monkeypatch.setattr(compiler, "release_memory", lambda: released.append(1))
+    with pytest.raises(compiler.OutOfMemoryError, match="vm.max_map_count"):
+        compile_and_run(unique_module()[0])
+    assert released == [1]
+    monkeypatch.setattr(compiler, "_max_map_count", lambda: in_use * 4)           # far below
+    assert compile_and_run(unique_module()[0])[0] == "compiled"
+
+
+def test_the_folder_keeps_to_jax_compilation_cache_max_size(cache):
+    """JAX's option: past the bound the least recently used entries go (a load counts as a
+    use); 0 leaves the folder alone."""
+    first, _ = unique_module()
+    compile_and_run(first)
+    (name,) = entries(cache)
+    size = (cache / name).stat().st_size
+    second, _ = unique_module()
+    compile_and_run(second)
+    for entry in entries(cache):       # both long unused (file times are only as fine as the
+        os.utime(cache / entry, (1, 1))   # kernel's clock tick: set them, do not race them)
+    with config.override("jax_compilation_cache_max_size", int(size * 2.5)):
+        compiler.clear_caches()
+        assert compile_and_run(first)[0] == "disk"      # used now: second is the oldest
+        third, _ = unique_module()
+        compile_and_run(third)                          # 3 entries > 2.5: second goes
+        assert entries(cache) == sorted(compiler.cache_key(text, [default_device()]) + ".xla"
+                                        for text in (first, third))
+    with config.override("jax_compilation_cache_max_size", 0):
+        compiler.clear_caches()
+        assert compile_and_run(first)[0] == "compiled"
+        compile_and_run(unique_module()[0])
+    assert len(entries(cache)) == 2

@@ -229,7 +229,7 @@ def caches_put_back():
     finally:
         for cache, content in saved:
             cache.clear()
-            cache.update(content) if isinstance(cache, dict) else cache.extend(content)
+            cache.extend(content) if isinstance(cache, list) else cache.update(content)
 
 
 def test_clear_caches_makes_jit_trace_and_compile_again():

@@ -1,0 +1,97 @@
+"""core/lru.py: the bounded caches every cache of executables, buffers and traces is made of
+(issue 45). What each cache of jxkernel keeps is tested with it (tests/runtime/
+test_runtime_cache.py for the compiler's)."""
+import gc
+import threading
+
+import pytest
+
+from doc_examples import check_docstring_examples
+from jxkernel.core.lru import LRU, Bounded, WeakLRU, clear_every_cache
+
+
+class Traced:
+    """A stand-in for a ClosedJaxpr: hashable by identity, held weakly."""
+
+
+def test_the_examples():
+    check_docstring_examples("jxkernel.core.lru")
+
+
+def test_lru_drops_the_least_recently_used_by_count_and_by_weight():
+    cache = LRU(3)
+    for k in "abc":
+        cache[k] = k.upper()
+    assert cache["a"] == "A"                    # a is the most recent now
+    cache["d"] = "D"
+    assert cache.keys() == ["c", "a", "d"] and cache.evictions == 1
+    weighed = LRU(100, weigh=len, max_weight=10)
+    weighed["x"], weighed["y"] = "1234", "567890"
+    assert weighed.weight == 10
+    weighed["x"] = "12345678"                   # replaced: its old weight goes first
+    assert weighed.keys() == ["x"] and weighed.weight == 8
+    weighed["big"] = "z" * 50                   # heavier than the bound alone: kept, alone
+    assert weighed.keys() == ["big"]
+    with pytest.raises(ValueError, match="maxsize must be an int >= 0"):
+        LRU(-1)
+
+
+def test_lru_resize_clear_pop_and_mapping_methods():
+    cache = LRU(4)
+    cache.update({i: i * i for i in range(4)})
+    cache.resize(2)
+    assert cache.copy() == {2: 4, 3: 9}
+    assert cache.pop(2) == 4 and cache.pop(2, "gone") == "gone"
+    with pytest.raises(KeyError):
+        cache[7]
+    assert cache.setdefault(5, 25) == 25 and cache.setdefault(5, 0) == 25
+    del cache[5]
+    assert 3 in cache and 5 not in cache and len(cache) == 1
+    clear_every_cache()
+    assert len(cache) == 0
+
+
+def test_weak_lru_entries_go_with_their_first_key_element():
+    cache, kept, dropped = WeakLRU(10), Traced(), Traced()
+    cache[kept, "jvp"] = "kept's"
+    cache[dropped, "jvp"] = cache[dropped, "vmap"] = "dropped's"
+    assert cache.get((dropped, "vmap")) == "dropped's" and len(cache) == 3
+    del dropped
+    gc.collect()
+    assert len(cache) == 1 and cache.items() == [((kept, "jvp"), "kept's")]
+    assert (kept, "vmap") not in cache and (Traced(), "jvp") not in cache
+    cache[1, "x"] = "an int cannot be held weakly: not cached"
+    assert len(cache) == 1
+
+
+def test_weak_lru_is_bounded_too():
+    cache = WeakLRU(2)
+    held = [Traced() for _ in range(3)]
+    for i, t in enumerate(held):
+        cache[t, i] = i
+    assert [k[1] for k in cache.keys()] == [1, 2]
+    assert cache.get((held[0], 0)) is None
+
+
+def test_bounded_drops_its_oldest_and_keeps_dicts_get():
+    d = Bounded(3)
+    for i in range(5):
+        d[i] = str(i)
+    assert list(d) == [2, 3, 4] and d.get(4) == "4" and type(d).get is dict.get
+    d[3] = "again"                              # an existing key: nothing dropped
+    assert list(d) == [2, 3, 4]
+
+
+def test_lru_from_several_threads_stays_bounded():
+    cache = LRU(50)
+
+    def fill(offset):
+        for i in range(2000):
+            cache[offset + i] = i
+            cache.get(offset + i // 2)
+    threads = [threading.Thread(target=fill, args=(n * 10_000,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(cache) == 50 == len(cache.keys())
