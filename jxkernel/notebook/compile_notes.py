@@ -22,6 +22,7 @@ each at the line of yours that ran it.
 from __future__ import annotations
 
 import collections
+import os
 import re
 
 from ..core import compile_record
@@ -78,9 +79,15 @@ def _details(event) -> str:
 
 
 def _defined_at(event) -> str:
+    """In[3]:1 for a cell; jxkernel's own file relative to its package (jit(jnp.sum) is
+    defined in 'jxkernel/numpy/reductions.py:240', not in a path of this machine)."""
     file, _, line = event.source.rpartition(":")
     cell = cell_name(file)
-    return f"{cell}:{line}" if cell else event.source
+    if cell:
+        return f"{cell}:{line}"
+    if event.source.startswith(compile_record.PACKAGE_DIR):
+        return "jxkernel" + os.sep + event.source[len(compile_record.PACKAGE_DIR):]
+    return event.source
 
 
 def _title(event) -> str:

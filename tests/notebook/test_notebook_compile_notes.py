@@ -102,6 +102,17 @@ def test_one_recompile_is_one_line_with_the_change_and_the_fix(shell):
         f"{fix_in_brief(change.fix)}")
 
 
+def test_a_jit_of_a_library_function_names_where_it_is_defined_in_the_package(shell):
+    """Exercise 02's summed = jax.jit(jnp.sum): the note says jnp.sum is defined in
+    jxkernel/numpy/..., a path inside the package, never this machine's install path."""
+    ok(shell, "summed_n = jax.jit(jnp.sum)\nsummed_n(jnp.ones(2))")
+    (note,) = ok(shell, "summed_n(jnp.ones(3))").notes
+    (defined,) = [line for line in note["text/plain"].splitlines()
+                  if " defined at " in line]
+    assert re.search(r"sum defined at jxkernel/numpy/\w+\.py:\d+$", defined.strip()), defined
+    assert PACKAGE_DIR not in note["text/plain"] and PACKAGE_DIR not in note["text/html"]
+
+
 def test_a_jit_made_anew_in_a_loop_and_a_pmap_are_noted(shell):
     ran = ok(shell, "for i in range(3):\n    jax.jit(lambda v: v * 2.25)(jnp.ones(3))")
     (note,) = ran.notes
