@@ -62,13 +62,19 @@ def debug_callback(callback=None, *args, ordered=False, partitioned=False, **kwa
                               effect=ordered_debug_effect if ordered else debug_effect,
                               partitioned=partitioned)
 
-    if callback is not None:
-        _debug_callback(callback, *args, **kwargs)
+    return _one_or_two_calls("debug_callback", _debug_callback, callback, args, kwargs)
+
+
+def _one_or_two_calls(name, call, first, args, kwargs):
+    """JAX's two forms of debug_callback and debug_print: with its first argument, `call`
+    runs now; without (options only), `call` is returned to be called."""
+    if first is not None:
+        call(first, *args, **kwargs)
         return None
     if args or kwargs:
-        raise TypeError(f"debug_callback received unexpected arguments in the two-call form: "
+        raise TypeError(f"{name} received unexpected arguments in the two-call form: "
                         f"{args=} {kwargs=}")
-    return _debug_callback
+    return call
 
 
 class _FormatChecker(_string.Formatter):
@@ -120,13 +126,7 @@ def debug_print(fmt=None, *args, ordered=False, partitioned=False, skip_format_c
                            np_printoptions=tuple(_np.get_printoptions().items()),
                            has_placeholders=has_placeholders, logging_record=record)
 
-    if fmt is not None:
-        _debug_print(fmt, *args, **kwargs)
-        return None
-    if args or kwargs:
-        raise TypeError(f"debug_print received unexpected arguments in the two-call form: "
-                        f"{args=} {kwargs=}")
-    return _debug_print
+    return _one_or_two_calls("debug_print", _debug_print, fmt, args, kwargs)
 
 
 _logger = _logging.getLogger("jxkernel.debug")
