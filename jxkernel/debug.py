@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import logging as _logging
 import string as _string
+import sys as _sys
 
 import numpy as _np
 
-from .core.source_info import user_source_info
+from .core.source_info import _internal, user_source_info
+from .core.trace import Tracer as _Tracer
 from .lax.callbacks import (
     DebugEffect,
     OrderedDebugEffect,
@@ -31,6 +33,7 @@ from .lax.callbacks import (
     ordered_debug_effect,
     split_callback_args,
 )
+from .xla.array import ArrayImpl as _ArrayImpl
 
 __all__ = ["DebugEffect", "OrderedDebugEffect", "breakpoint", "callback", "log", "print"]
 
@@ -62,13 +65,19 @@ def debug_callback(callback=None, *args, ordered=False, partitioned=False, **kwa
                               effect=ordered_debug_effect if ordered else debug_effect,
                               partitioned=partitioned)
 
-    if callback is not None:
-        _debug_callback(callback, *args, **kwargs)
+    return _one_or_two_calls("debug_callback", _debug_callback, callback, args, kwargs)
+
+
+def _one_or_two_calls(name, call, first, args, kwargs):
+    """JAX's two forms of debug_callback and debug_print: with its first argument, `call`
+    runs now; without (options only), `call` is returned to be called."""
+    if first is not None:
+        call(first, *args, **kwargs)
         return None
     if args or kwargs:
-        raise TypeError(f"debug_callback received unexpected arguments in the two-call form: "
+        raise TypeError(f"{name} received unexpected arguments in the two-call form: "
                         f"{args=} {kwargs=}")
-    return _debug_callback
+    return call
 
 
 class _FormatChecker(_string.Formatter):
@@ -120,13 +129,7 @@ def debug_print(fmt=None, *args, ordered=False, partitioned=False, skip_format_c
                            np_printoptions=tuple(_np.get_printoptions().items()),
                            has_placeholders=has_placeholders, logging_record=record)
 
-    if fmt is not None:
-        _debug_print(fmt, *args, **kwargs)
-        return None
-    if args or kwargs:
-        raise TypeError(f"debug_print received unexpected arguments in the two-call form: "
-                        f"{args=} {kwargs=}")
-    return _debug_print
+    return _one_or_two_calls("debug_print", _debug_print, fmt, args, kwargs)
 
 
 _logger = _logging.getLogger("jxkernel.debug")
@@ -149,11 +152,7 @@ def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=Fal
     unchanged. Only the text debugger exists: `backend` may be None or "cli".
     """
     # the debugger (and what it reads) loads only when a breakpoint is hit
-    import sys as _sys
     from . import debugger as _debugger
-    from .core.source_info import _internal
-    from .core.trace import Tracer
-    from .xla.array import ArrayImpl
     if backend not in (None, "cli"):
         raise ValueError(f"jax.debug.breakpoint: backend={backend!r} is not available; "
                          f"jxkernel has the text debugger only (backend=None or 'cli')")
@@ -161,7 +160,7 @@ def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=Fal
                                    num_frames)
     # the arrays among the locals (tracers under jit) go through the callback, so the prompt
     # sees their runtime values; the other locals are shown as they were when traced
-    arrays = [{k: v for k, v in f.locals.items() if isinstance(v, (Tracer, ArrayImpl))}
+    arrays = [{k: v for k, v in f.locals.items() if isinstance(v, (_Tracer, _ArrayImpl))}
               for f in frames]
 
     def _enter(values):

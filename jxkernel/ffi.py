@@ -25,6 +25,7 @@ from .core.avals import ShapedArray, get_aval
 from .core.ir import param_printers
 from .core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, jvp_rules,
                              lowering_rules, transpose_rules)
+from . import lax
 from .xla import ffi as _xla_ffi
 from .xla.ffi import (include_dir, register_ffi_target,  # noqa: F401
                       register_ffi_target_as_batch_partitionable, register_ffi_type,
@@ -181,7 +182,6 @@ def _no_derivative(*args, target_name, **_):
 
 
 def _ffi_batching(axis_data, args, dims, *, vmap_method, result_avals, **params):
-    from . import lax       # deferred: lax sits above this module's core imports
     size = axis_data.size
     moved = [a if d is None else lax.transpose(a, (d, *(i for i in range(get_aval(a).ndim)
                                                        if i != d)))

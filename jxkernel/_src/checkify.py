@@ -43,8 +43,10 @@ from ..core.axis_env import bound_axis
 from ..core.interpret import read_atom
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ..core.trace import Tracer
+from ..lax import cond, scan, slicing, while_loop  # noqa: F401  (primitives checked below)
 from ..lax.cond import _bind_cond
 from ..transforms.batch_util import axis_size_of, bdim_at_front
+from ..transforms import custom_derivatives, jit  # noqa: F401  (primitives checked below)
 from ..transforms.jit_primitive import _bind_jit
 from ..tree_util import register_pytree_node_class, tree_flatten, tree_leaves, tree_map, \
     tree_unflatten
@@ -681,10 +683,9 @@ def _while_check(error, enabled_errors, *vals, cond_jaxpr, body_jaxpr, cond_ncon
 
 
 def _register_rules():
-    """Fill `error_checks` (on first use: some of these primitives load lazily)."""
-    from ..api import remat  # noqa: F401  (checkpoint_p)
-    from ..lax import cond, scan, slicing, while_loop  # noqa: F401
-    from ..transforms import custom_derivatives, jit  # noqa: F401
+    """Fill `error_checks` (on first use: remat and pmap, whose primitives it checks, load
+    lazily; the others are imported at the top of this module)."""
+    from ..api import remat  # noqa: F401  (checkpoint_p: loads on first use of jax.checkpoint)
     for name in _NAN_PRIMITIVES:
         prim = all_primitives.get(name)
         if prim is not None:

@@ -16,6 +16,8 @@ import math
 
 import numpy as np
 
+from .. import devices as all_devices   # calling it starts the runtime, importing it does not
+
 # device_kind -> handler(mesh_shape, devices, contiguous_submeshes=...) returning a mesh or None
 device_kind_handler_dict: dict = {}
 
@@ -35,7 +37,6 @@ def _axis_sizes(mesh_shape) -> tuple:
 def create_device_mesh(mesh_shape, devices=None, *, contiguous_submeshes: bool = False,
                        allow_split_physical_axes: bool = False) -> np.ndarray:
     """`devices` (default: all of them) as an array of shape `mesh_shape`."""
-    from .. import devices as all_devices      # deferred: the runtime starts on first use
     devices = list(all_devices() if devices is None else devices)
     shape = _axis_sizes(mesh_shape)
     if math.prod(shape) != len(devices):
@@ -60,7 +61,6 @@ def create_hybrid_device_mesh(mesh_shape, dcn_mesh_shape, devices=None, *,
     """A mesh of `dcn_mesh_shape` blocks (one per slice, or per process with
     `process_is_granule`), each a `mesh_shape` mesh of that granule's devices; the result's
     shape is the two shapes multiplied axis by axis."""
-    from .. import devices as all_devices   # the package root, which imports experimental lazily
     devices = list(all_devices() if devices is None else devices)
     attr = "process_index" if process_is_granule else "slice_index"
     if not all(hasattr(d, attr) for d in devices):

@@ -542,14 +542,20 @@ def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_meth
     if vmap_method not in allowed:
         raise ValueError(f"vmap_method must be on of the allowed methods {allowed}, but got: "
                          f"{vmap_method}")
+    return _bind_callback(pure_callback_p, "pure_callback", callback, result_shape_dtypes, args,
+                          kwargs, sharding=sharding, vmap_method=vmap_method)
+
+
+def _bind_callback(prim, name, callback, result_shape_dtypes, args, kwargs, **params):
+    """pure_callback's and io_callback's call: `callback` checked, bound over the flat
+    arguments with the declared results' avals, the results put back in their tree."""
     if not callable(callback):
-        raise TypeError(f"pure_callback's first argument must be callable; got "
+        raise TypeError(f"{name}'s first argument must be callable; got "
                         f"{type(callback).__name__}")
     flat_args, in_tree = tree_flatten((args, kwargs))
     shapes_flat, out_tree = tree_flatten(result_shape_dtypes)
-    outs = pure_callback_p.bind(*flat_args, callback=_FlatCallback(callback, in_tree),
-                                result_avals=_result_avals(shapes_flat), sharding=sharding,
-                                vmap_method=vmap_method)
+    outs = prim.bind(*flat_args, callback=_FlatCallback(callback, in_tree),
+                     result_avals=_result_avals(shapes_flat), **params)
     return tree_unflatten(out_tree, outs)
 
 
@@ -616,12 +622,5 @@ def io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered=Fal
     `ordered=True` keeps the calls in program order and refuses vmap; vmap of an unordered
     one calls it once per element, in order. Not differentiable.
     """
-    if not callable(callback):
-        raise TypeError(f"io_callback's first argument must be callable; got "
-                        f"{type(callback).__name__}")
-    flat_args, in_tree = tree_flatten((args, kwargs))
-    shapes_flat, out_tree = tree_flatten(result_shape_dtypes)
-    outs = io_callback_p.bind(*flat_args, callback=_FlatCallback(callback, in_tree),
-                              result_avals=_result_avals(shapes_flat), sharding=sharding,
-                              ordered=bool(ordered))
-    return tree_unflatten(out_tree, outs)
+    return _bind_callback(io_callback_p, "io_callback", callback, result_shape_dtypes, args,
+                          kwargs, sharding=sharding, ordered=bool(ordered))

@@ -60,6 +60,16 @@ def _raise_unbound(*operands, axis_name=None, axes=None, **_):
     raise _unbound(_as_names(axis_name if axis_name is not None else axes)[0])
 
 
+def _register_linear_collective(prim, abstract_eval, lowering, batching, transpose):
+    """The rules of a linear collective (ppermute, all_to_all, all_gather, reduce_scatter):
+    bound only inside what names its axis, linear, transposed by `transpose`."""
+    abstract_eval_rules[prim] = abstract_eval
+    impl_rules[prim] = _raise_unbound
+    lowering_rules[prim] = lowering
+    axis_batching_rules[prim] = batching
+    deflinear2(prim, transpose)
+
+
 def _canonical_groups(axis_index_groups, size):
     """`axis_index_groups` as a hashable tuple of tuples, checked against the axis `size`."""
     if axis_index_groups is None:
@@ -387,22 +397,16 @@ def _all_gather_batching(axis_data, vals, dims, *, all_gather_dimension, axis_na
     return x, bu.not_mapped
 
 
-def _all_gather_transpose(ct, x, *, all_gather_dimension, axis_name, axis_index_groups,
-                          axis_size, tiled):
-    # member k's input reaches every member's output: its cotangent is the sum of their
-    # cotangents' k-th blocks, i.e. a reduce-scatter
-    # (the primitive, not the wrapper: a pmap body is transposed outside the trace that
-    # knows the axis size)
-    return [reduce_scatter_p.bind(ct, axis_name=axis_name, scatter_dimension=all_gather_dimension,
-                                  axis_index_groups=axis_index_groups, axis_size=axis_size,
-                                  tiled=tiled)]
-
-
-abstract_eval_rules[all_gather_p] = _all_gather_abstract_eval
-impl_rules[all_gather_p] = _raise_unbound
-lowering_rules[all_gather_p] = _all_gather_lowering
-axis_batching_rules[all_gather_p] = _all_gather_batching
-deflinear2(all_gather_p, _all_gather_transpose)
+def _gather_scatter_transpose(to_prim, dim_param, to_dim_param):
+    """all_gather and reduce_scatter are each other's transposes, with the same params and
+    the gathered axis as the scattered one: member k's input reaches every member's output
+    of a gather, so its cotangent is the sum of their cotangents' k-th blocks. It binds the
+    primitive, not the wrapper: a pmap body is transposed outside the trace that knows the
+    axis size, so that comes from the params."""
+    def transpose(ct, x, **params):
+        dim = params.pop(dim_param)
+        return [to_prim.bind(ct, **{to_dim_param: dim}, **params)]
+    return transpose
 
 
 def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
@@ -498,11 +502,8 @@ def _ppermute_transpose(ct, x, *, axis_name, perm):
     return [ppermute_p.bind(ct, axis_name=axis_name, perm=tuple((d, s) for s, d in perm))]
 
 
-abstract_eval_rules[ppermute_p] = lambda x, *, axis_name, perm: x
-impl_rules[ppermute_p] = _raise_unbound
-lowering_rules[ppermute_p] = _ppermute_lowering
-axis_batching_rules[ppermute_p] = _ppermute_batching
-deflinear2(ppermute_p, _ppermute_transpose)
+_register_linear_collective(ppermute_p, lambda x, *, axis_name, perm: x, _ppermute_lowering,
+                            _ppermute_batching, _ppermute_transpose)
 
 
 def _check_perm(perm, size):
@@ -622,11 +623,8 @@ def _all_to_all_transpose(ct, x, *, axis_name, split_axis, concat_axis, axis_ind
                               tiled=tiled, axis_size=axis_size)]
 
 
-abstract_eval_rules[all_to_all_p] = _all_to_all_abstract_eval
-impl_rules[all_to_all_p] = _raise_unbound
-lowering_rules[all_to_all_p] = _all_to_all_lowering
-axis_batching_rules[all_to_all_p] = _all_to_all_batching
-deflinear2(all_to_all_p, _all_to_all_transpose)
+_register_linear_collective(all_to_all_p, _all_to_all_abstract_eval, _all_to_all_lowering,
+                            _all_to_all_batching, _all_to_all_transpose)
 param_printers[all_to_all_p] = lambda p: sorted((k, v) for k, v in p.items() if k != "axis_size")
 
 
@@ -747,20 +745,14 @@ def _reduce_scatter_batching(axis_data, vals, dims, *, axis_name, scatter_dimens
     return y, scatter_dimension
 
 
-def _reduce_scatter_transpose(ct, x, *, axis_name, scatter_dimension, axis_index_groups,
-                              axis_size, tiled):
-    # binds the primitive, not the wrapper: transposing a pmap body happens outside the
-    # trace that knows the axis size, so it comes from the params
-    return [all_gather_p.bind(ct, all_gather_dimension=scatter_dimension, axis_name=axis_name,
-                              axis_index_groups=axis_index_groups, axis_size=axis_size,
-                              tiled=tiled)]
-
-
-abstract_eval_rules[reduce_scatter_p] = _reduce_scatter_abstract_eval
-impl_rules[reduce_scatter_p] = _raise_unbound
-lowering_rules[reduce_scatter_p] = _reduce_scatter_lowering
-axis_batching_rules[reduce_scatter_p] = _reduce_scatter_batching
-deflinear2(reduce_scatter_p, _reduce_scatter_transpose)
+# all_gather's rules are registered here, once reduce_scatter_p (its transpose) exists
+_register_linear_collective(
+    all_gather_p, _all_gather_abstract_eval, _all_gather_lowering, _all_gather_batching,
+    _gather_scatter_transpose(reduce_scatter_p, "all_gather_dimension", "scatter_dimension"))
+_register_linear_collective(
+    reduce_scatter_p, _reduce_scatter_abstract_eval, _reduce_scatter_lowering,
+    _reduce_scatter_batching,
+    _gather_scatter_transpose(all_gather_p, "scatter_dimension", "all_gather_dimension"))
 
 
 def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):

@@ -22,6 +22,7 @@ from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
 from ..xla import stablehlo as hlo
 from .shapes import canonicalize_shape
+from .slicing import dynamic_update_index_in_dim
 
 
 class RandomAlgorithm(enum.IntEnum):
@@ -79,7 +80,6 @@ def _rng_bit_generator_batching(vals, dims, *, shape, dtype, algorithm, out_shar
     new_key, bits = rng_bit_generator_p.bind(
         keys[0], shape=(bu.shape(keys)[0],) + shape, dtype=dtype, algorithm=algorithm,
         out_sharding=out_sharding)
-    from .slicing import dynamic_update_index_in_dim     # slicing imports this family's kin
     return [dynamic_update_index_in_dim(keys, new_key, 0, 0), bits], [0, 0]
 
 

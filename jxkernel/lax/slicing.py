@@ -1496,39 +1496,29 @@ def scatter_apply(operand, scatter_indices, func, dimension_numbers: ScatterDime
                     dimension_numbers, indices_are_sorted, unique_indices, mode)
 
 
-def scatter_add(operand, scatter_indices, updates, dimension_numbers, *,
-                indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
-    """Scatter that adds updates into the operand (duplicates accumulate)."""
-    return _scatter(scatter_add_p, add, operand, scatter_indices, updates, dimension_numbers,
-                    indices_are_sorted, unique_indices, mode)
+def _combining_scatter(name, prim, combine, doc):
+    """A public scatter whose updates are combined with the operand by `combine` (lax's
+    add, sub, mul, min or max) and bound as `prim`."""
+    def scatter_fn(operand, scatter_indices, updates, dimension_numbers, *,
+                   indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
+        return _scatter(prim, combine, operand, scatter_indices, updates, dimension_numbers,
+                        indices_are_sorted, unique_indices, mode)
+    scatter_fn.__name__ = scatter_fn.__qualname__ = name
+    scatter_fn.__doc__ = doc
+    return scatter_fn
 
 
-def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
-                indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
-    """Scatter that subtracts updates from the operand."""
-    return _scatter(scatter_sub_p, sub, operand, scatter_indices, updates, dimension_numbers,
-                    indices_are_sorted, unique_indices, mode)
-
-
-def scatter_mul(operand, scatter_indices, updates, dimension_numbers, *,
-                indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
-    """Scatter that multiplies the operand by updates."""
-    return _scatter(scatter_mul_p, mul, operand, scatter_indices, updates, dimension_numbers,
-                    indices_are_sorted, unique_indices, mode)
-
-
-def scatter_min(operand, scatter_indices, updates, dimension_numbers, *,
-                indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
-    """Scatter that keeps the minimum of the operand and the updates."""
-    return _scatter(scatter_min_p, min, operand, scatter_indices, updates, dimension_numbers,
-                    indices_are_sorted, unique_indices, mode)
-
-
-def scatter_max(operand, scatter_indices, updates, dimension_numbers, *,
-                indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
-    """Scatter that keeps the maximum of the operand and the updates."""
-    return _scatter(scatter_max_p, max, operand, scatter_indices, updates, dimension_numbers,
-                    indices_are_sorted, unique_indices, mode)
+scatter_add = _combining_scatter("scatter_add", scatter_add_p, add,
+                                 "Scatter that adds updates into the operand (duplicates "
+                                 "accumulate).")
+scatter_sub = _combining_scatter("scatter_sub", scatter_sub_p, sub,
+                                 "Scatter that subtracts updates from the operand.")
+scatter_mul = _combining_scatter("scatter_mul", scatter_mul_p, mul,
+                                 "Scatter that multiplies the operand by updates.")
+scatter_min = _combining_scatter("scatter_min", scatter_min_p, min,
+                                 "Scatter that keeps the minimum of the operand and the updates.")
+scatter_max = _combining_scatter("scatter_max", scatter_max_p, max,
+                                 "Scatter that keeps the maximum of the operand and the updates.")
 
 
 def index_take(src, idxs, axes):

@@ -218,6 +218,12 @@ def _static_slice(arr, shape, items, normalize_indices):
     if strides and (any(s != 1 for s in strides) or
                     any((a, b) != (0, n) for a, b, n in zip(starts, limits, shape))):
         out = lax.slice(out, starts, limits, None if all(s == 1 for s in strides) else strides)
+    return _reverse_squeeze_expand(out, rev, squeeze, newaxis)
+
+
+def _reverse_squeeze_expand(out, rev, squeeze, newaxis):
+    """A basic index's last steps after slicing: reverse the axes of negative-step slices,
+    drop the integer-indexed axes, insert the None axes."""
     if rev:
         out = lax.rev(out, tuple(rev))
     if squeeze:
@@ -281,13 +287,7 @@ def _dynamic_slice(arr, shape, items, normalize_indices):
         starts = [dt.type(s) if _is_int(s) else conversion.convert_element_type(s, dt)
                   for s in starts] if len(starts) > 1 else starts
         out = lax.dynamic_slice(out, starts, sizes, allow_negative_indices=normalize_indices)
-    if rev:
-        out = lax.rev(out, tuple(rev))
-    if squeeze:
-        out = lax.squeeze(out, tuple(squeeze))
-    if newaxis:
-        out = lax.expand_dims(out, tuple(newaxis))
-    return out
+    return _reverse_squeeze_expand(out, rev, squeeze, newaxis)
 
 
 # ------------------------------------------------------------------ the general case: gather
@@ -550,6 +550,23 @@ class _IndexUpdateHelper:
         return f"_IndexUpdateHelper({self.array!r})"
 
 
+def _update_method(name, how, doc):
+    """One of `x.at[idx]`'s update methods, with JAX's keyword-only options: `how` names the
+    lax scatter that puts `values` in (looked up per call), or is a binary function applied
+    to x and ones with `values` multiplied in at idx."""
+    def method(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+               out_sharding=None, wrap_negative_indices=True):
+        if isinstance(how, str):
+            return _scatter_update(self.array, self.index, values, getattr(lax, how),
+                                   indices_are_sorted, unique_indices, mode,
+                                   wrap_negative_indices)
+        return how(self.array, self._ones_mul(values, indices_are_sorted, unique_indices, mode,
+                                              wrap_negative_indices))
+    method.__name__, method.__doc__ = name, doc
+    method.__qualname__ = f"_IndexUpdateRef.{name}"
+    return method
+
+
 class _IndexUpdateRef:
     """`x.at[idx]`: get/set/add/... return a new array; x itself never changes. Repeated
     indices accumulate for add/multiply/min/max; for set one of the values wins."""
@@ -568,60 +585,18 @@ class _IndexUpdateRef:
                                unique_indices=unique_indices, mode=mode, fill_value=fill_value,
                                normalize_indices=wrap_negative_indices)
 
-    def _update(self, values, op, indices_are_sorted, unique_indices, mode,
-                wrap_negative_indices):
-        return _scatter_update(self.array, self.index, values, op, indices_are_sorted,
-                               unique_indices, mode, wrap_negative_indices)
-
-    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            out_sharding=None, wrap_negative_indices=True):
-        """x[idx] = values."""
-        return self._update(values, lax.scatter, indices_are_sorted, unique_indices, mode,
-                            wrap_negative_indices)
-
-    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            out_sharding=None, wrap_negative_indices=True):
-        """x[idx] += values."""
-        return self._update(values, lax.scatter_add, indices_are_sorted, unique_indices, mode,
-                            wrap_negative_indices)
-
-    def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-                 out_sharding=None, wrap_negative_indices=True):
-        """x[idx] -= values."""
-        return self._update(values, lax.scatter_sub, indices_are_sorted, unique_indices, mode,
-                            wrap_negative_indices)
-
-    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-                 out_sharding=None, wrap_negative_indices=True):
-        """x[idx] *= values."""
-        return self._update(values, lax.scatter_mul, indices_are_sorted, unique_indices, mode,
-                            wrap_negative_indices)
-
+    # set/add/subtract/multiply/min/max scatter `values` in with the lax scatter of their
+    # row; divide/power combine x with ones that have `values` multiplied in at idx (as JAX).
+    set = _update_method("set", "scatter", "x[idx] = values.")
+    add = _update_method("add", "scatter_add", "x[idx] += values.")
+    subtract = _update_method("subtract", "scatter_sub", "x[idx] -= values.")
+    multiply = _update_method("multiply", "scatter_mul", "x[idx] *= values.")
     mul = multiply
-
-    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            out_sharding=None, wrap_negative_indices=True):
-        """x[idx] = minimum(x[idx], values)."""
-        return self._update(values, lax.scatter_min, indices_are_sorted, unique_indices, mode,
-                            wrap_negative_indices)
-
-    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            out_sharding=None, wrap_negative_indices=True):
-        """x[idx] = maximum(x[idx], values)."""
-        return self._update(values, lax.scatter_max, indices_are_sorted, unique_indices, mode,
-                            wrap_negative_indices)
-
-    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-               out_sharding=None, wrap_negative_indices=True):
-        """x[idx] /= values (as x / (ones with values multiplied in at idx), like JAX)."""
-        return divide(self.array, self._ones_mul(values, indices_are_sorted, unique_indices,
-                                                 mode, wrap_negative_indices))
-
-    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-              out_sharding=None, wrap_negative_indices=True):
-        """x[idx] **= values."""
-        return power(self.array, self._ones_mul(values, indices_are_sorted, unique_indices,
-                                                mode, wrap_negative_indices))
+    min = _update_method("min", "scatter_min", "x[idx] = minimum(x[idx], values).")
+    max = _update_method("max", "scatter_max", "x[idx] = maximum(x[idx], values).")
+    divide = _update_method("divide", divide, "x[idx] /= values (as x / (ones with values "
+                            "multiplied in at idx), like JAX).")
+    power = _update_method("power", power, "x[idx] **= values.")
 
     def _ones_mul(self, values, indices_are_sorted, unique_indices, mode, wrap):
         a = aval_of(self.array)

@@ -63,6 +63,18 @@ def _ravel(x):
 
 
 # ------------------------------------------------------------------ sort, argsort, lexsort
+def _sort_operand(name, a, axis, kind, order):
+    """sort's and argsort's checks (JAX's errors for NumPy's kind= and order=), and the
+    array flattened where axis is None."""
+    arr = _asarray(name, a)
+    if kind is not None:
+        raise TypeError(f"'kind' argument to {name} is not supported. Use stable=True or "
+                        f"stable=False to specify sort stability.")
+    if order is not None:
+        raise TypeError(f"'order' argument to {name} is not supported.")
+    return (_ravel(arr), 0) if axis is None else (arr, axis)
+
+
 def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True,
          descending: bool = False):
     """`a` sorted along `axis` (flattened if None); NaNs last.
@@ -71,14 +83,7 @@ def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True
     Array([[0, 1],
            [3, 2]], dtype=int32)
     """
-    arr = _asarray("sort", a)
-    if kind is not None:
-        raise TypeError("'kind' argument to sort is not supported. Use stable=True or "
-                        "stable=False to specify sort stability.")
-    if order is not None:
-        raise TypeError("'order' argument to sort is not supported.")
-    if axis is None:
-        arr, axis = _ravel(arr), 0
+    arr, axis = _sort_operand("sort", a, axis, kind, order)
     dim = canonicalize_axis(axis, len(_shape(arr)))
     out = lax.sort(arr, dimension=dim, is_stable=stable)
     return lax.rev(out, (dim,)) if descending else out
@@ -91,14 +96,7 @@ def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = T
     >>> jnp.argsort(jnp.array([2, 1, 2, 0]), descending=True)
     Array([0, 2, 1, 3], dtype=int32)
     """
-    arr = _asarray("argsort", a)
-    if kind is not None:
-        raise TypeError("'kind' argument to argsort is not supported. Use stable=True or "
-                        "stable=False to specify sort stability.")
-    if order is not None:
-        raise TypeError("'order' argument to argsort is not supported.")
-    if axis is None:
-        arr, axis = _ravel(arr), 0
+    arr, axis = _sort_operand("argsort", a, axis, kind, order)
     shape = _shape(arr)
     dim = canonicalize_axis(axis, len(shape))
     idx_dtype = dtypes.canonicalize_dtype(dtype) if dtype is not None else \
@@ -147,6 +145,17 @@ def _neg(x):
     return lax.neg(x)
 
 
+def _partition_operand(name, a, kth, axis):
+    """partition's and argpartition's checks, kth and axis made non-negative, and the array
+    with that axis moved last."""
+    arr = _asarray(name, a)
+    if dtypes.is_complex(aval_of(arr).dtype):
+        raise NotImplementedError(f"jnp.{name} for complex dtype is not implemented.")
+    axis = canonicalize_axis(axis, len(_shape(arr)))
+    kth = canonicalize_axis(kth, _shape(arr)[axis])
+    return swapaxes(arr, axis, -1), kth, axis
+
+
 def partition(a, kth: int, axis: int = -1):
     """`a` with its kth smallest element (along axis) in place, smaller ones before it and
     larger ones after it (the parts are not sorted in the same way as NumPy's).
@@ -154,12 +163,7 @@ def partition(a, kth: int, axis: int = -1):
     >>> jnp.partition(jnp.array([5, 1, 4, 2, 3]), 2)[2]
     Array(3, dtype=int32)
     """
-    arr = _asarray("partition", a)
-    if dtypes.is_complex(aval_of(arr).dtype):
-        raise NotImplementedError("jnp.partition for complex dtype is not implemented.")
-    axis = canonicalize_axis(axis, len(_shape(arr)))
-    kth = canonicalize_axis(kth, _shape(arr)[axis])
-    arr = swapaxes(arr, axis, -1)
+    arr, kth, axis = _partition_operand("partition", a, kth, axis)
     d = aval_of(arr).dtype
     if dtypes.is_unsigned(d):        # -x wraps for unsigned: negate x + 1 instead
         one = np.ones((), d)
@@ -173,12 +177,7 @@ def partition(a, kth: int, axis: int = -1):
 
 def argpartition(a, kth: int, axis: int = -1):
     """Indices that would partition `a` (see partition)."""
-    arr = _asarray("argpartition", a)
-    if dtypes.is_complex(aval_of(arr).dtype):
-        raise NotImplementedError("jnp.argpartition for complex dtype is not implemented.")
-    axis = canonicalize_axis(axis, len(_shape(arr)))
-    kth = canonicalize_axis(kth, _shape(arr)[axis])
-    arr = swapaxes(arr, axis, -1)
+    arr, kth, axis = _partition_operand("argpartition", a, kth, axis)
     d = aval_of(arr).dtype
     if dtypes.is_unsigned(d):
         bottom_ind = lax.top_k(_neg(lax.add(arr, np.ones((), d))), kth + 1)[1]

@@ -28,40 +28,22 @@ __all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "box
            "xlogy", "zeta"]
 
 
-def gammaln(x):
-    """log |Gamma(x)|."""
-    x, = promote_args_inexact("gammaln", x)
-    return lax.lgamma(x)
+def _inexact_unary(name, lax_fn, doc):
+    """A function that is one lax function of x made inexact (JAX writes each out)."""
+    def fn(x):
+        x, = promote_args_inexact(name, x)
+        return lax_fn(x)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
 
 
-def digamma(x):
-    """d/dx log Gamma(x)."""
-    x, = promote_args_inexact("digamma", x)
-    return lax.digamma(x)
-
-
-def erf(x):
-    """The error function."""
-    x, = promote_args_inexact("erf", x)
-    return lax.erf(x)
-
-
-def erfc(x):
-    """1 - erf(x), accurate for large x."""
-    x, = promote_args_inexact("erfc", x)
-    return lax.erfc(x)
-
-
-def erfinv(x):
-    """The inverse of erf."""
-    x, = promote_args_inexact("erfinv", x)
-    return lax.erf_inv(x)
-
-
-def expit(x):
-    """The logistic sigmoid 1 / (1 + exp(-x))."""
-    x, = promote_args_inexact("expit", x)
-    return lax.logistic(x)
+gammaln = _inexact_unary("gammaln", lax.lgamma, "log |Gamma(x)|.")
+digamma = _inexact_unary("digamma", lax.digamma, "d/dx log Gamma(x).")
+erf = _inexact_unary("erf", lax.erf, "The error function.")
+erfc = _inexact_unary("erfc", lax.erfc, "1 - erf(x), accurate for large x.")
+erfinv = _inexact_unary("erfinv", lax.erf_inv, "The inverse of erf.")
+expit = _inexact_unary("expit", lax.logistic, "The logistic sigmoid 1 / (1 + exp(-x)).")
 
 
 @custom_jvp
@@ -74,38 +56,34 @@ def logit(x):
 logit.defjvps(lambda g, ans, x: lax.div(g, lax.mul(x, lax.sub(_const(x, 1), x))))
 
 
-@custom_jvp
-def xlogy(x, y):
-    """x * log(y), with 0 where x == 0 (unless y is NaN).
+def _x_times_log(name, log_fn, y_term, doc):
+    """x * log_fn(y) with 0 where x == 0 (unless y is NaN), and its JVP, where
+    y_term(x, y, y_dot) is y's part of the tangent, x * log_fn'(y) * y_dot, as JAX writes it."""
+    def fn(x, y):
+        x, y = promote_args_inexact(name, x, y)
+        x_ok = x != 0.0
+        return jnp.where(x_ok | jnp.isnan(y), lax.mul(x, log_fn(y)), jnp.zeros_like(x))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    fn = custom_jvp(fn)
+
+    @fn.defjvp
+    def _jvp(primals, tangents):
+        (x, y), (x_dot, y_dot) = primals, tangents
+        result = fn(x, y)
+        return result, (x_dot * log_fn(y) + y_term(x, y, y_dot)).astype(result.dtype)
+    _jvp.__name__ = _jvp.__qualname__ = f"_{name}_jvp"
+    return fn
+
+
+xlogy = _x_times_log("xlogy", lax.log, lambda x, y, y_dot: y_dot * x / y,
+                     """x * log(y), with 0 where x == 0 (unless y is NaN).
 
     >>> xlogy(0.0, 0.0)
     Array(0., dtype=float32, weak_type=True)
-    """
-    x, y = promote_args_inexact("xlogy", x, y)
-    x_ok = x != 0.0
-    return jnp.where(x_ok | jnp.isnan(y), lax.mul(x, lax.log(y)), jnp.zeros_like(x))
-
-
-@xlogy.defjvp
-def _xlogy_jvp(primals, tangents):
-    (x, y), (x_dot, y_dot) = primals, tangents
-    result = xlogy(x, y)
-    return result, (x_dot * lax.log(y) + y_dot * x / y).astype(result.dtype)
-
-
-@custom_jvp
-def xlog1py(x, y):
-    """x * log1p(y), with 0 where x == 0 (unless y is NaN)."""
-    x, y = promote_args_inexact("xlog1py", x, y)
-    x_ok = x != 0.0
-    return jnp.where(x_ok | jnp.isnan(y), lax.mul(x, lax.log1p(y)), jnp.zeros_like(x))
-
-
-@xlog1py.defjvp
-def _xlog1py_jvp(primals, tangents):
-    (x, y), (x_dot, y_dot) = primals, tangents
-    result = xlog1py(x, y)
-    return result, (x_dot * lax.log1p(y) + y_dot * x / (1 + y)).astype(result.dtype)
+    """)
+xlog1py = _x_times_log("xlog1py", lax.log1p, lambda x, y, y_dot: y_dot * x / (1 + y),
+                       "x * log1p(y), with 0 where x == 0 (unless y is NaN).")
 
 
 @custom_jvp

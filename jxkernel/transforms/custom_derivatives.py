@@ -142,14 +142,47 @@ def _vjp_directly(custom, nondiff, in_tree, primals, tangents, n_args, name):
     return outs, out_tangents, rule.out_tree
 
 
-# ====================================================================== custom_jvp
-class custom_jvp:
-    """A function with a custom JVP rule; see `defjvp` and `defjvps`."""
+class _CustomFunction:
+    """What custom_jvp and custom_vjp share: wrapping `fun`, binding as a method, and the
+    call (run directly where the rule applies at once, else trace `fun` and bind the
+    subclass's primitive). Subclasses name their rule's attribute and how to bind it."""
+    _rule_attr = _missing_rule = None
 
     def __init__(self, fun, nondiff_argnums=()):
         functools.update_wrapper(self, fun)
         self.fun, self.nondiff_argnums = fun, tuple(nondiff_argnums)
-        self.jvp, self.symbolic_zeros = None, False
+        self.symbolic_zeros = False
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    def __call__(self, *args, **kwargs):
+        name = getattr(self.fun, "__name__", "f")
+        if getattr(self, self._rule_attr) is None:
+            raise AttributeError(self._missing_rule.format(name=name))
+        args = _resolve_args(self.fun, args, kwargs)
+        trace = _ctx.trace
+        if trace is eval_trace:
+            return self.fun(*args)
+        if _runs_directly(trace, args):
+            return _call_directly(self, trace, args, name, self._under_jvp)
+        nondiff, dyn = _split(args, self.nondiff_argnums)
+        jaxpr, consts, in_tree, out_tree, leaves = _trace_call(
+            self.fun, nondiff, dyn, self.nondiff_argnums, len(args))
+        outs = self._bind(jaxpr, consts, leaves, nondiff, in_tree, out_tree, len(args), name)
+        return tree_unflatten(out_tree, outs)
+
+
+# ====================================================================== custom_jvp
+class custom_jvp(_CustomFunction):
+    """A function with a custom JVP rule; see `defjvp` and `defjvps`."""
+    _rule_attr = "jvp"
+    _missing_rule = "No JVP defined for custom_jvp function {name} using defjvp."
+    _under_jvp = staticmethod(_jvp_directly)
+
+    def __init__(self, fun, nondiff_argnums=()):
+        super().__init__(fun, nondiff_argnums)
+        self.jvp = None
 
     def defjvp(self, jvp, symbolic_zeros=False):
         """Set the rule `jvp(primals, tangents) -> (primal_out, tangent_out)` (a decorator)."""
@@ -169,27 +202,11 @@ class custom_jvp:
             return out, total if total is not None else _tree_zeros_like(out)
         self.defjvp(jvp)
 
-    def __get__(self, obj, objtype=None):
-        return self if obj is None else functools.partial(self, obj)
-
-    def __call__(self, *args, **kwargs):
-        name = getattr(self.fun, "__name__", "f")
-        if self.jvp is None:
-            raise AttributeError(f"No JVP defined for custom_jvp function {name} using defjvp.")
-        args = _resolve_args(self.fun, args, kwargs)
-        trace = _ctx.trace
-        if trace is eval_trace:
-            return self.fun(*args)
-        if _runs_directly(trace, args):
-            return _call_directly(self, trace, args, name, _jvp_directly)
-        nondiff, dyn = _split(args, self.nondiff_argnums)
-        jaxpr, consts, in_tree, out_tree, leaves = _trace_call(
-            self.fun, nondiff, dyn, self.nondiff_argnums, len(args))
-        rule = _FlatJVPRule(self, nondiff, in_tree, out_tree, len(args), name)
-        outs = custom_jvp_call_p.bind(*consts, *leaves, call_jaxpr=jaxpr, jvp=rule,
+    def _bind(self, jaxpr, consts, leaves, nondiff, in_tree, out_tree, n_args, name):
+        rule = _FlatJVPRule(self, nondiff, in_tree, out_tree, n_args, name)
+        return custom_jvp_call_p.bind(*consts, *leaves, call_jaxpr=jaxpr, jvp=rule,
                                       num_consts=len(consts), symbolic_zeros=self.symbolic_zeros,
                                       name=name)
-        return tree_unflatten(out_tree, outs)
 
 
 def _tree_add(a, b):
@@ -374,14 +391,21 @@ class _BatchedJVPRule:
                     out_axes=out_axes, axis_name=self.axis_data.name)(primals, tangents)
 
 
-abstract_eval_rules[custom_jvp_call_p] = lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals
-impl_rules[custom_jvp_call_p] = lambda *args, call_jaxpr, **_: eval_jaxpr(
-    call_jaxpr.jaxpr, call_jaxpr.consts, *args)
-lowering_rules[custom_jvp_call_p] = lambda ctx, *args, call_jaxpr, name, **_: \
-    ctx.call_jaxpr(call_jaxpr, args, name)
-numpy_rules[custom_jvp_call_p] = call_rule("call_jaxpr")
-jvp_rules[custom_jvp_call_p] = _custom_jvp_call_jvp
-axis_batching_rules[custom_jvp_call_p] = _custom_jvp_call_batching
+def _register_call_rules(prim, jvp_rule, batching_rule):
+    """The rules custom_jvp_call and custom_vjp_call share: outside differentiation and
+    batching each is just its traced body, `call_jaxpr`."""
+    abstract_eval_rules[prim] = lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals
+    impl_rules[prim] = lambda *args, call_jaxpr, **_: eval_jaxpr(
+        call_jaxpr.jaxpr, call_jaxpr.consts, *args)
+    lowering_rules[prim] = lambda ctx, *args, call_jaxpr, name, **_: \
+        ctx.call_jaxpr(call_jaxpr, args, name)
+    numpy_rules[prim] = call_rule("call_jaxpr")
+    jvp_rules[prim] = jvp_rule
+    axis_batching_rules[prim] = batching_rule
+    sharding_typing_rules[prim] = sharding_types.call_typing
+
+
+_register_call_rules(custom_jvp_call_p, _custom_jvp_call_jvp, _custom_jvp_call_batching)
 
 
 def _custom_jvp_call_partial_eval(trace, args, params):
@@ -394,48 +418,32 @@ def _custom_jvp_call_partial_eval(trace, args, params):
 
 
 partial_eval_rules[custom_jvp_call_p] = _custom_jvp_call_partial_eval
-sharding_typing_rules[custom_jvp_call_p] = sharding_types.call_typing
 param_printers[custom_jvp_call_p] = lambda p: [
     ("name", p["name"]), ("call_jaxpr", p["call_jaxpr"]), ("jvp", p["jvp"].__name__),
     ("symbolic_zeros", p["symbolic_zeros"])]
 
 
 # ====================================================================== custom_vjp
-class custom_vjp:
+class custom_vjp(_CustomFunction):
     """A function with a custom VJP: `defvjp(fwd, bwd)`; fwd returns (out, residuals),
     bwd(residuals, cotangent) returns a tuple of cotangents, one per argument."""
+    _rule_attr = "fwd"
+    _missing_rule = "No VJP defined for custom_vjp function {name} using defvjp."
+    _under_jvp = staticmethod(_vjp_directly)
 
     def __init__(self, fun, nondiff_argnums=()):
-        functools.update_wrapper(self, fun)
-        self.fun, self.nondiff_argnums = fun, tuple(nondiff_argnums)
+        super().__init__(fun, nondiff_argnums)
         self.fwd = self.bwd = None
-        self.symbolic_zeros = False
 
     def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
         self.fwd, self.bwd, self.symbolic_zeros = fwd, bwd, symbolic_zeros
 
-    def __get__(self, obj, objtype=None):
-        return self if obj is None else functools.partial(self, obj)
-
-    def __call__(self, *args, **kwargs):
-        name = getattr(self.fun, "__name__", "f")
-        if self.fwd is None:
-            raise AttributeError(f"No VJP defined for custom_vjp function {name} using defvjp.")
-        args = _resolve_args(self.fun, args, kwargs)
-        trace = _ctx.trace
-        if trace is eval_trace:
-            return self.fun(*args)
-        if _runs_directly(trace, args):
-            return _call_directly(self, trace, args, name, _vjp_directly)
-        nondiff, dyn = _split(args, self.nondiff_argnums)
-        jaxpr, consts, in_tree, out_tree, leaves = _trace_call(
-            self.fun, nondiff, dyn, self.nondiff_argnums, len(args))
-        rule = _FlatVJPRule(self, nondiff, in_tree, out_tree, len(args), name,
+    def _bind(self, jaxpr, consts, leaves, nondiff, in_tree, out_tree, n_args, name):
+        rule = _FlatVJPRule(self, nondiff, in_tree, out_tree, n_args, name,
                             [get_aval(x) for x in leaves])
-        outs = custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=jaxpr, fwd=rule, bwd=rule.bwd,
+        return custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=jaxpr, fwd=rule, bwd=rule.bwd,
                                       num_consts=len(consts), symbolic_zeros=self.symbolic_zeros,
                                       name=name)
-        return tree_unflatten(out_tree, outs)
 
 
 @dataclasses.dataclass
@@ -640,15 +648,7 @@ class _BatchedBwd:
         return vmap(one, axis_name=self.axis_data.name)(residuals, cotangents)
 
 
-abstract_eval_rules[custom_vjp_call_p] = lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals
-impl_rules[custom_vjp_call_p] = lambda *args, call_jaxpr, **_: eval_jaxpr(
-    call_jaxpr.jaxpr, call_jaxpr.consts, *args)
-lowering_rules[custom_vjp_call_p] = lambda ctx, *args, call_jaxpr, name, **_: \
-    ctx.call_jaxpr(call_jaxpr, args, name)
-numpy_rules[custom_vjp_call_p] = call_rule("call_jaxpr")
-jvp_rules[custom_vjp_call_p] = _custom_vjp_call_jvp
-axis_batching_rules[custom_vjp_call_p] = _custom_vjp_call_batching
-sharding_typing_rules[custom_vjp_call_p] = sharding_types.call_typing
+_register_call_rules(custom_vjp_call_p, _custom_vjp_call_jvp, _custom_vjp_call_batching)
 param_printers[custom_vjp_call_p] = lambda p: [
     ("name", p["name"]), ("call_jaxpr", p["call_jaxpr"]), ("fwd", p["fwd"].__name__),
     ("bwd", p["bwd"].__name__), ("symbolic_zeros", p["symbolic_zeros"])]

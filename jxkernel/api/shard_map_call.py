@@ -1,0 +1,121 @@
+"""A shard_map-wrapped function called: its arguments checked (shard_map_checks.py), then
+run eagerly device by device (shard_map_eager.py) or traced with local types into one
+`shard_map` equation (shard_map_primitive.py), the trace cached per signature and place.
+"""
+from __future__ import annotations
+
+from ..core import vma
+from ..core.avals import get_aval
+from ..core.axis_env import visible_axes
+from ..core.config import config
+from ..core.lru import LRU, SIGNATURES
+from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
+from ..core.trace import Tracer
+from ..transforms.api_util import flatten_fun, wraps
+from ..tree_util import tree_flatten, tree_unflatten
+from .shard_map_checks import (
+    _check_args,
+    _check_explicit_args,
+    _check_out_ranks,
+    _check_vma,
+    _checked_mesh,
+    _flat_in_specs,
+    _flat_out_specs,
+    _fun_name,
+)
+from .shard_map_eager import _run_eagerly, _runs_eagerly
+from .shard_map_primitive import (
+    P,
+    _axes_bound,
+    _local_aval,
+    _named_axes,
+    _outer_manual,
+    shard_map_p,
+)
+
+
+def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma, eager=True):
+    """`f` as a shard_map: each call checks its arguments, then runs eagerly (outside any
+    transformation, when `eager`) or binds one shard_map equation of the body traced for
+    the call's types (cached per signature and place)."""
+    if not callable(f):
+        raise TypeError(f"shard_map requires a callable for its first argument, but got {f} "
+                        f"of type {type(f)}.")
+
+    traces = LRU(SIGNATURES)   # signature -> its traced body, so a call in a loop binds one jaxpr
+
+    @wraps(f)
+    def wrapped(*args):
+        mesh_, manual = _checked_mesh(mesh, axis_names, in_specs, out_specs)
+        flat_args, in_tree = tree_flatten(args)
+        specs = _flat_in_specs(in_specs, args, flat_args, mesh_, manual)
+        static = [s is None for s in specs]
+        dyn = [x for x, s in zip(flat_args, static) if not s]
+        dyn_specs = tuple(s for s in specs if s is not None)
+        avals = tuple(get_aval(x) for x in dyn)
+        _check_explicit_args(mesh_, manual, dyn, dyn_specs, avals)
+        if eager and _runs_eagerly(mesh_, manual):
+            _check_args(f, mesh_, args, flat_args, specs, avals, static)
+            return _run_eagerly(_staged, f, flat_args, in_tree, static, dyn, dyn_specs, avals,
+                                out_specs, mesh_, check_vma)
+        # The body's trace depends on where the call is: inside another body the manual axes
+        # are fewer, the named axes around it are read at trace time (lax.axis_size), and an
+        # enclosing check_vma body types the values (pvary). A trace made in one place and
+        # reused in another would skip that place's out_specs check.
+        key = (in_tree, avals, dyn_specs, mesh_, manual, _outer_manual(), visible_axes(),
+               vma.checked[-1] if vma.checked else None, config._trace_state) \
+            if not any(static) else None
+        found = traces.get(key) if key is not None else None
+        if found is None:
+            _check_args(f, mesh_, args, flat_args, specs, avals, static)
+            found = _trace_body(f, flat_args, in_tree, static, avals, dyn_specs, out_specs,
+                                mesh_, manual, check_vma)
+            if key is not None and not any(isinstance(c, Tracer) for c in found[1]):
+                traces[key] = found
+        body, consts, out_tree, flat_out = found
+        outs = shard_map_p.bind(*consts, *dyn, jaxpr=body, mesh=mesh_,
+                                in_specs=(P(),) * len(consts) + dyn_specs,
+                                out_specs=flat_out, check_vma=check_vma,
+                                newly_manual_axes=manual)
+        return tree_unflatten(out_tree, outs)
+    return wrapped
+
+
+def _trace_body(f, flat_args, in_tree, static, avals, dyn_specs, out_specs, mesh, manual,
+                check_vma) -> tuple:
+    """(body taking its constants first, the constants, out tree, out specs) of `f` traced
+    with local types; raises JAX's errors for bad out_specs and unchecked replication."""
+    local = [_local_aval(a, s, mesh, check_vma) for a, s in zip(avals, dyn_specs)]
+    flat, out_tree = flatten_fun(f, in_tree)
+
+    def body(*xs):
+        it = iter(xs)
+        leaves = flat(*[x if s else next(it) for x, s in zip(flat_args, static)])
+        out_struct = tree_unflatten(out_tree(), [0] * len(leaves))
+        specs = _flat_out_specs(out_specs, out_struct)
+        _check_out_ranks(f, out_specs, out_struct, specs, [get_aval(x) for x in leaves])
+        if check_vma:       # an output split over axes it is the same along varies over them
+            leaves = [_varying_as(x, s) for x, s in zip(leaves, specs)]
+        return leaves
+
+    with _axes_bound(mesh, manual, check_vma):
+        closed = trace_to_jaxpr(body, local)
+    out_struct = tree_unflatten(out_tree(), [0] * len(closed.out_avals))
+    flat_out = tuple(_flat_out_specs(out_specs, out_struct))
+    if check_vma:
+        _check_vma(_fun_name(f), mesh, manual, closed.out_avals, flat_out, out_struct)
+    opened, consts = convert_constvars_to_invars(closed)
+    return opened, consts, out_tree(), flat_out
+
+
+def _varying_as(x, spec):
+    """`x` typed as varying over every axis `spec` names."""
+    missing = frozenset(_named_axes(spec)) - vma.vma_of(x) if spec is not None else ()
+    return vma.pvary(x, missing) if missing else x
+
+
+def _staged(f, mesh, in_specs, out_specs, check_vma=False):
+    """The traced (never eager) shard_map of `f` over the whole mesh: what each step of an
+    eager run is (shard_map_eager.py)."""
+    return _shard_map(f, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
+                      axis_names=frozenset(), check_vma=check_vma, eager=False)

@@ -1,0 +1,272 @@
+"""shard_map's checks, with JAX's errors: the mesh and axis names (`_checked_mesh`), the
+specs read against the arguments and results (`_flat_in_specs`, `_flat_out_specs`, `Infer`),
+the arguments' ranks and divisibility, the results' ranks, and check_vma's replication check.
+"""
+from __future__ import annotations
+
+import inspect
+import math
+
+from ..core.avals import get_aval, public_type
+from ..core.mesh import AxisType, DuplicateSpecError, Mesh, PartitionSpec, get_mesh
+from ..tree_util import (
+    broadcast_prefix,
+    keystr,
+    prefix_errors,
+    tree_flatten,
+    tree_flatten_with_path,
+)
+from ..xla.sharded import ShardedArray
+from .shard_map_primitive import P, _bodies, _named_axes, _outer_manual, _unmentioned
+
+
+class _InferType:
+    """in_specs' default: take each argument's spec from its sharding (Explicit axes only)."""
+
+    def __repr__(self):
+        return "Infer"
+
+
+Infer = _InferType()
+
+
+def _check_vma(fun_name, mesh, manual_axes, out_avals, out_specs, out_struct):
+    """JAX's error for an out_spec that leaves out a manual axis the output varies along
+    (its type says which)."""
+    ordered = lambda axes: ",".join(a for a in mesh.axis_names if a in axes)    # noqa: E731
+    msgs = []
+    paths = [p for p, _ in tree_flatten_with_path(out_struct)[0]]
+    for path, spec, aval in zip(paths, out_specs, out_avals):
+        varying = aval.vma
+        missing = [a for a in _unmentioned(spec, manual_axes, mesh) if a in varying]
+        if not missing:
+            continue
+        unmentioned = [a for a in mesh.axis_names if a not in _named_axes(spec)]
+        where = f"out_specs{keystr(path)}" if paths != [()] else "out_specs"
+        if len(unmentioned) > 1:
+            need = ordered(_named_axes(spec))
+            msgs.append(f"* {where} is {spec!r} which implies that the corresponding output "
+                        f"value is only varying across mesh axes {{{need}}} and not "
+                        f"{{{ordered(missing)}}}, but it was inferred to be possibly varying "
+                        f"over {{{ordered(varying)}}}")
+        else:
+            msgs.append(f"* {where} is {spec!r} which implies that the corresponding output "
+                        f"value is replicated across mesh axis '{unmentioned[0]}', but could "
+                        f"not infer replication over any axes")
+    if not msgs:
+        return
+    if len(msgs) == 1:
+        msgs = [msgs[0][2:]]
+    raise ValueError(
+        f"shard_map applied to the function '{fun_name}' was given out_specs which require "
+        f"replication which can't be statically inferred given the mesh:\n\n"
+        f"The mesh given has shape {mesh.axis_sizes} with corresponding axis names "
+        f"{mesh.axis_names}.\n\n" + "\n\n".join(msgs) + "\n\n"
+        "Check if these output values are meant to be replicated over those mesh axes. If "
+        "not, consider revising the corresponding out_specs entries. If so, consider "
+        "disabling the check by passing the check_vma=False argument to `jax.shard_map`.")
+
+
+def _fun_name(f) -> str:
+    return getattr(f, "__name__", str(f))
+
+
+def _checked_mesh(mesh, axis_names, in_specs, out_specs):
+    """(the mesh, its manual axes), with JAX's errors for a missing mesh or bad axis names.
+    In another shard_map's body the mesh is that body's, and the axes it is not manual over."""
+    context = _bodies[-1][0] if _bodies else get_mesh()
+    if mesh is None:
+        if context is None:
+            raise ValueError("The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to "
+                             "enter into a mesh context")
+        mesh = context.as_from_context() if isinstance(context, Mesh) else context
+    elif context is not None and context.abstract_mesh != mesh.abstract_mesh:
+        raise ValueError(f"The context mesh {context} should match the mesh passed to "
+                         f"shard_map {mesh}")
+    if not isinstance(mesh, Mesh):
+        raise TypeError(f"shard_map requires a `jax.sharding.Mesh` instance for its second "
+                        f"argument, but got {mesh} of type {type(mesh)}.")
+    if not isinstance(axis_names, (set, frozenset)):
+        raise TypeError(f"`axis_names` argument of shard_map should be of type `frozenset` or "
+                        f"`set`. Got type: {type(axis_names)}")
+    outer = _outer_manual()
+    manual = frozenset(axis_names) or frozenset(mesh.axis_names) - outer
+    if manual & outer:
+        raise ValueError(f"shard_map with axis_names={set(manual)} inside the body of a shard_map "
+                         f"manual over {set(outer)}: a nested shard_map can be manual only over "
+                         f"other mesh axes; pass axis_names without {set(manual & outer)}")
+    if not manual <= frozenset(mesh.axis_names):
+        raise ValueError(f"jax.shard_map requires axis_names={manual} to be a subset of "
+                         f"mesh.axis_names={frozenset(mesh.axis_names)}")
+    if in_specs is Infer and not all(t is AxisType.Explicit for a, t in
+                                     zip(mesh.axis_names, mesh.axis_types) if a in manual):
+        types = ", ".join(str(t) for a, t in zip(mesh.axis_names, mesh.axis_types)
+                          if a in manual)
+        raise TypeError(f"shard_map in_specs argument must be a pytree of "
+                        f"`jax.sharding.PartitionSpec` instances, but it was `None` when "
+                        f"axis_names={manual} are of type {types}")
+    if in_specs is not Infer and in_specs is not None:
+        _check_spec_names("in_specs", in_specs, manual, mesh)
+    _check_spec_names("out_specs", out_specs, manual, mesh)
+    return mesh, manual
+
+
+def _spec_leaves(specs) -> list:
+    return [s for s in tree_flatten(specs, is_leaf=lambda s: s is None or isinstance(s, P))[0]
+            if isinstance(s, P)]
+
+
+def _check_spec_names(what, specs, manual, mesh) -> None:
+    for spec in _spec_leaves(specs):
+        seen = set()
+        for axes in spec._axes(0):
+            for a in axes:
+                if a not in manual:
+                    names = ", ".join(repr(n) for n in mesh.axis_names if n in manual)
+                    raise ValueError(f"shard_map {what} argument must refer to an axis marked "
+                                     f"as manual (frozenset({{{names}}})), but:\n\n  {what} refers to "
+                                     f"{a!r}\n\nCheck the {what} values passed to shard_map.")
+                if a in seen:
+                    raise DuplicateSpecError(
+                        f"A single NamedSharding spec specification can map every mesh axis "
+                        f"to at most one positional dimension, but {spec!r} has duplicate "
+                        f"entries for `{a}`")
+                seen.add(a)
+
+
+def _inferred_spec(x) -> PartitionSpec:
+    """An argument's spec from its own sharding: a sharded array's, or (a tracer under jit)
+    the one its type carries on Explicit axes, as JAX reads typeof(x).sharding."""
+    if type(x) is ShardedArray:
+        return x.sharding.spec
+    spec = getattr(getattr(get_aval(x), "sharding", None), "spec", None)
+    return spec if isinstance(spec, PartitionSpec) else P()
+
+
+def _flat_in_specs(in_specs, args, flat_args, mesh, manual) -> list:
+    """One PartitionSpec (or None: a static argument) per leaf of `args`."""
+    if in_specs is Infer:           # Explicit axes: each argument's own sharding
+        return [_inferred_spec(x) for x in flat_args]
+    is_leaf = lambda s: s is None or isinstance(s, P)    # noqa: E731
+    if is_leaf(in_specs):
+        return [in_specs] * len(flat_args)
+    try:
+        return broadcast_prefix(in_specs, args, is_leaf=is_leaf)
+    except ValueError:
+        e, *_ = prefix_errors(in_specs, args, is_leaf)
+        raise e("shard_map in_specs") from None
+
+
+def _flat_out_specs(out_specs, out_struct) -> list:
+    is_leaf = lambda s: s is None or isinstance(s, P)    # noqa: E731
+    if is_leaf(out_specs):
+        return [out_specs] * len(tree_flatten(out_struct)[0])
+    try:
+        return broadcast_prefix(out_specs, out_struct, is_leaf=is_leaf)
+    except ValueError:
+        e, *_ = prefix_errors(out_specs, out_struct, is_leaf)
+        raise e("shard_map out_specs") from None
+
+
+def _arg_descriptions(f, args, flat_args) -> list:
+    """Per leaf: ('args[0]', where known ", where args[0] is bound to f's parameter 'a'")."""
+    try:
+        params = list(inspect.signature(f).parameters)
+    except (TypeError, ValueError):
+        params = []
+    out = []
+    for i, a in enumerate(args):
+        bound = f", where args[{i}] is bound to {_fun_name(f)}'s parameter '{params[i]}'" \
+            if i < len(params) else ""
+        out.extend((f"args[{i}]{keystr(path)}", bound)
+                   for path, _ in tree_flatten_with_path(a)[0])
+    return out
+
+
+def _type_text(aval) -> str:
+    """'float32[6,8]' (or 'float32[2]{V:x}' inside a body), as JAX's shard_map errors write a
+    type."""
+    return str(aval.strip_weak_type())
+
+
+def _check_args(f, mesh, args, flat_args, specs, avals, static) -> None:
+    """JAX's errors for an in_spec longer than its argument's rank, or that does not divide
+    it evenly."""
+    names = [n for n, s in zip(_arg_descriptions(f, args, flat_args), static) if not s]
+    fun = _fun_name(f)
+    dyn_specs = [s for s in specs if s is not None]
+    for (name, bound), spec, aval in zip(names, dyn_specs, avals):
+        if len(spec) > len(aval.shape):
+            raise ValueError(
+                f"shard_map applied to the function '{fun}' was given an in_specs entry which "
+                f"is too long to be compatible with the corresponding input value from the "
+                f"function:\n\nin_specs is {spec!r} which has length {len(spec)}, but the "
+                f"passed {name}{bound}, has shape {_type_text(aval)}, which has rank "
+                f"{len(aval.shape)} (and {len(aval.shape)} < {len(spec)})\n\nEntries in "
+                f"in_specs must be of length no greater than the number of axes in the "
+                f"corresponding input value.\n\nEither revise the spec to be shorter, or "
+                f"modify '{fun}' so that its inputs have sufficient rank.")
+    sizes = mesh.shape
+    for (name, bound), spec, aval in zip(names, dyn_specs, avals):
+        for d, axes in enumerate(spec._axes(len(aval.shape))):
+            n = math.prod(sizes[a] for a in axes)
+            if aval.shape[d] % n:
+                where = f"mesh axis '{axes[0]}'" if len(axes) == 1 else f"mesh axes {axes}"
+                raise ValueError(
+                    f"shard_map applied to the function '{fun}' was given argument arrays "
+                    f"with axis sizes that are not evenly divisible by the corresponding mesh "
+                    f"axis sizes:\n\nThe mesh given has shape {mesh.axis_sizes} with "
+                    f"corresponding axis names {mesh.axis_names}.\n\nthe passed {name} of "
+                    f"shape {_type_text(aval)}{bound}, corresponds to in_specs of value "
+                    f"{spec!r}, "
+                    f"which maps array axis {d} (of size {aval.shape[d]}) to {where} (of size "
+                    f"{n}), but {n} does not evenly divide {aval.shape[d]}\n\nArray "
+                    f"arguments' axis sizes must be evenly divisible by the mesh axis or axes "
+                    f"indicated by the corresponding elements of the argument's in_specs "
+                    f"entry. Consider checking that in_specs are correct, and if so consider "
+                    f"changing the mesh axis sizes or else padding the input and adapting "
+                    f"'{fun}' appropriately.")
+
+
+def _check_explicit_args(mesh, manual, dyn, specs, avals) -> None:
+    """Manual over Explicit axes only, each argument must already be split as its in_spec
+    says (its type tells): JAX's error otherwise (shard_map does not reshard)."""
+    if manual != frozenset(mesh.axis_names) or \
+            any(t is not AxisType.Explicit for t in mesh.axis_types):
+        return
+    for x, spec, aval in zip(dyn, specs, avals):
+        ndim = len(aval.shape)
+        typed = public_type(aval, x).sharding.spec
+        if typed._axes(ndim) != spec._axes(ndim):
+            wanted = P(*[None if not a else a[0] if len(a) == 1 else a
+                         for a in spec._axes(ndim)])
+            raise ValueError(
+                f"in_specs passed to shard_map: {wanted} does not match the specs of the "
+                f"input: {typed} for arg: {aval}. `in_specs` is an optional "
+                f"argument so you can omit specifying it and shard_map will infer the "
+                f"in_specs from the arguments. If you want to reshard your inputs, you can "
+                f"use `jax.reshard` on the arguments and then pass those args to shard_map.")
+
+
+def _check_out_ranks(f, out_specs, out_struct, flat_out, out_avals) -> None:
+    fun = _fun_name(f)
+    paths = [p for p, _ in tree_flatten_with_path(out_struct)[0]]
+    for path, spec, aval in zip(paths, flat_out, out_avals):
+        if spec is None or len(spec) <= len(aval.shape):
+            continue
+        where = f"out_specs{keystr(path)}" if paths != [()] else "out_specs"
+        msg = (f"shard_map applied to the function '{fun}' was given an out_specs entry which "
+               f"is too long to be compatible with the corresponding output value from the "
+               f"function:\n\n{where} is {spec!r} which has length {len(spec)}, but "
+               f"{fun}(*args){keystr(path)} has shape {_type_text(aval)}, which has rank "
+               f"{len(aval.shape)} (and {len(aval.shape)} < {len(spec)})\n\nEntries in "
+               f"out_specs must be of length no greater than the number of axes in the "
+               f"corresponding output value.\n\nEither revise the spec to be shorter, or "
+               f"modify '{fun}' so that its outputs have sufficient rank.")
+        if not aval.shape:
+            msg += ("\n\nFor scalar values (rank 0), consider using an out_specs entry of "
+                    "`P()`, where `P = jax.sharding.PartitionSpec`. In particular, for rank 0 "
+                    "outputs which are not constant over the mesh, add at least one "
+                    "(singleton) axis to them so that they can be concatenated using "
+                    "out_specs.")
+        raise ValueError(msg)

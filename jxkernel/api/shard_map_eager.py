@@ -1,0 +1,204 @@
+"""A shard_map run eagerly, device by device. As in JAX 0.10.2, a shard_map called outside
+any transformation runs its body eagerly: each value in the body is one block per device (a
+ShardMapTracer), each primitive runs at once on every device's blocks (a small shard_map of
+that one primitive), and `print(x)` in the body shows each device's block. Inside jit (or
+grad, vmap, ...) the body is traced instead (shard_map.py).
+"""
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+
+from ..core import vma
+from ..core.avals import get_aval
+from ..core.axis_env import bound_axis
+from ..core.interpret import eval_jaxpr
+from ..core.lru import LRU, PROGRAMS
+from ..core.staging import trace_to_jaxpr
+from ..core.trace import EvalTrace, Trace, Tracer, current_trace, new_trace, set_current_trace
+from ..lax.shapes import expand_dims, squeeze
+from ..transforms.api_util import flatten_fun
+from ..tree_util import tree_unflatten
+from .shard_map_checks import _check_out_ranks, _flat_out_specs
+from .shard_map_primitive import P, _axes_bound, _bodies, _local_aval
+
+
+def _runs_eagerly(mesh, manual) -> bool:
+    """Called outside any transformation and any body, manual over the whole mesh."""
+    return type(current_trace()) is EvalTrace and not _bodies and \
+        manual == frozenset(mesh.axis_names)
+
+
+def _every(mesh) -> P:
+    """A leading dimension split over every mesh axis: one row per device, in mesh order."""
+    return P(tuple(mesh.axis_names))
+
+
+def _add_singleton(x):
+    return expand_dims(x, (0,))
+
+
+def _rem_singleton(x):
+    return squeeze(x, (0,))
+
+
+_eager_maps = LRU(PROGRAMS)  # what each eager step runs, so its trace and program are reused
+
+
+def _staged_map(key, make):
+    """The shard_map `make()` builds (traced and compiled once per `key`)."""
+    found = _eager_maps.get(key)
+    if found is None:
+        found = _eager_maps[key] = make()
+    return found
+
+
+class _outside_the_body:
+    """While an eager body runs, its steps run as programs of their own: not typed by the
+    body's check_vma (JAX runs them with the body's types erased too)."""
+
+    def __enter__(self):
+        self.saved = vma.checked[:]
+        vma.checked.clear()
+
+    def __exit__(self, *exc):
+        vma.checked[:] = self.saved
+
+
+def _stacked(x, spec, mesh, staged):
+    """`x` (split as `spec`) as one row per device: each device's block, stacked."""
+    return _staged_map(("stack", spec, mesh), lambda: staged(
+        _add_singleton, mesh, spec, _every(mesh)))(x)
+
+
+def _unstacked(val, aval, spec, mesh, check_vma, staged):
+    """The per-device blocks `val` put together as `spec` says: JAX's way, one row per
+    coordinate of the axes the blocks vary over, then a shard_map of `_rem_singleton` from
+    there to `spec` (so an out_spec leaving out one of those axes raises its error, naming
+    `_rem_singleton`, as JAX's does)."""
+    varying = [a for a in mesh.axis_names if a in aval.vma] if check_vma else \
+        list(mesh.axis_names)
+    src = P(tuple(varying)) if varying else P()
+    rows = _staged_map(("rows", src, mesh), lambda: staged(lambda b: b, mesh, _every(mesh),
+                                                              src))(val)
+    return _staged_map(("match", src, spec, mesh, check_vma), lambda: staged(
+        _rem_singleton, mesh, src, spec, check_vma))(rows)
+
+
+class ShardMapTracer(Tracer):
+    """A value of a shard_map body run eagerly: `val` holds every device's block, stacked
+    (one row per device, in mesh order); its type is one block's, varying over the axes the
+    blocks may differ along.
+
+        On cpu:0 at mesh coordinates (i,) = (0,):          (what print shows)
+        [0. 1. 2.]
+    """
+    __slots__ = ("val", "_aval")
+
+    def __init__(self, trace, val, aval):
+        self._trace, self.val, self._aval = trace, val, aval
+
+    aval = property(lambda self: self._aval)
+
+    def to_concrete_value(self):
+        # the same on every device: Python may read it (the first device's block)
+        return None if self._aval.vma else np.asarray(self.val)[0]
+
+    def __str__(self):
+        mesh = self._trace.mesh
+        names = f"({', '.join(map(str, mesh.axis_names))},)"
+        blocks = np.asarray(self.val)
+        return "\n".join(f"On {device} at mesh coordinates {names} = {idx}:\n{block}\n"
+                         for (idx, device), block in zip(np.ndenumerate(mesh.devices), blocks))
+
+    __repr__ = __str__
+
+    def _short_repr(self):
+        return f"ShardMapTracer({self._aval.str_short()})"
+
+
+class ShardMapTrace(Trace):
+    """The trace of a body run eagerly: each primitive runs at once on every device's
+    blocks, as a shard_map of that one primitive made by `staged`."""
+
+    def __init__(self, parent, mesh, check_vma, staged):
+        super().__init__(parent)
+        self.mesh, self.check_vma, self.staged = mesh, check_vma, staged
+
+    def unpack(self, x):
+        """(stacked blocks or a constant, one block's type, whether stacked)."""
+        if type(x) is ShardMapTracer and x._trace is self:
+            return x.val, x._aval, True
+        if isinstance(x, Tracer):
+            self.check_foreign_tracer(x)
+        return x, get_aval(x), False
+
+    def process_primitive(self, prim, args, params):
+        vals, avals, stacked = zip(*map(self.unpack, args)) if args else ((), (), ())
+        step, out_avals = _eager_step(prim, params, tuple(avals), tuple(stacked), self.mesh,
+                                      self.check_vma, self.staged)
+        with set_current_trace(self.parent), _outside_the_body():
+            outs = step(*vals)
+        outs = [ShardMapTracer(self, o, a) for o, a in zip(outs, out_avals)]
+        return outs if prim.multiple_results else outs[0]
+
+    def describe_self(self):
+        return f"shard_map (run eagerly over {self.mesh})"
+
+
+def _eager_step(prim, params, avals, stacked, mesh, check_vma, staged):
+    """(a function of the stacked blocks and constants giving the results' stacked blocks,
+    the results' types): `prim` traced on one block's types, run on every device."""
+    try:
+        key = (prim, tuple(params.items()), avals, stacked, mesh, check_vma)
+        hash(key)
+    except TypeError:
+        key = None
+    found = _eager_maps.get(key) if key is not None else None
+    if found is not None:
+        return found
+    manual = frozenset(mesh.axis_names)
+
+    def one(*xs):
+        out = prim.bind(*xs, **params)
+        return list(out) if prim.multiple_results else [out]
+    with _axes_bound(mesh, manual, check_vma):
+        closed = trace_to_jaxpr(one, list(avals))
+
+    def step(*blocks):
+        xs = [_rem_singleton(b) if s else b for b, s in zip(blocks, stacked)]
+        return [_add_singleton(o) for o in eval_jaxpr(closed.jaxpr, closed.consts, *xs)]
+    every = _every(mesh)
+    run = staged(step, mesh, tuple(every if s else P() for s in stacked), every)
+    found = (run, closed.out_avals)
+    if key is not None:
+        _eager_maps[key] = found
+    return found
+
+
+def _run_eagerly(staged, f, flat_args, in_tree, static, dyn, dyn_specs, avals, out_specs, mesh,
+                 check_vma):
+    """`f` run eagerly over the blocks of its dynamic arguments `dyn` (split as `dyn_specs`);
+    `staged(f, mesh, in_specs, out_specs, check_vma)` is the traced shard_map each step runs
+    (shard_map.py's: it is passed in since that module calls this one)."""
+    manual = frozenset(mesh.axis_names)
+    blocks = [_stacked(x, s, mesh, staged) for x, s in zip(dyn, dyn_specs)]
+    local = [_local_aval(a, s, mesh, check_vma) for a, s in zip(avals, dyn_specs)]
+    flat, out_tree = flatten_fun(f, in_tree)
+    bound = [bound_axis(a, n) for a, n in zip(mesh.axis_names, mesh.axis_sizes)]
+    if check_vma:
+        bound.append(vma.checking(manual, mesh.axis_names))
+    with contextlib.ExitStack() as stack:
+        for b in bound:
+            stack.enter_context(b)
+        trace = stack.enter_context(new_trace(ShardMapTrace, mesh, check_vma, staged))
+        it = iter([ShardMapTracer(trace, b, a) for b, a in zip(blocks, local)])
+        leaves = flat(*[x if s else next(it) for x, s in zip(flat_args, static)])
+        outs = [trace.unpack(x) for x in leaves]
+    out_struct = tree_unflatten(out_tree(), [0] * len(outs))
+    specs = _flat_out_specs(out_specs, out_struct)
+    _check_out_ranks(f, out_specs, out_struct, specs, [a for _, a, _ in outs])
+    results = [_unstacked(v if st else _stacked(v, P(), mesh, staged), a, s, mesh, check_vma,
+                          staged) for (v, a, st), s in zip(outs, specs)]
+    return tree_unflatten(out_tree(), results)

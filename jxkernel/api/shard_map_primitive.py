@@ -1,0 +1,410 @@
+"""shard_map's primitive and its rules: one `shard_map` equation holds the body traced with
+local (per-device) types; its outputs have global types (out_specs say how the blocks are
+put together). It lowers to Shardy's `sdy.manual_computation`; jvp, transpose, vmap and
+partial evaluation build new shard_map equations; with NumPy each manual axis is a vmap axis.
+
+The public function is in shard_map.py; the eager, device-by-device run in
+shard_map_eager.py; the argument and spec checks in shard_map_checks.py; smap in smap.py.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import math
+
+import numpy as np
+
+from ..core import compile_record
+from ..core import vma
+from ..core.avals import ShapedArray, explicit_axes, get_aval, typed_sharding
+from ..core.axis_env import bound_axis
+from ..core.interpret import eval_jaxpr
+from ..core.ir import ClosedJaxpr, param_printers
+from ..core.lru import LRU, TRACES
+from ..core.mesh import NamedSharding, PartitionSpec
+from ..core.numpy_eval import eval_closed_jaxpr_numpy
+from ..core.partial_eval import partial_eval_jaxpr
+from ..core.primitive import (
+    Primitive,
+    abstract_eval_rules,
+    axis_batching_rules,
+    impl_rules,
+    jvp_rules,
+    lowering_rules,
+    numpy_rules,
+    partial_eval_rules,
+    sharding_typing_rules,
+    transpose_rules,
+)
+from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
+from ..core.trace import set_current_trace
+from ..lax.elementwise import div
+from ..lax.parallel import psum_p
+from ..lax.shapes import expand_dims, squeeze
+from ..transforms import batch_util as bu
+from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
+from ..transforms.ad_util import Zero, instantiate, is_undefined
+from ..transforms.batching import AxisData, batch_jaxpr
+from ..xla import stablehlo as hlo
+from ..xla.dispatch import primitive_jaxpr
+from ..xla.lowering import NeedsMesh
+from ..xla.sharded import run_jaxpr
+from ..xla.sharding import sdy_dims
+
+P = PartitionSpec
+shard_map_p = Primitive("shard_map", multiple_results=True)
+
+
+# ------------------------------------------------------------------ shapes
+def _named_axes(spec: PartitionSpec) -> set:
+    """Every mesh axis `spec` splits some dimension over."""
+    return {a for axes in spec._axes(0) for a in axes}
+
+
+def _local_aval(aval, spec, mesh, check_vma=False) -> ShapedArray:
+    """The block one device sees of a value of global type `aval` split as `spec` (varying
+    over the axes `spec` names, when types are checked)."""
+    sizes = mesh.shape
+    shape = tuple(n // math.prod(sizes[a] for a in axes)
+                  for n, axes in zip(aval.shape, spec._axes(len(aval.shape))))
+    # (a body nested in another keeps the outer body's axes)
+    return ShapedArray(shape, aval.dtype, aval.weak_type,
+                       aval.vma | frozenset(_named_axes(spec)) if check_vma else aval.vma)
+
+
+def _global_aval(aval, spec, mesh, manual_axes=frozenset()) -> ShapedArray:
+    """The value of type `aval` on every device, put together as `spec` says (varying over
+    an enclosing body's axes only)."""
+    sizes = mesh.shape
+    shape = tuple(n * math.prod(sizes[a] for a in axes)
+                  for n, axes in zip(aval.shape, spec._axes(len(aval.shape))))
+    return ShapedArray(shape, aval.dtype, aval.weak_type, aval.vma - manual_axes)
+
+
+def _unmentioned(spec, manual_axes, mesh) -> tuple:
+    """The manual axes `spec` does not split over (in mesh order): the value is one over them."""
+    named = _named_axes(spec)
+    return tuple(a for a in mesh.axis_names if a in manual_axes and a not in named)
+
+
+# (mesh, manual axes) of each shard_map body being traced, innermost last: a shard_map in
+# a body takes that mesh, and its body is manual over both bodies' axes
+_bodies: list = []
+
+
+class _axes_bound:
+    """The mesh's manual axes are named axes while a body is traced (lax.axis_size sees them);
+    with `check_vma` the body's types carry the axes each value varies over (core/vma.py)."""
+
+    def __init__(self, mesh, manual_axes, check_vma=False):
+        self.bound = [bound_axis(a, s) for a, s in zip(mesh.axis_names, mesh.axis_sizes)
+                      if a in manual_axes]
+        self.body = (mesh, manual_axes | _outer_manual())
+        if check_vma:
+            self.bound.append(vma.checking(self.body[1], mesh.axis_names))
+
+    def __enter__(self):
+        _bodies.append(self.body)
+        for b in self.bound:
+            b.__enter__()
+
+    def __exit__(self, *exc):
+        for b in reversed(self.bound):
+            b.__exit__()
+        _bodies.pop()
+
+
+def _outer_manual() -> frozenset:
+    """The manual axes of the shard_map bodies being traced around this one."""
+    return _bodies[-1][1] if _bodies else frozenset()
+
+
+# ------------------------------------------------------------------ the primitive's rules
+def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
+    outs = [_global_aval(a, s, mesh, newly_manual_axes)
+            for a, s in zip(jaxpr.out_avals, out_specs)]
+    if newly_manual_axes != frozenset(mesh.axis_names) or not explicit_axes(mesh):
+        return outs
+    # manual over a whole mesh with Explicit axes: the results' types say how out_specs
+    # split them (f32[6@i]), as JAX's
+    return [a.update(sharding=typed_sharding(NamedSharding(mesh, s), len(a.shape)))
+            for a, s in zip(outs, out_specs)]
+
+
+def _bind(body: ClosedJaxpr, args, mesh, in_specs, out_specs, check_vma, manual_axes):
+    """Bind shard_map_p on `body`; its constants become replicated leading operands."""
+    body, consts = convert_constvars_to_invars(body)
+    return shard_map_p.bind(*consts, *args, jaxpr=body, mesh=mesh,
+                            in_specs=(P(),) * len(consts) + tuple(in_specs),
+                            out_specs=tuple(out_specs), check_vma=check_vma,
+                            newly_manual_axes=manual_axes)
+
+
+def _sharding_text(spec, ndim, mesh, manual_axes) -> str:
+    """The block sharding of a manual computation's operand or result; where some mesh axes
+    stay automatic, each dimension is left open to them (`{"x", ?}`), as JAX writes it."""
+    if manual_axes == frozenset(mesh.axis_names):
+        return sdy_dims(NamedSharding(mesh, spec), ndim)
+    dims = ", ".join("{" + "".join(f'"{a}", ' for a in axes) + "?}" for axes in spec._axes(ndim))
+    return f"<@mesh, [{dims}]>"
+
+
+def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
+    module_ctx = ctx.module_ctx
+    if module_ctx.mesh is None:     # jit catches this and partitions the program over the mesh
+        raise NeedsMesh("shard_map inside a program compiled for one device", mesh)
+    if module_ctx.mesh != mesh and (module_ctx.mesh._ids, module_ctx.mesh.axis_names) != \
+            (mesh._ids, mesh.axis_names):
+        raise ValueError(f"shard_map's mesh {mesh} differs from the mesh {module_ctx.mesh} the "
+                         f"enclosing jit is partitioned over; use one mesh")
+    outer = module_ctx.manual            # a body nested in another is manual over both's axes
+    block = ctx.new_block([hlo.aval_type(a) for a in jaxpr.in_avals])
+    module_ctx.manual = (mesh, newly_manual_axes | (outer[1] if outer else frozenset()))
+    try:
+        # rules lowered by tracing a function (scan's while loop) see the body's types
+        with vma.checking(module_ctx.manual[1], mesh.axis_names) if check_vma else \
+                contextlib.nullcontext():
+            outs = ctx.lower_jaxpr(jaxpr, block.args, block)
+    finally:
+        module_ctx.manual = outer
+    block.ret(outs, op="sdy.return")
+    ins = ", ".join(_sharding_text(s, len(a.shape), mesh, newly_manual_axes)
+                    for s, a in zip(in_specs, ctx.avals_in))
+    outs_text = ", ".join(_sharding_text(s, len(a.shape), mesh, newly_manual_axes)
+                          for s, a in zip(out_specs, ctx.avals_out))
+    manual = ", ".join(f'"{a}"' for a in mesh.axis_names if a in newly_manual_axes)
+    return ctx.op("sdy.manual_computation", list(args), regions=[block], attrs={
+        "in_shardings": f"#sdy.sharding_per_value<[{ins}]>",
+        "out_shardings": f"#sdy.sharding_per_value<[{outs_text}]>",
+        "manual_axes": f"#sdy<manual_axes{{{manual}}}>"})
+
+
+def _impl(*args, **params):
+    """Run eagerly: one program of this equation, partitioned over the mesh."""
+    avals = tuple(get_aval(a) for a in args)
+    return run_jaxpr(_one_equation(avals, params), "shard_map", list(args), params["mesh"],
+                     on_compile=_log_compile)
+
+
+def _log_compile(avals, shardings, phases, platform):
+    """An eager shard_map's program in the compile log, as jit's are (the notebook's count,
+    the Compilations panel, %jxcompiles). Eager, as JAX's eager shard_map is: one program per
+    equation run, named by no function of the user's (a jit of it is the user's)."""
+    compile_record.record_compiled(
+        "shard_map", tuple((f"args[{i}]", f"{a.str_short()} {s.spec}")
+                           for i, (a, s) in enumerate(zip(avals, shardings))), phases, platform,
+        origin=compile_record.EAGER)
+
+
+_equations = LRU(TRACES)     # (avals, params) -> the one-equation ClosedJaxpr run eagerly
+
+
+def _one_equation(avals, params) -> ClosedJaxpr:
+    key = (avals, tuple(params.items()))
+    found = _equations.get(key)
+    if found is None:
+            found = _equations[key] = ClosedJaxpr(primitive_jaxpr(shard_map_p, avals, params), [])
+    return found
+
+
+def _jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma,
+         newly_manual_axes):
+    """One shard_map computing primal and tangent outputs; a tangent is split as its primal."""
+    nonzeros = [type(t) is not Zero for t in tangents]
+    with _axes_bound(mesh, newly_manual_axes, check_vma):
+        body, out_nonzeros = jvp_jaxpr(jaxpr, nonzeros)
+    tangent_specs = [s for s, nz in zip(in_specs, nonzeros) if nz]
+    out_tangent_specs = [s for s, nz in zip(out_specs, out_nonzeros) if nz]
+    outs = _bind(body, list(primals) + [t for t in tangents if type(t) is not Zero], mesh,
+                 list(in_specs) + tangent_specs, list(out_specs) + out_tangent_specs,
+                 check_vma, newly_manual_axes)
+    n = len(out_specs)
+    rest = iter(outs[n:])
+    return outs[:n], [next(rest) if nz else Zero(get_aval(o))
+                      for nz, o in zip(out_nonzeros, outs[:n])]
+
+
+def _transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
+    """The transposed body as a shard_map. With check_vma the body's types say where values
+    are the same on every device, and their transposes (pvary's is a psum) sum cotangents
+    where they must. Without, a value one over some manual axes (its spec leaves them out)
+    stands for one copy per device: its cotangent is divided among the devices on the way in
+    and summed over them on the way out (JAX's rule with check_vma=False)."""
+    linear = [is_undefined(a) for a in args]
+    nonlinear = [a for a in args if not is_undefined(a)]
+    cts = [instantiate(ct) for ct in cts]
+    with _axes_bound(mesh, newly_manual_axes, check_vma):
+        body = transpose_jaxpr(jaxpr, linear)
+        if not check_vma:
+            body = _spread_and_sum(body, len(nonlinear), mesh, newly_manual_axes,
+                                   list(out_specs), [s for s, lin in zip(in_specs, linear) if lin])
+    in_cts = iter(_bind(body, nonlinear + cts, mesh,
+                        [s for s, lin in zip(in_specs, linear) if not lin] + list(out_specs),
+                        [s for s, lin in zip(in_specs, linear) if lin], check_vma,
+                        newly_manual_axes))
+    return [next(in_cts) if lin else None for lin in linear]
+
+
+def _spread_and_sum(transposed, n_nonlinear, mesh, manual_axes, ct_specs, in_specs):
+    """`transposed` with each cotangent divided by the devices that share it, and each input's
+    cotangent summed over the devices that share that input."""
+    sizes = mesh.shape
+
+    def body(*args):
+        nonlinear, cts = args[:n_nonlinear], list(args[n_nonlinear:])
+        for i, spec in enumerate(ct_specs):
+            n = math.prod(sizes[a] for a in _unmentioned(spec, manual_axes, mesh))
+            if n != 1 and np.issubdtype(cts[i].aval.dtype, np.inexact):
+                cts[i] = div(cts[i], np.asarray(n, cts[i].aval.dtype))
+        outs = eval_jaxpr(transposed.jaxpr, transposed.consts, *nonlinear, *cts)
+        summed = []
+        for o, spec in zip(outs, in_specs):
+            axes = _unmentioned(spec, manual_axes, mesh)
+            summed.append(psum_p.bind(o, axes=axes, axis_index_groups=None)[0] if axes else o)
+        return summed
+    return trace_to_jaxpr(body, transposed.in_avals)
+
+
+def _batching(axis_data, vals, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma,
+              newly_manual_axes):
+    """vmap of a shard_map: the batch axis leads every block and is split over no mesh axis."""
+    vals = [v if d is bu.not_mapped else bu.moveaxis(v, d, 0) for v, d in zip(vals, dims)]
+    in_dims = [bu.not_mapped if d is bu.not_mapped else 0 for d in dims]
+    with _axes_bound(mesh, newly_manual_axes, check_vma):
+        body, _ = batch_jaxpr(jaxpr, axis_data, in_dims,
+                              force_out_batched=[True] * len(out_specs))
+    lead = lambda s: P(None, *s)        # noqa: E731
+    outs = _bind(body, vals, mesh,
+                 [s if d is bu.not_mapped else lead(s) for s, d in zip(in_specs, in_dims)],
+                 [lead(s) for s in out_specs], check_vma, newly_manual_axes)
+    return outs, [0] * len(outs)
+
+
+def _partial_eval(trace, args, params):
+    """Linearizing through a shard_map: the known part runs now as one shard_map, the unknown
+    part is staged as another. Residuals differ per device, so each leaves the first one with
+    a new leading axis split over all manual axes and enters the second one alike."""
+    jaxpr, mesh, manual = params["jaxpr"], params["mesh"], params["newly_manual_axes"]
+    in_specs, out_specs = params["in_specs"], params["out_specs"]
+    unknowns = [trace.is_unknown(x) for x in args]
+    with _axes_bound(mesh, manual, params["check_vma"]):
+        known, unknown, out_unknowns, n_res = partial_eval_jaxpr(jaxpr, unknowns)
+        unknown, unknown_consts = convert_constvars_to_invars(unknown)
+        known = _with_residuals_stacked(known, n_res)
+        unknown = _with_residuals_unstacked(unknown, len(unknown_consts), n_res)
+    res_spec = P(tuple(a for a in mesh.axis_names if a in manual))
+    rest = dict(check_vma=params["check_vma"], manual_axes=manual)
+    known_out_specs = [s for s, u in zip(out_specs, out_unknowns) if not u]
+    with set_current_trace(trace.parent):
+        known_outs = _bind(known, [x for x, u in zip(args, unknowns) if not u], mesh,
+                           [s for s, u in zip(in_specs, unknowns) if not u],
+                           known_out_specs + [res_spec] * n_res, **rest)
+    n_known = len(known_out_specs)
+    operands = unknown_consts + list(known_outs[n_known:]) + \
+        [x for x, u in zip(args, unknowns) if u]
+    unknown_specs = [P()] * len(unknown_consts) + [res_spec] * n_res + \
+        [s for s, u in zip(in_specs, unknowns) if u]
+    unknown_out_specs = tuple(s for s, u in zip(out_specs, out_unknowns) if u)
+    eqn_params = dict(jaxpr=unknown, mesh=mesh, in_specs=tuple(unknown_specs),
+                      out_specs=unknown_out_specs, check_vma=params["check_vma"],
+                      newly_manual_axes=manual)
+    avals = _abstract_eval(jaxpr=unknown, **{k: v for k, v in eqn_params.items()
+                                              if k != "jaxpr"})
+    unknown_outs = iter(trace.add_eqn([trace.to_atom(x) for x in operands], shard_map_p,
+                                      eqn_params, avals))
+    known_iter = iter(known_outs[:n_known])
+    return [next(unknown_outs) if u else next(known_iter) for u in out_unknowns]
+
+
+def _with_residuals_stacked(known: ClosedJaxpr, n_res: int) -> ClosedJaxpr:
+    """`known` with each of its last `n_res` outputs given a leading axis of one."""
+    n_out = len(known.out_avals) - n_res
+
+    def body(*args):
+        outs = eval_jaxpr(known.jaxpr, known.consts, *args)
+        return list(outs[:n_out]) + [expand_dims(r, (0,)) for r in outs[n_out:]]
+    return trace_to_jaxpr(body, known.in_avals)
+
+
+def _with_residuals_unstacked(unknown: ClosedJaxpr, n_consts: int, n_res: int) -> ClosedJaxpr:
+    """`unknown` taking each residual with the leading axis of one that the known part added."""
+    avals = list(unknown.in_avals)
+    for i in range(n_consts, n_consts + n_res):
+        avals[i] = avals[i].update(shape=(1,) + avals[i].shape)
+
+    def body(*args):
+        args = list(args)
+        for i in range(n_consts, n_consts + n_res):
+            args[i] = squeeze(args[i], (0,))
+        return eval_jaxpr(unknown.jaxpr, unknown.consts, *args)
+    return trace_to_jaxpr(body, avals)
+
+
+def _stacked_blocks(x, spec, manual, sizes) -> tuple:
+    """(x's blocks stacked along leading axes, one per manual axis spec splits x over, in
+    mesh order; those axes): a dimension split over axes (a, b) is a's blocks of b's."""
+    shape, where = [], {}
+    for n, axes in zip(x.shape, spec._axes(x.ndim)):
+        for a in axes:
+            where[a] = len(shape)
+            shape.append(sizes[a])
+        shape.append(n // math.prod(sizes[a] for a in axes))
+    split = [a for a in manual if a in where]
+    lead = [where[a] for a in split]
+    return x.reshape(shape).transpose(lead + [i for i in range(len(shape)) if i not in lead]), split
+
+
+def _joined_blocks(y, spec, manual, sizes):
+    """The global value of results y stacked along one leading axis per manual axis (mesh
+    order), put together as spec says: block 0 along the axes spec leaves out (the result
+    is the same on all of them)."""
+    block = y.shape[len(manual):]
+    dims = spec._axes(len(block))
+    named = [a for a in manual if any(a in axes for axes in dims)]
+    y = y[tuple(slice(None) if a in named else 0 for a in manual)]
+    order = []
+    for d, axes in enumerate(dims):
+        order += [named.index(a) for a in axes] + [len(named) + d]
+    return y.transpose(order).reshape(
+        [n * math.prod(sizes[a] for a in axes) for n, axes in zip(block, dims)])
+
+
+@functools.lru_cache(maxsize=None)
+def _closed_body(jaxpr) -> ClosedJaxpr:
+    """The body as one ClosedJaxpr per body, so batch_jaxpr's cache finds it again."""
+    return jaxpr if isinstance(jaxpr, ClosedJaxpr) else ClosedJaxpr(jaxpr, [])
+
+
+def _numpy(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
+    """With NumPy (one device) each manual mesh axis is a vmap axis: the operands' blocks
+    stacked along leading axes, the body batched over them (innermost axis first, its
+    collectives reducing along them as vmap's rules do), the results' blocks put together."""
+    manual = [a for a in mesh.axis_names if a in newly_manual_axes]
+    sizes = mesh.shape
+    blocks, splits = zip(*[_stacked_blocks(x, s, manual, sizes)
+                           for x, s in zip(args, in_specs)]) if args else ((), ())
+    body = _closed_body(jaxpr)
+    for a in reversed(manual):
+        body, _ = batch_jaxpr(body, AxisData(a, sizes[a]),
+                              [0 if a in split else bu.not_mapped for split in splits],
+                              force_out_batched=[True] * len(out_specs))
+    return [_joined_blocks(y, s, manual, sizes)
+            for y, s in zip(eval_closed_jaxpr_numpy(body, *blocks), out_specs)]
+
+
+abstract_eval_rules[shard_map_p] = _abstract_eval
+partial_eval_rules[shard_map_p] = _partial_eval
+lowering_rules[shard_map_p] = _lowering
+impl_rules[shard_map_p] = _impl
+numpy_rules[shard_map_p] = _numpy
+jvp_rules[shard_map_p] = _jvp
+transpose_rules[shard_map_p] = _transpose
+axis_batching_rules[shard_map_p] = _batching
+# its results' types come from out_specs (_abstract_eval), not from the operands' types
+sharding_typing_rules[shard_map_p] = lambda in_avals, params, out_avals: out_avals
+# a mesh taken from set_mesh's context shows as the abstract mesh, as JAX's equation has it
+param_printers[shard_map_p] = lambda p: [
+    ("check_vma", p["check_vma"]), ("in_specs", p["in_specs"]), ("jaxpr", p["jaxpr"]),
+    ("mesh", p["mesh"].abstract_mesh if getattr(p["mesh"], "from_context", False)
+     else p["mesh"]),
+    ("newly_manual_axes", p["newly_manual_axes"]), ("out_specs", p["out_specs"])]
