@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 
 import { toCSV, toJSON } from '../src/export';
 import { magicCode } from '../src/magicCode';
-import { bytes } from '../src/memoryView';
+import { allocatorText, bytes } from '../src/memoryView';
 import type { ICompileEvent } from '../src/protocol';
 
 describe('magicCode', () => {
@@ -63,5 +63,16 @@ describe('exports', () => {
         '"x: f32[2] -> f32[3]","1.5","0.25","30","compiled","cpu"'
     );
     expect(end).toBe('');
+  });
+});
+
+describe('the device allocator (issue 46)', () => {
+  it('says bytes in use, peak and limit, and "not reported" for what the backend lacks', () => {
+    expect(allocatorText({ bytes_in_use: 2048, peak_bytes_in_use: 4096, bytes_limit: 3 * 1024 ** 3 })).toBe(
+      '2,048 bytes (2.0 KiB) in use, peak 4,096 bytes (4.0 KiB), limit 3,221,225,472 bytes (3.0 GiB)'
+    );
+    expect(allocatorText({ bytes_in_use: 0, peak_bytes_in_use: null, bytes_limit: null })).toBe(
+      '0 bytes in use, peak not reported, limit not reported'
+    );
   });
 });
