@@ -768,8 +768,16 @@ class Executable:
         return ExecutionError(f"XLA failed to run {self._what()}: {error}")
 
     # ------------------------------------------------------------ introspection
-    def cost_analysis(self) -> dict:
-        return dict(self.loaded.cost_analysis())
+    def cost_analysis(self) -> dict | None:
+        """XLA's estimate for the compiled program (a PJRT plugin's through the C API's
+        PJRT_Executable_GetCostAnalysis); None where the backend answers UNIMPLEMENTED, as
+        JAX's Compiled.cost_analysis."""
+        try:
+            return dict(self.loaded.cost_analysis())
+        except _client.JaxRuntimeError as e:
+            if str(e).startswith("UNIMPLEMENTED"):
+                return None
+            raise
 
     def optimized_hlo(self) -> str:
         return self.loaded.get_hlo_text()
