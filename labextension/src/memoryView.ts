@@ -7,7 +7,7 @@
  */
 import { bundleOf, each } from './bundle';
 import { el, table } from './dom';
-import { IMemoryBundle, IMemoryRow } from './protocol';
+import { IMemoryBundle, IMemoryRow, IState } from './protocol';
 
 function read(bundle: unknown): IMemoryBundle {
   const b = bundleOf<IMemoryBundle>(bundle, {
@@ -47,6 +47,32 @@ export function allocatorText(s: {
 }): string {
   const said = (n: number | null) => (n === null ? 'not reported' : bytes(n));
   return `${said(s.bytes_in_use)} in use, peak ${said(s.peak_bytes_in_use)}, limit ${said(s.bytes_limit)}`;
+}
+
+/** "1.2 GiB": one decimal in the largest binary unit (the status bar is short). */
+function short(n: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i += 1;
+  }
+  return i === 0 ? `${n} bytes` : `${v.toFixed(1)} ${units[i]}`;
+}
+
+/**
+ * The status bar's part for the selected device's allocator, and its tooltip sentence:
+ * [" · 3.0 MiB / 80.0 GiB", " gpu:0's allocator: … in use, peak …, limit …."]; both empty
+ * where the backend reports none (the CPU), never zeros.
+ */
+export function allocatorStatus(s: IState): [string, string] {
+  const m = s.memory;
+  if (!m || m.bytes_in_use === null) {
+    return ['', ''];
+  }
+  const limit = m.bytes_limit === null ? '' : ` / ${short(m.bytes_limit)}`;
+  return [` · ${short(m.bytes_in_use)}${limit}`, ` ${s.device}'s allocator: ${allocatorText(m)}.`];
 }
 
 const ORDERS = ['none', 'descending', 'ascending'] as const;

@@ -15,30 +15,7 @@ import { Widget } from '@lumino/widgets';
 import { CMD_SWITCH_BACKEND } from './backends';
 import { JxConnection } from './connection';
 import { IJxKernels } from './kernels';
-import { allocatorText } from './memoryView';
-import { IState } from './protocol';
-
-/** "1.2 GiB": one decimal in the largest binary unit (the status bar is short). */
-function short(n: number): string {
-  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i += 1;
-  }
-  return i === 0 ? `${n} bytes` : `${v.toFixed(1)} ${units[i]}`;
-}
-
-/** [status bar part, tooltip sentence] of the device allocator, empty where it is not reported. */
-function memory(s: IState): [string, string] {
-  const m = s.memory;
-  if (!m || m.bytes_in_use === null) {
-    return ['', ''];
-  }
-  const limit = m.bytes_limit === null ? '' : ` / ${short(m.bytes_limit)}`;
-  return [` · ${short(m.bytes_in_use)}${limit}`, ` ${s.device}'s allocator: ${allocatorText(m)}.`];
-}
+import { allocatorStatus } from './memoryView';
 
 /** [text, tooltip] for a connection. */
 export function describe(connection: JxConnection | null): [string, string] {
@@ -48,7 +25,7 @@ export function describe(connection: JxConnection | null): [string, string] {
       const devices = `${s.device_count} device${s.device_count === 1 ? '' : 's'}`;
       // the user's functions counted; eager operations and jxkernel's own functions apart
       const others = s.other_compiles > 0 ? ` · +${s.other_compiles} eager/internal` : '';
-      const [used, allocator] = memory(s);
+      const [used, allocator] = allocatorStatus(s);
       return [
         `jx · ${s.device} (${devices}) · ${s.compiles} compiles, ${s.cache_hits} hits${others}${used}`,
         `jxkernel ${s.jxkernel_version}: compiling for ${s.device}. Your functions: ` +

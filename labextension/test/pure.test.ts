@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 
 import { toCSV, toJSON } from '../src/export';
 import { magicCode } from '../src/magicCode';
-import { allocatorText, bytes } from '../src/memoryView';
-import type { ICompileEvent } from '../src/protocol';
+import { allocatorStatus, allocatorText, bytes } from '../src/memoryView';
+import type { ICompileEvent, IState } from '../src/protocol';
+import messages from './messages.json';
 
 describe('magicCode', () => {
   it('makes a line magic of one line and a cell magic of several (jaxpr only)', () => {
@@ -74,5 +75,24 @@ describe('the device allocator (issue 46)', () => {
     expect(allocatorText({ bytes_in_use: 0, peak_bytes_in_use: null, bytes_limit: null })).toBe(
       '0 bytes in use, peak not reported, limit not reported'
     );
+  });
+});
+
+describe('the status bar: the device allocator (issue 46)', () => {
+  const state = (change: object) => ({ ...messages.state, ...change }) as IState;
+
+  it('shows bytes in use and the limit where the backend reports them, the peak in the tooltip', () => {
+    const memory = { bytes_in_use: 3 * 2 ** 20, peak_bytes_in_use: 2 ** 30, bytes_limit: 80 * 2 ** 30 };
+    expect(allocatorStatus(state({ device: 'gpu:0', memory }))).toEqual([
+      ' · 3.0 MiB / 80.0 GiB',
+      " gpu:0's allocator: 3,145,728 bytes (3.0 MiB) in use, peak 1,073,741,824 bytes (1.0 GiB), " +
+        'limit 85,899,345,920 bytes (80.0 GiB).'
+    ]);
+    expect(allocatorStatus(state({ memory: { ...memory, bytes_in_use: 12, bytes_limit: null } }))[0]).toBe(' · 12 bytes');
+  });
+
+  it('says nothing where the backend reports none (the CPU), never zeros', () => {
+    expect(messages.state.memory).toBeNull();        // what the kernel sent on the CPU
+    expect(allocatorStatus(state({ memory: null }))).toEqual(['', '']);
   });
 });
