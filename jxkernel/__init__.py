@@ -113,7 +113,7 @@ _LAZY["make_array_from_process_local_data"] = ("jxkernel.api.extras",
                                                "make_array_from_process_local_data")
 _LAZY.update({n: ("jxkernel.api.extras", n) for n in (   # config states: `with jax.no_tracing():`
     "explain_cache_misses", "enable_checks", "no_tracing", "allow_f16_reductions",
-    "legacy_prng_key", "enable_custom_prng", "softmax_custom_jvp", "no_execution",
+    "legacy_prng_key", "default_prng_impl", "enable_custom_prng", "softmax_custom_jvp", "no_execution",
     "jax2tf_associative_scan_reductions", "threefry_partitionable", "thread_guard", "auto_pcast")})
 _LAZY["make_user_context"] = ("jxkernel.core.config", "make_user_context")   # jit-key contexts
 # jax.clear_caches, jax.transfer_guard

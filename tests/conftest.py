@@ -61,6 +61,10 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     import compile_count
     compile_count.configure(config)
+    config.addinivalue_line(
+        "markers", "cpu_only(reason): the test's expectation holds on the CPU only; the GPU tier "
+                   "(scripts/test_gpu.sh) skips it. The reason is one of tests/support/"
+                   "gpu_tier.py's REASONS.")
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -109,7 +113,22 @@ _LONGEST_FIRST = (
 )
 
 
+def _cpu_only(items):
+    """Check every cpu_only marker's reason; in the GPU tier, skip those tests with it."""
+    import gpu_tier
+    for item in items:
+        marker = item.get_closest_marker("cpu_only")
+        if marker is None:
+            continue
+        reason = marker.args[0] if marker.args else marker.kwargs.get("reason", "")
+        gpu_tier.check_reason(reason, item.nodeid)
+        if gpu_tier.ON_GPU:
+            item.add_marker(pytest.mark.skip(reason=f"CPU only: {reason}"))
+
+
 def pytest_collection_modifyitems(items):
+    _cpu_only(items)
+
     def rank(item):
         name = item.nodeid.rsplit("/", 1)[-1]
         return next((i for i, prefix in enumerate(_LONGEST_FIRST) if name.startswith(prefix)),

@@ -106,6 +106,12 @@ _OPTIONS = [
             "What jax.random does with a raw uint32 key (from PRNGKey) in place of a typed key "
             "(from key): 'allow', 'warn' or 'error'.",
             validate=lambda v: _check_enum(v, ("allow", "warn", "error"))),
+    _Option("jax_default_prng_impl", "threefry2x32", "JAX_DEFAULT_PRNG_IMPL", None,
+            "The PRNG implementation of keys made without `impl` and of raw keys given to "
+            "jax.random: 'threefry2x32', 'rbg' or 'unsafe_rbg' (JAX's other names are accepted "
+            "and raise NotImplementedError when a key is made).",
+            validate=lambda v: _check_enum(v, ("threefry2x32", "threefry4x32", "rbg",
+                                               "unsafe_rbg", "philox2x32", "philox4x32"))),
     _Option("jax_softmax_custom_jvp", False, "JAX_SOFTMAX_CUSTOM_JVP", _parse_bool,
             "jax.nn.softmax with a custom_jvp rule (its derivative from its output: less memory, "
             "more stable) instead of differentiating its operations."),
@@ -162,7 +168,8 @@ _OPTIONS += [_Option(name, None, name.upper(), None,
 _TRACE_OPTIONS = ("jax_enable_x64", "jax_numpy_dtype_promotion", "jax_numpy_rank_promotion",
                   "jax_default_matmul_precision", "jax_check_tracer_leaks",
                   "jax_allow_f16_reductions", "jax_legacy_prng_key", "jax_enable_custom_prng",
-                  "jax_softmax_custom_jvp", "jax_threefry_partitionable", "jax_auto_pcast")
+                  "jax_softmax_custom_jvp", "jax_threefry_partitionable", "jax_auto_pcast",
+                  "jax_default_prng_impl")
 
 
 # jax.make_user_context's contexts: their values join every jit cache key

@@ -8,9 +8,11 @@ Three primitives, as in JAX:
 - `pure_callback` (jax.pure_callback): results of declared shapes/dtypes; XLA may drop it
   when they are unused, as it does any pure op.
 
-Eagerly the Python function is called at once. Compiled (CPU only), each call becomes a
-`stablehlo.custom_call @xla_ffi_python_cpu_callback` whose `index` picks the function in
-the module's `host_callbacks`, which the compiler hands to XLA with the program.
+Eagerly the Python function is called at once. Compiled, each call becomes a
+`stablehlo.custom_call @xla_ffi_python_cpu_callback` (on a CUDA GPU
+`@xla_ffi_python_gpu_callback`, whose handler the CUDA plugin provides and which copies the
+operands to the host and the results back, as JAX's) whose `index` picks the function in the
+module's `host_callbacks`, which the compiler hands to XLA with the program.
 
 The function receives jxkernel Arrays (on the CPU) and may return anything array-like;
 results are checked against the declared types in Python, because XLA would silently
@@ -47,6 +49,8 @@ from ..tree_util import tree_flatten, tree_leaves, tree_unflatten
 from ..xla import client as _client
 from ..xla import stablehlo as hlo
 from ..xla.array import Array, device_put, host_to_device, to_numpy
+from ..xla import compiler as _compiler
+from ..xla import gpu_solver as _gpu_solver
 from ..xla.compiler import CallbackError, record_callback_error
 from ..xla.dispatch import to_device
 from ..xla.ffi import layout, row_major
@@ -156,18 +160,29 @@ def _layouts(avals) -> str:
     return "[" + ", ".join(layout(row_major(len(a.shape))) for a in avals) + "]"
 
 
+# The custom call each backend runs a Python function with (JAX's mlir.emit_python_callback:
+# "xla_ffi_python_{cpu,gpu}_callback"); "gpu" is the CUDA backend, as jxkernel names it
+_CALLBACK_TARGETS = {"cpu": _compiler.HOST_CALLBACK_TARGETS[0],
+                     "gpu": _compiler.HOST_CALLBACK_TARGETS[1]}
+
+
 def emit_host_callback(ctx, host_fn, operands, result_avals, *, has_side_effect, what,
                        operand_avals=None):
     """Emit the custom call that runs `host_fn` on the host; returns its result values.
     `operand_avals`: the operands' types, where they are not the equation's inputs."""
-    if ctx.platform != "cpu":
+    target = _CALLBACK_TARGETS.get(ctx.platform)
+    if target is None:
         raise NotImplementedError(
-            f"{what} inside a compiled function is implemented on CPU only; this program is "
-            f"being compiled for the {ctx.platform!r} backend. Run it on the CPU (jit(..., "
-            f"backend='cpu'), or device_put the inputs on jxkernel.devices('cpu')[0]).")
+            f"{what} inside a compiled function is implemented on the CPU and CUDA GPUs; this "
+            f"program is being compiled for the {ctx.platform!r} backend. Run it on the CPU "
+            f"(jit(..., backend='cpu'), or device_put the inputs on jxkernel.devices('cpu')[0]).")
+    if ctx.platform == "gpu":
+        # the CUDA plugin's handler of the target, registered with XLA once per process
+        # (nothing to register where no plugin is loaded: the module can be printed, not run)
+        _gpu_solver.ensure_registered()
     callbacks = ctx.module_ctx.host_callbacks
     callbacks.append(host_fn)
-    attrs = {"call_target_name": '"xla_ffi_python_cpu_callback"',
+    attrs = {"call_target_name": f'"{target}"',
              "has_side_effect": "true" if has_side_effect else "false",
              "mhlo.backend_config": f"{{index = {len(callbacks) - 1} : ui64}}",
              "operand_layouts": _layouts(ctx.avals_in if operand_avals is None else

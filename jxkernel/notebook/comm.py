@@ -22,6 +22,7 @@ from ..core import compile_record
 from ..core.compile_record import EAGER, INTERNAL, USER
 from ..xla import client
 from ..views import views_json
+from ..views.memory import allocator_stats
 from .compile_notes import grouped
 from .magics import device_name
 from .protocol import PROTOCOL, BadMessage, check
@@ -163,7 +164,8 @@ class Channel:
                 "backends": self.backends(), "compiles": len(events),
                 "other_compiles": len(everything) - len(events),
                 "cache_hits": sum(compile_record.cache_hits(k) for k in keys.values()),
-                "fail_on_recompile": compile_record.failing_on_recompile()}
+                "fail_on_recompile": compile_record.failing_on_recompile(),
+                "memory": allocator_stats(device)}
 
     def backends(self) -> list:
         if self._backends is None:

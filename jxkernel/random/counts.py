@@ -69,7 +69,7 @@ def _btrs(key, count, prob, shape, dtype, max_iters):
     def body_fn(carry):
         i, k_out, accepted, key = carry
         keys = prng._split_impl(key, (3,))
-        key, subkey_0, subkey_1 = (lax.index_in_dim(keys, j, keepdims=False) for j in range(3))
+        key, subkey_0, subkey_1 = (prng.index(keys, j) for j in range(3))
         u = _uniform_impl(subkey_0, 0., 1., shape, prob.dtype)
         v = _uniform_impl(subkey_1, 0., 1., shape, prob.dtype)
         u = u - 0.5
@@ -166,6 +166,6 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
 
     remaining_probs = lax.cumsum(p, 0, reverse=True)
     ratios = p / jnp.where(remaining_probs == 0, 1, remaining_probs)
-    keys = prng.threefry_split(data, (ratios.shape[0],))
+    keys = prng.split(data, (ratios.shape[0],))
     _, counts = lax.scan(f, n, (ratios, keys), unroll=unroll)
     return jnp.moveaxis(counts, 0, -1).astype(dtype)

@@ -29,18 +29,30 @@ from ..core.trace import Tracer
 from ..lax.sharding import laid_out
 from ..tree_util import register_pytree_node
 from . import prng
+from . import rbg  # noqa: F401  registers rbg and unsafe_rbg with prng
 
-IMPL_NAME = "threefry2x32"
+IMPL_NAME = "threefry2x32"        # JAX's default implementation
 KEY_SHAPE = (2,)
+
+# The implementations jxkernel has: name -> (the tag its dtype prints, its key data's shape).
+# rbg and unsafe_rbg draw bits with XLA's RngBitGenerator (random/rbg.py).
+IMPLS = {IMPL_NAME: ("fry", KEY_SHAPE), "rbg": ("rbg", (4,)), "unsafe_rbg": ("urbg", (4,))}
+# JAX 0.10.2's names in its registration order (its error lists them so); the three jxkernel
+# lacks raise NotImplementedError
+_JAX_IMPLS = ("philox2x32", "philox4x32", "threefry2x32", "rbg", "unsafe_rbg", "threefry4x32")
 
 
 # ------------------------------------------------------------------ typed keys
 class KeyDType(dtypes.ExtendedDType):
-    """The dtype of typed threefry keys, printed `key<fry>` as in JAX."""
-    name = "key<fry>"
-    impl = IMPL_NAME
-    key_shape = KEY_SHAPE           # the trailing shape of the uint32 data of one key
+    """The dtype of typed keys of one implementation, printed as in JAX: `key<fry>` for
+    threefry2x32, `key<rbg>`, `key<urbg>` for unsafe_rbg."""
     type = dtypes.prng_key          # what jnp.issubdtype(k.dtype, jax.dtypes.prng_key) reads
+
+    def __init__(self, impl: str):
+        tag, shape = IMPLS[impl]
+        self.impl = impl
+        self.name = f"key<{tag}>"
+        self.key_shape = shape      # the trailing shape of the uint32 data of one key
 
     def __repr__(self):
         return self.name
@@ -48,33 +60,39 @@ class KeyDType(dtypes.ExtendedDType):
     __str__ = __repr__
 
     def __eq__(self, other):
-        return isinstance(other, KeyDType) or other == self.name
+        if isinstance(other, KeyDType):
+            return other.impl == self.impl
+        return other == self.name
 
     def __hash__(self):
         return hash(self.name)
 
 
-key_dtype_fry = KeyDType()
+KEY_DTYPES = {impl: KeyDType(impl) for impl in IMPLS}
+key_dtype_fry = KEY_DTYPES[IMPL_NAME]
 
 
 class KeyArray:
-    """An array of typed PRNG keys (dtype `key<fry>`) over uint32 key data of shape
-    `shape + (2,)`. A pytree whose one leaf is the key data, so it passes through jit,
-    vmap and grad like an array of keys (a batch axis must not be the trailing data axis).
+    """An array of typed PRNG keys (dtype `key<fry>`, or the dtype of the implementation
+    `impl` names) over uint32 key data of shape `shape + key_shape` ((2,) for threefry, (4,)
+    for rbg). A pytree whose one leaf is the key data (the implementation is its static part),
+    so it passes through jit, vmap and grad like an array of keys (a batch axis must not be
+    the trailing data axis).
 
     >>> k = key(0)
     >>> k.shape, k.dtype
     ((), key<fry>)
     """
-    __slots__ = ("_base",)
+    __slots__ = ("_base", "_impl")
 
-    def __init__(self, base):
+    def __init__(self, base, impl: str = IMPL_NAME):
         self._base = base
+        self._impl = impl
 
-    shape = property(lambda self: tuple(get_aval(self._base).shape[:-1]))
+    shape = property(lambda self: tuple(get_aval(self._base).shape[:-len(self.dtype.key_shape)]))
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: math.prod(self.shape))
-    dtype = property(lambda self: key_dtype_fry)
+    dtype = property(lambda self: KEY_DTYPES[self._impl])
     sharding = property(lambda self: self._base.sharding)
 
     def __len__(self):
@@ -87,17 +105,19 @@ class KeyArray:
             raise TypeError("iteration over a 0-d key array")
         # the key data's rows, as JAX iterates its base array: eagerly one host round trip
         # for all rows, where indexing row by row would compile a slice per index
-        return (KeyArray(row) for row in self._base)
+        return (KeyArray(row, self._impl) for row in self._base)
 
     def __getitem__(self, idx):
         idx = idx if isinstance(idx, tuple) else (idx,)
         if any(i is Ellipsis for i in idx):      # keep the trailing key-data axis whole
             idx = idx + (slice(None),)
-        return KeyArray(self._base[idx])
+        return KeyArray(self._base[idx], self._impl)
 
     def __eq__(self, other):
         if not isinstance(other, KeyArray):
             return NotImplemented
+        if other._impl != self._impl:
+            raise TypeError(f"equal does not accept dtypes {self.dtype}, {other.dtype}.")
         shape = np.broadcast_shapes(self.shape, other.shape)     # keys broadcast as arrays do
         a, b = _jnp.broadcast_to(self, shape), _jnp.broadcast_to(other, shape)
         return lax.reduce_and(lax.eq(a._base, b._base), (len(shape),))
@@ -115,10 +135,11 @@ class KeyArray:
 
     def _with_base(self, base) -> "KeyArray":
         """Keys over new key data (what jnp's shape functions give typed keys)."""
-        return KeyArray(base)
+        return KeyArray(base, self._impl)
 
     def copy(self) -> "KeyArray":
-        return KeyArray(self._base.copy() if hasattr(self._base, "copy") else self._base)
+        return KeyArray(self._base.copy() if hasattr(self._base, "copy") else self._base,
+                        self._impl)
 
     def block_until_ready(self):
         self._base.block_until_ready()
@@ -144,45 +165,60 @@ class _KeyIndexUpdate:
         return _KeyIndexUpdate(self.keys, idx)
 
     def get(self, **kwargs):
-        return KeyArray(self.keys._base.at[self.idx].get(**kwargs))
+        return self.keys._with_base(self.keys._base.at[self.idx].get(**kwargs))
 
     def set(self, values, **kwargs):
         if not isinstance(values, KeyArray):
             raise TypeError(f"keys.at[...].set takes typed keys (jax.random.key), got "
                             f"{type(values).__name__}; wrap raw key data with "
                             f"jax.random.wrap_key_data")
-        return KeyArray(self.keys._base.at[self.idx].set(values._base, **kwargs))
+        if values._impl != self.keys._impl:
+            raise TypeError(f"keys.at[...].set takes keys of dtype {self.keys.dtype}, got "
+                            f"{values.dtype}")
+        return self.keys._with_base(self.keys._base.at[self.idx].set(values._base, **kwargs))
 
 
-register_pytree_node(KeyArray, lambda k: ((k._base,), None), lambda _, c: KeyArray(c[0]))
+# The implementation is the static part (None for threefry, as before there were others)
+register_pytree_node(KeyArray, lambda k: ((k._base,), None if k._impl == IMPL_NAME else k._impl),
+                     lambda impl, c: KeyArray(c[0], impl or IMPL_NAME))
 # jax.typeof(key): ShapedArray(key<fry>[...]), as in JAX
-typeof_rules[KeyArray] = lambda k: ShapedArray(k.shape, key_dtype_fry)
+typeof_rules[KeyArray] = lambda k: ShapedArray(k.shape, k.dtype)
 Array.register(KeyArray)     # typed keys are jax.Array instances, as in JAX
 
 
-def _check_key_data(data_aval):
+def _check_key_data(data_aval, impl: str = IMPL_NAME):
     if not data_aval.shape:
         raise TypeError(f"JAX encountered invalid PRNG key data: expected key_data.ndim >= 1; "
                         f"got ndim={len(data_aval.shape)}")
-    if tuple(data_aval.shape[-1:]) != KEY_SHAPE:
+    key_shape = IMPLS[impl][1]
+    if tuple(data_aval.shape[-len(key_shape):]) != key_shape:
         raise TypeError(f"JAX encountered invalid PRNG key data: expected key_data.shape to end "
-                        f"with {KEY_SHAPE}; got shape={tuple(data_aval.shape)} for "
-                        f"impl={IMPL_NAME}")
+                        f"with {key_shape}; got shape={tuple(data_aval.shape)} for "
+                        f"impl={impl}")
     if data_aval.dtype != np.uint32:
         raise TypeError(f"JAX encountered invalid PRNG key data: expected key_data.dtype = "
                         f"uint32; got dtype={data_aval.dtype}")
 
 
 def check_key(name: str, key, allow_batched=False):
-    """(uint32 key data, was it a legacy raw key?) after JAX's checks of a key argument."""
+    """(the key for random/prng.py, was it a legacy raw key?) after JAX's checks of a key
+    argument. The key is threefry's uint32 key data as it is, or, for another implementation,
+    typed keys (a KeyArray: the samplers' split and bits read the implementation from it). A
+    raw key is of the default implementation (jax_default_prng_impl), as in JAX."""
     if isinstance(key, KeyArray):
         data, wrapped, shape = key._base, False, key.shape
+        if key._impl != IMPL_NAME:
+            data = key
     else:
         if isinstance(key, (list, tuple, str)) or key is None:
             raise TypeError(f"unexpected PRNG key type {type(key)}")
         aval = get_aval(key)
-        _check_key_data(aval)
-        data, wrapped, shape = key, True, tuple(aval.shape[:-1])
+        impl = _resolve_impl(None)
+        _check_key_data(aval, impl)
+        data, wrapped = key, True
+        shape = tuple(aval.shape[:-len(IMPLS[impl][1])])
+        if impl != IMPL_NAME:
+            data = KeyArray(key, impl)
         if config.jax_legacy_prng_key != "allow":
             message = ("Legacy uint32 key array passed as key to jax.random function. Please "
                        "create keys using jax.random.key(). If use of a raw key array was "
@@ -199,24 +235,36 @@ def check_key(name: str, key, allow_batched=False):
     return data, wrapped
 
 
-def _rewrap(wrapped: bool, data):
-    # jax_enable_custom_prng: typed keys out even for raw keys in, as JAX's _return_prng_keys
-    return data if wrapped and not config.jax_enable_custom_prng else KeyArray(data)
+def _rewrap(wrapped: bool, keys):
+    """What split/fold_in return for `keys` (raw data for threefry, else a KeyArray): raw
+    data for a raw key, typed keys for typed ones; jax_enable_custom_prng: typed keys out even
+    for raw keys in, as JAX's _return_prng_keys."""
+    if wrapped and not config.jax_enable_custom_prng:
+        return keys._base if isinstance(keys, KeyArray) else keys
+    return keys if isinstance(keys, KeyArray) else KeyArray(keys)
 
 
-def _resolve_impl(impl):
-    if impl is None or impl == IMPL_NAME or isinstance(impl, KeyDType):
-        return IMPL_NAME
-    if impl in ("rbg", "unsafe_rbg", "threefry4x32", "philox2x32", "philox4x32"):
+def _resolve_impl(impl) -> str:
+    """The implementation's name from a name, a key dtype or None (the default one)."""
+    if impl is None:
+        impl = config.jax_default_prng_impl
+    if isinstance(impl, KeyDType):
+        return impl.impl
+    if type(impl) is not str:
+        raise TypeError(f"unrecognized type {type(impl)} for specifying PRNG implementation.")
+    if impl in IMPLS:
+        return impl
+    if impl in _JAX_IMPLS:
         raise NotImplementedError(f"PRNG implementation {impl!r} is not implemented in "
-                                  f"jxkernel; only 'threefry2x32' (JAX's default) is")
+                                  f"jxkernel; it has {', '.join(map(repr, IMPLS))}")
     raise ValueError(f'unrecognized PRNG implementation "{impl}". Did you mean one of: '
-                     f'"{IMPL_NAME}"?')
+                     f'{", ".join(f"{chr(34)}{n}{chr(34)}" for n in _JAX_IMPLS)}?')
 
 
 # ------------------------------------------------------------------ constructors
 def _seed_key(ctor_name: str, seed, impl):
-    _resolve_impl(impl)
+    """(uint32 key data from `seed`, the implementation's name)."""
+    impl = _resolve_impl(impl)
     if isinstance(seed, KeyArray):
         raise TypeError(f"{ctor_name} accepts a scalar seed, but was given a PRNG key.")
     shape = () if dtypes.is_python_scalar(seed) else tuple(get_aval(seed).shape)
@@ -228,7 +276,7 @@ def _seed_key(ctor_name: str, seed, impl):
         # canonical int type, i.e. wraps to 32 bits unless x64 is on
         seed = np.int64(seed) if isinstance(seed, int) else seed
         seed = np.asarray(seed).astype(dtypes.canonicalize_dtype(np.asarray(seed).dtype))
-    return prng.threefry_seed(seed)
+    return prng.seed(seed, impl), impl
 
 
 def PRNGKey(seed, *, impl=None):
@@ -237,54 +285,59 @@ def PRNGKey(seed, *, impl=None):
     >>> PRNGKey(42)
     Array([ 0, 42], dtype=uint32)
     """
-    data = _seed_key("PRNGKey", seed, impl)
-    return KeyArray(data) if config.jax_enable_custom_prng else data     # (JAX's upgrade)
+    data, impl = _seed_key("PRNGKey", seed, impl)
+    return KeyArray(data, impl) if config.jax_enable_custom_prng else data    # (JAX's upgrade)
 
 
 def key(seed, *, impl=None, dtype=None):
-    """A typed PRNG key (a scalar KeyArray of dtype key<fry>) from an integer seed.
+    """A typed PRNG key (a scalar KeyArray of dtype key<fry>, or of `impl`'s dtype) from an
+    integer seed.
 
     >>> key(42)
     Array((), dtype=key<fry>) overlaying:
     [ 0 42]
+    >>> key(42, impl="rbg")
+    Array((), dtype=key<rbg>) overlaying:
+    [ 0 42  0 42]
     """
     if dtype is not None:
         if impl is not None:
             raise ValueError("Cannot specify both `impl` and `dtype` arguments to "
                              "jax.random.key")
         impl = dtype
-    return KeyArray(_seed_key("key", seed, impl))
+    return KeyArray(*_seed_key("key", seed, impl))
 
 
 def key_data(keys):
     """The uint32 data underneath keys (legacy keys are returned as they are)."""
     data, _ = check_key("key_data", keys, allow_batched=True)
-    return data
+    return data._base if isinstance(data, KeyArray) else data
 
 
 def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
-    """Typed keys over `key_bits_array` (uint32, trailing dimension 2)."""
+    """Typed keys over `key_bits_array` (uint32, trailing dimension 2 for threefry, 4 for rbg
+    and unsafe_rbg)."""
     if dtype is not None:
         if impl is not None:
             raise ValueError("Cannot specify both `impl` and `dtype` arguments to "
                              "jax.random.wrap_key_data")
         impl = dtype
-    _resolve_impl(impl)
+    impl = _resolve_impl(impl)
     if isinstance(key_bits_array, KeyArray):
         raise TypeError("wrap_key_data expects uint32 key data, got a key array")
-    _check_key_data(get_aval(key_bits_array))
-    return KeyArray(key_bits_array)
+    _check_key_data(get_aval(key_bits_array), impl)
+    return KeyArray(key_bits_array, impl)
 
 
 def key_dtype(impl=None) -> KeyDType:
-    """The dtype of typed keys of PRNG implementation `impl` (only threefry2x32 here)."""
-    _resolve_impl(impl)
-    return key_dtype_fry
+    """The dtype of typed keys of PRNG implementation `impl` (default: the default one)."""
+    return KEY_DTYPES[_resolve_impl(impl)]
 
 
 def key_impl(keys) -> str:
-    check_key("key_impl", keys, allow_batched=True)
-    return IMPL_NAME
+    """The name of `keys`' implementation ('threefry2x32' for raw keys by default)."""
+    data, _ = check_key("key_impl", keys, allow_batched=True)
+    return data._impl if isinstance(data, KeyArray) else IMPL_NAME
 
 
 def clone(key):
@@ -301,7 +354,7 @@ def split(key, num=2):
     """
     data, wrapped = check_key("split", key)
     shape = tuple(num) if isinstance(num, Sequence) else (num,)
-    return _rewrap(wrapped, prng.threefry_split(data, lax.shapes.canonicalize_shape(shape)))
+    return _rewrap(wrapped, prng.split(data, lax.shapes.canonicalize_shape(shape)))
 
 
 def _fold_in_data(data):
@@ -315,7 +368,7 @@ def _fold_in_data(data):
 
 
 _fold_in_convert = prng.jit(
-    lambda k, d: prng._fold_in_impl(k, lax.convert_element_type(d, np.uint32)))
+    lambda k, d: prng.fold_in_impl(k, lax.convert_element_type(d, np.uint32)))
 
 
 def fold_in(key, data):

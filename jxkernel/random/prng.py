@@ -222,7 +222,7 @@ def _unpack(key):
             lax.reshape(lax.slice(key, (1,), (2,)), ()))
 
 
-def _split_impl(key, shape):
+def _threefry_split(key, shape):
     if not config.jax_threefry_partitionable:     # JAX's original: counts 0..2n-1, hashed
         pairs = _threefry_2x32(key, lax.iota(u32, math.prod(shape) * 2))
         return lax.reshape(pairs, (*shape, 2))
@@ -233,7 +233,7 @@ def _split_impl(key, shape):
     return lax.concatenate([lax.reshape(b1, shape), lax.reshape(b2, shape)], len(shape) - 1)
 
 
-def _fold_in_impl(key, data):
+def _threefry_fold_in(key, data):
     return _threefry_2x32(key, _seed_impl(data))
 
 
@@ -262,7 +262,7 @@ def _random_bits_original(key, bit_width, shape):
     return lax.reshape(bits, tuple(shape))
 
 
-def _random_bits_impl(key, bit_width, shape):
+def _threefry_random_bits(key, bit_width, shape):
     if not config.jax_threefry_partitionable:
         return _random_bits_original(key, bit_width, shape)
     if all(isinstance(d, int) for d in shape) and math.prod(shape) > 2 ** 64:
@@ -279,9 +279,60 @@ def _random_bits_impl(key, bit_width, shape):
     return bits if bit_width == 32 else lax.convert_element_type(bits, dtype)
 
 
+# ------------------------------------------------------------------ implementations
+class PRNGImpl:
+    """How one implementation derives keys and draws bits, on uint32 key data: `seed(int)`
+    (jitted), `split(key, shape)`, `fold_in(key, uint32 data)`, `random_bits(key, bit_width,
+    shape)` (random/rbg.py registers rbg and unsafe_rbg in IMPLS)."""
+    __slots__ = ("name", "seed", "split", "fold_in", "random_bits")
+
+    def __init__(self, name, seed, split, fold_in, random_bits):
+        self.name, self.seed, self.split = name, seed, split
+        self.fold_in, self.random_bits = fold_in, random_bits
+
+
+IMPLS = {"threefry2x32": PRNGImpl("threefry2x32", threefry_seed, _threefry_split,
+                                  _threefry_fold_in, _threefry_random_bits)}
+
+
+# The samplers' key operations. A key is threefry's uint32 key data, or typed keys of another
+# implementation (a KeyArray, as keys.check_key gives them): their implementation's operation
+# runs on their data and the result keeps their type.
+def _split_impl(key, shape):
+    impl = getattr(key, "_impl", None)
+    if impl is None:
+        return _threefry_split(key, shape)
+    return key._with_base(IMPLS[impl].split(key._base, tuple(shape)))
+
+
+def fold_in_impl(key, data):
+    impl = getattr(key, "_impl", None)
+    if impl is None:
+        return _threefry_fold_in(key, data)
+    return key._with_base(IMPLS[impl].fold_in(key._base, data))
+
+
+def _random_bits_impl(key, bit_width, shape):
+    impl = getattr(key, "_impl", None)
+    if impl is None:
+        return _threefry_random_bits(key, bit_width, shape)
+    return IMPLS[impl].random_bits(key._base, bit_width, tuple(shape))
+
+
+def index(keys, i: int):
+    """keys[i] along the first axis (the keys split gives), raw data or typed keys."""
+    if getattr(keys, "_impl", None) is None:
+        return lax.index_in_dim(keys, i, keepdims=False)
+    return keys._with_base(lax.index_in_dim(keys._base, i, keepdims=False))
+
+
+def seed(seed, impl: str = "threefry2x32"):
+    """The uint32 key data of implementation `impl` for an integer scalar `seed`."""
+    return IMPLS[impl].seed(seed)
+
+
 threefry_2x32 = jit(_threefry_2x32, inline=True)
-threefry_split = jit(_split_impl, static_argnums=1)
-threefry_fold_in = jit(_fold_in_impl)
+split = jit(_split_impl, static_argnums=1)
 _random_bits_jit = jit(_random_bits_impl, static_argnums=(1, 2), inline=True)
 
 

@@ -24,7 +24,8 @@ from ..transforms.batching import vmap
 from ..transforms.jit import jit
 from . import prng
 from .gamma_grad import gamma_sample_grad
-from .keys import check_key, static_shape, takes_out_sharding, user_dtype
+from .keys import (IMPL_NAME, IMPLS, KeyArray, check_key, static_shape, takes_out_sharding,
+                   user_dtype)
 from .samplers import (_bcast, _c, _check_float, _check_safe_cast, _check_shape,
                        _dtype, _exponential, _normal_impl, _shape, _split2,
                        _uniform_impl)
@@ -58,7 +59,7 @@ def _gamma_one(key, alpha, log_space):
 
     def body_fn(state):
         keys = prng._split_impl(state[0], (3,))
-        key, x_key, u_key = (lax.index_in_dim(keys, i, keepdims=False) for i in range(3))
+        key, x_key, u_key = (prng.index(keys, i) for i in range(3))
         _, x, v = lax.while_loop(lambda s: lax.le(s[2], zero), next_xv, (x_key, zero, c_(-1)))
         u = _uniform_impl(u_key, 0., 1., (), dtype)
         return key, lax.mul(x, x), lax.mul(lax.mul(v, v), v), u
@@ -77,35 +78,46 @@ def _gamma_one(key, alpha, log_space):
 
 # random_gamma(keys, a): one Gamma(a) draw per element of `a`, keys (uint32 data of shape
 # batch + (2,)) covering a's leading dims; every key is split into one key per element.
+# Keys of another implementation than threefry's come as their data with its name as the
+# parameter `impl` (absent for threefry).
 random_gamma_p = Primitive("random_gamma")
 
 
-def _random_gamma_abstract_eval(key, a, *, log_space):
-    if key.dtype != np.uint32 or key.shape[-1:] != (2,) or \
-            tuple(key.shape[:-1]) != tuple(a.shape[:len(key.shape) - 1]):
-        raise TypeError(f"random_gamma needs uint32 key data of shape batch + (2,) whose batch "
-                        f"prefixes a's shape, got key {key.str_short()}, a {a.str_short()}")
+def _random_gamma_abstract_eval(key, a, *, log_space, impl=None):
+    n = len(IMPLS[impl or IMPL_NAME][1])      # the key data's trailing dims
+    if key.dtype != np.uint32 or key.shape[-n:] != IMPLS[impl or IMPL_NAME][1] or \
+            tuple(key.shape[:-n]) != tuple(a.shape[:len(key.shape) - n]):
+        raise TypeError(f"random_gamma needs uint32 key data of shape batch + "
+                        f"{IMPLS[impl or IMPL_NAME][1]} whose batch prefixes a's shape, got key "
+                        f"{key.str_short()}, a {a.str_short()}")
     return ShapedArray(a.shape, a.dtype)
 
 
-def _random_gamma_impl(key, a, *, log_space):
+def _random_gamma_impl(key, a, *, log_space, impl=None):
     a_shape = _shape(a)
     if not math.prod(a_shape):
         return a
+    words = IMPLS[impl or IMPL_NAME][1][0]
     key_batch = _shape(key)[:-1]
     split_count = math.prod(a_shape[len(key_batch):])
-    keys = lax.reshape(key, (math.prod(key_batch), 2))
-    keys = vmap(lambda k: prng._split_impl(k, (split_count,)))(keys)
-    keys = lax.reshape(keys, (math.prod(a_shape), 2))
+    keys = lax.reshape(key, (math.prod(key_batch), words))
+    typed = (lambda k: k) if impl is None else (lambda k: KeyArray(k, impl))
+    untyped = (lambda k: k) if impl is None else (lambda k: k._base)
+    keys = vmap(lambda k: untyped(prng._split_impl(typed(k), (split_count,))))(keys)
+    keys = lax.reshape(keys, (math.prod(a_shape), words))
     alphas = lax.reshape(a, (math.prod(a_shape),))
-    samples = vmap(partial(_gamma_one, log_space=log_space))(keys, alphas)
+    if impl is None:
+        samples = vmap(lambda k, a: _gamma_one(typed(k), a, log_space))(keys, alphas)
+    else:     # as JAX: one element after another (RngBitGenerator's batching would draw
+        # every element's bits from the first key)
+        samples = lax.map(lambda ka: _gamma_one(typed(ka[0]), ka[1], log_space), (keys, alphas))
     return lax.reshape(samples, a_shape)
 
 
-def _random_gamma_batching(vals, dims, *, log_space):
+def _random_gamma_batching(vals, dims, **params):
     size = bu.axis_size_of(vals, dims)
     key, a = (bu.bdim_at_front(x, d, size) for x, d in zip(vals, dims))
-    return random_gamma_p.bind(key, a, log_space=log_space), 0
+    return random_gamma_p.bind(key, a, **params), 0
 
 
 abstract_eval_rules[random_gamma_p] = _random_gamma_abstract_eval
@@ -113,7 +125,7 @@ lowering_rules[random_gamma_p] = lower_fun(_random_gamma_impl)
 numpy_rules[random_gamma_p] = numpy_fun(_random_gamma_impl)
 batching_rules[random_gamma_p] = _random_gamma_batching
 # implicit reparameterization: d sample / d a from the CDF (see gamma_grad.py)
-defjvp(random_gamma_p, None, lambda t, ans, key, a, *, log_space: lax.mul(
+defjvp(random_gamma_p, None, lambda t, ans, key, a, *, log_space, impl=None: lax.mul(
     t, gamma_sample_grad(ans, a, log_space)))
 
 
@@ -123,7 +135,9 @@ def _gamma_impl(key, a, shape, dtype, log_space=False):
     else:
         _check_shape("gamma", shape, _shape(a))
     a = _bcast(lax.convert_element_type(a, dtype), shape)
-    return random_gamma_p.bind(key, a, log_space=log_space)
+    if getattr(key, "_impl", None) is None:
+        return random_gamma_p.bind(key, a, log_space=log_space)
+    return random_gamma_p.bind(key._base, a, log_space=log_space, impl=key._impl)
 
 
 _gamma = jit(_gamma_impl, static_argnums=(2, 3, 4))
@@ -258,7 +272,7 @@ def _poisson_rejection(key, lam, shape, dtype, max_iters):
     def body_fn(carry):
         i, k_out, accepted, key = carry
         keys = prng._split_impl(key, (3,))
-        key, sk0, sk1 = (lax.index_in_dim(keys, j, keepdims=False) for j in range(3))
+        key, sk0, sk1 = (prng.index(keys, j) for j in range(3))
         u = lax.sub(_uniform_impl(sk0, 0., 1., shape, np.float32), f(0.5))
         v = _uniform_impl(sk1, 0., 1., shape, np.float32)
         u_shifted = lax.sub(f(0.5), lax.abs(u))
@@ -305,6 +319,9 @@ def poisson(key, lam, shape=None, dtype=None, *, out_sharding=None):
     Array([0, 0, 4, 4], dtype=int32)
     """
     data, _ = check_key("poisson", key)
+    if getattr(data, "_impl", None) is not None:
+        raise NotImplementedError(f"`poisson` is only implemented for the threefry2x32 RNG, "
+                                  f"not {IMPLS[data._impl][0]}")
     dtype = user_dtype(dtype, int)
     if not dtypes.is_int(dtype):
         raise ValueError(f"dtype argument to `poisson` must be an int dtype, got {dtype}")

@@ -85,7 +85,7 @@ def _sum(x, axis: int):
 
 def _split2(key):
     keys = prng._split_impl(key, (2,))
-    return lax.index_in_dim(keys, 0, keepdims=False), lax.index_in_dim(keys, 1, keepdims=False)
+    return prng.index(keys, 0), prng.index(keys, 1)
 
 
 # ------------------------------------------------------------------ uniform, normal

@@ -232,8 +232,9 @@ class Lowered(_Stage):
         `XlaComputation` ("hlo")."""
         return compiler_ir(self._text, dialect or "stablehlo")
 
-    def cost_analysis(self) -> dict:
-        """XLA's cost estimate of the module before optimization (flops, bytes accessed...)."""
+    def cost_analysis(self) -> dict | None:
+        """XLA's cost estimate of the module before optimization (flops, bytes accessed...);
+        None on a GPU or TPU (a PJRT plugin has none, as in JAX): compile() first."""
         from ..xla.portable import unoptimized_cost_analysis  # local: rarely used
         return unoptimized_cost_analysis(self._text, self.device)
 

@@ -23,8 +23,14 @@ Costs follow XLA's HloCostAnalysis rules for the common opcodes, per instruction
   `scatter` likewise; data movement (broadcast, reshape, slice, ...) 0.
 - bytes: for an instruction the program runs at the top level (not inside a fusion): its
   operands' bytes plus its result's (a fusion's intermediates stay in registers).
-- `custom-call`, `sort`, `fft`, `triangular-solve`, `cholesky` and `rng*` are not estimated
-  (0, listed in `not_estimated`).
+- On a GPU, XLA runs dots and convolutions as library calls: a `custom-call` to cuBLAS
+  (`__cublas$gemm`, `__cublas$lt$matmul`) counts as the dot it computes (its dimension numbers
+  are in its backend_config), one to cuDNN's forward convolution (`__cudnn$convForward`,
+  `__cudnn$convBiasActivationForward`) as that convolution (its `window` and `dim_labels`);
+  their bytes leave out the scratch workspace in their result tuple.
+- Other `custom-call`s (cuDNN's backward convolutions, LAPACK/cuSOLVER, host callbacks),
+  `sort`, `fft`, `triangular-solve`, `cholesky` and `rng*` are not estimated (0, listed in
+  `not_estimated`).
 Instructions of a fusion count their own flops, at their own lines; the instructions of a
 reducer count in the reduce that applies them.
 """
@@ -50,6 +56,10 @@ ELEMENTWISE = frozenset({"add", "subtract", "multiply", "divide", "remainder", "
                          "popcnt", "count-leading-zeros", "stochastic-convert"})
 NOT_ESTIMATED = frozenset({"custom-call", "sort", "fft", "triangular-solve", "cholesky",
                            "rng", "rng-bit-generator", "rng-get-and-update-state"})
+# GPU library calls whose work is a dot or a convolution (XLA's GPU cost model counts them so)
+GEMM_CALLS = frozenset({"__cublas$gemm", "__cublas$lt$matmul", "__cublas$lt$matmul$f8"})
+CONV_CALLS = frozenset({"__cudnn$convForward", "__cudnn$convBiasActivationForward"})
+_TARGET = re.compile(r'custom_call_target="([^"]+)"')
 # Instructions that move no data of their own (views, bookkeeping, or bodies counted apart).
 _FREE = frozenset({"parameter", "constant", "tuple", "get-tuple-element", "bitcast", "while",
                    "conditional", "call", "after-all", "partition-id", "replica-id"})
@@ -215,7 +225,8 @@ def _estimate_costs(instructions) -> None:
         inst.top_level = kind == "top"
         if kind == "applied":
             continue                                # counted in the reduce that applies it
-        inst.estimated = inst.opcode not in NOT_ESTIMATED
+        library = _library_call(inst)
+        inst.estimated = inst.opcode not in NOT_ESTIMATED or library is not None
         operand_shapes = [by_name[(inst.computation, o)].shape for o in inst.operands
                           if (inst.computation, o) in by_name]
         flops = _flops(inst, operand_shapes, applied)
@@ -224,7 +235,9 @@ def _estimate_costs(instructions) -> None:
         else:
             inst.flops = flops
         if inst.top_level and inst.opcode not in _FREE:
-            inst.bytes = shape_bytes(inst.shape) + sum(shape_bytes(s) for s in operand_shapes)
+            # a library call's result is (its output, its scratch workspace): the output only
+            result = _first_array(inst.shape) if library is not None else inst.shape
+            inst.bytes = shape_bytes(result) + sum(shape_bytes(s) for s in operand_shapes)
 
 
 def _applied_flops(instructions) -> dict:
@@ -236,7 +249,32 @@ def _applied_flops(instructions) -> dict:
     return flops
 
 
+def _library_call(inst) -> str | None:
+    """'gemm' or 'conv' for a cuBLAS/cuDNN custom call this module estimates, else None."""
+    if inst.opcode != "custom-call":
+        return None
+    target = _TARGET.search(inst.text)
+    name = target.group(1) if target else ""
+    return "gemm" if name in GEMM_CALLS else "conv" if name in CONV_CALLS else None
+
+
+def _first_array(shape: str) -> str:
+    """A tuple type's first array ('(f32[2,4]{1,0}, s8[64]{0})' -> 'f32[2,4]{1,0}')."""
+    m = re.search(r"[a-z][a-z0-9]*\[[^\]]*\](?:\{[^}]*\})?", shape)
+    return m.group(0) if m else shape
+
+
 def _flops(inst, operand_shapes, applied) -> int:
+    library = _library_call(inst)
+    if library == "gemm" and operand_shapes:
+        # cuBLAS: 2 * (output elements) * (contracted size), as the dot it replaced
+        m = re.search(r'"lhs_contracting_dimensions":\[([^\]]*)\]', inst.text)
+        dims = _dims(operand_shapes[0])
+        contracted = math.prod(dims[int(d)] for d in re.findall(r"\d+", m.group(1))) if m else 1
+        return 2 * shape_elements(_first_array(inst.shape)) * contracted
+    if library == "conv" and len(operand_shapes) > 1:
+        return 2 * shape_elements(_first_array(inst.shape)) * \
+            _kernel_per_output(inst.text, operand_shapes[1])
     out = shape_elements(inst.shape)
     op = inst.opcode
     if op in ELEMENTWISE or op in TRANSCENDENTAL:

@@ -8,6 +8,7 @@
     shape       dtype    device  count    bytes
     (256, 256)  float32  cpu:0       1  262,144
     cpu:0: 1 array, 262,144 bytes (256.0 KiB)
+    allocator (bytes in use, peak, limit): not reported by the cpu backend
 
 `live_arrays()` finds the jxkernel Arrays whose buffer the backend's client still holds
 (jaxlib's `client.live_arrays()` lists buffers, not our wrappers, so the wrappers are found
@@ -17,6 +18,11 @@ the allocator may pad), split over the devices of a pmap-stacked array and count
 device for a replicated one. In the notebook (`%jxmemory`, jxkernel/notebook/memory.py) each row
 also names the cell that created its arrays.
 
+Below the arrays, the device allocator's own count where the backend reports one
+(`Device.memory_stats()`: GPU and TPU): bytes in use (arrays, compiled programs' buffers and
+what the allocator keeps), the peak since the process started, and the limit it may use. The
+CPU backend reports none, and the report says so instead of showing zeros.
+
 The report renders as text (`repr`), an HTML table (no JavaScript) and the JSON MIME bundle
 `application/vnd.jxkernel.memory+json`:
 
@@ -25,6 +31,8 @@ The report renders as text (`repr`), an HTML table (no JavaScript) and the JSON 
      "by_cell": true,                    # whether rows carry a cell
      "total_arrays": 3, "total_bytes": 1280,
      "devices": [{"device": "cpu:0", "arrays": 3, "bytes": 1280}],
+     "allocator": null | [{"device": "gpu:0", "bytes_in_use": 1024, # null: not reported
+                           "peak_bytes_in_use": 4096, "bytes_limit": 8589934592}],
      "rows": [{"cell": "In[2]" | "before %load_ext" | "unknown" | null,
                "shape": [3, 4], "dtype": "float32", "devices": ["cpu:0"],
                "count": 2, "bytes": 96}]}  # bytes: all `count` arrays, on all their devices
@@ -77,6 +85,31 @@ def bytes_per_device(x: Array) -> dict:
     return {d: share for d in devices}
 
 
+ALLOCATOR_FIELDS = ("bytes_in_use", "peak_bytes_in_use", "bytes_limit")
+
+
+def allocator_stats(device) -> dict | None:
+    """The device allocator's bytes in use, peak and limit, as `device.memory_stats()` reports
+    them (GPU and TPU backends; a field it lacks is None), or None where it reports nothing
+    (jaxlib's CPU devices answer None).
+
+        >>> allocator_stats(jax.devices("cpu")[0]) is None
+        True
+    """
+    stats = device.memory_stats()
+    if not stats:
+        return None
+    found = {k: int(stats[k]) if k in stats else None for k in ALLOCATOR_FIELDS}
+    return found if any(v is not None for v in found.values()) else None
+
+
+def allocator_text(stats: dict) -> str:
+    """'1,024 bytes (1.0 KiB) in use, peak 4,096 bytes (4.0 KiB), limit ...'."""
+    said = lambda k: "not reported" if stats[k] is None else size_text(stats[k])
+    return (f"{said('bytes_in_use')} in use, peak {said('peak_bytes_in_use')}, "
+            f"limit {said('bytes_limit')}")
+
+
 def cell_rank(label: str | None) -> tuple:
     """Sort key of a row's cell: before %load_ext, then In[1], In[2], ..., then the rest."""
     if label is None or label.startswith("before"):
@@ -124,6 +157,7 @@ class MemoryReport(RichView):
     rows: tuple
     devices: tuple              # (device name, arrays, bytes)
     by_cell: bool
+    allocator: tuple = ()       # (device name, allocator_stats(device)) per device
 
     @property
     def total_arrays(self) -> int:
@@ -152,13 +186,24 @@ class MemoryReport(RichView):
     def device_lines(self) -> list:
         return [f"{d}: {_arrays(n)}, {size_text(b)}" for d, n, b in self.devices]
 
+    def reported(self) -> bool:
+        """Did the backend report its allocator's bytes?"""
+        return any(stats is not None for _, stats in self.allocator)
+
+    def allocator_lines(self) -> list:
+        if not self.reported():
+            return [f"allocator (bytes in use, peak, limit): not reported by the {self.platform} "
+                    f"backend"]
+        return [f"{d} allocator: {allocator_text(stats)}" for d, stats in self.allocator
+                if stats is not None]
+
     def _more(self) -> list:
         hidden = len(self.rows) - MAX_SHOWN
         return [f"… {hidden} more rows (the JSON bundle has them all)"] if hidden > 0 else []
 
     def __repr__(self):
         if not self.rows:
-            return self.title()
+            return "\n".join([self.title()] + self.allocator_lines())
         rows = [self.columns(), *self.table()]
         right = {"count", "bytes"}
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
@@ -166,7 +211,7 @@ class MemoryReport(RichView):
         for row in rows:
             lines.append("  ".join(c.rjust(w) if name in right else c.ljust(w)
                                    for c, w, name in zip(row, widths, self.columns())).rstrip())
-        return "\n".join(lines + self._more() + self.device_lines())
+        return "\n".join(lines + self._more() + self.device_lines() + self.allocator_lines())
 
     def _repr_html_(self):
         esc = html.escape
@@ -179,7 +224,8 @@ class MemoryReport(RichView):
                        for row in self.table())
         table = (f"<table style='font-size:12px;font-family:monospace'><tr>{head}</tr>{body}"
                  f"</table>") if self.rows else ""
-        totals = "".join(f"<li>{esc(line)}</li>" for line in self._more() + self.device_lines())
+        totals = "".join(f"<li>{esc(line)}</li>" for line in
+                         self._more() + self.device_lines() + self.allocator_lines())
         return (f"<div class='jx-memory'><b>{esc(self.title())}</b>{table}"
                 f"<ul style='font-size:11px;margin:2px 0'>{totals}</ul></div>")
 
@@ -187,6 +233,8 @@ class MemoryReport(RichView):
         return {"version": 1, "platform": self.platform, "by_cell": self.by_cell,
                 "total_arrays": self.total_arrays, "total_bytes": self.total_bytes,
                 "devices": [{"device": d, "arrays": n, "bytes": b} for d, n, b in self.devices],
+                "allocator": [{"device": d, **stats} for d, stats in self.allocator
+                              if stats is not None] if self.reported() else None,
                 "rows": [r.json() for r in self.rows]}
 
 
@@ -205,9 +253,11 @@ def _unique_buffers(arrays) -> list:
     return kept
 
 
-def memory_report(arrays=None, *, platform: str | None = None, origin=None) -> MemoryReport:
+def memory_report(arrays=None, *, platform: str | None = None, origin=None,
+                  devices=None) -> MemoryReport:
     """Group `arrays` (default: `live_arrays(platform)`) by shape, dtype and devices, and
-    by `origin(array)` (a label such as "In[3]") when an `origin` function is given.
+    by `origin(array)` (a label such as "In[3]") when an `origin` function is given; with the
+    allocator statistics of `devices` (default: the platform's devices).
 
         >>> memory_report([jnp.ones(3), jnp.zeros(3)]).rows[0].count
         2
@@ -227,9 +277,12 @@ def memory_report(arrays=None, *, platform: str | None = None, origin=None) -> M
             per_device[device][1] += share
     rows = sorted((Row(*key, count, size) for key, (count, size) in groups.items()),
                   key=lambda r: (cell_rank(r.cell), -r.bytes, r.shape, r.dtype, r.devices))
-    devices = tuple((d, n, b) for d, (n, b) in sorted(
+    per_device_rows = tuple((d, n, b) for d, (n, b) in sorted(
         per_device.items(), key=lambda item: (item[0].split(":")[0], int(item[0].split(":")[1]))))
-    return MemoryReport(platform, tuple(rows), devices, origin is not None)
+    allocator = tuple((device_name(d), allocator_stats(d))
+                      for d in (client.devices(platform) if devices is None else devices))
+    return MemoryReport(platform, tuple(rows), per_device_rows, origin is not None, allocator)
 
 
-__all__ = ["live_arrays", "live_buffers", "memory_report", "MemoryReport", "Row", "MEMORY_MIME"]
+__all__ = ["live_arrays", "live_buffers", "memory_report", "MemoryReport", "Row", "MEMORY_MIME",
+           "allocator_stats"]

@@ -16,7 +16,14 @@
    which raises the error with jxkernel's message. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+/* Python 3.12 moved PyMemberDef's type codes and flags into Python.h as Py_T_OBJECT_EX and
+   Py_READONLY; structmember.h's old names are deprecated there. Before 3.12 they come from
+   structmember.h under the old names. */
+#if PY_VERSION_HEX < 0x030C0000
 #include <structmember.h>
+#define Py_T_OBJECT_EX T_OBJECT_EX
+#define Py_READONLY READONLY
+#endif
 
 static PyObject *config_obj, *ctx_obj, *eval_trace, *miss;
 static PyTypeObject *array_type;
@@ -49,7 +56,7 @@ slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *offset)
     if (d == NULL)
         return -1;
     if (!Py_IS_TYPE(d, &PyMemberDescr_Type) ||
-            ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX) {
+            ((PyMemberDescrObject *)d)->d_member->type != Py_T_OBJECT_EX) {
         Py_DECREF(d);
         PyErr_Format(PyExc_TypeError, "%s.%s is not a slot", type->tp_name, name);
         return -1;
@@ -322,8 +329,8 @@ hit_call(Hit *h, PyObject *call_args, PyObject *kwds)
 }
 
 static PyMemberDef hit_members[] = {
-    {"generation", T_OBJECT_EX, offsetof(Hit, generation), 0, "config._generation it holds for"},
-    {"avals", T_OBJECT_EX, offsetof(Hit, avals), READONLY, "the arguments' avals"},
+    {"generation", Py_T_OBJECT_EX, offsetof(Hit, generation), 0, "config._generation it holds for"},
+    {"avals", Py_T_OBJECT_EX, offsetof(Hit, avals), Py_READONLY, "the arguments' avals"},
     {NULL}
 };
 

@@ -71,7 +71,8 @@ def record_callback_error(error: CallbackError) -> None:
 
 # The custom-call target of Python callbacks. Running one in a program compiled without its
 # host callbacks crashes the process (docs/jaxlib.md §7), so compile_module refuses that.
-_HOST_CALLBACK_TARGET = "xla_ffi_python_cpu_callback"
+# The custom calls that run Python functions on the host (the CPU's, the CUDA plugin's)
+HOST_CALLBACK_TARGETS = ("xla_ffi_python_cpu_callback", "xla_ffi_python_gpu_callback")
 
 
 # ------------------------------------------------------------------ compiling
@@ -218,7 +219,7 @@ def compile_module(text: str, devices, num_replicas: int | None = None,
         hit = _memory_cache.get(key)
         if hit is not None:
             return hit, Phases(cache="memory")
-    if not host_callbacks and _HOST_CALLBACK_TARGET in text:
+    if not host_callbacks and any(target in text for target in HOST_CALLBACK_TARGETS):
         raise ValueError("This module calls Python host callbacks, but compile_module got no "
                          "host_callbacks; pass host_callbacks=module_ctx.host_callbacks (from "
                          "lower_module).")
@@ -767,8 +768,16 @@ class Executable:
         return ExecutionError(f"XLA failed to run {self._what()}: {error}")
 
     # ------------------------------------------------------------ introspection
-    def cost_analysis(self) -> dict:
-        return dict(self.loaded.cost_analysis())
+    def cost_analysis(self) -> dict | None:
+        """XLA's estimate for the compiled program (a PJRT plugin's through the C API's
+        PJRT_Executable_GetCostAnalysis); None where the backend answers UNIMPLEMENTED, as
+        JAX's Compiled.cost_analysis."""
+        try:
+            return dict(self.loaded.cost_analysis())
+        except _client.JaxRuntimeError as e:
+            if str(e).startswith("UNIMPLEMENTED"):
+                return None
+            raise
 
     def optimized_hlo(self) -> str:
         return self.loaded.get_hlo_text()

@@ -49,7 +49,8 @@ def _pjrt_c_api(library_path: str):
 
 
 def ensure_registered() -> bool:
-    """Register the CUDA plugin's solver and linalg kernels with XLA (once per process).
+    """Register the CUDA plugin's solver and linalg kernels, and its own FFI handlers (the
+    Python host callback), with XLA (once per process).
     Returns False, registering nothing, while no CUDA plugin is loaded (a module lowered for
     the GPU on a machine without one can still be printed, not run)."""
     global _registered
@@ -67,9 +68,17 @@ def ensure_registered() -> bool:
                                "(jax-cuda12-plugin / jax-cuda13-plugin, matching jaxlib's "
                                "version) is not installed, so linear algebra cannot run on "
                                "the GPU; install it or run on the CPU")
+        api = _pjrt_c_api(path)
         xc.register_custom_call_handler(
-            "CUDA", functools.partial(extension.register_custom_call_target,
-                                      _pjrt_c_api(path)))
+            "CUDA", functools.partial(extension.register_custom_call_target, api))
+        # the plugin's own FFI types and handlers, as JAX's CUDA plugin registers them: the
+        # Python host callback (xla_ffi_python_gpu_callback) among them
+        xc.register_custom_type_handler(
+            "CUDA", functools.partial(extension.register_custom_type, api))
+        for name, value in extension.ffi_types().items():
+            xc.register_custom_type(name, value, platform="CUDA")
+        for name, value in extension.ffi_handlers().items():
+            xc.register_custom_call_target(name, value, platform="CUDA", api_version=1)
         from jaxlib import gpu_linalg, gpu_solver
         for module in (gpu_solver, gpu_linalg):
             for name, fn, api_version in module.registrations().get("CUDA", []):

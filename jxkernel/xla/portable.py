@@ -29,10 +29,20 @@ def mlir_module(text: str):
     return _parse_ir(text)
 
 
-def unoptimized_cost_analysis(text: str, device) -> dict:
-    """XLA's cost estimate of the module before any optimization (JAX's Lowered.cost_analysis)."""
+def unoptimized_cost_analysis(text: str, device) -> dict | None:
+    """XLA's cost estimate of the module before any optimization (JAX's Lowered.cost_analysis),
+    or None where the backend is a PJRT plugin (GPU, TPU): the PJRT C API has no cost model
+    of an unoptimized module (GetHloCostAnalysis), and JAX's Lowered.cost_analysis answers
+    None there too. The compiled program's own estimate (Compiled.cost_analysis) works there."""
     client = _client.backend_of(device).client
+    if using_pjrt_c_api(client):
+        return None
     return dict(xc._xla.hlo_module_cost_analysis(client, xla_computation(text).as_hlo_module()))
+
+
+def using_pjrt_c_api(client) -> bool:
+    """Is `client` a PJRT plugin's, reached through the C API (as JAX's xla_bridge tells)?"""
+    return "PJRT C API" in client.platform_version
 
 
 def portable_artifact(text: str) -> bytes:

@@ -1,17 +1,25 @@
 /**
  * The `application/vnd.jxkernel.memory+json` bundle (`%jxmemory`): the live device arrays
- * grouped by cell, shape and dtype, with per-device totals. The bytes column sorts: its
- * header is a button cycling through the kernel's order, largest first and smallest first.
+ * grouped by cell, shape and dtype, with per-device totals, and the device allocator's bytes
+ * in use, peak and limit where the backend reports them (else a line saying it does not). The
+ * bytes column sorts: its header is a button cycling through the kernel's order, largest first
+ * and smallest first.
  */
 import { bundleOf, each } from './bundle';
 import { el, table } from './dom';
-import { IMemoryBundle, IMemoryRow } from './protocol';
+import { IMemoryBundle, IMemoryRow, IState } from './protocol';
 
 function read(bundle: unknown): IMemoryBundle {
   const b = bundleOf<IMemoryBundle>(bundle, {
-    platform: 'string', total_arrays: 'number', total_bytes: 'number', devices: 'list', rows: 'list'
+    platform: 'string', total_arrays: 'number', total_bytes: 'number', devices: 'list', rows: 'list',
+    allocator: 'list?'
   });
   each(b.devices, 'devices', { device: 'string', arrays: 'number', bytes: 'number' });
+  if (b.allocator) {
+    each(b.allocator, 'allocator', {
+      device: 'string', bytes_in_use: 'number?', peak_bytes_in_use: 'number?', bytes_limit: 'number?'
+    });
+  }
   each(b.rows, 'rows', { cell: 'string?', shape: 'list', dtype: 'string', devices: 'list', count: 'number', bytes: 'number' });
   return b;
 }
@@ -29,6 +37,42 @@ export function bytes(n: number): string {
     unit = u;
   }
   return `${n.toLocaleString('en-US')} bytes${unit ? ` (${v.toFixed(1)} ${unit})` : ''}`;
+}
+
+/** "1,024 bytes (1.0 KiB) in use, peak …, limit …"; a field the backend lacks: "not reported". */
+export function allocatorText(s: {
+  bytes_in_use: number | null;
+  peak_bytes_in_use: number | null;
+  bytes_limit: number | null;
+}): string {
+  const said = (n: number | null) => (n === null ? 'not reported' : bytes(n));
+  return `${said(s.bytes_in_use)} in use, peak ${said(s.peak_bytes_in_use)}, limit ${said(s.bytes_limit)}`;
+}
+
+/** "1.2 GiB": one decimal in the largest binary unit (the status bar is short). */
+function short(n: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i += 1;
+  }
+  return i === 0 ? `${n} bytes` : `${v.toFixed(1)} ${units[i]}`;
+}
+
+/**
+ * The status bar's part for the selected device's allocator, and its tooltip sentence:
+ * [" · 3.0 MiB / 80.0 GiB", " gpu:0's allocator: … in use, peak …, limit …."]; both empty
+ * where the backend reports none (the CPU), never zeros.
+ */
+export function allocatorStatus(s: IState): [string, string] {
+  const m = s.memory;
+  if (!m || m.bytes_in_use === null) {
+    return ['', ''];
+  }
+  const limit = m.bytes_limit === null ? '' : ` / ${short(m.bytes_limit)}`;
+  return [` · ${short(m.bytes_in_use)}${limit}`, ` ${s.device}'s allocator: ${allocatorText(m)}.`];
 }
 
 const ORDERS = ['none', 'descending', 'ascending'] as const;
@@ -56,6 +100,17 @@ export function memoryView(bundle: unknown): HTMLElement {
   node.appendChild(el('div', 'jx-View-title', `live arrays on ${b.platform}: ${arrays}, ${bytes(b.total_bytes)}`));
   node.appendChild(table('jx-View-table jx-Memory-devices', ['device', 'arrays', 'bytes'],
     b.devices.map(d => [d.device, d.arrays.toLocaleString('en-US'), bytes(d.bytes)])));
+  // the allocator's own count (GPU, TPU), or that the backend has none (CPU): never zeros;
+  // nothing from a kernel older than the field
+  if (b.allocator !== undefined) {
+    const allocator = el('ul', 'jx-Memory-allocator');
+    for (const line of b.allocator === null
+      ? [`allocator (bytes in use, peak, limit): not reported by the ${b.platform} backend`]
+      : b.allocator.map(a => `${a.device} allocator: ${allocatorText(a)}`)) {
+      allocator.appendChild(el('li', '', line));
+    }
+    node.appendChild(allocator);
+  }
   let order = 0;
   let shown = rowsTable(b, b.rows);
   const draw = () => {

@@ -2,7 +2,8 @@
  * The status bar item for the active notebook's kernel:
  * "jx · cpu:0 (4 devices) · 12 compiles, 40 hits · +41 eager/internal" when jxkernel is loaded
  * (the user's functions counted, eager operations and jxkernel's own functions apart; click:
- * the backend menu),
+ * the backend menu), with "· 1.2 GiB / 79.1 GiB" (the device allocator's bytes in use and
+ * limit, its peak in the tooltip) where the backend reports them (GPU, TPU; not the CPU),
  * "jx · not loaded" when it is not (click: run `%load_ext jxkernel` silently and reconnect).
  */
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
@@ -14,6 +15,7 @@ import { Widget } from '@lumino/widgets';
 import { CMD_SWITCH_BACKEND } from './backends';
 import { JxConnection } from './connection';
 import { IJxKernels } from './kernels';
+import { allocatorStatus } from './memoryView';
 
 /** [text, tooltip] for a connection. */
 export function describe(connection: JxConnection | null): [string, string] {
@@ -23,15 +25,18 @@ export function describe(connection: JxConnection | null): [string, string] {
       const devices = `${s.device_count} device${s.device_count === 1 ? '' : 's'}`;
       // the user's functions counted; eager operations and jxkernel's own functions apart
       const others = s.other_compiles > 0 ? ` · +${s.other_compiles} eager/internal` : '';
+      const [used, allocator] = allocatorStatus(s);
       return [
-        `jx · ${s.device} (${devices}) · ${s.compiles} compiles, ${s.cache_hits} hits${others}`,
+        `jx · ${s.device} (${devices}) · ${s.compiles} compiles, ${s.cache_hits} hits${others}${used}`,
         `jxkernel ${s.jxkernel_version}: compiling for ${s.device}. Your functions: ` +
           `${s.compiles} compilations, ${s.cache_hits} cache hits` +
           (s.other_compiles > 0
             ? `; and ${s.other_compiles} compilations of eager operations and jxkernel's own ` +
               'functions (the Compilations panel groups them)'
             : '') +
-          '. Click to switch backend or device.'
+          '.' +
+          allocator +
+          ' Click to switch backend or device.'
       ];
     }
     case 'not-loaded': {

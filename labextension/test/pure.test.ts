@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 
 import { toCSV, toJSON } from '../src/export';
 import { magicCode } from '../src/magicCode';
-import { bytes } from '../src/memoryView';
-import type { ICompileEvent } from '../src/protocol';
+import { allocatorStatus, allocatorText, bytes } from '../src/memoryView';
+import type { ICompileEvent, IState } from '../src/protocol';
+import messages from './messages.json';
 
 describe('magicCode', () => {
   it('makes a line magic of one line and a cell magic of several (jaxpr only)', () => {
@@ -63,5 +64,35 @@ describe('exports', () => {
         '"x: f32[2] -> f32[3]","1.5","0.25","30","compiled","cpu"'
     );
     expect(end).toBe('');
+  });
+});
+
+describe('the device allocator (issue 46)', () => {
+  it('says bytes in use, peak and limit, and "not reported" for what the backend lacks', () => {
+    expect(allocatorText({ bytes_in_use: 2048, peak_bytes_in_use: 4096, bytes_limit: 3 * 1024 ** 3 })).toBe(
+      '2,048 bytes (2.0 KiB) in use, peak 4,096 bytes (4.0 KiB), limit 3,221,225,472 bytes (3.0 GiB)'
+    );
+    expect(allocatorText({ bytes_in_use: 0, peak_bytes_in_use: null, bytes_limit: null })).toBe(
+      '0 bytes in use, peak not reported, limit not reported'
+    );
+  });
+});
+
+describe('the status bar: the device allocator (issue 46)', () => {
+  const state = (change: object) => ({ ...messages.state, ...change }) as IState;
+
+  it('shows bytes in use and the limit where the backend reports them, the peak in the tooltip', () => {
+    const memory = { bytes_in_use: 3 * 2 ** 20, peak_bytes_in_use: 2 ** 30, bytes_limit: 80 * 2 ** 30 };
+    expect(allocatorStatus(state({ device: 'gpu:0', memory }))).toEqual([
+      ' · 3.0 MiB / 80.0 GiB',
+      " gpu:0's allocator: 3,145,728 bytes (3.0 MiB) in use, peak 1,073,741,824 bytes (1.0 GiB), " +
+        'limit 85,899,345,920 bytes (80.0 GiB).'
+    ]);
+    expect(allocatorStatus(state({ memory: { ...memory, bytes_in_use: 12, bytes_limit: null } }))[0]).toBe(' · 12 bytes');
+  });
+
+  it('says nothing where the backend reports none (the CPU), never zeros', () => {
+    expect(messages.state.memory).toBeNull();        // what the kernel sent on the CPU
+    expect(allocatorStatus(state({ memory: null }))).toEqual(['', '']);
   });
 });

@@ -110,3 +110,27 @@ describe('said once: the error card and the guard (issue 44)', () => {
       ['f', '/tmp/ipykernel_4692/1161316084.py:1']);
   });
 });
+
+describe('%jxmemory: the device allocator (issue 46)', () => {
+  const mime = 'application/vnd.jxkernel.memory+json';
+  it('says the CPU backend reports none, rather than showing zeros', () => {
+    const text = viewOrNote(mime, { ...bundles[mime], allocator: null }).textContent;
+    expect(text).toContain('allocator (bytes in use, peak, limit): not reported by the cpu backend');
+  });
+
+  it("shows each device's bytes in use, peak and limit where the backend reports them", () => {
+    const allocator = [{ device: 'gpu:0', bytes_in_use: 1024, peak_bytes_in_use: 4096, bytes_limit: 2 ** 33 }];
+    const text = viewOrNote(mime, { ...bundles[mime], allocator }).textContent;
+    expect(text).toContain(
+      'gpu:0 allocator: 1,024 bytes (1.0 KiB) in use, peak 4,096 bytes (4.0 KiB), limit 8,589,934,592 bytes (8.0 GiB)'
+    );
+  });
+
+  it('draws a bundle from a kernel older than the field without the section', () => {
+    const older = { ...bundles[mime] };
+    delete older.allocator;
+    const node = viewOrNote(mime, older);
+    expect(isNote(node)).toBe(false);
+    expect(node.querySelector('.jx-Memory-allocator')).toBeNull();
+  });
+});

@@ -292,11 +292,35 @@ def test_lowering_keeps_the_side_effect_and_refuses_other_backends():
     text, ctx = lower_module(closed.jaxpr, name="f", platform="cpu")
     assert "xla_ffi_python_cpu_callback" in text and "has_side_effect = true" in text
     assert len(ctx.host_callbacks) == 1
-    with pytest.raises(NotImplementedError, match="CPU only.*'gpu' backend"):
-        lower_module(closed.jaxpr, name="f", platform="gpu")
+    with pytest.raises(NotImplementedError, match="the CPU and CUDA GPUs.*'tpu' backend"):
+        lower_module(closed.jaxpr, name="f", platform="tpu")
     # compiling such a module without its callbacks would crash XLA: refused
     with pytest.raises(ValueError, match="host_callbacks"):
         compiler.compile_module(text, jax.devices()[:1])
+
+
+def test_on_a_cuda_gpu_callbacks_call_the_plugins_handler():
+    # as JAX's emit_python_callback for 'cuda': the same custom call with the CUDA plugin's
+    # target (its handler copies operands to the host and results back); checked here as
+    # text, on a machine without a GPU (JAX itself refuses to lower it without one)
+    from jxkernel.transforms.make_jaxpr import make_jaxpr
+    from jxkernel.xla.lowering import lower_module
+
+    def f(x):
+        jax.debug.print("{}", x)
+        return jax.pure_callback(np.sin, sds(x), x)
+    closed = make_jaxpr(f)(jnp.ones(2))
+    cpu, cpu_ctx = lower_module(closed.jaxpr, name="f", platform="cpu")
+    gpu, gpu_ctx = lower_module(closed.jaxpr, name="f", platform="gpu")
+    calls = [ln for ln in gpu.splitlines() if "custom_call" in ln]
+    assert len(calls) == 2 and all('call_target_name = "xla_ffi_python_gpu_callback"' in c
+                                   for c in calls)
+    assert [("has_side_effect = true" in c, "index = " in c) for c in calls] == \
+        [(True, True), (False, True)]
+    assert gpu.replace("xla_ffi_python_gpu_callback", "xla_ffi_python_cpu_callback") == cpu
+    assert len(gpu_ctx.host_callbacks) == len(cpu_ctx.host_callbacks) == 2
+    with pytest.raises(ValueError, match="host_callbacks"):
+        compiler.compile_module(gpu, jax.devices()[:1])
 
 
 def test_callback_programs_stay_out_of_the_disk_cache(tmp_path, capsys):

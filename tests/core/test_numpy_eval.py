@@ -646,6 +646,7 @@ def shard_map_cases(shape):
 """
 
 
+@pytest.mark.cpu_only("simulated CPU devices")
 def test_shard_map_batches_its_body_over_the_mesh():
     cases = {}
     exec(_SHARD_MAP_CASES, cases)

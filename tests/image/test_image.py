@@ -14,6 +14,8 @@ import jxkernel as jax
 import jxkernel.image as image
 import jxkernel.numpy as jnp
 
+pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
+
 
 @pytest.mark.parametrize("mode", ["x32", "x64"])
 def test_every_case_matches_jax(mode):

@@ -28,6 +28,8 @@ from pathlib import Path
 import pytest
 import locations  # tests/support: the repository's folders
 
+pytestmark = pytest.mark.cpu_only("CPU text")     # the GPU tier skips this file (docs/gpu.md)
+
 CHROMIUM = os.environ.get("JXKERNEL_CHROMIUM", "/usr/bin/chromium")
 ROOT = Path(locations.ROOT)
 ARTIFACTS = ROOT / "test-artifacts" / "browser"

@@ -24,6 +24,8 @@ from test_labextension_browser import (  # the same harness: server, page and co
     shot_view,
 )
 
+pytestmark = pytest.mark.cpu_only("simulated CPU devices")     # the GPU tier skips this file (docs/gpu.md)
+
 SETUP, ARRAY, SHOW, EXPLAIN, HLO = range(5)
 NOTEBOOK = [
     "%load_ext jxkernel\n"

@@ -172,6 +172,7 @@ def test_default_device_moves_computation():
     assert f(x).devices() == {jax.devices()[0]}
 
 
+@pytest.mark.cpu_only("simulated CPU devices")
 def test_pmap_in_a_four_device_process():
     # the tests above; the recorded cases below run in a process of their own
     # (test_recorded_pmap_cases_in_a_four_device_process), their vmap tests in this one
@@ -425,6 +426,7 @@ def test_errors():
         vmap_i(lambda a: lax.all_gather(a, "i", axis_index_groups=[[0, 1, 2], [3]]))(x)
 
 
+@pytest.mark.cpu_only("simulated CPU devices")
 def test_recorded_pmap_cases_in_a_four_device_process():
     env = {**os.environ, "JXKERNEL_CPU_DEVICES": "4",
            "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}

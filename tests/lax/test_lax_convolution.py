@@ -20,6 +20,8 @@ import locations  # tests/support: the repository's folders
 DATA = locations.DATA
 from conv_cases import CASES, JAXPRS, integers, operands, run
 
+pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
+
 REFERENCE = np.load(os.path.join(DATA, "conv_reference.npz"))
 with open(os.path.join(DATA, "conv_jaxprs.json")) as f:
     JAXPR_TEXTS = json.load(f)

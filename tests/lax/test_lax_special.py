@@ -17,6 +17,8 @@ from numerics import ELEMENTWISE, assert_allclose_ulp
 from special_cases import lax_cases, tolerance
 import locations  # tests/support: the repository's folders
 
+pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
+
 REF = np.load(os.path.join(locations.DATA, "special_reference.npz"))
 x64 = lambda: jxkernel.config.override("jax_enable_x64", True)
 f32, f64 = np.float32, np.float64

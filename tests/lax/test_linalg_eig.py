@@ -20,6 +20,8 @@ from numerics import LAPACK, assert_allclose_ulp
 from eig_cases import POLYS, SIGN_FREE, ULPS, cases, inputs
 import locations  # tests/support: the repository's folders
 
+pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
+
 REF = np.load(os.path.join(locations.DATA, "eig_reference.npz"))
 x64 = lambda: jxkernel.config.override("jax_enable_x64", True)
 # geev's backward errors |A v - v w| at |A| |v| (worst 18 ulps, AVX-512), |v| = 1 (worst 1.5),

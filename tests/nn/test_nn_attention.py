@@ -14,6 +14,8 @@ from jxkernel import nn
 from jxkernel.test_util import check_grads
 import locations  # tests/support: the repository's folders
 
+pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
+
 REF = np.load(os.path.join(locations.DATA, "nn_reference.npz"))
 INPUTS = nn_cases.inputs()
 

@@ -16,6 +16,8 @@ import nn_cases
 from numerics import LAPACK, assert_allclose_ulp
 import locations  # tests/support: the repository's folders
 
+pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
+
 REF = np.load(os.path.join(locations.DATA, "nn_reference.npz"))
 
 

@@ -19,6 +19,8 @@ from jxkernel.notebook import state_of  # noqa: E402
 from jxkernel.notebook import comm as jxcomm  # noqa: E402
 from ipython_shell import shell_fixture  # noqa: E402
 
+pytestmark = pytest.mark.cpu_only("CPU text")     # the GPU tier skips this file (docs/gpu.md)
+
 
 class FakeKernel:
     def __init__(self):

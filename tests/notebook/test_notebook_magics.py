@@ -494,6 +494,7 @@ def test_backend_selector_and_switching(shell):
     assert config.jax_default_device is None and config.jax_platform_name is None
 
 
+@pytest.mark.cpu_only("simulated CPU devices")
 def test_backend_choice_moves_later_work_in_a_two_device_process():
     """The selector's choice is where jit calls, %%jit cells and eager ops run (in a process
     with two CPU devices: tests/notebook/test_notebook_devices.py)."""

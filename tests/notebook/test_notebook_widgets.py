@@ -19,6 +19,8 @@ from jxkernel.notebook.widgets.jaxpr_viewer import JaxprViewer, count_primitives
 from jxkernel.notebook.widgets.recompiles import RecompileLog, hit_miss  # noqa: E402
 from jxkernel.xla import Phases  # noqa: E402
 
+pytestmark = pytest.mark.cpu_only("CPU text")     # the GPU tier skips this file (docs/gpu.md)
+
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
 

@@ -248,6 +248,7 @@ def test_every_exercise_is_tested_here():
     assert set(workshop._EXERCISES) == set(WRONG) | set(PARALLEL_WRONG)
 
 
+@pytest.mark.cpu_only("simulated CPU devices")
 def test_parallel_exercises_on_four_devices():
     script = (
         "import numpy as np, jxkernel as jax, jxkernel.numpy as jnp\n"

@@ -14,6 +14,8 @@ from numerics import assert_allclose_ulp
 from linalg_cases import LAPACK, SIGN_FREE, ULPS, align_signs, cases
 import locations  # tests/support: the repository's folders
 
+pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
+
 x64 = lambda: jxkernel.config.override("jax_enable_x64", True)
 REF = np.load(os.path.join(locations.DATA, "linalg_reference.npz"))
 

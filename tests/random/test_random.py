@@ -151,8 +151,8 @@ def test_seed_errors():
         r.PRNGKey(1.5)
     with pytest.raises(ValueError, match="unrecognized PRNG implementation"):
         r.key(0, impl="foo")
-    with pytest.raises(NotImplementedError, match="only 'threefry2x32'"):
-        r.key(0, impl="rbg")
+    with pytest.raises(NotImplementedError, match="'threefry4x32' is not implemented"):
+        r.key(0, impl="threefry4x32")
 
 
 @pytest.mark.parametrize("bad, err, msg", [

@@ -21,6 +21,8 @@ from jxkernel import config
 from numerics import assert_allclose_ulp
 import locations  # tests/support: the repository's folders
 
+pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
+
 with open(os.path.join(locations.DATA, "random_reference.json")) as f:
     REFERENCE = json.load(f)
 

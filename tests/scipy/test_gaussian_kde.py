@@ -16,6 +16,8 @@ import jxkernel.numpy as jnp
 import jxkernel.scipy.stats as stats
 from jxkernel.scipy.stats import gaussian_kde
 
+pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
+
 
 @pytest.mark.parametrize("mode", ["x32", "x64"])
 def test_every_case_matches_jax(mode):

@@ -18,6 +18,8 @@ from linalg_cases import align_signs
 from scipy_cases import LAPACK, LINALG_EXACT, LINALG_SIGN_FREE, LINALG_ULPS, linalg_cases
 import locations  # tests/support: the repository's folders
 
+pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
+
 REF = np.load(os.path.join(locations.DATA, "scipy_reference.npz"))
 x64 = lambda: jxkernel.config.override("jax_enable_x64", True)
 # Against scipy (float64, at the matrix's largest |value|), where the algorithms differ:

@@ -18,6 +18,8 @@ from numerics import ELEMENTWISE, REDUCTION, assert_allclose_ulp
 from optimize_cases import FIELDS, ULPS, ULPS_BY_CASE, cases, problems
 import locations  # tests/support: the repository's folders
 
+pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
+
 DATA = locations.DATA
 
 REFERENCE = np.load(os.path.join(DATA, "optimize_reference.npz"))

@@ -17,6 +17,8 @@ import jxkernel.numpy as jnp
 import jxkernel.scipy.signal as signal
 from jxkernel.test_util import check_grads
 
+pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
+
 
 @functools.cache
 def results(mode: str) -> dict:

@@ -29,6 +29,8 @@ import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel.scipy import special as sp
 
+pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
+
 
 @functools.cache
 def results(mode: str) -> dict:

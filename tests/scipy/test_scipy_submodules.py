@@ -25,6 +25,8 @@ from jxkernel.scipy.interpolate import RegularGridInterpolator
 from jxkernel.scipy.cluster import vq
 from jxkernel.test_util import check_grads
 
+pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
+
 
 @functools.cache
 def results(mode: str) -> dict:

@@ -11,6 +11,8 @@ from fresh_process import run_json
 
 from jxkernel.sharding import PartitionSpec as P
 
+pytestmark = pytest.mark.cpu_only("simulated CPU devices")     # the GPU tier skips this file (docs/gpu.md)
+
 
 _RUN = r"""
 import json

@@ -20,6 +20,8 @@ from jxkernel import lax
 from jxkernel.sharding import Mesh
 from jxkernel.sharding import PartitionSpec as P
 
+pytestmark = pytest.mark.cpu_only("simulated CPU devices")     # the GPU tier skips this file (docs/gpu.md)
+
 _PROBES = r"""
 import functools, json, os, sys
 import numpy as np

@@ -9,6 +9,8 @@ One subprocess with 4 CPU devices runs every case and prints one JSON object.
 import pytest
 from fresh_process import run_json
 
+pytestmark = pytest.mark.cpu_only("simulated CPU devices")     # the GPU tier skips this file (docs/gpu.md)
+
 
 _RUN = r"""
 import contextlib, io, json

@@ -21,6 +21,8 @@ from jxkernel.sharding import AbstractMesh, AxisType, Mesh, NamedSharding
 from jxkernel.sharding import PartitionSpec as P
 import locations  # tests/support: the repository's folders
 
+pytestmark = pytest.mark.cpu_only("simulated CPU devices")     # the GPU tier skips this file (docs/gpu.md)
+
 DATA = locations.DATA
 
 _PROBES = r"""

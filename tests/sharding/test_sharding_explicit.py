@@ -13,6 +13,8 @@ from fresh_process import run_against_reference
 
 from jxkernel.core.avals import ShapedArray
 
+pytestmark = pytest.mark.cpu_only("simulated CPU devices")     # the GPU tier skips this file (docs/gpu.md)
+
 _RUN = r"""
 import json
 import numpy as np

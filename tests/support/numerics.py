@@ -23,6 +23,8 @@ import re
 import ml_dtypes
 import numpy as np
 
+import gpu_tier
+
 ELEMENTWISE = 4
 REDUCTION = 16
 LAPACK = 64
@@ -58,12 +60,15 @@ def ulp_distance(actual, expected, *, scale=None) -> np.ndarray:
     return distance
 
 
-def assert_allclose_ulp(actual, expected, ulps: int, *, scale=None, err_msg: str = "") -> None:
+def assert_allclose_ulp(actual, expected, ulps: int, *, scale=None, err_msg: str = "",
+                        gpu: str | None = None) -> None:
     """Assert same shape and dtype, and values within `ulps` units in the last place.
 
     Integer and boolean arrays are compared exactly whatever `ulps` says. Complex values are
     compared part by part, each measured at the magnitude of the complex expected value.
-    See `ulp_distance` for `scale`.
+    See `ulp_distance` for `scale`. `gpu` names the entry of gpu_tier.TOLERANCES that holds
+    instead in the GPU tier (scripts/test_gpu.sh), where the GPU's floats differ (TF32
+    matmuls, flushed subnormals); on the CPU it changes nothing.
     """
     actual, expected = np.asarray(actual), np.asarray(expected)
     where = f" ({err_msg})" if err_msg else ""
@@ -72,6 +77,11 @@ def assert_allclose_ulp(actual, expected, ulps: int, *, scale=None, err_msg: str
     if not _is_float(expected.dtype):
         np.testing.assert_array_equal(actual, expected, err_msg=err_msg)
         return
+    if gpu is not None:
+        tolerance = gpu_tier.TOLERANCES[gpu]        # a wrong name fails on the CPU too
+        if gpu_tier.ON_GPU:
+            assert_close_on_gpu(actual, expected, tolerance, scale=scale, err_msg=err_msg)
+            return
     if np.iscomplexobj(expected):
         size = np.abs(expected) if scale is None else np.maximum(np.abs(expected), np.abs(scale))
         assert_allclose_ulp(actual.real, expected.real, ulps, scale=size, err_msg=f"{err_msg} real")
@@ -85,6 +95,26 @@ def assert_allclose_ulp(actual, expected, ulps: int, *, scale=None, err_msg: str
             f"{bad} of {distance.size} values differ by more than {ulps} ulps of {expected.dtype}"
             f"{where}; worst {distance[worst]:.3g} ulps at index {tuple(int(i) for i in worst)}:"
             f" got {actual[worst]!r}, want {expected[worst]!r}")
+
+
+def assert_close_on_gpu(actual, expected, tolerance, *, scale=None, err_msg: str = "") -> None:
+    """The GPU tier's comparison: |actual - expected| <= tolerance.rtol * max(|expected|,
+    scale, the largest |expected|), subnormals flushed to zero first if the tolerance says so."""
+    a = np.asarray(actual).astype(np.complex128 if np.iscomplexobj(actual) else np.float64)
+    e = np.asarray(expected).astype(a.dtype)
+    if tolerance.flush_subnormals:
+        tiny = float(ml_dtypes.finfo(np.asarray(expected).dtype).smallest_normal)
+        a, e = (np.where(np.abs(x) < tiny, 0, x) for x in (a, e))
+    largest = np.abs(e[np.isfinite(e)]).max(initial=0)
+    size = np.maximum(np.abs(e), largest if scale is None else np.maximum(largest, np.abs(scale)))
+    with np.errstate(invalid="ignore"):
+        bad = ~((np.abs(a - e) <= tolerance.rtol * size) | (a == e) | (np.isnan(a) & np.isnan(e)))
+    if bad.any():
+        worst = np.unravel_index(np.argmax(np.where(bad, np.abs(a - e), -1)), bad.shape)
+        raise AssertionError(
+            f"{int(bad.sum())} of {bad.size} values differ by more than {tolerance.rtol:g} of "
+            f"their scale (GPU tier: {tolerance.why}){f' ({err_msg})' if err_msg else ''}; "
+            f"at index {tuple(int(i) for i in worst)}: got {a[worst]!r}, want {e[worst]!r}")
 
 
 def assert_matches_recorded(ours: dict, theirs: dict, what: str) -> None:

@@ -79,3 +79,27 @@ def test_doctest_checker_allows_last_bits_only():
     assert not checker.check_output(want, "Array([1., 2., 3.], dtype=float32)", 0)
     # float64 named: its ulps, not float32's
     assert not checker.check_output("1.0 (float64)", "0.99999994 (float64)", 0)
+
+
+def test_the_gpu_tiers_comparison():
+    import gpu_tier
+    from numerics import assert_close_on_gpu
+    tf32 = gpu_tier.TOLERANCES["tf32"]
+    want = np.float32([1.0, -2.0, 1e-3])
+    # TF32's rounding of the inputs: ~2**-11 relative, measured at the case's largest |value|
+    assert_close_on_gpu(want * np.float32(1 + 2 ** -11), want, tf32)
+    with pytest.raises(AssertionError, match="GPU tier: float32 dot_general/conv"):
+        assert_close_on_gpu(want * np.float32(1 + 2 ** -7), want, tf32)
+    # flushed subnormals compare as zero; a NaN only with a NaN
+    assert_close_on_gpu(np.float32([0.0, np.nan]), np.float32([1e-40, np.nan]),
+                        gpu_tier.TOLERANCES["subnormal"])
+    with pytest.raises(AssertionError):
+        assert_close_on_gpu(np.float32([np.nan]), np.float32([1.0]), tf32)
+    # on the CPU the entry changes nothing, and a wrong name fails there too
+    if not gpu_tier.ON_GPU:
+        with pytest.raises(AssertionError, match="ulps"):
+            assert_allclose_ulp(want * np.float32(1 + 2 ** -11), want, 16, gpu="tf32")
+    with pytest.raises(KeyError):
+        assert_allclose_ulp(want, want, 1, gpu="nope")
+    with pytest.raises(ValueError, match="the reason must be one of"):
+        gpu_tier.check_reason("because", "here")

@@ -222,6 +222,36 @@ def test_hlo_instructions_costs_and_lines_from_fixed_text():
     assert got["r"].bytes == (8 + 1 + 1) * 4 and got["c"].bytes == 0
 
 
+# What XLA's GPU backend leaves of a matmul and a convolution: cuBLAS and cuDNN calls whose
+# result is (output, scratch workspace), their dimensions in backend_config / dim_labels (the
+# attribute spelling of XLA's GPU HLO; written by hand here, checked on a machine without a GPU)
+GPU_HLO = """HloModule gpu
+
+ENTRY %main (x: f32[8,3], w: f32[3,4], i: f32[1,8,8,3], k: f32[3,3,3,4]) -> f32[8,4] {
+  %x = f32[8,3]{1,0} parameter(0)
+  %w = f32[3,4]{1,0} parameter(1)
+  %i = f32[1,8,8,3]{3,2,1,0} parameter(2)
+  %k = f32[3,3,3,4]{3,2,1,0} parameter(3)
+  %gemm = (f32[8,4]{1,0}, s8[4194304]{0}) custom-call(f32[8,3]{1,0} %x, f32[3,4]{1,0} %w), custom_call_target="__cublas$gemm", metadata={op_name="jit(f)/dot_general" source_file="m.py" source_line=3}, backend_config={"operation_queue_id":"0","wait_on_operation_queues":[],"gemm_backend_config":{"alpha_real":1,"beta":0,"dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],"rhs_contracting_dimensions":["0"],"lhs_batch_dimensions":[],"rhs_batch_dimensions":[]},"alpha_imag":0,"epilogue":"DEFAULT"},"force_earliest_schedule":false}
+  %conv = (f32[1,8,8,4]{3,2,1,0}, u8[0]{0}) custom-call(f32[1,8,8,3]{3,2,1,0} %i, f32[3,3,3,4]{3,2,1,0} %k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, custom_call_target="__cudnn$convForward", metadata={source_file="m.py" source_line=4}, backend_config={"cudnn_conv_backend_config":{"conv_result_scale":1}}
+  %back = (f32[1,8,8,3]{3,2,1,0}, u8[0]{0}) custom-call(f32[1,8,8,4]{3,2,1,0} %i, f32[3,3,3,4]{3,2,1,0} %k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, custom_call_target="__cudnn$convBackwardInput", metadata={source_file="m.py" source_line=5}
+  ROOT %out = f32[8,4]{1,0} get-tuple-element((f32[8,4]{1,0}, s8[4194304]{0}) %gemm), index=0
+}
+"""
+
+
+def test_gpu_library_calls_count_as_the_dot_and_convolution_they_compute():
+    got = {i.name: i for i in _hlo_text.parse_hlo(GPU_HLO)}
+    gemm, conv, back = got["gemm"], got["conv"], got["back"]
+    # as XLA's dot: 2 * (8 * 4 outputs) * 3 contracted; bytes without the 4 MiB workspace
+    assert (gemm.estimated, gemm.flops, gemm.source_line) == (True, 2 * 32 * 3, 3)
+    assert gemm.bytes == (32 + 24 + 12) * 4
+    # as XLA's convolution: 2 * (64 * 4 outputs) * (3 * 3 * 3 kernel elements per output)
+    assert (conv.estimated, conv.flops) == (True, 2 * 256 * 27)
+    assert conv.bytes == (256 + 192 + 108) * 4
+    assert (back.estimated, back.flops) == (False, 0)        # not estimated, and listed so
+
+
 def test_shapes_in_bytes_and_elements():
     assert _hlo_text.shape_bytes("f32[4,3]{1,0}") == 48
     assert _hlo_text.shape_bytes("(bf16[2,2]{1,0}, s8[5]{0}, pred[])") == 8 + 5 + 1
@@ -301,3 +331,39 @@ def test_explain_in_a_real_kernel_reads_the_cell_from_ipykernels_cache():
     bundle = data[MIME]
     assert [line["text"] for line in bundle["lines"]][:2] == ["def f(x, w):", "    y = jnp.sin(x)"]
     assert bundle["function"]["label"] == f"In[{n - 1}]"
+
+
+def test_cost_analysis_where_the_backend_has_no_unoptimized_cost_model(monkeypatch):
+    # a PJRT plugin (GPU, TPU) has no GetHloCostAnalysis: Lowered.cost_analysis is None there,
+    # as JAX's; the compiled program's estimate is read from the executable itself
+    from jxkernel.xla import portable
+    lowered = jxkernel.jit(lambda x: x @ x).lower(jnp.ones((4, 4)))
+    assert lowered.cost_analysis()["flops"] == 2 * 4 * 4 * 4
+    assert lowered.compile().cost_analysis()["flops"] > 0
+
+    class Plugin:
+        platform_version = "PJRT C API\ncuda 12080"
+    assert portable.using_pjrt_c_api(Plugin()) and not portable.using_pjrt_c_api(
+        portable._client.backend_of(jxkernel.devices()[0]).client)
+    monkeypatch.setattr(portable, "using_pjrt_c_api", lambda client: True)
+    assert lowered.cost_analysis() is None
+
+
+def test_a_compiled_program_without_a_cost_model_answers_none():
+    from jxkernel.xla import client
+    from jxkernel.xla.compiler import Executable
+
+    class NoCostModel:
+        def __init__(self, message):
+            self.message = message
+
+        def cost_analysis(self):
+            raise client.JaxRuntimeError(self.message)
+
+        def execute_sharded(self, *args):       # (never run: the program is only inspected)
+            raise AssertionError("not run")
+    none = Executable(NoCostModel("UNIMPLEMENTED: GetCostAnalysis"), [], jxkernel.devices()[0])
+    assert none.cost_analysis() is None
+    other = Executable(NoCostModel("INTERNAL: broken"), [], jxkernel.devices()[0])
+    with pytest.raises(client.JaxRuntimeError, match="INTERNAL"):
+        other.cost_analysis()

@@ -16,6 +16,8 @@ from jxkernel.memory import MAX_SHOWN, MEMORY_MIME, Row, live_arrays, memory_rep
 import locations  # tests/support: the repository's folders
 from ipython_shell import shell_fixture
 
+pytestmark = pytest.mark.cpu_only("CPU text")     # the GPU tier skips this file (docs/gpu.md)
+
 
 # ------------------------------------------------------------------ without IPython
 def test_live_arrays_finds_an_array_until_it_is_deleted():
@@ -58,13 +60,16 @@ def test_text_rendering():
         "cell   shape   dtype    device  count  bytes",
         "In[1]  (7, 3)  float32  cpu:0       2    168",
         "In[2]  (11,)   int32    cpu:0       1     44",
-        "cpu:0: 3 arrays, 212 bytes"])
+        "cpu:0: 3 arrays, 212 bytes",
+        "allocator (bytes in use, peak, limit): not reported by the cpu backend"])
     assert repr(memory_report([jnp.ones((16, 16, 8))])) == "\n".join([
         "live arrays on cpu: 1 array, 8,192 bytes (8.0 KiB)",
         "shape        dtype    device  count  bytes",
         "(16, 16, 8)  float32  cpu:0       1  8,192",
-        "cpu:0: 1 array, 8,192 bytes (8.0 KiB)"])
-    assert repr(memory_report([])) == "no live arrays on cpu"
+        "cpu:0: 1 array, 8,192 bytes (8.0 KiB)",
+        "allocator (bytes in use, peak, limit): not reported by the cpu backend"])
+    assert repr(memory_report([])) == "\n".join(["no live arrays on cpu",
+                                                   "allocator (bytes in use, peak, limit): not reported by the cpu backend"])
 
 
 def test_html_escapes_labels_and_the_json_bundle():
@@ -78,11 +83,71 @@ def test_html_escapes_labels_and_the_json_bundle():
     assert data == {"version": 1, "platform": "cpu", "by_cell": True, "total_arrays": 3,
                     "total_bytes": 212,
                     "devices": [{"device": "cpu:0", "arrays": 3, "bytes": 212}],
+                    "allocator": None,
                     "rows": [{"cell": "<script>x</script>", "shape": [7, 3], "dtype": "float32",
                               "devices": ["cpu:0"], "count": 2, "bytes": 168},
                              {"cell": "<script>x</script>", "shape": [11], "dtype": "int32",
                               "devices": ["cpu:0"], "count": 1, "bytes": 44}]}
     assert list(data)[0] == "version"
+
+
+class FakeGpu:
+    """A device whose backend reports its allocator, as jaxlib's GPU devices do."""
+    platform, id = "gpu", 0
+
+    def __init__(self, stats):
+        self.stats = stats
+
+    def memory_stats(self):
+        return self.stats
+
+
+GPU_STATS = {"bytes_in_use": 3 * 2 ** 20, "peak_bytes_in_use": 2 ** 30,
+             "bytes_limit": 80 * 2 ** 30, "num_allocs": 12, "largest_alloc_size": 2 ** 20}
+
+
+def test_the_allocator_where_the_backend_reports_it():
+    report = memory_report(_three(), devices=[FakeGpu(GPU_STATS)])
+    line = ("gpu:0 allocator: 3,145,728 bytes (3.0 MiB) in use, peak 1,073,741,824 bytes "
+            "(1.0 GiB), limit 85,899,345,920 bytes (80.0 GiB)")
+    assert repr(report).splitlines()[-1] == line
+    assert f"<li>{line}</li>" in report._repr_html_()
+    assert report.to_json()["allocator"] == [
+        {"device": "gpu:0", "bytes_in_use": 3 * 2 ** 20, "peak_bytes_in_use": 2 ** 30,
+         "bytes_limit": 80 * 2 ** 30}]
+    # a field the backend lacks is said to be missing, never shown as 0
+    partial = memory_report([], devices=[FakeGpu({"bytes_in_use": 0})])
+    assert repr(partial).splitlines()[-1] == ("gpu:0 allocator: 0 bytes in use, peak not "
+                                              "reported, limit not reported")
+    assert partial.to_json()["allocator"] == [{"device": "gpu:0", "bytes_in_use": 0,
+                                               "peak_bytes_in_use": None, "bytes_limit": None}]
+
+
+def test_the_allocator_where_the_backend_reports_nothing():
+    # jaxlib's CPU devices answer None; an empty dict says as little
+    for stats in (None, {}):
+        report = memory_report([], devices=[FakeGpu(stats)])
+        assert report.to_json()["allocator"] is None
+        assert repr(report).splitlines()[-1] == ("allocator (bytes in use, peak, limit): not "
+                                                 "reported by the cpu backend")
+    assert jxkernel.devices("cpu")[0].memory_stats() is None
+    assert memory_report([]).to_json()["allocator"] is None
+
+
+def test_the_status_bar_state_carries_the_selected_devices_allocator(monkeypatch):
+    pytest.importorskip("IPython")
+    from jxkernel.notebook import comm
+    channel = comm.Channel(state=None)
+    channel._backends = []                   # not probed: the backends are not the question
+    try:
+        assert channel.snapshot()["memory"] is None                  # the CPU reports none
+        monkeypatch.setattr(comm.client, "default_device", lambda: FakeGpu(GPU_STATS))
+        monkeypatch.setattr(comm.client, "devices", lambda platform=None: [FakeGpu(GPU_STATS)])
+        assert channel.snapshot()["memory"] == {"bytes_in_use": 3 * 2 ** 20,
+                                                "peak_bytes_in_use": 2 ** 30,
+                                                "bytes_limit": 80 * 2 ** 30}
+    finally:
+        channel._unsubscribe()
 
 
 def test_bytes_per_device_of_stacked_and_replicated_arrays():
@@ -191,7 +256,8 @@ def test_text_rendering_in_the_shell(shell):
         assert [made, "(3,", "31)", "float32", "cpu:0", "2", "744"] in table
     else:
         assert any(ln.startswith(f"… {len(report.rows) - MAX_SHOWN} more rows") for ln in lines)
-    assert lines[-1].startswith("cpu:0: ")
+    assert lines[-2].startswith("cpu:0: ")
+    assert lines[-1] == "allocator (bytes in use, peak, limit): not reported by the cpu backend"
 
 
 def test_a_report_in_the_same_cell_marks_its_arrays_as_running(shell):

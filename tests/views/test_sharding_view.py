@@ -13,6 +13,8 @@ from jxkernel.sharding import Mesh, NamedSharding
 from jxkernel.sharding import PartitionSpec as P
 from jxkernel.sharding_view import MIME, collectives_text, sharding_view
 
+pytestmark = pytest.mark.cpu_only("simulated CPU devices")     # the GPU tier skips this file (docs/gpu.md)
+
 # What XLA's CPU partitioner printed (jaxlib 0.10.2), trimmed, plus the async and explicit
 # forms of the groups XLA also prints.
 HLO = """HloModule m, num_partitions=4

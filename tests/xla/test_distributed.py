@@ -24,6 +24,8 @@ import jxkernel as jax
 from jxkernel import distributed
 import locations  # tests/support: the repository's folders
 
+pytestmark = pytest.mark.cpu_only("simulated CPU devices")     # the GPU tier skips this file (docs/gpu.md)
+
 ROOT = locations.ROOT
 TIMEOUT_S = 90
 

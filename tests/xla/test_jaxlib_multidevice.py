@@ -13,6 +13,8 @@ import pytest
 
 from fresh_process import run_code
 
+pytestmark = pytest.mark.cpu_only("simulated CPU devices")     # the GPU tier skips this file (docs/gpu.md)
+
 FOUR_DEVICES = r'''
 import json
 import numpy as np

@@ -28,6 +28,7 @@ LEAKED = []
 
 
 # ------------------------------------------------------------------ transfer guards
+@pytest.mark.cpu_only("CPU text")
 def test_disallow_refuses_implicit_host_to_device_transfers_only():
     f = jax.jit(lambda v: v * 2)
     x = jnp.arange(3.0)
@@ -48,6 +49,7 @@ def test_disallow_refuses_implicit_host_to_device_transfers_only():
     np.testing.assert_array_equal(f(host), [2, 2, 2])
 
 
+@pytest.mark.cpu_only("CPU text")
 def test_disallow_explicit_refuses_device_put_too_but_not_reading_cpu_arrays():
     x = jnp.arange(3.0)
     with jax.transfer_guard("disallow_explicit"):
@@ -72,6 +74,7 @@ def test_log_levels_log_implicit_or_every_transfer(caplog):
     assert logged_for_explicit == [H2D_TEXT]
 
 
+@pytest.mark.cpu_only("CPU text")
 def test_each_direction_has_its_own_option_and_it_wins_over_the_general_one():
     host = np.ones(3, np.float32)
     with jax.transfer_guard_device_to_host("disallow_explicit"):
@@ -120,6 +123,7 @@ TWO_DEVICES = """
 """
 
 
+@pytest.mark.cpu_only("CPU text")
 def test_transfer_guards_refuse_what_jaxs_refuse_on_two_devices():
     """tests/data/runtime_state_cases.py, recorded with JAX by
     reference/make_runtime_state_reference.py, run with jxkernel on two CPU devices."""

@@ -6,6 +6,8 @@ import pytest
 
 from fresh_process import run_code, run_python
 
+pytestmark = pytest.mark.cpu_only("simulated CPU devices")     # the GPU tier skips this file (docs/gpu.md)
+
 
 def test_multi_device_tests_in_a_four_device_process():
     result = run_python(["-m", "pytest", "-q", "-o", "addopts=", "-p", "no:cacheprovider",
