@@ -2,12 +2,14 @@
 tests/data/conv_cases.py), golden jaxprs from JAX, second-order gradients by finite
 differences, vmap against stacking, jit against eager, the shape helpers and the error
 messages; jnp.convolve / jnp.correlate against NumPy."""
+import functools
 import json
 import os
 
 import ml_dtypes
 import numpy as np
 import pytest
+from compiled import jit_together
 from numerics import REDUCTION, assert_allclose_ulp
 
 import jxkernel as jax
@@ -57,13 +59,24 @@ def test_jaxpr_prints_as_jax(name):
     assert str(closed) == JAXPR_TEXTS[name]
 
 
-@pytest.mark.parametrize("name", ["nhwc_same_lower", "batch_groups", "complex64",
-                                  "transpose_valid_kernel", "zero_spatial"])
+JIT_EAGER = ["nhwc_same_lower", "batch_groups", "complex64", "transpose_valid_kernel",
+             "zero_spatial"]
+
+
+@functools.cache
+def _jit_eager_jitted():
+    """jit of every case of test_jit_matches_eager, compiled together (compiled.jit_together:
+    one program instead of five)."""
+    return jit_together(jax, {name: (lambda *a, fun=CASES[name][0]: fun(lax, *a),
+                                     operands(name, make_array)) for name in JIT_EAGER})
+
+
+@pytest.mark.parametrize("name", JIT_EAGER)
 def test_jit_matches_eager(name):
     fun = CASES[name][0]
     args = operands(name, make_array)
     eager = fun(lax, *args)
-    jitted = jax.jit(lambda *a: fun(lax, *a))(*args)
+    jitted = _jit_eager_jitted()[name]
     assert jitted.dtype == eager.dtype
     np.testing.assert_array_equal(np.asarray(jitted), np.asarray(eager))
 
