@@ -312,17 +312,37 @@ def test_errors(fun, error, message):
 
 
 # ------------------------------------------------------------------ jnp.convolve / correlate
-@pytest.mark.parametrize("op", ["convolve", "correlate"])
-@pytest.mark.parametrize("mode", ["full", "same", "valid"])
-@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
-@pytest.mark.parametrize("lengths", [(7, 3), (3, 6), (4, 4)])
-def test_jnp_convolve_correlate_match_numpy(op, mode, dtype, lengths):
+OPS, MODES, DTYPES, LENGTHS = (["convolve", "correlate"], ["full", "same", "valid"],
+                               [np.float32, np.complex64], [(7, 3), (3, 6), (4, 4)])
+
+
+def _convolve_operands(dtype, lengths):
     rng = np.random.default_rng(sum(lengths))
     a, v = (rng.standard_normal(n) for n in lengths)
     if dtype == np.complex64:
         a, v = a + 1j * rng.standard_normal(lengths[0]), v - 2j * rng.standard_normal(lengths[1])
-    a, v = a.astype(dtype), v.astype(dtype)
-    got = getattr(jnp, op)(jnp.asarray(a), jnp.asarray(v), mode=mode)
+    return a.astype(dtype), v.astype(dtype)
+
+
+@functools.cache
+def _convolve_jitted():
+    """Every case of test_jnp_convolve_correlate_match_numpy, compiled together
+    (compiled.jit_together): jnp.convolve and jnp.correlate are jitted functions, so each
+    case alone was one program of its own; together they are one instead of 36."""
+    return jit_together(jax, {
+        (op, mode, np.dtype(dtype).name, lengths):
+            (lambda a, v, op=op, mode=mode: getattr(jnp, op)(a, v, mode=mode),
+             _convolve_operands(dtype, lengths))
+        for op in OPS for mode in MODES for dtype in DTYPES for lengths in LENGTHS})
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("lengths", LENGTHS)
+def test_jnp_convolve_correlate_match_numpy(op, mode, dtype, lengths):
+    a, v = _convolve_operands(dtype, lengths)
+    got = _convolve_jitted()[op, mode, np.dtype(dtype).name, lengths]
     wide = np.complex128 if dtype == np.complex64 else np.float64    # rounded once below
     want = getattr(np, op)(a.astype(wide), v.astype(wide), mode=mode).astype(dtype)
     assert_sums_close(got, want)
