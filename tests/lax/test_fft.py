@@ -117,9 +117,9 @@ def _numpy_reference(name, kwargs, x):
 @functools.cache
 def _float32_jitted():
     """jit of every case of test_matches_numpy_float32 (by index in NUMPY_CASES), compiled
-    together (compiled.jit_together): op by op they cost 131 compiles, one for each shape and
-    transform. Eager transforms are compared with JAX's in test_values_dtypes_and_weak_types_
-    match_jax and with jit in test_jit_matches_eager."""
+    together (compiled.jit_together): op by op they cost 153 compiles, one for each shape and
+    transform. Eager transforms are compared with JAX's in
+    test_values_dtypes_and_weak_types_match_jax and with jit in test_jit_matches_eager."""
     return jit_together(jax, {
         i: (lambda x, name=name, kwargs=kwargs: getattr(jnp.fft, name)(x, **kwargs),
             [rand(shape, kind)])
