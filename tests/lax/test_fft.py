@@ -3,6 +3,7 @@ axes, norms, real and complex, float32 and float64), dtypes and weak types again
 (committed data, tests/data/fft_cases.py), golden jaxprs from JAX, second-order gradients by
 finite differences in both modes, vmap against stacking, jit against eager, the StableHLO
 text (and the GPU's decomposed IRFFT), and the error messages."""
+import functools
 import json
 import os
 
@@ -16,6 +17,7 @@ from jxkernel.core import check_jaxpr
 from jxkernel.test_util import check_grads
 from jxkernel.xla.lowering import lower_module
 
+from compiled import jit_together
 from doc_examples import check_docstring_examples
 from fft_cases import JAXPRS, cases, jaxpr_operands, ulps
 from numerics import REDUCTION, assert_allclose_ulp
@@ -114,11 +116,23 @@ def _numpy_reference(name, kwargs, x):
                                  **kwargs)
 
 
+@functools.cache
+def _float32_jitted():
+    """jit of every case of test_matches_numpy_float32 (by index in NUMPY_CASES), compiled
+    together (compiled.jit_together): op by op they cost 153 compiles, one for each shape and
+    transform. Eager transforms are compared with JAX's in
+    test_values_dtypes_and_weak_types_match_jax and with jit in test_jit_matches_eager."""
+    return jit_together(jax, {
+        i: (lambda x, name=name, kwargs=kwargs: getattr(jnp.fft, name)(x, **kwargs),
+            [rand(shape, kind)])
+        for i, (name, kwargs, shape, kind) in enumerate(NUMPY_CASES)})
+
+
 @pytest.mark.parametrize("group", range(5))
 def test_matches_numpy_float32(group):
-    for name, kwargs, shape, kind in NUMPY_CASES[group::5]:
+    for i, (name, kwargs, shape, kind) in list(enumerate(NUMPY_CASES))[group::5]:
         x = rand(shape, kind)
-        got = getattr(jnp.fft, name)(x, **kwargs)
+        got = _float32_jitted()[i]
         want = _numpy_reference(name, kwargs, x)
         expected = np.complex64 if np.iscomplexobj(want) else np.float32
         assert got.dtype == expected and got.shape == want.shape, (name, kwargs)
@@ -127,9 +141,14 @@ def test_matches_numpy_float32(group):
 
 def test_matches_numpy_float64():
     with x64():
-        for name, kwargs, shape, kind in NUMPY_CASES[::4]:
+        # under jit, compiled together as above
+        jitted = jit_together(jax, {
+            i: (lambda x, name=name, kwargs=kwargs: getattr(jnp.fft, name)(x, **kwargs),
+                [rand(shape, kind, np.float64, seed=1)])
+            for i, (name, kwargs, shape, kind) in list(enumerate(NUMPY_CASES))[::4]})
+        for i, (name, kwargs, shape, kind) in list(enumerate(NUMPY_CASES))[::4]:
             x = rand(shape, kind, np.float64, seed=1)
-            got = getattr(jnp.fft, name)(x, **kwargs)
+            got = jitted[i]
             want = _numpy_reference(name, kwargs, x)
             assert got.dtype == want.dtype, (name, kwargs)
             close(got, want, err_msg=name)

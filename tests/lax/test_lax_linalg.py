@@ -1,9 +1,12 @@
 """lax.linalg: every LAPACK-backed primitive against NumPy/SciPy (which call the same LAPACK
 routines), batched, under vmap and jit, differentiated (check_grads, forward and reverse, in
 float64), and its errors."""
+import functools
+
 import numpy as np
 import pytest
 import scipy.linalg
+from compiled import jit_together
 from numerics import LAPACK, assert_allclose_ulp
 
 import jxkernel
@@ -129,13 +132,32 @@ _SOLVES = [dict(left_side=l, lower=lo, transpose_a=t, conjugate_a=c, unit_diagon
                                   (True, True, True, True, True)]]
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64])
+SOLVE_DTYPES = [np.float32, np.float64, np.complex64]
+
+
+def _solve_operands(dtype, kw):
+    a = _rand((4, 4), dtype) + 4 * np.eye(4, dtype=dtype)
+    return a, _rand((4, 3) if kw["left_side"] else (3, 4), dtype, seed=1)
+
+
+@functools.cache
+def _solves_jitted():
+    """triangular_solve of every case of test_triangular_solve_matches_numpy (in x64 mode, as
+    the test), compiled together (compiled.jit_together): each eager call is one primitive,
+    so one program of its own; together they are one instead of 15."""
+    with x64():
+        return jit_together(jxkernel, {
+            (np.dtype(dtype).name, i): (lambda a, b, kw=kw: linalg.triangular_solve(a, b, **kw),
+                                        _solve_operands(dtype, kw))
+            for dtype in SOLVE_DTYPES for i, kw in enumerate(_SOLVES)})
+
+
+@pytest.mark.parametrize("dtype", SOLVE_DTYPES)
 @pytest.mark.parametrize("kw", _SOLVES)
 def test_triangular_solve_matches_numpy(dtype, kw):
     with x64():
-        a = _rand((4, 4), dtype) + 4 * np.eye(4, dtype=dtype)
-        b = _rand((4, 3) if kw["left_side"] else (3, 4), dtype, seed=1)
-        x = np.asarray(linalg.triangular_solve(a, b, **kw))
+        a, b = _solve_operands(dtype, kw)
+        x = np.asarray(_solves_jitted()[np.dtype(dtype).name, _SOLVES.index(kw)])
         assert x.dtype == dtype and x.shape == b.shape
         op = _op(a, kw["lower"], kw["transpose_a"], kw["conjugate_a"], kw["unit_diagonal"])
         _close(op @ x if kw["left_side"] else x @ op, b)
@@ -322,19 +344,36 @@ def test_eigh_grads_and_vmap():
 
 
 # ------------------------------------------------------------------ svd
-@pytest.mark.parametrize("shape", [(4, 3), (3, 4), (2, 3, 3)])
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64])
+SVD_SHAPES, SVD_DTYPES = [(4, 3), (3, 4), (2, 3, 3)], [np.float32, np.float64, np.complex64]
+
+
+@functools.cache
+def _svds_jitted():
+    """svd of every case of test_svd_matches_numpy (in x64 mode, as the test), compiled
+    together (compiled.jit_together): each eager call is one primitive, so one program of its
+    own; together they are one instead of 27."""
+    with x64():
+        return jit_together(jxkernel, {
+            (shape, np.dtype(dtype).name, full): (
+                lambda x, full=full: linalg.svd(x, full_matrices=full) if full is not None
+                else linalg.svd(x, compute_uv=False), [_rand(shape, dtype)])
+            for shape in SVD_SHAPES for dtype in SVD_DTYPES for full in (False, True, None)})
+
+
+@pytest.mark.parametrize("shape", SVD_SHAPES)
+@pytest.mark.parametrize("dtype", SVD_DTYPES)
 def test_svd_matches_numpy(shape, dtype):
     with x64():
         x = _rand(shape, dtype)
         for full in (False, True):
-            u, s, vh = map(np.asarray, linalg.svd(x, full_matrices=full))
+            u, s, vh = map(np.asarray, _svds_jitted()[shape, np.dtype(dtype).name, full])
             wu, ws, wvh = np.linalg.svd(x, full_matrices=full)
             assert u.shape == wu.shape and vh.shape == wvh.shape and s.dtype == ws.dtype
             _close(s, ws)
             k = s.shape[-1]
             _close((u[..., :, :k] * s[..., None, :]) @ vh[..., :k, :], x)
-        _close(linalg.svd(x, compute_uv=False), np.linalg.svd(x, compute_uv=False))
+        _close(_svds_jitted()[shape, np.dtype(dtype).name, None],
+               np.linalg.svd(x, compute_uv=False))
 
 
 def test_svd_empty_and_algorithms():

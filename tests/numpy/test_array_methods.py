@@ -1,6 +1,7 @@
 """Operators and methods of Array and Tracer against JAX's recorded results
 (tests/data/jnp_cases.py), plus Python protocol details (NotImplemented deferral,
 immutability, iteration, hashing)."""
+import functools
 import operator
 
 import numpy as np
@@ -10,6 +11,7 @@ import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel.core.trace import Tracer
 
+from compiled import jit_together
 from jnp_check import check, load, x64_mode
 from numerics import ELEMENTWISE, assert_allclose_ulp
 
@@ -50,10 +52,21 @@ OPS = [operator.add, operator.sub, operator.mul, operator.truediv, operator.floo
        operator.mod, operator.pow, operator.lt, operator.eq, operator.ge]
 
 
+def _operands():
+    return (np.array([[1.5, -2.0, 3.0], [0.5, 4.0, -1.0]], np.float32),
+            np.array([2.0, 0.5, -3.0], np.float32))
+
+
+@functools.cache
+def _operators_jitted():
+    """jit(op)(x, y) of every case of test_operators_vs_numpy_and_jit, compiled together
+    (compiled.jit_together: one program instead of ten)."""
+    return jit_together(jax, {op.__name__: (op, _operands()) for op in OPS})
+
+
 @pytest.mark.parametrize("op", OPS, ids=lambda o: o.__name__)
 def test_operators_vs_numpy_and_jit(op):
-    x = np.array([[1.5, -2.0, 3.0], [0.5, 4.0, -1.0]], np.float32)
-    y = np.array([2.0, 0.5, -3.0], np.float32)
+    x, y = _operands()
     # NumPy's float32 results (its pow is libm's powf): +, -, *, / and comparisons round once,
     # so only ** may differ in the last bits; floor division and modulo agree exactly
     out = op(jnp.asarray(x), jnp.asarray(y))
@@ -61,7 +74,8 @@ def test_operators_vs_numpy_and_jit(op):
         want = op(x, y)
     assert_allclose_ulp(np.asarray(out), want, ELEMENTWISE)
     # (eager runs floor division and modulo op by op, jit fuses them)
-    assert_allclose_ulp(np.asarray(jax.jit(op)(x, y)), np.asarray(out), ELEMENTWISE)
+    assert_allclose_ulp(np.asarray(_operators_jitted()[op.__name__]), np.asarray(out),
+                        ELEMENTWISE)
     rev = op(2.0, jnp.asarray(y))                  # reflected, with a weak Python scalar
     assert_allclose_ulp(np.asarray(rev), op(np.float32(2.0), y), ELEMENTWISE)
 

@@ -1,12 +1,15 @@
 """Array creation against JAX's recorded results (tests/data/jnp_cases.py: dtypes, weak
 types, values, errors; eagerly and under jit) and NumPy, plus the jaxprs it stages."""
 
+import functools
+
 import numpy as np
 import pytest
 
 import jxkernel as jax
 import jxkernel.numpy as jnp
 
+from compiled import jit_together
 from jnp_check import check, load, x64_mode
 from numerics import ELEMENTWISE, assert_allclose_ulp
 
@@ -68,11 +71,23 @@ def test_linspace_vs_numpy(args, kw):
                         scale=np.abs(np.asarray(args[:2], np.float64)).max())
 
 
-@pytest.mark.parametrize("n,m,k", [(3, None, 0), (2, 4, 1), (4, 3, -2)])
+EYE_TRI = [(3, None, 0), (2, 4, 1), (4, 3, -2)]
+
+
+@functools.cache
+def _eye_tri_jitted():
+    """jit of every case of test_eye_tri_vs_numpy, compiled together (compiled.jit_together:
+    one program instead of three)."""
+    return jit_together(jax, {(n, m, k): (lambda n=n, m=m, k=k: (jnp.eye(n, m, k),
+                                                                  jnp.tri(n, m, k)), [])
+                              for n, m, k in EYE_TRI})
+
+
+@pytest.mark.parametrize("n,m,k", EYE_TRI)
 def test_eye_tri_vs_numpy(n, m, k):
     np.testing.assert_array_equal(np.asarray(jnp.eye(n, m, k)), np.eye(n, m, k))
     np.testing.assert_array_equal(np.asarray(jnp.tri(n, m, k)), np.tri(n, m, k))
-    jitted = jax.jit(lambda: (jnp.eye(n, m, k), jnp.tri(n, m, k)))()
+    jitted = _eye_tri_jitted()[n, m, k]
     np.testing.assert_array_equal(np.asarray(jitted[0]), np.eye(n, m, k))
     np.testing.assert_array_equal(np.asarray(jitted[1]), np.tri(n, m, k))
 

@@ -118,14 +118,30 @@ def test_against_numpy(name, fn, ref, x, out, axis, keepdims):
     assert_close(got, want, out(x.dtype), at_largest=name not in ("prod", "nanprod"))
 
 
-@pytest.mark.parametrize("name", ["sum", "max", "mean", "var", "median", "nanmean", "argmax",
-                                  "cumsum", "quantile"])
-def test_jit_matches_eager(name):
+JIT_EAGER = ["sum", "max", "mean", "var", "median", "nanmean", "argmax", "cumsum", "quantile"]
+
+
+def _jit_eager_case(name):
+    """(function, its argument) of test_jit_matches_eager's case `name`."""
     fn = {"argmax": lambda a: jnp.argmax(a, 1), "cumsum": lambda a: jnp.cumsum(a, -1),
           "quantile": lambda a: jnp.quantile(a, np.float32(0.3), axis=(0, 2))}.get(
         name, lambda a: getattr(jnp, name)(a, axis=(0, 2), keepdims=True))
-    want = fn(nan if name == "nanmean" else f32)
-    assert_close(jxkernel.jit(fn)(nan if name == "nanmean" else f32), want, want.dtype)
+    return fn, nan if name == "nanmean" else f32
+
+
+@functools.cache
+def _jit_eager_jitted():
+    """jit(fn)(x) of every case of test_jit_matches_eager, compiled together (one program
+    instead of nine)."""
+    return jit_together(jxkernel, {name: (fn, [x]) for name in JIT_EAGER
+                                   for fn, x in [_jit_eager_case(name)]})
+
+
+@pytest.mark.parametrize("name", JIT_EAGER)
+def test_jit_matches_eager(name):
+    fn, x = _jit_eager_case(name)
+    want = fn(x)
+    assert_close(_jit_eager_jitted()[name], want, want.dtype)
 
 
 def test_list_axis_is_a_tuple():

@@ -9,7 +9,8 @@ a change that is meant to make the suite faster is measured by counting them:
 
 At the end the files are listed by compiles, most first, with the CPU seconds their tests took
 (a hint only: other processes slow it), and the total. `--count-compiles-json=PATH` also
-writes every test's count ({"files": {file: n}, "tests": {nodeid: n}}). Under xdist each worker
+writes every test's count and CPU seconds ({"files": {file: n}, "tests": {nodeid: n},
+"cpu_s": {file: s}, "cpu_s_tests": {nodeid: s}}). Under xdist each worker
 counts its own tests and the controller adds them up.
 
 What counts is a real compile: a call of XLA's compiler (`jxkernel.xla.compiler._compile`,
@@ -47,6 +48,7 @@ class CompileCounter:
         self.config = config
         self.per_test = collections.Counter()
         self.cpu_per_file = collections.Counter()
+        self.cpu_per_test = collections.Counter()
         self.current = "<collection>"
         self._installed = False
         self._install()
@@ -73,7 +75,9 @@ class CompileCounter:
         self.current = item.nodeid
         start = time.process_time()
         yield
-        self.cpu_per_file[_file_of(item.nodeid)] += time.process_time() - start
+        spent = time.process_time() - start
+        self.cpu_per_file[_file_of(item.nodeid)] += spent
+        self.cpu_per_test[item.nodeid] += spent
         self.current = "<outside any test>"
 
     # ---------------------------------------------------------------- xdist
@@ -81,7 +85,8 @@ class CompileCounter:
         workeroutput = getattr(self.config, "workeroutput", None)
         if workeroutput is not None:              # an xdist worker: the controller adds up
             workeroutput["jxkernel_compiles"] = json.dumps(
-                {"tests": dict(self.per_test), "cpu": dict(self.cpu_per_file)})
+                {"tests": dict(self.per_test), "cpu": dict(self.cpu_per_file),
+                 "cpu_tests": dict(self.cpu_per_test)})
 
     def pytest_testnodedown(self, node, error):
         data = getattr(node, "workeroutput", {}).get("jxkernel_compiles")
@@ -89,6 +94,7 @@ class CompileCounter:
             data = json.loads(data)
             self.per_test.update(data["tests"])
             self.cpu_per_file.update(data["cpu"])
+            self.cpu_per_test.update(data["cpu_tests"])
 
     # ---------------------------------------------------------------- report
     def per_file(self) -> collections.Counter:
@@ -116,7 +122,9 @@ class CompileCounter:
             with open(path, "w") as f:
                 json.dump({"files": dict(files.most_common()),
                            "tests": dict(self.per_test.most_common()),
-                           "cpu_s": {k: round(v, 2) for k, v in self.cpu_per_file.items()}},
+                           "cpu_s": {k: round(v, 2) for k, v in self.cpu_per_file.items()},
+                           "cpu_s_tests": {k: round(v, 2)
+                                           for k, v in self.cpu_per_test.most_common()}},
                           f, indent=1)
             write(f"counts per test written to {os.path.abspath(path)}")
 
