@@ -61,6 +61,7 @@ PYODIDE_PACKAGES = ["micropip", "ssl", "sqlite3", "jedi", "ipython", "numpy"]
 PIPLITE_WHEELS = ["ipywidgets==8.1.7", "jupyterlab_widgets==3.0.15", "comm==0.2.3",
                   "anywidget==0.9.18", "psygnal==0.14.1", "typing_extensions==4.15.0",
                   "opt_einsum==3.4.0", "plotly==6.3.0", "narwhals==2.5.0"]
+PYODIDE_KERNELSPEC = {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}
 # wheels whose JupyterLab extension goes into the site (share/jupyter/labextensions in the wheel)
 FRONTENDS = ["jupyterlab-widgets", "anywidget", "plotly"]
 
@@ -203,12 +204,16 @@ def build() -> int:
     shutil.rmtree(contents, ignore_errors=True)
     contents.mkdir()
     for nb in sorted((ROOT / "demos").glob("[0-9][0-9]_*.ipynb")):
-        shutil.copy(nb, contents / nb.name)
+        # the site's kernel is the Pyodide one ("python"); a notebook naming another (python3)
+        # would open on a "Select Kernel" dialog
+        data = json.loads(nb.read_text())
+        data["metadata"]["kernelspec"] = PYODIDE_KERNELSPEC
+        (contents / nb.name).write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
 
     config = {
         "LiteBuildConfig": {"contents": [str(contents)], "federated_extensions": frontends,
-                            # only the extensions named here, not whatever this venv holds
-                            "ignore_sys_prefix": True, "no_sourcemaps": True,
+                            # (with the Pyodide kernel's, from the build's own venv)
+                            "no_sourcemaps": True,
                             "output_dir": str(OUT)},
         "PipliteAddon": {"piplite_urls": piplite},
     }
@@ -249,7 +254,8 @@ def check(out: pathlib.Path = OUT) -> list:
         found.append(f"jupyter-lite.json's pyodideUrl is {url!r}: not a file of the site "
                      f"(the kernel would fetch Pyodide from a CDN)")
     names = {e["name"] for e in conf.get("federated_extensions", [])}
-    for ext in ("jxkernel-labextension", "@jupyter-widgets/jupyterlab-manager", "anywidget"):
+    for ext in ("@jupyterlite/pyodide-kernel-extension", "jxkernel-labextension",
+                "@jupyter-widgets/jupyterlab-manager", "anywidget"):
         if ext not in names:
             found.append(f"jupyter-lite.json lists no federated extension {ext}")
     index = out / "pypi" / "all.json"
