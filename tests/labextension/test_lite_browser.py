@@ -40,7 +40,7 @@ import locations  # tests/support: the repository's folders
 
 CHROMIUM = os.environ.get("JXKERNEL_CHROMIUM", "/usr/bin/chromium")
 ROOT = Path(locations.ROOT)
-SITE = ROOT / "_lite"
+SITE = Path(os.environ.get("JXKERNEL_LITE_SITE", ROOT / "_lite"))   # a site built elsewhere
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 
 try:
