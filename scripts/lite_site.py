@@ -221,7 +221,10 @@ def build() -> int:
     # the kernel must not reach PyPI (a room offline, a test with the network blocked) and
     # opens the workshop's files where the notebooks are
     overrides = {"@jupyterlite/pyodide-kernel-extension:kernel":
-                 {"disablePyPIFallback": True}}
+                 {"disablePyPIFallback": True},
+                 # every cell in the page (JupyterLab 4.4 draws only those on screen): the
+                 # browser's find sees them all, and the browser test reads any cell's output
+                 "@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"}}
     (lite_dir / "overrides.json").write_text(json.dumps(overrides, indent=2))
     (lite_dir / "jupyter-lite.json").write_text(json.dumps(
         {"jupyter-lite-schema-version": 0,
