@@ -95,7 +95,13 @@ def _show(shell, etype, value, tb, card) -> None:
         card.traceback = _ANSI.sub("", shell.InteractiveTB.stb2text(stb))
         card.message = name_cells(card.message)
         shell._showtraceback(etype, value, _one_line(etype, value, card, stb))
-        if hasattr(shell, "_last_traceback"):         # ipykernel's execute reply: all of it
+        # the execute reply carries the whole traceback: ipykernel keeps it as a list,
+        # JupyterLite's Pyodide kernel as a dict (its _showtraceback writes ename, evalue and
+        # traceback, and its reply reads them by key)
+        last = getattr(shell, "_last_traceback", None)
+        if isinstance(last, dict):
+            shell._last_traceback = {**last, "traceback": stb}
+        elif hasattr(shell, "_last_traceback"):
             shell._last_traceback = stb
         from IPython.display import display
         display(card)

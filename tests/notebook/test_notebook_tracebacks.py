@@ -170,3 +170,22 @@ def test_a_failure_while_showing_keeps_the_handler(shell, monkeypatch):
     text = shown(shell, RELU_SUM)
     assert "TracerBoolConversionError" in text and "----> 3     if x.sum() > 0:" in text, text
     assert tracebacks.installed(shell)
+
+
+def test_the_reply_of_jupyterlites_kernel_gets_the_whole_traceback(shell, monkeypatch):
+    """JupyterLite's Pyodide kernel (pyodide_kernel) records the last error as a dict, from
+    which its execute reply reads ename, evalue and traceback by key; an error with a card
+    must leave it a dict (a list there failed every such cell in the browser with "list
+    indices must be integers or slices, not str")."""
+    def pyodide_kernels(etype, evalue, stb):      # pyodide_kernel's interpreter, as it is
+        shell._last_traceback = {"ename": str(etype), "evalue": str(evalue), "traceback": stb}
+    monkeypatch.setattr(shell, "_showtraceback", pyodide_kernels, raising=False)
+    monkeypatch.setattr(shell, "_last_traceback", None, raising=False)
+    text = shown(shell, "def g(x):\n    if x > 0:\n        return x\n    return -x\n"
+                        "jax.jit(g)(1.0)")
+    assert "TracerBoolConversionError" in text
+    last = shell._last_traceback
+    assert set(last) == {"ename", "evalue", "traceback"}, last
+    assert "TracerBoolConversionError" in last["ename"]
+    whole = ANSI.sub("", "\n".join(last["traceback"]))
+    assert "----> 2     if x > 0:" in whole, whole        # the whole traceback, not one line

@@ -28,6 +28,8 @@ def test_the_address_is_written_once_in_pyproject():
     readme = (ROOT / "README.md").read_text()
     launch = "https://mybinder.org/v2/gh/jxkernel/jxkernel/main?urlpath=lab/tree/demos/01_tour.ipynb"
     assert f"[![Binder](https://mybinder.org/badge_logo.svg)]({launch})" in readme
+    # the static JupyterLite site (scripts/lite.sh) on the repository's GitHub Pages
+    assert "(https://jxkernel.github.io/jxkernel/lab/index.html?path=01_tour.ipynb)" in readme
     for doc in (readme, (ROOT / "docs/teaching.md").read_text()):
         for nb in links.notebooks(ROOT):
             assert f"https://colab.research.google.com/github/jxkernel/jxkernel/blob/main/" \
@@ -76,6 +78,8 @@ def test_a_fork_changes_one_place_and_every_link_follows(tmp_path):
     readme = (tmp_path / "README.md").read_text()
     assert "https://mybinder.org/v2/gh/a-fork/jxk/teach?urlpath=lab/tree/demos/01_tour.ipynb" \
         in readme
+    assert "https://a-fork.github.io/jxk/lab/index.html?path=01_tour.ipynb" in readme
+    assert "jxkernel.github.io" not in readme
     assert "https://colab.research.google.com/github/a-fork/jxk/blob/teach/demos/07_pytrees" \
         in (tmp_path / "docs/teaching.md").read_text()
     for path in [*links.notebooks(tmp_path), *(tmp_path / "demos/solutions").glob("*.ipynb")]:

@@ -14,6 +14,12 @@ urls and runs this once; tests/notebook/test_workshop_links.py fails when anythi
     ...         "Documentation": "https://github.com/me/jxk/tree/dev/docs"}
     >>> Address.from_urls(urls).binder("demos/01_tour.ipynb")
     'https://mybinder.org/v2/gh/me/jxk/dev?urlpath=lab/tree/demos/01_tour.ipynb'
+    >>> Address.from_urls(urls).lite()
+    'https://me.github.io/jxk/lab/index.html?path=01_tour.ipynb'
+
+The "try it in your browser" link opens the static JupyterLite site (`sh scripts/lite.sh`
+builds it in _lite/) where the repository's GitHub Pages serve it (docs/teaching.md, "A room
+with no server").
 """
 from __future__ import annotations
 
@@ -36,8 +42,12 @@ BEFORE_LOAD = {
     "09_parallelism.ipynb": 'jxkernel.config.update("jax_num_cpu_devices", 4)   '
                             '# four CPU devices: before the backend starts',
 }
+# what the first cell installs in the browser (Pyodide) before jxkernel, from the JupyterLite
+# site's own files (scripts/lite_site.py serves each: tests/release/test_lite_site.py)
+BROWSER_PACKAGES = ("numpy", "opt_einsum", "ipywidgets", "anywidget", "plotly")
 BINDER_BADGE = "https://mybinder.org/badge_logo.svg"
 COLAB_BADGE = "https://colab.research.google.com/assets/colab-badge.svg"
+LITE_BADGE = "https://jupyterlite.rtfd.io/en/latest/_static/badge.svg"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,6 +79,15 @@ class Address:
     def binder(self, path: str = TOUR) -> str:
         return f"https://mybinder.org/v2/gh/{self.owner}/{self.name}/{self.branch}" \
                f"?urlpath=lab/tree/{path}"
+
+    @property
+    def pages(self) -> str:
+        """The repository's GitHub Pages, where the static JupyterLite site is published."""
+        return f"https://{self.owner.lower()}.github.io/{self.name}/"
+
+    def lite(self, path: str = TOUR) -> str:
+        """A notebook on the JupyterLite site (its files are demos/'s, at the site's root)."""
+        return f"{self.pages}lab/index.html?path={path.removeprefix('demos/')}"
 
     def colab(self, path: str) -> str:
         return f"https://colab.research.google.com/github/{self.owner}/{self.name}/blob/" \
@@ -124,10 +143,17 @@ def setup_cell(address: Address, version: str, notebook: str, jaxlib: str | None
     lines = [
         "# Setup: installs jxkernel where it is missing (Colab, Kaggle, a new environment), then loads",
         "# its notebook extension. Written by `python -m jxkernel.notebook.workshop.links`.",
+        "import importlib.util, sys",
+        "if sys.platform == 'emscripten' and importlib.util.find_spec('jxkernel') is None:",
+        "    # in the browser (JupyterLite): from the site's own wheels; ml_dtypes has no build there",
+        f"    %pip install -q {' '.join(BROWSER_PACKAGES)}",
+        "    %pip install -q --no-deps jxkernel",
         "try:",
         "    import jxkernel",
         "except ModuleNotFoundError:",
-        "    import importlib.metadata, os",
+        "    import importlib.metadata, os, sys",
+        "    if sys.platform == 'emscripten':   # in the browser: the site's wheels are all there is",
+        "        raise",
         "    have = {(d.metadata['Name'] or '').lower().replace('_', '-') for d in importlib.metadata.distributions()}",
         "    try:",
         "        import google.colab     # a host serving its own notebooks (Colab, Kaggle, VS Code)",
@@ -171,7 +197,8 @@ def blocks(root: pathlib.Path = ROOT, up: str = "") -> dict:
     address, _ = project(root)
     binder = address.binder()
     badges = (f"[![Binder]({BINDER_BADGE})]({binder}) "
-              f"[![Open in Colab]({COLAB_BADGE})]({address.colab(TOUR)})")
+              f"[![Open in Colab]({COLAB_BADGE})]({address.colab(TOUR)}) "
+              f"[![Try it in your browser]({LITE_BADGE})]({address.lite()})")
     rows = ["| notebook | open in |", "|---|---|"]
     for path in notebooks(root):
         rel = path.relative_to(root).as_posix()
@@ -179,7 +206,10 @@ def blocks(root: pathlib.Path = ROOT, up: str = "") -> dict:
                     f"[Colab]({address.colab(rel)}) · [Binder]({address.binder(rel)}) |")
     launch = (f"Launch the workshop on Binder, JupyterLab on the tour: <{binder}> "
               f"(source: <{address.repository}>, branch `{address.branch}`).\n"
-              f"Each notebook also opens on Colab; its first cell installs jxkernel there.\n\n"
+              f"Each notebook also opens on Colab; its first cell installs jxkernel there.\n"
+              f"Try it in your browser, with nothing installed and no server (JupyterLite): "
+              f"<{address.lite()}> (the site `sh scripts/lite.sh` builds, published on the "
+              f"repository's GitHub Pages).\n\n"
               + "\n".join(rows))
     _, version = project(root)
     install = (f"```sh\npip install \"{address.install_spec(version)}\"\n"

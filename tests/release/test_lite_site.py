@@ -1,0 +1,91 @@
+"""The static JupyterLite site's build (scripts/lite_site.py, run by `sh scripts/lite.sh`) without
+building it (that takes a minute and needs PyPI and npm: tests/labextension/test_lite_browser.py
+opens a built one): what the notebooks' first cell installs in the browser is what the site
+serves, and `check` finds each way a built site can be incomplete."""
+import json
+import pathlib
+import re
+import runpy
+
+import pytest
+
+from jxkernel.notebook.workshop import links
+import locations  # tests/support: the repository's folders
+
+ROOT = pathlib.Path(locations.ROOT)
+LITE = runpy.run_path(str(ROOT / "scripts/lite_site.py"), run_name="lite_site")
+
+
+def norm(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def test_what_the_first_cell_installs_in_the_browser_is_on_the_site():
+    address, version = links.project(ROOT)
+    cell = links.setup_cell(address, version, "01_tour.ipynb")
+    pip = [line.split()[1:] for line in cell.splitlines()
+           if line.startswith("    %pip ") and "git+" not in line and "{" not in line]
+    assert pip == [["install", "-q", *links.BROWSER_PACKAGES],
+                   ["install", "-q", "--no-deps", "jxkernel"]]
+    served = {norm(re.split(r"[=<>]", spec)[0]) for spec in LITE["PIPLITE_WHEELS"]}
+    served |= {norm(name) for name in LITE["PYODIDE_PACKAGES"]}
+    for package in links.BROWSER_PACKAGES:
+        assert norm(package) in served, package
+    # the frontends of the widgets the notebooks draw come with their wheels
+    assert {"jupyterlab-widgets", "anywidget", "plotly"} <= set(LITE["FRONTENDS"]) <= served
+
+
+def site(tmp_path, pyodide_url="./static/pyodide/pyodide.js", extensions=None, index=None,
+         notebooks=None) -> pathlib.Path:
+    """A made-up built site: its jupyter-lite.json, piplite index, Pyodide and notebooks."""
+    out = tmp_path / "_lite"
+    (out / "static/pyodide").mkdir(parents=True)
+    (out / "static/pyodide/pyodide.js").write_text("")
+    settings = {"pipliteUrls": ["./pypi/all.json"]}
+    if pyodide_url is not None:
+        settings["pyodideUrl"] = pyodide_url
+    names = extensions if extensions is not None else [
+        "@jupyterlite/pyodide-kernel-extension", "jxkernel-labextension",
+        "@jupyter-widgets/jupyterlab-manager", "anywidget"]
+    (out / "jupyter-lite.json").write_text(json.dumps({"jupyter-config-data": {
+        "federated_extensions": [{"name": n, "load": "x.js"} for n in names],
+        "litePluginSettings": {"@jupyterlite/pyodide-kernel-extension:kernel": settings}}}))
+    (out / "pypi").mkdir()
+    wheels = index if index is not None else ["jxkernel", "ipywidgets", "anywidget",
+                                              "opt_einsum", "comm"]
+    (out / "pypi/all.json").write_text(json.dumps({w: {"releases": {}} for w in wheels}))
+    (out / "files").mkdir()
+    for nb in notebooks if notebooks is not None else links.notebooks(ROOT):
+        (out / "files" / pathlib.Path(nb).name).write_text("{}")
+    return out
+
+
+def test_a_complete_site_passes_the_check(tmp_path):
+    assert LITE["check"](site(tmp_path)) == []
+
+
+@pytest.mark.parametrize("change, said", [
+    # builds have been seen to leave pyodideUrl out: the kernel then fetches Pyodide from a CDN
+    ({"pyodide_url": None}, "pyodideUrl is None: not a file of the site"),
+    ({"pyodide_url": "https://cdn.example/pyodide/v0.27.7/full/pyodide.js"},
+     "not a file of the site"),
+    ({"extensions": ["@jupyterlite/pyodide-kernel-extension", "anywidget",
+                     "@jupyter-widgets/jupyterlab-manager"]},
+     "no federated extension jxkernel-labextension"),
+    ({"index": ["jxkernel", "ipywidgets", "anywidget", "comm"]}, "has no opt-einsum"),
+    ({"notebooks": ["01_tour.ipynb"]}, "files/02_jit_and_tracing.ipynb is not on the site"),
+])
+def test_the_check_says_what_a_site_lacks(tmp_path, change, said):
+    found = LITE["check"](site(tmp_path, **change))
+    assert any(said in line for line in found), found
+
+
+def test_the_pyodide_pins_go_together():
+    """jupyterlite-pyodide-kernel 0.6.* runs Pyodide 0.27.* (Python 3.12) with jupyterlite-core
+    0.6.* (the kernel's own compatibility table); the notebooks on the site name its kernel."""
+    assert LITE["PYODIDE_VERSION"].startswith("0.27.")
+    assert LITE["PYODIDE_KERNEL"].split(".")[:2] == LITE["JUPYTERLITE_CORE"].split(".")[:2] \
+        == ["0", "6"]
+    assert LITE["PYODIDE_KERNELSPEC"]["name"] == "python"
+    # lite.sh installs the versions it reads from lite_site.py
+    assert "PINS=$(sed -n" in (ROOT / "scripts/lite.sh").read_text()
