@@ -69,6 +69,10 @@ def _pmap_impl(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name)
 def _pmap_devices(axis_size, devices) -> tuple:
     """(devices, replicas, whether they span processes) of a pmap over `axis_size`."""
     devices = devices or tuple(_client.devices()[:axis_size])
+    if len(devices) < axis_size and devices and devices[0].platform == "numpy":
+        from ..xla.numpy_device import unsupported
+        raise unsupported(f"pmap over {axis_size} devices", "it has one device: use vmap, or "
+                          f"XLA's CPU backend with JXKERNEL_CPU_DEVICES={axis_size}")
     if len(devices) < axis_size:
         raise ValueError(f"compiling computation that requires {axis_size} logical devices, but "
                          f"only {len(devices)} XLA devices are available (num_replicas="

@@ -142,11 +142,14 @@ def _from_fields(fields: dict) -> Exported:
 
 
 def _check_platforms(platforms) -> tuple:
-    if platforms is None:
-        return (default_export_platform(),)
-    platforms = (platforms,) if isinstance(platforms, str) else tuple(platforms)
+    platforms = (default_export_platform(),) if platforms is None else \
+        (platforms,) if isinstance(platforms, str) else tuple(platforms)
     # JAX's names: "gpu" is resolved by the backends present ("cuda"), or JAX's error
     platforms = tuple(_client.jax_platform(p) for p in platforms)
+    if "numpy" in platforms:
+        from ..xla.numpy_device import unsupported
+        raise unsupported("jax.export", "export for XLA's CPU with platforms=('cpu',) where "
+                          "jaxlib is installed (or run under JAX_PLATFORMS=cpu)")
     if len(platforms) != 1:
         raise NotImplementedError(
             f"export(platforms={platforms!r}): jxkernel exports for one platform at a time "

@@ -223,6 +223,11 @@ class Lowered(_Stage):
     def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
         """The module as text: StableHLO (default), or XLA's HLO with dialect="hlo";
         debug_info=True adds each op's source line."""
+        if not self._text and self._module.jaxpr is not None:
+            # the NumPy backend runs the jaxpr unlowered: the text is XLA's CPU module for it
+            traced = self.traced
+            self._text = traced.jitted._lower(traced.jaxpr, self.device, traced.donated,
+                                              "cpu").text
         if dialect in (None, "stablehlo", "mlir") and not debug_info:
             return self._text
         return lowered_text(self, dialect or "stablehlo", debug_info)

@@ -68,8 +68,8 @@ class NumpyExecutable(Executable):
             dtype = getattr(aval, "dtype", None)
             if dtype is not None and out.dtype != dtype:     # (a rule's NumPy promotion)
                 out = out.astype(dtype)
-            if type(out) is not np.ndarray:
-                out = np.asarray(out)
+            if type(out) is not np.ndarray or not out.flags.c_contiguous:
+                out = np.ascontiguousarray(out)   # a broadcast view: laid out as XLA's are
             a = Array.__new__(Array)
             a._buf, a.aval, a._npy = NumpyBuffer(out, aval), aval, None
             result.append(a)

@@ -38,7 +38,8 @@ class SingleDeviceSharding:
     __slots__ = ("_device", "_memory_kind")
 
     def __init__(self, device, *, memory_kind: str | None = None):
-        if not isinstance(device, xc.Device):
+        from .array import _DEVICE_TYPES      # XLA's devices, or the NumPy backend's
+        if not isinstance(device, _DEVICE_TYPES):
             raise TypeError(f"SingleDeviceSharding's device must be a Device (one of "
                             f"jxkernel.devices()); got {device!r} of type {type(device).__name__}")
         self._device = device
