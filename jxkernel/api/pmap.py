@@ -35,6 +35,7 @@ from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from ..xla import client as _client
 from ..xla.array import Array, MultiDeviceArray, device_put_replicated
 from ..xla.compiler import Executable
+from ..xla.numpy_device import unsupported
 from ..xla.pipeline import compile as compile_module, lower
 from ..core import compile_record
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
@@ -70,7 +71,6 @@ def _pmap_devices(axis_size, devices) -> tuple:
     """(devices, replicas, whether they span processes) of a pmap over `axis_size`."""
     devices = devices or tuple(_client.devices()[:axis_size])
     if len(devices) < axis_size and devices and devices[0].platform == "numpy":
-        from ..xla.numpy_device import unsupported
         raise unsupported(f"pmap over {axis_size} devices", "it has one device: use vmap, or "
                           f"XLA's CPU backend with JXKERNEL_CPU_DEVICES={axis_size}")
     if len(devices) < axis_size:

@@ -17,6 +17,7 @@ import time
 
 import numpy as np
 
+from ..core.config import config
 from ..core.numpy_eval import eval_jaxpr_numpy
 from .array import Array
 from .compiler import Executable, Phases, check_may_execute, _donated_indices
@@ -77,7 +78,6 @@ class NumpyExecutable(Executable):
 
     def call_arrays(self, arrays) -> list:
         """Run on Arrays already on the NumPy device."""
-        from ..core.config import config
         if config.jax_no_execution:
             check_may_execute(self.name)
         return self.call_buffers([a._buf for a in arrays])

@@ -75,6 +75,7 @@ def compile(module: Module, label: str, *, trace_s: float = 0.0, executable=Exec
     make (called as Executable is, with `options` as keywords); `label` names it in errors;
     `compiler_options` are XLA's options by name."""
     if module.jaxpr is not None:               # the NumPy backend's (lower made it so)
+        # loads with the first program on the NumPy backend: XLA's runs never need it
         from .numpy_backend import compile_numpy
         return compile_numpy(module, label, trace_s, executable, **options)
     loaded, phases = compile_loaded(module, trace_s, compiler_options)
