@@ -37,7 +37,7 @@ class NumpyExecutable(Executable):
                               "the numpy backend has one device; use XLA's CPU backend "
                               "(JAX_PLATFORMS=cpu, JXKERNEL_CPU_DEVICES=N) for several")
         self.devices, self.device = devices, devices[0]
-        self.jaxpr, self.loaded, self.name = jaxpr, None, name
+        self.jaxpr, self.name = jaxpr, name
         self.out_avals = list(out_avals)
         self.in_avals = list(in_avals) if in_avals is not None else None
         self.arg_names = list(arg_names) if arg_names is not None else None
@@ -82,8 +82,22 @@ class NumpyExecutable(Executable):
             check_may_execute(self.name)
         return self.call_buffers([a._buf for a in arrays])
 
-    def cost_analysis(self):
-        raise unsupported("cost_analysis", "its jaxpr is what runs: read exe.jaxpr")
+    @property
+    def loaded(self):
+        raise unsupported("XLA's loaded executable", "its jaxpr is what runs (`.jaxpr`); "
+                          "compile under JAX_PLATFORMS=cpu for XLA's")
+
+    def _xla_only(what):
+        def refuse(self, *args, **kwargs):
+            raise unsupported(f"{what} of a compiled program", "compile under "
+                              "JAX_PLATFORMS=cpu for XLA's; its jaxpr is what runs here")
+        refuse.__name__ = what
+        return refuse
+
+    cost_analysis = _xla_only("cost_analysis")
+    memory_stats = _xla_only("memory_analysis")
+    optimized_hlo = _xla_only("the optimized HLO (Compiled.as_text)")
+    del _xla_only
 
 
 def compile_numpy(module, label: str, trace_s: float = 0.0, executable=Executable,

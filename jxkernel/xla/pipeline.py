@@ -43,10 +43,12 @@ def lower(jaxpr, devices, *, name: str, donated=None, num_replicas: int = 1, axi
     `platform`: lower for another platform than the devices' ("gpu", "tpu"), as JAX's
     `lower(lowering_platforms=...)` does; the module still compiles for `devices`."""
     devices = tuple(devices)
-    if type(devices[0]) is NumpyDevice and platform is None:
-        # the NumPy backend runs the jaxpr itself (numpy_backend.py): nothing to lower
-        return Module("", None, devices, tuple(jaxpr.out_avals),
-                      tuple(donated) if donated is not None else (), None, 0.0, jaxpr)
+    if type(devices[0]) is NumpyDevice:
+        if platform is None and not locations:
+            # the NumPy backend runs the jaxpr itself (numpy_backend.py): nothing to lower
+            return Module("", None, devices, tuple(jaxpr.out_avals),
+                          tuple(donated) if donated is not None else (), None, 0.0, jaxpr)
+        platform = platform or "cpu"      # its text (Lowered.as_text): XLA's CPU module
     start = time.perf_counter()
     text, module_ctx = lower_module(
         jaxpr, name=name, platform=platform or _client.platform_of(devices[0]), donated=donated,
