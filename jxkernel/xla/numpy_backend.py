@@ -21,7 +21,7 @@ from ..core.config import config
 from ..core.numpy_eval import eval_jaxpr_numpy
 from .array import Array
 from .compiler import Executable, Phases, check_may_execute, _donated_indices
-from .numpy_device import PLACEMENT, NumpyBuffer, unsupported
+from .numpy_device import PLACEMENT, NumpyBuffer, flush_subnormals, unsupported
 
 
 class NumpyExecutable(Executable):
@@ -51,13 +51,16 @@ class NumpyExecutable(Executable):
         """Run on NumpyBuffers; returns Arrays on the NumPy device."""
         values = []
         for i, b in enumerate(bufs):
-            value = getattr(b, "value", None)
+            value = b._operand if type(b) is NumpyBuffer else None
             if value is None:
-                if type(b) is NumpyBuffer:
+                if type(b) is not NumpyBuffer:
+                    raise TypeError(f"{self._arg_name(i)} of {self._what()} is a "
+                                    f"{type(b).__name__}, not a buffer of the numpy backend; "
+                                    f"move it there first (jax.device_put(x, "
+                                    f"jax.devices('numpy')[0]))")
+                if b.value is None:
                     raise self._deleted_error(i, b)
-                raise TypeError(f"{self._arg_name(i)} of {self._what()} is a "
-                                f"{type(b).__name__}, not a buffer of the numpy backend; move "
-                                f"it there first (jax.device_put(x, jax.devices('numpy')[0]))")
+                value = b.operand()
             values.append(value)
         n = self._nconsts
         outs = eval_jaxpr_numpy(self.jaxpr, values[:n], *values[n:])
@@ -71,8 +74,9 @@ class NumpyExecutable(Executable):
                 out = out.astype(dtype)
             if type(out) is not np.ndarray or not out.flags.c_contiguous:
                 out = np.ascontiguousarray(out)   # a broadcast view: laid out as XLA's are
+            out = flush_subnormals(out)           # as XLA's CPU writes them (FTZ)
             a = Array.__new__(Array)
-            a._buf, a.aval, a._npy = NumpyBuffer(out, aval), aval, None
+            a._buf, a.aval, a._npy = NumpyBuffer(out, aval, flushed=True), aval, None
             result.append(a)
         return result
 

@@ -75,23 +75,59 @@ class Placement:
         return f"Placement({self._devices[0]!r})"
 
 
+# XLA's CPU computations read subnormal floats as zero and write zero for them (the CPU's
+# DAZ and FTZ modes, which NumPy leaves off): log(1e-40) is -inf there, sign(1e-40) is 0.
+_TINY = {np.dtype(t): np.finfo(t).tiny for t in (np.float32, np.float64)}
+_PARTS = {np.dtype(np.complex64): np.dtype(np.float32), np.dtype(np.complex128): np.dtype(np.float64)}
+
+
+def flush_subnormals(value: np.ndarray) -> np.ndarray:
+    """`value` with its subnormal float32/float64 parts made zeros of their sign, as XLA's CPU
+    reads and writes them (other dtypes, and arrays with none, come back as they are).
+
+        >>> flush_subnormals(np.array([1e-40, -1e-40, 1.0], np.float32))
+        array([ 0., -0.,  1.], dtype=float32)
+    """
+    tiny = _TINY.get(value.dtype)
+    if tiny is None:
+        part = _PARTS.get(value.dtype)
+        if part is None or not value.size:
+            return value
+        flushed = flush_subnormals(np.ascontiguousarray(value).view(part))   # (re, im) pairs
+        return flushed.view(value.dtype).reshape(value.shape)
+    small = np.abs(value) < tiny              # (zeros too: they stay zeros of their sign)
+    if not small.any():
+        return value
+    return np.where(small, np.copysign(value.dtype.type(0), value), value)
+
+
 class NumpyBuffer:
-    """An Array's data on the NumPy backend: a read-only ndarray, deletable (donation)."""
-    __slots__ = ("value", "aval", "_sharding", "__weakref__")
+    """An Array's data on the NumPy backend: a read-only ndarray, deletable (donation).
+    `flushed`: the value has no subnormals (a program's result); otherwise `operand()`
+    makes, once, the value a computation reads (flush_subnormals)."""
+    __slots__ = ("value", "aval", "_sharding", "_operand", "__weakref__")
     _committed = True
 
-    def __init__(self, value: np.ndarray, aval, placement=None):
+    def __init__(self, value: np.ndarray, aval, placement=None, flushed=False):
         if value.flags.writeable:
             value.flags.writeable = False   # Arrays are immutable; their views are read-only
         self.value, self.aval = value, aval
+        self._operand = value if flushed else None
         self._sharding = placement or PLACEMENT
         _live.add(self)
+
+    def operand(self) -> np.ndarray:
+        """The value as XLA's CPU computations read it (subnormals as zeros); kept once made."""
+        found = self._operand
+        if found is None:
+            found = self._operand = flush_subnormals(self.value)
+        return found
 
     def is_deleted(self) -> bool:
         return self.value is None
 
     def delete(self) -> None:
-        self.value = None
+        self.value = self._operand = None
 
     def is_ready(self) -> bool:
         return True                         # NumPy computes before it returns
