@@ -187,3 +187,36 @@ def test_lowered_text_is_the_cpu_module(numpy_device):
     assert "stablehlo.sine" in lowered.as_text()
     np.testing.assert_array_equal(np.asarray(lowered.compile()(x)),
                                   np.asarray(jnp.sin(x) * 2))
+
+
+NOTEBOOK = """
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+shell = InteractiveShell.instance()
+cells = ["%load_ext jxkernel", "import jxkernel as jax, jxkernel.numpy as jnp",
+         "f = jax.jit(lambda x: jnp.sin(x) * 2)\\nf(jnp.arange(3.0))", "f(jnp.arange(4.0))",
+         "%jaxpr f(jnp.arange(3.0))", "%%jit\\nz = jnp.ones(3) * 3",
+         "import jxkernel.scipy.linalg as sl\\nsl.solve(jnp.eye(2) * 2, jnp.ones(2))",
+         "jax.random.uniform(jax.random.key(0), (2,))", "%jxbackend"]
+failed, shown = [], []
+for cell in cells:
+    with capture_output() as cap:
+        result = shell.run_cell(cell)
+    if not result.success:
+        failed.append([cell, repr(result.error_in_exec or result.error_before_exec)])
+    shown.append(cap.stdout + "".join(o.data.get("text/plain", "") for o in cap.outputs))
+print(json.dumps({"failed": failed, "shown": shown, "z": shell.user_ns["z"].tolist(),
+                  "jaxlib": any(m.split(".")[0] == "jaxlib" for m in sys.modules)}))
+"""
+
+
+def test_the_notebook_layer_without_jaxlib():
+    pytest.importorskip("IPython")
+    pytest.importorskip("ipywidgets")
+    got = run_json(NO_JAXLIB + "import json\n" + NOTEBOOK, {"JAX_PLATFORMS": ""})
+    assert got["failed"] == [] and got["jaxlib"] is False and got["z"] == [3.0, 3.0, 3.0]
+    shown = got["shown"]
+    assert "compiled again" in shown[3]                       # the recompilation note
+    assert "b:f32[3] = sin a" in shown[4]                     # %jaxpr
+    assert "compiled cell[" in shown[5] and "numpy:0" in shown[5]
+    assert "numpy:0" in shown[8]                              # the backend selector
