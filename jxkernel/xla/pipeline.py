@@ -19,7 +19,7 @@ import time
 from . import client as _client
 from .compiler import Executable, compile_module
 from .lowering import lower_module
-from .numpy_device import NumpyDevice
+from .numpy_device import NumpyDevice, unsupported
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,6 +64,9 @@ def lower(jaxpr, devices, *, name: str, donated=None, num_replicas: int = 1, axi
 def compile_loaded(module: Module, trace_s: float = 0.0, compiler_options=None) -> tuple:
     """(jaxlib LoadedExecutable, Phases) of a lowered module, through the executable caches
     (`compiler_options`: XLA's options by name, as `compile_module` takes them)."""
+    if type(module.devices[0]) is NumpyDevice:      # (explain's optimized HLO, for one)
+        raise unsupported("XLA's compiled program (its optimized HLO and costs)",
+                          "run under JAX_PLATFORMS=cpu for XLA's view of it")
     loaded, phases = compile_module(module.text, module.devices,
                                     host_callbacks=module.module_ctx.host_callbacks,
                                     propagate_outputs=module.propagate_outputs,
