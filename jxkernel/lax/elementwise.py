@@ -598,7 +598,15 @@ def _pow_jvp_y(g, ans, x, y):
 ad.defjvp(pow_p, _pow_jvp_x, lambda g, ans, x, y: _pow_jvp_y(g, ans, x, y)
           if dtypes.is_inexact(ad.aval_of(y).dtype) else _zeros_like(ans))
 
-atan2_p = binop("atan2", "stablehlo.atan2", INEXACT, numpy=np.arctan2)
+def _atan2_numpy(x, y):
+    """np.arctan2, and for complex operands XLA's definition, -i log((y + ix) / sqrt(x² + y²))
+    (NumPy's arctan2 takes no complex numbers)."""
+    if np.iscomplexobj(x) or np.iscomplexobj(y):
+        return -1j * np.log((y + 1j * x) / np.sqrt(x * x + y * y))
+    return np.arctan2(x, y)
+
+
+atan2_p = binop("atan2", "stablehlo.atan2", INEXACT, numpy=_atan2_numpy)
 
 
 def _atan2_jvp_x(g, ans, x, y):
