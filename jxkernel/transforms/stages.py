@@ -225,11 +225,16 @@ class Lowered(_Stage):
     def _text(self) -> str:
         """The module's StableHLO text. The NumPy backend runs the jaxpr unlowered: its text is
         then XLA's CPU module for the same program, lowered when first asked for."""
-        if not self._module_text and getattr(self._module, "jaxpr", None) is not None:
+        if not self._module_text and \
+                getattr(getattr(self, "_module", None), "jaxpr", None) is not None:
             traced = self.traced
             self._module_text = traced.jitted._lower(traced.jaxpr, self.device, traced.donated,
                                                      "cpu").text
         return self._module_text
+
+    @_text.setter
+    def _text(self, text: str) -> None:       # (pmap's Lowered sets its own)
+        self._module_text = text
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
         """The module as text: StableHLO (default), or XLA's HLO with dialect="hlo";
