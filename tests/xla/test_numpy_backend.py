@@ -1,8 +1,9 @@
 """The NumPy backend (platform "numpy"): jxkernel without jaxlib, and beside XLA's backends.
 
 Where jaxlib cannot be imported (Pyodide), `import jxkernel` must work and programs run on
-the NumPy backend; a fresh interpreter whose import of jaxlib fails (a meta path finder
-refuses it, as in a venv without it) runs jit, grad, vmap, scan, control flow and PRNG, and
+the NumPy backend; a fresh interpreter whose imports of jaxlib and SciPy fail (a meta path
+finder refuses them, as in a venv of numpy, ml_dtypes and opt_einsum alone) runs jit, grad,
+vmap, scan, control flow, PRNG, linalg and fft, and
 its values are held against the same program run by XLA's CPU backend in another fresh
 interpreter: PRNG bits, integers, shapes and dtypes exactly, floats within 8 ulp of each
 result's largest magnitude (NumPy's and XLA's sin, tanh and erf_inv differ in the last bits,
@@ -45,22 +46,25 @@ results = {
     "normal": jax.random.normal(key, (5,)),
     "uniform": jax.random.uniform(jax.random.split(key)[1], (3,)),
     "hessian": jax.hessian(lambda x: jnp.sum(x ** 3))(x[:3]),
+    "inv": jnp.linalg.inv(jnp.eye(3) * 2 + 0.5),
+    "fft": jnp.abs(jnp.fft.fft(x)),
 }
 out = {k: [str(np.asarray(v).dtype), list(np.shape(v)), np.asarray(v).ravel().tolist()]
        for k, v in results.items()}
 out["_backend"] = jax.default_backend()
 out["_devices"] = [repr(d) for d in jax.devices()]
-out["_jaxlib"] = any(m == "jaxlib" or m.startswith("jaxlib.") for m in sys.modules)
+out["_jaxlib"] = any(m.partition(".")[0] in ("jaxlib", "scipy") for m in sys.modules)
 out["_cache"] = f._cache_size()
 print(json.dumps(out))
 """
 
-# What a machine without jaxlib is, for an interpreter that has it: its import fails.
+# What a machine without jaxlib (and without SciPy, which Pyodide loads only on request) is,
+# for an interpreter that has them: their imports fail.
 NO_JAXLIB = """
 import importlib.abc, sys
 class _NoJaxlib(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
-        if name == "jaxlib" or name.startswith("jaxlib."):
+        if name.partition(".")[0] in ("jaxlib", "scipy"):
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
 sys.meta_path.insert(0, _NoJaxlib())
 """
@@ -82,7 +86,8 @@ def test_import_without_jaxlib_runs_on_the_numpy_backend(runs):
 
 
 @pytest.mark.parametrize("name", ["eager", "jit", "jit_again", "grad", "vmap", "scan", "while",
-                                  "cond", "bits", "normal", "uniform", "hessian"])
+                                  "cond", "bits", "normal", "uniform", "hessian", "inv",
+                                  "fft"])
 def test_values_without_jaxlib_match_xla(runs, name):
     (dtype, shape, values), (want_dtype, want_shape, want) = runs[0][name], runs[1][name]
     assert (dtype, shape) == (want_dtype, want_shape)
