@@ -14,6 +14,17 @@ from ipython_shell import shell_fixture  # noqa: E402
 shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp", fresh=True, scope="module")
 
 
+@pytest.fixture(autouse=True, scope="module")
+def numpy_backend_stopped_after():
+    """%jxbackend numpy starts the NumPy backend in this process; later tests in the same
+    worker see the backends as a process that never chose it does."""
+    from jxkernel.xla import client
+    started = "numpy" in client._backends
+    yield
+    if not started and config.jax_platforms != "numpy":
+        client._backends.pop("numpy", None)
+
+
 def ok(shell, source):
     with capture_output() as cap:
         result = shell.run_cell(source, store_history=True)

@@ -98,6 +98,17 @@ def test_values_without_jaxlib_match_xla(runs, name):
         np.testing.assert_array_equal(got, want, err_msg=name)
 
 
+@pytest.fixture(autouse=True, scope="module")
+def numpy_backend_stopped_after():
+    """The tests here start the NumPy backend in this process; later tests in the same worker
+    see the backends as a process that never chose it does (jax.backends(), live arrays)."""
+    from jxkernel.xla import client
+    started = "numpy" in client._backends
+    yield
+    if not started and config.jax_platforms != "numpy":
+        client._backends.pop("numpy", None)
+
+
 @pytest.fixture
 def numpy_device():
     return jax.devices("numpy")[0]
