@@ -76,14 +76,25 @@ def _one_minus(x):
     return sub(_const(x, 1), x)
 
 
+# Without SciPy, the functions Python's math module has, element by element (correctly
+# rounded from float64's libm; slower, but teaching sizes are small): erf for gelu and
+# truncated_normal, erfc, lgamma.
+_MATH_FALLBACKS = {"erf": "erf", "erfc": "erfc", "gammaln": "lgamma"}
+
+
 def _np_special(name):
     """scipy.special's `name` as a NumPy rule, imported on first use (SciPy is optional:
-    where it is absent, as in a bare Pyodide, the primitive says so)."""
+    where it is absent, as in a bare Pyodide, math's function serves if it has one, else the
+    primitive says so)."""
     def fn(*args):
         try:
             import scipy.special  # deferred: optional and heavy, only this rule needs it
         except ImportError:
-            raise NotImplementedError(f"the NumPy rule of {name} needs SciPy") from None
+            if name not in _MATH_FALLBACKS:
+                raise NotImplementedError(f"the NumPy rule of {name} needs SciPy") from None
+            import math           # (with the fallback: only a SciPy-less process needs it)
+            each = np.frompyfunc(getattr(math, _MATH_FALLBACKS[name]), 1, 1)
+            return np.asarray(each(np.asarray(args[0], np.float64)), np.float64)
         return getattr(scipy.special, name)(*args)
     return fn
 

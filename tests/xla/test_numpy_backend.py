@@ -48,6 +48,8 @@ results = {
     "hessian": jax.hessian(lambda x: jnp.sum(x ** 3))(x[:3]),
     "inv": jnp.linalg.inv(jnp.eye(3) * 2 + 0.5),
     "fft": jnp.abs(jnp.fft.fft(x)),
+    "gelu": jax.grad(lambda x: jnp.sum(jax.nn.gelu(x, approximate=False)))(x),
+    "truncated": jax.random.truncated_normal(key, -1.0, 1.0, (4,)),
 }
 out = {k: [str(np.asarray(v).dtype), list(np.shape(v)), np.asarray(v).ravel().tolist()]
        for k, v in results.items()}
@@ -87,7 +89,7 @@ def test_import_without_jaxlib_runs_on_the_numpy_backend(runs):
 
 @pytest.mark.parametrize("name", ["eager", "jit", "jit_again", "grad", "vmap", "scan", "while",
                                   "cond", "bits", "normal", "uniform", "hessian", "inv",
-                                  "fft"])
+                                  "fft", "gelu", "truncated"])
 def test_values_without_jaxlib_match_xla(runs, name):
     (dtype, shape, values), (want_dtype, want_shape, want) = runs[0][name], runs[1][name]
     assert (dtype, shape) == (want_dtype, want_shape)
