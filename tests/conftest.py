@@ -56,6 +56,9 @@ if "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS" not in os.environ:    # (see abo
 def pytest_addoption(parser):
     import compile_count          # tests/support: `pytest --count-compiles` (issue 45)
     compile_count.add_options(parser)
+    parser.addoption("--backend", choices=("xla", "numpy"), default=None,
+                     help="run the tests on this backend: numpy is the NumPy backend (as "
+                          "JAX_PLATFORMS=numpy); xla (the default) XLA's, as jaxlib gives it")
 
 
 def pytest_configure(config):
@@ -65,6 +68,10 @@ def pytest_configure(config):
         "markers", "cpu_only(reason): the test's expectation holds on the CPU only; the GPU tier "
                    "(scripts/test_gpu.sh) skips it. The reason is one of tests/support/"
                    "gpu_tier.py's REASONS.")
+    if config.getoption("backend") == "numpy":      # before any test runs a program
+        os.environ["JAX_PLATFORMS"] = "numpy"       # (and the processes tests start)
+        from jxkernel.config import config as jx_config
+        jx_config.update("jax_platforms", "numpy")
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -35,7 +35,8 @@ __all__ = ["device_put", "float0", "typeof", "named_call", "named_scope", "ensur
            "numpy_rank_promotion",
            "default_matmul_precision"]
 
-Device = _client.xc.Device          # what jxkernel.devices() returns (PJRT's device class)
+# what jxkernel.devices() returns (PJRT's device class; without jaxlib, the NumPy backend's)
+Device = _client.xc.Device if _client.xc is not None else _client.numpy_device.NumpyDevice
 
 
 def device_put(x, device=None, *, copy=False):

@@ -33,8 +33,9 @@ from ..transforms import batch_util as bu
 from ..transforms.ad_util import Zero, instantiate, is_undefined
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from ..xla import client as _client
-from ..xla.array import Array, MultiDeviceArray, device_put_replicated
+from ..xla.array import Array, MultiDeviceArray, device_put, device_put_replicated
 from ..xla.compiler import Executable
+from ..xla.numpy_device import unsupported
 from ..xla.pipeline import compile as compile_module, lower
 from ..core import compile_record
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
@@ -57,6 +58,12 @@ def _pmap_abstract_eval(*avals, jaxpr, axis_name, axis_size, mapped_invars, devi
 
 def _pmap_impl(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name):
     devices, replicas, spans = _pmap_devices(axis_size, devices)
+    if devices[0].platform == "numpy":     # one device: the body batched over the axis, as vmap
+        outs = _pmap_numpy(*[np.asarray(x) for x in args], jaxpr=jaxpr, axis_name=axis_name,
+                           axis_size=axis_size, mapped_invars=mapped_invars, devices=devices,
+                           name=name)
+        return [device_put(np.asarray(o, a.dtype), devices[0])
+                for o, a in zip(outs, jaxpr.out_avals)]
     key = (jaxpr, (axis_name, axis_size, mapped_invars, devices))
     args, mapped_invars, jaxpr = _consts_as_inputs(args, mapped_invars, jaxpr)
     exe = _executables.get(key)
@@ -69,6 +76,9 @@ def _pmap_impl(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name)
 def _pmap_devices(axis_size, devices) -> tuple:
     """(devices, replicas, whether they span processes) of a pmap over `axis_size`."""
     devices = devices or tuple(_client.devices()[:axis_size])
+    if len(devices) < axis_size and devices and devices[0].platform == "numpy":
+        raise unsupported(f"pmap over {axis_size} devices", "it has one device: use vmap, or "
+                          f"XLA's CPU backend with JXKERNEL_CPU_DEVICES={axis_size}")
     if len(devices) < axis_size:
         raise ValueError(f"compiling computation that requires {axis_size} logical devices, but "
                          f"only {len(devices)} XLA devices are available (num_replicas="

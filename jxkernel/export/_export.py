@@ -25,6 +25,7 @@ from ..core.symbolic import is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules)
 from ..lax.creation import full
+from ..xla.numpy_device import unsupported
 from ..transforms.ad import vjp
 from ..transforms.custom_derivatives import custom_vjp
 from ..transforms.jit import Jitted, jit
@@ -142,11 +143,13 @@ def _from_fields(fields: dict) -> Exported:
 
 
 def _check_platforms(platforms) -> tuple:
-    if platforms is None:
-        return (default_export_platform(),)
-    platforms = (platforms,) if isinstance(platforms, str) else tuple(platforms)
+    platforms = (default_export_platform(),) if platforms is None else \
+        (platforms,) if isinstance(platforms, str) else tuple(platforms)
     # JAX's names: "gpu" is resolved by the backends present ("cuda"), or JAX's error
     platforms = tuple(_client.jax_platform(p) for p in platforms)
+    if "numpy" in platforms:
+        raise unsupported("jax.export", "export for XLA's CPU with platforms=('cpu',) where "
+                          "jaxlib is installed (or run under JAX_PLATFORMS=cpu)")
     if len(platforms) != 1:
         raise NotImplementedError(
             f"export(platforms={platforms!r}): jxkernel exports for one platform at a time "

@@ -86,7 +86,9 @@ ordered_debug_effect = OrderedDebugEffect()
 
 # ------------------------------------------------------------------ host side
 def _cpu_device():
-    return _client.get_backend("cpu").devices[0]
+    # the host's device: XLA's CPU, or the NumPy backend's one where that is the backend
+    return _client.get_backend("numpy" if _client.default_backend() == "numpy" else
+                               "cpu").devices[0]
 
 
 def _as_arrays(values) -> list:

@@ -76,14 +76,25 @@ def _one_minus(x):
     return sub(_const(x, 1), x)
 
 
+# Without SciPy, the functions Python's math module has, element by element (correctly
+# rounded from float64's libm; slower, but teaching sizes are small): erf for gelu and
+# truncated_normal, erfc, lgamma.
+_MATH_FALLBACKS = {"erf": "erf", "erfc": "erfc", "gammaln": "lgamma"}
+
+
 def _np_special(name):
     """scipy.special's `name` as a NumPy rule, imported on first use (SciPy is optional:
-    where it is absent, as in a bare Pyodide, the primitive says so)."""
+    where it is absent, as in a bare Pyodide, math's function serves if it has one, else the
+    primitive says so)."""
     def fn(*args):
         try:
             import scipy.special  # deferred: optional and heavy, only this rule needs it
         except ImportError:
-            raise NotImplementedError(f"the NumPy rule of {name} needs SciPy") from None
+            if name not in _MATH_FALLBACKS:
+                raise NotImplementedError(f"the NumPy rule of {name} needs SciPy") from None
+            import math           # (with the fallback: only a SciPy-less process needs it)
+            each = np.frompyfunc(getattr(math, _MATH_FALLBACKS[name]), 1, 1)
+            return np.asarray(each(np.asarray(args[0], np.float64)), np.float64)
         return getattr(scipy.special, name)(*args)
     return fn
 
@@ -190,7 +201,29 @@ erfc_p = unop("erfc", "chlo.erfc", FLOAT, numpy=_np_special('erfc'))
 ad.defjvp(erfc_p, lambda g, ans, x: mul(_const(x, -2 / np.sqrt(np.pi)),
                                        mul(g, exp(neg(square(x))))))
 
-erf_inv_p = unop("erf_inv", "chlo.erf_inv", FLOAT, numpy=_np_special('erfinv'))
+# XLA's float32 erf_inv (and float16/bfloat16's, computed in float32): Giles' polynomials in
+# w = -log1p(-x²), one for w < 5 and one in sqrt(w) beyond. Within 2 ulps of XLA's results
+# over [-1, 1] (SciPy's erfinv is up to 63 ulps from them), and needs no SciPy.
+_ERF_INV_SMALL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+                  0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
+_ERF_INV_LARGE = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
+                  0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
+
+
+def _erf_inv_numpy(x):
+    if x.dtype == np.float64:        # XLA's float64 polynomial is not reproduced: SciPy's
+        return _np_special("erfinv")(x)
+    x = np.asarray(x, np.float32)
+    w = -np.log1p(-x * x)
+    small = w < np.float32(5)
+    w = np.where(small, w - np.float32(2.5), np.sqrt(w) - np.float32(3))
+    p = np.where(small, np.float32(_ERF_INV_SMALL[0]), np.float32(_ERF_INV_LARGE[0]))
+    for a, b in zip(_ERF_INV_SMALL[1:], _ERF_INV_LARGE[1:]):
+        p = np.where(small, np.float32(a), np.float32(b)) + p * w
+    return np.where(np.abs(x) == 1, x * np.float32(np.inf), p * x)
+
+
+erf_inv_p = unop("erf_inv", "chlo.erf_inv", FLOAT, numpy=_erf_inv_numpy)
 ad.defjvp(erf_inv_p, lambda g, ans, x: mul(_const(x, np.sqrt(np.pi) / 2),
                                           mul(g, exp(square(ans)))))
 
@@ -598,7 +631,15 @@ def _pow_jvp_y(g, ans, x, y):
 ad.defjvp(pow_p, _pow_jvp_x, lambda g, ans, x, y: _pow_jvp_y(g, ans, x, y)
           if dtypes.is_inexact(ad.aval_of(y).dtype) else _zeros_like(ans))
 
-atan2_p = binop("atan2", "stablehlo.atan2", INEXACT, numpy=np.arctan2)
+def _atan2_numpy(x, y):
+    """np.arctan2, and for complex operands XLA's definition, -i log((y + ix) / sqrt(x² + y²))
+    (NumPy's arctan2 takes no complex numbers)."""
+    if np.iscomplexobj(x) or np.iscomplexobj(y):
+        return -1j * np.log((y + 1j * x) / np.sqrt(x * x + y * y))
+    return np.arctan2(x, y)
+
+
+atan2_p = binop("atan2", "stablehlo.atan2", INEXACT, numpy=_atan2_numpy)
 
 
 def _atan2_jvp_x(g, ans, x, y):

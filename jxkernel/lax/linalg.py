@@ -1291,12 +1291,25 @@ lowering_rules[eig_p] = _eig_lowering
 
 def _eig_numpy(x, *, compute_left_eigenvectors, compute_right_eigenvectors,
                enable_eigvec_derivs, implementation):
-    """numpy.linalg.eig (LAPACK's geev): eigenvalues and right eigenvectors, complex."""
-    if compute_left_eigenvectors:
-        raise NotImplementedError("eig's left eigenvectors have no NumPy rule")
-    w, v = np.linalg.eig(x)
+    """LAPACK's geev, through SciPy where present (its left eigenvectors too; the same
+    routine whichever vectors are asked for, so eigenvalues agree between calls), else
+    numpy.linalg.eig (right eigenvectors only)."""
     dtype = dtypes.to_complex_dtype(x.dtype)
-    return [w.astype(dtype)] + ([v.astype(dtype)] if compute_right_eigenvectors else [])
+    try:
+        import scipy.linalg      # optional (Pyodide may lack it): NumPy's eig serves without it
+    except ImportError:
+        if compute_left_eigenvectors:
+            raise NotImplementedError("eig's left eigenvectors on the numpy backend need SciPy "
+                                      "(pip install scipy)") from None
+        w, v = np.linalg.eig(x)
+        return [w.astype(dtype)] + ([v.astype(dtype)] if compute_right_eigenvectors else [])
+    w, vl, vr = (np.empty(x.shape[:-1], dtype), np.empty(x.shape, dtype),
+                 np.empty(x.shape, dtype))
+    for i in np.ndindex(x.shape[:-2]):              # SciPy's eig takes one matrix at a time
+        w[i], vl[i], vr[i] = scipy.linalg.eig(x[i], left=True, right=True,
+                                              check_finite=False)
+    return [w] + ([vl] if compute_left_eigenvectors else []) + \
+        ([vr] if compute_right_eigenvectors else [])
 
 
 numpy_rules[eig_p] = _eig_numpy

@@ -131,8 +131,12 @@ lowering_rules[broadcast_in_dim_p] = _broadcast_in_dim_lowering
 
 
 def _broadcast_in_dim_numpy(x, *, shape, broadcast_dimensions, sharding=None):
+    # operand axes first put in the order of the result axes they become ((2, 0) transposes)
+    order = sorted(range(len(broadcast_dimensions)), key=broadcast_dimensions.__getitem__)
+    if order != list(range(len(order))):
+        x = x.transpose(order)
     unit = [1] * len(shape)
-    for i, d in enumerate(broadcast_dimensions):
+    for i, d in enumerate(sorted(broadcast_dimensions)):
         unit[d] = x.shape[i]
     return np.broadcast_to(x.reshape(unit), shape)
 

@@ -26,7 +26,7 @@ from ..views.memory import allocator_stats
 from .compile_notes import grouped
 from .magics import device_name
 from .protocol import PROTOCOL, BadMessage, check
-from .widgets.backend import PLATFORMS, probe
+from .widgets.backend import platforms, probe
 
 TARGET = "jxkernel"
 
@@ -173,7 +173,7 @@ class Channel:
             self._backends = [
                 {"name": p, "available": True, "devices": [device_name(d) for d in found[p]]}
                 if p in found else {"name": p, "available": False, "hint": missing[p]}
-                for p in PLATFORMS]
+                for p in platforms()]
         return [dict(b) for b in self._backends]
 
     def _state_reply(self) -> dict:

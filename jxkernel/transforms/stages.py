@@ -20,6 +20,7 @@ from ..xla import client as _client
 from ..xla import pipeline
 from ..xla.array import Array, device_put
 from ..xla.lowering import NeedsMesh
+from ..xla.numpy_device import unsupported
 from .jit_args import leaf_aval
 from .jit_primitive import any_sharded
 
@@ -218,7 +219,22 @@ class Lowered(_Stage):
             self._module = partitioning.module
         else:
             self._module = traced.jitted._lower(traced.jaxpr, device, traced.donated, platform)
-        self._text = self._module.text
+        self._module_text = self._module.text
+
+    @property
+    def _text(self) -> str:
+        """The module's StableHLO text. The NumPy backend runs the jaxpr unlowered: its text is
+        then XLA's CPU module for the same program, lowered when first asked for."""
+        if not self._module_text and \
+                getattr(getattr(self, "_module", None), "jaxpr", None) is not None:
+            traced = self.traced
+            self._module_text = traced.jitted._lower(traced.jaxpr, self.device, traced.donated,
+                                                     "cpu").text
+        return self._module_text
+
+    @_text.setter
+    def _text(self, text: str) -> None:       # (pmap's Lowered sets its own)
+        self._module_text = text
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
         """The module as text: StableHLO (default), or XLA's HLO with dialect="hlo";
@@ -236,6 +252,9 @@ class Lowered(_Stage):
         """XLA's cost estimate of the module before optimization (flops, bytes accessed...);
         None on a GPU or TPU (a PJRT plugin has none, as in JAX): compile() first."""
         from ..xla.portable import unoptimized_cost_analysis  # local: rarely used
+        if getattr(self._module, "jaxpr", None) is not None:
+            raise unsupported("Lowered.cost_analysis (XLA's estimate)",
+                              "lower under JAX_PLATFORMS=cpu for XLA's figures")
         return unoptimized_cost_analysis(self._text, self.device)
 
     @property

@@ -44,11 +44,16 @@ from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.trace import Tracer
 from . import client as _client
 from .client import xc
+from .numpy_device import PLACEMENT, NumpyBuffer, NumpyDevice, unsupported
 
 
 @functools.lru_cache(maxsize=None)
 def sharding_for(devices: tuple):
     """A sharding object for a buffer on `devices`, replicated; needs no Python hooks."""
+    if type(devices[0]) is NumpyDevice:
+        if len(devices) > 1:
+            raise unsupported("an Array over several devices", "the numpy backend has one")
+        return PLACEMENT
     return xc.GSPMDSharding(xc.DeviceList(devices), xc.HloSharding.replicate())
 
 
@@ -417,8 +422,9 @@ def _put_scalar(x, where, key) -> tuple:
     if config._transfer_guarded:
         return aval, host_to_device(value, aval, where._devices[0])._buf
     # (host_to_device's transfer written out: a loop counter puts a new scalar on every call)
-    found = aval, xc.batched_device_put(aval, where, [value], [where._devices[0]], True, False,
-                                        _COPY, True)
+    found = (aval, NumpyBuffer(value, aval)) if where is PLACEMENT else \
+        (aval, xc.batched_device_put(aval, where, [value], [where._devices[0]], True, False,
+                                     _COPY, True))
     if x == x and type(x) is not complex:
         if len(_scalar_buffers) >= _MAX_SCALAR_BUFFERS:
             _scalar_buffers.clear()
@@ -524,20 +530,25 @@ class Shard:
                 f"replica_id={self.replica_id}, data={self.data})")
 
 
-def _rewrap_buffer(buf, aval, device):
+def _rewrap_buffer(buf, aval, device):  # (XLA's shards only: the NumPy backend has one device)
     """A one-device jaxlib buffer given our aval (jaxlib's shard buffers carry none)."""
     return xc.ArrayImpl(aval, sharding_for((device,)), [buf], committed=True, _skip_checks=True)
 
 
 def _copy_buffer(buf, sharding):
     """A copy of `buf`'s data on `sharding`'s devices (one buffer per device)."""
+    if sharding is PLACEMENT:           # to the NumPy backend (from it, or from XLA's)
+        return NumpyBuffer(np.array(_to_host(buf)), buf.aval)
+    if type(buf) is NumpyBuffer:        # from the NumPy backend to an XLA device
+        return xc.batched_device_put(buf.aval, sharding, [buf.value], list(sharding._devices),
+                                     True, False, _COPY, True)
     return xc.batched_copy_array_to_devices_with_sharding(
         [buf], [sharding._devices], [sharding], [xc.ArrayCopySemantics.ALWAYS_COPY])[0]
 
 
 # ---------------------------------------------------------------- transfers
 # Copy host data during the call: never alias the caller's NumPy memory (see module doc).
-_COPY = xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
+_COPY = xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL if xc is not None else None
 
 
 def host_to_device(value: np.ndarray, aval: ShapedArray, device) -> Array:
@@ -548,6 +559,8 @@ def host_to_device(value: np.ndarray, aval: ShapedArray, device) -> Array:
         check("host_to_device", aval, device)
     if aval.dtype in dtypes.NO_ARRAY_DTYPES:
         dtypes.check_has_arrays(aval.dtype, "jnp.array")
+    if type(device) is NumpyDevice:               # a copy, as XLA's transfer makes one
+        return Array(NumpyBuffer(np.array(value, aval.dtype), aval), aval)
     buf = xc.batched_device_put(aval, sharding_for((device,)), [value], [device], True, False,
                                 _COPY, True)
     return Array(buf, aval)
@@ -610,7 +623,7 @@ def device_put(x, device=None, *, copy=False) -> Array:
     >>> device_put(np.arange(3), jxkernel.devices()[1]).device      # needs 2 devices
     CpuDevice(id=1)
     """
-    if device is not None and not isinstance(device, xc.Device):
+    if device is not None and not isinstance(device, _DEVICE_TYPES):
         if _is_named(device):                  # split over a mesh: xla/sharded.py
             # loads with the first mesh or sharded Array: `import jxkernel` needs neither
             from .sharded import device_put as put_on_mesh
@@ -622,6 +635,9 @@ def device_put(x, device=None, *, copy=False) -> Array:
         device = _client.default_device()
     value, aval = _host_value(x)
     return host_to_device(value, aval, device)
+
+
+_DEVICE_TYPES = (NumpyDevice,) if xc is None else (NumpyDevice, xc.Device)
 
 
 def _is_named(sharding) -> bool:

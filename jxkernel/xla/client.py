@@ -4,10 +4,12 @@
     >>> jxkernel.devices()
     [CpuDevice(id=0)]
 
-CPU always works. GPU (CUDA) and TPU come from PJRT plugins, found on disk
-without importing `jax` (jax's own plugin packages import jax in their
+CPU always works where jaxlib imports. GPU (CUDA) and TPU come from PJRT plugins, found on
+disk without importing `jax` (jax's own plugin packages import jax in their
 `__init__`, so we load their shared library directly, as docs/jaxlib.md §9
-describes). Clients start lazily, on first use.
+describes). Clients start lazily, on first use. The NumPy backend (platform "numpy",
+numpy_device.py, numpy_backend.py) runs jaxprs with NumPy alone: chosen by name (JAX_PLATFORMS=numpy), and
+the default where jaxlib cannot be imported (Pyodide).
 """
 from __future__ import annotations
 
@@ -25,11 +27,20 @@ import warnings
 # jaxlib reads this once, when its C++ extension loads: set it before importing jaxlib.
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
 
-from jaxlib import xla_client as xc  # noqa: E402
+try:
+    from jaxlib import xla_client as xc  # noqa: E402
+    JAXLIB_ERROR = None
+except ImportError as e:              # Pyodide, or a venv without jaxlib: the NumPy backend runs
+    xc, JAXLIB_ERROR = None, e
 
 from ..core.config import config  # noqa: E402
+from . import numpy_device  # noqa: E402
 
-JaxRuntimeError = xc._xla.JaxRuntimeError    # what a failing execution raises (jax.errors')
+if xc is not None:
+    JaxRuntimeError = xc._xla.JaxRuntimeError    # what a failing execution raises (jax.errors')
+else:
+    class JaxRuntimeError(RuntimeError):
+        """What a failing execution raises (jaxlib's class, where jaxlib imports)."""
 
 _lock = threading.RLock()
 _backends: dict[str, Backend] = {}
@@ -132,7 +143,8 @@ def _cuda_plugin_mismatch(path: str) -> str | None:
     return None
 
 
-_ALIASES = {"cuda": "gpu", "rocm": "gpu", "gpu": "gpu", "cpu": "cpu", "tpu": "tpu"}
+_ALIASES = {"cuda": "gpu", "rocm": "gpu", "gpu": "gpu", "cpu": "cpu", "tpu": "tpu",
+            "numpy": "numpy"}
 _PREFERENCE = ("tpu", "gpu", "cpu")
 
 
@@ -228,7 +240,8 @@ class Backend:
 def canonical_platform(name: str) -> str:
     key = name.lower()
     if key not in _ALIASES:
-        raise ValueError(f"Unknown backend {name!r}; known backends are cpu, gpu (cuda) and tpu")
+        raise ValueError(f"Unknown backend {name!r}; known backends are cpu, gpu (cuda), tpu "
+                         f"and numpy")
     return _ALIASES[key]
 
 
@@ -257,6 +270,8 @@ config.watch("jax_num_cpu_devices", _refuse_late_cpu_count)
 
 
 def _set_thread_guard(old, new):
+    if xc is None:                  # the NumPy backend: one process, no guard to set
+        return
     # jaxlib keeps the guard: a multi-process program launched from another thread than the
     # one that set it raises there (one process: no effect, as in JAX)
     xc._xla.guard_lib.update_thread_guard_global_state(bool(new))
@@ -336,12 +351,27 @@ def _make_tpu() -> Backend:
     return Backend("tpu", _make_plugin_client("tpu", {}))
 
 
-_FACTORIES = {"cpu": _make_cpu, "gpu": _make_gpu, "tpu": _make_tpu}
+def _make_numpy() -> Backend:
+    return Backend("numpy", numpy_device.CLIENT)
+
+
+def _needs_jaxlib(make):
+    """`make`, refusing clearly where jaxlib cannot be imported (the NumPy backend remains)."""
+    def made() -> Backend:
+        if xc is None:
+            raise RuntimeError(f"jaxlib cannot be imported ({JAXLIB_ERROR}), so XLA's backends "
+                               f"do not run here; the 'numpy' backend does (JAX_PLATFORMS=numpy)")
+        return make()
+    return made
+
+
+_FACTORIES = {"cpu": _needs_jaxlib(_make_cpu), "gpu": _needs_jaxlib(_make_gpu),
+              "tpu": _needs_jaxlib(_make_tpu), "numpy": _make_numpy}
 
 
 def _available(platform: str) -> bool:
     """Cheap check, without starting anything: could this platform exist here?"""
-    if platform == "cpu":
+    if platform in ("cpu", "numpy"):
         return True
     if platform == "gpu":
         return _cuda_plugin_library() is not None
@@ -351,7 +381,7 @@ def _available(platform: str) -> bool:
 
 # JAX's names of the backends (its `backends()` keys, its lowering and export platforms): the
 # GPU backend is CUDA's, the only GPU plugin jxkernel loads
-JAX_NAMES = {"cpu": "cpu", "gpu": "cuda", "tpu": "tpu"}
+JAX_NAMES = {"cpu": "cpu", "gpu": "cuda", "tpu": "tpu", "numpy": "numpy"}
 
 
 def jax_platform(name: str) -> str:
@@ -434,11 +464,21 @@ def get_backend(platform: str | None = None) -> Backend:
 def _allowed_platforms() -> list[str]:
     if config.jax_platforms:
         return [canonical_platform(p) for p in str(config.jax_platforms).split(",") if p.strip()]
-    return list(_PREFERENCE)
+    return list(_PREFERENCE) if xc is not None else ["numpy"]
+
+
+def _forget_default(old, new):
+    # jax.config.update('jax_platforms', 'numpy') after a first program: later ones go there
+    if new != old:
+        _default.clear()
+
+
+config.watch("jax_platforms", _forget_default)
 
 
 def default_backend() -> str:
-    """The platform used when none is named: the best one that starts (tpu > gpu > cpu)."""
+    """The platform used when none is named: the best one that starts (tpu > gpu > cpu;
+    numpy where jaxlib cannot be imported)."""
     if config.jax_platform_name:
         return canonical_platform(config.jax_platform_name)
     cached = _default.get("platform")
@@ -446,7 +486,7 @@ def default_backend() -> str:
         return cached
     errors = []
     for platform in _allowed_platforms():
-        if platform != "cpu" and not _available(platform):
+        if platform not in ("cpu", "numpy") and not _available(platform):
             errors.append(f"{platform} is not installed; to use it: {install_advice(platform)}")
             continue
         try:
@@ -528,7 +568,7 @@ host_ids = _renamed("host_ids", process_indices)
 
 
 def platform_of(device) -> str:
-    """'cpu', 'gpu' or 'tpu' for a device."""
+    """'cpu', 'gpu', 'tpu' or 'numpy' for a device."""
     return canonical_platform(device.platform)
 
 

@@ -37,7 +37,8 @@ from .array import (Array, DeletedArrayError, MultiDeviceArray, _host_value, ass
 from .client import xc
 
 # After .client, which sets jaxlib's log level before jaxlib loads. Part of disk-cache keys.
-from jaxlib.version import __version__ as _jaxlib_version  # noqa: E402
+if xc is not None:
+    from jaxlib.version import __version__ as _jaxlib_version  # noqa: E402
 
 
 class CompileError(RuntimeError):

@@ -31,6 +31,7 @@ from .array import (
     host_to_device,
 )
 from .client import xc
+from .numpy_device import NumpyBuffer, NumpyDevice
 
 
 class DLDeviceType(enum.IntEnum):
@@ -64,7 +65,7 @@ def dlpack_device(x: Array) -> tuple:
     if len(x._buf._sharding._devices) != 1:
         raise BufferError("__dlpack__ only supported for unsharded arrays.")
     device = x.device
-    if x.platform == "cpu":
+    if x.platform in ("cpu", "numpy"):          # the NumPy backend's data is host memory
         return DLDeviceType.kDLCPU, 0
     if x.platform != "gpu":
         raise BufferError(f"__dlpack__ device only supported for CPU and GPU, got platform: "
@@ -84,6 +85,10 @@ def to_dlpack(x: Array, *, stream=None, max_version=None, dl_device=None, copy=N
         raise BufferError(f"JAX does not support any version below {MIN_VERSION} but version "
                           f"({max_version}) was requested.")
     x._check_alive()
+    if type(x._buf) is NumpyBuffer:         # NumPy's own exchange, on the array it holds
+        value = x._buf.value.copy() if copy else x._buf.value
+        return value.__dlpack__(stream=stream, max_version=max_version,
+                                dl_device=dl_device, copy=copy)
     target = _device_of_dl(dl_device) if dl_device else None
     if target is not None and target != x.device:
         if copy is False:
@@ -122,6 +127,12 @@ def from_dlpack(external, device=None, copy=None) -> Array:
         raise TypeError("The array passed to from_dlpack must have __dlpack__ and "
                         "__dlpack_device__ methods.")
     kind, hardware_id = external.__dlpack_device__()
+    if type(device) is NumpyDevice or (device is None and kind == DLDeviceType.kDLCPU and
+                                       _client.default_backend() == "numpy"):
+        # NumPy's own exchange: the Array holds a read-only view of the producer's memory
+        value = np.from_dlpack(external, copy=copy)
+        aval = ShapedArray(value.shape, value.dtype)
+        return _canonical(Array(NumpyBuffer(value, aval), aval))
     if kind not in _PLATFORM_OF:
         raise TypeError(f"Array passed to from_dlpack is on unsupported device type "
                         f"(DLDeviceType: {kind}, array: {external}")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 
-import jaxlib
 import numpy as np
 
 from . import stablehlo as hlo
@@ -40,6 +39,7 @@ def register_ffi_target_as_batch_partitionable(name: str) -> None:
 
 def include_dir() -> str:
     """The folder of the XLA FFI C++ headers that jaxlib ships (for building handlers)."""
+    import jaxlib        # here: the NumPy backend imports this module's lowering helpers only
     return os.path.join(os.path.dirname(os.path.abspath(jaxlib.__file__)), "include")
 
 

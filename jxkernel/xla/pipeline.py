@@ -19,6 +19,7 @@ import time
 from . import client as _client
 from .compiler import Executable, compile_module
 from .lowering import lower_module
+from .numpy_device import NumpyDevice, unsupported
 
 
 @dataclasses.dataclass(frozen=True)
@@ -31,6 +32,7 @@ class Module:
     donated: tuple                     # per input (constvars first): donated or not
     propagate_outputs: tuple | None    # partitioned: per result, whether XLA picks its layout
     lower_s: float
+    jaxpr: object = None               # for the NumPy backend: the jaxpr it runs, not lowered
 
 
 def lower(jaxpr, devices, *, name: str, donated=None, num_replicas: int = 1, axis_env=(),
@@ -41,6 +43,12 @@ def lower(jaxpr, devices, *, name: str, donated=None, num_replicas: int = 1, axi
     `platform`: lower for another platform than the devices' ("gpu", "tpu"), as JAX's
     `lower(lowering_platforms=...)` does; the module still compiles for `devices`."""
     devices = tuple(devices)
+    if type(devices[0]) is NumpyDevice:
+        if platform is None and not locations:
+            # the NumPy backend runs the jaxpr itself (numpy_backend.py): nothing to lower
+            return Module("", None, devices, tuple(jaxpr.out_avals),
+                          tuple(donated) if donated is not None else (), None, 0.0, jaxpr)
+        platform = platform or "cpu"      # its text (Lowered.as_text): XLA's CPU module
     start = time.perf_counter()
     text, module_ctx = lower_module(
         jaxpr, name=name, platform=platform or _client.platform_of(devices[0]), donated=donated,
@@ -56,6 +64,9 @@ def lower(jaxpr, devices, *, name: str, donated=None, num_replicas: int = 1, axi
 def compile_loaded(module: Module, trace_s: float = 0.0, compiler_options=None) -> tuple:
     """(jaxlib LoadedExecutable, Phases) of a lowered module, through the executable caches
     (`compiler_options`: XLA's options by name, as `compile_module` takes them)."""
+    if type(module.devices[0]) is NumpyDevice:      # (explain's optimized HLO, for one)
+        raise unsupported("XLA's compiled program (its optimized HLO and costs)",
+                          "run under JAX_PLATFORMS=cpu for XLA's view of it")
     loaded, phases = compile_module(module.text, module.devices,
                                     host_callbacks=module.module_ctx.host_callbacks,
                                     propagate_outputs=module.propagate_outputs,
@@ -68,6 +79,10 @@ def compile(module: Module, label: str, *, trace_s: float = 0.0, executable=Exec
     """(Executable, Phases) of a lowered module. `executable` is the Executable class to
     make (called as Executable is, with `options` as keywords); `label` names it in errors;
     `compiler_options` are XLA's options by name."""
+    if module.jaxpr is not None:               # the NumPy backend's (lower made it so)
+        # loads with the first program on the NumPy backend: XLA's runs never need it
+        from .numpy_backend import compile_numpy
+        return compile_numpy(module, label, trace_s, executable, **options)
     loaded, phases = compile_loaded(module, trace_s, compiler_options)
     return executable(loaded, module.out_avals, module.devices, label, module.donated,
                       **options), phases

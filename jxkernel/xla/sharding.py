@@ -30,6 +30,7 @@ from ..core.mesh import (
     tiling,
 )
 from . import client
+from .numpy_device import NumpyDevice
 from .client import xc
 
 
@@ -38,7 +39,7 @@ class SingleDeviceSharding:
     __slots__ = ("_device", "_memory_kind")
 
     def __init__(self, device, *, memory_kind: str | None = None):
-        if not isinstance(device, xc.Device):
+        if not isinstance(device, NumpyDevice) and not isinstance(device, xc.Device):
             raise TypeError(f"SingleDeviceSharding's device must be a Device (one of "
                             f"jxkernel.devices()); got {device!r} of type {type(device).__name__}")
         self._device = device

@@ -18,10 +18,18 @@ from ._fallback import TextFallback
 PLATFORMS = ("cpu", "gpu", "tpu")
 
 
+def platforms() -> tuple:
+    """The backends offered: XLA's, and the NumPy backend's once it is in use (chosen, or the
+    default where jaxlib cannot be imported)."""
+    if "numpy" in client._backends or client.default_backend() == "numpy":
+        return PLATFORMS + ("numpy",)
+    return PLATFORMS
+
+
 def probe() -> tuple[dict, dict]:
     """({platform: [devices]} that start, {platform: why not})."""
     found, missing = {}, {}
-    for platform in PLATFORMS:
+    for platform in platforms():
         try:
             found[platform] = client.devices(platform)
         except (RuntimeError, ValueError) as e:

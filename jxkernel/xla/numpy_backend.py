@@ -1,0 +1,117 @@
+"""The NumPy backend's programs: a jaxpr kept, and run with `eval_jaxpr_numpy` on each call.
+
+The compile pipeline (pipeline.py) hands a jaxpr for the NumPy device here instead of
+lowering it: `compile_numpy` makes a `NumpyExecutable`, which jit caches per signature as it
+caches XLA's executables (so its cache, the compile record and the recompilation notes work
+alike), and eager dispatch per primitive and operand types. Its `call_buffers` evaluates the
+jaxpr with each primitive's NumPy rule (`numpy_rules`, core/numpy_eval.py) on the buffers'
+ndarrays, and wraps the results as Arrays on the NumPy device.
+
+    >>> exe, phases = compile_jaxpr(closed.jaxpr, [NUMPY_DEVICE], name="f")    # doctest: +SKIP
+    >>> exe(np.ones(3, np.float32))                                             # doctest: +SKIP
+    [Array([...], dtype=float32)]
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..core.config import config
+from ..core.numpy_eval import eval_jaxpr_numpy
+from .array import Array
+from .compiler import Executable, Phases, check_may_execute, _donated_indices
+from .numpy_device import PLACEMENT, NumpyBuffer, flush_subnormals, unsupported
+
+
+class NumpyExecutable(Executable):
+    """A jaxpr (constvars first, then invars: the order a lowered module takes its arguments)
+    run with NumPy. Donated arguments are deleted after each call, as XLA's executables
+    delete theirs (one rule for users on every backend)."""
+
+    def __init__(self, jaxpr, out_avals, device, name="", donated=(), *, in_avals=None,
+                 arg_names=None, stack_outputs=True):
+        devices = tuple(device) if isinstance(device, (list, tuple)) else (device,)
+        if len(devices) > 1:
+            raise unsupported(f"{name or 'a program'} over {len(devices)} devices",
+                              "the numpy backend has one device; use XLA's CPU backend "
+                              "(JAX_PLATFORMS=cpu, JXKERNEL_CPU_DEVICES=N) for several")
+        self.devices, self.device = devices, devices[0]
+        self.jaxpr, self.name = jaxpr, name
+        self.out_avals = list(out_avals)
+        self.in_avals = list(in_avals) if in_avals is not None else None
+        self.arg_names = list(arg_names) if arg_names is not None else None
+        self.donated = _donated_indices(donated)
+        self._sharding = PLACEMENT
+        self._simple = not self.donated
+        self.plain = False                    # the compiled fast path runs XLA's only
+        self._nconsts = len(jaxpr.constvars)
+
+    def call_buffers(self, bufs) -> list:
+        """Run on NumpyBuffers; returns Arrays on the NumPy device."""
+        values = []
+        for i, b in enumerate(bufs):
+            value = b._operand if type(b) is NumpyBuffer else None
+            if value is None:
+                if type(b) is not NumpyBuffer:
+                    raise TypeError(f"{self._arg_name(i)} of {self._what()} is a "
+                                    f"{type(b).__name__}, not a buffer of the numpy backend; "
+                                    f"move it there first (jax.device_put(x, "
+                                    f"jax.devices('numpy')[0]))")
+                if b.value is None:
+                    raise self._deleted_error(i, b)
+                value = b.operand()
+            values.append(value)
+        n = self._nconsts
+        outs = eval_jaxpr_numpy(self.jaxpr, values[:n], *values[n:])
+        if self.donated:
+            for i in self.donated:
+                bufs[i].delete()
+        result = []
+        for out, aval in zip(outs, self.out_avals):
+            dtype = getattr(aval, "dtype", None)
+            if dtype is not None and out.dtype != dtype:     # (a rule's NumPy promotion)
+                out = out.astype(dtype)
+            if type(out) is not np.ndarray or not out.flags.c_contiguous:
+                out = np.ascontiguousarray(out)   # a broadcast view: laid out as XLA's are
+            out = flush_subnormals(out)           # as XLA's CPU writes them (FTZ)
+            a = Array.__new__(Array)
+            a._buf, a.aval, a._npy = NumpyBuffer(out, aval, flushed=True), aval, None
+            result.append(a)
+        return result
+
+    def call_arrays(self, arrays) -> list:
+        """Run on Arrays already on the NumPy device."""
+        if config.jax_no_execution:
+            check_may_execute(self.name)
+        return self.call_buffers([a._buf for a in arrays])
+
+    @property
+    def loaded(self):
+        raise unsupported("XLA's loaded executable", "its jaxpr is what runs (`.jaxpr`); "
+                          "compile under JAX_PLATFORMS=cpu for XLA's")
+
+    def _xla_only(what):
+        def refuse(self, *args, **kwargs):
+            raise unsupported(f"{what} of a compiled program", "compile under "
+                              "JAX_PLATFORMS=cpu for XLA's; its jaxpr is what runs here")
+        refuse.__name__ = what
+        return refuse
+
+    cost_analysis = _xla_only("cost_analysis")
+    memory_stats = _xla_only("memory_analysis")
+    optimized_hlo = _xla_only("the optimized HLO (Compiled.as_text)")
+    del _xla_only
+
+
+def compile_numpy(module, label: str, trace_s: float = 0.0, executable=Executable,
+                  **options) -> tuple:
+    """(NumpyExecutable, Phases) of a module `pipeline.lower` made for the NumPy device."""
+    if executable is not Executable:
+        raise unsupported(f"{label} (a {executable.__name__})",
+                          "this program needs XLA: JAX_PLATFORMS=cpu")
+    options.pop("compiler_options", None)     # XLA's options: nothing to tune here
+    start = time.perf_counter()
+    exe = NumpyExecutable(module.jaxpr, module.out_avals, module.devices, label, module.donated,
+                          **options)
+    return exe, Phases(trace_s, module.lower_s, time.perf_counter() - start, "compiled")

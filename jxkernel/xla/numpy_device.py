@@ -1,0 +1,181 @@
+"""The NumPy backend's device and buffers: platform "numpy", one device, data in NumPy arrays.
+
+Where jaxlib cannot run (Pyodide in a browser, a venv without it), or with
+``JAX_PLATFORMS=numpy``, an Array's buffer is a `NumpyBuffer` (a read-only ndarray) on the one
+`NumpyDevice`, and programs run through `eval_jaxpr_numpy` (numpy_backend.py). The buffer
+answers what Array and the call paths ask of a jaxlib buffer (`_sharding._devices`,
+`is_deleted`, `block_until_ready`, ...), so Array, jit's caches and eager dispatch serve both
+backends unchanged. Nothing here imports jaxlib.
+
+    >>> NUMPY_DEVICE, NUMPY_DEVICE.platform
+    (NumpyDevice(id=0), 'numpy')
+"""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+
+class _Memory:
+    """A device's one memory space (JAX's `Device.default_memory()`)."""
+    kind = "device"
+
+    def __repr__(self):
+        return "Memory(kind=device)"
+
+
+class NumpyDevice:
+    """The NumPy backend's one device: the host, computing with NumPy."""
+    platform = "numpy"
+    device_kind = "numpy"
+    id = 0
+    process_index = 0
+    host_id = 0
+    local_hardware_id = None
+    slice_index = 0
+    _memory = _Memory()
+
+    @property
+    def client(self):
+        return CLIENT
+
+    def default_memory(self):
+        return self._memory
+
+    def addressable_memories(self) -> list:
+        return [self._memory]
+
+    def memory_stats(self):
+        return None                        # as XLA's CPU devices: no allocator statistics
+
+    def __repr__(self):
+        return "NumpyDevice(id=0)"
+
+    def __str__(self):
+        return "numpy:0"
+
+    def __reduce__(self):
+        return _the_device, ()
+
+
+def _the_device():
+    return NUMPY_DEVICE
+
+
+class Placement:
+    """Where a NumpyBuffer lives (a jaxlib buffer's `_sharding`): one per device, compared
+    by identity on jit's and eager dispatch's cache-hit paths."""
+    __slots__ = ("_devices",)
+
+    def __init__(self, device):
+        self._devices = (device,)
+
+    def __repr__(self):
+        return f"Placement({self._devices[0]!r})"
+
+
+# XLA's CPU computations read subnormal floats as zero and write zero for them (the CPU's
+# DAZ and FTZ modes, which NumPy leaves off): log(1e-40) is -inf there, sign(1e-40) is 0.
+_TINY = {np.dtype(t): np.finfo(t).tiny for t in (np.float32, np.float64)}
+_PARTS = {np.dtype(np.complex64): np.dtype(np.float32), np.dtype(np.complex128): np.dtype(np.float64)}
+
+
+def flush_subnormals(value: np.ndarray) -> np.ndarray:
+    """`value` with its subnormal float32/float64 parts made zeros of their sign, as XLA's CPU
+    reads and writes them (other dtypes, and arrays with none, come back as they are).
+
+        >>> flush_subnormals(np.array([1e-40, -1e-40, 1.0], np.float32))
+        array([ 0., -0.,  1.], dtype=float32)
+    """
+    tiny = _TINY.get(value.dtype)
+    if tiny is None:
+        part = _PARTS.get(value.dtype)
+        if part is None or not value.size:
+            return value
+        flushed = flush_subnormals(np.ascontiguousarray(value).view(part))   # (re, im) pairs
+        return flushed.view(value.dtype).reshape(value.shape)
+    small = np.abs(value) < tiny              # (zeros too: they stay zeros of their sign)
+    if not small.any():
+        return value
+    return np.where(small, np.copysign(value.dtype.type(0), value), value)
+
+
+class NumpyBuffer:
+    """An Array's data on the NumPy backend: a read-only ndarray, deletable (donation).
+    `flushed`: the value has no subnormals (a program's result); otherwise `operand()`
+    makes, once, the value a computation reads (flush_subnormals)."""
+    __slots__ = ("value", "aval", "_sharding", "_operand", "__weakref__")
+    _committed = True
+
+    def __init__(self, value: np.ndarray, aval, placement=None, flushed=False):
+        if value.flags.writeable:
+            value.flags.writeable = False   # Arrays are immutable; their views are read-only
+        self.value, self.aval = value, aval
+        self._operand = value if flushed else None
+        self._sharding = placement or PLACEMENT
+        _live.add(self)
+
+    def operand(self) -> np.ndarray:
+        """The value as XLA's CPU computations read it (subnormals as zeros); kept once made."""
+        found = self._operand
+        if found is None:
+            found = self._operand = flush_subnormals(self.value)
+        return found
+
+    def is_deleted(self) -> bool:
+        return self.value is None
+
+    def delete(self) -> None:
+        self.value = self._operand = None
+
+    def is_ready(self) -> bool:
+        return True                         # NumPy computes before it returns
+
+    def block_until_ready(self):
+        return self
+
+    def on_device_size_in_bytes(self) -> int:
+        return 0 if self.value is None else self.value.nbytes
+
+    def unsafe_buffer_pointer(self) -> int:
+        return self.value.ctypes.data
+
+    def _single_device_array_to_np_array_did_copy(self):
+        return self.value, False            # what xla/array._to_host reads
+
+    def _copy_single_device_array_to_host_async(self) -> None:
+        pass                                # already on the host
+
+
+class NumpyClient:
+    """What `xla.client.Backend` and the views read of a PJRT client."""
+    platform = "numpy"
+    platform_version = f"numpy {np.__version__}"
+
+    def local_devices(self) -> list:
+        return [NUMPY_DEVICE]
+
+    devices = local_devices
+
+    def process_index(self) -> int:
+        return 0
+
+    def live_arrays(self) -> list:
+        return [b for b in list(_live) if b.value is not None]
+
+
+_live: weakref.WeakSet = weakref.WeakSet()      # for jax.live_arrays and %jxmemory
+NUMPY_DEVICE = NumpyDevice()
+PLACEMENT = Placement(NUMPY_DEVICE)
+CLIENT = NumpyClient()
+
+
+def unsupported(what: str, instead: str) -> NotImplementedError:
+    """The error for what the NumPy backend cannot do: names the backend, and what to use.
+
+        >>> str(unsupported("jax.export", "export under JAX_PLATFORMS=cpu"))[:50]
+        "jax.export is not available on the 'numpy' backend"
+    """
+    return NotImplementedError(f"{what} is not available on the 'numpy' backend (jaxprs run "
+                               f"with NumPy, without XLA); {instead}")

@@ -1,0 +1,240 @@
+"""The NumPy backend (platform "numpy"): jxkernel without jaxlib, and beside XLA's backends.
+
+Where jaxlib cannot be imported (Pyodide), `import jxkernel` must work and programs run on
+the NumPy backend; a fresh interpreter whose imports of jaxlib and SciPy fail (a meta path
+finder refuses them, as in a venv of numpy, ml_dtypes and opt_einsum alone) runs jit, grad,
+vmap, scan, control flow, PRNG, linalg and fft, and
+its values are held against the same program run by XLA's CPU backend in another fresh
+interpreter: PRNG bits, integers, shapes and dtypes exactly, floats within 8 ulp of each
+result's largest magnitude (NumPy's and XLA's sin, tanh and erf_inv differ in the last bits,
+and a last-bit difference in linspace's values moves cos(x) by a few ulp more; measured: at
+most 4).
+"""
+import numpy as np
+import pytest
+
+from fresh_process import run_json
+from numerics import assert_allclose_ulp
+
+import jxkernel as jax
+import jxkernel.numpy as jnp
+from jxkernel.core.config import config
+from jxkernel.core import compile_record
+
+# A program over what a first notebook does; its last line prints each result as
+# [dtype, shape, values] in JSON, with the backend and whether jaxlib was imported.
+PROGRAM = """
+import json, sys
+import numpy as np
+import jxkernel as jax, jxkernel.numpy as jnp
+
+x = jnp.linspace(-2.0, 2.0, 7)
+f = jax.jit(lambda x: jnp.sum(jnp.tanh(x) ** 2))
+def body(c, v):
+    return c * 0.5 + v, jnp.sin(c)
+key = jax.random.key(42)
+results = {
+    "eager": jnp.sin(x) * 2 + jnp.exp(-x),
+    "jit": f(x),
+    "jit_again": f(x[:4] + 1),
+    "grad": jax.grad(lambda x: jnp.sum(jnp.sin(x) * x))(x),
+    "vmap": jax.vmap(lambda v: v @ v)(jnp.arange(12.0).reshape(3, 4)),
+    "scan": jax.lax.scan(body, 0.0, x)[1],
+    "while": jax.lax.while_loop(lambda c: c < 100, lambda c: c * 3, 1),
+    "cond": jax.jit(lambda x: jax.lax.cond(x.sum() > 0, jnp.cos, jnp.sin, x))(x),
+    "bits": jax.random.bits(key, (4,)),
+    "normal": jax.random.normal(key, (5,)),
+    "uniform": jax.random.uniform(jax.random.split(key)[1], (3,)),
+    "hessian": jax.hessian(lambda x: jnp.sum(x ** 3))(x[:3]),
+    "inv": jnp.linalg.inv(jnp.eye(3) * 2 + 0.5),
+    "fft": jnp.abs(jnp.fft.fft(x)),
+    "gelu": jax.grad(lambda x: jnp.sum(jax.nn.gelu(x, approximate=False)))(x),
+    "truncated": jax.random.truncated_normal(key, -1.0, 1.0, (4,)),
+}
+out = {k: [str(np.asarray(v).dtype), list(np.shape(v)), np.asarray(v).ravel().tolist()]
+       for k, v in results.items()}
+out["_backend"] = jax.default_backend()
+out["_devices"] = [repr(d) for d in jax.devices()]
+out["_jaxlib"] = any(m.partition(".")[0] in ("jaxlib", "scipy") for m in sys.modules)
+out["_cache"] = f._cache_size()
+print(json.dumps(out))
+"""
+
+# What a machine without jaxlib (and without SciPy, which Pyodide loads only on request) is,
+# for an interpreter that has them: their imports fail.
+NO_JAXLIB = """
+import importlib.abc, sys
+class _NoJaxlib(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in ("jaxlib", "scipy"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, _NoJaxlib())
+"""
+
+
+@pytest.fixture(scope="module")
+def runs():
+    without = run_json(NO_JAXLIB + PROGRAM, {"JAX_PLATFORMS": ""})
+    with_xla = run_json(PROGRAM, {"JAX_PLATFORMS": "cpu"})
+    return without, with_xla
+
+
+def test_import_without_jaxlib_runs_on_the_numpy_backend(runs):
+    without, with_xla = runs
+    assert without["_jaxlib"] is False
+    assert without["_backend"] == "numpy" and without["_devices"] == ["NumpyDevice(id=0)"]
+    assert without["_cache"] == 2          # jit caches per signature there too
+    assert with_xla["_backend"] == "cpu" and with_xla["_jaxlib"] is True
+
+
+@pytest.mark.parametrize("name", ["eager", "jit", "jit_again", "grad", "vmap", "scan", "while",
+                                  "cond", "bits", "normal", "uniform", "hessian", "inv",
+                                  "fft", "gelu", "truncated"])
+def test_values_without_jaxlib_match_xla(runs, name):
+    (dtype, shape, values), (want_dtype, want_shape, want) = runs[0][name], runs[1][name]
+    assert (dtype, shape) == (want_dtype, want_shape)
+    got, want = np.asarray(values, dtype), np.asarray(want, want_dtype)
+    if np.issubdtype(got.dtype, np.floating):
+        assert_allclose_ulp(got, want, 8, scale=np.abs(want).max(), err_msg=name)
+    else:
+        np.testing.assert_array_equal(got, want, err_msg=name)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def numpy_backend_stopped_after():
+    """The tests here start the NumPy backend in this process; later tests in the same worker
+    see the backends as a process that never chose it does (jax.backends(), live arrays)."""
+    from jxkernel.xla import client
+    started = "numpy" in client._backends
+    yield
+    if not started and config.jax_platforms != "numpy":
+        client._backends.pop("numpy", None)
+
+
+@pytest.fixture
+def numpy_device():
+    return jax.devices("numpy")[0]
+
+
+def test_the_backend_and_its_device(numpy_device):
+    assert repr(numpy_device) == "NumpyDevice(id=0)" and numpy_device.platform == "numpy"
+    assert numpy_device.id == 0 and jax.device_count("numpy") == 1
+    x = jax.device_put(np.arange(3.0, dtype=np.float32), numpy_device)
+    assert x.device is numpy_device and x.platform == "numpy"
+    assert type(x).__name__ == "ArrayImpl" and isinstance(x, jax.Array)
+    assert x.sharding.device_set == {numpy_device}
+    np.testing.assert_array_equal(np.asarray(x), [0.0, 1.0, 2.0])
+    with pytest.raises(ValueError, match="read-only"):
+        np.asarray(x)[0] = 5.0                          # Arrays are immutable there too
+
+
+def test_jax_platforms_numpy_makes_it_the_default():
+    with config.override("jax_platforms", "numpy"):
+        assert jax.default_backend() == "numpy"
+        assert jax.devices() == [jax.devices("numpy")[0]]
+        assert jnp.ones(2).device.platform == "numpy"
+    assert jax.default_backend() != "numpy" or config.jax_platforms == "numpy"
+
+
+def test_jit_caches_per_signature_and_records_its_compiles(numpy_device):
+    def scaled(x, n):
+        return jnp.cos(x) * n
+    f = jax.jit(scaled, static_argnums=1)
+    x = jax.device_put(np.linspace(0, 1, 4, dtype=np.float32), numpy_device)
+    before = compile_record.last_seq()
+    first, again = f(x, 2), f(x, 2)
+    f(x[:3], 2)
+    f(x, 3)
+    assert f._cache_size() == 3 and f.cache_hits() == 1
+    events = [e for e in compile_record.events_since(before) if e.function == "scaled"]
+    assert [e.backend for e in events] == ["numpy"] * 3
+    assert events[0].reason == "first call" and "static" in events[2].reason
+    assert first.device is numpy_device
+    assert_allclose_ulp(np.asarray(first), np.cos(np.asarray(x)) * 2, 2)
+    np.testing.assert_array_equal(np.asarray(first), np.asarray(again))
+
+
+def test_eager_and_jit_agree_with_xla(numpy_device):
+    if jax.default_backend() == "numpy":
+        pytest.skip("the suite runs on the numpy backend: no XLA device to compare with")
+    values = np.linspace(-3, 3, 11, dtype=np.float32)
+
+    def fun(x):
+        return jnp.log1p(jnp.exp(x)) * jnp.tanh(x) + jnp.cumsum(x) @ x
+    runs = (fun, jax.jit(fun), jax.grad(lambda x: fun(x).sum()))
+    want = [run(jnp.asarray(values)) for run in runs]
+    with config.override("jax_platforms", "numpy"):    # (constants made inside go there too)
+        got = [run(jax.device_put(values, numpy_device)) for run in runs]
+    for g, w in zip(got, want):
+        assert g.device is numpy_device and g.dtype == w.dtype
+        assert_allclose_ulp(np.asarray(g), np.asarray(w), 8, scale=np.abs(w).max())
+
+
+def test_donation_deletes_the_argument(numpy_device):
+    x = jax.device_put(np.ones(3, np.float32), numpy_device)
+    y = jax.jit(lambda x: x * 2, donate_argnums=0)(x)
+    assert x.is_deleted() and not y.is_deleted()
+    np.testing.assert_array_equal(np.asarray(y), [2.0, 2.0, 2.0])
+
+
+def test_arrays_move_between_backends(numpy_device):
+    if jax.default_backend() == "numpy":
+        pytest.skip("the suite runs on the numpy backend: no XLA device to move to")
+    on_cpu = jax.device_put(np.arange(4, dtype=np.int32))
+    there = jax.device_put(on_cpu, numpy_device)
+    back = jax.device_put(there, on_cpu.device)
+    assert there.device is numpy_device and back.device == on_cpu.device
+    np.testing.assert_array_equal(np.asarray(back), [0, 1, 2, 3])
+
+
+def test_what_cannot_run_there_says_so(numpy_device):
+    x = jax.device_put(np.ones((2, 3), np.float32), numpy_device)
+    with config.override("jax_platforms", "numpy"):
+        with pytest.raises(NotImplementedError, match="pmap over 2 devices is not available on "
+                                                      "the 'numpy' backend.*vmap"):
+            jax.pmap(lambda v: v * 2)(x)
+        from jxkernel import export
+        with pytest.raises(NotImplementedError, match="jax.export is not available on the "
+                                                      "'numpy' backend.*platforms=\\('cpu',\\)"):
+            export.export(jax.jit(jnp.sin))(x)
+
+
+def test_lowered_text_is_the_cpu_module(numpy_device):
+    x = jax.device_put(np.ones(3, np.float32), numpy_device)
+    lowered = jax.jit(lambda v: jnp.sin(v) * 2).lower(x)
+    assert "stablehlo.sine" in lowered.as_text()
+    np.testing.assert_array_equal(np.asarray(lowered.compile()(x)),
+                                  np.asarray(jnp.sin(x) * 2))
+
+
+NOTEBOOK = """
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+shell = InteractiveShell.instance()
+cells = ["%load_ext jxkernel", "import jxkernel as jax, jxkernel.numpy as jnp",
+         "f = jax.jit(lambda x: jnp.sin(x) * 2)\\nf(jnp.arange(3.0))", "f(jnp.arange(4.0))",
+         "%jaxpr f(jnp.arange(3.0))", "%%jit\\nz = jnp.ones(3) * 3",
+         "import jxkernel.scipy.linalg as sl\\nsl.solve(jnp.eye(2) * 2, jnp.ones(2))",
+         "jax.random.uniform(jax.random.key(0), (2,))", "%jxbackend"]
+failed, shown = [], []
+for cell in cells:
+    with capture_output() as cap:
+        result = shell.run_cell(cell)
+    if not result.success:
+        failed.append([cell, repr(result.error_in_exec or result.error_before_exec)])
+    shown.append(cap.stdout + "".join(o.data.get("text/plain", "") for o in cap.outputs))
+print(json.dumps({"failed": failed, "shown": shown, "z": shell.user_ns["z"].tolist(),
+                  "jaxlib": any(m.split(".")[0] == "jaxlib" for m in sys.modules)}))
+"""
+
+
+def test_the_notebook_layer_without_jaxlib():
+    pytest.importorskip("IPython")
+    pytest.importorskip("ipywidgets")
+    got = run_json(NO_JAXLIB + "import json\n" + NOTEBOOK, {"JAX_PLATFORMS": ""})
+    assert got["failed"] == [] and got["jaxlib"] is False and got["z"] == [3.0, 3.0, 3.0]
+    shown = got["shown"]
+    assert "compiled again" in shown[3]                       # the recompilation note
+    assert "b:f32[3] = sin a" in shown[4]                     # %jaxpr
+    assert "compiled cell[" in shown[5] and "numpy:0" in shown[5]
+    assert "numpy:0" in shown[8]                              # the backend selector
