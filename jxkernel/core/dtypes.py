@@ -46,12 +46,19 @@ def missing_narrow_attribute(module: str, name: str) -> AttributeError:
     return AttributeError(f"module {module!r} has no attribute {name!r}")
 
 
-def check_ml_dtypes_for(dtype, what="dtype") -> None:
-    """A TypeError saying what to install if `dtype` (a name, placeholder or np.dtype) is a
-    narrow dtype and ml_dtypes is absent; nothing otherwise."""
+def ml_dtypes_hint(dtype) -> str:
+    """What to install, if `dtype` (a name, placeholder or np.dtype) is a narrow dtype and
+    ml_dtypes is absent; "" otherwise."""
     name = dtype if isinstance(dtype, str) else getattr(dtype, "name", None)
-    if ml_dtypes is None and name in NARROW_DTYPE_NAMES:
-        message = missing_ml_dtypes_message(name)
+    return missing_ml_dtypes_message(name) if ml_dtypes is None and name in NARROW_DTYPE_NAMES \
+        else ""
+
+
+def check_ml_dtypes_for(dtype, what="dtype") -> None:
+    """A TypeError saying what to install if `dtype` is a narrow dtype and ml_dtypes is
+    absent; nothing otherwise."""
+    message = ml_dtypes_hint(dtype)
+    if message:
         raise TypeError(message if what == "dtype" else f"{what}: {message}")
 
 

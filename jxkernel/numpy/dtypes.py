@@ -76,7 +76,9 @@ def _least_upper_bound(x64: bool, *nodes):
         return _core._join(x64, *nodes, strict=config.jax_numpy_dtype_promotion == "strict")
     except KeyError:
         bad = next(n for n in nodes if n not in _core._UPPER_BOUNDS[x64])
-        raise ValueError(f"dtype={bad!r} is not a valid dtype for JAX type promotion.") from None
+        hint = _core.ml_dtypes_hint(bad)
+        raise ValueError(f"dtype={bad!r} is not a valid dtype for JAX type promotion."
+                         + (f" The {hint}" if hint else "")) from None
 
 
 def _node(d: np.dtype, weak: bool):
