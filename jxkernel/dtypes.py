@@ -11,12 +11,20 @@ from .core import dtypes as _core
 from .core.dtypes import TypePromotionError, extended, prng_key  # noqa: F401
 from .transforms.ad_util import float0
 from .numpy.dtypes import finfo, iinfo, issubdtype, result_type
-# JAX's jax.dtypes.bfloat16 is ml_dtypes' NumPy scalar type (jnp.bfloat16 makes Arrays)
-from ml_dtypes import bfloat16
 
 __all__ = ["bfloat16", "canonicalize_dtype", "extended", "finfo", "float0", "iinfo",
            "issubdtype", "itemsize_bits", "prng_key", "result_type", "scalar_type_of",
            "TypePromotionError"]
+# JAX's jax.dtypes.bfloat16 is ml_dtypes' NumPy scalar type (jnp.bfloat16 makes Arrays);
+# without ml_dtypes there is none, and __getattr__ says what to install
+if _core.BFLOAT16_DTYPES:
+    bfloat16 = _core.bfloat16.type
+else:
+    __all__.remove("bfloat16")
+
+
+def __getattr__(name):
+    raise _core.missing_narrow_attribute(__name__, name)
 
 
 def canonicalize_dtype(dtype, allow_extended_dtype: bool = False) -> np.dtype:

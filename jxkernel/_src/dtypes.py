@@ -11,10 +11,18 @@ from ..core.dtypes import (TypePromotionError, dtype, is_python_scalar,  # noqa:
                           is_weakly_typed, promote_types, to_complex_dtype, to_inexact_dtype)
 from ..dtypes import (canonicalize_dtype, finfo, float0, iinfo, issubdtype,  # noqa: F401
                       result_type, scalar_type_of)
-from ..dtypes import bfloat16  # noqa: F401  (ml_dtypes' scalar type, as JAX's)
+from .. import dtypes as _public
 
 # a dtype: NumPy's, or an extended dtype (typed keys')
 DType = np.dtype | ExtendedDType
+
+
+def __getattr__(name):
+    """bfloat16 (ml_dtypes' scalar type, as JAX's) comes from jxkernel.dtypes, which says what
+    to install where ml_dtypes is absent."""
+    if name == "bfloat16":
+        return _public.bfloat16
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def supports_inf(dtype) -> bool:

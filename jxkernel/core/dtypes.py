@@ -13,54 +13,125 @@ from __future__ import annotations
 
 import functools
 
-import ml_dtypes
 import numpy as np
 
 from .config import config
 
+# ml_dtypes gives NumPy its narrow dtypes (bfloat16, the float8/6/4s, the 1/2/4-bit ints).
+# Pyodide has no build of it, so it is optional: where it is absent those dtypes are left
+# out of every table below and each name stands for a placeholder that says what to
+# install. This is the one place that imports it; other modules read `ml_dtypes` here.
+try:
+    import ml_dtypes
+except ImportError:
+    ml_dtypes = None
+
+NARROW_DTYPE_NAMES = (
+    "bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
+    "float8_e4m3b11fnuz", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float6_e2m3fn",
+    "float6_e3m2fn", "float4_e2m1fn", "int1", "int2", "int4", "uint1", "uint2", "uint4")
+
+
+def missing_ml_dtypes_message(name) -> str:
+    """What to say when narrow dtype `name` is used without ml_dtypes installed."""
+    return (f"dtype {name} needs the ml_dtypes package, which is not installed here "
+            f"(pip install ml_dtypes); jxkernel's other dtypes work without it")
+
+
+def missing_narrow_attribute(module: str, name: str) -> AttributeError:
+    """The AttributeError for `module.name`, saying what to install where `name` is a narrow
+    dtype that ml_dtypes would give."""
+    if ml_dtypes is None and name in NARROW_DTYPE_NAMES:
+        return AttributeError(f"{module}.{name}: {missing_ml_dtypes_message(name)}")
+    return AttributeError(f"module {module!r} has no attribute {name!r}")
+
+
+def ml_dtypes_hint(dtype) -> str:
+    """What to install, if `dtype` (a name, placeholder or np.dtype) is a narrow dtype and
+    ml_dtypes is absent; "" otherwise."""
+    name = dtype if isinstance(dtype, str) else getattr(dtype, "name", None)
+    return missing_ml_dtypes_message(name) if ml_dtypes is None and name in NARROW_DTYPE_NAMES \
+        else ""
+
+
+def check_ml_dtypes_for(dtype, what="dtype") -> None:
+    """A TypeError saying what to install if `dtype` is a narrow dtype and ml_dtypes is
+    absent; nothing otherwise."""
+    message = ml_dtypes_hint(dtype)
+    if message:
+        raise TypeError(message if what == "dtype" else f"{what}: {message}")
+
+
+class UnavailableDType:
+    """Stands for a narrow dtype when ml_dtypes is absent: equal to no dtype, in no table,
+    and np.dtype() of it (so any dtype= argument) raises a TypeError saying what to install.
+
+    >>> UnavailableDType("bfloat16") == np.dtype(np.float32)
+    False
+    """
+
+    def __init__(self, name: str):
+        self.name = name
+
+    @property
+    def dtype(self):
+        raise TypeError(missing_ml_dtypes_message(self.name))
+
+    def __repr__(self):
+        return f"<{self.name}: needs ml_dtypes>"
+
+
+def _narrow(*names) -> tuple:
+    """The narrow dtypes named, as np.dtypes, or their placeholders without ml_dtypes."""
+    return tuple(np.dtype(getattr(ml_dtypes, n)) if ml_dtypes is not None
+                 else UnavailableDType(n) for n in names)
+
+
+def _available(*ds) -> tuple:
+    """`ds` without the placeholders of dtypes ml_dtypes would give."""
+    return tuple(d for d in ds if isinstance(d, np.dtype))
+
 bool_ = np.dtype(np.bool_)
 int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
 uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))
-bfloat16 = np.dtype(ml_dtypes.bfloat16)
+bfloat16, = _narrow("bfloat16")
+BFLOAT16_DTYPES = _available(bfloat16)       # (bfloat16,), or () without ml_dtypes
 float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
 complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
 # the 8-bit floats (ml_dtypes'), for low-precision matmuls: each promotes with nothing but
 # Python scalars, as in JAX
-float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz = (
-    np.dtype(getattr(ml_dtypes, n)) for n in ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
-                                              "float8_e5m2fnuz", "float8_e4m3b11fnuz"))
-float8_e3m4, float8_e4m3, float8_e8m0fnu = (
-    np.dtype(getattr(ml_dtypes, n)) for n in ("float8_e3m4", "float8_e4m3", "float8_e8m0fnu"))
-FLOAT8_DTYPES = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz,
-                 float8_e4m3b11fnuz, float8_e3m4, float8_e4m3, float8_e8m0fnu)
+float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz = _narrow(
+    "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz")
+float8_e3m4, float8_e4m3, float8_e8m0fnu = _narrow("float8_e3m4", "float8_e4m3", "float8_e8m0fnu")
+FLOAT8_DTYPES = _available(float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz,
+                           float8_e4m3b11fnuz, float8_e3m4, float8_e4m3, float8_e8m0fnu)
 # the 6- and 4-bit floats and the 1-, 2- and 4-bit integers (ml_dtypes' too, one byte an
 # element in NumPy): like the float8s, each meets only Python scalars of its kind
-float6_e2m3fn, float6_e3m2fn, float4_e2m1fn = (
-    np.dtype(getattr(ml_dtypes, n)) for n in ("float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn"))
-FLOAT6_DTYPES, FLOAT4_DTYPES = (float6_e2m3fn, float6_e3m2fn), (float4_e2m1fn,)
+float6_e2m3fn, float6_e3m2fn, float4_e2m1fn = _narrow("float6_e2m3fn", "float6_e3m2fn",
+                                                      "float4_e2m1fn")
+FLOAT6_DTYPES, FLOAT4_DTYPES = _available(float6_e2m3fn, float6_e3m2fn), _available(float4_e2m1fn)
 NARROW_FLOAT_DTYPES = (*FLOAT8_DTYPES, *FLOAT6_DTYPES, *FLOAT4_DTYPES)
-int1, int2, int4, uint1, uint2, uint4 = (
-    np.dtype(getattr(ml_dtypes, n)) for n in ("int1", "int2", "int4", "uint1", "uint2", "uint4"))
-INTN_DTYPES = (int1, int2, int4, uint1, uint2, uint4)
+int1, int2, int4, uint1, uint2, uint4 = _narrow("int1", "int2", "int4", "uint1", "uint2", "uint4")
+INTN_DTYPES = _available(int1, int2, int4, uint1, uint2, uint4)
 
 SUPPORTED_DTYPES = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-                    bfloat16, float16, float32, float64, complex64, complex128,
+                    *BFLOAT16_DTYPES, float16, float32, float64, complex64, complex128,
                     *NARROW_FLOAT_DTYPES, *INTN_DTYPES)
 _SUPPORTED = frozenset(SUPPORTED_DTYPES)
 
 BOOL_DTYPES = frozenset([bool_])
-SIGNED_DTYPES = frozenset([int8, int16, int32, int64, int1, int2, int4])
-UNSIGNED_DTYPES = frozenset([uint8, uint16, uint32, uint64, uint1, uint2, uint4])
+SIGNED_DTYPES = frozenset([int8, int16, int32, int64, *_available(int1, int2, int4)])
+UNSIGNED_DTYPES = frozenset([uint8, uint16, uint32, uint64, *_available(uint1, uint2, uint4)])
 INT_DTYPES = SIGNED_DTYPES | UNSIGNED_DTYPES
-FLOAT_DTYPES = frozenset([bfloat16, float16, float32, float64, *NARROW_FLOAT_DTYPES])
+FLOAT_DTYPES = frozenset([*BFLOAT16_DTYPES, float16, float32, float64, *NARROW_FLOAT_DTYPES])
 COMPLEX_DTYPES = frozenset([complex64, complex128])
 INEXACT_DTYPES = FLOAT_DTYPES | COMPLEX_DTYPES
 
 _X64_TO_X32 = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}
 
 SHORT_NAMES = {bool_: "bool", int8: "i8", int16: "i16", int32: "i32", int64: "i64",
-               uint8: "u8", uint16: "u16", uint32: "u32", uint64: "u64", bfloat16: "bf16",
-               float16: "f16", float32: "f32", float64: "f64", complex64: "c64",
+               uint8: "u8", uint16: "u16", uint32: "u32", uint64: "u64",
+               **{d: "bf16" for d in BFLOAT16_DTYPES}, float16: "f16", float32: "f32", float64: "f64", complex64: "c64",
                complex128: "c128", **{d: "f" + d.name[len("float"):] for d in NARROW_FLOAT_DTYPES},
                **{d: d.name.replace("uint", "u").replace("int", "i") for d in INTN_DTYPES}}
 
@@ -79,15 +150,17 @@ def check_supported(dtype, what="dtype") -> np.dtype:
     try:
         d = np.dtype(dtype)
     except TypeError:
+        check_ml_dtypes_for(dtype, what)
         raise TypeError(f"{what} {dtype!r} is not a dtype") from None
     if d not in _SUPPORTED:
+        check_ml_dtypes_for(d, what)
         names = ", ".join(str(t) for t in SUPPORTED_DTYPES)
         raise TypeError(f"{what} {d} is not supported by jxkernel; supported dtypes are {names}")
     return d
 
 
 # dtypes JAX 0.10.2 names but XLA's CPU backend keeps no arrays of (JAX's fail there too)
-NO_ARRAY_DTYPES = frozenset([float6_e2m3fn, float6_e3m2fn, int1, uint1])
+NO_ARRAY_DTYPES = frozenset(_available(float6_e2m3fn, float6_e3m2fn, int1, uint1))
 
 
 def check_has_arrays(dtype, what="an array") -> None:
@@ -161,7 +234,8 @@ def _lattice(x64: bool):
         uint8: [int16, uint16], uint16: [int32, uint32],
         uint32: [int64, uint64] if x64 else [int32, uint64], uint64: [f_],
         int8: [int16], int16: [int32], int32: [int64], int64: [f_],
-        f_: [c_, float16, bfloat16, *NARROW_FLOAT_DTYPES], bfloat16: [float32],
+        f_: [c_, float16, *BFLOAT16_DTYPES, *NARROW_FLOAT_DTYPES],
+        **{d: [float32] for d in BFLOAT16_DTYPES},
         float16: [float32], **{d: [] for d in NARROW_FLOAT_DTYPES},
         float32: [float64, complex64], float64: [complex128],
         c_: [complex64], complex64: [complex128], complex128: [],

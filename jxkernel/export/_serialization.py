@@ -27,7 +27,7 @@ FORMAT_VERSION = 1
 _DIGEST = hashlib.sha256().digest_size
 _DTYPES = {np.dtype(d).name: np.dtype(d) for d in (
     dtypes.bool_, dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtypes.uint8,
-    dtypes.uint16, dtypes.uint32, dtypes.uint64, dtypes.bfloat16, dtypes.float16,
+    dtypes.uint16, dtypes.uint32, dtypes.uint64, *dtypes.BFLOAT16_DTYPES, dtypes.float16,
     dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)}
 
 

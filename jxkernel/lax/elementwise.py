@@ -10,7 +10,6 @@ import builtins
 import enum
 import operator
 
-import ml_dtypes
 import numpy as np
 
 from ..core import dtypes, sharding_types
@@ -411,7 +410,7 @@ def _np_reduce_precision(x, *, exponent_bits, mantissa_bits):
     """XLA's bit-level reduce_precision: the mantissa rounded to nearest even at
     `mantissa_bits`, then exponents past the narrow range made infinite, those below it
     (subnormals included) a signed zero; NaN stays NaN."""
-    info = ml_dtypes.finfo(x.dtype)
+    info = dtypes.finfo(x.dtype)
     src_mant, src_exp, nbits = int(info.nmant), int(info.nexp), x.dtype.itemsize * 8
     u = np.dtype(f"u{x.dtype.itemsize}")
     bits = x.view(u)

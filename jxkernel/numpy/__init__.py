@@ -8,6 +8,7 @@ weak types, float32 by default, immutable arrays with `x.at[i].set(v)`).
 Each module below defines `__all__`; this file only gathers them. What few programs use
 loads on first use, as attributes (`_LAZY`): `import jxkernel` stays small.
 """
+from ..core import dtypes as _core
 from ..core.lazy_names import lazy_names as _lazy_names
 from .dtypes import *        # noqa: F401,F403  dtype objects, finfo, result_type, ...
 from .scalar_types import *  # noqa: F401,F403  bool_, int8, float32, bfloat16, ...
@@ -47,7 +48,13 @@ _LAZY_MODULES = {   # each tuple is its module's __all__ (tests/api/test_api_mod
 }
 _LAZY = {name: ("." + module, name) for module, names in _LAZY_MODULES.items() for name in names}
 _LAZY.update(linalg=(".linalg", None), fft=(".fft", None))   # jnp.linalg, jnp.fft: the modules
-__getattr__, __dir__ = _lazy_names(__name__, globals(), _LAZY)
+_lazy_getattr, __dir__ = _lazy_names(__name__, globals(), _LAZY)
+
+
+def __getattr__(name):
+    if name in _core.NARROW_DTYPE_NAMES:     # only asked for here when ml_dtypes is absent
+        raise _core.missing_narrow_attribute(__name__, name)
+    return _lazy_getattr(name)
 
 
 __all__ = sorted(n for n in set(globals()) | set(_LAZY) if not n.startswith("_"))

@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import warnings
 
-import ml_dtypes
 import numpy as np
 from numpy import (character, complexfloating, dtype, e, euler_gamma, flexible,  # noqa: F401
                    floating, generic, get_printoptions, inexact, inf, integer, nan, newaxis,
@@ -77,7 +76,9 @@ def _least_upper_bound(x64: bool, *nodes):
         return _core._join(x64, *nodes, strict=config.jax_numpy_dtype_promotion == "strict")
     except KeyError:
         bad = next(n for n in nodes if n not in _core._UPPER_BOUNDS[x64])
-        raise ValueError(f"dtype={bad!r} is not a valid dtype for JAX type promotion.") from None
+        hint = _core.ml_dtypes_hint(bad)
+        raise ValueError(f"dtype={bad!r} is not a valid dtype for JAX type promotion."
+                         + (f" The {hint}" if hint else "")) from None
 
 
 def _node(d: np.dtype, weak: bool):
@@ -183,8 +184,10 @@ def canonicalize_user_dtype(d, fun_name: str = "", warn: bool = True) -> np.dtyp
     try:
         nd = np.dtype(d)
     except TypeError:
+        _core.check_ml_dtypes_for(d, fun_name or "dtype")
         raise TypeError(f"data type {d!r} not understood") from None
     if nd not in _core._SUPPORTED:
+        _core.check_ml_dtypes_for(nd, fun_name or "dtype")
         raise TypeError(f"JAX only supports number, bool, and string dtypes, got dtype {nd}"
                         + (f" in {fun_name}" if fun_name else ""))
     out = _core.canonicalize_dtype(nd)
@@ -199,7 +202,7 @@ def canonicalize_user_dtype(d, fun_name: str = "", warn: bool = True) -> np.dtyp
 
 
 # ---------------------------------------------------------------- predicates
-_CUSTOM_FLOATS = {ml_dtypes.bfloat16, *(d.type for d in _core.NARROW_FLOAT_DTYPES)}
+_CUSTOM_FLOATS = {d.type for d in (*_core.BFLOAT16_DTYPES, *_core.NARROW_FLOAT_DTYPES)}
 # ml_dtypes' narrow ints derive from np.generic alone: their kinds, as JAX answers them
 _INTN_KINDS = {d.type: np.signedinteger if d in _core.SIGNED_DTYPES else np.unsignedinteger
                for d in _core.INTN_DTYPES}
@@ -262,12 +265,12 @@ def _as_np_dtype(x):
 
 def finfo(d):
     """Machine limits of a float dtype (bfloat16 included), as ml_dtypes.finfo."""
-    return ml_dtypes.finfo(_as_np_dtype(d))
+    return (_core.ml_dtypes or np).finfo(_as_np_dtype(d))    # (NumPy's without ml_dtypes)
 
 
 def iinfo(d):
     """Machine limits of an integer dtype."""
-    return ml_dtypes.iinfo(_as_np_dtype(d))
+    return (_core.ml_dtypes or np).iinfo(_as_np_dtype(d))
 
 
 def can_cast(from_, to, casting="safe") -> bool:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import operator
 
-import ml_dtypes
 import numpy as np
 from numpy import array_repr, array_str, iterable  # as JAX: NumPy's own functions
 
@@ -405,8 +404,8 @@ def load(file, *args, **kwargs):
     """
     out = np.load(file, *args, **kwargs)
     if isinstance(out, np.ndarray):
-        if out.dtype == "V2":
-            out = out.view(ml_dtypes.bfloat16)
+        if out.dtype == "V2" and dtypes.BFLOAT16_DTYPES:     # (kept raw without ml_dtypes)
+            out = out.view(dtypes.bfloat16)
         try:
             out = asarray(out)
         except TypeError:                 # a dtype we do not hold on devices: NumPy's array

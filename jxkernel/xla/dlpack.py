@@ -16,7 +16,6 @@ from __future__ import annotations
 import ctypes
 import enum
 
-import ml_dtypes
 import numpy as np
 
 from ..core import dtypes
@@ -47,7 +46,7 @@ _PLATFORM_OF = {DLDeviceType.kDLCPU: "cpu", DLDeviceType.kDLCUDA: "gpu",
 MIN_VERSION = (0, 5)
 SUPPORTED_DTYPES = frozenset(np.dtype(d) for d in (
     np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
-    np.float16, ml_dtypes.bfloat16, np.float32, np.float64, np.complex64, np.complex128,
+    np.float16, *dtypes.BFLOAT16_DTYPES, np.float32, np.float64, np.complex64, np.complex128,
     np.bool_))
 
 
@@ -202,7 +201,7 @@ class _DLTensor(ctypes.Structure):
 _DL_DTYPES = {(0, 8): np.int8, (0, 16): np.int16, (0, 32): np.int32, (0, 64): np.int64,
               (1, 8): np.uint8, (1, 16): np.uint16, (1, 32): np.uint32, (1, 64): np.uint64,
               (2, 16): np.float16, (2, 32): np.float32, (2, 64): np.float64,
-              (4, 16): ml_dtypes.bfloat16, (5, 64): np.complex64, (5, 128): np.complex128,
+              (4, 16): dtypes.bfloat16, (5, 64): np.complex64, (5, 128): np.complex128,
               (6, 8): np.bool_}
 _capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
 _capsule_pointer.restype = ctypes.c_void_p

@@ -38,6 +38,8 @@ _ELEMENT_TYPES = {
     dtypes.float4_e2m1fn: "f4E2M1FN", dtypes.int2: "i2", dtypes.int4: "i4", dtypes.uint2: "ui2",
     dtypes.uint4: "ui4",
 }
+# (without ml_dtypes the narrow names are placeholders: no element type for them)
+_ELEMENT_TYPES = {d: t for d, t in _ELEMENT_TYPES.items() if isinstance(d, np.dtype)}
 
 
 def element_type(dtype) -> str:
