@@ -178,7 +178,7 @@ def test_jxkernels_own_functions_and_eager_operations_are_not_the_users(shell):
     assert slices and slices[-1].origin == EAGER
     assert "the same signature" not in slices[-1].reason
     assert origin_of(PACKAGE_DIR + "numpy/reductions.py:209") == INTERNAL
-    assert origin_of("/home/me/train.py:3") == USER
+    assert origin_of("train.py:3") == USER
 
 
 def test_an_eager_shard_map_is_eager_work_and_a_jitted_one_the_users(shell):

@@ -24,7 +24,6 @@ import json
 import logging
 import os
 import re
-import sys
 
 import pytest
 
@@ -33,9 +32,9 @@ import jxkernel.numpy as jnp
 from jxkernel import compile_log, config
 from jxkernel.errors import RecompileError
 
+from recompile_cases import FILE_PREFIX, RAISES, SCENARIOS, run   # tests/data, on pytest's pythonpath
+
 DATA = os.path.join(os.path.dirname(__file__), "..", "data")
-sys.path.insert(0, DATA)
-from recompile_cases import FILE_PREFIX, RAISES, SCENARIOS, run  # noqa: E402
 
 with open(os.path.join(DATA, "recompile_reference.json")) as f:
     REFERENCE = json.load(f)["scenarios"]
