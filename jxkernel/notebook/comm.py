@@ -15,6 +15,7 @@ and never raises in the kernel.
 """
 from __future__ import annotations
 
+import json
 import sys
 
 from .. import __version__
@@ -80,7 +81,7 @@ class Channel:
 
     def _send(self, comm, message) -> None:
         try:
-            comm.send(message)
+            comm.send(for_the_wire(message))
         except Exception as e:      # noqa: BLE001  a dead comm must not break a cell
             print(f"jxkernel: could not send to the JupyterLab extension: {e!r}", file=sys.stderr)
             self._forget(comm)
@@ -233,6 +234,23 @@ def others_json(events=None) -> list:
              "compile_ms": round(seconds * 1e3, 3)}
             for origin in (EAGER, INTERNAL)
             for name, count, sites, seconds in grouped([e for e in events if e.origin == origin])]
+
+
+def for_the_wire(message):
+    """`message` as the comm should hand it on. In Pyodide's kernel (JupyterLite) that is a
+    JavaScript object made by JSON.parse: the kernel passes a comm message to JavaScript with
+    PyProxy.toJs(), which turns None into `undefined`, so a field whose JSON value is null (the
+    state's `memory` where the backend reports no allocator) vanished and the extension refused
+    the message for a missing field; a JavaScript object passes through toJs as it is, nulls
+    included. Everywhere else `message` is returned unchanged.
+
+        >>> for_the_wire({"memory": None}) == {"memory": None}      # not in Pyodide
+        True
+    """
+    if sys.platform != "emscripten":
+        return message
+    import js                                   # Pyodide's bridge to JavaScript
+    return js.JSON.parse(json.dumps(message))
 
 
 def _data(msg):

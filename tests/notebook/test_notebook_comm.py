@@ -1,6 +1,8 @@
 """The JupyterLab extension's comm target `jxkernel` (jxkernel/notebook/comm.py), driven with
 fake comms in a real InteractiveShell given a kernel-like comm manager: requests and replies,
 pushed state and per-cell compilations, every malformed message answered with an error."""
+import sys
+
 import numpy as np
 import pytest
 
@@ -94,6 +96,28 @@ def test_hello_answers_with_the_state(shell):
     assert all(b["available"] or b["hint"] for b in state["backends"])
     assert state["compiles"] == len(user_events())
     assert comm.receive({"type": "get_state", "id": 7}) == dict(state, id=7)
+
+
+def test_in_pyodide_a_null_field_reaches_javascript_as_null(shell, monkeypatch):
+    """JupyterLite's Pyodide kernel hands a comm message to JavaScript with toJs(), which turns
+    None into undefined: the state's `memory: null` (no allocator on the CPU) disappeared and
+    the extension refused the state for a missing field. There jxkernel sends a JavaScript
+    object made by JSON.parse (here a stand-in `js` module records the JSON text)."""
+    import json
+    import types
+    parsed = []
+    js = types.ModuleType("js")
+    js.JSON = types.SimpleNamespace(parse=lambda text: parsed.append(text) or {"js": text})
+    monkeypatch.setitem(sys.modules, "js", js)
+    monkeypatch.setattr(sys, "platform", "emscripten")
+    (sent,) = open_comm(shell).sent
+    (text,) = parsed
+    assert sent == {"js": text}
+    state = json.loads(text)
+    assert state["type"] == "state" and "memory" in state and state["memory"] is None
+    monkeypatch.setattr(sys, "platform", "linux")
+    (state,) = open_comm(shell).sent
+    assert state["type"] == "state" and state["memory"] is None    # elsewhere: as it is
 
 
 def test_set_backend_does_what_jxbackend_does_and_back(shell):
