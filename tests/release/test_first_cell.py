@@ -4,8 +4,6 @@ environments and its `%pip` line is expanded as IPython expands it. tests/releas
 runs it for real on a simulated Colab; test_release.py in a plain venv.
 """
 import pathlib
-import re
-import subprocess
 import sys
 import tomllib
 import textwrap
@@ -17,6 +15,7 @@ from IPython.utils.text import DollarFormatter
 from jxkernel.notebook.workshop import links
 import colab_runtime  # tests/data
 import locations  # tests/support: the repository's folders
+from uv_resolve import resolve  # tests/support
 
 ROOT = pathlib.Path(locations.ROOT)
 
@@ -76,26 +75,12 @@ def test_on_colabs_python_the_install_resolves_with_colabs_packages_held(tmp_pat
     jaxlib's release) resolves on Python 3.13 for Linux with Colab's notebook, kernel, widgets,
     Flax and Optax pinned where they are: pip keeps them. uv's cache first, then the registry;
     skipped where neither answers."""
-    pytest.importorskip("uv")
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     extras = project["optional-dependencies"]
     held = {n: v for n, v in colab_runtime.PACKAGES.items()
             if n not in ("jax", "jaxlib", "jax-cuda12-plugin")}          # the three that move
-    wanted = tmp_path / "requirements.in"
-    wanted.write_text("\n".join([*project["dependencies"], *extras["kernel"], *extras["cuda12"],
-                                 f"jax=={links.jaxlib_pin(ROOT)}",
-                                 *(f"{n}=={v}" for n, v in held.items())]))
-    command = [sys.executable, "-m", "uv", "pip", "compile", "-q", "--python-version",
-               colab_runtime.PYTHON, "--python-platform", "x86_64-manylinux_2_35", str(wanted)]
-    ran = subprocess.run([*command, "--offline"], capture_output=True, text=True)
-    if ran.returncode != 0:
-        ran = subprocess.run(command, capture_output=True, text=True)
-        if ran.returncode != 0 and re.search(r"dns error|failed to lookup address|connection "
-                                             r"refused|timed out|error sending request|network "
-                                             r"is unreachable", ran.stderr, re.I):
-            pytest.skip(f"no registry answered and uv's cache lacks them: {ran.stderr[-300:]}")
-    assert ran.returncode == 0, ran.stderr
-    pinned = dict(line.split("==", 1) for line in ran.stdout.splitlines()
-                  if "==" in line and not line.startswith("#"))
+    pinned = resolve([*project["dependencies"], *extras["kernel"], *extras["cuda12"],
+                      f"jax=={links.jaxlib_pin(ROOT)}",
+                      *(f"{n}=={v}" for n, v in held.items())], colab_runtime.PYTHON, tmp_path)
     assert pinned["jax"] == pinned["jaxlib"] == pinned["jax-cuda12-plugin"] == "0.10.2"
     assert "jupyterlab" not in pinned
