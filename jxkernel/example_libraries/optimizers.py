@@ -138,9 +138,9 @@ def sgd(step_size):
     return init, update, get_params
 
 
-@optimizer
-def momentum(step_size: Schedule, mass: float):
-    """SGD with momentum: ``v = mass * v + g; x = x - step_size(i) * v``."""
+def _with_velocity(step_size: Schedule, mass: float, lookahead: bool):
+    """momentum's (init, update, get_params); with `lookahead`, each step goes along
+    ``mass * v + g`` (where the velocity is about to take x: Nesterov's) instead of ``v``."""
     step_size = make_schedule(step_size)
 
     def init(x0):
@@ -149,29 +149,23 @@ def momentum(step_size: Schedule, mass: float):
     def update(i, g, state):
         x, velocity = state
         velocity = mass * velocity + g
-        return x - step_size(i) * velocity, velocity
+        return x - step_size(i) * (mass * velocity + g if lookahead else velocity), velocity
 
     def get_params(state):
         return state[0]
     return init, update, get_params
+
+
+@optimizer
+def momentum(step_size: Schedule, mass: float):
+    """SGD with momentum: ``v = mass * v + g; x = x - step_size(i) * v``."""
+    return _with_velocity(step_size, mass, lookahead=False)
 
 
 @optimizer
 def nesterov(step_size: Schedule, mass: float):
     """SGD with Nesterov momentum: as `momentum`, stepping along ``mass * v + g``."""
-    step_size = make_schedule(step_size)
-
-    def init(x0):
-        return x0, jnp.zeros_like(x0)
-
-    def update(i, g, state):
-        x, velocity = state
-        velocity = mass * velocity + g
-        return x - step_size(i) * (mass * velocity + g), velocity
-
-    def get_params(state):
-        return state[0]
-    return init, update, get_params
+    return _with_velocity(step_size, mass, lookahead=True)
 
 
 @optimizer
