@@ -18,7 +18,7 @@ import jxkernel.numpy as jnp
 import jxkernel.scipy.special as special
 from jxkernel import lax
 
-from jnp_cases import PRELUDE, all_cases, case_id, ulps
+from jnp_cases import PRELUDE, all_cases, case_id, prepared, ulps
 from numerics import assert_allclose_ulp
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -80,18 +80,7 @@ def matches_jax_tests(*groups, every: int, known_jit=None, known_eager=None) -> 
 
 def _prepare(case):
     """(call, dyn): the case's function of its traced (array) arguments, and those arguments."""
-    _, fn_text, args, kw = case
-    fn = eval(fn_text, ENV)
-    with np.errstate(all="ignore"):
-        dyn = [eval(a, ENV) for a in args if isinstance(a, str)]
-    static = {i: a for i, a in enumerate(args) if not isinstance(a, str)}
-
-    def call(*dyn_args):
-        it = iter(dyn_args)
-        full = [static[i] if i in static else next(it) for i in range(len(args))]
-        kwargs = {k: (eval(v, ENV) if k == "where" else v) for k, v in kw.items()}
-        return fn(*full, **kwargs)
-    return call, dyn
+    return prepared(case, ENV)
 
 
 def run(case, mode: str):
