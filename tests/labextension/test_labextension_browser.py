@@ -125,6 +125,33 @@ def lab_notebooks(server, notebooks: dict, devices: int | None = None):
         forget_layout(server)
 
 
+def notebook_fixtures(name: str, cells: list, view_classes: dict, devices: int | None = None,
+                      ready=None) -> tuple:
+    """The module-scoped `server`, `console` and `page` fixtures of a file whose tests look at
+    one notebook run once: the lab holding notebook `name` (lab_notebooks), the page's console
+    messages, and the page with every cell run and `view_classes` drawn (notebook_run), after
+    `ready(page)` where more must be drawn first.
+
+        server, console, page = notebook_fixtures("views.ipynb", NOTEBOOK, VIEW_CLASS)
+    """
+    @pytest.fixture(scope="module")
+    def server(lab_app):
+        with lab_notebooks(lab_app, {name: cells}, devices=devices) as srv:
+            yield srv
+
+    @pytest.fixture(scope="module")
+    def console():
+        return []
+
+    @pytest.fixture(scope="module")
+    def page(server, console):
+        with notebook_run(server, console, name, view_classes) as p:
+            if ready is not None:
+                ready(p)
+            yield p
+    return server, console, page
+
+
 def forget_layout(server):
     """Removes JupyterLab's saved workspaces (the tabs and panels a page reopens)."""
     for saved in (server.home / "workspaces").glob("*"):
