@@ -20,28 +20,18 @@ import contextlib
 import csv
 import io
 import json
-import os
 import re
 import time
 from pathlib import Path
 
 import pytest
 import locations  # tests/support: the repository's folders
+from browser import ARTIFACTS, CHROMIUM, playwright_or_skip
 
 pytestmark = pytest.mark.cpu_only("CPU text")     # the GPU tier skips this file (docs/gpu.md)
 
-CHROMIUM = os.environ.get("JXKERNEL_CHROMIUM", "/usr/bin/chromium")
 ROOT = Path(locations.ROOT)
-ARTIFACTS = ROOT / "test-artifacts" / "browser"
-
-try:
-    from playwright.sync_api import expect, sync_playwright
-except ImportError as e:          # pragma: no cover - depends on the machine
-    pytest.skip(f"browser tests skipped: playwright is not importable ({e}); "
-                "pip install -e '.[test]'", allow_module_level=True)
-if not Path(CHROMIUM).exists():   # pragma: no cover
-    pytest.skip(f"browser tests skipped: no Chromium at {CHROMIUM} "
-                "(apt-get install chromium, or set JXKERNEL_CHROMIUM)", allow_module_level=True)
+expect, sync_playwright = playwright_or_skip()
 
 TIMEOUT = 60_000          # ms: the longest any one thing may take on a loaded 2-core machine
 expect.set_options(timeout=TIMEOUT)
