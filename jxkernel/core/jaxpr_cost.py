@@ -170,7 +170,7 @@ def _holder_cost(eqn) -> Cost:
     """An equation holding jaxprs costs what its bodies run."""
     name, params = eqn.primitive.name, eqn.params
     if name == "scan":
-        return jaxpr_cost(_inner(params["jaxpr"])).times(params["length"])
+        return jaxpr_cost(_inner(params["jaxpr"])).times(body_runs(eqn))
     if name == "cond":      # as XLA: each count the most any branch takes (which runs is not known)
         costs = [jaxpr_cost(_inner(b)) for b in params["branches"]]
         return Cost(max(c.flops for c in costs), max(c.transcendentals for c in costs),
@@ -179,10 +179,19 @@ def _holder_cost(eqn) -> Cost:
     return sum((jaxpr_cost(_inner(j)) for j in jaxpr_params(params)), Cost())
 
 
+def body_runs(eqn: JaxprEqn) -> int:
+    """How often the jaxprs an equation holds count per run of it: a scan's body `length`
+    times, a reducer's never (the reduction counts its work), any other once."""
+    name = eqn.primitive.name
+    if name in REDUCTIONS or name in WINDOWED:
+        return 0
+    return eqn.params["length"] if name == "scan" else 1
+
+
 def eqn_cost(eqn: JaxprEqn) -> Cost:
     """The cost of one equation (nested jaxprs included)."""
     name = eqn.primitive.name
-    if jaxpr_params(eqn.params) and name not in REDUCTIONS | WINDOWED:  # (a reducer's body)
+    if jaxpr_params(eqn.params) and body_runs(eqn):
         return _holder_cost(eqn)
     moved = sum(_nbytes(v.aval) for v in (*eqn.invars, *eqn.outvars))
     out = sum(_elements(v.aval) for v in eqn.outvars)
