@@ -201,12 +201,12 @@ def build_explanation(f, args, kwargs, *, title=None, label_of=None) -> Explanat
     jitted, dyn_kwargs = _as_jitted(f, args, kwargs)
     traced = jitted.trace(*args, **dyn_kwargs)
     title = title or _call_text(f, args, kwargs)
-    device = getattr(jitted, "_device", None) or _device_of(args, kwargs)
-    if device.platform == "numpy":           # the jaxpr runs: its equations carry the costs
+    device = _one_device(jitted, traced, args, dyn_kwargs)
+    if device is not None and device.platform == "numpy":   # the jaxpr runs: it has the costs
         module = pipeline.lower(traced.jaxpr.jaxpr, [device], name=_name_of(f), locations=True)
         return Explanation(f, traced.jaxpr, module.text, "", {}, title=title, label_of=label_of,
                            cost_from="jaxpr")
-    text, loaded = _compile_with_locations(f, jitted, traced, args, dyn_kwargs)
+    text, loaded = _compile_with_locations(f, jitted, traced, device)
     try:
         cost = dict(loaded.cost_analysis() or {})
     except Exception:  # noqa: BLE001  some backends have no cost model
@@ -215,11 +215,18 @@ def build_explanation(f, args, kwargs, *, title=None, label_of=None) -> Explanat
                        label_of=label_of)
 
 
-def _compile_with_locations(f, jitted, traced, args, kwargs) -> tuple:
-    """(StableHLO text, jaxlib executable) lowered with source lines: partitioned over the
-    mesh when the call is sharded (arguments, in/out_shardings or a sharding constraint)."""
-    if not (jitted._sharded or any_sharded(traced._leaves)):
-        device = getattr(jitted, "_device", None) or _device_of(args, kwargs)
+def _one_device(jitted, traced, args, kwargs):
+    """The device the call runs on, or None when it is sharded (arguments, in/out_shardings)."""
+    if jitted._sharded or any_sharded(traced._leaves):
+        return None
+    return getattr(jitted, "_device", None) or _device_of(args, kwargs)
+
+
+def _compile_with_locations(f, jitted, traced, device) -> tuple:
+    """(StableHLO text, jaxlib executable) lowered with source lines on `device`, or
+    partitioned over the mesh when the call is sharded (device None; or a sharding
+    constraint inside)."""
+    if device is not None:
         try:
             module = pipeline.lower(traced.jaxpr.jaxpr, [device], name=_name_of(f),
                                     locations=True)
