@@ -54,7 +54,7 @@ line and every line to its items, `:target` highlights: CSS only, no script); an
     function      {"name", "file", "label" ("In[3]", "model.py"), "first_line"}
     lines         [{"id": "L0", "file", "label", "line" (int), "text", "in_function"}]
     equations     [{"index", "primitive", "text", "line_id" (or null), "depth",
-                    "parent" (index or null), "flops", "transcendentals", "bytes"}]
+                    "parent" (index or null)}]
     stablehlo     {"text": the module, "ops": [{"index", "name", "text", "text_line"
                     (1-based line in "text"), "line_id"}]}
     hlo           {"text": the optimized HLO, "instructions": [{"index", "computation",
@@ -652,9 +652,8 @@ def to_json(ex: Explanation) -> dict:
             "lines": [{"id": s.id, "file": s.file, "label": ex.label(s.file), "line": s.number,
                        "text": s.text, "in_function": s.in_function} for s in ex.source_lines],
             "equations": [{"index": e.index, "primitive": e.primitive, "text": e.text,
-                           "line_id": e.line_id, "depth": e.depth, "parent": e.parent,
-                           "flops": e.flops, "transcendentals": e.transcendentals,
-                           "bytes": e.bytes} for e in ex.equations],
+                           "line_id": e.line_id, "depth": e.depth, "parent": e.parent}
+                          for e in ex.equations],
             "stablehlo": {"text": ex.stablehlo, "ops": [
                 {"index": o.index, "name": o.name, "text": o.text, "text_line": o.text_line,
                  "line_id": o.line_id} for o in ex.stablehlo_ops]},
