@@ -1,4 +1,6 @@
 """What XLA got and what it made of it: our StableHLO, XLA's optimized HLO, its cost analysis.
+On the NumPy backend no XLA compiles: the view says there is no optimized HLO (NO_HLO) and
+shows the cost estimate counted on the jaxpr (core/jaxpr_cost.py) under its own title.
 
     >>> view = HloView("f(x)", jxkernel.jit(f).lower(x))
     >>> view.cost["flops"], view.stablehlo[:12]
