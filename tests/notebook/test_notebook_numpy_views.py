@@ -98,3 +98,14 @@ def test_the_stepper_finds_the_first_nan(shell):
     assert count == 1 and np.isnan(np.asarray(stepper.values[name]))
     assert stepper.values[name].device.platform == "numpy"   # computed there, eagerly
     assert first.primitive == "mul" and first.source.startswith("In[")    # inf · 0 in the vjp
+
+
+def test_jaxpr_traced_vs_static_and_the_recompilation_note(shell):
+    run(shell, "def scaled(x, n):\n    return jnp.sin(x) * n\n"
+               "g = jax.jit(scaled, static_argnums=1)\nv = jnp.arange(3.0)")
+    assert "sin" in run(shell, "%jaxpr scaled(v, 2)")
+    traced = run(shell, "%jxtraced g(v, 2)")
+    assert "f32[3]" in traced and "static" in traced
+    run(shell, "g(v, 2)")
+    note = run(shell, "g(v, 3)")                   # a new static value: compiled again
+    assert "scaled compiled again" in note and "n: static 2 -> 3" in note, note
