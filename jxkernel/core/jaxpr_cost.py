@@ -17,7 +17,8 @@ with the conventions of XLA's HloCostAnalysis (what `Compiled.cost_analysis()` r
   exp, log, sin, tanh, sqrt, pow, ..., and the special functions) count as `transcendentals`
   instead; `integer_pow` as the multiplies it takes.
 - reductions: (input − output elements), (n−1) per output; windowed ones (window size − 1) per
-  output; moving data (MOVES: broadcast, reshape, slice, gather, ...) costs no flops.
+  output; scatter-add and its kin one per update element; moving data (MOVES: broadcast,
+  reshape, slice, gather, scatter, ...) costs no flops.
 - bytes accessed: each equation's operands plus its results (and a reduction's initial value),
   as XLA counts an instruction the program runs on its own.
 - equations holding jaxprs: their bodies, summed (a scan's body times its length; `cond`, as
@@ -68,6 +69,8 @@ REDUCTIONS = frozenset({"reduce_sum", "reduce_max", "reduce_min", "reduce_prod",
                         "reduce_or", "reduce_xor", "argmax", "argmin", "reduce"})
 WINDOWED = frozenset({"reduce_window_sum", "reduce_window_max", "reduce_window_min",
                       "reduce_window"})
+SCATTERS = frozenset({"scatter-add", "scatter-sub", "scatter-mul", "scatter-min",
+                      "scatter-max"})
 NOT_ESTIMATED = frozenset({
     "sort", "top_k", "approx_top_k", "fft", "cholesky", "eig", "eigh", "lu", "qr", "svd",
     "schur", "hessenberg", "geqrf", "geqp3", "householder_product", "ormqr",
@@ -157,8 +160,16 @@ def _windowed(eqn) -> int:
     return (math.prod(eqn.params["window_dimensions"]) - 1) * _elements(eqn.outvars[0].aval)
 
 
+def _scattered(eqn) -> int:
+    """One combination per update element, as XLA counts a scatter's."""
+    return _elements(eqn.invars[2].aval)
+
+
 FLOPS = {"dot_general": _dot_flops, "conv_general_dilated": _conv_flops,
-         "integer_pow": _integer_pow_flops}
+         "integer_pow": _integer_pow_flops, **dict.fromkeys(SCATTERS, _scattered)}
+# Primitives counted by their own rule: the jaxpr one may hold (a reducer's, a scatter's
+# combiner) is the work the rule counts already.
+_OWN_RULE = NOT_ESTIMATED | REDUCTIONS | WINDOWED | MOVES | frozenset(FLOPS)
 
 
 # ------------------------------------------------------------------ equations and programs
@@ -181,9 +192,10 @@ def _holder_cost(eqn) -> Cost:
 
 def body_runs(eqn: JaxprEqn) -> int:
     """How often the jaxprs an equation holds count per run of it: a scan's body `length`
-    times, a reducer's never (the reduction counts its work), any other once."""
+    times, a reducer's or a scatter's combiner never (their primitive's rule counts that
+    work), any other once."""
     name = eqn.primitive.name
-    if name in REDUCTIONS or name in WINDOWED:
+    if name in _OWN_RULE:
         return 0
     return eqn.params["length"] if name == "scan" else 1
 
