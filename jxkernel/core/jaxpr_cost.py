@@ -28,9 +28,10 @@ with the conventions of XLA's HloCostAnalysis (what `Compiled.cost_analysis()` r
 
 Equal to XLA's compiled program's counts (jaxlib 0.10.2, CPU): the flops of dot_general
 (matmul, matvec, batched) and conv_general_dilated (padded, strided, dilated, grouped), flops
-and transcendentals of elementwise chains, softmax, gelu, reductions and pooling, and the bytes
-of a program of one dot or one reduction. Elsewhere they are estimates, and differ where XLA
-counts another program than the jaxpr (`tests/core/test_jaxpr_cost.py` holds both lists):
+and transcendentals of elementwise chains, softmax, gelu, reductions, pooling and scatter-add,
+and the bytes of a program of one dot or one reduction. Elsewhere they are estimates, and
+differ where XLA counts another program than the jaxpr (`tests/core/test_jaxpr_cost.py`
+holds both lists):
 - bytes: XLA fuses elementwise chains, whose intermediates never reach memory (sin, mul, exp,
   add on f32[10,20]: 1,600 bytes there, 7,204 here);
 - loops: XLA counts a loop's body once, a scan's too; here a scan's body counts `length`
