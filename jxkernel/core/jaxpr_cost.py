@@ -153,6 +153,13 @@ def _integer_pow_flops(eqn) -> int:
     return muls * _elements(eqn.outvars[0].aval)
 
 
+def _convert_flops(eqn) -> int:
+    """One per element, as XLA's convert; none where only the weak type changes (the
+    lowering emits nothing then)."""
+    same = eqn.invars[0].aval.dtype == eqn.params["new_dtype"]
+    return 0 if same else _elements(eqn.outvars[0].aval)
+
+
 def _reduced(eqn) -> int:
     return _elements(eqn.invars[0].aval) - _elements(eqn.outvars[0].aval)
 
@@ -167,7 +174,8 @@ def _scattered(eqn) -> int:
 
 
 FLOPS = {"dot_general": _dot_flops, "conv_general_dilated": _conv_flops,
-         "integer_pow": _integer_pow_flops, **dict.fromkeys(SCATTERS, _scattered)}
+         "integer_pow": _integer_pow_flops, "convert_element_type": _convert_flops,
+         **dict.fromkeys(SCATTERS, _scattered)}
 # Primitives counted by their own rule: the jaxpr one may hold (a reducer's, a scatter's
 # combiner) is the work the rule counts already.
 _OWN_RULE = NOT_ESTIMATED | REDUCTIONS | WINDOWED | MOVES | frozenset(FLOPS)
