@@ -13,14 +13,13 @@ from __future__ import annotations
 import dataclasses
 import typing
 
-from ..core import compile_record
+from ..core import compile_record, jaxpr_cost
 from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..tree_util import equality_errors, keystr, tree_flatten, tree_unflatten
 from ..xla import client as _client
 from ..xla import pipeline
 from ..xla.array import Array, device_put
 from ..xla.lowering import NeedsMesh
-from ..xla.numpy_device import unsupported
 from .jit_args import leaf_aval
 from .jit_primitive import any_sharded
 
@@ -250,11 +249,10 @@ class Lowered(_Stage):
     def cost_analysis(self) -> dict | None:
         """XLA's cost estimate of the module before optimization (flops, bytes accessed...);
         None on a GPU or TPU (a PJRT plugin has none, as in JAX): compile() first."""
+        if getattr(self._module, "jaxpr", None) is not None:     # the NumPy backend's
+            return jaxpr_cost.cost_analysis(self._module.jaxpr)
         # xla/portable.py loads when a form other than the StableHLO text is asked for
         from ..xla.portable import unoptimized_cost_analysis
-        if getattr(self._module, "jaxpr", None) is not None:
-            raise unsupported("Lowered.cost_analysis (XLA's estimate)",
-                              "lower under JAX_PLATFORMS=cpu for XLA's figures")
         return unoptimized_cost_analysis(self._text, self.device)
 
     @property
