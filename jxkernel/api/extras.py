@@ -26,7 +26,7 @@ from ..transforms.ad import vjp
 from ..transforms.ad_util import float0
 from ..transforms.jit import jit
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
-from ..xla import array as _array
+from ..xla import transfers as _transfers
 from ..xla import client as _client
 
 __all__ = ["device_put", "float0", "typeof", "named_call", "named_scope", "ensure_compile_time_eval",
@@ -48,12 +48,12 @@ def device_put(x, device=None, *, copy=False):
     """
     leaves, tree = tree_flatten(x)
     if len(leaves) == 1 and leaves[0] is x:                    # one array: the common call
-        return _array.device_put(x, device, copy=copy)
+        return _transfers.device_put(x, device, copy=copy)
     if isinstance(device, (list, tuple, dict)):                # a prefix: one per subtree
         targets = broadcast_prefix(device, x, is_leaf=lambda d: d is None)
     else:
         targets = [device] * len(leaves)
-    return tree_unflatten(tree, [_array.device_put(leaf, d, copy=copy)
+    return tree_unflatten(tree, [_transfers.device_put(leaf, d, copy=copy)
                                  for leaf, d in zip(leaves, targets)])
 
 

@@ -20,7 +20,9 @@ import numpy as np
 from ..core.avals import ShapedArray
 from ..core.mesh import Mesh, NamedSharding
 from . import client as _client
-from .array import _COPY, Array, MultiDeviceArray, _host_value, _to_host, sharding_for
+from .array import Array, _COPY, sharding_for, _to_host
+from .host_values import _host_value
+from .multi_device import MultiDeviceArray
 from .client import xc
 from .compiler import Executable
 from .sharded import _assemble

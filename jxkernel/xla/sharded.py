@@ -29,18 +29,9 @@ from . import array
 from . import client as _client
 from . import dispatch as _dispatch
 from . import pipeline
-from .array import (
-    _COPY,
-    Array,
-    ArrayImpl,
-    Shard,
-    _frozen,
-    _host_value,
-    _rewrap_buffer,
-    _to_host,
-    sharding_for,
-)
-from .array import device_put as put_on_device     # this module's device_put is the mesh's
+from .array import Array, ArrayImpl, _COPY, _frozen, _rewrap_buffer, Shard, sharding_for, _to_host
+from .host_values import _host_value
+from .transfers import device_put as put_on_device  # this module's device_put is the mesh's
 from .client import xc
 from .compiler import Executable, _result_handler
 from .sharding import SingleDeviceSharding, _hlo_key, hlo_sharding, spec_from_hlo
