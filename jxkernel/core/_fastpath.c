@@ -491,8 +491,8 @@ prim_bind(EntryPoint *e, PyObject *const *args, size_t nargsf, PyObject *kwnames
 {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     PyObject *last = nargs > 1 ? eager_last_run(args[0]) : NULL;        /* borrowed */
+    Py_XINCREF(last);                     /* (taken before a lookup that could run Python) */
     if (last != NULL && PyDict_Contains(impl_rules, args[0]) == 0) {
-        Py_INCREF(last);
         PyObject *params = PyDict_New(), *out = NULL;
         Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
         int ok = params != NULL;
@@ -500,11 +500,13 @@ prim_bind(EntryPoint *e, PyObject *const *args, size_t nargsf, PyObject *kwnames
             ok = PyDict_SetItem(params, PyTuple_GET_ITEM(kwnames, i), args[nargs + i]) == 0;
         if (ok)
             out = try_native(last, args + 1, nargs - 1, params, 0);
-        Py_DECREF(last);
         Py_XDECREF(params);
-        if (out != NULL)
+        if (out != NULL) {
+            Py_DECREF(last);
             return out;
+        }
     }
+    Py_XDECREF(last);
     PyErr_Clear();
     return PyObject_Vectorcall(e->fallback, args, nargsf, kwnames);
 }
