@@ -34,7 +34,7 @@ from ..transforms.ad_util import Zero, instantiate, is_undefined
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from ..xla import client as _client
 from ..xla.array import Array
-from ..xla.multi_device import device_put_replicated, MultiDeviceArray
+from ..xla.multi_device import MultiDeviceArray, device_put_replicated
 from ..xla.transfers import device_put
 from ..xla.compiler import Executable
 from ..xla.numpy_device import unsupported

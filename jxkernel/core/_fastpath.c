@@ -34,8 +34,10 @@
    (xla/dispatch.py), the dict named by jit_call's `last_hits` on a jitted function.
 
    C-API checked against the documentation and headers of Python 3.11, 3.12 and 3.13:
-   - Py_TPFLAGS_METHOD_DESCRIPTOR (3.8), Py_TPFLAGS_HAVE_VECTORCALL (public name since 3.9;
-     allowed on a static type), tp_vectorcall_offset, PyVectorcall_Call, PyVectorcall_NARGS,
+   - Py_TPFLAGS_METHOD_DESCRIPTOR (3.8), Py_TPFLAGS_HAVE_VECTORCALL (public name since 3.9,
+     in the limited API since 3.12, which also drops it from a heap type whose __call__ is
+     reassigned: EntryPoint is a static type), tp_vectorcall_offset, PyVectorcall_Call,
+     PyVectorcall_NARGS, PY_VECTORCALL_ARGUMENTS_OFFSET (passed on to the fallback unchanged),
      PyObject_Vectorcall (3.9), PyObject_CallOneArg, PyObject_CallMethodNoArgs and
      PyObject_CallMethodOneArg (3.9), Py_NewRef (3.10), Py_XSETREF (public in 3.12, a macro
      of cpython/object.h before), Py_IS_TYPE (3.9), PyModule_AddObjectRef (3.10),

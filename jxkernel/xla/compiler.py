@@ -34,7 +34,7 @@ from ..core.lru import LRU
 from . import client as _client
 from .array import Array, DeletedArrayError, host_to_device, sharding_for
 from .host_values import _host_value
-from .multi_device import assemble, MultiDeviceArray
+from .multi_device import MultiDeviceArray, assemble
 from .transfers import device_put
 from .client import xc
 

@@ -20,7 +20,7 @@ import numpy as np
 from ..core.avals import ShapedArray
 from ..core.mesh import Mesh, NamedSharding
 from . import client as _client
-from .array import Array, _COPY, sharding_for, _to_host
+from .array import _COPY, Array, _to_host, sharding_for
 from .host_values import _host_value
 from .multi_device import MultiDeviceArray
 from .client import xc

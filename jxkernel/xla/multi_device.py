@@ -18,7 +18,7 @@ import numpy as np
 from ..core.avals import ShapedArray
 from ..core.config import config
 from . import client as _client
-from .array import (_COPY, Array, Shard, _frozen, _rewrap_buffer, _to_host, sharding_for)
+from .array import _COPY, Array, Shard, _frozen, _rewrap_buffer, _to_host, sharding_for
 from .client import xc
 from .host_values import _host_value
 

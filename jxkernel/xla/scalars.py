@@ -18,11 +18,10 @@ from .client import xc
 from .host_values import _python_scalar_to_numpy
 from .numpy_device import PLACEMENT, NumpyBuffer
 
-# A scalar's (aval, buffer)
-# is kept per (value, type, config, placement), so a repeated constant (a step size, a
-# temperature) costs a dict lookup, not a transfer (~5 µs, and more where the fresh buffer's
-# first use waits on it). Bounded; cleared whole when full (a loop counter makes a new value
-# per call).
+# A scalar's (aval, buffer) is kept per (value, type, config, placement), so a repeated
+# constant (a step size, a temperature) costs a dict lookup, not a transfer (~5 µs, and more
+# where the fresh buffer's first use waits on it). Bounded; cleared whole when full (a loop
+# counter makes a new value per call).
 _SCALAR_TYPES = (bool, int, float, complex)
 _scalar_buffers: dict = {}
 _MAX_SCALAR_BUFFERS = 256

@@ -29,7 +29,8 @@ from . import array
 from . import client as _client
 from . import dispatch as _dispatch
 from . import pipeline
-from .array import Array, ArrayImpl, _COPY, _frozen, _rewrap_buffer, Shard, sharding_for, _to_host
+from .array import (_COPY, Array, ArrayImpl, Shard, _frozen, _rewrap_buffer, _to_host,
+                    sharding_for)
 from .host_values import _host_value
 from .transfers import device_put as put_on_device  # this module's device_put is the mesh's
 from .client import xc

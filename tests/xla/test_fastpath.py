@@ -158,3 +158,10 @@ def test_python_m_jxkernel_reports_the_fast_path():
                           cwd=ROOT, timeout=300, env={**os.environ, "JXKERNEL_FASTPATH": "0"})
     assert done.returncode == 0, done.stderr[-2000:]
     assert "fast path: off (JXKERNEL_FASTPATH=0): the Python path runs" in done.stdout
+
+
+@pytest.mark.parametrize("module", ["jxkernel.core.native", "jxkernel.xla.fastpath",
+                                    "jxkernel.xla.scalars", "jxkernel.xla.host_values"])
+def test_docstring_examples(module):
+    from doc_examples import check_docstring_examples
+    check_docstring_examples(module)
