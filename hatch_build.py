@@ -125,10 +125,13 @@ class FastPathHook(BuildHookInterface):
             return
         if warnings:
             _say(f"built with compiler warnings:\n{warnings}")
+        # tagged for this Python and platform, editable too: else an installer that caches
+        # builds (uv) reuses a py3-none-any editable wheel for another Python, whose
+        # extension the hook then never builds
+        build_data["pure_python"] = False
+        build_data["infer_tag"] = True
         if not editable:        # (an editable install finds it in the checkout)
             build_data["force_include"][output] = f"{PACKAGE}/{extension_name()}"
-            build_data["pure_python"] = False
-            build_data["infer_tag"] = True
             self._built_in = where
 
     def finalize(self, version, build_data, artifact_path) -> None:

@@ -48,11 +48,15 @@
      Py_T_OBJECT_EX and Py_READONLY from Python.h since (the old names are deprecated).
    - PyMemberDescrObject and its d_member (cpython/descrobject.h, the non-limited API, the same
      in 3.11-3.13): how setup() finds Array's slot offsets.
+   - Python 3.13's Python.h no longer includes <stddef.h> (offsetof): included here (built
+     before with 3.11's headers alone, the file failed to compile on 3.13, and jxkernel ran its
+     Python path there without a word; found by building it with 3.13.0 and 3.12.1).
    - Not built for a free-threaded Python (Py_GIL_DISABLED, 3.13t): the borrowed dict
      references and the unlocked reads of slots assume the GIL. hatch_build.py skips it there
      and the #error below stops a build by hand. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stddef.h>       /* offsetof: Python.h includes it before 3.13, not since */
 /* Python 3.12 moved PyMemberDef's type codes and flags into Python.h as Py_T_OBJECT_EX and
    Py_READONLY; structmember.h's old names are deprecated there. Before 3.12 they come from
    structmember.h under the old names. */
