@@ -104,7 +104,9 @@ def test_wheel_and_sdist_pass_twine_check_and_carry_what_the_workshop_needs(dist
     for name, url in urls.items():
         assert f"Project-URL: {name}, {url}" in meta
     in_sdist = {m.split("/", 1)[1] for m in tarfile.open(sdist).getnames() if "/" in m}
+    assert not any(n.endswith((".so", ".pyd")) for n in in_sdist)    # no build of this machine's
     for needed in ["pyproject.toml", "README.md", "CHANGELOG.md", "jxkernel/version.py",
+                   "hatch_build.py", "jxkernel/core/_fastpath.c",  # a wheel built from it compiles
                    "labextension/install.json", "jxkernel/labextension/package.json",
                    "jxkernel/notebook/workshop/data/digits.npz", "demos/01_tour.ipynb"]:
         assert needed in in_sdist, needed
