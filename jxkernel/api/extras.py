@@ -21,6 +21,7 @@ import numpy as np
 
 from ..core.config import config
 from ..core.avals import get_aval, public_type, typeof_rules
+from ..core.native import STATE as FASTPATH_STATE
 from ..core.trace import Trace, Tracer, _ctx, eval_trace, set_current_trace
 from ..transforms.ad import vjp
 from ..transforms.ad_util import float0
@@ -258,7 +259,8 @@ def print_environment_info(return_string: bool = False) -> str | None:
         f"device info: {devices[0].device_kind}-{len(devices)}, "
         f"{len(_client.local_devices())} local devices",
         f"process_count: {_client.process_count()}",
-        f"platform: {platform.uname()}"])
+        f"platform: {platform.uname()}",
+        f"fast path: {FASTPATH_STATE}"])        # the compiled cache hit: on, or why not
     for key, value in os.environ.items():
         if key.startswith(("JAX_", "XLA_", "JXKERNEL_")):
             info += f"\n{key}={value}"
