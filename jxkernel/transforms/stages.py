@@ -78,7 +78,8 @@ def _check_dialect(dialect: str) -> None:
 
 def lowered_text(lowered: Lowered, dialect: str, debug_info: bool) -> str:
     """`Lowered.as_text(dialect, debug_info=...)`: debug_info puts each op's source line on it."""
-    # deferred, as the next: jaxlib's MLIR bindings load when another text is asked for
+    # deferred, as the next: xla/portable.py (jaxlib's other forms of a module) loads when
+    # another text is asked for
     from ..xla.portable import hlo_text
     _check_dialect(dialect)
     text = lowered._text
@@ -193,21 +194,19 @@ class Traced(_Stage):
             if self.jitted._sharded or any_sharded(self._leaves):
                 raise NotImplementedError("lower(lowering_platforms=...) of a program "
                                           "partitioned over a mesh is not implemented")
-        if self.jitted._sharded or any_sharded(self._leaves):    # partitioned over a mesh
-            # loads with the first mesh or sharded Array: `import jxkernel` needs neither
-            from .jit_sharded import stage_partitioning
-            return Lowered(self, None, stage_partitioning(self))
-        device = self.jitted._device
-        if device is None:
-            device = next((x.device for x in self._leaves if isinstance(x, Array)),
-                          _client.default_device())
-        try:
-            return Lowered(self, device, platform=platform)
-        except NeedsMesh as e:              # a sharding constraint inside: partitioned
-            self.jitted._sharded, self.jitted._constraint_mesh = True, e.mesh
-            # loads with the first mesh or sharded Array: `import jxkernel` needs neither
-            from .jit_sharded import stage_partitioning
-            return Lowered(self, None, stage_partitioning(self))
+        if not (self.jitted._sharded or any_sharded(self._leaves)):
+            device = self.jitted._device
+            if device is None:
+                device = next((x.device for x in self._leaves if isinstance(x, Array)),
+                              _client.default_device())
+            try:
+                return Lowered(self, device, platform=platform)
+            except NeedsMesh as e:              # a sharding constraint inside: partitioned
+                self.jitted._sharded, self.jitted._constraint_mesh = True, e.mesh
+        # partitioned over a mesh; jit over a mesh loads with the first mesh or sharded Array:
+        # `import jxkernel` needs neither
+        from .jit_sharded import stage_partitioning
+        return Lowered(self, None, stage_partitioning(self))
 
 
 class Lowered(_Stage):
@@ -252,7 +251,8 @@ class Lowered(_Stage):
     def cost_analysis(self) -> dict | None:
         """XLA's cost estimate of the module before optimization (flops, bytes accessed...);
         None on a GPU or TPU (a PJRT plugin has none, as in JAX): compile() first."""
-        from ..xla.portable import unoptimized_cost_analysis  # local: rarely used
+        # xla/portable.py loads when a form other than the StableHLO text is asked for
+        from ..xla.portable import unoptimized_cost_analysis
         if getattr(self._module, "jaxpr", None) is not None:
             raise unsupported("Lowered.cost_analysis (XLA's estimate)",
                               "lower under JAX_PLATFORMS=cpu for XLA's figures")
@@ -353,7 +353,8 @@ class Compiled(_Stage):
                               self._entry.out_tree.num_leaves)
 
     def _sharding(self):
-        from ..xla.sharding import SingleDeviceSharding  # local: rarely used
+        # xla/sharding.py loads with the first mesh or sharded Array (any_sharded's sign)
+        from ..xla.sharding import SingleDeviceSharding
         return SingleDeviceSharding(self.lowered.device)
 
     @property

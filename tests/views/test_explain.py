@@ -2,7 +2,6 @@
 jaxpr, our StableHLO and XLA's optimized HLO linked by source line, with per-line counts."""
 import functools
 import json
-import sys
 
 import numpy as np
 import pytest
@@ -13,6 +12,7 @@ import jxkernel.numpy as jnp
 from jxkernel.views import hlo_text as _hlo_text
 from jxkernel.explainer import MIME, Explanation, _stablehlo_ops, render_text
 from ipython_shell import shell_fixture
+from real_kernel import running_kernel
 
 
 def model(x, w):
@@ -303,16 +303,7 @@ def test_explain_magic_errors_say_what_to_do(shell):
 
 def test_explain_in_a_real_kernel_reads_the_cell_from_ipykernels_cache():
     """ipykernel compiles a cell into a temporary file name, not <ipython-input-…>."""
-    pytest.importorskip("ipykernel")
-    jupyter_client = pytest.importorskip("jupyter_client")
-    manager = jupyter_client.KernelManager(kernel_name="python3")
-    manager.kernel_spec.argv = [sys.executable, "-m", "ipykernel_launcher", "-f",
-                                "{connection_file}"]
-    manager.start_kernel()
-    client = manager.client()
-    client.start_channels()
-    try:
-        client.wait_for_ready(timeout=120)
+    with running_kernel() as client:
         client.execute_interactive(
             "%load_ext jxkernel\nimport jxkernel.numpy as jnp\n"
             "def f(x, w):\n    y = jnp.sin(x)\n    z = y @ w\n    return z.sum()\n"
@@ -322,9 +313,6 @@ def test_explain_in_a_real_kernel_reads_the_cell_from_ipykernels_cache():
                                            output_hook=outputs.append)
         n = reply["content"]["execution_count"]
         data = next(m["content"]["data"] for m in outputs if m["msg_type"] == "execute_result")
-    finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=True)
     text = data["text/plain"]
     assert text.splitlines()[0] == f"explain f(x, w)   (In[{n - 1}], line 3)"
     assert "   5    1       192" in text and text.count("│     z = y @ w") == 1
