@@ -27,9 +27,15 @@ def platforms() -> tuple:
 
 
 def probe() -> tuple[dict, dict]:
-    """({platform: [devices]} that start, {platform: why not})."""
+    """({platform: [devices]} that start, {platform: why not}); XLA's platforms are one entry
+    where jaxlib does not import (the browser), as they are missing for one reason."""
     found, missing = {}, {}
+    xla_missing = client.xla_unavailable()
+    if xla_missing is not None:
+        missing[", ".join(PLATFORMS)] = xla_missing
     for platform in platforms():
+        if xla_missing is not None and platform in PLATFORMS:
+            continue
         try:
             found[platform] = client.devices(platform)
         except (RuntimeError, ValueError) as e:
@@ -48,9 +54,10 @@ class BackendSelector(TextFallback, w.VBox):
         self._on_select = on_select
         self.available, self.missing = probe()
         self.devices = {_key(d): d for ds in self.available.values() for d in ds}
-        options = [(f"{k} · {d!r}", k) for k, d in self.devices.items()]
         current = current or client.default_device()
-        self.dropdown = w.Dropdown(options=options, value=_key(current), description="backend",
+        self.devices.setdefault(_key(current), current)     # chosen on a backend not probed
+        self.dropdown = w.Dropdown(options=self._options(), value=_key(current),
+                                   description="backend",
                                    layout=w.Layout(width="max-content"))
         self.missing_html = w.HTML(self._missing_html())
         self.status = w.HTML()
@@ -59,6 +66,9 @@ class BackendSelector(TextFallback, w.VBox):
         self._show_status(current)
         self.dropdown.observe(self._changed, "value")
 
+    def _options(self) -> list:
+        return [(f"{k} · {d!r}", k) for k, d in self.devices.items()]
+
     def _changed(self, change):
         device = self.devices[change["new"]]
         if self._on_select is not None and not self._quiet:
@@ -66,9 +76,13 @@ class BackendSelector(TextFallback, w.VBox):
         self._show_status(device)
 
     def show(self, device) -> None:
-        """Show `device` as the choice, without choosing it again."""
+        """Show `device` as the choice, without choosing it again (added to the list where its
+        backend started after this selector was made: `%jxbackend numpy`)."""
         self._quiet = True
         try:
+            if _key(device) not in self.devices:
+                self.devices[_key(device)] = device
+                self.dropdown.options = self._options()
             self.dropdown.value = _key(device)
         finally:
             self._quiet = False
