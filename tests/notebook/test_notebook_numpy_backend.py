@@ -96,7 +96,10 @@ for cell in CELLS:
     ran.append({"error": repr(error) if error else None,
                 "shown": cap.stdout + cap.stderr + "".join(o.data.get("text/plain", "")
                                                            for o in cap.outputs)})
-print(json.dumps({"ran": ran, "n": shell.user_ns.get("n"),
+from jxkernel import notebook
+from jxkernel.notebook.comm import Channel
+comm_backends = Channel(notebook._states[shell]).backends()   # the status bar's backend menu
+print(json.dumps({"ran": ran, "n": shell.user_ns.get("n"), "comm_backends": comm_backends,
                   "device": repr(shell.user_ns["jax"].config.jax_default_device)}))
 """
 
@@ -137,3 +140,7 @@ def test_jxbackend_in_the_browser_lists_numpy_says_why_xla_is_missing_and_switch
     assert "run on numpy:0 now" in where["shown"], where
     assert "{NumpyDevice(id=0)}" in ran[tour[-1]]["shown"]
     assert got["device"] == "NumpyDevice(id=0)"
+    # the status bar's menu (the comm): numpy available, XLA's three not, each saying why
+    menu = {b["name"]: b for b in got["comm_backends"]}
+    assert menu["numpy"]["available"] and menu["numpy"]["devices"] == ["numpy:0"]
+    assert all("do not run in the browser" in menu[p]["hint"] for p in ("cpu", "gpu", "tpu"))

@@ -27,20 +27,31 @@ def platforms() -> tuple:
 
 
 def probe() -> tuple[dict, dict]:
-    """({platform: [devices]} that start, {platform: why not}); XLA's platforms are one entry
-    where jaxlib does not import (the browser), as they are missing for one reason."""
+    """({platform: [devices]} that start, {platform: why not}); where jaxlib does not import
+    (the browser), XLA's platforms are missing for one reason, said once (`grouped`)."""
     found, missing = {}, {}
     xla_missing = client.xla_unavailable()
-    if xla_missing is not None:
-        missing[", ".join(PLATFORMS)] = xla_missing
     for platform in platforms():
         if xla_missing is not None and platform in PLATFORMS:
+            missing[platform] = xla_missing
             continue
         try:
             found[platform] = client.devices(platform)
         except (RuntimeError, ValueError) as e:
             missing[platform] = str(e)
     return found, missing
+
+
+def grouped(missing: dict) -> dict:
+    """{platforms: why} with the platforms missing for the same reason on one line.
+
+        >>> grouped({"cpu": "no jaxlib", "gpu": "no jaxlib"})
+        {'cpu, gpu': 'no jaxlib'}
+    """
+    by_why: dict = {}
+    for platform, why in missing.items():
+        by_why.setdefault(why, []).append(platform)
+    return {", ".join(platforms): why for why, platforms in by_why.items()}
 
 
 def _key(device) -> str:
@@ -102,14 +113,14 @@ class BackendSelector(TextFallback, w.VBox):
 
     def _missing_html(self) -> str:
         rows = "".join(f"<li style='color:var(--jp-content-font-color2, #777)'><s>{esc(p)}</s> — {esc(why)}</li>"
-                       for p, why in self.missing.items())
+                       for p, why in grouped(self.missing).items())
         return f"<ul style='font-size:11px;margin:2px 0'>{rows}</ul>" if rows else ""
 
     def text_repr(self) -> str:
         lines = ["backends:"]
         for key, d in self.devices.items():
             lines.append(f"  {'*' if d == self.current else ' '} {key}  {d!r}")
-        lines += [f"    {p}: unavailable — {why}" for p, why in self.missing.items()]
+        lines += [f"    {p}: unavailable — {why}" for p, why in grouped(self.missing).items()]
         return "\n".join(lines)
 
     def html_repr(self) -> str:
