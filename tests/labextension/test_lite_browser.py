@@ -68,7 +68,7 @@ if not (SITE / "jupyter-lite.json").exists():
 
 # Pyodide starts in about 10 s on this 2-core machine; installing the workshop's wheels, 10 s more
 TIMEOUT = 120_000
-RUN_ALL_TIMEOUT = 600_000   # one cell at most (the whole tour: benchmarks/README.md)
+CELL_TIMEOUT = 600_000      # one cell at most (the whole tour: benchmarks/README.md)
 expect.set_options(timeout=TIMEOUT)
 STATUS = ".jx-StatusItem"
 TOUR = "01_tour.ipynb"
@@ -306,7 +306,7 @@ def run_every_cell(page) -> dict:
         if is_code:
             page.wait_for_function(
                 "el => /\\[\\d+\\]/.test(el.querySelector('.jp-InputArea-prompt').textContent)",
-                arg=handle, timeout=RUN_ALL_TIMEOUT)
+                arg=handle, timeout=CELL_TIMEOUT)
             seconds[first] = round(time.monotonic() - started, 2)
     return seconds
 
