@@ -60,13 +60,13 @@ def test_jxbackend_cpu_goes_back_to_xla(shell):
 @pytest.mark.skipif(config.jax_platforms == "numpy", reason="JAX_PLATFORMS=numpy: no cpu here")
 def test_a_selector_made_before_the_numpy_backend_started_follows_the_switch(shell):
     from jxkernel.xla import client
-    ok(shell, "%jxbackend cpu")
+    ok_cell(shell, "%jxbackend cpu")
     client._backends.pop("numpy", None)          # a session that has not chosen it yet
-    selector, _ = ok(shell, "%jxbackend")
+    selector, _ = ok_cell(shell, "%jxbackend")
     assert "numpy:0" not in selector.devices
-    ok(shell, "%jxbackend numpy")                # was a TraitError: the dropdown had no numpy:0
+    ok_cell(shell, "%jxbackend numpy")                # was a TraitError: the dropdown had no numpy:0
     assert selector.dropdown.value == "numpy:0" and "* numpy:0" in str(selector)
-    ok(shell, "%jxbackend cpu")
+    ok_cell(shell, "%jxbackend cpu")
     assert selector.dropdown.value == "cpu:0"
 
 
