@@ -152,7 +152,7 @@ def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=Fal
     unchanged. Only the text debugger exists: `backend` may be None or "cli".
     """
     # the debugger (and what it reads) loads only when a breakpoint is hit
-    from . import debugger as _debugger
+    from .views import debugger as _debugger
     if backend not in (None, "cli"):
         raise ValueError(f"jax.debug.breakpoint: backend={backend!r} is not available; "
                          f"jxkernel has the text debugger only (backend=None or 'cli')")

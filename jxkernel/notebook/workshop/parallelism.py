@@ -88,7 +88,7 @@ def _index_text(index) -> str:
 def _wanted_blocks(mesh) -> dict:
     """Device id -> the columns it should hold: split over 'model', copied over 'data'."""
     # loads with the first mesh or sharded Array: `import jxkernel` needs neither
-    from ...sharding import NamedSharding, PartitionSpec
+    from ...api.sharding import NamedSharding, PartitionSpec
     return {d.id: _index_text(i) for d, i in NamedSharding(mesh, PartitionSpec(None, "model"))
             .devices_indices_map(GRID.shape).items()}
 
