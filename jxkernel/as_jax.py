@@ -96,7 +96,9 @@ class JaxAliasFinder(importlib.abc.MetaPathFinder):
         if name in _MADE:
             module = _MADE[name]()
         else:
-            module = _import_jxkernel_module("jxkernel" + name[len("jax"):])
+            rest = name[len("jax"):]      # JAX's names first (jxkernel/_jax/), then jxkernel's own
+            module = _import_jxkernel_module("jxkernel._jax" + rest) or \
+                _import_jxkernel_module("jxkernel" + rest)
             if module is None:
                 return None
         return importlib.util.spec_from_loader(name, _Loader(module),
