@@ -1,4 +1,4 @@
-"""jxkernel._src.checkify, as jax._src.checkify (jax.experimental.checkify): run-time checks in
+"""jxkernel.api.checkify, as jax._src.checkify (jax.experimental.checkify): run-time checks in
 staged code, as values.
 
 `check(pred, msg)` raises at once when run eagerly; inside `jit`, `scan`, ... it cannot raise,
@@ -794,7 +794,7 @@ def check_error(error: Error) -> None:
     >>> err, _ = checkify(lambda: check(jnp.array(False), "no"))()
     >>> check_error(err)
     Traceback (most recent call last):
-    jxkernel._src.checkify.JaxRuntimeError: no (`check` failed)
+    jxkernel.api.checkify.JaxRuntimeError: no (`check` failed)
     """
     if not isinstance(error, Error):
         raise TypeError(f"check_error takes an Error as argument, got type {type(error)} "

@@ -1,6 +1,6 @@
-"""jxkernel._src.hijax (public as jxkernel.experimental.hijax, jax.experimental.hijax): the vocabulary for types of one's
-own ("high" types, lowered to arrays) and the primitives acting on them, as libraries declare
-them (Flax NNX's hijax Variables).
+"""Types of one's own ("high" types, lowered to arrays) and the primitives acting on them, as
+libraries declare them (Flax NNX's hijax Variables); public as jax.experimental.hijax, with the
+vocabulary of rules that jxkernel/_jax/_src/hijax.py adds.
 
 What runs here: the types and their registration (`register_hitype` makes `jax.typeof` give a
 value's type), the method and property markers, the effect registry, and `HiPrimitive`s bound

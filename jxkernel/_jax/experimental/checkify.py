@@ -1,6 +1,6 @@
 """jxkernel.experimental.checkify, as jax.experimental.checkify: assertions on traced values
 (`check`), functionalized into an `Error` by `checkify`, with automatic checks (NaNs,
-division by zero, out-of-bounds indexing); see jxkernel/_src/checkify.py.
+division by zero, out-of-bounds indexing); see jxkernel/api/checkify.py.
 
     >>> err, _ = checkify(lambda x: check(x < 3, "too big: {}", x))(jnp.array(5))
     >>> err.get()

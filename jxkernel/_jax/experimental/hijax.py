@@ -1,5 +1,5 @@
 """jxkernel.experimental.hijax, as jax.experimental.hijax: types of one's own ("high" types)
-and the primitives on them (see jxkernel/_src/hijax.py for what jxkernel runs).
+and the primitives on them (see jxkernel/core/hijax.py for what jxkernel runs).
 
     >>> class Tripled(HiPrimitive):
     ...     def impl(self, x):

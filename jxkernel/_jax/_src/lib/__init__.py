@@ -1,5 +1,5 @@
 """jxkernel._src.lib, as jax._src.lib for what JAX's guides import from it: `mlir.dialects.hlo`
-(see jxkernel/_src/lib/mlir/dialects/hlo.py) and `xla_client`, jaxlib's own module (autodidax
+(see jxkernel/_jax/_src/lib/mlir/dialects/hlo.py) and `xla_client`, jaxlib's own module (autodidax
 runs its MLIR on the client with `xla_client.batched_device_put`), loaded on first access.
 jaxlib itself stays inside jxkernel/xla/ (xla/mlir_bindings.py)."""
 
