@@ -5,12 +5,14 @@ A dropdown of the devices of every backend that starts here; backends that
 don't are listed greyed out with what to install. Choosing a device calls
 `on_select(device)` (the extension sets `jax_default_device`); the status line
 shows the choice, and `show(device)` updates it when the choice is made elsewhere
-(`%jxbackend NAME`, another selector).
+(`%jxbackend NAME`, another selector). Below, whether the compiled fast path is on and,
+if not, why (core/native.py's STATE, as `python -m jxkernel` prints it).
 """
 from __future__ import annotations
 
 import ipywidgets as w
 
+from ...core.native import STATE as FASTPATH_STATE
 from ...xla import client
 from ..display import esc
 from ._fallback import TextFallback
@@ -54,7 +56,9 @@ class BackendSelector(TextFallback, w.VBox):
                                    layout=w.Layout(width="max-content"))
         self.missing_html = w.HTML(self._missing_html())
         self.status = w.HTML()
-        super().__init__([self.dropdown, self.missing_html, self.status])
+        self.fastpath = w.HTML(f"<span style='font-size:11px'>fast path: "
+                               f"{esc(FASTPATH_STATE)}</span>")
+        super().__init__([self.dropdown, self.missing_html, self.status, self.fastpath])
         self._quiet = False
         self._show_status(current)
         self.dropdown.observe(self._changed, "value")
@@ -96,10 +100,11 @@ class BackendSelector(TextFallback, w.VBox):
         for key, d in self.devices.items():
             lines.append(f"  {'*' if d == self.current else ' '} {key}  {d!r}")
         lines += [f"    {p}: unavailable — {why}" for p, why in self.missing.items()]
-        return "\n".join(lines)
+        return "\n".join(lines + [f"fast path: {FASTPATH_STATE}"])
 
     def html_repr(self) -> str:
         items = "".join(f"<li>{'<b>' if d == self.current else ''}{esc(k)} {esc(repr(d))}"
                         f"{'</b> (selected)' if d == self.current else ''}</li>"
                         for k, d in self.devices.items())
-        return f"<div><b>backends</b><ul>{items}</ul>{self._missing_html()}</div>"
+        return (f"<div><b>backends</b><ul>{items}</ul>{self._missing_html()}"
+                f"<span style='font-size:11px'>fast path: {esc(FASTPATH_STATE)}</span></div>")
