@@ -12,6 +12,7 @@ import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel.test_util import check_grads
 
+from compiled import jit_together
 from composites_cases import PARTS, cases, concrete_cases, ulps
 from doc_examples import check_docstring_examples
 from numerics import ELEMENTWISE, LAPACK, REDUCTION, assert_allclose_ulp
@@ -152,33 +153,50 @@ def test_statistics_match_numpy():
 
 
 def test_editing_matches_numpy():
+    # the calls compiled together (compiled.jit_together): one by one, eagerly, they cost ~150
+    # small compiles; their eager path is test_jit_equals_eager's, and `obj`, the values and
+    # the axes stay Python and NumPy constants, as they are eagerly
     a = np.arange(24).reshape(4, 6)
-    for obj, vals, axis in [(2, 9, None), (np.array([0, 3, 3, 6]), np.arange(4), 1),
-                            (slice(1, 3), -1, 0), (-1, np.array([[5], [6], [7], [8]]), 1),
-                            (np.array([1]), np.array([[1, 2, 3, 4, 5, 6]]), 0)]:
-        np.testing.assert_array_equal(jnp.insert(a, obj, vals, axis=axis),
-                                      np.insert(a, obj, vals, axis=axis))
-    for obj, axis in [(0, 0), (-1, 1), (np.array([0, 2, 2]), 1), (slice(None, None, 2), 1),
-                      (np.array([True, False, False, True]), 0), (np.array([3, 20]), None)]:
-        np.testing.assert_array_equal(jnp.delete(a, obj, axis=axis), np.delete(a, obj, axis))
+    inserts = [(2, 9, None), (np.array([0, 3, 3, 6]), np.arange(4), 1), (slice(1, 3), -1, 0),
+               (-1, np.array([[5], [6], [7], [8]]), 1),
+               (np.array([1]), np.array([[1, 2, 3, 4, 5, 6]]), 0)]
+    deletes = [(0, 0), (-1, 1), (np.array([0, 2, 2]), 1), (slice(None, None, 2), 1),
+               (np.array([True, False, False, True]), 0), (np.array([3, 20]), None)]
     mask = a % 3 == 0
+    bits = rng.randint(0, 2, (3, 13)).astype(bool)
+    packs = [(axis, order) for axis in (0, 1, None) for order in ("big", "little")]
+    calls = {("insert", k): (lambda a, obj=obj, vals=vals, axis=axis: jnp.insert(
+        a, obj, vals, axis=axis), [a]) for k, (obj, vals, axis) in enumerate(inserts)}
+    calls.update({("delete", k): (lambda a, obj=obj, axis=axis: jnp.delete(a, obj, axis=axis),
+                                  [a]) for k, (obj, axis) in enumerate(deletes)})
+    calls["place"] = (lambda a: jnp.place(a, mask, np.array([-1, -2, -3]), inplace=False), [a])
+    calls["fill_diagonal"] = (lambda d: jnp.fill_diagonal(d, np.array([7., 8.]), inplace=False),
+                              [a.astype(np.float32)])
+    blocks = [[np.ones((2, 2)), np.zeros((2, 3))], [np.full((1, 5), 2.)]]
+    calls["block"] = (lambda: jnp.block(blocks), [])
+    for axis, order in packs:
+        packed = np.packbits(bits, axis=axis, bitorder=order)
+        calls[("packbits", axis, order)] = (
+            lambda b, axis=axis, order=order: jnp.packbits(b, axis, order), [bits])
+        calls[("unpackbits", axis, order)] = (
+            lambda p, axis=axis, order=order: jnp.unpackbits(p, axis, bitorder=order), [packed])
+    got = jit_together(jxkernel, calls)
+    for k, (obj, vals, axis) in enumerate(inserts):
+        np.testing.assert_array_equal(got["insert", k], np.insert(a, obj, vals, axis=axis))
+    for k, (obj, axis) in enumerate(deletes):
+        np.testing.assert_array_equal(got["delete", k], np.delete(a, obj, axis))
     want = a.copy()
     np.place(want, mask, [-1, -2, -3])
-    np.testing.assert_array_equal(jnp.place(a, mask, np.array([-1, -2, -3]), inplace=False),
-                                  want)
+    np.testing.assert_array_equal(got["place"], want)
     want = a.astype(np.float32)
     np.fill_diagonal(want, [7, 8])
-    np.testing.assert_array_equal(jnp.fill_diagonal(a.astype(np.float32), np.array([7., 8.]),
-                                                    inplace=False), want)
-    blocks = [[np.ones((2, 2)), np.zeros((2, 3))], [np.full((1, 5), 2.)]]
-    np.testing.assert_array_equal(jnp.block(blocks), np.block(blocks))
-    bits = rng.randint(0, 2, (3, 13)).astype(bool)
-    for axis in (0, 1, None):
-        for order in ("big", "little"):
-            packed = np.packbits(bits, axis=axis, bitorder=order)
-            np.testing.assert_array_equal(jnp.packbits(bits, axis, order), packed)
-            np.testing.assert_array_equal(jnp.unpackbits(packed, axis, bitorder=order),
-                                          np.unpackbits(packed, axis, bitorder=order))
+    np.testing.assert_array_equal(got["fill_diagonal"], want)
+    np.testing.assert_array_equal(got["block"], np.block(blocks))
+    for axis, order in packs:
+        packed = np.packbits(bits, axis=axis, bitorder=order)
+        np.testing.assert_array_equal(got["packbits", axis, order], packed)
+        np.testing.assert_array_equal(got["unpackbits", axis, order],
+                                      np.unpackbits(packed, axis, bitorder=order))
     np.testing.assert_array_equal(jnp.trim_zeros(np.array([0, 0, 3, 0, 4, 0, 0]), "f"),
                                   np.trim_zeros(np.array([0, 0, 3, 0, 4, 0, 0]), "f"))
     for fn in (np.triu, np.tril):
