@@ -113,43 +113,59 @@ def test_interp_unwrap_match_numpy():
 
 
 def test_statistics_match_numpy():
+    # the calls compiled together (compiled.jit_together), their inputs constants of the
+    # program, as test_values_dtypes_weak_types_match_jax's: one by one, eagerly, they cost
+    # ~75 small compiles; their eager path is test_jit_equals_eager's
     x = rng.randint(0, 9, 30)
-    np.testing.assert_array_equal(jnp.bincount(x), np.bincount(x))
-    # sums of a few small integer-valued weights: exact
-    assert_allclose_ulp(jnp.bincount(x, V.repeat(6), minlength=12),
-                        _f32(np.bincount(x, V.repeat(6), minlength=12)), 0)
     bins = np.array([1., 3., 5.])
-    for right in (False, True):
-        np.testing.assert_array_equal(jnp.digitize(x, bins, right), np.digitize(x, bins, right))
-        np.testing.assert_array_equal(jnp.digitize(x, bins[::-1], right),
-                                      np.digitize(x, bins[::-1], right))
     s = rng.randn(50, 3).astype(np.float32)
+    fw, aw = np.array([1, 2, 1, 1, 3]), np.array([.1, .2, .3, .4, .5])
+    calls = {
+        "bincount": lambda: jnp.bincount(x),
+        "bincount_w": lambda: jnp.bincount(x, V.repeat(6), minlength=12),
+        **{("digitize", right, k): (lambda right=right, b=b: jnp.digitize(x, b, right))
+           for right in (False, True) for k, b in enumerate((bins, bins[::-1]))},
+        **{("histogram", b): (lambda b=b: jnp.histogram(s[:, 0], b, density=True))
+           for b in (3, 7)},
+        "histogramdd": lambda: jnp.histogramdd(s, bins=(2, 3, 4)),
+        "histogram2d": lambda: jnp.histogram2d(s[:, 0], s[:, 1], bins=4,
+                                               range=[(-2, 2), (-1, 1)]),
+        **{("cov", rowvar): (lambda rowvar=rowvar: jnp.cov(M, rowvar=rowvar))
+           for rowvar in (True, False)},
+        **{("corrcoef", rowvar): (lambda rowvar=rowvar: jnp.corrcoef(M, rowvar=rowvar))
+           for rowvar in (True, False)},
+        "cov_weights": lambda: jnp.cov(M, fweights=fw, aweights=aw, ddof=2),
+    }
+    got = jit_together(jxkernel, {k: (f, []) for k, f in calls.items()})
+    np.testing.assert_array_equal(got["bincount"], np.bincount(x))
+    # sums of a few small integer-valued weights: exact
+    assert_allclose_ulp(got["bincount_w"], _f32(np.bincount(x, V.repeat(6), minlength=12)), 0)
+    for right in (False, True):
+        np.testing.assert_array_equal(got["digitize", right, 0], np.digitize(x, bins, right))
+        np.testing.assert_array_equal(got["digitize", right, 1],
+                                      np.digitize(x, bins[::-1], right))
     for b in (3, 7):
-        c, e = jnp.histogram(s[:, 0], b, density=True)
+        c, e = got["histogram", b]
         wc, we = np.histogram(s[:, 0], b, density=True)
         # counts / (n * width): a few roundings; edges by linspace, measured at their scale
         assert_allclose_ulp(c, _f32(wc), HISTOGRAM)
         assert_allclose_ulp(e, _f32(we), ELEMENTWISE, scale=np.abs(we).max())
-    h, edges = jnp.histogramdd(s, bins=(2, 3, 4))
+    h, edges = got["histogramdd"]
     wh, wedges = np.histogramdd(s, bins=(2, 3, 4))
     np.testing.assert_array_equal(h, wh)
     for a, b in zip(edges, wedges):
         assert_allclose_ulp(a, _f32(b), ELEMENTWISE, scale=np.abs(b).max())
-    h2 = jnp.histogram2d(s[:, 0], s[:, 1], bins=4, range=[(-2, 2), (-1, 1)])
     wh2 = np.histogram2d(s[:, 0], s[:, 1], bins=4, range=[(-2, 2), (-1, 1)])
-    np.testing.assert_array_equal(h2[0], wh2[0])
+    np.testing.assert_array_equal(got["histogram2d"][0], wh2[0])
     # np.cov works in float64; covariances cancel, so measured at the largest variance
     # (no entry exceeds it) and correlations at 1
     for rowvar in (True, False):
         want = np.cov(M, rowvar=rowvar)
-        assert_allclose_ulp(jnp.cov(M, rowvar=rowvar), _f32(want), REDUCTION,
-                            scale=np.abs(want).max())
-        assert_allclose_ulp(jnp.corrcoef(M, rowvar=rowvar), _f32(np.corrcoef(M, rowvar=rowvar)),
+        assert_allclose_ulp(got["cov", rowvar], _f32(want), REDUCTION, scale=np.abs(want).max())
+        assert_allclose_ulp(got["corrcoef", rowvar], _f32(np.corrcoef(M, rowvar=rowvar)),
                             REDUCTION, scale=1.0)
-    fw, aw = np.array([1, 2, 1, 1, 3]), np.array([.1, .2, .3, .4, .5])
     want = np.cov(M, fweights=fw, aweights=aw, ddof=2)
-    assert_allclose_ulp(jnp.cov(M, fweights=fw, aweights=aw, ddof=2), _f32(want), REDUCTION,
-                        scale=np.abs(want).max())
+    assert_allclose_ulp(got["cov_weights"], _f32(want), REDUCTION, scale=np.abs(want).max())
 
 
 def test_editing_matches_numpy():
