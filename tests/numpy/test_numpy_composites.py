@@ -2,6 +2,7 @@
 polynomial.py, windows.py and the grids of index_tricks.py): values, dtypes and weak types
 against real JAX (committed reference data), values against NumPy, jit == eager, numerical
 gradients, vmap, and the errors JAX raises where a shape would depend on traced values."""
+import functools
 import os
 import warnings
 
@@ -73,22 +74,54 @@ def test_values_dtypes_weak_types_match_jax(part):
 
 
 # ------------------------------------------------------------------ against NumPy
-@pytest.mark.parametrize("dtype", [np.float32, np.int32])
-@pytest.mark.parametrize("shape", [(7,), (3, 6), (2, 3, 4)])
+_DIFF_DTYPES = [np.float32, np.int32]
+_DIFF_SHAPES = [(7,), (3, 6), (2, 3, 4)]
+
+
+@functools.cache
+def _difference_inputs():
+    """{(shape, dtype): input} of test_differences_match_numpy's cases, drawn from `rng` at
+    first use in the cases' order (as each case drew its own before they were compiled
+    together)."""
+    return {(shape, dtype): (rng.randn(*shape) * 4).astype(dtype)
+            for shape in _DIFF_SHAPES for dtype in _DIFF_DTYPES}
+
+
+@functools.cache
+def _differences_jitted():
+    """Every jnp call of test_differences_match_numpy's cases compiled together
+    (compiled.jit_together): one by one, eagerly, they cost ~55 small compiles; their eager
+    path is test_jit_equals_eager's."""
+    calls = {}
+    for (shape, dtype), a in _difference_inputs().items():
+        for axis in range(len(shape)):
+            calls[shape, dtype, "diff", axis] = (lambda a, axis=axis: jnp.diff(a, axis=axis), [a])
+            calls[shape, dtype, "diff2", axis] = (
+                lambda a, axis=axis: jnp.diff(a, 2, axis=axis, append=1), [a])
+            calls[shape, dtype, "gradient", axis] = (
+                lambda a, axis=axis: jnp.gradient(a, axis=axis), [a])
+            calls[shape, dtype, "trapezoid", axis] = (
+                lambda a, axis=axis: jnp.trapezoid(a, axis=axis), [a])
+        calls[shape, dtype, "ediff1d"] = (jnp.ediff1d, [a])
+    return jit_together(jxkernel, calls)
+
+
+@pytest.mark.parametrize("dtype", _DIFF_DTYPES)
+@pytest.mark.parametrize("shape", _DIFF_SHAPES)
 def test_differences_match_numpy(shape, dtype):
-    a = (rng.randn(*shape) * 4).astype(dtype)
+    a = _difference_inputs()[shape, dtype]
+    got = lambda *key: _differences_jitted()[(shape, dtype, *key)]
     for axis in range(len(shape)):
-        np.testing.assert_array_equal(jnp.diff(a, axis=axis), np.diff(a, axis=axis))
+        np.testing.assert_array_equal(got("diff", axis), np.diff(a, axis=axis))
         # the same subtractions in a's dtype as NumPy's, each rounded once: exact
-        assert_allclose_ulp(jnp.diff(a, 2, axis=axis, append=1),
-                            np.diff(a, 2, axis=axis, append=dtype(1)), 0)
+        assert_allclose_ulp(got("diff2", axis), np.diff(a, 2, axis=axis, append=dtype(1)), 0)
         # a difference, then halved: measured at |a|'s scale (the difference cancels)
         a64 = a.astype(np.float64)
-        assert_allclose_ulp(jnp.gradient(a, axis=axis), _f32(np.gradient(a64, axis=axis)),
+        assert_allclose_ulp(got("gradient", axis), _f32(np.gradient(a64, axis=axis)),
                             ELEMENTWISE, scale=np.abs(a64).max())
-        assert_allclose_ulp(jnp.trapezoid(a, axis=axis), _f32(np.trapezoid(a64, axis=axis)),
+        assert_allclose_ulp(got("trapezoid", axis), _f32(np.trapezoid(a64, axis=axis)),
                             REDUCTION, scale=np.trapezoid(np.abs(a64), axis=axis))
-    np.testing.assert_array_equal(jnp.ediff1d(a), np.ediff1d(a))
+    np.testing.assert_array_equal(got("ediff1d"), np.ediff1d(a))
 
 
 def test_interp_unwrap_match_numpy():
