@@ -276,36 +276,49 @@ def test_index_tricks_match_numpy():
 
 
 def test_polynomials_and_windows_match_numpy():
+    # the calls (but polydiv, which trims zeros by value) compiled together, their inputs
+    # constants of the program (compiled.jit_together): one by one, eagerly, ~40 small
+    # compiles; their eager path is test_jit_equals_eager's
     p, q = np.array([3., -1., 2., 5.]), np.array([1., 4.])
     x = rng.randn(2, 3)
     x32 = x.astype(np.float32).astype(np.float64)     # what jnp computes with, x64 off
+    xs = np.linspace(-1, 1, 9)
+    ys = np.stack([np.polyval(p, xs), np.polyval(p[1:], xs)], 1)
+    windows = ("bartlett", "blackman", "hamming", "hanning", "kaiser")
+    calls = {
+        "polyval": lambda: jnp.polyval(p, x), "polyadd": lambda: jnp.polyadd(p, q),
+        "polysub": lambda: jnp.polysub(q, p), "polymul": lambda: jnp.polymul(p, q),
+        **{("polyder", m): (lambda m=m: jnp.polyder(p, m)) for m in (1, 2, 4)},
+        **{("polyint", m): (lambda m=m: jnp.polyint(p, m, k=0.5)) for m in (1, 2, 4)},
+        "vander": lambda: jnp.vander(x[0], 4), "polyfit": lambda: jnp.polyfit(xs, ys, 3),
+        **{(name, n): (lambda name=name, n=n: jnp.kaiser(n, 4.) if name == "kaiser"
+                       else getattr(jnp, name)(n)) for n in (0, 1, 2, 9) for name in windows},
+    }
+    got = jit_together(jxkernel, {k: (f, []) for k, f in calls.items()})
     # Horner's multiply-adds (fused or not by CPU), measured at the sum of |terms|
-    assert_allclose_ulp(jnp.polyval(p, x), _f32(np.polyval(p, x32)), ELEMENTWISE,
+    assert_allclose_ulp(got["polyval"], _f32(np.polyval(p, x32)), ELEMENTWISE,
                         scale=np.polyval(np.abs(p), np.abs(x32)))
     # small integer-valued coefficients: sums, products, quotients by 1 and derivatives exact
-    assert_allclose_ulp(jnp.polyadd(p, q), _f32(np.polyadd(p, q)), 0)
-    assert_allclose_ulp(jnp.polysub(q, p), _f32(np.polysub(q, p)), 0)
-    assert_allclose_ulp(jnp.polymul(p, q), _f32(np.polymul(p, q)), 0)
+    assert_allclose_ulp(got["polyadd"], _f32(np.polyadd(p, q)), 0)
+    assert_allclose_ulp(got["polysub"], _f32(np.polysub(q, p)), 0)
+    assert_allclose_ulp(got["polymul"], _f32(np.polymul(p, q)), 0)
     qd, rd = jnp.polydiv(p, q, trim_leading_zeros=True)
     wq, wr = np.polydiv(p, q)
     assert_allclose_ulp(qd, _f32(wq), 0)
     assert_allclose_ulp(rd, _f32(wr), 0)
     for m in (1, 2, 4):
-        assert_allclose_ulp(jnp.polyder(p, m), _f32(np.polyder(p, m)), 0)
-        assert_allclose_ulp(jnp.polyint(p, m, k=0.5), _f32(np.polyint(p, m, k=0.5)),
-                            ELEMENTWISE)
-    assert_allclose_ulp(jnp.vander(x[0], 4), _f32(np.vander(x32[0], 4)), ELEMENTWISE)
-    xs = np.linspace(-1, 1, 9)
-    ys = np.stack([np.polyval(p, xs), np.polyval(p[1:], xs)], 1)
+        assert_allclose_ulp(got["polyder", m], _f32(np.polyder(p, m)), 0)
+        assert_allclose_ulp(got["polyint", m], _f32(np.polyint(p, m, k=0.5)), ELEMENTWISE)
+    assert_allclose_ulp(got["vander"], _f32(np.vander(x32[0], 4)), ELEMENTWISE)
     want = np.polyfit(xs, ys, 3)
     # a least-squares solve in float32, measured at the largest coefficient (worst 11, AVX-512)
-    assert_allclose_ulp(jnp.polyfit(xs, ys, 3), _f32(want), LAPACK, scale=np.abs(want).max())
+    assert_allclose_ulp(got["polyfit"], _f32(want), LAPACK, scale=np.abs(want).max())
     for n in (0, 1, 2, 9):
         # cosines (and kaiser's Bessel i0) of the window's angles, measured at the peak, 1
         for name in ("bartlett", "blackman", "hamming", "hanning"):
-            assert_allclose_ulp(getattr(jnp, name)(n), _f32(getattr(np, name)(n)), ELEMENTWISE,
+            assert_allclose_ulp(got[name, n], _f32(getattr(np, name)(n)), ELEMENTWISE,
                                 scale=1.0, err_msg=name)
-        assert_allclose_ulp(jnp.kaiser(n, 4.), _f32(np.kaiser(n, 4.)), ELEMENTWISE, scale=1.0)
+        assert_allclose_ulp(got["kaiser", n], _f32(np.kaiser(n, 4.)), ELEMENTWISE, scale=1.0)
 
 
 def test_functional_matches_numpy():
