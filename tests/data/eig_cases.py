@@ -42,7 +42,9 @@ def inputs(dtype):
     }
 
 
-def cases(jax, dtypes=(np.float32, np.float64)):
+def cases(jax, dtypes=(np.float32, np.float64), roots=True):
+    """Every case ({name: result}); without `roots`, the jnp.roots cases are left out (they
+    strip leading zeros by their values, so they cannot run under jit: roots_cases)."""
     jnp, eig = jax.numpy, jax.lax.linalg.eig
     out = {}
     for dt in dtypes:
@@ -65,7 +67,15 @@ def cases(jax, dtypes=(np.float32, np.float64)):
         full = lambda a: eig(a, enable_eigvec_derivs=True)
         out[f"jvp_eigvecs_dist_{n}"] = jax.jvp(full, (x["dist"],), (x["tangent"],))
         out[f"jvp_eigvecs_c4_{n}"] = jax.jvp(full, (x["c4"],), (x["ctangent"],))
+    return {**out, **roots_cases(jax, dtypes)} if roots else out
+
+
+def roots_cases(jax, dtypes=(np.float32, np.float64)):
+    """The jnp.roots cases of `cases`."""
+    out = {}
+    for dt in dtypes:
+        n = np.dtype(dt).name
         for i, p in enumerate(POLYS):
-            out[f"roots_{i}_{n}"] = jnp.roots(np.array(p, dt))
-            out[f"roots_nostrip_{i}_{n}"] = jnp.roots(np.array(p, dt), strip_zeros=False)
+            out[f"roots_{i}_{n}"] = jax.numpy.roots(np.array(p, dt))
+            out[f"roots_nostrip_{i}_{n}"] = jax.numpy.roots(np.array(p, dt), strip_zeros=False)
     return out

@@ -17,7 +17,7 @@ from jxkernel.lax.linalg import _eig_lowering
 from jxkernel.test_util import check_grads
 from numerics import LAPACK, assert_allclose_ulp
 
-from eig_cases import POLYS, SIGN_FREE, ULPS, cases, inputs
+from eig_cases import POLYS, SIGN_FREE, ULPS, cases, inputs, roots_cases
 import locations  # tests/support: the repository's folders
 
 pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
@@ -57,9 +57,13 @@ def check_against_reference(case, leaves):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_matches_jax_reference(dtype):
-    """Every case of eig_cases.py: decompositions, roots and derivatives."""
+    """Every case of eig_cases.py: decompositions, roots and derivatives. The cases but the
+    roots are computed under one jit (one compile instead of ~80; each function alone is one
+    program, and test_jit_and_vmap_match_eager compares eager with jit); the roots need
+    concrete values and run eagerly."""
     with x64():
-        got = cases(jxkernel, dtypes=(dtype,))
+        got = jxkernel.jit(lambda: cases(jxkernel, dtypes=(dtype,), roots=False))()
+        got.update(roots_cases(jxkernel, dtypes=(dtype,)))
     keys = {k.split("#")[0] for k in REF.files if np.dtype(dtype).name in k}
     assert got and set(got) == keys
     for case, value in got.items():

@@ -53,8 +53,18 @@ def _compare(tag, group, cases):
 
 @pytest.mark.parametrize("tag,dtype", [("f32", np.float32), ("f64", np.float64)])
 def test_values_dtypes_and_weak_types_match_jax(tag, dtype):
+    """float64's cases computed under one jit (one compile instead of ~250: 10.6 -> 7.8 CPU
+    s; jit keeps the weak types of its outputs, and test_jit_and_vmap compares jit with
+    eager). float32's run eagerly: under jit, 6 of its 139 cases leave their bounds at one
+    point each (XLA fuses tan/atan and exp differently: cauchy.sf(inf) 6.3e-9 and logsf(inf)
+    -18.9 instead of 0 and -inf, cauchy.ppf/isf 395 ulps near q = 1, gumbel_l.pdf/logpdf(inf)
+    inf instead of NaN)."""
     with jxkernel.enable_x64(dtype == np.float64):
-        assert _compare(tag, "stats", stats_cases(jxkernel, jnp, stats, dtype)) > 100
+        if dtype == np.float64:
+            cases = jxkernel.jit(lambda: stats_cases(jxkernel, jnp, stats, dtype))()
+        else:
+            cases = stats_cases(jxkernel, jnp, stats, dtype)
+        assert _compare(tag, "stats", cases) > 100
 
 
 def test_against_scipy():
