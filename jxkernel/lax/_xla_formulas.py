@@ -1,0 +1,137 @@
+"""XLA's own formulas for lgamma, digamma and float32 erf and tanh, in NumPy: the NumPy
+rules of lgamma_p, digamma_p, erf_p and tanh_p (lax/elementwise.py).
+
+XLA computes these with no library: StableHLO's CHLO legalization writes lgamma and digamma
+as fixed sequences of additions, divisions, logs and sines (Lanczos' approximation, g = 7,
+8 coefficients), and its CPU backend computes float32 erf and tanh with Eigen's rational
+approximations. SciPy's functions are more exact, but programs then drift from JAX's: an
+igamma of a = 30 takes exp(a log x - x - lgamma(a)), where lgamma's last bits become 90 ulps
+of the result. The same formulas in NumPy land on XLA's bits for erf and tanh (with FMA, as
+XLA on a CPU that has it, at its default optimization level) and within a few ulps for lgamma
+and digamma (XLA's log and sin are its own). float16 and bfloat16 compute in float32, as in
+XLA.
+
+    >>> lgamma(np.float32([0.5, 3.0, -2.0]))           # log(pi)/2, log(2): XLA's last bits
+    array([0.5723648, 0.6931474,       inf], dtype=float32)
+    >>> digamma(np.float32([1.0, 0.0]))                 # -Euler's gamma, a pole
+    array([-0.5772154,        nan], dtype=float32)
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+# Eigen's float32 erf: x P(x^2) / Q(x^2), each step of Horner's scheme one fused multiply-add;
+# +-1 from |x| >= 3.8325069 on (erf's last float32 below 1 is reached there)
+_ERF_P = (0.00022905065861350646, 0.0034082910107109506, 0.050955695062380861,
+          0.18520832239976145, 1.128379143519084)
+_ERF_Q = (-1.1791602954361697e-7, 0.000023547966471313185, 0.0010179625278914885,
+          0.014070470171167667, 0.11098505178285362, 0.49746925110067538, 1.0)
+_ERF_SATURATES = np.float32(3.832506856900711)
+# XLA's float32 tanh: x P(x^2) / Q(x^2) on x clamped where the ratio is exactly +-1 (with
+# FMA); x itself below 0.0004
+_TANH_P = (-2.76076847742355e-16, 2.00018790482477e-13, -8.60467152213735e-11,
+           5.12229709037114e-08, 1.48572235717979e-05, 6.37261928875436e-04,
+           4.89352455891786e-03)
+_TANH_Q = (1.19825839466702e-06, 1.18534705686654e-04, 2.26843463243900e-03,
+           4.89352518554385e-03)
+_TANH_CLAMP = np.float32(7.99881172180175781)
+_LANCZOS_G = 7.0
+_LANCZOS_BASE = 0.99999999999980993227684700473478
+_LANCZOS = (676.520368121885098567009190444019, -1259.13921672240287047156078755283,
+            771.3234287776530788486528258894, -176.61502916214059906584551354,
+            12.507343278686904814458936853, -0.13857109526572011689554707,
+            9.984369578019570859563e-6, 1.50563273514931155834e-7)
+
+
+def _computing(x):
+    """(x in the dtype XLA computes in: float32 for narrower floats; the dtype to return)."""
+    x = np.asarray(x)
+    wide = np.float64 if x.dtype == np.float64 else np.float32
+    return x.astype(wide, copy=False), x.dtype
+
+
+def _lanczos(z, with_derivative=False):
+    """(a(z), a'(z), t(z), log t(z)): Lanczos' sum and t = z + g + 1/2, as CHLO forms them
+    (log t through log1p, with log(g + 1/2) a constant)."""
+    c = lambda v: z.dtype.type(v)
+    a, a_prime = np.full_like(z, c(_LANCZOS_BASE)), np.zeros_like(z)
+    for i, coeff in enumerate(_LANCZOS):
+        term = z + c(i + 1)
+        if with_derivative:
+            a_prime = a_prime - c(coeff) / (term * term)
+        a = a + c(coeff) / term
+    t = c(_LANCZOS_G + 0.5) + z
+    log_t = c(math.log(_LANCZOS_G + 0.5)) + np.log1p(z / c(_LANCZOS_G + 0.5))
+    return a, a_prime, t, log_t
+
+
+def lgamma(x):
+    """log|Gamma(x)| as XLA computes it (Euler's reflection below 1/2)."""
+    x, dtype = _computing(x)
+    c = lambda v: x.dtype.type(v)
+    reflect = x < c(0.5)
+    z = np.where(reflect, -x, x - c(1))
+    a, _, t, log_t = _lanczos(z)
+    # (z + 1/2 - t / log t) * log t: t alone may overflow where the product does not; XLA
+    # fuses its product with the constant's addition (half as many results differ then)
+    r = _fma(z + c(0.5) - t / log_t, log_t, c((math.log(2) + math.log(math.pi)) / 2))
+    direct = r + np.log(a)
+    frac = np.abs(x) - np.floor(np.abs(x))
+    frac = np.where(c(0.5) < frac, c(1) - frac, frac)     # sin(pi x) exact at integers
+    denom = np.log(np.sin(c(math.pi) * frac))
+    reflected = np.where(np.isfinite(denom), c(math.log(math.pi)) - denom - direct, -denom)
+    out = np.where(np.isinf(x), c(np.inf), np.where(reflect, reflected, direct))
+    return out.astype(dtype, copy=False)
+
+
+def digamma(x):
+    """psi(x) as XLA computes it: NaN at the poles (0 and the negative integers)."""
+    x, dtype = _computing(x)
+    c = lambda v: x.dtype.type(v)
+    reflect = x < c(0.5)
+    z = np.where(reflect, -x, x - c(1))
+    a, a_prime, t, log_t = _lanczos(z, with_derivative=True)
+    direct = log_t + a_prime / a - c(_LANCZOS_G) / t
+    reduced = x + np.abs(np.floor(x + c(0.5)))            # into [-1/2, 1/2]: cot's precision
+    angle = c(math.pi) * reduced
+    reflected = direct - c(math.pi) * np.cos(angle) / np.sin(angle)
+    out = np.where(reflect, reflected, direct)
+    pole = (x <= c(0)) & (x == np.floor(x))
+    return np.where(pole, c(np.nan), out).astype(dtype, copy=False)
+
+
+def _fma(a, b, c):
+    """a * b + c rounded once, for float32 operands: in float64 the product is exact (at most
+    48 bits) and the sum rounds twice only in the rarest ties. float64 operands: unfused."""
+    if a.dtype != np.float32:
+        return a * b + c
+    return (a.astype(np.float64) * b + np.float64(c)).astype(np.float32)
+
+
+def _fma_horner(coefficients, x):
+    """Horner's scheme in float32, each step a fused multiply-add."""
+    p = np.full_like(x, np.float32(coefficients[0]))
+    for c in coefficients[1:]:
+        p = _fma(x, p, np.float32(c))
+    return p
+
+
+def erf32(x):
+    """erf of a float32 (or narrower) x, bit for bit as XLA's CPU backend computes it."""
+    x, dtype = _computing(x)
+    x2 = x * x
+    ratio = x * _fma_horner(_ERF_P, x2) / _fma_horner(_ERF_Q, x2)
+    out = np.where(np.abs(x) >= _ERF_SATURATES, np.sign(x), ratio)
+    return out.astype(dtype, copy=False)
+
+
+def tanh32(x):
+    """tanh of a float32 (or narrower) x, bit for bit as XLA's CPU backend computes it."""
+    x, dtype = _computing(x)
+    clamped = np.clip(x, -_TANH_CLAMP, _TANH_CLAMP)
+    x2 = clamped * clamped
+    ratio = clamped * _fma_horner(_TANH_P, x2) / _fma_horner(_TANH_Q, x2)
+    out = np.where(np.abs(x) < np.float32(0.0004), x, ratio)
+    return out.astype(dtype, copy=False)
