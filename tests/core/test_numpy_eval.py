@@ -116,6 +116,10 @@ UNARY_FLOAT |= {
                       (np.concatenate([np.linspace(-9, 9, 721, dtype=np.float32),
                                        np.float32([3e-4, 4e-4, -2e-38, np.inf, -np.inf, np.nan])]),),
                       0, None),
+    # XLA's sinh and cosh through exp(x + log 1/2) (NumPy's exp: a few ulps, not bits)
+    "sinh_cosh": (lambda x: (lax.sinh(x), lax.cosh(x), lax.sinh(x / 4), lax.sinh(x.astype(np.float16))),
+                  (np.float32([0, 0.5, -0.9, 1, -1.5, 9, 20, -40, 88, 89.5, np.inf, np.nan]),),
+                  ELEMENTWISE, None),
     "round": (lambda x: (lax.round(x * 3), lax.round(x * 3, lax.RoundingMethod.TO_NEAREST_EVEN),
                          lax.round(jnp.float32([0.5, 1.5, 2.5, -0.5, -2.5, 0.49999997]))),
               (F32,), 0, None),
