@@ -17,7 +17,9 @@ import time
 
 import numpy as np
 
+from ..core import dtypes
 from ..core.config import config
+from ..core.ir import ClosedJaxpr, Jaxpr
 from ..core.numpy_eval import eval_jaxpr_numpy
 from .array import Array
 from .compiler import Executable, Phases, check_may_execute, _donated_indices
@@ -111,7 +113,25 @@ def compile_numpy(module, label: str, trace_s: float = 0.0, executable=Executabl
         raise unsupported(f"{label} (a {executable.__name__})",
                           "this program needs XLA: JAX_PLATFORMS=cpu")
     options.pop("compiler_options", None)     # XLA's options: nothing to tune here
+    _check_has_arrays(module.jaxpr)
     start = time.perf_counter()
     exe = NumpyExecutable(module.jaxpr, module.out_avals, module.devices, label, module.donated,
                           **options)
     return exe, Phases(trace_s, module.lower_s, time.perf_counter() - start, "compiled")
+
+
+def _check_has_arrays(jaxpr) -> None:
+    """The TypeError XLA's lowering gives for a value of a dtype it keeps no arrays of
+    (float6, int1: core/dtypes.NO_ARRAY_DTYPES), in the program or the jaxprs it holds: the
+    same program fails on either backend, as under JAX."""
+    jaxpr = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
+    values = [*jaxpr.invars, *jaxpr.constvars, *(v for e in jaxpr.eqns for v in e.outvars)]
+    for v in values:
+        dtype = getattr(v.aval, "dtype", None)
+        if dtype in dtypes.NO_ARRAY_DTYPES:
+            dtypes.check_has_arrays(dtype, "a value in a program")
+    for eqn in jaxpr.eqns:
+        for param in eqn.params.values():
+            for sub in param if isinstance(param, (tuple, list)) else (param,):
+                if isinstance(sub, (Jaxpr, ClosedJaxpr)):
+                    _check_has_arrays(sub)

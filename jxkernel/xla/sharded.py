@@ -179,6 +179,11 @@ def _own_sharding(leaf):
 # ------------------------------------------------------------------ putting data on a mesh
 def put(value: np.ndarray, aval: ShapedArray, sharding: NamedSharding) -> ShardedArray:
     """Host data of `aval`'s dtype as a ShardedArray: each device gets its block (a copy)."""
+    if sharding.mesh.devices.flat[0].platform == "numpy":   # jaxlib's buffers: XLA's devices
+        from .numpy_device import unsupported
+        raise unsupported(f"an array laid out on a mesh ({sharding!r})",
+                          "its arrays live on its one device: leave the sharding out, or run "
+                          "under JAX_PLATFORMS=cpu")
     if config._transfer_guarded:                      # implicit (jit's NumPy arguments) or not
         # loads once a transfer guard is set (config._transfer_guarded)
         from .transfer_guard import check

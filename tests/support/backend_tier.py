@@ -23,6 +23,9 @@ REASONS = {
     "several devices": "needs several devices (JXKERNEL_CPU_DEVICES); the NumPy backend has one",
     "XLA compiler": "tests XLA's compiler or runtime (compile options, donation, executables, "
                     "their serialization, DLPack buffers' alignment, its error texts)",
+    "sharded arrays": "lays arrays out on a mesh (jaxlib's sharded buffers, xla/sharded.py); "
+                      "the NumPy backend's arrays live on its one device, and a mesh layout "
+                      "raises NotImplementedError there",
     "CPU platform": "expects XLA's CPU platform by name (CpuDevice, 'cpu' devices or backend); "
                     "the NumPy backend's is 'numpy'",
     "XLA tie order": "credits the tied element XLA's CPU code generation picks in a max/min "

@@ -194,6 +194,10 @@ def test_what_cannot_run_there_says_so(numpy_device):
         with pytest.raises(ValueError, match="requires 2 logical devices.*The 'numpy' backend "
                                              "has one device: use vmap"):
             jax.pmap(lambda v: v * 2)(x)
+        mesh = jax.make_mesh((1,), ("x",), devices=[numpy_device])
+        with pytest.raises(NotImplementedError, match="an array laid out on a mesh .* is not "
+                                                      "available on the 'numpy' backend"):
+            jax.device_put(x, jax.sharding.NamedSharding(mesh, jax.P("x")))
         from jxkernel import export
         with pytest.raises(NotImplementedError, match="jax.export is not available on the "
                                                       "'numpy' backend.*platforms=\\('cpu',\\)"):
