@@ -1,15 +1,16 @@
-"""XLA's own formulas for lgamma, digamma, sinh, cosh and float32 erf and tanh, in NumPy: the
-NumPy rules of those primitives (lax/elementwise.py).
+"""XLA's own formulas for lgamma, digamma, sinh, cosh and float32 exp, log, erf and tanh, in
+NumPy: the NumPy rules of those primitives (lax/elementwise.py).
 
 XLA computes these with no library: StableHLO's CHLO legalization writes lgamma and digamma
 as fixed sequences of additions, divisions, logs and sines (Lanczos' approximation, g = 7,
-8 coefficients), sinh and cosh through exp(x + log(1/2)), and its CPU backend computes float32 erf and tanh with Eigen's rational
-approximations. SciPy's functions are more exact, but programs then drift from JAX's: an
+8 coefficients) and sinh and cosh through exp(x + log(1/2)); its CPU backend computes float32
+exp and log with Cephes' polynomials, erf and tanh with Eigen's rational approximations.
+SciPy's and NumPy's functions are as exact or more, but programs then drift from JAX's: an
 igamma of a = 30 takes exp(a log x - x - lgamma(a)), where lgamma's last bits become 90 ulps
-of the result. The same formulas in NumPy land on XLA's bits for erf and tanh (with FMA, as
-XLA on a CPU that has it, at its default optimization level) and within a few ulps for lgamma
-and digamma (XLA's log and sin are its own). float16 and bfloat16 compute in float32, as in
-XLA.
+of the result. The same formulas in NumPy land on XLA's bits for float32 exp, log, erf and
+tanh (with FMA, as XLA on a CPU that has it, at its default optimization level) and within a
+few ulps for lgamma and digamma (XLA's log1p and sin are its own). float16 and bfloat16
+compute in float32, as in XLA.
 
     >>> lgamma(np.float32([0.5, 3.0, -2.0]))           # log(pi)/2, log(2): XLA's last bits
     array([0.5723648, 0.6931474,       inf], dtype=float32)
@@ -37,6 +38,16 @@ _TANH_P = (-2.76076847742355e-16, 2.00018790482477e-13, -8.60467152213735e-11,
 _TANH_Q = (1.19825839466702e-06, 1.18534705686654e-04, 2.26843463243900e-03,
            4.89352518554385e-03)
 _TANH_CLAMP = np.float32(7.99881172180175781)
+# Cephes' float32 exp: e^x = e^a 2^n with n = floor(x log2(e) + 1/2), a = x - n log 2 in two
+# parts, e^a by a degree-5 polynomial; x clamped to [-87.8, 88.8] and n to [-127, 127]
+_EXP_P = (1.9875691500E-4, 1.3981999507E-3, 8.3334519073E-3, 4.1665795894E-2,
+          1.6666665459E-1, 5.0000001201E-1)
+_LN2_HI, _LN2_LO = 0.693359375, -2.12194440e-4
+# Cephes' float32 log: the mantissa m in [sqrt(1/2), sqrt(2)), log(1 + (m - 1)) by a degree-8
+# polynomial in three interleaved parts, the exponent's e log 2 added in two parts
+_LOG_P = (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1,
+          1.4249322787E-1, -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1,
+          3.3333331174E-1)
 _LANCZOS_G = 7.0
 _LANCZOS_BASE = 0.99999999999980993227684700473478
 _LANCZOS = (676.520368121885098567009190444019, -1259.13921672240287047156078755283,
@@ -67,6 +78,11 @@ def _lanczos(z, with_derivative=False):
     return a, a_prime, t, log_t
 
 
+def _log(x):
+    """XLA's log: its float32 formula, NumPy's for float64."""
+    return log32(x) if x.dtype == np.float32 else np.log(x)
+
+
 def lgamma(x):
     """log|Gamma(x)| as XLA computes it (Euler's reflection below 1/2)."""
     x, dtype = _computing(x)
@@ -77,10 +93,10 @@ def lgamma(x):
     # (z + 1/2 - t / log t) * log t: t alone may overflow where the product does not; XLA
     # fuses its product with the constant's addition (half as many results differ then)
     r = _fma(z + c(0.5) - t / log_t, log_t, c((math.log(2) + math.log(math.pi)) / 2))
-    direct = r + np.log(a)
+    direct = r + _log(a)
     frac = np.abs(x) - np.floor(np.abs(x))
     frac = np.where(c(0.5) < frac, c(1) - frac, frac)     # sin(pi x) exact at integers
-    denom = np.log(np.sin(c(math.pi) * frac))
+    denom = _log(np.sin(c(math.pi) * frac))
     reflected = np.where(np.isfinite(denom), c(math.log(math.pi)) - denom - direct, -denom)
     out = np.where(np.isinf(x), c(np.inf), np.where(reflect, reflected, direct))
     return out.astype(dtype, copy=False)
@@ -159,3 +175,46 @@ def sinh(x):
     em1 = np.expm1(x)
     small = (em1 + em1 / (em1 + x.dtype.type(1))) * x.dtype.type(0.5)
     return np.where(np.abs(x) < x.dtype.type(1), small, up - down).astype(dtype, copy=False)
+
+
+def exp32(x):
+    """e^x of a float32 (or narrower) x, bit for bit as XLA's CPU backend computes it (NumPy's
+    exp differs in the last bit for 4 in 10 inputs)."""
+    x, dtype = _computing(x)
+    f = np.float32
+    with np.errstate(all="ignore"):
+        clamped = np.clip(x, f(-87.8), f(88.8))
+        n = np.clip(np.floor(_fma(clamped, f(1.44269504088896341), f(0.5))), f(-127), f(127))
+        a = _fma(-n, f(_LN2_LO), _fma(-n, f(_LN2_HI), clamped))
+        y = _fma(a, f(_EXP_P[0]), f(_EXP_P[1]))
+        for c in _EXP_P[2:]:
+            y = _fma(y, a, f(c))
+        y = f(1) + _fma(y, a * a, a)
+        out = y * ((n.astype(np.int32) + 127) << 23).view(f)
+        out = np.where(out < np.finfo(f).tiny, f(0), out)     # written as zero, not subnormal
+    return np.where(np.isnan(x), x, out).astype(dtype, copy=False)
+
+
+def log32(x):
+    """log(x) of a float32 (or narrower) x, bit for bit as XLA's CPU backend computes it:
+    subnormal x read as zero (-inf), NaN below zero."""
+    x, dtype = _computing(x)
+    f, p = np.float32, [np.float32(c) for c in _LOG_P]
+    with np.errstate(all="ignore"):
+        bits = np.maximum(f(np.finfo(f).tiny), x).view(np.int32)
+        e = f(1) + ((bits >> 23) - 0x7f).astype(f)
+        m = ((bits & ~0x7f800000) | f(0.5).view(np.int32)).view(f)   # in [1/2, 1)
+        below = m < f(0.707106781186547524)
+        e = e - below.astype(f)
+        t = (m - f(1)) + np.where(below, m, f(0))
+        t2 = t * t
+        t3 = t2 * t
+        y = _fma(_fma(t, p[0], p[1]), t, p[2])
+        y = _fma(y, t3, _fma(_fma(t, p[3], p[4]), t, p[5]))
+        y = _fma(y, t3, _fma(_fma(t, p[6], p[7]), t, p[8]))
+        y = _fma(y, t3, f(_LN2_LO) * e)
+        out = _fma(f(_LN2_HI), e, _fma(f(-0.5), t2, t) + y)
+    tiny = np.finfo(f).tiny
+    special = np.where(x == np.inf, x, np.where(np.abs(x) < tiny, f(-np.inf), f(np.nan)))
+    finite = (x >= tiny) & (x < np.inf)
+    return np.where(finite, out, np.where(np.isnan(x), x, special)).astype(dtype, copy=False)

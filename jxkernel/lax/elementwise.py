@@ -100,8 +100,22 @@ def _np_special(name):
 
 
 # ------------------------------------------------------------------ unary math
-# the dtypes XLA computes erf and tanh for with its float32 formulas (lax/_xla_formulas.py)
+# the dtypes XLA computes exp, log, erf, tanh for with its float32 formulas (lax/_xla_formulas.py)
 _XLA_FLOAT32_MATH = {np.dtype(np.float32), np.dtype(np.float16), *dtypes.BFLOAT16_DTYPES}
+
+
+def _xla_float32_or(float32_fn, other_fn):
+    """A NumPy rule computing float32 (and float16, bfloat16) with XLA's formula, float64 and
+    complex values with NumPy's `other_fn`."""
+    return lambda x: float32_fn(x) if x.dtype in _XLA_FLOAT32_MATH else other_fn(x)
+
+
+def _real_or(real, complex_fn):
+    """A NumPy rule computing real floats with `real` (XLA's formula), complex ones with
+    NumPy's `complex_fn`."""
+    return lambda x: complex_fn(x) if x.dtype.kind == "c" else real(x)
+
+
 neg_p = unop("neg", "stablehlo.negate", NUMERIC, numpy=np.negative)
 ad.deflinear(neg_p, lambda ct: [neg(ct)])
 
@@ -115,7 +129,8 @@ is_finite_p = unop("is_finite", None, FLOAT, _to_bool, numpy=np.isfinite)
 lowering_rules[is_finite_p] = lambda ctx, x: ctx.op1("stablehlo.is_finite", [x])
 ad.defjvp_zero(is_finite_p)
 
-exp_p = unop("exp", "stablehlo.exponential", INEXACT, numpy=np.exp)
+exp_p = unop("exp", "stablehlo.exponential", INEXACT,
+             numpy=_xla_float32_or(_xla_formulas.exp32, np.exp))
 ad.defjvp(exp_p, lambda g, ans, x, **_: mul(g, ans))
 
 exp2_p = unop("exp2", None, INEXACT, numpy=np.exp2)
@@ -130,7 +145,8 @@ def _exp2_lowering(ctx, x, accuracy=None):
 lowering_rules[exp2_p] = _exp2_lowering
 ad.defjvp(exp2_p, lambda g, ans, x, **_: mul(g, mul(_const(x, np.log(2)), ans)))
 
-log_p = unop("log", "stablehlo.log", INEXACT, numpy=np.log)
+log_p = unop("log", "stablehlo.log", INEXACT,
+             numpy=_xla_float32_or(_xla_formulas.log32, np.log))
 ad.defjvp(log_p, lambda g, ans, x, **_: div(g, x))
 
 log1p_p = unop("log1p", "stablehlo.log_plus_one", INEXACT, numpy=np.log1p)
@@ -139,19 +155,9 @@ ad.defjvp(log1p_p, lambda g, ans, x, **_: div(g, add(x, _const(x, 1))))
 expm1_p = unop("expm1", "stablehlo.exponential_minus_one", INEXACT, numpy=np.expm1)
 ad.defjvp(expm1_p, lambda g, ans, x, **_: mul(g, add(ans, _const(x, 1))))
 
-def _real_or(real, complex_fn):
-    """A NumPy rule computing real floats with `real` (XLA's formula), complex ones with
-    NumPy's `complex_fn`."""
-    return lambda x: complex_fn(x) if x.dtype.kind == "c" else real(x)
-
-
-def _tanh_numpy(x):
-    """XLA's float32 tanh (NumPy's is up to 4 ulps from it: 80 ulps of a small gelu);
-    float64's and complex tanh from NumPy."""
-    return _xla_formulas.tanh32(x) if x.dtype in _XLA_FLOAT32_MATH else np.tanh(x)
-
-
-tanh_p = unop("tanh", "stablehlo.tanh", INEXACT, numpy=_tanh_numpy)
+# XLA's float32 tanh (NumPy's is up to 4 ulps from it: 80 ulps of a small gelu)
+tanh_p = unop("tanh", "stablehlo.tanh", INEXACT,
+              numpy=_xla_float32_or(_xla_formulas.tanh32, np.tanh))
 ad.defjvp(tanh_p, lambda g, ans, x, **_: mul(add(g, mul(g, ans)), _one_minus(ans)))
 
 def _np_logistic(x):
@@ -179,10 +185,12 @@ ad.defjvp(acos_p, lambda g, ans, x: mul(g, neg(rsqrt(_one_minus(square(x))))))
 atan_p = unop("atan", "chlo.atan", INEXACT, numpy=np.arctan)
 ad.defjvp(atan_p, lambda g, ans, x: div(g, add(_const(x, 1), square(x))))
 
-sinh_p = unop("sinh", "chlo.sinh", INEXACT, numpy=_real_or(_xla_formulas.sinh, np.sinh))
+sinh_p = unop("sinh", "chlo.sinh", INEXACT,
+              numpy=_real_or(_xla_formulas.sinh, np.sinh))
 ad.defjvp(sinh_p, lambda g, ans, x: mul(g, cosh(x)))
 
-cosh_p = unop("cosh", "chlo.cosh", INEXACT, numpy=_real_or(_xla_formulas.cosh, np.cosh))
+cosh_p = unop("cosh", "chlo.cosh", INEXACT,
+              numpy=_real_or(_xla_formulas.cosh, np.cosh))
 ad.defjvp(cosh_p, lambda g, ans, x: mul(g, sinh(x)))
 
 asinh_p = unop("asinh", "chlo.asinh", INEXACT, numpy=np.arcsinh)
@@ -208,13 +216,9 @@ ad.defjvp(rsqrt_p, lambda g, ans, x, **_: mul(g, mul(_const(x, -0.5), div(ans, x
 cbrt_p = unop("cbrt", "stablehlo.cbrt", FLOAT, numpy=np.cbrt)
 ad.defjvp(cbrt_p, lambda g, ans, x, **_: mul(g, mul(_const(x, 1 / 3), integer_pow(ans, -2))))
 
-def _erf_numpy(x):
-    """XLA's float32 erf (with SciPy's, a small gelu was 80 ulps from JAX's); float64's
-    from SciPy."""
-    return _xla_formulas.erf32(x) if x.dtype in _XLA_FLOAT32_MATH else _np_special("erf")(x)
-
-
-erf_p = unop("erf", "chlo.erf", FLOAT, numpy=_erf_numpy)
+# XLA's float32 erf; float64's from SciPy
+erf_p = unop("erf", "chlo.erf", FLOAT,
+             numpy=_xla_float32_or(_xla_formulas.erf32, _np_special("erf")))
 ad.defjvp(erf_p, lambda g, ans, x: mul(_const(x, 2 / np.sqrt(np.pi)), mul(g, exp(neg(square(x))))))
 
 erfc_p = unop("erfc", "chlo.erfc", FLOAT, numpy=_np_special('erfc'))
@@ -628,7 +632,15 @@ def _pow_lowering(ctx, x, y):
 
 abstract_eval_rules[pow_p] = _pow_abstract_eval
 lowering_rules[pow_p] = _pow_lowering
-numpy_rules[pow_p] = lambda x, y: np.power(x, y.astype(x.dtype)).astype(x.dtype)
+def _pow_numpy(x, y):
+    """x ** y in x's dtype; float32 (and narrower) computed in float64 and rounded once, as
+    XLA's CPU pow is (NumPy's float32 power is a last bit away in 1 of 5)."""
+    if x.dtype in _XLA_FLOAT32_MATH and y.dtype.kind == "f":
+        return np.power(x.astype(np.float64), y.astype(np.float64)).astype(x.dtype)
+    return np.power(x, y.astype(x.dtype)).astype(x.dtype)
+
+
+numpy_rules[pow_p] = _pow_numpy
 batching_rules[pow_p] = bu.broadcasting_batcher(pow_p)
 sharding_rules[pow_p] = sharding_types.broadcasting_rule
 

@@ -110,12 +110,20 @@ UNARY_FLOAT |= {
         (np.float32([0, -0.0, -1, -2, -2.5, -7.25, 1e-3, 0.5, 1, 2, 3, 30, 1e5, np.inf, -np.inf,
                      np.nan]),), 16, 1.0),
 }
-# float32 erf and tanh bit for bit (XLA's CPU formulas with FMA, each op compiled alone)
+# float32 exp, log, erf and tanh bit for bit (XLA's CPU formulas with FMA, each op on a
+# program input); pow within an ulp (XLA's is float64's rounded, but for double roundings)
+_WIDE = np.concatenate([np.linspace(-9, 9, 721, dtype=np.float32),
+                        np.float32([3e-4, 4e-4, -2e-38, np.inf, -np.inf, np.nan])])
+_LOGS = np.concatenate([np.geomspace(2e-38, 3e38, 600, dtype=np.float32),
+                        np.float32([0, -1, 1, np.inf, np.nan])])
 UNARY_FLOAT |= {
-    "erf_tanh_bits": (lambda x: (lax.erf(x), lax.tanh(x), lax.erf(x.astype(np.float16))),
-                      (np.concatenate([np.linspace(-9, 9, 721, dtype=np.float32),
-                                       np.float32([3e-4, 4e-4, -2e-38, np.inf, -np.inf, np.nan])]),),
-                      0, None),
+    "exp_log_erf_tanh_bits": (
+        lambda x, e, y: (lax.erf(x), lax.tanh(x), lax.erf(x.astype(np.float16)), lax.exp(e),
+                         lax.log(y)),
+        (_WIDE, np.linspace(-104, 89, 727, dtype=np.float32), _LOGS), 0, None),
+    "pow_float32": (lambda x, y: lax.pow(x, y),
+                    (np.geomspace(0.01, 50, 200, dtype=np.float32),
+                     np.linspace(-6, 6, 200, dtype=np.float32)), 1, None),
     # XLA's sinh and cosh through exp(x + log 1/2) (NumPy's exp: a few ulps, not bits)
     "sinh_cosh": (lambda x: (lax.sinh(x), lax.cosh(x), lax.sinh(x / 4), lax.sinh(x.astype(np.float16))),
                   (np.float32([0, 0.5, -0.9, 1, -1.5, 9, 20, -40, 88, 89.5, np.inf, np.nan]),),
