@@ -13,12 +13,10 @@ KNOWN_FAILURES = {
 # program run with JAX_PLATFORMS=numpy) differs from JAX's for a reason that is XLA's, besides
 # KNOWN_FAILURES: name -> why. A reason begins with "XLA:" where the program prints XLA's
 # platform or needs several devices (nothing the NumPy backend can give), with "numeric:" where
-# XLA's own float32 code (its exp, sin and cos approximations, the multiply-adds it fuses)
+# XLA's own float32 code (its sin and cos approximations, the multiply-adds it fuses)
 # rounds otherwise than NumPy's functions and the program's tolerance is tighter than that.
 # tests/jax_compat/test_conformance.py keeps this table true as it keeps KNOWN_FAILURES.
 NUMPY_BACKEND_DIFFERENCES = {
-    "02_quickstart_grad_logistic": "numeric: the third derivative of 1 / (1 + exp(-x)) cancels; "
-                                   "XLA's float32 exp differs from NumPy's in 2 ulps",
     "19_autodiff_hvp": "numeric: tanh's Hessian-vector product: XLA fuses its products and sums "
                        "into multiply-adds, NumPy rounds each (0.07700378 for 0.07700372)",
     "20_autodiff_jvp_vjp_linearize": "numeric: cos(x)^2 - sin(x)^2 cancels; XLA's float32 sin "
