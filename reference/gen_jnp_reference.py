@@ -6,9 +6,6 @@ For each case: the eager result and the result under jax.jit (array arguments tr
 non-string arguments static), as dtype, weak type, shape and values, or the error type;
 and the jit result with jax_enable_x64 on.
 """
-import json
-import os
-import sys
 import warnings
 
 import jax
@@ -18,8 +15,8 @@ import jax.scipy.special as special
 import numpy as np
 from jax import lax
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data"))
-from jnp_cases import PRELUDE, all_cases, case_id  # noqa: E402
+from recording import record_cases  # puts tests/data on sys.path
+from jnp_cases import PRELUDE, all_cases, case_id, prepared  # noqa: E402
 
 warnings.simplefilter("ignore")
 
@@ -42,16 +39,8 @@ def encode(out):
     raise TypeError(f"cannot encode {type(out)}")
 
 
-def run(fn, args, kw, env, jit):
-    dyn = [eval(a, env) for a in args if isinstance(a, str)]
-    static = {i: a for i, a in enumerate(args) if not isinstance(a, str)}
-
-    def call(*dyn_args):
-        it = iter(dyn_args)
-        full = [static[i] if i in static else next(it) for i in range(len(args))]
-        kwargs = {k: (eval(v, env) if k == "where" else v) for k, v in kw.items()}
-        return fn(*full, **kwargs)
-
+def run(case, env, jit):
+    call, dyn = prepared(case, env)
     try:
         return encode(jax.jit(call)(*dyn) if jit else call(*dyn))
     except Exception as e:  # noqa: BLE001 - the error type is part of the reference
@@ -64,18 +53,13 @@ def main():
     exec(PRELUDE, env)
     out = []
     for case in all_cases():
-        group, fn_text, args, kw = case
-        fn = eval(fn_text, env)
-        out.append({"id": case_id(case), "group": group,
-                    "eager": run(fn, args, kw, env, False), "jit": run(fn, args, kw, env, True)})
+        out.append({"id": case_id(case), "group": case[0],
+                    "eager": run(case, env, False), "jit": run(case, env, True)})
     jax.config.update("jax_enable_x64", True)        # the same cases' types in 64-bit mode
     for entry, case in zip(out, all_cases()):
-        entry["x64"] = run(eval(case[1], env), case[2], case[3], env, True)
+        entry["x64"] = run(case, env, True)
     jax.config.update("jax_enable_x64", False)
-    path = os.path.join(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data"), "jnp_reference.json")
-    with open(path, "w") as f:
-        json.dump({"jax_version": jax.__version__, "cases": out}, f, separators=(",", ":"))
-    print(f"wrote {len(out)} cases to {path}")
+    record_cases(jax, out, "jnp_reference.json")
 
 
 if __name__ == "__main__":

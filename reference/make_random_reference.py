@@ -7,7 +7,6 @@ Each case is a Python expression over the names `r` (the random module), `jax`, 
 tests/random/test_random_reference.py evaluates the same text with jxkernel in place of jax and
 compares the bit patterns.
 """
-import json
 import os
 import sys
 
@@ -18,6 +17,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 from numerics import ELEMENTWISE, REDUCTION  # noqa: E402
+from recording import record_cases  # noqa: E402
 
 SEEDS = [0, 1, 42, -1, 2 ** 40 + 5, 123456789]
 
@@ -274,10 +274,7 @@ def main():
             for seed in seeds:
                 records.append(run(expr, seed, *tolerance))
     jax.config.update("jax_enable_x64", False)
-    path = os.path.join(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data"), "random_reference.json")
-    with open(path, "w") as f:
-        json.dump({"jax_version": jax.__version__, "cases": records}, f, separators=(",", ":"))
-    print(f"wrote {len(records)} cases to {path}")
+    record_cases(jax, records, "random_reference.json")
 
 
 if __name__ == "__main__":

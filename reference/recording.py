@@ -2,10 +2,12 @@
 
     record_modes(jax, "image_cases", (jax, jnp, image), "image_reference.npz")
     record_json(jax, "extend_experimental_cases", "extend_experimental_reference.json")
+    record_cases(jax, records, "random_reference.json")
 
 `record_modes` runs a case list in 32- and 64-bit mode into one .npz: "<mode>/<case>#<leaf
 index>" and its weak type under "...#<leaf index>#weak" (tests/support/recorded_modes.py reads it
-back). `record_json` writes the dict a case module's `run(jax)` returns, with JAX's version.
+back). `record_json` writes the dict a case module's `run(jax)` returns, with JAX's version;
+`record_cases` a list of per-case records, compactly.
 """
 import importlib
 import json
@@ -44,3 +46,12 @@ def record_json(jax, case_module: str, filename: str) -> None:
         json.dump(results, f, indent=1, sort_keys=True)
         f.write("\n")
     print(f"wrote {os.path.normpath(path)}")
+
+
+def record_cases(jax, records: list, filename: str) -> None:
+    """{"jax_version", "cases": records} to tests/data/`filename`, as compact JSON (the jnp
+    and random references hold thousands of cases)."""
+    path = os.path.join(DATA, filename)
+    with open(path, "w") as f:
+        json.dump({"jax_version": jax.__version__, "cases": records}, f, separators=(",", ":"))
+    print(f"wrote {len(records)} cases to {os.path.normpath(path)}")

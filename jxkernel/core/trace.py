@@ -157,40 +157,32 @@ class Tracer:
             raise TypeError("len() of unsized object")
         return self.aval.shape[0]
 
-    def __bool__(self):
+    def _concrete(self, error, conversion=None):
+        """The value this tracer stands for while tracing (a known constant), for Python's
+        conversions; without one, `error` (JAX's class for that conversion) is raised."""
         value = self.to_concrete_value()
         if value is None:
-            raise errors.TracerBoolConversionError(self)
-        return bool(value)
+            raise error(self) if conversion is None else \
+                error(self, errors.conversion_context(conversion))
+        return value
+
+    def __bool__(self):
+        return bool(self._concrete(errors.TracerBoolConversionError))
 
     def __int__(self):
-        value = self.to_concrete_value()
-        if value is None:
-            raise errors.ConcretizationTypeError(self, errors.conversion_context("int"))
-        return int(value)
+        return int(self._concrete(errors.ConcretizationTypeError, "int"))
 
     def __float__(self):
-        value = self.to_concrete_value()
-        if value is None:
-            raise errors.ConcretizationTypeError(self, errors.conversion_context("float"))
-        return float(value)
+        return float(self._concrete(errors.ConcretizationTypeError, "float"))
 
     def __complex__(self):
-        value = self.to_concrete_value()
-        if value is None:
-            raise errors.ConcretizationTypeError(self, errors.conversion_context("complex"))
-        return complex(value)
+        return complex(self._concrete(errors.ConcretizationTypeError, "complex"))
 
     def __index__(self):
-        value = self.to_concrete_value()
-        if value is None:
-            raise errors.TracerIntegerConversionError(self)
-        return value.__index__()
+        return self._concrete(errors.TracerIntegerConversionError).__index__()
 
     def __array__(self, dtype=None, copy=None):
-        value = self.to_concrete_value()
-        if value is None:
-            raise errors.TracerArrayConversionError(self)
+        value = self._concrete(errors.TracerArrayConversionError)
         return value.__array__(dtype) if dtype is not None else value.__array__()
 
     def __hash__(self):

@@ -122,6 +122,19 @@ def optimizer(opt_maker):
 # reassociate floats, so the same order gives the same numbers) and its function names (the
 # Optimizer's functions wrap them: opt.update_fn.__qualname__ == "adam.<locals>.update").
 
+def _init_with_zeros(moments: int):
+    """The `init` of an optimizer whose state is x and `moments` zero arrays like it (its
+    velocity, its averages of g and g²)."""
+    def init(x0):
+        return (x0,) + tuple(jnp.zeros_like(x0) for _ in range(moments))
+    return init
+
+
+def _first(state):
+    """The `get_params` of an optimizer whose state starts with x."""
+    return state[0]
+
+
 @optimizer
 def sgd(step_size):
     """Gradient descent: ``x - step_size(i) * g``. `step_size` is a number or a schedule."""
@@ -138,40 +151,28 @@ def sgd(step_size):
     return init, update, get_params
 
 
-@optimizer
-def momentum(step_size: Schedule, mass: float):
-    """SGD with momentum: ``v = mass * v + g; x = x - step_size(i) * v``."""
+def _with_velocity(step_size: Schedule, mass: float, lookahead: bool):
+    """momentum's (init, update, get_params); with `lookahead`, each step goes along
+    ``mass * v + g`` (where the velocity is about to take x: Nesterov's) instead of ``v``."""
     step_size = make_schedule(step_size)
-
-    def init(x0):
-        return x0, jnp.zeros_like(x0)
 
     def update(i, g, state):
         x, velocity = state
         velocity = mass * velocity + g
-        return x - step_size(i) * velocity, velocity
+        return x - step_size(i) * (mass * velocity + g if lookahead else velocity), velocity
+    return _init_with_zeros(1), update, _first
 
-    def get_params(state):
-        return state[0]
-    return init, update, get_params
+
+@optimizer
+def momentum(step_size: Schedule, mass: float):
+    """SGD with momentum: ``v = mass * v + g; x = x - step_size(i) * v``."""
+    return _with_velocity(step_size, mass, lookahead=False)
 
 
 @optimizer
 def nesterov(step_size: Schedule, mass: float):
     """SGD with Nesterov momentum: as `momentum`, stepping along ``mass * v + g``."""
-    step_size = make_schedule(step_size)
-
-    def init(x0):
-        return x0, jnp.zeros_like(x0)
-
-    def update(i, g, state):
-        x, velocity = state
-        velocity = mass * velocity + g
-        return x - step_size(i) * (mass * velocity + g), velocity
-
-    def get_params(state):
-        return state[0]
-    return init, update, get_params
+    return _with_velocity(step_size, mass, lookahead=True)
 
 
 @optimizer
@@ -179,19 +180,13 @@ def adagrad(step_size, momentum=0.9):
     """Adagrad (Duchi et al. 2011) with momentum on the scaled gradient."""
     step_size = make_schedule(step_size)
 
-    def init(x0):
-        return x0, jnp.zeros_like(x0), jnp.zeros_like(x0)
-
     def update(i, g, state):
         x, g_sq, m = state
         g_sq = g_sq + jnp.square(g)
         g_sq_inv_sqrt = jnp.where(g_sq > 0, 1. / jnp.sqrt(g_sq), 0.0)
         m = (1. - momentum) * (g * g_sq_inv_sqrt) + momentum * m
         return x - step_size(i) * m, g_sq, m
-
-    def get_params(state):
-        return state[0]
-    return init, update, get_params
+    return _init_with_zeros(2), update, _first
 
 
 @optimizer
@@ -199,17 +194,11 @@ def rmsprop(step_size, gamma=0.9, eps=1e-8):
     """RMSProp: divide the step by the root of a decaying mean of squared gradients."""
     step_size = make_schedule(step_size)
 
-    def init(x0):
-        return x0, jnp.zeros_like(x0)
-
     def update(i, g, state):
         x, avg_sq_grad = state
         avg_sq_grad = avg_sq_grad * gamma + jnp.square(g) * (1. - gamma)
         return x - step_size(i) * g / jnp.sqrt(avg_sq_grad + eps), avg_sq_grad
-
-    def get_params(state):
-        return state[0]
-    return init, update, get_params
+    return _init_with_zeros(1), update, _first
 
 
 @optimizer
@@ -217,18 +206,12 @@ def rmsprop_momentum(step_size, gamma=0.9, eps=1e-8, momentum=0.9):
     """RMSProp whose scaled steps accumulate in a momentum term."""
     step_size = make_schedule(step_size)
 
-    def init(x0):
-        return x0, jnp.zeros_like(x0), jnp.zeros_like(x0)
-
     def update(i, g, state):
         x, avg_sq_grad, mom = state
         avg_sq_grad = avg_sq_grad * gamma + jnp.square(g) * (1. - gamma)
         mom = momentum * mom + step_size(i) * g / jnp.sqrt(avg_sq_grad + eps)
         return x - mom, avg_sq_grad, mom
-
-    def get_params(state):
-        return state[0]
-    return init, update, get_params
+    return _init_with_zeros(2), update, _first
 
 
 def _bias_correction(beta, like, i):
@@ -246,9 +229,6 @@ def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
     """
     step_size = make_schedule(step_size)
 
-    def init(x0):
-        return x0, jnp.zeros_like(x0), jnp.zeros_like(x0)
-
     def update(i, g, state):
         x, m, v = state
         m = (1 - b1) * g + b1 * m
@@ -256,10 +236,7 @@ def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
         mhat = m / _bias_correction(b1, m, i)
         vhat = v / _bias_correction(b2, m, i)
         return x - step_size(i) * mhat / (jnp.sqrt(vhat) + eps), m, v
-
-    def get_params(state):
-        return state[0]
-    return init, update, get_params
+    return _init_with_zeros(2), update, _first
 
 
 @optimizer
@@ -267,19 +244,13 @@ def adamax(step_size, b1=0.9, b2=0.999, eps=1e-8):
     """AdaMax: Adam with the second moment replaced by a decaying infinity norm."""
     step_size = make_schedule(step_size)
 
-    def init(x0):
-        return x0, jnp.zeros_like(x0), jnp.zeros_like(x0)
-
     def update(i, g, state):
         x, m, u = state
         m = (1 - b1) * g + b1 * m
         u = jnp.maximum(b2 * u, jnp.abs(g))
         x = x - (step_size(i) / _bias_correction(b1, m, i)) * m / (u + eps)
         return x, m, u
-
-    def get_params(state):
-        return state[0]
-    return init, update, get_params
+    return _init_with_zeros(2), update, _first
 
 
 def _along(v, axis, ndim):

@@ -48,13 +48,14 @@ class _LinearSolveTuple(NamedTuple):
         return type(self)(self.vecmat, self.matvec, self.transpose_solve, self.solve)
 
 
-def _split(args, const_lengths):
-    """(a _LinearSolveTuple of the four const lists, the right-hand side leaves)."""
+def _split(args, const_lengths, group=_LinearSolveTuple):
+    """(a `group` of the const lists, whose lengths are `const_lengths`; the leaves after them:
+    the right-hand side of a linear solve, or a root's initial guess with group=_RootTuple)."""
     groups, start = [], 0
     for n in const_lengths:
         groups.append(list(args[start:start + n]))
         start += n
-    return _LinearSolveTuple(*groups), list(args[start:])
+    return group(*groups), list(args[start:])
 
 
 def _flat(groups):
@@ -309,14 +310,6 @@ class _RootTuple(NamedTuple):
     l_and_s: Any
 
 
-def _split_root(args, const_lengths):
-    groups, start = [], 0
-    for n in const_lengths:
-        groups.append(list(args[start:start + n]))
-        start += n
-    return _RootTuple(*groups), list(args[start:])
-
-
 def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
     """`solve(f, initial_guess)`, a root of `f`, differentiated by the implicit function
     theorem with respect to what `f` closes over: the tangent system (f linearized at the
@@ -357,7 +350,7 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
 
 @functools.partial(custom_jvp, nondiff_argnums=(0, 1))
 def _custom_root(const_lengths, jaxprs, *args):
-    params, guess = _split_root(args, const_lengths)
+    params, guess = _split(args, const_lengths, _RootTuple)
     outs = eval_jaxpr(jaxprs.solve.jaxpr, jaxprs.solve.consts, *params.solve, *guess)
     if _ctx.trace is eval_trace:      # a constant solution comes back as a jaxpr Literal
         outs = [_convert_element_type(o.val, o.aval.dtype, o.aval.weak_type)
@@ -369,8 +362,8 @@ def _custom_root(const_lengths, jaxprs, *args):
 def _root_jvp(const_lengths, jaxprs, primals, tangents):
     # F(m, u*(m)) = 0 near the root, so dF/dm + dF/du du* = 0 and
     # du* = -(dF/du)^-1 (dF/dm dm): the tangent system goes to tangent_solve
-    params, _ = _split_root(primals, const_lengths)
-    params_dot, _ = _split_root(tangents, const_lengths)
+    params, _ = _split(primals, const_lengths, _RootTuple)
+    params_dot, _ = _split(tangents, const_lengths, _RootTuple)
     sol = _custom_root(const_lengths, jaxprs, *primals)
     n = len(jaxprs.f.out_avals)
     solution, aux = list(sol[:n]), list(sol[n:])

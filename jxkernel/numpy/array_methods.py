@@ -11,14 +11,12 @@ method is called, not at import.
 """
 from __future__ import annotations
 
-import math
 import sys
 
 import numpy as np
 
 from .. import lax
-from ..core.errors import ConcretizationTypeError, InconclusiveDimensionOperation
-from ..core.symbolic import index_or_symbolic, is_symbolic
+from ..core.errors import ConcretizationTypeError
 from ..core.trace import Tracer
 from ..xla import fastpath
 from ..xla.array import Array, device_put
@@ -26,6 +24,7 @@ from . import ufuncs
 from .array_api import array_namespace
 from .creation import astype, copy
 from .dtypes import canonicalize_user_dtype
+from .manipulation import _compute_newshape
 
 def _jnp(name: str):
     """The jnp function `name`, looked up when called (its module may land after this one)."""
@@ -162,38 +161,9 @@ def _delegate(name):
     return method
 
 
-def _compute_newshape(arr, newshape) -> tuple:
-    try:
-        iter(newshape)
-    except TypeError:
-        newshape = [newshape]
-    newshape = tuple(map(index_or_symbolic, newshape))
-    neg1s = [i for i, d in enumerate(newshape) if d == -1]
-    size = arr.size
-    if len(neg1s) > 1:
-        raise TypeError(f"can only specify one unknown axis size with a `-1` value, got "
-                        f"{newshape}")
-    if neg1s:
-        i, = neg1s
-        others = math.prod(newshape[:i] + newshape[i + 1:])
-        if is_symbolic(size) and size % others != 0:       # jax.export's symbolic sizes
-            raise InconclusiveDimensionOperation(
-                f"Cannot divide evenly the sizes of shapes {tuple(arr.shape)} and {newshape}. "
-                f"The remainder {size % others} should be 0.")
-        if others == 0 or size % others:
-            raise TypeError(f"cannot reshape array of shape {arr.shape} (size {size}) into "
-                            f"shape {newshape} because the product of specified axis sizes "
-                            f"({others}) does not evenly divide {size}")
-        return newshape[:i] + (size // others,) + newshape[i + 1:]
-    if size != math.prod(newshape):
-        raise TypeError(f"cannot reshape array of shape {arr.shape} (size {size}) into shape "
-                        f"{newshape} (size {math.prod(newshape)})")
-    return newshape
-
-
 def _reshape(self, *args, order="C", out_sharding=None):
     """x.reshape(2, 3) or x.reshape((2, 3)); one size may be -1."""
-    newshape = _compute_newshape(self, args[0] if len(args) == 1 else args)
+    newshape = _compute_newshape(self.shape, args[0] if len(args) == 1 else args)
     if order == "C":
         return lax.reshape(self, newshape)
     if order == "F":

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes
-from ..core.errors import aval_text
+from ..core.errors import InconclusiveDimensionOperation, aval_text
 from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.trace import Tracer
 from ..lax import conversion
@@ -97,7 +97,8 @@ def _index_axis(x, i: int, axis: int):
 
 # ------------------------------------------------------------------ reshape & transpose
 def _compute_newshape(arr_shape: tuple, newshape) -> tuple:
-    """`newshape` with its -1 (at most one) filled in, or JAX's error."""
+    """`newshape` (an int or a sequence) with its -1 (at most one) filled in, or JAX's error:
+    jnp.reshape's and Array.reshape's."""
     orig = newshape
     newshape = _index_tuple(newshape)
     size = math.prod(arr_shape)
@@ -109,6 +110,10 @@ def _compute_newshape(arr_shape: tuple, newshape) -> tuple:
     if neg1s:
         i, = neg1s
         others = math.prod(newshape[:i] + newshape[i + 1:])
+        if is_symbolic(size) and size % others != 0:       # jax.export's symbolic sizes
+            raise InconclusiveDimensionOperation(
+                f"Cannot divide evenly the sizes of shapes {tuple(arr_shape)} and {newshape}. "
+                f"The remainder {size % others} should be 0.")
         if others == 0 or size % others:
             raise TypeError(f"cannot reshape array of shape {arr_shape} (size {size}) into "
                             f"shape {orig} because the product of specified axis sizes "

@@ -74,12 +74,18 @@ def _pad_constant(array, widths, constant_values):
     return array
 
 
-def _pad_wrap(array, widths):
-    for i, (lo, hi) in enumerate(widths):
-        n = _shape(array)[i]
+def _axes_to_pad(shape, widths, mode: str):
+    """(axis, lo, hi, its size) of each non-empty axis; an empty one takes no padding of
+    `mode` (checked). Padding one axis leaves the others' sizes as they were."""
+    for i, ((lo, hi), n) in enumerate(zip(widths, shape)):
         if n == 0:
-            _check_no_padding((lo, hi), "wrap")
+            _check_no_padding((lo, hi), mode)
             continue
+        yield i, lo, hi, n
+
+
+def _pad_wrap(array, widths):
+    for i, lo, hi, n in _axes_to_pad(_shape(array), widths, "wrap"):
         (lrep, lrem), (rrep, rrem) = divmod(lo, n), divmod(hi, n)
         parts = [_slice_axis(array, n - lrem, n, i)] if lrem else []
         parts += [array] * (lrep + rrep + 1)
@@ -89,11 +95,7 @@ def _pad_wrap(array, widths):
 
 
 def _pad_reflect(array, widths, mode: str, reflect_type: str):
-    for i, (lo, hi) in enumerate(widths):
-        n = _shape(array)[i]
-        if n == 0:
-            _check_no_padding((lo, hi), mode)
-            continue
+    for i, lo, hi, n in _axes_to_pad(_shape(array), widths, mode):
         offset = 1 if mode == "reflect" and n > 1 else 0
         for before, padding in ((True, lo), (False, hi)):
             edge = _slice_axis(array, 0, 1, i) if before else _slice_axis(array, -1, None, i)
@@ -116,11 +118,7 @@ def _pad_reflect(array, widths, mode: str, reflect_type: str):
 
 
 def _pad_edge(array, widths):
-    for i, (lo, hi) in enumerate(widths):
-        n = _shape(array)[i]
-        if n == 0:
-            _check_no_padding((lo, hi), "edge")
-            continue
+    for i, lo, hi, n in _axes_to_pad(_shape(array), widths, "edge"):
         before = repeat(_slice_axis(array, 0, 1, i), lo, axis=i)
         after = repeat(_slice_axis(array, n - 1, n, i), hi, axis=i)
         array = lax.concatenate([before, array, after], i)

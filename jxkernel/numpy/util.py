@@ -54,6 +54,13 @@ def check_arraylike(fun_name: str, *args) -> None:
                             f"{type(arg)} at position {i}.{hint}")
 
 
+def check_real(fun_name: str, x) -> None:
+    """JAX's ValueError for a complex `x` given to a function of real arguments only (the
+    special functions: gammaln, expi, hyp1f1, ...)."""
+    if dtypes.is_complex(x.dtype):
+        raise ValueError(f"{fun_name} does not support complex-valued inputs.")
+
+
 def check_arraylike_or_none(fun_name: str, *args) -> None:
     for i, arg in enumerate(args):
         if arg is not None and not is_arraylike(arg):

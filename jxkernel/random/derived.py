@@ -39,6 +39,14 @@ def _prepare(name, key, dtype, shape, *params, kind="float", cast=True):
     return data, dtype, tuple(shape)
 
 
+def _sample(name, key, dtype, shape, *params, checked=True, kind="float"):
+    """`name`'s jitted sampler (`_jits["_" + name]`) on the checked key data, dtype and shape;
+    the parameters are checked with them (`_prepare`) unless `checked` is False (samplers whose
+    parameters JAX does not check either)."""
+    data, dtype, shape = _prepare(name, key, dtype, shape, *(params if checked else ()), kind=kind)
+    return _jits["_" + name](data, *params, shape, dtype)
+
+
 def _to(x, dtype, shape=None):
     x = lax.convert_element_type(x, dtype)
     return x if shape is None else _bcast(x, shape)
@@ -178,42 +186,36 @@ def pareto(key, b, shape=None, dtype=None, *, out_sharding=None):
     >>> pareto(PRNGKey(0), 3.0, (2,))
     Array([2.6734667, 3.6007476], dtype=float32)
     """
-    data, dtype, shape = _prepare("pareto", key, dtype, shape, b)
-    return _jits["_pareto"](data, b, shape, dtype)
+    return _sample("pareto", key, dtype, shape, b)
 
 
 @takes_out_sharding
 def lognormal(key, sigma=np.float32(1), shape=None, dtype=None, *, out_sharding=None):
     """exp(sigma * Normal) floats."""
-    data, dtype, shape = _prepare("lognormal", key, dtype, shape, sigma, kind="inexact")
-    return _jits["_lognormal"](data, sigma, shape, dtype)
+    return _sample("lognormal", key, dtype, shape, sigma, kind="inexact")
 
 
 @takes_out_sharding
 def rayleigh(key, scale, shape=None, dtype=None, *, out_sharding=None):
     """Rayleigh(scale) floats: scale * sqrt(-2 log u)."""
-    data, dtype, shape = _prepare("rayleigh", key, dtype, shape, scale)
-    return _jits["_rayleigh"](data, scale, shape, dtype)
+    return _sample("rayleigh", key, dtype, shape, scale)
 
 
 @takes_out_sharding
 def wald(key, mean, shape=None, dtype=None, *, out_sharding=None):
     """Wald (inverse Gaussian, unit shape) floats of the given mean."""
-    data, dtype, shape = _prepare("wald", key, dtype, shape, mean)
-    return _jits["_wald"](data, mean, shape, dtype)
+    return _sample("wald", key, dtype, shape, mean)
 
 
 def weibull_min(key, scale, concentration, shape=(), dtype=None):
     """Weibull floats: scale * (-log(1 - u)) ** (1 / concentration)."""
-    data, dtype, shape = _prepare("weibull_min", key, dtype, shape)
-    return _jits["_weibull_min"](data, scale, concentration, shape, dtype)
+    return _sample("weibull_min", key, dtype, shape, scale, concentration, checked=False)
 
 
 @takes_out_sharding
 def triangular(key, left, mode, right, shape=None, dtype=None, *, out_sharding=None):
     """Triangular floats on [left, right] peaking at mode."""
-    data, dtype, shape = _prepare("triangular", key, dtype, shape, left, mode, right)
-    return _jits["_triangular"](data, left, mode, right, shape, dtype)
+    return _sample("triangular", key, dtype, shape, left, mode, right)
 
 
 @takes_out_sharding
@@ -227,43 +229,37 @@ def geometric(key, p, shape=None, dtype=None, *, out_sharding=None):
 @takes_out_sharding
 def maxwell(key, shape=(), dtype=None, *, out_sharding=None):
     """Maxwell floats: the length of a standard normal 3-vector."""
-    data, dtype, shape = _prepare("maxwell", key, dtype, shape)
-    return _jits["_maxwell"](data, shape, dtype)
+    return _sample("maxwell", key, dtype, shape)
 
 
 def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
     """Maxwell floats with a random sign, times scale, plus loc (the result shape is
     `shape + broadcast(loc, scale).shape`, as in JAX)."""
-    data, dtype, shape = _prepare("double_sided_maxwell", key, dtype, shape)
-    return _jits["_double_sided_maxwell"](data, loc, scale, shape, dtype)
+    return _sample("double_sided_maxwell", key, dtype, shape, loc, scale, checked=False)
 
 
 @takes_out_sharding
 def t(key, df, shape=None, dtype=None, *, out_sharding=None):
     """Student's t floats with df degrees of freedom."""
-    data, dtype, shape = _prepare("t", key, dtype, shape, df)
-    return _jits["_t"](data, df, shape, dtype)
+    return _sample("t", key, dtype, shape, df)
 
 
 @takes_out_sharding
 def chisquare(key, df, shape=None, dtype=None, *, out_sharding=None):
     """Chi-square floats with df degrees of freedom: 2 * Gamma(df / 2)."""
-    data, dtype, shape = _prepare("chisquare", key, dtype, shape, df)
-    return _jits["_chisquare"](data, df, shape, dtype)
+    return _sample("chisquare", key, dtype, shape, df)
 
 
 @takes_out_sharding
 def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
     """F-distribution floats: (chi2(dfnum) / dfnum) / (chi2(dfden) / dfden)."""
-    data, dtype, shape = _prepare("f", key, dtype, shape, dfnum, dfden)
-    return _jits["_f"](data, dfnum, dfden, shape, dtype)
+    return _sample("f", key, dtype, shape, dfnum, dfden)
 
 
 @takes_out_sharding
 def generalized_normal(key, p, shape=(), dtype=None, *, out_sharding=None):
     """Generalized normal floats, density proportional to exp(-|x|^p)."""
-    data, dtype, shape = _prepare("generalized_normal", key, dtype, shape)
-    return _jits["_generalized_normal"](data, p, shape, dtype)
+    return _sample("generalized_normal", key, dtype, shape, p, checked=False)
 
 
 @takes_out_sharding

@@ -15,7 +15,7 @@ from .. import lax
 from .. import numpy as jnp
 from ..core import dtypes
 from ..numpy.util import const as _c
-from ..numpy.util import jnp_jit, promote_args_inexact
+from ..numpy.util import check_real, jnp_jit, promote_args_inexact
 from ..transforms.custom_derivatives import custom_jvp
 
 # Cephes' rational approximations of Ei(x) - on (0, 2] in x, then on (2, 4], (4, 8], ...,
@@ -124,8 +124,7 @@ def expi(x):
     Array(1.8951179, dtype=float32)
     """
     x_arr, = promote_args_inexact("expi", x)
-    if dtypes.is_complex(x_arr.dtype):
-        raise ValueError("expi does not support complex-valued inputs.")
+    check_real("expi", x_arr)
     return jnp.piecewise(x_arr, [x_arr < 0], [_expi_neg, _expi_pos])
 
 
@@ -204,8 +203,7 @@ def _expn_large_n(x, n):
 @jnp_jit
 def _expn(n, x):
     n, x = promote_args_inexact("expn", n, x)
-    if dtypes.is_complex(x.dtype):
-        raise ValueError("expn does not support complex-valued inputs.")
+    check_real("expn", x)
     zero, one = _c(x, 0), _c(x, 1)
     conds = [(n < _c(n, 0)) | (x < zero), (x == zero) & (n < _c(n, 2)),
              (x == zero) & (n >= _c(n, 2)), (n == _c(n, 0)) & (x >= zero),
@@ -239,6 +237,5 @@ def exp1(x):
     Array(0.21938422, dtype=float32)
     """
     x, = promote_args_inexact("exp1", x)
-    if dtypes.is_complex(x.dtype):
-        raise ValueError("exp1 does not support complex-valued inputs.")
+    check_real("exp1", x)
     return expn(1, x)

@@ -15,7 +15,7 @@ from .. import lax
 from .. import numpy as jnp
 from ..core import dtypes
 from ..numpy.util import const as _c
-from ..numpy.util import jnp_jit, promote_args_inexact
+from ..numpy.util import check_real, jnp_jit, promote_args_inexact
 from ..transforms.ad import jvp
 from ..transforms.custom_derivatives import custom_jvp
 
@@ -33,11 +33,6 @@ def _concrete_int(value, what):
                         f"got {value!r}. Mark it static under jit.") from None
 
 
-def _real_only(name, x):
-    if dtypes.is_complex(x.dtype):
-        raise ValueError(f"{name} does not support complex-valued inputs.")
-
-
 # ------------------------------------------------------------------ gamma
 @jnp_jit
 def gammasgn(x):
@@ -47,7 +42,7 @@ def gammasgn(x):
     Array([ 1., -1.,  1.], dtype=float32)
     """
     x, = promote_args_inexact("gammasgn", x)
-    _real_only("gammasgn", x)
+    check_real("gammasgn", x)
     typ = x.dtype.type
     floor_x = lax.floor(x)
     x_negative = x < 0
@@ -143,7 +138,7 @@ def beta(a, b):
     Array(0.08333327, dtype=float32)
     """
     a, b = promote_args_inexact("beta", a, b)
-    _real_only("beta", a)
+    check_real("beta", a)
     sign = gammasgn(a) * gammasgn(b) * gammasgn(a + b)
     return sign * lax.exp(betaln(a, b))
 
@@ -155,7 +150,7 @@ def betainc(a, b, x):
     Array(0.6874998, dtype=float32, weak_type=True)
     """
     a, b, x = promote_args_inexact("betainc", a, b, x)
-    _real_only("betainc", a)
+    check_real("betainc", a)
     return lax.betainc(a, b, x)
 
 
@@ -199,8 +194,7 @@ def poch(z, m):
     Array(12.000009, dtype=float32)
     """
     z, m = promote_args_inexact("poch", z, m)
-    if dtypes.is_complex(z.dtype):
-        raise ValueError("jnp.poch does not support complex-valued inputs.")
+    check_real("jnp.poch", z)
     return jnp.where(m == 0., jnp.array(1, dtype=z.dtype), gamma(z + m) / gamma(z))
 
 
@@ -258,7 +252,7 @@ def polygamma(n, x):
         raise ValueError(f"Argument `n` to polygamma must be of integer type. Got dtype "
                          f"{dtypes.dtype(n)}.")
     n_arr, x_arr = promote_args_inexact("polygamma", n, x)
-    _real_only("polygamma", x_arr)
+    check_real("polygamma", x_arr)
     return lax.polygamma(n_arr, x_arr)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from .. import lax
 from .. import numpy as jnp
 from ..core import dtypes
-from ..numpy.util import jnp_jit, promote_args_inexact
+from ..numpy.util import check_real, jnp_jit, promote_args_inexact
 from ..transforms.custom_derivatives import custom_jvp
 from ._gamma import gamma
 
@@ -88,8 +88,7 @@ def hyp1f1(a, b, x):
     Array(0.7468241, dtype=float32)
     """
     a, b, x = promote_args_inexact("hyp1f1", a, b, x)
-    if dtypes.is_complex(x.dtype):
-        raise ValueError("hyp1f1 does not support complex-valued inputs.")
+    check_real("hyp1f1", x)
     result = lax.cond(lax.abs(x) < 100, _hyp1f1_series, _hyp1f1_asymptotic, a, b, x)
     # 1 at a = 0, exp(x) at a = b, inf at b = 0
     index = (a == 0) * 1 + ((a == b) & (a != 0)) * 2 + ((b == 0) & (a != 0)) * 3

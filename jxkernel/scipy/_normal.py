@@ -20,6 +20,7 @@ from .. import numpy as jnp
 from ..core import dtypes
 from ..numpy.util import const as _c
 from ..numpy.util import (
+    check_real,
     jnp_jit,
     promote_args_complex,
     promote_args_inexact,
@@ -380,8 +381,7 @@ def dawsn(x):
     Array([ 0.        ,  0.5380795 , -0.30134037], dtype=float32)
     """
     x, = promote_args_inexact("dawsn", x)
-    if dtypes.is_complex(x.dtype):
-        raise ValueError("dawsn does not support complex-valued inputs.")
+    check_real("dawsn", x)
     return _dawsn(x)
 
 
@@ -441,8 +441,7 @@ def i0(x):
     >>> i0(1.0)
     Array(1.266066, dtype=float32, weak_type=True)
     """
-    x, = promote_args_inexact("i0", x)
-    return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i0e(x))
+    return _unscaled("i0", lax.bessel_i0e, x)
 
 
 def i1e(x):
@@ -457,8 +456,13 @@ def i1(x):
     >>> i1(1.0)
     Array(0.5651591, dtype=float32, weak_type=True)
     """
-    x, = promote_args_inexact("i1", x)
-    return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i1e(x))
+    return _unscaled("i1", lax.bessel_i1e, x)
+
+
+def _unscaled(name, scaled, x):
+    """I_n(x) = exp(|x|) * (its exponentially scaled form, `scaled`)(x)."""
+    x, = promote_args_inexact(name, x)
+    return lax.mul(lax.exp(lax.abs(x)), scaled(x))
 
 
 def _bessel_jn_step(carry, k):

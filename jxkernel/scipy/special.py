@@ -10,13 +10,12 @@ import numpy as np
 
 from .. import lax
 from .. import numpy as jnp
-from ..core import dtypes as _core
 from ..nn.functions import log_softmax as nn_log_softmax
 from ..nn.functions import logsumexp
 from ..nn.functions import softmax as nn_softmax
 from ..numpy import util as numpy_util
 from ..numpy.ufuncs import _const
-from ..numpy.util import promote_args_inexact
+from ..numpy.util import check_real, promote_args_inexact
 from ..transforms.custom_derivatives import custom_jvp
 
 __all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb",
@@ -126,8 +125,7 @@ def boxcox1p(x, lmbda):
 def entr(x):
     """-x log x for x >= 0, -inf for x < 0."""
     x, = promote_args_inexact("entr", x)
-    if _core.is_complex(x.dtype):
-        raise ValueError("entr does not support complex-valued inputs.")
+    check_real("entr", x)
     return lax.select(lax.lt(x, _const(x, 0)), numpy_util.full_like(x, -np.inf),
                       lax.neg(_xlogx(x)))
 
@@ -135,8 +133,7 @@ def entr(x):
 def rel_entr(p, q):
     """p log(p / q) elementwise (0 where p == 0 <= q, inf otherwise off the domain)."""
     p, q = promote_args_inexact("rel_entr", p, q)
-    if _core.is_complex(p.dtype):
-        raise ValueError("rel_entr does not support complex-valued inputs.")
+    check_real("rel_entr", p)
     zero = _const(p, 0.0)
     both_gt_zero = lax.bitwise_and(lax.gt(p, zero), lax.gt(q, zero))
     one_zero = lax.bitwise_and(lax.eq(p, zero), lax.ge(q, zero))
@@ -149,8 +146,7 @@ def rel_entr(p, q):
 def kl_div(p, q):
     """p log(p / q) - p + q elementwise."""
     p, q = promote_args_inexact("kl_div", p, q)
-    if _core.is_complex(p.dtype):
-        raise ValueError("kl_div does not support complex-valued inputs.")
+    check_real("kl_div", p)
     return rel_entr(p, q) - p + q
 
 

@@ -13,14 +13,13 @@ from __future__ import annotations
 import dataclasses
 import typing
 
-from ..core import compile_record
+from ..core import compile_record, jaxpr_cost
 from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..tree_util import equality_errors, keystr, tree_flatten, tree_unflatten
 from ..xla import client as _client
 from ..xla import pipeline
 from ..xla.array import Array, device_put
 from ..xla.lowering import NeedsMesh
-from ..xla.numpy_device import unsupported
 from .jit_args import leaf_aval
 from .jit_primitive import any_sharded
 
@@ -77,7 +76,8 @@ def _check_dialect(dialect: str) -> None:
 
 def lowered_text(lowered: Lowered, dialect: str, debug_info: bool) -> str:
     """`Lowered.as_text(dialect, debug_info=...)`: debug_info puts each op's source line on it."""
-    # deferred, as the next: jaxlib's MLIR bindings load when another text is asked for
+    # deferred, as the next: xla/portable.py (jaxlib's other forms of a module) loads when
+    # another text is asked for
     from ..xla.portable import hlo_text
     _check_dialect(dialect)
     text = lowered._text
@@ -192,21 +192,19 @@ class Traced(_Stage):
             if self.jitted._sharded or any_sharded(self._leaves):
                 raise NotImplementedError("lower(lowering_platforms=...) of a program "
                                           "partitioned over a mesh is not implemented")
-        if self.jitted._sharded or any_sharded(self._leaves):    # partitioned over a mesh
-            # loads with the first mesh or sharded Array: `import jxkernel` needs neither
-            from .jit_sharded import stage_partitioning
-            return Lowered(self, None, stage_partitioning(self))
-        device = self.jitted._device
-        if device is None:
-            device = next((x.device for x in self._leaves if isinstance(x, Array)),
-                          _client.default_device())
-        try:
-            return Lowered(self, device, platform=platform)
-        except NeedsMesh as e:              # a sharding constraint inside: partitioned
-            self.jitted._sharded, self.jitted._constraint_mesh = True, e.mesh
-            # loads with the first mesh or sharded Array: `import jxkernel` needs neither
-            from .jit_sharded import stage_partitioning
-            return Lowered(self, None, stage_partitioning(self))
+        if not (self.jitted._sharded or any_sharded(self._leaves)):
+            device = self.jitted._device
+            if device is None:
+                device = next((x.device for x in self._leaves if isinstance(x, Array)),
+                              _client.default_device())
+            try:
+                return Lowered(self, device, platform=platform)
+            except NeedsMesh as e:              # a sharding constraint inside: partitioned
+                self.jitted._sharded, self.jitted._constraint_mesh = True, e.mesh
+        # partitioned over a mesh; jit over a mesh loads with the first mesh or sharded Array:
+        # `import jxkernel` needs neither
+        from .jit_sharded import stage_partitioning
+        return Lowered(self, None, stage_partitioning(self))
 
 
 class Lowered(_Stage):
@@ -251,10 +249,10 @@ class Lowered(_Stage):
     def cost_analysis(self) -> dict | None:
         """XLA's cost estimate of the module before optimization (flops, bytes accessed...);
         None on a GPU or TPU (a PJRT plugin has none, as in JAX): compile() first."""
-        from ..xla.portable import unoptimized_cost_analysis  # local: rarely used
-        if getattr(self._module, "jaxpr", None) is not None:
-            raise unsupported("Lowered.cost_analysis (XLA's estimate)",
-                              "lower under JAX_PLATFORMS=cpu for XLA's figures")
+        if getattr(self._module, "jaxpr", None) is not None:     # the NumPy backend's
+            return jaxpr_cost.cost_analysis(self._module.jaxpr)
+        # xla/portable.py loads when a form other than the StableHLO text is asked for
+        from ..xla.portable import unoptimized_cost_analysis
         return unoptimized_cost_analysis(self._text, self.device)
 
     @property
@@ -352,7 +350,8 @@ class Compiled(_Stage):
                               self._entry.out_tree.num_leaves)
 
     def _sharding(self):
-        from ..xla.sharding import SingleDeviceSharding  # local: rarely used
+        # xla/sharding.py loads with the first mesh or sharded Array (any_sharded's sign)
+        from ..xla.sharding import SingleDeviceSharding
         return SingleDeviceSharding(self.lowered.device)
 
     @property

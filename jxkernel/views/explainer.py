@@ -24,8 +24,10 @@ What an `Explanation` holds:
 - `source_lines`: `SourceLine(id, file, number, text, in_function)`: f's source (read through
   linecache, so functions defined in IPython cells work), then any other line that made
   equations (a helper defined elsewhere), with `in_function=False`.
-- `equations`: `Equation(index, primitive, text, line, file, line_id, depth, parent)`, nested
-  jaxprs' equations flattened after their parent (depth 1, 2, ...).
+- `equations`: `Equation(index, primitive, text, line, file, line_id, depth, parent, flops,
+  transcendentals, bytes)`, nested jaxprs' equations flattened after their parent (depth 1,
+  2, ...); the counts are estimated from the jaxpr (core/jaxpr_cost.py), as often as the
+  equation runs (a scan's body: its length), 0 for an equation holding others.
 - `stablehlo_ops`: `StableHLOOp(index, name, text, text_line, line, file, line_id)`; ops
   inside a region (a reducer's body) take the line of the op that holds the region.
 - `hlo_instructions`: `HloInstruction(index, computation, name, opcode, text, text_line,
@@ -36,6 +38,9 @@ What an `Explanation` holds:
   from its shapes* (jxkernel/_hlo_text.py gives the rules: dot 2·M·N·K, elementwise one per
   element, bytes = a top-level instruction's operands plus result) and summed per line;
   they are estimates, shown beside XLA's own totals for the module (`xla_cost`).
+  On the NumPy backend no XLA compiles: the jaxpr is the program, so `per_line` sums the
+  equations' counts instead (`cost_from == "jaxpr"`), `optimized_hlo` is "" with no
+  instructions, `xla_cost` is {}, and the StableHLO is what jxkernel would hand XLA.
 - `stablehlo`, `optimized_hlo`, `jaxpr_text`: the three texts.
 
 Views: `repr()` is the text for terminal IPython (each source line with its counts, and
@@ -82,6 +87,7 @@ import re
 
 from .hlo_text import collectives, parse_hlo
 from ..core.avals import ShapedArray, ShapeDtypeStruct
+from ..core.jaxpr_cost import NOT_ESTIMATED, body_runs, eqn_cost
 from ..core.ir import ClosedJaxpr, Jaxpr, Names, pp_eqn, pp_toplevel
 from ..xla.lowering import NeedsMesh
 from .rich_view import RichView
@@ -101,6 +107,14 @@ COST_METHOD = ("per optimized-HLO instruction, computed from its shapes (dot 2·
                "elementwise 1 per element, transcendental ops apart, reduce one per "
                "reduced element; bytes: a top-level instruction's operands + result), "
                "summed per source line: estimates, not XLA's per-module totals")
+# Where no XLA compiles (the NumPy backend), the jaxpr is the program: counted per equation.
+JAXPR_COST_METHOD = ("per jaxpr equation, computed from its shapes with XLA's HloCostAnalysis "
+                     "conventions (core/jaxpr_cost.py: dot 2·M·N·K, elementwise 1 per element, "
+                     "transcendental ops apart, reductions n−1 per output; bytes: operands + "
+                     "results, unfused; a scan's body times its length, each branch of a cond "
+                     "in full), summed per source line: estimates. The numpy backend runs the "
+                     "jaxpr: there is no optimized HLO and no XLA cost analysis here")
+NO_HLO = "none (the numpy backend runs the jaxpr; XLA compiles nothing here)"
 _ids = itertools.count()
 _ONE_LINE = 10**6            # print each equation on one line
 _HOLDER_WIDTH = 100
@@ -125,6 +139,9 @@ class Equation:
     line_id: str | None
     depth: int
     parent: int | None
+    flops: int = 0               # estimated from the jaxpr (core/jaxpr_cost.py); a holder's
+    transcendentals: int = 0     # body counts at its own equations, so a holder counts 0
+    bytes: int = 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -183,20 +200,33 @@ def build_explanation(f, args, kwargs, *, title=None, label_of=None) -> Explanat
                         f"pass the function and its arguments, e.g. explain(f, x)")
     jitted, dyn_kwargs = _as_jitted(f, args, kwargs)
     traced = jitted.trace(*args, **dyn_kwargs)
-    text, loaded = _compile_with_locations(f, jitted, traced, args, dyn_kwargs)
+    title = title or _call_text(f, args, kwargs)
+    device = _one_device(jitted, traced, args, dyn_kwargs)
+    if device is not None and device.platform == "numpy":   # the jaxpr runs: it has the costs
+        module = pipeline.lower(traced.jaxpr.jaxpr, [device], name=_name_of(f), locations=True)
+        return Explanation(f, traced.jaxpr, module.text, "", {}, title=title, label_of=label_of,
+                           cost_from="jaxpr")
+    text, loaded = _compile_with_locations(f, jitted, traced, device)
     try:
         cost = dict(loaded.cost_analysis() or {})
     except Exception:  # noqa: BLE001  some backends have no cost model
         cost = {}
-    return Explanation(f, traced.jaxpr, text, loaded.get_hlo_text(), cost,
-                       title=title or _call_text(f, args, kwargs), label_of=label_of)
+    return Explanation(f, traced.jaxpr, text, loaded.get_hlo_text(), cost, title=title,
+                       label_of=label_of)
 
 
-def _compile_with_locations(f, jitted, traced, args, kwargs) -> tuple:
-    """(StableHLO text, jaxlib executable) lowered with source lines: partitioned over the
-    mesh when the call is sharded (arguments, in/out_shardings or a sharding constraint)."""
-    if not (jitted._sharded or any_sharded(traced._leaves)):
-        device = getattr(jitted, "_device", None) or _device_of(args, kwargs)
+def _one_device(jitted, traced, args, kwargs):
+    """The device the call runs on, or None when it is sharded (arguments, in/out_shardings)."""
+    if jitted._sharded or any_sharded(traced._leaves):
+        return None
+    return getattr(jitted, "_device", None) or _device_of(args, kwargs)
+
+
+def _compile_with_locations(f, jitted, traced, device) -> tuple:
+    """(StableHLO text, jaxlib executable) lowered with source lines on `device`, or
+    partitioned over the mesh when the call is sharded (device None; or a sharding
+    constraint inside)."""
+    if device is not None:
         try:
             module = pipeline.lower(traced.jaxpr.jaxpr, [device], name=_name_of(f),
                                     locations=True)
@@ -287,9 +317,11 @@ class Explanation(RichView):
     MIME = MIME
 
     def __init__(self, f, closed: ClosedJaxpr, stablehlo: str, optimized_hlo: str,
-                 xla_cost: dict, *, title: str, label_of=None):
+                 xla_cost: dict, *, title: str, label_of=None, cost_from: str = "hlo"):
         self.title, self.stablehlo, self.optimized_hlo = title, stablehlo, optimized_hlo
         self.xla_cost = xla_cost
+        self.cost_from = cost_from       # "hlo": XLA's optimized HLO; "jaxpr": no XLA here
+        self.cost_method = JAXPR_COST_METHOD if cost_from == "jaxpr" else COST_METHOD
         self.name = _name_of(f)
         self._label_of = label_of
         self.file, self.first_line, body = _function_source(f)
@@ -300,8 +332,9 @@ class Explanation(RichView):
         jaxpr = closed.jaxpr if isinstance(closed, ClosedJaxpr) else closed
         names = Names()
         self.jaxpr_text = pp_toplevel(jaxpr, names=names)
-        self.equations = [Equation(i, p, t, line, file, self._line_id(file, line), d, parent)
-                          for i, (p, t, file, line, d, parent)
+        self.equations = [Equation(i, p, t, line, file, self._line_id(file, line), d, parent,
+                                   *counts)
+                          for i, (p, t, file, line, d, parent, counts)
                           in enumerate(_flat_equations(jaxpr, names))]
         self.stablehlo_ops = [StableHLOOp(i, n, t, tl, line, file, self._line_id(file, line))
                               for i, (n, t, tl, file, line) in enumerate(_stablehlo_ops(stablehlo))]
@@ -337,7 +370,12 @@ class Explanation(RichView):
         by_id = {s.id: LineCounts() for s in self.source_lines}
         for e in self.equations:
             if e.line_id:
-                by_id[e.line_id].equations += 1
+                c = by_id[e.line_id]
+                c.equations += 1
+                if self.cost_from == "jaxpr":
+                    c.flops += e.flops
+                    c.transcendentals += e.transcendentals
+                    c.bytes += e.bytes
         for op in self.stablehlo_ops:
             if op.line_id:
                 by_id[op.line_id].stablehlo_ops += 1
@@ -380,13 +418,19 @@ class Explanation(RichView):
         return found or default_label(file)
 
     @property
+    def _counted(self) -> list:
+        return self.equations if self.cost_from == "jaxpr" else self.hlo_instructions
+
+    @property
     def estimated_totals(self) -> dict:
-        return {"flops": sum(i.flops for i in self.hlo_instructions),
-                "transcendentals": sum(i.transcendentals for i in self.hlo_instructions),
-                "bytes": sum(i.bytes for i in self.hlo_instructions)}
+        return {"flops": sum(i.flops for i in self._counted),
+                "transcendentals": sum(i.transcendentals for i in self._counted),
+                "bytes": sum(i.bytes for i in self._counted)}
 
     @property
     def not_estimated(self) -> list[str]:
+        if self.cost_from == "jaxpr":
+            return sorted({e.primitive for e in self.equations if e.primitive in NOT_ESTIMATED})
         return [i.name for i in self.hlo_instructions if not i.estimated]
 
     # ----------------------------------------------------------- views
@@ -401,9 +445,12 @@ class Explanation(RichView):
 
 
 # ------------------------------------------------------------------ the jaxpr, flattened
-def _flat_equations(jaxpr: Jaxpr, names: Names, out=None, depth=0, parent=None) -> list:
-    """(primitive, text, file, line, depth, parent index) of every equation, nested ones
-    right after the equation holding them; a holder's text is its first printed line."""
+def _flat_equations(jaxpr: Jaxpr, names: Names, out=None, depth=0, parent=None,
+                    times=1) -> list:
+    """(primitive, text, file, line, depth, parent index, (flops, transcendentals, bytes)) of
+    every equation, nested ones right after the equation holding them; a holder's text is its
+    first printed line. Counts: estimated from the jaxpr, `times` as often as the equation runs
+    (a scan's body: its length); a holder's are its body's, so it counts 0 itself."""
     out = [] if out is None else out
     for eqn in jaxpr.eqns:
         inner = list(_inner_jaxprs(eqn.params))
@@ -411,11 +458,14 @@ def _flat_equations(jaxpr: Jaxpr, names: Names, out=None, depth=0, parent=None) 
         if inner and len(text) > _HOLDER_WIDTH:            # a jit, cond, scan: its body follows
             text = text[:_HOLDER_WIDTH] + " …"
         info = eqn.source_info
+        runs = body_runs(eqn)
+        cost = eqn_cost(eqn).times(times) if not inner or not runs else None
         out.append((str(eqn.primitive), text, info.file if info else None,
-                    info.line if info else None, depth, parent))
+                    info.line if info else None, depth, parent,
+                    (cost.flops, cost.transcendentals, cost.bytes) if cost else (0, 0, 0)))
         holder = len(out) - 1
         for sub in inner:
-            _flat_equations(sub, names, out, depth + 1, holder)
+            _flat_equations(sub, names, out, depth + 1, holder, times * runs)
     return out
 
 
@@ -507,7 +557,10 @@ def _text_footer(ex: Explanation) -> list[str]:
     est = ex.estimated_totals
     xla = ", ".join(f"{k} {_fmt(ex.xla_cost[k])}" for k in ("flops", "transcendentals",
                                                             "bytes accessed") if k in ex.xla_cost)
-    rows.append(f"costs: {COST_METHOD}.")
+    rows.append(f"costs: {ex.cost_method}.")
+    if ex.cost_from == "jaxpr":
+        xla = "none (no XLA on the numpy backend)"
+        rows.append(f"optimized HLO: {NO_HLO}.")
     rows.append(f"  these estimates sum to flops {est['flops']:,}, transcendentals "
                 f"{est['transcendentals']:,}, bytes {est['bytes']:,}; XLA's totals for the "
                 f"module: {xla or 'none (no cost model on this backend)'}")
@@ -538,7 +591,8 @@ def render_html(ex: Explanation) -> str:
             "<th>source</th><th>items</th></tr>")
     panes = (_pane("jaxpr", p, "e", ex.equations, lambda e: "  " * e.depth + e.text)
              + _pane("StableHLO (what jxkernel emits)", p, "s", ex.stablehlo_ops, lambda o: o.text)
-             + _pane("optimized HLO (what XLA compiled)", p, "h",
+             + _pane("optimized HLO (what XLA compiled)" if ex.optimized_hlo else
+                     f"optimized HLO: {NO_HLO}", p, "h",
                      [i for i in ex.hlo_instructions if i.opcode != "parameter"],
                      lambda i: f"[{i.computation}] {i.text}"))
     foot = "".join(f"<div style='font-size:11px;color:#555'>{html.escape(r)}</div>"
@@ -614,7 +668,7 @@ def to_json(ex: Explanation) -> dict:
                          if any(dataclasses.astuple(ex.per_line[ex._key(s)]))],
             "collectives": [{**collective_json(c, ex.collective_source(c)), "line_id": line_id}
                             for c, line_id in zip(ex.collectives, ex.collective_line_ids)],
-            "cost": {"method": COST_METHOD, "estimated": ex.estimated_totals,
+            "cost": {"method": ex.cost_method, "estimated": ex.estimated_totals,
                      "xla": {k: _json_number(v) for k, v in ex.xla_cost.items()},
                      "not_estimated": ex.not_estimated}}
 

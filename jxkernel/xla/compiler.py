@@ -697,16 +697,23 @@ class Executable:
             if expected is not None:
                 self._check_type(i, x._buf.aval, expected)
             return x
+        slices, shard = self._slices(i, x, n, expected, " (one slice per device)")
+        return assemble(slices, shard, self.devices, stacked=True)
+
+    def _slices(self, i, x, n: int, expected, per: str) -> tuple:
+        """(argument `i`'s n slices along its leading axis as host values, one slice's type),
+        checked against `expected` (a slice's type, or None); `per` says what the n are for
+        the error of another leading size."""
         value, aval = (x._value(), x.aval) if isinstance(x, Array) else _host_value(x)
         if not value.shape or value.shape[0] != n:
             raise ValueError(f"{self._arg_name(i)} of {self._what()} must have a leading axis "
-                             f"of size {n} (one slice per device); got shape {value.shape}")
+                             f"of size {n}{per}; got shape {value.shape}")
         shard = ShapedArray(value.shape[1:], value.dtype, aval.weak_type)
         if expected is not None:
             self._check_type(i, shard, expected)
             value = value.astype(expected.dtype, copy=False)
             shard = shard.update(dtype=expected.dtype)
-        return assemble(list(value), shard, self.devices, stacked=True)
+        return list(value), shard
 
     def _check_type(self, i, aval, expected) -> None:
         """Types must match: XLA checks only byte sizes, and would reinterpret the bytes.

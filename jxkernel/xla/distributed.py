@@ -20,7 +20,7 @@ import numpy as np
 from ..core.avals import ShapedArray
 from ..core.mesh import Mesh, NamedSharding
 from . import client as _client
-from .array import _COPY, Array, MultiDeviceArray, _host_value, _to_host, sharding_for
+from .array import _COPY, MultiDeviceArray, _to_host, sharding_for
 from .client import xc
 from .compiler import Executable
 from .sharded import _assemble
@@ -185,19 +185,12 @@ class ProcessSpanningExecutable(Executable):
             if expected is not None:
                 self._check_type(i, x._buf.aval, expected)
             return x
-        value, aval = (x._value(), x.aval) if isinstance(x, Array) else _host_value(x)
         n = len(self.local)
-        if not value.shape or value.shape[0] != n:
-            raise ValueError(f"{self._arg_name(i)} of {self._what()} must have a leading axis "
-                             f"of size {n}, one slice per local device of this process (process "
-                             f"{_client.process_index()} has {n} of the {len(self.devices)} "
-                             f"devices); got shape {value.shape}")
-        shard = ShapedArray(value.shape[1:], value.dtype, aval.weak_type)
-        if expected is not None:
-            self._check_type(i, shard, expected)
-            value = value.astype(expected.dtype, copy=False)
-            shard = shard.update(dtype=expected.dtype)
-        return self._assemble(list(value), shard)
+        slices, shard = self._slices(
+            i, x, n, expected, f", one slice per local device of this process (process "
+                               f"{_client.process_index()} has {n} of the {len(self.devices)} "
+                               f"devices)")
+        return self._assemble(slices, shard)
 
     def _assemble(self, values, shard_aval) -> ProcessLocalArray:
         """The local slices, one per local device, joined under the all-process sharding."""

@@ -15,18 +15,13 @@ from __future__ import annotations
 
 import gzip
 
-from jaxlib import _profile_data, _profiler
-
-from . import client
-
-ProfileOptions = _profiler.ProfileOptions
-ProfilerServer = _profiler.ProfilerServer
-TraceMe = _profiler.TraceMe
+from jaxlib import _profiler
 # Importing _profile_data registers ProfileData with nanobind: without it a session's
 # stop_and_get_profile_data() raises "Unable to convert function return value".
-ProfileData = _profile_data.ProfileData
-ProfileEvent = _profile_data.ProfileEvent
-ProfilePlane = _profile_data.ProfilePlane
+from jaxlib._profile_data import ProfileData, ProfileEvent, ProfilePlane  # noqa: F401
+from jaxlib._profiler import ProfileOptions, ProfilerServer, TraceMe  # noqa: F401
+
+from . import client
 
 
 def new_session(options: ProfileOptions | None = None):

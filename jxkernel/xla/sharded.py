@@ -29,6 +29,8 @@ from . import array
 from . import client as _client
 from . import dispatch as _dispatch
 from . import pipeline
+# (this module loads with the first mesh, so the guards' small module loads with it)
+from . import transfer_guard
 from .array import (
     _COPY,
     Array,
@@ -185,9 +187,7 @@ def put(value: np.ndarray, aval: ShapedArray, sharding: NamedSharding) -> Sharde
                           "its arrays live on its one device: leave the sharding out, or run "
                           "under JAX_PLATFORMS=cpu")
     if config._transfer_guarded:                      # implicit (jit's NumPy arguments) or not
-        # loads once a transfer guard is set (config._transfer_guarded)
-        from .transfer_guard import check
-        check("host_to_device", aval, sharding.mesh.devices.flat[0])
+        transfer_guard.check("host_to_device", aval, sharding.mesh.devices.flat[0])
     indices = sharding.addressable_devices_indices_map(aval.shape)
     block = ShapedArray(sharding.shard_shape(aval.shape), aval.dtype, aval.weak_type)
     bufs = [xc.batched_device_put(block, sharding_for((d,)), [np.ascontiguousarray(value[i])],

@@ -7,6 +7,8 @@ Plain data + NumPy only: importable by both sides.
 """
 import itertools
 
+import numpy as np
+
 PRELUDE = """
 import numpy as np, ml_dtypes
 f32 = np.array([-2.5, -1.0, -0.0, 0.0, 0.5, 1.0, 3.0, 7.25], np.float32)
@@ -309,3 +311,21 @@ def ulps(case):
     """(ulps, scale) for `case`: by its id, else by its function, else DEFAULT_ULPS."""
     bound = ULPS.get(case_id(case), ULPS.get(case[1], DEFAULT_ULPS))
     return bound if isinstance(bound, tuple) else (bound, None)
+
+
+def prepared(case, env: dict) -> tuple:
+    """(call, dyn): the case's function, evaluated in `env` (JAX's names or jxkernel's), as a
+    function of its traced (array) arguments, and those arguments; the others are static.
+    A `where` keyword is an expression too."""
+    _, fn_text, args, kw = case
+    fn = eval(fn_text, env)
+    with np.errstate(all="ignore"):
+        dyn = [eval(a, env) for a in args if isinstance(a, str)]
+    static = {i: a for i, a in enumerate(args) if not isinstance(a, str)}
+
+    def call(*dyn_args):
+        it = iter(dyn_args)
+        full = [static[i] if i in static else next(it) for i in range(len(args))]
+        kwargs = {k: (eval(v, env) if k == "where" else v) for k, v in kw.items()}
+        return fn(*full, **kwargs)
+    return call, dyn

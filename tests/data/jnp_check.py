@@ -4,7 +4,6 @@ within the case's bound in ulps (`jnp_cases.ulps`: the reference was recorded on
 errors by type; in 64-bit mode, the types under jit. Used by test_numpy_ufuncs.py,
 test_numpy_creation.py, test_array_methods.py and test_nn.py.
 """
-import contextlib
 import json
 import os
 import warnings
@@ -19,22 +18,16 @@ import jxkernel.numpy as jnp
 import jxkernel.scipy.special as special
 from jxkernel import lax
 
-from jnp_cases import PRELUDE, all_cases, case_id, ulps
+from jnp_cases import PRELUDE, all_cases, case_id, prepared, ulps
 from numerics import assert_allclose_ulp
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 ENV = {"jnp": jnp, "nn": nn, "special": special, "lax": lax, "jax": jax, "A": jnp.asarray}
 exec(PRELUDE, ENV)
 
-@contextlib.contextmanager
 def x64_mode():
     """jax_enable_x64 on for the block (restored after)."""
-    old = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    try:
-        yield
-    finally:
-        jax.config.update("jax_enable_x64", old)
+    return jax.config.override("jax_enable_x64", True)
 
 
 def load(*groups, every: int = 1, known=None):
@@ -52,20 +45,42 @@ def load(*groups, every: int = 1, known=None):
     return params
 
 
+def matches_jax_tests(*groups, every: int, known_jit=None, known_eager=None) -> tuple:
+    """The four tests of a module against JAX's record of the cases of `groups`: eager
+    results; every case traced under jit (dtypes, weak types, shapes, errors; no compile);
+    jit(f)(x) of every `every`-th case (compiled together, one program per 64 cases:
+    _jit_together); and the types under jit with jax_enable_x64. `known_jit` and
+    `known_eager` ({id: reason}) mark where jxkernel knowingly differs, under jit or eagerly.
+
+        test_matches_jax_eager, test_matches_jax_jit_types, test_matches_jax_jit_values, \
+            test_matches_jax_x64_types = matches_jax_tests("ufunc", every=5)
+    """
+    jit_values = load(*groups, every=every, known=known_jit)
+
+    @pytest.mark.parametrize("case,ref", load(*groups, known=known_eager))
+    def test_matches_jax_eager(case, ref):
+        check(case, ref["eager"], "eager")
+
+    @pytest.mark.parametrize("case,ref", load(*groups, known=known_jit))
+    def test_matches_jax_jit_types(case, ref):
+        check(case, ref["jit"], "trace")
+
+    @pytest.mark.parametrize("case,ref", jit_values)
+    def test_matches_jax_jit_values(case, ref):
+        check(case, ref["jit"], "jit", together=jit_values)
+
+    @pytest.mark.parametrize("case,ref", load(*groups, known=known_jit))
+    def test_matches_jax_x64_types(case, ref):
+        with x64_mode():
+            check(case, ref["x64"], "trace")
+
+    return (test_matches_jax_eager, test_matches_jax_jit_types, test_matches_jax_jit_values,
+            test_matches_jax_x64_types)
+
+
 def _prepare(case):
     """(call, dyn): the case's function of its traced (array) arguments, and those arguments."""
-    _, fn_text, args, kw = case
-    fn = eval(fn_text, ENV)
-    with np.errstate(all="ignore"):
-        dyn = [eval(a, ENV) for a in args if isinstance(a, str)]
-    static = {i: a for i, a in enumerate(args) if not isinstance(a, str)}
-
-    def call(*dyn_args):
-        it = iter(dyn_args)
-        full = [static[i] if i in static else next(it) for i in range(len(args))]
-        kwargs = {k: (eval(v, ENV) if k == "where" else v) for k, v in kw.items()}
-        return fn(*full, **kwargs)
-    return call, dyn
+    return prepared(case, ENV)
 
 
 def run(case, mode: str):

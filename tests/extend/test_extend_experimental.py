@@ -9,7 +9,7 @@ import os
 import extend_experimental_cases as cases
 import numpy as np
 import pytest
-from numerics import REDUCTION, assert_allclose_ulp
+from numerics import assert_matches_recorded
 
 import jxkernel
 import jxkernel.numpy as jnp
@@ -18,8 +18,7 @@ import locations  # tests/support: the repository's folders
 
 DATA = os.path.join(locations.DATA, "extend_experimental_reference.json")
 # Floats come through tanh, exp, sin and sums (eager, jitted, differentiated): within the sum
-# bound, measured at each result's largest magnitude.
-FLOAT_ULPS = REDUCTION
+# bound (REDUCTION), measured at each result's largest magnitude: assert_matches_recorded.
 
 
 @functools.cache
@@ -34,22 +33,9 @@ def _ours() -> dict:
     return cases.run(jxkernel)
 
 
-def _compare(program: str):
-    ours, theirs = _ours()[program], _reference()[program]
-    assert sorted(ours) == sorted(theirs), program
-    for name, want in theirs.items():
-        got = ours[name]
-        if name.endswith("_values"):
-            want = np.asarray(want, np.float32)
-            assert_allclose_ulp(np.asarray(got, np.float32), want, FLOAT_ULPS,
-                                scale=np.abs(want).max(initial=0), err_msg=f"{program}.{name}")
-        else:
-            assert got == want, f"{program}.{name}:\n{got}\n!=\n{want}"
-
-
 @pytest.mark.parametrize("program", [p.__name__ for p in cases.PROGRAMS])
 def test_program_matches_jax(program):
-    _compare(program)
+    assert_matches_recorded(_ours()[program], _reference()[program], program)
 
 
 def test_user_primitive_with_every_rule_works_under_jit_grad_and_vmap():

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from doc_examples import check_docstring_examples
 from image_cases import cases, operands, ulps
-from recorded_modes import assert_cases_match, load
+from recorded_modes import cases_test
 
 import jxkernel as jax
 import jxkernel.image as image
@@ -17,11 +17,7 @@ import jxkernel.numpy as jnp
 pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
 
 
-@pytest.mark.parametrize("mode", ["x32", "x64"])
-def test_every_case_matches_jax(mode):
-    with jax.config.override("jax_enable_x64", mode == "x64"):
-        got = cases(jax, jnp, image, mode == "x64")
-    assert_cases_match(mode, got, load("image_reference.npz"), ulps)
+test_every_case_matches_jax = cases_test(cases, (jax, jnp, image), "image_reference.npz", ulps)
 
 
 def test_methods_names_and_bad_arguments():

@@ -20,28 +20,18 @@ import contextlib
 import csv
 import io
 import json
-import os
 import re
 import time
 from pathlib import Path
 
 import pytest
 import locations  # tests/support: the repository's folders
+from browser import ARTIFACTS, CHROMIUM, playwright_or_skip
 
 pytestmark = pytest.mark.cpu_only("CPU text")     # the GPU tier skips this file (docs/gpu.md)
 
-CHROMIUM = os.environ.get("JXKERNEL_CHROMIUM", "/usr/bin/chromium")
 ROOT = Path(locations.ROOT)
-ARTIFACTS = ROOT / "test-artifacts" / "browser"
-
-try:
-    from playwright.sync_api import expect, sync_playwright
-except ImportError as e:          # pragma: no cover - depends on the machine
-    pytest.skip(f"browser tests skipped: playwright is not importable ({e}); "
-                "pip install -e '.[test]'", allow_module_level=True)
-if not Path(CHROMIUM).exists():   # pragma: no cover
-    pytest.skip(f"browser tests skipped: no Chromium at {CHROMIUM} "
-                "(apt-get install chromium, or set JXKERNEL_CHROMIUM)", allow_module_level=True)
+expect, sync_playwright = playwright_or_skip()
 
 TIMEOUT = 60_000          # ms: the longest any one thing may take on a loaded 2-core machine
 expect.set_options(timeout=TIMEOUT)
@@ -123,6 +113,33 @@ def lab_notebooks(server, notebooks: dict, devices: int | None = None):
         for session in server.sessions():
             server.request("DELETE", f"api/sessions/{session['id']}")
         forget_layout(server)
+
+
+def notebook_fixtures(name: str, cells: list, view_classes: dict, devices: int | None = None,
+                      ready=None) -> tuple:
+    """The module-scoped `server`, `console` and `page` fixtures of a file whose tests look at
+    one notebook run once: the lab holding notebook `name` (lab_notebooks), the page's console
+    messages, and the page with every cell run and `view_classes` drawn (notebook_run), after
+    `ready(page)` where more must be drawn first.
+
+        server, console, page = notebook_fixtures("views.ipynb", NOTEBOOK, VIEW_CLASS)
+    """
+    @pytest.fixture(scope="module")
+    def server(lab_app):
+        with lab_notebooks(lab_app, {name: cells}, devices=devices) as srv:
+            yield srv
+
+    @pytest.fixture(scope="module")
+    def console():
+        return []
+
+    @pytest.fixture(scope="module")
+    def page(server, console):
+        with notebook_run(server, console, name, view_classes) as p:
+            if ready is not None:
+                ready(p)
+            yield p
+    return server, console, page
 
 
 def forget_layout(server):

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from test_labextension_browser import (  # the same harness: server, page and contrast helpers
     cell,
     expect,
-    lab_notebooks,
-    notebook_run,
+    notebook_fixtures,
     shot_view,
 )
 
@@ -32,23 +30,10 @@ NOTEBOOK = [
 ]
 
 
-@pytest.fixture(scope="module")
-def server(lab_app):
-    with lab_notebooks(lab_app, {"notes.ipynb": NOTEBOOK}) as srv:
-        yield srv
-
-
-@pytest.fixture(scope="module")
-def console():
-    return []
-
-
-@pytest.fixture(scope="module")
-def page(server, console):
-    with notebook_run(server, console, "notes.ipynb",
-                      {AGAIN: "jx-note", MANY: "jx-note"}) as p:
-        expect(cell(p, LOG).locator(".jp-OutputArea-output").first).to_be_visible()
-        yield p
+# notes.ipynb open in JupyterLab with every cell run, the compile log drawn too
+server, console, page = notebook_fixtures(
+    "notes.ipynb", NOTEBOOK, {AGAIN: "jx-note", MANY: "jx-note"},
+    ready=lambda p: expect(cell(p, LOG).locator(".jp-OutputArea-output").first).to_be_visible())
 
 
 def test_a_recompile_is_noted_under_its_cell(page, request):

@@ -18,8 +18,7 @@ from test_labextension_browser import (  # the same harness: server, page and co
     assert_readable,
     cell,
     expect,
-    lab_notebooks,
-    notebook_run,
+    notebook_fixtures,
     palette,
     shot_view,
 )
@@ -53,22 +52,8 @@ VIEW_CLASS = {ARRAY: "jx-ShardingOutput", SHOW: "jx-ShardingOutput", EXPLAIN: "j
               HLO: "jx-HloOutput"}
 
 
-@pytest.fixture(scope="module")
-def server(lab_app):
-    with lab_notebooks(lab_app, {"sharding.ipynb": NOTEBOOK}, devices=4) as srv:
-        yield srv
-
-
-@pytest.fixture(scope="module")
-def console():
-    return []
-
-
-@pytest.fixture(scope="module")
-def page(server, console):
-    """sharding.ipynb open in JupyterLab with every cell run."""
-    with notebook_run(server, console, "sharding.ipynb", VIEW_CLASS) as p:
-        yield p
+# sharding.ipynb open in JupyterLab with every cell run, on four CPU devices
+server, console, page = notebook_fixtures("sharding.ipynb", NOTEBOOK, VIEW_CLASS, devices=4)
 
 
 def view(page, index):

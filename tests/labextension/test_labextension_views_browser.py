@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from test_labextension_browser import (  # the same harness: server, page and contrast helpers
     assert_readable,
     cell,
     expect,
-    lab_notebooks,
-    notebook_run,
+    notebook_fixtures,
     palette,
     shot,
     shot_view,
@@ -68,22 +66,8 @@ VIEW_CLASS = {EXPLAIN: "jx-ExplainOutput", STEPPER: "jx-StepperOutput", DIFF: "j
               GUARD: "jx-GuardOutput", ERROR: "jx-ErrorCardOutput"}
 
 
-@pytest.fixture(scope="module")
-def server(lab_app):
-    with lab_notebooks(lab_app, {"views.ipynb": NOTEBOOK}) as srv:
-        yield srv
-
-
-@pytest.fixture(scope="module")
-def console():
-    return []
-
-
-@pytest.fixture(scope="module")
-def page(server, console):
-    """views.ipynb open in JupyterLab with every cell run."""
-    with notebook_run(server, console, "views.ipynb", VIEW_CLASS) as p:
-        yield p
+# views.ipynb open in JupyterLab with every cell run
+server, console, page = notebook_fixtures("views.ipynb", NOTEBOOK, VIEW_CLASS)
 
 
 def view(page, index):

@@ -39,20 +39,11 @@ from pathlib import Path
 
 import pytest
 import locations  # tests/support: the repository's folders
+from browser import ARTIFACTS, CHROMIUM, playwright_or_skip
 
-CHROMIUM = os.environ.get("JXKERNEL_CHROMIUM", "/usr/bin/chromium")
 ROOT = Path(locations.ROOT)
 SITE = Path(os.environ.get("JXKERNEL_LITE_SITE", ROOT / "_lite"))   # a site built elsewhere
-ARTIFACTS = ROOT / "test-artifacts" / "browser"
-
-try:
-    from playwright.sync_api import expect, sync_playwright
-except ImportError as e:          # pragma: no cover - depends on the machine
-    pytest.skip(f"browser tests skipped: playwright is not importable ({e}); "
-                "pip install -e '.[test]'", allow_module_level=True)
-if not Path(CHROMIUM).exists():   # pragma: no cover
-    pytest.skip(f"browser tests skipped: no Chromium at {CHROMIUM} "
-                "(apt-get install chromium, or set JXKERNEL_CHROMIUM)", allow_module_level=True)
+expect, sync_playwright = playwright_or_skip()
 if os.environ.get("JXKERNEL_LITE_BUILD") == "1":
     subprocess.run(["sh", str(ROOT / "scripts/lite.sh")], check=True)
 if not (SITE / "jupyter-lite.json").exists():

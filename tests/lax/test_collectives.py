@@ -8,8 +8,6 @@ reference/make_collectives_more_reference.py) under vmap in this process and und
 test_recorded_pmap_cases_in_a_four_device_process), the printed jaxprs, gradients and errors."""
 import json
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -20,10 +18,10 @@ from jxkernel import lax
 from jxkernel.core.ir import Jaxpr
 from jxkernel.test_util import check_grads
 from collectives_more_cases import JAXPRS, ULPS, cases, operands, pmap_only
+from fresh_process import assert_pytest_passes
 from numerics import ELEMENTWISE, REDUCTION, assert_allclose_ulp
 import locations  # tests/support: the repository's folders
 
-ROOT = locations.ROOT
 DATA = locations.DATA
 four_devices = pytest.mark.skipif(jax.device_count() < 4, reason="needs JXKERNEL_CPU_DEVICES=4")
 
@@ -177,16 +175,9 @@ def test_default_device_moves_computation():
 def test_pmap_in_a_four_device_process():
     # the tests above; the recorded cases below run in a process of their own
     # (test_recorded_pmap_cases_in_a_four_device_process), their vmap tests in this one
-    env = {**os.environ, "JXKERNEL_CPU_DEVICES": "4",
-           "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-o", "addopts=", "-p",
-                             "no:cacheprovider", "-k", "not in_a_four_device_process and not ("
-                             + " or ".join(RECORDED_PMAP_TESTS + RECORDED_VMAP_TESTS) + ")",
-                             "tests/lax/test_collectives.py"], cwd=ROOT, env=env, capture_output=True,
-                            text=True, timeout=300)
-    summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
-    assert "passed" in summary and "skipped" not in summary and "failed" not in summary, summary
+    assert_pytest_passes(["-k", "not in_a_four_device_process and not ("
+                          + " or ".join(RECORDED_PMAP_TESTS + RECORDED_VMAP_TESTS) + ")",
+                          "tests/lax/test_collectives.py"], {"JXKERNEL_CPU_DEVICES": "4"})
 
 
 def test_pmap_over_the_one_device_of_this_process():
@@ -437,13 +428,5 @@ def test_errors():
 @pytest.mark.cpu_only("simulated CPU devices")
 @pytest.mark.xla_only("several devices")
 def test_recorded_pmap_cases_in_a_four_device_process():
-    env = {**os.environ, "JXKERNEL_CPU_DEVICES": "4",
-           "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    select = " or ".join(RECORDED_PMAP_TESTS)
-    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-o", "addopts=", "-p",
-                             "no:cacheprovider", "-k", select, "tests/lax/test_collectives.py"],
-                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
-                            check=False)
-    summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
-    assert "passed" in summary and "skipped" not in summary and "failed" not in summary, summary
+    assert_pytest_passes(["-k", " or ".join(RECORDED_PMAP_TESTS), "tests/lax/test_collectives.py"],
+                         {"JXKERNEL_CPU_DEVICES": "4"})

@@ -12,21 +12,9 @@ from numerics import LAPACK, assert_allclose_ulp
 import jxkernel
 from jxkernel.lax import linalg
 from jxkernel.test_util import check_grads
+from matrices import randn, spd
 
 x64 = lambda: jxkernel.config.override("jax_enable_x64", True)
-
-
-def _rand(shape, dtype=np.float32, seed=0):
-    rng = np.random.RandomState(seed)
-    a = rng.randn(*shape)
-    if np.dtype(dtype).kind == "c":
-        a = a + 1j * rng.randn(*shape)
-    return a.astype(dtype)
-
-
-def _spd(n, batch=(), dtype=np.float32, seed=0):
-    a = _rand((*batch, n, n), dtype, seed)
-    return (a @ np.conj(np.swapaxes(a, -1, -2)) + n * np.eye(n)).astype(dtype)
 
 
 def _close(got, want, ulps=LAPACK):
@@ -71,7 +59,7 @@ def _vmap_matches_stack(f, *args):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64])
 def test_cholesky_matches_numpy(dtype):
     with x64():
-        a = _spd(4, (2,), dtype)
+        a = spd(4, (2,), dtype)
         got = np.asarray(linalg.cholesky(a))
         assert got.dtype == dtype
         _close(got, np.linalg.cholesky(a))
@@ -79,7 +67,7 @@ def test_cholesky_matches_numpy(dtype):
 
 
 def test_cholesky_symmetrizes_and_flags_failure():
-    a = _spd(3)
+    a = spd(3)
     lower_only = np.tril(a)                  # symmetrize_input=False reads the lower triangle
     _close(linalg.cholesky(lower_only, symmetrize_input=False), np.linalg.cholesky(a))
     bad = np.asarray(linalg.cholesky(np.stack([a, -a])))
@@ -87,7 +75,7 @@ def test_cholesky_symmetrizes_and_flags_failure():
 
 
 def test_cholesky_vmap_and_jit():
-    a = _spd(3, (4,))
+    a = spd(3, (4,))
     want = np.linalg.cholesky(a)
     _close(jxkernel.vmap(linalg.cholesky)(a), want)
     _close(jxkernel.jit(linalg.cholesky)(a), want)
@@ -96,11 +84,11 @@ def test_cholesky_vmap_and_jit():
 
 def test_cholesky_grads():
     with x64():
-        check_grads(linalg.cholesky, (_spd(3, (), np.float64),), order=2)
-        check_grads(linalg.cholesky, (_spd(2, (2,), np.float64),), order=1)
-        _complex_grads(linalg.cholesky, (_spd(3, (), np.complex128),))
+        check_grads(linalg.cholesky, (spd(3, (), np.float64),), order=2)
+        check_grads(linalg.cholesky, (spd(2, (2,), np.float64),), order=1)
+        _complex_grads(linalg.cholesky, (spd(3, (), np.complex128),))
         # under vmap: the jvp's triangular solves batch
-        jac = jxkernel.vmap(jxkernel.jacfwd(linalg.cholesky))(_spd(2, (3,), np.float64))
+        jac = jxkernel.vmap(jxkernel.jacfwd(linalg.cholesky))(spd(2, (3,), np.float64))
         assert jac.shape == (3, 2, 2, 2, 2)
 
 
@@ -136,8 +124,8 @@ SOLVE_DTYPES = [np.float32, np.float64, np.complex64]
 
 
 def _solve_operands(dtype, kw):
-    a = _rand((4, 4), dtype) + 4 * np.eye(4, dtype=dtype)
-    return a, _rand((4, 3) if kw["left_side"] else (3, 4), dtype, seed=1)
+    a = randn((4, 4), dtype) + 4 * np.eye(4, dtype=dtype)
+    return a, randn((4, 3) if kw["left_side"] else (3, 4), dtype, seed=1)
 
 
 @functools.cache
@@ -164,8 +152,8 @@ def test_triangular_solve_matches_numpy(dtype, kw):
 
 
 def test_triangular_solve_vector_and_batched():
-    a = np.tril(_rand((2, 3, 3))) + 3 * np.eye(3, dtype=np.float32)
-    b = _rand((2, 3), seed=1)
+    a = np.tril(randn((2, 3, 3))) + 3 * np.eye(3, dtype=np.float32)
+    b = randn((2, 3), seed=1)
     x = np.asarray(linalg.triangular_solve(a, b, left_side=True, lower=True))
     assert x.shape == (2, 3)
     _close(np.einsum("bij,bj->bi", a, x), b)
@@ -177,8 +165,8 @@ def test_triangular_solve_vector_and_batched():
 
 @pytest.mark.parametrize("left_side", [True, False])
 def test_triangular_solve_vmap(left_side):
-    a = np.tril(_rand((4, 3, 3))) + 3 * np.eye(3, dtype=np.float32)
-    b = _rand((4, 3, 2) if left_side else (4, 2, 3), seed=1)
+    a = np.tril(randn((4, 3, 3))) + 3 * np.eye(3, dtype=np.float32)
+    b = randn((4, 3, 2) if left_side else (4, 2, 3), seed=1)
     solve = lambda a, b: linalg.triangular_solve(a, b, left_side=left_side, lower=True)
     _vmap_matches_stack(solve, a, b)                                   # both batched
     got = jxkernel.vmap(solve, in_axes=(None, 0))(a[0], b)             # only b: one solve
@@ -192,20 +180,20 @@ def test_triangular_solve_vmap(left_side):
 @pytest.mark.parametrize("kw", _SOLVES[:4])
 def test_triangular_solve_grads(kw):
     with x64():
-        a = _rand((3, 3), np.float64) + 3 * np.eye(3)
-        b = _rand((3, 2) if kw["left_side"] else (2, 3), np.float64, seed=1)
+        a = randn((3, 3), np.float64) + 3 * np.eye(3)
+        b = randn((3, 2) if kw["left_side"] else (2, 3), np.float64, seed=1)
         check_grads(lambda a, b: linalg.triangular_solve(a, b, **kw), (a, b), order=2)
-        wide = _rand((3, 5) if kw["left_side"] else (5, 3), np.float64, seed=2)
+        wide = randn((3, 5) if kw["left_side"] else (5, 3), np.float64, seed=2)
         check_grads(lambda a, b: linalg.triangular_solve(a, b, **kw), (a, wide), order=1)
-        ac = _rand((3, 3), np.complex128) + 3 * np.eye(3)
-        bc = _rand(b.shape, np.complex128, seed=3)
+        ac = randn((3, 3), np.complex128) + 3 * np.eye(3)
+        bc = randn(b.shape, np.complex128, seed=3)
         _complex_grads(lambda a, b: linalg.triangular_solve(a, b, **kw), (ac, bc))
 
 
 def test_triangular_solve_is_linear_in_b():
-    a = np.tril(_rand((3, 3))) + 3 * np.eye(3, dtype=np.float32)
+    a = np.tril(randn((3, 3))) + 3 * np.eye(3, dtype=np.float32)
     solve = lambda b: linalg.triangular_solve(a, b, left_side=True, lower=True)
-    ct = _rand((3, 2), seed=4)
+    ct = randn((3, 2), seed=4)
     transposed, = jxkernel.linear_transpose(solve, np.zeros((3, 2), np.float32))(ct)
     _close(transposed, np.linalg.solve(a.T, ct))
 
@@ -230,7 +218,7 @@ def test_triangular_solve_errors(a, b, err, msg):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64])
 def test_lu_matches_scipy(shape, dtype):
     with x64():
-        x = _rand(shape, dtype)
+        x = randn(shape, dtype)
         lu, pivots, perm = map(np.asarray, linalg.lu(x))
         m, n = shape[-2:]
         assert pivots.dtype == perm.dtype == np.int32
@@ -256,17 +244,17 @@ def test_lu_pivots_to_permutation():
 
 def test_lu_grads_and_vmap():
     with x64():
-        check_grads(lambda x: linalg.lu(x)[0], (_rand((3, 3), np.float64),), order=2)
-        check_grads(lambda x: linalg.lu(x)[0], (_rand((2, 3, 4), np.float64),), order=1)
-        _complex_grads(lambda x: linalg.lu(x)[0], (_rand((4, 2), np.complex128),))
-    _vmap_matches_stack(linalg.lu, _rand((3, 4, 4)))
+        check_grads(lambda x: linalg.lu(x)[0], (randn((3, 3), np.float64),), order=2)
+        check_grads(lambda x: linalg.lu(x)[0], (randn((2, 3, 4), np.float64),), order=1)
+        _complex_grads(lambda x: linalg.lu(x)[0], (randn((4, 2), np.complex128),))
+    _vmap_matches_stack(linalg.lu, randn((3, 4, 4)))
 
 
 @pytest.mark.parametrize("trans", [0, 1, 2])
 def test_lu_solve(trans):
     with x64():
-        a = _rand((2, 4, 4), np.complex128)
-        b = _rand((2, 4, 3), np.complex128, seed=1)
+        a = randn((2, 4, 4), np.complex128)
+        b = randn((2, 4, 3), np.complex128, seed=1)
         lu, _, perm = linalg.lu(a)
         op = [a, np.swapaxes(a, -1, -2), np.conj(np.swapaxes(a, -1, -2))][trans]
         _close(linalg.lu_solve(lu, perm, b, trans), np.linalg.solve(op, b))
@@ -278,7 +266,7 @@ def test_lu_solve(trans):
 @pytest.mark.parametrize("shape, full", [((5, 3), False), ((5, 3), True), ((3, 5), False),
                                          ((2, 4, 4), False), ((0, 3), True)])
 def test_qr(shape, full):
-    x = _rand(shape)
+    x = randn(shape)
     q, r = (np.asarray(v) for v in linalg.qr(x, full_matrices=full))
     wq, wr = np.linalg.qr(x, mode="complete" if full else "reduced")
     _close(q, wq)
@@ -287,7 +275,7 @@ def test_qr(shape, full):
 
 
 def test_qr_pivoting():
-    x = _rand((5, 4))
+    x = randn((5, 4))
     q, r, p = map(np.asarray, linalg.qr(x, pivoting=True, full_matrices=False))
     _, wr, wp = scipy.linalg.qr(x, pivoting=True, mode="economic")
     np.testing.assert_array_equal(p, wp)
@@ -299,18 +287,18 @@ def test_qr_pivoting():
                                          ((3, 5), False), ((2, 3, 2), False)])
 def test_qr_grads(shape, full):
     with x64():
-        x = _rand(shape, np.float64)
+        x = randn(shape, np.float64)
         check_grads(lambda x: linalg.qr(x, full_matrices=full), (x,), order=1)
     with x64():
         _complex_grads(lambda x: linalg.qr(x, full_matrices=False),
-                       (_rand((4, 3), np.complex128),))
+                       (randn((4, 3), np.complex128),))
 
 
 def test_qr_vmap_and_building_blocks_do_not_differentiate():
-    _vmap_matches_stack(lambda x: linalg.qr(x, full_matrices=False), _rand((3, 4, 2)))
+    _vmap_matches_stack(lambda x: linalg.qr(x, full_matrices=False), randn((3, 4, 2)))
     with pytest.raises(NotImplementedError, match="Differentiation rule for 'geqrf'"):
-        jxkernel.jvp(linalg.geqrf, (_rand((3, 3)),), (_rand((3, 3)),))
-    a, taus = linalg.geqrf(_rand((3, 3)))
+        jxkernel.jvp(linalg.geqrf, (randn((3, 3)),), (randn((3, 3)),))
+    a, taus = linalg.geqrf(randn((3, 3)))
     with pytest.raises(NotImplementedError,
                        match="Differentiation rule for 'householder_product'"):
         jxkernel.jvp(linalg.householder_product, (a, taus), (a, taus))
@@ -320,7 +308,7 @@ def test_qr_vmap_and_building_blocks_do_not_differentiate():
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64])
 def test_eigh_matches_numpy(dtype):
     with x64():
-        a = _spd(4, (2,), dtype) - 3 * np.eye(4, dtype=dtype)
+        a = spd(4, (2,), dtype) - 3 * np.eye(4, dtype=dtype)
         v, w = map(np.asarray, linalg.eigh(a))
         want_w, want_v = np.linalg.eigh(a)
         assert w.dtype == np.real(np.zeros((), dtype)).dtype and v.dtype == dtype
@@ -336,11 +324,11 @@ def test_eigh_matches_numpy(dtype):
 
 def test_eigh_grads_and_vmap():
     with x64():
-        check_grads(lambda x: linalg.eigh(x), (_spd(3, (), np.float64),), order=2)
-        _complex_grads(lambda x: linalg.eigh(x)[1], (_spd(3, (2,), np.complex128),))
-    _vmap_matches_stack(lambda x: linalg.eigh(x)[1], _spd(3, (4,)))
+        check_grads(lambda x: linalg.eigh(x), (spd(3, (), np.float64),), order=2)
+        _complex_grads(lambda x: linalg.eigh(x)[1], (spd(3, (2,), np.complex128),))
+    _vmap_matches_stack(lambda x: linalg.eigh(x)[1], spd(3, (4,)))
     with pytest.raises(NotImplementedError, match="subset_by_index"):
-        linalg.eigh(_spd(3), subset_by_index=(0, 1))
+        linalg.eigh(spd(3), subset_by_index=(0, 1))
 
 
 # ------------------------------------------------------------------ svd
@@ -356,7 +344,7 @@ def _svds_jitted():
         return jit_together(jxkernel, {
             (shape, np.dtype(dtype).name, full): (
                 lambda x, full=full: linalg.svd(x, full_matrices=full) if full is not None
-                else linalg.svd(x, compute_uv=False), [_rand(shape, dtype)])
+                else linalg.svd(x, compute_uv=False), [randn(shape, dtype)])
             for shape in SVD_SHAPES for dtype in SVD_DTYPES for full in (False, True, None)})
 
 
@@ -364,7 +352,7 @@ def _svds_jitted():
 @pytest.mark.parametrize("dtype", SVD_DTYPES)
 def test_svd_matches_numpy(shape, dtype):
     with x64():
-        x = _rand(shape, dtype)
+        x = randn(shape, dtype)
         for full in (False, True):
             u, s, vh = map(np.asarray, _svds_jitted()[shape, np.dtype(dtype).name, full])
             wu, ws, wvh = np.linalg.svd(x, full_matrices=full)
@@ -379,7 +367,7 @@ def test_svd_matches_numpy(shape, dtype):
 def test_svd_empty_and_algorithms():
     u, s, vh = linalg.svd(np.zeros((0, 3), np.float32))
     assert (u.shape, s.shape, vh.shape) == ((0, 0), (0,), (3, 3))
-    x = _rand((4, 3))
+    x = randn((4, 3))
     _close(linalg.svd(x, compute_uv=False, algorithm=linalg.SvdAlgorithm.QR),
            np.linalg.svd(x, compute_uv=False))
     assert "lapack_sgesvd_ffi" in jxkernel.jit(lambda x: linalg.svd(
@@ -389,14 +377,14 @@ def test_svd_empty_and_algorithms():
 @pytest.mark.parametrize("shape", [(4, 3), (3, 4), (3, 3)])
 def test_svd_grads(shape):
     with x64():
-        x = _rand(shape, np.float64)
+        x = randn(shape, np.float64)
         check_grads(lambda x: linalg.svd(x, full_matrices=False), (x,), order=2)
         check_grads(lambda x: linalg.svd(x, compute_uv=False), (x,), order=2)
-        _complex_grads(lambda x: linalg.svd(x, compute_uv=False), (_rand(shape, np.complex128),))
+        _complex_grads(lambda x: linalg.svd(x, compute_uv=False), (randn(shape, np.complex128),))
     if shape[0] != shape[1]:
         with pytest.raises(NotImplementedError, match="full matrices"):
             jxkernel.jvp(linalg.svd, (x,), (x,))
 
 
 def test_svd_vmap():
-    _vmap_matches_stack(lambda x: linalg.svd(x, compute_uv=False), _rand((3, 4, 2)))
+    _vmap_matches_stack(lambda x: linalg.svd(x, compute_uv=False), randn((3, 4, 2)))

@@ -11,6 +11,7 @@ import jxkernel
 from jxkernel.lax import linalg
 from jxkernel.xla.client import platform_of
 from jxkernel.xla.lowering import lower_module
+from matrices import randn
 
 
 def _gpu_devices():
@@ -92,14 +93,6 @@ def test_gpu_lowering_errors():
 
 
 # ------------------------------------------------------------------ on the GPU
-def _rand(shape, dtype, seed=0):
-    rng = np.random.RandomState(seed)
-    a = rng.randn(*shape)
-    if np.dtype(dtype).kind == "c":
-        a = a + 1j * rng.randn(*shape)
-    return a.astype(dtype)
-
-
 def _H(a):
     return np.conj(np.swapaxes(a, -1, -2))
 
@@ -129,7 +122,7 @@ DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_cholesky(dtype):
     with x64():
-        a = _rand((3, 5, 5), dtype)
+        a = randn((3, 5, 5), dtype)
         a = a @ _H(a) + 5 * np.eye(5)
         L = np.asarray(_on_gpu(linalg.cholesky, a))
         _close(L, np.linalg.cholesky(a), dtype, 10)
@@ -145,9 +138,9 @@ def test_cholesky(dtype):
 @pytest.mark.parametrize("transpose_a, conjugate_a", [(False, False), (True, False),
                                                       (True, True), (False, True)])
 def test_triangular_solve(left_side, lower, transpose_a, conjugate_a):
-    a = np.tril(_rand((4, 4), np.complex64)) + 4 * np.eye(4, dtype=np.complex64)
+    a = np.tril(randn((4, 4), np.complex64)) + 4 * np.eye(4, dtype=np.complex64)
     a = a if lower else a.T
-    b = _rand((4, 3) if left_side else (3, 4), np.complex64, seed=1)
+    b = randn((4, 3) if left_side else (3, 4), np.complex64, seed=1)
     x = np.asarray(_on_gpu(lambda a, b: linalg.triangular_solve(
         a, b, left_side=left_side, lower=lower, transpose_a=transpose_a,
         conjugate_a=conjugate_a), a, b))
@@ -161,7 +154,7 @@ def test_triangular_solve(left_side, lower, transpose_a, conjugate_a):
 @pytest.mark.parametrize("shape", [(5, 5), (2, 6, 4), (4, 6)])
 def test_lu(dtype, shape):
     with x64():
-        a = _rand(shape, dtype)
+        a = randn(shape, dtype)
         lu, pivots, perm = (np.asarray(r) for r in _on_gpu(linalg.lu, a))
         *batch, m, n = shape
         k = min(m, n)
@@ -182,7 +175,7 @@ def test_lu(dtype, shape):
 @pytest.mark.parametrize("full_matrices", [True, False])
 def test_qr(dtype, shape, full_matrices):
     with x64():
-        a = _rand(shape, dtype)
+        a = randn(shape, dtype)
         q, r = (np.asarray(x) for x in _on_gpu(
             lambda a: linalg.qr(a, full_matrices=full_matrices), a))
         m, n = shape[-2:]
@@ -195,7 +188,7 @@ def test_qr(dtype, shape, full_matrices):
 
 @needs_gpu
 def test_qr_pivoting():
-    a = _rand((5, 4), np.float32)
+    a = randn((5, 4), np.float32)
     q, r, p = (np.asarray(x) for x in _on_gpu(lambda a: linalg.qr(a, pivoting=True), a))
     _close(q @ r, a[:, p], np.float32, 10)
     d = np.abs(np.diag(r))
@@ -207,7 +200,7 @@ def test_qr_pivoting():
 @pytest.mark.parametrize("implementation", [None, linalg.EighImplementation.JACOBI])
 def test_eigh(dtype, implementation):
     with x64():
-        a = _rand((2, 6, 6), dtype)
+        a = randn((2, 6, 6), dtype)
         a = a + _H(a)
         v, w = (np.asarray(x) for x in _on_gpu(
             lambda a: linalg.eigh(a, implementation=implementation), a))
@@ -225,7 +218,7 @@ def test_eigh(dtype, implementation):
 @pytest.mark.parametrize("full_matrices", [True, False])
 def test_svd(dtype, shape, algorithm, full_matrices):
     with x64():
-        a = _rand(shape, dtype)
+        a = randn(shape, dtype)
         u, s, vt = (np.asarray(x) for x in _on_gpu(
             lambda a: linalg.svd(a, full_matrices=full_matrices, algorithm=algorithm), a))
         want = np.linalg.svd(a, compute_uv=False)
@@ -247,7 +240,7 @@ def test_svd(dtype, shape, algorithm, full_matrices):
 @pytest.mark.parametrize("left", [True, False])
 def test_eig(dtype, left):
     with x64():
-        a = _rand((2, 5, 5), dtype)
+        a = randn((2, 5, 5), dtype)
         out = [np.asarray(x) for x in _on_gpu(
             lambda a: linalg.eig(a, compute_left_eigenvectors=left), a)]
         w, vr = out[0], out[-1]
@@ -265,7 +258,7 @@ def test_eig(dtype, left):
 def test_jit_vmap_grad_match_cpu():
     """The transformations work on the GPU and give the CPU's values (to rounding)."""
     with x64():
-        a = _rand((3, 4, 4), np.float64)
+        a = randn((3, 4, 4), np.float64)
         spd = a @ _H(a) + 4 * np.eye(4)
 
         def loss(x):
@@ -284,6 +277,6 @@ def test_jit_vmap_grad_match_cpu():
         np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-8)
         solve = jxkernel.vmap(lambda a, b: linalg.triangular_solve(a, b, left_side=True,
                                                                    lower=True), (0, None))
-        b = _rand((4, 2), np.float64, seed=3)
+        b = randn((4, 2), np.float64, seed=3)
         x = np.asarray(_on_gpu(solve, np.tril(spd), b))
         _close(np.tril(spd) @ x, np.broadcast_to(b, x.shape), np.float64)

@@ -10,33 +10,12 @@ import jxkernel.nn as nn
 import jxkernel.numpy as jnp
 from jxkernel.scipy import special
 
-from jnp_check import check, load, x64_mode
+from jnp_check import matches_jax_tests
 from numerics import ELEMENTWISE, REDUCTION, assert_allclose_ulp
 
 
-@pytest.mark.parametrize("case,ref", load("nn", "special"))
-def test_matches_jax_eager(case, ref):
-    check(case, ref["eager"], "eager")
-
-
-@pytest.mark.parametrize("case,ref", load("nn", "special"))
-def test_matches_jax_jit_types(case, ref):
-    check(case, ref["jit"], "trace")
-
-
-JIT_VALUES = load("nn", "special", every=4)  # one program: jnp_check._jit_together
-
-
-@pytest.mark.parametrize("case,ref", JIT_VALUES)
-def test_matches_jax_jit_values(case, ref):
-    check(case, ref["jit"], "jit", together=JIT_VALUES)
-
-
-@pytest.mark.parametrize("case,ref", load("nn", "special"))
-def test_matches_jax_x64_types(case, ref):
-    """The same cases traced under jit with jax_enable_x64: dtypes, weak types, errors."""
-    with x64_mode():
-        check(case, ref["x64"], "trace")
+test_matches_jax_eager, test_matches_jax_jit_types, test_matches_jax_jit_values, \
+    test_matches_jax_x64_types = matches_jax_tests("nn", "special", every=4)
 
 
 X = np.array([[-3.0, -0.5, 0.0, 0.5, 2.0], [10.0, -10.0, 1.0, 3.0, -1.0]], np.float32)

@@ -5,35 +5,24 @@ and the compile log say cell[N] and In[N] (ipykernel counts the cell before runn
 One kernel serves every check (module-scoped); skipped when ipykernel is missing."""
 import queue
 import re
-import sys
 
 import pytest
 
 pytest.importorskip("ipykernel")
-jupyter_client = pytest.importorskip("jupyter_client")
+pytest.importorskip("jupyter_client")
+
+from real_kernel import TIMEOUT, running_kernel  # noqa: E402
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-TIMEOUT = 120
 
 
 @pytest.fixture(scope="module")
 def kernel():
-    manager = jupyter_client.KernelManager(kernel_name="python3")
-    # this interpreter (the venv's), not whatever `python3` the kernelspec finds
-    manager.kernel_spec.argv = [sys.executable, "-m", "ipykernel_launcher", "-f",
-                                "{connection_file}"]
-    manager.start_kernel()
-    client = manager.client()
-    client.start_channels()
-    try:
-        client.wait_for_ready(timeout=TIMEOUT)
+    with running_kernel(TIMEOUT) as client:
         reply, _ = execute(client, "%load_ext jxkernel\nimport jxkernel.numpy as jnp\n"
                                    "x = jnp.ones(3)")
         assert reply["status"] == "ok", reply
         yield client
-    finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=True)
 
 
 def execute(client, code):

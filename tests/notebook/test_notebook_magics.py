@@ -20,7 +20,7 @@ from jxkernel import compile_log, config  # noqa: E402
 from jxkernel.notebook import state_of  # noqa: E402
 from jxkernel.notebook.program import CellError  # noqa: E402
 from numerics import ELEMENTWISE, assert_allclose_ulp  # noqa: E402
-import locations  # tests/support: the repository's folders
+from fresh_process import assert_pytest_passes  # noqa: E402
 from ipython_shell import shell_fixture  # noqa: E402
 
 
@@ -498,16 +498,7 @@ def test_backend_selector_and_switching(shell):
 def test_backend_choice_moves_later_work_in_a_two_device_process():
     """The selector's choice is where jit calls, %%jit cells and eager ops run (in a process
     with two CPU devices: tests/notebook/test_notebook_devices.py)."""
-    import os
-    root = locations.ROOT
-    env = {**os.environ, "JXKERNEL_CPU_DEVICES": "2",
-           "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-o", "addopts=", "-p",
-                             "no:cacheprovider", "tests/notebook/test_notebook_devices.py"], cwd=root,
-                            env=env, capture_output=True, text=True, timeout=300)
-    summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
-    assert "passed" in summary and "skipped" not in summary and "failed" not in summary, summary
+    assert_pytest_passes(["tests/notebook/test_notebook_devices.py"], {"JXKERNEL_CPU_DEVICES": "2"})
 
 
 def test_recompilation_log_is_live(shell):

@@ -12,40 +12,17 @@ import jxkernel.numpy as jnp
 from jxkernel.core.trace import Tracer
 
 from compiled import jit_together
-from jnp_check import check, load, x64_mode
+from jnp_check import matches_jax_tests
 from numerics import ELEMENTWISE, assert_allclose_ulp
 
 # JaxprTracer keeps its jaxpr variable in a slot named `var`, which hides the installed
 # Array.var method on staged values (reported to the core owner).
 KNOWN_JIT = {}
-KNOWN_X64 = {}
 
 
-@pytest.mark.parametrize("case,ref", load("operator", "method"))
-def test_matches_jax_eager(case, ref):
-    check(case, ref["eager"], "eager")
-
-
-@pytest.mark.parametrize("case,ref", load("operator", "method", known=KNOWN_JIT))
-def test_matches_jax_jit_types(case, ref):
-    check(case, ref["jit"], "trace")
-
-
-# compiled together, one program per 64 cases: jnp_check._jit_together
-JIT_VALUES = load("operator", "method", every=4, known=KNOWN_JIT)
-
-
-@pytest.mark.parametrize("case,ref", JIT_VALUES)
-def test_matches_jax_jit_values(case, ref):
-    check(case, ref["jit"], "jit", together=JIT_VALUES)
-
-
-
-@pytest.mark.parametrize("case,ref", load("operator", "method", known=KNOWN_X64))
-def test_matches_jax_x64_types(case, ref):
-    """The same cases traced under jit with jax_enable_x64: dtypes, weak types, errors."""
-    with x64_mode():
-        check(case, ref["x64"], "trace")
+test_matches_jax_eager, test_matches_jax_jit_types, test_matches_jax_jit_values, \
+    test_matches_jax_x64_types = matches_jax_tests("operator", "method", every=4,
+                                                   known_jit=KNOWN_JIT)
 
 # ---------------------------------------------------------------- operators vs NumPy
 OPS = [operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,

@@ -10,7 +10,7 @@ import jxkernel as jax
 import jxkernel.numpy as jnp
 
 from compiled import jit_together
-from jnp_check import check, load, x64_mode
+from jnp_check import matches_jax_tests
 from numerics import ELEMENTWISE, assert_allclose_ulp
 
 # Where jxkernel knowingly differs from JAX 0.10.2.
@@ -22,30 +22,8 @@ KNOWN = {
 KNOWN_JIT = {k: v for k, v in KNOWN.items()}
 
 
-@pytest.mark.parametrize("case,ref", load("creation"))
-def test_matches_jax_eager(case, ref):
-    check(case, ref["eager"], "eager")
-
-
-@pytest.mark.parametrize("case,ref", load("creation", known=KNOWN_JIT))
-def test_matches_jax_jit_types(case, ref):
-    check(case, ref["jit"], "trace")
-
-
-JIT_VALUES = load("creation", every=4, known=KNOWN_JIT)  # one program: jnp_check._jit_together
-
-
-@pytest.mark.parametrize("case,ref", JIT_VALUES)
-def test_matches_jax_jit_values(case, ref):
-    check(case, ref["jit"], "jit", together=JIT_VALUES)
-
-
-
-@pytest.mark.parametrize("case,ref", load("creation", known=KNOWN_JIT))
-def test_matches_jax_x64_types(case, ref):
-    """The same cases traced under jit with jax_enable_x64: dtypes, weak types, errors."""
-    with x64_mode():
-        check(case, ref["x64"], "trace")
+test_matches_jax_eager, test_matches_jax_jit_types, test_matches_jax_jit_values, \
+    test_matches_jax_x64_types = matches_jax_tests("creation", every=4, known_jit=KNOWN_JIT)
 
 # ---------------------------------------------------------------- against NumPy
 @pytest.mark.parametrize("args", [(5,), (2, 9), (1, 2, 0.25), (10, 0, -3), (0.5, 4.5),

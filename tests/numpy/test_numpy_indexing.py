@@ -12,6 +12,7 @@ import jxkernel.numpy as jnp
 from jxkernel.core.errors import NonConcreteBooleanIndexError
 
 from compiled import jit_together
+from rule_checks import same_text
 
 rng = np.random.default_rng(0)
 x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
@@ -245,10 +246,6 @@ def test_put_choose_and_index_helpers():
     assert_all(jnp.tril_indices_from(xi), np.tril_indices_from(xi))
 
 
-def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", text).replace("[ ", "[").replace(" ]", "]")
-
-
 _GATHER = ("GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,), "
            "start_index_map=(0,), operand_batching_dims=(), start_indices_batching_dims=())")
 GOLDEN = {  # printed by JAX 0.10.2 for a f32[4,6] argument (and an i32[2] index)
@@ -322,4 +319,4 @@ def test_golden_jaxprs(name):
     fn, want = GOLDEN[name]
     args = [np.ones((4, 6), np.float32), np.array([0, 2], np.int32)][:fn.__code__.co_argcount]
     got = str(jxkernel.make_jaxpr(fn)(*args))
-    assert _norm(got) == _norm(want), got
+    same_text(got, want)

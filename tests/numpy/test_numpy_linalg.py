@@ -13,24 +13,12 @@ from numerics import assert_allclose_ulp
 
 from linalg_cases import LAPACK, SIGN_FREE, ULPS, align_signs, cases
 import locations  # tests/support: the repository's folders
+from matrices import randn, spd
 
 pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
 
 x64 = lambda: jxkernel.config.override("jax_enable_x64", True)
 REF = np.load(os.path.join(locations.DATA, "linalg_reference.npz"))
-
-
-def _rand(shape, dtype=np.float32, seed=0):
-    rng = np.random.RandomState(seed)
-    a = rng.randn(*shape)
-    if np.dtype(dtype).kind == "c":
-        a = a + 1j * rng.randn(*shape)
-    return a.astype(dtype)
-
-
-def _spd(n, batch=(), dtype=np.float32, seed=0):
-    a = _rand((*batch, n, n), dtype, seed)
-    return (a @ np.conj(np.swapaxes(a, -1, -2)) + n * np.eye(n)).astype(dtype)
 
 
 def _close(got, want):
@@ -75,14 +63,14 @@ def test_values_and_gradients_match_jax(dtype):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64])
 def test_solve_inv_det_slogdet(dtype):
     with x64():
-        a = _rand((2, 4, 4), dtype)
-        b = _rand((2, 4, 3), dtype, seed=1)
+        a = randn((2, 4, 4), dtype)
+        b = randn((2, 4, 3), dtype, seed=1)
         _close(la.solve(a, b), np.linalg.solve(a, b))
         _close(la.solve(a[0], b[0, :, 0]), np.linalg.solve(a[0], b[0, :, 0]))
         _close(la.solve(a, b[0]), np.linalg.solve(a, b[0]))     # batch broadcast
         _close(la.inv(a), np.linalg.inv(a))
         for n in (1, 2, 3, 5):
-            m = _rand((3, n, n), dtype, seed=n)
+            m = randn((3, n, n), dtype, seed=n)
             _close(la.det(m), np.linalg.det(m))
             sign, logdet = la.slogdet(m)
             want_sign, want_logdet = np.linalg.slogdet(m)
@@ -98,7 +86,7 @@ def test_solve_inv_det_slogdet(dtype):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.complex64])
 def test_factorizations(dtype):
-    a = _spd(4, (2,), dtype)
+    a = spd(4, (2,), dtype)
     _close(la.cholesky(a), np.linalg.cholesky(a))
     _close(la.cholesky(a, upper=True), np.conj(np.swapaxes(np.linalg.cholesky(a), -1, -2)))
     w, v = la.eigh(a)
@@ -106,7 +94,7 @@ def test_factorizations(dtype):
     _close((np.asarray(v) * np.asarray(w)[..., None, :]) @ np.conj(np.swapaxes(v, -1, -2)), a)
     _close(la.eigvalsh(a), np.linalg.eigvalsh(a))
     _close(la.eigh(np.triu(a), UPLO="U", symmetrize_input=False)[0], np.linalg.eigvalsh(a))
-    x = _rand((2, 5, 3), dtype)
+    x = randn((2, 5, 3), dtype)
     for mode in ("reduced", "complete"):
         q, r = la.qr(x, mode=mode)
         wq, wr = np.linalg.qr(x, mode=mode)
@@ -133,7 +121,7 @@ def test_factorizations(dtype):
 
 @pytest.mark.parametrize("ord", [None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf])
 def test_matrix_norms(ord):
-    x = _rand((2, 3, 4))
+    x = randn((2, 3, 4))
     _close(la.norm(x, ord=ord, axis=(1, 2)), np.linalg.norm(x, ord=ord, axis=(1, 2)))
     _close(la.norm(x, ord=ord, axis=(2, 0), keepdims=True),
            np.linalg.norm(x, ord=ord, axis=(2, 0), keepdims=True))
@@ -143,7 +131,7 @@ def test_matrix_norms(ord):
 
 @pytest.mark.parametrize("ord", [None, 0, 1, 2, 3, 0.5, -1, np.inf, -np.inf])
 def test_vector_norms(ord):
-    x = _rand((3, 4)).astype(np.complex64) * (1 + 1j)
+    x = randn((3, 4)).astype(np.complex64) * (1 + 1j)
     _close(la.norm(x, ord=ord, axis=1), np.linalg.norm(x, ord=ord, axis=1))
     _close(la.norm(x[0], ord=ord), np.linalg.norm(x[0], ord=ord))
     _close(la.vector_norm(x, ord=2 if ord is None else ord),
@@ -152,17 +140,17 @@ def test_vector_norms(ord):
 
 
 def test_derived_functions():
-    a = _rand((3, 4, 4))
+    a = randn((3, 4, 4))
     for n in (-3, -1, 0, 1, 2, 3, 6):
         _close(la.matrix_power(a, n), np.linalg.matrix_power(a, n))
-    r = _rand((6, 4))
+    r = randn((6, 4))
     _close(la.pinv(r), np.linalg.pinv(r))
     _close(la.pinv(r.T), np.linalg.pinv(r.T))
     low_rank = np.outer(r[:, 0], r[:, 1]).astype(np.float32)
     _close(la.pinv(low_rank), np.linalg.pinv(low_rank, rcond=1e-5))
     assert la.matrix_rank(low_rank) == 1 and la.matrix_rank(r) == 4
     np.testing.assert_array_equal(la.matrix_rank(a), [4, 4, 4])
-    b = _rand((6, 2), seed=1)
+    b = randn((6, 2), seed=1)
     for rhs in (b, b[:, 0]):
         x, resid, rank, s = la.lstsq(r, rhs)
         wx, wresid, wrank, ws = np.linalg.lstsq(r, rhs, rcond=None)
@@ -171,13 +159,13 @@ def test_derived_functions():
         assert rank == wrank
         _close(s, ws)
     assert la.lstsq(r.T, b[:4], numpy_resid=True)[1].shape == (0,)
-    chain = [_rand((2, 5)), _rand((5, 3), seed=1), _rand((3, 4), seed=2), _rand((4,), seed=3)]
+    chain = [randn((2, 5)), randn((5, 3), seed=1), randn((3, 4), seed=2), randn((4,), seed=3)]
     _close(la.multi_dot(chain), np.linalg.multi_dot(chain))
     for p in (None, 1, -1, 2, -2, np.inf, -np.inf, "fro"):
         _close(la.cond(a, p), np.linalg.cond(a, p))
-    t = _rand((4, 6, 8, 3))
+    t = randn((4, 6, 8, 3))
     _close(la.tensorinv(t, ind=2), np.linalg.tensorinv(t, ind=2))
-    t2 = _rand((6, 2, 3))
+    t2 = randn((6, 2, 3))
     _close(la.tensorsolve(t2, b[:, 0]), np.linalg.tensorsolve(t2, b[:, 0]))
     _close(la.trace(a), np.trace(a, axis1=-2, axis2=-1))
     _close(la.diagonal(a, offset=1), np.diagonal(a, 1, -2, -1))
@@ -187,20 +175,20 @@ def test_derived_functions():
 
 
 # ------------------------------------------------------------------ derivatives
-_A = _rand((3, 3), np.float64) + 3 * np.eye(3)
-_B = _rand((3, 2), np.float64, seed=1)
+_A = randn((3, 3), np.float64) + 3 * np.eye(3)
+_B = randn((3, 2), np.float64, seed=1)
 
 
 @pytest.mark.parametrize("f, args, order", [
     (la.solve, (_A, _B), 2),
     (lambda a, b: la.solve(a, b[:, 0]), (_A, _B), 1),
-    (la.det, (_rand((4, 4), np.float64),), 1),
-    (lambda x: la.slogdet(x)[1], (_rand((4, 4), np.float64),), 1),
-    (lambda x: la.slogdet(x)[1], (_rand((2, 2), np.float64),), 1),
-    (la.pinv, (_rand((4, 3), np.float64),), 1),
-    (la.pinv, (_rand((3, 4), np.float64),), 1),
-    (lambda x: la.norm(x, ord=2), (_rand((4, 3), np.float64),), 1),
-    (lambda x: la.lstsq(x, _B[:, 0])[0], (_rand((3, 2), np.float64),), 1),
+    (la.det, (randn((4, 4), np.float64),), 1),
+    (lambda x: la.slogdet(x)[1], (randn((4, 4), np.float64),), 1),
+    (lambda x: la.slogdet(x)[1], (randn((2, 2), np.float64),), 1),
+    (la.pinv, (randn((4, 3), np.float64),), 1),
+    (la.pinv, (randn((3, 4), np.float64),), 1),
+    (lambda x: la.norm(x, ord=2), (randn((4, 3), np.float64),), 1),
+    (lambda x: la.lstsq(x, _B[:, 0])[0], (randn((3, 2), np.float64),), 1),
 ], ids=["solve", "solve_vector", "det", "slogdet", "slogdet_2x2", "pinv_tall", "pinv_wide",
         "norm2", "lstsq"])
 def test_gradients(f, args, order):
@@ -218,10 +206,10 @@ def test_det_gradient_of_singular_matrices_is_the_adjugate():
 
 # ------------------------------------------------------------------ transformations
 def test_vmap_and_jit():
-    a = _rand((3, 4, 4))
-    b = _rand((3, 4), seed=1)
+    a = randn((3, 4, 4))
+    b = randn((3, 4), seed=1)
     funs = [(la.solve, (a, b)), (la.det, (a,)), (la.inv, (a,)),
-            (lambda x: la.slogdet(x)[1], (a,)), (la.eigvalsh, (_spd(4, (3,)),)),
+            (lambda x: la.slogdet(x)[1], (a,)), (la.eigvalsh, (spd(4, (3,)),)),
             (lambda x: la.norm(x, ord=2), (a,)), (la.pinv, (a,))]
     # the jitted ones compile as one program (compiled.jit_together)
     jitted = jit_together(jxkernel, {k: (f, [x[0] for x in args])

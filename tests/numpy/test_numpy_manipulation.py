@@ -14,6 +14,7 @@ from jxkernel.core.errors import ConcretizationTypeError
 
 from compiled import jit_together
 from structure_check import JAXPRS, check_printed_jaxpr, names
+from rule_checks import same_text
 
 rng = np.random.default_rng(0)
 x234 = rng.standard_normal((2, 3, 4)).astype(np.float32)
@@ -311,11 +312,6 @@ def test_errors(fn, exc, msg):
         fn()
 
 
-def _norm(text: str) -> str:
-    """A jaxpr's text with line breaks inside [...] params undone (printer width aside)."""
-    return re.sub(r"\s+", " ", text).replace("[ ", "[").replace(" ]", "]")
-
-
 GOLDEN = {  # printed by JAX 0.10.2 for a f32[2,3] argument
     "reshape": (lambda x: jnp.reshape(x, (3, -1)), """{ lambda ; a:f32[2,3]. let
     b:f32[3,2] = reshape[dimensions=None new_sizes=(3, 2) sharding=None] a
@@ -357,7 +353,7 @@ GOLDEN = {  # printed by JAX 0.10.2 for a f32[2,3] argument
 def test_golden_jaxprs(name):
     fn, want = GOLDEN[name]
     got = str(jxkernel.make_jaxpr(fn)(np.ones((2, 3), np.float32)))
-    assert _norm(got) == _norm(want), got
+    same_text(got, want)
 
 
 def test_stack_and_wide_concatenate_run_eagerly_as_one_program(monkeypatch):

@@ -1,7 +1,6 @@
 """jnp products against NumPy (shapes, broadcasting, 1-D rules, dtypes), einsum over many
 subscript forms, errors as JAX words them, golden jaxprs from JAX 0.10.2."""
 
-import re
 
 import ml_dtypes
 import numpy as np
@@ -11,6 +10,7 @@ from structure_check import JAXPRS, VALUES, check_printed_jaxpr, check_value, na
 
 import jxkernel
 import jxkernel.numpy as jnp
+from rule_checks import same_text
 
 rng = np.random.default_rng(0)
 
@@ -199,10 +199,6 @@ def test_errors(fn, exc, msg):
         fn()
 
 
-def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", text).replace("[ ", "[").replace(" ]", "]")
-
-
 GOLDEN = {  # printed by JAX 0.10.2
     "dot": (jnp.dot, [(2, 3), (3, 4)], """{ lambda ; a:f32[2,3] b:f32[3,4]. let
     c:f32[2,4] = dot_general[
@@ -278,4 +274,4 @@ def test_einsum_eager_plan_is_cached():
 def test_golden_jaxprs(name):
     fn, shapes, want = GOLDEN[name]
     got = str(jxkernel.make_jaxpr(fn)(*(np.ones(s, np.float32) for s in shapes)))
-    assert _norm(got) == _norm(want), got
+    same_text(got, want)

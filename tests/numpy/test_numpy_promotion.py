@@ -1,7 +1,6 @@
 """jnp.result_type / jnp.promote_types against JAX's table (tests/data/promotion_table.json,
 recorded from JAX 0.10.2 by reference/gen_promotion_table.py) over all pairs of dtypes,
 Python scalar types and weakly typed arrays, in both x64 modes; and the dtype API."""
-import contextlib
 import json
 import os
 
@@ -45,14 +44,9 @@ def value(name):
     return np.dtype(name)
 
 
-@contextlib.contextmanager
 def x64(enabled):
-    old = jxkernel.config.jax_enable_x64
-    jxkernel.config.update("jax_enable_x64", enabled)
-    try:
-        yield
-    finally:
-        jxkernel.config.update("jax_enable_x64", old)
+    """jax_enable_x64 set to `enabled` inside a ``with`` block."""
+    return jxkernel.config.override("jax_enable_x64", enabled)
 
 
 @pytest.mark.parametrize("mode", ["x32", "x64"])

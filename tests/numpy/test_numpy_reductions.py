@@ -3,7 +3,6 @@ under jit; JAX's result dtypes and its few departures from NumPy (values from JA
 errors; golden jaxprs."""
 
 import functools
-import re
 
 import ml_dtypes
 import numpy as np
@@ -13,6 +12,7 @@ from numerics import REDUCTION, assert_allclose_ulp
 
 import jxkernel
 import jxkernel.numpy as jnp
+from rule_checks import same_text
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")   # NumPy on all-NaN slices
 
@@ -302,10 +302,6 @@ def test_errors(fn, exc, msg):
         fn()
 
 
-def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", text).replace("[ ", "[").replace(" ]", "]")
-
-
 GOLDEN = {  # printed by JAX 0.10.2
     "sum": (lambda a: jnp.sum(a, 0), np.float32, """{ lambda ; a:f32[4,6]. let
     b:f32[6] = reduce_sum[axes=(0,) out_sharding=None] a
@@ -351,4 +347,4 @@ GOLDEN = {  # printed by JAX 0.10.2
 def test_golden_jaxprs(name):
     fn, dtype, want = GOLDEN[name]
     got = str(jxkernel.make_jaxpr(fn)(np.ones((4, 6), dtype)))
-    assert _norm(got) == _norm(want), got
+    same_text(got, want)

@@ -11,6 +11,7 @@ from compiled import jit_together
 import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel.core.errors import ConcretizationTypeError
+from rule_checks import same_text
 
 rng = np.random.default_rng(0)
 x = rng.integers(0, 5, (4, 6)).astype(np.float32)
@@ -174,10 +175,6 @@ def test_errors(fn, exc, msg):
         fn()
 
 
-def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", text).replace("[ ", "[").replace(" ]", "]")
-
-
 def test_jaxprs():
     # the body of JAX 0.10.2's jitted argsort(descending=True), which we emit inline
     want = """{ lambda ; a:f32[4]. let
@@ -192,6 +189,6 @@ def test_jaxprs():
     prims = lambda t: re.findall(r"= ([a-z_]+)\[", t)
     assert prims(got) == prims(want), got
     got = str(jxkernel.make_jaxpr(lambda a: jnp.sort(a, axis=0))(np.ones((4, 2), np.float32)))
-    assert _norm(got) == _norm("""{ lambda ; a:f32[4,2]. let
+    same_text(got, """{ lambda ; a:f32[4,2]. let
     b:f32[4,2] = sort[dimension=0 is_stable=True num_keys=1] a
-  in (b,) }"""), got
+  in (b,) }""")

@@ -11,39 +11,16 @@ import jxkernel as jax
 import jxkernel.numpy as jnp
 
 from doc_examples import check_docstring_examples
-from jnp_check import check, load, x64_mode
+from jnp_check import matches_jax_tests
 from numerics import ELEMENTWISE, assert_allclose_ulp
 
 # Where jxkernel knowingly differs from JAX 0.10.2 (each is reported to the lax owner).
 KNOWN = {}
 
 
-@pytest.mark.parametrize("case,ref", load("ufunc", known=KNOWN))
-def test_matches_jax_eager(case, ref):
-    check(case, ref["eager"], "eager")
-
-
-@pytest.mark.parametrize("case,ref", load("ufunc", known=KNOWN))
-def test_matches_jax_jit_types(case, ref):
-    """Every case traced under jit: dtypes, weak types, shapes and errors (no compile)."""
-    check(case, ref["jit"], "trace")
-
-
-JIT_VALUES = load("ufunc", every=5, known=KNOWN)  # one program: jnp_check._jit_together
-
-
-@pytest.mark.parametrize("case,ref", JIT_VALUES)
-def test_matches_jax_jit_values(case, ref):
-    """jit(f)(x) == JAX's jit(f)(x), for every fifth case (each is an XLA compile)."""
-    check(case, ref["jit"], "jit", together=JIT_VALUES)
-
-
-
-@pytest.mark.parametrize("case,ref", load("ufunc", known=KNOWN))
-def test_matches_jax_x64_types(case, ref):
-    """The same cases traced under jit with jax_enable_x64: dtypes, weak types, errors."""
-    with x64_mode():
-        check(case, ref["x64"], "trace")
+test_matches_jax_eager, test_matches_jax_jit_types, test_matches_jax_jit_values, \
+    test_matches_jax_x64_types = matches_jax_tests("ufunc", every=5, known_jit=KNOWN,
+                                                   known_eager=KNOWN)
 
 # ---------------------------------------------------------------- against NumPy
 RNG = np.random.default_rng(0)

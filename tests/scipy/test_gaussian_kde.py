@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from doc_examples import check_docstring_examples
 from gaussian_kde_cases import cases, ulps
-from recorded_modes import assert_cases_match, load
+from recorded_modes import cases_test
 
 import jxkernel as jax
 import jxkernel.numpy as jnp
@@ -19,11 +19,8 @@ from jxkernel.scipy.stats import gaussian_kde
 pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
 
 
-@pytest.mark.parametrize("mode", ["x32", "x64"])
-def test_every_case_matches_jax(mode):
-    with jax.config.override("jax_enable_x64", mode == "x64"):
-        got = cases(jax, jnp, stats, mode == "x64")
-    assert_cases_match(mode, got, load("gaussian_kde_reference.npz"), ulps)
+test_every_case_matches_jax = cases_test(cases, (jax, jnp, stats), "gaussian_kde_reference.npz",
+                                         ulps)
 
 
 def _unflattened(d: int = 2, n: int = 4):

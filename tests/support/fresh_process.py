@@ -21,6 +21,16 @@ def run_python(args, env=None, timeout=180):
                           text=True, timeout=timeout)
 
 
+def assert_pytest_passes(args, env=None, timeout=300):
+    """Run `python -m pytest -q ARGS` (the repository's addopts off, no cache) in a fresh
+    interpreter with `env` added: it must pass, with nothing skipped or failed."""
+    result = run_python(["-m", "pytest", "-q", "-o", "addopts=", "-p", "no:cacheprovider",
+                         *args], env, timeout)
+    summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert "passed" in summary and "skipped" not in summary and "failed" not in summary, summary
+
+
 def run_code(code, env=None, timeout=180):
     """Run `code` (dedented) with `python -c`; it must exit 0 (else its output is the error)."""
     result = run_python(["-c", textwrap.dedent(code)], env, timeout)

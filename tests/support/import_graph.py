@@ -1,6 +1,7 @@
 """Which jxkernel module imports which, read from the source (no import runs).
 
     python tests/support/import_graph.py        # the per-package table, the cycles, the deferred imports
+    python tests/support/import_graph.py --deferred   # each import inside a function, path:line
     python tests/support/import_graph.py --doc  # writes docs/architecture.md's table of layers
 
 `imports()` lists every import of a jxkernel module (top-level or inside a function);
@@ -76,6 +77,18 @@ def imports(root: pathlib.Path = ROOT) -> tuple[Import, ...]:
                     visit(child, inner)
         visit(tree, False)
     return tuple(found)
+
+
+def deferred(found) -> list:
+    """The imports written inside functions, one per statement (`from . import a, b` is one
+    import, though it names two modules), as sorted (path, line) pairs.
+
+    >>> deferred([Import("a.py", 3, "x.a", "jxkernel.b", True),
+    ...           Import("a.py", 3, "x.a", "jxkernel.c", True),
+    ...           Import("a.py", 1, "x.a", "jxkernel.d", False)])
+    [('a.py', 3)]
+    """
+    return sorted({(i.path, i.line) for i in found if i.deferred})
 
 
 ROOT_LAYER = "(root)"
@@ -190,7 +203,13 @@ if __name__ == "__main__":
         print("docs/architecture.md", "updated" if write_doc() else "unchanged")
         raise SystemExit
     found = imports()
-    deferred = [i for i in found if i.deferred]
+    late = deferred(found)
+    if sys.argv[1:] == ["--deferred"]:
+        print("\n".join(f"{path}:{line}" for path, line in late))
+        raise SystemExit
     print(_table(found))
-    print(f"\n{len(found) - len(deferred)} imports at load, {len(deferred)} inside functions")
+    at_load = {(i.path, i.line) for i in found if not i.deferred}
+    print(f"\n{len(at_load)} import statements at load, {len(late)} inside functions "
+          f"(modules named: {sum(not i.deferred for i in found)} and "
+          f"{sum(i.deferred for i in found)})")
     print("layers importing each other:", sorted(cycles(found)) or "none")

@@ -40,3 +40,13 @@ def shell_fixture(setup: str = "", *, store_history: bool = False, fresh: bool =
             sh.run_line_magic("load_ext", "jxkernel")
 
     return shell
+
+
+def ok_cell(shell, source):
+    """Run `source` as a numbered cell and assert it succeeded: (its value, the text/plain of
+    each output it displayed)."""
+    from IPython.utils.capture import capture_output
+    with capture_output() as cap:
+        result = shell.run_cell(source, store_history=True)
+    assert result.success, result.error_in_exec or result.error_before_exec
+    return result.result, [o.data["text/plain"] for o in cap.outputs]

@@ -127,7 +127,7 @@ def assert_matches_recorded(ours: dict, theirs: dict, what: str) -> None:
         if name.endswith("_values"):
             want = np.asarray(want, np.float32)
             assert_allclose_ulp(np.asarray(got, np.float32), want, REDUCTION,
-                                scale=np.abs(want).max(initial=0), err_msg=name)
+                                scale=np.abs(want).max(initial=0), err_msg=f"{what}.{name}")
         else:
             assert got == want, f"{what}.{name}:\n{got}\n!=\n{want}"
 

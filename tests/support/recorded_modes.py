@@ -2,11 +2,13 @@
 reference/recording.py ("<mode>/<case>#<leaf>" and "...#<leaf>#weak" in one .npz).
 
     assert_cases_match("x32", cases(jax, jnp, image, False), load("image_reference.npz"), ulps)
+    test_every_case_matches_jax = cases_test(cases, (jax, jnp, image), "image_reference.npz", ulps)
 """
 import functools
 import os
 
 import numpy as np
+import pytest
 from numerics import assert_allclose_ulp
 
 from jxkernel.tree_util import tree_leaves
@@ -36,3 +38,15 @@ def assert_cases_match(mode: str, got: dict, ref: dict, ulps) -> None:
             assert_allclose_ulp(np.asarray(leaf), want, ulps(name),     # (NaN, inf: checked
                                 scale=size[np.isfinite(size)].max(initial=0),   # as values)
                                 err_msg=where)
+
+
+def cases_test(cases, args: tuple, filename: str, ulps):
+    """The test of a case list against its record, in each mode (as reference/recording.py's
+    record_modes ran it): `cases(*args, x64)` with jax_enable_x64 set as the mode says, where
+    args[0] is jxkernel (it gives the config)."""
+    @pytest.mark.parametrize("mode", ["x32", "x64"])
+    def test_every_case_matches_jax(mode):
+        with args[0].config.override("jax_enable_x64", mode == "x64"):
+            got = cases(*args, mode == "x64")
+        assert_cases_match(mode, got, load(filename), ulps)
+    return test_every_case_matches_jax

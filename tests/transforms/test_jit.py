@@ -287,25 +287,26 @@ def test_python_scalar_arguments_still_meet_the_transfer_guard():
     assert np.asarray(f(x, 3.0)).tolist() == [3.0]
 
 
-def test_disable_jit_runs_python():
+def _jitted_identity_seeing_types():
+    """(a jitted identity that notes the type of each x its Python body runs on, the notes)"""
     seen = []
 
     @jax.jit
     def f(x):
         seen.append(type(x).__name__)
         return x
+    return f, seen
+
+
+def test_disable_jit_runs_python():
+    f, seen = _jitted_identity_seeing_types()
     with jax.config.override("jax_disable_jit", True):
         f(arr(1.0))
     assert seen == ["ArrayImpl"]
 
 
 def test_disable_jit_runs_python_after_the_function_has_compiled():
-    seen = []
-
-    @jax.jit
-    def f(x):
-        seen.append(type(x).__name__)
-        return x
+    f, seen = _jitted_identity_seeing_types()
     x = arr(1.0)
     f(x), f(x), f(x)                          # compiled, then hits (the last one the last hit)
     with jax.config.override("jax_disable_jit", True):

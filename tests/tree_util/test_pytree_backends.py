@@ -1,15 +1,11 @@
 """tree_util on each of its two registries: jaxlib's (the default) and pure.py's, which it
 takes where jaxlib cannot be imported or when JXKERNEL_PURE_PYTREES=1. Each run is a fresh
 process: the choice is made once, when tree_util is imported."""
-from fresh_process import run_code, run_python
+from fresh_process import assert_pytest_passes, run_code
 
 
 def test_the_tree_util_tests_pass_on_the_pure_registry():
-    result = run_python(["-m", "pytest", "-q", "-o", "addopts=", "-p", "no:cacheprovider",
-                         "tests/tree_util/test_tree_util.py"], {"JXKERNEL_PURE_PYTREES": "1"})
-    summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
-    assert "passed" in summary and "skipped" not in summary and "failed" not in summary, summary
+    assert_pytest_passes(["tests/tree_util/test_tree_util.py"], {"JXKERNEL_PURE_PYTREES": "1"})
 
 
 def test_without_jaxlib_tree_util_takes_the_pure_registry():

@@ -16,7 +16,10 @@ from jxkernel.memory import MAX_SHOWN, MEMORY_MIME, Row, live_arrays, memory_rep
 import locations  # tests/support: the repository's folders
 from ipython_shell import shell_fixture
 
-pytestmark = pytest.mark.cpu_only("CPU text")     # the GPU tier skips this file (docs/gpu.md)
+pytestmark = [pytest.mark.cpu_only("CPU text"),   # the GPU tier skips this file (docs/gpu.md)
+              pytest.mark.skipif(jxkernel.default_backend() == "numpy", reason=(
+                  "CPU text; %jxmemory on the numpy backend: "
+                  "tests/notebook/test_notebook_numpy_views.py"))]
 
 
 # ------------------------------------------------------------------ without IPython

@@ -43,37 +43,36 @@ def test_as_jax_answers(answers, case):
     assert mine[case] == theirs[case]
 
 
-def test_without_jax_platforms_a_missing_gpu_says_what_to_install():
-    # where JAX_PLATFORMS does not limit them, jxkernel says more than JAX's "Unknown backend"
-    # (deliberately): why the GPU did not start and the install line for this machine
+def _error_without_jax_platforms(attempt: str) -> str:
+    """The RuntimeError's message of `attempt` (a statement over jxkernel, jnp and export) in a
+    fresh process whose backends JAX_PLATFORMS does not limit; skipped where it succeeds (a
+    GPU backend starts there)."""
     said = run_json("""
-        import json, jxkernel
+        import json, jxkernel, jxkernel.numpy as jnp
+        from jxkernel import export
         try:
-            jxkernel.devices("gpu")
+            ATTEMPT
         except RuntimeError as e:
             print(json.dumps(str(e)))
         else:
-            print(json.dumps("started"))
-        """, {"JAX_PLATFORMS": ""})
-    if said == "started":
+            print(json.dumps(None))
+        """.replace("ATTEMPT", attempt), {"JAX_PLATFORMS": ""})
+    if said is None:
         pytest.skip("a GPU backend starts here")
+    return said
+
+
+def test_without_jax_platforms_a_missing_gpu_says_what_to_install():
+    # where JAX_PLATFORMS does not limit them, jxkernel says more than JAX's "Unknown backend"
+    # (deliberately): why the GPU did not start and the install line for this machine
+    said = _error_without_jax_platforms('jxkernel.devices("gpu")')
     assert said.startswith("Backend 'gpu' failed to initialize") and "pip install" in said
 
 
 def test_without_jax_platforms_an_export_for_gpu_names_the_backends_present():
     # JAX 0.10.2 without JAX_PLATFORMS on a machine without a GPU says the same (checked by hand)
-    said = run_json("""
-        import json, jxkernel, jxkernel.numpy as jnp
-        from jxkernel import export
-        try:
-            export.export(jxkernel.jit(jnp.sin), platforms=("gpu",))(
-                jxkernel.ShapeDtypeStruct((3,), jnp.float32))
-        except RuntimeError as e:
-            print(json.dumps(str(e)))
-        else:
-            print(json.dumps("exported"))
-        """, {"JAX_PLATFORMS": ""})
-    if said == "exported":
-        pytest.skip("a GPU backend starts here")
+    said = _error_without_jax_platforms(
+        'export.export(jxkernel.jit(jnp.sin), platforms=("gpu",))'
+        '(jxkernel.ShapeDtypeStruct((3,), jnp.float32))')
     assert said == ("Unknown backend: 'gpu' requested, but no platforms that are instances of "
                     "gpu are present. Platforms present are: cpu")

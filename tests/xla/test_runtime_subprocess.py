@@ -4,17 +4,13 @@ import os
 
 import pytest
 
-from fresh_process import run_code, run_python
+from fresh_process import assert_pytest_passes, run_code, run_python
 
 pytestmark = pytest.mark.cpu_only("simulated CPU devices")     # the GPU tier skips this file (docs/gpu.md)
 
 
 def test_multi_device_tests_in_a_four_device_process():
-    result = run_python(["-m", "pytest", "-q", "-o", "addopts=", "-p", "no:cacheprovider",
-                         "tests/xla/test_runtime_multidevice.py"], {"JXKERNEL_CPU_DEVICES": "4"})
-    summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
-    assert "passed" in summary and "skipped" not in summary and "failed" not in summary, summary
+    assert_pytest_passes(["tests/xla/test_runtime_multidevice.py"], {"JXKERNEL_CPU_DEVICES": "4"})
 
 
 def test_cpu_device_count_is_fixed_at_first_use():

@@ -1,4 +1,6 @@
 """What XLA got and what it made of it: our StableHLO, XLA's optimized HLO, its cost analysis.
+On the NumPy backend no XLA compiles: the view says there is no optimized HLO (NO_HLO) and
+shows the cost estimate counted on the jaxpr (core/jaxpr_cost.py) under its own title.
 
     >>> view = HloView("f(x)", jxkernel.jit(f).lower(x))
     >>> view.cost["flops"], view.stablehlo[:12]
@@ -14,6 +16,10 @@ from ..protocol import mime_type
 
 # The cost-analysis keys worth a row; XLA adds per-operand ones ("bytes accessed0{}", ...).
 _MAIN_COSTS = ("flops", "transcendentals", "bytes accessed", "optimal_seconds")
+# The NumPy backend runs the jaxpr: no XLA compiles there, so there is no optimized HLO, and
+# its cost_analysis() is jxkernel's estimate from the jaxpr (core/jaxpr_cost.py).
+NO_HLO = ("none: the numpy backend runs the jaxpr (%jaxpr shows it); XLA compiles nothing "
+          "here. Run under JAX_PLATFORMS=cpu (or %jxbackend cpu) for XLA's optimized HLO.")
 
 
 class HloView:
@@ -24,7 +30,9 @@ class HloView:
         self.stablehlo = lowered.as_text()
         self.show_stablehlo, self.show_optimized = stablehlo, optimized
         compiled = lowered.compile() if optimized else None
-        self.optimized = compiled.as_text() if compiled is not None else ""
+        self.without_xla = lowered.device.platform == "numpy"
+        self.optimized = ("" if compiled is None else NO_HLO if self.without_xla
+                          else compiled.as_text())
         self.collectives = collectives(self.optimized)     # a partitioned program's communication
         try:
             self.cost = dict(compiled.cost_analysis() or {}) if compiled is not None else {}
@@ -35,6 +43,10 @@ class HloView:
         main = [(k, self.cost[k]) for k in _MAIN_COSTS if k in self.cost]
         rest = sorted((k, v) for k, v in self.cost.items() if k not in _MAIN_COSTS)
         return main + rest
+
+    def _cost_title(self) -> str:
+        return ("cost estimate (from the jaxpr: no XLA on the numpy backend)"
+                if self.without_xla else "XLA cost analysis")
 
     def _sections(self):
         if self.show_stablehlo:
@@ -47,7 +59,7 @@ class HloView:
         for head, text in self._sections():
             parts += [f"--- {head} ---", text.rstrip()]
         if self.cost:
-            parts.append("--- XLA cost analysis ---")
+            parts.append(f"--- {self._cost_title()} ---")
             parts += [f"{k}: {_fmt(v)}" for k, v in self.cost_rows()]
         return "\n".join(parts + collectives_text(self.collectives))
 
@@ -58,8 +70,8 @@ class HloView:
                          for i, (h, t) in enumerate(self._sections()))
         rows = "".join(f"<tr><td>{esc(k)}</td><td style='text-align:right'>{esc(_fmt(v))}</td></tr>"
                        for k, v in self.cost_rows() if k in _MAIN_COSTS)
-        cost = (f"<table style='font-size:12px'><tr><th colspan=2>XLA cost analysis</th></tr>"
-                f"{rows}</table>") if rows else ""
+        cost = (f"<table style='font-size:12px'><tr><th colspan=2>{esc(self._cost_title())}"
+                f"</th></tr>{rows}</table>") if rows else ""
         return {"text/plain": repr(self),
                 "text/html": f"<div><b>HLO of <code>{esc(self.title)}</code></b>{cost}"
                              f"{collectives_html(self.collectives)}{blocks}</div>",

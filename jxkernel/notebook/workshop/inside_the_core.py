@@ -72,14 +72,17 @@ def _count(answer):
 
 @exercise("core-primitive", hints=(
     "Follow square_p above: a Primitive('cube'), an abstract_eval rule (the shape and dtype "
-    "do not change), a lowering rule, a jvp rule and a batching rule.",
+    "do not change), a lowering rule (XLA's backends), a NumPy rule (the numpy backend, in "
+    "the browser), a jvp rule and a batching rule.",
     "The lowering multiplies twice: ctx.op1('stablehlo.multiply', [ctx.op1("
-    "'stablehlo.multiply', [x, x]), x]). The derivative of x³ is 3x².",
+    "'stablehlo.multiply', [x, x]), x]); the NumPy rule computes on ndarrays: x * x * x. "
+    "The derivative of x³ is 3x².",
     "jvp: (x,), (t,) = primals, tangents; return cube(x), 3.0 * x * x * t",
 ), solution="cube_p = Primitive('cube')\n"
             "abstract_eval_rules[cube_p] = lambda x: x\n"
             "lowering_rules[cube_p] = lambda ctx, x: ctx.op1(\n"
-            "    'stablehlo.multiply', [ctx.op1('stablehlo.multiply', [x, x]), x])\n\n"
+            "    'stablehlo.multiply', [ctx.op1('stablehlo.multiply', [x, x]), x])\n"
+            "numpy_rules[cube_p] = lambda x: x * x * x\n\n"
             "def cube(x):\n"
             "    return cube_p.bind(x)\n\n"
             "def cube_jvp(primals, tangents):\n"

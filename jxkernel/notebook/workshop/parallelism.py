@@ -5,6 +5,7 @@ import numpy as np
 
 from ... import device_count, grad
 from ... import numpy as jnp
+from ...core.mesh import NamedSharding, PartitionSpec   # plain Python: loads no sharded arrays
 from . import NotYet, exercise
 
 DATA = np.arange(1.0, 13.0, dtype=np.float32).reshape(4, 3)     # a row per device
@@ -87,8 +88,6 @@ def _index_text(index) -> str:
 
 def _wanted_blocks(mesh) -> dict:
     """Device id -> the columns it should hold: split over 'model', copied over 'data'."""
-    # loads with the first mesh or sharded Array: `import jxkernel` needs neither
-    from ...sharding import NamedSharding, PartitionSpec
     return {d.id: _index_text(i) for d, i in NamedSharding(mesh, PartitionSpec(None, "model"))
             .devices_indices_map(GRID.shape).items()}
 

@@ -37,15 +37,8 @@ from . import (  # noqa: F401
                wrapcauchy,
 )
 from ._core import ModeResult, mode, rankdata, sem  # noqa: F401
+from ...core.lazy_names import lazy_names as _lazy_names
 
 
-def __getattr__(name):
-    """`gaussian_kde` loads with its module on first use."""
-    if name == "gaussian_kde":
-        from .kde import gaussian_kde   # lazy: the KDE loads on first use
-        return gaussian_kde
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | {"gaussian_kde"})
+# gaussian_kde loads with its module on first use, through the package's table of lazy names
+__getattr__, __dir__ = _lazy_names(__name__, globals(), {"gaussian_kde": (".kde", "gaussian_kde")})

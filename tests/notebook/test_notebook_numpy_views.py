@@ -1,0 +1,111 @@
+"""The views on the NumPy backend (what JupyterLite runs): the workshop's performance notebook
+(demos/solutions/08) cell by cell after `%jxbackend numpy`, with %timeit, %hlo, %explain and
+%jxmemory, and the stepper; each works there, and what needs XLA says so."""
+import pathlib
+
+import numpy as np
+import pytest
+
+pytest.importorskip("IPython")
+nbformat = pytest.importorskip("nbformat")
+
+from IPython.utils.capture import capture_output  # noqa: E402
+
+import locations  # noqa: E402
+from jxkernel import config  # noqa: E402
+from ipython_shell import shell_fixture  # noqa: E402
+
+shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp", fresh=True, scope="module")
+NOTEBOOK = pathlib.Path(locations.ROOT) / "demos" / "solutions" / "08_performance.ipynb"
+
+
+@pytest.fixture(autouse=True, scope="module")
+def on_the_numpy_backend(shell):
+    """%jxbackend numpy for this file; later tests in the worker see the backends as before."""
+    from jxkernel.xla import client
+    started = "numpy" in client._backends
+    run(shell, "%jxbackend numpy")
+    yield
+    if config.jax_platforms != "numpy":
+        run(shell, "%jxbackend cpu")
+        if not started:
+            client._backends.pop("numpy", None)
+
+
+def run(shell, source) -> str:
+    """The cell's printed and displayed text; fails the test on an error."""
+    with capture_output() as cap:
+        result = shell.run_cell(source, store_history=True)
+    assert result.success, result.error_in_exec or result.error_before_exec
+    shown = [o.data.get("text/plain", "") for o in cap.outputs]
+    return "\n".join([cap.stdout, *shown])
+
+
+@pytest.fixture(scope="module")
+def performance_notebook(shell) -> dict:
+    """Each code cell's source (its first line) -> its output, run in order as Run All does."""
+    cells = [c for c in nbformat.read(NOTEBOOK, as_version=4).cells
+             if c.cell_type == "code" and "setup" not in c.metadata.get("tags", [])]
+    return {c.source: run(shell, c.source) for c in cells}
+
+
+def output_of(outputs: dict, marker: str) -> str:
+    found = [out for source, out in outputs.items() if marker in source]
+    assert len(found) == 1, (marker, list(outputs))
+    return found[0]
+
+
+def test_every_check_of_the_performance_notebook_passes(performance_notebook):
+    for exercise in ("perf-wait", "perf-flops", "perf-donate"):
+        assert f"{exercise}: ✓ correct" in output_of(performance_notebook,
+                                                     f'check("{exercise}"'), exercise
+
+
+def test_hlo_shows_the_stablehlo_and_says_there_is_no_optimized_hlo(performance_notebook):
+    shown = output_of(performance_notebook, "%hlo matmul(a, b)")
+    assert "stablehlo.dot_general" in shown
+    assert "none: the numpy backend runs the jaxpr" in shown and "JAX_PLATFORMS=cpu" in shown
+    assert "cost estimate (from the jaxpr: no XLA on the numpy backend)" in shown
+    assert "flops: 4,194,304" in shown and "estimated from: the jaxpr" in shown
+
+
+def test_explain_counts_each_line_from_the_jaxpr(performance_notebook):
+    shown = output_of(performance_notebook, "%explain layer(a, b)")
+    matmul = next(line for line in shown.splitlines() if "h = x @ w" in line)
+    tanh = next(line for line in shown.splitlines() if "y = jnp.tanh(h)" in line)
+    assert "4.19e+06" in matmul and "196,608" in matmul            # 2·128³ flops; 3 arrays
+    assert "16,384" in tanh                                        # one tanh per element
+    assert "per jaxpr equation" in shown and "estimates" in shown
+    assert "optimized HLO: none (the numpy backend runs the jaxpr" in shown
+
+
+def test_timeit_and_jxmemory_run_there(performance_notebook):
+    assert "loop" in output_of(performance_notebook, "%timeit -n 5 -r 3 --dispatch heavy(x)")
+    phases = output_of(performance_notebook, "%timeit --phases -r 3 heavy(x)")
+    assert "compile" in phases and "device" in phases
+    memory = output_of(performance_notebook, "%jxmemory")
+    assert "live arrays on numpy" in memory and "numpy:0" in memory
+
+
+def test_the_stepper_finds_the_first_nan(shell):
+    run(shell, "from jxkernel.stepper import step\n"
+               "def naive_softplus(x):\n    return jnp.log(1.0 + jnp.exp(x))\n"
+               "stepper = step(jax.grad(naive_softplus), 100.0)\n"
+               "first = stepper.first_nan()")
+    stepper, first = shell.user_ns["stepper"], shell.user_ns["first"]
+    assert first is not None and first.vars, first            # exp(100) overflows: inf/inf
+    name, count = first.vars[0]
+    assert count == 1 and np.isnan(np.asarray(stepper.values[name]))
+    assert stepper.values[name].device.platform == "numpy"   # computed there, eagerly
+    assert first.primitive == "mul" and first.source.startswith("In[")    # inf · 0 in the vjp
+
+
+def test_jaxpr_traced_vs_static_and_the_recompilation_note(shell):
+    run(shell, "def scaled(x, n):\n    return jnp.sin(x) * n\n"
+               "g = jax.jit(scaled, static_argnums=1)\nv = jnp.arange(3.0)")
+    assert "sin" in run(shell, "%jaxpr scaled(v, 2)")
+    traced = run(shell, "%jxtraced g(v, 2)")
+    assert "f32[3]" in traced and "static" in traced
+    run(shell, "g(v, 2)")
+    note = run(shell, "g(v, 3)")                   # a new static value: compiled again
+    assert "scaled compiled again" in note and "n: static 2 -> 3" in note, note

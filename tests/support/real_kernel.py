@@ -1,0 +1,32 @@
+"""A real ipykernel in a child process, as JupyterLab runs one, for what only ipykernel does
+(the file names it compiles cells into, the execution counts its replies carry).
+
+    with running_kernel() as client:                  # skips without ipykernel/jupyter_client
+        client.execute_interactive("%load_ext jxkernel", timeout=TIMEOUT)
+"""
+import contextlib
+import sys
+
+import pytest
+
+TIMEOUT = 120           # seconds a start or a cell may take on a loaded machine
+
+
+@contextlib.contextmanager
+def running_kernel(timeout: float = TIMEOUT):
+    """A ready jupyter_client client of an ipykernel running this interpreter (the venv's, not
+    whatever `python3` the kernelspec finds); the kernel is shut down on exit."""
+    pytest.importorskip("ipykernel")
+    jupyter_client = pytest.importorskip("jupyter_client")
+    manager = jupyter_client.KernelManager(kernel_name="python3")
+    manager.kernel_spec.argv = [sys.executable, "-m", "ipykernel_launcher", "-f",
+                                "{connection_file}"]
+    manager.start_kernel()
+    client = manager.client()
+    client.start_channels()
+    try:
+        client.wait_for_ready(timeout=timeout)
+        yield client
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
