@@ -138,7 +138,8 @@ def compile_numpy(module, label: str, trace_s: float = 0.0, executable=Executabl
 # XLA's CPU arithmetic reads subnormal floats as zero and writes zero for them (the CPU's DAZ
 # and FTZ modes, which NumPy leaves off): log(1e-40) is -inf there, 1e-40 > 0 is False. Code
 # that moves or masks bits passes them through, and so do tanh, atan and sin, which return a
-# tiny argument itself: abs(1e-40) is 1e-40. These primitives are that code.
+# tiny argument itself, and cbrt, which reads its argument's bits: abs(1e-40) is 1e-40. These
+# primitives are that code.
 _PASSES_SUBNORMALS = frozenset(
     "abs neg copy copy_p reshape broadcast_in_dim transpose squeeze expand_dims rev slice "
     "dynamic_slice dynamic_update_slice concatenate pad gather select_n bitcast_convert_type "
