@@ -45,6 +45,7 @@ from .array import (
 from .array import device_put as put_on_device     # this module's device_put is the mesh's
 from .client import xc
 from .compiler import Executable, _result_handler
+from .numpy_device import unsupported
 from .sharding import SingleDeviceSharding, _hlo_key, hlo_sharding, spec_from_hlo
 
 
@@ -182,7 +183,6 @@ def _own_sharding(leaf):
 def put(value: np.ndarray, aval: ShapedArray, sharding: NamedSharding) -> ShardedArray:
     """Host data of `aval`'s dtype as a ShardedArray: each device gets its block (a copy)."""
     if sharding.mesh.devices.flat[0].platform == "numpy":   # jaxlib's buffers: XLA's devices
-        from .numpy_device import unsupported
         raise unsupported(f"an array laid out on a mesh ({sharding!r})",
                           "its arrays live on its one device: leave the sharding out, or run "
                           "under JAX_PLATFORMS=cpu")
