@@ -19,7 +19,9 @@ import numpy as np
 
 from jxkernel.core import Primitive, ShapedArray, abstract_eval_rules, lowering_rules
 from jxkernel.xla import Executable, compile_module, default_device, device_count, devices
-from jxkernel.xla.array import Array, device_put, device_put_sharded, sharding_for
+from jxkernel.xla.array import Array, sharding_for
+from jxkernel.xla.multi_device import device_put_sharded
+from jxkernel.xla.transfers import device_put
 from jxkernel.xla.client import xc
 
 
@@ -81,14 +83,14 @@ def median_us(timers: dict, number: int, rounds: int = 15) -> dict:
 
 
 def bench_fastpath(n):
-    """The compiled cache hit (xla/fastpath.py) against the Python path, alternating in one
+    """The compiled cache hit (core/native.py) against the Python path, alternating in one
     process: the same LastHit / last run with its `native` Hit put back or taken away."""
     from jxkernel import jit
     from jxkernel.numpy import sin
     from jxkernel.transforms.jit_cache import LAST_HIT
     from jxkernel.xla import dispatch, fastpath
-    if fastpath.native() is None:
-        return [("compiled fast path: not available here (see xla/fastpath.py)", float("nan"))]
+    if fastpath.native is None:
+        return [("compiled fast path: off here (python -m jxkernel says why)", float("nan"))]
     f = jit(lambda x: x + 1)
     x = device_put(np.arange(8, dtype=np.float32))
     for _ in range(3):

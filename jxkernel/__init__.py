@@ -67,74 +67,111 @@ def disable_jit(disable: bool = True):
 # (first programs use them; jax.nn.initializers waits for its first use); the other libraries
 # load on first use (`jax.random.key(0)` after `import jax`), which keeps `import jxkernel`
 # to what a first array operation needs.
-from . import numpy, nn, tree  # noqa: E402
-from . import dtypes, errors  # noqa: E402,F401
+from . import numpy, nn  # noqa: E402
 
-# The views that explain a program load on first use: `import jxkernel` (and a kernel's
-# start) need none of them.
-_LAZY = {"live_arrays": ("jxkernel.views.memory", "live_arrays"),
-         "explain": ("jxkernel.views.explainer", "explain")}
-# Submodules JAX users import themselves (`import jax.extend`); attribute access loads them too.
-_LAZY.update({name: (f"jxkernel.{name}", None)
-              for name in ("extend", "experimental", "interpreters", "sharding")})
-_LAZY.update({name: (f"jxkernel.{name}", None) for name in (
-    "scipy", "random", "debug", "ad_checkpoint", "custom_derivatives")})
-_LAZY.update({n: (f"jxkernel.{module}", n) for module, names in (   # jax.hessian, jax.pmap, ...
-    ("api.jacobians", ("hessian", "jacfwd", "jacobian", "jacrev")),
-    ("api.remat", ("checkpoint", "checkpoint_policies", "remat")),
-    ("transforms.custom_gradient", ("closure_convert", "custom_gradient")),
-    ("lax.callbacks", ("pure_callback",)),
-    ("api.pmap", ("pmap",))) for n in names})
-_LAZY["dlpack"] = ("jxkernel.dlpack", None)     # jax.dlpack.from_dlpack after `import jax`
-_LAZY["image"] = ("jxkernel.image", None)       # jax.image.resize after `import jax`
-_LAZY["distributed"] = ("jxkernel.distributed", None)   # jax.distributed.initialize
-_LAZY["stages"] = ("jxkernel.stages", None)     # jax.stages.Compiled after `import jax`
-_LAZY["export"] = ("jxkernel.export", None)     # jax.export.export after `import jax`
-_LAZY["profiler"] = ("jxkernel.profiler", None)   # jax.profiler.trace after `import jax`
-_LAZY["shard_map"] = ("jxkernel.api.shard_map", "shard_map")   # jax.shard_map
-_LAZY["smap"] = ("jxkernel.api.smap", "smap")   # jax.smap: shard_map over one axis
-_LAZY["ffi"] = ("jxkernel.ffi", None)           # jax.ffi.ffi_call after `import jax`
-_LAZY["Shard"] = ("jxkernel.xla.array", "Shard")   # jax.Shard: an item of x.addressable_shards
-_LAZY["typing"] = ("jxkernel.typing", None)     # jax.typing.ArrayLike after `import jax`
-_LAZY["custom_batching"] = ("jxkernel.custom_batching", None)   # jax.custom_batching.custom_vmap
-_LAZY["ops"] = ("jxkernel.ops", None)           # jax.ops.segment_sum after `import jax`
-_LAZY["monitoring"] = ("jxkernel.monitoring", None)   # jax.monitoring.register_event_listener
-_LAZY["lib"] = ("jxkernel.lib", None)           # jax.lib.__version__: jaxlib's version
-_LAZY["api_util"] = ("jxkernel.api_util", None)   # jax.api_util.flatten_fun (Flax's scan)
-_LAZY.update({n: ("jxkernel.api.state", n) for n in (   # jax.new_ref, jax.freeze
-    "Ref", "new_ref", "empty_ref", "free_ref", "freeze")})
-_LAZY["ref"] = ("jxkernel.ref", None)           # jax.ref.get, jax.ref.swap after `import jax`
-_LAZY["ds"] = ("jxkernel.numpy.dslice", "ds")   # x[jax.ds(i, 2)]: a slice with a traced start
-_LAZY.update({n: ("jxkernel.xla.client", n) for n in (   # jax.process_indices, jax.host_id, ...
-    "process_indices", "host_id", "host_count", "host_ids")})
-_LAZY["copy_to_host_async"] = ("jxkernel.api.extras", "copy_to_host_async")
-_LAZY["fwd_and_bwd"] = ("jxkernel.api.extras", "fwd_and_bwd")   # jax.fwd_and_bwd: vjp, jitted
-_LAZY["make_array_from_process_local_data"] = ("jxkernel.api.extras",
-                                               "make_array_from_process_local_data")
-_LAZY.update({n: ("jxkernel.api.extras", n) for n in (   # config states: `with jax.no_tracing():`
-    "explain_cache_misses", "enable_checks", "no_tracing", "allow_f16_reductions",
-    "legacy_prng_key", "default_prng_impl", "enable_custom_prng", "softmax_custom_jvp", "no_execution",
-    "jax2tf_associative_scan_reductions", "threefry_partitionable", "thread_guard", "auto_pcast")})
-_LAZY["make_user_context"] = ("jxkernel.core.config", "make_user_context")   # jit-key contexts
-# jax.clear_caches, jax.transfer_guard
-_LAZY.update({n: ("jxkernel.api.runtime_state", n) for n in (
-    "clear_caches", "check_tracer_leaks", "checking_leaks", "transfer_guard",
-    "transfer_guard_host_to_device", "transfer_guard_device_to_device",
-    "transfer_guard_device_to_host")})
-_LAZY.update({n: (f"jxkernel.{module}", n) for module, names in (   # jax.make_mesh, jax.P, ...
-    ("core.mesh", ("set_mesh", "P", "NamedSharding")),
-    ("xla.sharding", ("make_mesh",)),
-    ("xla.sharded", ("make_array_from_callback", "make_array_from_single_device_arrays")),
-    ("sharding", ("reshard",))) for n in names})
-
-# Modules that moved keep their old paths (`import jxkernel.compile_log`)
-# (jxkernel.timing, .compile_report, ...: the views, in jxkernel/views/ now). The public
-# jxkernel.compile_log is the recompile explainer, which re-exports the record's names
-# (core/compile_record.py): events, subscribe, fail_on_recompile, no_recompile.
-_LAZY.update(_module_aliases(__name__, {
-    "config": "jxkernel.core.config", "compile_log": "jxkernel.views.recompile_explainer", **{
-        name: f"jxkernel.views.{name}" for name in ("compile_report", "explainer", "memory",
-                                                    "sharding_view", "stepper", "timing")}}))
-del _LAZY["config"]        # jxkernel.config is the Config (`jxkernel.config.update(...)`)
+# Every other public name, loaded on first access: name -> (module, attribute), the attribute
+# None where the name is a module. A module found elsewhere than jxkernel/<name> is importable
+# under its name as well (`import jxkernel.extend.core`, `from jxkernel.sharding import P`):
+# JAX's module names live in _jax/ (the modules that only answer JAX's paths), the others in
+# the package that does the work (the views' old paths, `jxkernel.compile_log`, included).
+_LAZY = {
+    "NamedSharding": (".core.mesh", "NamedSharding"),
+    "P": (".core.mesh", "P"),
+    "Ref": (".api.state", "Ref"),
+    "Shard": (".xla.array", "Shard"),
+    "_src": ("._jax._src", None),
+    "ad_checkpoint": (".api.ad_checkpoint", None),
+    "allow_f16_reductions": (".api.extras", "allow_f16_reductions"),
+    "api_util": ("._jax.api_util", None),
+    "auto_pcast": (".api.extras", "auto_pcast"),
+    "check_tracer_leaks": (".api.runtime_state", "check_tracer_leaks"),
+    "checking_leaks": (".api.runtime_state", "checking_leaks"),
+    "checkpoint": (".api.remat", "checkpoint"),
+    "checkpoint_policies": (".api.remat", "checkpoint_policies"),
+    "clear_caches": (".api.runtime_state", "clear_caches"),
+    "closure_convert": (".transforms.custom_gradient", "closure_convert"),
+    "compile_log": (".views.recompile_explainer", None),
+    "compile_report": (".views.compile_report", None),
+    "copy_to_host_async": (".api.extras", "copy_to_host_async"),
+    "custom_batching": ("._jax.custom_batching", None),
+    "custom_derivatives": ("._jax.custom_derivatives", None),
+    "custom_gradient": (".transforms.custom_gradient", "custom_gradient"),
+    "debug": (".debug", None),
+    "debugger": (".views.debugger", None),
+    "default_prng_impl": (".api.extras", "default_prng_impl"),
+    "distributed": (".api.distributed", None),
+    "dlpack": ("._jax.dlpack", None),
+    "ds": (".numpy.dslice", "ds"),
+    "dtypes": ("._jax.dtypes", None),
+    "empty_ref": (".api.state", "empty_ref"),
+    "enable_checks": (".api.extras", "enable_checks"),
+    "enable_custom_prng": (".api.extras", "enable_custom_prng"),
+    "errors": ("._jax.errors", None),
+    "experimental": ("._jax.experimental", None),
+    "explain": (".views.explainer", "explain"),
+    "explain_cache_misses": (".api.extras", "explain_cache_misses"),
+    "explainer": (".views.explainer", None),
+    "export": (".export", None),
+    "extend": ("._jax.extend", None),
+    "ffi": (".lax.ffi", None),
+    "flatten_util": (".api.flatten_util", None),
+    "free_ref": (".api.state", "free_ref"),
+    "freeze": (".api.state", "freeze"),
+    "fwd_and_bwd": (".api.extras", "fwd_and_bwd"),
+    "hessian": (".api.jacobians", "hessian"),
+    "host_count": (".xla.client", "host_count"),
+    "host_id": (".xla.client", "host_id"),
+    "host_ids": (".xla.client", "host_ids"),
+    "image": (".image", None),
+    "interpreters": ("._jax.interpreters", None),
+    "jacfwd": (".api.jacobians", "jacfwd"),
+    "jacobian": (".api.jacobians", "jacobian"),
+    "jacrev": (".api.jacobians", "jacrev"),
+    "jax2tf_associative_scan_reductions": (".api.extras", "jax2tf_associative_scan_reductions"),
+    "legacy_prng_key": (".api.extras", "legacy_prng_key"),
+    "lib": ("._jax.lib", None),
+    "live_arrays": (".views.memory", "live_arrays"),
+    "make_array_from_callback": (".xla.sharded", "make_array_from_callback"),
+    "make_array_from_process_local_data": (".api.extras", "make_array_from_process_local_data"),
+    "make_array_from_single_device_arrays": (".xla.sharded", "make_array_from_single_device_arrays"),
+    "make_mesh": (".xla.sharding", "make_mesh"),
+    "make_user_context": (".core.config", "make_user_context"),
+    "memory": (".views.memory", None),
+    "monitoring": (".core.monitoring", None),
+    "new_ref": (".api.state", "new_ref"),
+    "no_execution": (".api.extras", "no_execution"),
+    "no_tracing": (".api.extras", "no_tracing"),
+    "ops": (".api.ops", None),
+    "pmap": (".api.pmap", "pmap"),
+    "process_indices": (".xla.client", "process_indices"),
+    "profiler": (".api.profiler", None),
+    "pure_callback": (".lax.callbacks", "pure_callback"),
+    "random": (".random", None),
+    "ref": ("._jax.ref", None),
+    "remat": (".api.remat", "remat"),
+    "reshard": (".api.sharding", "reshard"),
+    "scipy": (".scipy", None),
+    "set_mesh": (".core.mesh", "set_mesh"),
+    "shard_map": (".api.shard_map", "shard_map"),
+    "sharding": (".api.sharding", None),
+    "sharding_view": (".views.sharding_view", None),
+    "smap": (".api.smap", "smap"),
+    "softmax_custom_jvp": (".api.extras", "softmax_custom_jvp"),
+    "stages": ("._jax.stages", None),
+    "stepper": (".views.stepper", None),
+    "test_util": (".api.test_util", None),
+    "thread_guard": (".api.extras", "thread_guard"),
+    "threefry_partitionable": (".api.extras", "threefry_partitionable"),
+    "timing": (".views.timing", None),
+    "transfer_guard": (".api.runtime_state", "transfer_guard"),
+    "transfer_guard_device_to_device": (".api.runtime_state", "transfer_guard_device_to_device"),
+    "transfer_guard_device_to_host": (".api.runtime_state", "transfer_guard_device_to_host"),
+    "transfer_guard_host_to_device": (".api.runtime_state", "transfer_guard_host_to_device"),
+    "tree": ("._jax.tree", None),
+    "typing": ("._jax.typing", None),
+}
+_module_aliases(__name__, {name: "jxkernel" + module for name, (module, attribute) in _LAZY.items()
+                           if attribute is None and module != f".{name}"})
+_module_aliases(__name__, {"config": "jxkernel.core.config"})   # the name is the Config itself
 
 __getattr__, __dir__ = _lazy_names(__name__, globals(), _LAZY)

@@ -4,6 +4,8 @@
     jxkernel 0.1.0 on jaxlib 0.10.2
     cpu: 1 device: CpuDevice(id=0)  (default)
     ...
+    fast path: on (compiled: .../jxkernel/core/_fastpath.cpython-311-x86_64-linux-gnu.so)
+    ...
 
 A self-check of the runtime: the computation is a hand-written StableHLO module,
 compiled and run through jxkernel.xla (no transformation involved).
@@ -16,6 +18,7 @@ from importlib import metadata
 import numpy as np
 
 from jxkernel.core.avals import ShapedArray
+from jxkernel.core.native import STATE as FASTPATH_STATE
 from jxkernel.xla import Executable, client, compile_module, default_device, device_put
 
 # sum(sin(x)^2 + cos(x)^2) is len(x), whatever x holds: easy to check by eye.
@@ -80,6 +83,7 @@ def main() -> int:
     print(f"jxkernel {_version('jxkernel')} on jaxlib {_version('jaxlib')}")
     for line in describe_backends():
         print(line)
+    print(f"fast path: {FASTPATH_STATE}")    # jit hits and eager ops checked and run in C
     x, result, phases = run_demo()
     print(f"x = {x!r}")
     how = {"compiled": "compiled", "disk": "loaded from the compilation cache",

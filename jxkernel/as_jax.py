@@ -13,10 +13,11 @@ one environment variable and does nothing more when it is unset.
 
 How names map: `jax` is a module of its own that answers as JAX's (its `__version__` is the JAX
 release jxkernel matches) and hands every other attribute on to `jxkernel`; `jax.version` is
-the same kind of module; every other `jax.X.Y` is the module `jxkernel.X.Y` itself, so
-`jax.numpy is jxkernel.numpy` and JAX's private paths that libraries import (`jax._src.…`,
-`jax.core`, `jax.interpreters.…`, `jax.extend.…`) are jxkernel's modules of the same path
-(docs/jax_internals.md lists them and what each maps to). A real JAX installed beside
+the same kind of module; every other `jax.X.Y` is the module `jxkernel._jax.X.Y` itself where
+that exists (jxkernel/_jax/ holds the modules that only answer JAX's paths: `jax._src.…`,
+`jax.interpreters.…`, `jax.extend.…`, `jax.tree`, ...), else `jxkernel.X.Y` (`jax.numpy is
+jxkernel.numpy`, `jax.core is jxkernel.core`); docs/jax_internals.md lists them and what each
+maps to. A real JAX installed beside
 jxkernel (PyPI's Flax and Optax depend on it) is never imported: the alias's finder comes first
 on `sys.meta_path`.
 """
@@ -96,7 +97,9 @@ class JaxAliasFinder(importlib.abc.MetaPathFinder):
         if name in _MADE:
             module = _MADE[name]()
         else:
-            module = _import_jxkernel_module("jxkernel" + name[len("jax"):])
+            rest = name[len("jax"):]      # JAX's names first (jxkernel/_jax/), then jxkernel's own
+            module = _import_jxkernel_module("jxkernel._jax" + rest) or \
+                _import_jxkernel_module("jxkernel" + rest)
             if module is None:
                 return None
         return importlib.util.spec_from_loader(name, _Loader(module),

@@ -144,7 +144,7 @@ def log(fmt=None, *args, ordered=False, partitioned=False, skip_format_check=Fal
 def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=False,
                token=None, **kwargs):
     """Stop here when the program runs and open a debugger prompt (`(jdb) `) on the user's
-    frames, with the values the program computed (see jxkernel/debugger.py's commands).
+    frames, with the values the program computed (see jxkernel/views/debugger.py's commands).
 
     Inside jit the prompt opens when the compiled program reaches this point, each time
     (under a false branch of `lax.cond`, never). `num_frames` limits the frames kept;
@@ -152,7 +152,7 @@ def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=Fal
     unchanged. Only the text debugger exists: `backend` may be None or "cli".
     """
     # the debugger (and what it reads) loads only when a breakpoint is hit
-    from . import debugger as _debugger
+    from .views import debugger as _debugger
     if backend not in (None, "cli"):
         raise ValueError(f"jax.debug.breakpoint: backend={backend!r} is not available; "
                          f"jxkernel has the text debugger only (backend=None or 'cli')")

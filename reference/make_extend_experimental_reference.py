@@ -5,7 +5,7 @@ not by the test suite):
 
 It runs the programs of tests/data/extend_experimental_cases.py (jax.extend.core's custom
 interpreter and Primitive, jax.experimental.io_callback, print_saved_residuals, shardings,
-typed keys, ShapeDtypeStruct) with JAX; tests/extend/test_extend_experimental.py runs the same
+typed keys, ShapeDtypeStruct) with JAX; tests/_jax/extend/test_extend_experimental.py runs the same
 programs with jxkernel and compares.
 """
 import jax

@@ -166,8 +166,10 @@ def pyodide_packages(lock: dict, dest: pathlib.Path) -> list:
 def jxkernel_wheel(dest: pathlib.Path) -> pathlib.Path:
     for old in dest.glob("jxkernel-*.whl"):
         old.unlink()
+    # pure Python (py3-none-any), as micropip takes it: without the compiled fast path, which
+    # hatch_build.py would build for this machine's Python (Pyodide runs the Python path)
     run(sys.executable, "-m", "build", "--wheel", "--outdir", dest, ROOT,
-        stdout=subprocess.DEVNULL)
+        stdout=subprocess.DEVNULL, env={**os.environ, "JXKERNEL_FASTPATH": "0"})
     (whl,) = dest.glob("jxkernel-*.whl")
     with zipfile.ZipFile(whl) as z:
         names = z.namelist()

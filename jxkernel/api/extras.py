@@ -21,12 +21,13 @@ import numpy as np
 
 from ..core.config import config
 from ..core.avals import get_aval, public_type, typeof_rules
+from ..core.native import STATE as FASTPATH_STATE
 from ..core.trace import Trace, Tracer, _ctx, eval_trace, set_current_trace
 from ..transforms.ad import vjp
 from ..transforms.ad_util import float0
 from ..transforms.jit import jit
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
-from ..xla import array as _array
+from ..xla import transfers as _transfers
 from ..xla import client as _client
 
 __all__ = ["device_put", "float0", "typeof", "named_call", "named_scope", "ensure_compile_time_eval",
@@ -48,12 +49,12 @@ def device_put(x, device=None, *, copy=False):
     """
     leaves, tree = tree_flatten(x)
     if len(leaves) == 1 and leaves[0] is x:                    # one array: the common call
-        return _array.device_put(x, device, copy=copy)
+        return _transfers.device_put(x, device, copy=copy)
     if isinstance(device, (list, tuple, dict)):                # a prefix: one per subtree
         targets = broadcast_prefix(device, x, is_leaf=lambda d: d is None)
     else:
         targets = [device] * len(leaves)
-    return tree_unflatten(tree, [_array.device_put(leaf, d, copy=copy)
+    return tree_unflatten(tree, [_transfers.device_put(leaf, d, copy=copy)
                                  for leaf, d in zip(leaves, targets)])
 
 
@@ -258,7 +259,8 @@ def print_environment_info(return_string: bool = False) -> str | None:
         f"device info: {devices[0].device_kind}-{len(devices)}, "
         f"{len(_client.local_devices())} local devices",
         f"process_count: {_client.process_count()}",
-        f"platform: {platform.uname()}"])
+        f"platform: {platform.uname()}",
+        f"fast path: {FASTPATH_STATE}"])        # the compiled cache hit: on, or why not
     for key, value in os.environ.items():
         if key.startswith(("JAX_", "XLA_", "JXKERNEL_")):
             info += f"\n{key}={value}"

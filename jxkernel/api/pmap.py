@@ -33,7 +33,9 @@ from ..transforms import batch_util as bu
 from ..transforms.ad_util import Zero, instantiate, is_undefined
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from ..xla import client as _client
-from ..xla.array import Array, MultiDeviceArray, device_put, device_put_replicated
+from ..xla.array import Array
+from ..xla.multi_device import MultiDeviceArray, device_put_replicated
+from ..xla.transfers import device_put
 from ..xla.compiler import Executable
 from ..xla.pipeline import compile as compile_module, lower
 from ..core import compile_record

@@ -18,7 +18,7 @@ import contextlib
 from ..core.config import config
 from ..transforms import jit_cache, jit_primitive
 from ..core import lru, partial_eval
-from ..xla import array, compiler, dispatch
+from ..xla import compiler, dispatch, scalars
 from ..xla.transfer_guard import DIRECTIONS
 
 __all__ = ["check_tracer_leaks", "checking_leaks", "clear_caches", "transfer_guard",
@@ -79,7 +79,7 @@ def clear_caches() -> None:
     compiler.clear_caches()
     lru.clear_every_cache()       # eager programs, transformed jaxprs, pmap's, shard_map's...
     for cache in (dispatch._executables, dispatch._fast, dispatch._last_run, jit_primitive._impl_cache,
-                  partial_eval._split_cache, array._scalar_buffers):
+                  partial_eval._split_cache, scalars._scalar_buffers):
         cache.clear()
     for state in list(jit_cache.FUN_STATES.values()):
         for cache in state.caches.values():   # compiled, fast path, traces, history, last hit

@@ -34,20 +34,31 @@ def lazy_names(package: str, namespace: dict, table: dict) -> tuple:
 
 
 class _Aliases:
-    """Import `old` as the module `new` names: the module is loaded once, under its own name,
-    and `sys.modules[old]` is that same module (a finder on sys.meta_path, asked only for the
-    old names)."""
+    """Import `old` as the module `new` names, and `old.X.Y` as `new.X.Y`: the module is loaded
+    once, under its own name, and `sys.modules[old]` is that same module (a finder first on
+    sys.meta_path, so that a submodule of an old name is never loaded a second time from the
+    folder of the module it names; it answers only names under its package)."""
 
-    def __init__(self, table: dict):
-        self.table = table
+    def __init__(self, package: str, table: dict):
+        self.prefix, self.table = package + ".", table
 
-    def find_spec(self, name, path=None, target=None):
-        if name in self.table:
-            return importlib.util.spec_from_loader(name, self)
+    def _new_name(self, name: str):
+        """The module `name` (an old path, or a submodule of one) is now, or None."""
+        head = name
+        while head.startswith(self.prefix):
+            if head in self.table:
+                return self.table[head] + name[len(head):]
+            head = head.rpartition(".")[0]
         return None
 
+    def find_spec(self, name, path=None, target=None):
+        new = self._new_name(name)
+        if new is None or not _exists(new):
+            return None             # not an alias, or none there: the usual ModuleNotFoundError
+        return importlib.util.spec_from_loader(name, self, is_package=None)
+
     def create_module(self, spec):
-        module = importlib.import_module(self.table[spec.name])
+        module = importlib.import_module(self._new_name(spec.name))
         spec.loader_state = module.__spec__       # its own, which the import system replaces
         return module
 
@@ -56,11 +67,19 @@ class _Aliases:
         module.__spec__ = module.__spec__.loader_state
 
 
+def _exists(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:         # a package on its path is missing
+        return False
+
+
 def module_aliases(package: str, table: dict) -> dict:
     """Keep old module paths importable after a module moved: `table` maps a name in `package`
     to the module it is now (`{"compile_log": "jxkernel.views.recompile_explainer"}`), so that
     `import jxkernel.compile_log`, `from jxkernel.compile_log import X` and
-    `jxkernel.compile_log.X` all reach the module itself (its state, not a copy). Returns
+    `jxkernel.compile_log.X` all reach the module itself (its state, not a copy), and so do the
+    submodules of a package that moved (`import jxkernel.extend.core`). Returns
     lazy_names' table entries for attribute access, which load it on first use.
 
     >>> entries = module_aliases("jxkernel", {"compile_log": "jxkernel.views.recompile_explainer"})
@@ -70,5 +89,6 @@ def module_aliases(package: str, table: dict) -> dict:
     for name, new in table.items():      # loaded already: the old name is the same module
         if new in sys.modules:
             sys.modules.setdefault(f"{package}.{name}", sys.modules[new])
-    sys.meta_path.append(_Aliases({f"{package}.{name}": new for name, new in table.items()}))
+    sys.meta_path.insert(0, _Aliases(package, {f"{package}.{name}": new
+                                               for name, new in table.items()}))
     return {name: (new, None) for name, new in table.items()}

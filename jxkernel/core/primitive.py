@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from . import trace as _trace
 from .ir import literal_value
+from .native import native
 
 
 class Primitive:
@@ -24,8 +25,13 @@ class Primitive:
         self.multiple_results = multiple_results
         all_primitives.setdefault(name, self)     # a user's Primitive("sin") leaves lax's sin
 
-    def bind(self, *args, **params):
+    def _python_bind(self, *args, **params):
         return _trace._ctx.trace.process_primitive(self, args, params)
+
+    # Eagerly, the compiled fast path (core/native.py) first runs the primitive's last run
+    # in C when these operands and params match it (xla/dispatch.py's _last_run), and
+    # otherwise calls _python_bind
+    bind = native.bind(_python_bind) if native else _python_bind
 
     # JAX's way of giving a primitive its rules (jax.extend.core.Primitive); each fills the
     # table the transformations read, and returns the rule, so it works as a decorator.

@@ -48,7 +48,9 @@ from ..core.primitive import (
 from ..tree_util import tree_flatten, tree_leaves, tree_unflatten
 from ..xla import client as _client
 from ..xla import stablehlo as hlo
-from ..xla.array import Array, device_put, host_to_device, to_numpy
+from ..xla.array import Array, host_to_device
+from ..xla.host_values import to_numpy
+from ..xla.transfers import device_put
 from ..xla import compiler as _compiler
 from ..xla import gpu_solver as _gpu_solver
 from ..xla.compiler import CallbackError, record_callback_error

@@ -578,7 +578,10 @@ def _np_div(x, y):
         safe = np.where((y == -1) & (x == np.iinfo(x.dtype).min), 1, safe).astype(y.dtype)
     q = x // safe
     q = q + ((x - q * safe != 0) & ((x < 0) != (safe < 0))).astype(x.dtype)
-    q = np.where(safe != y, np.where(y == 0, -1, x).astype(x.dtype), q)    # the special cases
+    # x / 0 has all bits set: ~0 in x's own dtype (a Python -1 beside unsigned ints is refused
+    # by NumPy 2.5's promotion: OverflowError for uint32)
+    all_bits = np.invert(np.zeros((), x.dtype))
+    q = np.where(safe != y, np.where(y == 0, all_bits, x), q)    # the special cases
     return q.astype(x.dtype)
 
 

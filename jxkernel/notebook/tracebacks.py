@@ -24,7 +24,7 @@ import re
 import sys
 import types
 
-from .. import errors as jx_errors
+from .._jax import errors as jx_errors
 from ..views.error_cards import card_for
 from .display import JXKERNEL_DIR, is_user_file
 from .program import CellError

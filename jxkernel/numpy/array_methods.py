@@ -17,9 +17,10 @@ import numpy as np
 
 from .. import lax
 from ..core.errors import ConcretizationTypeError
+from ..core.native import native
 from ..core.trace import Tracer
-from ..xla import fastpath
-from ..xla.array import Array, device_put
+from ..xla.array import Array
+from ..xla.transfers import device_put
 from . import ufuncs
 from .array_api import array_namespace
 from .creation import astype, copy
@@ -324,18 +325,19 @@ _TRACER_PROPERTIES = {
 }
 
 
-# Where xla/fastpath.py's extension loads, Array's +, -, *, / first try in C the primitive's
-# last eager run on two Arrays of one type (jnp's promotion changes nothing then), then these
-fastpath.on_load(lambda m: m.install_operators(Array, {
-    name: (prim, _OPERATORS[name]) for name, prim in [
-        ("__add__", lax.add_p), ("__sub__", lax.sub_p), ("__mul__", lax.mul_p),
-        ("__truediv__", lax.div_p)]}))
+# Array's +, -, *, / compiled (core/native.py): on two Arrays of one type (jnp's promotion
+# changes nothing then) the primitive's last eager run in C, else the operator above
+_ARRAY_OPERATORS = {} if native is None else {
+    name: native.binary_operator(_OPERATORS[name], prim, inexact_only=name == "__truediv__")
+    for name, prim in [("__add__", lax.add_p), ("__sub__", lax.sub_p), ("__mul__", lax.mul_p),
+                       ("__truediv__", lax.div_p)]}
 
 
 def install() -> None:
     """Put the operators, methods and properties on Array and Tracer (idempotent)."""
     for cls in (Array, Tracer):
-        for name, fn in {**_OPERATORS, **_METHODS}.items():
+        own = _ARRAY_OPERATORS if cls is Array else {}
+        for name, fn in {**_OPERATORS, **own, **_METHODS}.items():
             setattr(cls, name, fn)
         for name, fn in _PROPERTIES.items():
             setattr(cls, name, property(fn))

@@ -28,7 +28,8 @@ from ..core.errors import ConcretizationTypeError, shape_error
 from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..xla import client as _client
-from ..xla.array import Array, device_put, host_to_device
+from ..xla.array import Array, host_to_device
+from ..xla.transfers import device_put
 from . import util
 from .dtypes import canonicalize_user_dtype, lattice_result_type, result_type
 

@@ -31,7 +31,8 @@ from ..lax import conversion, shapes
 from ..lax import elementwise as lax
 from ..transforms.jit import jit
 from ..xla import client as _client
-from ..xla.array import Array, device_put, host_to_device
+from ..xla.array import Array, host_to_device
+from ..xla.transfers import device_put
 from .dtypes import lattice_result_type, to_inexact_dtype
 
 _ARRAYS = (Array, Tracer)

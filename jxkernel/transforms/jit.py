@@ -26,16 +26,17 @@ from ..core.config import config
 from ..core import compile_record, vma
 from ..core.avals import ShapeDtypeStruct
 from ..core.axis_env import visible_axes
+from ..core.native import native
 from ..core.source_info import made_by_user
 from ..core.staging import DebugInfo, convert_constvars_to_invars, trace_to_jaxpr
 from ..core.trace import Tracer, _ctx, eval_trace
 from ..tree_util import default_registry as _registry, tree_flatten, tree_unflatten
-from ..xla import client as _client
-from ..xla import pipeline
-from ..xla.array import Array, buffers, device_put, scalar_kinds, scalar_signature, signature
+from ..xla import client as _client, pipeline
+from ..xla.array import Array, buffers, signature
 from ..xla.dispatch import check_jitted_values
-from ..xla import fastpath
 from ..xla.lowering import NeedsMesh
+from ..xla.scalars import scalar_kinds, scalar_signature
+from ..xla.transfers import device_put
 from .api_util import flatten_fun, float0_outside, fun_name, merge_static
 from .jit_args import SCALAR_TYPES, Arguments, abstract_leaf_aval, leaf_aval, unless_all_none
 from .jit_cache import (LAST_HIT, NOWHERE, Entry, compiled_trace, each_a_leaf, fun_state,
@@ -155,13 +156,13 @@ class Jitted:
             return out_leaves
         return checked
 
-    def __call__(self, *args, **kwargs):
+    def _python_call(self, *args, **kwargs):
         # Three ways in, cheapest first. (1) The last hit (`_last[LAST_HIT]`): positional
         # Arrays of the very types (and placement) it last saw, under an unchanged config,
         # compared without building a key. (2) The fast path's dict: eager, every dynamic
         # argument an Array on its own device, keyword arguments all static. (3) The general
         # path, for anything else or a miss, which fills `_fast` for next time.
-        # (Where xla/fastpath.py's extension loads, its __call__ has tried the last hit in C.)
+        # (Where the compiled fast path is on (core/native.py), __call__ has tried (1) in C.)
         last = self._last.get(LAST_HIT)
         if last is not None and not kwargs:
             try:
@@ -213,6 +214,8 @@ class Jitted:
                     if not any_sharded(leaves):   # a sharded leaf after the first: not ours
                         raise
         return self._call(args, kwargs)
+
+    __call__ = native.jit_call(_python_call, "_last", LAST_HIT) if native else _python_call
 
     def _call(self, args, kwargs):
         if config.jax_disable_jit:
@@ -394,5 +397,3 @@ class Jitted:
 # type's name (Chex's is_traceable reads str(type(f))), so the class answers to it
 Jitted.__name__ = Jitted.__qualname__ = "PjitFunction"
 PjitFunction = Jitted
-fastpath.on_load(lambda m: m.install_jit(Jitted, fastpath.python_method(Jitted, "__call__"),
-                                         LAST_HIT))     # the last hit tried in C, then this

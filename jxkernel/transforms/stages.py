@@ -18,7 +18,8 @@ from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..tree_util import equality_errors, keystr, tree_flatten, tree_unflatten
 from ..xla import client as _client
 from ..xla import pipeline
-from ..xla.array import Array, device_put
+from ..xla.array import Array
+from ..xla.transfers import device_put
 from ..xla.lowering import NeedsMesh
 from .jit_args import leaf_aval
 from .jit_primitive import any_sharded

@@ -91,9 +91,9 @@ from .schema import mime_type
 # these registers every primitive jxkernel defines.)
 LAZY_PRIMITIVE_MODULES = ("lax.linalg", "lax.convolution", "lax.windowed", "lax.special",
                           "lax.solves", "lax.rng", "lax.callbacks",
-                          "custom_batching", "api.pmap", "api.remat", "api.shard_map",
-                          "random", "export", "export._symbolic_lowering", "_src.checkify",
-                          "lax.composites", "ffi")
+                          "transforms.custom_batching", "api.pmap", "api.remat", "api.shard_map",
+                          "random", "export", "export._symbolic_lowering", "api.checkify",
+                          "lax.composites", "lax.ffi")
 
 
 def load_every_primitive() -> None:

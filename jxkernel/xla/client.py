@@ -355,12 +355,28 @@ def _make_numpy() -> Backend:
     return Backend("numpy", numpy_device.CLIENT)
 
 
+def xla_unavailable() -> str | None:
+    """Why XLA's backends cannot start here (jaxlib does not import), or None where it does.
+
+        >>> xla_unavailable()          # in the browser (Pyodide)
+        "XLA's backends (cpu, gpu, tpu) do not run in the browser: jaxlib has no build ..."
+    """
+    if xc is not None:
+        return None
+    if sys.platform == "emscripten":    # read at call time: a test can stand in for Pyodide
+        return ("XLA's backends (cpu, gpu, tpu) do not run in the browser: jaxlib has no build "
+                "for Pyodide (WebAssembly). Here jxkernel runs on its NumPy backend ('numpy'): "
+                "the same jit, grad, vmap and views, each operation run by NumPy (no XLA fusion)")
+    return (f"jaxlib cannot be imported ({JAXLIB_ERROR}), so XLA's backends (cpu, gpu, tpu) do "
+            f"not run here; the 'numpy' backend does (JAX_PLATFORMS=numpy)")
+
+
 def _needs_jaxlib(make):
     """`make`, refusing clearly where jaxlib cannot be imported (the NumPy backend remains)."""
     def made() -> Backend:
-        if xc is None:
-            raise RuntimeError(f"jaxlib cannot be imported ({JAXLIB_ERROR}), so XLA's backends "
-                               f"do not run here; the 'numpy' backend does (JAX_PLATFORMS=numpy)")
+        why = xla_unavailable()
+        if why is not None:
+            raise RuntimeError(why)
         return make()
     return made
 

@@ -32,8 +32,10 @@ from ..core.config import config
 from ..core.avals import ShapedArray
 from ..core.lru import LRU
 from . import client as _client
-from .array import (Array, DeletedArrayError, MultiDeviceArray, _host_value, assemble,
-                    device_put, host_to_device, sharding_for)
+from .array import Array, DeletedArrayError, host_to_device, sharding_for
+from .host_values import _host_value
+from .multi_device import MultiDeviceArray, assemble
+from .transfers import device_put
 from .client import xc
 
 # After .client, which sets jaxlib's log level before jaxlib loads. Part of disk-cache keys.

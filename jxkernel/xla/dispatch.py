@@ -13,11 +13,12 @@ from ..core import compile_record
 from ..core import trace as _trace
 from ..core.ir import Eqn, Jaxpr, Literal, Var
 from ..core.lru import LRU, PROGRAMS, Bounded
-from ..core.primitive import Primitive, impl_rules, lowering_rules, rule
+from ..core.primitive import impl_rules, lowering_rules, rule
 from ..core.sharding_types import abstract_eval
 from ..core.trace import Tracer, escaped_tracer_error
 from . import client as _client
-from .array import Array, device_put, host_to_device
+from .array import Array, host_to_device
+from .transfers import device_put
 from . import fastpath
 from .compiler import Executable, check_may_execute
 from .pipeline import compile_jaxpr
@@ -66,7 +67,7 @@ def apply_primitive(prim, args, params):
     # then the _fast dict, whose key uses the first buffer's sharding object (one per
     # device) in place of the device.
     exe = None
-    last = _last_run.get(prim)        # (xla/fastpath.py's bind has tried its Hit in C)
+    last = _last_run.get(prim)        # (a compiled bind has tried its Hit in C)
     if last is not None:
         try:
             if len(args) == 1:                     # unary: no comprehensions (each a frame)
@@ -239,5 +240,4 @@ def check_jitted_values(name, fun, outs, args, kwargs) -> None:
 
 
 _trace.install_eval_hook(apply_primitive)
-fastpath.on_load(lambda m: m.install_bind(Primitive, fastpath.python_method(Primitive, "bind"),
-                                          _last_run, impl_rules))   # bind tries _last_run in C
+fastpath.connect(_last_run)        # the compiled Primitive.bind tries these last runs in C

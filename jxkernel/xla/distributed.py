@@ -20,7 +20,8 @@ import numpy as np
 from ..core.avals import ShapedArray
 from ..core.mesh import Mesh, NamedSharding
 from . import client as _client
-from .array import _COPY, MultiDeviceArray, _to_host, sharding_for
+from .array import _COPY, _to_host, sharding_for
+from .multi_device import MultiDeviceArray
 from .client import xc
 from .compiler import Executable
 from .sharded import _assemble

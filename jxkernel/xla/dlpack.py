@@ -21,14 +21,8 @@ import numpy as np
 from ..core import dtypes
 from ..core.avals import ShapedArray
 from . import client as _client
-from .array import (
-    Array,
-    _device_of_sharding,
-    _rewrap_buffer,
-    _to_host,
-    device_put,
-    host_to_device,
-)
+from .array import Array, _rewrap_buffer, _to_host, host_to_device
+from .transfers import _device_of_sharding, device_put
 from .client import xc
 from .numpy_device import NumpyBuffer, NumpyDevice
 

@@ -31,18 +31,10 @@ from . import dispatch as _dispatch
 from . import pipeline
 # (this module loads with the first mesh, so the guards' small module loads with it)
 from . import transfer_guard
-from .array import (
-    _COPY,
-    Array,
-    ArrayImpl,
-    Shard,
-    _frozen,
-    _host_value,
-    _rewrap_buffer,
-    _to_host,
-    sharding_for,
-)
-from .array import device_put as put_on_device     # this module's device_put is the mesh's
+from .array import (_COPY, Array, ArrayImpl, Shard, _frozen, _rewrap_buffer, _to_host,
+                    sharding_for)
+from .host_values import _host_value
+from .transfers import device_put as put_on_device  # this module's device_put is the mesh's
 from .client import xc
 from .compiler import Executable, _result_handler
 from .numpy_device import unsupported

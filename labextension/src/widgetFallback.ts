@@ -5,9 +5,9 @@
  * widget manager's renderer (rank -10) is preferred to every other, also when the widget's
  * model is gone (the kernel was shut down or restarted): it then shows "Error displaying
  * widget: model not found". So, in each notebook, the widget-view factory is wrapped: for an
- * output that also carries one of jxkernel's bundles it asks the notebook's kernel whether the
- * widget still lives (a `jupyter.widget` comm with the model's id) and shows the live widget
- * if so, the bundle's renderer if not. Other widget outputs are left to the widget manager.
+ * output that also carries one of jxkernel's bundles it shows the live widget where it still
+ * lives (widgetLives) and the bundle's renderer if not. Other widget outputs are left to the
+ * widget manager.
  */
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { ISessionContext } from '@jupyterlab/apputils';
@@ -16,27 +16,10 @@ import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Panel } from '@lumino/widgets';
 
 import { rendererFactoryFor, VIEW_MIMES } from './mime';
+import { widgetLives } from './widgetLives';
 
 const WIDGET_MIME = 'application/vnd.jupyter.widget-view+json';
 const WRAPPED = Symbol('jxkernel-wrapped');
-const COMM_INFO_TIMEOUT = 5000; // ms
-
-/** Whether the notebook's kernel has the widget model `modelId` (a live `jupyter.widget` comm). */
-async function widgetLives(session: ISessionContext, modelId: unknown): Promise<boolean> {
-  const kernel = session.session?.kernel;
-  if (typeof modelId !== 'string' || !modelId || !kernel) {
-    return false;
-  }
-  try {
-    const reply = await Promise.race([
-      kernel.requestCommInfo({ target_name: 'jupyter.widget' }),
-      new Promise<null>(resolve => setTimeout(() => resolve(null), COMM_INFO_TIMEOUT))
-    ]);
-    return !!reply && reply.content.status === 'ok' && modelId in reply.content.comms;
-  } catch {
-    return false;
-  }
-}
 
 /** The widget view while the widget lives, else the saved view. */
 class ViewOrWidget extends Panel implements IRenderMime.IRenderer {
@@ -52,7 +35,7 @@ class ViewOrWidget extends Panel implements IRenderMime.IRenderer {
   async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
     const view = model.data[WIDGET_MIME] as { model_id?: unknown } | undefined;
     const saved = VIEW_MIMES.find(mime => mime in model.data);
-    const live = !saved || (await widgetLives(this._session, view?.model_id));
+    const live = !saved || (await widgetLives(this._session.session?.kernel, view?.model_id));
     const renderer = live
       ? this._widgets.createRenderer(this._options)
       : rendererFactoryFor(saved).createRenderer({ ...this._options, mimeType: saved });

@@ -270,6 +270,8 @@ def test_checkpoint_name_is_the_identity_under_transformations():
 def test_environment_info_and_device(capsys):
     text = jax.print_environment_info(return_string=True)
     assert text.startswith("jxkernel: ") and "jaxlib: " in text and "device info: " in text
+    from jxkernel.core.native import STATE
+    assert f"\nfast path: {STATE}" in text          # on, or off and why (a bug report says which)
     assert jax.print_environment_info() is None and capsys.readouterr().out.strip() == text
     assert all(isinstance(d, jax.Device) for d in jax.devices())
     assert jax.ad_checkpoint.checkpoint is jax.checkpoint

@@ -1,4 +1,4 @@
-"""jax.experimental.checkify (jxkernel/_src/checkify.py): `check` raising eagerly and refusing to
+"""jax.experimental.checkify (jxkernel/api/checkify.py): `check` raising eagerly and refusing to
 be staged, `checkify` functionalizing checks through jit, cond, scan, while, vmap and grad,
 the automatic checks (division by zero, NaNs, out-of-bounds indexing), Error's get/throw and
 check_error. The messages are JAX 0.10.2's, character for character (checked against it)."""
@@ -11,7 +11,7 @@ from jxkernel import lax
 from jxkernel.experimental import checkify as ck
 
 
-@pytest.mark.parametrize("module", ["jxkernel._src.checkify", "jxkernel.experimental.checkify"])
+@pytest.mark.parametrize("module", ["jxkernel.api.checkify", "jxkernel.experimental.checkify"])
 def test_docstring_examples(module):
     check_docstring_examples(module)
 

@@ -43,7 +43,7 @@ def test_the_layers_have_an_order():
 _LAZY_LOOPS = {
     ("jxkernel.notebook.display", "jxkernel.notebook.widgets.jaxpr_viewer"),   # anywidget
     ("jxkernel.xla.array", "jxkernel.xla.dlpack"),         # DLPack, on first exchange
-    ("jxkernel.xla.array", "jxkernel.xla.sharded"),        # sharded arrays, with the first mesh
+    ("jxkernel.xla.transfers", "jxkernel.xla.sharded"),    # sharded arrays, with the first mesh
 }
 
 

@@ -1,7 +1,7 @@
 """Programs using jax.extend.core, jax.experimental.io_callback, jax.ad_checkpoint's
 print_saved_residuals, shardings, typed keys and ShapeDtypeStruct, written as JAX's tutorials
 write them. Shared by reference/make_extend_experimental_reference.py (run with real JAX) and
-tests/extend/test_extend_experimental.py (run with jxkernel).
+tests/_jax/extend/test_extend_experimental.py (run with jxkernel).
 
 `run(jax)` runs every program with the package `jax` (JAX or jxkernel) and returns
 {program: {name: value}}. Values are JSON data: text, ints and booleans are compared exactly,

@@ -65,10 +65,11 @@ def check_alias(got):
     assert got["same"] == [True] * 6
     assert got["version"] == [jax_version, [int(p) for p in jax_version.split(".")], jax_version]
     assert got["jxkernel_version"] != jax_version or jax_version == "0.1.0"
-    # every jax.X is jxkernel's module of the same path; `jax` and `jax.version` are the alias's
+    # every jax.X is jxkernel's module of the same path, JAX's names first (jxkernel/_jax/);
+    # `jax` and `jax.version` are the alias's
     for name, module_name in got["modules"].items():
-        assert module_name in ("jax", "jax.version") or module_name == "jxkernel" + name[3:], \
-            (name, module_name)
+        assert module_name in ("jax", "jax.version", "jxkernel" + name[3:],
+                               "jxkernel._jax" + name[3:]), (name, module_name)
     assert not any("site-packages/jax/" in f or "site-packages\\jax\\" in f for f in got["files"])
 
 
@@ -88,6 +89,22 @@ def test_the_hook_costs_nothing_when_the_variable_is_unset_or_zero():
     assert run(code) == []
     assert run(code, JXKERNEL_AS_JAX="0") == []
     assert "jxkernel.as_jax" in run(code, JXKERNEL_AS_JAX="1")
+
+
+def test_jax_names_are_found_in_the_fence_first_then_in_jxkernel():
+    got = run("""
+        import json, jxkernel
+        jxkernel.install_as_jax()
+        import jax.extend.core, jax.numpy, jax._src.checkify, jax.sharding, jax.experimental.ode
+        import jxkernel._jax.extend.core, jxkernel.api.checkify, jxkernel.api.sharding, \\
+            jxkernel.api.ode
+        print(json.dumps([jax.extend.core is jxkernel._jax.extend.core,     # in _jax/
+                          jax.numpy is jxkernel.numpy,                      # not: jxkernel's
+                          jax._src.checkify is jxkernel.api.checkify,       # _jax's alias
+                          jax.sharding is jxkernel.api.sharding,            # jxkernel's alias
+                          jax.experimental.ode is jxkernel.api.ode,
+                          jax.sharding.NamedSharding is jxkernel.NamedSharding]))""")
+    assert got == [True] * 6
 
 
 def test_a_module_jxkernel_lacks_is_not_found_as_usual():

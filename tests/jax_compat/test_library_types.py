@@ -15,7 +15,7 @@ import jxkernel.numpy as jnp
 from jxkernel.core.avals import AbstractValue, ShapedArray
 
 
-@pytest.mark.parametrize("module", ["jxkernel._src.state.types", "jxkernel.experimental.hijax", "jxkernel._src.hijax",
+@pytest.mark.parametrize("module", ["jxkernel._src.state.types", "jxkernel.experimental.hijax", "jxkernel.core.hijax",
                                     "jxkernel._src.core", "jxkernel._src.dtypes",
                                     "jxkernel._src.tree_util", "jxkernel.experimental.layout"])
 def test_docstring_examples(module):

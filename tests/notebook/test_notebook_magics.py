@@ -474,6 +474,9 @@ def test_backend_selector_and_switching(shell):
     assert isinstance(selector, BackendSelector)
     values = [v for _, v in selector.dropdown.options]
     assert "cpu:0" in values and selector.dropdown.value == "cpu:0"
+    from jxkernel.core.native import STATE               # the compiled fast path: on or why not
+    assert f"fast path: {STATE}" in selector.text_repr() and STATE[:3] in selector.fastpath.value
+    assert "fast path: " in selector.html_repr()
     for missing in set(("gpu", "tpu")) - {d.platform for d in _all_devices()}:
         assert missing in selector.missing and missing in selector.missing_html.value
         assert "install" in selector.missing[missing]

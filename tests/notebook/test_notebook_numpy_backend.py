@@ -1,5 +1,8 @@
 """`%jxbackend numpy`: later jit calls, %%jit cells and eager operations run on the NumPy
 backend, with the same notes and compile record as on XLA's; `%jxbackend cpu` goes back."""
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -8,6 +11,8 @@ pytest.importorskip("IPython")
 
 from jxkernel import config  # noqa: E402
 from ipython_shell import ok_cell, shell_fixture  # noqa: E402
+from fresh_process import NO_JAXLIB, run_json  # noqa: E402
+import locations  # noqa: E402  tests/support: the repository's folders
 
 # loaded anew, and unloaded after (which gives the device options back as they were)
 shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp", fresh=True, scope="module")
@@ -50,3 +55,84 @@ def test_jxbackend_cpu_goes_back_to_xla(shell):
     ok_cell(shell, "%jxbackend cpu")
     ok_cell(shell, "w = jnp.arange(3.0) * 2")
     assert platform_of(shell, "w") == "cpu"
+
+
+@pytest.mark.skipif(config.jax_platforms == "numpy", reason="JAX_PLATFORMS=numpy: no cpu here")
+def test_a_selector_made_before_the_numpy_backend_started_follows_the_switch(shell):
+    from jxkernel.xla import client
+    ok_cell(shell, "%jxbackend cpu")
+    client._backends.pop("numpy", None)          # a session that has not chosen it yet
+    selector, _ = ok_cell(shell, "%jxbackend")
+    assert "numpy:0" not in selector.devices
+    ok_cell(shell, "%jxbackend numpy")                # was a TraitError: the dropdown had no numpy:0
+    assert selector.dropdown.value == "numpy:0" and "* numpy:0" in str(selector)
+    ok_cell(shell, "%jxbackend cpu")
+    assert selector.dropdown.value == "cpu:0"
+
+
+# The browser (JupyterLite's Pyodide) in a fresh CPython: jaxlib's import fails and sys.platform
+# says emscripten (set after the imports, which read the real one). Runs `%jxbackend` and the
+# tour's cells of sections 4 and 5 as the site runs them; prints what each showed.
+IN_THE_BROWSER = """
+import json, sys
+from IPython.testing.globalipapp import start_ipython
+from IPython.utils.capture import capture_output
+shell = start_ipython()
+shell.run_cell("%load_ext jxkernel\\nimport jxkernel as jax, jxkernel.numpy as jnp")
+sys.platform = "emscripten"
+ran = []
+for cell in CELLS:
+    with capture_output() as cap:
+        result = shell.run_cell(cell)
+    error = result.error_in_exec or result.error_before_exec
+    ran.append({"error": repr(error) if error else None,
+                "shown": cap.stdout + cap.stderr + "".join(o.data.get("text/plain", "")
+                                                           for o in cap.outputs)})
+from jxkernel import notebook
+from jxkernel.notebook.comm import Channel
+comm_backends = Channel(notebook._states[shell]).backends()   # the status bar's backend menu
+print(json.dumps({"ran": ran, "n": shell.user_ns.get("n"), "comm_backends": comm_backends,
+                  "device": repr(shell.user_ns["jax"].config.jax_default_device)}))
+"""
+
+
+def tour_cells(first: str, last: str) -> list:
+    """The tour's code cells from the one starting with `first` to the one starting with `last`."""
+    nb = json.loads((Path(locations.ROOT) / "demos/01_tour.ipynb").read_text())
+    code = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+    start = next(i for i, s in enumerate(code) if s.startswith(first))
+    end = next(i for i, s in enumerate(code) if s.startswith(last))
+    return code[start:end + 1]
+
+
+def test_jxbackend_in_the_browser_lists_numpy_says_why_xla_is_missing_and_switches():
+    pytest.importorskip("ipywidgets")
+    tour = tour_cells("@jax.jit", "f_jit(x, 2.0).devices()")
+    cells = ["f_jit = jax.jit(lambda x, y: jnp.sin(x) * y)\nx = jnp.arange(4.0)", "%jxbackend",
+             "%jxbackend cpu", "%jxbackend numpy", *tour]
+    got = run_json(NO_JAXLIB + f"CELLS = {cells!r}\n" + IN_THE_BROWSER, {"JAX_PLATFORMS": ""})
+    ran = {cell: r for cell, r in zip(cells, got["ran"])}
+    listed = ran["%jxbackend"]
+    assert listed["error"] is None, listed
+    why = ("cpu, gpu, tpu: unavailable — XLA's backends (cpu, gpu, tpu) do not run in the "
+           "browser: jaxlib has no build for Pyodide (WebAssembly)")
+    assert "* numpy:0  NumpyDevice(id=0)" in listed["shown"] and why in listed["shown"], listed
+    assert listed["shown"].count("unavailable") == 1                  # one line for XLA's three
+    # a backend that does not run here is refused, naming why; the numpy backend is chosen
+    assert "UsageError" in ran["%jxbackend cpu"]["error"]
+    assert "do not run in the browser" in ran["%jxbackend cpu"]["error"]
+    assert "run on numpy:0 now" in ran["%jxbackend numpy"]["shown"]
+    # the tour: its sizes from the backend, its cells without an error, the switch to numpy
+    assert got["n"] == 200
+    assert [(c[:30], r["error"]) for c, r in zip(cells, got["ran"]) if c in tour
+            and r["error"]] == []
+    (timed,) = [r for c, r in ran.items() if c.startswith("%timeit")]
+    assert "per loop" in timed["shown"] and "dispatch only:" in timed["shown"]
+    (where,) = [r for c, r in ran.items() if "%jxbackend $where" in c]
+    assert "run on numpy:0 now" in where["shown"], where
+    assert "{NumpyDevice(id=0)}" in ran[tour[-1]]["shown"]
+    assert got["device"] == "NumpyDevice(id=0)"
+    # the status bar's menu (the comm): numpy available, XLA's three not, each saying why
+    menu = {b["name"]: b for b in got["comm_backends"]}
+    assert menu["numpy"]["available"] and menu["numpy"]["devices"] == ["numpy:0"]
+    assert all("do not run in the browser" in menu[p]["hint"] for p in ("cpu", "gpu", "tpu"))

@@ -85,7 +85,7 @@ def test_widgets_log_backends_and_the_jaxpr_of_a_gradient(tour):
         assert WIDGET in result.data and "text/html" in result.data
     assert "f: 3 / 1" in text(log)                             # misses / hits of f_jit
     assert "* cpu:0" in text(selector)
-    (named,) = cells_with(tour, "%jxbackend cpu")
+    (named,) = cells_with(tour, "%jxbackend $where")
     assert "run on cpu:0" in text(named)
     (grad,) = cells_with(tour, "%jaxpr jax.grad")
     assert "tanh" in text(grad) and "equations per primitive" in text(grad)

@@ -89,3 +89,29 @@ def test_the_pyodide_pins_go_together():
     assert LITE["PYODIDE_KERNELSPEC"]["name"] == "python"
     # lite.sh installs the versions it reads from lite_site.py
     assert "PINS=$(sed -n" in (ROOT / "scripts/lite.sh").read_text()
+
+
+def test_the_pages_workflow_publishes_the_site_the_readme_links():
+    """.github/workflows/pages.yml (which runs only on GitHub) builds _lite/ with scripts/lite.sh
+    on the branch pyproject.toml's links open, and deploys it to the repository's GitHub Pages,
+    whose address the README's "try it in your browser" link is (links.Address.lite)."""
+    yaml = pytest.importorskip("yaml")
+    workflow = yaml.safe_load((ROOT / ".github/workflows/pages.yml").read_text())
+    address, _ = links.project(ROOT)
+    on = workflow.get("on", workflow.get(True))       # YAML 1.1 reads a bare `on` as True
+    assert on["push"]["branches"] == [address.branch]
+    assert workflow["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
+    build = workflow["jobs"]["build"]["steps"]
+    assert [s["run"] for s in build if "run" in s] == ["sh scripts/lite.sh"]
+    (upload,) = [s for s in build if s.get("uses", "").startswith("actions/upload-pages-artifact@")]
+    assert upload["with"]["path"] == LITE["OUT"].relative_to(ROOT).as_posix() == "_lite"
+    deploy = workflow["jobs"]["deploy"]
+    assert deploy["needs"] == "build" and deploy["environment"]["name"] == "github-pages"
+    assert [s["uses"].split("@")[0] for s in deploy["steps"]] == ["actions/deploy-pages"]
+    # the deployment's address, on this repository's Pages, is the README's link
+    page = deploy["environment"]["url"].replace("${{ steps.deployment.outputs.page_url }}",
+                                                address.pages)
+    assert page == address.lite()
+    assert f"]({address.lite()})" in (ROOT / "README.md").read_text()
+    # ... to a notebook the site serves at its root
+    assert (ROOT / links.TOUR).exists() and address.lite().endswith(pathlib.Path(links.TOUR).name)

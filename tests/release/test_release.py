@@ -79,7 +79,13 @@ def dist(tmp_path_factory):
 
 def test_wheel_and_sdist_pass_twine_check_and_carry_what_the_workshop_needs(dist):
     wheel, sdist = dist
-    assert wheel.name == f"jxkernel-{__version__}-py3-none-any.whl"      # version.py's
+    # version.py's; for this Python and platform where hatch_build.py built the fast path
+    compiled = [n for n in zipfile.ZipFile(wheel).namelist() if n.startswith(
+        "jxkernel/core/_fastpath.") and not n.endswith(".c")]
+    tag = "py3-none-any" if not compiled else \
+        f"cp{sys.version_info.major}{sys.version_info.minor}-cp{sys.version_info.major}" \
+        f"{sys.version_info.minor}-"
+    assert wheel.name.startswith(f"jxkernel-{__version__}-{tag}"), (wheel.name, compiled)
     checked = subprocess.run([sys.executable, "-m", "twine", "check", "--strict",
                               str(wheel), str(sdist)], capture_output=True, text=True)
     assert checked.returncode == 0 and checked.stdout.count("PASSED") == 2, \
@@ -89,7 +95,7 @@ def test_wheel_and_sdist_pass_twine_check_and_carry_what_the_workshop_needs(dist
     for needed in [f"{data}/package.json", f"{data}/install.json", "jxkernel-as-jax.pth",
                    "jxkernel/notebook/workshop/data/digits.npz",
                    "jxkernel/views/protocol.schema.json",      # the comm checks requests
-                   "jxkernel/xla/_fastpath.c"]:        # the compiled cache hit, built on first use
+                   "jxkernel/core/_fastpath.c"]:       # the compiled fast path's source
         assert needed in names, needed
     assert any(re.fullmatch(rf"{data}/static/remoteEntry\.\w+\.js", n) for n in names)
     assert not any(n.startswith(("tests/", "demos/", "jxkernel/labextension/")) for n in names)
@@ -98,7 +104,9 @@ def test_wheel_and_sdist_pass_twine_check_and_carry_what_the_workshop_needs(dist
     for name, url in urls.items():
         assert f"Project-URL: {name}, {url}" in meta
     in_sdist = {m.split("/", 1)[1] for m in tarfile.open(sdist).getnames() if "/" in m}
+    assert not any(n.endswith((".so", ".pyd")) for n in in_sdist)    # no build of this machine's
     for needed in ["pyproject.toml", "README.md", "CHANGELOG.md", "jxkernel/version.py",
+                   "hatch_build.py", "jxkernel/core/_fastpath.c",  # a wheel built from it compiles
                    "labextension/install.json", "jxkernel/labextension/package.json",
                    "jxkernel/notebook/workshop/data/digits.npz", "demos/01_tour.ipynb"]:
         assert needed in in_sdist, needed

@@ -13,6 +13,17 @@ import textwrap
 from locations import DATA, ROOT, SUPPORT
 
 
+# What a machine without jaxlib (and without SciPy, which Pyodide loads only on request) is,
+# for an interpreter that has them: their imports fail. Put before the code run_json runs.
+NO_JAXLIB = """
+import importlib.abc, sys
+class _NoJaxlib(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in ("jaxlib", "scipy"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, _NoJaxlib())
+"""
+
 def run_python(args, env=None, timeout=180):
     """Run `python ARGS` in the repository root; returns the CompletedProcess."""
     full_env = {**os.environ, **(env or {})}

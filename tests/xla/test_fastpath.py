@@ -1,67 +1,167 @@
-"""The compiled fast path (xla/fastpath.py): built on first use where a C compiler and
-Python's headers exist, cached, and switched off by JXKERNEL_FASTPATH=0; without it the Python
-path runs (tests/xla/test_dispatch.py runs the hot paths' tests under both)."""
-import logging
+"""The compiled fast path (core/_fastpath.c, loaded by core/native.py): built at install by
+hatch_build.py where a C compiler exists, chosen in the class bodies, reported by `python -m
+jxkernel`, and switched off by JXKERNEL_FASTPATH=0, where the Python path gives the same
+results (tests/xla/test_dispatch.py runs the hot paths' tests under both, in one process)."""
+import hashlib
+import importlib.util
+import inspect
+import json
 import os
 import subprocess
 import sys
-import sysconfig
+import types
 
-import numpy as np
 import pytest
 
-import jxkernel as jax
-from jxkernel.transforms.jit_cache import LAST_HIT
-from jxkernel.xla import fastpath
+import locations  # tests/support: the repository's folders
+from jxkernel.core import native as native_module
+from jxkernel.core.native import STATE, native
+from jxkernel.core.primitive import Primitive
+from jxkernel.transforms.jit import Jitted
+from jxkernel.xla.array import Array
+
+ROOT = locations.ROOT
+HATCH_BUILD = os.path.join(ROOT, "hatch_build.py")
+ENTRY_POINTS = [(Primitive, "bind", "_python_bind"), (Jitted, "__call__", "_python_call"),
+                (Array, "block_until_ready", "_python_block_until_ready")]
+needs_native = pytest.mark.skipif(native is None, reason=f"the fast path is {STATE}")
 
 
-def arr(x, dtype=np.float32):
-    return jax.device_put(np.asarray(x, dtype))
+def hatch_build():
+    spec = importlib.util.spec_from_file_location("hatch_build", HATCH_BUILD)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def test_without_a_compiler_the_python_path_runs(monkeypatch, tmp_path, caplog):
-    monkeypatch.setattr(fastpath, "_module", None)
-    monkeypatch.setattr(fastpath, "_tried", False)
-    monkeypatch.setenv("JXKERNEL_FASTPATH_CACHE_DIR", str(tmp_path))
+def python(code: str, **env) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], env={**os.environ, **env}, cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_the_state_says_on_or_off_and_why():
+    assert (native is not None) == STATE.startswith("on (compiled: ")
+    if native is None:
+        assert STATE.startswith("off (") and "the Python path runs" in STATE
+
+
+@needs_native
+def test_each_entry_point_is_the_class_bodys_own_with_its_python_method_behind_it():
+    for cls, name, fallback in ENTRY_POINTS:
+        entry = cls.__dict__[name]
+        assert type(entry) is native.EntryPoint and entry.__wrapped__ is cls.__dict__[fallback]
+        assert entry.__name__ == name and entry.__qualname__.endswith(f".{name}")
+        assert f"else {cls.__dict__[fallback].__qualname__}" in repr(entry)
+    assert list(inspect.signature(Primitive.bind).parameters) == ["self", "args", "params"]
+    from jxkernel.numpy.array_methods import _OPERATORS       # jnp's operators behind +-*/
+    for name in ("__add__", "__sub__", "__mul__", "__truediv__"):
+        assert Array.__dict__[name].__wrapped__ is _OPERATORS[name]
+    with pytest.raises(TypeError, match="fallback must be callable"):
+        native.bind(3)
+
+
+@needs_native
+def test_the_extension_was_built_from_the_source_beside_it():
+    with open(native_module.SOURCE, "rb") as f:
+        assert native.SOURCE_SHA256 == hashlib.sha256(f.read()).hexdigest()
+    assert native_module._stale(types.SimpleNamespace(SOURCE_SHA256="0" * 64))
+
+
+def test_the_c_source_builds_without_a_warning(tmp_path):
+    build = hatch_build()
+    output = str(tmp_path / build.extension_name())
+    try:
+        warnings = build.build(output, extra=["-Werror"])    # -Wall -Wextra, as at install
+    except build.CannotBuild as e:
+        pytest.skip(f"cannot build here: {e}")
+    assert warnings == ""
+    assert "-Wall" in build.build_command("x.so")
+    spec = importlib.util.spec_from_file_location("jxkernel.core._fastpath", output)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.SOURCE_SHA256 == build.source_sha256() and os.listdir(tmp_path) == [
+        os.path.basename(output)]                           # no temporary file left behind
+
+
+def test_without_a_compiler_the_hook_says_so_and_builds_nothing(tmp_path, monkeypatch):
+    build = hatch_build()
     monkeypatch.setenv("PATH", str(tmp_path))             # no cc, gcc or clang to be found
-    monkeypatch.setattr(sysconfig, "get_config_var", lambda name: None)
-    with caplog.at_level(logging.DEBUG, logger="jxkernel.fastpath"):
-        assert fastpath.native() is None
-    assert "no C compiler" in caplog.text and os.listdir(tmp_path) == []
-    f = jax.jit(lambda x: x - 1)
-    for _ in range(3):
-        assert np.asarray(f(arr([1.0]))).tolist() == [0.0]
-    assert f._last[LAST_HIT].native is None
+    monkeypatch.setattr(build.sysconfig, "get_config_var", lambda name: None)
+    with pytest.raises(build.CannotBuild, match="no C compiler"):
+        build.build(str(tmp_path / "x.so"))
+    assert os.listdir(tmp_path) == []
 
 
-def test_the_environment_variable_switches_the_compiled_path_off():
-    code = ("import jxkernel as jax, jxkernel.numpy as jnp, numpy as np\n"
-            "from jxkernel.xla import fastpath, dispatch\n"
-            "from jxkernel import lax\n"
-            "f = jax.jit(lambda x: x * 2); x = jnp.arange(3.0)\n"
-            "outs = [np.asarray(f(x)).tolist() + np.asarray(jnp.cos(x * 0)).tolist() "
-            "for _ in range(3)]\n"
-            "assert outs[-1] == [0.0, 2.0, 4.0, 1.0, 1.0, 1.0], outs\n"
-            "assert fastpath.native() is None and f._last['last hit'].native is None\n"
-            "assert dispatch._last_run[lax.cos_p].native is None\n"
-            "import types; from jxkernel.core.primitive import Primitive\n"
-            "assert all(isinstance(c.__dict__[m], types.FunctionType) for c, m in "
-            "[(type(f), '__call__'), (Primitive, 'bind'), (type(x), 'block_until_ready'), "
-            "(type(x), '__add__')])\n"
-            "print('ok')\n")
-    env = dict(os.environ, JXKERNEL_FASTPATH="0")
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-    assert done.stdout.strip() == "ok", done.stderr[-2000:]
+# The same program with the fast path on, off by the variable, and absent (an install without
+# a compiler): its results are compared exactly, since the same XLA programs run in each and
+# only the Python or C around them differs.
+PROGRAM = """
+import json, types
+import numpy as np
+import jxkernel as jax, jxkernel.numpy as jnp
+from jxkernel import lax
+from jxkernel.core.native import STATE, native
+from jxkernel.core.primitive import Primitive
+f = jax.jit(lambda x, y: (x * y + 1, {"s": jnp.sin(x)}))
+g = jax.jit(lambda x, a: x * a)
+x, y, i = jnp.arange(4.0), jnp.ones(4) * 3, jnp.arange(4)
+out = []
+for _ in range(3):                      # the first call compiles, later ones hit
+    a, d = f(x, y)
+    out += [a.tolist(), d["s"].tolist(), g(x, 2.5).tolist(), g(x, 2).tolist(), g(i, 3).tolist()]
+    out += [(x + y).tolist(), (x - y).tolist(), (x * y).tolist(), (x / y).tolist(),
+            (i + i).tolist(), str((i / i).dtype), (x + 1.5).tolist(), jnp.cos(x).tolist(),
+            lax.integer_pow(x, 3).tolist(), x.block_until_ready() is x, str((x * y).dtype)]
+z = jnp.ones(2)
+z.delete()
+try:
+    z.block_until_ready()
+except RuntimeError as e:
+    out.append(str(e).split(":")[0])
+plain = all(isinstance(c.__dict__[m], types.FunctionType) for c, m in
+            [(type(f), "__call__"), (Primitive, "bind"), (type(x), "block_until_ready"),
+             (type(x), "__add__")])
+print(json.dumps({"out": out, "state": STATE, "on": native is not None, "plain": plain}))
+"""
+
+# an install without the extension: the import of the module fails, as where it was not built
+WITHOUT = """
+import importlib.abc, sys
+class NotBuilt(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "jxkernel.core._fastpath":
+            raise ImportError("No module named 'jxkernel.core._fastpath'")
+sys.meta_path.insert(0, NotBuilt())
+"""
 
 
-def test_it_builds_into_the_cache_directory_once(monkeypatch, tmp_path):
-    if not fastpath.enabled() or fastpath.native() is None:
-        pytest.skip("no C compiler or Python headers here, or JXKERNEL_FASTPATH=0")
-    monkeypatch.setenv("JXKERNEL_FASTPATH_CACHE_DIR", str(tmp_path))
-    path = fastpath.library_path()
-    assert os.path.dirname(path) == str(tmp_path) and sys.implementation.cache_tag in path
-    module = fastpath._load()                 # a build: only the library is left behind
-    assert os.listdir(tmp_path) == [os.path.basename(path)] and hasattr(module, "Hit")
-    built = os.stat(path).st_mtime_ns
-    fastpath._load()                          # found: not built again
-    assert os.stat(path).st_mtime_ns == built
+def run_program(prefix="", **env) -> dict:
+    done = python(prefix + PROGRAM, **env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_python_path_gives_the_same_results_as_the_compiled_one():
+    on = run_program()
+    off = run_program(JXKERNEL_FASTPATH="0")
+    absent = run_program(WITHOUT)
+    assert off["out"] == on["out"] == absent["out"]
+    assert on["out"][-1] == "Array has been deleted with shape=f32[2]"
+    assert on["on"] == (native is not None) and not off["on"] and not absent["on"]
+    assert off["state"] == "off (JXKERNEL_FASTPATH=0): the Python path runs"
+    assert absent["state"].startswith("off (not built at install")
+    assert off["plain"] and absent["plain"] and on["plain"] == (native is None)
+
+
+def test_python_m_jxkernel_reports_the_fast_path():
+    done = subprocess.run([sys.executable, "-m", "jxkernel"], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300, env={**os.environ, "JXKERNEL_FASTPATH": "0"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "fast path: off (JXKERNEL_FASTPATH=0): the Python path runs" in done.stdout
+
+
+@pytest.mark.parametrize("module", ["jxkernel.core.native", "jxkernel.xla.fastpath",
+                                    "jxkernel.xla.scalars", "jxkernel.xla.host_values"])
+def test_docstring_examples(module):
+    from doc_examples import check_docstring_examples
+    check_docstring_examples(module)

@@ -13,7 +13,7 @@ most 4).
 import numpy as np
 import pytest
 
-from fresh_process import run_json
+from fresh_process import NO_JAXLIB, run_json
 from numerics import assert_allclose_ulp
 
 import jxkernel as jax
@@ -58,17 +58,6 @@ out["_devices"] = [repr(d) for d in jax.devices()]
 out["_jaxlib"] = any(m.partition(".")[0] in ("jaxlib", "scipy") for m in sys.modules)
 out["_cache"] = f._cache_size()
 print(json.dumps(out))
-"""
-
-# What a machine without jaxlib (and without SciPy, which Pyodide loads only on request) is,
-# for an interpreter that has them: their imports fail.
-NO_JAXLIB = """
-import importlib.abc, sys
-class _NoJaxlib(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] in ("jaxlib", "scipy"):
-            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-sys.meta_path.insert(0, _NoJaxlib())
 """
 
 

@@ -5,12 +5,14 @@ A dropdown of the devices of every backend that starts here; backends that
 don't are listed greyed out with what to install. Choosing a device calls
 `on_select(device)` (the extension sets `jax_default_device`); the status line
 shows the choice, and `show(device)` updates it when the choice is made elsewhere
-(`%jxbackend NAME`, another selector).
+(`%jxbackend NAME`, another selector). Below, whether the compiled fast path is on and,
+if not, why (core/native.py's STATE, as `python -m jxkernel` prints it).
 """
 from __future__ import annotations
 
 import ipywidgets as w
 
+from ...core.native import STATE as FASTPATH_STATE
 from ...xla import client
 from ..display import esc
 from ._fallback import TextFallback
@@ -27,14 +29,31 @@ def platforms() -> tuple:
 
 
 def probe() -> tuple[dict, dict]:
-    """({platform: [devices]} that start, {platform: why not})."""
+    """({platform: [devices]} that start, {platform: why not}); where jaxlib does not import
+    (the browser), XLA's platforms are missing for one reason, said once (`grouped`)."""
     found, missing = {}, {}
+    xla_missing = client.xla_unavailable()
     for platform in platforms():
+        if xla_missing is not None and platform in PLATFORMS:
+            missing[platform] = xla_missing
+            continue
         try:
             found[platform] = client.devices(platform)
         except (RuntimeError, ValueError) as e:
             missing[platform] = str(e)
     return found, missing
+
+
+def grouped(missing: dict) -> dict:
+    """{platforms: why} with the platforms missing for the same reason on one line.
+
+        >>> grouped({"cpu": "no jaxlib", "gpu": "no jaxlib"})
+        {'cpu, gpu': 'no jaxlib'}
+    """
+    by_why: dict = {}
+    for platform, why in missing.items():
+        by_why.setdefault(why, []).append(platform)
+    return {", ".join(platforms): why for why, platforms in by_why.items()}
 
 
 def _key(device) -> str:
@@ -48,16 +67,22 @@ class BackendSelector(TextFallback, w.VBox):
         self._on_select = on_select
         self.available, self.missing = probe()
         self.devices = {_key(d): d for ds in self.available.values() for d in ds}
-        options = [(f"{k} · {d!r}", k) for k, d in self.devices.items()]
         current = current or client.default_device()
-        self.dropdown = w.Dropdown(options=options, value=_key(current), description="backend",
+        self.devices.setdefault(_key(current), current)     # chosen on a backend not probed
+        self.dropdown = w.Dropdown(options=self._options(), value=_key(current),
+                                   description="backend",
                                    layout=w.Layout(width="max-content"))
         self.missing_html = w.HTML(self._missing_html())
         self.status = w.HTML()
-        super().__init__([self.dropdown, self.missing_html, self.status])
+        self.fastpath = w.HTML(f"<span style='font-size:11px'>fast path: "
+                               f"{esc(FASTPATH_STATE)}</span>")
+        super().__init__([self.dropdown, self.missing_html, self.status, self.fastpath])
         self._quiet = False
         self._show_status(current)
         self.dropdown.observe(self._changed, "value")
+
+    def _options(self) -> list:
+        return [(f"{k} · {d!r}", k) for k, d in self.devices.items()]
 
     def _changed(self, change):
         device = self.devices[change["new"]]
@@ -66,9 +91,13 @@ class BackendSelector(TextFallback, w.VBox):
         self._show_status(device)
 
     def show(self, device) -> None:
-        """Show `device` as the choice, without choosing it again."""
+        """Show `device` as the choice, without choosing it again (added to the list where its
+        backend started after this selector was made: `%jxbackend numpy`)."""
         self._quiet = True
         try:
+            if _key(device) not in self.devices:
+                self.devices[_key(device)] = device
+                self.dropdown.options = self._options()
             self.dropdown.value = _key(device)
         finally:
             self._quiet = False
@@ -88,18 +117,19 @@ class BackendSelector(TextFallback, w.VBox):
 
     def _missing_html(self) -> str:
         rows = "".join(f"<li style='color:var(--jp-content-font-color2, #777)'><s>{esc(p)}</s> — {esc(why)}</li>"
-                       for p, why in self.missing.items())
+                       for p, why in grouped(self.missing).items())
         return f"<ul style='font-size:11px;margin:2px 0'>{rows}</ul>" if rows else ""
 
     def text_repr(self) -> str:
         lines = ["backends:"]
         for key, d in self.devices.items():
             lines.append(f"  {'*' if d == self.current else ' '} {key}  {d!r}")
-        lines += [f"    {p}: unavailable — {why}" for p, why in self.missing.items()]
-        return "\n".join(lines)
+        lines += [f"    {p}: unavailable — {why}" for p, why in grouped(self.missing).items()]
+        return "\n".join(lines + [f"fast path: {FASTPATH_STATE}"])
 
     def html_repr(self) -> str:
         items = "".join(f"<li>{'<b>' if d == self.current else ''}{esc(k)} {esc(repr(d))}"
                         f"{'</b> (selected)' if d == self.current else ''}</li>"
                         for k, d in self.devices.items())
-        return f"<div><b>backends</b><ul>{items}</ul>{self._missing_html()}</div>"
+        return (f"<div><b>backends</b><ul>{items}</ul>{self._missing_html()}"
+                f"<span style='font-size:11px'>fast path: {esc(FASTPATH_STATE)}</span></div>")

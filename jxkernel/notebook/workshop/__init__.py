@@ -25,7 +25,7 @@ from typing import Callable
 
 import numpy as np
 
-from ... import errors as jx_errors
+from ...core import errors as jx_errors
 from ..display import esc
 
 
@@ -168,7 +168,9 @@ class Result:
                 + "</div>")
 
 
-_LIBRARIES = tuple(str(pathlib.Path(m.__file__).resolve().parent) for m in (np, jx_errors))
+# NumPy's folder and jxkernel's (two levels above this package)
+_LIBRARIES = (str(pathlib.Path(np.__file__).resolve().parent),
+              str(pathlib.Path(__file__).resolve().parents[2]))
 
 
 def _learners(filename: str) -> bool:

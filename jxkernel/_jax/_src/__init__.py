@@ -1,0 +1,30 @@
+"""jxkernel._src: the helpers of JAX's private `jax._src` that tutorials and libraries reach for
+(the custom interpreter notebook uses `jax._src.util.safe_map`; docs/jax_internals.md lists
+them all).
+
+JAX imports its `_src` modules with `import jax`, so libraries read them as attributes without
+importing them (Chex reads `jax._src.xla_bridge._backends`); here each loads on first access:
+
+    >>> import jxkernel._src as src
+    >>> src.util.safe_zip([1], [2])
+    [(1, 2)]
+"""
+import importlib
+
+from ...core.lazy_names import module_aliases
+
+# JAX's private modules whose code is jxkernel's own, in the engine package it belongs to
+module_aliases(__name__, {"checkify": "jxkernel.api.checkify",
+                          "traceback_util": "jxkernel.core.traceback_util"})
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    try:
+        return importlib.import_module(f"{__name__}.{name}")
+    except ModuleNotFoundError as e:
+        if e.name != f"{__name__}.{name}":
+            raise
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r} (jxkernel has no "
+                             f"jax._src.{name})") from None

@@ -1,0 +1,23 @@
+"""jxkernel._src.core, as jax._src.core: the names libraries take from JAX's private core
+module, over jxkernel's (its avals, tracers and traces; `jax.core` is `jxkernel.core`).
+
+    >>> physical_aval(ShapedArray((3,), jnp.float32))
+    ShapedArray(float32[3])
+"""
+from ...core.avals import AbstractValue, ShapedArray, get_aval  # noqa: F401
+from ...core.ir import ClosedJaxpr, Jaxpr, Literal, Var  # noqa: F401
+from ...core.primitive import Primitive  # noqa: F401
+from ...core.trace import Trace, Tracer, current_trace, set_current_trace  # noqa: F401
+from ..extend.core import (Effect, find_top_trace, get_opaque_trace_state,  # noqa: F401
+                           take_current_trace)
+from .hijax import AvalMutableQDD, AvalQDD, aval_method, aval_property  # noqa: F401
+
+
+def physical_aval(aval):
+    """The type of the arrays that hold a value of type `aval`: an array type is its own; a
+    typed key's is its key data's (uint32, the key shape after the array's)."""
+    impl_shape = getattr(getattr(aval, "dtype", None), "key_shape", None)
+    if impl_shape is None:
+        return aval
+    import numpy as np
+    return ShapedArray(tuple(aval.shape) + tuple(impl_shape), np.uint32)

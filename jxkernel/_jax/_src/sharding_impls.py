@@ -1,0 +1,15 @@
+"""jxkernel._src.sharding_impls, as jax._src.sharding_impls: the mesh and sharding classes
+(core/mesh.py) where libraries and reprs find JAX's.
+
+    >>> set_mesh.__module__
+    'jxkernel._src.sharding_impls'
+"""
+from ...core.mesh import (  # noqa: F401
+    AbstractMesh,
+    Mesh,
+    NamedSharding,
+    PartitionSpec,
+    set_mesh,
+    use_mesh,
+)
+from ...api.sharding import SingleDeviceSharding, get_abstract_mesh, use_abstract_mesh  # noqa: F401

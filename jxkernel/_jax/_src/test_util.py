@@ -1,0 +1,32 @@
+"""jxkernel._src.test_util, as jax._src.test_util for what JAX's guides and libraries' tests
+take from it: the gradient checks (jxkernel.test_util's) and `create_mesh`, which skips the
+test (unittest.SkipTest) when there are too few devices.
+
+    >>> dict(create_mesh((1,), ("x",)).shape)
+    {'x': 1}
+"""
+import math
+import unittest
+
+import numpy as np
+
+from ...api.test_util import check_grads, check_jvp, check_vjp  # noqa: F401
+
+
+def create_mesh(mesh_shape, axis_names, iota_order=False, axis_types=None):
+    """A Mesh of the first devices, `mesh_shape` over `axis_names` (as `jax.make_mesh`, or
+    the devices in id order with `iota_order`); skips the test when there are too few."""
+    # jxkernel.sharding (and its Mesh) loads with the first mesh a test asks for
+    from ... import devices, make_mesh
+    from ...api.sharding import AxisType, Mesh
+    size = math.prod(mesh_shape)
+    found = devices()
+    if len(found) < size:
+        raise unittest.SkipTest(f"Test requires {size} global devices and found {len(found)}.")
+    if iota_order:
+        ordered = sorted(found, key=lambda d: d.id)
+        return Mesh(np.array(ordered[:size]).reshape(mesh_shape), axis_names,
+                    axis_types=axis_types)
+    if axis_types is None:
+        axis_types = (AxisType.Auto,) * len(mesh_shape)
+    return make_mesh(mesh_shape, axis_names, axis_types)

@@ -1,0 +1,11 @@
+"""jxkernel._src.tree_util, as jax._src.tree_util: `jax.tree_util`'s functions, and `_registry`,
+the types registered from Python (the built-in containers and every type registered since),
+which libraries read to ask whether a type is a pytree node.
+
+    >>> tuple in _registry, collections.OrderedDict in _registry
+    (True, False)
+"""
+import collections  # noqa: F401  (the docstring's example)
+
+from ...tree_util import *  # noqa: F401,F403
+from ...tree_util import _registry, _RegistryEntry, prefix_errors  # noqa: F401

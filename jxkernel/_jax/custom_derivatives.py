@@ -1,0 +1,38 @@
+"""jax.custom_derivatives: custom differentiation rules and the symbolic zeros they may see.
+
+    >>> @custom_jvp
+    ... def f(x):
+    ...     return x ** 2
+    >>> _ = f.defjvp(lambda primals, tangents: (f(primals[0]), 3.0 * tangents[0]))
+    >>> float(grad(f)(1.0))
+    3.0
+"""
+import numpy as np
+
+from ..core.avals import get_aval
+from ..transforms.ad_util import Zero as SymbolicZero
+from ..transforms.ad_util import float0, zeros
+from ..transforms.custom_derivatives import (CustomVJPPrimal, custom_jvp, custom_jvp_call_p,
+                                            custom_vjp, custom_vjp_call_p)
+from ..transforms.custom_gradient import closure_convert, custom_gradient
+from ..tree_util import tree_map
+
+__all__ = ["CustomVJPPrimal", "SymbolicZero", "closure_convert", "custom_gradient", "custom_jvp",
+           "custom_jvp_call_p", "custom_vjp", "custom_vjp_call_p", "zero_from_primal"]
+
+
+def zero_from_primal(val, symbolic_zeros: bool = False):
+    """The zero tangent of each leaf of `val`: a SymbolicZero, or zeros (float0 for integer
+    and boolean leaves), as custom rules with symbolic_zeros=True produce them.
+
+    >>> zero_from_primal(1.0)
+    Array(0., dtype=float32)
+    """
+    def zero(x):
+        aval = get_aval(x).strip_weak_type()
+        if aval.dtype.kind in "biu":
+            aval = aval.update(dtype=float0)
+            if not symbolic_zeros:
+                return np.zeros(aval.shape, float0)
+        return SymbolicZero(aval) if symbolic_zeros else zeros(aval)
+    return tree_map(zero, val)

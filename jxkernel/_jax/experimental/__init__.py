@@ -1,0 +1,13 @@
+"""jxkernel.experimental, as jax.experimental: `io_callback`, for Python functions with
+side effects called from traced code.
+
+    >>> from jxkernel.experimental import io_callback
+    >>> io_callback(lambda x: x + 1, jxkernel.ShapeDtypeStruct((), jnp.int32), 1)
+    Array(2, dtype=int32)
+"""
+from ...core.lazy_names import module_aliases
+from ...lax.callbacks import io_callback  # noqa: F401
+
+# the experimental modules whose code is jxkernel's own, in the engine package it belongs to
+module_aliases(__name__, {"multihost_utils": "jxkernel.api.multihost_utils",
+                          "ode": "jxkernel.api.ode"})

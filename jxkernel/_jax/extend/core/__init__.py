@@ -1,0 +1,202 @@
+"""jxkernel.extend.core, as jax.extend.core: the jaxpr IR and primitives, for writing
+interpreters of jaxprs and primitives of one's own.
+
+The classes are the very ones `make_jaxpr` builds, so `type(v) is Literal` and
+`isinstance(eqn, JaxprEqn)` hold on what it returns:
+
+    >>> closed = jxkernel.make_jaxpr(lambda x: jnp.exp(x) * 2.0)(jnp.ones(3))
+    >>> eqn = closed.jaxpr.eqns[-1]
+    >>> eqn.primitive, [type(v).__name__ for v in eqn.invars]
+    (mul, ['Var', 'Literal'])
+    >>> jaxpr_as_fun(closed)(jnp.zeros(3))
+    [Array([2., 2., 2.], dtype=float32)]
+"""
+from __future__ import annotations
+
+import functools
+import weakref
+
+import numpy as np
+
+from ....core.avals import ShapedArray, get_aval
+from ....core.check import JaxprTypeError, check_jaxpr  # noqa: F401
+from ....core.errors import ConcretizationTypeError
+from ....core.interpret import eval_jaxpr
+from ....core.ir import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var, jaxpr_params  # noqa: F401
+from ....core.primitive import Primitive  # noqa: F401
+from ....core.staging import DebugInfo, JaxprTrace  # noqa: F401
+from ....core.trace import Trace, Tracer, current_trace, eval_trace, set_current_trace  # noqa: F401
+from ....transforms.ad_util import float0
+from . import primitives  # noqa: F401
+
+
+def jaxpr_as_fun(closed_jaxpr: ClosedJaxpr, *args):
+    """`closed_jaxpr` as a Python function returning the list of its outputs (evaluated by
+    the current trace, so it can be jitted, differentiated and vmapped)."""
+    return functools.partial(eval_jaxpr, closed_jaxpr.jaxpr, closed_jaxpr.consts, *args)
+
+
+def new_jaxpr_eqn(invars, outvars, primitive, params, effects, source_info=None, ctx=None):
+    """An equation `outvars = primitive[params] invars`. jxkernel tracks no effects, so an
+    equation with effects cannot be built here."""
+    if effects:
+        raise NotImplementedError(f"new_jaxpr_eqn: jxkernel does not track effects; got "
+                                  f"effects={effects!r} for primitive '{primitive}'. Pass an "
+                                  f"empty set.")
+    return JaxprEqn(invars, outvars, primitive, params, source_info)
+
+
+def jaxprs_in_params(params: dict):
+    """The Jaxprs held by an equation's params (a ClosedJaxpr gives its jaxpr)."""
+    for found in jaxpr_params(params):
+        yield found.jaxpr if isinstance(found, ClosedJaxpr) else found
+
+
+def subjaxprs(jaxpr: Jaxpr):
+    """The Jaxprs nested one level down in `jaxpr`'s equations (cond branches, scan bodies)."""
+    for eqn in jaxpr.eqns:
+        yield from jaxprs_in_params(eqn.params)
+
+
+def valid_jaxtype(x) -> bool:
+    """Whether `x` can be an argument of a transformed function (an array or a scalar)."""
+    try:
+        get_aval(x)
+    except TypeError:
+        return False
+    return True
+
+
+def primal_dtype_to_tangent_dtype(primal_dtype) -> np.dtype:
+    """float0 for integer and boolean primals (they have no tangents), else the same dtype."""
+    dtype = np.dtype(primal_dtype)
+    return float0 if dtype == np.bool_ or np.issubdtype(dtype, np.integer) else dtype
+
+
+def mapped_aval(size: int, axis: int | None, aval: ShapedArray) -> ShapedArray:
+    """The aval of one slice of `aval` along `axis` (of length `size`), as vmap sees it."""
+    if axis is None:
+        return aval
+    if aval.shape[axis] != size:
+        raise ValueError(f"mapped_aval: axis {axis} of {aval.str_short()} has size "
+                         f"{aval.shape[axis]}, not {size}")
+    return aval.update(shape=aval.shape[:axis] + aval.shape[axis + 1:])
+
+
+def unmapped_aval(size: int, axis: int | None, aval: ShapedArray) -> ShapedArray:
+    """`aval` with an axis of length `size` inserted at `axis`, as vmap's results have."""
+    if axis is None:
+        return aval
+    return aval.update(shape=aval.shape[:axis] + (size,) + aval.shape[axis:])
+
+
+def concrete_or_error(force, val, context: str = ""):
+    """`force(val)` (or `val` when `force` is None) for a concrete value; a traced value
+    without one raises ConcretizationTypeError mentioning `context`."""
+    if isinstance(val, Tracer):
+        concrete = val.to_concrete_value()
+        if concrete is None:
+            raise ConcretizationTypeError(val, f"{context}\n" if context else "")
+        val = concrete
+    return val if force is None else force(val)
+
+
+# ------------------------------------------------------------------ effects
+class Effect:
+    """A kind of side effect an equation may have. jxkernel tracks none in its jaxprs (its
+    side effects are callbacks ordered by their tokens); libraries subclass this to name
+    their own."""
+
+
+Effects = set
+no_effects: frozenset = frozenset()
+
+
+class EffectTypeSet:
+    """A set of effect classes (an effect is in it if its class or a base class is)."""
+
+    def __init__(self):
+        self._types: set = set()
+
+    def add_type(self, effect_type: type) -> None:
+        self._types.add(effect_type)
+
+    def contains(self, effect) -> bool:
+        return any(isinstance(effect, t) for t in self._types)
+
+    def filter_in(self, effects):
+        return [e for e in effects if self.contains(e)]
+
+    def filter_not_in(self, effects):
+        return [e for e in effects if not self.contains(e)]
+
+
+# effects allowed in the bodies of cond, scan and while_loop
+control_flow_allowed_effects = EffectTypeSet()
+
+
+# ------------------------------------------------------------------ traces
+class OpaqueTraceState:
+    """Which trace is current, compared by identity and nothing else (Flax checks that a
+    module is used under the trace it was made in)."""
+    __slots__ = ("_trace_ref", "convention")
+
+    def __init__(self, trace, convention):
+        self._trace_ref, self.convention = weakref.ref(trace), convention
+
+    def __eq__(self, other):
+        # weakrefs compare their live referents, and after the trace is gone are equal only
+        # if the same weakref (CPython hands out one per object): a state taken under a trace
+        # stays equal to another taken under it, as in JAX
+        return isinstance(other, OpaqueTraceState) and self._trace_ref == other._trace_ref
+
+    def __hash__(self):
+        return hash(self._trace_ref)
+
+    def __repr__(self):
+        return f"OpaqueTraceState({self._trace_ref()!r})"
+
+
+def get_opaque_trace_state(convention=None) -> OpaqueTraceState:
+    """The current trace, as an opaque value that is equal only to another taken under it.
+
+    >>> get_opaque_trace_state() == get_opaque_trace_state()
+    True
+    >>> outer = get_opaque_trace_state()
+    >>> jax.jit(lambda x: get_opaque_trace_state() == outer)(1.0)
+    Array(False, dtype=bool)
+    """
+    return OpaqueTraceState(current_trace(), convention)
+
+
+def find_top_trace(xs) -> Trace:
+    """The innermost trace among the tracers in `xs` (a flat sequence), else the current one."""
+    traces = [x._trace for x in xs if isinstance(x, Tracer)]
+    return max(traces, key=lambda t: t.level) if traces else current_trace()
+
+
+def take_current_trace():
+    """``with take_current_trace() as t:`` the current trace, with the evaluation trace
+    current inside the block (so a rule can bind on its parent explicitly)."""
+    return _TakeCurrentTrace()
+
+
+class _TakeCurrentTrace:
+    def __enter__(self):
+        self.trace = current_trace()
+        self.inner = set_current_trace(eval_trace)
+        self.inner.__enter__()
+        return self.trace
+
+    def __exit__(self, *exc):
+        self.inner.__exit__(*exc)
+
+
+def unsafe_am_i_under_a_jit_DO_NOT_USE() -> bool:
+    """Whether some enclosing trace stages a jaxpr (jit, make_jaxpr, a control-flow body)."""
+    t = current_trace()
+    while t is not None:
+        if isinstance(t, JaxprTrace):
+            return True
+        t = t.parent
+    return False

@@ -1,0 +1,83 @@
+"""jxkernel.interpreters.mlir, as jax.interpreters.mlir: how primitives compile.
+
+jxkernel writes StableHLO as text, not through MLIR's Python bindings. A registered rule
+may build elementwise operations with `jax._src.lib.mlir.dialects.hlo` (`hlo.AddOp(x,
+y).result`, as JAX's primitives guide does; they are appended to the block being lowered),
+and may return JAX's one-element list; for anything else, lower a primitive as a function
+of existing operations:
+
+    >>> from jxkernel.extend.core import Primitive
+    >>> axpy_p = Primitive("axpy_mlir_doc")
+    >>> _ = axpy_p.def_abstract_eval(lambda a, x, y: y)
+    >>> register_lowering(axpy_p, lower_fun(lambda a, x, y: a * x + y, multiple_results=False))
+    >>> jax.jit(axpy_p.bind)(2.0, jnp.ones(2), jnp.ones(2))
+    Array([3., 3.], dtype=float32)
+"""
+from ...core.primitive import lowering_rules, platform_lowering_rules
+from ...lax import _lowering
+
+
+def emit_python_callback(ctx, callback, token, operands, operand_avals, result_avals, *,
+                         has_side_effect, returns_token=True, partitioned=False, sharding=None):
+    """Emit a call of `callback` on the host from a lowering rule: (results, token,
+    keepalive), as JAX's (see jxkernel.lax.callbacks.emit_python_callback)."""
+    from ...lax.callbacks import emit_python_callback as emit  # callbacks load on first use
+    return emit(ctx, callback, token, operands, operand_avals, result_avals,
+                has_side_effect=has_side_effect, returns_token=returns_token,
+                partitioned=partitioned, sharding=sharding)
+
+
+def lower_fun(fun, multiple_results: bool = True):
+    """A lowering rule that traces `fun(*args, **params)`, written with jax.numpy/lax
+    operations, and compiles it in place of the primitive."""
+    return _lowering.lower_fun(fun, multiple_results)
+
+
+_rule_contexts: list = []
+
+
+def current_rule_context():
+    """The LoweringRuleContext of the registered rule running now (None outside one): where
+    jax._src.lib.mlir.dialects.hlo's builders append their operations."""
+    return _rule_contexts[-1] if _rule_contexts else None
+
+
+def _with_context(prim, rule):
+    """`rule` run with its context current; a JAX-style rule's one-element list of results
+    for a single-result primitive is that result (JAX's rules always return a list)."""
+    def run(ctx, *args, **params):
+        _rule_contexts.append(ctx)
+        try:
+            out = rule(ctx, *args, **params)
+        finally:
+            _rule_contexts.pop()
+        if not prim.multiple_results and isinstance(out, (list, tuple)) and len(out) == 1:
+            return out[0]
+        return out
+    return run
+
+
+def register_lowering(prim, rule, platform: str | None = None, inline: bool = True,
+                      cacheable: bool = True) -> None:
+    """Compile `prim` with `rule` on `platform` ("cpu", "cuda", "rocm", "tpu"), or on all.
+    (jxkernel always lowers rules inline, so `inline` and `cacheable` change nothing.)"""
+    rule = _with_context(prim, rule)
+    if platform is None:
+        lowering_rules[prim] = rule
+        return
+    by_platform = platform_lowering_rules.setdefault(prim, {})
+    by_platform[platform] = rule
+    lowering_rules[prim] = _platform_dispatch(prim, by_platform)
+
+# what ctx.platform says for each name register_lowering accepts
+_ALIASES = {"cuda": "gpu", "rocm": "gpu"}
+
+
+def _platform_dispatch(prim, by_platform):
+    def rule(ctx, *args, **params):
+        for platform, platform_rule in by_platform.items():
+            if _ALIASES.get(platform, platform) == ctx.platform or platform == ctx.platform:
+                return platform_rule(ctx, *args, **params)
+        raise NotImplementedError(f"MLIR translation rule for primitive '{prim.name}' not "
+                                  f"found for platform {ctx.platform}")
+    return rule

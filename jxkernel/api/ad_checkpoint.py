@@ -1,0 +1,114 @@
+"""jxkernel.ad_checkpoint, as jax.ad_checkpoint: checkpoint (remat), checkpoint_name and the
+checkpoint policies, which choose the intermediates the backward pass keeps.
+
+    >>> from jxkernel.ad_checkpoint import checkpoint, checkpoint_name, checkpoint_policies
+    >>> f = checkpoint(lambda x: jnp.sin(jnp.sin(x)), policy=checkpoint_policies.dots_saveable)
+
+`print_saved_residuals(f, *args)` lists what the backward pass of `f` keeps, and where each
+value comes from.
+"""
+from ..core.ir import Literal
+from ..lax.elementwise import reduce_precision_p
+from ..transforms.ad import linearize_flat
+from ..transforms.api_util import flatten_fun
+from ..transforms.batching import _arg_names
+from ..transforms.jit_primitive import jit_p
+from ..transforms.make_jaxpr import make_jaxpr
+from .remat import (  # noqa: F401
+    checkpoint,
+    checkpoint_dots,
+    checkpoint_dots_with_no_batch_dims,
+    checkpoint_name,
+    checkpoint_policies,
+    dots_saveable,
+    dots_with_no_batch_dims_saveable,
+    everything_saveable,
+    name_p,
+    nothing_saveable,
+    remat,
+    remat_p,
+    save_any_names_but_these,
+    save_anything_except_these_names,
+    save_from_both_policies,
+    save_only_these_names,
+)
+from ..tree_util import tree_flatten
+
+
+def saved_residuals(f, *args, **kwargs) -> list:
+    """(aval, where it comes from) for each value reverse-mode differentiation of `f` at
+    `args` keeps for the backward pass: what a checkpoint policy decides about."""
+    leaves, in_tree = tree_flatten((args, kwargs))
+    names = _arg_names(f, args, kwargs)
+
+    flat_f, _ = flatten_fun(lambda a, kw: f(*a, **kw), in_tree)
+    closed = make_jaxpr(lambda *xs: list(linearize_flat(flat_f, xs)[1].consts))(*leaves)
+    return _residual_sources(closed.jaxpr, names)
+
+
+def _residual_sources(jaxpr, arg_names) -> list:
+    """JAX's order: literals, constants, arguments, then results in equation order; each
+    value once, traced through jit and checkpoint equations to where it is computed."""
+    producers = {v: (i, eqn) for i, eqn in enumerate(jaxpr.eqns) for v in eqn.outvars}
+    rounded = {e.outvars[0]: e.invars[0] for e in jaxpr.eqns if e.primitive is reduce_precision_p}
+    consts, args = {v: i for i, v in enumerate(jaxpr.constvars)}, \
+        {v: i for i, v in enumerate(jaxpr.invars)}
+    found = {}
+    for n, atom in enumerate(jaxpr.outvars):
+        if isinstance(atom, Literal):
+            found[(0, n)] = (atom.aval, "from a literal")
+            continue
+        atom = rounded.get(atom, atom)      # rounding only: the operand is what is kept
+        key, text = _outer_source(atom, producers, consts, args, arg_names)
+        found.setdefault(key, (atom.aval, text))
+    return [found[k] for k in sorted(found)]
+
+
+def _outer_source(var, producers, consts, args, arg_names) -> tuple:
+    if var in consts:
+        return (1, consts[var]), "from a constant"
+    if var in args:
+        return (2, args[var]), f"from the argument {arg_names[args[var]]}"
+    i, eqn = producers[var]
+    inner = _forwarded_input(eqn, eqn.outvars.index(var))
+    if inner is not None:               # a call returning one of its inputs as it is
+        return _outer_source(inner, producers, consts, args, arg_names)
+    return (3, i, eqn.outvars.index(var)), _produced_by(eqn, eqn.outvars.index(var))
+
+
+def _call_jaxpr(eqn):
+    jaxpr = eqn.params.get("jaxpr") if eqn.primitive in (jit_p, remat_p) else None
+    return getattr(jaxpr, "jaxpr", jaxpr)
+
+
+def _forwarded_input(eqn, index):
+    """The outer operand a jit/checkpoint equation returns unchanged as result `index`."""
+    inner = _call_jaxpr(eqn)
+    if inner is None or inner.outvars[index] not in inner.invars:
+        return None
+    return eqn.invars[inner.invars.index(inner.outvars[index])]
+
+
+def _produced_by(eqn, index) -> str:
+    where = eqn.source_info if eqn.source_info is not None else "unknown"
+    if eqn.primitive is name_p:
+        return f"named '{eqn.params['name']}' from {where}"
+    if eqn.primitive is jit_p:
+        return f"output of jitted function '{eqn.params['name']}' from {where}"
+    if eqn.primitive is remat_p:        # JAX inlines the saved part of a checkpoint
+        inner = _call_jaxpr(eqn)
+        for inner_eqn in inner.eqns:
+            if inner.outvars[index] in inner_eqn.outvars:
+                return _produced_by(inner_eqn, inner_eqn.outvars.index(inner.outvars[index]))
+    return f"output of {eqn.primitive.name} from {where}"
+
+
+def print_saved_residuals(f, *args, **kwargs) -> None:
+    """Print what `saved_residuals` finds, one residual a line, as JAX does.
+
+    >>> print_saved_residuals(lambda x, y: jnp.sum(x * y), jnp.ones(3), jnp.float32(2.0))
+    f32[3] from the argument x
+    f32[] from the argument y
+    """
+    for aval, source in saved_residuals(f, *args, **kwargs):
+        print(f"{aval.str_short()} {source}")

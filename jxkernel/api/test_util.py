@@ -1,0 +1,116 @@
+"""check_grads: compare derivatives with finite differences, as jax.test_util does.
+
+    >>> check_grads(jnp.sin, (0.5,), order=2)        # raises AssertionError on a mismatch
+
+Forward mode: the JVP along a random direction against a central difference.
+Reverse mode: the VJP against the JVP by the dot-product test
+<vjp(ct), t> == <ct, jvp(t)>. Higher orders apply the same checks to the
+derivative functions themselves.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.avals import get_aval
+from ..transforms.ad_util import float0
+from ..transforms.ad import jvp, vjp
+from ..tree_util import tree_flatten, tree_map, tree_unflatten
+
+_EPS = {np.dtype(np.float16): 2e-2, dtypes.bfloat16: 2e-1, np.dtype(np.float32): 1e-3,
+        np.dtype(np.float64): 1e-5}
+_TOL = {np.dtype(np.float16): 5e-2, dtypes.bfloat16: 3e-1, np.dtype(np.float32): 2e-2,
+        np.dtype(np.float64): 1e-5}
+
+
+def _np(x):
+    dtype = np.asarray(x).dtype
+    if dtype == float0:                     # the tangent of an integer value: zero
+        return np.zeros(np.shape(x))
+    return np.asarray(x, dtype=np.result_type(dtype, np.float64)
+                      if dtype.kind not in "c" else np.complex128)
+
+
+def _conj(x):
+    return x if np.asarray(x).dtype == float0 else np.conj(x)
+
+
+def _random_like(rng, x):
+    if not dtypes.is_inexact(np.asarray(x).dtype):  # integer/bool values have float0 tangents
+        return np.zeros(np.shape(x), float0)
+    aval = get_aval(x)
+    value = rng.standard_normal(aval.shape)
+    if dtypes.is_complex(aval.dtype):
+        value = value + 1j * rng.standard_normal(aval.shape)
+    return np.asarray(value, dtype=aval.dtype)
+
+
+def _inner(xs, ys):
+    return sum(np.vdot(_np(x).ravel(), _np(y).ravel()).real for x, y in zip(xs, ys))
+
+
+def _tol(args, given, table):
+    if given is not None:
+        return given
+    kinds = [np.dtype(get_aval(a).dtype) for a in tree_flatten(args)[0]]
+    return max((table.get(k, table[np.dtype(np.float32)]) for k in kinds), default=1e-3)
+
+
+def check_jvp(f, args, atol=None, rtol=None, eps=None, rng=None):
+    """The JVP of `f` at `args` along a random direction matches a central difference."""
+    rng = rng or np.random.default_rng(0)
+    eps = _tol(args, eps, _EPS)
+    atol, rtol = _tol(args, atol, _TOL), _tol(args, rtol, _TOL)
+    tangents = tree_map(lambda x: _random_like(rng, x), args)
+    _, out_t = jvp(f, args, tangents)
+    leaves, tree = tree_flatten(args)
+    t_leaves = tree_flatten(tangents)[0]
+    plus = tree_unflatten(tree, [_np(x) + eps / 2 * _np(t) for x, t in zip(leaves, t_leaves)])
+    minus = tree_unflatten(tree, [_np(x) - eps / 2 * _np(t) for x, t in zip(leaves, t_leaves)])
+    cast = lambda tr: tree_map(lambda v, x: np.asarray(v, get_aval(x).dtype), tr, args)
+    f_plus, f_minus = (tree_flatten(f(*cast(p)))[0] for p in (plus, minus))
+    for got, hi, lo in zip(tree_flatten(out_t)[0], f_plus, f_minus):
+        numeric = (_np(hi) - _np(lo)) / eps
+        np.testing.assert_allclose(_np(got), numeric, atol=atol, rtol=rtol,
+                                   err_msg="JVP does not match finite differences")
+
+
+def check_vjp(f, args, atol=None, rtol=None, rng=None):
+    """The VJP of `f` at `args` agrees with its JVP: <t, vjp(ct)> == <jvp(t), ct> (real part of
+    the complex inner product, with JAX's conjugation convention)."""
+    rng = rng or np.random.default_rng(1)
+    atol, rtol = _tol(args, atol, _TOL), _tol(args, rtol, _TOL)
+    out, f_vjp = vjp(f, *args)
+    cotangent = tree_map(lambda x: _random_like(rng, x), out)
+    tangents = tree_map(lambda x: _random_like(rng, x), args)
+    _, out_t = jvp(f, args, tangents)
+    # JAX's convention for complex values: the cotangent map is conj(vjp(conj(ct)))
+    pulled = tree_flatten(f_vjp(tree_map(_conj, cotangent)))[0]
+    lhs = _inner(tree_flatten(tangents)[0], [np.conj(_np(c)) for c in pulled])
+    rhs = _inner(tree_flatten(out_t)[0], tree_flatten(cotangent)[0])
+    np.testing.assert_allclose(lhs, rhs, atol=atol * max(1.0, abs(rhs)), rtol=rtol,
+                               err_msg="VJP disagrees with JVP (dot-product test)")
+
+
+def check_grads(f, args, order, modes=("fwd", "rev"), atol=None, rtol=None, eps=None):
+    """Check derivatives of `f` at `args` up to `order` in the given modes."""
+    args = tuple(args)
+    for mode in modes:
+        if mode not in ("fwd", "rev"):
+            raise ValueError(f"Unknown mode {mode!r}; expected 'fwd' or 'rev'")
+
+    def check(fun, order_left):
+        if "fwd" in modes:
+            check_jvp(fun, args, atol, rtol, eps)
+        if "rev" in modes:
+            check_vjp(fun, args, atol, rtol)
+        if order_left > 1:
+            rng = np.random.default_rng(order_left)
+            if "fwd" in modes:
+                tangents = tree_map(lambda x: _random_like(rng, x), args)
+                check(lambda *xs: jvp(fun, xs, tangents)[1], order_left - 1)
+            if "rev" in modes:
+                out = fun(*args)
+                ct = tree_map(lambda x: _random_like(rng, x), out)
+                check(lambda *xs: vjp(fun, *xs)[1](ct), order_left - 1)
+    check(f, order)

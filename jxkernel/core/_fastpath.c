@@ -1,0 +1,816 @@
+/* jxkernel's compiled cache hit: jit's last hit, an eager primitive's last run, and the
+   entry points in front of them, in C.
+
+   Built at install by hatch_build.py (a hatchling build hook: `pip install .`, `uv pip
+   install -e .`, a wheel) with the interpreter's C compiler against the CPython C API alone
+   (no Cython, nanobind or PyO3: a compiler and Python's headers are all a fresh machine has),
+   as jxkernel/core/_fastpath<EXT_SUFFIX>, and loaded by jxkernel/core/native.py; where it
+   was not built (no compiler, Windows, Pyodide, a free-threaded Python) or
+   JXKERNEL_FASTPATH=0, the Python methods it stands in front of run alone, doing the same
+   work. docs/jaxlib.md "Execution and dispatch cost" says what it saves.
+
+   Two kinds of object:
+
+   - A Hit holds what a hit needs: the argument types (avals) and the first buffer's sharding
+     object it last saw, the config generation it ran under, the executable's
+     execute_sharded, its result handlers and output avals. Calling it checks the arguments
+     against that signature and, if they match, runs the executable and wraps its buffers in
+     Arrays; if they do not, it returns the MISS object given to setup() and the caller takes
+     its Python path. Errors (from jaxlib or a comparison) propagate; the caller then takes
+     its Python path too, which raises the error with jxkernel's message.
+   - An EntryPoint is a method chosen in its class's body (`bind = native.bind(_python_bind)
+     if native else _python_bind`): it tries the Hit its object last made and otherwise calls
+     the Python function it was made with (its fallback) with the same arguments. It is a
+     method descriptor (Py_TPFLAGS_METHOD_DESCRIPTOR, vectorcall), so `prim.bind(x)` and
+     `f(x)` reach it with no bound-method object, as they reach a Python function.
+
+   What it reads of Python objects, all of it given to setup() or to an entry point's
+   constructor by the module that owns the object (xla/fastpath.py, the class bodies):
+   config._generation (identity only), ctx.trace (identity against eval_trace), Array's slots
+   `_buf`, `aval`, `_npy` (offsets found from their member descriptors at setup, and checked to
+   be object slots), a buffer's `_sharding` and `block_until_ready()`, the result of
+   execute_sharded's `consume_with_handlers(handlers)`, a jit cache entry's `hits`, the
+   `native` attribute (a Hit or None) of a LastHit (transforms/jit_cache.py) and of a _LastRun
+   (xla/dispatch.py), the dict named by jit_call's `last_hits` on a jitted function.
+
+   C-API checked against the documentation and headers of Python 3.11, 3.12 and 3.13:
+   - Py_TPFLAGS_METHOD_DESCRIPTOR (3.8), Py_TPFLAGS_HAVE_VECTORCALL (public name since 3.9,
+     in the limited API since 3.12, which also drops it from a heap type whose __call__ is
+     reassigned: EntryPoint is a static type), tp_vectorcall_offset, PyVectorcall_Call,
+     PyVectorcall_NARGS, PY_VECTORCALL_ARGUMENTS_OFFSET (passed on to the fallback unchanged),
+     PyObject_Vectorcall (3.9), PyObject_CallOneArg, PyObject_CallMethodNoArgs and
+     PyObject_CallMethodOneArg (3.9), Py_NewRef (3.10), Py_XSETREF (public in 3.12, a macro
+     of cpython/object.h before), Py_IS_TYPE (3.9), PyModule_AddObjectRef (3.10),
+     PyMethod_New, PyDict_GetItemWithError (a borrowed reference: each is taken (INCREF)
+     before anything that could run Python code), PyArg_ParseTupleAndKeywords (3.13 takes
+     `char * const *` keywords: a `char *[]` converts).
+   - PyMemberDef's type codes: T_OBJECT_EX and READONLY from structmember.h before 3.12,
+     Py_T_OBJECT_EX and Py_READONLY from Python.h since (the old names are deprecated).
+   - PyMemberDescrObject and its d_member (cpython/descrobject.h, the non-limited API, the same
+     in 3.11-3.13): how setup() finds Array's slot offsets.
+   - Python 3.13's Python.h no longer includes <stddef.h> (offsetof): included here (built
+     before with 3.11's headers alone, the file failed to compile on 3.13, and jxkernel ran its
+     Python path there without a word; found by building it with 3.13.0 and 3.12.1).
+   - Not built for a free-threaded Python (Py_GIL_DISABLED, 3.13t): the borrowed dict
+     references and the unlocked reads of slots assume the GIL. hatch_build.py skips it there
+     and the #error below stops a build by hand. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stddef.h>       /* offsetof: Python.h includes it before 3.13, not since */
+/* Python 3.12 moved PyMemberDef's type codes and flags into Python.h as Py_T_OBJECT_EX and
+   Py_READONLY; structmember.h's old names are deprecated there. Before 3.12 they come from
+   structmember.h under the old names. */
+#ifdef Py_GIL_DISABLED
+#error "jxkernel's fast path assumes the GIL (borrowed dict references): not for free-threaded Python"
+#endif
+#if PY_VERSION_HEX < 0x030C0000
+#include <structmember.h>
+#define Py_T_OBJECT_EX T_OBJECT_EX
+#define Py_READONLY READONLY
+#endif
+
+static PyObject *config_obj, *ctx_obj, *eval_trace, *miss;
+static PyTypeObject *array_type;
+static Py_ssize_t off_buf, off_aval, off_npy;   /* Array's slots, found from its descriptors */
+static PyObject *s_generation, *s_trace, *s_sharding, *s_consume, *s_hits, *one;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *avals;        /* tuple of the arguments' avals */
+    PyObject *where;        /* the first buffer's _sharding object */
+    PyObject *generation;   /* config._generation when made (settable) */
+    PyObject *execute;      /* the loaded executable's execute_sharded */
+    PyObject *handlers;     /* list of result handlers */
+    PyObject *out_avals;    /* tuple of output avals */
+    PyObject *finish;       /* None: return the list; else called on it (unflatten, itemgetter) */
+    PyObject *entry;        /* None, or the jit cache entry whose `hits` to count */
+    PyObject *params;       /* None (jit), or the eager primitive's params dict */
+    int check_trace;        /* jit: only at the top level (ctx.trace is eval_trace) */
+    PyObject *kinds;        /* None (all Arrays), or per argument None or a Python scalar type */
+    PyObject *put;          /* None, or put(scalar, where) -> the scalar's buffer */
+    Py_ssize_t first_array; /* the argument whose buffer's sharding is `where` (-1: none) */
+    PyObject *consts;       /* tuple of buffers passed before the arguments (closed-over) */
+    int alike;              /* eager, two operands of one type: 1 (integers) or 2 (inexact) */
+} Hit;
+
+static int
+slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *offset)
+{
+    PyObject *d = PyObject_GetAttrString((PyObject *)type, name);
+    if (d == NULL)
+        return -1;
+    if (!Py_IS_TYPE(d, &PyMemberDescr_Type) ||
+            ((PyMemberDescrObject *)d)->d_member->type != Py_T_OBJECT_EX) {
+        Py_DECREF(d);
+        PyErr_Format(PyExc_TypeError, "%s.%s is not a slot", type->tp_name, name);
+        return -1;
+    }
+    *offset = ((PyMemberDescrObject *)d)->d_member->offset;
+    Py_DECREF(d);
+    return 0;
+}
+
+#define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
+
+static PyObject *last_runs, *impl_rules;       /* dispatch's {primitive: _LastRun}, rules */
+
+/* setup(config, ctx, eval_trace, miss, array_type, last_runs, impl_rules): what the Hits and
+   entry points read, given once by xla/fastpath.py; before it every entry point falls back. */
+static PyObject *
+setup(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kw[] = {"config", "ctx", "eval_trace", "miss", "array_type", "last_runs",
+                         "impl_rules", NULL};
+    PyObject *cfg, *ctx, *ev, *m, *at, *runs, *impls;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOO!O!O!", kw, &cfg, &ctx, &ev, &m,
+                                     &PyType_Type, &at, &PyDict_Type, &runs, &PyDict_Type,
+                                     &impls))
+        return NULL;
+    if (slot_offset((PyTypeObject *)at, "_buf", &off_buf) < 0 ||
+            slot_offset((PyTypeObject *)at, "aval", &off_aval) < 0 ||
+            slot_offset((PyTypeObject *)at, "_npy", &off_npy) < 0)
+        return NULL;
+    Py_XSETREF(config_obj, Py_NewRef(cfg));
+    Py_XSETREF(ctx_obj, Py_NewRef(ctx));
+    Py_XSETREF(eval_trace, Py_NewRef(ev));
+    Py_XSETREF(miss, Py_NewRef(m));
+    Py_XSETREF(last_runs, Py_NewRef(runs));
+    Py_XSETREF(impl_rules, Py_NewRef(impls));
+    Py_XSETREF(array_type, (PyTypeObject *)Py_NewRef(at));
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+hit_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kw[] = {"avals", "where", "generation", "execute", "handlers", "out_avals",
+                         "finish", "entry", "params", "check_trace", "kinds", "put", "consts",
+                         "alike", NULL};
+    PyObject *avals, *where, *gen, *execute, *handlers, *out_avals, *finish, *entry, *params;
+    PyObject *kinds = Py_None, *put = Py_None, *consts = NULL;
+    int check_trace, alike = 0;
+    if (array_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "_fastpath.setup() was not called");
+        return NULL;
+    }
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OOOO!O!OOOp|OOO!i", kw, &PyTuple_Type,
+                                     &avals, &where, &gen, &execute, &PyList_Type, &handlers,
+                                     &PyTuple_Type, &out_avals, &finish, &entry, &params,
+                                     &check_trace, &kinds, &put, &PyTuple_Type, &consts,
+                                     &alike))
+        return NULL;
+    if (PyList_GET_SIZE(handlers) != PyTuple_GET_SIZE(out_avals) ||
+            PyTuple_GET_SIZE(avals) == 0) {
+        PyErr_SetString(PyExc_ValueError, "Hit: one handler per output, at least one argument");
+        return NULL;
+    }
+    Py_ssize_t first_array = 0;
+    if (kinds != Py_None) {
+        if (!PyTuple_Check(kinds) || PyTuple_GET_SIZE(kinds) != PyTuple_GET_SIZE(avals) ||
+                !PyCallable_Check(put)) {
+            PyErr_SetString(PyExc_ValueError, "Hit: one kind per argument, and a put");
+            return NULL;
+        }
+        first_array = -1;
+        for (Py_ssize_t i = PyTuple_GET_SIZE(kinds) - 1; i >= 0; i--)
+            if (PyTuple_GET_ITEM(kinds, i) == Py_None)
+                first_array = i;
+    }
+    Hit *h = (Hit *)type->tp_alloc(type, 0);
+    if (h == NULL)
+        return NULL;
+    h->avals = Py_NewRef(avals);
+    h->where = Py_NewRef(where);
+    h->generation = Py_NewRef(gen);
+    h->execute = Py_NewRef(execute);
+    h->handlers = Py_NewRef(handlers);
+    h->out_avals = Py_NewRef(out_avals);
+    h->finish = Py_NewRef(finish);
+    h->entry = Py_NewRef(entry);
+    h->params = Py_NewRef(params);
+    h->check_trace = check_trace;
+    h->kinds = Py_NewRef(kinds);
+    h->put = Py_NewRef(put);
+    h->first_array = first_array;
+    h->alike = alike;
+    h->consts = consts != NULL ? Py_NewRef(consts) : PyTuple_New(0);
+    if (h->consts == NULL) {
+        Py_DECREF(h);
+        return NULL;
+    }
+    return (PyObject *)h;
+}
+
+static int
+hit_traverse(Hit *h, visitproc visit, void *arg)
+{
+    Py_VISIT(h->avals); Py_VISIT(h->where); Py_VISIT(h->generation); Py_VISIT(h->execute);
+    Py_VISIT(h->handlers); Py_VISIT(h->out_avals); Py_VISIT(h->finish); Py_VISIT(h->entry);
+    Py_VISIT(h->params); Py_VISIT(h->kinds); Py_VISIT(h->put); Py_VISIT(h->consts);
+    return 0;
+}
+
+static int
+hit_clear(Hit *h)
+{
+    Py_CLEAR(h->avals); Py_CLEAR(h->where); Py_CLEAR(h->generation); Py_CLEAR(h->execute);
+    Py_CLEAR(h->handlers); Py_CLEAR(h->out_avals); Py_CLEAR(h->finish); Py_CLEAR(h->entry);
+    Py_CLEAR(h->params); Py_CLEAR(h->kinds); Py_CLEAR(h->put); Py_CLEAR(h->consts);
+    return 0;
+}
+
+static void
+hit_dealloc(Hit *h)
+{
+    PyObject_GC_UnTrack(h);
+    hit_clear(h);
+    Py_TYPE(h)->tp_free((PyObject *)h);
+}
+
+/* 1 if `args` (n Arrays) match the hit's signature, 0 if not, -1 on error. */
+static int
+matches(Hit *h, PyObject *const *args, Py_ssize_t n)
+{
+    if (PyTuple_GET_SIZE(h->avals) != n)
+        return 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *a = args[i];
+        if (h->kinds != Py_None) {            /* a Python scalar of its very type here? */
+            PyObject *kind = PyTuple_GET_ITEM(h->kinds, i);
+            if (kind != Py_None) {
+                if ((PyObject *)Py_TYPE(a) != kind)
+                    return 0;
+                continue;                     /* (its aval follows from type and config) */
+            }
+        }
+        if (Py_TYPE(a) != array_type)
+            return 0;
+        PyObject *aval = SLOT(a, off_aval), *want = PyTuple_GET_ITEM(h->avals, i);
+        if (aval == NULL || SLOT(a, off_buf) == NULL)
+            return 0;
+        if (aval != want) {
+            int eq = PyObject_RichCompareBool(aval, want, Py_EQ);
+            if (eq <= 0)
+                return eq;
+        }
+    }
+    if (h->first_array < 0)                   /* scalars alone: the default device's */
+        return 1;
+    PyObject *sharding = PyObject_GetAttr(SLOT(args[h->first_array], off_buf), s_sharding);
+    if (sharding == NULL)
+        return -1;
+    int same = sharding == h->where;
+    Py_DECREF(sharding);
+    return same;
+}
+
+static PyObject *
+run(Hit *h, PyObject *const *args, Py_ssize_t n)
+{
+    Py_ssize_t c = PyTuple_GET_SIZE(h->consts);
+    PyObject *bufs = PyList_New(c + n);
+    if (bufs == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < c; i++)
+        PyList_SET_ITEM(bufs, i, Py_NewRef(PyTuple_GET_ITEM(h->consts, i)));
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *buf;
+        if (h->kinds != Py_None && PyTuple_GET_ITEM(h->kinds, i) != Py_None) {
+            buf = PyObject_CallFunctionObjArgs(h->put, args[i], h->where, NULL);
+            if (buf == NULL) {
+                Py_DECREF(bufs);
+                return NULL;
+            }
+        } else {
+            buf = Py_NewRef(SLOT(args[i], off_buf));
+        }
+        PyList_SET_ITEM(bufs, c + i, buf);
+    }
+    PyObject *results = PyObject_CallOneArg(h->execute, bufs);
+    Py_DECREF(bufs);
+    if (results == NULL)
+        return NULL;
+    PyObject *outs = PyObject_CallMethodOneArg(results, s_consume, h->handlers);
+    Py_DECREF(results);
+    if (outs == NULL)
+        return NULL;
+    Py_ssize_t m = PyTuple_GET_SIZE(h->out_avals);
+    if (!PyList_Check(outs) || PyList_GET_SIZE(outs) != m) {
+        Py_DECREF(outs);
+        PyErr_SetString(PyExc_RuntimeError, "consume_with_handlers gave an unexpected result");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < m; i++) {      /* wrap each buffer in an Array, in place */
+        PyObject *array = array_type->tp_alloc(array_type, 0);
+        if (array == NULL) {
+            Py_DECREF(outs);
+            return NULL;
+        }
+        SLOT(array, off_buf) = Py_NewRef(PyList_GET_ITEM(outs, i));
+        SLOT(array, off_aval) = Py_NewRef(PyTuple_GET_ITEM(h->out_avals, i));
+        SLOT(array, off_npy) = Py_NewRef(Py_None);
+        PyList_SetItem(outs, i, array);       /* steals array, drops the buffer's reference */
+    }
+    return outs;
+}
+
+static int
+count_hit(PyObject *entry)
+{
+    PyObject *hits = PyObject_GetAttr(entry, s_hits);
+    if (hits == NULL)
+        return -1;
+    PyObject *more = PyNumber_Add(hits, one);
+    Py_DECREF(hits);
+    if (more == NULL)
+        return -1;
+    int rc = PyObject_SetAttr(entry, s_hits, more);
+    Py_DECREF(more);
+    return rc;
+}
+
+/* The hit on n arguments (params: the eager call's, NULL for jit): the results, a new
+   reference to MISS where the arguments or the config do not match, or NULL on an error. */
+static PyObject *
+hit_run(Hit *h, PyObject *const *args, Py_ssize_t n, PyObject *params)
+{
+    PyObject *gen = PyObject_GetAttr(config_obj, s_generation);
+    if (gen == NULL)
+        return NULL;
+    Py_DECREF(gen);                               /* (only its identity is compared) */
+    if (gen != h->generation)
+        return Py_NewRef(miss);
+    if (h->check_trace) {
+        PyObject *trace = PyObject_GetAttr(ctx_obj, s_trace);
+        if (trace == NULL)
+            return NULL;
+        Py_DECREF(trace);
+        if (trace != eval_trace)
+            return Py_NewRef(miss);
+    }
+    int ok = matches(h, args, n);
+    if (ok <= 0)
+        return ok < 0 ? NULL : Py_NewRef(miss);
+    if (h->params != Py_None) {
+        if (params == NULL)
+            return Py_NewRef(miss);
+        if (params != h->params) {
+            int eq = PyObject_RichCompareBool(params, h->params, Py_EQ);
+            if (eq <= 0)
+                return eq < 0 ? NULL : Py_NewRef(miss);
+        }
+    }
+    if (h->entry != Py_None && count_hit(h->entry) < 0)
+        return NULL;
+    PyObject *outs = run(h, args, n);
+    if (outs == NULL || h->finish == Py_None)
+        return outs;
+    PyObject *result = PyObject_CallOneArg(h->finish, outs);
+    Py_DECREF(outs);
+    return result;
+}
+
+/* hit(args) for jit, hit(args, params) for an eager primitive. */
+static PyObject *
+hit_call(Hit *h, PyObject *call_args, PyObject *kwds)
+{
+    PyObject *args, *params = NULL;
+    if (!PyArg_UnpackTuple(call_args, "Hit", 1, 2, &args, &params))
+        return NULL;
+    if (!PyTuple_Check(args))
+        return Py_NewRef(miss);
+    return hit_run(h, PySequence_Fast_ITEMS(args), PyTuple_GET_SIZE(args), params);
+}
+
+static PyMemberDef hit_members[] = {
+    {"generation", Py_T_OBJECT_EX, offsetof(Hit, generation), 0, "config._generation it holds for"},
+    {"avals", Py_T_OBJECT_EX, offsetof(Hit, avals), Py_READONLY, "the arguments' avals"},
+    {NULL, 0, 0, 0, NULL}
+};
+
+static PyTypeObject HitType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "jxkernel.xla._fastpath.Hit",
+    .tp_basicsize = sizeof(Hit),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "A cache hit's signature and executable; call it with (args) or (args, params).",
+    .tp_new = hit_new,
+    .tp_call = (ternaryfunc)hit_call,
+    .tp_traverse = (traverseproc)hit_traverse,
+    .tp_clear = (inquiry)hit_clear,
+    .tp_dealloc = (destructor)hit_dealloc,
+    .tp_members = hit_members,
+};
+
+/* ---------------------------------------------------------------- entry points
+   An EntryPoint stands in front of one Python function (its fallback) as a method of the
+   class whose body chose it. Each tries a Hit and otherwise calls the fallback with the very
+   arguments it was given: anything unusual, a miss or an error (which the Python path then
+   reports in its own words) goes there. */
+enum { JIT_CALL, BIND, READY, OPERATOR };
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *fallback;     /* the Python function this stands in front of */
+    PyObject *last_hits;    /* jit_call: the name of a jitted function's dict of last hits */
+    PyObject *key;          /* jit_call: the LastHit's key in that dict */
+    PyObject *primitive;    /* operator: the primitive whose last eager run it tries */
+    PyObject *name;         /* its name in its class (__set_name__), or NULL */
+    PyObject *qualname;     /* Class.name, or NULL */
+    int kind;
+    int min_alike;          /* operator: 1 (one integer or inexact type), 2 (inexact: /) */
+} EntryPoint;
+
+static PyTypeObject EntryPointType;
+static PyObject *s_native, *s_block, *no_params;
+
+/* `holder.native`'s results on these arguments, or NULL with no exception set: no Hit there
+   (or one whose operands are less `alike` than asked), a miss, or an error (left to the
+   Python path to report). */
+static PyObject *
+try_native(PyObject *holder, PyObject *const *args, Py_ssize_t n, PyObject *params,
+           int min_alike)
+{
+    PyObject *out = NULL, *native = PyObject_GetAttr(holder, s_native);
+    if (native != NULL && Py_IS_TYPE(native, &HitType) && ((Hit *)native)->alike >= min_alike)
+        out = hit_run((Hit *)native, args, n, params);
+    Py_XDECREF(native);
+    if (out == miss) {
+        Py_DECREF(out);
+        out = NULL;
+    }
+    if (out == NULL)
+        PyErr_Clear();
+    return out;
+}
+
+/* The last run of `primitive` (a borrowed reference), when eager (ctx.trace is eval_trace);
+   NULL with no exception set otherwise. */
+static PyObject *
+eager_last_run(PyObject *primitive)
+{
+    if (last_runs == NULL)                              /* (before setup) */
+        return NULL;
+    PyObject *trace = PyObject_GetAttr(ctx_obj, s_trace);
+    if (trace == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    Py_DECREF(trace);                                   /* (only its identity is compared) */
+    if (trace != eval_trace)
+        return NULL;
+    PyObject *last = PyDict_GetItemWithError(last_runs, primitive);
+    if (last == NULL)
+        PyErr_Clear();
+    return last;
+}
+
+/* Jitted.__call__(self, *args): the last hit (self.<last_hits>[key].native) for positional
+   arguments. */
+static PyObject *
+jit_call(EntryPoint *e, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs >= 1 && (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0)) {
+        PyObject *last = PyObject_GetAttr(args[0], e->last_hits), *out = NULL;
+        if (last != NULL && PyDict_CheckExact(last)) {
+            PyObject *hit = PyDict_GetItemWithError(last, e->key);        /* borrowed */
+            if (hit != NULL) {
+                Py_INCREF(hit);
+                out = try_native(hit, args + 1, nargs - 1, NULL, 0);
+                Py_DECREF(hit);
+            }
+        }
+        Py_XDECREF(last);
+        PyErr_Clear();
+        if (out != NULL)
+            return out;
+    }
+    return PyObject_Vectorcall(e->fallback, args, nargsf, kwnames);
+}
+
+/* Primitive.bind(self, *args, **params): at the top level, the primitive's last eager run
+   (dispatch._last_run), unless the primitive has an impl rule (which runs instead). */
+static PyObject *
+prim_bind(EntryPoint *e, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    PyObject *last = nargs > 1 ? eager_last_run(args[0]) : NULL;        /* borrowed */
+    Py_XINCREF(last);                     /* (taken before a lookup that could run Python) */
+    if (last != NULL && PyDict_Contains(impl_rules, args[0]) == 0) {
+        PyObject *params = PyDict_New(), *out = NULL;
+        Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+        int ok = params != NULL;
+        for (Py_ssize_t i = 0; ok && i < nkw; i++)
+            ok = PyDict_SetItem(params, PyTuple_GET_ITEM(kwnames, i), args[nargs + i]) == 0;
+        if (ok)
+            out = try_native(last, args + 1, nargs - 1, params, 0);
+        Py_XDECREF(params);
+        if (out != NULL) {
+            Py_DECREF(last);
+            return out;
+        }
+    }
+    Py_XDECREF(last);
+    PyErr_Clear();
+    return PyObject_Vectorcall(e->fallback, args, nargsf, kwnames);
+}
+
+/* Array.block_until_ready(self): the buffer's own wait; a failure (or a deleted buffer)
+   goes to the Python method, which raises jaxlib's error or jxkernel's. */
+static PyObject *
+array_ready(EntryPoint *e, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs == 1 && kwnames == NULL && array_type != NULL &&
+            PyObject_TypeCheck(args[0], array_type)) {
+        PyObject *buf = SLOT(args[0], off_buf);
+        if (buf != NULL) {
+            Py_INCREF(buf);                             /* (the wait releases the GIL) */
+            PyObject *done = PyObject_CallMethodNoArgs(buf, s_block);
+            Py_DECREF(buf);
+            if (done != NULL) {
+                Py_DECREF(done);
+                return Py_NewRef(args[0]);
+            }
+            PyErr_Clear();
+        }
+    }
+    return PyObject_Vectorcall(e->fallback, args, nargsf, kwnames);
+}
+
+/* Array's +, -, *, /: with two Arrays whose types equal the ones the operator's primitive
+   last ran on eagerly, and these alike (one dtype, weak type and shape, not bool; inexact
+   for /), jnp's promotion would change nothing and the operator binds the primitive to the
+   two as they are: run its last run's Hit. Anything else goes to the Python operator. */
+static PyObject *
+array_operator(EntryPoint *e, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs == 2 && kwnames == NULL && array_type != NULL &&
+            Py_TYPE(args[0]) == array_type && Py_TYPE(args[1]) == array_type) {
+        PyObject *last = eager_last_run(e->primitive), *out = NULL;     /* borrowed */
+        if (last != NULL) {
+            Py_INCREF(last);
+            out = try_native(last, args, 2, no_params, e->min_alike);
+            Py_DECREF(last);
+        }
+        if (out != NULL)
+            return out;
+    }
+    return PyObject_Vectorcall(e->fallback, args, nargsf, kwnames);
+}
+
+static PyObject *
+entry_new(int kind, vectorcallfunc call, PyObject *fallback)
+{
+    if (!PyCallable_Check(fallback)) {
+        PyErr_Format(PyExc_TypeError, "an entry point's fallback must be callable, not %s",
+                     Py_TYPE(fallback)->tp_name);
+        return NULL;
+    }
+    EntryPoint *e = PyObject_GC_New(EntryPoint, &EntryPointType);
+    if (e == NULL)
+        return NULL;
+    e->vectorcall = call;
+    e->fallback = Py_NewRef(fallback);
+    e->last_hits = e->key = e->primitive = e->name = e->qualname = NULL;
+    e->kind = kind;
+    e->min_alike = 0;
+    PyObject_GC_Track(e);
+    return (PyObject *)e;
+}
+
+static int
+entry_traverse(EntryPoint *e, visitproc visit, void *arg)
+{
+    Py_VISIT(e->fallback); Py_VISIT(e->last_hits); Py_VISIT(e->key); Py_VISIT(e->primitive);
+    Py_VISIT(e->name); Py_VISIT(e->qualname);
+    return 0;
+}
+
+static int
+entry_clear(EntryPoint *e)
+{
+    Py_CLEAR(e->fallback); Py_CLEAR(e->last_hits); Py_CLEAR(e->key); Py_CLEAR(e->primitive);
+    Py_CLEAR(e->name); Py_CLEAR(e->qualname);
+    return 0;
+}
+
+static void
+entry_dealloc(EntryPoint *e)
+{
+    PyObject_GC_UnTrack(e);
+    entry_clear(e);
+    PyObject_GC_Del(e);
+}
+
+/* A method: obj.name gives a bound method (calls through the class dict skip it, as for a
+   Python function: Py_TPFLAGS_METHOD_DESCRIPTOR). */
+static PyObject *
+entry_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    if (obj == NULL || obj == Py_None)
+        return Py_NewRef(self);
+    return PyMethod_New(self, obj);
+}
+
+static const char *const kind_names[] = {"jit_call", "bind", "block_until_ready",
+                                         "binary_operator"};
+
+static PyObject *
+entry_repr(EntryPoint *e)
+{
+    PyObject *name = e->fallback ? PyObject_GetAttrString(e->fallback, "__qualname__") : NULL;
+    if (name == NULL) {
+        PyErr_Clear();
+        name = PyUnicode_FromString("?");
+        if (name == NULL)
+            return NULL;
+    }
+    PyObject *r = PyUnicode_FromFormat("<jxkernel fast path %s, else %U>",
+                                       kind_names[e->kind], name);
+    Py_DECREF(name);
+    return r;
+}
+
+/* Called by type() on the attributes of a class body: the name it has there. */
+static PyObject *
+entry_set_name(EntryPoint *e, PyObject *args)
+{
+    PyObject *owner, *name;
+    if (!PyArg_ParseTuple(args, "OU", &owner, &name))
+        return NULL;
+    PyObject *owner_name = PyObject_GetAttrString(owner, "__qualname__");
+    if (owner_name == NULL)
+        return NULL;
+    PyObject *qualname = PyUnicode_FromFormat("%U.%U", owner_name, name);
+    Py_DECREF(owner_name);
+    if (qualname == NULL)
+        return NULL;
+    Py_XSETREF(e->name, Py_NewRef(name));
+    Py_XSETREF(e->qualname, qualname);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef entry_methods[] = {
+    {"__set_name__", (PyCFunction)entry_set_name, METH_VARARGS, "Take its name in a class."},
+    {NULL, NULL, 0, NULL}
+};
+
+/* __doc__, __module__ (and __name__, __qualname__ until a class body names it): the
+   fallback's, so help() and inspect read the Python method; __wrapped__ is the fallback
+   itself (inspect.signature follows it). */
+static PyObject *
+entry_fallback_attr(EntryPoint *e, void *name)
+{
+    return PyObject_GetAttrString(e->fallback, (const char *)name);
+}
+
+static PyObject *
+entry_name(EntryPoint *e, void *unused)
+{
+    return e->name ? Py_NewRef(e->name) : entry_fallback_attr(e, "__name__");
+}
+
+static PyObject *
+entry_qualname(EntryPoint *e, void *unused)
+{
+    return e->qualname ? Py_NewRef(e->qualname) : entry_fallback_attr(e, "__qualname__");
+}
+
+static PyObject *
+entry_wrapped(EntryPoint *e, void *unused)
+{
+    return Py_NewRef(e->fallback);
+}
+
+static PyGetSetDef entry_getset[] = {
+    {"__name__", (getter)entry_name, NULL, NULL, NULL},
+    {"__qualname__", (getter)entry_qualname, NULL, NULL, NULL},
+    {"__doc__", (getter)entry_fallback_attr, NULL, NULL, "__doc__"},
+    {"__module__", (getter)entry_fallback_attr, NULL, NULL, "__module__"},
+    {"__wrapped__", (getter)entry_wrapped, NULL, "the Python function it falls back to", NULL},
+    {NULL, NULL, NULL, NULL, NULL}
+};
+
+static PyTypeObject EntryPointType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "jxkernel.core._fastpath.EntryPoint",
+    .tp_basicsize = sizeof(EntryPoint),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL |
+                Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_vectorcall_offset = offsetof(EntryPoint, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_descr_get = entry_get,
+    .tp_repr = (reprfunc)entry_repr,
+    .tp_getset = entry_getset,
+    .tp_methods = entry_methods,
+    .tp_traverse = (traverseproc)entry_traverse,
+    .tp_clear = (inquiry)entry_clear,
+    .tp_dealloc = (destructor)entry_dealloc,
+};
+
+static PyObject *
+make_jit_call(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kw[] = {"fallback", "last_hits", "key", NULL};
+    PyObject *fallback, *last_hits, *key;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OUO", kw, &fallback, &last_hits, &key))
+        return NULL;
+    EntryPoint *e = (EntryPoint *)entry_new(JIT_CALL, (vectorcallfunc)jit_call, fallback);
+    if (e != NULL) {
+        e->last_hits = Py_NewRef(last_hits);
+        e->key = Py_NewRef(key);
+    }
+    return (PyObject *)e;
+}
+
+static PyObject *
+make_bind(PyObject *self, PyObject *fallback)
+{
+    return entry_new(BIND, (vectorcallfunc)prim_bind, fallback);
+}
+
+static PyObject *
+make_ready(PyObject *self, PyObject *fallback)
+{
+    return entry_new(READY, (vectorcallfunc)array_ready, fallback);
+}
+
+static PyObject *
+make_operator(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kw[] = {"fallback", "primitive", "inexact_only", NULL};
+    PyObject *fallback, *primitive;
+    int inexact_only = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|p", kw, &fallback, &primitive,
+                                     &inexact_only))
+        return NULL;
+    EntryPoint *e = (EntryPoint *)entry_new(OPERATOR, (vectorcallfunc)array_operator,
+                                            fallback);
+    if (e != NULL) {
+        e->primitive = Py_NewRef(primitive);
+        e->min_alike = inexact_only ? 2 : 1;
+    }
+    return (PyObject *)e;
+}
+
+static PyMethodDef methods[] = {
+    {"setup", (PyCFunction)(void (*)(void))setup, METH_VARARGS | METH_KEYWORDS,
+     "setup(config, ctx, eval_trace, miss, array_type, last_runs, impl_rules): what every Hit "
+     "and entry point reads (before it, each entry point calls its fallback)."},
+    {"jit_call", (PyCFunction)(void (*)(void))make_jit_call, METH_VARARGS | METH_KEYWORDS,
+     "jit_call(fallback, last_hits, key): a jitted function's __call__ that tries "
+     "self.<last_hits>[key].native in C, then calls fallback(self, *args, **kwargs)."},
+    {"bind", make_bind, METH_O,
+     "bind(fallback): Primitive.bind that, eagerly, tries the primitive's last run in C."},
+    {"block_until_ready", make_ready, METH_O,
+     "block_until_ready(fallback): Array.block_until_ready waiting on the buffer in C."},
+    {"binary_operator", (PyCFunction)(void (*)(void))make_operator,
+     METH_VARARGS | METH_KEYWORDS,
+     "binary_operator(fallback, primitive, inexact_only=False): Array's operator that runs "
+     "the primitive's last eager run on two Arrays of one type."},
+    {NULL, NULL, 0, NULL}
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_fastpath", "jxkernel's compiled cache hit (core/native.py).", -1,
+    methods, NULL, NULL, NULL, NULL
+};
+
+#ifndef JXKERNEL_FASTPATH_SHA256
+#define JXKERNEL_FASTPATH_SHA256 "unknown"
+#endif
+
+PyMODINIT_FUNC
+PyInit__fastpath(void)
+{
+    if (PyType_Ready(&HitType) < 0 || PyType_Ready(&EntryPointType) < 0)
+        return NULL;
+    s_generation = PyUnicode_InternFromString("_generation");
+    s_trace = PyUnicode_InternFromString("trace");
+    s_sharding = PyUnicode_InternFromString("_sharding");
+    s_consume = PyUnicode_InternFromString("consume_with_handlers");
+    s_hits = PyUnicode_InternFromString("hits");
+    s_native = PyUnicode_InternFromString("native");
+    s_block = PyUnicode_InternFromString("block_until_ready");
+    one = PyLong_FromLong(1);
+    no_params = PyDict_New();
+    if (!s_generation || !s_trace || !s_sharding || !s_consume || !s_hits || !s_native ||
+            !s_block || !one || !no_params)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    /* SOURCE_SHA256: the hash of the _fastpath.c it was built from (hatch_build.py passes
+       it), so that core/native.py can refuse a build older than the source beside it */
+    if (PyModule_AddObjectRef(m, "Hit", (PyObject *)&HitType) < 0 ||
+            PyModule_AddObjectRef(m, "EntryPoint", (PyObject *)&EntryPointType) < 0 ||
+            PyModule_AddStringConstant(m, "SOURCE_SHA256", JXKERNEL_FASTPATH_SHA256) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
