@@ -4,11 +4,14 @@
     python -m conformance.run 05_lax 12_cond  # only these programs
     python -m conformance.run --report        # also rewrite conformance/README.md
     python -m conformance.run --json out.json # also write the results as JSON
+    python -m conformance.run --backend numpy # on the NumPy backend (JAX_PLATFORMS=numpy)
+                                              # (by default: the one JAX_PLATFORMS names)
 
 Programs run in one worker process per device count (``# conformance: devices=4`` in a
 program's header), in sequence, each in a fresh namespace; the options changed by a
 program (``jax_enable_x64``, ...) are put back after it. A surprise is a program that
-fails and is not in ``known_failures.py``, or one listed there that passes.
+fails and is not in ``known_failures.py``, or one listed there that passes (on the NumPy
+backend, KNOWN_FAILURES and NUMPY_BACKEND_DIFFERENCES together).
 """
 import json
 import os
@@ -17,7 +20,7 @@ import sys
 import time
 
 from conformance import capture, compare
-from conformance.known_failures import KNOWN_FAILURES
+from conformance.known_failures import KNOWN_FAILURES, NUMPY_BACKEND_DIFFERENCES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(ROOT, "conformance", "README.md")
@@ -73,14 +76,24 @@ def worker(names):
     print(json.dumps([run_one(name) for name in names]))
 
 
-def run_all(names):
-    """Every program's result, each device count's programs in one worker process."""
+def expected_failures(backend: str) -> dict:
+    """Programs known to fail on `backend` ("xla" or "numpy"), with why."""
+    return KNOWN_FAILURES if backend == "xla" else {**KNOWN_FAILURES, **NUMPY_BACKEND_DIFFERENCES}
+
+
+def run_all(names, backend="xla"):
+    """Every program's result, each device count's programs in one worker process (with
+    JAX_PLATFORMS=numpy for the NumPy backend)."""
     groups = {}
     for name in names:
         groups.setdefault(capture.read_options(name).get("devices", 1), []).append(name)
     results = []
     for devices, group in sorted(groups.items()):
         env = dict(os.environ, JXKERNEL_CPU_DEVICES=str(devices))
+        if backend == "numpy":
+            env["JAX_PLATFORMS"] = "numpy"
+        elif env.get("JAX_PLATFORMS", "").startswith("numpy"):    # XLA's, asked for by name
+            env["JAX_PLATFORMS"] = "cpu"
         done = subprocess.run([sys.executable, "-m", "conformance.run", "--worker", *group],
                               env=env, cwd=ROOT, capture_output=True, text=True)
         if done.returncode != 0:
@@ -89,11 +102,11 @@ def run_all(names):
     return sorted(results, key=lambda r: r["name"])
 
 
-def surprises(results):
+def surprises(results, known_failures=KNOWN_FAILURES):
     """Programs whose outcome is not the one known_failures.py expects, with why."""
     out = []
     for r in results:
-        known = r["name"] in KNOWN_FAILURES
+        known = r["name"] in known_failures
         if r["status"] != "pass" and not known:
             out.append(f"{r['name']} now fails: {r['reason']}")
         elif r["status"] == "pass" and known:
@@ -101,11 +114,11 @@ def surprises(results):
     return out
 
 
-def table(results):
+def table(results, known_failures=KNOWN_FAILURES):
     rows = ["| program | status | reason |", "|---|---|---|"]
     for r in results:
-        reason = (r["reason"] or KNOWN_FAILURES.get(r["name"], "")).replace("|", "\\|")
-        known = KNOWN_FAILURES.get(r["name"])
+        reason = (r["reason"] or known_failures.get(r["name"], "")).replace("|", "\\|")
+        known = known_failures.get(r["name"])
         if known and r["status"] != "pass":
             reason = f"{known} ({reason})" if reason and reason != known else known
         reason = reason.replace(ROOT + os.sep, "").replace("\n", " ")
@@ -131,16 +144,23 @@ def main(argv):
         return worker(argv[1:])
     report = "--report" in argv
     json_path = argv[argv.index("--json") + 1] if "--json" in argv else None
-    names = [a for a in argv if not a.startswith("--") and a != json_path] or capture.program_names()
-    results = run_all(names)
-    print(table(results))
+    # (by default the backend JAX_PLATFORMS names, as the programs would see it)
+    default = "numpy" if os.environ.get("JAX_PLATFORMS", "").startswith("numpy") else "xla"
+    backend = argv[argv.index("--backend") + 1] if "--backend" in argv else default
+    if backend not in ("xla", "numpy") or (report and backend != "xla"):
+        raise SystemExit("--backend is xla or numpy; --report rewrites the README's XLA table")
+    names = [a for a in argv if not a.startswith("--") and a not in (json_path, backend)] \
+        or capture.program_names()
+    results = run_all(names, backend)
+    known = expected_failures(backend)
+    print(table(results, known))
     print(pass_rate(results))
     if report:
         write_report(results)
     if json_path:
         with open(json_path, "w") as f:
             json.dump(results, f, indent=1)
-    found = surprises(results)
+    found = surprises(results, known)
     for line in found:
         print("SURPRISE:", line)
     return 1 if found else 0

@@ -79,6 +79,10 @@ def pytest_configure(config):
         "markers", "cpu_only(reason): the test's expectation holds on the CPU only; the GPU tier "
                    "(scripts/test_gpu.sh) skips it. The reason is one of tests/support/"
                    "gpu_tier.py's REASONS.")
+    config.addinivalue_line(
+        "markers", "xla_only(reason): the test's expectation holds on XLA only (its text, "
+                   "several devices, its compiler); `--backend numpy` skips it. The reason is "
+                   "one of tests/support/backend_tier.py's REASONS.")
     if config.getoption("backend") == "numpy":      # before any test runs a program
         os.environ["JAX_PLATFORMS"] = "numpy"       # (and the processes tests start)
         from jxkernel.config import config as jx_config
@@ -144,8 +148,21 @@ def _cpu_only(items):
             item.add_marker(pytest.mark.skip(reason=f"CPU only: {reason}"))
 
 
+def _xla_only(items):
+    """Check every xla_only marker's reason; on the NumPy backend, skip those tests with it."""
+    import backend_tier
+    numpy_backend = backend_tier.on_numpy_backend()
+    for item in items:
+        for marker in item.iter_markers("xla_only"):
+            reason = marker.args[0] if marker.args else marker.kwargs.get("reason", "")
+            backend_tier.check_reason(reason, item.nodeid)
+            if numpy_backend:
+                item.add_marker(pytest.mark.skip(reason=f"XLA only: {reason}"))
+
+
 def pytest_collection_modifyitems(items):
     _cpu_only(items)
+    _xla_only(items)
 
     def rank(item):
         name = item.nodeid.rsplit("/", 1)[-1]

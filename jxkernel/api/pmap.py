@@ -37,7 +37,6 @@ from ..xla.array import Array
 from ..xla.multi_device import MultiDeviceArray, device_put_replicated
 from ..xla.transfers import device_put
 from ..xla.compiler import Executable
-from ..xla.numpy_device import unsupported
 from ..xla.pipeline import compile as compile_module, lower
 from ..core import compile_record
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
@@ -78,14 +77,16 @@ def _pmap_impl(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name)
 def _pmap_devices(axis_size, devices) -> tuple:
     """(devices, replicas, whether they span processes) of a pmap over `axis_size`."""
     devices = devices or tuple(_client.devices()[:axis_size])
-    if len(devices) < axis_size and devices and devices[0].platform == "numpy":
-        raise unsupported(f"pmap over {axis_size} devices", "it has one device: use vmap, or "
-                          f"XLA's CPU backend with JXKERNEL_CPU_DEVICES={axis_size}")
     if len(devices) < axis_size:
+        # JAX's error (as on a one-device CPU), with what to do on this backend
+        numpy = bool(devices) and devices[0].platform == "numpy"
+        fix = (f"The 'numpy' backend has one device: use vmap, or XLA's CPU backend "
+               f"(JAX_PLATFORMS=cpu) with JXKERNEL_CPU_DEVICES={axis_size}." if numpy else
+               f"Set JXKERNEL_CPU_DEVICES={axis_size} (before the first use of jxkernel) to "
+               f"simulate more CPU devices.")
         raise ValueError(f"compiling computation that requires {axis_size} logical devices, but "
                          f"only {len(devices)} XLA devices are available (num_replicas="
-                         f"{axis_size}). Set JXKERNEL_CPU_DEVICES={axis_size} (before the first "
-                         f"use of jxkernel) to simulate more CPU devices.")
+                         f"{axis_size}). {fix}")
     # devices of several processes (jxkernel.distributed): each process feeds its own slices
     spans = len(devices) > axis_size and _client.process_count() > 1
     return devices, len(devices) if spans else axis_size, spans

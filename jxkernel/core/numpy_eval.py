@@ -30,20 +30,23 @@ def _as_array(x, aval) -> np.ndarray:
     return np.asarray(x, dtype)
 
 
-def eval_jaxpr_numpy(jaxpr: Jaxpr | ClosedJaxpr, consts, *args) -> list:
+def eval_jaxpr_numpy(jaxpr: Jaxpr | ClosedJaxpr, consts, *args, prepare=None) -> list:
     """Outputs of `jaxpr` on `consts` and `args`, each an `np.ndarray`, computed with NumPy.
     `args` are the jaxpr's flat inputs (the leaves of the traced function's arguments: a key
     array's uint32 data, say), converted to their avals' dtypes. A ClosedJaxpr brings its
-    own consts: pass `()` for `consts`. Results may be read-only views (a broadcast)."""
+    own consts: pass `()` for `consts`. Results may be read-only views (a broadcast).
+    `prepare` (from the NumPy backend: the indices of some equations of this jaxpr, and a
+    function of an index and that equation's operand list) makes the operands those equations
+    read (XLA's arithmetic reads subnormals as zero)."""
     if isinstance(jaxpr, ClosedJaxpr):
         assert not len(consts), "a ClosedJaxpr brings its own consts"
         jaxpr, consts = jaxpr.jaxpr, jaxpr.consts
     if _errors.ignored:              # a rule's call (jit, scan, ...): the outer call set it
-        return _eval(jaxpr, consts, args)
+        return _eval(jaxpr, consts, args, prepare)
     _errors.ignored = True
     try:
         with np.errstate(all="ignore"):      # XLA's inf and NaN arrive silently; so do NumPy's
-            return _eval(jaxpr, consts, args)
+            return _eval(jaxpr, consts, args, prepare)
     finally:
         _errors.ignored = False
 
@@ -55,13 +58,16 @@ class _Errors(threading.local):
 _errors = _Errors()
 
 
-def _eval(jaxpr: Jaxpr, consts, args) -> list:
+def _eval(jaxpr: Jaxpr, consts, args, prepare=None) -> list:
     env = {v: _as_array(c, v.aval) for v, c in zip(jaxpr.constvars, consts)}
     env.update((v, _as_array(a, v.aval)) for v, a in zip(jaxpr.invars, args))
-    for eqn in jaxpr.eqns:
+    for i, eqn in enumerate(jaxpr.eqns):
         impl = numpy_rules.get(eqn.primitive) or rule("numpy", eqn.primitive)
-        outs = impl(*[np.asarray(a.val, a.aval.dtype) if type(a) is Literal else env[a]
-                      for a in eqn.invars], **eqn.params)
+        operands = [np.asarray(a.val, a.aval.dtype) if type(a) is Literal else env[a]
+                    for a in eqn.invars]
+        if prepare is not None and i in prepare[0]:
+            operands = prepare[1](i, operands)
+        outs = impl(*operands, **eqn.params)
         if eqn.primitive.multiple_results:
             env.update(zip(eqn.outvars, map(np.asarray, outs)))
         else:

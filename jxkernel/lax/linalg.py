@@ -1131,12 +1131,8 @@ def _eig_lowering(ctx, x, *, compute_left_eigenvectors, compute_right_eigenvecto
             f"on CUDA GPUs only, not on the {ctx.platform!r} backend; put the operand on a CPU "
             f"device (jax.device_put(x, jax.devices('cpu')[0])) or use eigh for Hermitian "
             f"matrices")
-    if implementation is not None and implementation != EigImplementation.LAPACK:
-        raise ValueError("Only the lapack implementation is supported on CPU.")
     aval = ctx.avals_in[0]
-    if aval.dtype not in _LAPACK_DTYPES:
-        raise NotImplementedError(f"eig: LAPACK has no geev for {aval.dtype.name}; cast the "
-                                  f"operand to float32, float64, complex64 or complex128")
+    _check_geev(aval.dtype, implementation)
     batch = aval.shape[:-2]
     w_aval, v_aval = ShapedArray(aval.shape[:-1], aval.dtype), ctx.avals_out[0]
     v_aval = ShapedArray(aval.shape, v_aval.dtype)
@@ -1289,11 +1285,30 @@ abstract_eval_rules[eig_p] = _eig_abstract_eval
 lowering_rules[eig_p] = _eig_lowering
 
 
+def _check_geev(dtype, implementation):
+    """What the CPU's eig (LAPACK's geev: the XLA lowering's and the NumPy rule's) refuses."""
+    if implementation is not None and implementation != EigImplementation.LAPACK:
+        raise ValueError("Only the lapack implementation is supported on CPU.")
+    if dtype not in _LAPACK_DTYPES:
+        raise NotImplementedError(f"eig: LAPACK has no geev for {dtype.name}; cast the "
+                                  f"operand to float32, float64, complex64 or complex128")
+
+
 def _eig_numpy(x, *, compute_left_eigenvectors, compute_right_eigenvectors,
                enable_eigvec_derivs, implementation):
     """LAPACK's geev, through SciPy where present (its left eigenvectors too; the same
     routine whichever vectors are asked for, so eigenvalues agree between calls), else
-    numpy.linalg.eig (right eigenvectors only)."""
+    numpy.linalg.eig (right eigenvectors only); a matrix with inf or NaN gets NaN in all its
+    outputs, as XLA's kernel gives where geev fails."""
+    _check_geev(x.dtype, implementation)
+    outs = _eig_finite(np.where(np.isfinite(x), x, 0), compute_left_eigenvectors,
+                       compute_right_eigenvectors)
+    bad = ~np.isfinite(x).all(axis=(-2, -1))
+    return [np.where(bad.reshape(bad.shape + (1,) * (o.ndim - bad.ndim)), np.nan, o)
+            .astype(o.dtype) for o in outs]
+
+
+def _eig_finite(x, compute_left_eigenvectors, compute_right_eigenvectors):
     dtype = dtypes.to_complex_dtype(x.dtype)
     try:
         import scipy.linalg      # optional (Pyodide may lack it): NumPy's eig serves without it

@@ -39,7 +39,7 @@ from ._rules import NUMERIC
 from .convolution import padtype_to_pads
 from .elementwise import add, ge_p, le_p, max, min
 from .reductions import (_NP_UFUNCS, _accumulation_dtype, _concrete, _flat_operands, _identity,
-                         _reduce_generic_numpy, _reduction_jaxpr, _region)
+                         _reduction_jaxpr, _region)
 
 _WINDOW_PARAMS = ("window_dimensions", "window_strides", "padding", "base_dilation",
                   "window_dilation")
@@ -622,13 +622,21 @@ lowering_rules[reduce_window_p] = _reduce_window_lowering
 
 
 def _reduce_window_numpy(*values, jaxpr, **params):
-    """Each operand's windows (padded with its init value) reduced over their window axes by
-    the computation, as the generic reduce does."""
+    """Each window folded as XLA's CPU folds it: from the init values, the computation applied
+    to each element in row-major window order, padding and dilation holes skipped (for a
+    computation that is no monoid with its init, 1 + x say, filling them with init differs)."""
     n = len(values) // 2
-    windows = [_np_windows(x, init, **params) for x, init in zip(values[:n], values[n:])]
-    rank = values[0].ndim
-    return _reduce_generic_numpy(*windows, *values[n:], computation=None, jaxpr=jaxpr,
-                                 dimensions=tuple(range(rank, 2 * rank)))
+    operands, inits = values[:n], values[n:]
+    rank = operands[0].ndim
+    windows = [_np_windows(x, np.zeros((), x.dtype), **params) for x in operands]
+    real = _np_windows(np.ones(operands[0].shape, bool), False, **params)
+    flat = lambda w: w.reshape(w.shape[:rank] + (-1,))
+    windows, real = [flat(w) for w in windows], flat(real)
+    accs = [np.broadcast_to(i, real.shape[:rank]).astype(i.dtype) for i in inits]
+    for k in range(real.shape[-1]):
+        folded = eval_jaxpr_numpy(jaxpr, (), *accs, *[w[..., k] for w in windows])
+        accs = [np.where(real[..., k], f, a).astype(a.dtype) for f, a in zip(folded, accs)]
+    return accs
 
 
 numpy_rules[reduce_window_p] = _reduce_window_numpy

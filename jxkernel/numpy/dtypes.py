@@ -145,9 +145,19 @@ def promote_types(a, b) -> np.dtype:
     >>> jnp.promote_types(jnp.int8, jnp.uint8)
     dtype('int16')
     """
-    a = a if any(a is t for t in _WEAK) else np.dtype(a)
-    b = b if any(b is t for t in _WEAK) else np.dtype(b)
-    return np.dtype(_least_upper_bound(config.jax_enable_x64, a, b))
+    return np.dtype(_least_upper_bound(config.jax_enable_x64, _promotion_node(a),
+                                       _promotion_node(b)))
+
+
+def _promotion_node(d):
+    """`d` as a lattice node; a narrow dtype's name without ml_dtypes says what to install
+    (NumPy alone knows no 'bfloat16': where nothing imported ml_dtypes, np.dtype fails)."""
+    if any(d is t for t in _WEAK):
+        return d
+    if isinstance(d, str) and _core.ml_dtypes_hint(d):
+        raise ValueError(f"dtype={d!r} is not a valid dtype for JAX type promotion. The "
+                         f"{_core.ml_dtypes_hint(d)}")
+    return np.dtype(d)
 
 
 # JAX's table (not a promotion): ints of up to 32 bits and bool become float32 even in

@@ -52,6 +52,23 @@ def is_supported_dtype(dtype) -> bool:
 
 
 # ---------------------------------------------------------------- Array -> capsule
+class _Alias:
+    """An __array_interface__ on `owner`'s memory without its read-only mark; holding
+    `owner` keeps that memory alive as long as a view of the alias lives."""
+
+    def __init__(self, owner: np.ndarray):
+        self.owner = owner
+        self.__array_interface__ = dict(owner.__array_interface__,
+                                        data=(owner.__array_interface__["data"][0], False))
+
+
+def _legacy_alias(value: np.ndarray) -> np.ndarray:
+    """`value`'s memory as an array that legacy (unversioned) DLPack can export: NumPy
+    refuses read-only arrays there, having no flag to say so; XLA's CPU buffers go out the
+    same way (the consumer must not write to them, as with JAX's)."""
+    return np.asarray(_Alias(value))
+
+
 def dlpack_device(x: Array) -> tuple:
     """`(DLDeviceType, local hardware id)` of the device holding `x`."""
     x._check_alive()
@@ -80,6 +97,8 @@ def to_dlpack(x: Array, *, stream=None, max_version=None, dl_device=None, copy=N
     x._check_alive()
     if type(x._buf) is NumpyBuffer:         # NumPy's own exchange, on the array it holds
         value = x._buf.value.copy() if copy else x._buf.value
+        if not value.flags.writeable and (max_version is None or tuple(max_version) < (1, 0)):
+            value = _legacy_alias(value)
         return value.__dlpack__(stream=stream, max_version=max_version,
                                 dl_device=dl_device, copy=copy)
     target = _device_of_dl(dl_device) if dl_device else None

@@ -17,8 +17,9 @@ import time
 
 import numpy as np
 
-from ..core import jaxpr_cost
+from ..core import dtypes, jaxpr_cost
 from ..core.config import config
+from ..core.ir import ClosedJaxpr, Jaxpr, Literal
 from ..core.numpy_eval import eval_jaxpr_numpy
 from .array import Array
 from .compiler import Executable, Phases, check_may_execute, _donated_indices
@@ -47,37 +48,37 @@ class NumpyExecutable(Executable):
         self._simple = not self.donated
         self.plain = False                    # the compiled fast path runs XLA's only
         self._nconsts = len(jaxpr.constvars)
+        self._reads, self._flushed = _subnormal_plan(jaxpr)
 
     def call_buffers(self, bufs) -> list:
         """Run on NumpyBuffers; returns Arrays on the NumPy device."""
         values = []
         for i, b in enumerate(bufs):
-            value = b._operand if type(b) is NumpyBuffer else None
-            if value is None:
-                if type(b) is not NumpyBuffer:
-                    raise TypeError(f"{self._arg_name(i)} of {self._what()} is a "
-                                    f"{type(b).__name__}, not a buffer of the numpy backend; "
-                                    f"move it there first (jax.device_put(x, "
-                                    f"jax.devices('numpy')[0]))")
-                if b.value is None:
-                    raise self._deleted_error(i, b)
-                value = b.operand()
-            values.append(value)
+            if type(b) is not NumpyBuffer:
+                raise TypeError(f"{self._arg_name(i)} of {self._what()} is a "
+                                f"{type(b).__name__}, not a buffer of the numpy backend; "
+                                f"move it there first (jax.device_put(x, "
+                                f"jax.devices('numpy')[0]))")
+            if b.value is None:
+                raise self._deleted_error(i, b)
+            values.append(b.value)
         n = self._nconsts
-        outs = eval_jaxpr_numpy(self.jaxpr, values[:n], *values[n:])
+        outs = eval_jaxpr_numpy(self.jaxpr, values[:n], *values[n:],
+                                prepare=self._reader(bufs) if self._reads else None)
         if self.donated:
             for i in self.donated:
                 bufs[i].delete()
         result = []
-        for out, aval in zip(outs, self.out_avals):
+        for out, aval, flush in zip(outs, self.out_avals, self._flushed):
             dtype = getattr(aval, "dtype", None)
             if dtype is not None and out.dtype != dtype:     # (a rule's NumPy promotion)
                 out = out.astype(dtype)
             if type(out) is not np.ndarray or not out.flags.c_contiguous:
                 out = np.ascontiguousarray(out)   # a broadcast view: laid out as XLA's are
-            out = flush_subnormals(out)           # as XLA's CPU writes them (FTZ)
+            if flush:
+                out = flush_subnormals(out)       # as XLA's CPU arithmetic writes them (FTZ)
             a = Array.__new__(Array)
-            a._buf, a.aval, a._npy = NumpyBuffer(out, aval, flushed=True), aval, None
+            a._buf, a.aval, a._npy = NumpyBuffer(out, aval, flushed=flush), aval, None
             result.append(a)
         return result
 
@@ -86,6 +87,17 @@ class NumpyExecutable(Executable):
         if config.jax_no_execution:
             check_may_execute(self.name)
         return self.call_buffers([a._buf for a in arrays])
+
+    def _reader(self, bufs) -> tuple:
+        """`eval_jaxpr_numpy`'s `prepare` for one call: where arithmetic reads a program input,
+        the buffer's flushed value (made once per buffer); elsewhere a flush on the spot."""
+        reads = self._reads
+
+        def read(i, operands):
+            for k, j in reads[i]:
+                operands[k] = bufs[j].operand() if j is not None else flush_subnormals(operands[k])
+            return operands
+        return reads, read
 
     @property
     def loaded(self):
@@ -116,7 +128,71 @@ def compile_numpy(module, label: str, trace_s: float = 0.0, executable=Executabl
         raise unsupported(f"{label} (a {executable.__name__})",
                           "this program needs XLA: JAX_PLATFORMS=cpu")
     options.pop("compiler_options", None)     # XLA's options: nothing to tune here
+    _check_has_arrays(module.jaxpr)
     start = time.perf_counter()
     exe = NumpyExecutable(module.jaxpr, module.out_avals, module.devices, label, module.donated,
                           **options)
     return exe, Phases(trace_s, module.lower_s, time.perf_counter() - start, "compiled")
+
+
+# XLA's CPU arithmetic reads subnormal floats as zero and writes zero for them (the CPU's DAZ
+# and FTZ modes, which NumPy leaves off): log(1e-40) is -inf there, 1e-40 > 0 is False. Code
+# that moves or masks bits passes them through, and so do tanh, atan and sin, which return a
+# tiny argument itself, and cbrt, which reads its argument's bits: abs(1e-40) is 1e-40. These
+# primitives are that code.
+_PASSES_SUBNORMALS = frozenset(
+    "abs neg copy copy_p reshape broadcast_in_dim transpose squeeze expand_dims rev slice "
+    "dynamic_slice dynamic_update_slice concatenate pad gather select_n bitcast_convert_type "
+    "reduce_precision tanh atan sin cbrt real imag complex conj".split())
+_SUBNORMAL_DTYPES = frozenset(map(np.dtype, ("float32", "float64", "complex64", "complex128")))
+
+
+def _passes_subnormals(eqn) -> bool:
+    """Whether `eqn` hands a subnormal operand on as it is: a primitive above, a conversion
+    to its own dtype, or a call whose body has only such equations (jnp's jitted `where`)."""
+    name = eqn.primitive.name
+    if name == "convert_element_type":
+        return eqn.params["new_dtype"] == eqn.invars[0].aval.dtype
+    if name in _PASSES_SUBNORMALS:
+        return True
+    body = eqn.params.get("jaxpr", eqn.params.get("call_jaxpr"))
+    body = body.jaxpr if isinstance(body, ClosedJaxpr) else body
+    return isinstance(body, Jaxpr) and all(map(_passes_subnormals, body.eqns))
+
+
+def _subnormal_plan(jaxpr) -> tuple:
+    """({equation index: ((operand position, program input index or None), ...) it reads
+    flushed}, whether each result is flushed): values from the program's inputs, and what
+    bit-passing equations make of them, keep their subnormals until arithmetic reads them;
+    results of arithmetic are flushed."""
+    inputs = {v: j for j, v in enumerate([*jaxpr.constvars, *jaxpr.invars])}
+    raw = set(inputs)
+    reads = {}
+    for i, eqn in enumerate(jaxpr.eqns):
+        held = [k for k, v in enumerate(eqn.invars) if type(v) is not Literal and v in raw]
+        if _passes_subnormals(eqn):         # (an int32 bitcast to float32 too)
+            if held:
+                raw.update(eqn.outvars)
+            continue
+        floats = [k for k in held
+                  if getattr(eqn.invars[k].aval, "dtype", None) in _SUBNORMAL_DTYPES]
+        if floats:
+            reads[i] = tuple((k, inputs.get(eqn.invars[k])) for k in floats)
+    return reads, [type(v) is Literal or v not in raw for v in jaxpr.outvars]
+
+
+def _check_has_arrays(jaxpr) -> None:
+    """The TypeError XLA's lowering gives for a value of a dtype it keeps no arrays of
+    (float6, int1: core/dtypes.NO_ARRAY_DTYPES), in the program or the jaxprs it holds: the
+    same program fails on either backend, as under JAX."""
+    jaxpr = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
+    values = [*jaxpr.invars, *jaxpr.constvars, *(v for e in jaxpr.eqns for v in e.outvars)]
+    for v in values:
+        dtype = getattr(v.aval, "dtype", None)
+        if dtype in dtypes.NO_ARRAY_DTYPES:
+            dtypes.check_has_arrays(dtype, "a value in a program")
+    for eqn in jaxpr.eqns:
+        for param in eqn.params.values():
+            for sub in param if isinstance(param, (tuple, list)) else (param,):
+                if isinstance(sub, (Jaxpr, ClosedJaxpr)):
+                    _check_has_arrays(sub)

@@ -37,6 +37,7 @@ from .host_values import _host_value
 from .transfers import device_put as put_on_device  # this module's device_put is the mesh's
 from .client import xc
 from .compiler import Executable, _result_handler
+from .numpy_device import unsupported
 from .sharding import SingleDeviceSharding, _hlo_key, hlo_sharding, spec_from_hlo
 
 
@@ -173,6 +174,10 @@ def _own_sharding(leaf):
 # ------------------------------------------------------------------ putting data on a mesh
 def put(value: np.ndarray, aval: ShapedArray, sharding: NamedSharding) -> ShardedArray:
     """Host data of `aval`'s dtype as a ShardedArray: each device gets its block (a copy)."""
+    if sharding.mesh.devices.flat[0].platform == "numpy":   # jaxlib's buffers: XLA's devices
+        raise unsupported(f"an array laid out on a mesh ({sharding!r})",
+                          "its arrays live on its one device: leave the sharding out, or run "
+                          "under JAX_PLATFORMS=cpu")
     if config._transfer_guarded:                      # implicit (jit's NumPy arguments) or not
         transfer_guard.check("host_to_device", aval, sharding.mesh.devices.flat[0])
     indices = sharding.addressable_devices_indices_map(aval.shape)

@@ -17,11 +17,44 @@ ROOT = locations.ROOT
 
 def test_every_program_does_what_known_failures_says(tmp_path):
     out = tmp_path / "results.json"
-    done = subprocess.run([sys.executable, "-m", "conformance.run", "--json", str(out)],
-                          cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "conformance.run", "--backend", "xla",
+                           "--json", str(out)], cwd=ROOT, capture_output=True, text=True)
     assert out.exists(), done.stderr[-3000:]
     results = json.loads(out.read_text())
     assert len(results) >= 50
+    surprises = [line[len("SURPRISE: "):] for line in done.stdout.splitlines()
+                 if line.startswith("SURPRISE: ")]
+    assert surprises == [], "\n".join(surprises)
+    assert done.returncode == 0, done.stdout[-3000:]
+
+
+# What a machine without jaxlib is, for the interpreters that have it: the import fails (a
+# sitecustomize on PYTHONPATH, so the harness's worker processes get it too)
+NO_JAXLIB = """
+import importlib.abc, sys
+class _NoJaxlib(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] == "jaxlib":
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, _NoJaxlib())
+"""
+
+
+def test_every_program_on_the_numpy_backend_without_jaxlib_does_what_the_tables_say(tmp_path):
+    # the same programs with JAX_PLATFORMS=numpy where jaxlib cannot be imported (~10 s:
+    # nothing compiles); surprises against KNOWN_FAILURES and NUMPY_BACKEND_DIFFERENCES
+    # (XLA's platform name, several devices, XLA's own float32 rounding)
+    (tmp_path / "sitecustomize.py").write_text(NO_JAXLIB)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), ROOT]))
+    blocked = subprocess.run([sys.executable, "-c", "import jaxlib"], env=env,
+                             capture_output=True, text=True)
+    assert "No module named 'jaxlib'" in blocked.stderr, blocked.stderr[-2000:]
+    out = tmp_path / "results.json"
+    done = subprocess.run([sys.executable, "-m", "conformance.run", "--backend", "numpy",
+                           "--json", str(out)], cwd=ROOT, env=env, capture_output=True,
+                          text=True)
+    assert out.exists(), done.stderr[-3000:]
+    assert len(json.loads(out.read_text())) >= 50
     surprises = [line[len("SURPRISE: "):] for line in done.stdout.splitlines()
                  if line.startswith("SURPRISE: ")]
     assert surprises == [], "\n".join(surprises)

@@ -370,6 +370,7 @@ def test_scatter_add_accumulates_duplicates():
 
 
 @pytest.mark.parametrize("scatter", [lax.scatter_add, lax.scatter_sub])
+@pytest.mark.xla_only("XLA text")
 def test_gpu_lowering_splits_a_complex128_scatter_add_into_its_parts(scatter):
     """For the GPU, as JAX lowers it there, a complex128 scatter-add (or -sub) is two float64
     scatters, of the real and of the imaginary parts; the same values, clipped indices and

@@ -212,16 +212,32 @@ def computed():
 REFERENCE = np.load(os.path.join(DATA, "windowed_reference.npz"))
 
 
+# Tangents of padded max/min pooling with ties: which tied element XLA's CPU credits follows
+# its code generation's loop order (column-major in these padded windows, row-major without
+# padding); the NumPy backend credits the first in row-major order, as the cotangents do
+XLA_TIE_ORDER = ("max_nhwc_same_jvp#0", "max_overlap_pad_jvp#0", "min_2d_stride_jvp#0")
+
+
+def _assert_equals_recorded(computed, k):
+    want, got = REFERENCE[k], computed[k]
+    ulps = ULPS.get(k.split("#")[0], 0)
+    # sums of random signs cancel: their error is measured at the result's largest |value|
+    assert_allclose_ulp(got, want, ulps, scale=np.abs(want).max(initial=0) if ulps else None,
+                        err_msg=k)
+
+
 @pytest.mark.parametrize("group", ["max", "min", "avg", "sum", "mul", "pytree"])
 def test_values_and_derivatives_equal_jax(computed, group):
-    keys = [k for k in REFERENCE.files if k.startswith(group)]
+    keys = [k for k in REFERENCE.files if k.startswith(group) and k not in XLA_TIE_ORDER]
     assert keys and set(REFERENCE.files) == set(computed)
     for k in keys:
-        want, got = REFERENCE[k], computed[k]
-        ulps = ULPS.get(k.split("#")[0], 0)
-        # sums of random signs cancel: their error is measured at the result's largest |value|
-        assert_allclose_ulp(got, want, ulps, scale=np.abs(want).max(initial=0) if ulps else None,
-                            err_msg=k)
+        _assert_equals_recorded(computed, k)
+
+
+@pytest.mark.xla_only("XLA tie order")
+@pytest.mark.parametrize("key", XLA_TIE_ORDER)
+def test_tangents_of_padded_pooling_with_ties_equal_jax(computed, key):
+    _assert_equals_recorded(computed, key)
 
 
 def test_max_pool_gradient_credits_the_first_tied_maximum():
@@ -300,6 +316,7 @@ def _pooling_jvp(kind, base):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, jnp.bfloat16])
 @pytest.mark.parametrize("kind, base", [("max", (1, 1)), ("min", (2, 1))])
+@pytest.mark.xla_only("XLA text")
 def test_gpu_lowering_packs_each_pair_into_one_word(kind, base, dtype):
     """XLA's CUDA backend has no two-operand reduce_window: for the GPU, as JAX lowers it
     there, (operand, tangent) pairs are packed into words of twice the width. It picks the
@@ -318,6 +335,7 @@ def test_gpu_lowering_packs_each_pair_into_one_word(kind, base, dtype):
                                   want.view(np.uint16 if want.itemsize == 2 else np.uint32))
 
 
+@pytest.mark.xla_only("XLA text")
 def test_gpu_lowering_of_float64_rounds_both_halves_and_warns():
     """No word holds two float64s: both are rounded to 32 bits (11 exponent, 20 mantissa
     bits) and packed into one uint64, with JAX's warning."""

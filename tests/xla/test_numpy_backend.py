@@ -179,9 +179,14 @@ def test_arrays_move_between_backends(numpy_device):
 def test_what_cannot_run_there_says_so(numpy_device):
     x = jax.device_put(np.ones((2, 3), np.float32), numpy_device)
     with config.override("jax_platforms", "numpy"):
-        with pytest.raises(NotImplementedError, match="pmap over 2 devices is not available on "
-                                                      "the 'numpy' backend.*vmap"):
+        # JAX's error for too few devices, saying what to do on this backend
+        with pytest.raises(ValueError, match="requires 2 logical devices.*The 'numpy' backend "
+                                             "has one device: use vmap"):
             jax.pmap(lambda v: v * 2)(x)
+        mesh = jax.make_mesh((1,), ("x",), devices=[numpy_device])
+        with pytest.raises(NotImplementedError, match="an array laid out on a mesh .* is not "
+                                                      "available on the 'numpy' backend"):
+            jax.device_put(x, jax.sharding.NamedSharding(mesh, jax.P("x")))
         from jxkernel import export
         with pytest.raises(NotImplementedError, match="jax.export is not available on the "
                                                       "'numpy' backend.*platforms=\\('cpu',\\)"):
@@ -227,3 +232,36 @@ def test_the_notebook_layer_without_jaxlib():
     assert "b:f32[3] = sin a" in shown[4]                     # %jaxpr
     assert "compiled cell[" in shown[5] and "numpy:0" in shown[5]
     assert "numpy:0" in shown[8]                              # the backend selector
+
+
+# What XLA's CPU gives for a float32 subnormal (1e-40) and 1: arithmetic reads it as zero and
+# writes zero for one (DAZ/FTZ); bit operations, selects and tanh's tiny-argument branch pass
+# it through. The same bits on the NumPy backend, eagerly and under jit.
+_SUB = np.float32(1e-40)
+_SUBNORMAL_CASES = [
+    (jnp.abs, [_SUB, 1.0]),
+    (jnp.negative, [-_SUB, -1.0]),
+    (jnp.tanh, [_SUB, np.tanh(np.float32(1))]),
+    (lambda x: jax.lax.select(x > 2, x * 0, x), [_SUB, 1.0]),
+    (jnp.log, [-np.inf, 0.0]),
+    (jnp.sqrt, [0.0, 1.0]),
+    (jnp.sign, [0.0, 1.0]),
+    (lambda x: x * 2, [0.0, 2.0]),
+    (lambda x: (x > 0).astype(np.float32), [0.0, 1.0]),
+]
+
+
+@pytest.mark.parametrize("case", range(len(_SUBNORMAL_CASES)))
+def test_subnormals_are_read_and_written_as_xla_does(numpy_device, case):
+    f, want = _SUBNORMAL_CASES[case]
+    want = np.float32(want)
+    for device in {jax.devices()[0], numpy_device}:
+        x = jax.device_put(np.float32([_SUB, 1.0]), device)
+        for run in (f, jax.jit(f)):
+            got = np.asarray(run(x))
+            assert got.dtype == np.float32
+            np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32),
+                                          err_msg=f"{device} {run}")
+    # an int32 bitcast to float32 keeps its bits: the smallest subnormal
+    one = jax.device_put(np.int32(1), numpy_device)
+    assert np.asarray(jax.lax.bitcast_convert_type(one, np.float32)) == np.float32(1.4e-45)

@@ -1,0 +1,220 @@
+"""XLA's own formulas for lgamma, digamma, sinh, cosh and float32 exp, log, erf and tanh, in
+NumPy: the NumPy rules of those primitives (lax/elementwise.py).
+
+XLA computes these with no library: StableHLO's CHLO legalization writes lgamma and digamma
+as fixed sequences of additions, divisions, logs and sines (Lanczos' approximation, g = 7,
+8 coefficients) and sinh and cosh through exp(x + log(1/2)); its CPU backend computes float32
+exp and log with Cephes' polynomials, erf and tanh with Eigen's rational approximations.
+SciPy's and NumPy's functions are as exact or more, but programs then drift from JAX's: an
+igamma of a = 30 takes exp(a log x - x - lgamma(a)), where lgamma's last bits become 90 ulps
+of the result. The same formulas in NumPy land on XLA's bits for float32 exp, log, erf and
+tanh (with FMA, as XLA on a CPU that has it, at its default optimization level) and within a
+few ulps for lgamma and digamma (XLA's log1p and sin are its own). float16 and bfloat16
+compute in float32, as in XLA.
+
+    >>> lgamma(np.float32([0.5, 3.0, -2.0]))           # log(pi)/2, log(2): XLA's last bits
+    array([0.5723648, 0.6931474,       inf], dtype=float32)
+    >>> digamma(np.float32([1.0, 0.0]))                 # -Euler's gamma, a pole
+    array([-0.5772154,        nan], dtype=float32)
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+# Eigen's float32 erf: x P(x^2) / Q(x^2), each step of Horner's scheme one fused multiply-add;
+# +-1 from |x| >= 3.8325069 on (erf's last float32 below 1 is reached there)
+_ERF_P = (0.00022905065861350646, 0.0034082910107109506, 0.050955695062380861,
+          0.18520832239976145, 1.128379143519084)
+_ERF_Q = (-1.1791602954361697e-7, 0.000023547966471313185, 0.0010179625278914885,
+          0.014070470171167667, 0.11098505178285362, 0.49746925110067538, 1.0)
+_ERF_SATURATES = np.float32(3.832506856900711)
+# XLA's float32 tanh: x P(x^2) / Q(x^2) on x clamped where the ratio is exactly +-1 (with
+# FMA); x itself below 0.0004
+_TANH_P = (-2.76076847742355e-16, 2.00018790482477e-13, -8.60467152213735e-11,
+           5.12229709037114e-08, 1.48572235717979e-05, 6.37261928875436e-04,
+           4.89352455891786e-03)
+_TANH_Q = (1.19825839466702e-06, 1.18534705686654e-04, 2.26843463243900e-03,
+           4.89352518554385e-03)
+_TANH_CLAMP = np.float32(7.99881172180175781)
+# Cephes' float32 exp: e^x = e^a 2^n with n = floor(x log2(e) + 1/2), a = x - n log 2 in two
+# parts, e^a by a degree-5 polynomial; x clamped to [-87.8, 88.8] and n to [-127, 127]
+_EXP_P = (1.9875691500E-4, 1.3981999507E-3, 8.3334519073E-3, 4.1665795894E-2,
+          1.6666665459E-1, 5.0000001201E-1)
+_LN2_HI, _LN2_LO = 0.693359375, -2.12194440e-4
+# Cephes' float32 log: the mantissa m in [sqrt(1/2), sqrt(2)), log(1 + (m - 1)) by a degree-8
+# polynomial in three interleaved parts, the exponent's e log 2 added in two parts
+_LOG_P = (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1,
+          1.4249322787E-1, -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1,
+          3.3333331174E-1)
+_LANCZOS_G = 7.0
+_LANCZOS_BASE = 0.99999999999980993227684700473478
+_LANCZOS = (676.520368121885098567009190444019, -1259.13921672240287047156078755283,
+            771.3234287776530788486528258894, -176.61502916214059906584551354,
+            12.507343278686904814458936853, -0.13857109526572011689554707,
+            9.984369578019570859563e-6, 1.50563273514931155834e-7)
+
+
+def _computing(x):
+    """(x in the dtype XLA computes in: float32 for narrower floats; the dtype to return)."""
+    x = np.asarray(x)
+    wide = np.float64 if x.dtype == np.float64 else np.float32
+    return x.astype(wide, copy=False), x.dtype
+
+
+def _lanczos(z, with_derivative=False):
+    """(a(z), a'(z), t(z), log t(z)): Lanczos' sum and t = z + g + 1/2, as CHLO forms them
+    (log t through log1p, with log(g + 1/2) a constant)."""
+    c = lambda v: z.dtype.type(v)
+    a, a_prime = np.full_like(z, c(_LANCZOS_BASE)), np.zeros_like(z)
+    for i, coeff in enumerate(_LANCZOS):
+        term = z + c(i + 1)
+        if with_derivative:
+            a_prime = a_prime - c(coeff) / (term * term)
+        a = a + c(coeff) / term
+    t = c(_LANCZOS_G + 0.5) + z
+    log_t = c(math.log(_LANCZOS_G + 0.5)) + np.log1p(z / c(_LANCZOS_G + 0.5))
+    return a, a_prime, t, log_t
+
+
+def _log(x):
+    """XLA's log: its float32 formula, NumPy's for float64."""
+    return log32(x) if x.dtype == np.float32 else np.log(x)
+
+
+def lgamma(x):
+    """log|Gamma(x)| as XLA computes it (Euler's reflection below 1/2)."""
+    x, dtype = _computing(x)
+    c = lambda v: x.dtype.type(v)
+    reflect = x < c(0.5)
+    z = np.where(reflect, -x, x - c(1))
+    a, _, t, log_t = _lanczos(z)
+    # (z + 1/2 - t / log t) * log t: t alone may overflow where the product does not; XLA
+    # fuses its product with the constant's addition (half as many results differ then)
+    r = _fma(z + c(0.5) - t / log_t, log_t, c((math.log(2) + math.log(math.pi)) / 2))
+    direct = r + _log(a)
+    frac = np.abs(x) - np.floor(np.abs(x))
+    frac = np.where(c(0.5) < frac, c(1) - frac, frac)     # sin(pi x) exact at integers
+    denom = _log(np.sin(c(math.pi) * frac))
+    reflected = np.where(np.isfinite(denom), c(math.log(math.pi)) - denom - direct, -denom)
+    out = np.where(np.isinf(x), c(np.inf), np.where(reflect, reflected, direct))
+    return out.astype(dtype, copy=False)
+
+
+def digamma(x):
+    """psi(x) as XLA computes it: NaN at the poles (0 and the negative integers)."""
+    x, dtype = _computing(x)
+    c = lambda v: x.dtype.type(v)
+    reflect = x < c(0.5)
+    z = np.where(reflect, -x, x - c(1))
+    a, a_prime, t, log_t = _lanczos(z, with_derivative=True)
+    direct = log_t + a_prime / a - c(_LANCZOS_G) / t
+    reduced = x + np.abs(np.floor(x + c(0.5)))            # into [-1/2, 1/2]: cot's precision
+    angle = c(math.pi) * reduced
+    reflected = direct - c(math.pi) * np.cos(angle) / np.sin(angle)
+    out = np.where(reflect, reflected, direct)
+    pole = (x <= c(0)) & (x == np.floor(x))
+    return np.where(pole, c(np.nan), out).astype(dtype, copy=False)
+
+
+def _fma(a, b, c):
+    """a * b + c rounded once, for float32 operands: in float64 the product is exact (at most
+    48 bits) and the sum rounds twice only in the rarest ties. float64 operands: unfused."""
+    if a.dtype != np.float32:
+        return a * b + c
+    return (a.astype(np.float64) * b + np.float64(c)).astype(np.float32)
+
+
+def _fma_horner(coefficients, x):
+    """Horner's scheme in float32, each step a fused multiply-add."""
+    p = np.full_like(x, np.float32(coefficients[0]))
+    for c in coefficients[1:]:
+        p = _fma(x, p, np.float32(c))
+    return p
+
+
+def erf32(x):
+    """erf of a float32 (or narrower) x, bit for bit as XLA's CPU backend computes it."""
+    x, dtype = _computing(x)
+    x2 = x * x
+    ratio = x * _fma_horner(_ERF_P, x2) / _fma_horner(_ERF_Q, x2)
+    out = np.where(np.abs(x) >= _ERF_SATURATES, np.sign(x), ratio)
+    return out.astype(dtype, copy=False)
+
+
+def tanh32(x):
+    """tanh of a float32 (or narrower) x, bit for bit as XLA's CPU backend computes it."""
+    x, dtype = _computing(x)
+    clamped = np.clip(x, -_TANH_CLAMP, _TANH_CLAMP)
+    x2 = clamped * clamped
+    ratio = clamped * _fma_horner(_TANH_P, x2) / _fma_horner(_TANH_Q, x2)
+    out = np.where(np.abs(x) < np.float32(0.0004), x, ratio)
+    return out.astype(dtype, copy=False)
+
+
+def _exp_halves(x):
+    """(e^x / 2, e^-x / 2) as exp(x + log 1/2), exp(log 1/2 - x): no overflow below the
+    result's own (the sums round, as XLA's do)."""
+    log_half = np.log(x.dtype.type(0.5))
+    return np.exp(x + log_half), np.exp(log_half - x)
+
+
+def cosh(x):
+    """cosh(x) for real x as XLA computes it (8 ulps from NumPy's at x = 9)."""
+    x, dtype = _computing(x)
+    up, down = _exp_halves(x)
+    return (up + down).astype(dtype, copy=False)
+
+
+def sinh(x):
+    """sinh(x) for real x as XLA computes it: through expm1 below |x| = 1, where e^x - e^-x
+    would cancel."""
+    x, dtype = _computing(x)
+    up, down = _exp_halves(x)
+    em1 = np.expm1(x)
+    small = (em1 + em1 / (em1 + x.dtype.type(1))) * x.dtype.type(0.5)
+    return np.where(np.abs(x) < x.dtype.type(1), small, up - down).astype(dtype, copy=False)
+
+
+def exp32(x):
+    """e^x of a float32 (or narrower) x, bit for bit as XLA's CPU backend computes it (NumPy's
+    exp differs in the last bit for 4 in 10 inputs)."""
+    x, dtype = _computing(x)
+    f = np.float32
+    with np.errstate(all="ignore"):
+        clamped = np.clip(x, f(-87.8), f(88.8))
+        n = np.clip(np.floor(_fma(clamped, f(1.44269504088896341), f(0.5))), f(-127), f(127))
+        a = _fma(-n, f(_LN2_LO), _fma(-n, f(_LN2_HI), clamped))
+        y = _fma(a, f(_EXP_P[0]), f(_EXP_P[1]))
+        for c in _EXP_P[2:]:
+            y = _fma(y, a, f(c))
+        y = f(1) + _fma(y, a * a, a)
+        out = y * ((n.astype(np.int32) + 127) << 23).view(f)
+        out = np.where(out < np.finfo(f).tiny, f(0), out)     # written as zero, not subnormal
+    return np.where(np.isnan(x), x, out).astype(dtype, copy=False)
+
+
+def log32(x):
+    """log(x) of a float32 (or narrower) x, bit for bit as XLA's CPU backend computes it:
+    subnormal x read as zero (-inf), NaN below zero."""
+    x, dtype = _computing(x)
+    f, p = np.float32, [np.float32(c) for c in _LOG_P]
+    with np.errstate(all="ignore"):
+        bits = np.maximum(f(np.finfo(f).tiny), x).view(np.int32)
+        e = f(1) + ((bits >> 23) - 0x7f).astype(f)
+        m = ((bits & ~0x7f800000) | f(0.5).view(np.int32)).view(f)   # in [1/2, 1)
+        below = m < f(0.707106781186547524)
+        e = e - below.astype(f)
+        t = (m - f(1)) + np.where(below, m, f(0))
+        t2 = t * t
+        t3 = t2 * t
+        y = _fma(_fma(t, p[0], p[1]), t, p[2])
+        y = _fma(y, t3, _fma(_fma(t, p[3], p[4]), t, p[5]))
+        y = _fma(y, t3, _fma(_fma(t, p[6], p[7]), t, p[8]))
+        y = _fma(y, t3, f(_LN2_LO) * e)
+        out = _fma(f(_LN2_HI), e, _fma(f(-0.5), t2, t) + y)
+    tiny = np.finfo(f).tiny
+    special = np.where(x == np.inf, x, np.where(np.abs(x) < tiny, f(-np.inf), f(np.nan)))
+    finite = (x >= tiny) & (x < np.inf)
+    return np.where(finite, out, np.where(np.isnan(x), x, special)).astype(dtype, copy=False)

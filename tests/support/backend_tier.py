@@ -1,0 +1,47 @@
+"""The NumPy-backend tier (`pytest --backend numpy`, or JAX_PLATFORMS=numpy; docs/contributing.md):
+the suite with jaxprs run by NumPy instead of XLA. Every test of a primitive's value, a
+transformation or an error runs there too; what it skips has one home here.
+
+`@pytest.mark.xla_only("XLA text")` marks a test whose expectation only XLA can meet (its
+StableHLO or HLO text, several devices, its compiler and runtime); on the NumPy backend
+tests/conftest.py skips it, saying why. The reason must be one of `REASONS` (checked at
+collection), so the tier's report counts the skips by kind. Mark the narrowest unit (one
+parametrized case where only it needs XLA), never a test that fails for another reason: a
+value the NumPy backend gets wrong is a bug in its rule.
+
+    >>> sorted(REASONS)[0]
+    'CPU platform'
+"""
+from __future__ import annotations
+
+import os
+
+# Why a test holds on XLA only: each kind, with what the NumPy backend does instead.
+REASONS = {
+    "XLA text": "expects XLA's own text or figures (StableHLO, optimized HLO, a GPU lowering, "
+                "cost and memory analysis); the NumPy backend runs the jaxpr and compiles none",
+    "several devices": "needs several devices (JXKERNEL_CPU_DEVICES); the NumPy backend has one",
+    "XLA compiler": "tests XLA's compiler or runtime (compile options, donation, executables, "
+                    "their serialization, DLPack buffers' alignment, its error texts)",
+    "sharded arrays": "lays arrays out on a mesh (jaxlib's sharded buffers, xla/sharded.py); "
+                      "the NumPy backend's arrays live on its one device, and a mesh layout "
+                      "raises NotImplementedError there",
+    "CPU platform": "expects XLA's CPU platform by name (CpuDevice, 'cpu' devices or backend); "
+                    "the NumPy backend's is 'numpy'",
+    "XLA tie order": "credits the tied element XLA's CPU code generation picks in a max/min "
+                     "pooling window (not always the first in row-major order); the NumPy "
+                     "backend credits the first",
+}
+
+
+def on_numpy_backend() -> bool:
+    """Whether this run's programs run on the NumPy backend (tests/conftest.py sets
+    JAX_PLATFORMS=numpy for `--backend numpy`, before any test runs)."""
+    return os.environ.get("JAX_PLATFORMS", "").split(",")[0].strip() == "numpy"
+
+
+def check_reason(reason: str, where: str) -> None:
+    """An xla_only marker's reason must be one of REASONS (the tier counts skips by kind)."""
+    if reason not in REASONS:
+        raise ValueError(f"{where}: xla_only({reason!r}): the reason must be one of "
+                         f"{sorted(REASONS)} (tests/support/backend_tier.py)")
