@@ -51,6 +51,8 @@ from ..transforms.jit_primitive import _bind_jit
 from ..tree_util import register_pytree_node_class, tree_flatten, tree_leaves, tree_map, \
     tree_unflatten
 from ..xla.array import Array
+from . import remat  # noqa: F401  (checkpoint_p, checked below)
+from .pmap import xla_pmap_p
 
 __all__ = ["Error", "ErrorCategory", "JaxRuntimeError", "all_checks", "automatic_checks",
            "check", "check_error", "checkify", "debug_check", "div_checks", "float_checks",
@@ -575,7 +577,6 @@ def _pmap_check(error, enabled_errors, *vals, jaxpr, axis_name, axis_size, mappe
                 devices, name):
     """pmap: each device checks its slice; the per-device errors come back stacked on the
     mapped axis and are reduced to one (a failed device's, if any), as JAX's."""
-    from .pmap import xla_pmap_p   # pmap loads on first use (jax.pmap is a lazy name)
     params = dict(axis_name=axis_name, axis_size=axis_size, devices=devices, name=name)
     if not _has_checks(jaxpr.jaxpr, enabled_errors):
         return error, xla_pmap_p.bind(*vals, jaxpr=jaxpr, mapped_invars=mapped_invars, **params)
@@ -683,9 +684,8 @@ def _while_check(error, enabled_errors, *vals, cond_jaxpr, body_jaxpr, cond_ncon
 
 
 def _register_rules():
-    """Fill `error_checks` (on first use: remat and pmap, whose primitives it checks, load
-    lazily; the others are imported at the top of this module)."""
-    from . import remat  # noqa: F401  (checkpoint_p: loads on first use of jax.checkpoint)
+    """Fill `error_checks` (on first use: every primitive it checks is loaded by this module's
+    imports, pmap's and remat's included)."""
     for name in _NAN_PRIMITIVES:
         prim = all_primitives.get(name)
         if prim is not None:
@@ -706,8 +706,7 @@ def _register_rules():
     error_checks[all_primitives["cond"]] = _cond_check
     error_checks[all_primitives["scan"]] = _scan_check
     error_checks[all_primitives["while"]] = _while_check
-    from . import pmap  # noqa: F401  (xla_pmap_p)
-    error_checks[all_primitives["xla_pmap"]] = _pmap_check
+    error_checks[xla_pmap_p] = _pmap_check
     for name, body in (("checkpoint", "jaxpr"), ("custom_jvp_call", "call_jaxpr"),
                        ("custom_vjp_call", "call_jaxpr")):
         prim = all_primitives[name]

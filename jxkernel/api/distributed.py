@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 
 from ..xla import client as _client
+from ..xla import distributed as _runtime   # this module loads on first use of jax.distributed
 
 __all__ = ["initialize", "is_initialized", "shutdown"]
 
@@ -38,8 +39,6 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
     A process that stops sending heartbeats for `heartbeat_timeout_seconds` is declared
     dead and jaxlib then terminates every other process with an error saying so.
     """
-    # jaxlib's distributed runtime loads when it is first used
-    from ..xla import distributed as _runtime
     _runtime.refuse_if_started()
     coordinator_address = coordinator_address or os.environ.get("JAX_COORDINATOR_ADDRESS")
     if isinstance(local_device_ids, int):
@@ -82,16 +81,12 @@ def _check_arguments(coordinator_address, num_processes, process_id) -> None:
 
 def is_initialized() -> bool:
     """Whether `initialize` has connected this process (and `shutdown` has not run)."""
-    # jaxlib's distributed runtime loads when it is first used
-    from ..xla import distributed as _runtime
     return _runtime.is_connected()
 
 
 def shutdown() -> None:
     """Leave the run: waits for the other processes to shut down too (up to
     `shutdown_timeout_seconds`); process 0 then stops the service. Also runs at exit."""
-    # jaxlib's distributed runtime loads when it is first used
-    from ..xla import distributed as _runtime
     _runtime.disconnect()
 
 

@@ -28,6 +28,7 @@ from .report import report
 from .state import State
 from ..core.lazy_names import module_aliases
 from ..views.stepper import step
+from ..views.sharding_view import sharding_view
 
 # `jxkernel.notebook.stepper.controls(s)`: the stepper's buttons (ipywidgets, on first use);
 # the error cards and the jaxpr diff, documented here for scripts before they moved to views/
@@ -90,8 +91,6 @@ def unload_ipython_extension(shell) -> None:
 def show_sharding(x, sharding=None) -> None:
     """Display which device holds which block of `x` (a sharded Array, or a shape with
     `sharding`), coloured per block, with the mesh's axes, the shard and bytes per device."""
-    # the sharded-array view loads with the first mesh or sharded Array
-    from ..views.sharding_view import sharding_view
     display.show(sharding_view(x, sharding))
 
 

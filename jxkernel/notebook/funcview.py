@@ -20,6 +20,7 @@ from ..transforms.jit import Jitted, jit
 from .cell import STATIC, TRACED, classify
 from .display import cell_name, short_repr
 from .program import CellError, describe_traced
+from .widgets.cell_view import CellView
 
 
 def as_jitted(fun, args, kwargs):
@@ -128,8 +129,6 @@ def static_fix_for(fun):
 def function_view(fun, args, kwargs, *, traced=None, error=None):
     """The traced-vs-static view of `fun(*args, **kwargs)` (a CellView), or None when the
     function's source can't be found. `error` is the exception tracing raised, if any."""
-    # anywidget and the views load with the first display that needs them: %load_ext stays quick
-    from .widgets.cell_view import CellView
     found = source_of(fun)
     if found is None:
         return None

@@ -200,7 +200,8 @@ def test_backend_selector_calls_back_and_shows_the_choice():
     assert len(chosen) == 1 and selector.current == chosen[-1]
     data = _bundle(selector)
     assert "* cpu:0" in data["text/plain"] and "(selected)" in data["text/html"]
-    assert [type(c).__name__ for c in selector.children] == ["Dropdown", "HTML", "HTML"]
+    assert [type(c).__name__ for c in selector.children] == ["Dropdown", "HTML", "HTML", "HTML"]
+    assert "fast path: " in selector.fastpath.value     # the fourth: the compiled fast path's state
 
 
 def test_hlo_view_sections_and_cost():

@@ -10,15 +10,14 @@ import unittest
 
 import numpy as np
 
+from ... import devices, make_mesh
+from ...api.sharding import AxisType, Mesh
 from ...api.test_util import check_grads, check_jvp, check_vjp  # noqa: F401
 
 
 def create_mesh(mesh_shape, axis_names, iota_order=False, axis_types=None):
     """A Mesh of the first devices, `mesh_shape` over `axis_names` (as `jax.make_mesh`, or
     the devices in id order with `iota_order`); skips the test when there are too few."""
-    # jxkernel.sharding (and its Mesh) loads with the first mesh a test asks for
-    from ... import devices, make_mesh
-    from ...api.sharding import AxisType, Mesh
     size = math.prod(mesh_shape)
     found = devices()
     if len(found) < size:

@@ -13,12 +13,14 @@ from IPython.core.magic import line_magic, magics_class, no_var_expand
 from ...core import compile_record
 from ...core.config import config
 from ...views.compile_report import ReportView
+from ...views.explainer import build_explanation
 from .. import compile_notes, funcview
 from ..display import Note, cell_name
 from ..guard import set_guard
 from ..program import CellError
 from ..report import format_for, report
 from ..tracebacks import show_card
+from ..widgets.recompiles import RecompileLog
 from .base import JxMagicsBase
 
 # The widgets (anywidget) and the explainer are imported by the magic that shows them:
@@ -41,7 +43,6 @@ class InspectionMagics(JxMagicsBase):
                                 flops and bytes estimated per HLO instruction (explainer.py)
         In a script: jxkernel.explain(f, x, w).
         """
-        from ...views.explainer import build_explanation  # heavy: loads on first %explain
         text = line.strip()
         call = self._call(text) if text else None
         if call is None:
@@ -70,7 +71,6 @@ class InspectionMagics(JxMagicsBase):
     @line_magic
     def jxcompiles(self, line):
         """The recompilation log: every compilation, why, and how long it took (live)."""
-        from ..widgets.recompiles import RecompileLog  # anywidget: loads on first use
         args = ma.parse_argstring(self.jxcompiles, line)
         if args.clear:
             compile_record.clear()

@@ -23,6 +23,9 @@ from .. import funcview
 from ..display import Note, show
 from ..program import CellError, CellProgram, describe_output, error_view_data
 from ..tracebacks import show_card
+from ..widgets.cell_view import CellView
+from ..widgets.hlo_view import HloView
+from ..widgets.jaxpr_viewer import JaxprViewer
 from .base import JxMagicsBase, device_name
 
 # The widgets (anywidget) are imported by the magic that shows them: %load_ext and a plain
@@ -229,7 +232,6 @@ class JitMagics(JxMagicsBase):
                               ran_on is not None and device_name(ran_on) or None))
 
     def _cell_view(self, program, ns, outputs=None, error=None):
-        from ..widgets.cell_view import CellView  # anywidget: loads on first use
         outputs = outputs or {}
         outs = [{"name": n, "detail": describe_output(outputs[n]) if n in outputs else ""}
                 for n in program.info.outputs]
@@ -240,8 +242,6 @@ class JitMagics(JxMagicsBase):
                         error=error, positions=program.info.positions)
 
     def _show_compiled(self, traced, what, title):
-        from ..widgets.hlo_view import HloView  # anywidget: loads on first use
-        from ..widgets.jaxpr_viewer import JaxprViewer
         lowered = traced.lower()
         if "jaxpr" in what:
             show(JaxprViewer(traced.jaxpr, title=f"jaxpr of {title}", stablehlo=lowered.as_text))
@@ -266,7 +266,6 @@ class JitMagics(JxMagicsBase):
                                 two programs aligned, equations added, removed and changed
                                 marked (jaxpr_diff.py); a comma may separate them
         """
-        from ..widgets.jaxpr_viewer import JaxprViewer  # anywidget: loads on first use
         if re.match(r"--diff(\s|$)", line.strip()):
             return self._jaxpr_diff(line.strip()[len("--diff"):], cell)
         text = cell if cell is not None else line.strip()
@@ -297,7 +296,6 @@ class JitMagics(JxMagicsBase):
         %hlo f(x, 2.0)          non-array arguments are static
         %hlo x @ w + b          an expression over the namespace's values
         """
-        from ..widgets.hlo_view import HloView  # anywidget: loads on first use
         if not line.strip():
             raise UsageError("%hlo EXPR: e.g. %hlo f(x, 2.0)")
         traced, title = self._trace(line.strip(), is_cell=False)

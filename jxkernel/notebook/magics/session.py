@@ -10,6 +10,7 @@ from IPython.core.magic import line_magic, magics_class
 from ...xla import client
 from .. import cell_origins
 from ..display import Note
+from ..widgets.backend import BackendSelector
 from .base import JxMagicsBase, device_name
 
 
@@ -22,7 +23,6 @@ class SessionMagics(JxMagicsBase):
     def jxbackend(self, line):
         """%jxbackend            the backend selector
         %jxbackend NAME       switch: cpu, gpu (cuda) or tpu, optionally a device: cpu:1"""
-        from ..widgets.backend import BackendSelector  # anywidget: loads on first use
         name = line.strip()
         if not name:
             selector = BackendSelector(on_select=self.state.select_device,

@@ -13,6 +13,7 @@ from IPython.core.magic import line_cell_magic, magics_class, needs_local_scope,
 from ...core import compile_record
 from .. import compile_notes, funcview, timeit
 from ..display import show
+from ...views import timing as jx_timing
 from .base import JxMagicsBase
 
 # The phase timing (views/timing.py) is imported by %timeit --phases, which shows it.
@@ -116,7 +117,6 @@ class TimingMagics(JxMagicsBase):
     def _phases(self, opts, stmt, cell):
         """jxkernel.timing.profile of the call `stmt`: a table (and in a Jupyter kernel, a
         plotly chart); -r runs, -q quiet, -o returns the Profile, -v NAME stores it."""
-        from ...views import timing as jx_timing  # loads on first --phases
         if cell is not None:
             raise UsageError("--phases times one call written on the magic's line: "
                              "%timeit --phases f(x)")
