@@ -27,8 +27,9 @@ def folder_times(junit_path: str) -> dict:
     """
     totals = collections.defaultdict(lambda: [0, 0.0])
     for case in ET.parse(junit_path).getroot().iter("testcase"):
-        # classname is the dotted module path: tests.lax.test_lax_loops(.Class)
-        parts = case.get("classname", "").split(".")
+        # classname is the dotted module path: tests.lax.test_lax_loops(.Class); a module skipped
+        # whole at collection has none, and its path as its name
+        parts = (case.get("classname") or case.get("name", "")).split(".")
         folder = "/".join(parts[:2]) if len(parts) > 2 else parts[0]
         totals[folder][0] += 1
         totals[folder][1] += float(case.get("time") or 0.0)
