@@ -15,7 +15,7 @@ import jax.random as r
 import ml_dtypes
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "support"))
 from numerics import ELEMENTWISE, REDUCTION  # noqa: E402
 from recording import record_cases  # noqa: E402
 
