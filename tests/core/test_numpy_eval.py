@@ -110,8 +110,11 @@ UNARY_FLOAT |= {
         (np.float32([0, -0.0, -1, -2, -2.5, -7.25, 1e-3, 0.5, 1, 2, 3, 30, 1e5, np.inf, -np.inf,
                      np.nan]),), 16, 1.0),
 }
-# float32 exp, log, erf and tanh bit for bit (XLA's CPU formulas with FMA, each op on a
-# program input); pow within an ulp (XLA's is float64's rounded, but for double roundings)
+# float32 exp, log, erf and tanh: the NumPy rules are XLA's CPU formulas with FMA, bit for bit
+# with XLA on a CPU with FMA (0 ulps measured for all five outputs); on one without FMA XLA's
+# own code moves (--xla_cpu_max_isa=AVX: tanh 4 ulps, exp 1), so the bound is ELEMENTWISE's 4
+# ulps, which holds on both. pow within an ulp (XLA's is float64's rounded, but for double
+# roundings)
 _WIDE = np.concatenate([np.linspace(-9, 9, 721, dtype=np.float32),
                         np.float32([3e-4, 4e-4, -2e-38, np.inf, -np.inf, np.nan])])
 _LOGS = np.concatenate([np.geomspace(2e-38, 3e38, 600, dtype=np.float32),
@@ -120,7 +123,7 @@ UNARY_FLOAT |= {
     "exp_log_erf_tanh_bits": (
         lambda x, e, y: (lax.erf(x), lax.tanh(x), lax.erf(x.astype(np.float16)), lax.exp(e),
                          lax.log(y)),
-        (_WIDE, np.linspace(-104, 89, 727, dtype=np.float32), _LOGS), 0, None),
+        (_WIDE, np.linspace(-104, 89, 727, dtype=np.float32), _LOGS), ELEMENTWISE, None),
     "pow_float32": (lambda x, y: lax.pow(x, y),
                     (np.geomspace(0.01, 50, 200, dtype=np.float32),
                      np.linspace(-6, 6, 200, dtype=np.float32)), 1, None),
@@ -688,13 +691,17 @@ def test_shard_map_batches_its_body_over_the_mesh():
 
 
 # ------------------------------------------------------------------ whole programs
+# XLA's float32 tanh uses fused multiply-adds where the CPU has them and its code is
+# optimized, as the NumPy rule does; at the suite's level, or on a CPU without FMA
+# (--xla_cpu_max_isa=AVX), XLA fuses tanh into the bias add without them. Worst distance of the
+# gradients, measured at max|gradient|: 9 ulps at XLA's default level with FMA, 24 at the
+# suite's level and 24 under AVX at either level; the bound holds on every CPU.
+MLP_ULPS = 32
+
+
 def test_mlp_gradient():
-    # against XLA at its default optimization level, as JAX runs it: there its float32 tanh
-    # uses fused multiply-adds, as the NumPy rule does; the suite's unoptimized XLA fuses
-    # tanh into the bias add without them (23 ulps here)
-    with jax.config.override("jax_disable_most_optimizations", False):
-        check(jax.grad(_mlp_loss), MLP, F32, ulps=REDUCTION, scale=1.0)
-        check(jax.value_and_grad(_mlp_loss, argnums=1), MLP, F32, ulps=REDUCTION, scale=1.0)
+    check(jax.grad(_mlp_loss), MLP, F32, ulps=MLP_ULPS, scale=1.0)
+    check(jax.value_and_grad(_mlp_loss, argnums=1), MLP, F32, ulps=MLP_ULPS, scale=1.0)
 
 
 def test_cnn_training_step():
