@@ -261,11 +261,11 @@ class _DimExpr:
 
     def min_dim(self, other):
         """min(self, other): one of them where decidable, else the expression `min(...)`."""
-        return _dim_min(self, other, self.scope)
+        return _dim_extremum("min", self, other, self.scope)
 
     def max_dim(self, other):
         """max(other, self): one of them where decidable, else `max(other, self)`."""
-        return _dim_max(other, self, self.scope)
+        return _dim_extremum("max", other, self, self.scope)
 
     # ---- values
     def bounds(self) -> tuple:
@@ -539,8 +539,8 @@ class _Parser:
             y = self.expr()
             self.take(")")
             return {"floordiv": lambda: x // y, "mod": lambda: x % y,
-                    "max": lambda: _dim_max(x, y, self.scope),
-                    "min": lambda: _dim_min(x, y, self.scope)}[token]()
+                    "max": lambda: _dim_extremum("max", x, y, self.scope),
+                    "min": lambda: _dim_extremum("min", x, y, self.scope)}[token]()
         if re.fullmatch(r"[A-Za-z_][\w.]*", token):
             return _DimExpr.var(token, self.scope)
         raise self.error(f"unexpected {token!r}")
@@ -550,22 +550,16 @@ class _Parser:
             raise self.error(f"unexpected {self.peek()!r}")
 
 
-def _dim_max(x, y, scope):
-    """max(x, y): one of them where their order is decidable, else `max(x, y)`."""
-    if _ge_or_none(x, y):
+def _dim_extremum(name, x, y, scope):
+    """`name` ("max" or "min") of x and y: one of them where their order is decidable,
+    else the atom `max(x, y)` / `min(x, y)`. ``_dim_extremum("max", 3, 2, scope)`` is 3."""
+    # x wins when it is >= y for max, <= y for min; x is tried first, so equal dims give x
+    first, second = (x, y) if name == "max" else (y, x)
+    if _ge_or_none(first, second):
         return x
-    if _ge_or_none(y, x):
+    if _ge_or_none(second, first):
         return y
-    return _DimExpr.atom("max", x, y, scope)
-
-
-def _dim_min(x, y, scope):
-    """min(x, y): one of them where their order is decidable, else `min(x, y)`."""
-    if _ge_or_none(y, x):
-        return x
-    if _ge_or_none(x, y):
-        return y
-    return _DimExpr.atom("min", x, y, scope)
+    return _DimExpr.atom(name, x, y, scope)
 
 
 def _parse_constraint(text: str, scope: SymbolicScope):

@@ -592,34 +592,22 @@ def reduce_sum(operand, axes, *, out_sharding=None):
     return reduce_sum_p.bind(operand, axes=_axes(axes), out_sharding=out_sharding)
 
 
-def reduce_prod(operand, axes):
-    """Product over `axes`.  ``lax.reduce_prod(jnp.array([2, 3]), (0,))`` is 6."""
-    return reduce_prod_p.bind(operand, axes=_axes(axes))
+def _reducer(prim, what: str, note: str = ""):
+    """The lax function `prim.name(operand, axes)`: `what` over `axes`, binding `prim`.
+    ``lax.reduce_max(jnp.array([1, 3]), (0,))`` is 3; ``lax.reduce_prod`` of it, 3."""
+    def reduce(operand, axes):
+        return prim.bind(operand, axes=_axes(axes))
+    reduce.__name__ = reduce.__qualname__ = prim.name
+    reduce.__doc__ = f"{what} over `axes`{note}."
+    return reduce
 
 
-def reduce_max(operand, axes):
-    """Maximum over `axes` (NaN propagates).  ``lax.reduce_max(jnp.array([1, 3]), (0,))`` is 3."""
-    return reduce_max_p.bind(operand, axes=_axes(axes))
-
-
-def reduce_min(operand, axes):
-    """Minimum over `axes` (NaN propagates).  ``lax.reduce_min(jnp.array([1, 3]), (0,))`` is 1."""
-    return reduce_min_p.bind(operand, axes=_axes(axes))
-
-
-def reduce_and(operand, axes):
-    """Bitwise AND over `axes` of a bool or integer array (`all` for bools)."""
-    return reduce_and_p.bind(operand, axes=_axes(axes))
-
-
-def reduce_or(operand, axes):
-    """Bitwise OR over `axes` of a bool or integer array (`any` for bools)."""
-    return reduce_or_p.bind(operand, axes=_axes(axes))
-
-
-def reduce_xor(operand, axes):
-    """Bitwise XOR over `axes` of a bool or integer array (parity for bools)."""
-    return reduce_xor_p.bind(operand, axes=_axes(axes))
+reduce_prod = _reducer(reduce_prod_p, "Product")
+reduce_max = _reducer(reduce_max_p, "Maximum", " (NaN propagates)")
+reduce_min = _reducer(reduce_min_p, "Minimum", " (NaN propagates)")
+reduce_and = _reducer(reduce_and_p, "Bitwise AND", " of a bool or integer array (`all` for bools)")
+reduce_or = _reducer(reduce_or_p, "Bitwise OR", " of a bool or integer array (`any` for bools)")
+reduce_xor = _reducer(reduce_xor_p, "Bitwise XOR", " of a bool or integer array (parity for bools)")
 
 
 def argmax(operand, axis, index_dtype):

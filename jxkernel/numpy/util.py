@@ -307,35 +307,31 @@ _PROMOTE = {k: _promoted(k) for k in ("plain", "inexact", "numeric")}
 _pair_results: dict = {}
 
 
-def promote_args(fun_name: str, *args) -> list:
-    """check_arraylike + promote_dtypes + promote_shapes, as jnp's binary functions do."""
-    if _fast(args):
-        return list(args)
-    pair = _array_and_scalar(args, "plain")
-    if pair is not None:
-        return pair
-    check_arraylike(fun_name, *args)
-    return promote_shapes(fun_name, *promote_dtypes(*args))
+def _args_promoter(kind: str, promote, needs_no_promotion=None):
+    """promote_args for one `kind` of result: the fast returns (arrays of one dtype for which
+    `needs_no_promotion(dtype)` holds, or None for any dtype; array with Python scalar), else
+    check_arraylike, `promote` (a promote_dtypes_*) and promote_shapes."""
+    def promote_args(fun_name: str, *args) -> list:
+        if _fast(args) and (needs_no_promotion is None
+                            or needs_no_promotion(args[0].aval.dtype)):
+            return list(args)
+        pair = _array_and_scalar(args, kind)
+        if pair is not None:
+            return pair
+        check_arraylike(fun_name, *args)
+        return promote_shapes(fun_name, *promote(*args))
+    promote_args.__name__ = promote_args.__qualname__ = \
+        "promote_args" if kind == "plain" else f"promote_args_{kind}"
+    return promote_args
 
 
-def promote_args_inexact(fun_name: str, *args) -> list:
-    if _fast(args) and args[0].aval.dtype in _INEXACT:
-        return list(args)
-    pair = _array_and_scalar(args, "inexact")
-    if pair is not None:
-        return pair
-    check_arraylike(fun_name, *args)
-    return promote_shapes(fun_name, *promote_dtypes_inexact(*args))
-
-
-def promote_args_numeric(fun_name: str, *args) -> list:
-    if _fast(args) and args[0].aval.dtype != dtypes.bool_:
-        return list(args)
-    pair = _array_and_scalar(args, "numeric")
-    if pair is not None:
-        return pair
-    check_arraylike(fun_name, *args)
-    return promote_shapes(fun_name, *promote_dtypes_numeric(*args))
+# check_arraylike + promote_dtypes(_kind) + promote_shapes, as jnp's binary functions do:
+# promote_args("add", x, 2) is [x, 2 as an array of x's dtype]
+promote_args = _args_promoter("plain", promote_dtypes)
+promote_args_inexact = _args_promoter("inexact", promote_dtypes_inexact,
+                                      lambda dtype: dtype in _INEXACT)
+promote_args_numeric = _args_promoter("numeric", promote_dtypes_numeric,
+                                      lambda dtype: dtype != dtypes.bool_)
 
 
 def promote_args_complex(fun_name: str, *args) -> list:

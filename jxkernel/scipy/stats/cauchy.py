@@ -9,12 +9,12 @@ from ... import lax
 from ... import numpy as jnp
 from ...numpy.ufuncs import _const
 from ...numpy.util import promote_args_inexact
+from ._loc_scale import reflected, standardized
 
 
 def logpdf(x, loc=0, scale=1):
     """log density: -log(pi scale) - log1p(z^2)."""
-    x, loc, scale = promote_args_inexact("cauchy.logpdf", x, loc, scale)
-    z = lax.div(lax.sub(x, loc), scale)
+    x, z, scale = standardized("cauchy.logpdf", x, loc, scale)
     return lax.neg(lax.add(lax.log(lax.mul(_const(x, np.pi), scale)),
                            lax.log1p(lax.mul(z, z))))
 
@@ -26,8 +26,7 @@ def pdf(x, loc=0, scale=1):
 
 def cdf(x, loc=0, scale=1):
     """P(X <= x) = 1/2 + arctan(z) / pi."""
-    x, loc, scale = promote_args_inexact("cauchy.cdf", x, loc, scale)
-    z = lax.div(lax.sub(x, loc), scale)
+    x, z, scale = standardized("cauchy.cdf", x, loc, scale)
     inv_pi = lax.div(_const(x, 1.), _const(x, np.pi))
     return lax.add(_const(x, 0.5), lax.mul(inv_pi, jnp.arctan(z)))
 
@@ -37,16 +36,8 @@ def logcdf(x, loc=0, scale=1):
     return lax.log(cdf(x, loc, scale))
 
 
-def sf(x, loc=0, scale=1):
-    """P(X > x)."""
-    x, loc, scale = promote_args_inexact("cauchy.sf", x, loc, scale)
-    return cdf(-x, -loc, scale)
-
-
-def logsf(x, loc=0, scale=1):
-    """log sf."""
-    x, loc, scale = promote_args_inexact("cauchy.logsf", x, loc, scale)
-    return logcdf(-x, -loc, scale)
+sf = reflected("cauchy.sf", cdf, "P(X > x).")
+logsf = reflected("cauchy.logsf", logcdf, "log sf.")
 
 
 def _tan_shifted(q, sign):

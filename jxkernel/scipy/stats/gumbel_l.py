@@ -10,18 +10,14 @@ from ... import numpy as jnp
 from ...numpy.ufuncs import _const
 from ...numpy.util import promote_args_inexact
 from ..special import xlog1py, xlogy
-
-
-def _ok(scale):
-    return lax.gt(scale, _const(scale, 0))
+from ._loc_scale import positive, standardized
 
 
 def logpdf(x, loc=0, scale=1):
     """log density -log(scale) + z - exp(z); NaN for scale <= 0."""
-    x, loc, scale = promote_args_inexact("gumbel_l.logpdf", x, loc, scale)
-    z = lax.div(lax.sub(x, loc), scale)
+    x, z, scale = standardized("gumbel_l.logpdf", x, loc, scale)
     out = lax.add(xlogy(-1, scale), lax.sub(z, lax.exp(z)))
-    return jnp.where(_ok(scale), out, np.nan)
+    return jnp.where(positive(scale), out, np.nan)
 
 
 def pdf(x, loc=0, scale=1):
@@ -31,9 +27,8 @@ def pdf(x, loc=0, scale=1):
 
 def logcdf(x, loc=0, scale=1):
     """log P(X <= x) = log(-expm1(-exp(z)))."""
-    x, loc, scale = promote_args_inexact("gumbel_l.logcdf", x, loc, scale)
-    z = lax.div(lax.sub(x, loc), scale)
-    return jnp.where(_ok(scale), lax.log(-lax.expm1(lax.neg(lax.exp(z)))), np.nan)
+    x, z, scale = standardized("gumbel_l.logcdf", x, loc, scale)
+    return jnp.where(positive(scale), lax.log(-lax.expm1(lax.neg(lax.exp(z)))), np.nan)
 
 
 def cdf(x, loc=0, scale=1):
@@ -55,6 +50,5 @@ def sf(x, loc=0, scale=1):
 
 def logsf(x, loc=0, scale=1):
     """log P(X > x) = -exp(z)."""
-    x, loc, scale = promote_args_inexact("gumbel_l.logsf", x, loc, scale)
-    z = lax.div(lax.sub(x, loc), scale)
-    return jnp.where(_ok(scale), lax.neg(lax.exp(z)), np.nan)
+    x, z, scale = standardized("gumbel_l.logsf", x, loc, scale)
+    return jnp.where(positive(scale), lax.neg(lax.exp(z)), np.nan)

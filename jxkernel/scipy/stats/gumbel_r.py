@@ -11,18 +11,14 @@ from ...nn.functions import log1mexp
 from ...numpy.ufuncs import _const
 from ...numpy.util import promote_args_inexact
 from ..special import xlogy
-
-
-def _ok(scale):
-    return lax.gt(scale, _const(scale, 0))
+from ._loc_scale import positive, standardized
 
 
 def logpdf(x, loc=0, scale=1):
     """log density -log(scale) - (z + exp(-z)); NaN for scale <= 0."""
-    x, loc, scale = promote_args_inexact("gumbel_r.logpdf", x, loc, scale)
-    z = lax.div(lax.sub(x, loc), scale)
+    x, z, scale = standardized("gumbel_r.logpdf", x, loc, scale)
     out = lax.add(xlogy(-1, scale), lax.neg(lax.add(z, lax.exp(lax.neg(z)))))
-    return jnp.where(_ok(scale), out, np.nan)
+    return jnp.where(positive(scale), out, np.nan)
 
 
 def pdf(x, loc=0, scale=1):
@@ -32,9 +28,8 @@ def pdf(x, loc=0, scale=1):
 
 def logcdf(x, loc=0, scale=1):
     """log P(X <= x) = -exp(-z)."""
-    x, loc, scale = promote_args_inexact("gumbel_r.logcdf", x, loc, scale)
-    z = lax.div(lax.sub(x, loc), scale)
-    return jnp.where(_ok(scale), lax.neg(lax.exp(lax.neg(z))), np.nan)
+    x, z, scale = standardized("gumbel_r.logcdf", x, loc, scale)
+    return jnp.where(positive(scale), lax.neg(lax.exp(lax.neg(z))), np.nan)
 
 
 def cdf(x, loc=0, scale=1):
@@ -54,11 +49,11 @@ def sf(x, loc=0, scale=1):
     x, loc, scale = promote_args_inexact("gumbel_r.sf", x, loc, scale)
     neg_z = lax.div(lax.sub(loc, x), scale)
     out = lax.sub(_const(x, 1), lax.exp(lax.neg(lax.exp(neg_z))))
-    return jnp.where(_ok(scale), out, np.nan)
+    return jnp.where(positive(scale), out, np.nan)
 
 
 def logsf(x, loc=0, scale=1):
     """log sf = log1mexp(exp(-z))."""
     x, loc, scale = promote_args_inexact("gumbel_r.logsf", x, loc, scale)
     neg_z = lax.div(lax.sub(loc, x), scale)
-    return jnp.where(_ok(scale), log1mexp(lax.exp(neg_z)), np.nan)
+    return jnp.where(positive(scale), log1mexp(lax.exp(neg_z)), np.nan)

@@ -10,6 +10,7 @@ from ... import numpy as jnp
 from ...numpy.ufuncs import _const
 from ...numpy.util import promote_args_inexact
 from .. import special
+from ._loc_scale import reflected, standardized
 
 
 def logpdf(x, loc=0, scale=1):
@@ -28,14 +29,14 @@ def pdf(x, loc=0, scale=1):
 
 def cdf(x, loc=0, scale=1):
     """P(X <= x), via special.ndtr."""
-    x, loc, scale = promote_args_inexact("norm.cdf", x, loc, scale)
-    return special.ndtr(lax.div(lax.sub(x, loc), scale))
+    _, z, _ = standardized("norm.cdf", x, loc, scale)
+    return special.ndtr(z)
 
 
 def logcdf(x, loc=0, scale=1):
     """log P(X <= x), accurate far in the left tail (special.log_ndtr)."""
-    x, loc, scale = promote_args_inexact("norm.logcdf", x, loc, scale)
-    return special.log_ndtr(lax.div(lax.sub(x, loc), scale))
+    _, z, _ = standardized("norm.logcdf", x, loc, scale)
+    return special.log_ndtr(z)
 
 
 def ppf(q, loc=0, scale=1):
@@ -43,16 +44,8 @@ def ppf(q, loc=0, scale=1):
     return jnp.asarray(special.ndtri(q) * scale + loc, float)
 
 
-def logsf(x, loc=0, scale=1):
-    """log P(X > x)."""
-    x, loc, scale = promote_args_inexact("norm.logsf", x, loc, scale)
-    return logcdf(-x, -loc, scale)
-
-
-def sf(x, loc=0, scale=1):
-    """P(X > x) = cdf of the reflected distribution."""
-    x, loc, scale = promote_args_inexact("norm.sf", x, loc, scale)
-    return cdf(-x, -loc, scale)
+logsf = reflected("norm.logsf", logcdf, "log P(X > x).")
+sf = reflected("norm.sf", cdf, "P(X > x) = cdf of the reflected distribution.")
 
 
 def isf(q, loc=0, scale=1):
