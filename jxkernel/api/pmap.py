@@ -36,7 +36,7 @@ from ..xla import client as _client
 from ..xla.array import Array
 from ..xla.multi_device import MultiDeviceArray, device_put_replicated
 from ..xla.transfers import device_put
-from ..xla.compiler import Executable
+from ..xla.executable import Executable
 from ..xla.pipeline import compile as compile_module, lower
 from ..core import compile_record
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr

@@ -18,7 +18,7 @@ import contextlib
 from ..core.config import config
 from ..transforms import jit_cache, jit_primitive
 from ..core import lru, partial_eval
-from ..xla import compiler, dispatch, scalars
+from ..xla import dispatch, memory, scalars
 from ..xla.transfer_guard import DIRECTIONS
 
 __all__ = ["check_tracer_leaks", "checking_leaks", "clear_caches", "transfer_guard",
@@ -67,7 +67,7 @@ def clear_caches() -> None:
     """Forget every executable and trace held in memory, as `jax.clear_caches()`: jit's
     (a jitted function traces and compiles again), eager operations', the transformations'
     and the compiler's by-text cache. The on-disk cache stays, so recompiling may be a quick
-    load. What to call when memory runs out (xla/compiler.OutOfMemoryError says so).
+    load. What to call when memory runs out (xla/memory.OutOfMemoryError says so).
 
         >>> f = jax.jit(lambda x: x + 1)
         >>> f(1.0)
@@ -76,7 +76,7 @@ def clear_caches() -> None:
         >>> f._cache_size()
         0
     """
-    compiler.clear_caches()
+    memory.clear_caches()
     lru.clear_every_cache()       # eager programs, transformed jaxprs, pmap's, shard_map's...
     for cache in (dispatch._executables, dispatch._fast, dispatch._last_run, jit_primitive._impl_cache,
                   partial_eval._split_cache, scalars._scalar_buffers):
@@ -85,4 +85,4 @@ def clear_caches() -> None:
         for cache in state.caches.values():   # compiled, fast path, traces, history, last hit
             for part in cache:
                 part.clear()
-    compiler.trim_heap()          # what was freed goes back to the system (glibc keeps it)
+    memory.trim_heap()          # what was freed goes back to the system (glibc keeps it)

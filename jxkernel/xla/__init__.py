@@ -11,8 +11,10 @@ from .transfers import device_get, device_put
 from .client import (backends, default_backend, default_device, device_count, devices,
                      get_backend, local_device_count, local_devices, process_count,
                      process_index)
-from .compiler import (CompileError, ExecutionError, Executable, OutOfMemoryError, Phases,
-                       cache_dir, clear_caches, compile_module, set_memory_cache_size)
+from .compiler import CompileError, ExecutionError, Phases, compile_module
+from .disk_cache import cache_dir
+from .executable import Executable
+from .memory import OutOfMemoryError, clear_caches, set_memory_cache_size
 from .lowering import LoweringRuleContext, lower_module
 from .pipeline import compile_jaxpr
 from . import dispatch  # installs the eager-execution hook

@@ -20,7 +20,7 @@ from . import client as _client
 from .array import Array, host_to_device
 from .transfers import device_put
 from . import fastpath
-from .compiler import Executable, check_may_execute
+from .executable import Executable, check_may_execute
 from .pipeline import compile_jaxpr
 
 # Eager programs, one per primitive, params and operand types: bounded (core/lru.PROGRAMS),

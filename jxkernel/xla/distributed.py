@@ -23,7 +23,7 @@ from . import client as _client
 from .array import _COPY, _to_host, sharding_for
 from .multi_device import MultiDeviceArray
 from .client import xc
-from .compiler import Executable
+from .executable import Executable
 from .sharded import _assemble
 
 _xla = xc._xla

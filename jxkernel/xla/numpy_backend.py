@@ -22,7 +22,8 @@ from ..core.config import config
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal
 from ..core.numpy_eval import eval_jaxpr_numpy
 from .array import Array
-from .compiler import Executable, Phases, check_may_execute, _donated_indices
+from .compiler import Phases
+from .executable import Executable, _donated_indices, check_may_execute
 from .numpy_device import PLACEMENT, NumpyBuffer, flush_subnormals, unsupported
 
 

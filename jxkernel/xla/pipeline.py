@@ -17,7 +17,8 @@ import dataclasses
 import time
 
 from . import client as _client
-from .compiler import Executable, compile_module
+from .compiler import compile_module
+from .executable import Executable
 from .lowering import lower_module
 from .numpy_device import NumpyDevice, unsupported
 

@@ -36,7 +36,7 @@ from .array import (_COPY, Array, ArrayImpl, Shard, _frozen, _rewrap_buffer, _to
 from .host_values import _host_value
 from .transfers import device_put as put_on_device  # this module's device_put is the mesh's
 from .client import xc
-from .compiler import Executable, _result_handler
+from .executable import Executable, _result_handler
 from .numpy_device import unsupported
 from .sharding import SingleDeviceSharding, _hlo_key, hlo_sharding, spec_from_hlo
 

@@ -26,6 +26,7 @@ import pytest
 from jxkernel.core import dtypes
 from jxkernel.core.avals import ShapedArray
 from jxkernel.xla import client, compiler, gpu_solver
+from jxkernel.xla import executable as xla_executable
 from jxkernel.xla import pytree as jxpytree
 from jxkernel.xla.client import JaxRuntimeError, get_backend, xc
 import locations  # tests/support: the repository's folders
@@ -60,7 +61,7 @@ def host(buf) -> np.ndarray:
 
 
 def handler(shape, dtype):
-    return compiler._result_handler(ShapedArray(shape, dtype), SHARDING)
+    return xla_executable._result_handler(ShapedArray(shape, dtype), SHARDING)
 
 
 @functools.cache
@@ -158,7 +159,7 @@ def test_array_impl_needs_skip_checks_and_then_rewraps_a_buffer_with_a_new_aval(
 
 
 def test_result_handler_without_skip_checks_fails_when_used():
-    """compiler._result_handler passes _skip_checks (and drops it for jaxlib >= 0.11)."""
+    """xla_executable._result_handler passes _skip_checks (and drops it for jaxlib >= 0.11)."""
     bare = xc.array_result_handler(ShapedArray((), np.float32), SHARDING, True)
     results = executable(ADD_ONE).execute_sharded([put(np.float32(1))])
     with pytest.raises(AttributeError, match="_check_and_rearrange"):
@@ -247,7 +248,7 @@ def test_copy_to_devices_makes_a_new_buffer():
 def test_execute_with_result_handlers_gives_buffers_carrying_our_avals():
     aval = ShapedArray((), np.float32, True)
     out, = executable(ADD_ONE).execute_sharded([put(np.float32(1))]).consume_with_handlers(
-        [compiler._result_handler(aval, SHARDING)])
+        [xla_executable._result_handler(aval, SHARDING)])
     assert type(out) is xc.ArrayImpl and out.aval is aval and host(out) == 2.0
 
 
@@ -396,7 +397,7 @@ def test_compiled_memory_stats():
 
 
 def test_a_serialized_executable_loads_back_and_runs():
-    """compiler._disk_store / _disk_load."""
+    """disk_cache._disk_store / _disk_load."""
     blob = executable(ADD_ONE).serialize()
     assert isinstance(blob, bytes) and len(blob) > 1000
     loaded = CLIENT.deserialize_executable(blob, DEVICES, compiler._compile_options([DEVICE]))

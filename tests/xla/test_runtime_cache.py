@@ -15,7 +15,7 @@ import pytest
 from jxkernel.config import config
 from jxkernel.core.avals import ShapedArray
 from jxkernel.xla import Executable, compile_module, default_device
-from jxkernel.xla import compiler
+from jxkernel.xla import compiler, disk_cache, memory
 from jxkernel.core import compile_record as compile_log
 import jxkernel as jax
 import jxkernel.numpy as jnp
@@ -127,7 +127,7 @@ def corrupt_valid_digest_bad_payload(blob):
     """A well-formed entry whose payload XLA cannot load (e.g. written by another build)."""
     import hashlib
     payload = b"\x08\x01garbage"
-    return compiler._MAGIC + hashlib.sha256(payload).digest() + payload
+    return disk_cache._MAGIC + hashlib.sha256(payload).digest() + payload
 
 
 @pytest.mark.parametrize("corrupt", [corrupt_truncate, corrupt_garbage, corrupt_empty,
@@ -151,7 +151,7 @@ def test_a_corrupted_entry_is_ignored_and_replaced(cache, corrupt):
 def test_disabled_cache_writes_nothing(cache):
     text, _ = unique_module()
     with config.override("jax_enable_compilation_cache", False):
-        assert compiler.cache_dir() is None
+        assert disk_cache.cache_dir() is None
         assert compile_and_run(text)[0] == "compiled"
         compiler.clear_caches()
         assert compile_and_run(text)[0] == "compiled"
@@ -180,12 +180,12 @@ def test_unwritable_folder_warns_and_compiling_goes_on(tmp_path):
 def test_default_folder_is_the_user_cache(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     with config.override("jax_compilation_cache_dir", None):
-        assert compiler.cache_dir() == os.path.join(str(tmp_path), "jxkernel", "xla")
+        assert disk_cache.cache_dir() == os.path.join(str(tmp_path), "jxkernel", "xla")
 
 
 def test_the_suite_does_not_write_to_the_users_cache():
-    assert compiler.cache_dir() == os.environ["JXKERNEL_COMPILATION_CACHE_DIR"]
-    assert "jxkernel-test-cache-" in compiler.cache_dir()
+    assert disk_cache.cache_dir() == os.environ["JXKERNEL_COMPILATION_CACHE_DIR"]
+    assert "jxkernel-test-cache-" in disk_cache.cache_dir()
 
 
 # ------------------------------------------------------------------ bounds (issue 45)
@@ -197,8 +197,8 @@ def test_programs_of_dropped_functions_level_off():
     blocks = run_json("""
         import gc, json
         import jxkernel as jax, jxkernel.numpy as jnp
-        from jxkernel.xla import compiler
-        assert compiler._memory_cache.maxsize == 40
+        from jxkernel.xla import memory
+        assert memory._memory_cache.maxsize == 40
         def level():
             gc.collect()
             with open("/proc/self/maps") as f, open("/proc/self/statm") as g:
@@ -208,7 +208,7 @@ def test_programs_of_dropped_functions_level_off():
             for i in range(100):
                 jax.jit(lambda x, c=float(block * 100 + i): x * 2.5 + c)(x).block_until_ready()
             levels.append(level())
-        print(json.dumps({"levels": levels, "kept": len(compiler._memory_cache)}))
+        print(json.dumps({"levels": levels, "kept": len(memory._memory_cache)}))
     """, {"JXKERNEL_MEMORY_CACHE_SIZE": "40",
           "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "1e9"})   # nothing written to disk
     (_, _), (maps_2, rss_2), (maps_3, rss_3) = blocks["levels"]
@@ -246,7 +246,7 @@ def test_a_redefined_function_with_the_same_code_finds_its_program():
 
 
 def test_the_memory_cache_drops_the_least_recently_used(cache):
-    previous = compiler.set_memory_cache_size(2)
+    previous = memory.set_memory_cache_size(2)
     try:
         (a, _), (b, _), (c, _) = unique_module(), unique_module(), unique_module()
         assert compile_and_run(a)[0] == "compiled"
@@ -256,15 +256,15 @@ def test_the_memory_cache_drops_the_least_recently_used(cache):
         assert compile_and_run(a)[0] == "memory"
         assert compile_and_run(b)[0] == "disk"
     finally:
-        compiler.set_memory_cache_size(previous)
+        memory.set_memory_cache_size(previous)
     with pytest.raises(ValueError, match="size must be an int >= 0"):
-        compiler.set_memory_cache_size(-1)
+        memory.set_memory_cache_size(-1)
 
 
 def test_a_bad_memory_cache_size_in_the_environment_is_named(monkeypatch):
     monkeypatch.setenv("JXKERNEL_MEMORY_CACHE_SIZE", "lots")
     with pytest.raises(ValueError, match="JXKERNEL_MEMORY_CACHE_SIZE must be a whole number"):
-        compiler._size_from_environment()
+        memory._size_from_environment()
 
 
 # ------------------------------------------------------------------ memory refused
@@ -296,14 +296,14 @@ def _refusing_backend(refusals):
 def test_a_compile_refused_memory_once_drops_the_cache_and_succeeds(cache):
     text, c = unique_module()
     compile_and_run(unique_module()[0])
-    assert len(compiler._memory_cache) == 1
+    assert len(memory._memory_cache) == 1
     device_list = compiler.xc.DeviceList((default_device(),))
     options = compiler._compile_options([default_device()])
     loaded = compiler.backend_compile_and_load(_refusing_backend(1), text, device_list, options)
     (out,) = Executable(loaded, [ShapedArray((3,), np.float32)], default_device())(
         np.array([1, 2, 3], np.float32))
     assert out.tolist() == [c, 2 * c, 3 * c]
-    assert len(compiler._memory_cache) == 0                 # let go of, to make room
+    assert len(memory._memory_cache) == 0                 # let go of, to make room
 
 
 def test_a_compile_refused_memory_twice_raises_a_memory_error_that_says_what_to_do(cache):
@@ -312,7 +312,7 @@ def test_a_compile_refused_memory_twice_raises_a_memory_error_that_says_what_to_
     with pytest.raises(MemoryError) as info:
         compiler.backend_compile_and_load(_refusing_backend(2), unique_module()[0],
                                           device_list, options)
-    assert isinstance(info.value, compiler.OutOfMemoryError)
+    assert isinstance(info.value, memory.OutOfMemoryError)
     assert isinstance(info.value, compiler._client.JaxRuntimeError)     # what JAX raises
     message = str(info.value)
     assert "Out of memory: XLA could not compile a program" in message
@@ -323,24 +323,24 @@ def test_a_compile_refused_memory_twice_raises_a_memory_error_that_says_what_to_
 
 
 def test_other_compile_errors_are_not_taken_for_memory():
-    assert not compiler.is_out_of_memory(RuntimeError("INVALID_ARGUMENT: bad shape"))
-    assert compiler.is_out_of_memory(MemoryError())
-    assert compiler.is_out_of_memory(RuntimeError("std::bad_alloc"))
+    assert not memory.is_out_of_memory(RuntimeError("INVALID_ARGUMENT: bad shape"))
+    assert memory.is_out_of_memory(MemoryError())
+    assert memory.is_out_of_memory(RuntimeError("std::bad_alloc"))
 
 
 def test_near_the_mapping_limit_the_cache_is_dropped_then_compiling_refuses(cache, monkeypatch):
     """At vm.max_map_count XLA's compile kills the process from C++; before it gets there,
     compile_module lets go of the cache, and then refuses with a Python error."""
-    monkeypatch.setattr(compiler, "_MAP_CHECK_EVERY", 1)
-    in_use = compiler._count_mappings()
+    monkeypatch.setattr(memory, "_MAP_CHECK_EVERY", 1)
+    in_use = memory._count_mappings()
     compile_and_run(unique_module()[0])
-    monkeypatch.setattr(compiler, "_max_map_count", lambda: int(in_use * 1.02))   # past 95 %
+    monkeypatch.setattr(memory, "_max_map_count", lambda: int(in_use * 1.02))   # past 95 %
     released = []
-    monkeypatch.setattr(compiler, "release_memory", lambda: released.append(1))
-    with pytest.raises(compiler.OutOfMemoryError, match="vm.max_map_count"):
+    monkeypatch.setattr(memory, "release_memory", lambda: released.append(1))
+    with pytest.raises(memory.OutOfMemoryError, match="vm.max_map_count"):
         compile_and_run(unique_module()[0])
     assert released == [1]
-    monkeypatch.setattr(compiler, "_max_map_count", lambda: in_use * 4)           # far below
+    monkeypatch.setattr(memory, "_max_map_count", lambda: in_use * 4)           # far below
     assert compile_and_run(unique_module()[0])[0] == "compiled"
 
 

@@ -1,0 +1,141 @@
+"""The on-disk executable cache: serialized executables by cache key, so that a restarted
+notebook kernel skips XLA's compile (60 ms to seconds, against ~2 ms to load).
+``cache_dir()`` is ``~/.cache/jxkernel/xla`` by default, None with the cache off; an entry is
+checked against its digest before XLA reads it.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import platform as _platform
+import warnings
+
+from ..core.config import config
+
+
+# An entry is MAGIC + sha256(payload) + payload. The digest catches truncated or garbled
+# files before they reach XLA's deserializer (which would run a garbled executable).
+_MAGIC = b"JXKXLA1\n"
+_DIGEST = hashlib.sha256().digest_size
+
+
+def cache_dir() -> str | None:
+    """The folder of the on-disk executable cache, or None when it is disabled.
+
+    Set with ``config.update("jax_compilation_cache_dir", path)`` or the environment
+    variable JXKERNEL_COMPILATION_CACHE_DIR; bound its size in bytes with
+    ``jax_compilation_cache_max_size`` (least recently used entries go); disable with
+    ``config.update("jax_enable_compilation_cache", False)`` or JXKERNEL_COMPILATION_CACHE=0.
+    Default: ``$XDG_CACHE_HOME/jxkernel/xla`` (``~/.cache/jxkernel/xla``).
+    """
+    if not config.jax_enable_compilation_cache:
+        return None
+    if config.jax_compilation_cache_dir:
+        return os.path.expanduser(str(config.jax_compilation_cache_dir))
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "jxkernel", "xla")
+
+
+@functools.lru_cache(maxsize=1)
+def _host_fingerprint() -> str:
+    """The host CPU: a CPU executable holds machine code for it (a shared home folder may
+    be read from machines with other instruction sets)."""
+    parts = [_platform.machine()]
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith(("model name", "flags", "Features")):
+                    parts.append(line.strip())
+                    if len(parts) >= 3:
+                        break
+    except OSError:
+        parts.append(_platform.processor())
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _disk_path(key: str) -> str | None:
+    folder = cache_dir()
+    if folder is None or config.jax_compilation_cache_max_size == 0:   # 0: JAX's "disabled"
+        return None
+    return os.path.join(folder, key + ".xla")
+
+
+def _disk_load(path, backend, device_list, options):
+    """The executable stored at `path`, or None (missing, corrupt or unloadable: removed)."""
+    try:
+        with open(path, "rb") as f:
+            blob = f.read()
+    except OSError:
+        return None
+    head = len(_MAGIC) + _DIGEST
+    payload = blob[head:]
+    if blob[:len(_MAGIC)] != _MAGIC or hashlib.sha256(payload).digest() != blob[len(_MAGIC):head]:
+        _remove_quietly(path)
+        return None
+    try:
+        loaded = backend.client.deserialize_executable(payload, device_list, options)
+    except Exception:
+        _remove_quietly(path)       # e.g. written by an incompatible build: recompile, replace
+        return None
+    if config.jax_compilation_cache_max_size > 0:
+        try:
+            os.utime(path)          # used now: the size bound deletes the least recently used
+        except OSError:
+            pass
+    return loaded
+
+
+def _disk_store(path, loaded) -> None:
+    folder = os.path.dirname(path)
+    try:
+        payload = loaded.serialize()
+        os.makedirs(folder, exist_ok=True)
+        import tempfile     # here: it loads random and hashlib's sha512, ~0.4 MB; reads skip it
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(_MAGIC + hashlib.sha256(payload).digest() + payload)
+            os.replace(tmp, path)   # atomic: a concurrent reader never sees half a file
+        except BaseException:
+            _remove_quietly(tmp)
+            raise
+        if config.jax_compilation_cache_max_size > 0:
+            _shrink_folder(folder, config.jax_compilation_cache_max_size, keep=path)
+    except Exception as e:          # a read-only or full disk must not break compiling
+        _warn_once(f"jxkernel could not write its compilation cache in {folder!r} ({e}); "
+                   f"compiling goes on without it. Set jax_compilation_cache_dir "
+                   f"(JXKERNEL_COMPILATION_CACHE_DIR) to a writable folder, or disable the cache.")
+
+
+def _shrink_folder(folder: str, max_size: int, keep: str) -> None:
+    """Delete the least recently used entries (by modification time: a load touches its
+    file) until the folder's entries hold at most `max_size` bytes, as JAX's
+    `jax_compilation_cache_max_size` does; `keep` (the entry just written) goes last."""
+    entries = []
+    with os.scandir(folder) as found:
+        for entry in found:
+            if entry.name.endswith(".xla"):
+                try:
+                    stat = entry.stat()
+                except OSError:         # another process removed it
+                    continue
+                entries.append((entry.path == keep, stat.st_mtime, stat.st_size, entry.path))
+    total = sum(size for _, _, size, _ in entries)
+    for _, _, size, path in sorted(entries):
+        if total <= max_size:
+            break
+        _remove_quietly(path)
+        total -= size
+
+
+@functools.lru_cache(maxsize=None)
+def _warn_once(message):
+    warnings.warn(message, RuntimeWarning, stacklevel=4)
+
+
+def _remove_quietly(path):
+    try:
+        os.remove(path)
+    except OSError:
+        pass

@@ -1,0 +1,336 @@
+"""Running compiled programs: `Executable` calls a loaded executable on Arrays (or host
+values, moved to its devices first), wraps the buffers it returns as Arrays, deletes donated
+arguments, and keeps the host from queueing more runs than the devices can take.
+
+    >>> loaded, phases = compile_module(text, [device])
+    >>> exe = Executable(loaded, out_avals, device)
+    >>> exe(np.ones(3, np.float32))                             # -> [Array(...)]
+
+Replicated programs: pass N devices; the module runs once per device
+(num_replicas=N) and each parameter is fed one N-shard buffer (one shard per
+device). Results come back stacked along a new leading device axis, as pmap's.
+"""
+from __future__ import annotations
+
+import collections
+import functools
+import weakref
+
+from ..core.avals import ShapedArray
+from ..core.config import config
+from . import client as _client
+from .array import Array, DeletedArrayError, host_to_device, sharding_for
+from .client import xc
+from .compiler import CallbackError, ExecutionError
+from .host_values import _host_value
+from .memory import is_out_of_memory, out_of_memory
+from .multi_device import MultiDeviceArray, assemble
+from .transfers import device_put
+
+
+class Executable:
+    """A compiled program, callable on Arrays; result handlers are built once.
+
+    `device` is one device, or a sequence of N devices for a replicated program
+    (compiled with `compile_module(text, devices)`). Then `out_avals` (and
+    `in_avals`) are per-device types, and each argument and result is an Array
+    stacked along a leading device axis of size N (or, with
+    ``stack_outputs=False``, results are replicated Arrays holding shard 0's
+    value: for programs whose results agree on every device).
+
+    `donated`: per argument a bool (as `lower_module(donated=...)` takes), or the
+    indices of the donated arguments. A donated argument is deleted by every call,
+    also where XLA could not reuse its memory (no result of its type, or a NumPy
+    view of it alive): one rule for users, as JAX's documentation states it.
+    """
+
+    def __init__(self, loaded, out_avals, device, name="", donated=(), *, in_avals=None,
+                 arg_names=None, stack_outputs=True):
+        self.devices = tuple(device) if isinstance(device, (list, tuple)) else (device,)
+        self.device = self.devices[0]
+        self.loaded, self.name = loaded, name
+        self.out_avals = list(out_avals)
+        self.in_avals = list(in_avals) if in_avals is not None else None
+        self.arg_names = list(arg_names) if arg_names is not None else None
+        self.donated = _donated_indices(donated)
+        self._sharding = sharding_for(self.devices)
+        self.handlers = [_result_handler(a, self._sharding) for a in self.out_avals]
+        n = len(self.devices)
+        self._wrap = _wrap if n == 1 else functools.partial(_wrap_multi, n=n,
+                                                            stacked=stack_outputs)
+        # Only the single-device, non-donating path skips the extra work in _finish.
+        self._simple = n == 1 and not self.donated
+        self._execute = loaded.execute_sharded         # bound once: it is on every call
+        # plain: _execute + handlers + Array wrapping is the whole call (the compiled fast
+        # path, xla/fastpath.py, runs only such executables)
+        self.plain = self._simple and type(self) is Executable
+        if self.plain:
+            # The hot path of jit and eager dispatch: a closure over what it reads, in place
+            # of the method (subclasses change handlers and wrapping, so they keep it).
+            self.call_buffers = _simple_call(self._execute, self.handlers, self.out_avals,
+                                             weakref.ref(self))
+
+    @property
+    def num_replicas(self) -> int:
+        return len(self.devices)
+
+    def call_buffers(self, bufs) -> list:
+        """Run on jaxlib buffers; returns Arrays (asynchronously: they may not be ready).
+
+        The fast path. A donating call should go through `call_arrays`, which also drops
+        the donated Arrays' cached NumPy views (they would block the donation)."""
+        if not self._simple and _in_flight:
+            _release_finished()         # before launching, so their memory can be reused
+        try:
+            outs = self._execute(bufs).consume_with_handlers(self.handlers)
+        except CallbackError:
+            raise
+        except Exception as e:
+            raise self._execution_error(e, bufs) from None
+        if self._simple:
+            return list(map(_wrap, outs, self.out_avals))
+        return self._finish(bufs, outs)
+
+    def call_arrays(self, arrays) -> list:
+        """Run on Arrays already on this executable's device(s)."""
+        if config.jax_no_execution:       # (jit's fast path is off then: config._debug_values)
+            check_may_execute(self.name)
+        for i in self.donated:
+            arrays[i]._npy = None       # our cached zero-copy view would block the donation
+        return self.call_buffers([a._buf for a in arrays])
+
+    def __call__(self, *args) -> list:
+        """Run on any arguments (Arrays, NumPy data, Python scalars), moving them as needed."""
+        if self.in_avals is not None and len(args) != len(self.in_avals):
+            raise TypeError(f"{self._what()} takes {len(self.in_avals)} arguments; got "
+                            f"{len(args)}")
+        return self.call_arrays([self._to_argument(i, x) for i, x in enumerate(args)])
+
+    def _finish(self, bufs, outs) -> list:
+        for i in self.donated:
+            if not bufs[i].is_deleted():
+                # A NumPy view held by the user made XLA skip the donation silently. Delete
+                # anyway, so a donated argument is invalid after every call, not just some;
+                # the view stays valid (it holds its own reference to the memory).
+                bufs[i].delete()
+        if len(self.devices) > 1 and outs:
+            _throttle(outs[0])
+        return [self._wrap(b, a) for b, a in zip(outs, self.out_avals)]
+
+    # ------------------------------------------------------------ arguments
+    def _to_argument(self, i, x) -> Array:
+        """Argument `i` as an Array on this executable's device(s), checked against in_avals."""
+        if isinstance(x, Array) and x.is_deleted():
+            raise self._deleted_error(i, x._buf)
+        if len(self.devices) > 1:
+            return self._to_sharded_argument(i, x)
+        expected = self.in_avals[i] if self.in_avals is not None else None
+        if isinstance(x, Array):
+            if expected is not None:
+                self._check_type(i, x.aval, expected)
+            return x if type(x) is Array and x.device == self.device else \
+                device_put(x, self.device)
+        value, aval = _host_value(x)
+        if expected is not None:
+            self._check_type(i, aval, expected)
+            value = value.astype(expected.dtype, copy=False)
+            aval = aval.update(dtype=expected.dtype)
+        return host_to_device(value, aval, self.device)
+
+    def _to_sharded_argument(self, i, x) -> Array:
+        """Argument `i` as an N-shard Array: shard k (on device k) is x[k]."""
+        n = len(self.devices)
+        expected = self.in_avals[i] if self.in_avals is not None else None
+        if isinstance(x, MultiDeviceArray) and x.device_list == self.devices:
+            if expected is not None:
+                self._check_type(i, x._buf.aval, expected)
+            return x
+        slices, shard = self._slices(i, x, n, expected, " (one slice per device)")
+        return assemble(slices, shard, self.devices, stacked=True)
+
+    def _slices(self, i, x, n: int, expected, per: str) -> tuple:
+        """(argument `i`'s n slices along its leading axis as host values, one slice's type),
+        checked against `expected` (a slice's type, or None); `per` says what the n are for
+        the error of another leading size."""
+        value, aval = (x._value(), x.aval) if isinstance(x, Array) else _host_value(x)
+        if not value.shape or value.shape[0] != n:
+            raise ValueError(f"{self._arg_name(i)} of {self._what()} must have a leading axis "
+                             f"of size {n}{per}; got shape {value.shape}")
+        shard = ShapedArray(value.shape[1:], value.dtype, aval.weak_type)
+        if expected is not None:
+            self._check_type(i, shard, expected)
+            value = value.astype(expected.dtype, copy=False)
+            shard = shard.update(dtype=expected.dtype)
+        return list(value), shard
+
+    def _check_type(self, i, aval, expected) -> None:
+        """Types must match: XLA checks only byte sizes, and would reinterpret the bytes.
+        A weakly typed value (a Python scalar) takes the expected dtype, as in jit."""
+        if aval.shape != expected.shape or (aval.dtype != expected.dtype and not aval.weak_type):
+            n = len(self.devices)
+            lead = f" per device (a leading axis of {n} is the device axis)" if n > 1 else ""
+            raise TypeError(f"{self._arg_name(i)} of {self._what()} must be "
+                            f"{expected.strip_weak_type().str_short()}{lead}; got "
+                            f"{aval.strip_weak_type().str_short()}")
+
+    def _arg_name(self, i) -> str:
+        if self.arg_names is not None and i < len(self.arg_names):
+            return f"Argument '{self.arg_names[i]}' (argument {i})"
+        return f"Argument {i}"
+
+    def _what(self) -> str:
+        return self.name or "the computation"
+
+    # ------------------------------------------------------------ errors
+    def _raise_deleted(self, i, buf):
+        raise self._deleted_error(i, buf)
+
+    def _deleted_error(self, i, buf) -> DeletedArrayError:
+        aval = buf.aval
+        shape = aval.str_short() if hasattr(aval, "str_short") else aval
+        return DeletedArrayError(
+            f"{self._arg_name(i)} of {self._what()} is an Array that has been deleted (donated "
+            f"to an earlier call, or .delete() was called); shape={shape}. Pass that call's "
+            f"result instead, or do not donate the argument.")
+
+    def _execution_error(self, error, bufs) -> Exception:
+        for i, b in enumerate(bufs):
+            if not isinstance(b, xc.ArrayImpl):
+                return TypeError(f"{self._arg_name(i)} of {self._what()} is a "
+                                 f"{type(b).__name__}, not a device buffer; call the "
+                                 f"Executable itself (exe(*args)) to pass host values")
+            if b.is_deleted():
+                return self._deleted_error(i, b)
+        seen: dict = {}
+        for i, b in enumerate(bufs):
+            j = seen.setdefault(id(b), i)
+            if j != i and (i in self.donated or j in self.donated):
+                return ValueError(
+                    f"The same Array is passed to {self._what()} as arguments {j} and {i}, and "
+                    f"one of them is donated: a donated buffer cannot also be read. Pass a "
+                    f"copy (x.copy()) as one of them, or do not donate it.")
+        n = len(self.devices)
+        for i, b in enumerate(bufs):
+            shards = len(b._sharding._devices)
+            if shards != n:
+                fix = ("gather it first with device_put(x, device)" if shards > 1 else
+                       "shard it first (device_put_sharded, or call the executable with "
+                       "host data)")
+                return ValueError(
+                    f"{self._arg_name(i)} of {self._what()} lives on {shards} device(s), but "
+                    f"this program runs on {n}: {fix}.")
+        if is_out_of_memory(error):
+            return out_of_memory(f"run {self._what()}", error, released=False)
+        return ExecutionError(f"XLA failed to run {self._what()}: {error}")
+
+    # ------------------------------------------------------------ introspection
+    def cost_analysis(self) -> dict | None:
+        """XLA's estimate for the compiled program (a PJRT plugin's through the C API's
+        PJRT_Executable_GetCostAnalysis); None where the backend answers UNIMPLEMENTED, as
+        JAX's Compiled.cost_analysis."""
+        try:
+            return dict(self.loaded.cost_analysis())
+        except _client.JaxRuntimeError as e:
+            if str(e).startswith("UNIMPLEMENTED"):
+                return None
+            raise
+
+    def optimized_hlo(self) -> str:
+        return self.loaded.get_hlo_text()
+
+    def memory_stats(self):
+        return self.loaded.get_compiled_memory_stats()
+
+
+# Replicated programs launched back to back without waiting deadlock XLA:CPU's collectives
+# at ~60 in flight, and the process aborts 40 s later (docs/jaxlib.md §4; seen here too). So
+# a replicated launch waits for the oldest one beyond _MAX_IN_FLIGHT, across executables.
+_MAX_IN_FLIGHT = 8
+_in_flight: collections.deque = collections.deque()
+
+
+def _throttle(result) -> None:
+    _in_flight.append(result)
+    while len(_in_flight) > _MAX_IN_FLIGHT:
+        try:
+            oldest = _in_flight.popleft()
+        except IndexError:                # another thread took it
+            break
+        if not oldest.is_deleted():
+            oldest.block_until_ready()
+
+
+def _release_finished() -> None:
+    """Forget launches that are done: held here, their results' device memory could not be
+    reused, which cost a blocking loop of an 8-device psum about 30 % per call."""
+    try:
+        while _in_flight and (_in_flight[0].is_deleted() or _in_flight[0].is_ready()):
+            _in_flight.popleft()
+    except IndexError:                    # another thread took it
+        pass
+
+
+def _donated_indices(donated) -> tuple:
+    donated = list(donated)
+    if all(type(d) is bool for d in donated):
+        return tuple(i for i, d in enumerate(donated) if d)
+    return tuple(sorted(int(i) for i in donated))
+
+
+_new_array = Array.__new__
+
+
+def _result_handler(aval, sharding):
+    try:
+        return xc.array_result_handler(aval, sharding, True, _skip_checks=True)
+    except TypeError:               # jaxlib >= 0.11 dropped _skip_checks (it never checks)
+        return xc.array_result_handler(aval, sharding, True)
+
+
+def check_may_execute(name) -> None:
+    """JAX's RuntimeError if jax_no_execution is set."""
+    if config.jax_no_execution:
+        raise RuntimeError(f"JAX tried to execute function {name}, but the no_execution config "
+                           "option is set")
+
+
+def _simple_call(execute, handlers, out_avals, executable_ref):
+    """`Executable.call_buffers` of a single-device, non-donating program, with everything
+    it reads bound in a closure (no attribute lookups, no branches on the hot path). The
+    executable is held weakly, for its error messages: a strong reference would be a cycle."""
+    if len(out_avals) == 1:             # most programs: no map over the results
+        out_aval, = out_avals
+
+        def call_buffers(bufs) -> list:
+            try:
+                out, = execute(bufs).consume_with_handlers(handlers)
+            except CallbackError:
+                raise
+            except Exception as e:
+                raise executable_ref()._execution_error(e, bufs) from None
+            array = _new_array(Array)          # _wrap, written out: one call fewer
+            array._buf, array.aval, array._npy = out, out_aval, None
+            return [array]
+        return call_buffers
+
+    def call_buffers(bufs) -> list:
+        try:
+            outs = execute(bufs).consume_with_handlers(handlers)
+        except CallbackError:
+            raise
+        except Exception as e:
+            raise executable_ref()._execution_error(e, bufs) from None
+        return list(map(_wrap, outs, out_avals))
+    return call_buffers
+
+
+def _wrap(buf, aval) -> Array:
+    a = _new_array(Array)
+    a._buf, a.aval, a._npy = buf, aval, None
+    return a
+
+
+def _wrap_multi(buf, aval, n, stacked) -> MultiDeviceArray:
+    if stacked:
+        aval = aval.update(shape=(n,) + aval.shape)
+    return MultiDeviceArray(buf, aval, stacked)
