@@ -478,6 +478,24 @@ def _disjoint_dims(dims1, dims2, op, name1, name2):
                         f"{dims2}.")
 
 
+def _check_index_map(op, name, index_map, operand, indices):
+    """`index_map` (gather's start_index_map, scatter's scatter_dims_to_operand_dims) names one
+    operand dimension per element of the index vector, each in range and once. The texts are
+    JAX's, whose scatter ones say "mapping" and end one sentence without a period."""
+    index_vector_dim = indices.ndim - 1
+    mapping, end = ("", ".") if op == "gather" else (" mapping", "")
+    if len(index_map) != indices.shape[index_vector_dim]:
+        raise TypeError(f"{op.capitalize()} op has {len(index_map)} elements in {name} and the "
+                        f"bound of dimension index_vector_dim={index_vector_dim} of indices is "
+                        f"{indices.shape[index_vector_dim]}. These two numbers must be "
+                        f"equal{end}")
+    for i, d in enumerate(index_map):
+        if not 0 <= d < operand.ndim:
+            raise TypeError(f"Invalid {name}{mapping}; domain is [0, {operand.ndim}), got: "
+                            f"{i}->{d}.")
+    _no_duplicate_dims(index_map, op, name)
+
+
 def _check_batching_dims(op, operand, indices, operand_dims, indices_dims, indices_name):
     _no_duplicate_dims(operand_dims, op, "operand_batching_dims")
     _is_sorted(operand_dims, op, "operand_batching_dims")
@@ -515,7 +533,6 @@ def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes, u
     if indices.ndim < 1:
         raise TypeError(f"Gather indices must have at least one dimension (the index vector, "
                         f"last); got indices of shape {indices.shape}.")
-    index_vector_dim = indices.ndim - 1
     _is_sorted(dn.offset_dims, "gather", "offset_dims")
     _no_duplicate_dims(dn.offset_dims, "gather", "offset_dims")
     out_rank = len(dn.offset_dims) + indices.ndim - 1
@@ -523,16 +540,7 @@ def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes, u
         if not 0 <= d < out_rank:
             raise TypeError(f"Offset dimension {i} in gather op is out of bounds; got {d}, but "
                             f"should have been in [0, {out_rank})")
-    if len(dn.start_index_map) != indices.shape[index_vector_dim]:
-        raise TypeError(f"Gather op has {len(dn.start_index_map)} elements in start_index_map "
-                        f"and the bound of dimension index_vector_dim={index_vector_dim} of "
-                        f"indices is {indices.shape[index_vector_dim]}. These two numbers must "
-                        f"be equal.")
-    for i, d in enumerate(dn.start_index_map):
-        if not 0 <= d < operand.ndim:
-            raise TypeError(f"Invalid start_index_map; domain is [0, {operand.ndim}), got: "
-                            f"{i}->{d}.")
-    _no_duplicate_dims(dn.start_index_map, "gather", "start_index_map")
+    _check_index_map("gather", "start_index_map", dn.start_index_map, operand, indices)
     _is_sorted(dn.collapsed_slice_dims, "gather", "collapsed_slice_dims")
     _dims_in_range(dn.collapsed_slice_dims, operand.ndim, "gather", "collapsed_slice_dims")
     _no_duplicate_dims(dn.collapsed_slice_dims, "gather", "collapsed_slice_dims")
@@ -751,7 +759,6 @@ def _scatter_abstract_eval(operand, indices, updates, *, update_jaxpr, update_co
     if indices.ndim < 1:
         raise TypeError(f"Scatter indices must have at least one dimension (the index vector, "
                         f"last); got indices of shape {indices.shape}.")
-    index_vector_dim = indices.ndim - 1
     expected_rank = indices.ndim - 1 + len(dn.update_window_dims)
     if updates.ndim != expected_rank:
         raise TypeError(f"Updates tensor must be of rank {expected_rank}; got {updates.ndim}.")
@@ -780,17 +787,8 @@ def _scatter_abstract_eval(operand, indices, updates, *, update_jaxpr, update_co
     if operand.ndim != window:
         raise TypeError(f"Scatter op has window of size {window}; doesn't match operand of rank "
                         f"{operand.ndim}.")
-    if len(dn.scatter_dims_to_operand_dims) != indices.shape[index_vector_dim]:
-        raise TypeError(f"Scatter op has {len(dn.scatter_dims_to_operand_dims)} elements in "
-                        f"scatter_dims_to_operand_dims and the bound of dimension "
-                        f"index_vector_dim={index_vector_dim} of indices is "
-                        f"{indices.shape[index_vector_dim]}. These two numbers must be equal")
-    for i, d in enumerate(dn.scatter_dims_to_operand_dims):
-        if not 0 <= d < operand.ndim:
-            raise TypeError(f"Invalid scatter_dims_to_operand_dims mapping; domain is "
-                            f"[0, {operand.ndim}), got: {i}->{d}.")
-    _no_duplicate_dims(dn.scatter_dims_to_operand_dims, "scatter",
-                       "scatter_dims_to_operand_dims")
+    _check_index_map("scatter", "scatter_dims_to_operand_dims",
+                     dn.scatter_dims_to_operand_dims, operand, indices)
     dropped = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
     max_window = [s for i, s in enumerate(operand.shape) if i not in dropped]
     for bound, d in zip(max_window, dn.update_window_dims):

@@ -197,6 +197,18 @@ def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
     return _scatter_update(arr, tuple(idx), values, lax.scatter, mode=mode)
 
 
+def _check_in_range(indices, bound, fun: str, what: str) -> None:
+    """mode='raise': every entry of `indices` in [0, bound), which needs their values (so not
+    under jit: JAX's ConcretizationTypeError says to use 'wrap' or 'clip' there)."""
+    value = _concrete_value(indices)
+    if value is None:
+        raise ConcretizationTypeError(indices, f"The error occurred because {fun} was "
+                                               f"jit-compiled with mode='raise'. Use "
+                                               f"mode='wrap' or mode='clip' instead.\n")
+    if np.any((value < 0) | (value >= bound)):
+        raise ValueError(f"invalid entry in {what} array")
+
+
 def choose(a, choices, out=None, mode="raise"):
     """An array whose element at each position comes from choices[a[pos]] at that position."""
     if out is not None:
@@ -208,13 +220,7 @@ def choose(a, choices, out=None, mode="raise"):
         raise ValueError("`a` array must be integer typed")
     n = len(choices)
     if mode == "raise":
-        value = _concrete_value(a)
-        if value is None:
-            raise ConcretizationTypeError(a, "The error occurred because jnp.choose was "
-                                          "jit-compiled with mode='raise'. Use mode='wrap' or "
-                                          "mode='clip' instead.\n")
-        if np.any((value < 0) | (value >= n)):
-            raise ValueError("invalid entry in choice array")
+        _check_in_range(a, n, "jnp.choose", "choice")
     elif mode == "wrap":
         nn = np.array(n, ad)
         a = lax.rem(lax.add(lax.rem(a, nn), nn), nn)
@@ -443,13 +449,7 @@ def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C", 
             raise TypeError("only int indices permitted")
     if mode == "raise":
         for i, d in zip(idx, dims):
-            v = _concrete_value(i)
-            if v is None:
-                raise ConcretizationTypeError(i, "The error occurred because ravel_multi_index "
-                                              "was jit-compiled with mode='raise'. Use "
-                                              "mode='wrap' or mode='clip' instead.\n")
-            if np.any((v < 0) | (v >= d)):
-                raise ValueError("invalid entry in coordinates array")
+            _check_in_range(i, d, "ravel_multi_index", "coordinates")
     elif mode == "clip":
         idx = [lax.clamp(np.zeros((), aval_of(i).dtype), i, np.array(d - 1, aval_of(i).dtype))
                for i, d in zip(idx, dims)]

@@ -431,8 +431,7 @@ def i0e(x):
     >>> i0e(1.0)
     Array(0.46575963, dtype=float32, weak_type=True)
     """
-    x, = promote_args_inexact("i0e", x)
-    return lax.bessel_i0e(x)
+    return _promoted("i0e", lax.bessel_i0e, x)
 
 
 def i0(x):
@@ -446,8 +445,7 @@ def i0(x):
 
 def i1e(x):
     """exp(-|x|) I1(x), the exponentially scaled modified Bessel function of order 1."""
-    x, = promote_args_inexact("i1e", x)
-    return lax.bessel_i1e(x)
+    return _promoted("i1e", lax.bessel_i1e, x)
 
 
 def i1(x):
@@ -457,6 +455,12 @@ def i1(x):
     Array(0.5651591, dtype=float32, weak_type=True)
     """
     return _unscaled("i1", lax.bessel_i1e, x)
+
+
+def _promoted(name, scaled, x):
+    """`scaled`(x) (a lax function) of x promoted to a float, as `name` does."""
+    x, = promote_args_inexact(name, x)
+    return scaled(x)
 
 
 def _unscaled(name, scaled, x):

@@ -10,13 +10,12 @@ from ... import numpy as jnp
 from ...numpy.ufuncs import _const
 from ...numpy.util import promote_args_inexact
 from ..special import xlog1py, xlogy
+from ._loc_scale import shifted
 
 
 def logpmf(k, p, loc=0):
     """log P(X = k) = k log p + (1 - k) log(1 - p); -inf outside [0, 1]."""
-    k, p, loc = promote_args_inexact("bernoulli.logpmf", k, p, loc)
-    zero, one = _const(k, 0), _const(k, 1)
-    x = lax.sub(k, loc)
+    x, p, zero, one = shifted("bernoulli.logpmf", k, p, loc)
     out = xlogy(x, p) + xlog1py(lax.sub(one, x), -p)
     return jnp.where(jnp.logical_or(lax.lt(x, zero), lax.gt(x, one)), -np.inf, out)
 

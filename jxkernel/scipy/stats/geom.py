@@ -7,16 +7,13 @@ import numpy as np
 
 from ... import lax
 from ... import numpy as jnp
-from ...numpy.ufuncs import _const
-from ...numpy.util import promote_args_inexact
 from ..special import xlog1py
+from ._loc_scale import shifted
 
 
 def logpmf(k, p, loc=0):
     """log P(X = k) = (k - 1) log(1 - p) + log p; -inf for k < 1."""
-    k, p, loc = promote_args_inexact("geom.logpmf", k, p, loc)
-    zero, one = _const(k, 0), _const(k, 1)
-    x = lax.sub(k, loc)
+    x, p, zero, one = shifted("geom.logpmf", k, p, loc)
     out = xlog1py(lax.sub(x, one), -p) + lax.log(p)
     return jnp.where(lax.le(x, zero), -np.inf, out)
 
