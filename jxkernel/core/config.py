@@ -40,16 +40,21 @@ class _Option:
         self.validate = validate
 
 
+def _flag(name, default, help):
+    """A True/False option, set also by the environment variable of its name in capitals."""
+    return _Option(name, default, name.upper(), _parse_bool, help)
+
+
 _OPTIONS = [
-    _Option("jax_enable_x64", False, "JAX_ENABLE_X64", _parse_bool,
-            "Use 64-bit floats and ints (otherwise float32/int32 are the widest types)."),
-    _Option("jax_disable_jit", False, "JAX_DISABLE_JIT", _parse_bool,
-            "Run jitted functions op by op, for debugging."),
-    _Option("jax_log_compiles", False, "JAX_LOG_COMPILES", _parse_bool,
-            "Print every compile event (function, reason, timings) as it happens."),
-    _Option("jax_explain_cache_misses", False, "JAX_EXPLAIN_CACHE_MISSES", _parse_bool,
-            "Log (logging, level WARNING) why each jit call traced again: where the call is, "
-            "what differs from the nearest earlier signature, and how to avoid it."),
+    _flag("jax_enable_x64", False,
+          "Use 64-bit floats and ints (otherwise float32/int32 are the widest types)."),
+    _flag("jax_disable_jit", False,
+          "Run jitted functions op by op, for debugging."),
+    _flag("jax_log_compiles", False,
+          "Print every compile event (function, reason, timings) as it happens."),
+    _flag("jax_explain_cache_misses", False,
+          "Log (logging, level WARNING) why each jit call traced again: where the call is, "
+          "what differs from the nearest earlier signature, and how to avoid it."),
     _Option("jax_platforms", None, "JAX_PLATFORMS", None,
             "Comma-separated backends to use, in order of preference, e.g. 'cuda,cpu'."),
     _Option("jax_platform_name", None, "JAX_PLATFORM_NAME", None,
@@ -64,11 +69,10 @@ _OPTIONS = [
             "across processes."),
     _Option("jax_compilation_cache_dir", None, "JXKERNEL_COMPILATION_CACHE_DIR", None,
             "Folder of the persistent compilation cache (default: a user cache folder)."),
-    _Option("jax_disable_most_optimizations", False, "JAX_DISABLE_MOST_OPTIMIZATIONS",
-            _parse_bool,
-            "Compile with XLA's backend optimizations mostly off: quicker compiles of slower "
-            "code, for programs that run once (tests). Applies to compiles after the change; "
-            "jax.clear_caches() drops the executables made before."),
+    _flag("jax_disable_most_optimizations", False,
+          "Compile with XLA's backend optimizations mostly off: quicker compiles of slower "
+          "code, for programs that run once (tests). Applies to compiles after the change; "
+          "jax.clear_caches() drops the executables made before."),
     _Option("jax_compilation_cache_max_size", -1, "JAX_COMPILATION_CACHE_MAX_SIZE", int,
             "The most bytes the persistent compilation cache's folder may hold: past it, the "
             "least recently used entries are deleted. -1: no limit; 0: the folder is not used."),
@@ -85,23 +89,23 @@ _OPTIONS = [
             "What jax.numpy does when operands of different ranks meet (NumPy's implicit rank "
             "promotion, a common source of shape bugs): 'allow', 'warn' or 'raise'.",
             validate=lambda v: _check_enum(v, ("allow", "warn", "raise"))),
-    _Option("jax_debug_nans", False, "JAX_DEBUG_NANS", _parse_bool,
-            "Raise FloatingPointError when a result contains NaN (a jitted function with a NaN "
-            "output is rerun op by op to name the operation)."),
-    _Option("jax_debug_infs", False, "JAX_DEBUG_INFS", _parse_bool,
-            "Raise FloatingPointError when a result contains inf, as jax_debug_nans does for NaN."),
-    _Option("jax_check_tracer_leaks", False, "JAX_CHECK_TRACER_LEAKS", _parse_bool,
-            "Raise when a tracer outlives the jit or vmap trace that made it (slow: a garbage "
-            "collection per trace)."),
-    _Option("jax_enable_checks", False, "JAX_ENABLE_CHECKS", _parse_bool,
-            "Type-check every jaxpr as it is traced (jit, make_jaxpr, the transformations' "
-            "inner jaxprs): a wrong rule fails where it ran, not in XLA. Makes tracing slower."),
-    _Option("jax_no_tracing", False, "JAX_NO_TRACING", _parse_bool,
-            "Raise RuntimeError when a jitted function would be traced (again): to assert that "
-            "a loop hits jit's caches."),
-    _Option("jax_allow_f16_reductions", True, "JAX_ALLOW_F16_REDUCTIONS", _parse_bool,
-            "If False, reduce_sum of float16 or bfloat16 over more than one element raises "
-            "ValueError (to find sums that lose precision)."),
+    _flag("jax_debug_nans", False,
+          "Raise FloatingPointError when a result contains NaN (a jitted function with a NaN "
+          "output is rerun op by op to name the operation)."),
+    _flag("jax_debug_infs", False,
+          "Raise FloatingPointError when a result contains inf, as jax_debug_nans does for NaN."),
+    _flag("jax_check_tracer_leaks", False,
+          "Raise when a tracer outlives the jit or vmap trace that made it (slow: a garbage "
+          "collection per trace)."),
+    _flag("jax_enable_checks", False,
+          "Type-check every jaxpr as it is traced (jit, make_jaxpr, the transformations' "
+          "inner jaxprs): a wrong rule fails where it ran, not in XLA. Makes tracing slower."),
+    _flag("jax_no_tracing", False,
+          "Raise RuntimeError when a jitted function would be traced (again): to assert that "
+          "a loop hits jit's caches."),
+    _flag("jax_allow_f16_reductions", True,
+          "If False, reduce_sum of float16 or bfloat16 over more than one element raises "
+          "ValueError (to find sums that lose precision)."),
     _Option("jax_legacy_prng_key", "allow", "JAX_LEGACY_PRNG_KEY", None,
             "What jax.random does with a raw uint32 key (from PRNGKey) in place of a typed key "
             "(from key): 'allow', 'warn' or 'error'.",
@@ -112,22 +116,22 @@ _OPTIONS = [
             "and raise NotImplementedError when a key is made).",
             validate=lambda v: _check_enum(v, ("threefry2x32", "threefry4x32", "rbg",
                                                "unsafe_rbg", "philox2x32", "philox4x32"))),
-    _Option("jax_softmax_custom_jvp", False, "JAX_SOFTMAX_CUSTOM_JVP", _parse_bool,
-            "jax.nn.softmax with a custom_jvp rule (its derivative from its output: less memory, "
-            "more stable) instead of differentiating its operations."),
-    _Option("jax_threefry_partitionable", True, "JAX_THREEFRY_PARTITIONABLE", _parse_bool,
-            "Threefry's split and random bits from each element's own counter (JAX's default, "
-            "the same values however the array is sharded); False: JAX's original scheme, "
-            "hashing one flat run of counters (other values)."),
-    _Option("jax_auto_pcast", True, "JAX_AUTO_PCAST", _parse_bool,
-            "In shard_map bodies, put pvary in automatically where an operation's inputs vary "
-            "over different manual axes; False: raise instead (use lax.pcast by hand)."),
-    _Option("jax_thread_guard", False, "JAX_THREAD_GUARD", _parse_bool,
-            "Raise if a multi-process operation is launched from a thread other than the one "
-            "that set the guard (jaxlib checks it; a single process is never affected)."),
-    _Option("jax_no_execution", False, "JAX_NO_EXECUTION", _parse_bool,
-            "Raise RuntimeError when a compiled program would run (tracing and compiling "
-            "still happen)."),
+    _flag("jax_softmax_custom_jvp", False,
+          "jax.nn.softmax with a custom_jvp rule (its derivative from its output: less memory, "
+          "more stable) instead of differentiating its operations."),
+    _flag("jax_threefry_partitionable", True,
+          "Threefry's split and random bits from each element's own counter (JAX's default, "
+          "the same values however the array is sharded); False: JAX's original scheme, "
+          "hashing one flat run of counters (other values)."),
+    _flag("jax_auto_pcast", True,
+          "In shard_map bodies, put pvary in automatically where an operation's inputs vary "
+          "over different manual axes; False: raise instead (use lax.pcast by hand)."),
+    _flag("jax_thread_guard", False,
+          "Raise if a multi-process operation is launched from a thread other than the one "
+          "that set the guard (jaxlib checks it; a single process is never affected)."),
+    _flag("jax_no_execution", False,
+          "Raise RuntimeError when a compiled program would run (tracing and compiling "
+          "still happen)."),
     _Option("jax2tf_associative_scan_reductions", False,
             "JAX2TF_ASSOCIATIVE_SCAN_REDUCTIONS", _parse_bool,
             "Read by jax2tf only (which jxkernel does not have): which lowering of cumsum, "
@@ -138,9 +142,9 @@ _OPTIONS = [
             "(first compiles too, and the eager operations and jxkernel functions the cell "
             "compiled) or 'off'. %jxnotes sets it.",
             validate=lambda v: _check_enum(v, ("all", "recompiles", "off"))),
-    _Option("jax_enable_custom_prng", False, "JAX_ENABLE_CUSTOM_PRNG", _parse_bool,
-            "JAX's upgrade to typed keys: PRNGKey, and split/fold_in of a raw key, return typed "
-            "keys (dtype key<fry>); a raw key given to jax.random warns (FutureWarning)."),
+    _flag("jax_enable_custom_prng", False,
+          "JAX's upgrade to typed keys: PRNGKey, and split/fold_in of a raw key, return typed "
+          "keys (dtype key<fry>); a raw key given to jax.random warns (FutureWarning)."),
 ]
 # The transfer guards (jxkernel/xla/transfer_guard.py): a direction's own level wins over
 # jax_transfer_guard; None defers to it.
