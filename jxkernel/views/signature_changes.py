@@ -1,0 +1,463 @@
+"""What differs between two signatures of a jitted function, as Changes: each difference
+(a path, its kind, old and new) with the fix in a sentence and in code; the nearest earlier
+signature; the text a user reads. views/recompile_explainer.py finds the signatures of a
+jit's miss and asks this module why.
+
+    >>> str(Change("x", "shape", "f32[3]", "f32[4]"))
+    'x: shape f32[3] -> f32[4]'
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import numpy as np
+
+
+# The jit options that make another program (kind "config"), and Jitted's attributes of them
+_JIT_OPTIONS = (("donate_argnums", "_donate_argnums"), ("donate_argnames", "_donate_argnames"),
+                ("inline", "_inline"), ("keep_unused", "_keep_unused"),
+                ("compiler_options", "_compiler_options"))
+
+
+def explain(old_sig, new_sig, old_tree, new_tree, old_static, new_static) -> str:
+    """Why a new signature missed: against the closest earlier one, per argument path."""
+    if old_sig is None:
+        return "first call"
+    reasons = []
+    before, after = dict(old_static), dict(new_static)
+    for path in [p for p, _ in new_static] + [p for p, _ in old_static if p not in after]:
+        old, new = before.get(path, _ABSENT), after.get(path, _ABSENT)
+        if old is _ABSENT or new is _ABSENT or old != new:
+            reasons.append(f"static {path}: {_DEFAULT if old is _ABSENT else repr(old)} -> "
+                           f"{_DEFAULT if new is _ABSENT else repr(new)}")
+    if old_tree != new_tree:
+        reasons.append(f"new pytree structure: {old_tree} -> {new_tree}")
+    else:
+        for (path, old), (_, new) in zip(old_sig, new_sig):
+            if old != new:
+                if old.shape == new.shape and old.dtype == new.dtype:
+                    reasons.append(f"{path}: weak_type {old.weak_type} -> {new.weak_type}")
+                else:
+                    reasons.append(f"{path}: {old.str_short()} -> {new.str_short()}")
+    return "; ".join(reasons) or "a changed configuration (x64, backend or device)"
+
+
+def distance(old_sig, new_sig, old_tree, new_tree, old_static, new_static) -> int:
+    """How many things differ between two signatures (to find the closest earlier one)."""
+    d = sum(a != b for (_, a), (_, b) in zip(old_static, new_static))
+    if old_tree != new_tree:
+        return d + 1000
+    return d + sum((a.shape != b.shape) + (a.dtype != b.dtype) + (a.weak_type != b.weak_type)
+                   for (_, a), (_, b) in zip(old_sig, new_sig))
+
+
+# ------------------------------------------------------------------ structured explanations
+@dataclasses.dataclass(frozen=True)
+class Change:
+    """One difference between a new signature and the nearest earlier one, with its fix.
+
+        >>> str(Change("params['w']", "shape", "f32[3]", "f32[4]"))
+        "params['w']: shape f32[3] -> f32[4]"
+    """
+    path: str            # "x", "params['w']", "n" (static), "jax_enable_x64", "w (closed over)"
+    kind: str            # one of KINDS
+    old: str
+    new: str
+    fix: str = ""        # what to do, in a sentence
+    snippet: str = ""    # the fix as code
+
+    def __str__(self):
+        return f"{self.path}: {self.kind} {self.old} -> {self.new}"
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+KINDS = ("shape", "dtype", "weak_type", "static", "traced", "structure", "constant", "config",
+         "fresh_jit")
+
+
+@dataclasses.dataclass(frozen=True)
+class Signature:
+    """What a compiled program was specialised on, as explain_changes compares it: named
+    avals (path, ShapedArray), the pytree structure, static (name, value) pairs, the config
+    (name, value) pairs, and the closed-over constants (name, value), None if unknown."""
+    named: tuple
+    treedef: object = None
+    statics: tuple = ()
+    config: tuple = ()
+    consts: tuple | None = None
+
+
+_ROOT = re.compile(r"^(args\[\d+\]|[^\[.]+)")
+
+
+def _root(path: str) -> str:
+    """The argument a leaf path belongs to: "params['w']" -> "params"."""
+    found = _ROOT.match(path)
+    return found.group(1) if found else path
+
+
+def _aval_text(aval) -> str:
+    return aval.str_short() + (" (weak)" if aval.weak_type else "")
+
+
+def explain_changes(old: Signature | None, new: Signature) -> tuple:
+    """The Changes from `old` to `new` (empty for a first call), each with its fix.
+
+        >>> a = ShapedArray((3,), np.float32)
+        >>> [str(c) for c in explain_changes(Signature((("x", a),)),
+        ...                                  Signature((("x", a.update(shape=(4,))),)))]
+        ['x: shape f32[3] -> f32[4]']
+    """
+    if old is None:
+        return ()
+    changes = [*_config_changes(old, new)]
+    old_static, new_static = dict(old.statics), dict(new.statics)
+    old_roots, new_roots = {_root(p) for p, _ in old.named}, {_root(p) for p, _ in new.named}
+    flipped = (set(old_static) & new_roots) | (set(new_static) & old_roots)
+    changes += _traced_changes(old, new, flipped)
+    changes += _static_changes(old_static, new_static, flipped)
+    changes += _leaf_changes(old, new, flipped)
+    changes += _const_changes(old.consts, new.consts)
+    return tuple(changes)
+
+
+def _config_changes(old, new):
+    before = dict(old.config)
+    changed = {name for name, value in new.config if name in before and before[name] != value}
+    if "donate_argnums" in changed:           # its names follow from its numbers: one change
+        changed.discard("donate_argnames")
+    for name, value in new.config:
+        if name in changed:
+            yield _fixed(name, "config", before[name], value)
+
+
+def _traced_changes(old, new, flipped):
+    """An argument static in one signature and traced in the other."""
+    def side(sig, name):
+        value = dict(sig.statics).get(name, _ABSENT)
+        if value is not _ABSENT:
+            return f"static {value!r}"
+        return ", ".join(_aval_text(a) for p, a in sig.named if _root(p) == name) or "absent"
+    for name in sorted(flipped):
+        change = _fixed(name, "traced", side(old, name), side(new, name))
+        arrays = [a for sig in (old, new) for p, a in sig.named if _root(p) == name]
+        if any(a.shape for a in arrays):      # an array (not hashable) cannot be static
+            change = _refixed(change, _ARRAY_TRACED_FIX)
+        yield change
+
+
+_ABSENT = object()
+_DEFAULT = "(not passed: its default)"
+
+
+def _static_changes(old_static, new_static, flipped):
+    for name in sorted(set(old_static) | set(new_static), key=str):
+        if name in flipped:
+            continue
+        before, after = old_static.get(name, _ABSENT), new_static.get(name, _ABSENT)
+        if before is _ABSENT or after is _ABSENT or before != after:
+            change = _fixed(str(name), "static",
+                            _DEFAULT if before is _ABSENT else repr(before),
+                            _DEFAULT if after is _ABSENT else repr(after), name=name)
+            if after is not _ABSENT and _hashed_by_identity(after):
+                change = _refixed(change, _IDENTITY_FIX, kind=type(after).__name__)
+            elif after is not _ABSENT and not _traceable(after):
+                change = _refixed(change, _STATIC_KEEP_FIX, kind=type(after).__name__)
+            yield change
+
+
+def _traceable(value) -> bool:
+    """Whether a static value could be passed traced instead: a number or a NumPy value."""
+    return isinstance(value, (bool, int, float, complex, np.number, np.bool_, np.ndarray))
+
+
+def _hashed_by_identity(value) -> bool:
+    """An object whose class keeps object's own __hash__ and __eq__: every instance is a new
+    static value, however alike."""
+    kind = type(value)
+    return kind.__hash__ is object.__hash__ and kind.__eq__ is object.__eq__
+
+
+def _leaf_changes(old, new, flipped):
+    before = {p: a for p, a in old.named if _root(p) not in flipped}
+    after = {p: a for p, a in new.named if _root(p) not in flipped}
+    moved = [p for p in after if p not in before] + [p for p in before if p not in after]
+    for path in sorted(moved):
+        change = _fixed(path, "structure",
+                        _aval_text(before[path]) if path in before else "absent",
+                        _aval_text(after[path]) if path in after else "absent")
+        if path == _root(path):                     # a whole argument passed, then not
+            change = _refixed(change, _ARGUMENT_FIX)
+        elif path.endswith("]") and re.search(r"\[\d+\]$", path):   # a list's length
+            change = _refixed(change, _LENGTH_FIX)
+        yield change
+    if not moved and not flipped and old.treedef is not None and new.treedef is not None and \
+            old.treedef != new.treedef:
+        change = _fixed("(arguments)", "structure", str(old.treedef), str(new.treedef))
+        yield _refixed(change, _KEYWORD_FIX if _by_keyword_now(old.treedef, new.treedef)
+                       else _CONTAINER_FIX)
+    for path, a in after.items():
+        b = before.get(path)
+        if b is None or a == b:
+            continue
+        if a.shape != b.shape:
+            yield _fixed(path, "shape", b.str_short(), a.str_short(),
+                         rank=len(a.shape) != len(b.shape) or not a.shape)
+        elif a.dtype != b.dtype:
+            change = _fixed(path, "dtype", _aval_text(b), _aval_text(a), dtype=b.dtype.name)
+            if a.weak_type and b.weak_type and not b.shape:       # two Python scalars
+                change = _refixed(change, _PY_SCALAR_FIX,
+                                  py=_PY_TYPE.get(b.dtype.kind, "float"))
+            yield change
+        else:
+            yield _fixed(path, "weak_type", _aval_text(b), _aval_text(a), dtype=a.dtype.name)
+
+
+def _by_keyword_now(old_tree, new_tree) -> bool:
+    """Whether the (args, kwargs) structures differ in which arguments came by keyword."""
+    try:
+        (old_args, old_kwargs), (new_args, new_kwargs) = old_tree.children(), new_tree.children()
+        return old_args.num_leaves != new_args.num_leaves and \
+            old_kwargs.num_leaves != new_kwargs.num_leaves
+    except (AttributeError, ValueError, TypeError):
+        return False
+
+
+def _refixed(change: Change, fix_and_snippet, **more) -> Change:
+    """`change` with another fix (a template of _FIXES' kind)."""
+    fix, snippet = fix_and_snippet
+    fill = dict(path=change.path, name=change.path, root=_root(change.path), old=change.old,
+                new=change.new, **more)
+    return dataclasses.replace(change, fix=fix.format(**fill), snippet=snippet.format(**fill))
+
+
+def _const_changes(old, new):
+    """Closed-over constants whose value differs (compared only when both sides know them)."""
+    if old is None or new is None:
+        return
+    if len(old) != len(new):
+        yield _fixed("(closed-over constants)", "constant", f"{len(old)} constant(s)",
+                     f"{len(new)} constant(s)", name="c")
+        return
+    for (name, a), (_, b) in zip(old, new):
+        if not _same_value(a, b):
+            yield _fixed(f"{name} (closed over)", "constant", _value_text(a), _value_text(b),
+                         name=name)
+
+
+_COMPARE_MAX = 1 << 20          # elements: larger constants are compared by identity only
+
+
+def _same_value(a, b) -> bool:
+    if a is b:
+        return True
+    if getattr(a, "shape", None) != getattr(b, "shape", None) or \
+            getattr(a, "dtype", None) != getattr(b, "dtype", None):
+        return False
+    if int(np.prod(getattr(a, "shape", ()))) > _COMPARE_MAX:
+        return True              # too big to read back on every miss: not reported
+    return bool(np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True))
+
+
+class _Large:
+    """A closed-over constant too large to compare by value, as a signature keeps it: its type
+    alone (holding the array would keep a device copy per compiled signature alive)."""
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, value):
+        self.shape, self.dtype = tuple(value.shape), value.dtype
+
+    def __repr__(self):
+        return f"{np.dtype(self.dtype).name}{list(self.shape)}"
+
+
+def _value_text(value, limit: int = 40) -> str:
+    if type(value) is _Large:
+        return repr(value)
+    text = " ".join(np.array2string(np.asarray(value), threshold=6).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def change_distance(old: Signature, new: Signature) -> int:
+    """How far two signatures are (to pick the nearest earlier one): a changed structure
+    weighs more than any number of changed types."""
+    d = sum(100 if c.kind in ("structure", "traced") else 1
+            for c in explain_changes(old, new) if c.kind not in ("shape", "dtype", "weak_type"))
+    before = dict(old.named)
+    for path, a in new.named:            # per leaf: shape, dtype and weak type count apart
+        b = before.get(path)
+        if b is not None:
+            d += (a.shape != b.shape) + (a.dtype != b.dtype) + (a.weak_type != b.weak_type)
+    return d
+
+
+def nearest(history, new: Signature):
+    """The entry of `history` (Signatures, oldest first) nearest to `new`; the latest wins a
+    tie. None for an empty history."""
+    return min(reversed(history), default=None, key=lambda old: change_distance(old, new))
+
+
+def _fixed(path, kind, old, new, name=None, dtype="float32", rank=False) -> Change:
+    name = name or path
+    fix, snippet = _FIXES[kind]
+    if kind == "config" and path in dict(_JIT_OPTIONS):
+        fix, snippet = _OPTION_FIX
+    elif kind == "config" and path != "jax_enable_x64":
+        fix, snippet = _DEVICE_FIX
+    if rank:
+        fix, snippet = _RANK_FIX
+    fill = dict(path=path, name=name, root=_root(path), old=old, new=new, dtype=dtype)
+    return Change(path, kind, str(old), str(new), fix.format(**fill),
+                  _assignable(path, snippet.format(**fill)))
+
+
+_FIELD = re.compile(r"^(?P<obj>.+)\.(?P<field>[A-Za-z_]\w*)$")
+
+
+def _assignable(path: str, snippet: str) -> str:
+    """`snippet` with its `p.y = ...` lines (a namedtuple's field cannot be assigned) as
+    `p = p._replace(y=...)`."""
+    found = _FIELD.match(path)
+    if found is None:
+        return snippet
+    obj, field = found.group("obj"), found.group("field")
+    lines = []
+    for line in snippet.splitlines():
+        if line.startswith(f"{path} = "):
+            value = line[len(path) + 3:].partition("    #")[0]
+            line = f"{obj} = {obj}._replace({field}={value.strip()})" \
+                "    # dataclasses.replace(...) for a dataclass"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+_FIXES = {
+    "shape": ("Every new shape compiles anew. Pad or bucket {path} to a few fixed sizes (a "
+              "mask keeps the padding out of the result).",
+              "n = {path}.shape[0]\n"
+              "size = 1 << (n - 1).bit_length()        # the next power of two\n"
+              "{path} = jnp.pad({path}, [(0, size - n)] + [(0, 0)] * ({path}.ndim - 1))"),
+    "dtype": ("{path} came as {new} (before: {old}). Cast it before the call so that every "
+              "call has one dtype.",
+              "{path} = jnp.asarray({path}, jnp.{dtype})"),
+    "weak_type": ("A Python scalar is weakly typed and an array is not, so {path} flipping "
+                  "between them compiles anew. Pass the same kind every time (weak types: "
+                  "https://docs.jax.dev/en/latest/type_promotion.html#weak-types).",
+                  "{path} = jnp.asarray({path}, jnp.{dtype})    # always a (strong) array"),
+    "static": ("Each new value of a static argument compiles anew. If {name} only sets values "
+               "(not shapes or Python control flow), make it traced: drop it from "
+               "static_argnums/static_argnames.",
+               "f = jax.jit(f)    # {name} traced: one program for all its values"),
+    "traced": ("{name} was {old} and is {new} now: a static argument is a Python value baked "
+               "into the program, a traced one an abstract array. Treat it one way in every "
+               "call.",
+               "f = jax.jit(f, static_argnames=('{name}',))    # or traced, but always the same"),
+    "structure": ("The arguments' pytree structure changed ({path}: {old} -> {new}), and every "
+                  "structure compiles anew. Keep the same keys and fields (zeros or a mask "
+                  "instead of a missing entry or None).",
+                  "{root} = {{**defaults, **{root}}}    # the same keys in every call"),
+    "constant": ("{name} is closed over: its value when traced is baked into the program. This "
+                 "compile picked up its new value, while cache hits keep the old one. Pass it "
+                 "as an argument instead.",
+                 "f = jax.jit(lambda x, {name}: ...)    # then call f(x, {name})"),
+    "config": ("jax_enable_x64 changed ({old} -> {new}): every default dtype changes, so "
+               "everything compiles anew. Set it once, at start-up.",
+               'jax.config.update("jax_enable_x64", {new})    # first thing, before any jit'),
+    "fresh_jit": ("This is a new jit(...) of the same code in a new function object (a "
+                  "lambda or nested def made anew): jit's cache is keyed on the function "
+                  "object, so making it anew every time (say in a loop) compiles every "
+                  "time. Make the jitted function once and reuse it.",
+                  "f_jit = jax.jit(f)            # once, outside the loop\n"
+                  "for batch in batches:\n"
+                  "    out = f_jit(batch)"),
+}
+_PY_TYPE = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}
+_PY_SCALAR_FIX = ("{path} came as {new} (before: {old}): two Python numbers of different "
+                  "kinds (say 1 and 1.0) are two types. Pass the same kind every time.",
+                  "{path} = {py}({path})    # always a Python {py}")
+_STATIC_KEEP_FIX = (
+    "{name} is static ({old} -> {new}): each value compiles once, and later calls with a "
+    "value seen before reuse its program. A {kind} cannot be traced, so a compile per value "
+    "is what to expect; for many values, map them to an integer and choose with "
+    "lax.switch (the integer traced: one program).",
+    "i = MODES.index({name})                      # an int, traced\n"
+    "out = jax.lax.switch(i, [branch_0, branch_1], x)")
+_PARTIAL_FRESH_FIX = (
+    "This is jit(functools.partial({func}, ...)) made anew: every partial is a new function "
+    "object, and jit's cache is keyed on the function object, so each one traces and "
+    "compiles again. Jit {func} once and pass what the partial bound as arguments (static "
+    "if it must be).",
+    "f_jit = jax.jit({func})    # once\n"
+    "out = f_jit(k, x)    # k passed, not bound")
+_CLOSURE_FRESH_FIX = (
+    "This is a new function object of the same code, a closure over {names} made anew (a "
+    "factory, or a def inside a loop): jit's cache is keyed on the function object, so "
+    "each one traces and compiles again, even when {names} did not change. Pass {names} "
+    "as arguments to one jitted function (traced: one program for all values), or keep "
+    "one jitted function per value and reuse it.",
+    "@jax.jit\n"
+    "def f(x, {first}):     # what the closure read, now an argument\n"
+    "    ...")
+_ARRAY_TRACED_FIX = (
+    "{name} was {old} and is {new} now: static in one jit, traced in the other. An array "
+    "cannot be static (it is not hashable): keep {name} traced in every jit of the "
+    "function.",
+    "f = jax.jit(f)    # {name} traced (no static_argnums for it)")
+_IDENTITY_FIX = ("{name} is a {kind} object, and {kind} keeps object's own hash and ==, by "
+                 "identity: every new instance is a new static value and compiles anew, however "
+                 "alike. Reuse one instance, or give {kind} __hash__ and __eq__ over the fields "
+                 "that matter (or register it as a pytree, its arrays traced).",
+                 "def __hash__(self): return hash((self.k,))          # in class {kind}\n"
+                 "def __eq__(self, other): return (self.k,) == (other.k,)")
+_ARGUMENT_FIX = ("{path} was {old} and is {new} now: an argument left to its default and one "
+                 "passed are two different argument structures, each compiled. Pass {path} "
+                 "in every call, or in none.",
+                 "f(..., {path}={path})    # in every call")
+_LENGTH_FIX = ("{root} changed length ({path}: {old} -> {new}): a list's length is part of "
+               "its pytree structure, and every structure compiles anew. Keep the length "
+               "fixed (pad it), or stack the items into one array.",
+               "{root} = jnp.stack({root})    # one array: its length is then a shape")
+_KEYWORD_FIX = ("The same argument came by position in one call and by keyword in the other "
+                "({old} -> {new}): which arguments are keywords is part of the cache key. "
+                "Pass each argument the same way in every call.",
+                "f(x)    # or always f(x=x): one way, every call")
+_CONTAINER_FIX = ("The arguments' pytree structure changed ({old} -> {new}): a tuple, a list "
+                  "or a dict of the same arrays are different structures, each compiled. "
+                  "Pass the same container type in every call.",
+                  "xs = tuple(xs)    # one container type, every call")
+_RANK_FIX = ("{path} changed rank ({old} -> {new}), and every new shape compiles anew. Pass it "
+             "with one rank every time.",
+             "{path} = jnp.atleast_1d({path})    # a scalar becomes shape (1,)")
+_OPTION_FIX = ("{path} differs between two jits of this function ({old} -> {new}): each set "
+               "of jit options compiles a program of its own (JAX traces once, and lowers and "
+               "compiles twice). Jit the function once with the options you need, and call "
+               "that one.",
+               "f = jax.jit(g, {path}={new})    # once; call f everywhere")
+_DEVICE_FIX = ("The {path} changed ({old} -> {new}): a compiled program runs on one device. "
+               "Keep the inputs on one device, or expect one compile per device.",
+               "x = jax.device_put(x, jax.devices()[0])    # or %jxbackend cpu:0")
+
+
+def fresh_jit_change(other_owner: str) -> Change:
+    """The "jit in a loop" change: `other_owner` describes the earlier jit object."""
+    return _fixed("(jit object)", "fresh_jit", other_owner, "a new jit object")
+
+
+def explanation_text(changes, indent: str = "  ") -> str:
+    """The changes as lines of text, each with its fix and code.
+
+        >>> print(explanation_text([Change("x", "shape", "f32[3]", "f32[4]", "Pad.", "x = ...")]))
+          x: shape f32[3] -> f32[4]
+            fix: Pad.
+              x = ...
+    """
+    lines = []
+    for c in changes:
+        lines.append(f"{indent}{c}")
+        if c.fix:
+            lines.append(f"{indent}  fix: {c.fix}")
+        lines += [f"{indent}    {code}" for code in c.snippet.splitlines()]
+    return "\n".join(lines)
