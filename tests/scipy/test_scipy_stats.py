@@ -13,6 +13,7 @@ import jxkernel.numpy as jnp
 from jxkernel.scipy import stats
 from jxkernel.test_util import check_grads
 from jxkernel.tree_util import tree_leaves
+from compiled import compiled_per_call
 from numerics import ELEMENTWISE, LAPACK, REDUCTION, assert_allclose_ulp
 
 from scipy_cases import STATS_AT_LARGEST, STATS_ULPS, stats_cases, stats_log_space
@@ -81,42 +82,43 @@ def test_against_scipy():
         want = np.asarray(want)
         assert_allclose_ulp(np.asarray(got), want, ulps,
                             scale=np.abs(want).max() if at_largest else None)
+    ours = compiled_per_call(jxkernel, stats)     # one program per call (op by op: 112 compiles)
     with x64():
         for f in ("logpdf", "cdf", "logcdf", "sf", "logsf"):   # logsf: JAX's log(ndtr) near 1
-            close(getattr(stats.norm, f)(x, 0.3, pos), getattr(ss.norm, f)(x, 0.3, pos),
+            close(getattr(ours.norm, f)(x, 0.3, pos), getattr(ss.norm, f)(x, 0.3, pos),
                   at_largest=f in ("logcdf", "logsf"))
-        close(stats.norm.ppf(u, 1.0, 2.0), ss.norm.ppf(u, 1.0, 2.0))
-        close(stats.t.logpdf(x, pos), ss.t.logpdf(x, pos))
-        close(stats.beta.logpdf(u, pos, pos[::-1]), ss.beta.logpdf(u, pos, pos[::-1]),
+        close(ours.norm.ppf(u, 1.0, 2.0), ss.norm.ppf(u, 1.0, 2.0))
+        close(ours.t.logpdf(x, pos), ss.t.logpdf(x, pos))
+        close(ours.beta.logpdf(u, pos, pos[::-1]), ss.beta.logpdf(u, pos, pos[::-1]),
               at_largest=True)
-        close(stats.beta.cdf(u, pos, pos[::-1]), ss.beta.cdf(u, pos, pos[::-1]))
-        close(stats.gamma.logpdf(pos, pos[::-1]), ss.gamma.logpdf(pos, pos[::-1]))
-        close(stats.gamma.sf(pos, pos[::-1]), ss.gamma.sf(pos, pos[::-1]))
-        close(stats.chi2.cdf(pos, pos[::-1]), ss.chi2.cdf(pos, pos[::-1]))
-        close(stats.poisson.logpmf(k, pos), ss.poisson.logpmf(k, pos))
-        close(stats.poisson.cdf(k, pos), ss.poisson.cdf(k, pos))
-        close(stats.binom.logpmf(k, 12.0, u), ss.binom.logpmf(k, 12, u))
-        close(stats.nbinom.logpmf(k, pos, u), ss.nbinom.logpmf(k, pos, u))
-        close(stats.betabinom.logpmf(k, 12.0, pos, pos[::-1]),
+        close(ours.beta.cdf(u, pos, pos[::-1]), ss.beta.cdf(u, pos, pos[::-1]))
+        close(ours.gamma.logpdf(pos, pos[::-1]), ss.gamma.logpdf(pos, pos[::-1]))
+        close(ours.gamma.sf(pos, pos[::-1]), ss.gamma.sf(pos, pos[::-1]))
+        close(ours.chi2.cdf(pos, pos[::-1]), ss.chi2.cdf(pos, pos[::-1]))
+        close(ours.poisson.logpmf(k, pos), ss.poisson.logpmf(k, pos))
+        close(ours.poisson.cdf(k, pos), ss.poisson.cdf(k, pos))
+        close(ours.binom.logpmf(k, 12.0, u), ss.binom.logpmf(k, 12, u))
+        close(ours.nbinom.logpmf(k, pos, u), ss.nbinom.logpmf(k, pos, u))
+        close(ours.betabinom.logpmf(k, 12.0, pos, pos[::-1]),
               ss.betabinom.logpmf(k, 12, pos, pos[::-1]), BETALN_ULPS)
-        close(stats.geom.logpmf(k + 1, u), ss.geom.logpmf(k + 1, u))
-        close(stats.truncnorm.logpdf(x / 4, -0.5, pos), ss.truncnorm.logpdf(x / 4, -0.5, pos))
-        close(stats.truncnorm.logcdf(x / 4, -0.5, pos), ss.truncnorm.logcdf(x / 4, -0.5, pos))
-        close(stats.vonmises.logpdf(x, pos), ss.vonmises.logpdf(x, pos))
+        close(ours.geom.logpmf(k + 1, u), ss.geom.logpmf(k + 1, u))
+        close(ours.truncnorm.logpdf(x / 4, -0.5, pos), ss.truncnorm.logpdf(x / 4, -0.5, pos))
+        close(ours.truncnorm.logcdf(x / 4, -0.5, pos), ss.truncnorm.logcdf(x / 4, -0.5, pos))
+        close(ours.vonmises.logpdf(x, pos), ss.vonmises.logpdf(x, pos))
         # (1 + sign(x) P(1/beta, |x|^beta)) / 2 cancels to 0 in the far left tail, as JAX's
-        close(stats.gennorm.cdf(x, pos), ss.gennorm.cdf(x, pos), at_largest=True)
-        close(stats.pareto.logpdf(pos + 1, pos), ss.pareto.logpdf(pos + 1, pos))
-        close(stats.logistic.logpdf(x), ss.logistic.logpdf(x))
-        close(stats.gumbel_l.logcdf(x), ss.gumbel_l.logcdf(x), at_largest=True)  # log(-expm1(-e^z))
-        close(stats.wrapcauchy.logpdf(u * 6, u), ss.wrapcauchy.logpdf(u * 6, u))
+        close(ours.gennorm.cdf(x, pos), ss.gennorm.cdf(x, pos), at_largest=True)
+        close(ours.pareto.logpdf(pos + 1, pos), ss.pareto.logpdf(pos + 1, pos))
+        close(ours.logistic.logpdf(x), ss.logistic.logpdf(x))
+        close(ours.gumbel_l.logcdf(x), ss.gumbel_l.logcdf(x), at_largest=True)  # log(-expm1(-e^z))
+        close(ours.wrapcauchy.logpdf(u * 6, u), ss.wrapcauchy.logpdf(u * 6, u))
         alpha = np.array([0.5, 2.0, 3.0])
         simplex = np.array([0.2, 0.3, 0.5])
-        close(stats.dirichlet.logpdf(simplex, alpha), ss.dirichlet.logpdf(simplex, alpha))
+        close(ours.dirichlet.logpdf(simplex, alpha), ss.dirichlet.logpdf(simplex, alpha))
         cov = np.array([[2.0, 0.3], [0.3, 1.0]])
         pts = rng.randn(5, 2)
-        close(stats.multivariate_normal.logpdf(pts, np.ones(2), cov),
+        close(ours.multivariate_normal.logpdf(pts, np.ones(2), cov),
               ss.multivariate_normal.logpdf(pts, np.ones(2), cov))
-        np.testing.assert_array_equal(stats.rankdata(np.array([3., 1., 3., 2.]), "min"),
+        np.testing.assert_array_equal(ours.rankdata(np.array([3., 1., 3., 2.]), "min"),
                                       ss.rankdata([3., 1., 3., 2.], "min"))
 
 
@@ -134,18 +136,22 @@ def test_gradients():
 
 
 def test_jit_and_vmap():
-    x = jnp.linspace(-2.0, 2.0, 5)
+    # inputs built with NumPy (float32, as jnp builds them with x64 off): an eager jnp op
+    # compiles for each new shape
+    f32 = np.float32
+    x = np.linspace(-2.0, 2.0, 5, dtype=f32)
     for fun in (lambda x: stats.norm.logcdf(x, 0.5, 2.0), lambda x: stats.gamma.logpdf(
             x + 3, 2.0), lambda x: stats.truncnorm.logpdf(x, -1.0, 1.5)):
         assert_allclose_ulp(jxkernel.jit(fun)(x), fun(x), FUSED_ULPS)
-    mean = jnp.zeros(2)
-    covs = jnp.stack([jnp.eye(2), jnp.array([[2.0, 0.5], [0.5, 1.0]])])
-    pts = jnp.array([[0.3, -0.2], [1.0, 2.0]])
+    mean = np.zeros(2, f32)
+    covs = np.stack([np.eye(2, dtype=f32), np.array([[2.0, 0.5], [0.5, 1.0]], f32)])
+    pts = np.array([[0.3, -0.2], [1.0, 2.0]], f32)
     batched = jxkernel.vmap(lambda p, c: stats.multivariate_normal.logpdf(p, mean, c))(pts, covs)
     one_by_one = [stats.multivariate_normal.logpdf(pts[i], mean, covs[i]) for i in range(2)]
     assert_allclose_ulp(batched, np.stack(one_by_one), LAPACK)    # through Cholesky
-    rows = jnp.array([[0.0, 1.0, 2.0], [3.0, 0.0, 1.0]])
-    np.testing.assert_array_equal(jxkernel.vmap(stats.poisson.logpmf)(rows, jnp.array([1.0, 2.5])),
+    rows = np.array([[0.0, 1.0, 2.0], [3.0, 0.0, 1.0]], f32)
+    rates = np.array([1.0, 2.5], f32)
+    np.testing.assert_array_equal(jxkernel.vmap(stats.poisson.logpmf)(rows, rates),
                                   np.stack([stats.poisson.logpmf(rows[0], 1.0),
                                             stats.poisson.logpmf(rows[1], 2.5)]))
 

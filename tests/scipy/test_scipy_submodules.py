@@ -11,6 +11,7 @@ import sys
 
 import numpy as np
 import pytest
+from compiled import jit_together
 from doc_examples import check_docstring_examples
 from numerics import REDUCTION, assert_allclose_ulp
 from recorded_modes import assert_cases_match, load
@@ -45,15 +46,28 @@ def test_dcts_match_scipy_and_invert():
     # float64 against SciPy's own FFT, which sums in another order
     close = lambda got, want, terms: assert_allclose_ulp(      # noqa: E731
         np.asarray(got), want, REDUCTION, scale=np.abs(x).max() * terms)
+    norms_axes = list(itertools.product((None, "ortho"), (0, 1)))
+    calls = {(norm, axis): (functools.partial(_dct_and_idct, axis=axis, norm=norm), [x])
+             for norm, axis in norms_axes}
+    calls.update({norm: (functools.partial(_idctn_of_dctn, norm=norm), [x])
+                  for norm in (None, "ortho")})
+    calls["s"] = (lambda v: fft.dctn(v, s=(8, 3)), [x])
     with jax.enable_x64():
+        ours = jit_together(jax, calls)           # the 7 jitted programs compiled as one
+        for norm, axis in norms_axes:
+            close(ours[norm, axis][0], sfft.dct(x, axis=axis, norm=norm), 12)
+            close(ours[norm, axis][1], sfft.idct(x, axis=axis, norm=norm), 1)
         for norm in (None, "ortho"):
-            for axis in (0, 1):
-                ours = jax.jit(lambda v: (fft.dct(v, axis=axis, norm=norm),
-                                          fft.idct(v, axis=axis, norm=norm)))(x)
-                close(ours[0], sfft.dct(x, axis=axis, norm=norm), 12)
-                close(ours[1], sfft.idct(x, axis=axis, norm=norm), 1)
-            close(jax.jit(lambda v: fft.idctn(fft.dctn(v, norm=norm), norm=norm))(x), x, 1)
-        close(jax.jit(lambda v: fft.dctn(v, s=(8, 3)))(x), sfft.dctn(x, s=(8, 3)), 4 * 8 * 3)
+            close(ours[norm], x, 1)
+        close(ours["s"], sfft.dctn(x, s=(8, 3)), 4 * 8 * 3)
+
+
+def _dct_and_idct(v, axis, norm):
+    return fft.dct(v, axis=axis, norm=norm), fft.idct(v, axis=axis, norm=norm)
+
+
+def _idctn_of_dctn(v, norm):
+    return fft.idctn(fft.dctn(v, norm=norm), norm=norm)
 
 
 def test_map_coordinates_matches_scipy_where_their_modes_agree():
@@ -193,30 +207,34 @@ def test_hessenberg_matches_scipy_and_its_definition():
 def test_qr_multiply_matches_scipy_on_each_side_and_shape():
     sl = pytest.importorskip("scipy.linalg")
     rng = np.random.RandomState(8)
+    calls = {}
+    for m, n in ((5, 3), (3, 5)):
+        a = rng.randn(m, n) + 1j * rng.randn(m, n)
+        for mode, conjugate, pivoting in itertools.product(("left", "right"), (False, True),
+                                                           (False, True)):
+            if pivoting and conjugate:
+                continue
+            c = rng.randn(min(m, n), 2) if mode == "left" else rng.randn(2, m)
+            calls[m, n, mode, conjugate, pivoting] = (functools.partial(
+                jax.scipy.linalg.qr_multiply, mode=mode, conjugate=conjugate,
+                pivoting=pivoting), [a, c])
     with jax.enable_x64():
-        for m, n in ((5, 3), (3, 5)):
-            a = rng.randn(m, n) + 1j * rng.randn(m, n)
-            for mode, conjugate, pivoting in itertools.product(("left", "right"), (False, True),
-                                                               (False, True)):
-                if pivoting and conjugate:
-                    continue
-                c = rng.randn(min(m, n), 2) if mode == "left" else rng.randn(2, m)
-                got = jax.jit(lambda a, c: jax.scipy.linalg.qr_multiply(
-                    a, c, mode=mode, conjugate=conjugate, pivoting=pivoting))(a, c)
-                want = sl.qr_multiply(a, c, mode=mode, conjugate=conjugate, pivoting=pivoting)
-                what = f"{m}x{n} {mode} conjugate={conjugate} pivoting={pivoting}"
-                # the same LAPACK routines as scipy's (geqrf or geqp3, ormqr): LAPACK's bound
-                for g, w in zip(got, want):
-                    assert_allclose_ulp(np.asarray(g), w, 64, scale=np.abs(w).max(),
-                                        err_msg=what)
+        ours = jit_together(jax, calls)           # the 12 jitted programs compiled as one
+    for (m, n, mode, conjugate, pivoting), (_, [a, c]) in calls.items():
+        got = ours[m, n, mode, conjugate, pivoting]
+        want = sl.qr_multiply(a, c, mode=mode, conjugate=conjugate, pivoting=pivoting)
+        what = f"{m}x{n} {mode} conjugate={conjugate} pivoting={pivoting}"
+        # the same LAPACK routines as scipy's (geqrf or geqp3, ormqr): LAPACK's bound
+        for g, w in zip(got, want):
+            assert_allclose_ulp(np.asarray(g), w, 64, scale=np.abs(w).max(), err_msg=what)
 
 
 def test_funm_matches_scipy_and_expm():
     sl = pytest.importorskip("scipy.linalg")
     a = np.random.RandomState(9).randn(5, 5)
-    with jax.enable_x64():
-        f, err = jax.scipy.linalg.funm(a, jnp.exp, disp=False)
-        g = jax.scipy.linalg.funm(a, jnp.cos)
+    with jax.enable_x64():           # one program (op by op: 31 compiles)
+        (f, err), g = jax.jit(lambda a: (jax.scipy.linalg.funm(a, jnp.exp, disp=False),
+                                         jax.scipy.linalg.funm(a, jnp.cos)))(a)
     want, want_err = sl.funm(a, np.exp, disp=False)
     # the same recurrence on the same Schur form (1 ulp from scipy seen; 7 and 20 from expm
     # and cosm, which take other routes)
