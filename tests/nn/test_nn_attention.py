@@ -1,11 +1,13 @@
 """nn.dot_product_attention and nn.logmeanexp against JAX 0.10.2 (reference values in
 tests/data/nn_reference.npz: masks, bias, causal, sequence lengths, local windows, GQA/MQA,
 residuals, bf16/f16, gradients, vmap), against a NumPy attention, and the errors JAX raises."""
+import functools
 import os
 
 import nn_cases
 import numpy as np
 import pytest
+from compiled import jit_together
 from numerics import ELEMENTWISE, REDUCTION, assert_allclose_ulp
 
 import jxkernel as jax
@@ -24,9 +26,24 @@ def namespace():
     return dict(jax=jax, jnp=jnp, nn=nn, np=np, **INPUTS)
 
 
+def _traced_case(expr):
+    """(fun, args): `expr` as a function of the input arrays it names, and those arrays."""
+    names = sorted(set(compile(expr, "<case>", "eval").co_names) & set(INPUTS))
+    return (lambda *xs: eval(expr, dict(namespace(), **dict(zip(names, xs))))), \
+        [INPUTS[n] for n in names]
+
+
+@functools.cache
+def _cases_jitted():
+    """Every case of test_matches_jax under jit, compiled together (compiled.jit_together):
+    one program instead of each case's operations compiled one by one (242 compiles). Eager
+    attention keeps its own tests (test_against_numpy, test_padding_...)."""
+    return jit_together(jax, {i: _traced_case(expr) for i, expr in enumerate(nn_cases.ATTN_CASES)})
+
+
 @pytest.mark.parametrize("i", range(len(nn_cases.ATTN_CASES)), ids=nn_cases.ATTN_CASES)
 def test_matches_jax(i):
-    leaves = jax.tree_util.tree_leaves(eval(nn_cases.ATTN_CASES[i], namespace()))
+    leaves = jax.tree_util.tree_leaves(_cases_jitted()[i])
     nn_cases.compare_with_reference(REF, f"attn{i}", leaves, nn_cases.ATTN_TOLERANCE)
 
 
@@ -50,16 +67,28 @@ def numpy_attention(q, k, v, bias=None, mask=None, causal=False, scale=None):
     return np.einsum("bnts,bsnh->btnh", p, v)
 
 
+def _numpy_cases():
+    """(attention of some arrays, the arrays, numpy_attention's keyword arguments)."""
+    d, attention = INPUTS, nn.dot_product_attention
+    return [
+        (lambda q, k, v: attention(q, k, v), (d["q"], d["kk"], d["v"]), {}),
+        (lambda q, k, v, b, m: attention(q, k, v, b, mask=m, is_causal=True),
+         (d["q"], d["kk"], d["v"], d["bias"], d["mask"]), dict(mask=d["mask"], causal=True)),
+        (lambda q, k, v: attention(q, k, v, scale=0.3), (d["q"], d["kg"], d["vg"]),
+         dict(scale=0.3)),
+        (lambda q, k, v, b: attention(q, k, v, b), (d["q"], d["k1"], d["v1"], d["bias1"]), {}),
+    ]
+
+
 def test_against_numpy():
-    d = INPUTS
-    cases = [((d["q"], d["kk"], d["v"]), {}),
-             ((d["q"], d["kk"], d["v"], d["bias"]), dict(mask=d["mask"], is_causal=True)),
-             ((d["q"], d["kg"], d["vg"]), dict(scale=0.3)),
-             ((d["q"], d["k1"], d["v1"], d["bias1"]), {})]
-    for args, kw in cases:
-        got = nn.dot_product_attention(*args, **kw)
-        want = numpy_attention(*args, mask=kw.get("mask"), causal=kw.get("is_causal", False),
-                               scale=kw.get("scale"))
+    # the four cases under jit in one program (eagerly: 67 compiles of single operations;
+    # test_padding_zeroes_queries_past_their_length runs attention eagerly)
+    cases = _numpy_cases()
+    jitted = jit_together(jax, {i: (f, args) for i, (f, args, _) in enumerate(cases)})
+    for i, (_, args, kw) in enumerate(cases):
+        got = jitted[i]
+        bias = args[3] if len(args) > 3 else None
+        want = numpy_attention(*args[:3], bias, **kw)
         # softmax (exp, a sum) and two contractions; an output that cancels is only as exact
         # as the values: measured at the largest |value| (worst seen 3, every CPU)
         want = want.astype(got.dtype)
