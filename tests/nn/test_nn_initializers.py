@@ -2,10 +2,12 @@
 arrays in tests/data/nn_reference.npz, made by reference/make_nn_reference.py; bit for bit, or
 within the ulps tests/data/nn_cases.py gives beside a case whose floats depend on the CPU),
 plus the properties the numbers should have and the errors JAX raises."""
+import functools
 import os
 
 import numpy as np
 import pytest
+from compiled import jit_together
 
 import jxkernel as jax
 import jxkernel.numpy as jnp
@@ -26,12 +28,29 @@ def namespace():
                 k0=jax.random.PRNGKey(0), **nn_cases.inputs())
 
 
+def _keys_traced(expr):
+    """`expr` as a function of the keys k and k0."""
+    return lambda k, k0: eval(expr, dict(namespace(), k=k, k0=k0))
+
+
+@functools.cache
+def _cases_jitted(x64):
+    """Under jit, the cases of test_matches_jax with this x64 mode, compiled together
+    (compiled.jit_together): one program instead of ~3 compiles a case eagerly. Eager
+    initializers keep their own tests (test_statistics_and_defaults, ...)."""
+    keys = [namespace()[name] for name in ("k", "k0")]
+    with config.override("jax_enable_x64", x64):
+        return jit_together(jax, {i: (_keys_traced(expr), keys)
+                                  for i, (expr, case_x64, *_) in enumerate(nn_cases.INIT_CASES)
+                                  if case_x64 == x64})
+
+
 @pytest.mark.parametrize("i", range(len(nn_cases.INIT_CASES)),
                          ids=[c[0] for c in nn_cases.INIT_CASES])
 def test_matches_jax(i):
     expr, x64, *tolerance = nn_cases.INIT_CASES[i]
     with config.override("jax_enable_x64", x64):
-        leaves = jax.tree_util.tree_leaves(eval(expr, namespace()))
+        leaves = jax.tree_util.tree_leaves(_cases_jitted(x64)[i])
     nn_cases.compare_with_reference(REF, f"init{i}", leaves, *tolerance)
 
 
