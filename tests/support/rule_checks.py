@@ -269,11 +269,12 @@ def check_exact(fun, expected, *args, jitted=None):
     check_jaxpr(jax.make_jaxpr(fun)(*args))
 
 
-def check_grads_and_their_jaxprs(fun, x, x_order_1):
+def check_grads_and_their_jaxprs(fun, x, x_order_1, check=check_grads):
     """check_grads to order 2 in both modes at x (and to order 1 at x_order_1, another shape);
-    the jaxprs of grad and jvp type-check."""
-    check_grads(fun, (x,), order=2, modes=("fwd", "rev"))
-    check_grads(fun, (x_order_1,), order=1, modes=("fwd", "rev"))
+    the jaxprs of grad and jvp type-check. `check`: check_grads or a function making the same
+    checks (grads_together.check_grads_together)."""
+    check(fun, (x,), order=2, modes=("fwd", "rev"))
+    check(fun, (x_order_1,), order=1, modes=("fwd", "rev"))
     check_jaxpr(jax.make_jaxpr(jax.grad(lambda x: sum_all(fun(x))))(x))
     check_jaxpr(jax.make_jaxpr(lambda x, t: jax.jvp(fun, (x,), (t,)))(x, x))
 
@@ -393,12 +394,14 @@ def vmap_binary_test(binary):
     return test
 
 
-def grads_order_2_test(grads, halved=()):
+def grads_order_2_test(grads, halved=(), check=check_grads):
     """check_grads_and_their_jaxprs for each `name: f` of `grads` at a (3, 5) and a (4, 3)
-    sample, halved for the names in `halved` (products, whose derivatives grow fast)."""
+    sample, halved for the names in `halved` (products, whose derivatives grow fast), by
+    `check` (check_grads, or grads_together.check_grads_together where that was measured to
+    cost less CPU)."""
     @_over("name", grads)
     def test(name):
         scale = 0.5 if name in halved else 1
         check_grads_and_their_jaxprs(grads[name], sample((3, 5), 5) * scale,
-                                     sample((4, 3), 6) * scale)
+                                     sample((4, 3), 6) * scale, check)
     return test
