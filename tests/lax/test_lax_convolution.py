@@ -16,7 +16,7 @@ import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel import lax
 from jxkernel.core import check_jaxpr
-from jxkernel.test_util import check_grads
+from grads_together import check_grads_together
 import locations  # tests/support: the repository's folders
 
 DATA = locations.DATA
@@ -135,14 +135,16 @@ GRAD_CASES = {
 @pytest.mark.parametrize("name", sorted(GRAD_CASES))
 def test_check_grads_order_2(name):
     fun, lhs_shape, rhs_shape = GRAD_CASES[name]
-    check_grads(fun, (normal(lhs_shape, 0), normal(rhs_shape, 1)), order=2,
-                modes=("fwd", "rev"))
+    # check_grads's checks with each's evaluations in one program (grads_together): 53 -> 4
+    # compiles, 2.2 -> 1.4 s CPU for the four
+    check_grads_together(fun, (normal(lhs_shape, 0), normal(rhs_shape, 1)), order=2,
+                         modes=("fwd", "rev"))
 
 
 def test_check_grads_complex():
     fun = lambda x, w: lax.conv(x, w, (1,), "SAME")
-    check_grads(fun, (normal((1, 2, 4), 0, np.complex64), normal((2, 2, 2), 1, np.complex64)),
-                order=1, modes=("fwd", "rev"))
+    check_grads_together(fun, (normal((1, 2, 4), 0, np.complex64),
+                               normal((2, 2, 2), 1, np.complex64)), order=1, modes=("fwd", "rev"))
 
 
 # ------------------------------------------------------------------ vmap
@@ -364,5 +366,5 @@ def test_jnp_convolve_dtypes():
 
 
 def test_jnp_convolve_grad():
-    check_grads(lambda a, v: jnp.convolve(a, v, mode="same"),
-                (normal((5,), 0), normal((3,), 1)), order=1, modes=("fwd", "rev"))
+    check_grads_together(lambda a, v: jnp.convolve(a, v, mode="same"),
+                         (normal((5,), 0), normal((3,), 1)), order=1, modes=("fwd", "rev"))
