@@ -135,31 +135,58 @@ def test_values(case):
                     jitted=_values_jitted()[name, k])
 
 
+def _every_shape_primitive(x, v):
+    y = lax.transpose(lax.broadcast_in_dim(x, (4, 2, 3), (1, 2)), (1, 0, 2))       # (2, 4, 3)
+    y = lax.rev(lax.squeeze(lax.reshape(y, (1, 2, 12)), (0,)), (1,))                 # (2, 12)
+    y = lax.pad(y, v, ((0, 1, 1), (1, 0, 0)))                                         # (4, 13)
+    return lax.concatenate([y, lax.broadcast_in_dim(v, (4, 1), ())], 1)               # (4, 14)
+
+
+def _every_dtype_inputs(dtype):
+    return rand((2, 3), dtype), rand((), dtype, seed=1)
+
+
+@functools.cache
+def _every_dtype_jitted():
+    """jit of test_every_dtype's program for each dtype, compiled together."""
+    return jit_together(jxkernel, {str(d): (_every_shape_primitive, list(_every_dtype_inputs(d)))
+                                   for d in DTYPES})
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_every_dtype(dtype):
     """One program using every shape primitive, per dtype (bool, ints, f16, bf16, complex)."""
-    def f(x, v):
-        y = lax.transpose(lax.broadcast_in_dim(x, (4, 2, 3), (1, 2)), (1, 0, 2))   # (2, 4, 3)
-        y = lax.rev(lax.squeeze(lax.reshape(y, (1, 2, 12)), (0,)), (1,))             # (2, 12)
-        y = lax.pad(y, v, ((0, 1, 1), (1, 0, 0)))                                     # (4, 13)
-        return lax.concatenate([y, lax.broadcast_in_dim(v, (4, 1), ())], 1)           # (4, 14)
-
-    x, v = rand((2, 3), dtype), rand((), dtype, seed=1)
+    x, v = _every_dtype_inputs(dtype)
     y = np.broadcast_to(x[None], (4, 2, 3)).transpose(1, 0, 2).reshape(2, 12)[:, ::-1]
     want = np.full((4, 14), v, dtype)
     want[[0, 2], 1:13] = y
-    check_exact(f, want, x, v)
+    check_exact(_every_shape_primitive, want, x, v, jitted=_every_dtype_jitted()[str(dtype)])
 
 
-@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.float16, BF16, np.float32, np.complex64],
-                         ids=lambda d: np.dtype(d).name)
+IOTA_DTYPES = [np.int32, np.uint8, np.float16, BF16, np.float32, np.complex64]
+
+
+@pytest.mark.parametrize("dtype", IOTA_DTYPES, ids=lambda d: np.dtype(d).name)
 def test_iota(dtype):
     dtype = np.dtype(dtype)
-    check_exact(lambda: lax.iota(dtype, 5), np.arange(5).astype(dtype))
+    jitted = _iotas_jitted()
+    check_exact(lambda: lax.iota(dtype, 5), np.arange(5).astype(dtype),
+                jitted=jitted[dtype.name, None])
     for dim in range(3):
         want = np.broadcast_to(np.arange((2, 3, 4)[dim]).reshape(
             [-1 if d == dim else 1 for d in range(3)]), (2, 3, 4))
-        check_exact(lambda: lax.broadcasted_iota(dtype, (2, 3, 4), dim), want.astype(dtype))
+        check_exact(lambda: lax.broadcasted_iota(dtype, (2, 3, 4), dim), want.astype(dtype),
+                    jitted=jitted[dtype.name, dim])
+
+
+@functools.cache
+def _iotas_jitted():
+    """jit of test_iota's iotas (dim None: lax.iota) for every dtype, compiled together."""
+    dtypes = [np.dtype(d) for d in IOTA_DTYPES]
+    calls = {(d.name, None): (lambda d=d: lax.iota(d, 5), []) for d in dtypes}
+    calls |= {(d.name, dim): (lambda d=d, dim=dim: lax.broadcasted_iota(d, (2, 3, 4), dim), [])
+              for d in dtypes for dim in range(3)}
+    return jit_together(jxkernel, calls)
 
 
 def test_iota_canonicalizes_dtype():
