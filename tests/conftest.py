@@ -118,7 +118,7 @@ _LONGEST_FIRST = (
     "test_conformance.py::test_every_program_does_what_known_failures_says",
     "test_scipy_stats.py::test_values_dtypes_and_weak_types_match_jax",
     # whole files, together: worksteal's first split gives them to one worker, where they
-    # share one JupyterLab server (tests/labextension/conftest.py)
+    # share one JupyterLab server and one Chromium (tests/labextension/conftest.py)
     "test_labextension_views_browser.py::",
     "test_labextension_browser.py::",
     "test_labextension_sharding_browser.py::",

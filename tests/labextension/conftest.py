@@ -1,10 +1,11 @@
-"""One `jupyter lab` server for the browser tests of this folder (test_labextension_browser.py
-and the files that use its harness, test_labextension_views_browser.py and
-test_labextension_sharding_browser.py), started once per test process: each start costs
-about 4 s of CPU and 3.5 s of wall time. The files run in sequence in a process, each with its
-own notebooks, kernels and saved layout (see `lab_notebooks` in test_labextension_browser.py);
-the longest-first order in tests/conftest.py puts them at the head of the run, so under xdist
-they land in one worker.
+"""One `jupyter lab` server and one Chromium for the browser tests of this folder
+(test_labextension_browser.py and the files that use its harness: the views, sharding, error
+card and notes files), each started once per test process: a server start costs about 4 s of
+CPU and 3.5 s of wall time, a Chromium ~1.5 s of CPU, and the profile Chromium keeps makes each
+JupyterLab page after the first ~2 s of CPU cheaper (tests/support/browser.py). The files run
+in sequence in a process, each with its own notebooks, kernels, pages and saved layout (see
+`lab_notebooks` in test_labextension_browser.py); the longest-first order in tests/conftest.py
+puts them at the head of the run, so under xdist they land in one worker.
 
 The kernels' device counts differ per file (JXKERNEL_CPU_DEVICES is read once, when a
 process starts): the server has a kernelspec per count, KERNELS, and each notebook names its
@@ -12,6 +13,7 @@ own.
 """
 import pytest
 
+import browser  # tests/support: Chromium for the browser tests
 import locations  # tests/support: the repository's folders
 from jupyter_server import JupyterServer
 
@@ -39,3 +41,11 @@ def lab_app(tmp_path_factory):
         yield srv
     finally:
         srv.stop()
+
+
+@pytest.fixture(scope="session")
+def chromium(tmp_path_factory):
+    """Chromium's one context (its pages share a profile, tests/support/browser.py) for the
+    browser test files of this process; each file opens and closes its own pages."""
+    with browser.chromium(tmp_path_factory.mktemp("chromium-profile")) as context:
+        yield context

@@ -1,9 +1,9 @@
 """The JupyterLab extension (labextension/, docs/labextension.md) in a real browser.
 
-One `jupyter lab` server (tests/support/jupyter_server.py, started by tests/labextension/conftest.py
-once for the files that use this harness; this file's kernels see JXKERNEL_CPU_DEVICES=2, so
-the CPU backend has devices cpu:0 and cpu:1) and one headless Chromium (Debian's
-/usr/bin/chromium, driven by Playwright) for the whole module. The tests assert what a person
+One `jupyter lab` server (tests/support/jupyter_server.py) and one headless Chromium (Debian's
+/usr/bin/chromium, driven by Playwright), both started by tests/labextension/conftest.py once
+for the files that use this harness; this file's kernels see JXKERNEL_CPU_DEVICES=2, so
+the CPU backend has devices cpu:0 and cpu:1. The tests assert what a person
 sees on the page, and save screenshots to test-artifacts/browser/<test>-<step>.png (git-ignored).
 
 The tests run in file order and share one JupyterLab page: the status bar tests load jxkernel
@@ -26,12 +26,12 @@ from pathlib import Path
 
 import pytest
 import locations  # tests/support: the repository's folders
-from browser import ARTIFACTS, CHROMIUM, playwright_or_skip
+from browser import ARTIFACTS, playwright_or_skip
 
 pytestmark = pytest.mark.cpu_only("CPU text")     # the GPU tier skips this file (docs/gpu.md)
 
 ROOT = Path(locations.ROOT)
-expect, sync_playwright = playwright_or_skip()
+expect, _ = playwright_or_skip()
 
 TIMEOUT = 60_000          # ms: the longest any one thing may take on a loaded 2-core machine
 expect.set_options(timeout=TIMEOUT)
@@ -134,8 +134,8 @@ def notebook_fixtures(name: str, cells: list, view_classes: dict, devices: int |
         return []
 
     @pytest.fixture(scope="module")
-    def page(server, console):
-        with notebook_run(server, console, name, view_classes) as p:
+    def page(chromium, server, console):
+        with notebook_run(chromium, server, console, name, view_classes) as p:
             if ready is not None:
                 ready(p)
             yield p
@@ -149,13 +149,11 @@ def forget_layout(server):
 
 
 @contextlib.contextmanager
-def notebook_run(server, console, name, view_classes: dict):
-    """A Chromium page with notebook `name` open and every cell run (Run All), once the view
-    of each cell in `view_classes` ({cell index: CSS class}) is drawn."""
-    pw = sync_playwright().start()
-    browser = pw.chromium.launch(executable_path=CHROMIUM,
-                                 args=["--no-sandbox", "--disable-dev-shm-usage"])
-    p = new_page(browser, console)
+def notebook_run(chromium, server, console, name, view_classes: dict):
+    """A page of `chromium` (conftest's context) with notebook `name` open and every cell run
+    (Run All), once the view of each cell in `view_classes` ({cell index: CSS class}) is
+    drawn."""
+    p = new_page(chromium, console)
     try:
         open_notebook(p, server, name)
         palette(p, "Run All Cells")
@@ -164,8 +162,6 @@ def notebook_run(server, console, name, view_classes: dict):
         yield p
     finally:
         p.close()
-        browser.close()
-        pw.stop()
 
 
 def shot_view(locator, request, step):
@@ -186,22 +182,9 @@ def console():
     return []
 
 
-@pytest.fixture(scope="module")
-def browser():
-    pw = sync_playwright().start()
-    try:
-        b = pw.chromium.launch(executable_path=CHROMIUM,
-                               args=["--no-sandbox", "--disable-dev-shm-usage"])
-    except Exception:
-        pw.stop()
-        raise
-    yield b
-    b.close()
-    pw.stop()
-
-
-def new_page(browser, console):
-    page = browser.new_page(viewport={"width": 1400, "height": 900})
+def new_page(chromium, console):
+    """A page of `chromium` (conftest's context) whose console messages go to `console`."""
+    page = chromium.new_page()
     page.set_default_timeout(TIMEOUT)
     page.on("console", lambda m: console.append((m.type, m.text, page.url)))
     page.on("pageerror", lambda e: console.append(("pageerror", str(e), page.url)))
@@ -209,9 +192,9 @@ def new_page(browser, console):
 
 
 @pytest.fixture(scope="module")
-def lab(browser, console, server):
+def lab(chromium, console, server):
     """One JupyterLab page for the module, showing a.ipynb."""
-    page = new_page(browser, console)
+    page = new_page(chromium, console)
     open_notebook(page, server, "a.ipynb")
     yield page
     page.close()
@@ -694,10 +677,10 @@ def test_saved_views_render_without_their_kernel(lab, server, request):
     shot(lab, request, "2-reopened")
 
 
-def test_notebook7_status_bar(browser, console, server, request):
+def test_notebook7_status_bar(chromium, console, server, request):
     """Notebook 7 (the `notebook` server extension on the same server) lists the notebooks and
     shows jxkernel's status item in a notebook."""
-    page = new_page(browser, console)
+    page = new_page(chromium, console)
     try:
         resp = page.goto(server.url + "tree")
         assert resp is not None and resp.ok, "Notebook 7 is not served at /tree"
@@ -728,7 +711,7 @@ def nb7_run(page, index):
         arg=[prompt.element_handle(), before], timeout=TIMEOUT)
 
 
-def test_notebook7_runs_a_demo(browser, console, server, request):
+def test_notebook7_runs_a_demo(chromium, console, server, request):
     """A workshop notebook in Notebook 7: its first cell (setup) loads jxkernel, the status
     item connects and counts the compile, the Compilations panel lists it; then a saved
     notebook's jaxpr view renders from its outputs (a copy of b.ipynb, saved by the JupyterLab
@@ -738,7 +721,7 @@ def test_notebook7_runs_a_demo(browser, console, server, request):
                      "".join(c["source"]))
     tour["cells"] = tour["cells"][:first_jit + 1]
     (server.root_dir / "01_tour.ipynb").write_text(json.dumps(tour))
-    page = new_page(browser, console)
+    page = new_page(chromium, console)
     try:
         page.goto(server.url + "notebooks/01_tour.ipynb")
         item = page.locator(STATUS)

@@ -32,9 +32,9 @@ FIRST_LINE = "Attempted boolean conversion of traced array with shape bool[]."
 
 
 @pytest.fixture(scope="module")
-def page(lab_app):
+def page(lab_app, chromium):
     with lab_notebooks(lab_app, {"cards.ipynb": NOTEBOOK}) as server:
-        with notebook_run(server, [], "cards.ipynb",
+        with notebook_run(chromium, server, [], "cards.ipynb",
                           {JAXPR: "jx-JaxprOutput", LIVE: "jx-viewer", EXPLAIN: "jx-ExplainOutput",
                            ERROR: "jx-ErrorCardOutput"}) as p:
             yield p

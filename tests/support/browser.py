@@ -1,9 +1,12 @@
 """Chromium driven by Playwright, for the browser tests (tests/labextension/): where the
-browser is, where their screenshots go, and the skip, saying what was lacking, of a module
-that finds no browser to drive.
+browser is, where their screenshots go, the skip, saying what was lacking, of a module
+that finds no browser to drive, and one Chromium with a profile on disk for a test process.
 
     expect, sync_playwright = playwright_or_skip()      # at the top of a browser test module
+    with chromium(profile) as context:                  # context.new_page(), ...
+        ...
 """
+import contextlib
 import os
 from pathlib import Path
 
@@ -27,3 +30,31 @@ def playwright_or_skip() -> tuple:
         pytest.skip(f"browser tests skipped: no Chromium at {CHROMIUM} "
                     "(apt-get install chromium, or set JXKERNEL_CHROMIUM)", allow_module_level=True)
     return expect, sync_playwright
+
+
+VIEWPORT = {"width": 1400, "height": 900}
+ARGS = ["--no-sandbox", "--disable-dev-shm-usage"]
+
+
+@contextlib.contextmanager
+def chromium(profile: Path):
+    """One Chromium whose pages share a profile in folder `profile` (a persistent context).
+
+    Each launch costs ~1.5 s of CPU, and a fresh profile loads JupyterLab's scripts afresh
+    on every page: ~5 s of CPU in Chromium per load. With the profile kept, the HTTP cache and
+    V8's code cache serve them from the second page on (~3.2 s a load; measured on the 2-core
+    VM), so the browser test files of a process share one (tests/labextension/conftest.py).
+    """
+    from playwright.sync_api import sync_playwright
+    pw = sync_playwright().start()
+    try:
+        context = pw.chromium.launch_persistent_context(
+            str(profile), executable_path=CHROMIUM, args=ARGS, viewport=VIEWPORT)
+    except Exception:
+        pw.stop()
+        raise
+    try:
+        yield context
+    finally:
+        context.close()
+        pw.stop()
