@@ -149,7 +149,8 @@ log_p = unop("log", "stablehlo.log", INEXACT,
              numpy=_xla_float32_or(_xla_formulas.log32, np.log))
 ad.defjvp(log_p, lambda g, ans, x, **_: div(g, x))
 
-log1p_p = unop("log1p", "stablehlo.log_plus_one", INEXACT, numpy=np.log1p)
+log1p_p = unop("log1p", "stablehlo.log_plus_one", INEXACT,
+               numpy=_real_or(_xla_formulas.log1p, np.log1p))
 ad.defjvp(log1p_p, lambda g, ans, x, **_: div(g, add(x, _const(x, 1))))
 
 expm1_p = unop("expm1", "stablehlo.exponential_minus_one", INEXACT, numpy=np.expm1)
