@@ -5,7 +5,7 @@ XLA computes these with no library: StableHLO's CHLO legalization writes lgamma 
 as fixed sequences of additions, divisions, logs and sines (Lanczos' approximation, g = 7,
 8 coefficients) and sinh and cosh through exp(x + log(1/2)); its CPU backend computes float32
 exp, log and log1p with Cephes' polynomials, erf and tanh with Eigen's rational approximations.
-SciPy's and NumPy's functions are as exact or more, but programs then drift from JAX's: an
+Its float32 cbrt is the one exception: the C library's cbrtf (glibc 2.36's, measured). SciPy's and NumPy's functions are as exact or more, but programs then drift from JAX's: an
 igamma of a = 30 takes exp(a log x - x - lgamma(a)), where lgamma's last bits become 90 ulps
 of the result. The same formulas in NumPy land on XLA's bits for float32 exp, log, erf and
 tanh (with FMA, as XLA on a CPU that has it, at its default optimization level) and within a
@@ -56,6 +56,11 @@ _LOG1P_P = (4.5270000862445199635215E-5, 4.9854102823193375972212E-1, 6.57873259
 _LOG1P_Q = (1., 1.5062909083469192043167E1, 8.3047565967967209469434E1, 2.2176239823732856465394E2,
             3.0909872225312059774938E2, 2.1642788614495947685003E2, 6.0118660497603843919306E1)
 _LOG1P_SMALL = 0.41421356237309504880
+# The C library's float32 cbrt, which XLA's CPU code calls (glibc 2.36's): |x| = m 2^e
+# with m in [1/2, 1) (frexpf), a quadratic guess at m^(1/3) rounded to float32, one Halley step
+# in float64 times 2^((e mod 3) / 3) (C's remainder, sign of e), rounded, then 2^(e / 3)
+_CBRT_GUESS = (0.492659620528969547, 0.697570460207922770, -0.191502161678719066)
+_CBRT_FACTORS = np.array([2 ** (-2 / 3), 2 ** (-1 / 3), 1.0, 2 ** (1 / 3), 2 ** (2 / 3)])
 _LANCZOS_G = 7.0
 _LANCZOS_BASE = 0.99999999999980993227684700473478
 _LANCZOS = (676.520368121885098567009190444019, -1259.13921672240287047156078755283,
@@ -197,6 +202,25 @@ def sinh(x):
     em1 = np.expm1(x)
     small = (em1 + em1 / (em1 + x.dtype.type(1))) * x.dtype.type(0.5)
     return np.where(np.abs(x) < x.dtype.type(1), small, up - down).astype(dtype, copy=False)
+
+
+def cbrt32(x):
+    """The cube root of a float32 (or narrower) x, bit for bit as XLA's CPU backend computes
+    it (NumPy's cbrt differs in the last bits for 1 in 3). A subnormal x takes the library's
+    path with the CPU reading it as zero in arithmetic (frexpf gives 1/2 and 2^-151, and
+    x > 0 is false): -5.6e-16 for 1e-40, as XLA gives."""
+    x, dtype = _computing(x)
+    f, d = np.float32, np.float64
+    with np.errstate(all="ignore"):
+        m, e = np.frexp(np.abs(x))
+        subnormal = (np.abs(x) < np.finfo(f).tiny) & (x != 0)
+        m, e = np.where(subnormal, f(0.5), m).astype(d), np.where(subnormal, -151, e)
+        u = (_CBRT_GUESS[0] + (_CBRT_GUESS[1] + _CBRT_GUESS[2] * m) * m).astype(f)
+        u3 = (u * u * u).astype(d)
+        rem = np.fmod(e, 3)
+        root = (u * (u3 + 2.0 * m) / (2.0 * u3 + m) * _CBRT_FACTORS[2 + rem]).astype(f)
+        out = np.ldexp(np.where((x > 0) & ~subnormal, root, -root), np.fix(e / 3).astype(np.int32))
+    return np.where((x == 0) | ~np.isfinite(x), x, out).astype(dtype, copy=False)
 
 
 def exp32(x):

@@ -214,7 +214,8 @@ def _np_rsqrt(x):
 rsqrt_p = unop("rsqrt", "stablehlo.rsqrt", INEXACT, numpy=_np_rsqrt)
 ad.defjvp(rsqrt_p, lambda g, ans, x, **_: mul(g, mul(_const(x, -0.5), div(ans, x))))
 
-cbrt_p = unop("cbrt", "stablehlo.cbrt", FLOAT, numpy=np.cbrt)
+cbrt_p = unop("cbrt", "stablehlo.cbrt", FLOAT,
+              numpy=_xla_float32_or(_xla_formulas.cbrt32, np.cbrt))
 ad.defjvp(cbrt_p, lambda g, ans, x, **_: mul(g, mul(_const(x, 1 / 3), integer_pow(ans, -2))))
 
 # XLA's float32 erf; float64's from SciPy
