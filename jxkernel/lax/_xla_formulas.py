@@ -1,16 +1,16 @@
-"""XLA's own formulas for lgamma, digamma, sinh, cosh, log1p and float32 exp, log, erf and
-tanh, in NumPy: the NumPy rules of those primitives (lax/elementwise.py).
+"""XLA's own formulas for lgamma, digamma, sinh, cosh, log1p and float32 exp, log, erf, tanh,
+cbrt, sin and cos, in NumPy: the NumPy rules of those primitives (lax/elementwise.py).
 
-XLA computes these with no library: StableHLO's CHLO legalization writes lgamma and digamma
-as fixed sequences of additions, divisions, logs and sines (Lanczos' approximation, g = 7,
-8 coefficients) and sinh and cosh through exp(x + log(1/2)); its CPU backend computes float32
-exp, log and log1p with Cephes' polynomials, erf and tanh with Eigen's rational approximations.
-Its float32 cbrt is the one exception: the C library's cbrtf (glibc 2.36's, measured). SciPy's and NumPy's functions are as exact or more, but programs then drift from JAX's: an
-igamma of a = 30 takes exp(a log x - x - lgamma(a)), where lgamma's last bits become 90 ulps
-of the result. The same formulas in NumPy land on XLA's bits for float32 exp, log, erf and
-tanh (with FMA, as XLA on a CPU that has it, at its default optimization level) and within a
-few ulps for lgamma and digamma (XLA's sin is the C library's). float16 and bfloat16
-compute in float32, as in XLA.
+StableHLO's CHLO legalization writes lgamma and digamma as fixed sequences of additions,
+divisions, logs and sines (Lanczos' approximation, g = 7, 8 coefficients) and sinh and cosh
+through exp(x + log(1/2)); XLA's CPU backend computes float32 exp, log and log1p with Cephes'
+polynomials, erf and tanh with Eigen's rational approximations, and calls the C library for
+float32 cbrt, sin and cos (glibc 2.36's, followed here). SciPy's and NumPy's functions are as
+exact or more, but programs then drift from JAX's: an igamma of a = 30 takes
+exp(a log x - x - lgamma(a)), where lgamma's last bits become 90 ulps of the result. The same
+formulas in NumPy land on XLA's bits for float32 exp, log, log1p, erf, tanh, cbrt, sin and cos
+(with FMA, as XLA on a CPU that has it, at its default optimization level) and within a few
+ulps for lgamma and digamma. float16 and bfloat16 compute in float32, as in XLA.
 
     >>> lgamma(np.float32([0.5, 3.0, -2.0]))           # log(pi)/2, log(2): XLA's last bits
     array([0.5723648, 0.6931474,       inf], dtype=float32)
@@ -61,6 +61,21 @@ _LOG1P_SMALL = 0.41421356237309504880
 # in float64 times 2^((e mod 3) / 3) (C's remainder, sign of e), rounded, then 2^(e / 3)
 _CBRT_GUESS = (0.492659620528969547, 0.697570460207922770, -0.191502161678719066)
 _CBRT_FACTORS = np.array([2 ** (-2 / 3), 2 ** (-1 / 3), 1.0, 2 ** (1 / 3), 2 ** (2 / 3)])
+# The C library's float32 sin and cos, which XLA's CPU code calls (glibc 2.36's, after ARM's
+# optimized routines): in float64, x reduced by pi/2 to r with quadrant n (one product with
+# 2^24 2/pi below |x| = 120, 2/pi's bits in three integer products above), then sin(r) or
+# cos(r) by short polynomials; the quadrant picks which, r's sign and the cosine's sign
+_TWO_OVER_PI_HEX = "000000a2f9836e4e441529fc2757d1f534ddc0db6295993c439041"
+_TWO_OVER_PI_WORDS = np.array([int(_TWO_OVER_PI_HEX[2 * i:2 * i + 8], 16) for i in range(24)],
+                              np.uint64)              # each 8 bits on from the last
+_QUADRANT_SIGN = np.array([1.0, -1.0, -1.0, 1.0])
+_HALF_PI_INV_2_24 = float.fromhex("0x1.45F306DC9C883p+23")
+_HALF_PI = float.fromhex("0x1.921FB54442D18p0")
+_PI_2_63 = float.fromhex("0x1.921FB54442D18p-62")
+_COS_C = tuple(map(float.fromhex, ("0x1p0", "-0x1.ffffffd0c621cp-2", "0x1.55553e1068f19p-5",
+                                   "-0x1.6c087e89a359dp-10", "0x1.99343027bf8c3p-16")))
+_SIN_S = tuple(map(float.fromhex, ("-0x1.555545995a603p-3", "0x1.1107605230bc4p-7",
+                                   "-0x1.994eb3774cf24p-13")))
 _LANCZOS_G = 7.0
 _LANCZOS_BASE = 0.99999999999980993227684700473478
 _LANCZOS = (676.520368121885098567009190444019, -1259.13921672240287047156078755283,
@@ -96,6 +111,14 @@ def _log(x):
     return log32(x) if x.dtype == np.float32 else np.log(x)
 
 
+def _sin(x):
+    return sin32(x) if x.dtype == np.float32 else np.sin(x)
+
+
+def _cos(x):
+    return cos32(x) if x.dtype == np.float32 else np.cos(x)
+
+
 def lgamma(x):
     """log|Gamma(x)| as XLA computes it (Euler's reflection below 1/2)."""
     x, dtype = _computing(x)
@@ -109,7 +132,7 @@ def lgamma(x):
     direct = r + _log(a)
     frac = np.abs(x) - np.floor(np.abs(x))
     frac = np.where(c(0.5) < frac, c(1) - frac, frac)     # sin(pi x) exact at integers
-    denom = _log(np.sin(c(math.pi) * frac))
+    denom = _log(_sin(c(math.pi) * frac))
     reflected = np.where(np.isfinite(denom), c(math.log(math.pi)) - denom - direct, -denom)
     out = np.where(np.isinf(x), c(np.inf), np.where(reflect, reflected, direct))
     return out.astype(dtype, copy=False)
@@ -125,7 +148,7 @@ def digamma(x):
     direct = log_t + a_prime / a - c(_LANCZOS_G) / t
     reduced = x + np.abs(np.floor(x + c(0.5)))            # into [-1/2, 1/2]: cot's precision
     angle = c(math.pi) * reduced
-    reflected = direct - c(math.pi) * np.cos(angle) / np.sin(angle)
+    reflected = direct - c(math.pi) * _cos(angle) / _sin(angle)
     out = np.where(reflect, reflected, direct)
     pole = (x <= c(0)) & (x == np.floor(x))
     return np.where(pole, c(np.nan), out).astype(dtype, copy=False)
@@ -221,6 +244,70 @@ def cbrt32(x):
         root = (u * (u3 + 2.0 * m) / (2.0 * u3 + m) * _CBRT_FACTORS[2 + rem]).astype(f)
         out = np.ldexp(np.where((x > 0) & ~subnormal, root, -root), np.fix(e / 3).astype(np.int32))
     return np.where((x == 0) | ~np.isfinite(x), x, out).astype(dtype, copy=False)
+
+
+def _top12(x):
+    """The C library's coarse size test: x's exponent and 3 leading mantissa bits."""
+    return (x.view(np.uint32) >> 20) & 0x7ff
+
+
+def _sincos_poly(r, sign, odd):
+    """sin(r) (even quadrant) or cos(r) (odd), cos negated where `sign` < 0, in float64."""
+    r2 = r * r
+    r3 = r * r2
+    sin = (r + r3 * _SIN_S[0]) + (r3 * r2) * (_SIN_S[1] + r2 * _SIN_S[2])
+    c = [sign * k for k in _COS_C]
+    r4 = r2 * r2
+    cos = ((c[0] + r2 * c[1]) + r4 * c[2]) + (r4 * r2) * (c[3] + r2 * c[4])
+    return np.where(odd, cos, sin)
+
+
+def _reduce_large(x):
+    """(r, n) for |x| >= 120: x 2/pi in 62-bit fixed point from 2/pi's words, as uint64."""
+    bits = x.view(np.uint32).astype(np.uint64)
+    words = ((bits >> 26) & 15).astype(np.intp)
+    m = (((bits & 0xffffff) | 0x800000) << ((bits >> 23) & 7)) & 0xffffffff
+    low = (m * _TWO_OVER_PI_WORDS[words]) & 0xffffffff        # (a 32-bit product in C)
+    mid = m * _TWO_OVER_PI_WORDS[words + 4]
+    high = m * _TWO_OVER_PI_WORDS[words + 8]
+    fixed = ((high >> 32) | (low << 32)) + mid
+    n = (fixed + (1 << 61)) >> 62
+    return (fixed - (n << 62)).view(np.int64).astype(np.float64) * _PI_2_63, n.astype(np.int64)
+
+
+def _sincos32(x, cos):
+    x, dtype = _computing(x)
+    with np.errstate(all="ignore"):
+        size = _top12(x)
+        direct = size < _top12(np.float32(math.pi / 4))
+        fast = size < _top12(np.float32(120.0))
+        wide = x.astype(np.float64)
+        scaled = wide * _HALF_PI_INV_2_24
+        n = (np.trunc(np.where(fast, scaled, 0)).astype(np.int64) + 0x800000) >> 24
+        r = wide - n * _HALF_PI
+        r_large, n_large = _reduce_large(x)
+        n = np.where(direct, 0, np.where(fast, n, n_large))
+        # (above 120 the signs' quadrant counts in x's sign: r_large is of |x|'s bits)
+        q = np.where(fast, n, n + (x.view(np.uint32) >> 31).astype(np.int64))
+        r = np.where(direct, wide, np.where(fast, r, r_large))
+        r = r * np.where(direct, 1.0, _QUADRANT_SIGN[q & 3])
+        flipped = np.where(~direct & ((q & 2) != 0), -1.0, 1.0)
+        out = _sincos_poly(r, flipped, ((n & 1) != 0) ^ cos).astype(np.float32)
+        tiny = size < _top12(np.float32(2.0 ** -12))
+        out = np.where(tiny, np.float32(1) if cos else x, out)
+        out = np.where(np.isfinite(x), out, np.float32(np.nan))
+    return out.astype(dtype, copy=False)
+
+
+def sin32(x):
+    """sin of a float32 (or narrower) x, bit for bit as XLA's CPU backend computes it (NumPy's
+    float32 sin differs in the last bit for 1 in 10)."""
+    return _sincos32(x, cos=False)
+
+
+def cos32(x):
+    """cos of a float32 (or narrower) x, bit for bit as XLA's CPU backend computes it."""
+    return _sincos32(x, cos=True)
 
 
 def exp32(x):

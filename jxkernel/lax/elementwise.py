@@ -168,10 +168,12 @@ def _np_logistic(x):
 logistic_p = unop("logistic", "stablehlo.logistic", INEXACT, numpy=_np_logistic)
 ad.defjvp(logistic_p, lambda g, ans, x, **_: mul(g, mul(ans, _one_minus(ans))))
 
-sin_p = unop("sin", "stablehlo.sine", INEXACT, numpy=np.sin)
+sin_p = unop("sin", "stablehlo.sine", INEXACT,
+             numpy=_xla_float32_or(_xla_formulas.sin32, np.sin))
 ad.defjvp(sin_p, lambda g, ans, x, **_: mul(g, cos(x)))   # (accuracy: the primal's only, as JAX)
 
-cos_p = unop("cos", "stablehlo.cosine", INEXACT, numpy=np.cos)
+cos_p = unop("cos", "stablehlo.cosine", INEXACT,
+             numpy=_xla_float32_or(_xla_formulas.cos32, np.cos))
 ad.defjvp(cos_p, lambda g, ans, x, **_: neg(mul(g, sin(x))))
 
 tan_p = unop("tan", "stablehlo.tan", INEXACT, numpy=np.tan)

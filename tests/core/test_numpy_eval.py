@@ -111,8 +111,8 @@ UNARY_FLOAT |= {
                      np.nan]),), 16, 1.0),
 }
 # float32 exp, log, log1p, erf and tanh: the NumPy rules are XLA's CPU formulas with FMA, and
-# cbrt the C library's that XLA calls (glibc 2.36's, subnormals read as zero), bit for bit with
-# XLA on a CPU with FMA (0 ulps measured for all eight outputs; log1p and cbrt on 3e5 inputs);
+# cbrt, sin and cos the C library's that XLA calls (glibc 2.36's), bit for bit with XLA on a
+# CPU with FMA (0 ulps measured for all ten outputs; log1p, cbrt, sin and cos on 3e5 inputs);
 # on one without FMA XLA's own code moves (--xla_cpu_max_isa=AVX: tanh 4 ulps, exp 1), so the
 # bound is ELEMENTWISE's 4 ulps, which holds on both. pow within an ulp (XLA's is float64's
 # rounded, but for double roundings)
@@ -123,7 +123,8 @@ _LOGS = np.concatenate([np.geomspace(2e-38, 3e38, 600, dtype=np.float32),
 UNARY_FLOAT |= {
     "exp_log_erf_tanh_bits": (
         lambda x, e, y, z: (lax.erf(x), lax.tanh(x), lax.erf(x.astype(np.float16)), lax.exp(e),
-                            lax.log(y), lax.log1p(z), lax.cbrt(-z), lax.cbrt(x)),
+                            lax.log(y), lax.log1p(z), lax.cbrt(-z), lax.cbrt(x),
+                            lax.sin(e), lax.cos(e * 3)),
         (_WIDE, np.linspace(-104, 89, 727, dtype=np.float32), _LOGS,
          np.concatenate([np.linspace(-1, 3, 721, dtype=np.float32), _LOGS])), ELEMENTWISE, None),
     "pow_float32": (lambda x, y: lax.pow(x, y),
