@@ -17,6 +17,12 @@ KNOWN_FAILURES = {
 # otherwise than NumPy's functions and the program's tolerance is tighter than that.
 # tests/jax_compat/test_conformance.py keeps this table true as it keeps KNOWN_FAILURES.
 NUMPY_BACKEND_DIFFERENCES = {
+    "37_control_flow_scan_rnn": "numeric: gradients through a scan of tanh(W @ h + U @ x + b), "
+                                "whose products and sums XLA contracts into multiply-adds (the "
+                                "program's header: code without FMA misses its 16 ulps); gW "
+                                "0.0269123 for 0.0269124, 1.2e-7 over its atol of 1e-7 (it "
+                                "passed while the NumPy backend's erf_inv, and so the "
+                                "program's random inputs, were an ulp off XLA's)",
     "41_pmap_basics": "XLA: needs 4 devices (devices=4); the NumPy backend has one",
     "42_pmap_collectives": "XLA: needs 4 devices (devices=4); the NumPy backend has one",
     "43_sharding_device_put": "XLA: needs 4 devices (devices=4); the NumPy backend has one",
