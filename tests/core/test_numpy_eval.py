@@ -602,16 +602,17 @@ def test_an_unfunctionalized_check():
         eval_closed_jaxpr_numpy(jax.make_jaxpr(g)(x), x)
 
 
-def test_debug_callbacks_run_on_numpy_values(capsys):
+def test_debug_callbacks_get_arrays_as_under_xla(capsys):
     seen = []
 
     def f(x):
         jax.debug.print("x={x}", x=x)
-        jax.debug.callback(lambda v: seen.append((type(v), v.dtype, v.sum())), x)
+        jax.debug.callback(lambda v: seen.append((isinstance(v, jax.Array), v.dtype,
+                                                  np.asarray(v).sum())), x)
         return x + 1
     out, = eval_closed_jaxpr_numpy(jax.make_jaxpr(f)(F32[0]), F32[0])
     assert capsys.readouterr().out == f"x={F32[0]}\n"
-    assert seen == [(np.ndarray, np.float32, F32[0].sum())]
+    assert seen == [(True, np.float32, F32[0].sum())]     # jax.Arrays, as XLA's host calls give
     np.testing.assert_array_equal(out, F32[0] + 1)
 
 
