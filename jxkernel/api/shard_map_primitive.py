@@ -46,7 +46,7 @@ from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
 from ..transforms.ad_util import Zero, instantiate, is_undefined
 from ..transforms.batching import AxisData, batch_jaxpr
 from ..xla import stablehlo as hlo
-from ..xla.dispatch import primitive_jaxpr
+from ..xla.dispatch import primitive_jaxpr, run_compiled
 from ..xla.lowering import NeedsMesh
 from ..xla.sharded import run_jaxpr
 from ..xla.sharding import sdy_dims
@@ -180,7 +180,12 @@ def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_man
 
 
 def _impl(*args, **params):
-    """Run eagerly: one program of this equation, partitioned over the mesh."""
+    """Run eagerly: one program of this equation, partitioned over the mesh. On the NumPy
+    backend's one device nothing is partitioned: the equation runs alone, as in a jit there
+    (its NumPy rule)."""
+    devices = getattr(params["mesh"], "_flat_devices", ())
+    if devices and devices[0].platform == "numpy":
+        return run_compiled(shard_map_p, list(args), params)
     avals = tuple(get_aval(a) for a in args)
     return run_jaxpr(_one_equation(avals, params), "shard_map", list(args), params["mesh"],
                      on_compile=_log_compile)

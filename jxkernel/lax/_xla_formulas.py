@@ -1,16 +1,16 @@
-"""XLA's own formulas for lgamma, digamma, sinh, cosh and float32 exp, log, erf and tanh, in
-NumPy: the NumPy rules of those primitives (lax/elementwise.py).
+"""XLA's own formulas for lgamma, digamma, sinh, cosh, log1p and float32 exp, log, erf, erf_inv,
+tanh, cbrt, sin and cos, in NumPy: the NumPy rules of those primitives (lax/elementwise.py).
 
-XLA computes these with no library: StableHLO's CHLO legalization writes lgamma and digamma
-as fixed sequences of additions, divisions, logs and sines (Lanczos' approximation, g = 7,
-8 coefficients) and sinh and cosh through exp(x + log(1/2)); its CPU backend computes float32
-exp and log with Cephes' polynomials, erf and tanh with Eigen's rational approximations.
-SciPy's and NumPy's functions are as exact or more, but programs then drift from JAX's: an
-igamma of a = 30 takes exp(a log x - x - lgamma(a)), where lgamma's last bits become 90 ulps
-of the result. The same formulas in NumPy land on XLA's bits for float32 exp, log, erf and
-tanh (with FMA, as XLA on a CPU that has it, at its default optimization level) and within a
-few ulps for lgamma and digamma (XLA's log1p and sin are its own). float16 and bfloat16
-compute in float32, as in XLA.
+StableHLO's CHLO legalization writes lgamma and digamma as fixed sequences of additions,
+divisions, logs and sines (Lanczos' approximation, g = 7, 8 coefficients) and sinh and cosh
+through exp(x + log(1/2)); XLA's CPU backend computes float32 exp, log and log1p with Cephes'
+polynomials, erf and tanh with Eigen's rational approximations, and calls the C library for
+float32 cbrt, sin and cos (glibc 2.36's, followed here). SciPy's and NumPy's functions are as
+exact or more, but programs then drift from JAX's: an igamma of a = 30 takes
+exp(a log x - x - lgamma(a)), where lgamma's last bits become 90 ulps of the result. The same
+formulas in NumPy land on XLA's bits for float32 exp, log, log1p, erf, tanh, cbrt, sin and cos
+(with FMA, as XLA on a CPU that has it, at its default optimization level) and within a few
+ulps for lgamma and digamma. float16 and bfloat16 compute in float32, as in XLA.
 
     >>> lgamma(np.float32([0.5, 3.0, -2.0]))           # log(pi)/2, log(2): XLA's last bits
     array([0.5723648, 0.6931474,       inf], dtype=float32)
@@ -48,6 +48,40 @@ _LN2_HI, _LN2_LO = 0.693359375, -2.12194440e-4
 _LOG_P = (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1,
           1.4249322787E-1, -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1,
           3.3333331174E-1)
+# XLA's log1p (after Cephes): below |x| = sqrt(2) - 1, x - x^2/2 + x^3 P(x) / Q(x), each
+# polynomial by Horner's scheme of fused multiply-adds; log(1 + x) (XLA's log) above
+_LOG1P_P = (4.5270000862445199635215E-5, 4.9854102823193375972212E-1, 6.5787325942061044846969E0,
+            2.9911919328553073277375E1, 6.0949667980987787057556E1, 5.7112963590585538103336E1,
+            2.0039553499201281259648E1)
+_LOG1P_Q = (1., 1.5062909083469192043167E1, 8.3047565967967209469434E1, 2.2176239823732856465394E2,
+            3.0909872225312059774938E2, 2.1642788614495947685003E2, 6.0118660497603843919306E1)
+_LOG1P_SMALL = 0.41421356237309504880
+# XLA's float32 erf_inv (CHLO's): Giles' polynomials in w = -log1p(-x^2), one for w < 5 and one
+# in sqrt(w) beyond, each step of Horner's scheme a fused multiply-add on XLA's CPU
+_ERF_INV_SMALL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+                  0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
+_ERF_INV_LARGE = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
+                  0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
+# The C library's float32 cbrt, which XLA's CPU code calls (glibc 2.36's): |x| = m 2^e
+# with m in [1/2, 1) (frexpf), a quadratic guess at m^(1/3) rounded to float32, one Halley step
+# in float64 times 2^((e mod 3) / 3) (C's remainder, sign of e), rounded, then 2^(e / 3)
+_CBRT_GUESS = (0.492659620528969547, 0.697570460207922770, -0.191502161678719066)
+_CBRT_FACTORS = np.array([2 ** (-2 / 3), 2 ** (-1 / 3), 1.0, 2 ** (1 / 3), 2 ** (2 / 3)])
+# The C library's float32 sin and cos, which XLA's CPU code calls (glibc 2.36's, after ARM's
+# optimized routines): in float64, x reduced by pi/2 to r with quadrant n (one product with
+# 2^24 2/pi below |x| = 120, 2/pi's bits in three integer products above), then sin(r) or
+# cos(r) by short polynomials; the quadrant picks which, r's sign and the cosine's sign
+_TWO_OVER_PI_HEX = "000000a2f9836e4e441529fc2757d1f534ddc0db6295993c439041"
+_TWO_OVER_PI_WORDS = np.array([int(_TWO_OVER_PI_HEX[2 * i:2 * i + 8], 16) for i in range(24)],
+                              np.uint64)              # each 8 bits on from the last
+_QUADRANT_SIGN = np.array([1.0, -1.0, -1.0, 1.0])
+_HALF_PI_INV_2_24 = float.fromhex("0x1.45F306DC9C883p+23")
+_HALF_PI = float.fromhex("0x1.921FB54442D18p0")
+_PI_2_63 = float.fromhex("0x1.921FB54442D18p-62")
+_COS_C = tuple(map(float.fromhex, ("0x1p0", "-0x1.ffffffd0c621cp-2", "0x1.55553e1068f19p-5",
+                                   "-0x1.6c087e89a359dp-10", "0x1.99343027bf8c3p-16")))
+_SIN_S = tuple(map(float.fromhex, ("-0x1.555545995a603p-3", "0x1.1107605230bc4p-7",
+                                   "-0x1.994eb3774cf24p-13")))
 _LANCZOS_G = 7.0
 _LANCZOS_BASE = 0.99999999999980993227684700473478
 _LANCZOS = (676.520368121885098567009190444019, -1259.13921672240287047156078755283,
@@ -74,13 +108,21 @@ def _lanczos(z, with_derivative=False):
             a_prime = a_prime - c(coeff) / (term * term)
         a = a + c(coeff) / term
     t = c(_LANCZOS_G + 0.5) + z
-    log_t = c(math.log(_LANCZOS_G + 0.5)) + np.log1p(z / c(_LANCZOS_G + 0.5))
+    log_t = c(math.log(_LANCZOS_G + 0.5)) + log1p(z / c(_LANCZOS_G + 0.5))
     return a, a_prime, t, log_t
 
 
 def _log(x):
     """XLA's log: its float32 formula, NumPy's for float64."""
     return log32(x) if x.dtype == np.float32 else np.log(x)
+
+
+def _sin(x):
+    return sin32(x) if x.dtype == np.float32 else np.sin(x)
+
+
+def _cos(x):
+    return cos32(x) if x.dtype == np.float32 else np.cos(x)
 
 
 def lgamma(x):
@@ -96,7 +138,7 @@ def lgamma(x):
     direct = r + _log(a)
     frac = np.abs(x) - np.floor(np.abs(x))
     frac = np.where(c(0.5) < frac, c(1) - frac, frac)     # sin(pi x) exact at integers
-    denom = _log(np.sin(c(math.pi) * frac))
+    denom = _log(_sin(c(math.pi) * frac))
     reflected = np.where(np.isfinite(denom), c(math.log(math.pi)) - denom - direct, -denom)
     out = np.where(np.isinf(x), c(np.inf), np.where(reflect, reflected, direct))
     return out.astype(dtype, copy=False)
@@ -112,7 +154,7 @@ def digamma(x):
     direct = log_t + a_prime / a - c(_LANCZOS_G) / t
     reduced = x + np.abs(np.floor(x + c(0.5)))            # into [-1/2, 1/2]: cot's precision
     angle = c(math.pi) * reduced
-    reflected = direct - c(math.pi) * np.cos(angle) / np.sin(angle)
+    reflected = direct - c(math.pi) * _cos(angle) / _sin(angle)
     out = np.where(reflect, reflected, direct)
     pole = (x <= c(0)) & (x == np.floor(x))
     return np.where(pole, c(np.nan), out).astype(dtype, copy=False)
@@ -127,11 +169,42 @@ def _fma(a, b, c):
 
 
 def _fma_horner(coefficients, x):
-    """Horner's scheme in float32, each step a fused multiply-add."""
-    p = np.full_like(x, np.float32(coefficients[0]))
+    """Horner's scheme in x's dtype, each step a fused multiply-add (float32)."""
+    p = np.full_like(x, x.dtype.type(coefficients[0]))
     for c in coefficients[1:]:
-        p = _fma(x, p, np.float32(c))
+        p = _fma(x, p, x.dtype.type(c))
     return p
+
+
+def log1p(x):
+    """log(1 + x) of a real x as XLA's CPU backend computes it: float32 bit for bit (NumPy's
+    log1p differs in the last bits for 1 in 8), float64 within its unfused multiply-adds
+    (1 in 90 differ, against 1 in 11 for NumPy's)."""
+    x, dtype = _computing(x)
+    c = x.dtype.type
+    with np.errstate(all="ignore"):
+        x2 = x * x
+        ratio = _fma_horner(_LOG1P_P, x) / _fma_horner(_LOG1P_Q, x)
+        small = x + _fma(c(-0.5), x2, (x * x2) * ratio)
+        large = _log(x + c(1))
+    return np.where(np.abs(x) < c(_LOG1P_SMALL), small, large).astype(dtype, copy=False)
+
+
+def erf_inv32(x):
+    """The inverse of erf for a float32 (or narrower) x, bit for bit as XLA's CPU backend
+    computes it (with XLA's log1p and fused steps: 0 of 3.5e5 inputs differ; SciPy's erfinv
+    was up to 63 ulps away, this polynomial unfused 1 in 20 by an ulp or two)."""
+    x, dtype = _computing(x)
+    f = np.float32
+    with np.errstate(all="ignore"):
+        w = -log1p(-x * x)
+        small = w < f(5)
+        w = np.where(small, w - f(2.5), np.sqrt(w) - f(3))
+        p = np.where(small, f(_ERF_INV_SMALL[0]), f(_ERF_INV_LARGE[0]))
+        for a, b in zip(_ERF_INV_SMALL[1:], _ERF_INV_LARGE[1:]):
+            p = _fma(p, w, np.where(small, f(a), f(b)))
+        out = np.where(np.abs(x) == 1, x * f(np.inf), p * x)
+    return out.astype(dtype, copy=False)
 
 
 def erf32(x):
@@ -175,6 +248,89 @@ def sinh(x):
     em1 = np.expm1(x)
     small = (em1 + em1 / (em1 + x.dtype.type(1))) * x.dtype.type(0.5)
     return np.where(np.abs(x) < x.dtype.type(1), small, up - down).astype(dtype, copy=False)
+
+
+def cbrt32(x):
+    """The cube root of a float32 (or narrower) x, bit for bit as XLA's CPU backend computes
+    it (NumPy's cbrt differs in the last bits for 1 in 3). A subnormal x takes the library's
+    path with the CPU reading it as zero in arithmetic (frexpf gives 1/2 and 2^-151, and
+    x > 0 is false): -5.6e-16 for 1e-40, as XLA gives."""
+    x, dtype = _computing(x)
+    f, d = np.float32, np.float64
+    with np.errstate(all="ignore"):
+        m, e = np.frexp(np.abs(x))
+        subnormal = (np.abs(x) < np.finfo(f).tiny) & (x != 0)
+        m, e = np.where(subnormal, f(0.5), m).astype(d), np.where(subnormal, -151, e)
+        u = (_CBRT_GUESS[0] + (_CBRT_GUESS[1] + _CBRT_GUESS[2] * m) * m).astype(f)
+        u3 = (u * u * u).astype(d)
+        rem = np.fmod(e, 3)
+        root = (u * (u3 + 2.0 * m) / (2.0 * u3 + m) * _CBRT_FACTORS[2 + rem]).astype(f)
+        out = np.ldexp(np.where((x > 0) & ~subnormal, root, -root), np.fix(e / 3).astype(np.int32))
+    return np.where((x == 0) | ~np.isfinite(x), x, out).astype(dtype, copy=False)
+
+
+def _top12(x):
+    """The C library's coarse size test: x's exponent and 3 leading mantissa bits."""
+    return (x.view(np.uint32) >> 20) & 0x7ff
+
+
+def _sincos_poly(r, sign, odd):
+    """sin(r) (even quadrant) or cos(r) (odd), cos negated where `sign` < 0, in float64."""
+    r2 = r * r
+    r3 = r * r2
+    sin = (r + r3 * _SIN_S[0]) + (r3 * r2) * (_SIN_S[1] + r2 * _SIN_S[2])
+    c = [sign * k for k in _COS_C]
+    r4 = r2 * r2
+    cos = ((c[0] + r2 * c[1]) + r4 * c[2]) + (r4 * r2) * (c[3] + r2 * c[4])
+    return np.where(odd, cos, sin)
+
+
+def _reduce_large(x):
+    """(r, n) for |x| >= 120: x 2/pi in 62-bit fixed point from 2/pi's words, as uint64."""
+    bits = x.view(np.uint32).astype(np.uint64)
+    words = ((bits >> 26) & 15).astype(np.intp)
+    m = (((bits & 0xffffff) | 0x800000) << ((bits >> 23) & 7)) & 0xffffffff
+    low = (m * _TWO_OVER_PI_WORDS[words]) & 0xffffffff        # (a 32-bit product in C)
+    mid = m * _TWO_OVER_PI_WORDS[words + 4]
+    high = m * _TWO_OVER_PI_WORDS[words + 8]
+    fixed = ((high >> 32) | (low << 32)) + mid
+    n = (fixed + (1 << 61)) >> 62
+    return (fixed - (n << 62)).view(np.int64).astype(np.float64) * _PI_2_63, n.astype(np.int64)
+
+
+def _sincos32(x, cos):
+    x, dtype = _computing(x)
+    with np.errstate(all="ignore"):
+        size = _top12(x)
+        direct = size < _top12(np.float32(math.pi / 4))
+        fast = size < _top12(np.float32(120.0))
+        wide = x.astype(np.float64)
+        scaled = wide * _HALF_PI_INV_2_24
+        n = (np.trunc(np.where(fast, scaled, 0)).astype(np.int64) + 0x800000) >> 24
+        r = wide - n * _HALF_PI
+        r_large, n_large = _reduce_large(x)
+        n = np.where(direct, 0, np.where(fast, n, n_large))
+        # (above 120 the signs' quadrant counts in x's sign: r_large is of |x|'s bits)
+        q = np.where(fast, n, n + (x.view(np.uint32) >> 31).astype(np.int64))
+        r = np.where(direct, wide, np.where(fast, r, r_large))
+        r = r * np.where(direct, 1.0, _QUADRANT_SIGN[q & 3])
+        flipped = np.where(~direct & ((q & 2) != 0), -1.0, 1.0)
+        out = _sincos_poly(r, flipped, ((n & 1) != 0) ^ cos).astype(np.float32)
+        tiny = size < _top12(np.float32(2.0 ** -12))
+        out = np.where(tiny, np.float32(1) if cos else x, out)
+        out = np.where(np.isfinite(x), out, np.float32(np.nan))
+    return out.astype(dtype, copy=False)
+
+
+def sin32(x):
+    """sin of a float32 (or narrower) x, bit for bit as XLA's CPU backend computes it (NumPy's
+    float32 sin differs in the last bit for 1 in 10)."""
+    return _sincos32(x, cos=False)
+
+
+def cos32(x):
+    """cos of a float32 (or narrower) x, bit for bit as XLA's CPU backend computes it."""
+    return _sincos32(x, cos=True)
 
 
 def exp32(x):

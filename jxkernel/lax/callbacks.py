@@ -307,7 +307,15 @@ def _debug_callback_impl(*args, callback, effect, partitioned):
 
 
 def _debug_callback_numpy(*args, callback, effect, partitioned):
-    callback(*[np.array(a) for a in args])
+    """As XLA's host call: the callback gets Arrays, and its error reaches the program's caller
+    as a CallbackError (the callback's own exception its cause)."""
+    try:
+        callback(*_as_arrays(args))
+    except CallbackError:
+        raise
+    except Exception as e:
+        raise CallbackError(f"The callback {_describe(callback)} passed to jax.debug.callback "
+                            f"raised {type(e).__name__}: {e} (its traceback is above)") from e
     return []
 
 
@@ -429,7 +437,7 @@ def _host_callback_rules(kind: str, has_side_effect: bool) -> tuple:
     """(impl, lowering, numpy) of a host callback primitive (pure_callback, io_callback):
     eagerly, call it on host copies of the arguments; compiled, emit a call back into Python
     (one that XLA must keep even when its results are unused when it has a side effect); with
-    NumPy, call it on NumPy copies."""
+    NumPy, call it on Arrays of the operands, as the compiled call does."""
     def call(args, callback, result_avals):
         # a failure is JAX's JaxRuntimeError (JAX runs the primitive through XLA), the
         # callback's own exception its cause
@@ -450,7 +458,7 @@ def _host_callback_rules(kind: str, has_side_effect: bool) -> tuple:
                                   has_side_effect=has_side_effect, what=kind)
 
     def numpy(*args, callback, result_avals, **params):
-        return list(call([np.array(a) for a in args], callback, result_avals))
+        return list(call(_as_arrays(args), callback, result_avals))     # (Arrays, as XLA's)
     return impl, lowering, numpy
 
 

@@ -149,7 +149,8 @@ log_p = unop("log", "stablehlo.log", INEXACT,
              numpy=_xla_float32_or(_xla_formulas.log32, np.log))
 ad.defjvp(log_p, lambda g, ans, x, **_: div(g, x))
 
-log1p_p = unop("log1p", "stablehlo.log_plus_one", INEXACT, numpy=np.log1p)
+log1p_p = unop("log1p", "stablehlo.log_plus_one", INEXACT,
+               numpy=_real_or(_xla_formulas.log1p, np.log1p))
 ad.defjvp(log1p_p, lambda g, ans, x, **_: div(g, add(x, _const(x, 1))))
 
 expm1_p = unop("expm1", "stablehlo.exponential_minus_one", INEXACT, numpy=np.expm1)
@@ -167,10 +168,12 @@ def _np_logistic(x):
 logistic_p = unop("logistic", "stablehlo.logistic", INEXACT, numpy=_np_logistic)
 ad.defjvp(logistic_p, lambda g, ans, x, **_: mul(g, mul(ans, _one_minus(ans))))
 
-sin_p = unop("sin", "stablehlo.sine", INEXACT, numpy=np.sin)
+sin_p = unop("sin", "stablehlo.sine", INEXACT,
+             numpy=_xla_float32_or(_xla_formulas.sin32, np.sin))
 ad.defjvp(sin_p, lambda g, ans, x, **_: mul(g, cos(x)))   # (accuracy: the primal's only, as JAX)
 
-cos_p = unop("cos", "stablehlo.cosine", INEXACT, numpy=np.cos)
+cos_p = unop("cos", "stablehlo.cosine", INEXACT,
+             numpy=_xla_float32_or(_xla_formulas.cos32, np.cos))
 ad.defjvp(cos_p, lambda g, ans, x, **_: neg(mul(g, sin(x))))
 
 tan_p = unop("tan", "stablehlo.tan", INEXACT, numpy=np.tan)
@@ -213,7 +216,8 @@ def _np_rsqrt(x):
 rsqrt_p = unop("rsqrt", "stablehlo.rsqrt", INEXACT, numpy=_np_rsqrt)
 ad.defjvp(rsqrt_p, lambda g, ans, x, **_: mul(g, mul(_const(x, -0.5), div(ans, x))))
 
-cbrt_p = unop("cbrt", "stablehlo.cbrt", FLOAT, numpy=np.cbrt)
+cbrt_p = unop("cbrt", "stablehlo.cbrt", FLOAT,
+              numpy=_xla_float32_or(_xla_formulas.cbrt32, np.cbrt))
 ad.defjvp(cbrt_p, lambda g, ans, x, **_: mul(g, mul(_const(x, 1 / 3), integer_pow(ans, -2))))
 
 # XLA's float32 erf; float64's from SciPy
@@ -225,26 +229,10 @@ erfc_p = unop("erfc", "chlo.erfc", FLOAT, numpy=_np_special('erfc'))
 ad.defjvp(erfc_p, lambda g, ans, x: mul(_const(x, -2 / np.sqrt(np.pi)),
                                        mul(g, exp(neg(square(x))))))
 
-# XLA's float32 erf_inv (and float16/bfloat16's, computed in float32): Giles' polynomials in
-# w = -log1p(-x²), one for w < 5 and one in sqrt(w) beyond. Within 2 ulps of XLA's results
-# over [-1, 1] (SciPy's erfinv is up to 63 ulps from them), and needs no SciPy.
-_ERF_INV_SMALL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
-                  0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
-_ERF_INV_LARGE = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
-                  0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
-
-
 def _erf_inv_numpy(x):
     if x.dtype == np.float64:        # XLA's float64 polynomial is not reproduced: SciPy's
         return _np_special("erfinv")(x)
-    x = np.asarray(x, np.float32)
-    w = -np.log1p(-x * x)
-    small = w < np.float32(5)
-    w = np.where(small, w - np.float32(2.5), np.sqrt(w) - np.float32(3))
-    p = np.where(small, np.float32(_ERF_INV_SMALL[0]), np.float32(_ERF_INV_LARGE[0]))
-    for a, b in zip(_ERF_INV_SMALL[1:], _ERF_INV_LARGE[1:]):
-        p = np.where(small, np.float32(a), np.float32(b)) + p * w
-    return np.where(np.abs(x) == 1, x * np.float32(np.inf), p * x)
+    return _xla_formulas.erf_inv32(x)
 
 
 erf_inv_p = unop("erf_inv", "chlo.erf_inv", FLOAT, numpy=_erf_inv_numpy)

@@ -18,7 +18,8 @@ import numpy as np
 from ..core.avals import ShapedArray
 from ..core.config import config
 from . import client as _client
-from .array import _COPY, Array, Shard, _frozen, _rewrap_buffer, _to_host, sharding_for
+from .array import (_COPY, Array, Shard, _frozen, _rewrap_buffer, _to_host, host_to_device,
+                    sharding_for)
 from .client import xc
 from .host_values import _host_value
 
@@ -135,7 +136,14 @@ def replicate(x, devices) -> MultiDeviceArray:
 
 def assemble(values, shard_aval: ShapedArray, devices: tuple, stacked: bool) -> MultiDeviceArray:
     """One Array from per-device host values. Each shard is put on its own device: a
-    replicated-sharding batched_device_put would silently copy values[0] everywhere."""
+    replicated-sharding batched_device_put would silently copy values[0] everywhere. On the
+    NumPy backend's one device: the stack (or the value) as one Array there (host_to_device
+    checks the transfer guard)."""
+    if devices[0].platform == "numpy":
+        value = np.stack(values) if stacked else values[0]
+        aval = shard_aval.update(shape=(len(devices),) + shard_aval.shape) if stacked else \
+            shard_aval
+        return host_to_device(np.asarray(value, shard_aval.dtype), aval, devices[0])
     if config._transfer_guarded:
         # loads once a transfer guard is set (config._transfer_guarded)
         from .transfer_guard import check

@@ -123,6 +123,9 @@ class NumpyBuffer:
             found = self._operand = flush_subnormals(self.value)
         return found
 
+    def platform(self) -> str:
+        return "numpy"
+
     def is_deleted(self) -> bool:
         return self.value is None
 
@@ -133,6 +136,8 @@ class NumpyBuffer:
         return True                         # NumPy computes before it returns
 
     def block_until_ready(self):
+        if self.value is None:              # as jaxlib's buffers (Array raises its own error)
+            raise RuntimeError("BlockHostUntilReady() called on a deleted or donated buffer")
         return self
 
     def on_device_size_in_bytes(self) -> int:

@@ -93,8 +93,9 @@ _HINTS = {"host_to_device": "put the data on the device once with jax.device_put
 
 
 def check_read(buf) -> None:
-    """Reading `buf` into NumPy: a device-to-host transfer unless it lives in host memory."""
-    if buf.platform() != "cpu":
+    """Reading `buf` into NumPy: a device-to-host transfer unless it lives in host memory
+    (XLA's CPU devices, the NumPy backend's)."""
+    if buf.platform() not in ("cpu", "numpy"):
         sharding = buf._sharding            # jaxlib's: one device, or a list of them
         device = getattr(sharding, "_device", None) or sharding._devices[0]
         check("device_to_host", buf.aval, device)

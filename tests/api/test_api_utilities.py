@@ -267,11 +267,17 @@ def test_checkpoint_name_is_the_identity_under_transformations():
     np.testing.assert_array_equal(tree["b"][1], x)
 
 
+# jax.Device is jaxlib's device class where jaxlib is installed; the NumPy backend's device is
+# a class of its own (jax.Device itself only where jaxlib is absent)
+@pytest.mark.xla_only("CPU platform")
+def test_devices_are_jax_devices():
+    assert all(isinstance(d, jax.Device) for d in jax.devices())
+
+
 def test_environment_info_and_device(capsys):
     text = jax.print_environment_info(return_string=True)
     assert text.startswith("jxkernel: ") and "jaxlib: " in text and "device info: " in text
     from jxkernel.core.native import STATE
     assert f"\nfast path: {STATE}" in text          # on, or off and why (a bug report says which)
     assert jax.print_environment_info() is None and capsys.readouterr().out.strip() == text
-    assert all(isinstance(d, jax.Device) for d in jax.devices())
     assert jax.ad_checkpoint.checkpoint is jax.checkpoint

@@ -323,6 +323,7 @@ def test_on_a_cuda_gpu_callbacks_call_the_plugins_handler():
         compiler.compile_module(gpu, jax.devices()[:1])
 
 
+@pytest.mark.xla_only("XLA compiler")      # XLA's compilation cache on disk
 def test_callback_programs_stay_out_of_the_disk_cache(tmp_path, capsys):
     # a folder of its own: xdist workers share the suite's cache folder; every compile is
     # written there (the suite's conftest writes only slow ones)

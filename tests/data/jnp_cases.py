@@ -307,9 +307,21 @@ ULPS = {
 }
 
 
-def ulps(case):
-    """(ulps, scale) for `case`: by its id, else by its function, else DEFAULT_ULPS."""
-    bound = ULPS.get(case_id(case), ULPS.get(case[1], DEFAULT_ULPS))
+# On the NumPy backend (`pytest --backend numpy`), bounds of cases where XLA's own rewriting of
+# the program moves its result and no NumPy rule can follow it, measured, keyed as ULPS.
+NUMPY_BACKEND_ULPS = {
+    # XLA's simplifier folds log10's constant factor into linspace's constant steps (log 1000
+    # times (0.4342945 * 2/3) gives 2.0000002, the jaxpr's order 2.0): 100.00005 against
+    # NumPy's exact 100, 7 ulps [8]
+    "lambda: jnp.geomspace(1, 1000, 4)()": 8,
+}
+
+
+def ulps(case, numpy_backend=False):
+    """(ulps, scale) for `case`: by its id, else by its function, else DEFAULT_ULPS (for a run
+    on the NumPy backend NUMPY_BACKEND_ULPS first)."""
+    table = {**ULPS, **NUMPY_BACKEND_ULPS} if numpy_backend else ULPS
+    bound = table.get(case_id(case), table.get(case[1], DEFAULT_ULPS))
     return bound if isinstance(bound, tuple) else (bound, None)
 
 

@@ -21,6 +21,7 @@ PROGRAMS = [p for p in cases.PROGRAMS if p.__name__.startswith("export_")]
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.__name__)
+@pytest.mark.xla_only("XLA text")    # jax.export's StableHLO: refused on the NumPy backend
 def test_program_matches_jax(program):
     compare(program, program(jxkernel))
 
@@ -34,6 +35,7 @@ def _exported():
     return export.export(jxkernel.jit(f))(*specs)
 
 
+@pytest.mark.xla_only("XLA text")    # jax.export's StableHLO: refused on the NumPy backend
 def test_serialize_round_trip_keeps_the_signature_module_results_and_vjp():
     """A nested pytree of inputs and outputs (dict, list, None) and an integer input: the
     loaded Exported equals the original field by field, gives the same bits, and is
@@ -60,6 +62,7 @@ def test_serialize_round_trip_keeps_the_signature_module_results_and_vjp():
         jxkernel.grad(jxkernel.grad(lambda s: again.call(jnp.full(3, s), params)["y"].sum()))(1.)
 
 
+@pytest.mark.xla_only("XLA text")    # jax.export's StableHLO: refused on the NumPy backend
 def test_bad_blobs_are_refused_with_what_is_wrong():
     blob = bytes(_exported().serialize())
     with pytest.raises(ValueError, match="not a jxkernel Exported"):
@@ -74,6 +77,7 @@ def test_bad_blobs_are_refused_with_what_is_wrong():
         export.deserialize(b"JXKEXPORT\n" + hashlib.sha256(payload).digest() + payload)
 
 
+@pytest.mark.xla_only("XLA text")    # jax.export's StableHLO: refused on the NumPy backend
 def test_unsupported_pytree_nodes_are_refused_at_serialize():
     Point = collections.namedtuple("Point", "x y")
     exp = export.export(jxkernel.jit(lambda p: p.x + p.y))(Point(1.0, 2.0))
@@ -82,6 +86,7 @@ def test_unsupported_pytree_nodes_are_refused_at_serialize():
         exp.serialize()
 
 
+@pytest.mark.xla_only("XLA text")    # jax.export's StableHLO: refused on the NumPy backend
 def test_exported_modules_are_inlined_once_per_caller_with_renamed_functions():
     """The exported module holds a private function (a nested jit); two calls of it and a
     call of another Exported in one jit: each module's functions appear once, renamed, and
@@ -104,6 +109,7 @@ def test_exported_modules_are_inlined_once_per_caller_with_renamed_functions():
                         ELEMENTWISE, scale=np.abs(want).max())
 
 
+@pytest.mark.xla_only("XLA text")    # jax.export's StableHLO: refused on the NumPy backend
 def test_closed_over_constants_are_embedded_and_callbacks_refused():
     table = np.arange(4, dtype=np.int32) * 7
     exp = export.export(jxkernel.jit(lambda i: jnp.asarray(table)[i]))(np.int32(2))
@@ -114,6 +120,7 @@ def test_closed_over_constants_are_embedded_and_callbacks_refused():
         export.export(printing)(1.0)
 
 
+@pytest.mark.xla_only("XLA text")    # jax.export's StableHLO: refused on the NumPy backend
 def test_string_dimensions_multi_platform_and_sharded_export_are_refused():
     with pytest.raises(TypeError, match=r"args\[0\]\['x'\] has shape \('b', 4\)"):
         export.export(jxkernel.jit(lambda d: d["x"]))(

@@ -11,6 +11,7 @@ from jxkernel.xla import client
 from jxkernel.xla import compiler as xla_compiler
 
 
+@pytest.mark.xla_only("CPU platform")    # JAX's 'cpu' backend by name
 def test_xla_bridge_names_the_started_backends():
     jxkernel.devices()
     assert xla_bridge._backends is client._backends
@@ -22,6 +23,7 @@ def test_xla_bridge_names_the_started_backends():
     assert xla_bridge.devices() == jxkernel.devices()
 
 
+@pytest.mark.xla_only("XLA compiler")
 def test_mlir_bindings_build_a_program_the_client_runs():
     # autodidax's path: a module built with jax.extend.mlir's (jaxlib's) bindings, compiled on
     # xla_bridge's client, fed with xla_client.batched_device_put
@@ -55,6 +57,7 @@ class Forbidden(RuntimeError):
     pass
 
 
+@pytest.mark.xla_only("XLA compiler")
 def test_a_replaced_backend_compile_sees_every_compile():
     seen = []
     inner = compiler.backend_compile_and_load
@@ -89,6 +92,7 @@ def test_src_modules_load_on_attribute_access():
         src.no_such_module
 
 
+@pytest.mark.xla_only("CPU platform")    # JAX's 'cpu' backend by name
 def test_a_platform_that_cannot_start_says_so_in_jaxs_words():
     # JAX's "failed to initialize" and the backends there are (Chex's device assertions
     # match it), with what to install
@@ -99,7 +103,8 @@ def test_a_platform_that_cannot_start_says_so_in_jaxs_words():
         jxkernel.devices("tpu")
 
 
-@pytest.mark.parametrize("module", ["jxkernel._src", "jxkernel._src.xla_bridge",
+@pytest.mark.parametrize("module", ["jxkernel._src", pytest.param(
+    "jxkernel._src.xla_bridge", marks=pytest.mark.xla_only("CPU platform")),   # its 'cpu' backend
                                     "jxkernel._src.compiler"])
 def test_docstring_examples(module):
     from doc_examples import check_docstring_examples

@@ -67,8 +67,8 @@ def _reference():
 
 
 @pytest.mark.parametrize("group", ["api", "lax", "custom_batching", "config", "ops_monitoring",
-                                   "state", "dot", "config_more", "lax_more",
-                                   "smap", "ffi"])
+                                   "state", "dot", "config_more", "lax_more", "smap",
+                                   pytest.param("ffi", marks=pytest.mark.xla_only("XLA compiler"))])
 def test_added_names_answer_as_jax(group):
     """The cases of tests/data/public_names_cases.py, run with jxkernel, against JAX's answers."""
     got = json.loads(json.dumps(getattr(public_names_cases, f"{group}_cases")(jxkernel)))
@@ -81,7 +81,10 @@ def test_added_names_answer_as_jax(group):
 @pytest.mark.parametrize("module", ["jxkernel.typing", "jxkernel.lax.rng", "jxkernel.lax.creation",
                                     "jxkernel.custom_batching",
                                     "jxkernel.transforms.custom_batching", "jxkernel.ops",
-                                    "jxkernel.monitoring", "jxkernel.lax.sorting", "jxkernel.lax.cond",
+                                    "jxkernel.monitoring", "jxkernel.lax.sorting", pytest.param(
+                                        # platform_dependent's example picks its cpu branch
+                                        "jxkernel.lax.cond",
+                                        marks=pytest.mark.xla_only("CPU platform")),
                                     "jxkernel.lib", "jxkernel.numpy.dslice", "jxkernel.ref",
                                     "jxkernel._src.indexing", "jxkernel.lax.ragged"])
 def test_docstring_examples(module):
@@ -134,6 +137,7 @@ def test_pbroadcast_is_a_psum_masked_to_the_source():
         [[0.0, 1.0]]
 
 
+@pytest.mark.xla_only("XLA compiler")    # foreign functions are XLA's custom calls
 def test_ffi_registers_targets_and_names_a_missing_one():
     import ctypes
     from jxkernel.xla.compiler import CompileError

@@ -1,6 +1,7 @@
 """The rule tables of jxkernel.interpreters (jax.interpreters.*) for primitives defined outside
 jxkernel, as libraries built on JAX (Equinox's filter primitives) fill them."""
 import numpy as np
+import pytest
 
 import jxkernel
 import jxkernel.numpy as jnp
@@ -75,6 +76,7 @@ def test_rules_written_for_jax_get_tuples():
     assert seen == {"jvp": (tuple, tuple), "batch": (tuple, tuple)}
 
 
+@pytest.mark.xla_only("XLA text")    # users' lowering rules: StableHLO, no NumPy rule
 def test_lowering_rules_built_with_hlo_ops_as_the_primitives_guide_writes_them():
     import pytest
     from jxkernel._src.lib.mlir.dialects import hlo
@@ -104,11 +106,13 @@ def test_lowering_rules_built_with_hlo_ops_as_the_primitives_guide_writes_them()
         jxkernel.jit(r.bind)(np.ones(2, np.float32), np.float32(1))
 
 
+@pytest.mark.xla_only("XLA text")    # users' lowering rules: StableHLO, no NumPy rule
 def test_hlo_docstring_examples():
     from doc_examples import check_docstring_examples
     check_docstring_examples("jxkernel._src.lib.mlir.dialects.hlo")
 
 
+@pytest.mark.xla_only("XLA text")    # users' lowering rules: StableHLO, no NumPy rule
 def test_lowering_rules_emit_python_callbacks_as_jaxs():
     # Equinox's noinline lowers its primitive with mlir.emit_python_callback: operands in the
     # order it chooses (their avals given), NumPy in, results checked; (results, token, keepalive)

@@ -21,6 +21,8 @@ from jxkernel.sharding import Mesh
 from jxkernel.sharding import PartitionSpec as P
 
 pytestmark = pytest.mark.cpu_only("simulated CPU devices")     # the GPU tier skips this file (docs/gpu.md)
+# the tests reading the module fixture's process of several CPU devices; the NumPy backend has one
+SEVERAL_DEVICES = pytest.mark.xla_only("several devices")
 
 _PROBES = r"""
 import functools, json, os, sys
@@ -90,6 +92,7 @@ def _numpy_collectives() -> dict:
     }
 
 
+@SEVERAL_DEVICES
 def test_each_collective_matches_numpy_and_jax_with_jaxs_output_specs(runs):
     mine, ref = runs
     expected = _numpy_collectives()
@@ -104,6 +107,7 @@ def test_each_collective_matches_numpy_and_jax_with_jaxs_output_specs(runs):
         assert got["value"] == want["value"], name
 
 
+@SEVERAL_DEVICES
 def test_grad_through_shard_map_is_the_unsharded_gradient(runs):
     mine, ref = runs
     got, want = mine["cases"]["data_parallel"], ref["data_parallel"]
@@ -118,6 +122,7 @@ def test_grad_through_shard_map_is_the_unsharded_gradient(runs):
     assert_allclose_ulp(np.float32(got["loss"]), np.float32(want["loss"]), 8)
 
 
+@SEVERAL_DEVICES
 def test_vmap_jvp_grad_and_eager_calls_match_jax(runs):
     mine, ref = runs
     got, want = mine["cases"]["transforms"], ref["transforms"]
@@ -132,6 +137,7 @@ def test_vmap_jvp_grad_and_eager_calls_match_jax(runs):
     np.testing.assert_allclose(cube, 3 * (xs[0] / 10) ** 2, rtol=1e-6)
 
 
+@SEVERAL_DEVICES
 def test_bad_specs_and_unchecked_replication_raise_jaxs_errors(runs):
     mine, ref = runs
     got, want = mine["cases"]["errors"], ref["errors"]
@@ -147,6 +153,7 @@ def test_bad_specs_and_unchecked_replication_raise_jaxs_errors(runs):
     assert got["vma_ok_after_psum"] is None and got["vma_unchecked"] is None
 
 
+@SEVERAL_DEVICES
 def test_lowered_module_holds_a_manual_computation_with_mesh_collectives(runs):
     mine, ref = runs
     assert all(ref["lowered"].values()) and mine["cases"]["lowered"] == ref["lowered"]
@@ -157,6 +164,7 @@ def test_lowered_module_holds_a_manual_computation_with_mesh_collectives(runs):
     assert text.count("use_global_device_ids") == 2            # all_reduce and all_gather
 
 
+@SEVERAL_DEVICES
 def test_set_mesh_decorator_experimental_and_in_shardings(runs):
     mine, _ = runs
     assert mine["docstrings"]          # the modules' examples ran true in the 8-device process

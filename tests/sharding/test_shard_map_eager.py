@@ -10,6 +10,8 @@ import pytest
 from fresh_process import run_json
 
 pytestmark = pytest.mark.cpu_only("simulated CPU devices")     # the GPU tier skips this file (docs/gpu.md)
+# the tests reading the module fixture's process of several CPU devices; the NumPy backend has one
+SEVERAL_DEVICES = pytest.mark.xla_only("several devices")
 
 
 _RUN = r"""
@@ -87,6 +89,7 @@ def out():
     return run_json(_RUN, {"JXKERNEL_CPU_DEVICES": "4"}, timeout=300)
 
 
+@SEVERAL_DEVICES
 def test_an_eager_body_prints_each_devices_block(out):
     text, result = out["eager"]
     assert text == (
@@ -100,18 +103,21 @@ def test_an_eager_body_prints_each_devices_block(out):
     assert out["under_jit"].startswith("JitTracer")         # traced there, as in JAX
 
 
+@SEVERAL_DEVICES
 def test_an_unchecked_replication_names_jaxs_helper(out):
     assert out["unchecked"] == ("shard_map applied to the function '_rem_singleton' was given "
                                 "out_specs which require replication which can't be statically "
                                 "inferred given the mesh:")
 
 
+@SEVERAL_DEVICES
 def test_collectives_without_operands_and_two_mesh_axes(out):
     lines, result = out["two_axes"]
     assert lines == ["On cpu:0 at mesh coordinates (a, b,) = (0, 0):", "[3]"]
     assert result == [3, 1, 3, 5]
 
 
+@SEVERAL_DEVICES
 def test_types_and_meshes_in_the_equation(out):
     assert out["jaxpr"] == [
         "c:f32[6@i] = shard_map[",
@@ -120,6 +126,7 @@ def test_types_and_meshes_in_the_equation(out):
     assert out["jaxpr_given_mesh"] == ["mesh=Mesh('i': 2, axis_types=(Explicit,))"]
 
 
+@SEVERAL_DEVICES
 def test_arguments_not_split_as_in_specs_say_raise_jaxs_error(out):
     assert out["not_split"].startswith(
         "in_specs passed to shard_map: P('i',) does not match the specs of the input: P(None,) "

@@ -16,6 +16,8 @@ from fresh_process import run_against_reference
 from jxkernel.core.avals import ShapedArray
 
 pytestmark = pytest.mark.cpu_only("simulated CPU devices")     # the GPU tier skips this file (docs/gpu.md)
+# the tests reading the module fixture's process of several CPU devices; the NumPy backend has one
+SEVERAL_DEVICES = pytest.mark.xla_only("several devices")
 
 _RUN = r"""
 import json
@@ -37,6 +39,7 @@ def runs():
     return run_against_reference(_RUN, "shard_map_vma_reference.json")
 
 
+@SEVERAL_DEVICES
 def test_types_inside_a_body_vary_over_jaxs_axes(runs):
     mine, ref = runs
     assert mine["types"] == ref["types"]
@@ -49,6 +52,7 @@ def test_types_inside_a_body_vary_over_jaxs_axes(runs):
     assert types["grad_replicated"] == {"varying": [], "text": "float32[]"}
 
 
+@SEVERAL_DEVICES
 def test_jaxprs_print_pvary_and_psum_invariant_as_jax(runs):
     mine, ref = runs
     assert set(mine["jaxprs"]) == set(ref["jaxprs"])
@@ -59,6 +63,7 @@ def test_jaxprs_print_pvary_and_psum_invariant_as_jax(runs):
     assert "pvary[axes=('x', 'y')]" in mine["jaxprs"]["pcast"]
 
 
+@SEVERAL_DEVICES
 def test_gradients_of_replicated_inputs_sum_over_the_devices_as_jax(runs):
     mine, ref = runs
     assert set(mine["grads"]) == set(ref["grads"])
@@ -73,6 +78,7 @@ def test_gradients_of_replicated_inputs_sum_over_the_devices_as_jax(runs):
     assert mine["grads"]["outside"] == mine["grads"]["inside"] == mine["grads"]["outside_jit"]
 
 
+@SEVERAL_DEVICES
 def test_library_functions_differentiate_inside_a_body_as_jax(runs):
     mine, ref = runs
     assert set(mine["library_ops"]) == set(ref["library_ops"])
@@ -84,6 +90,7 @@ def test_library_functions_differentiate_inside_a_body_as_jax(runs):
                                 scale=np.abs(expected).max(), err_msg=name)
 
 
+@SEVERAL_DEVICES
 def test_pcast_values_and_errors_match_jax(runs):
     mine, ref = runs
     assert mine["values"] == ref["values"]
@@ -96,6 +103,7 @@ def test_pcast_values_and_errors_match_jax(runs):
         assert _sorted_sets(mine["errors"][name][1]) == _sorted_sets(text), name
 
 
+@SEVERAL_DEVICES
 def test_partly_manual_bodies_match_jax(runs):
     mine, ref = runs
     got, want = mine["partial"], ref["partial"]
@@ -113,6 +121,7 @@ def test_partly_manual_bodies_match_jax(runs):
                               "manual_x": True, "manual_y": True}
 
 
+@SEVERAL_DEVICES
 def test_nested_shard_map_matches_jax_and_its_gradient_numpy(runs):
     mine, ref = runs
     got, want = mine["nested"], ref["nested"]
@@ -130,6 +139,7 @@ def test_nested_shard_map_matches_jax_and_its_gradient_numpy(runs):
     assert got["grad"] == [np.tile(2 * f * w, (4, 2)).tolist(), float((2 * f * blocks).sum())]
 
 
+@SEVERAL_DEVICES
 def test_a_shard_map_traced_in_a_body_is_traced_again_at_the_top_level(runs):
     # JAX 0.10.2 gives the same nested value, then raises at the top level about the mesh (its
     # reused trace holds the body's): the error a first call raises is compared instead

@@ -22,6 +22,8 @@ from jxkernel.sharding import PartitionSpec as P
 import locations  # tests/support: the repository's folders
 
 pytestmark = pytest.mark.cpu_only("simulated CPU devices")     # the GPU tier skips this file (docs/gpu.md)
+# the tests reading the module fixture's process of several CPU devices; the NumPy backend has one
+SEVERAL_DEVICES = pytest.mark.xla_only("several devices")
 
 DATA = locations.DATA
 
@@ -148,6 +150,7 @@ def runs():
         return mine, json.load(f)
 
 
+@SEVERAL_DEVICES
 def test_shards_indices_replicas_and_pictures_are_jaxs(runs):
     mine, ref = runs[0]["cases"], runs[1]
     assert mine["mesh"] == ref["mesh"] == [
@@ -176,6 +179,7 @@ def test_shards_indices_replicas_and_pictures_are_jaxs(runs):
                                              "└───────┴───────┴───────┴───────┘\n")
 
 
+@SEVERAL_DEVICES
 def test_jit_and_eager_results_have_jaxs_shardings_and_values(runs):
     mine, ref = runs[0]["cases"]["jit"], runs[1]["jit"]
     assert {k: v[0] for k, v in mine.items()} == {k: v[0] for k, v in ref.items()}
@@ -195,6 +199,7 @@ def test_jit_and_eager_results_have_jaxs_shardings_and_values(runs):
                             scale=np.abs(expected[name]).max(), err_msg=name)
 
 
+@SEVERAL_DEVICES
 def test_data_parallel_gradient_equals_the_unsharded_one(runs):
     mine, ref = runs[0]["cases"]["data_parallel"], runs[1]["data_parallel"]
     assert sorted(mine) == ["b1", "w1", "w2"]
@@ -208,12 +213,14 @@ def test_data_parallel_gradient_equals_the_unsharded_one(runs):
                             err_msg=name)
 
 
+@SEVERAL_DEVICES
 def test_arrays_made_from_callbacks_and_single_device_arrays(runs):
     mine, ref = runs[0]["cases"]["made"], runs[1]["made"]
     assert mine == ref
     assert mine["callback"][0] == "P('x', 'y')" and len(mine["callback"][1]) == 8
 
 
+@SEVERAL_DEVICES
 def test_reshard_moves_arrays_between_explicit_axes(runs):
     mine, ref = runs[0]["cases"]["reshard"], runs[1]["reshard"]
     assert mine == ref
@@ -222,12 +229,14 @@ def test_reshard_moves_arrays_between_explicit_axes(runs):
     assert [s["index"] for s in mine[2][:2]] == [[[0, 8], [0, 2]], [[0, 8], [2, 4]]]
 
 
+@SEVERAL_DEVICES
 def test_bad_shardings_raise_jaxs_errors(runs):
     mine, ref = runs[0]["cases"]["errors"], runs[1]["errors"]
     assert mine == ref
     assert mine["indivisible"][0] == "IndivisibleError"
 
 
+@SEVERAL_DEVICES
 def test_the_module_is_partitioned_by_shardy_and_cached_per_sharding(runs):
     out = runs[0]
     text = out["text"]
@@ -240,6 +249,7 @@ def test_the_module_is_partitioned_by_shardy_and_cached_per_sharding(runs):
     assert out["abstract"] == [True, True, False]          # jax.sharding.Sharding is their type
 
 
+@SEVERAL_DEVICES
 def test_constraints_under_grad_and_vmap_and_placement(runs):
     out = runs[0]
     spec, grad = out["grad"]
@@ -267,6 +277,11 @@ def test_partition_specs_meshes_and_axis_types_as_jax_prints_them():
     assert s == NamedSharding(mesh, P("d")) and hash(s) == hash(NamedSharding(mesh, P("d")))
     assert s.is_equivalent_to(NamedSharding(mesh, P()), 1) and s.is_fully_replicated
     assert s.shard_shape((3, 2)) == (3, 2) and s.num_devices == 1
+
+
+@pytest.mark.xla_only("sharded arrays")
+def test_an_array_put_on_a_one_device_mesh_keeps_its_sharding():
+    s = jax.NamedSharding(jax.make_mesh((1,), ("d",)), jax.P("d"))
     x = jax.device_put(np.arange(3.0), s)
     assert x.sharding is s and np.asarray(x).tolist() == [0.0, 1.0, 2.0]
     assert [sh.index for sh in x.addressable_shards] == [(slice(None),)]
@@ -314,6 +329,7 @@ def test_bad_meshes_and_specs_name_what_to_fix():
     assert issubclass(IndivisibleError, ValueError)
 
 
+@SEVERAL_DEVICES
 def test_jaxlib_partitions_sdy_annotations_only_with_the_shardy_flag(runs):
     """Why jxkernel emits Shardy's attributes and sets use_shardy_partitioner (section 4 of
     docs/jaxlib.md): with the flag, sdy shardings are honoured and propagated; without it,
@@ -331,6 +347,7 @@ def test_jaxlib_partitions_sdy_annotations_only_with_the_shardy_flag(runs):
     assert deprecated not in ours and deprecated in probes
 
 
+@SEVERAL_DEVICES
 def test_the_fast_path_runs_a_sharded_jit_only_on_arguments_laid_out_as_compiled(runs):
     fast, v = runs[0]["fast"], np.arange(8.0)
     assert fast["hits"] == [1]                     # the second call took jit's fast path
@@ -338,6 +355,7 @@ def test_the_fast_path_runs_a_sharded_jit_only_on_arguments_laid_out_as_compiled
     assert fast["other_layout"] == (11 * v).tolist() and fast["one_device"] == (v + 1).tolist()
 
 
+@SEVERAL_DEVICES
 def test_the_docstring_examples_of_the_sharding_modules_are_true(runs):
     assert runs[0]["doc_examples"] == dict.fromkeys(
         ["jxkernel.core.mesh", "jxkernel.xla.sharding", "jxkernel.xla.sharded",
@@ -357,21 +375,25 @@ def test_visualize_sharding_draws_a_shape_and_a_sharding():
     assert drawn[0] == drawn[1]
     lines = drawn[0]
     assert lines[0] == "┌" + "─" * 48 + "┐" and lines[-1] == "└" + "─" * 48 + "┘"
-    assert [line.strip("│ ") for line in lines[1:-1]] == [""] * 4 + ["CPU 0"] + [""] * 4
+    device = f"{x.device.platform.upper()} 0"      # CPU 0 as JAX's; NUMPY 0 on the NumPy backend
+    assert [line.strip("│ ") for line in lines[1:-1]] == [""] * 4 + [device] + [""] * 4
     with pytest.raises(ValueError, match="only works for shapes with 1 and 2 dimensions"):
         jax.debug.visualize_sharding((2, 2, 2), x.sharding)
 
 
+@SEVERAL_DEVICES
 def test_device_put_between_shardings_of_one_mesh_moves_data_on_the_devices(runs):
     spec, value, programs = runs[0]["relayout"]
     assert spec == "P(None, 'y')" and value == np.arange(16.0).reshape(8, 2).tolist()
     assert "relayout" in programs          # an identity program with the new result sharding
 
 
+@SEVERAL_DEVICES
 def test_transfer_guards_see_host_data_put_on_a_mesh(runs):
     assert runs[0]["guard"] == [(2 * np.arange(8.0)).tolist(), "JaxRuntimeError"]
 
 
+@SEVERAL_DEVICES
 def test_lower_and_compile_of_a_sharded_jit_tell_its_shardings(runs):
     stages = runs[0]["stages"]
     assert '%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}]>}' in stages["text"]

@@ -14,6 +14,8 @@ from fresh_process import run_against_reference
 from jxkernel.core.avals import ShapedArray
 
 pytestmark = pytest.mark.cpu_only("simulated CPU devices")     # the GPU tier skips this file (docs/gpu.md)
+# the tests reading the module fixture's process of several CPU devices; the NumPy backend has one
+SEVERAL_DEVICES = pytest.mark.xla_only("several devices")
 
 _RUN = r"""
 import json
@@ -50,6 +52,7 @@ def runs():
     return run_against_reference(_RUN, "explicit_sharding_reference.json")
 
 
+@SEVERAL_DEVICES
 def test_types_of_each_operation_are_jaxs(runs):
     mine, ref = runs
     assert mine["axis_types"] == ref["axis_types"] == ["AxisType.Explicit"] * 2
@@ -71,6 +74,7 @@ def test_types_of_each_operation_are_jaxs(runs):
     assert types["reshape_mixed"][1].startswith("This reshape is not supported.")
 
 
+@SEVERAL_DEVICES
 def test_split_contracting_axes_and_mismatched_operands_raise_jaxs_errors(runs):
     mine, ref = runs
     cls, message = mine["types"]["matmul_split_contracting"]
@@ -81,6 +85,7 @@ def test_split_contracting_axes_and_mismatched_operands_raise_jaxs_errors(runs):
     assert mine["matmul_error_in_jit"][0] == "ShardingTypeError"
 
 
+@SEVERAL_DEVICES
 def test_jit_prints_typed_jaxprs_and_returns_arrays_laid_out_as_typed(runs):
     mine, ref = runs
     assert mine["jaxpr"] == ref["jaxpr"]
@@ -92,6 +97,7 @@ def test_jit_prints_typed_jaxprs_and_returns_arrays_laid_out_as_typed(runs):
     assert mine["eager_values"] == ref["eager_values"]
 
 
+@SEVERAL_DEVICES
 def test_grad_vmap_and_the_abstract_mesh_keep_types(runs):
     mine, ref = runs
     for key in ("grad_type", "grad_value", "vmap_type", "abstract_mesh_in_trace"):
@@ -100,6 +106,7 @@ def test_grad_vmap_and_the_abstract_mesh_keep_types(runs):
     assert mine["grad_value"] == (2 * np.arange(8.0)).tolist()
 
 
+@SEVERAL_DEVICES
 def test_jit_without_sharded_inputs_gradients_of_replicated_values_and_scan(runs):
     mine, ref = runs
     for key in ("jit_made", "grad_of_replicated", "grad_in_jit_type", "scan_split_xs", "scan",
@@ -115,6 +122,7 @@ def test_jit_without_sharded_inputs_gradients_of_replicated_values_and_scan(runs
     assert message == ref["scan_carry_mismatch"][1].replace("carry k has", "carry has")
 
 
+@SEVERAL_DEVICES
 def test_auto_axes_and_explicit_axes_change_the_types_inside(runs):
     mine, ref = runs
     assert mine["axis_type_changes"] == ref["axis_type_changes"]
@@ -130,6 +138,7 @@ def test_auto_axes_and_explicit_axes_change_the_types_inside(runs):
         "ValueError"
 
 
+@SEVERAL_DEVICES
 def test_lowering_constrains_typed_results_and_auto_meshes_stay_untyped(runs):
     mine, _ = runs
     text = mine["lowered"]
@@ -164,6 +173,7 @@ def test_avals_without_a_sharding_compare_and_hash_as_before():
     assert a.update(shape=(6,)).sharding is None and a.str_short() == "f32[2,3]"
 
 
+@SEVERAL_DEVICES
 def test_shard_map_infers_in_specs_from_argument_types_under_jit(runs):
     # JAX 0.10.2 (the shard_map notebook's FSDP cell): each device sees a (2, 2) block, eager
     # and under jit; jxkernel's jit tracers had been given P() (the whole array)

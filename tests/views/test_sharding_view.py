@@ -72,6 +72,7 @@ def test_collectives_parser_reads_each_op_its_bytes_groups_and_line():
     assert "0→1 1→2 2→3 3→0" in text[6] and text[7].split()[-2:] == ["someday[7]", "-"]
 
 
+@pytest.mark.xla_only("sharded arrays")
 def test_view_of_a_one_device_mesh_escapes_names_and_shows_through_show_sharding(capsys):
     mesh = Mesh(np.array(jax.devices()[:1]), ("<b>&",))
     x = jax.device_put(np.arange(6, dtype=np.int16).reshape(2, 3), NamedSharding(mesh, P("<b>&")))
@@ -148,6 +149,7 @@ def four():
     return run_json(FOUR_DEVICES, {"JXKERNEL_CPU_DEVICES": "4"})
 
 
+@pytest.mark.xla_only("several devices")
 def test_sharding_view_payloads_on_a_2x2_mesh(four):
     rows = four["rows"]
     assert rows["mesh"] == {"axis_names": ["data", "model"], "axis_sizes": [2, 2]}
@@ -177,6 +179,7 @@ def test_sharding_view_payloads_on_a_2x2_mesh(four):
                                                                          None)
 
 
+@pytest.mark.xla_only("several devices")
 def test_communication_view_in_explain_and_hlo(four):
     (reduce,) = four["explain"]
     assert (reduce["opcode"], reduce["operands"], reduce["bytes"]) == ("all-reduce", ["f32[2,4]"], 32)

@@ -29,7 +29,9 @@ def _forget_hits():
     config._note_generation()
 
 
-@pytest.fixture(autouse=True, params=["compiled", "python"])
+# the compiled fast path runs XLA's executables only (the NumPy backend's take the Python path)
+@pytest.fixture(autouse=True, params=[pytest.param("compiled", marks=pytest.mark.xla_only(
+    "XLA compiler")), "python"])
 def path(request, monkeypatch):
     if request.param == "python":
         monkeypatch.setattr(fastpath, "native", None)

@@ -24,7 +24,8 @@ import jxkernel as jax
 from jxkernel import distributed
 import locations  # tests/support: the repository's folders
 
-pytestmark = pytest.mark.cpu_only("simulated CPU devices")     # the GPU tier skips this file (docs/gpu.md)
+pytestmark = [pytest.mark.cpu_only("simulated CPU devices"),     # the GPU tier skips this file (docs/gpu.md)
+              pytest.mark.xla_only("several devices")]             # several processes sharing XLA's CPU devices
 
 ROOT = locations.ROOT
 TIMEOUT_S = 90

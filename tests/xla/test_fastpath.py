@@ -153,6 +153,7 @@ def test_the_python_path_gives_the_same_results_as_the_compiled_one():
     assert off["plain"] and absent["plain"] and on["plain"] == (native is None)
 
 
+@pytest.mark.xla_only("XLA compiler")    # python -m jxkernel compiles StableHLO
 def test_python_m_jxkernel_reports_the_fast_path():
     done = subprocess.run([sys.executable, "-m", "jxkernel"], capture_output=True, text=True,
                           cwd=ROOT, timeout=300, env={**os.environ, "JXKERNEL_FASTPATH": "0"})

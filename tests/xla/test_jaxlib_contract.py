@@ -29,13 +29,20 @@ from jxkernel.xla import client, compiler, gpu_solver
 from jxkernel.xla import executable as xla_executable
 from jxkernel.xla import pytree as jxpytree
 from jxkernel.xla.client import JaxRuntimeError, get_backend, xc
+import backend_tier  # tests/support
 import locations  # tests/support: the repository's folders
 
+# jaxlib's own facts, asked of XLA's CPU client: on the NumPy backend (no XLA backend there) the
+# module still imports, and every test skips (test_jaxlib_stablehlo.py, which imports these, too)
+pytestmark = pytest.mark.xla_only("XLA compiler")
 ROOT = locations.ROOT
-CLIENT = get_backend("cpu").client
-DEVICE = CLIENT.local_devices()[0]
-DEVICES = xc.DeviceList((DEVICE,))
-SHARDING = xc.GSPMDSharding(DEVICES, xc.HloSharding.replicate())   # as array.sharding_for
+if backend_tier.on_numpy_backend():
+    CLIENT = DEVICE = DEVICES = SHARDING = None
+else:
+    CLIENT = get_backend("cpu").client
+    DEVICE = CLIENT.local_devices()[0]
+    DEVICES = xc.DeviceList((DEVICE,))
+    SHARDING = xc.GSPMDSharding(DEVICES, xc.HloSharding.replicate())   # as array.sharding_for
 COPY = xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
 
 

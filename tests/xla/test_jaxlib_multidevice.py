@@ -13,7 +13,8 @@ import pytest
 
 from fresh_process import run_code
 
-pytestmark = pytest.mark.cpu_only("simulated CPU devices")     # the GPU tier skips this file (docs/gpu.md)
+pytestmark = [pytest.mark.cpu_only("simulated CPU devices"),     # the GPU tier skips this file (docs/gpu.md)
+              pytest.mark.xla_only("several devices")]             # its process has four of XLA's CPU devices
 
 FOUR_DEVICES = r'''
 import json

@@ -16,6 +16,8 @@ from test_jaxlib_contract import _no_real_jax  # noqa: F401  (autouse: jaxlib wi
 from test_jaxlib_contract import (CLIENT, DEVICE, DEVICES, compile_error, handler, host, main,
                                   put, run)
 
+pytestmark = pytest.mark.xla_only("XLA compiler")     # jaxlib's facts (test_jaxlib_contract.py)
+
 
 # ------------------------------------------------------------ §3 StableHLO text
 def test_parse_errors_give_line_and_column_and_the_stablehlo_version():

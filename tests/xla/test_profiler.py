@@ -87,6 +87,7 @@ def test_jaxlib_profiler_session_writes_tensorboard_files_with_trace_me_events(t
     assert [dict(e.stats) for e in host_events] == [{"answer": 42}]   # typed in the xplane
 
 
+@pytest.mark.xla_only("XLA compiler")    # jaxlib's profiler
 def test_jaxlib_heap_profile_is_an_uncompressed_pprof_message():
     x = jnp.arange(5.0) + 1
     raw = jax.xla.client.get_backend().client.heap_profile()
@@ -96,6 +97,7 @@ def test_jaxlib_heap_profile_is_an_uncompressed_pprof_message():
 
 
 # ------------------------------------------------------------------ jxkernel.profiler
+@pytest.mark.xla_only("XLA compiler")    # jaxlib's profiler
 def test_trace_writes_tensorboard_and_perfetto_files_holding_our_annotations(tmp_path):
     f = jax.jit(lambda v: jnp.sin(v) * 2)
 
@@ -180,6 +182,7 @@ def allocate_for_the_memory_profile():
     return jnp.arange(1000.0) + 1
 
 
+@pytest.mark.xla_only("XLA compiler")    # jaxlib's profiler
 def test_device_memory_profile_is_gzipped_pprof_naming_allocations(tmp_path):
     kept = allocate_for_the_memory_profile()
     profile = profiler.device_memory_profile()
@@ -216,6 +219,7 @@ def test_profiler_loads_lazily_and_has_jax_names():
     assert jax.profiler is profiler
 
 
+@pytest.mark.xla_only("XLA compiler")    # jaxlib's profiler
 def test_docstring_examples():
     check_docstring_examples("jxkernel.profiler")
     check_docstring_examples("jxkernel.xla.profiler")

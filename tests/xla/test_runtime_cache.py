@@ -59,6 +59,7 @@ def entries(folder):
     return sorted(p for p in os.listdir(folder) if p.endswith(".xla"))
 
 
+@pytest.mark.xla_only("XLA compiler")    # XLA's compilation cache
 def test_a_compiled_module_is_stored_and_loaded_back(cache):
     text, c = unique_module()
     assert compile_and_run(text) == ("compiled", [c, 2 * c, 3 * c])
@@ -67,6 +68,7 @@ def test_a_compiled_module_is_stored_and_loaded_back(cache):
     assert compile_and_run(text) == ("disk", [c, 2 * c, 3 * c])
 
 
+@pytest.mark.xla_only("XLA compiler")    # XLA's compilation cache
 def test_xla_flags_are_part_of_the_key(cache, monkeypatch):
     """XLA_FLAGS change code generation (--xla_cpu_max_isa): another value must not load an
     executable compiled under the first."""
@@ -78,6 +80,7 @@ def test_xla_flags_are_part_of_the_key(cache, monkeypatch):
     assert len(entries(cache)) == 2
 
 
+@pytest.mark.xla_only("XLA compiler")    # XLA's compilation cache
 def test_disabling_most_optimizations_sets_xla_options_and_is_part_of_the_key(cache):
     """jax_disable_most_optimizations (JAX's option) compiles with XLA's backend optimization
     level 0 and no expensive LLVM passes: other code, so not the same cache entry."""
@@ -134,6 +137,7 @@ def corrupt_valid_digest_bad_payload(blob):
                                      corrupt_flip_one_payload_byte,
                                      corrupt_valid_digest_bad_payload],
                          ids=lambda f: f.__name__[len("corrupt_"):])
+@pytest.mark.xla_only("XLA compiler")    # XLA's compilation cache
 def test_a_corrupted_entry_is_ignored_and_replaced(cache, corrupt):
     text, c = unique_module()
     compile_and_run(text)
@@ -148,6 +152,7 @@ def test_a_corrupted_entry_is_ignored_and_replaced(cache, corrupt):
     assert compile_and_run(text)[0] == "disk"            # and good again
 
 
+@pytest.mark.xla_only("XLA compiler")    # XLA's compilation cache
 def test_disabled_cache_writes_nothing(cache):
     text, _ = unique_module()
     with config.override("jax_enable_compilation_cache", False):
@@ -158,6 +163,7 @@ def test_disabled_cache_writes_nothing(cache):
     assert entries(cache) == []
 
 
+@pytest.mark.xla_only("XLA compiler")    # XLA's compilation cache
 def test_quick_compiles_can_be_left_out(cache):
     text, _ = unique_module()
     with config.override("jax_persistent_cache_min_compile_time_secs", 1e9):
@@ -165,6 +171,7 @@ def test_quick_compiles_can_be_left_out(cache):
     assert entries(cache) == []
 
 
+@pytest.mark.xla_only("XLA compiler")    # XLA's compilation cache
 def test_unwritable_folder_warns_and_compiling_goes_on(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
@@ -189,6 +196,7 @@ def test_the_suite_does_not_write_to_the_users_cache():
 
 
 # ------------------------------------------------------------------ bounds (issue 45)
+@pytest.mark.xla_only("XLA compiler")    # XLA's compilation cache
 def test_programs_of_dropped_functions_level_off():
     """Thousands of distinct programs of functions dropped at once: the memory mappings (each
     executable holds ~3) and the RSS stop growing once the by-text cache is full. Unbounded,
@@ -231,6 +239,7 @@ def test_a_dropped_jit_and_its_executables_are_let_go():
     assert event.key is None and event.function_key == key      # still names it
 
 
+@pytest.mark.xla_only("XLA compiler")    # XLA's compilation cache
 def test_a_redefined_function_with_the_same_code_finds_its_program():
     """A re-run notebook cell makes a new function object of the same code: the by-text cache
     gives it the executable of the first (no XLA compile), after the first is gone."""
@@ -245,6 +254,7 @@ def test_a_redefined_function_with_the_same_code_finds_its_program():
     assert compile_log.compile_events()[-1].cache == "memory"
 
 
+@pytest.mark.xla_only("XLA compiler")    # XLA's compilation cache
 def test_the_memory_cache_drops_the_least_recently_used(cache):
     previous = memory.set_memory_cache_size(2)
     try:
@@ -293,6 +303,7 @@ def _refusing_backend(refusals):
     return type("Backend", (), {"platform": backend.platform, "client": client})()
 
 
+@pytest.mark.xla_only("XLA compiler")    # XLA's compilation cache
 def test_a_compile_refused_memory_once_drops_the_cache_and_succeeds(cache):
     text, c = unique_module()
     compile_and_run(unique_module()[0])
@@ -306,6 +317,7 @@ def test_a_compile_refused_memory_once_drops_the_cache_and_succeeds(cache):
     assert len(memory._memory_cache) == 0                 # let go of, to make room
 
 
+@pytest.mark.xla_only("XLA compiler")    # XLA's compilation cache
 def test_a_compile_refused_memory_twice_raises_a_memory_error_that_says_what_to_do(cache):
     device_list = compiler.xc.DeviceList((default_device(),))
     options = compiler._compile_options([default_device()])
@@ -328,6 +340,7 @@ def test_other_compile_errors_are_not_taken_for_memory():
     assert memory.is_out_of_memory(RuntimeError("std::bad_alloc"))
 
 
+@pytest.mark.xla_only("XLA compiler")    # XLA's compilation cache
 def test_near_the_mapping_limit_the_cache_is_dropped_then_compiling_refuses(cache, monkeypatch):
     """At vm.max_map_count XLA's compile kills the process from C++; before it gets there,
     compile_module lets go of the cache, and then refuses with a Python error."""
@@ -344,6 +357,7 @@ def test_near_the_mapping_limit_the_cache_is_dropped_then_compiling_refuses(cach
     assert compile_and_run(unique_module()[0])[0] == "compiled"
 
 
+@pytest.mark.xla_only("XLA compiler")    # XLA's compilation cache
 def test_the_folder_keeps_to_jax_compilation_cache_max_size(cache):
     """JAX's option: past the bound the least recently used entries go (a load counts as a
     use); 0 leaves the folder alone."""

@@ -11,6 +11,9 @@ from jxkernel.xla import client
 from jxkernel.xla.compiler import ExecutionError
 from numerics import ELEMENTWISE, assert_allclose_ulp
 
+# hand-written StableHLO through XLA's compiler (compile_module): nothing the NumPy backend runs
+pytestmark = pytest.mark.xla_only("XLA compiler")
+
 
 def f32(*shape):
     return ShapedArray(shape, np.float32)

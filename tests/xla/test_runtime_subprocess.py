@@ -9,10 +9,12 @@ from fresh_process import assert_pytest_passes, run_code, run_python
 pytestmark = pytest.mark.cpu_only("simulated CPU devices")     # the GPU tier skips this file (docs/gpu.md)
 
 
+@pytest.mark.xla_only("several devices")
 def test_multi_device_tests_in_a_four_device_process():
     assert_pytest_passes(["tests/xla/test_runtime_multidevice.py"], {"JXKERNEL_CPU_DEVICES": "4"})
 
 
+@pytest.mark.xla_only("several devices")
 def test_cpu_device_count_is_fixed_at_first_use():
     run_code("""
         from jxkernel.config import config
@@ -51,6 +53,7 @@ def cache_env(folder, **more):
             "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0", **more}
 
 
+@pytest.mark.xla_only("XLA compiler")    # XLA's compilation cache
 def test_compiled_executables_survive_a_new_process(tmp_path):
     env = cache_env(tmp_path)
     first = run_code(CACHED_PROGRAM, env).stdout.split()
@@ -60,6 +63,7 @@ def test_compiled_executables_survive_a_new_process(tmp_path):
     assert len([p for p in os.listdir(tmp_path) if p.endswith(".xla")]) == 1
 
 
+@pytest.mark.xla_only("XLA compiler")    # XLA's compilation cache
 def test_a_corrupted_entry_does_not_break_a_new_process(tmp_path):
     env = cache_env(tmp_path)
     run_code(CACHED_PROGRAM, env)
@@ -69,6 +73,7 @@ def test_a_corrupted_entry_does_not_break_a_new_process(tmp_path):
     assert run_code(CACHED_PROGRAM, env).stdout.split()[0] == "disk"
 
 
+@pytest.mark.xla_only("XLA compiler")    # XLA's compilation cache
 def test_the_cache_can_be_disabled_from_the_environment(tmp_path):
     env = cache_env(tmp_path, JXKERNEL_COMPILATION_CACHE="0")
     assert run_code(CACHED_PROGRAM, env).stdout.split()[0] == "compiled"
@@ -85,6 +90,7 @@ def test_start_up_is_quiet():
     assert "pjrt_client" not in result.stderr and "I0000" not in result.stderr, result.stderr
 
 
+@pytest.mark.xla_only("CPU platform")
 def test_python_m_jxkernel(tmp_path):
     result = run_python(["-m", "jxkernel"], {"JXKERNEL_COMPILATION_CACHE_DIR": str(tmp_path)})
     assert result.returncode == 0, result.stdout + result.stderr
@@ -97,6 +103,7 @@ def test_python_m_jxkernel(tmp_path):
 
 
 @pytest.mark.parametrize("count", ["3"])
+@pytest.mark.xla_only("CPU platform")
 def test_python_m_jxkernel_lists_every_cpu_device(tmp_path, count):
     result = run_python(["-m", "jxkernel"], {"JXKERNEL_CPU_DEVICES": count,
                                             "JXKERNEL_COMPILATION_CACHE_DIR": str(tmp_path)})
