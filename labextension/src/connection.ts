@@ -272,12 +272,21 @@ export class JxConnection {
     }
   }
 
-  /** A cell that ran `%load_ext jxkernel` (or anything naming jxkernel) while not loaded. */
+  /**
+   * Reopens the comm once the kernel is idle: after a cell that ran `%load_ext jxkernel` (or
+   * anything naming jxkernel) while not loaded, and after a cell's error while the comm's
+   * opening waits in the kernel's queue. A kernel may drop what is queued behind an error
+   * (JupyterLite drops every message, comm_open included, raises-exception or not;
+   * raisesException.ts): the opening would never be answered and the status bar would say
+   * "connecting" until a restart. Not at the error itself: the drop comes with the reply after.
+   */
   private _onIOPub(_: ISessionContext, msg: KernelMessage.IMessage): void {
+    const type = msg.header.msg_type;
     if (
-      this._status === 'not-loaded' &&
-      msg.header.msg_type === 'execute_input' &&
-      String((msg.content as any).code).includes('jxkernel')
+      (this._status === 'not-loaded' &&
+        type === 'execute_input' &&
+        String((msg.content as any).code).includes('jxkernel')) ||
+      (this._status === 'connecting' && type === 'error')
     ) {
       this._reconnectWhenIdle = true;
     }

@@ -5,6 +5,7 @@ import { backendsPlugin } from './backends';
 import { commandsPlugin } from './commands';
 import { compilationsPlugin } from './compilations';
 import { kernelsPlugin } from './kernels';
+import { raisesExceptionPlugin } from './raisesException';
 import { statusBarPlugin } from './statusbar';
 import { widgetFallbackPlugin } from './widgetFallback';
 
@@ -14,7 +15,8 @@ const plugins: JupyterFrontEndPlugin<any>[] = [
   statusBarPlugin,
   compilationsPlugin,
   commandsPlugin,
-  widgetFallbackPlugin
+  widgetFallbackPlugin,
+  raisesExceptionPlugin
 ];
 
 export default plugins;

@@ -677,6 +677,32 @@ def test_saved_views_render_without_their_kernel(lab, server, request):
     shot(lab, request, "2-reopened")
 
 
+def test_run_all_goes_past_a_tagged_error_once(chromium, console, server, request):
+    """On a Jupyter server Run All goes past a cell tagged raises-exception (the kernel honours
+    stop_on_error: false) and runs each cell once: the extension's JupyterLite-only re-run
+    (raisesException.ts) stays off here, and the status item connects."""
+    code = ["%load_ext jxkernel\nimport jxkernel as jax, jxkernel.numpy as jnp",
+            "raise ValueError('on purpose')", "y = jnp.arange(3.0) + 1", "print(float(y.sum()))"]
+    server.put_notebook("tagged.ipynb", [
+        {"cell_type": "code", "source": src,
+         "metadata": {"tags": ["raises-exception"]} if "on purpose" in src else {}}
+        for src in code])
+    page = new_page(chromium, console)
+    try:
+        open_notebook(page, server, "tagged.ipynb")
+        palette(page, "Run All Cells")
+        expect(cell(page, 3).locator(
+            ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stdout']")
+        ).to_have_text("6.0")
+        expect(cell(page, 1).locator(".jp-OutputArea-output")).to_contain_text("on purpose")
+        prompts = notebook(page).locator(".jp-CodeCell .jp-InputArea-prompt").all_inner_texts()
+        assert [p.strip() for p in prompts] == ["[1]:", "[2]:", "[3]:", "[4]:"], prompts
+        expect(status_item(page)).to_have_attribute("data-status", "connected")
+        shot(page, request, "1-past-the-error")
+    finally:
+        page.close()
+
+
 def test_notebook7_status_bar(chromium, console, server, request):
     """Notebook 7 (the `notebook` server extension on the same server) lists the notebooks and
     shows jxkernel's status item in a notebook."""

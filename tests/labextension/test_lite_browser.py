@@ -12,7 +12,9 @@ Debian's Chromium (Playwright), whose every request to anything but that server 
 2. the tour (demos/01_tour.ipynb), opened afresh and run whole, cell by cell: its first cell
    installs jxkernel from the site, every cell runs without an error but the one it makes on
    purpose, and its views, notes, timings and backend cells say what the tour says they do on
-   the numpy backend. The times it took go to test-artifacts/browser/lite-timings.json.
+   the numpy backend. The times it took go to test-artifacts/browser/lite-timings.json;
+3. Run All on the tour, opened afresh: past its deliberate error (a cell tagged
+   raises-exception) to the last cell, the status bar naming the backend (lite-run-all.json).
 
 Screenshots go to test-artifacts/browser/lite-<step>.png (git-ignored).
 
@@ -216,12 +218,7 @@ def test_the_whole_tour_runs_on_the_numpy_backend(tour, outside):
     once, though JupyterLite's kernel never answers comm_info), `%jxbackend` lists the numpy
     backend and says why XLA's are missing, section 4 times 200x200 matmuls (1000x1000 take 8-9 s
     a call in Pyodide's NumPy) and section 5 switches to numpy. The times (open to idle kernel,
-    every cell) go to lite-timings.json.
-
-    Not Run All: JupyterLite 0.6's kernel client cancels every queued message after a cell's
-    error (the raises-exception tag, which JupyterLab honours, is ignored there), so Run All stops
-    at the failing cell, and with it goes the extension's queued comm opening: the status bar
-    stays "connecting" (docs/teaching.md, "A room with no server")."""
+    every cell) go to lite-timings.json. Run All: the next test."""
     page, opened_s = tour
     code = page.locator(".jp-NotebookPanel:visible .jp-CodeCell")
     tour_cells = code.count()      # (Shift+Enter on the last cell adds an empty one below it)
@@ -279,6 +276,46 @@ def test_the_whole_tour_runs_on_the_numpy_backend(tour, outside):
         "{NumpyDevice(id=0)}")
     # section 6: the jaxpr of a gradient
     expect(output_of(page, "%jaxpr jax.grad(loss)(w)", "13-grad")).to_contain_text("tanh")
+    assert outside == [], f"the page asked for things outside the site: {outside[:10]}"
+
+
+def test_run_all_goes_past_the_tagged_error(tour, outside):
+    """Run → Run All Cells on the tour, opened afresh, reaches its last cell. JupyterLite drops
+    every message queued behind a cell's error, the raises-exception tag notwithstanding (its
+    kernel client ignores stop_on_error); the extension runs the dropped cells again after a
+    tagged cell's error (raisesException.ts), and reopens its comm, whose opening was dropped
+    too (connection.ts): the status bar names the backend, not "connecting". The time it took
+    goes to lite-run-all.json."""
+    page, _ = tour
+    code = page.locator(".jp-NotebookPanel:visible .jp-CodeCell")
+    tour_cells = code.count()
+    last_prompt = code.nth(tour_cells - 1).locator(".jp-InputArea-prompt")
+    started = time.monotonic()
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile("^Run$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile("^Run All Cells$")).click()
+    expect(last_prompt).to_have_text(re.compile(r"\[\d+\]"), timeout=CELL_TIMEOUT)
+    run_all_s = time.monotonic() - started
+    # the kernel's own state: the notebook's toolbar indicator stays "busy" (it still counts the
+    # dropped requests, which JupyterLite never answers)
+    expect(page.locator("#jp-main-statusbar")).to_contain_text("Python (Pyodide) | Idle")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / "lite-run-all.json").write_text(json.dumps(
+        {"run_all_s": round(run_all_s, 1), "code_cells": tour_cells}, indent=1))
+    print(f"Run All of the tour in JupyterLite: {run_all_s:.1f} s")
+    prompts = code.locator(".jp-InputArea-prompt").all_inner_texts()
+    assert all(re.match(r"\[\d+\]", p) for p in prompts), "\n".join(prompts)
+    counts = [int(re.search(r"\d+", p).group()) for p in prompts]
+    assert counts == sorted(counts), f"cells ran out of order: {counts}"
+    errors = page.locator(".jp-CodeCell:not(:has-text('n is traced: is it > 2?')) "
+                          ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+    assert errors.count() == 0, errors.first.inner_text()
+    deliberate = cell_with(page, "n is traced: is it > 2?")
+    deliberate.scroll_into_view_if_needed()
+    expect(deliberate.locator(".jp-OutputArea")).to_contain_text("TracerBoolConversionError")
+    shot(page, "14-run-all-error")
+    expect(page.locator(STATUS)).to_have_text(re.compile(r"^jx · numpy:0 \(1 device\).* compiles"))
+    expect(output_of(page, "%jaxpr jax.grad(loss)(w)", "15-run-all-last")).to_contain_text("tanh")
+    shot(page, "16-run-all-done")
     assert outside == [], f"the page asked for things outside the site: {outside[:10]}"
 
 
