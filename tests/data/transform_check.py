@@ -26,6 +26,7 @@ import zlib
 
 import numpy as np
 import pytest
+from compiled import LOOP_EMITTERS
 from numerics import ELEMENTWISE, assert_allclose_ulp
 
 import jxkernel as jax
@@ -248,11 +249,8 @@ def check_vmap(case: Case, together=None):
 # chunk that fails to compile.
 _VMAP_CHUNK = 32
 _VMAP_DONE: dict = {}
-# XLA's loop emitters (not its fusion emitters) compile these large programs in about half the
-# CPU time (measured: 64 cases, 4.5-4.8 s -> 2.2-2.7 s). The comparisons are within one
-# program (vmap forms against f on each example), so they see the same code generation.
-# (Not suite-wide: those emitters flush subnormals in frexp and cbrt, which JAX's values keep.)
-_VMAP_XLA = {"xla_cpu_use_fusion_emitters": False}
+# the loop emitters: these comparisons are within one program (see compiled.LOOP_EMITTERS)
+_VMAP_XLA = LOOP_EMITTERS
 
 
 def _vmap_together(params) -> dict:
