@@ -24,7 +24,7 @@ environment): two kernels that run the same cells share them. The tests of the c
 set 0 where they need entries written.
 
 The in-memory cache keeps 2,048 executables by module text in the suite (a notebook's bound is
-512, xla/compiler.py): one worker runs thousands of programs, and at 512 a program evicted by
+512, xla/memory.py): one worker runs thousands of programs, and at 512 a program evicted by
 later tests' programs was compiled again when an eager operation or shape came back: 197 of
 2,577 compiles (7.6 %) of three test files run in one process were such repeats, 5 at 2,048 and
 0 at 8,192. 2,048 tiny executables hold 6,088 memory mappings and 370 MiB (measured). The tests of the
@@ -56,8 +56,8 @@ if "jxkernel.config" in sys.modules:          # imported early (e.g. by a plugin
     _config.config.update("jax_compilation_cache_dir", _CACHE_DIR)
     _config.config.update("jax_disable_most_optimizations",
                           _config._parse_bool(os.environ["JAX_DISABLE_MOST_OPTIMIZATIONS"]))
-if "jxkernel.xla.compiler" in sys.modules:
-    sys.modules["jxkernel.xla.compiler"].set_memory_cache_size(
+if "jxkernel.xla.memory" in sys.modules:
+    sys.modules["jxkernel.xla.memory"].set_memory_cache_size(
         int(os.environ["JXKERNEL_MEMORY_CACHE_SIZE"]))
 if "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS" not in os.environ:    # (see above)
     from jxkernel.config import config as _jx_config
