@@ -40,7 +40,8 @@ def _notebook():
 @pytest.fixture(scope="module")
 def executed():
     nb = _notebook()
-    nbclient.NotebookClient(nb, timeout=180, kernel_name="python3").execute()
+    # "immediate": the outputs are in once the last cell replies (test_workshop.py says more)
+    nbclient.NotebookClient(nb, timeout=180, kernel_name="python3", shutdown_kernel="immediate").execute()
     return nb.cells
 
 

@@ -30,7 +30,9 @@ def test_the_kernel_runs_a_jax_notebook_on_jxkernel(tmp_path, monkeypatch):
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "share" / "jupyter"))
     nb = nbformat.v4.new_notebook()
     nb.cells.append(nbformat.v4.new_code_cell(CELL))
-    nbclient.NotebookClient(nb, timeout=120, kernel_name=kernelspec.KERNEL_NAME).execute()
+    # "immediate": the outputs are in once the cell replies (tests/notebook/test_workshop.py)
+    nbclient.NotebookClient(nb, timeout=120, kernel_name=kernelspec.KERNEL_NAME,
+                            shutdown_kernel="immediate").execute()
     text = "".join(o.get("text", "") for o in nb.cells[0].outputs)
     from jxkernel.version import jax_version
     assert text.splitlines() == [f"jxkernel.xla.array [1, 2, 5] {jax_version}", "True"], text

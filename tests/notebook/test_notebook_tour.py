@@ -18,7 +18,8 @@ WIDGET = "application/vnd.jupyter.widget-view+json"
 @pytest.fixture(scope="module")
 def tour():
     nb = nbformat.read(os.path.join(DEMOS, "01_tour.ipynb"), as_version=4)
-    nbclient.NotebookClient(nb, timeout=180, kernel_name="python3",
+    # "immediate": the outputs are in once the last cell replies (test_workshop.py says more)
+    nbclient.NotebookClient(nb, timeout=180, kernel_name="python3", shutdown_kernel="immediate",
                             resources={"metadata": {"path": DEMOS}}).execute()
     return [c for c in nb.cells if c.cell_type == "code"]
 
