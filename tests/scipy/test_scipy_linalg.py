@@ -10,9 +10,9 @@ import pytest
 import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel.scipy import linalg
-from jxkernel.test_util import check_grads
 from jxkernel.tree_util import tree_leaves
 from compiled import compiled_per_call
+from grads_together import check_grads_together
 from numerics import ELEMENTWISE, assert_allclose_ulp
 
 from linalg_cases import align_signs
@@ -133,22 +133,25 @@ def test_against_scipy():
 
 
 def test_gradients():
+    # each check's evaluations compiled as one program (grads_together.py; the same checks):
+    # 6.0 -> 2.2 CPU s, where op by op expm's jvps alone compiled 2.7 s of programs
     rng = np.random.RandomState(3)
     with x64():
         a = 0.4 * rng.randn(3, 3)
-        check_grads(linalg.expm, (a,), order=1, modes=("fwd", "rev"))
-        check_grads(linalg.expm, (6.0 * a,), order=1, modes=("fwd", "rev"))    # squarings
+        check_grads_together(linalg.expm, (a,), order=1, modes=("fwd", "rev"))
+        check_grads_together(linalg.expm, (6.0 * a,), order=1,
+                             modes=("fwd", "rev"))      # squarings
         tri = np.tril(rng.randn(3, 3)) + 3 * np.eye(3)
         b = rng.randn(3, 2)
-        check_grads(lambda t, r: linalg.solve_triangular(t, r, lower=True, trans="T"),
-                    (tri, b), order=2, modes=("fwd", "rev"))
-        check_grads(lambda c, r: linalg.cho_solve((c, False), r), (tri.T, b), order=2,
-                    modes=("fwd", "rev"))
+        check_grads_together(lambda t, r: linalg.solve_triangular(t, r, lower=True, trans="T"),
+                             (tri, b), order=2, modes=("fwd", "rev"))
+        check_grads_together(lambda c, r: linalg.cho_solve((c, False), r), (tri.T, b),
+                             order=2, modes=("fwd", "rev"))
         spd = tri @ tri.T
         # the forward pass reads one triangle of a, the jvp (JAX's, by implicit
         # differentiation) all of da: finite differences agree on symmetric perturbations
-        check_grads(lambda m, r: linalg.solve(m + m.T, r, assume_a="pos"), (spd / 2, b),
-                    order=1, modes=("fwd", "rev"))
+        check_grads_together(lambda m, r: linalg.solve(m + m.T, r, assume_a="pos"),
+                             (spd / 2, b), order=1, modes=("fwd", "rev"))
         # expm_frechet is expm's jvp
         e = rng.randn(3, 3)
         _, want = jxkernel.jvp(linalg.expm, (a,), (e,))
