@@ -8,6 +8,7 @@ import sys
 import numpy as np
 import pytest
 from doc_examples import check_docstring_examples
+from grads_together import check_grads_together
 from numerics import REDUCTION, assert_allclose_ulp
 from recorded_modes import assert_cases_match, load
 from signal_cases import cases, operands, ulps
@@ -15,7 +16,6 @@ from signal_cases import cases, operands, ulps
 import jxkernel as jax
 import jxkernel.numpy as jnp
 import jxkernel.scipy.signal as signal
-from jxkernel.test_util import check_grads
 
 pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
 
@@ -85,8 +85,9 @@ def test_gradients_of_convolve_and_stft_match_finite_differences():
     def stft_magnitude(x):
         return jnp.abs(signal.stft(x, nperseg=8)[2]).sum()
 
-    check_grads(jax.jit(convolve_energy), (x,), order=1, modes=["fwd", "rev"])
-    check_grads(jax.jit(stft_magnitude), (x,), order=1, modes=["fwd", "rev"])
+    # each check's evaluations compiled as one program (grads_together.py; the same checks)
+    check_grads_together(convolve_energy, (x,), order=1, modes=["fwd", "rev"])
+    check_grads_together(stft_magnitude, (x,), order=1, modes=["fwd", "rev"])
 
 
 def _traced(fun, *args, **kwargs):
