@@ -114,35 +114,15 @@ def describe_backends() -> list[str]:
     return lines if default == "numpy" else lines + [_numpy_line(default)]
 
 
-def _jaxlib_requirement() -> str:
-    """The jaxlib jxkernel's metadata pins (pyproject.toml's `jaxlib==X.Y.Z`), or "jaxlib"."""
-    for requirement in metadata.requires("jxkernel") or []:
-        name = requirement.split(";")[0].strip()
-        if name.startswith("jaxlib"):
-            return name
-    return "jaxlib"
-
-
-def how_to_get_xla() -> str:
-    """What to do for XLA's backends, where the NumPy backend runs instead."""
-    if client.xc is not None:
-        return ("for XLA: unset JAX_PLATFORMS or set it to cpu (in a program: "
-                "jax.config.update('jax_platforms', 'cpu'))")
-    if sys.platform == "emscripten":
-        return ("for XLA: jaxlib has no build for the browser (Pyodide); run the notebooks in "
-                "a Python with jxkernel[notebook] installed (docs/teaching.md)")
-    return f'for XLA: pip install "{_jaxlib_requirement()}" into this Python'
-
-
 def describe_numpy_backend() -> list[str]:
     """What the NumPy backend is and what it cannot do, in a few lines."""
     return [
         f"the numpy backend: jit, grad, vmap and the views work as on XLA; each jaxpr is run "
         f"equation by equation by NumPy {np.__version__}.",
         "  without XLA: nothing is compiled or fused (a jit keeps its jaxpr), one device, no "
-        "StableHLO or HLO text, no compilation cache, and costs are jxkernel's estimates from "
-        "the jaxpr, not XLA's.",
-        "  " + how_to_get_xla()]
+        "optimized HLO (the StableHLO jxkernel emits is still there to read), no compilation "
+        "cache, and costs are jxkernel's estimates from the jaxpr, not XLA's.",
+        "  for XLA: " + client.how_to_get_xla()]
 
 
 def run_demo():
