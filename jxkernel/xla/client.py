@@ -305,6 +305,38 @@ def xla_unavailable() -> str | None:
             f"not run here; the 'numpy' backend does (JAX_PLATFORMS=numpy)")
 
 
+def _jaxlib_requirement() -> str:
+    """The jaxlib jxkernel's metadata pins (pyproject.toml's `jaxlib==X.Y.Z`), or "jaxlib"."""
+    from importlib import metadata
+    try:
+        requirements = metadata.requires("jxkernel") or []
+    except metadata.PackageNotFoundError:     # a checkout on sys.path, never installed
+        requirements = []
+    for requirement in requirements:
+        name = requirement.split(";")[0].strip()
+        if name.startswith("jaxlib"):
+            return name
+    return "jaxlib"
+
+
+def how_to_get_xla() -> str:
+    """What to do for XLA's backends where the NumPy backend runs, in one sentence: what
+    works here (`%jxbackend cpu` does not while JAX_PLATFORMS leaves cpu out).
+
+        >>> how_to_get_xla()          # JAX_PLATFORMS=numpy, jaxlib installed
+        "set JAX_PLATFORMS=cpu (or unset it) and restart, or jax.config.update('jax_platforms', 'cpu')"
+    """
+    if xc is None:
+        if sys.platform == "emscripten":
+            return ("jaxlib has no build for the browser (Pyodide): run the notebooks in a Python "
+                    "with jxkernel[notebook] installed (docs/teaching.md)")
+        return f'pip install "{_jaxlib_requirement()}" into this Python and restart'
+    if config.jax_platforms and "cpu" not in _allowed_platforms():
+        return ("set JAX_PLATFORMS=cpu (or unset it) and restart, or "
+                "jax.config.update('jax_platforms', 'cpu')")
+    return "%jxbackend cpu in a notebook, JAX_PLATFORMS=cpu for a program"
+
+
 def _needs_jaxlib(make):
     """`make`, refusing clearly where jaxlib cannot be imported (the NumPy backend remains)."""
     def made() -> Backend:

@@ -11,10 +11,19 @@
  * cells still waiting for their reply (scheduled before the failure: they were dropped) are run
  * again, in order. A cell run by hand in the few milliseconds between the kernel's reply and
  * the notebook receiving it would run twice; Run All schedules every cell at once, before.
+ *
+ * The notebook toolbar's execution indicator counts each execute_request until an idle status
+ * answers it (a Jupyter kernel sends one for a request it aborts, too); JupyterLite sends
+ * nothing for the requests it drops, so after any error in Run All the indicator stayed busy
+ * (a half-filled circle) for good. For each dropped request, the idle status a Jupyter kernel
+ * would have sent is delivered to the kernel connection's message signal, which the indicator
+ * reads (droppedRequests.ts).
  */
 import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import type { Cell } from '@jupyterlab/cells'; // a type only: nothing bundled
 import { INotebookTracker, Notebook, NotebookActions } from '@jupyterlab/notebook';
+
+import { answerDropped } from './droppedRequests';
 
 const TAG = 'raises-exception';
 
@@ -76,6 +85,7 @@ export const raisesExceptionPlugin: JupyterFrontEndPlugin<void> = {
       }
       const dropped = waiting.take(notebook); // any error drops them; a tagged one runs them
       const panel = tracker.find(p => p.content === notebook);
+      answerDropped(panel?.sessionContext.session?.kernel, dropped);
       if (!raisesException(cell.model.metadata) || !dropped.length || !panel) {
         return;
       }

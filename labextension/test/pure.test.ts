@@ -1,8 +1,10 @@
 /** The views' pure functions: the magic a command runs, bytes as text, the log's exports. */
+import { KernelMessage } from '@jupyterlab/services';
 import { describe, expect, it } from 'vitest';
 
 import { toCSV, toJSON } from '../src/export';
 import { magicCode } from '../src/magicCode';
+import { idleAfter } from '../src/droppedRequests';
 import { allocatorStatus, allocatorText, bytes } from '../src/memoryView';
 import type { ICompileEvent, IState } from '../src/protocol';
 import messages from './messages.json';
@@ -94,5 +96,23 @@ describe('the status bar: the device allocator (issue 46)', () => {
   it('says nothing where the backend reports none (the CPU), never zeros', () => {
     expect(messages.state.memory).toBeNull();        // what the kernel sent on the CPU
     expect(allocatorStatus(state({ memory: null }))).toEqual(['', '']);
+  });
+});
+
+describe('idleAfter', () => {
+  it("is the idle status a Jupyter kernel publishes after a request, the indicator's answer", () => {
+    const request = KernelMessage.createMessage<KernelMessage.IExecuteRequestMsg>({
+      msgType: 'execute_request',
+      channel: 'shell',
+      session: 'the-session',
+      content: { code: 'x = 1' }
+    });
+    const idle = idleAfter(request.header);
+    expect(KernelMessage.isStatusMsg(idle)).toBe(true);
+    expect(idle.channel).toBe('iopub');
+    expect(idle.content).toEqual({ execution_state: 'idle' });
+    expect(idle.parent_header).toEqual(request.header);
+    expect(idle.header.session).toBe('the-session');
+    expect(idle.header.msg_id).not.toBe(request.header.msg_id);
   });
 });

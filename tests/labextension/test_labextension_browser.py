@@ -26,6 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+import jxkernel
 import locations  # tests/support: the repository's folders
 from browser import ARTIFACTS, playwright_or_skip
 
@@ -280,7 +281,8 @@ def menu_item(page, label):
 # ==================================================================== tests
 def test_status_bar_loads_jxkernel(lab, request):
     """Before %load_ext the status bar says "not loaded"; clicking it loads jxkernel and it
-    shows the backend, the device and the device count."""
+    shows the backend, the device and the device count. The tests after it use that kernel,
+    and its first cell run (SETUP)."""
     item = status_item(lab)
     expect(item).to_have_attribute("data-status", "not-loaded")
     expect(item).to_have_text("jx · not loaded")
@@ -288,17 +290,22 @@ def test_status_bar_loads_jxkernel(lab, request):
     shot(lab, request, "1-not-loaded")
     item.click()
     wait_connected(lab)
+    # the kernel's backend: its two CPU devices, or the NumPy backend's one (the kernel's
+    # environment is this process's)
+    where = jxkernel.default_backend()
+    shown = "cpu:0 (2 devices)" if where == "cpu" else f"{where}:0 (1 device)"
     expect(item).to_have_text(re.compile(
-        r"^jx · cpu:0 \(2 devices\) · \d+ compiles, \d+ hits( · \+\d+ eager/internal)?$"))
-    assert "cpu:0" in item.get_attribute("title")
+        rf"^jx · {re.escape(shown)} · \d+ compiles, \d+ hits( · \+\d+ eager/internal)?$"))
+    assert f"{where}:0" in item.get_attribute("title")
     shot(lab, request, "2-loaded")
+    run_cell(lab, SETUP)
 
 
+@pytest.mark.xla_only("several devices")
 def test_backend_menu_switches_device(lab, request):
     """Choosing cpu:1 in the status bar menu is what %jxbackend then reports; choosing cpu:0
     again (with the keyboard) moves the shown %jxbackend selector back (it follows the kernel)."""
     wait_connected(lab)
-    run_cell(lab, SETUP)
     status_item(lab).click()
     menu = lab.locator(".jx-BackendMenu")
     expect(menu).to_be_visible()
@@ -424,7 +431,8 @@ def test_export_json_and_csv(lab, request):
     doubles = [e for e in events if e["function"] == "double"]
     assert [e["reason"] for e in doubles] == ["x: f32[3] -> f32[4]", "first call"], doubles
     assert doubles[0]["signature"] == [["x", "f32[4]"]], doubles[0]
-    assert doubles[0]["cache"] == "compiled" and doubles[0]["backend"] == "cpu"
+    assert doubles[0]["cache"] == "compiled"
+    assert doubles[0]["backend"] == jxkernel.default_backend()    # the kernel's: numpy there
     assert doubles[0]["execution_count"] is not None and doubles[0]["compile_ms"] > 0
 
     with lab.expect_download() as got:
@@ -720,7 +728,7 @@ def test_notebook7_status_bar(chromium, console, server, request):
         item = page.locator(STATUS)
         expect(item).to_have_attribute("data-status", re.compile("not-loaded|connected"))
         expect(item).to_be_visible()
-        expect(item).to_have_text(re.compile(r"^jx · (not loaded|cpu:\d)"))
+        expect(item).to_have_text(re.compile(rf"^jx · (not loaded|{jxkernel.default_backend()}:\d)"))
         shot(page, request, "2-notebook")
     finally:
         page.close()

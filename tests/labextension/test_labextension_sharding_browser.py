@@ -60,6 +60,7 @@ def view(page, index):
     return cell(page, index).locator(f".{VIEW_CLASS[index]}")
 
 
+@pytest.mark.xla_only("sharded arrays")
 def test_sharded_array_and_show_sharding_draw_the_blocks(page, request):
     """The array's value, then one coloured block per row block with its devices and index,
     under the mesh, the spec and the bytes per device; replicated blocks list every device."""
@@ -90,6 +91,7 @@ def test_sharded_array_and_show_sharding_draw_the_blocks(page, request):
     shot_view(s, request, "2-show")
 
 
+@pytest.mark.xla_only("sharded arrays")
 def test_communication_in_explain_and_hlo(page, request):
     """explain and %hlo of partitioned programs list the collectives XLA inserted: the
     data-parallel step's all-reduce over 'data' (devices 0,2 and 1,3) at the grad line."""
@@ -106,6 +108,7 @@ def test_communication_in_explain_and_hlo(page, request):
     shot_view(view(page, HLO), request, "2-hlo")
 
 
+@pytest.mark.xla_only("sharded arrays")
 def test_dark_theme_keeps_the_blocks_readable(page, request):
     palette(page, "Use Theme: JupyterLab Dark")
     expect(page.locator("body")).to_have_attribute("data-jp-theme-light", "false")

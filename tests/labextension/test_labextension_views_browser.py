@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
+import jxkernel
 from test_labextension_browser import (  # the same harness: server, page and contrast helpers
     assert_readable,
     cell,
@@ -74,6 +77,7 @@ def view(page, index):
     return cell(page, index).locator(f".{VIEW_CLASS[index]}")
 
 
+@pytest.mark.xla_only("XLA text")    # XLA's module cost and its HLO pane
 def test_explain_links_a_line_to_its_items(page, request):
     """%explain: clicking `z = y @ w` highlights its dot_general equation, its StableHLO op
     and its HLO instructions, and nothing of the other lines; clicking the sin equation moves
@@ -176,7 +180,9 @@ def test_profile_memory_report_and_guard(page, request):
     shot_view(profile, request, "1-profile")
 
     memory = view(page, MEMORY)
-    expect(memory.locator(".jx-View-title")).to_contain_text("live arrays on cpu:")
+    # the kernel's backend: numpy on the NumPy backend (its env is this process's)
+    expect(memory.locator(".jx-View-title")).to_contain_text(
+        f"live arrays on {jxkernel.default_backend()}:")
     bytes_column = memory.locator(".jx-Memory-rows tbody td:last-child")
     sort = memory.locator(".jx-Memory-sort")
     sort.click()

@@ -128,6 +128,7 @@ def test_jxbackend_in_the_browser_lists_numpy_says_why_xla_is_missing_and_switch
             and r["error"]] == []
     (timed,) = [r for c, r in ran.items() if c.startswith("%timeit")]
     assert "per loop" in timed["shown"] and "dispatch only:" in timed["shown"]
+    assert "The numpy backend has no async dispatch" in timed["shown"]
     (where,) = [r for c, r in ran.items() if "%jxbackend $where" in c]
     assert "run on numpy:0 now" in where["shown"], where
     assert "{NumpyDevice(id=0)}" in ran[tour[-1]]["shown"]
@@ -136,3 +137,14 @@ def test_jxbackend_in_the_browser_lists_numpy_says_why_xla_is_missing_and_switch
     menu = {b["name"]: b for b in got["comm_backends"]}
     assert menu["numpy"]["available"] and menu["numpy"]["devices"] == ["numpy:0"]
     assert all("do not run in the browser" in menu[p]["hint"] for p in ("cpu", "gpu", "tpu"))
+
+
+def test_under_jax_platforms_numpy_the_selector_says_what_brings_xla_back():
+    # JAX's refusal ("Unknown backend cpu. Available backends are ['numpy']") names neither
+    # the setting nor what to do; `%jxbackend cpu` is refused there too
+    pytest.importorskip("ipywidgets")
+    missing = run_json("import json\nfrom jxkernel.notebook.widgets.backend import BackendSelector"
+                       "\nprint(json.dumps(BackendSelector().missing))", {"JAX_PLATFORMS": "numpy"})
+    assert missing["cpu"] == ("JAX_PLATFORMS='numpy' leaves it out: set JAX_PLATFORMS=cpu (or "
+                              "unset it) and restart, or jax.config.update('jax_platforms', 'cpu')")
+    assert all("JAX_PLATFORMS='numpy' leaves it out" in missing[p] for p in ("gpu", "tpu"))

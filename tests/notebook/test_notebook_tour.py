@@ -7,6 +7,8 @@ import re
 import pytest
 import locations  # tests/support: the repository's folders
 
+import jxkernel
+
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
@@ -85,9 +87,10 @@ def test_widgets_log_backends_and_the_jaxpr_of_a_gradient(tour):
         result = next(o for o in cell.outputs if o.output_type == "execute_result")
         assert WIDGET in result.data and "text/html" in result.data
     assert "f: 3 / 1" in text(log)                             # misses / hits of f_jit
-    assert "* cpu:0" in text(selector)
+    where = jxkernel.default_backend()       # the tour's `where`: numpy on the NumPy backend
+    assert f"* {where}:0" in text(selector)
     (named,) = cells_with(tour, "%jxbackend $where")
-    assert "run on cpu:0" in text(named)
+    assert f"run on {where}:0" in text(named)
     (grad,) = cells_with(tour, "%jaxpr jax.grad")
     assert "tanh" in text(grad) and "equations per primitive" in text(grad)
 

@@ -189,6 +189,7 @@ def test_hit_miss_adds_up_functions_sharing_a_name():
 
 
 # ------------------------------------------------------------------ backends, hlo
+@pytest.mark.xla_only("CPU platform")
 def test_backend_selector_calls_back_and_shows_the_choice():
     chosen = []
     selector = BackendSelector(on_select=chosen.append)
@@ -204,6 +205,7 @@ def test_backend_selector_calls_back_and_shows_the_choice():
     assert "fast path: " in selector.fastpath.value     # the fourth: the compiled fast path's state
 
 
+@pytest.mark.xla_only("XLA text")     # the NumPy backend's: test_notebook_numpy_views.py
 def test_hlo_view_sections_and_cost():
     lowered = jax.jit(lambda x: jnp.sin(x) @ x).lower(jnp.ones((8, 8)))
     view = HloView("f(<x>)", lowered)

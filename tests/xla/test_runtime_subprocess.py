@@ -4,7 +4,9 @@ import os
 
 import pytest
 
-from fresh_process import assert_pytest_passes, run_code, run_python
+from fresh_process import NO_JAXLIB, assert_pytest_passes, run_code, run_python
+
+from jxkernel.notebook.workshop.links import jaxlib_pin
 
 pytestmark = pytest.mark.cpu_only("simulated CPU devices")     # the GPU tier skips this file (docs/gpu.md)
 
@@ -108,6 +110,44 @@ def test_python_m_jxkernel_lists_every_cpu_device(tmp_path, count):
     result = run_python(["-m", "jxkernel"], {"JXKERNEL_CPU_DEVICES": count,
                                             "JXKERNEL_COMPILATION_CACHE_DIR": str(tmp_path)})
     assert "cpu: 3 devices: CpuDevice(id=0), CpuDevice(id=1), CpuDevice(id=2)" in result.stdout
+
+
+def assert_numpy_backend_report(out):
+    """`python -m jxkernel` on the NumPy backend: its device first, what it is and cannot do,
+    and the demo's sum run there (issue 47: it used to fail compiling StableHLO)."""
+    lines = out.splitlines()
+    assert lines[1] == "numpy: 1 device: NumpyDevice(id=0)  (default)", out
+    assert "the numpy backend: jit, grad, vmap and the views work as on XLA" in out
+    assert "without XLA: nothing is compiled or fused" in out
+    assert "costs are jxkernel's estimates from the jaxpr" in out
+    assert lines[-1].startswith("sum(sin(x)**2 + cos(x)**2) = Array(8., dtype=float32)  on "
+                                "numpy:0 (jit: traced, and its jaxpr run by NumPy, in "), out
+    assert "could not compile" not in out and "StableHLO module" not in out, out
+
+
+def test_python_m_jxkernel_on_the_numpy_backend():
+    result = run_python(["-m", "jxkernel"], {"JAX_PLATFORMS": "numpy"})
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert_numpy_backend_report(result.stdout)
+    assert result.stdout.startswith("jxkernel ") and " on jaxlib " in result.stdout
+    assert ("cpu: not started: jax_platforms is 'numpy' (JAX_PLATFORMS), which leaves XLA's "
+            "backends out") in result.stdout
+    # not `%jxbackend cpu`, which JAX_PLATFORMS=numpy refuses
+    assert ("for XLA: set JAX_PLATFORMS=cpu (or unset it) and restart, or "
+            "jax.config.update('jax_platforms', 'cpu')") in result.stdout
+
+
+def test_python_m_jxkernel_without_jaxlib():
+    # jaxlib's files are installed, its import fails (as in a venv without it): the header
+    # says so rather than the installed version, and the advice is the pinned jaxlib
+    main = "import runpy; runpy.run_module('jxkernel', run_name='__main__')"
+    result = run_python(["-c", NO_JAXLIB + main], {"JAX_PLATFORMS": ""})
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert_numpy_backend_report(result.stdout)
+    assert result.stdout.splitlines()[0].endswith(" without jaxlib (No module named 'jaxlib')")
+    assert "cpu: unavailable: jaxlib cannot be imported" in result.stdout
+    assert f'for XLA: pip install "jaxlib=={jaxlib_pin()}" into this Python and restart' in \
+        result.stdout
 
 
 def test_asking_for_a_missing_platform_names_the_package():

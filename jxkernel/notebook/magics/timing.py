@@ -14,9 +14,20 @@ from ...core import compile_record
 from .. import compile_notes, funcview, timeit
 from ..display import show
 from ...views import timing as jx_timing
+from ...xla import client
 from .base import JxMagicsBase
 
 # The phase timing (views/timing.py) is imported by %timeit --phases, which shows it.
+
+
+def _dispatch_meaning() -> str:
+    """What --dispatch's second time is beside the first, on the backend that ran it."""
+    if client.default_backend() == "numpy":     # NumPy computes each result as it is asked
+        return ("the time until the statement returns. The numpy backend has no async "
+                "dispatch: it computes the results before returning, so this is the time "
+                "above too, give or take the noise.")
+    return ("the time until the statement returns; with async dispatch the device may still be "
+            "working then. The time above waits for the results (block_until_ready).")
 
 
 @magics_class
@@ -73,9 +84,7 @@ class TimingMagics(JxMagicsBase):
         if result is not None and dispatch:
             result.dispatch = self._dispatch(setup, timed, result, local_ns)
             if not quiet:
-                print(f"dispatch only: {result.dispatch} — the time until the statement "
-                      f"returns; with async dispatch the device may still be working then. "
-                      f"The time above waits for the results (block_until_ready).")
+                print(f"dispatch only: {result.dispatch} — {_dispatch_meaning()}")
         if "v" in opts:
             self.shell.user_ns[opts["v"]] = result
         return result if "o" in opts else None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ipywidgets as w
 
+from ...core.config import config
 from ...core.native import STATE as FASTPATH_STATE
 from ...xla import client
 from ..display import esc
@@ -40,8 +41,22 @@ def probe() -> tuple[dict, dict]:
         try:
             found[platform] = client.devices(platform)
         except (RuntimeError, ValueError) as e:
-            missing[platform] = str(e)
+            missing[platform] = _left_out(platform) or str(e)
     return found, missing
+
+
+def _left_out(platform: str) -> str | None:
+    """Why a platform that JAX_PLATFORMS does not list is missing, with what gives it, or None
+    where JAX_PLATFORMS allows it (its start-up error says why then). JAX's own refusal
+    ("Unknown backend cpu...") names neither the setting nor the package to install."""
+    if not config.jax_platforms or platform in client._allowed_platforms():
+        return None
+    left_out = f"JAX_PLATFORMS={config.jax_platforms!r} leaves it out"
+    if platform != "cpu" and not client._available(platform):
+        return f"not installed; to add it: {client.install_line(platform)} ({left_out} too)"
+    if platform == "cpu":
+        return f"{left_out}: {client.how_to_get_xla()}"
+    return f"{left_out}: list it in JAX_PLATFORMS and restart"
 
 
 def grouped(missing: dict) -> dict:

@@ -1,5 +1,5 @@
 """What XLA got and what it made of it: our StableHLO, XLA's optimized HLO, its cost analysis.
-On the NumPy backend no XLA compiles: the view says there is no optimized HLO (NO_HLO) and
+On the NumPy backend no XLA compiles: the view says there is no optimized HLO (no_hlo()) and
 shows the cost estimate counted on the jaxpr (core/jaxpr_cost.py) under its own title.
 
     >>> view = HloView("f(x)", jxkernel.jit(f).lower(x))
@@ -9,6 +9,7 @@ shows the cost estimate counted on the jaxpr (core/jaxpr_cost.py) under its own 
 from __future__ import annotations
 
 from ...views.hlo_text import collectives
+from ...xla import client
 from ...views.sharding_view import collective_json, collectives_html, collectives_text
 from ..display import esc
 from ...views.views_json import hlo_bundle
@@ -16,10 +17,14 @@ from ..protocol import mime_type
 
 # The cost-analysis keys worth a row; XLA adds per-operand ones ("bytes accessed0{}", ...).
 _MAIN_COSTS = ("flops", "transcendentals", "bytes accessed", "optimal_seconds")
-# The NumPy backend runs the jaxpr: no XLA compiles there, so there is no optimized HLO, and
-# its cost_analysis() is jxkernel's estimate from the jaxpr (core/jaxpr_cost.py).
-NO_HLO = ("none: the numpy backend runs the jaxpr (%jaxpr shows it); XLA compiles nothing "
-          "here. Run under JAX_PLATFORMS=cpu (or %jxbackend cpu) for XLA's optimized HLO.")
+
+
+def no_hlo() -> str:
+    """The optimized-HLO section on the NumPy backend: no XLA compiles there (its
+    cost_analysis() is jxkernel's estimate from the jaxpr, core/jaxpr_cost.py), and what gives
+    XLA's here (the advice depends on JAX_PLATFORMS and on jaxlib importing)."""
+    return ("none: the numpy backend runs the jaxpr (%jaxpr shows it); XLA compiles nothing "
+            f"here. For XLA's optimized HLO: {client.how_to_get_xla()}.")
 
 
 class HloView:
@@ -31,7 +36,7 @@ class HloView:
         self.show_stablehlo, self.show_optimized = stablehlo, optimized
         compiled = lowered.compile() if optimized else None
         self.without_xla = lowered.device.platform == "numpy"
-        self.optimized = ("" if compiled is None else NO_HLO if self.without_xla
+        self.optimized = ("" if compiled is None else no_hlo() if self.without_xla
                           else compiled.as_text())
         self.collectives = collectives(self.optimized)     # a partitioned program's communication
         try:
