@@ -36,6 +36,7 @@ from ..xla import client as _client
 from ..xla.array import Array
 from ..xla.multi_device import MultiDeviceArray, device_put_replicated
 from ..xla.transfers import device_put
+from ..xla.compiler import Phases
 from ..xla.executable import Executable
 from ..xla.pipeline import compile as compile_module, lower
 from ..core import compile_record
@@ -59,13 +60,15 @@ def _pmap_abstract_eval(*avals, jaxpr, axis_name, axis_size, mapped_invars, devi
 
 def _pmap_impl(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name):
     devices, replicas, spans = _pmap_devices(axis_size, devices)
+    key = (jaxpr, (axis_name, axis_size, mapped_invars, devices))
     if devices[0].platform == "numpy":     # one device: the body batched over the axis, as vmap
-        outs = _pmap_numpy(*[np.asarray(x) for x in args], jaxpr=jaxpr, axis_name=axis_name,
-                           axis_size=axis_size, mapped_invars=mapped_invars, devices=devices,
-                           name=name)
+        body = _executables.get(key)
+        if body is None:      # NumPy's program: the batched jaxpr, logged as XLA's compile is
+            body = _executables[key] = _batched_body(jaxpr, axis_name, axis_size, mapped_invars)
+            _log_compile(name, args, Phases(), "numpy")
+        outs = eval_closed_jaxpr_numpy(body, *[np.asarray(x) for x in args])
         return [device_put(np.asarray(o, a.dtype), devices[0])
                 for o, a in zip(outs, jaxpr.out_avals)]
-    key = (jaxpr, (axis_name, axis_size, mapped_invars, devices))
     args, mapped_invars, jaxpr = _consts_as_inputs(args, mapped_invars, jaxpr)
     exe = _executables.get(key)
     if exe is None:
@@ -109,12 +112,17 @@ def _lower_pmap(jaxpr, axis_name, replicas, devices, name):
 def _compile_pmap(module, jaxpr, spans, name, args, compiler_options=None):
     exe, phases = compile_module(module, f"pmap({name})", executable=_executable_class(spans),
                                  compiler_options=compiler_options, in_avals=jaxpr.in_avals)
-    # the notebook's count, Compilations panel and %jxcompiles list every compiled program
+    _log_compile(name, args, phases, _client.platform_of(module.devices[0]))
+    return exe
+
+
+def _log_compile(name, args, phases, platform) -> None:
+    """The notebook's count, recompilation notes, Compilations panel and %jxcompiles list
+    every program a pmap makes: compiled by XLA, or batched for NumPy (a new shape is a new
+    program there too)."""
     compile_record.record_compiled(
         f"pmap({name})", tuple((f"args[{i}]", get_aval(x).str_short())
-                               for i, x in enumerate(args)), phases,
-        _client.platform_of(module.devices[0]))
-    return exe
+                               for i, x in enumerate(args)), phases, platform)
 
 
 def _run_pmap(exe, args, mapped_invars, axis_size, devices) -> list:
@@ -275,10 +283,15 @@ def _pmap_numpy(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name
     """With NumPy (one device) the mapped axis is vmap's: the body batched over it, its
     collectives becoming reductions and gathers along the batch axis (their batching
     rules), then evaluated whole."""
+    return eval_closed_jaxpr_numpy(
+        _batched_body(jaxpr, axis_name, axis_size, mapped_invars), *args)
+
+
+def _batched_body(jaxpr, axis_name, axis_size, mapped_invars):
     in_dims = [0 if m else bu.not_mapped for m in mapped_invars]
     batched, _ = batch_jaxpr(jaxpr, AxisData(axis_name, axis_size), in_dims,
                              force_out_batched=[True] * len(jaxpr.out_avals))
-    return eval_closed_jaxpr_numpy(batched, *args)
+    return batched
 
 
 abstract_eval_rules[xla_pmap_p] = _pmap_abstract_eval
