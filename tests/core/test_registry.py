@@ -90,3 +90,20 @@ def test_eager_add_any_runs_adds_program(monkeypatch):
     assert compiles == [] and out.dtype == np.float32 and np.asarray(out).tolist() == (x + y).tolist()
     weak = add_any_p.bind(jxkernel.numpy.asarray(1.0), jxkernel.numpy.asarray(2.0))
     assert weak.aval.weak_type and float(weak) == 3.0
+
+
+@pytest.mark.xla_only("XLA compiler")
+def test_eager_stop_gradient_of_an_array_compiles_nothing(monkeypatch):
+    # as JAX's stop_gradient impl returns its operand: no identity program per shape
+    import numpy as np
+    from jxkernel import lax
+    from jxkernel.xla import compiler
+    x = jxkernel.device_put(np.arange(9.0, dtype=np.float32).reshape(3, 3))  # (a shape of its own)
+    compiles, real = [], compiler._compile
+    monkeypatch.setattr(compiler, "_compile", lambda *a, **k: compiles.append(1) or real(*a, **k))
+    out = lax.stop_gradient(x)
+    assert compiles == [] and out is x
+    monkeypatch.undo()
+    host = lax.stop_gradient(np.float32([1.0, 2.0]))          # a host value still becomes an Array
+    assert isinstance(host, jxkernel.Array) and np.asarray(host).tolist() == [1.0, 2.0]
+    assert float(jxkernel.grad(lambda v: v * lax.stop_gradient(v))(3.0)) == 3.0
