@@ -98,6 +98,17 @@ impl_rules[convert_element_type_p] = _convert_impl
 bu.defvectorized(convert_element_type_p)
 
 
+def _stop_gradient_impl(x):
+    """Eagerly an Array is its own value, as JAX's impl returns x: no identity program
+    compiled (and copied into) per shape and dtype. Host values still become Arrays."""
+    if isinstance(x, Array):
+        return x
+    return run_compiled(ad.stop_gradient_p, (x,), {})
+
+
+impl_rules[ad.stop_gradient_p] = _stop_gradient_impl
+
+
 def _convert_jvp(primals, tangents, *, new_dtype, weak_type, sharding=None):
     (x,), (t,) = primals, tangents
     ans = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type,

@@ -14,8 +14,9 @@ import numpy as np
 
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
-from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                              lowering_rules, numpy_rules, sharding_rules, transpose_rules)
+from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, impl_rules,
+                              jvp_rules, lowering_rules, numpy_rules, sharding_rules,
+                              transpose_rules)
 from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
 from . import _xla_formulas
@@ -525,6 +526,10 @@ def _binop_linear_jvp(prim, sign_y):
 
 jvp_rules[add_p] = _binop_linear_jvp(add_p, 1)
 transpose_rules[add_p] = _linear_binop_transpose(1)
+# Eager add_any (gradients summing cotangents) runs add's program, as JAX's add_any impl
+# (raw_jaxval_adders) calls lax.add: compiled alone it was the same program under another
+# name, one more compile per shape and dtype that eager gradients meet.
+impl_rules[ad.add_any_p] = lambda x, y: add_p.bind(x, y)
 
 sub_p = binop("sub", "stablehlo.subtract", NUMERIC, numpy=np.subtract)
 jvp_rules[sub_p] = _binop_linear_jvp(sub_p, -1)

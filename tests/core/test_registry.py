@@ -72,3 +72,38 @@ def test_loading_every_primitive_misses_none():
                           timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split("\n")[-2] == "[]", done.stdout
+
+
+@pytest.mark.xla_only("XLA compiler")
+def test_eager_add_any_runs_adds_program(monkeypatch):
+    # as JAX's add_any impl calls lax.add: the sum of two cotangents is add's compiled
+    # program, not one more compile of the same code under add_any's name
+    import numpy as np
+    from jxkernel import lax
+    from jxkernel.transforms.ad_util import add_any_p
+    from jxkernel.xla import compiler
+    x, y = np.arange(7.0, dtype=np.float32), np.full(7, 0.5, np.float32)   # (a shape of its own)
+    assert np.asarray(lax.add(x, y)).tolist() == (x + y).tolist()
+    compiles, real = [], compiler._compile
+    monkeypatch.setattr(compiler, "_compile", lambda *a, **k: compiles.append(1) or real(*a, **k))
+    out = add_any_p.bind(jxkernel.device_put(x), jxkernel.device_put(y))
+    assert compiles == [] and out.dtype == np.float32 and np.asarray(out).tolist() == (x + y).tolist()
+    weak = add_any_p.bind(jxkernel.numpy.asarray(1.0), jxkernel.numpy.asarray(2.0))
+    assert weak.aval.weak_type and float(weak) == 3.0
+
+
+@pytest.mark.xla_only("XLA compiler")
+def test_eager_stop_gradient_of_an_array_compiles_nothing(monkeypatch):
+    # as JAX's stop_gradient impl returns its operand: no identity program per shape
+    import numpy as np
+    from jxkernel import lax
+    from jxkernel.xla import compiler
+    x = jxkernel.device_put(np.arange(9.0, dtype=np.float32).reshape(3, 3))  # (a shape of its own)
+    compiles, real = [], compiler._compile
+    monkeypatch.setattr(compiler, "_compile", lambda *a, **k: compiles.append(1) or real(*a, **k))
+    out = lax.stop_gradient(x)
+    assert compiles == [] and out is x
+    monkeypatch.undo()
+    host = lax.stop_gradient(np.float32([1.0, 2.0]))          # a host value still becomes an Array
+    assert isinstance(host, jxkernel.Array) and np.asarray(host).tolist() == [1.0, 2.0]
+    assert float(jxkernel.grad(lambda v: v * lax.stop_gradient(v))(3.0)) == 3.0

@@ -16,9 +16,9 @@ import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel import lax
 from jxkernel.core.ir import Jaxpr
-from jxkernel.test_util import check_grads
 from collectives_more_cases import JAXPRS, ULPS, cases, operands, pmap_only
 from fresh_process import assert_pytest_passes
+from grads_together import check_grads_together
 from numerics import ELEMENTWISE, REDUCTION, assert_allclose_ulp
 import locations  # tests/support: the repository's folders
 
@@ -327,8 +327,8 @@ def test_gradients_numerically():
     x42 = rng.randn(4, 2).astype(np.float32)
 
     def check(f, x):
-        check_grads(vmap_i(lambda a: jnp.sin(f(a))), (x,), order=2, modes=("fwd", "rev"),
-                    atol=2e-2, rtol=2e-2)
+        check_grads_together(vmap_i(lambda a: jnp.sin(f(a))), (x,), order=2,
+                             modes=("fwd", "rev"), atol=2e-2, rtol=2e-2)
     check(lambda a: lax.ppermute(a, "i", [(0, 2), (1, 0), (3, 1)]), x42)
     check(lambda a: lax.psum_scatter(a, "i"), x443)
     check(lambda a: lax.psum_scatter(a, "i", scatter_dimension=0, tiled=True), x483)

@@ -184,9 +184,10 @@ def test_triangular_solve_grads(kw):
     with x64():
         a = randn((3, 3), np.float64) + 3 * np.eye(3)
         b = randn((3, 2) if kw["left_side"] else (2, 3), np.float64, seed=1)
-        check_grads(lambda a, b: linalg.triangular_solve(a, b, **kw), (a, b), order=2)
+        # each check as one program (grads_together): 63 -> 23 compiles for the four cases
+        check_grads_together(lambda a, b: linalg.triangular_solve(a, b, **kw), (a, b), order=2)
         wide = randn((3, 5) if kw["left_side"] else (5, 3), np.float64, seed=2)
-        check_grads(lambda a, b: linalg.triangular_solve(a, b, **kw), (a, wide), order=1)
+        check_grads_together(lambda a, b: linalg.triangular_solve(a, b, **kw), (a, wide), order=1)
         ac = randn((3, 3), np.complex128) + 3 * np.eye(3)
         bc = randn(b.shape, np.complex128, seed=3)
         _complex_grads(lambda a, b: linalg.triangular_solve(a, b, **kw), (ac, bc))
@@ -246,8 +247,10 @@ def test_lu_pivots_to_permutation():
 
 def test_lu_grads_and_vmap():
     with x64():
-        check_grads(lambda x: linalg.lu(x)[0], (randn((3, 3), np.float64),), order=2)
-        check_grads(lambda x: linalg.lu(x)[0], (randn((2, 3, 4), np.float64),), order=1)
+        # each check as one program (grads_together): 89 -> 38 compiles, 2.4 -> 1.9 s CPU
+        # (eigh's order-2 check stays op by op: svd's gradients share its eager compiles)
+        check_grads_together(lambda x: linalg.lu(x)[0], (randn((3, 3), np.float64),), order=2)
+        check_grads_together(lambda x: linalg.lu(x)[0], (randn((2, 3, 4), np.float64),), order=1)
         _complex_grads(lambda x: linalg.lu(x)[0], (randn((4, 2), np.complex128),))
     _vmap_matches_stack(linalg.lu, randn((3, 4, 4)))
 

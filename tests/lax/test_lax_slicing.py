@@ -53,13 +53,26 @@ SLICES = [  # (operand shape, start, limit, strides)
 ]
 
 
+def _slice_call(k):
+    """(function, [x]) of test_slice's case k."""
+    shape, start, limit, strides = SLICES[k]
+    dtype = [F32, np.int8, np.bool_, BF16, np.complex64, np.uint32, np.float16, np.int32][k]
+    return (lambda x: lax.slice(x, start, limit, strides)), [rand(shape, dtype, k)]
+
+
+@functools.cache
+def _slices_jitted():
+    """jit of every case of test_slice, compiled together (`jit_together`): its eager
+    programs are shared with other tests, its jitted ones were a compile each."""
+    return jit_together(jax, {k: _slice_call(k) for k in range(len(SLICES))})
+
+
 @pytest.mark.parametrize("k", range(len(SLICES)))
 def test_slice(k):
     shape, start, limit, strides = SLICES[k]
-    dtype = [F32, np.int8, np.bool_, BF16, np.complex64, np.uint32, np.float16, np.int32][k]
-    x = rand(shape, dtype, k)
+    fun, (x,) = _slice_call(k)
     index = tuple(slice(a, b, s) for a, b, s in zip(start, limit, strides or [1] * len(shape)))
-    check_exact(lambda x: lax.slice(x, start, limit, strides), x[index], x)
+    check_exact(fun, x[index], x, jitted=_slices_jitted()[k])
 
 
 def test_slice_in_dim_and_index_in_dim():
@@ -132,16 +145,34 @@ def test_dynamic_slice(k):
         check_exact(fun, want, *args, jitted=_dynamic_jitted()[k, j])
 
 
-@pytest.mark.parametrize("index_dtype", [np.int8, np.uint8, np.int16, np.uint32, np.int32])
-def test_dynamic_slice_index_dtypes(index_dtype):
+INDEX_DTYPES = [np.int8, np.uint8, np.int16, np.uint32, np.int32]
+
+
+def _index_dtype_calls(index_dtype):
+    """[(function, [x, start], expected)] of test_dynamic_slice_index_dtypes' case."""
     x = rand((300,), F32)
+    calls = []
     for start in (0, 5, 127, 250):
         i = np.asarray(start).astype(index_dtype)
         want = np_dynamic_slice(x, _wrap([int(i)], x.shape), (60,))   # int8 250 is -6
-        check_exact(lambda x, i: lax.dynamic_slice(x, (i,), (60,)), want, x, i)
+        calls.append(((lambda x, i: lax.dynamic_slice(x, (i,), (60,))), [x, i], want))
     if np.dtype(index_dtype).kind == "i":
         i = np.asarray(-3, index_dtype)                   # counts from the end: 297 -> clamped
-        check_exact(lambda x, i: lax.dynamic_slice(x, (i,), (2,)), x[297:299], x, i)
+        calls.append(((lambda x, i: lax.dynamic_slice(x, (i,), (2,))), [x, i], x[297:299]))
+    return calls
+
+
+@functools.cache
+def _index_dtypes_jitted():
+    """jit of every call of test_dynamic_slice_index_dtypes, compiled together."""
+    return jit_together(jax, {(d, j): (fun, args) for d in INDEX_DTYPES
+                              for j, (fun, args, _) in enumerate(_index_dtype_calls(d))})
+
+
+@pytest.mark.parametrize("index_dtype", INDEX_DTYPES)
+def test_dynamic_slice_index_dtypes(index_dtype):
+    for j, (fun, args, want) in enumerate(_index_dtype_calls(index_dtype)):
+        check_exact(fun, want, *args, jitted=_index_dtypes_jitted()[index_dtype, j])
 
 
 def test_dynamic_slice_start_indices_as_array():
@@ -223,31 +254,53 @@ GATHERS = [  # (operand shape, indices, dimension numbers, slice sizes)
 GATHER_DTYPES = [F32, np.int32, np.bool_, BF16, np.uint8, np.complex64, np.float16]
 
 
-@pytest.mark.parametrize("k", range(len(GATHERS)))
-@pytest.mark.parametrize("mode", ["clip", "fill", "promise_in_bounds"])
-def test_gather(k, mode):
+GATHER_MODES = ["clip", "fill", "promise_in_bounds"]
+
+
+def _gather_call(k, mode):
+    """(function, [x, indices]) of test_gather's case (k, mode)."""
     shape, idx, dn, sizes = GATHERS[k]
-    dtype = np.dtype(GATHER_DTYPES[k])
-    x, idx = rand(shape, dtype, k), np.asarray(idx, np.int32)
+    x, idx = rand(shape, GATHER_DTYPES[k], k), np.asarray(idx, np.int32)
     if mode == "promise_in_bounds":      # out-of-bounds is implementation-defined: stay inside
         idx = np.clip(idx, 0, None) % np.array([shape[d] - sizes[d] + 1 for d in dn.start_index_map])
+    return (lambda x, i: lax.gather(x, i, dn, sizes, mode=mode)), [x, idx]
+
+
+@functools.cache
+def _gathers_jitted():
+    """jit of every case of test_gather, compiled together (`jit_together`)."""
+    return jit_together(jax, {(k, mode): _gather_call(k, mode) for k in range(len(GATHERS))
+                              for mode in GATHER_MODES})
+
+
+@pytest.mark.parametrize("k", range(len(GATHERS)))
+@pytest.mark.parametrize("mode", GATHER_MODES)
+def test_gather(k, mode):
+    _, _, dn, sizes = GATHERS[k]
+    dtype = np.dtype(GATHER_DTYPES[k])
+    fun, (x, idx) = _gather_call(k, mode)
     # JAX's default fill: NaN, the most negative int, the largest unsigned int, True
     fill = (True if dtype == np.bool_ else np.iinfo(dtype).min if dtype.kind == "i" else
             np.iinfo(dtype).max if dtype.kind == "u" else np.nan)
     want = np_gather(x, idx, dn, sizes, mode, fill)
-    check_exact(lambda x, i: lax.gather(x, i, dn, sizes, mode=mode), want, x, idx)
+    check_exact(fun, want, x, idx, jitted=_gathers_jitted()[k, mode])
 
 
 def test_gather_fill_value_and_index_dtypes():
     x = rand((300,), np.int32)
     dn = GD((), (0,), (0,))
-    for idx_dtype in (np.int8, np.uint8, np.int16, np.uint32, np.int64):
-        idx = np.array([[0], [5], [127], [-3], [299]]).astype(idx_dtype)
+    fill = lambda x, i: lax.gather(x, i, dn, (1,), mode="fill", fill_value=7)
+    clip = lambda x, i: lax.gather(x, i, dn, (1,), mode=Mode.CLIP)
+    indices = {d: np.array([[0], [5], [127], [-3], [299]]).astype(d)
+               for d in (np.int8, np.uint8, np.int16, np.uint32, np.int64)}
+    # the jitted calls as one program (`jit_together`): 10 compiles -> 1
+    jitted = jit_together(jax, {(d, f): (f, [x, idx]) for d, idx in indices.items()
+                                for f in (fill, clip)})
+    for d, idx in indices.items():
         want = np_gather(x, idx.astype(np.int64), dn, (1,), "fill", 7)
-        check_exact(lambda x, i: lax.gather(x, i, dn, (1,), mode="fill", fill_value=7), want,
-                    x, idx)
+        check_exact(fill, want, x, idx, jitted=jitted[d, fill])
         want = np_gather(x, idx.astype(np.int64), dn, (1,), "clip")
-        check_exact(lambda x, i: lax.gather(x, i, dn, (1,), mode=Mode.CLIP), want, x, idx)
+        check_exact(clip, want, x, idx, jitted=jitted[d, clip])
 
 
 def test_gather_defaults_and_empty():
