@@ -41,11 +41,12 @@ from pathlib import Path
 
 import pytest
 import locations  # tests/support: the repository's folders
+import browser  # tests/support: Chromium for the browser tests
 from browser import ARTIFACTS, CHROMIUM, playwright_or_skip
 
 ROOT = Path(locations.ROOT)
 SITE = Path(os.environ.get("JXKERNEL_LITE_SITE", ROOT / "_lite"))   # a site built elsewhere
-expect, sync_playwright = playwright_or_skip()
+expect, _ = playwright_or_skip()
 BUILD = os.environ.get("JXKERNEL_LITE_BUILD")
 if BUILD == "1":
     if subprocess.run(["sh", str(ROOT / "scripts/lite.sh")]).returncode != 0:
@@ -99,14 +100,14 @@ def outside():
 
 @pytest.fixture(scope="module")
 def chromium():
-    pw = sync_playwright().start()
-    browser = pw.chromium.launch(executable_path=CHROMIUM,
-                                 args=["--no-sandbox", "--disable-dev-shm-usage"])
-    try:
-        yield browser
-    finally:
-        browser.close()
-        pw.stop()
+    """A Chromium of this file's own (each page in a fresh context: nothing cached from the
+    JupyterLab pages of the folder's other files), on the process's one Playwright."""
+    with browser.playwright() as pw:
+        launched = pw.chromium.launch(executable_path=CHROMIUM, args=browser.ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
 
 
 @contextlib.contextmanager

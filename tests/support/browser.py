@@ -36,6 +36,30 @@ VIEWPORT = {"width": 1400, "height": 900}
 ARGS = ["--no-sandbox", "--disable-dev-shm-usage"]
 
 
+_playwright = None     # this process's one Playwright, and how many hold it
+_holders = 0
+
+
+@contextlib.contextmanager
+def playwright():
+    """This process's one Playwright, started by its first holder and stopped by its last: the
+    sync API runs one per thread, and a second `sync_playwright().start()` while one runs fails
+    ("Playwright Sync API inside the asyncio loop"), as when test_lite_browser.py's Chromium
+    started beside this folder's shared one in a whole-folder run."""
+    global _playwright, _holders
+    if _holders == 0:
+        from playwright.sync_api import sync_playwright
+        _playwright = sync_playwright().start()
+    _holders += 1
+    try:
+        yield _playwright
+    finally:
+        _holders -= 1
+        if _holders == 0:
+            _playwright.stop()
+            _playwright = None
+
+
 @contextlib.contextmanager
 def chromium(profile: Path):
     """One Chromium whose pages share a profile in folder `profile` (a persistent context).
@@ -45,16 +69,10 @@ def chromium(profile: Path):
     V8's code cache serve them from the second page on (~3.2 s a load; measured on the 2-core
     VM), so the browser test files of a process share one (tests/labextension/conftest.py).
     """
-    from playwright.sync_api import sync_playwright
-    pw = sync_playwright().start()
-    try:
+    with playwright() as pw:
         context = pw.chromium.launch_persistent_context(
             str(profile), executable_path=CHROMIUM, args=ARGS, viewport=VIEWPORT)
-    except Exception:
-        pw.stop()
-        raise
-    try:
-        yield context
-    finally:
-        context.close()
-        pw.stop()
+        try:
+            yield context
+        finally:
+            context.close()
