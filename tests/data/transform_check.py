@@ -14,11 +14,14 @@ and an input spec per array argument; for each case
   `jacfwd(f) == jacrev(f)`, and check_grads through jnp's jit wrappers.
 
 Speed: compiling dominates. The vmap forms and f on each example all go into one jitted
-program per case, whose outputs are concatenated so that XLA fuses what it can (a kernel per
-form would compile several times slower). The derivative checks run under `disable_jit`: an
-eager op compiles one XLA program per (primitive, params, shapes), and since the cases share
-a few shapes, those compiles are shared across the table, where a jitted jnp function would
-compile a program per function and per transformation (test_jit_path_grads covers those).
+program per case (f once, mapped over the examples by lax.map), whose outputs are concatenated
+so that XLA fuses what it can (a kernel per form would compile several times slower). The
+derivatives of f are taken with jnp's jitted functions inlined (`disable_jit`), not through
+the jit primitive's rules (test_jit_path_grads covers those). test_grads evaluates op by op:
+an eager op compiles one XLA program per (primitive, params, shapes), and the cases share a
+few shapes, so those compiles are shared across the table; a table whose cases share few
+(test_transforms_numpy_arrays) asks for check_grads_together instead. The batched grads and
+the jacobians of a case, whose comparisons are within the case, compute as one program.
 """
 import dataclasses
 import re
@@ -26,7 +29,8 @@ import zlib
 
 import numpy as np
 import pytest
-from compiled import LOOP_EMITTERS
+from compiled import LOOP_EMITTERS, jit_together
+from grads_together import check_grads_together
 from numerics import ELEMENTWISE, assert_allclose_ulp
 
 import jxkernel as jax
@@ -302,11 +306,18 @@ def _vmap_program(case: Case):
         assert [(o.dtype, o.shape[nb:], o.weak_type) for o in outs] == ref, \
             f"{label}: (dtype, shape, weak_type) of the outputs differ from f's"
 
-    def program(form_args, ex_args):
-        outs = outputs(form_args, ex_args)
+    # f on the examples as one copy of f in the program, run on each example in turn (lax.map:
+    # a scan, f unbatched as when called alone): a copy per example made XLA compile f up to
+    # 8 times per case (a sort or a scatter ~0.1 s each; test_vmap's CPU 21 -> 14 s)
+    stacked = [jnp.asarray(np.stack([e[key[j]] for key in unique])) for j, e in enumerate(exs)]
+    nbatch = nbatch[:len(plan)] + [1]
+
+    def program(form_args, stacked):
+        outs = [leaves(fn(*a)) for (_, fn, *_), a in zip(plan, form_args)] + \
+            [lax.map(lambda xs: leaves(f(*xs)), stacked)]
         return [lax.concatenate([o[k].reshape((-1,) + o[k].shape[nb:])
                                  for o, nb in zip(outs, nbatch)], 0) for k in range(len(ref))]
-    return program, (form_args, ex_args), \
+    return program, (form_args, stacked), \
         lambda outs: _check_vmap_outputs(plan, shapes, unique, outs)
 
 
@@ -352,10 +363,15 @@ def real_view(g, args):
     return h, tuple(flat)
 
 
-def check_grads_case(case: Case):
+def grad_inputs(case: Case):
+    """(g, floats): the function whose derivatives test_grads checks, and where."""
     exs = examples(case, 1)
     g, pos = float_args(case, exs)
-    g, floats = real_view(g, tuple(exs[j][0] for j in pos))
+    return real_view(g, tuple(exs[j][0] for j in pos))
+
+
+def check_grads_case(case: Case):
+    g, floats = grad_inputs(case)
     if case.grad == "check":
         check_grads(g, floats, order=2, modes=("fwd", "rev"))
         return
@@ -385,33 +401,49 @@ def scalar_loss(g):
     return loss
 
 
-def check_vmap_grad(case: Case):
+def op_by_op(calls):
+    """{key: fun(*args)} for `calls` ({key: (fun, args)}), evaluated as they come (under
+    disable_jit: each primitive compiled once per shape, shared by the table's cases)."""
+    return {k: fun(*args) for k, (fun, args) in calls.items()}
+
+
+def together(calls):
+    """op_by_op's results computed as one program (compiled.jit_together; jnp's jitted
+    functions inlined as op by op): the comparisons are within it, so the loop emitters."""
+    return jit_together(jax, {k: (_op_by_op(fun), args) for k, (fun, args) in calls.items()},
+                        chunk=max(1, len(calls)), compiler_options=LOOP_EMITTERS)
+
+
+def check_vmap_grad(case: Case, evaluate=op_by_op):
     """Per-example gradients two ways against grads taken one example at a time:
     vmap(grad(loss)) over a batch of the float arguments (at 0 and -1 alternating; the
-    others fixed), and grad of the summed vmap(loss)."""
+    others fixed), and grad of the summed vmap(loss). `evaluate`: op_by_op or together."""
     exs = examples(case, B)
     g, pos = float_args(case, exs)
     loss = scalar_loss(g)
     grad = jax.grad(loss, argnums=tuple(range(len(pos))))
     axes = tuple((0, -1)[k % 2] for k in range(len(pos)))
     args = [batch(exs[j], ax, range(B)) for j, ax in zip(pos, axes)]
-    want = stacked([grad(*[exs[j][b] for j in pos]) for b in range(B)])
-    assert_close(jax.vmap(grad, in_axes=axes)(*args), want, GRAD_ULPS, "vmap(grad(f))")
-    summed = jax.grad(lambda *xs: jnp.sum(jax.vmap(loss, in_axes=axes)(*xs)),
-                      argnums=tuple(range(len(pos))))(*args)
-    assert_close(summed, [np.moveaxis(w, 0, ax) for w, ax in zip(want, axes)], GRAD_ULPS,
-                 "grad(sum(vmap(f)))")
+    calls = {b: (grad, [exs[j][b] for j in pos]) for b in range(B)}
+    calls["vmap"] = (jax.vmap(grad, in_axes=axes), args)
+    calls["summed"] = (jax.grad(lambda *xs: jnp.sum(jax.vmap(loss, in_axes=axes)(*xs)),
+                                argnums=tuple(range(len(pos)))), args)
+    got = evaluate(calls)
+    want = stacked([got[b] for b in range(B)])
+    assert_close(got["vmap"], want, GRAD_ULPS, "vmap(grad(f))")
+    assert_close(got["summed"], [np.moveaxis(w, 0, ax) for w, ax in zip(want, axes)],
+                 GRAD_ULPS, "grad(sum(vmap(f)))")
 
 
-def check_jacobians(case: Case):
+def check_jacobians(case: Case, evaluate=op_by_op):
     """jacfwd(f) == jacrev(f) (both built on vmap) for f's first float output."""
     exs = examples(case, 1)
     g, pos = float_args(case, exs)
     out = lambda *xs: first_float(g(*xs))
     x0 = [exs[j][0] for j in pos]
     argnums = tuple(range(len(pos)))
-    assert_close(jax.jacfwd(out, argnums)(*x0), jax.jacrev(out, argnums)(*x0), GRAD_ULPS,
-                 "jacfwd(f) vs jacrev(f)")
+    got = evaluate({"fwd": (jax.jacfwd(out, argnums), x0), "rev": (jax.jacrev(out, argnums), x0)})
+    assert_close(got["fwd"], got["rev"], GRAD_ULPS, "jacfwd(f) vs jacrev(f)")
 
 
 # ---------------------------------------------------------------- test bodies
@@ -420,14 +452,42 @@ def run_grad_test(case: Case):
         check_grads_case(case)
 
 
+def run_grad_test_together(case: Case):
+    """run_grad_test's check_grads as check_grads_together: the same checks, with all of its
+    evaluations in one program per case (jnp's jit wrappers still inlined, as op by op).
+    Cases with an integer output keep op by op (a jitted jvp cannot return float0)."""
+    g, floats = grad_inputs(case)
+    if case.grad != "check" or not all(
+            jnp.issubdtype(o.dtype, jnp.inexact) for o in leaves(jax.eval_shape(g, *floats))):
+        run_grad_test(case)
+        return
+    check_grads_together(_op_by_op(g), floats, order=2, modes=("fwd", "rev"))
+
+
+def _op_by_op(g):
+    """g with jnp's jitted functions run inline (disable_jit) while it is traced."""
+    def inline(*xs):
+        with jax.disable_jit():
+            return g(*xs)
+    return inline
+
+
 def run_vmap_grad_test(case: Case):
     with jax.disable_jit():
         check_vmap_grad(case)
 
 
+def run_vmap_grad_test_together(case: Case):
+    check_vmap_grad(case, together)
+
+
 def run_jacobian_test(case: Case):
     with jax.disable_jit():
         check_jacobians(case)
+
+
+def run_jacobian_test_together(case: Case):
+    check_jacobians(case, together)
 
 
 def run_jit_path_grad_test(case: Case):
@@ -437,11 +497,13 @@ def run_jit_path_grad_test(case: Case):
     check_grads(*real_view(g, tuple(exs[j][0] for j in pos)), order=2, modes=("fwd", "rev"))
 
 
-def transform_tests(cases):
+def transform_tests(cases, grads_together=False):
     """The tests over a table of cases, which a test file binds under their names:
     `test_vmap, test_grads, test_vmap_of_grad, test_jacobians, test_jit_path_grads =
     transform_tests(CASES)` (pytest names a test by the module attribute, so the ids are the
-    file's own). vmap for every case; the derivative checks for the cases that ask for them."""
+    file's own). vmap for every case; the derivative checks for the cases that ask for them.
+    `grads_together`: test_grads by check_grads_together, for a table where that was measured
+    to pay (op by op, cases that share primitives and shapes share their compiles)."""
     def test(run, pred=None):
         @pytest.mark.parametrize("case", cases if pred is None else only(cases, pred))
         def test_case(case):
@@ -451,6 +513,8 @@ def transform_tests(cases):
     @pytest.mark.parametrize("case", cases)
     def test_vmap(case):
         check_vmap(case, together=cases)
-    return (test_vmap, test(run_grad_test, lambda c: c.grad),
-            test(run_vmap_grad_test, lambda c: c.vgrad), test(run_jacobian_test, lambda c: c.vgrad),
+    grads = run_grad_test_together if grads_together else run_grad_test
+    return (test_vmap, test(grads, lambda c: c.grad),
+            test(run_vmap_grad_test_together, lambda c: c.vgrad),
+            test(run_jacobian_test_together, lambda c: c.vgrad),
             test(run_jit_path_grad_test, lambda c: c.jit_grad))
