@@ -197,7 +197,8 @@ CONVERSIONS = {
     "complex_to_real": (lambda x: lax.convert_element_type(lax.complex(x, x), np.float32),
                         (F32,), 0, None),
     "bitcast": (lambda x: (lax.bitcast_convert_type(x, np.int32), lax.bitcast_convert_type(x, np.uint8),
-                           lax.bitcast_convert_type(lax.bitcast_convert_type(x, np.uint16), np.float32)),
+                           lax.bitcast_convert_type(lax.bitcast_convert_type(x, np.uint16), np.float32),
+                           lax.bitcast_convert_type(x[0, 0], np.int32)),    # a 0-d operand stays 0-d
                 (F32,), 0, None),
     # one operation each: XLA keeps a chain of them in float32 (excess precision), NumPy
     # rounds every result to the narrow type, as lax's semantics say
