@@ -418,14 +418,15 @@ _KERNEL = RNG.normal(size=(4, 3, 3, 2)).astype(np.float32)
 _DEPTHWISE = RNG.normal(size=(6, 1, 3, 3)).astype(np.float32)
 
 
-def _select_and_scatter(operand, source, init, select, scatter, window, strides):
+def _select_and_scatter(operand, source, init, select, scatter, window, strides,
+                        padding=((0, 0), (0, 0))):
     """lax.select_and_scatter_p with `select` and `scatter` on scalars (JAX has no wrapper)."""
     scalars = (np.float32(0),) * 2
     s, c = jax.make_jaxpr(select)(*scalars), jax.make_jaxpr(scatter)(*scalars)
     return lax.select_and_scatter_p.bind(
         operand, source, init, select_jaxpr=s.jaxpr, select_consts=tuple(s.consts),
         scatter_jaxpr=c.jaxpr, scatter_consts=tuple(c.consts), window_dimensions=window,
-        window_strides=strides, padding=((0, 0), (0, 0)))
+        window_strides=strides, padding=padding)
 
 
 def _max_pool(x):
@@ -459,7 +460,11 @@ WINDOWED = {     # window sums of mixed signs cancel: at the scale of the result
         _select_and_scatter(x, src, np.float32(0), lax.ge, lax.add, (2, 2), (1, 2)),
         _select_and_scatter(x, src * 0 + np.float32([[1, 2], [3, 4]]), np.float32(1), lax.le,
                             lambda a, b: a * 2 + b, (2, 2), (1, 2)),
-        _select_and_scatter(x, src[:1], np.float32(-5), lax.gt, lax.max, (3, 2), (1, 2))),
+        _select_and_scatter(x, src[:1], np.float32(-5), lax.gt, lax.max, (3, 2), (1, 2)),
+        # padding is never selected; the first row of windows lies wholly in it: nothing lands
+        _select_and_scatter(x, src, np.float32(0), lax.ge, lax.add, (2, 2), (2, 2), ((1, 1), (1, 0))),
+        _select_and_scatter(-x, src[:, :1], np.float32(0), lax.ge, lax.add, (2, 2), (3, 3),
+                            ((3, 0), (0, 0)))),
         (np.float32([[1, 5, 2, 0], [3, 4, 7, 6], [3, 9, 1, 1]]), np.float32([[10, 20], [1, 2]])),
         0, None),
     "int_conv": (lambda x, w: lax.conv((x * 3).astype(np.int32), (w * 3).astype(np.int32), (1, 1), "VALID"),
