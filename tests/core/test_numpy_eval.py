@@ -567,14 +567,18 @@ def test_rules_outside_a_jaxpr():
 
 
 def test_platform_index():
-    # the NumPy backend is platform 'numpy': its branch, else the default
+    # the NumPy backend takes a 'numpy' branch, else the 'cpu' one (it computes what XLA's CPU
+    # does, as JAX on a CPU would run that branch), else the default
     f = lambda x: lax.platform_dependent(x, cpu=jnp.sin, default=jnp.cos)
     got, = eval_closed_jaxpr_numpy(jax.make_jaxpr(f)(F32), F32)
-    assert_allclose_ulp(got, np.cos(F32), ELEMENTWISE)
+    assert_allclose_ulp(got, np.sin(F32), ELEMENTWISE)
     f = lambda x: lax.platform_dependent(x, cpu=jnp.sin, numpy=jnp.tanh)
     got, = eval_closed_jaxpr_numpy(jax.make_jaxpr(f)(F32), F32)
     assert_allclose_ulp(got, np.tanh(F32), ELEMENTWISE)
-    f = lambda x: lax.platform_dependent(x, cpu=jnp.sin)
+    f = lambda x: lax.platform_dependent(x, tpu=jnp.sin, default=jnp.cos)
+    got, = eval_closed_jaxpr_numpy(jax.make_jaxpr(f)(F32), F32)
+    assert_allclose_ulp(got, np.cos(F32), ELEMENTWISE)
+    f = lambda x: lax.platform_dependent(x, tpu=jnp.sin, cuda=jnp.cos)
     with pytest.raises(NotImplementedError, match="no branch for platform 'numpy'"):
         eval_closed_jaxpr_numpy(jax.make_jaxpr(f)(F32), F32)
 

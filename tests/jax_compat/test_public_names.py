@@ -81,10 +81,7 @@ def test_added_names_answer_as_jax(group):
 @pytest.mark.parametrize("module", ["jxkernel.typing", "jxkernel.lax.rng", "jxkernel.lax.creation",
                                     "jxkernel.custom_batching",
                                     "jxkernel.transforms.custom_batching", "jxkernel.ops",
-                                    "jxkernel.monitoring", "jxkernel.lax.sorting", pytest.param(
-                                        # platform_dependent's example picks its cpu branch
-                                        "jxkernel.lax.cond",
-                                        marks=pytest.mark.xla_only("CPU platform")),
+                                    "jxkernel.monitoring", "jxkernel.lax.sorting", "jxkernel.lax.cond",
                                     "jxkernel.lib", "jxkernel.numpy.dslice", "jxkernel.ref",
                                     "jxkernel._src.indexing", "jxkernel.lax.ragged"])
 def test_docstring_examples(module):
