@@ -583,6 +583,19 @@ def test_platform_index():
         eval_closed_jaxpr_numpy(jax.make_jaxpr(f)(F32), F32)
 
 
+def test_dot_algorithms_xla_cpu_refuses_are_refused():
+    # TF32, F8 and a bare DotAlgorithm: XLA's CPU has no such arithmetic and JAX raises there;
+    # the NumPy backend computes what XLA's CPU does, so it raises the same
+    x = F32[:, :3]
+    for algorithm in ("TF32_TF32_F32", "ANY_F8_ANY_F8_F32",
+                      lax.DotAlgorithm(np.float32, np.float32, np.float32)):
+        closed = jax.make_jaxpr(lambda a: lax.dot(a, a.T, precision=algorithm))(x)
+        with pytest.raises(ValueError, match="is not supported by dot_general on CPU"):
+            eval_closed_jaxpr_numpy(closed, x)
+    closed = jax.make_jaxpr(lambda a: lax.dot(a, a.T, precision="BF16_BF16_F32_X3"))(x)
+    assert eval_closed_jaxpr_numpy(closed, x)[0].shape == (3, 3)
+
+
 def test_a_primitive_without_a_rule_is_named():
     closed = jax.make_jaxpr(lambda x: lax.psum(x, "i"), axis_env=[("i", 2)])(np.float32(0))
     with pytest.raises(NotImplementedError, match="NumPy evaluation rule for 'psum'"):
