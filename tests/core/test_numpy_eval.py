@@ -152,6 +152,8 @@ UNARY_FLOAT |= {
                                (F32, G32), ELEMENTWISE, None),
     "copy": (lambda x: lax.copy_p.bind(x), (F32,), 0, None),
 }
+_DIVIDENDS = RNG.uniform(0.01, 50, (16, 24)).astype(np.float32)
+_DIVISORS = RNG.uniform(0.3, 3, (16, 24)).astype(np.float32)
 BINARY_FLOAT = {
     "arith": (lambda x, y: (x + y, x - y, x * y, x / y, lax.rem(x, y), lax.max(x, y),
                             lax.min(x, y), lax.nextafter(x, y)), (F32, G32), 0, None),
@@ -164,6 +166,10 @@ BINARY_FLOAT = {
                                    lax.clamp(np.float32(-0.5), x, np.float32(0.5)),
                                    lax.clamp(y, x, y + 1)), (F32, G32), 0, None),
     "nan_max": (lambda x: (lax.max(x, x / 0 * 0), lax.min(x / 0 * 0, x)), (F32,), 0, None),
+    # XLA's simplifier makes A / Broadcast(B) A * Broadcast(1 / B): a scalar or a vector
+    # broadcast, a Python scalar; an array divisor, and a scalar one, divide
+    "div_by_broadcast": (lambda x, y: (x / y[0, 0], x / y[:, :1], x / jnp.broadcast_to(y[:1], x.shape),
+                                       x / 1.5, x / y, x[0, 0] / y[0, 0]), (_DIVIDENDS, _DIVISORS), 0, None),
 }
 INT_OPS = {
     f"int_{dt.__name__}": (lambda x, y: (
@@ -510,6 +516,8 @@ X64_CASES = {     # 64-bit integers: mulhi in 32-bit limbs, shifts, XLA's divisi
     "float64_to_int64": (lambda x: [lax.convert_element_type(x, d) for d in (np.int64, np.uint64, np.int32)],
                          (np.float64([np.nan, np.inf, -np.inf, 1e19, -1e19, 9.3e18, 2.5, -2.5, 2**63, 2**64]),),
                          0, None),
+    "float64_div_by_broadcast": (lambda x, y: (x / y[0, 0], x / y[:, :1], x / 1.7, x / y),
+                                 (_DIVIDENDS.astype(np.float64), _DIVISORS.astype(np.float64)), 0, None),
     "float64_math": (lambda x: (jnp.sin(x), x @ x.T, jnp.cumsum(x, 1), jnp.linalg.qr(x)),
                      (RNG.normal(size=(3, 4)),), REDUCTION, 1.0),
     "rng_bit_generator_64": (lambda k: [lax.rng_bit_generator(k, shape, dtype=dt, algorithm=alg)
