@@ -53,7 +53,8 @@ def _with_nested(eqn: Eqn, done: dict) -> Eqn:
                 done[id(value)] = (value, simplify_divisions(value, done))
             return done[id(value)][1]
         if isinstance(value, tuple) and any(isinstance(v, (Jaxpr, ClosedJaxpr)) for v in value):
-            return tuple(map(one, value))
+            parts = list(map(one, value))       # (a namedtuple, as custom_linear_solve's, kept)
+            return value._make(parts) if hasattr(value, "_make") else tuple(parts)
         return value
     params = {k: one(v) for k, v in eqn.params.items()}
     if all(params[k] is eqn.params[k] for k in params):
