@@ -225,7 +225,13 @@ SHAPES = {
     "iota_empty": (lambda x: (lax.broadcasted_iota(np.int32, (3, 4), 1), lax.iota(np.float32, 5),
                               lax.empty((2, 3), np.float32)), (F32,), 0, None),
 }
+_SMALL_SUMS = (RNG.standard_normal((40, 8, 5)) * 10 ** RNG.uniform(-3, 3, (40, 8, 5))).astype(np.float32)
 REDUCTIONS = {
+    # XLA sums up to 16 elements one after another (NumPy's pairwise sum would not): exactly
+    "small_sums": (lambda x: (lax.reduce_sum(x, (1,)), lax.reduce_sum(x[:, :3], (1, 2)),
+                              lax.reduce_sum(x[0, :, :2], (0, 1)), lax.reduce_sum(x[:16, 0], (0,)),
+                              lax.reduce_sum(x.astype(np.float64)[:, 0, :3], (1,))),
+                   (_SMALL_SUMS,), 0, None),
     "sums": (lambda x: (lax.reduce_sum(x, (0, 2)), lax.reduce_prod(x, (1,)), jnp.mean(x),
                         jnp.sum(x.astype(np.float16), 1)), (CUBE,), REDUCTION, None),
     "extrema": (lambda x: (lax.reduce_max(x, (1,)), lax.reduce_min(x, (0, 1, 2)),
