@@ -3,11 +3,11 @@
 XLA's algebraic simplifier rewrites a float division by what produced its divisor before its
 CPU code runs (measured on the optimized HLO, float32 and float64, at either optimization
 level): A / exp(B) is A * exp(-B), A / sqrt(B) is A * rsqrt(B), A / rsqrt(B) is A * sqrt(B),
-A / pow(B, C) is A * pow(B, -C), A / (B / C) is (A * C) / B, (A / B) / C is A / (B * C), and a
-division by a scalar constant a product with its reciprocal. Each rounds differently from the
-division, and a loop or a series carries the difference on (exp1's continued fraction: 20
-ulps). `simplify_divisions` makes the same rewrites, in the jaxprs a jaxpr holds too, so the
-NumPy rules compute what XLA computes. (A / Broadcast(B), which needs to know how a value is
+A / pow(B, C) is A * pow(B, -C), A / (B / C) is (A * C) / B, (A / B) / C is A / (B * C), a
+division by a constant a product with its reciprocal, and one of constants is folded (an
+exact division). Each rounds differently from the division, and a loop or a series carries
+the difference on. `simplify_divisions` makes the same rewrites, in the jaxprs a jaxpr holds
+too, so the NumPy rules compute what XLA computes. (A / Broadcast(B), which needs to know how a value is
 laid out, is the div rule's own: lax/elementwise.py.)
 
     >>> import jxkernel, jxkernel.numpy as jnp
@@ -32,11 +32,14 @@ def simplify_divisions(jaxpr: Jaxpr, _done=None) -> Jaxpr:
     equations hold (jit, while, cond, scan bodies) rewritten alike."""
     done = {} if _done is None else _done
     made, eqns = {}, []                       # var -> the equation that now makes it
+    constant = set()                          # values made of literals alone: XLA folds them
     for eqn in jaxpr.eqns:
         eqn = _with_nested(eqn, done)
-        for new in _rewritten(eqn, made) or [eqn]:
+        for new in _rewritten(eqn, made, constant) or [eqn]:
             eqns.append(new)
             made.update((v, new) for v in new.outvars)
+            if not new.effects and all(type(v) is Literal or v in constant for v in new.invars):
+                constant.update(new.outvars)
     return Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, eqns)
 
 
@@ -62,11 +65,20 @@ def _with_nested(eqn: Eqn, done: dict) -> Eqn:
     return eqn.replace(params=params)
 
 
-def _rewritten(eqn: Eqn, made: dict) -> list | None:
-    """The equations XLA computes a float division `eqn` with, or None to keep it."""
+def _rewritten(eqn: Eqn, made: dict, constant: set) -> list | None:
+    """The equations XLA computes a float division `eqn` with, or None to keep it. A division
+    of constants is folded (divided exactly); one by a constant is a product with its
+    reciprocal."""
     if eqn.primitive.name != "div" or eqn.outvars[0].aval.dtype not in _FLOATS:
         return None
     (a, b), out = eqn.invars, eqn.outvars[0]
+    fixed = lambda v: type(v) is Literal or v in constant
+    if fixed(a):
+        return None
+    if fixed(b):                                              # A * (1 / constant)
+        one = Literal(b.aval.dtype.type(1), ShapedArray((), b.aval.dtype))
+        inverse = _eqn("div", [one, b])
+        return [inverse, _eqn("mul", [a, inverse.outvars[0]], out=out)]
     divisor = made.get(b) if type(b) is Var else None
     dividend = made.get(a) if type(a) is Var else None
     name = divisor.primitive.name if divisor is not None else None
@@ -87,10 +99,6 @@ def _rewritten(eqn: Eqn, made: dict) -> list | None:
     if dividend is not None and dividend.primitive.name == "div":     # A / (B * C)
         product = _eqn("mul", [dividend.invars[1], b])
         return [product, _eqn("div", [dividend.invars[0], product.outvars[0]], out=out)]
-    if type(b) is Literal and type(a) is Var:
-        dtype = b.aval.dtype.type                             # A * (1 / constant)
-        inverse = Literal(dtype(1) / dtype(b.val), ShapedArray((), b.aval.dtype))
-        return [_eqn("mul", [a, inverse], out=out)]
     return None
 
 

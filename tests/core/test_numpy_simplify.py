@@ -47,6 +47,12 @@ def test_the_rewrites_land_on_xlas_bits(name, dtype):
         assert (plain != want).any()
 
 
+def test_a_division_of_constants_is_folded():
+    # XLA folds it (an exact division), so no reciprocal: lecun_normal's sqrt(1 / n) / 0.8796
+    closed = jax.make_jaxpr(lambda a: a * (lax.sqrt(np.float32(1 / 3)) / np.float32(0.87962566)))(A)
+    assert "mul" not in [e.primitive.name for e in simplify_divisions(closed.jaxpr).eqns[:-1]]
+
+
 def test_other_divisions_are_kept():
     closed = jax.make_jaxpr(lambda a, b: (a / b, a / (b + 1), 1.5 / b))(A, B)
     assert [e.primitive.name for e in simplify_divisions(closed.jaxpr).eqns] == \
