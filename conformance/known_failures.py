@@ -28,6 +28,4 @@ NUMPY_BACKEND_DIFFERENCES = {
     "43_sharding_device_put": "XLA: needs 4 devices (devices=4); the NumPy backend has one",
     "58_array_api": "XLA: prints the device ('cpu:0'); the NumPy backend's is 'numpy:0'",
     "62_array_attributes": "XLA: prints the platform ('cpu'); the NumPy backend's is 'numpy'",
-    "78_image_resize": "numeric: the cubic kernel's weights, summed by XLA's fused dot in "
-                       "another order (1.4e-6 relative, over the program's 16 ulps)",
 }

@@ -9,7 +9,9 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapedArray
+from ..core.ir import ClosedJaxpr
 from ..core.numpy_eval import eval_closed_jaxpr_numpy
+from ..core.numpy_simplify import simplify_divisions
 from ..core.staging import trace_to_jaxpr
 from ..xla import stablehlo as hlo
 from ..xla.lowering import LoweringRuleContext
@@ -131,7 +133,8 @@ def numpy_fun(fun, multiple_results: bool = False):
     def rule(*args, **params):
         avals = tuple(ShapedArray(x.shape, x.dtype) for x in args)
         outs = eval_closed_jaxpr_numpy(
-            _traced(fun, multiple_results, avals, tuple(sorted(params.items()))), *args)
+            _traced_for_numpy(fun, multiple_results, avals, tuple(sorted(params.items()))),
+            *args)
         return outs if multiple_results else outs[0]
     return rule
 
@@ -144,3 +147,10 @@ def _traced(fun, multiple_results, avals, params):
         out = fun(*args, **kwargs)
         return list(out) if multiple_results else [out]
     return trace_to_jaxpr(flat, list(avals))
+
+
+@functools.lru_cache(maxsize=4096)
+def _traced_for_numpy(fun, multiple_results, avals, params):
+    """`_traced`'s jaxpr as XLA runs it inline in a program: its divisions rewritten."""
+    closed = _traced(fun, multiple_results, avals, params)
+    return ClosedJaxpr(simplify_divisions(closed.jaxpr), closed.consts)

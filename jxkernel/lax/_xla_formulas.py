@@ -108,7 +108,8 @@ def _lanczos(z, with_derivative=False):
             a_prime = a_prime - c(coeff) / (term * term)
         a = a + c(coeff) / term
     t = c(_LANCZOS_G + 0.5) + z
-    log_t = c(math.log(_LANCZOS_G + 0.5)) + log1p(z / c(_LANCZOS_G + 0.5))
+    # z / (g + 1/2) as XLA's simplifier rewrites a division by a constant: z * (1 / (g + 1/2))
+    log_t = c(math.log(_LANCZOS_G + 0.5)) + log1p(z * (c(1) / c(_LANCZOS_G + 0.5)))
     return a, a_prime, t, log_t
 
 

@@ -299,14 +299,20 @@ lowering_rules[platform_index_p] = _platform_index_lowering
 
 
 def _platform_index_numpy(*, platforms):
-    """The branch naming "numpy", else the default: the NumPy backend is a platform of its own."""
-    named = [i for i, names in enumerate(platforms) if names is not None and "numpy" in names]
+    """The branch naming "numpy", else the one naming "cpu", else the default. The NumPy
+    backend runs on the host's CPU and computes what XLA's CPU does (its subnormal flushing,
+    its formulas): a program JAX would run with its `cpu` branch gets that branch here too."""
+    for wanted in ("numpy", "cpu"):
+        for i, names in enumerate(platforms):
+            if names is not None and wanted in names:
+                return np.int32(i)
     default = [i for i, names in enumerate(platforms) if names is None]
-    if not named + default:
+    if not default:
         raise NotImplementedError(
-            f"lax.platform_dependent has no branch for platform 'numpy' (branches: "
-            f"{[list(p) for p in platforms if p is not None]}); give one, or default=")
-    return np.int32((named + default)[0])
+            f"lax.platform_dependent has no branch for platform 'numpy' (nor 'cpu', which it "
+            f"also takes; branches: {[list(p) for p in platforms if p is not None]}); give "
+            f"one, or default=")
+    return np.int32(default[0])
 
 
 numpy_rules[platform_index_p] = _platform_index_numpy
@@ -317,7 +323,8 @@ jvp_rules[platform_index_p] = lambda primals, tangents, *, platforms: (
 def platform_dependent(*args, default=None, **per_platform):
     """`per_platform[p](*args)` for the platform `p` the program runs on ('cpu', 'cuda',
     'rocm', 'tpu'), else `default(*args)`. Every branch is traced (as lax.switch's); the
-    choice is a constant of the lowered program.
+    choice is a constant of the lowered program. The NumPy backend takes a `numpy` branch,
+    else the `cpu` one (it computes what XLA's CPU does), else the default.
 
     >>> lax.platform_dependent(jnp.float32(2), cpu=lambda x: x * 10, default=lambda x: x)
     Array(20., dtype=float32)

@@ -173,7 +173,7 @@ def _bitcast_numpy(x, *, new_dtype):
     """x's bytes read as new_dtype (little-endian, as XLA's CPU): a narrower type adds a last
     dimension, a wider one consumes it."""
     new_dtype = np.dtype(new_dtype)
-    x = np.ascontiguousarray(x)
+    x = np.array(x, order="C", copy=None)      # (not ascontiguousarray: it makes 0-d 1-d)
     if new_dtype.itemsize >= x.dtype.itemsize:
         out = x.view(new_dtype)
         return out.reshape(out.shape[:-1]) if new_dtype.itemsize > x.dtype.itemsize else out

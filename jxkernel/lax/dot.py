@@ -175,6 +175,14 @@ _CPU_PRESETS = frozenset(DotAlgorithmPreset[n] for n in (
     "BF16_BF16_F32_X3", "BF16_BF16_F32_X6"))
 
 
+def _check_cpu_algorithm(algorithm) -> None:
+    """XLA's CPU runs the presets of _CPU_PRESETS only; JAX raises for the others (TF32, F8,
+    a DotAlgorithm). So does the NumPy backend, which computes what XLA's CPU does: it has no
+    TF32 or F8 arithmetic to run them with either."""
+    if algorithm not in _CPU_PRESETS:
+        raise ValueError(f"The precision '{algorithm}' is not supported by dot_general on CPU")
+
+
 def _algorithm_attr(fields) -> str:
     """#stablehlo.dot_algorithm<...> of (lhs type, rhs type, accumulation type, lhs
     components, rhs components, operations, imprecise accumulation)."""
@@ -319,9 +327,8 @@ def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision,
     if isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)):
         # operands converted to the algorithm's types, the product accumulated in its type
         # and converted to the result's, as JAX lowers it
-        if ctx.platform == "cpu" and precision not in _CPU_PRESETS:
-            raise ValueError(f"The precision '{precision}' is not supported by dot_general "
-                             "on CPU")
+        if ctx.platform == "cpu":
+            _check_cpu_algorithm(precision)
         lhs_t, rhs_t, acc_t = precision._compute_types(lhs_aval.dtype, rhs_aval.dtype, out.dtype)
         if lhs_t is not None:
             lhs, lhs_aval = hl.convert(ctx, lhs, lhs_aval, lhs_t), lhs_aval.update(dtype=np.dtype(lhs_t))
@@ -370,6 +377,7 @@ def _dot_general_numpy(lhs, rhs, *, dimension_numbers, precision, preferred_elem
     out_dtype = _dot_general_dtype(lhs, rhs, preferred_element_type, algorithm)
     acc = out_dtype
     if algorithm:
+        _check_cpu_algorithm(precision)
         lhs_t, rhs_t, acc_t = precision._compute_types(lhs.dtype, rhs.dtype, out_dtype)
         lhs = lhs if lhs_t is None else lhs.astype(lhs_t)
         rhs = rhs if rhs_t is None else rhs.astype(rhs_t)

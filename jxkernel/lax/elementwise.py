@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import enum
+import math
 import operator
 
 import numpy as np
@@ -560,10 +561,29 @@ def _np_mulhi(x, y):
 mulhi_p = binop("mulhi", "chlo.mulhi", INT, numpy=_np_mulhi)
 ad.defjvp_zero(mulhi_p)
 
+# XLA's algebraic simplifier turns A / Broadcast(B) into A * Broadcast(1 / B) (one division
+# per element of B; measured: f32 and f64, a scalar or a vector B, eager or jitted), which
+# rounds twice: e.g. x / 1.5 at x = 0.3 is 0.2 but x * (1 / 1.5) the next float32 up.
+_RECIPROCAL = frozenset(map(np.dtype, ("float32", "float64")))
+
+
+def _is_broadcast(y, shape) -> bool:
+    """Whether XLA's program holds `y` as a broadcast to `shape` of fewer elements: a smaller
+    operand the lowering broadcasts (a 0-d one beside an array), or a broadcast_in_dim's
+    result (NumPy's rule keeps it a view with a zero stride). One of as many elements is a
+    reshape to XLA, and divides."""
+    size = math.prod(shape)
+    return size > 1 and (y.size < size or any(st == 0 and n > 1
+                                               for st, n in zip(y.strides, y.shape)))
+
+
 def _np_div(x, y):
     """x / y; integers round toward zero, x / 0 is -1 (all bits set) and INT_MIN / -1 wraps,
-    as XLA's integer division does."""
+    as XLA's integer division does. A float32/float64 divisor broadcast from fewer elements
+    multiplies by its reciprocal, as XLA's simplifier rewrites A / Broadcast(B)."""
     if x.dtype.kind not in "iu":
+        if _is_broadcast(y, np.broadcast_shapes(x.shape, y.shape)) and x.dtype in _RECIPROCAL:
+            return np.multiply(x, np.true_divide(y.dtype.type(1), y))
         return np.true_divide(x, y)
     x, y = np.broadcast_arrays(x, y)
     safe = np.where(y == 0, 1, y).astype(y.dtype)

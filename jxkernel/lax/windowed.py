@@ -525,18 +525,25 @@ def _select_and_scatter_numpy(operand, source, init_value, *, select_jaxpr, sele
     """XLA's SelectAndScatter: in each window the element `select` keeps against every later
     one (select(kept, next) true keeps it), all windows at once; then the output, init_value
     everywhere, combines each source value into its window's element with `scatter`, in
-    window order."""
-    if any(lo or hi for lo, hi in padding):
-        raise NotImplementedError("select_and_scatter with padding has no NumPy rule")
+    window order. Padding is never selected (XLA skips the positions outside the operand), and
+    a window wholly in the padding scatters nothing."""
     windows = _np_windows(operand, 0, window_dimensions, window_strides, padding)
+    inside = _np_windows(np.ones(operand.shape, np.bool_), False, window_dimensions,
+                         window_strides, padding)
     flat = windows.reshape(windows.shape[:operand.ndim] + (-1,))
+    inside = inside.reshape(flat.shape)
     kept, chosen = flat[..., 0], np.zeros(flat.shape[:-1], np.intp)
+    found = inside[..., 0]
     for j in range(1, flat.shape[-1]):
         keep = eval_jaxpr_numpy(select_jaxpr, select_consts, kept, flat[..., j])[0]
-        kept, chosen = np.where(keep, kept, flat[..., j]), np.where(keep, chosen, j)
+        take = inside[..., j] & ~(found & keep)       # the first inside, or one select prefers
+        kept, chosen = np.where(take, flat[..., j], kept), np.where(take, j, chosen)
+        found = found | inside[..., j]
+    where = _np_window_positions(chosen, window_dimensions, window_strides)
+    where = tuple(w[found] - lo for w, (lo, _) in zip(np.broadcast_arrays(*where), padding))
     out = np.full(operand.shape, init_value, operand.dtype)
-    return slicing._apply_at(out, _np_window_positions(chosen, window_dimensions, window_strides),
-                             source, scatter_jaxpr, scatter_consts)
+    return slicing._apply_at(out, where, np.asarray(source)[found], scatter_jaxpr,
+                             scatter_consts)
 
 
 numpy_rules[select_and_scatter_p] = _select_and_scatter_numpy

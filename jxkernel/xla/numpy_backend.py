@@ -21,6 +21,7 @@ from ..core import dtypes, jaxpr_cost
 from ..core.config import config
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal
 from ..core.numpy_eval import eval_jaxpr_numpy
+from ..core.numpy_simplify import simplify_divisions
 from .array import Array
 from .compiler import Phases
 from .executable import Executable, _donated_indices, check_may_execute
@@ -49,7 +50,8 @@ class NumpyExecutable(Executable):
         self._simple = not self.donated
         self.plain = False                    # the compiled fast path runs XLA's only
         self._nconsts = len(jaxpr.constvars)
-        self._reads, self._flushed = _subnormal_plan(jaxpr)
+        self._program = simplify_divisions(jaxpr)     # what runs: XLA's division rewrites made
+        self._reads, self._flushed = _subnormal_plan(self._program)
 
     def call_buffers(self, bufs) -> list:
         """Run on NumpyBuffers; returns Arrays on the NumPy device."""
@@ -64,7 +66,7 @@ class NumpyExecutable(Executable):
                 raise self._deleted_error(i, b)
             values.append(b.value)
         n = self._nconsts
-        outs = eval_jaxpr_numpy(self.jaxpr, values[:n], *values[n:],
+        outs = eval_jaxpr_numpy(self._program, values[:n], *values[n:],
                                 prepare=self._reader(bufs) if self._reads else None)
         if self.donated:
             for i in self.donated:

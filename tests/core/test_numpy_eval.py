@@ -152,6 +152,8 @@ UNARY_FLOAT |= {
                                (F32, G32), ELEMENTWISE, None),
     "copy": (lambda x: lax.copy_p.bind(x), (F32,), 0, None),
 }
+_DIVIDENDS = RNG.uniform(0.01, 50, (16, 24)).astype(np.float32)
+_DIVISORS = RNG.uniform(0.3, 3, (16, 24)).astype(np.float32)
 BINARY_FLOAT = {
     "arith": (lambda x, y: (x + y, x - y, x * y, x / y, lax.rem(x, y), lax.max(x, y),
                             lax.min(x, y), lax.nextafter(x, y)), (F32, G32), 0, None),
@@ -164,6 +166,10 @@ BINARY_FLOAT = {
                                    lax.clamp(np.float32(-0.5), x, np.float32(0.5)),
                                    lax.clamp(y, x, y + 1)), (F32, G32), 0, None),
     "nan_max": (lambda x: (lax.max(x, x / 0 * 0), lax.min(x / 0 * 0, x)), (F32,), 0, None),
+    # XLA's simplifier makes A / Broadcast(B) A * Broadcast(1 / B): a scalar or a vector
+    # broadcast, a Python scalar; an array divisor, and a scalar one, divide
+    "div_by_broadcast": (lambda x, y: (x / y[0, 0], x / y[:, :1], x / jnp.broadcast_to(y[:1], x.shape),
+                                       x / 1.5, x / y, x[0, 0] / y[0, 0]), (_DIVIDENDS, _DIVISORS), 0, None),
 }
 INT_OPS = {
     f"int_{dt.__name__}": (lambda x, y: (
@@ -197,7 +203,8 @@ CONVERSIONS = {
     "complex_to_real": (lambda x: lax.convert_element_type(lax.complex(x, x), np.float32),
                         (F32,), 0, None),
     "bitcast": (lambda x: (lax.bitcast_convert_type(x, np.int32), lax.bitcast_convert_type(x, np.uint8),
-                           lax.bitcast_convert_type(lax.bitcast_convert_type(x, np.uint16), np.float32)),
+                           lax.bitcast_convert_type(lax.bitcast_convert_type(x, np.uint16), np.float32),
+                           lax.bitcast_convert_type(x[0, 0], np.int32)),    # a 0-d operand stays 0-d
                 (F32,), 0, None),
     # one operation each: XLA keeps a chain of them in float32 (excess precision), NumPy
     # rounds every result to the narrow type, as lax's semantics say
@@ -218,7 +225,13 @@ SHAPES = {
     "iota_empty": (lambda x: (lax.broadcasted_iota(np.int32, (3, 4), 1), lax.iota(np.float32, 5),
                               lax.empty((2, 3), np.float32)), (F32,), 0, None),
 }
+_SMALL_SUMS = (RNG.standard_normal((40, 8, 5)) * 10 ** RNG.uniform(-3, 3, (40, 8, 5))).astype(np.float32)
 REDUCTIONS = {
+    # XLA sums up to 16 elements one after another (NumPy's pairwise sum would not): exactly
+    "small_sums": (lambda x: (lax.reduce_sum(x, (1,)), lax.reduce_sum(x[:, :3], (1, 2)),
+                              lax.reduce_sum(x[0, :, :2], (0, 1)), lax.reduce_sum(x[:16, 0], (0,)),
+                              lax.reduce_sum(x.astype(np.float64)[:, 0, :3], (1,))),
+                   (_SMALL_SUMS,), 0, None),
     "sums": (lambda x: (lax.reduce_sum(x, (0, 2)), lax.reduce_prod(x, (1,)), jnp.mean(x),
                         jnp.sum(x.astype(np.float16), 1)), (CUBE,), REDUCTION, None),
     "extrema": (lambda x: (lax.reduce_max(x, (1,)), lax.reduce_min(x, (0, 1, 2)),
@@ -417,14 +430,15 @@ _KERNEL = RNG.normal(size=(4, 3, 3, 2)).astype(np.float32)
 _DEPTHWISE = RNG.normal(size=(6, 1, 3, 3)).astype(np.float32)
 
 
-def _select_and_scatter(operand, source, init, select, scatter, window, strides):
+def _select_and_scatter(operand, source, init, select, scatter, window, strides,
+                        padding=((0, 0), (0, 0))):
     """lax.select_and_scatter_p with `select` and `scatter` on scalars (JAX has no wrapper)."""
     scalars = (np.float32(0),) * 2
     s, c = jax.make_jaxpr(select)(*scalars), jax.make_jaxpr(scatter)(*scalars)
     return lax.select_and_scatter_p.bind(
         operand, source, init, select_jaxpr=s.jaxpr, select_consts=tuple(s.consts),
         scatter_jaxpr=c.jaxpr, scatter_consts=tuple(c.consts), window_dimensions=window,
-        window_strides=strides, padding=((0, 0), (0, 0)))
+        window_strides=strides, padding=padding)
 
 
 def _max_pool(x):
@@ -458,7 +472,11 @@ WINDOWED = {     # window sums of mixed signs cancel: at the scale of the result
         _select_and_scatter(x, src, np.float32(0), lax.ge, lax.add, (2, 2), (1, 2)),
         _select_and_scatter(x, src * 0 + np.float32([[1, 2], [3, 4]]), np.float32(1), lax.le,
                             lambda a, b: a * 2 + b, (2, 2), (1, 2)),
-        _select_and_scatter(x, src[:1], np.float32(-5), lax.gt, lax.max, (3, 2), (1, 2))),
+        _select_and_scatter(x, src[:1], np.float32(-5), lax.gt, lax.max, (3, 2), (1, 2)),
+        # padding is never selected; the first row of windows lies wholly in it: nothing lands
+        _select_and_scatter(x, src, np.float32(0), lax.ge, lax.add, (2, 2), (2, 2), ((1, 1), (1, 0))),
+        _select_and_scatter(-x, src[:, :1], np.float32(0), lax.ge, lax.add, (2, 2), (3, 3),
+                            ((3, 0), (0, 0)))),
         (np.float32([[1, 5, 2, 0], [3, 4, 7, 6], [3, 9, 1, 1]]), np.float32([[10, 20], [1, 2]])),
         0, None),
     "int_conv": (lambda x, w: lax.conv((x * 3).astype(np.int32), (w * 3).astype(np.int32), (1, 1), "VALID"),
@@ -504,6 +522,8 @@ X64_CASES = {     # 64-bit integers: mulhi in 32-bit limbs, shifts, XLA's divisi
     "float64_to_int64": (lambda x: [lax.convert_element_type(x, d) for d in (np.int64, np.uint64, np.int32)],
                          (np.float64([np.nan, np.inf, -np.inf, 1e19, -1e19, 9.3e18, 2.5, -2.5, 2**63, 2**64]),),
                          0, None),
+    "float64_div_by_broadcast": (lambda x, y: (x / y[0, 0], x / y[:, :1], x / 1.7, x / y),
+                                 (_DIVIDENDS.astype(np.float64), _DIVISORS.astype(np.float64)), 0, None),
     "float64_math": (lambda x: (jnp.sin(x), x @ x.T, jnp.cumsum(x, 1), jnp.linalg.qr(x)),
                      (RNG.normal(size=(3, 4)),), REDUCTION, 1.0),
     "rng_bit_generator_64": (lambda k: [lax.rng_bit_generator(k, shape, dtype=dt, algorithm=alg)
@@ -561,16 +581,33 @@ def test_rules_outside_a_jaxpr():
 
 
 def test_platform_index():
-    # the NumPy backend is platform 'numpy': its branch, else the default
+    # the NumPy backend takes a 'numpy' branch, else the 'cpu' one (it computes what XLA's CPU
+    # does, as JAX on a CPU would run that branch), else the default
     f = lambda x: lax.platform_dependent(x, cpu=jnp.sin, default=jnp.cos)
     got, = eval_closed_jaxpr_numpy(jax.make_jaxpr(f)(F32), F32)
-    assert_allclose_ulp(got, np.cos(F32), ELEMENTWISE)
+    assert_allclose_ulp(got, np.sin(F32), ELEMENTWISE)
     f = lambda x: lax.platform_dependent(x, cpu=jnp.sin, numpy=jnp.tanh)
     got, = eval_closed_jaxpr_numpy(jax.make_jaxpr(f)(F32), F32)
     assert_allclose_ulp(got, np.tanh(F32), ELEMENTWISE)
-    f = lambda x: lax.platform_dependent(x, cpu=jnp.sin)
+    f = lambda x: lax.platform_dependent(x, tpu=jnp.sin, default=jnp.cos)
+    got, = eval_closed_jaxpr_numpy(jax.make_jaxpr(f)(F32), F32)
+    assert_allclose_ulp(got, np.cos(F32), ELEMENTWISE)
+    f = lambda x: lax.platform_dependent(x, tpu=jnp.sin, cuda=jnp.cos)
     with pytest.raises(NotImplementedError, match="no branch for platform 'numpy'"):
         eval_closed_jaxpr_numpy(jax.make_jaxpr(f)(F32), F32)
+
+
+def test_dot_algorithms_xla_cpu_refuses_are_refused():
+    # TF32, F8 and a bare DotAlgorithm: XLA's CPU has no such arithmetic and JAX raises there;
+    # the NumPy backend computes what XLA's CPU does, so it raises the same
+    x = F32[:, :3]
+    for algorithm in ("TF32_TF32_F32", "ANY_F8_ANY_F8_F32",
+                      lax.DotAlgorithm(np.float32, np.float32, np.float32)):
+        closed = jax.make_jaxpr(lambda a: lax.dot(a, a.T, precision=algorithm))(x)
+        with pytest.raises(ValueError, match="is not supported by dot_general on CPU"):
+            eval_closed_jaxpr_numpy(closed, x)
+    closed = jax.make_jaxpr(lambda a: lax.dot(a, a.T, precision="BF16_BF16_F32_X3"))(x)
+    assert eval_closed_jaxpr_numpy(closed, x)[0].shape == (3, 3)
 
 
 def test_a_primitive_without_a_rule_is_named():

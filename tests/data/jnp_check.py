@@ -31,9 +31,10 @@ def x64_mode():
     return jax.config.override("jax_enable_x64", True)
 
 
-def load(*groups, every: int = 1, known=None):
+def load(*groups, every: int = 1, known=None, xla_only=None):
     """[(case, reference)] of the given groups as pytest params with readable ids; every
-    `every`-th case only, and cases in `known` ({id: reason}) marked as expected failures."""
+    `every`-th case only, cases in `known` ({id: reason}) marked as expected failures and
+    those in `xla_only` ({id: backend_tier reason}) as XLA's only."""
     with open(os.path.join(_HERE, "jnp_reference.json")) as f:
         refs = {c["id"]: c for c in json.load(f)["cases"]}
     params = []
@@ -42,23 +43,27 @@ def load(*groups, every: int = 1, known=None):
         cid = case_id(case)
         marks = [pytest.mark.xfail(reason=known[cid], strict=True)] if cid in (known or {}) \
             else []
+        if cid in (xla_only or {}):
+            marks.append(pytest.mark.xla_only(xla_only[cid]))
         params.append(pytest.param(case, refs[cid], id=cid, marks=marks))
     return params
 
 
-def matches_jax_tests(*groups, every: int, known_jit=None, known_eager=None) -> tuple:
+def matches_jax_tests(*groups, every: int, known_jit=None, known_eager=None,
+                      xla_only=None) -> tuple:
     """The four tests of a module against JAX's record of the cases of `groups`: eager
     results; every case traced under jit (dtypes, weak types, shapes, errors; no compile);
     jit(f)(x) of every `every`-th case (compiled together, one program per 64 cases:
     _jit_together); and the types under jit with jax_enable_x64. `known_jit` and
-    `known_eager` ({id: reason}) mark where jxkernel knowingly differs, under jit or eagerly.
+    `known_eager` ({id: reason}) mark where jxkernel knowingly differs, under jit or eagerly;
+    `xla_only` ({id: backend_tier reason}) where the value is one only XLA gives.
 
         test_matches_jax_eager, test_matches_jax_jit_types, test_matches_jax_jit_values, \
             test_matches_jax_x64_types = matches_jax_tests("ufunc", every=5)
     """
-    jit_values = load(*groups, every=every, known=known_jit)
+    jit_values = load(*groups, every=every, known=known_jit, xla_only=xla_only)
 
-    @pytest.mark.parametrize("case,ref", load(*groups, known=known_eager))
+    @pytest.mark.parametrize("case,ref", load(*groups, known=known_eager, xla_only=xla_only))
     def test_matches_jax_eager(case, ref):
         check(case, ref["eager"], "eager")
 

@@ -60,7 +60,6 @@ def fwd_and_bwd_case(jax):
 def api_cases(jax):
     """The root's small utilities."""
     jnp, ArrayLike, DTypeLike = jax.numpy, jax.typing.ArrayLike, jax.typing.DTypeLike
-    mesh = jax.make_mesh((1,), ("x",))
     x = {"a": jnp.arange(3.0), "b": (1, "s")}
     return {
         "typing_arraylike": [isinstance(v, ArrayLike) for v in (
@@ -74,16 +73,25 @@ def api_cases(jax):
         "fwd_and_bwd": fwd_and_bwd_case(jax),
         "make_array_from_process_local_data": [
             enc(jax.make_array_from_process_local_data(jax.devices()[0], np.arange(3.0))),
+            enc(jax.make_array_from_process_local_data(
+                jax.devices()[0], {"a": np.ones(2, np.int8), "b": np.int32(3)})),
+            message(lambda: jax.make_array_from_process_local_data(
+                jax.devices()[0], np.arange(4.0), (8,)))],
+    }
+
+
+def api_mesh_cases(jax):
+    """make_array_from_process_local_data onto a one-device mesh (an array laid out on a mesh:
+    XLA's backends only)."""
+    mesh = jax.make_mesh((1,), ("x",))
+    return {
+        "make_array_from_process_local_data_mesh": [
             # (shape and dtype only: reading a mesh-sharded Array's value goes through
             # jaxlib's per-device list, which tries `import jax`)
             [list(v.shape) + [str(v.dtype)] for v in [jax.make_array_from_process_local_data(
                 jax.sharding.NamedSharding(mesh, jax.P("x")), np.arange(4), (4,))]],
             str(jax.make_array_from_process_local_data(
-                jax.sharding.NamedSharding(mesh, jax.P("x")), np.arange(4)).sharding.spec),
-            enc(jax.make_array_from_process_local_data(
-                jax.devices()[0], {"a": np.ones(2, np.int8), "b": np.int32(3)})),
-            message(lambda: jax.make_array_from_process_local_data(
-                jax.devices()[0], np.arange(4.0), (8,)))],
+                jax.sharding.NamedSharding(mesh, jax.P("x")), np.arange(4)).sharding.spec)],
     }
 
 
@@ -591,10 +599,17 @@ def smap_cases(jax):
             message(lambda: jax.smap(lambda a: a, out_axes=0, axis_name="x")(x)),
             outcome(lambda: jax.smap(lambda a: a, in_axes=[0], out_axes=0, axis_name="x")),
             outcome(lambda: jax.smap(lambda a: a, in_axes=0, out_axes=0, axis_name=("x",)))]
-    with jax.set_mesh(jax.make_mesh((1,), ("x",), (AT.Explicit,))):   # in_axes inferred
-        out["explicit"] = enc(jax.smap(lambda a: a + 1, out_axes=0, axis_name="x")(
-            jax.device_put(x, jax.P("x"))))
     return out
+
+
+def smap_explicit_cases(jax):
+    """jax.smap over an Explicit mesh, in_axes inferred from an argument laid out on it (an
+    array on a mesh: XLA's backends only)."""
+    jnp, AT = jax.numpy, jax.sharding.AxisType
+    x = jnp.arange(6.0).reshape(2, 3)
+    with jax.set_mesh(jax.make_mesh((1,), ("x",), (AT.Explicit,))):   # in_axes inferred
+        return {"explicit": enc(jax.smap(lambda a: a + 1, out_axes=0, axis_name="x")(
+            jax.device_put(x, jax.P("x"))))}
 
 
 def ffi_cases(jax):
@@ -624,10 +639,11 @@ def ffi_cases(jax):
 
 
 def run(jax) -> dict:
-    return {"api": api_cases(jax), "lax": lax_cases(jax),
+    return {"api": api_cases(jax), "api_mesh": api_mesh_cases(jax), "lax": lax_cases(jax),
             "custom_batching": custom_batching_cases(jax), "config": config_cases(jax),
             "state": state_cases(jax), "dot": dot_cases(jax),
             "config_more": config_more_cases(jax), "lax_more": lax_more_cases(jax),
-            "smap": smap_cases(jax), "ffi": ffi_cases(jax),
+            "smap": smap_cases(jax), "smap_explicit": smap_explicit_cases(jax),
+            "ffi": ffi_cases(jax),
             # (last: its scalar listener stays registered and hears later compiles)
             "ops_monitoring": ops_monitoring_cases(jax)}

@@ -68,7 +68,11 @@ def _reference():
 
 @pytest.mark.parametrize("group", ["api", "lax", "custom_batching", "config", "ops_monitoring",
                                    "state", "dot", "config_more", "lax_more", "smap",
-                                   pytest.param("ffi", marks=pytest.mark.xla_only("XLA compiler"))])
+                                   pytest.param("ffi", marks=pytest.mark.xla_only("XLA compiler")),
+                                   # (an array laid out on a one-device mesh)
+                                   pytest.param("api_mesh", marks=pytest.mark.xla_only("sharded arrays")),
+                                   pytest.param("smap_explicit",
+                                                marks=pytest.mark.xla_only("sharded arrays"))])
 def test_added_names_answer_as_jax(group):
     """The cases of tests/data/public_names_cases.py, run with jxkernel, against JAX's answers."""
     got = json.loads(json.dumps(getattr(public_names_cases, f"{group}_cases")(jxkernel)))
@@ -81,10 +85,7 @@ def test_added_names_answer_as_jax(group):
 @pytest.mark.parametrize("module", ["jxkernel.typing", "jxkernel.lax.rng", "jxkernel.lax.creation",
                                     "jxkernel.custom_batching",
                                     "jxkernel.transforms.custom_batching", "jxkernel.ops",
-                                    "jxkernel.monitoring", "jxkernel.lax.sorting", pytest.param(
-                                        # platform_dependent's example picks its cpu branch
-                                        "jxkernel.lax.cond",
-                                        marks=pytest.mark.xla_only("CPU platform")),
+                                    "jxkernel.monitoring", "jxkernel.lax.sorting", "jxkernel.lax.cond",
                                     "jxkernel.lib", "jxkernel.numpy.dslice", "jxkernel.ref",
                                     "jxkernel._src.indexing", "jxkernel.lax.ragged"])
 def test_docstring_examples(module):

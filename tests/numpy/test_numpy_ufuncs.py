@@ -18,9 +18,14 @@ from numerics import ELEMENTWISE, assert_allclose_ulp
 KNOWN = {}
 
 
+# JAX's frexp of a subnormal (1e-40: (0.5, -149)) is LLVM's: XLA's arithmetic reads it as 0,
+# but LLVM folds frexp's isinf | isnan | x == 0 into one test of x's bits, which does not
+# (docs/contributing.md, "On the NumPy backend"); the NumPy backend gives (0, 0), DAZ's answer
+XLA_ONLY = {"jnp.frexp(spec)": "XLA compiler"}
+
 test_matches_jax_eager, test_matches_jax_jit_types, test_matches_jax_jit_values, \
     test_matches_jax_x64_types = matches_jax_tests("ufunc", every=5, known_jit=KNOWN,
-                                                   known_eager=KNOWN)
+                                                   known_eager=KNOWN, xla_only=XLA_ONLY)
 
 # ---------------------------------------------------------------- against NumPy
 RNG = np.random.default_rng(0)

@@ -143,7 +143,9 @@ def _is_float(dtype: np.dtype) -> bool:
     return True
 
 
-_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])|\b(?:nan|inf)\b")
+# a printed real, or a complex number's part (`0.36787954+0.60715777j`: its `j` is dropped)
+_NUMBER = re.compile(r"(?:[-+]|(?<![\w.]))(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?=j?(?![\w.]))"
+                     r"|\b(?:nan|inf)\b")
 
 
 class UlpOutputChecker(doctest.OutputChecker):
@@ -156,6 +158,9 @@ class UlpOutputChecker(doctest.OutputChecker):
 
     >>> UlpOutputChecker(ulps=1).check_output("Array([1., 2.], dtype=float32)",
     ...                                       "Array([1.       , 1.9999999], dtype=float32)", 0)
+    True
+    >>> UlpOutputChecker(ulps=3).check_output("Array(0.36787954+0.60715777j, dtype=complex64)",
+    ...                                       "Array(0.36787945+0.60715765j, dtype=complex64)", 0)
     True
     """
 
@@ -170,7 +175,8 @@ class UlpOutputChecker(doctest.OutputChecker):
             return False
         dtype = next((np.dtype(getattr(ml_dtypes, name, name)) for name in
                       ("float8_e4m3fn", "float8_e5m2", "bfloat16", "float16", "float32",
-                       "float64") if name in want), np.dtype(np.float32))
+                       "float64") if name in want.replace("complex64", "float32")
+                      .replace("complex128", "float64")), np.dtype(np.float32))
         numbers = lambda s: np.array(_NUMBER.findall(s), np.float64).astype(dtype)
         w, g = numbers(want), numbers(got)
         finite = np.abs(w[np.isfinite(w)].astype(np.float64))

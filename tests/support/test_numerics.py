@@ -79,6 +79,12 @@ def test_doctest_checker_allows_last_bits_only():
     assert not checker.check_output(want, "Array([1., 2., 3.], dtype=float32)", 0)
     # float64 named: its ulps, not float32's
     assert not checker.check_output("1.0 (float64)", "0.99999994 (float64)", 0)
+    # complex numbers: each part within the ulps of its real dtype, a sign is text
+    want = "Array([1.+0.j, 0.5-0.25j], dtype=complex64)"
+    assert checker.check_output(want, "Array([1.       +0.j , 0.49999997-0.25j], dtype=complex64)", 0)
+    assert not checker.check_output(want, "Array([1.       +0.j , 0.49999985-0.25j], dtype=complex64)", 0)
+    assert not checker.check_output(want, "Array([1.+0.j, 0.5+0.25j], dtype=complex64)", 0)
+    assert not checker.check_output("(1+0j) complex128", "(0.9999999+0j) complex128", 0)
 
 
 def test_the_gpu_tiers_comparison():

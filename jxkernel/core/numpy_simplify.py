@@ -1,0 +1,112 @@
+"""XLA's division rewrites, made on a jaxpr before the NumPy backend runs it.
+
+XLA's algebraic simplifier rewrites a float division by what produced its divisor before its
+CPU code runs (measured on the optimized HLO, float32 and float64, at either optimization
+level): A / exp(B) is A * exp(-B), A / sqrt(B) is A * rsqrt(B), A / rsqrt(B) is A * sqrt(B),
+A / pow(B, C) is A * pow(B, -C), A / (B / C) is (A * C) / B, (A / B) / C is A / (B * C), a
+division by a constant a product with its reciprocal, and one of constants is folded (an
+exact division). Each rounds differently from the division, and a loop or a series carries
+the difference on. `simplify_divisions` makes the same rewrites, in the jaxprs a jaxpr holds
+too, so the NumPy rules compute what XLA computes. (A / Broadcast(B), which needs to know how a value is
+laid out, is the div rule's own: lax/elementwise.py.)
+
+    >>> import jxkernel, jxkernel.numpy as jnp
+    >>> closed = jxkernel.make_jaxpr(lambda a, b: a / jnp.exp(b))(1.0, 2.0)
+    >>> [e.primitive.name for e in simplify_divisions(closed.jaxpr).eqns]   # (exp(b) unread)
+    ['exp', 'neg', 'exp', 'mul']
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .avals import ShapedArray
+from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
+from .primitive import all_primitives
+
+_FLOATS = frozenset(map(np.dtype, ("float32", "float64")))
+_INVERSE = {"sqrt": "rsqrt", "rsqrt": "sqrt"}      # A / f(B) is A * inverse-f(B)
+
+
+def simplify_divisions(jaxpr: Jaxpr, _done=None) -> Jaxpr:
+    """`jaxpr` with XLA's division rewrites made (the module docstring); the jaxprs its
+    equations hold (jit, while, cond, scan bodies) rewritten alike."""
+    done = {} if _done is None else _done
+    made, eqns = {}, []                       # var -> the equation that now makes it
+    constant = set()                          # values made of literals alone: XLA folds them
+    for eqn in jaxpr.eqns:
+        eqn = _with_nested(eqn, done)
+        for new in _rewritten(eqn, made, constant) or [eqn]:
+            eqns.append(new)
+            made.update((v, new) for v in new.outvars)
+            if not new.effects and all(type(v) is Literal or v in constant for v in new.invars):
+                constant.update(new.outvars)
+    return Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, eqns)
+
+
+def _with_nested(eqn: Eqn, done: dict) -> Eqn:
+    """`eqn` with the jaxprs in its params rewritten (each once: bodies are shared)."""
+    def one(value):
+        if isinstance(value, ClosedJaxpr):
+            if id(value) not in done:
+                done[id(value)] = (value, ClosedJaxpr(simplify_divisions(value.jaxpr, done),
+                                                      value.consts))
+            return done[id(value)][1]
+        if isinstance(value, Jaxpr):
+            if id(value) not in done:
+                done[id(value)] = (value, simplify_divisions(value, done))
+            return done[id(value)][1]
+        if isinstance(value, tuple) and any(isinstance(v, (Jaxpr, ClosedJaxpr)) for v in value):
+            parts = list(map(one, value))       # (a namedtuple, as custom_linear_solve's, kept)
+            return value._make(parts) if hasattr(value, "_make") else tuple(parts)
+        return value
+    params = {k: one(v) for k, v in eqn.params.items()}
+    if all(params[k] is eqn.params[k] for k in params):
+        return eqn
+    return eqn.replace(params=params)
+
+
+def _rewritten(eqn: Eqn, made: dict, constant: set) -> list | None:
+    """The equations XLA computes a float division `eqn` with, or None to keep it. A division
+    of constants is folded (divided exactly); one by a constant is a product with its
+    reciprocal."""
+    if eqn.primitive.name != "div" or eqn.outvars[0].aval.dtype not in _FLOATS:
+        return None
+    (a, b), out = eqn.invars, eqn.outvars[0]
+    fixed = lambda v: type(v) is Literal or v in constant
+    if fixed(a):
+        return None
+    if fixed(b):                                              # A * (1 / constant)
+        one = Literal(b.aval.dtype.type(1), ShapedArray((), b.aval.dtype))
+        inverse = _eqn("div", [one, b])
+        return [inverse, _eqn("mul", [a, inverse.outvars[0]], out=out)]
+    divisor = made.get(b) if type(b) is Var else None
+    dividend = made.get(a) if type(a) is Var else None
+    name = divisor.primitive.name if divisor is not None else None
+    if name == "exp":                                         # A * exp(-B)
+        minus = _eqn("neg", [divisor.invars[0]])
+        power = _eqn("exp", [minus.outvars[0]], divisor.params)
+        return [minus, power, _eqn("mul", [a, power.outvars[0]], out=out)]
+    if name in _INVERSE:                                      # A * rsqrt(B), A * sqrt(B)
+        inverse = _eqn(_INVERSE[name], [divisor.invars[0]], divisor.params)
+        return [inverse, _eqn("mul", [a, inverse.outvars[0]], out=out)]
+    if name == "pow":                                         # A * pow(B, -C)
+        minus = _eqn("neg", [divisor.invars[1]])
+        power = _eqn("pow", [divisor.invars[0], minus.outvars[0]], divisor.params)
+        return [minus, power, _eqn("mul", [a, power.outvars[0]], out=out)]
+    if name == "div":                                         # (A * C) / B
+        product = _eqn("mul", [a, divisor.invars[1]])
+        return [product, _eqn("div", [product.outvars[0], divisor.invars[0]], out=out)]
+    if dividend is not None and dividend.primitive.name == "div":     # A / (B * C)
+        product = _eqn("mul", [dividend.invars[1], b])
+        return [product, _eqn("div", [dividend.invars[0], product.outvars[0]], out=out)]
+    return None
+
+
+def _eqn(name: str, invars: list, params=None, out=None) -> Eqn:
+    """An equation of the primitive `name` (lax's, looked up: core does not import lax) on
+    `invars`, the result shaped as their broadcast."""
+    if out is None:
+        shape = np.broadcast_shapes(*(v.aval.shape for v in invars))
+        dtype = next(v.aval.dtype for v in invars if v.aval.dtype in _FLOATS)
+        out = Var(ShapedArray(shape, dtype))
+    return Eqn(invars, [out], all_primitives[name], dict(params or {}))
