@@ -480,6 +480,10 @@ def _where(condition, x, y):
         x, y = broadcast_arrays(x, y)
     else:
         condition, x, y = broadcast_arrays(condition, x, y)
+    # an empty result is x, as JAX's _where returns it: no select, so y's tangent is a
+    # symbolic zero (jvp of nanmean of an empty array: tangent 0.0, not 0/0; the fuzzer)
+    if 0 in aval_of(x).shape:
+        return x
     return lax.select(condition, x, y)
 
 

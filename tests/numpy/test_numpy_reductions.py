@@ -348,3 +348,15 @@ def test_golden_jaxprs(name):
     fn, dtype, want = GOLDEN[name]
     got = str(jxkernel.make_jaxpr(fn)(np.ones((4, 6), dtype)))
     same_text(got, want)
+
+
+def test_the_jvp_of_a_nan_reduction_of_nothing_is_zero_as_in_jax():
+    # the differential fuzzer's seed 92516: JAX 0.10.2 gives (nan, 0.0): its _where returns
+    # x for an empty result without a select, so nansum's tangent is a symbolic zero and
+    # nanmean's tangent 0 / count stays 0; jxkernel's select gave 0/0 = nan
+    empty = jnp.zeros((0,), jnp.float32)
+    primal, tangent = jxkernel.jvp(lambda a: jnp.nanmean(a, axis=-1), (empty,), (empty,))
+    assert np.isnan(float(primal)) and float(tangent) == 0.0
+    # where itself: an empty result is its x, whose tangent alone flows
+    _, t = jxkernel.jvp(lambda y: jnp.where(y > 0, 1.0, y), (empty,), (empty,))
+    assert t.shape == (0,) and t.dtype == jnp.float32
