@@ -222,12 +222,18 @@ cbrt_p = unop("cbrt", "stablehlo.cbrt", FLOAT,
               numpy=_xla_float32_or(_xla_formulas.cbrt32, np.cbrt))
 ad.defjvp(cbrt_p, lambda g, ans, x, **_: mul(g, mul(_const(x, 1 / 3), integer_pow(ans, -2))))
 
-# XLA's float32 erf; float64's from SciPy
+# XLA's float32 erf and its float64 one (the C library's)
 erf_p = unop("erf", "chlo.erf", FLOAT,
-             numpy=_xla_float32_or(_xla_formulas.erf32, _np_special("erf")))
+             numpy=_xla_float32_or(_xla_formulas.erf32, _xla_formulas.erf64))
 ad.defjvp(erf_p, lambda g, ans, x: mul(_const(x, 2 / np.sqrt(np.pi)), mul(g, exp(neg(square(x))))))
 
-erfc_p = unop("erfc", "chlo.erfc", FLOAT, numpy=_np_special('erfc'))
+def _erfc_numpy(x):
+    if x.dtype == np.float64:        # CHLO's float64 formulas; narrower floats SciPy's
+        return _xla_formulas.erfc64(x)
+    return _np_special("erfc")(x)
+
+
+erfc_p = unop("erfc", "chlo.erfc", FLOAT, numpy=_erfc_numpy)
 ad.defjvp(erfc_p, lambda g, ans, x: mul(_const(x, -2 / np.sqrt(np.pi)),
                                        mul(g, exp(neg(square(x))))))
 

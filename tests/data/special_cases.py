@@ -174,9 +174,21 @@ ULPS = {
 _DTYPES = ("bfloat16", "float16", "float32", "float64")
 
 
-def tolerance(key):
-    """(ulps, scale) for the recorded result `key` ("<case>_<dtype>#<leaf>")."""
+# On the NumPy backend (`pytest --backend numpy`), bounds of cases where XLA's compiler moves
+# its result and no NumPy rule follows it, measured, keyed and bracketed as ULPS.
+NUMPY_BACKEND_ULPS = {
+    # XLA constant-folds lgamma(1.0) in the series with its HLO evaluator (the C library's log
+    # and sin: exactly 0) where the formula on the CPU, and the NumPy rule, give 4.8e-7 [20, 4]
+    "exp1": (24, 8),
+    "d_expn": (32, 32),                  # [27, 14] expn's derivative -expn(n - 1): exp1's series
+}
+
+
+def tolerance(key, numpy_backend=False):
+    """(ulps, scale) for the recorded result `key` ("<case>_<dtype>#<leaf>"), on the NumPy
+    backend NUMPY_BACKEND_ULPS first."""
     case, dtype = key.split("#")[0].rsplit("_", 1)
     assert dtype in _DTYPES, key
-    bound = ULPS.get(case, (DEFAULT_ULPS, DEFAULT_ULPS))
+    table = {**ULPS, **NUMPY_BACKEND_ULPS} if numpy_backend else ULPS
+    bound = table.get(case, (DEFAULT_ULPS, DEFAULT_ULPS))
     return bound[1] if dtype == "float64" else bound[0], (bound[2] if len(bound) > 2 else None)

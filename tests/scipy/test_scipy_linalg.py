@@ -17,7 +17,9 @@ from grads_together import check_grads_together
 from numerics import ELEMENTWISE, assert_allclose_ulp
 
 from linalg_cases import align_signs
-from scipy_cases import LAPACK, LINALG_EXACT, LINALG_SIGN_FREE, LINALG_ULPS, linalg_cases
+from scipy_cases import (LAPACK, LINALG_EXACT, LINALG_SIGN_FREE, LINALG_ULPS, NUMPY_BACKEND_LINALG_ULPS,
+                         linalg_cases)
+import backend_tier
 import locations  # tests/support: the repository's folders
 
 pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
@@ -49,8 +51,14 @@ def check_against_reference(tag, name, leaves):
             np.testing.assert_array_equal(got, want, err_msg=key)
         else:
             scale = np.abs(want[np.isfinite(want)]).max(initial=0)
-            assert_allclose_ulp(got, want, LINALG_ULPS.get(name, LAPACK), scale=scale,
-                                err_msg=key)
+            assert_allclose_ulp(got, want, _linalg_ulps(name), scale=scale, err_msg=key)
+
+
+def _linalg_ulps(name):
+    """The case's bound: LINALG_ULPS's, on the NumPy backend NUMPY_BACKEND_LINALG_ULPS's first."""
+    if backend_tier.on_numpy_backend() and name in NUMPY_BACKEND_LINALG_ULPS:
+        return NUMPY_BACKEND_LINALG_ULPS[name]
+    return LINALG_ULPS.get(name, LAPACK)
 
 
 @pytest.mark.parametrize("tag,dtype", [("f32", np.float32), ("f64", np.float64)])

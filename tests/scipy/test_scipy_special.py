@@ -18,6 +18,7 @@ from numerics import ELEMENTWISE, assert_allclose_ulp
 from compiled import compiled_per_call, compiled_transforms, jit_together
 from grads_together import check_grads_together
 from special_cases import scipy_cases, tolerance
+import backend_tier
 import locations  # tests/support: the repository's folders
 
 pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
@@ -37,8 +38,9 @@ def test_values_and_derivatives_match_jax(dtype):
         got = {f"{k}#{i}": np.asarray(leaf) for k, v in cases.items()
                for i, leaf in enumerate(tree_leaves(v))}
     assert len(got) > 40
+    numpy_backend = backend_tier.on_numpy_backend()
     for key, value in got.items():
-        ulps, scale = tolerance(key)
+        ulps, scale = tolerance(key, numpy_backend)
         assert_allclose_ulp(value, REF[key], ulps, scale=scale, err_msg=key)
 
 
