@@ -151,8 +151,7 @@ def _device_of(args):
 
 
 def scalar_array(x, dtype, weak_type: bool, device=None):
-    """Python scalar `x` as a 0-d Array of `dtype` on `device` (default: the default device),
-    cached."""
+    """Python scalar `x` as a 0-d Array of `dtype` on `device` (default: the default), cached."""
     t = type(x)
     key = (t, x, dtype, weak_type, t is float and math.copysign(1.0, x) < 0, device)
     out = _scalar_cache.get(key)
@@ -471,20 +470,17 @@ def fused_when_converting(kind: str = "plain"):
 
 
 def _where(condition, x, y):
-    """jnp.where's three-argument form: promote x and y, broadcast all three, select.
-    Jitted (not inlined), as JAX's util._where: staged it is one `jit[name=_where]`."""
+    """jnp.where's three-argument form: promote, broadcast, select; jitted as JAX's util._where
+    (one `jit[name=_where]`). An empty result is x unselected, as JAX's: y's tangent is a
+    symbolic zero (the jvp of nanmean of nothing is 0.0, not 0/0: conformance's fuzzer)."""
     if aval_of(condition).dtype != dtypes.bool_:
         condition = lax.ne(condition, const(condition, 0))
     x, y = promote_dtypes(x, y)
-    if not aval_of(condition).shape:
-        x, y = broadcast_arrays(x, y)
-    else:
+    if aval_of(condition).shape:
         condition, x, y = broadcast_arrays(condition, x, y)
-    # an empty result is x, as JAX's _where returns it: no select, so y's tangent is a
-    # symbolic zero (jvp of nanmean of an empty array: tangent 0.0, not 0/0; the fuzzer)
-    if 0 in aval_of(x).shape:
-        return x
-    return lax.select(condition, x, y)
+    else:
+        x, y = broadcast_arrays(x, y)
+    return x if 0 in aval_of(x).shape else lax.select(condition, x, y)
 
 
 _where_jit = jnp_jit(_where)
