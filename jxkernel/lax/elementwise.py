@@ -227,6 +227,7 @@ erf_p = unop("erf", "chlo.erf", FLOAT,
              numpy=_xla_float32_or(_xla_formulas.erf32, _xla_formulas.erf64))
 ad.defjvp(erf_p, lambda g, ans, x: mul(_const(x, 2 / np.sqrt(np.pi)), mul(g, exp(neg(square(x))))))
 
+
 def _erfc_numpy(x):
     if x.dtype == np.float64:        # CHLO's float64 formulas; narrower floats SciPy's
         return _xla_formulas.erfc64(x)
