@@ -5,7 +5,15 @@
 For each case: the eager result and the result under jax.jit (array arguments traced,
 non-string arguments static), as dtype, weak type, shape and values, or the error type;
 and the jit result with jax_enable_x64 on.
+
+    .venv-jax/bin/python reference/gen_jnp_reference.py --only 'jnp.log(spec)' ...
+
+records those cases again and keeps the rest of the file as it is: the GPU tier (docs/gpu.md)
+compares jxkernel on a GPU with JAX on the same GPU this way.
 """
+import json
+import os
+import sys
 import warnings
 
 import jax
@@ -15,7 +23,7 @@ import jax.scipy.special as special
 import numpy as np
 from jax import lax
 
-from recording import record_cases  # puts tests/data on sys.path
+from recording import DATA, record_cases  # puts tests/data on sys.path
 from jnp_cases import PRELUDE, all_cases, case_id, prepared  # noqa: E402
 
 warnings.simplefilter("ignore")
@@ -47,20 +55,25 @@ def run(case, env, jit):
         return {"error": type(e).__name__, "msg": str(e).splitlines()[0][:300] if str(e) else ""}
 
 
-def main():
+def main(only=()):
     env = {"jnp": jnp, "nn": nn, "special": special, "lax": lax, "jax": jax,
            "A": jnp.asarray}
     exec(PRELUDE, env)
+    cases = [case for case in all_cases() if not only or case_id(case) in only]
     out = []
-    for case in all_cases():
+    for case in cases:
         out.append({"id": case_id(case), "group": case[0],
                     "eager": run(case, env, False), "jit": run(case, env, True)})
     jax.config.update("jax_enable_x64", True)        # the same cases' types in 64-bit mode
-    for entry, case in zip(out, all_cases()):
+    for entry, case in zip(out, cases):
         entry["x64"] = run(case, env, True)
     jax.config.update("jax_enable_x64", False)
+    if only:          # the other cases as recorded before
+        with open(os.path.join(DATA, "jnp_reference.json")) as f:
+            again = {entry["id"]: entry for entry in out}
+            out = [again.get(entry["id"], entry) for entry in json.load(f)["cases"]]
     record_cases(jax, out, "jnp_reference.json")
 
 
 if __name__ == "__main__":
-    main()
+    main(set(sys.argv[2:]) if sys.argv[1:2] == ["--only"] else ())

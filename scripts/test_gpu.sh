@@ -6,7 +6,7 @@
 # Never run by CI (it has no GPU). Arguments go to pytest, e.g.
 #     sh scripts/test_gpu.sh tests/lax -x
 # Installs jxkernel with the CUDA extra the driver takes (python -m jxkernel says which) into
-# .venv-gpu, checks that jxkernel's default backend is the GPU, and writes
+# .venv-gpu (or, with GPU_PYTHON=python3, uses that interpreter's own jaxlib and plugin as is), checks that jxkernel's default backend is the GPU, and writes
 # test-artifacts/gpu-junit.xml and test-artifacts/gpu-skips.txt (the skips counted by reason).
 set -e
 cd "$(dirname "$0")/.."
@@ -18,11 +18,21 @@ case "$cuda" in
     1[3-9]) extra=cuda13 ;;
     *) echo "test_gpu.sh: the driver reports CUDA '$cuda'; jxkernel's GPU extras need 12 or later" >&2; exit 2 ;;
 esac
-[ -x .venv-gpu/bin/python ] || python3 -m venv .venv-gpu
-.venv-gpu/bin/python -m pip install -q --disable-pip-version-check uv
-.venv-gpu/bin/python -m uv pip install -q --python .venv-gpu/bin/python -e ".[test,$extra]"
+if [ -n "$GPU_PYTHON" ]; then
+    # a machine whose Python already has jaxlib, its CUDA plugin and pytest, and no registry to
+    # install from (the lab's GPU machines): this checkout runs from its folder, and the fast
+    # path is built for that interpreter in place
+    py=$GPU_PYTHON
+    export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+    "$py" hatch_build.py || echo "test_gpu.sh: the fast path is not built: the tier runs without it" >&2
+else
+    [ -x .venv-gpu/bin/python ] || python3 -m venv .venv-gpu
+    .venv-gpu/bin/python -m pip install -q --disable-pip-version-check uv
+    .venv-gpu/bin/python -m uv pip install -q --python .venv-gpu/bin/python -e ".[test,$extra]"
+    py=.venv-gpu/bin/python
+fi
 # the tier is meaningless if jxkernel fell back to the CPU (a plugin that does not match jaxlib)
-.venv-gpu/bin/python -c "
+"$py" -c "
 import jxkernel, sys
 backend = jxkernel.default_backend()
 print('jxkernel', jxkernel.__version__, 'on', jxkernel.devices())
@@ -33,7 +43,7 @@ mkdir -p test-artifacts
 # (XLA_PYTHON_CLIENT_PREALLOCATE=false lets the suite's kernels and subprocesses share it)
 export JXKERNEL_TEST_TIER=gpu XLA_PYTHON_CLIENT_PREALLOCATE=false
 status=0
-.venv-gpu/bin/python -m pytest -p no:cacheprovider -rs --junitxml=test-artifacts/gpu-junit.xml "$@" \
+"$py" -m pytest -p no:cacheprovider -rs --junitxml=test-artifacts/gpu-junit.xml "$@" \
     | tee test-artifacts/gpu-pytest.txt || status=$?
 # the skips by reason, for docs/gpu.md's results
 sed -n 's/^SKIPPED \[\([0-9]*\)\] .*: CPU only: \(.*\)$/\1 \2/p' test-artifacts/gpu-pytest.txt |

@@ -137,16 +137,39 @@ _LONGEST_FIRST = (
 
 
 def _cpu_only(items):
-    """Check every cpu_only marker's reason; in the GPU tier, skip those tests with it."""
+    """Check every cpu_only marker's reason, and gpu_tier.CPU_ONLY_CASES' (each in a test file
+    there is; tests/architecture checks each names a collected test); in the GPU tier, skip
+    those tests with it."""
     import gpu_tier
+    for nodeid, reason in gpu_tier.CPU_ONLY_CASES.items():
+        gpu_tier.check_reason(reason, nodeid)
+        path = os.path.join(os.path.dirname(__file__), os.pardir, nodeid.split("::")[0])
+        if not os.path.exists(path):
+            raise ValueError(f"gpu_tier.CPU_ONLY_CASES names {nodeid!r}: no such test file")
     for item in items:
         marker = item.get_closest_marker("cpu_only")
-        if marker is None:
+        reason = gpu_tier.CPU_ONLY_CASES.get(item.nodeid)
+        if marker is None and reason is None:
             continue
-        reason = marker.args[0] if marker.args else marker.kwargs.get("reason", "")
+        if reason is None:
+            reason = marker.args[0] if marker.args else marker.kwargs.get("reason", "")
         gpu_tier.check_reason(reason, item.nodeid)
         if gpu_tier.ON_GPU:
             item.add_marker(pytest.mark.skip(reason=f"CPU only: {reason}"))
+
+
+@pytest.fixture
+def on_the_cpu(request):
+    """XLA's CPU as the default device in the GPU tier (gpu_tier.on_the_cpu), for a module
+    whose subject is XLA's CPU: `pytestmark = pytest.mark.usefixtures("on_the_cpu")`. A test
+    that asks for the NumPy backend (the `numpy_backend` fixture) keeps it."""
+    import gpu_tier
+    import jxkernel
+    if "numpy_backend" in request.fixturenames:
+        yield
+        return
+    with gpu_tier.on_the_cpu(jxkernel):
+        yield
 
 
 def _xla_only(items):

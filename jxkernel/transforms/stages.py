@@ -14,6 +14,7 @@ import dataclasses
 import typing
 
 from ..core import compile_record, jaxpr_cost
+from ..core.config import config
 from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..tree_util import equality_errors, keystr, tree_flatten, tree_unflatten
 from ..xla import client as _client
@@ -195,7 +196,9 @@ class Traced(_Stage):
                                           "partitioned over a mesh is not implemented")
         if not (self.jitted._sharded or any_sharded(self._leaves)):
             device = self.jitted._device
-            if device is None:
+            if device is None and config.jax_default_device is not None:
+                device = _client.default_device()   # a chosen device wins, as the call's does
+            elif device is None:
                 device = next((x.device for x in self._leaves if isinstance(x, Array)),
                               _client.default_device())
             try:

@@ -428,6 +428,14 @@ class Explanation(RichView):
                 "bytes": sum(i.bytes for i in self._counted)}
 
     @property
+    def unattributed(self) -> list[HloInstruction]:
+        """Optimized-HLO instructions with costs but no source line: XLA dropped their metadata
+        (its GPU compiler does for a reduce it fuses into a loop). Their costs are in the
+        totals, on no line."""
+        return [i for i in self.hlo_instructions
+                if i.line_id is None and (i.flops or i.transcendentals)]
+
+    @property
     def not_estimated(self) -> list[str]:
         if self.cost_from == "jaxpr":
             return sorted({e.primitive for e in self.equations if e.primitive in NOT_ESTIMATED})
@@ -564,6 +572,9 @@ def _text_footer(ex: Explanation) -> list[str]:
     rows.append(f"  these estimates sum to flops {est['flops']:,}, transcendentals "
                 f"{est['transcendentals']:,}, bytes {est['bytes']:,}; XLA's totals for the "
                 f"module: {xla or 'none (no cost model on this backend)'}")
+    if ex.unattributed:
+        rows.append("  on no line (XLA's optimized HLO lost their source lines): " + ", ".join(
+            f"{i.name} ({i.opcode}, {i.flops + i.transcendentals:,} flops)" for i in ex.unattributed))
     if ex.not_estimated:
         rows.append(f"  not estimated (0): {', '.join(ex.not_estimated)}")
     return rows

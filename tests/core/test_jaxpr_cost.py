@@ -9,6 +9,10 @@ from jxkernel import lax
 from jxkernel.core import jaxpr_cost
 from jxkernel.core.config import config
 
+# the jaxpr's costs follow XLA CPU's cost model: in the GPU tier they are compared with the
+# CPU's analysis still (XLA's GPU model counts its fusions and cuBLAS calls otherwise)
+pytestmark = pytest.mark.usefixtures("on_the_cpu")
+
 x = jnp.ones((10, 20))
 IMAGE, KERNEL = jnp.ones((2, 3, 8, 8)), jnp.ones((4, 3, 3, 3))
 

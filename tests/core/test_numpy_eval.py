@@ -21,6 +21,10 @@ from doc_examples import check_docstring_examples
 from fresh_process import run_code
 from numerics import ELEMENTWISE, LAPACK, REDUCTION, assert_allclose_ulp
 
+# the NumPy backend follows XLA's CPU bit for bit: in the GPU tier it is compared with XLA's
+# CPU still (a GPU's XLA rounds otherwise: TF32 dots, libdevice, no subnormal flushing)
+pytestmark = pytest.mark.usefixtures("on_the_cpu")
+
 load_every_primitive()
 # jxkernel's own primitives, taken at import (collection, before any test runs): tests and
 # docstring examples define primitives of their own at run time (hijax's 'doubled',

@@ -22,6 +22,10 @@ import jxkernel.numpy as jnp
 from jxkernel.xla.dlpack import DLDeviceType, is_supported_dtype
 import locations  # tests/support: the repository's folders
 
+# JAX recorded these on its CPU, and DLPack with NumPy needs host memory: in the GPU tier the
+# arrays live on the CPU still
+pytestmark = pytest.mark.usefixtures("on_the_cpu")
+
 DATA = locations.DATA
 
 

@@ -54,7 +54,7 @@ def assert_close(got, want, dtype=np.float32, ulps=REDUCTION, scale=None):
         return
     want = want.astype(got.dtype)
     scale = np.abs(want.astype(np.complex128)).max(initial=0) if scale is None else scale
-    assert_allclose_ulp(got, want, ulps, scale=scale)
+    assert_allclose_ulp(got, want, ulps, scale=scale, gpu="tf32")
 
 
 MATMUL_SHAPES = [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)),

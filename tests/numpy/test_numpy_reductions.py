@@ -154,7 +154,8 @@ def test_list_axis_is_a_tuple():
     for n, got, want, jitted in zip(names, lists, tuples, traced):
         assert got.shape == want.shape == (4,), n
         np.testing.assert_array_equal(np.asarray(got), np.asarray(want), err_msg=n)
-        np.testing.assert_array_equal(np.asarray(jitted), np.asarray(want), err_msg=n)
+        # one jit of all of them: on a GPU XLA fuses the sums otherwise (gpu_tier's "sum order")
+        assert_allclose_ulp(np.asarray(jitted), np.asarray(want), 0, err_msg=n, gpu="sum order")
     assert jnp.sum(f32, [0], keepdims=True).shape == (1, 4, 5)
 
 

@@ -10,6 +10,8 @@ import types
 
 import numpy as np
 
+import gpu_tier
+
 
 def compiled_per_call(jax, namespace):
     """`namespace` (a module like jax.scipy.special or jax.scipy.stats, nested modules included)
@@ -70,8 +72,11 @@ def compiled_transforms(jax):
 # With them, LLVM's module compiled in one piece rather than split for threads, and the
 # thunks scheduled in program order: 10-20 % less compile CPU again (test_vmap's programs of
 # test_transforms_numpy 6.2 -> 5.0 s, of test_transforms_numpy_arrays 8.7 -> 7.9 s).
-LOOP_EMITTERS = {"xla_cpu_use_fusion_emitters": False, "xla_cpu_parallel_codegen_split_count": 1,
-                 "xla_cpu_enable_concurrency_optimized_scheduler": False}
+# They are XLA CPU's options: the GPU's compiler refuses them ("No such compile option"), so the
+# GPU tier compiles those programs with its defaults.
+LOOP_EMITTERS = {} if gpu_tier.ON_GPU else {
+    "xla_cpu_use_fusion_emitters": False, "xla_cpu_parallel_codegen_split_count": 1,
+    "xla_cpu_enable_concurrency_optimized_scheduler": False}
 
 
 def jit_together(jax, calls, chunk=64, compiler_options=None):

@@ -100,10 +100,12 @@ def stacked(fun, examples):
 
 def close(got, want):
     """Exactly: these rules move data, and round at most once per element (a multiply, a
-    scatter's add) in the same order batched or not, so every CPU gets the same bits."""
+    scatter's add) in the same order batched or not, so every CPU gets the same bits. In the
+    GPU tier a scatter-add's colliding updates come in the threads' order (gpu_tier's
+    "scatter")."""
     got = np.asarray(got)
     want = np.asarray(want, got.dtype) if isinstance(want, list) else np.asarray(want)
-    assert_allclose_ulp(got, want, 0)
+    assert_allclose_ulp(got, want, 0, gpu="scatter")
 
 
 # ------------------------------------------------------------------ vmap
@@ -230,7 +232,8 @@ def check_vmap(f, per_example, in_axes, with_jit=True):
             assert np.asarray(gv).dtype == wv.dtype
             # batched dots, sums and cumsums may add in another order than one example's:
             # REDUCTION ulps at the output's largest |value| [worst seen 1, all four CPUs]
-            assert_allclose_ulp(np.asarray(gv), wv, REDUCTION, scale=largest(wv))
+            # (on a GPU, float32 dots run in TF32 whose rounding follows the shapes: its bound)
+            assert_allclose_ulp(np.asarray(gv), wv, REDUCTION, scale=largest(wv), gpu="tf32")
     check_jaxpr(jax.make_jaxpr(vf)(*batched))
 
 

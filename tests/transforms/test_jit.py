@@ -243,7 +243,10 @@ def test_python_scalars_are_weak_and_outputs_keep_structure():
 def test_python_scalar_arguments_hit_without_a_transfer_and_keep_their_values(monkeypatch):
     # f(x, 2.0) runs on the fast path with the scalar's buffer kept (xla/array.py
     # scalar_buffers): every value, sign of zero, type and NaN must still reach the program
-    from jxkernel.xla import array as xla_array
+    from jxkernel.xla import array as xla_array, scalars
+    # the kept buffers are per process: an earlier test's 4.0 would be found, not put (the GPU
+    # tier's one worker of many ran such a test first)
+    monkeypatch.setattr(scalars, "_scalar_buffers", {})
     f = jax.jit(lambda x, a: (lax.div(x, a), a))
     x = arr([1.0, 2.0])
     assert np.asarray(f(x, 2.0)[0]).tolist() == [0.5, 1.0]       # the compile

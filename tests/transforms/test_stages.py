@@ -5,6 +5,7 @@ import export_cases as cases
 import numpy as np
 import pytest
 from export_reference import compare
+from gpu_tier import ON_GPU
 from numerics import ELEMENTWISE, assert_allclose_ulp
 
 import jxkernel
@@ -37,7 +38,10 @@ def test_lowered_texts_and_irs():
     assert "func.func public @main" in str(lowered.compiler_ir())
     assert "ENTRY" in lowered.compiler_ir("hlo").as_hlo_text()
     costs = lowered.cost_analysis()
-    assert costs["flops"] == 6.0 and costs["bytes accessed"] > 0
+    if ON_GPU:      # as JAX's on the same GPU: XLA has no unoptimized cost model there
+        assert costs is None
+    else:
+        assert costs["flops"] == 6.0 and costs["bytes accessed"] > 0
     with pytest.raises(ValueError, match="unknown dialect: tosa"):
         lowered.compiler_ir("tosa")
 

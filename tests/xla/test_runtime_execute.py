@@ -10,6 +10,7 @@ from jxkernel.xla import (Array, CompileError, DeletedArrayError, Executable, co
 from jxkernel.xla import client
 from jxkernel.xla.compiler import ExecutionError
 from numerics import ELEMENTWISE, assert_allclose_ulp
+import gpu_tier
 
 # hand-written StableHLO through XLA's compiler (compile_module): nothing the NumPy backend runs
 pytestmark = pytest.mark.xla_only("XLA compiler")
@@ -150,9 +151,19 @@ MATMUL_LOOP = module("(%x: tensor<512x512xf32>, %n: tensor<i32>) -> tensor<512x5
     return %r#1 : tensor<512x512xf32>""")
 
 
+# XLA's GPU runs a while loop from the host (it reads the condition back each trip), so the
+# call would return only at its end: on a GPU the same work is written out without a loop,
+# 8 multiplies of 4096 x 4096 (1.1 TFLOP: milliseconds on an H200, a launch microseconds)
+MATMUL_CHAIN = module("(%x: tensor<4096x4096xf32>, %n: tensor<i32>) -> tensor<4096x4096xf32>",
+                      "\n".join(f"""    %d{i} = stablehlo.dot_general %a{i}, %x, contracting_dims = [1] x [0] : (tensor<4096x4096xf32>, tensor<4096x4096xf32>) -> tensor<4096x4096xf32>
+    %a{i + 1} = stablehlo.tanh %d{i} : tensor<4096x4096xf32>""" for i in range(8)).replace(
+                          "%a0", "%x") + "\n    return %a8 : tensor<4096x4096xf32>")
+
+
 def test_calls_return_before_the_computation_is_done():
-    exe = executable(MATMUL_LOOP, [f32(512, 512)])
-    x = device_put(np.full((512, 512), 1e-3, np.float32))
+    size = 4096 if gpu_tier.ON_GPU else 512
+    exe = executable(MATMUL_CHAIN if gpu_tier.ON_GPU else MATMUL_LOOP, [f32(size, size)])
+    x = device_put(np.full((size, size), 1e-3, np.float32))
     steps = device_put(np.int32(60))          # ~16 GFLOP: a fraction of a second on 2 cores
     exe.call_buffers([x._buf, device_put(np.int32(1))._buf])[0].block_until_ready()  # warm up
     start = time.perf_counter()
