@@ -43,7 +43,7 @@ mkdir -p test-artifacts
 # (XLA_PYTHON_CLIENT_PREALLOCATE=false lets the suite's kernels and subprocesses share it)
 export JXKERNEL_TEST_TIER=gpu XLA_PYTHON_CLIENT_PREALLOCATE=false
 status=0
-"$py" -m pytest -p no:cacheprovider -rs --junitxml=test-artifacts/gpu-junit.xml "$@" \
+"$py" -m pytest -p no:cacheprovider -rsfE --junitxml=test-artifacts/gpu-junit.xml "$@" \
     | tee test-artifacts/gpu-pytest.txt || status=$?
 # the skips by reason, for docs/gpu.md's results
 sed -n 's/^SKIPPED \[\([0-9]*\)\] .*: CPU only: \(.*\)$/\1 \2/p' test-artifacts/gpu-pytest.txt |

@@ -399,6 +399,15 @@ def _present() -> list[str]:
     return present
 
 
+def _started_names() -> list[str]:
+    """JAX's `list(backends())` as its errors print it: by JAX's names, highest priority first
+    (a TPU, the GPU, then the CPU, which JAX starts beside any other): ['cuda', 'cpu'] on a GPU
+    machine where jxkernel may not have started its CPU yet."""
+    order = ("tpu", "gpu", "cpu", "numpy")
+    return [JAX_NAMES[p] for p in order
+            if p in _backends or p == "cpu" and p not in _failures]
+
+
 def _no_instance_message(asked: str) -> str:
     return (f"Unknown backend: '{asked}' requested, but no platforms that are instances of "
             f"{asked} are present. Platforms present are: " + ",".join(_present()))
@@ -433,13 +442,13 @@ def get_backend(platform: str | None = None) -> Backend:
             if platform in _failures:
                 raise RuntimeError(f"Backend {platform!r} failed to initialize: "
                                    f"{_failures[platform]}. Available backends are "
-                                   f"{sorted(_backends)}")
+                                   f"{_started_names()}")
             try:
                 _backends[platform] = _FACTORIES[platform]()
             except Exception as e:
                 _failures[platform] = e
                 raise RuntimeError(f"Backend {platform!r} failed to initialize: {e}. Available "
-                                   f"backends are {sorted(_backends)}") from e
+                                   f"backends are {_started_names()}") from e
         return _backends[platform]
 
 

@@ -103,6 +103,14 @@ def test_a_platform_that_cannot_start_says_so_in_jaxs_words():
         jxkernel.devices("tpu")
 
 
+def test_that_error_lists_the_backends_as_jax_does(monkeypatch):
+    # JAX's list(backends()): its names, highest priority first, the CPU beside a GPU (on an
+    # H200 this said ['gpu'], the CPU not started yet)
+    monkeypatch.setitem(client._backends, "gpu", object())
+    monkeypatch.delitem(client._failures, "cpu", raising=False)
+    assert client._started_names()[:2] == ["cuda", "cpu"]
+
+
 @pytest.mark.parametrize("module", ["jxkernel._src", pytest.param(
     "jxkernel._src.xla_bridge", marks=pytest.mark.xla_only("CPU platform")),   # its 'cpu' backend
                                     "jxkernel._src.compiler"])
