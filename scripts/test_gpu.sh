@@ -6,7 +6,8 @@
 # Never run by CI (it has no GPU). Arguments go to pytest, e.g.
 #     sh scripts/test_gpu.sh tests/lax -x
 # Installs jxkernel with the CUDA extra the driver takes (python -m jxkernel says which) into
-# .venv-gpu (or, with GPU_PYTHON=python3, uses that interpreter's own jaxlib and plugin as is), checks that jxkernel's default backend is the GPU, and writes
+# .venv-gpu (or, with GPU_PYTHON=python3, uses that interpreter's own jaxlib and plugin as
+# they are), checks that jxkernel's default backend is the GPU, and writes
 # test-artifacts/gpu-junit.xml and test-artifacts/gpu-skips.txt (the skips counted by reason).
 set -e
 cd "$(dirname "$0")/.."

@@ -574,7 +574,9 @@ def _text_footer(ex: Explanation) -> list[str]:
                 f"module: {xla or 'none (no cost model on this backend)'}")
     if ex.unattributed:
         rows.append("  on no line (XLA's optimized HLO lost their source lines): " + ", ".join(
-            f"{i.name} ({i.opcode}, {i.flops + i.transcendentals:,} flops)" for i in ex.unattributed))
+            f"{i.name} ({i.opcode}, {i.flops:,} flops"
+            + (f", {i.transcendentals:,} transcendentals)" if i.transcendentals else ")")
+            for i in ex.unattributed))
     if ex.not_estimated:
         rows.append(f"  not estimated (0): {', '.join(ex.not_estimated)}")
     return rows
