@@ -1,5 +1,7 @@
 """The GPU tier's tables (tests/support/gpu_tier.py): each entry must name what exists, and the
 tier's comparison must fail where it should. Both hold on any machine."""
+import json
+import os
 import subprocess
 import sys
 
@@ -7,6 +9,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+import jxkernel
 import gpu_tier
 import locations  # tests/support: the repository's folders
 from numerics import assert_close_on_gpu
@@ -30,3 +33,29 @@ def test_a_narrow_result_is_allowed_one_of_its_own_roundings():
     with pytest.raises(AssertionError, match="differ by more than"):
         assert_close_on_gpu(np.float32([5.40625, 1.0]), np.float32([5.375, 1.0]),
                             gpu_tier.TOLERANCES["tf32"])
+
+
+@pytest.mark.xla_only("XLA text")      # it exports a StableHLO module
+def test_the_parity_script_gives_the_cpus_answers(tmp_path):
+    # scripts/gpu_parity.py runs JAX and jxkernel on the same GPU (docs/gpu.md); here its
+    # jxkernel side on the CPU, whose answers are the ones the GPU's differ from
+    done = subprocess.run([sys.executable, "scripts/gpu_parity.py", "jxkernel"],
+                          cwd=locations.ROOT, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": locations.ROOT})
+    assert done.returncode == 0, done.stderr[-2000:]
+    got = json.loads(done.stdout)
+    assert got["platform names"]["platform"] == jxkernel.default_backend()
+    assert got["debug.print inside jit"] == {"printed": "x is 2.0", "value": 3.0}
+    assert got["pure_callback inside jit"] == [0.0, 3.0, 6.0]
+    assert got["int8 dot accumulates in int32"]["jit"] == [[30000, 30000], [30000, 30000]]
+    assert got["float8 conversions round"]["e4m3fn jit"][3:] == [0.1015625, 192.0, 0.001953125]
+    assert got["export for cuda round-trips"]["value"] == [2.0, 2.0, 2.0]
+    assert got["JAX_PLATFORMS=cpu, devices('gpu')"].startswith(
+        "RuntimeError Unknown backend: 'gpu' requested")
+    if jxkernel.default_backend() == "cpu":       # XLA's CPU flushes subnormals
+        assert got["subnormal inputs"]["log"] == {"eager": [-np.inf, 0.0], "jit": [-np.inf, 0.0]}
+    path = tmp_path / "jx.json"
+    path.write_text(done.stdout)
+    compared = subprocess.run([sys.executable, "scripts/gpu_parity.py", "--compare", str(path),
+                               str(path)], cwd=locations.ROOT, capture_output=True, text=True)
+    assert compared.stdout.strip() == f"{len(got)} of {len(got)} checks the same"
