@@ -8,12 +8,12 @@ integers, booleans and floats exact by construction compare bit for bit; a recor
 "ulps" (its bound, chosen beside the case in the generator) holds floats that may differ per
 CPU, compared in ulps (tests/support/numerics.py).
 
-Each case's text is evaluated as a function of its keys, and the texts compiled together, one
-program per 64 (compiled.jit_together; issue 45: one compile per sampler, shape and dtype,
-~0.2 s of CPU each, were 95 % of this file's time). A sampler called eagerly is one jitted
-call, as JAX's, so under the common jit it traces to the same computation; the text's own jit
-and vmap stay inside it. A text that cannot be traced (np.asarray of a key) runs eagerly, as do
-EAGER_TEXTS.
+Each case's text is evaluated as a function of its keys, and the texts compiled together,
+one program per CHUNK calls (compiled.jit_together; issue 45: one compile per sampler, shape
+and dtype, ~0.2 s of CPU each, were 95 % of this file's time). A sampler called eagerly is
+one jitted call, as JAX's, so under the common jit it traces to the same computation; the
+text's own jit and vmap stay inside it. A text that cannot be traced (np.asarray of a key)
+runs eagerly, as do EAGER_TEXTS.
 """
 import functools
 import json
@@ -101,42 +101,69 @@ def _case_id(case):
     return f"{case['expr']}|seed={case['seed']}" + ("|x64" if case["x64"] else "")
 
 
+# calls per program: a program is compiled when a test first needs it, so where xdist splits
+# the file between two workers both compile only the chunk at the split twice (file alone,
+# -n 2: 186 -> 21 compiles, 31.8 -> 21.9 and 26.5 s CPU; with 64 calls: 12 compiles, 39.7 s)
+CHUNK = 16
+
+
 @functools.cache
-def _compiled_together(x64: bool) -> dict:
-    """{case id: value} of the cases with this x64 setting whose text traces, computed under
-    jit as one program per 64 texts. A text recorded for several seeds is traced once, mapped
-    over their keys (lax.map: a loop, the text unbatched), as eagerly it compiled once: traced
-    once per seed, the program held 1.5 times the code (gamma's loop three times)."""
+def _calls(x64: bool) -> tuple:
+    """The jit_together calls of the cases with this x64 setting whose text traces, in chunks
+    of CHUNK calls, and {case id: (chunk, call, index into its mapped value or None)}. A text
+    recorded for several seeds is traced once, mapped over their keys (lax.map: a loop, the
+    text unbatched), as eagerly it compiled once: traced once per seed, the program held 1.5
+    times the code (gamma's loop three times)."""
     with config.override("jax_enable_x64", x64):
         texts = {}
         for case in CASES:
             if case["x64"] == x64 and case["expr"] not in EAGER_TEXTS:
                 texts.setdefault(case["expr"], []).append(case)
-        calls, where = {}, {}
+        chunks, where = [], {}
         for expr, cases in texts.items():
             fun = _text(expr)
             try:
                 jxkernel.eval_shape(fun, *_keys(cases[0]))
             except Exception:  # noqa: BLE001  (traced it fails, eagerly it runs: the test's own)
                 continue
+            if not chunks or len(chunks[-1]) >= CHUNK:
+                chunks.append({})
+            calls = chunks[-1]
             if len(cases) == 1 or "kt" in expr:          # typed keys: one call per seed
                 for case in cases:
                     calls[_case_id(case)] = (fun, _keys(case))
-                    where[_case_id(case)] = (_case_id(case), None)
+                    where[_case_id(case)] = (len(chunks) - 1, _case_id(case), None)
                 continue
             raw = np.stack([np.asarray(_keys(case)[0]) for case in cases])
             calls[expr] = (lambda ks, fun=fun: lax.map(lambda k: fun(k, None), ks), [raw])
             for i, case in enumerate(cases):
-                where[_case_id(case)] = (expr, i)
-        together = jit_together(jxkernel, calls)
-        values = {key: np.asarray(together[key]) for key in calls}
-        return {case: values[key] if i is None else values[key][i]
-                for case, (key, i) in where.items()}
+                where[_case_id(case)] = (len(chunks) - 1, expr, i)
+        return chunks, where
+
+
+@functools.cache
+def _compiled_chunk(x64: bool, chunk: int) -> dict:
+    """{call: value} of one chunk, computed under jit as one program; compiled when a test
+    first needs it, so a worker that runs part of the file compiles only its chunks."""
+    calls = _calls(x64)[0][chunk]
+    with config.override("jax_enable_x64", x64):
+        together = jit_together(jxkernel, calls, chunk=len(calls))
+        return {key: np.asarray(together[key]) for key in calls}
+
+
+def _compiled_together(x64: bool, case_id: str):
+    """The case's value computed under jit with its chunk, or None (then eagerly)."""
+    found = _calls(x64)[1].get(case_id)
+    if found is None:
+        return None
+    chunk, key, index = found
+    value = _compiled_chunk(x64, chunk)[key]
+    return value if index is None else value[index]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[_case_id(c) for c in CASES])
 def test_matches_jax(case):
-    out = _compiled_together(case["x64"]).get(_case_id(case))
+    out = _compiled_together(case["x64"], _case_id(case))
     if out is None:
         with config.override("jax_enable_x64", case["x64"]):
             out = _evaluate(case)
