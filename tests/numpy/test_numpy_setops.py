@@ -3,6 +3,8 @@
 fill values, indices, NaNs), eagerly and under jit where the shape is static; NumPy on
 random data; errors; the structure of the staged programs; docstring examples of the
 structure modules."""
+import functools
+
 import numpy as np
 import pytest
 
@@ -10,6 +12,7 @@ import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel.core.errors import ConcretizationTypeError
 
+from compiled import jit_together
 from doc_examples import check_docstring_examples
 from structure_check import VALUES, check_value, names
 
@@ -50,28 +53,61 @@ def test_against_numpy(seed):
     np.testing.assert_array_equal(jnp.setxor1d(a, b), np.setxor1d(a, b))
     for method in ("compare_all", "binary_search", "sort"):
         np.testing.assert_array_equal(jnp.isin(a, b, method=method), np.isin(a, b))
-    # sized, under jit: the first `size` results, then the fill value
+    # sized, under jit: the first `size` results, then the fill value (both jits compiled as
+    # one program: issue 45)
+    jitted = jit_together(jax, {
+        "setdiff1d": (lambda a, b: jnp.setdiff1d(a, b, size=20, fill_value=-1), [a, b]),
+        "intersect1d": (lambda a, b: jnp.intersect1d(a, b, size=3), [a, b])})
     want = np.setdiff1d(a, b)
-    got = jax.jit(lambda a, b: jnp.setdiff1d(a, b, size=20, fill_value=-1))(a, b)
+    got = jitted["setdiff1d"]
     np.testing.assert_array_equal(got, np.r_[want, [-1] * (20 - len(want))])
     want = np.intersect1d(a, b)
-    got = jax.jit(lambda a, b: jnp.intersect1d(a, b, size=3))(a, b)
+    got = jitted["intersect1d"]
     np.testing.assert_array_equal(got[:min(3, len(want))], want[:3])
 
 
-@pytest.mark.parametrize("method", ["scan", "scan_unrolled", "compare_all", "sort"])
-@pytest.mark.parametrize("side", ["left", "right"])
+SEARCHSORTED_METHODS = ["scan", "scan_unrolled", "compare_all", "sort"]
+SIDES = ["left", "right"]
+
+
+def _searchsorted(side, method):
+    return lambda a, v: jnp.searchsorted(a, v, side=side, method=method)
+
+
+@functools.cache
+def _searchsorted_cases():
+    """Each case's (a, v), drawn from `rng` in the order the tests run (side, then method: as
+    a whole-file run drew them one test at a time), and the jit, vmap and one-element calls of
+    all cases compiled as one program (issue 45: 24 programs of ~0.1 s CPU each were compiled
+    one by one). The eager call stays in each test; jxkernel's searchsorted is one jitted call
+    there, as JAX's."""
+    inputs, calls = {}, {}
+    for side in SIDES:
+        for method in SEARCHSORTED_METHODS:
+            a = np.sort(rng.integers(0, 20, 33)).astype(np.float32)
+            a[-3:] = np.nan                                         # NaNs sort last
+            v = np.r_[rng.integers(-2, 23, 40), [np.nan, np.inf, -np.inf]].astype(np.float32)
+            inputs[side, method] = a, v
+            fn = _searchsorted(side, method)
+            calls[side, method, "jit"] = (fn, [a, v])
+            calls[side, method, "vmap"] = (jax.vmap(fn, in_axes=(None, 0)),
+                                           [a, v.reshape(43, 1)])
+            calls[side, method, "a[:1]"] = (fn, [a[:1], v])
+    return inputs, jit_together(jax, calls)
+
+
+@pytest.mark.parametrize("method", SEARCHSORTED_METHODS)
+@pytest.mark.parametrize("side", SIDES)
 def test_searchsorted_against_numpy(method, side):
-    a = np.sort(rng.integers(0, 20, 33)).astype(np.float32)
-    a[-3:] = np.nan                                         # NaNs sort last
-    v = np.r_[rng.integers(-2, 23, 40), [np.nan, np.inf, -np.inf]].astype(np.float32)
+    (a, v), jitted = _searchsorted_cases()[0][side, method], _searchsorted_cases()[1]
     want = np.searchsorted(a, v, side=side)
-    fn = lambda a, v: jnp.searchsorted(a, v, side=side, method=method)   # noqa: E731
+    fn = _searchsorted(side, method)
     np.testing.assert_array_equal(fn(a, v), want)
-    np.testing.assert_array_equal(jax.jit(fn)(a, v), want)
-    batched = jax.vmap(fn, in_axes=(None, 0))(a, v.reshape(43, 1))
+    np.testing.assert_array_equal(jitted[side, method, "jit"], want)
+    batched = jitted[side, method, "vmap"]
     np.testing.assert_array_equal(batched[:, 0], want)
-    np.testing.assert_array_equal(fn(a[:1], v), np.searchsorted(a[:1], v, side=side))
+    np.testing.assert_array_equal(jitted[side, method, "a[:1]"],
+                                  np.searchsorted(a[:1], v, side=side))
 
 
 def test_searchsorted_default_is_a_binary_search_by_scan():
