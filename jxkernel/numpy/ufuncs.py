@@ -15,6 +15,7 @@ The array operators (`x + y`, `x // y`, ...) call these functions (see array_met
 """
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
@@ -24,12 +25,13 @@ from ..core import dtypes as _core
 from ..core import trace as _trace
 from ..core.trace import Tracer
 from ..transforms.ad import jvp
+from ..transforms.batching import BatchTrace as _BatchTrace
 from ..xla.array import Array
 from ..transforms.custom_derivatives import custom_jvp
 from .creation import array, asarray
 from .dtypes import finfo, iscomplexobj
-from .util import (_ARRAYS, aval_of, broadcast_arrays, check_arraylike, ensure_array,
-                   ensure_arraylike, full_like, fused_when_converting, jnp_jit,
+from .util import (_ARRAYS, aval_of, broadcast_arrays, check_arraylike, converts_array,
+                   ensure_array, ensure_arraylike, full_like, jnp_jit,
                    promote_args, promote_args_inexact, promote_args_numeric, promote_dtypes,
                    promote_dtypes_inexact, promote_dtypes_numeric, promote_shapes)
 from .util import where as _where
@@ -56,6 +58,25 @@ _INEXACT = _core.INEXACT_DTYPES
 _BOOL = _core.bool_
 _INT_OF_BITS = {16: np.dtype(np.int16), 32: np.dtype(np.int32), 64: np.dtype(np.int64)}
 _PY_TYPE_OF_KIND = {"b": bool, "i": int, "u": int, "f": float, "c": complex, "V": float}
+
+
+def fused_when_converting(kind: str = "plain"):
+    """Decorator for one-primitive jnp functions: eagerly or under vmap, when promotion would
+    convert an array, call the function jitted (inline), so the conversion fuses into one
+    program as in JAX's jitted ones, where XLA makes convert(p) / broadcast(y) of a bool p
+    select(p, 1/y, 0): 0 / 0 of bools is 0, not nan (under vmap: conformance's fuzzer, seed
+    95036)."""
+    def deco(fn):
+        jitted = jnp_jit(fn, inline=True)
+
+        @functools.wraps(fn)
+        def call(*args):
+            t = type(_trace._ctx.trace)
+            if (t is _trace.EvalTrace or t is _BatchTrace) and converts_array(args, kind, t):
+                return jitted(*args)
+            return fn(*args)
+        return call
+    return deco
 
 
 def _const(x, value):

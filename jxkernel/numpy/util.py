@@ -434,39 +434,26 @@ def jnp_jit(fun=None, *, static_argnames=(), inline=False):
     return call
 
 
-def converts_array(args, kind: str = "plain") -> bool:
+def converts_array(args, kind: str = "plain", trace_type=_trace.EvalTrace) -> bool:
     """Would promoting `args` ("plain", "inexact" or "numeric") change an array's type?
     Eagerly that is a separate XLA call per conversion, so jnp functions then run as one
-    jitted computation instead, as JAX's jit-wrapped ones always do."""
+    jitted computation instead, as JAX's jit-wrapped ones always do. (Under another trace
+    than eval's, tracers count as arrays.)"""
     if _fast(args):
         d = args[0].aval.dtype
         return (kind == "inexact" and d not in _INEXACT) or (kind == "numeric" and d == dtypes.bool_)
-    if len(args) == 2:                       # (array, Python scalar): the cached verdict
+    if len(args) == 2 and trace_type is _trace.EvalTrace:   # (array, Python scalar): cached
         x, y = args
         arr, s = (x, y) if type(y) in _CACHED_SCALARS else (y, x)
         if type(s) in _CACHED_SCALARS and isinstance(arr, _ARRAYS):
             a = arr.aval
             return type(arr) is Array and _pair_result(a, s, kind) != (a.dtype, a.weak_type)
-    arrays = [a for a in args if isinstance(a, (Array, np.ndarray))]
+    arrays = [a for a in args if isinstance(a, (Array, np.ndarray)) or
+              (trace_type is not _trace.EvalTrace and isinstance(a, Tracer))]
     if not arrays:
         return False
     want = _PROMOTE[kind](*args)
     return any((a.dtype, a.weak_type) != want for a in map(aval_of, arrays))
-
-
-def fused_when_converting(kind: str = "plain"):
-    """Decorator for one-primitive jnp functions: eagerly, when promotion would convert an
-    array, call the function jitted (inline), so the conversion fuses into one dispatch."""
-    def deco(fn):
-        jitted = jnp_jit(fn, inline=True)
-
-        @functools.wraps(fn)
-        def call(*args):
-            if type(_trace._ctx.trace) is _trace.EvalTrace and converts_array(args, kind):
-                return jitted(*args)
-            return fn(*args)
-        return call
-    return deco
 
 
 def _where(condition, x, y):

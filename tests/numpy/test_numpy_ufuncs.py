@@ -204,6 +204,33 @@ def test_jaxpr_weak_argument_converts():
         "  in (d,) }")
 
 
+# the NumPy backend divides (nan), eagerly too: XLA's rewrite is its compiler's
+@pytest.mark.xla_only("XLA compiler")
+def test_divide_of_bools_under_vmap_is_one_program_as_in_jax():
+    """JAX's jnp.true_divide is jitted, so under vmap too its conversions and division run as
+    one program, where XLA makes convert(p) / broadcast(y) of a bool p select(p, 1 / y, 0): 0 / 0
+    of bools is 0, not nan. jxkernel bound them one by one under vmap and gave nan (the
+    differential fuzzer, seed 95036: JAX 0.10.2 gives these zeros eagerly, jitted and vmapped;
+    without a broadcast XLA divides, and 0 / 0 is nan under both)."""
+    a, b = np.array([[False, True], [True, False]]), np.array([False, False])
+    want = np.float32([[0, np.inf], [np.inf, 0]])
+    np.testing.assert_array_equal(jnp.true_divide(a, b), want)
+    np.testing.assert_array_equal(jax.jit(jnp.true_divide)(a, b), want)
+    np.testing.assert_array_equal(jax.vmap(jnp.true_divide, (0, None))(a, b), want)
+    np.testing.assert_array_equal(jax.vmap(jnp.divide)(np.stack([a, a]), np.stack([b, b])),
+                                  np.stack([want, want]))
+    np.testing.assert_array_equal(jax.vmap(jnp.divide)(a, np.stack([b, b])),
+                                  np.float32([[np.nan, np.inf], [np.inf, np.nan]]))
+    # and the staged program is as before: the jit inlines, as JAX's (inline=True)
+    assert _jaxpr(jax.vmap(jnp.true_divide, (0, None)), a, b) == (
+        "{ lambda ; a:bool[2,2] b:bool[2]. let\n"
+        "    c:f32[2,2] = convert_element_type[new_dtype=float32 weak_type=False] a\n"
+        "    d:f32[2] = convert_element_type[new_dtype=float32 weak_type=False] b\n"
+        "    e:f32[1,2] = broadcast_in_dim[broadcast_dimensions=(1,)] d\n"
+        "    f:f32[2,2] = div c e\n"
+        "  in (f,) }")
+
+
 def test_jaxpr_rank_promotion():
     assert _jaxpr(lambda x, y: x + y, jnp.ones(3), jnp.ones((2, 3))) == (
         "{ lambda ; a:f32[3] b:f32[2,3]. let\n"
