@@ -14,12 +14,11 @@ import dataclasses
 import typing
 
 from ..core import compile_record, jaxpr_cost
-from ..core.config import config
 from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..tree_util import equality_errors, keystr, tree_flatten, tree_unflatten
 from ..xla import client as _client
 from ..xla import pipeline
-from ..xla.array import Array
+from ..xla.array import Array, call_device
 from ..xla.transfers import device_put
 from ..xla.lowering import NeedsMesh
 from .jit_args import leaf_aval
@@ -195,12 +194,7 @@ class Traced(_Stage):
                 raise NotImplementedError("lower(lowering_platforms=...) of a program "
                                           "partitioned over a mesh is not implemented")
         if not (self.jitted._sharded or any_sharded(self._leaves)):
-            device = self.jitted._device
-            if device is None and config.jax_default_device is not None:
-                device = _client.default_device()   # a chosen device wins, as the call's does
-            elif device is None:
-                device = next((x.device for x in self._leaves if isinstance(x, Array)),
-                              _client.default_device())
+            device = self.jitted._device or call_device(self._leaves)
             try:
                 return Lowered(self, device, platform=platform)
             except NeedsMesh as e:              # a sharding constraint inside: partitioned

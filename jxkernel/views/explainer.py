@@ -97,7 +97,7 @@ from ..transforms.jit_primitive import any_sharded
 from ..tree_util import tree_leaves
 from ..xla import client as _client
 from ..xla import pipeline
-from ..xla.array import Array
+from ..xla.array import Array, call_device
 from ..xla.portable import xla_computation
 from .schema import mime_type
 
@@ -219,7 +219,7 @@ def _one_device(jitted, traced, args, kwargs):
     """The device the call runs on, or None when it is sharded (arguments, in/out_shardings)."""
     if jitted._sharded or any_sharded(traced._leaves):
         return None
-    return getattr(jitted, "_device", None) or _device_of(args, kwargs)
+    return getattr(jitted, "_device", None) or call_device(tree_leaves((args, kwargs)))
 
 
 def _compile_with_locations(f, jitted, traced, device) -> tuple:
@@ -277,11 +277,6 @@ def _traceable(value) -> bool:
         return False
     array_like = (Array, ShapeDtypeStruct, int, float, complex, bool)
     return all(isinstance(x, array_like) or hasattr(x, "__array__") for x in leaves)
-
-
-def _device_of(args, kwargs):
-    arrays = [x for x in tree_leaves((args, kwargs)) if isinstance(x, Array)]
-    return arrays[0].device if arrays else _client.default_device()
 
 
 def _name_of(f) -> str:

@@ -363,6 +363,15 @@ def signature(arrays) -> tuple:
     return tuple([a.aval for a in arrays]), arrays[0]._buf._sharding if arrays else None
 
 
+def call_device(leaves):
+    """Where a call on `leaves` runs when nothing else decides, as jit's call chooses: a chosen
+    default device (`jax.default_device`) wins, then the first Array's device, then the
+    default device."""
+    if config.jax_default_device is not None:
+        return _client.default_device()
+    return next((x.device for x in leaves if isinstance(x, Array)), _client.default_device())
+
+
 def buffers(arrays) -> list:
     """The jaxlib buffers of Arrays, as `Executable.call_buffers` takes them."""
     return [a._buf for a in arrays]

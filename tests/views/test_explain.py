@@ -397,3 +397,14 @@ def test_a_compiled_program_without_a_cost_model_answers_none():
     other = Executable(NoCostModel("INTERNAL: broken"), [], jxkernel.devices()[0])
     with pytest.raises(client.JaxRuntimeError, match="INTERNAL"):
         other.cost_analysis()
+
+
+def test_a_chosen_default_device_decides_where_it_is_explained():
+    # as jit's call and lower(): `jax.default_device` wins over the arguments' device (so a
+    # GPU machine's learner can explain on the CPU); here the NumPy backend's device, whose
+    # explanation counts from the jaxpr
+    x, w = jnp.ones((4, 8)), jnp.ones((8, 3))
+    with jxkernel.default_device(jxkernel.devices("numpy")[0]):
+        assert jxkernel.explain(model, x, w).cost_from == "jaxpr"
+        lowered = jxkernel.jit(model).lower(x, w)
+        assert lowered.cost_analysis()["estimated from"].startswith("the jaxpr")
