@@ -17,17 +17,19 @@ from .lru import Bounded
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _STDLIB_DIRS = tuple({os.path.dirname(os.__file__) + os.sep})
 _excluded: list = []           # more folders or files whose frames are not the user's
-# Both keyed by code objects, which they keep alive: bounded, since a notebook makes new code
-# objects at every run of a cell (8192: every line a long session traces, many times over).
-_is_internal = Bounded(8192)   # code object -> whether its file is ours (or the stdlib's)
-_infos = Bounded(8192)         # (code, lasti) -> SourceInfo, shared so equations stay small
+# Bounded, since a notebook makes new code objects at every run of a cell (8192: every line a
+# long session traces, many times over). Never keyed by code objects themselves: two of them
+# compare equal when only their files differ (the same function typed into two cells), and
+# the second cell's equations then named the first cell's file.
+_is_internal = Bounded(8192)   # file name -> whether it is ours (or the stdlib's)
+_infos = Bounded(8192)         # (id(code), lasti) -> SourceInfo, which keeps that code alive
 
 
 def _internal(code) -> bool:
-    known = _is_internal.get(code)
+    name = code.co_filename
+    known = _is_internal.get(name)
     if known is None:
-        name = code.co_filename
-        known = _is_internal[code] = (name.startswith(_PACKAGE_DIR) or name.startswith(_STDLIB_DIRS)
+        known = _is_internal[name] = (name.startswith(_PACKAGE_DIR) or name.startswith(_STDLIB_DIRS)
                                       or name.startswith(tuple(_excluded)))
     return known
 
@@ -46,8 +48,9 @@ def user_source_info(skip: int = 1) -> SourceInfo | None:
     while frame is not None:
         code = frame.f_code
         if not _internal(code):
-            # keyed by instruction, not line: two calls on one line differ in column
-            key = (code, frame.f_lasti)
+            # keyed by instruction, not line: two calls on one line differ in column. The id
+            # is unique while the entry lives: its SourceInfo holds the code object.
+            key = (id(code), frame.f_lasti)
             info = _infos.get(key)
             if info is None:
                 info = _infos[key] = SourceInfo(code.co_filename, frame.f_lineno, code.co_name,

@@ -58,3 +58,22 @@ def test_cond_takes_its_first_branch_weak_types_and_values_are_right():
     assert [(float(v), v.weak_type, v.dtype) for v in got] == \
         [(2.0, False, np.float32), (3.0, False, np.float32)]
     assert float(jax.grad(lambda x: pick(False, x))(1.0)) == 3.0
+
+
+def test_the_same_function_in_two_cells_names_its_own_cell():
+    """Code objects compare equal when only their files differ: the function typed again into
+    another cell traced with the first cell's file on every equation, so %explain of it in a
+    second notebook (the same demo in another kernel of one process) counted nothing per line."""
+    source = "def layer(x, w):\n    h = x @ w\n    return jnp.tanh(h)\n"
+    files = ("<ipython-input-3-aa11>", "<ipython-input-7-bb22>")
+    layers = []
+    for file in files:
+        namespace = {"jnp": jnp}
+        exec(compile(source, file, "exec"), namespace)
+        layers.append(namespace["layer"])
+    assert layers[0].__code__ == layers[1].__code__           # what made the caches mix them
+    x = np.ones((2, 2), np.float32)
+    for file, layer in zip(files, layers):
+        eqns = jax.make_jaxpr(layer)(x, x).jaxpr.eqns
+        assert [(e.source_info.file, e.source_info.line) for e in eqns] == \
+            [(file, 2), (file, 3)]
