@@ -13,10 +13,13 @@ each time, from a shared counter), an eager operation on a new shape (more than 
 eager programs kept, so they are evicted), one live jitted function called on new shapes
 (its own cache's bound), grad of a dropped lambda (the transformations' jaxpr caches), a
 large array (4 MiB) and an empty one, a deleted buffer that must refuse to be read, and a
-donated one. It prints the mappings (/proc/self/maps lines) and the RSS as it goes, then
-compares the growth of the last third of the run with that of the middle third: exit status
-1 if they did not level off (or a thread failed). Then, unless --no-subrun, it runs itself
-again for a third of the time with JXKERNEL_FASTPATH=0 (the Python hit paths). --bound
+donated one. It prints the mappings (/proc/self/maps lines) and the RSS as it goes. It judges
+only the steady state: from the moment the bounded caches are full (the by-text cache, the eager
+programs and the live function's signatures), the growth of the second half of that time must be
+small; exit status 1 if it was not (or a thread failed, or the caches never filled). Then, unless
+--no-subrun, it runs itself again with JXKERNEL_FASTPATH=0 (the Python hit paths) until its
+caches have been full as long as they took to fill (at least 2 minutes), or --minutes. A run
+of fixed length judged the fill itself on a loaded machine, where the caches fill later. --bound
 (default 128) shrinks every cache first, so that a run of minutes reaches the steady state;
 --bound 0 keeps jxkernel's own (512 by text, 1,024 eager and per function) for long soaks.
 """
@@ -53,8 +56,11 @@ def no_disk_cache(jxkernel) -> None:
     jxkernel.config.update("jax_persistent_cache_min_compile_time_secs", 1e9)
 
 
-def soak(seconds: float, programs: int, threads: int, report_s: float, bound: int) -> int:
-    """Run the loops; returns the exit status (0: levelled off, no thread failed)."""
+def soak(seconds: float, programs: int, threads: int, report_s: float, bound: int,
+         until_level: bool = False) -> int:
+    """Run the loops; returns the exit status (0: levelled off, no thread failed). With
+    `until_level`, stop once the caches have been full as long as they took to fill (at least
+    2 minutes): enough for the verdict, however loaded the machine is."""
     import jxkernel as jax
     import jxkernel.numpy as jnp
     from jxkernel.core import lru
@@ -133,37 +139,50 @@ def soak(seconds: float, programs: int, threads: int, report_s: float, bound: in
           flush=True)
     print(f"{'s':>6} {'programs':>9} {'mappings':>9} {'RSS MiB':>8} {'by text':>8} "
           f"{'evicted':>8} {'eager':>6}", flush=True)
+    bounded = (compiler._memory_cache, dispatch._executables, live._cache)
+    full_at = None                         # when every bounded cache first held its bound
     while any(t.is_alive() for t in pool):
         for t in pool:
             t.join(timeout=report_s / len(pool))
         now = time.perf_counter() - start
-        if now >= seconds:
+        if full_at is None and all(len(c) >= c.maxsize for c in bounded):
+            full_at = now
+            print(f"the caches are full at {now:.0f} s", flush=True)
+        if now >= seconds or until_level and full_at is not None and \
+                now >= full_at + max(full_at, 120.0):
             stop.set()
         gc.collect()
         samples.append((now, sum(made), mappings(), rss_mib()))
         print(f"{now:6.0f} {samples[-1][1]:9d} {samples[-1][2]:9d} {samples[-1][3]:8.0f} "
               f"{len(compiler._memory_cache):8d} {compiler._memory_cache.evictions:8d} "
               f"{len(dispatch._executables):6d}", flush=True)
-    return verdict(samples, failures)
+    if full_at is None:
+        print("the caches never filled (" + ", ".join(f"{len(c)} of {c.maxsize}" for c in bounded)
+              + "): too short to judge; run longer or with a smaller --bound")
+        return 1
+    return verdict([s for s in samples if s[0] >= full_at], failures)
 
 
 def verdict(samples, failures) -> int:
+    """`samples` from when the caches were full: does the second half grow as little as
+    levelled-off memory does?"""
     if failures:
         print(f"FAILED: {len(failures)} thread(s) raised:\n" + "\n".join(failures[:3]))
         return 1
     if len(samples) < 6:
-        print("too short to judge (fewer than 6 samples): run longer")
+        print("too short to judge (fewer than 6 samples after the caches filled): run longer")
         return 1
-    third = len(samples) // 3
-    middle, last = samples[third:2 * third], samples[2 * third:]
+    half = len(samples) // 2
+    middle, last = samples[:half + 1], samples[half:]
 
     def growth(part, i):
         return part[-1][i] - part[0][i]
     maps_mid, maps_last = growth(middle, 2), growth(last, 2)
     rss_mid, rss_last = growth(middle, 3), growth(last, 3)
     programs_last = growth(last, 1)
-    print(f"last third: {programs_last} programs, mappings {maps_last:+d} (middle third "
-          f"{maps_mid:+d}), RSS {rss_last:+.0f} MiB (middle {rss_mid:+.0f} MiB); "
+    print(f"second half after the caches filled: {programs_last} programs, mappings "
+          f"{maps_last:+d} (first half {maps_mid:+d}), RSS {rss_last:+.0f} MiB (first half "
+          f"{rss_mid:+.0f} MiB); "
           f"levels {samples[-1][2]} mappings, {samples[-1][3]:.0f} MiB")
     # Unbounded, each program kept ~3 mappings: the last third grew by ~3x its programs.
     # Levelled, a few dozen come and go with malloc's arenas.
@@ -211,6 +230,9 @@ def main() -> int:
                              "minutes fills them (0: jxkernel's own bounds, for long soaks)")
     parser.add_argument("--no-subrun", action="store_true",
                         help="skip the sub-run with JXKERNEL_FASTPATH=0")
+    parser.add_argument("--until-level", action="store_true",
+                        help="stop once the caches have been full as long as they took to "
+                             "fill (at least 2 minutes), or at --minutes (the sub-run's way)")
     parser.add_argument("--dropped", type=int, default=0,
                         help="only measure the mappings after this many jits of dropped lambdas")
     parser.add_argument("--library", choices=("jxkernel", "jax"), default="jxkernel",
@@ -220,12 +242,13 @@ def main() -> int:
         return dropped(args.dropped, args.library)
     if args.minutes <= 0 or args.programs <= 0 or args.threads <= 0:
         parser.error("--minutes, --programs and --threads must be positive")
-    status = soak(args.minutes * 60, args.programs, args.threads, args.report, args.bound)
+    status = soak(args.minutes * 60, args.programs, args.threads, args.report, args.bound,
+                  args.until_level)
     if not args.no_subrun:
         print("\nsub-run with the fast path off:", flush=True)
-        child = subprocess.run([sys.executable, __file__, "--no-subrun",
-                                "--minutes", str(args.minutes / 3),
-                                "--programs", str(args.programs // 3),
+        child = subprocess.run([sys.executable, __file__, "--no-subrun", "--until-level",
+                                "--minutes", str(args.minutes),
+                                "--programs", str(args.programs),
                                 "--threads", str(args.threads), "--report", str(args.report),
                                 "--bound", str(args.bound)],
                                env={**os.environ, "JXKERNEL_FASTPATH": "0"})

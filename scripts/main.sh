@@ -2,29 +2,36 @@
 # Set up a virtualenv in .venv (once) with the notebook extra, check the devices
 # (python -m jxkernel), then start a JupyterLab server on demos/. It opens no browser: it prints
 # the URL to open (with its token); extra arguments go to JupyterLab, e.g. --ip=0.0.0.0 --port=8888.
+# PYTHON=python3.13 sh scripts/main.sh: the same on another interpreter, in its own venv
+# (.venv-3.13), as scripts/test.sh does
 set -e
 cd "$(dirname "$0")/.."
-[ -x .venv/bin/python ] || python3 -m venv .venv
+if [ -n "$PYTHON" ]; then
+    VENV=.venv-$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+else
+    PYTHON=python3 VENV=.venv
+fi
+[ -x $VENV/bin/python ] || "$PYTHON" -m venv $VENV
 # uv installs the extras' ~150 packages in parallel: about 15 s where pip takes 80 s
-.venv/bin/python -m pip install -q --disable-pip-version-check uv
+$VENV/bin/python -m pip install -q --disable-pip-version-check uv
 # precompiled at install (a few seconds), so JupyterLab and the first kernel start quicker
-.venv/bin/python -m uv pip install -q --python .venv/bin/python --compile-bytecode -e '.[notebook]'
+$VENV/bin/python -m uv pip install -q --python $VENV/bin/python --compile-bytecode -e '.[notebook]'
 # the editable checkout too (uv leaves it): each kernel then starts without compiling jxkernel
-.venv/bin/python -m compileall -q -j 0 jxkernel
-.venv/bin/python -m jxkernel
+$VENV/bin/python -m compileall -q -j 0 jxkernel
+$VENV/bin/python -m jxkernel
 # the kernel the README names, "Python 3 (JAX on jxkernel)" (`import jax` is jxkernel there),
-# into .venv's own share/jupyter (the interpreter's prefix), where this JupyterLab finds it
-.venv/bin/python -m jxkernel.notebook.kernelspec
+# into the venv's own share/jupyter (the interpreter's prefix), where this JupyterLab finds it
+$VENV/bin/python -m jxkernel.notebook.kernelspec
 # the same JupyterLab settings as the Binder image (binder/postBuild): no "Would you like to get
 # notified about official Jupyter news?" prompt over the first notebook
-mkdir -p .venv/share/jupyter/lab/settings
-cp binder/overrides.json .venv/share/jupyter/lab/settings/overrides.json
+mkdir -p $VENV/share/jupyter/lab/settings
+cp binder/overrides.json $VENV/share/jupyter/lab/settings/overrides.json
 # in a clone: git compares the notebooks without their outputs (jxkernel/notebook/workshop/strip.py,
 # named in .gitattributes), so running them leaves git pull free of conflicts
 if git rev-parse --git-dir > /dev/null 2>&1; then
-    git config filter.jxkernel-strip.clean ".venv/bin/python jxkernel/notebook/workshop/strip.py"
+    git config filter.jxkernel-strip.clean "$VENV/bin/python jxkernel/notebook/workshop/strip.py"
     git config filter.jxkernel-strip.smudge cat
 fi
 # Jupyter refuses to run as root unless told (containers, Binder-like machines run as root).
 [ "$(id -u)" = 0 ] && set -- --allow-root "$@"
-exec .venv/bin/jupyter lab --no-browser --notebook-dir=demos "$@"
+exec $VENV/bin/jupyter lab --no-browser --notebook-dir=demos "$@"

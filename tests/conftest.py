@@ -31,6 +31,17 @@ later tests' programs was compiled again when an eager operation or shape came b
 0 at 8,192. 2,048 tiny executables hold 6,088 memory mappings and 370 MiB (measured). The tests of the
 bound set their own.
 
+The test processes compile with XLA CPU's loop emitters instead of its fusion emitters
+(compiled.LOOP_EMITTERS, through xla/compiler.set_base_compiler_options): a third less CPU per
+compile, and the whole suite took 738 s of CPU instead of 1,000-1,200 (measured on 2 cores).
+The loop emitters' code differs from the default's in the last bits of some functions (held by
+the ulp bounds) and in a few discrete results: subnormals flushed inside frexp and cbrt, which
+of two tied maxima a pooling's tangent follows, iterations of a solver that stop one step
+apart, XLA's cost model of a scatter. A test whose subject is XLA's default code (what JAX
+gives, bit for bit or discretely) takes the `xla_default_code` fixture. The kernels, servers and
+scripts the suite starts compile as a user's do. JXKERNEL_TEST_XLA_DEFAULT_CODE=1 runs the whole
+suite at XLA's default code; the GPU tier always does (the GPU compiler has no such options).
+
 The CPU device count is left alone: tests see the single-device default.
 Multi-device tests run in a subprocess with JXKERNEL_CPU_DEVICES set (see
 tests/xla/test_runtime_subprocess.py), because the count is fixed at first use.
@@ -134,6 +145,28 @@ _LONGEST_FIRST = (
     "test_lax_special.py::test_values_and_derivatives_match_jax",
     "test_scipy_special_functions.py::test_every_case_matches_jax",   # hyp2f1: ~10-15 s each
 )
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _xla_loop_emitters():
+    """The test processes' compiles use XLA CPU's loop emitters (see the module docstring)."""
+    import compiled
+    from jxkernel.xla import compiler
+    if os.environ.get("JXKERNEL_TEST_XLA_DEFAULT_CODE") == "1":
+        yield
+        return
+    previous = compiler.set_base_compiler_options(compiled.LOOP_EMITTERS)
+    yield
+    compiler.set_base_compiler_options(previous)
+
+
+@pytest.fixture
+def xla_default_code():
+    """XLA's default code for this test's compiles: its subject is what XLA (so JAX) gives at
+    the default, which the suite's loop emitters change (see the module docstring)."""
+    import compiled
+    with compiled.xla_default_code():
+        yield
 
 
 def _cpu_only(items):

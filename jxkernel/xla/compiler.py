@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from ..core.config import config
+from ..core.config import config, make_user_context
 from ..core.lazy_names import lazy_names
 from . import client as _client
 from .client import xc
@@ -83,6 +83,32 @@ class Phases:
         return self.trace_s + self.lower_s + self.compile_s
 
 
+# XLA options every compile starts from, beneath those a jit names. Empty for users; the test
+# suite puts XLA CPU's loop emitters here, about a third less CPU per compile
+# (tests/conftest.py says why and which tests keep XLA's default code). A user context, so that
+# its value joins jit's cache keys: a jitted function keeps one program per setting.
+_base_options = make_user_context(())
+
+
+def set_base_compiler_options(options: dict) -> dict:
+    """Make `options` ({name: value} of XLA's DebugOptions) the ones every later compile
+    starts from, part of each cache key (jit's too); returns the previous ones. Eager
+    operations compiled before keep their programs (xla/dispatch's caches do not look).
+
+    >>> previous = set_base_compiler_options({}); set_base_compiler_options(previous)
+    {}
+    """
+    previous = dict(_base_options.value)
+    _base_options.set_global(tuple(sorted(options.items())))
+    return previous
+
+
+def _with_base(compiler_options) -> dict | None:
+    """A compile's options: the base ones, under those it names."""
+    base = _base_options.value
+    return {**dict(base), **compiler_options} if compiler_options else dict(base) or None
+
+
 def _compile_options(devices, propagate_outputs=None, compiler_options=None):
     """CompileOptions for one replica per device, or (`propagate_outputs` given: per result,
     whether XLA picks its sharding) one program partitioned over `devices` by Shardy.
@@ -130,6 +156,7 @@ def cache_key(text: str, devices, propagate_outputs=None, compiler_options=None)
     64
     """
     backend = _client.backend_of(devices[0])
+    compiler_options = _with_base(compiler_options)
     h = hashlib.sha256()
     # XLA_FLAGS and the optimization switch change code generation (--xla_cpu_max_isa, FMA
     # contraction), so they are part of the key.
@@ -153,6 +180,7 @@ def compile_module(text: str, devices, num_replicas: int | None = None,
     'compiled'
     """
     devices = tuple(devices)
+    compiler_options = _with_base(compiler_options)
     if num_replicas is not None and num_replicas != len(devices):
         raise ValueError(f"num_replicas={num_replicas} but {len(devices)} devices were given; "
                          f"pass one device per replica")

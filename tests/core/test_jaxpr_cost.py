@@ -74,6 +74,8 @@ def counts(f, args) -> dict:
     return {"flops": cost.flops, "transcendentals": cost.transcendentals, "bytes": cost.bytes}
 
 
+# XLA's cost model of the program it makes by default (the suite's loop emitters make another)
+@pytest.mark.usefixtures("xla_default_code")
 @pytest.mark.parametrize("name", SAME)
 def test_equal_to_xla(name):
     f, args, equal = SAME[name]
@@ -81,6 +83,7 @@ def test_equal_to_xla(name):
     assert {k: mine[k] for k in equal.split()} == {k: xla[k] for k in equal.split()}, (mine, xla)
 
 
+@pytest.mark.usefixtures("xla_default_code")
 @pytest.mark.parametrize("name", DIFFERENT)
 def test_where_xla_counts_another_program(name):
     f, args, here, there = DIFFERENT[name]

@@ -19,6 +19,7 @@ import jxkernel.scipy.special as special
 from jxkernel import lax
 
 from backend_tier import on_numpy_backend
+from compiled import xla_default_code
 from jnp_cases import PRELUDE, all_cases, case_id, prepared, ulps
 from numerics import assert_allclose_ulp
 
@@ -50,13 +51,15 @@ def load(*groups, every: int = 1, known=None, xla_only=None):
 
 
 def matches_jax_tests(*groups, every: int, known_jit=None, known_eager=None,
-                      xla_only=None) -> tuple:
+                      xla_only=None, default_code=()) -> tuple:
     """The four tests of a module against JAX's record of the cases of `groups`: eager
     results; every case traced under jit (dtypes, weak types, shapes, errors; no compile);
     jit(f)(x) of every `every`-th case (compiled together, one program per 64 cases:
     _jit_together); and the types under jit with jax_enable_x64. `known_jit` and
     `known_eager` ({id: reason}) mark where jxkernel knowingly differs, under jit or eagerly;
-    `xla_only` ({id: backend_tier reason}) where the value is one only XLA gives.
+    `xla_only` ({id: backend_tier reason}) where the value is one only XLA gives;
+    `default_code` (ids) where the eager value is that of XLA's default code (compiled.
+    xla_default_code).
 
         test_matches_jax_eager, test_matches_jax_jit_types, test_matches_jax_jit_values, \
             test_matches_jax_x64_types = matches_jax_tests("ufunc", every=5)
@@ -65,7 +68,11 @@ def matches_jax_tests(*groups, every: int, known_jit=None, known_eager=None,
 
     @pytest.mark.parametrize("case,ref", load(*groups, known=known_eager, xla_only=xla_only))
     def test_matches_jax_eager(case, ref):
-        check(case, ref["eager"], "eager")
+        if case_id(case) in default_code:
+            with xla_default_code():
+                check(case, ref["eager"], "eager")
+        else:
+            check(case, ref["eager"], "eager")
 
     @pytest.mark.parametrize("case,ref", load(*groups, known=known_jit))
     def test_matches_jax_jit_types(case, ref):

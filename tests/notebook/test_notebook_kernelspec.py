@@ -55,11 +55,13 @@ def test_it_installs_into_the_running_interpreters_prefix_by_default(tmp_path, m
 
 
 def test_main_sh_installs_the_kernel_the_readme_names():
-    """scripts/main.sh installs the kernel (into .venv: the default prefix is the interpreter's)
-    before it starts JupyterLab, and the README names it as kernelspec.py does."""
+    """scripts/main.sh installs the kernel (into its venv, .venv or .venv-3.13 with PYTHON=: the
+    default prefix is the interpreter's) before it starts JupyterLab, and the README names it
+    as kernelspec.py does."""
     with open(os.path.join(locations.ROOT, "scripts", "main.sh")) as f:
         main = f.read()
-    install = re.search(r"^\.venv/bin/python -m jxkernel\.notebook\.kernelspec$", main, re.M)
+    assert re.search(r"^    PYTHON=python3 VENV=\.venv$", main, re.M)        # the default venv
+    install = re.search(r"^\$VENV/bin/python -m jxkernel\.notebook\.kernelspec$", main, re.M)
     assert install and install.start() < main.index("jupyter lab --no-browser")
     with open(os.path.join(locations.ROOT, "README.md")) as f:
         readme = f.read()

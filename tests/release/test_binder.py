@@ -59,9 +59,9 @@ def test_python_and_post_build():
     post = (BINDER / "postBuild").read_text()
     assert os.access(BINDER / "postBuild", os.X_OK), "postBuild must be executable"
     assert re.search(r"pip install .*--no-deps \.$", post, re.M), post
-    # scripts/main.sh installs the same settings in .venv (no news prompt locally either)
+    # scripts/main.sh installs the same settings in its venv (no news prompt locally either)
     main = (ROOT / "scripts" / "main.sh").read_text()
-    assert "cp binder/overrides.json .venv/share/jupyter/lab/settings/overrides.json" in main
+    assert "cp binder/overrides.json $VENV/share/jupyter/lab/settings/overrides.json" in main
     assert main.index("overrides.json") < main.index("jupyter lab")
     settings = json.loads((BINDER / "overrides.json").read_text())
     assert settings["@jupyterlab/apputils-extension:notification"] == \

@@ -6,6 +6,7 @@ and dtype; one `jit` around the call compiles once. The tests that only need val
 XLA fuses a whole program differently from single operations, so the last bits may move: the
 comparisons allow ulps for that.
 """
+import contextlib
 import types
 
 import numpy as np
@@ -77,6 +78,33 @@ def compiled_transforms(jax):
 LOOP_EMITTERS = {} if gpu_tier.ON_GPU else {
     "xla_cpu_use_fusion_emitters": False, "xla_cpu_parallel_codegen_split_count": 1,
     "xla_cpu_enable_concurrency_optimized_scheduler": False}
+
+
+@contextlib.contextmanager
+def xla_default_code():
+    """XLA's default code for the compiles inside: the test processes compile with
+    LOOP_EMITTERS (tests/conftest.py), whose code differs from the default's in the last bits
+    and in a few discrete results. jit's caches key on the setting; the eager operations'
+    programs are forgotten on the way in and out (their lowering is quick, and the compiler's
+    cache by text still holds each setting's executables).
+
+    >>> with xla_default_code():
+    ...     pass
+    """
+    from jxkernel.transforms import jit_primitive
+    from jxkernel.xla import compiler, dispatch
+
+    def forget_eager():
+        for cache in (dispatch._executables, dispatch._fast, dispatch._last_run,
+                      jit_primitive._impl_cache):
+            cache.clear()
+    previous = compiler.set_base_compiler_options({})
+    forget_eager()
+    try:
+        yield
+    finally:
+        compiler.set_base_compiler_options(previous)
+        forget_eager()
 
 
 def jit_together(jax, calls, chunk=64, compiler_options=None):

@@ -101,6 +101,27 @@ def test_disabling_most_optimizations_sets_xla_options_and_is_part_of_the_key(ca
     assert len(entries(cache)) == 2
 
 
+@pytest.mark.xla_only("XLA compiler")    # XLA's options
+def test_base_compiler_options_start_every_compile_and_are_part_of_the_key(cache):
+    """set_base_compiler_options (the suite's loop emitters): every compile starts from them, a
+    jit's own options go over them, and programs compiled under other ones are not reused."""
+    text, c = unique_module()
+    assert compile_and_run(text)[0] == "compiled"
+    previous = compiler.set_base_compiler_options({"xla_cpu_use_fusion_emitters": False})
+    try:
+        assert compile_and_run(text) == ("compiled", [c, 2 * c, 3 * c])     # not the first's
+        assert compile_and_run(text)[0] == "memory"
+        f = jax.jit(lambda v: v * 2.0, compiler_options={"xla_cpu_use_fusion_emitters": True})
+        assert f(jnp.ones(2)).tolist() == [2.0, 2.0]
+        compiler.set_base_compiler_options({"xla_no_such_option": 1})
+        with pytest.raises(jax.errors.JaxRuntimeError, match="No such compile option"):
+            compile_and_run(text)
+    finally:
+        compiler.set_base_compiler_options(previous)
+    assert compile_and_run(text)[0] == "memory"         # the first one's program, again
+    assert len(entries(cache)) == 3                     # the module under both, and the jit
+
+
 def test_the_option_reads_jaxs_environment_variable(monkeypatch):
     from jxkernel.config import Config
     monkeypatch.setenv("JAX_DISABLE_MOST_OPTIMIZATIONS", "1")
