@@ -33,11 +33,11 @@ bound set their own.
 
 The test processes compile with XLA CPU's loop emitters instead of its fusion emitters
 (compiled.LOOP_EMITTERS, through xla/compiler.set_base_compiler_options): a third less CPU per
-compile, and the whole suite took 738 s of CPU instead of 1,000-1,200 (measured on 2 cores).
+compile, and the whole suite took 763 s of CPU instead of 1,000-1,200 (measured on 2 cores).
 The loop emitters' code differs from the default's in the last bits of some functions (held by
-the ulp bounds) and in a few discrete results: subnormals flushed inside frexp and cbrt, which
-of two tied maxima a pooling's tangent follows, iterations of a solver that stop one step
-apart, XLA's cost model of a scatter. A test whose subject is XLA's default code (what JAX
+the ulp bounds, and on an AVX-only CPU too) and in a few discrete results: subnormals flushed
+inside frexp and cbrt, which of two tied maxima a pooling's tangent follows, XLA's cost model
+of a scatter (docs/contributing.md has the measurements). A test whose subject is XLA's default code (what JAX
 gives, bit for bit or discretely) takes the `xla_default_code` fixture. The kernels, servers and
 scripts the suite starts compile as a user's do. JXKERNEL_TEST_XLA_DEFAULT_CODE=1 runs the whole
 suite at XLA's default code; the GPU tier always does (the GPU compiler has no such options).
