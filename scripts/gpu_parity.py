@@ -121,6 +121,15 @@ def _checks(jax):
         return {"platforms": list(exp.platforms),
                 "value": np.asarray(exp.call(jnp.ones(2, jnp.float32))).tolist()}
 
+    @check("export for cpu and cuda picks this platform's branch")
+    def _():
+        # the call passes the index of the platform it runs on: the cuda branch on a GPU
+        export = importlib.import_module(jax.__name__ + ".export")
+        f = jax.jit(lambda x: jax.lax.platform_dependent(x, cpu=lambda x: x * 0,
+                                                         cuda=lambda x: x + 100))
+        exp = export.export(f, platforms=("cpu", "cuda"))(jax.ShapeDtypeStruct((2,), jnp.float32))
+        return np.asarray(exp.call(jnp.ones(2, jnp.float32))).tolist()
+
     @check("lowering platforms")
     def _():
         lowered = jax.jit(lambda x: x + 1).lower(1.0)
