@@ -140,7 +140,8 @@ def deserialize(blob) -> Exported:
 def _from_fields(fields: dict) -> Exported:
     vjp = fields.pop("vjp")
     vjp = None if vjp is None else _from_fields(vjp)
-    return Exported(**fields, _get_vjp=None if vjp is None else lambda _: vjp)
+    return Exported(**fields, uses_global_constants=_uses_global_constants(fields["platforms"]),
+                    _get_vjp=None if vjp is None else lambda _: vjp)
 
 
 def _check_platforms(platforms) -> tuple:
@@ -167,11 +168,11 @@ def _exported(traced, platforms, disabled_checks, get_vjp) -> Exported:
         disabled_safety_checks=disabled_checks, mlir_module_serialized=artifact,
         calling_convention_version=_CALLING_CONVENTION_VERSION,
         module_kept_var_idx=tuple(range(n_in)),
-        uses_global_constants=uses_global_constants(platforms),
+        uses_global_constants=_uses_global_constants(platforms),
         _get_vjp=get_vjp, _text=[module_text(artifact)])   # as a deserialized one reads
 
 
-def uses_global_constants(platforms) -> bool:
+def _uses_global_constants(platforms) -> bool:
     """Whether the module's functions take global constants first: the platform index, in a
     module for several platforms (JAX's calling convention)."""
     return len(platforms) > 1

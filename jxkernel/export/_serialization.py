@@ -85,8 +85,6 @@ def _fields(record: dict) -> dict:
         mlir_module_serialized=base64.b64decode(record["module"]),
         calling_convention_version=record["calling_convention_version"],
         module_kept_var_idx=tuple(range(len(in_avals))),
-        # a module for several platforms takes the platform index first (a global constant)
-        uses_global_constants=len(record["platforms"]) > 1,
         vjp=None if record["vjp"] is None else _fields(record["vjp"]))
 
 
