@@ -11,7 +11,7 @@ import locations  # tests/support: the repository's folders
 import numpy as np
 import pytest
 from lowered import run_text
-from numerics import ELEMENTWISE, assert_allclose_ulp, assert_matches_recorded
+from numerics import ELEMENTWISE, LAPACK, assert_allclose_ulp, assert_matches_recorded
 
 import jxkernel
 import jxkernel.numpy as jnp
@@ -34,6 +34,14 @@ def test_program_matches_jax(program):
 
 def _sin_or_cos():
     return cases._export(jxkernel, cases._sin_or_cos(jxkernel), ("cpu", "cuda"))
+
+
+def _branch_here():
+    """(values, derivative) of `_sin_or_cos()` called where the tests run: its cpu branch on
+    the CPU, its cuda branch in the GPU tier."""
+    if jxkernel.default_backend() == "cpu":
+        return np.sin, np.cos
+    return np.cos, lambda x: -np.sin(x)
 
 
 @pytest.mark.xla_only("XLA text")
@@ -72,8 +80,9 @@ def test_serialize_round_trip_keeps_the_platforms_the_module_and_the_vjp():
     assert again.vjp().platforms == ("cpu", "cuda")
     np.testing.assert_array_equal(np.asarray(again.call(X)), np.asarray(exp.call(X)))
     grad = jxkernel.grad(lambda v: again.call(v).sum())(X)
-    assert_allclose_ulp(np.asarray(grad), np.cos(X.astype(np.float64)).astype(np.float32),
-                        ELEMENTWISE)
+    want = _branch_here()[1](X.astype(np.float64))
+    assert_allclose_ulp(np.asarray(grad), want.astype(np.float32), ELEMENTWISE,
+                        gpu="transcendental")
 
 
 @pytest.mark.xla_only("XLA text")
@@ -85,14 +94,28 @@ def test_a_symbolic_export_for_several_platforms_calls_on_the_cpu():
     exp = export.export(jxkernel.jit(f), platforms=("cpu", "cuda"))(
         jxkernel.ShapeDtypeStruct((b,), np.float32))
     assert exp.uses_global_constants and "_platform_index" in exp.mlir_module()
-    want = np.sin(X.astype(np.float64)) * 3
+    want = _branch_here()[0](X.astype(np.float64)) * 3
     assert_allclose_ulp(np.asarray(exp.call(X)), want.astype(np.float32), ELEMENTWISE,
-                        scale=np.abs(want).max())
+                        scale=np.abs(want).max(), gpu="transcendental")
 
 
 @pytest.mark.xla_only("XLA text")
 def test_an_export_for_one_platform_has_no_index_argument():
     exp = export.export(jxkernel.jit(cases._sin_or_cos(jxkernel)))(X)
-    assert exp.platforms == ("cpu",) and not exp.uses_global_constants
+    assert exp.platforms == (export.default_export_platform(),)
+    assert not exp.uses_global_constants
     assert "_platform_index" not in exp.mlir_module()
     assert cases.skeleton(exp.mlir_module())[0][0] == ["tensor<3xf32>"]
+
+
+@pytest.mark.xla_only("XLA text")
+def test_a_gpu_library_call_in_the_cuda_branch_leaves_the_cpu_call_working():
+    """cholesky lowers to LAPACK on the CPU and to cuSOLVER on a GPU: the module holds both
+    custom calls, and the call on the CPU passes its index as a constant, so XLA drops the
+    branch whose cuSOLVER call the CPU does not have."""
+    a = np.array([[4.0, 1.0], [1.0, 3.0]], np.float32)
+    exp = export.export(jxkernel.jit(jnp.linalg.cholesky), platforms=("cpu", "cuda"))(a)
+    text = exp.mlir_module()
+    assert "@lapack_spotrf_ffi" in text and "@cusolver_potrf_ffi" in text
+    want = np.linalg.cholesky(a.astype(np.float64)).astype(np.float32)
+    assert_allclose_ulp(np.asarray(exp.call(a)), want, LAPACK, scale=np.abs(want).max())
