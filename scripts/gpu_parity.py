@@ -1,7 +1,8 @@
 """The GPU parity checks of issue 46, run once under JAX and once under jxkernel on the same
 machine, and compared (docs/gpu.md, "Parity with JAX"). Each check prints what a learner would
 see: platform names, host callbacks inside jit, cost analysis, the allocator's statistics, an
-export for 'cuda' that round-trips, the rbg keys, JAX_PLATFORMS.
+export for 'cuda' that round-trips, an export for 'cpu' and 'cuda' whose call takes this
+platform's branch, the rbg keys, JAX_PLATFORMS.
 
     python3 scripts/gpu_parity.py jax > jax.json                       # JAX's venv
     PYTHONPATH=. python3 scripts/gpu_parity.py jxkernel > jx.json      # this checkout
