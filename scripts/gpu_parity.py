@@ -1,7 +1,8 @@
 """The GPU parity checks of issue 46, run once under JAX and once under jxkernel on the same
 machine, and compared (docs/gpu.md, "Parity with JAX"). Each check prints what a learner would
 see: platform names, host callbacks inside jit, cost analysis, the allocator's statistics, an
-export for 'cuda' that round-trips, the rbg keys, JAX_PLATFORMS.
+export for 'cuda' that round-trips, an export for 'cpu' and 'cuda' whose call takes this
+platform's branch, the rbg keys, JAX_PLATFORMS.
 
     python3 scripts/gpu_parity.py jax > jax.json                       # JAX's venv
     PYTHONPATH=. python3 scripts/gpu_parity.py jxkernel > jx.json      # this checkout
@@ -120,6 +121,15 @@ def _checks(jax):
         exp = export.export(f, platforms=("cpu", "cuda"))(jax.ShapeDtypeStruct((2,), jnp.float32))
         return {"platforms": list(exp.platforms),
                 "value": np.asarray(exp.call(jnp.ones(2, jnp.float32))).tolist()}
+
+    @check("export for cpu and cuda picks this platform's branch")
+    def _():
+        # the call passes the index of the platform it runs on: the cuda branch on a GPU
+        export = importlib.import_module(jax.__name__ + ".export")
+        f = jax.jit(lambda x: jax.lax.platform_dependent(x, cpu=lambda x: x * 0,
+                                                         cuda=lambda x: x + 100))
+        exp = export.export(f, platforms=("cpu", "cuda"))(jax.ShapeDtypeStruct((2,), jnp.float32))
+        return np.asarray(exp.call(jnp.ones(2, jnp.float32))).tolist()
 
     @check("lowering platforms")
     def _():

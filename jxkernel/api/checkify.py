@@ -604,9 +604,9 @@ def _inline_check(prim, body_param, error, enabled_errors, *vals, **params):
     return checkify_jaxpr(body, enabled_errors, error, *vals)
 
 
-def _cond_check(error, enabled_errors, index, *ops, branches):
+def _cond_check(error, enabled_errors, index, *ops, branches, **params):
     if not any(_has_checks(b.jaxpr, enabled_errors) for b in branches):
-        return error, lax.cond_p.bind(index, *ops, branches=branches)
+        return error, lax.cond_p.bind(index, *ops, branches=branches, **params)
     avals = [get_aval(x) for x in ops]
     effects = set().union(*(_error_effects(b, enabled_errors, error, avals) for b in branches))
     merged = _without_metadata(error._add_placeholder_effects(effects))
@@ -620,7 +620,7 @@ def _cond_check(error, enabled_errors, index, *ops, branches):
         return run
 
     err, outs = _bind_cond(index, [branch(b) for b in branches], (merged, list(ops)),
-                           tuple(f"branch {i}" for i in range(len(branches))))
+                           tuple(f"branch {i}" for i in range(len(branches))), **params)
     return err._replace(_metadata=metadata), outs
 
 

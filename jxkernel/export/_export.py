@@ -33,7 +33,8 @@ from ..tree_util import (equality_errors, keystr, tree_flatten, tree_flatten_wit
                          tree_unflatten)
 from ..xla import client as _client
 from ..xla import stablehlo as hlo
-from ..xla.lowering import ModuleContext, lower_jaxpr_into
+from ..xla.lowering import (PLATFORM_INDEX_TYPE, ModuleContext, index_case, lower_jaxpr_into,
+                            new_function, platform_index_args)
 from ..xla.portable import module_text, portable_artifact, refine_shapes
 from . import _serialization
 from ._symbolic_lowering import SymbolicLowering, SymbolicRules
@@ -139,7 +140,8 @@ def deserialize(blob) -> Exported:
 def _from_fields(fields: dict) -> Exported:
     vjp = fields.pop("vjp")
     vjp = None if vjp is None else _from_fields(vjp)
-    return Exported(**fields, _get_vjp=None if vjp is None else lambda _: vjp)
+    return Exported(**fields, uses_global_constants=_uses_global_constants(fields["platforms"]),
+                    _get_vjp=None if vjp is None else lambda _: vjp)
 
 
 def _check_platforms(platforms) -> tuple:
@@ -150,18 +152,13 @@ def _check_platforms(platforms) -> tuple:
     if "numpy" in platforms:
         raise unsupported("jax.export", "export for XLA's CPU with platforms=('cpu',) where "
                           "jaxlib is installed (or run under JAX_PLATFORMS=cpu)")
-    if len(platforms) != 1:
-        raise NotImplementedError(
-            f"export(platforms={platforms!r}): jxkernel exports for one platform at a time "
-            f"(JAX's multi-platform modules, which pick a lowering by a platform index "
-            f"argument, are not implemented). Export once per platform.")
     return platforms
 
 
 def _exported(traced, platforms, disabled_checks, get_vjp) -> Exported:
     closed = traced.jaxpr
     paths = _leaf_paths(traced.in_tree)
-    artifact = portable_artifact(_module_text(closed, traced.fun_name, platforms[0], paths))
+    artifact = portable_artifact(_module_text(closed, traced.fun_name, platforms, paths))
     n_in, n_out = len(closed.in_avals), len(closed.out_avals)
     return Exported(
         fun_name=traced.fun_name, in_tree=traced.in_tree, in_avals=tuple(closed.in_avals),
@@ -170,22 +167,32 @@ def _exported(traced, platforms, disabled_checks, get_vjp) -> Exported:
         platforms=platforms, ordered_effects=(), unordered_effects=(),
         disabled_safety_checks=disabled_checks, mlir_module_serialized=artifact,
         calling_convention_version=_CALLING_CONVENTION_VERSION,
-        module_kept_var_idx=tuple(range(n_in)), uses_global_constants=False,
+        module_kept_var_idx=tuple(range(n_in)),
+        uses_global_constants=_uses_global_constants(platforms),
         _get_vjp=get_vjp, _text=[module_text(artifact)])   # as a deserialized one reads
 
 
-def _module_text(closed, name: str, platform: str, arg_paths) -> str:
-    """A module whose `main` takes the jaxpr's inputs; closed-over constants are embedded."""
+def _uses_global_constants(platforms) -> bool:
+    """Whether the module's functions take global constants first: the platform index, in a
+    module for several platforms (JAX's calling convention)."""
+    return len(platforms) > 1
+
+
+def _module_text(closed, name: str, platforms, arg_paths) -> str:
+    """A module whose `main` takes the jaxpr's inputs, after the platform index where it is
+    lowered for several platforms; closed-over constants are embedded."""
     attrs = {"mhlo.num_partitions": hlo.i32_attr(1), "mhlo.num_replicas": hlo.i32_attr(1)}
     module = hlo.Module(f"jit_{name}", attrs)
     # the lowering rules know the CUDA backend as "gpu" (its PJRT devices' platform)
-    module_ctx = ModuleContext(module, "gpu" if platform == "cuda" else platform)
-    main = module.function("main", [hlo.aval_type(a) for a in closed.in_avals])
+    lowering = ["gpu" if p == "cuda" else p for p in platforms]
+    module_ctx = ModuleContext(module, lowering[0], platforms=lowering)
+    main = new_function(module_ctx, "main", [hlo.aval_type(a) for a in closed.in_avals])
+    args = main.args[len(platform_index_args(main.body)):]
     if _uses_symbolic(closed):
-        module_ctx.symbolic = SymbolicLowering(main.body, closed.in_avals, main.args, arg_paths)
+        module_ctx.symbolic = SymbolicLowering(main.body, closed.in_avals, args, arg_paths)
         module_ctx.rules = SymbolicRules()
     consts = [main.body.constant(np.asarray(c)) for c in closed.consts]
-    main.set_results(lower_jaxpr_into(module_ctx, main.body, closed.jaxpr, consts, main.args))
+    main.set_results(lower_jaxpr_into(module_ctx, main.body, closed.jaxpr, consts, args))
     if module_ctx.host_callbacks:
         raise ValueError(f"Cannot export '{name}': it calls Python host callbacks "
                          f"(debug.print, debug.callback, pure_callback or io_callback), which "
@@ -365,13 +372,25 @@ def _leaf_paths(in_tree) -> list:
 
 
 def _call_exported_lowering(ctx, *args, exported):
-    here = _client.JAX_NAMES.get(ctx.platform, ctx.platform)      # "cuda" on a CUDA GPU
-    if here not in exported.platforms:
-        raise ValueError(f"Function '{exported.fun_name}' was exported for platforms "
-                         f"'{exported.platforms}' but it is used on '{(here,)}'.")
+    args = [*_callee_platform_index(ctx, exported), *args]
     if _exported_symbolic(exported):
         return ctx.block.call(_refined_main(ctx, exported), args, ctx.loc)
     return ctx.block.call(_inlined_main(ctx.module_ctx, exported), args, ctx.loc)
+
+
+def _callee_platform_index(ctx, exported) -> list:
+    """What the call passes before the arguments: nothing to a module exported for one
+    platform; to one for several, the index among its platforms of the one the caller runs
+    on (JAX's case over the caller's own platform index, where the caller has one). Every
+    platform the caller is lowered for must be among the exported ones."""
+    here = tuple(_client.JAX_NAMES.get(p, p) for p in ctx.module_ctx.platforms)  # "cuda"
+    if any(p not in exported.platforms for p in here):
+        raise ValueError(f"Function '{exported.fun_name}' was exported for platforms "
+                         f"'{exported.platforms}' but it is used on '{here}'.")
+    if len(exported.platforms) == 1:
+        return []
+    [index] = platform_index_args(ctx.block) or [ctx.block.constant(np.int32(0))]
+    return [index_case(ctx.block, index, [exported.platforms.index(p) for p in here], ctx.loc)]
 
 
 def _call_exported_jvp(primals, tangents, *, exported):
@@ -452,10 +471,13 @@ def _refined_text(exported, avals_in, avals_out) -> str:
     module = hlo.Module(f"jit_{exported.fun_name}")
     poly = _InlinedModule(module, exported)
     module.functions.append(poly)
-    main = module.function("main", [hlo.aval_type(a) for a in avals_in])
+    # the platform index (see _callee_platform_index) is passed through
+    n_index = 1 if len(exported.platforms) > 1 else 0
+    main = module.function("main", [PLATFORM_INDEX_TYPE] * n_index +
+                           [hlo.aval_type(a) for a in avals_in])
     args = [main.body.op1("stablehlo.convert", [arg], hlo.aval_type(want))
-            for arg, want in zip(main.args, exported.in_avals)]
-    outs = main.body.call(poly, args)
+            for arg, want in zip(main.args[n_index:], exported.in_avals)]
+    outs = main.body.call(poly, [*main.args[:n_index], *args])
     main.set_results([main.body.op1("stablehlo.convert", [out], hlo.aval_type(a))
                       for out, a in zip(outs, avals_out)])
     return refine_shapes(module.text())

@@ -84,7 +84,7 @@ def _fields(record: dict) -> dict:
         ordered_effects=(), unordered_effects=(), disabled_safety_checks=(),
         mlir_module_serialized=base64.b64decode(record["module"]),
         calling_convention_version=record["calling_convention_version"],
-        module_kept_var_idx=tuple(range(len(in_avals))), uses_global_constants=False,
+        module_kept_var_idx=tuple(range(len(in_avals))),
         vjp=None if record["vjp"] is None else _fields(record["vjp"]))
 
 

@@ -27,7 +27,7 @@ from ..core.staging import trace_to_jaxpr
 from ..core.trace import Tracer
 from ..tree_util import tree_flatten, tree_unflatten
 from ..xla import stablehlo as hlo
-from ..xla.lowering import function_for
+from ..xla.lowering import function_for, platform_index_args
 
 composite_p = Primitive("composite", multiple_results=True)
 
@@ -93,7 +93,7 @@ def _attribute(value) -> str:
 def _composite_lowering(ctx, *args, name, attributes, version, jaxpr):
     fn = function_for(ctx.module_ctx, jaxpr, name)
     attrs = ", ".join(f"{k} = {_attribute(v)}" for k, v in attributes)
-    return ctx.op("stablehlo.composite", list(args), {
+    return ctx.op("stablehlo.composite", [*platform_index_args(ctx.block), *args], {
         "name": '"' + name + '"', "decomposition": "@" + fn.name,
         "composite_attributes": "{" + attrs + "}", "version": f"{int(version)} : i32"})
 

@@ -31,6 +31,8 @@ from ..transforms.ad_util import Zero, instantiate, is_undefined, zeros
 from .conversion import convert_element_type
 from .elementwise import clamp, ne, select_n
 from .shapes import broadcast_in_dim
+from ..xla import client as _client
+from ..xla.lowering import index_case
 
 cond_p = Primitive("cond", multiple_results=True)
 
@@ -92,8 +94,9 @@ def _value_text(x):
         return str(x)
 
 
-def _bind_cond(index, funs, operands, names, reference=0):
-    """Bind cond_p over traced `funs`; type errors compare each branch with funs[reference]."""
+def _bind_cond(index, funs, operands, names, reference=0, **params):
+    """Bind cond_p over traced `funs`; type errors compare each branch with funs[reference].
+    `params`: platform_dependent's `branches_platforms`."""
     leaves, in_tree = tree_flatten(operands)
     in_avals = cf.avals_of(leaves)
     traced = [cf.trace_fun(f, in_tree, in_avals, "cond branch") for f in funs]
@@ -114,7 +117,7 @@ def _bind_cond(index, funs, operands, names, reference=0):
         padded = cf.with_extra_leading_inputs(padded, after, len(before) + len(consts))
         branches.append(padded)     # weak types may differ: cond's type is branch 0's, as JAX's
         offset += len(consts)
-    outs = cond_p.bind(index, *all_consts, *leaves, branches=tuple(branches))
+    outs = cond_p.bind(index, *all_consts, *leaves, branches=tuple(branches), **params)
     return tree_unflatten(first_tree, outs)
 
 
@@ -139,13 +142,15 @@ def _defined_at(fun):
 
 
 # ------------------------------------------------------------------ rules
-def _cond_abstract_eval(index, *ops, branches):
+def _cond_abstract_eval(index, *ops, branches, **params):
     if index.shape or index.dtype != np.int32:
         raise TypeError(f"cond index must be an int32 scalar, got {index.str_short()}")
     return branches[0].out_avals
 
 
-def _cond_lowering(ctx, index, *ops, branches):
+def _cond_lowering(ctx, index, *ops, branches, branches_platforms=None):
+    if branches_platforms is not None:
+        index, branches = _kept_branches(ctx, index, branches, branches_platforms)
     regions = []
     for branch in branches:
         block = ctx.new_block([])            # operands are captured from the enclosing scope
@@ -154,13 +159,13 @@ def _cond_lowering(ctx, index, *ops, branches):
     return ctx.op("stablehlo.case", [index], regions=regions)
 
 
-def _cond_numpy(index, *ops, branches):
+def _cond_numpy(index, *ops, branches, **params):
     """The chosen branch alone; an index out of range takes the last, as stablehlo.case."""
     i = int(index)
     return eval_closed_jaxpr_numpy(branches[i if 0 <= i < len(branches) else -1], *ops)
 
 
-def _cond_batching(axis_data, vals, dims, *, branches):
+def _cond_batching(axis_data, vals, dims, *, branches, **params):
     index, ops = vals[0], list(vals[1:])
     index_dim, op_dims = dims[0], list(dims[1:])
     n_out = len(branches[0].out_avals)
@@ -171,7 +176,7 @@ def _cond_batching(axis_data, vals, dims, *, branches):
             batched_out = [b or d is not bu.not_mapped for b, d in zip(batched_out, out_dims)]
         new = tuple(batch_jaxpr(b, axis_data, op_dims, force_out_batched=batched_out)[0]
                     for b in branches)
-        outs = cond_p.bind(index, *ops, branches=new)
+        outs = cond_p.bind(index, *ops, branches=new, **params)
         return outs, [0 if b else bu.not_mapped for b in batched_out]
     # A batched predicate: run every branch on every example and select per example.
     size = axis_data.size
@@ -189,7 +194,7 @@ def _cond_batching(axis_data, vals, dims, *, branches):
     return outs, [0] * n_out
 
 
-def _cond_jvp(primals, tangents, *, branches):
+def _cond_jvp(primals, tangents, *, branches, **params):
     index, ops = primals[0], primals[1:]
     op_tangents = tangents[1:]
     nonzeros = [type(t) is not Zero for t in op_tangents]
@@ -199,7 +204,7 @@ def _cond_jvp(primals, tangents, *, branches):
         out_nonzeros = [a or b for a, b in zip(out_nonzeros, nz)]
     new = tuple(jvp_jaxpr(b, nonzeros, instantiate=out_nonzeros)[0] for b in branches)
     nz_tangents = [t for t in op_tangents if type(t) is not Zero]
-    outs = cond_p.bind(index, *ops, *nz_tangents, branches=new)
+    outs = cond_p.bind(index, *ops, *nz_tangents, branches=new, **params)
     n = len(branches[0].out_avals)
     rest = iter(outs[n:])
     return outs[:n], [next(rest) if nz else Zero(a.strip_weak_type())
@@ -210,6 +215,7 @@ def _cond_partial_eval(trace, args, params):
     """Known branch parts run now as one cond (each also returning its residuals, zeros for
     the other branches' residuals); the unknown parts are staged as another cond."""
     branches = params["branches"]
+    extra = {k: v for k, v in params.items() if k != "branches"}     # branches_platforms
     index, ops = args[0], args[1:]
     if trace.is_unknown(index):
         return trace.stage_whole(cond_p, args, params)
@@ -231,11 +237,12 @@ def _cond_partial_eval(trace, args, params):
         offset += n_res
     known_ops = [x for x, u in zip(ops, unknowns) if not u]
     with set_current_trace(trace.parent):
-        known_outs = cond_p.bind(index, *known_ops, branches=tuple(known_branches))
+        known_outs = cond_p.bind(index, *known_ops, branches=tuple(known_branches), **extra)
     residuals = known_outs[n_known_out:]
     atoms = [trace.to_atom(index)] + [trace.to_atom(r) for r in residuals] + \
         [trace.to_atom(x) for x, u in zip(ops, unknowns) if u]
-    unknown_outs = iter(trace.add_eqn(atoms, cond_p, dict(branches=tuple(unknown_branches)),
+    unknown_outs = iter(trace.add_eqn(atoms, cond_p,
+                                      dict(branches=tuple(unknown_branches), **extra),
                                       unknown_branches[0].out_avals))
     known_iter = iter(known_outs[:n_known_out])
     return [next(unknown_outs) if u else next(known_iter) for u in out_unknowns]
@@ -252,12 +259,12 @@ def _pad_residual_outputs(known, n_known_out, all_res, offset):
     return trace_to_jaxpr(f, known.in_avals)
 
 
-def _cond_transpose(cts, index, *ops, branches):
+def _cond_transpose(cts, index, *ops, branches, **params):
     linear = [is_undefined(o) for o in ops]
     nonlinear = [o for o in ops if not is_undefined(o)]
     cts = [instantiate(c) for c in cts]
     transposed = tuple(transpose_jaxpr(b, linear) for b in branches)
-    outs = iter(cond_p.bind(index, *nonlinear, *cts, branches=transposed))
+    outs = iter(cond_p.bind(index, *nonlinear, *cts, branches=transposed, **params))
     return [None] + [next(outs) if lin else None for lin in linear]
 
 
@@ -278,20 +285,45 @@ platform_index_p = Primitive("platform_index")
 _GPU_NAMES = ("cuda", "rocm", "gpu")
 
 
-def _platform_index_lowering(ctx, *, platforms):
-    platform = ctx.platform
+def _branch_index(platform: str, platforms) -> int | None:
+    """The branch for a lowering `platform` ("gpu" for CUDA and ROCm): the one naming it,
+    else the default (None), else None."""
     found = None
     for i, names in enumerate(platforms):
         if names is None:
             found = i if found is None else found
         elif platform in names or platform == "gpu" and any(n in _GPU_NAMES for n in names):
-            found = i
-            break
+            return i
+    return found
+
+
+def _platform_index_lowering(ctx, *, platforms):
+    # reads ctx.platform: in a module for several platforms, one lowering per platform
+    found = _branch_index(ctx.platform, platforms)
     if found is None:
-        raise NotImplementedError(
-            f"lax.platform_dependent has no branch for platform {platform!r} (branches: "
-            f"{[list(p) for p in platforms if p is not None]}); give one, or default=")
+        raise _no_branch_error(ctx.module_ctx.platforms, platforms)
     return ctx.constant(np.int32(found))
+
+
+def _no_branch_error(lowering_platforms, platforms) -> NotImplementedError:
+    """JAX's words, naming by JAX's names the module's platforms that have no branch."""
+    missing = [_client.JAX_NAMES.get(p, p) for p in lowering_platforms
+               if _branch_index(p, platforms) is None]
+    where = f"platform {missing[0]}" if len(lowering_platforms) == 1 else f"platforms {missing}"
+    return NotImplementedError(f"MLIR translation rule for primitive "
+                               f"'platform_index(platforms={platforms})' not found for {where}")
+
+
+def _kept_branches(ctx, index, branches, branches_platforms) -> tuple:
+    """A platform_dependent cond keeps, as JAX's, only the branches of the platforms its module
+    is lowered for (one, in a module for one platform), with the index mapped into them by a
+    case. (platform_index's lowering has refused a platform without a branch already.)"""
+    kept: dict = {}           # branch -> its place among the kept ones
+    for platform in ctx.module_ctx.platforms:
+        kept.setdefault(_branch_index(platform, branches_platforms), len(kept))
+    index = index_case(ctx.block, index, [kept.get(i, 0) for i in range(len(branches))],
+                       ctx.loc)
+    return index, [branches[i] for i in kept]
 
 
 abstract_eval_rules[platform_index_p] = lambda *, platforms: ShapedArray((), np.int32)
@@ -351,6 +383,7 @@ def platform_dependent(*args, default=None, **per_platform):
     index = platform_index_p.bind(platforms=tuple(platforms))
     if not isinstance(index, Tracer):
         return branches[int(index)](*args)
-    # (the index is in range: no clamp, as in JAX; JAX's cond also carries the platforms, as
-    # a `branches_platforms` param for its multi-platform lowering, which jxkernel has not)
-    return _bind_cond(index, branches, args, tuple(f"branch {i}" for i in range(len(branches))))
+    # (the index is in range: no clamp, as in JAX; the cond carries the platforms, as JAX's,
+    # so that its lowering keeps only the branches of the module's platforms)
+    return _bind_cond(index, branches, args, tuple(f"branch {i}" for i in range(len(branches))),
+                      branches_platforms=tuple(platforms))

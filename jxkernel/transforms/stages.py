@@ -186,9 +186,10 @@ class Traced(_Stage):
             platforms = tuple(_client.jax_platform(p) for p in lowering_platforms)
             if len(platforms) != 1:
                 raise NotImplementedError(
-                    f"lower(lowering_platforms={tuple(lowering_platforms)!r}): jxkernel lowers "
-                    f"for one platform at a time (JAX's multi-platform modules, which pick a "
-                    f"lowering by a platform index argument, are not implemented)")
+                    f"lower(lowering_platforms={tuple(lowering_platforms)!r}): jxkernel's "
+                    f"jit lowers for one platform at a time; a module for several, which "
+                    f"picks its lowering by a platform index argument, is written by "
+                    f"jax.export.export(jit(f), platforms=...)")
             platform = "gpu" if platforms[0] == "cuda" else platforms[0]
             if self.jitted._sharded or any_sharded(self._leaves):
                 raise NotImplementedError("lower(lowering_platforms=...) of a program "

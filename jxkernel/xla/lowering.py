@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 import warnings
+from typing import Callable
 
 import numpy as np
 
@@ -20,6 +21,11 @@ from ..core.ir import ClosedJaxpr, Jaxpr, Literal
 from ..core.primitive import lowering_rules
 from ..core.source_info import user_stacklevel
 from . import stablehlo as hlo
+
+# The platform index argument of a module for several platforms, as JAX marks it: the same
+# value all through a run, which inner functions take first and callers pass along
+PLATFORM_INDEX_TYPE = hlo.tensor_type((), np.int32)
+PLATFORM_INDEX_ATTR = 'jax.global_constant = "_platform_index"'
 
 
 class NeedsMesh(ValueError):
@@ -32,12 +38,19 @@ class NeedsMesh(ValueError):
 
 
 class ModuleContext:
-    """What every rule of one module shares: the module, its platform, its nested functions."""
+    """What every rule of one module shares: the module, its platform, its nested functions.
+
+    A module for several `platforms` (jax.export's) lowers each equation once per platform
+    where its rule reads `platform`, and picks among the lowerings by a platform index
+    argument (see `lower_per_platform`).
+    """
 
     def __init__(self, module: hlo.Module, platform: str, num_replicas: int = 1,
-                 axis_env=()):
+                 axis_env=(), platforms=None):
         self.module = module
-        self.platform = platform
+        self.platforms = tuple(platforms) if platforms else (platform,)
+        self._platform = self.platforms[0]
+        self._platform_reads = 0
         self.num_replicas = num_replicas
         self.axis_env = tuple(axis_env)          # ((axis_name, size), ...) for collectives
         self.functions: dict = {}                # (id(jaxpr), key) -> (jaxpr, Function)
@@ -55,6 +68,27 @@ class ModuleContext:
         """Keep `keepalive` (a rule's host callback, say) alive with this module (JAX's
         ModuleContext.add_keepalive)."""
         self.keepalives.append(keepalive)
+
+    @property
+    def platform(self) -> str:
+        """The platform the rule being lowered is for ("cpu", "gpu"). Reading it is what makes
+        a rule one that differs per platform, in a module for several."""
+        self._platform_reads += 1
+        return self._platform
+
+    @property
+    def multi_platform(self) -> bool:
+        return len(self.platforms) > 1
+
+    def lower_for(self, platform: str, lower: Callable) -> tuple:
+        """(`lower()` with rules seeing `platform`, whether one of its rules read it). A rule
+        lowered inside `lower` (a branch's equations) answers for itself, not for `lower`."""
+        saved = self._platform, self._platform_reads
+        self._platform, self._platform_reads = platform, 0
+        try:
+            return lower(), self._platform_reads > 0
+        finally:
+            self._platform, self._platform_reads = saved
 
 
 class LoweringRuleContext:
@@ -121,22 +155,45 @@ class LoweringRuleContext:
         """Lower `jaxpr` once per module as a private function and call it."""
         if self.module_ctx.symbolic is not None:       # symbolic shapes: main's values are
             return self.lower_jaxpr(jaxpr, args)       # out of a function's reach, so inline
-        return self.block.call(function_for(self.module_ctx, jaxpr, name), args, self.loc)
+        fn = function_for(self.module_ctx, jaxpr, name)
+        return self.block.call(fn, [*platform_index_args(self.block), *args], self.loc)
+
+
+def platform_index_args(block) -> list:
+    """What a call from `block` passes first to a function of this module: the platform
+    index, in a module for several platforms (nothing in a module for one)."""
+    index = block.function.platform_index
+    return [] if index is None else [index]
 
 
 def function_for(module_ctx: ModuleContext, closed: ClosedJaxpr, name: str) -> hlo.Function:
-    """The private func.func holding `closed` in this module (made on first use)."""
+    """The private func.func holding `closed` in this module (made on first use); in a module
+    for several platforms it takes the platform index first, as JAX's inner functions do."""
     key = id(closed)
     found = module_ctx.functions.get(key)
     if found is not None:
         return found[1]
     jaxpr = closed.jaxpr
-    fn = module_ctx.module.function(name, [hlo.aval_type(v.aval) for v in jaxpr.invars],
-                                    public=False)
+    fn = new_function(module_ctx, name, [hlo.aval_type(v.aval) for v in jaxpr.invars],
+                      public=False)
     consts = [fn.body.constant(np.asarray(c)) for c in closed.consts]   # concrete: embed them
-    outs = lower_jaxpr_into(module_ctx, fn.body, jaxpr, consts, fn.args)
+    args = fn.args[len(platform_index_args(fn.body)):]
+    outs = lower_jaxpr_into(module_ctx, fn.body, jaxpr, consts, args)
     fn.set_results(outs)
     module_ctx.functions[key] = (closed, fn)    # keep `closed` alive so its id stays unique
+    return fn
+
+
+def new_function(module_ctx: ModuleContext, name: str, arg_types, arg_attrs=None,
+                 public: bool = True) -> hlo.Function:
+    """A function of the module taking `arg_types`, after the platform index in a module for
+    several platforms."""
+    arg_attrs = list(arg_attrs) if arg_attrs else [None] * len(arg_types)
+    if not module_ctx.multi_platform:
+        return module_ctx.module.function(name, arg_types, arg_attrs, public)
+    fn = module_ctx.module.function(name, [PLATFORM_INDEX_TYPE, *arg_types],
+                                    [PLATFORM_INDEX_ATTR, *arg_attrs], public)
+    fn.platform_index = fn.args[0]
     return fn
 
 
@@ -162,14 +219,78 @@ def lower_jaxpr_into(module_ctx, block, jaxpr: Jaxpr, const_values, arg_values) 
                                       f"not found for platform {module_ctx.platform}")
         ctx = LoweringRuleContext(module_ctx, block, [a.aval for a in eqn.invars],
                                   [v.aval for v in eqn.outvars], eqn.source_info)
-        outs = rule(ctx, *map(read, eqn.invars), **eqn.params)
-        if not eqn.primitive.multiple_results:
-            outs = [outs]
+        args = list(map(read, eqn.invars))
+
+        def lower(ctx):
+            outs = rule(ctx, *args, **eqn.params)
+            return list(outs) if eqn.primitive.multiple_results else [outs]
+        outs = lower_per_platform(ctx, lower) if module_ctx.multi_platform else lower(ctx)
         assert len(outs) == len(eqn.outvars), (eqn.primitive, len(outs), len(eqn.outvars))
         if _avals.sharding_types_seen and module_ctx.manual is None:
             outs = _typed_layouts(ctx, eqn.outvars, outs)
         env.update(zip(eqn.outvars, outs))
     return [read(v) for v in jaxpr.outvars]
+
+
+def lower_per_platform(ctx: LoweringRuleContext, lower: Callable) -> list:
+    """`lower(ctx)`'s results in a module for several platforms, as JAX's lower_per_platform
+    makes them: a rule that does not read the platform is lowered once; one that does is
+    lowered for each platform, and where the lowerings differ, a `stablehlo.case` on the
+    platform index picks the rule's index, and a second case on it runs that lowering."""
+    module_ctx, block = ctx.module_ctx, ctx.block
+    fn = block.function
+    start = fn.mark()
+    lines, outs, read = _lowered_for(ctx, lower, module_ctx.platforms[0])
+    if not read:
+        block.lines.extend(lines)
+        return outs
+    kinds: dict = {}          # the text a lowering emits -> the platforms that emit it
+    for platform in module_ctx.platforms:
+        fn.rewind(start)      # each from the same names, so alike lowerings print alike
+        lines, outs, _ = _lowered_for(ctx, lower, platform)
+        kinds.setdefault((tuple(lines), tuple(v.name for v in outs)), []).append(platform)
+    if len(kinds) == 1:
+        block.lines.extend(lines)
+        return outs
+    fn.rewind(start)
+    return _case_over_platforms(ctx, lower, list(kinds.values()))
+
+
+def _lowered_for(ctx, lower, platform) -> tuple:
+    """(the lines emitted, the results, whether the rule read the platform) of `lower` for
+    `platform`, into a block of its own."""
+    scratch = ctx.block.function.new_block([])
+    outs, read = ctx.module_ctx.lower_for(platform, lambda: lower(ctx.with_block(scratch)))
+    return scratch.lines, outs, read
+
+
+def _case_over_platforms(ctx, lower, kinds) -> list:
+    """The rule's results chosen by the platform index: `kinds` lists, per distinct
+    lowering, the platforms that take it."""
+    block = ctx.block
+    fn = block.function
+    kind_of = {p: k for k, platforms in enumerate(kinds) for p in platforms}
+    which = index_case(block, fn.platform_index,
+                       [kind_of[p] for p in ctx.module_ctx.platforms], ctx.loc)
+    branches, outs = [], []
+    for platforms in kinds:
+        branch = fn.new_block([])
+        outs, _ = ctx.module_ctx.lower_for(platforms[0], lambda: lower(ctx.with_block(branch)))
+        branch.ret(outs)
+        branches.append(branch)
+    return block.op("stablehlo.case", [which], [v.type for v in outs], regions=branches,
+                    loc=ctx.loc)
+
+
+def index_case(block, index, results, loc=None):
+    """`results[index]` (i32 scalars) as JAX maps one index to another: a `stablehlo.case`
+    whose branch i returns `results[i]`."""
+    branches = []
+    for result in results:
+        branch = block.function.new_block([])
+        branch.ret([branch.constant(np.int32(result))])
+        branches.append(branch)
+    return block.op1("stablehlo.case", [index], PLATFORM_INDEX_TYPE, regions=branches, loc=loc)
 
 
 def _typed_layouts(ctx, outvars, outs) -> list:

@@ -176,6 +176,9 @@ class Function:
         self.arg_attrs = list(arg_attrs) if arg_attrs else [None] * len(arg_types)
         self.result_types: list[str] = []
         self.result_attrs: list = []
+        # in a module lowered for several platforms (jax.export's), the argument holding the
+        # index of the platform the program runs on; None in a module for one platform
+        self.platform_index: Value | None = None
         self.body = Block(self, arg_types)
         self.args = self.body.args
 
@@ -194,6 +197,15 @@ class Function:
     def new_block(self, arg_types) -> Block:
         """A block for an op's region (e.g. the reducer of stablehlo.reduce)."""
         return Block(self, arg_types)
+
+    def mark(self) -> tuple:
+        """Where the value names stand, for `rewind`."""
+        return self._count, self._arg_count
+
+    def rewind(self, mark: tuple) -> None:
+        """Name values again from `mark`: a lowering tried into a block that is then dropped
+        leaves no gap, and two tries from one mark print alike when they emit alike."""
+        self._count, self._arg_count = mark
 
     def set_results(self, values, attrs=None) -> None:
         self.result_types = [v.type for v in values]

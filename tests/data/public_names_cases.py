@@ -170,7 +170,8 @@ def lax_cases(jax):
             jax.grad(lambda v: lax.platform_dependent(v, cpu=lambda u: u ** 3))(2.0),
             jax.jit(lambda v: lax.platform_dependent(v, cuda=jnp.sin, rocm=jnp.sin,
                                                      default=jnp.negative))(jnp.float32(1))]),
-        # (JAX's cond also prints its branches_platforms, for multi-platform lowering)
+        # (without the cond's branches_platforms, which both print: compared whole in
+        # tests/data/export_platforms_cases.py)
         "platform_dependent_jaxpr": re.sub(r"\n *branches_platforms=.*", "",
                                            jaxpr(pd, jnp.float32(3))),
         "platform_dependent_errors": [outcome(lambda: lax.platform_dependent(1.0, tpu=jnp.sin)),

@@ -19,8 +19,18 @@ def run_lowered(f, args, platform):
     """
     closed = jax.make_jaxpr(f)(*args)
     text = lower_module(closed.jaxpr, name="f", platform=platform)[0]
+    # the module takes the jaxpr's constants first
+    return text, run_text(text, closed.out_avals, (*closed.consts, *args))[0]
+
+
+def run_text(text, out_avals, args) -> list:
+    """The results, as NumPy arrays, of module `text` compiled and run on the CPU with `args`
+    (a module exported for several platforms takes the platform's index first).
+
+    >>> exp = jax.export.export(jax.jit(lambda x: x + 1))(np.int32(1))
+    >>> run_text(exp.mlir_module(), exp.out_avals, (np.int32(2),))
+    [array(3, dtype=int32)]
+    """
     device = jax.devices("cpu")[0]
     loaded, _ = compile_module(text, [device])
-    # the module takes the jaxpr's constants first
-    return text, np.asarray(Executable(loaded, closed.out_avals, device)(*closed.consts,
-                                                                          *args)[0])
+    return [np.asarray(r) for r in Executable(loaded, out_avals, device)(*args)]

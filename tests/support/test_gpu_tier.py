@@ -50,10 +50,12 @@ def test_the_parity_script_gives_the_cpus_answers(tmp_path):
     assert got["int8 dot accumulates in int32"]["jit"] == [[30000, 30000], [30000, 30000]]
     assert got["float8 conversions round"]["e4m3fn jit"][3:] == [0.1015625, 192.0, 0.001953125]
     assert got["export for cuda round-trips"]["value"] == [2.0, 2.0, 2.0]
+    assert got["export for cpu and cuda"] == {"platforms": ["cpu", "cuda"], "value": [2.0, 2.0]}
     assert got["JAX_PLATFORMS=cpu, devices('gpu')"].startswith(
         "RuntimeError Unknown backend: 'gpu' requested")
     if jxkernel.default_backend() == "cpu":       # XLA's CPU flushes subnormals
         assert got["subnormal inputs"]["log"] == {"eager": [-np.inf, 0.0], "jit": [-np.inf, 0.0]}
+        assert got["export for cpu and cuda picks this platform's branch"] == [0.0, 0.0]
     path = tmp_path / "jx.json"
     path.write_text(done.stdout)
     compared = subprocess.run([sys.executable, "scripts/gpu_parity.py", "--compare", str(path),
