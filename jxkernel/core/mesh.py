@@ -15,6 +15,7 @@ import collections
 import enum
 import math
 import threading
+import warnings
 
 import numpy as np
 
@@ -249,6 +250,11 @@ class Mesh(_AxisTypeQueries):
         return f"Mesh({_axes_text(self.axis_names, self.axis_sizes, self.axis_types)})"
 
     def __enter__(self):
+        # JAX 0.10.2's words and category (jax/_src/mesh.py), pointing at the `with` line:
+        # code that turns warnings into errors (Flax's tests) fails here as it does under JAX
+        warnings.warn("`with mesh:` context manager has been deprecated. Please use `with"
+                      " jax.set_mesh(mesh):` instead.", category=DeprecationWarning,
+                      stacklevel=2)
         self._previous.append(_mesh_state.mesh)
         _mesh_state.mesh = self
         return self

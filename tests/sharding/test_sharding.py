@@ -9,6 +9,7 @@ import contextlib
 import io
 import json
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -277,6 +278,22 @@ def test_partition_specs_meshes_and_axis_types_as_jax_prints_them():
     assert s == NamedSharding(mesh, P("d")) and hash(s) == hash(NamedSharding(mesh, P("d")))
     assert s.is_equivalent_to(NamedSharding(mesh, P()), 1) and s.is_fully_replicated
     assert s.shard_shape((3, 2)) == (3, 2) and s.num_devices == 1
+
+
+def test_with_mesh_warns_that_it_is_deprecated_as_jax_does():
+    # JAX 0.10.2's text and category (jax/_src/mesh.py, Mesh.__enter__), naming the `with` line
+    mesh = Mesh(np.array(jax.devices()[:1]), ("d",))
+    with pytest.warns(DeprecationWarning) as caught:
+        with mesh:
+            inside = jax.sharding.get_mesh()
+    assert [str(w.message) for w in caught] == [
+        "`with mesh:` context manager has been deprecated. Please use `with jax.set_mesh(mesh):` "
+        "instead."]
+    assert caught[0].filename == __file__ and inside == mesh
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")             # the replacement it names does not warn
+        with jax.set_mesh(mesh):
+            assert jax.sharding.get_mesh() == mesh
 
 
 @pytest.mark.xla_only("sharded arrays")
