@@ -253,15 +253,17 @@ matches(Hit *h, PyObject *const *args, Py_ssize_t n)
             if (eq <= 0)
                 return eq;
         }
+        /* every Array's sharding object is `where` (one per device and kind, committed or
+           not): the call runs where the hit's did, its results as committed */
+        PyObject *sharding = PyObject_GetAttr(SLOT(a, off_buf), s_sharding);
+        if (sharding == NULL)
+            return -1;
+        int same = sharding == h->where;
+        Py_DECREF(sharding);
+        if (!same)
+            return 0;
     }
-    if (h->first_array < 0)                   /* scalars alone: the default device's */
-        return 1;
-    PyObject *sharding = PyObject_GetAttr(SLOT(args[h->first_array], off_buf), s_sharding);
-    if (sharding == NULL)
-        return -1;
-    int same = sharding == h->where;
-    Py_DECREF(sharding);
-    return same;
+    return 1;                                 /* (scalars alone: the default device's) */
 }
 
 static PyObject *

@@ -46,7 +46,9 @@ def _eager() -> bool:
 
 def _on_device(value: np.ndarray, weak: bool = False, device=None) -> Array:
     aval = ShapedArray(value.shape, value.dtype, weak)
-    return host_to_device(value, aval, device or _client.default_device())
+    if device is None:                  # uncommitted, as JAX's (xla/placement.call_placement)
+        return host_to_device(value, aval, _client.default_device())
+    return host_to_device(value, aval, device, committed=True)
 
 
 def _check_python_int(x, dtype) -> None:
@@ -354,10 +356,12 @@ def _filled_like(name, a, fill_value, dtype, shape, device=None):
         dtype = canonicalize_user_dtype(dtype, name)
     aval = util.aval_of(a) if not isinstance(a, (Array, Tracer)) else a.aval
     shape = aval.shape if shape is None else _shape(shape)
+    weak = dtype is None and aval.weak_type
+    if device is None and type(a) is Array and a.committed and not weak:
+        device = a.device       # JAX's full_like: on (committed to) a committed array's device
     if np.ndim(fill_value) if not isinstance(fill_value, (Array, Tracer)) else fill_value.ndim:
         return util.broadcast_to(asarray(fill_value, dtype=dtype or aval.dtype, device=device),
                                  shape)
-    weak = dtype is None and aval.weak_type
     dtype = dtype or aval.dtype
     if isinstance(fill_value, Tracer):      # staged, so a JVP tracer keeps its tangent
         return util.full(shape, lax.conversion._convert_element_type(fill_value, dtype, weak))

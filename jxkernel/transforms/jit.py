@@ -32,7 +32,8 @@ from ..core.staging import DebugInfo, convert_constvars_to_invars, trace_to_jaxp
 from ..core.trace import Tracer, _ctx, eval_trace
 from ..tree_util import default_registry as _registry, tree_flatten, tree_unflatten
 from ..xla import client as _client, pipeline
-from ..xla.array import Array, buffers, signature
+from ..xla.array import Array, buffers
+from ..xla.placement import all_placed, call_placement, placement_of, signature
 from ..xla.dispatch import check_jitted_values
 from ..xla.lowering import NeedsMesh
 from ..xla.scalars import scalar_kinds, scalar_signature
@@ -168,9 +169,10 @@ class Jitted:
             try:
                 if len(args) == 1:                 # f(x): no comprehensions (each a frame)
                     bufs, avals = [args[0]._buf], [args[0].aval]
+                    same = avals == last.avals and bufs[0]._sharding is last.where
                 else:
                     bufs, avals = [a._buf for a in args], [a.aval for a in args]
-                same = avals == last.avals and bufs[0]._sharding is last.where
+                    same = avals == last.avals and all_placed(bufs, last.where)
             except (AttributeError, IndexError):   # a non-Array argument, or none
                 same = False
             if same and last.generation is config._generation and _ctx.trace is eval_trace:
@@ -231,18 +233,10 @@ class Jitted:
             # loads with the first mesh or sharded Array: `import jxkernel` needs neither
             from .jit_sharded import call_jitted
             return call_jitted(self, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
-        device = self._device
-        move = device is not None or config.jax_default_device is not None
-        if device is None:
-            if move:                                         # a chosen device wins: move inputs
-                device = _client.default_device()
-            else:
-                for leaf in leaves:
-                    if type(leaf) is Array:
-                        device = leaf.device
-                        break
-                else:
-                    device = _client.default_device()
+        move = self._device is not None or config.jax_default_device is not None
+        # JAX's rule: committed Arrays decide, uncommitted ones move to them (xla/placement.py)
+        device, committed = (self._device, True) if self._device is not None else \
+            call_placement(leaves, lambda: (self._name, self._leaf_names(dyn_args, dyn_kwargs)))
         key = (treedef, avals, statics, config._trace_state, device)
         entry = self._cache.get(key)
         if entry is None:
@@ -260,8 +254,12 @@ class Jitted:
                 return self._call(args, kwargs)
         else:
             entry.hits += 1
+        entry = entry.committed(committed)
+        # the fast paths take calls whose Arrays all share this placement (xla/placement.py)
+        where = placement_of(device, committed)
         if not (dyn_kwargs or move or entry.donated) and \
-                all(type(leaf) is Array or type(leaf) in SCALAR_TYPES for leaf in leaves) and \
+                all(type(leaf) is Array and leaf._buf._sharding is where or
+                    type(leaf) in SCALAR_TYPES for leaf in leaves) and \
                 (leaves or device == _client.default_device()):
             # eligible for the fast path: remember it under the fast path's key
             nums = self._static_argnums
@@ -271,7 +269,7 @@ class Jitted:
                         tuple(kwargs.items()))] = entry
         arrays = list(entry.consts)
         for leaf in leaves:
-            if type(leaf) is not Array or move and leaf.device != device:
+            if type(leaf) is not Array or leaf.device != device:
                 leaf = device_put(leaf, device)
             arrays.append(leaf)
         outs = entry.exe.call_arrays(arrays)        # drops donated arrays' NumPy views too
@@ -319,7 +317,9 @@ class Jitted:
                 list(leaf_names)
         exe, phases = pipeline.compile(module, f"jit({self._name})", trace_s=trace_s,
                                        arg_names=names, compiler_options=compiler_options)
-        consts = tuple(device_put(c, module.devices[0]) for c in closed.consts)
+        device = module.devices[0]          # (an Array there already: used, not committed)
+        consts = tuple(c if type(c) is Array and c.device == device else device_put(c, device)
+                       for c in closed.consts)
         entry = Entry(exe, consts, out_tree, closed, module.text, any(module.donated))
         return entry, phases
 
@@ -383,7 +383,7 @@ class Jitted:
 
     def cache_hits(self) -> int:
         """How many calls found their compiled program in this function's cache."""
-        return sum(e.hits for e in self._cache.values())
+        return sum(e.hits + (e.twin.hits if e.twin else 0) for e in self._cache.values())
 
     def clear_cache(self) -> None:
         for cache in (self._cache, self._fast, self._last, self._traces, self._history):

@@ -129,7 +129,7 @@ class Entry:
     hit, anew if the placement object or the config changed; False if its calls are not
     positional Arrays alone)."""
     __slots__ = ("exe", "consts", "const_bufs", "out_tree", "jaxpr", "text", "donated", "hits",
-                 "last_hit", "scalar_hit")
+                 "last_hit", "scalar_hit", "twin")
 
     def __init__(self, exe, consts, out_tree, jaxpr, text, donated):
         self.exe, self.consts, self.out_tree = exe, consts, out_tree
@@ -138,6 +138,28 @@ class Entry:
         self.hits = 0
         self.last_hit = None
         self.scalar_hit = None     # the same for calls with Python scalars (f(x, 2.0))
+        self.twin = None
+
+    def committed(self, committed: bool) -> Entry:
+        """This entry for calls whose results are committed or not (xla/placement.call_placement):
+        itself, or its twin running the same program (made once, never compiled again)."""
+        if committed == self.exe.committed or self.exe.with_committed(committed) is self.exe:
+            return self
+        if self.twin is None:
+            self.twin = TwinEntry(self, committed)
+        return self.twin
+
+
+class TwinEntry(Entry):
+    """An Entry's program for the other kind of call (results committed or not): its own
+    executable twin, fast-path hits and hit count (Jitted.cache_hits adds it to `entry`'s:
+    a property forwarding them would run Python on the compiled path's every hit)."""
+    __slots__ = ("entry",)
+
+    def __init__(self, entry, committed):
+        super().__init__(entry.exe.with_committed(committed), entry.consts, entry.out_tree,
+                         entry.jaxpr, entry.text, entry.donated)
+        self.entry = entry            # (also what _forget looks for: it leaves with entry)
 
 
 def last_hit_for(entry, avals, where, kinds, flat):

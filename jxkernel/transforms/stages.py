@@ -18,7 +18,8 @@ from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..tree_util import equality_errors, keystr, tree_flatten, tree_unflatten
 from ..xla import client as _client
 from ..xla import pipeline
-from ..xla.array import Array, call_device
+from ..xla.array import Array
+from ..xla.placement import call_placement
 from ..xla.transfers import device_put
 from ..xla.lowering import NeedsMesh
 from .jit_args import leaf_aval
@@ -195,9 +196,11 @@ class Traced(_Stage):
                 raise NotImplementedError("lower(lowering_platforms=...) of a program "
                                           "partitioned over a mesh is not implemented")
         if not (self.jitted._sharded or any_sharded(self._leaves)):
-            device = self.jitted._device or call_device(self._leaves)
+            device, committed = (self.jitted._device, True) if self.jitted._device else \
+                call_placement(self._leaves, lambda: (self.jitted._name, self.arg_names or [
+                    f"args[{i}]" for i in range(len(self._leaves))]))
             try:
-                return Lowered(self, device, platform=platform)
+                return Lowered(self, device, platform=platform, committed=committed)
             except NeedsMesh as e:              # a sharding constraint inside: partitioned
                 self.jitted._sharded, self.jitted._constraint_mesh = True, e.mesh
         # partitioned over a mesh; jit over a mesh loads with the first mesh or sharded Array:
@@ -207,8 +210,10 @@ class Traced(_Stage):
 
 
 class Lowered(_Stage):
-    def __init__(self, traced: Traced, device, partitioning=None, platform=None):
+    def __init__(self, traced: Traced, device, partitioning=None, platform=None,
+                 committed=True):
         self.traced, self.device = traced, device
+        self._committed = committed       # results committed (a call's, as jit's decides)
         self._traced = traced
         self._partitioning = partitioning        # a sharded jit's (transforms/jit_sharded.py)
         if partitioning is not None:
@@ -312,7 +317,8 @@ class Compiled(_Stage):
         if self.lowered._partitioning is not None:             # each laid out as compiled for
             outs = self._entry.exe.call_buffers(self._entry.arguments(leaves))
         else:
-            outs = self._entry.exe.call_arrays(list(self._entry.consts) + [
+            exe = self._entry.exe.with_committed(self.lowered._committed)
+            outs = exe.call_arrays(list(self._entry.consts) + [
                 x if isinstance(x, Array) else device_put(x, self.lowered.device)
                 for x in leaves])
         return tree_unflatten(self._entry.out_tree, outs)

@@ -97,7 +97,8 @@ from ..transforms.jit_primitive import any_sharded
 from ..tree_util import tree_leaves
 from ..xla import client as _client
 from ..xla import pipeline
-from ..xla.array import Array, call_device
+from ..xla.array import Array
+from ..xla.placement import call_device
 from ..xla.portable import xla_computation
 from .schema import mime_type
 

@@ -28,7 +28,8 @@ host data onto a device (`host_to_device`) and back. Beside it, one job each:
 multi_device.py (`MultiDeviceArray`, `device_put_sharded`, `replicate`), transfers.py
 (`device_put`, `device_get`), host_values.py (host data as NumPy of its canonical dtype)
 and scalars.py (jit's Python-scalar arguments). Their names stay importable from here
-(`from jxkernel.xla.array import device_put`), loaded on first use.
+(`from jxkernel.xla.array import device_put`), loaded on first use. placement.py says where
+a call on Arrays runs and whether its results are committed.
 """
 from __future__ import annotations
 
@@ -45,7 +46,8 @@ from ..core.native import native
 from . import client as _client
 from .client import xc
 from .host_values import _host_value
-from .numpy_device import PLACEMENT, NumpyBuffer, NumpyDevice, unsupported
+from .numpy_device import (PLACEMENT, UNCOMMITTED_PLACEMENT, NumpyBuffer, NumpyDevice,
+                           Placement, unsupported)
 
 
 @functools.lru_cache(maxsize=None)
@@ -55,6 +57,18 @@ def sharding_for(devices: tuple):
         if len(devices) > 1:
             raise unsupported("an Array over several devices", "the numpy backend has one")
         return PLACEMENT
+    return xc.GSPMDSharding(xc.DeviceList(devices), xc.HloSharding.replicate())
+
+
+@functools.lru_cache(maxsize=None)
+def uncommitted_sharding_for(devices: tuple):
+    """The sharding object of an uncommitted buffer on `devices` (one made without naming a
+    device): the same placement as `sharding_for`'s, another object, so that the hot paths'
+    identity test of a buffer's `_sharding` tells committed from uncommitted too (where a
+    call runs, and whether its results are committed, depends on both: `call_placement`)."""
+    if type(devices[0]) is NumpyDevice:
+        sharding_for(devices)               # (its checks)
+        return UNCOMMITTED_PLACEMENT
     return xc.GSPMDSharding(xc.DeviceList(devices), xc.HloSharding.replicate())
 
 
@@ -256,8 +270,9 @@ class ArrayImpl:
             raise TypeError("iteration over a 0-d array")
         row_aval = ShapedArray(self.shape[1:], self.dtype, self.weak_type)
         device = self._home_device()
+        committed = self.committed          # rows of a committed array stay committed
         for row in self._value():
-            yield host_to_device(np.asarray(row), row_aval, device)
+            yield host_to_device(np.asarray(row), row_aval, device, committed)
 
     def __hash__(self):
         raise TypeError("unhashable type: 'Array'. Arrays cannot be dict keys or static "
@@ -352,26 +367,6 @@ BaseArray.register(ArrayImpl)
 
 # What a transformation's call path needs of Arrays, kept here so that nothing outside xla/
 # reads their fields. jit's cache-hit path calls both on every call (~50 ns each).
-def signature(arrays) -> tuple:
-    """(avals, placement) of Arrays, for a cache key: their types, and a hashable token of
-    where the first one lives (one per device; None for no arrays). A non-Array raises
-    AttributeError.
-
-    >>> signature([device_put(1.0)])[0]
-    (ShapedArray(float32[], weak_type=True),)
-    """
-    return tuple([a.aval for a in arrays]), arrays[0]._buf._sharding if arrays else None
-
-
-def call_device(leaves):
-    """Where a call on `leaves` runs when nothing else decides, as jit's call chooses: a chosen
-    default device (`jax.default_device`) wins, then the first Array's device, then the
-    default device."""
-    if config.jax_default_device is not None:
-        return _client.default_device()
-    return next((x.device for x in leaves if isinstance(x, Array)), _client.default_device())
-
-
 def buffers(arrays) -> list:
     """The jaxlib buffers of Arrays, as `Executable.call_buffers` takes them."""
     return [a._buf for a in arrays]
@@ -396,8 +391,8 @@ def _rewrap_buffer(buf, aval, device):  # (XLA's shards only: the NumPy backend 
 
 def _copy_buffer(buf, sharding):
     """A copy of `buf`'s data on `sharding`'s devices (one buffer per device)."""
-    if sharding is PLACEMENT:           # to the NumPy backend (from it, or from XLA's)
-        return NumpyBuffer(np.array(_to_host(buf)), buf.aval)
+    if type(sharding) is Placement:     # to the NumPy backend (from it, or from XLA's)
+        return NumpyBuffer(np.array(_to_host(buf)), buf.aval, sharding)
     if type(buf) is NumpyBuffer:        # from the NumPy backend to an XLA device
         return xc.batched_device_put(buf.aval, sharding, [buf.value], list(sharding._devices),
                                      True, False, _COPY, True)
@@ -410,18 +405,19 @@ def _copy_buffer(buf, sharding):
 _COPY = xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL if xc is not None else None
 
 
-def host_to_device(value: np.ndarray, aval: ShapedArray, device) -> Array:
-    """Put NumPy data (already of `aval`'s dtype) on `device` as an Array (a copy)."""
+def host_to_device(value: np.ndarray, aval: ShapedArray, device, committed=False) -> Array:
+    """Put NumPy data (already of `aval`'s dtype) on `device` as an Array (a copy); committed
+    to it where the caller named the device (`device_put(x, device)`), as JAX's."""
     if config._transfer_guarded:
         # loads once a transfer guard is set (config._transfer_guarded)
         from .transfer_guard import check
         check("host_to_device", aval, device)
     if aval.dtype in dtypes.NO_ARRAY_DTYPES:
         dtypes.check_has_arrays(aval.dtype, "jnp.array")
+    sharding = sharding_for((device,)) if committed else uncommitted_sharding_for((device,))
     if type(device) is NumpyDevice:               # a copy, as XLA's transfer makes one
-        return Array(NumpyBuffer(np.array(value, aval.dtype), aval), aval)
-    buf = xc.batched_device_put(aval, sharding_for((device,)), [value], [device], True, False,
-                                _COPY, True)
+        return Array(NumpyBuffer(np.array(value, aval.dtype), aval, sharding), aval)
+    buf = xc.batched_device_put(aval, sharding, [value], [device], committed, False, _COPY, True)
     return Array(buf, aval)
 
 

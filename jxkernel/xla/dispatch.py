@@ -18,6 +18,7 @@ from ..core.sharding_types import abstract_eval
 from ..core.trace import Tracer, escaped_tracer_error
 from . import client as _client
 from .array import Array, host_to_device
+from .placement import all_placed, call_placement, placement_of
 from .transfers import device_put
 from . import fastpath
 from .executable import Executable, check_may_execute
@@ -34,7 +35,7 @@ def _forget(_, exe) -> None:
     fast dict would keep up to as many more)."""
     for table in (_fast, _last_run):
         for key, run in list(table.items()):
-            if run.exe is exe:
+            if run.exe is exe or run.exe is exe._twin:      # (its uncommitted results' twin)
                 table.pop(key, None)
 
 
@@ -74,7 +75,7 @@ def apply_primitive(prim, args, params):
                 bufs, avals = [args[0]._buf], [args[0].aval]
             else:
                 bufs, avals = [a._buf for a in args], [a.aval for a in args]
-            if avals == last.avals and bufs[0]._sharding is last.where and \
+            if avals == last.avals and all_placed(bufs, last.where) and \
                     last.generation is config._generation and params == last.params:
                 exe = last.exe
         except (AttributeError, IndexError, TypeError, ValueError):  # (a param's odd __eq__)
@@ -86,7 +87,7 @@ def apply_primitive(prim, args, params):
                              *[a.aval for a in args]))
         except (AttributeError, TypeError):
             run = None
-        if run is not None:
+        if run is not None and all_placed(bufs, run.where):
             exe = run.exe
             if bufs:
                 run.generation = config._generation   # (this path's conditions hold now)
@@ -113,7 +114,7 @@ def run_compiled(prim, args, params):
                              *[a.aval for a in args]))
         except (AttributeError, TypeError):
             run = None
-        if run is not None:
+        if run is not None and all_placed(bufs, run.where):
             outs = run.exe.call_buffers(bufs)
             return outs if prim.multiple_results else outs[0]
     return _run_compiled(prim, args, params)
@@ -122,20 +123,12 @@ def run_compiled(prim, args, params):
 def _run_compiled(prim, args, params):
     if sharded_apply is not None and _any_sharded(args):
         return sharded_apply(prim, args, params)
-    device = None
     chosen = config.jax_default_device is not None
-    if chosen:                                      # a chosen device wins: inputs move there
-        device = _client.default_device()
-    else:
-        for a in args:
-            if type(a) is Array:
-                device = a._buf._sharding._devices[0]
-                break
-        else:
-            device = _client.default_device()
+    # JAX's rule: committed Arrays decide, uncommitted ones move to them
+    device, committed = call_placement(args, lambda: (prim.name, _operand_names(len(args))))
     bufs, avals = [], []
     for a in args:
-        if type(a) is not Array or chosen and a._buf._sharding._devices[0] != device:
+        if type(a) is not Array or a._buf._sharding._devices[0] != device:
             a = to_device(a, device)
         bufs.append(a._buf)
         avals.append(a.aval)
@@ -146,8 +139,12 @@ def _run_compiled(prim, args, params):
         raise TypeError(f"Parameters of '{prim}' must be hashable; got {params}") from None
     if exe is None:
         exe = _executables[key] = compile_primitive(prim, avals, params, device)
-    if not chosen and all(type(a) is Array for a in args):
-        where = bufs[0]._sharding if bufs else None
+    exe = exe.with_committed(committed)
+    # the fast paths take calls whose operands all have the sharding object these have (one
+    # per device and kind: where the call runs, and what its results are, follow from it)
+    where = placement_of(device, committed)
+    if not chosen and all(type(a) is Array and a._buf._sharding is where for a in args):
+        where = where if bufs else None
         _fast[(prim, tuple(params.items()), where, *avals)] = _LastRun(
             dict(params), avals, where, exe, not prim.multiple_results)
     if config._debug_values:
@@ -156,6 +153,12 @@ def _run_compiled(prim, args, params):
     if config._debug_values:
         check_values(prim.name, outs)
     return outs if prim.multiple_results else outs[0]
+
+
+def _operand_names(n) -> list:
+    """Operands as JAX's error for two committed devices names them: x and y, the names of
+    jnp's binary functions (JAX's `x + y` is jnp.add's jitted call), else args[i]."""
+    return ["x", "y"] if n == 2 else [f"args[{i}]" for i in range(n)]
 
 
 def _any_sharded(args) -> bool:

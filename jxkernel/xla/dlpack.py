@@ -195,7 +195,8 @@ def _canonical(x: Array) -> Array:
     if target == x.dtype:
         return x
     aval = ShapedArray(x.shape, target)
-    return host_to_device(_to_host(x._buf).reshape(x.shape).astype(target), aval, x.device)
+    return host_to_device(_to_host(x._buf).reshape(x.shape).astype(target), aval, x.device,
+                          x.committed)
 
 
 # DLPack's C structs, read before jaxlib takes the capsule: jaxlib's buffer carries no shape

@@ -13,13 +13,15 @@ device). Results come back stacked along a new leading device axis, as pmap's.
 from __future__ import annotations
 
 import collections
+import copy
 import functools
 import weakref
 
 from ..core.avals import ShapedArray
 from ..core.config import config
 from . import client as _client
-from .array import Array, DeletedArrayError, host_to_device, sharding_for
+from .array import (Array, DeletedArrayError, host_to_device, sharding_for,
+                    uncommitted_sharding_for)
 from .client import xc
 from .compiler import CallbackError, ExecutionError
 from .host_values import _host_value
@@ -44,8 +46,11 @@ class Executable:
     view of it alive): one rule for users, as JAX's documentation states it.
     """
 
+    # (class defaults too: for subclasses with an __init__ of their own, always committed)
+    committed, _twin = True, None
+
     def __init__(self, loaded, out_avals, device, name="", donated=(), *, in_avals=None,
-                 arg_names=None, stack_outputs=True):
+                 arg_names=None, stack_outputs=True, committed=True):
         self.devices = tuple(device) if isinstance(device, (list, tuple)) else (device,)
         self.device = self.devices[0]
         self.loaded, self.name = loaded, name
@@ -53,9 +58,15 @@ class Executable:
         self.in_avals = list(in_avals) if in_avals is not None else None
         self.arg_names = list(arg_names) if arg_names is not None else None
         self.donated = _donated_indices(donated)
-        self._sharding = sharding_for(self.devices)
-        self.handlers = [_result_handler(a, self._sharding) for a in self.out_avals]
         n = len(self.devices)
+        # whether results are committed to the device (`with_committed`): results of a call
+        # on uncommitted arguments are not, as JAX's (xla/placement.call_placement)
+        self.committed = committed or n > 1
+        self._twin = None
+        self._sharding = sharding_for(self.devices) if self.committed else \
+            uncommitted_sharding_for(self.devices)
+        self.handlers = [_result_handler(a, self._sharding, self.committed)
+                         for a in self.out_avals]
         self._wrap = _wrap if n == 1 else functools.partial(_wrap_multi, n=n,
                                                             stacked=stack_outputs)
         # Only the single-device, non-donating path skips the extra work in _finish.
@@ -69,6 +80,21 @@ class Executable:
             # of the method (subclasses change handlers and wrapping, so they keep it).
             self.call_buffers = _simple_call(self._execute, self.handlers, self.out_avals,
                                              weakref.ref(self))
+
+    def with_committed(self, committed: bool) -> Executable:
+        """This program with results committed or not: itself, or a twin sharing the compiled
+        program (made once; one-device programs of this class only, the others' results
+        always committed)."""
+        if committed == self.committed or type(self) is not Executable or \
+                len(self.devices) > 1:
+            return self
+        if self._twin is None:                  # (the twin refers to nothing of this one)
+            twin = copy.copy(self)
+            twin.__init__(self.loaded, self.out_avals, self.devices, self.name, self.donated,
+                          in_avals=self.in_avals, arg_names=self.arg_names,
+                          committed=committed)
+            self._twin = twin
+        return self._twin
 
     @property
     def num_replicas(self) -> int:
@@ -280,11 +306,11 @@ def _donated_indices(donated) -> tuple:
 _new_array = Array.__new__
 
 
-def _result_handler(aval, sharding):
+def _result_handler(aval, sharding, committed=True):
     try:
-        return xc.array_result_handler(aval, sharding, True, _skip_checks=True)
+        return xc.array_result_handler(aval, sharding, committed, _skip_checks=True)
     except TypeError:               # jaxlib >= 0.11 dropped _skip_checks (it never checks)
-        return xc.array_result_handler(aval, sharding, True)
+        return xc.array_result_handler(aval, sharding, committed)
 
 
 def check_may_execute(name) -> None:

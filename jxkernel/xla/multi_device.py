@@ -143,7 +143,7 @@ def assemble(values, shard_aval: ShapedArray, devices: tuple, stacked: bool) -> 
         value = np.stack(values) if stacked else values[0]
         aval = shard_aval.update(shape=(len(devices),) + shard_aval.shape) if stacked else \
             shard_aval
-        return host_to_device(np.asarray(value, shard_aval.dtype), aval, devices[0])
+        return host_to_device(np.asarray(value, shard_aval.dtype), aval, devices[0], True)
     if config._transfer_guarded:
         # loads once a transfer guard is set (config._transfer_guarded)
         from .transfer_guard import check

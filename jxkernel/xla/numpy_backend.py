@@ -13,6 +13,7 @@ ndarrays, and wraps the results as Arrays on the NumPy device.
 """
 from __future__ import annotations
 
+import copy
 import time
 
 import numpy as np
@@ -25,7 +26,8 @@ from ..core.numpy_simplify import simplify_divisions
 from .array import Array
 from .compiler import Phases
 from .executable import Executable, _donated_indices, check_may_execute
-from .numpy_device import PLACEMENT, NumpyBuffer, flush_subnormals, unsupported
+from .numpy_device import (PLACEMENT, UNCOMMITTED_PLACEMENT, NumpyBuffer, flush_subnormals,
+                           unsupported)
 
 
 class NumpyExecutable(Executable):
@@ -52,6 +54,16 @@ class NumpyExecutable(Executable):
         self._nconsts = len(jaxpr.constvars)
         self._program = simplify_divisions(jaxpr)     # what runs: XLA's division rewrites made
         self._reads, self._flushed = _subnormal_plan(self._program)
+
+    def with_committed(self, committed: bool) -> NumpyExecutable:
+        """As Executable's: a twin whose results are placed with the other Placement."""
+        if committed == self.committed:
+            return self
+        if self._twin is None:
+            twin = self._twin = copy.copy(self)
+            twin.committed, twin._twin = committed, None
+            twin._sharding = PLACEMENT if committed else UNCOMMITTED_PLACEMENT
+        return self._twin
 
     def call_buffers(self, bufs) -> list:
         """Run on NumpyBuffers; returns Arrays on the NumPy device."""
@@ -81,7 +93,7 @@ class NumpyExecutable(Executable):
             if flush:
                 out = flush_subnormals(out)       # as XLA's CPU arithmetic writes them (FTZ)
             a = Array.__new__(Array)
-            a._buf, a.aval, a._npy = NumpyBuffer(out, aval, flushed=flush), aval, None
+            a._buf, a.aval, a._npy = NumpyBuffer(out, aval, self._sharding, flush), aval, None
             result.append(a)
         return result
 

@@ -106,7 +106,8 @@ class NumpyBuffer:
     `flushed`: the value has no subnormals (a program's result); otherwise `operand()`
     makes, once, the value a computation reads (flush_subnormals)."""
     __slots__ = ("value", "aval", "_sharding", "_operand", "__weakref__")
-    _committed = True
+    # committed to the device unless put without naming it (xla/placement.call_placement)
+    _committed = property(lambda self: self._sharding is not UNCOMMITTED_PLACEMENT)
 
     def __init__(self, value: np.ndarray, aval, placement=None, flushed=False):
         if value.flags.writeable:
@@ -173,6 +174,8 @@ class NumpyClient:
 _live: weakref.WeakSet = weakref.WeakSet()      # for jax.live_arrays and %jxmemory
 NUMPY_DEVICE = NumpyDevice()
 PLACEMENT = Placement(NUMPY_DEVICE)
+# an uncommitted buffer's (another object: the hot paths' identity test tells them apart)
+UNCOMMITTED_PLACEMENT = Placement(NUMPY_DEVICE)
 CLIENT = NumpyClient()
 
 

@@ -13,10 +13,10 @@ from ..core import dtypes
 from ..core.avals import python_scalar_aval
 from ..core.config import config
 from . import client as _client
-from .array import _COPY, host_to_device, sharding_for
+from .array import _COPY, host_to_device, uncommitted_sharding_for
 from .client import xc
 from .host_values import _python_scalar_to_numpy
-from .numpy_device import PLACEMENT, NumpyBuffer
+from .numpy_device import NumpyBuffer, Placement
 
 # A scalar's (aval, buffer) is kept per (value, type, config, placement), so a repeated
 # constant (a step size, a temperature) costs a dict lookup, not a transfer (~5 µs, and more
@@ -39,9 +39,11 @@ def scalar_signature(leaves) -> tuple:
     where = None
     for a in leaves:
         if type(a) not in _SCALAR_TYPES:
-            where = a._buf._sharding
-            break
-    else:
+            if where is None:
+                where = a._buf._sharding
+            elif a._buf._sharding is not where:    # (see placement.signature: no fast path)
+                raise AttributeError("Arrays of more than one placement")
+    if where is None:
         where = _default_placement() if leaves else None
     avals, bufs = [], []
     for a in leaves:
@@ -78,7 +80,7 @@ def _put_scalar(x, where, key) -> tuple:
     if config._transfer_guarded:
         return aval, host_to_device(value, aval, where._devices[0])._buf
     # (host_to_device's transfer written out: a loop counter puts a new scalar on every call)
-    found = (aval, NumpyBuffer(value, aval)) if where is PLACEMENT else \
+    found = (aval, NumpyBuffer(value, aval, where)) if type(where) is Placement else \
         (aval, xc.batched_device_put(aval, where, [value], [where._devices[0]], True, False,
                                      _COPY, True))
     if x == x and type(x) is not complex:
@@ -92,7 +94,8 @@ def _default_placement():
     device = _client.default_device()
     placement = _placements.get(device)
     if placement is None:
-        placement = _placements[device] = sharding_for((device,))
+        # scalars alone: an uncommitted call (xla/placement.call_placement)
+        placement = _placements[device] = uncommitted_sharding_for((device,))
     return placement
 
 

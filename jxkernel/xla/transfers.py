@@ -12,7 +12,7 @@ from . import client as _client
 from .array import Array, _copy_buffer, host_to_device, sharding_for
 from .client import xc
 from .host_values import _host_value
-from .numpy_device import NumpyDevice
+from .numpy_device import PLACEMENT, NumpyBuffer, NumpyDevice
 
 
 def device_put(x, device=None, *, copy=False) -> Array:
@@ -31,10 +31,10 @@ def device_put(x, device=None, *, copy=False) -> Array:
         device = _device_of_sharding(device)
     if isinstance(x, Array):
         return _array_to_device(x, device, copy)
-    if device is None:
-        device = _client.default_device()
     value, aval = _host_value(x)
-    return host_to_device(value, aval, device)
+    if device is None:                  # uncommitted: free to move where it is used (JAX's)
+        return host_to_device(value, aval, _client.default_device())
+    return host_to_device(value, aval, device, committed=True)
 
 
 _DEVICE_TYPES = (NumpyDevice,) if xc is None else (NumpyDevice, xc.Device)
@@ -65,15 +65,25 @@ def _array_to_device(x: Array, device, copy: bool) -> Array:
         if device is None and getattr(x, "_sharding", None) is not None:
             return x.copy() if copy else x      # split over a mesh: it stays so
         device = device if device is not None else x._home_device()
-        return host_to_device(x._value(), x.aval, device)
-    if device is None or device == x.device:
+        return host_to_device(x._value(), x.aval, device, committed=True)
+    if device is None or device == x.device and x._buf._committed:
         return x.copy() if copy else x
+    if device == x.device and not copy:     # committed now, where it is: the same data
+        return Array(_committed_buffer(x._buf), x.aval)
     if config._transfer_guarded:
         # loads once a transfer guard is set (config._transfer_guarded)
         from .transfer_guard import check
         check("device_to_device", x.aval, device)
     buf = _copy_buffer(x._buf, sharding_for((device,)))
-    return Array(buf, x.aval)
+    return Array(buf if buf._committed else _committed_buffer(buf), x.aval)
+
+
+def _committed_buffer(buf):
+    """`buf`'s data, not copied, as a buffer committed to its device."""
+    if type(buf) is NumpyBuffer:
+        return NumpyBuffer(buf.value, buf.aval, PLACEMENT)
+    return xc.ArrayImpl(buf.aval, sharding_for(tuple(buf._sharding._devices)),
+                        [buf], committed=True, _skip_checks=True)
 
 
 def device_get(tree):

@@ -3,11 +3,15 @@ stay right when operands, params or the config change between calls. Each test r
 with the compiled fast path (core/native.py, where it was built at install) and with the
 Python path (no Hit made, so each entry point calls its Python method; a whole process with
 JXKERNEL_FASTPATH=0 is tests/xla/test_fastpath.py's)."""
+import json
 import os
 import sys
 
 import numpy as np
 import pytest
+from fresh_process import run_json
+
+import locations  # tests/support: the repository's folders
 
 import jxkernel as jax
 import jxkernel.numpy as jnp
@@ -222,7 +226,45 @@ def test_eager_programs_are_bounded_and_the_hot_paths_let_go_of_dropped_ones():
             np.testing.assert_allclose(np.asarray(jnp.cos(jnp.zeros(n))), np.ones(n))
         assert len(eager._executables) == 6
         dropped = {id(run.exe) for run in eager._fast.values()} - \
-            {id(exe) for exe in eager._executables.values()}
+            {id(e) for exe in eager._executables.values() for e in (exe, exe._twin)}
         assert not dropped
     finally:
         eager._executables.resize(PROGRAMS)
+
+
+def test_each_hit_gives_its_calls_results_committed_as_jax_does(path):
+    """Results are committed where an argument is (put on a device by name), not where none
+    is (JAX 0.10.2's rule, placement_cases): the hot paths, which compare the first
+    argument's placement, tell the two kinds apart and take no call that mixes them."""
+    c, u = jax.device_put(np.ones(3, np.float32), jax.devices()[0]), jnp.ones(3)
+    f, g = jax.jit(lambda a: a * 2), jax.jit(lambda a, b: a * b)
+    assert c.committed and not u.committed
+    for _ in range(3):
+        assert [f(c).committed, f(u).committed, g(u, u).committed, g(u, c).committed,
+                g(c, u).committed, g(c, 2.0).committed, g(u, 2.0).committed] == \
+            [True, False, False, True, True, True, False]
+        assert [(c * c).committed, (u * u).committed, (u * c).committed,
+                jnp.sin(u).committed, jnp.sin(c).committed] == [True, False, True, False, True]
+    assert f.cache_hits() == 5 and f._cache_size() == 1       # one program for both kinds
+
+
+@pytest.mark.cpu_only("simulated CPU devices")
+@pytest.mark.xla_only("several devices")
+def test_placement_and_committed_flags_are_jaxs_on_four_devices(path):
+    """tests/data/placement_cases.py (each case twice: the second where the caches are warm),
+    recorded with JAX 0.10.2 by reference/make_placement_reference.py, run with jxkernel on four
+    CPU devices; on the Python paths the process has no compiled fast path."""
+    out = run_json("""
+        import json
+        import jxkernel as jax
+        import placement_cases
+        print(json.dumps(placement_cases.run(jax)))
+        """, {"JXKERNEL_CPU_DEVICES": "4", **({"JXKERNEL_FASTPATH": "0"} if path == "python"
+                                              else {})})
+    with open(os.path.join(locations.DATA, "placement_reference.json")) as f:
+        reference = json.load(f)
+    assert reference.pop("jax_version") == "0.10.2"
+    assert {k for k, v in out.items() if v != reference[k]} == set()
+    assert reference["uncommitted_d1_plus_1"] == [[False, [0]]]     # moved to the default
+    assert reference["jit_committed_d1_committed_d2"].startswith(
+        "ValueError: Received incompatible devices for jitted computation.")

@@ -143,7 +143,8 @@ def test_attributes():
     assert (x.shape, x.dtype, x.ndim, x.size, x.nbytes, x.itemsize) == \
         ((2, 3), np.float16, 2, 6, 12, 2)
     assert x.devices() == {default_device()} and x.device == default_device()
-    assert x.platform == default_device().platform and x.committed     # cpu (or numpy)
+    assert x.platform == default_device().platform                     # cpu (or numpy)
+    assert not x.committed               # put without naming a device: uncommitted (JAX's)
     assert isinstance(x, Array) and len(x) == 2
 
 
