@@ -169,10 +169,10 @@ class Jitted:
             try:
                 if len(args) == 1:                 # f(x): no comprehensions (each a frame)
                     bufs, avals = [args[0]._buf], [args[0].aval]
-                    same = avals == last.avals and bufs[0]._sharding is last.where
                 else:
                     bufs, avals = [a._buf for a in args], [a.aval for a in args]
-                    same = avals == last.avals and all_placed(bufs, last.where)
+                same = avals == last.avals and bufs[0]._sharding is last.where and (len(bufs) == 1
+                    or type(args[0]) is not Array or all_placed(bufs, last.where))  # (placement.py)
             except (AttributeError, IndexError):   # a non-Array argument, or none
                 same = False
             if same and last.generation is config._generation and _ctx.trace is eval_trace:

@@ -14,9 +14,9 @@ from .array import Array, sharding_for, uncommitted_sharding_for
 
 def signature(arrays) -> tuple:
     """(avals, placement) of Arrays, for a cache key: their types, and a hashable token of
-    where they live (the sharding object they share, one per device and kind, committed or
-    not; MIXED where they do not share one, None for no arrays). A non-Array raises
-    AttributeError.
+    where they live (the first one's sharding object, one per device and kind, committed or
+    not; MIXED where one-device Arrays do not share it, None for no arrays). A non-Array
+    raises AttributeError. (A sharded jit's fast path checks each layout itself.)
 
     >>> signature([device_put(1.0)])[0]
     (ShapedArray(float32[], weak_type=True),)
@@ -24,9 +24,10 @@ def signature(arrays) -> tuple:
     if not arrays:
         return (), None
     where = arrays[0]._buf._sharding
-    for a in arrays:
-        if a._buf._sharding is not where:
-            where = MIXED
+    if type(arrays[0]) is Array:
+        for a in arrays:
+            if a._buf._sharding is not where and type(a) is Array:
+                where = MIXED
     return tuple([a.aval for a in arrays]), where
 
 
