@@ -72,6 +72,12 @@ for name, lib, np_ in (("jax", jax, jnp), ("jxkernel", jx, xnp)):
     vm = lib.vmap(lambda v: v @ v)(np_.ones((2, 3)))
     check(tag + f"{name}.vmap", np.asarray(vm).tolist() == [3.0, 3.0])
     check(tag + f"{name} eager op", float(np_.exp(np_.zeros(())) + 1) == 2.0)
+    # jax makes a device's committed and uncommitted sharding objects equal in jxkernel's
+    # fast-path dict keys: each call's results must still be committed as its arguments say
+    c, u = lib.device_put(np.ones(3, np.float32), lib.devices()[0]), np_.ones(3)
+    h = lib.jit(lambda v: v * 2)
+    check(tag + f"{name}.jit results committed as their arguments", [
+        h(v).committed for v in (c, u, c, u)] == [True, False, True, False])
 
 jax.config.update("jax_enable_x64", True)
 check(tag + "jax's x64 on leaves jxkernel's off", jnp.arange(2.0).dtype == np.float64 and

@@ -33,7 +33,7 @@ from ..core.trace import Tracer, _ctx, eval_trace
 from ..tree_util import default_registry as _registry, tree_flatten, tree_unflatten
 from ..xla import client as _client, pipeline
 from ..xla.array import Array, buffers
-from ..xla.placement import all_placed, call_placement, placement_of, signature
+from ..xla.placement import all_placed, call_placement, found_for, placement_of, signature
 from ..xla.dispatch import check_jitted_values
 from ..xla.lowering import NeedsMesh
 from ..xla.scalars import scalar_kinds, scalar_signature
@@ -200,7 +200,7 @@ class Jitted:
                     avals, where, bufs = scalar_signature(leaves)
                 key = (treedef, avals, where, config._trace_state, static,
                        tuple(kwargs.items()) if kwargs else ())
-                entry = self._fast.get(key)
+                entry = found_for(self._fast, key, where)
             except (AttributeError, TypeError):   # another leaf type, or an unhashable value
                 entry = None
             if entry is not None:

@@ -44,6 +44,16 @@ def all_placed(bufs, where) -> bool:
     return True
 
 
+def found_for(table, key, where):
+    """`table[key]` (a jit's fast dict) if its program runs where `where` says, else None:
+    where real JAX is imported too, it makes the two sharding objects of one device equal,
+    and a key must not find the other kind's program (results committed or not)."""
+    entry = table.get(key)
+    if entry is None or where is None or getattr(entry.exe, "_sharding", where) is where:
+        return entry                # (a sharded jit's entry checks its layouts itself)
+    return None
+
+
 def placement_of(device, committed: bool):
     """The sharding object of a one-device buffer on `device`, committed or not."""
     return sharding_for((device,)) if committed else uncommitted_sharding_for((device,))
