@@ -6,14 +6,7 @@
 # (.venv-3.13), as scripts/test.sh does
 set -e
 cd "$(dirname "$0")/.."
-if [ -n "$PYTHON" ]; then
-    VENV=.venv-$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-else
-    PYTHON=python3 VENV=.venv
-fi
-[ -x $VENV/bin/python ] || "$PYTHON" -m venv $VENV
-# uv installs the extras' ~150 packages in parallel: about 15 s where pip takes 80 s
-$VENV/bin/python -m pip install -q --disable-pip-version-check uv
+. scripts/venv.sh         # $VENV for $PYTHON, created once, with uv
 # precompiled at install (a few seconds), so JupyterLab and the first kernel start quicker
 $VENV/bin/python -m uv pip install -q --python $VENV/bin/python --compile-bytecode -e '.[notebook]'
 # the editable checkout too (uv leaves it): each kernel then starts without compiling jxkernel

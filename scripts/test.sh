@@ -4,14 +4,7 @@
 # (.venv-3.13), so that one checkout holds a venv per Python version side by side
 set -e
 cd "$(dirname "$0")/.."
-if [ -n "$PYTHON" ]; then
-    VENV=.venv-$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-else
-    PYTHON=python3 VENV=.venv
-fi
-[ -x $VENV/bin/python ] || "$PYTHON" -m venv $VENV
-# uv installs the extras' ~150 packages in parallel: about 15 s where pip takes 80 s
-$VENV/bin/python -m pip install -q --disable-pip-version-check uv
+. scripts/venv.sh         # $VENV for $PYTHON, created once, with uv
 # --compile-bytecode: uv otherwise leaves the .pyc files to first import, and the suite's many
 # processes (two workers, kernels, JupyterLab servers, subprocess tests) pay for them as they
 # start: from a fresh clone on 2 cores, 11 min 18 s without it, 9 min 43 s with (8 s of it here)

@@ -60,7 +60,9 @@ def test_main_sh_installs_the_kernel_the_readme_names():
     as kernelspec.py does."""
     with open(os.path.join(locations.ROOT, "scripts", "main.sh")) as f:
         main = f.read()
-    assert re.search(r"^    PYTHON=python3 VENV=\.venv$", main, re.M)        # the default venv
+    assert re.search(r"^\. scripts/venv\.sh ", main, re.M)          # $VENV: .venv by default
+    with open(os.path.join(locations.ROOT, "scripts", "venv.sh")) as f:
+        assert re.search(r"^    PYTHON=python3 VENV=\.venv$", f.read(), re.M)
     install = re.search(r"^\$VENV/bin/python -m jxkernel\.notebook\.kernelspec$", main, re.M)
     assert install and install.start() < main.index("jupyter lab --no-browser")
     with open(os.path.join(locations.ROOT, "README.md")) as f:
