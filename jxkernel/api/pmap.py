@@ -483,7 +483,7 @@ class PmapLowered(_PmapStage, _stages.Lowered):
         if dialect not in (None, "stablehlo"):
             raise ValueError(f"pmap(...).lower(...).as_text(dialect={dialect!r}): jxkernel "
                              f"writes StableHLO only; pass dialect='stablehlo' or None")
-        return self._module.text
+        return _stages.portable().printed_text(self._module.text, debug_info)
 
     def compile(self, compiler_options: dict | None = None) -> PmapCompiled:
         """The program compiled by XLA (`compiler_options`: XLA's options by name)."""

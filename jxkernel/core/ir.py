@@ -294,12 +294,6 @@ def pp_param(value, names: Names, indent: int, width: int, prefix: int = 0) -> s
 
 def pp_jaxpr(jaxpr: Jaxpr, names: Names, indent: int, source_info=False, width=80,
              prefix: int = 0) -> str:
-    used = {v for e in jaxpr.eqns for v in e.invars if isinstance(v, Var)}
-    used.update(v for v in jaxpr.outvars if isinstance(v, Var))
-    for e in jaxpr.eqns:
-        for v in e.outvars:
-            if v not in used:
-                names.names.setdefault(v, "_")       # JAX prints results nobody reads as `_`
     consts = " ".join(pp_binder(v, names) for v in jaxpr.constvars)
     ins = " ".join(pp_binder(v, names) for v in jaxpr.invars)
     head = f"{{ lambda {consts}; {ins}. let" if consts else f"{{ lambda ; {ins}. let"
@@ -352,10 +346,22 @@ def shared_jaxprs(top: Jaxpr) -> dict:
     return shared
 
 
+def name_unused_results(jaxpr: Jaxpr, names: Names) -> None:
+    """Name `_` the results nobody reads, of the printed jaxpr's own equations only: JAX's
+    `_dropvars` walks the top level, so a nested jaxpr (a jit's, a scan's) names them all."""
+    used = {v for e in jaxpr.eqns for v in e.invars if isinstance(v, Var)}
+    used.update(v for v in jaxpr.outvars if isinstance(v, Var))
+    for e in jaxpr.eqns:
+        for v in e.outvars:
+            if v not in used:
+                names.names.setdefault(v, "_")
+
+
 def pp_toplevel(jaxpr: Jaxpr, source_info=False, width=80, names: Names | None = None) -> str:
     """`jaxpr` as JAX prints it: shared nested jaxprs first (`let name = ... in`), then it."""
     names = names if names is not None else Names()
     names.shared = {}
+    name_unused_results(jaxpr, names)
     shared = shared_jaxprs(jaxpr)
     parts = []
     for inner, name in shared.items():

@@ -108,6 +108,9 @@ sharding_rules: dict = {}
 # sharding_typing(in_avals, params, out_avals) -> typed out_avals: results typed by a param
 # (sharding_constraint) or an inner jaxpr (jit, cond, scan) rather than by their operands
 sharding_typing_rules: dict = {}
+# side_effecting: primitives whose equations run for what they do, not only for their results
+# (io_callback); dead-code elimination (core/dce.py) keeps them
+side_effecting: set = set()
 # own_vma: primitives whose abstract evaluation sets `vma` itself (collectives, pvary); any
 # other primitive's inputs are matched with pvary (core/vma.py)
 own_vma_rules: set = set()

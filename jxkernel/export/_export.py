@@ -29,6 +29,7 @@ from ..xla.numpy_device import unsupported
 from ..transforms.ad import vjp
 from ..transforms.custom_derivatives import custom_vjp
 from ..transforms.jit import Jitted, jit
+from ..transforms.jit_args import result_paths
 from ..tree_util import (equality_errors, keystr, tree_flatten, tree_flatten_with_path,
                          tree_unflatten)
 from ..xla import client as _client
@@ -140,8 +141,7 @@ def deserialize(blob) -> Exported:
 def _from_fields(fields: dict) -> Exported:
     vjp = fields.pop("vjp")
     vjp = None if vjp is None else _from_fields(vjp)
-    return Exported(**fields, uses_global_constants=_uses_global_constants(fields["platforms"]),
-                    _get_vjp=None if vjp is None else lambda _: vjp)
+    return Exported(**fields, _get_vjp=None if vjp is None else lambda _: vjp)
 
 
 def _check_platforms(platforms) -> tuple:
@@ -158,7 +158,9 @@ def _check_platforms(platforms) -> tuple:
 def _exported(traced, platforms, disabled_checks, get_vjp) -> Exported:
     closed = traced.jaxpr
     paths = _leaf_paths(traced.in_tree)
-    artifact = portable_artifact(_module_text(closed, traced.fun_name, platforms, paths))
+    text, uses_global_constants = _module_text(closed, traced.fun_name, platforms, paths,
+                                               result_paths(traced.out_tree))
+    artifact = portable_artifact(text)
     n_in, n_out = len(closed.in_avals), len(closed.out_avals)
     return Exported(
         fun_name=traced.fun_name, in_tree=traced.in_tree, in_avals=tuple(closed.in_avals),
@@ -168,21 +170,17 @@ def _exported(traced, platforms, disabled_checks, get_vjp) -> Exported:
         disabled_safety_checks=disabled_checks, mlir_module_serialized=artifact,
         calling_convention_version=_CALLING_CONVENTION_VERSION,
         module_kept_var_idx=tuple(range(n_in)),
-        uses_global_constants=_uses_global_constants(platforms),
+        uses_global_constants=uses_global_constants,
         _get_vjp=get_vjp, _text=[module_text(artifact)])   # as a deserialized one reads
 
 
-def _uses_global_constants(platforms) -> bool:
-    """Whether the module's functions take global constants first: the platform index, in a
-    module for several platforms (JAX's calling convention)."""
-    return len(platforms) > 1
-
-
-def _module_text(closed, name: str, platforms, arg_paths) -> str:
-    """A module whose `main` takes the jaxpr's inputs, after the platform index where it is
-    lowered for several platforms; closed-over constants are embedded."""
-    attrs = {"mhlo.num_partitions": hlo.i32_attr(1), "mhlo.num_replicas": hlo.i32_attr(1)}
-    module = hlo.Module(f"jit_{name}", attrs)
+def _module_text(closed, name: str, platforms, arg_paths, result_names) -> tuple[str, bool]:
+    """(A module whose `main` takes the jaxpr's inputs, after the platform index where it is
+    lowered for several platforms, closed-over constants embedded; whether it uses global
+    constants). JAX's `uses_global_constants`, also the module's
+    `jax.uses_shape_polymorphism`: it must have its shapes refined before XLA compiles it,
+    for a platform index, symbolic sizes, or a call of an Exported that has either."""
+    module = hlo.Module(f"jit_{name}")
     # the lowering rules know the CUDA backend as "gpu" (its PJRT devices' platform)
     lowering = ["gpu" if p == "cuda" else p for p in platforms]
     module_ctx = ModuleContext(module, lowering[0], platforms=lowering)
@@ -192,12 +190,17 @@ def _module_text(closed, name: str, platforms, arg_paths) -> str:
         module_ctx.symbolic = SymbolicLowering(main.body, closed.in_avals, args, arg_paths)
         module_ctx.rules = SymbolicRules()
     consts = [main.body.constant(np.asarray(c)) for c in closed.consts]
-    main.set_results(lower_jaxpr_into(module_ctx, main.body, closed.jaxpr, consts, args))
+    outs = lower_jaxpr_into(module_ctx, main.body, closed.jaxpr, consts, args)
+    main.set_results(outs, [f"jax.result_info = {hlo.string_attr(n)}" for n in result_names])
     if module_ctx.host_callbacks:
         raise ValueError(f"Cannot export '{name}': it calls Python host callbacks "
                          f"(debug.print, debug.callback, pure_callback or io_callback), which "
                          f"live only in this process. Remove them from the exported function.")
-    return module.text()
+    uses = len(platforms) > 1 or module_ctx.symbolic is not None or module_ctx.global_constants
+    module.attrs.update({"jax.uses_shape_polymorphism": hlo.bool_attr(uses),
+                         "mhlo.num_partitions": hlo.i32_attr(1),
+                         "mhlo.num_replicas": hlo.i32_attr(1)})
+    return module.text(), uses
 
 
 def _export_vjp(fun_jit, primal: Exported, platforms) -> Exported:
@@ -372,6 +375,8 @@ def _leaf_paths(in_tree) -> list:
 
 
 def _call_exported_lowering(ctx, *args, exported):
+    if exported.uses_global_constants:
+        ctx.module_ctx.global_constants = True       # the caller's shapes need refining too
     args = [*_callee_platform_index(ctx, exported), *args]
     if _exported_symbolic(exported):
         return ctx.block.call(_refined_main(ctx, exported), args, ctx.loc)

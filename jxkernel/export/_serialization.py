@@ -66,6 +66,7 @@ def _to_json(exported, vjp_order: int) -> dict:
         "out_avals": [_aval_to_json(a) for a in exported.out_avals],
         "platforms": list(exported.platforms), "nr_devices": exported.nr_devices,
         "calling_convention_version": exported.calling_convention_version,
+        "uses_global_constants": exported.uses_global_constants,
         "module": base64.b64encode(exported.mlir_module_serialized).decode("ascii"),
         "constraints": list(_constraints(exported.in_avals)),
         "vjp": _to_json(exported.vjp(), vjp_order - 1) if vjp_order > 0 else None,
@@ -85,6 +86,9 @@ def _fields(record: dict) -> dict:
         mlir_module_serialized=base64.b64decode(record["module"]),
         calling_convention_version=record["calling_convention_version"],
         module_kept_var_idx=tuple(range(len(in_avals))),
+        # blobs written before the field have it from what they show (not an inner call's)
+        uses_global_constants=record.get("uses_global_constants", len(record["platforms"]) > 1 or
+                                         any(is_symbolic(d) for a in in_avals for d in a.shape)),
         vjp=None if record["vjp"] is None else _fields(record["vjp"]))
 
 

@@ -43,6 +43,7 @@ from ..core.primitive import (
     jvp_rules,
     lowering_rules,
     numpy_rules,
+    side_effecting,
     transpose_rules,
 )
 from ..tree_util import tree_flatten, tree_leaves, tree_unflatten
@@ -600,6 +601,7 @@ def _result_avals(shapes_flat) -> tuple:
 
 # ------------------------------------------------------------------ io_callback
 io_callback_p = Primitive("io_callback", multiple_results=True)
+side_effecting.add(io_callback_p)       # runs even when nothing reads its results
 
 
 _io_callback_impl, _io_callback_lowering, _io_callback_numpy = _host_callback_rules(

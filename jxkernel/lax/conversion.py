@@ -28,6 +28,9 @@ def _convert_abstract_eval(operand, *, new_dtype, weak_type, sharding=None):
 
 def _convert_lowering(ctx, x, *, new_dtype, weak_type, sharding=None):
     aval_in = ctx.avals_in[0]
+    if aval_in.dtype == new_dtype and new_dtype != dtypes.bool_:
+        # JAX writes the convert even so (a weak type made strong): XLA drops it, the reader sees it
+        return ctx.op1("stablehlo.convert", [x], result_type=hl.aval_type(ctx.avals_out[0]))
     if aval_in.dtype == new_dtype:
         return x
     if dtypes.is_complex(aval_in.dtype) and not dtypes.is_complex(new_dtype):

@@ -43,7 +43,7 @@ from .jit_args import SCALAR_TYPES, Arguments, abstract_leaf_aval, leaf_aval, un
 from .jit_cache import (LAST_HIT, NOWHERE, Entry, compiled_trace, each_a_leaf, fun_state,
                         last_hit_for)
 from .jit_primitive import any_sharded, jit_p
-from .stages import Lowered, Traced
+from .stages import Lowered, Traced, lower_jit
 
 _flatten = _registry.flatten           # tree_flatten without the wrapper (the hit path uses it)
 
@@ -293,19 +293,13 @@ class Jitted:
         traced = self._traces.get(key[:4] + NOWHERE)   # traced already under a transformation
         closed, out_tree, trace_s = (traced[3], traced[2], 0.0) if traced is not None else \
             self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
-        module = self._lower(closed, device, self._donated_leaves(dyn_args, dyn_kwargs))
+        module = lower_jit(self, closed, out_tree, device, self._donated_leaves(dyn_args, dyn_kwargs))
         entry, phases = self._build(closed, out_tree, module, trace_s,
                                     self._leaf_names(dyn_args, dyn_kwargs),
                                     compiler_options=self._compiler_options)
         self._cache[key] = entry
         self._record(treedef, statics, avals, dyn_args, dyn_kwargs, phases, device, closed.consts)
         return entry
-
-    def _lower(self, closed, device, donated_leaves, platform=None) -> pipeline.Module:
-        jaxpr = closed.jaxpr
-        donated = (False,) * len(jaxpr.constvars) + (donated_leaves or (False,) * len(jaxpr.invars))
-        return pipeline.lower(jaxpr, [device], name=self._name, donated=donated,
-                              platform=platform)
 
     def _build(self, closed, out_tree, module, trace_s=0.0, leaf_names=None,
                compiler_options=None) -> tuple:

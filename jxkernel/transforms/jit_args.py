@@ -13,7 +13,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapedArray, ShapeDtypeStruct, python_scalar_aval, shaped_abstractify
-from ..tree_util import keystr, tree_flatten, tree_flatten_with_path
+from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
 def as_tuple(x) -> tuple:
     if x is None:
@@ -175,6 +175,17 @@ class Arguments:
         for k in sorted(kwargs):
             flags += [k in self.donate_argnames] * len(tree_flatten(kwargs[k])[0])
         return tuple(flags)
+
+
+def result_paths(out_tree) -> list:
+    """A name per flat result, as JAX's `jax.result_info` gives them ("result",
+    "result[0]", "result['w']"); computed on a compile, not a call.
+
+        >>> result_paths(tree_flatten({"a": 1, "b": (2, 3)})[1])
+        ["result['a']", "result['b'][0]", "result['b'][1]"]
+    """
+    example = tree_unflatten(out_tree, [0] * out_tree.num_leaves)
+    return ["result" + keystr(path) for path, _ in tree_flatten_with_path(example)[0]]
 
 
 SCALAR_TYPES = (bool, int, float, complex)

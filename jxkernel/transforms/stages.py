@@ -14,6 +14,7 @@ import dataclasses
 import typing
 
 from ..core import compile_record, jaxpr_cost
+from ..core.dce import dce_jaxpr
 from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..tree_util import equality_errors, keystr, tree_flatten, tree_unflatten
 from ..xla import client as _client
@@ -22,7 +23,7 @@ from ..xla.array import Array
 from ..xla.placement import call_placement
 from ..xla.transfers import device_put
 from ..xla.lowering import NeedsMesh
-from .jit_args import leaf_aval
+from .jit_args import leaf_aval, result_paths
 from .jit_primitive import any_sharded
 
 # Options passed to XLA's compiler by name (JAX's `Lowered.compile(compiler_options=...)`).
@@ -76,29 +77,40 @@ def _check_dialect(dialect: str) -> None:
                          f"called 'mlir') and 'hlo'.")
 
 
+def lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms=None,
+              locations=False) -> pipeline.Module:
+    """`closed`, a jitted function's trace, lowered for `device` (or for `platforms`)."""
+    # dead equations go unless keep_unused, as JAX's jit drops them (its inputs all stay)
+    jaxpr = closed.jaxpr if jitted._keep_unused else dce_jaxpr(closed.jaxpr)
+    donated = (False,) * len(jaxpr.constvars) + (donated_leaves or (False,) * len(jaxpr.invars))
+    return pipeline.lower(jaxpr, [device], name=jitted._name, donated=donated,
+                          platforms=platforms, result_names=result_paths(out_tree),
+                          locations=locations)
+
+
+def portable():
+    """xla/portable.py, jaxlib's other forms of a module (MLIR's print, HLO, the cost model)."""
+    from ..xla import portable as module     # loads when one is first asked for: runs need none
+    return module
+
+
 def lowered_text(lowered: Lowered, dialect: str, debug_info: bool) -> str:
-    """`Lowered.as_text(dialect, debug_info=...)`: debug_info puts each op's source line on it."""
-    # deferred, as the next: xla/portable.py (jaxlib's other forms of a module) loads when
-    # another text is asked for
-    from ..xla.portable import hlo_text
+    """`Lowered.as_text(dialect, debug_info=...)`: StableHLO as MLIR prints it (as JAX's does),
+    or XLA's HLO; debug_info puts each op's source line on it."""
     _check_dialect(dialect)
     text = lowered._text
     if debug_info:
         traced = lowered.traced
-        jaxpr = traced.jaxpr.jaxpr
-        donated = (False,) * len(jaxpr.constvars) + (traced.donated or
-                                                     (False,) * len(jaxpr.invars))
-        text = pipeline.lower(jaxpr, [lowered.device], name=traced.jitted._name, donated=donated,
-                              locations=True).text
-    return hlo_text(text) if dialect == "hlo" else text
+        text = lower_jit(traced.jitted, traced.jaxpr, traced.out_tree, lowered.device,
+                         traced.donated, lowered._platforms or None, locations=True).text
+    return portable().hlo_text(text) if dialect == "hlo" else \
+        portable().printed_text(text, debug_info)
 
 
 def compiler_ir(text: str, dialect: str):
     """`Lowered.compiler_ir`: jaxlib's `ir.Module` for "stablehlo", its XlaComputation for "hlo"."""
-    # jaxlib's MLIR bindings load only when asked for
-    from ..xla.portable import mlir_module, xla_computation
     _check_dialect(dialect)
-    return xla_computation(text) if dialect == "hlo" else mlir_module(text)
+    return portable().xla_computation(text) if dialect == "hlo" else portable().mlir_module(text)
 
 
 # ------------------------------------------------------------------ calling a Compiled
@@ -180,18 +192,14 @@ class Traced(_Stage):
     def lower(self, *, lowering_platforms: tuple | None = None) -> Lowered:
         """The program lowered for its device, or for `lowering_platforms` (JAX's names:
         "cpu", "cuda", "tpu"; "gpu" is the CUDA backend where one starts), as JAX lowers it:
-        e.g. for a CUDA GPU on a machine without one. The module compiles for the device
-        still (plain StableHLO runs there; a GPU library call does not)."""
-        platform = None
-        if lowering_platforms is not None:
-            platforms = tuple(_client.jax_platform(p) for p in lowering_platforms)
-            if len(platforms) != 1:
-                raise NotImplementedError(
-                    f"lower(lowering_platforms={tuple(lowering_platforms)!r}): jxkernel's "
-                    f"jit lowers for one platform at a time; a module for several, which "
-                    f"picks its lowering by a platform index argument, is written by "
-                    f"jax.export.export(jit(f), platforms=...)")
-            platform = "gpu" if platforms[0] == "cuda" else platforms[0]
+        e.g. for a CUDA GPU on a machine without one. A module for one platform compiles for
+        the device still (plain StableHLO runs there; a GPU library call does not); one for
+        several takes the platform index first, as jax.export's modules do."""
+        platforms = None
+        if lowering_platforms:
+            # the lowering rules know the CUDA backend as "gpu" (its PJRT devices' platform)
+            platforms = tuple("gpu" if p == "cuda" else p
+                              for p in map(_client.jax_platform, lowering_platforms))
             if self.jitted._sharded or any_sharded(self._leaves):
                 raise NotImplementedError("lower(lowering_platforms=...) of a program "
                                           "partitioned over a mesh is not implemented")
@@ -200,7 +208,7 @@ class Traced(_Stage):
                 call_placement(self._leaves, lambda: (self.jitted._name, self.arg_names or [
                     f"args[{i}]" for i in range(len(self._leaves))]))
             try:
-                return Lowered(self, device, platform=platform, committed=committed)
+                return Lowered(self, device, platforms=platforms, committed=committed)
             except NeedsMesh as e:              # a sharding constraint inside: partitioned
                 self.jitted._sharded, self.jitted._constraint_mesh = True, e.mesh
         # partitioned over a mesh; jit over a mesh loads with the first mesh or sharded Array:
@@ -210,17 +218,20 @@ class Traced(_Stage):
 
 
 class Lowered(_Stage):
-    def __init__(self, traced: Traced, device, partitioning=None, platform=None,
+    def __init__(self, traced: Traced, device, partitioning=None, platforms=None,
                  committed=True):
         self.traced, self.device = traced, device
         self._committed = committed       # results committed (a call's, as jit's decides)
         self._traced = traced
         self._partitioning = partitioning        # a sharded jit's (transforms/jit_sharded.py)
+        self._platforms = platforms or ()        # lowered for these (`lowering_platforms`)
+        self._texts: dict = {}                   # (dialect, debug_info) -> as_text()
         if partitioning is not None:
             self.device = partitioning.mesh.devices.flat[0]
             self._module = partitioning.module
         else:
-            self._module = traced.jitted._lower(traced.jaxpr, device, traced.donated, platform)
+            self._module = lower_jit(traced.jitted, traced.jaxpr, traced.out_tree, device,
+                                     traced.donated, platforms)
         self._module_text = self._module.text
 
     @property
@@ -230,8 +241,8 @@ class Lowered(_Stage):
         if not self._module_text and \
                 getattr(getattr(self, "_module", None), "jaxpr", None) is not None:
             traced = self.traced
-            self._module_text = traced.jitted._lower(traced.jaxpr, self.device, traced.donated,
-                                                     "cpu").text
+            self._module_text = lower_jit(traced.jitted, traced.jaxpr, traced.out_tree,
+                                          self.device, traced.donated, ("cpu",)).text
         return self._module_text
 
     @_text.setter
@@ -241,9 +252,10 @@ class Lowered(_Stage):
     def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
         """The module as text: StableHLO (default), or XLA's HLO with dialect="hlo";
         debug_info=True adds each op's source line."""
-        if dialect in (None, "stablehlo", "mlir") and not debug_info:
-            return self._text
-        return lowered_text(self, dialect or "stablehlo", debug_info)
+        key = (dialect or "stablehlo", debug_info)
+        if key not in self._texts:               # jaxlib parses and prints: once is enough
+            self._texts[key] = lowered_text(self, *key)
+        return self._texts[key]
 
     def compiler_ir(self, dialect: str | None = None):
         """The module as jaxlib's MLIR `ir.Module` ("stablehlo", the default) or its
@@ -255,9 +267,7 @@ class Lowered(_Stage):
         None on a GPU or TPU (a PJRT plugin has none, as in JAX): compile() first."""
         if getattr(self._module, "jaxpr", None) is not None:     # the NumPy backend's
             return jaxpr_cost.cost_analysis(self._module.jaxpr)
-        # xla/portable.py loads when a form other than the StableHLO text is asked for
-        from ..xla.portable import unoptimized_cost_analysis
-        return unoptimized_cost_analysis(self._text, self.device)
+        return portable().unoptimized_cost_analysis(self._text, self.device)
 
     @property
     def out_info(self):
@@ -276,6 +286,15 @@ class Lowered(_Stage):
         `compiler_options` sets XLA's options by name ({"xla_cpu_enable_fast_math": False});
         an unknown name raises JaxRuntimeError."""
         traced = self.traced
+        if len(self._platforms) > 1:
+            names = tuple(_client.JAX_NAMES.get(p, p) for p in self._platforms)
+            raise ValueError(
+                f"Lowered.compile(): this module was lowered for the platforms {names}: its "
+                f"main takes the platform index first, which a jitted call does not pass (JAX "
+                f"0.10.2 cannot compile it either). To run one program on several platforms, "
+                f"use jax.export.export(jit(f), platforms={names}) and call the Exported; to "
+                f"compile here, lower for one platform: .lower() or "
+                f".lower(lowering_platforms=({names[0]!r},))")
         if traced.jitted._compiler_options or compiler_options:
             compiler_options = {**(traced.jitted._compiler_options or {}),
                                 **(compiler_options or {})}

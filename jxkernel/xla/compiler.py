@@ -258,7 +258,7 @@ def _parse_ir(text: str):
     """An `ir.Module` (needed to attach host callbacks; plain text cannot carry them)."""
     from jaxlib.mlir import ir
     from jaxlib.mlir._mlir_libs import _jax_mlir_ext
-    from jaxlib.mlir.dialects import chlo, stablehlo
+    from jaxlib.mlir.dialects import chlo, sdy, stablehlo
     registry = ir.DialectRegistry()
     _jax_mlir_ext.register_dialects(registry)
     context = ir.Context()
@@ -266,6 +266,7 @@ def _parse_ir(text: str):
     context.load_all_available_dialects()
     stablehlo.register_dialect(context)
     chlo.register_dialect(context)
+    sdy.register_dialect(context)            # a module partitioned over a mesh (Shardy's)
     with context:
         try:
             return ir.Module.parse(text)

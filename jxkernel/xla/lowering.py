@@ -62,6 +62,7 @@ class ModuleContext:
         # dimension sizes in the module (export/_symbolic_lowering.py)
         self.rules = lowering_rules
         self.symbolic = None
+        self.global_constants = False            # calls an Exported that takes global constants
         self.keepalives: list = []               # objects a rule asks to outlive the lowering
 
     def add_keepalive(self, keepalive) -> None:
@@ -201,15 +202,10 @@ def lower_jaxpr_into(module_ctx, block, jaxpr: Jaxpr, const_values, arg_values) 
     """Emit `jaxpr`'s equations into `block`; returns the values of its outputs."""
     env = dict(zip(jaxpr.constvars, const_values))
     env.update(zip(jaxpr.invars, arg_values))
-    literals: dict = {}
 
     def read(atom):
-        if isinstance(atom, Literal):
-            key = (repr(atom.val), atom.aval.dtype)
-            value = literals.get(key)
-            if value is None:
-                value = literals[key] = block.constant(atom.val, atom.aval.dtype)
-            return value
+        if isinstance(atom, Literal):       # a constant per use, as JAX writes them (XLA CSEs)
+            return block.constant(atom.val, atom.aval.dtype)
         return env[atom]
 
     for eqn in jaxpr.eqns:
@@ -349,9 +345,9 @@ def set_up_aliases(jaxpr: Jaxpr, donated) -> tuple[list, list]:
 
 
 def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None, num_replicas: int = 1,
-                 axis_env=(), result_names=None, arg_names=None,
-                 locations: bool = False, mesh=None, arg_shardings=None,
-                 result_shardings=None) -> tuple[str, ModuleContext]:
+                 axis_env=(), result_names=None, locations: bool = False, mesh=None,
+                 arg_shardings=None, result_shardings=None,
+                 platforms=None) -> tuple[str, ModuleContext]:
     """A whole StableHLO module whose `main` computes `jaxpr` (constvars first, then invars).
 
     Returns the module text and its ModuleContext (which lists host callbacks, if any).
@@ -359,13 +355,15 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None, num_re
     which XLA carries into the optimized HLO's metadata (jxkernel.explain reads it back).
     With a `mesh`, the module is partitioned by XLA (Shardy) over the mesh's devices:
     `arg_shardings`/`result_shardings` (per value a NamedSharding, or None: left to XLA) become
-    `sdy.sharding` attributes (see xla/sharded.py).
+    `sdy.sharding` attributes (see xla/sharded.py). For several `platforms`, `main` takes the
+    platform index first, as jax.export's modules do. `result_names` (one per result, e.g.
+    "result['w']") become JAX's `jax.result_info` attributes.
     """
     partitions = 1 if mesh is None else mesh.size
     attrs = {"mhlo.num_partitions": hlo.i32_attr(partitions),
              "mhlo.num_replicas": hlo.i32_attr(num_replicas)}
     module = hlo.Module(f"jit_{name}", attrs, locations=locations)
-    module_ctx = ModuleContext(module, platform, num_replicas, axis_env)
+    module_ctx = ModuleContext(module, platform, num_replicas, axis_env, platforms)
     in_vars = jaxpr.constvars + jaxpr.invars
     donated = list(donated) if donated is not None else [False] * len(in_vars)
     if mesh is None:
@@ -380,8 +378,12 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None, num_re
         module_ctx.mesh = mesh
         arg_attrs, result_attrs = sdy_attrs(module, mesh, in_vars, arg_attrs, arg_shardings,
                                             jaxpr.outvars, result_shardings)
-    main = module.function("main", [hlo.aval_type(v.aval) for v in in_vars], arg_attrs)
+    main = new_function(module_ctx, "main", [hlo.aval_type(v.aval) for v in in_vars], arg_attrs)
+    args = main.args[len(platform_index_args(main.body)):]
     n_consts = len(jaxpr.constvars)
-    outs = lower_jaxpr_into(module_ctx, main.body, jaxpr, main.args[:n_consts], main.args[n_consts:])
+    outs = lower_jaxpr_into(module_ctx, main.body, jaxpr, args[:n_consts], args[n_consts:])
+    if result_names is not None:
+        result_attrs = [", ".join(filter(None, [f"jax.result_info = {hlo.string_attr(n)}", a]))
+                        for n, a in zip(result_names, result_attrs or [None] * len(outs))]
     main.set_results(outs, result_attrs)
     return module.text(), module_ctx

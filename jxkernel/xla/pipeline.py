@@ -38,23 +38,25 @@ class Module:
 
 def lower(jaxpr, devices, *, name: str, donated=None, num_replicas: int = 1, axis_env=(),
           mesh=None, arg_shardings=None, result_shardings=None, locations=False,
-          platform=None) -> Module:
+          platforms=None, result_names=None) -> Module:
     """`jaxpr` (a Jaxpr: constvars, then invars) lowered to StableHLO for `devices`: one
     replica per device, or with a `mesh` one partition per device (xla/sharded.py).
-    `platform`: lower for another platform than the devices' ("gpu", "tpu"), as JAX's
-    `lower(lowering_platforms=...)` does; the module still compiles for `devices`."""
+    `platforms`: lower for other platforms than the devices' (("gpu",), ("cpu", "gpu")), as
+    JAX's `lower(lowering_platforms=...)` does; a module for one still compiles for `devices`.
+    `result_names`: per result its path (`result['w']`), JAX's `jax.result_info`."""
     devices = tuple(devices)
     if type(devices[0]) is NumpyDevice:
-        if platform is None and not locations:
+        if platforms is None and not locations:
             # the NumPy backend runs the jaxpr itself (numpy_backend.py): nothing to lower
             return Module("", None, devices, tuple(jaxpr.out_avals),
                           tuple(donated) if donated is not None else (), None, 0.0, jaxpr)
-        platform = platform or "cpu"      # its text (Lowered.as_text): XLA's CPU module
+        platforms = platforms or ("cpu",)    # its text (Lowered.as_text): XLA's CPU module
+    platforms = tuple(platforms or (_client.platform_of(devices[0]),))
     start = time.perf_counter()
     text, module_ctx = lower_module(
-        jaxpr, name=name, platform=platform or _client.platform_of(devices[0]), donated=donated,
+        jaxpr, name=name, platform=platforms[0], platforms=platforms, donated=donated,
         num_replicas=num_replicas, axis_env=axis_env, mesh=mesh, arg_shardings=arg_shardings,
-        result_shardings=result_shardings, locations=locations)
+        result_shardings=result_shardings, locations=locations, result_names=result_names)
     lower_s = time.perf_counter() - start
     propagate = None if mesh is None else tuple(s is None for s in result_shardings)
     # what is donated after all (set_up_aliases: an unusable donation is dropped, with a warning)

@@ -8,6 +8,8 @@ versioned bytecode JAX stores in `Exported.mlir_module_serialized`).
 """
 from __future__ import annotations
 
+import re
+
 from . import client as _client
 from .client import xc
 from .compiler import _parse_ir
@@ -22,6 +24,21 @@ def xla_computation(text: str):
 
 def hlo_text(text: str) -> str:
     return xla_computation(text).as_hlo_text()
+
+
+def printed_text(text: str, debug_info: bool = False) -> str:
+    """The module as MLIR prints it, which is what JAX's `Lowered.as_text()` shows: the short
+    forms (`stablehlo.compare LT, %a, %b, SIGNED`), constants named `%cst`/`%c`, and with
+    `debug_info` each op's location."""
+    if xc is None:        # no jaxlib (Pyodide): our own text, valid but in generic form in places
+        return text
+    printed = _parse_ir(text).operation.get_asm(enable_debug_info=debug_info)
+    # the parser gives what has no source line its place in our text ("-":LINE:COL): to the
+    # reader that is no location at all, and JAX prints loc(unknown) there
+    return _PARSE_POSITION.sub("loc(unknown)", printed) if debug_info else printed
+
+
+_PARSE_POSITION = re.compile(r'loc\("-":\d+:\d+\)')
 
 
 def mlir_module(text: str):

@@ -256,7 +256,8 @@ class Module:
         if self.attrs:
             attrs = " attributes {" + ", ".join(f"{k} = {v}" for k, v in self.attrs.items()) + "}"
         funcs = "\n".join([f"  {line}" for line in self.symbols] + [f.text() for f in self.functions])
-        return f"module @{_symbol(self.name)}{attrs} {{\n{funcs}\n}}\n"
+        # JAX strips the `_` a name's last character became: `jit(<lambda>)` -> jit__lambda
+        return f"module @{_symbol(self.name).rstrip('_') or '_'}{attrs} {{\n{funcs}\n}}\n"
 
 
 def _symbol(name: str) -> str:
@@ -278,6 +279,17 @@ def bool_array(values) -> str:
 
 def i64_attr(value) -> str:
     return f"{int(value)} : i64"
+
+
+def string_attr(text: str) -> str:
+    """An MLIR string literal, as MLIR prints one: `"`, `\\` and bytes outside printable
+    ASCII written `\\XX` in hex.
+
+        >>> print(string_attr('say "hi"'))
+        "say \\22hi\\22"
+    """
+    return '"' + "".join(c if " " <= c <= "~" and c not in '"\\' else
+                         "".join(f"\\{b:02X}" for b in c.encode()) for c in text) + '"'
 
 
 def i32_attr(value) -> str:

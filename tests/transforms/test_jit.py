@@ -153,7 +153,7 @@ def test_lower_compile_trace():
     assert str(traced.jaxpr).startswith("{ lambda ; a:f32[2] b:f32[]. let")
     lowered = f.lower(arr([1.0, 2.0]), 3.0)
     text = lowered.as_text()
-    assert text.startswith("module @jit__lambda_") and "func.func public @main" in text
+    assert text.startswith("module @jit__lambda ") and "func.func public @main" in text
     assert "stablehlo.multiply" in text
     compiled = lowered.compile()
     np.testing.assert_allclose(np.asarray(compiled(arr([1.0, 2.0]), 3.0)), [4.0, 7.0])

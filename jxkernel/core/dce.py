@@ -1,0 +1,44 @@
+"""Dead-code elimination: the equations of a jaxpr whose results nothing reads, dropped.
+
+jit lowers its jaxpr without them, as JAX's jit does when `keep_unused` is False (JAX's
+`pe.dce_jaxpr`): `jit(grad(f))` then shows no forward value that grad throws away.
+
+    >>> jaxpr = make_jaxpr(grad(lambda x: jnp.sin(x) * 2))(1.0).jaxpr
+    >>> [e.primitive.name for e in jaxpr.eqns]
+    ['sin', 'cos', 'mul', 'mul']
+    >>> [e.primitive.name for e in dce_jaxpr(jaxpr).eqns]
+    ['cos', 'mul', 'mul']
+
+Kept whatever it reads: equations with effects (debug callbacks, io_callback, a side-effecting
+FFI call, or such an equation inside a nested jaxpr) and those without results (checks,
+`dce_sink`). Nested jaxprs are kept whole; the inputs all stay, so the calling convention is
+the jaxpr's.
+"""
+from __future__ import annotations
+
+from .ir import ClosedJaxpr, Jaxpr, Var, jaxpr_params
+from .primitive import side_effecting
+
+
+def dce_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
+    """`jaxpr` without its dead equations (the same object when it has none)."""
+    live = {v for v in jaxpr.outvars if isinstance(v, Var)}
+    kept = []
+    for eqn in reversed(jaxpr.eqns):
+        if any(v in live for v in eqn.outvars) or _has_effect(eqn):
+            kept.append(eqn)
+            live.update(v for v in eqn.invars if isinstance(v, Var))
+    if len(kept) == len(jaxpr.eqns):
+        return jaxpr
+    return Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, kept[::-1])
+
+
+def _has_effect(eqn) -> bool:
+    return (not eqn.outvars or bool(eqn.effects) or eqn.primitive in side_effecting
+            or bool(eqn.params.get("has_side_effect"))
+            or any(_any_effect(j.jaxpr if isinstance(j, ClosedJaxpr) else j)
+                   for j in jaxpr_params(eqn.params)))
+
+
+def _any_effect(jaxpr: Jaxpr) -> bool:
+    return any(_has_effect(eqn) for eqn in jaxpr.eqns)

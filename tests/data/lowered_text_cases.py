@@ -1,0 +1,60 @@
+"""Programs whose printed forms a learner compares with JAX's: `jit(f).lower(...).as_text()`
+(StableHLO as MLIR prints it, with each result's `jax.result_info`) and `make_jaxpr` text
+(results nobody reads printed `_` at the top level only). Shared by
+reference/make_lowered_text_reference.py (run with real JAX 0.10.2) and
+tests/transforms/test_lowered_text.py (run with jxkernel); compared as text, exactly.
+
+Left out, as jxkernel still writes them otherwise (docs/jaxlib.md, "What jxkernel prints"):
+unused arguments (JAX drops them from `main` unless keep_unused=True; jxkernel keeps them),
+scan's body (JAX calls private functions from it), and jnp functions JAX jits inside (`@sort`,
+`@argmax`).
+"""
+from collections import namedtuple
+
+Pair = namedtuple("Pair", ["first", "second"])
+
+
+def _stablehlo(jax):
+    jnp, lax = jax.numpy, jax.lax
+    ones = jnp.ones
+    out = {}
+    out["pytree_results"] = jax.jit(lambda x, y: {"a": x * 2, "b": (y + 1, x)}).lower(
+        ones(3), ones((2, 2)))
+    out["namedtuple_result"] = jax.jit(lambda x: Pair(x, -x)).lower(ones(2))
+    out["donated"] = jax.jit(lambda x, y: (x + 1, y * 2), donate_argnums=0).lower(ones(3), ones(3))
+    out["grad_drops_the_forward_value"] = jax.jit(
+        jax.grad(lambda x: jnp.sum(jnp.tanh(x) ** 2))).lower(ones(4))
+
+    def named(x):
+        unused = jnp.sin(x)          # noqa: F841 (dead: gone unless keep_unused)
+        return x * 3
+    out["keep_unused_keeps_dead_code"] = jax.jit(named, keep_unused=True).lower(ones(2))
+    out["fori_loop"] = jax.jit(lambda n: lax.fori_loop(0, n, lambda i, c: c * 2., 1.)).lower(3)
+    out["cond"] = jax.jit(lambda p, x: lax.cond(p, jnp.sin, jnp.cos, x)).lower(True, 1.)
+    out["compare_and_select"] = jax.jit(lambda x: jnp.where(x > 0, x, -x)).lower(ones(3))
+    out["weak_scalar_made_strong"] = jax.jit(lambda x, s: x * s).lower(ones(2), 2.)
+    out["literals_each_their_constant"] = jax.jit(lambda x: (x + 1.) * (x - 1.) + 1.).lower(ones(2))
+    f = jax.jit(lambda x: jnp.sin(x) * 2)
+    out["two_platforms"] = f.trace(ones(3)).lower(lowering_platforms=("cpu", "cuda"))
+    out["platform_dependent_two_platforms"] = jax.jit(
+        lambda x: lax.platform_dependent(x, cpu=jnp.sin, default=jnp.cos)).trace(1.).lower(
+            lowering_platforms=("cpu", "cuda"))
+    return {name: lowered.as_text() for name, lowered in out.items()}
+
+
+def _jaxprs(jax):
+    jnp = jax.numpy
+    drop = lambda x: (jnp.sin(x), x)[1]           # noqa: E731
+    loss = lambda x: jnp.sum(jnp.tanh(x) ** 2)    # noqa: E731
+    return {
+        "unused_result_top_level": jax.make_jaxpr(drop)(1.),
+        "unused_result_inside_jit": jax.make_jaxpr(jax.jit(drop))(1.),
+        "grad_top_level": jax.make_jaxpr(jax.grad(loss))(jnp.ones(4)),
+        "grad_inside_jit": jax.make_jaxpr(jax.jit(jax.grad(loss)))(jnp.ones(4)),
+        "traced_jit_of_grad": jax.jit(jax.grad(jnp.sin)).trace(1.).jaxpr,
+    }
+
+
+def run(jax) -> dict:
+    return {"stablehlo": _stablehlo(jax),
+            "jaxpr": {name: str(j) for name, j in _jaxprs(jax).items()}}
