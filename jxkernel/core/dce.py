@@ -5,7 +5,7 @@ jit lowers its jaxpr without them, as JAX's jit does when `keep_unused` is False
 
     >>> jaxpr = make_jaxpr(grad(lambda x: jnp.sin(x) * 2))(1.0).jaxpr
     >>> [e.primitive.name for e in jaxpr.eqns]
-    ['sin', 'cos', 'mul', 'mul']
+    ['sin', 'cos', 'mul', 'mul', 'mul']
     >>> [e.primitive.name for e in dce_jaxpr(jaxpr).eqns]
     ['cos', 'mul', 'mul']
 

@@ -3,7 +3,7 @@
     >>> m = Module("demo")
     >>> f = m.function("main", [tensor_type((3,), np.float32)])
     >>> y = f.body.op1("stablehlo.sine", [f.args[0]], f.args[0].type)
-    >>> f.body.ret([y])
+    >>> f.set_results([y])
     >>> print(m.text())                                    # doctest: +NORMALIZE_WHITESPACE
     module @demo {
       func.func public @main(%arg0: tensor<3xf32>) -> tensor<3xf32> {

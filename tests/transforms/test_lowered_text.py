@@ -9,9 +9,11 @@ import os
 import locations  # tests/support: the repository's folders
 import lowered_text_cases as cases
 import pytest
+from doc_examples import check_docstring_examples
 
 import jxkernel
 import jxkernel.numpy as jnp
+from jxkernel.tree_util import tree_flatten
 
 
 @functools.cache
@@ -63,3 +65,8 @@ def test_a_module_for_two_platforms_has_a_cost_but_does_not_compile_under_jit():
 def test_lowering_for_gpu_without_one_is_jaxs_error():
     with pytest.raises(RuntimeError, match="Unknown backend: 'gpu' requested"):
         jxkernel.jit(jnp.sin).trace(1.0).lower(lowering_platforms=("gpu", "cpu"))
+
+
+def test_the_docstring_examples_of_the_text_helpers_are_true():
+    check_docstring_examples("jxkernel.xla.stablehlo")           # string_attr, the emitter
+    check_docstring_examples("jxkernel.transforms.jit_args", {"tree_flatten": tree_flatten})

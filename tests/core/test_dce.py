@@ -1,0 +1,67 @@
+"""Dead-code elimination (core/dce.py) as jit applies it: what JAX 0.10.2 does for the same
+programs (run by hand: the same custom_call counts, calls and prints)."""
+import numpy as np
+from doc_examples import check_docstring_examples
+
+import jxkernel as jax
+import jxkernel.numpy as jnp
+from jxkernel.core.dce import dce_jaxpr
+from jxkernel.experimental import io_callback
+
+F32 = jax.ShapeDtypeStruct((), jnp.float32)
+
+
+def _effects_and_dead_code(calls):
+    def record(kind):
+        def callback(x):
+            calls.append((kind, float(x)))
+            return np.float32(x)
+        return callback
+
+    def f(x):
+        io_callback(record("io"), F32, x)           # results unused: runs all the same
+        jax.pure_callback(record("pure"), F32, x)   # results unused: dropped
+        jax.debug.print("seen {}", x)               # no results: an effect
+        jnp.sin(x)                                  # dead
+        return x * 2
+    return f
+
+
+def test_jit_drops_dead_equations_and_keeps_effects(capfd):
+    calls = []
+    f = _effects_and_dead_code(calls)
+    assert float(jax.jit(f)(1.0)) == 2.0
+    assert calls == [("io", 1.0)] and "seen 1.0" in capfd.readouterr().out
+    text = jax.jit(f).lower(1.0).as_text()
+    assert text.count("custom_call") == 2 and "sine" not in text     # JAX 0.10.2: the same
+
+
+def test_keep_unused_keeps_the_dead_equations():
+    calls = []
+    f = _effects_and_dead_code(calls)
+    text = jax.jit(f, keep_unused=True).lower(1.0).as_text()
+    assert text.count("custom_call") == 3 and "stablehlo.sine" in text  # JAX 0.10.2: the same
+    assert float(jax.jit(f, keep_unused=True)(1.0)) == 2.0
+    assert calls == [("io", 1.0)]        # XLA drops a pure callback nothing reads
+
+
+def test_an_effect_inside_a_dead_nested_jit_keeps_it():
+    calls = []
+
+    def g(x):
+        jax.jit(lambda y: io_callback(lambda v: calls.append(float(v)) or np.float32(v), F32,
+                                      y))(x)
+        return x
+    assert float(jax.jit(g)(3.0)) == 3.0 and calls == [3.0]
+
+
+def test_dce_jaxpr_keeps_inputs_and_returns_the_same_jaxpr_when_nothing_is_dead():
+    jaxpr = jax.make_jaxpr(lambda x, y: (jnp.cos(x), jnp.sin(y))[0])(1.0, 2.0).jaxpr
+    pruned = dce_jaxpr(jaxpr)
+    assert [e.primitive.name for e in pruned.eqns] == ["cos"]
+    assert pruned.invars == jaxpr.invars and pruned.outvars == jaxpr.outvars
+    assert dce_jaxpr(pruned) is pruned
+
+
+def test_the_docstring_example_is_true():
+    check_docstring_examples("jxkernel.core.dce", {"make_jaxpr": jax.make_jaxpr, "grad": jax.grad})
