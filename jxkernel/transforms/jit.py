@@ -293,9 +293,10 @@ class Jitted:
         traced = self._traces.get(key[:4] + NOWHERE)   # traced already under a transformation
         closed, out_tree, trace_s = (traced[3], traced[2], 0.0) if traced is not None else \
             self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
-        module = lower_jit(self, closed, out_tree, device, self._donated_leaves(dyn_args, dyn_kwargs))
-        entry, phases = self._build(closed, out_tree, module, trace_s,
-                                    self._leaf_names(dyn_args, dyn_kwargs),
+        names = self._leaf_names(dyn_args, dyn_kwargs)
+        module = lower_jit(self, closed, out_tree, device, self._donated_leaves(dyn_args, dyn_kwargs),
+                           arg_names=names)
+        entry, phases = self._build(closed, out_tree, module, trace_s, names,
                                     compiler_options=self._compiler_options)
         self._cache[key] = entry
         self._record(treedef, statics, avals, dyn_args, dyn_kwargs, phases, device, closed.consts)

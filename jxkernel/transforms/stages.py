@@ -78,14 +78,15 @@ def _check_dialect(dialect: str) -> None:
 
 
 def lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms=None,
-              locations=False) -> pipeline.Module:
-    """`closed`, a jitted function's trace, lowered for `device` (or for `platforms`)."""
+              locations=False, arg_names=None) -> pipeline.Module:
+    """`closed`, a jitted function's trace, lowered for `device` (or for `platforms`);
+    `arg_names`, one per input leaf ("x", "params['w']"), name its HLO parameters."""
     # dead equations go unless keep_unused, as JAX's jit drops them (its inputs all stay)
     jaxpr = closed.jaxpr if jitted._keep_unused else dce_jaxpr(closed.jaxpr)
     donated = (False,) * len(jaxpr.constvars) + (donated_leaves or (False,) * len(jaxpr.invars))
     return pipeline.lower(jaxpr, [device], name=jitted._name, donated=donated,
                           platforms=platforms, result_names=result_paths(out_tree),
-                          locations=locations)
+                          locations=locations, arg_names=arg_names)
 
 
 def portable():
@@ -102,7 +103,7 @@ def lowered_text(lowered: Lowered, dialect: str, debug_info: bool) -> str:
     if debug_info:
         traced = lowered.traced
         text = lower_jit(traced.jitted, traced.jaxpr, traced.out_tree, lowered.device,
-                         traced.donated, lowered._platforms or None, locations=True).text
+                         traced.donated, lowered._platforms or None, True, traced.arg_names).text
     return portable().hlo_text(text) if dialect == "hlo" else \
         portable().printed_text(text, debug_info)
 
@@ -231,7 +232,7 @@ class Lowered(_Stage):
             self._module = partitioning.module
         else:
             self._module = lower_jit(traced.jitted, traced.jaxpr, traced.out_tree, device,
-                                     traced.donated, platforms)
+                                     traced.donated, platforms, arg_names=traced.arg_names)
         self._module_text = self._module.text
 
     @property
@@ -242,7 +243,8 @@ class Lowered(_Stage):
                 getattr(getattr(self, "_module", None), "jaxpr", None) is not None:
             traced = self.traced
             self._module_text = lower_jit(traced.jitted, traced.jaxpr, traced.out_tree,
-                                          self.device, traced.donated, ("cpu",)).text
+                                          self.device, traced.donated, ("cpu",),
+                                          arg_names=traced.arg_names).text
         return self._module_text
 
     @_text.setter

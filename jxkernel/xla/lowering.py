@@ -63,6 +63,11 @@ class ModuleContext:
         self.rules = lowering_rules
         self.symbolic = None
         self.global_constants = False            # calls an Exported that takes global constants
+        # Each op's location: its equation's name under the function's (`jit(f)/sin`, as
+        # JAX's name stack; XLA keeps it as the op's op_name and names HLO values after it),
+        # or with `source_lines` the user's line (`%explain` reads it back from XLA's metadata)
+        self.name_stack = ""
+        self.source_lines = False
         self.keepalives: list = []               # objects a rule asks to outlive the lowering
 
     def add_keepalive(self, keepalive) -> None:
@@ -93,13 +98,14 @@ class ModuleContext:
 
 
 class LoweringRuleContext:
-    """One equation's view while lowering: its block, types and source line."""
-    __slots__ = ("module_ctx", "block", "avals_in", "avals_out", "source_info")
+    """One equation's view while lowering: its block, types, source line and name (`sin`,
+    `jit(g)`: what its ops' location says)."""
+    __slots__ = ("module_ctx", "block", "avals_in", "avals_out", "source_info", "name")
 
-    def __init__(self, module_ctx, block, avals_in, avals_out, source_info=None):
+    def __init__(self, module_ctx, block, avals_in, avals_out, source_info=None, name=None):
         self.module_ctx, self.block = module_ctx, block
         self.avals_in, self.avals_out = avals_in, avals_out
-        self.source_info = source_info
+        self.source_info, self.name = source_info, name
 
     @property
     def platform(self) -> str:
@@ -112,13 +118,13 @@ class LoweringRuleContext:
 
     @property
     def loc(self):
-        info = self.source_info
-        if info is None:
-            return None
-        # A plain file location: XLA keeps it as `metadata={source_file=... source_line=...}`
-        # in the optimized HLO (a named loc would become a stack-frame table instead).
-        file = info.file.replace("\\", "\\\\").replace('"', '\\"')
-        return f'loc("{file}":{info.line}:0)'
+        if self.module_ctx.source_lines:
+            info = self.source_info
+            # a plain file location: XLA keeps it as `metadata={source_file=...
+            # source_line=...}` in the optimized HLO (a named loc becomes a stack-frame table)
+            return None if info is None else f"loc({hlo.string_attr(info.file)}:{info.line}:0)"
+        return None if self.name is None else \
+            f"loc({hlo.string_attr(self.module_ctx.name_stack + self.name)})"
 
     def op(self, name, operands, attrs=None, regions=(), result_types=None) -> list:
         """Emit op `name`; results typed as this equation's outputs unless given."""
@@ -140,7 +146,7 @@ class LoweringRuleContext:
 
     def with_block(self, block) -> LoweringRuleContext:
         return LoweringRuleContext(self.module_ctx, block, self.avals_in, self.avals_out,
-                                   self.source_info)
+                                   self.source_info, self.name)
 
     def lower_jaxpr(self, jaxpr, args, block=None) -> list:
         """Lower `jaxpr` inline into `block` (default: this equation's block) with operand
@@ -179,7 +185,11 @@ def function_for(module_ctx: ModuleContext, closed: ClosedJaxpr, name: str) -> h
                       public=False)
     consts = [fn.body.constant(np.asarray(c)) for c in closed.consts]   # concrete: embed them
     args = fn.args[len(platform_index_args(fn.body)):]
-    outs = lower_jaxpr_into(module_ctx, fn.body, jaxpr, consts, args)
+    outer, module_ctx.name_stack = module_ctx.name_stack, ""    # names inside are its own
+    try:
+        outs = lower_jaxpr_into(module_ctx, fn.body, jaxpr, consts, args)
+    finally:
+        module_ctx.name_stack = outer
     fn.set_results(outs)
     module_ctx.functions[key] = (closed, fn)    # keep `closed` alive so its id stays unique
     return fn
@@ -214,7 +224,7 @@ def lower_jaxpr_into(module_ctx, block, jaxpr: Jaxpr, const_values, arg_values) 
             raise NotImplementedError(f"MLIR translation rule for primitive '{eqn.primitive}' "
                                       f"not found for platform {module_ctx.platform}")
         ctx = LoweringRuleContext(module_ctx, block, [a.aval for a in eqn.invars],
-                                  [v.aval for v in eqn.outvars], eqn.source_info)
+                                  [v.aval for v in eqn.outvars], eqn.source_info, _eqn_name(eqn))
         args = list(map(read, eqn.invars))
 
         def lower(ctx):
@@ -226,6 +236,12 @@ def lower_jaxpr_into(module_ctx, block, jaxpr: Jaxpr, const_values, arg_values) 
             outs = _typed_layouts(ctx, eqn.outvars, outs)
         env.update(zip(eqn.outvars, outs))
     return [read(v) for v in jaxpr.outvars]
+
+
+def _eqn_name(eqn) -> str:
+    """What JAX's name stack says for an equation: its primitive, a call with its name."""
+    name = eqn.primitive.name
+    return f"{name}({eqn.params['name']})" if name == "jit" else name
 
 
 def lower_per_platform(ctx: LoweringRuleContext, lower: Callable) -> list:
@@ -346,8 +362,8 @@ def set_up_aliases(jaxpr: Jaxpr, donated) -> tuple[list, list]:
 
 def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None, num_replicas: int = 1,
                  axis_env=(), result_names=None, locations: bool = False, mesh=None,
-                 arg_shardings=None, result_shardings=None,
-                 platforms=None) -> tuple[str, ModuleContext]:
+                 arg_shardings=None, result_shardings=None, platforms=None,
+                 arg_names=None) -> tuple[str, ModuleContext]:
     """A whole StableHLO module whose `main` computes `jaxpr` (constvars first, then invars).
 
     Returns the module text and its ModuleContext (which lists host callbacks, if any).
@@ -357,13 +373,15 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None, num_re
     `arg_shardings`/`result_shardings` (per value a NamedSharding, or None: left to XLA) become
     `sdy.sharding` attributes (see xla/sharded.py). For several `platforms`, `main` takes the
     platform index first, as jax.export's modules do. `result_names` (one per result, e.g.
-    "result['w']") become JAX's `jax.result_info` attributes.
+    "result['w']") become JAX's `jax.result_info` attributes, `arg_names` (one per invar)
+    the arguments' locations, which name XLA's parameters.
     """
     partitions = 1 if mesh is None else mesh.size
     attrs = {"mhlo.num_partitions": hlo.i32_attr(partitions),
              "mhlo.num_replicas": hlo.i32_attr(num_replicas)}
-    module = hlo.Module(f"jit_{name}", attrs, locations=locations)
+    module = hlo.Module(f"jit_{name}", attrs)
     module_ctx = ModuleContext(module, platform, num_replicas, axis_env, platforms)
+    module_ctx.name_stack, module_ctx.source_lines = f"jit({name})/", locations
     in_vars = jaxpr.constvars + jaxpr.invars
     donated = list(donated) if donated is not None else [False] * len(in_vars)
     if mesh is None:
@@ -381,6 +399,8 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None, num_re
     main = new_function(module_ctx, "main", [hlo.aval_type(v.aval) for v in in_vars], arg_attrs)
     args = main.args[len(platform_index_args(main.body)):]
     n_consts = len(jaxpr.constvars)
+    if arg_names is not None:
+        main.arg_names[len(main.args) - len(arg_names):] = list(arg_names)
     outs = lower_jaxpr_into(module_ctx, main.body, jaxpr, args[:n_consts], args[n_consts:])
     if result_names is not None:
         result_attrs = [", ".join(filter(None, [f"jax.result_info = {hlo.string_attr(n)}", a]))

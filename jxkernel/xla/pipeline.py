@@ -38,12 +38,14 @@ class Module:
 
 def lower(jaxpr, devices, *, name: str, donated=None, num_replicas: int = 1, axis_env=(),
           mesh=None, arg_shardings=None, result_shardings=None, locations=False,
-          platforms=None, result_names=None) -> Module:
+          platforms=None, result_names=None, arg_names=None) -> Module:
     """`jaxpr` (a Jaxpr: constvars, then invars) lowered to StableHLO for `devices`: one
     replica per device, or with a `mesh` one partition per device (xla/sharded.py).
     `platforms`: lower for other platforms than the devices' (("gpu",), ("cpu", "gpu")), as
     JAX's `lower(lowering_platforms=...)` does; a module for one still compiles for `devices`.
-    `result_names`: per result its path (`result['w']`), JAX's `jax.result_info`."""
+    `result_names`: per result its path (`result['w']`), JAX's `jax.result_info`;
+    `arg_names`: per input after the constvars its name (`params['w']`), which names its HLO
+    parameter."""
     devices = tuple(devices)
     if type(devices[0]) is NumpyDevice:
         if platforms is None and not locations:
@@ -56,7 +58,8 @@ def lower(jaxpr, devices, *, name: str, donated=None, num_replicas: int = 1, axi
     text, module_ctx = lower_module(
         jaxpr, name=name, platform=platforms[0], platforms=platforms, donated=donated,
         num_replicas=num_replicas, axis_env=axis_env, mesh=mesh, arg_shardings=arg_shardings,
-        result_shardings=result_shardings, locations=locations, result_names=result_names)
+        result_shardings=result_shardings, locations=locations, result_names=result_names,
+        arg_names=arg_names)
     lower_s = time.perf_counter() - start
     propagate = None if mesh is None else tuple(s is None for s in result_shardings)
     # what is donated after all (set_up_aliases: an unusable donation is dropped, with a warning)

@@ -2,19 +2,20 @@
 
     >>> m = Module("demo")
     >>> f = m.function("main", [tensor_type((3,), np.float32)])
-    >>> y = f.body.op1("stablehlo.sine", [f.args[0]], f.args[0].type)
+    >>> y = f.body.op1("stablehlo.sine", [f.args[0]], f.args[0].type, loc='loc("jit(f)/sin")')
     >>> f.set_results([y])
     >>> print(m.text())                                    # doctest: +NORMALIZE_WHITESPACE
     module @demo {
-      func.func public @main(%arg0: tensor<3xf32>) -> tensor<3xf32> {
-        %0 = stablehlo.sine %arg0 : tensor<3xf32>
-        return %0 : tensor<3xf32>
+      func.func public @main(%arg0: tensor<3xf32> loc(unknown)) -> tensor<3xf32> {
+        %0 = stablehlo.sine %arg0 : tensor<3xf32> loc("jit(f)/sin")
+        return %0 : tensor<3xf32> loc(unknown)
       }
     }
 
-Elementwise operations print in StableHLO's short ("pretty") form; everything
-else in the generic form, which every op accepts. The text is what users see in
-the notebook, so it stays plain: one op per line, regions indented.
+Elementwise operations are written in StableHLO's short ("pretty") form; everything
+else in the generic form, which every op accepts. Users read it as MLIR prints it
+(`Lowered.as_text()`), so this text is for XLA and for us: one op per line, regions
+indented.
 """
 from __future__ import annotations
 
@@ -86,8 +87,14 @@ _PRETTY = frozenset(
     "shift_right_logical sign sine sqrt subtract tan tanh xor count_leading_zeros".split())
 
 
+# Every op is written with a location: without one, the parser would give it its place in this
+# text ("-":LINE:COL), which XLA keeps as the op's source file and line in the compiled program.
+_UNKNOWN = "loc(unknown)"
+
+
 class Block:
-    """Operations in order; the body of a function or of an op's region."""
+    """Operations in order; the body of a function or of an op's region. Each op takes an
+    MLIR location (`loc("jit(f)/sin")`, `loc("file":3:0)`; `loc(unknown)` without one)."""
 
     def __init__(self, function: Function, arg_types):
         self.function = function
@@ -113,9 +120,7 @@ class Block:
             if attrs:
                 text += " {" + ", ".join(f"{k} = {v}" for k, v in attrs.items()) + "}"
             text += f" : ({', '.join(v.type for v in operands)}) -> {_result_types(result_types)}"
-        if loc is not None and self.function.module.locations:
-            text += f" {loc}"
-        self.lines.append(text)
+        self.lines.append(f"{text} {loc or _UNKNOWN}")
         return results
 
     def op1(self, name, operands, result_type, attrs=None, regions=(), loc=None) -> Value:
@@ -127,13 +132,13 @@ class Block:
         array = np.asarray(value, dtype=dtype)
         type_ = tensor_type(array.shape, array.dtype)
         name = self.function._fresh_results(1, [type_])[0]
-        self.lines.append(f"{name.name} = stablehlo.constant {dense_attr(array)} : {type_}")
+        self.lines.append(f"{name.name} = stablehlo.constant {dense_attr(array)} : {type_} {_UNKNOWN}")
         return name
 
     def ret(self, values, op="stablehlo.return") -> None:
         names = ", ".join(v.name for v in values)
         types = ", ".join(v.type for v in values)
-        self.lines.append(f"{op} {names} : {types}" if values else op)
+        self.lines.append(f"{op} {names} : {types} {_UNKNOWN}" if values else f"{op} {_UNKNOWN}")
 
     def call(self, function: Function, operands, loc=None) -> list[Value]:
         results = self.function._fresh_results(len(function.result_types), function.result_types)
@@ -144,9 +149,7 @@ class Block:
             lhs = f"{results[0].name.split('#')[0]}:{len(results)} = "
         text = (f"{lhs}func.call @{function.name}({', '.join(v.name for v in operands)}) : "
                 f"({', '.join(v.type for v in operands)}) -> {_result_types(function.result_types)}")
-        if loc is not None and self.function.module.locations:
-            text += f" {loc}"
-        self.lines.append(text)
+        self.lines.append(f"{text} {loc or _UNKNOWN}")
         return results
 
     def region_text(self, indent: str = "  ") -> str:
@@ -174,6 +177,7 @@ class Function:
         self._count = 0
         self._arg_count = 0
         self.arg_attrs = list(arg_attrs) if arg_attrs else [None] * len(arg_types)
+        self.arg_names: list = [None] * len(arg_types)      # set by the caller, e.g. ["x", "y"]
         self.result_types: list[str] = []
         self.result_attrs: list = []
         # in a module lowered for several platforms (jax.export's), the argument holding the
@@ -213,9 +217,11 @@ class Function:
         self.body.ret(values, op="return")
 
     def text(self) -> str:
+        # an argument's name (`loc("x")`) names its HLO parameter (`x.1`), as in JAX's
         params = ", ".join(
-            f"{a.name}: {a.type}" + (f" {{{attr}}}" if attr else "")
-            for a, attr in zip(self.args, self.arg_attrs))
+            f"{a.name}: {a.type}" + (f" {{{attr}}}" if attr else "") +
+            (f" loc({string_attr(name)})" if name else f" {_UNKNOWN}")
+            for a, attr, name in zip(self.args, self.arg_attrs, self.arg_names))
         results = [t + (f" {{{attr}}}" if attr else "")
                    for t, attr in zip(self.result_types, self.result_attrs)]
         result_text = results[0] if len(results) == 1 and not self.result_attrs[0] else \
@@ -228,10 +234,9 @@ class Function:
 class Module:
     """A module of functions; `main` is the entry point XLA runs."""
 
-    def __init__(self, name: str = "jit", attrs: dict | None = None, locations: bool = False):
+    def __init__(self, name: str = "jit", attrs: dict | None = None):
         self.name = name
         self.attrs = dict(attrs or {})
-        self.locations = locations
         self.functions: list[Function] = []
         self.symbols: list[str] = []        # lines before the functions (e.g. `sdy.mesh @mesh`)
         self._names: set[str] = set()

@@ -1,6 +1,7 @@
 """Programs whose printed forms a learner compares with JAX's: `jit(f).lower(...).as_text()`
 (StableHLO as MLIR prints it, with each result's `jax.result_info`) and `make_jaxpr` text
-(results nobody reads printed `_` at the top level only). Shared by
+(results nobody reads printed `_` at the top level only), and the op names XLA's compiled
+program keeps (`Compiled.as_text()`'s `op_name="jit(f)/sin"`). Shared by
 reference/make_lowered_text_reference.py (run with real JAX 0.10.2) and
 tests/transforms/test_lowered_text.py (run with jxkernel); compared as text, exactly.
 
@@ -9,6 +10,7 @@ unused arguments (JAX drops them from `main` unless keep_unused=True; jxkernel k
 scan's body (JAX calls private functions from it), and jnp functions JAX jits inside (`@sort`,
 `@argmax`).
 """
+import re
 from collections import namedtuple
 
 Pair = namedtuple("Pair", ["first", "second"])
@@ -55,6 +57,19 @@ def _jaxprs(jax):
     }
 
 
+def _compiled(jax):
+    """What XLA's compiled program says of where its ops came from: each op's `op_name`
+    (JAX's name stack, `jit(f)/sin`) and the parameters named after the arguments."""
+    jnp = jax.numpy
+
+    def f(x, y):
+        return {"a": jnp.sin(x) * y, "b": jnp.exp(x) - 1}
+    text = jax.jit(f).lower(jnp.ones(3), 2.).compile().as_text()
+    return {"op_names": sorted(set(re.findall(r'op_name="([^"]*)"', text))),
+            "parameters": sorted(set(re.findall(r"%(\w+)\.\d+ = \S+ parameter\(", text)))}
+
+
 def run(jax) -> dict:
     return {"stablehlo": _stablehlo(jax),
-            "jaxpr": {name: str(j) for name, j in _jaxprs(jax).items()}}
+            "jaxpr": {name: str(j) for name, j in _jaxprs(jax).items()},
+            "compiled": _compiled(jax)}

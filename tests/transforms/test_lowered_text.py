@@ -38,6 +38,11 @@ def test_jaxpr_text_is_jaxs(name):
     assert _ours()["jaxpr"][name] == _reference()["jaxpr"][name]
 
 
+@pytest.mark.xla_only("XLA compiler")
+def test_compiled_ops_are_named_as_jaxs():
+    assert _ours()["compiled"] == _reference()["compiled"]
+
+
 def test_a_result_path_with_a_quote_is_escaped_as_mlir_prints_it():
     text = jxkernel.jit(lambda x: {'say "hi"': x}).lower(1.0).as_text()
     assert 'jax.result_info = "result[\'say \\22hi\\22\']"' in text
