@@ -20,6 +20,7 @@ from ..xla.sharded import (ShardedArray, _mesh_of, _own_sharding, _SpmdEntry, co
                            gspmd_sharding, lower_partitioned, to_argument,
                            typed_outputs)
 from ..xla.sharding import SingleDeviceSharding
+from .jit_args import result_paths
 
 
 def _is_sharding(s) -> bool:
@@ -173,7 +174,8 @@ class Partitioning:
         self.closed, self.out_tree, self.name = closed, out_tree, jitted._name
         self.module = lower_partitioned(
             closed, self.name, mesh, [replicated] * n_consts + self.in_shardings, flat_out,
-            self.donated, locations)
+            self.donated, locations, result_paths(out_tree),
+            jitted._leaf_names(dyn_args, dyn_kwargs))
 
     def compile(self, trace_s=0.0) -> tuple:
         """(_SpmdEntry, Phases); `trace_s`: what tracing took, for the record."""
