@@ -5,6 +5,7 @@ compile refused memory does.
 Across processes: tests/xla/test_runtime_subprocess.py.
 """
 import gc
+import itertools
 import os
 import uuid
 import weakref
@@ -34,9 +35,14 @@ def cache(tmp_path):
     compiler.clear_caches()
 
 
+# Constants counted up from a random start: unique in this process, whose in-memory cache
+# the tests share (drawn from 1000 at random, two of ten tests met in one run out of 20 or so)
+_constants = itertools.count(uuid.uuid4().int % (1 << 20) + 1)
+
+
 def unique_module():
     """A module no other test compiles (the constant differs), computing x * c."""
-    c = float(uuid.uuid4().int % 1000 + 1)
+    c = float(next(_constants))              # below 2**21: exact in float32
     text = f"""module @cached {{
   func.func public @main(%x: tensor<3xf32>) -> tensor<3xf32> {{
     %c = stablehlo.constant dense<{c}> : tensor<3xf32>
