@@ -11,6 +11,7 @@ in order of first appearance, so printing is deterministic and matches JAX.
 from __future__ import annotations
 
 import itertools
+import re
 from collections import Counter, deque
 from typing import Any, NamedTuple
 
@@ -227,20 +228,49 @@ def pp_eqn(eqn: Eqn, names: Names, indent: int, source_info=False, width=80) -> 
     items = printer(eqn.params) if printer else sorted(eqn.params.items())
     if eqn.primitive in call_primitives:
         _share_call_names(eqn, names)
-    rendered = [(k, pp_param(v, names, indent + 2, width, len(k) + 1)) for k, v in items]
+    rendered = [(k, pp_param(v, names, indent + 2, width, len(k) + 1, source_info))
+                for k, v in items]
     head = f"{outs} = {eqn.primitive}" if outs else str(eqn.primitive)   # no results: no `=`
     one_line = " ".join(f"{k}={v}" for k, v in rendered)
     if not rendered:
         text = f"{head} {args}"
-    elif "\n" not in one_line and indent + len(head) + len(one_line) + 2 <= width:
+    elif "\n" not in one_line and indent + len(head) + _width(one_line) + 2 <= width:
         text = f"{head}[{one_line}] {args}"
     else:
         pad = " " * (indent + 2)
         body = "\n".join(f"{pad}{k}={v}" for k, v in rendered)
         text = f"{head}[\n{body}\n{' ' * indent}] {args}"
-    if source_info and eqn.source_info is not None:
-        text += f"  # {eqn.source_info}"
+    note = _note(source_info, eqn.source_info)
+    if note:                               # on the equation's first line, as JAX puts it
+        first, newline, rest = text.partition("\n")
+        text = f"{first}{_NOTE}{note}{_END}{newline}{rest}"
     return text
+
+
+# An equation's source note (`source_info=True`) travels inside the text between these until
+# pp_toplevel lines the notes up in one column, as JAX prints them (`... # f.py:3:4 (f)`)
+_NOTE, _END = "\x00", "\x01"
+_NOTES = re.compile("\x00([^\x01]*)\x01")
+
+
+def _note(source_info, info) -> str:
+    """An equation's note: `source_info` True gives JAX's `file:line:col (function)`, a
+    callable its own text of the SourceInfo (the notebook's `In[3]:2`)."""
+    if not source_info or info is None:
+        return ""
+    return source_info(info) if callable(source_info) else str(info)
+
+
+def _width(text: str) -> int:
+    """How wide `text` prints, its notes left out (they go to the column after the text)."""
+    return len(_NOTES.sub("", text))
+
+
+def _line_up_notes(text: str) -> str:
+    lines = [(_NOTES.sub("", line), _NOTES.findall(line)) for line in text.split("\n")]
+    column = max((len(shown) for shown, notes in lines if notes), default=0)
+    return "\n".join(f"{shown.ljust(column)} # {notes[0]}" if notes else shown
+                     for shown, notes in lines)
 
 
 def jaxpr_params(params: dict) -> list:
@@ -272,16 +302,18 @@ def _share_call_names(eqn: Eqn, names: Names):
             taken.add(names(outer))
 
 
-def pp_param(value, names: Names, indent: int, width: int, prefix: int = 0) -> str:
+def pp_param(value, names: Names, indent: int, width: int, prefix: int = 0,
+             source_info=False) -> str:
     """A param's text; `prefix` is the width of `key=` before it on its first line."""
     if isinstance(value, (Jaxpr, ClosedJaxpr)):
         jaxpr = value.jaxpr if isinstance(value, ClosedJaxpr) else value
         if jaxpr in names.shared:
             return names.shared[jaxpr]
-        return pp_jaxpr(jaxpr, names, indent, False, width, prefix)
+        return pp_jaxpr(jaxpr, names, indent, source_info, width, prefix)
     if isinstance(value, tuple) and value and all(isinstance(v, (Jaxpr, ClosedJaxpr)) for v in value):
         pad = " " * (indent + 2)
-        inner = "\n".join(pad + pp_param(v, names, indent + 2, width) for v in value)
+        inner = "\n".join(pad + pp_param(v, names, indent + 2, width, 0, source_info)
+                           for v in value)
         return f"(\n{inner}\n{' ' * indent})"
     if isinstance(value, np.dtype):
         return value.name
@@ -302,7 +334,7 @@ def pp_jaxpr(jaxpr: Jaxpr, names: Names, indent: int, source_info=False, width=8
     tail = f"in ({outs},) }}" if len(jaxpr.outvars) == 1 else f"in ({outs}) }}"
     if not any("\n" in e for e in eqns):
         one_line = " ".join([head, "; ".join(eqns), tail]) if eqns else f"{head}  {tail}"
-        if indent + prefix + len(one_line) <= width:
+        if indent + prefix + _width(one_line) <= width:
             return one_line
     body = "".join(f"\n{' ' * (indent + 4)}{e}" for e in eqns)
     return f"{head}{body}\n{' ' * (indent + 2)}{tail}"
@@ -358,7 +390,9 @@ def name_unused_results(jaxpr: Jaxpr, names: Names) -> None:
 
 
 def pp_toplevel(jaxpr: Jaxpr, source_info=False, width=80, names: Names | None = None) -> str:
-    """`jaxpr` as JAX prints it: shared nested jaxprs first (`let name = ... in`), then it."""
+    """`jaxpr` as JAX prints it: shared nested jaxprs first (`let name = ... in`), then it.
+    `source_info`: each equation's source in a column after the text, as JAX's
+    `pretty_print(source_info=True)`; a callable gives its own text of each SourceInfo."""
     names = names if names is not None else Names()
     names.shared = {}
     name_unused_results(jaxpr, names)
@@ -369,7 +403,8 @@ def pp_toplevel(jaxpr: Jaxpr, source_info=False, width=80, names: Names | None =
         parts.append(f"{head}{pp_jaxpr(inner, names, 0, source_info, width, len(head))} in")
         names.shared[inner] = name
     parts.append(pp_jaxpr(jaxpr, names, 0, source_info, width))
-    return "\n".join(parts)
+    text = "\n".join(parts)
+    return _line_up_notes(text) if source_info else text
 
 
 _Names = Names          # the old private name (the notebook viewer used it first)

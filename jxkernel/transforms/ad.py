@@ -24,6 +24,7 @@ from ..core.interpreter_primitives import convert_element_type
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, Var
 from ..core.lru import TRACES, WeakLRU
 from ..core.primitive import rule as _rule
+from ..core.source_info import replaying
 from ..core.trace import Trace, Tracer, current_trace, new_trace, set_current_trace, value_text
 from .ad_util import UndefinedPrimal, Zero, add_tangents, float0, instantiate
 
@@ -245,35 +246,44 @@ def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out) 
             return UndefinedPrimal(atom.aval)
         return primal_env[atom]
 
-    linear_eqns = []
-    for eqn in jaxpr.eqns:
-        if any(type(a) is Var and a in linear_vars for a in eqn.invars):
-            linear_vars.update(eqn.outvars)
-            linear_eqns.append(eqn)
-        else:
-            outs = eqn.primitive.bind(*map(read_primal, eqn.invars), **eqn.params)
-            primal_env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
+    # the equations each step records get the line of the equation it runs or transposes, as
+    # JAX's backward pass does (else the frame running the transformation: an IPython magic's)
+    outer = replaying.source_info
+    try:
+        linear_eqns = []
+        for eqn in jaxpr.eqns:
+            if any(type(a) is Var and a in linear_vars for a in eqn.invars):
+                linear_vars.update(eqn.outvars)
+                linear_eqns.append(eqn)
+            else:
+                replaying.source_info = eqn.source_info or outer
+                outs = eqn.primitive.bind(*map(read_primal, eqn.invars), **eqn.params)
+                primal_env.update(zip(eqn.outvars,
+                                      outs if eqn.primitive.multiple_results else [outs]))
 
-    ct_env: dict = {}
+        ct_env: dict = {}
 
-    def write_ct(v, ct):
-        if type(v) is not Var or type(ct) is Zero or ct is None or v not in linear_vars:
-            return
-        ct_env[v] = add_tangents(ct_env[v], ct) if v in ct_env else ct
+        def write_ct(v, ct):
+            if type(v) is not Var or type(ct) is Zero or ct is None or v not in linear_vars:
+                return
+            ct_env[v] = add_tangents(ct_env[v], ct) if v in ct_env else ct
 
-    for v, ct in zip(jaxpr.outvars, cotangents_out):
-        write_ct(v, ct)
-    for eqn in reversed(linear_eqns):
-        cts_out = [ct_env.pop(v, Zero(v.aval)) for v in eqn.outvars]
-        if all(type(c) is Zero for c in cts_out) and eqn.primitive not in always_transposed:
-            continue
-        invals = list(map(read_primal, eqn.invars))
-        ct_arg = cts_out if eqn.primitive.multiple_results else cts_out[0]
-        cts_in = _rule("transpose", eqn.primitive)(ct_arg, *invals, **eqn.params)
-        for v, ct in zip(eqn.invars, cts_in):
+        for v, ct in zip(jaxpr.outvars, cotangents_out):
             write_ct(v, ct)
-    return [ct_env.pop(v, Zero(v.aval)) if is_linear else None
-            for v, is_linear in zip(jaxpr.invars, flags)]
+        for eqn in reversed(linear_eqns):
+            cts_out = [ct_env.pop(v, Zero(v.aval)) for v in eqn.outvars]
+            if all(type(c) is Zero for c in cts_out) and eqn.primitive not in always_transposed:
+                continue
+            invals = list(map(read_primal, eqn.invars))
+            ct_arg = cts_out if eqn.primitive.multiple_results else cts_out[0]
+            replaying.source_info = eqn.source_info or outer
+            cts_in = _rule("transpose", eqn.primitive)(ct_arg, *invals, **eqn.params)
+            for v, ct in zip(eqn.invars, cts_in):
+                write_ct(v, ct)
+        return [ct_env.pop(v, Zero(v.aval)) if is_linear else None
+                for v, is_linear in zip(jaxpr.invars, flags)]
+    finally:
+        replaying.source_info = outer
 
 
 # ------------------------------------------------------------------ vjp, grad

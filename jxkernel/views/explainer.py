@@ -483,7 +483,8 @@ def _inner_jaxprs(params):
 
 
 # ------------------------------------------------------------------ StableHLO, read back
-_LOC = re.compile(r'\s*loc\("((?:[^"\\]|\\.)*)":(\d+):\d+\)\s*$')
+# an op's location: the user's line (`loc("file":3:0)`), or none (`loc(unknown)`)
+_LOC = re.compile(r'\s*loc\((?:"((?:[^"\\]|\\.)*)":(\d+):\d+|unknown)\)\s*$')
 _OP = re.compile(r'^(?:%[\w#:]+ = )?"?([a-z_]+\.[\w.]+|return)"?')
 
 
@@ -496,7 +497,8 @@ def _stablehlo_ops(text: str) -> list:
         line = raw.strip()
         loc = _LOC.search(line)
         body = line[:loc.start()] if loc else line
-        where = (re.sub(r"\\(.)", r"\1", loc.group(1)), int(loc.group(2))) if loc else (None, None)
+        where = (re.sub(r"\\(.)", r"\1", loc.group(1)), int(loc.group(2))) \
+            if loc and loc.group(1) is not None else (None, None)
         if line.startswith("})") and open_ops:
             start = open_ops.pop()
             name, head, first, _, _ = ops[start]

@@ -287,14 +287,15 @@ def i64_attr(value) -> str:
 
 
 def string_attr(text: str) -> str:
-    """An MLIR string literal, as MLIR prints one: `"`, `\\` and bytes outside printable
-    ASCII written `\\XX` in hex.
+    """An MLIR string literal: `"` and `\\` escaped with a backslash, control characters as
+    `\\XX` in hex, the rest as it is (UTF-8); MLIR reads them all and prints bytes outside
+    printable ASCII in hex.
 
         >>> print(string_attr('say "hi"'))
-        "say \\22hi\\22"
+        "say \\"hi\\""
     """
-    return '"' + "".join(c if " " <= c <= "~" and c not in '"\\' else
-                         "".join(f"\\{b:02X}" for b in c.encode()) for c in text) + '"'
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + "".join(c if c >= " " else f"\\{ord(c):02X}" for c in escaped) + '"'
 
 
 def i32_attr(value) -> str:

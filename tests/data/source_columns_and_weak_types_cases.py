@@ -44,6 +44,10 @@ def source_locations(jax):
         exec(compile("jnp.exp(x)\n", "col0.py", "exec"), namespace)
         return x
 
+    def loss(w, x):             # grad's backward equations take the lines they transpose
+        y = jnp.tanh(x @ w)
+        return jnp.mean(y ** 2)
+
     leaked = []
 
     def leak(x):
@@ -60,6 +64,12 @@ def source_locations(jax):
     return {
         "jaxpr": [_wheres(line) for line in
                   str(jax.make_jaxpr(f)(1.0).pretty_print(source_info=True)).splitlines()[1:-1]],
+        "grad": [_wheres(line) for line in str(jax.make_jaxpr(jax.grad(loss))(
+            jnp.ones((3, 3)), jnp.ones((2, 3))).pretty_print(source_info=True)).splitlines()[1:-1]],
+        # the notes' column, after the widest line that has one, and nested jaxprs' notes
+        "layout": [_WHERE.sub("F", line) for line in jax.make_jaxpr(
+            lambda x: jax.jit(loss)(x, x) + jnp.cos(x))(jnp.ones((2, 2))).pretty_print(
+                source_info=True).splitlines()],
         "method": _wheres(jax.make_jaxpr(Model())(1.0).pretty_print(source_info=True)),
         "column_zero": _wheres(jax.make_jaxpr(column_zero)(1.0).pretty_print(source_info=True)),
         "escaped": escaped,

@@ -117,7 +117,7 @@ w = jax.device_put(np.ones((4, 2), np.float32), NamedSharding(mesh, P()))
 def loss(w, x):
     return jnp.mean((x @ w) ** 2)
 def step(w, x):
-    return w - 0.1 * jax.grad(loss)(w, x)      # STEP LINE
+    return w - 0.1 * jax.grad(loss)(w, x)
 ex = jax.explain(step, w, rows)
 out["explain"] = ex.to_json()["collectives"]
 out["explain_lines"] = {l["id"]: l["line"] for l in ex.to_json()["lines"]}
@@ -184,8 +184,9 @@ def test_communication_view_in_explain_and_hlo(four):
     (reduce,) = four["explain"]
     assert (reduce["opcode"], reduce["operands"], reduce["bytes"]) == ("all-reduce", ["f32[2,4]"], 32)
     assert reduce["groups"] == [[0, 2], [1, 3]]          # over 'data': devices 0,2 and 1,3
-    step_line = FOUR_DEVICES.split("\n").index(
-        "    return w - 0.1 * jax.grad(loss)(w, x)      # STEP LINE") + 1   # backward: grad's line
+    # the gradient's all-reduce comes from transposing `x @ w`: its line, as JAX's backward
+    # pass keeps the line of the equation it transposes
+    step_line = FOUR_DEVICES.split("\n").index("    return jnp.mean((x @ w) ** 2)") + 1
     assert four["explain_lines"][reduce["line_id"]] == step_line
     assert reduce["source"] == f"<string>:{step_line}"
     assert four["explain_text"][0].startswith("communication: 1 collective(s) XLA inserted, 32 ")

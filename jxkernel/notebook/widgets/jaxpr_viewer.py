@@ -37,21 +37,14 @@ _HERE = pathlib.Path(__file__).parent
 def describe(jaxpr) -> tuple[dict, str]:
     """(the jaxpr as jaxpr_json structures it, its printed text with source lines)."""
     names = ir.Names()
-    text = ir.pp_toplevel(open_jaxpr(jaxpr), source_info=True, names=names)   # names all
-    for info in _source_infos(open_jaxpr(jaxpr)):    # "# /tmp/x/123.py:2 (f)" -> "# In[3]:2 (f)"
-        label = source_label(info)
-        text = text.replace(f"  # {info}", f"  # {label} ({info.function})" if label else "")
+    text = ir.pp_toplevel(open_jaxpr(jaxpr), source_info=_cell_line, names=names)   # names all
     return jaxpr_json.jaxpr_to_json(jaxpr, names), text
 
 
-def _source_infos(jaxpr) -> set:
-    found = set()
-    for e in jaxpr.eqns:
-        if e.source_info is not None:
-            found.add(e.source_info)
-        for sub in jaxpr_params(e.params):
-            found |= _source_infos(open_jaxpr(sub))
-    return found
+def _cell_line(info) -> str:
+    """An equation's source as the notebook says it ("In[3]:2 (f)"; nothing for our own)."""
+    label = source_label(info)
+    return f"{label} ({info.function})" if label else ""
 
 
 def count_primitives(jaxpr) -> dict:
