@@ -10,6 +10,8 @@ per signature through xla/sharded.py, and puts the executable in jit's fast path
 from __future__ import annotations
 
 from ..core.config import config
+from ..core.dce import dce_jaxpr
+from ..core.ir import ClosedJaxpr
 from ..core.interpreter_primitives import sharding_constraint_p
 from ..core.mesh import NamedSharding, PartitionSpec, resolve
 from ..core.staging import DebugInfo, trace_to_jaxpr
@@ -172,8 +174,10 @@ class Partitioning:
         donated = jitted._donated_leaves(dyn_args, dyn_kwargs) or (False,) * len(leaves)
         self.donated = (False,) * n_consts + tuple(donated)
         self.closed, self.out_tree, self.name = closed, out_tree, jitted._name
+        # dead equations go unless keep_unused, as a one-device jit's (stages.lower_jit)
+        pruned = closed if jitted._keep_unused else ClosedJaxpr(dce_jaxpr(jaxpr), closed.consts)
         self.module = lower_partitioned(
-            closed, self.name, mesh, [replicated] * n_consts + self.in_shardings, flat_out,
+            pruned, self.name, mesh, [replicated] * n_consts + self.in_shardings, flat_out,
             self.donated, locations, result_paths(out_tree),
             jitted._leaf_names(dyn_args, dyn_kwargs))
 

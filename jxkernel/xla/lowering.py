@@ -16,6 +16,7 @@ from typing import Callable
 import numpy as np
 
 from ..core import avals as _avals
+from ..core.dce import dce_jaxpr
 from ..core.errors import aval_text
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal
 from ..core.primitive import lowering_rules
@@ -180,7 +181,7 @@ def function_for(module_ctx: ModuleContext, closed: ClosedJaxpr, name: str) -> h
     found = module_ctx.functions.get(key)
     if found is not None:
         return found[1]
-    jaxpr = closed.jaxpr
+    jaxpr = dce_jaxpr(closed.jaxpr)     # what its results do not need goes, as in JAX's pjit
     fn = new_function(module_ctx, name, [hlo.aval_type(v.aval) for v in jaxpr.invars],
                       public=False)
     consts = [fn.body.constant(np.asarray(c)) for c in closed.consts]   # concrete: embed them

@@ -1,12 +1,14 @@
 """Dead-code elimination (core/dce.py) as jit applies it: what JAX 0.10.2 does for the same
 programs (run by hand: the same custom_call counts, calls and prints)."""
 import numpy as np
+import pytest
 from doc_examples import check_docstring_examples
 
 import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel.core.dce import dce_jaxpr
 from jxkernel.experimental import io_callback
+from jxkernel.sharding import NamedSharding, PartitionSpec
 
 F32 = jax.ShapeDtypeStruct((), jnp.float32)
 
@@ -65,3 +67,16 @@ def test_dce_jaxpr_keeps_inputs_and_returns_the_same_jaxpr_when_nothing_is_dead(
 
 def test_the_docstring_example_is_true():
     check_docstring_examples("jxkernel.core.dce", {"make_jaxpr": jax.make_jaxpr, "grad": jax.grad})
+
+
+@pytest.mark.xla_only("sharded arrays")
+def test_a_jit_over_a_mesh_drops_them_too():
+    mesh = jax.make_mesh((1,), ("x",))
+    sharding = NamedSharding(mesh, PartitionSpec("x"))
+
+    def f(x):
+        jnp.sin(x)                                  # dead
+        return x * 2
+    assert "sine" not in jax.jit(f, in_shardings=sharding).lower(jnp.ones(4)).as_text()
+    kept = jax.jit(f, in_shardings=sharding, keep_unused=True).lower(jnp.ones(4)).as_text()
+    assert "stablehlo.sine" in kept

@@ -31,6 +31,10 @@ def _stablehlo(jax):
         unused = jnp.sin(x)          # noqa: F841 (dead: gone unless keep_unused)
         return x * 3
     out["keep_unused_keeps_dead_code"] = jax.jit(named, keep_unused=True).lower(ones(2))
+    def inner(x):
+        jnp.exp(x)                   # dead inside the inner jit: its function leaves it out
+        return jnp.cos(x) + 1
+    out["nested_jit_drops_dead_code"] = jax.jit(lambda x: jax.jit(inner)(x) * 2).lower(ones(3))
     out["fori_loop"] = jax.jit(lambda n: lax.fori_loop(0, n, lambda i, c: c * 2., 1.)).lower(3)
     out["cond"] = jax.jit(lambda p, x: lax.cond(p, jnp.sin, jnp.cos, x)).lower(True, 1.)
     out["compare_and_select"] = jax.jit(lambda x: jnp.where(x > 0, x, -x)).lower(ones(3))
