@@ -30,8 +30,8 @@ def printed_text(text: str, debug_info: bool = False) -> str:
     """The module as MLIR prints it, which is what JAX's `Lowered.as_text()` shows: the short
     forms (`stablehlo.compare LT, %a, %b, SIGNED`), constants named `%cst`/`%c`, and with
     `debug_info` each op's location."""
-    if xc is None:        # no jaxlib (Pyodide): our own text, valid but in generic form in places
-        return text
+    if xc is None:        # no jaxlib (Pyodide): our own text, in generic form in places
+        return text if debug_info else _LOCATION.sub("", text)
     printed = _parse_ir(text).operation.get_asm(enable_debug_info=debug_info)
     # the parser gives what has no source line its place in our text ("-":LINE:COL): to the
     # reader that is no location at all, and JAX prints loc(unknown) there
@@ -39,6 +39,8 @@ def printed_text(text: str, debug_info: bool = False) -> str:
 
 
 _PARSE_POSITION = re.compile(r'loc\("-":\d+:\d+\)')
+# an op's ` loc(...)` in our text: `loc(unknown)`, `loc("jit(f)/sin")`, `loc("f.py":3:0)`
+_LOCATION = re.compile(r' loc\((?:"(?:[^"\\]|\\.)*"|[^()"])*\)')
 
 
 def mlir_module(text: str):

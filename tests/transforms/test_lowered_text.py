@@ -75,3 +75,13 @@ def test_lowering_for_gpu_without_one_is_jaxs_error():
 def test_the_docstring_examples_of_the_text_helpers_are_true():
     check_docstring_examples("jxkernel.xla.stablehlo")           # string_attr, the emitter
     check_docstring_examples("jxkernel.transforms.jit_args", {"tree_flatten": tree_flatten})
+
+
+def test_without_jaxlib_as_text_is_our_text_without_its_locations(monkeypatch):
+    # Pyodide has no jaxlib, so no MLIR printer: the text jxkernel writes, its locs left out
+    from jxkernel.xla import portable
+    monkeypatch.setattr(portable, "xc", None)
+    lowered = jxkernel.jit(lambda x: jnp.sin(x).sum()).lower(jnp.ones(3))
+    text = lowered.as_text()
+    assert "stablehlo.sine %arg0 : tensor<3xf32>\n" in text and "loc(" not in text
+    assert 'loc("jit(<lambda>)/sin")' in lowered._text       # what XLA gets keeps them
