@@ -73,6 +73,7 @@ def test_jaxpr_viewer_def_use_and_stablehlo_switch():
     assert v.stablehlo == ""                                       # lowered only when asked
     v.view = "stablehlo"
     assert v.stablehlo.startswith("module @jit_") and "stablehlo.sine" in v.stablehlo
+    assert "loc(" not in v.stablehlo and "%cst" in v.stablehlo     # as MLIR prints it (as_text)
 
 
 def test_jaxpr_viewer_fallbacks_and_lowering_failure():

@@ -24,6 +24,7 @@ from ...core import ir
 from ...core.ir import jaxpr_params
 from ...xla import client
 from ...xla.lowering import lower_module
+from ...xla.portable import printed_text
 from ...views import jaxpr_json
 from ..display import esc, source_label
 from ..protocol import mime_type
@@ -221,7 +222,8 @@ class JaxprViewer(TextFallback, anywidget.AnyWidget):
 
 
 def lower_to_stablehlo(jaxpr, name: str = "jaxpr", platform: str | None = None) -> str:
-    """The StableHLO module we would compile for a (closed) jaxpr."""
+    """The StableHLO module we would compile for a (closed) jaxpr, as MLIR prints it (as
+    `Lowered.as_text()` shows a module)."""
     platform = platform or client.default_backend()
     text, _ = lower_module(open_jaxpr(jaxpr), name=name, platform=platform)
-    return text
+    return printed_text(text)
