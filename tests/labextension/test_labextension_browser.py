@@ -470,6 +470,7 @@ def test_show_jaxpr_and_hlo_commands(lab, request):
 # The lowest contrast of text under a node against what is drawn behind it (WCAG 2.1: relative
 # luminance of sRGB colours; translucent text and backgrounds composited over their parents').
 WORST_CONTRAST_JS = """root => {
+  if (!root.isConnected) return null;     // re-rendered since the locator found it: try again
   const rgba = s => { const m = s.match(/[\\d.]+/g).map(Number); return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1]; };
   const over = (top, under) => [0, 1, 2].map(i => top[i] * top[3] + under[i] * (1 - top[3])).concat([1]);
   const lum = c => { const [r, g, b] = c.slice(0, 3).map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
@@ -500,7 +501,15 @@ WORST_CONTRAST_JS = """root => {
 
 
 def assert_readable(locator, least, what):
-    got = locator.evaluate(WORST_CONTRAST_JS)
+    # a view re-renders when an event comes (the Compilations panel on each compile): the
+    # element the locator found may have left the page before the script runs, which then
+    # read an empty computed style; the locator finds the new one on the next try
+    for _ in range(20):
+        got = locator.evaluate(WORST_CONTRAST_JS)
+        if got is not None:
+            break
+        locator.page.wait_for_timeout(100)
+    assert got is not None, f"{what}: the element kept leaving the page"
     assert got["rootBgLum"] < 0.1, f"{what}: a light background in the dark theme: {got}"
     assert got["ratio"] >= least, f"{what}: text at contrast {got['ratio']:.2f} < {least}: {got}"
 
