@@ -141,6 +141,9 @@ def deserialize(blob) -> Exported:
 def _from_fields(fields: dict) -> Exported:
     vjp = fields.pop("vjp")
     vjp = None if vjp is None else _from_fields(vjp)
+    if fields["uses_global_constants"] is None:      # a blob written before the field
+        fields["uses_global_constants"] = _uses_global_constants(fields["platforms"],
+                                                                 fields["in_avals"])
     return Exported(**fields, _get_vjp=None if vjp is None else lambda _: vjp)
 
 
@@ -174,15 +177,20 @@ def _exported(traced, platforms, disabled_checks, get_vjp) -> Exported:
         _get_vjp=get_vjp, _text=[module_text(artifact)])   # as a deserialized one reads
 
 
+def _uses_global_constants(platforms, in_avals) -> bool:
+    """JAX's `Exported.uses_global_constants` as the signature shows it (also the module's
+    `jax.uses_shape_polymorphism`: its shapes are refined before XLA compiles it): a platform
+    index, or symbolic sizes. A call of an Exported that has either adds to it."""
+    return len(platforms) > 1 or any(is_symbolic(d) for a in in_avals for d in a.shape)
+
+
 def _module_text(closed, name: str, platforms, arg_paths, result_names) -> tuple[str, bool]:
     """(A module whose `main` takes the jaxpr's inputs, after the platform index where it is
     lowered for several platforms, closed-over constants embedded; whether it uses global
-    constants). JAX's `uses_global_constants`, also the module's
-    `jax.uses_shape_polymorphism`: it must have its shapes refined before XLA compiles it,
-    for a platform index, symbolic sizes, or a call of an Exported that has either."""
-    module = hlo.Module(f"jit_{name}")
-    # the lowering rules know the CUDA backend as "gpu" (its PJRT devices' platform)
-    lowering = ["gpu" if p == "cuda" else p for p in platforms]
+    constants)."""
+    attrs = {"mhlo.num_partitions": hlo.i32_attr(1), "mhlo.num_replicas": hlo.i32_attr(1)}
+    module = hlo.Module(f"jit_{name}", attrs)
+    lowering = [_client.lowering_platform(p) for p in platforms]
     module_ctx = ModuleContext(module, lowering[0], platforms=lowering)
     main = new_function(module_ctx, "main", [hlo.aval_type(a) for a in closed.in_avals])
     args = main.args[len(platform_index_args(main.body)):]
@@ -196,10 +204,8 @@ def _module_text(closed, name: str, platforms, arg_paths, result_names) -> tuple
         raise ValueError(f"Cannot export '{name}': it calls Python host callbacks "
                          f"(debug.print, debug.callback, pure_callback or io_callback), which "
                          f"live only in this process. Remove them from the exported function.")
-    uses = len(platforms) > 1 or module_ctx.symbolic is not None or module_ctx.global_constants
-    module.attrs.update({"jax.uses_shape_polymorphism": hlo.bool_attr(uses),
-                         "mhlo.num_partitions": hlo.i32_attr(1),
-                         "mhlo.num_replicas": hlo.i32_attr(1)})
+    uses = _uses_global_constants(platforms, closed.in_avals) or module_ctx.global_constants
+    module.attrs["jax.uses_shape_polymorphism"] = hlo.bool_attr(uses)
     return module.text(), uses
 
 

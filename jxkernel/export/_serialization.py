@@ -86,9 +86,7 @@ def _fields(record: dict) -> dict:
         mlir_module_serialized=base64.b64decode(record["module"]),
         calling_convention_version=record["calling_convention_version"],
         module_kept_var_idx=tuple(range(len(in_avals))),
-        # blobs written before the field have it from what they show (not an inner call's)
-        uses_global_constants=record.get("uses_global_constants", len(record["platforms"]) > 1 or
-                                         any(is_symbolic(d) for a in in_avals for d in a.shape)),
+        uses_global_constants=record.get("uses_global_constants"),     # (None: written before it)
         vjp=None if record["vjp"] is None else _fields(record["vjp"]))
 
 

@@ -198,9 +198,8 @@ class Traced(_Stage):
         several takes the platform index first, as jax.export's modules do."""
         platforms = None
         if lowering_platforms:
-            # the lowering rules know the CUDA backend as "gpu" (its PJRT devices' platform)
-            platforms = tuple("gpu" if p == "cuda" else p
-                              for p in map(_client.jax_platform, lowering_platforms))
+            platforms = tuple(_client.lowering_platform(_client.jax_platform(p))
+                              for p in lowering_platforms)
             if self.jitted._sharded or any_sharded(self._leaves):
                 raise NotImplementedError("lower(lowering_platforms=...) of a program "
                                           "partitioned over a mesh is not implemented")

@@ -366,6 +366,16 @@ def _available(platform: str) -> bool:
 JAX_NAMES = {"cpu": "cpu", "gpu": "cuda", "tpu": "tpu", "numpy": "numpy"}
 
 
+def lowering_platform(name: str) -> str:
+    """The platform lowering rules know a JAX platform name by: its PJRT devices' ("gpu" for
+    "cuda"; the inverse of JAX_NAMES).
+
+        >>> lowering_platform("cuda"), lowering_platform("cpu")
+        ('gpu', 'cpu')
+    """
+    return "gpu" if name == "cuda" else name
+
+
 def jax_platform(name: str) -> str:
     """JAX's lowering platform for a backend name: "cuda" for "gpu" (the CUDA backend, which
     must start here: JAX resolves "gpu" by the backends present), others as they are.

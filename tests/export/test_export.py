@@ -79,6 +79,23 @@ def test_bad_blobs_are_refused_with_what_is_wrong():
 
 
 @pytest.mark.xla_only("XLA text")    # jax.export's StableHLO: refused on the NumPy backend
+def test_a_blob_written_before_uses_global_constants_has_it_from_its_signature():
+    def without_the_field(exp):
+        blob = bytes(exp.serialize())
+        record = json.loads(blob[len(b"JXKEXPORT\n") + 32:])
+        del record["uses_global_constants"]
+        payload = json.dumps(record).encode()
+        return export.deserialize(b"JXKEXPORT\n" + hashlib.sha256(payload).digest() + payload)
+    n, = export.symbolic_shape("n")
+    symbolic = export.export(jxkernel.jit(jnp.sum))(jxkernel.ShapeDtypeStruct((n,), jnp.float32))
+    two = export.export(jxkernel.jit(jnp.sin), platforms=("cpu", "cuda"))(1.0)
+    assert symbolic.uses_global_constants and two.uses_global_constants      # as JAX's
+    assert without_the_field(symbolic).uses_global_constants is True
+    assert without_the_field(two).uses_global_constants is True
+    assert without_the_field(_exported()).uses_global_constants is False
+
+
+@pytest.mark.xla_only("XLA text")    # jax.export's StableHLO: refused on the NumPy backend
 def test_unsupported_pytree_nodes_are_refused_at_serialize():
     Point = collections.namedtuple("Point", "x y")
     exp = export.export(jxkernel.jit(lambda p: p.x + p.y))(Point(1.0, 2.0))
