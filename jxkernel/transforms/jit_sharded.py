@@ -10,8 +10,6 @@ per signature through xla/sharded.py, and puts the executable in jit's fast path
 from __future__ import annotations
 
 from ..core.config import config
-from ..core.dce import dce_jaxpr
-from ..core.ir import ClosedJaxpr
 from ..core.interpreter_primitives import sharding_constraint_p
 from ..core.mesh import NamedSharding, PartitionSpec, resolve
 from ..core.staging import DebugInfo, trace_to_jaxpr
@@ -155,8 +153,8 @@ class Partitioning:
         flat_in = [None] * len(leaves) if given_in is None else \
             _flat_shardings(given_in, dyn_args, "in_shardings")
         flat_in = [s if s is not None else _own_sharding(x) for s, x in zip(flat_in, leaves)]
-        _check_fit("arguments", jitted._leaf_names(dyn_args, dyn_kwargs), jaxpr.in_avals,
-                   flat_in)
+        leaf_names = jitted._leaf_names(dyn_args, dyn_kwargs)
+        _check_fit("arguments", leaf_names, jaxpr.in_avals, flat_in)
         out_struct = tree_unflatten(out_tree, [0] * len(jaxpr.outvars))
         flat_out = [None] * len(jaxpr.outvars) if given_out is None else \
             _flat_shardings(given_out, out_struct, "out_shardings")
@@ -174,12 +172,9 @@ class Partitioning:
         donated = jitted._donated_leaves(dyn_args, dyn_kwargs) or (False,) * len(leaves)
         self.donated = (False,) * n_consts + tuple(donated)
         self.closed, self.out_tree, self.name = closed, out_tree, jitted._name
-        # dead equations go unless keep_unused, as a one-device jit's (stages.lower_jit)
-        pruned = closed if jitted._keep_unused else ClosedJaxpr(dce_jaxpr(jaxpr), closed.consts)
         self.module = lower_partitioned(
-            pruned, self.name, mesh, [replicated] * n_consts + self.in_shardings, flat_out,
-            self.donated, locations, result_paths(out_tree),
-            jitted._leaf_names(dyn_args, dyn_kwargs))
+            closed, self.name, mesh, [replicated] * n_consts + self.in_shardings, flat_out,
+            self.donated, locations, result_paths(out_tree), leaf_names, jitted._keep_unused)
 
     def compile(self, trace_s=0.0) -> tuple:
         """(_SpmdEntry, Phases); `trace_s`: what tracing took, for the record."""

@@ -14,7 +14,6 @@ import dataclasses
 import typing
 
 from ..core import compile_record, jaxpr_cost
-from ..core.dce import dce_jaxpr
 from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..tree_util import equality_errors, keystr, tree_flatten, tree_unflatten
 from ..xla import client as _client
@@ -81,12 +80,12 @@ def lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms=None,
               locations=False, arg_names=None) -> pipeline.Module:
     """`closed`, a jitted function's trace, lowered for `device` (or for `platforms`);
     `arg_names`, one per input leaf ("x", "params['w']"), name its HLO parameters."""
-    # dead equations go unless keep_unused, as JAX's jit drops them (its inputs all stay)
-    jaxpr = closed.jaxpr if jitted._keep_unused else dce_jaxpr(closed.jaxpr)
+    jaxpr = closed.jaxpr
     donated = (False,) * len(jaxpr.constvars) + (donated_leaves or (False,) * len(jaxpr.invars))
     return pipeline.lower(jaxpr, [device], name=jitted._name, donated=donated,
                           platforms=platforms, result_names=result_paths(out_tree),
-                          locations=locations, arg_names=arg_names)
+                          locations=locations, arg_names=arg_names,
+                          keep_unused=jitted._keep_unused)
 
 
 def portable():

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import time
 
+from ..core.dce import dce_jaxpr
 from . import client as _client
 from .compiler import compile_module
 from .executable import Executable
@@ -38,14 +39,17 @@ class Module:
 
 def lower(jaxpr, devices, *, name: str, donated=None, num_replicas: int = 1, axis_env=(),
           mesh=None, arg_shardings=None, result_shardings=None, locations=False,
-          platforms=None, result_names=None, arg_names=None) -> Module:
+          platforms=None, result_names=None, arg_names=None, keep_unused=True) -> Module:
     """`jaxpr` (a Jaxpr: constvars, then invars) lowered to StableHLO for `devices`: one
     replica per device, or with a `mesh` one partition per device (xla/sharded.py).
     `platforms`: lower for other platforms than the devices' (("gpu",), ("cpu", "gpu")), as
     JAX's `lower(lowering_platforms=...)` does; a module for one still compiles for `devices`.
     `result_names`: per result its path (`result['w']`), JAX's `jax.result_info`;
     `arg_names`: per input after the constvars its name (`params['w']`), which names its HLO
-    parameter."""
+    parameter. `keep_unused=False` (jit's default) lowers without the equations whose results
+    nothing reads, as JAX's jit (core/dce.py); the inputs all stay."""
+    if not keep_unused:
+        jaxpr = dce_jaxpr(jaxpr)
     devices = tuple(devices)
     if type(devices[0]) is NumpyDevice:
         if platforms is None and not locations:
