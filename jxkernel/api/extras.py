@@ -22,6 +22,7 @@ import numpy as np
 from ..core.config import config
 from ..core.avals import get_aval, public_type, typeof_rules
 from ..core.native import STATE as FASTPATH_STATE
+from ..core.source_info import name_scope
 from ..core.trace import Trace, Tracer, _ctx, eval_trace, set_current_trace
 from ..transforms.ad import vjp
 from ..transforms.ad_util import float0
@@ -126,9 +127,9 @@ def typeof(x):
 
 # ------------------------------------------------------------------ names
 def named_call(fun, *, name: str | None = None):
-    """`fun`, to be traced under the name `name` (default: its __name__). In JAX the name only
-    reaches the HLO location metadata (jaxprs do not show it); jxkernel's equations carry
-    source lines but no name stack, so the name is accepted and not recorded.
+    """`fun`, to be traced under the name `name` (default: its __name__): its equations are
+    named under it, which only the HLO location metadata shows (`jit(f)/layer1/sin`, XLA's
+    op_name; jaxprs do not print it), as in JAX.
 
     >>> named_call(jnp.sin, name="layer1")(0.0)
     Array(0., dtype=float32, weak_type=True)
@@ -139,18 +140,19 @@ def named_call(fun, *, name: str | None = None):
 
     @functools.wraps(fun)
     def named(*args, **kwargs):
-        return fun(*args, **kwargs)
+        with name_scope(name):
+            return fun(*args, **kwargs)
     return named
 
 
 @contextlib.contextmanager
 def named_scope(name: str):
-    """``with named_scope("block"):`` names the operations traced inside. As for named_call,
-    jxkernel keeps no name stack (its jaxprs and HLO carry source lines only): the name is
-    checked and dropped, and jaxprs print as JAX's, which do not show it either."""
+    """``with named_scope("block"):`` names the operations traced inside (`jit(f)/block/sin` in
+    the HLO's op_name); jaxprs print as JAX's, which do not show it."""
     if not isinstance(name, str):
         raise TypeError("named_scope name argument must be a string.")
-    yield
+    with name_scope(name):
+        yield
 
 
 # ------------------------------------------------------------------ compile-time evaluation

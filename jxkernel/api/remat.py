@@ -28,6 +28,7 @@ from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rule
 from ..core.config import config
 from ..core import vma
 from ..core.axis_env import visible_axes
+from ..core.source_info import current_names, name_scope, replaying_names, set_names
 from ..core.trace import Tracer, set_current_trace
 from ..transforms.ad_util import Zero, instantiate, is_undefined
 from ..transforms.batch_util import vectorized_batcher
@@ -95,9 +96,10 @@ remat = checkpoint
 def _remat_lowering(ctx, *args, jaxpr, prevent_cse, differentiated, policy):
     if prevent_cse and differentiated and args:
         # keep XLA from merging the recomputation with the original forward pass
-        args = ctx.op("stablehlo.optimization_barrier", list(args),
-                      result_types=[a.type for a in args])
-    return ctx.lower_jaxpr(jaxpr, list(args))
+        args = ctx.renamed("remat2").op("stablehlo.optimization_barrier", list(args),
+                                        result_types=[a.type for a in args])
+    # named `checkpoint/sin`, as JAX's remat lowering names its jaxpr
+    return ctx.lower_jaxpr(jaxpr, list(args), scope="checkpoint")
 
 
 def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
@@ -160,15 +162,23 @@ def _remat_partial_eval(trace, args, params):
     n_in = len(known_args) + len(saved)
 
     def recompute(*xs):
-        residuals = eval_jaxpr(residual_jaxpr.jaxpr, residual_jaxpr.consts, *xs[:n_in])
+        # the recomputation is named `rematted_computation/sin`, as JAX's
+        with name_scope("rematted_computation"):
+            residuals = eval_jaxpr(residual_jaxpr.jaxpr, residual_jaxpr.consts, *xs[:n_in])
         return eval_jaxpr(unknown_jaxpr.jaxpr, unknown_jaxpr.consts, *residuals, *xs[n_in:])
     recompute_jaxpr = trace_to_jaxpr(recompute, [get_aval(x) for x in known_args] +
                                      [v.aval for v in saved_vars] + unknown_avals)
     atoms = [trace.to_atom(x) for x in [*known_args, *saved]] + \
         [trace.to_atom(x) for x, u in zip(args, unknowns) if u]
-    unknown_outs = iter(trace.add_eqn(atoms, remat_p, dict(params, jaxpr=recompute_jaxpr,
-                                                           differentiated=True),
-                                      recompute_jaxpr.out_avals))
+    # JAX's remat partial eval records its equation with the whole name stack where the
+    # linearization's own trace keeps what was pushed since it began, so under grad the staged
+    # checkpoint is named under jvp twice (`transpose(jvp(jvp()))/remat2` once transposed)
+    names = current_names()
+    with replaying_names():
+        set_names(names + names[trace.name_base:])
+        unknown_outs = iter(trace.add_eqn(atoms, remat_p, dict(params, jaxpr=recompute_jaxpr,
+                                                               differentiated=True),
+                                          recompute_jaxpr.out_avals))
     known_iter = iter(known_outs)
     return [next(unknown_outs) if u else next(known_iter) for u in out_unknowns]
 

@@ -9,6 +9,7 @@ import functools
 
 from .ir import Jaxpr, Literal
 from .source_info import replaying
+from .trace import _ctx as _trace_ctx
 
 
 def read_atom(env: dict, atom):
@@ -30,12 +31,21 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args) -> list:
     read = functools.partial(read_atom, env)
 
     outer = replaying.source_info
+    names = _trace_ctx.names
     try:
         for eqn in jaxpr.eqns:
-            # equations this bind records get this one's source line (eqn_source_info)
-            replaying.source_info = eqn.source_info or outer
+            # equations this bind records get this one's source line (eqn_source_info), and
+            # its name stack under the one running (JAX's eval_jaxpr: current + the eqn's)
+            info = eqn.source_info
+            if info is None:
+                replaying.source_info = outer
+                _trace_ctx.names = names
+            else:
+                replaying.source_info = info
+                _trace_ctx.names = names + info.name_stack if info.name_stack else names
             outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
             env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
     finally:
         replaying.source_info = outer
+        _trace_ctx.names = names
     return [read(v) for v in jaxpr.outvars]

@@ -71,6 +71,10 @@ class SourceInfo(NamedTuple):
 
     `code` and `lasti` (the frame's code object and instruction offset) are kept so that the
     column and qualified name, needed only when printed, cost nothing at trace time.
+    `name_stack` is JAX's name stack of the equation, relative to the jaxpr holding it: the
+    transformations and scopes it was made under, outermost first (`("transpose(", "jvp(")`;
+    a transformation ends in "(", see source_info.stack_text), which lowering writes into each
+    op's location (`jit(f)/transpose(jvp())/mul`).
 
     >>> str(SourceInfo("m.py", 3, "g"))       # no code object: no column
     'm.py:3 (g)'
@@ -80,6 +84,7 @@ class SourceInfo(NamedTuple):
     function: str
     code: Any = None
     lasti: int = -1
+    name_stack: tuple = ()
 
     @property
     def column(self) -> int | None:

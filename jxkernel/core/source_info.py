@@ -13,6 +13,7 @@ import threading
 
 from .ir import SourceInfo
 from .lru import Bounded
+from .trace import _ctx as _trace_ctx
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _STDLIB_DIRS = tuple({os.path.dirname(os.__file__) + os.sep})
@@ -70,9 +71,92 @@ replaying = _Replaying()
 def eqn_source_info(skip: int = 1) -> SourceInfo | None:
     """Where a new equation comes from: the equation eval_jaxpr is binding again (so a jaxpr
     transformed or inlined keeps its lines, as JAX's eval_jaxpr keeps each equation's
-    traceback), else the user's line that is running."""
+    traceback), else the user's line that is running; with the name stack pushed since the
+    recording trace began (JAX's `source_info.name_stack`, relative to the jaxpr)."""
     info = replaying.source_info
-    return info if info is not None else user_source_info(skip + 1)
+    if info is None:
+        info = user_source_info(skip + 1)
+    names = _trace_ctx.names
+    if names:
+        base = _trace_ctx.trace.name_base
+        if base:
+            names = names[base:]
+    if info is None or info.name_stack is names or info.name_stack == names:
+        return info
+    key = (id(info), names)
+    found = _named.get(key)
+    if found is None or found[0] is not info:
+        found = _named[key] = (info, info._replace(name_stack=names))
+    return found[1]
+
+
+# (id(SourceInfo), name stack) -> (that SourceInfo, a copy with that name stack): one shared
+# SourceInfo per line and stack, as without a stack. The entry keeps the first alive, so its
+# id is its own while the entry lives.
+_named = Bounded(8192)
+
+
+class name_scope:
+    """``with name_scope(name):`` the equations traced inside are named under `name` too (JAX's
+    extend_name_stack; `name_scope("vmap(")`, ending in "(", is a transformation, JAX's
+    transform_name_stack, which wraps the scope inside it: `vmap(jvp())`)."""
+    __slots__ = ("entry", "prev")
+
+    def __init__(self, entry: str):
+        self.entry = entry
+
+    def __enter__(self):
+        self.prev = _trace_ctx.names
+        _trace_ctx.names = (*self.prev, self.entry)
+
+    def __exit__(self, *exc):
+        _trace_ctx.names = self.prev
+
+
+class replaying_names:
+    """``with replaying_names():`` restores the name stack after an interpreter set it per
+    equation (`set_names(outer + eqn's own)`, as JAX's eval_jaxpr and backward pass do)."""
+    __slots__ = ("prev",)
+
+    def __enter__(self):
+        self.prev = _trace_ctx.names
+        return self.prev
+
+    def __exit__(self, *exc):
+        _trace_ctx.names = self.prev
+
+
+def set_names(names: tuple) -> None:
+    _trace_ctx.names = names
+
+
+def current_names() -> tuple:
+    return _trace_ctx.names
+
+
+_texts = Bounded(4096)      # name stack -> its text
+
+
+def stack_text(stack: tuple) -> str:
+    """A name stack as JAX prints it: scopes joined by "/", each transformation wrapping the
+    scope inside it (`("jit(f)", "transpose(", "jvp(")` -> `jit(f)/transpose(jvp())`).
+
+    >>> stack_text(("vmap(", "jvp(", "jit(g)", "cond"))
+    'vmap(jvp(jit(g)))/cond'
+    """
+    text = _texts.get(stack)
+    if text is None:
+        scopes: list = []
+        for entry in reversed(stack):
+            if entry[-1:] == "(":
+                if scopes:
+                    scopes[-1] = f"{entry}{scopes[-1]})"
+                else:
+                    scopes.append(f"{entry})")
+            else:
+                scopes.append(entry)
+        text = _texts[stack] = "/".join(reversed(scopes))
+    return text
 
 
 def made_by_user(skip: int = 1) -> bool:

@@ -27,6 +27,10 @@ class Trace:
     """One level of interpretation. Subclasses implement `process_primitive`."""
     _ids = itertools.count()
 
+    # how long the name stack was when this trace began: the equations it records keep what
+    # was pushed since (JAX's name stacks are relative to the jaxpr holding the equation)
+    name_base = 0
+
     def __init__(self, parent: Trace | None):
         self.parent = parent
         self.level = 0 if parent is None else parent.level + 1
@@ -87,6 +91,9 @@ def install_eval_hook(fn) -> None:
 
 class _Context(threading.local):
     trace: Trace = EvalTrace(None)
+    # JAX's name stack: the transformations and scopes being traced under, outermost first
+    # (source_info.name_scope pushes; equations record it, source_info.eqn_source_info)
+    names: tuple = ()
 
 
 _ctx = _Context()
@@ -123,9 +130,12 @@ class new_trace:
 
     def __enter__(self):
         self.prev = _ctx.trace
-        self.trace = self.cls(self.prev, *self.args)
-        _ctx.trace = self.trace
-        return self.trace
+        trace = self.trace = self.cls(self.prev, *self.args)
+        depth = len(_ctx.names)
+        if depth:
+            trace.name_base = depth
+        _ctx.trace = trace
+        return trace
 
     def __exit__(self, *exc):
         _ctx.trace = self.prev

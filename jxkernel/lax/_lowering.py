@@ -90,7 +90,7 @@ def binary_region(ctx: LoweringRuleContext, hlo_op: str, dtype, n: int = 1):
     """A reducer region `(a, b) -> hlo_op(a, b)` over scalars of `dtype` (for reduce, scan,
     scatter); `n` > 1 makes a variadic reducer of n such pairs."""
     scalar = hlo.tensor_type((), dtype)
-    block = ctx.new_block([scalar] * (2 * n))
+    block = ctx.region_block([scalar] * (2 * n))
     outs = [block.op1(hlo_op, [block.args[i], block.args[n + i]], scalar) for i in range(n)]
     block.ret(outs)
     return block

@@ -152,9 +152,11 @@ def _cond_lowering(ctx, index, *ops, branches, branches_platforms=None):
     if branches_platforms is not None:
         index, branches = _kept_branches(ctx, index, branches, branches_platforms)
     regions = []
-    for branch in branches:
+    for i, branch in enumerate(branches):
         block = ctx.new_block([])            # operands are captured from the enclosing scope
-        block.ret(ctx.lower_jaxpr(branch, list(ops), block=block))
+        # named `cond/branch_0_fun/sin`, as JAX's cond lowering names each branch
+        block.ret(ctx.lower_jaxpr(branch, list(ops), block=block,
+                                  scope=f"cond/branch_{i}_fun"))
         regions.append(block)
     return ctx.op("stablehlo.case", [index], regions=regions)
 

@@ -125,7 +125,7 @@ def _logaddexp(ctx, block, dtype, x, y):
 def _region(ctx, kind: str, dtype):
     """A reducer region `(a, b) -> a <kind> b` over scalars of `dtype`."""
     scalar = hlo.tensor_type((), dtype)
-    block = ctx.new_block([scalar, scalar])
+    block = ctx.region_block([scalar, scalar])
     a, b = block.args
     if kind == "logaddexp":
         out = _logaddexp(ctx, block, dtype, a, b)

@@ -20,6 +20,7 @@ from ..core.numpy_eval import eval_closed_jaxpr_numpy
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, jvp_rules,
                               lowering_rules, numpy_rules, partial_eval_rules,
                               sharding_typing_rules, transpose_rules)
+from ..core.source_info import name_scope
 from ..core.trace import set_current_trace
 from ..transforms.ad import backward_pass, jvp_jaxpr
 from ..transforms.batching import batch_jaxpr
@@ -132,13 +133,19 @@ def _scan_impl_fun(*args, reverse, length, jaxpr, num_consts, num_carry, linear,
 
     def step(i, carry, ys):
         t = sub(np.int32(length - 1), i) if reverse else i
-        # t is in range by construction: no negative-index handling in the loop body
-        x = [dynamic_index_in_dim(a, t, 0, keepdims=False, allow_negative_indices=False)
-             for a in xs]
-        outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *consts, *carry, *x)
+        # t is in range by construction: no negative-index handling in the loop body. The
+        # ops are named as JAX's scan names them, whose slicing helpers are jitted and whose
+        # body is a closed_call (`while/body/closed_call/sin`)
+        with name_scope("jit(dynamic_index_in_dim)"):
+            x = [dynamic_index_in_dim(a, t, 0, keepdims=False, allow_negative_indices=False)
+                 for a in xs]
+        with name_scope("closed_call"):
+            outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *consts, *carry, *x)
         new_carry, y = outs[:num_carry], outs[num_carry:]
-        ys = [dynamic_update_index_in_dim(acc, _strip(v, acc), t, 0, allow_negative_indices=False)
-              for acc, v in zip(ys, y)]
+        with name_scope("jit(dynamic_update_index_in_dim)"):
+            ys = [dynamic_update_index_in_dim(acc, _strip(v, acc), t, 0,
+                                              allow_negative_indices=False)
+                  for acc, v in zip(ys, y)]
         return add(i, np.int32(1)), list(new_carry), ys
 
     main = length // unroll
@@ -367,7 +374,7 @@ def _scan_transpose(cts, *args, reverse, length, jaxpr, num_consts, num_carry, l
             [next(rx_it) for lin in xs_lin if not lin]
         flags = list(const_lin) + [True] * nk + list(xs_lin)
         cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, flags, nonlinear,
-                               list(ct_k) + list(ct_y))
+                               list(ct_k) + list(ct_y), transform_stack=False)
         cts_in = [instantiate(c) if type(c) is Zero else c for c in cts_in]
         c_cts = [c for c, lin in zip(cts_in[:nc], const_lin) if lin]
         k_cts = cts_in[nc:nc + nk]

@@ -71,10 +71,13 @@ def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
     body_consts = list(args[cond_nconsts:cond_nconsts + body_nconsts])
     carry = list(args[cond_nconsts + body_nconsts:])
     types = [v.type for v in carry]
+    # named `while/cond/lt` and `while/body/sin`, as JAX's while lowering names them
     cond_block = ctx.new_block(types)       # consts are captured from the enclosing scope
-    cond_block.ret(ctx.lower_jaxpr(cond_jaxpr, cond_consts + cond_block.args, block=cond_block))
+    cond_block.ret(ctx.lower_jaxpr(cond_jaxpr, cond_consts + cond_block.args, block=cond_block,
+                                   scope="while/cond"))
     body_block = ctx.new_block(types)
-    body_block.ret(ctx.lower_jaxpr(body_jaxpr, body_consts + body_block.args, block=body_block))
+    body_block.ret(ctx.lower_jaxpr(body_jaxpr, body_consts + body_block.args, block=body_block,
+                                   scope="while/body"))
     return ctx.op("stablehlo.while", carry, regions=[cond_block, body_block],
                   result_types=types)
 

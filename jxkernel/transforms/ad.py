@@ -24,7 +24,7 @@ from ..core.interpreter_primitives import convert_element_type
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, Var
 from ..core.lru import TRACES, WeakLRU
 from ..core.primitive import rule as _rule
-from ..core.source_info import replaying
+from ..core.source_info import current_names, name_scope, replaying, set_names
 from ..core.trace import Trace, Tracer, current_trace, new_trace, set_current_trace, value_text
 from .ad_util import UndefinedPrimal, Zero, add_tangents, float0, instantiate
 
@@ -103,11 +103,17 @@ def _tangent_aval(x) -> ShapedArray:
 
 
 # ------------------------------------------------------------------ jvp
-def jvp_flat(fun, primals, tangents):
-    """(primal outputs, tangent outputs) of flat `fun` (Zero tangents allowed)."""
+def jvp_flat(fun, primals, tangents, transform_stack=True):
+    """(primal outputs, tangent outputs) of flat `fun` (Zero tangents allowed). The equations
+    it records are named under `jvp` (`jit(f)/jvp()/sin`), as JAX's ad.jvp names them, unless
+    `transform_stack` is False (a jaxpr's jvp, whose equations keep their own names)."""
     with new_trace(JVPTrace) as trace:
         ins = [p if type(t) is Zero else JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
-        outs = fun(*ins)
+        if transform_stack:
+            with name_scope("jvp("):
+                outs = fun(*ins)
+        else:
+            outs = fun(*ins)
         pairs = [trace.unpack(o) for o in outs]
     return [p for p, _ in pairs], [t for _, t in pairs]
 
@@ -223,11 +229,15 @@ def _apply_linearized(jaxpr, p_tree, differentiable, out_tree, residuals, *tange
 always_transposed: set = set()
 
 
-def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out) -> list:
+def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out,
+                  transform_stack=True) -> list:
     """Cotangents of `jaxpr`'s inputs flagged `linear`, given its outputs' cotangents and the
     values of the other inputs (`nonlinear_args`, in order); None for non-linear inputs.
 
     Equations with no linear input (they only compute from residuals) run forward first.
+    What each step records is named under the equation's own name stack, the transposed
+    ones under `transpose` first (`jit(f)/transpose(jvp())/mul`), as JAX's backward pass
+    names them, unless `transform_stack` is False (a jaxpr-level transpose: a jit's, a loop's).
     """
     primal_env: dict = dict(zip(jaxpr.constvars, consts))
     linear_vars = set()
@@ -249,6 +259,8 @@ def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out) 
     # the equations each step records get the line of the equation it runs or transposes, as
     # JAX's backward pass does (else the frame running the transformation: an IPython magic's)
     outer = replaying.source_info
+    outer_names = current_names()
+    transposed_names = (*outer_names, "transpose(") if transform_stack else outer_names
     try:
         linear_eqns = []
         for eqn in jaxpr.eqns:
@@ -256,7 +268,9 @@ def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out) 
                 linear_vars.update(eqn.outvars)
                 linear_eqns.append(eqn)
             else:
-                replaying.source_info = eqn.source_info or outer
+                info = eqn.source_info
+                replaying.source_info = info or outer
+                set_names(outer_names + info.name_stack if info is not None else outer_names)
                 outs = eqn.primitive.bind(*map(read_primal, eqn.invars), **eqn.params)
                 primal_env.update(zip(eqn.outvars,
                                       outs if eqn.primitive.multiple_results else [outs]))
@@ -276,7 +290,10 @@ def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out) 
                 continue
             invals = list(map(read_primal, eqn.invars))
             ct_arg = cts_out if eqn.primitive.multiple_results else cts_out[0]
-            replaying.source_info = eqn.source_info or outer
+            info = eqn.source_info
+            replaying.source_info = info or outer
+            set_names(transposed_names + info.name_stack if info is not None
+                      else transposed_names)
             cts_in = _rule("transpose", eqn.primitive)(ct_arg, *invals, **eqn.params)
             for v, ct in zip(eqn.invars, cts_in):
                 write_ct(v, ct)
@@ -284,6 +301,7 @@ def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out) 
                 for v, is_linear in zip(jaxpr.invars, flags)]
     finally:
         replaying.source_info = outer
+        set_names(outer_names)
 
 
 # ------------------------------------------------------------------ vjp, grad
@@ -528,7 +546,7 @@ def jvp_jaxpr(closed: ClosedJaxpr, nonzeros, instantiate=False) -> tuple:
         tangents = [next(tangent_iter) if nz else Zero(a)
                     for a, nz in zip(closed.in_avals, nonzeros)]
         p_out, t_out = jvp_flat(lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs),
-                                primals, tangents)
+                                primals, tangents, transform_stack=False)
         t_out = [instantiate_zeros(t) if force and type(t) is Zero else t
                  for t, force in zip(t_out, inst)]
         out_nonzeros.extend(type(t) is not Zero for t in t_out)
@@ -556,7 +574,8 @@ def transpose_jaxpr(closed: ClosedJaxpr, linear) -> ClosedJaxpr:
 
     def fun(*args):
         nonlin, cts = args[:len(nonlin_avals)], args[len(nonlin_avals):]
-        cts_in = backward_pass(closed.jaxpr, closed.consts, list(linear), list(nonlin), cts)
+        cts_in = backward_pass(closed.jaxpr, closed.consts, list(linear), list(nonlin), cts,
+                               transform_stack=False)
         return [instantiate(c) if type(c) is Zero else c
                 for c, lin in zip(cts_in, linear) if lin]
 

@@ -20,6 +20,7 @@ from ..core.ir import ClosedJaxpr
 from ..core.lru import TRACES, WeakLRU
 from ..core.primitive import axis_batching_rules
 from ..core.primitive import rule as _rule
+from ..core.source_info import name_scope
 from ..core.trace import Trace, Tracer, aval_text, new_trace, set_current_trace
 from . import batch_util as bu
 from .batch_util import not_mapped
@@ -140,7 +141,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         leaves = leaves + kw_leaves
         flat_axes = [_normalize_axis(ax, x, name) for ax, x in zip(flat_axes, leaves)]
         size = _mapped_size(leaves, flat_axes, axis_size, fun, args, kwargs)
-        with new_trace(BatchTrace, AxisData(axis_name, size)) as trace:
+        # named under `vmap`, as JAX's vmap names what it traces (`jit(f)/vmap()/cos`)
+        with name_scope("vmap("), new_trace(BatchTrace, AxisData(axis_name, size)) as trace:
             tracers = [x if ax is None else MappedRef(trace, x, ax) if _is_ref(x) else
                        BatchTracer(trace, x, ax) for x, ax in zip(leaves, flat_axes)]
             call_args = tree_unflatten(treedef, tracers[:len(leaves) - len(kw_leaves)])

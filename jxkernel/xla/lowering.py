@@ -20,7 +20,7 @@ from ..core.dce import dce_jaxpr
 from ..core.errors import aval_text
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal
 from ..core.primitive import lowering_rules
-from ..core.source_info import user_stacklevel
+from ..core.source_info import stack_text, user_stacklevel
 from . import stablehlo as hlo
 
 # The platform index argument of a module for several platforms, as JAX marks it: the same
@@ -66,7 +66,9 @@ class ModuleContext:
         self.global_constants = False            # calls an Exported that takes global constants
         # Each op's location: its equation's name under the function's (`jit(f)/sin`, as
         # JAX's name stack; XLA keeps it as the op's op_name and names HLO values after it),
-        # or with `source_lines` the user's line (`%explain` reads it back from XLA's metadata)
+        # or with `source_lines` the user's line (`%explain` reads it back from XLA's metadata).
+        # `name_stack` is the text before the equation's own name stack: "jit(f)/", and inside
+        # a rule's inner jaxpr the rule's op and scope ("jit(f)/jvp()/cond/branch_0_fun/")
         self.name_stack = ""
         self.source_lines = False
         self.keepalives: list = []               # objects a rule asks to outlive the lowering
@@ -145,19 +147,59 @@ class LoweringRuleContext:
     def new_block(self, arg_types) -> hlo.Block:
         return self.block.function.new_block(arg_types)
 
+    def region_block(self, arg_types) -> hlo.Block:
+        """A block for a reducer region built by the rule: its ops are located as the rule's,
+        its arguments at the primitive's bare name, as in JAX's modules (XLA names the
+        reducer's parameters `%reduce_sum.3`, its add `jit(f)/reduce_sum`)."""
+        loc = self.loc
+        if self.module_ctx.source_lines or self.name is None:
+            return self.block.function.new_block(arg_types, loc)
+        bare = self.name.rsplit("/", 1)[-1]
+        return self.block.function.new_block(arg_types, loc, f"loc({hlo.string_attr(bare)})")
+
+    def renamed(self, name: str) -> LoweringRuleContext:
+        """This context with its ops named `name` under the equation's name stack (JAX names
+        a checkpoint's ops after its primitive, `remat2`, where jaxprs print `checkpoint`)."""
+        info = self.source_info
+        if info is not None and info.name_stack:
+            name = f"{stack_text(info.name_stack)}/{name}"
+        return LoweringRuleContext(self.module_ctx, self.block, self.avals_in, self.avals_out,
+                                   self.source_info, name)
+
     def with_block(self, block) -> LoweringRuleContext:
         return LoweringRuleContext(self.module_ctx, block, self.avals_in, self.avals_out,
                                    self.source_info, self.name)
 
-    def lower_jaxpr(self, jaxpr, args, block=None) -> list:
+    @property
+    def scope(self) -> str:
+        """The text the names of this equation's inner equations start with: the function's
+        and the equation's own name stack (`jit(f)/jvp()/`), as JAX's `ctx.name_stack`."""
+        info = self.source_info
+        outer = self.module_ctx.name_stack
+        if info is None or not info.name_stack:
+            return outer
+        return f"{outer}{stack_text(info.name_stack)}/"
+
+    def lower_jaxpr(self, jaxpr, args, block=None, scope=None) -> list:
         """Lower `jaxpr` inline into `block` (default: this equation's block) with operand
-        values `args`; a ClosedJaxpr's consts are embedded as constants."""
+        values `args`; a ClosedJaxpr's consts are embedded as constants. Its equations are
+        named under this one's name stack and `scope` (a cond's `cond/branch_0_fun`), as JAX's
+        rules name the jaxprs they lower."""
         block = block or self.block
         consts = []
         if isinstance(jaxpr, ClosedJaxpr):
             consts = [block.constant(np.asarray(c)) for c in jaxpr.consts]
             jaxpr = jaxpr.jaxpr
-        return lower_jaxpr_into(self.module_ctx, block, jaxpr, consts, args)
+        module_ctx = self.module_ctx
+        outer = module_ctx.name_stack
+        inner = self.scope if scope is None else f"{self.scope}{scope}/"
+        if inner is outer:
+            return lower_jaxpr_into(module_ctx, block, jaxpr, consts, args)
+        module_ctx.name_stack = inner
+        try:
+            return lower_jaxpr_into(module_ctx, block, jaxpr, consts, args)
+        finally:
+            module_ctx.name_stack = outer
 
     def call_jaxpr(self, jaxpr: ClosedJaxpr, args, name="inner") -> list:
         """Lower `jaxpr` once per module as a private function and call it."""
@@ -240,9 +282,19 @@ def lower_jaxpr_into(module_ctx, block, jaxpr: Jaxpr, const_values, arg_values) 
 
 
 def _eqn_name(eqn) -> str:
-    """What JAX's name stack says for an equation: its primitive, a call with its name."""
+    """What JAX's name stack says for an equation: its primitive, a call with its name, under
+    the equation's own name stack (`jvp()/sin`; a call is a scope the transformations wrap,
+    `jvp(jit(g))`, as JAX's pjit lowering names its call)."""
     name = eqn.primitive.name
-    return f"{name}({eqn.params['name']})" if name == "jit" else name
+    info = eqn.source_info
+    if name == "jit":
+        name = f"jit({eqn.params['name']})"
+        if info is not None and info.name_stack:
+            return stack_text((*info.name_stack, name))
+        return name
+    if info is not None and info.name_stack:
+        return f"{stack_text(info.name_stack)}/{name}"
+    return name
 
 
 def lower_per_platform(ctx: LoweringRuleContext, lower: Callable) -> list:

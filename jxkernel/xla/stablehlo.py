@@ -96,10 +96,12 @@ class Block:
     """Operations in order; the body of a function or of an op's region. Each op takes an
     MLIR location (`loc("jit(f)/sin")`, `loc("file":3:0)`; `loc(unknown)` without one)."""
 
-    def __init__(self, function: Function, arg_types):
+    def __init__(self, function: Function, arg_types, loc=None, arg_loc=None):
         self.function = function
         self.args = [function._fresh_arg(t) for t in arg_types]
         self.lines: list[str] = []
+        # a region's: the location of its ops that name none, and of its arguments
+        self.loc, self.arg_loc = loc, arg_loc
 
     def op(self, name, operands, result_types, attrs=None, regions=(), loc=None) -> list[Value]:
         """Append op `name`; `result_types` is a list of type strings; returns the results."""
@@ -120,7 +122,7 @@ class Block:
             if attrs:
                 text += " {" + ", ".join(f"{k} = {v}" for k, v in attrs.items()) + "}"
             text += f" : ({', '.join(v.type for v in operands)}) -> {_result_types(result_types)}"
-        self.lines.append(f"{text} {loc or _UNKNOWN}")
+        self.lines.append(f"{text} {loc or self.loc or _UNKNOWN}")
         return results
 
     def op1(self, name, operands, result_type, attrs=None, regions=(), loc=None) -> Value:
@@ -154,7 +156,8 @@ class Block:
 
     def region_text(self, indent: str = "  ") -> str:
         """This block as an op's region: `{ ^bb0(args): ops }`."""
-        head = ", ".join(f"{a.name}: {a.type}" for a in self.args)
+        where = f" {self.arg_loc}" if self.arg_loc else ""
+        head = ", ".join(f"{a.name}: {a.type}{where}" for a in self.args)
         body = "".join(f"\n{indent}{line}" for line in _indent_lines(self.lines, indent))
         return f"{{\n^bb0({head}):{body}\n}}"
 
@@ -198,9 +201,10 @@ class Function:
             return [Value(base, types[0])]
         return [Value(f"{base}#{i}", t) for i, t in enumerate(types)]
 
-    def new_block(self, arg_types) -> Block:
-        """A block for an op's region (e.g. the reducer of stablehlo.reduce)."""
-        return Block(self, arg_types)
+    def new_block(self, arg_types, loc=None, arg_loc=None) -> Block:
+        """A block for an op's region (e.g. the reducer of stablehlo.reduce); `loc` is where
+        its ops are that name no location, `arg_loc` where its arguments are."""
+        return Block(self, arg_types, loc, arg_loc)
 
     def mark(self) -> tuple:
         """Where the value names stand, for `rewind`."""
