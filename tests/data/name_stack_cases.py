@@ -41,6 +41,11 @@ def programs(jax) -> dict:
     def scan_body(c, y):
         return c + jnp.sin(y), c * y
 
+    def scoped(x):
+        with jax.named_scope("layer"):
+            y = jnp.sin(x) * x
+        return jnp.sum(y)
+
     out = {
         "plain": (jax.jit(loss), (x,)),
         "grad": (jax.jit(jax.grad(loss)), (x,)),
@@ -75,6 +80,16 @@ def programs(jax) -> dict:
         "named_scope": (jax.jit(lambda x: jax.named_scope("layer")(jnp.sin)(x) * 2.), (x,)),
         "named_call": (jax.jit(lambda x: jax.named_call(jnp.cos, name="block")(x) + 1.), (x,)),
         "sum_of_squares": (jax.jit(lambda x: jnp.sum(x * x, axis=0)), (jnp.ones((2, 3)),)),
+        # a transformation wraps the scope inside it: `jvp(layer)/sin`
+        "named_scope_in_grad": (jax.jit(jax.grad(scoped)), (x,)),
+        "grad_in_named_scope": (jax.jit(lambda x: jax.named_scope("outer")(
+            jax.grad(lambda y: jnp.sin(y) * y))(x)), (1.,)),
+        "vmap_with_axes": (jax.jit(jax.vmap(lambda x: jnp.cos(x) * 2, in_axes=1, out_axes=1)),
+                           (jnp.ones((2, 3)),)),
+        "jit_in_vmap": (jax.jit(jax.vmap(jax.jit(lambda x: jnp.exp(x) * 3))),
+                        (jnp.ones((2, 3)),)),
+        "vmap_of_grad_of_cond": (jax.jit(jax.vmap(jax.grad(
+            lambda x: lax.cond(x > 0, jnp.sin, jnp.cos, x)))), (x,)),
     }
     return out
 

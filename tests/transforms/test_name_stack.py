@@ -44,6 +44,8 @@ _COMPILED_DIFFERENCES = {
     "grad_of_cond": ([], ["jit(<lambda>)/jvp()/cond"] * 2),
     # jxkernel's scan partial eval and transpose stage different loops from JAX's (which
     # calls private functions, see above): the same names, other instructions
+    # as grad_of_cond's: the primal branches kept make one more select of the batched cond
+    "vmap_of_grad_of_cond": ([], ["jit(<lambda>)/vmap(jvp())/select_n"]),
     "grad_of_scan": (["jit(<lambda>)/jvp()/while/body/closed_call"] * 2,
                      ["jit(<lambda>)/jvp()/while/body/jit(dynamic_update_index_in_dim)/"
                       "broadcast_in_dim", "jit(<lambda>)/jvp()/while"]),
@@ -109,6 +111,12 @@ _LOWERED_DIFFERENCES = {
                           "jit(<lambda>)/jvp()/cond/branch_1_fun/sin"]),
     # JAX's batched cond compares the index (`eq`) for its select; jxkernel's does not
     "vmap_of_cond": (["jit(<lambda>)/vmap()/eq"], []),
+    "vmap_of_grad_of_cond": (["jit(<lambda>)/vmap(jvp())/eq",
+                              "jit(<lambda>)/vmap(transpose(jvp()))/eq"],
+                             ["jit(<lambda>)/vmap(jvp())/broadcast_in_dim"]),
+    # jxkernel's vmap moves a batch axis given as in_axes=1 to the front and back (JAX's
+    # elementwise rules batch it where it is): a transpose named as the others
+    "vmap_with_axes": ([], ["jit(<lambda>)/vmap()/transpose"]),
 }
 
 
