@@ -83,7 +83,8 @@ def lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms=None,
     jaxpr = closed.jaxpr
     donated = (False,) * len(jaxpr.constvars) + (donated_leaves or (False,) * len(jaxpr.invars))
     return pipeline.lower(jaxpr, [device], name=jitted._name, donated=donated,
-                          platforms=platforms, result_names=result_paths(out_tree),
+                          platforms=platforms, result_names=result_paths(out_tree)
+                          + [None] * len(closed.ref_writes),     # (Refs' final values last)
                           locations=locations, arg_names=arg_names,
                           keep_unused=jitted._keep_unused)
 
