@@ -23,7 +23,10 @@ from __future__ import annotations
 from .. import lax
 from .. import numpy as jnp
 from ..core.avals import AbstractValue, get_aval, typeof_rules
-from ..core.staging import ref_get, ref_owner, ref_set
+from ..core.staging import ref_get, ref_set
+from ..core.trace import current_trace
+from ..transforms.ad import JVPTracer
+from ..transforms.ad_util import Zero
 from ..core.trace import Tracer
 from ..numpy.dslice import update_slices
 
@@ -61,7 +64,8 @@ class Ref:
     is_array_ref = True             # (vmap maps a Ref argument: transforms/batching.py)
 
     def __init__(self, value, owner=None):
-        # `_owner`: the trace it was made in, where its box holds it (core/staging.py);
+        # `_owner`: the trace current when it was made, inside which its box holds it
+        # (core/staging.py);
         # `_argument`: for jit's stand-in for a Ref argument, that argument's leaf index
         self._value, self._owner, self._argument = value, owner, None
 
@@ -69,7 +73,7 @@ class Ref:
     def stand_in(cls, ref, argument: int) -> Ref:
         """A Ref of `ref`'s type that jit traces in place of its argument `argument`
         (transforms/jit_refs.py)."""
-        stand_in = cls(ref._value)
+        stand_in = cls(ref._value if type(ref) is cls else ref[...])   # (vmap's MappedRef)
         stand_in._argument = argument
         return stand_in
 
@@ -91,6 +95,12 @@ class Ref:
                             f"Ref{{{self.aval.inner_aval.strip_weak_type()}}}. "
                             f"Move the array reference to be an argument to the vmapped "
                             f"function?")
+        if isinstance(value, JVPTracer) and type(value.tangent) is not Zero and \
+                not self._made_under(value._trace):
+            raise Exception(f"performing a set/swap operation with a differentiated value on a "
+                            f"non-differentiated array reference of type "
+                            f"Ref{{{self.aval.inner_aval.strip_weak_type()}}}. Move the array "
+                            f"reference to be an argument of the differentiated function?")
         value = jnp.asarray(value, self.dtype)
         old = ref_get(self)
         written = update_slices(jnp.asarray(old), idx, value)   # ref[jax.ds(i, n)] = v
@@ -99,6 +109,13 @@ class Ref:
         elif written is None:
             written = jnp.asarray(old).at[idx].set(value)
         ref_set(self, written)
+
+    def _made_under(self, trace) -> bool:
+        """Whether this Ref was made while `trace` ran (inside the function it transforms)."""
+        owner = self._owner
+        while owner is not None and owner is not trace:
+            owner = owner.parent
+        return owner is trace
 
     def get(self):
         return ref_get(self)
@@ -129,7 +146,7 @@ typeof_rules[Ref] = lambda ref: ref.aval
 
 def new_ref(init_val, *, memory_space=None, kind=None) -> Ref:
     """A new Ref holding `init_val` (an array, converted as jnp.asarray would)."""
-    return Ref(jnp.asarray(init_val), ref_owner())
+    return Ref(jnp.asarray(init_val), current_trace())
 
 
 def empty_ref(ty, memory_space=None) -> Ref:
@@ -143,7 +160,7 @@ def empty_ref(ty, memory_space=None) -> Ref:
     if not hasattr(aval, "shape") or not hasattr(aval, "dtype"):
         raise TypeError(f"empty_ref: ty must have a shape and a dtype (a ShapeDtypeStruct, "
                         f"jax.typeof(x), an array), got {ty!r}")
-    return Ref(lax.empty(aval.shape, aval.dtype), ref_owner())
+    return Ref(lax.empty(aval.shape, aval.dtype), current_trace())
 
 
 def freeze(ref: Ref):

@@ -290,7 +290,7 @@ def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None,
 
 def _ref_trace(ref, trace):
     """The innermost trace from `trace` up that keeps `ref`'s state, or None where its own box
-    holds it (no such trace inside the one the Ref was made in)."""
+    holds it (no such trace inside the one the Ref was made in, `ref._owner`)."""
     while trace is not None and trace is not ref._owner:
         if getattr(trace, "ref_policy", None):
             return trace
@@ -313,18 +313,12 @@ def ref_set(ref, value) -> None:
         keeper.ref_write(ref, value)
 
 
-def ref_owner():
-    """The trace a Ref made now belongs to: the innermost keeping Ref state (None: eager)."""
-    trace = current_trace()
-    while trace is not None and not getattr(trace, "ref_policy", None):
-        trace = trace.parent
-    return trace
-
-
 def bind_refs(refs, values) -> None:
-    """Give `refs` the `values` (this trace's tracers) in the current Ref-keeping trace, not
-    lifted: a loop body threads them as carries (lax/_cf_util.thread_refs)."""
-    keeper = ref_owner()
+    """Give `refs` the `values` (this trace's tracers) in the innermost Ref-keeping trace, not
+    lifted: a loop body carries them (lax/_cf_util.holding)."""
+    keeper = current_trace()
+    while not getattr(keeper, "ref_policy", None):
+        keeper = keeper.parent
     for ref, value in zip(refs, values):
         keeper.refs[id(ref)] = [ref, value]
 

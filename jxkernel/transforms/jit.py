@@ -400,18 +400,15 @@ class Jitted:
         """Trace only: `.jaxpr` is the ClosedJaxpr; `.lower()` continues."""
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
-        avals = tuple(abstract_leaf_aval(x, lambda i=i: self._leaf_names(dyn_args, dyn_kwargs)[i])
+        refs = jit_refs.ref_positions(leaves)          # (a Ref: traced as jit_refs.py says)
+        avals = tuple(x.aval if i in refs else
+                      abstract_leaf_aval(x, lambda i=i: self._leaf_names(dyn_args, dyn_kwargs)[i])
                       for i, x in enumerate(leaves))
         closed, out_tree, trace_s = self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
-        if jit_refs.uses_refs(closed):
-            raise NotImplementedError(
-                f"{self._name}.trace/.lower/.eval_shape: {self._name} reads or writes Refs, "
-                f"which jxkernel threads through a jitted function only when it is called "
-                f"(each call passes the Refs' values and writes back what it wrote); call "
-                f"{self._name}(...) itself, or pass the Refs' values as arguments")
-        return Traced(self, closed, out_tree, self._donated_leaves(dyn_args, dyn_kwargs),
-                      leaves, in_tree=treedef, arg_names=self._leaf_names(dyn_args, dyn_kwargs),
-                      trace_s=trace_s)
+        donated = self._donated_leaves(dyn_args, dyn_kwargs)
+        return Traced(self, closed, out_tree, donated and tuple(jit_refs.without_refs(donated, refs)),
+                      leaves, in_tree=treedef, arg_names=jit_refs.without_refs(
+                          self._leaf_names(dyn_args, dyn_kwargs), refs), trace_s=trace_s)
 
     def lower(self, *args, **kwargs) -> Lowered:
         """Trace and lower: `.as_text()` is the StableHLO module; `.compile()` continues."""
@@ -420,7 +417,7 @@ class Jitted:
     def eval_shape(self, *args, **kwargs):
         traced = self.trace(*args, **kwargs)
         structs = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, getattr(a, "sharding", None))
-                   for a in traced.jaxpr.out_avals]
+                   for a in traced.result_avals]
         return tree_unflatten(traced.out_tree, structs)
 
     def cache_hits(self) -> int:
