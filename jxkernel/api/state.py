@@ -25,7 +25,7 @@ from .. import numpy as jnp
 from ..core.avals import AbstractValue, get_aval, typeof_rules
 from ..core.staging import ref_get, ref_set
 from ..core.trace import current_trace
-from ..transforms.ad import JVPTracer
+from ..transforms.ad import DualTracer
 from ..transforms.ad_util import Zero
 from ..core.trace import Tracer
 from ..numpy.dslice import update_slices
@@ -95,7 +95,7 @@ class Ref:
                             f"Ref{{{self.aval.inner_aval.strip_weak_type()}}}. "
                             f"Move the array reference to be an argument to the vmapped "
                             f"function?")
-        if isinstance(value, JVPTracer) and type(value.tangent) is not Zero and \
+        if isinstance(value, DualTracer) and type(value.tangent) is not Zero and \
                 not self._made_under(value._trace):
             raise Exception(f"performing a set/swap operation with a differentiated value on a "
                             f"non-differentiated array reference of type "
