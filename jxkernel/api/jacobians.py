@@ -49,7 +49,9 @@ def _std_basis(tree):
     out, start = [], 0
     for a in avals:
         block = slicing.slice(eye, (0, start), (total, start + a.size))
-        out.append(shapes.reshape(convert_element_type(block, a.dtype), (total,) + a.shape))
+        # weak as its leaf, as JAX's _possible_downcast makes it (a tracer of it prints `~`)
+        out.append(shapes.reshape(_convert_element_type(block, a.dtype, a.weak_type),
+                                  (total,) + a.shape))
         start += a.size
     return tree_unflatten(treedef, out)
 

@@ -39,6 +39,7 @@ from ..transforms.api_util import flatten_fun, merge_static, wraps
 from ..transforms.batching import batch_jaxpr
 from ..core.partial_eval import partial_eval_jaxpr
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
+from ..transforms import jit_refs
 
 remat_p = Primitive("checkpoint", multiple_results=True)
 
@@ -53,10 +54,11 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
         static = {i: args[i] for i in static_argnums}
         dyn = [a for i, a in enumerate(args) if i not in static]
         leaves, in_tree = tree_flatten(tuple(dyn))
-        jaxpr, consts, out_tree = _traced(fun, static, len(args), in_tree, leaves)
-        outs = remat_p.bind(*consts, *leaves, jaxpr=jaxpr, prevent_cse=prevent_cse,
-                            differentiated=False, policy=policy)
-        return tree_unflatten(out_tree, outs)
+        jaxpr, consts, out_tree, closed = _traced(fun, static, len(args), in_tree, leaves)
+        outs = remat_p.bind(*jit_refs.values_for(consts, ()), *leaves, jaxpr=jaxpr,
+                            prevent_cse=prevent_cse, differentiated=False, policy=policy)
+        # a Ref made outside: read and written as jit's are (transforms/jit_refs.py)
+        return tree_unflatten(out_tree, jit_refs.write_back(closed, outs, ()))
     return remat_fun
 
 
@@ -68,7 +70,8 @@ _traces = weakref.WeakKeyDictionary()
 
 
 def _traced(fun, static, nargs, in_tree, leaves):
-    """(jaxpr with its consts as leading inputs, consts, out_tree) of `fun` at these types."""
+    """(jaxpr with its consts as leading inputs, consts, out_tree, the ClosedJaxpr) of `fun`
+    at these types; a Ref among the consts is read anew at each call."""
     avals = tuple(get_aval(x) for x in leaves)
     key = (tuple(sorted(static.items())), nargs, in_tree, avals, config._trace_state,
            visible_axes(), vma.checked[-1] if vma.checked else None)
@@ -82,9 +85,9 @@ def _traced(fun, static, nargs, in_tree, leaves):
     if found is not None:
         return found
     flat, out_tree = flatten_fun(lambda *dyn: fun(*merge_static(static, dyn, nargs)), in_tree)
-    closed = trace_to_jaxpr(flat, list(avals))
+    closed = trace_to_jaxpr(flat, list(avals), None, "lift")
     jaxpr, consts = convert_constvars_to_invars(closed)
-    found = (jaxpr, consts, out_tree())
+    found = (jaxpr, consts, out_tree(), closed)
     if per_fun is not None and not any(isinstance(c, Tracer) for c in consts):
         per_fun[key] = found                 # tracers die with their trace
     return found

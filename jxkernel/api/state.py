@@ -2,12 +2,14 @@
 jax.ref and jax._src.state.types): a `Ref` holds an array that `ref[...] = x` replaces and
 `ref[...]` reads, and `AbstractRef`, its type (what `jax.typeof` gives for one).
 
-jxkernel's refs are Python boxes: they work eagerly and inside one traced function that
-creates and uses them (reads and writes are then the trace's values). vmap maps a Ref
-argument along an axis (the function sees it without that axis; transforms/batching.py's
-MappedRef), and writing a vmapped value into a Ref it does not map raises JAX's error. They
-are not values jit or grad can take in or hand out (JAX threads them through jaxprs as
-effects; jxkernel tracks no effects), so passing one to those raises an error saying so.
+A Ref is a Python box holding its array. Eagerly, and inside the traced function that made
+it, reads and writes use the box. A Ref made outside a jit, a scan, a while loop or a cond and
+used inside is kept by that trace (core/staging.py: its value is an input of the program, each
+call's, and what was written an output written back after it), as JAX threads Refs through
+jaxprs as effects; jit takes Refs as arguments the same way (transforms/jit_refs.py). vmap
+maps a Ref argument along an axis (the function sees it without that axis;
+transforms/batching.py's MappedRef), and writing a vmapped value into a Ref it does not map
+raises JAX's error.
 
     >>> r = new_ref(jnp.zeros(3))
     >>> r[1] = 5.0
@@ -21,6 +23,10 @@ from __future__ import annotations
 from .. import lax
 from .. import numpy as jnp
 from ..core.avals import AbstractValue, get_aval, typeof_rules
+from ..core.staging import ref_get, ref_set
+from ..core.trace import current_trace
+from ..transforms.ad import DualTracer
+from ..transforms.ad_util import Zero
 from ..core.trace import Tracer
 from ..numpy.dslice import update_slices
 
@@ -28,6 +34,7 @@ from ..numpy.dslice import update_slices
 class AbstractRef(AbstractValue):
     """The type of a Ref to arrays of type `inner_aval`."""
     __slots__ = ("inner_aval", "memory_space")
+    weak_type = False               # (the Ref's own type; its array's is inner_aval's)
 
     def __init__(self, inner_aval, memory_space=None):
         self.inner_aval, self.memory_space = inner_aval, memory_space
@@ -53,11 +60,22 @@ class AbstractRef(AbstractValue):
 
 class Ref:
     """A mutable reference to an array (`jax.new_ref(x)` makes one)."""
-    __slots__ = ("_value", "__weakref__")
+    __slots__ = ("_value", "_owner", "_argument", "__weakref__")
     is_array_ref = True             # (vmap maps a Ref argument: transforms/batching.py)
 
-    def __init__(self, value):
-        self._value = value
+    def __init__(self, value, owner=None):
+        # `_owner`: the trace current when it was made, inside which its box holds it
+        # (core/staging.py);
+        # `_argument`: for jit's stand-in for a Ref argument, that argument's leaf index
+        self._value, self._owner, self._argument = value, owner, None
+
+    @classmethod
+    def stand_in(cls, ref, argument: int) -> Ref:
+        """A Ref of `ref`'s type that jit traces in place of its argument `argument`
+        (transforms/jit_refs.py)."""
+        stand_in = cls(ref._value if type(ref) is cls else ref[...])   # (vmap's MappedRef)
+        stand_in._argument = argument
+        return stand_in
 
     aval = property(lambda self: AbstractRef(get_aval(self._value)))
     shape = property(lambda self: get_aval(self._value).shape)
@@ -66,7 +84,8 @@ class Ref:
     size = property(lambda self: get_aval(self._value).size)
 
     def __getitem__(self, idx):
-        return self._value if idx is Ellipsis or idx == () else self._value[idx]
+        value = ref_get(self)
+        return value if idx is Ellipsis or idx == () else value[idx]
 
     def __setitem__(self, idx, value):
         if isinstance(value, Tracer) and getattr(value._trace, "axis_data", None) is not None:
@@ -76,19 +95,30 @@ class Ref:
                             f"Ref{{{self.aval.inner_aval.strip_weak_type()}}}. "
                             f"Move the array reference to be an argument to the vmapped "
                             f"function?")
+        if isinstance(value, DualTracer) and type(value.tangent) is not Zero and \
+                not self._made_under(value._trace):
+            raise Exception(f"performing a set/swap operation with a differentiated value on a "
+                            f"non-differentiated array reference of type "
+                            f"Ref{{{self.aval.inner_aval.strip_weak_type()}}}. Move the array "
+                            f"reference to be an argument of the differentiated function?")
         value = jnp.asarray(value, self.dtype)
-        written = update_slices(jnp.asarray(self._value), idx, value)   # ref[jax.ds(i, n)] = v
-        if written is not None:
-            self._value = written
-        elif idx is Ellipsis or idx == ():
-            if value.shape != self.shape:
-                value = jnp.broadcast_to(value, self.shape)
-            self._value = value
-        else:
-            self._value = jnp.asarray(self._value).at[idx].set(value)
+        old = ref_get(self)
+        written = update_slices(jnp.asarray(old), idx, value)   # ref[jax.ds(i, n)] = v
+        if written is None and (idx is Ellipsis or idx == ()):
+            written = value if value.shape == self.shape else jnp.broadcast_to(value, self.shape)
+        elif written is None:
+            written = jnp.asarray(old).at[idx].set(value)
+        ref_set(self, written)
+
+    def _made_under(self, trace) -> bool:
+        """Whether this Ref was made while `trace` ran (inside the function it transforms)."""
+        owner = self._owner
+        while owner is not None and owner is not trace:
+            owner = owner.parent
+        return owner is trace
 
     def get(self):
-        return self._value
+        return ref_get(self)
 
     def unsafe_buffer_pointer(self) -> int:
         """The address of the device buffer holding the Ref's array (as an Array's)."""
@@ -97,12 +127,10 @@ class Ref:
     def set(self, value):
         self[...] = value
 
+    # No __jax_array__, as JAX's Ref has none: jnp.sin(ref) is a TypeError, ref[...] the value
     def __array__(self, dtype=None, copy=None):
         import numpy as np    # NumPy's, not jnp: cheap, and loaded already
-        return np.asarray(self._value, dtype)
-
-    def __jax_array__(self):
-        return self._value
+        return np.asarray(ref_get(self), dtype)
 
     def __len__(self):
         return len(self._value)
@@ -118,7 +146,7 @@ typeof_rules[Ref] = lambda ref: ref.aval
 
 def new_ref(init_val, *, memory_space=None, kind=None) -> Ref:
     """A new Ref holding `init_val` (an array, converted as jnp.asarray would)."""
-    return Ref(jnp.asarray(init_val))
+    return Ref(jnp.asarray(init_val), current_trace())
 
 
 def empty_ref(ty, memory_space=None) -> Ref:
@@ -132,14 +160,14 @@ def empty_ref(ty, memory_space=None) -> Ref:
     if not hasattr(aval, "shape") or not hasattr(aval, "dtype"):
         raise TypeError(f"empty_ref: ty must have a shape and a dtype (a ShapeDtypeStruct, "
                         f"jax.typeof(x), an array), got {ty!r}")
-    return Ref(lax.empty(aval.shape, aval.dtype))
+    return Ref(lax.empty(aval.shape, aval.dtype), current_trace())
 
 
 def freeze(ref: Ref):
     """The Ref's final value, as an Array (`jax.freeze`; the Ref should not be used after)."""
     if not isinstance(ref, Ref):
         raise TypeError(f"freeze takes a Ref (jax.new_ref(x) makes one), got {type(ref).__name__}")
-    return ref._value
+    return ref_get(ref)
 
 
 def free_ref(ref: Ref) -> tuple:

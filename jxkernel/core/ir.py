@@ -150,12 +150,14 @@ class Jaxpr:
 
 
 class ClosedJaxpr:
-    """A jaxpr with values for its constvars: a complete, runnable program."""
-    __slots__ = ("jaxpr", "consts", "__weakref__")
+    """A jaxpr with values for its constvars: a complete, runnable program. A jit's or a loop
+    body's consts may be Refs (core/staging.py): `ref_writes` names, by index into the consts,
+    the Refs whose final values are its last outputs."""
+    __slots__ = ("jaxpr", "consts", "ref_writes", "__weakref__")
 
-    def __init__(self, jaxpr: Jaxpr, consts=()):
+    def __init__(self, jaxpr: Jaxpr, consts=(), ref_writes=()):
         assert len(jaxpr.constvars) == len(consts), (len(jaxpr.constvars), len(consts))
-        self.jaxpr, self.consts = jaxpr, list(consts)
+        self.jaxpr, self.consts, self.ref_writes = jaxpr, list(consts), tuple(ref_writes)
 
     in_avals = property(lambda self: self.jaxpr.in_avals)
     out_avals = property(lambda self: self.jaxpr.out_avals)

@@ -6,6 +6,14 @@ scalars become literals (`2.0:f32[]`), arrays and tracers of enclosing traces
 become constvars (so a jit inside grad closes over the grad's tracers, and the
 grad sees them again when the jit equation is bound with its consts).
 
+A trace with a `ref_policy` keeps the state of the Refs (api/state.py) made outside it, as
+JAX threads them through a jaxpr as effects. "lift" (jit, scan, while and cond bodies): a
+Ref read inside is a constvar whose const is the Ref itself (its value is read when the
+program runs, not baked), and the final value of each Ref written is one more output
+(`ClosedJaxpr.ref_writes` names its const); the consumer passes the values and writes the
+results back. "local" (make_jaxpr): a Ref's value is a closed-over constant and writes stay
+in the trace, as JAX's make_jaxpr leaves the Ref as it was. Other traces see a Ref's box.
+
     >>> make_jaxpr(lambda x: jnp.sin(x) * 2.0)(jnp.ones(3))
     { lambda ; a:f32[3]. let b:f32[3] = sin a; c:f32[3] = mul b 2.0:f32[] in (c,) }
 """
@@ -24,7 +32,7 @@ from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, SourceInfo, Var
 from .primitive import const_folding_rules, staging_rules
 from .sharding_types import abstract_eval
 from .source_info import eqn_source_info
-from .trace import Trace, Tracer, aval_text, new_trace
+from .trace import Trace, Tracer, aval_text, current_trace, new_trace
 
 
 class DebugInfo(NamedTuple):
@@ -63,12 +71,15 @@ _LITERAL_TYPES = (int, float, complex, bool, np.generic, np.ndarray)
 class JaxprTrace(Trace):
     """Records primitives into a jaxpr (JAX's DynamicJaxprTrace)."""
 
-    def __init__(self, parent, debug_info: DebugInfo | None = None):
+    def __init__(self, parent, debug_info: DebugInfo | None = None, ref_policy=None):
         super().__init__(parent)
         self.debug_info = debug_info
         self.invars: list[Var] = []
         self.eqns: list[Eqn] = []
         self.consts: dict[int, tuple] = {}       # id(value) -> (constvar, value)
+        self.ref_policy = ref_policy             # None, "lift" or "local" (module docstring)
+        self.refs: dict[int, list] = {}          # id(Ref) -> [Ref, its value here]
+        self.ref_writes: list = []               # the lifted Refs written, first write first
 
     # ------------------------------------------------------------ inputs
     def new_arg(self, aval: ShapedArray) -> JaxprTracer:
@@ -100,6 +111,27 @@ class JaxprTrace(Trace):
         if found is None:
             found = self.consts[id(value)] = (Var(aval), value)
         return found[0]
+
+    # ------------------------------------------------------------ Refs made outside
+    def ref_value(self, ref):
+        """`ref`'s value in this trace: lifted (a constvar holding the Ref) on first use."""
+        entry = self.refs.get(id(ref))
+        if entry is None:
+            if self.ref_policy == "lift":
+                aval = ref.aval.inner_aval
+                var = Var(aval)
+                self.consts[id(ref)] = (var, ref)
+                value = JaxprTracer(self, aval, var)
+            else:
+                value = ref_get(ref, self.parent)
+            entry = self.refs[id(ref)] = [ref, value]
+        return entry[1]
+
+    def ref_write(self, ref, value) -> None:
+        self.ref_value(ref)                  # a write reads first: a partial write keeps the rest
+        self.refs[id(ref)][1] = value
+        if id(ref) in self.consts and all(r is not ref for r in self.ref_writes):
+            self.ref_writes.append(ref)
 
     # ------------------------------------------------------------ primitives
     def process_primitive(self, prim, args, params):
@@ -143,10 +175,12 @@ class JaxprTrace(Trace):
     # ------------------------------------------------------------ result
     def to_jaxpr(self, outs) -> ClosedJaxpr:
         """The ClosedJaxpr computing `outs` from this trace's inputs."""
+        outs = list(outs) + [self.refs[id(r)][1] for r in self.ref_writes]
         out_atoms = [self.to_atom(x) for x in outs]
         constvars = [v for v, _ in self.consts.values()]
         consts = [c for _, c in self.consts.values()]
-        return ClosedJaxpr(Jaxpr(constvars, self.invars, out_atoms, self.eqns), consts)
+        writes = tuple(next(i for i, c in enumerate(consts) if c is r) for r in self.ref_writes)
+        return ClosedJaxpr(Jaxpr(constvars, self.invars, out_atoms, self.eqns), consts, writes)
 
     # ------------------------------------------------------------ messages
     def describe_self(self) -> str:
@@ -233,13 +267,13 @@ def _input_dependencies(trace: JaxprTrace, var: Var) -> list[int]:
     return [i for i, v in enumerate(trace.invars) if v in needed]
 
 
-def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None) -> tuple:
-    """Trace `fun(*tracers) -> list of outputs` with inputs of `in_avals`.
-
-    Returns (ClosedJaxpr, outputs) — outputs are whatever `fun` returned, mapped to
-    atoms in the jaxpr; `fun` must return a flat list.
+def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None,
+                   ref_policy: str | None = None) -> ClosedJaxpr:
+    """Trace `fun(*tracers) -> list of outputs` with inputs of `in_avals` into the
+    ClosedJaxpr computing them; `fun` must return a flat list. `ref_policy`: how Refs made
+    outside are kept (module docstring).
     """
-    with new_trace(JaxprTrace, debug_info) as trace:
+    with new_trace(JaxprTrace, debug_info, ref_policy) as trace:
         tracers = [trace.new_arg(a) for a in in_avals]
         outs = fun(*tracers)
         closed = trace.to_jaxpr(outs)
@@ -252,6 +286,41 @@ def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None) -> tuple:
         del trace, tracers, outs        # ours: what holds the trace after this is a leak
         ensure_no_leaks(finished)
     return closed
+
+
+def _ref_trace(ref, trace):
+    """The innermost trace from `trace` up that keeps `ref`'s state, or None where its own box
+    holds it (no such trace inside the one the Ref was made in, `ref._owner`)."""
+    while trace is not None and trace is not ref._owner:
+        if getattr(trace, "ref_policy", None):
+            return trace
+        trace = trace.parent
+    return None
+
+
+def ref_get(ref, trace=None):
+    """`ref`'s value where `trace` (the current trace) runs."""
+    keeper = _ref_trace(ref, current_trace() if trace is None else trace)
+    return ref._value if keeper is None else keeper.ref_value(ref)
+
+
+def ref_set(ref, value) -> None:
+    """Make `value` `ref`'s value where the current trace runs."""
+    keeper = _ref_trace(ref, current_trace())
+    if keeper is None:
+        ref._value = value
+    else:
+        keeper.ref_write(ref, value)
+
+
+def bind_refs(refs, values) -> None:
+    """Give `refs` the `values` (this trace's tracers) in the innermost Ref-keeping trace, not
+    lifted: a loop body carries them (lax/_cf_util.holding)."""
+    keeper = current_trace()
+    while not getattr(keeper, "ref_policy", None):
+        keeper = keeper.parent
+    for ref, value in zip(refs, values):
+        keeper.refs[id(ref)] = [ref, value]
 
 
 def convert_constvars_to_invars(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:

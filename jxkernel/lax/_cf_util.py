@@ -12,7 +12,7 @@ from ..core.ir import ClosedJaxpr
 from ..core.source_info import function_source_info
 from ..core.vma import in_mesh_order
 from ..transforms.api_util import flatten_fun
-from ..core.staging import DebugInfo, convert_constvars_to_invars, trace_to_jaxpr
+from ..core.staging import DebugInfo, bind_refs, convert_constvars_to_invars, trace_to_jaxpr
 from ..tree_util import keystr, tree_flatten_with_path, tree_unflatten
 from .conversion import _convert_element_type
 
@@ -22,15 +22,53 @@ def fun_name(fun) -> str:
 
 
 def trace_fun(fun, in_tree, in_avals, what: str):
-    """(ClosedJaxpr of fun over flat inputs, output treedef); consts stay in the ClosedJaxpr."""
+    """(ClosedJaxpr of fun over flat inputs, output treedef); consts stay in the ClosedJaxpr.
+    A Ref made outside and used inside is a const (core/staging.py); one written is carried
+    by the loop or cond that traced it (`written_refs`), or refused by `hoist`."""
     flat, out_tree = flatten_fun(fun, in_tree)
     info = DebugInfo(fun_name(fun), function_source_info(fun), what, None)
-    return trace_to_jaxpr(flat, list(in_avals), info), out_tree()
+    return trace_to_jaxpr(flat, list(in_avals), info, "lift"), out_tree()
 
 
-def hoist(closed: ClosedJaxpr):
-    """(ClosedJaxpr taking its consts as leading inputs, the consts)."""
-    return convert_constvars_to_invars(closed)
+def hoist(closed: ClosedJaxpr, what: str = "this function"):
+    """(ClosedJaxpr taking its consts as leading inputs, the consts), a Ref's value where the
+    caller runs in the Ref's place."""
+    if closed.ref_writes:
+        raise NotImplementedError(
+            f"{what} writes a Ref made outside it: jxkernel carries such writes out of jit, "
+            f"scan, fori_loop, while_loop and cond, not this one. Pass the value in and return "
+            f"the new one, then write the Ref outside.")
+    jaxpr, consts = convert_constvars_to_invars(closed)
+    return jaxpr, [c[...] if getattr(type(c), "is_array_ref", False) else c for c in consts]
+
+
+# ------------------------------------------------------------------ Refs written inside
+# A loop body or a branch that writes a Ref made outside is traced again taking the Refs'
+# values as more carry (or operands) and returning their new values; the caller writes them
+# back. JAX discharges the same effects from its jaxprs.
+def written_refs(traced) -> list:
+    """The Refs made outside that any of the ClosedJaxprs `traced` writes, each once."""
+    refs = []
+    for closed in traced:
+        for i in closed.ref_writes:
+            if all(r is not closed.consts[i] for r in refs):
+                refs.append(closed.consts[i])
+    return refs
+
+
+def ref_values(refs) -> list:
+    return [r[...] for r in refs]
+
+
+def holding(refs, values, fun, *args):
+    """fun(*args) with `refs` holding `values` in the trace running it."""
+    bind_refs(refs, values)
+    return fun(*args)
+
+
+def write_refs(refs, values) -> None:
+    for ref, value in zip(refs, values):
+        ref[...] = value
 
 
 def with_extra_leading_inputs(closed: ClosedJaxpr, avals, position: int = 0) -> ClosedJaxpr:

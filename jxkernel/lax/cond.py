@@ -105,6 +105,17 @@ def _bind_cond(index, funs, operands, names, reference=0, **params):
         if i != reference:
             _check_branch(funs[reference], names[reference], ref_tree, ref_avals, fun, name, tree,
                           closed.out_avals)
+    refs = cf.written_refs([c for c, _ in traced])
+    if refs:                            # Refs written inside: passed in and out, written back
+
+        def writing(f):
+            return lambda ops, values: cf.holding(refs, values, lambda: (f(*ops),
+                                                                         cf.ref_values(refs)))
+        out, values = _bind_cond(index, [writing(f) for f in funs],
+                                 (tuple(operands), cf.ref_values(refs)), names, reference,
+                                 **params)
+        cf.write_refs(refs, values)
+        return out
     first_tree = traced[0][1]
     hoisted = [cf.hoist(c) for c, _ in traced]
     all_consts = [c for _, consts in hoisted for c in consts]

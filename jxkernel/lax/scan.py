@@ -102,6 +102,17 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         carry_avals = settled
     cf.check_carry("body_fun", carry_tree, carry_avals, carry_out_tree,
                    closed.out_avals[:n_carry], "scan body function")
+    refs = cf.written_refs([closed])
+    if refs:                            # Refs written inside: carried, written back after
+
+        def carrying(carry, x):
+            (carry, y), values = cf.holding(refs, carry[1], lambda: (f(carry[0], x),
+                                                                     cf.ref_values(refs)))
+            return (carry, values), y
+        (carry, values), ys = scan(carrying, (init, cf.ref_values(refs)), xs, length, reverse,
+                                   unroll)
+        cf.write_refs(refs, values)
+        return carry, ys
     given = carry_leaves
     carry_leaves = [cf.cast_like(x, a) for x, a in zip(carry_leaves, carry_avals)]
     jaxpr, consts = cf.hoist(closed)

@@ -99,7 +99,7 @@ def _check_tree(func_name, expected_name, actual_tree, expected_tree, has_aux=Fa
 def _trace(fun, args_tree, avals, what):
     """(closed jaxpr taking its consts first, the consts, output tree) of fun(one pytree)."""
     closed, out_tree = cf.trace_fun(fun, args_tree, avals, what)
-    jaxpr, consts = cf.hoist(closed)
+    jaxpr, consts = cf.hoist(closed, what)
     return jaxpr, consts, out_tree
 
 

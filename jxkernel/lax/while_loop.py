@@ -53,6 +53,16 @@ def while_loop(cond_fun, body_fun, init_val):
     if len(out) != 1 or out[0].shape or out[0].dtype != dtypes.bool_:
         raise TypeError(f"cond_fun must return a boolean scalar, but got output type(s) "
                         f"[{', '.join(repr(a) for a in out)}].")
+    refs = cf.written_refs([body])
+    if refs:                            # Refs written in the body: carried, written back after
+        # (cond_fun reads a Ref's value from before the loop, as in JAX 0.10.2: it is a const)
+        out, values = while_loop(
+            lambda carry: cond_fun(carry[0]),
+            lambda carry: cf.holding(refs, carry[1], lambda: (body_fun(carry[0]),
+                                                              cf.ref_values(refs))),
+            (init_val, cf.ref_values(refs)))
+        cf.write_refs(refs, values)
+        return out
     cond_jaxpr, cond_consts = cf.hoist(cond)
     body_jaxpr, body_consts = cf.hoist(body)
     outs = while_p.bind(*cond_consts, *body_consts, *leaves, cond_jaxpr=cond_jaxpr,

@@ -36,7 +36,9 @@ from ..core.partial_eval import PartialEvalTrace
 from ..core.staging import trace_to_jaxpr
 
 
-class JVPTracer(Tracer):
+class DualTracer(Tracer):
+    """A primal and its tangent: jvp's JVPTracer, or under grad/vjp/linearize (the tangent
+    staged by partial evaluation) a LinearizeTracer, as JAX names their types."""
     __slots__ = ("primal", "tangent")
 
     def __init__(self, trace, primal, tangent):
@@ -59,9 +61,20 @@ class JVPTracer(Tracer):
         return f"JVPTracer(primal={primal}, tangent={value_text(tangent)})"
 
 
+class JVPTracer(DualTracer):
+    __slots__ = ()
+
+
+class LinearizeTracer(DualTracer):
+    # JAX's type under grad (code that tells jvp from grad by the tracer's type sees it)
+    __slots__ = ()
+
+
 class JVPTrace(Trace):
+    tracer_type = JVPTracer          # (linearize_flat's is a LinearizeTracer)
+
     def unpack(self, x):
-        if type(x) is JVPTracer and x._trace is self:
+        if type(x) is self.tracer_type and x._trace is self:
             return x.primal, x.tangent
         if isinstance(x, Tracer):
             self.check_foreign_tracer(x)
@@ -78,7 +91,7 @@ class JVPTrace(Trace):
         return self.wrap(primal_out, tangent_out)
 
     def wrap(self, primal, tangent):
-        return primal if type(tangent) is Zero else JVPTracer(self, primal, tangent)
+        return primal if type(tangent) is Zero else self.tracer_type(self, primal, tangent)
 
     def describe_self(self):
         return "jvp/grad"
@@ -103,12 +116,13 @@ def _tangent_aval(x) -> ShapedArray:
 
 
 # ------------------------------------------------------------------ jvp
-def jvp_flat(fun, primals, tangents, transform_stack=True):
+def jvp_flat(fun, primals, tangents, tracer_type=JVPTracer, transform_stack=True):
     """(primal outputs, tangent outputs) of flat `fun` (Zero tangents allowed). The equations
     it records are named under `jvp` (`jit(f)/jvp()/sin`), as JAX's ad.jvp names them, unless
     `transform_stack` is False (a jaxpr's jvp, whose equations keep their own names)."""
     with new_trace(JVPTrace) as trace:
-        ins = [p if type(t) is Zero else JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
+        trace.tracer_type = tracer_type
+        ins = [p if type(t) is Zero else tracer_type(trace, p, t) for p, t in zip(primals, tangents)]
         if transform_stack:
             with name_scope("jvp("):
                 outs = fun(*ins)
@@ -183,7 +197,7 @@ def linearize_flat(fun, primals):
     with new_trace(PartialEvalTrace) as pe:
         tangents_in = [pe.new_arg(a) if dtypes.is_inexact(a.dtype)
                        else Zero(a) for a in in_avals]
-        primal_out, tangent_out = jvp_flat(fun, primals, tangents_in)
+        primal_out, tangent_out = jvp_flat(fun, primals, tangents_in, LinearizeTracer)
         # A zero or known output tangent is still an output of the linear jaxpr.
         tangent_out = [instantiate(t) if type(t) is Zero else t for t in tangent_out]
         linear = pe.to_jaxpr(tangent_out)

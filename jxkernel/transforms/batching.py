@@ -198,6 +198,12 @@ class MappedRef:
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: math.prod(self.shape))
 
+    @classmethod
+    def stand_in(cls, mapped, argument: int):
+        """What jit traces in place of this argument (transforms/jit_refs.py): a Ref of the
+        type the function sees, without the mapped axis."""
+        return type(mapped._ref).stand_in(mapped, argument)
+
     def _whole(self):
         with set_current_trace(self._trace.parent):
             value = self._ref[...]

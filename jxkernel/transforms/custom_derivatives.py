@@ -40,6 +40,7 @@ from .ad_util import Zero, add_tangents, float0, instantiate
 from ..tree_util import tree_flatten, tree_map, tree_unflatten
 from .ad import JVPTrace, always_transposed
 from .api_util import flatten_fun
+from .jit_refs import is_ref
 from .batching import batch_jaxpr, vmap
 from .linear_util import wrap_init
 from ..core.partial_eval import PartialEvalTrace
@@ -438,12 +439,51 @@ class custom_vjp(_CustomFunction):
     def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
         self.fwd, self.bwd, self.symbolic_zeros = fwd, bwd, symbolic_zeros
 
+    def __call__(self, *args, **kwargs):
+        if not self.nondiff_argnums and self.fwd is not None and any(map(is_ref, args)):
+            derived, rest = _closing_over_refs(self, args)
+            return derived(*rest, **kwargs)
+        return super().__call__(*args, **kwargs)
+
     def _bind(self, jaxpr, consts, leaves, nondiff, in_tree, out_tree, n_args, name):
         rule = _FlatVJPRule(self, nondiff, in_tree, out_tree, n_args, name,
                             [get_aval(x) for x in leaves])
         return custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=jaxpr, fwd=rule, bwd=rule.bwd,
                                       num_consts=len(consts), symbolic_zeros=self.symbolic_zeros,
                                       name=name)
+
+
+def _closing_over_refs(custom, args) -> tuple:
+    """(a custom_vjp closing over `args`' Refs, the other arguments): the Refs reach fun, fwd
+    and bwd as they are, not as values to differentiate; bwd's cotangent for each (None) is
+    dropped, and a Ref among fwd's residuals is kept beside them. JAX's array_refs guide
+    stashes gradients so: `bwd(grads_ref, g)` writes `grads_ref[...] = g`."""
+    refs = {i: a for i, a in enumerate(args) if is_ref(a)}
+    kept = {}                          # fwd's residual Refs, by leaf index, and the tree
+
+    def full(rest):
+        rest = iter(rest)
+        return [refs[i] if i in refs else next(rest) for i in range(len(args))]
+
+    def fun(*rest):
+        return custom.fun(*full(rest))
+
+    def fwd(*rest):
+        out, res = custom.fwd(*full(rest))
+        leaves, kept["tree"] = tree_flatten(res)
+        kept["refs"] = {i: leaf for i, leaf in enumerate(leaves) if is_ref(leaf)}
+        return out, [None if is_ref(leaf) else leaf for leaf in leaves]
+
+    def bwd(res, g):
+        res = tree_unflatten(kept["tree"], [kept["refs"].get(i, leaf) for i, leaf in
+                                            enumerate(res)])
+        cts = custom.bwd(res, g)
+        return tuple(ct for i, ct in enumerate(cts) if i not in refs) \
+            if isinstance(cts, (tuple, list)) else cts
+    fun.__name__ = fun.__qualname__ = getattr(custom.fun, "__name__", "f")
+    derived = custom_vjp(fun)
+    derived.defvjp(fwd, bwd, custom.symbolic_zeros)
+    return derived, [a for i, a in enumerate(args) if i not in refs]
 
 
 @dataclasses.dataclass

@@ -193,8 +193,8 @@ SCALAR_TYPES = (bool, int, float, complex)
 
 def leaf_aval(x, index_name) -> ShapedArray:
     aval = getattr(x, "aval", None)
-    if isinstance(aval, ShapedArray):
-        return aval
+    if isinstance(aval, ShapedArray) or getattr(type(x), "is_array_ref", False):
+        return aval                    # (a Ref's is its AbstractRef: transforms/jit_refs.py)
     if type(x) in SCALAR_TYPES:
         return python_scalar_aval(type(x), dtypes.python_scalar_dtype(x))
     if isinstance(x, (np.ndarray, np.generic)):

@@ -129,11 +129,15 @@ class Entry:
     hit, anew if the placement object or the config changed; False if its calls are not
     positional Arrays alone)."""
     __slots__ = ("exe", "consts", "const_bufs", "out_tree", "jaxpr", "text", "donated", "hits",
-                 "last_hit", "scalar_hit", "twin")
+                 "last_hit", "scalar_hit", "twin", "refs")
 
     def __init__(self, exe, consts, out_tree, jaxpr, text, donated):
         self.exe, self.consts, self.out_tree = exe, consts, out_tree
-        self.const_bufs = [c._buf for c in consts]      # what a hit passes before the arguments
+        # Refs among the consts (transforms/jit_refs.py): each call passes their values and
+        # writes them back, so such an entry is never on a fast path
+        self.refs = any(getattr(type(c), "is_array_ref", False) for c in consts)
+        # what a hit passes before the arguments
+        self.const_bufs = [] if self.refs else [c._buf for c in consts]
         self.jaxpr, self.text, self.donated = jaxpr, text, donated
         self.hits = 0
         self.last_hit = None

@@ -20,6 +20,7 @@ from ..xla.sharded import (ShardedArray, _mesh_of, _own_sharding, _SpmdEntry, co
                            gspmd_sharding, lower_partitioned, to_argument,
                            typed_outputs)
 from ..xla.sharding import SingleDeviceSharding
+from . import jit_refs
 from .jit_args import result_paths
 
 
@@ -85,6 +86,12 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
     entry = jitted._cache.get(key)
     if entry is None:
         closed, out_tree, trace_s = jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
+        if jit_refs.uses_refs(closed):
+            raise NotImplementedError(
+                f"{jitted._name} reads or writes a Ref, and is a jit with shardings (or was "
+                f"given sharded arguments): jxkernel threads Refs through a jit on one device "
+                f"only so far. Pass the Ref's value in and return the new one, then write the "
+                f"Ref outside.")
         plan = Partitioning(jitted, closed, out_tree, leaves, dyn_args, dyn_kwargs)
         entry, phases = plan.compile(trace_s)
         jitted._cache[key] = entry

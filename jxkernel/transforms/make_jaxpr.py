@@ -15,6 +15,7 @@ from ..core.source_info import function_source_info
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
 from .api_util import flatten_fun, fun_name, merge_static, wraps
 from .jit_args import abstract_leaf_aval, as_tuple
+from .jit_refs import ref_positions, with_stand_ins, without_refs
 from ..core.staging import DebugInfo, trace_to_jaxpr
 
 
@@ -25,15 +26,20 @@ def _trace_flat(fun, static_argnums, args, kwargs, transformation):
     names = tuple(f"args[{i}]{keystr(p)}" for i, a in enumerate(args) if i not in static_argnums
                   for p, _ in tree_flatten_with_path(a)[0]) + \
         tuple(f"{k}{keystr(p)}" for k in sorted(kwargs) for p, _ in tree_flatten_with_path(kwargs[k])[0])
-    avals = [abstract_leaf_aval(x, lambda i=i: names[i]) for i, x in enumerate(leaves)]
+    refs = ref_positions(leaves)        # a Ref argument: its value, as a closed-over Ref's
+    avals = [None if i in refs else abstract_leaf_aval(x, lambda i=i: names[i])
+             for i, x in enumerate(leaves)]
     static = {i: args[i] for i in static_argnums}
     flat, out_tree = flatten_fun(
         lambda dyn_args, dyn_kwargs: fun(*merge_static(static, dyn_args, len(args)),
                                          **dyn_kwargs), treedef)
 
     name = fun_name(fun, type(fun).__name__)
-    info = DebugInfo(name, function_source_info(fun), transformation, names)
-    closed = trace_to_jaxpr(flat, avals, info)
+    if refs:
+        flat, avals = with_stand_ins(flat, leaves, avals, refs)
+    info = DebugInfo(name, function_source_info(fun), transformation,
+                     tuple(without_refs(names, refs)))
+    closed = trace_to_jaxpr(flat, avals, info, "local")   # (a Ref keeps its value)
     return closed, out_tree()
 
 

@@ -22,6 +22,7 @@ from ..xla.array import Array
 from ..xla.placement import call_placement
 from ..xla.transfers import device_put
 from ..xla.lowering import NeedsMesh
+from . import jit_refs
 from .jit_args import leaf_aval, result_paths
 from .jit_primitive import any_sharded
 
@@ -83,7 +84,8 @@ def lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms=None,
     jaxpr = closed.jaxpr
     donated = (False,) * len(jaxpr.constvars) + (donated_leaves or (False,) * len(jaxpr.invars))
     return pipeline.lower(jaxpr, [device], name=jitted._name, donated=donated,
-                          platforms=platforms, result_names=result_paths(out_tree),
+                          platforms=platforms, result_names=result_paths(out_tree)
+                          + [None] * len(closed.ref_writes),     # (Refs' final values last)
                           locations=locations, arg_names=arg_names,
                           keep_unused=jitted._keep_unused)
 
@@ -180,14 +182,21 @@ class Traced(_Stage):
     _traced = property(lambda self: self)
 
     @property
+    def result_avals(self) -> list:
+        """The function's results' types (after them the jaxpr returns the Refs' final values:
+        transforms/jit_refs.py)."""
+        avals = self.jaxpr.out_avals
+        return avals[:len(avals) - len(self.jaxpr.ref_writes)]
+
+    @property
     def out_avals(self):
-        return tree_unflatten(self.out_tree, self.jaxpr.out_avals)
+        return tree_unflatten(self.out_tree, self.result_avals)
 
     @property
     def out_info(self):
         """The outputs' types, a pytree of ShapeDtypeStructs (weak types kept, as JAX's)."""
         return tree_unflatten(self.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
-                                              for a in self.jaxpr.out_avals])
+                                              for a in self.result_avals])
 
     def lower(self, *, lowering_platforms: tuple | None = None) -> Lowered:
         """The program lowered for its device, or for `lowering_platforms` (JAX's names:
@@ -329,7 +338,9 @@ class Compiled(_Stage):
         """Call with the non-static arguments only (static ones were fixed by `lower`)."""
         leaves, treedef = tree_flatten((args, kwargs))
         expected = self._entry.jaxpr.in_avals
-        got = [leaf_aval(x, lambda: "?") for x in leaves]
+        refs = jit_refs.ref_positions(leaves)         # each call's Refs (jit_refs.py)
+        arrays = jit_refs.without_refs(leaves, refs)
+        got = [leaf_aval(x, lambda: "?") for x in arrays]
         if treedef != self.in_tree or \
                 [a.strip_weak_type() for a in got] != [a.strip_weak_type() for a in expected]:
             check_call_signature(self, args, kwargs, got)
@@ -337,9 +348,12 @@ class Compiled(_Stage):
             outs = self._entry.exe.call_buffers(self._entry.arguments(leaves))
         else:
             exe = self._entry.exe.with_committed(self.lowered._committed)
-            outs = exe.call_arrays(list(self._entry.consts) + [
-                x if isinstance(x, Array) else device_put(x, self.lowered.device)
-                for x in leaves])
+            consts = jit_refs.values_for(self._entry.consts, leaves) if self._entry.refs else \
+                self._entry.consts
+            outs = exe.call_arrays([x if isinstance(x, Array) else
+                                    device_put(x, self.lowered.device)
+                                    for x in (*consts, *arrays)])
+            outs = jit_refs.write_back(self._entry.jaxpr, outs, leaves)
         return tree_unflatten(self._entry.out_tree, outs)
 
     out_tree = property(lambda self: self._entry.out_tree)

@@ -1,5 +1,5 @@
-"""See inside one call: f's source, its jaxpr, the StableHLO we emit and XLA's optimized HLO,
-linked by source line, with per-line counts so the heavy lines stand out.
+"""See inside one call: f's source, its jaxpr, its StableHLO (as JAX prints it) and XLA's
+optimized HLO, linked by source line, with per-line counts so the heavy lines stand out.
 
     >>> def f(x, w):
     ...     y = jnp.sin(x)
@@ -16,7 +16,9 @@ linked by source line, with per-line counts so the heavy lines stand out.
 `explain(f, *args, **kwargs)` traces `f` as `jit(f)` would (a jitted f keeps its static
 arguments; for a plain f, arguments that are not arrays or numbers are static), lowers it
 with source locations on (`lower_module(..., locations=True)` writes `loc("file":line:0)`
-on each op) and compiles it. XLA keeps those locations as `metadata={source_file=...
+on each op) and compiles it. The StableHLO shown is that module as jaxlib's MLIR printer
+prints it, `Lowered.as_text()`'s text; each op's line is read from the same print with its
+debug info (`as_text(debug_info=True)`; views/stablehlo_text.py). XLA keeps those locations as `metadata={source_file=...
 source_line=...}` on the optimized HLO's instructions (checked with jaxlib 0.10.2), which
 is how an HLO instruction maps back to a line. In a notebook, `%explain f(x, w)`.
 
@@ -28,8 +30,10 @@ What an `Explanation` holds:
   transcendentals, bytes)`, nested jaxprs' equations flattened after their parent (depth 1,
   2, ...); the counts are estimated from the jaxpr (core/jaxpr_cost.py), as often as the
   equation runs (a scan's body: its length), 0 for an equation holding others.
-- `stablehlo_ops`: `StableHLOOp(index, name, text, text_line, line, file, line_id)`; ops
-  inside a region (a reducer's body) take the line of the op that holds the region.
+- `stablehlo_ops`: `StableHLOOp(index, name, text, text_line, line, file, line_id)`, one per
+  op `stablehlo` shows (`text` is its line there, `text_line` that line's number; an op
+  holding regions, a while or a case, is its first line … its closing one); ops inside a
+  region without a line of their own take the line of the op that holds the region.
 - `hlo_instructions`: `HloInstruction(index, computation, name, opcode, text, text_line,
   line, file, line_id, top_level, flops, transcendentals, bytes, estimated)`.
 - `per_line`: `LineCounts(equations, stablehlo_ops, hlo_instructions, flops,
@@ -41,7 +45,11 @@ What an `Explanation` holds:
   On the NumPy backend no XLA compiles: the jaxpr is the program, so `per_line` sums the
   equations' counts instead (`cost_from == "jaxpr"`), `optimized_hlo` is "" with no
   instructions, `xla_cost` is {}, and the StableHLO is what jxkernel would hand XLA.
-- `stablehlo`, `optimized_hlo`, `jaxpr_text`: the three texts.
+- `stablehlo`, `optimized_hlo`, `jaxpr_text`: the three texts; `stablehlo` is the module as
+  `Lowered.as_text()` shows it, and `stablehlo_title` says so ("StableHLO"). Without jaxlib
+  (the NumPy backend in Pyodide) nothing prints MLIR: `stablehlo` is jxkernel's own text
+  (generic form in places, with its `loc(...)`s) and `stablehlo_title` says that.
+  `stablehlo_with_locations`: the module as lowered, each op's `loc("file":line:0)` on it.
 
 Views: `repr()` is the text for terminal IPython (each source line with its counts, and
 under it its equations, StableHLO ops and HLO instructions); `_repr_html_` static HTML
@@ -55,7 +63,7 @@ line and every line to its items, `:target` highlights: CSS only, no script); an
     lines         [{"id": "L0", "file", "label", "line" (int), "text", "in_function"}]
     equations     [{"index", "primitive", "text", "line_id" (or null), "depth",
                     "parent" (index or null)}]
-    stablehlo     {"text": the module, "ops": [{"index", "name", "text", "text_line"
+    stablehlo     {"text": the module as shown, "ops": [{"index", "name", "text", "text_line"
                     (1-based line in "text"), "line_id"}]}
     hlo           {"text": the optimized HLO, "instructions": [{"index", "computation",
                     "name", "opcode", "text", "text_line", "line_id", "top_level",
@@ -86,6 +94,7 @@ import os
 import re
 
 from .hlo_text import collectives, parse_hlo
+from . import stablehlo_text
 from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..core.jaxpr_cost import NOT_ESTIMATED, body_runs, eqn_cost
 from ..core.ir import ClosedJaxpr, Jaxpr, Names, pp_eqn, pp_toplevel
@@ -93,6 +102,7 @@ from ..xla.lowering import NeedsMesh
 from .rich_view import RichView
 from .sharding_view import collective_json, collectives_html, collectives_text
 from ..transforms.jit import Jitted, jit
+from ..transforms.stages import lower_jit
 from ..transforms.jit_primitive import any_sharded
 from ..tree_util import tree_leaves
 from ..xla import client as _client
@@ -204,7 +214,7 @@ def build_explanation(f, args, kwargs, *, title=None, label_of=None) -> Explanat
     title = title or _call_text(f, args, kwargs)
     device = _one_device(jitted, traced, args, dyn_kwargs)
     if device is not None and device.platform == "numpy":   # the jaxpr runs: it has the costs
-        module = pipeline.lower(traced.jaxpr.jaxpr, [device], name=_name_of(f), locations=True)
+        module = _lower_with_locations(traced, device)
         return Explanation(f, traced.jaxpr, module.text, "", {}, title=title, label_of=label_of,
                            cost_from="jaxpr")
     text, loaded = _compile_with_locations(f, jitted, traced, device)
@@ -229,8 +239,7 @@ def _compile_with_locations(f, jitted, traced, device) -> tuple:
     constraint inside)."""
     if device is not None:
         try:
-            module = pipeline.lower(traced.jaxpr.jaxpr, [device], name=_name_of(f),
-                                    locations=True)
+            module = _lower_with_locations(traced, device)
             return module.text, pipeline.compile_loaded(module)[0]
         except NeedsMesh as e:           # a sharding constraint inside: partitioned, as jit does
             jitted._sharded, jitted._constraint_mesh = True, e.mesh
@@ -238,6 +247,13 @@ def _compile_with_locations(f, jitted, traced, device) -> tuple:
     from ..transforms.jit_sharded import stage_partitioning
     module = stage_partitioning(traced, locations=True).module
     return module.text, pipeline.compile_loaded(module)[0]
+
+
+def _lower_with_locations(traced, device) -> pipeline.Module:
+    """The module `traced.lower()` makes (its result names, arguments, dead code left out, as
+    `Lowered.as_text()` shows it), each op with its source line."""
+    return lower_jit(traced.jitted, traced.jaxpr, traced.out_tree, device, traced.donated,
+                     None, True, traced.arg_names)
 
 
 def _hlo_before_optimization(stablehlo: str) -> str:
@@ -314,7 +330,12 @@ class Explanation(RichView):
 
     def __init__(self, f, closed: ClosedJaxpr, stablehlo: str, optimized_hlo: str,
                  xla_cost: dict, *, title: str, label_of=None, cost_from: str = "hlo"):
-        self.title, self.stablehlo, self.optimized_hlo = title, stablehlo, optimized_hlo
+        # the module as JAX's Lowered.as_text() prints it (jaxlib's MLIR printer), each op's
+        # line read from the same print with its locations; our own text without jaxlib
+        shown = stablehlo_text.printed(stablehlo)
+        self.title, self.stablehlo, self.optimized_hlo = title, shown.text, optimized_hlo
+        self.stablehlo_title = stablehlo_text.title(shown.by_jaxlib)
+        self.stablehlo_with_locations = stablehlo    # as lowered: each op's loc("file":line:0)
         self.xla_cost = xla_cost
         self.cost_from = cost_from       # "hlo": XLA's optimized HLO; "jaxpr": no XLA here
         self.cost_method = JAXPR_COST_METHOD if cost_from == "jaxpr" else COST_METHOD
@@ -333,7 +354,7 @@ class Explanation(RichView):
                           for i, (p, t, file, line, d, parent, counts)
                           in enumerate(_flat_equations(jaxpr, names))]
         self.stablehlo_ops = [StableHLOOp(i, n, t, tl, line, file, self._line_id(file, line))
-                              for i, (n, t, tl, file, line) in enumerate(_stablehlo_ops(stablehlo))]
+                              for i, (n, t, tl, file, line) in enumerate(shown.ops)]
         self.hlo_instructions = [self._instruction(i) for i in parse_hlo(optimized_hlo)]
         self.collectives = collectives(optimized_hlo)
         if any(c.source_line is None for c in self.collectives):
@@ -482,39 +503,6 @@ def _inner_jaxprs(params):
                 yield v
 
 
-# ------------------------------------------------------------------ StableHLO, read back
-# an op's location: the user's line (`loc("file":3:0)`), or none (`loc(unknown)`)
-_LOC = re.compile(r'\s*loc\((?:"((?:[^"\\]|\\.)*)":(\d+):\d+|unknown)\)\s*$')
-_OP = re.compile(r'^(?:%[\w#:]+ = )?"?([a-z_]+\.[\w.]+|return)"?')
-
-
-def _stablehlo_ops(text: str) -> list:
-    """(op name, text, text line, file, line) of each op in our module's text. An op holding
-    regions is written over several lines and its `loc` comes on the closing one: it and the
-    ops in its regions without a location of their own get that line."""
-    ops, open_ops = [], []            # open_ops: indices of ops whose regions are open
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        loc = _LOC.search(line)
-        body = line[:loc.start()] if loc else line
-        where = (re.sub(r"\\(.)", r"\1", loc.group(1)), int(loc.group(2))) \
-            if loc and loc.group(1) is not None else (None, None)
-        if line.startswith("})") and open_ops:
-            start = open_ops.pop()
-            name, head, first, _, _ = ops[start]
-            ops[start] = (name, f"{head} … {body}", first) + where
-            if loc:
-                ops[start + 1:] = [o if o[4] is not None else o[:3] + where for o in ops[start + 1:]]
-            continue
-        op = _OP.match(body)
-        if op is None or body.startswith(("func.func", "module")):
-            continue
-        ops.append((op.group(1), body, number) + where)
-        if body.endswith("({"):
-            open_ops.append(len(ops) - 1)
-    return ops
-
-
 # ------------------------------------------------------------------ text
 def _num(value: int) -> str:
     return "." if not value else f"{value:,}" if value < 10**6 else f"{value:.3g}"
@@ -601,7 +589,7 @@ def render_html(ex: Explanation) -> str:
     head = ("<tr><th>line</th><th>eqns</th><th>flops</th><th>transc.</th><th>bytes</th>"
             "<th>source</th><th>items</th></tr>")
     panes = (_pane("jaxpr", p, "e", ex.equations, lambda e: "  " * e.depth + e.text)
-             + _pane("StableHLO (what jxkernel emits)", p, "s", ex.stablehlo_ops, lambda o: o.text)
+             + _pane(ex.stablehlo_title, p, "s", ex.stablehlo_ops, lambda o: o.text)
              + _pane("optimized HLO (what XLA compiled)" if ex.optimized_hlo else
                      f"optimized HLO: {NO_HLO}", p, "h",
                      [i for i in ex.hlo_instructions if i.opcode != "parameter"],

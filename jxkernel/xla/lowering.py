@@ -456,7 +456,8 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None, num_re
         main.arg_names[len(main.args) - len(arg_names):] = list(arg_names)
     outs = lower_jaxpr_into(module_ctx, main.body, jaxpr, args[:n_consts], args[n_consts:])
     if result_names is not None:
-        result_attrs = [", ".join(filter(None, [f"jax.result_info = {hlo.string_attr(n)}", a]))
+        result_attrs = [", ".join(filter(None, [n is not None and   # (a Ref's final value: none)
+                                                f"jax.result_info = {hlo.string_attr(n)}", a]))
                         for n, a in zip(result_names, result_attrs or [None] * len(outs))]
     main.set_results(outs, result_attrs)
     return module.text(), module_ctx

@@ -88,4 +88,13 @@ def tracer_prints(jax):
     record("vmap_of_grad", lambda: jax.vmap(jax.grad(show))(jnp.ones(2)))
     record("make_jaxpr", lambda: jax.make_jaxpr(show)(1))
     record("linearize", lambda: jax.linearize(show, 1.0))
+    record("jacfwd", lambda: jax.jacfwd(show)(1.0))
+    record("hessian", lambda: jax.hessian(show)(1.0))
+
+    def show_type(x):           # grad's tracers are a LinearizeTracer, jvp's a JVPTracer
+        seen.append(type(x).__name__)
+        return x
+    for name, run in (("types_grad", lambda: jax.grad(show_type)(1.0)),
+                      ("types_jvp", lambda: jax.jvp(show_type, (1.0,), (1.0,)))):
+        record(name, run)
     return out

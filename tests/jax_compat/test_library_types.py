@@ -43,11 +43,6 @@ def test_ref_prints_as_jaxs():
     assert repr(jxkernel.new_ref(jnp.zeros(3))) == "Ref([0., 0., 0.], dtype=float32)"
 
 
-def test_ref_is_not_an_argument_of_transformations():
-    with pytest.raises(TypeError, match="not a valid JAX type"):
-        jxkernel.jit(lambda r: r[...])(jxkernel.new_ref(jnp.zeros(2)))
-
-
 def test_vmap_maps_ref_arguments_as_jaxs_array_refs_guide():
     def dist(x, y, out_ref):
         assert x.ndim == y.ndim == 1 and out_ref.ndim == 0

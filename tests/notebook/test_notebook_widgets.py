@@ -220,6 +220,23 @@ def test_hlo_view_sections_and_cost():
     assert only.optimized == "" and only.cost == {} and "optimized" not in repr(only)
 
 
+def test_hlo_view_shows_the_stablehlo_as_jax_prints_it(monkeypatch):
+    lowered = jax.jit(lambda x: jnp.sin(x) * 2.0).lower(jnp.ones(3))
+    view = HloView("f(x)", lowered, optimized=False)
+    assert view.stablehlo == lowered.as_text() and "%cst = stablehlo.constant" in view.stablehlo
+    assert view.stablehlo_title == "StableHLO"
+    assert repr(view).splitlines()[1] == "--- StableHLO ---"
+    assert "<summary>StableHLO</summary>" in view._repr_mimebundle_()["text/html"]
+    # without jaxlib (Pyodide) nothing prints MLIR: our own text, and the title says so
+    from jxkernel.xla import client, portable
+    monkeypatch.setattr(client, "xc", None)
+    monkeypatch.setattr(portable, "xc", None)
+    own = HloView("f(x)", jax.jit(lambda x: jnp.sin(x) * 2.0).lower(jnp.ones(3)), optimized=False)
+    assert own.stablehlo_title.startswith("StableHLO (jxkernel's own text: no jaxlib")
+    assert "loc(" not in own.stablehlo and own.stablehlo != view.stablehlo
+    assert repr(own).splitlines()[1] == f"--- {own.stablehlo_title} ---"
+
+
 def test_every_widget_view_has_an_html_fallback():
     """Where widgets cannot load (Colab without its custom widget manager, nbviewer, GitHub),
     each of jxkernel's widget views still shows as HTML: every widget class carries the

@@ -1,6 +1,9 @@
-"""jxkernel.explain / %explain (jxkernel/views/explainer.py, jxkernel/views/hlo_text.py): f's source, its
-jaxpr, our StableHLO and XLA's optimized HLO linked by source line, with per-line counts."""
+"""jxkernel.explain / %explain (jxkernel/views/explainer.py, jxkernel/views/hlo_text.py,
+jxkernel/views/stablehlo_text.py): f's source, its jaxpr, its StableHLO (as JAX's
+Lowered.as_text() prints it) and XLA's optimized HLO linked by source line, with per-line
+counts."""
 import functools
+import html
 import json
 import re
 
@@ -11,7 +14,9 @@ from doc_examples import check_docstring_examples
 import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel.views import hlo_text as _hlo_text
-from jxkernel.explainer import MIME, Explanation, _stablehlo_ops, render_text
+from jxkernel.explainer import MIME, Explanation, render_html, render_text
+from jxkernel.views import stablehlo_text
+from jxkernel.xla import client as xla_client
 from gpu_tier import ON_GPU
 from ipython_shell import shell_fixture
 from real_kernel import running_kernel
@@ -46,6 +51,14 @@ def pick(x, how):
     return getattr(jnp, how)(x)
 
 
+def two(x):
+    y = jnp.sin(x) * 2.0
+    return jnp.cos(y) + y
+
+
+TWO_A, TWO_B = two.__code__.co_firstlineno + 1, two.__code__.co_firstlineno + 2
+
+
 @functools.cache
 def explained() -> Explanation:
     return jxkernel.explain(model, jnp.ones((4, 8)), jnp.ones((8, 3)))
@@ -66,11 +79,71 @@ def test_stablehlo_ops_carry_their_lines():
     ex = explained()
     assert [o.name for o in ex.stablehlo_ops_of(A)] == ["stablehlo.sine"]
     assert [o.name for o in ex.stablehlo_ops_of(B)] == ["stablehlo.dot_general"]
-    # the reduce's region (its `add`) takes the line of the op holding it
-    assert [o.name for o in ex.stablehlo_ops_of(C)] == ["stablehlo.reduce", "stablehlo.add",
-                                                         "stablehlo.return"]
-    assert 'loc("' in ex.stablehlo and ex.file in ex.stablehlo
-    assert {o.name for o in ex.stablehlo_ops if o.line is None} == {"stablehlo.constant", "return"}
+    # MLIR prints the sum's reducer in short (`applies stablehlo.add`): one op, one line
+    assert [o.name for o in ex.stablehlo_ops_of(C)] == ["stablehlo.reduce"]
+    assert "applies stablehlo.add" in ex.stablehlo_ops_of(C)[0].text
+    # shown without locations; the module as lowered has them, which is where lines come from
+    assert "loc(" not in ex.stablehlo and "%cst = stablehlo.constant" in ex.stablehlo
+    assert 'loc("' in ex.stablehlo_with_locations and ex.file in ex.stablehlo_with_locations
+    assert {o.name for o in ex.stablehlo_ops if o.line is None} == {"stablehlo.constant",
+                                                                    "func.return"}
+    assert ex.stablehlo_title == "StableHLO"
+
+
+def test_the_stablehlo_pane_shows_the_lines_of_lowered_as_text():
+    """The pane's text is what a learner gets from `jax.jit(f).lower(x).as_text()`: the module
+    itself, and each op's text its line there; the ops still sit under their source lines."""
+    x = jnp.ones(3)
+    ex = jxkernel.explain(two, x)
+    as_text = jxkernel.jit(two).lower(x).as_text()
+    assert ex.stablehlo == as_text
+    lines = as_text.splitlines()
+    assert [o.text for o in ex.stablehlo_ops] == [lines[o.text_line - 1].strip()
+                                                  for o in ex.stablehlo_ops]
+    assert [o.text for o in ex.stablehlo_ops_of(TWO_A)] == [
+        "%0 = stablehlo.sine %arg0 : tensor<3xf32>",
+        "%1 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<3xf32>",
+        "%2 = stablehlo.multiply %0, %1 : tensor<3xf32>"]
+    assert [o.text for o in ex.stablehlo_ops_of(TWO_B)] == [
+        "%3 = stablehlo.cosine %2 : tensor<3xf32>", "%4 = stablehlo.add %3, %2 : tensor<3xf32>"]
+    assert ex.per_line[TWO_A].stablehlo_ops == 3 and ex.per_line[TWO_B].stablehlo_ops == 2
+    page = render_html(ex)
+    assert "<summary>StableHLO (7)</summary>" in page and "what jxkernel emits" not in page
+    assert "%4 = stablehlo.add %3, %2 : tensor&lt;3xf32&gt;</div>" in page
+    data = ex.to_json()["stablehlo"]
+    assert data["text"] == as_text and [o["text"] for o in data["ops"]] == [
+        o.text for o in ex.stablehlo_ops]
+
+
+def test_a_region_holder_is_its_first_line_and_its_ops_keep_their_own_lines():
+    def looped(x):
+        y = jnp.sin(x)
+        return jxkernel.lax.while_loop(lambda c: c.sum() < 100.0, lambda c: c * 2.0, y)
+    ex = jxkernel.explain(looped, jnp.ones(3))
+    first = looped.__code__.co_firstlineno
+    (loop,) = [o for o in ex.stablehlo_ops if o.name == "stablehlo.while"]
+    assert loop.line == first + 2 and loop.text.startswith("%1 = stablehlo.while(%iterArg = %0)")
+    inside = [o for o in ex.stablehlo_ops if o.index > loop.index]
+    assert {o.name for o in inside} >= {"stablehlo.compare", "stablehlo.multiply",
+                                        "stablehlo.return"}
+    # the body's ops are on the loop's line (the lambdas are written there), the return too:
+    # an op in a region without a line of its own takes its holder's
+    assert {o.line for o in inside if o.name != "func.return"} == {first + 2}
+    assert [o.name for o in ex.stablehlo_ops_of(first + 1)] == ["stablehlo.sine"]
+
+
+def test_without_jaxlib_the_pane_shows_our_own_text_and_says_so(monkeypatch):
+    # the NumPy backend in Pyodide has no jaxlib to print MLIR: our text, with its locations
+    ex = explained()
+    monkeypatch.setattr(xla_client, "xc", None)
+    own = Explanation(model, jxkernel.make_jaxpr(model)(jnp.ones((4, 8)), jnp.ones((8, 3))),
+                      ex.stablehlo_with_locations, ex.optimized_hlo, ex.xla_cost, title="model")
+    assert own.stablehlo == ex.stablehlo_with_locations and "jxkernel's own text" in \
+        own.stablehlo_title and "no jaxlib" in own.stablehlo_title
+    assert f"<summary>{html.escape(own.stablehlo_title)} (" in render_html(own)
+    assert [o.name for o in own.stablehlo_ops_of(B)] == ["stablehlo.dot_general"]
+    assert [o.name for o in own.stablehlo_ops_of(C)][0] == "stablehlo.reduce"
+    assert all('loc(' not in o.text for o in own.stablehlo_ops)
 
 
 def test_the_optimized_hlo_maps_back_to_the_lines():
@@ -210,6 +283,7 @@ def test_static_arguments_and_jitted_functions():
 def test_docstring_examples_run():
     check_docstring_examples("jxkernel.explainer")
     check_docstring_examples("jxkernel.views.hlo_text")
+    check_docstring_examples("jxkernel.views.stablehlo_text")
 
 
 def test_bad_input_is_named():
@@ -304,9 +378,138 @@ def test_stablehlo_region_ops_take_the_holders_line():
             '      stablehlo.return %1 : tensor<f32>\n'
             '    }) {dimensions = array<i64: 0>} : (tensor<4xf32>, tensor<f32>) -> tensor<f32> '
             'loc("m.py":7:0)\n    return %2 : tensor<f32>\n  }\n}\n')
-    assert [(name, file, line) for name, _, _, file, line in _stablehlo_ops(text)] == [
+    assert [(name, file, line) for name, _, _, file, line in stablehlo_text.emitted_ops(text)] == [
         ("stablehlo.constant", None, None), ("stablehlo.reduce", "m.py", 7),
         ("stablehlo.add", 'a"b.py', 8), ("stablehlo.return", "m.py", 7), ("return", None, None)]
+
+
+# What JAX 0.10.2 prints for this program (m.py), `as_text()` and `as_text(debug_info=True)`:
+#     def f(x):                                                                  # line 2
+#         y = jnp.sin(x) * 2.0
+#         return jax.lax.fori_loop(0, 3, lambda i, c: c + y, y).sum()
+#     lo = jax.jit(f).lower(jnp.ones(3))                                         # line 5
+# Its locations nest (a name, a call site, the frame): the reader finds the user's line in them.
+JAX_PRINTED = """module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<3xf32>) -> (tensor<f32> {jax.result_info = "result"}) {
+    %0 = stablehlo.sine %arg0 : tensor<3xf32>
+    %cst = stablehlo.constant dense<2.000000e+00> : tensor<f32>
+    %1 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<3xf32>
+    %2 = stablehlo.multiply %0, %1 : tensor<3xf32>
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %3:3 = stablehlo.while(%iterArg = %2, %iterArg_1 = %c, %iterArg_2 = %2) : tensor<3xf32>, tensor<i32>, tensor<3xf32>
+    cond {
+      %c_3 = stablehlo.constant dense<3> : tensor<i32>
+      %5 = stablehlo.compare LT, %iterArg_1, %c_3, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %5 : tensor<i1>
+    } do {
+      %5 = func.call @closed_call(%iterArg, %iterArg_2) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+      %c_3 = stablehlo.constant dense<1> : tensor<i32>
+      %6 = stablehlo.add %iterArg_1, %c_3 : tensor<i32>
+      stablehlo.return %iterArg, %6, %5 : tensor<3xf32>, tensor<i32>, tensor<3xf32>
+    }
+    %cst_0 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %4 = stablehlo.reduce(%3#2 init: %cst_0) applies stablehlo.add across dimensions = [0] : (tensor<3xf32>, tensor<f32>) -> tensor<f32>
+    return %4 : tensor<f32>
+  }
+  func.func private @closed_call(%arg0: tensor<3xf32>, %arg1: tensor<3xf32>) -> tensor<3xf32> {
+    %0 = stablehlo.add %arg1, %arg0 : tensor<3xf32>
+    return %0 : tensor<3xf32>
+  }
+}
+"""
+JAX_DEBUG = """#loc = loc(unknown)
+#loc1 = loc("x")
+module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<3xf32> loc("x")) -> (tensor<f32> {jax.result_info = "result"}) {
+    %0 = stablehlo.sine %arg0 : tensor<3xf32> loc(#loc22)
+    %cst = stablehlo.constant dense<2.000000e+00> : tensor<f32> loc(#loc15)
+    %1 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<3xf32> loc(#loc23)
+    %2 = stablehlo.multiply %0, %1 : tensor<3xf32> loc(#loc23)
+    %c = stablehlo.constant dense<0> : tensor<i32> loc(#loc24)
+    %3:3 = stablehlo.while(%iterArg = %2, %iterArg_1 = %c, %iterArg_2 = %2) : tensor<3xf32>, tensor<i32>, tensor<3xf32>
+    cond {
+      %c_3 = stablehlo.constant dense<3> : tensor<i32> loc(#loc29)
+      %5 = stablehlo.compare LT, %iterArg_1, %c_3, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1> loc(#loc30)
+      stablehlo.return %5 : tensor<i1> loc(#loc29)
+    } do {
+      %5 = func.call @closed_call(%iterArg, %iterArg_2) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32> loc(#loc31)
+      %c_3 = stablehlo.constant dense<1> : tensor<i32> loc(#loc29)
+      %6 = stablehlo.add %iterArg_1, %c_3 : tensor<i32> loc(#loc32)
+      stablehlo.return %iterArg, %6, %5 : tensor<3xf32>, tensor<i32>, tensor<3xf32> loc(#loc29)
+    } loc(#loc29)
+    %cst_0 = stablehlo.constant dense<0.000000e+00> : tensor<f32> loc(#loc27)
+    %4 = stablehlo.reduce(%3#2 init: %cst_0) applies stablehlo.add across dimensions = [0] : (tensor<3xf32>, tensor<f32>) -> tensor<f32> loc(#loc27)
+    return %4 : tensor<f32> loc(#loc15)
+  } loc(#loc)
+  func.func private @closed_call(%arg0: tensor<3xf32> loc(unknown), %arg1: tensor<3xf32> loc(unknown)) -> tensor<3xf32> {
+    %0 = stablehlo.add %arg1, %arg0 : tensor<3xf32> loc(#loc21)
+    return %0 : tensor<3xf32> loc(#loc)
+  } loc(#loc28)
+} loc(#loc)
+#loc2 = loc("m.py":3:8 to :18)
+#loc3 = loc("m.py":5:5 to :34)
+#loc4 = loc("m.py":3:8 to :24)
+#loc5 = loc("m.py":4:11 to :57)
+#loc6 = loc("m.py":4:11 to :63)
+#loc7 = loc("m.py":4:48 to :53)
+#loc8 = loc("f"(#loc2))
+#loc9 = loc("<module>"(#loc3))
+#loc10 = loc("f"(#loc4))
+#loc11 = loc("f"(#loc5))
+#loc12 = loc("f"(#loc6))
+#loc13 = loc("f.<locals>.<lambda>"(#loc7))
+#loc14 = loc(callsite(#loc8 at #loc9))
+#loc15 = loc("jit(f)"(#loc9))
+#loc16 = loc(callsite(#loc10 at #loc9))
+#loc17 = loc(callsite(#loc11 at #loc9))
+#loc18 = loc(callsite(#loc11 at #loc11))
+#loc19 = loc(callsite(#loc12 at #loc9))
+#loc20 = loc("while/body/closed_call"(#loc11))
+#loc21 = loc("add"(#loc13))
+#loc22 = loc("jit(f)/sin"(#loc14))
+#loc23 = loc("jit(f)/mul"(#loc16))
+#loc24 = loc("jit(f)/scan"(#loc17))
+#loc25 = loc(callsite(#loc11 at #loc17))
+#loc26 = loc(callsite(#loc18 at #loc17))
+#loc27 = loc("jit(f)/reduce_sum"(#loc19))
+#loc28 = loc("closed_call:"(#loc20))
+#loc29 = loc("jit(f)/while"(#loc25))
+#loc30 = loc("jit(f)/while/cond/lt"(#loc26))
+#loc31 = loc("jit(f)/while/body/closed_call"(#loc26))
+#loc32 = loc("jit(f)/while/body/add"(#loc26))
+"""
+
+
+def test_jax_s_own_print_is_read_op_by_op_with_the_user_s_lines():
+    """The reader takes JAX 0.10.2's print as it takes ours: each op its line of as_text(), its
+    source line the innermost frame of its nested location (a call site's callee: f's line,
+    not the line calling f); JAX puts a constant it makes for the call on the calling line."""
+    ops = stablehlo_text.printed_ops(JAX_PRINTED, JAX_DEBUG)
+    lines = JAX_PRINTED.splitlines()
+    assert all(text == lines[at - 1].strip() for _, text, at, _, _ in ops)
+    assert [(name, line) for name, _, _, _, line in ops] == [
+        ("stablehlo.sine", 3), ("stablehlo.constant", 5), ("stablehlo.broadcast_in_dim", 3),
+        ("stablehlo.multiply", 3), ("stablehlo.constant", 4), ("stablehlo.while", 4),
+        ("stablehlo.constant", 4), ("stablehlo.compare", 4), ("stablehlo.return", 4),
+        ("func.call", 4), ("stablehlo.constant", 4), ("stablehlo.add", 4),
+        ("stablehlo.return", 4), ("stablehlo.constant", 4), ("stablehlo.reduce", 4),
+        ("func.return", 5), ("stablehlo.add", 4), ("func.return", None)]
+    assert {file for _, _, _, file, _ in ops} == {"m.py", None}
+    assert ops[5][1] == ("%3:3 = stablehlo.while(%iterArg = %2, %iterArg_1 = %c, %iterArg_2 = "
+                         "%2) : tensor<3xf32>, tensor<i32>, tensor<3xf32>")
+
+
+def test_a_location_is_read_through_its_aliases_and_strings():
+    aliases = {"loc1": 'loc("a \\"quoted\\" (name)"(#loc2))', "loc2": 'loc("q.py":7:1)',
+               "loc3": "loc(callsite(#loc1 at #loc4))", "loc4": 'loc("main.py":40:0)'}
+    read = stablehlo_text._source_of
+    assert read("#loc3", aliases) == ("q.py", 7)
+    assert read('callsite("x.py":2:0 at #loc4)', aliases) == ("x.py", 2)
+    assert read("unknown", aliases) == (None, None) and read('"x"', aliases) == (None, None)
+    line = '%0 = stablehlo.custom_call @f(%a) {backend_config = " loc(x)"} : () -> () loc(#loc3)'
+    assert stablehlo_text._trailing_location(line) == (line[:-11], "#loc3")
+    assert stablehlo_text._without_locations('^bb0(%a: f32 loc("p(1)"), %b: f32 loc(#l)):') == \
+        "^bb0(%a: f32, %b: f32):"
 
 
 # ------------------------------------------------------------------ %explain in IPython

@@ -54,7 +54,7 @@ def test_traced_bundle_carries_the_failing_line(shell):
 def test_hlo_bundle_has_both_programs_and_the_cost(shell):
     got = bundle(shell, "%hlo f(jnp.ones(3), 2.0)", views_json.HLO_MIME)
     assert got["title"] == "f(jnp.ones(3), 2.0)"
-    assert [s["title"] for s in got["sections"]] == ["StableHLO (what jxkernel emits)",
+    assert [s["title"] for s in got["sections"]] == ["StableHLO",
                                                      "optimized HLO (what XLA compiled)"]
     assert "stablehlo.sine" in got["sections"][0]["text"]
     if jxkernel.default_backend() == "numpy":    # the jaxpr runs there: no XLA, no HLO

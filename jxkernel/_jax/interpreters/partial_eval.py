@@ -15,6 +15,9 @@ from ...core.avals import ShapedArray, get_aval
 from ...core.ir import ClosedJaxpr, Jaxpr  # noqa: F401
 from ...core.partial_eval import PartialEvalTrace, partial_eval_jaxpr  # noqa: F401
 from ...core.staging import JaxprTracer, convert_constvars_to_invars  # noqa: F401
+# jit's tracer is JAX's DynamicJaxprTracer (it prints as JitTracer); partial evaluation's
+# unknowns are the same class here
+DynamicJaxprTracer = JaxprTracer
 from ...core.trace import new_trace
 
 

@@ -1,4 +1,5 @@
-"""What XLA got and what it made of it: our StableHLO, XLA's optimized HLO, its cost analysis.
+"""What XLA got and what it made of it: the StableHLO (as JAX's `Lowered.as_text()` prints it),
+XLA's optimized HLO, its cost analysis.
 On the NumPy backend no XLA compiles: the view says there is no optimized HLO (no_hlo()) and
 shows the cost estimate counted on the jaxpr (core/jaxpr_cost.py) under its own title.
 
@@ -9,6 +10,7 @@ shows the cost estimate counted on the jaxpr (core/jaxpr_cost.py) under its own 
 from __future__ import annotations
 
 from ...views.hlo_text import collectives
+from ...views.stablehlo_text import title as stablehlo_title
 from ...xla import client
 from ...views.sharding_view import collective_json, collectives_html, collectives_text
 from ..display import esc
@@ -32,7 +34,9 @@ class HloView:
 
     def __init__(self, title: str, lowered, *, stablehlo: bool = True, optimized: bool = True):
         self.title = title
+        # MLIR's print through jaxlib, as JAX's; without jaxlib (Pyodide) our own text
         self.stablehlo = lowered.as_text()
+        self.stablehlo_title = stablehlo_title(client.xc is not None)
         self.show_stablehlo, self.show_optimized = stablehlo, optimized
         compiled = lowered.compile() if optimized else None
         self.without_xla = lowered.device.platform == "numpy"
@@ -55,7 +59,7 @@ class HloView:
 
     def _sections(self):
         if self.show_stablehlo:
-            yield "StableHLO (what jxkernel emits)", self.stablehlo
+            yield self.stablehlo_title, self.stablehlo
         if self.show_optimized:
             yield "optimized HLO (what XLA compiled)", self.optimized
 

@@ -1,0 +1,106 @@
+"""jit over Refs (api/state.py), as JAX threads them through a jaxpr as effects.
+
+A Ref the function closes over, or is passed, is kept by jit's trace (core/staging.py, the
+"lift" policy): it is a const of the ClosedJaxpr holding the Ref, and its final value, when
+written, one more output. A Ref argument is traced as a *stand-in*, a Ref of the same type
+that remembers its argument position (`Ref._argument`), so that the compiled program serves
+every call with Refs of those types, each call's own. Each call then passes the Refs' values
+where their consts are, and writes what came out back into them:
+
+    >>> counter = jax.new_ref(0)
+    >>> @jax.jit
+    ... def tick():
+    ...     counter[...] += 1
+    >>> tick(); tick(); counter
+    Ref(2, dtype=int32)
+
+JAX's errors for a Ref passed twice, returned, or both passed and closed over are here.
+"""
+from __future__ import annotations
+
+from ..core.errors import aval_text
+
+
+def is_ref(x) -> bool:
+    return getattr(type(x), "is_array_ref", False)
+
+
+def ref_positions(leaves) -> tuple:
+    """The indices of the Refs among a call's argument leaves."""
+    return tuple(i for i, leaf in enumerate(leaves) if is_ref(leaf))
+
+
+def ref_type(ref) -> str:
+    return f"Ref{{{aval_text(ref.aval.inner_aval, weak=False)}}}"
+
+
+def check_passed_once(where: str, leaves, positions, names) -> None:
+    """JAX's error for one Ref passed as two arguments (`where`: "f at file.py:3")."""
+    for n, i in enumerate(positions):
+        for j in positions[n + 1:]:
+            if leaves[i] is leaves[j]:
+                raise ValueError(
+                    f"only one reference to a mutable array may be passed as an argument to a "
+                    f"function, but when tracing {where} for jit the mutable array reference of "
+                    f"type {ref_type(leaves[i])} appeared at both {names()[i]} and {names()[j]}.")
+
+
+def with_stand_ins(flat, leaves, avals, positions):
+    """(`flat` over the leaves that are not Refs, their avals): the Refs among `leaves` are
+    passed to `flat` as stand-ins (module docstring)."""
+    stand_ins = {i: type(leaves[i]).stand_in(leaves[i], i) for i in positions}
+
+    def fun(*arrays):
+        arrays = iter(arrays)
+        return flat(*[stand_ins[i] if i in stand_ins else next(arrays)
+                      for i in range(len(avals))])
+    return fun, [a for i, a in enumerate(avals) if i not in stand_ins]
+
+
+def check_not_closed_over(where: str, closed, leaves, positions, names) -> None:
+    """JAX's error for a Ref both passed and closed over."""
+    for c in closed.consts:
+        for i in positions:
+            if c is leaves[i]:
+                raise ValueError(f"when tracing {where} for jit, a mutable array reference of "
+                                 f"type {ref_type(c)} was both closed over and passed as the "
+                                 f"argument {names()[i]}")
+
+
+def returned_ref_error(where: str, ref, names) -> ValueError:
+    """JAX's error for a Ref among a jitted function's results."""
+    origin = f"\n\nThe returned mutable array was passed in as the argument " \
+             f"{names()[ref._argument]}." if ref._argument is not None else ""
+    return ValueError(f"function {where} traced for jit returned a mutable array reference of "
+                      f"type {ref_type(ref)}, but mutable array references cannot be returned."
+                      + origin)
+
+
+def uses_refs(closed) -> bool:
+    return any(is_ref(c) for c in closed.consts)
+
+
+def the_ref(const, leaves):
+    """The Ref a const stands for in this call: the argument a stand-in stands in for."""
+    return leaves[const._argument] if const._argument is not None else const
+
+
+def values_for(consts, leaves) -> list:
+    """The consts with each Ref's value in the current trace in its place."""
+    return [the_ref(c, leaves)[...] if is_ref(c) else c for c in consts]
+
+
+def without_refs(leaves, positions) -> list:
+    return [leaf for i, leaf in enumerate(leaves) if i not in positions] if positions else \
+        list(leaves)
+
+
+def write_back(closed, outs, leaves) -> list:
+    """Write the trailing outputs into the Refs they are the final values of; the results
+    before them."""
+    if not closed.ref_writes:
+        return outs
+    n = len(outs) - len(closed.ref_writes)
+    for index, value in zip(closed.ref_writes, outs[n:]):
+        the_ref(closed.consts[index], leaves)[...] = value     # (a vmapped value: JAX's error)
+    return outs[:n]
