@@ -83,6 +83,11 @@ def eqn_source_info(skip: int = 1) -> SourceInfo | None:
             names = names[base:]
     if info is None or info.name_stack is names or info.name_stack == names:
         return info
+    return with_name_stack(info, names)
+
+
+def with_name_stack(info: SourceInfo, names: tuple) -> SourceInfo:
+    """`info` with the name stack `names`, one shared SourceInfo per line and stack."""
     key = (id(info), names)
     found = _named.get(key)
     if found is None or found[0] is not info:

@@ -34,6 +34,7 @@ from ..core.numpy_eval import call_rule
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
                               jvp_rules, lowering_rules, numpy_rules, partial_eval_rules,
                               sharding_typing_rules, transpose_rules)
+from ..core.source_info import current_names, with_name_stack
 from ..core.trace import _ctx, eval_trace, set_current_trace
 from . import batch_util as bu
 from .ad_util import Zero, add_tangents, float0, instantiate
@@ -352,7 +353,19 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symb
     args, arg_tangents = primals[num_consts:], tangents[num_consts:]
     if not symbolic_zeros:
         arg_tangents = [_zero_tangent(t.aval) if type(t) is Zero else t for t in arg_tangents]
-    return jvp(list(args), list(arg_tangents))
+    trace = _ctx.trace
+    if type(trace) is not PartialEvalTrace:
+        return jvp(list(args), list(arg_tangents))
+    # Linearizing (grad, vjp): JAX stages the rule's tangent equations with their whole name
+    # stack inside a trace that keeps its own, so they are named under the transformations
+    # twice (`transpose(jvp(jvp()))/mul` once transposed); the primal ones once, as here
+    start, names = len(trace.eqns), current_names()[trace.name_base:]
+    outs = jvp(list(args), list(arg_tangents))
+    for eqn in trace.eqns[start:]:
+        info = eqn.source_info
+        if info is not None:
+            eqn.source_info = with_name_stack(info, names + info.name_stack)
+    return outs
 
 
 def _custom_jvp_call_batching(axis_data, vals, dims, *, call_jaxpr, jvp, num_consts,

@@ -64,6 +64,7 @@ def programs(jax) -> dict:
         "checkpoint": (jax.jit(jax.grad(lambda x: jnp.sum(jax.checkpoint(f)(x)))), (x,)),
         "custom_vjp": (jax.jit(jax.grad(lambda x: jnp.sum(cv(x)))), (x,)),
         "custom_jvp": (jax.jit(jax.grad(lambda x: jnp.sum(cj(x)))), (x,)),
+        "custom_jvp_linearize": (jax.jit(lambda x, t: jax.linearize(cj, x)[1](t)), (x, x)),
         "scan": (jax.jit(lambda x: lax.scan(scan_body, 0., x)), (x,)),
         "fori_loop": (jax.jit(lambda x: lax.fori_loop(0, 3, lambda i, c: jnp.sin(c) * 2., x)),
                       (x,)),

@@ -101,11 +101,6 @@ _LOWERED_DIFFERENCES = {
     "hessian": (["jit(loss)/add", "jit(loss)/split", "jit(loss)/vmap(jvp())/add",
                  "jit(loss)/vmap(jvp())/split"],
                 ["jit(loss)/slice", "jit(loss)/vmap(jvp())/slice"]),
-    # JAX's linearization stages a custom_jvp rule's tangent equations with their whole name
-    # stack inside a trace that keeps its own, so they are named under jvp twice; jxkernel
-    # names them once (XLA fuses the op away: the compiled names are JAX's)
-    "custom_jvp": (["jit(<lambda>)/transpose(jvp(jvp()))/mul"],
-                   ["jit(<lambda>)/transpose(jvp())/mul"]),
     # jxkernel's jvp of cond keeps the primal branches in the forward cond (above)
     "grad_of_cond": ([], ["jit(<lambda>)/jvp()/cond/branch_0_fun/cos",
                           "jit(<lambda>)/jvp()/cond/branch_1_fun/sin"]),
