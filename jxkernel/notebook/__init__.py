@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import weakref
 
-from . import comm, display, timeit, tracebacks
+from . import comm, display, formatters, timeit, tracebacks
 from .guard import no_recompile
 from .magics import MAGIC_CLASSES
 from .report import report
@@ -52,7 +52,7 @@ def load_ipython_extension(shell) -> None:
                                for kind in ("line", "cell"))
     state.magics = tuple(cls(shell, state) for cls in MAGIC_CLASSES)
     shell.register_magics(*state.magics)
-    state.formatters = display.register_formatters(shell)
+    state.formatters = formatters.register_formatters(shell)
     timeit.install(shell.user_ns, shell.user_ns_hidden)
     shell.events.register("pre_run_cell", state.pre_run_cell)
     shell.events.register("post_run_cell", state.post_run_cell)
@@ -75,7 +75,7 @@ def unload_ipython_extension(shell) -> None:
     for kind, saved in zip(("line", "cell"), state.saved_timeit):
         if saved is not None:
             tables[kind]["timeit"] = saved
-    display.unregister_formatters(state.formatters)
+    formatters.unregister_formatters(state.formatters)
     timeit.uninstall(shell.user_ns, shell.user_ns_hidden)
     for event, callback in (("pre_run_cell", state.pre_run_cell),
                             ("post_run_cell", state.post_run_cell)):

@@ -1,4 +1,5 @@
-"""Rich display: where code came from (cell and line), notes, and formatters for our types.
+"""Where code came from (cell and line) and the notes a magic shows; the formatters for
+our types are formatters.py's.
 
 Everything user-controlled that reaches HTML goes through `esc` (names, reprs,
 messages, source text): a variable named `<script>` shows as text.
@@ -7,11 +8,9 @@ from __future__ import annotations
 
 import os
 
-from ..core.ir import ClosedJaxpr, Jaxpr
 from ..views import source as _source
 from ..views.rich_view import esc
 from ..views.source import JXKERNEL_DIR
-from ..xla.array import Array
 
 
 def short_repr(value, limit: int = 60) -> str:
@@ -112,46 +111,3 @@ class Note:
 def show(obj) -> None:
     from IPython.display import display
     display(obj)
-
-
-# ------------------------------------------------------------------ formatters
-def _jaxpr_bundle(obj, include=None, exclude=None):
-    # anywidget and the views load with the first display that needs them: %load_ext stays quick
-    from .widgets.jaxpr_viewer import JaxprViewer
-    return JaxprViewer(obj)._repr_mimebundle_(include=include, exclude=exclude)
-
-
-def array_html(x: Array) -> str:
-    """The core's HTML view of an Array plus, for float arrays, a one-line summary."""
-    base = x._repr_html_()
-    if x.size <= 1 or x.dtype.kind not in "fc" or x.is_deleted():
-        return base
-    import numpy as np
-    v = np.asarray(x)
-    if v.dtype.kind == "c":
-        v = np.abs(v)
-    with np.errstate(all="ignore"):
-        stats = (f"min {np.nanmin(v):.4g} · max {np.nanmax(v):.4g} · mean {np.nanmean(v):.4g}"
-                 + (f" · {int(np.isnan(v).sum())} NaN" if np.isnan(v).any() else ""))
-    summary = f"<span style='color:var(--jp-content-font-color2, #777);font-size:85%'>{esc(stats)}</span></div>"
-    return base.replace("</div>", summary, 1) \
-        if base.endswith("</div>") else base
-
-
-def register_formatters(shell) -> list:
-    """Rich displays for jaxprs (the viewer) and Arrays; returns what to undo on unload."""
-    formatters = shell.display_formatter
-    undo = []
-    mimebundle = formatters.mimebundle_formatter
-    for cls in (ClosedJaxpr, Jaxpr):
-        undo.append((mimebundle, cls, mimebundle.for_type(cls, _jaxpr_bundle)))
-    html_f = formatters.formatters["text/html"]
-    undo.append((html_f, Array, html_f.for_type(Array, array_html)))
-    return undo
-
-
-def unregister_formatters(undo: list) -> None:
-    for formatter, cls, old in undo:
-        formatter.pop(cls, None)
-        if old is not None:
-            formatter.for_type(cls, old)

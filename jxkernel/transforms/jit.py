@@ -24,11 +24,10 @@ import numpy as np
 
 from ..core.config import config
 from ..core import compile_record, vma
-from ..core.avals import ShapeDtypeStruct
 from ..core.axis_env import visible_axes
 from ..core.native import native
 from ..core.source_info import made_by_user
-from ..core.staging import DebugInfo, convert_constvars_to_invars, trace_to_jaxpr
+from ..core.staging import DebugInfo, convert_constvars_to_invars
 from ..core.trace import Tracer, _ctx, eval_trace
 from ..tree_util import default_registry as _registry, tree_flatten, tree_unflatten
 from ..xla import client as _client, pipeline
@@ -39,12 +38,12 @@ from ..xla.lowering import NeedsMesh
 from ..xla.scalars import scalar_kinds, scalar_signature
 from ..xla.transfers import device_put
 from .api_util import flatten_fun, float0_outside, fun_name, merge_static
-from .jit_args import SCALAR_TYPES, Arguments, abstract_leaf_aval, leaf_aval, unless_all_none
+from .jit_args import SCALAR_TYPES, Arguments, leaf_aval, unless_all_none
 from .jit_cache import (LAST_HIT, NOWHERE, Entry, compiled_trace, each_a_leaf, fun_state,
                         last_hit_for)
 from .jit_primitive import any_sharded, jit_p
 from . import jit_refs
-from .stages import Lowered, Traced, lower_jit
+from .stages import Lowered, Traced, lower_jit, trace_jitted
 
 _flatten = _registry.flatten           # tree_flatten without the wrapper (the hit path uses it)
 
@@ -137,13 +136,8 @@ class Jitted:
     def _source_text(self) -> str | None:
         return f"{self._source.file}:{self._source.line}" if self._source else None
 
-    def _where(self) -> str:
-        """The function as JAX's errors name it: "f at file.py:3"."""
-        return f"{self._name} at {self._source_text()}" if self._source else self._name
-
     def _flat_fun(self, treedef, statics, out_trees, names=None):
-        """fun over flat leaves: rebuild args, merge statics back, flatten the output.
-        `names()`: the leaves' names (for the error on a returned Ref)."""
+        """fun over flat leaves: rebuild args, merge statics back, flatten the output."""
         static_by_pos = {pos: value for _, value, pos in statics if pos is not None}
         static_kw = {name: value for name, value, pos in statics if pos is None}
         flat, out_tree = flatten_fun(
@@ -155,7 +149,7 @@ class Jitted:
             out_leaves = flat(*leaves)
             for i, leaf in enumerate(out_leaves):
                 if jit_refs.is_ref(leaf):
-                    raise jit_refs.returned_ref_error(self._where(), leaf, names)
+                    raise jit_refs.returned_ref_error(jit_refs.where(self), leaf, names)
                 if not isinstance(leaf, (Tracer, Array, np.ndarray, np.generic) + SCALAR_TYPES):
                     raise TypeError(f"{self._name} returned a value of type {type(leaf)} at "
                                     f"output {i}, which is not a valid JAX type; jitted "
@@ -246,8 +240,8 @@ class Jitted:
         move = self._device is not None or config.jax_default_device is not None
         # JAX's rule: committed Arrays decide, uncommitted ones move to them (xla/placement.py)
         device, committed = (self._device, True) if self._device is not None else \
-            call_placement(arrays, lambda: (self._name, [n for i, n in enumerate(
-                self._leaf_names(dyn_args, dyn_kwargs)) if i not in refs]))
+            call_placement(arrays, lambda: (self._name, jit_refs.without_refs(
+                self._leaf_names(dyn_args, dyn_kwargs), refs)))
         key = (treedef, avals, statics, config._trace_state, device)
         entry = self._cache.get(key)
         if entry is None:
@@ -269,7 +263,7 @@ class Jitted:
         # the fast paths take calls whose Arrays all share this placement (xla/placement.py)
         where = placement_of(device, committed)
         if entry.refs:      # each call passes its Refs' values and writes them back
-            return self._call_with_refs(entry, leaves, arrays, device)
+            return jit_refs.call(entry, leaves, arrays, device)
         if not (dyn_kwargs or move or entry.donated) and \
                 all(type(leaf) is Array and leaf._buf._sharding is where or
                     type(leaf) in SCALAR_TYPES for leaf in leaves) and \
@@ -290,37 +284,18 @@ class Jitted:
             check_jitted_values(self._name, self._fun, outs, args, kwargs)
         return tree_unflatten(entry.out_tree, outs)
 
-    def _call_with_refs(self, entry, leaves, arrays, device):
-        closed = entry.jaxpr
-        operands = [device_put(c, device) for c in jit_refs.values_for(closed.consts, leaves)]
-        for leaf in arrays:
-            operands.append(leaf if type(leaf) is Array and leaf.device == device else
-                            device_put(leaf, device))
-        outs = jit_refs.write_back(closed, entry.exe.call_arrays(operands), leaves)
-        return tree_unflatten(entry.out_tree, outs)
-
     def _trace(self, treedef, statics, avals, dyn_args, dyn_kwargs):
         """(ClosedJaxpr, out_tree, trace seconds) of fun at these input types."""
         if config.jax_no_tracing:
             where = f" at {self._source_text()}" if self._source else ""
             raise RuntimeError(f"re-tracing function {self._name}{where} for `jit`, but "
                                f"'no_tracing' is set")
-        out_trees = []
-        leaves = tree_flatten((dyn_args, dyn_kwargs))[0]
-        refs = jit_refs.ref_positions(leaves)
-
-        def names():
-            return self._leaf_names(dyn_args, dyn_kwargs)
-        info = DebugInfo(self._name, self._source, "jit",
-                         jit_refs.without_refs(names(), refs))
+        out_trees, leaves = [], tree_flatten((dyn_args, dyn_kwargs))[0]
+        names = functools.partial(self._leaf_names, dyn_args, dyn_kwargs)
+        info = DebugInfo(self._name, self._source, "jit", names())
         start = time.perf_counter()
-        fun, in_avals = self._flat_fun(treedef, statics, out_trees, names), list(avals)
-        if refs:                   # Ref arguments: traced as stand-ins (jit_refs.py)
-            jit_refs.check_passed_once(self._where(), leaves, refs, names)
-            fun, in_avals = jit_refs.with_stand_ins(fun, leaves, in_avals, refs)
-        closed = trace_to_jaxpr(fun, in_avals, info, "lift")
-        if refs:
-            jit_refs.check_not_closed_over(self._where(), closed, leaves, refs, names)
+        closed = jit_refs.traced(self._flat_fun(treedef, statics, out_trees, names), leaves,
+                                 avals, info, jit_refs.where(self), names)
         return closed, out_trees[0], time.perf_counter() - start
 
     def _compile(self, key, leaves, treedef, statics, avals, device, dyn_args, dyn_kwargs):
@@ -329,9 +304,8 @@ class Jitted:
             self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
         refs = jit_refs.ref_positions(leaves)
         names = jit_refs.without_refs(self._leaf_names(dyn_args, dyn_kwargs), refs)
-        donated = self._donated_leaves(dyn_args, dyn_kwargs)
-        module = lower_jit(self, closed, out_tree, device,
-                           donated and tuple(jit_refs.without_refs(donated, refs)), arg_names=names)
+        module = lower_jit(self, closed, out_tree, device, jit_refs.without_refs(
+            self._donated_leaves(dyn_args, dyn_kwargs), refs), arg_names=names)
         entry, phases = self._build(closed, out_tree, module, trace_s, names,
                                     compiler_options=self._compiler_options)
         self._cache[key] = entry
@@ -390,35 +364,22 @@ class Jitted:
         arrays = jit_refs.without_refs(leaves, refs)
         if refs or jit_refs.uses_refs(closed):       # the Refs' values here, written back after
             consts = jit_refs.values_for(consts, leaves)
-        donated = (False,) * len(consts) + (tuple(jit_refs.without_refs(
-            self._donated_leaves(dyn_args, dyn_kwargs) or (False,) * len(leaves), refs)))
+        donated = (False,) * len(consts) + jit_refs.without_refs(
+            self._donated_leaves(dyn_args, dyn_kwargs) or (False,) * len(leaves), refs)
         outs = jit_p.bind(*consts, *arrays, jaxpr=jaxpr, name=self._name, donated_invars=donated,
                           inline=self._inline, keep_unused=self._keep_unused)
         return tree_unflatten(out_tree, jit_refs.write_back(closed, outs, leaves))
 
     def trace(self, *args, **kwargs) -> Traced:
         """Trace only: `.jaxpr` is the ClosedJaxpr; `.lower()` continues."""
-        dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
-        leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
-        refs = jit_refs.ref_positions(leaves)          # (a Ref: traced as jit_refs.py says)
-        avals = tuple(x.aval if i in refs else
-                      abstract_leaf_aval(x, lambda i=i: self._leaf_names(dyn_args, dyn_kwargs)[i])
-                      for i, x in enumerate(leaves))
-        closed, out_tree, trace_s = self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
-        donated = self._donated_leaves(dyn_args, dyn_kwargs)
-        return Traced(self, closed, out_tree, donated and tuple(jit_refs.without_refs(donated, refs)),
-                      leaves, in_tree=treedef, arg_names=jit_refs.without_refs(
-                          self._leaf_names(dyn_args, dyn_kwargs), refs), trace_s=trace_s)
+        return trace_jitted(self, args, kwargs)
 
     def lower(self, *args, **kwargs) -> Lowered:
         """Trace and lower: `.as_text()` is the StableHLO module; `.compile()` continues."""
         return self.trace(*args, **kwargs).lower()
 
     def eval_shape(self, *args, **kwargs):
-        traced = self.trace(*args, **kwargs)
-        structs = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, getattr(a, "sharding", None))
-                   for a in traced.result_avals]
-        return tree_unflatten(traced.out_tree, structs)
+        return self.trace(*args, **kwargs).out_info
 
     def cache_hits(self) -> int:
         """How many calls found their compiled program in this function's cache."""

@@ -19,6 +19,10 @@ JAX's errors for a Ref passed twice, returned, or both passed and closed over ar
 from __future__ import annotations
 
 from ..core.errors import aval_text
+from ..core.staging import trace_to_jaxpr
+from ..tree_util import tree_unflatten
+from ..xla.array import Array
+from ..xla.transfers import device_put
 
 
 def is_ref(x) -> bool:
@@ -28,6 +32,11 @@ def is_ref(x) -> bool:
 def ref_positions(leaves) -> tuple:
     """The indices of the Refs among a call's argument leaves."""
     return tuple(i for i, leaf in enumerate(leaves) if is_ref(leaf))
+
+
+def where(jitted) -> str:
+    """The jitted function as JAX's errors name it: "f at file.py:3"."""
+    return f"{jitted._name} at {jitted._source_text()}" if jitted._source else jitted._name
 
 
 def ref_type(ref) -> str:
@@ -55,6 +64,21 @@ def with_stand_ins(flat, leaves, avals, positions):
         return flat(*[stand_ins[i] if i in stand_ins else next(arrays)
                       for i in range(len(avals))])
     return fun, [a for i, a in enumerate(avals) if i not in stand_ins]
+
+
+def traced(fun, leaves, avals, info, where: str, names):
+    """jit's trace of the flat `fun`, the Refs made outside kept (core/staging.py's "lift"),
+    the Refs among `leaves` traced as stand-ins, with JAX's errors for a Ref passed twice or
+    passed and closed over. `info`'s argument names are the leaves'; `where`: "f at file:3"."""
+    refs = ref_positions(leaves)
+    if refs:
+        check_passed_once(where, leaves, refs, names)
+        fun, avals = with_stand_ins(fun, leaves, avals, refs)
+        info = info._replace(arg_names=without_refs(info.arg_names, refs))
+    closed = trace_to_jaxpr(fun, list(avals), info, "lift")
+    if refs:
+        check_not_closed_over(where, closed, leaves, refs, names)
+    return closed
 
 
 def check_not_closed_over(where: str, closed, leaves, positions, names) -> None:
@@ -90,9 +114,12 @@ def values_for(consts, leaves) -> list:
     return [the_ref(c, leaves)[...] if is_ref(c) else c for c in consts]
 
 
-def without_refs(leaves, positions) -> list:
-    return [leaf for i, leaf in enumerate(leaves) if i not in positions] if positions else \
-        list(leaves)
+def without_refs(values, positions):
+    """`values` (one per leaf: the leaves, their names, donation flags) without the Refs'
+    (a tuple; None stays None)."""
+    if values is None or not positions:
+        return values if values is None else tuple(values)
+    return tuple(v for i, v in enumerate(values) if i not in positions)
 
 
 def write_back(closed, outs, leaves) -> list:
@@ -104,3 +131,14 @@ def write_back(closed, outs, leaves) -> list:
     for index, value in zip(closed.ref_writes, outs[n:]):
         the_ref(closed.consts[index], leaves)[...] = value     # (a vmapped value: JAX's error)
     return outs[:n]
+
+
+def call(entry, leaves, arrays, device):
+    """Run a compiled jit whose consts hold Refs (jit_cache.Entry.refs): their values in, the
+    Refs written back, the results out."""
+    closed = entry.jaxpr
+    operands = [device_put(c, device) for c in values_for(closed.consts, leaves)]
+    operands += [x if type(x) is Array and x.device == device else device_put(x, device)
+                 for x in arrays]
+    outs = write_back(closed, entry.exe.call_arrays(operands), leaves)
+    return tree_unflatten(entry.out_tree, outs)

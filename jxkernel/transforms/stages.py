@@ -23,7 +23,7 @@ from ..xla.placement import call_placement
 from ..xla.transfers import device_put
 from ..xla.lowering import NeedsMesh
 from . import jit_refs
-from .jit_args import leaf_aval, result_paths
+from .jit_args import abstract_leaf_aval, leaf_aval, result_paths
 from .jit_primitive import any_sharded
 
 # Options passed to XLA's compiler by name (JAX's `Lowered.compile(compiler_options=...)`).
@@ -171,6 +171,23 @@ class _Stage:
         return tuple(sorted(self._traced.jitted._donate_argnums))
 
 
+def trace_jitted(jitted, args, kwargs) -> Traced:
+    """`jit(f).trace(*args, **kwargs)`: f traced at the arguments' types (a Ref argument as
+    jit_refs.py says), not compiled."""
+    dyn_args, dyn_kwargs, statics = jitted._split(args, kwargs)
+    leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
+    refs = jit_refs.ref_positions(leaves)
+
+    def names():
+        return jitted._leaf_names(dyn_args, dyn_kwargs)
+    avals = tuple(x.aval if i in refs else abstract_leaf_aval(x, lambda i=i: names()[i])
+                  for i, x in enumerate(leaves))
+    closed, out_tree, trace_s = jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
+    donated = jitted._donated_leaves(dyn_args, dyn_kwargs)
+    return Traced(jitted, closed, out_tree, jit_refs.without_refs(donated, refs), leaves,
+                  in_tree=treedef, arg_names=jit_refs.without_refs(names(), refs), trace_s=trace_s)
+
+
 class Traced(_Stage):
     def __init__(self, jitted, jaxpr, out_tree, donated, leaves, in_tree=None, arg_names=None,
                  trace_s=0.0):
@@ -195,7 +212,8 @@ class Traced(_Stage):
     @property
     def out_info(self):
         """The outputs' types, a pytree of ShapeDtypeStructs (weak types kept, as JAX's)."""
-        return tree_unflatten(self.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
+        return tree_unflatten(self.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type,
+                                                               getattr(a, "sharding", None))
                                               for a in self.result_avals])
 
     def lower(self, *, lowering_platforms: tuple | None = None) -> Lowered:

@@ -41,7 +41,6 @@ def test_the_layers_have_an_order():
 # importer (a subclass of its Array, a view of its type). Any other such import would be a
 # top-level import written late to dodge a cycle.
 _LAZY_LOOPS = {
-    ("jxkernel.notebook.display", "jxkernel.notebook.widgets.jaxpr_viewer"),   # anywidget
     ("jxkernel.xla.array", "jxkernel.xla.dlpack"),         # DLPack, on first exchange
     ("jxkernel.xla.transfers", "jxkernel.xla.sharded"),    # sharded arrays, with the first mesh
 }

@@ -15,7 +15,7 @@ import ipywidgets as w
 from ...core.config import config
 from ...core.native import STATE as FASTPATH_STATE
 from ...xla import client
-from ..display import esc
+from ...views.rich_view import esc
 from ._fallback import TextFallback
 
 PLATFORMS = ("cpu", "gpu", "tpu")

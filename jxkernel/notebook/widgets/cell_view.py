@@ -14,7 +14,7 @@ import pathlib
 import anywidget
 import traitlets
 
-from ..display import esc
+from ...views.rich_view import esc
 from ...views.views_json import traced_bundle
 from ..protocol import mime_type
 from ._fallback import TextFallback

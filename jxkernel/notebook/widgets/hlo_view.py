@@ -13,7 +13,7 @@ from ...views.hlo_text import collectives
 from ...views.stablehlo_text import title as stablehlo_title
 from ...xla import client
 from ...views.sharding_view import collective_json, collectives_html, collectives_text
-from ..display import esc
+from ...views.rich_view import esc
 from ...views.views_json import hlo_bundle
 from ..protocol import mime_type
 

@@ -26,7 +26,8 @@ from ...xla import client
 from ...xla.lowering import lower_module
 from ...xla.portable import printed_text
 from ...views import jaxpr_json
-from ..display import esc, source_label
+from ...views.rich_view import esc
+from ..display import source_label
 from ..protocol import mime_type
 from ...views.jaxpr_json import open_jaxpr
 from ._fallback import TextFallback

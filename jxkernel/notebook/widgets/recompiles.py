@@ -24,7 +24,7 @@ from ...core.compile_record import EAGER, INTERNAL, USER
 from ...views.recompile_explainer import explanation_text
 from ...views.compile_report import changes_html
 from ..compile_notes import grouped
-from ..display import esc
+from ...views.rich_view import esc
 from ...views.views_json import compilations_bundle
 from ..protocol import mime_type
 from ._fallback import TextFallback

@@ -15,7 +15,7 @@ import ipywidgets as w
 
 from ...views.stepper import Stepper
 from ..protocol import mime_type
-from ..display import esc
+from ...views.rich_view import esc
 from ._fallback import TextFallback
 
 _RED = "var(--jp-error-color1, #b00020)"

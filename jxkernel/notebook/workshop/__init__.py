@@ -26,7 +26,7 @@ from typing import Callable
 import numpy as np
 
 from ...core import errors as jx_errors
-from ..display import esc
+from ...views.rich_view import esc
 
 
 class NotYet(Exception):
