@@ -42,10 +42,10 @@ _COMPILED_DIFFERENCES = {
     # jxkernel's jvp of cond keeps the primal branches in the forward cond (JAX's partial eval
     # moves them to the known side), so XLA keeps two more of its instructions
     "grad_of_cond": ([], ["jit(<lambda>)/jvp()/cond"] * 2),
-    # jxkernel's scan partial eval and transpose stage different loops from JAX's (which
-    # calls private functions, see above): the same names, other instructions
     # as grad_of_cond's: the primal branches kept make one more select of the batched cond
     "vmap_of_grad_of_cond": ([], ["jit(<lambda>)/vmap(jvp())/select_n"]),
+    # jxkernel's scan partial eval and transpose stage other loops than JAX's (which calls
+    # private functions, as fori_loop's): other instructions survive XLA's passes
     "grad_of_scan": (["jit(<lambda>)/jvp()/while/body/closed_call"] * 2,
                      ["jit(<lambda>)/jvp()/while/body/jit(dynamic_update_index_in_dim)/"
                       "broadcast_in_dim", "jit(<lambda>)/jvp()/while"]),
