@@ -299,6 +299,8 @@ def string_attr(text: str) -> str:
         "say \\"hi\\""
     """
     escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    if escaped.isprintable():        # no control character (each op's name: the common case)
+        return f'"{escaped}"'
     return '"' + "".join(c if c >= " " else f"\\{ord(c):02X}" for c in escaped) + '"'
 
 
