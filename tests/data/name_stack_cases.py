@@ -65,6 +65,9 @@ def programs(jax) -> dict:
         "custom_vjp": (jax.jit(jax.grad(lambda x: jnp.sum(cv(x)))), (x,)),
         "custom_jvp": (jax.jit(jax.grad(lambda x: jnp.sum(cj(x)))), (x,)),
         "custom_jvp_linearize": (jax.jit(lambda x, t: jax.linearize(cj, x)[1](t)), (x, x)),
+        # not differentiated, a custom_jvp or custom_vjp call is its body, inlined
+        "custom_jvp_call": (jax.jit(lambda x: cj(x) + 1.), (x,)),
+        "custom_vjp_call_in_vmap": (jax.jit(jax.vmap(cv)), (x,)),
         "scan": (jax.jit(lambda x: lax.scan(scan_body, 0., x)), (x,)),
         "fori_loop": (jax.jit(lambda x: lax.fori_loop(0, 3, lambda i, c: jnp.sin(c) * 2., x)),
                       (x,)),
