@@ -269,7 +269,10 @@ def _leaf_changes(old, new, flipped):
                 change = _refixed(change, _PY_SCALAR_FIX, py=_PY_TYPE.get(kind, "float"))
             yield change
         else:
-            yield _fixed(path, "weak_type", _aval_text(b), _aval_text(a), dtype=a.dtype.name)
+            change = _fixed(path, "weak_type", _aval_text(b), _aval_text(a), dtype=a.dtype.name)
+            if b.weak_type and not a.shape:       # a Python number, then a 0-d array
+                change = _refixed(change, _NUMBER_THEN_ARRAY_FIX, dtype=a.dtype.name)
+            yield change
 
 
 def _array_or_container(root, before, after):
@@ -446,11 +449,12 @@ _FIXES = {
                   "between them compiles anew. Pass the same kind every time (weak types: "
                   "https://docs.jax.dev/en/latest/type_promotion.html#weak-types).",
                   "{path} = jnp.asarray({path}, jnp.{dtype})    # always a (strong) array"),
-    "static": ("Each new value of a static argument compiles anew. If {name} only sets values "
-               "(not shapes or Python control flow), make it traced: drop it from "
-               "static_argnums/static_argnames. If it sets a shape (jnp.ones({name})) or a "
-               "Python branch, each value needs a program of its own: keep its values few "
-               "(round sizes up to a few buckets).",
+    # the last sentence is the note's fix in brief (notebook/compile_notes.py): the common
+    # case (a number that only sets values) goes last
+    "static": ("Each new value of a static argument compiles anew. If {name} sets a shape "
+               "(jnp.ones(n)) or a Python branch, a program per value is expected: keep its "
+               "values few (sizes rounded up to a few buckets). If {name} only sets values, "
+               "make it traced: drop it from static_argnums/static_argnames.",
                "f = jax.jit(f)    # {name} traced: one program for all its values"),
     "traced": ("{name} was {old} and is {new} now: a static argument is a Python value baked "
                "into the program, a traced one an abstract array. Treat it one way in every "
@@ -477,6 +481,13 @@ _FIXES = {
 }
 _PY_TYPE = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}
 _PY_ORDER = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
+_NUMBER_THEN_ARRAY_FIX = (
+    "{path} was weakly typed (a Python number, or made from one) and is a {dtype} array "
+    "now (strong), two types: often an accumulator started as 0.0 and then given a jitted "
+    "function's result. "
+    "Make it an array from the start (weak types: "
+    "https://docs.jax.dev/en/latest/type_promotion.html#weak-types).",
+    "{path} = jnp.asarray({path}, jnp.{dtype})    # an array from the start")
 _PY_SCALAR_FIX = ("{path} came as {new} (before: {old}): two Python numbers of different "
                   "kinds (say 1 and 1.0) are two types. Pass the same kind every time.",
                   "{path} = {py}({path})    # always a Python {py}")
