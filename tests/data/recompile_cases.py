@@ -7,8 +7,9 @@ the compile log's events of the same functions and their `changes`).
 Each scenario is source text, executed with `jax`, `jnp` and `np` in its globals and the file
 name `<recompile:NAME>`, so that the functions it defines are told apart from the library's
 own (JAX only explains misses of functions outside its own files, and jxkernel's events carry
-the file name as their source). A scenario that is expected to raise sets `error = True` in
-SCENARIOS' entry, and the raise is recorded as [exception class name].
+the file name as their source). A scenario that is expected to raise is named in RAISES, and
+its exception's class name is recorded (JAX logs a "never seen function" miss for a trace that
+began and raised, and nothing for a call refused before tracing; neither compiles).
 
 `run(jax, name)` executes one scenario and returns its globals (or the exception it raised).
 """
