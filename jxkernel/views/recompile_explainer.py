@@ -28,7 +28,7 @@ import weakref
 
 import numpy as np
 
-from ..core.config import config
+from ..core.config import _TRACE_OPTIONS, config
 from ..core import compile_record as _record
 from ..core.compile_record import (  # noqa: F401  (jxkernel.compile_log: the record's names too)
     MAX_EVENTS, CompileEvent, Miss, cache_hits, clear, compile_events, events_since,
@@ -42,7 +42,7 @@ from .signature_changes import (  # noqa: F401  (jxkernel.compile_log: the Chang
     KINDS, Change, Signature, change_distance, distance, explain, explain_changes,
     explanation_text, fresh_jit_change, nearest)
 from .signature_changes import (_CLOSURE_FRESH_FIX, _COMPARE_MAX, _JIT_OPTIONS,
-                                _PARTIAL_FRESH_FIX, _Large, _refixed)
+                                _METHOD_FRESH_FIX, _PARTIAL_FRESH_FIX, _Large, _refixed)
 # ------------------------------------------------------------------ explaining a jit's miss
 def _config_of(device, jitted=None) -> tuple:
     """The configuration a compiled program is specialised on, as jit's cache key has it:
@@ -50,6 +50,10 @@ def _config_of(device, jitted=None) -> tuple:
     function with other donate_argnums share the trace, not the program)."""
     found = (("jax_enable_x64", bool(config.jax_enable_x64)),
              ("device", f"{_client.platform_of(device)}:{device.id}"))
+    # the other options a trace depends on (jit's key holds them): a call inside
+    # `with jax.default_matmul_precision(...)` names the option, as JAX does
+    found += tuple((name, getattr(config, name)) for name in _TRACE_OPTIONS
+                   if name != "jax_enable_x64")
     if jitted is None:
         return found
     return found + tuple((name, _option_text(getattr(jitted, attr, None)))
@@ -171,7 +175,8 @@ def _explain(miss: Miss) -> tuple:
     named = tuple(zip(miss.names, miss.avals))
     static_named = tuple((n, v) for n, v, _ in miss.statics)
     new = Signature(named, miss.treedef, static_named, _config_of(miss.device, miss.jitted),
-                    None if miss.consts is None else _named_consts(miss.jitted._fun, miss.consts))
+                    None if miss.consts is None else _named_consts(miss.jitted._fun, miss.consts),
+                    by_keyword=tuple(n for n, _, pos in miss.statics if pos is None))
     closest = nearest(miss.history, new)
     if closest is None:
         fun = miss.jitted._fun
@@ -207,6 +212,9 @@ def _fresh_jit_changes(jitted) -> tuple:
     if isinstance(fun, functools.partial):      # jit(partial(g, k)) made anew
         change = _refixed(change, _PARTIAL_FRESH_FIX,
                           func=getattr(fun.func, "__name__", "g"))
+    elif getattr(fun, "__func__", None) is not None and hasattr(fun, "__self__"):
+        change = _refixed(change, _METHOD_FRESH_FIX,       # jax.jit(m.apply) made anew
+                          method=getattr(fun.__func__, "__name__", "method"))
     elif free:                  # a closure made anew (a factory): its values may differ
         change = _refixed(change, _CLOSURE_FRESH_FIX, names=", ".join(free),
                           first=free[0])

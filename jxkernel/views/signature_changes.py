@@ -82,12 +82,14 @@ KINDS = ("shape", "dtype", "weak_type", "static", "traced", "structure", "consta
 class Signature:
     """What a compiled program was specialised on, as explain_changes compares it: named
     avals (path, ShapedArray), the pytree structure, static (name, value) pairs, the config
-    (name, value) pairs, and the closed-over constants (name, value), None if unknown."""
+    (name, value) pairs, and the closed-over constants (name, value), None if unknown; the names of the statics
+    passed by keyword (f(x, n=2) and f(x, 2) are two cache keys, as in JAX)."""
     named: tuple
     treedef: object = None
     statics: tuple = ()
     config: tuple = ()
     consts: tuple | None = None
+    by_keyword: tuple = ()
 
 
 _ROOT = re.compile(r"^(args\[\d+\]|[^\[.]+)")
@@ -119,6 +121,7 @@ def explain_changes(old: Signature | None, new: Signature) -> tuple:
     flipped = (set(old_static) & new_roots) | (set(new_static) & old_roots)
     changes += _traced_changes(old, new, flipped)
     changes += _static_changes(old_static, new_static, flipped)
+    changes += _static_keyword_changes(old, new, flipped)
     changes += _leaf_changes(old, new, flipped)
     changes += _const_changes(old.consts, new.consts)
     return tuple(changes)
@@ -131,7 +134,11 @@ def _config_changes(old, new):
         changed.discard("donate_argnames")
     for name, value in new.config:
         if name in changed:
-            yield _fixed(name, "config", before[name], value)
+            change = _fixed(name, "config", before[name], value)
+            if name.startswith("jax_") and name != "jax_enable_x64":   # a trace option
+                change = _refixed(change, _TRACE_OPTION_FIX, new_repr=f'"{value}"'
+                                  if isinstance(value, str) else repr(value))
+            yield change
 
 
 def _traced_changes(old, new, flipped):
@@ -164,9 +171,37 @@ def _static_changes(old_static, new_static, flipped):
                             _DEFAULT if after is _ABSENT else repr(after), name=name)
             if after is not _ABSENT and _hashed_by_identity(after):
                 change = _refixed(change, _IDENTITY_FIX, kind=type(after).__name__)
+            elif isinstance(after, bool) and isinstance(before, bool):
+                change = _refixed(change, _BOOL_STATIC_FIX)
+            elif after is not _ABSENT and dataclasses.is_dataclass(after) and \
+                    not isinstance(after, type):
+                change = _refixed(change, _DATACLASS_STATIC_FIX, **_dataclass_fields(after))
             elif after is not _ABSENT and not _traceable(after):
                 change = _refixed(change, _STATIC_KEEP_FIX, kind=type(after).__name__)
             yield change
+
+
+def _static_keyword_changes(old, new, flipped):
+    """A static argument of the same value passed by position in one call and by keyword in
+    the other: JAX keys its cache on how it came (f(x, 2) and f(x, n=2) trace twice)."""
+    old_static, new_static = dict(old.statics), dict(new.statics)
+    for name in sorted(set(old_static) & set(new_static), key=str):
+        if name in flipped or old_static[name] != new_static[name]:
+            continue
+        was, now = name in old.by_keyword, name in new.by_keyword
+        if was != now:
+            how = {True: "by keyword", False: "by position"}
+            yield _refixed(_fixed(str(name), "structure", how[was], how[now], name=name),
+                           _STATIC_KEYWORD_FIX)
+
+
+def _dataclass_fields(value) -> dict:
+    """A frozen dataclass used as a static value: its number fields (which could be traced
+    data fields of a registered pytree) and the others (meta fields)."""
+    fields = [f.name for f in dataclasses.fields(value)]
+    data = [n for n in fields if _traceable(getattr(value, n, None))]
+    return dict(kind=type(value).__name__, data=data,
+                meta=[n for n in fields if n not in data])
 
 
 def _traceable(value) -> bool:
@@ -185,6 +220,12 @@ def _leaf_changes(old, new, flipped):
     before = {p: a for p, a in old.named if _root(p) not in flipped}
     after = {p: a for p, a in new.named if _root(p) not in flipped}
     moved = [p for p in after if p not in before] + [p for p in before if p not in after]
+    explained = False
+    for root in sorted({_root(p) for p in moved}, key=str):
+        change = _array_or_container(root, before, after)
+        if change is not None:              # one change for the argument, not one per leaf
+            moved, explained = [p for p in moved if _root(p) != root], True
+            yield change
     for path in sorted(moved):
         change = _fixed(path, "structure",
                         _aval_text(before[path]) if path in before else "absent",
@@ -194,26 +235,87 @@ def _leaf_changes(old, new, flipped):
         elif path.endswith("]") and re.search(r"\[\d+\]$", path):   # a list's length
             change = _refixed(change, _LENGTH_FIX)
         yield change
-    if not moved and not flipped and old.treedef is not None and new.treedef is not None and \
-            old.treedef != new.treedef:
+    if not moved and not flipped and not explained and old.treedef is not None and \
+            new.treedef is not None and old.treedef != new.treedef:
         change = _fixed("(arguments)", "structure", str(old.treedef), str(new.treedef))
-        yield _refixed(change, _KEYWORD_FIX if _by_keyword_now(old.treedef, new.treedef)
-                       else _CONTAINER_FIX)
+        meta = _metadata_change(old.treedef, new.treedef)
+        if meta is not None:                # a registered pytree's meta fields differ
+            kind, was, now = meta
+            change = _refixed(dataclasses.replace(change, old=f"{kind} meta {was!r}",
+                                                  new=f"{kind} meta {now!r}"), _META_FIX,
+                              kind=kind)
+        else:
+            change = _refixed(change, _KEYWORD_FIX if _by_keyword_now(old.treedef,
+                                                                      new.treedef)
+                              else _CONTAINER_FIX)
+        yield change
     for path, a in after.items():
         b = before.get(path)
         if b is None or a == b:
             continue
         if a.shape != b.shape:
-            yield _fixed(path, "shape", b.str_short(), a.str_short(),
-                         rank=len(a.shape) != len(b.shape) or not a.shape)
+            change = _fixed(path, "shape", b.str_short(), a.str_short(),
+                            rank=len(a.shape) != len(b.shape) or not a.shape)
+            if len(a.shape) == len(b.shape) >= 2 and a.shape[1:] == b.shape[1:] and \
+                    a.shape[0] < b.shape[0]:       # fewer rows: a last, partial batch
+                change = _refixed(change, _PARTIAL_BATCH_FIX, size=b.shape[0])
+            yield change
         elif a.dtype != b.dtype:
             change = _fixed(path, "dtype", _aval_text(b), _aval_text(a), dtype=b.dtype.name)
             if a.weak_type and b.weak_type and not b.shape:       # two Python scalars
-                change = _refixed(change, _PY_SCALAR_FIX,
-                                  py=_PY_TYPE.get(b.dtype.kind, "float"))
+                # the wider kind of the two: float(x) keeps an int's value, int(x) would
+                # truncate 2.5 to 2 (a wrong result for a compile saved)
+                kind = max(a.dtype.kind, b.dtype.kind, key=lambda k: _PY_ORDER.get(k, 2))
+                change = _refixed(change, _PY_SCALAR_FIX, py=_PY_TYPE.get(kind, "float"))
             yield change
         else:
-            yield _fixed(path, "weak_type", _aval_text(b), _aval_text(a), dtype=a.dtype.name)
+            change = _fixed(path, "weak_type", _aval_text(b), _aval_text(a), dtype=a.dtype.name)
+            if b.weak_type and not a.shape:       # a Python number, then a 0-d array
+                change = _refixed(change, _NUMBER_THEN_ARRAY_FIX, dtype=a.dtype.name)
+            yield change
+
+
+def _array_or_container(root, before, after):
+    """`root` passed as one array in one call and as a list/tuple/dict of Python numbers in
+    the other (f(jnp.array([1., 2.])), then f([1., 2.])): one Change, or None."""
+    def split(side):
+        whole = side.get(root)
+        parts = {p: a for p, a in side.items() if p != root and _root(p) == root}
+        return whole, parts
+    (whole_b, parts_b), (whole_a, parts_a) = split(before), split(after)
+    if whole_b is not None and parts_a and not parts_b and whole_a is None:
+        whole, parts, old_is_array = whole_b, parts_a, True
+    elif whole_a is not None and parts_b and not parts_a and whole_b is None:
+        whole, parts, old_is_array = whole_a, parts_b, False
+    else:
+        return None
+    if any(a.shape for a in parts.values()):     # a container of arrays: not this mistake
+        return None
+    items = f"{len(parts)} Python numbers ({', '.join(_aval_text(a) for a in parts.values())})"
+    old, new = (_aval_text(whole), items) if old_is_array else (items, _aval_text(whole))
+    return _refixed(_fixed(root, "structure", old, new), _NUMBERS_FIX)
+
+
+def _metadata_change(old_tree, new_tree):
+    """(type name, old, new) where the two structures hold the same registered pytree type
+    with other metadata (a register_dataclass meta field, a custom node's aux data), or
+    None."""
+    try:
+        a, b = old_tree.node_data(), new_tree.node_data()
+        if a is None or b is None or a[0] is not b[0]:
+            return None
+        if a[1] != b[1] and a[0] not in (dict, list, tuple, type(None)):
+            return getattr(a[0], "__name__", str(a[0])), a[1], b[1]
+        ca, cb = old_tree.children(), new_tree.children()
+    except (AttributeError, TypeError, ValueError):
+        return None
+    if len(ca) != len(cb):
+        return None
+    for x, y in zip(ca, cb):
+        found = _metadata_change(x, y)
+        if found is not None:
+            return found
+    return None
 
 
 def _by_keyword_now(old_tree, new_tree) -> bool:
@@ -347,9 +449,12 @@ _FIXES = {
                   "between them compiles anew. Pass the same kind every time (weak types: "
                   "https://docs.jax.dev/en/latest/type_promotion.html#weak-types).",
                   "{path} = jnp.asarray({path}, jnp.{dtype})    # always a (strong) array"),
-    "static": ("Each new value of a static argument compiles anew. If {name} only sets values "
-               "(not shapes or Python control flow), make it traced: drop it from "
-               "static_argnums/static_argnames.",
+    # the last sentence is the note's fix in brief (notebook/compile_notes.py): the common
+    # case (a number that only sets values) goes last
+    "static": ("Each new value of a static argument compiles anew. If {name} sets a shape "
+               "(jnp.ones(n)) or a Python branch, a program per value is expected: keep its "
+               "values few (sizes rounded up to a few buckets). If {name} only sets values, "
+               "make it traced: drop it from static_argnums/static_argnames.",
                "f = jax.jit(f)    # {name} traced: one program for all its values"),
     "traced": ("{name} was {old} and is {new} now: a static argument is a Python value baked "
                "into the program, a traced one an abstract array. Treat it one way in every "
@@ -375,6 +480,14 @@ _FIXES = {
                   "    out = f_jit(batch)"),
 }
 _PY_TYPE = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}
+_PY_ORDER = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
+_NUMBER_THEN_ARRAY_FIX = (
+    "{path} was weakly typed (a Python number, or made from one) and is a {dtype} array "
+    "now (strong), two types: often an accumulator started as 0.0 and then given a jitted "
+    "function's result. "
+    "Make it an array from the start (weak types: "
+    "https://docs.jax.dev/en/latest/type_promotion.html#weak-types).",
+    "{path} = jnp.asarray({path}, jnp.{dtype})    # an array from the start")
 _PY_SCALAR_FIX = ("{path} came as {new} (before: {old}): two Python numbers of different "
                   "kinds (say 1 and 1.0) are two types. Pass the same kind every time.",
                   "{path} = {py}({path})    # always a Python {py}")
@@ -392,6 +505,13 @@ _PARTIAL_FRESH_FIX = (
     "if it must be).",
     "f_jit = jax.jit({func})    # once\n"
     "out = f_jit(k, x)    # k passed, not bound")
+_METHOD_FRESH_FIX = (
+    "This is jax.jit(obj.{method}) made anew: every `obj.{method}` is a new bound-method "
+    "object, and jit's cache is keyed on the function object, so each jit of it traces "
+    "and compiles again. Jit it once and reuse the jitted method.",
+    "{method}_jit = jax.jit(obj.{method})    # once, outside the loop\n"
+    "for batch in batches:\n"
+    "    out = {method}_jit(batch)")
 _CLOSURE_FRESH_FIX = (
     "This is a new function object of the same code, a closure over {names} made anew (a "
     "factory, or a def inside a loop): jit's cache is keyed on the function object, so "
@@ -406,6 +526,40 @@ _ARRAY_TRACED_FIX = (
     "cannot be static (it is not hashable): keep {name} traced in every jit of the "
     "function.",
     "f = jax.jit(f)    # {name} traced (no static_argnums for it)")
+_BOOL_STATIC_FIX = (
+    "{name} is a static bool ({old} -> {new}): each of its two values compiles once, and "
+    "later calls reuse that program, so at most two compiles. That is usually fine; for one "
+    "program, pass it traced and choose with jnp.where or lax.cond instead of a Python if.",
+    "out = jax.lax.cond({name}, branch_true, branch_false, x)    # {name} traced: one "
+    "program")
+_DATACLASS_STATIC_FIX = (
+    "{name} is a static {kind} ({old} -> {new}): it is hashed by its fields, so an equal "
+    "{kind} reuses the program, and each new value compiles once. To pass its numbers "
+    "traced (one program for all their values), register {kind} as a pytree with them as "
+    "data fields and drop {name} from static_argnums/static_argnames.",
+    "jax.tree_util.register_dataclass({kind}, data_fields={data}, meta_fields={meta})\n"
+    "f = jax.jit(f)    # {name} traced: its data fields are arrays")
+_STATIC_KEYWORD_FIX = (
+    "{name} has the same value but came {old} in one call and {new} in the other: how a "
+    "static argument is passed is part of the cache key. Pass it the same way every time.",
+    "f(x, {name}={name})    # always by keyword (or always by position)")
+_NUMBERS_FIX = (
+    "{path} was {old} and is {new} now: one array and a list (or tuple, dict) of Python "
+    "numbers are different pytrees (each number is an input of its own, weakly typed), and "
+    "each structure compiles anew. Pass an array every time.",
+    "{path} = jnp.asarray({path})    # one array, every call")
+_META_FIX = (
+    "A {kind}'s meta fields are part of the pytree structure, like a static argument: "
+    "{old} -> {new} compiles anew (each value once; an equal one reuses its program). If "
+    "the field should change without compiling, make it a data field (an array, traced).",
+    "jax.tree_util.register_dataclass({kind}, data_fields=[...], meta_fields=[...])    # "
+    "numbers that vary: data")
+_TRACE_OPTION_FIX = (
+    "{path} changed ({old} -> {new}): it is part of every jit's cache key (a "
+    "`with jax.default_matmul_precision(...)` block or jax.config.update sets it), so the "
+    "function traced and compiled again; back at {old}, the earlier program is reused. "
+    "Set it once, at start-up, if every call should use it.",
+    'jax.config.update("{path}", {new_repr})    # once, at start-up')
 _IDENTITY_FIX = ("{name} is a {kind} object, and {kind} keeps object's own hash and ==, by "
                  "identity: every new instance is a new static value and compiles anew, however "
                  "alike. Reuse one instance, or give {kind} __hash__ and __eq__ over the fields "
@@ -428,6 +582,13 @@ _CONTAINER_FIX = ("The arguments' pytree structure changed ({old} -> {new}): a t
                   "or a dict of the same arrays are different structures, each compiled. "
                   "Pass the same container type in every call.",
                   "xs = tuple(xs)    # one container type, every call")
+_PARTIAL_BATCH_FIX = (
+    "{path} has fewer rows than before ({old} -> {new}), as the last, partial batch of an "
+    "epoch has, and every new shape compiles anew. Pad it to the {size} rows compiled "
+    "before (a mask keeps the padding out of the result), or drop the partial batch.",
+    "n = {path}.shape[0]\n"
+    "{path} = jnp.pad({path}, [(0, {size} - n)] + [(0, 0)] * ({path}.ndim - 1))\n"
+    "mask = jnp.arange({size}) < n    # weigh the padded rows 0")
 _RANK_FIX = ("{path} changed rank ({old} -> {new}), and every new shape compiles anew. Pass it "
              "with one rank every time.",
              "{path} = jnp.atleast_1d({path})    # a scalar becomes shape (1,)")

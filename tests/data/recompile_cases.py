@@ -7,8 +7,9 @@ the compile log's events of the same functions and their `changes`).
 Each scenario is source text, executed with `jax`, `jnp` and `np` in its globals and the file
 name `<recompile:NAME>`, so that the functions it defines are told apart from the library's
 own (JAX only explains misses of functions outside its own files, and jxkernel's events carry
-the file name as their source). A scenario that is expected to raise sets `error = True` in
-SCENARIOS' entry, and the raise is recorded as [exception class name].
+the file name as their source). A scenario that is expected to raise is named in RAISES, and
+its exception's class name is recorded (JAX logs a "never seen function" miss for a trace that
+began and raised, and nothing for a call refused before tracing; neither compiles).
 
 `run(jax, name)` executes one scenario and returns its globals (or the exception it raised).
 """
@@ -302,10 +303,151 @@ SCENARIOS = {
         "f = jax.jit(lambda x: x * 2)\n"
         "n, = export.symbolic_shape('n')\n"
         "export.export(f)(jax.ShapeDtypeStruct((n,), jnp.float32)); f(jnp.ones(3))\n"),
+    # -------------------------------------------------- more: learners' loops
+    "int_float_alternating": (
+        "a Python int and a Python float alternating in a loop: each kind traced once",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "for v in (1, 1.0, 2, 2.0):\n"
+        "    f(v)\n"),
+    "last_partial_batch": (
+        "a training loop over 100 rows in batches of 32: the last batch (4 rows) compiles anew",
+        "data = jnp.ones((100, 3))\n"
+        "step = jax.jit(lambda batch: (batch ** 2).mean())\n"
+        "for i in range(0, 100, 32):\n"
+        "    step(data[i:i + 32])\n"),
+    "accumulator_starts_as_python_float": (
+        "an accumulator started as 0.0 (weak), then the step's f32 result (strong)",
+        "step = jax.jit(lambda total, b: total + b.sum())\n"
+        "total = 0.0\n"
+        "for i in range(3):\n"
+        "    total = step(total, jnp.ones(3))\n"),
+    "static_learning_rate_decays": (
+        "a decaying learning rate passed static: a compile every step",
+        "def update(w, lr):\n"
+        "    return w - lr * w\n"
+        "f = jax.jit(update, static_argnums=1)\n"
+        "w = jnp.ones(3)\n"
+        "for step in range(3):\n"
+        "    w = f(w, 0.1 * 0.5 ** step)\n"),
+    "python_list_vs_array": (
+        "a jnp array, then a Python list of the same numbers",
+        "f = jax.jit(lambda x: jnp.asarray(x).sum())\n"
+        "f(jnp.array([1.0, 2.0])); f([1.0, 2.0])\n"),
+    # -------------------------------------------------- more: static arguments
+    "static_argnames_given_positionally": (
+        "static_argnames='n', n given by position, then by keyword",
+        "def scale(x, n):\n"
+        "    return x * n\n"
+        "f = jax.jit(scale, static_argnames='n')\n"
+        "f(jnp.ones(3), 2); f(jnp.ones(3), 2); f(jnp.ones(3), n=2)\n"),
+    "static_argnums_given_by_keyword": (
+        "static_argnums=1 and the argument passed by keyword: still static",
+        "def scale(x, n):\n"
+        "    return x * n\n"
+        "f = jax.jit(scale, static_argnums=1)\n"
+        "f(jnp.ones(3), n=2); f(jnp.ones(3), n=2); f(jnp.ones(3), n=3)\n"),
+    "traced_bool_flag_in_if": (
+        "a bool flag passed traced and read by a Python if: an error",
+        "def g(x, training):\n"
+        "    return x * 0.5 if training else x\n"
+        "f = jax.jit(g)\n"
+        "f(jnp.ones(3), True)\n"),
+    "static_bool_flag_alternating": (
+        "the bool flag made static, alternating: each value compiled once",
+        "def g(x, training):\n"
+        "    return x * 0.5 if training else x\n"
+        "f = jax.jit(g, static_argnames='training')\n"
+        "for t in (True, False, True, False):\n"
+        "    f(jnp.ones(3), training=t)\n"),
+    "static_numpy_array": (
+        "a NumPy array as a static argument (a shape): an error, nothing traced",
+        "f = jax.jit(lambda x, shape: x.reshape(shape), static_argnums=1)\n"
+        "f(jnp.ones(6), np.array([2, 3]))\n"),
+    "frozen_dataclass_static": (
+        "a frozen dataclass (hashed by its fields) as a static config: equal is a hit",
+        "import dataclasses\n"
+        "@dataclasses.dataclass(frozen=True)\n"
+        "class Config:\n"
+        "    scale: float\n"
+        "f = jax.jit(lambda x, cfg: x * cfg.scale, static_argnums=1)\n"
+        "f(jnp.ones(3), Config(2.0)); f(jnp.ones(3), Config(2.0)); f(jnp.ones(3), Config(3.0))\n"),
+    "ones_traced_n": (
+        "jnp.ones(n) with n traced: an error (a shape must be concrete)",
+        "f = jax.jit(lambda n: jnp.ones(n))\n"
+        "f(3)\n"),
+    "ones_static_n": (
+        "jnp.ones(n) with n static: one compile per size",
+        "f = jax.jit(lambda n: jnp.ones(n), static_argnums=0)\n"
+        "f(3); f(3); f(4)\n"),
+    "method_self_traced": (
+        "jax.jit(Model.apply) with self not static: an error (an object is not an array)",
+        "class Model:\n"
+        "    def __init__(self, k):\n"
+        "        self.k = k\n"
+        "    def apply(self, x):\n"
+        "        return x * self.k\n"
+        "f = jax.jit(Model.apply)\n"
+        "f(Model(2), jnp.ones(3))\n"),
+    # -------------------------------------------------- more: pytrees
+    "dataclass_meta_field": (
+        "a registered dataclass whose meta (static) field changes",
+        "import dataclasses, functools\n"
+        "@functools.partial(jax.tree_util.register_dataclass, data_fields=['w'],\n"
+        "                   meta_fields=['act'])\n"
+        "@dataclasses.dataclass\n"
+        "class Layer:\n"
+        "    w: object\n"
+        "    act: str\n"
+        "f = jax.jit(lambda l, x: x * l.w if l.act == 'id' else jnp.tanh(x * l.w))\n"
+        "f(Layer(jnp.ones(3), 'id'), jnp.ones(3)); f(Layer(jnp.ones(3), 'id'), jnp.ones(3))\n"
+        "f(Layer(jnp.ones(3), 'tanh'), jnp.ones(3))\n"),
+    "keyword_order": (
+        "the same keywords in another order",
+        "def g(a, b):\n"
+        "    return a - b\n"
+        "f = jax.jit(g)\n"
+        "f(a=jnp.ones(2), b=jnp.ones(2)); f(b=jnp.ones(2), a=jnp.ones(2))\n"),
+    # -------------------------------------------------- more: function objects
+    "jit_bound_method_in_a_loop": (
+        "jax.jit(m.apply) made anew in a loop (a new bound method each time)",
+        "class Model:\n"
+        "    def apply(self, x):\n"
+        "        return x * 2\n"
+        "m = Model()\n"
+        "for i in range(3):\n"
+        "    jax.jit(m.apply)(jnp.ones(3))\n"),
+    # -------------------------------------------------- more: config, transforms
+    "default_matmul_precision": (
+        "a call inside jax.default_matmul_precision('float32'), then outside again",
+        "f = jax.jit(lambda a, b: a @ b)\n"
+        "a = jnp.ones((2, 2))\n"
+        "f(a, a)\n"
+        "with jax.default_matmul_precision('float32'):\n"
+        "    f(a, a)\n"
+        "f(a, a)\n"),
+    "default_device_cpu": (
+        "a call inside jax.default_device(the CPU), the one device there is",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "with jax.default_device(jax.devices('cpu')[0]):\n"
+        "    f(jnp.ones(3))\n"),
+    "vmap_of_jit_batch_changes": (
+        "vmap of a jitted function over 5 rows, then 7 rows",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "jax.vmap(f)(jnp.ones((5, 3))); jax.vmap(f)(jnp.ones((7, 3)))\n"),
+    "eval_shape_then_call": (
+        "jax.eval_shape(f, x), then f(x)",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "jax.eval_shape(f, jnp.ones(3)); f(jnp.ones(3))\n"),
+    "grad_of_jit_new_shape": (
+        "grad of a jitted loss, then again on a longer input",
+        "f = jax.jit(lambda x: (x * x).sum())\n"
+        "jax.grad(f)(jnp.ones(3)); jax.grad(f)(jnp.ones(3)); jax.grad(f)(jnp.ones(4))\n"),
 }
 
 # scenarios that raise: the recorded result is the exception class name
-RAISES = {"static_unhashable"}
+RAISES = {"static_unhashable", "traced_bool_flag_in_if", "static_numpy_array", "ones_traced_n",
+          "method_self_traced"}
 
 
 def run(jax, name, tag=""):

@@ -158,7 +158,7 @@ def test_the_log_shows_the_card_as_text_html_and_json(shell):
         mine = [e for e in log.events if e.key is shell.user_ns["g6"]]
         assert [c.kind for c in mine[1].changes] == ["weak_type"]
         assert "       x: weak_type f32[] (weak) -&gt;" not in log.text_repr()
-        assert "       x: weak_type f32[] (weak) -> f32[]\n         fix: A Python scalar" in \
+        assert "       x: weak_type f32[] (weak) -> f32[]\n         fix: x was weakly typed" in \
             log.text_repr()
         html = log.html_repr()
         assert "<code>x</code> <b>weak_type</b>: <code>f32[] (weak)</code>" in html

@@ -54,10 +54,22 @@ KNOWN_COUNT = {
                        "lower (one miss); jxkernel's call traces and compiles again",
     "export_symbolic": "export.export(f)(symbolic shape) traces f in JAX (a miss the next "
                        "call is compared with); jxkernel's export logs no compile event",
+    "default_device_cpu": "JAX's tracing cache key holds jax_default_device itself (None, "
+                          "then cpu:0), so a call inside jax.default_device(<the device it "
+                          "ran on>) traces and lowers again; jxkernel keys on the device the "
+                          "program runs on, the same one: a cache hit",
+    "vmap_of_jit_batch_changes": "JAX traces f once (per row, f32[3]) when vmap first meets "
+                                 "it, a miss, and batches that trace for every batch size; "
+                                 "jxkernel compiles the same two batched programs and logs "
+                                 "them as transformed jits, without a source (no miss of f)",
+    "grad_of_jit_new_shape": "JAX logs grad(f)'s traces of f as misses (f32[3], then "
+                             "f32[4]: a shape change); jxkernel logs the programs of a jit "
+                             "under grad as transformed jits, without a source or a cause",
 }
 # where a new function object of the same code is named (fresh_jit) on every miss but the
 # first; everywhere else it must not be
-FRESH = {"jit_in_a_loop_lambda", "cell_rerun", "closure_factory", "partial_in_a_loop"}
+FRESH = {"jit_in_a_loop_lambda", "cell_rerun", "closure_factory", "partial_in_a_loop",
+         "jit_bound_method_in_a_loop"}
 
 
 class _Logged(logging.Handler):
@@ -145,7 +157,10 @@ def test_scenario_like_jax(name):
     result, events = jx_events(name, logged)
     if name in RAISES:
         assert type(result).__name__ == expected["error"]
-        assert events == [] and expected["misses"] == []
+        # nothing compiled on either side: JAX logs the trace it began before the error in it
+        # (traced_bool_flag_in_if, ones_traced_n), or nothing where the call is refused first
+        assert events == [] and expected["lowerings"] == 0
+        assert [m["kind"] for m in expected["misses"]] in ([], ["never seen function"])
         return
     if name in KNOWN_COUNT:
         if len(events) != len(expected["misses"]):
@@ -167,6 +182,7 @@ KNOWN_PROGRAMS = {
     "device_put_committed": "JAX lowers again for an array committed to a device (its "
                             "sharding is part of the key); jxkernel runs the same program",
     "sharding_single_device": "the same, for a SingleDeviceSharding given to device_put",
+    "default_device_cpu": KNOWN_COUNT["default_device_cpu"],
     "lower_then_call": KNOWN_COUNT["lower_then_call"],
     "export_symbolic": KNOWN_COUNT["export_symbolic"],
 }
@@ -247,8 +263,8 @@ def test_fixes_for_python_numbers_strings_partials_and_fields():
         _, events = jx_events(name)
         (change,) = events[-1].changes
         return change
-    change = change_of("python_int_then_float")          # 1, then 1.0: keep a Python int
-    assert change.kind == "dtype" and change.snippet.startswith("x = int(x)")
+    change = change_of("python_int_then_float")          # 1, then 1.0: the wider kind
+    assert change.kind == "dtype" and change.snippet.startswith("x = float(x)")  # int(2.5)=2
     change = change_of("static_string")                  # a string cannot be traced
     assert change.kind == "static" and "drop it from static_argnums" not in change.fix
     assert "lax.switch" in change.snippet
@@ -262,6 +278,122 @@ def test_fixes_for_python_numbers_strings_partials_and_fields():
     assert "donate_argnums=(0,)" in change.snippet
     change = change_of("namedtuple_field")               # p.y = ... would raise
     assert change.snippet.startswith("p = p._replace(y=jnp.asarray(p.y, jnp.float32))")
+
+
+# each scenario's fix as a learner would apply it (the snippet the explanation shows, in
+# place): one compile then, here and under JAX 0.10.2 (run by hand when this was written)
+APPLIED = {
+    "int_float_alternating": (
+        "dtype", "x = float(x)",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "for v in (1, 1.0, 2, 2.5):\n"
+        "    x = float(v)\n"
+        "    f(x)\n"),
+    "last_partial_batch": (
+        "shape", "jnp.pad(batch, [(0, 32 - n)]",
+        "data = jnp.ones((100, 3))\n"
+        "step = jax.jit(lambda batch, mask: ((batch ** 2).mean(axis=1) * mask).sum()\n"
+        "               / mask.sum())\n"
+        "for i in range(0, 100, 32):\n"
+        "    batch = data[i:i + 32]\n"
+        "    n = batch.shape[0]\n"
+        "    batch = jnp.pad(batch, [(0, 32 - n)] + [(0, 0)] * (batch.ndim - 1))\n"
+        "    mask = jnp.arange(32) < n\n"
+        "    step(batch, mask)\n"),
+    "accumulator_starts_as_python_float": (
+        "weak_type", "total = jnp.asarray(total, jnp.float32)",
+        "step = jax.jit(lambda total, b: total + b.sum())\n"
+        "total = 0.0\n"
+        "total = jnp.asarray(total, jnp.float32)\n"
+        "for i in range(3):\n"
+        "    total = step(total, jnp.ones(3))\n"),
+    "static_learning_rate_decays": (
+        "static", "f = jax.jit(f)",
+        "def update(w, lr):\n"
+        "    return w - lr * w\n"
+        "f = jax.jit(update)\n"
+        "w = jnp.ones(3)\n"
+        "for step in range(3):\n"
+        "    w = f(w, 0.1 * 0.5 ** step)\n"),
+    "python_list_vs_array": (
+        "structure", "x = jnp.asarray(x)",
+        "f = jax.jit(lambda x: jnp.asarray(x).sum())\n"
+        "f(jnp.array([1.0, 2.0]))\n"
+        "x = [1.0, 2.0]\n"
+        "x = jnp.asarray(x)\n"
+        "f(x)\n"),
+    "static_argnames_given_positionally": (
+        "structure", "f(x, n=n)",
+        "def scale(x, n):\n"
+        "    return x * n\n"
+        "f = jax.jit(scale, static_argnames='n')\n"
+        "f(jnp.ones(3), n=2); f(jnp.ones(3), n=2); f(jnp.ones(3), n=2)\n"),
+    "static_bool_flag_alternating": (
+        "static", "jax.lax.cond(training,",
+        "def g(x, training):\n"
+        "    return jax.lax.cond(training, lambda x: x * 0.5, lambda x: x, x)\n"
+        "f = jax.jit(g)\n"
+        "for t in (True, False, True, False):\n"
+        "    f(jnp.ones(3), training=t)\n"),
+    "frozen_dataclass_static": (
+        "static", "register_dataclass(Config, data_fields=['scale'], meta_fields=[])",
+        "import dataclasses\n"
+        "@dataclasses.dataclass(frozen=True)\n"
+        "class Config:\n"
+        "    scale: float\n"
+        "jax.tree_util.register_dataclass(Config, data_fields=['scale'], meta_fields=[])\n"
+        "f = jax.jit(lambda x, cfg: x * cfg.scale)\n"
+        "f(jnp.ones(3), Config(2.0)); f(jnp.ones(3), Config(2.0)); "
+        "f(jnp.ones(3), Config(3.0))\n"),
+    "jit_bound_method_in_a_loop": (
+        "fresh_jit", "apply_jit = jax.jit(obj.apply)",
+        "class Model:\n"
+        "    def apply(self, x):\n"
+        "        return x * 2\n"
+        "m = Model()\n"
+        "apply_jit = jax.jit(m.apply)\n"
+        "for i in range(3):\n"
+        "    apply_jit(jnp.ones(3))\n"),
+    "default_matmul_precision": (
+        "config", 'jax.config.update("jax_default_matmul_precision", "float32")',
+        "jax.config.update('jax_default_matmul_precision', 'float32')\n"
+        "try:\n"
+        "    f = jax.jit(lambda a, b: a @ b)\n"
+        "    a = jnp.ones((2, 2))\n"
+        "    f(a, a); f(a, a)\n"
+        "finally:\n"
+        "    jax.config.update('jax_default_matmul_precision', None)\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(APPLIED))
+def test_the_fix_shown_applies(name):
+    """The explanation's snippet is the fix; the scenario with it applied compiles once."""
+    kind, snippet, fixed = APPLIED[name]
+    _, events = jx_events(name)
+    change = events[-1].changes[0]
+    assert change.kind == kind and snippet in change.snippet, change
+    start = compile_log.last_seq() + 1
+    file = f"<fixed:{name}>"
+    exec(compile(fixed, file, "exec"), {"jax": jxkernel, "jnp": jnp})
+    mine = [e for e in compile_log.events_since(start) if (e.source or "").startswith(file)]
+    assert len(mine) == 1, [(e.reason, e.changes) for e in mine]
+
+
+def test_explanations_of_structure_say_what_changed():
+    def only(name):
+        _, events = jx_events(name)
+        (change,) = events[-1].changes
+        return change
+    change = only("python_list_vs_array")          # one change, not one per number
+    assert (change.path, change.old) == ("x", "f32[2]") and "2 Python numbers" in change.new
+    change = only("dataclass_meta_field")          # not "a tuple, a list or a dict..."
+    assert (change.old, change.new) == ("Layer meta ('id',)", "Layer meta ('tanh',)")
+    assert "meta fields" in change.fix and "container" not in change.fix
+    change = only("static_argnames_given_positionally")
+    assert (change.path, change.old, change.new) == ("n", "by position", "by keyword")
+    change = only("ones_static_n")                 # n sets a shape: traced would not do
+    assert "n sets a shape" in change.fix and "drop it from static_argnums" in change.fix
 
 
 def test_explain_cache_misses_logs_the_users_functions_only():
