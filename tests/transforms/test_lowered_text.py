@@ -3,8 +3,6 @@
 `Lowered.as_text()` and jaxprs, compared as text, exactly. Also what JAX does with a module
 lowered for several platforms: its text and cost, and a compile() that says why it cannot."""
 import functools
-import json
-import os
 
 import locations  # tests/support: the repository's folders
 import lowered_text_cases as cases
@@ -16,10 +14,8 @@ import jxkernel.numpy as jnp
 from jxkernel.tree_util import tree_flatten
 
 
-@functools.cache
 def _reference() -> dict:
-    with open(os.path.join(locations.DATA, "lowered_text_reference.json")) as f:
-        return json.load(f)
+    return locations.recorded("lowered_text_reference.json")
 
 
 @functools.cache

@@ -5,8 +5,6 @@ each equation was traced under, the calls it sits in and the scopes control flow
 under. Compared exactly, in XLA's order, where jxkernel's module is JAX's; where it is not (the
 programs below), what differs is written out with the reason."""
 import functools
-import json
-import os
 
 import locations  # tests/support: the repository's folders
 import name_stack_cases as cases
@@ -17,10 +15,8 @@ import jxkernel.numpy as jnp
 from jxkernel.core.source_info import stack_text
 
 
-@functools.cache
 def _reference() -> dict:
-    with open(os.path.join(locations.DATA, "name_stack_reference.json")) as f:
-        return json.load(f)
+    return locations.recorded("name_stack_reference.json")
 
 
 @functools.cache
