@@ -95,6 +95,10 @@ class CompileEvent:
     origin: str | None = None     # USER, INTERNAL or EAGER; None: from `source` (origin_of)
     call_site: object = None      # the user's line whose call compiled it (SourceInfo; record())
     nth: int = 0                  # the how-many-th logged compile of this function (record())
+    # a miss of JAX's tracing cache (what jax_explain_cache_misses logs); False for a compile
+    # that reused the function's trace under a transformation (jit(f) traced under grad, then
+    # called), which JAX compiles without a tracing miss
+    miss: bool = True
 
     def __post_init__(self):
         if self.origin is None:
@@ -370,13 +374,23 @@ def install_explainer(explainer) -> None:
     _explainer = explainer
 
 
-def compiled(miss: Miss, phases, backend: str) -> CompileEvent:
-    """Log the compilation of a jit cache miss, with why it happened."""
+def compiled(miss: Miss, phases, backend: str, traced: bool = True) -> CompileEvent:
+    """Log the compilation of a jit cache miss, with why it happened (`traced`: False where
+    it reused the function's trace under a transformation: no tracing miss)."""
     if _explainer is not None:
-        return record(_explainer.compiled(miss, phases, backend))
+        return record(_explainer.compiled(miss, phases, backend, traced))
     # while jxkernel/__init__.py loads, before the explainer is in: pmap's plain reason
     return record_compiled(miss.jitted._name, _plain_signature(miss), phases, backend,
                            key=miss.jitted)
+
+
+def traced_under_transformation(miss: Miss, seen: list) -> tuple:
+    """(reason, changes) of a jitted function traced anew under grad, vmap or linearize (a miss
+    of JAX's tracing cache, which JAX logs as one), against what it compiled and, in `seen`,
+    what it was traced for under a transformation before (the new signature joins `seen`)."""
+    if _explainer is not None:
+        return _explainer.traced_under_transformation(miss, seen)
+    return "first call" if not seen else "a new signature", ()
 
 
 def refuse(miss: Miss) -> None:

@@ -41,7 +41,7 @@ from .api_util import flatten_fun, float0_outside, fun_name, merge_static
 from .jit_args import SCALAR_TYPES, Arguments, leaf_aval, unless_all_none
 from .jit_cache import (LAST_HIT, NOWHERE, Entry, compiled_trace, each_a_leaf, fun_state,
                         last_hit_for)
-from .jit_primitive import any_sharded, jit_p
+from .jit_primitive import any_sharded, jit_p, traced_under, untold
 from . import jit_refs
 from .stages import Lowered, Traced, lower_jit, trace_jitted
 
@@ -274,12 +274,9 @@ class Jitted:
                         config._trace_state,
                         tuple(a for i, a in enumerate(args) if i in nums),
                         tuple(kwargs.items()))] = entry
-        arrays = list(entry.consts)
-        for leaf in leaves:
-            if type(leaf) is not Array or leaf.device != device:
-                leaf = device_put(leaf, device)
-            arrays.append(leaf)
-        outs = entry.exe.call_arrays(arrays)        # drops donated arrays' NumPy views too
+        operands = list(entry.consts) + [x if type(x) is Array and x.device == device else
+                                         device_put(x, device) for x in leaves]
+        outs = entry.exe.call_arrays(operands)      # drops donated arrays' NumPy views too
         if config._debug_values:
             check_jitted_values(self._name, self._fun, outs, args, kwargs)
         return tree_unflatten(entry.out_tree, outs)
@@ -309,7 +306,8 @@ class Jitted:
         entry, phases = self._build(closed, out_tree, module, trace_s, names,
                                     compiler_options=self._compiler_options)
         self._cache[key] = entry
-        self._record(treedef, statics, avals, dyn_args, dyn_kwargs, phases, device, closed.consts)
+        self._record(treedef, statics, avals, dyn_args, dyn_kwargs, phases, device, closed.consts,
+                     traced is None or untold(traced[0]))    # (a trace reused: no miss)
         return entry
 
     def _build(self, closed, out_tree, module, trace_s=0.0, leaf_names=None,
@@ -333,10 +331,10 @@ class Jitted:
         return compile_record.Miss(self, self._leaf_names(dyn_args, dyn_kwargs), avals, treedef,
                                 statics, device, consts, self._history)
 
-    def _record(self, treedef, statics, avals, dyn_args, dyn_kwargs, phases, device, consts=()):
+    def _record(self, treedef, statics, avals, dyn_args, dyn_kwargs, phases, device, consts, new):
         consts = [c for c in consts if not jit_refs.is_ref(c)]   # (a Ref's value is each call's)
         miss = self._miss(treedef, statics, avals, dyn_args, dyn_kwargs, device, consts)
-        compile_record.compiled(miss, phases, _client.platform_of(device))   # one event, published
+        compile_record.compiled(miss, phases, _client.platform_of(device), new)   # one event
 
     def _bind(self, leaves, treedef, statics, avals, dyn_args, dyn_kwargs):
         """Inside another transformation: one jit equation the current trace handles."""
@@ -357,6 +355,8 @@ class Jitted:
                     self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)[:2]
             jaxpr, consts = convert_constvars_to_invars(closed)
             found = (jaxpr, consts, out_tree, closed)
+            traced_under(self, jaxpr, closed, lambda: self._miss(      # (why: for the log)
+                treedef, statics, avals, dyn_args, dyn_kwargs, _client.default_device()))
             if not any(isinstance(c, Tracer) for c in consts):   # tracers die with their trace
                 self._traces[key] = found
         jaxpr, consts, out_tree, closed = found

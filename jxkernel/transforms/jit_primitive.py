@@ -12,6 +12,7 @@ through xla/sharded.py.
 from __future__ import annotations
 
 import sys
+import weakref
 
 from ..core import compile_record, sharding_types
 from ..core.interpret import eval_jaxpr
@@ -70,14 +71,78 @@ def _jit_impl_one_device(args, jaxpr, name, donated_invars):
         donated = (False,) * len(jaxpr.consts) + tuple(donated_invars)
         exe, phases = pipeline.compile_jaxpr(jaxpr.jaxpr, [device], name=name, donated=donated)
         _impl_cache[key] = exe
-        # a jit equation run by a transformation (vmap of jit, grad of jit, ...): log it too,
-        # as eager work (the jit primitive bound outside jit): `name` may be jxkernel's own
-        # (vmap(nn.relu)), and the reason is no change the user made
-        compile_record.record(compile_record.CompileEvent(
-            name, None, tuple((f"args[{i}]", a.aval.str_short()) for i, a in enumerate(leaves)),
-            "a transformed jitted function (its jaxpr was rewritten by vmap/grad/...)",
-            phases, _client.platform_of(device), origin=compile_record.EAGER))
+        compile_record.record(_compile_event(jaxpr, name, leaves, phases, device))
     return exe.call_arrays([to_device(c, device) for c in jaxpr.consts] + leaves)
+
+
+def _compile_event(jaxpr, name, leaves, phases, device):
+    """The log's event for a jit equation compiled by a transformation (grad or vmap of a
+    jitted function): the first program made from a trace of the user's function that missed
+    JAX's tracing cache is that function's compile, with the miss's cause (`traced_under`),
+    as JAX logs such a miss once; any other (grad's backward pass, a new batch size, `name`
+    jxkernel's own: vmap(nn.relu)) is eager work, as JAX logs none."""
+    signature = tuple((f"args[{i}]", a.aval.str_short()) for i, a in enumerate(leaves))
+    origin = _origins.get(jaxpr)
+    jitted = origin and not origin.told and origin.jitted()
+    if not jitted:
+        return compile_record.CompileEvent(
+            name, None, signature, "a transformed jitted function (its jaxpr was rewritten by "
+            "vmap/grad/...)", phases, _client.platform_of(device), origin=compile_record.EAGER)
+    origin.told = True
+    source = jitted._source_text()
+    return compile_record.CompileEvent(
+        jitted._name, source, signature, origin.reason, phases, _client.platform_of(device),
+        key=jitted, changes=origin.changes,
+        origin=compile_record.origin_of(source, jitted._by_user))
+
+
+# ------------------------------------------------------------------ whose program it is
+class _Origin:
+    """The jitted function a jit equation's jaxpr was traced from, why that trace missed, and
+    whether a compile has told it yet."""
+    __slots__ = ("jitted", "reason", "changes", "told")
+
+    def __init__(self, jitted, reason, changes, told):
+        self.jitted, self.reason, self.changes, self.told = weakref.ref(jitted), reason, \
+            changes, told
+
+
+# a jit equation's jaxpr, and each jaxpr grad, vmap and linearize make from it, -> its _Origin
+# (weakly by the jaxpr, as the programs are kept)
+_origins = weakref.WeakKeyDictionary()
+_seen_under = weakref.WeakKeyDictionary()     # Jitted -> its signatures traced under them
+
+
+def traced_under(jitted, jaxpr, closed, miss) -> None:
+    """`jaxpr` (a jit equation's, made from `closed`) is `jitted`'s: a trace that missed, the
+    cause explained against its signatures before (`miss()`, the compile record's Miss), or
+    an eager compile's trace reused (no miss: nothing to tell)."""
+    if any(entry.jaxpr is closed for entry in jitted._cache.values()) or \
+            compile_record.origin_of(jitted._source_text(), jitted._by_user) != compile_record.USER:
+        _origins[jaxpr] = _Origin(jitted, None, (), True)     # (jxkernel's own: eager work)
+        return
+    reason, changes = compile_record.traced_under_transformation(
+        miss(), _seen_under.setdefault(jitted, []))
+    _origins[jaxpr] = _Origin(jitted, reason, changes, False)
+
+
+def untold(jaxpr) -> bool:
+    """Whether `jaxpr`'s trace (under a transformation) missed and no compile has told it yet
+    (eval_shape, or a jit inlined into another's program, compile nothing of it); the caller,
+    a compile reusing that trace, tells it now."""
+    origin = _origins.get(jaxpr)
+    if origin is None or origin.told:
+        return False
+    origin.told = True
+    return True
+
+
+def _derived(new, old):
+    """`new`, made from `old` by a transformation, is the same function's program."""
+    origin = _origins.get(old)
+    if origin is not None:
+        _origins[new] = origin
+    return new
 
 
 # weakly by the jaxpr, as JAX's caches of jaxprs: a transformed jit's program goes with it
@@ -98,7 +163,8 @@ def _bind_jit(jaxpr, args, donated_invars, **params):
     """Bind jit_p on a (transformed) jaxpr, its consts first as explicit operands: a jit
     equation's jaxpr carries no consts (they may be tracers, which params must not hold)."""
     if jaxpr.consts:
-        jaxpr, consts = convert_constvars_to_invars(jaxpr)
+        converted, consts = convert_constvars_to_invars(jaxpr)
+        jaxpr = _derived(converted, jaxpr)
         outs = jit_p.bind(*consts, *args, jaxpr=jaxpr,
                           donated_invars=(False,) * len(consts) + tuple(donated_invars), **params)
         return outs
@@ -109,7 +175,7 @@ def _jit_batching(axis_data, vals, dims, *, jaxpr, name, donated_invars, inline,
     """vmap of a jit equation: one jit equation over the batched jaxpr (batched even when no
     operand is, since the body may use the axis, e.g. through axis_index)."""
     batched, out_dims = batch_jaxpr(jaxpr, axis_data, dims)
-    outs = _bind_jit(batched, vals, donated_invars, name=name, inline=inline,
+    outs = _bind_jit(_derived(batched, jaxpr), vals, donated_invars, name=name, inline=inline,
                      keep_unused=keep_unused)
     return outs, out_dims
 
@@ -119,7 +185,7 @@ def _jit_jvp(primals, tangents, *, jaxpr, name, donated_invars, inline, keep_unu
     nonzeros = [type(t) is not Zero for t in tangents]
     new_jaxpr, out_nonzeros = jvp_jaxpr(jaxpr, nonzeros)
     nz_tangents = [t for t in tangents if type(t) is not Zero]
-    outs = _bind_jit(new_jaxpr, list(primals) + nz_tangents,
+    outs = _bind_jit(_derived(new_jaxpr, jaxpr), list(primals) + nz_tangents,
                      tuple(donated_invars) + (False,) * len(nz_tangents), name=name,
                      inline=inline, keep_unused=keep_unused)
     n = len(jaxpr.out_avals)
@@ -132,7 +198,7 @@ def _jit_transpose(cts, *args, jaxpr, name, donated_invars, inline, keep_unused)
     linear = [is_undefined(a) for a in args]
     nonlinear = [a for a in args if not is_undefined(a)]
     cts = [instantiate(ct) for ct in cts]
-    transposed = transpose_jaxpr(jaxpr, linear)
+    transposed = _derived(transpose_jaxpr(jaxpr, linear), jaxpr)
     outs = iter(_bind_jit(transposed, nonlinear + cts, (False,) * (len(nonlinear) + len(cts)),
                           name=name, inline=inline, keep_unused=keep_unused))
     return [next(outs) if lin else None for lin in linear]
@@ -158,13 +224,16 @@ def _jit_partial_eval(trace, args, params):
     (taking the residuals) is staged as another jit equation."""
     unknowns = [trace.is_unknown(x) for x in args]
     known_jaxpr, unknown_jaxpr, out_unknowns, n_res = partial_eval_jaxpr(params["jaxpr"], unknowns)
+    _derived(known_jaxpr, params["jaxpr"])
     known_args = [x for x, u in zip(args, unknowns) if not u]
     rest = {k: v for k, v in params.items() if k not in ("jaxpr", "donated_invars")}
     with set_current_trace(trace.parent):
         known_outs = _bind_jit(known_jaxpr, known_args, (False,) * len(known_args), **rest)
     n_known = len(known_outs) - n_res
     residuals = list(known_outs[n_known:])
-    unknown_jaxpr, unknown_consts = _consts_as_invars(unknown_jaxpr)
+    unknown = _derived(unknown_jaxpr, params["jaxpr"])
+    unknown_jaxpr, unknown_consts = _consts_as_invars(unknown)
+    _derived(unknown_jaxpr, unknown)
     atoms = [trace.to_atom(x) for x in unknown_consts + residuals] + \
         [trace.to_atom(x) for x, u in zip(args, unknowns) if u]
     unknown_outs = iter(trace.add_eqn(atoms, jit_p, dict(

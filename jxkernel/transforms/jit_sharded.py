@@ -96,7 +96,7 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
         entry, phases = plan.compile(trace_s)
         jitted._cache[key] = entry
         jitted._record(treedef, statics, avals, dyn_args, dyn_kwargs, phases,
-                       plan.mesh.devices.flat[0], closed.consts)
+                       plan.mesh.devices.flat[0], closed.consts, True)
         _remember_fast(jitted, args, dyn_args, dyn_kwargs, leaves, avals, entry)
     else:
         entry.hits += 1

@@ -221,10 +221,17 @@ def _fresh_jit_changes(jitted) -> tuple:
     return (change,)
 
 
-def compiled(miss: Miss, phases, backend: str) -> CompileEvent:
+# the reason of a compile that reused its trace under a transformation (no tracing miss)
+REUSED_TRACE = "traced before under a transformation (grad, vmap, ...): compiled now to be called"
+
+
+def compiled(miss: Miss, phases, backend: str, traced: bool = True) -> CompileEvent:
     """The event of a jit cache miss that compiled: why, against the nearest earlier
-    signature (which joins the jit's history)."""
+    signature (which joins the jit's history); `traced` False: it reused its trace under a
+    transformation, which JAX's tracing cache holds too (no miss, REUSED_TRACE)."""
     named, static_named, _, reason, changes, new = _explain(miss)
+    if not traced:
+        reason, changes = REUSED_TRACE, ()
     miss.history.append(new)
     if len(miss.history) > _PER_FUNCTION:    # a function compiled for ever new shapes
         del miss.history[:-_PER_FUNCTION]
@@ -240,7 +247,18 @@ def compiled(miss: Miss, phases, backend: str) -> CompileEvent:
     source = _source_of(jitted)
     return CompileEvent(jitted._name, source, _named_signature(named, static_named), reason,
                         phases, backend, key=jitted, changes=changes,
-                        origin=_record.origin_of(source, jitted._by_user))
+                        origin=_record.origin_of(source, jitted._by_user), miss=traced)
+
+
+def traced_under_transformation(miss: Miss, seen: list) -> tuple:
+    """(reason, changes) of `miss`, a jitted function traced anew under a transformation,
+    against its compiles' signatures and `seen`, its earlier traces under transformations
+    (JAX's tracing cache holds both); the new signature joins `seen`, not the compiles'."""
+    _, _, _, reason, changes, new = _explain(dataclasses.replace(
+        miss, history=list(miss.history) + seen))
+    seen.append(dataclasses.replace(new, consts=None))
+    del seen[:-_PER_FUNCTION]
+    return reason, changes
 
 
 def _source_of(jitted) -> str | None:
@@ -354,7 +372,7 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
           never seen function:
             f defined at a.py:3
     """
-    if not _users(event):
+    if not (_users(event) and event.miss):
         return ""                  # not logged (the filter below drops an empty message)
     where = "" if call_site is None else \
         f" at {call_site.file}:{call_site.line} ({call_site.function})"

@@ -317,3 +317,16 @@ def test_timeits_warm_up_names_the_users_functions_only(shell):
 def test_docstring_examples():
     from doc_examples import check_docstring_examples
     check_docstring_examples("jxkernel.notebook.compile_notes")
+
+
+def test_grad_of_a_jitted_function_on_a_new_shape_is_noted_with_its_cause(shell):
+    # JAX logs grad(f)'s trace of f on a longer input as a miss of f ("at x, now f32[4] and
+    # before f32[3]"); the cell says so, as f's recompile, not as eager work
+    ok(shell, "f32_ = jax.jit(lambda x: (x * x).sum())\ng32 = jax.grad(f32_)\ng32(jnp.ones(3))")
+    (note,) = ok(shell, "g32(jnp.ones(3)); g32(jnp.ones(4))").notes
+    text = note["text/plain"]
+    assert text.startswith("⚙ <lambda> compiled again (compile #2, at In[") and \
+        "): x: shape f32[3] -> f32[4] · fix: Pad or bucket x" in text, text
+    first, again = [e for e in events_of(shell.user_ns["f32_"]) if e.miss]
+    assert (first.reason, again.origin) == ("first call", USER)
+    assert [(c.path, c.kind) for c in again.changes] == [("x", "shape")]
