@@ -183,7 +183,7 @@ class Jitted:
                 try:
                     return last.unflatten(entry.exe.call_buffers(entry.const_bufs + bufs))
                 except ValueError:
-                    if not any_sharded(args):     # a sharded argument after the first
+                    if not (self._sharded or any_sharded(args)):   # laid out otherwise
                         raise
                     return self._call(args, kwargs)
         if _ctx.trace is eval_trace and not config.jax_disable_jit and \
@@ -215,7 +215,7 @@ class Jitted:
                     return entry.out_tree.unflatten(entry.exe.call_buffers(
                         entry.const_bufs + (buffers(leaves) if bufs is None else bufs)))
                 except ValueError:
-                    if not any_sharded(leaves):   # a sharded leaf after the first: not ours
+                    if not (self._sharded or any_sharded(leaves)):   # laid out otherwise
                         raise
         return self._call(args, kwargs)
 

@@ -117,9 +117,10 @@ def traced_under(jitted, jaxpr, closed, miss) -> None:
     """`jaxpr` (a jit equation's, made from `closed`) is `jitted`'s: a trace that missed, the
     cause explained against its signatures before (`miss()`, the compile record's Miss), or
     an eager compile's trace reused (no miss: nothing to tell)."""
-    if any(entry.jaxpr is closed for entry in jitted._cache.values()) or \
-            compile_record.origin_of(jitted._source_text(), jitted._by_user) != compile_record.USER:
-        _origins[jaxpr] = _Origin(jitted, None, (), True)     # (jxkernel's own: eager work)
+    if compile_record.origin_of(jitted._source_text(), jitted._by_user) != compile_record.USER:
+        return                                      # jxkernel's own jits: eager work
+    if any(entry.jaxpr is closed for entry in jitted._cache.values()):
+        _origins[jaxpr] = _Origin(jitted, None, (), True)
         return
     reason, changes = compile_record.traced_under_transformation(
         miss(), _seen_under.setdefault(jitted, []))

@@ -134,14 +134,17 @@ class _FastEntry:
 
 def _remember_fast(jitted, args, dyn_args, dyn_kwargs, leaves, avals, entry) -> None:
     """Put `entry` in jit's fast path (Jitted.__call__), under the key it builds there, when
-    every argument is an Array given positionally and nothing is donated."""
+    every argument is an Array given positionally, laid out as compiled for (else each call
+    moves it: the general path), and nothing is donated."""
     if dyn_kwargs or not leaves or entry.exe.donated or config.jax_default_device is not None \
             or not all(isinstance(x, Array) for x in leaves):
+        return
+    layouts = [gspmd_sharding(s, len(a.shape)) for s, a in zip(entry.in_shardings, avals)]
+    if not all(x._buf._sharding is s or x._buf._sharding == s for x, s in zip(leaves, layouts)):
         return
     nums = jitted._static_argnums
     key = (_registry.flatten(dyn_args)[1], avals, leaves[0]._buf._sharding,
            config._trace_state, tuple(a for i, a in enumerate(args) if i in nums), ())
-    layouts = [gspmd_sharding(s, len(a.shape)) for s, a in zip(entry.in_shardings, avals)]
     jitted._fast[key] = _FastEntry(_Checked(entry.exe, layouts, list(entry.const_bufs)), entry)
 
 

@@ -363,6 +363,7 @@ def output_shardings(loaded, mesh, out_avals, user_shardings, in_avals, given=No
 class _SpmdEntry:
     """A compiled sharded signature: executable, input shardings, constants placed once."""
     __slots__ = ("exe", "in_shardings", "const_bufs", "out_tree", "jaxpr", "text", "hits")
+    twin = None                       # (jit_cache.Entry's: one program serves every call)
 
     def __init__(self, exe, in_shardings, const_bufs, out_tree, jaxpr, text):
         self.exe, self.in_shardings, self.const_bufs = exe, in_shardings, const_bufs

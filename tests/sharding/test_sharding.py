@@ -421,3 +421,13 @@ def test_lower_and_compile_of_a_sharded_jit_tell_its_shardings(runs):
     odd = np.arange(1.0, 16.0, 2)                       # column 1 of the 8x2 arange
     assert stages["called"] == ["P('x',)", (odd * 3).tolist(), float(odd.sum())]
     assert stages["all_reduce"]          # the sum of a split vector: XLA added the reduction
+
+
+def test_a_jit_with_out_shardings_called_again_with_an_array_not_laid_out_so():
+    # the second call of a jit given out_shardings, with a plain one-device array, failed
+    # ("an argument is laid out otherwise than compiled for"): the fast path had kept the
+    # program for an argument the general path had first moved onto the mesh
+    mesh = jax.make_mesh((1,), ("i",))
+    f = jax.jit(lambda x: x * 2, out_shardings=NamedSharding(mesh, P()))
+    outs = [np.asarray(f(jax.numpy.ones(3))) for _ in range(3)]
+    assert [o.tolist() for o in outs] == [[2.0, 2.0, 2.0]] * 3 and f.cache_hits() == 2
