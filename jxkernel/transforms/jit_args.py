@@ -134,7 +134,7 @@ class Arguments:
         else:
             dyn_kwargs = kwargs
         if statics:
-            for name, value, _ in statics:
+            for name, value, pos in statics:
                 try:
                     hash(value)
                 except TypeError as e:
@@ -142,8 +142,7 @@ class Arguments:
                         f"Non-hashable static arguments are not supported. An error occurred "
                         f"while trying to hash an object of type {type(value)}, {value!r}, passed "
                         f"as static argument '{name}' of {self.name}. The error was:\n"
-                        f"TypeError: {e}\nUse a hashable value (e.g. a tuple instead of a list), "
-                        f"or pass it as a traced argument.") from None
+                        f"TypeError: {e}\n{_unhashable_advice(name, value, pos)}") from None
         return dyn_args, dyn_kwargs, tuple(statics)
 
     def arg_name(self, i) -> str:
@@ -186,6 +185,21 @@ def result_paths(out_tree) -> list:
     """
     example = tree_unflatten(out_tree, [0] * out_tree.num_leaves)
     return ["result" + keystr(path) for path, _ in tree_flatten_with_path(example)[0]]
+
+
+def _unhashable_advice(name: str, value, pos) -> str:
+    """What to do with an unhashable static argument, for its kind of value: an array is a
+    value to trace (a tuple of a list's items would not help); a list or a set has a hashable
+    twin."""
+    option = "static_argnames" if pos is None else "static_argnums"
+    if hasattr(value, "shape") and hasattr(value, "dtype"):
+        return (f"An array is a value to trace: take '{name}' out of {option} and pass it as an "
+                f"argument; if its values must be Python numbers while tracing (a shape, a loop "
+                f"count), pass tuple({name}.tolist()).")
+    if isinstance(value, (list, set)):
+        twin = f"tuple({name})" if isinstance(value, list) else f"frozenset({name})"
+        return f"Use a hashable value ({twin}), or pass it as a traced argument."
+    return "Use a hashable value, or pass it as a traced argument."
 
 
 SCALAR_TYPES = (bool, int, float, complex)

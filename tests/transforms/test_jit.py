@@ -79,6 +79,21 @@ def test_unhashable_static_argument_error():
         f(arr(1.0), [1, 2])
 
 
+def test_an_unhashable_static_argument_gets_the_advice_for_its_kind():
+    # an array is a value to trace (a "tuple instead of a list" does not apply), and the
+    # advice, applied, runs; a list's hashable twin is its tuple
+    scaled = jax.jit(lambda x, n: x * n.sum(), static_argnums=1)
+    with pytest.raises(ValueError, match=r"An array is a value to trace: take 'n' out of "
+                                         r"static_argnums and pass it as an argument"):
+        scaled(arr([1.0, 1.0]), np.array([1, 2]))
+    fixed = jax.jit(lambda x, n: x * n.sum())
+    assert np.asarray(fixed(arr([1.0, 1.0]), np.array([1, 2]))).tolist() == [3.0, 3.0]
+    with pytest.raises(ValueError, match=r"take 'n' out of static_argnames"):
+        jax.jit(lambda x, n: x, static_argnames="n")(arr(1.0), n=jax.numpy.ones(2))
+    with pytest.raises(ValueError, match=r"Use a hashable value \(tuple\(shape\)\)"):
+        jax.jit(lambda x, shape: x, static_argnums=1)(arr(1.0), [1, 2])
+
+
 def test_non_array_argument_is_a_type_error():
     f = jax.jit(lambda x, s: x)
     with pytest.raises(TypeError, match=r"Argument s of type <class 'str'> is not a valid JAX type"):
