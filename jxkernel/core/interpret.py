@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 
 from .ir import Jaxpr, Literal
-from .source_info import replaying
+from .source_info import replay, replaying
 from .trace import _ctx as _trace_ctx
 
 
@@ -36,16 +36,9 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args) -> list:
         for eqn in jaxpr.eqns:
             # equations this bind records get this one's source line (eqn_source_info), and
             # its name stack under the one running (JAX's eval_jaxpr: current + the eqn's)
-            info = eqn.source_info
-            if info is None:
-                replaying.source_info = outer
-                _trace_ctx.names = names
-            else:
-                replaying.source_info = info
-                _trace_ctx.names = names + info.name_stack if info.name_stack else names
+            replay(eqn.source_info, outer, names)
             outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
             env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
     finally:
-        replaying.source_info = outer
-        _trace_ctx.names = names
+        replay(None, outer, names)
     return [read(v) for v in jaxpr.outvars]

@@ -131,6 +131,15 @@ class replaying_names:
         _trace_ctx.names = self.prev
 
 
+def replay(info: SourceInfo | None, outer: SourceInfo | None, names: tuple) -> None:
+    """Equations bound from now on come from `info` (else `outer`), named under `names` then
+    `info`'s own name stack: an interpreter binding an equation again (eval_jaxpr, the
+    backward pass) does this per equation, as JAX's do."""
+    replaying.source_info = info or outer
+    _trace_ctx.names = names + info.name_stack if info is not None and info.name_stack \
+        else names
+
+
 def set_names(names: tuple) -> None:
     _trace_ctx.names = names
 

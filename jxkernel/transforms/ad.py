@@ -24,7 +24,7 @@ from ..core.interpreter_primitives import convert_element_type
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, Var
 from ..core.lru import TRACES, WeakLRU
 from ..core.primitive import rule as _rule
-from ..core.source_info import current_names, name_scope, replaying, set_names
+from ..core.source_info import current_names, name_scope, replay, replaying
 from ..core.trace import Trace, Tracer, current_trace, new_trace, set_current_trace, value_text
 from .ad_util import UndefinedPrimal, Zero, add_tangents, float0, instantiate
 
@@ -282,9 +282,7 @@ def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out,
                 linear_vars.update(eqn.outvars)
                 linear_eqns.append(eqn)
             else:
-                info = eqn.source_info
-                replaying.source_info = info or outer
-                set_names(outer_names + info.name_stack if info is not None else outer_names)
+                replay(eqn.source_info, outer, outer_names)
                 outs = eqn.primitive.bind(*map(read_primal, eqn.invars), **eqn.params)
                 primal_env.update(zip(eqn.outvars,
                                       outs if eqn.primitive.multiple_results else [outs]))
@@ -304,18 +302,14 @@ def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out,
                 continue
             invals = list(map(read_primal, eqn.invars))
             ct_arg = cts_out if eqn.primitive.multiple_results else cts_out[0]
-            info = eqn.source_info
-            replaying.source_info = info or outer
-            set_names(transposed_names + info.name_stack if info is not None
-                      else transposed_names)
+            replay(eqn.source_info, outer, transposed_names)
             cts_in = _rule("transpose", eqn.primitive)(ct_arg, *invals, **eqn.params)
             for v, ct in zip(eqn.invars, cts_in):
                 write_ct(v, ct)
         return [ct_env.pop(v, Zero(v.aval)) if is_linear else None
                 for v, is_linear in zip(jaxpr.invars, flags)]
     finally:
-        replaying.source_info = outer
-        set_names(outer_names)
+        replay(None, outer, outer_names)
 
 
 # ------------------------------------------------------------------ vjp, grad

@@ -262,9 +262,7 @@ class Jitted:
         entry = entry.committed(committed)
         # the fast paths take calls whose Arrays all share this placement (xla/placement.py)
         where = placement_of(device, committed)
-        if entry.refs:      # each call passes its Refs' values and writes them back
-            return jit_refs.call(entry, leaves, arrays, device)
-        if not (dyn_kwargs or move or entry.donated) and \
+        if not (entry.refs or dyn_kwargs or move or entry.donated) and \
                 all(type(leaf) is Array and leaf._buf._sharding is where or
                     type(leaf) in SCALAR_TYPES for leaf in leaves) and \
                 (leaves or device == _client.default_device()):
@@ -274,9 +272,11 @@ class Jitted:
                         config._trace_state,
                         tuple(a for i, a in enumerate(args) if i in nums),
                         tuple(kwargs.items()))] = entry
-        operands = list(entry.consts) + [x if type(x) is Array and x.device == device else
-                                         device_put(x, device) for x in leaves]
-        outs = entry.exe.call_arrays(operands)      # drops donated arrays' NumPy views too
+        # Refs among the consts: their values go in, what was written back after (jit_refs.py)
+        consts = jit_refs.values_for(entry.jaxpr.consts, leaves) if entry.refs else entry.consts
+        outs = entry.exe.call_arrays([x if type(x) is Array and x.device == device else
+                                      device_put(x, device) for x in (*consts, *arrays)])
+        outs = jit_refs.write_back(entry.jaxpr, outs, leaves)
         if config._debug_values:
             check_jitted_values(self._name, self._fun, outs, args, kwargs)
         return tree_unflatten(entry.out_tree, outs)

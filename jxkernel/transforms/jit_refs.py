@@ -20,9 +20,6 @@ from __future__ import annotations
 
 from ..core.errors import aval_text
 from ..core.staging import trace_to_jaxpr
-from ..tree_util import tree_unflatten
-from ..xla.array import Array
-from ..xla.transfers import device_put
 
 
 def is_ref(x) -> bool:
@@ -132,13 +129,3 @@ def write_back(closed, outs, leaves) -> list:
         the_ref(closed.consts[index], leaves)[...] = value     # (a vmapped value: JAX's error)
     return outs[:n]
 
-
-def call(entry, leaves, arrays, device):
-    """Run a compiled jit whose consts hold Refs (jit_cache.Entry.refs): their values in, the
-    Refs written back, the results out."""
-    closed = entry.jaxpr
-    operands = [device_put(c, device) for c in values_for(closed.consts, leaves)]
-    operands += [x if type(x) is Array and x.device == device else device_put(x, device)
-                 for x in arrays]
-    outs = write_back(closed, entry.exe.call_arrays(operands), leaves)
-    return tree_unflatten(entry.out_tree, outs)
