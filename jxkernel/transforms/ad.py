@@ -122,7 +122,8 @@ def jvp_flat(fun, primals, tangents, tracer_type=JVPTracer, transform_stack=True
     `transform_stack` is False (a jaxpr's jvp, whose equations keep their own names)."""
     with new_trace(JVPTrace) as trace:
         trace.tracer_type = tracer_type
-        ins = [p if type(t) is Zero else tracer_type(trace, p, t) for p, t in zip(primals, tangents)]
+        ins = [p if type(t) is Zero else tracer_type(trace, p, t)
+               for p, t in zip(primals, tangents)]
         if transform_stack:
             with name_scope("jvp("):
                 outs = fun(*ins)

@@ -82,8 +82,9 @@ KINDS = ("shape", "dtype", "weak_type", "static", "traced", "structure", "consta
 class Signature:
     """What a compiled program was specialised on, as explain_changes compares it: named
     avals (path, ShapedArray), the pytree structure, static (name, value) pairs, the config
-    (name, value) pairs, and the closed-over constants (name, value), None if unknown; the names of the statics
-    passed by keyword (f(x, n=2) and f(x, 2) are two cache keys, as in JAX)."""
+    (name, value) pairs, the closed-over constants (name, value), None if unknown, and the
+    names of the statics passed by keyword (f(x, n=2) and f(x, 2) are two cache keys, as in
+    JAX)."""
     named: tuple
     treedef: object = None
     statics: tuple = ()
