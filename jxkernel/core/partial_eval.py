@@ -15,11 +15,26 @@ from .interpret import eval_jaxpr
 from .ir import ClosedJaxpr
 from .lru import TRACES, WeakLRU
 from .primitive import partial_eval_rules
-from .staging import JaxprTrace, JaxprTracer, convert_constvars_to_invars, trace_to_jaxpr
+from . import staging
+from .staging import JaxprTrace, convert_constvars_to_invars, trace_to_jaxpr
 from .trace import Tracer, new_trace, set_current_trace
 
 
+class JaxprTracer(staging.JaxprTracer):
+    """An unknown value of partial evaluation (JAX's `pe.JaxprTracer`, whose name and text
+    JAX's primitives guide tells apart from jit's: `Traced<~float32[]:JaxprTrace>`)."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"Traced<{self._aval}:JaxprTrace>"
+
+    def _short_repr(self):          # JAX's Tracer default, where jit's says JitTracer(...)
+        return f"JaxprTracer<{self._aval}>"
+
+
 class PartialEvalTrace(JaxprTrace):
+    tracer_type = JaxprTracer
+
     def is_unknown(self, x) -> bool:
         return type(x) is JaxprTracer and x._trace is self and x._var is not None
 

@@ -70,6 +70,7 @@ _LITERAL_TYPES = (int, float, complex, bool, np.generic, np.ndarray)
 
 class JaxprTrace(Trace):
     """Records primitives into a jaxpr (JAX's DynamicJaxprTrace)."""
+    tracer_type = JaxprTracer    # the class of its tracers (partial evaluation has its own)
 
     def __init__(self, parent, debug_info: DebugInfo | None = None, ref_policy=None):
         super().__init__(parent)
@@ -85,10 +86,10 @@ class JaxprTrace(Trace):
     def new_arg(self, aval: ShapedArray) -> JaxprTracer:
         var = Var(aval)
         self.invars.append(var)
-        return JaxprTracer(self, aval, var)
+        return self.tracer_type(self, aval, var)
 
     def to_atom(self, x):
-        if type(x) is JaxprTracer and x._trace is self:
+        if type(x) is self.tracer_type and x._trace is self:
             return x._var if x._var is not None else self._const_atom(x.const, x._aval)
         if isinstance(x, Tracer):
             self.check_foreign_tracer(x)
@@ -121,7 +122,7 @@ class JaxprTrace(Trace):
                 aval = ref.aval.inner_aval
                 var = Var(aval)
                 self.consts[id(ref)] = (var, ref)
-                value = JaxprTracer(self, aval, var)
+                value = self.tracer_type(self, aval, var)
             else:
                 value = ref_get(ref, self.parent)
             entry = self.refs[id(ref)] = [ref, value]
@@ -144,7 +145,7 @@ class JaxprTrace(Trace):
             if all(c is not _UNKNOWN for c in consts):
                 folded = fold(*consts, **params)
                 if folded is not None:
-                    return JaxprTracer(self, folded[1], None, folded[0])
+                    return self.tracer_type(self, folded[1], None, folded[0])
         if vma.checked:             # in a shard_map body: types carry varying manual axes
             args = vma.match_inputs(self, prim, args, params)
         atoms = [self.to_atom(x) for x in args]
@@ -154,11 +155,11 @@ class JaxprTrace(Trace):
         outvars = [Var(a) for a in out_avals]
         self.eqns.append(Eqn(atoms, outvars, prim, params, eqn_source_info(2)))
         if prim.multiple_results:
-            return [JaxprTracer(self, v.aval, v) for v in outvars]
-        return JaxprTracer(self, outvars[0].aval, outvars[0])
+            return [self.tracer_type(self, v.aval, v) for v in outvars]
+        return self.tracer_type(self, outvars[0].aval, outvars[0])
 
     def _known_const(self, x):
-        if type(x) is JaxprTracer and x._trace is self:
+        if type(x) is self.tracer_type and x._trace is self:
             return x.const if x._var is None else _UNKNOWN
         if type(x) is Literal:
             return x.val
@@ -170,7 +171,7 @@ class JaxprTrace(Trace):
         """Record an equation directly (for call-like primitives built by transformations)."""
         outvars = [Var(a) for a in out_avals]
         self.eqns.append(Eqn(atoms, outvars, prim, params, source_info or eqn_source_info(2)))
-        return [JaxprTracer(self, v.aval, v) for v in outvars]
+        return [self.tracer_type(self, v.aval, v) for v in outvars]
 
     # ------------------------------------------------------------ result
     def to_jaxpr(self, outs) -> ClosedJaxpr:
@@ -214,7 +215,7 @@ class JaxprTrace(Trace):
         """Where `tracer` came from, for the notebook's error cards (only called when an error
         is raised): the traced function, the inputs it depends on, and one chain of equations
         from an input to it, as (primitive, source_info, result type) steps."""
-        if type(tracer) is not JaxprTracer or tracer._trace is not self:
+        if type(tracer) is not self.tracer_type or tracer._trace is not self:
             return None
         info = self.debug_info
         names = info.arg_names if info else None

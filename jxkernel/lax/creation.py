@@ -127,8 +127,8 @@ def _stage_staging(trace, args, params):
     if isinstance(x, JaxprTracer) and x._trace is trace:
         return x
     if isinstance(x, Tracer):                   # a value of an outer trace: an input here
-        return JaxprTracer(trace, x.aval, trace.to_atom(x))
-    return JaxprTracer(trace, get_aval(x), None, x)
+        return trace.tracer_type(trace, x.aval, trace.to_atom(x))
+    return trace.tracer_type(trace, get_aval(x), None, x)
 
 
 abstract_eval_rules[stage_p] = lambda aval: aval

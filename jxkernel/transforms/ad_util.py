@@ -41,8 +41,8 @@ class Zero:
     ndim = property(lambda self: self.aval.ndim)
     size = property(lambda self: self.aval.size)
 
-    def __repr__(self):
-        return f"Zero({self.aval.str_short()})"
+    def __repr__(self):       # JAX's: the aval's long text, `~` for a weak type (~float32[])
+        return f"Zero({self.aval})"
 
 
 class UndefinedPrimal:
@@ -53,7 +53,7 @@ class UndefinedPrimal:
         self.aval = aval
 
     def __repr__(self):
-        return f"UndefinedPrimal({self.aval.str_short()})"
+        return f"UndefinedPrimal({self.aval})"
 
 
 def is_undefined(x) -> bool:

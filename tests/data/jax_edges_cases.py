@@ -5,6 +5,7 @@ tests/data/jax_edges_reference.json; tests/jax_compat/test_jax_names.py compares
 `mistakes(jax)`: name -> a thunk that raises; what is recorded is the exception's class name
 and the first line of its message. `tracer_prints(jax)`: name -> the list of strings a
 function printed of its traced argument under each transformation."""
+import importlib
 import numpy as np
 
 
@@ -97,4 +98,28 @@ def tracer_prints(jax):
     for name, run in (("types_grad", lambda: jax.grad(show_type)(1.0)),
                       ("types_jvp", lambda: jax.jvp(show_type, (1.0,), (1.0,)))):
         record(name, run)
+
+    # what a primitive's own JVP and transpose rules are given (JAX's primitives guide prints
+    # them): under grad the tangents are partial evaluation's tracers, weak types shown
+    ad = importlib.import_module(jax.__name__ + ".interpreters.ad")
+    mul = importlib.import_module(jax.__name__ + ".extend.core").Primitive("edges_mul")
+    mul.def_impl(lambda x, y: x * y)
+    mul.def_abstract_eval(lambda x, y: x)
+
+    def mul_jvp(primals, tangents):
+        seen.append(repr(tangents))
+        (x, y), (tx, ty) = primals, [ad.instantiate_zeros(t) for t in tangents]
+        return mul.bind(x, y), mul.bind(tx, y) + mul.bind(x, ty)
+
+    def mul_transpose(ct, x, y):
+        seen.append(", ".join(map(str, (ct, x, y))))   # (the guide's str: JAX holds a
+        # residual as a TypedFloat or an Array, jxkernel as a float or a NumPy scalar)
+        return (mul.bind(ct, y) if ad.is_undefined_primal(x) else None,
+                mul.bind(x, ct) if ad.is_undefined_primal(y) else None)
+    ad.primitive_jvps[mul] = mul_jvp
+    ad.primitive_transposes[mul] = mul_transpose
+    record("rules_grad_weak", lambda: jax.grad(lambda x: mul.bind(x, 10.0))(2.0))
+    record("rules_grad", lambda: jax.grad(lambda x: mul.bind(x, jnp.float32(10.0)))(2.0))
+    record("rules_grad_both", lambda: jax.grad(mul.bind, argnums=(0, 1))(2.0, 3.0))
+    record("rules_jvp", lambda: jax.jvp(lambda x: mul.bind(x, 10.0), (2.0,), (1.0,)))
     return out

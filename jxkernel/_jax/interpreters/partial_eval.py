@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from ...core.avals import ShapedArray, get_aval
 from ...core.ir import ClosedJaxpr, Jaxpr  # noqa: F401
-from ...core.partial_eval import PartialEvalTrace, partial_eval_jaxpr  # noqa: F401
-from ...core.staging import JaxprTracer, convert_constvars_to_invars  # noqa: F401
+from ...core.partial_eval import JaxprTracer, PartialEvalTrace, partial_eval_jaxpr  # noqa: F401
+from ...core.staging import convert_constvars_to_invars  # noqa: F401
 # jit's tracer is JAX's DynamicJaxprTracer (it prints as JitTracer); partial evaluation's
-# unknowns are the same class here
-DynamicJaxprTracer = JaxprTracer
+# unknowns are JaxprTracer (printed Traced<...>), as in JAX
+from ...core.staging import JaxprTracer as DynamicJaxprTracer  # noqa: E402
 from ...core.trace import new_trace
 
 
@@ -54,7 +54,7 @@ class PartialVal(tuple):
 
 def _known_value(trace, x):
     """The value of a known output: a constant the trace folded, or a value of an outer trace."""
-    if type(x) is JaxprTracer and x._trace is trace:
+    if type(x) is trace.tracer_type and x._trace is trace:
         return x.const
     return x
 
