@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import dtypes
+from ..core import dtypes, vma
 from ..core.avals import ShapedArray, get_aval
+from ..core.axis_env import visible_axes
+from ..core.config import config
+from ..core.lru import TRACES, WeakLRU
+from ..core.trace import Tracer
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr
 from ..core.source_info import function_source_info
@@ -21,13 +25,29 @@ def fun_name(fun) -> str:
     return getattr(fun, "__name__", type(fun).__name__)
 
 
+# A body or branch is traced once per input types, as JAX's `_initial_style_jaxpr` caches
+# by the function (held weakly) and its input types: calling the same scan again, or
+# retracing a jit around it, runs the Python body (and a print in it) once, not per call.
+# Keyed also by what the trace reads of its surroundings, as jit's own traces are: the
+# tracing options, the named axes bound, a shard_map body's manual axes.
+_traced = WeakLRU(TRACES)
+
+
 def trace_fun(fun, in_tree, in_avals, what: str):
     """(ClosedJaxpr of fun over flat inputs, output treedef); consts stay in the ClosedJaxpr.
     A Ref made outside and used inside is a const (core/staging.py); one written is carried
     by the loop or cond that traced it (`written_refs`), or refused by `hoist`."""
+    key = (fun, (in_tree, tuple(in_avals), what, config._trace_state, visible_axes(),
+                 vma.checked[-1] if vma.checked else None))
+    found = _traced.get(key)
+    if found is not None:
+        return found
     flat, out_tree = flatten_fun(fun, in_tree)
     info = DebugInfo(fun_name(fun), function_source_info(fun), what, None)
-    return trace_to_jaxpr(flat, list(in_avals), info, "lift"), out_tree()
+    found = trace_to_jaxpr(flat, list(in_avals), info, "lift"), out_tree()
+    if not any(isinstance(c, Tracer) for c in found[0].consts):   # tracers die with their trace
+        _traced[key] = found
+    return found
 
 
 def hoist(closed: ClosedJaxpr, what: str = "this function"):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.avals import get_aval
+from ..core.lru import TRACES, WeakLRU
 from ..core.trace import Tracer
 from ..tree_util import tree_flatten, tree_map, tree_unflatten
 from ..transforms.batching import vmap
@@ -28,10 +29,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     dtype = _index_dtype(lower, upper)
     lower_c, upper_c = _concrete_int(lower), _concrete_int(upper)
     if lower_c is not None and upper_c is not None:
-
-        def step(carry, _):
-            i, val = carry
-            return (_next(i), body_fun(i, val)), None
+        step = _wrapper(body_fun, _scan_step)
         # zero trips still run the scan, so the carry comes back as Arrays (as in JAX); the
         # index starts as a Python int, so it is weakly typed (c + i keeps c's dtype)
         length = max(upper_c - lower_c, 0)
@@ -43,13 +41,40 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     lower, upper = [b if get_aval(b).dtype == dtype else convert_element_type(b, dtype)
                     for b in (lower, upper)]
 
-    def cond_fun(state):
-        return lt(state[0], state[1])
+    return while_loop(_below_upper, _wrapper(body_fun, _while_body),
+                      (lower, upper, init_val))[2]
 
+
+# One wrapper per body_fun, as JAX's `_fori_scan_body_fun` and `_fori_body_fun` (cached by the
+# function): the loop's trace, cached by the function it traces (lax/_cf_util.trace_fun), is
+# then reused by the next fori_loop over the same body_fun.
+_wrappers = WeakLRU(TRACES)
+
+
+def _wrapper(body_fun, make):
+    found = _wrappers.get((body_fun, make))
+    if found is None:
+        found = make(body_fun)
+        _wrappers[body_fun, make] = found
+    return found
+
+
+def _scan_step(body_fun):
+    def step(carry, _):
+        i, val = carry
+        return (_next(i), body_fun(i, val)), None
+    return step
+
+
+def _while_body(body_fun):
     def body(state):
         i, hi, val = state
         return _next(i), hi, body_fun(i, val)
-    return while_loop(cond_fun, body, (lower, upper, init_val))[2]
+    return body
+
+
+def _below_upper(state):
+    return lt(state[0], state[1])
 
 
 def _next(i):

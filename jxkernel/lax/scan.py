@@ -91,8 +91,12 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         return tuple(out)
     n_carry = len(carry_avals)
     for attempt in range(3):             # retrace while weak carries settle (JAX's rule)
-        closed, out_tree = cf.trace_fun(body, in_tree, carry_avals + x_avals, "scan body")
-        if out_tree.num_nodes == 1 or len(out_tree.children()) != 2:
+        # f itself is traced, so its trace is cached across calls (cf.trace_fun); `body`,
+        # a new function each call, only to say what a body that is not a pair returned
+        closed, out_tree = cf.trace_fun(f, in_tree, carry_avals + x_avals, "scan body")
+        node = out_tree.node_data()
+        if node is None or not issubclass(node[0], (tuple, list)) or len(out_tree.children()) != 2:
+            cf.trace_fun(body, in_tree, carry_avals + x_avals, "scan body")
             raise TypeError("scan body output must be a pair (carry, y)")
         carry_out_tree, y_tree = out_tree.children()
         settled = cf.settle_carry(carry_avals, closed.out_avals[:n_carry]) \

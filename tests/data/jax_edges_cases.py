@@ -123,3 +123,42 @@ def tracer_prints(jax):
     record("rules_grad_both", lambda: jax.grad(mul.bind, argnums=(0, 1))(2.0, 3.0))
     record("rules_jvp", lambda: jax.jvp(lambda x: mul.bind(x, 10.0), (2.0,), (1.0,)))
     return out
+
+
+def trace_counts(jax):
+    """How many times each control-flow body's Python runs over two calls (JAX traces a
+    body once per input types, caching by the function): name -> count."""
+    jnp, lax = jax.numpy, jax.lax
+    n = [0]
+
+    def counted(f):
+        def g(*args):
+            n[0] += 1
+            return f(*args)
+        return g
+    body = counted(lambda c, x: (c + x, c * 2))
+    xs = jnp.arange(3.0)
+    branch = counted(lambda x: x + 1)
+    loop = counted(lambda c: c + 1)
+    step = counted(lambda i, c: c + i)
+    closure_scan = jax.jit(lambda c: lax.scan(body, c, xs))
+    runs = {
+        "scan": lambda: lax.scan(body, 0.0, xs),
+        "scan_f32": lambda: lax.scan(body, jnp.float32(0.0), xs),
+        "scan_new_length": lambda: lax.scan(body, 0.0, jnp.arange(4.0)),
+        "while": lambda: lax.while_loop(lambda c: c < 3, loop, 0.0),
+        "fori_static": lambda: lax.fori_loop(0, 3, step, 0.0),
+        "fori_traced": lambda: jax.jit(lambda u: lax.fori_loop(0, u, step, 0.0))(3),
+        "cond_python_bool": lambda: lax.cond(True, branch, branch, 1.0),
+        "cond_traced": lambda: lax.cond(jnp.bool_(True), branch, branch, 1.0),
+        "cond_new_dtype": lambda: lax.cond(jnp.bool_(True), branch, branch, 1),
+        "new_jit_each_call": lambda: jax.jit(lambda c: lax.scan(body, c, xs))(1.0),
+        "one_jit_new_shape": lambda: closure_scan(jnp.ones(2)),
+        "map_new_closure": lambda: lax.map(branch, xs),
+    }
+    out = {}
+    for name, run in runs.items():
+        n[0] = 0
+        run(), run()
+        out[name] = n[0]
+    return out

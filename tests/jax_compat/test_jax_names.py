@@ -12,7 +12,7 @@ import pytest
 import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel import xla
-from jax_edges_cases import mistakes, tracer_prints
+from jax_edges_cases import mistakes, trace_counts, tracer_prints
 import locations  # tests/support: the repository's folders
 
 
@@ -130,3 +130,8 @@ def test_common_mistakes_raise_jaxs_exception_classes_and_messages():
 
 def test_tracers_print_as_in_jax():
     assert tracer_prints(jax) == _reference()["tracer_prints"]
+
+
+def test_control_flow_bodies_are_traced_as_often_as_in_jax():
+    # a body traced once per input types, across calls and retraces of an enclosing jit
+    assert trace_counts(jax) == _reference()["trace_counts"]
