@@ -5,7 +5,8 @@ tests):
 
 For each case of `mistakes` in tests/data/jax_edges_cases.py: [exception class name, first
 line of its message]; for each case of `tracer_prints`: the strings the function printed;
-`trace_counts`: how often each control-flow body ran its Python over two calls."""
+`trace_counts`: how often each control-flow body ran its Python over two calls;
+`cond_forwarding`: cond's outputs that are inputs, in jaxprs and under vmap."""
 import json
 import os
 import sys
@@ -14,7 +15,7 @@ import jax
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, DATA)
-from jax_edges_cases import mistakes, trace_counts, tracer_prints  # noqa: E402
+from jax_edges_cases import cond_forwarding, mistakes, trace_counts, tracer_prints  # noqa: E402
 
 
 def raised(thunk):
@@ -26,7 +27,8 @@ def raised(thunk):
 
 
 result = {"mistakes": {name: raised(thunk) for name, thunk in mistakes(jax).items()},
-          "tracer_prints": tracer_prints(jax), "trace_counts": trace_counts(jax)}
+          "tracer_prints": tracer_prints(jax), "trace_counts": trace_counts(jax),
+          "cond_forwarding": cond_forwarding(jax)}
 with open(os.path.join(DATA, "jax_edges_reference.json"), "w") as f:
     json.dump(result, f, indent=1, sort_keys=True)
     f.write("\n")

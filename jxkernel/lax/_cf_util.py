@@ -119,6 +119,13 @@ def forwarded_carries(jaxpr, n_before: int, n_carry: int, unused_by=None) -> lis
     return out
 
 
+def forwarded_inputs(closed: ClosedJaxpr) -> list:
+    """Per output of `closed`: the index of the input it returns unchanged, or None (JAX's
+    `pe._jaxpr_forwarding`, without its rules for equations that forward)."""
+    index = {id(v): i for i, v in enumerate(closed.jaxpr.invars)}
+    return [index.get(id(v)) for v in closed.jaxpr.outvars]
+
+
 def avals_of(leaves):
     return [get_aval(x) for x in leaves]
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray, get_aval
+from ..core.basearray import Array
 from ..core.interpret import eval_jaxpr
 from ..core.numpy_eval import eval_closed_jaxpr_numpy
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, jvp_rules,
@@ -28,7 +29,7 @@ from ..tree_util import tree_flatten, tree_unflatten
 from ..transforms import batch_util as bu
 from . import _cf_util as cf
 from ..transforms.ad_util import Zero, instantiate, is_undefined, zeros
-from .conversion import convert_element_type
+from .conversion import _convert_element_type, convert_element_type
 from .elementwise import clamp, ne, select_n
 from .shapes import broadcast_in_dim
 from ..xla import client as _client
@@ -128,8 +129,26 @@ def _bind_cond(index, funs, operands, names, reference=0, **params):
         padded = cf.with_extra_leading_inputs(padded, after, len(before) + len(consts))
         branches.append(padded)     # weak types may differ: cond's type is branch 0's, as JAX's
         offset += len(consts)
-    outs = cond_p.bind(index, *all_consts, *leaves, branches=tuple(branches), **params)
-    return tree_unflatten(first_tree, outs)
+    # An output every branch returns as the same input is that input, as JAX's cond prunes
+    # it: the equation does not compute it, and under vmap it stays as batched as the input
+    in_fwd = [f[0] if len(set(f)) == 1 else None
+              for f in zip(*[cf.forwarded_inputs(b) for b in branches])]
+    if any(f is not None for f in in_fwd):
+        branches = [cf.drop_outputs(b, [i for i, f in enumerate(in_fwd) if f is not None])
+                    for b in branches]
+    outs = iter(cond_p.bind(index, *all_consts, *leaves, branches=tuple(branches), **params))
+    inputs = [*all_consts, *leaves]
+    return tree_unflatten(first_tree, [next(outs) if f is None else _as_array(inputs[f])
+                                       for f in in_fwd])
+
+
+def _as_array(x):
+    """An input handed back by cond as an Array, a Python scalar weakly typed (JAX's
+    lax.asarray)."""
+    if isinstance(x, (Array, Tracer)):
+        return x
+    aval = get_aval(x)
+    return _convert_element_type(x, aval.dtype, aval.weak_type)
 
 
 def _check_branch(fun0, name0, tree0, avals0, fun, name, tree, avals):

@@ -155,7 +155,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
                 raise ValueError(f"vmap out_axes specification must be a tree prefix of the "
                                  f"corresponding value, got specification {out_axes} for value "
                                  f"tree {out_tree}. {e}") from None
-            results = [_finish_output(trace, x, ax, size, i, name)
+            results = [_finish_output(trace, x, ax, size, i, name, out)
                        for i, (x, ax) in enumerate(zip(out_leaves, flat_out_axes))]
         if config.jax_check_tracer_leaks:
             # the leak checker loads only when jax_check_tracer_leaks is on
@@ -285,12 +285,13 @@ def _arg_names(fun, args, kwargs) -> list:
     return names
 
 
-def _finish_output(trace, x, out_axis, size, index, name):
+def _finish_output(trace, x, out_axis, size, index, name, out):
     val, dim = trace.unpack(x)
     if out_axis is None:
-        if dim is not not_mapped:
-            raise ValueError(f"at vmap out_axes, got axis spec None but output was batched on "
-                             f"axis {dim}")
+        if dim is not not_mapped:       # named by the output leaf's path, as JAX's
+            path = keystr(tree_flatten_with_path(out)[0][index][0])
+            raise ValueError(f"at vmap out_axes{path}, got axis spec None but output was "
+                             f"batched on axis {dim}")
         return val
     with set_current_trace(trace.parent):
         nd = len(get_aval(val).shape) + (dim is not_mapped)

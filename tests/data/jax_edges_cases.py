@@ -52,6 +52,9 @@ def mistakes(jax):
         "static_and_donated": lambda: jax.jit(lambda a: a, static_argnames="a",
                                               donate_argnames="a"),
         "vmap_out_axes_range": lambda: jax.vmap(lambda a: a.sum(), out_axes=1)(jnp.ones((3, 2))),
+        "vmap_out_axes_none_batched": lambda: jax.vmap(lambda a: a, out_axes=None)(jnp.ones(3)),
+        "vmap_out_axes_none_batched_path": lambda: jax.vmap(
+            lambda a: [a, {"k": (a,)}], out_axes=[0, {"k": (None,)}])(jnp.ones(3)),
         "fori_loop_bound_types": lambda: lax.fori_loop(0.0, 3, lambda i, c: c, 0),
         "scan_body_not_a_pair": lambda: lax.scan(lambda c, x: c + x, 0., jnp.ones(3)),
     }
@@ -162,3 +165,27 @@ def trace_counts(jax):
         run(), run()
         out[name] = n[0]
     return out
+
+
+def cond_forwarding(jax):
+    """What cond makes of outputs every branch returns as the same input (JAX prunes them from
+    the equation): name -> the jaxpr's text, or the values' repr under vmap."""
+    jnp, lax = jax.numpy, jax.lax
+
+    def f(p, x, y):
+        return lax.cond(p, lambda x, y: (x, y + 1), lambda x, y: (x, y * 2), x, y)
+
+    def passthrough(p, x):
+        return lax.cond(p, lambda x: x, lambda x: x, x)
+    preds = jnp.array([True, False])
+    return {
+        "jaxpr": str(jax.make_jaxpr(f)(True, 1.0, jnp.ones(2))),
+        "jaxpr_only_passthrough": str(jax.make_jaxpr(passthrough)(True, 1.0)),
+        "jaxpr_switch": str(jax.make_jaxpr(lambda i, x: lax.switch(
+            i, [lambda x: (x, x + 1), lambda x: (x, x * 2), lambda x: (x + 0, x)], x))(1, 1.0)),
+        "values": repr(f(True, 1.0, jnp.ones(2))),
+        "vmap_batched_pred": repr(jax.vmap(f, in_axes=(0, None, 0))(preds, 1.0, jnp.ones((2, 2)))),
+        "vmap_out_axes_none": repr(jax.vmap(f, in_axes=(0, None, 0), out_axes=(None, 0))(
+            preds, 1.0, jnp.ones((2, 2)))),
+        "passthrough_value": repr((passthrough(True, 1.0), jax.jit(passthrough)(True, 1))),
+    }

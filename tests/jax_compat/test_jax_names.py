@@ -12,7 +12,7 @@ import pytest
 import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel import xla
-from jax_edges_cases import mistakes, trace_counts, tracer_prints
+from jax_edges_cases import cond_forwarding, mistakes, trace_counts, tracer_prints
 import locations  # tests/support: the repository's folders
 
 
@@ -135,3 +135,8 @@ def test_tracers_print_as_in_jax():
 def test_control_flow_bodies_are_traced_as_often_as_in_jax():
     # a body traced once per input types, across calls and retraces of an enclosing jit
     assert trace_counts(jax) == _reference()["trace_counts"]
+
+
+def test_cond_hands_back_an_input_every_branch_returns_as_jax():
+    # pruned from the equation (so unbatched under vmap when the input is), an Array
+    assert cond_forwarding(jax) == _reference()["cond_forwarding"]
