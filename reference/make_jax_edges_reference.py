@@ -6,7 +6,8 @@ tests):
 For each case of `mistakes` in tests/data/jax_edges_cases.py: [exception class name, first
 line of its message]; for each case of `tracer_prints`: the strings the function printed;
 `trace_counts`: how often each control-flow body ran its Python over two calls;
-`cond_forwarding`: cond's outputs that are inputs, in jaxprs and under vmap."""
+`cond_forwarding`: cond's outputs that are inputs, in jaxprs and under vmap; `custom_vjp`:
+bwd's prefix cotangents and the trace fwd's callees see."""
 import json
 import os
 import sys
@@ -15,7 +16,8 @@ import jax
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, DATA)
-from jax_edges_cases import cond_forwarding, mistakes, trace_counts, tracer_prints  # noqa: E402
+from jax_edges_cases import (cond_forwarding, custom_vjp_cases, mistakes,  # noqa: E402
+                             trace_counts, tracer_prints)
 
 
 def raised(thunk):
@@ -28,7 +30,7 @@ def raised(thunk):
 
 result = {"mistakes": {name: raised(thunk) for name, thunk in mistakes(jax).items()},
           "tracer_prints": tracer_prints(jax), "trace_counts": trace_counts(jax),
-          "cond_forwarding": cond_forwarding(jax)}
+          "cond_forwarding": cond_forwarding(jax), "custom_vjp": custom_vjp_cases(jax)}
 with open(os.path.join(DATA, "jax_edges_reference.json"), "w") as f:
     json.dump(result, f, indent=1, sort_keys=True)
     f.write("\n")

@@ -38,7 +38,7 @@ from ..core.source_info import current_names, with_name_stack
 from ..core.trace import _ctx, eval_trace, set_current_trace
 from . import batch_util as bu
 from .ad_util import Zero, add_tangents, float0, instantiate
-from ..tree_util import tree_flatten, tree_map, tree_unflatten
+from ..tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
 from .ad import JVPTrace, always_transposed
 from .api_util import flatten_fun
 from .jit_refs import is_ref
@@ -584,16 +584,23 @@ class _FlatBwd:
                             f"{len(out)} for {n_dyn} arguments of {r.name}.")
         leaves = []
         for i, (ct, primal_tree) in enumerate(zip(out, r.in_tree.children())):
+            avals = _avals_of(primal_tree, r, i)
             if ct is None:
-                leaves.extend(Zero(a) for a in _avals_of(primal_tree, r, i))
+                leaves.extend(Zero(a) for a in avals)
                 continue
-            ct_leaves, ct_tree = tree_flatten(ct)
-            if ct_tree != primal_tree:
+            # JAX's rule: the cotangent's structure is a prefix of the argument's, a leaf
+            # (or None) standing for a whole subtree (Flax's State of arrays for its Params)
+            dummy = tree_unflatten(primal_tree, [object()] * primal_tree.num_leaves)
+            flat = []
+            try:
+                tree_map(lambda x, d: flat.extend([x] * tree_structure(d).num_leaves), ct,
+                         dummy, is_leaf=lambda x: x is None)
+            except ValueError:
                 raise TypeError(f"Custom VJP bwd rule must produce an output with the same "
                                 f"container (pytree) structure as the args tuple of the primal "
                                 f"function; for argument {i} of {r.name} the bwd rule produced "
-                                f"{ct_tree} but the primal has {primal_tree}.")
-            leaves.extend(ct_leaves)
+                                f"{tree_structure(ct)} but the primal has {primal_tree}.") from None
+            leaves.extend(Zero(a) if x is None else x for x, a in zip(flat, avals))
         for ct, aval in zip(leaves, r.in_avals):
             if type(ct) is not Zero and get_aval(ct).shape != aval.shape:
                 raise ValueError(f"Custom VJP bwd rule must produce cotangents with the shapes of "
@@ -617,7 +624,8 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts,
     if any(type(t) is not Zero for t in tangents[:num_consts]):
         raise _closure_error(name)
     args, arg_tangents = primals[num_consts:], tangents[num_consts:]
-    outs, residuals = fwd(list(args), [type(t) is not Zero for t in arg_tangents])
+    with set_current_trace(_primal_trace(primals)):
+        outs, residuals = fwd(list(args), [type(t) is not Zero for t in arg_tangents])
     out_avals = tuple(get_aval(o) for o in outs)     # weak kept, as JAX's to_tangent_aval
     if all(type(t) is Zero for t in arg_tangents):
         return outs, [Zero(a) for a in out_avals]
@@ -625,6 +633,17 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts,
     tangents_out = custom_lin_p.bind(*residuals, *arg_tangents, num_res=len(residuals), bwd=bwd,
                                      out_avals=out_avals, symbolic_zeros=symbolic_zeros)
     return outs, tangents_out
+
+
+def _primal_trace(primals):
+    """Where fwd runs: under grad, linearization's partial evaluation knows every primal, and
+    fwd runs on the trace above it, where the primal computation runs (as under JAX's
+    LinearizeTrace; a function fwd calls then sees the trace fwd does: Flax's Variables
+    made there stay updatable)."""
+    trace = _ctx.trace
+    if isinstance(trace, PartialEvalTrace) and not any(trace.is_unknown(p) for p in primals):
+        return trace.parent
+    return trace
 
 
 def _custom_lin_impl(*args, **params):

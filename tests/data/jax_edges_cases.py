@@ -189,3 +189,48 @@ def cond_forwarding(jax):
             preds, 1.0, jnp.ones((2, 2)))),
         "passthrough_value": repr((passthrough(True, 1.0), jax.jit(passthrough)(True, 1))),
     }
+
+
+def custom_vjp_cases(jax):
+    """custom_vjp as Flax's nnx.custom_vjp uses it: a bwd whose cotangent is a leaf standing
+    for a whole subtree of the argument (JAX's prefix rule), and whether a function called in
+    fwd sees the trace fwd runs in. name -> repr."""
+    jnp = jax.numpy
+    get_state = importlib.import_module(jax.__name__ + ".extend.core").get_opaque_trace_state
+
+    class Box:                      # one child, as Flax's Param around its array
+        def __init__(self, v):
+            self.v = v
+    jax.tree_util.register_pytree_node(Box, lambda b: ((b.v,), None), lambda _, c: Box(c[0]))
+
+    @jax.custom_vjp
+    def f(b, c):
+        return jnp.sin(b.v) * c["w"][0]
+
+    def f_fwd(b, c):
+        return f(b, c), (b.v, c)
+
+    def f_bwd(res, g):
+        v, c = res                  # a raw array for the Box, a leaf for the tuple of two
+        return g * jnp.cos(v) * c["w"][0], {"w": g * jnp.sin(v)}
+    f.defvjp(f_fwd, f_bwd)
+    args = (Box(jnp.float32(1.0)), {"w": (jnp.float32(2.0), jnp.float32(3.0))})
+    grads = jax.grad(f, argnums=(0, 1))(*args)
+    seen = []
+
+    @jax.custom_vjp
+    def h(x):
+        seen.append(get_state())
+        return jnp.sin(x)
+
+    def h_fwd(x):
+        state = get_state()
+        y = h(x)
+        seen.append(state == seen[-1])
+        return y, x
+    h.defvjp(h_fwd, lambda x, g: (g * jnp.cos(x),))
+    jax.grad(h)(1.0)
+    top = seen[-1]
+    jax.jit(jax.grad(h))(1.0)
+    return {"prefix_cotangent": repr(jax.tree_util.tree_map(lambda x: x, (grads[0].v, grads[1]))),
+            "fwd_sees_its_trace": repr((top, seen[-1]))}

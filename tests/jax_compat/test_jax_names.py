@@ -12,7 +12,8 @@ import pytest
 import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel import xla
-from jax_edges_cases import cond_forwarding, mistakes, trace_counts, tracer_prints
+from jax_edges_cases import (cond_forwarding, custom_vjp_cases, mistakes, trace_counts,
+                             tracer_prints)
 import locations  # tests/support: the repository's folders
 
 
@@ -140,3 +141,7 @@ def test_control_flow_bodies_are_traced_as_often_as_in_jax():
 def test_cond_hands_back_an_input_every_branch_returns_as_jax():
     # pruned from the equation (so unbatched under vmap when the input is), an Array
     assert cond_forwarding(jax) == _reference()["cond_forwarding"]
+
+
+def test_custom_vjp_takes_prefix_cotangents_and_runs_fwd_where_jax_does():
+    assert custom_vjp_cases(jax) == _reference()["custom_vjp"]
