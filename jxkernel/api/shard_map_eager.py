@@ -15,11 +15,13 @@ from ..core.avals import get_aval
 from ..core.axis_env import bound_axis
 from ..core.interpret import eval_jaxpr
 from ..core.lru import LRU, PROGRAMS
+from ..core.mesh import NamedSharding
 from ..core.staging import trace_to_jaxpr
 from ..core.trace import EvalTrace, Trace, Tracer, current_trace, new_trace, set_current_trace
 from ..lax.shapes import expand_dims, squeeze
 from ..transforms.api_util import flatten_fun
 from ..tree_util import tree_unflatten
+from ..xla.transfers import device_put
 from .shard_map_checks import _check_out_ranks, _flat_out_specs
 from .shard_map_primitive import P, _axes_bound, _bodies, _local_aval
 
@@ -82,8 +84,14 @@ def _unstacked(val, aval, spec, mesh, check_vma, staged):
     src = P(tuple(varying)) if varying else P()
     rows = _staged_map(("rows", src, mesh), lambda: staged(lambda b: b, mesh, _every(mesh),
                                                               src))(val)
-    return _staged_map(("match", src, spec, mesh, check_vma), lambda: staged(
+    out = _staged_map(("match", src, spec, mesh, check_vma), lambda: staged(
         _rem_singleton, mesh, src, spec, check_vma))(rows)
+    # JAX's eager result carries `spec` as written (P(None,) stays itself, where the compiled
+    # step's sharding reads P(); under jit both read P())
+    sharding = getattr(out, "sharding", None)
+    if isinstance(sharding, NamedSharding) and sharding.spec != spec:
+        out = device_put(out, NamedSharding(mesh, spec))
+    return out
 
 
 class ShardMapTracer(Tracer):

@@ -175,6 +175,18 @@ def _lowered(jax, meshes, P):
     return {n: n in text for n in needles}
 
 
+def _written_specs(jax, meshes, P):
+    """The specs of results as out_specs writes them: eager keeps P(None,) and
+    P("x", None) as written, jit's compiled results read them normalized."""
+    mesh, out = meshes["1d"], {}
+    for spec in (P(None), P(), P(None, None), P("x", None), P(None, "x")):
+        f = jax.shard_map(lambda a: a * 2, mesh=mesh, in_specs=P("x"), out_specs=spec,
+                          check_vma=False)
+        x = np.ones((8, 8), np.float32)
+        out[repr(spec)] = [repr(f(x).sharding.spec), repr(jax.jit(f)(x).sharding.spec)]
+    return out
+
+
 def run(jax):
     Mesh, P = jax.sharding.Mesh, jax.sharding.PartitionSpec
     devices = np.array(jax.devices())
@@ -182,4 +194,5 @@ def run(jax):
     return {"collectives": _collectives(jax, meshes, P),
             "data_parallel": _data_parallel(jax, meshes["1d"], P),
             "transforms": _transforms(jax, meshes, P),
-            "errors": _errors(jax, meshes, P), "lowered": _lowered(jax, meshes, P)}
+            "errors": _errors(jax, meshes, P), "lowered": _lowered(jax, meshes, P),
+            "written_specs": _written_specs(jax, meshes, P)}

@@ -229,3 +229,11 @@ def test_bad_arguments_name_what_to_fix():
         jax.shard_map(lambda a: a, mesh=mesh, out_specs=P())(1.0)
     with pytest.raises(ValueError, match="shard_map out_specs"):
         jax.shard_map(lambda a: (a, a), mesh=mesh, in_specs=P(), out_specs=(P(),) * 3)(1.0)
+
+
+@SEVERAL_DEVICES
+def test_eager_results_keep_out_specs_as_written_as_jax(runs):
+    # P(None,) stays itself outside jit; jit's compiled results read it normalized, P()
+    mine, ref = runs
+    assert mine["cases"]["written_specs"] == ref["written_specs"]
+    assert ref["written_specs"]["P(None,)"] == ["P(None,)", "P()"]
