@@ -318,6 +318,9 @@ def pp_param(value, names: Names, indent: int, width: int, prefix: int = 0,
             return names.shared[jaxpr]
         return pp_jaxpr(jaxpr, names, indent, source_info, width, prefix)
     if isinstance(value, tuple) and value and all(isinstance(v, (Jaxpr, ClosedJaxpr)) for v in value):
+        shared = [names.shared.get(v.jaxpr if isinstance(v, ClosedJaxpr) else v) for v in value]
+        if all(shared):                     # names only: one line, as JAX's `(jaxpr jaxpr1)`
+            return f"({' '.join(shared)})"
         pad = " " * (indent + 2)
         inner = "\n".join(pad + pp_param(v, names, indent + 2, width, 0, source_info)
                            for v in value)

@@ -325,8 +325,12 @@ def bind_refs(refs, values) -> None:
 
 
 def convert_constvars_to_invars(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
-    """(jaxpr taking its consts as leading inputs, the consts)."""
+    """(jaxpr taking its consts as leading inputs, the consts). One without consts is itself:
+    a body traced once (lax/_cf_util.trace_fun) is then the same jaxpr in every equation that
+    uses it, and prints once (`let jaxpr = ...`), as JAX's."""
     jaxpr = closed.jaxpr
+    if not jaxpr.constvars and not closed.consts:
+        return closed, []
     return ClosedJaxpr(Jaxpr([], jaxpr.constvars + jaxpr.invars, jaxpr.outvars, jaxpr.eqns)), \
         list(closed.consts)
 

@@ -169,7 +169,7 @@ def trace_counts(jax):
 
 def cond_forwarding(jax):
     """What cond makes of outputs every branch returns as the same input (JAX prunes them from
-    the equation): name -> the jaxpr's text, or the values' repr under vmap."""
+    the equation), and of branches used twice: name -> a jaxpr's text, or values' repr."""
     jnp, lax = jax.numpy, jax.lax
 
     def f(p, x, y):
@@ -188,6 +188,9 @@ def cond_forwarding(jax):
         "vmap_out_axes_none": repr(jax.vmap(f, in_axes=(0, None, 0), out_axes=(None, 0))(
             preds, 1.0, jnp.ones((2, 2)))),
         "passthrough_value": repr((passthrough(True, 1.0), jax.jit(passthrough)(True, 1))),
+        # two conds of the same branches: one traced jaxpr each, printed once (`let jaxpr =`)
+        "jaxpr_shared_branches": str(jax.make_jaxpr(lambda a: lax.cond(
+            a > 0, jnp.sin, jnp.cos, lax.cond(a > 1, jnp.sin, jnp.cos, a)))(1.0)),
     }
 
 
