@@ -1,0 +1,259 @@
+"""Programs a learner writes, whose `jax.make_jaxpr(f)(*args)` text is compared between JAX
+0.10.2 and jxkernel (reference/make_jaxpr_text_reference.py records JAX's texts in
+tests/data/jaxpr_text_reference.json; tests/transforms/test_jaxpr_text.py compares).
+
+`cases(jax)`: name -> (f, args). The same code builds both sides' programs, so `jax` is
+whichever module is passed in (real JAX when recording, jxkernel in the tests)."""
+from functools import partial
+
+import numpy as np
+
+
+def cases(jax):
+    jnp, lax, nn = jax.numpy, jax.lax, jax.nn
+    x3 = np.arange(1., 4., dtype=np.float32)
+    x4 = np.arange(1., 5., dtype=np.float32)
+    m23 = np.arange(6., dtype=np.float32).reshape(2, 3)
+    m32 = np.arange(6., dtype=np.float32).reshape(3, 2)
+    m33 = np.arange(9., dtype=np.float32).reshape(3, 3)
+    i3 = np.arange(3, dtype=np.int32)
+    c = {}
+
+    def reg(name, f, *args):
+        assert name not in c, name
+        c[name] = (f, args)
+
+    # ---------------------------------------------------------------- reductions
+    reg("sum", jnp.sum, x3)
+    reg("sum_axis", lambda x: jnp.sum(x, axis=1), m23)
+    reg("sum_keepdims", lambda x: jnp.sum(x, axis=0, keepdims=True), m23)
+    reg("prod", jnp.prod, x3)
+    reg("max", jnp.max, x3)
+    reg("min_axis", lambda x: jnp.min(x, axis=1), m23)
+    reg("mean", jnp.mean, x4)
+    reg("mean_axis", lambda x: jnp.mean(x, axis=0), m23)
+    reg("mean_keepdims", lambda x: jnp.mean(x, axis=1, keepdims=True), m23)
+    reg("var", jnp.var, x4)
+    reg("var_axis", lambda x: jnp.var(x, axis=1), m23)
+    reg("var_ddof", lambda x: jnp.var(x, ddof=1), x4)
+    reg("std", jnp.std, x4)
+    reg("std_axis_keepdims", lambda x: jnp.std(x, axis=0, keepdims=True), m23)
+    reg("std_ddof", lambda x: jnp.std(x, ddof=1), x4)
+    reg("mean_var", lambda x: (jnp.mean(x), jnp.var(x)), x4)
+    reg("argmax", jnp.argmax, x3)
+    reg("argmax_axis", lambda x: jnp.argmax(x, axis=1), m23)
+    reg("argmin", jnp.argmin, x3)
+    reg("argsort", jnp.argsort, x3)
+    reg("sort", jnp.sort, x3)
+    reg("sort_axis0", lambda x: jnp.sort(x, axis=0), m23)
+    reg("cumsum", jnp.cumsum, x3)
+    reg("cumsum_axis", lambda x: jnp.cumsum(x, axis=1), m23)
+    reg("cumprod", jnp.cumprod, x3)
+    reg("all_any", lambda x: (jnp.all(x > 0), jnp.any(x > 2)), x3)
+    reg("norm", jnp.linalg.norm, x3)
+    reg("median", jnp.median, x4)
+    reg("count_nonzero", jnp.count_nonzero, x3)
+
+    # ---------------------------------------------------------------- elementwise, where
+    reg("where", lambda x: jnp.where(x > 0, x, 0.), x3)
+    reg("where_two", lambda x, y: jnp.where(x > y, x, y), x3, x3)
+    reg("select", lambda p, x, y: lax.select(p, x, y), np.array([True, False, True]), x3, x3)
+    reg("clip", lambda x: jnp.clip(x, 0, 1), x3)
+    reg("clip_max", lambda x: jnp.clip(x, max=2.), x3)
+    reg("abs_sign", lambda x: (jnp.abs(x), jnp.sign(x)), x3)
+    reg("exp_log", lambda x: jnp.log(jnp.exp(x)), x3)
+    reg("sqrt_square", lambda x: jnp.sqrt(jnp.square(x)), x3)
+    reg("power", lambda x: x ** 3, x3)
+    reg("power_float", lambda x: x ** 2.5, x3)
+    reg("maximum", jnp.maximum, x3, x3)
+    reg("floor_divide", lambda x: x // 2, x3)
+    reg("mod", lambda x: x % 2, x3)
+    reg("int_ops", lambda i: i * 2 + 1, i3)
+    reg("astype", lambda x: x.astype(jnp.int32), x3)
+    reg("isnan", jnp.isnan, x3)
+    reg("round", jnp.round, x3)
+    reg("allclose_like", lambda x, y: jnp.abs(x - y) < 1e-3, x3, x3)
+    reg("tanh_sin_cos", lambda x: jnp.tanh(x) + jnp.sin(x) * jnp.cos(x), x3)
+    reg("arctan2", jnp.arctan2, x3, x3)
+    reg("logaddexp", jnp.logaddexp, x3, x3)
+
+    # ---------------------------------------------------------------- creation
+    reg("linspace", lambda: jnp.linspace(0, 1, 5))
+    reg("arange", lambda: jnp.arange(5))
+    reg("arange_float", lambda: jnp.arange(0., 1., 0.25))
+    reg("zeros_ones", lambda: (jnp.zeros(3), jnp.ones((2, 2))))
+    reg("zeros_like", jnp.zeros_like, x3)
+    reg("full", lambda x: jnp.full((2,), x), 1.)
+    reg("eye", lambda: jnp.eye(3))
+    reg("array_of_list", lambda x: jnp.array([x, x * 2]), 1.)
+
+    # ---------------------------------------------------------------- shapes
+    reg("reshape", lambda x: x.reshape(3, 2), m23)
+    reg("reshape_minus1", lambda x: jnp.reshape(x, (-1,)), m23)
+    reg("transpose", jnp.transpose, m23)
+    reg("T", lambda x: x.T, m23)
+    reg("swapaxes", lambda x: jnp.swapaxes(x, 0, 1), m23)
+    reg("concatenate", lambda x: jnp.concatenate([x, x]), x3)
+    reg("concatenate_axis1", lambda x: jnp.concatenate([x, x], axis=1), m23)
+    reg("stack", lambda x: jnp.stack([x, x]), x3)
+    reg("hstack_vstack", lambda x: (jnp.hstack([x, x]), jnp.vstack([x, x])), x3)
+    reg("expand_squeeze", lambda x: jnp.squeeze(jnp.expand_dims(x, 0)), x3)
+    reg("newaxis", lambda x: x[:, None], x3)
+    reg("broadcast_to", lambda x: jnp.broadcast_to(x, (2, 3)), x3)
+    reg("tile", lambda x: jnp.tile(x, 2), x3)
+    reg("repeat", lambda x: jnp.repeat(x, 2), x3)
+    reg("flip", jnp.flip, x3)
+    reg("roll", lambda x: jnp.roll(x, 1), x3)
+    reg("ravel", jnp.ravel, m23)
+    reg("split", lambda x: jnp.split(x, 2), x4)
+    reg("pad", lambda x: jnp.pad(x, 1), x3)
+    reg("triu", jnp.triu, m33)
+    reg("diag", jnp.diag, m33)
+    reg("trace", jnp.trace, m33)
+    reg("outer", jnp.outer, x3, x3)
+
+    # ---------------------------------------------------------------- indexing
+    reg("index_int", lambda x: x[1], x3)
+    reg("index_neg", lambda x: x[-1], x3)
+    reg("index_slice", lambda x: x[1:], x3)
+    reg("index_step", lambda x: x[::2], x4)
+    reg("index_2d", lambda x: x[1, 2], m23)
+    reg("index_row", lambda x: x[0], m23)
+    reg("index_col", lambda x: x[:, 1], m23)
+    reg("index_traced", lambda x, i: x[i], x3, 1)
+    reg("index_array", lambda x, i: x[i], x3, i3)
+    reg("index_bool_where", lambda x: jnp.where(x > 1, x, 0).sum(), x3)
+    reg("at_set", lambda x: x.at[1].set(5.), x3)
+    reg("at_add", lambda x: x.at[1].add(5.), x3)
+    reg("at_set_slice", lambda x: x.at[1:].set(0.), x3)
+    reg("at_mul_traced", lambda x, i: x.at[i].multiply(2.), x3, 1)
+    reg("at_get", lambda x: x.at[2].get(), x3)
+    reg("take", lambda x, i: jnp.take(x, i), x3, i3)
+    reg("dynamic_slice", lambda x, i: lax.dynamic_slice(x, (i,), (2,)), x4, 1)
+
+    # ---------------------------------------------------------------- linear algebra
+    reg("matmul", jnp.matmul, m23, m32)
+    reg("matmul_op", lambda a, b: a @ b, m23, x3)
+    reg("dot_vec", jnp.dot, x3, x3)
+    reg("einsum_mm", lambda a, b: jnp.einsum("ij,jk->ik", a, b), m23, m32)
+    reg("einsum_trace", lambda a: jnp.einsum("ii", a), m33)
+    reg("inner_vdot", lambda a, b: (jnp.inner(a, b), jnp.vdot(a, b)), x3, x3)
+    reg("linear_layer", lambda w, b, x: jnp.tanh(w @ x + b), m23, np.ones(2, np.float32), x3)
+    reg("solve", jnp.linalg.solve, m33 + np.eye(3, dtype=np.float32) * 9, x3)
+
+    # ---------------------------------------------------------------- nn
+    reg("softmax", nn.softmax, x3)
+    reg("log_softmax", nn.log_softmax, x3)
+    reg("logsumexp", nn.logsumexp, x3)
+    reg("relu", nn.relu, x3)
+    reg("gelu", nn.gelu, x3)
+    reg("gelu_exact", lambda x: nn.gelu(x, approximate=False), x3)
+    reg("sigmoid", nn.sigmoid, x3)
+    reg("softplus", nn.softplus, x3)
+    reg("silu", nn.silu, x3)
+    reg("one_hot", lambda i: nn.one_hot(i, 3), i3)
+    reg("mse_loss", lambda p, y: jnp.mean((p - y) ** 2), x3, x3)
+    reg("cross_entropy", lambda logits, y: -jnp.sum(nn.one_hot(y, 3) * nn.log_softmax(logits)),
+        x3, np.int32(1))
+
+    # ---------------------------------------------------------------- control flow
+    def cond1(x):
+        return lax.cond(x > 0, jnp.sin, jnp.cos, x)
+
+    def scan1(x):
+        return lax.scan(lambda c, y: (c * y, c), x, jnp.arange(3.))[0]
+
+    def fori1(x):
+        return lax.fori_loop(0, 3, lambda i, c: c * 2., x)
+
+    reg("cond", cond1, 1.)
+    reg("cond_operands", lambda p, x, y: lax.cond(p, lambda a, b: a + b, lambda a, b: a - b,
+                                                  x, y), True, 1., 2.)
+    reg("cond_closure", lambda x, y: lax.cond(x > 0, lambda: x * y, lambda: y), 1., 2.)
+    reg("switch", lambda i, x: lax.switch(i, [jnp.sin, jnp.cos, jnp.tan], x), 1, 1.)
+    reg("scan", scan1, 1.)
+    reg("scan_cumsum", lambda xs: lax.scan(lambda c, y: (c + y, c + y), 0., xs), x3)
+    reg("scan_none_xs", lambda x: lax.scan(lambda c, _: (c * 2, c), x, None, length=3), 1.)
+    reg("fori_loop", fori1, 1.)
+    reg("fori_loop_traced_bound", lambda n, x: lax.fori_loop(0, n, lambda i, c: c + i, x),
+        3, 0)
+    reg("while_loop", lambda x: lax.while_loop(lambda c: c < 10, lambda c: c * 2, x), 1.)
+    reg("while_tuple", lambda x: lax.while_loop(lambda c: c[0] < 3,
+                                                lambda c: (c[0] + 1, c[1] * 2), (0, x)), 1.)
+    reg("map", lambda xs: lax.map(jnp.sin, xs), x3)
+    reg("grad_cond", jax.grad(cond1), 1.)
+    reg("grad_switch", jax.grad(lambda x: lax.switch(1, [jnp.sin, jnp.cos], x)), 1.)
+    reg("grad_scan", jax.grad(scan1), 1.)
+    reg("grad_fori", jax.grad(fori1), 1.)
+    reg("grad_map", jax.grad(lambda xs: lax.map(jnp.sin, xs).sum()), x3)
+    reg("vmap_cond", jax.vmap(cond1), x3)
+    reg("vmap_cond_unbatched_pred", jax.vmap(lambda x: lax.cond(True, jnp.sin, jnp.cos, x)),
+        x3)
+    reg("vmap_scan", jax.vmap(scan1), x3)
+    reg("vmap_while", jax.vmap(lambda x: lax.while_loop(lambda c: c < 10, lambda c: c * 2, x)),
+        x3)
+    reg("jvp_cond", lambda x: jax.jvp(cond1, (x,), (1.,)), 1.)
+
+    # ---------------------------------------------------------------- transformations
+    def f2(x):
+        return jnp.sum(jnp.sin(x) ** 2)
+
+    reg("grad", jax.grad(f2), x3)
+    reg("grad_scalar", jax.grad(lambda x: x ** 2 + 3 * x), 1.)
+    reg("grad_argnums", jax.grad(lambda x, y: x * y, argnums=(0, 1)), 1., 2.)
+    reg("value_and_grad", jax.value_and_grad(f2), x3)
+    reg("value_and_grad_aux", jax.value_and_grad(lambda x: (x ** 2, x), has_aux=True), 1.)
+    reg("grad_grad", jax.grad(jax.grad(jnp.sin)), 1.)
+    reg("jvp", lambda x, t: jax.jvp(jnp.sin, (x,), (t,)), x3, x3)
+    reg("vjp", lambda x: jax.vjp(jnp.sin, x)[1](x), x3)
+    reg("vmap", jax.vmap(lambda x: x * 2 + 1), x3)
+    reg("vmap_matmul", jax.vmap(jnp.dot, (0, None)), m23, x3)
+    reg("vmap_in_axes_1", jax.vmap(jnp.sum, in_axes=1), m23)
+    reg("vmap_out_axes_1", jax.vmap(lambda x: x * 2, out_axes=1), m23)
+    reg("vmap_vmap", jax.vmap(jax.vmap(lambda a, b: a * b)), m23, m23)
+    reg("vmap_grad", jax.vmap(jax.grad(jnp.sin)), x3)
+    reg("jit", jax.jit(lambda x: x * 2), x3)
+    reg("jit_nested", lambda x: jax.jit(jnp.sin)(x) + 1, x3)
+    reg("jit_static", lambda x: jax.jit(lambda x, n: x ** n, static_argnums=1)(x, 3), 2.)
+    reg("jit_static_argnames", partial(jax.jit(lambda x, n: x * n, static_argnames="n"), n=2),
+        x3)
+    reg("grad_jit", jax.grad(jax.jit(f2)), x3)
+    reg("jacfwd", jax.jacfwd(lambda x: jnp.sin(x) * 2), x3)
+    reg("jacrev", jax.jacrev(lambda x: jnp.sin(x) * 2), x3)
+    reg("jacrev_scalar_out", jax.jacrev(f2), x3)
+    reg("hessian", jax.hessian(lambda x: jnp.sum(x ** 3)), x3)
+    reg("checkpoint", jax.grad(jax.checkpoint(lambda x: jnp.sin(jnp.sin(x)))), 1.)
+    reg("checkpoint_plain", jax.checkpoint(lambda x: jnp.sin(jnp.sin(x))), 1.)
+    reg("stop_gradient", jax.grad(lambda x: x * lax.stop_gradient(x)), 1.)
+
+    @jax.custom_jvp
+    def cj(x):
+        return jnp.sin(x)
+
+    cj.defjvp(lambda p, t: (cj(p[0]), jnp.cos(p[0]) * t[0]))
+
+    @jax.custom_vjp
+    def cv(x):
+        return jnp.sin(x)
+
+    cv.defvjp(lambda x: (cv(x), jnp.cos(x)), lambda r, g: (r * g,))
+
+    reg("custom_jvp", cj, 1.)
+    reg("custom_jvp_grad", jax.grad(cj), 1.)
+    reg("custom_vjp", cv, 1.)
+    reg("custom_vjp_grad", jax.grad(cv), 1.)
+    reg("grad_relu", jax.grad(nn.relu), 1.)
+
+    # ---------------------------------------------------------------- pytrees
+    params = {"w": m23, "b": np.ones(2, np.float32)}
+
+    def loss(p, x):
+        return jnp.sum((p["w"] @ x + p["b"]) ** 2)
+
+    reg("pytree_dict", loss, params, x3)
+    reg("pytree_grad", jax.grad(loss), params, x3)
+    reg("pytree_tuple_out", lambda x: (x, {"a": x * 2, "b": [x + 1]}), 1.)
+    reg("tree_map", lambda t: jax.tree_util.tree_map(lambda a: a * 2, t), {"a": 1., "b": x3})
+    reg("sgd_step", lambda p, x: jax.tree_util.tree_map(
+        lambda a, g: a - 0.1 * g, p, jax.grad(loss)(p, x)), params, x3)
+    return c
