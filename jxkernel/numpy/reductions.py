@@ -187,7 +187,7 @@ def _cast_to_bool(x):
 
 
 # ------------------------------------------------------------------ eager dispatch
-def _jit_when_eager(*static_argnames, dynamic=(), axes=False):
+def _jit_when_eager(*static_argnames, dynamic=(), axes=False, jaxname=None):
     """Run a reduction as one jitted (inline) call when given an Array eagerly, as JAX jits
     them: one XLA dispatch (~5 µs) instead of several eager ops and Python checks. Traced,
     the function runs as written (inline=True: the jaxpr is the same either way).
@@ -197,14 +197,21 @@ def _jit_when_eager(*static_argnames, dynamic=(), axes=False):
     (folding `x / 3` into `x * (1/3)` would change the last bit of the result).
 
     `axes`: `axis` may be any sequence of ints (a list too), made a tuple first, as JAX's
-    sum, prod, max, min, all, any, mean, var and std take it (_ensure_optional_axes)."""
+    sum, prod, max, min, all, any, mean, var and std take it (_ensure_optional_axes).
+
+    `jaxname`: where JAX wraps the function in a jit that is not inline (var's `_var`,
+    cumsum's `cumsum`), traced calls go through the jit too, named so: a learner's jaxpr then
+    shows the same `jit[name=_var ...]` equation as JAX's, dynamic parameters (ddof) as its
+    traced arguments."""
     def deco(fun):
         names = [p for p in inspect.signature(fun).parameters][1:]
         statics = set(static_argnames)
 
         def inner(a, *dyn, **kwargs):
             return fun(a, **dict(zip(dynamic, dyn)), **kwargs)
-        jitted = jit(inner, static_argnames=static_argnames, inline=True)
+        if jaxname:
+            inner.__name__ = inner.__qualname__ = jaxname
+        jitted = jit(inner, static_argnames=static_argnames, inline=not jaxname)
 
         @functools.wraps(fun)
         def call(a, *args, **kwargs):
@@ -212,7 +219,8 @@ def _jit_when_eager(*static_argnames, dynamic=(), axes=False):
                 if args:
                     kwargs, args = dict(zip(names, args), **kwargs), ()
                 kwargs["axis"] = _axes_arg(kwargs.get("axis"))
-            if type(a) is not Array or _ctx.trace is not eval_trace or \
+            eager = type(a) is Array and _ctx.trace is eval_trace
+            if not (eager or jaxname and isinstance(a, _JIT_OPERANDS)) or \
                     kwargs.get("out") is not None:
                 return fun(a, *args, **kwargs)
             if args:
@@ -223,13 +231,17 @@ def _jit_when_eager(*static_argnames, dynamic=(), axes=False):
             dyn = []
             for name in dynamic:
                 value = kwargs.get(name, 0)
-                if type(value) in (int, float):
+                if eager and type(value) in (int, float):
                     value = util.scalar_array(value, dtypes.python_scalar_dtype(value), True)
                 dyn.append(value)
             return jitted(a, *dyn, **{k: v for k, v in kwargs.items() if k in statics})
         call.jitted = jitted
         return call
     return deco
+
+
+# what a traced call passes through a named jit (others, lists say, raise as written)
+_JIT_OPERANDS = (Array, Tracer, np.ndarray, np.generic)
 
 
 # ------------------------------------------------------------------ basic reductions
@@ -409,7 +421,7 @@ def _var_promote_types(a_dtype, dtype):
     return _upcast_f16(computation_dtype), np.dtype(dtype)
 
 
-@_jit_when_eager("axis", "dtype", "keepdims", dynamic=("ddof",), axes=True)
+@_jit_when_eager("axis", "dtype", "keepdims", dynamic=("ddof",), axes=True, jaxname="_var")
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):
     """Variance over `axis`: mean of squared deviations, divided by N - ddof (NaN if that
@@ -443,14 +455,15 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     normalizer = lax.sub(normalizer, corr)
     result = sum(centered, axis, dtype=computation_dtype, keepdims=keepdims, where=where)
     result = conversion.convert_element_type(lax.div(result, normalizer), dtype)
-    return _where(lax.gt(normalizer, np.zeros((), computation_dtype)), result,
-                  np.array(np.nan, dtype))
+    # JAX's util._where, a jit of its own (`jit[name=_where]` in var's jaxpr), given NaN as
+    # a Python float (weak: it takes the result's type)
+    return util._where_jit(lax.gt(normalizer, np.zeros((), computation_dtype)), result, np.nan)
 
 
 _mean = mean
 
 
-@_jit_when_eager("axis", "dtype", "keepdims", dynamic=("ddof",), axes=True)
+@_jit_when_eager("axis", "dtype", "keepdims", dynamic=("ddof",), axes=True, jaxname="_std")
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):
     """Standard deviation over `axis`: sqrt(var(...)).  ``jnp.std(x, ddof=1)``"""
@@ -470,6 +483,7 @@ def ptp(a, axis=None, out=None, keepdims=False):
     return lax.sub(max(a, axis=axis, keepdims=keepdims), min(a, axis=axis, keepdims=keepdims))
 
 
+@_jit_when_eager("axis", "keepdims", jaxname="count_nonzero")
 def count_nonzero(a, axis=None, keepdims=False):
     """Number of nonzero elements over `axis` (in the default int type)."""
     a = _asarray("count_nonzero", a)
@@ -564,7 +578,7 @@ def _cumulative(name, reduction, a, axis, dtype, out=None, fill_nan=False, fill_
     return conversion.convert_element_type(reduction(a, axis), result_type)
 
 
-@_jit_when_eager("axis", "dtype")
+@_jit_when_eager("axis", "dtype", jaxname="cumsum")
 def cumsum(a, axis=None, dtype=None, out=None):
     """Running sum along `axis` (of the flattened array if None).
 
@@ -574,7 +588,7 @@ def cumsum(a, axis=None, dtype=None, out=None):
     return _cumulative("cumsum", lax.cumsum, a, axis, dtype, out)
 
 
-@_jit_when_eager("axis", "dtype")
+@_jit_when_eager("axis", "dtype", jaxname="cumprod")
 def cumprod(a, axis=None, dtype=None, out=None):
     """Running product along `axis`."""
     return _cumulative("cumprod", lax.cumprod, a, axis, dtype, out)

@@ -24,6 +24,7 @@ from ..core.trace import Tracer
 from ..lax import conversion
 from ..transforms.jit import jit
 from . import util
+from .util import jnp_jit
 from .index_tricks import put_along_axis
 from .indexing import _IndexUpdateHelper, _scatter_update, getitem
 from .manipulation import _slice_axis, moveaxis, swapaxes
@@ -75,6 +76,8 @@ def _sort_operand(name, a, axis, kind, order):
     return (_ravel(arr), 0) if axis is None else (arr, axis)
 
 
+# jitted as JAX's (a learner's jaxpr shows `jit[name=sort]`, `jit[name=argsort]`)
+@jnp_jit(static_argnames=("axis", "kind", "order", "stable", "descending"))
 def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True,
          descending: bool = False):
     """`a` sorted along `axis` (flattened if None); NaNs last.
@@ -89,6 +92,7 @@ def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True
     return lax.rev(out, (dim,)) if descending else out
 
 
+@jnp_jit(static_argnames=("axis", "kind", "order", "stable", "descending", "dtype"))
 def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True,
             descending: bool = False, dtype=None):
     """Indices that sort `a` along `axis` (stable: ties keep their order, also descending).
