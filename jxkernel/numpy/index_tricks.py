@@ -48,6 +48,15 @@ def take(a, indices, axis: int | None = None, out=None, mode=None, unique_indice
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
     check_arraylike("take", a, indices)
+    return _take(a, indices, None if axis is None else operator.index(axis), None, mode,
+                 unique_indices, indices_are_sorted, fill_value)
+
+
+# jitted as JAX's: `jit[name=_take]`
+@util.jnp_jit(static_argnames=("axis", "mode", "unique_indices", "indices_are_sorted",
+                               "fill_value"))
+def _take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
+          indices_are_sorted=False, fill_value=None):
     a, indices = ensure_array(a), ensure_array(indices)
     if axis is None:
         a, axis = ravel(a), 0
@@ -58,7 +67,9 @@ def take(a, indices, axis: int | None = None, out=None, mode=None, unique_indice
         raise TypeError(f"take indices must be of integer type, got {ia.dtype}")
     if mode is None or mode == "fill":
         gather_mode = GatherScatterMode.FILL_OR_DROP
-        indices = _normalize(indices, shape[axis])
+        # negative indices wrapped by jnp.where, as JAX's (`jit[name=_where]`)
+        indices = util._where_jit(lax.lt(indices, np.zeros((), ia.dtype)),
+                                  lax.add(indices, np.array(shape[axis], ia.dtype)), indices)
     elif mode == "raise":
         raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
     elif mode == "wrap":

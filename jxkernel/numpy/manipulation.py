@@ -491,6 +491,12 @@ def flip(m, axis=None):
     Array([2, 1, 0], dtype=int32)
     """
     m = _asarray("flip", m)
+    return _flip(m, None if axis is None else tuple(_index_tuple(axis)))
+
+
+@jnp_jit(static_argnames=("axis",))
+def _flip(m, axis=None):
+    # jitted as JAX's (`jit[name=_flip]`), axis a static tuple
     ndim = len(_shape(m))
     axes = range(ndim) if axis is None else (canonicalize_axis(a, ndim) for a in _index_tuple(axis))
     return lax.rev(m, tuple(axes))
@@ -605,12 +611,19 @@ def resize(a, new_shape):
 
 # ------------------------------------------------------------------ triangles
 def _tri_mask(n: int, m: int, k: int):
-    """bool[n, m]: True where column <= row + k (what jnp.tri gives)."""
-    rows = lax.broadcasted_iota(np.int32, (n, m), 0)
-    cols = lax.broadcasted_iota(np.int32, (n, m), 1)
-    return lax.ge(lax.add(rows, np.int32(k)), cols)
+    """bool[n, m]: True where column <= row + k (what jnp.tri gives), in JAX's order of
+    equations (rows, + k, columns)."""
+    rows = lax.add(lax.broadcasted_iota(np.int32, (n, m), 0), np.int32(k))
+    return lax.ge(rows, lax.broadcasted_iota(np.int32, (n, m), 1))
 
 
+def _broadcast_mask(mask, shp):
+    # lax.broadcast over the leading axes, as JAX's tril/triu: nothing for a matrix
+    return mask if len(shp) == 2 else \
+        lax.broadcast_in_dim(mask, shp, (len(shp) - 2, len(shp) - 1))
+
+
+@jnp_jit(static_argnames=("k",))     # jitted as JAX's: `jit[name=tril]`
 def tril(m, k: int = 0):
     """`m` with the elements above the k-th diagonal zeroed (on the last two axes).
 
@@ -622,19 +635,18 @@ def tril(m, k: int = 0):
     shp = _shape(m)
     if len(shp) < 2:
         raise ValueError("Argument to jax.numpy.tril must be at least 2D")
-    mask = lax.broadcast_in_dim(_tri_mask(*shp[-2:], operator.index(k)), shp,
-                                (len(shp) - 2, len(shp) - 1))
+    mask = _broadcast_mask(_tri_mask(*shp[-2:], operator.index(k)), shp)
     return lax.select(mask, m, _zeros_like(m))
 
 
+@jnp_jit(static_argnames=("k",))     # jitted as JAX's: `jit[name=triu]`
 def triu(m, k: int = 0):
     """`m` with the elements below the k-th diagonal zeroed (on the last two axes)."""
     m = _asarray("triu", m)
     shp = _shape(m)
     if len(shp) < 2:
         raise ValueError("Argument to jax.numpy.triu must be at least 2D")
-    mask = lax.broadcast_in_dim(_tri_mask(*shp[-2:], operator.index(k) - 1), shp,
-                                (len(shp) - 2, len(shp) - 1))
+    mask = _broadcast_mask(_tri_mask(*shp[-2:], operator.index(k) - 1), shp)
     return lax.select(mask, _zeros_like(m), m)
 
 
@@ -644,26 +656,30 @@ def _atleast(name, arys, nd, where):
     for x in arys:
         x = _asarray(name, x)
         shp = _shape(x)
-        if len(shp) < nd:
-            x = lax.reshape(x, where(shp))
+        if len(shp) < nd:           # size-1 axes inserted by broadcast_in_dim, as JAX's
+            x = lax.expand_dims(x, where(shp))
         out.append(x)
     return out[0] if len(out) == 1 else out
 
 
+# jitted as JAX's: `jit[name=atleast_1d]` (hstack's, vstack's, dstack's too)
+@jnp_jit
 def atleast_1d(*arys):
     """Each input as an array with at least 1 dimension.  ``atleast_1d(1.0).shape == (1,)``"""
-    return _atleast("atleast_1d", arys, 1, lambda s: (1,))
+    return _atleast("atleast_1d", arys, 1, lambda s: (0,))
 
 
+@jnp_jit
 def atleast_2d(*arys):
     """Each input with at least 2 dimensions (1-D arrays become a row)."""
-    return _atleast("atleast_2d", arys, 2, lambda s: (1,) * (2 - len(s)) + s)
+    return _atleast("atleast_2d", arys, 2, lambda s: tuple(range(2 - len(s))))
 
 
+@jnp_jit
 def atleast_3d(*arys):
     """Each input with at least 3 dimensions: (1, 1, 1), (1, n, 1) or (n, m, 1)."""
     return _atleast("atleast_3d", arys, 3,
-                    lambda s: (1, 1, 1) if not s else (1, s[0], 1) if len(s) == 1 else s + (1,))
+                    lambda s: (0, 1, 2) if not s else (0, 2) if len(s) == 1 else (2,))
 
 
 def shape(a) -> tuple:

@@ -310,6 +310,8 @@ def any(a, axis=None, out=None, keepdims=False, *, where=None):
 alltrue, sometrue = all, any
 
 
+# jitted as JAX's (`jit[name=trace]`); an offset passed is traced, as there
+@util.jnp_jit(static_argnames=("axis1", "axis2", "dtype"))
 def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=None):
     """The sum along the `offset`-th diagonal in the plane (axis1, axis2).
 
@@ -327,9 +329,11 @@ def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=No
     n, m = _shape(a)[-2:]
     rows = lax.broadcasted_iota(np.int32, (n, m), 0)
     cols = lax.broadcasted_iota(np.int32, (n, m), 1)
-    mask = lax.broadcast_in_dim(lax.eq(lax.add(rows, np.int32(operator.index(offset))), cols),
-                                _shape(a), (len(shp) - 2, len(shp) - 1))
-    return sum(lax.select(mask, a, _zeros_like(a)), axis=(-2, -1), dtype=dtype)
+    offset = conversion.convert_element_type(offset, np.int32) if isinstance(offset, Tracer) \
+        else np.int32(operator.index(offset))
+    mask = lax.eq(lax.add(rows, offset), cols)
+    # jnp.where, as JAX's (its `jit[name=_where]` broadcasts the mask over leading axes)
+    return sum(util._where_jit(mask, a, _zeros_like(a)), axis=(-2, -1), dtype=dtype)
 
 
 # ------------------------------------------------------------------ statistics

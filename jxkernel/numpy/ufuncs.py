@@ -826,6 +826,11 @@ def _logaddexp2_jvp(primals, tangents):
                         lax.mul(t2, lax.exp2(lax.sub(_replace_inf(x2), _replace_inf(out)))))
 
 
+# JAX's lax_other.logaddexp(2) are these custom_jvp functions: a jaxpr names them so
+_logaddexp.fun.__name__ = "logaddexp"
+_logaddexp2.fun.__name__ = "logaddexp2"
+
+
 @jnp_jit(inline=True)
 def logaddexp(x1, x2, /):
     """log(exp(x1) + exp(x2)) without overflow: max + log1p(exp(-|x1 - x2|)).
