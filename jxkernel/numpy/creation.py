@@ -334,8 +334,7 @@ def _full_scalar(shape, fill_value, dtype, device=None):
         dtype = util.aval_of(fill_value).dtype
     if isinstance(fill_value, Tracer):
         # staged even when concrete: a JVP tracer's concrete primal would drop its tangent
-        fill = lax.conversion._convert_element_type(fill_value, dtype, weak)
-        return util.full(shape, fill)
+        return util.full(shape, fill_value, dtype, weak)   # converts only if needed
     if isinstance(fill_value, Array):
         fill_value = np.asarray(fill_value)
     _check_python_int(fill_value, _core.default_int_dtype())     # then wraps, as lax.full

@@ -352,7 +352,11 @@ def full(shape, fill_value, dtype=None, weak_type=None):
     if np.ndim(fill_value) if not isinstance(fill_value, _ARRAYS) else fill_value.ndim:
         raise TypeError(f"full must be called with scalar fill_value, got fill_value.shape "
                         f"{np.shape(fill_value)}.")
-    fill = conversion._convert_element_type(fill_value, dtype, weak_type)
+    if isinstance(fill_value, Tracer) and \
+            (fill_value.aval.dtype, fill_value.aval.weak_type) == (dtype, weak_type):
+        fill = fill_value          # already that type: no convert equation, as JAX's
+    else:
+        fill = conversion._convert_element_type(fill_value, dtype, weak_type)
     return shapes.broadcast(fill, tuple(shape))
 
 

@@ -532,7 +532,8 @@ class _FlatVJPRule:
         self.custom, self.nondiff, self.in_tree, self.out_tree = custom, nondiff, in_tree, out_tree
         self.n_args, self.name, self.in_avals = n_args, name, in_avals
         self.res_tree = None
-        self.__name__ = f"{name}_fwd"
+        # the user's fwd's name, as JAX prints it (`fwd=<lambda>` for a lambda)
+        self.__name__ = getattr(custom.fwd, "__name__", f"{name}_fwd")
         self.bwd = _FlatBwd(self)
 
     def __call__(self, primals, perturbed=None):
@@ -565,7 +566,7 @@ class _FlatVJPRule:
 class _FlatBwd:
     def __init__(self, rule: _FlatVJPRule):
         self.rule = rule
-        self.__name__ = f"{rule.name}_bwd"
+        self.__name__ = getattr(rule.custom.bwd, "__name__", f"{rule.name}_bwd")
 
     def __call__(self, residuals, cotangents):
         r, c = self.rule, self.rule.custom
@@ -722,9 +723,10 @@ class _BatchedBwd:
 
 
 _register_call_rules(custom_vjp_call_p, _custom_vjp_call_jvp, _custom_vjp_call_batching)
+# name first, then the others alphabetically, as JAX 0.10.2 prints them
 param_printers[custom_vjp_call_p] = lambda p: [
-    ("name", p["name"]), ("call_jaxpr", p["call_jaxpr"]), ("fwd", p["fwd"].__name__),
-    ("bwd", p["bwd"].__name__), ("symbolic_zeros", p["symbolic_zeros"])]
+    ("name", p["name"]), ("bwd", p["bwd"].__name__), ("call_jaxpr", p["call_jaxpr"]),
+    ("fwd", p["fwd"].__name__), ("symbolic_zeros", p["symbolic_zeros"])]
 
 abstract_eval_rules[custom_lin_p] = lambda *avals, out_avals, **_: list(out_avals)
 impl_rules[custom_lin_p] = _custom_lin_impl
