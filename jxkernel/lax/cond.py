@@ -119,16 +119,25 @@ def _bind_cond(index, funs, operands, names, reference=0, **params):
         return out
     first_tree = traced[0][1]
     hoisted = [cf.hoist(c) for c, _ in traced]
-    all_consts = [c for _, consts in hoisted for c in consts]
-    branches, offset = [], 0
+    # Every branch takes all branches' consts, each value once (JAX's _merge_common_consts
+    # dedups by identity), in the order JAX traces the branches: cond's true_fun (the
+    # reference) first, switch's in order. A closure over `x` in both branches of
+    # `cond(p, lambda: x * y, lambda: y)` is then one operand, as in JAX's `cond[...] p x y`.
+    order = [reference] + [i for i in range(len(hoisted)) if i != reference]
+    position, all_consts = {}, []
+    for i in order:
+        for c in hoisted[i][1]:
+            if id(c) not in position:
+                position[id(c)] = len(all_consts)
+                all_consts.append(c)
     const_avals = cf.avals_of(all_consts)
+    branches = []
     for jaxpr, consts in hoisted:
-        # each branch takes every branch's consts: its own at its offset, the others ignored
-        before, after = const_avals[:offset], const_avals[offset + len(consts):]
-        padded = cf.with_extra_leading_inputs(jaxpr, before, 0)
-        padded = cf.with_extra_leading_inputs(padded, after, len(before) + len(consts))
-        branches.append(padded)     # weak types may differ: cond's type is branch 0's, as JAX's
-        offset += len(consts)
+        own = [position[id(c)] for c in consts]
+        if own == list(range(len(all_consts))):
+            branches.append(jaxpr)  # weak types may differ: cond's type is branch 0's, as JAX's
+        else:
+            branches.append(_taking_consts(jaxpr, own, const_avals))
     # An output every branch returns as the same input is that input, as JAX's cond prunes
     # it: the equation does not compute it, and under vmap it stays as batched as the input
     in_fwd = [f[0] if len(set(f)) == 1 else None
@@ -140,6 +149,16 @@ def _bind_cond(index, funs, operands, names, reference=0, **params):
     inputs = [*all_consts, *leaves]
     return tree_unflatten(first_tree, [next(outs) if f is None else _as_array(inputs[f])
                                        for f in in_fwd])
+
+
+def _taking_consts(jaxpr, own, const_avals):
+    """`jaxpr` (its consts as leading inputs) taking instead all of `const_avals`, its own
+    at the positions `own`, then its other inputs."""
+    n = len(const_avals)
+
+    def f(*args):
+        return eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *[args[p] for p in own], *args[n:])
+    return trace_to_jaxpr(f, list(const_avals) + list(jaxpr.in_avals[len(own):]))
 
 
 def _as_array(x):
