@@ -30,6 +30,7 @@ from ..transforms import batch_util as bu
 from . import _cf_util as cf
 from ..transforms.ad_util import Zero, instantiate, is_undefined, zeros
 from .conversion import _convert_element_type, convert_element_type
+from .creation import empty_like_aval
 from .elementwise import clamp, ne, select_n
 from .shapes import broadcast_in_dim
 from ..xla import client as _client
@@ -278,14 +279,12 @@ def _cond_partial_eval(trace, args, params):
     splits = [partial_eval_jaxpr(b, unknowns, instantiate=out_unknowns) for b in branches]
     n_known_out = out_unknowns.count(False)
     res_avals = [list(k.out_avals[n_known_out:]) for k, _, _, _ in splits]
-    all_res = [a for avals in res_avals for a in avals]
-    known_branches, unknown_branches, offset = [], [], 0
-    for (known, unknown, _, n_res), avals in zip(splits, res_avals):
-        known_branches.append(_pad_residual_outputs(known, n_known_out, all_res, offset))
-        unknown_branches.append(cf.with_extra_leading_inputs(
-            cf.with_extra_leading_inputs(unknown, all_res[:offset], 0),
-            all_res[offset + n_res:], offset + n_res) if all_res else unknown)
-        offset += n_res
+    all_res, slots = _merge_branch_residuals(res_avals)
+    known_branches, unknown_branches = [], []
+    for (known, unknown, _, n_res), own in zip(splits, slots):
+        known_branches.append(_join_residual_outputs(known, n_known_out, all_res, own))
+        unknown_branches.append(unknown if own == list(range(len(all_res))) else
+                                _taking_consts(unknown, own, all_res))
     known_ops = [x for x, u in zip(ops, unknowns) if not u]
     with set_current_trace(trace.parent):
         known_outs = cond_p.bind(index, *known_ops, branches=tuple(known_branches), **extra)
@@ -299,13 +298,37 @@ def _cond_partial_eval(trace, args, params):
     return [next(unknown_outs) if u else next(known_iter) for u in out_unknowns]
 
 
-def _pad_residual_outputs(known, n_known_out, all_res, offset):
-    """`known` returning its known outputs then *all* branches' residuals (zeros but its own)."""
+def _merge_branch_residuals(res_avals):
+    """JAX's _merge_branch_residuals: branches share residual slots of the same type (a
+    branch's k-th residual of a type takes that type's k-th slot), so grad of
+    cond(p, sin, cos, x) has one residual output, not one per branch. Returns (the slots'
+    avals, per branch the slot of each of its residuals)."""
+    def tagged(avals):
+        seen = {}
+        out = []
+        for a in avals:
+            key = (a.shape, a.dtype, a.weak_type)
+            out.append((key, seen.setdefault(key, 0)))
+            seen[key] += 1
+        return out
+    tags = [tagged(avals) for avals in res_avals]
+    slot, all_res = {}, []
+    for avals, ts in zip(res_avals, tags):
+        for a, t in zip(avals, ts):
+            if t not in slot:
+                slot[t] = len(all_res)
+                all_res.append(a)
+    return all_res, [[slot[t] for t in ts] for ts in tags]
+
+
+def _join_residual_outputs(known, n_known_out, all_res, own):
+    """`known` returning its known outputs then every residual slot: its own residuals in
+    their slots, JAX's empty placeholder (empty2, zeros when run) in the others."""
     def f(*args):
         outs = eval_jaxpr(known.jaxpr, known.consts, *args)
-        own = outs[n_known_out:]
-        res = [zeros(a) for a in all_res[:offset]] + list(own) + \
-            [zeros(a) for a in all_res[offset + len(own):]]
+        res = [empty_like_aval(a) for a in all_res]      # all first, as JAX's (subvals)
+        for i, r in zip(own, outs[n_known_out:]):
+            res[i] = r
         return list(outs[:n_known_out]) + res
     return trace_to_jaxpr(f, known.in_avals)
 

@@ -7,6 +7,8 @@ converted scalar broadcast with broadcast_in_dim).
 """
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
 from ..core import dtypes, vma
@@ -92,6 +94,28 @@ lowering_rules[empty_p] = _empty_lowering
 numpy_rules[empty_p] = lambda *, shape, dtype, out_sharding=None: np.zeros(shape, dtype)  # as CPU
 ad.defjvp_zero(empty_p)
 axis_batching_rules[empty_p] = _empty_batching
+
+
+# ------------------------------------------------------------------ empty2
+# JAX's scalar placeholder (lax.empty2) that a cond's known branches return for the residual
+# slots another branch fills, broadcast to the residual's shape (ad_util.empty_like_aval):
+# a learner's grad-of-cond jaxpr shows `empty2[dtype=float32 memory_space=MemorySpace.Device]`.
+class MemorySpace(enum.Enum):
+    Device = "device"
+
+
+empty2_p = Primitive("empty2")
+abstract_eval_rules[empty2_p] = lambda *, dtype, memory_space: ShapedArray((), dtype)
+lowering_rules[empty2_p] = lambda ctx, *, dtype, memory_space: hl.splat(ctx, 0, np.dtype(dtype),
+                                                                        ())
+numpy_rules[empty2_p] = lambda *, dtype, memory_space: np.zeros((), dtype)    # zeros, as CPU
+ad.defjvp_zero(empty2_p)
+
+
+def empty_like_aval(aval):
+    """JAX's ad_util.empty_like_aval: empty2 broadcast to `aval`'s shape."""
+    return broadcast(empty2_p.bind(dtype=np.dtype(aval.dtype), memory_space=MemorySpace.Device),
+                     tuple(aval.shape))
 
 
 def empty(shape, dtype, *, out_sharding=None):
