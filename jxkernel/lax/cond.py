@@ -28,10 +28,10 @@ from ..core.staging import trace_to_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
 from ..transforms import batch_util as bu
 from . import _cf_util as cf
-from ..transforms.ad_util import Zero, instantiate, is_undefined, zeros
+from ..transforms.ad_util import Zero, instantiate, is_undefined, stop_gradient, zeros
 from .conversion import _convert_element_type, convert_element_type
 from .creation import empty_like_aval
-from .elementwise import clamp, ne, select_n
+from .elementwise import clamp, eq, ne, select_n
 from .shapes import broadcast_in_dim
 from ..xla import client as _client
 from ..xla.lowering import index_case
@@ -235,15 +235,27 @@ def _cond_batching(axis_data, vals, dims, *, branches, **params):
     ops = [bu.bdim_at_front(o, d, size) for o, d in zip(ops, op_dims)]
     index = bu.bdim_at_front(index, index_dim, size)
     results = []
-    for branch in branches:
+    for i, branch in enumerate(branches):
         batched, _ = batch_jaxpr(branch, axis_data, [0] * len(ops), force_out_batched=[True] * n_out)
-        results.append(eval_jaxpr(batched.jaxpr, batched.consts, *ops))
+        # As JAX's rule: each branch sees its operands with the gradient stopped where another
+        # branch is selected, so reverse mode through an unselected branch adds nothing (not
+        # even a NaN times zero; jax#1052). Values are unchanged.
+        pred = eq(index, np.array(i, get_aval(index).dtype))
+        masked = [_bcast_select(pred, x, stop_gradient(x)) for x in ops]
+        results.append(eval_jaxpr(batched.jaxpr, batched.consts, *masked))
     outs = []
     for k in range(n_out):
         shape = bu.shape(results[0][k])
         which = broadcast_in_dim(index, shape, (0,)) if len(shape) > 1 else index
         outs.append(select_n(which, *[r[k] for r in results]))
     return outs, [0] * n_out
+
+
+def _bcast_select(pred, on_true, on_false):
+    shape = bu.shape(on_true)
+    if len(shape) != len(bu.shape(pred)):
+        pred = broadcast_in_dim(pred, shape, tuple(range(len(bu.shape(pred)))))
+    return select_n(pred, on_false, on_true)
 
 
 def _cond_jvp(primals, tangents, *, branches, **params):
