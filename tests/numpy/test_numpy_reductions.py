@@ -151,11 +151,18 @@ def test_list_axis_is_a_tuple():
     lists = [getattr(jnp, n)(f32, axis=[-1, 0]) for n in names]
     tuples = [getattr(jnp, n)(f32, axis=(-1, 0)) for n in names]
     traced = jxkernel.jit(lambda a: [getattr(jnp, n)(a, [-1, 0]) for n in names])(f32)
-    for n, got, want, jitted in zip(names, lists, tuples, traced):
+    # the tuple traced too: var's `N - ddof` is a constant XLA folds when traced (its divide
+    # then rounds differently, by 1 ulp here), as in JAX 0.10.2, where jnp.var eagerly and
+    # under jit differ by the same ulp on these numbers
+    traced_tuples = jxkernel.jit(lambda a: [getattr(jnp, n)(a, (-1, 0)) for n in names])(f32)
+    for n, got, want, jitted, jitted_want in zip(names, lists, tuples, traced, traced_tuples):
         assert got.shape == want.shape == (4,), n
         np.testing.assert_array_equal(np.asarray(got), np.asarray(want), err_msg=n)
         # one jit of all of them: on a GPU XLA fuses the sums otherwise (gpu_tier's "sum order")
-        assert_allclose_ulp(np.asarray(jitted), np.asarray(want), 0, err_msg=n, gpu="sum order")
+        assert_allclose_ulp(np.asarray(jitted), np.asarray(jitted_want), 0, err_msg=n,
+                            gpu="sum order")
+        assert_allclose_ulp(np.asarray(jitted), np.asarray(want), 1, err_msg=n,
+                            gpu="sum order")
     assert jnp.sum(f32, [0], keepdims=True).shape == (1, 4, 5)
 
 
