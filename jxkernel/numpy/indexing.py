@@ -354,8 +354,12 @@ def _normalize(i, size: int):
     dt = aval_of(i).dtype
     if dtypes.is_unsigned(dt):
         return i
-    i = conversion.convert_element_type(i, dt) if aval_of(i).weak_type else i
-    return lax.select(lax.lt(i, np.zeros((), dt)), lax.add(i, size_as_array(size, dt)), i)
+    # a weak index stays weak here, its size added as weak, as JAX's _normalize_index (then
+    # the conversion to the index dtype is an equation of its own, after the select)
+    n = size_as_array(size, dt)
+    if aval_of(i).weak_type and not is_symbolic(size):
+        n = conversion._convert_element_type(n, dt, True)
+    return lax.select(lax.lt(i, np.zeros((), dt)), lax.add(i, n), i)
 
 
 def _index_to_gather(shape, items, normalize_indices=True) -> _GatherIndexer:

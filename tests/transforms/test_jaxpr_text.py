@@ -26,8 +26,6 @@ KNOWN_DIFFERENT = {
            "np.int64; jxkernel's pad is inlined",
     "diag": "JAX's diagonal is a platform_dependent cond (a Mosaic branch) inside "
             "`jit[name=_diag]`; jxkernel gathers directly",
-    "at_mul_traced": "JAX normalizes the negative index before converting it to int32; "
-                     "jxkernel converts first (same values)",
     "solve": "JAX's solve is a custom_linear_solve over `jit[name=_lu_solve]`; jxkernel's is "
              "inlined LU and triangular solves",
     "grad_scan": "JAX's partial evaluation of scan keeps only the needed residuals "
