@@ -356,8 +356,9 @@ def _forwarded_consts(known_body, n_consts, n_outs_before_res, n_res):
 def _scan_transpose(cts, *args, reverse, length, jaxpr, num_consts, num_carry, linear, unroll,
                     _split_transpose):
     """The transpose of a scan linear in (some consts, the carry, some xs) runs backwards:
-    carry = (accumulated const cotangents, carry cotangent), xs = (residual xs, ys
-    cotangents), ys = cotangents of the linear xs."""
+    carry = (accumulated const cotangents, carry cotangent), xs = (ys cotangents, residual
+    xs: JAX's order, so the transposed body reads `mul ct res` as JAX's), ys = cotangents of
+    the linear xs."""
     nc, nk = num_consts, num_carry
     consts, carry, xs = args[:nc], args[nc:nc + nk], args[nc + nk:]
     const_lin = [is_undefined(c) for c in consts]
@@ -382,8 +383,8 @@ def _scan_transpose(cts, *args, reverse, length, jaxpr, num_consts, num_carry, l
         rc = a[:n_res_c]
         ct_c_acc = a[n_res_c:n_res_c + n_lin_c]
         ct_k = a[n_res_c + n_lin_c:n_res_c + n_lin_c + nk]
-        rx = a[n_res_c + n_lin_c + nk:n_res_c + n_lin_c + nk + len(res_x_avals)]
-        ct_y = a[n_res_c + n_lin_c + nk + len(res_x_avals):]
+        ct_y = a[n_res_c + n_lin_c + nk:n_res_c + n_lin_c + nk + len(y_avals)]
+        rx = a[n_res_c + n_lin_c + nk + len(y_avals):]
         rc_it, rx_it = iter(rc), iter(rx)
         nonlinear = [next(rc_it) for lin in const_lin if not lin] + \
             [next(rx_it) for lin in xs_lin if not lin]
@@ -397,9 +398,9 @@ def _scan_transpose(cts, *args, reverse, length, jaxpr, num_consts, num_carry, l
         new_acc = [add_tangents(acc, c) for acc, c in zip(ct_c_acc, c_cts)]
         return new_acc + list(k_cts) + x_cts
     in_avals = [a for a, lin in zip(body_in[:nc], const_lin) if not lin] + lin_const_avals + \
-        carry_avals + res_x_avals + y_avals
+        carry_avals + y_avals + res_x_avals
     body = trace_to_jaxpr(body_t, in_avals)
-    outs = scan_p.bind(*res_consts, *ct_consts0, *ct_carry, *res_xs, *ct_ys, reverse=not reverse,
+    outs = scan_p.bind(*res_consts, *ct_consts0, *ct_carry, *ct_ys, *res_xs, reverse=not reverse,
                        length=length, jaxpr=body, num_consts=n_res_c, num_carry=n_lin_c + nk,
                        linear=(False,) * (n_res_c + n_lin_c + nk + len(res_xs) + len(ct_ys)),
                        unroll=unroll, _split_transpose=_split_transpose)

@@ -30,8 +30,6 @@ KNOWN_DIFFERENT = {
              "inlined LU and triangular solves",
     "grad_scan": "JAX's partial evaluation of scan keeps only the needed residuals "
                  "(forwarding known carries); jxkernel's stages one more",
-    "grad_map": "the transposed scan body multiplies its operands in the other order "
-                "(`mul j i` for JAX's `mul i j`)",
     "vmap_while": "JAX batches a while loop with a batched predicate by selecting inside the "
                   "body and reducing in cond; jxkernel's body and cond differ in that form",
     "vmap_in_axes_1": "JAX's batched reduce_sum prints its axes as np.int64",
