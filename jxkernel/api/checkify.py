@@ -707,7 +707,7 @@ def _register_rules():
     error_checks[all_primitives["scan"]] = _scan_check
     error_checks[all_primitives["while"]] = _while_check
     error_checks[xla_pmap_p] = _pmap_check
-    for name, body in (("checkpoint", "jaxpr"), ("custom_jvp_call", "call_jaxpr"),
+    for name, body in (("remat2", "jaxpr"), ("custom_jvp_call", "call_jaxpr"),
                        ("custom_vjp_call", "call_jaxpr")):
         prim = all_primitives[name]
         error_checks[prim] = functools.partial(_inline_check, prim, body)

@@ -41,7 +41,7 @@ from ..core.partial_eval import partial_eval_jaxpr
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ..transforms import jit_refs
 
-remat_p = Primitive("checkpoint", multiple_results=True)
+remat_p = Primitive("remat2", multiple_results=True)     # JAX 0.10.2's name for it
 
 
 def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
@@ -208,9 +208,10 @@ jvp_rules[remat_p] = _remat_jvp
 transpose_rules[remat_p] = _remat_transpose
 partial_eval_rules[remat_p] = _remat_partial_eval
 axis_batching_rules[remat_p] = _remat_batching
-param_printers[remat_p] = lambda p: [("jaxpr", p["jaxpr"]), ("prevent_cse", p["prevent_cse"]),
-                                     ("differentiated", p["differentiated"]),
-                                     ("policy", p["policy"])]
+# alphabetical, as JAX prints them
+param_printers[remat_p] = lambda p: [("differentiated", p["differentiated"]),
+                                     ("jaxpr", p["jaxpr"]), ("policy", p["policy"]),
+                                     ("prevent_cse", p["prevent_cse"])]
 
 
 # ------------------------------------------------------------------ checkpoint_name

@@ -537,7 +537,7 @@ class Stepper(RichView):
 
 
 # Primitives whose equation runs one jaxpr on its operands, as a function call does.
-_CALLS = frozenset({"jit", "pjit", "closed_call", "core_call", "checkpoint", "remat",
+_CALLS = frozenset({"jit", "pjit", "closed_call", "core_call", "remat2", "remat",
                     "custom_jvp_call", "custom_vjp_call"})
 
 

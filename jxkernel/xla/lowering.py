@@ -159,7 +159,7 @@ class LoweringRuleContext:
 
     def renamed(self, name: str) -> LoweringRuleContext:
         """This context with its ops named `name` under the equation's name stack (JAX names
-        a checkpoint's ops after its primitive, `remat2`, where jaxprs print `checkpoint`)."""
+        a checkpoint's ops after its primitive, `remat2`)."""
         info = self.source_info
         if info is not None and info.name_stack:
             name = f"{stack_text(info.name_stack)}/{name}"

@@ -161,7 +161,7 @@ def _backward_eqns(f, *args):
     """Primitive names in the backward (second) checkpoint equation of grad(f), and how many
     values the forward one passes it."""
     jaxpr = jax.make_jaxpr(jax.grad(f))(*args).jaxpr
-    remats = [e for e in jaxpr.eqns if e.primitive.name == "checkpoint"]
+    remats = [e for e in jaxpr.eqns if e.primitive.name == "remat2"]
     assert len(remats) == 2
     return [e.primitive.name for e in remats[1].params["jaxpr"].jaxpr.eqns], \
         len(remats[0].outvars)

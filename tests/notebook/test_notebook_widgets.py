@@ -44,7 +44,7 @@ def test_jaxpr_viewer_state():
     assert v.counts["jit"] == 1 and v.counts["sin"] == 1 and v.counts["exp"] == 1
     assert v.data == jaxpr_to_json(closed)                   # the bundle's structure
     eqns = v.data["eqns"]
-    assert [e["primitive"] for e in eqns] == ["jit", "checkpoint", "add"]
+    assert [e["primitive"] for e in eqns] == ["jit", "remat2", "add"]
     jit_eqn = eqns[0]
     assert list(jit_eqn["params"]) == sorted(jit_eqn["params"])   # all of them, sorted
     assert [e["primitive"] for e in jit_eqn["params"]["jaxpr"]["eqns"]] == ["sin", "mul"]

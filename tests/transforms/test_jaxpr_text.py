@@ -30,18 +30,16 @@ KNOWN_DIFFERENT = {
              "inlined LU and triangular solves",
     "grad_scan": "JAX's partial evaluation of scan keeps only the needed residuals "
                  "(forwarding known carries); jxkernel's stages one more",
-    "vmap_while": "JAX batches a while loop with a batched predicate by selecting inside the "
-                  "body and reducing in cond; jxkernel's body and cond differ in that form",
+    "vmap_while": "JAX's while keeps a batched predicate (`cond_jaxpr` returns bool[3]; its "
+                  "lowering selects); jxkernel selects in the body and reduces in the cond",
     "vmap_in_axes_1": "JAX's batched reduce_sum prints its axes as np.int64",
     "jacfwd": "JAX's basis is jnp.eye (`add 0`) split into leaves by the split primitive with "
               "np.int64 sizes; jxkernel slices",
     "jacrev": "as jacfwd (JAX's eye and split with np.int64 sizes)",
     "jacrev_scalar_out": "as jacfwd (JAX's eye and split with np.int64 sizes)",
     "hessian": "as jacfwd (JAX's eye and split with np.int64 sizes)",
-    "checkpoint": "JAX 0.10.2 names the primitive remat2 and, under grad, runs the primal "
-                  "outside it and stages one remat2 of the linearized part; jxkernel keeps "
-                  "`checkpoint` equations for both",
-    "checkpoint_plain": "the primitive's name: JAX 0.10.2's remat2, jxkernel's checkpoint",
+    "checkpoint": "under grad JAX runs the primal outside the remat2 and stages one remat2 "
+                  "of the linearized part; jxkernel keeps a remat2 for the forward part too",
 }
 
 

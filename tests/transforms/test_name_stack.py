@@ -35,11 +35,6 @@ _COMPILED_DIFFERENCES = {
     # JAX's fori_loop body calls the user's function as a private function (closed_call) that
     # XLA inlines, leaving two copies named after the call; jxkernel inlines the body itself
     "fori_loop": (["jit(<lambda>)/while/body/closed_call"] * 2, []),
-    # jxkernel's jvp of cond keeps the primal branches in the forward cond (JAX's partial eval
-    # moves them to the known side), so XLA keeps two more of its instructions
-    "grad_of_cond": ([], ["jit(<lambda>)/jvp()/cond"] * 2),
-    # as grad_of_cond's: the primal branches kept make one more select of the batched cond
-    "vmap_of_grad_of_cond": ([], ["jit(<lambda>)/vmap(jvp())/select_n"]),
     # jxkernel's scan partial eval and transpose stage other loops than JAX's (which calls
     # private functions, as fori_loop's): other instructions survive XLA's passes
     "grad_of_scan": (["jit(<lambda>)/jvp()/while/body/closed_call"] * 2,
@@ -97,14 +92,10 @@ _LOWERED_DIFFERENCES = {
     "hessian": (["jit(loss)/add", "jit(loss)/split", "jit(loss)/vmap(jvp())/add",
                  "jit(loss)/vmap(jvp())/split"],
                 ["jit(loss)/slice", "jit(loss)/vmap(jvp())/slice"]),
-    # jxkernel's jvp of cond keeps the primal branches in the forward cond (above)
+    # jxkernel's jvp of cond keeps the primal branches in the forward cond (JAX's partial eval
+    # moves them to the known side); XLA drops them again: the compiled names agree
     "grad_of_cond": ([], ["jit(<lambda>)/jvp()/cond/branch_0_fun/cos",
                           "jit(<lambda>)/jvp()/cond/branch_1_fun/sin"]),
-    # JAX's batched cond compares the index (`eq`) for its select; jxkernel's does not
-    "vmap_of_cond": (["jit(<lambda>)/vmap()/eq"], []),
-    "vmap_of_grad_of_cond": (["jit(<lambda>)/vmap(jvp())/eq",
-                              "jit(<lambda>)/vmap(transpose(jvp()))/eq"],
-                             ["jit(<lambda>)/vmap(jvp())/broadcast_in_dim"]),
     # jxkernel's vmap moves a batch axis given as in_axes=1 to the front and back (JAX's
     # elementwise rules batch it where it is): a transpose named as the others
     "vmap_with_axes": ([], ["jit(<lambda>)/vmap()/transpose"]),
