@@ -335,6 +335,9 @@ _ONE_DEVICE = jax.sharding.NamedSharding(jax.make_mesh((1,), ("x",)), jax.shardi
 CONTROL = {
     "cond_switch": (lambda x: (lax.cond(x.sum() > 0, jnp.sin, jnp.cos, x),
                                lax.switch(7, [jnp.sin, jnp.cos, jnp.tanh], x)), (F32,), ELEMENTWISE, None),
+    # grad of cond: each branch returns the residual slots the other fills as empty2 (zeros)
+    "grad_of_cond": (lambda x: jax.grad(lambda x: lax.cond(x.sum() > 0, jnp.sin, jnp.cos,
+                                                           x).sum())(x), (F32,), ELEMENTWISE, None),
     "while_fori": (lambda x: (lax.while_loop(lambda c: c[0] < 10, lambda c: (c[0] + 1, c[1] * 1.1), (0, x)),
                               lax.fori_loop(0, 5, lambda i, c: c + i * c, x)), (F32,), REDUCTION, None),
     "scan": (lambda x: (lax.scan(lambda c, r: (c + r, c * r), jnp.zeros(4), x),

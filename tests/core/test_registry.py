@@ -17,14 +17,14 @@ load_every_primitive()      # the modules `import jxkernel` leaves to first use
 LINEAR = """add sub neg mul div convert_element_type reduce_sum broadcast_in_dim reshape squeeze
 transpose rev concatenate pad slice dynamic_slice dynamic_update_slice gather scatter-add
 scatter select_n cumsum dot_general copy real imag complex conj add_any jit cond scan while
-psum all_gather ppermute all_to_all reduce_scatter checkpoint xla_pmap custom_lin split
+psum all_gather ppermute all_to_all reduce_scatter remat2 xla_pmap custom_lin split
 reduce_precision reduce_window_sum
 select_and_gather_add select_and_scatter_add
 conv_general_dilated fft
 custom_linear_solve optimization_barrier""".split()
 
 # Primitives with no array operands never meet a batched value, so need no batching rule.
-NO_OPERANDS = {"iota", "axis_index", "iota_2x32_shape", "dim_as_value", "empty",
+NO_OPERANDS = {"iota", "axis_index", "iota_2x32_shape", "dim_as_value", "empty", "empty2",
                "platform_index"}
 
 # Rules JAX 0.10.2's own primitive lacks, so jxkernel's does too (differentiating or
