@@ -28,7 +28,7 @@ from ..core.staging import trace_to_jaxpr
 from ..tree_util import tree_flatten, tree_unflatten
 from ..transforms import batch_util as bu
 from . import _cf_util as cf
-from ..transforms.ad_util import Zero, instantiate, is_undefined, stop_gradient, zeros
+from ..transforms.ad_util import Zero, instantiate, is_undefined, stop_gradient
 from .conversion import _convert_element_type, convert_element_type
 from .creation import empty_like_aval
 from .elementwise import clamp, eq, ne, select_n
