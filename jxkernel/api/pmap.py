@@ -16,11 +16,18 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
+from ..core.avals import get_aval
+from ..core.mesh import IndivisibleError, Mesh, NamedSharding, PartitionSpec
 from ..core.trace import EvalTrace, current_trace
 from ..lax.shapes import expand_dims, squeeze
 from ..tree_util import broadcast_prefix, tree_flatten, tree_leaves, tree_map, tree_unflatten
 from ..transforms.api_util import merge_static, wraps
+from ..transforms.jit import jit
+from ..transforms.jit_sharded import _check_fit
 from ..xla import client as _client
+from .shard_map import shard_map
 
 # the axis name pmap gives the mesh when none is named (JAX's, seen in the result's sharding)
 _DEFAULT_AXIS = "_internal_pmap_axis_name"
@@ -83,6 +90,7 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
                              if axis_size is None else axis_size)
             if key is not None:
                 cache[key] = cached
+        cached.check_devices(flat)
         if eager:
             cached.check_fit(flat)
         return cached, flat, eager, processes
@@ -91,6 +99,7 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
     def pmapped(*args, **kwargs):
         cached, flat, eager, processes = infer(args, kwargs)
         if processes > 1 and eager:       # each process's part, made one global Array
+            # the multi-process runtime loads only when jax.distributed is used
             from . import multihost_utils as mh
             flat = mh.host_local_array_to_global_array(tuple(flat), cached.mesh,
                                                        cached.in_specs)
@@ -165,6 +174,7 @@ def _mesh_devices(devices, backend, size, axis_size, eager) -> tuple:
         global_size = size
     if devices is None and processes > 1:
         # devices of one process together, process by process (JAX's order)
+        # (the multi-process runtime loads only when jax.distributed is used)
         from ..xla.distributed import pmap_devices
         found = pmap_devices(size, backend)
     elif devices is None:
@@ -178,7 +188,6 @@ def _mesh_devices(devices, backend, size, axis_size, eager) -> tuple:
 
 
 def _axes_to_pspec(axis_name, axis):
-    from ..sharding import PartitionSpec
     return PartitionSpec() if axis is None else PartitionSpec(*[None] * axis, axis_name)
 
 
@@ -188,10 +197,6 @@ class _Cached:
 
     def __init__(self, fun, statics, nargs, in_tree, flat_axes, out_axes, donated, devices,
                  axis_name, size):
-        import numpy as np
-        from ..sharding import Mesh, NamedSharding
-        from ..transforms.jit import jit
-        from .shard_map import shard_map
         self.size = size         # the mapped axis's global size (the mesh may be smaller)
         self.mesh = mesh = Mesh(np.array(devices, dtype=object), (axis_name,))
         spec = functools.partial(_axes_to_pspec, axis_name)
@@ -209,6 +214,8 @@ class _Cached:
                                              for x, ax in zip(leaves, axes)])
 
         _fun.__name__ = _fun.__qualname__ = "_fun"      # the name JAX's jaxprs show
+        # defined where `fun` is (its compiles are the user's, in the notebook's notes)
+        _fun.__wrapped__ = fun
         body = shard_map(_fun, mesh=mesh, in_specs=self.in_specs, out_specs=self.out_specs,
                          check_vma=False, axis_names={axis_name})
         self._plain = jit(body, donate_argnums=donated)
@@ -219,27 +226,36 @@ class _Cached:
                                                   is_leaf=lambda s: not isinstance(s, (
                                                       tuple, list, dict))))
 
+    def check_devices(self, flat) -> None:
+        """An error saying what to do where there are fewer devices than the mapped axis has
+        entries (JAX's mesh is then the devices there are: its error is the shard_map's,
+        or a squeeze's where the mesh divides the axis)."""
+        if self.mesh.size >= self.size:
+            return
+        n = self.mesh.size
+        fix = (f"The 'numpy' backend has one device: use vmap, or XLA's CPU backend "
+               f"(JAX_PLATFORMS=cpu) with JXKERNEL_CPU_DEVICES={self.size}."
+               if self.mesh.devices.flat[0].platform == "numpy" else
+               f"Set JXKERNEL_CPU_DEVICES={self.size} (before the first use of jxkernel) to "
+               f"simulate more CPU devices.")
+        if self.size % n:         # JAX's error (its jit's), then what to do
+            for x, s in zip(flat, self._in_shardings):
+                try:
+                    s.check_shape(get_aval(x).shape)
+                except IndivisibleError as e:
+                    raise IndivisibleError(f"{e}\npmap's mapped axis has size {self.size}, but "
+                                           f"only {n} devices are available. {fix}") from None
+                except ValueError:
+                    pass
+        raise ValueError(f"compiling computation that requires {self.size} logical devices, "
+                         f"but only {n} XLA devices are available (num_replicas={self.size}). "
+                         f"{fix}")
+
     def check_fit(self, flat) -> None:
-        """JAX's errors (its jit's, checking in_shardings before it traces) for a mapped axis
-        the mesh does not divide: arguments of other sizes, more than there are devices, a
-        scalar mapped; with what to do where the devices are too few."""
-        from ..core.avals import get_aval
-        from ..core.mesh import IndivisibleError
-        from ..transforms.jit_sharded import _check_fit
-        try:
-            _check_fit("arguments", [f"flat_args[{i}]" for i in range(len(flat))],
-                       [get_aval(x) for x in flat], self._in_shardings)
-        except IndivisibleError as e:
-            size, available = self.size, self.mesh.size
-            if available >= size:            # not too few devices: the sizes differ
-                raise
-            fix = (f"The 'numpy' backend has one device: use vmap, or XLA's CPU backend "
-                   f"(JAX_PLATFORMS=cpu) with JXKERNEL_CPU_DEVICES={size}."
-                   if self.mesh.devices.flat[0].platform == "numpy" else
-                   f"Set JXKERNEL_CPU_DEVICES={size} (before the first use of jxkernel) to "
-                   f"simulate more CPU devices.")
-            raise IndivisibleError(f"{e}\npmap's mapped axis has size {size}, but only "
-                                   f"{available} devices are available. {fix}") from None
+        """JAX's errors for arguments the mesh does not split (its jit checks in_shardings
+        before it traces): arguments of other sizes along the mapped axis, a scalar mapped."""
+        _check_fit("arguments", [f"flat_args[{i}]" for i in range(len(flat))],
+                   [get_aval(x) for x in flat], self._in_shardings)
 
     def jitted(self, eager: bool):
         return self._placed if eager else self._plain
