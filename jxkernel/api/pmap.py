@@ -91,7 +91,7 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
             if key is not None:
                 cache[key] = cached
         cached.check_devices(flat)
-        if eager:
+        if eager and processes == 1:     # (several: each passes its part of the global axis)
             cached.check_fit(flat)
         return cached, flat, eager, processes
 
