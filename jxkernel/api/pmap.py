@@ -19,6 +19,7 @@ import functools
 import numpy as np
 
 from ..core.avals import get_aval
+from ..core.lru import LRU, SIGNATURES
 from ..core.mesh import IndivisibleError, Mesh, NamedSharding, PartitionSpec
 from ..core.trace import EvalTrace, current_trace
 from ..lax.shapes import expand_dims, squeeze
@@ -32,7 +33,6 @@ from .shard_map import shard_map
 # the axis name pmap gives the mesh when none is named (JAX's, seen in the result's sharding)
 _DEFAULT_AXIS = "_internal_pmap_axis_name"
 _is_none = lambda x: x is None    # noqa: E731  None is a leaf of in_axes/out_axes, not a node
-
 
 
 def _index_tuple(x) -> tuple:
@@ -57,10 +57,13 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         if not all(type(leaf) is int for leaf in tree_leaves(axes)):
             raise TypeError(f"pmap {what} must be an int, None, or (nested) container with "
                             f"those types as leaves, but got {axes}.")
-    cache: dict = {}      # (statics, in tree, in axes, devices) -> _Cached, one per signature
+    # (statics, in tree, in axes, devices, donated) -> _Cached: its jit keeps the traces and
+    # programs of the argument types it met, as JAX's lu.cache'd shard_map does
+    cache = LRU(SIGNATURES)
 
     def infer(args, kwargs):
-        """(the cached jit of shard_map for this call, its flat arguments, whether eager)."""
+        """(the cached jit of shard_map for this call, its flat arguments, whether it runs
+        eagerly, the number of processes)."""
         eager = isinstance(current_trace(), EvalTrace)
         if static and max(static) >= len(args):
             raise ValueError(
@@ -72,12 +75,14 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
             if static and isinstance(in_axes, tuple) else in_axes
         flat, tree = tree_flatten((dyn, kwargs))
         flat_axes = _flat_in_axes(dyn_axes, dyn, kwargs, len(flat))
+        # a negative axis counts from the end (JAX 0.10.2 splits axis 0 for it instead)
         flat_axes = tuple(ax if ax is None or ax >= 0 else ax % max(_ndim(x), 1)
                           for x, ax in zip(flat, flat_axes))
         size = _mapped_axis_size(flat, flat_axes)
-        mesh_devices, processes = _mesh_devices(devices, backend, size, axis_size, eager)
+        mesh_devices, processes, global_size = _mesh_devices(devices, backend, size,
+                                                              axis_size, eager)
         donated = tuple(i for i, leaf_arg in enumerate(_leaf_argnums(dyn, kwargs))
-                        if leaf_arg in donate)
+                        if leaf_arg in donate) if donate else ()
         statics = tuple((i, args[i]) for i in static)
         key = (statics, tree, flat_axes, mesh_devices, donated)
         try:
@@ -86,8 +91,7 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
             key, cached = None, None
         if cached is None:
             cached = _Cached(fun, dict(statics), len(args), tree, flat_axes, out_axes,
-                             donated, mesh_devices, axis_name, size * processes
-                             if axis_size is None else axis_size)
+                             donated, mesh_devices, axis_name, global_size)
             if key is not None:
                 cache[key] = cached
         cached.check_devices(flat)
@@ -161,7 +165,8 @@ def _mapped_axis_size(flat, flat_axes) -> int:
 
 
 def _mesh_devices(devices, backend, size, axis_size, eager) -> tuple:
-    """(the mesh's devices, the number of processes) for a mapped axis of `size` here."""
+    """(the mesh's devices, the number of processes, the mapped axis's size over them all)
+    for a mapped axis of `size` here."""
     processes = _client.process_count(backend)
     if processes == 1 and axis_size is not None and axis_size != size:
         raise ValueError(f"Specified axis_size {axis_size} doesn't match received "
@@ -184,7 +189,7 @@ def _mesh_devices(devices, backend, size, axis_size, eager) -> tuple:
     if processes > 1 and not eager:       # traced inside a jit: this process's devices
         found = tuple(d for d in found if d.process_index == _client.process_index())
         global_size = size
-    return tuple(found[:global_size]), processes
+    return tuple(found[:global_size]), processes, global_size
 
 
 def _axes_to_pspec(axis_name, axis):
@@ -222,9 +227,7 @@ class _Cached:
         self._in_shardings = tuple(NamedSharding(mesh, s) for s in self.in_specs)
         self._placed = jit(body, donate_argnums=donated, in_shardings=self._in_shardings,
                            out_shardings=tree_map(lambda s: NamedSharding(mesh, s),
-                                                  self.out_specs,
-                                                  is_leaf=lambda s: not isinstance(s, (
-                                                      tuple, list, dict))))
+                                                  self.out_specs))
 
     def check_devices(self, flat) -> None:
         """An error saying what to do where there are fewer devices than the mapped axis has
