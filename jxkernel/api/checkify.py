@@ -39,7 +39,6 @@ from ..core.avals import get_aval
 from ..core.ir import ClosedJaxpr, Jaxpr, literal_value
 from ..core.primitive import (Primitive, abstract_eval_rules, all_primitives, batching_rules,
                               impl_rules, jvp_rules, lowering_rules, numpy_rules)
-from ..core.axis_env import bound_axis
 from ..core.interpret import read_atom
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ..core.trace import Tracer
@@ -52,7 +51,8 @@ from ..tree_util import register_pytree_node_class, tree_flatten, tree_leaves, t
     tree_unflatten
 from ..xla.array import Array
 from . import remat  # noqa: F401  (checkpoint_p, checked below)
-from .pmap import xla_pmap_p
+from .shard_map_call import _shard_map
+from .shard_map_primitive import P, shard_map_p
 
 __all__ = ["Error", "ErrorCategory", "JaxRuntimeError", "all_checks", "automatic_checks",
            "check", "check_error", "checkify", "debug_check", "div_checks", "float_checks",
@@ -573,24 +573,31 @@ def _jit_check(error, enabled_errors, *vals, jaxpr, donated_invars, **params):
     return tree_unflatten(out_tree, outs[:n]), outs[n:]
 
 
-def _pmap_check(error, enabled_errors, *vals, jaxpr, axis_name, axis_size, mapped_invars,
-                devices, name):
-    """pmap: each device checks its slice; the per-device errors come back stacked on the
-    mapped axis and are reduced to one (a failed device's, if any), as JAX's."""
-    params = dict(axis_name=axis_name, axis_size=axis_size, devices=devices, name=name)
-    if not _has_checks(jaxpr.jaxpr, enabled_errors):
-        return error, xla_pmap_p.bind(*vals, jaxpr=jaxpr, mapped_invars=mapped_invars, **params)
-    err_leaves = tree_flatten(error)[0]
-    avals = [get_aval(v) for v in vals]
-    avals = [a.update(shape=a.shape[1:]) if m else a for a, m in zip(avals, mapped_invars)]
-    with bound_axis(axis_name, axis_size):       # the body's collectives name the axis
-        checked, out_tree, _ = _checkified_jaxpr(jaxpr, enabled_errors, error, avals)
-    checked, consts = convert_constvars_to_invars(checked)
-    outs = xla_pmap_p.bind(*consts, *err_leaves, *vals, jaxpr=checked,
-                           mapped_invars=(False,) * (len(consts) + len(err_leaves)) +
-                           tuple(mapped_invars), **params)
-    n = out_tree.num_leaves
-    return _reduce_any_error(tree_unflatten(out_tree, outs[:n])), outs[n:]
+def _shard_map_check(error, enabled_errors, *vals, jaxpr, mesh, in_specs, out_specs,
+                     check_vma, newly_manual_axes):
+    """shard_map (and so pmap, a jit of one): each device checks its block; the per-device
+    errors come back stacked over the manual axes and are reduced to one (a failed device's,
+    if any), as JAX's."""
+    body = jaxpr if isinstance(jaxpr, ClosedJaxpr) else ClosedJaxpr(jaxpr, ())
+    if not _has_checks(body.jaxpr, enabled_errors):
+        return error, shard_map_p.bind(*vals, jaxpr=jaxpr, mesh=mesh, in_specs=in_specs,
+                                       out_specs=out_specs, check_vma=check_vma,
+                                       newly_manual_axes=newly_manual_axes)
+    err_leaves, err_tree = tree_flatten(error)
+    found = {}
+
+    def checked(errs, args):
+        err, outs = checkify_jaxpr(body, enabled_errors, tree_unflatten(err_tree, list(errs)),
+                                   *args)
+        leaves, found["tree"] = tree_flatten(err)
+        return [lax.expand_dims(x, (0,)) for x in leaves], list(outs)
+
+    stacked = P(tuple(a for a in mesh.axis_names if a in newly_manual_axes))
+    errs, outs = _shard_map(checked, out_specs=(stacked, list(out_specs)),
+                            in_specs=(P(), tuple(in_specs)), mesh=mesh,
+                            axis_names=newly_manual_axes, check_vma=check_vma,
+                            eager=False)(err_leaves, tuple(vals))
+    return _reduce_any_error(tree_unflatten(found["tree"], errs)), outs
 
 
 def _inline_check(prim, body_param, error, enabled_errors, *vals, **params):
@@ -706,7 +713,7 @@ def _register_rules():
     error_checks[all_primitives["cond"]] = _cond_check
     error_checks[all_primitives["scan"]] = _scan_check
     error_checks[all_primitives["while"]] = _while_check
-    error_checks[xla_pmap_p] = _pmap_check
+    error_checks[shard_map_p] = _shard_map_check
     for name, body in (("remat2", "jaxpr"), ("custom_jvp_call", "call_jaxpr"),
                        ("custom_vjp_call", "call_jaxpr")):
         prim = all_primitives[name]

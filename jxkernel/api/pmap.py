@@ -2,523 +2,263 @@
 
     >>> pmap(lambda x: x / lax.psum(x, 'i'), axis_name='i')(jnp.arange(4.0))
 
-The function is traced once with per-device shapes into an `xla_pmap` equation
-and compiled as a replicated XLA program (one replica per device); collectives
-over `axis_name` lower to StableHLO all_reduce / all_gather / replica_id.
-Results are Arrays whose leading axis is the device axis, one shard per device.
-Under grad/jvp/vmap the equation is transformed like a jit equation, with its
-inputs and outputs mapped along axis 0.
+As in JAX 0.10.2 (jax/_src/pmap.py), pmap is `jit` of `shard_map`: the mapped axis becomes a
+one-axis Mesh named `axis_name` over the first devices, each argument's mapped axis is split
+over it (in_specs `P(None, ..., axis_name)`), and inside the shard_map body the size-1 block
+axis is squeezed away before the user's function runs and put back (out_axes) after. A
+result is therefore an ordinary Array sharded over that mesh (`.sharding` is a
+NamedSharding), `jit(pmap(f))` stages the same `jit[shard_map]` equation, and grad, vmap,
+jvp and checkify go through jit's and shard_map's rules. In a multi-process run (jax.
+distributed) each process passes its local part; it is made a global Array over all
+processes' devices and the results are cut back to this process's part, as JAX does.
 """
 from __future__ import annotations
 
-import dataclasses
-import weakref
+import functools
 
 import numpy as np
 
-from ..transforms import stages as _stages
-from ..core.avals import ShapedArray, get_aval
-from ..core.ir import param_printers
-from ..core.lru import LRU, PROGRAMS, SIGNATURES, TRACES, WeakLRU
-from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
-                              jvp_rules, lowering_rules, numpy_rules, partial_eval_rules,
-                              transpose_rules)
-from ..core.axis_env import bound_axis
-from ..core.config import config
-from ..core.trace import EvalTrace, Tracer, current_trace, set_current_trace
-from ..lax.reductions import reduce_sum
-from ..lax.shapes import broadcast_in_dim, expand_dims, squeeze
-from ..lax.slicing import index_in_dim
-from ..transforms import batch_util as bu
-from ..transforms.ad_util import Zero, instantiate, is_undefined
-from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
+from ..core.avals import get_aval
+from ..core.lru import LRU, SIGNATURES
+from ..core.mesh import IndivisibleError, Mesh, NamedSharding, PartitionSpec
+from ..core.trace import EvalTrace, current_trace
+from ..lax.shapes import expand_dims, squeeze
+from ..tree_util import broadcast_prefix, tree_flatten, tree_leaves, tree_map, tree_unflatten
+from ..transforms.api_util import merge_static, wraps
+from ..transforms.jit import jit
+from ..transforms.jit_sharded import _check_fit
 from ..xla import client as _client
-from ..xla.array import Array
-from ..xla.multi_device import MultiDeviceArray, device_put_replicated
-from ..xla.transfers import device_put
-from ..xla.compiler import Phases
-from ..xla.executable import Executable
-from ..xla.pipeline import compile as compile_module, lower
-from ..core import compile_record
-from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
-from ..transforms.api_util import flatten_fun, merge_static, wraps
-from ..transforms.batching import AxisData, batch_jaxpr
-from ..core.numpy_eval import eval_closed_jaxpr_numpy
-from ..core.partial_eval import partial_eval_jaxpr
-from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
+from .shard_map import shard_map
 
-xla_pmap_p = Primitive("xla_pmap", multiple_results=True)
+# the axis name pmap gives the mesh when none is named (JAX's, seen in the result's sharding)
+_DEFAULT_AXIS = "_internal_pmap_axis_name"
+_is_none = lambda x: x is None    # noqa: E731  None is a leaf of in_axes/out_axes, not a node
 
 
-def _mapped_aval(aval, size):
-    return ShapedArray((size,) + tuple(aval.shape), aval.dtype, aval.weak_type)
-
-
-def _pmap_abstract_eval(*avals, jaxpr, axis_name, axis_size, mapped_invars, devices, name):
-    return [_mapped_aval(a, axis_size) for a in jaxpr.out_avals]
-
-
-def _pmap_impl(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name):
-    devices, replicas, spans = _pmap_devices(axis_size, devices)
-    key = (jaxpr, (axis_name, axis_size, mapped_invars, devices))
-    if devices[0].platform == "numpy":     # one device: the body batched over the axis, as vmap
-        body = _executables.get(key)
-        if body is None:      # NumPy's program: the batched jaxpr, logged as XLA's compile is
-            body = _executables[key] = _batched_body(jaxpr, axis_name, axis_size, mapped_invars)
-            _log_compile(name, args, Phases(), "numpy")
-        outs = eval_closed_jaxpr_numpy(body, *[np.asarray(x) for x in args])
-        return [device_put(np.asarray(o, a.dtype), devices[0])
-                for o, a in zip(outs, jaxpr.out_avals)]
-    args, mapped_invars, jaxpr = _consts_as_inputs(args, mapped_invars, jaxpr)
-    exe = _executables.get(key)
-    if exe is None:
-        module = _lower_pmap(jaxpr, axis_name, replicas, devices, name)
-        exe = _executables[key] = _compile_pmap(module, jaxpr, spans, name, args)
-    return _run_pmap(exe, args, mapped_invars, axis_size, devices)
-
-
-def _pmap_devices(axis_size, devices) -> tuple:
-    """(devices, replicas, whether they span processes) of a pmap over `axis_size`."""
-    devices = devices or tuple(_client.devices()[:axis_size])
-    if len(devices) < axis_size:
-        # JAX's error (as on a one-device CPU), with what to do on this backend
-        numpy = bool(devices) and devices[0].platform == "numpy"
-        fix = (f"The 'numpy' backend has one device: use vmap, or XLA's CPU backend "
-               f"(JAX_PLATFORMS=cpu) with JXKERNEL_CPU_DEVICES={axis_size}." if numpy else
-               f"Set JXKERNEL_CPU_DEVICES={axis_size} (before the first use of jxkernel) to "
-               f"simulate more CPU devices.")
-        raise ValueError(f"compiling computation that requires {axis_size} logical devices, but "
-                         f"only {len(devices)} XLA devices are available (num_replicas="
-                         f"{axis_size}). {fix}")
-    # devices of several processes (jxkernel.distributed): each process feeds its own slices
-    spans = len(devices) > axis_size and _client.process_count() > 1
-    return devices, len(devices) if spans else axis_size, spans
-
-
-def _consts_as_inputs(args, mapped_invars, jaxpr) -> tuple:
-    """The consts of a transformed jaxpr as unmapped leading operands."""
-    if not jaxpr.consts:
-        return args, mapped_invars, jaxpr
-    return (list(jaxpr.consts) + list(args), (False,) * len(jaxpr.consts) + tuple(mapped_invars),
-            _hoisted(jaxpr))
-
-
-def _lower_pmap(jaxpr, axis_name, replicas, devices, name):
-    """The pmap body as a replicated StableHLO program (a pipeline.Module)."""
-    return lower(jaxpr.jaxpr, devices, name=f"pmap_{name}", num_replicas=replicas,
-                 axis_env=((axis_name, replicas),))
-
-
-def _compile_pmap(module, jaxpr, spans, name, args, compiler_options=None):
-    exe, phases = compile_module(module, f"pmap({name})", executable=_executable_class(spans),
-                                 compiler_options=compiler_options, in_avals=jaxpr.in_avals)
-    _log_compile(name, args, phases, _client.platform_of(module.devices[0]))
-    return exe
-
-
-def _log_compile(name, args, phases, platform) -> None:
-    """The notebook's count, recompilation notes, Compilations panel and %jxcompiles list
-    every program a pmap makes: compiled by XLA, or batched for NumPy (a new shape is a new
-    program there too)."""
-    compile_record.record_compiled(
-        f"pmap({name})", tuple((f"args[{i}]", get_aval(x).str_short())
-                               for i, x in enumerate(args)), phases, platform)
-
-
-def _run_pmap(exe, args, mapped_invars, axis_size, devices) -> list:
-    if len(devices) == 1:     # one device runs the body as is: no device axis to split
-        outs = exe(*[squeeze(x, (0,)) if mapped else x for x, mapped in zip(args, mapped_invars)])
-        return [expand_dims(o, (0,)) for o in outs]
-    arguments = []
-    for x, mapped in zip(args, mapped_invars):
-        if not mapped:          # the same value on every device: a stack of copies
-            x = _copies_on(x, axis_size, devices)
-        arguments.append(x)
-    return exe(*arguments)
-
-
-# An unmapped operand (an in_axes=None argument, a closed-over Array: the consts of a kept
-# trace) goes to every device. The same Array object comes back call after call, so its copies
-# are kept while it lives (weakly: its death drops them), as JAX keeps a pmap's constants on
-# its devices; a closure over an Array cost each call an eager broadcast, a host read of the
-# stack and a put per device (issue 38: 680 us a call against JAX's 290 us, 8 devices).
-_copies: dict = {}          # (id(x), devices) -> (weakref to x, its stack of copies)
-_MAX_COPIES = 64
-
-
-def _copies_on(x, axis_size, devices):
-    """`x` stacked `axis_size` times, one copy per device of `devices` (one per replica)."""
-    if not isinstance(x, Array) or len(devices) != axis_size or x.is_deleted():
-        aval = get_aval(x)      # NumPy data may change between calls; several processes
-        return broadcast_in_dim(x, (axis_size,) + aval.shape,
-                                tuple(range(1, len(aval.shape) + 1)))
-    key = (id(x), devices)
-    kept = _copies.get(key)
-    if kept is not None and kept[0]() is x and not kept[1].is_deleted():   # (donated: anew)
-        return kept[1]
-    copies = device_put_replicated(x, devices)
-    if len(_copies) >= _MAX_COPIES:
-        _copies.pop(next(iter(_copies)))            # the oldest
-    _copies[key] = (weakref.ref(x, lambda _, key=key: _copies.pop(key, None)), copies)
-    return copies
-
-
-def _trace_key(tree, avals, mapped, size, devices, statics, leaves):
-    """What a pmapped function's trace depends on, or None where it must trace anew: under
-    another transformation (its tracers may be closed over), or with unhashable static
-    arguments."""
-    if not isinstance(current_trace(), EvalTrace) or any(isinstance(x, Tracer) for x in leaves):
-        return None
-    key = (tree, tuple(avals), tuple(mapped), size, devices, tuple(statics),
-           config._trace_state)
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    return key
-
-
-def _executable_class(spans_processes: bool):
-    if not spans_processes:
-        return Executable
-    # the multi-process runtime loads only when jax.distributed is used
-    from ..xla.distributed import ProcessSpanningExecutable
-    return ProcessSpanningExecutable
-
-
-_executables = WeakLRU(PROGRAMS)     # (jaxpr, (axis, size, mapped, devices)) -> Executable
-_hoisted_jaxprs = WeakLRU(TRACES)    # (closed, None) -> it with its consts as inputs
-
-
-def _hoisted(closed):
-    """`closed` taking its consts as leading inputs (made once per jaxpr)."""
-    found = _hoisted_jaxprs.get((closed, None))
-    if found is None:
-        found = _hoisted_jaxprs[closed, None] = convert_constvars_to_invars(closed)[0]
-    return found
-
-
-def _pmap_lowering(ctx, *args, **params):
-    raise NotImplementedError("pmap inside jit is not supported: call the pmapped function "
-                              "outside jit (pmap compiles its body itself).")
-
-
-def _pmap_batching(axis_data, vals, dims, *, jaxpr, axis_name, axis_size, mapped_invars,
-                   devices, name):
-    # the device axis is axis 0 of mapped inputs; per device, the batch dim sits one lower
-    inner_dims, new_vals = [], []
-    for v, d, m in zip(vals, dims, mapped_invars):
-        if d is bu.not_mapped:
-            inner_dims.append(None)
-        elif m:
-            v = bu.moveaxis(v, d, 1)
-            inner_dims.append(0)
-        else:
-            v = bu.moveaxis(v, d, 0)
-            inner_dims.append(0)
-        new_vals.append(v)
-    batched, out_dims = batch_jaxpr(jaxpr, axis_data, inner_dims)
-    outs = xla_pmap_p.bind(*new_vals, jaxpr=batched, axis_name=axis_name, axis_size=axis_size,
-                           mapped_invars=mapped_invars, devices=devices, name=name)
-    return outs, [bu.not_mapped if d is bu.not_mapped else 1 for d in out_dims]
-
-
-def _pmap_jvp(primals, tangents, *, jaxpr, axis_name, axis_size, mapped_invars, devices, name):
-    nonzeros = [type(t) is not Zero for t in tangents]
-    new_jaxpr, out_nz = jvp_jaxpr(jaxpr, nonzeros)
-    nz_t = [t for t in tangents if type(t) is not Zero]
-    mapped = tuple(mapped_invars) + tuple(m for m, nz in zip(mapped_invars, nonzeros) if nz)
-    outs = xla_pmap_p.bind(*primals, *nz_t, jaxpr=new_jaxpr, axis_name=axis_name,
-                           axis_size=axis_size, mapped_invars=mapped, devices=devices, name=name)
-    n = len(jaxpr.out_avals)
-    rest = iter(outs[n:])
-    return outs[:n], [next(rest) if nz else Zero(_mapped_aval(a, axis_size))
-                      for nz, a in zip(out_nz, jaxpr.out_avals)]
-
-
-def _pmap_partial_eval(trace, args, params):
-    """Known part: one pmap returning known outputs and per-device residuals; unknown part:
-    a staged pmap consuming them (residuals mapped along the device axis)."""
-    unknowns = [trace.is_unknown(x) for x in args]
-    known, unknown, out_uk, n_res = partial_eval_jaxpr(params["jaxpr"], unknowns)
-    known_args = [x for x, u in zip(args, unknowns) if not u]
-    known_mapped = tuple(m for m, u in zip(params["mapped_invars"], unknowns) if not u)
-    with set_current_trace(trace.parent):
-        known_outs = xla_pmap_p.bind(*known_args, **dict(params, jaxpr=known,
-                                                         mapped_invars=known_mapped))
-    n_known = len(known_outs) - n_res
-    residuals = known_outs[n_known:]
-    uk_args = list(residuals) + [x for x, u in zip(args, unknowns) if u]
-    uk_mapped = (True,) * n_res + tuple(m for m, u in zip(params["mapped_invars"], unknowns) if u)
-    new_params = dict(params, jaxpr=unknown, mapped_invars=uk_mapped)
-    out_avals = _pmap_abstract_eval(**new_params)
-    unknown_outs = iter(trace.add_eqn([trace.to_atom(x) for x in uk_args], xla_pmap_p,
-                                      new_params, out_avals))
-    known_iter = iter(known_outs[:n_known])
-    return [next(unknown_outs) if u else next(known_iter) for u in out_uk]
-
-
-def _pmap_transpose(cts, *args, jaxpr, axis_name, axis_size, mapped_invars, devices, name):
-    linear = [is_undefined(a) for a in args]
-    nonlinear = [a for a in args if not is_undefined(a)]
-    cts = [instantiate(c) for c in cts]
-    transposed = transpose_jaxpr(jaxpr, linear)
-    mapped = tuple(m for m, lin in zip(mapped_invars, linear) if not lin) + (True,) * len(cts)
-    outs = iter(xla_pmap_p.bind(*nonlinear, *cts, jaxpr=transposed, axis_name=axis_name,
-                                axis_size=axis_size, mapped_invars=mapped, devices=devices,
-                                name=name))
-    result = []
-    for lin, m, a in zip(linear, mapped_invars, args):
-        if not lin:
-            result.append(None)
-            continue
-        ct = next(outs)
-        if not m:             # an input broadcast to every device: sum its cotangents
-            ct = reduce_sum(ct, (0,))
-        result.append(ct)
-    return result
-
-
-def _pmap_numpy(*args, jaxpr, axis_name, axis_size, mapped_invars, devices, name):
-    """With NumPy (one device) the mapped axis is vmap's: the body batched over it, its
-    collectives becoming reductions and gathers along the batch axis (their batching
-    rules), then evaluated whole."""
-    return eval_closed_jaxpr_numpy(
-        _batched_body(jaxpr, axis_name, axis_size, mapped_invars), *args)
-
-
-def _batched_body(jaxpr, axis_name, axis_size, mapped_invars):
-    in_dims = [0 if m else bu.not_mapped for m in mapped_invars]
-    batched, _ = batch_jaxpr(jaxpr, AxisData(axis_name, axis_size), in_dims,
-                             force_out_batched=[True] * len(jaxpr.out_avals))
-    return batched
-
-
-abstract_eval_rules[xla_pmap_p] = _pmap_abstract_eval
-impl_rules[xla_pmap_p] = _pmap_impl
-numpy_rules[xla_pmap_p] = _pmap_numpy
-lowering_rules[xla_pmap_p] = _pmap_lowering
-axis_batching_rules[xla_pmap_p] = _pmap_batching
-jvp_rules[xla_pmap_p] = _pmap_jvp
-partial_eval_rules[xla_pmap_p] = _pmap_partial_eval
-transpose_rules[xla_pmap_p] = _pmap_transpose
-param_printers[xla_pmap_p] = lambda p: [("axis_name", p["axis_name"]), ("axis_size", p["axis_size"]),
-                                        ("name", p["name"]), ("jaxpr", p["jaxpr"])]
+def _index_tuple(x) -> tuple:
+    return (x,) if isinstance(x, int) else tuple(x)
 
 
 def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(),
          devices=None, backend=None, axis_size=None, donate_argnums=()):
     """Map `fun` over axis `in_axes` of its arguments, one slice per device, in parallel."""
-    static = (static_broadcasted_argnums,) if isinstance(static_broadcasted_argnums, int) \
-        else tuple(static_broadcasted_argnums)
+    if devices is not None:
+        if not devices:
+            raise ValueError("'devices' argument to pmap must be non-empty, or None.")
+        devices = tuple(devices)
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun!r}")
+    axis_name = _DEFAULT_AXIS if axis_name is None else axis_name
+    static = _index_tuple(static_broadcasted_argnums)
+    # donate_argnums count positions among all arguments; jit sees the dynamic ones only
+    donate = tuple(i - sum(s < i for s in static) for i in _index_tuple(donate_argnums)
+                   if i not in static)
+    for what, axes in (("in_axes", in_axes), ("out_axes", out_axes)):
+        if not all(type(leaf) is int for leaf in tree_leaves(axes)):
+            raise TypeError(f"pmap {what} must be an int, None, or (nested) container with "
+                            f"those types as leaves, but got {axes}.")
+    # (statics, in tree, in axes, devices, donated) -> _Cached: its jit keeps the traces and
+    # programs of the argument types it met, as JAX's lu.cache'd shard_map does
+    cache = LRU(SIGNATURES)
 
-    traces = LRU(SIGNATURES)   # signature -> (jaxpr, consts, out_tree), top-level calls only
-    # The last eager call whose arguments are all positional and mapped over axis 0, as
-    # (treedef, leaf avals, trace state, its _Prepared with the consts as args): a call with the
-    # same structure and types reuses its trace without prepare's work (flattening the axes,
-    # an aval per leaf, the trace key), as jit's last hit does (issue 38).
-    last = []
-
-    def prepare(args, kwargs) -> _Prepared:
-        """The call's inputs moved to the device axis, and its trace."""
-        dyn = [a for i, a in enumerate(args) if i not in static]
-        axes = in_axes if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(dyn)
-        # keyword arguments are mapped over their leading axis, as in JAX
-        flat_axes = broadcast_prefix((tuple(axes), {k: 0 for k in kwargs}), (tuple(dyn), kwargs),
-                                     is_leaf=lambda x: x is None)
-        leaves, tree = tree_flatten((tuple(dyn), kwargs))
-        moved, avals, mapped = [], [], []
-        sizes = set()
-        for x, ax in zip(leaves, flat_axes):
-            aval = get_aval(x)
-            if ax is None:
-                moved.append(x)
-                avals.append(aval)
-                mapped.append(False)
-                continue
-            if not -len(aval.shape) <= ax < len(aval.shape):
-                raise ValueError(f"pmap was requested to map its argument along axis {ax}, "
-                                 f"which implies that its rank should be at least {ax + 1}, "
-                                 f"but is only {len(aval.shape)} (its shape is {aval.shape})")
-            ax %= len(aval.shape)
-            sizes.add(aval.shape[ax])
-            if ax:
-                x = bu.moveaxis(x, ax, 0)
-            moved.append(x)
-            avals.append(ShapedArray(aval.shape[:ax] + aval.shape[ax + 1:], aval.dtype,
-                                     aval.weak_type))
-            mapped.append(True)
-        if len(sizes) > 1:
-            raise ValueError(f"pmap got inconsistent sizes for array axes to be mapped: "
-                             f"{sorted(sizes)}")
-        size = sizes.pop() if sizes else axis_size
-        if size is None:
-            raise ValueError("pmap requires at least one mapped input, or axis_size")
-        flat, out_tree = flatten_fun(
-            lambda dyn, kw: fun(*merge_static({i: args[i] for i in static}, dyn, len(args)), **kw),
-            tree)
-        dev = tuple(devices) if devices is not None else None
-        global_size = size          # what psum(1, axis_name) sees: all processes' devices
-        if dev is None and _client.process_count(backend) > 1:
-            # the multi-process runtime loads only when jax.distributed is used
-            from ..xla.distributed import pmap_devices
-            dev = pmap_devices(size, backend)
-            global_size = len(dev)
-        # traced once per signature, as JAX's pmap: a new jaxpr each call would miss the
-        # executable cache, and lower and compile again
-        key = _trace_key(tree, avals, mapped, size, dev, [args[i] for i in static], leaves)
-        found = traces.get(key) if key is not None else None
-        if found is None:
-            with bound_axis(axis_name, global_size):
-                closed = trace_to_jaxpr(flat, avals)
-            jaxpr, consts = convert_constvars_to_invars(closed)
-            found = (jaxpr, consts, out_tree())
-            if key is not None and not any(isinstance(c, Tracer) for c in consts):
-                traces[key] = found
-        jaxpr, consts, out_tree = found
-        prepared = _Prepared([*consts, *moved], jaxpr, out_tree, size, dev,
-                             (False,) * len(consts) + tuple(mapped))
-        if key is not None and not static and not kwargs and found is traces.get(key) and \
-                all(ax == 0 for ax in flat_axes) and \
-                all(type(x) in _SHORTCUT_TYPES for x in leaves):
-            kept = _Prepared(list(consts), jaxpr, out_tree, size, dev, prepared.mapped)
-            last[:] = [(tree, [get_aval(x) for x in leaves], config._trace_state, kept)]
-            # (its args are the consts alone: this call's arguments are not kept alive)
-        return prepared
-
-    def prepare_again(args):
-        """The last call's _Prepared with these arguments, if they match it; else None."""
-        tree, avals, state, prepared = last[0]
-        leaves, treedef = tree_flatten((args, {}))
-        if treedef != tree or state is not config._trace_state or \
-                not isinstance(current_trace(), EvalTrace):
-            return None
-        for x, aval in zip(leaves, avals):
-            if type(x) not in _SHORTCUT_TYPES or get_aval(x) != aval:
-                return None
-        return _Prepared([*prepared.args, *leaves], prepared.jaxpr,
-                         prepared.out_tree, prepared.size, prepared.devices, prepared.mapped)
-
-    def finish(outs, out_tree):
-        """The per-device results with their device axis where out_axes puts it."""
-        if type(out_axes) is int and out_axes == 0:      # where they are (the default)
-            return tree_unflatten(out_tree, outs)
-        flat_out_axes = broadcast_prefix(out_axes, tree_unflatten(out_tree, outs),
-                                         is_leaf=lambda x: x is None)
-        results = []
-        for o, ax in zip(outs, flat_out_axes):
-            if ax is None:
-                o = index_in_dim(o, 0, 0, keepdims=False)
-            elif ax % len(get_aval(o).shape):
-                o = bu.moveaxis(o, 0, ax)
-            results.append(o)
-        return tree_unflatten(out_tree, results)
-
-    name = getattr(fun, "__name__", "fun")
+    def infer(args, kwargs):
+        """(the cached jit of shard_map for this call, its flat arguments, whether it runs
+        eagerly, the number of processes)."""
+        eager = isinstance(current_trace(), EvalTrace)
+        if static and max(static) >= len(args):
+            raise ValueError(
+                f"pmapped function has static_broadcasted_argnums={static} but was called "
+                f"with only {len(args)} positional argument{'s' if len(args) > 1 else ''}. "
+                f"All static broadcasted arguments must be passed positionally.")
+        dyn = tuple(a for i, a in enumerate(args) if i not in static)
+        dyn_axes = tuple(in_axes[i] for i in range(len(args)) if i not in static) \
+            if static and isinstance(in_axes, tuple) else in_axes
+        flat, tree = tree_flatten((dyn, kwargs))
+        flat_axes = _flat_in_axes(dyn_axes, dyn, kwargs, len(flat))
+        # a negative axis counts from the end (JAX 0.10.2 splits axis 0 for it instead)
+        flat_axes = tuple(ax if ax is None or ax >= 0 else ax % max(_ndim(x), 1)
+                          for x, ax in zip(flat, flat_axes))
+        size = _mapped_axis_size(flat, flat_axes)
+        mesh_devices, processes, global_size = _mesh_devices(devices, backend, size,
+                                                              axis_size, eager)
+        donated = tuple(i for i, leaf_arg in enumerate(_leaf_argnums(dyn, kwargs))
+                        if leaf_arg in donate) if donate else ()
+        statics = tuple((i, args[i]) for i in static)
+        key = (statics, tree, flat_axes, mesh_devices, donated)
+        try:
+            cached = cache.get(key)
+        except TypeError:        # an unhashable static argument: a new trace each call
+            key, cached = None, None
+        if cached is None:
+            cached = _Cached(fun, dict(statics), len(args), tree, flat_axes, out_axes,
+                             donated, mesh_devices, axis_name, global_size)
+            if key is not None:
+                cache[key] = cached
+        cached.check_devices(flat)
+        if eager and processes == 1:     # (several: each passes its part of the global axis)
+            cached.check_fit(flat)
+        return cached, flat, eager, processes
 
     @wraps(fun)
     def pmapped(*args, **kwargs):
-        p = prepare_again(args) if last and not kwargs else None
-        if p is None:
-            p = prepare(args, kwargs)
-        outs = xla_pmap_p.bind(*p.args, jaxpr=p.jaxpr, axis_name=axis_name, axis_size=p.size,
-                               mapped_invars=p.mapped, devices=p.devices, name=name)
-        return finish(outs, p.out_tree)
+        cached, flat, eager, processes = infer(args, kwargs)
+        if processes > 1 and eager:       # each process's part, made one global Array
+            # the multi-process runtime loads only when jax.distributed is used
+            from . import multihost_utils as mh
+            flat = mh.host_local_array_to_global_array(tuple(flat), cached.mesh,
+                                                       cached.in_specs)
+            out = cached.jitted(eager)(*flat)
+            return mh.global_array_to_host_local_array(out, cached.mesh, cached.out_specs)
+        return cached.jitted(eager)(*flat)
 
-    def lower(*args, **kwargs) -> PmapLowered:
-        """Ahead of time, as JAX's `pmap(f).lower(*args)`: the replicated program for these
-        argument types; `.as_text()` its StableHLO, `.compile()` it."""
-        return PmapLowered(prepare(args, kwargs), axis_name, name, prepare, finish)
+    def lower(*args, **kwargs):
+        """Ahead of time, as JAX's `pmap(f).lower(*args)`: the jit of shard_map lowered for
+        these arguments (a jax.stages.Lowered; `.compile()` it)."""
+        cached, flat, eager, _ = infer(args, kwargs)
+        return cached.jitted(eager).lower(*flat)
+
     pmapped.lower = lower
     return pmapped
 
 
-# argument types a pmap's last-call shortcut takes: fixed values (no tracers, no lists)
-_SHORTCUT_TYPES = frozenset({Array, MultiDeviceArray, np.ndarray})
+def _ndim(x) -> int:
+    return len(getattr(x, "shape", ()))
 
 
-@dataclasses.dataclass(frozen=True)
-class _Prepared:
-    args: list              # the pmap's operands: its consts, then inputs with the device axis first
-    jaxpr: object           # the body (consts as its leading inputs)
-    out_tree: object
-    size: int               # the mapped axis's size
-    devices: tuple | None
-    mapped: tuple           # per operand: mapped over the device axis or broadcast
+def _leaf_argnums(dyn, kwargs) -> list:
+    """Per leaf of (dyn, kwargs): the dynamic argument it belongs to (None for keywords)."""
+    return [i for i, a in enumerate(dyn) for _ in range(len(tree_leaves(a)))] + \
+        [None] * len(tree_leaves(kwargs))
 
 
-class _PmapStage:
-    """What a pmap's stages tell of themselves (a jit's tell more: its signature's pytrees)."""
-
-    @property
-    def fun_name(self) -> str:
-        return self._lowered._name
-
-    def _jit_only(self, what):
-        raise NotImplementedError(f"pmap({self.fun_name}): {what} of pmap's ahead-of-time "
-                                  f"stages is not supported by jxkernel (a jit's stages have it)")
-
-    in_tree = property(lambda self: self._jit_only("in_tree"))
-    in_avals = property(lambda self: self._jit_only("in_avals"))
-    args_info = property(lambda self: self._jit_only("args_info"))
-    out_info = property(lambda self: self._jit_only("out_info"))
-    donate_argnums = property(lambda self: self._jit_only("donate_argnums"))
-
-
-class PmapLowered(_PmapStage, _stages.Lowered):
-    """A pmapped function lowered for one signature: a jax.stages.Lowered, as JAX's."""
-
-    def __init__(self, prepared, axis_name, name, prepare, finish):
-        self._prepared, self._name, self._prepare, self._finish = prepared, name, prepare, finish
-        self._lowered = self
-        p = prepared
-        self._devices, replicas, self._spans = _pmap_devices(p.size, p.devices)
-        self.device = self._devices[0]
-        self._args, self._mapped, self._jaxpr = _consts_as_inputs(p.args, p.mapped, p.jaxpr)
-        self._module = _lower_pmap(self._jaxpr, axis_name, replicas, self._devices, name)
-        self._text = self._module.text
-
-    def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
-        """The program's StableHLO text (the only dialect jxkernel writes)."""
-        if dialect not in (None, "stablehlo"):
-            raise ValueError(f"pmap(...).lower(...).as_text(dialect={dialect!r}): jxkernel "
-                             f"writes StableHLO only; pass dialect='stablehlo' or None")
-        return _stages.portable().printed_text(self._module.text, debug_info)
-
-    def compile(self, compiler_options: dict | None = None) -> PmapCompiled:
-        """The program compiled by XLA (`compiler_options`: XLA's options by name)."""
-        exe = _compile_pmap(self._module, self._jaxpr, self._spans, self._name, self._args,
-                            compiler_options)
-        return PmapCompiled(exe, self)
+def _flat_in_axes(dyn_axes, dyn, kwargs, n) -> tuple:
+    """One axis (or None) per leaf of (dyn, kwargs): keywords are mapped over axis 0."""
+    if isinstance(dyn_axes, int) and (dyn_axes == 0 or not kwargs):
+        return (dyn_axes,) * n
+    try:
+        return tuple(broadcast_prefix((dyn_axes, 0), (dyn, kwargs), is_leaf=_is_none))
+    except ValueError:
+        msg = ("pmap in_axes specification must be a tree prefix of the corresponding value, "
+               f"got specification {dyn_axes} for value tree of the positional arguments."
+               "\n\nThe 'full pytree' here is the tuple of arguments passed positionally to "
+               "the pmapped function, and the value of `in_axes` must be a tree prefix of "
+               "that tuple. But it was not a prefix.")
+        if kwargs:
+            msg += ("\n\nWhen some arguments are passed by keyword to the pmapped function, "
+                    "they are not included in the comparison to `in_axes`. Instead, each "
+                    "argument passed by keyword is mapped over its leading axis.")
+        raise ValueError(msg + "\n\nCheck that the value of the `in_axes` argument to `pmap` "
+                         "is a tree prefix of the tuple of arguments passed positionally to "
+                         "the pmapped function.") from None
 
 
-class PmapCompiled(_PmapStage, _stages.Compiled):
-    """A pmapped function compiled ahead of time (a jax.stages.Compiled); called with the
-    arguments it was lowered for (arrays of the same types)."""
+def _mapped_axis_size(flat, flat_axes) -> int:
+    """The size of the first mapped argument's mapped axis (shard_map checks the others)."""
+    for x, ax in zip(flat, flat_axes):
+        if ax is not None and hasattr(x, "shape"):
+            if ax >= len(x.shape):       # jxkernel's message: JAX's is a sharding's rank error
+                raise ValueError(f"pmap was requested to map its argument along axis {ax}, "
+                                 f"which implies that its rank should be at least {ax + 1}, "
+                                 f"but is only {len(x.shape)} (its shape is {x.shape})")
+            return int(x.shape[ax])
+    raise ValueError("pmap requires at least one argument with a mapped axis.")
 
-    def __init__(self, exe, lowered):
-        self._exe, self._lowered, self.lowered = exe, lowered, lowered
 
-    def as_text(self) -> str:
-        """The optimized HLO XLA compiled."""
-        return self._exe.optimized_hlo()
+def _mesh_devices(devices, backend, size, axis_size, eager) -> tuple:
+    """(the mesh's devices, the number of processes, the mapped axis's size over them all)
+    for a mapped axis of `size` here."""
+    processes = _client.process_count(backend)
+    if processes == 1 and axis_size is not None and axis_size != size:
+        raise ValueError(f"Specified axis_size {axis_size} doesn't match received "
+                         f"axis_size {size}.")
+    if axis_size is not None:
+        global_size = axis_size
+    elif processes > 1:
+        global_size = size * processes
+    else:
+        global_size = size
+    if devices is None and processes > 1:
+        # devices of one process together, process by process (JAX's order)
+        # (the multi-process runtime loads only when jax.distributed is used)
+        from ..xla.distributed import pmap_devices
+        found = pmap_devices(size, backend)
+    elif devices is None:
+        found = tuple(_client.devices(backend) if backend is not None else _client.devices())
+    else:
+        found = devices
+    if processes > 1 and not eager:       # traced inside a jit: this process's devices
+        found = tuple(d for d in found if d.process_index == _client.process_index())
+        global_size = size
+    return tuple(found[:global_size]), processes, global_size
 
-    def cost_analysis(self) -> dict:
-        return self._exe.cost_analysis()
 
-    def memory_analysis(self):
-        return self._exe.memory_stats()
+def _axes_to_pspec(axis_name, axis):
+    return PartitionSpec() if axis is None else PartitionSpec(*[None] * axis, axis_name)
 
-    def __call__(self, *args, **kwargs):
-        low = self._lowered
-        p = low._prepare(args, kwargs)
-        if (p.jaxpr.in_avals, p.out_tree, p.size) != (low._prepared.jaxpr.in_avals,
-                                                      low._prepared.out_tree, low._prepared.size):
-            want = ", ".join(a.str_short() for a in low._prepared.jaxpr.in_avals)
-            got = ", ".join(a.str_short() for a in p.jaxpr.in_avals)
-            raise TypeError(f"a compiled pmap({low._name}) was called with arguments of other "
-                            f"types than it was lowered for: per device ({got}), lowered for "
-                            f"({want}). Lower and compile it again for these arguments, or "
-                            f"call the pmapped function itself.")
-        args, mapped, _ = _consts_as_inputs(p.args, p.mapped, p.jaxpr)
-        return low._finish(_run_pmap(self._exe, args, mapped, p.size, low._devices), p.out_tree)
+
+class _Cached:
+    """A pmap for one signature: its mesh, specs, and the jit of its shard_map (with the
+    mesh's shardings for an eager call, as JAX's; without, when traced inside a jit)."""
+
+    def __init__(self, fun, statics, nargs, in_tree, flat_axes, out_axes, donated, devices,
+                 axis_name, size):
+        self.size = size         # the mapped axis's global size (the mesh may be smaller)
+        self.mesh = mesh = Mesh(np.array(devices, dtype=object), (axis_name,))
+        spec = functools.partial(_axes_to_pspec, axis_name)
+        self.in_specs = tuple(spec(ax) for ax in flat_axes)
+        self.out_specs = tree_map(spec, out_axes, is_leaf=_is_none)
+
+        def _fun(*flat_args):
+            flat_args = [x if ax is None else squeeze(x, (ax,))
+                         for x, ax in zip(flat_args, flat_axes)]
+            dyn, kwargs = tree_unflatten(in_tree, flat_args)
+            out = fun(*merge_static(statics, dyn, nargs), **kwargs)
+            leaves, out_tree = tree_flatten(out)
+            axes = broadcast_prefix(out_axes, out, is_leaf=_is_none)
+            return tree_unflatten(out_tree, [x if ax is None else expand_dims(x, (ax,))
+                                             for x, ax in zip(leaves, axes)])
+
+        _fun.__name__ = _fun.__qualname__ = "_fun"      # the name JAX's jaxprs show
+        # defined where `fun` is (its compiles are the user's, in the notebook's notes)
+        _fun.__wrapped__ = fun
+        body = shard_map(_fun, mesh=mesh, in_specs=self.in_specs, out_specs=self.out_specs,
+                         check_vma=False, axis_names={axis_name})
+        self._plain = jit(body, donate_argnums=donated)
+        self._in_shardings = tuple(NamedSharding(mesh, s) for s in self.in_specs)
+        self._placed = jit(body, donate_argnums=donated, in_shardings=self._in_shardings,
+                           out_shardings=tree_map(lambda s: NamedSharding(mesh, s),
+                                                  self.out_specs))
+
+    def check_devices(self, flat) -> None:
+        """An error saying what to do where there are fewer devices than the mapped axis has
+        entries (JAX's mesh is then the devices there are: its error is the shard_map's,
+        or a squeeze's where the mesh divides the axis)."""
+        if self.mesh.size >= self.size:
+            return
+        n = self.mesh.size
+        fix = (f"The 'numpy' backend has one device: use vmap, or XLA's CPU backend "
+               f"(JAX_PLATFORMS=cpu) with JXKERNEL_CPU_DEVICES={self.size}."
+               if self.mesh.devices.flat[0].platform == "numpy" else
+               f"Set JXKERNEL_CPU_DEVICES={self.size} (before the first use of jxkernel) to "
+               f"simulate more CPU devices.")
+        if self.size % n:         # JAX's error (its jit's), then what to do
+            for x, s in zip(flat, self._in_shardings):
+                try:
+                    s.check_shape(get_aval(x).shape)
+                except IndivisibleError as e:
+                    raise IndivisibleError(f"{e}\npmap's mapped axis has size {self.size}, but "
+                                           f"only {n} devices are available. {fix}") from None
+                except ValueError:
+                    pass
+        raise ValueError(f"compiling computation that requires {self.size} logical devices, "
+                         f"but only {n} XLA devices are available (num_replicas={self.size}). "
+                         f"{fix}")
+
+    def check_fit(self, flat) -> None:
+        """JAX's errors for arguments the mesh does not split (its jit checks in_shardings
+        before it traces): arguments of other sizes along the mapped axis, a scalar mapped."""
+        _check_fit("arguments", [f"flat_args[{i}]" for i in range(len(flat))],
+                   [get_aval(x) for x in flat], self._in_shardings)
+
+    def jitted(self, eager: bool):
+        return self._placed if eager else self._plain

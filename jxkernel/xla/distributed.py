@@ -21,9 +21,7 @@ from ..core.avals import ShapedArray
 from ..core.mesh import Mesh, NamedSharding
 from . import client as _client
 from .array import _COPY, _to_host, sharding_for
-from .multi_device import MultiDeviceArray
 from .client import xc
-from .executable import Executable
 from .sharded import _assemble
 
 _xla = xc._xla
@@ -143,65 +141,6 @@ def pmap_devices(local_size: int, backend=None) -> tuple:
                              f"only {len(mine)} local devices; in a multi-process run each "
                              f"process maps over at most its local devices")
     return tuple(d for _, mine in sorted(by_process.items()) for d in mine[:local_size])
-
-
-class ProcessLocalArray(MultiDeviceArray):
-    """This process's part of a result on devices that span processes: one stacked shard
-    per local device (a pmap result in a multi-process run, as JAX gives it)."""
-    __slots__ = ()
-
-    @property
-    def device_list(self) -> tuple:
-        return tuple(self._buf._sharding._internal_device_list.addressable_device_list)
-
-    def devices(self) -> set:
-        return set(self.device_list)
-
-    def _home_device(self):
-        return self.device_list[0]
-
-    def _rewrap(self, buf):
-        return ProcessLocalArray(buf, self.aval, self._stacked)
-
-
-ProcessLocalArray.__name__ = "ArrayImpl"
-
-
-class ProcessSpanningExecutable(Executable):
-    """A replicated program over `devices` of several processes. Each process passes and
-    gets back only its local devices' slices (a leading axis of its local device count)."""
-
-    def __init__(self, loaded, out_avals, devices, name, donated=(), *, in_avals):
-        super().__init__(loaded, out_avals, devices, name, donated, in_avals=in_avals)
-        me = _client.process_index()
-        self.local = tuple(d for d in self.devices if d.process_index == me)
-        self._wrap = self._wrap_local
-
-    def _wrap_local(self, buf, aval):
-        return ProcessLocalArray(buf, aval.update(shape=(len(self.local),) + aval.shape), True)
-
-    def _to_sharded_argument(self, i, x):
-        expected = self.in_avals[i] if self.in_avals is not None else None
-        if isinstance(x, ProcessLocalArray) and tuple(x._buf._sharding._devices) == self.devices:
-            if expected is not None:
-                self._check_type(i, x._buf.aval, expected)
-            return x
-        n = len(self.local)
-        slices, shard = self._slices(
-            i, x, n, expected, f", one slice per local device of this process (process "
-                               f"{_client.process_index()} has {n} of the {len(self.devices)} "
-                               f"devices)")
-        return self._assemble(slices, shard)
-
-    def _assemble(self, values, shard_aval) -> ProcessLocalArray:
-        """The local slices, one per local device, joined under the all-process sharding."""
-        bufs = [xc.batched_device_put(shard_aval, sharding_for((d,)), [v], [d], True, False,
-                                      _COPY, True)
-                for v, d in zip(values, self.local)]
-        buf = xc.ArrayImpl(shard_aval, sharding_for(self.devices), bufs, committed=True,
-                           _skip_checks=True)
-        return ProcessLocalArray(buf, shard_aval.update(shape=(len(values),) + shard_aval.shape),
-                                 True)
 
 
 # ----------------------------------------------------------------------------- global arrays

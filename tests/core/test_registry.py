@@ -17,7 +17,7 @@ load_every_primitive()      # the modules `import jxkernel` leaves to first use
 LINEAR = """add sub neg mul div convert_element_type reduce_sum broadcast_in_dim reshape squeeze
 transpose rev concatenate pad slice dynamic_slice dynamic_update_slice gather scatter-add
 scatter select_n cumsum dot_general copy real imag complex conj add_any jit cond scan while
-psum all_gather ppermute all_to_all reduce_scatter remat2 xla_pmap custom_lin split
+psum all_gather ppermute all_to_all reduce_scatter remat2 custom_lin split
 reduce_precision reduce_window_sum
 select_and_gather_add select_and_scatter_add
 conv_general_dilated fft

@@ -15,7 +15,6 @@ import pytest
 import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel import lax
-from jxkernel.core.ir import Jaxpr
 from collectives_more_cases import JAXPRS, ULPS, cases, operands, pmap_only
 from fresh_process import assert_pytest_passes
 from grads_together import check_grads_together
@@ -102,58 +101,36 @@ def test_pmap_under_grad_and_vmap_and_errors():
 
 
 @four_devices
-def test_pmap_keeps_the_copies_of_an_unmapped_array(monkeypatch):
-    # an Array closed over, or passed with in_axes=None, went to every device at each call
-    # (an eager broadcast, a host read of the stack, a put per device; issue 38): its copies
-    # are kept while it lives, as JAX keeps a pmap's constants on its devices
-    import gc
-
-    from jxkernel.api import pmap as pmap_module
+def test_a_pmap_called_again_neither_traces_nor_compiles_again(monkeypatch):
+    # pmap is a jit of a shard_map (JAX 0.10.2): a call with the arguments' types of an
+    # earlier one binds nothing (jit's cache, issue 38); an Array closed over or passed with
+    # in_axes=None is copied to the devices each call, as JAX's jit does; the values are
+    # always this call's, and new types, keywords or a transformation trace anew
     from jxkernel.core import Primitive
     from jxkernel.xla.client import xc
     c = arr([1.0, 4.0])
     scaled = jax.pmap(lambda x: x * c)
     shifted = jax.pmap(lambda x, w: x + w, in_axes=(0, None))
+    f = jax.pmap(lambda a, b: {"sum": a["x"] + b, "twice": 2 * b}, axis_name="i")
     x = jax.pmap(lambda a: a)(arr(XS))                # already on the devices
-    scaled(x), shifted(x, c)
+    data, b = {"x": arr(XS)}, XS.copy()
+    scaled(x), shifted(x, c), f(data, b)
     moved, bind, put = [], Primitive.bind, xc.batched_device_put
     monkeypatch.setattr(Primitive, "bind", lambda p, *a, **k: moved.append(p.name) or bind(p, *a, **k))
     monkeypatch.setattr(xc, "batched_device_put", lambda *a: moved.append("put") or put(*a))
-    again = (scaled(x), shifted(x, c))
+    b[0] = 100.0                                       # NumPy data: this call's values
+    again = (scaled(x), shifted(x, c), f(data, b))
     monkeypatch.undo()
-    assert moved == ["xla_pmap", "xla_pmap"]          # no broadcast_in_dim, no put
+    assert "put" in moved and set(moved) == {"put"}   # copies of c, b and data: no trace
     np.testing.assert_array_equal(np.asarray(again[0]), XS * [1.0, 4.0])
     np.testing.assert_array_equal(np.asarray(again[1]), XS + [1.0, 4.0])
-    kept = len(pmap_module._copies)
-    del scaled, shifted, c
-    gc.collect()
-    assert len(pmap_module._copies) < kept            # they go with the Array
-
-
-@four_devices
-def test_pmap_repeats_its_last_call_without_preparing_again(monkeypatch):
-    # a call like the last (positional arguments mapped over axis 0, the same structure and
-    # types) reuses its trace without flattening the axes again (issue 38); anything else
-    # takes the full path, and the values are always this call's
-    from jxkernel.api import pmap as pmap_module
-    f = jax.pmap(lambda a, b: {"sum": a["x"] + b, "twice": 2 * b}, axis_name="i")
-    data, b = {"x": arr(XS)}, XS.copy()
-    f(data, b)
-    prepared, inner = [], pmap_module.broadcast_prefix
-    monkeypatch.setattr(pmap_module, "broadcast_prefix",
-                        lambda *a, **k: prepared.append(1) or inner(*a, **k))
-    b[0] = 100.0                                       # NumPy data: this call's values
-    out = f(data, b)
-    assert prepared == []
-    np.testing.assert_array_equal(np.asarray(out["sum"]), XS + b)
-    np.testing.assert_array_equal(np.asarray(out["twice"]), 2 * b)
-    as_ints = f({"x": arr(XS, np.int32)}, b.astype(np.int32))       # new types: prepared
-    assert prepared == [1] and as_ints["sum"].dtype == np.int32
-    batched = jax.vmap(lambda c: f(data, c)["twice"])(np.stack([b, -b]))   # traced: prepared
-    assert len(prepared) == 2
+    np.testing.assert_array_equal(np.asarray(again[2]["sum"]), XS + b)
+    as_ints = f({"x": arr(XS, np.int32)}, b.astype(np.int32))
+    assert as_ints["sum"].dtype == np.int32
+    batched = jax.vmap(lambda c: f(data, c)["twice"])(np.stack([b, -b]))
     np.testing.assert_array_equal(np.asarray(batched), [2 * b, -2 * b])
-    by_name = f(data, b=b)                                         # keywords: prepared
-    assert len(prepared) == 3 and np.asarray(by_name["twice"]).tolist() == (2 * b).tolist()
+    by_name = f(data, b=b)
+    assert np.asarray(by_name["twice"]).tolist() == (2 * b).tolist()
 
 
 @four_devices
@@ -189,7 +166,9 @@ def test_pmap_over_the_one_device_of_this_process():
     grads = jax.grad(lambda x: jax.pmap(lambda v: v * v)(x).sum())(arr([[1.0, 2.0]]))
     np.testing.assert_array_equal(np.asarray(grads), [[2.0, 4.0]])
     n = jax.device_count() + 1
-    with pytest.raises(ValueError, match=f"requires {n} logical devices"):
+    # JAX's error (IndivisibleError where the devices do not divide the axis), then the fix
+    with pytest.raises(ValueError, match=f"(requires {n} logical devices|mapped axis has size "
+                                         f"{n}).* Set JXKERNEL_CPU_DEVICES={n}"):
         jax.pmap(lambda x: x)(arr(np.ones((n, 1))))
 
 
@@ -203,7 +182,10 @@ def test_pmap_maps_keyword_arguments_over_their_leading_axis():
 
 
 def test_pmap_of_a_scalar_mapped_argument_is_a_value_error():
-    with pytest.raises(ValueError, match="rank should be at least 1, but is only 0"):
+    # JAX 0.10.2's error: its jit's, for a sharding over the mapped axis of a scalar
+    with pytest.raises(ValueError, match="flat_args\\[1\\] is incompatible with its sharding "
+                                         ".* valid for values of rank at least 1, but was "
+                                         "applied to a value of rank 0"):
         jax.pmap(lambda x, y: x * y)(np.ones((jax.device_count(), 2), np.float32), 3.0)
 
 
@@ -218,7 +200,9 @@ def test_pmap_lowers_and_compiles_ahead_of_time():
     compiled = lowered.compile()
     assert isinstance(compiled, stages.Compiled)
     np.testing.assert_array_equal(np.asarray(compiled(x, 1.0)), x * 2 + 1)
-    with pytest.raises(TypeError, match="other types than it was lowered for"):
+    # pmap(f).lower is its jit's lowering (JAX 0.10.2): jit's error for other types
+    with pytest.raises(TypeError, match="Argument types differ from the types for which this "
+                                        "computation was compiled"):
         compiled(np.ones((n, 2), np.float32), 1.0)
 
 
@@ -306,13 +290,12 @@ def test_pmap_under_jit_grad_and_vmap():
 
 
 def _inner_jaxpr_text(fun, x):
-    """The per-member jaxpr pmap traced, with pmap's hoisted consts printed as constvars again
-    (as make_jaxpr(fun, axis_env=...) prints them)."""
-    outer = jax.make_jaxpr(pmap_i(fun))(x)
-    eqn = outer.jaxpr.eqns[0]
-    inner = eqn.params["jaxpr"].jaxpr
-    k = eqn.params["mapped_invars"].index(True)
-    return str(Jaxpr(inner.invars[:k], inner.invars[k:], inner.outvars, inner.eqns))
+    """The per-member jaxpr of `fun` with the axis bound, as JAX's was recorded (pmap's own
+    jaxpr is now a jit of a shard_map: tests/api/test_pmap.py checks it). jxkernel's
+    make_jaxpr does not take axis_env yet: the axis is bound around it."""
+    from jxkernel.core.axis_env import bound_axis
+    with bound_axis("i", 4):
+        return str(jax.make_jaxpr(fun)(x[0]))
 
 
 @pytest.mark.parametrize("name", JAXPRS)

@@ -90,9 +90,9 @@ def test_pmap_and_shard_map_compilations_are_logged_once_each_with_the_reason():
     assert ran.returncode == 0, ran.stderr
     lines = ran.stdout.splitlines()
     assert lines[:2] == [
-        "pmap(<lambda>) | first call | args[0]: f32[4,2]",
-        "pmap(<lambda>) | args[0]: f32[4,2] -> f32[4,3] | args[0]: f32[4,3]",
-    ]
+        "_fun | first call | row: f32[4,2]",
+        "_fun | row: f32[4,2] -> f32[4,3] | row: f32[4,3]",
+    ]       # pmap is a jit of a shard_map of `_fun` (JAX 0.10.2's name), with fun's arguments
     # called outside jit, the shard_map runs eagerly as JAX's: its input split into blocks,
     # each primitive on every device's blocks, the blocks put together (a program each),
     # all on the first call; the second call compiles nothing

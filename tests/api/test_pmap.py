@@ -1,0 +1,120 @@
+"""pmap as JAX 0.10.2 implements it (a jit of a shard_map over a one-axis mesh) on 8 simulated
+CPU devices, against JAX's recorded answers.
+
+One subprocess (JXKERNEL_CPU_DEVICES=8) runs tests/data/pmap_cases.py, the cases
+reference/make_pmap_reference.py ran with JAX 0.10.2 (values, result types and shardings,
+jaxprs of pmap and jit(pmap), in_axes/out_axes, static arguments, collectives, grad, jvp,
+vmap, donation, errors), plus jxkernel-only probes; it prints one JSON object that the tests
+below take apart.
+"""
+import numpy as np
+import pytest
+from fresh_process import run_against_reference
+from numerics import assert_allclose_ulp
+
+pytestmark = [pytest.mark.cpu_only("simulated CPU devices"),
+              pytest.mark.xla_only("several devices")]
+
+_PROBES = r"""
+import json
+import numpy as np
+import jxkernel as jax
+from jxkernel import lax
+import pmap_cases
+
+out = {"cases": pmap_cases.run(jax)}
+f = jax.pmap(lambda x: lax.psum(x, "i") * x, axis_name="i")
+x = np.arange(8, dtype=np.float32)
+y = f(x)
+# a pmap result is an ordinary sharded Array: jit takes it without moving it, and slicing,
+# reductions and another pmap use it as any Array
+out["reuse"] = [np.asarray(jax.jit(lambda a: a * 2)(y)).tolist(), float(y.sum()),
+                np.asarray(f(y)).tolist(), repr(jax.jit(f)(y).sharding)]
+# the result of one signature's compile is reused: a second call traces nothing
+out["one_jit"] = [np.asarray(jax.jit(f)(x)).tolist(), np.asarray(jax.jit(f)(x)).tolist()]
+print(json.dumps(out))
+"""
+
+# Known differences from JAX 0.10.2, each for a reason outside pmap (see the report in
+# CHANGELOG.md): a grad of a shard_map partial-evaluates into other output specs and order
+# (shard_map's rule), the unbound-axis error is jxkernel's own, the nested pmap's error
+# prints the concrete context mesh where JAX prints the abstract one, and jxkernel still has
+# device_put_replicated/device_put_sharded (JAX 0.10.2 raises AttributeError for them).
+_KNOWN = {("jaxprs", "grad_of_pmap"), ("errors", "unbound_axis"), ("errors", "nested"),
+          ("device_put", "replicated"), ("device_put", "sharded")}
+
+
+@pytest.fixture(scope="module")
+def runs():
+    return run_against_reference(_PROBES, "pmap_reference.json")
+
+
+def test_values_types_and_shardings_match_jax(runs):
+    mine, ref = runs
+    assert set(mine["cases"]["values"]) == set(ref["values"])
+    # small integers in float32: sums, moves and products are exact on every CPU
+    for name, want in ref["values"].items():
+        assert mine["cases"]["values"][name] == want, name
+
+
+def test_results_are_namedsharding_arrays_over_the_axis_mesh(runs):
+    mine, _ = runs
+    got = mine["cases"]["values"]["psum_mul"]
+    assert got["type"] == "ArrayImpl"
+    assert got["sharding"] == ("NamedSharding(mesh=Mesh('i': 4, axis_types=(Auto,)), "
+                               "spec=P('i',), memory_kind=device)")
+    values = np.arange(8, dtype=np.float32) * 28
+    assert mine["reuse"][:3] == [(2 * values).tolist(), float(values.sum()),
+                                 (np.float32(values.sum()) * values).tolist()]
+    assert mine["reuse"][3] == ("NamedSharding(mesh=Mesh('i': 8, axis_types=(Auto,)), "
+                                "spec=P('i',), memory_kind=device)")
+    assert mine["one_jit"] == [values.tolist()] * 2
+
+
+def test_jaxprs_of_pmap_and_jit_of_pmap_match_jax(runs):
+    mine, ref = runs
+    for name, want in ref["jaxprs"].items():
+        if ("jaxprs", name) not in _KNOWN:
+            assert mine["cases"]["jaxprs"][name] == want, name
+    assert "shard_map[" in mine["cases"]["jaxprs"]["grad_of_pmap"]
+
+
+def test_grad_jvp_and_jit_of_grad_match_jax(runs):
+    mine, ref = runs
+    got, want = mine["cases"]["transforms"], ref["transforms"]
+    pairs = [(got["grad_of_pmap"], want["grad_of_pmap"]),
+             (got["jit_grad_of_pmap"], want["jit_grad_of_pmap"]), *zip(got["jvp"], want["jvp"])]
+    for a, b in pairs:
+        assert (a["shape"], a["dtype"], a["type"], a["sharding"]) == \
+            (b["shape"], b["dtype"], b["type"], b["sharding"])
+        # XLA's sin and cos on both sides: measured 0 ulps; 2 allowed for another CPU's
+        assert_allclose_ulp(np.float32(a["value"]), np.float32(b["value"]), 2)
+
+
+def test_donation_and_device_put_match_jax(runs):
+    mine, ref = runs
+    assert mine["cases"]["donation"] == ref["donation"]
+    assert mine["cases"]["device_put"]["pmap_of_sharded"] == ref["device_put"]["pmap_of_sharded"]
+
+
+def test_errors_match_jax(runs):
+    mine, ref = runs
+    got = mine["cases"]["errors"]
+    for name, want in ref["errors"].items():
+        if ("errors", name) in _KNOWN:
+            continue
+        if name == "too_many":      # JAX's error, then jxkernel says how to get more devices
+            kind, text = got[name]
+            assert [kind, text.split("\n")[0]] == want, name
+            assert "JXKERNEL_CPU_DEVICES=9" in text
+            continue
+        assert got[name] == want, name
+    assert got["unbound_axis"][0] == ref["errors"]["unbound_axis"][0]      # NameError both
+    assert got["nested"][1].startswith("The context mesh ")
+
+
+def test_the_known_differences_are_still_differences(runs):
+    # when one of them is fixed, move it out of _KNOWN so the tests above check it
+    mine, ref = runs
+    for group, name in _KNOWN:
+        assert mine["cases"][group][name] != ref[group][name], (group, name)
