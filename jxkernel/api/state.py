@@ -23,12 +23,11 @@ from __future__ import annotations
 from .. import lax
 from .. import numpy as jnp
 from ..core.avals import AbstractValue, get_aval, typeof_rules
-from ..core.staging import ref_get, ref_set
+from ..core.staging import ref_get
 from ..core.trace import current_trace
 from ..transforms.ad import DualTracer
 from ..transforms.ad_util import Zero
 from ..core.trace import Tracer
-from ..numpy.dslice import update_slices
 
 
 class AbstractRef(AbstractValue):
@@ -84,10 +83,13 @@ class Ref:
     size = property(lambda self: get_aval(self._value).size)
 
     def __getitem__(self, idx):
-        value = ref_get(self)
-        return value if idx is Ellipsis or idx == () else value[idx]
+        return ref_read(self, idx)
 
     def __setitem__(self, idx, value):
+        self._check_write(value)
+        ref_swap(self, idx, value)
+
+    def _check_write(self, value) -> None:
         if isinstance(value, Tracer) and getattr(value._trace, "axis_data", None) is not None:
             # a vmapped value (a BatchTracer) into a Ref vmap does not map: JAX's error
             raise Exception(f"performing a set/swap operation with vmapped value on an "
@@ -101,14 +103,6 @@ class Ref:
                             f"non-differentiated array reference of type "
                             f"Ref{{{self.aval.inner_aval.strip_weak_type()}}}. Move the array "
                             f"reference to be an argument of the differentiated function?")
-        value = jnp.asarray(value, self.dtype)
-        old = ref_get(self)
-        written = update_slices(jnp.asarray(old), idx, value)   # ref[jax.ds(i, n)] = v
-        if written is None and (idx is Ellipsis or idx == ()):
-            written = value if value.shape == self.shape else jnp.broadcast_to(value, self.shape)
-        elif written is None:
-            written = jnp.asarray(old).at[idx].set(value)
-        ref_set(self, written)
 
     def _made_under(self, trace) -> bool:
         """Whether this Ref was made while `trace` ran (inside the function it transforms)."""
@@ -118,7 +112,7 @@ class Ref:
         return owner is trace
 
     def get(self):
-        return ref_get(self)
+        return ref_read(self, Ellipsis)
 
     def unsafe_buffer_pointer(self) -> int:
         """The address of the device buffer holding the Ref's array (as an Array's)."""
@@ -130,7 +124,7 @@ class Ref:
     # No __jax_array__, as JAX's Ref has none: jnp.sin(ref) is a TypeError, ref[...] the value
     def __array__(self, dtype=None, copy=None):
         import numpy as np    # NumPy's, not jnp: cheap, and loaded already
-        return np.asarray(ref_get(self), dtype)
+        return np.asarray(ref_read(self, Ellipsis), dtype)
 
     def __len__(self):
         return len(self._value)
@@ -146,7 +140,7 @@ typeof_rules[Ref] = lambda ref: ref.aval
 
 def new_ref(init_val, *, memory_space=None, kind=None) -> Ref:
     """A new Ref holding `init_val` (an array, converted as jnp.asarray would)."""
-    return Ref(jnp.asarray(init_val), current_trace())
+    return make_ref(init_val, memory_space, kind)
 
 
 def empty_ref(ty, memory_space=None) -> Ref:
@@ -156,18 +150,14 @@ def empty_ref(ty, memory_space=None) -> Ref:
     >>> r = empty_ref(jax.ShapeDtypeStruct((2,), jnp.int32)); r[...] = 7; freeze(r)
     Array([7, 7], dtype=int32)
     """
-    aval = getattr(ty, "aval", ty)
-    if not hasattr(aval, "shape") or not hasattr(aval, "dtype"):
-        raise TypeError(f"empty_ref: ty must have a shape and a dtype (a ShapeDtypeStruct, "
-                        f"jax.typeof(x), an array), got {ty!r}")
-    return Ref(lax.empty(aval.shape, aval.dtype), current_trace())
+    return make_empty_ref(ty, memory_space)
 
 
 def freeze(ref: Ref):
     """The Ref's final value, as an Array (`jax.freeze`; the Ref should not be used after)."""
     if not isinstance(ref, Ref):
         raise TypeError(f"freeze takes a Ref (jax.new_ref(x) makes one), got {type(ref).__name__}")
-    return ref_get(ref)
+    return freeze_ref(ref)
 
 
 def free_ref(ref: Ref) -> tuple:
@@ -178,6 +168,7 @@ def free_ref(ref: Ref) -> tuple:
 
 
 # jax.ref's functional forms of ref[idx], ref[idx] = x, swapping and adding in place
+# (each one equation where make_jaxpr records it: api/state_primitives.py)
 def get(ref: Ref, idx=()):
     """`ref[idx]`."""
     return ref[idx]
@@ -190,11 +181,26 @@ def set(ref: Ref, idx, value) -> None:  # noqa: A001  (JAX's name)
 
 def swap(ref: Ref, idx, value):
     """Write `value` at `idx` and return what was there."""
-    old = ref[idx]
-    ref[idx] = value
-    return old
+    if type(ref) is not Ref:                    # (vmap's MappedRef)
+        old = ref[idx]
+        ref[idx] = value
+        return old
+    return _checked(ref, value) and ref_swap(ref, idx, value)
 
 
 def addupdate(ref: Ref, idx, x) -> None:
     """`ref[idx] += x`."""
-    ref[idx] = ref[idx] + x
+    if type(ref) is not Ref:
+        ref[idx] = ref[idx] + x
+    elif _checked(ref, x):
+        ref_addupdate(ref, idx, x)
+
+
+def _checked(ref: Ref, value) -> bool:
+    """JAX's errors for a vmapped or differentiated value written into `ref` (True else)."""
+    ref._check_write(value)
+    return True
+
+
+from .state_primitives import (freeze_ref, make_empty_ref, make_ref,  # noqa: E402
+                               ref_addupdate, ref_read, ref_swap)
