@@ -14,10 +14,11 @@ a Ref made inside a `new_ref` equation, and each read or write of one a `get`, `
 
 So the jaxpr is a real program: eval_jaxpr binds each equation on the actual Ref boxes.
 
-An index is kept when it is static (ints, step-1 slices and one Ellipsis), in an `Indexer`
-param; JAX passes indices as operands with a `tree` param instead. Any other index (a traced
-int, an array, None, a strided slice) is recorded as a read or write of the whole Ref plus
-ordinary indexing ops.
+An index of ints, step-1 slices with static bounds, one Ellipsis and scalar integer arrays
+(traced or not) is kept in an `Indexer` param, its array scalars operands after the Ref (and
+the value): `a[1,:]`, `a[b]`. JAX passes all indices as operands with a `tree` param instead.
+Any other index (an array of indices, None, a strided slice, a traced slice bound) is recorded
+as a read or write of the whole Ref plus ordinary indexing ops.
 """
 from __future__ import annotations
 
@@ -49,8 +50,9 @@ class RefPrimitive(Primitive):
 
 # ------------------------------------------------------------------ static indices
 class Indexer:
-    """A static index into a Ref of `shape`: per dimension an int (kept as written, -1 too,
-    as JAX prints it) or a step-1 slice as (start, size); `full` is `ref[...]`."""
+    """An index into a Ref of `shape`: per dimension an int (kept as written, -1 too, as JAX
+    prints it), a step-1 slice as (start, size), or DYNAMIC, a scalar integer array passed as
+    an operand; `full` is `ref[...]`."""
     __slots__ = ("entries", "shape")
 
     def __init__(self, entries, shape):
@@ -59,10 +61,11 @@ class Indexer:
     full = property(lambda self: not self.entries)
 
     @classmethod
-    def of(cls, idx, shape) -> Indexer | None:
-        """`idx` as an Indexer, or None where it is not static."""
+    def of(cls, idx, shape, trace=None) -> tuple | None:
+        """(`idx` as an Indexer, its DYNAMIC operands), or None where it cannot be one;
+        `trace`: where a scalar integer array must be a value (else the index is not kept)."""
         if idx is Ellipsis or (type(idx) is tuple and not idx):
-            return cls((), shape)
+            return cls((), shape), []
         idx = idx if type(idx) is tuple else (idx,)
         at = [n for n, i in enumerate(idx) if i is Ellipsis]
         if len(at) > 1:
@@ -71,44 +74,55 @@ class Indexer:
             idx = idx[:at[0]] + (slice(None),) * (len(shape) - len(idx) + 1) + idx[at[0] + 1:]
         if len(idx) > len(shape):
             return None
-        entries = []
+        entries, operands = [], []
         for i, dim in zip(idx + (slice(None),) * (len(shape) - len(idx)), shape):
             if _is_int(i):
                 if not -dim <= i < dim:
                     return None
                 entries.append(int(i))
+            elif _is_scalar_index(i, trace):
+                entries.append(DYNAMIC)
+                operands.append(i)
             elif type(i) is slice and i.step in (None, 1) and all(
                     b is None or _is_int(b) for b in (i.start, i.stop)):
                 start, stop, _ = i.indices(dim)
                 entries.append((start, max(stop - start, 0)))
             else:
                 return None
-        return cls(entries, shape)
+        return cls(entries, shape), operands
 
     @property
     def out_shape(self) -> tuple:
         return self.shape if self.full else tuple(e[1] for e in self.entries if type(e) is tuple)
 
-    def as_index(self):
-        """The NumPy index it stands for."""
+    def as_index(self, operands=()):
+        """The NumPy index it stands for, `operands` in its DYNAMIC places."""
         if self.full:
             return Ellipsis
-        return tuple(e if type(e) is int else slice(e[0], e[0] + e[1]) for e in self.entries)
+        operands = iter(operands)
+        return tuple(next(operands) if e is DYNAMIC else e if type(e) is int else
+                     slice(e[0], e[0] + e[1]) for e in self.entries)
 
-    def __str__(self):
-        # as JAX's NDIndexer.pretty_print: `[...]`, `[1]`, `[:2]`, `[1:3]`, `[:,1]`, `[1,:]`
+    def text(self, operands=()) -> str:
+        """As JAX's NDIndexer.pretty_print: `[...]`, `[1]`, `[:2]`, `[1:3]`, `[:,1]`, `[1,:]`,
+        `[b]`; `operands`: the DYNAMIC operands' texts."""
         if self.full:
             return "[...]"
-        parts = []
+        parts, operands = [], iter(operands)
         for e, dim in zip(self.entries, self.shape):
-            if type(e) is int:
+            if e is DYNAMIC:
+                parts.append(next(operands))
+            elif type(e) is int:
                 parts.append(str(e))
             else:
                 start, end = e[0], e[0] + e[1]
                 parts.append(f"{start or ''}:{'' if end == dim else end}")
         return "[" + ",".join(parts) + "]"
 
-    __repr__ = __str__
+    def __repr__(self):
+        return self.text(["?"] * self.entries.count(DYNAMIC))
+
+    n_operands = property(lambda self: self.entries.count(DYNAMIC))
 
     def __eq__(self, other):
         return type(other) is Indexer and (self.entries, self.shape) == \
@@ -116,6 +130,22 @@ class Indexer:
 
     def __hash__(self):
         return hash((self.entries, self.shape))
+
+
+DYNAMIC = "dynamic"         # (a str: an Indexer's entries compare and hash as a tuple)
+
+
+def _is_scalar_index(i, trace) -> bool:
+    """A 0-d integer array (a tracer of `trace` or one enclosing it, or a concrete one)."""
+    aval = getattr(i, "aval", None)
+    if aval is None or getattr(aval, "shape", None) != () or \
+            not dtypes.issubdtype(aval.dtype, np.integer):
+        return False
+    if isinstance(i, Tracer):
+        while trace is not None and trace is not i._trace:
+            trace = trace.parent
+        return trace is not None
+    return True
 
 
 def _is_int(i) -> bool:
@@ -152,6 +182,13 @@ def _ref_atom(trace, ref) -> Var:
         var = trace._constvar(ref, ref.aval)
         entry = trace.ref_vars[id(ref)] = (ref, JaxprTracer(trace, ref.aval, var))
     return entry[1]._var
+
+
+def _pp_target(eqn, names, first_index) -> str:
+    """`a[1,b]`: the Ref and its index, whose operands start at invars[first_index]."""
+    operands = [str(a.val) if type(a) is Literal else names(a)    # (no dtype, as JAX)
+                for a in eqn.invars[first_index:]]
+    return f"{names(eqn.invars[0])}{eqn.params['indexer'].text(operands)}"
 
 
 def _record(trace, prim, atoms, params, out_avals) -> list:
@@ -192,17 +229,22 @@ def ref_read(ref, idx=Ellipsis):
     if trace is None:
         value = ref_get(ref)
         return value if _is_full(idx) else value[idx]
-    indexer = Indexer.of(idx, ref.shape)
-    if indexer is None:                       # not static: the whole, then ordinary indexing
-        whole = _get_recorded(trace, ref, Indexer((), ref.shape))
+    kept = Indexer.of(idx, ref.shape, trace)
+    if kept is None:                          # not kept: the whole, then ordinary indexing
+        whole = _get_recorded(trace, ref, *_WHOLE(ref))
         with set_current_trace(trace):
             return whole[idx]
-    return _get_recorded(trace, ref, indexer)
+    return _get_recorded(trace, ref, *kept)
 
 
-def _get_recorded(trace, ref, indexer):
+def _WHOLE(ref):
+    return Indexer((), ref.shape), []
+
+
+def _get_recorded(trace, ref, indexer, operands):
     aval = _indexed(ref.aval.inner_aval, indexer)
-    return _record(trace, get_p, [_ref_atom(trace, ref)], {"indexer": indexer}, [aval])[0]
+    atoms = [_ref_atom(trace, ref), *map(trace.to_atom, operands)]
+    return _record(trace, get_p, atoms, {"indexer": indexer}, [aval])[0]
 
 
 def _indexed(inner, indexer):
@@ -210,17 +252,17 @@ def _indexed(inner, indexer):
     return inner if indexer.full else inner.update(shape=indexer.out_shape)
 
 
-def _get_bind(ref, *, indexer):
-    return ref_read(ref, indexer.as_index())
+def _get_bind(ref, *index, indexer):
+    return ref_read(ref, indexer.as_index(index))
 
 
 get_p = RefPrimitive("get", _get_bind)
-abstract_eval_rules[get_p] = lambda ref, *, indexer: _indexed(ref.inner_aval, indexer)
+abstract_eval_rules[get_p] = lambda ref, *index, indexer: _indexed(ref.inner_aval, indexer)
 
 
 def _pp_get(eqn, names) -> str:
     # `c:f32[3] <- a[...]`
-    return f"{pp_binder(eqn.outvars[0], names)} <- {names(eqn.invars[0])}{eqn.params['indexer']}"
+    return f"{pp_binder(eqn.outvars[0], names)} <- {_pp_target(eqn, names, 1)}"
 
 
 eqn_printers[get_p] = _pp_get
@@ -235,17 +277,17 @@ def ref_swap(ref, idx, value):
         _box_write(ref, old, idx, value)
         return old if _is_full(idx) else old[idx]
     value = _at(trace, value)
-    indexer = Indexer.of(idx, ref.shape)
+    kept = Indexer.of(idx, ref.shape, trace)
     with set_current_trace(trace):
         value = _implicit_cast(value, ref.dtype)
-        if indexer is None:                   # not static: read the whole, write it back
-            whole = _get_recorded(trace, ref, Indexer((), ref.shape))
+        if kept is None:                      # not kept: read the whole, write it back
+            whole = _get_recorded(trace, ref, *_WHOLE(ref))
             old = whole[idx]
             new = whole.at[idx].set(value)
-            _swap_recorded(trace, ref, Indexer((), ref.shape), new)
+            _swap_recorded(trace, ref, *_WHOLE(ref), new)
             return old
-        value = _broadcast(value, indexer.out_shape)
-    return _swap_recorded(trace, ref, indexer, value)
+        value = _broadcast(value, kept[0].out_shape)
+    return _swap_recorded(trace, ref, *kept, value)
 
 
 def _broadcast(value, shape):
@@ -255,10 +297,10 @@ def _broadcast(value, shape):
     return value if tuple(np.shape(value)) == shape else jnp.broadcast_to(value, shape)
 
 
-def _swap_recorded(trace, ref, indexer, value):
+def _swap_recorded(trace, ref, indexer, operands, value):
     aval = _indexed(ref.aval.inner_aval, indexer)
-    return _record(trace, swap_p, [_ref_atom(trace, ref), trace.to_atom(value)],
-                   {"indexer": indexer}, [aval])[0]
+    atoms = [_ref_atom(trace, ref), trace.to_atom(value), *map(trace.to_atom, operands)]
+    return _record(trace, swap_p, atoms, {"indexer": indexer}, [aval])[0]
 
 
 def _box_write(ref, old, idx, value) -> None:
@@ -275,19 +317,18 @@ def _box_write(ref, old, idx, value) -> None:
     ref_set(ref, written)
 
 
-def _swap_bind(ref, value, *, indexer):
-    return ref_swap(ref, indexer.as_index(), value)
+def _swap_bind(ref, value, *index, indexer):
+    return ref_swap(ref, indexer.as_index(index), value)
 
 
 swap_p = RefPrimitive("swap", _swap_bind)
-abstract_eval_rules[swap_p] = lambda ref, value, *, indexer: \
+abstract_eval_rules[swap_p] = lambda ref, value, *index, indexer: \
     _indexed(ref.inner_aval, indexer)
 side_effecting.add(swap_p)
 
 
 def _pp_swap(eqn, names) -> str:
-    ref, value = eqn.invars
-    target = f"{names(ref)}{eqn.params['indexer']}"
+    value, target = eqn.invars[1], _pp_target(eqn, names, 2)
     if names.names.get(eqn.outvars[0]) == "_":       # its result unused: a set
         return f"{target} <- {names(value)}"
     return f"{pp_binder(eqn.outvars[0], names)}, {target} <- {target}, {names(value)}"
@@ -300,30 +341,29 @@ eqn_printers[swap_p] = _pp_swap
 def ref_addupdate(ref, idx, x) -> None:
     """`ref[idx] += x` as one operation (jax.ref.addupdate)."""
     trace = recorder(ref)
-    indexer = None if trace is None else Indexer.of(idx, ref.shape)
-    if indexer is None:
+    kept = None if trace is None else Indexer.of(idx, ref.shape, trace)
+    if kept is None:
         ref_swap(ref, idx, ref_read(ref, idx) + x)
         return
-    x = _at(trace, x)
+    (indexer, operands), x = kept, _at(trace, x)
     with set_current_trace(trace):
         x = _broadcast(_implicit_cast(x, ref.dtype), indexer.out_shape)
-    _record(trace, addupdate_p, [_ref_atom(trace, ref), trace.to_atom(x)],
-            {"indexer": indexer}, [])
+    atoms = [_ref_atom(trace, ref), trace.to_atom(x), *map(trace.to_atom, operands)]
+    _record(trace, addupdate_p, atoms, {"indexer": indexer}, [])
 
 
-def _addupdate_bind(ref, x, *, indexer):
-    ref_addupdate(ref, indexer.as_index(), x)
+def _addupdate_bind(ref, x, *index, indexer):
+    ref_addupdate(ref, indexer.as_index(index), x)
     return []
 
 
 addupdate_p = RefPrimitive("addupdate", _addupdate_bind, multiple_results=True)
-abstract_eval_rules[addupdate_p] = lambda ref, x, *, indexer: []
+abstract_eval_rules[addupdate_p] = lambda ref, x, *index, indexer: []
 side_effecting.add(addupdate_p)
 
 
 def _pp_addupdate(eqn, names) -> str:
-    ref, x = eqn.invars
-    return f"{names(ref)}{eqn.params['indexer']} += {names(x)}"
+    return f"{_pp_target(eqn, names, 2)} += {names(eqn.invars[1])}"
 
 
 eqn_printers[addupdate_p] = _pp_addupdate

@@ -126,6 +126,26 @@ def cases(jax, jnp):
         return f, (r, 1), [r]
 
     @case
+    def traced_and_static_index():
+        def f(r, i):
+            r[i, 1:] += 1.
+            return r[1, i]
+        r = jax.new_ref(arange(2, 3))
+        return f, (r, 1), [r]
+
+    @case
+    def concrete_array_index():
+        r = jax.new_ref(arange(3))
+        return (lambda r: r[jnp.int32(2)]), (r,), [r]
+
+    @case
+    def addupdate_traced_index():
+        def f(r, i, x):
+            jax.ref.addupdate(r, i, x)
+        r = jax.new_ref(arange(3))
+        return f, (r, 2, jnp.float32(5.)), [r]
+
+    @case
     def swap_used():
         r = jax.new_ref(arange(3))
         return (lambda r, v: jax.ref.swap(r, ..., v)), (r, jnp.ones(3)), [r]
