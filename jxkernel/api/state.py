@@ -49,6 +49,10 @@ class AbstractRef(AbstractValue):
     def str_short(self, short_dtypes: bool = False) -> str:
         return f"Ref{{{self.inner_aval.str_short()}}}"
 
+    def strip_weak_type(self) -> AbstractRef:
+        """(core/check.py compares types so)"""
+        return AbstractRef(self.inner_aval.strip_weak_type(), self.memory_space)
+
     def __eq__(self, other):
         return type(other) is AbstractRef and (self.inner_aval, self.memory_space) == \
             (other.inner_aval, other.memory_space)

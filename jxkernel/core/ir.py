@@ -234,7 +234,7 @@ call_primitives: set = set()
 
 def pp_eqn(eqn: Eqn, names: Names, indent: int, source_info=False, width=80) -> str:
     own = eqn_printers.get(eqn.primitive)
-    if own is not None:
+    if own is not None and eqn.invars:     # (no operands: a view printing the params alone)
         note = _note(source_info, eqn.source_info)
         return own(eqn, names) + (f"{_NOTE}{note}{_END}" if note else "")
     outs = " ".join(pp_binder(v, names) for v in eqn.outvars)

@@ -144,3 +144,19 @@ def test_nested_jit_reads_before_and_writes_after():
     closed, _, _ = traced("jit_closed")
     assert [str(e.primitive) for e in closed.eqns] == ["get", "jit", "swap"]
     assert closed.eqns[1].outvars[1] is closed.eqns[2].invars[1]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_jaxpr_type_checks(name):
+    """jax.enable_checks: each equation's recorded types are its primitive's rule's."""
+    fun, args, _ = CASES[name]()
+    with jax.enable_checks(True):
+        jax.make_jaxpr(fun)(*args)
+
+
+def test_the_primitives_are_at_jaxs_private_path():
+    from jxkernel._jax._src.state import primitives
+    from jxkernel.api.state_primitives import Indexer
+    r = jax.new_ref(jnp.arange(3.0))
+    assert primitives.get_p.bind(r, indexer=Indexer((1,), (3,))) == 1.0   # binding: r[1]
+    assert str(primitives.swap_p) == "swap" and str(primitives.addupdate_p) == "addupdate"
