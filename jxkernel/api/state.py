@@ -185,26 +185,15 @@ def set(ref: Ref, idx, value) -> None:  # noqa: A001  (JAX's name)
 
 def swap(ref: Ref, idx, value):
     """Write `value` at `idx` and return what was there."""
-    if type(ref) is not Ref:                    # (vmap's MappedRef)
-        old = ref[idx]
-        ref[idx] = value
-        return old
-    return _checked(ref, value) and ref_swap(ref, idx, value)
+    _check_write(ref, value)
+    return ref_swap(ref, idx, value)
 
 
 def addupdate(ref: Ref, idx, x) -> None:
     """`ref[idx] += x`."""
-    if type(ref) is not Ref:
-        ref[idx] = ref[idx] + x
-    elif _checked(ref, x):
-        ref_addupdate(ref, idx, x)
+    _check_write(ref, x)
+    ref_addupdate(ref, idx, x)
 
 
-def _checked(ref: Ref, value) -> bool:
-    """JAX's errors for a vmapped or differentiated value written into `ref` (True else)."""
-    ref._check_write(value)
-    return True
-
-
-from .state_primitives import (freeze_ref, make_empty_ref, make_ref,  # noqa: E402
-                               ref_addupdate, ref_read, ref_swap)
+from .state_primitives import (_check_write, freeze_ref, make_empty_ref,  # noqa: E402
+                               make_ref, ref_addupdate, ref_read, ref_swap)

@@ -48,6 +48,17 @@ class RefPrimitive(Primitive):
         return self.op(*args, **params)
 
 
+def _is_box(ref) -> bool:
+    """api/state.py's Ref (vmap's MappedRef, a view of one, has its own operations)."""
+    return hasattr(ref, "_owner")
+
+
+def _check_write(ref, value) -> None:
+    """JAX's errors for a vmapped or differentiated value written into `ref` (Ref's own)."""
+    if _is_box(ref):
+        ref._check_write(value)
+
+
 # ------------------------------------------------------------------ static indices
 class Indexer:
     """An index into a Ref of `shape`: per dimension an int (kept as written, -1 too, as JAX
@@ -225,6 +236,8 @@ def _implicit_cast(value, dtype):
 # ------------------------------------------------------------------ get
 def ref_read(ref, idx=Ellipsis):
     """`ref[idx]`."""
+    if not _is_box(ref) and not isinstance(ref, JaxprTracer):
+        return ref[idx]
     trace = recorder(ref)
     if trace is None:
         value = ref_get(ref)
@@ -271,6 +284,10 @@ eqn_printers[get_p] = _pp_get
 # ------------------------------------------------------------------ swap (and set)
 def ref_swap(ref, idx, value):
     """Write `value` at `ref[idx]`; what was there."""
+    if not _is_box(ref) and not isinstance(ref, JaxprTracer):
+        old = ref[idx]
+        ref[idx] = value
+        return old
     trace = recorder(ref)
     if trace is None:
         old = ref_get(ref)
@@ -318,6 +335,7 @@ def _box_write(ref, old, idx, value) -> None:
 
 
 def _swap_bind(ref, value, *index, indexer):
+    _check_write(ref, value)
     return ref_swap(ref, indexer.as_index(index), value)
 
 
@@ -340,6 +358,9 @@ eqn_printers[swap_p] = _pp_swap
 # ------------------------------------------------------------------ addupdate
 def ref_addupdate(ref, idx, x) -> None:
     """`ref[idx] += x` as one operation (jax.ref.addupdate)."""
+    if not _is_box(ref) and not isinstance(ref, JaxprTracer):
+        ref[idx] = ref[idx] + x
+        return
     trace = recorder(ref)
     kept = None if trace is None else Indexer.of(idx, ref.shape, trace)
     if kept is None:
@@ -353,6 +374,7 @@ def ref_addupdate(ref, idx, x) -> None:
 
 
 def _addupdate_bind(ref, x, *index, indexer):
+    _check_write(ref, x)
     ref_addupdate(ref, indexer.as_index(index), x)
     return []
 
@@ -427,6 +449,8 @@ side_effecting.add(empty_ref_p)
 
 def freeze_ref(ref):
     """`jax.freeze(ref)`: its value (a `freeze` equation where make_jaxpr records it)."""
+    if not _is_box(ref) and not isinstance(ref, JaxprTracer):
+        return ref[...]
     trace = recorder(ref)
     if trace is None:
         return ref_get(ref)

@@ -15,7 +15,7 @@ from ..core.source_info import function_source_info
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
 from .api_util import flatten_fun, fun_name, merge_static, wraps
 from .jit_args import abstract_leaf_aval, as_tuple
-from .jit_refs import ref_positions, with_stand_ins, without_refs
+from .jit_refs import is_ref, ref_positions, ref_type, with_stand_ins, without_refs
 from ..core.staging import DebugInfo, trace_to_jaxpr
 from ..core.trace import current_trace
 
@@ -44,6 +44,7 @@ def _trace_flat(fun, static_argnums, args, kwargs, transformation):
         flat, avals = with_stand_ins(flat, leaves, avals, refs)
     if boxes:
         flat = _with_ref_inputs(flat, leaves, boxes, refs)
+    flat = _no_ref_results(flat, name, function_source_info(fun), leaves, names)
     info = DebugInfo(name, function_source_info(fun), transformation,
                      tuple(without_refs(names, refs)))
     closed = trace_to_jaxpr(flat, avals, info, "record")   # (Refs' reads and writes recorded)
@@ -61,6 +62,23 @@ def _with_ref_inputs(flat, leaves, boxes, stand_ins):
             trace.ref_vars[id(leaves[i])] = (leaves[i], args[at])
             args[at] = leaves[i]
         return flat(*args)
+    return fun
+
+
+def _no_ref_results(flat, name, source, leaves, names):
+    """`flat`, refusing a Ref among its results with JAX's error (which says "for jit")."""
+    def fun(*args):
+        outs = flat(*args)
+        for out in outs:
+            if is_ref(out):
+                where = f"{name} at {source.file}:{source.line}" if source else name
+                passed = [names[i] for i, leaf in enumerate(leaves) if leaf is out]
+                raise ValueError(
+                    f"function {where} traced for jit returned a mutable array reference of "
+                    f"type {ref_type(out)}, but mutable array references cannot be returned."
+                    + (f"\n\nThe returned mutable array was passed in as the argument "
+                       f"{passed[0]}." if passed else ""))
+        return outs
     return fun
 
 

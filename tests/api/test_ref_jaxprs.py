@@ -160,3 +160,24 @@ def test_the_primitives_are_at_jaxs_private_path():
     r = jax.new_ref(jnp.arange(3.0))
     assert primitives.get_p.bind(r, indexer=Indexer((1,), (3,))) == 1.0   # binding: r[1]
     assert str(primitives.swap_p) == "swap" and str(primitives.addupdate_p) == "addupdate"
+
+
+def test_transformations_of_the_evaluated_jaxpr():
+    """vmap maps a Ref argument of the jaxpr's function; grad refuses a differentiated value
+    written into a Ref it does not differentiate, with JAX's error, as the function would."""
+    fun, args, _ = CASES["arg_read_write"]()
+    closed = jax.make_jaxpr(fun)(*args)
+    r = jax.new_ref(jnp.zeros((2, 3)))
+    outs = jax.vmap(jaxpr_as_fun(closed))(r, jnp.asarray([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
+    np.testing.assert_array_equal(r[...], [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    np.testing.assert_array_max_ulp(outs[0], np.sin(np.float32([[1, 2, 3], [4, 5, 6]])), 1)
+    closed_over = jax.new_ref(jnp.zeros(3))
+    with pytest.raises(Exception, match="differentiated value on a non-differentiated"):
+        jax.grad(lambda y: jaxpr_as_fun(closed)(closed_over, y)[0].sum())(jnp.ones(3))
+
+
+def test_a_returned_ref_is_jaxs_error():
+    r = jax.new_ref(jnp.ones(2))
+    with pytest.raises(ValueError, match="mutable array references cannot be returned.*\n\n"
+                       "The returned mutable array was passed in as the argument args"):
+        jax.make_jaxpr(lambda r: r)(r)
