@@ -20,11 +20,7 @@ raises JAX's error.
 """
 from __future__ import annotations
 
-from .. import lax
-from .. import numpy as jnp
 from ..core.avals import AbstractValue, get_aval, typeof_rules
-from ..core.staging import ref_get
-from ..core.trace import current_trace
 from ..transforms.ad import DualTracer
 from ..transforms.ad_util import Zero
 from ..core.trace import Tracer

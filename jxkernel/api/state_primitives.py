@@ -9,7 +9,7 @@ Only make_jaxpr's trace (ref_policy "record") writes equations for them: a Ref a
 a Ref made inside a `new_ref` equation, and each read or write of one a `get`, `swap` or
 `addupdate` equation, printed as JAX prints them:
 
-    >>> make_jaxpr(lambda r, y: r.__setitem__(1, y))(new_ref(jnp.zeros(3)), 1.0)
+    >>> make_jaxpr(lambda r, y: r.__setitem__(1, y))(new_ref(jnp.zeros(3)), jnp.float32(1))
     { lambda ; a:Ref{f32[3]} b:f32[]. let a[1] <- b in () }
 
 So the jaxpr is a real program: eval_jaxpr binds each equation on the actual Ref boxes.
@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes
-from ..core.avals import ShapedArray, get_aval
+from ..core.avals import ShapedArray
 from ..core.interpreter_primitives import convert_element_type_p
 from ..core.ir import Literal, Var, eqn_printers, pp_binder
 from ..core.primitive import Primitive, abstract_eval_rules, side_effecting

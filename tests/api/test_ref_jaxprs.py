@@ -181,3 +181,10 @@ def test_a_returned_ref_is_jaxs_error():
     with pytest.raises(ValueError, match="mutable array references cannot be returned.*\n\n"
                        "The returned mutable array was passed in as the argument args"):
         jax.make_jaxpr(lambda r: r)(r)
+
+
+def test_docstring_examples():
+    from doc_examples import check_docstring_examples
+    check_docstring_examples("jxkernel.api.state_primitives",
+                             {"make_jaxpr": jax.make_jaxpr, "new_ref": jax.new_ref})
+    check_docstring_examples("jxkernel._jax._src.state.primitives")
