@@ -32,6 +32,8 @@ from ..core.primitive import Primitive, abstract_eval_rules, side_effecting
 from ..core.source_info import eqn_source_info
 from ..core.staging import JaxprTracer, ref_get, ref_set
 from ..core.trace import Tracer, current_trace, set_current_trace
+from ..transforms.ad import DualTracer
+from ..transforms.ad_util import Zero
 
 
 class RefPrimitive(Primitive):
@@ -209,8 +211,8 @@ def _record(trace, prim, atoms, params, out_avals) -> list:
 def _at(trace, value):
     """`value` as a value of `trace`: an undifferentiated value of a differentiation inside
     make_jaxpr is its primal (the Ref is not differentiated, as in JAX)."""
-    while isinstance(value, Tracer) and value._trace is not trace and \
-            hasattr(value, "primal") and type(value.tangent).__name__ == "Zero":
+    while isinstance(value, DualTracer) and value._trace is not trace and \
+            type(value.tangent) is Zero:
         value = value.primal
     return value
 
@@ -244,13 +246,12 @@ def ref_read(ref, idx=Ellipsis):
         return value if _is_full(idx) else value[idx]
     kept = Indexer.of(idx, ref.shape, trace)
     if kept is None:                          # not kept: the whole, then ordinary indexing
-        whole = _get_recorded(trace, ref, *_WHOLE(ref))
-        with set_current_trace(trace):
-            return whole[idx]
+        return _get_recorded(trace, ref, *_whole(ref))[idx]
     return _get_recorded(trace, ref, *kept)
 
 
-def _WHOLE(ref):
+def _whole(ref):
+    """(Indexer, operands) of `ref[...]`."""
     return Indexer((), ref.shape), []
 
 
@@ -298,10 +299,10 @@ def ref_swap(ref, idx, value):
     with set_current_trace(trace):
         value = _implicit_cast(value, ref.dtype)
         if kept is None:                      # not kept: read the whole, write it back
-            whole = _get_recorded(trace, ref, *_WHOLE(ref))
+            whole = _get_recorded(trace, ref, *_whole(ref))
             old = whole[idx]
             new = whole.at[idx].set(value)
-            _swap_recorded(trace, ref, *_WHOLE(ref), new)
+            _swap_recorded(trace, ref, *_whole(ref), new)
             return old
         value = _broadcast(value, kept[0].out_shape)
     return _swap_recorded(trace, ref, *kept, value)
