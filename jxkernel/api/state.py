@@ -20,10 +20,17 @@ raises JAX's error.
 """
 from __future__ import annotations
 
-from ..core.avals import AbstractValue, get_aval, typeof_rules
+import numpy as np
+
+from .. import lax
+from .. import numpy as jnp
+from ..core.avals import AbstractValue, ShapedArray, get_aval, typeof_rules
+from ..core.primitive import abstract_eval_rules, side_effecting
+from ..core.trace import Tracer, current_trace
 from ..transforms.ad import DualTracer
 from ..transforms.ad_util import Zero
-from ..core.trace import Tracer
+from .state_primitives import (RefPrimitive, check_write, freeze_ref, record,
+                               recording_here, ref_addupdate, ref_read, ref_swap)
 
 
 class AbstractRef(AbstractValue):
@@ -138,9 +145,24 @@ class Ref:
 typeof_rules[Ref] = lambda ref: ref.aval
 
 
+# ------------------------------------------------------------------ the primitives making Refs
+# (JAX's `new_ref` and `empty_ref`; the others are in api/state_primitives.py): binding one
+# makes a Ref, recorded as an equation where make_jaxpr's trace is the current trace
 def new_ref(init_val, *, memory_space=None, kind=None) -> Ref:
     """A new Ref holding `init_val` (an array, converted as jnp.asarray would)."""
-    return make_ref(init_val, memory_space, kind)
+    trace = current_trace()
+    ref = Ref(jnp.asarray(init_val), trace)
+    if recording_here() is not None:
+        out, = record(trace, new_ref_p, [trace.to_atom(ref._value)],
+                      {"kind": kind, "memory_space": memory_space}, [ref.aval])
+        trace.ref_vars[id(ref)] = (ref, out)
+    return ref
+
+
+new_ref_p = RefPrimitive("new_ref", lambda x, *, kind, memory_space: new_ref(
+    x, memory_space=memory_space, kind=kind))
+abstract_eval_rules[new_ref_p] = lambda x, *, kind, memory_space: AbstractRef(x)
+side_effecting.add(new_ref_p)
 
 
 def empty_ref(ty, memory_space=None) -> Ref:
@@ -150,7 +172,24 @@ def empty_ref(ty, memory_space=None) -> Ref:
     >>> r = empty_ref(jax.ShapeDtypeStruct((2,), jnp.int32)); r[...] = 7; freeze(r)
     Array([7, 7], dtype=int32)
     """
-    return make_empty_ref(ty, memory_space)
+    aval = getattr(ty, "aval", ty)
+    if not hasattr(aval, "shape") or not hasattr(aval, "dtype"):
+        raise TypeError(f"empty_ref: ty must have a shape and a dtype (a ShapeDtypeStruct, "
+                        f"jax.typeof(x), an array), got {ty!r}")
+    trace = recording_here()
+    if trace is None:
+        return Ref(lax.empty(aval.shape, aval.dtype), current_trace())
+    ref = Ref(np.zeros(aval.shape, aval.dtype), trace)     # (for its type; never read)
+    ty = ShapedArray(tuple(aval.shape), np.dtype(aval.dtype))
+    out, = record(trace, empty_ref_p, [], {"memory_space": memory_space, "ty": ty},
+                  [ref.aval])
+    trace.ref_vars[id(ref)] = (ref, out)
+    return ref
+
+
+empty_ref_p = RefPrimitive("empty_ref", lambda *, ty, memory_space: empty_ref(ty, memory_space))
+abstract_eval_rules[empty_ref_p] = lambda *, ty, memory_space: AbstractRef(ty)
+side_effecting.add(empty_ref_p)
 
 
 def freeze(ref: Ref):
@@ -181,15 +220,11 @@ def set(ref: Ref, idx, value) -> None:  # noqa: A001  (JAX's name)
 
 def swap(ref: Ref, idx, value):
     """Write `value` at `idx` and return what was there."""
-    _check_write(ref, value)
+    check_write(ref, value)
     return ref_swap(ref, idx, value)
 
 
 def addupdate(ref: Ref, idx, x) -> None:
     """`ref[idx] += x`."""
-    _check_write(ref, x)
+    check_write(ref, x)
     ref_addupdate(ref, idx, x)
-
-
-from .state_primitives import (_check_write, freeze_ref, make_empty_ref,  # noqa: E402
-                               make_ref, ref_addupdate, ref_read, ref_swap)

@@ -1,5 +1,6 @@
 """The state primitives, as JAX 0.10.2 names them (jax/_src/state/primitives.py, core.py):
-`get`, `swap`, `addupdate`, `new_ref`, `empty_ref` and `freeze`, each with its rules here.
+`get`, `swap`, `addupdate` and `freeze`, each with its rules here (`new_ref` and `empty_ref`,
+which make Refs, are with the Ref in api/state.py).
 
 jxkernel's Refs are Python boxes (api/state.py), so these primitives are not run by the
 traces: binding one on a Ref box does the box's operation (`ref_read`, `ref_swap`, ...
@@ -9,7 +10,7 @@ Only make_jaxpr's trace (ref_policy "record") writes equations for them: a Ref a
 a Ref made inside a `new_ref` equation, and each read or write of one a `get`, `swap` or
 `addupdate` equation, printed as JAX prints them:
 
-    >>> make_jaxpr(lambda r, y: r.__setitem__(1, y))(new_ref(jnp.zeros(3)), jnp.float32(1))
+    >>> make_jaxpr(lambda r, y: r.__setitem__(1, y))(jax.new_ref(jnp.zeros(3)), jnp.float32(1))
     { lambda ; a:Ref{f32[3]} b:f32[]. let a[1] <- b in () }
 
 So the jaxpr is a real program: eval_jaxpr binds each equation on the actual Ref boxes.
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import numpy as jnp
 from ..core import dtypes
 from ..core.avals import ShapedArray
 from ..core.interpreter_primitives import convert_element_type_p
@@ -32,6 +34,7 @@ from ..core.primitive import Primitive, abstract_eval_rules, side_effecting
 from ..core.source_info import eqn_source_info
 from ..core.staging import JaxprTracer, ref_get, ref_set
 from ..core.trace import Tracer, current_trace, set_current_trace
+from ..numpy.dslice import update_slices
 from ..transforms.ad import DualTracer
 from ..transforms.ad_util import Zero
 
@@ -55,7 +58,7 @@ def _is_box(ref) -> bool:
     return hasattr(ref, "_owner")
 
 
-def _check_write(ref, value) -> None:
+def check_write(ref, value) -> None:
     """JAX's errors for a vmapped or differentiated value written into `ref` (Ref's own)."""
     if _is_box(ref):
         ref._check_write(value)
@@ -204,8 +207,16 @@ def _pp_target(eqn, names, first_index) -> str:
     return f"{names(eqn.invars[0])}{eqn.params['indexer'].text(operands)}"
 
 
-def _record(trace, prim, atoms, params, out_avals) -> list:
+def record(trace, prim, atoms, params, out_avals) -> list:
+    """Record `prim`'s equation in make_jaxpr's `trace`; its results' tracers."""
     return trace.add_eqn(atoms, prim, params, out_avals, eqn_source_info())
+
+
+def recording_here():
+    """make_jaxpr's trace, where it is the current trace: a Ref made there is recorded
+    (api/state.py's new_ref and empty_ref)."""
+    trace = current_trace()
+    return trace if getattr(trace, "ref_policy", None) == "record" else None
 
 
 def _at(trace, value):
@@ -221,7 +232,6 @@ def _implicit_cast(value, dtype):
     """JAX's `_maybe_implicit_cast` before a swap: a weak float into a float Ref, and any
     integer into an integer Ref, is converted (an equation, for a traced value); other values
     as jnp.asarray makes them (JAX would refuse a dtype that differs; jxkernel converts)."""
-    from .. import numpy as jnp           # (api/state.py imports this module; jnp is loaded)
     if isinstance(value, Tracer):
         aval = value.aval
         floats = dtypes.issubdtype(aval.dtype, np.floating) and \
@@ -258,7 +268,7 @@ def _whole(ref):
 def _get_recorded(trace, ref, indexer, operands):
     aval = _indexed(ref.aval.inner_aval, indexer)
     atoms = [_ref_atom(trace, ref), *map(trace.to_atom, operands)]
-    return _record(trace, get_p, atoms, {"indexer": indexer}, [aval])[0]
+    return record(trace, get_p, atoms, {"indexer": indexer}, [aval])[0]
 
 
 def _indexed(inner, indexer):
@@ -311,21 +321,18 @@ def ref_swap(ref, idx, value):
 def _broadcast(value, shape):
     """jxkernel broadcasts a value written into a Ref of more elements (`r[...] = 0.0`),
     as before Refs were recorded; JAX refuses it ("Invalid shape for `swap`")."""
-    from .. import numpy as jnp
     return value if tuple(np.shape(value)) == shape else jnp.broadcast_to(value, shape)
 
 
 def _swap_recorded(trace, ref, indexer, operands, value):
     aval = _indexed(ref.aval.inner_aval, indexer)
     atoms = [_ref_atom(trace, ref), trace.to_atom(value), *map(trace.to_atom, operands)]
-    return _record(trace, swap_p, atoms, {"indexer": indexer}, [aval])[0]
+    return record(trace, swap_p, atoms, {"indexer": indexer}, [aval])[0]
 
 
 def _box_write(ref, old, idx, value) -> None:
     """Write `value` at `idx` where the box or a lifting trace keeps the Ref (as jxkernel
     always has: cast and broadcast as jnp would)."""
-    from .. import numpy as jnp
-    from ..numpy.dslice import update_slices
     value = jnp.asarray(value, ref.dtype)
     written = update_slices(jnp.asarray(old), idx, value)   # ref[jax.ds(i, n)] = v
     if written is None and _is_full(idx):
@@ -336,7 +343,7 @@ def _box_write(ref, old, idx, value) -> None:
 
 
 def _swap_bind(ref, value, *index, indexer):
-    _check_write(ref, value)
+    check_write(ref, value)
     return ref_swap(ref, indexer.as_index(index), value)
 
 
@@ -371,11 +378,11 @@ def ref_addupdate(ref, idx, x) -> None:
     with set_current_trace(trace):
         x = _broadcast(_implicit_cast(x, ref.dtype), indexer.out_shape)
     atoms = [_ref_atom(trace, ref), trace.to_atom(x), *map(trace.to_atom, operands)]
-    _record(trace, addupdate_p, atoms, {"indexer": indexer}, [])
+    record(trace, addupdate_p, atoms, {"indexer": indexer}, [])
 
 
 def _addupdate_bind(ref, x, *index, indexer):
-    _check_write(ref, x)
+    check_write(ref, x)
     ref_addupdate(ref, indexer.as_index(index), x)
     return []
 
@@ -392,62 +399,7 @@ def _pp_addupdate(eqn, names) -> str:
 eqn_printers[addupdate_p] = _pp_addupdate
 
 
-# ------------------------------------------------------------------ new_ref, empty_ref, freeze
-def _recording_here():
-    """make_jaxpr's trace, where it is the current trace: a Ref made there is recorded."""
-    trace = current_trace()
-    return trace if getattr(trace, "ref_policy", None) == "record" else None
-
-
-def make_ref(init_val, memory_space=None, kind=None):
-    """`jax.new_ref(init_val)`: a `new_ref` equation in make_jaxpr's trace, else a box."""
-    from .. import numpy as jnp
-    from .state import Ref
-    trace = current_trace()
-    ref = Ref(jnp.asarray(init_val), trace)
-    if _recording_here() is not None:
-        out, = _record(trace, new_ref_p, [trace.to_atom(ref._value)],
-                       {"kind": kind, "memory_space": memory_space}, [ref.aval])
-        trace.ref_vars[id(ref)] = (ref, out)
-    return ref
-
-
-new_ref_p = RefPrimitive("new_ref", make_ref)
-abstract_eval_rules[new_ref_p] = lambda x, *, kind, memory_space: _abstract_ref(x)
-side_effecting.add(new_ref_p)
-
-
-def _abstract_ref(aval):
-    from .state import AbstractRef
-    return AbstractRef(aval)
-
-
-def make_empty_ref(ty, memory_space=None):
-    """`jax.empty_ref(ty)`: an `empty_ref` equation in make_jaxpr's trace, else a box of
-    zeros (as lax.empty gives on CPU)."""
-    from .. import lax
-    from .state import Ref
-    aval = getattr(ty, "aval", ty)
-    if not hasattr(aval, "shape") or not hasattr(aval, "dtype"):
-        raise TypeError(f"empty_ref: ty must have a shape and a dtype (a ShapeDtypeStruct, "
-                        f"jax.typeof(x), an array), got {ty!r}")
-    trace = _recording_here()
-    if trace is None:
-        return Ref(lax.empty(aval.shape, aval.dtype), current_trace())
-    ref = Ref(np.zeros(aval.shape, aval.dtype), trace)     # (its type; never read)
-    ty = ShapedArray(tuple(aval.shape), np.dtype(aval.dtype))
-    out, = _record(trace, empty_ref_p, [], {"memory_space": memory_space, "ty": ty},
-                   [ref.aval])
-    trace.ref_vars[id(ref)] = (ref, out)
-    return ref
-
-
-empty_ref_p = RefPrimitive("empty_ref", lambda *, ty, memory_space: make_empty_ref(
-    ty, memory_space))
-abstract_eval_rules[empty_ref_p] = lambda *, ty, memory_space: _abstract_ref(ty)
-side_effecting.add(empty_ref_p)
-
-
+# ------------------------------------------------------------------ freeze
 def freeze_ref(ref):
     """`jax.freeze(ref)`: its value (a `freeze` equation where make_jaxpr records it)."""
     if not _is_box(ref) and not isinstance(ref, JaxprTracer):
@@ -455,7 +407,7 @@ def freeze_ref(ref):
     trace = recorder(ref)
     if trace is None:
         return ref_get(ref)
-    return _record(trace, freeze_p, [_ref_atom(trace, ref)], {}, [ref.aval.inner_aval])[0]
+    return record(trace, freeze_p, [_ref_atom(trace, ref)], {}, [ref.aval.inner_aval])[0]
 
 
 freeze_p = RefPrimitive("freeze", freeze_ref)

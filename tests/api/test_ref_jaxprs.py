@@ -185,6 +185,5 @@ def test_a_returned_ref_is_jaxs_error():
 
 def test_docstring_examples():
     from doc_examples import check_docstring_examples
-    check_docstring_examples("jxkernel.api.state_primitives",
-                             {"make_jaxpr": jax.make_jaxpr, "new_ref": jax.new_ref})
+    check_docstring_examples("jxkernel.api.state_primitives", {"make_jaxpr": jax.make_jaxpr})
     check_docstring_examples("jxkernel._jax._src.state.primitives")

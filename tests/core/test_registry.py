@@ -41,8 +41,8 @@ def test_primitive_has_every_rule(name):
     prim = all_primitives[name]
     assert prim in abstract_eval_rules, f"{name}: no abstract eval rule"
     if isinstance(prim, RefPrimitive):
-        # the state primitives (get, swap, ...): binding one does its Ref's operation, so no
-        # trace runs their rules; their equations are make_jaxpr's record only
+        # the state primitives (get, swap, new_ref, ...): binding one does its Ref's
+        # operation, so no trace runs their rules; their equations are make_jaxpr's record
         return
     assert prim in lowering_rules, f"{name}: no lowering rule"
     without = AS_IN_JAX_WITHOUT.get(name, set())

@@ -6,7 +6,7 @@ names for the functions binding them (jxkernel/api/state_primitives.py).
 """
 from ....api.state import addupdate as ref_addupdate  # noqa: F401
 from ....api.state import get as ref_get  # noqa: F401
-from ....api.state import new_ref  # noqa: F401
+from ....api.state import empty_ref_p, new_ref, new_ref_p  # noqa: F401
 from ....api.state import set as ref_set  # noqa: F401
 from ....api.state import swap as ref_swap  # noqa: F401
-from ....api.state_primitives import addupdate_p, get_p, swap_p  # noqa: F401
+from ....api.state_primitives import addupdate_p, freeze_p, get_p, swap_p  # noqa: F401
