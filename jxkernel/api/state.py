@@ -20,15 +20,17 @@ raises JAX's error.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import lax
 from .. import numpy as jnp
-from ..core.avals import AbstractValue, get_aval, typeof_rules
-from ..core.staging import ref_get, ref_set
-from ..core.trace import current_trace
+from ..core.avals import AbstractValue, ShapedArray, get_aval, typeof_rules
+from ..core.primitive import abstract_eval_rules, side_effecting
+from ..core.trace import Tracer, current_trace
 from ..transforms.ad import DualTracer
 from ..transforms.ad_util import Zero
-from ..core.trace import Tracer
-from ..numpy.dslice import update_slices
+from .state_primitives import (RefPrimitive, check_write, freeze_ref, record,
+                               recording_here, ref_addupdate, ref_read, ref_swap)
 
 
 class AbstractRef(AbstractValue):
@@ -49,6 +51,10 @@ class AbstractRef(AbstractValue):
 
     def str_short(self, short_dtypes: bool = False) -> str:
         return f"Ref{{{self.inner_aval.str_short()}}}"
+
+    def strip_weak_type(self) -> AbstractRef:
+        """(core/check.py compares types so)"""
+        return AbstractRef(self.inner_aval.strip_weak_type(), self.memory_space)
 
     def __eq__(self, other):
         return type(other) is AbstractRef and (self.inner_aval, self.memory_space) == \
@@ -84,10 +90,13 @@ class Ref:
     size = property(lambda self: get_aval(self._value).size)
 
     def __getitem__(self, idx):
-        value = ref_get(self)
-        return value if idx is Ellipsis or idx == () else value[idx]
+        return ref_read(self, idx)
 
     def __setitem__(self, idx, value):
+        self._check_write(value)
+        ref_swap(self, idx, value)
+
+    def _check_write(self, value) -> None:
         if isinstance(value, Tracer) and getattr(value._trace, "axis_data", None) is not None:
             # a vmapped value (a BatchTracer) into a Ref vmap does not map: JAX's error
             raise Exception(f"performing a set/swap operation with vmapped value on an "
@@ -101,14 +110,6 @@ class Ref:
                             f"non-differentiated array reference of type "
                             f"Ref{{{self.aval.inner_aval.strip_weak_type()}}}. Move the array "
                             f"reference to be an argument of the differentiated function?")
-        value = jnp.asarray(value, self.dtype)
-        old = ref_get(self)
-        written = update_slices(jnp.asarray(old), idx, value)   # ref[jax.ds(i, n)] = v
-        if written is None and (idx is Ellipsis or idx == ()):
-            written = value if value.shape == self.shape else jnp.broadcast_to(value, self.shape)
-        elif written is None:
-            written = jnp.asarray(old).at[idx].set(value)
-        ref_set(self, written)
 
     def _made_under(self, trace) -> bool:
         """Whether this Ref was made while `trace` ran (inside the function it transforms)."""
@@ -118,7 +119,7 @@ class Ref:
         return owner is trace
 
     def get(self):
-        return ref_get(self)
+        return ref_read(self, Ellipsis)
 
     def unsafe_buffer_pointer(self) -> int:
         """The address of the device buffer holding the Ref's array (as an Array's)."""
@@ -130,7 +131,7 @@ class Ref:
     # No __jax_array__, as JAX's Ref has none: jnp.sin(ref) is a TypeError, ref[...] the value
     def __array__(self, dtype=None, copy=None):
         import numpy as np    # NumPy's, not jnp: cheap, and loaded already
-        return np.asarray(ref_get(self), dtype)
+        return np.asarray(ref_read(self, Ellipsis), dtype)
 
     def __len__(self):
         return len(self._value)
@@ -144,9 +145,24 @@ class Ref:
 typeof_rules[Ref] = lambda ref: ref.aval
 
 
+# ------------------------------------------------------------------ the primitives making Refs
+# (JAX's `new_ref` and `empty_ref`; the others are in api/state_primitives.py): binding one
+# makes a Ref, recorded as an equation where make_jaxpr's trace is the current trace
 def new_ref(init_val, *, memory_space=None, kind=None) -> Ref:
     """A new Ref holding `init_val` (an array, converted as jnp.asarray would)."""
-    return Ref(jnp.asarray(init_val), current_trace())
+    trace = current_trace()
+    ref = Ref(jnp.asarray(init_val), trace)
+    if recording_here() is not None:
+        out, = record(trace, new_ref_p, [trace.to_atom(ref._value)],
+                      {"kind": kind, "memory_space": memory_space}, [ref.aval])
+        trace.ref_vars[id(ref)] = (ref, out)
+    return ref
+
+
+new_ref_p = RefPrimitive("new_ref", lambda x, *, kind, memory_space: new_ref(
+    x, memory_space=memory_space, kind=kind))
+abstract_eval_rules[new_ref_p] = lambda x, *, kind, memory_space: AbstractRef(x)
+side_effecting.add(new_ref_p)
 
 
 def empty_ref(ty, memory_space=None) -> Ref:
@@ -160,14 +176,27 @@ def empty_ref(ty, memory_space=None) -> Ref:
     if not hasattr(aval, "shape") or not hasattr(aval, "dtype"):
         raise TypeError(f"empty_ref: ty must have a shape and a dtype (a ShapeDtypeStruct, "
                         f"jax.typeof(x), an array), got {ty!r}")
-    return Ref(lax.empty(aval.shape, aval.dtype), current_trace())
+    trace = recording_here()
+    if trace is None:
+        return Ref(lax.empty(aval.shape, aval.dtype), current_trace())
+    ref = Ref(np.zeros(aval.shape, aval.dtype), trace)     # (for its type; never read)
+    ty = ShapedArray(tuple(aval.shape), np.dtype(aval.dtype))
+    out, = record(trace, empty_ref_p, [], {"memory_space": memory_space, "ty": ty},
+                  [ref.aval])
+    trace.ref_vars[id(ref)] = (ref, out)
+    return ref
+
+
+empty_ref_p = RefPrimitive("empty_ref", lambda *, ty, memory_space: empty_ref(ty, memory_space))
+abstract_eval_rules[empty_ref_p] = lambda *, ty, memory_space: AbstractRef(ty)
+side_effecting.add(empty_ref_p)
 
 
 def freeze(ref: Ref):
     """The Ref's final value, as an Array (`jax.freeze`; the Ref should not be used after)."""
     if not isinstance(ref, Ref):
         raise TypeError(f"freeze takes a Ref (jax.new_ref(x) makes one), got {type(ref).__name__}")
-    return ref_get(ref)
+    return freeze_ref(ref)
 
 
 def free_ref(ref: Ref) -> tuple:
@@ -178,6 +207,7 @@ def free_ref(ref: Ref) -> tuple:
 
 
 # jax.ref's functional forms of ref[idx], ref[idx] = x, swapping and adding in place
+# (each one equation where make_jaxpr records it: api/state_primitives.py)
 def get(ref: Ref, idx=()):
     """`ref[idx]`."""
     return ref[idx]
@@ -190,11 +220,11 @@ def set(ref: Ref, idx, value) -> None:  # noqa: A001  (JAX's name)
 
 def swap(ref: Ref, idx, value):
     """Write `value` at `idx` and return what was there."""
-    old = ref[idx]
-    ref[idx] = value
-    return old
+    check_write(ref, value)
+    return ref_swap(ref, idx, value)
 
 
 def addupdate(ref: Ref, idx, x) -> None:
     """`ref[idx] += x`."""
-    ref[idx] = ref[idx] + x
+    check_write(ref, x)
+    ref_addupdate(ref, idx, x)

@@ -223,12 +223,20 @@ def pp_binder(var, names: Names) -> str:
 # primitive -> params -> [(key, value), ...].
 param_printers: dict = {}
 
+# Primitives printed in their own form (the state primitives: `c:f32[3] <- a[...]`):
+# primitive -> (eqn, names) -> the equation's text.
+eqn_printers: dict = {}
+
 # Call-like primitives whose jaxpr inputs/outputs are named after the equation's own
 # operands and results when printed (JAX does this for jit).
 call_primitives: set = set()
 
 
 def pp_eqn(eqn: Eqn, names: Names, indent: int, source_info=False, width=80) -> str:
+    own = eqn_printers.get(eqn.primitive)
+    if own is not None and eqn.invars:     # (no operands: a view printing the params alone)
+        note = _note(source_info, eqn.source_info)
+        return own(eqn, names) + (f"{_NOTE}{note}{_END}" if note else "")
     outs = " ".join(pp_binder(v, names) for v in eqn.outvars)
     args = " ".join(names(v) for v in eqn.invars)
     printer = param_printers.get(eqn.primitive)

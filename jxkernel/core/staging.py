@@ -11,8 +11,10 @@ JAX threads them through a jaxpr as effects. "lift" (jit, scan, while and cond b
 Ref read inside is a constvar whose const is the Ref itself (its value is read when the
 program runs, not baked), and the final value of each Ref written is one more output
 (`ClosedJaxpr.ref_writes` names its const); the consumer passes the values and writes the
-results back. "local" (make_jaxpr): a Ref's value is a closed-over constant and writes stay
-in the trace, as JAX's make_jaxpr leaves the Ref as it was. Other traces see a Ref's box.
+results back. "record" (make_jaxpr): Refs are values of the jaxpr, of type `Ref{f32[3]}`,
+and their reads and writes `get` and `swap` equations, as JAX's jaxprs show them
+(api/state_primitives.py records them; `ref_vars` holds each Ref's Ref-typed tracer). Other
+traces see a Ref's box.
 
     >>> make_jaxpr(lambda x: jnp.sin(x) * 2.0)(jnp.ones(3))
     { lambda ; a:f32[3]. let b:f32[3] = sin a; c:f32[3] = mul b 2.0:f32[] in (c,) }
@@ -78,7 +80,8 @@ class JaxprTrace(Trace):
         self.invars: list[Var] = []
         self.eqns: list[Eqn] = []
         self.consts: dict[int, tuple] = {}       # id(value) -> (constvar, value)
-        self.ref_policy = ref_policy             # None, "lift" or "local" (module docstring)
+        self.ref_policy = ref_policy             # None, "lift" or "record" (module docstring)
+        self.ref_vars: dict[int, tuple] = {}     # "record": id(Ref) -> (Ref, its tracer)
         self.refs: dict[int, list] = {}          # id(Ref) -> [Ref, its value here]
         self.ref_writes: list = []               # the lifted Refs written, first write first
 
@@ -290,11 +293,15 @@ def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None,
 
 
 def _ref_trace(ref, trace):
-    """The innermost trace from `trace` up that keeps `ref`'s state, or None where its own box
-    holds it (no such trace inside the one the Ref was made in, `ref._owner`)."""
+    """The innermost trace from `trace` up that lifts `ref`'s state, or None where its own box
+    holds it (no such trace inside the one the Ref was made in, `ref._owner`, nor inside
+    make_jaxpr's, which records it: api/state_primitives.py)."""
     while trace is not None and trace is not ref._owner:
-        if getattr(trace, "ref_policy", None):
+        policy = getattr(trace, "ref_policy", None)
+        if policy == "lift":
             return trace
+        if policy == "record":
+            return None
         trace = trace.parent
     return None
 

@@ -216,7 +216,11 @@ class MappedRef:
     def __setitem__(self, idx, value):
         # the batched whole with `value` written at `idx` (cast and broadcast as `.at` does:
         # the Array methods numpy installs on every Tracer; this layer imports no numpy)
-        new = self._whole().at[idx].set(value)
+        if (idx is Ellipsis or idx == ()) and get_aval(value).shape == self.shape and \
+                get_aval(value).dtype == self.dtype:
+            new = value              # the whole written: no read of what was there
+        else:
+            new = self._whole().at[idx].set(value)
         if isinstance(new, Tracer) and new._trace is not self._trace and \
                 getattr(new._trace, "axis_data", None) is not None:
             # batched by an inner vmap that does not map this Ref: JAX's error

@@ -15,8 +15,9 @@ from ..core.source_info import function_source_info
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
 from .api_util import flatten_fun, fun_name, merge_static, wraps
 from .jit_args import abstract_leaf_aval, as_tuple
-from .jit_refs import ref_positions, with_stand_ins, without_refs
+from .jit_refs import is_ref, ref_positions, ref_type, with_stand_ins, without_refs
 from ..core.staging import DebugInfo, trace_to_jaxpr
+from ..core.trace import current_trace
 
 
 def _trace_flat(fun, static_argnums, args, kwargs, transformation):
@@ -26,9 +27,13 @@ def _trace_flat(fun, static_argnums, args, kwargs, transformation):
     names = tuple(f"args[{i}]{keystr(p)}" for i, a in enumerate(args) if i not in static_argnums
                   for p, _ in tree_flatten_with_path(a)[0]) + \
         tuple(f"{k}{keystr(p)}" for k in sorted(kwargs) for p, _ in tree_flatten_with_path(kwargs[k])[0])
-    refs = ref_positions(leaves)        # a Ref argument: its value, as a closed-over Ref's
-    avals = [None if i in refs else abstract_leaf_aval(x, lambda i=i: names[i])
-             for i, x in enumerate(leaves)]
+    # a Ref argument: a Ref-typed input (api/state_primitives.py); vmap's MappedRef: a
+    # stand-in, recorded as a Ref closed over
+    refs = ref_positions(leaves)
+    boxes = [i for i in refs if hasattr(leaves[i], "_owner")]
+    refs = tuple(i for i in refs if i not in boxes)
+    avals = [leaves[i].aval if i in boxes else None if i in refs else
+             abstract_leaf_aval(x, lambda i=i: names[i]) for i, x in enumerate(leaves)]
     static = {i: args[i] for i in static_argnums}
     flat, out_tree = flatten_fun(
         lambda dyn_args, dyn_kwargs: fun(*merge_static(static, dyn_args, len(args)),
@@ -37,10 +42,44 @@ def _trace_flat(fun, static_argnums, args, kwargs, transformation):
     name = fun_name(fun, type(fun).__name__)
     if refs:
         flat, avals = with_stand_ins(flat, leaves, avals, refs)
+    if boxes:
+        flat = _with_ref_inputs(flat, leaves, boxes, refs)
+    flat = _no_ref_results(flat, name, function_source_info(fun), leaves, names)
     info = DebugInfo(name, function_source_info(fun), transformation,
                      tuple(without_refs(names, refs)))
-    closed = trace_to_jaxpr(flat, avals, info, "local")   # (a Ref keeps its value)
+    closed = trace_to_jaxpr(flat, avals, info, "record")   # (Refs' reads and writes recorded)
     return closed, out_tree()
+
+
+def _with_ref_inputs(flat, leaves, boxes, stand_ins):
+    """`flat` given the Ref boxes at `boxes` (positions among `leaves`) where the trace has
+    their Ref-typed inputs, each box recorded as its input (the stand-ins' positions, already
+    left out of the inputs, shift them)."""
+    def fun(*args):
+        trace, args = current_trace(), list(args)
+        for i in boxes:
+            at = i - sum(j < i for j in stand_ins)
+            trace.ref_vars[id(leaves[i])] = (leaves[i], args[at])
+            args[at] = leaves[i]
+        return flat(*args)
+    return fun
+
+
+def _no_ref_results(flat, name, source, leaves, names):
+    """`flat`, refusing a Ref among its results with JAX's error (which says "for jit")."""
+    def fun(*args):
+        outs = flat(*args)
+        for out in outs:
+            if is_ref(out):
+                where = f"{name} at {source.file}:{source.line}" if source else name
+                passed = [names[i] for i, leaf in enumerate(leaves) if leaf is out]
+                raise ValueError(
+                    f"function {where} traced for jit returned a mutable array reference of "
+                    f"type {ref_type(out)}, but mutable array references cannot be returned."
+                    + (f"\n\nThe returned mutable array was passed in as the argument "
+                       f"{passed[0]}." if passed else ""))
+        return outs
+    return fun
 
 
 def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):

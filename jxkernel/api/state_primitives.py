@@ -1,0 +1,415 @@
+"""The state primitives, as JAX 0.10.2 names them (jax/_src/state/primitives.py, core.py):
+`get`, `swap`, `addupdate` and `freeze`, each with its rules here (`new_ref` and `empty_ref`,
+which make Refs, are with the Ref in api/state.py).
+
+jxkernel's Refs are Python boxes (api/state.py), so these primitives are not run by the
+traces: binding one on a Ref box does the box's operation (`ref_read`, `ref_swap`, ...
+below), which works under any trace (jit, scan, while and cond lift Refs, core/staging.py).
+Only make_jaxpr's trace (ref_policy "record") writes equations for them: a Ref argument is a
+`Ref{...}`-typed invar, a closed-over Ref a Ref-typed constvar whose const is the Ref itself,
+a Ref made inside a `new_ref` equation, and each read or write of one a `get`, `swap` or
+`addupdate` equation, printed as JAX prints them:
+
+    >>> make_jaxpr(lambda r, y: r.__setitem__(1, y))(jax.new_ref(jnp.zeros(3)), jnp.float32(1))
+    { lambda ; a:Ref{f32[3]} b:f32[]. let a[1] <- b in () }
+
+So the jaxpr is a real program: eval_jaxpr binds each equation on the actual Ref boxes.
+
+An index of ints, step-1 slices with static bounds, one Ellipsis and scalar integer arrays
+(traced or not) is kept in an `Indexer` param, its array scalars operands after the Ref (and
+the value): `a[1,:]`, `a[b]`. JAX passes all indices as operands with a `tree` param instead.
+Any other index (an array of indices, None, a strided slice, a traced slice bound) is recorded
+as a read or write of the whole Ref plus ordinary indexing ops.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import numpy as jnp
+from ..core import dtypes
+from ..core.avals import ShapedArray
+from ..core.interpreter_primitives import convert_element_type_p
+from ..core.ir import Literal, Var, eqn_printers, pp_binder
+from ..core.primitive import Primitive, abstract_eval_rules, side_effecting
+from ..core.source_info import eqn_source_info
+from ..core.staging import JaxprTracer, ref_get, ref_set
+from ..core.trace import Tracer, current_trace, set_current_trace
+from ..numpy.dslice import update_slices
+from ..transforms.ad import DualTracer
+from ..transforms.ad_util import Zero
+
+
+class RefPrimitive(Primitive):
+    """A state primitive: `bind` does its operation on the Ref box it is given (module
+    docstring), or records it where its Ref operand is make_jaxpr's Ref-typed tracer."""
+    __slots__ = ("op",)
+
+    def __init__(self, name, op, multiple_results=False):
+        super().__init__(name, multiple_results)
+        self.op = op
+
+    def bind(self, *args, **params):
+        args = [a.val if type(a) is Literal else a for a in args]
+        return self.op(*args, **params)
+
+
+def _is_box(ref) -> bool:
+    """api/state.py's Ref (vmap's MappedRef, a view of one, has its own operations)."""
+    return hasattr(ref, "_owner")
+
+
+def check_write(ref, value) -> None:
+    """JAX's errors for a vmapped or differentiated value written into `ref` (Ref's own)."""
+    if _is_box(ref):
+        ref._check_write(value)
+
+
+# ------------------------------------------------------------------ static indices
+class Indexer:
+    """An index into a Ref of `shape`: per dimension an int (kept as written, -1 too, as JAX
+    prints it), a step-1 slice as (start, size), or DYNAMIC, a scalar integer array passed as
+    an operand; `full` is `ref[...]`."""
+    __slots__ = ("entries", "shape")
+
+    def __init__(self, entries, shape):
+        self.entries, self.shape = tuple(entries), tuple(shape)
+
+    full = property(lambda self: not self.entries)
+
+    @classmethod
+    def of(cls, idx, shape, trace=None) -> tuple | None:
+        """(`idx` as an Indexer, its DYNAMIC operands), or None where it cannot be one;
+        `trace`: where a scalar integer array must be a value (else the index is not kept)."""
+        if idx is Ellipsis or (type(idx) is tuple and not idx):
+            return cls((), shape), []
+        idx = idx if type(idx) is tuple else (idx,)
+        at = [n for n, i in enumerate(idx) if i is Ellipsis]
+        if len(at) > 1:
+            return None
+        if at:                                # `r[..., 0]`: full slices in its place
+            idx = idx[:at[0]] + (slice(None),) * (len(shape) - len(idx) + 1) + idx[at[0] + 1:]
+        if len(idx) > len(shape):
+            return None
+        entries, operands = [], []
+        for i, dim in zip(idx + (slice(None),) * (len(shape) - len(idx)), shape):
+            if _is_int(i):
+                if not -dim <= i < dim:
+                    return None
+                entries.append(int(i))
+            elif _is_scalar_index(i, trace):
+                entries.append(DYNAMIC)
+                operands.append(i)
+            elif type(i) is slice and i.step in (None, 1) and all(
+                    b is None or _is_int(b) for b in (i.start, i.stop)):
+                start, stop, _ = i.indices(dim)
+                entries.append((start, max(stop - start, 0)))
+            else:
+                return None
+        return cls(entries, shape), operands
+
+    @property
+    def out_shape(self) -> tuple:
+        return self.shape if self.full else tuple(e[1] for e in self.entries if type(e) is tuple)
+
+    def as_index(self, operands=()):
+        """The NumPy index it stands for, `operands` in its DYNAMIC places."""
+        if self.full:
+            return Ellipsis
+        operands = iter(operands)
+        return tuple(next(operands) if e is DYNAMIC else e if type(e) is int else
+                     slice(e[0], e[0] + e[1]) for e in self.entries)
+
+    def text(self, operands=()) -> str:
+        """As JAX's NDIndexer.pretty_print: `[...]`, `[1]`, `[:2]`, `[1:3]`, `[:,1]`, `[1,:]`,
+        `[b]`; `operands`: the DYNAMIC operands' texts."""
+        if self.full:
+            return "[...]"
+        parts, operands = [], iter(operands)
+        for e, dim in zip(self.entries, self.shape):
+            if e is DYNAMIC:
+                parts.append(next(operands))
+            elif type(e) is int:
+                parts.append(str(e))
+            else:
+                start, end = e[0], e[0] + e[1]
+                parts.append(f"{start or ''}:{'' if end == dim else end}")
+        return "[" + ",".join(parts) + "]"
+
+    def __repr__(self):
+        return self.text(["?"] * self.entries.count(DYNAMIC))
+
+    n_operands = property(lambda self: self.entries.count(DYNAMIC))
+
+    def __eq__(self, other):
+        return type(other) is Indexer and (self.entries, self.shape) == \
+            (other.entries, other.shape)
+
+    def __hash__(self):
+        return hash((self.entries, self.shape))
+
+
+DYNAMIC = "dynamic"         # (a str: an Indexer's entries compare and hash as a tuple)
+
+
+def _is_scalar_index(i, trace) -> bool:
+    """A 0-d integer array (a tracer of `trace` or one enclosing it, or a concrete one)."""
+    aval = getattr(i, "aval", None)
+    if aval is None or getattr(aval, "shape", None) != () or \
+            not dtypes.issubdtype(aval.dtype, np.integer):
+        return False
+    if isinstance(i, Tracer):
+        while trace is not None and trace is not i._trace:
+            trace = trace.parent
+        return trace is not None
+    return True
+
+
+def _is_int(i) -> bool:
+    return isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_))
+
+
+def _is_full(idx) -> bool:
+    return idx is Ellipsis or (type(idx) is tuple and not idx)
+
+
+# ------------------------------------------------------------------ where a Ref is recorded
+def recorder(ref):
+    """make_jaxpr's trace that records `ref`'s reads and writes as equations, or None where
+    its box, or a lifting trace (core/staging.py's ref_get), keeps its state."""
+    if isinstance(ref, JaxprTracer):             # the Ref-typed tracer itself
+        return ref._trace
+    owner, trace = getattr(ref, "_owner", None), current_trace()
+    while trace is not None:
+        policy = getattr(trace, "ref_policy", None)
+        if policy == "record" and (trace is not owner or id(ref) in trace.ref_vars):
+            return trace
+        if trace is owner or policy == "lift":
+            return None
+        trace = trace.parent
+    return None
+
+
+def _ref_atom(trace, ref) -> Var:
+    """`ref`'s Ref-typed variable in `trace`: a constvar holding the Ref, on first use."""
+    if isinstance(ref, JaxprTracer):
+        return ref._var
+    entry = trace.ref_vars.get(id(ref))
+    if entry is None:
+        var = trace._constvar(ref, ref.aval)
+        entry = trace.ref_vars[id(ref)] = (ref, JaxprTracer(trace, ref.aval, var))
+    return entry[1]._var
+
+
+def _pp_target(eqn, names, first_index) -> str:
+    """`a[1,b]`: the Ref and its index, whose operands start at invars[first_index]."""
+    operands = [str(a.val) if type(a) is Literal else names(a)    # (no dtype, as JAX)
+                for a in eqn.invars[first_index:]]
+    return f"{names(eqn.invars[0])}{eqn.params['indexer'].text(operands)}"
+
+
+def record(trace, prim, atoms, params, out_avals) -> list:
+    """Record `prim`'s equation in make_jaxpr's `trace`; its results' tracers."""
+    return trace.add_eqn(atoms, prim, params, out_avals, eqn_source_info())
+
+
+def recording_here():
+    """make_jaxpr's trace, where it is the current trace: a Ref made there is recorded
+    (api/state.py's new_ref and empty_ref)."""
+    trace = current_trace()
+    return trace if getattr(trace, "ref_policy", None) == "record" else None
+
+
+def _at(trace, value):
+    """`value` as a value of `trace`: an undifferentiated value of a differentiation inside
+    make_jaxpr is its primal (the Ref is not differentiated, as in JAX)."""
+    while isinstance(value, DualTracer) and value._trace is not trace and \
+            type(value.tangent) is Zero:
+        value = value.primal
+    return value
+
+
+def _implicit_cast(value, dtype):
+    """JAX's `_maybe_implicit_cast` before a swap: a weak float into a float Ref, and any
+    integer into an integer Ref, is converted (an equation, for a traced value); other values
+    as jnp.asarray makes them (JAX would refuse a dtype that differs; jxkernel converts)."""
+    if isinstance(value, Tracer):
+        aval = value.aval
+        floats = dtypes.issubdtype(aval.dtype, np.floating) and \
+            dtypes.issubdtype(dtype, np.floating)
+        ints = dtypes.issubdtype(aval.dtype, np.integer) and \
+            dtypes.issubdtype(dtype, np.integer)
+        # (lax.convert_element_type gives a value of the same dtype and weakness back as it is)
+        if ((aval.weak_type and floats) or ints) and (aval.weak_type or aval.dtype != dtype):
+            return convert_element_type_p.bind(value, new_dtype=np.dtype(dtype),
+                                               weak_type=False, sharding=None)
+    return jnp.asarray(value, dtype)
+
+
+# ------------------------------------------------------------------ get
+def ref_read(ref, idx=Ellipsis):
+    """`ref[idx]`."""
+    if not _is_box(ref) and not isinstance(ref, JaxprTracer):
+        return ref[idx]
+    trace = recorder(ref)
+    if trace is None:
+        value = ref_get(ref)
+        return value if _is_full(idx) else value[idx]
+    kept = Indexer.of(idx, ref.shape, trace)
+    if kept is None:                          # not kept: the whole, then ordinary indexing
+        return _get_recorded(trace, ref, *_whole(ref))[idx]
+    return _get_recorded(trace, ref, *kept)
+
+
+def _whole(ref):
+    """(Indexer, operands) of `ref[...]`."""
+    return Indexer((), ref.shape), []
+
+
+def _get_recorded(trace, ref, indexer, operands):
+    aval = _indexed(ref.aval.inner_aval, indexer)
+    atoms = [_ref_atom(trace, ref), *map(trace.to_atom, operands)]
+    return record(trace, get_p, atoms, {"indexer": indexer}, [aval])[0]
+
+
+def _indexed(inner, indexer):
+    """The type of `indexer`'s elements of a Ref holding `inner` (weakly typed as it is)."""
+    return inner if indexer.full else inner.update(shape=indexer.out_shape)
+
+
+def _get_bind(ref, *index, indexer):
+    return ref_read(ref, indexer.as_index(index))
+
+
+get_p = RefPrimitive("get", _get_bind)
+abstract_eval_rules[get_p] = lambda ref, *index, indexer: _indexed(ref.inner_aval, indexer)
+
+
+def _pp_get(eqn, names) -> str:
+    # `c:f32[3] <- a[...]`
+    return f"{pp_binder(eqn.outvars[0], names)} <- {_pp_target(eqn, names, 1)}"
+
+
+eqn_printers[get_p] = _pp_get
+
+
+# ------------------------------------------------------------------ swap (and set)
+def ref_swap(ref, idx, value):
+    """Write `value` at `ref[idx]`; what was there."""
+    if not _is_box(ref) and not isinstance(ref, JaxprTracer):
+        old = ref[idx]
+        ref[idx] = value
+        return old
+    trace = recorder(ref)
+    if trace is None:
+        old = ref_get(ref)
+        _box_write(ref, old, idx, value)
+        return old if _is_full(idx) else old[idx]
+    value = _at(trace, value)
+    kept = Indexer.of(idx, ref.shape, trace)
+    with set_current_trace(trace):
+        value = _implicit_cast(value, ref.dtype)
+        if kept is None:                      # not kept: read the whole, write it back
+            whole = _get_recorded(trace, ref, *_whole(ref))
+            old = whole[idx]
+            new = whole.at[idx].set(value)
+            _swap_recorded(trace, ref, *_whole(ref), new)
+            return old
+        value = _broadcast(value, kept[0].out_shape)
+    return _swap_recorded(trace, ref, *kept, value)
+
+
+def _broadcast(value, shape):
+    """jxkernel broadcasts a value written into a Ref of more elements (`r[...] = 0.0`),
+    as before Refs were recorded; JAX refuses it ("Invalid shape for `swap`")."""
+    return value if tuple(np.shape(value)) == shape else jnp.broadcast_to(value, shape)
+
+
+def _swap_recorded(trace, ref, indexer, operands, value):
+    aval = _indexed(ref.aval.inner_aval, indexer)
+    atoms = [_ref_atom(trace, ref), trace.to_atom(value), *map(trace.to_atom, operands)]
+    return record(trace, swap_p, atoms, {"indexer": indexer}, [aval])[0]
+
+
+def _box_write(ref, old, idx, value) -> None:
+    """Write `value` at `idx` where the box or a lifting trace keeps the Ref (as jxkernel
+    always has: cast and broadcast as jnp would)."""
+    value = jnp.asarray(value, ref.dtype)
+    written = update_slices(jnp.asarray(old), idx, value)   # ref[jax.ds(i, n)] = v
+    if written is None and _is_full(idx):
+        written = value if value.shape == ref.shape else jnp.broadcast_to(value, ref.shape)
+    elif written is None:
+        written = jnp.asarray(old).at[idx].set(value)
+    ref_set(ref, written)
+
+
+def _swap_bind(ref, value, *index, indexer):
+    check_write(ref, value)
+    return ref_swap(ref, indexer.as_index(index), value)
+
+
+swap_p = RefPrimitive("swap", _swap_bind)
+abstract_eval_rules[swap_p] = lambda ref, value, *index, indexer: \
+    _indexed(ref.inner_aval, indexer)
+side_effecting.add(swap_p)
+
+
+def _pp_swap(eqn, names) -> str:
+    value, target = eqn.invars[1], _pp_target(eqn, names, 2)
+    if names.names.get(eqn.outvars[0]) == "_":       # its result unused: a set
+        return f"{target} <- {names(value)}"
+    return f"{pp_binder(eqn.outvars[0], names)}, {target} <- {target}, {names(value)}"
+
+
+eqn_printers[swap_p] = _pp_swap
+
+
+# ------------------------------------------------------------------ addupdate
+def ref_addupdate(ref, idx, x) -> None:
+    """`ref[idx] += x` as one operation (jax.ref.addupdate)."""
+    if not _is_box(ref) and not isinstance(ref, JaxprTracer):
+        ref[idx] = ref[idx] + x
+        return
+    trace = recorder(ref)
+    kept = None if trace is None else Indexer.of(idx, ref.shape, trace)
+    if kept is None:
+        ref_swap(ref, idx, ref_read(ref, idx) + x)
+        return
+    (indexer, operands), x = kept, _at(trace, x)
+    with set_current_trace(trace):
+        x = _broadcast(_implicit_cast(x, ref.dtype), indexer.out_shape)
+    atoms = [_ref_atom(trace, ref), trace.to_atom(x), *map(trace.to_atom, operands)]
+    record(trace, addupdate_p, atoms, {"indexer": indexer}, [])
+
+
+def _addupdate_bind(ref, x, *index, indexer):
+    check_write(ref, x)
+    ref_addupdate(ref, indexer.as_index(index), x)
+    return []
+
+
+addupdate_p = RefPrimitive("addupdate", _addupdate_bind, multiple_results=True)
+abstract_eval_rules[addupdate_p] = lambda ref, x, *index, indexer: []
+side_effecting.add(addupdate_p)
+
+
+def _pp_addupdate(eqn, names) -> str:
+    return f"{_pp_target(eqn, names, 2)} += {names(eqn.invars[1])}"
+
+
+eqn_printers[addupdate_p] = _pp_addupdate
+
+
+# ------------------------------------------------------------------ freeze
+def freeze_ref(ref):
+    """`jax.freeze(ref)`: its value (a `freeze` equation where make_jaxpr records it)."""
+    if not _is_box(ref) and not isinstance(ref, JaxprTracer):
+        return ref[...]
+    trace = recorder(ref)
+    if trace is None:
+        return ref_get(ref)
+    return record(trace, freeze_p, [_ref_atom(trace, ref)], {}, [ref.aval.inner_aval])[0]
+
+
+freeze_p = RefPrimitive("freeze", freeze_ref)
+abstract_eval_rules[freeze_p] = lambda ref: ref.inner_aval
+side_effecting.add(freeze_p)
