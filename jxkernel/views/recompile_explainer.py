@@ -28,7 +28,7 @@ import weakref
 
 import numpy as np
 
-from ..core.config import _TRACE_OPTIONS, config
+from ..core.config import _TRACE_OPTIONS, _USER_CONTEXTS, config
 from ..core import compile_record as _record
 from ..core.compile_record import (  # noqa: F401  (jxkernel.compile_log: the record's names too)
     MAX_EVENTS, CompileEvent, Miss, cache_hits, clear, compile_events, events_since,
@@ -54,10 +54,28 @@ def _config_of(device, jitted=None) -> tuple:
     # `with jax.default_matmul_precision(...)` names the option, as JAX does
     found += tuple((name, getattr(config, name)) for name in _TRACE_OPTIONS
                    if name != "jax_enable_x64")
+    found += _user_contexts()
     if jitted is None:
         return found
     return found + tuple((name, _option_text(getattr(jitted, attr, None)))
                          for name, attr in _JIT_OPTIONS)
+
+
+def _user_contexts() -> tuple:
+    """(name, value) per jax.make_user_context context, as jit's cache key holds their values:
+    named as the user's code holds each ("ctx (user context)")."""
+    found, seen = [], set()
+    for context in _USER_CONTEXTS:
+        # named once: a later name would make an earlier signature's context look another
+        label = getattr(context, "_shown_as", None) or context.label or \
+            f"the context made at {context.made_at}"
+        context._shown_as = label
+        name = f"{label} (user context)"
+        while name in seen:                  # two contexts held by one name: tell them apart
+            name = f"{label} #{len(seen) + 1} (user context)"
+        seen.add(name)
+        found.append((name, context.value))
+    return tuple(found)
 
 
 def _option_text(value) -> str:
@@ -251,14 +269,15 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True) -> CompileEv
 
 
 def traced_under_transformation(miss: Miss, seen: list) -> tuple:
-    """(reason, changes) of `miss`, a jitted function traced anew under a transformation,
-    against its compiles' signatures and `seen`, its earlier traces under transformations
-    (JAX's tracing cache holds both); the new signature joins `seen`, not the compiles'."""
-    _, _, _, reason, changes, new = _explain(dataclasses.replace(
+    """(reason, changes, signature as written) of `miss`, a jitted function traced anew under
+    a transformation, against its compiles' signatures and `seen`, its earlier traces under
+    transformations (JAX's tracing cache holds both); the new signature joins `seen`, not the
+    compiles'."""
+    named, static_named, _, reason, changes, new = _explain(dataclasses.replace(
         miss, history=list(miss.history) + seen))
     seen.append(dataclasses.replace(new, consts=None))
     del seen[:-_PER_FUNCTION]
-    return reason, changes
+    return reason, changes, _named_signature(named, static_named)
 
 
 def _source_of(jitted) -> str | None:
@@ -378,6 +397,10 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
         f" at {call_site.file}:{call_site.line} ({call_site.function})"
     defined = "" if event.source is None else f" defined at {event.source}"
     lines = [f"TRACING CACHE MISS{where}:"]
+    # a retrace inside another traced function: its program is part of that one's
+    inlined = [] if event.compiled else [f"  (traced inside {event.inlined_into}: its "
+                                         "program is part of that one's, nothing compiled "
+                                         "of its own)"]
     fresh = [c for c in event.changes if c.kind == "fresh_jit"]
     if event.reason == "first call":            # as JAX: a function object not traced before
         lines += ["  never seen function:", f"    {event.function}{defined}"]
@@ -385,14 +408,14 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
             lines += ["  but another function object of the same code compiled before "
                       f"({fresh[0].old}): the function is being re-defined, preventing "
                       "caching", explanation_text(fresh)]
-        return "\n".join(lines)
+        return "\n".join(lines + inlined)
     lines.append(f"  for {event.function}{defined}")
     if not event.changes:
         lines.append(f"  {event.reason}")
-        return "\n".join(lines)
+        return "\n".join(lines + inlined)
     lines += ["  all previously seen cache keys differ. For the closest previous key:",
               explanation_text(event.changes)]
-    return "\n".join(lines)
+    return "\n".join(lines + inlined)
 
 
 def _users(event: CompileEvent) -> bool:

@@ -139,7 +139,38 @@ def _config_changes(old, new):
             if name.startswith("jax_") and name != "jax_enable_x64":   # a trace option
                 change = _refixed(change, _TRACE_OPTION_FIX, new_repr=f'"{value}"'
                                   if isinstance(value, str) else repr(value))
+            elif name.endswith(USER_CONTEXT):      # jax.make_user_context's
+                change = _user_context_change(name, before[name], value)
             yield change
+    # a context made since the old signature: every jit's key has one value more (JAX:
+    # "number of tracing context values differs")
+    made = [name for name, _ in new.config if name.endswith(USER_CONTEXT) and
+            name not in before]
+    if made and old.config:
+        count = sum(name.endswith(USER_CONTEXT) for name, _ in new.config)
+        context = _context_name(made[-1])
+        change = Change(USER_CONTEXTS, "config", str(count - len(made)), str(count))
+        yield _refixed(change, _NEW_CONTEXT_FIX, context=context,
+                       value=repr(dict(new.config)[made[-1]]))
+
+
+USER_CONTEXT = " (user context)"      # the end of a jax.make_user_context context's name
+USER_CONTEXTS = "user contexts"       # how many there are (a new one made: every key grows)
+
+
+def _context_name(name) -> str:
+    """The name to write a fix with: "ctx (user context)" -> "ctx" ("mode #3": the third
+    context held by the name mode, still mode in code; one made where no name holds it:
+    ctx)."""
+    context = re.sub(r" #\d+$", "", name[: -len(USER_CONTEXT)])
+    return context if context.isidentifier() else "ctx"
+
+
+def _user_context_change(name, old, new) -> Change:
+    context = _context_name(name)
+    change = Change(name, "config", repr(old), repr(new))
+    return _refixed(change, _USER_CONTEXT_FIX, context=context, old_repr=repr(old),
+                    new_repr=repr(new))
 
 
 def _traced_changes(old, new, flipped):
@@ -561,6 +592,18 @@ _TRACE_OPTION_FIX = (
     "function traced and compiled again; back at {old}, the earlier program is reused. "
     "Set it once, at start-up, if every call should use it.",
     'jax.config.update("{path}", {new_repr})    # once, at start-up')
+_USER_CONTEXT_FIX = (
+    "{path} changed ({old} -> {new}): the value of a jax.make_user_context context is part "
+    "of every jit's cache key, so the function traced and compiled again for it; each value "
+    "compiles once, and back at {old} the earlier program is reused. If every call should "
+    "run under {new}, set it once instead of per block.",
+    "{context}.set_global({new_repr})    # once, at start-up: every call under one value")
+_NEW_CONTEXT_FIX = (
+    "A new jax.make_user_context context ({context}) was made after this function compiled "
+    "({old} -> {new} contexts): every jit's cache key holds each context's value, so every "
+    "jitted function traces and compiles again, once. Make your contexts at start-up, "
+    "before the first jitted call.",
+    "{context} = jax.make_user_context({value})    # at start-up, before any jitted call")
 _IDENTITY_FIX = ("{name} is a {kind} object, and {kind} keeps object's own hash and ==, by "
                  "identity: every new instance is a new static value and compiles anew, however "
                  "alike. Reuse one instance, or give {kind} __hash__ and __eq__ over the fields "
