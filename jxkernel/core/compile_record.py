@@ -137,8 +137,7 @@ class CompileEvent:
         sig = signature_text(self.signature)
         if not self.compiled:
             return (f"Tracing {self.function}({sig}) because {self.reason}: inside "
-                    f"{self.inlined_into}, whose program it is part of (nothing compiled of "
-                    f"its own)")
+                    f"{self.inlined_into} (nothing compiled of its own)")
         return (f"Compiling {self.function}({sig}) because {self.reason}: trace "
                 f"{self.trace_s * 1e3:.1f} ms, lower {self.lower_s * 1e3:.1f} ms, compile "
                 f"{self.compile_s * 1e3:.1f} ms ({self.cache})")
@@ -184,6 +183,11 @@ def unlogged():
         yield
     finally:
         _unlogged.depth -= 1
+
+
+def logged() -> bool:
+    """Whether compilations made now are logged (not inside `unlogged()`)."""
+    return not getattr(_unlogged, "depth", 0)
 
 
 def record(event: CompileEvent) -> CompileEvent:

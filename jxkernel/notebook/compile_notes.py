@@ -75,8 +75,8 @@ def _details(event) -> str:
         lines.append(f"what changed: {event.reason}")
     if not event.compiled:      # a retrace inside another traced function
         lines.append(f"traced for ({compile_record.signature_text(event.signature)}) inside "
-                     f"{event.inlined_into}: its program is part of that one's, nothing "
-                     f"compiled of its own")
+                     f"{event.inlined_into}: nothing compiled of its own (it is part of "
+                     f"that one's program, if that compiles)")
         return "\n".join(lines)
     lines.append(f"compiled for ({compile_record.signature_text(event.signature)}) in "
                  f"{event.total_s * 1e3:.1f} ms ({event.cache})")

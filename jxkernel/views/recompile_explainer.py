@@ -240,7 +240,8 @@ def _fresh_jit_changes(jitted) -> tuple:
 
 
 # the reason of a compile that reused its trace under a transformation (no tracing miss)
-REUSED_TRACE = "traced before under a transformation (grad, vmap, ...): compiled now to be called"
+REUSED_TRACE = ("traced before (under grad or vmap, inside another traced function, by "
+                "eval_shape or .lower): compiled now, without tracing again")
 
 
 def compiled(miss: Miss, phases, backend: str, traced: bool = True) -> CompileEvent:
@@ -397,10 +398,9 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
         f" at {call_site.file}:{call_site.line} ({call_site.function})"
     defined = "" if event.source is None else f" defined at {event.source}"
     lines = [f"TRACING CACHE MISS{where}:"]
-    # a retrace inside another traced function: its program is part of that one's
-    inlined = [] if event.compiled else [f"  (traced inside {event.inlined_into}: its "
-                                         "program is part of that one's, nothing compiled "
-                                         "of its own)"]
+    # a retrace inside another traced function (its program is part of that one's, if any)
+    inlined = [] if event.compiled else [f"  (traced inside {event.inlined_into}: nothing "
+                                         "compiled of its own)"]
     fresh = [c for c in event.changes if c.kind == "fresh_jit"]
     if event.reason == "first call":            # as JAX: a function object not traced before
         lines += ["  never seen function:", f"    {event.function}{defined}"]

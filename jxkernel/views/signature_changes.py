@@ -288,7 +288,9 @@ def _leaf_changes(old, new, flipped):
         if a.shape != b.shape:
             change = _fixed(path, "shape", b.str_short(), a.str_short(),
                             rank=len(a.shape) != len(b.shape) or not a.shape)
-            if len(a.shape) == len(b.shape) >= 2 and a.shape[1:] == b.shape[1:] and \
+            if any(not isinstance(d, (int, np.integer)) for d in (*a.shape, *b.shape)):
+                change = _refixed(change, _SYMBOLIC_FIX)    # an export's symbolic shape
+            elif len(a.shape) == len(b.shape) >= 2 and a.shape[1:] == b.shape[1:] and \
                     a.shape[0] < b.shape[0]:       # fewer rows: a last, partial batch
                 change = _refixed(change, _PARTIAL_BATCH_FIX, size=b.shape[0])
             yield change
@@ -592,6 +594,12 @@ _TRACE_OPTION_FIX = (
     "function traced and compiled again; back at {old}, the earlier program is reused. "
     "Set it once, at start-up, if every call should use it.",
     'jax.config.update("{path}", {new_repr})    # once, at start-up')
+_SYMBOLIC_FIX = (
+    "{path} was {old} in a jax.export with a symbolic shape, a program for every size; a "
+    "call of the jitted function compiles for the concrete shape it is given ({new}), "
+    "once per shape. This is expected: nothing to fix (the exported program is the "
+    "Exported's, run by its .call).",
+    "")
 _USER_CONTEXT_FIX = (
     "{path} changed ({old} -> {new}): the value of a jax.make_user_context context is part "
     "of every jit's cache key, so the function traced and compiled again for it; each value "

@@ -51,10 +51,6 @@ KNOWN_COUNT = {
     "donation_added": "jit(g) then jit(g, donate_argnums=0): JAX traces g once (donation is "
                       "not in the tracing cache's key) and lowers twice; jxkernel keeps a "
                       "cache per set of jit options, and its second compile names the option",
-    "lower_then_call": "jit(f).lower(x).compile() then f(x): JAX's call reuses the trace of "
-                       "lower (one miss); jxkernel's call traces and compiles again",
-    "export_symbolic": "export.export(f)(symbolic shape) traces f in JAX (a miss the next "
-                       "call is compared with); jxkernel's export logs no compile event",
     "default_device_cpu": "JAX's tracing cache key holds jax_default_device itself (None, "
                           "then cpu:0), so a call inside jax.default_device(<the device it "
                           "ran on>) traces and lowers again; jxkernel keys on the device the "
@@ -216,8 +212,6 @@ KNOWN_PROGRAMS = {
                             "sharding is part of the key); jxkernel runs the same program",
     "sharding_single_device": "the same, for a SingleDeviceSharding given to device_put",
     "default_device_cpu": KNOWN_COUNT["default_device_cpu"],
-    "lower_then_call": KNOWN_COUNT["lower_then_call"],
-    "export_symbolic": KNOWN_COUNT["export_symbolic"],
 }
 
 
