@@ -175,7 +175,10 @@ _TRACE_OPTIONS = ("jax_enable_x64", "jax_numpy_dtype_promotion", "jax_numpy_rank
                   "jax_default_matmul_precision", "jax_check_tracer_leaks",
                   "jax_allow_f16_reductions", "jax_legacy_prng_key", "jax_enable_custom_prng",
                   "jax_softmax_custom_jvp", "jax_threefry_partitionable", "jax_auto_pcast",
-                  "jax_default_prng_impl")
+                  "jax_default_prng_impl",
+                  # as in JAX's trace context: a call inside jax.default_device(d) traces and
+                  # compiles again even where d is the device it ran on before
+                  "jax_default_device")
 
 
 # jax.make_user_context's contexts: their values join every jit cache key

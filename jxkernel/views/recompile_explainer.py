@@ -63,18 +63,16 @@ def _config_of(device, jitted=None) -> tuple:
 
 def _user_contexts() -> tuple:
     """(name, value) per jax.make_user_context context, as jit's cache key holds their values:
-    named as the user's code holds each ("ctx (user context)")."""
-    found, seen = [], set()
-    for context in _USER_CONTEXTS:
+    "ctx (user context #3)", the name the user's code holds it by and its place among the
+    contexts made (two contexts held by one name, as a cell run twice makes, stay apart; the
+    explanation shows "ctx (user context)")."""
+    found = []
+    for index, context in enumerate(_USER_CONTEXTS):
         # named once: a later name would make an earlier signature's context look another
         label = getattr(context, "_shown_as", None) or context.label or \
             f"the context made at {context.made_at}"
         context._shown_as = label
-        name = f"{label} (user context)"
-        while name in seen:                  # two contexts held by one name: tell them apart
-            name = f"{label} #{len(seen) + 1} (user context)"
-        seen.add(name)
-        found.append((name, context.value))
+        found.append((f"{label} (user context #{index})", context.value))
     return tuple(found)
 
 
@@ -249,7 +247,10 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True) -> CompileEv
     signature (which joins the jit's history); `traced` False: it reused its trace under a
     transformation, which JAX's tracing cache holds too (no miss, REUSED_TRACE)."""
     named, static_named, _, reason, changes, new = _explain(miss)
-    if not traced:
+    options = dict(_JIT_OPTIONS)
+    if not traced and not (changes and all(c.kind == "config" and c.path in options
+                                           for c in changes)):
+        # (a jit of other options reusing another's trace keeps its cause: the options)
         reason, changes = REUSED_TRACE, ()
     miss.history.append(new)
     if len(miss.history) > _PER_FUNCTION:    # a function compiled for ever new shapes

@@ -136,39 +136,51 @@ def _config_changes(old, new):
     for name, value in new.config:
         if name in changed:
             change = _fixed(name, "config", before[name], value)
-            if name.startswith("jax_") and name != "jax_enable_x64":   # a trace option
+            if name == "jax_default_device":
+                change = _refixed(change, _DEFAULT_DEVICE_FIX, new_code=_device_code(value))
+            elif name.startswith("jax_") and name != "jax_enable_x64":   # a trace option
                 change = _refixed(change, _TRACE_OPTION_FIX, new_repr=f'"{value}"'
                                   if isinstance(value, str) else repr(value))
-            elif name.endswith(USER_CONTEXT):      # jax.make_user_context's
+            elif _USER_CONTEXT.search(name):      # jax.make_user_context's
                 change = _user_context_change(name, before[name], value)
             yield change
     # a context made since the old signature: every jit's key has one value more (JAX:
     # "number of tracing context values differs")
-    made = [name for name, _ in new.config if name.endswith(USER_CONTEXT) and
+    made = [name for name, _ in new.config if _USER_CONTEXT.search(name) and
             name not in before]
     if made and old.config:
-        count = sum(name.endswith(USER_CONTEXT) for name, _ in new.config)
+        count = sum(bool(_USER_CONTEXT.search(name)) for name, _ in new.config)
         context = _context_name(made[-1])
         change = Change(USER_CONTEXTS, "config", str(count - len(made)), str(count))
         yield _refixed(change, _NEW_CONTEXT_FIX, context=context,
                        value=repr(dict(new.config)[made[-1]]))
 
 
-USER_CONTEXT = " (user context)"      # the end of a jax.make_user_context context's name
+def _device_code(value) -> str:
+    """jax_default_device's value as code: a Device as jax.devices("cpu")[0]; a string or
+    None as itself."""
+    platform, index = getattr(value, "platform", None), getattr(value, "id", None)
+    if platform is not None and index is not None:
+        return f'jax.devices("{platform}")[{index}]'
+    return f'"{value}"' if isinstance(value, str) else repr(value)
+
+
+# the end of a jax.make_user_context context's name in a signature: "ctx (user context #3)",
+# shown as "ctx (user context)"
+_USER_CONTEXT = re.compile(r" \(user context #\d+\)$")
 USER_CONTEXTS = "user contexts"       # how many there are (a new one made: every key grows)
 
 
 def _context_name(name) -> str:
-    """The name to write a fix with: "ctx (user context)" -> "ctx" ("mode #3": the third
-    context held by the name mode, still mode in code; one made where no name holds it:
-    ctx)."""
-    context = re.sub(r" #\d+$", "", name[: -len(USER_CONTEXT)])
+    """The name to write a fix with: "ctx (user context #3)" -> "ctx" (one made where no
+    name holds it: ctx)."""
+    context = _USER_CONTEXT.sub("", name)
     return context if context.isidentifier() else "ctx"
 
 
 def _user_context_change(name, old, new) -> Change:
     context = _context_name(name)
-    change = Change(name, "config", repr(old), repr(new))
+    change = Change(_USER_CONTEXT.sub(" (user context)", name), "config", repr(old), repr(new))
     return _refixed(change, _USER_CONTEXT_FIX, context=context, old_repr=repr(old),
                     new_repr=repr(new))
 
@@ -594,6 +606,13 @@ _TRACE_OPTION_FIX = (
     "function traced and compiled again; back at {old}, the earlier program is reused. "
     "Set it once, at start-up, if every call should use it.",
     'jax.config.update("{path}", {new_repr})    # once, at start-up')
+_DEFAULT_DEVICE_FIX = (
+    "jax_default_device changed ({old} -> {new}): as in JAX, the option itself is part of "
+    "every jit's cache key (a `with jax.default_device(...)` block sets it), even where the "
+    "program runs on the same device as before, so the function traced and compiled again; "
+    "back at {old}, the earlier program is reused. Set it once, at start-up, if every call "
+    "should use it.",
+    'jax.config.update("jax_default_device", {new_code})    # once, at start-up')
 _SYMBOLIC_FIX = (
     "{path} was {old} in a jax.export with a symbolic shape, a program for every size; a "
     "call of the jitted function compiles for the concrete shape it is given ({new}), "
