@@ -20,7 +20,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..core import compile_record, dtypes
+from ..core import dtypes
 from ..core.avals import ShapeDtypeStruct
 from ..core.symbolic import is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
@@ -31,8 +31,7 @@ from ..transforms.ad import vjp
 from ..transforms.custom_derivatives import custom_vjp
 from ..transforms.jit import Jitted, jit
 from ..transforms.jit_args import result_paths
-from ..transforms.jit_primitive import untold
-from ..xla.compiler import Phases
+from ..transforms.jit_primitive import told_by_lowering
 from ..tree_util import (equality_errors, keystr, tree_flatten, tree_flatten_with_path,
                          tree_unflatten)
 from ..xla import client as _client
@@ -134,20 +133,9 @@ def export(fun_jit, *, platforms=None, disabled_checks=()) -> Callable[..., Expo
         start = time.perf_counter()
         exported = _exported(traced, platforms, tuple(disabled_checks),
                              lambda primal: _export_vjp(fun_jit, primal, platforms))
-        _log_export(traced, time.perf_counter() - start)
+        told_by_lowering(traced, time.perf_counter() - start)   # (JAX logs both)
         return exported
     return do_export
-
-
-def _log_export(traced, lower_s) -> None:
-    """The export's trace is a miss of the function's tracing cache, and its module a lowering
-    (JAX logs both, "Compiling jit(f)" too): logged as the function's compile, explained as
-    a call's, which a later call is then compared with ("x: f32[n] -> f32[3]"). A trace
-    reused (f(x) then export(f)(x)) is no miss: nothing to log."""
-    if getattr(traced, "_miss", None) is None or not untold(traced._shared_jaxpr):
-        return
-    compile_record.compiled(traced._miss(), Phases(traced.trace_s, lower_s),
-                            _client.platform_of(_client.default_device()))
 
 
 def deserialize(blob) -> Exported:

@@ -165,6 +165,18 @@ def untold(jaxpr) -> bool:
     return True
 
 
+def told_by_lowering(traced, lower_s: float) -> None:
+    """`traced` (a jit's Traced stage) lowered outside a call (jax.export): its trace is a
+    miss of the function's tracing cache and its module a lowering, as JAX logs both
+    ("Compiling jit(f)" too), so it is logged as the function's compile, explained as a
+    call's, which a later call is then compared with ("x: f32[n] -> f32[3]"). A trace reused
+    (f(x) then export(f)(x)) is no miss: nothing is logged."""
+    if getattr(traced, "_miss", None) is None or not untold(traced._shared_jaxpr):
+        return
+    compile_record.compiled(traced._miss(), Phases(traced.trace_s, lower_s),
+                            _client.platform_of(_client.default_device()))
+
+
 def _derived(new, old):
     """`new`, made from `old` by a transformation, is the same function's program."""
     origin = _origins.get(old)
