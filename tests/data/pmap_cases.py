@@ -129,6 +129,20 @@ def _errors(jax):
     }
 
 
+def _other_mesh(jax):
+    """Arguments sharded over another mesh of the devices (Chex's `_device_put_replicated`
+    names its own axis), eagerly and under jit: the values (the shardings differ, see the
+    test's known differences)."""
+    devices = jax.devices()
+    mesh = jax.sharding.Mesh(np.array(devices), ("_device_put_replicated",))
+    x = jax.device_put(np.arange(len(devices) * 3, dtype=np.float32).reshape(len(devices), 3),
+                       jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec(
+                           "_device_put_replicated")))
+    f = jax.pmap(lambda a: jax.lax.pmean(a, "i") * 2, axis_name="i")
+    return {"eager": np.asarray(f(x)).tolist(), "jit": np.asarray(jax.jit(f)(x)).tolist()}
+
+
 def run(jax):
     return {"values": _values(jax), "jaxprs": _jaxprs(jax), "transforms": _transforms(jax),
-            "donation": _donation(jax), "device_put": _device_put(jax), "errors": _errors(jax)}
+            "donation": _donation(jax), "device_put": _device_put(jax), "errors": _errors(jax),
+            "other_mesh": _other_mesh(jax)}
