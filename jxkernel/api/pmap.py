@@ -118,7 +118,8 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         """Ahead of time, as JAX's `pmap(f).lower(*args)`: the jit of shard_map lowered for
         these arguments (a jax.stages.Lowered; `.compile()` it)."""
         cached, flat, eager, _ = infer(args, kwargs)
-        return cached.jitted(eager).lower(*flat)
+        # its Compiled takes the arguments as pmap does (JAX's Lowered gets their args_info)
+        return cached.jitted(eager).trace(*flat).taking(cached.in_tree).lower()
 
     pmapped.lower = lower
     return pmapped
@@ -206,6 +207,7 @@ class _Cached:
     def __init__(self, fun, statics, nargs, in_tree, flat_axes, out_axes, donated, devices,
                  axis_name, size):
         self.size = size         # the mapped axis's global size (the mesh may be smaller)
+        self.in_tree = in_tree   # the (dynamic args, kwargs) the flat arguments come from
         self.mesh = mesh = Mesh(np.array(devices, dtype=object), (axis_name,))
         spec = functools.partial(_axes_to_pspec, axis_name)
         self.in_specs = tuple(spec(ax) for ax in flat_axes)

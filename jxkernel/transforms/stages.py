@@ -10,6 +10,8 @@ gives them JAX's names.
 """
 from __future__ import annotations
 
+import copy
+
 import dataclasses
 import typing
 
@@ -257,6 +259,14 @@ class Traced(_Stage):
         self._call_key = self._shared_jaxpr = self._miss = None
 
     _traced = property(lambda self: self)
+
+    def taking(self, in_tree) -> Traced:
+        """This trace of a function of flat arguments, as one taking them in the pytree
+        `in_tree` (of (args, kwargs), the same leaves): pmap's Lowered and Compiled are
+        called with pmap's arguments."""
+        traced = copy.copy(self)
+        traced._in_tree = in_tree
+        return traced
 
     @property
     def result_avals(self) -> list:

@@ -125,3 +125,9 @@ def test_arguments_sharded_over_another_mesh_of_the_devices(runs):
     # the arguments' (it raised "shard_map's mesh ... differs" in both). Small integers: exact
     mine, ref = runs
     assert mine["cases"]["other_mesh"] == ref["other_mesh"]
+
+
+def test_lowered_and_compiled_take_pmaps_arguments(runs):
+    # (they took the flat arguments of pmap's inner jit: Equinox's filter_pmap(...).lower)
+    mine, ref = runs
+    assert mine["cases"]["lowered"] == ref["lowered"]

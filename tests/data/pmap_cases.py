@@ -142,7 +142,14 @@ def _other_mesh(jax):
     return {"eager": np.asarray(f(x)).tolist(), "jit": np.asarray(jax.jit(f)(x)).tolist()}
 
 
+def _lowered(jax):
+    """pmap(f).lower(...): its in_tree is pmap's arguments', and its Compiled takes them."""
+    x = np.ones((jax.device_count(), 3), np.float32)
+    low = jax.pmap(lambda a, b: a["u"] * 2 + b).lower({"u": x}, x)
+    return {"in_tree": repr(low.in_tree), "called": np.asarray(low.compile()({"u": x}, x)).tolist()}
+
+
 def run(jax):
     return {"values": _values(jax), "jaxprs": _jaxprs(jax), "transforms": _transforms(jax),
             "donation": _donation(jax), "device_put": _device_put(jax), "errors": _errors(jax),
-            "other_mesh": _other_mesh(jax)}
+            "other_mesh": _other_mesh(jax), "lowered": _lowered(jax)}
