@@ -31,7 +31,8 @@ programs of its own without a tracing miss, a committed array one more, and a ca
 "types", "config" ("Tracing context doesn't match"), "debug" ("Debug info doesn't match") or
 "unavailable"; a "types" change's kind is "shape", "dtype" or "weak_type" (the first that
 differs), a "tree" change's "tree", a "config" change's "config" with the config's name as
-its path. `--print` prints the messages too.
+its path. "line" is the line of the scenario the function was defined on. `--print` prints the
+messages too.
 """
 import json
 import logging
@@ -84,10 +85,19 @@ def type_kind(before, after):
     return "weak_type"
 
 
+def _defined_line(message):
+    """The line the missed function was defined on ("defined at <recompile:x>:3" -> 3): a
+    scenario's functions told apart (JAX logs an outer jit's miss before the inner ones its
+    trace meets, jxkernel after them, so misses are compared function by function)."""
+    m = re.search(r"defined at <recompile:[^>]*>:(\d+)", message)
+    return int(m.group(1)) if m else None
+
+
 def parse(message):
     """One logged miss as a record (see the module's docstring)."""
     lines = message.splitlines()
-    miss = {"function": None, "kind": None, "changes": [], "redefined_hint": False}
+    miss = {"function": None, "kind": None, "changes": [], "redefined_hint": False,
+            "line": _defined_line(message)}
     if len(lines) > 1 and lines[1].strip() == "never seen function:":
         miss["function"] = lines[2].split()[0]
         miss["kind"] = "never seen function"
@@ -110,7 +120,10 @@ def parse(message):
                                     "after": after, "why": why})
     elif body.startswith("  Tracing context"):
         miss["kind"] = "config"
-        for m in re.finditer(r"\* (\S+) differs: now (.*) and before (.*)", body):
+        # "* user_context differs: ...", or where a context was made since (every key has
+        # one value more) "* number of tracing context values differs: now 48 and before 47"
+        for m in re.finditer(r"\* (\S+|number of tracing context values) differs: now (.*) "
+                             r"and before (.*)", body):
             name, after, before = m.groups()
             miss["changes"].append({"kind": "config", "path": name, "before": before,
                                     "after": after})

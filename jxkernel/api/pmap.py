@@ -28,6 +28,7 @@ from ..transforms.api_util import merge_static, wraps
 from ..transforms.jit import jit
 from ..transforms.jit_sharded import _check_fit
 from ..xla import client as _client
+from ..xla.transfers import device_put
 from .shard_map import shard_map
 
 # the axis name pmap gives the mesh when none is named (JAX's, seen in the result's sharding)
@@ -109,13 +110,16 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
                                                        cached.in_specs)
             out = cached.jitted(eager)(*flat)
             return mh.global_array_to_host_local_array(out, cached.mesh, cached.out_specs)
+        if eager:
+            flat = cached.on_the_mesh(flat)
         return cached.jitted(eager)(*flat)
 
     def lower(*args, **kwargs):
         """Ahead of time, as JAX's `pmap(f).lower(*args)`: the jit of shard_map lowered for
         these arguments (a jax.stages.Lowered; `.compile()` it)."""
         cached, flat, eager, _ = infer(args, kwargs)
-        return cached.jitted(eager).lower(*flat)
+        # its Compiled takes the arguments as pmap does (JAX's Lowered gets their args_info)
+        return cached.jitted(eager).trace(*flat).taking(cached.in_tree).lower()
 
     pmapped.lower = lower
     return pmapped
@@ -203,6 +207,7 @@ class _Cached:
     def __init__(self, fun, statics, nargs, in_tree, flat_axes, out_axes, donated, devices,
                  axis_name, size):
         self.size = size         # the mapped axis's global size (the mesh may be smaller)
+        self.in_tree = in_tree   # the (dynamic args, kwargs) the flat arguments come from
         self.mesh = mesh = Mesh(np.array(devices, dtype=object), (axis_name,))
         spec = functools.partial(_axes_to_pspec, axis_name)
         self.in_specs = tuple(spec(ax) for ax in flat_axes)
@@ -259,6 +264,13 @@ class _Cached:
         before it traces): arguments of other sizes along the mapped axis, a scalar mapped."""
         _check_fit("arguments", [f"flat_args[{i}]" for i in range(len(flat))],
                    [get_aval(x) for x in flat], self._in_shardings)
+
+    def on_the_mesh(self, flat) -> list:
+        """The arguments laid out over pmap's mesh: one sharded over another mesh of these
+        devices (Chex's `_device_put_replicated` names its own axis) is put on pmap's, as
+        JAX's pmap rewraps or re-places an argument before its jit."""
+        return [device_put(x, s) if isinstance(getattr(x, "sharding", None), NamedSharding)
+                and x.sharding.mesh != s.mesh else x for x, s in zip(flat, self._in_shardings)]
 
     def jitted(self, eager: bool):
         return self._placed if eager else self._plain

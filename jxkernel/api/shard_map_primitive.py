@@ -49,7 +49,7 @@ from ..xla import stablehlo as hlo
 from ..xla.dispatch import primitive_jaxpr, run_compiled
 from ..xla.lowering import NeedsMesh
 from ..xla.sharded import run_jaxpr
-from ..xla.sharding import sdy_dims
+from ..xla.sharding import mesh_symbol, sdy_dims
 
 P = PartitionSpec
 shard_map_p = Primitive("shard_map", multiple_results=True)
@@ -140,23 +140,26 @@ def _bind(body: ClosedJaxpr, args, mesh, in_specs, out_specs, check_vma, manual_
                             newly_manual_axes=manual_axes)
 
 
-def _sharding_text(spec, ndim, mesh, manual_axes) -> str:
+def _sharding_text(spec, ndim, mesh, manual_axes, name="mesh") -> str:
     """The block sharding of a manual computation's operand or result; where some mesh axes
-    stay automatic, each dimension is left open to them (`{"x", ?}`), as JAX writes it."""
+    stay automatic, each dimension is left open to them (`{"x", ?}`), as JAX writes it.
+    `name`: the mesh's symbol in the module."""
     if manual_axes == frozenset(mesh.axis_names):
-        return sdy_dims(NamedSharding(mesh, spec), ndim)
+        return sdy_dims(NamedSharding(mesh, spec), ndim, name)
     dims = ", ".join("{" + "".join(f'"{a}", ' for a in axes) + "?}" for axes in spec._axes(ndim))
-    return f"<@mesh, [{dims}]>"
+    return f"<@{name}, [{dims}]>"
 
 
 def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
     module_ctx = ctx.module_ctx
     if module_ctx.mesh is None:     # jit catches this and partitions the program over the mesh
         raise NeedsMesh("shard_map inside a program compiled for one device", mesh)
-    if module_ctx.mesh != mesh and (module_ctx.mesh._ids, module_ctx.mesh.axis_names) != \
-            (mesh._ids, mesh.axis_names):
+    if module_ctx.mesh != mesh and module_ctx.mesh._ids != mesh._ids:
         raise ValueError(f"shard_map's mesh {mesh} differs from the mesh {module_ctx.mesh} the "
                          f"enclosing jit is partitioned over; use one mesh")
+    # the same devices named otherwise (pmap's axis inside a jit whose arguments are sharded
+    # over a mesh of their own): a second mesh declared next to the module's, as JAX's
+    name = mesh_symbol(module_ctx.module, module_ctx.mesh, mesh)
     outer = module_ctx.manual            # a body nested in another is manual over both's axes
     block = ctx.new_block([hlo.aval_type(a) for a in jaxpr.in_avals])
     module_ctx.manual = (mesh, newly_manual_axes | (outer[1] if outer else frozenset()))
@@ -168,9 +171,9 @@ def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_man
     finally:
         module_ctx.manual = outer
     block.ret(outs, op="sdy.return")
-    ins = ", ".join(_sharding_text(s, len(a.shape), mesh, newly_manual_axes)
+    ins = ", ".join(_sharding_text(s, len(a.shape), mesh, newly_manual_axes, name)
                     for s, a in zip(in_specs, ctx.avals_in))
-    outs_text = ", ".join(_sharding_text(s, len(a.shape), mesh, newly_manual_axes)
+    outs_text = ", ".join(_sharding_text(s, len(a.shape), mesh, newly_manual_axes, name)
                           for s, a in zip(out_specs, ctx.avals_out))
     manual = ", ".join(f'"{a}"' for a in mesh.axis_names if a in newly_manual_axes)
     return ctx.op("sdy.manual_computation", list(args), regions=[block], attrs={

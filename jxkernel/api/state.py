@@ -42,6 +42,7 @@ class AbstractRef(AbstractValue):
         self.inner_aval, self.memory_space = inner_aval, memory_space
 
     shape = property(lambda self: self.inner_aval.shape)
+    sharding = property(lambda self: self.inner_aval.sharding)    # (as JAX's AbstractRef)
     dtype = property(lambda self: self.inner_aval.dtype)
     ndim = property(lambda self: self.inner_aval.ndim)
     size = property(lambda self: self.inner_aval.size)

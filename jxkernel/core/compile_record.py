@@ -99,6 +99,10 @@ class CompileEvent:
     # that reused the function's trace under a transformation (jit(f) traced under grad, then
     # called), which JAX compiles without a tracing miss
     miss: bool = True
+    # a tracing miss that compiled nothing of its own: a jitted function traced anew inside
+    # another traced function (grad(inner) inside jit(outer), a scan body), its program
+    # inlined into that one's; what it was inlined into ("jit(outer)"), else None
+    inlined_into: str | None = None
 
     def __post_init__(self):
         if self.origin is None:
@@ -118,6 +122,11 @@ class CompileEvent:
         text = function_key(self.function, self.source)
         return text if self.key_id is None else f"{text}#{self.key_id}"
 
+    @property
+    def compiled(self) -> bool:
+        """Whether a program was compiled (False: a retrace inlined into another's program)."""
+        return self.inlined_into is None
+
     trace_s = property(lambda self: self.phases.trace_s)
     lower_s = property(lambda self: self.phases.lower_s)
     compile_s = property(lambda self: self.phases.compile_s)
@@ -126,6 +135,9 @@ class CompileEvent:
 
     def __str__(self):
         sig = signature_text(self.signature)
+        if not self.compiled:
+            return (f"Tracing {self.function}({sig}) because {self.reason}: inside "
+                    f"{self.inlined_into} (nothing compiled of its own)")
         return (f"Compiling {self.function}({sig}) because {self.reason}: trace "
                 f"{self.trace_s * 1e3:.1f} ms, lower {self.lower_s * 1e3:.1f} ms, compile "
                 f"{self.compile_s * 1e3:.1f} ms ({self.cache})")
@@ -173,6 +185,11 @@ def unlogged():
         _unlogged.depth -= 1
 
 
+def logged() -> bool:
+    """Whether compilations made now are logged (not inside `unlogged()`)."""
+    return not getattr(_unlogged, "depth", 0)
+
+
 def record(event: CompileEvent) -> CompileEvent:
     """Log `event` (numbered: the logged copy's `seq` is set) and tell the subscribers."""
     global _seq
@@ -189,7 +206,7 @@ def record(event: CompileEvent) -> CompileEvent:
         if len(_events) > MAX_EVENTS:
             del _events[: len(_events) - MAX_EVENTS]
         subscribers = list(_subscribers)
-    if config.jax_log_compiles:
+    if config.jax_log_compiles and event.compiled:     # (JAX logs lowerings only)
         print(str(event), file=sys.stderr)
     # as JAX's: the misses of its own functions (and of eager operations) are not the user's
     if config.jax_explain_cache_misses and _explainer is not None and event.origin == USER:
@@ -203,14 +220,16 @@ def record(event: CompileEvent) -> CompileEvent:
 
 
 def _count(event) -> int:
-    """How many compiles of `event`'s function are logged, this one included (under _lock)."""
+    """How many compiles of `event`'s function are logged, this one included (under _lock; a
+    retrace that compiled nothing counts none)."""
+    step = 1 if event.compiled else 0
     try:
         table, name = (_key_counts, event.key) if event.key is not None else \
             (_counts, event.function)
-        table[name] = table.get(name, 0) + 1
+        table[name] = table.get(name, 0) + step
     except TypeError:                 # a key that can't be weakly referenced: by its name
         table, name = _counts, event.function_key
-        table[name] = table.get(name, 0) + 1
+        table[name] = table.get(name, 0) + step
     return table[name]
 
 
@@ -385,12 +404,13 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True) -> CompileEv
 
 
 def traced_under_transformation(miss: Miss, seen: list) -> tuple:
-    """(reason, changes) of a jitted function traced anew under grad, vmap or linearize (a miss
-    of JAX's tracing cache, which JAX logs as one), against what it compiled and, in `seen`,
-    what it was traced for under a transformation before (the new signature joins `seen`)."""
+    """(reason, changes, signature) of a jitted function traced anew under grad, vmap or
+    linearize (a miss of JAX's tracing cache, which JAX logs as one), against what it compiled
+    and, in `seen`, what it was traced for under a transformation before (the new signature
+    joins `seen`)."""
     if _explainer is not None:
         return _explainer.traced_under_transformation(miss, seen)
-    return "first call" if not seen else "a new signature", ()
+    return "first call" if not seen else "a new signature", (), _plain_signature(miss)
 
 
 def refuse(miss: Miss) -> None:

@@ -12,7 +12,9 @@ value from an environment variable.
 from __future__ import annotations
 
 import contextlib
+import linecache
 import os
+import re
 import sys
 
 
@@ -173,7 +175,10 @@ _TRACE_OPTIONS = ("jax_enable_x64", "jax_numpy_dtype_promotion", "jax_numpy_rank
                   "jax_default_matmul_precision", "jax_check_tracer_leaks",
                   "jax_allow_f16_reductions", "jax_legacy_prng_key", "jax_enable_custom_prng",
                   "jax_softmax_custom_jvp", "jax_threefry_partitionable", "jax_auto_pcast",
-                  "jax_default_prng_impl")
+                  "jax_default_prng_impl",
+                  # as in JAX's trace context: a call inside jax.default_device(d) traces and
+                  # compiles again even where d is the device it ran on before
+                  "jax_default_device")
 
 
 # jax.make_user_context's contexts: their values join every jit cache key
@@ -195,8 +200,14 @@ class UserContext:
 
     def __init__(self, default_value=None):
         self.value = default_value
+        # how the recompile explainer names it: the variable the user's line assigns it to
+        # (`ctx = jax.make_user_context(0)`), and where it was made
+        frame = sys._getframe(2)
+        self.name, self.made_at = _made_where(frame)
+        self._scope = frame.f_globals if frame is not None else {}
         _USER_CONTEXTS.append(self)
         config._note_trace_state()
+        config._note_generation()      # (every key grew: a remembered hit is one no more)
 
     @contextlib.contextmanager
     def __call__(self, new_value):
@@ -210,6 +221,15 @@ class UserContext:
             config._note_trace_state()
             config._note_generation()
 
+    @property
+    def label(self) -> str | None:
+        """The name the user's code holds it by: assigned on the line that made it, else a
+        global of that module holding it (a line linecache cannot read), else None."""
+        if self.name is None:
+            self.name = next((n for n, v in list(self._scope.items()) if v is self and
+                              not n.startswith("_")), None)
+        return self.name
+
     def set_global(self, new_value) -> None:
         self.value = new_value
         config._note_trace_state()
@@ -217,6 +237,19 @@ class UserContext:
 
     def get_global(self):
         return self.value
+
+
+_ASSIGNED = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*(?::[^=]*)?=\s*[\w.]*make_user_context\(")
+
+
+def _made_where(frame) -> tuple:
+    """(the name a line `name = jax.make_user_context(...)` gives the context, or None;
+    "file:line") of the frame that called make_user_context."""
+    if frame is None:
+        return None, None
+    file, line = frame.f_code.co_filename, frame.f_lineno
+    found = _ASSIGNED.match(linecache.getline(file, line, frame.f_globals))
+    return (found.group(1) if found else None), f"{file}:{line}"
 
 
 def make_user_context(default_value=None) -> UserContext:

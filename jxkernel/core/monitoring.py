@@ -118,6 +118,8 @@ def record_compile_phases(fun_name: str, trace_s: float, lower_s: float, compile
 
 
 def _on_compile(event) -> None:
+    if not event.compiled:       # a retrace inlined into another program: no compilation
+        return
     record_compile_phases(event.function, event.trace_s, event.lower_s, event.compile_s,
                           event.timestamp)
 

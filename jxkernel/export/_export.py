@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import time
 from typing import Callable
 
 import numpy as np
@@ -30,6 +31,7 @@ from ..transforms.ad import vjp
 from ..transforms.custom_derivatives import custom_vjp
 from ..transforms.jit import Jitted, jit
 from ..transforms.jit_args import result_paths
+from ..transforms.jit_primitive import told_by_lowering
 from ..tree_util import (equality_errors, keystr, tree_flatten, tree_flatten_with_path,
                          tree_unflatten)
 from ..xla import client as _client
@@ -128,8 +130,11 @@ def export(fun_jit, *, platforms=None, disabled_checks=()) -> Callable[..., Expo
         _check_dimensions(args, kwargs)
         _refuse_sharded_arguments(args, kwargs)
         traced = fun_jit.trace(*args, **kwargs)
-        return _exported(traced, platforms, tuple(disabled_checks),
-                         lambda primal: _export_vjp(fun_jit, primal, platforms))
+        start = time.perf_counter()
+        exported = _exported(traced, platforms, tuple(disabled_checks),
+                             lambda primal: _export_vjp(fun_jit, primal, platforms))
+        told_by_lowering(traced, time.perf_counter() - start)   # (JAX logs both)
+        return exported
     return do_export
 
 

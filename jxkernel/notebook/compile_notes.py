@@ -73,6 +73,11 @@ def _details(event) -> str:
         lines.append(explanation_text(event.changes))
     elif event.reason != "first call":
         lines.append(f"what changed: {event.reason}")
+    if not event.compiled:      # a retrace inside another traced function
+        lines.append(f"traced for ({compile_record.signature_text(event.signature)}) inside "
+                     f"{event.inlined_into}: nothing compiled of its own (it is part of "
+                     f"that one's program, if that compiles)")
+        return "\n".join(lines)
     lines.append(f"compiled for ({compile_record.signature_text(event.signature)}) in "
                  f"{event.total_s * 1e3:.1f} ms ({event.cache})")
     return "\n".join(lines)
@@ -92,6 +97,12 @@ def _defined_at(event) -> str:
 
 def _title(event) -> str:
     at = f", at {where(event)}" if where(event) else ""
+    if not event.compiled:      # traced anew inside jit(outer): nothing compiled of its own
+        if event.again:
+            return (f"⚙ {event.function} traced again (inside {event.inlined_into}{at}): "
+                    f"{change_line(event)}")
+        return (f"⚙ {event.function} traced ({compile_record.signature_text(event.signature)}"
+                f", inside {event.inlined_into}{at})")
     if event.again:
         # a new jit object of code compiled before is its own first compile, and a log
         # cleared since (%jxcompiles --clear) counts afresh: no number then

@@ -40,7 +40,7 @@ from ..xla.transfers import device_put
 from .api_util import flatten_fun, float0_outside, fun_name, merge_static
 from .jit_args import SCALAR_TYPES, Arguments, leaf_aval, unless_all_none
 from .jit_cache import (LAST_HIT, NOWHERE, Entry, compiled_trace, each_a_leaf, fun_state,
-                        last_hit_for)
+                        last_hit_for, sibling_trace)
 from .jit_primitive import any_sharded, jit_p, traced_under, untold
 from . import jit_refs
 from .stages import Lowered, Traced, lower_jit, trace_jitted
@@ -296,7 +296,7 @@ class Jitted:
         return closed, out_trees[0], time.perf_counter() - start
 
     def _compile(self, key, leaves, treedef, statics, avals, device, dyn_args, dyn_kwargs):
-        traced = self._traces.get(key[:4] + NOWHERE)   # traced already under a transformation
+        traced = self._traces.get(key[:4] + NOWHERE) or sibling_trace(self, key[:4])  # reused
         closed, out_tree, trace_s = (traced[3], traced[2], 0.0) if traced is not None else \
             self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
         refs = jit_refs.ref_positions(leaves)

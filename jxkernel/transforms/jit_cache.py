@@ -16,6 +16,7 @@ import weakref
 from ..core.config import config
 from ..core.lru import CONSTANTS, LRU, SIGNATURES, Bounded
 from ..core.source_info import function_source_info
+from ..core.staging import convert_constvars_to_invars
 from ..xla import fastpath
 
 class FunState:
@@ -120,6 +121,33 @@ def compiled_trace(cache, signature):
     for key, entry in cache.items():
         if key[:4] == signature:
             return entry.jaxpr, entry.out_tree
+    return None
+
+
+def sibling_trace(jitted, signature):
+    """(jaxpr, consts, out_tree, ClosedJaxpr) a jit of the same function and static arguments
+    but other options (donate_argnums, keep_unused, inline, compiler_options, device) traced
+    for `signature` (a `_cache` key's first four parts), or None: as JAX's tracing cache,
+    whose key holds none of those, jit(g) and jit(g, donate_argnums=0) trace g once (and
+    lower and compile twice)."""
+    if jitted._sharded:
+        return None
+    try:
+        state = FUN_STATES.get(jitted._fun)
+    except TypeError:                 # not weakly referenceable, or unhashable: no siblings
+        return None
+    caches = list(state.caches.items()) if state is not None else []
+    mine = next((options for options, found in caches if found[0] is jitted._cache), None)
+    for options, (compiled, _, traces, _, _) in caches:
+        if mine is None or compiled is jitted._cache or options[:2] != mine[:2] or options[8]:
+            continue                  # (other static arguments, or a jit over a mesh)
+        found = traces.get(signature + NOWHERE)
+        if found is not None:
+            return found
+        found = compiled_trace(compiled, signature)
+        if found is not None:
+            closed, out_tree = found
+            return (*convert_constvars_to_invars(closed), out_tree, closed)
     return None
 
 

@@ -18,17 +18,18 @@ from ..core import compile_record, sharding_types
 from ..core.interpret import eval_jaxpr
 from ..core.ir import call_primitives, param_printers
 from ..core.lru import PROGRAMS, TRACES, WeakLRU
-from ..core.partial_eval import partial_eval_jaxpr
+from ..core.partial_eval import PartialEvalTrace, partial_eval_jaxpr
 from ..core.numpy_eval import call_rule
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
                               jvp_rules, lowering_rules, numpy_rules, partial_eval_rules,
                               sharding_typing_rules, staging_rules, transpose_rules)
 from ..core.staging import JaxprTrace, convert_constvars_to_invars
-from ..core.trace import Tracer, set_current_trace
+from ..core.trace import Tracer, _ctx, set_current_trace
 from ..xla import client as _client
 from ..xla import pipeline
 from ..xla.array import Array
 from ..xla.dispatch import to_device
+from ..xla.compiler import Phases
 from ..xla.lowering import NeedsMesh
 from .ad import jvp_jaxpr, transpose_jaxpr
 from .ad_util import Zero, instantiate, is_undefined
@@ -122,9 +123,35 @@ def traced_under(jitted, jaxpr, closed, miss) -> None:
     if any(entry.jaxpr is closed for entry in jitted._cache.values()):
         _origins[jaxpr] = _Origin(jitted, None, (), True)
         return
-    reason, changes = compile_record.traced_under_transformation(
-        miss(), _seen_under.setdefault(jitted, []))
-    _origins[jaxpr] = _Origin(jitted, reason, changes, False)
+    found = miss()
+    reason, changes, signature = compile_record.traced_under_transformation(
+        found, _seen_under.setdefault(jitted, []))
+    inside = _staged_into()
+    _origins[jaxpr] = _Origin(jitted, reason, changes, inside is not None)
+    if inside is not None:
+        # traced inside another traced function (grad(inner) inside jit(outer)): its jit
+        # equation is inlined into that program and nothing compiles of its own, so the miss
+        # is told now, at the trace, as JAX logs it; a later direct call reusing the trace
+        # compiles without a miss
+        source = jitted._source_text()
+        compile_record.record(compile_record.CompileEvent(
+            jitted._name, source, signature, reason, Phases(),
+            _client.platform_of(found.device), key=jitted, changes=changes,
+            origin=compile_record.origin_of(source, jitted._by_user), inlined_into=inside))
+
+
+def _staged_into() -> str | None:
+    """The traced function the current trace stages into ("jit(outer)", a scan's body), as
+    its user wrote it; None where a jit equation bound now runs eagerly (grad, vmap or
+    linearize at top level, which compile it: _jit_impl tells the miss then)."""
+    trace = _ctx.trace
+    while trace is not None:
+        if isinstance(trace, JaxprTrace) and not isinstance(trace, PartialEvalTrace):
+            info = trace.debug_info
+            return f"{info.transformation}({info.fun_name})" if info is not None else \
+                "another traced function"
+        trace = trace.parent
+    return None
 
 
 def untold(jaxpr) -> bool:
@@ -136,6 +163,18 @@ def untold(jaxpr) -> bool:
         return False
     origin.told = True
     return True
+
+
+def told_by_lowering(traced, lower_s: float) -> None:
+    """`traced` (a jit's Traced stage) lowered outside a call (jax.export): its trace is a
+    miss of the function's tracing cache and its module a lowering, as JAX logs both
+    ("Compiling jit(f)" too), so it is logged as the function's compile, explained as a
+    call's, which a later call is then compared with ("x: f32[n] -> f32[3]"). A trace reused
+    (f(x) then export(f)(x)) is no miss: nothing is logged."""
+    if getattr(traced, "_miss", None) is None or not untold(traced._shared_jaxpr):
+        return
+    compile_record.compiled(traced._miss(), Phases(traced.trace_s, lower_s),
+                            _client.platform_of(_client.default_device()))
 
 
 def _derived(new, old):

@@ -10,10 +10,16 @@ gives them JAX's names.
 """
 from __future__ import annotations
 
+import copy
+
 import dataclasses
 import typing
 
 from ..core import compile_record, jaxpr_cost
+from ..core.axis_env import visible_axes
+from ..core.config import config
+from ..core.staging import convert_constvars_to_invars
+from ..core.trace import Tracer, _ctx, eval_trace
 from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..tree_util import equality_errors, keystr, tree_flatten, tree_unflatten
 from ..xla import client as _client
@@ -24,7 +30,8 @@ from ..xla.transfers import device_put
 from ..xla.lowering import NeedsMesh
 from . import jit_refs
 from .jit_args import abstract_leaf_aval, leaf_aval, result_paths
-from .jit_primitive import any_sharded
+from .jit_cache import NOWHERE, compiled_trace
+from .jit_primitive import any_sharded, traced_under, untold
 
 # Options passed to XLA's compiler by name (JAX's `Lowered.compile(compiler_options=...)`).
 CompilerOptions = dict[str, typing.Union[str, bool]]
@@ -182,10 +189,62 @@ def trace_jitted(jitted, args, kwargs) -> Traced:
         return jitted._leaf_names(dyn_args, dyn_kwargs)
     avals = tuple(x.aval if i in refs else abstract_leaf_aval(x, lambda i=i: names()[i])
                   for i, x in enumerate(leaves))
-    closed, out_tree, trace_s = jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
+    signature = (treedef, avals, statics, config._trace_state)
+    found = None if refs else _traced_before(jitted, signature)
+    closed, out_tree, trace_s = (*found, 0.0) if found is not None else \
+        jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
     donated = jitted._donated_leaves(dyn_args, dyn_kwargs)
-    return Traced(jitted, closed, out_tree, jit_refs.without_refs(donated, refs), leaves,
-                  in_tree=treedef, arg_names=jit_refs.without_refs(names(), refs), trace_s=trace_s)
+    traced = Traced(jitted, closed, out_tree, jit_refs.without_refs(donated, refs), leaves,
+                    in_tree=treedef, arg_names=jit_refs.without_refs(names(), refs),
+                    trace_s=trace_s)
+    if not refs:
+        _remember_trace(jitted, traced, signature, lambda: jitted._miss(
+            treedef, statics, avals, dyn_args, dyn_kwargs, _client.default_device()))
+    return traced
+
+
+def _traced_before(jitted, signature):
+    """(ClosedJaxpr, out_tree) a call or an earlier stage traced for `signature`, reused as
+    JAX's tracing cache is (f(x) then f.lower(x): no second trace, no miss); else None."""
+    if _ctx.trace is not eval_trace or visible_axes() or not compile_record.logged() or \
+            jitted._sharded or jitted._in_shardings is not None or \
+            jitted._out_shardings is not None:
+        return None
+    found = jitted._traces.get(signature + NOWHERE)
+    return (found[3], found[2]) if found is not None else \
+        compiled_trace(jitted._cache, signature)
+
+
+def _remember_trace(jitted, traced, signature, miss) -> None:
+    """As JAX's tracing cache holds what `.trace`/`.lower` traced: a call at the same types
+    reuses the trace (the first compile made from it tells its miss, once: a `.compile()` of
+    it, or the call's: jit_primitive.untold), and `.compile()`'s executable is that call's
+    program too (`_share_program`). Top-level traces only (a trace inside another, under
+    named axes, is the bind path's; nor a tool's, inside compile_record.unlogged())."""
+    if _ctx.trace is not eval_trace or visible_axes() or not compile_record.logged():
+        return
+    jaxpr, consts = convert_constvars_to_invars(traced.jaxpr)
+    if any(isinstance(c, Tracer) for c in consts):
+        return
+    key = signature + NOWHERE
+    if key not in jitted._traces:
+        jitted._traces[key] = (jaxpr, consts, traced.out_tree, traced.jaxpr)
+        traced_under(jitted, jaxpr, traced.jaxpr, miss)
+    if jitted._traces[key][3] is traced.jaxpr:
+        traced._call_key, traced._shared_jaxpr, traced._miss = signature, jaxpr, miss
+
+
+def _share_program(lowered, entry) -> bool | None:
+    """Put `.compile()`'s executable in the jit's cache for the call whose trace it compiled
+    (as JAX's call after `.lower(x).compile()` compiles nothing); whether this compile is the
+    first made from the trace (its tracing miss, told once), None for a trace not shared."""
+    traced = lowered.traced
+    if getattr(traced, "_call_key", None) is None:
+        return None
+    if lowered._partitioning is None and not lowered._platforms and \
+            getattr(lowered, "_plain", False) and lowered.device is not None:
+        traced.jitted._cache.setdefault(traced._call_key + (lowered.device,), entry)
+    return untold(traced._shared_jaxpr)
 
 
 class Traced(_Stage):
@@ -195,8 +254,19 @@ class Traced(_Stage):
         self._leaves = leaves
         self._in_tree, self.arg_names = in_tree, arg_names
         self.trace_s = trace_s          # seconds tracing took: the first of the compile phases
+        # the call's cache key (less the device) and the jaxpr whose trace a call at these
+        # types reuses, where it does (_remember_trace)
+        self._call_key = self._shared_jaxpr = self._miss = None
 
     _traced = property(lambda self: self)
+
+    def taking(self, in_tree) -> Traced:
+        """This trace of a function of flat arguments, as one taking them in the pytree
+        `in_tree` (of (args, kwargs), the same leaves): pmap's Lowered and Compiled are
+        called with pmap's arguments."""
+        traced = copy.copy(self)
+        traced._in_tree = in_tree
+        return traced
 
     @property
     def result_avals(self) -> list:
@@ -322,6 +392,7 @@ class Lowered(_Stage):
                 f"use jax.export.export(jit(f), platforms={names}) and call the Exported; to "
                 f"compile here, lower for one platform: .lower() or "
                 f".lower(lowering_platforms=({names[0]!r},))")
+        self._plain = not compiler_options     # the program a call would compile
         if traced.jitted._compiler_options or compiler_options:
             compiler_options = {**(traced.jitted._compiler_options or {}),
                                 **(compiler_options or {})}
@@ -346,6 +417,13 @@ class Compiled(_Stage):
         jitted = self._traced.jitted
         device = (lowered._module.devices[0] if lowered._module is not None
                   else _client.default_device())
+        told = _share_program(lowered, entry)
+        if told is not None:        # a call's trace: explained as the call's compile would be
+            miss = self._traced._miss()
+            compile_record.compiled(dataclasses.replace(miss, consts=tuple(
+                c for c in entry.jaxpr.consts if not jit_refs.is_ref(c))), phases,
+                _client.platform_of(device), told)
+            return
         compile_record.record(compile_record.CompileEvent(
             jitted._name, jitted._source_text(),
             tuple((f"args[{i}]", a.str_short()) for i, a in enumerate(entry.jaxpr.in_avals)),

@@ -3,7 +3,7 @@ fix, cache hits and misses per jitted function, and where the time went. Plain P
 IPython), so scripts use it too; `%jxreport` shows it or writes it to a file.
 
     >>> data = report()                      # a dict; report("json") / report("html"): text
-    >>> data["totals"]["compilations"] == len(data["events"])
+    >>> data["totals"]["compilations"] + data["totals"]["retraces"] == len(data["events"])
     True
 
 The JSON (`application/vnd.jxkernel.report+json` in the notebook, the file of
@@ -12,14 +12,17 @@ The JSON (`application/vnd.jxkernel.report+json` in the notebook, the file of
     version       1
     generated     seconds since the epoch
     config        {"jax_enable_x64": bool, "backend": "cpu"}
-    totals        {"compilations", "recompilations", "cache_hits", "functions",
+    totals        {"compilations", "recompilations", "retraces", "cache_hits", "functions",
                    "trace_ms", "lower_ms", "compile_ms"}
     functions     per jitted function (a redefined function is a new one), first seen first:
                   {"function", "function_key", "source", "compilations", "recompilations",
-                   "cache_hits", "trace_ms", "lower_ms", "compile_ms"}
+                   "retraces", "cache_hits", "trace_ms", "lower_ms", "compile_ms"}
     events        oldest first: {"seq", "time", "function", "function_key", "source",
                    "signature": [[path, type]], "reason", "trace_ms", "lower_ms",
-                   "compile_ms", "cache", "backend", "explanation": [change]}
+                   "compile_ms", "cache", "backend", "explanation": [change], "inlined_into"}
+                  (inlined_into: null for a compilation; for a retrace, a jitted function
+                  traced anew inside another traced function that compiled nothing of its
+                  own, that function: "jit(outer)")
     change        {"path", "kind", "old", "new", "fix", "snippet"}: kind is one of shape,
                   dtype, weak_type, static, traced, structure, constant, config, fresh_jit
                   (recompile_explainer.KINDS); a first call has none, unless a jit of the same
@@ -63,7 +66,8 @@ def event_json(event) -> dict:
             "reason": event.reason, "trace_ms": _ms(event.trace_s),
             "lower_ms": _ms(event.lower_s), "compile_ms": _ms(event.compile_s),
             "cache": event.cache, "backend": event.backend,
-            "explanation": [change_json(c) for c in event.changes]}
+            "explanation": [change_json(c) for c in event.changes],
+            "inlined_into": event.inlined_into}
 
 
 def function_rows(events) -> list:
@@ -78,11 +82,12 @@ def function_rows(events) -> list:
         if row is None:
             row = rows[e.function_key] = {
                 "function": e.function, "function_key": e.function_key, "source": e.source,
-                "compilations": 0, "recompilations": 0,
+                "compilations": 0, "recompilations": 0, "retraces": 0,
                 "cache_hits": compile_record.cache_hits(e.key) if e.key is not None else 0,
                 "trace_ms": 0.0, "lower_ms": 0.0, "compile_ms": 0.0}
-        row["compilations"] += 1
-        row["recompilations"] += e.reason != "first call"
+        row["compilations"] += e.compiled
+        row["recompilations"] += e.compiled and e.reason != "first call"
+        row["retraces"] += not e.compiled         # inlined into another program
         for part in ("trace", "lower", "compile"):
             row[f"{part}_ms"] = round(row[f"{part}_ms"] + getattr(e, f"{part}_s") * 1e3, 3)
     return sorted(rows.values(), key=lambda row: row["function_key"] in theirs)
@@ -92,8 +97,9 @@ def report_data(events=None) -> dict:
     """The report as a dict (the JSON's fields); `events` defaults to the whole log."""
     events = compile_record.compile_events() if events is None else list(events)
     functions = function_rows(events)
-    totals = {"compilations": len(events),
+    totals = {"compilations": sum(e.compiled for e in events),
               "recompilations": sum(f["recompilations"] for f in functions),
+              "retraces": sum(f["retraces"] for f in functions),
               "cache_hits": sum(f["cache_hits"] for f in functions),
               "functions": len(functions)}
     for part in ("trace", "lower", "compile"):
@@ -122,7 +128,9 @@ def to_text(data: dict) -> str:
               f"{f['cache_hits']}" for f in data["functions"]]
     for e in data["events"]:
         total = e["trace_ms"] + e["lower_ms"] + e["compile_ms"]
-        lines.append(f"#{e['seq']} {e['function']}: {e['reason']} ({total:.1f} ms, {e['cache']})")
+        how = f"{total:.1f} ms, {e['cache']}" if e.get("inlined_into") is None else \
+            f"traced inside {e['inlined_into']}, nothing compiled of its own"
+        lines.append(f"#{e['seq']} {e['function']}: {e['reason']} ({how})")
         text = recompile_explainer.explanation_text([_AsChange(c) for c in e["explanation"]],
                                                     "    ")
         if text:

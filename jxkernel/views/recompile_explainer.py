@@ -28,7 +28,7 @@ import weakref
 
 import numpy as np
 
-from ..core.config import _TRACE_OPTIONS, config
+from ..core.config import _TRACE_OPTIONS, _USER_CONTEXTS, config
 from ..core import compile_record as _record
 from ..core.compile_record import (  # noqa: F401  (jxkernel.compile_log: the record's names too)
     MAX_EVENTS, CompileEvent, Miss, cache_hits, clear, compile_events, events_since,
@@ -54,10 +54,26 @@ def _config_of(device, jitted=None) -> tuple:
     # `with jax.default_matmul_precision(...)` names the option, as JAX does
     found += tuple((name, getattr(config, name)) for name in _TRACE_OPTIONS
                    if name != "jax_enable_x64")
+    found += _user_contexts()
     if jitted is None:
         return found
     return found + tuple((name, _option_text(getattr(jitted, attr, None)))
                          for name, attr in _JIT_OPTIONS)
+
+
+def _user_contexts() -> tuple:
+    """(name, value) per jax.make_user_context context, as jit's cache key holds their values:
+    "ctx (user context #3)", the name the user's code holds it by and its place among the
+    contexts made (two contexts held by one name, as a cell run twice makes, stay apart; the
+    explanation shows "ctx (user context)")."""
+    found = []
+    for index, context in enumerate(_USER_CONTEXTS):
+        # named once: a later name would make an earlier signature's context look another
+        label = getattr(context, "_shown_as", None) or context.label or \
+            f"the context made at {context.made_at}"
+        context._shown_as = label
+        found.append((f"{label} (user context #{index})", context.value))
+    return tuple(found)
 
 
 def _option_text(value) -> str:
@@ -222,7 +238,8 @@ def _fresh_jit_changes(jitted) -> tuple:
 
 
 # the reason of a compile that reused its trace under a transformation (no tracing miss)
-REUSED_TRACE = "traced before under a transformation (grad, vmap, ...): compiled now to be called"
+REUSED_TRACE = ("traced before (under grad or vmap, inside another traced function, by "
+                "eval_shape or .lower): compiled now, without tracing again")
 
 
 def compiled(miss: Miss, phases, backend: str, traced: bool = True) -> CompileEvent:
@@ -230,7 +247,10 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True) -> CompileEv
     signature (which joins the jit's history); `traced` False: it reused its trace under a
     transformation, which JAX's tracing cache holds too (no miss, REUSED_TRACE)."""
     named, static_named, _, reason, changes, new = _explain(miss)
-    if not traced:
+    options = dict(_JIT_OPTIONS)
+    if not traced and not (changes and all(c.kind == "config" and c.path in options
+                                           for c in changes)):
+        # (a jit of other options reusing another's trace keeps its cause: the options)
         reason, changes = REUSED_TRACE, ()
     miss.history.append(new)
     if len(miss.history) > _PER_FUNCTION:    # a function compiled for ever new shapes
@@ -251,14 +271,15 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True) -> CompileEv
 
 
 def traced_under_transformation(miss: Miss, seen: list) -> tuple:
-    """(reason, changes) of `miss`, a jitted function traced anew under a transformation,
-    against its compiles' signatures and `seen`, its earlier traces under transformations
-    (JAX's tracing cache holds both); the new signature joins `seen`, not the compiles'."""
-    _, _, _, reason, changes, new = _explain(dataclasses.replace(
+    """(reason, changes, signature as written) of `miss`, a jitted function traced anew under
+    a transformation, against its compiles' signatures and `seen`, its earlier traces under
+    transformations (JAX's tracing cache holds both); the new signature joins `seen`, not the
+    compiles'."""
+    named, static_named, _, reason, changes, new = _explain(dataclasses.replace(
         miss, history=list(miss.history) + seen))
     seen.append(dataclasses.replace(new, consts=None))
     del seen[:-_PER_FUNCTION]
-    return reason, changes
+    return reason, changes, _named_signature(named, static_named)
 
 
 def _source_of(jitted) -> str | None:
@@ -378,6 +399,9 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
         f" at {call_site.file}:{call_site.line} ({call_site.function})"
     defined = "" if event.source is None else f" defined at {event.source}"
     lines = [f"TRACING CACHE MISS{where}:"]
+    # a retrace inside another traced function (its program is part of that one's, if any)
+    inlined = [] if event.compiled else [f"  (traced inside {event.inlined_into}: nothing "
+                                         "compiled of its own)"]
     fresh = [c for c in event.changes if c.kind == "fresh_jit"]
     if event.reason == "first call":            # as JAX: a function object not traced before
         lines += ["  never seen function:", f"    {event.function}{defined}"]
@@ -385,14 +409,14 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
             lines += ["  but another function object of the same code compiled before "
                       f"({fresh[0].old}): the function is being re-defined, preventing "
                       "caching", explanation_text(fresh)]
-        return "\n".join(lines)
+        return "\n".join(lines + inlined)
     lines.append(f"  for {event.function}{defined}")
     if not event.changes:
         lines.append(f"  {event.reason}")
-        return "\n".join(lines)
+        return "\n".join(lines + inlined)
     lines += ["  all previously seen cache keys differ. For the closest previous key:",
               explanation_text(event.changes)]
-    return "\n".join(lines)
+    return "\n".join(lines + inlined)
 
 
 def _users(event: CompileEvent) -> bool:

@@ -136,10 +136,53 @@ def _config_changes(old, new):
     for name, value in new.config:
         if name in changed:
             change = _fixed(name, "config", before[name], value)
-            if name.startswith("jax_") and name != "jax_enable_x64":   # a trace option
+            if name == "jax_default_device":
+                change = _refixed(change, _DEFAULT_DEVICE_FIX, new_code=_device_code(value))
+            elif name.startswith("jax_") and name != "jax_enable_x64":   # a trace option
                 change = _refixed(change, _TRACE_OPTION_FIX, new_repr=f'"{value}"'
                                   if isinstance(value, str) else repr(value))
+            elif _USER_CONTEXT.search(name):      # jax.make_user_context's
+                change = _user_context_change(name, before[name], value)
             yield change
+    # a context made since the old signature: every jit's key has one value more (JAX:
+    # "number of tracing context values differs")
+    made = [name for name, _ in new.config if _USER_CONTEXT.search(name) and
+            name not in before]
+    if made and old.config:
+        count = sum(bool(_USER_CONTEXT.search(name)) for name, _ in new.config)
+        context = _context_name(made[-1])
+        change = Change(USER_CONTEXTS, "config", str(count - len(made)), str(count))
+        yield _refixed(change, _NEW_CONTEXT_FIX, context=context,
+                       value=repr(dict(new.config)[made[-1]]))
+
+
+def _device_code(value) -> str:
+    """jax_default_device's value as code: a Device as jax.devices("cpu")[0]; a string or
+    None as itself."""
+    platform, index = getattr(value, "platform", None), getattr(value, "id", None)
+    if platform is not None and index is not None:
+        return f'jax.devices("{platform}")[{index}]'
+    return f'"{value}"' if isinstance(value, str) else repr(value)
+
+
+# the end of a jax.make_user_context context's name in a signature: "ctx (user context #3)",
+# shown as "ctx (user context)"
+_USER_CONTEXT = re.compile(r" \(user context #\d+\)$")
+USER_CONTEXTS = "user contexts"       # how many there are (a new one made: every key grows)
+
+
+def _context_name(name) -> str:
+    """The name to write a fix with: "ctx (user context #3)" -> "ctx" (one made where no
+    name holds it: ctx)."""
+    context = _USER_CONTEXT.sub("", name)
+    return context if context.isidentifier() else "ctx"
+
+
+def _user_context_change(name, old, new) -> Change:
+    context = _context_name(name)
+    change = Change(_USER_CONTEXT.sub(" (user context)", name), "config", repr(old), repr(new))
+    return _refixed(change, _USER_CONTEXT_FIX, context=context, old_repr=repr(old),
+                    new_repr=repr(new))
 
 
 def _traced_changes(old, new, flipped):
@@ -257,7 +300,9 @@ def _leaf_changes(old, new, flipped):
         if a.shape != b.shape:
             change = _fixed(path, "shape", b.str_short(), a.str_short(),
                             rank=len(a.shape) != len(b.shape) or not a.shape)
-            if len(a.shape) == len(b.shape) >= 2 and a.shape[1:] == b.shape[1:] and \
+            if any(not isinstance(d, (int, np.integer)) for d in (*a.shape, *b.shape)):
+                change = _refixed(change, _SYMBOLIC_FIX)    # an export's symbolic shape
+            elif len(a.shape) == len(b.shape) >= 2 and a.shape[1:] == b.shape[1:] and \
                     a.shape[0] < b.shape[0]:       # fewer rows: a last, partial batch
                 change = _refixed(change, _PARTIAL_BATCH_FIX, size=b.shape[0])
             yield change
@@ -561,6 +606,31 @@ _TRACE_OPTION_FIX = (
     "function traced and compiled again; back at {old}, the earlier program is reused. "
     "Set it once, at start-up, if every call should use it.",
     'jax.config.update("{path}", {new_repr})    # once, at start-up')
+_DEFAULT_DEVICE_FIX = (
+    "jax_default_device changed ({old} -> {new}): as in JAX, the option itself is part of "
+    "every jit's cache key (a `with jax.default_device(...)` block sets it), even where the "
+    "program runs on the same device as before, so the function traced and compiled again; "
+    "back at {old}, the earlier program is reused. Set it once, at start-up, if every call "
+    "should use it.",
+    'jax.config.update("jax_default_device", {new_code})    # once, at start-up')
+_SYMBOLIC_FIX = (
+    "{path} was {old} in a jax.export with a symbolic shape, a program for every size; a "
+    "call of the jitted function compiles for the concrete shape it is given ({new}), "
+    "once per shape. This is expected: nothing to fix (the exported program is the "
+    "Exported's, run by its .call).",
+    "")
+_USER_CONTEXT_FIX = (
+    "{path} changed ({old} -> {new}): the value of a jax.make_user_context context is part "
+    "of every jit's cache key, so the function traced and compiled again for it; each value "
+    "compiles once, and back at {old} the earlier program is reused. If every call should "
+    "run under {new}, set it once instead of per block.",
+    "{context}.set_global({new_repr})    # once, at start-up: every call under one value")
+_NEW_CONTEXT_FIX = (
+    "A new jax.make_user_context context ({context}) was made after this function compiled "
+    "({old} -> {new} contexts): every jit's cache key holds each context's value, so every "
+    "jitted function traces and compiles again, once. Make your contexts at start-up, "
+    "before the first jitted call.",
+    "{context} = jax.make_user_context({value})    # at start-up, before any jitted call")
 _IDENTITY_FIX = ("{name} is a {kind} object, and {kind} keeps object's own hash and ==, by "
                  "identity: every new instance is a new static value and compiles anew, however "
                  "alike. Reuse one instance, or give {kind} __hash__ and __eq__ over the fields "

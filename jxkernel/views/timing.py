@@ -236,9 +236,10 @@ def _warm_up(jitted, args, kwargs):
 def _fresh_compile(jitted, args, kwargs) -> tuple:
     """(trace, lower, compile) seconds of one compilation that no cache answers, as the
     compile pipeline recorded them (`Compiled.phases`)."""
-    lowered = jitted.trace(*args, **kwargs).lower()
+    # the measurement's, not the user's: not logged, and traced afresh (a trace the jit holds
+    # is not reused inside unlogged(), nor this one kept for the user's calls)
     with config.override("jax_enable_compilation_cache", False), compile_record.unlogged():
-        phases = lowered.compile().phases     # the measurement's, not the user's: not logged
+        phases = jitted.trace(*args, **kwargs).lower().compile().phases
     return phases.trace_s, phases.lower_s, phases.compile_s
 
 

@@ -88,6 +88,7 @@ class Phases:
 # (tests/conftest.py says why and which tests keep XLA's default code). A user context, so that
 # its value joins jit's cache keys: a jitted function keeps one program per setting.
 _base_options = make_user_context(())
+_base_options.name = "jxkernel's base XLA options (set_base_compiler_options)"
 
 
 def set_base_compiler_options(options: dict) -> dict:

@@ -232,17 +232,22 @@ def sdy_sharding(module, home: Mesh, sharding: NamedSharding, ndim: int) -> str:
         raise ValueError(f"Received incompatible devices for jitted computation: the sharding "
                          f"{sharding!r} is over a different mesh than the computation's "
                          f"{home}; use one mesh for every sharding of one jit")
-    name = "mesh"
-    if (mesh.axis_names, mesh.axis_sizes) != (home.axis_names, home.axis_sizes):
-        declared = [line for line in module.symbols if line.startswith("sdy.mesh @")]
-        line = sdy_mesh_line(mesh, f"mesh_{len(declared)}")
-        tail = line.split(" = ", 1)[1]
-        found = next((d for d in declared if d.split(" = ", 1)[1] == tail), None)
-        if found is None:
-            module.symbols.append(line)
-            found = line
-        name = found.split()[1][1:]
-    return f"#sdy.sharding{sdy_dims(sharding, ndim, name)}"
+    return f"#sdy.sharding{sdy_dims(sharding, ndim, mesh_symbol(module, home, mesh))}"
+
+
+def mesh_symbol(module, home: Mesh, mesh: Mesh) -> str:
+    """The name `mesh` has in a module partitioned over `home` (the same devices in the same
+    order): "mesh" for `home`'s axes, else another mesh declared next to it ("mesh_1")."""
+    if (mesh.axis_names, mesh.axis_sizes) == (home.axis_names, home.axis_sizes):
+        return "mesh"
+    declared = [line for line in module.symbols if line.startswith("sdy.mesh @")]
+    line = sdy_mesh_line(mesh, f"mesh_{len(declared)}")
+    tail = line.split(" = ", 1)[1]
+    found = next((d for d in declared if d.split(" = ", 1)[1] == tail), None)
+    if found is None:
+        module.symbols.append(line)
+        found = line
+    return found.split()[1][1:]
 
 
 def sdy_attrs(module, mesh: Mesh, in_vars, arg_attrs, arg_shardings, out_vars, result_shardings):

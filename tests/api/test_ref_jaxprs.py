@@ -187,3 +187,13 @@ def test_docstring_examples():
     from doc_examples import check_docstring_examples
     check_docstring_examples("jxkernel.api.state_primitives", {"make_jaxpr": jax.make_jaxpr})
     check_docstring_examples("jxkernel._jax._src.state.primitives")
+
+
+def test_a_ref_jaxpr_after_explicit_sharding_was_used(monkeypatch):
+    # once a sharding type was seen in the process, every rule's sharding is checked: a Ref's
+    # type answers `.sharding` (its array's), as JAX's AbstractRef
+    from jxkernel.core import avals
+    monkeypatch.setattr(avals, "sharding_types_seen", True)
+    fun, args, _ = CASES["arg_read_write"]()
+    with jax.enable_checks(True):
+        assert "<-" in str(jax.make_jaxpr(fun)(*args))

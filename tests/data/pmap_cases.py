@@ -129,6 +129,27 @@ def _errors(jax):
     }
 
 
+def _other_mesh(jax):
+    """Arguments sharded over another mesh of the devices (Chex's `_device_put_replicated`
+    names its own axis), eagerly and under jit: the values (the shardings differ, see the
+    test's known differences)."""
+    devices = jax.devices()
+    mesh = jax.sharding.Mesh(np.array(devices), ("_device_put_replicated",))
+    x = jax.device_put(np.arange(len(devices) * 3, dtype=np.float32).reshape(len(devices), 3),
+                       jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec(
+                           "_device_put_replicated")))
+    f = jax.pmap(lambda a: jax.lax.pmean(a, "i") * 2, axis_name="i")
+    return {"eager": np.asarray(f(x)).tolist(), "jit": np.asarray(jax.jit(f)(x)).tolist()}
+
+
+def _lowered(jax):
+    """pmap(f).lower(...): its in_tree is pmap's arguments', and its Compiled takes them."""
+    x = np.ones((jax.device_count(), 3), np.float32)
+    low = jax.pmap(lambda a, b: a["u"] * 2 + b).lower({"u": x}, x)
+    return {"in_tree": repr(low.in_tree), "called": np.asarray(low.compile()({"u": x}, x)).tolist()}
+
+
 def run(jax):
     return {"values": _values(jax), "jaxprs": _jaxprs(jax), "transforms": _transforms(jax),
-            "donation": _donation(jax), "device_put": _device_put(jax), "errors": _errors(jax)}
+            "donation": _donation(jax), "device_put": _device_put(jax), "errors": _errors(jax),
+            "other_mesh": _other_mesh(jax), "lowered": _lowered(jax)}

@@ -443,6 +443,68 @@ SCENARIOS = {
         "grad of a jitted loss, then again on a longer input",
         "f = jax.jit(lambda x: (x * x).sum())\n"
         "jax.grad(f)(jnp.ones(3)); jax.grad(f)(jnp.ones(3)); jax.grad(f)(jnp.ones(4))\n"),
+    # -------------------------------------------------- a jit traced inside another's trace
+    "grad_of_jit_inside_jit_new_shape": (
+        "grad of a jitted loss inside a jitted step, on a longer input: the loss is traced "
+        "again, inlined into the step's program (nothing of its own compiles)",
+        "def loss(x):\n"
+        "    return (x * x).sum()\n"
+        "loss_jit = jax.jit(loss)\n"
+        "def step(x):\n"
+        "    return x - 0.1 * jax.grad(loss_jit)(x)\n"
+        "step_jit = jax.jit(step)\n"
+        "step_jit(jnp.ones(3)); step_jit(jnp.ones(3)); step_jit(jnp.ones(4))\n"),
+    "grad_of_jit_inside_jit_weak_type": (
+        "the same with a Python float, then a float32 array (weak type)",
+        "def loss(x):\n"
+        "    return x * x\n"
+        "loss_jit = jax.jit(loss)\n"
+        "def step(x):\n"
+        "    return jax.grad(loss_jit)(x)\n"
+        "step_jit = jax.jit(step)\n"
+        "step_jit(1.0); step_jit(jnp.asarray(1.0, jnp.float32))\n"),
+    "vmap_of_jit_inside_jit": (
+        "vmap of a jitted function inside a jitted one: a new batch size reuses the row's "
+        "trace, a new row length traces it again",
+        "def row(x):\n"
+        "    return x * 2\n"
+        "row_jit = jax.jit(row)\n"
+        "def rows(xs):\n"
+        "    return jax.vmap(row_jit)(xs)\n"
+        "rows_jit = jax.jit(rows)\n"
+        "rows_jit(jnp.ones((5, 3))); rows_jit(jnp.ones((7, 3))); rows_jit(jnp.ones((5, 4)))\n"),
+    "jit_inside_jit_static": (
+        "a jitted function called twice inside another with two static values, then directly",
+        "def power(x, n):\n"
+        "    return x ** n\n"
+        "power_jit = jax.jit(power, static_argnums=1)\n"
+        "def both(x):\n"
+        "    return power_jit(x, 2) + power_jit(x, 3)\n"
+        "both_jit = jax.jit(both)\n"
+        "both_jit(jnp.ones(3)); power_jit(jnp.ones(3), 2)\n"),
+    # -------------------------------------------------- jax.make_user_context
+    "user_context_changed": (
+        "a call inside `with ctx(1):` of a jax.make_user_context context, twice, then outside",
+        "ctx = jax.make_user_context(0)\n"
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "with ctx(1):\n"
+        "    f(jnp.ones(3))\n"
+        "with ctx(1):\n"
+        "    f(jnp.ones(3))\n"
+        "f(jnp.ones(3))\n"),
+    "user_context_two_contexts": (
+        "two contexts, one of them set globally between two calls",
+        "ctx_a = jax.make_user_context('a')\n"
+        "ctx_b = jax.make_user_context(None)\n"
+        "f = jax.jit(lambda x: x + 1)\n"
+        "f(jnp.ones(3)); ctx_b.set_global(2); f(jnp.ones(3))\n"),
+    "user_context_made_after_a_call": (
+        "a context made after a jitted function ran: every function traces again once",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "mode = jax.make_user_context('train')\n"
+        "f(jnp.ones(3)); f(jnp.ones(3))\n"),
 }
 
 # scenarios that raise: the recorded result is the exception class name

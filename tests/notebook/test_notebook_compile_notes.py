@@ -331,3 +331,22 @@ def test_grad_of_a_jitted_function_on_a_new_shape_is_noted_with_its_cause(shell)
     first, again = [e for e in events_of(shell.user_ns["f32_"]) if e.miss]
     assert (first.reason, again.origin) == ("first call", USER)
     assert [(c.path, c.kind) for c in again.changes] == [("x", "shape")]
+
+
+def test_a_jit_traced_again_inside_another_is_noted_as_a_retrace(shell):
+    # grad of a jitted loss inside a jitted step: on a longer input JAX logs the loss's
+    # tracing miss (nothing of the loss compiles: it is inlined into the step's program); the
+    # cell says so beside the step's recompile, as a trace, not as a compile
+    ok(shell, "loss57 = jax.jit(lambda x: (x * x).sum())\n"
+              "step57 = jax.jit(lambda x: x - jax.grad(loss57)(x))\nstep57(jnp.ones(3))")
+    notes = ok(shell, "step57(jnp.ones(4))").notes
+    texts = [n["text/plain"] for n in notes]
+    assert len(texts) == 1, texts
+    (text,) = texts
+    assert "compiled again (compile #2" in text and "x: shape f32[3] -> f32[4]" in text, text
+    assert "traced again (inside jit(<lambda>), at In[" in text, text
+    assert "nothing compiled of its own" in text, text
+    traced = [e for e in events_of(shell.user_ns["loss57"])]
+    assert [(e.compiled, e.inlined_into, e.nth) for e in traced] == \
+        [(False, "jit(<lambda>)", 0), (False, "jit(<lambda>)", 0)]
+    assert [(c.path, c.kind) for c in traced[1].changes] == [("x", "shape")]

@@ -42,9 +42,17 @@ def test_an_ahead_of_time_compile_is_logged_against_its_jit():
             f.lower(jnp.ones(4)).compile()
     finally:
         unsubscribe()
-    assert [(e.key is f, e.reason, e.signature) for e in events] == \
-        [(True, "ahead of time: .lower(...).compile()", (("args[0]", "f32[3]"),))]
+    # the first compile of f: its trace's miss, told as a call's would be (JAX's call after
+    # it reuses the trace and the program: no miss, nothing compiled)
+    assert [(e.key is f, e.reason, e.miss, e.signature) for e in events] == \
+        [(True, "first call", True, (("x", "f32[3]"),))]
     assert compiled(jnp.ones(3)).tolist() == [3.0, 3.0, 3.0]
+    start = compile_log.last_seq() + 1
+    assert f(jnp.ones(3)).tolist() == [3.0, 3.0, 3.0] and f.cache_hits() == 1
+    # the tool's compile (unlogged) is not the user's: f(ones(4)) traces, compiles, tells
+    assert f(jnp.ones(4)).tolist() == [3.0] * 4
+    (again,) = [e for e in compile_log.events_since(start) if e.key is f]
+    assert again.miss and again.reason == "x: f32[3] -> f32[4]", again
 
 
 def test_an_eager_operation_that_compiles_is_logged():

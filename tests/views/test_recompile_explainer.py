@@ -275,7 +275,11 @@ def test_the_json_report_counts_compilations_hits_and_explanations():
     assert [e["reason"] for e in mine] == ["first call", "x: f32[2] -> f32[3]"]
     assert mine[1]["explanation"][0]["kind"] == "shape"
     assert set(mine[1]["explanation"][0]) == {"path", "kind", "old", "new", "fix", "snippet"}
-    assert data["totals"]["compilations"] == len(data["events"])
+    # the log's other events: compilations, and retraces that compiled nothing (a jit traced
+    # inside another traced function)
+    assert data["totals"]["compilations"] + data["totals"]["retraces"] == len(data["events"])
+    assert data["totals"]["compilations"] == sum(e["inlined_into"] is None
+                                                 for e in data["events"])
     assert data["totals"]["cache_hits"] == sum(r["cache_hits"] for r in data["functions"])
 
 
