@@ -1,7 +1,7 @@
 """The runtime floor: what one call costs before any tracing or jit cache lookup.
 
     python benchmarks/runtime_floor.py            # ~10 s; numbers in µs per call
-    JXKERNEL_CPU_DEVICES=4 python benchmarks/runtime_floor.py   # adds a 4-replica program
+    JXKERNEL_CPU_DEVICES=4 python benchmarks/runtime_floor.py   # adds a 4-device program
     python benchmarks/runtime_floor.py --only fastpath   # compiled cache hit vs Python path
 
 Each line times a loop (best of several repeats, to dodge noise) and prints the
@@ -20,7 +20,6 @@ import numpy as np
 from jxkernel.core import Primitive, ShapedArray, abstract_eval_rules, lowering_rules
 from jxkernel.xla import Executable, compile_module, default_device, device_count, devices
 from jxkernel.xla.array import Array, sharding_for
-from jxkernel.xla.multi_device import device_put_sharded
 from jxkernel.xla.transfers import device_put
 from jxkernel.xla.client import xc
 
@@ -164,29 +163,23 @@ def bench_transfers(n):
     return rows
 
 
-def bench_replicated(n):
+def bench_multidevice(n):
+    """A program over all devices, as pmap and shard_map run one: a jit of shard_map."""
     count = device_count()
     if count < 2:
         return []
-    group = ", ".join(map(str, range(count)))
-    text = f"""module @psum attributes {{mhlo.num_replicas = {count} : i32}} {{
-  func.func public @main(%x: tensor<f32>) -> tensor<f32> {{
-    %0 = "stablehlo.all_reduce"(%x) <{{replica_groups = dense<[[{group}]]> : tensor<1x{count}xi64>}}> ({{
-    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
-      %s = stablehlo.add %a, %b : tensor<f32>
-      stablehlo.return %s : tensor<f32>
-    }}) : (tensor<f32>) -> tensor<f32>
-    return %0 : tensor<f32>
-  }}
-}}
-"""
-    loaded, _ = compile_module(text, devices())
-    exe = Executable(loaded, [ShapedArray((), np.float32)], devices())
-    x = device_put_sharded([np.float32(i) for i in range(count)], devices())
-    return [(f"{count}-replica psum: call + block_until_ready",
-             best_us(lambda: exe.call_arrays([x])[0].block_until_ready(), max(n // 20, 50))),
-            (f"device_put_sharded of {count} scalars",
-             best_us(lambda: device_put_sharded([np.float32(0)] * count, devices()), n // 10))]
+    import jxkernel as jax
+    from jxkernel.sharding import Mesh, NamedSharding, PartitionSpec as P
+    mesh = Mesh(np.array(devices()), ("i",))
+    split = NamedSharding(mesh, P("i"))
+    total = jax.jit(jax.shard_map(lambda x: jax.lax.psum(x, "i"), mesh=mesh, in_specs=P("i"),
+                                  out_specs=P()))
+    host = np.arange(count, dtype=np.float32)
+    x = jax.device_put(host, split)
+    return [(f"jit(shard_map(psum)) over {count} devices: call + block_until_ready",
+             best_us(lambda: total(x).block_until_ready(), max(n // 20, 50))),
+            (f"device_put of f32[{count}] split over {count} devices",
+             best_us(lambda: jax.device_put(host, split), n // 10))]
 
 
 def main():
@@ -196,7 +189,7 @@ def main():
     args = parser.parse_args()
     print(f"{'what':<68} {'µs/call':>8}")
     for bench in (bench_execute, bench_fastpath, bench_eager, bench_transfers,
-                  bench_replicated):
+                  bench_multidevice):
         if args.only and bench.__name__ != f"bench_{args.only}":
             continue
         for label, us in bench(args.n):

@@ -15,9 +15,8 @@ from .core.avals import ShapeDtypeStruct
 from .core.errors import (ConcretizationTypeError, TracerArrayConversionError,
                           TracerBoolConversionError, TracerIntegerConversionError,
                           UnexpectedTracerError)
-from .xla import (backends, default_backend, device_count, device_get,
-                  device_put_replicated, device_put_sharded, devices, local_device_count,
-                  local_devices, process_count, process_index)
+from .xla import (backends, default_backend, device_count, device_get, devices,
+                  local_device_count, local_devices, process_count, process_index)
 from . import lax
 from . import tree_util
 from .transforms.jit import jit
@@ -174,4 +173,24 @@ _module_aliases(__name__, {name: "jxkernel" + module for name, (module, attribut
                            if attribute is None and module != f".{name}"})
 _module_aliases(__name__, {"config": "jxkernel.core.config"})   # the name is the Config itself
 
-__getattr__, __dir__ = _lazy_names(__name__, globals(), _LAZY)
+_lazy_getattr, __dir__ = _lazy_names(__name__, globals(), _LAZY)
+
+# Names JAX 0.10.2 removed, with the AttributeError its module raises for each (its
+# `_deprecations` table, word for word): code written for older JAX learns what to use instead
+# (as_jax.py raises the same under `import jax`).
+REMOVED = {
+    "device_put_replicated": (
+        "jax.device_put_replicated is deprecated; use jax.device_put instead. See "
+        "https://docs.jax.dev/en/latest/migrate_pmap.html#drop-in-replacements for a drop-in "
+        "replacement."),
+    "device_put_sharded": (
+        "jax.device_put_sharded is deprecated; use jax.device_put instead. See "
+        "https://docs.jax.dev/en/latest/migrate_pmap.html#drop-in-replacements for a drop-in "
+        "replacement."),
+}
+
+
+def __getattr__(name):
+    if name in REMOVED:
+        raise AttributeError(REMOVED[name])
+    return _lazy_getattr(name)

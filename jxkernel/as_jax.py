@@ -43,6 +43,8 @@ def _jax_module() -> types.ModuleType:
             try:
                 return getattr(jxkernel, name)
             except AttributeError:
+                if name in jxkernel.REMOVED:     # JAX's own message for a name it removed
+                    raise
                 raise AttributeError(f"module 'jax' has no attribute {name!r} (jax is jxkernel "
                                      f"here: jxkernel has no {name!r} yet)") from None
 

@@ -5,11 +5,12 @@ psum_scatter; plus axis_size.
     >>> vmap(lambda x: x - lax.pmean(x, 'batch'), axis_name='batch')(xs)   # centre a batch
     >>> vmap(lambda x: lax.ppermute(x, 'i', [(0, 1), (1, 2), (2, 0)]), axis_name='i')(xs)
 
-The axis is introduced by vmap (or pmap) with `axis_name=`. Under vmap a
-collective over that axis becomes an ordinary array operation over the batch
-dimension; over a *different* (outer) axis it passes through with the batch
-dimension kept. Under pmap each lowers to the StableHLO collective across replicas
-(all_reduce, all_gather, collective_permute, all_to_all, reduce_scatter).
+The axis is introduced by vmap with `axis_name=`, or by shard_map (and pmap, a jit of
+shard_map) as a mesh axis. Under vmap a collective over that axis becomes an ordinary array
+operation over the batch dimension; over a *different* (outer) axis it passes through with
+the batch dimension kept. In a shard_map body each lowers to the StableHLO collective among
+the devices along its mesh axes (all_reduce, all_gather, collective_permute, all_to_all,
+reduce_scatter), the groups given as partition ids.
 """
 from __future__ import annotations
 
@@ -137,11 +138,22 @@ def _reducer(name, hlo_op, reduce_fn_name):
 
 def _manual(ctx, axes):
     """The (mesh, manual axes) of the shard_map body being lowered, when `axes` are among its
-    manual axes; None under pmap."""
+    manual axes, else None."""
     manual = ctx.module_ctx.manual
     if manual is not None and all(a in manual[1] for a in axes):
         return manual
     return None
+
+
+def _bound(ctx, axes):
+    """`_manual(ctx, axes)`, or JAX's unbound-axis error: a collective lowers only in a
+    shard_map body that binds its axes (pmap is one, api/pmap.py; vmap's are batched away
+    before lowering)."""
+    manual = _manual(ctx, axes)
+    if manual is None:
+        bound = ctx.module_ctx.manual[1] if ctx.module_ctx.manual is not None else ()
+        raise _unbound(next(a for a in axes if a not in bound))
+    return manual
 
 
 def mesh_groups(mesh, axes, axis_index_groups=None) -> list:
@@ -168,28 +180,14 @@ _CHANNEL = "#stablehlo.channel_handle<handle = 1, type = 1>"
 
 
 def _collective_attrs(ctx, axes, axis_index_groups=None, global_ids=True) -> dict:
-    """replica_groups (plus, in a shard_map body, the channel and global device ids)."""
-    manual = _manual(ctx, axes)
-    if manual is None:
-        return {"replica_groups": _replica_groups(ctx, axes, axis_index_groups)}
+    """The device groups (XLA's `replica_groups` attribute, here of partition ids), the channel
+    and whether the ids are global."""
+    manual = _bound(ctx, axes)
     attrs = {"channel_handle": _CHANNEL,
              "replica_groups": hlo.dense_i64(mesh_groups(manual[0], axes, axis_index_groups))}
     if global_ids:
         attrs["use_global_device_ids"] = "unit"
     return attrs
-
-
-def _replica_groups(ctx, axes, axis_index_groups=None):
-    """The replica_groups attribute: the pmap axis is the replica axis, so axis indices are
-    replica ids."""
-    env = dict(ctx.module_ctx.axis_env)
-    for a in axes:
-        if a not in env:
-            raise _unbound(a)
-    if axis_index_groups is not None:
-        return hlo.dense_i64([list(g) for g in axis_index_groups])
-    n = ctx.module_ctx.num_replicas
-    return hlo.dense_i64([list(range(n))])
 
 
 psum_p = _reducer("psum", "stablehlo.add", "reduce_sum")
@@ -251,7 +249,7 @@ def _reduce(prim, x, axis_name, axis_index_groups):
 
 def psum(x, axis_name, *, axis_index_groups=None):
     """Sum of `x` (any pytree) over the named axis; every member gets the total.
-    With `axis_index_groups=[[0, 1], [2, 3]]` each group sums on its own (pmap only)."""
+    With `axis_index_groups=[[0, 1], [2, 3]]` each group sums on its own (not under vmap)."""
     return _reduce(psum_p, x, axis_name, axis_index_groups)
 
 
@@ -290,15 +288,11 @@ defjvp_zero(axis_index_p)
 
 def _axis_index_lowering(ctx, *, axis_name):
     names = _as_names(axis_name)
-    manual = _manual(ctx, names)
-    if manual is not None:
-        rest = [a for a in manual[0].axis_names if a not in manual[1]]
-        if rest:
-            return _all_manual(ctx, rest, lambda inner: _mesh_axis_index(inner, manual[0], names))
-        return _mesh_axis_index(ctx, manual[0], names)
-    _replica_groups(ctx, (axis_name,))
-    rid = ctx.op1("stablehlo.replica_id", [], result_type=hlo.tensor_type((), np.uint32))
-    return ctx.op1("stablehlo.convert", [rid])
+    manual = _bound(ctx, names)
+    rest = [a for a in manual[0].axis_names if a not in manual[1]]
+    if rest:
+        return _all_manual(ctx, rest, lambda inner: _mesh_axis_index(inner, manual[0], names))
+    return _mesh_axis_index(ctx, manual[0], names)
 
 
 def _all_manual(ctx, rest, emit):
@@ -456,16 +450,10 @@ ppermute_p = Primitive("ppermute")
 
 
 def _ppermute_lowering(ctx, x, *, axis_name, perm):
-    manual = _manual(ctx, _as_names(axis_name))
-    if manual is None:
-        _replica_groups(ctx, axis_name)
+    manual = _bound(ctx, _as_names(axis_name))
     if not perm:                   # nobody receives anything
         return hl.splat(ctx, 0, ctx.avals_out[0].dtype, ctx.avals_out[0].shape)
-    if manual is None:
-        n = ctx.module_ctx.num_replicas
-        return ctx.op1("stablehlo.collective_permute", [x], attrs={
-            "source_target_pairs": hlo.dense_i64([[src % n, dst % n] for src, dst in perm])})
-    # in a shard_map body: the pairs within each group of devices along the axes
+    # the pairs within each group of devices along the axes
     groups = mesh_groups(manual[0], _as_names(axis_name))
     n = len(groups[0])
     pairs = [[g[src % n], g[dst % n]] for g in groups for src, dst in perm]

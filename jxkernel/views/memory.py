@@ -14,9 +14,9 @@
 (jaxlib's `client.live_arrays()` lists buffers, not our wrappers, so the wrappers are found
 among the garbage collector's objects: the cost is paid when asked, never when an array is
 made). An array counts once per buffer; bytes are the logical `nbytes` (size × itemsize;
-the allocator may pad), split over the devices of a pmap-stacked array and counted on each
-device for a replicated one. In the notebook (`%jxmemory`, jxkernel/notebook/memory.py) each row
-also names the cell that created its arrays.
+the allocator may pad), one shard's on each device of an array over several (a block of a
+split array, all of a replicated one). In the notebook (`%jxmemory`,
+jxkernel/notebook/memory.py) each row also names the cell that created its arrays.
 
 Below the arrays, the device allocator's own count where the backend reports one
 (`Device.memory_stats()`: GPU and TPU): bytes in use (arrays, compiled programs' buffers and
@@ -46,6 +46,7 @@ import collections
 import dataclasses
 import gc
 import html
+import math
 import re
 
 from .rich_view import RichView
@@ -78,10 +79,10 @@ def device_name(device) -> str:
 
 
 def bytes_per_device(x: Array) -> dict:
-    """{device name: bytes} of `x`: a stacked (pmap) array splits its bytes over its devices,
-    a replicated one holds them all on each."""
+    """{device name: bytes} of `x`: each of its devices holds one shard, of the shape its
+    sharding gives (the whole array where it is replicated, a block where it is split)."""
     devices = [device_name(d) for d in sorted(x.devices(), key=lambda d: d.id)]
-    share = x.nbytes // len(devices) if getattr(x, "_stacked", False) else x.nbytes
+    share = math.prod(x.sharding.shard_shape(x.shape)) * x.dtype.itemsize
     return {d: share for d in devices}
 
 

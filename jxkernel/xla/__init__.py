@@ -6,7 +6,6 @@ jxkernel compiles through one pipeline (pipeline.py: lower, compile, compile_jax
 """
 from . import client, stablehlo
 from .array import Array, DeletedArrayError, Shard
-from .multi_device import MultiDeviceArray, device_put_replicated, device_put_sharded
 from .transfers import device_get, device_put
 from .client import (backends, default_backend, default_device, device_count, devices,
                      get_backend, local_device_count, local_devices, process_count,

@@ -13,19 +13,15 @@ user's array would show through. (The copy costs the same as aliasing for small
 arrays.) The other direction, `np.asarray(x)`, is a zero-copy *read-only* view
 where jaxlib allows it (CPU); we cache it in `_npy`.
 
-Several devices. An `Array` lives on one device. A `MultiDeviceArray` (a subclass,
-multi_device.py) holds one buffer per device, in one of two layouts:
-
-- stacked (what pmap returns): shard `i` is `x[i]`, the leading axis is the device
-  axis, so `x.shape == (n_devices,) + shard_shape`;
-- replicated: every shard holds the whole value, `x.shape == shard_shape`.
+Several devices. An `Array` lives on one device; an array split or copied over several is a
+`ShardedArray` (sharded.py), whose sharding says which device holds which block (pmap's
+results are those too: pmap is a jit of shard_map, api/pmap.py).
 
 Operators and array methods (`+`, `.sum()`, `.at[]`, ...) are installed by
 jxkernel.numpy, which owns their semantics.
 
 This module holds the class and what it needs to exist: a buffer's sharding, the copy of
-host data onto a device (`host_to_device`) and back. Beside it, one job each:
-multi_device.py (`MultiDeviceArray`, `device_put_sharded`, `replicate`), transfers.py
+host data onto a device (`host_to_device`) and back. Beside it, one job each: transfers.py
 (`device_put`, `device_get`), host_values.py (host data as NumPy of its canonical dtype)
 and scalars.py (jit's Python-scalar arguments). Their names stay importable from here
 (`from jxkernel.xla.array import device_put`), loaded on first use. placement.py says where
@@ -169,8 +165,7 @@ class ArrayImpl:
         what is left of the copy (JAX's method; `jax.copy_to_host_async` calls it on a pytree)."""
         self._check_alive()
         if self._npy is None and self.platform != "cpu":   # a CPU buffer is read in place
-            for buf in self._shard_buffers():
-                buf._copy_single_device_array_to_host_async()
+            self._buf._copy_single_device_array_to_host_async()
 
     def is_ready(self) -> bool:
         """True once the value is computed (calls return before that: dispatch is async)."""
@@ -288,10 +283,6 @@ class ArrayImpl:
 
     def _rewrap(self, buf) -> Array:
         return Array(buf, self.aval)
-
-    def _shard_buffers(self) -> list:
-        """One jaxlib buffer per device (MultiDeviceArray has several)."""
-        return [self._buf]
 
     def __copy__(self):
         return self          # immutable: sharing is safe
@@ -430,9 +421,6 @@ def _unpickle(value: np.ndarray) -> Array:
 # The names that moved to the modules beside this one (module doc), loaded on first use: they
 # import this module, so it cannot import them at load
 __getattr__, __dir__ = lazy_names(__name__, globals(), {
-    **{name: ("jxkernel.xla.multi_device", name) for name in (
-        "MultiDeviceArray", "assemble", "device_put_replicated", "device_put_sharded",
-        "replicate")},
     **{name: ("jxkernel.xla.transfers", name) for name in ("device_get", "device_put")},
     **{name: ("jxkernel.xla.host_values", name) for name in ("to_numpy",)},
     **{name: ("jxkernel.xla.scalars", name) for name in (

@@ -122,19 +122,17 @@ def real_jax_unimportable():
         _BLOCK_ALL = before
 
 
-_SHARD_SHARDING_HOOK = "jax._src.sharding_impls"
-
-
 def shard_buffers(buf) -> list:
     """`buf._arrays`: a multi-device jaxlib array's one-device arrays, one per shard.
 
     jaxlib gives each new shard its sharding through JAX's
     `jax._src.sharding_impls.make_single_device_sharding` if `import` finds it, else its own
-    SingleDeviceSharding, and tries that import afresh for every shard: where JAX is not
-    imported, three failing imports per shard (jax, jax._src, the module; ~0.2 ms to read an
-    8-device pmap output, twice JAX's whole read). A None in sys.modules makes the import
-    fail at once, in C, so jaxlib takes its own class as before. The import lock is held
-    meanwhile: no other thread can start an import (of a real JAX) that would meet the None.
+    SingleDeviceSharding, and tries that import afresh for every shard (and, for a shard of
+    an array split over a mesh, `jax.core` too): where JAX is not imported, failing imports
+    through every finder for each shard (~0.2 ms to read an 8-device pmap output, twice JAX's
+    whole read). `jax` as None in sys.modules makes every such import fail at once, before
+    any finder, so jaxlib takes its own class as before. The import lock is held meanwhile:
+    no other thread can start an import (of a real JAX) that would meet the None.
 
         >>> shard_buffers(x._buf)            # doctest: +SKIP
         [<jaxlib._jax.ArrayImpl ...>, ...]
@@ -143,13 +141,13 @@ def shard_buffers(buf) -> list:
         return buf._arrays
     _imp.acquire_lock()
     try:
-        if "jax._src" in sys.modules or _SHARD_SHARDING_HOOK in sys.modules:
+        if "jax" in sys.modules:       # a jax imported (or a None of another thread's)
             return buf._arrays
-        sys.modules[_SHARD_SHARDING_HOOK] = None
+        sys.modules["jax"] = None
         try:
             return buf._arrays
         finally:
-            del sys.modules[_SHARD_SHARDING_HOOK]
+            del sys.modules["jax"]
     finally:
         _imp.release_lock()
 

@@ -111,7 +111,7 @@ def _with_base(compiler_options) -> dict | None:
 
 
 def _compile_options(devices, propagate_outputs=None, compiler_options=None):
-    """CompileOptions for one replica per device, or (`propagate_outputs` given: per result,
+    """CompileOptions for a program on one device, or (`propagate_outputs` given: per result,
     whether XLA picks its sharding) one program partitioned over `devices` by Shardy.
     `compiler_options` ({name: value}) sets XLA's debug options by name, as JAX's
     `Lowered.compile(compiler_options=...)` does; XLA rejects an unknown name."""
@@ -120,10 +120,14 @@ def _compile_options(devices, propagate_outputs=None, compiler_options=None):
         options.env_option_overrides = list(compiler_options.items())
     ids = [d.id for d in devices]
     if propagate_outputs is None:
-        options.num_replicas, options.num_partitions = len(devices), 1
-        # Always name the devices: left out, the assignment defaults to device 0 even when the
+        if len(ids) != 1:
+            raise ValueError(f"A program over {len(ids)} devices is partitioned over them: "
+                             f"pass propagate_outputs (per result, whether XLA picks its "
+                             f"sharding), as xla/sharded.py does")
+        options.num_replicas, options.num_partitions = 1, 1
+        # Always name the device: left out, the assignment defaults to device 0 even when the
         # program is compiled for (and called with buffers on) another device.
-        assignment = [[i] for i in ids]
+        assignment = [ids]
     else:
         options.num_replicas, options.num_partitions = 1, len(devices)
         build = options.executable_build_options
@@ -170,9 +174,10 @@ def cache_key(text: str, devices, propagate_outputs=None, compiler_options=None)
     return h.hexdigest()
 
 
-def compile_module(text: str, devices, num_replicas: int | None = None,
-                   host_callbacks=(), propagate_outputs=None, compiler_options=None) -> tuple:
-    """(LoadedExecutable, Phases) for module `text`, one replica per device; the Phases
+def compile_module(text: str, devices, host_callbacks=(), propagate_outputs=None,
+                   compiler_options=None) -> tuple:
+    """(LoadedExecutable, Phases) for module `text` on `devices` (one, or with
+    `propagate_outputs` the devices it is partitioned over, see `_compile_options`); the Phases
     hold the compile time and where the executable came from. `compiler_options`: XLA's
     options by name ({"xla_cpu_enable_fast_math": False}), part of the cache key.
 
@@ -182,9 +187,6 @@ def compile_module(text: str, devices, num_replicas: int | None = None,
     """
     devices = tuple(devices)
     compiler_options = _with_base(compiler_options)
-    if num_replicas is not None and num_replicas != len(devices):
-        raise ValueError(f"num_replicas={num_replicas} but {len(devices)} devices were given; "
-                         f"pass one device per replica")
     # Both caches follow `jax_enable_compilation_cache`: off, every module compiles afresh
     # (what benchmarks of compile time need). Host callbacks are Python objects bound at
     # compile time: such programs are never cached.

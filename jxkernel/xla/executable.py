@@ -6,18 +6,15 @@ arguments, and keeps the host from queueing more runs than the devices can take.
     >>> exe = Executable(loaded, out_avals, device)
     >>> exe(np.ones(3, np.float32))                             # -> [Array(...)]
 
-Replicated programs: pass N devices; the module runs once per device
-(num_replicas=N) and each parameter is fed one N-shard buffer (one shard per
-device). Results come back stacked along a new leading device axis, as pmap's.
+A program over several devices is one XLA partitions over a mesh (sharded.py's
+`ShardedExecutable`, a subclass), called on buffers already laid out as it expects.
 """
 from __future__ import annotations
 
 import collections
 import copy
-import functools
 import weakref
 
-from ..core.avals import ShapedArray
 from ..core.config import config
 from . import client as _client
 from .array import (Array, DeletedArrayError, host_to_device, sharding_for,
@@ -26,19 +23,14 @@ from .client import xc
 from .compiler import CallbackError, ExecutionError
 from .host_values import _host_value
 from .memory import is_out_of_memory, out_of_memory
-from .multi_device import MultiDeviceArray, assemble
 from .transfers import device_put
 
 
 class Executable:
     """A compiled program, callable on Arrays; result handlers are built once.
 
-    `device` is one device, or a sequence of N devices for a replicated program
-    (compiled with `compile_module(text, devices)`). Then `out_avals` (and
-    `in_avals`) are per-device types, and each argument and result is an Array
-    stacked along a leading device axis of size N (or, with
-    ``stack_outputs=False``, results are replicated Arrays holding shard 0's
-    value: for programs whose results agree on every device).
+    `device` is one device, or the sequence of a partitioned program's devices (for
+    sharded.py's subclass, which wraps the results its own way).
 
     `donated`: per argument a bool (as `lower_module(donated=...)` takes), or the
     indices of the donated arguments. A donated argument is deleted by every call,
@@ -50,7 +42,7 @@ class Executable:
     committed, _twin = True, None
 
     def __init__(self, loaded, out_avals, device, name="", donated=(), *, in_avals=None,
-                 arg_names=None, stack_outputs=True, committed=True):
+                 arg_names=None, committed=True):
         self.devices = tuple(device) if isinstance(device, (list, tuple)) else (device,)
         self.device = self.devices[0]
         self.loaded, self.name = loaded, name
@@ -67,8 +59,7 @@ class Executable:
             uncommitted_sharding_for(self.devices)
         self.handlers = [_result_handler(a, self._sharding, self.committed)
                          for a in self.out_avals]
-        self._wrap = _wrap if n == 1 else functools.partial(_wrap_multi, n=n,
-                                                            stacked=stack_outputs)
+        self._wrap = _wrap
         # Only the single-device, non-donating path skips the extra work in _finish.
         self._simple = n == 1 and not self.donated
         self._execute = loaded.execute_sharded         # bound once: it is on every call
@@ -95,10 +86,6 @@ class Executable:
                           committed=committed)
             self._twin = twin
         return self._twin
-
-    @property
-    def num_replicas(self) -> int:
-        return len(self.devices)
 
     def call_buffers(self, bufs) -> list:
         """Run on jaxlib buffers; returns Arrays (asynchronously: they may not be ready).
@@ -148,8 +135,6 @@ class Executable:
         """Argument `i` as an Array on this executable's device(s), checked against in_avals."""
         if isinstance(x, Array) and x.is_deleted():
             raise self._deleted_error(i, x._buf)
-        if len(self.devices) > 1:
-            return self._to_sharded_argument(i, x)
         expected = self.in_avals[i] if self.in_avals is not None else None
         if isinstance(x, Array):
             if expected is not None:
@@ -163,40 +148,12 @@ class Executable:
             aval = aval.update(dtype=expected.dtype)
         return host_to_device(value, aval, self.device)
 
-    def _to_sharded_argument(self, i, x) -> Array:
-        """Argument `i` as an N-shard Array: shard k (on device k) is x[k]."""
-        n = len(self.devices)
-        expected = self.in_avals[i] if self.in_avals is not None else None
-        if isinstance(x, MultiDeviceArray) and x.device_list == self.devices:
-            if expected is not None:
-                self._check_type(i, x._buf.aval, expected)
-            return x
-        slices, shard = self._slices(i, x, n, expected, " (one slice per device)")
-        return assemble(slices, shard, self.devices, stacked=True)
-
-    def _slices(self, i, x, n: int, expected, per: str) -> tuple:
-        """(argument `i`'s n slices along its leading axis as host values, one slice's type),
-        checked against `expected` (a slice's type, or None); `per` says what the n are for
-        the error of another leading size."""
-        value, aval = (x._value(), x.aval) if isinstance(x, Array) else _host_value(x)
-        if not value.shape or value.shape[0] != n:
-            raise ValueError(f"{self._arg_name(i)} of {self._what()} must have a leading axis "
-                             f"of size {n}{per}; got shape {value.shape}")
-        shard = ShapedArray(value.shape[1:], value.dtype, aval.weak_type)
-        if expected is not None:
-            self._check_type(i, shard, expected)
-            value = value.astype(expected.dtype, copy=False)
-            shard = shard.update(dtype=expected.dtype)
-        return list(value), shard
-
     def _check_type(self, i, aval, expected) -> None:
         """Types must match: XLA checks only byte sizes, and would reinterpret the bytes.
         A weakly typed value (a Python scalar) takes the expected dtype, as in jit."""
         if aval.shape != expected.shape or (aval.dtype != expected.dtype and not aval.weak_type):
-            n = len(self.devices)
-            lead = f" per device (a leading axis of {n} is the device axis)" if n > 1 else ""
             raise TypeError(f"{self._arg_name(i)} of {self._what()} must be "
-                            f"{expected.strip_weak_type().str_short()}{lead}; got "
+                            f"{expected.strip_weak_type().str_short()}; got "
                             f"{aval.strip_weak_type().str_short()}")
 
     def _arg_name(self, i) -> str:
@@ -240,8 +197,7 @@ class Executable:
             shards = len(b._sharding._devices)
             if shards != n:
                 fix = ("gather it first with device_put(x, device)" if shards > 1 else
-                       "shard it first (device_put_sharded, or call the executable with "
-                       "host data)")
+                       "lay it out over them first with device_put(x, sharding)")
                 return ValueError(
                     f"{self._arg_name(i)} of {self._what()} lives on {shards} device(s), but "
                     f"this program runs on {n}: {fix}.")
@@ -268,9 +224,11 @@ class Executable:
         return self.loaded.get_compiled_memory_stats()
 
 
-# Replicated programs launched back to back without waiting deadlock XLA:CPU's collectives
-# at ~60 in flight, and the process aborts 40 s later (docs/jaxlib.md §4; seen here too). So
-# a replicated launch waits for the oldest one beyond _MAX_IN_FLIGHT, across executables.
+# Programs over several devices launched back to back without waiting deadlock XLA:CPU's
+# collectives at ~60 in flight, and the process aborts 40 s later (docs/jaxlib.md §4, seen
+# with the replicated programs jxkernel once ran; partitioned programs run their collectives
+# on the same runtime, so they keep the limit). Such a launch waits for the oldest one beyond
+# _MAX_IN_FLIGHT, across executables.
 _MAX_IN_FLIGHT = 8
 _in_flight: collections.deque = collections.deque()
 
@@ -355,8 +313,3 @@ def _wrap(buf, aval) -> Array:
     a._buf, a.aval, a._npy = buf, aval, None
     return a
 
-
-def _wrap_multi(buf, aval, n, stacked) -> MultiDeviceArray:
-    if stacked:
-        aval = aval.update(shape=(n,) + aval.shape)
-    return MultiDeviceArray(buf, aval, stacked)

@@ -46,14 +46,11 @@ class ModuleContext:
     argument (see `lower_per_platform`).
     """
 
-    def __init__(self, module: hlo.Module, platform: str, num_replicas: int = 1,
-                 axis_env=(), platforms=None):
+    def __init__(self, module: hlo.Module, platform: str, platforms=None):
         self.module = module
         self.platforms = tuple(platforms) if platforms else (platform,)
         self._platform = self.platforms[0]
         self._platform_reads = 0
-        self.num_replicas = num_replicas
-        self.axis_env = tuple(axis_env)          # ((axis_name, size), ...) for collectives
         self.functions: dict = {}                # (id(jaxpr), key) -> (jaxpr, Function)
         self.host_callbacks: list = []
         self.mesh = None                         # a sharded module's Mesh (named @mesh)
@@ -413,8 +410,8 @@ def set_up_aliases(jaxpr: Jaxpr, donated) -> tuple[list, list]:
     return attrs, [d and not u for d, u in zip(donated, left)]
 
 
-def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None, num_replicas: int = 1,
-                 axis_env=(), result_names=None, locations: bool = False, mesh=None,
+def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
+                 result_names=None, locations: bool = False, mesh=None,
                  arg_shardings=None, result_shardings=None, platforms=None,
                  arg_names=None) -> tuple[str, ModuleContext]:
     """A whole StableHLO module whose `main` computes `jaxpr` (constvars first, then invars).
@@ -430,10 +427,11 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None, num_re
     the arguments' locations, which name XLA's parameters.
     """
     partitions = 1 if mesh is None else mesh.size
+    # one replica always, as JAX's modules say: several devices are partitions of one program
     attrs = {"mhlo.num_partitions": hlo.i32_attr(partitions),
-             "mhlo.num_replicas": hlo.i32_attr(num_replicas)}
+             "mhlo.num_replicas": hlo.i32_attr(1)}
     module = hlo.Module(f"jit_{name}", attrs)
-    module_ctx = ModuleContext(module, platform, num_replicas, axis_env, platforms)
+    module_ctx = ModuleContext(module, platform, platforms)
     module_ctx.name_stack, module_ctx.source_lines = f"jit({name})/", locations
     in_vars = jaxpr.constvars + jaxpr.invars
     donated = list(donated) if donated is not None else [False] * len(in_vars)

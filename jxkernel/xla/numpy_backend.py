@@ -36,7 +36,7 @@ class NumpyExecutable(Executable):
     delete theirs (one rule for users on every backend)."""
 
     def __init__(self, jaxpr, out_avals, device, name="", donated=(), *, in_avals=None,
-                 arg_names=None, stack_outputs=True):
+                 arg_names=None):
         devices = tuple(device) if isinstance(device, (list, tuple)) else (device,)
         if len(devices) > 1:
             raise unsupported(f"{name or 'a program'} over {len(devices)} devices",

@@ -37,11 +37,11 @@ class Module:
     jaxpr: object = None               # for the NumPy backend: the jaxpr it runs, not lowered
 
 
-def lower(jaxpr, devices, *, name: str, donated=None, num_replicas: int = 1, axis_env=(),
-          mesh=None, arg_shardings=None, result_shardings=None, locations=False,
-          platforms=None, result_names=None, arg_names=None, keep_unused=True) -> Module:
+def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=None,
+          result_shardings=None, locations=False, platforms=None, result_names=None,
+          arg_names=None, keep_unused=True) -> Module:
     """`jaxpr` (a Jaxpr: constvars, then invars) lowered to StableHLO for `devices`: one
-    replica per device, or with a `mesh` one partition per device (xla/sharded.py).
+    device, or with a `mesh` one partition per device (xla/sharded.py).
     `platforms`: lower for other platforms than the devices' (("gpu",), ("cpu", "gpu")), as
     JAX's `lower(lowering_platforms=...)` does; a module for one still compiles for `devices`.
     `result_names`: per result its path (`result['w']`), JAX's `jax.result_info`;
@@ -61,9 +61,8 @@ def lower(jaxpr, devices, *, name: str, donated=None, num_replicas: int = 1, axi
     start = time.perf_counter()
     text, module_ctx = lower_module(
         jaxpr, name=name, platform=platforms[0], platforms=platforms, donated=donated,
-        num_replicas=num_replicas, axis_env=axis_env, mesh=mesh, arg_shardings=arg_shardings,
-        result_shardings=result_shardings, locations=locations, result_names=result_names,
-        arg_names=arg_names)
+        mesh=mesh, arg_shardings=arg_shardings, result_shardings=result_shardings,
+        locations=locations, result_names=result_names, arg_names=arg_names)
     lower_s = time.perf_counter() - start
     propagate = None if mesh is None else tuple(s is None for s in result_shardings)
     # what is donated after all (set_up_aliases: an unusable donation is dropped, with a warning)
@@ -99,11 +98,9 @@ def compile(module: Module, label: str, *, trace_s: float = 0.0, executable=Exec
 
 
 def compile_jaxpr(jaxpr, devices, *, name: str, label: str | None = None, donated=None,
-                  num_replicas: int = 1, axis_env=(), trace_s: float = 0.0,
-                  executable=Executable, **options) -> tuple:
-    """(Executable, Phases): `jaxpr` lowered and compiled for `devices` (one replica each;
-    see `lower`). `label` (default `name`) names the executable in errors; `executable` and
+                  trace_s: float = 0.0, executable=Executable, **options) -> tuple:
+    """(Executable, Phases): `jaxpr` lowered and compiled for `devices` (one device; see
+    `lower`). `label` (default `name`) names the executable in errors; `executable` and
     `options` as in `compile`."""
-    module = lower(jaxpr, devices, name=name, donated=donated, num_replicas=num_replicas,
-                   axis_env=axis_env)
+    module = lower(jaxpr, devices, name=name, donated=donated)
     return compile(module, label or name, trace_s=trace_s, executable=executable, **options)

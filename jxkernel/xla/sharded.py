@@ -136,7 +136,7 @@ class ShardedArray(ArrayImpl):
         return array.array_display(self)     # the view (views/sharding_view.py), registered
 
 
-# One name for JAX's concrete class, as MultiDeviceArray does (xla/array.py).
+# One name for JAX's concrete class, as the one-device Array's (xla/array.py).
 ShardedArray.__name__ = "ArrayImpl"
 
 
@@ -179,7 +179,7 @@ def put(value: np.ndarray, aval: ShapedArray, sharding: NamedSharding) -> Sharde
                           "its arrays live on its one device: leave the sharding out, or run "
                           "under JAX_PLATFORMS=cpu")
     if config._transfer_guarded:                      # implicit (jit's NumPy arguments) or not
-        transfer_guard.check("host_to_device", aval, sharding.mesh.devices.flat[0])
+        transfer_guard.check("host_to_device", aval, None, sharding)
     indices = sharding.addressable_devices_indices_map(aval.shape)
     block = ShapedArray(sharding.shard_shape(aval.shape), aval.dtype, aval.weak_type)
     bufs = [xc.batched_device_put(block, sharding_for((d,)), [np.ascontiguousarray(value[i])],
@@ -318,7 +318,7 @@ class ShardedExecutable(Executable):
 
     def __init__(self, loaded, out_avals, devices, name, donated, *, mesh: Mesh, out_shardings,
                  user_shardings, arg_avals):
-        super().__init__(loaded, out_avals, devices, name, donated, stack_outputs=False)
+        super().__init__(loaded, out_avals, devices, name, donated)
         chosen = output_shardings(loaded, mesh, self.out_avals, user_shardings, arg_avals,
                                   out_shardings)
         self.mesh = mesh

@@ -9,12 +9,11 @@ Each direction (host_to_device, device_to_device, device_to_host) has a level, i
     log_explicit        log every transfer
     disallow_explicit   refuse every transfer
 
-Explicit transfers are the ones asked for by name: `device_put`, `device_get` (and
-`device_put_sharded`/`_replicated`); implicit ones are everything else, such as NumPy data
-or a Python scalar handed to `jit` or to `jnp.add`. As in JAX, a CPU device's memory is host
-memory, so reading a CPU array (`np.asarray(x)`) is no device-to-host transfer, and an array
-moved implicitly onto the default device is not checked: the device-to-device guard sees
-`device_put(x, device)` only.
+Explicit transfers are the ones asked for by name: `device_put`, `device_get`; implicit ones
+are everything else, such as NumPy data or a Python scalar handed to `jit` or to `jnp.add`.
+As in JAX, a CPU device's memory is host memory, so reading a CPU array (`np.asarray(x)`) is
+no device-to-host transfer, and an array moved implicitly onto the default device is not
+checked: the device-to-device guard sees `device_put(x, device)` only.
 
 The array code (xla/array.py) reads one flag, `config._transfer_guarded`, where arrays move,
 and loads this module only once a guard is set.
@@ -37,8 +36,7 @@ from . import client
 
 DIRECTIONS = ("host_to_device", "device_to_device", "device_to_host")
 # The public functions whose transfers are explicit, when the user called them directly.
-EXPLICIT_CALLS = frozenset({"device_put", "device_get", "device_put_sharded",
-                            "device_put_replicated"})
+EXPLICIT_CALLS = frozenset({"device_put", "device_get"})
 # JAX moves an array to the default device when an operation needs it there without asking
 # the guard (recorded: tests/data/runtime_state_reference.json); jxkernel's implicit moves
 # between devices are those.
@@ -67,8 +65,9 @@ def called_explicitly() -> bool:
     return entry in EXPLICIT_CALLS
 
 
-def check(direction: str, aval, device) -> None:
-    """Log or refuse a transfer of `aval` to `device` as `direction`'s guard says."""
+def check(direction: str, aval, device, sharding=None) -> None:
+    """Log or refuse a transfer of `aval` to `device` (or laid out as `sharding` over several)
+    as `direction`'s guard says."""
     guard = level(direction)
     if guard == "allow":
         return
@@ -76,8 +75,9 @@ def check(direction: str, aval, device) -> None:
     if explicit and guard in ("log", "disallow") or not explicit and direction in _UNGUARDED:
         return
     end = "src" if direction == "device_to_host" else "dst"
-    what = (f"{direction.replace('_', '-')} transfer: aval={aval!r}, {end}_sharding="
-            f"SingleDeviceSharding(device={device!r}, memory_kind=device)")
+    where = repr(sharding) if sharding is not None else \
+        f"SingleDeviceSharding(device={device!r}, memory_kind=device)"
+    what = f"{direction.replace('_', '-')} transfer: aval={aval!r}, {end}_sharding={where}"
     if guard.startswith("log"):
         logger.warning(what)
         return

@@ -19,6 +19,10 @@ CASES = {
     "device_put_numpy": lambda jax, jnp, f, x, d1: jax.device_put(HOST),
     "device_put_numpy_to_d1": lambda jax, jnp, f, x, d1: jax.device_put(HOST, d1),
     "device_put_array_to_d1": lambda jax, jnp, f, x, d1: jax.device_put(x, d1),
+    # split over both devices (what device_put_sharded did before JAX 0.10 removed it)
+    "device_put_numpy_split": lambda jax, jnp, f, x, d1: jax.device_put(
+        np.ones((2, 2), np.float32), jax.sharding.NamedSharding(
+            jax.sharding.Mesh(np.array(jax.devices()), ("x",)), jax.sharding.PartitionSpec("x"))),
     "default_device_d1_moves_array": lambda jax, jnp, f, x, d1: on_device(jax, d1, jnp.sin, x),
     "np_asarray_of_array": lambda jax, jnp, f, x, d1: np.asarray(x),
     "tolist": lambda jax, jnp, f, x, d1: x.tolist(),

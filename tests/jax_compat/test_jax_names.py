@@ -20,7 +20,9 @@ import locations  # tests/support: the repository's folders
 # ================================================================== ArrayImpl
 def test_concrete_arrays_are_named_arrayimpl_and_print_as_array():
     x = jnp.arange(3)
-    on_devices = xla.device_put_replicated(np.float32(2), xla.devices())   # MultiDeviceArray
+    mesh = jax.sharding.Mesh(np.array(jax.devices()), ("i",))        # a ShardedArray
+    on_devices = jax.device_put(np.float32(2), jax.sharding.NamedSharding(
+        mesh, jax.sharding.PartitionSpec()))
     for a in (x, x.at[0].set(5), jax.jit(lambda v: v * 2)(x), on_devices,
               jax.lax.fori_loop(0, 0, lambda i, c: c + 1, 4)):
         assert type(a).__name__ == "ArrayImpl"

@@ -157,16 +157,17 @@ def test_the_status_bar_state_carries_the_selected_devices_allocator(monkeypatch
         channel._unsubscribe()
 
 
-def test_bytes_per_device_of_stacked_and_replicated_arrays():
-    """In a two-device process: a pmap-stacked array splits its bytes over its devices, a
-    replicated one holds them all on each; the total is the devices' sum."""
+def test_bytes_per_device_of_split_and_replicated_arrays():
+    """In a two-device process: an array split over its devices (as pmap's results are) has a
+    block on each, a replicated one all of it on each; the total is the devices' sum."""
     code = textwrap.dedent("""
         import jxkernel, numpy as np
-        from jxkernel.xla.array import replicate
+        from jxkernel.sharding import Mesh, NamedSharding, PartitionSpec as P
         from jxkernel.memory import Row, memory_report
         d = jxkernel.devices()
-        stacked = jxkernel.device_put_sharded([np.ones(3, np.float32)] * 2, d)
-        copies = replicate(np.ones(5, np.float32), d)
+        mesh = Mesh(np.array(d), ("i",))
+        stacked = jxkernel.device_put(np.ones((2, 3), np.float32), NamedSharding(mesh, P("i")))
+        copies = jxkernel.device_put(np.ones(5, np.float32), NamedSharding(mesh, P()))
         one = jxkernel.device_put(np.ones(2, np.int8), d[1])
         report = memory_report([stacked, copies, one])
         both = ("cpu:0", "cpu:1")

@@ -110,7 +110,7 @@ REPLICATED = """module @collectives attributes {mhlo.num_partitions = 1 : i32, m
 }""".replace("GROUP", GROUP)
 values = [np.arange(4, dtype=np.float32) + 4 * i for i in range(4)]   # device i: 4i .. 4i+3
 aval = ShapedArray((4,), np.float32)
-shards = [put(v, d) for v, d in zip(values, devs)]                    # as array.assemble
+shards = [put(v, d) for v, d in zip(values, devs)]                    # as sharded.put
 replicated = {}
 
 @record("collectives")
@@ -200,7 +200,7 @@ def test_a_one_device_argument_to_a_replicated_program_is_refused(four_devices):
 
 
 def test_a_replicated_put_of_different_values_copies_the_first_everywhere(four_devices):
-    """Why array.assemble puts each shard on its own device."""
+    """Why sharded.put puts each shard on its own device."""
     assert four_devices["replicated_put"] == [[0.0, 1.0, 2.0, 3.0]] * 4
 
 

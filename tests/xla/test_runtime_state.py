@@ -116,12 +116,6 @@ TWO_DEVICES = """
     import runtime_state_cases as cases
     out = cases.run(jax)
     out["loaded_by_import"] = loaded_by_import
-    shards, devices = [np.ones(2, np.float32)] * 2, jax.devices()
-    out["device_put_sharded"] = {}
-    for level in cases.LEVELS:
-        with jax.transfer_guard(level):
-            out["device_put_sharded"][level] = cases.outcome(
-                lambda: jax.device_put_sharded(shards, devices))
     print(json.dumps(out))
 """
 
@@ -141,10 +135,7 @@ def test_transfer_guards_refuse_what_jaxs_refuse_on_two_devices():
     assert reference["disallow_explicit"]["device_put_array_to_d1"].startswith(
         "Disallowed device-to-device transfer")
     assert reference["disallow"]["default_device_d1_moves_array"] == [1]   # moved, unguarded
-    h2d_first_shard = "Disallowed host-to-device transfer: aval=ShapedArray(float32[2]), dst_sharding=" \
-             "SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device)"
-    assert out["device_put_sharded"] == {"allow": "ok", "disallow": "ok",
-                                         "disallow_explicit": h2d_first_shard}
+    assert "dst_sharding=NamedSharding(" in reference["disallow_explicit"]["device_put_numpy_split"]
 
 
 # ------------------------------------------------------------------ leaks

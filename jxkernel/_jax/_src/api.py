@@ -7,7 +7,7 @@ its primitives guide imports (`from jax._src import api`; `api.jit`, `api.grad`,
     Array(6., dtype=float32, weak_type=True)
 """
 from ... import (ShapeDtypeStruct, block_until_ready, clear_caches,  # noqa: F401
-                copy_to_host_async, device_get, device_put, device_put_replicated,
-                device_put_sharded, disable_jit, effects_barrier, eval_shape, grad, hessian,
-                jacfwd, jacobian, jacrev, jit, jvp, linear_transpose, linearize, live_arrays,
-                make_jaxpr, named_call, named_scope, pmap, value_and_grad, vjp, vmap)
+                copy_to_host_async, device_get, device_put, disable_jit, effects_barrier,
+                eval_shape, grad, hessian, jacfwd, jacobian, jacrev, jit, jvp,
+                linear_transpose, linearize, live_arrays, make_jaxpr, named_call, named_scope,
+                pmap, value_and_grad, vjp, vmap)
