@@ -1,6 +1,6 @@
 """Generate tests/data/ref_jaxprs.json from real JAX 0.10.2 (run by hand, not by the suite):
 
-    /work/wt/libs/.venv-jax/bin/python reference/make_ref_jaxpr_reference.py
+    .venv-jax/bin/python reference/make_ref_jaxpr_reference.py
 
 For each case of tests/data/ref_jaxpr_cases.py: make_jaxpr's text (before running, so the Refs
 hold their first values), then the function's outputs and the Refs' final values after one
