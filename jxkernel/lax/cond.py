@@ -241,21 +241,18 @@ def _cond_batching(axis_data, vals, dims, *, branches, **params):
         # branch is selected, so reverse mode through an unselected branch adds nothing (not
         # even a NaN times zero; jax#1052). Values are unchanged.
         pred = eq(index, np.array(i, get_aval(index).dtype))
-        masked = [_bcast_select(pred, x, stop_gradient(x)) for x in ops]
+        masked = [_per_example(pred, stop_gradient(x), x) for x in ops]
         results.append(eval_jaxpr(batched.jaxpr, batched.consts, *masked))
-    outs = []
-    for k in range(n_out):
-        shape = bu.shape(results[0][k])
-        which = broadcast_in_dim(index, shape, (0,)) if len(shape) > 1 else index
-        outs.append(select_n(which, *[r[k] for r in results]))
-    return outs, [0] * n_out
+    return [_per_example(index, *[r[k] for r in results]) for k in range(n_out)], [0] * n_out
 
 
-def _bcast_select(pred, on_true, on_false):
-    shape = bu.shape(on_true)
-    if len(shape) != len(bu.shape(pred)):
-        pred = broadcast_in_dim(pred, shape, tuple(range(len(bu.shape(pred)))))
-    return select_n(pred, on_false, on_true)
+def _per_example(which, *cases):
+    """select_n of `cases` (batched along their leading axis) by `which`, one choice per
+    example: `which` broadcast along the cases' other axes."""
+    shape = bu.shape(cases[0])
+    if len(shape) > 1:
+        which = broadcast_in_dim(which, shape, (0,))
+    return select_n(which, *cases)
 
 
 def _cond_jvp(primals, tangents, *, branches, **params):
