@@ -27,7 +27,6 @@ from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rule
                               partial_eval_rules, transpose_rules)
 from ..core.config import config
 from ..core import vma
-from ..core.axis_env import visible_axes
 from ..core.source_info import current_names, name_scope, replaying_names, set_names
 from ..core.trace import Tracer, set_current_trace
 from ..transforms.ad_util import Zero, instantiate, is_undefined
@@ -73,8 +72,8 @@ def _traced(fun, static, nargs, in_tree, leaves):
     """(jaxpr with its consts as leading inputs, consts, out_tree, the ClosedJaxpr) of `fun`
     at these types; a Ref among the consts is read anew at each call."""
     avals = tuple(get_aval(x) for x in leaves)
-    key = (tuple(sorted(static.items())), nargs, in_tree, avals, config._trace_state,
-           visible_axes(), vma.checked[-1] if vma.checked else None)
+    key = (tuple(sorted(static.items())), nargs, in_tree, avals, config._trace_state) + \
+        vma.trace_place()
     try:
         per_fun = _traces.get(fun)
         if per_fun is None:                # bounded: a function called with ever new shapes

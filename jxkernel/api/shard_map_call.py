@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from ..core import vma
 from ..core.avals import get_aval
-from ..core.axis_env import visible_axes
 from ..core.config import config
 from ..core.lru import LRU, SIGNATURES
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
@@ -62,9 +61,8 @@ def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma, eager=Tru
         # are fewer, the named axes around it are read at trace time (lax.axis_size), and an
         # enclosing check_vma body types the values (pvary). A trace made in one place and
         # reused in another would skip that place's out_specs check.
-        key = (in_tree, avals, dyn_specs, mesh_, manual, _outer_manual(), visible_axes(),
-               vma.checked[-1] if vma.checked else None, config._trace_state) \
-            if not any(static) else None
+        key = (in_tree, avals, dyn_specs, mesh_, manual, _outer_manual(), config._trace_state) + \
+            vma.trace_place() if not any(static) else None
         found = traces.get(key) if key is not None else None
         if found is None:
             _check_args(f, mesh_, args, flat_args, specs, avals, static)

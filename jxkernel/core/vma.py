@@ -16,12 +16,20 @@ inside a body sums the cotangent of a replicated input over the devices.
 from __future__ import annotations
 
 from .avals import NO_AXES, ShapedArray, axis_order
+from .axis_env import visible_axes
 from .config import config
 from .ir import jaxpr_params
 from .primitive import Primitive, abstract_eval_rules, own_vma_rules
 
 # The manual axes of each check_vma=True shard_map body being traced (innermost last).
 checked: list = []
+
+
+def trace_place() -> tuple:
+    """What a trace reads of where it is made, so that a cached trace (jit's, a loop body's,
+    checkpoint's, shard_map's) serves only the same place: the named axes bound
+    (lax.axis_size is read at trace time) and a check_vma body's manual axes (pvary)."""
+    return visible_axes(), checked[-1] if checked else None
 
 
 class checking:

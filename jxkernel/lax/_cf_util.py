@@ -7,7 +7,6 @@ import numpy as np
 
 from ..core import dtypes, vma
 from ..core.avals import ShapedArray, get_aval
-from ..core.axis_env import visible_axes
 from ..core.config import config
 from ..core.lru import TRACES, WeakLRU
 from ..core.trace import Tracer
@@ -37,8 +36,7 @@ def trace_fun(fun, in_tree, in_avals, what: str):
     """(ClosedJaxpr of fun over flat inputs, output treedef); consts stay in the ClosedJaxpr.
     A Ref made outside and used inside is a const (core/staging.py); one written is carried
     by the loop or cond that traced it (`written_refs`), or refused by `hoist`."""
-    key = (fun, (in_tree, tuple(in_avals), what, config._trace_state, visible_axes(),
-                 vma.checked[-1] if vma.checked else None))
+    key = (fun, (in_tree, tuple(in_avals), what, config._trace_state) + vma.trace_place())
     found = _traced.get(key)
     if found is not None:
         return found

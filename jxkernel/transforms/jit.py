@@ -24,7 +24,6 @@ import numpy as np
 
 from ..core.config import config
 from ..core import compile_record, vma
-from ..core.axis_env import visible_axes
 from ..core.native import native
 from ..core.source_info import made_by_user
 from ..core.staging import DebugInfo, convert_constvars_to_invars
@@ -342,7 +341,7 @@ class Jitted:
         # (lax.axis_size is read at trace time) and, in a check_vma shard_map body, the manual
         # axes the trace types (pvary).
         signature = (treedef, avals, statics, config._trace_state)
-        key = signature + (visible_axes(), vma.checked[-1] if vma.checked else None)
+        key = signature + vma.trace_place()
         found = self._traces.get(key)
         if found is None:
             if self._in_shardings is not None or self._out_shardings is not None:
