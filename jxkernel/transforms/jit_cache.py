@@ -124,6 +124,11 @@ def compiled_trace(cache, signature):
     return None
 
 
+# the parts of jit's options tuple (Jitted.__init__) that decide what a trace is:
+# (static_argnums, static_argnames), and whether the jit is over a mesh
+_STATICS, _SHARDED = slice(0, 2), 8
+
+
 def sibling_trace(jitted, signature):
     """(jaxpr, consts, out_tree, ClosedJaxpr) a jit of the same function and static arguments
     but other options (donate_argnums, keep_unused, inline, compiler_options, device) traced
@@ -139,7 +144,8 @@ def sibling_trace(jitted, signature):
     caches = list(state.caches.items()) if state is not None else []
     mine = next((options for options, found in caches if found[0] is jitted._cache), None)
     for options, (compiled, _, traces, _, _) in caches:
-        if mine is None or compiled is jitted._cache or options[:2] != mine[:2] or options[8]:
+        if mine is None or compiled is jitted._cache or \
+                options[_STATICS] != mine[_STATICS] or options[_SHARDED]:
             continue                  # (other static arguments, or a jit over a mesh)
         found = traces.get(signature + NOWHERE)
         if found is not None:
