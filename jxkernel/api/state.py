@@ -29,7 +29,7 @@ from ..core.primitive import abstract_eval_rules, side_effecting
 from ..core.trace import Tracer, current_trace
 from ..transforms.ad import DualTracer
 from ..transforms.ad_util import Zero
-from .state_primitives import (RefPrimitive, check_write, freeze_ref, record,
+from .state_primitives import (RefPrimitive, check_write, freeze_ref, own, record,
                                recording_here, ref_addupdate, ref_read, ref_swap)
 
 
@@ -152,7 +152,7 @@ typeof_rules[Ref] = lambda ref: ref.aval
 def new_ref(init_val, *, memory_space=None, kind=None) -> Ref:
     """A new Ref holding `init_val` (an array, converted as jnp.asarray would)."""
     trace = current_trace()
-    ref = Ref(jnp.asarray(init_val), trace)
+    ref = Ref(own(jnp.asarray(init_val), init_val), trace)
     if recording_here() is not None:
         out, = record(trace, new_ref_p, [trace.to_atom(ref._value)],
                       {"kind": kind, "memory_space": memory_space}, [ref.aval])

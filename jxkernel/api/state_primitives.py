@@ -58,6 +58,16 @@ def _is_box(ref) -> bool:
     return hasattr(ref, "_owner")
 
 
+def own(value, given=None):
+    """`value` as a Ref's own buffer: a copy where the caller may hold it too (`given`: what
+    the caller passed, when `value` is made from it; None: `value` is the caller's). A jit
+    call donates a Ref's buffer to update it in place (transforms/jit_refs.py), so as JAX's
+    `new_ref`, whole reads and whole writes copy. Tracers pass through."""
+    if isinstance(value, Tracer) or given is not None and value is not given:
+        return value
+    return value.copy()
+
+
 def check_write(ref, value) -> None:
     """JAX's errors for a vmapped or differentiated value written into `ref` (Ref's own)."""
     if _is_box(ref):
@@ -253,7 +263,7 @@ def ref_read(ref, idx=Ellipsis):
     trace = recorder(ref)
     if trace is None:
         value = ref_get(ref)
-        return value if _is_full(idx) else value[idx]
+        return own(value) if _is_full(idx) else value[idx]
     kept = Indexer.of(idx, ref.shape, trace)
     if kept is None:                          # not kept: the whole, then ordinary indexing
         return _get_recorded(trace, ref, *_whole(ref))[idx]
@@ -333,10 +343,11 @@ def _swap_recorded(trace, ref, indexer, operands, value):
 def _box_write(ref, old, idx, value) -> None:
     """Write `value` at `idx` where the box or a lifting trace keeps the Ref (as jxkernel
     always has: cast and broadcast as jnp would)."""
-    value = jnp.asarray(value, ref.dtype)
+    given, value = value, jnp.asarray(value, ref.dtype)
     written = update_slices(jnp.asarray(old), idx, value)   # ref[jax.ds(i, n)] = v
     if written is None and _is_full(idx):
-        written = value if value.shape == ref.shape else jnp.broadcast_to(value, ref.shape)
+        written = own(value, given) if value.shape == ref.shape else \
+            jnp.broadcast_to(value, ref.shape)
     elif written is None:
         written = jnp.asarray(old).at[idx].set(value)
     ref_set(ref, written)
@@ -406,7 +417,7 @@ def freeze_ref(ref):
         return ref[...]
     trace = recorder(ref)
     if trace is None:
-        return ref_get(ref)
+        return own(ref_get(ref))
     return record(trace, freeze_p, [_ref_atom(trace, ref)], {}, [ref.aval.inner_aval])[0]
 
 

@@ -272,10 +272,11 @@ class Jitted:
                         tuple(a for i, a in enumerate(args) if i in nums),
                         tuple(kwargs.items()))] = entry
         # Refs among the consts: their values go in, what was written back after (jit_refs.py)
-        consts = jit_refs.values_for(entry.jaxpr.consts, leaves) if entry.refs else entry.consts
+        consts = jit_refs.donated_values(entry.jaxpr.consts, leaves) if entry.refs else \
+            entry.consts
         outs = entry.exe.call_arrays([x if type(x) is Array and x.device == device else
                                       device_put(x, device) for x in (*consts, *arrays)])
-        outs = jit_refs.write_back(entry.jaxpr, outs, leaves)
+        outs = jit_refs.write_back_donated(entry.jaxpr, outs, leaves)
         if config._debug_values:
             check_jitted_values(self._name, self._fun, outs, args, kwargs)
         return tree_unflatten(entry.out_tree, outs)

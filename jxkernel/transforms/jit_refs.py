@@ -14,12 +14,19 @@ where their consts are, and writes what came out back into them:
     >>> tick(); tick(); counter
     Ref(2, dtype=int32)
 
+A call compiled at the top level threads *every* Ref through, as JAX does: each Ref's buffer
+is donated to the result holding its final value (for a Ref only read, its value unchanged), so
+a call updates it in place (`x_ref.unsafe_buffer_pointer()` is the same after the call). That
+is safe because a Ref's buffer is its own: `new_ref`, reading `ref[...]` and writing it whole
+copy, as JAX's do (api/state_primitives.py).
+
 JAX's errors for a Ref passed twice, returned, or both passed and closed over are here.
 """
 from __future__ import annotations
 
 from ..core.errors import aval_text
-from ..core.staging import trace_to_jaxpr
+from ..core.ir import Jaxpr
+from ..core.staging import ref_get, ref_set, trace_to_jaxpr
 
 
 def is_ref(x) -> bool:
@@ -111,12 +118,50 @@ def values_for(consts, leaves) -> list:
     return [the_ref(c, leaves)[...] if is_ref(c) else c for c in consts]
 
 
+def donated_values(consts, leaves) -> list:
+    """`values_for` a top-level call: each Ref's own buffer, which the call donates."""
+    return [ref_get(the_ref(c, leaves)) if is_ref(c) else c for c in consts]
+
+
 def without_refs(values, positions):
     """`values` (one per leaf: the leaves, their names, donation flags) without the Refs'
     (a tuple; None stays None)."""
     if values is None or not positions:
         return values if values is None else tuple(values)
     return tuple(v for i, v in enumerate(values) if i not in positions)
+
+
+def threaded(closed) -> tuple:
+    """The consts' indices whose final values a top-level call of `closed` returns last: the
+    Refs written (`ref_writes`, in that order), then those only read."""
+    written = tuple(closed.ref_writes)
+    return written + tuple(i for i, c in enumerate(closed.consts)
+                           if is_ref(c) and i not in written)
+
+
+def donating(closed) -> tuple:
+    """(the jaxpr a top-level call compiles, per const whether it is donated, {const index:
+    the result its buffer is donated to}): `closed`'s jaxpr also returning the Refs only
+    read, every Ref's buffer aliased to its final value (module docstring)."""
+    jaxpr, refs = closed.jaxpr, threaded(closed)
+    if not refs:
+        return jaxpr, (False,) * len(jaxpr.constvars), {}
+    read_only = [jaxpr.constvars[i] for i in refs[len(closed.ref_writes):]]
+    if read_only:
+        jaxpr = Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars + read_only, jaxpr.eqns)
+    first = len(jaxpr.outvars) - len(refs)
+    return (jaxpr, tuple(i in refs for i in range(len(closed.consts))),
+            {i: first + k for k, i in enumerate(refs)})
+
+
+def write_back_donated(closed, outs, leaves) -> list:
+    """`write_back` for a top-level call (`donating`'s program): every Ref takes its result,
+    the buffer it donated; the results before them."""
+    refs = threaded(closed)
+    n = len(outs) - len(refs)
+    for index, value in zip(refs, outs[n:]):
+        ref_set(the_ref(closed.consts[index], leaves), value)
+    return outs[:n]
 
 
 def write_back(closed, outs, leaves) -> list:

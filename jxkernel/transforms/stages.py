@@ -88,13 +88,13 @@ def lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms=None,
               locations=False, arg_names=None) -> pipeline.Module:
     """`closed`, a jitted function's trace, lowered for `device` (or for `platforms`);
     `arg_names`, one per input leaf ("x", "params['w']"), name its HLO parameters."""
-    jaxpr = closed.jaxpr
-    donated = (False,) * len(jaxpr.constvars) + (donated_leaves or (False,) * len(jaxpr.invars))
+    jaxpr, donated_refs, aliases = jit_refs.donating(closed)     # (each Ref updated in place)
+    donated = donated_refs + (donated_leaves or (False,) * len(jaxpr.invars))
     return pipeline.lower(jaxpr, [device], name=jitted._name, donated=donated,
                           platforms=platforms, result_names=result_paths(out_tree)
-                          + [None] * len(closed.ref_writes),     # (Refs' final values last)
+                          + [None] * len(aliases),     # (Refs' final values last)
                           locations=locations, arg_names=arg_names,
-                          keep_unused=jitted._keep_unused)
+                          keep_unused=jitted._keep_unused, aliases=aliases)
 
 
 def portable():
@@ -444,12 +444,12 @@ class Compiled(_Stage):
             outs = self._entry.exe.call_buffers(self._entry.arguments(leaves))
         else:
             exe = self._entry.exe.with_committed(self.lowered._committed)
-            consts = jit_refs.values_for(self._entry.consts, leaves) if self._entry.refs else \
-                self._entry.consts
+            consts = jit_refs.donated_values(self._entry.consts, leaves) if self._entry.refs \
+                else self._entry.consts
             outs = exe.call_arrays([x if isinstance(x, Array) else
                                     device_put(x, self.lowered.device)
                                     for x in (*consts, *arrays)])
-            outs = jit_refs.write_back(self._entry.jaxpr, outs, leaves)
+            outs = jit_refs.write_back_donated(self._entry.jaxpr, outs, leaves)
         return tree_unflatten(self._entry.out_tree, outs)
 
     out_tree = property(lambda self: self._entry.out_tree)

@@ -372,24 +372,33 @@ def _typed_layouts(ctx, outvars, outs) -> list:
             for v, out in zip(outvars, outs)]
 
 
-def set_up_aliases(jaxpr: Jaxpr, donated) -> tuple[list, list]:
+def set_up_aliases(jaxpr: Jaxpr, donated, aliases=None) -> tuple[list, list]:
     """(per input its attribute text or None, per input whether it is donated after all), as
     JAX's _set_up_aliases decides them: a donated input aliases the first free result of its
     shape and dtype (`tf.aliasing_output`), else gives its buffer to XLA for any free result
     with as many elements (`jax.buffer_donor`); one that neither finds is not donated (not
     deleted by calls) and lowering warns, as JAX does. An input the program never reads is
-    not donated either (JAX drops unused arguments before lowering)."""
+    not donated either (JAX drops unused arguments before lowering). `aliases` ({input
+    index: result index}) fixes some first: a Ref's buffer goes to its own final value."""
     in_vars = jaxpr.constvars + jaxpr.invars
     used = {id(v) for e in jaxpr.eqns for v in e.invars} | {id(v) for v in jaxpr.outvars}
-    donated = [bool(d) and id(v) in used for d, v in zip(donated, in_vars)]
+    aliases = aliases or {}
+    donated = [bool(d) and (id(v) in used or i in aliases)       # (a Ref only written: too)
+               for i, (d, v) in enumerate(zip(donated, in_vars))]
     avals_in = [v.aval for v in in_vars]
     avals_out = [v.aval for v in jaxpr.outvars]
     waiting = collections.defaultdict(collections.deque)
-    for i, (aval, d) in enumerate(zip(avals_in, donated)):
+    attrs, left, aliased = [None] * len(in_vars), list(donated), set()
+    for i, j in aliases.items():
+        if donated[i]:
+            attrs[i], left[i] = f"tf.aliasing_output = {hlo.i32_attr(j)}", False
+            aliased.add(j)
+    for i, (aval, d) in enumerate(zip(avals_in, left)):
         if d:
             waiting[(aval.shape, aval.dtype)].append(i)
-    attrs, left, aliased = [None] * len(in_vars), list(donated), set()
     for j, aval in enumerate(avals_out):
+        if j in aliased:
+            continue
         if waiting.get((aval.shape, aval.dtype)):
             i = waiting[(aval.shape, aval.dtype)].popleft()
             attrs[i], left[i] = f"tf.aliasing_output = {hlo.i32_attr(j)}", False
@@ -413,7 +422,7 @@ def set_up_aliases(jaxpr: Jaxpr, donated) -> tuple[list, list]:
 def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
                  result_names=None, locations: bool = False, mesh=None,
                  arg_shardings=None, result_shardings=None, platforms=None,
-                 arg_names=None) -> tuple[str, ModuleContext]:
+                 arg_names=None, aliases=None) -> tuple[str, ModuleContext]:
     """A whole StableHLO module whose `main` computes `jaxpr` (constvars first, then invars).
 
     Returns the module text and its ModuleContext (which lists host callbacks, if any).
@@ -436,7 +445,7 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
     in_vars = jaxpr.constvars + jaxpr.invars
     donated = list(donated) if donated is not None else [False] * len(in_vars)
     if mesh is None:
-        arg_attrs, module_ctx.donated = set_up_aliases(jaxpr, donated)
+        arg_attrs, module_ctx.donated = set_up_aliases(jaxpr, donated, aliases)
     else:       # XLA picks the layouts of a partitioned program's results: donors only
         arg_attrs = ["jax.buffer_donor = true" if d else None for d in donated]
         module_ctx.donated = donated

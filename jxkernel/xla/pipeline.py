@@ -39,7 +39,7 @@ class Module:
 
 def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=None,
           result_shardings=None, locations=False, platforms=None, result_names=None,
-          arg_names=None, keep_unused=True) -> Module:
+          arg_names=None, keep_unused=True, aliases=None) -> Module:
     """`jaxpr` (a Jaxpr: constvars, then invars) lowered to StableHLO for `devices`: one
     device, or with a `mesh` one partition per device (xla/sharded.py).
     `platforms`: lower for other platforms than the devices' (("gpu",), ("cpu", "gpu")), as
@@ -47,7 +47,8 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
     `result_names`: per result its path (`result['w']`), JAX's `jax.result_info`;
     `arg_names`: per input after the constvars its name (`params['w']`), which names its HLO
     parameter. `keep_unused=False` (jit's default) lowers without the equations whose results
-    nothing reads, as JAX's jit (core/dce.py); the inputs all stay."""
+    nothing reads, as JAX's jit (core/dce.py); the inputs all stay. `aliases`: {input index:
+    result index} of donated inputs whose result is fixed (a Ref's final value)."""
     if not keep_unused:
         jaxpr = dce_jaxpr(jaxpr)
     devices = tuple(devices)
@@ -62,7 +63,7 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
     text, module_ctx = lower_module(
         jaxpr, name=name, platform=platforms[0], platforms=platforms, donated=donated,
         mesh=mesh, arg_shardings=arg_shardings, result_shardings=result_shardings,
-        locations=locations, result_names=result_names, arg_names=arg_names)
+        locations=locations, result_names=result_names, arg_names=arg_names, aliases=aliases)
     lower_s = time.perf_counter() - start
     propagate = None if mesh is None else tuple(s is None for s in result_shardings)
     # what is donated after all (set_up_aliases: an unusable donation is dropped, with a warning)

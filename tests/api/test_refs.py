@@ -269,3 +269,63 @@ def test_custom_vjp_stashes_gradients_in_a_ref_as_the_guide_does():
         # cos(1) from XLA's cos: within the elementwise bound of NumPy's
         assert_allclose_ulp(np.asarray(grad(1., g)), np.cos(np.float32(1)), 4)
         assert repr(g) == "Ref(1., dtype=float32)"
+
+
+def _in_place_programs():
+    @jax.jit
+    def sin_inplace(x_ref):
+        x_ref[...] = jnp.sin(x_ref[...])
+
+    @jax.jit
+    def reads_only(x_ref):
+        return x_ref[...] * 2
+    return sin_inplace, reads_only
+
+
+def test_no_array_the_user_holds_is_a_refs_buffer():
+    # JAX 0.10.2 (these programs run under it): new_ref, whole reads and whole writes copy, so
+    # donating a Ref's buffer to a jit call (below) never deletes an Array the user holds
+    sin_inplace, _ = _in_place_programs()
+    x = jnp.arange(3.)
+    r = jax.new_ref(x)
+    y = r[...]
+    sin_inplace(r)
+    assert x.tolist() == y.tolist() == [0., 1., 2.]
+    assert_allclose_ulp(np.asarray(r[...]), np.sin(np.arange(3, dtype=np.float32)), 1)
+    w = jnp.ones(3)
+    r[...] = w
+    sin_inplace(r)
+    assert w.tolist() == [1., 1., 1.] and jax.freeze(r).tolist() == values(r)
+    sin_inplace(r)
+    assert w.tolist() == [1., 1., 1.]
+
+
+@pytest.mark.xla_only("XLA compiler")
+def test_a_jit_call_updates_every_ref_in_place_as_jax_donates_them():
+    # JAX 0.10.2 (the array_refs guide's "Refs and performance", and these programs run under
+    # it): a top-level call donates each Ref's buffer to the Ref's final value, written or
+    # only read, passed or closed over, so the Ref keeps its buffer
+    sin_inplace, reads_only = _in_place_programs()
+    x = jnp.arange(3.)
+    r = jax.new_ref(x)
+    y = r[...]
+    assert r.unsafe_buffer_pointer() not in (x.unsafe_buffer_pointer(),
+                                             y.unsafe_buffer_pointer())
+    p = r.unsafe_buffer_pointer()
+    sin_inplace(r)
+    assert r.unsafe_buffer_pointer() == p
+    assert_allclose_ulp(np.asarray(reads_only(r)), 2 * np.sin(np.arange(3, dtype=np.float32)), 1)
+    assert r.unsafe_buffer_pointer() == p
+    c = jax.new_ref(jnp.zeros(3))
+
+    @jax.jit
+    def closes():
+        c[...] += 1
+
+    p = c.unsafe_buffer_pointer()
+    closes()
+    assert c.unsafe_buffer_pointer() == p and values(c) == [1., 1., 1.]
+    # each Ref's buffer aliased to its own final value, as JAX's lowering marks it
+    text = reads_only.lower(r).as_text()
+    assert "%arg0: tensor<3xf32> {tf.aliasing_output = 1 : i32}" in text
+    assert "{tf.aliasing_output = 0 : i32}" in sin_inplace.lower(r).as_text()
