@@ -43,16 +43,21 @@ with open(os.path.join(DATA, "recompile_reference.json")) as f:
 # jxkernel kind -> the kind of miss JAX logs for it
 JAX_KIND = {"shape": "types", "dtype": "types", "weak_type": "types", "static": "tree",
             "traced": "tree", "structure": "tree", "config": "config",
-            "fresh_jit": "never seen function"}
+            "fresh_jit": "never seen function", "fresh_body": "never seen function",
+            "traced_for": "debug"}
 NOTES = {"constant"}          # said beside a cause, never instead of one
 
 # scenarios whose count differs from JAX's, and why (strict: a fix makes them pass); none now
 # (lower_then_call, export_symbolic, donation_added and default_device_cpu were, until stop 57)
 KNOWN_COUNT: dict = {}
-# where a new function object of the same code is named (fresh_jit) on every miss but the
-# first; everywhere else it must not be
-FRESH = {"jit_in_a_loop_lambda", "cell_rerun", "closure_factory", "partial_in_a_loop",
-         "jit_bound_method_in_a_loop"}
+# where a new function object of the same code is named (fresh_jit, or fresh_body for a
+# control-flow body): None, on every miss but the first; else per line a function was defined
+# on, after how many misses of it (two lambdas on one line are two codes, each new once);
+# everywhere else it must not be
+FRESH = {"jit_in_a_loop_lambda": None, "cell_rerun": None, "closure_factory": None,
+         "partial_in_a_loop": None, "jit_bound_method_in_a_loop": None,
+         "scan_new_lambda_each_call": {2: 1}, "fori_loop_lambda_in_jit": {3: 1},
+         "cond_lambdas_in_a_loop": {2: 2}, "scan_body_inside_jit_static": {2: 1}}
 
 
 class _Logged(logging.Handler):
@@ -120,7 +125,8 @@ def check_like_jax(event, miss):
     cause = jax_cause(event)
     assert cause == miss["kind"], (event.reason, event.changes, miss)
     if event.reason == "first call":           # (b): nothing but "a new object" beside it
-        assert {c.kind for c in event.changes} <= {"fresh_jit"} | NOTES, event.changes
+        assert {c.kind for c in event.changes} <= {"fresh_jit", "fresh_body"} | NOTES, \
+            event.changes
     if cause == "types":
         jx = sorted((c.path, c.kind) for c in event.changes if c.kind not in NOTES)
         assert jx == sorted((c["path"], c["kind"]) for c in miss["changes"]), \
@@ -170,14 +176,39 @@ def test_scenario_like_jax(name):
     for line, mine in ours.items():
         for event, miss in zip(mine, theirs[line]):
             check_like_jax(event, miss)
-    for i, event in enumerate(events):
-        fresh = any(c.kind == "fresh_jit" for c in event.changes)
-        assert fresh == (name in FRESH and i > 0), (name, i, event.changes)
-    # the jax_explain_cache_misses log: "never seen function" where JAX says it
+    for line, mine in ours.items():
+        spec = FRESH.get(name, {}) if name in FRESH else {}
+        first = 1 if spec is None else spec.get(line)
+        for i, event in enumerate(mine):
+            fresh = any(c.kind in ("fresh_jit", "fresh_body") for c in event.changes)
+            assert fresh == (first is not None and i >= first), (name, line, i, event.changes)
+    # the jax_explain_cache_misses log: "never seen function" where JAX says it, and each
+    # message's first lines as JAX's: the call site (file, line, function: the user's, never
+    # jxkernel's), "never seen function:" and the function with where it was defined, or
+    # "for <function> defined at ...", and the kind of difference in JAX's words
     logged_by_line = _by_line(logged, _message_line)
     assert {k: [("never seen function:" in m) for m in v] for k, v in logged_by_line.items()} \
         == {k: [m["kind"] == "never seen function" for m in v] for k, v in theirs.items()}, \
         logged
+    jax_by_line = _by_line(expected["messages"], _message_line)
+    for line, mine in logged_by_line.items():
+        for ours_text, theirs_text in zip(mine, jax_by_line[line]):
+            assert _head(ours_text, name) == _head(theirs_text, name), (ours_text, theirs_text)
+
+
+_TAGGED = re.compile(r"<recompile:(\S+) \d+>")
+
+
+def _head(message: str, name: str) -> list:
+    """A logged miss's lines that JAX's and jxkernel's share: the call site, the function and
+    where it was defined, and the kind of difference (jxkernel's file tag dropped)."""
+    lines = [_TAGGED.sub(r"<recompile:\1>", line) for line in message.splitlines()]
+    head = lines[:3] if lines[1] == "  never seen function:" else lines[:2]
+    kinds = [line for line in lines[3:4] if line.startswith("  ") and
+             line.strip() in ("different input types:", "different input pytree:",
+                              "Debug info doesn't match.") or
+             line.strip().startswith("Tracing context doesn't match")]
+    return head + kinds
 
 
 def _by_line(items, line_of) -> dict:
