@@ -24,6 +24,7 @@ import logging
 import os
 import re
 import sys
+import types
 import weakref
 
 import numpy as np
@@ -471,15 +472,16 @@ def _fresh_body_change(user, api, what, new, others) -> Change:
     anew each time its line runs). The fix is a claim tested here: one function object would
     have reused an earlier trace only where one was for the same inputs."""
     name = _fname(user)
-    free = getattr(getattr(_user_function(user), "__code__", None), "co_freevars", ())
+    free = _reads_from_outside(_user_function(user))
     same = any(w == what and sig == new for w, sig in others)
     head = (f"This is a new function object of the same code as one {api} traced before (a "
             f"lambda or def made anew each time its line runs): {api} keeps a body's trace by "
             f"the function object, so each new one is traced again.")
     if free:
         names = ", ".join(free)
-        fix = (f"{head} It is a closure over {names}: one function object would keep the "
-               f"value {names} had when first traced. Make it once, taking {names} as an "
+        fix = (f"{head} It reads {names} from outside (a closure or a global): one function "
+               f"object would keep the value {names} had when first traced, and reuse that "
+               f"trace after {names} changes. Make it once, taking {names} as an "
                f"input ({'in the carry' if api != 'lax.cond' and api != 'lax.switch' else 'an operand'}: "
                f"traced, one trace for all values).")
         snippet = (f"def {name if name.isidentifier() else 'body'}(..., {free[0]}):    "
@@ -498,9 +500,27 @@ def _fresh_body_change(user, api, what, new, others) -> Change:
                f"trace (defining it once saves the traces whose inputs repeat).")
         snippet = ""
     _, last = others[-1]
-    was = signature_text((p, a.str_short()) for p, a in last.named)
+    was = signature_text(_named_signature(last.named, ()))
     return Change("(function object)", "fresh_body", f"{name} traced for ({was})",
                   "a new function object", fix, snippet)
+
+
+def _reads_from_outside(fun) -> tuple:
+    """The names of data `fun` reads from outside it: its closure variables, and the globals
+    its code names that hold data (a number, an array, a container), not a module, a class
+    or a function. A body's trace bakes their values in, so one function object kept (JAX's
+    cache and jxkernel's) reuses the old values after they change."""
+    code = getattr(fun, "__code__", None)
+    if code is None:
+        return ()
+    found = list(code.co_freevars)
+    scope = getattr(fun, "__globals__", {})
+    for name in code.co_names:
+        if name in scope and name not in found:
+            value = scope[name]
+            if not (isinstance(value, (type, types.ModuleType)) or callable(value)):
+                found.append(name)
+    return tuple(found)
 
 
 def _body_inside(api) -> str:

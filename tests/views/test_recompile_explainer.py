@@ -189,7 +189,9 @@ def test_explain_cache_misses_logs_where_the_call_is_and_what_changed(caplog):
     text = record.getMessage().splitlines()
     assert text[0].startswith("TRACING CACHE MISS at ") and where in text[0], text[0]
     assert text[1].startswith("  for scaled defined at ") and text[2].startswith("  all previously")
-    assert text[3] == "  x: shape f32[3] -> f32[4]" and "bucket" in text[4]
+    # JAX's line for the kind of difference, then each change with its fix
+    assert text[3] == "  different input types:"
+    assert text[4] == "  x: shape f32[3] -> f32[4]" and "bucket" in text[5]
     g = jxkernel.jit(lambda x: x)
     with caplog.at_level("WARNING", logger="jxkernel.compile_log"), \
             jxkernel.config.override("jax_explain_cache_misses", True):
