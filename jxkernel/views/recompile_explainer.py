@@ -301,10 +301,35 @@ _BODY_SEEN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # fun -> [
 _BODY_LINEAGES: collections.OrderedDict = collections.OrderedDict()   # code key -> deque
 
 
+_BODY_CONFIG: list = [None, ()]      # [config._trace_state it was made from, the config]
+
+
 def _body_config() -> tuple:
     """What a body's trace is keyed on besides its inputs: the tracing options (x64 among
-    them) and the jax.make_user_context values, as jit's."""
-    return tuple((name, getattr(config, name)) for name in _TRACE_OPTIONS) + _user_contexts()
+    them) and the jax.make_user_context values, as jit's; made again only when they change
+    (config._trace_state is a new tuple then)."""
+    state = config._trace_state
+    if _BODY_CONFIG[0] is not state:
+        _BODY_CONFIG[:] = [state, tuple((name, getattr(config, name))
+                                        for name in _TRACE_OPTIONS) + _user_contexts()]
+    return _BODY_CONFIG[1]
+
+
+_BODY_TEXTS: dict = {}       # named avals -> their signature as written (a body's repeat)
+
+
+def _body_signature(named) -> tuple:
+    found = _BODY_TEXTS.get(named)
+    if found is None:
+        if len(_BODY_TEXTS) > 4096:
+            _BODY_TEXTS.clear()
+        found = _BODY_TEXTS[named] = _named_signature(named, ())
+    return found
+
+
+# (the user function's code, the inputs' treedef, the API) -> the names: a lambda made anew
+# each time has one code, so its names are found once
+_BODY_NAMES: dict = {}
 
 
 def _body_names(user, in_tree, namer) -> list:
@@ -366,7 +391,15 @@ def body_traced(fun, in_tree, in_avals, what: str, source) -> None:
     user, api, namer = getattr(fun, "_jx_traced_as", (fun, _BODY_API.get(what, what), None))
     if source is None or _source_internal(source.file):
         return                          # jxkernel's own bodies (lax.map's): not the user's
-    named = tuple(zip(_body_names(user, in_tree, namer), in_avals))
+    key = (getattr(user, "__code__", None), in_tree, api)
+    names = _BODY_NAMES.get(key) if key[0] is not None else None
+    if names is None:
+        names = _body_names(user, in_tree, namer)
+        if key[0] is not None:
+            if len(_BODY_NAMES) > 4096:
+                _BODY_NAMES.clear()
+            _BODY_NAMES[key] = names
+    named = tuple(zip(names, in_avals))
     new = Signature(named, in_tree, (), _body_config())
     try:
         seen = _BODY_SEEN.setdefault(fun, [])
@@ -382,9 +415,11 @@ def body_traced(fun, in_tree, in_avals, what: str, source) -> None:
         reason = "first call"
     seen.append((what, new))
     del seen[:-_PER_FUNCTION]
-    _body_lineage(user).append((_weak(fun), what, new))
+    lineage = _body_lineage(user)
+    if not any(w == what and sig == new for _, w, sig in lineage):   # a few, each once
+        lineage.append((_weak(fun), what, new))
     name = getattr(user, "__name__", type(user).__name__)
-    record(CompileEvent(name, f"{source.file}:{source.line}", _named_signature(named, ()),
+    record(CompileEvent(name, f"{source.file}:{source.line}", _body_signature(named),
                         reason, Phases(), _client.platform_of(_client.default_device()),
                         key=fun, changes=changes, origin=_record.USER,
                         inlined_into=_body_inside(api)))
@@ -500,7 +535,7 @@ def _fresh_body_change(user, api, what, new, others) -> Change:
                f"trace (defining it once saves the traces whose inputs repeat).")
         snippet = ""
     _, last = others[-1]
-    was = signature_text(_named_signature(last.named, ()))
+    was = signature_text(_body_signature(last.named))
     return Change("(function object)", "fresh_body", f"{name} traced for ({was})",
                   "a new function object", fix, snippet)
 
