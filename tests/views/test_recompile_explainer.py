@@ -198,7 +198,8 @@ def test_explain_cache_misses_logs_where_the_call_is_and_what_changed(caplog):
     with caplog.at_level("WARNING", logger="jxkernel.compile_log"), \
             jxkernel.config.override("jax_explain_cache_misses", True):
         g(1.0)
-    assert caplog.records[-1].getMessage().splitlines()[1:] == [
+    assert [r for r in caplog.records if r.name == "jxkernel.compile_log"][-1] \
+        .getMessage().splitlines()[1:] == [
         "  never seen function:", f"    <lambda> defined at {events_of(g)[0].source}"]
 
 
