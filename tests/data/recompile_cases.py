@@ -630,6 +630,12 @@ SCENARIOS = {
         "    return x * 2\n"
         "jax.jit(double)(jnp.ones(3))\n"
         "jax.lax.cond(True, double, double, jnp.ones(3))\n"),
+    "cond_then_switch_same_function": (
+        "one def used as cond's branches, then as switch's: traced for each (JAX's debug info)",
+        "def double(x):\n"
+        "    return x * 2\n"
+        "jax.lax.cond(True, double, double, jnp.ones(3))\n"
+        "jax.lax.switch(0, [double, double], jnp.ones(3))\n"),
 }
 
 # scenarios that raise: the recorded result is the exception class name
