@@ -294,9 +294,25 @@ def traced_under_transformation(miss: Miss, seen: list) -> tuple:
 # from the closest earlier trace.
 _BODY_API = {"scan body": "lax.scan", "cond branch": "lax.cond", "switch branch": "lax.switch",
              "while_loop body": "lax.while_loop", "while_loop cond": "lax.while_loop"}
-# what the user passes that a body's inputs come from, per API (for the fixes' code)
-_BODY_INPUT = {"lax.scan": "init", "lax.fori_loop": "init_val", "lax.while_loop": "init_val",
-               "lax.cond": "operand", "lax.switch": "operand"}
+# what the user passes that a body's inputs come from, per API and the body's parameter (for
+# the fixes' code): scan's carry is init, its x a slice of xs; fori_loop's i comes from lower
+# (and upper), its carry from init_val
+_BODY_INPUT = {"lax.scan": ("init", "xs"), "lax.fori_loop": ("lower", "init_val"),
+               "lax.while_loop": ("init_val",), "lax.cond": ("operand",),
+               "lax.switch": ("operand",)}
+
+
+def _body_input(user, api, path) -> str:
+    """The argument of `api` that the body's input at `path` comes from."""
+    import inspect
+    given = _BODY_INPUT.get(api, ("the operands",))
+    try:
+        params = [p.name for p in inspect.signature(user).parameters.values()]
+    except (TypeError, ValueError):
+        params = []
+    root = re.match(r"[^\[.]*", path).group(0)
+    index = params.index(root) if root in params else 0
+    return given[min(index, len(given) - 1)]
 _BODY_SEEN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # fun -> [(what, sig)]
 _BODY_LINEAGES: collections.OrderedDict = collections.OrderedDict()   # code key -> deque
 
@@ -463,7 +479,7 @@ def _body_fixed(change: Change, user, api) -> Change:
     loop or cond, so the fix is there (a jit's pad-the-argument code would not apply)."""
     if change.kind == "config":
         return change
-    given = _BODY_INPUT.get(api, "the operands")
+    given = _body_input(user, api, change.path)
     fill = dict(fun=_fname(user), api=api, path=change.path, old=change.old,
                 new=change.new, given=given, dtype=change.old.split("[")[0])
     dtype = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "f64": "float64",

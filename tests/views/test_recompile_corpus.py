@@ -753,3 +753,15 @@ def test_a_body_is_logged_where_jax_logs_it_and_lax_map_is_not():
     logged = []
     _, events = jx_events("lax_map_function", logged)
     assert logged == [] and events == []
+
+
+def test_a_bodys_dtype_fix_casts_the_argument_its_input_comes_from():
+    """A scan body's x comes from xs, its carry from init; fori_loop's carry from init_val:
+    the fix casts that argument (casting init would not change x's dtype)."""
+    def body(c, x):
+        return c + x.sum(), None
+    jxkernel.lax.scan(body, 0.0, jnp.ones((3, 2)))
+    jxkernel.lax.scan(body, 0.0, jnp.ones((3, 2), jnp.int32))
+    (change,) = [e for e in compile_log.compile_events() if e.key is body][-1].changes
+    assert (change.path, change.kind) == ("x", "dtype")
+    assert change.snippet.startswith("xs = jnp.asarray(xs, jnp.float32)"), change.snippet
