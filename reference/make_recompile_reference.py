@@ -135,9 +135,10 @@ def parse(message):
 
 
 def clean(message):
-    """The message without what changes from run to run: ids, call-site columns."""
+    """The message without what changes from run to run: ids, call-site columns (the call
+    site's file, line and function are kept: "TRACING CACHE MISS at <recompile:x>:3 (f):")."""
     message = re.sub(r" id=\d+", "", message)
-    return re.sub(r"TRACING CACHE MISS at .*:$", "TRACING CACHE MISS at (call site):", message,
+    return re.sub(r"^(TRACING CACHE MISS at .*:\d+):\d+ (\(.*\)):$", r"\1 \2:", message,
                   count=1, flags=re.M)
 
 

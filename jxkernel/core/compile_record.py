@@ -114,7 +114,7 @@ class CompileEvent:
         in the log, a miss explained by what changed (also once the log was cleared), or a
         new jit object of code that compiled already (a jit made anew in a loop)."""
         return self.nth > 1 or (self.reason != "first call" and bool(self.changes)) or \
-            any(getattr(c, "kind", None) == "fresh_jit" for c in self.changes)
+            any(getattr(c, "kind", None) in ("fresh_jit", "fresh_body") for c in self.changes)
 
     @property
     def function_key(self) -> str:
@@ -411,6 +411,15 @@ def traced_under_transformation(miss: Miss, seen: list) -> tuple:
     if _explainer is not None:
         return _explainer.traced_under_transformation(miss, seen)
     return "first call" if not seen else "a new signature", (), _plain_signature(miss)
+
+
+def body_traced(fun, in_tree, in_avals, what: str, source) -> None:
+    """A control-flow body or branch (`fun`, traced for `what`: "scan body", "cond branch",
+    ...) missed its trace cache (lax/_cf_util.trace_fun) and was traced: the explainer logs it
+    as a retrace, with why, where `fun` is the user's (`source`, where it was defined, outside
+    jxkernel), as JAX's jax_explain_cache_misses logs its bodies' misses."""
+    if _explainer is not None and logged():
+        _explainer.body_traced(fun, in_tree, in_avals, what, source)
 
 
 def refuse(miss: Miss) -> None:

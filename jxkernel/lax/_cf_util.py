@@ -8,6 +8,7 @@ import numpy as np
 from ..core import dtypes, vma
 from ..core.avals import ShapedArray, get_aval
 from ..core.config import config
+from ..core.compile_record import body_traced
 from ..core.lru import TRACES, WeakLRU
 from ..core.trace import Tracer
 from ..core.interpret import eval_jaxpr
@@ -41,10 +42,16 @@ def trace_fun(fun, in_tree, in_avals, what: str):
     if found is not None:
         return found
     flat, out_tree = flatten_fun(fun, in_tree)
-    info = DebugInfo(fun_name(fun), function_source_info(fun), what, None)
+    # a wrapper of the user's function (fori_loop's) is traced as that function, as JAX
+    # traces its wrappers with the user's function's debug info
+    user = getattr(fun, "_jx_traced_as", (fun,))[0]
+    info = DebugInfo(fun_name(user), function_source_info(user), what, None)
     found = trace_to_jaxpr(flat, list(in_avals), info, "lift"), out_tree()
     if not any(isinstance(c, Tracer) for c in found[0].consts):   # tracers die with their trace
         _traced[key] = found
+    # a miss of this cache, told (and with jax_explain_cache_misses logged) as JAX tells its
+    # bodies' misses: after the trace, so a body whose trace raised is not told
+    body_traced(fun, in_tree, in_avals, what, info.source)
     return found
 
 

@@ -86,7 +86,8 @@ def switch(index, branches, *operands, operand=_no_operand):
         return branches[0](*operands)
     index = convert_element_type(index, np.int32)
     index = clamp(np.int32(0), index, np.int32(len(branches) - 1))
-    return _bind_cond(index, branches, operands, tuple(f"branch {i}" for i in range(len(branches))))
+    return _bind_cond(index, branches, operands, tuple(f"branch {i}" for i in range(len(branches))),
+                      what="switch branch")
 
 
 def _value_text(x):
@@ -96,12 +97,14 @@ def _value_text(x):
         return str(x)
 
 
-def _bind_cond(index, funs, operands, names, reference=0, **params):
+def _bind_cond(index, funs, operands, names, reference=0, what="cond branch", **params):
     """Bind cond_p over traced `funs`; type errors compare each branch with funs[reference].
     `params`: platform_dependent's `branches_platforms`."""
     leaves, in_tree = tree_flatten(operands)
     in_avals = cf.avals_of(leaves)
-    traced = [cf.trace_fun(f, in_tree, in_avals, "cond branch") for f in funs]
+    # (what: "switch branch" for lax.switch, as JAX traces a branch for "cond" or "switch": one
+    # function used by both is traced for each)
+    traced = [cf.trace_fun(f, in_tree, in_avals, what) for f in funs]
     ref_tree, ref_avals = traced[reference][1], traced[reference][0].out_avals
     for i, ((closed, tree), name, fun) in enumerate(zip(traced, names, funs)):
         if i != reference:

@@ -63,6 +63,9 @@ def _scan_step(body_fun):
     def step(carry, _):
         i, val = carry
         return (_next(i), body_fun(i, val)), None
+    # its trace is told as body_fun's, its inputs ((i, val), None) by body_fun's names (JAX
+    # traces its wrapper with body_fun's debug info)
+    step._jx_traced_as = (body_fun, "lax.fori_loop", lambda path: (path[1].idx, path[2:]))
     return step
 
 
@@ -70,6 +73,10 @@ def _while_body(body_fun):
     def body(state):
         i, hi, val = state
         return _next(i), hi, body_fun(i, val)
+    # inputs ((i, upper, val),): the upper bound is none of body_fun's (JAX names it "")
+    body._jx_traced_as = (body_fun, "lax.fori_loop",
+                          lambda path: None if path[1].idx == 1 else
+                          (min(path[1].idx, 1), path[2:]))
     return body
 
 

@@ -69,7 +69,8 @@ def _details(event) -> str:
     if event.source:
         lines.append(f"{event.function} defined at {_defined_at(event)}")
     if event.changes:
-        lines.append("what changed since the nearest earlier compile, and the fix:")
+        since = "compile" if event.compiled else "trace"
+        lines.append(f"what changed since the nearest earlier {since}, and the fix:")
         lines.append(explanation_text(event.changes))
     elif event.reason != "first call":
         lines.append(f"what changed: {event.reason}")
@@ -165,7 +166,9 @@ def cell_note(events, mode: str, skip=()) -> Note | None:
         again = sum(e.again for e in told)
         names = ", ".join(dict.fromkeys(e.function for e in told))
         many = f" ({names})" if names != told[0].function else ""
-        title = (f"⚙ {again} recompile(s) in this cell{many}: {told[0].function}: "
+        # a body or jit traced anew inside another program compiles nothing of its own
+        what = "recompile(s)" if any(e.compiled for e in told if e.again) else "retrace(s)"
+        title = (f"⚙ {again} {what} in this cell{many}: {told[0].function}: "
                  f"{change_line(told[0])}" if mode == "recompiles" else
                  f"⚙ {len(told)} compile(s) of your functions in this cell ({again} again): "
                  f"{names}")

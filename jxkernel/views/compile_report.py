@@ -22,11 +22,13 @@ The JSON (`application/vnd.jxkernel.report+json` in the notebook, the file of
                    "compile_ms", "cache", "backend", "explanation": [change], "inlined_into"}
                   (inlined_into: null for a compilation; for a retrace, a jitted function
                   traced anew inside another traced function that compiled nothing of its
-                  own, that function: "jit(outer)")
+                  own, that function: "jit(outer)", or a control-flow body traced anew, the
+                  loop or traced function it is part of: "lax.scan", "jit(f)")
     change        {"path", "kind", "old", "new", "fix", "snippet"}: kind is one of shape,
-                  dtype, weak_type, static, traced, structure, constant, config, fresh_jit
-                  (recompile_explainer.KINDS); a first call has none, unless a jit of the same
-                  function compiled before (fresh_jit)
+                  dtype, weak_type, static, traced, structure, constant, config, fresh_jit,
+                  fresh_body, traced_for (recompile_explainer.KINDS); a first call has none,
+                  unless a jit or body of the same code was made before (fresh_jit,
+                  fresh_body)
 
 The HTML is one self-contained page (no script: readable in any browser and in a static
 export), everything user-controlled escaped.

@@ -24,6 +24,7 @@ import logging
 import os
 import re
 import sys
+import types
 import weakref
 
 import numpy as np
@@ -38,6 +39,7 @@ from ..core.compile_record import (  # noqa: F401  (jxkernel.compile_log: the re
 from ..core.errors import RecompileError
 from ..core.source_info import user_source_info
 from ..xla import client as _client
+from ..xla.compiler import Phases
 from .signature_changes import (  # noqa: F401  (jxkernel.compile_log: the Changes' names too)
     KINDS, Change, Signature, change_distance, distance, explain, explain_changes,
     explanation_text, fresh_jit_change, nearest)
@@ -282,6 +284,313 @@ def traced_under_transformation(miss: Miss, seen: list) -> tuple:
     return reason, changes, _named_signature(named, static_named)
 
 
+# ------------------------------------------------------------------ control-flow bodies
+# A scan, while_loop or fori_loop body, a cond or switch branch, is traced once per input types
+# and reused (lax/_cf_util.trace_fun), as JAX's trace_to_jaxpr cache keeps it by the function
+# object; a miss of that cache is told here as a retrace (nothing compiles of its own: it is
+# part of the loop's program), explained against the same function's earlier traces, as JAX's
+# jax_explain_cache_misses explains it: the tracing context, then the pytree, then what it was
+# traced for (JAX's "Debug info doesn't match"), then the input types, the first that differ
+# from the closest earlier trace.
+_BODY_API = {"scan body": "lax.scan", "cond branch": "lax.cond", "switch branch": "lax.switch",
+             "while_loop body": "lax.while_loop", "while_loop cond": "lax.while_loop"}
+# what the user passes that a body's inputs come from, per API and the body's parameter (for
+# the fixes' code): scan's carry is init, its x a slice of xs; fori_loop's i comes from lower
+# (and upper), its carry from init_val
+_BODY_INPUT = {"lax.scan": ("init", "xs"), "lax.fori_loop": ("lower", "init_val"),
+               "lax.while_loop": ("init_val",), "lax.cond": ("operand",),
+               "lax.switch": ("operand",)}
+
+
+def _body_input(user, api, path) -> str:
+    """The argument of `api` that the body's input at `path` comes from."""
+    import inspect
+    given = _BODY_INPUT.get(api, ("the operands",))
+    try:
+        params = [p.name for p in inspect.signature(user).parameters.values()]
+    except (TypeError, ValueError):
+        params = []
+    root = re.match(r"[^\[.]*", path).group(0)
+    index = params.index(root) if root in params else 0
+    return given[min(index, len(given) - 1)]
+_BODY_SEEN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # fun -> [(what, sig)]
+_BODY_LINEAGES: collections.OrderedDict = collections.OrderedDict()   # code key -> deque
+
+
+_BODY_CONFIG: list = [None, ()]      # [config._trace_state it was made from, the config]
+
+
+def _body_config() -> tuple:
+    """What a body's trace is keyed on besides its inputs: the tracing options (x64 among
+    them) and the jax.make_user_context values, as jit's; made again only when they change
+    (config._trace_state is a new tuple then)."""
+    state = config._trace_state
+    if _BODY_CONFIG[0] is not state:
+        _BODY_CONFIG[:] = [state, tuple((name, getattr(config, name))
+                                        for name in _TRACE_OPTIONS) + _user_contexts()]
+    return _BODY_CONFIG[1]
+
+
+_BODY_TEXTS: dict = {}       # named avals -> their signature as written (a body's repeat)
+
+
+def _body_signature(named) -> tuple:
+    found = _BODY_TEXTS.get(named)
+    if found is None:
+        if len(_BODY_TEXTS) > 4096:
+            _BODY_TEXTS.clear()
+        found = _BODY_TEXTS[named] = _named_signature(named, ())
+    return found
+
+
+# (the user function's code, the inputs' treedef, the API) -> the names: a lambda made anew
+# each time has one code, so its names are found once
+_BODY_NAMES: dict = {}
+
+
+def _body_names(user, in_tree, namer) -> list:
+    """A name per input leaf of a body, as JAX's debug info names them: the user function's
+    parameter ("c", "x", "c['a']"); `namer` maps a wrapper's leaf path to (parameter index,
+    the rest of the path), or None for a leaf of the wrapper's own (fori_loop's bound)."""
+    import inspect
+    from ..tree_util import keystr, tree_flatten_with_path, tree_unflatten
+    try:
+        params = [p.name for p in inspect.signature(user).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
+    try:
+        paths = [p for p, _ in tree_flatten_with_path(
+            tree_unflatten(in_tree, list(range(in_tree.num_leaves))))[0]]
+    except Exception:       # noqa: BLE001  (a pytree whose unflatten checks its children)
+        return [f"args[{i}]" for i in range(in_tree.num_leaves)]
+    names = []
+    for path in paths:
+        found = namer(path) if namer is not None else (path[0].idx, path[1:])
+        if found is None:
+            names.append("(upper bound)")
+            continue
+        i, rest = found
+        names.append((params[i] if i < len(params) else f"args[{i}]") + keystr(tuple(rest)))
+    return names
+
+
+def _body_severity(old_what, old: Signature, what, new: Signature) -> int:
+    """JAX's order of what to name (diff_tracing_cache_keys): the tracing context (0), the
+    pytree (1), what it was traced for (2), the types (3); 4: the same key (its trace was not
+    kept: it closed over an enclosing trace's values)."""
+    if old.config != new.config:
+        return 0
+    if old.treedef != new.treedef:
+        return 1
+    if old_what != what:
+        return 2
+    return 3 if old.named != new.named else 4
+
+
+def _body_lineage(user) -> collections.deque:
+    key = _code_key(user)
+    if key is None:
+        return collections.deque(maxlen=_PER_LINEAGE)
+    found = _BODY_LINEAGES.get(key)
+    if found is None:
+        found = _BODY_LINEAGES[key] = collections.deque(maxlen=_PER_LINEAGE)
+        if len(_BODY_LINEAGES) > _MAX_LINEAGES:
+            _BODY_LINEAGES.popitem(last=False)
+    return found
+
+
+def body_traced(fun, in_tree, in_avals, what: str, source) -> None:
+    """Log the trace of control-flow body `fun` (a miss of its trace cache), where the
+    function is the user's: a retrace event inside the loop or the traced function running
+    it, with why (compile_record.body_traced)."""
+    user, api, namer = getattr(fun, "_jx_traced_as", (fun, _BODY_API.get(what, what), None))
+    if source is None or _source_internal(source.file):
+        return                          # jxkernel's own bodies (lax.map's): not the user's
+    key = (getattr(user, "__code__", None), in_tree, api)
+    names = _BODY_NAMES.get(key) if key[0] is not None else None
+    if names is None:
+        names = _body_names(user, in_tree, namer)
+        if key[0] is not None:
+            if len(_BODY_NAMES) > 4096:
+                _BODY_NAMES.clear()
+            _BODY_NAMES[key] = names
+    named = tuple(zip(names, in_avals))
+    new = Signature(named, in_tree, (), _body_config())
+    try:
+        seen = _BODY_SEEN.setdefault(fun, [])
+    except TypeError:                   # not weakly referable: no history
+        seen = []
+    changes = _body_changes(fun, user, api, what, new, seen)
+    if seen and not changes:
+        reason = ("traced again: its earlier trace for these inputs closed over values of an "
+                  "enclosing trace, so it was not kept")
+    elif changes and changes[0].kind != "fresh_body":
+        reason = "; ".join(map(str, changes))
+    else:
+        reason = "first call"
+    seen.append((what, new))
+    del seen[:-_PER_FUNCTION]
+    lineage = _body_lineage(user)
+    if not any(w == what and sig == new for _, w, sig in lineage):   # a few, each once
+        lineage.append((_weak(fun), what, new))
+    name = getattr(user, "__name__", type(user).__name__)
+    record(CompileEvent(name, f"{source.file}:{source.line}", _body_signature(named),
+                        reason, Phases(), _client.platform_of(_client.default_device()),
+                        key=fun, changes=changes, origin=_record.USER,
+                        inlined_into=_body_inside(api)))
+
+
+def _body_changes(fun, user, api, what, new, seen) -> tuple:
+    """What differs from the closest earlier trace of `fun` (JAX's order), or for a function
+    never traced: a trace of it for jit (JAX's "Debug info doesn't match"), or another
+    function object of the same code traced before (a lambda made anew)."""
+    if seen:
+        old_what, old = min(reversed(seen), key=lambda e: (
+            _body_severity(e[0], e[1], what, new), change_distance(e[1], new)))
+        severity = _body_severity(old_what, old, what, new)
+        if severity == 2:
+            return (_traced_for_change(user, api, old_what, what),)
+        if severity == 4:
+            return ()
+        kinds = {0: ("config",), 1: ("structure",), 3: ("shape", "dtype", "weak_type")}
+        found = tuple(_body_fixed(c, user, api) for c in explain_changes(old, new)
+                      if c.kind in kinds[severity])
+        if not found and severity == 1:
+            found = (Change("(inputs)", "structure", str(old.treedef), str(new.treedef),
+                            _BODY_STRUCTURE_FIX.format(fun=_fname(user), api=api,
+                                                       path="(inputs)"), ""),)
+        return found
+    if getattr(fun, "_jx_traced_as", None) is None and \
+            any(ref() is user for ref, _, _ in tuple(_lineage(user))):
+        return (_traced_for_change(user, api, "jit", what),)
+    others = [(w, sig) for ref, w, sig in tuple(_body_lineage(user)) if ref() is not fun]
+    if not others:
+        return ()
+    return (_fresh_body_change(user, api, what, new, others),)
+
+
+def _fname(user) -> str:
+    return getattr(user, "__name__", type(user).__name__)
+
+
+def _body_fixed(change: Change, user, api) -> Change:
+    """`change` with a body's fix: the types a body sees come from what is passed to the
+    loop or cond, so the fix is there (a jit's pad-the-argument code would not apply)."""
+    if change.kind == "config":
+        return change
+    given = _body_input(user, api, change.path)
+    fill = dict(fun=_fname(user), api=api, path=change.path, old=change.old,
+                new=change.new, given=given, dtype=change.old.split("[")[0])
+    dtype = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "f64": "float64",
+             "i32": "int32", "i64": "int64", "bool": "bool_"}.get(fill["dtype"], "float32")
+    if change.kind == "weak_type":
+        dtype = {"f": "float32", "i": "int32"}.get(change.new[:1], dtype)
+    fill["dtype"] = dtype
+    fix, snippet = _BODY_FIXES[change.kind]
+    return dataclasses.replace(change, fix=fix.format(**fill), snippet=snippet.format(**fill))
+
+
+_BODY_FIXES = {
+    "shape": ("{fun} is traced once per input types and then reused: {path} has a new shape, "
+              "so it is traced again (and the {api} runs as a new program). Expected when "
+              "the data changes shape; to trace it once, give the {api} the same shapes "
+              "every time (pad to a few fixed sizes).", ""),
+    "dtype": ("{path} came as {new} (before: {old}): the {api} was given another dtype, so "
+              "{fun} is traced again. Cast what you pass to the {api} ({given}) to one dtype.",
+              "{given} = jnp.asarray({given}, jnp.{dtype})    # what you pass to {api}"),
+    "weak_type": ("A Python scalar is weakly typed and an array is not, so {path} flipping "
+                  "between them traces {fun} again. Pass the {api} the same kind every time "
+                  "(weak types: https://docs.jax.dev/en/latest/type_promotion.html#weak-types).",
+                  "{given} = jnp.asarray({given}, jnp.{dtype})    # always a (strong) array"),
+    "structure": ("The pytree structure of what {fun} is given changed ({path}: {old} -> "
+                  "{new}), and every structure traces anew. Give the {api} the same keys and "
+                  "fields every time (zeros instead of a missing entry).", ""),
+}
+_BODY_STRUCTURE_FIX = _BODY_FIXES["structure"][0].replace("({path}: {old} -> {new})",
+                                                          "({path})")
+
+
+def _traced_for_change(user, api, old, new) -> Change:
+    fix = (f"{_fname(user)} was traced for {old} before and now as a {new} ({api}): as in "
+           f"JAX, a function's trace is kept per use, so each use traces it once. Nothing to "
+           f"fix: later calls of each reuse their trace.")
+    return Change("(traced for)", "traced_for", old, new, fix, "")
+
+
+def _fresh_body_change(user, api, what, new, others) -> Change:
+    """A new function object of the same code as a body traced before (a lambda or a def made
+    anew each time its line runs). The fix is a claim tested here: one function object would
+    have reused an earlier trace only where one was for the same inputs."""
+    name = _fname(user)
+    free = _reads_from_outside(_user_function(user))
+    same = any(w == what and sig == new for w, sig in others)
+    head = (f"This is a new function object of the same code as one {api} traced before (a "
+            f"lambda or def made anew each time its line runs): {api} keeps a body's trace by "
+            f"the function object, so each new one is traced again.")
+    if free:
+        names = ", ".join(free)
+        fix = (f"{head} It reads {names} from outside (a closure or a global): one function "
+               f"object would keep the value {names} had when first traced, and reuse that "
+               f"trace after {names} changes. Make it once, taking {names} as an "
+               f"input ({'in the carry' if api != 'lax.cond' and api != 'lax.switch' else 'an operand'}: "
+               f"traced, one trace for all values).")
+        snippet = (f"def {name if name.isidentifier() else 'body'}(..., {free[0]}):    "
+                   f"# once, outside the loop: {free[0]} passed in, not closed over")
+    elif same:
+        fix = (f"{head} Define it once (outside the loop, or outside the function being "
+               f"traced) and pass the same object: its trace for these inputs is reused.")
+        snippet = (f"def {name if name.isidentifier() else 'body'}(...):    # once, then "
+                   f"pass the same function to {api}")
+    else:
+        _, sig = others[-1]
+        differs = explain_changes(sig, new)
+        told = ", ".join(map(str, differs[:2])) or "its inputs"
+        fix = (f"{head} Its inputs differ from the earlier traces' too ({told}), so one "
+               f"function object would be traced again here as well: nothing to fix for this "
+               f"trace (defining it once saves the traces whose inputs repeat).")
+        snippet = ""
+    _, last = others[-1]
+    was = signature_text(_body_signature(last.named))
+    return Change("(function object)", "fresh_body", f"{name} traced for ({was})",
+                  "a new function object", fix, snippet)
+
+
+def _reads_from_outside(fun) -> tuple:
+    """The names of data `fun` reads from outside it: its closure variables, and the globals
+    its code names that hold data (a number, an array, a container), not a module, a class
+    or a function. A body's trace bakes their values in, so one function object kept (JAX's
+    cache and jxkernel's) reuses the old values after they change."""
+    code = getattr(fun, "__code__", None)
+    if code is None:
+        return ()
+    found = list(code.co_freevars)
+    scope = getattr(fun, "__globals__", {})
+    for name in code.co_names:
+        if name in scope and name not in found:
+            value = scope[name]
+            if not (isinstance(value, (type, types.ModuleType)) or callable(value)):
+                found.append(name)
+    return tuple(found)
+
+
+def _body_inside(api) -> str:
+    """What the body's trace is part of: the traced function running the loop ("jit(f)", a
+    body "lax.scan(outer)"), or, run eagerly, the loop itself ("lax.scan")."""
+    from ..core.staging import JaxprTrace
+    from ..core.partial_eval import PartialEvalTrace
+    from ..core.trace import _ctx
+    trace = _ctx.trace
+    while trace is not None:
+        if isinstance(trace, JaxprTrace) and not isinstance(trace, PartialEvalTrace):
+            info = trace.debug_info
+            if info is None:
+                return api
+            return f"{_BODY_API.get(info.transformation, info.transformation)}({info.fun_name})"
+        trace = trace.parent
+    return api
+
+
 def _source_of(jitted) -> str | None:
     """Where the jitted function was defined ("file:line"); for a functools.partial or a
     wrapper, where the function it runs was."""
@@ -402,11 +711,12 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
     # a retrace inside another traced function (its program is part of that one's, if any)
     inlined = [] if event.compiled else [f"  (traced inside {event.inlined_into}: nothing "
                                          "compiled of its own)"]
-    fresh = [c for c in event.changes if c.kind == "fresh_jit"]
+    fresh = [c for c in event.changes if c.kind in ("fresh_jit", "fresh_body")]
     if event.reason == "first call":            # as JAX: a function object not traced before
         lines += ["  never seen function:", f"    {event.function}{defined}"]
         if fresh:       # JAX guesses this from the call site; here the code is the same
-            lines += ["  but another function object of the same code compiled before "
+            done = "compiled" if fresh[0].kind == "fresh_jit" else "traced"
+            lines += [f"  but another function object of the same code {done} before "
                       f"({fresh[0].old}): the function is being re-defined, preventing "
                       "caching", explanation_text(fresh)]
         return "\n".join(lines + inlined)
@@ -414,9 +724,21 @@ def explain_miss(event: CompileEvent, call_site=None) -> str:
     if not event.changes:
         lines.append(f"  {event.reason}")
         return "\n".join(lines + inlined)
-    lines += ["  all previously seen cache keys differ. For the closest previous key:",
-              explanation_text(event.changes)]
+    lines += ["  all previously seen cache keys differ. For the closest previous key:"]
+    heading = _JAX_HEADING.get(event.changes[0].kind)
+    if heading:                                 # the kind of difference, in JAX's words
+        lines.append(f"  {heading}")
+    lines.append(explanation_text(event.changes))
     return "\n".join(lines + inlined)
+
+
+# JAX's line naming the kind of difference (partial_eval.diff_tracing_cache_keys)
+_JAX_HEADING = {"shape": "different input types:", "dtype": "different input types:",
+                "weak_type": "different input types:", "structure": "different input pytree:",
+                "static": "different input pytree:", "traced": "different input pytree:",
+                "config": "Tracing context doesn't match, e.g. due to config or context "
+                          "manager.",
+                "traced_for": "Debug info doesn't match."}
 
 
 def _users(event: CompileEvent) -> bool:

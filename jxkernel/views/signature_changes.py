@@ -75,7 +75,7 @@ class Change:
 
 
 KINDS = ("shape", "dtype", "weak_type", "static", "traced", "structure", "constant", "config",
-         "fresh_jit")
+         "fresh_jit", "fresh_body", "traced_for")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import logging
 import os
 import re
 import time
@@ -208,8 +209,16 @@ def compile_module(text: str, devices, host_callbacks=(), propagate_outputs=None
     path = None if key is None else _disk_path(key)
     loaded = _disk_load(path, backend, device_list, options) if path else None
     source = "disk"
+    if loaded is not None:          # JAX's line, WARNING with jax_log_compiles on
+        _persistent_logger.log(logging.WARNING if config.jax_log_compiles and
+                               config.jax_compilation_cache_dir else logging.DEBUG,
+                               "Persistent compilation cache hit for '%s' with key %r",
+                               *_module_and_key(text, key))
     if loaded is None:
         source = "compiled"
+        if path:
+            _log_persistent("PERSISTENT COMPILATION CACHE MISS for '%s' with key %r", text,
+                            key)
         try:
             loaded = _compile(backend, text, device_list, options, host_callbacks)
         except CompileError as e:
@@ -221,13 +230,45 @@ def compile_module(text: str, devices, host_callbacks=(), propagate_outputs=None
             raise
         elapsed = time.perf_counter() - start
         if path and elapsed >= config.jax_persistent_cache_min_compile_time_secs:
+            _log_persistent("Writing %s to persistent compilation cache with key %r", text,
+                            key)
             _disk_store(path, loaded)
+        elif path:
+            minimum = config.jax_persistent_cache_min_compile_time_secs
+            _log_persistent(f"Not writing persistent cache entry for '%s' because it took < "
+                            f"{minimum:.2f} seconds to compile ({elapsed:.2f}s)", text, None)
     if host_callbacks:
         loaded = _WithHostCallbacks(loaded, tuple(host_callbacks))
     phases = Phases(compile_s=time.perf_counter() - start, cache=source)
     if key is not None:
         _memory_cache[key] = loaded
     return loaded, phases
+
+
+# jax_explain_cache_misses also tells the persistent cache's misses and writes, as JAX's
+# (jax._src.compiler, jax._src.compilation_cache: WARNING where a cache folder was set, and
+# else DEBUG); jxkernel's own logger for them, apart from the tracing misses'
+_persistent_logger = logging.getLogger("jxkernel.compilation_cache")
+_MODULE_NAME = re.compile(r"module @([\w.$-]+)")
+
+
+def _log_persistent(message: str, text: str, key) -> None:
+    """One of JAX's persistent-cache lines, about module `text` (named as JAX names it,
+    "jit_f"; its key "jit_f-<sha256>"): WARNING with jax_explain_cache_misses on and a cache
+    folder set by the user (JAX has no folder otherwise), else DEBUG."""
+    level = logging.WARNING if config.jax_explain_cache_misses and \
+        config.jax_compilation_cache_dir else logging.DEBUG
+    if not _persistent_logger.isEnabledFor(level):
+        return
+    name, named_key = _module_and_key(text, key or "")
+    _persistent_logger.log(level, message, *((name,) if key is None else (name, named_key)))
+
+
+def _module_and_key(text, key) -> tuple:
+    """("jit_f", "jit_f-<key>"): module `text`'s name and its key as JAX writes them."""
+    found = _MODULE_NAME.match(text) if isinstance(text, str) else None
+    name = found.group(1) if found else "module"
+    return name, f"{name}-{key}"
 
 
 def _compile(backend, text, device_list, options, host_callbacks):

@@ -505,6 +505,137 @@ SCENARIOS = {
         "f(jnp.ones(3))\n"
         "mode = jax.make_user_context('train')\n"
         "f(jnp.ones(3)); f(jnp.ones(3))\n"),
+    # -------------------------------------------------- control-flow bodies (JAX caches their
+    # traces by the function object and its input types, and explains their misses too)
+    "scan_body_carry_shape": (
+        "the same scan body, called again with the same types (a hit), then a longer carry",
+        "def body(c, x):\n"
+        "    return c + x, c.sum()\n"
+        "jax.lax.scan(body, jnp.zeros(3), jnp.ones((5, 3)))\n"
+        "jax.lax.scan(body, jnp.zeros(3), jnp.ones((5, 3)))\n"
+        "jax.lax.scan(body, jnp.zeros(4), jnp.ones((5, 4)))\n"),
+    "scan_body_longer_xs": (
+        "a scan over a longer sequence: the body sees the same slice type (a hit)",
+        "def body(c, x):\n"
+        "    return c + x, None\n"
+        "jax.lax.scan(body, 0.0, jnp.ones(5)); jax.lax.scan(body, 0.0, jnp.ones(7))\n"),
+    "scan_body_weak_carry": (
+        "a scan started from 0.0 (weak), then from a float32 array",
+        "def body(c, x):\n"
+        "    return c + x, None\n"
+        "jax.lax.scan(body, 0.0, jnp.ones(3))\n"
+        "jax.lax.scan(body, jnp.float32(0.0), jnp.ones(3))\n"),
+    "scan_new_lambda_each_call": (
+        "lax.scan(lambda ...) in a loop: a new body function each time, traced each time",
+        "for i in range(3):\n"
+        "    jax.lax.scan(lambda c, x: (c + x, None), 0.0, jnp.ones(3))\n"),
+    "scan_body_dict_carry_key_added": (
+        "a key added to a scan's dict carry",
+        "def body(c, x):\n"
+        "    return {k: v + x for k, v in c.items()}, None\n"
+        "jax.lax.scan(body, {'a': 0.0}, jnp.ones(3))\n"
+        "jax.lax.scan(body, {'a': 0.0, 'b': 0.0}, jnp.ones(3))\n"),
+    "scan_body_matmul_precision": (
+        "the same scan inside jax.default_matmul_precision('float32')",
+        "def body(c, x):\n"
+        "    return c @ x, None\n"
+        "a = jnp.ones((2, 2))\n"
+        "jax.lax.scan(body, a, jnp.ones((3, 2, 2)))\n"
+        "with jax.default_matmul_precision('float32'):\n"
+        "    jax.lax.scan(body, a, jnp.ones((3, 2, 2)))\n"),
+    "fori_loop_body_types": (
+        "fori_loop's body from 1.0 (weak), a float32 array, then an int",
+        "def body(i, c):\n"
+        "    return c + i\n"
+        "jax.lax.fori_loop(0, 3, body, 1.0)\n"
+        "jax.lax.fori_loop(0, 3, body, jnp.float32(1.0))\n"
+        "jax.lax.fori_loop(0, 3, body, 1)\n"),
+    "fori_loop_lambda_in_jit": (
+        "a lambda body inside a jitted function, which traces again for a new shape",
+        "@jax.jit\n"
+        "def f(x):\n"
+        "    return jax.lax.fori_loop(0, 3, lambda i, c: c * 2, x)\n"
+        "f(jnp.ones(3)); f(jnp.ones(3)); f(jnp.ones(4))\n"),
+    "fori_loop_traced_bound_in_jit": (
+        "fori_loop with a traced bound (a while loop) inside jit, on a new shape",
+        "def body(i, c):\n"
+        "    return c + 1.0\n"
+        "f = jax.jit(lambda n, c: jax.lax.fori_loop(0, n, body, c))\n"
+        "f(3, jnp.ones(3)); f(3, jnp.ones(4))\n"),
+    "while_loop_carry_dtype": (
+        "a while_loop from an int32, then a float32: cond and body traced again",
+        "def cond(c):\n"
+        "    return c < 10\n"
+        "def body(c):\n"
+        "    return c * 2\n"
+        "jax.lax.while_loop(cond, body, jnp.int32(1))\n"
+        "jax.lax.while_loop(cond, body, jnp.float32(1))\n"),
+    "cond_branch_closure_rebound": (
+        "a cond branch reading a global number that is rebound: a hit, the old value kept",
+        "k = 2.0\n"
+        "def branch(x):\n"
+        "    return x * k\n"
+        "def other(x):\n"
+        "    return x\n"
+        "jax.lax.cond(True, branch, other, jnp.ones(3))\n"
+        "k = 3.0\n"
+        "jax.lax.cond(True, branch, other, jnp.ones(3))\n"),
+    "cond_lambdas_in_a_loop": (
+        "lax.cond(p, lambda x: x * k, ...) in a loop over k: new branches each time",
+        "for k in (1.0, 2.0):\n"
+        "    jax.lax.cond(True, lambda x: x * k, lambda x: x, jnp.ones(2))\n"),
+    "switch_branches_new_shape": (
+        "lax.switch over a list of branches made once, on a new shape",
+        "branches = [lambda x: x + 1, lambda x: x * 2]\n"
+        "jax.lax.switch(0, branches, jnp.ones(3)); jax.lax.switch(1, branches, jnp.ones(4))\n"),
+    "scan_body_outside_jit_static": (
+        "a jitted function with a new static value: its scan body, defined outside, is a hit",
+        "def body(c, x):\n"
+        "    return c * x, None\n"
+        "def f(x, n):\n"
+        "    return jax.lax.scan(body, x, jnp.ones((n, 3)))[0]\n"
+        "g = jax.jit(f, static_argnums=1)\n"
+        "g(jnp.ones(3), 2); g(jnp.ones(3), 3)\n"),
+    "scan_body_inside_jit_static": (
+        "the same with the body defined inside the jitted function: a new body each trace",
+        "def f(x, n):\n"
+        "    def body(c, x):\n"
+        "        return c * x, None\n"
+        "    return jax.lax.scan(body, x, jnp.ones((n, 3)))[0]\n"
+        "g = jax.jit(f, static_argnums=1)\n"
+        "g(jnp.ones(3), 2); g(jnp.ones(3), 3)\n"),
+    "nested_scan_longer_inner": (
+        "a scan inside a scan's body, the inner sequence longer: the inner body is a hit",
+        "def inner(c, x):\n"
+        "    return c + x, None\n"
+        "def outer(c, xs):\n"
+        "    return jax.lax.scan(inner, c, xs)[0], None\n"
+        "jax.lax.scan(outer, jnp.zeros(3), jnp.ones((2, 4, 3)))\n"
+        "jax.lax.scan(outer, jnp.zeros(3), jnp.ones((2, 5, 3)))\n"),
+    "vmap_of_scan_then_direct": (
+        "vmap of a function running a scan, then the function on one row: the body is a hit",
+        "def body(c, x):\n"
+        "    return c + x, None\n"
+        "def run(c):\n"
+        "    return jax.lax.scan(body, c, jnp.ones((4, 3)))[0]\n"
+        "jax.vmap(run)(jnp.ones((5, 3))); run(jnp.ones(3))\n"),
+    "lax_map_function": (
+        "lax.map of a function: JAX traces its own wrapper, and logs nothing of the user's",
+        "def sq(x):\n"
+        "    return x * x\n"
+        "jax.lax.map(sq, jnp.ones((3, 2))); jax.lax.map(sq, jnp.ones((3, 4)))\n"),
+    "jit_then_cond_same_function": (
+        "one def jitted, then used as both branches of a cond",
+        "def double(x):\n"
+        "    return x * 2\n"
+        "jax.jit(double)(jnp.ones(3))\n"
+        "jax.lax.cond(True, double, double, jnp.ones(3))\n"),
+    "cond_then_switch_same_function": (
+        "one def used as cond's branches, then as switch's: traced for each (JAX's debug info)",
+        "def double(x):\n"
+        "    return x * 2\n"
+        "jax.lax.cond(True, double, double, jnp.ones(3))\n"
+        "jax.lax.switch(0, [double, double], jnp.ones(3))\n"),
 }
 
 # scenarios that raise: the recorded result is the exception class name

@@ -261,7 +261,11 @@ def test_explain_cache_misses_leaves_jxkernels_misses_out(shell, caplog):
             caplog.at_level(logging.WARNING, logger="jxkernel.compile_log"):
         ok(shell, "fn7 = jax.jit(lambda v: v - 7)\nfn7(jnp.ones(2))\n"
                   "w7 = random.normal(random.PRNGKey(7), (7, 3))\njnp.ones(7)[2:5] * 7")
-    logged = "\n".join(r.getMessage() for r in caplog.records)
+    # the tracing misses' logger (the persistent cache's lines, logger
+    # jxkernel.compilation_cache, name every module compiled, jxkernel's too, as JAX's name
+    # jit_convert_element_type and the like)
+    logged = "\n".join(r.getMessage() for r in caplog.records
+                       if r.name == "jxkernel.compile_log")
     assert "never seen function:\n    <lambda> defined at" in logged
     assert "_normal_impl" not in logged and "(eager)" not in logged
 
@@ -350,3 +354,36 @@ def test_a_jit_traced_again_inside_another_is_noted_as_a_retrace(shell):
     assert [(e.compiled, e.inlined_into, e.nth) for e in traced] == \
         [(False, "jit(<lambda>)", 0), (False, "jit(<lambda>)", 0)]
     assert [(c.path, c.kind) for c in traced[1].changes] == [("x", "shape")]
+
+
+# ------------------------------------------------------------------ control-flow bodies
+def test_a_scan_body_traced_again_is_noted_as_a_retrace_with_a_fix_that_applies(shell):
+    """A body's retrace (a miss of its trace cache, as JAX's jax_explain_cache_misses logs
+    it) is noted under the cell as a retrace inside the loop, never as a compile: the first
+    trace is quiet, a new carry shape names the body, the change and the cell line; a lambda
+    made anew in a loop gets "define it once" (the same types: the fix applies), and one
+    reading a changing global gets "take k as an input" (made once, it would keep k's old
+    value), both told as retraces in the title."""
+    first = ok(shell, "def cf_body(c, x):\n    return c + x, None\n"
+                      "jax.lax.scan(cf_body, jnp.zeros(3), jnp.ones((5, 3)))")
+    assert first.notes == []
+    ran = ok(shell, "jax.lax.scan(cf_body, jnp.zeros(4), jnp.ones((5, 4)))")
+    (note,) = ran.notes
+    title = note["text/plain"].splitlines()[0]
+    assert title.startswith(f"⚙ cf_body traced again (inside lax.scan, at In[{ran.count}]:1): "
+                            "c: shape f32[3] -> f32[4] (and 1 more) · fix: "), title
+    text = note["text/plain"]
+    assert "what changed since the nearest earlier trace" in text and "compiled for" not in text
+    ran = ok(shell, "for i in range(3):\n"
+                    "    jax.lax.scan(lambda c, x: (c + x, None), 0.0, jnp.ones(3))")
+    (note,) = ran.notes
+    title = note["text/plain"].splitlines()[0]
+    assert title.startswith("⚙ 2 retrace(s) in this cell: <lambda>: ") and \
+        "Define it once" in title, title
+    ran = ok(shell, "for k in (1.0, 2.0):\n"
+                    "    jax.lax.cond(True, lambda x: x * k, lambda x: x, jnp.ones(2))")
+    (note,) = ran.notes
+    assert "reads k from outside" in note["text/plain"] and \
+        "taking k as an input" in note["text/plain"], note["text/plain"]
+    ok(shell, "%jxnotes off")
+    assert ok(shell, "jax.lax.scan(cf_body, jnp.zeros(5), jnp.ones((5, 5)))").notes == []

@@ -4,6 +4,7 @@ signature, with the fix), the no_recompile guard and the compile report, all wit
 Each case jits its own function, so the events it reads are its own."""
 import html.parser
 import json
+import re
 import sys
 
 import numpy as np
@@ -183,18 +184,22 @@ def test_explain_cache_misses_logs_where_the_call_is_and_what_changed(caplog):
         with jxkernel.config.override("jax_explain_cache_misses", True):
             f(jnp.ones(3))                   # a cache hit: nothing logged
             f(jnp.ones(4)); line = sys._getframe().f_lineno
-    (record,) = caplog.records
+    # (the persistent cache's lines, where a folder is set, have a logger of their own)
+    (record,) = [r for r in caplog.records if r.name == "jxkernel.compile_log"]
     assert record.levelname == "WARNING"
     where = f"test_recompile_explainer.py:{line} (test_explain_cache_misses_logs_where_the_call_is"
     text = record.getMessage().splitlines()
     assert text[0].startswith("TRACING CACHE MISS at ") and where in text[0], text[0]
     assert text[1].startswith("  for scaled defined at ") and text[2].startswith("  all previously")
-    assert text[3] == "  x: shape f32[3] -> f32[4]" and "bucket" in text[4]
+    # JAX's line for the kind of difference, then each change with its fix
+    assert text[3] == "  different input types:"
+    assert text[4] == "  x: shape f32[3] -> f32[4]" and "bucket" in text[5]
     g = jxkernel.jit(lambda x: x)
     with caplog.at_level("WARNING", logger="jxkernel.compile_log"), \
             jxkernel.config.override("jax_explain_cache_misses", True):
         g(1.0)
-    assert caplog.records[-1].getMessage().splitlines()[1:] == [
+    assert [r for r in caplog.records if r.name == "jxkernel.compile_log"][-1] \
+        .getMessage().splitlines()[1:] == [
         "  never seen function:", f"    <lambda> defined at {events_of(g)[0].source}"]
 
 
@@ -337,3 +342,41 @@ def test_report_rejects_a_bad_format_or_file():
         compile_report.report("pdf")
     with pytest.raises(TypeError, match="`file` must be a path .* got int 3"):
         compile_report.report("json", 3)
+
+
+def test_explain_cache_misses_tells_the_persistent_caches_misses_and_writes(tmp_path, caplog):
+    """As JAX 0.10.2 (jax._src.compiler, jax._src.compilation_cache), where a cache folder is
+    set: "PERSISTENT COMPILATION CACHE MISS for 'jit_f' with key 'jit_f-<hash>'" and "Writing
+    jit_f to persistent compilation cache with key ...", at WARNING with
+    jax_explain_cache_misses on (DEBUG otherwise); a program found in memory (a new jit of the
+    same code) logs neither, and one found on disk "Persistent compilation cache hit for ...",
+    at DEBUG (WARNING with jax_log_compiles on)."""
+    def persisted(x):
+        return x * 7 + 1
+    logger = "jxkernel.compilation_cache"
+    with jxkernel.config.override("jax_compilation_cache_dir", str(tmp_path)), \
+            jxkernel.config.override("jax_persistent_cache_min_compile_time_secs", 0.0), \
+            caplog.at_level("DEBUG", logger=logger):
+        with jxkernel.config.override("jax_explain_cache_misses", True):
+            jxkernel.jit(persisted)(jnp.ones(11))
+            jxkernel.jit(persisted)(jnp.ones(11))        # the same program, in memory
+        mine = [r for r in caplog.records if r.name == logger and "jit_persisted" in
+                r.getMessage()]
+        assert [r.levelname for r in mine] == ["WARNING", "WARNING"], mine
+        miss, write = (r.getMessage() for r in mine)
+        assert re.fullmatch(r"PERSISTENT COMPILATION CACHE MISS for 'jit_persisted' with key "
+                            r"'jit_persisted-[0-9a-f]{64}'", miss), miss
+        assert write == miss.replace("PERSISTENT COMPILATION CACHE MISS for 'jit_persisted'",
+                                     "Writing jit_persisted to persistent compilation cache"), \
+            write
+        caplog.clear()
+        jxkernel.jit(persisted)(jnp.ones(12))          # explain off: DEBUG
+        assert {r.levelname for r in caplog.records if r.name == logger} == {"DEBUG"}
+        caplog.clear()
+        jxkernel.clear_caches()                        # memory dropped: found on disk
+        with jxkernel.config.override("jax_explain_cache_misses", True):
+            jxkernel.jit(persisted)(jnp.ones(11))
+        mine = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == logger
+                and "jit_persisted" in r.getMessage()]
+        assert [(level, text.split(" with key")[0]) for level, text in mine] == \
+            [("DEBUG", "Persistent compilation cache hit for 'jit_persisted'")], mine
