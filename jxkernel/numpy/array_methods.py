@@ -18,7 +18,7 @@ import numpy as np
 from .. import lax
 from ..core.errors import ConcretizationTypeError
 from ..core.native import native
-from ..core.trace import Tracer
+from ..core.trace import Tracer, forward_to_high_type
 from ..xla.array import Array
 from ..xla.transfers import device_put
 from . import ufuncs
@@ -338,10 +338,12 @@ def install() -> None:
     for cls in (Array, Tracer):
         own = _ARRAY_OPERATORS if cls is Array else {}
         for name, fn in {**_OPERATORS, **own, **_METHODS}.items():
+            if cls is Tracer and name in _OPERATORS:   # a high type's tracers: its own
+                fn = forward_to_high_type(name, fn)
             setattr(cls, name, fn)
         for name, fn in _PROPERTIES.items():
             setattr(cls, name, property(fn))
     for name, fn in _TRACER_ONLY.items():
-        setattr(Tracer, name, fn)
+        setattr(Tracer, name, forward_to_high_type(name, fn) if name == "__iter__" else fn)
     for name, fn in _TRACER_PROPERTIES.items():
         setattr(Tracer, name, property(fn))
