@@ -88,9 +88,12 @@ class JaxprTrace(Trace):
         self.ref_writes: list = []               # the lifted Refs written, first write first
         # Var of a mutable hijax type -> its MutableQuasiDynamicData (core/hijax.py)
         self.qdds: dict = {}
+        self.is_high = False                     # a hijax type or equation staged here
 
     # ------------------------------------------------------------ inputs
     def new_arg(self, aval: ShapedArray) -> JaxprTracer:
+        if getattr(aval, "is_high", False):
+            self.is_high = True
         if type(aval) is AvalQDD:          # a mutable hijax type with what it holds on entry
             aval, qdd = aval.aval, aval.qdd
             var = Var(aval)
@@ -118,6 +121,7 @@ class JaxprTrace(Trace):
         found = self.consts.get(id(x))
         if found is None:
             aval = typeof_rules[type(x)](x) if aval is None else aval
+            self.is_high = True
             var = Var(aval)
             if aval.has_qdd:               # what it holds now, read where this trace began
                 with set_current_trace(self.parent):
@@ -139,6 +143,7 @@ class JaxprTrace(Trace):
 
     def add_staged_eqn(self, atoms, outvars, prim, params, source_info) -> None:
         """Record an equation whose outvars the caller made (HiPrimitive's staging)."""
+        self.is_high = True
         self.eqns.append(Eqn(atoms, outvars, prim, params, source_info))
 
     def final_qdds(self) -> list:
@@ -315,6 +320,10 @@ def _input_dependencies(trace: JaxprTrace, var: Var) -> list[int]:
     return [i for i, v in enumerate(trace.invars) if v in needed]
 
 
+# the ClosedJaxprs traced with hijax types or equations in them (core/hijax.py lowers them)
+high_jaxprs: weakref.WeakSet = weakref.WeakSet()
+
+
 def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None,
                    ref_policy: str | None = None) -> ClosedJaxpr:
     """Trace `fun(*tracers) -> list of outputs` with inputs of `in_avals` into the
@@ -325,6 +334,8 @@ def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None,
         tracers = [trace.new_arg(a) for a in in_avals]
         outs = fun(*tracers)
         closed = trace.to_jaxpr(outs)
+        if trace.is_high:
+            high_jaxprs.add(closed)
     if config.jax_enable_checks:
         check_jaxpr(closed)             # a rule's wrong output type fails here, by name
     if config.jax_check_tracer_leaks:

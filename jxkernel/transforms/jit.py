@@ -26,7 +26,8 @@ from ..core.config import config
 from ..core import compile_record, vma
 from ..core.native import native
 from ..core.source_info import made_by_user
-from ..core.staging import DebugInfo, convert_constvars_to_invars
+from ..core.hijax import lower_jaxpr
+from ..core.staging import DebugInfo, convert_constvars_to_invars, high_jaxprs
 from ..core.trace import Tracer, _ctx, eval_trace
 from ..tree_util import default_registry as _registry, tree_flatten, tree_unflatten
 from ..xla import client as _client, pipeline
@@ -292,6 +293,11 @@ class Jitted:
         start = time.perf_counter()
         closed = jit_refs.traced(self._flat_fun(treedef, statics, out_trees, names), leaves,
                                  avals, info, jit_refs.where(self), names)
+        # hijax equations inside (a library's high types made and used in the body) become
+        # their low equations here, before anything compiles or transforms the jaxpr
+        # (core/hijax.py; JAX lowers them when it compiles the jaxpr)
+        if closed in high_jaxprs:
+            closed = lower_jaxpr(closed)
         return closed, out_trees[0], time.perf_counter() - start
 
     def _compile(self, key, leaves, treedef, statics, avals, device, dyn_args, dyn_kwargs):
