@@ -1,0 +1,70 @@
+"""jax.experimental.hijax as JAX 0.10.2 runs it: HiPrimitives run their `to_lojax` eagerly,
+stage as equations typed by their `abstract_eval` (mutable types with quasi-dynamic data,
+`cur_qdd`), are lowered to their low equations when a jit compiles, and tracers of high types
+forward methods, properties and operators to their type. JAX's answers are recorded in
+tests/data/hijax_reference.json (reference/make_hijax_reference.py)."""
+import json
+import os
+import sys
+
+import pytest
+
+import jxkernel
+from jxkernel._jax._src import hijax
+from jxkernel._jax.experimental import cur_qdd
+
+DATA = os.path.join(os.path.dirname(__file__), os.pardir, "data")
+sys.path.insert(0, DATA)
+from hijax_cases import run_cases  # noqa: E402
+
+with open(os.path.join(DATA, "hijax_reference.json")) as f:
+    REFERENCE = json.load(f)
+
+RESULTS = {}
+
+
+def results():
+    if not RESULTS:
+        RESULTS.update(run_cases(jxkernel, hijax, cur_qdd))
+    return RESULTS
+
+
+@pytest.mark.parametrize("name", sorted(REFERENCE))
+def test_as_jax(name):
+    assert results().get(name) == REFERENCE[name]
+
+
+def test_every_case_recorded():
+    assert sorted(results()) == sorted(REFERENCE)
+
+
+def test_box_state_follows_updates_inside_a_trace():
+    # the quasi-dynamic data is what the box holds at each point of the traced program
+    seen = []
+
+    def f(x):
+        b = hijax.Box(x)
+        seen.append(cur_qdd(b).treedef)
+        b.set([x, x])
+        seen.append(cur_qdd(b).treedef)
+        return b.get()[0]
+
+    jxkernel.make_jaxpr(f)(1.0)
+    assert [str(t) for t in seen] == ["PyTreeDef(*)", "PyTreeDef([*, *])"]
+
+
+def test_mutable_high_value_cannot_leave_a_jit():
+    with pytest.raises(NotImplementedError, match="mutable high value"):
+        jxkernel.jit(lambda x: hijax.Box(x))(1.0)
+
+
+def test_staged_high_equations_survive_dead_code_elimination():
+    # box_set has no results: it must stay in the jaxpr (JAX keeps it for its effect)
+    from jxkernel.core.dce import dce_jaxpr
+    closed = jxkernel.make_jaxpr(lambda x: (hijax.Box(x), x)[1])(1.0)
+    assert [str(e.primitive) for e in dce_jaxpr(closed.jaxpr).eqns] == ["new_box", "box_set"]
+
+
+def test_a_box_tracer_is_no_boolean():
+    with pytest.raises(TypeError, match="is not convertible to boolean"):
+        jxkernel.make_jaxpr(lambda x: hijax.Box(x) and x)(1.0)
