@@ -75,6 +75,7 @@ _LITERAL_TYPES = (int, float, complex, bool, np.generic, np.ndarray)
 class JaxprTrace(Trace):
     """Records primitives into a jaxpr (JAX's DynamicJaxprTrace)."""
     tracer_type = JaxprTracer    # the class of its tracers (partial evaluation has its own)
+    requires_low = False         # True: a HiPrimitive runs its to_lojax (core/hijax_lower.py)
 
     def __init__(self, parent, debug_info: DebugInfo | None = None, ref_policy=None):
         super().__init__(parent)
@@ -137,6 +138,8 @@ class JaxprTrace(Trace):
         return atom.aval if qdd is None else AvalMutableQDD(atom.aval, qdd)
 
     def cur_qdd(self, x):
+        if not isinstance(x, Tracer) and id(x) not in self.consts:
+            return x.cur_qdd()             # a value made outside, not (yet) used here
         atom = self.to_atom(x)
         qdd = self.qdds.get(atom) if type(atom) is Var else None
         return None if qdd is None else qdd.cur_val
