@@ -77,6 +77,9 @@ class AbstractValue:
 # type(x) -> the function giving x's type, for values that are not arrays: the types libraries
 # register (`hijax.register_hitype`), read by `jax.typeof`
 typeof_rules: dict = {}
+# the classes of high values (hijax.register_hitype): their type is their rule's, never read
+# from an `aval` attribute (Flax's HijaxVariable answers every attribute with a primitive)
+hi_value_types: set = set()
 
 
 class ShapedArray(AbstractValue):
@@ -172,6 +175,8 @@ class ShapedArray(AbstractValue):
 
 def get_aval(x) -> ShapedArray:
     """The aval of any array-like value: a tracer, an Array, NumPy data or a Python scalar."""
+    if type(x) in hi_value_types:
+        return typeof_rules[type(x)](x)
     aval = getattr(x, "aval", None)
     if isinstance(aval, ShapedArray):
         return aval

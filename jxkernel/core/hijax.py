@@ -37,7 +37,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from .avals import AbstractValue, typeof_rules
+from .avals import AbstractValue, hi_value_types, typeof_rules  # noqa: F401 (staging's)
 from .ir import ClosedJaxpr, Jaxpr, Var
 from .primitive import Primitive, impl_rules, jvp_rules, side_effecting, staging_rules, \
     transpose_rules
@@ -171,8 +171,6 @@ class MutableHiType(AbstractValue):
         return self.to_tangent_aval()
 
 
-# the Python classes registered as high values: staging takes them as constants by their type
-hi_value_types: set = set()
 
 
 def register_hitype(val_cls, typeof_fn) -> None:
