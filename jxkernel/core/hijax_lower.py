@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import itertools
 
-from .avals import AbstractValue, typeof_rules
+from .avals import AbstractValue, hi_value_types, typeof_rules
 from .hijax import AvalQDD, HiPrimitive, eqn_is_high, is_high_aval
 from .interpret import read_atom
 from .ir import ClosedJaxpr, Jaxpr
 from .source_info import replay, replaying
 from .staging import JaxprTrace, high_jaxprs
-from .trace import _ctx, new_trace
+from .trace import Tracer, _ctx, new_trace
 
 
-def lower_jaxpr(closed, in_qdds=None, final_qdds=None):
+def lower_jaxpr(closed, in_qdds=None, final_qdds=None, what="jit"):
     """The low ClosedJaxpr of a high one, as JAX's `pe.lower_jaxpr`: each high input becomes
     its low values (`lo_ty`, or `lo_ty_qdd` of its initial quasi-dynamic data `in_qdds[i]`),
     each high equation runs its `to_lojax`, and each mutable input's final low values
@@ -36,10 +36,13 @@ def lower_jaxpr(closed, in_qdds=None, final_qdds=None):
                 for v, q in zip(jaxpr.invars, in_qdds)]
     lo_avals = [t for aval in in_types for t in _lo_types(aval)]
     for c in closed.consts:
-        if is_high_aval(typeof_rules.get(type(c), lambda _: None)(c)):
+        if type(c) in hi_value_types or isinstance(c, Tracer) and is_high_aval(c.aval):
             raise NotImplementedError(
-                "jxkernel cannot lower a jaxpr closing over a high value (a hijax value "
-                "captured from outside the traced function); pass it as an argument")
+                f"jxkernel does not lower a hijax value captured from outside the function "
+                f"traced for {what} "
+                f"({typeof_rules[type(c)](c) if type(c) in hi_value_types else c}), whose "
+                f"state JAX threads through: " + ("pass it to the jit as an argument" if
+                what == "jit" else "carry its value through as an operand instead"))
 
     def run(*lo_args):
         it = iter(lo_args)

@@ -8,6 +8,7 @@ import numpy as np
 from ..core import dtypes, vma
 from ..core.avals import ShapedArray, get_aval
 from ..core.config import config
+from ..core.hijax_lower import lower_jaxpr
 from ..core.lru import TRACES, WeakLRU
 from ..core.trace import Tracer
 from ..core.interpret import eval_jaxpr
@@ -42,7 +43,9 @@ def trace_fun(fun, in_tree, in_avals, what: str):
         return found
     flat, out_tree = flatten_fun(fun, in_tree)
     info = DebugInfo(fun_name(fun), function_source_info(fun), what, None)
-    found = trace_to_jaxpr(flat, list(in_avals), info, "lift"), out_tree()
+    # hijax equations made and used inside the body: their low equations (core/hijax_lower.py)
+    found = lower_jaxpr(trace_to_jaxpr(flat, list(in_avals), info, "lift"), what=what), \
+        out_tree()
     if not any(isinstance(c, Tracer) for c in found[0].consts):   # tracers die with their trace
         _traced[key] = found
     return found

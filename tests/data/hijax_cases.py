@@ -56,6 +56,8 @@ def run_cases(jax, hijax, cur_qdd) -> dict:
     out["box_arg_jaxpr"] = str(jax.make_jaxpr(update)(box, 1.0))
     out["box_arg_eval_shape"] = repr(jax.eval_shape(update, box, 1.0))
     out["box_after_tracing"] = repr(float(box.get()))
+    out["box_arg_jit"] = repr((float(jax.jit(update)(box, 1.0)), float(box.get())))
+    out["box_arg_jit_again"] = repr((float(jax.jit(update)(box, 1.0)), float(box.get())))
     out["box_returned_eval_shape"] = repr(jax.eval_shape(lambda x: Box(x), 1.0))
 
     seen = {}

@@ -68,3 +68,50 @@ def test_staged_high_equations_survive_dead_code_elimination():
 def test_a_box_tracer_is_no_boolean():
     with pytest.raises(TypeError, match="is not convertible to boolean"):
         jxkernel.make_jaxpr(lambda x: hijax.Box(x) and x)(1.0)
+
+
+def test_box_made_and_used_inside_a_scan_body():
+    # the body's high equations are lowered when it is traced: eagerly and under jit alike
+    def body(c, x):
+        b = hijax.Box(c)
+        b.set(b.get() + x)
+        return b.get(), b.get() * 2
+
+    xs = jxkernel.numpy.arange(3.0)
+    for run in (lambda: jxkernel.lax.scan(body, 0.0, xs),
+                jxkernel.jit(lambda: jxkernel.lax.scan(body, 0.0, xs))):
+        carry, ys = run()
+        assert float(carry) == 3.0 and ys.tolist() == [0.0, 2.0, 6.0]
+
+
+def test_box_captured_by_a_scan_body_is_refused_by_name():
+    # JAX threads a captured box's state through the loop; jxkernel says it does not
+    box = hijax.Box(1.0)
+
+    def body(c, x):
+        box.set(box.get() + x)
+        return c, None
+
+    with pytest.raises(NotImplementedError, match="captured from outside the function traced "
+                                                  "for scan body"):
+        jxkernel.lax.scan(body, 0.0, jxkernel.numpy.arange(3.0))
+
+
+def test_jit_writes_back_what_a_box_argument_holds():
+    box = hijax.Box(1.0)
+
+    def add_to(b, x):
+        b.set(b.get() + x)
+        return x * 2
+
+    f = jxkernel.jit(add_to)
+    assert float(f(box, 2.0)) == 4.0 and float(box.get()) == 3.0
+    assert float(f(box, 2.0)) == 4.0 and float(box.get()) == 5.0   # the same program, cached
+
+    def grow(b, x):                 # a new structure in the box: its type after the call
+        b.set((b.get(), x))
+        return x
+
+    jxkernel.jit(grow)(box, 7.0)
+    assert [float(v) for v in box.get()] == [5.0, 7.0]
+    assert str(cur_qdd(box).treedef) == "PyTreeDef((*, *))"
