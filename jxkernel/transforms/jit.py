@@ -7,11 +7,10 @@
     Array([2., 2., 2.], dtype=float32)
 
 Cache key: the function, static argument values, the pytree structure of the dynamic arguments,
-each leaf's (shape, dtype, weak_type), the device, and the x64 flag. On a miss, jit publishes
-the compilation (signature, phase times) to the compile record (core/compile_record.py), whose
-explainer (views/recompile_explainer.py) says why. Under another transformation a jitted call
-is one `jit` equation (jit_primitive.py); `.trace`, `.lower` and `.compile` are stages.py's;
-the caches' contents are in jit_cache.py, the argument checks in jit_args.py.
+each leaf's (shape, dtype, weak_type), the device, and the x64 flag. A miss is published to the
+compile record (core/compile_record.py), whose explainer (views/recompile_explainer.py) says why.
+Under another transformation a jitted call is one `jit` equation (jit_primitive.py); stages.py
+has `.trace`/`.lower`/`.compile`, jit_cache.py the caches, jit_args.py the argument checks.
 """
 from __future__ import annotations
 

@@ -21,11 +21,11 @@ from ..core.avals import typeof_rules
 from ..core.config import config
 from ..core.hijax import AvalQDD, cur_qdd, hi_value_types
 from ..core.hijax_lower import lower_jaxpr  # noqa: F401  (jit.py's, from here)
-from ..core.interpret import eval_jaxpr
-from ..core.staging import DebugInfo, JaxprTrace, high_jaxprs
+from ..core.staging import DebugInfo, JaxprTrace, convert_constvars_to_invars, high_jaxprs
 from ..core.trace import new_trace
 from ..tree_util import tree_unflatten
 from .jit_args import leaf_aval
+from .jit_primitive import jit_p
 
 # Jitted -> {key: (the low program's jit, the trace's final quasi-dynamic data, out types)}
 _programs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -86,7 +86,11 @@ def _compile(jitted, treedef, statics, in_types, names):
                                   "made outside in one call")
     lo = lower_jaxpr(closed, [t.qdd if type(t) is AvalQDD else None for t in in_types],
                      finals)
-    # the low program: one jit of its own (cached, compiled once per these types)
-    from .jit import jit         # (jit.py imports this module: the jit class is below it)
-    program = jit(lambda *xs: eval_jaxpr(lo.jaxpr, lo.consts, *xs))
+    # the low program, run as a jit equation is eagerly (compiled once, cached by its jaxpr)
+    jaxpr, consts = convert_constvars_to_invars(lo)
+    n = len(jaxpr.jaxpr.invars)
+
+    def program(*lo_args):
+        return jit_p.bind(*consts, *lo_args, jaxpr=jaxpr, name=jitted._name,
+                          donated_invars=(False,) * n, inline=False, keep_unused=False)
     return program, finals, closed.out_avals, out_trees[0]

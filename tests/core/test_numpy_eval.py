@@ -34,14 +34,12 @@ OURS = {name: all_primitives[name] for name in all_primitives}
 # Primitives with no NumPy rule yet (13 of 189): exported programs (StableHLO only XLA
 # runs), shape polymorphism's dim_as_value and foreign functions; the collectives (they need
 # an axis environment: pmap's and shard_map's rules batch them away); and what appears only
-# inside AD (custom_lin). JAX's Box primitives (core/hijax.py) are high: a jit lowers them to
-# their low equations before any backend runs the jaxpr.
+# inside AD (custom_lin).
 WITHOUT_NUMPY_RULE = sorted("""
 call_exported dim_as_value ffi_call
 all_gather all_to_all axis_index pmax pmin ppermute psum psum_invariant reduce_scatter
 custom_lin
 get swap addupdate freeze new_ref empty_ref
-new_box box_get box_set
 """.split())    # (the last line's act on Refs, api/state_primitives.py, not on arrays)
 
 RNG = np.random.default_rng(0)
