@@ -13,6 +13,7 @@ import jax
 import jax.numpy  # noqa: F401
 from jax._src import hijax
 from jax.experimental import cur_qdd
+from jax.experimental import hijax as public
 
 from recording import DATA
 
@@ -20,7 +21,7 @@ sys.path.insert(0, DATA)
 from hijax_cases import run_cases  # noqa: E402
 
 if __name__ == "__main__":
-    results = run_cases(jax, hijax, cur_qdd)
+    results = run_cases(jax, hijax, cur_qdd, public)
     path = os.path.join(DATA, "hijax_reference.json")
     with open(path, "w") as f:
         json.dump(results, f, indent=1, sort_keys=True)

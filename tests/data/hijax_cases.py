@@ -3,11 +3,12 @@
 (tests/jax_compat/test_hijax.py): each returns text, compared exactly.
 
 `jax` is the library (jax, or jxkernel under JAX's names), `hijax` its jax._src.hijax (Box and
-its primitives live there in JAX), `cur_qdd` its jax.experimental.cur_qdd.
+its primitives live there in JAX), `cur_qdd` its jax.experimental.cur_qdd, `public` its
+jax.experimental.hijax.
 """
 
 
-def run_cases(jax, hijax, cur_qdd) -> dict:
+def run_cases(jax, hijax, cur_qdd, public) -> dict:
     out = {}
     log = []
 
@@ -95,6 +96,10 @@ def run_cases(jax, hijax, cur_qdd) -> dict:
         def _add(self, p, q):
             return add_pair_p.bind(p, q)
 
+        # names jnp gives array tracers as a method and a property: a high type's own win
+        sum = public.aval_method(lambda p: first_p.bind(p) + second_p.bind(p))
+        T = public.aval_property(lambda p: make_pair_p.bind(second_p.bind(p), first_p.bind(p)))
+
     class MakePair(hijax.HiPrimitive):
         def abstract_eval(self, x, y):
             return PairTy(), set()
@@ -116,7 +121,12 @@ def run_cases(jax, hijax, cur_qdd) -> dict:
         def to_lojax(self, p):
             return p[0]
 
+    class Second(First):
+        def to_lojax(self, p):
+            return p[1]
+
     make_pair_p, add_pair_p, first_p = MakePair("make_pair"), AddPair("add_pair"), First("first")
+    second_p = Second("second")
 
     def pairs(x, y):
         p = make_pair_p.bind(x, y) + make_pair_p.bind(y, x)
@@ -125,6 +135,13 @@ def run_cases(jax, hijax, cur_qdd) -> dict:
     x, y = jax.numpy.float32(1.0), jax.numpy.float32(2.0)
     out["pair_jaxpr"] = str(jax.make_jaxpr(pairs)(x, y))
     out["pair_jit"] = repr(float(jax.jit(pairs)(x, y)))
+
+    def methods(x, y):
+        p = make_pair_p.bind(x, y)
+        return p.sum() * 10 + first_p.bind(p.T)
+
+    out["pair_methods_jaxpr"] = str(jax.make_jaxpr(methods)(x, y))
+    out["pair_methods_jit"] = repr(float(jax.jit(methods)(x, y)))
 
     class NoAbstractEval(hijax.HiPrimitive):
         def to_lojax(self, x):

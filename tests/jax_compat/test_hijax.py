@@ -12,6 +12,7 @@ import pytest
 import jxkernel
 from jxkernel._jax._src import hijax
 from jxkernel._jax.experimental import cur_qdd
+from jxkernel._jax.experimental import hijax as public
 
 DATA = os.path.join(os.path.dirname(__file__), os.pardir, "data")
 sys.path.insert(0, DATA)
@@ -25,7 +26,7 @@ RESULTS = {}
 
 def results():
     if not RESULTS:
-        RESULTS.update(run_cases(jxkernel, hijax, cur_qdd))
+        RESULTS.update(run_cases(jxkernel, hijax, cur_qdd, public))
     return RESULTS
 
 
