@@ -116,3 +116,15 @@ def test_jit_writes_back_what_a_box_argument_holds():
     jxkernel.jit(grow)(box, 7.0)
     assert [float(v) for v in box.get()] == [5.0, 7.0]
     assert str(cur_qdd(box).treedef) == "PyTreeDef((*, *))"
+
+
+def test_checked_jaxprs_with_high_equations():
+    # jax_enable_checks type-checks every trace: a high equation is checked for its variables
+    def f(x):
+        b = hijax.Box(x)
+        b.set(b.get() * 2)
+        return b.get() + 1
+
+    with jxkernel.config.override("jax_enable_checks", True):
+        assert float(jxkernel.jit(f)(3.0)) == 7.0
+        jxkernel.make_jaxpr(f)(1.0)
