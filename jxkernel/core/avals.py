@@ -59,11 +59,27 @@ class AbstractValue:
     """The base class of every type a traced value can have (JAX's core.AbstractValue):
     `ShapedArray`, and the types libraries define (`jax.experimental.hijax`'s, refs')."""
     __slots__ = ()
+    is_high = False            # a high type lowers to other types (core/hijax.py)
+    has_qdd = False            # a mutable one carries quasi-dynamic data
+
+    def lo_ty(self) -> list:
+        """The low types this type lowers to: itself, for a low type (as JAX's)."""
+        return [self]
+
+    def lo_ty_qdd(self, qdd):
+        raise NotImplementedError("avals with qdd must override")
+
+    def normalize(self):
+        strip = getattr(self, "strip_weak_type", None)
+        return strip() if strip is not None else self
 
 
 # type(x) -> the function giving x's type, for values that are not arrays: the types libraries
 # register (`hijax.register_hitype`), read by `jax.typeof`
 typeof_rules: dict = {}
+# the classes of high values (hijax.register_hitype): their type is their rule's, never read
+# from an `aval` attribute (Flax's HijaxVariable answers every attribute with a primitive)
+hi_value_types: set = set()
 
 
 class ShapedArray(AbstractValue):
@@ -114,6 +130,13 @@ class ShapedArray(AbstractValue):
         return self if dtype == self.dtype else self.update(dtype=dtype)
 
     to_ct_aval = to_tangent_aval            # a cotangent has the tangent's type
+
+    # a value of a low type lowers to itself (what a high type made of arrays calls on them)
+    def lower_val(self, val) -> list:
+        return [val]
+
+    def raise_val(self, val):
+        return val
     at_least_vspace = to_tangent_aval       # JAX's older name
 
     def str_short(self) -> str:
@@ -152,6 +175,8 @@ class ShapedArray(AbstractValue):
 
 def get_aval(x) -> ShapedArray:
     """The aval of any array-like value: a tracer, an Array, NumPy data or a Python scalar."""
+    if type(x) in hi_value_types:
+        return typeof_rules[type(x)](x)
     aval = getattr(x, "aval", None)
     if isinstance(aval, ShapedArray):
         return aval
@@ -159,6 +184,8 @@ def get_aval(x) -> ShapedArray:
         return ShapedArray((), dtypes.python_scalar_dtype(x), type(x) is not bool)
     if isinstance(x, (np.ndarray, np.generic)):
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
+    if getattr(aval, "is_high", False):     # a tracer of a library's type (core/hijax.py)
+        return aval
     raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid jxkernel type "
                     f"(arrays, NumPy arrays and Python scalars are)")
 

@@ -12,6 +12,8 @@ def aval_text(aval, weak: bool = True) -> str:
     >>> aval_text(ShapedArray((2, 3), np.dtype("float32"), True))
     '~float32[2,3]'
     """
+    if getattr(aval, "is_high", False):        # a library's type prints itself
+        return str(aval)
     # float0 is a structured void dtype; bfloat16 and the float8s are void-kind too; a typed
     # key's dtype (key<fry>) is no NumPy dtype and has no fields
     name = "float0" if getattr(aval.dtype, "names", None) == ("float0",) else aval.dtype.name

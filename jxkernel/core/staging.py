@@ -34,7 +34,9 @@ from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, SourceInfo, Var
 from .primitive import const_folding_rules, staging_rules
 from .sharding_types import abstract_eval
 from .source_info import eqn_source_info
-from .trace import Trace, Tracer, aval_text, current_trace, new_trace
+from .trace import Trace, Tracer, aval_text, current_trace, new_trace, set_current_trace
+from .avals import typeof_rules
+from .hijax import AvalMutableQDD, AvalQDD, MutableQuasiDynamicData, hi_value_types
 
 
 class DebugInfo(NamedTuple):
@@ -73,6 +75,7 @@ _LITERAL_TYPES = (int, float, complex, bool, np.generic, np.ndarray)
 class JaxprTrace(Trace):
     """Records primitives into a jaxpr (JAX's DynamicJaxprTrace)."""
     tracer_type = JaxprTracer    # the class of its tracers (partial evaluation has its own)
+    requires_low = False         # True: a HiPrimitive runs its to_lojax (core/hijax_lower.py)
 
     def __init__(self, parent, debug_info: DebugInfo | None = None, ref_policy=None):
         super().__init__(parent)
@@ -84,10 +87,20 @@ class JaxprTrace(Trace):
         self.ref_vars: dict[int, tuple] = {}     # "record": id(Ref) -> (Ref, its tracer)
         self.refs: dict[int, list] = {}          # id(Ref) -> [Ref, its value here]
         self.ref_writes: list = []               # the lifted Refs written, first write first
+        # Var of a mutable hijax type -> its MutableQuasiDynamicData (core/hijax.py)
+        self.qdds: dict = {}
+        self.is_high = False                     # a hijax type or equation staged here
 
     # ------------------------------------------------------------ inputs
     def new_arg(self, aval: ShapedArray) -> JaxprTracer:
-        var = Var(aval)
+        if getattr(aval, "is_high", False):
+            self.is_high = True
+        if type(aval) is AvalQDD:          # a mutable hijax type with what it holds on entry
+            aval, qdd = aval.aval, aval.qdd
+            var = Var(aval)
+            self.qdds[var] = MutableQuasiDynamicData(qdd)
+        else:
+            var = Var(aval)
         self.invars.append(var)
         return self.tracer_type(self, aval, var)
 
@@ -96,10 +109,49 @@ class JaxprTrace(Trace):
             return x._var if x._var is not None else self._const_atom(x.const, x._aval)
         if isinstance(x, Tracer):
             self.check_foreign_tracer(x)
+            if x.aval.has_qdd:             # a mutable hijax value of an enclosing trace
+                return self._hi_const(x, x.aval)
             return self._constvar(x, x.aval)
         if type(x) is Literal:
             return x
+        if type(x) in hi_value_types:      # a hijax value made outside: a constvar
+            return self._hi_const(x)
         return self._const_atom(x, get_aval(x))
+
+    def _hi_const(self, x, aval=None):
+        found = self.consts.get(id(x))
+        if found is None:
+            aval = typeof_rules[type(x)](x) if aval is None else aval
+            self.is_high = True
+            var = Var(aval)
+            if aval.has_qdd:               # what it holds now, read where this trace began
+                with set_current_trace(self.parent):
+                    self.qdds[var] = MutableQuasiDynamicData(self.parent.cur_qdd(x))
+            found = self.consts[id(x)] = (var, x)
+        return found[0]
+
+    # ------------------------------------------------------------ hijax
+    def aval_mutable_qdd(self, atom):
+        """`atom`'s type as a HiPrimitive's abstract_eval takes it: with its mutable
+        quasi-dynamic data where it has some."""
+        qdd = self.qdds.get(atom) if type(atom) is Var else None
+        return atom.aval if qdd is None else AvalMutableQDD(atom.aval, qdd)
+
+    def cur_qdd(self, x):
+        if not isinstance(x, Tracer) and id(x) not in self.consts:
+            return x.cur_qdd()             # a value made outside, not (yet) used here
+        atom = self.to_atom(x)
+        qdd = self.qdds.get(atom) if type(atom) is Var else None
+        return None if qdd is None else qdd.cur_val
+
+    def add_staged_eqn(self, atoms, outvars, prim, params, source_info) -> None:
+        """Record an equation whose outvars the caller made (HiPrimitive's staging)."""
+        self.is_high = True
+        self.eqns.append(Eqn(atoms, outvars, prim, params, source_info))
+
+    def final_qdds(self) -> list:
+        """Each input's quasi-dynamic data at the end of the trace (None: it has none)."""
+        return [self.qdds[v].cur_val if v in self.qdds else None for v in self.invars]
 
     def _const_atom(self, value, aval):
         if not aval.shape and isinstance(value, _LITERAL_TYPES):
@@ -271,6 +323,10 @@ def _input_dependencies(trace: JaxprTrace, var: Var) -> list[int]:
     return [i for i, v in enumerate(trace.invars) if v in needed]
 
 
+# the ClosedJaxprs traced with hijax types or equations in them (core/hijax.py lowers them)
+high_jaxprs: weakref.WeakSet = weakref.WeakSet()
+
+
 def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None,
                    ref_policy: str | None = None) -> ClosedJaxpr:
     """Trace `fun(*tracers) -> list of outputs` with inputs of `in_avals` into the
@@ -281,6 +337,8 @@ def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None,
         tracers = [trace.new_arg(a) for a in in_avals]
         outs = fun(*tracers)
         closed = trace.to_jaxpr(outs)
+        if trace.is_high:
+            high_jaxprs.add(closed)
     if config.jax_enable_checks:
         check_jaxpr(closed)             # a rule's wrong output type fails here, by name
     if config.jax_check_tracer_leaks:

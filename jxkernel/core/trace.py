@@ -14,13 +14,21 @@ trace that has finished has *escaped* and raises UnexpectedTracerError.
 """
 from __future__ import annotations
 
+import collections
 import itertools
 import threading
+import types
 
 from . import errors
 from .basearray import Array
 from .errors import aval_text
 from .avals import ShapedArray
+
+
+# a property or method of a type's values declared on the type (jax.experimental.hijax's
+# aval_property and aval_method): tracers of that type forward to it (Tracer.__getattr__)
+aval_property = collections.namedtuple("aval_property", ["fget"])
+aval_method = collections.namedtuple("aval_method", ["fun"])
 
 
 class Trace:
@@ -54,6 +62,15 @@ class Trace:
     def finish(self) -> None:
         self.alive = False
 
+    def cur_qdd(self, x):
+        """`x`'s quasi-dynamic data here (core/hijax.py): a value not of this trace is the
+        parent's to answer; a trace that tracks none for its own tracers says so."""
+        if isinstance(x, Tracer) and x._trace is self:
+            raise NotImplementedError(f"jxkernel's {type(self).__name__} does not track the "
+                                      f"quasi-dynamic data of mutable hijax types")
+        with set_current_trace(self.parent):
+            return self.parent.cur_qdd(x)
+
     @property
     def main(self):
         """What identifies this transformation, under JAX's old name (`trace.main`, JAX's
@@ -70,6 +87,11 @@ class EvalTrace(Trace):
 
     def process_primitive(self, prim, args, params):
         return _eval_hook(prim, args, params)
+
+    def cur_qdd(self, x):
+        if isinstance(x, Tracer):
+            raise escaped_tracer_error(x)
+        return x.cur_qdd()
 
 
 def _no_eval_hook(prim, args, params):
@@ -195,6 +217,26 @@ class Tracer:
         value = self._concrete(errors.TracerArrayConversionError)
         return value.__array__(dtype) if dtype is not None else value.__array__()
 
+    def __getattr__(self, name):
+        # Only reached when the class has no such attribute. A tracer of a high type (a
+        # library's, core/hijax.py) forwards to its type, as JAX's tracers do: an
+        # aval_method is a method of the tracer, an aval_property a property. Array tracers
+        # keep their own attributes only.
+        if name in _TRACER_SLOTS:
+            raise AttributeError(name)
+        aval = self.aval
+        if not getattr(aval, "is_high", False):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        try:
+            attr = getattr(aval, name)
+        except AttributeError as err:
+            raise AttributeError(f"{type(self).__name__} has no attribute {name}") from err
+        if type(attr) is aval_property:
+            return attr.fget(self)
+        if type(attr) is aval_method:
+            return types.MethodType(attr.fun, self)
+        return attr
+
     def __hash__(self):
         raise TypeError(f"unhashable type: {type(self).__name__}. Traced arrays cannot be "
                         f"dictionary keys or static arguments.")
@@ -209,6 +251,42 @@ class Tracer:
     def __reduce__(self):
         raise TypeError("Traced arrays cannot be pickled")
 
+
+_NOT_CONVERTIBLE = {"__iter__": "is not iterable", "__len__": "has no length",
+                    "__bool__": "is not convertible to boolean",
+                    "__int__": "is not convertible to integer",
+                    "__float__": "is not convertible to float",
+                    "__complex__": "is not convertible to complex"}
+
+
+def forward_to_high_type(name: str, fn):
+    """Tracer's operator `name` (a dunder), which on a tracer of a high type calls its type's
+    `_op` (`__add__` -> `aval._add(tracer, other)`), as every JAX tracer does; on array
+    tracers, `fn`."""
+    hook = "_" + name[2:-2]
+    missing = _NOT_CONVERTIBLE.get(name)
+
+    def op(self, *args, **kwargs):
+        aval = self.aval
+        if not getattr(aval, "is_high", False):
+            return fn(self, *args, **kwargs)
+        method = getattr(aval, hook, None)
+        if method is None:
+            if missing is not None:
+                raise TypeError(f"Value of type {type(self)} {missing}.")
+            return getattr(aval, hook)(self, *args)     # JAX's AttributeError
+        return method(self, *args, **kwargs)
+    op.__name__ = op.__qualname__ = name
+    op.__wrapped__ = fn
+    return op
+
+
+# the attributes tracers keep in slots: never forwarded (an unset one is an AttributeError)
+_TRACER_SLOTS = frozenset({"_trace", "_aval", "_var", "const", "aval", "primal", "tangent",
+                           "val", "batch_dim", "_value"})
+
+for _name in ("__bool__", "__int__", "__float__", "__complex__", "__index__", "__len__"):
+    setattr(Tracer, _name, forward_to_high_type(_name, Tracer.__dict__[_name]))
 
 Array.register(Tracer)     # a tracer stands for an array: isinstance(t, jax.Array)
 

@@ -9,6 +9,7 @@ from ..core import dtypes, vma
 from ..core.avals import ShapedArray, get_aval
 from ..core.config import config
 from ..core.compile_record import body_traced
+from ..core.hijax_lower import lower_jaxpr
 from ..core.lru import TRACES, WeakLRU
 from ..core.trace import Tracer
 from ..core.interpret import eval_jaxpr
@@ -46,7 +47,9 @@ def trace_fun(fun, in_tree, in_avals, what: str):
     # traces its wrappers with the user's function's debug info
     user = getattr(fun, "_jx_traced_as", (fun,))[0]
     info = DebugInfo(fun_name(user), function_source_info(user), what, None)
-    found = trace_to_jaxpr(flat, list(in_avals), info, "lift"), out_tree()
+    # hijax equations made and used inside the body: their low equations (core/hijax_lower.py)
+    found = lower_jaxpr(trace_to_jaxpr(flat, list(in_avals), info, "lift"), what=what), \
+        out_tree()
     if not any(isinstance(c, Tracer) for c in found[0].consts):   # tracers die with their trace
         _traced[key] = found
     # a miss of this cache, told (and with jax_explain_cache_misses logged) as JAX tells its

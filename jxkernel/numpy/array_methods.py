@@ -18,7 +18,7 @@ import numpy as np
 from .. import lax
 from ..core.errors import ConcretizationTypeError
 from ..core.native import native
-from ..core.trace import Tracer
+from ..core.trace import Tracer, forward_to_high_type
 from ..xla.array import Array
 from ..xla.transfers import device_put
 from . import ufuncs
@@ -338,10 +338,27 @@ def install() -> None:
     for cls in (Array, Tracer):
         own = _ARRAY_OPERATORS if cls is Array else {}
         for name, fn in {**_OPERATORS, **own, **_METHODS}.items():
-            setattr(cls, name, fn)
+            setattr(cls, name, fn if cls is Array else _for_tracers(name, fn))
         for name, fn in _PROPERTIES.items():
-            setattr(cls, name, property(fn))
+            setattr(cls, name, property(fn if cls is Array else _for_tracers(name, fn, True)))
     for name, fn in _TRACER_ONLY.items():
-        setattr(Tracer, name, fn)
+        setattr(Tracer, name, _for_tracers(name, fn))
     for name, fn in _TRACER_PROPERTIES.items():
-        setattr(Tracer, name, property(fn))
+        setattr(Tracer, name, property(_for_tracers(name, fn, True)))
+
+
+def _for_tracers(name, fn, is_property=False):
+    """Tracer's `name`: on a tracer of a high type (core/hijax.py) its type's own, as JAX's
+    tracers forward to their aval (an operator to its `_op`, a method or property to the
+    attribute of that name, Tracer.__getattr__); on array tracers, `fn`."""
+    if name.startswith("__") and name.endswith("__") and name != "__array_namespace__":
+        return forward_to_high_type(name, fn)
+
+    def attribute(self, *args, **kwargs):
+        if not getattr(self.aval, "is_high", False):
+            return fn(self, *args, **kwargs)
+        found = Tracer.__getattr__(self, name)
+        return found if is_property else found(*args, **kwargs)
+    attribute.__name__ = attribute.__qualname__ = name
+    attribute.__wrapped__ = fn
+    return attribute

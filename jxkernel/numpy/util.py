@@ -69,9 +69,15 @@ def check_arraylike_or_none(fun_name: str, *args) -> None:
                             f"{type(arg)} at position {i}.")
 
 
+def _high(x) -> bool:
+    """A tracer of a library's high type (core/hijax.py): jnp takes its `__jax_array__`, as
+    JAX's ensure_arraylike does (a JAX tracer's `__jax_array__` is its type's)."""
+    return isinstance(x, Tracer) and getattr(x.aval, "is_high", False)
+
+
 def aval_of(x) -> ShapedArray:
     aval = getattr(x, "aval", None)
-    if aval is not None:
+    if aval is not None and not getattr(aval, "is_high", False):
         return aval
     if type(x) in _SCALAR_TYPES:
         return ShapedArray((), dtypes.python_scalar_dtype(x), type(x) is not bool)
@@ -84,7 +90,7 @@ def aval_of(x) -> ShapedArray:
 def ensure_array(x):
     """An Array or tracer for `x`. Scalars go through convert_element_type, so that under
     a trace they become literals (as in JAX); NumPy arrays are put on the device."""
-    if isinstance(x, _ARRAYS):
+    if isinstance(x, _ARRAYS) and not _high(x):
         return x
     if hasattr(x, "__jax_array__"):
         return ensure_array(x.__jax_array__())
@@ -110,7 +116,7 @@ def ensure_arraylike_tuple(fun_name: str, tup) -> list:
 
 # ---------------------------------------------------------------- dtype promotion
 def _convert(x, dtype, weak_type: bool, args=()):
-    if not isinstance(x, _ARRAYS):
+    if not isinstance(x, _ARRAYS) or _high(x):
         if hasattr(x, "__jax_array__"):
             x = x.__jax_array__()
         elif isinstance(x, np.ndarray) and x.shape:

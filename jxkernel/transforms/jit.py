@@ -6,13 +6,11 @@
     >>> f(jnp.ones(3), 2.0)
     Array([2., 2., 2.], dtype=float32)
 
-Cache key: the function, static argument values, the pytree structure of the dynamic
-arguments, each leaf's (shape, dtype, weak_type), the device, and the x64 flag. On a miss,
-jit publishes the compilation (signature, phase times) to the compile record
-(core/compile_record.py), whose explainer (views/recompile_explainer.py) says why. Under another
-transformation a jitted call is one `jit` equation (jit_primitive.py); `.trace`, `.lower`
-and `.compile` are stages.py's; the caches' contents are in jit_cache.py, the argument
-checks in jit_args.py.
+Cache key: the function, static argument values, the pytree structure of the dynamic arguments,
+each leaf's (shape, dtype, weak_type), the device, and the x64 flag. A miss is published to the
+compile record (core/compile_record.py), whose explainer (views/recompile_explainer.py) says why.
+Under another transformation a jitted call is one `jit` equation (jit_primitive.py); stages.py
+has `.trace`/`.lower`/`.compile`, jit_cache.py the caches, jit_args.py the argument checks.
 """
 from __future__ import annotations
 
@@ -26,6 +24,7 @@ from ..core.config import config
 from ..core import compile_record, vma
 from ..core.native import native
 from ..core.source_info import made_by_user
+from .jit_high import call_high, has_high, lower_jaxpr
 from ..core.staging import DebugInfo, convert_constvars_to_invars
 from ..core.trace import Tracer, _ctx, eval_trace
 from ..tree_util import default_registry as _registry, tree_flatten, tree_unflatten
@@ -225,6 +224,8 @@ class Jitted:
             return self._fun(*args, **kwargs)
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
+        if _ctx.trace is eval_trace and has_high(leaves):       # hijax values (jit_high.py)
+            return call_high(self, leaves, treedef, statics, dyn_args, dyn_kwargs)
         avals = tuple([leaf.aval if type(leaf) is Array else
                        leaf_aval(leaf, lambda i=i: self._leaf_names(dyn_args, dyn_kwargs)[i])
                        for i, leaf in enumerate(leaves)])
@@ -293,7 +294,7 @@ class Jitted:
         start = time.perf_counter()
         closed = jit_refs.traced(self._flat_fun(treedef, statics, out_trees, names), leaves,
                                  avals, info, jit_refs.where(self), names)
-        return closed, out_trees[0], time.perf_counter() - start
+        return lower_jaxpr(closed), out_trees[0], time.perf_counter() - start   # (core/hijax.py)
 
     def _compile(self, key, leaves, treedef, statics, avals, device, dyn_args, dyn_kwargs):
         traced = self._traces.get(key[:4] + NOWHERE) or sibling_trace(self, key[:4])  # reused

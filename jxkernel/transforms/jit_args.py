@@ -13,6 +13,8 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapedArray, ShapeDtypeStruct, python_scalar_aval, shaped_abstractify
+from ..core.avals import typeof_rules
+from ..core.hijax import AvalQDD, cur_qdd, hi_value_types
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
 def as_tuple(x) -> tuple:
@@ -223,6 +225,10 @@ def leaf_aval(x, index_name) -> ShapedArray:
 def abstract_leaf_aval(x, index_name) -> ShapedArray:
     """leaf_aval for tracing without data (trace, lower, eval_shape, make_jaxpr): avals and
     duck-typed arrays (anything with `shape` and `dtype`) are taken too, as JAX takes them."""
+    rule = typeof_rules.get(type(x))
+    if rule is not None and type(x) in hi_value_types:    # a library's high value (hijax)
+        aval = rule(x)                  # a mutable one: with what it holds now
+        return AvalQDD(aval, cur_qdd(x)) if aval.has_qdd else aval
     try:
         return shaped_abstractify(x)
     except TypeError:

@@ -101,7 +101,8 @@ def eval_shape(fun, *args, **kwargs):
     ShapeDtypeStruct(shape=(2,), dtype=float32)
     """
     closed, out_tree = _trace_flat(fun, (), args, kwargs, "eval_shape")
-    out = tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type,
+    out = tree_unflatten(out_tree, [a if a.is_high else    # a high type: itself, as JAX's
+                                    ShapeDtypeStruct(a.shape, a.dtype, a.weak_type,
                                                      getattr(a, "sharding", None))
                                     for a in closed.out_avals])     # sharding: Explicit axes
     return _key_shapes(out)

@@ -11,6 +11,8 @@ from ...core.trace import Trace, Tracer, current_trace, set_current_trace  # noq
 from ..extend.core import (Effect, find_top_trace, get_opaque_trace_state,  # noqa: F401
                            take_current_trace)
 from .hijax import AvalMutableQDD, AvalQDD, aval_method, aval_property  # noqa: F401
+from ...core.hijax import (MutableQuasiDynamicData, QuasiDynamicData,  # noqa: F401
+                           cur_qdd)
 
 
 def physical_aval(aval):

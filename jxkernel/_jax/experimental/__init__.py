@@ -6,6 +6,7 @@ side effects called from traced code.
     Array(2, dtype=int32)
 """
 from ...core.lazy_names import module_aliases
+from ...core.hijax import cur_qdd  # noqa: F401
 from ...lax.callbacks import io_callback  # noqa: F401
 
 # the experimental modules whose code is jxkernel's own, in the engine package it belongs to

@@ -2,7 +2,7 @@
 and the primitives on them (see jxkernel/core/hijax.py for what jxkernel runs).
 
     >>> class Tripled(HiPrimitive):
-    ...     def impl(self, x):
+    ...     def to_lojax(self, x):          # what runs eagerly, and in a compiled program
     ...         return 3 * x
     >>> Tripled("tripled").bind(2)
     6

@@ -1,0 +1,96 @@
+"""jit called with hijax values among its arguments (a library's high types, core/hijax.py:
+Flax NNX's hijax Variables), as JAX 0.10.2's jit takes them: each mutable one is an input of
+its type with what it holds now (its quasi-dynamic data, part of the cache key), the trace
+lowered (core/hijax_lower.py) to a program over their low values, which are read out of the
+values before the call and written back into them after it (`read_loval`,
+`update_from_loval`).
+
+    >>> from jxkernel._jax._src.hijax import Box
+    >>> box = Box(1.0)
+    >>> def add_to(b, x):
+    ...     b.set(b.get() + x)
+    ...     return x * 2
+    >>> jxkernel.jit(add_to)(box, 2.0), float(box.get())
+    (Array(4., dtype=float32, weak_type=True), 3.0)
+"""
+from __future__ import annotations
+
+import weakref
+
+from ..core.avals import typeof_rules
+from ..core.config import config
+from ..core.hijax import AvalQDD, cur_qdd, hi_value_types
+from ..core.hijax_lower import lower_jaxpr  # noqa: F401  (jit.py's, from here)
+from ..core.staging import DebugInfo, JaxprTrace, convert_constvars_to_invars, high_jaxprs
+from ..core.trace import new_trace
+from ..tree_util import tree_unflatten
+from .jit_args import leaf_aval
+from .jit_primitive import jit_p
+
+# Jitted -> {key: (the low program's jit, the trace's final quasi-dynamic data, out types)}
+_programs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def has_high(leaves) -> bool:
+    return any(type(leaf) in hi_value_types for leaf in leaves)
+
+
+def _in_type(leaf, name):
+    if type(leaf) in hi_value_types:
+        aval = typeof_rules[type(leaf)](leaf)
+        return AvalQDD(aval, cur_qdd(leaf)) if aval.has_qdd else aval
+    return leaf_aval(leaf, name)
+
+
+def call_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs):
+    """`jitted` called eagerly with these flat arguments, some of them hijax values."""
+    names = jitted._leaf_names(dyn_args, dyn_kwargs)
+    in_types = tuple(_in_type(leaf, lambda i=i: names[i]) for i, leaf in enumerate(leaves))
+    key = (treedef, in_types, statics, config._trace_state)
+    cache = _programs.setdefault(jitted, {})
+    found = cache.get(key)
+    if found is None:
+        found = cache[key] = _compile(jitted, treedef, statics, in_types, names)
+    program, finals, out_avals, out_tree = found
+    lo_args = []
+    for leaf, ty in zip(leaves, in_types):
+        if type(ty) is AvalQDD:
+            lo_args.extend(ty.aval.read_loval(ty.qdd, leaf))
+        elif ty.is_high:
+            lo_args.extend(ty.lower_val(leaf))
+        else:
+            lo_args.append(leaf)
+    lo_outs = iter(program(*lo_args))
+    outs = []
+    for aval in out_avals:      # an immutable high result is raised from its low values
+        outs.append(aval.raise_val(*[next(lo_outs) for _ in aval.lo_ty()]) if aval.is_high
+                    else next(lo_outs))
+    for leaf, ty, final in zip(leaves, in_types, finals):
+        if type(ty) is AvalQDD:        # what the program left in each mutable value
+            ty.aval.update_from_loval(final, leaf, *[next(lo_outs) for _ in
+                                                    ty.aval.lo_ty_qdd(final)])
+    return tree_unflatten(out_tree, outs)
+
+
+def _compile(jitted, treedef, statics, in_types, names):
+    out_trees = []
+    info = DebugInfo(jitted._name, jitted._source, "jit", tuple(names))
+    with new_trace(JaxprTrace, info, "lift") as trace:
+        tracers = [trace.new_arg(t) for t in in_types]
+        closed = trace.to_jaxpr(jitted._flat_fun(treedef, statics, out_trees,
+                                                 lambda: names)(*tracers))
+        finals = trace.final_qdds()
+    high_jaxprs.add(closed)
+    if closed.ref_writes:
+        raise NotImplementedError("jxkernel's jit does not take hijax values and write Refs "
+                                  "made outside in one call")
+    lo = lower_jaxpr(closed, [t.qdd if type(t) is AvalQDD else None for t in in_types],
+                     finals)
+    # the low program, run as a jit equation is eagerly (compiled once, cached by its jaxpr)
+    jaxpr, consts = convert_constvars_to_invars(lo)
+    n = len(jaxpr.jaxpr.invars)
+
+    def program(*lo_args):
+        return jit_p.bind(*consts, *lo_args, jaxpr=jaxpr, name=jitted._name,
+                          donated_invars=(False,) * n, inline=False, keep_unused=False)
+    return program, finals, closed.out_avals, out_trees[0]

@@ -1,0 +1,164 @@
+"""Cases for jax.experimental.hijax (high types and HiPrimitives) run alike by JAX 0.10.2
+(reference/make_hijax_reference.py, into hijax_reference.json) and by jxkernel
+(tests/jax_compat/test_hijax.py): each returns text, compared exactly.
+
+`jax` is the library (jax, or jxkernel under JAX's names), `hijax` its jax._src.hijax (Box and
+its primitives live there in JAX), `cur_qdd` its jax.experimental.cur_qdd, `public` its
+jax.experimental.hijax.
+"""
+
+
+def run_cases(jax, hijax, cur_qdd, public) -> dict:
+    out = {}
+    log = []
+
+    class Incr(hijax.HiPrimitive):
+        def impl(self, x, *, by):
+            log.append("impl")
+            return x + by
+
+        def to_lojax(self, x, *, by):
+            log.append("to_lojax")
+            return x + by
+
+        def abstract_eval(self, x, *, by):
+            return x, set()
+
+    incr_p = Incr("incr_hijax_case")
+    out["eager_result"] = repr(incr_p.bind(1.0, by=2))
+    out["eager_runs"] = repr(log)
+    log.clear()
+    out["incr_jaxpr"] = str(jax.make_jaxpr(lambda x: incr_p.bind(x, by=2))(1.0))
+    out["incr_jit"] = repr(float(jax.jit(lambda x: incr_p.bind(x, by=2))(1.0)))
+    out["incr_jit_runs"] = repr(log)
+
+    Box = hijax.Box
+
+    def body(x):
+        b = Box(x)
+        b.set(b.get() * 2)
+        return b.get() + 1
+
+    out["box_body_jaxpr"] = str(jax.make_jaxpr(body)(1.0))
+    out["box_body_eval_shape"] = repr(jax.eval_shape(body, 1.0))
+    out["box_body_jit"] = repr(float(jax.jit(body)(3.0)))
+    out["box_body_jit_in_jit"] = repr(float(jax.jit(lambda x: jax.jit(body)(x) * 2)(3.0)))
+    out["box_body_eager"] = repr(float(body(3.0)))
+
+    box = Box(2.0)
+    out["box_eager_get"] = repr(float(box.get()))     # (JAX's eager bind holds a TypedFloat)
+    out["box_eager_qdd"] = repr(cur_qdd(box))
+    out["typeof_box"] = repr(jax.typeof(box))
+
+    def update(b, x):
+        b.set(b.get() + x)
+        return x * 2
+
+    out["box_arg_jaxpr"] = str(jax.make_jaxpr(update)(box, 1.0))
+    out["box_arg_eval_shape"] = repr(jax.eval_shape(update, box, 1.0))
+    out["box_after_tracing"] = repr(float(box.get()))
+    out["box_arg_jit"] = repr((float(jax.jit(update)(box, 1.0)), float(box.get())))
+    out["box_arg_jit_again"] = repr((float(jax.jit(update)(box, 1.0)), float(box.get())))
+    out["box_returned_eval_shape"] = repr(jax.eval_shape(lambda x: Box(x), 1.0))
+
+    seen = {}
+
+    def inside(x):
+        b = Box(x)
+        b.set((x, x * 2))
+        seen["qdd"] = repr(cur_qdd(b))
+        seen["isinstance"] = repr(isinstance(b, Box))
+        seen["method"] = repr(b.get)
+        seen["typeof"] = repr(jax.typeof(b))
+        try:
+            b.nope
+        except AttributeError:
+            seen["missing_attribute"] = "AttributeError"
+        return b.get()[1]
+
+    out["tuple_box_jaxpr"] = str(jax.make_jaxpr(inside)(1.0))
+    out.update(("traced_" + k, v) for k, v in seen.items())
+
+    # an immutable high type whose tracers' + is its type's _add (as every JAX tracer's)
+    class PairTy(hijax.HiType):
+        def __eq__(self, other):
+            return isinstance(other, PairTy)
+
+        def __hash__(self):
+            return hash(PairTy)
+
+        def __repr__(self):
+            return "PairTy()"
+
+        def str_short(self, short_dtypes=False, **_):
+            return "Pair"
+
+        def _add(self, p, q):
+            return add_pair_p.bind(p, q)
+
+        # names jnp gives array tracers as a method and a property: a high type's own win
+        sum = public.aval_method(lambda p: first_p.bind(p) + second_p.bind(p))
+        T = public.aval_property(lambda p: make_pair_p.bind(second_p.bind(p), first_p.bind(p)))
+
+    class MakePair(hijax.HiPrimitive):
+        def abstract_eval(self, x, y):
+            return PairTy(), set()
+
+        def to_lojax(self, x, y):
+            return (x, y)
+
+    class AddPair(hijax.HiPrimitive):
+        def abstract_eval(self, p, q):
+            return PairTy(), set()
+
+        def to_lojax(self, p, q):
+            return (p[0] + q[0], p[1] + q[1])
+
+    class First(hijax.HiPrimitive):
+        def abstract_eval(self, p):
+            return jax.core.ShapedArray((), jax.numpy.float32), set()
+
+        def to_lojax(self, p):
+            return p[0]
+
+    class Second(First):
+        def to_lojax(self, p):
+            return p[1]
+
+    make_pair_p, add_pair_p, first_p = MakePair("make_pair"), AddPair("add_pair"), First("first")
+    second_p = Second("second")
+
+    def pairs(x, y):
+        p = make_pair_p.bind(x, y) + make_pair_p.bind(y, x)
+        return first_p.bind(p) * 10
+
+    x, y = jax.numpy.float32(1.0), jax.numpy.float32(2.0)
+    out["pair_jaxpr"] = str(jax.make_jaxpr(pairs)(x, y))
+    out["pair_jit"] = repr(float(jax.jit(pairs)(x, y)))
+
+    def methods(x, y):
+        p = make_pair_p.bind(x, y)
+        return p.sum() * 10 + first_p.bind(p.T)
+
+    out["pair_methods_jaxpr"] = str(jax.make_jaxpr(methods)(x, y))
+    out["pair_methods_jit"] = repr(float(jax.jit(methods)(x, y)))
+
+    class NoAbstractEval(hijax.HiPrimitive):
+        def to_lojax(self, x):
+            return x
+
+    no_ae = NoAbstractEval("no_abstract_eval")
+    try:
+        jax.jit(lambda x: no_ae.bind(x))(1.0)
+    except BaseException as e:      # JAX's assertion, by type and text
+        out["no_abstract_eval"] = f"{type(e).__name__}: {e}"
+
+    class ImplOnly(hijax.HiPrimitive):
+        def impl(self, x):
+            return x
+
+    try:
+        ImplOnly("impl_only").bind(1.0)
+    except BaseException as e:
+        out["impl_only_eager"] = f"{type(e).__name__}: {e}"
+    return out

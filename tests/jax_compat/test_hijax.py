@@ -1,0 +1,130 @@
+"""jax.experimental.hijax as JAX 0.10.2 runs it: HiPrimitives run their `to_lojax` eagerly,
+stage as equations typed by their `abstract_eval` (mutable types with quasi-dynamic data,
+`cur_qdd`), are lowered to their low equations when a jit compiles, and tracers of high types
+forward methods, properties and operators to their type. JAX's answers are recorded in
+tests/data/hijax_reference.json (reference/make_hijax_reference.py)."""
+import json
+import os
+import sys
+
+import pytest
+
+import jxkernel
+from jxkernel._jax._src import hijax
+from jxkernel._jax.experimental import cur_qdd
+from jxkernel._jax.experimental import hijax as public
+
+DATA = os.path.join(os.path.dirname(__file__), os.pardir, "data")
+sys.path.insert(0, DATA)
+from hijax_cases import run_cases  # noqa: E402
+
+with open(os.path.join(DATA, "hijax_reference.json")) as f:
+    REFERENCE = json.load(f)
+
+RESULTS = {}
+
+
+def results():
+    if not RESULTS:
+        RESULTS.update(run_cases(jxkernel, hijax, cur_qdd, public))
+    return RESULTS
+
+
+@pytest.mark.parametrize("name", sorted(REFERENCE))
+def test_as_jax(name):
+    assert results().get(name) == REFERENCE[name]
+
+
+def test_every_case_recorded():
+    assert sorted(results()) == sorted(REFERENCE)
+
+
+def test_box_state_follows_updates_inside_a_trace():
+    # the quasi-dynamic data is what the box holds at each point of the traced program
+    seen = []
+
+    def f(x):
+        b = hijax.Box(x)
+        seen.append(cur_qdd(b).treedef)
+        b.set([x, x])
+        seen.append(cur_qdd(b).treedef)
+        return b.get()[0]
+
+    jxkernel.make_jaxpr(f)(1.0)
+    assert [str(t) for t in seen] == ["PyTreeDef(*)", "PyTreeDef([*, *])"]
+
+
+def test_mutable_high_value_cannot_leave_a_jit():
+    with pytest.raises(NotImplementedError, match="mutable high value"):
+        jxkernel.jit(lambda x: hijax.Box(x))(1.0)
+
+
+def test_staged_high_equations_survive_dead_code_elimination():
+    # box_set has no results: it must stay in the jaxpr (JAX keeps it for its effect)
+    from jxkernel.core.dce import dce_jaxpr
+    closed = jxkernel.make_jaxpr(lambda x: (hijax.Box(x), x)[1])(1.0)
+    assert [str(e.primitive) for e in dce_jaxpr(closed.jaxpr).eqns] == ["new_box", "box_set"]
+
+
+def test_a_box_tracer_is_no_boolean():
+    with pytest.raises(TypeError, match="is not convertible to boolean"):
+        jxkernel.make_jaxpr(lambda x: hijax.Box(x) and x)(1.0)
+
+
+def test_box_made_and_used_inside_a_scan_body():
+    # the body's high equations are lowered when it is traced: eagerly and under jit alike
+    def body(c, x):
+        b = hijax.Box(c)
+        b.set(b.get() + x)
+        return b.get(), b.get() * 2
+
+    xs = jxkernel.numpy.arange(3.0)
+    for run in (lambda: jxkernel.lax.scan(body, 0.0, xs),
+                jxkernel.jit(lambda: jxkernel.lax.scan(body, 0.0, xs))):
+        carry, ys = run()
+        assert float(carry) == 3.0 and ys.tolist() == [0.0, 2.0, 6.0]
+
+
+def test_box_captured_by_a_scan_body_is_refused_by_name():
+    # JAX threads a captured box's state through the loop; jxkernel says it does not
+    box = hijax.Box(1.0)
+
+    def body(c, x):
+        box.set(box.get() + x)
+        return c, None
+
+    with pytest.raises(NotImplementedError, match="captured from outside the function traced "
+                                                  "for scan body"):
+        jxkernel.lax.scan(body, 0.0, jxkernel.numpy.arange(3.0))
+
+
+def test_jit_writes_back_what_a_box_argument_holds():
+    box = hijax.Box(1.0)
+
+    def add_to(b, x):
+        b.set(b.get() + x)
+        return x * 2
+
+    f = jxkernel.jit(add_to)
+    assert float(f(box, 2.0)) == 4.0 and float(box.get()) == 3.0
+    assert float(f(box, 2.0)) == 4.0 and float(box.get()) == 5.0   # the same program, cached
+
+    def grow(b, x):                 # a new structure in the box: its type after the call
+        b.set((b.get(), x))
+        return x
+
+    jxkernel.jit(grow)(box, 7.0)
+    assert [float(v) for v in box.get()] == [5.0, 7.0]
+    assert str(cur_qdd(box).treedef) == "PyTreeDef((*, *))"
+
+
+def test_checked_jaxprs_with_high_equations():
+    # jax_enable_checks type-checks every trace: a high equation is checked for its variables
+    def f(x):
+        b = hijax.Box(x)
+        b.set(b.get() * 2)
+        return b.get() + 1
+
+    with jxkernel.config.override("jax_enable_checks", True):
+        assert float(jxkernel.jit(f)(3.0)) == 7.0
+        jxkernel.make_jaxpr(f)(1.0)
