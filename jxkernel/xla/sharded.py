@@ -317,10 +317,13 @@ class ShardedExecutable(Executable):
     one XLA chose, named as in `user_shardings` where they agree, see output_shardings)."""
 
     def __init__(self, loaded, out_avals, devices, name, donated, *, mesh: Mesh, out_shardings,
-                 user_shardings, arg_avals):
+                 user_shardings, arg_avals, out_meshes=None):
         super().__init__(loaded, out_avals, devices, name, donated)
+        # results are ShardedArrays over the mesh even on one device (JAX's NamedSharding):
+        # through _finish, never the one-device shortcut of Executable.call_buffers
+        self._simple = False
         chosen = output_shardings(loaded, mesh, self.out_avals, user_shardings, arg_avals,
-                                  out_shardings)
+                                  out_shardings, out_meshes)
         self.mesh = mesh
         self.out_shardings = [given or c for given, c in zip(out_shardings, chosen)]
         self.handlers = [_result_handler(a, gspmd_sharding(s, len(a.shape)))
@@ -336,28 +339,75 @@ def _keep(buf, aval):
     return buf
 
 
-def output_shardings(loaded, mesh, out_avals, user_shardings, in_avals, given=None) -> list:
+def output_shardings(loaded, mesh, out_avals, user_shardings, in_avals, given=None,
+                     carried=None) -> list:
     """The results' NamedShardings, read from the executable (`given`, per result a sharding
-    asked for or None, is taken as it is). As JAX does, a result laid out as the first
-    argument with a sharding of its own (same rank) reports that sharding."""
-    first = next(((s, a) for s, a in zip(user_shardings, in_avals) if s is not None), None)
+    asked for or None, is taken as it is). As JAX recovers them (pxla's
+    maybe_recover_user_shardings): when an argument has a sharding of its own or given, the
+    first argument's (replicated if it has none) is what a result reports if it is laid out
+    alike, has the same rank and its type carries that sharding's mesh; any other result is
+    named over the mesh its type carries, else over `mesh`. `carried`: per result that mesh
+    or None (see carried_meshes). On one device every layout is alike, so such results keep
+    the first argument's spec, P('x') included."""
     given = given or [None] * len(out_avals)
-    out = []
+    carried = carried or [mesh] * len(out_avals)
+    first = None
+    if any(s is not None for s in user_shardings) and in_avals:
+        first = user_shardings[0] or NamedSharding(mesh, PartitionSpec())
+        first_ndim, first_mesh = len(in_avals[0].shape), first.mesh.abstract_mesh
     protos = loaded.get_output_shardings()
     if protos is None:                     # one partition (a mesh of one device): replicated
-        return [g or NamedSharding(mesh, PartitionSpec()) for g in given]
-    for op, aval, asked in zip(protos, out_avals, given):
+        protos = [None] * len(out_avals)
+    out = []
+    for op, aval, asked, cm in zip(protos, out_avals, given, carried):
         ndim = len(aval.shape)
         if asked is not None:
             out.append(asked)
             continue
-        hlo = xc.HloSharding.from_proto(op)
-        if first is not None and len(first[1].shape) == ndim and \
-                _hlo_key(hlo_sharding(first[0], ndim)) == _hlo_key(hlo):
-            out.append(first[0])
-        else:
-            out.append(NamedSharding(mesh, spec_from_hlo(hlo, mesh, ndim)))
+        hlo = None if op is None else xc.HloSharding.from_proto(op)
+        if first is not None and cm is not None and first_ndim == ndim and \
+                cm.abstract_mesh == first_mesh and \
+                (hlo is None or _hlo_key(hlo_sharding(first, ndim)) == _hlo_key(hlo)):
+            out.append(first)
+            continue
+        named = _concrete(cm, mesh)
+        out.append(NamedSharding(named, PartitionSpec() if hlo is None else
+                                 spec_from_hlo(hlo, named, ndim)))
     return out
+
+
+def _concrete(carried, mesh: Mesh) -> Mesh:
+    """The mesh a result's type carries, over the program's devices (`mesh`'s, in order), as
+    JAX's _abstract_to_concrete_mesh; `mesh` itself for none or one with manual axes."""
+    if carried is None or carried == mesh or carried.manual_axes or \
+            getattr(carried, "size", 0) != mesh.size:
+        return mesh
+    made = Mesh(np.array(mesh._flat_devices, dtype=object).reshape(carried.axis_sizes),
+                carried.axis_names, carried.axis_types)
+    return carried if made == carried else made
+
+
+def carried_meshes(jaxpr, meshes) -> list:
+    """Per output of `jaxpr`, the mesh its type carries in JAX, or None: that of an input
+    sharded by its own sharding (`meshes`, per invar, None for others: not one laid out by
+    jit's in_shardings) that it is computed from, of the shard_map it comes out of, or of
+    the sharding in its type (Explicit axes)."""
+    marked = {v: m for v, m in zip(jaxpr.invars, meshes) if m is not None}
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name == "shard_map":
+            marked.update(dict.fromkeys(eqn.outvars, eqn.params["mesh"]))
+            continue
+        inner = getattr(eqn.params.get("jaxpr"), "jaxpr", None)
+        if eqn.primitive.name == "jit" and inner is not None:   # (jit(pmap(f)): a shard_map inside)
+            found = carried_meshes(inner, [marked.get(v) if type(v) is Var else None
+                                           for v in eqn.invars])
+            marked.update({v: m for v, m in zip(eqn.outvars, found) if m is not None})
+            continue
+        m = next((marked[v] for v in eqn.invars if type(v) is Var and v in marked), None)
+        if m is not None:
+            marked.update(dict.fromkeys(eqn.outvars, m))
+    return [marked.get(v) if type(v) is Var and v in marked else
+            getattr(v.aval.sharding, "mesh", None) for v in jaxpr.outvars]
 
 
 class _SpmdEntry:
@@ -389,14 +439,18 @@ def lower_partitioned(closed, name, mesh, arg_shardings, out_shardings, donated=
 
 
 def compile_lowered(module, closed, name, mesh, out_shardings, user_shardings,
-                    trace_s=0.0) -> tuple:
+                    trace_s=0.0, carrying=None) -> tuple:
     """(ShardedExecutable, Phases) of a module from lower_partitioned. `user_shardings`:
     the arguments' own or given shardings (None where neither), which name the results'
-    shardings where they agree (see output_shardings)."""
+    shardings where they agree (see output_shardings); `carrying`: per argument the mesh of
+    its own sharding (an Array sharded over it) or None (default: the user shardings')."""
+    if carrying is None:
+        carrying = [getattr(s, "mesh", None) for s in user_shardings]
     return pipeline.compile(module, f"jit({name})", trace_s=trace_s,
                             executable=ShardedExecutable, mesh=mesh, out_shardings=out_shardings,
                             user_shardings=user_shardings,
-                            arg_avals=[v.aval for v in closed.jaxpr.invars])
+                            arg_avals=[v.aval for v in closed.jaxpr.invars],
+                            out_meshes=carried_meshes(closed.jaxpr, carrying))
 
 
 def typed_outputs(out_avals, out_shardings) -> list:
@@ -405,11 +459,12 @@ def typed_outputs(out_avals, out_shardings) -> list:
             for a, s in zip(out_avals, out_shardings)]
 
 
-def compile_partitioned(closed, name, mesh, arg_shardings, out_shardings):
+def compile_partitioned(closed, name, mesh, arg_shardings, out_shardings, carrying=None):
     """The ShardedExecutable of `closed` over `mesh` (no constants, nothing donated)."""
     out_shardings = typed_outputs(closed.jaxpr.out_avals, out_shardings)
     module = lower_partitioned(closed, name, mesh, arg_shardings, out_shardings)
-    return compile_lowered(module, closed, name, mesh, out_shardings, arg_shardings)[0]
+    return compile_lowered(module, closed, name, mesh, out_shardings, arg_shardings,
+                           carrying=carrying)[0]
 
 
 def to_argument(x, sharding: NamedSharding):
@@ -419,6 +474,11 @@ def to_argument(x, sharding: NamedSharding):
         x._check_alive()
         return x._buf
     return device_put(x, sharding)._buf
+
+
+def _carried(x) -> Mesh | None:
+    """The mesh an operand's type carries: a ShardedArray's, else None."""
+    return x._sharding.mesh if type(x) is ShardedArray else None
 
 
 def _mesh_of(shardings) -> Mesh | None:
@@ -452,7 +512,8 @@ def apply_primitive(prim, args, params):
         jaxpr = _dispatch.primitive_jaxpr(prim, avals, params)
         exe = _eager[key] = compile_partitioned(ClosedJaxpr(jaxpr, []), prim.name,
                                                 shardings[0].mesh, list(shardings),
-                                                [None] * len(jaxpr.outvars))
+                                                [None] * len(jaxpr.outvars),
+                                                [_carried(a) for a in args])
     outs = exe.call_buffers([to_argument(a, s) for a, s in zip(args, shardings)])
     return outs if prim.multiple_results else outs[0]
 
@@ -471,7 +532,9 @@ def run_jaxpr(closed, name, args, mesh=None, on_compile=None) -> list:
         arg_shardings = [replicated] * n + list(shardings)
         out_shardings = typed_outputs(closed.jaxpr.out_avals, [None] * len(closed.jaxpr.outvars))
         module = lower_partitioned(closed, name, mesh, arg_shardings, out_shardings)
-        exe, phases = compile_lowered(module, closed, name, mesh, out_shardings, arg_shardings)
+        exe, phases = compile_lowered(module, closed, name, mesh, out_shardings,
+                                      list(shardings),
+                                      carrying=[_carried(a) for a in args])
         _eager[key] = exe
         exe.const_bufs = [to_argument(c, replicated) for c in closed.consts]
         if on_compile is not None:      # the caller logs it (compile_log is above xla)
