@@ -30,6 +30,7 @@ from ..core.primitive import (
     sharding_typing_rules,
     transpose_rules,
 )
+from ..core.trace import Tracer
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from ..xla.lowering import NeedsMesh
 from ..transforms.ad_util import Zero
@@ -107,8 +108,26 @@ def laid_out(x, out_sharding):
         # jax.typeof(v).sharding of an untyped value (P(None, ...) over no mesh or an Auto
         # one), which libraries pass on as out_sharding=: it asks for no layout
         return x
+    if typed is not None:
+        _check_devices_for(x, typed)
     # the array then reports its type's spec, one entry per dimension, as JAX's does
     return with_sharding_constraint(x, typed or sharding)
+
+
+def _check_devices_for(x, typed) -> None:
+    """JAX's error for an out_sharding= over a mesh of all Explicit axes and several devices
+    given to an eager operation on one device (no operand over that mesh, no set_mesh): its
+    program runs on one device, which cannot make a value of that type (pxla's check)."""
+    mesh = typed.mesh
+    if isinstance(x, Tracer) or not mesh.are_all_axes_explicit or mesh.size == 1 or \
+            getattr(getattr(x, "sharding", None), "num_devices", 1) != 1 or \
+            not (get_mesh() is None or get_mesh().empty):
+        return
+    aval = _avals.get_aval(x).update(sharding=typed)
+    raise ValueError(f"Length of device assignment 1 is not equal to the size of the mesh "
+                     f"{mesh.size} of aval {aval.str_short()}({{Explicit: "
+                     f"{tuple(mesh.axis_names)}}}). Please enter your `jit` into a mesh "
+                     f"context via `jax.set_mesh`.")
 
 
 def _abstract_eval(aval, *, sharding):

@@ -55,7 +55,7 @@ def _programs(jax):
         "from_numpy": lambda: jnp.asarray(value),
         "device_put_device": lambda: jax.device_put(value, devices[0]),
         "device_put_rows": lambda: xs,
-        "device_put_cols": lambda: jax.device_put(value, cols),
+        "device_put_cols": lambda: jax.device_put(value.T, cols),
         "device_put_replicated": lambda: jax.device_put(value, repl),
         "device_put_2d": lambda: x2,
         "device_put_explicit": lambda: xe,
@@ -67,7 +67,7 @@ def _programs(jax):
         "jit_out_shardings_tree": lambda: jax.jit(lambda a: (a, a.sum(0)),
                                                   out_shardings=(rows, repl))(value),
         "jit_in_shardings": lambda: jax.jit(lambda a: a * 2, in_shardings=rows)(value),
-        "jit_in_out_shardings": lambda: jax.jit(lambda a: a + 1, in_shardings=rows,
+        "jit_in_out_shardings": lambda: jax.jit(lambda a: (a + 1).T, in_shardings=rows,
                                                 out_shardings=cols)(value),
         "jit_of_sharded": lambda: double(xs),
         "jit_of_sharded_2d": lambda: double(x2),
@@ -127,6 +127,32 @@ def _programs(jax):
         "set_mesh_jit": lambda: _under(jax, explicit, lambda: jax.jit(
             lambda a: a * 2, out_shardings=P("x"))(value)),
         "set_mesh_device_put": lambda: _under(jax, explicit, lambda: jax.device_put(value, P("x"))),
+        "set_mesh_auto_jit": lambda: _under(jax, mesh, lambda: jax.jit(
+            lambda a: a * 2, out_shardings=P("x"))(value)),
+        "set_mesh_auto_eager": lambda: _under(jax, mesh, lambda: jnp.arange(8.0) * 2),
+        "zeros_out_sharding": lambda: jnp.zeros((8, 2), out_sharding=NamedSharding(explicit,
+                                                                                   P("x"))),
+        "asarray_of_sharded": lambda: jnp.asarray(xs),
+        "copy_of_sharded": lambda: xs.copy(),
+        "astype": lambda: xs.astype(np.int32),
+        "back_to_device": lambda: jax.device_put(xs, devices[0]),
+        "device_put_sharded_again": lambda: jax.device_put(xs, repl),
+        "at_set": lambda: xs.at[0].set(1.0),
+        "where": lambda: jnp.where(xs > 3, xs, 0.0),
+        "concatenate": lambda: jnp.concatenate([xs, xs]),
+        "mean0": lambda: jnp.mean(xs, axis=0),
+        "relu": lambda: jax.nn.relu(xs - 4),
+        "tree_map": lambda: jax.tree.map(lambda a: a * 2, {"a": xs, "b": x2}),
+        "scan_of_sharded": lambda: lax.scan(lambda c, r: (c + r, c), np.zeros(2, np.float32),
+                                            xs),
+        "dot_explicit_out": lambda: jnp.dot(xe, w, out_sharding=NamedSharding(explicit, P())),
+        "make_array_from_callback": lambda: jax.make_array_from_callback(
+            (8, 2), rows, lambda index: value[index]),
+        "data_parallel_step": lambda: jax.jit(jax.grad(
+            lambda p, b: ((b @ p["w"]) ** 2).sum()))(
+            jax.device_put({"w": w}, repl), xs),
+        "donated": lambda: jax.jit(lambda a: a + 1, donate_argnums=0)(
+            jax.device_put(value, rows)),
     }
 
 
