@@ -35,7 +35,8 @@ def output_shardings(loaded, mesh, out_avals, user_shardings, in_avals, given=No
     first = None
     if any(s is not None for s in user_shardings) and in_avals:
         first = user_shardings[0] or NamedSharding(mesh, PartitionSpec())
-        first_ndim, first_mesh = len(in_avals[0].shape), first.mesh.abstract_mesh
+        first_ndim, first_mesh = len(in_avals[0].shape), getattr(first.mesh, "abstract_mesh",
+                                                                 first.mesh)
     protos = loaded.get_output_shardings()
     if protos is None:                     # one partition (a mesh of one device): replicated
         protos = [None] * len(out_avals)
@@ -47,7 +48,7 @@ def output_shardings(loaded, mesh, out_avals, user_shardings, in_avals, given=No
             continue
         hlo = None if op is None else xc.HloSharding.from_proto(op)
         if first is not None and cm is not None and first_ndim == ndim and \
-                cm.abstract_mesh == first_mesh and \
+                getattr(cm, "abstract_mesh", cm) == first_mesh and \
                 (hlo is None or _hlo_key(hlo_sharding(first, ndim)) == _hlo_key(hlo)):
             out.append(first)
             continue

@@ -65,13 +65,11 @@ def test_results_report_jaxs_shardings_types_and_shards(runs):
                        (mine[name], ref[name]) for name in wrong}
 
 
-def test_one_device_results_are_named_shardings(runs):
-    # the reason for this file: on one device jit(out_shardings=), device_put, eager
-    # operations and pmap report NamedSharding, as JAX's do (they reported the device's
-    # SingleDeviceSharding)
-    n, mine, _ = runs
-    if n != "1":
-        pytest.skip("the one-device run's")
+def test_results_over_a_mesh_are_named_shardings(runs):
+    # the reason for this file: on one device too, jit(out_shardings=), device_put, eager
+    # operations and pmap report NamedSharding, as JAX's do (on one device they reported the
+    # device's SingleDeviceSharding); a plain array keeps its device's
+    _, mine, _ = runs
     for name in ("jit_out_shardings", "eager_mul", "jit_of_sharded", "pmap", "shard_map_rows"):
         assert mine[name]["sharding_type"] == "NamedSharding", name
     assert mine["jit_of_sharded"]["spec"] == "P('x',)"
