@@ -36,8 +36,10 @@ print(json.dumps(out))
 """
 
 # Known differences from JAX 0.10.2, each for a reason outside pmap (see the report in
-# CHANGELOG.md): a grad of a shard_map partial-evaluates into other output specs and order
-# (shard_map's rule).
+# CHANGELOG.md): in a grad of a shard_map JAX's types carry the mesh (its jaxpr reshards the
+# cotangent seed and gives the body's reduce_sum an out_sharding) and its partial
+# evaluation puts the residuals before the primal outputs; jxkernel's types carry Explicit
+# axes only, and its rule puts them after.
 _KNOWN = {("jaxprs", "grad_of_pmap")}
 
 
