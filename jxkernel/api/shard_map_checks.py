@@ -8,7 +8,7 @@ import inspect
 import math
 
 from ..core.avals import get_aval, public_type
-from ..core.mesh import AxisType, DuplicateSpecError, Mesh, PartitionSpec, get_mesh
+from ..core.mesh import AbstractMesh, AxisType, DuplicateSpecError, Mesh, PartitionSpec, get_mesh
 from ..tree_util import (
     broadcast_prefix,
     keystr,
@@ -71,6 +71,19 @@ def _fun_name(f) -> str:
     return getattr(f, "__name__", str(f))
 
 
+def _abstract_context(context):
+    """The context mesh as JAX names it (get_abstract_mesh()): abstract, and in a shard_map
+    body with that body's manual axes of type Manual."""
+    abstract = context.abstract_mesh if isinstance(context, Mesh) else context
+    if not _bodies:
+        return abstract
+    manual = _bodies[-1][1]
+    return AbstractMesh(abstract.axis_sizes, abstract.axis_names,
+                        tuple(AxisType.Manual if a in manual else t
+                              for a, t in zip(abstract.axis_names, abstract.axis_types)),
+                        _device=abstract._device)
+
+
 def _checked_mesh(mesh, axis_names, in_specs, out_specs):
     """(the mesh, its manual axes), with JAX's errors for a missing mesh or bad axis names.
     In another shard_map's body the mesh is that body's, and the axes it is not manual over."""
@@ -81,8 +94,8 @@ def _checked_mesh(mesh, axis_names, in_specs, out_specs):
                              "enter into a mesh context")
         mesh = context.as_from_context() if isinstance(context, Mesh) else context
     elif context is not None and context.abstract_mesh != mesh.abstract_mesh:
-        raise ValueError(f"The context mesh {context} should match the mesh passed to "
-                         f"shard_map {mesh}")
+        raise ValueError(f"The context mesh {_abstract_context(context)} should match the mesh "
+                         f"passed to shard_map {mesh}")
     if not isinstance(mesh, Mesh):
         raise TypeError(f"shard_map requires a `jax.sharding.Mesh` instance for its second "
                         f"argument, but got {mesh} of type {type(mesh)}.")

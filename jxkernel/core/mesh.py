@@ -39,6 +39,16 @@ class AxisType(enum.Enum):
         return self.name
 
 
+def _canonical_part(p):
+    """An entry as JAX's PartitionSpec keeps it: a list as a tuple, a tuple of one name as
+    that name, an empty tuple as None (P(('i',)) is P('i',), and equal to it)."""
+    if isinstance(p, list):
+        p = tuple(p)
+    if isinstance(p, tuple) and len(p) <= 1:
+        return p[0] if p else None
+    return p
+
+
 class PartitionSpec:
     """Per array dimension, the mesh axis (or tuple of axes, or None) it is split over.
 
@@ -48,6 +58,7 @@ class PartitionSpec:
     __slots__ = ("_parts", "unreduced", "reduced")
 
     def __init__(self, *parts, unreduced=frozenset(), reduced=frozenset()):
+        parts = tuple(map(_canonical_part, parts))
         for p in parts:
             if not (p is None or isinstance(p, str) or
                     isinstance(p, tuple) and all(isinstance(a, str) for a in p)):

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core import vma
 from ..core.avals import ShapedArray, get_aval
-from ..core.axis_env import axis_size as bound_axis_size
+from ..core.axis_env import axis_size as bound_axis_size, visible_axes
 from ..core.ir import param_printers
 from ..core.primitive import (
     Primitive,
@@ -31,7 +31,7 @@ from ..core.primitive import (
     own_vma_rules,
     transpose_rules,
 )
-from ..core.trace import current_trace
+from ..core.trace import EvalTrace, current_trace
 from ..tree_util import tree_flatten, tree_map, tree_unflatten
 from ..xla import stablehlo as hlo
 from ..xla.lowering import LoweringRuleContext
@@ -51,8 +51,21 @@ def _as_names(axis_name) -> tuple:
 
 
 def _unbound(name):
-    return NameError(f"unbound axis name: {name}. The following axis names (e.g. defined by pmap "
-                     f"or vmap) are available to collective operations: []")
+    return NameError(f"unbound axis name: {name}")         # JAX's words (core.axis_size)
+
+
+def _check_bound(axes, api: str, eager_plain: bool = False) -> None:
+    """JAX's trace-time error for a collective over an axis nothing encloses (its psum and
+    axis_index abstract evaluation checks the axis env): "Found an unbound axis name". An
+    eager psum says only "unbound axis name" there (`eager_plain`)."""
+    names = {n for n, _ in visible_axes()}
+    for a in axes:
+        if isinstance(a, int) or a in names:
+            continue
+        if eager_plain and type(current_trace()) is EvalTrace:
+            raise _unbound(a)
+        raise NameError(f"Found an unbound axis name: {a}. To fix this, please call {api} "
+                        f"under `jax.shard_map`.")
 
 
 def _raise_unbound(*operands, axis_name=None, axes=None, **_):
@@ -237,6 +250,7 @@ jvp_rules[pmin_p] = _pminmax_jvp(pmin_p)
 
 def _reduce(prim, x, axis_name, axis_index_groups):
     axes = _as_names(axis_name)
+    _check_bound(axes, "psum", eager_plain=prim is psum_p)     # (JAX names psum for all three)
     if axis_index_groups is not None:
         axis_index_groups = _canonical_groups(axis_index_groups, _axis_size(axes))
     leaves, tree = tree_flatten(x)
@@ -340,6 +354,7 @@ axis_batching_rules[axis_index_p] = _axis_index_batching
 
 def axis_index(axis_name):
     """This member's position (int32) along the named axis."""
+    _check_bound(_as_names(axis_name), "axis_index")
     return axis_index_p.bind(axis_name=axis_name)
 
 

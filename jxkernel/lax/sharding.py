@@ -11,13 +11,14 @@ the array out as asked (a device_put). Its derivative is constrained the same wa
 from __future__ import annotations
 
 import functools
+import math
 
 from ..core import avals as _avals
 from ..core import sharding_types
 # declared in core so that transforms/ can bind it; its rules are here
 from ..core.interpreter_primitives import sharding_constraint_p
 from ..core.ir import param_printers
-from ..core.mesh import AbstractMesh, NamedSharding, PartitionSpec, get_mesh, resolve
+from ..core.mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec, get_mesh, resolve
 from ..core.primitive import (
     Primitive,
     abstract_eval_rules,
@@ -29,6 +30,7 @@ from ..core.primitive import (
     sharding_typing_rules,
     transpose_rules,
 )
+from ..core.trace import Tracer
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from ..xla.lowering import NeedsMesh
 from ..transforms.ad_util import Zero
@@ -62,8 +64,29 @@ def with_sharding_constraint(x, shardings, _prim=None):
         if not isinstance(s, NamedSharding):
             raise TypeError(f"with_sharding_constraint expects NamedShardings or PartitionSpecs "
                             f"(under set_mesh); got {s!r} of type {type(s).__name__}")
+        if _prim is reshard_p:
+            _check_type_divides(_avals.get_aval(leaf).shape, s)
         outs.append((_prim or sharding_constraint_p).bind(leaf, sharding=s))
     return tree_unflatten(tree, outs)
+
+
+def _check_type_divides(shape, sharding) -> None:
+    """JAX's error when the sharding a reshard gives a value's type (its Explicit axes, one
+    entry per dimension, over the abstract mesh) does not divide a dimension: the type's
+    check (core._check_divisibility) comes before any placement's."""
+    mesh = sharding.mesh
+    kinds = dict(zip(mesh.axis_names, mesh.axis_types))
+    parts = [tuple(a for a in axes if kinds[a] is AxisType.Explicit)
+             for axes in sharding.spec._axes(len(shape))]
+    for dim, (axes, n) in enumerate(zip(parts, shape)):
+        size = math.prod(mesh.shape[a] for a in axes)
+        if axes and n % size:
+            spec = PartitionSpec(*[None if not p else p[0] if len(p) == 1 else p for p in parts])
+            abstract = NamedSharding(getattr(mesh, "abstract_mesh", mesh), spec)
+            raise ValueError(f"Sharding spec {axes} implies that array axis {dim} is "
+                             f"partitioned {size} times, but does not evenly divide the "
+                             f"dimension size {n}. Got shape: {tuple(shape)} and sharding "
+                             f"{abstract!r}")
 
 
 def resolved(out_sharding):
@@ -85,8 +108,26 @@ def laid_out(x, out_sharding):
         # jax.typeof(v).sharding of an untyped value (P(None, ...) over no mesh or an Auto
         # one), which libraries pass on as out_sharding=: it asks for no layout
         return x
+    if typed is not None:
+        _check_devices_for(x, typed)
     # the array then reports its type's spec, one entry per dimension, as JAX's does
     return with_sharding_constraint(x, typed or sharding)
+
+
+def _check_devices_for(x, typed) -> None:
+    """JAX's error for an out_sharding= over a mesh of all Explicit axes and several devices
+    given to an eager operation on one device (no operand over that mesh, no set_mesh): its
+    program runs on one device, which cannot make a value of that type (pxla's check)."""
+    mesh = typed.mesh
+    if isinstance(x, Tracer) or not mesh.are_all_axes_explicit or mesh.size == 1 or \
+            getattr(getattr(x, "sharding", None), "num_devices", 1) != 1 or \
+            not (get_mesh() is None or get_mesh().empty):
+        return
+    aval = _avals.get_aval(x).update(sharding=typed)
+    raise ValueError(f"Length of device assignment 1 is not equal to the size of the mesh "
+                     f"{mesh.size} of aval {aval.str_short()}({{Explicit: "
+                     f"{tuple(mesh.axis_names)}}}). Please enter your `jit` into a mesh "
+                     f"context via `jax.set_mesh`.")
 
 
 def _abstract_eval(aval, *, sharding):

@@ -162,7 +162,10 @@ class Partitioning:
         jaxpr = closed.jaxpr
         flat_in = [None] * len(leaves) if given_in is None else \
             _flat_shardings(given_in, dyn_args, "in_shardings")
-        flat_in = [s if s is not None else _own_sharding(x) for s, x in zip(flat_in, leaves)]
+        own = [_own_sharding(x) for x in leaves]
+        # (an argument sharded by its own sharding carries its mesh in its type, as in JAX)
+        self.carrying = [getattr(s, "mesh", None) for s in own]
+        flat_in = [s if s is not None else o for s, o in zip(flat_in, own)]
         leaf_names = jitted._leaf_names(dyn_args, dyn_kwargs)
         _check_fit("arguments", leaf_names, jaxpr.in_avals, flat_in)
         out_struct = tree_unflatten(out_tree, [0] * len(jaxpr.outvars))
@@ -189,7 +192,8 @@ class Partitioning:
     def compile(self, trace_s=0.0) -> tuple:
         """(_SpmdEntry, Phases); `trace_s`: what tracing took, for the record."""
         exe, phases = compile_lowered(self.module, self.closed, self.name, self.mesh,
-                                      self.out_shardings, self.user_shardings, trace_s)
+                                      self.out_shardings, self.user_shardings, trace_s,
+                                      self.carrying)
         const_bufs = tuple(to_argument(c, self.replicated) for c in self.closed.consts)
         entry = _SpmdEntry(exe, self.in_shardings, const_bufs, self.out_tree, self.closed,
                            self.module.text)

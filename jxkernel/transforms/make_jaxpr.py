@@ -8,8 +8,11 @@
 """
 from __future__ import annotations
 
+import contextlib
+
 
 from ..core.avals import ShapeDtypeStruct
+from ..core.axis_env import bound_axis
 from ..core.basearray import Array
 from ..core.source_info import function_source_info
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
@@ -86,7 +89,12 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
     """A function returning the ClosedJaxpr of `fun` for the given example arguments."""
     @wraps(fun)
     def make(*args, **kwargs):
-        closed, out_tree = _trace_flat(fun, static_argnums, args, kwargs, "make_jaxpr")
+        with contextlib.ExitStack() as named:
+            # axis_env's (name, size) pairs are bound while tracing, as pmap binds its axis:
+            # a collective over one of them is traced (JAX extends its axis env so)
+            for name, size in axis_env or ():
+                named.enter_context(bound_axis(name, size))
+            closed, out_tree = _trace_flat(fun, static_argnums, args, kwargs, "make_jaxpr")
         if return_shape:
             shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
             return closed, tree_unflatten(out_tree, shapes)

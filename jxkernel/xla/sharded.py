@@ -38,7 +38,8 @@ from .transfers import device_put as put_on_device  # this module's device_put i
 from .client import xc
 from .executable import Executable, _result_handler
 from .numpy_device import unsupported
-from .sharding import SingleDeviceSharding, _hlo_key, hlo_sharding, spec_from_hlo
+from .result_shardings import carried_meshes, output_shardings
+from .sharding import SingleDeviceSharding, hlo_sharding
 
 
 @functools.lru_cache(maxsize=1024)
@@ -317,10 +318,13 @@ class ShardedExecutable(Executable):
     one XLA chose, named as in `user_shardings` where they agree, see output_shardings)."""
 
     def __init__(self, loaded, out_avals, devices, name, donated, *, mesh: Mesh, out_shardings,
-                 user_shardings, arg_avals):
+                 user_shardings, arg_avals, out_meshes=None):
         super().__init__(loaded, out_avals, devices, name, donated)
+        # results are ShardedArrays over the mesh even on one device (JAX's NamedSharding):
+        # through _finish, never the one-device shortcut of Executable.call_buffers
+        self._simple = False
         chosen = output_shardings(loaded, mesh, self.out_avals, user_shardings, arg_avals,
-                                  out_shardings)
+                                  out_shardings, out_meshes)
         self.mesh = mesh
         self.out_shardings = [given or c for given, c in zip(out_shardings, chosen)]
         self.handlers = [_result_handler(a, gspmd_sharding(s, len(a.shape)))
@@ -334,30 +338,6 @@ class ShardedExecutable(Executable):
 
 def _keep(buf, aval):
     return buf
-
-
-def output_shardings(loaded, mesh, out_avals, user_shardings, in_avals, given=None) -> list:
-    """The results' NamedShardings, read from the executable (`given`, per result a sharding
-    asked for or None, is taken as it is). As JAX does, a result laid out as the first
-    argument with a sharding of its own (same rank) reports that sharding."""
-    first = next(((s, a) for s, a in zip(user_shardings, in_avals) if s is not None), None)
-    given = given or [None] * len(out_avals)
-    out = []
-    protos = loaded.get_output_shardings()
-    if protos is None:                     # one partition (a mesh of one device): replicated
-        return [g or NamedSharding(mesh, PartitionSpec()) for g in given]
-    for op, aval, asked in zip(protos, out_avals, given):
-        ndim = len(aval.shape)
-        if asked is not None:
-            out.append(asked)
-            continue
-        hlo = xc.HloSharding.from_proto(op)
-        if first is not None and len(first[1].shape) == ndim and \
-                _hlo_key(hlo_sharding(first[0], ndim)) == _hlo_key(hlo):
-            out.append(first[0])
-        else:
-            out.append(NamedSharding(mesh, spec_from_hlo(hlo, mesh, ndim)))
-    return out
 
 
 class _SpmdEntry:
@@ -389,14 +369,18 @@ def lower_partitioned(closed, name, mesh, arg_shardings, out_shardings, donated=
 
 
 def compile_lowered(module, closed, name, mesh, out_shardings, user_shardings,
-                    trace_s=0.0) -> tuple:
+                    trace_s=0.0, carrying=None) -> tuple:
     """(ShardedExecutable, Phases) of a module from lower_partitioned. `user_shardings`:
     the arguments' own or given shardings (None where neither), which name the results'
-    shardings where they agree (see output_shardings)."""
+    shardings where they agree (see output_shardings); `carrying`: per argument the mesh of
+    its own sharding (an Array sharded over it) or None (default: the user shardings')."""
+    if carrying is None:
+        carrying = [getattr(s, "mesh", None) for s in user_shardings]
     return pipeline.compile(module, f"jit({name})", trace_s=trace_s,
                             executable=ShardedExecutable, mesh=mesh, out_shardings=out_shardings,
                             user_shardings=user_shardings,
-                            arg_avals=[v.aval for v in closed.jaxpr.invars])
+                            arg_avals=[v.aval for v in closed.jaxpr.invars],
+                            out_meshes=carried_meshes(closed.jaxpr, carrying))
 
 
 def typed_outputs(out_avals, out_shardings) -> list:
@@ -405,11 +389,12 @@ def typed_outputs(out_avals, out_shardings) -> list:
             for a, s in zip(out_avals, out_shardings)]
 
 
-def compile_partitioned(closed, name, mesh, arg_shardings, out_shardings):
+def compile_partitioned(closed, name, mesh, arg_shardings, out_shardings, carrying=None):
     """The ShardedExecutable of `closed` over `mesh` (no constants, nothing donated)."""
     out_shardings = typed_outputs(closed.jaxpr.out_avals, out_shardings)
     module = lower_partitioned(closed, name, mesh, arg_shardings, out_shardings)
-    return compile_lowered(module, closed, name, mesh, out_shardings, arg_shardings)[0]
+    return compile_lowered(module, closed, name, mesh, out_shardings, arg_shardings,
+                           carrying=carrying)[0]
 
 
 def to_argument(x, sharding: NamedSharding):
@@ -419,6 +404,11 @@ def to_argument(x, sharding: NamedSharding):
         x._check_alive()
         return x._buf
     return device_put(x, sharding)._buf
+
+
+def _carried(x) -> Mesh | None:
+    """The mesh an operand's type carries: a ShardedArray's, else None."""
+    return x._sharding.mesh if type(x) is ShardedArray else None
 
 
 def _mesh_of(shardings) -> Mesh | None:
@@ -452,7 +442,8 @@ def apply_primitive(prim, args, params):
         jaxpr = _dispatch.primitive_jaxpr(prim, avals, params)
         exe = _eager[key] = compile_partitioned(ClosedJaxpr(jaxpr, []), prim.name,
                                                 shardings[0].mesh, list(shardings),
-                                                [None] * len(jaxpr.outvars))
+                                                [None] * len(jaxpr.outvars),
+                                                [_carried(a) for a in args])
     outs = exe.call_buffers([to_argument(a, s) for a, s in zip(args, shardings)])
     return outs if prim.multiple_results else outs[0]
 
@@ -471,7 +462,9 @@ def run_jaxpr(closed, name, args, mesh=None, on_compile=None) -> list:
         arg_shardings = [replicated] * n + list(shardings)
         out_shardings = typed_outputs(closed.jaxpr.out_avals, [None] * len(closed.jaxpr.outvars))
         module = lower_partitioned(closed, name, mesh, arg_shardings, out_shardings)
-        exe, phases = compile_lowered(module, closed, name, mesh, out_shardings, arg_shardings)
+        exe, phases = compile_lowered(module, closed, name, mesh, out_shardings,
+                                      list(shardings),
+                                      carrying=[_carried(a) for a in args])
         _eager[key] = exe
         exe.const_bufs = [to_argument(c, replicated) for c in closed.consts]
         if on_compile is not None:      # the caller logs it (compile_log is above xla)

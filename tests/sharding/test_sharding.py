@@ -269,6 +269,11 @@ def test_partition_specs_meshes_and_axis_types_as_jax_prints_them():
     assert [repr(p) for p in (P("x", None), P(), P(("x", "y")), P(None))] == \
         ["P('x', None)", "P()", "P(('x', 'y'),)", "P(None,)"]
     assert P("x") != P("x", None) and P("x") == P("x") and hash(P("x")) == hash(P("x"))
+    # entries kept as JAX's PartitionSpec keeps them (its canonicalize_partitions): a tuple of
+    # one name is that name, an empty tuple None, a list a tuple
+    assert [repr(p) for p in (P(("x",)), P(()), P(["x", "y"]), P(["x"], None))] == \
+        ["P('x',)", "P(None,)", "P(('x', 'y'),)", "P('x', None)"]
+    assert P(("x",)) == P("x") and hash(P(("x",))) == hash(P("x"))
     assert (repr(AxisType.Auto), str(AxisType.Explicit)) == ("Auto", "AxisType.Explicit")
     assert repr(AbstractMesh((4, 2), ("x", "y"))) == \
         "AbstractMesh('x': 4, 'y': 2, axis_types=(Auto, Auto))"

@@ -1,0 +1,92 @@
+"""The shardings a partitioned program's results report, as JAX names them (pxla's
+maybe_recover_user_shardings and _gspmd_to_named_sharding): read from the executable, then
+named after the first argument's sharding where a result is laid out alike and its type
+carries that mesh, else over the mesh its type carries.
+
+    >>> jit(lambda a: a * 2)(device_put(x, NamedSharding(mesh1, P('x')))).sharding.spec
+    P('x',)                                             # one device: every layout is alike
+
+A result's type carries a mesh in JAX (`aval.sharding.mesh`) when it is computed from an
+Array sharded by its own sharding, comes out of a shard_map, or is typed over Explicit axes;
+jxkernel's types carry only the last, so `carried_meshes` follows the jaxpr's data flow.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.ir import Var
+from ..core.mesh import Mesh, NamedSharding, PartitionSpec
+from .client import xc
+from .sharding import _hlo_key, hlo_sharding, spec_from_hlo
+
+
+def output_shardings(loaded, mesh, out_avals, user_shardings, in_avals, given=None,
+                     carried=None) -> list:
+    """The results' NamedShardings, read from the executable (`given`, per result a sharding
+    asked for or None, is taken as it is). As JAX recovers them (pxla's
+    maybe_recover_user_shardings): when an argument has a sharding of its own or given, the
+    first argument's (replicated if it has none) is what a result reports if it is laid out
+    alike, has the same rank and its type carries that sharding's mesh; any other result is
+    named over the mesh its type carries, else over `mesh`. `carried`: per result that mesh
+    or None (see carried_meshes). On one device every layout is alike, so such results keep
+    the first argument's spec, P('x') included."""
+    given = given or [None] * len(out_avals)
+    carried = carried or [mesh] * len(out_avals)
+    first = None
+    if any(s is not None for s in user_shardings) and in_avals:
+        first = user_shardings[0] or NamedSharding(mesh, PartitionSpec())
+        first_ndim, first_mesh = len(in_avals[0].shape), getattr(first.mesh, "abstract_mesh",
+                                                                 first.mesh)
+    protos = loaded.get_output_shardings()
+    if protos is None:                     # one partition (a mesh of one device): replicated
+        protos = [None] * len(out_avals)
+    out = []
+    for op, aval, asked, cm in zip(protos, out_avals, given, carried):
+        ndim = len(aval.shape)
+        if asked is not None:
+            out.append(asked)
+            continue
+        hlo = None if op is None else xc.HloSharding.from_proto(op)
+        if first is not None and cm is not None and first_ndim == ndim and \
+                getattr(cm, "abstract_mesh", cm) == first_mesh and \
+                (hlo is None or _hlo_key(hlo_sharding(first, ndim)) == _hlo_key(hlo)):
+            out.append(first)
+            continue
+        named = _concrete(cm, mesh)
+        out.append(NamedSharding(named, PartitionSpec() if hlo is None else
+                                 spec_from_hlo(hlo, named, ndim)))
+    return out
+
+
+def _concrete(carried, mesh: Mesh) -> Mesh:
+    """The mesh a result's type carries, over the program's devices (`mesh`'s, in order), as
+    JAX's _abstract_to_concrete_mesh; `mesh` itself for none or one with manual axes."""
+    if carried is None or carried == mesh or carried.manual_axes or \
+            getattr(carried, "size", 0) != mesh.size:
+        return mesh
+    made = Mesh(np.array(mesh._flat_devices, dtype=object).reshape(carried.axis_sizes),
+                carried.axis_names, carried.axis_types)
+    return carried if made == carried else made
+
+
+def carried_meshes(jaxpr, meshes) -> list:
+    """Per output of `jaxpr`, the mesh its type carries in JAX, or None: that of an input
+    sharded by its own sharding (`meshes`, per invar, None for others: not one laid out by
+    jit's in_shardings) that it is computed from, of the shard_map it comes out of, or of
+    the sharding in its type (Explicit axes)."""
+    marked = {v: m for v, m in zip(jaxpr.invars, meshes) if m is not None}
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name == "shard_map":
+            marked.update(dict.fromkeys(eqn.outvars, eqn.params["mesh"]))
+            continue
+        inner = getattr(eqn.params.get("jaxpr"), "jaxpr", None)
+        if eqn.primitive.name == "jit" and inner is not None:   # (jit(pmap(f)): a shard_map inside)
+            found = carried_meshes(inner, [marked.get(v) if type(v) is Var else None
+                                           for v in eqn.invars])
+            marked.update({v: m for v, m in zip(eqn.outvars, found) if m is not None})
+            continue
+        m = next((marked[v] for v in eqn.invars if type(v) is Var and v in marked), None)
+        if m is not None:
+            marked.update(dict.fromkeys(eqn.outvars, m))
+    return [marked.get(v) if type(v) is Var and v in marked else
+            getattr(v.aval.sharding, "mesh", None) for v in jaxpr.outvars]
