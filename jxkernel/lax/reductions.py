@@ -238,14 +238,15 @@ def _reducer_batcher(prim):
     """A reduction leaves the batch dim where it is and shifts its axes past it."""
     def rule(vals, dims, *, axes, **params):
         (x,), (d,) = vals, dims
-        axes = tuple(a + (a >= d) for a in axes)
-        return prim.bind(x, axes=axes, **params), d - sum(a < d for a in axes)
+        # computed with NumPy as JAX's reducer_batcher does: the axes print as np.int64(1)
+        axes = tuple(np.where(np.less(axes, d), axes, np.add(axes, 1)))
+        return prim.bind(x, axes=axes, **params), d - sum(int(a < d) for a in axes)
     return rule
 
 
 def _reduce_sum_transpose(ct, operand, *, axes, out_sharding=None):
     shape = operand.aval.shape        # the cotangent spreads back over the reduced axes
-    kept = tuple(i for i in range(len(shape)) if i not in axes)
+    kept = tuple(np.delete(np.arange(len(shape)), axes))    # np.int64s, as JAX's
     return [shapes.broadcast_in_dim(ct, shape, kept)]
 
 

@@ -20,10 +20,11 @@ from ..core.errors import ConcretizationTypeError
 from ..core.trace import Tracer
 from ..lax import conversion
 from . import reductions
+from .creation import asarray
 from .index_tricks import repeat
 from .manipulation import _asarray, _dtype, _index_axis, _shape, _slice_axis, broadcast_to
 from .ranges import linspace
-from .util import aval_of, ensure_array
+from .util import aval_of, jnp_jit
 
 __all__ = ["pad"]
 
@@ -36,14 +37,16 @@ def _pairs(values, nd: int, name: str) -> tuple:
         raise TypeError(f"`{name}` entries must be the same shape: {values}") from None
     if arr.dtype.kind == "O":
         raise TypeError(f"`{name}` entries must be the same shape: {values}")
+    # NumPy scalars, as JAX's _broadcast_to_pairs leaves them: pad's padding_config then
+    # prints as JAX's (`np.int64(1)`)
     if arr.shape == (nd, 2):
-        return tuple(tuple(v) for v in arr.tolist())
+        return tuple((v[0], v[1]) for v in arr)
     if arr.shape == (1, 2):
-        return (tuple(arr[0].tolist()),) * nd
+        return ((arr[0, 0], arr[0, 1]),) * nd
     if arr.shape == (2,):
-        return (tuple(arr.tolist()),) * nd
+        return ((arr[0], arr[1]),) * nd
     if arr.shape in ((1,), ()):
-        v = arr.ravel()[0].item()
+        v = arr.ravel()[0]
         return ((v, v),) * nd
     raise ValueError(f"jnp.pad: {name} with nd={nd} has unsupported shape {arr.shape}. "
                      f"Valid shapes are ({nd}, 2), (1, 2), (2,), (1,), or ().")
@@ -56,10 +59,14 @@ def _check_no_padding(widths, mode):
 
 def _pad_constant(array, widths, constant_values):
     a = aval_of(array)
-    cv = ensure_array(constant_values)
-    cv = conversion._convert_element_type(cv, a.dtype, a.weak_type)
+    cv = asarray(constant_values)
+    c = aval_of(cv)
+    if (c.dtype, c.weak_type) != (a.dtype, a.weak_type):    # (JAX's leaves an equal one)
+        cv = conversion._convert_element_type(cv, a.dtype, a.weak_type)
     cshape = _shape(cv)
-    if len(cshape) == 0 or cshape in ((1,), (1, 1)):
+    if len(cshape) == 0:
+        return lax.pad(array, cv, [(lo, hi, 0) for lo, hi in widths])
+    if len(cshape) == 1 and cshape[-1] == 1:
         return lax.pad(array, lax.reshape(cv, ()), [(lo, hi, 0) for lo, hi in widths])
     if len(cshape) == 1 and cshape[-1] != 2:
         raise ValueError(f"jnp.pad: constant_values has unsupported shape {cshape}. If the "
@@ -177,6 +184,10 @@ def pad(array, pad_width, mode="constant", **kwargs):
     Array([2, 1, 2, 3, 2, 1], dtype=int32)
     """
     array = _asarray("pad", array)
+    nd = len(_shape(array))
+    pw = _pairs(_concrete_or_error(pad_width, "pad_width argument to jnp.pad"), nd, "pad_width")
+    if not all(isinstance(v, (int, np.integer)) for pair in pw for v in pair):
+        raise TypeError("`pad_width` must be of integral type.")
     if callable(mode):
         raise NotImplementedError("jnp.pad with a callable mode is not implemented.")
     if mode not in _PAD_KWARGS:
@@ -184,37 +195,45 @@ def pad(array, pad_width, mode="constant", **kwargs):
     unsupported = set(kwargs) - set(_PAD_KWARGS[mode])
     if unsupported:
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unsupported}")
-    nd = len(_shape(array))
-    if nd == 0:
-        return array
-    pw = _pairs(_concrete_or_error(pad_width, "pad_width argument to jnp.pad"), nd, "pad_width")
-    if np.asarray(pw).shape != (nd, 2):
-        raise ValueError(f"Expected pad_width to have shape {(nd, 2)}; got {np.asarray(pw).shape}.")
-    widths = tuple((operator.index(lo), operator.index(hi)) for lo, hi in pw)
-    if any(lo < 0 or hi < 0 for lo, hi in widths):
-        raise ValueError("index can't contain negative values")
-    if mode == "constant":
-        return _pad_constant(array, widths, kwargs.get("constant_values", 0))
-    if mode == "empty":      # JAX's empty is zeros
-        return _pad_constant(array, widths, 0)
-    if mode == "wrap":
-        return _pad_wrap(array, widths)
-    if mode in ("reflect", "symmetric"):
-        reflect_type = kwargs.get("reflect_type", "even")
-        if reflect_type not in ("even", "odd"):
-            raise ValueError(f"reflect_type must be 'even' or 'odd', got {reflect_type!r}")
-        return _pad_reflect(array, widths, mode, reflect_type)
-    if mode == "edge":
-        return _pad_edge(array, widths)
-    if mode == "linear_ramp":
-        return _pad_linear_ramp(array, widths, _pairs(kwargs.get("end_values", 0), nd,
-                                                      "end_values"))
-    stat = {"maximum": reductions.amax, "minimum": reductions.amin, "mean": reductions.mean,
-            "median": reductions.median}[mode]
+    # stat_length and end_values are static, as in JAX's _pad; made pairs here so that lists
+    # hash (JAX's jit refuses them as unhashable static arguments)
     stat_length = kwargs.get("stat_length")
     if stat_length is not None:
         stat_length = _pairs(stat_length, nd, "stat_length")
-    return _pad_stats(array, widths, stat_length, stat)
+    end_values = _pairs(kwargs.get("end_values", 0), nd, "end_values")
+    return _pad(array, pw, mode, kwargs.get("constant_values", 0), stat_length, end_values,
+                kwargs.get("reflect_type", "even"))
+
+
+@jnp_jit(static_argnames=("pad_width", "mode", "stat_length", "end_values", "reflect_type"))
+def _pad(array, pad_width, mode, constant_values, stat_length, end_values, reflect_type):
+    """jnp.pad's work, a jit of its own named `_pad` as JAX's: the widths, mode and the other
+    options static, the array and constant_values traced (`jit[name=_pad]` in a jaxpr)."""
+    nd = len(_shape(array))
+    if nd == 0:
+        return array
+    if np.asarray(pad_width).shape != (nd, 2):
+        raise ValueError(f"Expected pad_width to have shape {(nd, 2)}; got "
+                         f"{np.asarray(pad_width).shape}.")
+    if any(lo < 0 or hi < 0 for lo, hi in pad_width):
+        raise ValueError("index can't contain negative values")
+    if mode == "constant":
+        return _pad_constant(array, pad_width, constant_values)
+    if mode == "empty":      # JAX's empty is zeros
+        return _pad_constant(array, pad_width, 0)
+    if mode == "wrap":
+        return _pad_wrap(array, pad_width)
+    if mode in ("reflect", "symmetric"):
+        if reflect_type not in ("even", "odd"):
+            raise ValueError(f"reflect_type must be 'even' or 'odd', got {reflect_type!r}")
+        return _pad_reflect(array, pad_width, mode, reflect_type)
+    if mode == "edge":
+        return _pad_edge(array, pad_width)
+    if mode == "linear_ramp":
+        return _pad_linear_ramp(array, pad_width, end_values)
+    stat = {"maximum": reductions.amax, "minimum": reductions.amin, "mean": reductions.mean,
+            "median": reductions.median}[mode]
+    return _pad_stats(array, pad_width, stat_length, stat)
 
 
 def _concrete_or_error(x, what: str):
