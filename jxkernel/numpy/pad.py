@@ -22,7 +22,7 @@ from ..lax import conversion
 from . import reductions
 from .creation import asarray
 from .index_tricks import repeat
-from .manipulation import _asarray, _dtype, _index_axis, _shape, _slice_axis, broadcast_to
+from .manipulation import _asarray, _dtype, _index_axis, _shape, broadcast_to, flip
 from .ranges import linspace
 from .util import aval_of, jnp_jit
 
@@ -57,12 +57,18 @@ def _check_no_padding(widths, mode):
         raise ValueError(f"Cannot apply '{mode}' padding to empty axis")
 
 
+def _converted(x, a):
+    """`x` with the dtype and weak type of aval `a`; as JAX's lax._convert_element_type, no
+    equation where they are already so."""
+    c = aval_of(x)
+    if (c.dtype, c.weak_type) == (a.dtype, a.weak_type):
+        return x
+    return conversion._convert_element_type(x, a.dtype, a.weak_type)
+
+
 def _pad_constant(array, widths, constant_values):
     a = aval_of(array)
-    cv = asarray(constant_values)
-    c = aval_of(cv)
-    if (c.dtype, c.weak_type) != (a.dtype, a.weak_type):    # (JAX's leaves an equal one)
-        cv = conversion._convert_element_type(cv, a.dtype, a.weak_type)
+    cv = _converted(asarray(constant_values), a)
     cshape = _shape(cv)
     if len(cshape) == 0:
         return lax.pad(array, cv, [(lo, hi, 0) for lo, hi in widths])
@@ -94,40 +100,45 @@ def _axes_to_pad(shape, widths, mode: str):
 def _pad_wrap(array, widths):
     for i, lo, hi, n in _axes_to_pad(_shape(array), widths, "wrap"):
         (lrep, lrem), (rrep, rrem) = divmod(lo, n), divmod(hi, n)
-        parts = [_slice_axis(array, n - lrem, n, i)] if lrem else []
+        parts = [lax.slice_in_dim(array, n - lrem, n, axis=i)] if lrem else []
         parts += [array] * (lrep + rrep + 1)
-        parts += [_slice_axis(array, 0, rrem, i)] if rrem else []
+        parts += [lax.slice_in_dim(array, 0, rrem, axis=i)] if rrem else []
         array = lax.concatenate(parts, i)
     return array
 
 
 def _pad_reflect(array, widths, mode: str, reflect_type: str):
+    # as JAX's _pad_symmetric_or_reflect: lax slices, jnp.flip (`jit[name=_flip]`), jnp's
+    # arithmetic for the odd reflection
     for i, lo, hi, n in _axes_to_pad(_shape(array), widths, mode):
+        if lo == 0 and hi == 0:
+            continue
         offset = 1 if mode == "reflect" and n > 1 else 0
         for before, padding in ((True, lo), (False, hi)):
-            edge = _slice_axis(array, 0, 1, i) if before else _slice_axis(array, -1, None, i)
+            edge = lax.slice_in_dim(array, 0, 1, axis=i) if before else \
+                lax.slice_in_dim(array, -1, None, axis=i)
             while padding > 0:     # reflect repeatedly when the pad is longer than the axis
                 cur = builtins.min(padding, n - offset)
                 padding -= cur
                 if before:
-                    x = _slice_axis(array, offset, offset + cur, i)
+                    x = lax.slice_in_dim(array, offset, offset + cur, axis=i)
                 else:
                     stop = None if (mode == "symmetric" or n == 1) else -1
-                    x = _slice_axis(array, -(cur + offset), stop, i)
-                x = lax.rev(x, (i,))
+                    x = lax.slice_in_dim(array, -(cur + offset), stop, axis=i)
+                x = flip(x, axis=i)
                 if reflect_type == "odd":        # reflect through the edge value: 2*edge - x
-                    two = np.array(2, _dtype(x))
-                    x = lax.sub(lax.mul(two, broadcast_to(edge, _shape(x))), x)
+                    x = 2 * edge - x
                     if n > 1:
-                        edge = _slice_axis(x, 0, 1, i) if before else _slice_axis(x, -1, None, i)
+                        edge = lax.slice_in_dim(x, 0, 1, axis=i) if before else \
+                            lax.slice_in_dim(x, -1, None, axis=i)
                 array = lax.concatenate([x, array] if before else [array, x], i)
     return array
 
 
 def _pad_edge(array, widths):
     for i, lo, hi, n in _axes_to_pad(_shape(array), widths, "edge"):
-        before = repeat(_slice_axis(array, 0, 1, i), lo, axis=i)
-        after = repeat(_slice_axis(array, n - 1, n, i), hi, axis=i)
+        before = repeat(lax.slice_in_dim(array, 0, 1, axis=i), lo, axis=i)
+        after = repeat(lax.slice_in_dim(array, n - 1, n, axis=i), hi, axis=i)
         array = lax.concatenate([before, array, after], i)
     return array
 
@@ -157,14 +168,14 @@ def _pad_stats(array, widths, stat_length, stat_func):
             if lb == 0 or la == 0:
                 raise ValueError("stat_length of 0 yields no value for padding")
             lb, la = builtins.min(int(lb), n), builtins.min(int(la), n)
-            before = stat_func(_slice_axis(array, 0, lb, i), axis=i, keepdims=True)
-            after = stat_func(_slice_axis(array, n - la, n, i), axis=i, keepdims=True)
+            before = stat_func(lax.slice_in_dim(array, 0, lb, axis=i), axis=i, keepdims=True)
+            after = stat_func(lax.slice_in_dim(array, -la, None, axis=i), axis=i,
+                              keepdims=True)
         if dtypes.is_int(a.dtype) or a.dtype == np.bool_:
             if dtypes.is_inexact(_dtype(before)):
                 before = lax.round(before, lax.RoundingMethod.TO_NEAREST_EVEN)
                 after = lax.round(after, lax.RoundingMethod.TO_NEAREST_EVEN)
-        before = conversion._convert_element_type(before, a.dtype, a.weak_type)
-        after = conversion._convert_element_type(after, a.dtype, a.weak_type)
+        before, after = _converted(before, a), _converted(after, a)
         array = lax.concatenate([repeat(before, lo, axis=i), array, repeat(after, hi, axis=i)], i)
     return array
 

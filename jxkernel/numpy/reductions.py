@@ -775,20 +775,20 @@ def _quantile(a, q, axis, method, keepdims, squash_nans):
     a_shape = aval_of(a).shape
     if squash_nans:
         # NaNs sort last; count the others and index within them
-        a = _where(_isnan(a), np.array(np.nan, ad), a)
+        a = util._where_jit(_isnan(a), np.nan, a)      # (JAX's `jit[name=_where]`)
         a = lax.sort(a, dimension=axis)
         counts = sum(lax.bitwise_not(_isnan(a)), axis=axis, dtype=qd, keepdims=keepdims)
         after = aval_of(counts).shape
         q = lax.expand_dims(q, tuple(range(q_ndim, len(after) + q_ndim)))
         counts = lax.expand_dims(counts, tuple(range(q_ndim)))
-        q, counts = broadcast_arrays(q, counts)
+        # (lax's ops stretch the size-1 dims of q and counts, as JAX's `mul n p`)
         q = lax.mul(q, lax.sub(counts, np.ones((), qd)))
         low, high = lax.floor(q), lax.ceil(q)
         high_weight = lax.sub(q, low)
         low_weight = lax.sub(np.ones((), qd), high_weight)
-        top = lax.sub(counts, np.ones((), qd))
-        low = lax.max(np.zeros((), qd), lax.min(low, top))
-        high = lax.max(np.zeros((), qd), lax.min(high, top))
+        # counts - 1 once per bound, as JAX's (a `sub` each in its jaxpr)
+        low = lax.max(np.zeros((), qd), lax.min(low, lax.sub(counts, np.ones((), qd))))
+        high = lax.max(np.zeros((), qd), lax.min(high, lax.sub(counts, np.ones((), qd))))
         it = dtypes.default_int_dtype()
         low, high = conversion.convert_element_type(low, it), conversion.convert_element_type(high, it)
         out_shape = qa.shape + after
@@ -824,17 +824,17 @@ def _quantile(a, q, axis, method, keepdims, squash_nans):
         if q_ndim == 1:
             low_weight = lax.broadcast_in_dim(low_weight, aval_of(low_value).shape, (0,))
             high_weight = lax.broadcast_in_dim(high_weight, aval_of(high_value).shape, (0,))
+    # a scalar weight multiplies (and a scalar predicate selects) the values directly, as in
+    # JAX's `mul y q`
     if method == "linear":
-        lw, hw = _bcast(low_weight, low_value), _bcast(high_weight, high_value)
-        result = lax.add(lax.mul(conversion.convert_element_type(low_value, qd), lw),
-                         lax.mul(conversion.convert_element_type(high_value, qd), hw))
+        result = lax.add(lax.mul(conversion.convert_element_type(low_value, qd), low_weight),
+                         lax.mul(conversion.convert_element_type(high_value, qd), high_weight))
     elif method == "lower":
         result = low_value
     elif method == "higher":
         result = high_value
     elif method == "nearest":
-        hw = _bcast(high_weight, high_value)
-        result = lax.select(lax.le(hw, np.array(0.5, qd)), low_value, high_value)
+        result = lax.select(lax.le(high_weight, np.array(0.5, qd)), low_value, high_value)
     else:
         result = lax.mul(lax.add(low_value, high_value), np.array(0.5, aval_of(low_value).dtype))
     if keepdims and keepdim:
@@ -842,10 +842,6 @@ def _quantile(a, q, axis, method, keepdims, squash_nans):
             keepdim = [qa.shape[0], *keepdim]
         result = lax.reshape(result, tuple(keepdim))
     return conversion.convert_element_type(result, ad)
-
-
-def _bcast(w, like):
-    return broadcast_to(w, aval_of(like).shape)
 
 
 def _quantile_args(name, a, q, out, overwrite_input, weights):
