@@ -238,9 +238,10 @@ def _reducer_batcher(prim):
     """A reduction leaves the batch dim where it is and shifts its axes past it."""
     def rule(vals, dims, *, axes, **params):
         (x,), (d,) = vals, dims
-        # computed with NumPy as JAX's reducer_batcher does: the axes print as np.int64(1)
-        axes = tuple(np.where(np.less(axes, d), axes, np.add(axes, 1)))
-        return prim.bind(x, axes=axes, **params), d - sum(int(a < d) for a in axes)
+        # np.int64s, as JAX's reducer_batcher computes them with np.where (they print as
+        # np.int64(1)); built without NumPy's per-call cost
+        axes = tuple(np.int64(a if a < d else a + 1) for a in axes)
+        return prim.bind(x, axes=axes, **params), d - sum(1 for a in axes if a < d)
     return rule
 
 

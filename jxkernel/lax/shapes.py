@@ -156,7 +156,7 @@ def _broadcast_in_dim_transpose(ct, operand, *, shape, broadcast_dimensions, sha
 def _broadcast_in_dim_batching(vals, dims, *, shape, broadcast_dimensions, sharding=None):
     x = bu.moveaxis(vals[0], dims[0], 0)
     return broadcast_in_dim(x, bu.shape(x)[:1] + tuple(shape),      # np.int64s, as JAX's
-                            (0,) + tuple(np.add(1, broadcast_dimensions))), 0
+                            (0,) + tuple(np.int64(d + 1) for d in broadcast_dimensions)), 0
 
 
 ad.deflinear2(broadcast_in_dim_p, _broadcast_in_dim_transpose)

@@ -15,6 +15,7 @@ from ..core.interpreter_primitives import broadcast_in_dim, reshape, transpose
 from ..core.primitive import batching_rules
 
 not_mapped = None
+_I64 = np.int64
 
 
 def ndim(x) -> int:
@@ -42,7 +43,8 @@ def broadcast(x, size: int, axis: int):
     as `np.int64(1)` in a jaxpr, as JAX's do."""
     s = list(shape(x))
     s.insert(axis, size)
-    return broadcast_in_dim(x, s, tuple(np.delete(np.arange(len(s)), axis)))
+    # (np.delete(np.arange(len(s)), axis)'s values, built without its ~5 µs per call)
+    return broadcast_in_dim(x, s, tuple(_I64(i) for i in range(len(s)) if i != axis))
 
 
 def bdim_at_front(x, bdim, size: int):
