@@ -15,10 +15,10 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import get_aval
-from ..lax import elementwise as ew, shapes, slicing
+from ..lax import elementwise as ew, shapes
 from ..core.interpreter_primitives import convert_element_type as _convert_element_type
-from ..lax.conversion import convert_element_type
-from ..tree_util import tree_flatten, tree_map, tree_transpose, tree_unflatten
+from ..tree_util import (tree_flatten, tree_map, tree_structure, tree_transpose,
+                         tree_unflatten)
 from ..transforms.ad import _check_grad_input, check_output_dtype, jvp, vjp
 from ..transforms.api_util import wraps
 from ..transforms.batching import vmap
@@ -38,34 +38,30 @@ def _argnums_partial(fun, argnums, args, kwargs):
 
 def _std_basis(tree):
     """Stacked one-hot vectors: for leaves of total size n, a pytree whose leaves have a
-    leading axis of n (row i is the i-th basis vector, reshaped into the leaves)."""
-    leaves, treedef = tree_flatten(tree)
-    avals = [get_aval(x) for x in leaves]
+    leading axis of n (row i is the i-th basis vector, reshaped into the leaves). Built as
+    JAX's: jnp.eye split into the leaves (the `split` primitive, even for one leaf)."""
+    from .. import numpy as jnp
+    avals = [get_aval(x) for x in tree_flatten(tree)[0]]
     total = sum(a.size for a in avals)
     dtype = dtypes.result_type(*[a.dtype for a in avals])[0] if avals else np.float32
-    rows = shapes.broadcasted_iota(np.int32, (total, total), 0)
-    cols = shapes.broadcasted_iota(np.int32, (total, total), 1)
-    eye = convert_element_type(ew.eq(rows, cols), dtype)
-    out, start = [], 0
-    for a in avals:
-        block = slicing.slice(eye, (0, start), (total, start + a.size))
-        # weak as its leaf, as JAX's _possible_downcast makes it (a tracer of it prints `~`)
-        out.append(shapes.reshape(_convert_element_type(block, a.dtype, a.weak_type),
-                                  (total,) + a.shape))
-        start += a.size
+    # JAX's conversion here carries a sharding that differs from the operand's, so JAX's
+    # trace keeps it even where it changes nothing (`convert_element_type` after `split`)
+    return _unravel_array_into_pytree(tree, 1, None, jnp.eye(total, dtype=dtype), always=True)
+
+
+def _unravel_array_into_pytree(tree, axis: int, example, arr, always: bool = False):
+    """`arr` cut along `axis` into one piece per leaf of `tree` (jnp.split at NumPy's cumsum
+    of the sizes, so the sizes print as np.int64 as in JAX), each reshaped to the leaf's shape
+    in place of that axis and given the dtype of `example` (of the leaf when None)."""
+    from .. import numpy as jnp
+    leaves, treedef = tree_flatten(tree)
+    avals = [get_aval(x) for x in leaves]
+    arr_shape = get_aval(arr).shape
+    parts = jnp.split(arr, np.cumsum([a.size for a in avals[:-1]]), axis)
+    out = [_possible_downcast(shapes.reshape(x, arr_shape[:axis] + a.shape + arr_shape[axis + 1:]),
+                              leaf if example is None else example, always)
+           for x, a, leaf in zip(parts, avals, leaves)]
     return tree_unflatten(treedef, out)
-
-
-def _split_last(x, in_avals):
-    """A forward-mode Jacobian block (out_shape + (n_in,)) split per input leaf and reshaped
-    to out_shape + in_shape."""
-    aval = get_aval(x)
-    out, start = [], 0
-    for a in in_avals:
-        piece = slicing.slice_in_dim(x, start, start + a.size, axis=aval.ndim - 1)
-        out.append(shapes.reshape(piece, tuple(aval.shape[:-1]) + a.shape))
-        start += a.size
-    return out
 
 
 _JAC_DOC = ("Jacobian of {fun} with respect to positional argument(s) {argnums}. Takes the "
@@ -81,8 +77,6 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
         # A tree_map, as JAX's: it rebuilds the arguments' pytrees with None leaves, so a
         # class whose unflatten validates its children fails here as under JAX.
         tree_map(lambda x: _check_grad_input(get_aval(x), False, holomorphic, "jacfwd"), dyn)
-        in_leaves, in_tree = tree_flatten(dyn)
-        in_avals = [get_aval(x) for x in in_leaves]
 
         def push(tangents):
             return jvp(f_partial, dyn, tangents, has_aux=has_aux)
@@ -92,10 +86,11 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
         else:
             y, jac = vmap(push, out_axes=(None, -1))(_std_basis(dyn))
 
-        def unravel(y_leaf, jac_leaf):
-            parts = [_possible_downcast(p, y_leaf) for p in _split_last(jac_leaf, in_avals)]
-            tree = tree_unflatten(in_tree, parts)
-            return tree[0] if isinstance(argnums, int) else tree
+        example_args = dyn[0] if isinstance(argnums, int) else dyn
+
+        def unravel(y_leaf, jac_leaf):      # JAX's _jacfwd_unravel
+            return _unravel_array_into_pytree(example_args, -1 % get_aval(jac_leaf).ndim,
+                                              y_leaf, jac_leaf)
         result = tree_map(unravel, y, jac)
         return (result, aux) if has_aux else result
     return jacfun
@@ -113,42 +108,28 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
         else:
             y, pullback = vjp(f_partial, *dyn)
         tree_map(lambda v: check_output_dtype("jacrev", holomorphic, get_aval(v)), y)
-        y_leaves, y_tree = tree_flatten(y)
-        y_avals = [get_aval(v) for v in y_leaves]
         jac = vmap(pullback)(_std_basis(y))            # per input leaf: (n_out,) + in_shape
         jac = jac[0] if isinstance(argnums, int) else jac
-        in_leaves, in_tree = tree_flatten(jac)
-
-        def per_input(j, x):
-            return tree_unflatten(y_tree, [_possible_downcast(p, x)
-                                           for p in _split_first(j, y_avals)])
-        per_in = [per_input(j, x) for j, x in zip(in_leaves, tree_flatten(dyn)[0])]  # [in][out]
-        nested = tree_unflatten(in_tree, per_in)
-        result = tree_transpose(in_tree, y_tree, nested)
+        example_args = dyn[0] if isinstance(argnums, int) else dyn
+        # JAX's _jacrev_unravel per input leaf: [in][out], then transposed
+        nested = tree_map(lambda x, j: _unravel_array_into_pytree(y, 0, x, j), example_args, jac)
+        result = tree_transpose(tree_structure(example_args), tree_structure(y), nested)
         return (result, aux) if has_aux else result
     return jacfun
 
 
-def _possible_downcast(x, example):
+def _possible_downcast(x, example, always: bool = False):
     """A Jacobian block with the dtype and weak type of `example` (the output leaf for jacfwd,
-    the input leaf for jacrev), its real part if `example` is real, as JAX's."""
+    the input leaf for jacrev), its real part if `example` is real, as JAX's. A conversion
+    that changes nothing is left out, as JAX's trace forwards it (its forwarding rule), unless
+    `always` (the basis: see _std_basis)."""
     aval, want = get_aval(x), get_aval(example)
     if dtypes.is_complex(aval.dtype) and not dtypes.is_complex(want.dtype):
         x = ew.real(x)
+        aval = get_aval(x)
+    if not always and aval.dtype == want.dtype and aval.weak_type == want.weak_type:
+        return x
     return _convert_element_type(x, want.dtype, want.weak_type)
-
-
-def _split_first(j, out_avals):
-    """Rows of a reverse-mode Jacobian block, grouped per output leaf: (n_out, *in) pieces
-    reshaped to out_shape + in_shape."""
-    aval = get_aval(j)
-    in_shape = aval.shape[1:]
-    out, start = [], 0
-    for a in out_avals:
-        piece = slicing.slice_in_dim(j, start, start + a.size, axis=0)
-        out.append(shapes.reshape(piece, a.shape + in_shape))
-        start += a.size
-    return out
 
 
 jacobian = jacrev

@@ -203,8 +203,13 @@ class Names:
             return "_"
         name = self.names.get(var)
         if name is None:
-            name = self.names[var] = _alpha_name(self.count)
+            taken = set(self.shared.values())   # (JAX's skip the shared jaxprs' names)
+            name = _alpha_name(self.count)
             self.count += 1
+            while name in taken:
+                name = _alpha_name(self.count)
+                self.count += 1
+            self.names[var] = name
         return name
 
 
@@ -304,6 +309,8 @@ def _share_call_names(eqn: Eqn, names: Names):
     if len(inner) != 1:
         return
     jaxpr = inner[0].jaxpr if isinstance(inner[0], ClosedJaxpr) else inner[0]
+    if jaxpr in names.shared:       # printed on its own (`let name = ...`), with its own names
+        return
     taken = set()          # an outer name is given to one inner variable at most
     for v_in, atom in zip(jaxpr.invars, eqn.invars):
         if isinstance(atom, Var) and v_in not in names.names and names(atom) not in taken:
@@ -415,11 +422,13 @@ def pp_toplevel(jaxpr: Jaxpr, source_info=False, width=80, names: Names | None =
     names.shared = {}
     name_unused_results(jaxpr, names)
     shared = shared_jaxprs(jaxpr)
+    # every shared jaxpr is named before any is printed, as JAX 0.10.2's: one printed first
+    # refers by name to those it holds (`_pad`'s `jit[name=_flip jaxpr=_flip]`)
+    names.shared.update(shared)
     parts = []
     for inner, name in shared.items():
         head = f"let {name} = "
         parts.append(f"{head}{pp_jaxpr(inner, names, 0, source_info, width, len(head))} in")
-        names.shared[inner] = name
     parts.append(pp_jaxpr(jaxpr, names, 0, source_info, width))
     text = "\n".join(parts)
     return _line_up_notes(text) if source_info else text

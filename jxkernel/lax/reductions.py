@@ -238,14 +238,16 @@ def _reducer_batcher(prim):
     """A reduction leaves the batch dim where it is and shifts its axes past it."""
     def rule(vals, dims, *, axes, **params):
         (x,), (d,) = vals, dims
-        axes = tuple(a + (a >= d) for a in axes)
-        return prim.bind(x, axes=axes, **params), d - sum(a < d for a in axes)
+        # np.int64s, as JAX's reducer_batcher computes them with np.where (they print as
+        # np.int64(1)); built without NumPy's per-call cost
+        axes = tuple(np.int64(a if a < d else a + 1) for a in axes)
+        return prim.bind(x, axes=axes, **params), d - sum(1 for a in axes if a < d)
     return rule
 
 
 def _reduce_sum_transpose(ct, operand, *, axes, out_sharding=None):
     shape = operand.aval.shape        # the cotangent spreads back over the reduced axes
-    kept = tuple(i for i in range(len(shape)) if i not in axes)
+    kept = tuple(np.delete(np.arange(len(shape)), axes))    # np.int64s, as JAX's
     return [shapes.broadcast_in_dim(ct, shape, kept)]
 
 

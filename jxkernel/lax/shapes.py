@@ -155,8 +155,8 @@ def _broadcast_in_dim_transpose(ct, operand, *, shape, broadcast_dimensions, sha
 
 def _broadcast_in_dim_batching(vals, dims, *, shape, broadcast_dimensions, sharding=None):
     x = bu.moveaxis(vals[0], dims[0], 0)
-    return broadcast_in_dim(x, bu.shape(x)[:1] + tuple(shape),
-                            (0,) + tuple(d + 1 for d in broadcast_dimensions)), 0
+    return broadcast_in_dim(x, bu.shape(x)[:1] + tuple(shape),      # np.int64s, as JAX's
+                            (0,) + tuple(np.int64(d + 1) for d in broadcast_dimensions)), 0
 
 
 ad.deflinear2(broadcast_in_dim_p, _broadcast_in_dim_transpose)
@@ -612,8 +612,15 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None)
     if _ndim(operand) == len(shape) and not len(broadcast_dimensions) and _is_array(operand):
         return operand
     return broadcast_in_dim_p.bind(operand, shape=shape,
-                                   broadcast_dimensions=tuple(map(int, broadcast_dimensions)),
+                                   broadcast_dimensions=_int_params(broadcast_dimensions),
                                    sharding=None)
+
+
+def _int_params(values) -> tuple:
+    """Integer parameters as given (validated): NumPy integers stay NumPy integers, as in
+    JAX's lax, whose batching rules and jnp functions compute some with NumPy; a jaxpr
+    prints them as JAX's does (`np.int64(1)`)."""
+    return tuple(v if isinstance(v, np.integer) else operator.index(v) for v in values)
 
 
 def broadcast(operand, sizes, *, out_sharding=None):
@@ -792,7 +799,7 @@ def split(operand, sizes, axis: int = 0) -> list:
         [(2, 2), (3, 2)]
     """
     try:
-        sizes = tuple(operator.index(s) for s in sizes)
+        sizes = _int_params(sizes)      # jnp.split's np.int64 sizes stay so, as in JAX
     except TypeError:                   # jax.export's symbolic sizes
         sizes = tuple(map(index_or_symbolic, sizes))
     return split_p.bind(operand, sizes=sizes, axis=canonicalize_axis(axis, _ndim(operand)))

@@ -56,8 +56,9 @@ from ..transforms import batch_util as bu
 from . import _lowering as hl
 from .conversion import convert_element_type
 from .elementwise import add, div, eq, lt, max, min, mul, neg, select, sub
-from .shapes import (_is_array, _ndim, _shape, broadcast, broadcast_in_dim, canonicalize_shape,
-                     check_shapelike, concatenate, expand_dims, iota, reshape, squeeze)
+from .shapes import (_int_params, _is_array, _ndim, _shape, broadcast, broadcast_in_dim,
+                     canonicalize_shape, check_shapelike, concatenate, expand_dims, iota,
+                     reshape, squeeze)
 
 
 def _check_int_indices(name: str, indices) -> None:
@@ -1255,7 +1256,8 @@ def pad(operand, padding_value, padding_config):
         Array([0, 1, 0, 2, 0, 3, 0, 0], dtype=int32)
     """
     try:
-        config = tuple(tuple(operator.index(p) for p in triple) for triple in padding_config)
+        # NumPy integers kept, as JAX's lax.pad keeps them (jnp.pad's print as np.int64(1))
+        config = tuple(_int_params(triple) for triple in padding_config)
     except TypeError:                   # jax.export's symbolic sizes (a slice's transpose)
         config = tuple(tuple(map(index_or_symbolic, triple)) for triple in padding_config)
     return pad_p.bind(operand, padding_value, padding_config=config)

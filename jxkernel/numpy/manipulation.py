@@ -394,7 +394,8 @@ def _split(name: str, ary, indices_or_sections, axis: int) -> list:
         if r and name != "array_split":
             raise ValueError(f"array split does not result in an equal division: rest is {r}")
         sizes = [part + 1] * r + [part] * (sections - r)
-    return list(lax.split(ary, sizes, axis))
+    # np.int64 sizes, as JAX's _split makes them (its jaxpr prints `sizes=(np.int64(2), ...)`)
+    return list(lax.split(ary, [s if is_symbolic(s) else np.int64(s) for s in sizes], axis))
 
 
 def split(ary, indices_or_sections, axis: int = 0) -> list:
@@ -584,7 +585,8 @@ def rot90(m, k: int = 1, axes: tuple = (0, 1)):
 
 # ------------------------------------------------------------------ tile, resize
 def tile(A, reps):
-    """`A` repeated `reps` times along each axis (as a broadcast plus a reshape).
+    """`A` repeated `reps` times along each axis: JAX's `tile` primitive (lax.tile), after
+    leading unit axes where `reps` is longer than `A`'s rank.
 
     >>> jnp.tile(jnp.array([1, 2]), 2)
     Array([1, 2, 1, 2], dtype=int32)
@@ -593,6 +595,11 @@ def tile(A, reps):
     reps = _index_tuple(reps)
     shp = _shape(A)
     reps = (1,) * (len(shp) - len(reps)) + reps
+    if not any(map(is_symbolic, reps + tuple(shp))):
+        if len(reps) > len(shp):
+            A = lax.expand_dims(A, tuple(range(len(reps) - len(shp))))
+        return lax.tile(A, reps)
+    # jax.export's symbolic sizes: a broadcast plus a reshape, which lower with them
     shp = (1,) * (len(reps) - len(shp)) + shp
     A = lax.reshape(A, shp)
     # broadcast to (r0, d0, r1, d1, ...), then merge each pair

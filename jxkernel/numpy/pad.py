@@ -20,10 +20,11 @@ from ..core.errors import ConcretizationTypeError
 from ..core.trace import Tracer
 from ..lax import conversion
 from . import reductions
+from .creation import asarray
 from .index_tricks import repeat
-from .manipulation import _asarray, _dtype, _index_axis, _shape, _slice_axis, broadcast_to
+from .manipulation import _asarray, _dtype, _index_axis, _shape, broadcast_to, flip
 from .ranges import linspace
-from .util import aval_of, ensure_array
+from .util import aval_of, jnp_jit
 
 __all__ = ["pad"]
 
@@ -36,14 +37,16 @@ def _pairs(values, nd: int, name: str) -> tuple:
         raise TypeError(f"`{name}` entries must be the same shape: {values}") from None
     if arr.dtype.kind == "O":
         raise TypeError(f"`{name}` entries must be the same shape: {values}")
+    # NumPy scalars, as JAX's _broadcast_to_pairs leaves them: pad's padding_config then
+    # prints as JAX's (`np.int64(1)`)
     if arr.shape == (nd, 2):
-        return tuple(tuple(v) for v in arr.tolist())
+        return tuple((v[0], v[1]) for v in arr)
     if arr.shape == (1, 2):
-        return (tuple(arr[0].tolist()),) * nd
+        return ((arr[0, 0], arr[0, 1]),) * nd
     if arr.shape == (2,):
-        return (tuple(arr.tolist()),) * nd
+        return ((arr[0], arr[1]),) * nd
     if arr.shape in ((1,), ()):
-        v = arr.ravel()[0].item()
+        v = arr.ravel()[0]
         return ((v, v),) * nd
     raise ValueError(f"jnp.pad: {name} with nd={nd} has unsupported shape {arr.shape}. "
                      f"Valid shapes are ({nd}, 2), (1, 2), (2,), (1,), or ().")
@@ -54,12 +57,22 @@ def _check_no_padding(widths, mode):
         raise ValueError(f"Cannot apply '{mode}' padding to empty axis")
 
 
+def _converted(x, a):
+    """`x` with the dtype and weak type of aval `a`; as JAX's lax._convert_element_type, no
+    equation where they are already so."""
+    c = aval_of(x)
+    if (c.dtype, c.weak_type) == (a.dtype, a.weak_type):
+        return x
+    return conversion._convert_element_type(x, a.dtype, a.weak_type)
+
+
 def _pad_constant(array, widths, constant_values):
     a = aval_of(array)
-    cv = ensure_array(constant_values)
-    cv = conversion._convert_element_type(cv, a.dtype, a.weak_type)
+    cv = _converted(asarray(constant_values), a)
     cshape = _shape(cv)
-    if len(cshape) == 0 or cshape in ((1,), (1, 1)):
+    if len(cshape) == 0:
+        return lax.pad(array, cv, [(lo, hi, 0) for lo, hi in widths])
+    if len(cshape) == 1 and cshape[-1] == 1:
         return lax.pad(array, lax.reshape(cv, ()), [(lo, hi, 0) for lo, hi in widths])
     if len(cshape) == 1 and cshape[-1] != 2:
         raise ValueError(f"jnp.pad: constant_values has unsupported shape {cshape}. If the "
@@ -87,40 +100,45 @@ def _axes_to_pad(shape, widths, mode: str):
 def _pad_wrap(array, widths):
     for i, lo, hi, n in _axes_to_pad(_shape(array), widths, "wrap"):
         (lrep, lrem), (rrep, rrem) = divmod(lo, n), divmod(hi, n)
-        parts = [_slice_axis(array, n - lrem, n, i)] if lrem else []
+        parts = [lax.slice_in_dim(array, n - lrem, n, axis=i)] if lrem else []
         parts += [array] * (lrep + rrep + 1)
-        parts += [_slice_axis(array, 0, rrem, i)] if rrem else []
+        parts += [lax.slice_in_dim(array, 0, rrem, axis=i)] if rrem else []
         array = lax.concatenate(parts, i)
     return array
 
 
 def _pad_reflect(array, widths, mode: str, reflect_type: str):
+    # as JAX's _pad_symmetric_or_reflect: lax slices, jnp.flip (`jit[name=_flip]`), jnp's
+    # arithmetic for the odd reflection
     for i, lo, hi, n in _axes_to_pad(_shape(array), widths, mode):
+        if lo == 0 and hi == 0:
+            continue
         offset = 1 if mode == "reflect" and n > 1 else 0
         for before, padding in ((True, lo), (False, hi)):
-            edge = _slice_axis(array, 0, 1, i) if before else _slice_axis(array, -1, None, i)
+            edge = lax.slice_in_dim(array, 0, 1, axis=i) if before else \
+                lax.slice_in_dim(array, -1, None, axis=i)
             while padding > 0:     # reflect repeatedly when the pad is longer than the axis
                 cur = builtins.min(padding, n - offset)
                 padding -= cur
                 if before:
-                    x = _slice_axis(array, offset, offset + cur, i)
+                    x = lax.slice_in_dim(array, offset, offset + cur, axis=i)
                 else:
                     stop = None if (mode == "symmetric" or n == 1) else -1
-                    x = _slice_axis(array, -(cur + offset), stop, i)
-                x = lax.rev(x, (i,))
+                    x = lax.slice_in_dim(array, -(cur + offset), stop, axis=i)
+                x = flip(x, axis=i)
                 if reflect_type == "odd":        # reflect through the edge value: 2*edge - x
-                    two = np.array(2, _dtype(x))
-                    x = lax.sub(lax.mul(two, broadcast_to(edge, _shape(x))), x)
+                    x = 2 * edge - x
                     if n > 1:
-                        edge = _slice_axis(x, 0, 1, i) if before else _slice_axis(x, -1, None, i)
+                        edge = lax.slice_in_dim(x, 0, 1, axis=i) if before else \
+                            lax.slice_in_dim(x, -1, None, axis=i)
                 array = lax.concatenate([x, array] if before else [array, x], i)
     return array
 
 
 def _pad_edge(array, widths):
     for i, lo, hi, n in _axes_to_pad(_shape(array), widths, "edge"):
-        before = repeat(_slice_axis(array, 0, 1, i), lo, axis=i)
-        after = repeat(_slice_axis(array, n - 1, n, i), hi, axis=i)
+        before = repeat(lax.slice_in_dim(array, 0, 1, axis=i), lo, axis=i)
+        after = repeat(lax.slice_in_dim(array, n - 1, n, axis=i), hi, axis=i)
         array = lax.concatenate([before, array, after], i)
     return array
 
@@ -150,14 +168,14 @@ def _pad_stats(array, widths, stat_length, stat_func):
             if lb == 0 or la == 0:
                 raise ValueError("stat_length of 0 yields no value for padding")
             lb, la = builtins.min(int(lb), n), builtins.min(int(la), n)
-            before = stat_func(_slice_axis(array, 0, lb, i), axis=i, keepdims=True)
-            after = stat_func(_slice_axis(array, n - la, n, i), axis=i, keepdims=True)
+            before = stat_func(lax.slice_in_dim(array, 0, lb, axis=i), axis=i, keepdims=True)
+            after = stat_func(lax.slice_in_dim(array, -la, None, axis=i), axis=i,
+                              keepdims=True)
         if dtypes.is_int(a.dtype) or a.dtype == np.bool_:
             if dtypes.is_inexact(_dtype(before)):
                 before = lax.round(before, lax.RoundingMethod.TO_NEAREST_EVEN)
                 after = lax.round(after, lax.RoundingMethod.TO_NEAREST_EVEN)
-        before = conversion._convert_element_type(before, a.dtype, a.weak_type)
-        after = conversion._convert_element_type(after, a.dtype, a.weak_type)
+        before, after = _converted(before, a), _converted(after, a)
         array = lax.concatenate([repeat(before, lo, axis=i), array, repeat(after, hi, axis=i)], i)
     return array
 
@@ -177,6 +195,10 @@ def pad(array, pad_width, mode="constant", **kwargs):
     Array([2, 1, 2, 3, 2, 1], dtype=int32)
     """
     array = _asarray("pad", array)
+    nd = len(_shape(array))
+    pw = _pairs(_concrete_or_error(pad_width, "pad_width argument to jnp.pad"), nd, "pad_width")
+    if not all(isinstance(v, (int, np.integer)) for pair in pw for v in pair):
+        raise TypeError("`pad_width` must be of integral type.")
     if callable(mode):
         raise NotImplementedError("jnp.pad with a callable mode is not implemented.")
     if mode not in _PAD_KWARGS:
@@ -184,37 +206,45 @@ def pad(array, pad_width, mode="constant", **kwargs):
     unsupported = set(kwargs) - set(_PAD_KWARGS[mode])
     if unsupported:
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unsupported}")
-    nd = len(_shape(array))
-    if nd == 0:
-        return array
-    pw = _pairs(_concrete_or_error(pad_width, "pad_width argument to jnp.pad"), nd, "pad_width")
-    if np.asarray(pw).shape != (nd, 2):
-        raise ValueError(f"Expected pad_width to have shape {(nd, 2)}; got {np.asarray(pw).shape}.")
-    widths = tuple((operator.index(lo), operator.index(hi)) for lo, hi in pw)
-    if any(lo < 0 or hi < 0 for lo, hi in widths):
-        raise ValueError("index can't contain negative values")
-    if mode == "constant":
-        return _pad_constant(array, widths, kwargs.get("constant_values", 0))
-    if mode == "empty":      # JAX's empty is zeros
-        return _pad_constant(array, widths, 0)
-    if mode == "wrap":
-        return _pad_wrap(array, widths)
-    if mode in ("reflect", "symmetric"):
-        reflect_type = kwargs.get("reflect_type", "even")
-        if reflect_type not in ("even", "odd"):
-            raise ValueError(f"reflect_type must be 'even' or 'odd', got {reflect_type!r}")
-        return _pad_reflect(array, widths, mode, reflect_type)
-    if mode == "edge":
-        return _pad_edge(array, widths)
-    if mode == "linear_ramp":
-        return _pad_linear_ramp(array, widths, _pairs(kwargs.get("end_values", 0), nd,
-                                                      "end_values"))
-    stat = {"maximum": reductions.amax, "minimum": reductions.amin, "mean": reductions.mean,
-            "median": reductions.median}[mode]
+    # stat_length and end_values are static, as in JAX's _pad; made pairs here so that lists
+    # hash (JAX's jit refuses them as unhashable static arguments)
     stat_length = kwargs.get("stat_length")
     if stat_length is not None:
         stat_length = _pairs(stat_length, nd, "stat_length")
-    return _pad_stats(array, widths, stat_length, stat)
+    end_values = _pairs(kwargs.get("end_values", 0), nd, "end_values")
+    return _pad(array, pw, mode, kwargs.get("constant_values", 0), stat_length, end_values,
+                kwargs.get("reflect_type", "even"))
+
+
+@jnp_jit(static_argnames=("pad_width", "mode", "stat_length", "end_values", "reflect_type"))
+def _pad(array, pad_width, mode, constant_values, stat_length, end_values, reflect_type):
+    """jnp.pad's work, a jit of its own named `_pad` as JAX's: the widths, mode and the other
+    options static, the array and constant_values traced (`jit[name=_pad]` in a jaxpr)."""
+    nd = len(_shape(array))
+    if nd == 0:
+        return array
+    if np.asarray(pad_width).shape != (nd, 2):
+        raise ValueError(f"Expected pad_width to have shape {(nd, 2)}; got "
+                         f"{np.asarray(pad_width).shape}.")
+    if any(lo < 0 or hi < 0 for lo, hi in pad_width):
+        raise ValueError("index can't contain negative values")
+    if mode == "constant":
+        return _pad_constant(array, pad_width, constant_values)
+    if mode == "empty":      # JAX's empty is zeros
+        return _pad_constant(array, pad_width, 0)
+    if mode == "wrap":
+        return _pad_wrap(array, pad_width)
+    if mode in ("reflect", "symmetric"):
+        if reflect_type not in ("even", "odd"):
+            raise ValueError(f"reflect_type must be 'even' or 'odd', got {reflect_type!r}")
+        return _pad_reflect(array, pad_width, mode, reflect_type)
+    if mode == "edge":
+        return _pad_edge(array, pad_width)
+    if mode == "linear_ramp":
+        return _pad_linear_ramp(array, pad_width, end_values)
+    stat = {"maximum": reductions.amax, "minimum": reductions.amin, "mean": reductions.mean,
+            "median": reductions.median}[mode]
+    return _pad_stats(array, pad_width, stat_length, stat)
 
 
 def _concrete_or_error(x, what: str):

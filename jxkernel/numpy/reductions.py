@@ -775,20 +775,20 @@ def _quantile(a, q, axis, method, keepdims, squash_nans):
     a_shape = aval_of(a).shape
     if squash_nans:
         # NaNs sort last; count the others and index within them
-        a = _where(_isnan(a), np.array(np.nan, ad), a)
+        a = util._where_jit(_isnan(a), np.nan, a)      # (JAX's `jit[name=_where]`)
         a = lax.sort(a, dimension=axis)
         counts = sum(lax.bitwise_not(_isnan(a)), axis=axis, dtype=qd, keepdims=keepdims)
         after = aval_of(counts).shape
         q = lax.expand_dims(q, tuple(range(q_ndim, len(after) + q_ndim)))
         counts = lax.expand_dims(counts, tuple(range(q_ndim)))
-        q, counts = broadcast_arrays(q, counts)
+        # (lax's ops stretch the size-1 dims of q and counts, as JAX's `mul n p`)
         q = lax.mul(q, lax.sub(counts, np.ones((), qd)))
         low, high = lax.floor(q), lax.ceil(q)
         high_weight = lax.sub(q, low)
         low_weight = lax.sub(np.ones((), qd), high_weight)
-        top = lax.sub(counts, np.ones((), qd))
-        low = lax.max(np.zeros((), qd), lax.min(low, top))
-        high = lax.max(np.zeros((), qd), lax.min(high, top))
+        # counts - 1 once per bound, as JAX's (a `sub` each in its jaxpr)
+        low = lax.max(np.zeros((), qd), lax.min(low, lax.sub(counts, np.ones((), qd))))
+        high = lax.max(np.zeros((), qd), lax.min(high, lax.sub(counts, np.ones((), qd))))
         it = dtypes.default_int_dtype()
         low, high = conversion.convert_element_type(low, it), conversion.convert_element_type(high, it)
         out_shape = qa.shape + after
@@ -801,16 +801,17 @@ def _quantile(a, q, axis, method, keepdims, squash_nans):
         index[axis] = high
         high_value = getitem(a, tuple(index))
     else:
-        a = _where(any(_isnan(a), axis=axis, keepdims=True), np.array(np.nan, ad), a)
+        # JAX's util._where, a jit of its own (`jit[name=_where]` in quantile's jaxpr)
+        a = util._where_jit(any(_isnan(a), axis=axis, keepdims=True), np.nan, a)
         a = lax.sort(a, dimension=axis)
         n = np.array(a_shape[axis], qd)
         q = lax.mul(q, lax.sub(n, np.ones((), qd)))
         low, high = lax.floor(q), lax.ceil(q)
         high_weight = lax.sub(q, low)
         low_weight = lax.sub(np.ones((), qd), high_weight)
-        top = lax.sub(n, np.ones((), qd))
-        low = lax.clamp(np.zeros((), qd), low, top)
-        high = lax.clamp(np.zeros((), qd), high, top)
+        # n - 1 once per clamp, as JAX's (two `sub` equations in its jaxpr)
+        low = lax.clamp(np.zeros((), qd), low, lax.sub(n, np.ones((), qd)))
+        high = lax.clamp(np.zeros((), qd), high, lax.sub(n, np.ones((), qd)))
         it = dtypes.default_int_dtype()
         low, high = conversion.convert_element_type(low, it), conversion.convert_element_type(high, it)
         sizes = list(a_shape)
@@ -823,17 +824,17 @@ def _quantile(a, q, axis, method, keepdims, squash_nans):
         if q_ndim == 1:
             low_weight = lax.broadcast_in_dim(low_weight, aval_of(low_value).shape, (0,))
             high_weight = lax.broadcast_in_dim(high_weight, aval_of(high_value).shape, (0,))
+    # a scalar weight multiplies (and a scalar predicate selects) the values directly, as in
+    # JAX's `mul y q`
     if method == "linear":
-        lw, hw = _bcast(low_weight, low_value), _bcast(high_weight, high_value)
-        result = lax.add(lax.mul(conversion.convert_element_type(low_value, qd), lw),
-                         lax.mul(conversion.convert_element_type(high_value, qd), hw))
+        result = lax.add(lax.mul(conversion.convert_element_type(low_value, qd), low_weight),
+                         lax.mul(conversion.convert_element_type(high_value, qd), high_weight))
     elif method == "lower":
         result = low_value
     elif method == "higher":
         result = high_value
     elif method == "nearest":
-        hw = _bcast(high_weight, high_value)
-        result = lax.select(lax.le(hw, np.array(0.5, qd)), low_value, high_value)
+        result = lax.select(lax.le(high_weight, np.array(0.5, qd)), low_value, high_value)
     else:
         result = lax.mul(lax.add(low_value, high_value), np.array(0.5, aval_of(low_value).dtype))
     if keepdims and keepdim:
@@ -843,18 +844,45 @@ def _quantile(a, q, axis, method, keepdims, squash_nans):
     return conversion.convert_element_type(result, ad)
 
 
-def _bcast(w, like):
-    return broadcast_to(w, aval_of(like).shape)
-
-
-def _quantile_args(name, a, q, out, overwrite_input, weights, method):
+def _quantile_args(name, a, q, out, overwrite_input, weights):
     check_arraylike(name, a, q)
     if overwrite_input or out is not None:
         raise ValueError(f"jax.numpy.{name} does not support overwrite_input=True or out != None")
     if weights is not None:
         raise NotImplementedError(f"jnp.{name} with weights (method='inverted_cdf') is not "
                                   f"implemented")
-    return ensure_array(a), q
+
+
+def _named_jit(name, fun, *static_argnames):
+    """`fun` jitted under `name` (its jaxpr's `jit[name=...]`), as JAX jits quantile,
+    nanquantile, percentile, nanpercentile, median and nanmedian: the axis, method and
+    keepdims static, the array and q traced."""
+    fun.__name__ = fun.__qualname__ = name
+    return util.jnp_jit(fun, static_argnames=static_argnames)
+
+
+_quantile_jit = _named_jit(
+    "quantile", lambda a, q, axis, method, keepdims: _quantile(ensure_array(a), q, axis, method,
+                                                               keepdims, False),
+    "axis", "method", "keepdims")
+_nanquantile_jit = _named_jit(
+    "nanquantile", lambda a, q, axis, method, keepdims: _quantile(ensure_array(a), q, axis,
+                                                                  method, keepdims, True),
+    "axis", "method", "keepdims")
+_percentile_jit = _named_jit(
+    "percentile", lambda a, q, axis, method, keepdims: _quantile_jit(a, _percent(q), axis,
+                                                                     method, keepdims),
+    "axis", "method", "keepdims")
+_nanpercentile_jit = _named_jit(
+    "nanpercentile", lambda a, q, axis, method, keepdims: _nanquantile_jit(a, _percent(q), axis,
+                                                                           method, keepdims),
+    "axis", "method", "keepdims")
+_median_jit = _named_jit(
+    "median", lambda a, axis, keepdims: _quantile_jit(a, 0.5, axis, "midpoint", keepdims),
+    "axis", "keepdims")
+_nanmedian_jit = _named_jit(
+    "nanmedian", lambda a, axis, keepdims: _nanquantile_jit(a, 0.5, axis, "midpoint", keepdims),
+    "axis", "keepdims")
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
@@ -865,15 +893,15 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
     >>> jnp.quantile(jnp.array([1., 2., 3., 4.]), 0.5)
     Array(2.5, dtype=float32)
     """
-    a, q = _quantile_args("quantile", a, q, out, overwrite_input, weights, method)
-    return _quantile(a, q, _axes_arg(axis), method, keepdims, False)
+    _quantile_args("quantile", a, q, out, overwrite_input, weights)
+    return _quantile_jit(a, q, _axes_arg(axis), method, keepdims)
 
 
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                 keepdims=False, *, weights=None):
     """quantile of the non-NaN elements."""
-    a, q = _quantile_args("nanquantile", a, q, out, overwrite_input, weights, method)
-    return _quantile(a, q, _axes_arg(axis), method, keepdims, True)
+    _quantile_args("nanquantile", a, q, out, overwrite_input, weights)
+    return _nanquantile_jit(a, q, _axes_arg(axis), method, keepdims)
 
 
 def _percent(q):
@@ -884,17 +912,15 @@ def _percent(q):
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None):
     """quantile with q in percent (0 to 100)."""
-    check_arraylike("percentile", a, q)
-    return quantile(a, _percent(q), axis=axis, out=out, overwrite_input=overwrite_input,
-                    method=method, keepdims=keepdims, weights=weights)
+    _quantile_args("quantile", a, q, out, overwrite_input, weights)
+    return _percentile_jit(a, q, _axes_arg(axis), method, keepdims)
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False, *, weights=None):
     """nanquantile with q in percent."""
-    check_arraylike("nanpercentile", a, q)
-    return nanquantile(a, _percent(q), axis=axis, out=out, overwrite_input=overwrite_input,
-                       method=method, keepdims=keepdims, weights=weights)
+    _quantile_args("nanquantile", a, q, out, overwrite_input, weights)
+    return _nanpercentile_jit(a, q, _axes_arg(axis), method, keepdims)
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
@@ -904,12 +930,12 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     Array(2.5, dtype=float32)
     """
     check_arraylike("median", a)
-    return quantile(a, 0.5, axis=axis, out=out, overwrite_input=overwrite_input,
-                    keepdims=keepdims, method="midpoint")
+    _quantile_args("quantile", a, 0.5, out, overwrite_input, None)
+    return _median_jit(a, _axes_arg(axis), keepdims)
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """median of the non-NaN elements."""
     check_arraylike("nanmedian", a)
-    return nanquantile(a, 0.5, axis=axis, out=out, overwrite_input=overwrite_input,
-                       keepdims=keepdims, method="midpoint")
+    _quantile_args("nanquantile", a, 0.5, out, overwrite_input, None)
+    return _nanmedian_jit(a, _axes_arg(axis), keepdims)

@@ -397,10 +397,8 @@ def broadcast_to(x, shape):
     if nlead < 0 or any(d != 1 and d != s for d, s in zip(xs, shape[nlead:])):
         raise ValueError(f"Incompatible types for broadcasting: input type={aval_text(x.aval)} "
                          f"and requested type={aval_text(x.aval.update(shape=shape), False)}")
-    keep = [i for i, d in enumerate(xs) if d == shape[nlead + i]]
-    if len(keep) != len(xs):          # size-1 dims that stretch: drop them first
-        x = shapes.reshape(x, tuple(xs[i] for i in keep))
-    return shapes.broadcast_in_dim(x, shape, tuple(nlead + i for i in keep))
+    # size-1 dims stretch in the broadcast itself, as JAX's lax.broadcast_to leaves them
+    return shapes.broadcast_in_dim(x, shape, tuple(range(nlead, len(shape))))
 
 
 def broadcast_arrays(*args) -> list:

@@ -8,11 +8,14 @@ and their batch dims:
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..core.avals import get_aval
 from ..core.interpreter_primitives import broadcast_in_dim, reshape, transpose
 from ..core.primitive import batching_rules
 
 not_mapped = None
+_I64 = np.int64
 
 
 def ndim(x) -> int:
@@ -34,17 +37,29 @@ def moveaxis(x, src: int, dst: int):
     return transpose(x, perm)
 
 
+def broadcast(x, size: int, axis: int):
+    """`size` copies of `x` stacked along a new axis `axis`. Its broadcast_dimensions are
+    NumPy's np.delete of a range, as JAX's batching.broadcast computes them: they print
+    as `np.int64(1)` in a jaxpr, as JAX's do."""
+    s = list(shape(x))
+    s.insert(axis, size)
+    # (np.delete(np.arange(len(s)), axis)'s values, built without its ~5 µs per call)
+    return broadcast_in_dim(x, s, tuple(_I64(i) for i in range(len(s)) if i != axis))
+
+
 def bdim_at_front(x, bdim, size: int):
     """`x` with its batch dim first; an unbatched `x` is broadcast to `size` copies."""
     if bdim is not_mapped:
-        s = shape(x)
-        return broadcast_in_dim(x, (size,) + tuple(s), range(1, len(s) + 1))
+        return broadcast(x, size, 0)
     return moveaxis(x, bdim, 0)
 
 
 def move_to(x, bdim, dst, size: int):
-    """`x` with its batch dim at `dst` (broadcasting an unbatched `x`)."""
-    return moveaxis(bdim_at_front(x, bdim, size), 0, dst)
+    """`x` with its batch dim at `dst`; an unbatched `x` is broadcast there directly, as
+    JAX's matchaxis does."""
+    if bdim is not_mapped:
+        return broadcast(x, size, dst)
+    return moveaxis(x, bdim, dst)
 
 
 def axis_size_of(vals, dims) -> int:
@@ -81,8 +96,7 @@ def broadcasting_batcher(prim):
         for x, d, r in zip(vals, dims, ranks):
             if d is not_mapped:
                 if r:
-                    s = shape(x)
-                    x = broadcast_in_dim(x, (1,) + tuple(s), range(1, len(s) + 1))
+                    x = broadcast(x, 1, 0)
             else:
                 x = moveaxis(x, d, 0)
                 if r < out_rank:        # a batched scalar among arrays: (B,) -> (B, 1, ..., 1)

@@ -256,4 +256,27 @@ def cases(jax):
     reg("tree_map", lambda t: jax.tree_util.tree_map(lambda a: a * 2, t), {"a": 1., "b": x3})
     reg("sgd_step", lambda p, x: jax.tree_util.tree_map(
         lambda a, g: a - 0.1 * g, p, jax.grad(loss)(p, x)), params, x3)
+
+    # ---------------------------------------------------------------- parameters JAX computes
+    # with NumPy (np.int64 in the text), and the jnp functions that are jits of their own
+    reg("grad_sum_axis", jax.grad(lambda x: jnp.sum(jnp.sum(x, axis=0) ** 2)), m23)
+    reg("vmap_max_in_axes_1", jax.vmap(jnp.max, in_axes=1), m23)
+    reg("vmap_unbatched_out_axes_1", jax.vmap(lambda x: x3, out_axes=1), m23)
+    reg("vmap_broadcast_operand", jax.vmap(lambda a: a * x3), m23[:, :1])
+    reg("jacfwd_two_args", jax.jacfwd(lambda x, y: x * y[0], argnums=(0, 1)), x3, m23)
+    reg("jacrev_dict", jax.jacrev(lambda p: p["a"] * p["b"]), {"a": x3, "b": 2.})
+    reg("split_indices", lambda x: jnp.split(x, [1, 3]), x4)
+    reg("array_split", lambda x: jnp.array_split(x, 3), x4)
+    reg("pad_pairs", lambda x: jnp.pad(x, ((1, 0), (0, 2)), constant_values=2.5), m23)
+    reg("pad_edge", lambda x: jnp.pad(x, 1, mode="edge"), x3)
+    reg("pad_wrap", lambda x: jnp.pad(x, 2, mode="wrap"), m23)
+    reg("pad_reflect", lambda x: jnp.pad(x, 1, mode="reflect"), m33)
+    reg("pad_mean", lambda x: jnp.pad(x, 1, mode="mean"), m23)
+    reg("tile_2d", lambda x: jnp.tile(x, (2, 2)), m23)
+    reg("tile_rank_up", lambda x: jnp.tile(x, (2, 1, 1)), m23)
+    reg("quantile", lambda x: jnp.quantile(x, 0.25), x4)
+    reg("percentile_axis", lambda x: jnp.percentile(x, 50., axis=1), m23)
+    reg("nanmedian", jnp.nanmedian, x4)
+    reg("nanquantile_q_vector", lambda x: jnp.nanquantile(x, jnp.array([.2, .7]), axis=1), m23)
+    reg("broadcast_to_stretch", lambda x: jnp.broadcast_to(x, (3, 3)), x3[:1].reshape(1, 1))
     return c

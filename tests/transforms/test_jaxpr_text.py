@@ -17,13 +17,6 @@ import locations  # tests/support: the repository's folders
 
 # name -> why jxkernel's text still differs from JAX 0.10.2's
 KNOWN_DIFFERENT = {
-    "median": "JAX's quantile is a jit of its own (`jit[name=quantile]`, q traced) and orders "
-              "its equations otherwise; jxkernel's is inlined",
-    "tile": "JAX 0.10.2 has a `tile` primitive; jxkernel broadcasts and reshapes",
-    "split": "JAX's split sizes print as np.int64 (`sizes=(np.int64(2), ...)`), numpy's "
-             "cumsum leaking into the parameter",
-    "pad": "JAX's `jit[name=_pad]` takes constant_values traced and its pad widths print as "
-           "np.int64; jxkernel's pad is inlined",
     "diag": "JAX's diagonal is a platform_dependent cond (a Mosaic branch) inside "
             "`jit[name=_diag]`; jxkernel gathers directly",
     "solve": "JAX's solve is a custom_linear_solve over `jit[name=_lu_solve]`; jxkernel's is "
@@ -32,12 +25,6 @@ KNOWN_DIFFERENT = {
                  "(forwarding known carries); jxkernel's stages one more",
     "vmap_while": "JAX's while keeps a batched predicate (`cond_jaxpr` returns bool[3]; its "
                   "lowering selects); jxkernel selects in the body and reduces in the cond",
-    "vmap_in_axes_1": "JAX's batched reduce_sum prints its axes as np.int64",
-    "jacfwd": "JAX's basis is jnp.eye (`add 0`) split into leaves by the split primitive with "
-              "np.int64 sizes; jxkernel slices",
-    "jacrev": "as jacfwd (JAX's eye and split with np.int64 sizes)",
-    "jacrev_scalar_out": "as jacfwd (JAX's eye and split with np.int64 sizes)",
-    "hessian": "as jacfwd (JAX's eye and split with np.int64 sizes)",
     "checkpoint": "under grad JAX runs the primal outside the remat2 and stages one remat2 "
                   "of the linearized part; jxkernel keeps a remat2 for the forward part too",
 }

@@ -85,20 +85,10 @@ _LOWERED_DIFFERENCES = {
             "jit(<lambda>)/transpose(jvp())/while/body/closed_call/mul"])),
     # jxkernel's jvp of an inner jit keeps the primal `add` JAX's partial eval drops
     "grad_of_inner_jit": ([], ["add"]),
-    # jacobians: JAX splits the identity's rows (`split`, an `add` of the iota); jxkernel
-    # slices them
-    "jacrev": (["jit(sin)/add", "jit(sin)/split"], ["jit(sin)/slice"]),
-    "jacfwd": (["jit(sin)/add", "jit(sin)/split"], ["jit(sin)/slice"]),
-    "hessian": (["jit(loss)/add", "jit(loss)/split", "jit(loss)/vmap(jvp())/add",
-                 "jit(loss)/vmap(jvp())/split"],
-                ["jit(loss)/slice", "jit(loss)/vmap(jvp())/slice"]),
     # jxkernel's jvp of cond keeps the primal branches in the forward cond (JAX's partial eval
     # moves them to the known side); XLA drops them again: the compiled names agree
     "grad_of_cond": ([], ["jit(<lambda>)/jvp()/cond/branch_0_fun/cos",
                           "jit(<lambda>)/jvp()/cond/branch_1_fun/sin"]),
-    # jxkernel's vmap moves a batch axis given as in_axes=1 to the front and back (JAX's
-    # elementwise rules batch it where it is): a transpose named as the others
-    "vmap_with_axes": ([], ["jit(<lambda>)/vmap()/transpose"]),
 }
 
 
