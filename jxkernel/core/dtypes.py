@@ -147,6 +147,8 @@ def is_bool(dtype) -> bool: return np.dtype(dtype) == bool_
 
 def check_supported(dtype, what="dtype") -> np.dtype:
     """`dtype` as a np.dtype, or a TypeError naming it and listing what is supported."""
+    if isinstance(dtype, ExtendedDType):      # typed keys' dtypes are their own
+        return dtype
     try:
         d = np.dtype(dtype)
     except TypeError:

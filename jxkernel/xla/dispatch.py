@@ -13,6 +13,7 @@ from ..core import compile_record
 from ..core import trace as _trace
 from ..core.ir import Eqn, Jaxpr, Literal, Var
 from ..core.lru import LRU, PROGRAMS, Bounded
+from ..core.physical import physical_rules
 from ..core.primitive import impl_rules, lowering_rules, rule
 from ..core.sharding_types import abstract_eval
 from ..core.trace import Tracer, escaped_tracer_error
@@ -185,7 +186,9 @@ def primitive_jaxpr(prim, avals, params) -> Jaxpr:
 
 
 def compile_primitive(prim, avals, params, device) -> Executable:
-    if prim not in lowering_rules:       # a user's Primitive with neither def_impl nor lowering
+    # a user's Primitive with neither def_impl nor lowering (typed keys' primitives are
+    # lowered through their physical rules: core/physical.py)
+    if prim not in lowering_rules and prim not in physical_rules:
         rule("impl", prim)
     exe, phases = compile_jaxpr(primitive_jaxpr(prim, avals, params), [device], name=prim.name)
     # logged as jit's compiles are: `jnp.sin(x)` outside jit compiles `sin` for its operands'
