@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from .. import lax
+from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval
 from ..core.physical import physical_rules
 from ..core.primitive import Primitive, abstract_eval_rules, batching_rules
@@ -28,6 +29,11 @@ from ..transforms.batching import vmap
 from . import prng
 
 u32 = np.dtype(np.uint32)
+
+
+def _check_keys(name, aval):
+    if not isinstance(aval.dtype, dtypes.ExtendedDType):
+        raise TypeError(f"{name} takes typed keys (a key<...> dtype); got {aval.str_short()}")
 
 
 def _key_dtype(impl):
@@ -92,6 +98,7 @@ random_bits_p = Primitive("random_bits")
 
 
 def _bits_abstract_eval(keys, *, bit_width, shape):
+    _check_keys("random_bits", keys)
     return ShapedArray((*keys.shape, *shape), prng.UINT_DTYPES[bit_width])
 
 
@@ -113,6 +120,7 @@ random_split_p = Primitive("random_split")
 
 
 def _split_abstract_eval(keys, *, shape):
+    _check_keys("random_split", keys)
     return ShapedArray((*keys.shape, *shape), keys.dtype)
 
 
@@ -134,6 +142,7 @@ random_fold_in_p = Primitive("random_fold_in")
 
 
 def _fold_in_abstract_eval(keys, msgs):
+    _check_keys("random_fold_in", keys)
     return ShapedArray(broadcast_shapes("random_fold_in", keys.shape, msgs.shape), keys.dtype)
 
 
@@ -176,6 +185,7 @@ def _wrap_abstract_eval(data, *, impl):
 
 
 def _unwrap_abstract_eval(keys):
+    _check_keys("random_unwrap", keys)
     return ShapedArray((*keys.shape, *keys.dtype.key_shape), u32, vma=keys.vma)
 
 

@@ -80,6 +80,9 @@ def _gather(in_avals, out_avals, operand, indices, *, dimension_numbers, slice_s
     key_dims = _key_dims(in_avals[0])
     dn = dn._replace(offset_dims=tuple(dn.offset_dims) + tuple(
         range(out_rank, out_rank + len(key_dims))))
+    if params.get("fill_value") is None and "fill_value" in params:
+        # keys out of bounds get the key data's fill (JAX's for uint32)
+        params["fill_value"] = _slicing._default_fill_value(np.dtype(np.uint32))
     return _slicing.gather_p.bind(operand, indices, dimension_numbers=dn,
                                   slice_sizes=tuple(slice_sizes) + key_dims, **params)
 

@@ -66,6 +66,15 @@ class KeyDType(dtypes.ExtendedDType):
     def __hash__(self):
         return hash(self.name)
 
+    @property
+    def itemsize(self) -> int:
+        """The bytes of one key's data (JAX's: 8 for threefry's two words)."""
+        return 4 * math.prod(self.key_shape)
+
+    def keys_equal(self, x, y):
+        """x == y on keys (jnp.equal's, for traced keys too)."""
+        return _keys_equal(x, y)
+
     def wrap(self, data) -> "KeyArray":
         """Keys of this type over their uint32 data (what executables return for them)."""
         return KeyArray(data, self.impl)
