@@ -117,7 +117,9 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
         if dtype is not None and dtype != object.dtype:
             raise TypeError(f"jnp.array: cannot convert an array of typed PRNG keys (dtype "
                             f"{object.dtype}) to {dtype}; use jax.random.key_data for its bits")
-        return object.copy() if copy else object
+        if not copy:
+            return object
+        return lax.copy_p.bind(object) if isinstance(object, Tracer) else object.copy()
     if isinstance(object, (Array, Tracer)):
         out = object
         if copy and dtype in (None, out.dtype):

@@ -21,11 +21,13 @@ from .. import lax
 from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval
 from ..core.physical import physical_rules
-from ..core.primitive import Primitive, abstract_eval_rules, batching_rules
+from ..core.primitive import Primitive, abstract_eval_rules, batching_rules, impl_rules
 from ..lax._rules import broadcast_shapes
 from ..transforms import batch_util as bu
 from ..transforms.ad_util import defjvp_zero
 from ..transforms.batching import vmap
+from ..xla.array import Array as _XArray
+from ..xla.dispatch import run_compiled
 from . import prng
 
 u32 = np.dtype(np.uint32)
@@ -198,6 +200,21 @@ def _wrap_batching(vals, dims, *, impl):
     return random_wrap_p.bind(bu.moveaxis(x, dims[0], 0), impl=impl), 0
 
 
+def _wrap_impl(data, *, impl):
+    # eagerly, keys over an Array of data are that Array wrapped: nothing to run
+    if type(data) is _XArray:
+        _wrap_abstract_eval(data.aval, impl=impl)          # (its checks)
+        return _key_dtype(impl).wrap(data)
+    return run_compiled(random_wrap_p, [data], {"impl": impl})
+
+
+def _unwrap_impl(keys):
+    base = getattr(keys, "_base", None)
+    return base if base is not None else run_compiled(random_unwrap_p, [keys], {})
+
+
+impl_rules[random_wrap_p] = _wrap_impl
+impl_rules[random_unwrap_p] = _unwrap_impl
 abstract_eval_rules[random_wrap_p] = _wrap_abstract_eval
 abstract_eval_rules[random_unwrap_p] = _unwrap_abstract_eval
 batching_rules[random_wrap_p] = _wrap_batching

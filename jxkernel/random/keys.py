@@ -27,6 +27,8 @@ from ..core.basearray import Array
 from ..core.mesh import NamedSharding, PartitionSpec
 from ..lax.sharding import laid_out
 from ..numpy import indexing as _indexing
+from ..xla import array as _xla_array
+from ..core import trace as _trace
 from . import key_prims, prng
 from . import rbg  # noqa: F401  registers rbg and unsafe_rbg with prng
 
@@ -95,11 +97,12 @@ class KeyArray:
     >>> k.shape, k.dtype
     ((), key<fry>)
     """
-    __slots__ = ("_base", "_impl", "__weakref__")
+    __slots__ = ("_base", "_impl", "_aval", "__weakref__")
 
     def __init__(self, base, impl: str = IMPL_NAME):
         self._base = base
         self._impl = impl
+        self._aval = None
 
     shape = property(lambda self: tuple(self._base.aval.shape[:-len(self.dtype.key_shape)]))
     ndim = property(lambda self: len(self.shape))
@@ -114,6 +117,11 @@ class KeyArray:
 
     @property
     def aval(self) -> ShapedArray:
+        if self._aval is None:        # (read on every jit call: made once, the data fixed)
+            self._aval = self._make_aval()
+        return self._aval
+
+    def _make_aval(self) -> ShapedArray:
         base = self._base.aval
         sharding = base.sharding
         if sharding is not None and hasattr(sharding, "spec"):
@@ -267,6 +275,7 @@ class _KeyIndexUpdate:
 # jax.typeof(key): ShapedArray(key<fry>[...]), as in JAX
 typeof_rules[KeyArray] = lambda k: k.aval
 Array.register(KeyArray)     # typed keys are jax.Array instances, as in JAX
+_xla_array.ARRAY_TYPES.add(KeyArray)    # executables take their data's buffer as it is
 
 
 def _check_key_data(data_aval, impl: str = IMPL_NAME):
@@ -305,7 +314,11 @@ def check_key(name: str, key, allow_batched=False):
         elif config.jax_enable_custom_prng:
             warnings.warn("Raw arrays as random keys to jax.random functions are deprecated. "
                           "Assuming valid threefry2x32 key for now.", FutureWarning, stacklevel=3)
-        typed, wrapped = key_prims.random_wrap(key, impl), True
+        # eagerly an Array of key data is wrapped as it is (random_wrap's impl, without the
+        # bind: this is on every sampler call with a legacy key)
+        typed = KeyArray(key, impl) if type(key) is _xla_array.Array and \
+            _trace._ctx.trace is _trace.eval_trace else key_prims.random_wrap(key, impl)
+        wrapped = True
         shape = tuple(aval.shape[:-len(IMPLS[impl][1])])
     if not allow_batched and shape:
         raise ValueError(f"{name} accepts a single key, but was given a key array of shape "

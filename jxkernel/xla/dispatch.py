@@ -18,7 +18,7 @@ from ..core.primitive import impl_rules, lowering_rules, rule
 from ..core.sharding_types import abstract_eval
 from ..core.trace import Tracer, escaped_tracer_error
 from . import client as _client
-from .array import Array, host_to_device
+from .array import ARRAY_TYPES, Array, host_to_device
 from .placement import all_placed, call_placement, placement_of
 from .transfers import device_put
 from . import fastpath
@@ -129,7 +129,7 @@ def _run_compiled(prim, args, params):
     device, committed = call_placement(args, lambda: (prim.name, _operand_names(len(args))))
     bufs, avals = [], []
     for a in args:
-        if type(a) is not Array or a._buf._sharding._devices[0] != device:
+        if type(a) not in ARRAY_TYPES or a._buf._sharding._devices[0] != device:
             a = to_device(a, device)
         bufs.append(a._buf)
         avals.append(a.aval)
@@ -144,7 +144,7 @@ def _run_compiled(prim, args, params):
     # the fast paths take calls whose operands all have the sharding object these have (one
     # per device and kind: where the call runs, and what its results are, follow from it)
     where = placement_of(device, committed)
-    if not chosen and all(type(a) is Array and a._buf._sharding is where for a in args):
+    if not chosen and all(type(a) in ARRAY_TYPES and a._buf._sharding is where for a in args):
         where = where if bufs else None
         _fast[(prim, tuple(params.items()), where, *avals)] = _LastRun(
             dict(params), avals, where, exe, not prim.multiple_results)
