@@ -287,7 +287,7 @@ def _check_key_data(data_aval, impl: str = IMPL_NAME):
         raise TypeError(f"JAX encountered invalid PRNG key data: expected key_data.shape to end "
                         f"with {key_shape}; got shape={tuple(data_aval.shape)} for "
                         f"impl={impl}")
-    if data_aval.dtype != np.uint32:
+    if data_aval.dtype != np.dtype(np.uint32):
         raise TypeError(f"JAX encountered invalid PRNG key data: expected key_data.dtype = "
                         f"uint32; got dtype={data_aval.dtype}")
 
@@ -424,8 +424,7 @@ def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
                              "jax.random.wrap_key_data")
         impl = dtype
     impl = _resolve_impl(impl)
-    if is_typed_key(key_bits_array):
-        raise TypeError("wrap_key_data expects uint32 key data, got a key array")
+    # (keys are checked as data, as JAX does: a key array fails its shape or dtype check)
     _check_key_data(get_aval(key_bits_array), impl)
     return key_prims.random_wrap(key_bits_array, impl)
 
