@@ -281,20 +281,21 @@ def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
 
 # ------------------------------------------------------------------ bernoulli, rademacher
 def _bernoulli_impl(key, p, shape, mode):
+    # as JAX's: uniform's own jit inside, compared with jnp's operators (a scalar p is not
+    # broadcast first), so that the jaxpr is JAX's
     if shape is None:
         shape = _shape(p)
     else:
         _check_shape("bernoulli", shape, _shape(p))
     dtype = _dtype(p)
     if mode == "high":
-        u = _uniform_impl(key, 0., 1., (2, *shape), dtype)
-        u1, u2 = (lax.index_in_dim(u, i, keepdims=False) for i in (0, 1))
-        u2 = lax.mul(u2, _c(2.0 ** -dtypes.finfo(dtype).nmant, dtype))
-        return _binop(lax.lt, u2, _binop(lax.sub, p, u1))
-    return _binop(lax.lt, _uniform_impl(key, 0., 1., shape, dtype), p)
+        u1, u2 = _uniform(key, 0., 1., (2, *shape), dtype)
+        u2 = u2 * 2.0 ** -dtypes.finfo(dtype).nmant
+        return u2 < p - u1
+    return _uniform(key, 0., 1., shape, dtype) < p
 
 
-_bernoulli = jit(_bernoulli_impl, static_argnums=(2, 3))
+_bernoulli = jit(_named(_bernoulli_impl, "_bernoulli"), static_argnums=(2, 3))
 
 
 @takes_out_sharding

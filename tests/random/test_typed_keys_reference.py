@@ -7,7 +7,8 @@ jxkernel: tree leaves and structure, shapes, dtypes and exact key data after jnp
 operations, keys through jit, vmap, grad, scan, while, cond and eval_shape, the jaxpr text of
 learner programs with keys, and the errors. Every case compares exactly (key data and bits are
 integers; the few floats are threefry's uniform and normal, recorded as bit patterns, which
-jxkernel computes with the same operations), except those in DIFFERENT, which say why.
+jxkernel computes with the same operations), except those in DIFFERENT, which say why (none
+today).
 """
 import json
 
@@ -25,10 +26,7 @@ assert THEIRS.pop("jax_version") == "0.10.2"
 
 # Cases jxkernel answers otherwise today, and why. Each is checked to still differ (strict
 # xfail), so that a fix shows up and its line goes.
-DIFFERENT = {
-    "jaxpr normal(legacy)": "the same equations; JAX's printer wraps the `jit[name=_uniform "
-                            "jaxpr=_uniform] ...` line past 80 columns, jxkernel's does not",
-}
+DIFFERENT: dict = {}
 
 
 @pytest.fixture(scope="module")

@@ -13,11 +13,5 @@ from ..extend.core import (Effect, find_top_trace, get_opaque_trace_state,  # no
 from .hijax import AvalMutableQDD, AvalQDD, aval_method, aval_property  # noqa: F401
 
 
-def physical_aval(aval):
-    """The type of the arrays that hold a value of type `aval`: an array type is its own; a
-    typed key's is its key data's (uint32, the key shape after the array's)."""
-    impl_shape = getattr(getattr(aval, "dtype", None), "key_shape", None)
-    if impl_shape is None:
-        return aval
-    import numpy as np
-    return ShapedArray(tuple(aval.shape) + tuple(impl_shape), np.uint32)
+# the type of the arrays that hold a value of type `aval` (a typed key's: its uint32 data)
+from ...core.physical import physical_aval  # noqa: E402,F401
