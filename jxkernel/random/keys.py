@@ -217,10 +217,18 @@ class KeyArray:
         return self
 
     def __reduce__(self):
-        return (KeyArray, (np.asarray(self._base), self._impl))
+        return (_unpickled, (np.asarray(self._base), self._impl))
+
+    # the cached NumPy view an executable drops before a donation: the data's
+    _npy = property(lambda self: self._base._npy,
+                    lambda self, value: setattr(self._base, "_npy", value))
 
     def __repr__(self):
         return f"Array({self.shape}, dtype={self.dtype}) overlaying:\n{np.asarray(self._base)}"
+
+
+def _unpickled(data, impl):
+    return KeyArray(_jnp.asarray(data), impl)
 
 
 def _keys_equal(a, b):
