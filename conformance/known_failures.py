@@ -4,10 +4,7 @@ tests/jax_compat/test_conformance.py fails when a program not listed here fails,
 one passes (then delete its line here). A reason begins with "missing:" when jxkernel
 lacks the API the program uses.
 """
-KNOWN_FAILURES = {
-    "57_typed_keys_are_arrays": "tree_util flattens a typed PRNG key into its key data: "
-                                "tree.leaves(random.key(0))[0].shape is (2,), JAX's is ()",
-}
+KNOWN_FAILURES: dict = {}
 
 # Programs whose output on the NumPy backend (`python -m conformance.run --backend numpy`, every
 # program run with JAX_PLATFORMS=numpy) differs from JAX's for a reason that is XLA's, besides

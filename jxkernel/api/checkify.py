@@ -98,7 +98,8 @@ class ErrorEffect:
 
 def _shape_dtype(x) -> tuple:
     aval = get_aval(x)
-    return tuple(aval.shape), np.dtype(aval.dtype)
+    dtype = aval.dtype          # (typed keys' dtype is its own)
+    return tuple(aval.shape), dtype if dtypes.extended_scalar_type(dtype) else np.dtype(dtype)
 
 
 class DivisionByZeroError(JaxException):

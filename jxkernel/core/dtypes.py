@@ -136,17 +136,31 @@ SHORT_NAMES = {bool_: "bool", int8: "i8", int16: "i16", int32: "i32", int64: "i6
                **{d: d.name.replace("uint", "u").replace("int", "i") for d in INTN_DTYPES}}
 
 
-def is_float(dtype) -> bool: return np.dtype(dtype) in FLOAT_DTYPES
-def is_complex(dtype) -> bool: return np.dtype(dtype) in COMPLEX_DTYPES
-def is_inexact(dtype) -> bool: return np.dtype(dtype) in INEXACT_DTYPES
-def is_int(dtype) -> bool: return np.dtype(dtype) in INT_DTYPES
-def is_signed(dtype) -> bool: return np.dtype(dtype) in SIGNED_DTYPES
-def is_unsigned(dtype) -> bool: return np.dtype(dtype) in UNSIGNED_DTYPES
-def is_bool(dtype) -> bool: return np.dtype(dtype) == bool_
+def _kind_test(family):
+    """A test of whether a dtype is in `family` (typed keys' extended dtypes are in none)."""
+    def test(dtype) -> bool:
+        try:
+            return np.dtype(dtype) in family
+        except TypeError:
+            if isinstance(dtype, ExtendedDType):
+                return False
+            raise
+    return test
+
+
+is_float = _kind_test(FLOAT_DTYPES)
+is_complex = _kind_test(COMPLEX_DTYPES)
+is_inexact = _kind_test(INEXACT_DTYPES)
+is_int = _kind_test(INT_DTYPES)
+is_signed = _kind_test(SIGNED_DTYPES)
+is_unsigned = _kind_test(UNSIGNED_DTYPES)
+is_bool = _kind_test({bool_})
 
 
 def check_supported(dtype, what="dtype") -> np.dtype:
     """`dtype` as a np.dtype, or a TypeError naming it and listing what is supported."""
+    if isinstance(dtype, ExtendedDType):      # typed keys' dtypes are their own
+        return dtype
     try:
         d = np.dtype(dtype)
     except TypeError:

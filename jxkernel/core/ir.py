@@ -243,7 +243,8 @@ def pp_eqn(eqn: Eqn, names: Names, indent: int, source_info=False, width=80) -> 
         note = _note(source_info, eqn.source_info)
         return own(eqn, names) + (f"{_NOTE}{note}{_END}" if note else "")
     outs = " ".join(pp_binder(v, names) for v in eqn.outvars)
-    args = " ".join(names(v) for v in eqn.invars)
+    arg_list = [names(v) for v in eqn.invars]
+    args = " ".join(arg_list)
     printer = param_printers.get(eqn.primitive)
     items = printer(eqn.params) if printer else sorted(eqn.params.items())
     if eqn.primitive in call_primitives:
@@ -260,11 +261,33 @@ def pp_eqn(eqn: Eqn, names: Names, indent: int, source_info=False, width=80) -> 
         pad = " " * (indent + 2)
         body = "\n".join(f"{pad}{k}={v}" for k, v in rendered)
         text = f"{head}[\n{body}\n{' ' * indent}] {args}"
+    if len(arg_list) > 1:
+        text = _fill_operands(text, args, arg_list, indent, width)
     note = _note(source_info, eqn.source_info)
     if note:                               # on the equation's first line, as JAX puts it
         first, newline, rest = text.partition("\n")
         text = f"{first}{_NOTE}{note}{_END}{newline}{rest}"
     return text
+
+
+def _fill_operands(text: str, args: str, arg_list: list, indent: int, width: int) -> str:
+    """`text` (an equation ending in its operands `args`) with its operands wrapped as JAX's
+    printer wraps them: before each operand after the first is a breakable space of its own
+    group, which breaks (to a new line at indent + 2) only where the space itself would pass
+    `width`; an operand is never measured (JAX 0.10.2's printer, probed: the line may run
+    past `width` by the operand that follows a space that fits)."""
+    start = text[:len(text) - len(args)]
+    last = start.rpartition("\n")
+    column = (len(last[2]) if last[1] else indent + _width(start)) + len(arg_list[0])
+    out, pad = [start, arg_list[0]], " " * (indent + 2)
+    for arg in arg_list[1:]:
+        if column + 1 > width:
+            out.append(f"\n{pad}{arg}")
+            column = indent + 2 + len(arg)
+        else:
+            out.append(f" {arg}")
+            column += 1 + len(arg)
+    return "".join(out)
 
 
 # An equation's source note (`source_info=True`) travels inside the text between these until

@@ -19,6 +19,7 @@ import threading
 import numpy as np
 
 from .ir import ClosedJaxpr, Jaxpr, Literal
+from .physical import has_keys, physical_value, physicalize
 from .primitive import numpy_rules, rule
 
 
@@ -32,8 +33,8 @@ def _as_array(x, aval) -> np.ndarray:
 
 def eval_jaxpr_numpy(jaxpr: Jaxpr | ClosedJaxpr, consts, *args, prepare=None) -> list:
     """Outputs of `jaxpr` on `consts` and `args`, each an `np.ndarray`, computed with NumPy.
-    `args` are the jaxpr's flat inputs (the leaves of the traced function's arguments: a key
-    array's uint32 data, say), converted to their avals' dtypes. A ClosedJaxpr brings its
+    `args` are the jaxpr's flat inputs (the leaves of the traced function's arguments; typed
+    keys run as their uint32 data), converted to their avals' dtypes. A ClosedJaxpr brings its
     own consts: pass `()` for `consts`. Results may be read-only views (a broadcast).
     `prepare` (from the NumPy backend: the indices of some equations of this jaxpr, and a
     function of an index and that equation's operand list) makes the operands those equations
@@ -41,6 +42,9 @@ def eval_jaxpr_numpy(jaxpr: Jaxpr | ClosedJaxpr, consts, *args, prepare=None) ->
     if isinstance(jaxpr, ClosedJaxpr):
         assert not len(consts), "a ClosedJaxpr brings its own consts"
         jaxpr, consts = jaxpr.jaxpr, jaxpr.consts
+    if has_keys(jaxpr):         # typed keys run as their uint32 data (core/physical.py)
+        jaxpr = physicalize(jaxpr)
+        consts, args = [physical_value(c) for c in consts], [physical_value(a) for a in args]
     if _errors.ignored:              # a rule's call (jit, scan, ...): the outer call set it
         return _eval(jaxpr, consts, args, prepare)
     _errors.ignored = True

@@ -13,6 +13,7 @@ from ..core.ir import ClosedJaxpr
 from ..core.numpy_eval import eval_closed_jaxpr_numpy
 from ..core.numpy_simplify import simplify_divisions
 from ..core.staging import trace_to_jaxpr
+from ..core.physical import physicalize_closed
 from ..xla import stablehlo as hlo
 from ..xla.lowering import LoweringRuleContext
 
@@ -146,7 +147,8 @@ def _traced(fun, multiple_results, avals, params):
     def flat(*args):
         out = fun(*args, **kwargs)
         return list(out) if multiple_results else [out]
-    return trace_to_jaxpr(flat, list(avals))
+    # (typed keys `fun` makes of its operands' data become that data again: core/physical.py)
+    return physicalize_closed(trace_to_jaxpr(flat, list(avals)))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -31,6 +31,15 @@ NUMERIC = INT | INEXACT
 ANY = NUMERIC | BOOL
 INTEGRAL = INT | BOOL
 
+
+class _WithKeys(frozenset):
+    """A set of accepted dtypes that also takes typed keys' extended dtypes (copy's)."""
+    def __contains__(self, dtype):
+        return isinstance(dtype, dtypes.ExtendedDType) or frozenset.__contains__(self, dtype)
+
+
+ANY_OR_KEYS = _WithKeys(ANY)
+
 _FAMILY_NAMES = [(BOOL, "bool"), (SIGNED, "signedinteger"), (UNSIGNED, "unsignedinteger"),
                  (INT, "integer"), (FLOAT, "floating"), (COMPLEX, "complexfloating")]
 

@@ -22,7 +22,7 @@ from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
 from . import _xla_formulas
 from . import _lowering as hl
-from ._rules import (ANY, COMPLEX, FLOAT, INEXACT, INT, INTEGRAL, NUMERIC, SIGNED,  # noqa: F401
+from ._rules import (ANY, ANY_OR_KEYS, COMPLEX, FLOAT, INEXACT, INT, INTEGRAL, NUMERIC, SIGNED,  # noqa: F401
                      AccuracyMode, Tolerance, accuracy_attrs, binop,
                      broadcast_shapes, check_dtype, check_same_dtypes, unop)
 from .conversion import convert_element_type
@@ -303,7 +303,7 @@ ad.deflinear(real_p, lambda ct: [complex(ct, np.zeros((), dtypes.dtype(ct)))])
 imag_p = unop("imag", "stablehlo.imag", COMPLEX, _real_dtype, numpy=np.imag)
 ad.deflinear(imag_p, lambda ct: [complex(np.zeros((), dtypes.dtype(ct)), neg(ct))])
 
-copy_p = unop("copy", None, ANY, numpy=np.copy)
+copy_p = unop("copy", None, ANY_OR_KEYS, numpy=np.copy)
 lowering_rules[copy_p] = lambda ctx, x: x
 ad.deflinear(copy_p, lambda ct: [ct])
 

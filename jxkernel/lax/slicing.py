@@ -1416,7 +1416,9 @@ def dynamic_update_index_in_dim(operand, update, index, axis: int, *,
 
 def _default_fill_value(dtype):
     """JAX's fill for out-of-bounds gathers: NaN, the most negative int, the largest
-    unsigned int, True."""
+    unsigned int, True; none for typed keys (their data is not filled)."""
+    if isinstance(dtype, dtypes.ExtendedDType):
+        return None
     if dtypes.is_inexact(dtype):
         return np.nan
     if dtypes.is_signed(dtype):

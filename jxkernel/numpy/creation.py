@@ -115,9 +115,11 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
 
     if _core.extended_scalar_type(getattr(object, "dtype", None)):   # typed keys stay keys
         if dtype is not None and dtype != object.dtype:
-            raise TypeError(f"jnp.array: cannot convert an array of typed PRNG keys (dtype "
-                            f"{object.dtype}) to {dtype}; use jax.random.key_data for its bits")
-        return object.copy() if copy else object
+            # JAX's words (jax.random.key_data gives the keys' uint32 data)
+            raise ValueError(f"Cannot convert_element_type from {object.dtype} to {dtype}")
+        if not copy:
+            return object
+        return lax.copy_p.bind(object) if isinstance(object, Tracer) else object.copy()
     if isinstance(object, (Array, Tracer)):
         out = object
         if copy and dtype in (None, out.dtype):

@@ -457,9 +457,6 @@ def broadcast_to(array, shape, *, out_sharding=None):
     >>> jnp.broadcast_to(jnp.arange(3), (2, 3)).shape
     (2, 3)
     """
-    key_shape = getattr(getattr(array, "dtype", None), "key_shape", None)
-    if key_shape is not None:       # typed keys: broadcast the key data, the key shape last
-        return array._with_base(broadcast_to(array._base, _index_tuple(shape) + key_shape))
     check_arraylike("broadcast_to", array)
     arr = ensure_array(array)
     shape = _index_tuple(shape)

@@ -502,6 +502,8 @@ def isneginf(x, /, out=None):
 def isnan(x, /):
     """True where x is NaN (x != x)."""
     x = ensure_arraylike("isnan", x)
+    if _typed_keys(x):                 # keys are never NaN (JAX's jnp.array_equal on keys)
+        return lax.full(x.shape, False, _BOOL)
     return lax.ne(x, x)
 
 
@@ -1008,21 +1010,25 @@ def logical_xor(x, y, /):
 
 
 # ---------------------------------------------------------------- comparisons
-def _typed_keys(*xs) -> bool:
-    return any(_core.extended_scalar_type(getattr(x, "dtype", None)) for x in xs)
+def _typed_keys(*xs):
+    """The key dtype among `xs` (typed PRNG keys), else None: it compares keys (random/)."""
+    for x in xs:
+        if _core.extended_scalar_type(getattr(x, "dtype", None)):
+            return x.dtype
+    return None
 
 
 def equal(x, y, /):
     """x == y elementwise (typed PRNG keys compare their key data, as in JAX)."""
     if _typed_keys(x, y):
-        return x == y
+        return _typed_keys(x, y).keys_equal(x, y)
     return lax.eq_p.bind(*promote_args("equal", x, y))
 
 
 def not_equal(x, y, /):
     """x != y elementwise."""
     if _typed_keys(x, y):
-        return x != y
+        return lax.bitwise_not(_typed_keys(x, y).keys_equal(x, y))
     return lax.ne_p.bind(*promote_args("not_equal", x, y))
 
 
@@ -1051,6 +1057,8 @@ def _all(x):
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     """|a - b| <= atol + rtol * |b| elementwise (and a == b, for infinities)."""
     a, b = promote_args("isclose", a, b)
+    if _typed_keys(a, b):              # keys: equal or not (JAX's isclose on keys)
+        return _typed_keys(a, b).keys_equal(a, b)
     a, b = promote_args_inexact("isclose", a, b)
     dtype = a.dtype
     if _core.is_complex(dtype):

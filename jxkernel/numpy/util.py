@@ -42,7 +42,9 @@ _INEXACT = dtypes.INEXACT_DTYPES
 
 
 def is_arraylike(x) -> bool:
-    return isinstance(x, _ARRAY_TYPES) or type(x) in _SCALAR_TYPES or hasattr(x, "__jax_array__")
+    return isinstance(x, _ARRAY_TYPES) or type(x) in _SCALAR_TYPES or \
+        hasattr(x, "__jax_array__") or isinstance(getattr(x, "dtype", None),
+                                                  dtypes.ExtendedDType)   # typed keys
 
 
 def check_arraylike(fun_name: str, *args) -> None:
@@ -116,6 +118,8 @@ def ensure_arraylike_tuple(fun_name: str, tup) -> list:
 
 # ---------------------------------------------------------------- dtype promotion
 def _convert(x, dtype, weak_type: bool, args=()):
+    if isinstance(dtype, dtypes.ExtendedDType) and getattr(x, "dtype", None) == dtype:
+        return x                     # typed keys of one type: nothing to convert
     if not isinstance(x, _ARRAYS) or _high(x):
         if hasattr(x, "__jax_array__"):
             x = x.__jax_array__()

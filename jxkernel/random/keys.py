@@ -25,10 +25,11 @@ from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval, typeof_rules
 from ..core.basearray import Array
 from ..core.mesh import NamedSharding, PartitionSpec
-from ..core.trace import Tracer
 from ..lax.sharding import laid_out
-from ..tree_util import register_pytree_node
-from . import prng
+from ..numpy import indexing as _indexing
+from ..xla import array as _xla_array
+from ..core import trace as _trace
+from . import key_prims, prng
 from . import rbg  # noqa: F401  registers rbg and unsafe_rbg with prng
 
 IMPL_NAME = "threefry2x32"        # JAX's default implementation
@@ -67,6 +68,19 @@ class KeyDType(dtypes.ExtendedDType):
     def __hash__(self):
         return hash(self.name)
 
+    @property
+    def itemsize(self) -> int:
+        """The bytes of one key's data (JAX's: 8 for threefry's two words)."""
+        return 4 * math.prod(self.key_shape)
+
+    def keys_equal(self, x, y):
+        """x == y on keys (jnp.equal's, for traced keys too)."""
+        return _keys_equal(x, y)
+
+    def wrap(self, data) -> "KeyArray":
+        """Keys of this type over their uint32 data (what executables return for them)."""
+        return KeyArray(data, self.impl)
+
 
 KEY_DTYPES = {impl: KeyDType(impl) for impl in IMPLS}
 key_dtype_fry = KEY_DTYPES[IMPL_NAME]
@@ -75,25 +89,58 @@ key_dtype_fry = KEY_DTYPES[IMPL_NAME]
 class KeyArray:
     """An array of typed PRNG keys (dtype `key<fry>`, or the dtype of the implementation
     `impl` names) over uint32 key data of shape `shape + key_shape` ((2,) for threefry, (4,)
-    for rbg). A pytree whose one leaf is the key data (the implementation is its static part),
-    so it passes through jit, vmap and grad like an array of keys (a batch axis must not be
-    the trailing data axis).
+    for rbg). As in JAX it is a jax.Array and a pytree leaf, of type `key<fry>[shape]`: jit,
+    vmap, grad and the loops trace it as one value (core/physical.py turns it into its data
+    only where a program is lowered or run). Its buffer is its data's.
 
     >>> k = key(0)
     >>> k.shape, k.dtype
     ((), key<fry>)
     """
-    __slots__ = ("_base", "_impl")
+    __slots__ = ("_base", "_impl", "_aval", "__weakref__")
 
     def __init__(self, base, impl: str = IMPL_NAME):
         self._base = base
         self._impl = impl
+        self._aval = None
 
-    shape = property(lambda self: tuple(get_aval(self._base).shape[:-len(self.dtype.key_shape)]))
+    shape = property(lambda self: tuple(self._base.aval.shape[:-len(self.dtype.key_shape)]))
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: math.prod(self.shape))
     dtype = property(lambda self: KEY_DTYPES[self._impl])
     sharding = property(lambda self: self._base.sharding)
+    committed = property(lambda self: self._base.committed)
+    weak_type = False
+    # what dispatch and executables read of an Array: the data's buffer (physically a key
+    # array is its data) and the keys' type
+    _buf = property(lambda self: self._base._buf)
+
+    @property
+    def aval(self) -> ShapedArray:
+        if self._aval is None:        # (read on every jit call: made once, the data fixed)
+            self._aval = self._make_aval()
+        return self._aval
+
+    def _make_aval(self) -> ShapedArray:
+        base = self._base.aval
+        sharding = base.sharding
+        if sharding is not None and hasattr(sharding, "spec"):
+            spec = tuple(sharding.spec)[:len(base.shape) - len(self.dtype.key_shape)]
+            sharding = NamedSharding(sharding.mesh, PartitionSpec(*spec))
+        return ShapedArray(self.shape, self.dtype, sharding=sharding)
+
+    @property
+    def device(self):
+        return self._base.device
+
+    def devices(self):
+        return self._base.devices()
+
+    def is_deleted(self) -> bool:
+        return self._base.is_deleted()
+
+    def delete(self):
+        self._base.delete()
 
     def __len__(self):
         if not self.shape:
@@ -108,47 +155,100 @@ class KeyArray:
         return (KeyArray(row, self._impl) for row in self._base)
 
     def __getitem__(self, idx):
-        idx = idx if isinstance(idx, tuple) else (idx,)
-        if any(i is Ellipsis for i in idx):      # keep the trailing key-data axis whole
-            idx = idx + (slice(None),)
-        return KeyArray(self._base[idx], self._impl)
+        return _indexing.rewriting_take(self, idx)
+
+    # the shape methods of JAX's PRNGKeyArray: jnp's functions, which bind shape primitives
+    # on the keys (their physical rules move the key data's trailing axes along)
+    def reshape(self, *shape, order="C"):
+        if len(shape) == 1 and not isinstance(shape[0], int):
+            shape = tuple(shape[0])
+        return _jnp.reshape(self, shape, order=order)
+
+    def ravel(self, order="C"):
+        return _jnp.ravel(self, order=order)
+
+    flatten = ravel
+
+    def squeeze(self, axis=None):
+        return _jnp.squeeze(self, axis)
+
+    def swapaxes(self, axis1, axis2):
+        return _jnp.swapaxes(self, axis1, axis2)
+
+    def transpose(self, *axes):
+        axes = axes[0] if len(axes) == 1 and not isinstance(axes[0], int) else axes
+        return _jnp.transpose(self, axes or None)
+
+    T = property(lambda self: _jnp.transpose(self))
+    mT = property(lambda self: _jnp.swapaxes(self, -1, -2))
+
+    def take(self, indices, axis=None, **kwargs):
+        return _jnp.take(self, indices, axis=axis, **kwargs)
 
     def __eq__(self, other):
-        if not isinstance(other, KeyArray):
-            return NotImplemented
-        if other._impl != self._impl:
-            raise TypeError(f"equal does not accept dtypes {self.dtype}, {other.dtype}.")
-        shape = np.broadcast_shapes(self.shape, other.shape)     # keys broadcast as arrays do
-        a, b = _jnp.broadcast_to(self, shape), _jnp.broadcast_to(other, shape)
-        return lax.reduce_and(lax.eq(a._base, b._base), (len(shape),))
+        return _keys_equal(self, other)
 
     def __ne__(self, other):
-        eq = self.__eq__(other)
+        eq = _keys_equal(self, other)
         return eq if eq is NotImplemented else lax.bitwise_not(eq)
 
     __hash__ = None
 
     @property
     def at(self):
-        """`keys.at[idx].set(new_keys)` / `.get()`, as for arrays: on the key data."""
+        """`keys.at[idx].set(new_keys)` / `.get()`, as for arrays."""
         return _KeyIndexUpdate(self)
 
     def _with_base(self, base) -> "KeyArray":
-        """Keys over new key data (what jnp's shape functions give typed keys)."""
+        """Keys over new key data."""
         return KeyArray(base, self._impl)
 
     def copy(self) -> "KeyArray":
         return KeyArray(self._base.copy() if hasattr(self._base, "copy") else self._base,
                         self._impl)
 
+    __copy__ = copy
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
     def block_until_ready(self):
         self._base.block_until_ready()
         return self
 
+    def __reduce__(self):
+        return (_unpickled, (np.asarray(self._base), self._impl))
+
+    # the cached NumPy view an executable drops before a donation: the data's
+    _npy = property(lambda self: self._base._npy,
+                    lambda self, value: setattr(self._base, "_npy", value))
+
     def __repr__(self):
-        if isinstance(self._base, Tracer):
-            return f"KeyArray({self.shape}, dtype={self.dtype}, base={self._base!r})"
         return f"Array({self.shape}, dtype={self.dtype}) overlaying:\n{np.asarray(self._base)}"
+
+
+def _unpickled(data, impl):
+    return KeyArray(_jnp.asarray(data), impl)
+
+
+def _keys_equal(a, b):
+    """Keys compared by their data, as JAX's `==` on key arrays."""
+    if not (is_typed_key(a) and is_typed_key(b)):
+        return NotImplemented
+    da, db = get_aval(a).dtype, get_aval(b).dtype
+    if da != db:
+        raise TypeError(f"equal does not accept dtypes {da}, {db}.")
+    x, y = key_prims.random_unwrap(a), key_prims.random_unwrap(b)
+    shape = np.broadcast_shapes(get_aval(x).shape, get_aval(y).shape)
+    x, y = _jnp.broadcast_to(x, shape), _jnp.broadcast_to(y, shape)
+    return lax.reduce_and(lax.eq(x, y), (len(shape) - 1,))
+
+
+def is_typed_key(x) -> bool:
+    """Typed keys: a KeyArray, or a tracer of a key type."""
+    if isinstance(x, KeyArray):
+        return True
+    return isinstance(getattr(getattr(x, "aval", None), "dtype", None), KeyDType)
 
 
 class _KeyIndexUpdate:
@@ -159,31 +259,31 @@ class _KeyIndexUpdate:
         self.keys, self.idx = keys, idx
 
     def __getitem__(self, idx):
-        idx = idx if isinstance(idx, tuple) else (idx,)
-        if any(i is Ellipsis for i in idx):      # keep the trailing key-data axis whole
-            idx = idx + (slice(None),)
         return _KeyIndexUpdate(self.keys, idx)
 
     def get(self, **kwargs):
-        return self.keys._with_base(self.keys._base.at[self.idx].get(**kwargs))
+        return _indexing.rewriting_take(self.keys, self.idx)
 
     def set(self, values, **kwargs):
-        if not isinstance(values, KeyArray):
+        if not is_typed_key(values):
             raise TypeError(f"keys.at[...].set takes typed keys (jax.random.key), got "
                             f"{type(values).__name__}; wrap raw key data with "
                             f"jax.random.wrap_key_data")
-        if values._impl != self.keys._impl:
+        if get_aval(values).dtype != self.keys.dtype:
             raise TypeError(f"keys.at[...].set takes keys of dtype {self.keys.dtype}, got "
-                            f"{values.dtype}")
-        return self.keys._with_base(self.keys._base.at[self.idx].set(values._base, **kwargs))
+                            f"{get_aval(values).dtype}")
+        idx = self.idx if isinstance(self.idx, tuple) else (self.idx,)
+        if any(i is Ellipsis for i in idx):      # keep the trailing key-data axis whole
+            idx = idx + (slice(None),)
+        data = key_prims.random_unwrap(self.keys)
+        return key_prims.random_wrap(data.at[idx].set(key_prims.random_unwrap(values),
+                                                      **kwargs), self.keys._impl)
 
 
-# The implementation is the static part (None for threefry, as before there were others)
-register_pytree_node(KeyArray, lambda k: ((k._base,), None if k._impl == IMPL_NAME else k._impl),
-                     lambda impl, c: KeyArray(c[0], impl or IMPL_NAME))
 # jax.typeof(key): ShapedArray(key<fry>[...]), as in JAX
-typeof_rules[KeyArray] = lambda k: ShapedArray(k.shape, k.dtype)
+typeof_rules[KeyArray] = lambda k: k.aval
 Array.register(KeyArray)     # typed keys are jax.Array instances, as in JAX
+_xla_array.ARRAY_TYPES.add(KeyArray)    # executables take their data's buffer as it is
 
 
 def _check_key_data(data_aval, impl: str = IMPL_NAME):
@@ -195,30 +295,23 @@ def _check_key_data(data_aval, impl: str = IMPL_NAME):
         raise TypeError(f"JAX encountered invalid PRNG key data: expected key_data.shape to end "
                         f"with {key_shape}; got shape={tuple(data_aval.shape)} for "
                         f"impl={impl}")
-    if data_aval.dtype != np.uint32:
+    if data_aval.dtype != np.dtype(np.uint32):
         raise TypeError(f"JAX encountered invalid PRNG key data: expected key_data.dtype = "
                         f"uint32; got dtype={data_aval.dtype}")
 
 
 def check_key(name: str, key, allow_batched=False):
-    """(the key for random/prng.py, was it a legacy raw key?) after JAX's checks of a key
-    argument. The key is threefry's uint32 key data as it is, or, for another implementation,
-    typed keys (a KeyArray: the samplers' split and bits read the implementation from it). A
-    raw key is of the default implementation (jax_default_prng_impl), as in JAX."""
-    if isinstance(key, KeyArray):
-        data, wrapped, shape = key._base, False, key.shape
-        if key._impl != IMPL_NAME:
-            data = key
+    """(typed keys, was it a legacy raw key?) after JAX's checks of a key argument. A raw
+    uint32 key is of the default implementation (jax_default_prng_impl) and is wrapped
+    (`random_wrap`), as JAX's `_check_prng_key` does, so that the samplers see typed keys."""
+    if is_typed_key(key):
+        typed, wrapped, shape = key, False, tuple(get_aval(key).shape)
     else:
         if isinstance(key, (list, tuple, str)) or key is None:
             raise TypeError(f"unexpected PRNG key type {type(key)}")
         aval = get_aval(key)
         impl = _resolve_impl(None)
         _check_key_data(aval, impl)
-        data, wrapped = key, True
-        shape = tuple(aval.shape[:-len(IMPLS[impl][1])])
-        if impl != IMPL_NAME:
-            data = KeyArray(key, impl)
         if config.jax_legacy_prng_key != "allow":
             message = ("Legacy uint32 key array passed as key to jax.random function. Please "
                        "create keys using jax.random.key(). If use of a raw key array was "
@@ -229,19 +322,30 @@ def check_key(name: str, key, allow_batched=False):
         elif config.jax_enable_custom_prng:
             warnings.warn("Raw arrays as random keys to jax.random functions are deprecated. "
                           "Assuming valid threefry2x32 key for now.", FutureWarning, stacklevel=3)
+        # eagerly an Array of key data is wrapped as it is (random_wrap's impl, without the
+        # bind: this is on every sampler call with a legacy key)
+        typed = KeyArray(key, impl) if type(key) is _xla_array.Array and \
+            _trace._ctx.trace is _trace.eval_trace else key_prims.random_wrap(key, impl)
+        wrapped = True
+        shape = tuple(aval.shape[:-len(IMPLS[impl][1])])
     if not allow_batched and shape:
         raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
                          f"{shape} != (). Use jax.vmap for batching.")
-    return data, wrapped
+    return typed, wrapped
 
 
 def _rewrap(wrapped: bool, keys):
-    """What split/fold_in return for `keys` (raw data for threefry, else a KeyArray): raw
-    data for a raw key, typed keys for typed ones; jax_enable_custom_prng: typed keys out even
-    for raw keys in, as JAX's _return_prng_keys."""
+    """What split/fold_in return for typed `keys`: raw data for a raw key, typed keys for
+    typed ones; jax_enable_custom_prng: typed keys out even for raw keys in, as JAX's
+    _return_prng_keys."""
     if wrapped and not config.jax_enable_custom_prng:
-        return keys._base if isinstance(keys, KeyArray) else keys
-    return keys if isinstance(keys, KeyArray) else KeyArray(keys)
+        return key_prims.random_unwrap(keys)
+    return keys
+
+
+def impl_of(keys) -> str:
+    """The implementation's name of typed keys (a KeyArray or a tracer)."""
+    return get_aval(keys).dtype.impl
 
 
 def _resolve_impl(impl) -> str:
@@ -263,9 +367,9 @@ def _resolve_impl(impl) -> str:
 
 # ------------------------------------------------------------------ constructors
 def _seed_key(ctor_name: str, seed, impl):
-    """(uint32 key data from `seed`, the implementation's name)."""
+    """Typed keys from `seed` (`random_seed`)."""
     impl = _resolve_impl(impl)
-    if isinstance(seed, KeyArray):
+    if is_typed_key(seed):
         raise TypeError(f"{ctor_name} accepts a scalar seed, but was given a PRNG key.")
     shape = () if dtypes.is_python_scalar(seed) else tuple(get_aval(seed).shape)
     if shape:
@@ -276,7 +380,9 @@ def _seed_key(ctor_name: str, seed, impl):
         # canonical int type, i.e. wraps to 32 bits unless x64 is on
         seed = np.int64(seed) if isinstance(seed, int) else seed
         seed = np.asarray(seed).astype(dtypes.canonicalize_dtype(np.asarray(seed).dtype))
-    return prng.seed(seed, impl), impl
+    if not dtypes.is_int(get_aval(seed).dtype):
+        raise TypeError(f"PRNG key seed must be an integer; got {seed!r}")
+    return key_prims.random_seed(seed, impl)
 
 
 def PRNGKey(seed, *, impl=None):
@@ -285,8 +391,8 @@ def PRNGKey(seed, *, impl=None):
     >>> PRNGKey(42)
     Array([ 0, 42], dtype=uint32)
     """
-    data, impl = _seed_key("PRNGKey", seed, impl)
-    return KeyArray(data, impl) if config.jax_enable_custom_prng else data    # (JAX's upgrade)
+    keys = _seed_key("PRNGKey", seed, impl)
+    return keys if config.jax_enable_custom_prng else key_prims.random_unwrap(keys)
 
 
 def key(seed, *, impl=None, dtype=None):
@@ -305,28 +411,30 @@ def key(seed, *, impl=None, dtype=None):
             raise ValueError("Cannot specify both `impl` and `dtype` arguments to "
                              "jax.random.key")
         impl = dtype
-    return KeyArray(*_seed_key("key", seed, impl))
+    return _seed_key("key", seed, impl)
 
 
 def key_data(keys):
-    """The uint32 data underneath keys (legacy keys are returned as they are)."""
-    data, _ = check_key("key_data", keys, allow_batched=True)
-    return data._base if isinstance(data, KeyArray) else data
+    """The uint32 data underneath keys (`random_unwrap`; legacy keys are returned as they
+    are)."""
+    if is_typed_key(keys):
+        return key_prims.random_unwrap(keys)
+    check_key("key_data", keys, allow_batched=True)
+    return keys
 
 
 def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
     """Typed keys over `key_bits_array` (uint32, trailing dimension 2 for threefry, 4 for rbg
-    and unsafe_rbg)."""
+    and unsafe_rbg): `random_wrap`."""
     if dtype is not None:
         if impl is not None:
             raise ValueError("Cannot specify both `impl` and `dtype` arguments to "
                              "jax.random.wrap_key_data")
         impl = dtype
     impl = _resolve_impl(impl)
-    if isinstance(key_bits_array, KeyArray):
-        raise TypeError("wrap_key_data expects uint32 key data, got a key array")
+    # (keys are checked as data, as JAX does: a key array fails its shape or dtype check)
     _check_key_data(get_aval(key_bits_array), impl)
-    return KeyArray(key_bits_array, impl)
+    return key_prims.random_wrap(key_bits_array, impl)
 
 
 def key_dtype(impl=None) -> KeyDType:
@@ -336,8 +444,8 @@ def key_dtype(impl=None) -> KeyDType:
 
 def key_impl(keys) -> str:
     """The name of `keys`' implementation ('threefry2x32' for raw keys by default)."""
-    data, _ = check_key("key_impl", keys, allow_batched=True)
-    return data._impl if isinstance(data, KeyArray) else IMPL_NAME
+    typed, _ = check_key("key_impl", keys, allow_batched=True)
+    return impl_of(typed)
 
 
 def clone(key):
@@ -352,9 +460,9 @@ def split(key, num=2):
     >>> split(PRNGKey(0), 3).shape
     (3, 2)
     """
-    data, wrapped = check_key("split", key)
+    typed, wrapped = check_key("split", key)
     shape = tuple(num) if isinstance(num, Sequence) else (num,)
-    return _rewrap(wrapped, prng.split(data, lax.shapes.canonicalize_shape(shape)))
+    return _rewrap(wrapped, key_prims.random_split(typed, lax.shapes.canonicalize_shape(shape)))
 
 
 def _fold_in_data(data):
@@ -365,10 +473,6 @@ def _fold_in_data(data):
     if isinstance(data, float):
         return np.asarray(data).astype(np.uint32)
     return data
-
-
-_fold_in_convert = prng.jit(
-    lambda k, d: prng.fold_in_impl(k, lax.convert_element_type(d, np.uint32)))
 
 
 def fold_in(key, data):
@@ -383,7 +487,7 @@ def fold_in(key, data):
     if shape:
         raise TypeError(f"fold_in accepts a scalar, but was given an array of shape {shape} "
                         f"!= (). Use jax.vmap for batching.")
-    return _rewrap(wrapped, _fold_in_convert(data_key, data))
+    return _rewrap(wrapped, key_prims.random_fold_in(data_key, data))
 
 
 def user_dtype(dtype, default, fun_name=""):

@@ -280,64 +280,65 @@ def _threefry_random_bits(key, bit_width, shape):
 
 
 # ------------------------------------------------------------------ implementations
+_TAGS = {"threefry2x32": ("fry", (2,)), "rbg": ("rbg", (4,)), "unsafe_rbg": ("urbg", (4,))}
+
+
 class PRNGImpl:
-    """How one implementation derives keys and draws bits, on uint32 key data: `seed(int)`
-    (jitted), `split(key, shape)`, `fold_in(key, uint32 data)`, `random_bits(key, bit_width,
-    shape)` (random/rbg.py registers rbg and unsafe_rbg in IMPLS)."""
-    __slots__ = ("name", "seed", "split", "fold_in", "random_bits")
+    """How one implementation derives keys and draws bits, on the uint32 data of one key:
+    `seed(int)` (jitted), `split(key, shape)`, `fold_in(key, uint32 data)`,
+    `random_bits(key, bit_width, shape)` (random/rbg.py registers rbg and unsafe_rbg in
+    IMPLS). These are the physical rules of the key primitives (key_prims.py); the object is
+    their `impl` param, printed as JAX prints it (`random_seed[impl=fry]`)."""
+    __slots__ = ("name", "seed", "split", "fold_in", "random_bits", "tag", "key_shape")
 
     def __init__(self, name, seed, split, fold_in, random_bits):
         self.name, self.seed, self.split = name, seed, split
         self.fold_in, self.random_bits = fold_in, random_bits
+        self.tag, self.key_shape = _TAGS[name]
+
+    def __repr__(self):
+        return self.tag
+
+    __str__ = __repr__
 
 
 IMPLS = {"threefry2x32": PRNGImpl("threefry2x32", threefry_seed, _threefry_split,
                                   _threefry_fold_in, _threefry_random_bits)}
 
 
-# The samplers' key operations. A key is threefry's uint32 key data, or typed keys of another
-# implementation (a KeyArray, as keys.check_key gives them): their implementation's operation
-# runs on their data and the result keeps their type.
+# The samplers' key operations, on typed keys (keys.check_key gives every sampler typed keys,
+# legacy uint32 keys wrapped): the key primitives, so that jaxprs show them as JAX's do.
 def _split_impl(key, shape):
-    impl = getattr(key, "_impl", None)
-    if impl is None:
-        return _threefry_split(key, shape)
-    return key._with_base(IMPLS[impl].split(key._base, tuple(shape)))
+    return key_prims.random_split(key, tuple(shape))
 
 
 def fold_in_impl(key, data):
-    impl = getattr(key, "_impl", None)
-    if impl is None:
-        return _threefry_fold_in(key, data)
-    return key._with_base(IMPLS[impl].fold_in(key._base, data))
+    return key_prims.random_fold_in(key, data)
 
 
 def _random_bits_impl(key, bit_width, shape):
-    impl = getattr(key, "_impl", None)
-    if impl is None:
-        return _threefry_random_bits(key, bit_width, shape)
-    return IMPLS[impl].random_bits(key._base, bit_width, tuple(shape))
+    return key_prims.random_bits(key, bit_width, tuple(shape))
 
 
 def index(keys, i: int):
-    """keys[i] along the first axis (the keys split gives), raw data or typed keys."""
-    if getattr(keys, "_impl", None) is None:
-        return lax.index_in_dim(keys, i, keepdims=False)
-    return keys._with_base(lax.index_in_dim(keys._base, i, keepdims=False))
+    """keys[i] along the first axis (the keys split gives)."""
+    return lax.index_in_dim(keys, i, keepdims=False)
 
 
 def seed(seed, impl: str = "threefry2x32"):
-    """The uint32 key data of implementation `impl` for an integer scalar `seed`."""
-    return IMPLS[impl].seed(seed)
+    """Typed keys of implementation `impl` for an integer scalar `seed`."""
+    return key_prims.random_seed(seed, impl)
 
 
 threefry_2x32 = jit(_threefry_2x32, inline=True)
-split = jit(_split_impl, static_argnums=1)
-_random_bits_jit = jit(_random_bits_impl, static_argnums=(1, 2), inline=True)
+split = _split_impl
 
 
 def random_bits(key, bit_width: int, shape):
     """`bit_width` (8, 16, 32 or 64) random bits for every element of `shape`."""
     if bit_width not in (8, 16, 32, 64):
         raise TypeError("requires 8-, 16-, 32- or 64-bit field width.")
-    return _random_bits_jit(key, bit_width, tuple(shape))
+    return key_prims.random_bits(key, bit_width, tuple(shape))
+
+
+from . import key_prims  # noqa: E402  (at the end: it reads this module's IMPLS)

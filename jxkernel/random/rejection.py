@@ -22,9 +22,9 @@ from ..transforms.ad_util import defjvp
 from ..lax._lowering import lower_fun, numpy_fun
 from ..transforms.batching import vmap
 from ..transforms.jit import jit
-from . import prng
+from . import key_prims, prng
 from .gamma_grad import gamma_sample_grad
-from .keys import (IMPL_NAME, IMPLS, KeyArray, check_key, static_shape, takes_out_sharding,
+from .keys import (IMPL_NAME, IMPLS, check_key, impl_of, static_shape, takes_out_sharding,
                    user_dtype)
 from .samplers import (_bcast, _c, _check_float, _check_safe_cast, _check_shape,
                        _dtype, _exponential, _normal_impl, _shape, _split2,
@@ -101,9 +101,10 @@ def _random_gamma_impl(key, a, *, log_space, impl=None):
     key_batch = _shape(key)[:-1]
     split_count = math.prod(a_shape[len(key_batch):])
     keys = lax.reshape(key, (math.prod(key_batch), words))
-    typed = (lambda k: k) if impl is None else (lambda k: KeyArray(k, impl))
-    untyped = (lambda k: k) if impl is None else (lambda k: k._base)
-    keys = vmap(lambda k: untyped(prng._split_impl(typed(k), (split_count,))))(keys)
+    # the key data as typed keys again (what this rule gets is physical: core/physical.py)
+    typed = lambda k: key_prims.random_wrap(k, impl or IMPL_NAME)    # noqa: E731
+    keys = vmap(lambda k: key_prims.random_unwrap(prng._split_impl(typed(k),
+                                                                   (split_count,))))(keys)
     keys = lax.reshape(keys, (math.prod(a_shape), words))
     alphas = lax.reshape(a, (math.prod(a_shape),))
     if impl is None:
@@ -135,9 +136,11 @@ def _gamma_impl(key, a, shape, dtype, log_space=False):
     else:
         _check_shape("gamma", shape, _shape(a))
     a = _bcast(lax.convert_element_type(a, dtype), shape)
-    if getattr(key, "_impl", None) is None:
-        return random_gamma_p.bind(key, a, log_space=log_space)
-    return random_gamma_p.bind(key._base, a, log_space=log_space, impl=key._impl)
+    impl = impl_of(key)
+    data = key_prims.random_unwrap(key)     # (random_gamma takes the key data)
+    if impl == IMPL_NAME:
+        return random_gamma_p.bind(data, a, log_space=log_space)
+    return random_gamma_p.bind(data, a, log_space=log_space, impl=impl)
 
 
 _gamma = jit(_gamma_impl, static_argnums=(2, 3, 4))
@@ -319,9 +322,9 @@ def poisson(key, lam, shape=None, dtype=None, *, out_sharding=None):
     Array([0, 0, 4, 4], dtype=int32)
     """
     data, _ = check_key("poisson", key)
-    if getattr(data, "_impl", None) is not None:
+    if impl_of(data) != IMPL_NAME:
         raise NotImplementedError(f"`poisson` is only implemented for the threefry2x32 RNG, "
-                                  f"not {IMPLS[data._impl][0]}")
+                                  f"not {IMPLS[impl_of(data)][0]}")
     dtype = user_dtype(dtype, int)
     if not dtypes.is_int(dtype):
         raise ValueError(f"dtype argument to `poisson` must be an int dtype, got {dtype}")

@@ -10,6 +10,8 @@ calls a jitted implementation, as JAX does, so eager calls compile once per sign
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import lax
@@ -93,8 +95,8 @@ def _uniform_impl(key, minval, maxval, shape, dtype):
     """Random mantissa bits under the exponent of 1.0 give a float in [1, 2); minus 1, scaled
     to [minval, maxval) and clamped below (rounding could give minval - ulp)."""
     _check_shape("uniform", shape)
-    minval = lax.broadcast_to_rank(lax.convert_element_type(minval, dtype), len(shape))
-    maxval = lax.broadcast_to_rank(lax.convert_element_type(maxval, dtype), len(shape))
+    minval, maxval = (lax.convert_element_type(v, dtype) for v in (minval, maxval))
+    minval, maxval = (lax.broadcast_to_rank(v, len(shape)) for v in (minval, maxval))
     finfo = dtypes.finfo(dtype)
     nbits, nmant = finfo.bits, finfo.nmant
     rng_bits = 8 if nmant < 8 else nbits       # bfloat16: 8 random bits for 7 mantissa bits
@@ -109,7 +111,16 @@ def _uniform_impl(key, minval, maxval, shape, dtype):
     return lax.max(minval, lax.reshape(scaled, shape))
 
 
-_uniform = jit(_uniform_impl, static_argnums=(3, 4))
+def _named(fun, name: str):
+    """`fun` under JAX's name for its jit (jaxprs print `jit[name=_uniform]` as JAX's)."""
+    @functools.wraps(fun)
+    def named(*args):
+        return fun(*args)
+    named.__name__ = named.__qualname__ = name
+    return named
+
+
+_uniform = jit(_named(_uniform_impl, "_uniform"), static_argnums=(3, 4))
 
 
 @takes_out_sharding
@@ -126,11 +137,15 @@ def uniform(key, shape=(), dtype=None, minval=0., maxval=1., *, out_sharding=Non
     return _uniform(data, minval, maxval, shape, dtype)
 
 
-def _normal_real(key, shape, dtype):
-    # inverse CDF: sqrt(2) * erfinv(u) for u uniform in (-1, 1)
+def _normal_real_impl(key, shape, dtype):
+    # inverse CDF: sqrt(2) * erfinv(u) for u uniform in (-1, 1); uniform's own jit inside,
+    # as JAX's (its jaxpr nests _normal, _normal_real and _uniform)
     lo = np.nextafter(np.array(-1., dtype), np.array(0., dtype), dtype=dtype)
-    u = _uniform_impl(key, lo, np.array(1., dtype), shape, dtype)
+    u = _uniform(key, lo, np.array(1., dtype), shape, dtype)
     return lax.mul(_c(np.sqrt(2), dtype), lax.erf_inv(u))
+
+
+_normal_real = jit(_named(_normal_real_impl, "_normal_real"), static_argnums=(1, 2))
 
 
 def _normal_impl(key, shape, dtype):
@@ -144,7 +159,7 @@ def _normal_impl(key, shape, dtype):
     return _normal_real(key, shape, dtype)
 
 
-_normal = jit(_normal_impl, static_argnums=(1, 2))
+_normal = jit(_named(_normal_impl, "_normal"), static_argnums=(1, 2))
 
 
 @takes_out_sharding
@@ -266,20 +281,21 @@ def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
 
 # ------------------------------------------------------------------ bernoulli, rademacher
 def _bernoulli_impl(key, p, shape, mode):
+    # as JAX's: uniform's own jit inside, compared with jnp's operators (a scalar p is not
+    # broadcast first), so that the jaxpr is JAX's
     if shape is None:
         shape = _shape(p)
     else:
         _check_shape("bernoulli", shape, _shape(p))
     dtype = _dtype(p)
     if mode == "high":
-        u = _uniform_impl(key, 0., 1., (2, *shape), dtype)
-        u1, u2 = (lax.index_in_dim(u, i, keepdims=False) for i in (0, 1))
-        u2 = lax.mul(u2, _c(2.0 ** -dtypes.finfo(dtype).nmant, dtype))
-        return _binop(lax.lt, u2, _binop(lax.sub, p, u1))
-    return _binop(lax.lt, _uniform_impl(key, 0., 1., shape, dtype), p)
+        u1, u2 = _uniform(key, 0., 1., (2, *shape), dtype)
+        u2 = u2 * 2.0 ** -dtypes.finfo(dtype).nmant
+        return u2 < p - u1
+    return _uniform(key, 0., 1., shape, dtype) < p
 
 
-_bernoulli = jit(_bernoulli_impl, static_argnums=(2, 3))
+_bernoulli = jit(_named(_bernoulli_impl, "_bernoulli"), static_argnums=(2, 3))
 
 
 @takes_out_sharding

@@ -29,7 +29,7 @@ from ..core.staging import DebugInfo, convert_constvars_to_invars
 from ..core.trace import Tracer, _ctx, eval_trace
 from ..tree_util import default_registry as _registry, tree_flatten, tree_unflatten
 from ..xla import client as _client, pipeline
-from ..xla.array import Array, buffers
+from ..xla.array import ARRAY_TYPES, Array, buffers
 from ..xla.placement import all_placed, call_placement, found_for, placement_of, signature
 from ..xla.dispatch import check_jitted_values
 from ..xla.lowering import NeedsMesh
@@ -148,7 +148,8 @@ class Jitted:
             for i, leaf in enumerate(out_leaves):
                 if jit_refs.is_ref(leaf):
                     raise jit_refs.returned_ref_error(jit_refs.where(self), leaf, names)
-                if not isinstance(leaf, (Tracer, Array, np.ndarray, np.generic) + SCALAR_TYPES):
+                if not isinstance(leaf, (Tracer, *ARRAY_TYPES, np.ndarray, np.generic,
+                                         *SCALAR_TYPES)):
                     raise TypeError(f"{self._name} returned a value of type {type(leaf)} at "
                                     f"output {i}, which is not a valid JAX type; jitted "
                                     f"functions must return arrays (or pytrees of them)")
@@ -263,7 +264,7 @@ class Jitted:
         # the fast paths take calls whose Arrays all share this placement (xla/placement.py)
         where = placement_of(device, committed)
         if not (entry.refs or dyn_kwargs or move or entry.donated) and \
-                all(type(leaf) is Array and leaf._buf._sharding is where or
+                all(type(leaf) in ARRAY_TYPES and leaf._buf._sharding is where or
                     type(leaf) in SCALAR_TYPES for leaf in leaves) and \
                 (leaves or device == _client.default_device()):
             # eligible for the fast path: remember it under the fast path's key

@@ -82,7 +82,7 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
         given = jitted._sharding_key = (_hashable(jitted._in_shardings),
                                         _hashable(jitted._out_shardings))
     key = ("sharded", treedef, avals, statics, given,
-           tuple([x._sharding if type(x) is ShardedArray else None for x in leaves]))
+           tuple([x._sharding if type(x) is ShardedArray else _own_sharding(x) for x in leaves]))
     entry = jitted._cache.get(key)
     if entry is None:
         closed, out_tree, trace_s = jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs)

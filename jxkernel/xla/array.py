@@ -356,11 +356,19 @@ Array = ArrayImpl          # the name the rest of jxkernel imports
 BaseArray.register(ArrayImpl)
 
 
+# The types whose buffers executables take as they are: Array, and typed keys (random/keys.py
+# adds KeyArray: its buffer is its key data's), for jit's fast paths.
+ARRAY_TYPES: set = set()
+
+
 # What a transformation's call path needs of Arrays, kept here so that nothing outside xla/
 # reads their fields. jit's cache-hit path calls both on every call (~50 ns each).
 def buffers(arrays) -> list:
     """The jaxlib buffers of Arrays, as `Executable.call_buffers` takes them."""
     return [a._buf for a in arrays]
+
+
+ARRAY_TYPES.add(Array)
 
 
 class Shard:

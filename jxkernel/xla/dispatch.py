@@ -13,11 +13,12 @@ from ..core import compile_record
 from ..core import trace as _trace
 from ..core.ir import Eqn, Jaxpr, Literal, Var
 from ..core.lru import LRU, PROGRAMS, Bounded
+from ..core.physical import physical_rules
 from ..core.primitive import impl_rules, lowering_rules, rule
 from ..core.sharding_types import abstract_eval
 from ..core.trace import Tracer, escaped_tracer_error
 from . import client as _client
-from .array import Array, host_to_device
+from .array import ARRAY_TYPES, Array, host_to_device
 from .placement import all_placed, call_placement, placement_of
 from .transfers import device_put
 from . import fastpath
@@ -128,7 +129,7 @@ def _run_compiled(prim, args, params):
     device, committed = call_placement(args, lambda: (prim.name, _operand_names(len(args))))
     bufs, avals = [], []
     for a in args:
-        if type(a) is not Array or a._buf._sharding._devices[0] != device:
+        if type(a) not in ARRAY_TYPES or a._buf._sharding._devices[0] != device:
             a = to_device(a, device)
         bufs.append(a._buf)
         avals.append(a.aval)
@@ -143,7 +144,7 @@ def _run_compiled(prim, args, params):
     # the fast paths take calls whose operands all have the sharding object these have (one
     # per device and kind: where the call runs, and what its results are, follow from it)
     where = placement_of(device, committed)
-    if not chosen and all(type(a) is Array and a._buf._sharding is where for a in args):
+    if not chosen and all(type(a) in ARRAY_TYPES and a._buf._sharding is where for a in args):
         where = where if bufs else None
         _fast[(prim, tuple(params.items()), where, *avals)] = _LastRun(
             dict(params), avals, where, exe, not prim.multiple_results)
@@ -185,7 +186,9 @@ def primitive_jaxpr(prim, avals, params) -> Jaxpr:
 
 
 def compile_primitive(prim, avals, params, device) -> Executable:
-    if prim not in lowering_rules:       # a user's Primitive with neither def_impl nor lowering
+    # a user's Primitive with neither def_impl nor lowering (typed keys' primitives are
+    # lowered through their physical rules: core/physical.py)
+    if prim not in lowering_rules and prim not in physical_rules:
         rule("impl", prim)
     exe, phases = compile_jaxpr(primitive_jaxpr(prim, avals, params), [device], name=prim.name)
     # logged as jit's compiles are: `jnp.sin(x)` outside jit compiles `sin` for its operands'

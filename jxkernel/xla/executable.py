@@ -16,6 +16,7 @@ import copy
 import weakref
 
 from ..core.config import config
+from ..core.physical import is_key, physical_aval
 from . import client as _client
 from .array import (Array, DeletedArrayError, host_to_device, sharding_for,
                     uncommitted_sharding_for)
@@ -57,15 +58,18 @@ class Executable:
         self._twin = None
         self._sharding = sharding_for(self.devices) if self.committed else \
             uncommitted_sharding_for(self.devices)
-        self.handlers = [_result_handler(a, self._sharding, self.committed)
-                         for a in self.out_avals]
-        self._wrap = _wrap
+        # typed keys' results come back as their uint32 data (core/physical.py), wrapped
+        # as keys again (`_wrap_logical`); such programs stay off the compiled fast path
+        physical = [physical_aval(a) for a in self.out_avals]
+        keyed = physical != self.out_avals
+        self.handlers = [_result_handler(a, self._sharding, self.committed) for a in physical]
+        self._wrap = self._out_wrap = _wrap_logical if keyed else _wrap
         # Only the single-device, non-donating path skips the extra work in _finish.
         self._simple = n == 1 and not self.donated
         self._execute = loaded.execute_sharded         # bound once: it is on every call
         # plain: _execute + handlers + Array wrapping is the whole call (the compiled fast
         # path, xla/fastpath.py, runs only such executables)
-        self.plain = self._simple and type(self) is Executable
+        self.plain = self._simple and type(self) is Executable and not keyed
         if self.plain:
             # The hot path of jit and eager dispatch: a closure over what it reads, in place
             # of the method (subclasses change handlers and wrapping, so they keep it).
@@ -101,7 +105,7 @@ class Executable:
         except Exception as e:
             raise self._execution_error(e, bufs) from None
         if self._simple:
-            return list(map(_wrap, outs, self.out_avals))
+            return list(map(self._out_wrap, outs, self.out_avals))
         return self._finish(bufs, outs)
 
     def call_arrays(self, arrays) -> list:
@@ -313,3 +317,15 @@ def _wrap(buf, aval) -> Array:
     a._buf, a.aval, a._npy = buf, aval, None
     return a
 
+
+def _wrap_logical(buf, aval):
+    """A result of `aval`'s type: typed keys (their dtype makes the key array over the data,
+    random/keys.py) or an Array."""
+    if is_key(aval):
+        return aval.dtype.wrap(_wrap(buf, physical_aval(aval)))
+    return _wrap(buf, aval)
+
+
+
+# (subclasses with an __init__ of their own wrap their results as Arrays, as before keys)
+Executable._out_wrap = staticmethod(_wrap)

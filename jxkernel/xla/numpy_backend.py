@@ -23,6 +23,7 @@ from ..core.config import config
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal
 from ..core.numpy_eval import eval_jaxpr_numpy
 from ..core.numpy_simplify import simplify_divisions
+from ..core.physical import physical_aval
 from .array import Array
 from .compiler import Phases
 from .executable import Executable, _donated_indices, check_may_execute
@@ -85,16 +86,17 @@ class NumpyExecutable(Executable):
                 bufs[i].delete()
         result = []
         for out, aval, flush in zip(outs, self.out_avals, self._flushed):
-            dtype = getattr(aval, "dtype", None)
+            dtype = getattr(physical_aval(aval), "dtype", None)
             if dtype is not None and out.dtype != dtype:     # (a rule's NumPy promotion)
                 out = out.astype(dtype)
             if type(out) is not np.ndarray or not out.flags.c_contiguous:
                 out = np.ascontiguousarray(out)   # a broadcast view: laid out as XLA's are
             if flush:
                 out = flush_subnormals(out)       # as XLA's CPU arithmetic writes them (FTZ)
+            logical, aval = aval, physical_aval(aval)      # (typed keys: their data ran)
             a = Array.__new__(Array)
             a._buf, a.aval, a._npy = NumpyBuffer(out, aval, self._sharding, flush), aval, None
-            result.append(a)
+            result.append(a if logical is aval else logical.dtype.wrap(a))
         return result
 
     def call_arrays(self, arrays) -> list:

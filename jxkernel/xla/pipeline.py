@@ -17,6 +17,7 @@ import dataclasses
 import time
 
 from ..core.dce import dce_jaxpr
+from ..core.physical import physicalize
 from . import client as _client
 from .compiler import compile_module
 from .executable import Executable
@@ -51,11 +52,15 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
     result index} of donated inputs whose result is fixed (a Ref's final value)."""
     if not keep_unused:
         jaxpr = dce_jaxpr(jaxpr)
+    # typed keys become their uint32 data here (core/physical.py), for XLA and the NumPy
+    # backend alike; the results' types stay the keys' (the executable wraps them again)
+    out_avals = tuple(jaxpr.out_avals)
+    jaxpr = physicalize(jaxpr)
     devices = tuple(devices)
     if type(devices[0]) is NumpyDevice:
         if platforms is None and not locations:
             # the NumPy backend runs the jaxpr itself (numpy_backend.py): nothing to lower
-            return Module("", None, devices, tuple(jaxpr.out_avals),
+            return Module("", None, devices, out_avals,
                           tuple(donated) if donated is not None else (), None, 0.0, jaxpr)
         platforms = platforms or ("cpu",)    # its text (Lowered.as_text): XLA's CPU module
     platforms = tuple(platforms or (_client.platform_of(devices[0]),))
@@ -67,7 +72,7 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
     lower_s = time.perf_counter() - start
     propagate = None if mesh is None else tuple(s is None for s in result_shardings)
     # what is donated after all (set_up_aliases: an unusable donation is dropped, with a warning)
-    return Module(text, module_ctx, devices, tuple(jaxpr.out_avals),
+    return Module(text, module_ctx, devices, out_avals,
                   tuple(module_ctx.donated) if donated is not None else (), propagate, lower_s)
 
 

@@ -20,6 +20,7 @@ import functools
 import numpy as np
 
 from ..core.config import config
+from ..core.physical import is_key, physical_aval
 from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.lru import LRU, PROGRAMS
@@ -154,10 +155,16 @@ def _index_key(index) -> tuple:
     return tuple((s.start, s.stop) for s in index)
 
 
+def _data(x):
+    """Typed keys' data (split as the keys are), any other value as it is."""
+    return x._base if hasattr(x, "_base") and is_key(getattr(x, "aval", None)) else x
+
+
 def any_sharded(leaves) -> bool:
-    """Whether a leaf is split over a mesh: a ShardedArray, or (for `.lower`) a
-    ShapeDtypeStruct given a NamedSharding."""
+    """Whether a leaf is split over a mesh: a ShardedArray (typed keys: their data), or (for
+    `.lower`) a ShapeDtypeStruct given a NamedSharding."""
     for leaf in leaves:
+        leaf = _data(leaf)
         if type(leaf) is ShardedArray or type(leaf) is ShapeDtypeStruct and \
                 isinstance(leaf.sharding, NamedSharding):
             return True
@@ -168,6 +175,8 @@ def _own_sharding(leaf):
     """The NamedSharding a leaf carries (a ShardedArray's, a ShapeDtypeStruct's), or None."""
     if type(leaf) is ShardedArray:
         return leaf._sharding
+    if _data(leaf) is not leaf:       # typed keys: their data's, on the keys' axes
+        return _key_sharding(leaf)
     found = getattr(leaf, "sharding", None) if type(leaf) is ShapeDtypeStruct else None
     return found if isinstance(found, NamedSharding) else None
 
@@ -208,6 +217,9 @@ def device_put(x, sharding) -> Array:
         raise NotImplementedError(f"device_put to memory kind {sharding.memory_kind!r}: "
                                   f"jxkernel places arrays in each device's default memory "
                                   f"only; use {sharding.with_memory_kind(None)!r}")
+    if is_key(getattr(x, "aval", None)) and hasattr(x, "_base"):
+        # typed keys: their data laid out so (the key-data axes unsplit), and keys still
+        return x.dtype.wrap(device_put(x._base, sharding))
     if type(x) is ShardedArray:
         x._check_alive()
         if x._sharding == sharding:
@@ -323,17 +335,20 @@ class ShardedExecutable(Executable):
         # results are ShardedArrays over the mesh even on one device (JAX's NamedSharding):
         # through _finish, never the one-device shortcut of Executable.call_buffers
         self._simple = False
-        chosen = output_shardings(loaded, mesh, self.out_avals, user_shardings, arg_avals,
+        # typed keys' results are their uint32 data here (core/physical.py), keys again after
+        self._physical = [physical_aval(a) for a in self.out_avals]
+        chosen = output_shardings(loaded, mesh, self._physical, user_shardings, arg_avals,
                                   out_shardings, out_meshes)
         self.mesh = mesh
         self.out_shardings = [given or c for given, c in zip(out_shardings, chosen)]
         self.handlers = [_result_handler(a, gspmd_sharding(s, len(a.shape)))
-                         for a, s in zip(self.out_avals, self.out_shardings)]
+                         for a, s in zip(self._physical, self.out_shardings)]
         self._wrap = _keep
 
     def _finish(self, bufs, outs) -> list:
         outs = super()._finish(bufs, outs)          # donation and the in-flight throttle
-        return list(map(ShardedArray, outs, self.out_avals, self.out_shardings))
+        return [ShardedArray(o, p, s) if a is p else a.dtype.wrap(ShardedArray(o, p, s))
+                for o, a, p, s in zip(outs, self.out_avals, self._physical, self.out_shardings)]
 
 
 def _keep(buf, aval):
@@ -397,8 +412,16 @@ def compile_partitioned(closed, name, mesh, arg_shardings, out_shardings, carryi
                            carrying=carrying)[0]
 
 
+def _key_sharding(keys):
+    found = _own_sharding(keys._base)
+    return found if found is None else \
+        NamedSharding(found.mesh, PartitionSpec(*tuple(found.spec)[:len(keys.shape)]))
+
+
 def to_argument(x, sharding: NamedSharding):
     """The jaxlib buffer of `x` laid out as `sharding` (moved there if it is not)."""
+    if _data(x) is not x:
+        return to_argument(x._base, sharding)      # (the key-data axes unsplit)
     if type(x) is ShardedArray and (x._sharding is sharding or x._sharding == sharding or
                                     x._sharding.is_equivalent_to(sharding, x.ndim)):
         x._check_alive()
@@ -424,13 +447,15 @@ _eager = LRU(PROGRAMS)   # (prim or jaxpr, params, avals, shardings) -> ShardedE
 
 def _operand_shardings(args, mesh=None) -> tuple:
     """Each operand's sharding: its own if it is split over a mesh, else replicated."""
-    shardings = [a._sharding if type(a) is ShardedArray else None for a in args]
+    shardings = [_own_sharding(a) if type(a) is not ShardedArray else a._sharding
+                 for a in args]
     replicated = NamedSharding(_mesh_of(shardings) or mesh, PartitionSpec())
     return tuple(s if s is not None else replicated for s in shardings)
 
 
 def _avals(args) -> tuple:
-    return tuple(a.aval if isinstance(a, Array) else _host_value(a)[1] for a in args)
+    return tuple(a.aval if isinstance(a, Array) or _data(a) is not a else _host_value(a)[1]
+                 for a in args)
 
 
 def apply_primitive(prim, args, params):

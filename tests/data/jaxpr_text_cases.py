@@ -279,4 +279,20 @@ def cases(jax):
     reg("nanmedian", jnp.nanmedian, x4)
     reg("nanquantile_q_vector", lambda x: jnp.nanquantile(x, jnp.array([.2, .7]), axis=1), m23)
     reg("broadcast_to_stretch", lambda x: jnp.broadcast_to(x, (3, 3)), x3[:1].reshape(1, 1))
+    # ---------------------------------------------------------------- PRNG keys
+    r = jax.random
+    key, keys = r.key(0), r.split(r.key(0), 3)
+    reg("random_normal", lambda k: r.normal(k, (3,)), key)
+    reg("random_uniform_minmax", lambda k: r.uniform(k, (2,), minval=-1., maxval=1.), key)
+    reg("random_split", lambda k: r.split(k, 3), key)
+    reg("random_fold_in", lambda k, i: r.fold_in(k, i), key, np.int32(5))
+    reg("random_bits", lambda k: r.bits(k, (2,)), key)
+    reg("random_key_data", r.key_data, keys)
+    reg("random_key_from_seed", lambda s: r.key(s), np.int32(1))
+    reg("random_legacy_split", lambda k: r.split(k), r.PRNGKey(0))
+    reg("random_vmap_normal", jax.vmap(lambda k: r.normal(k)), keys)
+    reg("random_scan_keys", lambda k: lax.scan(
+        lambda c, _: (r.split(c)[0], r.bernoulli(c)), k, None, length=2), key)
+    reg("random_dropout", lambda k, x: jnp.where(r.bernoulli(k, 0.5, x.shape), x / 0.5, 0.),
+        key, x3)
     return c

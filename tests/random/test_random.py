@@ -87,8 +87,13 @@ def test_threefry_abstract_eval_errors():
 
 
 def test_jaxpr_shows_the_primitives():
-    text = str(jxkernel.make_jaxpr(lambda k: prng._random_bits_impl(k, 32, (3,)))(K))
-    assert "iota_2x32_shape" in text and "threefry2x32" in text
+    # the traced jaxpr shows random_bits on typed keys (as JAX's); made physical for lowering
+    # (core/physical.py) it shows threefry's primitives on the key data
+    from jxkernel.core.physical import physicalize
+    jaxpr = jxkernel.make_jaxpr(lambda k: r.bits(k, (3,)))(r.key(0)).jaxpr
+    assert "random_bits[bit_width=32 shape=(3,)]" in str(jaxpr)
+    text = str(physicalize(jaxpr))
+    assert "iota_2x32_shape" in text and "threefry2x32" in text and "key<" not in text
 
 
 def test_gradients_flow_around_the_bits():

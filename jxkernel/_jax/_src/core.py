@@ -15,11 +15,5 @@ from ...core.hijax import (MutableQuasiDynamicData, QuasiDynamicData,  # noqa: F
                            cur_qdd)
 
 
-def physical_aval(aval):
-    """The type of the arrays that hold a value of type `aval`: an array type is its own; a
-    typed key's is its key data's (uint32, the key shape after the array's)."""
-    impl_shape = getattr(getattr(aval, "dtype", None), "key_shape", None)
-    if impl_shape is None:
-        return aval
-    import numpy as np
-    return ShapedArray(tuple(aval.shape) + tuple(impl_shape), np.uint32)
+# the type of the arrays that hold a value of type `aval` (a typed key's: its uint32 data)
+from ...core.physical import physical_aval  # noqa: E402,F401

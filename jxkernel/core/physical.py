@@ -1,0 +1,188 @@
+"""Typed PRNG keys made physical: a jaxpr over values of an extended dtype (`key<fry>[3]`)
+rewritten, before it is lowered or run by the NumPy backend, into one over their uint32 data
+(`u32[3,2]`), as JAX's `prng.py` lowers keys through their `physical_element_aval`.
+
+Every interpreter above this one (jit, vmap, grad, the control-flow primitives) sees a key as
+one value of a key type, so none of them needs to know keys; only this pass does. It is an
+interpreter like the others: the logical jaxpr is evaluated under a staging trace, each
+equation by its `physical_rules` entry (the random_* primitives compute threefry or rbg on the
+data; shape primitives extend their params by the trailing key-data axes), equations with
+inner jaxprs are rebound with those jaxprs made physical, and the rest are rebound as they are.
+Only jaxprs with a key-typed value pay for the pass (`has_keys`, cached).
+
+    >>> physicalize(make_jaxpr(lambda k: random.split(k))(random.key(0)).jaxpr)
+    { lambda ; a:u32[2]. let ... in (b:u32[2,2]) }
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes
+from .avals import ShapedArray
+from .ir import ClosedJaxpr, Jaxpr, Literal, Var
+from .lru import LRU
+
+# primitive -> rule(in_avals, out_avals, *physical operands, **params) -> physical results
+# (a list for multiple-result primitives, else one value); the avals are the logical ones
+physical_rules: dict = {}
+
+_U32 = np.dtype(np.uint32)
+
+
+def is_key(aval) -> bool:
+    return isinstance(getattr(aval, "dtype", None), dtypes.ExtendedDType)
+
+
+def physical_aval(aval):
+    """A key type's data type (`key<fry>[3]` -> `u32[3,2]`); any other type as it is. A
+    sharding on the keys' axes stays, the key-data axes are not split (as JAX's)."""
+    if not is_key(aval):
+        return aval
+    key_shape = aval.dtype.key_shape
+    sharding = aval.sharding
+    if sharding is not None and hasattr(sharding, "spec"):
+        try:
+            from .mesh import NamedSharding, PartitionSpec
+            spec = tuple(sharding.spec) + (None,) * (len(aval.shape) - len(sharding.spec))
+            sharding = NamedSharding(sharding.mesh, PartitionSpec(*spec, *(None,) * len(key_shape)))
+        except Exception:          # (an abstract or unusual sharding: leave the data unsplit)
+            sharding = None
+    return ShapedArray(tuple(aval.shape) + tuple(key_shape), _U32, aval.weak_type, aval.vma,
+                       sharding)
+
+
+def _jaxprs_of(value):
+    if isinstance(value, (Jaxpr, ClosedJaxpr)):
+        return [value]
+    if isinstance(value, tuple) and value and all(isinstance(v, (Jaxpr, ClosedJaxpr))
+                                                  for v in value):
+        return list(value)
+    return []
+
+
+_has_keys_cache = LRU(4096)      # id(jaxpr) -> (jaxpr, answer): the jaxpr kept, so ids stay
+
+
+def has_keys(jaxpr) -> bool:
+    """Whether a key type appears anywhere in `jaxpr` (its inner jaxprs included)."""
+    jaxpr = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
+    hit = _has_keys_cache.get(id(jaxpr))
+    if hit is not None and hit[0] is jaxpr:
+        return hit[1]
+    answer = any(is_key(v.aval) for v in (*jaxpr.constvars, *jaxpr.invars)) or any(
+        any(is_key(v.aval) for v in eqn.outvars) or
+        any(is_key(v.aval) for v in eqn.invars if not isinstance(v, Literal)) or
+        any(has_keys(j) for value in eqn.params.values() for j in _jaxprs_of(value))
+        for eqn in jaxpr.eqns) or any(is_key(getattr(v, "aval", None)) for v in jaxpr.outvars)
+    _has_keys_cache[id(jaxpr)] = (jaxpr, answer)
+    return answer
+
+
+def physical_value(x):
+    """A concrete key array's data (a closed jaxpr's const); any other value as it is."""
+    return x._base if is_key(getattr(x, "aval", None)) and hasattr(x, "_base") else x
+
+
+def physical_params(params: dict) -> dict:
+    """`params` with each inner jaxpr that has keys made physical."""
+    new = None
+    for name, value in params.items():
+        jaxprs = _jaxprs_of(value)
+        if jaxprs and any(has_keys(j) for j in jaxprs):
+            made = [physicalize_closed(j) if isinstance(j, ClosedJaxpr) else _open(j)
+                    for j in jaxprs]
+            new = dict(params) if new is None else new
+            new[name] = made[0] if isinstance(value, (Jaxpr, ClosedJaxpr)) else tuple(made)
+    return params if new is None else new
+
+
+def _open(jaxpr: Jaxpr) -> Jaxpr:
+    """An open inner jaxpr (no constvars: they are a closed jaxpr's) made physical."""
+    if jaxpr.constvars:
+        raise NotImplementedError("typed keys in an inner jaxpr with constvars")
+    return _inline_consts(physicalize_closed(ClosedJaxpr(jaxpr, ())), 0)
+
+
+def eval_physical(jaxpr: Jaxpr, consts, args) -> list:
+    """`jaxpr`'s outputs on the physical `consts` and `args`, each equation bound (under the
+    trace running) as its physical form."""
+    env = dict(zip(jaxpr.constvars, consts))
+    env.update(zip(jaxpr.invars, args))
+
+    def read(atom):
+        if type(atom) is Literal:
+            return atom.val
+        return env[atom]
+
+    for eqn in jaxpr.eqns:
+        in_avals = [a.aval for a in eqn.invars]
+        out_avals = [v.aval for v in eqn.outvars]
+        vals = list(map(read, eqn.invars))
+        rule = physical_rules.get(eqn.primitive)
+        keyed = any(map(is_key, in_avals)) or any(map(is_key, out_avals))
+        params = physical_params(eqn.params)
+        if rule is not None and keyed:
+            outs = rule(in_avals, out_avals, *vals, **params)
+        elif keyed and params is eqn.params:
+            raise TypeError(f"{eqn.primitive.name} does not accept dtype "
+                            f"{next(a.dtype for a in in_avals + out_avals if is_key(a))}")
+        else:
+            outs = eqn.primitive.bind(*vals, **params)
+        outs = outs if eqn.primitive.multiple_results else [outs]
+        env.update(zip(eqn.outvars, outs))
+    return [read(v) for v in jaxpr.outvars]
+
+
+_closed_cache = LRU(1024)       # id(closed jaxpr) -> (it, its physical form)
+
+
+def physicalize_closed(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """A closed jaxpr over key types as one over their data (itself if it has none)."""
+    if not has_keys(closed.jaxpr):
+        return closed
+    hit = _closed_cache.get(id(closed))
+    if hit is not None and hit[0] is closed:
+        return hit[1]
+    from .staging import trace_to_jaxpr       # (staging imports the rule tables)
+    jaxpr = closed.jaxpr
+    consts = [physical_value(c) for c in closed.consts]
+    avals = [physical_aval(v.aval) for v in jaxpr.invars]
+    out = trace_to_jaxpr(lambda *args: eval_physical(jaxpr, consts, args), avals)
+    _closed_cache[id(closed)] = (closed, out)
+    return out
+
+
+_top_cache = LRU(1024)          # id(jaxpr) -> (it, its physical form)
+
+
+def physicalize(jaxpr: Jaxpr) -> Jaxpr:
+    """A jaxpr (constvars, then invars: the arguments of a lowered module) over key types
+    as one over their data, with the same arguments in the same order (itself if it has no
+    keys). Constants the physical rules make are written in as literals."""
+    if not has_keys(jaxpr):
+        return jaxpr
+    hit = _top_cache.get(id(jaxpr))
+    if hit is not None and hit[0] is jaxpr:
+        return hit[1]
+    from .staging import trace_to_jaxpr
+    n = len(jaxpr.constvars)
+    avals = [physical_aval(v.aval) for v in (*jaxpr.constvars, *jaxpr.invars)]
+    closed = trace_to_jaxpr(lambda *args: eval_physical(jaxpr, args[:n], args[n:]), avals)
+    out = _inline_consts(closed, n)
+    _top_cache[id(jaxpr)] = (jaxpr, out)
+    return out
+
+
+def _inline_consts(closed: ClosedJaxpr, n: int) -> Jaxpr:
+    """`closed`'s jaxpr with its first `n` inputs as constvars and its own consts (what the
+    physical rules captured) written in as literals."""
+    inner = closed.jaxpr
+    literals = {v: Literal(np.asarray(c), v.aval) for v, c in zip(inner.constvars, closed.consts)}
+
+    def sub(atom):
+        return literals.get(atom, atom) if isinstance(atom, Var) else atom
+
+    eqns = [e.replace(invars=[sub(a) for a in e.invars]) for e in inner.eqns] if literals \
+        else inner.eqns
+    outvars = [sub(a) for a in inner.outvars]
+    return Jaxpr(inner.invars[:n], inner.invars[n:], outvars, eqns)

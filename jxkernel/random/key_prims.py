@@ -1,0 +1,253 @@
+"""The primitives of typed PRNG keys, as JAX's prng.py has them: `random_seed`,
+`random_bits`, `random_split`, `random_fold_in`, `random_wrap`, `random_unwrap`.
+
+Their operands and results are keys (type `key<fry>[...]`, one value per key), so jit, vmap,
+grad and the loops trace a key as one value and jaxprs print as JAX's. Each primitive has its
+rules side by side: abstract eval, batching (every one is vectorized over the keys' shape, so
+a batch axis is just a leading key axis), JVP (keys and bits have no tangents), and its
+physical rule (core/physical.py), which computes it on the uint32 key data with the
+implementation's functions in prng.py and rbg.py; that is how they are lowered and run.
+
+    >>> make_jaxpr(lambda k: random_split(k, (2,)))(key(0))
+    { lambda ; a:key<fry>[]. let b:key<fry>[2] = random_split[shape=(2,)] a in (b,) }
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import lax
+from ..core import dtypes
+from ..core.avals import ShapedArray, get_aval
+from ..core.physical import physical_rules
+from ..core.primitive import Primitive, abstract_eval_rules, batching_rules, impl_rules
+from ..lax._rules import broadcast_shapes
+from ..transforms import batch_util as bu
+from ..transforms.ad_util import defjvp_zero
+from ..transforms.batching import vmap
+from ..xla.array import Array as _XArray
+from ..xla.dispatch import run_compiled
+from . import prng
+
+u32 = np.dtype(np.uint32)
+
+
+def _check_keys(name, aval):
+    if not isinstance(aval.dtype, dtypes.ExtendedDType):
+        raise TypeError(f"{name} takes typed keys (a key<...> dtype); got {aval.str_short()}")
+
+
+def _key_dtype(impl):
+    from .keys import KEY_DTYPES          # (keys.py imports this module's users)
+    return KEY_DTYPES[impl.name]
+
+
+def _flat_map(fn, data, n_keys_dims, key_shape):
+    """`fn` (one key's data -> a value) over keys data of shape S + key_shape: S flattened
+    into one vmapped axis and restored, so that each key's values are exactly its own."""
+    shape = tuple(data.shape[:n_keys_dims])
+    if not shape:
+        return fn(data)
+    flat = lax.reshape(data, (math.prod(shape), *key_shape))
+    out = vmap(fn)(flat)
+    return lax.reshape(out, shape + tuple(out.shape[1:]))
+
+
+def _moved_first(vals, dims, size=None):
+    """Operands with their batch axes first (unbatched ones broadcast along a new first axis
+    of the batch size), so that the batch is a leading key axis."""
+    if size is None:
+        size = next(bu.shape(x)[d] for x, d in zip(vals, dims) if d is not bu.not_mapped)
+    out = []
+    for x, d in zip(vals, dims):
+        if d is bu.not_mapped:
+            shape = bu.shape(x)
+            x = lax.broadcast_in_dim(x, (size, *shape), tuple(range(1, len(shape) + 1)))
+        else:
+            x = bu.moveaxis(x, d, 0)
+        out.append(x)
+    return out
+
+
+def _unary_batcher(prim):
+    def batch(vals, dims, **params):
+        x, = vals
+        return prim.bind(bu.moveaxis(x, dims[0], 0), **params), 0
+    return batch
+
+
+# ------------------------------------------------------------------ random_seed
+random_seed_p = Primitive("random_seed")
+
+
+def _seed_abstract_eval(seeds, *, impl):
+    return ShapedArray(seeds.shape, _key_dtype(impl))
+
+
+def _seed_physical(in_avals, out_avals, seeds, *, impl):
+    return _flat_map(impl.seed, seeds, len(in_avals[0].shape), ())
+
+
+abstract_eval_rules[random_seed_p] = _seed_abstract_eval
+batching_rules[random_seed_p] = _unary_batcher(random_seed_p)
+physical_rules[random_seed_p] = _seed_physical
+defjvp_zero(random_seed_p)
+
+
+# ------------------------------------------------------------------ random_bits
+random_bits_p = Primitive("random_bits")
+
+
+def _bits_abstract_eval(keys, *, bit_width, shape):
+    _check_keys("random_bits", keys)
+    return ShapedArray((*keys.shape, *shape), prng.UINT_DTYPES[bit_width])
+
+
+def _bits_physical(in_avals, out_avals, data, *, bit_width, shape):
+    dtype = in_avals[0].dtype
+    impl = prng.IMPLS[dtype.impl]
+    return _flat_map(lambda k: impl.random_bits(k, bit_width, tuple(shape)), data,
+                     len(in_avals[0].shape), dtype.key_shape)
+
+
+abstract_eval_rules[random_bits_p] = _bits_abstract_eval
+batching_rules[random_bits_p] = _unary_batcher(random_bits_p)
+physical_rules[random_bits_p] = _bits_physical
+defjvp_zero(random_bits_p)
+
+
+# ------------------------------------------------------------------ random_split
+random_split_p = Primitive("random_split")
+
+
+def _split_abstract_eval(keys, *, shape):
+    _check_keys("random_split", keys)
+    return ShapedArray((*keys.shape, *shape), keys.dtype)
+
+
+def _split_physical(in_avals, out_avals, data, *, shape):
+    dtype = in_avals[0].dtype
+    impl = prng.IMPLS[dtype.impl]
+    return _flat_map(lambda k: impl.split(k, tuple(shape)), data, len(in_avals[0].shape),
+                     dtype.key_shape)
+
+
+abstract_eval_rules[random_split_p] = _split_abstract_eval
+batching_rules[random_split_p] = _unary_batcher(random_split_p)
+physical_rules[random_split_p] = _split_physical
+defjvp_zero(random_split_p)
+
+
+# ------------------------------------------------------------------ random_fold_in
+random_fold_in_p = Primitive("random_fold_in")
+
+
+def _fold_in_abstract_eval(keys, msgs):
+    _check_keys("random_fold_in", keys)
+    return ShapedArray(broadcast_shapes("random_fold_in", keys.shape, msgs.shape), keys.dtype)
+
+
+def _fold_in_physical(in_avals, out_avals, data, msgs):
+    dtype = in_avals[0].dtype
+    impl = prng.IMPLS[dtype.impl]
+    shape = tuple(out_avals[0].shape)
+    if not shape:
+        return impl.fold_in(data, msgs)
+    if tuple(in_avals[0].shape) != shape:
+        data = lax.broadcast_in_dim(data, shape + dtype.key_shape, tuple(
+            range(len(shape) - len(in_avals[0].shape), len(shape) + len(dtype.key_shape))))
+    if tuple(in_avals[1].shape) != shape:
+        msgs = lax.broadcast_in_dim(msgs, shape, tuple(
+            range(len(shape) - len(in_avals[1].shape), len(shape))))
+    n = math.prod(shape)
+    out = vmap(impl.fold_in)(lax.reshape(data, (n, *dtype.key_shape)), lax.reshape(msgs, (n,)))
+    return lax.reshape(out, shape + dtype.key_shape)
+
+
+def _fold_in_batching(vals, dims):
+    return random_fold_in_p.bind(*_moved_first(vals, dims)), 0
+
+
+abstract_eval_rules[random_fold_in_p] = _fold_in_abstract_eval
+batching_rules[random_fold_in_p] = _fold_in_batching
+physical_rules[random_fold_in_p] = _fold_in_physical
+defjvp_zero(random_fold_in_p)
+
+
+# ------------------------------------------------------------------ random_wrap / unwrap
+random_wrap_p = Primitive("random_wrap")
+random_unwrap_p = Primitive("random_unwrap")
+
+
+def _wrap_abstract_eval(data, *, impl):
+    dtype = _key_dtype(impl)
+    n = len(dtype.key_shape)
+    return ShapedArray(data.shape[:-n], dtype, vma=data.vma)
+
+
+def _unwrap_abstract_eval(keys):
+    _check_keys("random_unwrap", keys)
+    return ShapedArray((*keys.shape, *keys.dtype.key_shape), u32, vma=keys.vma)
+
+
+def _same(in_avals, out_avals, x, **params):
+    return x            # the key data is what both sides hold physically
+
+
+def _wrap_batching(vals, dims, *, impl):
+    x, = vals
+    return random_wrap_p.bind(bu.moveaxis(x, dims[0], 0), impl=impl), 0
+
+
+def _wrap_impl(data, *, impl):
+    # eagerly, keys over an Array of data are that Array wrapped: nothing to run
+    if type(data) is _XArray:
+        _wrap_abstract_eval(data.aval, impl=impl)          # (its checks)
+        return _key_dtype(impl).wrap(data)
+    return run_compiled(random_wrap_p, [data], {"impl": impl})
+
+
+def _unwrap_impl(keys):
+    base = getattr(keys, "_base", None)
+    return base if base is not None else run_compiled(random_unwrap_p, [keys], {})
+
+
+impl_rules[random_wrap_p] = _wrap_impl
+impl_rules[random_unwrap_p] = _unwrap_impl
+abstract_eval_rules[random_wrap_p] = _wrap_abstract_eval
+abstract_eval_rules[random_unwrap_p] = _unwrap_abstract_eval
+batching_rules[random_wrap_p] = _wrap_batching
+batching_rules[random_unwrap_p] = _unary_batcher(random_unwrap_p)
+physical_rules[random_wrap_p] = physical_rules[random_unwrap_p] = _same
+defjvp_zero(random_wrap_p)
+defjvp_zero(random_unwrap_p)
+
+
+# ------------------------------------------------------------------ binding them
+def random_seed(seeds, impl: str):
+    return random_seed_p.bind(seeds, impl=prng.IMPLS[impl])
+
+
+def random_bits(keys, bit_width: int, shape):
+    return random_bits_p.bind(keys, bit_width=bit_width, shape=tuple(shape))
+
+
+def random_split(keys, shape):
+    return random_split_p.bind(keys, shape=tuple(shape))
+
+
+def random_fold_in(keys, msgs):
+    return random_fold_in_p.bind(keys, lax.convert_element_type(msgs, u32)
+                                 if get_aval(msgs).dtype != u32 else msgs)
+
+
+def random_wrap(data, impl: str):
+    return random_wrap_p.bind(data, impl=prng.IMPLS[impl])
+
+
+def random_unwrap(keys):
+    return random_unwrap_p.bind(keys)
+
+
+from . import key_rules  # noqa: E402,F401  (the shape primitives' physical rules)

@@ -1,0 +1,114 @@
+"""The physical rules (core/physical.py) of the shape primitives on typed keys: the same
+primitive on the uint32 key data, its params extended by the trailing key-data axes, which
+are never moved, sliced or indexed (as JAX's `KeyTyRules` do for keys' physical layout).
+
+Each rule is `rule(in_avals, out_avals, *data, **params)`, the avals the logical ones.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import lax
+from ..core.physical import is_key, physical_aval, physical_rules
+from ..core.interpreter_primitives import (broadcast_in_dim_p, reshape_p, sharding_constraint_p,
+                                           transpose_p)
+from ..lax import shapes as _shapes
+from ..lax import slicing as _slicing
+from ..lax import elementwise as _elementwise
+
+
+def _key_dims(aval) -> tuple:
+    return tuple(aval.dtype.key_shape)
+
+
+def _trailing(aval) -> tuple:
+    """The positions of the key-data axes in the data of keys of type `aval`."""
+    n = len(aval.shape)
+    return tuple(range(n, n + len(_key_dims(aval))))
+
+
+def _rule(prim, params_of):
+    """A rule binding `prim` on the data with `params_of(in_avals, out_avals, params)`."""
+    def rule(in_avals, out_avals, *args, **params):
+        return prim.bind(*args, **params_of(in_avals, out_avals, params))
+    physical_rules[prim] = rule
+
+
+def _out(params, out_avals, **changes):
+    return {**params, **changes}
+
+
+_rule(reshape_p, lambda i, o, p: _out(
+    p, o, new_sizes=tuple(p["new_sizes"]) + _key_dims(o[0]), dimensions=None,
+    **({"sharding": None} if "sharding" in p else {})))
+_rule(broadcast_in_dim_p, lambda i, o, p: _out(
+    p, o, shape=tuple(p["shape"]) + _key_dims(o[0]),
+    broadcast_dimensions=tuple(p["broadcast_dimensions"]) + _trailing(o[0]),
+    **({"sharding": None} if "sharding" in p else {})))
+_rule(transpose_p, lambda i, o, p: _out(p, o, permutation=tuple(p["permutation"]) +
+                                        _trailing(i[0])))
+_rule(_shapes.squeeze_p, lambda i, o, p: p)
+_rule(_shapes.rev_p, lambda i, o, p: p)
+_rule(_shapes.concatenate_p, lambda i, o, p: p)
+_rule(_shapes.split_p, lambda i, o, p: p)
+_rule(_shapes.stack_p, lambda i, o, p: p)
+_rule(_elementwise.copy_p, lambda i, o, p: p)
+_rule(sharding_constraint_p, lambda i, o, p: _out(p, o, sharding=physical_aval(
+    o[0].update(sharding=p["sharding"])).sharding) if hasattr(p["sharding"], "spec") else p)
+_rule(_slicing.slice_p, lambda i, o, p: _out(
+    p, o, start_indices=tuple(p["start_indices"]) + (0,) * len(_key_dims(i[0])),
+    limit_indices=tuple(p["limit_indices"]) + _key_dims(i[0]),
+    strides=None if p["strides"] is None else tuple(p["strides"]) + (1,) * len(_key_dims(i[0]))))
+
+
+def _dynamic_slice(in_avals, out_avals, operand, *starts, slice_sizes):
+    key_dims = _key_dims(in_avals[0])
+    zeros = [np.zeros((), in_avals[1].dtype if len(in_avals) > 1 else np.int32)] * len(key_dims)
+    return _slicing.dynamic_slice_p.bind(operand, *starts, *zeros,
+                                         slice_sizes=tuple(slice_sizes) + key_dims)
+
+
+def _dynamic_update_slice(in_avals, out_avals, operand, update, *starts):
+    key_dims = _key_dims(in_avals[0])
+    zeros = [np.zeros((), in_avals[2].dtype if len(in_avals) > 2 else np.int32)] * len(key_dims)
+    return _slicing.dynamic_update_slice_p.bind(operand, update, *starts, *zeros)
+
+
+def _gather(in_avals, out_avals, operand, indices, *, dimension_numbers, slice_sizes, **params):
+    dn = dimension_numbers
+    out_rank = len(out_avals[0].shape)
+    key_dims = _key_dims(in_avals[0])
+    dn = dn._replace(offset_dims=tuple(dn.offset_dims) + tuple(
+        range(out_rank, out_rank + len(key_dims))))
+    if params.get("fill_value") is None and "fill_value" in params:
+        # keys out of bounds get the key data's fill (JAX's for uint32)
+        params["fill_value"] = _slicing._default_fill_value(np.dtype(np.uint32))
+    return _slicing.gather_p.bind(operand, indices, dimension_numbers=dn,
+                                  slice_sizes=tuple(slice_sizes) + key_dims, **params)
+
+
+def _scatter(in_avals, out_avals, operand, indices, updates, *, dimension_numbers, **params):
+    dn = dimension_numbers
+    rank = len(in_avals[2].shape)
+    key_dims = _key_dims(in_avals[0])
+    dn = dn._replace(update_window_dims=tuple(dn.update_window_dims) + tuple(
+        range(rank, rank + len(key_dims))))
+    return _slicing.scatter_p.bind(operand, indices, updates, dimension_numbers=dn, **params)
+
+
+def _select_n(in_avals, out_avals, which, *cases):
+    # the predicate of each key is that of each of its data words
+    aval = out_avals[0]
+    if in_avals[0].shape:
+        which = lax.broadcast_in_dim(which, tuple(aval.shape) + _key_dims(aval),
+                                     tuple(range(len(aval.shape))))
+    return _elementwise.select_n_p.bind(which, *cases)
+
+
+physical_rules[_slicing.dynamic_slice_p] = _dynamic_slice
+physical_rules[_slicing.dynamic_update_slice_p] = _dynamic_update_slice
+physical_rules[_slicing.gather_p] = _gather
+physical_rules[_slicing.scatter_p] = _scatter
+physical_rules[_elementwise.select_n_p] = _select_n
+
+__all__ = ["is_key"]

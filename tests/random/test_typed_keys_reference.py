@@ -1,0 +1,46 @@
+"""Typed PRNG keys against JAX 0.10.2: a key is a jax.Array of dtype key<fry> and a pytree
+leaf, traced as one value.
+
+tests/data/typed_keys_cases.py ran with real JAX on the CPU (reference/
+make_typed_keys_reference.py wrote tests/data/typed_keys_reference.json) and runs here with
+jxkernel: tree leaves and structure, shapes, dtypes and exact key data after jnp and lax shape
+operations, keys through jit, vmap, grad, scan, while, cond and eval_shape, the jaxpr text of
+learner programs with keys, and the errors. Every case compares exactly (key data and bits are
+integers; the few floats are threefry's uniform and normal, recorded as bit patterns, which
+jxkernel computes with the same operations), except those in DIFFERENT, which say why (none
+today).
+"""
+import json
+
+import pytest
+
+import jxkernel
+import typed_keys_cases
+from locations import DATA
+
+pytestmark = pytest.mark.cpu_only("recorded CPU values")     # the GPU tier skips this file (docs/gpu.md)
+
+with open(f"{DATA}/typed_keys_reference.json") as f:
+    THEIRS = json.load(f)
+assert THEIRS.pop("jax_version") == "0.10.2"
+
+# Cases jxkernel answers otherwise today, and why. Each is checked to still differ (strict
+# xfail), so that a fix shows up and its line goes.
+DIFFERENT: dict = {}
+
+
+@pytest.fixture(scope="module")
+def mine():
+    return typed_keys_cases.run(jxkernel)
+
+
+def test_the_same_cases(mine):
+    assert sorted(mine) == sorted(THEIRS)
+
+
+@pytest.mark.parametrize("case", sorted(THEIRS))
+def test_as_jax_answers(mine, case):
+    if case in DIFFERENT:
+        pytest.xfail(DIFFERENT[case]) if mine[case] != THEIRS[case] else \
+            pytest.fail(f"{case} now matches JAX: delete its DIFFERENT entry")
+    assert mine[case] == THEIRS[case]
