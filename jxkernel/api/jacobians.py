@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import numpy as jnp
 from ..core import dtypes
 from ..core.avals import get_aval
 from ..lax import elementwise as ew, shapes
@@ -40,7 +41,6 @@ def _std_basis(tree):
     """Stacked one-hot vectors: for leaves of total size n, a pytree whose leaves have a
     leading axis of n (row i is the i-th basis vector, reshaped into the leaves). Built as
     JAX's: jnp.eye split into the leaves (the `split` primitive, even for one leaf)."""
-    from .. import numpy as jnp
     avals = [get_aval(x) for x in tree_flatten(tree)[0]]
     total = sum(a.size for a in avals)
     dtype = dtypes.result_type(*[a.dtype for a in avals])[0] if avals else np.float32
@@ -53,7 +53,6 @@ def _unravel_array_into_pytree(tree, axis: int, example, arr, always: bool = Fal
     """`arr` cut along `axis` into one piece per leaf of `tree` (jnp.split at NumPy's cumsum
     of the sizes, so the sizes print as np.int64 as in JAX), each reshaped to the leaf's shape
     in place of that axis and given the dtype of `example` (of the leaf when None)."""
-    from .. import numpy as jnp
     leaves, treedef = tree_flatten(tree)
     avals = [get_aval(x) for x in leaves]
     arr_shape = get_aval(arr).shape

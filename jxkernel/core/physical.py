@@ -21,6 +21,8 @@ from . import dtypes
 from .avals import ShapedArray
 from .ir import ClosedJaxpr, Jaxpr, Literal, Var
 from .lru import LRU
+from .mesh import NamedSharding, PartitionSpec
+from .staging import trace_to_jaxpr
 
 # primitive -> rule(in_avals, out_avals, *physical operands, **params) -> physical results
 # (a list for multiple-result primitives, else one value); the avals are the logical ones
@@ -42,7 +44,6 @@ def physical_aval(aval):
     sharding = aval.sharding
     if sharding is not None and hasattr(sharding, "spec"):
         try:
-            from .mesh import NamedSharding, PartitionSpec
             spec = tuple(sharding.spec) + (None,) * (len(aval.shape) - len(sharding.spec))
             sharding = NamedSharding(sharding.mesh, PartitionSpec(*spec, *(None,) * len(key_shape)))
         except Exception:          # (an abstract or unusual sharding: leave the data unsplit)
@@ -164,7 +165,6 @@ def physicalize(jaxpr: Jaxpr) -> Jaxpr:
     hit = _top_cache.get(id(jaxpr))
     if hit is not None and hit[0] is jaxpr:
         return hit[1]
-    from .staging import trace_to_jaxpr
     n = len(jaxpr.constvars)
     avals = [physical_aval(v.aval) for v in (*jaxpr.constvars, *jaxpr.invars)]
     closed = trace_to_jaxpr(lambda *args: eval_physical(jaxpr, args[:n], args[n:]), avals)

@@ -365,6 +365,9 @@ split_p = Primitive("split", multiple_results=True)
 
 
 def _split_abstract_eval(operand, *, sizes, axis):
+    # sizes may be NumPy integers, as JAX's jnp.split computes them (they print so in the
+    # params); the results' shapes have Python ints, as every aval's
+    sizes = [int(s) if isinstance(s, np.integer) else s for s in sizes]
     if any(s < 0 for s in sizes):
         raise ValueError(f"Sizes passed to split must be nonnegative, got {list(sizes)}")
     if not 0 <= axis < operand.ndim:

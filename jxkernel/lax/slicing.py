@@ -148,6 +148,10 @@ sharding_rules[slice_p] = sharding_types.unsplit_dims_only("slice", sharding_typ
 pad_p = Primitive("pad")
 
 
+def _int(d):
+    return int(d) if isinstance(d, np.integer) else d      # (a symbolic dimension stays)
+
+
 def _pad_abstract_eval(operand, padding_value, *, padding_config):
     if operand.dtype != padding_value.dtype:
         raise TypeError(f"pad operand and padding_value must be same dtype: got "
@@ -161,8 +165,9 @@ def _pad_abstract_eval(operand, padding_value, *, padding_config):
     if not all(i >= 0 for _, _, i in padding_config):
         raise ValueError(f"interior padding in padding_config must be nonnegative, got "
                          f"padding_config {padding_config}")
-    # interior padding dilates: d elements with i between each take d + (d - 1) * i
-    shape = tuple(lo + hi + (0 if d == 0 else d + (d - 1) * i)
+    # interior padding dilates: d elements with i between each take d + (d - 1) * i; the
+    # widths may be NumPy integers, as JAX's jnp.pad computes them, the shape's are ints
+    shape = tuple(_int(lo + hi + (0 if d == 0 else d + (d - 1) * i))
                   for (lo, hi, i), d in zip(padding_config, operand.shape))
     if not all(d >= 0 for d in shape):
         raise ValueError(f"Dimension size after padding is not at least 0, got result shape "

@@ -38,9 +38,13 @@ def _check_keys(name, aval):
         raise TypeError(f"{name} takes typed keys (a key<...> dtype); got {aval.str_short()}")
 
 
+# implementation name -> its KeyDType: filled by keys.py, where the dtypes are defined (keys.py
+# imports this module)
+key_dtypes: dict = {}
+
+
 def _key_dtype(impl):
-    from .keys import KEY_DTYPES          # (keys.py imports this module's users)
-    return KEY_DTYPES[impl.name]
+    return key_dtypes[impl.name]
 
 
 def _flat_map(fn, data, n_keys_dims, key_shape):

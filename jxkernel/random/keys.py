@@ -83,6 +83,7 @@ class KeyDType(dtypes.ExtendedDType):
 
 
 KEY_DTYPES = {impl: KeyDType(impl) for impl in IMPLS}
+key_prims.key_dtypes.update(KEY_DTYPES)
 key_dtype_fry = KEY_DTYPES[IMPL_NAME]
 
 

@@ -273,9 +273,7 @@ class Jitted:
                         config._trace_state,
                         tuple(a for i, a in enumerate(args) if i in nums),
                         tuple(kwargs.items()))] = entry
-        # Refs among the consts: their values go in, what was written back after (jit_refs.py)
-        consts = jit_refs.donated_values(entry.jaxpr.consts, leaves) if entry.refs else \
-            entry.consts
+        consts = jit_refs.call_consts(entry, leaves)    # a Ref's own buffer in its place
         outs = entry.exe.call_arrays([x if type(x) is Array and x.device == device else
                                       device_put(x, device) for x in (*consts, *arrays)])
         outs = jit_refs.write_back_donated(entry.jaxpr, outs, leaves)

@@ -118,9 +118,12 @@ def values_for(consts, leaves) -> list:
     return [the_ref(c, leaves)[...] if is_ref(c) else c for c in consts]
 
 
-def donated_values(consts, leaves) -> list:
-    """`values_for` a top-level call: each Ref's own buffer, which the call donates."""
-    return [ref_get(the_ref(c, leaves)) if is_ref(c) else c for c in consts]
+def call_consts(entry, leaves) -> list:
+    """The consts a top-level call of a compiled `entry` passes: each Ref's own buffer in its
+    place, which the call donates (the others as the entry keeps them, on its device)."""
+    if not entry.refs:
+        return entry.consts
+    return [ref_get(the_ref(c, leaves)) if is_ref(c) else c for c in entry.jaxpr.consts]
 
 
 def without_refs(values, positions):

@@ -444,8 +444,7 @@ class Compiled(_Stage):
             outs = self._entry.exe.call_buffers(self._entry.arguments(leaves))
         else:
             exe = self._entry.exe.with_committed(self.lowered._committed)
-            consts = jit_refs.donated_values(self._entry.consts, leaves) if self._entry.refs \
-                else self._entry.consts
+            consts = jit_refs.call_consts(self._entry, leaves)
             outs = exe.call_arrays([x if isinstance(x, Array) else
                                     device_put(x, self.lowered.device)
                                     for x in (*consts, *arrays)])

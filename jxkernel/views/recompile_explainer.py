@@ -37,6 +37,10 @@ from ..core.compile_record import (  # noqa: F401  (jxkernel.compile_log: the re
     function_key, last_seq, no_recompile, record, record_compiled, signature_text, subscribe,
     unlogged)
 from ..core.errors import RecompileError
+from ..core.partial_eval import PartialEvalTrace
+from ..core.staging import JaxprTrace
+from ..core.trace import _ctx
+from ..tree_util import keystr, tree_flatten_with_path, tree_unflatten
 from ..core.source_info import user_source_info
 from ..xla import client as _client
 from ..xla.compiler import Phases
@@ -353,7 +357,6 @@ def _body_names(user, in_tree, namer) -> list:
     parameter ("c", "x", "c['a']"); `namer` maps a wrapper's leaf path to (parameter index,
     the rest of the path), or None for a leaf of the wrapper's own (fori_loop's bound)."""
     import inspect
-    from ..tree_util import keystr, tree_flatten_with_path, tree_unflatten
     try:
         params = [p.name for p in inspect.signature(user).parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
@@ -577,9 +580,6 @@ def _reads_from_outside(fun) -> tuple:
 def _body_inside(api) -> str:
     """What the body's trace is part of: the traced function running the loop ("jit(f)", a
     body "lax.scan(outer)"), or, run eagerly, the loop itself ("lax.scan")."""
-    from ..core.staging import JaxprTrace
-    from ..core.partial_eval import PartialEvalTrace
-    from ..core.trace import _ctx
     trace = _ctx.trace
     while trace is not None:
         if isinstance(trace, JaxprTrace) and not isinstance(trace, PartialEvalTrace):

@@ -231,7 +231,7 @@ def test_divide_of_bools_under_vmap_is_one_program_as_in_jax():
         "{ lambda ; a:bool[2,2] b:bool[2]. let\n"
         "    c:f32[2,2] = convert_element_type[new_dtype=float32 weak_type=False] a\n"
         "    d:f32[2] = convert_element_type[new_dtype=float32 weak_type=False] b\n"
-        "    e:f32[1,2] = broadcast_in_dim[broadcast_dimensions=(1,)] d\n"
+        "    e:f32[1,2] = broadcast_in_dim[broadcast_dimensions=(np.int64(1),)] d\n"
         "    f:f32[2,2] = div c e\n"
         "  in (f,) }")
 

@@ -67,7 +67,8 @@ def test_unbatched_values_stay_unbatched():
         arr(np.ones((4, 3))), arr(np.ones(3)))
     check_jaxpr(closed)
     assert str(closed) == ("{ lambda ; a:f32[4,3] b:f32[3]. let\n"
-                           "    c:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,)] b\n"
+                           "    c:f32[1,3] = broadcast_in_dim[broadcast_dimensions="
+                           "(np.int64(1),)] b\n"           # (JAX 0.10.2's NumPy integer)
                            "    d:f32[4,3] = mul a c\n  in (d,) }")
     # a batched scalar against an unbatched scalar: no data movement at all
     closed = jax.make_jaxpr(jax.vmap(lambda a: lax.mul(a, 2.0)))(arr(np.ones(4)))
