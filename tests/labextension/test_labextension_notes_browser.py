@@ -79,7 +79,7 @@ def test_the_compiles_log_cuts_no_line(page, request):
     stats = log.locator("table").first
     expect(stats).to_contain_text("compile(s) of eager operations")
     expect(stats).to_contain_text("compile(s) of jxkernel's own functions, for your calls")
-    expect(stats.locator("tr.jx-group", has_text="_normal_impl")).to_contain_text("In[2]:5")
+    expect(stats.locator("tr.jx-group", has_text="_normal")).to_contain_text("In[2]:5")
     shot_view(log, request, "1-newest")
     earlier.locator("summary").click()
     expect(earlier.locator("td", has_text="first call")).to_be_visible()

@@ -166,11 +166,11 @@ def test_user_text_is_escaped_in_the_note(shell):
 
 def test_jxkernels_own_functions_and_eager_operations_are_not_the_users(shell):
     ran = ok(shell, "k4 = random.PRNGKey(4)\nw4 = random.normal(k4, (3, 7))\n"
-                    "w4b = random.normal(k4, (3, 8))          # _normal_impl: a new static shape\n"
+                    "w4b = random.normal(k4, (3, 8))          # _normal: a new static shape\n"
                     "a4 = jnp.arange(9.0)\na4[1:3] + a4[0:2]")
     assert ran.notes == []              # their static arguments are not the user's to change
     events = compile_log.events_since(0)
-    normal = [e for e in events if e.function == "_normal_impl" and
+    normal = [e for e in events if e.function == "_normal" and
               "static (3, 8)" in compile_log.signature_text(e.signature)]
     assert normal and normal[-1].origin == INTERNAL and normal[-1].again
     assert normal[-1].source.startswith(PACKAGE_DIR)
@@ -238,7 +238,7 @@ def test_all_notes_first_compiles_and_groups_the_rest(shell):
                       r"parameters\): (.*)", text).group(1)
     assert f"slice ×2 [In[{ran.count}]:3]" in eager           # one entry per primitive
     assert re.search(rf"compile\(s\) of jxkernel's own functions, for your calls: .*"
-                     rf"_normal_impl \[In\[{ran.count}\]:4\]", text)
+                     rf"_normal \[In\[{ran.count}\]:4\]", text)
     ok(shell, "%jxnotes off")
     assert ok(shell, "fn5(jnp.ones(3))").notes == []           # a recompile, not noted
     ok(shell, "%jxnotes recompiles")
@@ -267,7 +267,7 @@ def test_explain_cache_misses_leaves_jxkernels_misses_out(shell, caplog):
     logged = "\n".join(r.getMessage() for r in caplog.records
                        if r.name == "jxkernel.compile_log")
     assert "never seen function:\n    <lambda> defined at" in logged
-    assert "_normal_impl" not in logged and "(eager)" not in logged
+    assert "_normal" not in logged and "(eager)" not in logged
 
 
 def test_the_log_lists_the_users_functions_first_and_groups_the_rest(shell):
@@ -282,15 +282,15 @@ def test_the_log_lists_the_users_functions_first_and_groups_the_rest(shell):
     try:
         assert log.filter.value == "(your functions)"
         assert {e.origin for e in log.shown()} == {USER}
-        assert "_normal_impl" not in log.filter.options and "slice (eager)" not in \
+        assert "_normal" not in log.filter.options and "slice (eager)" not in \
             log.filter.options
         text = log.text_repr()
         mine, rest = text.split("function: misses / hits")
-        assert "_normal_impl" not in mine and "slice" not in mine
+        assert "_normal" not in mine and "slice" not in mine
         assert re.search(r"\d+ compile\(s\) of eager operations:\n(  .*\n)*  slice ×\d+ \(In\[",
                          rest)
         assert re.search(r"compile\(s\) of jxkernel's own functions, for your calls:\n(  .*\n)*"
-                         r"  _normal_impl ×\d+", rest)
+                         r"  _normal ×\d+", rest)
         assert "more of eager operations and jxkernel's functions" in log.summary.value
         assert re.search(r"<tr class='jx-group'><td>slice <span[^>]*>In\[\d+\]:\d+", log.stats.value)
         log.filter.value = "(eager operations)"
