@@ -198,14 +198,14 @@ def _module_text(closed, name: str, platforms, arg_paths, result_names) -> tuple
     module = hlo.Module(f"jit_{name}", attrs)
     lowering = [_client.lowering_platform(p) for p in platforms]
     module_ctx = ModuleContext(module, lowering[0], platforms=lowering)
-    main = new_function(module_ctx, "main", [hlo.aval_type(physical_aval(a))
-                                             for a in closed.in_avals])
+    # typed keys as their uint32 data, their equations (random_bits, ...) computed on it
+    physical_avals = [physical_aval(a) for a in closed.in_avals]
+    main = new_function(module_ctx, "main", list(map(hlo.aval_type, physical_avals)))
     args = main.args[len(platform_index_args(main.body)):]
     if _uses_symbolic(closed):
         module_ctx.symbolic = SymbolicLowering(main.body, closed.in_avals, args, arg_paths)
         module_ctx.rules = SymbolicRules()
     consts = [main.body.constant(np.asarray(c)) for c in closed.consts]
-    # typed keys' equations (random_wrap, random_bits, ...) as their uint32 data computes them
     outs = lower_jaxpr_into(module_ctx, main.body, physicalize(closed.jaxpr), consts, args)
     main.set_results(outs, [f"jax.result_info = {hlo.string_attr(n)}" for n in result_names])
     if module_ctx.host_callbacks:

@@ -42,8 +42,10 @@ all_gather all_to_all axis_index pmax pmin ppermute psum psum_invariant reduce_s
 custom_lin
 get swap addupdate freeze new_ref empty_ref
 random_seed random_bits random_split random_fold_in random_wrap random_unwrap
+new_box box_get box_set
 """.split())    # (the Ref line's act on Refs, api/state_primitives.py, not on arrays; the key
-#                 primitives' jaxprs are made physical first, core/physical.py)
+#                 primitives' jaxprs are made physical first, core/physical.py; hijax's Box
+#                 primitives are lowered to their to_lojax first, core/hijax_lower.py)
 
 RNG = np.random.default_rng(0)
 F32 = RNG.normal(size=(3, 4)).astype(np.float32)
