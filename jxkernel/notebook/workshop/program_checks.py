@@ -33,10 +33,11 @@ CALLBACKS = ("debug_callback", "debug_print", "pure_callback", "io_callback")
 
 
 def compilations(run) -> list:
-    """The compile events (jxkernel.compile_log) that calling `run()` caused."""
+    """The compile events (jxkernel.compile_log) that calling `run()` caused: compilations,
+    not retraces of a body or jit inside another program (those compile nothing)."""
     before = compile_record.last_seq()
     run()
-    return compile_record.events_since(before + 1)
+    return [e for e in compile_record.events_since(before + 1) if e.compiled]
 
 
 def _signature(event) -> str:
