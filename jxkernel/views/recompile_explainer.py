@@ -19,6 +19,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+import inspect
 import linecache
 import logging
 import os
@@ -30,6 +31,10 @@ import weakref
 import numpy as np
 
 from ..core.config import _TRACE_OPTIONS, _USER_CONTEXTS, config
+from ..core.partial_eval import PartialEvalTrace
+from ..core.staging import JaxprTrace
+from ..core.trace import _ctx
+from ..tree_util import keystr, tree_flatten_with_path, tree_unflatten
 from ..core import compile_record as _record
 from ..core.compile_record import (  # noqa: F401  (jxkernel.compile_log: the record's names too)
     MAX_EVENTS, CompileEvent, Miss, cache_hits, clear, compile_events, events_since,
@@ -37,10 +42,6 @@ from ..core.compile_record import (  # noqa: F401  (jxkernel.compile_log: the re
     function_key, last_seq, no_recompile, record, record_compiled, signature_text, subscribe,
     unlogged)
 from ..core.errors import RecompileError
-from ..core.partial_eval import PartialEvalTrace
-from ..core.staging import JaxprTrace
-from ..core.trace import _ctx
-from ..tree_util import keystr, tree_flatten_with_path, tree_unflatten
 from ..core.source_info import user_source_info
 from ..xla import client as _client
 from ..xla.compiler import Phases
@@ -308,7 +309,6 @@ _BODY_INPUT = {"lax.scan": ("init", "xs"), "lax.fori_loop": ("lower", "init_val"
 
 def _body_input(user, api, path) -> str:
     """The argument of `api` that the body's input at `path` comes from."""
-    import inspect
     given = _BODY_INPUT.get(api, ("the operands",))
     try:
         params = [p.name for p in inspect.signature(user).parameters.values()]
@@ -356,7 +356,6 @@ def _body_names(user, in_tree, namer) -> list:
     """A name per input leaf of a body, as JAX's debug info names them: the user function's
     parameter ("c", "x", "c['a']"); `namer` maps a wrapper's leaf path to (parameter index,
     the rest of the path), or None for a leaf of the wrapper's own (fori_loop's bound)."""
-    import inspect
     try:
         params = [p.name for p in inspect.signature(user).parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
