@@ -35,7 +35,8 @@ OURS = {name: all_primitives[name] for name in all_primitives}
 # Primitives with no NumPy rule yet (13 of 189): exported programs (StableHLO only XLA
 # runs), shape polymorphism's dim_as_value and foreign functions; the collectives (they need
 # an axis environment: pmap's and shard_map's rules batch them away); and what appears only
-# inside AD (custom_lin).
+# inside AD (custom_lin). JAX's Box primitives (_jax/_src/hijax.py) are high: jit lowers
+# them to their low equations before any backend runs a jaxpr.
 WITHOUT_NUMPY_RULE = sorted("""
 call_exported dim_as_value ffi_call
 all_gather all_to_all axis_index pmax pmin ppermute psum psum_invariant reduce_scatter
