@@ -332,9 +332,6 @@ class ShardedExecutable(Executable):
     def __init__(self, loaded, out_avals, devices, name, donated, *, mesh: Mesh, out_shardings,
                  user_shardings, arg_avals, out_meshes=None):
         super().__init__(loaded, out_avals, devices, name, donated)
-        # results are ShardedArrays over the mesh even on one device (JAX's NamedSharding):
-        # through _finish, never the one-device shortcut of Executable.call_buffers
-        self._simple = False
         # typed keys' results are their uint32 data here (core/physical.py), keys again after
         self._physical = [physical_aval(a) for a in self.out_avals]
         chosen = output_shardings(loaded, mesh, self._physical, user_shardings, arg_avals,
