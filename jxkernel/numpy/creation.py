@@ -244,6 +244,11 @@ def astype(x, dtype, /, *, copy: bool = False, device=None):
     Array([0., 1., 2.], dtype=float16)
     """
     x = util.ensure_arraylike("astype", x)
+    if _core.extended_scalar_type(dtype) and dtype == x.dtype:
+        return x            # typed keys to their own dtype: as they are, as JAX converts them
+    if _core.extended_scalar_type(getattr(x, "dtype", None)):
+        raise ValueError(f"Cannot convert_element_type from {x.dtype} to "
+                         f"{np.dtype(dtype) if dtype is not None else dtype}")
     dtype = _core.default_float_dtype() if dtype is None else \
         canonicalize_user_dtype(dtype, "astype")
     if _core.is_complex(x.dtype):

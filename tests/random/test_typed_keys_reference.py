@@ -44,3 +44,18 @@ def test_as_jax_answers(mine, case):
         pytest.xfail(DIFFERENT[case]) if mine[case] != THEIRS[case] else \
             pytest.fail(f"{case} now matches JAX: delete its DIFFERENT entry")
     assert mine[case] == THEIRS[case]
+
+
+def test_astype_of_keys_as_jax():
+    # JAX 0.10.2 (run by hand): a key converts to its own dtype as it is (optax's gradient
+    # accumulation does jnp.astype(jnp.where(emit, new, old), old.dtype) on a state with keys),
+    # and to any other dtype with convert_element_type's error
+    import jxkernel.numpy as jnp
+    jax = jxkernel
+    k = jax.random.key(0)
+    same = jnp.astype(k, k.dtype)
+    assert same.dtype == k.dtype and bool(same == k)
+    assert jax.jit(lambda k: jnp.astype(jnp.where(True, k, k), k.dtype))(k).dtype == k.dtype
+    with pytest.raises(ValueError, match=r"^Cannot convert_element_type from key<fry> to "
+                                         r"float32$"):
+        jnp.astype(k, jnp.float32)
