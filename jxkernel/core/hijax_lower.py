@@ -62,14 +62,7 @@ def lower_jaxpr(closed, in_qdds=None, final_qdds=None, what="jit"):
         try:
             for eqn in jaxpr.eqns:
                 replay(eqn.source_info, outer, names)
-                invals = [read_atom(env, a) for a in eqn.invars]
-                if isinstance(eqn.primitive, HiPrimitive):
-                    outs = eqn.primitive.to_lojax(*invals, **eqn.params)
-                elif eqn_is_high(eqn):
-                    outs = _lower_call(eqn, invals)
-                else:
-                    outs = eqn.primitive.bind(*invals, **eqn.params)
-                env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
+                _run_low(eqn, env)
         finally:
             replay(None, outer, names)
         lo_outs = []
@@ -115,12 +108,18 @@ def eval_jaxpr_high(jaxpr, consts, args) -> list:
     env = dict(zip(jaxpr.constvars, consts))
     env.update(zip(jaxpr.invars, args))
     for eqn in jaxpr.eqns:
-        invals = [read_atom(env, a) for a in eqn.invars]
-        if isinstance(eqn.primitive, HiPrimitive):
-            outs = eqn.primitive.to_lojax(*invals, **eqn.params)
-        elif eqn_is_high(eqn):
-            outs = _lower_call(eqn, invals)
-        else:
-            outs = eqn.primitive.bind(*invals, **eqn.params)
-        env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
+        _run_low(eqn, env)
     return [read_atom(env, v) for v in jaxpr.outvars]
+
+
+def _run_low(eqn, env) -> None:
+    """Run one equation on the current trace, a high one by its `to_lojax` (a call holding
+    high equations by its lowered jaxpr); its results into `env`."""
+    invals = [read_atom(env, a) for a in eqn.invars]
+    if isinstance(eqn.primitive, HiPrimitive):
+        outs = eqn.primitive.to_lojax(*invals, **eqn.params)
+    elif eqn_is_high(eqn):
+        outs = _lower_call(eqn, invals)
+    else:
+        outs = eqn.primitive.bind(*invals, **eqn.params)
+    env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
