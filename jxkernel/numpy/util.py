@@ -33,7 +33,7 @@ from ..transforms.jit import jit
 from ..xla import client as _client
 from ..xla.array import Array, host_to_device
 from ..xla.transfers import device_put
-from .dtypes import lattice_result_type, to_inexact_dtype
+from .dtypes import dtype_and_weak, lattice_result_type, to_inexact_dtype
 
 _ARRAYS = (Array, Tracer)
 _ARRAY_TYPES = (Array, Tracer, np.ndarray, np.generic)
@@ -316,6 +316,13 @@ _PROMOTE = {k: _promoted(k) for k in ("plain", "inexact", "numeric")}
 _pair_results: dict = {}
 
 
+def _refuse_keys(fun_name: str, args) -> None:
+    """JAX's TypeError for arithmetic on typed PRNG keys (`key + 1`)."""
+    if any(dtypes.extended_scalar_type(getattr(x, "dtype", None)) for x in args):
+        names = [str(getattr(x, "dtype", None) or dtype_and_weak(x)[0]) for x in args]
+        raise TypeError(f"{fun_name} does not accept dtypes {', '.join(names)}.")
+
+
 def _args_promoter(kind: str, promote, needs_no_promotion=None):
     """promote_args for one `kind` of result: the fast returns (arrays of one dtype for which
     `needs_no_promotion(dtype)` holds, or None for any dtype; array with Python scalar), else
@@ -324,6 +331,7 @@ def _args_promoter(kind: str, promote, needs_no_promotion=None):
         if _fast(args) and (needs_no_promotion is None
                             or needs_no_promotion(args[0].aval.dtype)):
             return list(args)
+        _refuse_keys(fun_name, args)
         pair = _array_and_scalar(args, kind)
         if pair is not None:
             return pair

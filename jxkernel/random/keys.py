@@ -195,6 +195,12 @@ class KeyArray:
 
     __hash__ = None
 
+    def __array__(self, dtype=None, copy=None):
+        # JAX's refusal: NumPy has no key dtype (it made an object array of KeyArrays)
+        raise TypeError("JAX array with PRNGKey dtype cannot be converted to a NumPy array. "
+                        "Use jax.random.key_data(arr) if you wish to extract the underlying "
+                        "integer array.")
+
     @property
     def at(self):
         """`keys.at[idx].set(new_keys)` / `.get()`, as for arrays."""

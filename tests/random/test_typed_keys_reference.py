@@ -59,3 +59,22 @@ def test_astype_of_keys_as_jax():
     with pytest.raises(ValueError, match=r"^Cannot convert_element_type from key<fry> to "
                                          r"float32$"):
         jnp.astype(k, jnp.float32)
+
+
+def test_keys_refuse_arithmetic_and_numpy_as_jax():
+    # JAX 0.10.2's TypeErrors (run by hand); under jit `k + 1` crashed with a KeyError in
+    # dtype promotion here before
+    import numpy as np
+    import jxkernel.numpy as jnp
+    jax = jxkernel
+    k = jax.random.key(0)
+    with pytest.raises(TypeError, match=r"^add does not accept dtypes key<fry>, int32\.$"):
+        jax.jit(lambda k: k + 1)(k)
+    with pytest.raises(TypeError, match=r"^multiply does not accept dtypes key<fry>, "
+                                         r"float32\.$"):
+        jax.jit(lambda k: k * 2.0)(k)
+    with pytest.raises(TypeError, match=r"^add does not accept dtypes key<fry>, int32\.$"):
+        jnp.add(k, 1)
+    with pytest.raises(TypeError, match=r"^JAX array with PRNGKey dtype cannot be converted "
+                                         r"to a NumPy array\. Use jax\.random\.key_data"):
+        np.asarray(k)
