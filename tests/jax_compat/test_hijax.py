@@ -5,18 +5,15 @@ forward methods, properties and operators to their type. JAX's answers are recor
 tests/data/hijax_reference.json (reference/make_hijax_reference.py)."""
 import json
 import os
-import sys
 
 import pytest
+from hijax_cases import run_cases   # tests/data, on pytest's pythonpath
+from locations import DATA          # tests/support: the repository's folders
 
 import jxkernel
 from jxkernel._jax._src import hijax
 from jxkernel._jax.experimental import cur_qdd
 from jxkernel._jax.experimental import hijax as public
-
-DATA = os.path.join(os.path.dirname(__file__), os.pardir, "data")
-sys.path.insert(0, DATA)
-from hijax_cases import run_cases  # noqa: E402
 
 with open(os.path.join(DATA, "hijax_reference.json")) as f:
     REFERENCE = json.load(f)
