@@ -141,14 +141,19 @@ def _weak(fun):
 def _lineage(fun) -> collections.deque:
     """The recent signatures compiled for `fun`'s code by any jit object (a lambda made anew
     in a loop shares its code), to explain a jit called anew each time."""
+    return _lineage_in(_LINEAGES, fun)
+
+
+def _lineage_in(table, fun) -> collections.deque:
+    """`fun`'s code's recent signatures in `table` (jits' or bodies'), kept bounded."""
     key = _code_key(fun)
     if key is None:          # no code to recognise it by (an id could be reused): no lineage
         return collections.deque(maxlen=_PER_LINEAGE)
-    found = _LINEAGES.get(key)
+    found = table.get(key)
     if found is None:
-        found = _LINEAGES[key] = collections.deque(maxlen=_PER_LINEAGE)
-        if len(_LINEAGES) > _MAX_LINEAGES:
-            _LINEAGES.popitem(last=False)
+        found = table[key] = collections.deque(maxlen=_PER_LINEAGE)
+        if len(table) > _MAX_LINEAGES:
+            table.popitem(last=False)
     return found
 
 
@@ -391,15 +396,7 @@ def _body_severity(old_what, old: Signature, what, new: Signature) -> int:
 
 
 def _body_lineage(user) -> collections.deque:
-    key = _code_key(user)
-    if key is None:
-        return collections.deque(maxlen=_PER_LINEAGE)
-    found = _BODY_LINEAGES.get(key)
-    if found is None:
-        found = _BODY_LINEAGES[key] = collections.deque(maxlen=_PER_LINEAGE)
-        if len(_BODY_LINEAGES) > _MAX_LINEAGES:
-            _BODY_LINEAGES.popitem(last=False)
-    return found
+    return _lineage_in(_BODY_LINEAGES, user)
 
 
 def body_traced(fun, in_tree, in_avals, what: str, source) -> None:
