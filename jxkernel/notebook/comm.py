@@ -156,7 +156,9 @@ class Channel:
         platform = client.platform_of(device)
         # the user's functions: eager operations and jxkernel's own functions are not what
         # the user can change (%jxcompiles groups them apart)
-        everything = compile_record.compile_events()
+        # (a body or jit traced anew inside another function compiled nothing of its own: the
+        # panel lists it, the counts do not)
+        everything = [e for e in compile_record.compile_events() if e.compiled]
         events = [e for e in everything if e.origin == USER]
         keys = {id(e.key): e.key for e in events if e.key is not None}
         return {"type": "state", "protocol": PROTOCOL, "jxkernel_version": __version__,

@@ -143,9 +143,9 @@ def test_set_backend_does_what_jxbackend_does_and_back(shell):
 
 
 def user_events():
-    """The compile events the status bar counts: the user's functions' (not eager operations'
-    nor jxkernel's own functions')."""
-    return [e for e in compile_log.compile_events() if e.origin == USER]
+    """The compile events the status bar counts: the user's functions' compilations (not eager
+    operations' nor jxkernel's own functions', nor retraces that compiled nothing)."""
+    return [e for e in compile_log.compile_events() if e.origin == USER and e.compiled]
 
 
 def jnp_ones(n):
@@ -278,7 +278,7 @@ def test_the_users_functions_are_counted_apart_from_eager_and_internal_work(shel
     origins = {e["origin"] for e in batch["events"]}
     assert {"user", "eager", "internal"} <= origins
     state = comm.sent[-1]
-    events = compile_log.compile_events()
+    events = [e for e in compile_log.compile_events() if e.compiled]
     assert state["compiles"] == len(user_events())
     assert state["other_compiles"] == len(events) - len(user_events()) > 0
     # the others, grouped per primitive or function as %jxcompiles groups them: eager first
@@ -292,6 +292,20 @@ def test_the_users_functions_are_counted_apart_from_eager_and_internal_work(shel
     assert "f6" not in {g["name"] for g in others}
     again = comm.receive({"type": "get_compilations", "since": compile_log.last_seq() + 1})
     assert again["events"] == [] and again["others"] == others    # the whole log's, always
+
+
+def test_a_retrace_inside_another_function_is_listed_but_not_counted(shell):
+    # g traced anew for f32[5] inside jit(f): one compilation (f's), not two
+    comm = open_comm(shell)
+    ok(shell, "@jax.jit\ndef g7(x):\n    return x * 2\n\n"
+              "@jax.jit\ndef f7(x):\n    return g7(x) + 1\n\n"
+              "y7 = g7(jnp.ones(3))", cell_id="first")
+    before = comm.sent[-1]["compiles"]
+    ok(shell, "z7 = f7(jnp.ones(5))", cell_id="second")
+    events = comm.of_type("compilations")[-1]["events"]
+    retrace = [e for e in events if e["inlined_into"] is not None]
+    assert [(e["function"], e["inlined_into"]) for e in retrace] == [("g7", "jit(f7)")]
+    assert comm.sent[-1]["compiles"] == before + 1 == len(user_events())
 
 
 def test_clear_compilations(shell):
