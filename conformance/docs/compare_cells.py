@@ -2,7 +2,9 @@
 
 Printed text goes through conformance/compare.py's token comparison (numbers within float32
 ulps or a unit in the last printed digit, words exactly) after what differs between any two
-runs is blanked: object addresses and ids, timings, the page's scratch folder; and the array class's
+runs is blanked: object addresses and ids, timings, the page's scratch folder, the buffer
+addresses a cell prints with `unsafe_buffer_pointer()` (each distinct one named by its order, so
+"the same buffer after an in-place update" is still compared); and the array class's
 module is read as JAX's (``jaxlib._jax.ArrayImpl``: jxkernel's is ``jxkernel.xla.array``), and
 a module path ``jxkernel.X`` as ``jax.X`` (under the alias ``jax.X`` is ``jxkernel.X``). A cell that raises
 agrees when both raise the same exception class (the message is not compared); the page
@@ -18,6 +20,7 @@ from conformance import compare
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
 _JXKERNEL = re.compile(r"\bjxkernel\.")
 _ID = re.compile(r"\bid=\d{6,}")
+_BIG_INT = re.compile(r"\b\d{8,}\b")     # a pointer printed in decimal
 _TIME = re.compile(r"\d+(?:\.\d+)?(?:e-?\d+)?\s*(?:sec|seconds|s|ms|us|µs|ns)\b")
 
 
@@ -31,6 +34,18 @@ def normalize(lines, workdir):
         line = _ID.sub("id=…", line)          # jaxpr Vars print their Python id()
         out.append(_TIME.sub("<time>", line))
     return out
+
+
+def name_addresses(lines):
+    """Each distinct large integer in `lines` named by its order of appearance: for cells that
+    print buffer addresses, which differ between any two runs but whose sameness is the point.
+
+        >>> name_addresses(["94537639565824 Ref([0.])", "94537639565824 Ref([1.])"])
+        ['<address 0> Ref([0.])', '<address 0> Ref([1.])']
+    """
+    seen = {}
+    return [_BIG_INT.sub(lambda m: f"<address {seen.setdefault(m.group(), len(seen))}>", line)
+            for line in lines]
 
 
 def _error_class(error):
@@ -56,8 +71,9 @@ def _first_line(code):
     return lines[0].strip()[:60] if lines else ""
 
 
-def _normalized(record, run):
-    return dict(record, out=normalize(record["out"], run.get("workdir", "<tmp>")))
+def _normalized(record, run, code):
+    out = normalize(record["out"], run.get("workdir", "<tmp>"))
+    return dict(record, out=name_addresses(out) if "unsafe_buffer_pointer(" in code else out)
 
 
 def compare_page(name, cells, expected, actual, tolerance):
@@ -77,8 +93,8 @@ def compare_page(name, cells, expected, actual, tolerance):
             disagreements.append({"cell": i, "reason": f"jxkernel's run ended before {where}: "
                                                         f"{actual['ending'][:300]}"})
             break
-        reason = compare_cell(_normalized(want[i], expected), _normalized(got[i], actual),
-                              tolerance)
+        reason = compare_cell(_normalized(want[i], expected, cell["code"]),
+                              _normalized(got[i], actual, cell["code"]), tolerance)
         if reason:
             disagreements.append({"cell": i, "reason": f"{where}: {reason}",
                                   "jax": want[i], "jxkernel": got[i]})

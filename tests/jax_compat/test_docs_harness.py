@@ -95,3 +95,21 @@ def test_cells_agree_up_to_addresses_timings_and_digits():
     assert result["status"] == "fail" and len(result["disagreements"]) == 2
     assert result["reason"].startswith("cell 0 (`print(x)`): printed '0.3' where JAX printed")
     assert "TypeError" in result["disagreements"][1]["reason"]
+
+
+def test_printed_buffer_addresses_are_compared_by_sameness():
+    # array_refs prints a Ref's buffer address before and after an in-place update: the
+    # numbers differ between runs, that they stay the same is what the cell shows
+    cells = [{"index": 0, "code": "print(r.unsafe_buffer_pointer(), r)", "expects_error": False}]
+    def run(*addresses):
+        return {"records": [{"index": 0, "error": None,
+                             "out": [f"{a} Ref([{i}.])" for i, a in enumerate(addresses)]}]}
+    jax = run(94537639565824, 94537639565824)
+    assert compare_cells.compare_page("p", cells, jax, run(94815968150848, 94815968150848),
+                                      {})["status"] == "pass"
+    moved = compare_cells.compare_page("p", cells, jax, run(94815968150848, 94815968150912), {})
+    assert moved["status"] == "fail"
+    # elsewhere a large integer is a value, compared as printed
+    plain = [dict(cells[0], code="print(n, r)")]
+    assert compare_cells.compare_page("p", plain, jax, run(94815968150848, 94815968150848),
+                                      {})["status"] == "fail"
