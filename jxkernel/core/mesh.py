@@ -49,18 +49,36 @@ def _canonical_part(p):
     return p
 
 
-class PartitionSpec:
-    """Per array dimension, the mesh axis (or tuple of axes, or None) it is split over.
+class _Unconstrained:
+    """`P.UNCONSTRAINED`: a dimension a sharding constraint leaves to XLA's propagation."""
+    def __repr__(self):
+        return "UNCONSTRAINED"
 
-    >>> P('x', None), P(('x', 'y'),)
-    (P('x', None), P(('x', 'y'),))
+    def __reduce__(self):
+        return (_unconstrained, ())
+
+
+UNCONSTRAINED = _Unconstrained()
+
+
+def _unconstrained():
+    return UNCONSTRAINED
+
+
+class PartitionSpec:
+    """Per array dimension, the mesh axis (or tuple of axes, or None) it is split over, or
+    `P.UNCONSTRAINED` (left to XLA; in an array's type, None).
+
+    >>> P('x', None), P(('x', 'y'),), P('x', P.UNCONSTRAINED).index(P.UNCONSTRAINED)
+    (P('x', None), P(('x', 'y'),), 1)
     """
     __slots__ = ("_parts", "unreduced", "reduced")
+    UNCONSTRAINED = UNCONSTRAINED
 
     def __init__(self, *parts, unreduced=frozenset(), reduced=frozenset()):
         parts = tuple(map(_canonical_part, parts))
         for p in parts:
-            if not (p is None or isinstance(p, str) or
+            if not (p is None or p is UNCONSTRAINED or isinstance(p, str) or
                     isinstance(p, tuple) and all(isinstance(a, str) for a in p)):
                 raise TypeError(f"PartitionSpec entries must be None, a mesh axis name (str) or "
                                 f"a tuple of names; got {p!r} of type {type(p).__name__}")
@@ -79,6 +97,18 @@ class PartitionSpec:
 
     def __iter__(self):
         return iter(self._parts)
+
+    def index(self, value):
+        return self._parts.index(_canonical_part(value))
+
+    def count(self, value):
+        return self._parts.count(_canonical_part(value))
+
+    def update(self, partitions=None, unreduced=None, reduced=None) -> PartitionSpec:
+        """This spec with the given fields replaced."""
+        return PartitionSpec(*(self._parts if partitions is None else partitions),
+                             unreduced=self.unreduced if unreduced is None else unreduced,
+                             reduced=self.reduced if reduced is None else reduced)
 
     def __eq__(self, other):
         return isinstance(other, PartitionSpec) and self._parts == other._parts and \
@@ -99,7 +129,8 @@ class PartitionSpec:
 
     def _axes(self, ndim: int) -> tuple:
         """Per dimension, the tuple of mesh axes splitting it (padded with () to `ndim`)."""
-        axes = tuple(() if p is None else (p,) if isinstance(p, str) else p for p in self._parts)
+        axes = tuple(() if p is None or p is UNCONSTRAINED else (p,) if isinstance(p, str) else p
+                     for p in self._parts)
         return axes + ((),) * (ndim - len(axes))
 
 
@@ -520,8 +551,10 @@ def _check_spec(spec: PartitionSpec, mesh: Mesh) -> None:
                     f"A single NamedSharding spec specification can map every mesh axis to at "
                     f"most one positional dimension, but {spec!r} has duplicate entries for `{a}`")
             seen.add(a)
-
-
+    if UNCONSTRAINED in spec._parts and AxisType.Auto not in mesh.axis_types:
+        # an Explicit axis is part of the value's type, so nothing may be left open
+        raise ValueError(f"{spec!r} cannot contain `P.UNCONSTRAINED` when no mesh axis_types "
+                         f"are `Auto`. Got mesh axis_types: {mesh.axis_types}")
 
 
 def tiling(mesh: Mesh, axes: tuple) -> tuple | None:

@@ -24,6 +24,7 @@ from ..core.mesh import (
     AxisType,
     Mesh,
     NamedSharding,
+    UNCONSTRAINED,
     PartitionSpec,
     checked_axis_types,
     checked_memory_kind,
@@ -213,10 +214,12 @@ def sdy_mesh_line(mesh: Mesh, name: str = "mesh") -> str:
 
 
 def sdy_dims(sharding: NamedSharding, ndim: int, name: str = "mesh") -> str:
-    """`<@mesh, [{"x"}, {}]>`: per dimension the mesh axes splitting it, major first (and the
-    axes it is unreduced over: `unreduced={"y"}`)."""
-    dims = ", ".join("{" + ", ".join(f'"{a}"' for a in axes) + "}"
-                     for axes in sharding.spec._axes(ndim))
+    """`<@mesh, [{"x"}, {}]>`: per dimension the mesh axes splitting it, major first, `{?}`
+    where P.UNCONSTRAINED leaves it open to propagation (and the axes it is unreduced over:
+    `unreduced={"y"}`)."""
+    open_ = [p is UNCONSTRAINED for p in sharding.spec] + [False] * ndim
+    dims = ", ".join("{" + ", ".join(f'"{a}"' for a in axes) + (", ?" if axes else "?") * o + "}"
+                     for axes, o in zip(sharding.spec._axes(ndim), open_))
     unreduced = ", ".join(f'"{a}"' for a in sharding.mesh.axis_names
                           if a in sharding.spec.unreduced)
     return f"<@{name}, [{dims}]" + (f", unreduced={{{unreduced}}}>" if unreduced else ">")
