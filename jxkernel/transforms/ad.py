@@ -24,13 +24,14 @@ from ..core.interpreter_primitives import convert_element_type
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, Var
 from ..core.lru import TRACES, WeakLRU
 from ..core.primitive import rule as _rule
-from ..core.source_info import current_names, name_scope, replay, replaying
+from ..core.source_info import (current_names, function_source_info, name_scope, replay,
+                                replaying)
 from ..core.trace import Trace, Tracer, current_trace, new_trace, set_current_trace, value_text
 from .ad_util import UndefinedPrimal, Zero, add_tangents, float0, instantiate
 
 instantiate_zeros = instantiate
-from ..tree_util import (Partial, register_pytree_node, tree_flatten, tree_map,
-                         tree_unflatten)
+from ..tree_util import (Partial, equality_errors_pytreedef, keystr, register_pytree_node,
+                         tree_flatten, tree_map, tree_unflatten)
 from .api_util import flatten_fun, split_aux, wraps
 from ..core.partial_eval import PartialEvalTrace
 from ..core.staging import trace_to_jaxpr
@@ -353,28 +354,13 @@ def vjp(fun, *primals, has_aux=False):
     def pullback(residuals, ct):
         ct_leaves, ct_tree = tree_flatten(ct)
         if ct_tree != out_tree:
-            raise TypeError(f"Tree structure of cotangent input {ct_tree}, does not match "
-                            f"structure of primal output {out_tree}.")
+            _ct_tree_error(fun, out_tree, ct_tree)
         checked = []
         for c, a in zip(ct_leaves, out_avals):
-            shape = tuple(np.shape(c))
-            if shape != a.shape:
-                raise ValueError(f"Shape of cotangent input to vjp pullback function {shape} "
-                                 f"must be the same as the shape of corresponding primal input "
-                                 f"{a.shape}.")
-            is_float0 = getattr(c, "dtype", None) == float0
-            if not dtypes.is_inexact(a.dtype):
-                # an integer/bool output's cotangent is float0 zeros, as in JAX
-                if not is_float0:
-                    raise TypeError(f"Type of cotangent input to vjp pullback function "
-                                    f"({np.asarray(c).dtype.name}) is not the expected tangent "
-                                    f"type (float0) of corresponding primal output with dtype "
-                                    f"{a.dtype.name}.")
-                c = Zero(a)
-            elif is_float0:
-                raise TypeError(f"float0 cotangent given for primal output of dtype "
-                                f"{a.dtype.name}; use zeros of that dtype")
-            checked.append(c)
+            # (a float0 array has no aval: its own dtype and shape)
+            _check_ct_aval(c if getattr(c, "dtype", None) == float0 else get_aval(c), a)
+            # an integer/bool output has no tangent: whatever its cotangent holds is zero
+            checked.append(c if dtypes.is_inexact(a.dtype) else Zero(a))
         cts = backward_pass(linear.jaxpr, residuals, [True] * len(linear.jaxpr.invars), [],
                             checked)
         cts = iter(cts)
@@ -419,6 +405,36 @@ class VJP:
 
 register_pytree_node(VJP, lambda v: (v.residuals, (v._pullback, v._name)),
                      lambda meta, residuals: VJP(meta[0], list(residuals), meta[1]))
+
+
+def _ct_tree_error(fun, out_tree, ct_tree):
+    """JAX's error for a vjp function given a cotangent of another structure than the output."""
+    info = function_source_info(fun)
+    where = (f"{info.function} at {info.file}:{info.line}" if info is not None
+             else getattr(fun, "__name__", "fun"))
+    lines = "\n".join(f"  * out{keystr(path)} was a {thing1} in the original output, but a "
+                      f"{thing2} here, so {explanation}."
+                      for path, thing1, thing2, explanation
+                      in equality_errors_pytreedef(out_tree, ct_tree))
+    raise ValueError(f"unexpected tree structure.\n\nThe argument to a VJP function returned by "
+                     f"`jax.vjp` must match the pytree\nstructure of the differentiated function "
+                     f"{where}.\n\nBut the tree structures differ:\n{lines}")
+
+
+def _check_ct_aval(ct_aval, out_aval):        # ct_aval: an aval, or a float0 array
+    """JAX's check of one cotangent: the output's shape, and its dtype, or any dtype where
+    the output is an integer or bool (its cotangent type is float0)."""
+    expected_dtype = out_aval.dtype if dtypes.is_inexact(out_aval.dtype) else float0
+    if ct_aval.shape == out_aval.shape and (expected_dtype == float0
+                                            or ct_aval.dtype == expected_dtype):
+        return
+    text = lambda dtype, shape: (f"{'float0' if dtype == float0 else np.dtype(dtype).name}"
+                                 f"[{','.join(map(str, shape))}]")
+    raise ValueError(f"unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
+                     f"{text(ct_aval.dtype, ct_aval.shape)}, but expected "
+                     f"{text(expected_dtype, out_aval.shape)} because the corresponding output "
+                     f"of the differentiated function had JAX type "
+                     f"{text(out_aval.dtype, out_aval.shape)}")
 
 
 def _cast_like(ct, aval):

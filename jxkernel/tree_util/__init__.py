@@ -521,6 +521,26 @@ def equality_errors(tree1: Any, tree2: Any, is_leaf: IsLeaf = None):
     yield from _equality_errors((), tree1, tree2, is_leaf)
 
 
+class _LeafMeta(type):
+    def __repr__(cls):
+        return "pytree leaf"
+
+
+class _Leaf(metaclass=_LeafMeta):
+    """A stand-in leaf whose type prints as "pytree leaf" (equality_errors_pytreedef)."""
+
+
+def equality_errors_pytreedef(tree1: PyTreeDef, tree2: PyTreeDef):
+    """`equality_errors` of two treedefs, a leaf named "pytree leaf".
+
+    >>> [e[1:] for e in equality_errors_pytreedef(tree_structure(1), tree_structure((1,)))]
+    [('pytree leaf', "<class 'tuple'>", 'their Python types differ')]
+    """
+    leaf = _Leaf()
+    return equality_errors(tree_unflatten(tree1, [leaf] * tree1.num_leaves),
+                           tree_unflatten(tree2, [leaf] * tree2.num_leaves))
+
+
 def _equality_errors(path, t1, t2, is_leaf):
     if _is_strict_leaf(tree_structure(t1, is_leaf)) and _is_strict_leaf(tree_structure(t2, is_leaf)):
         return
