@@ -108,6 +108,14 @@ _OPTIONS = [
     _flag("jax_allow_f16_reductions", True,
           "If False, reduce_sum of float16 or bfloat16 over more than one element raises "
           "ValueError (to find sums that lose precision)."),
+    _Option("jax_traceback_filtering", "auto", "JAX_TRACEBACK_FILTERING", None,
+            "How an error leaving jxkernel drops jxkernel's own frames from its traceback: "
+            "'off', 'tracebackhide' (marks them for IPython and pytest to hide), "
+            "'remove_frames' (the whole traceback kept as the error's __cause__), "
+            "'quiet_remove_frames' (a note says how to see them) or 'auto' (tracebackhide in "
+            "IPython, quiet_remove_frames elsewhere).",
+            validate=lambda v: _check_enum(v, ("off", "tracebackhide", "remove_frames",
+                                               "quiet_remove_frames", "auto"))),
     _Option("jax_legacy_prng_key", "allow", "JAX_LEGACY_PRNG_KEY", None,
             "What jax.random does with a raw uint32 key (from PRNGKey) in place of a typed key "
             "(from key): 'allow', 'warn' or 'error'.",

@@ -16,7 +16,8 @@ transformations ends at the user's lines, and wrap their entry points in `api_bo
     ...     print(all(include_frame(f) for f, _ in traceback.walk_tb(e.__traceback__)))
     True
 
-The filtering mode is JAX's option `JAX_TRACEBACK_FILTERING`: "off", "tracebackhide" (mark the
+The filtering mode is JAX's option `jax_traceback_filtering` (`JAX_TRACEBACK_FILTERING` at
+start-up): "off", "tracebackhide" (mark the
 hidden frames with `__tracebackhide__` for IPython and pytest), "remove_frames" (a filtered
 traceback, the full one as the cause) and "quiet_remove_frames" (the default outside IPython:
 the filtered traceback and a note saying frames were removed).
@@ -28,6 +29,8 @@ import os
 import sys
 import traceback
 import types
+
+from .config import config
 
 JXKERNEL_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -83,7 +86,7 @@ class SimplifiedTraceback(Exception):
 
 
 def _filtering_mode() -> str:
-    mode = os.environ.get("JAX_TRACEBACK_FILTERING", "auto").lower()
+    mode = str(config.jax_traceback_filtering).lower()
     if mode == "auto":
         ipython = sys.modules.get("IPython")
         in_ipython = ipython is not None and ipython.get_ipython() is not None
@@ -127,6 +130,7 @@ def api_boundary(fun, *, repro_api_name: str | None = None, repro_user_func: boo
                         f.f_locals["__tracebackhide__"] = True
                 raise
             if mode not in ("quiet_remove_frames", "remove_frames"):
+                # (the option checks what `update` sets; the environment is read unchecked)
                 raise ValueError(f"JAX_TRACEBACK_FILTERING={mode} is not a valid value: use "
                                  "off, tracebackhide, remove_frames or quiet_remove_frames.")
             e.with_traceback(filter_traceback(tb))
