@@ -15,7 +15,7 @@ import copy
 import dataclasses
 import typing
 
-from ..core import compile_record, jaxpr_cost
+from ..core import compile_record, jaxpr_cost, vma
 from ..core.axis_env import visible_axes
 from ..core.config import config
 from ..core.staging import convert_constvars_to_invars
@@ -203,13 +203,22 @@ def trace_jitted(jitted, args, kwargs) -> Traced:
     return traced
 
 
+def _shares_traces(jitted) -> bool:
+    """Whether a stage's trace and a call's are one (JAX's tracing cache): not under named
+    axes, nor for a jit with shardings (its calls trace with constraints), nor a tool's."""
+    return not (visible_axes() or not compile_record.logged() or jitted._sharded or
+                jitted._in_shardings is not None or jitted._out_shardings is not None)
+
+
 def _traced_before(jitted, signature):
     """(ClosedJaxpr, out_tree) a call or an earlier stage traced for `signature`, reused as
-    JAX's tracing cache is (f(x) then f.lower(x): no second trace, no miss); else None."""
-    if _ctx.trace is not eval_trace or visible_axes() or not compile_record.logged() or \
-            jitted._sharded or jitted._in_shardings is not None or \
-            jitted._out_shardings is not None:
+    JAX's tracing cache is (f(x) then f.lower(x): no second trace, no miss; inside another
+    trace too, where f.lower(x) then f(x) trace once); else None."""
+    if not _shares_traces(jitted):
         return None
+    if _ctx.trace is not eval_trace:
+        found = jitted._traces.get(signature + vma.trace_place())
+        return (found[3], found[2]) if found is not None else None
     found = jitted._traces.get(signature + NOWHERE)
     return (found[3], found[2]) if found is not None else \
         compiled_trace(jitted._cache, signature)
@@ -220,11 +229,20 @@ def _remember_trace(jitted, traced, signature, miss) -> None:
     reuses the trace (the first compile made from it tells its miss, once: a `.compile()` of
     it, or the call's: jit_primitive.untold), and `.compile()`'s executable is that call's
     program too (`_share_program`). Top-level traces only (a trace inside another, under
-    named axes, is the bind path's; nor a tool's, inside compile_record.unlogged())."""
-    if _ctx.trace is not eval_trace or visible_axes() or not compile_record.logged():
+    named axes, is the bind path's; nor a tool's, inside compile_record.unlogged()). Inside
+    another trace, a call there reuses it as the bind path's own trace (Flax's summary lowers
+    each module's method, then calls it, inside its parent's trace)."""
+    if visible_axes() or not compile_record.logged():
         return
     jaxpr, consts = convert_constvars_to_invars(traced.jaxpr)
-    if any(isinstance(c, Tracer) for c in consts):
+    if any(isinstance(c, Tracer) for c in consts):      # tracers die with their trace
+        return
+    if _ctx.trace is not eval_trace:
+        if _shares_traces(traced.jitted):
+            key = signature + vma.trace_place()
+            if key not in jitted._traces:
+                jitted._traces[key] = (jaxpr, consts, traced.out_tree, traced.jaxpr)
+                traced_under(jitted, jaxpr, traced.jaxpr, miss)
         return
     key = signature + NOWHERE
     if key not in jitted._traces:

@@ -177,6 +177,29 @@ def test_lower_compile_trace():
     assert f.eval_shape(arr([1.0, 2.0]), 3.0) == jax.ShapeDtypeStruct((2,), np.float32)
 
 
+def test_a_stage_and_a_call_inside_another_trace_trace_once():
+    # JAX 0.10.2 runs each body once here (its tracing cache holds what .lower traced, at
+    # any level); Flax's nnx.tabulate lowers each module's method, then calls it, inside its
+    # parent's trace, and counts on it
+    runs = []
+
+    @jax.jit
+    def inner(x):
+        runs.append(1)
+        return x * 2
+
+    @jax.jit
+    def outer(x):
+        inner.lower(x)
+        inner.trace(x)
+        return inner(x) + inner.eval_shape(x).shape[0]
+
+    np.testing.assert_array_equal(np.asarray(outer(arr([1.0, 2.0]))), [4.0, 6.0])
+    assert len(runs) == 1
+    outer(arr([1.0, 2.0, 3.0]))                          # new types: once more
+    assert len(runs) == 2
+
+
 @pytest.mark.xla_only("XLA text")
 def test_compiled_text_and_cost_are_xlas():
     compiled = jax.jit(lambda x, y: lax.add(lax.mul(x, y), 1.0)).lower(arr([1.0, 2.0]), 3.0).compile()
