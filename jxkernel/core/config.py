@@ -144,6 +144,10 @@ _OPTIONS = [
             "(first compiles too, and the eager operations and jxkernel functions the cell "
             "compiled) or 'off'. %jxnotes sets it.",
             validate=lambda v: _check_enum(v, ("all", "recompiles", "off"))),
+    _flag("jax_debug_key_reuse", False,
+          "Check typed PRNG keys (jax.random.key) for reuse: a key consumed twice (by a "
+          "sampler, split, ...) raises KeyReuseError, in jitted code as it is traced and "
+          "eagerly (random/key_reuse.py). Slows every jit call with keys a little."),
     _flag("jax_enable_custom_prng", False,
           "JAX's upgrade to typed keys: PRNGKey, and split/fold_in of a raw key, return typed "
           "keys (dtype key<fry>); a raw key given to jax.random warns (FutureWarning)."),
@@ -175,7 +179,7 @@ _TRACE_OPTIONS = ("jax_enable_x64", "jax_numpy_dtype_promotion", "jax_numpy_rank
                   "jax_default_matmul_precision", "jax_check_tracer_leaks",
                   "jax_allow_f16_reductions", "jax_legacy_prng_key", "jax_enable_custom_prng",
                   "jax_softmax_custom_jvp", "jax_threefry_partitionable", "jax_auto_pcast",
-                  "jax_default_prng_impl",
+                  "jax_default_prng_impl", "jax_debug_key_reuse",
                   # as in JAX's trace context: a call inside jax.default_device(d) traces and
                   # compiles again even where d is the device it ran on before
                   "jax_default_device")

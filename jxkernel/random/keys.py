@@ -98,12 +98,16 @@ class KeyArray:
     >>> k.shape, k.dtype
     ((), key<fry>)
     """
-    __slots__ = ("_base", "_impl", "_aval", "__weakref__")
+    # _consumed, _source_info: the key-reuse checker's (random/key_reuse.py): whether the
+    # keys were consumed (a bool, or a mask over them), and where they were first
+    __slots__ = ("_base", "_impl", "_aval", "_consumed", "_source_info", "__weakref__")
 
     def __init__(self, base, impl: str = IMPL_NAME):
         self._base = base
         self._impl = impl
         self._aval = None
+        self._consumed = False
+        self._source_info = None
 
     shape = property(lambda self: tuple(self._base.aval.shape[:-len(self.dtype.key_shape)]))
     ndim = property(lambda self: len(self.shape))
@@ -211,8 +215,10 @@ class KeyArray:
         return KeyArray(base, self._impl)
 
     def copy(self) -> "KeyArray":
-        return KeyArray(self._base.copy() if hasattr(self._base, "copy") else self._base,
-                        self._impl)
+        out = KeyArray(self._base.copy() if hasattr(self._base, "copy") else self._base,
+                       self._impl)
+        out._consumed = self._consumed      # (as JAX's: a copy is as consumed as its original)
+        return out
 
     __copy__ = copy
 
@@ -456,8 +462,14 @@ def key_impl(keys) -> str:
 
 
 def clone(key):
-    """A copy of `key` for reuse: the identity (JAX's key-reuse checker is not modelled)."""
-    return key
+    """A copy of `key` that the key-reuse checker (random/key_reuse.py) takes as fresh: for
+    using one key twice on purpose (`random_clone`; its values are the key's).
+
+    >>> with jax.debug_key_reuse(True):
+    ...     k = key(0)
+    ...     a, b = normal(clone(k)), normal(k)       # no KeyReuseError
+    """
+    return key_prims.random_clone_p.bind(key) if is_typed_key(key) else key
 
 
 # ------------------------------------------------------------------ key operations
