@@ -190,12 +190,16 @@ class KeyArray:
     def take(self, indices, axis=None, **kwargs):
         return _jnp.take(self, indices, axis=axis, **kwargs)
 
-    def __eq__(self, other):
-        return _keys_equal(self, other)
+    # the arithmetic and comparison operators are Array's (installed below): jnp's functions,
+    # which raise JAX's errors on keys ("add does not accept dtypes key<fry>, int32."), compare
+    # keys by their data (==, !=) and pass `+k` through
 
-    def __ne__(self, other):
-        eq = _keys_equal(self, other)
-        return eq if eq is NotImplemented else lax.bitwise_not(eq)
+    def __bool__(self):
+        raise TypeError("key array cannot be converted to boolean.")
+
+    def astype(self, dtype):
+        # JAX's PRNGKeyArray inherits jax.Array's abstract method (jnp.astype converts keys)
+        raise NotImplementedError("Cannot call abstract method astype")
 
     __hash__ = None
 
@@ -238,6 +242,26 @@ class KeyArray:
 
     def __repr__(self):
         return f"Array({self.shape}, dtype={self.dtype}) overlaying:\n{np.asarray(self._base)}"
+
+
+# the class's name in Python's own errors (`int(k)`, `hash(k)`) as JAX's
+KeyArray.__name__ = KeyArray.__qualname__ = "PRNGKeyArray"
+PRNGKeyArray = KeyArray
+
+
+def _install_array_operators():
+    """Array's operators on KeyArray, as JAX's PRNGKeyArray takes Array's (its
+    `_array_operators`): each is jnp's function, so keys get JAX's answers."""
+    from ..numpy import array_methods
+    from ..numpy.array_methods import _OPERATORS
+    # (an operator defers to operand types it does not know: keys are among those it knows)
+    array_methods._ACCEPTED = (*array_methods._ACCEPTED, KeyArray)
+    for name, fn in _OPERATORS.items():
+        if name not in ("__getitem__", "__setitem__", "__contains__"):
+            setattr(KeyArray, name, fn)
+
+
+_install_array_operators()
 
 
 def _unpickled(data, impl):
