@@ -424,6 +424,9 @@ def jaxpr_type_signature(jaxpr) -> KeyReuseSignature:
 def _signature(jaxpr) -> KeyReuseSignature:
     consumed: dict = {}          # var -> bool or mask: consumed so far
     forwards: dict = {}          # a forwarded result -> the operand it is
+    # key data -> the keys it is the data of: jxkernel's random_gamma takes its key's data
+    # (JAX's takes the key), so its Sink consumes the key the data came from
+    unwrapped: dict = {}
 
     def resolve(var):
         for _ in range(len(forwards) + 1):
@@ -435,7 +438,9 @@ def _signature(jaxpr) -> KeyReuseSignature:
     def sink(var, mask=True) -> bool:
         """Consume `var` (where `mask`); True if some of it was consumed already."""
         if not is_key(var):
-            return False
+            var = unwrapped.get(var)
+            if var is None:
+                return False
         var = resolve(var)
         before = consumed.get(var, False)
         if np.any(np.logical_and(before, mask)):
@@ -453,6 +458,8 @@ def _signature(jaxpr) -> KeyReuseSignature:
             var = resolve(eqn.invars[0])
             _check_consumed_value(eqn, False if isinstance(var, Literal)
                                   else consumed.get(var, False))
+        if eqn.primitive.name == "random_unwrap":
+            unwrapped[eqn.outvars[0]] = eqn.invars[0]
         for f in signature.forwards:
             forwards[eqn.outvars[f.out_idx]] = eqn.invars[f.in_idx]
         for s in signature.sinks:
