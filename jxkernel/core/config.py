@@ -287,6 +287,9 @@ class Config:
         # NaN/inf, or to refuse to run (jax_no_execution)?
         object.__setattr__(self, "_debug_values", self.jax_debug_nans or self.jax_debug_infs
                            or self.jax_no_execution)
+        # and for jit's eager calls: leave them to check results, or keys (key reuse)?
+        object.__setattr__(self, "_checked_calls", self._debug_values or
+                           self.jax_debug_key_reuse)
 
     def _note_generation(self):
         # a new token at every change: a hot path that remembers what it saw (jit's last hit)
@@ -316,7 +319,8 @@ class Config:
         for watcher in self._watchers.get(name, ()):
             watcher(old, value)      # a watcher may refuse the change by raising
         object.__setattr__(self, name, value)
-        if name in ("jax_debug_nans", "jax_debug_infs", "jax_no_execution"):
+        if name in ("jax_debug_nans", "jax_debug_infs", "jax_no_execution",
+                    "jax_debug_key_reuse"):
             self._note_debug_values()
         if name in _TRACE_OPTIONS:
             self._note_trace_state()

@@ -29,6 +29,7 @@ to jit-compiled function at index 0", the error's cause saying where the key was
 from __future__ import annotations
 
 import functools
+import os
 import traceback as _traceback
 from collections import defaultdict
 from typing import NamedTuple
@@ -37,12 +38,14 @@ import numpy as np
 
 from ..core import dtypes
 from ..core import trace as _trace
+from ..core.avals import get_aval
 from ..core.config import config
 from ..core.errors import KeyReuseError
 from ..core.ir import ClosedJaxpr, Literal
 from ..core.primitive import Primitive, abstract_eval_rules, batching_rules, impl_rules
 from ..core.physical import physical_rules
 from ..transforms.ad_util import defjvp_zero
+from ..transforms.make_jaxpr import make_jaxpr
 from . import key_prims
 from .keys import KeyArray
 
@@ -171,7 +174,6 @@ def _consumed(key):
 
 def _user_stack():
     """Where the program is now, without jxkernel's own frames: where a key was consumed."""
-    import os
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     stack = _traceback.extract_stack()[:-1]
     return [f for f in stack if not os.path.abspath(f.filename).startswith(package)]
@@ -500,7 +502,6 @@ def check_key_reuse_jaxpr(jaxpr) -> None:
 
 def function_type_signature(fun, *args) -> KeyReuseSignature:
     """The signature of `fun` traced at `args`' types."""
-    from ..transforms.make_jaxpr import make_jaxpr
     with config.override("jax_debug_key_reuse", False):    # (checked below, once)
         closed = make_jaxpr(fun)(*args)
     return jaxpr_type_signature(closed.jaxpr)
@@ -585,7 +586,6 @@ class _Eqn:
             self.aval = aval
 
     def __init__(self, prim, args, params):
-        from ..core.avals import get_aval
         self.primitive, self.params, self.outvars = prim, params, []
         self.invars = [self._Operand(get_aval(a)) for a in args]
 
@@ -599,15 +599,6 @@ def eager_signature(prim, args, params):
     if isinstance(sig, DynamicKeyReuseSignature):
         return sig.signature(_Eqn(prim, args, params))
     return sig
-
-
-def checked_call(funcname, signature, args, run):
-    """`run()` (the results, a list) with `signature` checked on `args` first and the keys'
-    consumption updated after."""
-    signature.check_signature(*args, funcname=funcname)
-    outs = run()
-    signature.update_consumption(list(args), outs)
-    return outs
 
 
 def _checking_eval(prim, args, params):
@@ -637,6 +628,19 @@ def _install(on: bool) -> None:
         _plain_eval = None
 
 
+def _jit_call(jaxpr, arrays, outs) -> None:
+    """An eager jit call's check (xla/dispatch.py's check_jitted_values calls it after the
+    call): its key arguments, then the jaxpr's constants, as JAX's inputs are ordered."""
+    if len(arrays) != len(jaxpr.jaxpr.invars):     # (Refs among the arguments: not checked)
+        return
+    inputs = [*arrays, *jaxpr.consts]
+    signature = jaxpr_type_signature(jaxpr)
+    signature.check_signature(*inputs, funcname="jit-compiled function")
+    signature.update_consumption(inputs, outs)
+
+
+_trace.key_reuse.check_jaxpr = check_key_reuse_jaxpr
+_trace.key_reuse.jit_call = _jit_call
 config.watch("jax_debug_key_reuse", lambda old, new: _install(bool(new)))
 _install(bool(config.jax_debug_key_reuse))
 

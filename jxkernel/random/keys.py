@@ -26,7 +26,7 @@ from ..core.avals import ShapedArray, get_aval, typeof_rules
 from ..core.basearray import Array
 from ..core.mesh import NamedSharding, PartitionSpec
 from ..lax.sharding import laid_out
-from ..numpy import indexing as _indexing
+from ..numpy import array_methods, indexing as _indexing
 from ..xla import array as _xla_array
 from ..core import trace as _trace
 from . import key_prims, prng
@@ -252,11 +252,9 @@ PRNGKeyArray = KeyArray
 def _install_array_operators():
     """Array's operators on KeyArray, as JAX's PRNGKeyArray takes Array's (its
     `_array_operators`): each is jnp's function, so keys get JAX's answers."""
-    from ..numpy import array_methods
-    from ..numpy.array_methods import _OPERATORS
     # (an operator defers to operand types it does not know: keys are among those it knows)
     array_methods._ACCEPTED = (*array_methods._ACCEPTED, KeyArray)
-    for name, fn in _OPERATORS.items():
+    for name, fn in array_methods._OPERATORS.items():
         if name not in ("__getitem__", "__setitem__", "__contains__"):
             setattr(KeyArray, name, fn)
 

@@ -186,8 +186,7 @@ class Jitted:
                         raise
                     return self._call(args, kwargs)
         if _ctx.trace is eval_trace and not config.jax_disable_jit and \
-                config.jax_default_device is None and not config._debug_values and \
-                not config.jax_debug_key_reuse:      # (the checker marks keys in _call)
+                config.jax_default_device is None and not config._checked_calls:
             try:
                 if self._static_argnums:
                     nums = self._static_argnums
@@ -275,20 +274,11 @@ class Jitted:
                         tuple(a for i, a in enumerate(args) if i in nums),
                         tuple(kwargs.items()))] = entry
         consts = jit_refs.call_consts(entry, leaves)    # a Ref's own buffer in its place
-        run = lambda: entry.exe.call_arrays([x if type(x) is Array and x.device == device else  # noqa: E731
-                                             device_put(x, device) for x in (*consts, *arrays)])
-        if config.jax_debug_key_reuse and not refs:
-            # JAX's eager check: a consumed key given to the call raises; the keys it
-            # consumes are marked so (random/key_reuse.py)
-            from ..random import key_reuse
-            outs = key_reuse.checked_call(
-                "jit-compiled function", key_reuse.jaxpr_type_signature(entry.jaxpr),
-                [*arrays, *entry.jaxpr.consts], run)
-        else:
-            outs = run()
+        outs = entry.exe.call_arrays([x if type(x) is Array and x.device == device else
+                                      device_put(x, device) for x in (*consts, *arrays)])
         outs = jit_refs.write_back_donated(entry.jaxpr, outs, leaves)
-        if config._debug_values:
-            check_jitted_values(self._name, self._fun, outs, args, kwargs)
+        if config._checked_calls:      # NaN/inf checks, the key-reuse checker (dispatch.py)
+            check_jitted_values(self._name, self._fun, outs, args, kwargs, entry.jaxpr, arrays)
         return tree_unflatten(entry.out_tree, outs)
 
     def _trace(self, treedef, statics, avals, dyn_args, dyn_kwargs):
@@ -303,9 +293,6 @@ class Jitted:
         start = time.perf_counter()
         closed = jit_refs.traced(self._flat_fun(treedef, statics, out_trees, names), leaves,
                                  avals, info, jit_refs.where(self), names)
-        if config.jax_debug_key_reuse:         # JAX checks every jaxpr jit traces
-            from ..random import key_reuse
-            key_reuse.check_key_reuse_jaxpr(closed.jaxpr)
         return lower_jaxpr(closed), out_trees[0], time.perf_counter() - start   # (core/hijax.py)
 
     def _compile(self, key, leaves, treedef, statics, avals, device, dyn_args, dyn_kwargs):

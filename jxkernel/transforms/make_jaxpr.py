@@ -14,7 +14,6 @@ import contextlib
 from ..core.avals import ShapeDtypeStruct
 from ..core.axis_env import bound_axis
 from ..core.basearray import Array
-from ..core.config import config
 from ..core.source_info import function_source_info
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten
 from .api_util import flatten_fun, fun_name, merge_static, wraps
@@ -52,10 +51,6 @@ def _trace_flat(fun, static_argnums, args, kwargs, transformation):
     info = DebugInfo(name, function_source_info(fun), transformation,
                      tuple(without_refs(names, refs)))
     closed = trace_to_jaxpr(flat, avals, info, "record")   # (Refs' reads and writes recorded)
-    if transformation == "make_jaxpr" and config.jax_debug_key_reuse:
-        # as JAX's make_jaxpr, which traces as jit does (random/key_reuse.py)
-        from ..random import key_reuse
-        key_reuse.check_key_reuse_jaxpr(closed.jaxpr)
     return closed, out_tree()
 
 
