@@ -275,9 +275,9 @@ def _concatenate_signature(eqn):
     return KeyReuseSignature(*(Sink(i) for i in range(len(eqn.invars))), Source(0))
 
 
-@_rule("jit", "pjit", "closed_call", "core_call")
-def _call_signature(eqn):
-    return jaxpr_type_signature(_open(eqn.params.get("jaxpr", eqn.params.get("call_jaxpr"))))
+@_rule("jit")
+def _jit_signature(eqn):
+    return jaxpr_type_signature(_open(eqn.params["jaxpr"]))
 
 
 @_rule("shard_map")
