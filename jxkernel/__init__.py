@@ -96,6 +96,7 @@ _LAZY = {
     "custom_derivatives": ("._jax.custom_derivatives", None),
     "custom_gradient": (".transforms.custom_gradient", "custom_gradient"),
     "debug": (".debug", None),
+    "debug_key_reuse": (".api.extras", "debug_key_reuse"),
     "debugger": (".views.debugger", None),
     "default_prng_impl": (".api.extras", "default_prng_impl"),
     "distributed": (".api.distributed", None),

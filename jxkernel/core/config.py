@@ -152,6 +152,10 @@ _OPTIONS = [
             "(first compiles too, and the eager operations and jxkernel functions the cell "
             "compiled) or 'off'. %jxnotes sets it.",
             validate=lambda v: _check_enum(v, ("all", "recompiles", "off"))),
+    _flag("jax_debug_key_reuse", False,
+          "Check typed PRNG keys (jax.random.key) for reuse: a key consumed twice (by a "
+          "sampler, split, ...) raises KeyReuseError, in jitted code as it is traced and "
+          "eagerly (random/key_reuse.py). Slows every jit call with keys a little."),
     _flag("jax_enable_custom_prng", False,
           "JAX's upgrade to typed keys: PRNGKey, and split/fold_in of a raw key, return typed "
           "keys (dtype key<fry>); a raw key given to jax.random warns (FutureWarning)."),
@@ -183,7 +187,7 @@ _TRACE_OPTIONS = ("jax_enable_x64", "jax_numpy_dtype_promotion", "jax_numpy_rank
                   "jax_default_matmul_precision", "jax_check_tracer_leaks",
                   "jax_allow_f16_reductions", "jax_legacy_prng_key", "jax_enable_custom_prng",
                   "jax_softmax_custom_jvp", "jax_threefry_partitionable", "jax_auto_pcast",
-                  "jax_default_prng_impl",
+                  "jax_default_prng_impl", "jax_debug_key_reuse",
                   # as in JAX's trace context: a call inside jax.default_device(d) traces and
                   # compiles again even where d is the device it ran on before
                   "jax_default_device")
@@ -291,6 +295,9 @@ class Config:
         # NaN/inf, or to refuse to run (jax_no_execution)?
         object.__setattr__(self, "_debug_values", self.jax_debug_nans or self.jax_debug_infs
                            or self.jax_no_execution)
+        # and for jit's eager calls: leave them to check results, or keys (key reuse)?
+        object.__setattr__(self, "_checked_calls", self._debug_values or
+                           self.jax_debug_key_reuse)
 
     def _note_generation(self):
         # a new token at every change: a hot path that remembers what it saw (jit's last hit)
@@ -320,7 +327,8 @@ class Config:
         for watcher in self._watchers.get(name, ()):
             watcher(old, value)      # a watcher may refuse the change by raising
         object.__setattr__(self, name, value)
-        if name in ("jax_debug_nans", "jax_debug_infs", "jax_no_execution"):
+        if name in ("jax_debug_nans", "jax_debug_infs", "jax_no_execution",
+                    "jax_debug_key_reuse"):
             self._note_debug_values()
         if name in _TRACE_OPTIONS:
             self._note_trace_state()

@@ -155,8 +155,13 @@ class UnexpectedTracerError(Exception):
     pass
 
 
-class KeyReuseError(RuntimeError):
-    pass
+class KeyReuseError(JAXTypeError):
+    """A typed PRNG key used again after it was consumed, found by the key-reuse checker
+    (`jax_debug_key_reuse`, random/key_reuse.py). As JAX's, the message ends with the link to
+    the error's documentation."""
+    def __init__(self, message: str):
+        super().__init__(f"{message}\nSee https://docs.jax.dev/en/latest/errors.html"
+                         f"#jax.errors.KeyReuseError")
 
 
 class InconclusiveDimensionOperation(Exception):

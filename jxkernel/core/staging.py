@@ -34,7 +34,8 @@ from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, SourceInfo, Var
 from .primitive import const_folding_rules, staging_rules
 from .sharding_types import abstract_eval
 from .source_info import eqn_source_info
-from .trace import Trace, Tracer, aval_text, current_trace, new_trace, set_current_trace
+from .trace import (Trace, Tracer, aval_text, current_trace, key_reuse, new_trace,
+                    set_current_trace)
 from .avals import typeof_rules
 from .hijax import AvalMutableQDD, AvalQDD, MutableQuasiDynamicData, hi_value_types
 
@@ -341,6 +342,9 @@ def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None,
             high_jaxprs.add(closed)
     if config.jax_enable_checks:
         check_jaxpr(closed)             # a rule's wrong output type fails here, by name
+    if config.jax_debug_key_reuse and debug_info is not None and \
+            debug_info.transformation in ("jit", "make_jaxpr"):
+        key_reuse.check_jaxpr(closed.jaxpr)     # as JAX checks each jaxpr jit traces
     if config.jax_check_tracer_leaks:
         # deferred: the leak checker loads only once leak checking is turned on
         from .leaks import ensure_no_leaks

@@ -111,6 +111,19 @@ def install_eval_hook(fn) -> None:
     EvalTrace.process_primitive = staticmethod(fn)
 
 
+class KeyReuseHooks:
+    """Where jit, make_jaxpr and eager jit calls reach the key-reuse checker
+    (random/key_reuse.py, which sets these when it loads) while `jax_debug_key_reuse` is on:
+    the core and the transformations stay below `random`. `check_jaxpr(jaxpr)` raises
+    KeyReuseError for a jaxpr that consumes a key twice; `jit_call(jaxpr, args, outs)` checks
+    an eager jit call's key arguments and marks what it consumed."""
+    check_jaxpr = staticmethod(lambda jaxpr: None)
+    jit_call = staticmethod(lambda jaxpr, args, outs: None)
+
+
+key_reuse = KeyReuseHooks()
+
+
 class _Context(threading.local):
     trace: Trace = EvalTrace(None)
     # JAX's name stack: the transformations and scopes being traced under, outermost first

@@ -45,12 +45,27 @@ _FAMILY_NAMES = [(BOOL, "bool"), (SIGNED, "signedinteger"), (UNSIGNED, "unsigned
 
 
 def describe_dtypes(accepted) -> str:
-    parts, covered = [], set()
+    """The families of `accepted`, named in JAX's order. JAX joins the names of a Python set
+    of NumPy's abstract types (`{np.integer} | {np.floating} | ...`), so the order is that
+    set's iteration order, which follows from the types' hashes: the same set built here
+    lists them alike ("integer, floating, complexfloating" where families sorted by size
+    gave "floating, integer, ...")."""
+    chosen, covered = [], set()
     for family, name in sorted(_FAMILY_NAMES, key=lambda f: -len(f[0])):
         if family <= accepted and not family <= covered:
-            parts.append(name)
+            chosen.append(name)
             covered |= family
-    return ", ".join(parts)
+    types = {"bool": np.bool_, "signedinteger": np.signedinteger,
+             "unsignedinteger": np.unsignedinteger, "integer": np.integer,
+             "floating": np.floating, "complexfloating": np.complexfloating}
+    # JAX's declarations read `_int | _float | _complex | _bool` (abs: `_signedint | ...`)
+    order = ("signedinteger", "unsignedinteger", "integer", "floating", "complexfloating",
+             "bool")
+    as_set: set = set()
+    for name in order:
+        if name in chosen:
+            as_set |= {types[name]}
+    return ", ".join("bool" if t is np.bool_ else t.__name__ for t in as_set)
 
 
 def check_dtype(name: str, aval, accepted, what="", position=None) -> None:

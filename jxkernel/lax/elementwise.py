@@ -307,7 +307,8 @@ copy_p = unop("copy", None, ANY_OR_KEYS, numpy=np.copy)
 lowering_rules[copy_p] = lambda ctx, x: x
 ad.deflinear(copy_p, lambda ct: [ct])
 
-abs_p = unop("abs", None, SIGNED | dtypes.UNSIGNED_DTYPES | INEXACT, _real_dtype, numpy=np.abs)
+# signed and inexact only, as JAX's lax.abs (jnp.abs passes unsigned integers through)
+abs_p = unop("abs", None, SIGNED | INEXACT, _real_dtype, numpy=np.abs)
 
 
 def _abs_lowering(ctx, x):

@@ -632,6 +632,9 @@ def power(x1, x2, /):
     (Array(8, dtype=int32, weak_type=True), Array(1.4142135, dtype=float32, weak_type=True))
     """
     check_arraylike("power", x1, x2)
+    key = _typed_keys(x1, x2)
+    if key:     # JAX's error: it asks NumPy about the dtype, which knows no key type
+        np.dtype(key)
     if hasattr(x1, "__jax_array__"):
         x1 = x1.__jax_array__()
     if hasattr(x2, "__jax_array__"):
@@ -1018,9 +1021,16 @@ def _typed_keys(*xs):
     return None
 
 
+def _keys_only(name, x, y):
+    """Keys compare with keys only: JAX's error for a key against a number (`k == 1`)."""
+    if not all(_typed_keys(a) for a in (x, y)):
+        promote_args(name, x, y)        # (raises "equal does not accept dtypes key<fry>, ...")
+
+
 def equal(x, y, /):
     """x == y elementwise (typed PRNG keys compare their key data, as in JAX)."""
     if _typed_keys(x, y):
+        _keys_only("equal", x, y)
         return _typed_keys(x, y).keys_equal(x, y)
     return lax.eq_p.bind(*promote_args("equal", x, y))
 
@@ -1028,6 +1038,7 @@ def equal(x, y, /):
 def not_equal(x, y, /):
     """x != y elementwise."""
     if _typed_keys(x, y):
+        _keys_only("not_equal", x, y)
         return lax.bitwise_not(_typed_keys(x, y).keys_equal(x, y))
     return lax.ne_p.bind(*promote_args("not_equal", x, y))
 

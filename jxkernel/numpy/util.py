@@ -94,6 +94,8 @@ def ensure_array(x):
     a trace they become literals (as in JAX); NumPy arrays are put on the device."""
     if isinstance(x, _ARRAYS) and not _high(x):
         return x
+    if isinstance(getattr(x, "dtype", None), dtypes.ExtendedDType) and hasattr(x, "_base"):
+        return x        # typed keys (a KeyArray) as they are: not copied by device_put
     if hasattr(x, "__jax_array__"):
         return ensure_array(x.__jax_array__())
     if type(x) in _SCALAR_TYPES or isinstance(x, np.generic) or (
@@ -317,9 +319,14 @@ _pair_results: dict = {}
 
 
 def _refuse_keys(fun_name: str, args) -> None:
-    """JAX's TypeError for arithmetic on typed PRNG keys (`key + 1`)."""
-    if any(dtypes.extended_scalar_type(getattr(x, "dtype", None)) for x in args):
+    """JAX's TypeError for arithmetic on typed PRNG keys (`key + 1`). One operand alone is
+    not refused here: as in JAX, the primitive's own dtype check names it (`-k`: "neg does
+    not accept dtype key<fry>. ..."), and `+k` is the key."""
+    if len(args) > 1 and any(dtypes.extended_scalar_type(getattr(x, "dtype", None))
+                             for x in args):
         names = [str(getattr(x, "dtype", None) or dtype_and_weak(x)[0]) for x in args]
+        if len(set(names)) == 1:
+            return      # keys with keys of their type: the primitive's check names them
         raise TypeError(f"{fun_name} does not accept dtypes {', '.join(names)}.")
 
 

@@ -22,3 +22,4 @@ from .derived import (ball, chisquare, double_sided_maxwell, f, generalized_norm
                       geometric, lognormal, maxwell, pareto, rayleigh, t, triangular, wald,
                       weibull_min)
 from .counts import binomial, multinomial  # noqa: F401
+from . import key_reuse  # noqa: F401,E402  (the key-reuse checker, jax_debug_key_reuse)

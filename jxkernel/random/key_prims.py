@@ -228,6 +228,18 @@ defjvp_zero(random_wrap_p)
 defjvp_zero(random_unwrap_p)
 
 
+# ------------------------------------------------------------------ random_clone
+# the identity, except to the key-reuse checker (random/key_reuse.py): its result is a fresh key
+random_clone_p = Primitive("random_clone")
+# eagerly a new KeyArray over the same data: the checker marks it, not the key it copies
+impl_rules[random_clone_p] = lambda x: key_dtypes[x._impl].wrap(x._base) if hasattr(
+    x, "_impl") else x
+abstract_eval_rules[random_clone_p] = lambda aval: aval
+batching_rules[random_clone_p] = lambda vals, dims: (random_clone_p.bind(vals[0]), dims[0])
+physical_rules[random_clone_p] = _same
+defjvp_zero(random_clone_p)
+
+
 # ------------------------------------------------------------------ binding them
 def random_seed(seeds, impl: str):
     return random_seed_p.bind(seeds, impl=prng.IMPLS[impl])

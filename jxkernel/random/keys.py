@@ -26,7 +26,7 @@ from ..core.avals import ShapedArray, get_aval, typeof_rules
 from ..core.basearray import Array
 from ..core.mesh import NamedSharding, PartitionSpec
 from ..lax.sharding import laid_out
-from ..numpy import indexing as _indexing
+from ..numpy import array_methods, indexing as _indexing
 from ..xla import array as _xla_array
 from ..core import trace as _trace
 from . import key_prims, prng
@@ -98,12 +98,16 @@ class KeyArray:
     >>> k.shape, k.dtype
     ((), key<fry>)
     """
-    __slots__ = ("_base", "_impl", "_aval", "__weakref__")
+    # _consumed, _source_info: the key-reuse checker's (random/key_reuse.py): whether the
+    # keys were consumed (a bool, or a mask over them), and where they were first
+    __slots__ = ("_base", "_impl", "_aval", "_consumed", "_source_info", "__weakref__")
 
     def __init__(self, base, impl: str = IMPL_NAME):
         self._base = base
         self._impl = impl
         self._aval = None
+        self._consumed = False
+        self._source_info = None
 
     shape = property(lambda self: tuple(self._base.aval.shape[:-len(self.dtype.key_shape)]))
     ndim = property(lambda self: len(self.shape))
@@ -186,12 +190,16 @@ class KeyArray:
     def take(self, indices, axis=None, **kwargs):
         return _jnp.take(self, indices, axis=axis, **kwargs)
 
-    def __eq__(self, other):
-        return _keys_equal(self, other)
+    # the arithmetic and comparison operators are Array's (installed below): jnp's functions,
+    # which raise JAX's errors on keys ("add does not accept dtypes key<fry>, int32."), compare
+    # keys by their data (==, !=) and pass `+k` through
 
-    def __ne__(self, other):
-        eq = _keys_equal(self, other)
-        return eq if eq is NotImplemented else lax.bitwise_not(eq)
+    def __bool__(self):
+        raise TypeError("key array cannot be converted to boolean.")
+
+    def astype(self, dtype):
+        # JAX's PRNGKeyArray inherits jax.Array's abstract method (jnp.astype converts keys)
+        raise NotImplementedError("Cannot call abstract method astype")
 
     __hash__ = None
 
@@ -211,8 +219,10 @@ class KeyArray:
         return KeyArray(base, self._impl)
 
     def copy(self) -> "KeyArray":
-        return KeyArray(self._base.copy() if hasattr(self._base, "copy") else self._base,
-                        self._impl)
+        out = KeyArray(self._base.copy() if hasattr(self._base, "copy") else self._base,
+                       self._impl)
+        out._consumed = self._consumed      # (as JAX's: a copy is as consumed as its original)
+        return out
 
     __copy__ = copy
 
@@ -232,6 +242,24 @@ class KeyArray:
 
     def __repr__(self):
         return f"Array({self.shape}, dtype={self.dtype}) overlaying:\n{np.asarray(self._base)}"
+
+
+# the class's name in Python's own errors (`int(k)`, `hash(k)`) as JAX's
+KeyArray.__name__ = KeyArray.__qualname__ = "PRNGKeyArray"
+PRNGKeyArray = KeyArray
+
+
+def _install_array_operators():
+    """Array's operators on KeyArray, as JAX's PRNGKeyArray takes Array's (its
+    `_array_operators`): each is jnp's function, so keys get JAX's answers."""
+    # (an operator defers to operand types it does not know: keys are among those it knows)
+    array_methods._ACCEPTED = (*array_methods._ACCEPTED, KeyArray)
+    for name, fn in array_methods._OPERATORS.items():
+        if name not in ("__getitem__", "__setitem__", "__contains__"):
+            setattr(KeyArray, name, fn)
+
+
+_install_array_operators()
 
 
 def _unpickled(data, impl):
@@ -456,8 +484,14 @@ def key_impl(keys) -> str:
 
 
 def clone(key):
-    """A copy of `key` for reuse: the identity (JAX's key-reuse checker is not modelled)."""
-    return key
+    """A copy of `key` that the key-reuse checker (random/key_reuse.py) takes as fresh: for
+    using one key twice on purpose (`random_clone`; its values are the key's).
+
+    >>> with jax.debug_key_reuse(True):
+    ...     k = key(0)
+    ...     a, b = normal(clone(k)), normal(k)       # no KeyReuseError
+    """
+    return key_prims.random_clone_p.bind(key) if is_typed_key(key) else key
 
 
 # ------------------------------------------------------------------ key operations

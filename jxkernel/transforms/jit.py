@@ -186,7 +186,7 @@ class Jitted:
                         raise
                     return self._call(args, kwargs)
         if _ctx.trace is eval_trace and not config.jax_disable_jit and \
-                config.jax_default_device is None and not config._debug_values:
+                config.jax_default_device is None and not config._checked_calls:
             try:
                 if self._static_argnums:
                     nums = self._static_argnums
@@ -277,8 +277,8 @@ class Jitted:
         outs = entry.exe.call_arrays([x if type(x) is Array and x.device == device else
                                       device_put(x, device) for x in (*consts, *arrays)])
         outs = jit_refs.write_back_donated(entry.jaxpr, outs, leaves)
-        if config._debug_values:
-            check_jitted_values(self._name, self._fun, outs, args, kwargs)
+        if config._checked_calls:      # NaN/inf checks, the key-reuse checker (dispatch.py)
+            check_jitted_values(self._name, self._fun, outs, args, kwargs, entry.jaxpr, arrays)
         return tree_unflatten(entry.out_tree, outs)
 
     def _trace(self, treedef, statics, avals, dyn_args, dyn_kwargs):

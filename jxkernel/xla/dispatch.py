@@ -226,10 +226,17 @@ def check_values(name, arrays):
         raise FloatingPointError(f"invalid value ({kind}) encountered in {name}")
 
 
-def check_jitted_values(name, fun, outs, args, kwargs) -> None:
+def check_jitted_values(name, fun, outs, args, kwargs, jaxpr=None, arrays=None) -> None:
     """jax_debug_nans / jax_debug_infs after `jit(fun)` (named `name`) returned `outs`: on a
     NaN/inf, rerun `fun` op by op (this jit off), so that the operation that made it raises,
-    as JAX does; if none does, JAX's FloatingPointError for the jit."""
+    as JAX does; if none does, JAX's FloatingPointError for the jit. jax_debug_key_reuse:
+    the call's key arguments (`arrays`, the jitted `jaxpr`'s inputs) checked and marked
+    (random/key_reuse.py; the call itself changed no mark, so checking after it is as
+    checking before)."""
+    if config.jax_debug_key_reuse and jaxpr is not None:
+        _trace.key_reuse.jit_call(jaxpr, arrays, outs)
+    if not config._debug_values:
+        return
     kind = invalid_value(outs)
     if kind is None:
         return

@@ -42,10 +42,12 @@ call_exported dim_as_value ffi_call
 all_gather all_to_all axis_index pmax pmin ppermute psum psum_invariant reduce_scatter
 custom_lin
 get swap addupdate freeze new_ref empty_ref
-random_seed random_bits random_split random_fold_in random_wrap random_unwrap
+random_seed random_bits random_split random_fold_in random_wrap random_unwrap random_clone
+consume assert_consumed_value
 new_box box_get box_set
 """.split())    # (the Ref line's act on Refs, api/state_primitives.py, not on arrays; the key
-#                 primitives' jaxprs are made physical first, core/physical.py; hijax's Box
+#                 primitives' jaxprs are made physical first, core/physical.py, the
+#                 key-reuse checker's identities among them; hijax's Box
 #                 primitives are lowered to their to_lojax first, core/hijax_lower.py)
 
 RNG = np.random.default_rng(0)
