@@ -15,7 +15,7 @@ from ..core import dtypes
 from ..transforms.jit import jit
 from .keys import check_key, static_shape, user_dtype
 from .samplers import _check_shape, _shape, _split2, _uniform_impl
-from . import prng
+from . import key_prims
 
 _STIRLING_TAIL = [0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
                   0.02079067210376509, 0.0166446911898211, 0.0138761288230707,
@@ -68,8 +68,8 @@ def _btrs(key, count, prob, shape, dtype, max_iters):
 
     def body_fn(carry):
         i, k_out, accepted, key = carry
-        keys = prng._split_impl(key, (3,))
-        key, subkey_0, subkey_1 = (prng.index(keys, j) for j in range(3))
+        keys = key_prims.random_split(key, (3,))
+        key, subkey_0, subkey_1 = (key_prims.index(keys, j) for j in range(3))
         u = _uniform_impl(subkey_0, 0., 1., shape, prob.dtype)
         v = _uniform_impl(subkey_1, 0., 1., shape, prob.dtype)
         u = u - 0.5
@@ -166,6 +166,6 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
 
     remaining_probs = lax.cumsum(p, 0, reverse=True)
     ratios = p / jnp.where(remaining_probs == 0, 1, remaining_probs)
-    keys = prng.split(data, (ratios.shape[0],))
+    keys = key_prims.random_split(data, (ratios.shape[0],))
     _, counts = lax.scan(f, n, (ratios, keys), unroll=unroll)
     return jnp.moveaxis(counts, 0, -1).astype(dtype)

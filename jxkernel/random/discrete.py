@@ -13,7 +13,7 @@ import numpy as np
 from .. import lax
 from ..core import dtypes
 from ..transforms.jit import jit
-from . import prng
+from . import key_prims
 from .keys import check_key, static_shape, takes_out_sharding
 from .samplers import (_bcast, _binop, _c, _check_shape, _dtype, _gumbel_impl, _gumbel_mode,
                        _randint_impl, _shape, _split2, _uniform_impl)
@@ -88,7 +88,7 @@ def _shuffle_impl(key, x, axis):
     rounds = int(np.ceil(3 * np.log(max(1, size)) / np.log(np.iinfo(np.uint32).max)))
     for _ in range(rounds):
         key, subkey = _split2(key)
-        sort_keys = prng._random_bits_impl(subkey, 32, _shape(x))
+        sort_keys = key_prims.random_bits(subkey, 32, _shape(x))
         _, x = lax.sort_key_val(sort_keys, x, axis)
     return x
 

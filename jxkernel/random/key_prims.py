@@ -249,6 +249,13 @@ def random_bits(keys, bit_width: int, shape):
     return random_bits_p.bind(keys, bit_width=bit_width, shape=tuple(shape))
 
 
+def checked_random_bits(keys, bit_width: int, shape):
+    """`bit_width` (8, 16, 32 or 64) random bits for every element of `shape`."""
+    if bit_width not in (8, 16, 32, 64):
+        raise TypeError("requires 8-, 16-, 32- or 64-bit field width.")
+    return random_bits(keys, bit_width, shape)
+
+
 def random_split(keys, shape):
     return random_split_p.bind(keys, shape=tuple(shape))
 
@@ -256,6 +263,11 @@ def random_split(keys, shape):
 def random_fold_in(keys, msgs):
     return random_fold_in_p.bind(keys, lax.convert_element_type(msgs, u32)
                                  if get_aval(msgs).dtype != u32 else msgs)
+
+
+def index(keys, i: int):
+    """keys[i] along the first axis (the keys split gives)."""
+    return lax.index_in_dim(keys, i, keepdims=False)
 
 
 def random_wrap(data, impl: str):

@@ -29,7 +29,7 @@ from ..lax.sharding import laid_out
 from ..numpy import array_methods, indexing as _indexing
 from ..xla import array as _xla_array
 from ..core import trace as _trace
-from . import key_prims, prng
+from . import key_prims
 from . import rbg  # noqa: F401  registers rbg and unsafe_rbg with prng
 
 IMPL_NAME = "threefry2x32"        # JAX's default implementation
@@ -583,7 +583,7 @@ def bits(key, shape=(), dtype=None, *, out_sharding=None):
     if not dtypes.is_unsigned(dtype):
         raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
     shape = lax.shapes.canonicalize_shape(shape)
-    return prng.random_bits(data, dtype.itemsize * 8, shape)
+    return key_prims.checked_random_bits(data, dtype.itemsize * 8, shape)
 
 
 def static_shape(name: str, shape):

@@ -306,39 +306,4 @@ IMPLS = {"threefry2x32": PRNGImpl("threefry2x32", threefry_seed, _threefry_split
                                   _threefry_fold_in, _threefry_random_bits)}
 
 
-# The samplers' key operations, on typed keys (keys.check_key gives every sampler typed keys,
-# legacy uint32 keys wrapped): the key primitives, so that jaxprs show them as JAX's do.
-def _split_impl(key, shape):
-    return key_prims.random_split(key, tuple(shape))
-
-
-def fold_in_impl(key, data):
-    return key_prims.random_fold_in(key, data)
-
-
-def _random_bits_impl(key, bit_width, shape):
-    return key_prims.random_bits(key, bit_width, tuple(shape))
-
-
-def index(keys, i: int):
-    """keys[i] along the first axis (the keys split gives)."""
-    return lax.index_in_dim(keys, i, keepdims=False)
-
-
-def seed(seed, impl: str = "threefry2x32"):
-    """Typed keys of implementation `impl` for an integer scalar `seed`."""
-    return key_prims.random_seed(seed, impl)
-
-
 threefry_2x32 = jit(_threefry_2x32, inline=True)
-split = _split_impl
-
-
-def random_bits(key, bit_width: int, shape):
-    """`bit_width` (8, 16, 32 or 64) random bits for every element of `shape`."""
-    if bit_width not in (8, 16, 32, 64):
-        raise TypeError("requires 8-, 16-, 32- or 64-bit field width.")
-    return key_prims.random_bits(key, bit_width, tuple(shape))
-
-
-from . import key_prims  # noqa: E402  (at the end: it reads this module's IMPLS)

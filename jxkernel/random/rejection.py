@@ -22,7 +22,7 @@ from ..transforms.ad_util import defjvp
 from ..lax._lowering import lower_fun, numpy_fun
 from ..transforms.batching import vmap
 from ..transforms.jit import jit
-from . import key_prims, prng
+from . import key_prims
 from .gamma_grad import gamma_sample_grad
 from .keys import (IMPL_NAME, IMPLS, check_key, impl_of, static_shape, takes_out_sharding,
                    user_dtype)
@@ -58,8 +58,8 @@ def _gamma_one(key, alpha, log_space):
         return key, x, lax.add(one, lax.mul(x, c))
 
     def body_fn(state):
-        keys = prng._split_impl(state[0], (3,))
-        key, x_key, u_key = (prng.index(keys, i) for i in range(3))
+        keys = key_prims.random_split(state[0], (3,))
+        key, x_key, u_key = (key_prims.index(keys, i) for i in range(3))
         _, x, v = lax.while_loop(lambda s: lax.le(s[2], zero), next_xv, (x_key, zero, c_(-1)))
         u = _uniform_impl(u_key, 0., 1., (), dtype)
         return key, lax.mul(x, x), lax.mul(lax.mul(v, v), v), u
@@ -103,7 +103,7 @@ def _random_gamma_impl(key, a, *, log_space, impl=None):
     keys = lax.reshape(key, (math.prod(key_batch), words))
     # the key data as typed keys again (what this rule gets is physical: core/physical.py)
     typed = lambda k: key_prims.random_wrap(k, impl or IMPL_NAME)    # noqa: E731
-    keys = vmap(lambda k: key_prims.random_unwrap(prng._split_impl(typed(k),
+    keys = vmap(lambda k: key_prims.random_unwrap(key_prims.random_split(typed(k),
                                                                    (split_count,))))(keys)
     keys = lax.reshape(keys, (math.prod(a_shape), words))
     alphas = lax.reshape(a, (math.prod(a_shape),))
@@ -274,8 +274,8 @@ def _poisson_rejection(key, lam, shape, dtype, max_iters):
 
     def body_fn(carry):
         i, k_out, accepted, key = carry
-        keys = prng._split_impl(key, (3,))
-        key, sk0, sk1 = (prng.index(keys, j) for j in range(3))
+        keys = key_prims.random_split(key, (3,))
+        key, sk0, sk1 = (key_prims.index(keys, j) for j in range(3))
         u = lax.sub(_uniform_impl(sk0, 0., 1., shape, np.float32), f(0.5))
         v = _uniform_impl(sk1, 0., 1., shape, np.float32)
         u_shifted = lax.sub(f(0.5), lax.abs(u))

@@ -19,7 +19,7 @@ from ..core import dtypes
 from ..core.avals import get_aval
 from ..transforms.ad_util import stop_gradient
 from ..transforms.jit import jit
-from . import prng
+from . import key_prims, prng
 from .keys import check_key, static_shape, takes_out_sharding, user_dtype
 
 UINT_DTYPES = prng.UINT_DTYPES
@@ -86,8 +86,8 @@ def _sum(x, axis: int):
 
 
 def _split2(key):
-    keys = prng._split_impl(key, (2,))
-    return prng.index(keys, 0), prng.index(keys, 1)
+    keys = key_prims.random_split(key, (2,))
+    return key_prims.index(keys, 0), key_prims.index(keys, 1)
 
 
 # ------------------------------------------------------------------ uniform, normal
@@ -101,7 +101,7 @@ def _uniform_impl(key, minval, maxval, shape, dtype):
     nbits, nmant = finfo.bits, finfo.nmant
     rng_bits = 8 if nmant < 8 else nbits       # bfloat16: 8 random bits for 7 mantissa bits
     uint = UINT_DTYPES[nbits]
-    bits = prng._random_bits_impl(key, rng_bits, shape)
+    bits = key_prims.random_bits(key, rng_bits, shape)
     if rng_bits != nbits:
         bits = lax.convert_element_type(bits, uint)
     float_bits = lax.shift_right_logical(bits, _c(rng_bits - nmant, uint))
@@ -235,8 +235,8 @@ def _randint_impl(key, minval, maxval, shape, dtype):
     maxval = lax.broadcast_to_rank(_convert_and_clip_integer(maxval, dtype), len(shape))
     nbits = dtypes.iinfo(dtype).bits
     k1, k2 = _split2(key)
-    higher_bits = prng._random_bits_impl(k1, nbits, shape)
-    lower_bits = prng._random_bits_impl(k2, nbits, shape)
+    higher_bits = key_prims.random_bits(k1, nbits, shape)
+    lower_bits = key_prims.random_bits(k2, nbits, shape)
     unsigned = UINT_DTYPES[nbits]
     span = lax.convert_element_type(_binop(lax.sub, maxval, minval), unsigned)
     one = _c(1, unsigned)
@@ -412,7 +412,7 @@ def _gumbel_impl(key, shape, dtype, mode):
     _check_shape("gumbel", shape)
     info = dtypes.finfo(dtype)
     if dtype == np.float32 and mode == "highest":
-        bits = prng._random_bits_impl(key, 32, (2,) + shape)
+        bits = key_prims.random_bits(key, 32, (2,) + shape)
         b0, b1 = (lax.index_in_dim(bits, i, keepdims=False) for i in (0, 1))
         n0, n1 = lax.bitwise_not(b0), lax.bitwise_not(b1)
         # 1 - bits in 64-bit fixed point: ~bits + 1, the carry going into the high word
