@@ -162,6 +162,8 @@ class AbstractMesh(_AxisTypeQueries):
     shape_tuple = property(lambda self: tuple(zip(self.axis_names, self.axis_sizes)))
     size = property(lambda self: math.prod(self.axis_sizes))
     empty = property(lambda self: not self.axis_names)
+    # itself, as JAX's: code asks any mesh for its abstract mesh
+    abstract_mesh = property(lambda self: self)
 
     def _key(self) -> tuple:
         return self.axis_sizes, self.axis_names, self.axis_types, self._device
@@ -496,6 +498,29 @@ def on_devices_of(abstract: AbstractMesh, mesh: Mesh | None, what: str) -> Mesh:
         raise ValueError(f"{what}: the abstract mesh {abstract} set by use_abstract_mesh has "
                          f"{abstract.size} devices but the mesh set by jax.set_mesh is {mesh}; "
                          f"set a mesh of as many devices with jax.set_mesh first")
+    return Mesh(mesh.devices.reshape(abstract.axis_sizes), abstract.axis_names,
+                abstract.axis_types)
+
+
+def concrete_mesh(abstract: AbstractMesh, mesh: Mesh | None) -> Mesh:
+    """`abstract` over the devices of `mesh` (set_mesh's, or the one a program is partitioned
+    over), in their order: `mesh` itself where it has `abstract`'s axes. JAX's device
+    assignment of a jit whose shardings are all over an AbstractMesh (pxla's
+    _get_and_check_device_assignment, then _abstract_to_concrete_mesh), with its errors.
+
+    >>> concrete_mesh(mesh.abstract_mesh, mesh) is mesh
+    True
+    """
+    if mesh is None or mesh.empty:
+        raise ValueError(f"Passing lowering_platforms via jax.export or "
+                         f"jit(f).trace(*args).lower(lowering_platforms=...) is required when "
+                         f"only AbstractMesh exists in a jitted computation. Got context mesh: "
+                         f"{abstract}")
+    if mesh.size != abstract.size:
+        raise ValueError(f"AbstractMesh size: {abstract.size} does not match the device "
+                         f"assignment size: {mesh.size}")
+    if (mesh.axis_sizes, mesh.axis_names, mesh.axis_types) == abstract._key()[:3]:
+        return mesh
     return Mesh(mesh.devices.reshape(abstract.axis_sizes), abstract.axis_names,
                 abstract.axis_types)
 

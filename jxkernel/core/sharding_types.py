@@ -292,8 +292,16 @@ _ANY_OPERAND_TYPED = frozenset({broadcasting_rule, select_n_rule, dot_general_ru
 
 
 def _mesh_of(in_avals):
+    """The operands' one mesh (None if none is typed). A Mesh and an AbstractMesh count as
+    one where the AbstractMesh is the Mesh's (JAX's types hold abstract meshes only: a value
+    constrained over `get_abstract_mesh()` under set_mesh meets values placed on the mesh);
+    the concrete one is returned then."""
     meshes = {a.sharding.mesh for a in in_avals if a.sharding is not None}
     if len(meshes) > 1:
+        concrete = [m for m in meshes if not isinstance(m, _avals.AbstractMesh)]
+        if len(concrete) == 1 and all(m.abstract_mesh == concrete[0].abstract_mesh
+                                      for m in meshes if m is not concrete[0]):
+            return concrete[0]
         first, second = list(meshes)[:2]
         raise ShardingTypeError(f"Mesh for all inputs should be equal. Got one mesh: {first} "
                                 f"and another mesh: {second}")

@@ -184,7 +184,7 @@ def _lowering(ctx, x, *, sharding):
             f"(a jit under another transformation, or an executable built directly): jit it "
             f"at the top level, or give the jit in_shardings over the same mesh",
             sharding.mesh)
-    if sharding.mesh._ids != mesh._ids:
+    if not isinstance(sharding.mesh, AbstractMesh) and sharding.mesh._ids != mesh._ids:
         raise ValueError(f"with_sharding_constraint's sharding {sharding!r} is over another mesh "
                          f"than the jitted computation's {mesh}; use one mesh")
     from ..xla.sharding import sdy_sharding    # (loaded with the first mesh, as above)

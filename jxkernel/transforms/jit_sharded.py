@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from ..core.config import config
 from ..core.interpreter_primitives import sharding_constraint_p
-from ..core.mesh import NamedSharding, PartitionSpec, resolve
+from ..core.mesh import (AbstractMesh, NamedSharding, PartitionSpec, concrete_mesh, get_mesh,
+                         resolve)
 from ..core.staging import DebugInfo, trace_to_jaxpr
 from ..tree_util import (broadcast_prefix, default_registry as _registry, keystr, prefix_errors,
                          tree_flatten, tree_flatten_with_path, tree_unflatten)
@@ -175,6 +176,10 @@ class Partitioning:
         flat_out = typed_outputs(jaxpr.out_avals, flat_out)
         self.mesh = mesh = _mesh_of(flat_in + flat_out) or getattr(jitted, "_constraint_mesh",
                                                                     None)
+        if isinstance(mesh, AbstractMesh):
+            # only shardings over an AbstractMesh (a constraint's inside): JAX runs the program
+            # on the devices of the mesh set by set_mesh
+            self.mesh = mesh = concrete_mesh(mesh, get_mesh())
         if mesh is None:
             raise ValueError("jit with shardings found no NamedSharding to take its mesh from")
         self.replicated = replicated = NamedSharding(mesh, PartitionSpec())
