@@ -43,7 +43,18 @@ reshard_p = Primitive("reshard")
 
 
 def _is_sharding(s) -> bool:
-    return isinstance(s, (NamedSharding, PartitionSpec))
+    return isinstance(s, (NamedSharding, PartitionSpec)) or type(s).__name__ == "Format"
+
+
+def _without_layout(s, shape):
+    """A Format's sharding (JAX's _split_layout_and_sharding). Its layout (the order of the
+    dimensions in memory) changes no value, and jxkernel keeps every array row-major: only
+    JAX's check that it names each dimension applies (Flax passes Format(Layout((1, 0)), s))."""
+    if type(s).__name__ != "Format":
+        return s
+    if hasattr(s.layout, "check_compatible_aval"):        # (None and Layout.AUTO have none)
+        s.layout.check_compatible_aval(shape)
+    return s.sharding
 
 
 def with_sharding_constraint(x, shardings, _prim=None):
@@ -60,7 +71,7 @@ def with_sharding_constraint(x, shardings, _prim=None):
         flat = broadcast_prefix(shardings, x, is_leaf=_is_sharding)
     outs = []
     for leaf, s in zip(leaves, flat):
-        s = resolve(s, "with_sharding_constraint")
+        s = resolve(_without_layout(s, _avals.get_aval(leaf).shape), "with_sharding_constraint")
         if not isinstance(s, NamedSharding):
             raise TypeError(f"with_sharding_constraint expects NamedShardings or PartitionSpecs "
                             f"(under set_mesh); got {s!r} of type {type(s).__name__}")
