@@ -220,6 +220,31 @@ def dot_general_rule(name, in_avals, params, out_avals):
     return list(lbs) + free_l + free_r
 
 
+def conv_rule(name, in_avals, params, out_avals):
+    """JAX's _conv_general_dilated_sharding_rule: the out_sharding= given; else, with the
+    kernel unsplit and the input's feature dimension unsplit, the input's spec as it is (each
+    dimension where the convolution resizes it must still divide by its mesh axes); else
+    JAX's error asking for out_sharding=."""
+    given = params.get("out_sharding")
+    out = out_avals[0]
+    if given is not None:
+        return list(given.spec._axes(len(out.shape)))
+    lhs, rhs = in_avals
+    lp = parts_of(lhs) if lhs.sharding is not None else [()] * len(lhs.shape)
+    rp = parts_of(rhs) if rhs.sharding is not None else [()] * len(rhs.shape)
+    if any(rp) or lp[params["dimension_numbers"].lhs_spec[1]]:
+        raise ShardingTypeError("Please specify the output sharding via `out_sharding` "
+                                "parameter of `conv_general_dilated`")
+    for d, (size, p) in enumerate(zip(out.shape, lp)):
+        if p and size != lhs.shape[d] and size % _axes_size(lhs.sharding.mesh, p):
+            raise ShardingTypeError(
+                f"conv_general_dilated on sharded dims where out dim ({size}) is not "
+                f"divisible by mesh axes ({_axes_size(lhs.sharding.mesh, p)}) with spec "
+                f"({','.join(p)}) is not implemented. Got input type={lhs.str_short()} and "
+                f"output shape={out.shape}")
+    return lp
+
+
 def _check_match(left, right, message):
     for a, b in zip(left, right):
         if a and b and a != b:
@@ -288,7 +313,7 @@ def top_k_rule(name, in_avals, params, out_avals):
 
 # the rules that read every operand's sharding (the others read the first's)
 _ANY_OPERAND_TYPED = frozenset({broadcasting_rule, select_n_rule, dot_general_rule,
-                                dynamic_update_slice_rule})
+                                dynamic_update_slice_rule, conv_rule})
 
 
 def _mesh_of(in_avals):
