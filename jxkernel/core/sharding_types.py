@@ -245,6 +245,39 @@ def conv_rule(name, in_avals, params, out_avals):
     return lp
 
 
+def gather_rule(name, in_avals, params, out_avals):
+    """JAX's _gather_spec_computation: with no operand or index dimension split, unsplit;
+    else the operand's dimensions indexed into must be unsplit (or taken whole), paired batch
+    dimensions must agree, and the indices' other dimensions must be unsplit: then offset
+    dimensions take the operand's sharding and the others the indices'. JAX's error
+    otherwise (`.at[...].get(out_sharding=)` is its way out)."""
+    operand, indices = in_avals
+    dn, slice_sizes = params["dimension_numbers"], params["slice_sizes"]
+    op = parts_of(operand) if operand.sharding is not None else [()] * len(operand.shape)
+    ix = parts_of(indices) if indices.sharding is not None else [()] * len(indices.shape)
+    out_rank = len(out_avals[0].shape)
+    if not any(op) and not any(ix):
+        return [()] * out_rank
+    resolvable = all(slice_sizes[d] == operand.shape[d] or not op[d]
+                     for d in dn.start_index_map) and \
+        all(ix[i] == op[o] or not op[o] or not ix[i]
+            for o, i in zip(dn.operand_batching_dims, dn.start_indices_batching_dims)) and \
+        not any(p for i, p in enumerate(ix) if i not in dn.start_indices_batching_dims)
+    if not resolvable:
+        raise ShardingTypeError(
+            f"Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather "
+            f"indexing as out sharding could not be resolved unambiguously (or would require "
+            f"collectives on inputs). Got operand={operand!r}, indices={indices!r}")
+    ix = list(ix)
+    for o, i in zip(dn.operand_batching_dims, dn.start_indices_batching_dims):
+        ix[i] = ix[i] or op[o]
+    offsets = iter([d for d in range(len(slice_sizes))
+                    if d not in dn.collapsed_slice_dims and d not in dn.operand_batching_dims])
+    index_parts = iter(ix)
+    return [op[next(offsets)] if i in dn.offset_dims else next(index_parts)
+            for i in range(out_rank)]
+
+
 def _check_match(left, right, message):
     for a, b in zip(left, right):
         if a and b and a != b:
@@ -313,7 +346,7 @@ def top_k_rule(name, in_avals, params, out_avals):
 
 # the rules that read every operand's sharding (the others read the first's)
 _ANY_OPERAND_TYPED = frozenset({broadcasting_rule, select_n_rule, dot_general_rule,
-                                dynamic_update_slice_rule, conv_rule})
+                                dynamic_update_slice_rule, conv_rule, gather_rule})
 
 
 def _mesh_of(in_avals):
