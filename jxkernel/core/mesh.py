@@ -295,6 +295,13 @@ def get_mesh():
     return _mesh_state.mesh
 
 
+def on_context_mesh() -> bool:
+    """Whether this thread runs under set_mesh (a mesh with axes): JAX's jit then runs over
+    its devices, every result placed on it."""
+    mesh = _mesh_state.mesh
+    return mesh is not None and not mesh.empty
+
+
 class set_mesh:
     """Make `mesh` the one bare PartitionSpecs refer to; `with set_mesh(mesh):` limits it.
     A class, as JAX's: the mesh is set when it is made, and put back on leaving a `with`.
@@ -313,13 +320,23 @@ class set_mesh:
                              f"`jax.set_mesh`. Please use `jax.shard_map` to enter into `Manual` "
                              f"mode instead.")
         self._previous, _mesh_state.mesh = _mesh_state.mesh, mesh
+        _note_context_mesh(mesh)
 
     def __enter__(self):
         return None                                   # as JAX's
 
     def __exit__(self, *exc):
         _mesh_state.mesh = self._previous
+        _note_context_mesh(self._previous)
         return False
+
+
+def _note_context_mesh(mesh) -> None:
+    """set_mesh's mesh joins jit's cache keys (config._trace_state): a jit runs over it."""
+    from . import config as _config        # (config loads before any mesh is made)
+    if _config._CONTEXT_MESH[0] is not mesh:
+        _config._CONTEXT_MESH[0] = mesh
+        _config.config._note_trace_state()
 
 
 # where JAX keeps it (jax._src.sharding_impls.set_mesh), which jxkernel._src.sharding_impls

@@ -20,7 +20,8 @@ import time
 
 import numpy as np
 
-from ..core.config import config
+from ..core.config import _CONTEXT_MESH, config
+from ..core.mesh import on_context_mesh
 from ..core import compile_record, vma
 from ..core.native import native
 from ..core.source_info import made_by_user
@@ -234,7 +235,8 @@ class Jitted:
             return self._bind(leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
         refs = jit_refs.ref_positions(leaves)
         arrays = jit_refs.without_refs(leaves, refs)
-        if self._sharded or any_sharded(leaves):
+        if self._sharded or any_sharded(leaves) or _CONTEXT_MESH[0] is not None and \
+                on_context_mesh():
             # loads with the first mesh or sharded Array: `import jxkernel` needs neither
             from .jit_sharded import call_jitted
             return call_jitted(self, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs)

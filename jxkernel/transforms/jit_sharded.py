@@ -174,8 +174,10 @@ class Partitioning:
             _flat_shardings(given_out, out_struct, "out_shardings")
         _check_fit("outputs", _output_names(out_struct), jaxpr.out_avals, flat_out)
         flat_out = typed_outputs(jaxpr.out_avals, flat_out)
-        self.mesh = mesh = _mesh_of(flat_in + flat_out) or getattr(jitted, "_constraint_mesh",
-                                                                    None)
+        # else the mesh set by set_mesh, as JAX's device assignment (pxla's
+        # _get_and_check_device_assignment)
+        self.mesh = mesh = _mesh_of(flat_in + flat_out) or getattr(
+            jitted, "_constraint_mesh", None) or get_mesh()
         if isinstance(mesh, AbstractMesh):
             # only shardings over an AbstractMesh (a constraint's inside): JAX runs the program
             # on the devices of the mesh set by set_mesh
