@@ -24,7 +24,6 @@ from ..core import sharding_types as st
 from ..core import trace as _trace
 from ..core import vma
 from ..core.avals import ShapedArray
-from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.errors import ConcretizationTypeError, shape_error
 from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
@@ -351,29 +350,10 @@ def _full_scalar(shape, fill_value, dtype, device=None):
 
 def _like(name, a, fill_value, dtype, shape, device=None):
     out = _filled_like(name, a, fill_value, dtype, shape, device)
-    if device is None and not isinstance(a, (Tracer, np.ndarray)) and hasattr(a, "sharding") \
-            and (a.committed if isinstance(a, Array) else getattr(a, "_committed", True)):
-        out = _laid_out_like(a, out)
+    if device is None:
+        out = lax.creation.laid_out_like(a, out)
     # in a shard_map body the result varies over the mesh axes `a` varies over, as in JAX
     return vma.vary_like(out, a)
-
-
-def _laid_out_like(a, out):
-    """`out` laid out as `a`, split over a mesh, as JAX's lax.full_like does (what optax's
-    zeros_like of sharded parameters gives their optimizer state): `a`'s sharding (anything
-    with a `.sharding`, as in JAX: Flax's hijax Variables too), unless the result is weakly
-    typed, or the shape differs (then replicated over the mesh, if `a` was fully replicated;
-    else as it is)."""
-    sharding = a.sharding
-    if not isinstance(sharding, NamedSharding) or isinstance(out, Tracer) or \
-            out.aval.weak_type or not hasattr(sharding.mesh, "devices"):    # (an AbstractMesh)
-        return out
-    if out.shape != a.shape:
-        if not sharding.is_fully_replicated:
-            return out
-        sharding = NamedSharding(sharding.mesh, PartitionSpec(),
-                                 memory_kind=sharding.memory_kind)
-    return device_put(out, sharding)
 
 
 def _filled_like(name, a, fill_value, dtype, shape, device=None):

@@ -75,6 +75,10 @@ def _programs(jax):
             jax.device_put(value, NamedSharding(auto, P())), 3.0, shape=(2, 2))),
         "zeros_like_of_constrained": (auto, lambda: jnp.zeros_like(
             lax.with_sharding_constraint(jnp.ones((8, 2)), abstract(P("x", "y"))))),
+        "lax_full_like_of_sharded": (auto, lambda: lax.full_like(
+            jax.device_put(value, NamedSharding(auto, P("x", "y"))), 2.0)),
+        "lax_full_like_sharding": (auto, lambda: lax.full_like(
+            value, 2.0, sharding=NamedSharding(auto, P("x")))),
         # test_variable_out_sharding_types: a Format's sharding (its layout changes no value)
         "constraint_to_format": (auto, lambda: lax.with_sharding_constraint(
             value, Format(Layout(major_to_minor=(1, 0)), NamedSharding(auto, P("x", None))))),

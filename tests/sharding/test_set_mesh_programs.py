@@ -68,7 +68,8 @@ def test_a_mesh_and_its_abstract_mesh_are_one_mesh_in_types(runs):
 def test_full_like_keeps_a_sharded_arrays_sharding(runs):
     # JAX's lax.full_like: optax's zeros_like of sharded parameters is sharded alike
     _check(runs, "zeros_like_of_sharded", "ones_like_of_sharded_other_dtype",
-           "full_like_of_replicated_other_shape", "zeros_like_of_constrained")
+           "full_like_of_replicated_other_shape", "zeros_like_of_constrained",
+           "lax_full_like_of_sharded", "lax_full_like_sharding")
 
 
 def test_with_sharding_constraint_takes_a_format(runs):
