@@ -337,6 +337,7 @@ def _note_context_mesh(mesh) -> None:
     if _config._CONTEXT_MESH[0] is not mesh:
         _config._CONTEXT_MESH[0] = mesh
         _config.config._note_trace_state()
+        _config.config._note_generation()     # (jit's remembered last hit is one no more)
 
 
 # where JAX keeps it (jax._src.sharding_impls.set_mesh), which jxkernel._src.sharding_impls

@@ -235,11 +235,20 @@ class Jitted:
             return self._bind(leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
         refs = jit_refs.ref_positions(leaves)
         arrays = jit_refs.without_refs(leaves, refs)
-        if self._sharded or any_sharded(leaves) or _CONTEXT_MESH[0] is not None and \
-                on_context_mesh():
+        if self._sharded or any_sharded(leaves):
             # loads with the first mesh or sharded Array: `import jxkernel` needs neither
             from .jit_sharded import call_jitted
             return call_jitted(self, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
+        if _CONTEXT_MESH[0] is not None and on_context_mesh() and not self._compiler_options \
+                and not refs:
+            # under set_mesh JAX runs it over the mesh's devices (a jit reading or writing
+            # Refs, or given compiler options, stays on one device: jxkernel partitions neither
+            # yet; call_jitted says so by returning None)
+            from .jit_sharded import call_jitted
+            out = call_jitted(self, args, leaves, treedef, statics, avals, dyn_args,
+                              dyn_kwargs, context=True)
+            if out is not None:
+                return out
         move = self._device is not None or config.jax_default_device is not None
         # JAX's rule: committed Arrays decide, uncommitted ones move to them (xla/placement.py)
         device, committed = (self._device, True) if self._device is not None else \

@@ -73,8 +73,11 @@ def _hashable(shardings):
     return tree, tuple(leaves)
 
 
-def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs):
-    """Run a `jit` with shardings (or with sharded arguments): compile once per signature."""
+def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs,
+                context=False):
+    """Run a `jit` with shardings (or with sharded arguments): compile once per signature.
+    `context`: called only for the mesh set_mesh set; None then for a jit reading or writing
+    Refs, which the caller runs on one device."""
     if jitted._compiler_options:
         raise NotImplementedError("jit's compiler_options over a mesh (shardings or sharded "
                                   "arguments) are not supported yet; jit without them")
@@ -82,12 +85,18 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
     if given is None:                      # the jit's own shardings, made hashable once
         given = jitted._sharding_key = (_hashable(jitted._in_shardings),
                                         _hashable(jitted._out_shardings))
-    key = ("sharded", treedef, avals, statics, given,
+    # (the trace state holds set_mesh's mesh: a jit run over it compiles again for another)
+    key = ("sharded", treedef, avals, statics, given, config._trace_state,
            tuple([x._sharding if type(x) is ShardedArray else _own_sharding(x) for x in leaves]))
     entry = jitted._cache.get(key)
     if entry is None:
+        if context and key in jitted.__dict__.get("_one_device_keys", ()):
+            return None
         closed, out_tree, trace_s = jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
         if jit_refs.uses_refs(closed):
+            if context:               # (remembered: not traced again at each call)
+                jitted.__dict__.setdefault("_one_device_keys", set()).add(key)
+                return None
             raise NotImplementedError(
                 f"{jitted._name} reads or writes a Ref, and is a jit with shardings (or was "
                 f"given sharded arguments): jxkernel threads Refs through a jit on one device "

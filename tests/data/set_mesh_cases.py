@@ -40,6 +40,8 @@ def _programs(jax):
     Format, Layout = layout.Format, layout.Layout
     auto = jax.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
     explicit = jax.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+    other = jax.make_mesh((2, 4), ("a", "b"), axis_types=(AxisType.Auto,) * 2)
+    twice = jax.jit(lambda a: a * 2)
     value = np.arange(16, dtype=np.float32).reshape(8, 2)
     dn = ("NWC", "WIO", "NWC")
     signal = np.arange(64, dtype=np.float32).reshape(4, 4, 4)
@@ -60,6 +62,7 @@ def _programs(jax):
         "jit_under_set_mesh": (auto, lambda: jax.jit(lambda a: a * 2)(value)),
         "jit_without_arguments_under_set_mesh": (auto, lambda: jax.jit(
             lambda: jnp.arange(8.0))()),
+        "same_jit_under_another_mesh": (auto, lambda: _under_both(jax, twice, value, other)),
         "random_normal_under_set_mesh": (auto, lambda: jax.random.normal(
             jax.random.key(0), (4, 2)) * 0 + 1),
         # test_out_sharding_dropout: typed over the Mesh and over its AbstractMesh, one mesh
@@ -108,6 +111,13 @@ def _programs(jax):
         "at_get_out_sharding": (explicit, lambda: reshard(table, P("x")).at[
             reshard(jnp.arange(4), P("y"))].get(out_sharding=P("y"))),
     }
+
+
+def _under_both(jax, f, value, other):
+    """f(value) under the mesh set, then under `other`: compiled again, over its devices."""
+    f(value)
+    with jax.set_mesh(other):
+        return f(value)
 
 
 def run(jax):

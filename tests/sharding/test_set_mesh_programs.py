@@ -57,7 +57,7 @@ def test_a_jit_under_set_mesh_runs_over_the_mesh(runs):
     # results replicated over the mesh (NamedSharding, P()), not on one device: Flax's
     # initializers (jax.random, jitted) give parameters laid out so
     _check(runs, "jit_under_set_mesh", "jit_without_arguments_under_set_mesh",
-           "random_normal_under_set_mesh")
+           "random_normal_under_set_mesh", "same_jit_under_another_mesh")
 
 
 def test_a_mesh_and_its_abstract_mesh_are_one_mesh_in_types(runs):
