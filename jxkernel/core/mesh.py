@@ -19,6 +19,8 @@ import warnings
 
 import numpy as np
 
+from . import config as _config
+
 
 class IndivisibleError(ValueError):
     """An array dimension does not divide evenly among the devices a sharding splits it over."""
@@ -298,6 +300,8 @@ def get_mesh():
 def on_context_mesh() -> bool:
     """Whether this thread runs under set_mesh (a mesh with axes): JAX's jit then runs over
     its devices, every result placed on it."""
+    if _config._CONTEXT_MESH[0] is None:          # (none in any thread: one lookup)
+        return False
     mesh = _mesh_state.mesh
     return mesh is not None and not mesh.empty
 
@@ -333,7 +337,6 @@ class set_mesh:
 
 def _note_context_mesh(mesh) -> None:
     """set_mesh's mesh joins jit's cache keys (config._trace_state): a jit runs over it."""
-    from . import config as _config        # (config loads before any mesh is made)
     if _config._CONTEXT_MESH[0] is not mesh:
         _config._CONTEXT_MESH[0] = mesh
         _config.config._note_trace_state()

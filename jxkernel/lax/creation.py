@@ -23,6 +23,8 @@ from ..transforms.batch_util import defvectorized
 from . import _lowering as hl
 from .conversion import _convert_element_type, convert_element_type_p
 from .shapes import broadcast, canonicalize_shape
+from .sharding import laid_out
+from ..xla.transfers import device_put
 
 
 def full(shape, fill_value, dtype=None, *, sharding=None):
@@ -61,7 +63,6 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
         fill_value = np.asarray(fill_value).astype(dtype)
     out = broadcast(_as_scalar(fill_value, dtype, weak_type), fill_shape)
     if sharding is not None:
-        from .sharding import laid_out      # (loads with the first mesh)
         out = laid_out(out, sharding)
     else:
         out = laid_out_like(x, out)
@@ -86,7 +87,6 @@ def laid_out_like(a, out):
             return out
         sharding = type(sharding)(sharding.mesh, type(sharding.spec)(),
                                   memory_kind=sharding.memory_kind)
-    from ..xla.transfers import device_put    # (loads with the first mesh)
     return device_put(out, sharding)
 
 

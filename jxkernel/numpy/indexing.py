@@ -32,6 +32,7 @@ from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..lax import conversion
 from ..lax.slicing import _scatter, scatter_p, size_as_array
+from ..lax.sharding import run_auto_axes
 from ..xla.array import Array
 from . import util
 from .creation import asarray
@@ -185,13 +186,11 @@ def _gather_laid_out(arr, ix, indices_are_sorted, unique_indices, mode, fill_val
     """The gather with the mesh's axes Auto (XLA places it), its result resharded to
     `out_sharding`: JAX's way (auto_axes) out of a gather whose operand's and indices'
     Explicit shardings decide no result sharding (Flax's Embed with out_sharding=)."""
-    from ..api.sharding import auto_axes           # (loaded with the first mesh)
-
     def gather(a, indices):
         inner = _GatherIndexer(**{k: getattr(ix, k) for k in _GatherIndexer.__slots__})
         inner.gather_indices = indices
         return _gather(a, inner, indices_are_sorted, unique_indices, mode, fill_value)
-    return auto_axes(gather, out_sharding=out_sharding)(arr, ix.gather_indices)
+    return run_auto_axes(gather, (arr, ix.gather_indices), {}, None, out_sharding)
 
 
 def _expand_full(items, shape) -> list:
