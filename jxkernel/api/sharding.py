@@ -28,7 +28,8 @@ from ..core.mesh import _mesh_state
 from ..core.mesh import get_mesh as _current_mesh
 from ..core.mesh import resolve
 from ..core.sharding_types import explicit_axes as explicit_of
-from ..lax.sharding import reshard_p, with_sharding_constraint
+from ..lax.sharding import (_with_axis_type, reshard, reshard_p,  # noqa: F401
+                            run_auto_axes, with_sharding_constraint)
 from ..tree_util import tree_leaves, tree_map
 from ..xla.sharding import Sharding as _Shardings
 from ..xla.sharding import SingleDeviceSharding  # noqa: F401
@@ -72,32 +73,6 @@ def use_abstract_mesh(mesh: AbstractMesh):
         _mesh_state.abstract = previous
 
 
-def reshard(xs, out_shardings):
-    """Each array of `xs` laid out as `out_shardings` says (a sharding, or a matching pytree).
-
-    >>> explicit = jax.make_mesh((4, 2), ('x', 'y'))              # Explicit axes
-    >>> x = jax.device_put(np.zeros((8, 8)), NamedSharding(explicit, P('x')))
-    >>> reshard(x, NamedSharding(explicit, P(None, 'x'))).sharding.spec
-    P(None, 'x')
-    """
-    for s in tree_leaves(out_shardings, is_leaf=lambda s: isinstance(s, PartitionSpec)):
-        _check_explicit(resolve(s, "reshard"))
-    avals.sharding_types_seen = True        # the result's type carries its sharding
-    return with_sharding_constraint(xs, out_shardings, reshard_p)
-
-
-def _check_explicit(sharding) -> None:
-    """reshard moves data between Explicit axes only (Auto ones are XLA's to choose)."""
-    types = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_types))
-    for axes in sharding.spec._axes(0):
-        for a in axes:
-            if types[a] is not AxisType.Explicit:
-                raise ValueError(f"PartitionSpec passed to reshard cannot contain axis names "
-                                 f"that are of type Auto or Manual. Got PartitionSpec: "
-                                 f"{sharding.spec!r} with axis name: {a} of type: "
-                                 f"{types[a]!s}.")
-
-
 def _required(given, kwargs: dict, name: str):
     """`given` (from the decorator) or the call's keyword `name`, which it takes out of
     `kwargs`: auto_axes' out_sharding and explicit_axes' in_sharding, as JAX asks for them."""
@@ -125,14 +100,7 @@ def auto_axes(f=None, /, *, axes=None, out_sharding=None):
     @functools.wraps(f)
     def run(*args, **kwargs):
         out = _required(out_sharding, kwargs, "out_sharding")
-        outer = get_mesh()
-        if not outer.axis_names or _all_of_type(outer, axes, AxisType.Auto):
-            return f(*args, **kwargs)
-        inner = _with_axis_type(outer, axes, AxisType.Auto)
-        args = _retyped(args, inner)
-        with set_mesh(inner):
-            result = f(*args, **kwargs)
-        return reshard(result, out)
+        return run_auto_axes(f, args, kwargs, axes, out)
     return run
 
 
@@ -161,43 +129,6 @@ def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
             result = f(*reshard(args, given), **kwargs)
         return _laid_out_on(result, outer)
     return run
-
-
-def _axes_named(mesh, axes) -> tuple:
-    if axes is None:
-        return mesh.axis_names
-    names = (axes,) if isinstance(axes, str) else tuple(axes)
-    for a in names:
-        if a not in mesh.axis_names:
-            raise ValueError(f"axes={axes!r}: {a!r} is not an axis of the mesh {mesh}")
-    return names
-
-
-def _all_of_type(mesh, axes, kind) -> bool:
-    types = dict(zip(mesh.axis_names, mesh.axis_types))
-    return all(types[a] is kind for a in _axes_named(mesh, axes))
-
-
-def _with_axis_type(mesh, axes, kind) -> Mesh:
-    """`mesh` (same devices and names) with `axes` of type `kind`."""
-    names = _axes_named(mesh, axes)
-    types = tuple(kind if n in names else t for n, t in zip(mesh.axis_names, mesh.axis_types))
-    return Mesh(mesh.devices, mesh.axis_names, axis_types=types)
-
-
-def _retyped(tree, mesh):
-    """Each typed array of `tree` moved onto `mesh`, its spec keeping only axes still
-    Explicit there (the others are XLA's to choose inside, as in JAX)."""
-    kept = explicit_of(mesh)
-
-    def move(x):
-        typed = getattr(get_aval(x), "sharding", None)
-        if typed is None:
-            return x
-        spec = PartitionSpec(*(tuple(a for a in axes if a in kept) or None
-                               for axes in typed.spec._axes(len(typed.spec))))
-        return with_sharding_constraint(x, NamedSharding(mesh, spec))
-    return tree_map(move, tree)
 
 
 def _laid_out_on(tree, mesh):

@@ -195,6 +195,9 @@ _TRACE_OPTIONS = ("jax_enable_x64", "jax_numpy_dtype_promotion", "jax_numpy_rank
 
 # jax.make_user_context's contexts: their values join every jit cache key
 _USER_CONTEXTS: list = []
+# the mesh set_mesh set (core/mesh.py), in every jit cache key too, as in JAX's trace
+# context: a jit called under it runs over its devices, one called outside on one device
+_CONTEXT_MESH: list = [None]
 
 
 class UserContext:
@@ -288,7 +291,8 @@ class Config:
         # the options a trace depends on, and the values of jax.make_user_context's contexts,
         # in one value for jit's cache keys to read
         object.__setattr__(self, "_trace_state", tuple(getattr(self, n) for n in _TRACE_OPTIONS)
-                           + tuple(c.value for c in _USER_CONTEXTS))
+                           + tuple(c.value for c in _USER_CONTEXTS)
+                           + ((_CONTEXT_MESH[0],) if _CONTEXT_MESH[0] is not None else ()))
 
     def _note_debug_values(self):
         # one flag for the dispatch hot paths to read: leave them to check results for

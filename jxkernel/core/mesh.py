@@ -19,6 +19,8 @@ import warnings
 
 import numpy as np
 
+from . import config as _config
+
 
 class IndivisibleError(ValueError):
     """An array dimension does not divide evenly among the devices a sharding splits it over."""
@@ -193,6 +195,8 @@ class AbstractMesh(_AxisTypeQueries):
     shape_tuple = property(lambda self: tuple(zip(self.axis_names, self.axis_sizes)))
     size = property(lambda self: math.prod(self.axis_sizes))
     empty = property(lambda self: not self.axis_names)
+    # itself, as JAX's: code asks any mesh for its abstract mesh
+    abstract_mesh = property(lambda self: self)
 
     def _key(self) -> tuple:
         return self.axis_sizes, self.axis_names, self.axis_types, self._device
@@ -324,6 +328,15 @@ def get_mesh():
     return _mesh_state.mesh
 
 
+def on_context_mesh() -> bool:
+    """Whether this thread runs under set_mesh (a mesh with axes): JAX's jit then runs over
+    its devices, every result placed on it."""
+    if _config._CONTEXT_MESH[0] is None:          # (none in any thread: one lookup)
+        return False
+    mesh = _mesh_state.mesh
+    return mesh is not None and not mesh.empty
+
+
 class set_mesh:
     """Make `mesh` the one bare PartitionSpecs refer to; `with set_mesh(mesh):` limits it.
     A class, as JAX's: the mesh is set when it is made, and put back on leaving a `with`.
@@ -342,13 +355,23 @@ class set_mesh:
                              f"`jax.set_mesh`. Please use `jax.shard_map` to enter into `Manual` "
                              f"mode instead.")
         self._previous, _mesh_state.mesh = _mesh_state.mesh, mesh
+        _note_context_mesh(mesh)
 
     def __enter__(self):
         return None                                   # as JAX's
 
     def __exit__(self, *exc):
         _mesh_state.mesh = self._previous
+        _note_context_mesh(self._previous)
         return False
+
+
+def _note_context_mesh(mesh) -> None:
+    """set_mesh's mesh joins jit's cache keys (config._trace_state): a jit runs over it."""
+    if _config._CONTEXT_MESH[0] is not mesh:
+        _config._CONTEXT_MESH[0] = mesh
+        _config.config._note_trace_state()
+        _config.config._note_generation()     # (jit's remembered last hit is one no more)
 
 
 # where JAX keeps it (jax._src.sharding_impls.set_mesh), which jxkernel._src.sharding_impls
@@ -527,6 +550,29 @@ def on_devices_of(abstract: AbstractMesh, mesh: Mesh | None, what: str) -> Mesh:
         raise ValueError(f"{what}: the abstract mesh {abstract} set by use_abstract_mesh has "
                          f"{abstract.size} devices but the mesh set by jax.set_mesh is {mesh}; "
                          f"set a mesh of as many devices with jax.set_mesh first")
+    return Mesh(mesh.devices.reshape(abstract.axis_sizes), abstract.axis_names,
+                abstract.axis_types)
+
+
+def concrete_mesh(abstract: AbstractMesh, mesh: Mesh | None) -> Mesh:
+    """`abstract` over the devices of `mesh` (set_mesh's, or the one a program is partitioned
+    over), in their order: `mesh` itself where it has `abstract`'s axes. JAX's device
+    assignment of a jit whose shardings are all over an AbstractMesh (pxla's
+    _get_and_check_device_assignment, then _abstract_to_concrete_mesh), with its errors.
+
+    >>> concrete_mesh(mesh.abstract_mesh, mesh) is mesh
+    True
+    """
+    if mesh is None or mesh.empty:
+        raise ValueError(f"Passing lowering_platforms via jax.export or "
+                         f"jit(f).trace(*args).lower(lowering_platforms=...) is required when "
+                         f"only AbstractMesh exists in a jitted computation. Got context mesh: "
+                         f"{abstract}")
+    if mesh.size != abstract.size:
+        raise ValueError(f"AbstractMesh size: {abstract.size} does not match the device "
+                         f"assignment size: {mesh.size}")
+    if (mesh.axis_sizes, mesh.axis_names, mesh.axis_types) == abstract._key()[:3]:
+        return mesh
     return Mesh(mesh.devices.reshape(abstract.axis_sizes), abstract.axis_names,
                 abstract.axis_types)
 

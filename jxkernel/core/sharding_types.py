@@ -220,6 +220,64 @@ def dot_general_rule(name, in_avals, params, out_avals):
     return list(lbs) + free_l + free_r
 
 
+def conv_rule(name, in_avals, params, out_avals):
+    """JAX's _conv_general_dilated_sharding_rule: the out_sharding= given; else, with the
+    kernel unsplit and the input's feature dimension unsplit, the input's spec as it is (each
+    dimension where the convolution resizes it must still divide by its mesh axes); else
+    JAX's error asking for out_sharding=."""
+    given = params.get("out_sharding")
+    out = out_avals[0]
+    if given is not None:
+        return list(given.spec._axes(len(out.shape)))
+    lhs, rhs = in_avals
+    lp = parts_of(lhs) if lhs.sharding is not None else [()] * len(lhs.shape)
+    rp = parts_of(rhs) if rhs.sharding is not None else [()] * len(rhs.shape)
+    if any(rp) or lp[params["dimension_numbers"].lhs_spec[1]]:
+        raise ShardingTypeError("Please specify the output sharding via `out_sharding` "
+                                "parameter of `conv_general_dilated`")
+    for d, (size, p) in enumerate(zip(out.shape, lp)):
+        if p and size != lhs.shape[d] and size % _axes_size(lhs.sharding.mesh, p):
+            raise ShardingTypeError(
+                f"conv_general_dilated on sharded dims where out dim ({size}) is not "
+                f"divisible by mesh axes ({_axes_size(lhs.sharding.mesh, p)}) with spec "
+                f"({','.join(p)}) is not implemented. Got input type={lhs.str_short()} and "
+                f"output shape={out.shape}")
+    return lp
+
+
+def gather_rule(name, in_avals, params, out_avals):
+    """JAX's _gather_spec_computation: with no operand or index dimension split, unsplit;
+    else the operand's dimensions indexed into must be unsplit (or taken whole), paired batch
+    dimensions must agree, and the indices' other dimensions must be unsplit: then offset
+    dimensions take the operand's sharding and the others the indices'. JAX's error
+    otherwise (`.at[...].get(out_sharding=)` is its way out)."""
+    operand, indices = in_avals
+    dn, slice_sizes = params["dimension_numbers"], params["slice_sizes"]
+    op = parts_of(operand) if operand.sharding is not None else [()] * len(operand.shape)
+    ix = parts_of(indices) if indices.sharding is not None else [()] * len(indices.shape)
+    out_rank = len(out_avals[0].shape)
+    if not any(op) and not any(ix):
+        return [()] * out_rank
+    resolvable = all(slice_sizes[d] == operand.shape[d] or not op[d]
+                     for d in dn.start_index_map) and \
+        all(ix[i] == op[o] or not op[o] or not ix[i]
+            for o, i in zip(dn.operand_batching_dims, dn.start_indices_batching_dims)) and \
+        not any(p for i, p in enumerate(ix) if i not in dn.start_indices_batching_dims)
+    if not resolvable:
+        raise ShardingTypeError(
+            f"Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather "
+            f"indexing as out sharding could not be resolved unambiguously (or would require "
+            f"collectives on inputs). Got operand={operand!r}, indices={indices!r}")
+    ix = list(ix)
+    for o, i in zip(dn.operand_batching_dims, dn.start_indices_batching_dims):
+        ix[i] = ix[i] or op[o]
+    offsets = iter([d for d in range(len(slice_sizes))
+                    if d not in dn.collapsed_slice_dims and d not in dn.operand_batching_dims])
+    index_parts = iter(ix)
+    return [op[next(offsets)] if i in dn.offset_dims else next(index_parts)
+            for i in range(out_rank)]
+
+
 def _check_match(left, right, message):
     for a, b in zip(left, right):
         if a and b and a != b:
@@ -288,12 +346,20 @@ def top_k_rule(name, in_avals, params, out_avals):
 
 # the rules that read every operand's sharding (the others read the first's)
 _ANY_OPERAND_TYPED = frozenset({broadcasting_rule, select_n_rule, dot_general_rule,
-                                dynamic_update_slice_rule})
+                                dynamic_update_slice_rule, conv_rule, gather_rule})
 
 
 def _mesh_of(in_avals):
+    """The operands' one mesh (None if none is typed). A Mesh and an AbstractMesh count as
+    one where the AbstractMesh is the Mesh's (JAX's types hold abstract meshes only: a value
+    constrained over `get_abstract_mesh()` under set_mesh meets values placed on the mesh);
+    the concrete one is returned then."""
     meshes = {a.sharding.mesh for a in in_avals if a.sharding is not None}
     if len(meshes) > 1:
+        concrete = [m for m in meshes if not isinstance(m, _avals.AbstractMesh)]
+        if len(concrete) == 1 and all(m.abstract_mesh == concrete[0].abstract_mesh
+                                      for m in meshes if m is not concrete[0]):
+            return concrete[0]
         first, second = list(meshes)[:2]
         raise ShardingTypeError(f"Mesh for all inputs should be equal. Got one mesh: {first} "
                                 f"and another mesh: {second}")

@@ -24,10 +24,10 @@ from typing import NamedTuple, Union
 
 import numpy as np
 
-from ..core import dtypes
+from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray, get_aval
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, lowering_rules,
-                              numpy_rules)
+                              numpy_rules, sharding_rules)
 from ..xla import stablehlo as hlo
 from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
@@ -36,6 +36,7 @@ from . import elementwise as ew
 from . import shapes, slicing
 from .conversion import _convert_element_type
 from .dot import Precision, canonicalize_precision, dot_general
+from .sharding import resolved
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -346,6 +347,7 @@ def _bind(lhs, rhs, **params):
 
 
 abstract_eval_rules[conv_general_dilated_p] = _conv_abstract_eval
+sharding_rules[conv_general_dilated_p] = sharding_types.conv_rule
 lowering_rules[conv_general_dilated_p] = _conv_lowering
 
 
@@ -571,6 +573,8 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
                          f"sequence of (low, high) pairs, got {padding}") from e
     if preferred_element_type is not None:
         preferred_element_type = dtypes.canonicalize_dtype(preferred_element_type)
+    if out_sharding is not None:            # a PartitionSpec under set_mesh, as in JAX
+        out_sharding = resolved(out_sharding)
     return conv_general_dilated_p.bind(
         lhs, rhs, window_strides=_spec(window_strides), padding=padding,
         lhs_dilation=_spec(lhs_dilation), rhs_dilation=_spec(rhs_dilation),

@@ -23,6 +23,8 @@ from ..transforms.batch_util import defvectorized
 from . import _lowering as hl
 from .conversion import _convert_element_type, convert_element_type_p
 from .shapes import broadcast, canonicalize_shape
+from .sharding import laid_out
+from ..xla.transfers import device_put
 
 
 def full(shape, fill_value, dtype=None, *, sharding=None):
@@ -59,7 +61,33 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
         dtypes.canonicalize_dtype(dtypes.check_supported(dtype, "full_like dtype"))
     if type(fill_value) is int and dtypes.is_int(dtype):
         fill_value = np.asarray(fill_value).astype(dtype)
-    return vma.vary_like(broadcast(_as_scalar(fill_value, dtype, weak_type), fill_shape), x)
+    out = broadcast(_as_scalar(fill_value, dtype, weak_type), fill_shape)
+    if sharding is not None:
+        out = laid_out(out, sharding)
+    else:
+        out = laid_out_like(x, out)
+    return vma.vary_like(out, x)
+
+
+def laid_out_like(a, out):
+    """`out` laid out as `a`, split over a mesh, as JAX's lax.full_like does (jnp.zeros_like
+    too: optax's zeros_like of sharded parameters gives their optimizer state): `a`'s sharding
+    (anything with a NamedSharding over devices, committed: Flax's hijax Variables too),
+    unless the result is weakly typed or traced, or its shape differs (then replicated over
+    the mesh, if `a` was fully replicated; else as it is)."""
+    if isinstance(a, (Tracer, np.ndarray)) or isinstance(out, Tracer) or out.aval.weak_type or \
+            not hasattr(a, "sharding"):
+        return out
+    sharding = a.sharding
+    if type(sharding).__name__ != "NamedSharding" or not hasattr(sharding.mesh, "devices") or \
+            not getattr(a, "committed", getattr(a, "_committed", True)):
+        return out                          # (an AbstractMesh has no devices)
+    if out.shape != a.shape:
+        if not sharding.is_fully_replicated:
+            return out
+        sharding = type(sharding)(sharding.mesh, type(sharding.spec)(),
+                                  memory_kind=sharding.memory_kind)
+    return device_put(out, sharding)
 
 
 

@@ -18,7 +18,8 @@ from ..core import sharding_types
 # declared in core so that transforms/ can bind it; its rules are here
 from ..core.interpreter_primitives import sharding_constraint_p
 from ..core.ir import param_printers
-from ..core.mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec, get_mesh, resolve
+from ..core.mesh import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec, get_mesh,
+                         resolve, set_mesh)
 from ..core.primitive import (
     Primitive,
     abstract_eval_rules,
@@ -31,7 +32,7 @@ from ..core.primitive import (
     transpose_rules,
 )
 from ..core.trace import Tracer
-from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
+from ..tree_util import broadcast_prefix, tree_flatten, tree_leaves, tree_map, tree_unflatten
 from ..xla.lowering import NeedsMesh
 from ..transforms.ad_util import Zero
 from ..transforms.batch_util import ndim, not_mapped
@@ -43,7 +44,18 @@ reshard_p = Primitive("reshard")
 
 
 def _is_sharding(s) -> bool:
-    return isinstance(s, (NamedSharding, PartitionSpec))
+    return isinstance(s, (NamedSharding, PartitionSpec)) or type(s).__name__ == "Format"
+
+
+def _without_layout(s, shape):
+    """A Format's sharding (JAX's _split_layout_and_sharding). Its layout (the order of the
+    dimensions in memory) changes no value, and jxkernel keeps every array row-major: only
+    JAX's check that it names each dimension applies (Flax passes Format(Layout((1, 0)), s))."""
+    if type(s).__name__ != "Format":
+        return s
+    if hasattr(s.layout, "check_compatible_aval"):        # (None and Layout.AUTO have none)
+        s.layout.check_compatible_aval(shape)
+    return s.sharding
 
 
 def with_sharding_constraint(x, shardings, _prim=None):
@@ -60,7 +72,7 @@ def with_sharding_constraint(x, shardings, _prim=None):
         flat = broadcast_prefix(shardings, x, is_leaf=_is_sharding)
     outs = []
     for leaf, s in zip(leaves, flat):
-        s = resolve(s, "with_sharding_constraint")
+        s = resolve(_without_layout(s, _avals.get_aval(leaf).shape), "with_sharding_constraint")
         if not isinstance(s, NamedSharding):
             raise TypeError(f"with_sharding_constraint expects NamedShardings or PartitionSpecs "
                             f"(under set_mesh); got {s!r} of type {type(s).__name__}")
@@ -184,7 +196,7 @@ def _lowering(ctx, x, *, sharding):
             f"(a jit under another transformation, or an executable built directly): jit it "
             f"at the top level, or give the jit in_shardings over the same mesh",
             sharding.mesh)
-    if sharding.mesh._ids != mesh._ids:
+    if not isinstance(sharding.mesh, AbstractMesh) and sharding.mesh._ids != mesh._ids:
         raise ValueError(f"with_sharding_constraint's sharding {sharding!r} is over another mesh "
                          f"than the jitted computation's {mesh}; use one mesh")
     from ..xla.sharding import sdy_sharding    # (loaded with the first mesh, as above)
@@ -225,3 +237,81 @@ for _prim in (sharding_constraint_p, reshard_p):
     sharding_typing_rules[_prim] = sharding_types.constrained_typing
 impl_rules[reshard_p] = _reshard_impl
 param_printers[reshard_p] = lambda params: []       # JAX prints `reshard x`: the type says
+
+
+# ------------------------------------------------------------------ reshard, auto_axes
+def reshard(xs, out_shardings):
+    """Each array of `xs` laid out as `out_shardings` says (a sharding, or a matching pytree).
+
+    >>> explicit = jax.make_mesh((4, 2), ('x', 'y'))              # Explicit axes
+    >>> x = jax.device_put(np.zeros((8, 8)), NamedSharding(explicit, P('x')))
+    >>> reshard(x, NamedSharding(explicit, P(None, 'x'))).sharding.spec
+    P(None, 'x')
+    """
+    for s in tree_leaves(out_shardings, is_leaf=lambda s: isinstance(s, PartitionSpec)):
+        _check_explicit(resolve(s, "reshard"))
+    _avals.sharding_types_seen = True       # the result's type carries its sharding
+    return with_sharding_constraint(xs, out_shardings, reshard_p)
+
+
+def _check_explicit(sharding) -> None:
+    """reshard moves data between Explicit axes only (Auto ones are XLA's to choose)."""
+    types = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_types))
+    for axes in sharding.spec._axes(0):
+        for a in axes:
+            if types[a] is not AxisType.Explicit:
+                raise ValueError(f"PartitionSpec passed to reshard cannot contain axis names "
+                                 f"that are of type Auto or Manual. Got PartitionSpec: "
+                                 f"{sharding.spec!r} with axis name: {a} of type: "
+                                 f"{types[a]!s}.")
+
+
+def _axes_named(mesh, axes) -> tuple:
+    if axes is None:
+        return mesh.axis_names
+    names = (axes,) if isinstance(axes, str) else tuple(axes)
+    for a in names:
+        if a not in mesh.axis_names:
+            raise ValueError(f"axes={axes!r}: {a!r} is not an axis of the mesh {mesh}")
+    return names
+
+
+def _all_of_type(mesh, axes, kind) -> bool:
+    types = dict(zip(mesh.axis_names, mesh.axis_types))
+    return all(types[a] is kind for a in _axes_named(mesh, axes))
+
+
+def _with_axis_type(mesh, axes, kind) -> Mesh:
+    """`mesh` (same devices and names) with `axes` of type `kind`."""
+    names = _axes_named(mesh, axes)
+    types = tuple(kind if n in names else t for n, t in zip(mesh.axis_names, mesh.axis_types))
+    return Mesh(mesh.devices, mesh.axis_names, axis_types=types)
+
+
+def _retyped(tree, mesh):
+    """Each typed array of `tree` moved onto `mesh`, its spec keeping only axes still
+    Explicit there (the others are XLA's to choose inside, as in JAX)."""
+    kept = sharding_types.explicit_axes(mesh)
+
+    def move(x):
+        typed = getattr(_avals.get_aval(x), "sharding", None)
+        if typed is None:
+            return x
+        spec = PartitionSpec(*(tuple(a for a in axes if a in kept) or None
+                               for axes in typed.spec._axes(len(typed.spec))))
+        return with_sharding_constraint(x, NamedSharding(mesh, spec))
+    return tree_map(move, tree)
+
+
+def run_auto_axes(f, args, kwargs, axes, out):
+    """`f(*args, **kwargs)` with mesh `axes` (all, if None) of the mesh set made Auto, its
+    result resharded to `out`: jax.sharding.auto_axes' call (api/sharding.py), which
+    `x.at[idx].get(out_sharding=)` uses too (numpy/indexing.py)."""
+    outer = get_mesh()
+    if outer is None or not outer.axis_names or _all_of_type(outer, axes, AxisType.Auto):
+        return f(*args, **kwargs)
+    inner = _with_axis_type(outer, axes, AxisType.Auto)
+    args = _retyped(args, inner)
+    with set_mesh(inner):
+        result = f(*args, **kwargs)
+    return reshard(result, out)

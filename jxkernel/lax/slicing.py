@@ -690,6 +690,7 @@ def _gather_numpy(operand, indices, *, dimension_numbers, slice_sizes, unique_in
 
 
 abstract_eval_rules[gather_p] = _gather_abstract_eval
+sharding_rules[gather_p] = sharding_types.gather_rule
 lowering_rules[gather_p] = _gather_lowering
 numpy_rules[gather_p] = _gather_numpy
 

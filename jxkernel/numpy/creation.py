@@ -349,8 +349,11 @@ def _full_scalar(shape, fill_value, dtype, device=None):
 
 
 def _like(name, a, fill_value, dtype, shape, device=None):
+    out = _filled_like(name, a, fill_value, dtype, shape, device)
+    if device is None:
+        out = lax.creation.laid_out_like(a, out)
     # in a shard_map body the result varies over the mesh axes `a` varies over, as in JAX
-    return vma.vary_like(_filled_like(name, a, fill_value, dtype, shape, device), a)
+    return vma.vary_like(out, a)
 
 
 def _filled_like(name, a, fill_value, dtype, shape, device=None):

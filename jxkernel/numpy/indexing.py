@@ -32,6 +32,7 @@ from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..lax import conversion
 from ..lax.slicing import _scatter, scatter_p, size_as_array
+from ..lax.sharding import run_auto_axes
 from ..xla.array import Array
 from . import util
 from .creation import asarray
@@ -153,8 +154,9 @@ def getitem(x, idx):
 
 
 def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, mode=None,
-                   fill_value=None, normalize_indices=True):
-    """arr[idx] with gather's options (JAX's name for the function behind x[idx])."""
+                   fill_value=None, normalize_indices=True, out_sharding=None):
+    """arr[idx] with gather's options (JAX's name for the function behind x[idx]).
+    `out_sharding`: the result's, where the index takes a gather (as JAX: slices ignore it)."""
     arr = ensure_array(arr)
     if type(idx) is Slice or type(idx) is tuple and any(type(i) is Slice for i in idx):
         arr, idx = apply_slices(arr, idx)          # jax.ds: dynamic slices first
@@ -173,7 +175,22 @@ def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, 
         items = [(k, _check_slice(i, p) if k == SLICE else i) for p, (k, i) in enumerate(items)]
         return _dynamic_slice(arr, shape, items, normalize_indices)
     ix = _index_to_gather(shape, _expand_bool_indices(items, shape), normalize_indices)
+    if out_sharding is not None:
+        return _gather_laid_out(arr, ix, indices_are_sorted, unique_indices, mode, fill_value,
+                                out_sharding)
     return _gather(arr, ix, indices_are_sorted, unique_indices, mode, fill_value)
+
+
+def _gather_laid_out(arr, ix, indices_are_sorted, unique_indices, mode, fill_value,
+                     out_sharding):
+    """The gather with the mesh's axes Auto (XLA places it), its result resharded to
+    `out_sharding`: JAX's way (auto_axes) out of a gather whose operand's and indices'
+    Explicit shardings decide no result sharding (Flax's Embed with out_sharding=)."""
+    def gather(a, indices):
+        inner = _GatherIndexer(**{k: getattr(ix, k) for k in _GatherIndexer.__slots__})
+        inner.gather_indices = indices
+        return _gather(a, inner, indices_are_sorted, unique_indices, mode, fill_value)
+    return run_auto_axes(gather, (arr, ix.gather_indices), {}, None, out_sharding)
 
 
 def _expand_full(items, shape) -> list:
@@ -587,7 +604,8 @@ class _IndexUpdateRef:
         """x[idx], with gather's options (mode='fill' gives fill_value out of bounds)."""
         return rewriting_take(self.array, self.index, indices_are_sorted=indices_are_sorted,
                                unique_indices=unique_indices, mode=mode, fill_value=fill_value,
-                               normalize_indices=wrap_negative_indices)
+                               normalize_indices=wrap_negative_indices,
+                               out_sharding=out_sharding)
 
     # set/add/subtract/multiply/min/max scatter `values` in with the lax scatter of their
     # row; divide/power combine x with ones that have `values` multiplied in at idx (as JAX).

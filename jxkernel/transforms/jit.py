@@ -39,7 +39,8 @@ from .api_util import flatten_fun, float0_outside, fun_name, merge_static
 from .jit_args import SCALAR_TYPES, Arguments, leaf_aval, unless_all_none
 from .jit_cache import (LAST_HIT, NOWHERE, Entry, compiled_trace, each_a_leaf, fun_state,
                         last_hit_for, sibling_trace)
-from .jit_primitive import any_sharded, jit_p, traced_under, untold
+from .jit_primitive import (ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, traced_under,
+                           untold)
 from . import jit_refs
 from .stages import Lowered, Traced, lower_jit, trace_jitted
 
@@ -234,10 +235,9 @@ class Jitted:
             return self._bind(leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
         refs = jit_refs.ref_positions(leaves)
         arrays = jit_refs.without_refs(leaves, refs)
-        if self._sharded or any_sharded(leaves):
-            # loads with the first mesh or sharded Array: `import jxkernel` needs neither
-            from .jit_sharded import call_jitted
-            return call_jitted(self, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
+        out = over_mesh(self, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs, refs)
+        if out is not ON_ONE_DEVICE:        # split over a mesh (or under set_mesh): its path
+            return out
         move = self._device is not None or config.jax_default_device is not None
         # JAX's rule: committed Arrays decide, uncommitted ones move to them (xla/placement.py)
         device, committed = (self._device, True) if self._device is not None else \

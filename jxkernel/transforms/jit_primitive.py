@@ -18,6 +18,7 @@ from ..core import compile_record, sharding_types
 from ..core.interpret import eval_jaxpr
 from ..core.ir import call_primitives, param_printers
 from ..core.lru import PROGRAMS, TRACES, WeakLRU
+from ..core.mesh import on_context_mesh
 from ..core.partial_eval import PartialEvalTrace, partial_eval_jaxpr
 from ..core.numpy_eval import call_rule
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
@@ -306,3 +307,21 @@ def any_sharded(leaves) -> bool:
     # loads with the first mesh or sharded Array: `import jxkernel` needs neither
     from ..xla.sharded import any_sharded
     return any_sharded(leaves)
+
+
+ON_ONE_DEVICE = object()      # over_mesh's answer for a call jit runs on one device
+
+
+def over_mesh(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs, refs):
+    """A jit call's results where it runs over a mesh: given shardings or sharded arguments,
+    or called under set_mesh (JAX runs it over the mesh's devices then; a jit with Refs, or
+    with compiler options, stays on one device: jxkernel partitions neither yet). Else
+    ON_ONE_DEVICE."""
+    context = not (jitted._sharded or any_sharded(leaves))
+    if context and not (on_context_mesh() and not (refs or jitted._compiler_options)):
+        return ON_ONE_DEVICE
+    # loads with the first mesh or sharded Array: `import jxkernel` needs neither
+    from .jit_sharded import call_jitted
+    out = call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs,
+                      context)
+    return ON_ONE_DEVICE if out is None else out

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from ..core.config import config
 from ..core.interpreter_primitives import sharding_constraint_p
-from ..core.mesh import NamedSharding, PartitionSpec, resolve
+from ..core.mesh import (AbstractMesh, NamedSharding, PartitionSpec, concrete_mesh, get_mesh,
+                         resolve)
 from ..core.staging import DebugInfo, trace_to_jaxpr
 from ..tree_util import (broadcast_prefix, default_registry as _registry, keystr, prefix_errors,
                          tree_flatten, tree_flatten_with_path, tree_unflatten)
@@ -72,8 +73,11 @@ def _hashable(shardings):
     return tree, tuple(leaves)
 
 
-def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs):
-    """Run a `jit` with shardings (or with sharded arguments): compile once per signature."""
+def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs,
+                context=False):
+    """Run a `jit` with shardings (or with sharded arguments): compile once per signature.
+    `context`: called only for the mesh set_mesh set; None then for a jit reading or writing
+    Refs, which the caller runs on one device."""
     if jitted._compiler_options:
         raise NotImplementedError("jit's compiler_options over a mesh (shardings or sharded "
                                   "arguments) are not supported yet; jit without them")
@@ -81,12 +85,18 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
     if given is None:                      # the jit's own shardings, made hashable once
         given = jitted._sharding_key = (_hashable(jitted._in_shardings),
                                         _hashable(jitted._out_shardings))
-    key = ("sharded", treedef, avals, statics, given,
+    # (the trace state holds set_mesh's mesh: a jit run over it compiles again for another)
+    key = ("sharded", treedef, avals, statics, given, config._trace_state,
            tuple([x._sharding if type(x) is ShardedArray else _own_sharding(x) for x in leaves]))
     entry = jitted._cache.get(key)
     if entry is None:
+        if context and key in jitted.__dict__.get("_one_device_keys", ()):
+            return None
         closed, out_tree, trace_s = jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
         if jit_refs.uses_refs(closed):
+            if context:               # (remembered: not traced again at each call)
+                jitted.__dict__.setdefault("_one_device_keys", set()).add(key)
+                return None
             raise NotImplementedError(
                 f"{jitted._name} reads or writes a Ref, and is a jit with shardings (or was "
                 f"given sharded arguments): jxkernel threads Refs through a jit on one device "
@@ -173,8 +183,14 @@ class Partitioning:
             _flat_shardings(given_out, out_struct, "out_shardings")
         _check_fit("outputs", _output_names(out_struct), jaxpr.out_avals, flat_out)
         flat_out = typed_outputs(jaxpr.out_avals, flat_out)
-        self.mesh = mesh = _mesh_of(flat_in + flat_out) or getattr(jitted, "_constraint_mesh",
-                                                                    None)
+        # else the mesh set by set_mesh, as JAX's device assignment (pxla's
+        # _get_and_check_device_assignment)
+        self.mesh = mesh = _mesh_of(flat_in + flat_out) or getattr(
+            jitted, "_constraint_mesh", None) or get_mesh()
+        if isinstance(mesh, AbstractMesh):
+            # only shardings over an AbstractMesh (a constraint's inside): JAX runs the program
+            # on the devices of the mesh set by set_mesh
+            self.mesh = mesh = concrete_mesh(mesh, get_mesh())
         if mesh is None:
             raise ValueError("jit with shardings found no NamedSharding to take its mesh from")
         self.replicated = replicated = NamedSharding(mesh, PartitionSpec())

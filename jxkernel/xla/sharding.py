@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from ..core.mesh import (
+    AbstractMesh,
     AxisType,
     Mesh,
     NamedSharding,
@@ -28,6 +29,7 @@ from ..core.mesh import (
     PartitionSpec,
     checked_axis_types,
     checked_memory_kind,
+    concrete_mesh,
     tiling,
 )
 from . import client
@@ -231,6 +233,8 @@ def sdy_sharding(module, home: Mesh, sharding: NamedSharding, ndim: int) -> str:
     inside jit naming them otherwise: use_abstract_mesh) names a mesh declared next to
     `@mesh`, as `@mesh_1`."""
     mesh = sharding.mesh
+    if isinstance(mesh, AbstractMesh):      # JAX's _abstract_to_concrete_mesh: home's devices
+        mesh = concrete_mesh(mesh, home)
     if mesh._ids != home._ids:
         raise ValueError(f"Received incompatible devices for jitted computation: the sharding "
                          f"{sharding!r} is over a different mesh than the computation's "
