@@ -249,6 +249,14 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
     # JAX's own advice for int(x) / float(x) of a tracer: convert the dtype, stay traced
     astype = f"value = x.astype({converts.group(1)})   # instead of {converts.group(1)}(x)" \
         if converts else ""
+    # x.item() / x.tolist() of a static argument cannot work: static, x is the Python number
+    # itself, which has no .item() (JAX: "'float' object has no attribute 'item'"); the fix is
+    # to keep the array, which jnp code takes wherever it took the number
+    pulls = re.search(r"\.(item|tolist)\(\)", code)
+    if pulls:
+        static = ""
+        astype = (f"{code.replace(pulls.group(0), '', 1)}   # the array itself, traced: "
+                  f"no .{pulls.group(1)}()")
     if static:
         rewrite = static + (f"\n# then this line sees a Python value:\n{code}" if code else "")
         rewrite += f"\n# or, if an array is fine here, keep it traced:\n{astype}" if astype else ""
@@ -425,13 +433,19 @@ def _unhashable_card(exc, where, called_from) -> ErrorCard:
         rewrite = f"# pass {arg}={hashable} instead of {value_text}\n{code}".rstrip()
     else:
         rewrite = f"{function} = jax.jit({function})   # {arg} traced instead: no static_argnames"
-    rewrite += f"\n# or, if {arg} holds numbers, make it traced: drop it from static_argnames " \
-               f"and pass jnp.asarray(...)"
+    # only where the function computes with it: traced, a shape, a size or a loop count
+    # fails (jnp.zeros(shape) with a traced shape is JAX's "Shapes must be 1D sequences of
+    # concrete values"), and "holds numbers" was said of exactly those too
+    rewrite += f"\n# or, if {function} only computes with {arg} (never as a shape, a size or " \
+               f"a loop count),\n# make it traced: drop it from static_argnames and pass " \
+               f"jnp.asarray(...)"
     return ErrorCard(
         "unhashable-static", "A static argument must be hashable",
         why=(f"{arg} is a static argument of {function}: its value is part of the compile "
              f"cache's key, so it must be hashable, and a {type_name} is not."),
-        fix=f"Pass a hashable value ({hashable or 'a tuple, a frozenset'}), or make {arg} traced.",
+        fix=(f"Pass a hashable value ({hashable or 'a tuple, a frozenset'}); or, if {function} "
+             f"only computes with {arg} (a shape, a size or a loop count must stay static), "
+             f"make {arg} traced."),
         rewrite=rewrite, where=_public(where), called_from=_public(called_from),
         origin={"argument": arg, "value_type": type_name, "value": value_text,
                 "function": function},
