@@ -68,8 +68,14 @@ def _show_user_traceback(shell, etype, value, tb, tb_offset=None):
     or, for an error with a card, one line and the card holding that traceback. Any other
     error that never went through jxkernel (and has no card) is not ours: IPython's own
     traceback, unfiltered."""
+    from IPython.core.error import UsageError  # the shell calling us has IPython loaded
     card = _card(value)
-    if card is None and not isinstance(value, _JX_ERRORS) and not through_jxkernel(tb):
+    # IPython says a UsageError (a magic's: %%jit's options, a cell that is not Python) and a
+    # SyntaxError in a line of their own; as a traceback they showed IPython's rewrite of the
+    # cell, `get_ipython().run_cell_magic('jit', ...)`
+    ipythons = isinstance(value, (UsageError, SyntaxError))
+    if card is None and (ipythons or not isinstance(value, _JX_ERRORS) and
+                         not through_jxkernel(tb)):
         shell.showtraceback((etype, value, tb))
         return
     try:

@@ -260,6 +260,8 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
     if static:
         rewrite = static + (f"\n# then this line sees a Python value:\n{code}" if code else "")
         rewrite += f"\n# or, if an array is fine here, keep it traced:\n{astype}" if astype else ""
+    elif pulls:                                       # not a size: the number itself
+        rewrite = astype
     elif astype:
         rewrite = f"{astype}\n# a size? take it from a shape, known under jit:\nn = x.shape[0]"
     else:

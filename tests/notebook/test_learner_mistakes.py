@@ -92,7 +92,7 @@ def test_item_of_a_tracer_is_not_advised_static(shell):
     text, card = shown(shell, "def item(x):\n    return x.item()\njax.jit(item)(1.0)")
     assert card["kind"] == "concretization"
     assert "static_argnames" not in card["rewrite"], card["rewrite"]
-    assert card["rewrite"].startswith("return x   # the array itself"), card["rewrite"]
+    assert card["rewrite"] == "return x   # the array itself, traced: no .item()", card["rewrite"]
     assert shell.run_cell("jax.jit(lambda x: x)(1.0)").success     # the advice, followed
 
 
@@ -103,3 +103,11 @@ def test_float64_warning_names_the_users_line(shell):
         assert shell.run_cell("x64 = jnp.array([1.0], dtype=jnp.float64)").success
     (w,) = [w for w in caught if "float64" in str(w.message)]
     assert "/IPython/" not in w.filename and "/jxkernel/" not in w.filename, w.filename
+
+
+def test_a_magics_usage_error_stays_one_line(shell):
+    # a UsageError goes through jxkernel's %%jit: IPython's one line, not a traceback of
+    # IPython's rewrite of the cell (`get_ipython().run_cell_magic('jit', ...)`)
+    text, card = shown(shell, "%%jit\nsx = jnp.ones(3)\nsy = sx +")
+    assert card is None and text.startswith("UsageError: %%jit: the cell is not valid Python"), text
+    assert "run_cell_magic" not in text and "Traceback" not in text, text
