@@ -332,8 +332,16 @@ def _branch_rewrite(where) -> str:
     node = _node_at(where)
     if isinstance(node, ast.IfExp):
         test, a, b = (ast.unparse(n) for n in (node.test, node.body, node.orelse))
-        return (f"jnp.where({test}, {a}, {b})\n# or, to run only one branch:\n"
-                f"lax.cond({test}, lambda: {a}, lambda: {b})")
+        where_ = f"jnp.where({test}, {a}, {b})"
+        cond = f"lax.cond({test}, lambda: {a}, lambda: {b})"
+        # the user's whole statement with the expression replaced: `return x if c else -x`
+        # lost its `return` (a function then returning None), an assignment its target
+        stmt = getattr(node, "_statement", None)
+        if stmt is not None:
+            whole, part = ast.unparse(stmt), ast.unparse(node)
+            if part in whole:
+                where_, cond = whole.replace(part, where_, 1), whole.replace(part, cond, 1)
+        return f"{where_}\n# or, to run only one branch:\n{cond}"
     if isinstance(node, ast.If):
         simple = _simple_if(node)
         test = ast.unparse(node.test)
@@ -367,7 +375,21 @@ def _node_at(where):
                 found = node
     if isinstance(found, ast.If):
         found._parent_body = _siblings(tree, found)
+    if isinstance(found, ast.IfExp):
+        found._statement = _simple_statement_of(tree, found)
     return found
+
+
+def _simple_statement_of(tree, node):
+    """The innermost simple statement (a return, an assignment, an expression) holding
+    `node`, or None (inside a compound statement's header)."""
+    simple = (ast.Return, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)
+    best = None
+    for stmt in ast.walk(tree):
+        if isinstance(stmt, simple) and any(n is node for n in ast.walk(stmt)):
+            if best is None or stmt.lineno >= best.lineno:
+                best = stmt
+    return best
 
 
 def _parse_file(path):
