@@ -55,6 +55,7 @@ class DebugInfo(NamedTuple):
 class JaxprTracer(Tracer):
     """A staged value: a Var of the jaxpr being built, or a known constant."""
     __slots__ = ("_aval", "_var", "const")   # `_var`: a `var` slot would hide x.var()
+    _jax_class_name = "DynamicJaxprTracer"   # JAX's name for it, in its messages
 
     def __init__(self, trace, aval, var=None, const=None):
         self._trace, self._aval, self._var, self.const = trace, aval, var, const

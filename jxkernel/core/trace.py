@@ -177,6 +177,11 @@ class new_trace:
         self.trace.finish()
 
 
+def _jax_name(cls) -> str:
+    """The name JAX gives this tracer class (`_jax_class_name` where ours is another's)."""
+    return cls.__dict__.get("_jax_class_name", cls.__name__)
+
+
 class Tracer:
     """A value flowing through a trace. Array operators and methods are installed on this
     class by jxkernel.numpy, so user code treats tracers and Arrays alike."""
@@ -239,11 +244,13 @@ class Tracer:
             raise AttributeError(name)
         aval = self.aval
         if not getattr(aval, "is_high", False):
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            # JAX's words, for array tracers too ("DynamicJaxprTracer has no attribute foo"),
+            # and JAX's class name where ours differs (a jit's tracer)
+            raise AttributeError(f"{_jax_name(type(self))} has no attribute {name}")
         try:
             attr = getattr(aval, name)
         except AttributeError as err:
-            raise AttributeError(f"{type(self).__name__} has no attribute {name}") from err
+            raise AttributeError(f"{_jax_name(type(self))} has no attribute {name}") from err
         if type(attr) is aval_property:
             return attr.fget(self)
         if type(attr) is aval_method:

@@ -12,10 +12,10 @@ with JAX's whole message, folded (`<details>`, one click away); the error output
 one line naming the error and the user's line (the execute reply keeps the whole traceback, for
 nbclient and the like). Cell file names in what is shown (ipykernel's
 `/tmp/ipykernel_<pid>/<hash>.py`, IPython's `<ipython-input-3-…>`) read `In[3]`. The handler
-also takes ValueError and TypeError: those jxkernel raises (JAX's errors with those classes:
-bad shapes, vmap's inconsistent sizes, a loop carry changing type, rank promotion refused, ...)
-end at the user's lines too, as JAX filters its frames; any other ValueError or TypeError is
-shown exactly as IPython shows it.
+also takes every other exception: those that went through jxkernel (JAX's errors with
+Python's classes: bad shapes, vmap's inconsistent sizes, an attribute a tracer has not, the
+user's own error raised while jit traced the function, ...) end at the user's lines too, as
+JAX filters its frames; any other is shown exactly as IPython shows it.
 """
 from __future__ import annotations
 
@@ -31,7 +31,10 @@ from .program import CellError
 
 _JX_ERRORS = tuple(getattr(jx_errors, name) for name in jx_errors.__all__)
 # a %%jit cell's, %jaxpr's or %explain's CellError too: its card comes with its traceback
-ERRORS = _JX_ERRORS + (CellError, ValueError, TypeError)   # the classes the handler is given
+# and any other exception: one that went through jxkernel's frames ends at the user's lines, as
+# JAX filters every error that passes its API (an AttributeError on a tracer, a KeyError in a
+# jitted function showed a dozen of jit.py's frames); others are IPython's, unfiltered
+ERRORS = _JX_ERRORS + (CellError, Exception)   # the classes the handler is given
 FILTERING = "JXKERNEL_TRACEBACK_FILTERING"
 
 def walk(tb):
@@ -50,12 +53,10 @@ def user_traceback(tb):
     return filtered
 
 
-def raised_by_jxkernel(tb) -> bool:
-    """Whether the innermost frame of `tb`, where the exception was raised, is jxkernel's."""
-    last = None
-    for last in walk(tb):
-        pass
-    return last is not None and last.tb_frame.f_code.co_filename.startswith(JXKERNEL_DIR)
+def through_jxkernel(tb) -> bool:
+    """Whether the exception went through a frame of jxkernel's: raised there, or in the
+    user's function that jxkernel called (a jitted function's body while tracing)."""
+    return any(t.tb_frame.f_code.co_filename.startswith(JXKERNEL_DIR) for t in walk(tb))
 
 
 RED, RESET = "\x1b[31m", "\x1b[0m"
@@ -64,11 +65,17 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 def _show_user_traceback(shell, etype, value, tb, tb_offset=None):
     """IPython's custom exception handler: its usual traceback of the user's frames only,
-    or, for an error with a card, one line and the card holding that traceback. A ValueError
-    or TypeError that jxkernel did not raise (and has no card) is not ours: IPython's own
+    or, for an error with a card, one line and the card holding that traceback. Any other
+    error that never went through jxkernel (and has no card) is not ours: IPython's own
     traceback, unfiltered."""
+    from IPython.core.error import UsageError  # the shell calling us has IPython loaded
     card = _card(value)
-    if card is None and not isinstance(value, _JX_ERRORS) and not raised_by_jxkernel(tb):
+    # IPython says a UsageError (a magic's: %%jit's options, a cell that is not Python) and a
+    # SyntaxError in a line of their own; as a traceback they showed IPython's rewrite of the
+    # cell, `get_ipython().run_cell_magic('jit', ...)`
+    ipythons = isinstance(value, (UsageError, SyntaxError))
+    if card is None and (ipythons or not isinstance(value, _JX_ERRORS) and
+                         not through_jxkernel(tb)):
         shell.showtraceback((etype, value, tb))
         return
     try:

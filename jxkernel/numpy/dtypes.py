@@ -21,6 +21,7 @@ from numpy import (character, complexfloating, dtype, e, euler_gamma, flexible, 
 from ..core.config import config
 from ..core import dtypes as _core
 from ..core.avals import ShapedArray
+from ..core.source_info import user_stacklevel
 
 __all__ = [
     "object_", "ComplexWarning",
@@ -207,7 +208,9 @@ def canonicalize_user_dtype(d, fun_name: str = "", warn: bool = True) -> np.dtyp
             f"is not available, and will be truncated to dtype {out.name}. To enable more "
             f"dtypes, set the jax_enable_x64 configuration option or the JAX_ENABLE_X64 shell "
             f"environment variable. See https://github.com/jax-ml/jax#current-gotchas for more.",
-            UserWarning, stacklevel=4)
+            # the user's line, however deep in jxkernel the dtype was checked: a fixed
+            # stacklevel=4 named IPython's interactiveshell.py for jnp.array(..., float64)
+            UserWarning, stacklevel=user_stacklevel())
     return out
 
 

@@ -198,10 +198,15 @@ def _unhashable_advice(name: str, value, pos) -> str:
         return (f"An array is a value to trace: take '{name}' out of {option} and pass it as an "
                 f"argument; if its values must be Python numbers while tracing (a shape, a loop "
                 f"count), pass tuple({name}.tolist()).")
+    # traced only where the function does arithmetic with it: a shape, a size or a loop
+    # count must stay a Python value (traced, jnp.zeros(shape) fails: "Shapes must be 1D
+    # sequences of concrete values"), so the advice says when tracing it can work
+    traced = (f", or, if the function only computes with '{name}' (never uses it as a shape, a "
+              f"size or a loop count), pass it as a traced argument.")
     if isinstance(value, (list, set)):
         twin = f"tuple({name})" if isinstance(value, list) else f"frozenset({name})"
-        return f"Use a hashable value ({twin}), or pass it as a traced argument."
-    return "Use a hashable value, or pass it as a traced argument."
+        return f"Use a hashable value ({twin}){traced}"
+    return f"Use a hashable value{traced}"
 
 
 SCALAR_TYPES = (bool, int, float, complex)

@@ -249,9 +249,19 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
     # JAX's own advice for int(x) / float(x) of a tracer: convert the dtype, stay traced
     astype = f"value = x.astype({converts.group(1)})   # instead of {converts.group(1)}(x)" \
         if converts else ""
+    # x.item() / x.tolist() of a static argument cannot work: static, x is the Python number
+    # itself, which has no .item() (JAX: "'float' object has no attribute 'item'"); the fix is
+    # to keep the array, which jnp code takes wherever it took the number
+    pulls = re.search(r"\.(item|tolist)\(\)", code)
+    if pulls:
+        static = ""
+        astype = (f"{code.replace(pulls.group(0), '', 1)}   # the array itself, traced: "
+                  f"no .{pulls.group(1)}()")
     if static:
         rewrite = static + (f"\n# then this line sees a Python value:\n{code}" if code else "")
         rewrite += f"\n# or, if an array is fine here, keep it traced:\n{astype}" if astype else ""
+    elif pulls:                                       # not a size: the number itself
+        rewrite = astype
     elif astype:
         rewrite = f"{astype}\n# a size? take it from a shape, known under jit:\nn = x.shape[0]"
     else:
@@ -322,8 +332,16 @@ def _branch_rewrite(where) -> str:
     node = _node_at(where)
     if isinstance(node, ast.IfExp):
         test, a, b = (ast.unparse(n) for n in (node.test, node.body, node.orelse))
-        return (f"jnp.where({test}, {a}, {b})\n# or, to run only one branch:\n"
-                f"lax.cond({test}, lambda: {a}, lambda: {b})")
+        where_ = f"jnp.where({test}, {a}, {b})"
+        cond = f"lax.cond({test}, lambda: {a}, lambda: {b})"
+        # the user's whole statement with the expression replaced: `return x if c else -x`
+        # lost its `return` (a function then returning None), an assignment its target
+        stmt = getattr(node, "_statement", None)
+        if stmt is not None:
+            whole, part = ast.unparse(stmt), ast.unparse(node)
+            if part in whole:
+                where_, cond = whole.replace(part, where_, 1), whole.replace(part, cond, 1)
+        return f"{where_}\n# or, to run only one branch:\n{cond}"
     if isinstance(node, ast.If):
         simple = _simple_if(node)
         test = ast.unparse(node.test)
@@ -357,7 +375,21 @@ def _node_at(where):
                 found = node
     if isinstance(found, ast.If):
         found._parent_body = _siblings(tree, found)
+    if isinstance(found, ast.IfExp):
+        found._statement = _simple_statement_of(tree, found)
     return found
+
+
+def _simple_statement_of(tree, node):
+    """The innermost simple statement (a return, an assignment, an expression) holding
+    `node`, or None (inside a compound statement's header)."""
+    simple = (ast.Return, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)
+    best = None
+    for stmt in ast.walk(tree):
+        if isinstance(stmt, simple) and any(n is node for n in ast.walk(stmt)):
+            if best is None or stmt.lineno >= best.lineno:
+                best = stmt
+    return best
 
 
 def _parse_file(path):
@@ -425,13 +457,19 @@ def _unhashable_card(exc, where, called_from) -> ErrorCard:
         rewrite = f"# pass {arg}={hashable} instead of {value_text}\n{code}".rstrip()
     else:
         rewrite = f"{function} = jax.jit({function})   # {arg} traced instead: no static_argnames"
-    rewrite += f"\n# or, if {arg} holds numbers, make it traced: drop it from static_argnames " \
-               f"and pass jnp.asarray(...)"
+    # only where the function computes with it: traced, a shape, a size or a loop count
+    # fails (jnp.zeros(shape) with a traced shape is JAX's "Shapes must be 1D sequences of
+    # concrete values"), and "holds numbers" was said of exactly those too
+    rewrite += f"\n# or, if {function} only computes with {arg} (never as a shape, a size or " \
+               f"a loop count),\n# make it traced: drop it from static_argnames and pass " \
+               f"jnp.asarray(...)"
     return ErrorCard(
         "unhashable-static", "A static argument must be hashable",
         why=(f"{arg} is a static argument of {function}: its value is part of the compile "
              f"cache's key, so it must be hashable, and a {type_name} is not."),
-        fix=f"Pass a hashable value ({hashable or 'a tuple, a frozenset'}), or make {arg} traced.",
+        fix=(f"Pass a hashable value ({hashable or 'a tuple, a frozenset'}); or, if {function} "
+             f"only computes with {arg} (a shape, a size or a loop count must stay static), "
+             f"make {arg} traced."),
         rewrite=rewrite, where=_public(where), called_from=_public(called_from),
         origin={"argument": arg, "value_type": type_name, "value": value_text,
                 "function": function},

@@ -68,6 +68,11 @@ class Change:
     snippet: str = ""    # the fix as code
 
     def __str__(self):
+        # the kinds that are not a part of the signature are said in words alone: "fresh_jit"
+        # is a key of this module's, not a word a learner can look up (a new jit object in a
+        # loop read "(jit object): fresh_jit jit(f) compiled for ... -> a new jit object")
+        if self.kind in _UNNAMED_KINDS:
+            return f"{self.path}: {self.old} -> {self.new}"
         return f"{self.path}: {self.kind} {self.old} -> {self.new}"
 
     def to_json(self) -> dict:
@@ -76,6 +81,7 @@ class Change:
 
 KINDS = ("shape", "dtype", "weak_type", "static", "traced", "structure", "constant", "config",
          "fresh_jit", "fresh_body", "traced_for")
+_UNNAMED_KINDS = ("fresh_jit", "fresh_body", "traced_for")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -42,7 +42,7 @@ PANEL = "#jxkernel-compilations"
 ROWS = f"{PANEL} .jx-Compilations-spacer > .jx-Compilations-row"
 
 # The notebook the status bar and Compilations tests share (a.ipynb), by cell index.
-SETUP, SHOW_BACKEND, COMPILE, RECOMPILE, CALL, MANY, MLP = range(7)
+SETUP, SHOW_BACKEND, COMPILE, RECOMPILE, CALL, MANY, MLP, TYPO = range(8)
 NOTEBOOK_A = [
     "import jxkernel as jax, jxkernel.numpy as jnp",
     "%jxbackend",
@@ -66,6 +66,10 @@ NOTEBOOK_A = [
     "    w, b = params[-1]\n    return x @ w + b\n\n"
     "predict = jax.jit(mlp)\npredict(params, jnp.ones((3, 4))).shape\n"
     "predict(params, jnp.ones((5, 4))).shape",
+    # a learner's typo on a traced value: JAX's message, at the learner's lines only
+    # (loading jxkernel again is harmless; alone, this test loads it itself)
+    "%load_ext jxkernel\nimport jxkernel as jax\n\ndef typo(x):\n    return x.foo\n\n"
+    "jax.jit(typo)(1.0)",
 ]
 # The notebook whose saved views must render without its kernel (b.ipynb), by cell index.
 DEFINE, JAXPR, TRACED, HLO, COMPILES = range(5)
@@ -365,6 +369,19 @@ def test_compilations_panel_lists_a_recompile(lab, request):
     assert reasons.index("x: f32[3] -> f32[4]") < reasons.index("first call"), reasons
     expect(status_item(lab)).to_have_text(re.compile(r"· [1-9]\d* compiles"))
     shot(lab, request, "1-panel")
+
+
+def test_an_error_under_jit_shows_the_learners_lines_only(lab, request):
+    """An AttributeError on a tracer (a typo) reads as JAX's and its traceback ends at the
+    learner's lines, as JAX filters its frames: none of jxkernel's files, which it showed
+    (jit.py's frames) before any error that went through jxkernel was filtered."""
+    run_cell(lab, TYPO)
+    # the whole output area: after an earlier test loaded jxkernel, %load_ext says so first
+    shown = cell(lab, TYPO).locator(".jp-OutputArea")
+    expect(shown).to_contain_text("AttributeError: DynamicJaxprTracer has no attribute foo")
+    expect(shown).to_contain_text("return x.foo")
+    expect(shown).not_to_contain_text("jxkernel/")
+    shot_view(cell(lab, TYPO), request, "1-typo")
 
 
 def test_fail_on_recompile_toggle(lab, request):

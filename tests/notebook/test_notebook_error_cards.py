@@ -73,8 +73,25 @@ def test_bool_conversion_card(shell):
 
 def test_conditional_expression_becomes_where(shell):
     _, card, _, _ = failing(shell, "jax.jit(lambda v: v if v > 0 else -v)(1.0)")
-    assert card["rewrite"].splitlines()[0] == "jnp.where(v > 0, v, -v)"
+    # the user's line, with the expression rewritten in place
+    assert card["rewrite"].splitlines()[0] == "jax.jit(lambda v: jnp.where(v > 0, v, -v))(1.0)"
     assert "jax.jit(f, static_argnames=('v',))" in card["rewrite"]     # a lambda has no name
+
+
+def test_conditional_expression_keeps_its_statement(shell):
+    # `return x if flag else -x` rewritten as a bare `jnp.where(...)` lost the return: the
+    # function, rewritten so, returned None
+    _, card, _, _ = failing(shell, "def g(x, flag):\n    return x if flag else -x\n"
+                                   "jax.jit(g)(1.0, True)")
+    lines = card["rewrite"].splitlines()
+    assert lines[:3] == ["return jnp.where(flag, x, -x)", "# or, to run only one branch:",
+                         "return lax.cond(flag, lambda: x, lambda: -x)"], lines
+    assert shell.run_cell("def g2(x, flag):\n    return jnp.where(flag, x, -x)\n"
+                          "_r = jax.jit(g2)(1.0, True)").success      # the advice, followed
+    assert float(shell.user_ns["_r"]) == 1.0
+    _, card, _, _ = failing(shell, "def h(x):\n    y = x * 2 if x > 0 else x\n    return y\n"
+                                   "jax.jit(h)(1.0)")
+    assert card["rewrite"].splitlines()[0] == "y = jnp.where(x > 0, x * 2, x)"
 
 
 def test_concretization_card(shell):

@@ -261,6 +261,17 @@ def test_non_array_inputs_are_static_and_non_array_outputs_come_back(shell):
     assert isinstance(ran.error, UsageError) and "unhashable" in str(ran.error)
 
 
+def test_jit_cell_syntax_error_names_the_cell_and_line(shell):
+    ran = run(shell, "%%jit\nsx1 = jnp.ones(3)\nsx2 = sx1 +")
+    number = shell.execution_count - 1                   # the failed cell's prompt number
+    assert isinstance(ran.error, UsageError)
+    # the cell and its line as the notebook numbers them (the %%jit line is line 1) with a
+    # caret, as IPython says a cell's SyntaxError; not ast's "(<unknown>, line 3)"
+    assert str(ran.error) == (f"%%jit: the cell is not valid Python: invalid syntax, at "
+                              f"In[{number}], line 3:\n    sx2 = sx1 +\n               ^")
+    ok(shell, "sx3 = 1")                                 # the shell goes on
+
+
 def test_donate(shell):
     ok(shell, "x13 = jnp.ones(1000)\nkeep13 = x13")
     ok(shell, "%%jit --donate x13\nx13 = x13 + 1")

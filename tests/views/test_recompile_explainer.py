@@ -163,6 +163,8 @@ def test_jit_made_anew_in_a_loop_suggests_hoisting_it():
     (change,) = event.changes
     assert (change.kind, change.old) == ("fresh_jit", "jit(double) compiled for (x: f32[3])")
     assert change.snippet.startswith("f_jit = jax.jit(f)            # once, outside the loop")
+    # said in words, never by the explainer's own key for it ("fresh_jit")
+    assert str(change) == "(jit object): jit(double) compiled for (x: f32[3]) -> a new jit object"
 
 
 def test_explanation_text():

@@ -152,7 +152,8 @@ class JitMagics(JxMagicsBase):
             info = cellmod.analyze(source)
         except SyntaxError as e:
             who = (header or "%jaxpr").split()[0]
-            raise UsageError(f"{who}: the cell is not valid Python: {e}") from None
+            raise UsageError(f"{who}: the cell is not valid Python: "
+                             f"{_syntax_error_at(e, self.state.prompt_number())}") from None
         found = self.sources[key] = (source, visible, info)
         return found
 
@@ -387,3 +388,21 @@ def _why_new(old, new) -> str:
     changes = [f"{n}: {before.get(n, 'absent')} -> {after.get(n, 'absent')}"
                for n in sorted(set(before) | set(after)) if before.get(n) != after.get(n)]
     return "its inputs changed (" + ", ".join(changes) + ")"
+
+
+def _syntax_error_at(e: SyntaxError, prompt: int) -> str:
+    """A SyntaxError of a cell said as IPython says one: the cell and its line (counting the
+    %%jit line, as the notebook numbers them), the line and a caret, not ast's "(<unknown>,
+    line 3)", the name of no file the learner has.
+
+        >>> _syntax_error_at(SyntaxError("invalid syntax", ("<unknown>", 3, 8, "b = a +\\n")), 7)
+        'invalid syntax, at In[7], line 3:\\n    b = a +\\n           ^'
+    """
+    where = f"{e.msg}, at In[{prompt}], line {e.lineno}"
+    text = (e.text or "").rstrip()
+    if not text:
+        return where
+    stripped = text.lstrip()
+    caret = "" if not e.offset else "\n    " + " " * max(0, e.offset - 1 - (len(text) - len(stripped))) + "^"
+    return f"{where}:\n    {stripped}{caret}"
+

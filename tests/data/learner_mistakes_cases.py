@@ -1,0 +1,47 @@
+"""What JAX says for learners' mistakes whose advice or message jxkernel's notebook layer
+words itself (tests/notebook/test_learner_mistakes.py compares): `run(jax)` gives, per case,
+the exception's class and its first line (None where the call works), or a fact about a
+warning. Where a card or message advises a fix, a case runs the fix as advised, so the test
+can check that the advice works under JAX too. The reference (learner_mistakes_reference.json)
+is real JAX 0.10.2's, written by reference/make_learner_mistakes_reference.py."""
+import warnings
+
+
+def _said(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001  the error is the answer
+        return {"error": type(e).__name__, "first_line": str(e).splitlines()[0]}
+    return None
+
+
+def run(jax):
+    jnp = jax.numpy
+
+    def typo(x):                        # an attribute a tracer has not
+        return x.foo
+
+    def zeros(x, shape):                # a list as a static argument, used as a shape
+        return jnp.zeros(shape) + x
+
+    def item(x):                        # .item() of a traced argument
+        return x.item()
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        jnp.array([1.0], dtype=jnp.float64)     # float64 asked for, x64 off: a warning
+    return {
+        "attribute_of_tracer": _said(lambda: jax.jit(typo)(1.0)),
+        "static_list": _said(lambda: jax.jit(zeros, static_argnums=1)(1.0, [2, 3])),
+        # the advice: a tuple instead works; a traced shape does not
+        "static_list_as_tuple": _said(lambda: jax.jit(zeros, static_argnums=1)(1.0, (2, 3))),
+        "static_list_traced": _said(lambda: jax.jit(zeros)(1.0, jnp.asarray([2, 3]))),
+        "item_of_tracer": _said(lambda: jax.jit(item)(1.0)),
+        # "make x static" for .item(): x is then a Python float, which has no .item()
+        "item_made_static": _said(lambda: jax.jit(item, static_argnames=("x",))(1.0)),
+        "item_dropped": _said(lambda: jax.jit(lambda x: x)(1.0)),
+        # the float64 warning names the line that asked for it (stacklevel reaches the caller)
+        "float64_warning": {"category": caught[0].category.__name__,
+                            "at_caller": caught[0].filename == __file__,
+                            "first_line": str(caught[0].message).splitlines()[0]},
+    }

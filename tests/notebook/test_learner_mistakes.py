@@ -1,0 +1,113 @@
+"""Learners' mistakes in a notebook, each checked against what JAX 0.10.2 says for the same
+program (tests/data/learner_mistakes_reference.json, recorded by
+reference/make_learner_mistakes_reference.py): the message is JAX's, the traceback ends at
+the user's lines, and every fix a card advises works under JAX too."""
+import json
+import os
+import re
+import sys
+import warnings
+
+import pytest
+
+pytest.importorskip("IPython")
+
+from IPython.utils.capture import capture_output
+
+import jxkernel
+from jxkernel.views import error_cards
+from learner_mistakes_cases import run as facts_of      # tests/data
+import locations  # tests/support: the repository's folders
+from ipython_shell import shell_fixture
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+with open(os.path.join(locations.DATA, "learner_mistakes_reference.json")) as f:
+    JAX = json.load(f)
+
+shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp", fresh=True)
+
+
+def shown(shell, source):
+    """(what the shell printed, colours removed, the card's JSON or None) for a failing cell;
+    the shell must still run a cell afterwards."""
+    with capture_output() as cap:
+        result = shell.run_cell(source)
+    assert not result.success
+    cards = [o.data[error_cards.MIME] for o in cap.outputs if error_cards.MIME in o.data]
+    assert shell.run_cell("_ok = 1 + 1").success and shell.user_ns["_ok"] == 2
+    return ANSI.sub("", cap.stdout + cap.stderr), (cards[0] if cards else None)
+
+
+def test_the_cases_say_what_jax_says():
+    """The same programs under jxkernel: JAX's errors, classes and first lines."""
+    ours = facts_of(jxkernel)
+    # jxkernel names the static argument in JAX's message (JAX's pjit does not): the rest is
+    # JAX's words
+    assert ours["static_list"]["first_line"].replace(
+        ", passed as static argument 'shape' of zeros", "") == JAX["static_list"]["first_line"]
+    for case in JAX:
+        if case != "static_list":
+            assert ours[case] == JAX[case], case
+
+
+def test_attribute_error_on_a_tracer_ends_at_the_users_line(shell):
+    text, card = shown(shell, "def typo(x):\n    return x.foo\njax.jit(typo)(1.0)")
+    assert JAX["attribute_of_tracer"]["first_line"] in text, text
+    assert "----> 2     return x.foo" in text, text
+    assert "/jxkernel/" not in text, text               # none of jit's frames, as JAX
+
+
+def test_users_own_error_in_a_jitted_function_ends_at_the_users_line(shell):
+    text, _ = shown(shell, "def lookup(x):\n    return {'a': x}['b']\njax.jit(lookup)(1.0)")
+    assert "KeyError" in text and "----> 2     return {'a': x}['b']" in text, text
+    assert "/jxkernel/" not in text, text
+
+
+def test_an_error_outside_jxkernel_is_ipythons(shell):
+    text, card = shown(shell, "d = {}\nd['b']")
+    assert card is None and "KeyError" in text and "----> 2 d['b']" in text, text
+
+
+def test_unhashable_static_advice_says_when_traced_can_work(shell):
+    # a list used as a shape: the tuple works (JAX: no error), tracing it does not (JAX:
+    # "Shapes must be 1D sequences of concrete values"), so tracing is offered with its condition
+    assert JAX["static_list_as_tuple"] is None
+    assert JAX["static_list_traced"]["first_line"].startswith("Shapes must be 1D sequences")
+    text, card = shown(shell, "def zeros(x, shape):\n    return jnp.zeros(shape) + x\n"
+                              "jax.jit(zeros, static_argnums=1)(1.0, [2, 3])")
+    assert card["rewrite"].splitlines()[0] == "jax.jit(zeros, static_argnums=1)(1.0, (2, 3))"
+    assert "never as a shape, a size or a loop count" in card["rewrite"], card["rewrite"]
+    assert "a shape, a size or a loop count must stay static" in card["fix"], card["fix"]
+    assert "holds numbers" not in card["rewrite"]
+    # the message too (folded in the card)
+    assert "(never uses it as a shape, a size or a loop count)" in card["traceback"]
+
+
+def test_item_of_a_tracer_is_not_advised_static(shell):
+    # JAX: made static, x is a Python float, and a float has no .item()
+    assert JAX["item_made_static"] == {"error": "AttributeError",
+                                       "first_line": "'float' object has no attribute 'item'"}
+    assert JAX["item_dropped"] is None
+    text, card = shown(shell, "def item(x):\n    return x.item()\njax.jit(item)(1.0)")
+    assert card["kind"] == "concretization"
+    assert "static_argnames" not in card["rewrite"], card["rewrite"]
+    assert card["rewrite"] == "return x   # the array itself, traced: no .item()", card["rewrite"]
+    assert shell.run_cell("jax.jit(lambda x: x)(1.0)").success     # the advice, followed
+
+
+def test_float64_warning_names_the_users_line(shell):
+    assert JAX["float64_warning"]["at_caller"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert shell.run_cell("x64 = jnp.array([1.0], dtype=jnp.float64)").success
+    (w,) = [w for w in caught if "float64" in str(w.message)]
+    assert "/IPython/" not in w.filename and "/jxkernel/" not in w.filename, w.filename
+
+
+def test_a_magics_usage_error_stays_one_line(shell):
+    # a UsageError goes through jxkernel's %%jit: IPython's one line, not a traceback of
+    # IPython's rewrite of the cell (`get_ipython().run_cell_magic('jit', ...)`)
+    text, card = shown(shell, "%%jit\nsx = jnp.ones(3)\nsy = sx +")
+    assert card is None and text.startswith("UsageError: %%jit: the cell is not valid Python"), text
+    assert "run_cell_magic" not in text and "Traceback" not in text, text
