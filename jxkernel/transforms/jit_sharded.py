@@ -16,7 +16,7 @@ from ..core.staging import DebugInfo, trace_to_jaxpr
 from ..tree_util import (broadcast_prefix, default_registry as _registry, keystr, prefix_errors,
                          tree_flatten, tree_flatten_with_path, tree_unflatten)
 from ..xla.array import Array
-from ..xla.sharded import (ShardedArray, _mesh_of, _own_sharding, _SpmdEntry, compile_lowered,
+from ..xla.sharded import (_mesh_of, _own_sharding, _SpmdEntry, compile_lowered,
                            gspmd_sharding, lower_partitioned, to_argument,
                            typed_outputs)
 from ..xla.sharding import SingleDeviceSharding
@@ -82,7 +82,7 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
         given = jitted._sharding_key = (_hashable(jitted._in_shardings),
                                         _hashable(jitted._out_shardings))
     key = ("sharded", treedef, avals, statics, given,
-           tuple([x._sharding if type(x) is ShardedArray else _own_sharding(x) for x in leaves]))
+           tuple([_own_sharding(x) for x in leaves]))
     entry = jitted._cache.get(key)
     if entry is None:
         closed, out_tree, trace_s = jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
