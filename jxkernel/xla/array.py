@@ -84,6 +84,12 @@ def install_array_display(show) -> None:
     array_display = show
 
 
+# What only an Array over a mesh needs (its blocks, its value assembled from them, a copy of
+# each block): xla/sharded.py, which sets this to itself when it loads, with the first mesh and
+# so before any Array over one exists (it imports this module: this one cannot import it).
+on_mesh = None
+
+
 class DeletedArrayError(RuntimeError):
     """An Array was used after it was donated to a computation or deleted."""
 
@@ -146,8 +152,7 @@ class ArrayImpl:
         """One `Shard` per device of this process: its index into the array, replica id and
         data (mesh order); on one device without a mesh, the whole array."""
         if self._sharding is not None:
-            from .sharded import addressable_shards     # (loaded with the mesh)
-            return addressable_shards(self)
+            return on_mesh.addressable_shards(self)
         return [Shard(self.device, (slice(None),) * self.ndim, 0, self)]
 
     def addressable_data(self, index: int) -> Array:
@@ -235,8 +240,7 @@ class ArrayImpl:
         if self._npy is None:
             self._check_alive()
             if self._sharding is not None:          # assembled from its blocks
-                from .sharded import assembled_value  # (loaded with the mesh)
-                self._npy = assembled_value(self)
+                self._npy = on_mesh.assembled_value(self)
             else:
                 self._npy = _frozen(_to_host(self._buf), self.aval.shape)
         return self._npy
@@ -309,8 +313,7 @@ class ArrayImpl:
         """A new Array with its own buffer(s), on the same device(s)."""
         self._check_alive()
         if self._sharding is not None:              # each device's block put anew
-            from .sharded import put                  # (loaded with the mesh)
-            return put(self._value(), self.aval, self._sharding)
+            return on_mesh.put(self._value(), self.aval, self._sharding)
         return self._rewrap(_copy_buffer(self._buf, self._buf._sharding))
 
     def _rewrap(self, buf) -> Array:
@@ -405,6 +408,12 @@ BaseArray.register(ArrayImpl)
 def is_sharded(x) -> bool:
     """Whether `x` is an Array laid out over a mesh (one device or many)."""
     return type(x) is ArrayImpl and x._sharding is not None
+
+
+def is_plain(x) -> bool:
+    """Whether `x` is an Array on one device without a mesh: its buffer's sharding object says
+    where it is (the placement the fast paths compare by identity)."""
+    return type(x) is ArrayImpl and x._sharding is None
 
 
 # The types whose buffers executables take as they are: Array, and typed keys (random/keys.py

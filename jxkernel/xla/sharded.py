@@ -16,6 +16,7 @@ such a program of one equation, so it runs sharded too.
 from __future__ import annotations
 
 import functools
+import sys
 
 import numpy as np
 
@@ -448,3 +449,4 @@ def run_jaxpr(closed, name, args, mesh=None, on_compile=None) -> list:
 
 
 _dispatch.sharded_apply = apply_primitive
+array.on_mesh = sys.modules[__name__]    # (Array's methods over a mesh: xla/array.py)
