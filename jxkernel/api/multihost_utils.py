@@ -21,7 +21,7 @@ from ..transforms.jit import jit
 from ..tree_util import broadcast_prefix, tree_flatten, tree_map, tree_unflatten
 from ..xla import client as _client
 from ..xla import distributed as _runtime
-from ..xla.sharded import ShardedArray
+from ..xla.array import is_sharded
 
 __all__ = ["assert_equal", "broadcast_one_to_all", "global_array_to_host_local_array",
            "host_local_array_to_global_array", "process_allgather", "sync_global_devices"]
@@ -76,7 +76,7 @@ def process_allgather(in_tree, tiled: bool = False):
 
 
 def _is_global(x) -> bool:
-    return isinstance(x, ShardedArray) and not _runtime.is_fully_addressable(x)
+    return is_sharded(x) and not _runtime.is_fully_addressable(x)
 
 
 def _replicated(x) -> np.ndarray:

@@ -16,7 +16,7 @@ from ..tree_util import (
     tree_flatten,
     tree_flatten_with_path,
 )
-from ..xla.sharded import ShardedArray
+from ..xla.array import is_sharded
 from .shard_map_primitive import P, _bodies, _named_axes, _outer_manual, _unmentioned
 
 
@@ -150,7 +150,7 @@ def _check_spec_names(what, specs, manual, mesh) -> None:
 def _inferred_spec(x) -> PartitionSpec:
     """An argument's spec from its own sharding: a sharded array's, or (a tracer under jit)
     the one its type carries on Explicit axes, as JAX reads typeof(x).sharding."""
-    if type(x) is ShardedArray:
+    if is_sharded(x):
         return x.sharding.spec
     spec = getattr(getattr(get_aval(x), "sharding", None), "spec", None)
     return spec if isinstance(spec, PartitionSpec) else P()

@@ -27,7 +27,7 @@
    What it reads of Python objects, all of it given to setup() or to an entry point's
    constructor by the module that owns the object (xla/fastpath.py, the class bodies):
    config._generation (identity only), ctx.trace (identity against eval_trace), Array's slots
-   `_buf`, `aval`, `_npy` (offsets found from their member descriptors at setup, and checked to
+   `_buf`, `aval`, `_npy`, `_sharding` (offsets found from their member descriptors at setup, and checked to
    be object slots), a buffer's `_sharding` and `block_until_ready()`, the result of
    execute_sharded's `consume_with_handlers(handlers)`, a jit cache entry's `hits`, the
    `native` attribute (a Hit or None) of a LastHit (transforms/jit_cache.py) and of a _LastRun
@@ -71,7 +71,7 @@
 
 static PyObject *config_obj, *ctx_obj, *eval_trace, *miss;
 static PyTypeObject *array_type;
-static Py_ssize_t off_buf, off_aval, off_npy;   /* Array's slots, found from its descriptors */
+static Py_ssize_t off_buf, off_aval, off_npy, off_sharding;  /* Array's slots (descriptors) */
 static PyObject *s_generation, *s_trace, *s_sharding, *s_consume, *s_hits, *one;
 
 typedef struct {
@@ -128,7 +128,8 @@ setup(PyObject *self, PyObject *args, PyObject *kwds)
         return NULL;
     if (slot_offset((PyTypeObject *)at, "_buf", &off_buf) < 0 ||
             slot_offset((PyTypeObject *)at, "aval", &off_aval) < 0 ||
-            slot_offset((PyTypeObject *)at, "_npy", &off_npy) < 0)
+            slot_offset((PyTypeObject *)at, "_npy", &off_npy) < 0 ||
+            slot_offset((PyTypeObject *)at, "_sharding", &off_sharding) < 0)
         return NULL;
     Py_XSETREF(config_obj, Py_NewRef(cfg));
     Py_XSETREF(ctx_obj, Py_NewRef(ctx));
@@ -311,6 +312,7 @@ run(Hit *h, PyObject *const *args, Py_ssize_t n)
         SLOT(array, off_buf) = Py_NewRef(PyList_GET_ITEM(outs, i));
         SLOT(array, off_aval) = Py_NewRef(PyTuple_GET_ITEM(h->out_avals, i));
         SLOT(array, off_npy) = Py_NewRef(Py_None);
+        SLOT(array, off_sharding) = Py_NewRef(Py_None);     /* one device, no mesh */
         PyList_SetItem(outs, i, array);       /* steals array, drops the buffer's reference */
     }
     return outs;

@@ -303,7 +303,7 @@ def explicit_axes(mesh) -> frozenset:
                      if t is AxisType.Explicit)
 
 
-@functools.lru_cache(maxsize=1024)      # every ShardedArray made asks: keep it cheap
+@functools.lru_cache(maxsize=1024)      # every Array over a mesh made asks: keep it cheap
 def typed_sharding(sharding, ndim: int):
     """The sharding an array laid out as `sharding` has in its type: its Explicit axes only;
     None when the mesh has no Explicit axis (or the sharding is not a NamedSharding)."""

@@ -105,7 +105,8 @@ def _as_arrays(values) -> list:
 def _to_cpu(values) -> list:
     """Eager operands (Arrays, NumPy data, Python scalars, weak literals) as Arrays."""
     device = _cpu_device()
-    return [v if type(v) is Array and v.device == device else to_device(v, device)
+    return [v if type(v) is Array and v._sharding is None and v.device == device else
+            to_device(v, device)
             for v in values]
 
 

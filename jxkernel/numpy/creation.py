@@ -366,7 +366,7 @@ def _filled_like(name, a, fill_value, dtype, shape, device=None):
     aval = util.aval_of(a) if not isinstance(a, (Array, Tracer)) else a.aval
     shape = aval.shape if shape is None else _shape(shape)
     weak = dtype is None and aval.weak_type
-    if device is None and type(a) is Array and a.committed and not weak:
+    if device is None and type(a) is Array and a._sharding is None and a.committed and not weak:
         device = a.device       # JAX's full_like: on (committed to) a committed array's device
     if np.ndim(fill_value) if not isinstance(fill_value, (Array, Tracer)) else fill_value.ndim:
         return util.broadcast_to(asarray(fill_value, dtype=dtype or aval.dtype, device=device),

@@ -219,7 +219,7 @@ def _jit_when_eager(*static_argnames, dynamic=(), axes=False, jaxname=None):
                 if args:
                     kwargs, args = dict(zip(names, args), **kwargs), ()
                 kwargs["axis"] = _axes_arg(kwargs.get("axis"))
-            eager = type(a) is Array and _ctx.trace is eval_trace
+            eager = type(a) is Array and a._sharding is None and _ctx.trace is eval_trace
             if not (eager or jaxname and isinstance(a, _JIT_OPERANDS)) or \
                     kwargs.get("out") is not None:
                 return fun(a, *args, **kwargs)

@@ -132,7 +132,8 @@ def _unary_inexact(name, prim, doc):
         if isinstance(x, _ARRAYS):
             if x.aval.dtype in _INEXACT:             # hot path: no promotion
                 return prim.bind(x)
-            if type(x) is Array and type(_trace._ctx.trace) is _trace.EvalTrace:
+            if type(x) is Array and x._sharding is None and \
+                    type(_trace._ctx.trace) is _trace.EvalTrace:
                 return fused(x)
         return promoted(x)
     return fn

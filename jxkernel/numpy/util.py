@@ -157,7 +157,7 @@ _scalar_cache: dict = {}
 
 def _device_of(args):
     for a in args:
-        if type(a) is Array:
+        if type(a) is Array and a._sharding is None:
             return a.device
     return None
 
@@ -474,7 +474,8 @@ def converts_array(args, kind: str = "plain", trace_type=_trace.EvalTrace) -> bo
         arr, s = (x, y) if type(y) in _CACHED_SCALARS else (y, x)
         if type(s) in _CACHED_SCALARS and isinstance(arr, _ARRAYS):
             a = arr.aval
-            return type(arr) is Array and _pair_result(a, s, kind) != (a.dtype, a.weak_type)
+            return type(arr) is Array and arr._sharding is None and \
+                _pair_result(a, s, kind) != (a.dtype, a.weak_type)
     arrays = [a for a in args if isinstance(a, (Array, np.ndarray)) or
               (trace_type is not _trace.EvalTrace and isinstance(a, Tracer))]
     if not arrays:

@@ -29,7 +29,7 @@ from ..core.staging import DebugInfo, convert_constvars_to_invars
 from ..core.trace import Tracer, _ctx, eval_trace
 from ..tree_util import default_registry as _registry, tree_flatten, tree_unflatten
 from ..xla import client as _client, pipeline
-from ..xla.array import ARRAY_TYPES, Array, buffers
+from ..xla.array import ARRAY_TYPES, Array, buffers, is_plain
 from ..xla.placement import all_placed, call_placement, found_for, placement_of, signature
 from ..xla.dispatch import check_jitted_values
 from ..xla.lowering import NeedsMesh
@@ -174,7 +174,7 @@ class Jitted:
                 else:
                     bufs, avals = [a._buf for a in args], [a.aval for a in args]
                 same = avals == last.avals and bufs[0]._sharding is last.where and (len(bufs) == 1
-                    or type(args[0]) is not Array or all_placed(bufs, last.where))  # (placement.py)
+                    or not is_plain(args[0]) or all_placed(bufs, last.where))
             except (AttributeError, IndexError):   # a non-Array argument, or none
                 same = False
             if same and last.generation is config._generation and _ctx.trace is eval_trace:
@@ -321,7 +321,7 @@ class Jitted:
         exe, phases = pipeline.compile(module, f"jit({self._name})", trace_s=trace_s,
                                        arg_names=names, compiler_options=compiler_options)
         device = module.devices[0]          # (an Array there already: used, not committed)
-        consts = tuple(c if type(c) is Array and c.device == device or jit_refs.is_ref(c) else
+        consts = tuple(c if is_plain(c) and c.device == device or jit_refs.is_ref(c) else
                        device_put(c, device) for c in closed.consts)     # (a Ref: each call's)
         entry = Entry(exe, consts, out_tree, closed, module.text, any(module.donated))
         return entry, phases

@@ -17,7 +17,7 @@ from ..core.staging import DebugInfo, trace_to_jaxpr
 from ..tree_util import (broadcast_prefix, default_registry as _registry, keystr, prefix_errors,
                          tree_flatten, tree_flatten_with_path, tree_unflatten)
 from ..xla.array import Array
-from ..xla.sharded import (ShardedArray, _mesh_of, _own_sharding, _SpmdEntry, compile_lowered,
+from ..xla.sharded import (_mesh_of, _own_sharding, _SpmdEntry, compile_lowered,
                            gspmd_sharding, lower_partitioned, to_argument,
                            typed_outputs)
 from ..xla.sharding import SingleDeviceSharding
@@ -87,7 +87,7 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
                                         _hashable(jitted._out_shardings))
     # (the trace state holds set_mesh's mesh: a jit run over it compiles again for another)
     key = ("sharded", treedef, avals, statics, given, config._trace_state,
-           tuple([x._sharding if type(x) is ShardedArray else _own_sharding(x) for x in leaves]))
+           tuple([_own_sharding(x) for x in leaves]))
     entry = jitted._cache.get(key)
     if entry is None:
         if context and key in jitted.__dict__.get("_one_device_keys", ()):

@@ -28,7 +28,7 @@ draws:
                         "index": [[start, stop], ...] per dimension, "color": "#rrggbb"}]
     array             the array's repr, or null (the view of `show_sharding` alone)
 
-A sharded Array displays this view under its usual one (ShardedArray._repr_mimebundle_).
+A sharded Array displays this view under its usual one (its _repr_mimebundle_, xla/sharded.py).
 """
 from __future__ import annotations
 

@@ -13,9 +13,13 @@ user's array would show through. (The copy costs the same as aliasing for small
 arrays.) The other direction, `np.asarray(x)`, is a zero-copy *read-only* view
 where jaxlib allows it (CPU); we cache it in `_npy`.
 
-Several devices. An `Array` lives on one device; an array split or copied over several is a
-`ShardedArray` (sharded.py), whose sharding says which device holds which block (pmap's
-results are those too: pmap is a jit of shard_map, api/pmap.py).
+Several devices. One class for every layout, as JAX's one `ArrayImpl`: an Array holds a
+buffer, an aval and, laid out over a mesh (one device or many), its `NamedSharding`, which
+says which device holds which block (pmap's results are such Arrays too: pmap is a jit of
+shard_map, api/pmap.py). An Array on one device without a mesh has no sharding of its own
+(`_sharding` is None: the fast paths test that) and reports its device's SingleDeviceSharding.
+What only a mesh layout needs (its blocks, its value assembled) lives in sharded.py as
+functions, loaded with the first mesh.
 
 Operators and array methods (`+`, `.sum()`, `.at[]`, ...) are installed by
 jxkernel.numpy, which owns their semantics.
@@ -80,6 +84,12 @@ def install_array_display(show) -> None:
     array_display = show
 
 
+# What only an Array over a mesh needs (its blocks, its value assembled from them, a copy of
+# each block): xla/sharded.py, which sets this to itself when it loads, with the first mesh and
+# so before any Array over one exists (it imports this module: this one cannot import it).
+on_mesh = None
+
+
 class DeletedArrayError(RuntimeError):
     """An Array was used after it was donated to a computation or deleted."""
 
@@ -88,15 +98,19 @@ class ArrayImpl:
     """An immutable array on a device. Reading its value waits for the computation.
 
     Named as JAX's concrete array class, which user code checks by name
-    (`type(x).__name__ == "ArrayImpl"`); `jxkernel.Array` is the abstract type.
+    (`type(x).__name__ == "ArrayImpl"`); `jxkernel.Array` is the abstract type. `_sharding`:
+    None on one device (the fast paths), else the NamedSharding of its mesh layout (made by
+    sharded.sharded_array, which also puts the layout's Explicit axes in the aval).
     """
-    __slots__ = ("_buf", "aval", "_npy", "__weakref__")
+    # (the compiled fast path, core/_fastpath.c, fills these four slots of the Arrays it makes)
+    __slots__ = ("_buf", "aval", "_npy", "_sharding", "__weakref__")
     __array_priority__ = 100
 
-    def __init__(self, buf, aval: ShapedArray):
+    def __init__(self, buf, aval: ShapedArray, sharding=None):
         self._buf = buf
         self.aval = aval
         self._npy = None
+        self._sharding = sharding
 
     shape = property(lambda self: self.aval.shape)
     dtype = property(lambda self: self.aval.dtype)
@@ -109,10 +123,16 @@ class ArrayImpl:
     # ---------------------------------------------------------------- devices
     def devices(self) -> set:
         """The set of devices holding this array's data."""
+        if self._sharding is not None:
+            return set(self._sharding.mesh.devices.flat)
         return set(self._buf._sharding._devices)
 
     @property
     def device(self):
+        if self._sharding is not None and self._sharding.num_devices != 1:
+            raise ValueError(f"Length of devices is greater than 1. Please use `.devices()`. "
+                             f"(This Array is split over {self._sharding.num_devices} "
+                             f"devices.)")
         return self._buf._sharding._devices[0]
 
     @property
@@ -121,20 +141,27 @@ class ArrayImpl:
 
     def _home_device(self):
         """Where values derived from this array go by default."""
-        return self._buf._sharding._devices[0]
+        return self._buf._sharding._devices[0]     # (over a mesh: its first device)
 
     @property
     def platform(self) -> str:
-        return _client.platform_of(self.device)
+        return _client.platform_of(self._home_device())
 
     @property
     def addressable_shards(self) -> list:
-        """One `Shard` per device; here the whole array on its one device."""
+        """One `Shard` per device of this process: its index into the array, replica id and
+        data (mesh order); on one device without a mesh, the whole array."""
+        if self._sharding is not None:
+            return on_mesh.addressable_shards(self)
         return [Shard(self.device, (slice(None),) * self.ndim, 0, self)]
+
+    def addressable_data(self, index: int) -> Array:
+        """Shard `index`'s data (devices in mesh order), as a one-device Array."""
+        return self.addressable_shards[index].data
 
     @property
     def is_fully_replicated(self) -> bool:
-        return True
+        return self._sharding is None or self._sharding.is_fully_replicated
 
     @property
     def is_fully_addressable(self) -> bool:
@@ -142,7 +169,10 @@ class ArrayImpl:
 
     @property
     def sharding(self):
-        """A SingleDeviceSharding on this array's device, as JAX reports for one device."""
+        """Its NamedSharding over a mesh; else a SingleDeviceSharding on its device, as JAX
+        reports for one device."""
+        if self._sharding is not None:
+            return self._sharding
         from .sharding import SingleDeviceSharding  # local: a rarely used attribute
         return SingleDeviceSharding(self.device)
 
@@ -209,7 +239,10 @@ class ArrayImpl:
         """The data as a read-only NumPy array (waits for the computation)."""
         if self._npy is None:
             self._check_alive()
-            self._npy = _frozen(_to_host(self._buf), self.aval.shape)
+            if self._sharding is not None:          # assembled from its blocks
+                self._npy = on_mesh.assembled_value(self)
+            else:
+                self._npy = _frozen(_to_host(self._buf), self.aval.shape)
         return self._npy
 
     def __array__(self, dtype=None, copy=None):
@@ -279,10 +312,12 @@ class ArrayImpl:
     def copy(self) -> Array:
         """A new Array with its own buffer(s), on the same device(s)."""
         self._check_alive()
+        if self._sharding is not None:              # each device's block put anew
+            return on_mesh.put(self._value(), self.aval, self._sharding)
         return self._rewrap(_copy_buffer(self._buf, self._buf._sharding))
 
     def _rewrap(self, buf) -> Array:
-        return Array(buf, self.aval)
+        return Array(buf, self.aval, self._sharding)
 
     def __copy__(self):
         return self          # immutable: sharing is safe
@@ -326,6 +361,20 @@ class ArrayImpl:
             body = html.escape(np.array2string(self._value(), separator=", "))
         return f"<div>{head}<pre style='margin:2px 0'>{body}</pre></div>"
 
+    @property
+    def _repr_mimebundle_(self):
+        """Over a mesh, in a notebook: the value, then which device holds which block (the
+        view the package root registers: install_array_display). Without a mesh there is no
+        such method (AttributeError), so IPython shows `_repr_html_` and the repr as always."""
+        if self._sharding is None:
+            raise AttributeError("_repr_mimebundle_")
+        return self._sharded_bundle
+
+    def _sharded_bundle(self, include=None, exclude=None) -> dict:
+        if self._buf.is_deleted() or array_display is None:
+            return {"text/plain": repr(self)}
+        return array_display(self)     # the view (views/sharding_view.py), registered
+
 
 def _to_host(buf) -> np.ndarray:
     """A one-device buffer's data as NumPy (waits for it): a zero-copy view on CPU.
@@ -354,6 +403,17 @@ def _frozen(value: np.ndarray, shape) -> np.ndarray:
 
 Array = ArrayImpl          # the name the rest of jxkernel imports
 BaseArray.register(ArrayImpl)
+
+
+def is_sharded(x) -> bool:
+    """Whether `x` is an Array laid out over a mesh (one device or many)."""
+    return type(x) is ArrayImpl and x._sharding is not None
+
+
+def is_plain(x) -> bool:
+    """Whether `x` is an Array on one device without a mesh: its buffer's sharding object says
+    where it is (the placement the fast paths compare by identity)."""
+    return type(x) is ArrayImpl and x._sharding is None
 
 
 # The types whose buffers executables take as they are: Array, and typed keys (random/keys.py

@@ -42,7 +42,7 @@ def _forget(_, exe) -> None:
 
 _executables = LRU(PROGRAMS, on_evict=_forget)  # (prim, avals, params, device) -> Executable
 # Set by xla/sharded.py (on its import): operations on arrays split over a mesh run there.
-sharded_apply = sharded_type = None
+sharded_apply = None
 
 
 class _LastRun:
@@ -164,7 +164,7 @@ def _operand_names(n) -> list:
 
 def _any_sharded(args) -> bool:
     for a in args:
-        if type(a) is sharded_type:
+        if type(a) is Array and a._sharding is not None:
             return True
     return False
 

@@ -156,7 +156,7 @@ def is_fully_addressable(x) -> bool:
 
 
 def global_from_host_local(value: np.ndarray, sharding):
-    """The global array (a ShardedArray over all processes' devices) of which `value` is
+    """The global array (an Array over all processes' devices) of which `value` is
     this process's part: along each split dimension, this process's run of blocks. With 2
     processes of 2 devices and P('x') over a 4-device mesh, a (2, 3) `value` on each makes
     a (4, 3) array: process 0's rows first."""

@@ -143,7 +143,7 @@ class Executable:
         if isinstance(x, Array):
             if expected is not None:
                 self._check_type(i, x.aval, expected)
-            return x if type(x) is Array and x.device == self.device else \
+            return x if type(x) is Array and x._sharding is None and x.device == self.device else \
                 device_put(x, self.device)
         value, aval = _host_value(x)
         if expected is not None:
@@ -297,7 +297,7 @@ def _simple_call(execute, handlers, out_avals, executable_ref):
             except Exception as e:
                 raise executable_ref()._execution_error(e, bufs) from None
             array = _new_array(Array)          # _wrap, written out: one call fewer
-            array._buf, array.aval, array._npy = out, out_aval, None
+            array._buf, array.aval, array._npy, array._sharding = out, out_aval, None, None
             return [array]
         return call_buffers
 
@@ -314,7 +314,7 @@ def _simple_call(execute, handlers, out_avals, executable_ref):
 
 def _wrap(buf, aval) -> Array:
     a = _new_array(Array)
-    a._buf, a.aval, a._npy = buf, aval, None
+    a._buf, a.aval, a._npy, a._sharding = buf, aval, None, None
     return a
 
 

@@ -95,7 +95,8 @@ class NumpyExecutable(Executable):
                 out = flush_subnormals(out)       # as XLA's CPU arithmetic writes them (FTZ)
             logical, aval = aval, physical_aval(aval)      # (typed keys: their data ran)
             a = Array.__new__(Array)
-            a._buf, a.aval, a._npy = NumpyBuffer(out, aval, self._sharding, flush), aval, None
+            a._buf, a.aval, a._npy, a._sharding = (NumpyBuffer(out, aval, self._sharding, flush),
+                                                   aval, None, None)
             result.append(a if logical is aval else logical.dtype.wrap(a))
         return result
 

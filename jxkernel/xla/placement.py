@@ -24,9 +24,9 @@ def signature(arrays) -> tuple:
     if not arrays:
         return (), None
     where = arrays[0]._buf._sharding
-    if type(arrays[0]) is Array:
+    if type(arrays[0]) is Array and arrays[0]._sharding is None:    # (one device, no mesh)
         for a in arrays:
-            if a._buf._sharding is not where and type(a) is Array:
+            if a._buf._sharding is not where and type(a) is Array and a._sharding is None:
                 where = MIXED
     return tuple([a.aval for a in arrays]), where
 

@@ -5,17 +5,18 @@
     >>> x.addressable_shards[2].index, x.addressable_shards[2].data
     ((slice(2, 4, None),), Array([2., 3.], dtype=float32))
 
-A `ShardedArray` is one jaxlib buffer whose aval is the *global* type and whose sharding is
-`GSPMDSharding(mesh devices, HloSharding)`; jaxlib keeps one shard buffer per device (in mesh
+An Array over a mesh is one jaxlib buffer whose aval is the *global* type and whose sharding
+is `GSPMDSharding(mesh devices, HloSharding)`; jaxlib keeps one shard buffer per device (in mesh
 order). A jit with shardings (given, or carried by its arguments) is lowered with Shardy's
 `sdy.sharding` attributes and compiled with one partition per mesh device; XLA's partitioner
-chooses what it was not told, and the results come back as ShardedArrays whose shardings are
-read from the executable (`get_output_shardings`). An eager operation on a ShardedArray is
+chooses what it was not told, and the results come back as Arrays over the mesh whose shardings are
+read from the executable (`get_output_shardings`). An eager operation on such an Array is
 such a program of one equation, so it runs sharded too.
 """
 from __future__ import annotations
 
 import functools
+import sys
 
 import numpy as np
 
@@ -32,7 +33,7 @@ from . import dispatch as _dispatch
 from . import pipeline
 # (this module loads with the first mesh, so the guards' small module loads with it)
 from . import transfer_guard
-from .array import (_COPY, Array, ArrayImpl, Shard, _frozen, _rewrap_buffer, _to_host,
+from .array import (_COPY, Array, Shard, _frozen, _rewrap_buffer, _to_host, is_sharded,
                     sharding_for)
 from .host_values import _host_value
 from .transfers import device_put as put_on_device  # this module's device_put is the mesh's
@@ -50,96 +51,44 @@ def gspmd_sharding(sharding: NamedSharding, ndim: int):
                             hlo_sharding(sharding, ndim))
 
 
-class ShardedArray(ArrayImpl):
-    """An Array split over a mesh (see the module docstring); `.sharding` says how."""
-    __slots__ = ("_sharding",)
-
-    def __init__(self, buf, aval: ShapedArray, sharding: NamedSharding):
-        typed = typed_sharding(sharding, len(aval.shape))     # Explicit axes: in the type
-        if typed != aval.sharding:
-            aval = aval.update(sharding=typed)
-        super().__init__(buf, aval)
-        self._sharding = sharding
-
-    sharding = property(lambda self: self._sharding)
-    is_fully_replicated = property(lambda self: self._sharding.is_fully_replicated)
-
-    @property
-    def device(self):
-        if self._sharding.num_devices == 1:
-            return self._sharding.mesh.devices.flat[0]
-        raise ValueError(f"Length of devices is greater than 1. Please use `.devices()`. (This "
-                         f"Array is split over {self._sharding.num_devices} devices.)")
-
-    def devices(self) -> set:
-        return set(self._sharding.mesh.devices.flat)
-
-    def _home_device(self):
-        return self._sharding.mesh.devices.flat[0]
-
-    @property
-    def platform(self) -> str:
-        return _client.platform_of(self._home_device())
-
-    @property
-    def committed(self) -> bool:
-        return True
-
-    @property
-    def addressable_shards(self) -> list:
-        """Per device of this process (mesh order): its index into the array, replica id and
-        data."""
-        self._check_alive()
-        sharding, shape = self._sharding, self.shape
-        aval = ShapedArray(sharding.shard_shape(shape), self.dtype, self.weak_type)
-        return [Shard(d, index, r, Array(_rewrap_buffer(b, aval, d), aval))
-                for (d, index, r), b in zip(_local_blocks(sharding, shape),
-                                            _client.shard_buffers(self._buf))]
-
-    def addressable_data(self, index: int) -> Array:
-        """Shard `index`'s data (devices in mesh order), as a one-device Array."""
-        return self.addressable_shards[index].data
-
-    def _value(self) -> np.ndarray:
-        """The global value, assembled on the host from one copy of each block (this process
-        must hold every block, as in JAX)."""
-        if self._npy is None:
-            self._check_alive()
-            sharding, shape = self._sharding, self.shape
-            blocks = {}
-            for (_, index, _), b in zip(_local_blocks(sharding, shape),
-                                        _client.shard_buffers(self._buf)):
-                blocks.setdefault(_index_key(index), (index, b))
-            if len(blocks) < len({_index_key(i) for i in
-                                  sharding.devices_indices_map(shape).values()}):
-                raise RuntimeError(
-                    "Fetching value for `jax.Array` that spans non-addressable (non process "
-                    "local) devices is not possible. You can use `jax.experimental."
-                    "multihost_utils.process_allgather` to print the global array or use "
-                    "`.addressable_shards` method of jax.Array to inspect the addressable "
-                    "(process local) shards.")
-            value = np.empty(shape, self.dtype)
-            for index, b in blocks.values():
-                value[index] = _to_host(b).reshape(sharding.shard_shape(shape))
-            self._npy = _frozen(value, shape)
-        return self._npy
-
-    def _rewrap(self, buf) -> ShardedArray:
-        return ShardedArray(buf, self.aval, self._sharding)
-
-    def copy(self) -> ShardedArray:
-        return put(self._value(), self.aval, self._sharding)
-
-    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
-        """In a notebook: the value, then which device holds which block (the view the package
-        root registers: xla/array.install_array_display)."""
-        if self._buf.is_deleted() or array.array_display is None:
-            return {"text/plain": repr(self)}
-        return array.array_display(self)     # the view (views/sharding_view.py), registered
+def sharded_array(buf, aval: ShapedArray, sharding: NamedSharding) -> Array:
+    """The Array of a buffer over `sharding`'s mesh (its Explicit axes put in the aval's type,
+    as JAX's)."""
+    typed = typed_sharding(sharding, len(aval.shape))
+    if typed != aval.sharding:
+        aval = aval.update(sharding=typed)
+    return Array(buf, aval, sharding)
 
 
-# One name for JAX's concrete class, as the one-device Array's (xla/array.py).
-ShardedArray.__name__ = "ArrayImpl"
+def addressable_shards(x: Array) -> list:
+    """Per device of this process (mesh order): its index into `x`, replica id and data
+    (`Array.addressable_shards` over a mesh)."""
+    x._check_alive()
+    sharding, shape = x._sharding, x.shape
+    aval = ShapedArray(sharding.shard_shape(shape), x.dtype, x.weak_type)
+    return [Shard(d, index, r, Array(_rewrap_buffer(b, aval, d), aval))
+            for (d, index, r), b in zip(_local_blocks(sharding, shape),
+                                        _client.shard_buffers(x._buf))]
+
+
+def assembled_value(x: Array) -> np.ndarray:
+    """The global value of `x`, read-only, assembled on the host from one copy of each block
+    (this process must hold every block, as in JAX)."""
+    sharding, shape = x._sharding, x.shape
+    blocks = {}
+    for (_, index, _), b in zip(_local_blocks(sharding, shape), _client.shard_buffers(x._buf)):
+        blocks.setdefault(_index_key(index), (index, b))
+    if len(blocks) < len({_index_key(i) for i in sharding.devices_indices_map(shape).values()}):
+        raise RuntimeError(
+            "Fetching value for `jax.Array` that spans non-addressable (non process "
+            "local) devices is not possible. You can use `jax.experimental."
+            "multihost_utils.process_allgather` to print the global array or use "
+            "`.addressable_shards` method of jax.Array to inspect the addressable "
+            "(process local) shards.")
+    value = np.empty(shape, x.dtype)
+    for index, b in blocks.values():
+        value[index] = _to_host(b).reshape(sharding.shard_shape(shape))
+    return _frozen(value, shape)
 
 
 def _local_blocks(sharding: NamedSharding, shape) -> list:
@@ -161,19 +110,20 @@ def _data(x):
 
 
 def any_sharded(leaves) -> bool:
-    """Whether a leaf is split over a mesh: a ShardedArray (typed keys: their data), or (for
+    """Whether a leaf is split over a mesh: an Array over one (typed keys: their data), or (for
     `.lower`) a ShapeDtypeStruct given a NamedSharding."""
     for leaf in leaves:
         leaf = _data(leaf)
-        if type(leaf) is ShardedArray or type(leaf) is ShapeDtypeStruct and \
+        if is_sharded(leaf) or type(leaf) is ShapeDtypeStruct and \
                 isinstance(leaf.sharding, NamedSharding):
             return True
     return False
 
 
 def _own_sharding(leaf):
-    """The NamedSharding a leaf carries (a ShardedArray's, a ShapeDtypeStruct's), or None."""
-    if type(leaf) is ShardedArray:
+    """The NamedSharding a leaf carries (an Array's over a mesh, a ShapeDtypeStruct's), or
+    None."""
+    if is_sharded(leaf):
         return leaf._sharding
     if _data(leaf) is not leaf:       # typed keys: their data's, on the keys' axes
         return _key_sharding(leaf)
@@ -182,8 +132,8 @@ def _own_sharding(leaf):
 
 
 # ------------------------------------------------------------------ putting data on a mesh
-def put(value: np.ndarray, aval: ShapedArray, sharding: NamedSharding) -> ShardedArray:
-    """Host data of `aval`'s dtype as a ShardedArray: each device gets its block (a copy)."""
+def put(value: np.ndarray, aval: ShapedArray, sharding: NamedSharding) -> Array:
+    """Host data of `aval`'s dtype as an Array over the mesh: each device gets its block (a copy)."""
     if sharding.mesh.devices.flat[0].platform == "numpy":   # jaxlib's buffers: XLA's devices
         raise unsupported(f"an array laid out on a mesh ({sharding!r})",
                           "its arrays live on its one device: leave the sharding out, or run "
@@ -198,11 +148,11 @@ def put(value: np.ndarray, aval: ShapedArray, sharding: NamedSharding) -> Sharde
     return _assemble(bufs, aval, sharding)
 
 
-def _assemble(bufs, aval, sharding) -> ShardedArray:
-    """One ShardedArray over per-device buffers given in mesh order (no copy)."""
+def _assemble(bufs, aval, sharding) -> Array:
+    """One Array over the mesh of per-device buffers given in mesh order (no copy)."""
     buf = xc.ArrayImpl(aval, gspmd_sharding(sharding, len(aval.shape)), bufs, committed=True,
                        _skip_checks=True)
-    return ShardedArray(buf, aval, sharding)
+    return sharded_array(buf, aval, sharding)
 
 
 def device_put(x, sharding) -> Array:
@@ -220,7 +170,7 @@ def device_put(x, sharding) -> Array:
     if is_key(getattr(x, "aval", None)) and hasattr(x, "_base"):
         # typed keys: their data laid out so (the key-data axes unsplit), and keys still
         return x.dtype.wrap(device_put(x._base, sharding))
-    if type(x) is ShardedArray:
+    if is_sharded(x):
         x._check_alive()
         if x._sharding == sharding:
             return x
@@ -237,7 +187,7 @@ def device_put(x, sharding) -> Array:
             raise
         raise ValueError(f"One of device_put args is incompatible with its sharding annotation "
                          f"{sharding!r}: {e}.") from None
-    if type(x) is ShardedArray:
+    if is_sharded(x):
         if x._sharding.mesh == sharding.mesh:
             return _relayout(x, sharding)
         value = x._value()
@@ -249,7 +199,7 @@ def device_put(x, sharding) -> Array:
     return put(value, aval, sharding)
 
 
-def _relayout(x: ShardedArray, sharding: NamedSharding) -> ShardedArray:
+def _relayout(x: Array, sharding: NamedSharding) -> Array:
     """`x` laid out as `sharding` over the same mesh, moved between devices by XLA (an
     identity program whose result is given that sharding), without a trip to the host."""
     key = ("relayout", x.aval, x._sharding, sharding)
@@ -301,9 +251,10 @@ def make_array_from_single_device_arrays(shape, sharding, arrays) -> Array:
     sharding = resolve(sharding, "make_array_from_single_device_arrays")
     by_device = {}
     for a in arrays:
-        if type(a) is not Array:
+        if type(a) is not Array or len(a._buf._sharding._devices) != 1:
             raise TypeError(f"make_array_from_single_device_arrays expects single-device Arrays; "
-                            f"got {type(a).__name__}")
+                            f"got {type(a).__name__}" if type(a) is not Array else
+                            f"got an Array over {len(a.devices())} devices")
         by_device[a.device] = a
     devices = local_devices(sharding.mesh._flat_devices)      # this process's, in mesh order
     missing = [d for d in devices if d not in by_device]
@@ -332,6 +283,9 @@ class ShardedExecutable(Executable):
     def __init__(self, loaded, out_avals, devices, name, donated, *, mesh: Mesh, out_shardings,
                  user_shardings, arg_avals, out_meshes=None):
         super().__init__(loaded, out_avals, devices, name, donated)
+        # results are Arrays over the mesh even on one device (JAX's NamedSharding): through
+        # _finish, never the one-device shortcut of Executable.call_buffers
+        self._simple = False
         # typed keys' results are their uint32 data here (core/physical.py), keys again after
         self._physical = [physical_aval(a) for a in self.out_avals]
         chosen = output_shardings(loaded, mesh, self._physical, user_shardings, arg_avals,
@@ -344,7 +298,7 @@ class ShardedExecutable(Executable):
 
     def _finish(self, bufs, outs) -> list:
         outs = super()._finish(bufs, outs)          # donation and the in-flight throttle
-        return [ShardedArray(o, p, s) if a is p else a.dtype.wrap(ShardedArray(o, p, s))
+        return [sharded_array(o, p, s) if a is p else a.dtype.wrap(sharded_array(o, p, s))
                 for o, a, p, s in zip(outs, self.out_avals, self._physical, self.out_shardings)]
 
 
@@ -419,7 +373,7 @@ def to_argument(x, sharding: NamedSharding):
     """The jaxlib buffer of `x` laid out as `sharding` (moved there if it is not)."""
     if _data(x) is not x:
         return to_argument(x._base, sharding)      # (the key-data axes unsplit)
-    if type(x) is ShardedArray and (x._sharding is sharding or x._sharding == sharding or
+    if is_sharded(x) and (x._sharding is sharding or x._sharding == sharding or
                                     x._sharding.is_equivalent_to(sharding, x.ndim)):
         x._check_alive()
         return x._buf
@@ -427,8 +381,8 @@ def to_argument(x, sharding: NamedSharding):
 
 
 def _carried(x) -> Mesh | None:
-    """The mesh an operand's type carries: a ShardedArray's, else None."""
-    return x._sharding.mesh if type(x) is ShardedArray else None
+    """The mesh an operand's type carries: an Array's over a mesh, else None."""
+    return x._sharding.mesh if is_sharded(x) else None
 
 
 def _mesh_of(shardings) -> Mesh | None:
@@ -444,7 +398,7 @@ _eager = LRU(PROGRAMS)   # (prim or jaxpr, params, avals, shardings) -> ShardedE
 
 def _operand_shardings(args, mesh=None) -> tuple:
     """Each operand's sharding: its own if it is split over a mesh, else replicated."""
-    shardings = [_own_sharding(a) if type(a) is not ShardedArray else a._sharding
+    shardings = [_own_sharding(a) if not is_sharded(a) else a._sharding
                  for a in args]
     replicated = NamedSharding(_mesh_of(shardings) or mesh, PartitionSpec())
     return tuple(s if s is not None else replicated for s in shardings)
@@ -456,7 +410,7 @@ def _avals(args) -> tuple:
 
 
 def apply_primitive(prim, args, params):
-    """Run `prim` on operands of which some are ShardedArrays: partitioned over their mesh."""
+    """Run `prim` on operands of which some are Arrays over a mesh: partitioned over their mesh."""
     shardings, avals = _operand_shardings(args), _avals(args)
     key = (prim, tuple(params.items()), avals, shardings, current_override())
     exe = _eager.get(key)
@@ -494,4 +448,5 @@ def run_jaxpr(closed, name, args, mesh=None, on_compile=None) -> list:
     return exe.call_buffers(exe.const_bufs + [to_argument(a, s) for a, s in zip(args, shardings)])
 
 
-_dispatch.sharded_apply, _dispatch.sharded_type = apply_primitive, ShardedArray
+_dispatch.sharded_apply = apply_primitive
+array.on_mesh = sys.modules[__name__]    # (Array's methods over a mesh: xla/array.py)

@@ -65,8 +65,8 @@ def _device_of_sharding(sharding):
 
 def _array_to_device(x: Array, device, copy: bool) -> Array:
     x._check_alive()
-    if type(x) is not Array:                    # several devices: gather onto one
-        if device is None and getattr(x, "_sharding", None) is not None:
+    if x._sharding is not None:                 # over a mesh: gathered onto one device
+        if device is None:
             return x.copy() if copy else x      # split over a mesh: it stays so
         device = device if device is not None else x._home_device()
         return host_to_device(x._value(), x.aval, device, committed=True)

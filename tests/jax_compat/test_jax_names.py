@@ -20,7 +20,7 @@ import locations  # tests/support: the repository's folders
 # ================================================================== ArrayImpl
 def test_concrete_arrays_are_named_arrayimpl_and_print_as_array():
     x = jnp.arange(3)
-    mesh = jax.sharding.Mesh(np.array(jax.devices()), ("i",))        # a ShardedArray
+    mesh = jax.sharding.Mesh(np.array(jax.devices()), ("i",))        # an Array over a mesh
     on_devices = jax.device_put(np.float32(2), jax.sharding.NamedSharding(
         mesh, jax.sharding.PartitionSpec()))
     for a in (x, x.at[0].set(5), jax.jit(lambda v: v * 2)(x), on_devices,
@@ -28,6 +28,8 @@ def test_concrete_arrays_are_named_arrayimpl_and_print_as_array():
         assert type(a).__name__ == "ArrayImpl"
         assert isinstance(a, jax.Array) and isinstance(a, jnp.ndarray)
         assert repr(a).startswith("Array(")
+        assert type(a) is type(x)             # one class for every layout, as JAX's ArrayImpl
+    assert type(on_devices.sharding).__name__ == "NamedSharding"
     assert type(x).__module__ == "jxkernel.xla.array"
     assert xla.array.Array is xla.array.ArrayImpl        # the name jxkernel's modules import
     assert type(x) is not jax.Array and not isinstance(1.0, jax.Array)

@@ -34,24 +34,6 @@ print(json.dumps(result_sharding_cases.run(jax)))
 # context mesh: doing so would put a check on every eager operation's fast path)
 _KNOWN = {("1", "set_mesh_auto_eager"): "context mesh dispatch",
           ("8", "set_mesh_auto_eager"): "context mesh dispatch"}
-# On one device a program over a mesh returns a plain Array, reporting its device's
-# SingleDeviceSharding, where JAX reports the NamedSharding: jxkernel's NamedSharding results
-# are another class (ShardedArray), and `type(x)` must agree between arrays on one device
-# (Equinox's `tree_equal(typematch=True)` reads it: 13 of its test_pmap tests failed when
-# these were ShardedArrays). One array class for every layout would close this.
-ONE_DEVICE_PLAIN = """astype at_set concatenate constraint_eager constraint_jit
-constraint_jit_replicated data_parallel_step device_put_sharded_again dot_explicit_out
-eager_2d_mul eager_add_plain eager_explicit_mul eager_explicit_sum0 eager_index eager_matmul
-eager_mul eager_reshape eager_sin eager_slice eager_sum eager_sum0 eager_transpose
-grad_of_sharded jit_grad_of_sharded jit_in_out_shardings jit_in_shardings jit_of_explicit
-jit_of_explicit_sum0 jit_of_sharded jit_of_sharded_2d jit_of_sharded_and_plain
-jit_of_sharded_matmul jit_of_sharded_sum jit_of_sharded_sum0 jit_of_sharded_transpose
-jit_out_shardings jit_out_shardings_replicated jit_out_shardings_tree jit_pmap
-jit_pmap_other_mesh jit_shard_map jit_shard_map_psum mean0 pmap pmap_other_mesh pmap_psum
-relu reshard_explicit reshard_explicit_spec reshard_jit scan_of_sharded set_mesh_auto_jit
-set_mesh_jit shard_map_plain_arg shard_map_psum shard_map_rows tree_map vmap_of_sharded
-where""".split()
-_KNOWN.update({("1", name): "one array class per layout" for name in ONE_DEVICE_PLAIN})
 
 
 def _reference() -> dict:
@@ -88,8 +70,6 @@ def test_results_over_a_mesh_are_named_shardings(runs):
     # operations and pmap report NamedSharding, as JAX's do (on one device they reported the
     # device's SingleDeviceSharding); a plain array keeps its device's
     n, mine, _ = runs
-    if n == "1":
-        pytest.skip("on one device results are plain Arrays (ONE_DEVICE_PLAIN says why)")
     for name in ("jit_out_shardings", "eager_mul", "jit_of_sharded", "pmap", "shard_map_rows"):
         assert mine[name]["sharding_type"] == "NamedSharding", name
     assert mine["jit_of_sharded"]["spec"] == "P('x',)"
@@ -100,8 +80,6 @@ def test_jit_of_pmap_names_pmaps_mesh(runs):
     # arguments on another mesh of the same devices: the result is named over pmap's mesh,
     # the one its type carries (out of the shard_map), not the argument's
     n, mine, ref = runs
-    if n == "1":
-        pytest.skip("on one device results are plain Arrays (ONE_DEVICE_PLAIN says why)")
     assert "_internal_pmap_axis_name" in mine["jit_pmap_other_mesh"]["sharding"]
     assert mine["jit_pmap_other_mesh"] == ref["jit_pmap_other_mesh"]
 
