@@ -274,7 +274,7 @@ class Jitted:
                         tuple(a for i, a in enumerate(args) if i in nums),
                         tuple(kwargs.items()))] = entry
         consts = jit_refs.call_consts(entry, leaves)    # a Ref's own buffer in its place
-        outs = entry.exe.call_arrays([x if type(x) is Array and x.device == device else
+        outs = entry.exe.call_arrays([x if is_plain(x) and x.device == device else
                                       device_put(x, device) for x in (*consts, *arrays)])
         outs = jit_refs.write_back_donated(entry.jaxpr, outs, leaves)
         if config._checked_calls:      # NaN/inf checks, the key-reuse checker (dispatch.py)

@@ -105,6 +105,9 @@ LAST_HIT = "last hit"      # the key of the LastHit in a jit's `_last` dict
 # the end of a `_traces` key for a trace made where no named axis is bound and no check_vma
 # body types the values: such a trace also serves a top-level call, and the other way round
 NOWHERE = ((), None)
+# what the mesh path (jit_primitive.over_mesh, jit_sharded.call_jitted) answers for a call that
+# jit runs on one device instead (not None: a function may return None)
+ON_ONE_DEVICE = object()
 
 
 def each_a_leaf(treedef, n) -> bool:

@@ -35,6 +35,7 @@ from ..xla.lowering import NeedsMesh
 from .ad import jvp_jaxpr, transpose_jaxpr
 from .ad_util import Zero, instantiate, is_undefined
 from .batching import batch_jaxpr
+from .jit_cache import ON_ONE_DEVICE
 
 jit_p = Primitive("jit", multiple_results=True)
 
@@ -309,7 +310,6 @@ def any_sharded(leaves) -> bool:
     return any_sharded(leaves)
 
 
-ON_ONE_DEVICE = object()      # over_mesh's answer for a call jit runs on one device
 
 
 def over_mesh(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs, refs):
@@ -322,6 +322,5 @@ def over_mesh(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwarg
         return ON_ONE_DEVICE
     # loads with the first mesh or sharded Array: `import jxkernel` needs neither
     from .jit_sharded import call_jitted
-    out = call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs,
-                      context)
-    return ON_ONE_DEVICE if out is None else out
+    return call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs,
+                       context)

@@ -23,6 +23,7 @@ from ..xla.sharded import (_mesh_of, _own_sharding, _SpmdEntry, compile_lowered,
 from ..xla.sharding import SingleDeviceSharding
 from . import jit_refs
 from .jit_args import result_paths
+from .jit_cache import ON_ONE_DEVICE
 
 
 def _is_sharding(s) -> bool:
@@ -76,8 +77,8 @@ def _hashable(shardings):
 def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs,
                 context=False):
     """Run a `jit` with shardings (or with sharded arguments): compile once per signature.
-    `context`: called only for the mesh set_mesh set; None then for a jit reading or writing
-    Refs, which the caller runs on one device."""
+    `context`: called only for the mesh set_mesh set; ON_ONE_DEVICE then for a jit reading or
+    writing Refs, which the caller runs on one device (not None: a function may return None)."""
     if jitted._compiler_options:
         raise NotImplementedError("jit's compiler_options over a mesh (shardings or sharded "
                                   "arguments) are not supported yet; jit without them")
@@ -91,12 +92,12 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
     entry = jitted._cache.get(key)
     if entry is None:
         if context and key in jitted.__dict__.get("_one_device_keys", ()):
-            return None
+            return ON_ONE_DEVICE
         closed, out_tree, trace_s = jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
         if jit_refs.uses_refs(closed):
             if context:               # (remembered: not traced again at each call)
                 jitted.__dict__.setdefault("_one_device_keys", set()).add(key)
-                return None
+                return ON_ONE_DEVICE
             raise NotImplementedError(
                 f"{jitted._name} reads or writes a Ref, and is a jit with shardings (or was "
                 f"given sharded arguments): jxkernel threads Refs through a jit on one device "
