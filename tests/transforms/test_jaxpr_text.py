@@ -17,8 +17,6 @@ import locations  # tests/support: the repository's folders
 
 # name -> why jxkernel's text still differs from JAX 0.10.2's
 KNOWN_DIFFERENT = {
-    "diag": "JAX's diagonal is a platform_dependent cond (a Mosaic branch) inside "
-            "`jit[name=_diag]`; jxkernel gathers directly",
     "solve": "JAX's solve is a custom_linear_solve over `jit[name=_lu_solve]`; jxkernel's is "
              "inlined LU and triangular solves",
     "grad_scan": "JAX's partial evaluation of scan keeps only the needed residuals "
