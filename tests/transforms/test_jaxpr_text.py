@@ -23,8 +23,10 @@ KNOWN_DIFFERENT = {
                  "(forwarding known carries); jxkernel's stages one more",
     "vmap_while": "JAX's while keeps a batched predicate (`cond_jaxpr` returns bool[3]; its "
                   "lowering selects); jxkernel selects in the body and reduces in the cond",
-    "checkpoint": "under grad JAX runs the primal outside the remat2 and stages one remat2 "
-                  "of the linearized part; jxkernel keeps a remat2 for the forward part too",
+    "log_softmax_grad": "JAX's partial evaluation of a jit drops the residuals the backward "
+                        "part does not use (reduce_max's jvp, stopped by stop_gradient) and "
+                        "transposes sub's second operand first (neg before the reduce_sum); "
+                        "jxkernel's keeps them and negates after",
 }
 
 
