@@ -21,8 +21,6 @@ KNOWN_DIFFERENT = {
              "inlined LU and triangular solves",
     "grad_scan": "JAX's partial evaluation of scan keeps only the needed residuals "
                  "(forwarding known carries); jxkernel's stages one more",
-    "vmap_while": "JAX's while keeps a batched predicate (`cond_jaxpr` returns bool[3]; its "
-                  "lowering selects); jxkernel selects in the body and reduces in the cond",
     "log_softmax_grad": "JAX's partial evaluation of a jit drops the residuals the backward "
                         "part does not use (reduce_max's jvp, stopped by stop_gradient) and "
                         "transposes sub's second operand first (neg before the reduce_sum); "
