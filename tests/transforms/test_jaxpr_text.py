@@ -19,8 +19,9 @@ import locations  # tests/support: the repository's folders
 KNOWN_DIFFERENT = {
     "solve": "JAX's solve is a custom_linear_solve over `jit[name=_lu_solve]`; jxkernel's is "
              "inlined LU and triangular solves",
-    "grad_scan": "JAX's partial evaluation of scan keeps only the needed residuals "
-                 "(forwarding known carries); jxkernel's stages one more",
+    "grad_scan": "the transposed scan's body ends in `convert_element_type[weak_type=True]` "
+                 "of the carry's cotangent (jxkernel's linear carry keeps the weak type of "
+                 "its primal, 1.0); JAX's ends at `mul`",
     "log_softmax_grad": "JAX's partial evaluation of a jit drops the residuals the backward "
                         "part does not use (reduce_max's jvp, stopped by stop_gradient) and "
                         "transposes sub's second operand first (neg before the reduce_sum); "
