@@ -113,12 +113,14 @@ def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = T
     return lax.rev(idx, (dim,)) if descending else idx
 
 
+@jnp_jit(static_argnames=("axis",))
 def lexsort(keys, axis: int = -1):
     """Indices that sort by the last key, then the one before it, and so on.
 
     >>> jnp.lexsort((jnp.array([1, 0, 1]), jnp.array([0, 0, -1])))
     Array([2, 1, 0], dtype=int32)
     """
+    # a jit of its own, as JAX's; an array of keys is iterated (slice + squeeze per row)
     keys = tuple(keys)
     check_arraylike("lexsort", *keys)
     keys = tuple(ensure_array(k) for k in keys)
