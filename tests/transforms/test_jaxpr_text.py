@@ -22,10 +22,6 @@ KNOWN_DIFFERENT = {
     "grad_scan": "the transposed scan's body ends in `convert_element_type[weak_type=True]` "
                  "of the carry's cotangent (jxkernel's linear carry keeps the weak type of "
                  "its primal, 1.0); JAX's ends at `mul`",
-    "log_softmax_grad": "JAX's partial evaluation of a jit drops the residuals the backward "
-                        "part does not use (reduce_max's jvp, stopped by stop_gradient) and "
-                        "transposes sub's second operand first (neg before the reduce_sum); "
-                        "jxkernel's keeps them and negates after",
 }
 
 
