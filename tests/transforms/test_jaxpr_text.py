@@ -20,8 +20,8 @@ KNOWN_DIFFERENT = {
     "solve": "JAX's solve is a custom_linear_solve over `jit[name=_lu_solve]`; jxkernel's is "
              "inlined LU and triangular solves",
     "grad_scan": "the transposed scan's body ends in `convert_element_type[weak_type=True]` "
-                 "of the carry's cotangent (jxkernel's linear carry keeps the weak type of "
-                 "its primal, 1.0); JAX's ends at `mul`",
+                 "of the carry's cotangent, back to the weak type of the carry's primal "
+                 "(1.0); JAX's ends at `mul` (residuals and operands agree)",
 }
 
 
