@@ -24,9 +24,8 @@ from ..core.config import config
 from ..core import compile_record, vma
 from ..core.native import native
 from ..core.source_info import made_by_user
-from .jit_high import call_high, has_high, has_high_tracer, high_of, lower_jaxpr, stage_high
-from ..core.hijax_lower import low_of
-from ..core.staging import DebugInfo, JaxprTrace, convert_constvars_to_invars
+from .jit_high import call_high, has_high, has_high_tracer, lower_jaxpr, remember_high, staged_high
+from ..core.staging import DebugInfo, convert_constvars_to_invars
 from ..core.trace import Tracer, _ctx, eval_trace
 from ..tree_util import default_registry as _registry, tree_flatten, tree_unflatten
 from ..xla import client as _client, pipeline
@@ -226,10 +225,8 @@ class Jitted:
             return self._fun(*args, **kwargs)
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
-        if _ctx.trace is eval_trace and has_high(leaves):       # hijax values (jit_high.py)
+        if _ctx.trace is eval_trace and has_high(leaves) or has_high_tracer(leaves):  # (jit_high)
             return call_high(self, leaves, treedef, statics, dyn_args, dyn_kwargs)
-        if type(_ctx.trace) is JaxprTrace and has_high_tracer(leaves):   # traced hijax values
-            return stage_high(self, leaves, treedef, statics, dyn_args, dyn_kwargs)
         avals = tuple([leaf.aval if type(leaf) is Array else
                        leaf_aval(leaf, lambda i=i: self._leaf_names(dyn_args, dyn_kwargs)[i])
                        for i, leaf in enumerate(leaves)])
@@ -296,10 +293,7 @@ class Jitted:
         start = time.perf_counter()
         closed = jit_refs.traced(self._flat_fun(treedef, statics, out_trees, names), leaves,
                                  avals, info, jit_refs.where(self), names)
-        lowered = lower_jaxpr(closed)       # (core/hijax.py)
-        if lowered is not closed:           # kept for a jit equation staged by make_jaxpr
-            high_of[lowered] = closed
-        return lowered, out_trees[0], time.perf_counter() - start
+        return remember_high(lower_jaxpr(closed), closed), out_trees[0], time.perf_counter() - start
 
     def _compile(self, key, leaves, treedef, statics, avals, device, dyn_args, dyn_kwargs):
         traced = self._traces.get(key[:4] + NOWHERE) or sibling_trace(self, key[:4])  # reused
@@ -365,19 +359,7 @@ class Jitted:
                 treedef, statics, avals, dyn_args, dyn_kwargs, _client.default_device()))
             if not any(isinstance(c, Tracer) for c in consts):   # tracers die with their trace
                 self._traces[key] = found
-        jaxpr, consts, out_tree, closed = found
-        high = high_of.get(closed)
-        if high is not None and type(_ctx.trace) is JaxprTrace:
-            # staged into a jaxpr (make_jaxpr, an enclosing jit's trace): the equation holds
-            # the high jaxpr, as JAX's jit equation does (new_box, box_set, box_get); the
-            # enclosing trace is high, and its lowering inlines this one's (core/hijax_lower.py)
-            _ctx.trace.is_high = True
-            low_jaxpr, low_consts = jaxpr, consts
-            closed = high
-            jaxpr, consts = convert_constvars_to_invars(high)
-            if len(low_consts) == len(consts) and all(a is b for a, b in
-                                                       zip(low_consts, consts)):
-                low_of[jaxpr] = low_jaxpr   # lowered as this jit of the low jaxpr
+        jaxpr, consts, out_tree, closed = staged_high(*found)   # (hijax: jit_high.py)
         refs = jit_refs.ref_positions(leaves)
         arrays = jit_refs.without_refs(leaves, refs)
         if refs or jit_refs.uses_refs(closed):       # the Refs' values here, written back after

@@ -20,7 +20,7 @@ import weakref
 from ..core.avals import typeof_rules
 from ..core.config import config
 from ..core.hijax import AvalQDD, cur_qdd, hi_value_types
-from ..core.hijax_lower import lower_jaxpr  # noqa: F401  (jit.py's, from here)
+from ..core.hijax_lower import low_of, lower_jaxpr  # noqa: F401  (jit.py's, from here)
 from ..core.staging import DebugInfo, JaxprTrace, convert_constvars_to_invars, high_jaxprs
 from ..core.hijax import is_high_aval
 from ..core.trace import Tracer, _ctx, new_trace
@@ -49,6 +49,8 @@ def _in_type(leaf, name):
 
 def call_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs):
     """`jitted` called eagerly with these flat arguments, some of them hijax values."""
+    if has_high_tracer(leaves):
+        return stage_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs)
     names = jitted._leaf_names(dyn_args, dyn_kwargs)
     in_types = tuple(_in_type(leaf, lambda i=i: names[i]) for i, leaf in enumerate(leaves))
     key = (treedef, in_types, statics, config._trace_state)
@@ -78,7 +80,28 @@ def call_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs):
 
 
 def has_high_tracer(leaves) -> bool:
-    return any(isinstance(leaf, Tracer) and is_high_aval(leaf.aval) for leaf in leaves)
+    return type(_ctx.trace) is JaxprTrace and \
+        any(isinstance(leaf, Tracer) and is_high_aval(leaf.aval) for leaf in leaves)
+
+
+def remember_high(lowered, closed):
+    if lowered is not closed:           # kept for a jit equation staged by make_jaxpr
+        high_of[lowered] = closed
+    return lowered
+
+
+def staged_high(jaxpr, consts, out_tree, closed):
+    """A jit equation staged into a jaxpr (make_jaxpr, an enclosing jit's trace) holds the
+    high jaxpr, as JAX's (new_box, box_set, box_get); the enclosing trace is high, and its
+    lowering binds the low twin (core/hijax_lower.py's low_of)."""
+    high = high_of.get(closed)
+    if high is None or type(_ctx.trace) is not JaxprTrace:
+        return jaxpr, consts, out_tree, closed
+    _ctx.trace.is_high = True
+    hi_jaxpr, hi_consts = convert_constvars_to_invars(high)
+    if len(hi_consts) == len(consts) and all(a is b for a, b in zip(hi_consts, consts)):
+        low_of[hi_jaxpr] = jaxpr
+    return hi_jaxpr, hi_consts, out_tree, high
 
 
 def stage_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs):
