@@ -24,6 +24,8 @@ from .. import lax
 from ..core import dtypes
 from ..lax import linalg as lax_linalg
 from ..transforms.custom_derivatives import custom_jvp
+from ..transforms.batching import vmap
+from .functional import vectorize
 from . import creation, index_tricks, manipulation, products, reductions, ufuncs, util
 from .util import ensure_arraylike, jnp_jit, promote_dtypes_inexact
 
@@ -201,7 +203,6 @@ def solve(a, b):
     # as JAX 0.10.2 builds it: jnp.vectorize over a custom_linear_solve whose solves reuse the
     # LU factors of stop_gradient(a) (`jit[name=_lu_solve]`, trans 0 and 1), so that
     # make_jaxpr prints JAX's equations and derivatives are further solves
-    from .functional import vectorize
     signature = "(m,m),(m)->(m)" if b.ndim == 1 else "(m,m),(m,n)->(m,n)"
     return vectorize(_solve_core, signature=signature)(a, b)
 
@@ -223,7 +224,6 @@ def _solve_core(a, b):
         transpose_solve=lambda _, x: _lu_solve(lu_, permutation, x, 1))
     if a.ndim == b.ndim + 1:
         return custom_solve(b)
-    from ..transforms.batching import vmap
     return vmap(custom_solve, b.ndim - 1, max(a.ndim, b.ndim) - 1)(b)
 
 
@@ -265,7 +265,6 @@ def _lu_solve(lu, permutation, b, trans: int):
     lu = manipulation.broadcast_to(lu, (*batch_shape, *lu.shape[-2:]))
     permutation = manipulation.broadcast_to(permutation, (*batch_shape, permutation.shape[-1]))
     b = manipulation.broadcast_to(b, (*batch_shape, *b.shape[-2:]))
-    from ..transforms.batching import vmap
     fn = _lu_solve_core
     for _ in batch_shape:
         fn = vmap(fn, in_axes=(0, 0, 0, None))

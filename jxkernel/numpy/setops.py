@@ -25,6 +25,8 @@ from ..core.errors import ConcretizationTypeError
 from ..lax import conversion
 from ..transforms.jit import jit
 from . import util
+from .creation import ones, zeros
+from .reductions import any as _any
 from .indexing import _IndexUpdateHelper, _scatter_update, getitem
 from .manipulation import concatenate, moveaxis
 from .sorting import _asarray, _concrete, _cumsum, _ravel, _shape, lexsort, nonzero, searchsorted
@@ -44,8 +46,6 @@ def _unique_sorted_mask(ar, axis: int, equal_nan: bool):
     """The rows along `axis` sorted lexicographically, a mask of the first of each run of
     equal rows, and the sorting permutation. A jit of its own built with jnp's operations,
     as JAX 0.10.2's (so make_jaxpr prints its equations)."""
-    from .creation import ones, zeros
-    from .reductions import any as _any
     aux = moveaxis(ar, axis, 0)
     d = aval_of(aux).dtype
     if dtypes.is_complex(d):     # NaN in either part sorts as a NaN

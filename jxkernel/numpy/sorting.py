@@ -28,7 +28,9 @@ from .util import jnp_jit
 from .index_tricks import put_along_axis
 from .indexing import _IndexUpdateHelper, _scatter_update, getitem
 from .manipulation import _slice_axis, moveaxis, swapaxes
-from .reductions import _where
+from .creation import arange
+from .reductions import _where, cumsum, sum as _sum
+from .ufuncs import floor_divide, remainder
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
 
 __all__ = ["sort", "argsort", "lexsort", "sort_complex", "partition", "argpartition",
@@ -352,9 +354,7 @@ def nonzero(a, *, size: int | None = None, fill_value=None) -> tuple:
     # JAX's scan-free algorithm: the k-th nonzero's flat index is how many positions have
     # a running count of nonzeros <= k; through jnp's cumsum, bincount, floor_divide and
     # remainder (jits of their own), as JAX 0.10.2 builds it, so make_jaxpr prints its text
-    from .reductions import cumsum
-    from .statistics import bincount
-    from .ufuncs import floor_divide, remainder
+    from .statistics import bincount   # (statistics imports sorting: searchsorted)
     flat_indices = cumsum(bincount(cumsum(mask), length=size))
     strides = (np.cumprod(shape[::-1])[::-1] // shape).astype(aval_of(flat_indices).dtype)
     out = [remainder(floor_divide(flat_indices, stride), n) for stride, n in zip(strides, shape)]
@@ -363,8 +363,6 @@ def nonzero(a, *, size: int | None = None, fill_value=None) -> tuple:
         if len(fills) != len(shape) or any(np.shape(f) != () for f in fills):
             raise ValueError(f"fill_value must be a scalar or a tuple of length {len(shape)}; "
                              f"got {fill_value}")
-        from .creation import arange
-        from .reductions import sum as _sum
         pad = lax.ge(arange(size), _sum(mask))
         out = [_where(pad, f, o) for f, o in zip(fills, out)]
     return tuple(out)

@@ -24,7 +24,7 @@ from ..core.config import config
 from ..core import compile_record, vma
 from ..core.native import native
 from ..core.source_info import made_by_user
-from .jit_high import call_high, has_high, has_high_tracer, lower_jaxpr, remember_high, staged_high
+from .jit_high import call_high, has_high, has_high_tracer, remember_high, staged_high
 from ..core.staging import DebugInfo, convert_constvars_to_invars
 from ..core.trace import Tracer, _ctx, eval_trace
 from ..tree_util import default_registry as _registry, tree_flatten, tree_unflatten
@@ -293,7 +293,7 @@ class Jitted:
         start = time.perf_counter()
         closed = jit_refs.traced(self._flat_fun(treedef, statics, out_trees, names), leaves,
                                  avals, info, jit_refs.where(self), names)
-        return remember_high(lower_jaxpr(closed), closed), out_trees[0], time.perf_counter() - start
+        return remember_high(closed), out_trees[0], time.perf_counter() - start   # (hijax)
 
     def _compile(self, key, leaves, treedef, statics, avals, device, dyn_args, dyn_kwargs):
         traced = self._traces.get(key[:4] + NOWHERE) or sibling_trace(self, key[:4])  # reused

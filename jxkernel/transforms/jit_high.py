@@ -84,7 +84,9 @@ def has_high_tracer(leaves) -> bool:
         any(isinstance(leaf, Tracer) and is_high_aval(leaf.aval) for leaf in leaves)
 
 
-def remember_high(lowered, closed):
+def remember_high(closed):
+    """`closed` lowered (core/hijax_lower.py)."""
+    lowered = lower_jaxpr(closed)
     if lowered is not closed:           # kept for a jit equation staged by make_jaxpr
         high_of[lowered] = closed
     return lowered
