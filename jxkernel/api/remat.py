@@ -14,6 +14,7 @@ from __future__ import annotations
 
 
 import dataclasses
+import re
 import types
 import weakref
 
@@ -36,6 +37,7 @@ from ..tree_util import tree_flatten, tree_map, tree_unflatten
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
 from ..transforms.api_util import flatten_fun, merge_static, wraps
 from ..transforms.batching import batch_jaxpr
+from ..core.dce import dce_jaxpr
 from ..core.partial_eval import partial_eval_jaxpr
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ..transforms import jit_refs
@@ -150,15 +152,17 @@ def _remat_partial_eval(trace, args, params):
     n_known_out = len(known_jaxpr.out_avals) - n_res
     saved_vars, residual_jaxpr = _saved_and_recomputed(known_jaxpr, n_known_out,
                                                        params["policy"])
-    # the forward call keeps all its equations (side effects such as debug callbacks run once,
-    # as before; XLA drops pure unused ones) and returns the known outputs and saved values
+    # the forward part is evaluated in the outer trace, not in a checkpoint of its own, as JAX's
+    # remat_partial_eval hoists it (`core.eval_jaxpr(jaxpr_known, ...)`), without the equations
+    # that only fed residuals it does not save (dce_jaxpr keeps effectful ones: a debug callback
+    # still runs once); under grad the primal `sin` equations print outside the remat2
     k = known_jaxpr.jaxpr
-    forward = ClosedJaxpr(Jaxpr(k.constvars, k.invars, k.outvars[:n_known_out] + saved_vars,
-                                k.eqns), known_jaxpr.consts)
+    forward = dce_jaxpr(Jaxpr(k.constvars, k.invars, k.outvars[:n_known_out] + saved_vars,
+                              k.eqns))
     known_outs = []
-    if forward.out_avals:
+    if forward.outvars or forward.eqns:
         with set_current_trace(trace.parent):
-            known_outs = remat_p.bind(*known_args, **dict(params, jaxpr=forward))
+            known_outs = eval_jaxpr(forward, known_jaxpr.consts, *known_args)
     known_outs, saved = known_outs[:n_known_out], known_outs[n_known_out:]
     unknown_avals = [a for a, u in zip(jaxpr.in_avals, unknowns) if u]
     n_in = len(known_args) + len(saved)
@@ -209,8 +213,23 @@ partial_eval_rules[remat_p] = _remat_partial_eval
 axis_batching_rules[remat_p] = _remat_batching
 # alphabetical, as JAX prints them
 param_printers[remat_p] = lambda p: [("differentiated", p["differentiated"]),
-                                     ("jaxpr", p["jaxpr"]), ("policy", p["policy"]),
+                                     ("jaxpr", p["jaxpr"]), ("policy", _policy_text(p["policy"])),
                                      ("prevent_cse", p["prevent_cse"])]
+
+
+class _Text(str):
+    """A parameter's text printed as is (no quotes)."""
+    def __repr__(self):
+        return str(self)
+
+
+def _policy_text(policy):
+    # JAX prints str(policy) with the address masked (`<function nothing_saveable at
+    # 0xXXXXXXXXXXXX>`, core.pp_kv_pair); None stays None
+    if policy is None or not callable(policy):
+        return policy
+    return _Text(re.sub(r" at 0x([0-9a-fA-F]+)", lambda m: " at 0x" + "X" * len(m.group(1)),
+                        str(policy)))
 
 
 # ------------------------------------------------------------------ checkpoint_name

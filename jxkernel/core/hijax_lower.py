@@ -9,6 +9,7 @@ again on a new trace, each high equation by its primitive's `to_lojax` over the 
 from __future__ import annotations
 
 import itertools
+import weakref
 
 from .avals import AbstractValue, hi_value_types, typeof_rules
 from .hijax import AvalQDD, HiPrimitive, eqn_is_high, is_high_aval
@@ -86,6 +87,11 @@ def lower_jaxpr(closed, in_qdds=None, final_qdds=None, what="jit"):
                        lowered.ref_writes)
 
 
+# the high jaxpr of a jit equation staged by make_jaxpr -> the low jaxpr jit traced it to (with
+# the same constants), which lowering binds in its place (transforms/jit.py's _bind)
+low_of: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def _lo_types(aval) -> list:
     return list(aval.lo_ty()) if is_high_aval(aval) or isinstance(aval, AvalQDD) else [aval]
 
@@ -98,6 +104,9 @@ def _lower_call(eqn, invals):
         raise NotImplementedError(
             f"jxkernel does not lower high types through '{eqn.primitive}' (hijax values "
             f"inside {eqn.primitive}'s body)")
+    low = low_of.get(inner)
+    if low is not None:     # a jit staged high by make_jaxpr (transforms/jit.py): its low twin
+        return eqn.primitive.bind(*invals, **dict(eqn.params, jaxpr=low))
     if isinstance(inner, ClosedJaxpr):
         return eval_jaxpr_high(inner.jaxpr, inner.consts, invals)
     return eval_jaxpr_high(inner, [], invals)

@@ -526,6 +526,10 @@ def _binop_linear_jvp(prim, sign_y):
         ans = prim.bind(*primals)
         out = ad.aval_of(ans)
         tx, ty = tangents
+        if sign_y < 0 and type(tx) is not ad.Zero and type(ty) is not ad.Zero:
+            # both tangents: `sub tx ty`, as JAX's _sub_jvp (its transpose negates the
+            # cotangent before summing it down to y's shape)
+            return ans, prim.bind(ad.broadcast_to(tx, out), ad.broadcast_to(ty, out))
         if type(ty) is not ad.Zero and sign_y < 0:
             ty = neg(ty)
         return ans, ad.add_tangents(*(ad.broadcast_to(t, out) if type(t) is not ad.Zero else t

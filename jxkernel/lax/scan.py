@@ -300,11 +300,16 @@ def _scan_partial_eval(trace, args, params):
     y_uk = out_uk[nk:]
     n_known_carry, n_known_y = carry_uk.count(False), y_uk.count(False)
     n_known_consts = const_uk.count(False)
-    # residuals the known body merely forwards from its consts are loop-invariant
+    # residuals the known body merely forwards from its consts are loop-invariant; those it
+    # forwards from its xs are those xs (JAX's partial_eval_jaxpr_nounits_fwd): neither is
+    # stacked by the known scan
     forwarded = _forwarded_consts(known_body, n_known_consts, n_known_carry + n_known_y, n_res)
+    forwarded_xs = _forwarded_xs(known_body, n_known_consts + n_known_carry,
+                                 n_known_carry + n_known_y, n_res)
     known_args = [x for x, u in zip(args, unknowns[:nc] + carry_uk + xs_uk) if not u]
-    stacked_body = cf.drop_outputs(known_body, [n_known_carry + n_known_y + i
-                                              for i in range(n_res) if forwarded[i] is not None])
+    stacked_body = cf.drop_outputs(known_body, [
+        n_known_carry + n_known_y + i for i in range(n_res)
+        if forwarded[i] is not None or forwarded_xs[i] is not None])
     with set_current_trace(trace.parent):
         known_outs = scan_p.bind(*known_args, **dict(
             params, jaxpr=stacked_body, num_consts=n_known_consts, num_carry=n_known_carry,
@@ -314,9 +319,12 @@ def _scan_partial_eval(trace, args, params):
     stacked_res = iter(known_outs[n_known_carry + n_known_y:])
     known_consts = [x for x, u in zip(args[:nc], const_uk) if not u]
     res_consts, res_xs = [], []
+    known_xs = [x for x, u in zip(args[nc + nk:], xs_uk) if not u]
     for i in range(n_res):
         if forwarded[i] is not None:
             res_consts.append((i, known_consts[forwarded[i]]))
+        elif forwarded_xs[i] is not None:
+            res_xs.append((i, known_xs[forwarded_xs[i]]))
         else:
             res_xs.append((i, next(stacked_res)))
     # unknown body inputs: [residuals (in order), uk consts, uk carry, uk xs];
@@ -353,6 +361,14 @@ def _forwarded_consts(known_body, n_consts, n_outs_before_res, n_res):
     return [const_vars.get(v) for v in res_vars]
 
 
+def _forwarded_xs(known_body, n_before_xs, n_outs_before_res, n_res):
+    """For each residual: the index of the known xs it simply is (an element of), else None."""
+    jaxpr = known_body.jaxpr
+    xs_vars = {v: i for i, v in enumerate(jaxpr.invars[n_before_xs:])}
+    res_vars = jaxpr.outvars[n_outs_before_res:n_outs_before_res + n_res]
+    return [xs_vars.get(v) for v in res_vars]
+
+
 def _scan_transpose(cts, *args, reverse, length, jaxpr, num_consts, num_carry, linear, unroll,
                     _split_transpose):
     """The transpose of a scan linear in (some consts, the carry, some xs) runs backwards:
@@ -368,7 +384,10 @@ def _scan_transpose(cts, *args, reverse, length, jaxpr, num_consts, num_carry, l
     res_consts = [c for c, lin in zip(consts, const_lin) if not lin]
     res_xs = [x for x, lin in zip(xs, xs_lin) if not lin]
     ct_carry = [instantiate(c) for c in cts[:nk]]
-    ct_ys = [instantiate(c) for c in cts[nk:]]
+    # ys cotangents that are symbolic zeros are not scanned over (JAX's ct_ys_is_zeros): the
+    # transposed body takes them as zeros
+    ys_zero = [type(c) is Zero for c in cts[nk:]]
+    ct_ys = [c for c in cts[nk:] if type(c) is not Zero]
     lin_const_avals = [c.aval for c, lin in zip(consts, const_lin) if lin]
     ct_consts0 = [zeros(a) for a in lin_const_avals]
     body_in = list(jaxpr.in_avals)
@@ -376,8 +395,8 @@ def _scan_transpose(cts, *args, reverse, length, jaxpr, num_consts, num_carry, l
     res_x_avals = [a for a, lin in zip(body_in[nc + nk:], xs_lin) if not lin]
     # the cotangents' own types, weak types included, as JAX's transpose takes them
     carry_avals = [get_aval(c) for c in ct_carry]
-    y_avals = [a.update(weak_type=get_aval(c).weak_type)
-               for a, c in zip(jaxpr.out_avals[nk:], ct_ys)]
+    y_avals = [a.update(weak_type=get_aval(c).weak_type) for a, c in
+               zip([a for a, z in zip(jaxpr.out_avals[nk:], ys_zero) if not z], ct_ys)]
 
     def body_t(*a):
         rc = a[:n_res_c]
@@ -389,8 +408,11 @@ def _scan_transpose(cts, *args, reverse, length, jaxpr, num_consts, num_carry, l
         nonlinear = [next(rc_it) for lin in const_lin if not lin] + \
             [next(rx_it) for lin in xs_lin if not lin]
         flags = list(const_lin) + [True] * nk + list(xs_lin)
+        ct_y_it = iter(ct_y)
+        ct_y_all = [Zero(a) if z else next(ct_y_it)
+                    for a, z in zip(jaxpr.out_avals[nk:], ys_zero)]
         cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, flags, nonlinear,
-                               list(ct_k) + list(ct_y), transform_stack=False)
+                               list(ct_k) + ct_y_all, transform_stack=False)
         cts_in = [instantiate(c) if type(c) is Zero else c for c in cts_in]
         c_cts = [c for c, lin in zip(cts_in[:nc], const_lin) if lin]
         k_cts = cts_in[nc:nc + nk]

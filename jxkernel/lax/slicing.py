@@ -121,11 +121,16 @@ numpy_rules[slice_p] = lambda x, *, start_indices, limit_indices, strides: x[tup
 def _slice_transpose(ct, operand, *, start_indices, limit_indices, strides):
     # the cotangent padded back to the operand's shape; strides leave interior gaps
     shape, ct_shape = operand.aval.shape, bu.shape(ct)
+    # computed with NumPy as JAX's _slice_transpose_fancy computes them, so the high (and
+    # strided interior) pads are NumPy integers, printed `np.int64(2)` as JAX's
     if strides is None or all(s == 1 for s in strides):
-        pads = [(lo, d - hi, 0) for lo, hi, d in zip(start_indices, limit_indices, shape)]
+        pads = list(zip(start_indices, np.subtract(shape, limit_indices),
+                        (0,) * len(start_indices)))
     else:
-        pads = [(lo, d - (lo + (n and 1 + (n - 1) * s)), s - 1)
-                for lo, d, n, s in zip(start_indices, shape, ct_shape, strides)]
+        real_limits = np.add(start_indices, np.where(np.array(ct_shape) == 0, 0, np.add(
+            1, np.multiply(np.subtract(ct_shape, 1), strides))))
+        pads = list(zip(start_indices, np.subtract(shape, real_limits),
+                        np.subtract(strides, 1)))
     return [pad(ct, np.zeros((), ad.aval_of(ct).dtype), pads)]
 
 

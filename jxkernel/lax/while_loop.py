@@ -10,6 +10,7 @@ reverse mode stops at transposition with JAX's error.
 """
 from __future__ import annotations
 
+import numpy as np
 
 from ..core import dtypes, sharding_types
 from ..core.interpret import eval_jaxpr
@@ -77,10 +78,17 @@ def _while_abstract_eval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncon
 
 
 def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-    cond_consts = list(args[:cond_nconsts])
-    body_consts = list(args[cond_nconsts:cond_nconsts + body_nconsts])
-    carry = list(args[cond_nconsts + body_nconsts:])
+    nc, nb = cond_nconsts, body_nconsts
+    cond_consts = list(args[:nc])
+    body_consts = list(args[nc:nc + nb])
+    carry = list(args[nc + nb:])
     types = [v.type for v in carry]
+    if cond_jaxpr.out_avals[0].shape:
+        # a predicate per element (vmap's, as JAX's): loop while one holds, and the body
+        # changes only the elements whose predicate holds
+        body_jaxpr = _select_body(cond_jaxpr, body_jaxpr, nc, nb)
+        body_consts = cond_consts + body_consts
+        cond_jaxpr = _any_cond(cond_jaxpr)
     # named `while/cond/lt` and `while/body/sin`, as JAX's while lowering names them
     cond_block = ctx.new_block(types)       # consts are captured from the enclosing scope
     cond_block.ret(ctx.lower_jaxpr(cond_jaxpr, cond_consts + cond_block.args, block=cond_block,
@@ -107,7 +115,11 @@ def _while_batching(axis_data, vals, dims, *, cond_jaxpr, body_jaxpr, cond_ncons
         carry_batched = new
     _, pred_dims = batch_jaxpr(cond_jaxpr, axis_data,
                                list(cdims) + [0 if b else None for b in carry_batched])
-    pred_batched = pred_dims[0] is not bu.not_mapped
+    # a predicate batched here, or one already batched by an inner vmap (bool[k], k a prefix
+    # of every carry's shape), keeps its batch dimensions: every carry is batched at 0 in
+    # front of them, as JAX 0.10.2's batching rule does (its while takes a predicate of any
+    # shape that prefixes the carries', looping while one holds; lowering selects per element)
+    pred_batched = pred_dims[0] is not bu.not_mapped or bool(cond_jaxpr.out_avals[0].shape)
     if pred_batched:                      # examples finish at different times: batch everything
         carry_batched = [True] * len(carry_batched)
     vals = list(vals)
@@ -116,39 +128,35 @@ def _while_batching(axis_data, vals, dims, *, cond_jaxpr, body_jaxpr, cond_ncons
     carry_in_dims = [0 if b else None for b in carry_batched]
     body_b, _ = batch_jaxpr(body_jaxpr, axis_data, list(bdims) + carry_in_dims,
                             force_out_batched=carry_batched)
-    cond_b, _ = batch_jaxpr(cond_jaxpr, axis_data, list(cdims) + carry_in_dims)
-    if not pred_batched:
-        outs = while_p.bind(*vals[:nc + nb], *carry, cond_jaxpr=cond_b, body_jaxpr=body_b,
-                            cond_nconsts=nc, body_nconsts=nb)
-        return outs, carry_in_dims
-    # Keep looping while any example's predicate holds; finished examples keep their value.
-    cond_any = _any_cond(cond_b)
-    body_sel = _select_body(cond_b, body_b, nc, nb)
-    outs = while_p.bind(*vals[:nc], *vals[:nc], *vals[nc:nc + nb], *carry, cond_jaxpr=cond_any,
-                        body_jaxpr=body_sel, cond_nconsts=nc, body_nconsts=nc + nb)
-    return outs, [0] * len(carry)
+    cond_b, _ = batch_jaxpr(cond_jaxpr, axis_data, list(cdims) + carry_in_dims,
+                            force_out_batched=[pred_batched])
+    outs = while_p.bind(*vals[:nc + nb], *carry, cond_jaxpr=cond_b, body_jaxpr=body_b,
+                        cond_nconsts=nc, body_nconsts=nb)
+    return outs, carry_in_dims
 
 
-def _any_cond(cond_b):
-
+def _any_cond(cond):
+    """`cond` with its predicate of any shape reduced to whether one element holds."""
     def f(*args):
-        pred, = eval_jaxpr(cond_b.jaxpr, cond_b.consts, *args)
-        return [reduce_or(pred, (0,))]
-    return trace_to_jaxpr(f, cond_b.in_avals)
+        pred, = eval_jaxpr(cond.jaxpr, cond.consts, *args)
+        return [reduce_or(pred, tuple(range(len(bu.shape(pred)))))]
+    return trace_to_jaxpr(f, cond.in_avals)
 
 
-def _select_body(cond_b, body_b, nc, nb):
+def _select_body(cond, body, nc, nb):
+    """`body` that changes only the elements whose predicate (of `cond`, a prefix of each
+    carry's shape) holds: JAX's `_pred_bcast_select_hlo`."""
     def f(*args):
         cond_consts, body_consts, carry = args[:nc], args[nc:nc + nb], args[nc + nb:]
-        pred, = eval_jaxpr(cond_b.jaxpr, cond_b.consts, *cond_consts, *carry)
-        new = eval_jaxpr(body_b.jaxpr, body_b.consts, *body_consts, *carry)
+        pred, = eval_jaxpr(cond.jaxpr, cond.consts, *cond_consts, *carry)
+        new = eval_jaxpr(body.jaxpr, body.consts, *body_consts, *carry)
         out = []
         for old, upd in zip(carry, new):
-            shape = bu.shape(old)
-            which = broadcast_in_dim(pred, shape, (0,)) if len(shape) > 1 else pred
+            shape, k = bu.shape(old), len(bu.shape(pred))
+            which = broadcast_in_dim(pred, shape, tuple(range(k))) if len(shape) > k else pred
             out.append(select_n(which, old, upd))
         return out
-    return trace_to_jaxpr(f, list(cond_b.in_avals[:nc]) + list(body_b.in_avals))
+    return trace_to_jaxpr(f, list(cond.in_avals[:nc]) + list(body.in_avals))
 
 
 def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
@@ -251,9 +259,16 @@ lowering_rules[while_p] = _while_lowering
 def _while_numpy(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     cond_consts, body_consts = args[:cond_nconsts], args[cond_nconsts:cond_nconsts + body_nconsts]
     carry = list(args[cond_nconsts + body_nconsts:])
-    while eval_closed_jaxpr_numpy(cond_jaxpr, *cond_consts, *carry)[0]:
-        carry = eval_closed_jaxpr_numpy(body_jaxpr, *body_consts, *carry)
-    return carry
+    while True:
+        pred = np.asarray(eval_closed_jaxpr_numpy(cond_jaxpr, *cond_consts, *carry)[0])
+        if not pred.any():
+            return carry
+        new = eval_closed_jaxpr_numpy(body_jaxpr, *body_consts, *carry)
+        if not pred.shape:
+            carry = new
+        else:                              # a predicate per element (vmap's): those change
+            carry = [np.where(pred.reshape(pred.shape + (1,) * (np.ndim(n) - pred.ndim)), n, c)
+                     for n, c in zip(new, carry)]
 
 
 numpy_rules[while_p] = _while_numpy

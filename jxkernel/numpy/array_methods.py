@@ -90,7 +90,9 @@ def _tracer_iter(self):
     if not shape:
         raise TypeError("iteration over a 0-d array")
     for i in range(shape[0]):
-        row = lax.slice(self, (i,) + (0,) * (len(shape) - 1), (i + 1,) + shape[1:])
+        # strides given (1, ...): JAX's index_in_dim passes them, and its jaxpr prints them
+        row = lax.slice(self, (i,) + (0,) * (len(shape) - 1), (i + 1,) + shape[1:],
+                        (1,) * len(shape))
         yield lax.squeeze(row, (0,))
 
 

@@ -21,7 +21,7 @@ from ..core import dtypes
 from ..core.errors import ConcretizationTypeError
 from ..lax import conversion
 from . import util
-from .creation import _concrete, arange, array, meshgrid
+from .creation import _concrete, arange, array, eye, meshgrid
 from .indexing import GatherScatterMode, _concrete_value, _normalize, _scatter_update, getitem
 from .manipulation import (_asarray, _dtype, _full, _shape, _slice_axis, _zeros_like,
                            broadcast_arrays, broadcast_shapes, broadcast_to, concatenate,
@@ -304,24 +304,38 @@ def _full_like_value(a, shape):
     return lax.broadcast_in_dim(a, shape, ())
 
 
+@util.jnp_jit(static_argnames=("offset", "axis1", "axis2"))
 def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
     """The `offset`-th diagonal of `a` in the plane (axis1, axis2), as the last axis.
 
     >>> jnp.diagonal(jnp.arange(9).reshape(3, 3), 1)
     Array([1, 5], dtype=int32)
     """
+    # built as JAX 0.10.2 builds it (a jit of its own; for a square 2-D non-bool operand a
+    # platform_dependent cond whose Mosaic branch sums eye * a, whose default gathers), so
+    # that make_jaxpr prints JAX's equations; the default branch is what runs here
     a = _asarray("diagonal", a)
     shp = _shape(a)
     if len(shp) < 2:
         raise ValueError("diagonal requires an array of at least two dimensions.")
     offset = operator.index(offset)
-    ax1, ax2 = canonicalize_axis(axis1, len(shp)), canonicalize_axis(axis2, len(shp))
-    a = moveaxis(a, (ax1, ax2), (-2, -1))
-    n = builtins.max(0, builtins.min(shp[ax1] + builtins.min(offset, 0),
-                                     shp[ax2] - builtins.max(offset, 0)))
-    i = np.arange(n, dtype=np.int32)
-    j = np.arange(abs(offset), abs(offset) + n, dtype=np.int32)
-    return getitem(a, (Ellipsis, i, j) if offset >= 0 else (Ellipsis, j, i))
+
+    def default_diag(a):
+        ax1, ax2 = canonicalize_axis(axis1, len(shp)), canonicalize_axis(axis2, len(shp))
+        a = moveaxis(a, (ax1, ax2), (-2, -1))
+        n = builtins.max(0, builtins.min(shp[ax1] + builtins.min(offset, 0),
+                                         shp[ax2] - builtins.max(offset, 0)))
+        i = arange(n)
+        j = arange(abs(offset), abs(offset) + n)
+        return getitem(a, (Ellipsis, i, j) if offset >= 0 else (Ellipsis, j, i))
+
+    if shp[0] != shp[1] or len(shp) != 2 or offset != 0 or _dtype(a) == np.bool_:
+        return default_diag(a)
+    a_eye = eye(shp[0], dtype=_dtype(a))
+
+    def mosaic_diag(a):
+        return lax.reduce(lax.mul(a_eye, a), np.array(0, _dtype(a)), lax.add, (0,))
+    return lax.platform_dependent(a, default=default_diag, mosaic=mosaic_diag)
 
 
 def diag(v, k: int = 0):
@@ -332,7 +346,12 @@ def diag(v, k: int = 0):
            [0, 2]], dtype=int32)
     """
     v = _asarray("diag", v)
-    k = operator.index(k)
+    return _diag(v, operator.index(k))
+
+
+@util.jnp_jit(static_argnames=("k",))
+def _diag(v, k: int):
+    # a jit of its own named _diag, as JAX's
     shp = _shape(v)
     if len(shp) == 2:
         return diagonal(v, offset=k)

@@ -7,11 +7,12 @@ lstsq through an SVD, norms as JAX computes them).
     >>> jnp.linalg.det(jnp.array([[1., 2.], [3., 4.]]))
     Array(-2., dtype=float32)
 
-`solve` differentiates by implicit differentiation at the solution (dx = solve(a, db - da x),
-reusing a's LU factors), as JAX's custom_linear_solve does; here it is a custom_jvp.
+`solve` is JAX's: a custom_linear_solve whose solves reuse the LU factors of
+stop_gradient(a), so that it differentiates implicitly at the solution (dx = solve(a, db - da x)).
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import operator
@@ -23,6 +24,8 @@ from .. import lax
 from ..core import dtypes
 from ..lax import linalg as lax_linalg
 from ..transforms.custom_derivatives import custom_jvp
+from ..transforms.batching import vmap
+from .functional import vectorize
 from . import creation, index_tricks, manipulation, products, reductions, ufuncs, util
 from .util import ensure_arraylike, jnp_jit, promote_dtypes_inexact
 
@@ -172,23 +175,10 @@ def svdvals(x, /):
 
 
 # ------------------------------------------------------------------ solve, inv
-def _lu_solve(a, b):
+def _lu_solve_ab(a, b):
     """x with a @ x = b, a [..., m, m] and b [..., m, k] with equal batch dims (one LU)."""
     lu, _, permutation = lax_linalg.lu(a)
     return lax_linalg.lu_solve(lu, permutation, b)
-
-
-_solve = custom_jvp(_lu_solve)
-
-
-@_solve.defjvp
-def _solve_jvp(primals, tangents):
-    # implicit differentiation at the solution, reusing a's LU factors (JAX differentiates
-    # custom_linear_solve the same way): a x = b gives a dx = db - da x
-    (a, b), (a_dot, b_dot) = primals, tangents
-    lu, _, permutation = lax_linalg.lu(a)
-    x = lax_linalg.lu_solve(lu, permutation, b)
-    return x, lax_linalg.lu_solve(lu, permutation, b_dot - _hi(a_dot, x))
 
 
 @jnp_jit
@@ -210,16 +200,76 @@ def solve(a, b):
                          f"v0.5.0, this would have been treated as a batched 1-dimensional "
                          f"solve. To recover this behavior, use solve(a, b[..., None])"
                          f".squeeze(-1).")
-    vector = b.ndim == 1
-    b = b[:, None] if vector else b
-    if a.shape[-1] != a.shape[-2] or b.shape[-2] != a.shape[-1]:
+    # as JAX 0.10.2 builds it: jnp.vectorize over a custom_linear_solve whose solves reuse the
+    # LU factors of stop_gradient(a) (`jit[name=_lu_solve]`, trans 0 and 1), so that
+    # make_jaxpr prints JAX's equations and derivatives are further solves
+    signature = "(m,m),(m)->(m)" if b.ndim == 1 else "(m,m),(m,n)->(m,n)"
+    return vectorize(_solve_core, signature=signature)(a, b)
+
+
+def _solve_core(a, b):
+    """JAX's lax.linalg._solve."""
+    if not (a.ndim >= 2 and b.ndim in (a.ndim, a.ndim - 1) and
+            a.shape[-1] == a.shape[-2] == b.shape[a.ndim - 2]):
         raise ValueError(f"The arguments to solve must have shapes a=[..., m, m] and "
-                         f"b=[..., m, k] or b=[..., m]; got a={a.shape} and "
-                         f"b={b.shape[:-1] if vector else b.shape}")
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    x = _solve(manipulation.broadcast_to(a, (*batch, *a.shape[-2:])),
-               manipulation.broadcast_to(b, (*batch, *b.shape[-2:])))
-    return x[..., 0] if vector else x
+                         f"b=[..., m, k] or b=[..., m]; got a={a.shape} and b={b.shape}")
+    out_shape = tuple(d_a if d_b == 1 else d_b
+                      for d_a, d_b in zip(a.shape[:-1] + (1,), b.shape))
+    if out_shape != b.shape:       # (JAX's broadcast_in_dim to b's own shape stages nothing)
+        b = lax.broadcast_in_dim(b, out_shape, tuple(range(b.ndim)))
+    lu_, _, permutation = lax_linalg.lu(lax.stop_gradient(a))
+    custom_solve = functools.partial(
+        lax.custom_linear_solve, lambda x: _broadcasted_matvec(a, x),
+        solve=lambda _, x: _lu_solve(lu_, permutation, x, 0),
+        transpose_solve=lambda _, x: _lu_solve(lu_, permutation, x, 1))
+    if a.ndim == b.ndim + 1:
+        return custom_solve(b)
+    return vmap(custom_solve, b.ndim - 1, max(a.ndim, b.ndim) - 1)(b)
+
+
+def _broadcasted_matvec(a, b):
+    """(..., n, m), (..., m) -> (..., n) at HIGHEST precision, as JAX's."""
+    batch_shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-1])
+    n_batch = len(batch_shape)
+    a = manipulation.broadcast_to(a, (*batch_shape, *a.shape[-2:]))
+    b = manipulation.broadcast_to(b, (*batch_shape, b.shape[-1]))
+    dims = (([a.ndim - 1], [b.ndim - 1]), (list(range(n_batch)), list(range(n_batch))))
+    return lax.dot_general(a, b, dims, precision=lax.Precision.HIGHEST)
+
+
+def _lu_solve_core(lu, permutation, b, trans: int):
+    m = lu.shape[0]
+    x = lax.reshape(b, (m, math.prod(b.shape[1:])))
+    if trans == 0:
+        x = x[permutation, :]
+        x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
+        x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=False)
+    else:
+        conj = trans == 2
+        x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=False, transpose_a=True,
+                                        conjugate_a=conj)
+        x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True,
+                                        transpose_a=True, conjugate_a=conj)
+        _, ind = lax.sort_key_val(permutation, lax.iota(np.int32, permutation.shape[0]))
+        x = x[ind, :]
+    return lax.reshape(x, b.shape)
+
+
+@functools.partial(jnp_jit, static_argnames=("trans",))
+def _lu_solve(lu, permutation, b, trans: int):
+    """JAX's lax.linalg._lu_solve: a jit of its own, batch dims broadcast and vmapped."""
+    rhs_vector = lu.ndim == b.ndim + 1
+    if rhs_vector:
+        b = b[..., np.newaxis]
+    batch_shape = np.broadcast_shapes(lu.shape[:-2], permutation.shape[:-1], b.shape[:-2])
+    lu = manipulation.broadcast_to(lu, (*batch_shape, *lu.shape[-2:]))
+    permutation = manipulation.broadcast_to(permutation, (*batch_shape, permutation.shape[-1]))
+    b = manipulation.broadcast_to(b, (*batch_shape, *b.shape[-2:]))
+    fn = _lu_solve_core
+    for _ in batch_shape:
+        fn = vmap(fn, in_axes=(0, 0, 0, None))
+    x = fn(lu, permutation, b, trans)
+    return x[..., 0] if rhs_vector else x
 
 
 @jnp_jit
@@ -319,7 +369,7 @@ def _slogdet_jvp(primals, tangents):
     sign, ans = slogdet(x)
     # (JAX calls solve here; a custom_jvp function applied to a tangent does not transpose
     # in jxkernel yet, so the LU solve is written out)
-    ans_dot = reductions.trace(_lu_solve(x, g), axis1=-1, axis2=-2)
+    ans_dot = reductions.trace(_lu_solve_ab(x, g), axis1=-1, axis2=-2)
     sign_dot, ans_dot = _complex_sign_dot(ans_dot, sign, x)
     return (sign, ans), (sign_dot, ans_dot)
 

@@ -25,6 +25,8 @@ from ..core.errors import ConcretizationTypeError
 from ..lax import conversion
 from ..transforms.jit import jit
 from . import util
+from .creation import ones, zeros
+from .reductions import any as _any
 from .indexing import _IndexUpdateHelper, _scatter_update, getitem
 from .manipulation import concatenate, moveaxis
 from .sorting import _asarray, _concrete, _cumsum, _ravel, _shape, lexsort, nonzero, searchsorted
@@ -39,9 +41,11 @@ _UNIQUE_SIZE_HINT = ("To make jnp.unique() compatible with JIT and other transfo
 
 
 # ------------------------------------------------------------------ unique
+@util.jnp_jit(static_argnames=("axis", "equal_nan"))
 def _unique_sorted_mask(ar, axis: int, equal_nan: bool):
     """The rows along `axis` sorted lexicographically, a mask of the first of each run of
-    equal rows, and the sorting permutation."""
+    equal rows, and the sorting permutation. A jit of its own built with jnp's operations,
+    as JAX 0.10.2's (so make_jaxpr prints its equations)."""
     aux = moveaxis(ar, axis, 0)
     d = aval_of(aux).dtype
     if dtypes.is_complex(d):     # NaN in either part sorts as a NaN
@@ -50,24 +54,22 @@ def _unique_sorted_mask(ar, axis: int, equal_nan: bool):
     size, *rest = _shape(aux)
     if math.prod(rest) == 0:
         size = 1
-        perm = lax.broadcast_in_dim(np.zeros((), dtypes.default_int_dtype()), (1,), ())
+        perm = zeros(1, dtype=dtypes.default_int_dtype())
     else:
         rows = lax.reshape(aux, (size, math.prod(rest)))
-        cols = [lax.squeeze(lax.slice(rows, (0, j), (size, j + 1)), (1,))
-                for j in range(math.prod(rest))]
-        perm = lexsort(cols[::-1])
+        perm = lexsort(getitem(lax.transpose(rows, (1, 0)), slice(None, None, -1)))
     aux = getitem(aux, perm)
     if math.prod(_shape(aux)):
+        first = ones(size, dtype=np.bool_)       # (staged first, as JAX's expression order)
         head, tail = getitem(aux, slice(1, None)), getitem(aux, slice(None, -1))
         neq = lax.ne(head, tail)
         if dtypes.is_inexact(d) and equal_nan:
             both_nan = lax.bitwise_and(lax.ne(head, head), lax.ne(tail, tail))
             neq = lax.bitwise_and(neq, lax.bitwise_not(both_nan))
-        if len(_shape(neq)) > 1:
-            neq = lax.reduce_or(neq, tuple(range(1, len(_shape(neq)))))
-        mask = lax.concatenate([np.ones((1,), np.bool_), neq], 0)
+        mask = _IndexUpdateHelper(first)[1:].set(
+            _any(neq, tuple(range(1, len(_shape(aux))))))
     else:
-        mask = lax.broadcast_in_dim(np.zeros((), np.bool_), (size,), ())
+        mask = zeros(size, dtype=np.bool_)
     return aux, mask, perm
 
 

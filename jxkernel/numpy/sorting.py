@@ -28,7 +28,9 @@ from .util import jnp_jit
 from .index_tricks import put_along_axis
 from .indexing import _IndexUpdateHelper, _scatter_update, getitem
 from .manipulation import _slice_axis, moveaxis, swapaxes
-from .reductions import _where
+from .creation import arange
+from .reductions import _where, cumsum, sum as _sum
+from .ufuncs import floor_divide, remainder
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
 
 __all__ = ["sort", "argsort", "lexsort", "sort_complex", "partition", "argpartition",
@@ -113,12 +115,14 @@ def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = T
     return lax.rev(idx, (dim,)) if descending else idx
 
 
+@jnp_jit(static_argnames=("axis",))
 def lexsort(keys, axis: int = -1):
     """Indices that sort by the last key, then the one before it, and so on.
 
     >>> jnp.lexsort((jnp.array([1, 0, 1]), jnp.array([0, 0, -1])))
     Array([2, 1, 0], dtype=int32)
     """
+    # a jit of its own, as JAX's; an array of keys is iterated (slice + squeeze per row)
     keys = tuple(keys)
     check_arraylike("lexsort", *keys)
     keys = tuple(ensure_array(k) for k in keys)
@@ -348,23 +352,18 @@ def nonzero(a, *, size: int | None = None, fill_value=None) -> tuple:
     if math.prod(shape) == 0 or size == 0:
         return tuple(lax.broadcast_in_dim(np.zeros((), it), (size,), ()) for _ in shape)
     # JAX's scan-free algorithm: the k-th nonzero's flat index is how many positions have
-    # a running count of nonzeros <= k
-    flat = _ravel(conversion.convert_element_type(mask, it))
-    running = _cumsum(flat)
-    counts = _bincount(running, size, it)
-    flat_indices = _cumsum(counts)
-    strides = (np.cumprod(shape[::-1])[::-1] // shape).astype(it)
-    out = []
-    for stride, n in zip(strides, shape):
-        q = lax.div(flat_indices, np.array(stride, it))
-        out.append(lax.rem(q, np.array(n, it)))
+    # a running count of nonzeros <= k; through jnp's cumsum, bincount, floor_divide and
+    # remainder (jits of their own), as JAX 0.10.2 builds it, so make_jaxpr prints its text
+    from .statistics import bincount   # (statistics imports sorting: searchsorted)
+    flat_indices = cumsum(bincount(cumsum(mask), length=size))
+    strides = (np.cumprod(shape[::-1])[::-1] // shape).astype(aval_of(flat_indices).dtype)
+    out = [remainder(floor_divide(flat_indices, stride), n) for stride, n in zip(strides, shape)]
     if fill_value is not None:
         fills = fill_value if isinstance(fill_value, tuple) else (fill_value,) * len(shape)
         if len(fills) != len(shape) or any(np.shape(f) != () for f in fills):
             raise ValueError(f"fill_value must be a scalar or a tuple of length {len(shape)}; "
                              f"got {fill_value}")
-        total = lax.reduce_sum(flat, (0,))
-        pad = lax.ge(lax.iota(it, size), lax.broadcast_in_dim(total, (size,), ()))
+        pad = lax.ge(arange(size), _sum(mask))
         out = [_where(pad, f, o) for f, o in zip(fills, out)]
     return tuple(out)
 

@@ -24,7 +24,7 @@ from ..core.config import config
 from ..core import compile_record, vma
 from ..core.native import native
 from ..core.source_info import made_by_user
-from .jit_high import call_high, has_high, lower_jaxpr
+from .jit_high import call_high, has_high, has_high_tracer, remember_high, staged_high
 from ..core.staging import DebugInfo, convert_constvars_to_invars
 from ..core.trace import Tracer, _ctx, eval_trace
 from ..tree_util import default_registry as _registry, tree_flatten, tree_unflatten
@@ -226,7 +226,7 @@ class Jitted:
             return self._fun(*args, **kwargs)
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         leaves, treedef = tree_flatten((dyn_args, dyn_kwargs))
-        if _ctx.trace is eval_trace and has_high(leaves):       # hijax values (jit_high.py)
+        if _ctx.trace is eval_trace and has_high(leaves) or has_high_tracer(leaves):  # (jit_high)
             return call_high(self, leaves, treedef, statics, dyn_args, dyn_kwargs)
         avals = tuple([leaf.aval if type(leaf) is Array else
                        leaf_aval(leaf, lambda i=i: self._leaf_names(dyn_args, dyn_kwargs)[i])
@@ -293,7 +293,7 @@ class Jitted:
         start = time.perf_counter()
         closed = jit_refs.traced(self._flat_fun(treedef, statics, out_trees, names), leaves,
                                  avals, info, jit_refs.where(self), names)
-        return lower_jaxpr(closed), out_trees[0], time.perf_counter() - start   # (core/hijax.py)
+        return remember_high(closed), out_trees[0], time.perf_counter() - start   # (hijax)
 
     def _compile(self, key, leaves, treedef, statics, avals, device, dyn_args, dyn_kwargs):
         traced = self._traces.get(key[:4] + NOWHERE) or sibling_trace(self, key[:4])  # reused
@@ -359,7 +359,7 @@ class Jitted:
                 treedef, statics, avals, dyn_args, dyn_kwargs, _client.default_device()))
             if not any(isinstance(c, Tracer) for c in consts):   # tracers die with their trace
                 self._traces[key] = found
-        jaxpr, consts, out_tree, closed = found
+        jaxpr, consts, out_tree, closed = staged_high(*found)   # (hijax: jit_high.py)
         refs = jit_refs.ref_positions(leaves)
         arrays = jit_refs.without_refs(leaves, refs)
         if refs or jit_refs.uses_refs(closed):       # the Refs' values here, written back after

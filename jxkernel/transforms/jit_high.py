@@ -20,12 +20,17 @@ import weakref
 from ..core.avals import typeof_rules
 from ..core.config import config
 from ..core.hijax import AvalQDD, cur_qdd, hi_value_types
-from ..core.hijax_lower import lower_jaxpr  # noqa: F401  (jit.py's, from here)
+from ..core.hijax_lower import low_of, lower_jaxpr  # noqa: F401  (jit.py's, from here)
 from ..core.staging import DebugInfo, JaxprTrace, convert_constvars_to_invars, high_jaxprs
-from ..core.trace import new_trace
+from ..core.hijax import is_high_aval
+from ..core.trace import Tracer, _ctx, new_trace
 from ..tree_util import tree_unflatten
 from .jit_args import leaf_aval
 from .jit_primitive import jit_p
+
+# a jit's lowered trace -> the high one it was lowered from: a jit equation staged into a
+# jaxpr holds the high one, as JAX's (transforms/jit.py's _bind)
+high_of: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 # Jitted -> {key: (the low program's jit, the trace's final quasi-dynamic data, out types)}
 _programs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -44,6 +49,8 @@ def _in_type(leaf, name):
 
 def call_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs):
     """`jitted` called eagerly with these flat arguments, some of them hijax values."""
+    if has_high_tracer(leaves):
+        return stage_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs)
     names = jitted._leaf_names(dyn_args, dyn_kwargs)
     in_types = tuple(_in_type(leaf, lambda i=i: names[i]) for i, leaf in enumerate(leaves))
     key = (treedef, in_types, statics, config._trace_state)
@@ -70,6 +77,66 @@ def call_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs):
             ty.aval.update_from_loval(final, leaf, *[next(lo_outs) for _ in
                                                     ty.aval.lo_ty_qdd(final)])
     return tree_unflatten(out_tree, outs)
+
+
+def has_high_tracer(leaves) -> bool:
+    return type(_ctx.trace) is JaxprTrace and \
+        any(isinstance(leaf, Tracer) and is_high_aval(leaf.aval) for leaf in leaves)
+
+
+def remember_high(closed):
+    """`closed` lowered (core/hijax_lower.py)."""
+    lowered = lower_jaxpr(closed)
+    if lowered is not closed:           # kept for a jit equation staged by make_jaxpr
+        high_of[lowered] = closed
+    return lowered
+
+
+def staged_high(jaxpr, consts, out_tree, closed):
+    """A jit equation staged into a jaxpr (make_jaxpr, an enclosing jit's trace) holds the
+    high jaxpr, as JAX's (new_box, box_set, box_get); the enclosing trace is high, and its
+    lowering binds the low twin (core/hijax_lower.py's low_of)."""
+    high = high_of.get(closed)
+    if high is None or type(_ctx.trace) is not JaxprTrace:
+        return jaxpr, consts, out_tree, closed
+    _ctx.trace.is_high = True
+    hi_jaxpr, hi_consts = convert_constvars_to_invars(high)
+    if len(hi_consts) == len(consts) and all(a is b for a, b in zip(hi_consts, consts)):
+        low_of[hi_jaxpr] = jaxpr
+    return hi_jaxpr, hi_consts, out_tree, high
+
+
+def stage_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs):
+    """`jitted` called inside make_jaxpr (a JaxprTrace) with traced hijax values among its
+    arguments: one jit equation holding the high jaxpr, as JAX's (`a:BoxTy` in, `box_get` and
+    `box_set` inside). Each mutable argument goes in with what it holds at the call, and holds
+    what the call left in it after; the enclosing trace's lowering inlines the equation."""
+    outer = _ctx.trace
+    names = jitted._leaf_names(dyn_args, dyn_kwargs)
+    in_types = []
+    for i, leaf in enumerate(leaves):
+        aval = leaf.aval if isinstance(leaf, Tracer) else None
+        if aval is not None and is_high_aval(aval):
+            in_types.append(AvalQDD(aval, outer.cur_qdd(leaf)) if aval.has_qdd else aval)
+        else:
+            in_types.append(_in_type(leaf, lambda i=i: names[i]))
+    out_trees = []
+    info = DebugInfo(jitted._name, jitted._source, "jit", tuple(names))
+    with new_trace(JaxprTrace, info, "lift") as trace:
+        tracers = [trace.new_arg(t) for t in in_types]
+        closed = trace.to_jaxpr(jitted._flat_fun(treedef, statics, out_trees,
+                                                 lambda: names)(*tracers))
+        finals = trace.final_qdds()
+    high_jaxprs.add(closed)
+    jaxpr, consts = convert_constvars_to_invars(closed)
+    n = len(consts) + len(leaves)
+    outs = jit_p.bind(*consts, *leaves, jaxpr=jaxpr, name=jitted._name,
+                      donated_invars=(False,) * n, inline=False, keep_unused=False)
+    outer.is_high = True
+    for leaf, ty, final in zip(leaves, in_types, finals):
+        if type(ty) is AvalQDD:        # what the call left in it
+            outer.qdds[outer.to_atom(leaf)].update(final)
+    return tree_unflatten(out_trees[0], outs)
 
 
 def _compile(jitted, treedef, statics, in_types, names):

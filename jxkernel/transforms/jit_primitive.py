@@ -16,7 +16,8 @@ import weakref
 
 from ..core import compile_record, sharding_types
 from ..core.interpret import eval_jaxpr
-from ..core.ir import call_primitives, param_printers
+from ..core.dce import dce_jaxpr
+from ..core.ir import ClosedJaxpr, Jaxpr, Var, call_primitives, param_printers
 from ..core.lru import PROGRAMS, TRACES, WeakLRU
 from ..core.mesh import on_context_mesh
 from ..core.partial_eval import PartialEvalTrace, partial_eval_jaxpr
@@ -266,6 +267,7 @@ def _jit_partial_eval(trace, args, params):
     (taking the residuals) is staged as another jit equation."""
     unknowns = [trace.is_unknown(x) for x in args]
     known_jaxpr, unknown_jaxpr, out_unknowns, n_res = partial_eval_jaxpr(params["jaxpr"], unknowns)
+    known_jaxpr, unknown_jaxpr, n_res = _prune_residuals(known_jaxpr, unknown_jaxpr, n_res)
     _derived(known_jaxpr, params["jaxpr"])
     known_args = [x for x, u in zip(args, unknowns) if not u]
     rest = {k: v for k, v in params.items() if k not in ("jaxpr", "donated_invars")}
@@ -283,6 +285,28 @@ def _jit_partial_eval(trace, args, params):
         unknown_jaxpr.out_avals))
     known_iter = iter(known_outs[:n_known])
     return [next(unknown_outs) if u else next(known_iter) for u in out_unknowns]
+
+
+def _prune_residuals(known, unknown, n_res):
+    """The residuals the unknown part never reads left out of both parts, and the known
+    equations that only computed them (JAX's pjit partial eval DCEs the unknown jaxpr and
+    keeps only the residuals it uses: a jvp stopped by stop_gradient leaves none behind)."""
+    uj = dce_jaxpr(unknown.jaxpr)
+    if uj is not unknown.jaxpr:
+        unknown = ClosedJaxpr(uj, unknown.consts)
+    used = {v for e in uj.eqns for v in e.invars if isinstance(v, Var)} | \
+        {v for v in uj.outvars if isinstance(v, Var)}
+    keep = [v in used for v in uj.invars[:n_res]]
+    if all(keep):
+        return known, unknown, n_res
+    kj = known.jaxpr
+    n_known_out = len(kj.outvars) - n_res
+    outvars = kj.outvars[:n_known_out] + [v for v, k in zip(kj.outvars[n_known_out:], keep) if k]
+    known = ClosedJaxpr(dce_jaxpr(Jaxpr(kj.constvars, kj.invars, outvars, kj.eqns)),
+                        known.consts)
+    invars = [v for v, k in zip(uj.invars[:n_res], keep) if k] + uj.invars[n_res:]
+    unknown = ClosedJaxpr(Jaxpr(uj.constvars, invars, uj.outvars, uj.eqns), unknown.consts)
+    return known, unknown, sum(keep)
 
 
 abstract_eval_rules[jit_p] = _jit_abstract_eval

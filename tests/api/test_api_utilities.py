@@ -158,13 +158,18 @@ def test_default_matmul_precision_context():
 
 
 def _backward_eqns(f, *args):
-    """Primitive names in the backward (second) checkpoint equation of grad(f), and how many
-    values the forward one passes it."""
+    """Primitive names in the checkpoint equation of grad(f) (its linearized part: as JAX
+    0.10.2's, the forward part runs outside any checkpoint), and how many values that forward
+    part hands the backward one besides the inputs: the primal output and the saved values."""
     jaxpr = jax.make_jaxpr(jax.grad(f))(*args).jaxpr
     remats = [e for e in jaxpr.eqns if e.primitive.name == "remat2"]
-    assert len(remats) == 2
-    return [e.primitive.name for e in remats[1].params["jaxpr"].jaxpr.eqns], \
-        len(remats[0].outvars)
+    assert len(remats) == 1
+    (remat,) = remats
+    # its operands: the known inputs (arguments, constants), the values the policy saved
+    # (computed by the forward equations before it), and the linear input last
+    computed = {v for e in jaxpr.eqns for v in e.outvars}
+    n_saved = sum(v in computed for v in remat.invars[:-1])
+    return [e.primitive.name for e in remat.params["jaxpr"].jaxpr.eqns], 1 + n_saved
 
 
 def test_checkpoint_policies_choose_the_residuals():

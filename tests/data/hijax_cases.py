@@ -79,6 +79,23 @@ def run_cases(jax, hijax, cur_qdd, public) -> dict:
     out["tuple_box_jaxpr"] = str(jax.make_jaxpr(inside)(1.0))
     out.update(("traced_" + k, v) for k, v in seen.items())
 
+    # a jit inside make_jaxpr keeps its high equations (new_box, box_set, box_get), as JAX's
+    # jit equation does; a traced Box passed to it goes in as `BoxTy` and holds what it set
+    def tupset(b, x):
+        b.set((x, x * 3))
+        return x
+
+    out["jit_box_body_jaxpr"] = str(jax.make_jaxpr(jax.jit(body))(1.0))
+    out["jit_in_fn_box_body_jaxpr"] = str(jax.make_jaxpr(lambda x: jax.jit(body)(x) * 2)(1.0))
+    out["jit_box_arg_jaxpr"] = str(jax.make_jaxpr(jax.jit(update))(Box(2.0), 1.0))
+    out["jit_tuple_box_jaxpr"] = str(jax.make_jaxpr(jax.jit(inside))(1.0))
+    out["jit_box_arg_new_type_jaxpr"] = str(jax.make_jaxpr(
+        lambda b, x: jax.jit(tupset)(b, x) + b.get()[1])(Box(2.0), 1.0))
+    box = Box(2.0)
+    out["jit_in_jit_box_arg"] = repr((float(jax.jit(
+        lambda b, x: jax.jit(tupset)(b, x) + b.get()[1])(box, 1.0)),
+        [float(v) for v in box.get()]))
+
     # an immutable high type whose tracers' + is its type's _add (as every JAX tracer's)
     class PairTy(hijax.HiType):
         def __eq__(self, other):

@@ -295,4 +295,31 @@ def cases(jax):
         lambda c, _: (r.split(c)[0], r.bernoulli(c)), k, None, length=2), key)
     reg("random_dropout", lambda k, x: jnp.where(r.bernoulli(k, 0.5, x.shape), x / 0.5, 0.),
         key, x3)
+    # ---------------------------------------------------------------- more learner programs
+    reg("nn_leaky_relu_elu", lambda x: (nn.leaky_relu(x), nn.elu(x)), x3)
+    reg("nn_relu6_hard_tanh", lambda x: (nn.relu6(x), nn.hard_tanh(x)), x3)
+    reg("softmax_axis0", lambda x: nn.softmax(x, axis=0), m23)
+    reg("log_softmax_grad", jax.grad(lambda x: nn.log_softmax(x)[0]), x3)
+    reg("einsum_batch", lambda a, b: jnp.einsum("bij,bjk->bik", a, b), m23[None], m32[None])
+    reg("einsum_outer", lambda a, b: jnp.einsum("i,j->ij", a, b), x3, x3)
+    reg("associative_scan", lambda x: lax.associative_scan(jnp.add, x), x4)
+    reg("checkpoint_policy", jax.grad(jax.checkpoint(
+        lambda x: jnp.sin(jnp.sin(x)),
+        policy=jax.checkpoint_policies.nothing_saveable)), 1.)
+    reg("custom_vjp_vmap", jax.vmap(cv), x3)
+    reg("map_two_outputs", lambda xs: lax.map(lambda x: (x * 2, x + 1), xs), x3)
+    reg("norm_matrix_fro", jnp.linalg.norm, m23)
+    reg("norm_ord1", lambda x: jnp.linalg.norm(x, ord=1), x3)
+    reg("qr", jnp.linalg.qr, m33)
+    reg("eigh", jnp.linalg.eigh, m33 + m33.T)
+    reg("random_vmap_uniform_split", jax.vmap(lambda k: r.uniform(r.split(k)[1], (2,))), keys)
+    reg("fori_loop_static_scan", lambda x: lax.fori_loop(0, 4, lambda i, c: c + i * x, 0. * x),
+        x3)
+    reg("where_one_arg", lambda x: jnp.where(x > 1, size=3), x3)
+    reg("unique_size", lambda x: jnp.unique(x, size=3), x3)
+    reg("one_hot_float", lambda i: nn.one_hot(i, 4, dtype=jnp.float32), i3)
+    reg("argsort_stable", lambda x: jnp.argsort(x, stable=True, descending=True), x3)
+    reg("int_pow", lambda i: i ** 3, i3)
+    reg("round_decimals", lambda x: jnp.round(x, 1), x3)
+    reg("clip_arrays", lambda x, lo: jnp.clip(x, lo, 2.), x3, x3)
     return c

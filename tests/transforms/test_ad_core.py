@@ -436,7 +436,9 @@ def test_checkpoint_same_gradients():
     assert_allclose_ulp(np.asarray(jax.grad(remat_block)(x)), expected, ELEMENTWISE)
     assert_allclose_ulp(np.asarray(jax.jit(jax.grad(remat_block))(x)), expected, 3 * ELEMENTWISE)
     text = str(jax.make_jaxpr(jax.grad(remat_block))(x))
-    assert text.count("remat2[") == 2 and "differentiated=True" in text
+    # one remat2, of the linearized part: its forward part runs outside it, as JAX 0.10.2's
+    # remat_partial_eval hoists it
+    assert text.count("remat2[") == 1 and "differentiated=True" in text
     assert_allclose_ulp(np.asarray(jax.vmap(jax.grad(remat_block))(arr([0.1, 0.8]))),
                         np.stack([np.asarray(jax.grad(block)(0.1)), expected]), ELEMENTWISE)
 

@@ -17,16 +17,13 @@ import locations  # tests/support: the repository's folders
 
 # name -> why jxkernel's text still differs from JAX 0.10.2's
 KNOWN_DIFFERENT = {
-    "diag": "JAX's diagonal is a platform_dependent cond (a Mosaic branch) inside "
-            "`jit[name=_diag]`; jxkernel gathers directly",
-    "solve": "JAX's solve is a custom_linear_solve over `jit[name=_lu_solve]`; jxkernel's is "
-             "inlined LU and triangular solves",
-    "grad_scan": "JAX's partial evaluation of scan keeps only the needed residuals "
-                 "(forwarding known carries); jxkernel's stages one more",
-    "vmap_while": "JAX's while keeps a batched predicate (`cond_jaxpr` returns bool[3]; its "
-                  "lowering selects); jxkernel selects in the body and reduces in the cond",
-    "checkpoint": "under grad JAX runs the primal outside the remat2 and stages one remat2 "
-                  "of the linearized part; jxkernel keeps a remat2 for the forward part too",
+    "solve": "built as JAX's (custom_linear_solve over `jit[name=_lu_solve]`), but its "
+             "vecmat, the transpose of matvec, lacks JAX's `reduce_sum[axes=()]`: JAX's "
+             "linear_transpose stages matvec's identity broadcast_in_dim (make_jaxpr "
+             "elides it) and transposes it to that reduce_sum",
+    "grad_scan": "the transposed scan's body ends in `convert_element_type[weak_type=True]` "
+                 "of the carry's cotangent, back to the weak type of the carry's primal "
+                 "(1.0); JAX's ends at `mul` (residuals and operands agree)",
 }
 
 
