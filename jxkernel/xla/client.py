@@ -32,6 +32,10 @@ try:
 except ImportError as e:              # Pyodide, or a venv without jaxlib: the NumPy backend runs
     xc, JAXLIB_ERROR = None, e
 
+# jaxlib's list of devices, as JAX's `xla_client.DeviceList` (colocated_python's specializations
+# hold one); without jaxlib, the devices' tuple
+DeviceList = xc.DeviceList if xc is not None else tuple
+
 from ..core.config import config  # noqa: E402
 from . import numpy_device  # noqa: E402
 
