@@ -14,6 +14,7 @@ import jxkernel.numpy as jnp
 from jxkernel.experimental.colocated_python import serialization as ser
 
 import colocated_python_cases
+from doc_examples import check_docstring_examples
 
 REFERENCE = json.loads((pathlib.Path(__file__).parents[1] / "data" /
                         "colocated_python_reference.json").read_text())["cases"]
@@ -118,3 +119,11 @@ def test_without_cloudpickle_serializing_is_refused(monkeypatch):
     monkeypatch.setattr(ser, "cloudpickle", None)
     with pytest.raises(ModuleNotFoundError, match='No module named "cloudpickle"'):
         ser._serialize(1)
+
+
+@pytest.mark.parametrize("module", ["jxkernel.api.colocated_python",
+                                    "jxkernel.api.colocated_python.api",
+                                    "jxkernel.api.colocated_python.serialization",
+                                    "jxkernel._jax.extend.ifrt_programs"])
+def test_docstring_examples(module):
+    check_docstring_examples(module, {"jxkernel": jxkernel})
