@@ -127,3 +127,13 @@ def test_without_cloudpickle_serializing_is_refused(monkeypatch):
                                     "jxkernel._jax.extend.ifrt_programs"])
 def test_docstring_examples(module):
     check_docstring_examples(module, {"jxkernel": jxkernel})
+
+
+def test_pjit_is_jit_deprecated_in_jaxs_words():
+    from jxkernel._jax.experimental import pjit
+    with pytest.warns(DeprecationWarning, match=r"jax.experimental.pjit.pjit has been "
+                                                r"deprecated. Please use `jax.jit` instead."):
+        assert pjit.__getattr__("pjit") is jxkernel.jit
+    with pytest.raises(AttributeError, match="has no attribute 'pmap'"):
+        pjit.pmap
+    check_docstring_examples("jxkernel._jax.experimental.pjit")
