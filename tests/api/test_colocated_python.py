@@ -137,3 +137,11 @@ def test_pjit_is_jit_deprecated_in_jaxs_words():
     with pytest.raises(AttributeError, match="has no attribute 'pmap'"):
         pjit.pmap
     check_docstring_examples("jxkernel._jax.experimental.pjit")
+
+
+def test_private_distributed_state_and_ifrt_programs_for_orbax():
+    # Orbax reads jax._src.distributed.global_state.client (None: one process) and imports
+    # jax.extend.ifrt_programs at import time
+    check_docstring_examples("jxkernel._jax._src.distributed")
+    from jxkernel._jax.extend import ifrt_programs
+    assert callable(ifrt_programs.ifrt_programs.make_colocated_python_program)
