@@ -11,7 +11,6 @@ PAGE_SKIPS = {
     "notebooks/cute_dsl_jax": "needs an NVIDIA GPU and CUTLASS's CuTe DSL",
     "notebooks/host-offloading": "needs an accelerator's pinned-host memory (JAX's docs build "
                                  "does not run it either)",
-    "notebooks/colocated-python": "needs a colocated-Python (multi-host) backend",
     "notebooks/layout": "device-specific layouts of TPUs (JAX's docs build does not run it)",
     "distributed_data_loading": "multi-process data loading (jax.distributed across hosts)",
     "ffi": "builds and loads a C++ XLA FFI library with CMake and a compiler",

@@ -12,6 +12,7 @@ value from an environment variable.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import linecache
 import os
 import re
@@ -352,8 +353,26 @@ class Config:
         >>> config.parse_flags_with_absl(["prog", "--jax_log_compiles=false", "-v"])
         >>> config.jax_log_compiles
         False
+
+        Where absl is installed, the first call also does what JAX's does with it: an absl flag
+        per option (`config_with_absl`) and absl's flags parsed from the `--jax` arguments
+        (known only), so that absl's FLAGS count as parsed: absltest's `create_tempdir` reads
+        `FLAGS.test_tmpdir`, which absl refuses before a parse (Flax's checkpoint tests call
+        this at import for that).
         """
-        for arg in (sys.argv if argv is None else argv)[1:]:
+        args = sys.argv if argv is None else argv
+        if not self.use_absl:
+            try:
+                import absl.flags as absl_flags     # as JAX's (which needs absl)
+            except ImportError:
+                absl_flags = None
+            if absl_flags is not None:
+                jax_argv = ["", *(a for a in itertools.takewhile(lambda a: a != "--", args[1:])
+                                  if a.startswith("--jax"))]
+                self.config_with_absl()
+                absl_flags.FLAGS(jax_argv, known_only=True)
+                self.complete_absl_config(absl_flags)
+        for arg in args[1:]:
             if not arg.startswith(("--jax_", "--nojax_")):
                 continue
             name, has_value, raw = arg[2:].partition("=")

@@ -32,6 +32,12 @@ try:
 except ImportError as e:              # Pyodide, or a venv without jaxlib: the NumPy backend runs
     xc, JAXLIB_ERROR = None, e
 
+# jaxlib's list of devices, as JAX's `xla_client.DeviceList` (colocated_python's specializations
+# hold one); without jaxlib, the devices' tuple
+DeviceList = xc.DeviceList if xc is not None else tuple
+# jaxlib's IFRT program constructors (`jax.extend.ifrt_programs.ifrt_programs`); None without jaxlib
+ifrt_programs = getattr(xc._xla, "ifrt_programs", None) if xc is not None else None
+
 from ..core.config import config  # noqa: E402
 from . import numpy_device  # noqa: E402
 

@@ -48,3 +48,21 @@ def test_config_with_absl_defines_flags_that_absl_apps_set():
                             "--jax_persistent_cache_min_compile_time_secs=2.5", "rest"])
     """)
     assert out.stdout.splitlines()[-1] == "True True warn 2.5 False ['rest']"
+
+
+def test_parse_flags_with_absl_leaves_absls_flags_parsed():
+    # JAX's parses absl's flags (the --jax ones, known only): absltest's create_tempdir then
+    # reads FLAGS.test_tmpdir, which absl refuses before a parse (Flax's checkpoints_test)
+    pytest.importorskip("absl")
+    out = run_code("""
+        import sys
+        sys.argv = ["prog", "--jax_log_compiles", "-k", "x"]
+        from absl import flags
+        from absl.testing import absltest
+        import jxkernel as jax
+        print(flags.FLAGS.is_parsed(), end=" ")
+        jax.config.parse_flags_with_absl()
+        print(flags.FLAGS.is_parsed(), bool(flags.FLAGS.test_tmpdir), jax.config.use_absl,
+              jax.config.jax_log_compiles)
+    """)
+    assert out.stdout.splitlines()[-1] == "False True True True True"
