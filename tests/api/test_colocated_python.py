@@ -28,33 +28,8 @@ def answers():
     return json.loads(json.dumps(colocated_python_cases.run(jxkernel)))
 
 
-# jxkernel's eager `x + 1` on an Array with a one-device NamedSharding answers a
-# SingleDeviceSharding, where JAX keeps the NamedSharding: the eager operations' result
-# shardings (xla/), not colocated_python, which returns what the function returned, as JAX
-EAGER_SHARDING = {"add_one_again", "add_one_named", "class", "in_specs", "out_specs_fn"}
-
-
-def _without_shardings(tree):
-    if isinstance(tree, dict):
-        return {k: _without_shardings(v) for k, v in tree.items()
-                if k not in ("sharding", "same_sharding")}
-    return tree
-
-
-@pytest.mark.parametrize("case", sorted(set(REFERENCE) - EAGER_SHARDING))
+@pytest.mark.parametrize("case", sorted(REFERENCE))
 def test_case_as_jax(answers, case):
-    assert answers[case] == REFERENCE[case]
-
-
-@pytest.mark.parametrize("case", sorted(EAGER_SHARDING))
-def test_case_as_jax_but_eager_shardings(answers, case):
-    assert _without_shardings(answers[case]) == _without_shardings(REFERENCE[case])
-
-
-@pytest.mark.xfail(strict=True, reason="eager x + 1 drops a one-device NamedSharding "
-                                       "(SingleDeviceSharding); JAX keeps it")
-@pytest.mark.parametrize("case", sorted(EAGER_SHARDING))
-def test_case_shardings_as_jax(answers, case):
     assert answers[case] == REFERENCE[case]
 
 
