@@ -120,14 +120,7 @@ def stage_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs):
             in_types.append(AvalQDD(aval, outer.cur_qdd(leaf)) if aval.has_qdd else aval)
         else:
             in_types.append(_in_type(leaf, lambda i=i: names[i]))
-    out_trees = []
-    info = DebugInfo(jitted._name, jitted._source, "jit", tuple(names))
-    with new_trace(JaxprTrace, info, "lift") as trace:
-        tracers = [trace.new_arg(t) for t in in_types]
-        closed = trace.to_jaxpr(jitted._flat_fun(treedef, statics, out_trees,
-                                                 lambda: names)(*tracers))
-        finals = trace.final_qdds()
-    high_jaxprs.add(closed)
+    closed, out_trees, finals = _trace_high(jitted, treedef, statics, in_types, names)
     jaxpr, consts = convert_constvars_to_invars(closed)
     n = len(consts) + len(leaves)
     outs = jit_p.bind(*consts, *leaves, jaxpr=jaxpr, name=jitted._name,
@@ -139,7 +132,9 @@ def stage_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs):
     return tree_unflatten(out_trees[0], outs)
 
 
-def _compile(jitted, treedef, statics, in_types, names):
+def _trace_high(jitted, treedef, statics, in_types, names):
+    """(the high ClosedJaxpr of the jitted function at `in_types`, its output trees, the
+    mutable inputs' final quasi-dynamic data)."""
     out_trees = []
     info = DebugInfo(jitted._name, jitted._source, "jit", tuple(names))
     with new_trace(JaxprTrace, info, "lift") as trace:
@@ -148,6 +143,11 @@ def _compile(jitted, treedef, statics, in_types, names):
                                                  lambda: names)(*tracers))
         finals = trace.final_qdds()
     high_jaxprs.add(closed)
+    return closed, out_trees, finals
+
+
+def _compile(jitted, treedef, statics, in_types, names):
+    closed, out_trees, finals = _trace_high(jitted, treedef, statics, in_types, names)
     if closed.ref_writes:
         raise NotImplementedError("jxkernel's jit does not take hijax values and write Refs "
                                   "made outside in one call")
