@@ -1,7 +1,7 @@
 """Record JAX 0.10.2's answers to tests/data/colocated_python_cases.py into
 tests/data/colocated_python_reference.json (tests/api/test_colocated_python.py compares).
 
-    /work/wt/libs/.venv-jax/bin/python reference/make_colocated_python_reference.py
+    .venv-jax/bin/python reference/make_colocated_python_reference.py
 
 Needs JAX 0.10.2 on the CPU with cloudpickle (colocated_python pickles the functions).
 """

@@ -1,7 +1,7 @@
 """Record JAX 0.10.2's key-reuse checker (`jax.debug_key_reuse`) and typed keys' operator
 errors in tests/data/key_reuse_reference.json (run by hand, not by the test suite):
 
-    /work/wt/libs/.venv-jax/bin/python reference/make_key_reuse_reference.py
+    .venv-jax/bin/python reference/make_key_reuse_reference.py
 
 The cases are tests/data/key_reuse_cases.py; tests/random/test_key_reuse_reference.py runs the
 same file with jxkernel and compares.
