@@ -28,7 +28,8 @@ from .creation import _concrete, arange, array, asarray, empty, full, ones, zero
 from .index_tricks import diag_indices
 from .manipulation import broadcast_shapes, concatenate, moveaxis, ravel, swapaxes, tile
 from .pad import pad
-from .sorting import argsort, nonzero, sort
+from .selection import nonzero
+from .sorting import argsort, sort
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_arraylike, jnp_jit
 
 __all__ = ["fromfile", "fromiter", "save", "savez", "load", "insert", "delete", "place", "fill_diagonal", "block", "trim_zeros",

@@ -29,7 +29,8 @@ from .creation import ones, zeros
 from .reductions import any as _any
 from .indexing import _IndexUpdateHelper, _scatter_update, getitem
 from .manipulation import concatenate, moveaxis
-from .sorting import _asarray, _concrete, _cumsum, _ravel, _shape, lexsort, nonzero, searchsorted
+from .selection import nonzero
+from .sorting import _asarray, _concrete, _ravel, _shape, lexsort, searchsorted
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
 
 __all__ = ["unique", "unique_values", "unique_counts", "unique_inverse", "unique_all", "isin",
@@ -103,7 +104,7 @@ def _unique(ar, axis, return_index=False, return_inverse=False, return_counts=Fa
         ret.append(getitem(perm, ind) if nonempty else perm)
     if return_inverse:
         if nonempty:
-            imask = lax.sub(_cumsum(conversion.convert_element_type(mask, it)), np.ones((), it))
+            imask = lax.sub(lax.cumsum(conversion.convert_element_type(mask, it), 0), np.ones((), it))
             zeros = lax.broadcast_in_dim(np.zeros((), it), _shape(mask), ())
             ret.append(_scatter_update(zeros, perm, imask, lax.scatter))
         else:

@@ -43,7 +43,6 @@ def test_the_layers_have_an_order():
 _LAZY_LOOPS = {
     ("jxkernel.xla.array", "jxkernel.xla.dlpack"),         # DLPack, on first exchange
     ("jxkernel.xla.transfers", "jxkernel.xla.sharded"),    # sharded arrays, with the first mesh
-    ("jxkernel.numpy.sorting", "jxkernel.numpy.statistics"),  # nonzero's bincount, as JAX's
 }
 
 
@@ -96,7 +95,7 @@ def test_each_import_inside_a_function_says_why():
 # fast path have moved; lowered as they go): a late import is for a module kept off `import
 # jxkernel` by design (docs/architecture.md, section 1) or an optional library, not for a
 # cycle; the cure for a cycle is moving code to the layer where its dependencies are.
-MOST_DEFERRED = 37   # (+1: jnp.nonzero calls statistics.bincount, which imports sorting)
+MOST_DEFERRED = 37   # (+1: jnp.nonzero calls statistics.bincount, which is loaded on first use)
 
 
 def test_imports_inside_functions_stay_few():

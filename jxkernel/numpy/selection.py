@@ -1,0 +1,150 @@
+"""Selecting where a condition holds: nonzero, flatnonzero, argwhere, `where` (one argument:
+nonzero; three: elementwise), extract and compress, with JAX's `size=`/`fill_value=` for results
+whose length depends on the data.
+
+    >>> jnp.nonzero(jnp.array([0, 5, 0, 7]), size=3, fill_value=-1)
+    (Array([ 1,  3, -1], dtype=int32),)
+
+Without `size`, data-dependent shapes need concrete (not traced) inputs, as in JAX.
+"""
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+from .. import lax
+from ..core import dtypes
+from ..core.errors import ConcretizationTypeError
+from . import util
+from .creation import arange
+from .indexing import _IndexUpdateHelper, getitem
+from .manipulation import _slice_axis, moveaxis
+from .reductions import _where, cumsum, sum as _sum
+from .sorting import _asarray, _concrete, _ravel, _shape
+from .ufuncs import floor_divide, remainder
+from .util import aval_of, check_arraylike, ensure_array
+
+__all__ = ["nonzero", "flatnonzero", "argwhere", "where", "extract", "compress"]
+
+def nonzero(a, *, size: int | None = None, fill_value=None) -> tuple:
+    """Indices of the nonzero elements, one array per axis. With `size`, exactly that many
+    (padded with `fill_value`, or index 0); without it `a` must be concrete.
+
+    >>> jnp.nonzero(jnp.array([[0, 1], [2, 0]]))
+    (Array([0, 1], dtype=int32), Array([1, 0], dtype=int32))
+    """
+    arr = _asarray("nonzero", a)
+    shape = _shape(arr)
+    if not shape:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use "
+                         "jnp.atleast_1d(scalar).nonzero() instead.")
+    d = aval_of(arr).dtype
+    mask = arr if d == np.bool_ else lax.ne(arr, np.zeros((), d))
+    it = dtypes.default_int_dtype()
+    if size is None:
+        value = _concrete(mask)
+        if value is None:
+            raise ConcretizationTypeError(
+                arr, "The size argument of jnp.nonzero must be statically specified to use "
+                "jnp.nonzero within JAX transformations.\n")
+        size = int(value.sum())
+    else:
+        size = operator.index(size)
+    if math.prod(shape) == 0 or size == 0:
+        return tuple(lax.broadcast_in_dim(np.zeros((), it), (size,), ()) for _ in shape)
+    # JAX's scan-free algorithm: the k-th nonzero's flat index is how many positions have
+    # a running count of nonzeros <= k; through jnp's cumsum, bincount, floor_divide and
+    # remainder (jits of their own), as JAX 0.10.2 builds it, so make_jaxpr prints its text
+    from .statistics import bincount   # histograms and counts: loaded on first use
+    flat_indices = cumsum(bincount(cumsum(mask), length=size))
+    strides = (np.cumprod(shape[::-1])[::-1] // shape).astype(aval_of(flat_indices).dtype)
+    out = [remainder(floor_divide(flat_indices, stride), n) for stride, n in zip(strides, shape)]
+    if fill_value is not None:
+        fills = fill_value if isinstance(fill_value, tuple) else (fill_value,) * len(shape)
+        if len(fills) != len(shape) or any(np.shape(f) != () for f in fills):
+            raise ValueError(f"fill_value must be a scalar or a tuple of length {len(shape)}; "
+                             f"got {fill_value}")
+        pad = lax.ge(arange(size), _sum(mask))
+        out = [_where(pad, f, o) for f, o in zip(fills, out)]
+    return tuple(out)
+
+
+def flatnonzero(a, *, size: int | None = None, fill_value=None):
+    """Indices of the nonzero elements of the flattened array."""
+    return nonzero(_ravel(_asarray("flatnonzero", a)), size=size, fill_value=fill_value)[0]
+
+
+def argwhere(a, *, size: int | None = None, fill_value=None):
+    """Indices of the nonzero elements as rows: shape (count or size, a.ndim)."""
+    a = _asarray("argwhere", a)
+    ndim = len(_shape(a))
+    result = nonzero(lax.reshape(a, (1,)) if ndim == 0 else a, size=size, fill_value=fill_value)
+    n = _shape(result[0])[0]
+    if ndim == 0:
+        return lax.broadcast_in_dim(np.zeros((), aval_of(result[0]).dtype), (n, 0), ())
+    return lax.concatenate([lax.reshape(r, (n, 1)) for r in result], 1)
+
+
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+    """x where condition else y; with one argument, the indices of nonzero elements.
+
+    >>> jnp.where(jnp.arange(3) > 0, 1.0, 0.0)
+    Array([0., 1., 1.], dtype=float32, weak_type=True)
+    """
+    if x is None and y is None:
+        check_arraylike("where", condition)
+        return nonzero(condition, size=size, fill_value=fill_value)
+    if size is not None or fill_value is not None:
+        raise ValueError("size and fill_value arguments cannot be used in three-term where "
+                         "function.")
+    if x is None or y is None:
+        raise ValueError(f"Either both or neither of the x and y arguments should be provided "
+                         f"to jax.numpy.where, got {x} and {y}.")
+    return util.where(condition, x, y)     # (not reductions._where: JAX nests a jit here)
+
+
+def extract(condition, arr, *, size: int | None = None, fill_value=0):
+    """The elements of `arr` where `condition` is true (flattened), padded to `size`."""
+    check_arraylike("extract", condition, arr)
+    cond, arr = _ravel(ensure_array(condition)), _ravel(ensure_array(arr))
+    if _shape(cond) != _shape(arr):
+        raise ValueError("extract: condition and arr must have the same number of elements")
+    if size is None:
+        return getitem(arr, nonzero(cond)[0])
+    idx, = nonzero(cond, size=size, fill_value=_shape(arr)[0])
+    return getitem(arr, idx) if _shape(arr)[0] == 0 else \
+        _take_fill(arr, idx, fill_value)
+
+
+def _take_fill(arr, idx, fill_value):
+    return _IndexUpdateHelper(arr)[idx].get(mode="fill", fill_value=fill_value)
+
+
+def compress(condition, a, axis: int | None = None, *, size: int | None = None,
+             fill_value=0, out=None):
+    """The slices of `a` along `axis` where the 1-D `condition` is true."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.compress is not supported.")
+    check_arraylike("compress", condition, a)
+    cond, arr = ensure_array(condition), ensure_array(a)
+    if len(_shape(cond)) != 1:
+        raise ValueError("condition must be a 1D array")
+    if aval_of(cond).dtype != np.bool_:
+        cond = lax.ne(cond, np.zeros((), aval_of(cond).dtype))
+    if axis is None:
+        axis, arr = 0, _ravel(arr)
+    arr = moveaxis(arr, axis, 0)
+    n = _shape(arr)[0]
+    if _shape(cond)[0] > n:
+        raise ValueError("condition contains entries that are out of bounds")
+    cond = _slice_axis(cond, 0, n, 0)       # NumPy: a shorter condition is padded with False
+    if _shape(cond)[0] < n:
+        cond = lax.pad(cond, np.bool_(False), [(0, n - _shape(cond)[0], 0)])
+    if size is None:
+        out_ = getitem(arr, nonzero(cond)[0])
+    else:
+        idx, = nonzero(cond, size=size, fill_value=n)
+        out_ = _take_fill(arr, idx, fill_value)
+    return moveaxis(out_, 0, axis)
