@@ -28,7 +28,7 @@ def explain(old_sig, new_sig, old_tree, new_tree, old_static, new_static) -> str
     before, after = dict(old_static), dict(new_static)
     for path in [p for p, _ in new_static] + [p for p, _ in old_static if p not in after]:
         old, new = before.get(path, _ABSENT), after.get(path, _ABSENT)
-        if old is _ABSENT or new is _ABSENT or old != new:
+        if old is _ABSENT or new is _ABSENT or not _same_static(old, new):
             reasons.append(f"static {path}: {_DEFAULT if old is _ABSENT else repr(old)} -> "
                            f"{_DEFAULT if new is _ABSENT else repr(new)}")
     if old_tree != new_tree:
@@ -215,7 +215,7 @@ def _static_changes(old_static, new_static, flipped):
         if name in flipped:
             continue
         before, after = old_static.get(name, _ABSENT), new_static.get(name, _ABSENT)
-        if before is _ABSENT or after is _ABSENT or before != after:
+        if before is _ABSENT or after is _ABSENT or not _same_static(before, after):
             change = _fixed(str(name), "static",
                             _DEFAULT if before is _ABSENT else repr(before),
                             _DEFAULT if after is _ABSENT else repr(after), name=name)
@@ -236,13 +236,19 @@ def _static_keyword_changes(old, new, flipped):
     the other: JAX keys its cache on how it came (f(x, 2) and f(x, n=2) trace twice)."""
     old_static, new_static = dict(old.statics), dict(new.statics)
     for name in sorted(set(old_static) & set(new_static), key=str):
-        if name in flipped or old_static[name] != new_static[name]:
+        if name in flipped or not _same_static(old_static[name], new_static[name]):
             continue
         was, now = name in old.by_keyword, name in new.by_keyword
         if was != now:
             how = {True: "by keyword", False: "by position"}
             yield _refixed(_fixed(str(name), "structure", how[was], how[now], name=name),
                            _STATIC_KEYWORD_FIX)
+
+
+def _same_static(a, b) -> bool:
+    """One static value for jit's key, as JAX's tree_util.Static compares them: equal and of
+    the same type (True and 1, 2.0 and 2 are two keys)."""
+    return type(a) is type(b) and a == b
 
 
 def _dataclass_fields(value) -> dict:
@@ -449,9 +455,53 @@ def change_distance(old: Signature, new: Signature) -> int:
 
 
 def nearest(history, new: Signature):
-    """The entry of `history` (Signatures, oldest first) nearest to `new`; the latest wins a
-    tie. None for an empty history."""
-    return min(reversed(history), default=None, key=lambda old: change_distance(old, new))
+    """The entry of `history` (Signatures, oldest first) JAX 0.10.2 names as "the closest
+    previous key" for `new`: the least jax_order (the first of equals). None for an empty
+    history."""
+    return min(history, default=None, key=lambda old: jax_order(old, new))
+
+
+# JAX's severity of a kind of difference (partial_eval.diff_tracing_cache_keys: the tracing
+# context, then the pytree, which holds the statics, then debug info, then the input types)
+_SEVERITY = {"config": 0, "static": 1, "traced": 1, "structure": 1, "shape": 3, "dtype": 3,
+             "weak_type": 3}
+
+
+def jax_order(old: Signature, new: Signature) -> tuple:
+    """(severity, number of differences, text) as JAX 0.10.2 orders its earlier cache keys to
+    name the closest (`min` over partial_eval.diff_tracing_cache_keys): a key differing in
+    the tracing context (x64, a context manager) before one differing in the pytree (a
+    static value, the structure) before one differing in input types, whatever their counts;
+    then fewer differences (types: leaves, each counted once); then the text of JAX's message,
+    so that of two lengths one away, f32[3] is named before f32[5] and a static 10 before 2
+    ("Static(val=10)" sorts first) -- not the latest. jit options (donate_argnums) are not in
+    JAX's tracing key: they do not count."""
+    changes = [c for c in explain_changes(old, new) if c.kind in _SEVERITY and
+               not (c.kind == "config" and c.path in dict(_JIT_OPTIONS))]
+    if not changes:
+        return (4, 0, "")
+    severity = min(_SEVERITY[c.kind] for c in changes)
+    group = [c for c in changes if _SEVERITY[c.kind] == severity]
+    if severity == 3:                 # "  * at x, now f32[4] and before f32[3]", in leaf order
+        before, lines = dict(old.named), []
+        for path, a in new.named:
+            b = before.get(path)
+            if b is not None and a != b:
+                now, was = a.str_short(), b.str_short()
+                if a.weak_type != b.weak_type:
+                    now, was = f"{now}{{weak_type={a.weak_type}}}", \
+                        f"{was}{{weak_type={b.weak_type}}}"
+                lines.append(f"  * at {path}, now {now} and before {was}")
+        return (3, len(lines), "\n".join(lines))
+    if severity == 1:                 # JAX's input path: the statics in argument order
+        order = {name: i for i, (name, _) in enumerate(new.statics)}
+        lines = [f"  * at {order.get(c.path, len(order)):04d} {c.path}, before "
+                 f"{'Static(val=' + c.old + '), so' if c.kind == 'static' else c.old}"
+                 for c in group]
+        return (1, len(lines), "\n".join(sorted(lines)))
+    count = sum(abs(int(c.new) - int(c.old)) if c.path == USER_CONTEXTS else 1 for c in group)
+    return (0, count, "\n".join(f"  * {c.path} differs: now {c.new} and before {c.old}"
+                                 for c in group))
 
 
 def _fixed(path, kind, old, new, name=None, dtype="float32", rank=False) -> Change:
