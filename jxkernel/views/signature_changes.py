@@ -217,15 +217,31 @@ def _static_changes(old_static, new_static, flipped):
         before, after = old_static.get(name, _ABSENT), new_static.get(name, _ABSENT)
         if before is _ABSENT or after is _ABSENT or not _same_static(before, after):
             change = _fixed(str(name), "static",
-                            _DEFAULT if before is _ABSENT else repr(before),
-                            _DEFAULT if after is _ABSENT else repr(after), name=name)
-            if after is not _ABSENT and _hashed_by_identity(after):
-                change = _refixed(change, _IDENTITY_FIX, kind=type(after).__name__)
+                            _DEFAULT if before is _ABSENT else _static_repr(before),
+                            _DEFAULT if after is _ABSENT else _static_repr(after), name=name)
+            if before is _ABSENT or after is _ABSENT:    # not "a new value": drop nothing
+                passed = after if before is _ABSENT else before
+                change = _refixed(change, _STATIC_DEFAULT_FIX, value=_static_repr(passed))
+            elif before == after:                        # True and 1: equal, other types
+                change = _refixed(change, _STATIC_TYPE_FIX, old_type=type(before).__name__,
+                                  new_type=type(after).__name__)
+            elif (before is None) != (after is None):    # None or a value: traced, two too
+                change = _refixed(change, _STATIC_NONE_FIX)
+            elif _hashed_by_identity(after):
+                names = _fields(after) or ["field"]
+                tail = "," if len(names) == 1 else ""        # (self.k,): a tuple of one
+                change = _refixed(change, _IDENTITY_FIX, kind=type(after).__name__,
+                                  fields=", ".join(f"self.{k}" for k in names) + tail,
+                                  other=", ".join(f"other.{k}" for k in names) + tail)
             elif isinstance(after, bool) and isinstance(before, bool):
                 change = _refixed(change, _BOOL_STATIC_FIX)
             elif after is not _ABSENT and dataclasses.is_dataclass(after) and \
                     not isinstance(after, type):
                 change = _refixed(change, _DATACLASS_STATIC_FIX, **_dataclass_fields(after))
+            elif _pytree_fields(after) is not None:      # its own class, of number fields
+                fields = _pytree_fields(after)
+                change = _refixed(change, _OBJECT_STATIC_FIX, kind=type(after).__name__,
+                                  leaves=", ".join(f"m.{k}" for k in fields) + ",")
             elif after is not _ABSENT and not _traceable(after):
                 change = _refixed(change, _STATIC_KEEP_FIX, kind=type(after).__name__)
             yield change
@@ -243,6 +259,43 @@ def _static_keyword_changes(old, new, flipped):
             how = {True: "by keyword", False: "by position"}
             yield _refixed(_fixed(str(name), "structure", how[was], how[now], name=name),
                            _STATIC_KEYWORD_FIX)
+
+
+def _fields(value) -> list:
+    """The attributes of an object of a user's class (its __dict__), or []."""
+    found = getattr(value, "__dict__", None)
+    return list(found) if isinstance(found, dict) else []
+
+
+def _static_repr(value) -> str:
+    """A static value as a change shows it: its repr, but for an object of a class keeping
+    object's own repr (an address, which tells a learner nothing) its class and fields:
+    Model(k=2)."""
+    if type(value).__repr__ is not object.__repr__ or not _fields(value):
+        return repr(value)
+    fields = _fields(value)
+    inner = ", ".join(f"{k}={_short(getattr(value, k))}" for k in fields[:4])
+    return f"{type(value).__name__}({inner}{', …' if len(fields) > 4 else ''})"
+
+
+def _short(value, limit=30) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _pytree_fields(value):
+    """The fields of an object of a user's class whose fields are all numbers and whose
+    constructor takes them in order (Model(k) with self.k = k): it can be registered as a
+    pytree and traced (register_pytree_node, its fields the leaves). None otherwise."""
+    fields = _fields(value)
+    if not fields or not all(_traceable(getattr(value, k)) for k in fields):
+        return None
+    try:
+        import inspect
+        params = list(inspect.signature(type(value)).parameters)
+    except (TypeError, ValueError):
+        return None
+    return fields if params == fields else None
 
 
 def _same_static(a, b) -> bool:
@@ -286,7 +339,12 @@ def _leaf_changes(old, new, flipped):
         change = _fixed(path, "structure",
                         _aval_text(before[path]) if path in before else "absent",
                         _aval_text(after[path]) if path in after else "absent")
-        if path == _root(path):                     # a whole argument passed, then not
+        if path == _root(path) and _none_passed(old, new, path in before):   # None, array
+            side = (after if path in after else before)[path]
+            change = _refixed(dataclasses.replace(
+                change, **{"old" if path in after else "new": "None"}), _NONE_ARGUMENT_FIX,
+                shape=tuple(side.shape))
+        elif path == _root(path):                   # a whole argument passed, then not
             change = _refixed(change, _ARGUMENT_FIX)
         elif path.endswith("]") and re.search(r"\[\d+\]$", path):   # a list's length
             change = _refixed(change, _LENGTH_FIX)
@@ -331,6 +389,22 @@ def _leaf_changes(old, new, flipped):
             if b.weak_type and not a.shape:       # a Python number, then a 0-d array
                 change = _refixed(change, _NUMBER_THEN_ARRAY_FIX, dtype=a.dtype.name)
             yield change
+
+
+def _none_passed(old, new, old_has_it) -> bool:
+    """Whether an argument with leaves on one side was passed None on the other (not left
+    to its default): the same arguments were passed, and the side without has one None more."""
+    def nones(tree):
+        args, kwargs = tree.children()
+        return sum(str(c) == "PyTreeDef(None)" for c in (*args.children(), *kwargs.children()))
+    try:
+        (a, ka), (b, kb) = old.treedef.children(), new.treedef.children()
+        if len(a.children()) != len(b.children()) or ka.node_data() != kb.node_data():
+            return False
+        return nones(new.treedef if old_has_it else old.treedef) > \
+            nones(old.treedef if old_has_it else new.treedef)
+    except (AttributeError, TypeError, ValueError):
+        return False
 
 
 def _array_or_container(root, before, after):
@@ -691,16 +765,54 @@ _IDENTITY_FIX = ("{name} is a {kind} object, and {kind} keeps object's own hash 
                  "identity: every new instance is a new static value and compiles anew, however "
                  "alike. Reuse one instance, or give {kind} __hash__ and __eq__ over the fields "
                  "that matter (or register it as a pytree, its arrays traced).",
-                 "def __hash__(self): return hash((self.k,))          # in class {kind}\n"
-                 "def __eq__(self, other): return (self.k,) == (other.k,)")
+                 "def __hash__(self): return hash(({fields}))          # in class {kind}\n"
+                 "def __eq__(self, other): return isinstance(other, {kind}) and "
+                 "({fields}) == ({other})")
+# a static left to its default in one call and passed in the other (JAX: the keywords' dict
+# has one child more); a new value would be no cause: f(x) and f(x, n=2) for n=2 by default
+_STATIC_DEFAULT_FIX = (
+    "{name} was {old} and is {new} now: jit's key holds the arguments as they were passed, "
+    "so leaving {name} to its default and passing it are two keys, each compiled, even for "
+    "the default's own value. Pass {name} in every call, or in none.",
+    "f(..., {name}={value})    # {name} passed in every call")
+_STATIC_TYPE_FIX = (
+    "{name} is {new} ({new_type}) now and was {old} ({old_type}): equal values, but jit's key "
+    "tells a static value's type apart (True and 1, 2.0 and 2), so each compiles. Pass one "
+    "type in every call.",
+    "{name} = {old_type}({name})    # one type in every call")
+_STATIC_NONE_FIX = (
+    "{name} was {old} and is {new} now: None and a value are two programs whether {name} is "
+    "static or traced (None is an empty pytree, a number a leaf). For one program, pass a "
+    "value that means what None did (jnp.inf for no limit, 0.0 for nothing to add) in every "
+    "call, and make {name} traced.",
+    "f = jax.jit(f)    # {name} traced, not in static_argnums/static_argnames\n"
+    "f(..., {name}=jnp.inf)    # a value meaning \"off\" where None was passed")
+_OBJECT_STATIC_FIX = (
+    "{name} is static ({old} -> {new}): a {kind} with equal fields reuses its program, a new "
+    "value compiles anew. Its fields are numbers: register {kind} as a pytree and pass it "
+    "traced (not static), and one program serves every value.",
+    "jax.tree_util.register_pytree_node(\n"
+    "    {kind}, lambda m: (({leaves}), None), lambda _, leaves: {kind}(*leaves))\n"
+    "f = jax.jit(f)    # {name} traced: its fields are the leaves")
+# an argument passed None in one call and an array in the other (not left out)
+_NONE_ARGUMENT_FIX = (
+    "{path} was {old} and is {new} now: None is an empty pytree and an array a leaf, two "
+    "argument structures, each compiled. Pass an array in every call (zeros where None "
+    "meant nothing to add).",
+    "{path} = jnp.zeros({shape}) if {path} is None else {path}    # an array in every call")
 _ARGUMENT_FIX = ("{path} was {old} and is {new} now: an argument left to its default and one "
                  "passed are two different argument structures, each compiled. Pass {path} "
                  "in every call, or in none.",
                  "f(..., {path}={path})    # in every call")
 _LENGTH_FIX = ("{root} changed length ({path}: {old} -> {new}): a list's length is part of "
                "its pytree structure, and every structure compiles anew. Keep the length "
-               "fixed (pad it), or stack the items into one array.",
-               "{root} = jnp.stack({root})    # one array: its length is then a shape")
+               "fixed: stack the items into one array of a fixed number of rows, zeros past "
+               "the real ones, and pass a mask of them (stacked alone, its length is a "
+               "shape, which compiles anew too).",
+               "MAX = 8                              # the most items a call has\n"
+               "n = len({root})\n"
+               "{root} = jnp.stack(list({root}) + [jnp.zeros_like({root}[0])] * (MAX - n))\n"
+               "mask = jnp.arange(MAX) < n           # which rows are real: pass it too")
 _KEYWORD_FIX = ("The same argument came by position in one call and by keyword in the other "
                 "({old} -> {new}): which arguments are keywords is part of the cache key. "
                 "Pass each argument the same way in every call.",
