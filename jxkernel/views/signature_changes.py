@@ -688,6 +688,16 @@ _METHOD_FRESH_FIX = (
     "{method}_jit = jax.jit(obj.{method})    # once, outside the loop\n"
     "for batch in batches:\n"
     "    out = {method}_jit(batch)")
+# a notebook cell defining and calling a jitted function, run again (or another cell of the
+# same code): its function is a new object, which JAX too has never seen
+_CELL_RERUN_FIX = (
+    "{now} defined this function anew ({before} defined one of the same code): running a "
+    "cell again makes new function objects, and jit's cache is keyed on the function "
+    "object, so its first call compiles again. Define and jit it in a cell of its own, run "
+    "once, and call it from other cells: they reuse its program however often they run.",
+    "{fname} = jax.jit({fun})    # in a cell of its own, run once\n"
+    "# in the cells that call it, run as often as you like:\n"
+    "out = {fname}(x)")
 _CLOSURE_FRESH_FIX = (
     "This is a new function object of the same code, a closure over {names} made anew (a "
     "factory, or a def inside a loop): jit's cache is keyed on the function object, so "
