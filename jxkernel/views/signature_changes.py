@@ -530,9 +530,13 @@ def change_distance(old: Signature, new: Signature) -> int:
 
 def nearest(history, new: Signature):
     """The entry of `history` (Signatures, oldest first) JAX 0.10.2 names as "the closest
-    previous key" for `new`: the least jax_order (the first of equals). None for an empty
-    history."""
-    return min(history, default=None, key=lambda old: jax_order(old, new))
+    previous key" for `new`: the least jax_order. Where JAX's message would read the same for
+    several (it stops at its first kind: {'w': f32[2]} and {'w': f32[3]}, then a key 'b'
+    added to the second, both read "a dict of 2 children, before 1"), the one with the fewest
+    differences in all, then the latest. None for an empty history."""
+    found = min(((jax_order(old, new), change_distance(old, new), -i, old)
+                 for i, old in enumerate(history)), default=None, key=lambda e: e[:3])
+    return None if found is None else found[3]
 
 
 # JAX's severity of a kind of difference (partial_eval.diff_tracing_cache_keys: the tracing
