@@ -150,7 +150,8 @@ def cell_note(events, mode: str, skip=()) -> Note | None:
     if not told and not others:
         return None
     bodies = [f"{_title(e)}\n{_indent(_details(e))}" if len(told) > 1 else _details(e)
-              for e in told]
+              for e in told[:DETAILED]]
+    bodies += _one_line_each(told[DETAILED:])
     eager = [e for e in others if e.origin == compile_record.EAGER]
     internal = [e for e in others if e.origin == compile_record.INTERNAL]
     rest = []
@@ -175,6 +176,21 @@ def cell_note(events, mode: str, skip=()) -> Note | None:
     else:
         title = f"⚙ this cell compiled {len(others)} eager operation(s) and jxkernel function(s)"
     return Note(title, body="\n".join(bodies + rest), kind="compile", details=True)
+
+
+# a loop that compiles on every step (a static argument per step, a shape per batch): the
+# first compiles in full, the next ones a line each, then a count -- not hundreds of the same
+# story under one cell
+DETAILED, LISTED = 3, 10
+
+
+def _one_line_each(events) -> list:
+    """The compiles past the first DETAILED: their titles, LISTED at most, then how many more
+    and where the whole log is."""
+    lines = [_title(e) for e in events[:LISTED]]
+    if len(events) > LISTED:
+        lines.append(f"… and {len(events) - LISTED} more (%jxcompiles lists them all)")
+    return lines
 
 
 def _indent(text: str) -> str:

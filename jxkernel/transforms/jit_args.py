@@ -41,6 +41,42 @@ def check_argnums(signature, argnums: tuple, what: str) -> None:
                          f"positional arguments.")
 
 
+class Typed(tuple):
+    """Values as jit's cache keys compare static arguments, as JAX's tree_util.Static does:
+    equal and of the same type, so that f(x, True) and f(x, 1), f(x, 2.0) and f(x, 2) with
+    n static are two programs, as in JAX (a plain tuple took them for one, and ran the
+    program traced for True on 1)."""
+    __slots__ = ()
+
+    def __eq__(self, other):
+        return tuple.__eq__(self, other) is True and \
+            all(type(a) is type(b) for a, b in zip(self, other))
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = tuple.__hash__
+
+
+class Statics(tuple):
+    """Arguments.split's (name, value, position) triples, compared as Typed compares values."""
+    __slots__ = ()
+
+    def __eq__(self, other):
+        return tuple.__eq__(self, other) is True and \
+            all(type(a[1]) is type(b[1]) for a, b in zip(self, other))
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = tuple.__hash__
+
+
+def typed_items(kwargs) -> Typed:
+    """The fast path's key of keyword arguments (all static there): names and values, typed."""
+    return Typed([x for item in kwargs.items() for x in item])
+
+
 def check_argnames(signature, argnames: tuple, what: str) -> None:
     """As JAX: an argname must name a parameter passable by keyword (any does with **kwargs)."""
     if signature is None or not argnames:
@@ -145,7 +181,7 @@ class Arguments:
                         f"while trying to hash an object of type {type(value)}, {value!r}, passed "
                         f"as static argument '{name}' of {self.name}. The error was:\n"
                         f"TypeError: {e}\n{_unhashable_advice(name, value, pos)}") from None
-        return dyn_args, dyn_kwargs, tuple(statics)
+        return dyn_args, dyn_kwargs, Statics(statics)
 
     def arg_name(self, i) -> str:
         if i < len(self.positional):

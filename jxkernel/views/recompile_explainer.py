@@ -43,13 +43,14 @@ from ..core.compile_record import (  # noqa: F401  (jxkernel.compile_log: the re
     unlogged)
 from ..core.errors import RecompileError
 from ..core.source_info import user_source_info
+from .source import cell_name
 from ..xla import client as _client
 from ..xla.compiler import Phases
 from .signature_changes import (  # noqa: F401  (jxkernel.compile_log: the Changes' names too)
     KINDS, Change, Signature, change_distance, distance, explain, explain_changes,
-    explanation_text, fresh_jit_change, nearest)
-from .signature_changes import (_CLOSURE_FRESH_FIX, _COMPARE_MAX, _JIT_OPTIONS,
-                                _METHOD_FRESH_FIX, _PARTIAL_FRESH_FIX, _Large, _refixed)
+    explanation_text, fresh_jit_change, jax_order, nearest)
+from .signature_changes import (_CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _COMPARE_MAX,
+                                _JIT_OPTIONS, _METHOD_FRESH_FIX, _PARTIAL_FRESH_FIX, _Large, _refixed)
 # ------------------------------------------------------------------ explaining a jit's miss
 def _config_of(device, jitted=None) -> tuple:
     """The configuration a compiled program is specialised on, as jit's cache key has it:
@@ -208,7 +209,7 @@ def _explain(miss: Miss) -> tuple:
     closest = nearest(miss.history, new)
     if closest is None:
         fun = miss.jitted._fun
-        seen = [sig for ref, owner, sig in tuple(_lineage(fun))
+        seen = [sig for ref, owner, sig, _ in tuple(_lineage(fun))
                 if owner() is not miss.jitted and ref() is fun]
         closest = nearest(seen, new)
         if closest is None:
@@ -229,11 +230,12 @@ def _fresh_jit_changes(jitted) -> tuple:
     fun = jitted._fun
     # a copy first: jits of the same code compiled on other threads append to the deque
     # (iterating it meanwhile raised "deque mutated during iteration": benchmarks/stress.py)
-    others = [(owner, sig) for ref, owner, sig in tuple(_lineage(fun))
+    others = [(owner, sig, cell) for ref, owner, sig, cell in tuple(_lineage(fun))
               if owner() is not jitted and ref() is not fun]
     if not others:
         return ()
-    _, sig = others[-1]
+    _, sig, cell = others[-1]
+    now = _cell_of(fun)
     compiled_for = signature_text((p, a.str_short()) for p, a in sig.named)
     change = fresh_jit_change(f"jit({jitted._name}) compiled for ({compiled_for})")
     free = getattr(getattr(_user_function(fun), "__code__", None), "co_freevars", ())
@@ -246,7 +248,25 @@ def _fresh_jit_changes(jitted) -> tuple:
     elif free:                  # a closure made anew (a factory): its values may differ
         change = _refixed(change, _CLOSURE_FRESH_FIX, names=", ".join(free),
                           first=free[0])
+    elif cell is not None and now is not None and cell != now:   # a cell run again
+        change = _refixed(change, _CELL_RERUN_FIX, before=cell, now=now,
+                          fname=_jit_name(jitted), fun=_jit_name(jitted)
+                          if jitted._name.isidentifier() else "lambda ...: ...")
     return (change,)
+
+
+def _cell_of(fun) -> str | None:
+    """'In[3]': the notebook cell run that defined `fun` (asked as it compiles: a re-run
+    cell's file is named by its content, so In[2]'s file is In[3]'s once it ran again), or
+    None outside a cell."""
+    code = getattr(_user_function(fun), "__code__", None)
+    return cell_name(code.co_filename) if code is not None else None
+
+
+def _jit_name(jitted) -> str:
+    """A name to write the fix with: the function's, or f for a lambda."""
+    name = jitted._name
+    return name if name.isidentifier() else "f"
 
 
 # the reason of a compile that reused its trace under a transformation (no tracing miss)
@@ -275,7 +295,7 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True) -> CompileEv
     # the jit held weakly: the log keeps no dropped jit alive, and a new jit may take a dropped
     # one's id
     _lineage(jitted._fun).append((_weak(jitted._fun), _weak(jitted),
-                                  dataclasses.replace(new, consts=None)))
+                                  dataclasses.replace(new, consts=None), _cell_of(jitted._fun)))
     source = _source_of(jitted)
     return CompileEvent(jitted._name, source, _named_signature(named, static_named), reason,
                         phases, backend, key=jitted, changes=changes,
@@ -445,8 +465,10 @@ def _body_changes(fun, user, api, what, new, seen) -> tuple:
     never traced: a trace of it for jit (JAX's "Debug info doesn't match"), or another
     function object of the same code traced before (a lambda made anew)."""
     if seen:
-        old_what, old = min(reversed(seen), key=lambda e: (
-            _body_severity(e[0], e[1], what, new), change_distance(e[1], new)))
+        # JAX's order (signature_changes.jax_order): the first of equals by its text
+        old_what, old = min(reversed(seen), key=lambda e: (    # (equal: the latest)
+            _body_severity(e[0], e[1], what, new), *jax_order(e[1], new)[1:],
+            change_distance(e[1], new)))
         severity = _body_severity(old_what, old, what, new)
         if severity == 2:
             return (_traced_for_change(user, api, old_what, what),)
@@ -461,7 +483,7 @@ def _body_changes(fun, user, api, what, new, seen) -> tuple:
                                                        path="(inputs)"), ""),)
         return found
     if getattr(fun, "_jx_traced_as", None) is None and \
-            any(ref() is user for ref, _, _ in tuple(_lineage(user))):
+            any(ref() is user for ref, *_ in tuple(_lineage(user))):
         return (_traced_for_change(user, api, "jit", what),)
     others = [(w, sig) for ref, w, sig in tuple(_body_lineage(user)) if ref() is not fun]
     if not others:

@@ -28,7 +28,7 @@ def explain(old_sig, new_sig, old_tree, new_tree, old_static, new_static) -> str
     before, after = dict(old_static), dict(new_static)
     for path in [p for p, _ in new_static] + [p for p, _ in old_static if p not in after]:
         old, new = before.get(path, _ABSENT), after.get(path, _ABSENT)
-        if old is _ABSENT or new is _ABSENT or old != new:
+        if old is _ABSENT or new is _ABSENT or not _same_static(old, new):
             reasons.append(f"static {path}: {_DEFAULT if old is _ABSENT else repr(old)} -> "
                            f"{_DEFAULT if new is _ABSENT else repr(new)}")
     if old_tree != new_tree:
@@ -215,17 +215,33 @@ def _static_changes(old_static, new_static, flipped):
         if name in flipped:
             continue
         before, after = old_static.get(name, _ABSENT), new_static.get(name, _ABSENT)
-        if before is _ABSENT or after is _ABSENT or before != after:
+        if before is _ABSENT or after is _ABSENT or not _same_static(before, after):
             change = _fixed(str(name), "static",
-                            _DEFAULT if before is _ABSENT else repr(before),
-                            _DEFAULT if after is _ABSENT else repr(after), name=name)
-            if after is not _ABSENT and _hashed_by_identity(after):
-                change = _refixed(change, _IDENTITY_FIX, kind=type(after).__name__)
+                            _DEFAULT if before is _ABSENT else _static_repr(before),
+                            _DEFAULT if after is _ABSENT else _static_repr(after), name=name)
+            if before is _ABSENT or after is _ABSENT:    # not "a new value": drop nothing
+                passed = after if before is _ABSENT else before
+                change = _refixed(change, _STATIC_DEFAULT_FIX, value=_static_repr(passed))
+            elif before == after:                        # True and 1: equal, other types
+                change = _refixed(change, _STATIC_TYPE_FIX, old_type=type(before).__name__,
+                                  new_type=type(after).__name__)
+            elif (before is None) != (after is None):    # None or a value: traced, two too
+                change = _refixed(change, _STATIC_NONE_FIX)
+            elif _hashed_by_identity(after):
+                names = _fields(after) or ["field"]
+                tail = "," if len(names) == 1 else ""        # (self.k,): a tuple of one
+                change = _refixed(change, _IDENTITY_FIX, kind=type(after).__name__,
+                                  fields=", ".join(f"self.{k}" for k in names) + tail,
+                                  other=", ".join(f"other.{k}" for k in names) + tail)
             elif isinstance(after, bool) and isinstance(before, bool):
                 change = _refixed(change, _BOOL_STATIC_FIX)
             elif after is not _ABSENT and dataclasses.is_dataclass(after) and \
                     not isinstance(after, type):
                 change = _refixed(change, _DATACLASS_STATIC_FIX, **_dataclass_fields(after))
+            elif _pytree_fields(after) is not None:      # its own class, of number fields
+                fields = _pytree_fields(after)
+                change = _refixed(change, _OBJECT_STATIC_FIX, kind=type(after).__name__,
+                                  leaves=", ".join(f"m.{k}" for k in fields) + ",")
             elif after is not _ABSENT and not _traceable(after):
                 change = _refixed(change, _STATIC_KEEP_FIX, kind=type(after).__name__)
             yield change
@@ -236,13 +252,56 @@ def _static_keyword_changes(old, new, flipped):
     the other: JAX keys its cache on how it came (f(x, 2) and f(x, n=2) trace twice)."""
     old_static, new_static = dict(old.statics), dict(new.statics)
     for name in sorted(set(old_static) & set(new_static), key=str):
-        if name in flipped or old_static[name] != new_static[name]:
+        if name in flipped or not _same_static(old_static[name], new_static[name]):
             continue
         was, now = name in old.by_keyword, name in new.by_keyword
         if was != now:
             how = {True: "by keyword", False: "by position"}
             yield _refixed(_fixed(str(name), "structure", how[was], how[now], name=name),
                            _STATIC_KEYWORD_FIX)
+
+
+def _fields(value) -> list:
+    """The attributes of an object of a user's class (its __dict__), or []."""
+    found = getattr(value, "__dict__", None)
+    return list(found) if isinstance(found, dict) else []
+
+
+def _static_repr(value) -> str:
+    """A static value as a change shows it: its repr, but for an object of a class keeping
+    object's own repr (an address, which tells a learner nothing) its class and fields:
+    Model(k=2)."""
+    if type(value).__repr__ is not object.__repr__ or not _fields(value):
+        return repr(value)
+    fields = _fields(value)
+    inner = ", ".join(f"{k}={_short(getattr(value, k))}" for k in fields[:4])
+    return f"{type(value).__name__}({inner}{', …' if len(fields) > 4 else ''})"
+
+
+def _short(value, limit=30) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _pytree_fields(value):
+    """The fields of an object of a user's class whose fields are all numbers and whose
+    constructor takes them in order (Model(k) with self.k = k): it can be registered as a
+    pytree and traced (register_pytree_node, its fields the leaves). None otherwise."""
+    fields = _fields(value)
+    if not fields or not all(_traceable(getattr(value, k)) for k in fields):
+        return None
+    try:
+        import inspect
+        params = list(inspect.signature(type(value)).parameters)
+    except (TypeError, ValueError):
+        return None
+    return fields if params == fields else None
+
+
+def _same_static(a, b) -> bool:
+    """One static value for jit's key, as JAX's tree_util.Static compares them: equal and of
+    the same type (True and 1, 2.0 and 2 are two keys)."""
+    return type(a) is type(b) and a == b
 
 
 def _dataclass_fields(value) -> dict:
@@ -280,7 +339,12 @@ def _leaf_changes(old, new, flipped):
         change = _fixed(path, "structure",
                         _aval_text(before[path]) if path in before else "absent",
                         _aval_text(after[path]) if path in after else "absent")
-        if path == _root(path):                     # a whole argument passed, then not
+        if path == _root(path) and _none_passed(old, new, path in before):   # None, array
+            side = (after if path in after else before)[path]
+            change = _refixed(dataclasses.replace(
+                change, **{"old" if path in after else "new": "None"}), _NONE_ARGUMENT_FIX,
+                shape=tuple(side.shape))
+        elif path == _root(path):                   # a whole argument passed, then not
             change = _refixed(change, _ARGUMENT_FIX)
         elif path.endswith("]") and re.search(r"\[\d+\]$", path):   # a list's length
             change = _refixed(change, _LENGTH_FIX)
@@ -325,6 +389,22 @@ def _leaf_changes(old, new, flipped):
             if b.weak_type and not a.shape:       # a Python number, then a 0-d array
                 change = _refixed(change, _NUMBER_THEN_ARRAY_FIX, dtype=a.dtype.name)
             yield change
+
+
+def _none_passed(old, new, old_has_it) -> bool:
+    """Whether an argument with leaves on one side was passed None on the other (not left
+    to its default): the same arguments were passed, and the side without has one None more."""
+    def nones(tree):
+        args, kwargs = tree.children()
+        return sum(str(c) == "PyTreeDef(None)" for c in (*args.children(), *kwargs.children()))
+    try:
+        (a, ka), (b, kb) = old.treedef.children(), new.treedef.children()
+        if len(a.children()) != len(b.children()) or ka.node_data() != kb.node_data():
+            return False
+        return nones(new.treedef if old_has_it else old.treedef) > \
+            nones(old.treedef if old_has_it else new.treedef)
+    except (AttributeError, TypeError, ValueError):
+        return False
 
 
 def _array_or_container(root, before, after):
@@ -449,9 +529,62 @@ def change_distance(old: Signature, new: Signature) -> int:
 
 
 def nearest(history, new: Signature):
-    """The entry of `history` (Signatures, oldest first) nearest to `new`; the latest wins a
-    tie. None for an empty history."""
-    return min(reversed(history), default=None, key=lambda old: change_distance(old, new))
+    """The entry of `history` (Signatures, oldest first) JAX 0.10.2 names as "the closest
+    previous key" for `new`: the least jax_order. Where JAX's message would read the same for
+    several (it stops at its first kind: {'w': f32[2]} and {'w': f32[3]}, then a key 'b'
+    added to the second, both read "a dict of 2 children, before 1"), the one with the fewest
+    differences in all, then the latest. None for an empty history."""
+    found = min(((jax_order(old, new), change_distance(old, new), -i, old)
+                 for i, old in enumerate(history)), default=None, key=lambda e: e[:3])
+    return None if found is None else found[3]
+
+
+# JAX's severity of a kind of difference (partial_eval.diff_tracing_cache_keys: the tracing
+# context, then the pytree, which holds the statics, then debug info, then the input types)
+_PARENT = re.compile(r"(\[[^\]]*\]|\.\w+)$")     # xs[2] -> xs, p.y -> p, p['b'] -> p
+_SEVERITY = {"config": 0, "static": 1, "traced": 1, "structure": 1, "shape": 3, "dtype": 3,
+             "weak_type": 3}
+
+
+def jax_order(old: Signature, new: Signature) -> tuple:
+    """(severity, number of differences, text) as JAX 0.10.2 orders its earlier cache keys to
+    name the closest (`min` over partial_eval.diff_tracing_cache_keys): a key differing in
+    the tracing context (x64, a context manager) before one differing in the pytree (a
+    static value, the structure) before one differing in input types, whatever their counts;
+    then fewer differences (types: leaves, each counted once); then the text of JAX's message,
+    so that of two lengths one away, f32[3] is named before f32[5] and a static 10 before 2
+    ("Static(val=10)" sorts first) -- not the latest. jit options (donate_argnums) are not in
+    JAX's tracing key: they do not count."""
+    changes = [c for c in explain_changes(old, new) if c.kind in _SEVERITY and
+               not (c.kind == "config" and c.path in dict(_JIT_OPTIONS))]
+    if not changes:
+        return (4, 0, "")
+    severity = min(_SEVERITY[c.kind] for c in changes)
+    group = [c for c in changes if _SEVERITY[c.kind] == severity]
+    if severity == 3:                 # "  * at x, now f32[4] and before f32[3]", in leaf order
+        before, lines = dict(old.named), []
+        for path, a in new.named:
+            b = before.get(path)
+            if b is not None and a != b:
+                now, was = a.str_short(), b.str_short()
+                if a.weak_type != b.weak_type:
+                    now, was = f"{now}{{weak_type={a.weak_type}}}", \
+                        f"{was}{{weak_type={b.weak_type}}}"
+                lines.append(f"  * at {path}, now {now} and before {was}")
+        return (3, len(lines), "\n".join(lines))
+    if severity == 1:                 # JAX's input path: the statics in argument order
+        order = {name: i for i, (name, _) in enumerate(new.statics)}
+        lines = [f"  * at {order.get(c.path, len(order)):04d} {c.path}, before "
+                 f"{'Static(val=' + c.old + '), so' if c.kind == 'static' else c.old}"
+                 for c in group]
+        # JAX counts a node whose children differ once (a list two items longer: one
+        # difference), where jxkernel has a change per leaf come or gone
+        nodes = {_PARENT.sub("", c.path) if c.kind == "structure" else (c.path,)
+                 for c in group}
+        return (1, len(nodes), "\n".join(sorted(lines)))
+    count = sum(abs(int(c.new) - int(c.old)) if c.path == USER_CONTEXTS else 1 for c in group)
+    return (0, count, "\n".join(f"  * {c.path} differs: now {c.new} and before {c.old}"
+                                 for c in group))
 
 
 def _fixed(path, kind, old, new, name=None, dtype="float32", rank=False) -> Change:
@@ -564,6 +697,16 @@ _METHOD_FRESH_FIX = (
     "{method}_jit = jax.jit(obj.{method})    # once, outside the loop\n"
     "for batch in batches:\n"
     "    out = {method}_jit(batch)")
+# a notebook cell defining and calling a jitted function, run again (or another cell of the
+# same code): its function is a new object, which JAX too has never seen
+_CELL_RERUN_FIX = (
+    "{now} defined this function anew ({before} defined one of the same code): running a "
+    "cell again makes new function objects, and jit's cache is keyed on the function "
+    "object, so its first call compiles again. Define and jit it in a cell of its own, run "
+    "once, and call it from other cells: they reuse its program however often they run.",
+    "{fname} = jax.jit({fun})    # in a cell of its own, run once\n"
+    "# in the cells that call it, run as often as you like:\n"
+    "out = {fname}(x)")
 _CLOSURE_FRESH_FIX = (
     "This is a new function object of the same code, a closure over {names} made anew (a "
     "factory, or a def inside a loop): jit's cache is keyed on the function object, so "
@@ -641,16 +784,54 @@ _IDENTITY_FIX = ("{name} is a {kind} object, and {kind} keeps object's own hash 
                  "identity: every new instance is a new static value and compiles anew, however "
                  "alike. Reuse one instance, or give {kind} __hash__ and __eq__ over the fields "
                  "that matter (or register it as a pytree, its arrays traced).",
-                 "def __hash__(self): return hash((self.k,))          # in class {kind}\n"
-                 "def __eq__(self, other): return (self.k,) == (other.k,)")
+                 "def __hash__(self): return hash(({fields}))          # in class {kind}\n"
+                 "def __eq__(self, other): return isinstance(other, {kind}) and "
+                 "({fields}) == ({other})")
+# a static left to its default in one call and passed in the other (JAX: the keywords' dict
+# has one child more); a new value would be no cause: f(x) and f(x, n=2) for n=2 by default
+_STATIC_DEFAULT_FIX = (
+    "{name} was {old} and is {new} now: jit's key holds the arguments as they were passed, "
+    "so leaving {name} to its default and passing it are two keys, each compiled, even for "
+    "the default's own value. Pass {name} in every call, or in none.",
+    "f(..., {name}={value})    # {name} passed in every call")
+_STATIC_TYPE_FIX = (
+    "{name} is {new} ({new_type}) now and was {old} ({old_type}): equal values, but jit's key "
+    "tells a static value's type apart (True and 1, 2.0 and 2), so each compiles. Pass one "
+    "type in every call.",
+    "{name} = {old_type}({name})    # one type in every call")
+_STATIC_NONE_FIX = (
+    "{name} was {old} and is {new} now: None and a value are two programs whether {name} is "
+    "static or traced (None is an empty pytree, a number a leaf). For one program, pass a "
+    "value that means what None did (jnp.inf for no limit, 0.0 for nothing to add) in every "
+    "call, and make {name} traced.",
+    "f = jax.jit(f)    # {name} traced, not in static_argnums/static_argnames\n"
+    "f(..., {name}=jnp.inf)    # a value meaning \"off\" where None was passed")
+_OBJECT_STATIC_FIX = (
+    "{name} is static ({old} -> {new}): a {kind} with equal fields reuses its program, a new "
+    "value compiles anew. Its fields are numbers: register {kind} as a pytree and pass it "
+    "traced (not static), and one program serves every value.",
+    "jax.tree_util.register_pytree_node(\n"
+    "    {kind}, lambda m: (({leaves}), None), lambda _, leaves: {kind}(*leaves))\n"
+    "f = jax.jit(f)    # {name} traced: its fields are the leaves")
+# an argument passed None in one call and an array in the other (not left out)
+_NONE_ARGUMENT_FIX = (
+    "{path} was {old} and is {new} now: None is an empty pytree and an array a leaf, two "
+    "argument structures, each compiled. Pass an array in every call (zeros where None "
+    "meant nothing to add).",
+    "{path} = jnp.zeros({shape}) if {path} is None else {path}    # an array in every call")
 _ARGUMENT_FIX = ("{path} was {old} and is {new} now: an argument left to its default and one "
                  "passed are two different argument structures, each compiled. Pass {path} "
                  "in every call, or in none.",
                  "f(..., {path}={path})    # in every call")
 _LENGTH_FIX = ("{root} changed length ({path}: {old} -> {new}): a list's length is part of "
                "its pytree structure, and every structure compiles anew. Keep the length "
-               "fixed (pad it), or stack the items into one array.",
-               "{root} = jnp.stack({root})    # one array: its length is then a shape")
+               "fixed: stack the items into one array of a fixed number of rows, zeros past "
+               "the real ones, and pass a mask of them (stacked alone, its length is a "
+               "shape, which compiles anew too).",
+               "MAX = 8                              # the most items a call has\n"
+               "n = len({root})\n"
+               "{root} = jnp.stack(list({root}) + [jnp.zeros_like({root}[0])] * (MAX - n))\n"
+               "mask = jnp.arange(MAX) < n           # which rows are real: pass it too")
 _KEYWORD_FIX = ("The same argument came by position in one call and by keyword in the other "
                 "({old} -> {new}): which arguments are keywords is part of the cache key. "
                 "Pass each argument the same way in every call.",

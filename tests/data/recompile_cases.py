@@ -636,11 +636,119 @@ SCENARIOS = {
         "    return x * 2\n"
         "jax.lax.cond(True, double, double, jnp.ones(3))\n"
         "jax.lax.switch(0, [double, double], jnp.ones(3))\n"),
+    # -------------------------------------------------- which earlier key JAX names (stop 60)
+    # JAX 0.10.2 names min((severity, number of differences, message text)) over the earlier
+    # keys (partial_eval.explain): a context difference before a pytree one before a types
+    # one, then fewer differing leaves, then the message's text (not the latest key)
+    "shape_tie_named_by_text": (
+        "lengths 3, 5, then 4: both earlier keys one shape away; JAX names f32[3]",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3)); f(jnp.ones(5)); f(jnp.ones(4))\n"),
+    "static_tie_named_by_text": (
+        "static 10, 2, then 3: JAX names 10 (\"Static(val=10)\" sorts before \"...=2)\")",
+        "f = jax.jit(lambda x, n: x * n, static_argnums=1)\n"
+        "f(jnp.ones(3), 10); f(jnp.ones(3), 2); f(jnp.ones(3), 3)\n"),
+    "two_arguments_tie": (
+        "(a, b) lengths (2, 3), (3, 2), then (3, 3): JAX names the key that differs at a",
+        "def g(a, b):\n"
+        "    return a.sum() + b.sum()\n"
+        "f = jax.jit(g)\n"
+        "f(jnp.ones(2), jnp.ones(3)); f(jnp.ones(3), jnp.ones(2)); f(jnp.ones(3), jnp.ones(3))\n"),
+    "fewer_leaves_differ": (
+        "one leaf differing in shape and dtype is nearer than two leaves differing in shape",
+        "def g(a, b):\n"
+        "    return a.sum() + b.sum()\n"
+        "f = jax.jit(g)\n"
+        "f(jnp.ones(2, jnp.int32), jnp.ones(3)); f(jnp.ones(2), jnp.ones(2))\n"
+        "f(jnp.ones(3), jnp.ones(3))\n"),
+    "structure_before_types": (
+        "a key differing in structure is named before one differing in a shape",
+        "f = jax.jit(lambda p: p['w'].sum())\n"
+        "f({'w': jnp.ones(2)}); f({'w': jnp.ones(3), 'b': jnp.ones(2)})\n"
+        "f({'w': jnp.ones(2), 'b': jnp.ones(2)})\n"),
+    "static_before_shape": (
+        "a key differing in a static value is named before one differing in a shape",
+        "f = jax.jit(lambda x, n: x * n, static_argnums=1)\n"
+        "f(jnp.ones(4), 3); f(jnp.ones(3), 2); f(jnp.ones(4), 2)\n"),
+    "config_before_types": (
+        "a key differing in jax_enable_x64 is named before one differing in a shape",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3, jnp.float32))\n"
+        "jax.config.update('jax_enable_x64', True)\n"
+        "try:\n"
+        "    f(jnp.ones(4, jnp.float32)); f(jnp.ones(3, jnp.float32))\n"
+        "finally:\n"
+        "    jax.config.update('jax_enable_x64', False)\n"),
+    # -------------------------------------------------- more learners' programs (stop 60)
+    "static_equal_values_other_types": (
+        "static True, 1, 2.0, then 2: equal values of other types are other keys in JAX",
+        "f = jax.jit(lambda x, n: x * n, static_argnums=1)\n"
+        "f(jnp.ones(3), True); f(jnp.ones(3), 1); f(jnp.ones(3), 2.0); f(jnp.ones(3), 2)\n"),
+    "static_none_then_value": (
+        "a static option None, then a number",
+        "def g(x, clip=None):\n"
+        "    return x if clip is None else jnp.minimum(x, clip)\n"
+        "f = jax.jit(g, static_argnames='clip')\n"
+        "f(jnp.ones(3), clip=None); f(jnp.ones(3), clip=0.5)\n"),
+    "none_then_array_argument": (
+        "a traced argument None, then an array",
+        "def g(x, bias):\n"
+        "    return x if bias is None else x + bias\n"
+        "f = jax.jit(g)\n"
+        "f(jnp.ones(3), None); f(jnp.ones(3), jnp.ones(3))\n"),
+    "static_default_then_passed": (
+        "a static keyword left to its default, then passed with the same value",
+        "def g(x, n=2):\n"
+        "    return x * n\n"
+        "f = jax.jit(g, static_argnames='n')\n"
+        "f(jnp.ones(3)); f(jnp.ones(3), n=2)\n"),
+    "static_dict_unhashable": (
+        "a dict as a static argument (a config): an error, nothing traced",
+        "f = jax.jit(lambda x, cfg: x * cfg['k'], static_argnums=1)\n"
+        "f(jnp.ones(3), {'k': 2.0})\n"),
+    "static_jax_array": (
+        "a jax Array as a static argument: an error, nothing traced",
+        "f = jax.jit(lambda x, n: x * n, static_argnums=1)\n"
+        "f(jnp.ones(3), jnp.asarray(2.0))\n"),
+    "global_function_rebound": (
+        "a global function the jitted one calls, rebound: a hit, the old one kept",
+        "act = jnp.tanh\n"
+        "f = jax.jit(lambda x: act(x))\n"
+        "f(jnp.ones(3)); act = jnp.sin; f(jnp.ones(3))\n"),
+    "static_self_hashed_by_fields": (
+        "a method with self static, its class hashed by its fields: an equal model is a hit",
+        "class Model:\n"
+        "    def __init__(self, k):\n"
+        "        self.k = k\n"
+        "    def __hash__(self):\n"
+        "        return hash(self.k)\n"
+        "    def __eq__(self, other):\n"
+        "        return isinstance(other, Model) and self.k == other.k\n"
+        "    def apply(self, x):\n"
+        "        return x * self.k\n"
+        "f = jax.jit(Model.apply, static_argnums=0)\n"
+        "f(Model(2), jnp.ones(3)); f(Model(2), jnp.ones(3)); f(Model(3), jnp.ones(3))\n"),
+    "partial_of_jit_static_argnames": (
+        "@functools.partial(jax.jit, static_argnames='mode') as a decorator, two modes",
+        "import functools\n"
+        "@functools.partial(jax.jit, static_argnames='mode')\n"
+        "def act(x, mode):\n"
+        "    return jnp.tanh(x) if mode == 'tanh' else jnp.maximum(x, 0)\n"
+        "act(jnp.ones(3), mode='tanh'); act(jnp.ones(3), mode='relu')\n"
+        "act(jnp.ones(3), mode='tanh')\n"),
+    "int_list_length_changes": (
+        "a list of arrays that grows by one each step (appended in a loop)",
+        "f = jax.jit(lambda xs: sum(x.sum() for x in xs))\n"
+        "xs = []\n"
+        "for i in range(3):\n"
+        "    xs.append(jnp.ones(2))\n"
+        "    f(xs)\n"),
 }
 
 # scenarios that raise: the recorded result is the exception class name
 RAISES = {"static_unhashable", "traced_bool_flag_in_if", "static_numpy_array", "ones_traced_n",
-          "method_self_traced"}
+          "method_self_traced", "static_dict_unhashable",
+          "static_jax_array"}
 
 
 def run(jax, name, tag=""):

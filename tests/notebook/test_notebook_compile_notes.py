@@ -387,3 +387,51 @@ def test_a_scan_body_traced_again_is_noted_as_a_retrace_with_a_fix_that_applies(
         "taking k as an input" in note["text/plain"], note["text/plain"]
     ok(shell, "%jxnotes off")
     assert ok(shell, "jax.lax.scan(cf_body, jnp.zeros(5), jnp.ones((5, 5)))").notes == []
+
+
+def test_a_loop_compiling_every_step_is_told_in_full_three_times_then_a_line_each(shell):
+    """A learner's loop with a static value per step: the first compiles are told in full,
+    the next ones one line each, the rest counted -- the note does not drown its cell (30
+    compiles read 30 stories of ~10 lines each)."""
+    from jxkernel.notebook.compile_notes import DETAILED, LISTED
+    ran = ok(shell, "fn30 = jax.jit(lambda v, n: v * n, static_argnums=1)\n"
+                    "for n in range(31):\n    fn30(jnp.ones(2), n)")
+    (note,) = ran.notes
+    text = note["text/plain"]
+    assert text.splitlines()[0].startswith("⚙ 30 recompile(s) in this cell: <lambda>: ")
+    assert text.count("what changed since the nearest earlier compile") == DETAILED
+    assert text.count("compiled again (compile #") == DETAILED + LISTED
+    assert f"… and {30 - DETAILED - LISTED} more (%jxcompiles lists them all)" in text
+    assert len(text.splitlines()) < 60, len(text.splitlines())
+
+
+def test_a_cell_run_again_says_so_and_its_fix_applies(shell):
+    """A cell defining and calling a jitted lambda, run again: a new function object (JAX:
+    "never seen function"), told as the cell run again -- not as a loop -- with the fix of a
+    cell of its own; applied (the jit in a cell run once, the call in a cell run twice), the
+    second run compiles nothing and says nothing."""
+    cell = "fr1 = jax.jit(lambda v: v * 3.5)\nfr1(jnp.ones(3))"
+    first = ok(shell, cell)
+    ran = ok(shell, cell)
+    (note,) = ran.notes
+    (change,) = events_of(shell.user_ns["fr1"])[-1].changes
+    assert change.kind == "fresh_jit"
+    assert f"In[{ran.count}] defined this function anew (In[{first.count}] defined one of " \
+        "the same code)" in change.fix
+    assert "for batch in batches" not in change.snippet
+    assert change.snippet.startswith("f = jax.jit(lambda ...: ...)    # in a cell of its own")
+    assert fix_in_brief(change.fix) in note["text/plain"]
+    # the fix applied
+    ok(shell, "fr2 = jax.jit(lambda v: v * 4.5)")
+    start = compile_log.last_seq() + 1
+    assert ok(shell, "fr2(jnp.ones(3))").notes == []
+    assert ok(shell, "fr2(jnp.ones(3))").notes == []
+    assert len([e for e in compile_log.events_since(start) if e.key is shell.user_ns["fr2"]]) == 1
+
+
+def test_a_lambda_remade_in_a_loop_inside_one_cell_is_still_told_as_a_loop(shell):
+    ran = ok(shell, "for i in range(2):\n    jax.jit(lambda v: v * 5.5)(jnp.ones(3))")
+    (note,) = ran.notes
+    change = compile_log.compile_events()[-1].changes[0]
+    assert change.kind == "fresh_jit" and "for batch in batches" in change.snippet
+    assert "defined this function anew" not in note["text/plain"]
