@@ -23,11 +23,12 @@ import os
 import sys
 import threading
 import time
+import warnings
 import weakref
 
 from .config import config
 from .errors import RecompileError
-from .source_info import user_source_info
+from .source_info import user_source_info, user_stacklevel
 
 # Who a compile belongs to. JAX's explain_cache_misses leaves its own functions' misses out;
 # so do the notebook's notes, and the counts keep the user's functions apart from the rest.
@@ -210,7 +211,10 @@ def record(event: CompileEvent) -> CompileEvent:
         print(str(event), file=sys.stderr)
     # as JAX's: the misses of its own functions (and of eager operations) are not the user's
     if config.jax_explain_cache_misses and _explainer is not None and event.origin == USER:
-        _logger.warning(_explainer.explain_miss(event, call_site))
+        try:
+            _logger.warning(_explainer.explain_miss(event, call_site))
+        except Exception as e:
+            _explainer_failed("writing the cache-miss log", e)
     for callback in subscribers:
         try:
             callback(event)
@@ -397,8 +401,13 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True) -> CompileEv
     """Log the compilation of a jit cache miss, with why it happened (`traced`: False where
     it reused the function's trace under a transformation: no tracing miss)."""
     if _explainer is not None:
-        return record(_explainer.compiled(miss, phases, backend, traced))
-    # while jxkernel/__init__.py loads, before the explainer is in: pmap's plain reason
+        try:
+            event = _explainer.compiled(miss, phases, backend, traced)
+        except Exception as e:
+            _explainer_failed("explaining a compile", e)
+        else:
+            return record(event)
+    # a failed explainer, or while jxkernel/__init__.py loads, before the explainer is in: pmap's plain reason
     return record_compiled(miss.jitted._name, _plain_signature(miss), phases, backend,
                            key=miss.jitted)
 
@@ -409,7 +418,10 @@ def traced_under_transformation(miss: Miss, seen: list) -> tuple:
     and, in `seen`, what it was traced for under a transformation before (the new signature
     joins `seen`)."""
     if _explainer is not None:
-        return _explainer.traced_under_transformation(miss, seen)
+        try:
+            return _explainer.traced_under_transformation(miss, seen)
+        except Exception as e:
+            _explainer_failed("explaining a retrace", e)
     return "first call" if not seen else "a new signature", (), _plain_signature(miss)
 
 
@@ -419,7 +431,19 @@ def body_traced(fun, in_tree, in_avals, what: str, source) -> None:
     as a retrace, with why, where `fun` is the user's (`source`, where it was defined, outside
     jxkernel), as JAX's jax_explain_cache_misses logs its bodies' misses."""
     if _explainer is not None and logged():
-        _explainer.body_traced(fun, in_tree, in_avals, what, source)
+        try:
+            _explainer.body_traced(fun, in_tree, in_avals, what, source)
+        except Exception as e:
+            _explainer_failed(f"explaining a {what}'s retrace", e)
+
+
+def _explainer_failed(doing: str, error: Exception) -> None:
+    """The explainer is a view: its bug must not fail the user's call that compiled (nor be
+    silent). The compile is logged with its plain reason, and a warning says what broke."""
+    warnings.warn(f"jxkernel's recompile explainer raised {error!r} while {doing}; the user's "
+                  "call goes on and the compile is logged without its reason. This is a bug in "
+                  "jxkernel: please report it with the program that compiled.", RuntimeWarning,
+                  stacklevel=user_stacklevel())
 
 
 def refuse(miss: Miss) -> None:

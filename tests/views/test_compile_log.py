@@ -188,3 +188,44 @@ def test_events_are_numbered_and_keyed():
     assert compile_log.last_seq() == before + 2
     assert mine[0].function_key == mine[1].function_key == f.function_key
     assert compile_log.function_key("g", None) == "g@?"
+
+
+# ---------------------------------------------------------------- a broken explainer
+class _BrokenExplainer:
+    """Every method the record calls raises, as a bug in the explainer would."""
+    def __getattr__(self, name):
+        def broken(*args, **kwargs):
+            raise ZeroDivisionError(f"explainer bug in {name}")
+        return broken
+
+
+def test_a_bug_in_the_explainer_warns_and_never_fails_the_users_call(monkeypatch):
+    from jxkernel.core import compile_record
+    monkeypatch.setattr(compile_record, "_explainer", _BrokenExplainer())
+    f = jax.jit(lambda x: x * 2.0)
+    events = []
+    unsubscribe = compile_log.subscribe(events.append)
+    try:
+        with pytest.warns(RuntimeWarning, match=r"recompile explainer raised ZeroDivisionError"
+                                                r".*while explaining a compile"):
+            out = f(jnp.ones(3))
+        with _explain_on(), pytest.warns(RuntimeWarning, match="explainer raised") as caught:
+            out2 = f(jnp.ones(4))                       # a new shape, explained to the log too
+        assert [str(w.message).split(" while ")[1].split(";")[0] for w in caught] == \
+            ["explaining a compile", "writing the cache-miss log"]
+        assert {w.filename for w in caught} == {__file__}     # at the user's line, not ours
+    finally:
+        unsubscribe()
+    np.testing.assert_array_equal(np.asarray(out), np.full(3, 2.0, np.float32))   # exact: x*2
+    np.testing.assert_array_equal(np.asarray(out2), np.full(4, 2.0, np.float32))
+    assert [e.function for e in events] == ["<lambda>", "<lambda>"]   # logged, plain reasons
+    assert events[1].reason != ""
+
+
+class _explain_on:
+    def __enter__(self):
+        self.old = jax.config.jax_explain_cache_misses
+        jax.config.update("jax_explain_cache_misses", True)
+
+    def __exit__(self, *exc):
+        jax.config.update("jax_explain_cache_misses", self.old)
