@@ -10,6 +10,7 @@ per signature through xla/sharded.py, and puts the executable in jit's fast path
 from __future__ import annotations
 
 from ..core.config import config
+from ..core import trace as _trace
 from ..core.interpreter_primitives import sharding_constraint_p
 from ..core.mesh import (AbstractMesh, NamedSharding, PartitionSpec, concrete_mesh, get_mesh,
                          resolve)
@@ -111,7 +112,10 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
         _remember_fast(jitted, args, dyn_args, dyn_kwargs, leaves, avals, entry)
     else:
         entry.hits += 1
-    return tree_unflatten(entry.out_tree, entry.exe.call_buffers(entry.arguments(leaves)))
+    outs = entry.exe.call_buffers(entry.arguments(leaves))
+    if config.jax_debug_key_reuse:     # the key arguments checked and marked, as on one device
+        _trace.key_reuse.jit_call(entry.jaxpr, leaves, outs)
+    return tree_unflatten(entry.out_tree, outs)
 
 
 class _Checked:
