@@ -19,7 +19,7 @@ from ..core.interpret import eval_jaxpr
 from ..core.dce import dce_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, Var, call_primitives, param_printers
 from ..core.lru import PROGRAMS, TRACES, WeakLRU
-from ..core.mesh import on_context_mesh
+from ..core.mesh import get_mesh, on_context_mesh
 from ..core.partial_eval import PartialEvalTrace, partial_eval_jaxpr
 from ..core.numpy_eval import call_rule
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
@@ -199,7 +199,20 @@ def _jit_staging(trace: JaxprTrace, args, params):
         with set_current_trace(trace):
             return eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
     atoms = [trace.to_atom(x) for x in args]
+    if on_context_mesh():             # JAX's jit equation names set_mesh's mesh (ctx_mesh)
+        CTX_MESHES[params["jaxpr"]] = get_mesh()
     return trace.add_eqn(atoms, jit_p, params, params["jaxpr"].out_avals)
+
+
+# jaxpr of a jit equation staged under set_mesh -> that mesh, which JAX's jit keeps as its
+# ctx_mesh param and prints; here beside the params (every jit rule takes the same five)
+CTX_MESHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _jit_params(params) -> list:
+    mesh = CTX_MESHES.get(params["jaxpr"])
+    return [("name", params["name"]), *([("ctx_mesh", mesh)] if mesh is not None else []),
+            ("jaxpr", params["jaxpr"])]
 
 
 def _bind_jit(jaxpr, args, donated_invars, **params):
@@ -319,7 +332,7 @@ transpose_rules[jit_p] = _jit_transpose
 partial_eval_rules[jit_p] = _jit_partial_eval
 axis_batching_rules[jit_p] = _jit_batching
 sharding_typing_rules[jit_p] = sharding_types.call_typing
-param_printers[jit_p] = lambda p: [("name", p["name"]), ("jaxpr", p["jaxpr"])]
+param_printers[jit_p] = _jit_params
 call_primitives.add(jit_p)
 
 
