@@ -25,6 +25,7 @@ from ..core import trace as _trace
 from ..core import vma
 from ..core.avals import ShapedArray
 from ..core.errors import ConcretizationTypeError, shape_error
+from ..core.mesh import get_mesh, on_context_mesh
 from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..xla import client as _client
@@ -46,6 +47,10 @@ def _eager() -> bool:
 
 def _on_device(value: np.ndarray, weak: bool = False, device=None) -> Array:
     aval = ShapedArray(value.shape, value.dtype, weak)
+    if device is None and on_context_mesh():
+        # under set_mesh, as JAX's: replicated over its mesh (loaded with the first mesh)
+        from ..xla.sharded import put, replicated_on
+        return put(value, aval, replicated_on(get_mesh(), value.ndim))
     if device is None:                  # uncommitted, as JAX's (xla/placement.call_placement)
         return host_to_device(value, aval, _client.default_device())
     return host_to_device(value, aval, device, committed=True)

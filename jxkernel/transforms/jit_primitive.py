@@ -51,10 +51,11 @@ def _jit_lowering(ctx, *args, jaxpr, name, donated_invars, inline, keep_unused):
 
 def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused):
     """A jit equation run eagerly (e.g. by a transformation that re-binds it): compile once."""
-    if any_sharded(args) or _partitioned and (jaxpr, None) in _partitioned:   # over a mesh
+    if any_sharded(args) or _partitioned and (jaxpr, None) in _partitioned or \
+            on_context_mesh():            # over a mesh (set_mesh's: as JAX runs it there)
         # loads with the first mesh or sharded Array: `import jxkernel` needs neither
         from ..xla.sharded import run_jaxpr
-        return run_jaxpr(jaxpr, name, args, _partitioned.get((jaxpr, None)))
+        return run_jaxpr(jaxpr, name, args, _partitioned.get((jaxpr, None)) or get_mesh())
     try:
         return _jit_impl_one_device(args, jaxpr, name, donated_invars)
     except NeedsMesh as e:                  # a sharding constraint inside
@@ -351,11 +352,10 @@ def any_sharded(leaves) -> bool:
 
 def over_mesh(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs, refs):
     """A jit call's results where it runs over a mesh: given shardings or sharded arguments,
-    or called under set_mesh (JAX runs it over the mesh's devices then; a jit with Refs, or
-    with compiler options, stays on one device: jxkernel partitions neither yet). Else
-    ON_ONE_DEVICE."""
+    or called under set_mesh (JAX runs it over the mesh's devices then, Refs and compiler
+    options too). Else ON_ONE_DEVICE."""
     context = not (jitted._sharded or any_sharded(leaves))
-    if context and not (on_context_mesh() and not (refs or jitted._compiler_options)):
+    if context and not on_context_mesh():
         return ON_ONE_DEVICE
     # loads with the first mesh or sharded Array: `import jxkernel` needs neither
     from .jit_sharded import call_jitted

@@ -13,6 +13,7 @@ from ..core import compile_record
 from ..core import trace as _trace
 from ..core.ir import Eqn, Jaxpr, Literal, Var
 from ..core.lru import LRU, PROGRAMS, Bounded
+from ..core.mesh import on_context_mesh
 from ..core.physical import physical_rules
 from ..core.primitive import impl_rules, lowering_rules, rule
 from ..core.sharding_types import abstract_eval
@@ -81,7 +82,7 @@ def apply_primitive(prim, args, params):
                 exe = last.exe
         except (AttributeError, IndexError, TypeError, ValueError):  # (a param's odd __eq__)
             pass
-    if exe is None and config.jax_default_device is None and not config._debug_values:
+    if exe is None and config._eager_fast:
         try:
             bufs = [a._buf for a in args]
             run = _fast.get((prim, tuple(params.items()), bufs[0]._sharding if bufs else None,
@@ -108,7 +109,7 @@ def apply_primitive(prim, args, params):
 
 def run_compiled(prim, args, params):
     """Compile `prim` alone (cached per primitive, params, input types, device) and run it."""
-    if config.jax_default_device is None and not config._debug_values:
+    if config._eager_fast:
         try:
             bufs = [a._buf for a in args]
             run = _fast.get((prim, tuple(params.items()), bufs[0]._sharding if bufs else None,
@@ -122,8 +123,10 @@ def run_compiled(prim, args, params):
 
 
 def _run_compiled(prim, args, params):
-    if sharded_apply is not None and _any_sharded(args):
-        return sharded_apply(prim, args, params)
+    if sharded_apply is not None and _any_sharded(args) or on_context_mesh():
+        if sharded_apply is None:          # (set_mesh need not have loaded the mesh modules)
+            from . import sharded  # noqa: F401  (it sets sharded_apply)
+        return sharded_apply(prim, args, params)   # over a mesh: an operand's, or set_mesh's
     chosen = config.jax_default_device is not None
     # JAX's rule: committed Arrays decide, uncommitted ones move to them
     device, committed = call_placement(args, lambda: (prim.name, _operand_names(len(args))))
