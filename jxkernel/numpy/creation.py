@@ -278,11 +278,13 @@ def _fill(shape, value, dtype, weak=False, device=None):
     return out
 
 
-def _laid_out(make, out_sharding):
+def _laid_out(make, out_sharding, name):
     """`make()` typed and laid out as `out_sharding` (Explicit mesh axes), if one is given:
-    traced, its broadcast is typed so directly (as JAX's jaxpr shows it)."""
+    traced, its broadcast is typed so directly (as JAX's jaxpr shows it). `name`: the
+    function as JAX's errors name it."""
     if out_sharding is None:
         return make()
+    _check_explicit_only(resolved(out_sharding), name)
     if _eager():
         return laid_out(make(), out_sharding)
     sharding = resolved(out_sharding)
@@ -290,6 +292,18 @@ def _laid_out(make, out_sharding):
         x = make()
     typed = st.typed_sharding(sharding, len(x.aval.shape))
     return x if typed is not None and x.aval.sharding == typed else laid_out(x, sharding)
+
+
+def _check_explicit_only(sharding, name) -> None:
+    """JAX's canonicalize_sharding: an out_sharding's spec names Explicit mesh axes only."""
+    kinds = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_types))
+    for axes in sharding.spec._axes(0):
+        for a in axes:
+            if kinds[a].name in ("Auto", "Manual"):
+                raise ValueError(f"PartitionSpec passed to {name} cannot contain axis names "
+                                 f"that are of type Auto or Manual. Got PartitionSpec: "
+                                 f"{sharding.spec} with axis name: {a} of type: "
+                                 f"AxisType.{kinds[a].name}.")
 
 
 def _check_forgot_shape_tuple(name, shape, dtype):
@@ -308,14 +322,16 @@ def zeros(shape, dtype=None, *, device=None, out_sharding=None):
     """
     _check_forgot_shape_tuple("zeros", shape, dtype)
     dtype = canonicalize_user_dtype(float if dtype is None else dtype, "zeros")
-    return _laid_out(lambda: _fill(_shape(shape), 0, dtype, device=device), out_sharding)
+    return _laid_out(lambda: _fill(_shape(shape), 0, dtype, device=device), out_sharding,
+                     "jnp.zeros")
 
 
 def ones(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of ones (float32 by default)."""
     _check_forgot_shape_tuple("ones", shape, dtype)
     dtype = canonicalize_user_dtype(float if dtype is None else dtype, "ones")
-    return _laid_out(lambda: _fill(_shape(shape), 1, dtype, device=device), out_sharding)
+    return _laid_out(lambda: _fill(_shape(shape), 1, dtype, device=device), out_sharding,
+                     "jnp.ones")
 
 
 def empty(shape, dtype=None, *, device=None):
@@ -331,7 +347,8 @@ def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     Array([7, 7], dtype=int32, weak_type=True)
     """
     if out_sharding is not None:
-        return _laid_out(lambda: full(shape, fill_value, dtype, device=device), out_sharding)
+        return _laid_out(lambda: full(shape, fill_value, dtype, device=device), out_sharding,
+                         "full")
     if dtype is not None:
         dtype = canonicalize_user_dtype(dtype, "full")
     util.check_arraylike("full", fill_value)

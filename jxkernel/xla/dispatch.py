@@ -167,6 +167,8 @@ def _operand_names(n) -> list:
 
 def _any_sharded(args) -> bool:
     for a in args:
+        if type(a) is not Array:
+            a = getattr(a, "_base", None)      # a KeyArray: its key data's placement
         if type(a) is Array and a._sharding is not None:
             return True
     return False
