@@ -23,7 +23,7 @@ from ..core import dtypes as _core
 from ..core import sharding_types as st
 from ..core import trace as _trace
 from ..core import vma
-from ..core.avals import ShapedArray
+from ..core.avals import ShapedArray, replicated_on
 from ..core.errors import ConcretizationTypeError, shape_error
 from ..core.mesh import get_mesh, on_context_mesh
 from ..core.symbolic import is_symbolic
@@ -47,10 +47,9 @@ def _eager() -> bool:
 
 def _on_device(value: np.ndarray, weak: bool = False, device=None) -> Array:
     aval = ShapedArray(value.shape, value.dtype, weak)
-    if device is None and on_context_mesh():
-        # under set_mesh, as JAX's: replicated over its mesh (loaded with the first mesh)
-        from ..xla.sharded import put, replicated_on
-        return put(value, aval, replicated_on(get_mesh(), value.ndim))
+    if device is None and on_context_mesh():    # under set_mesh, as JAX's: over its mesh
+        return device_put(host_to_device(value, aval, _client.default_device()),
+                          replicated_on(get_mesh(), value.ndim))
     if device is None:                  # uncommitted, as JAX's (xla/placement.call_placement)
         return host_to_device(value, aval, _client.default_device())
     return host_to_device(value, aval, device, committed=True)

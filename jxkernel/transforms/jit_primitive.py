@@ -360,4 +360,4 @@ def over_mesh(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwarg
     # loads with the first mesh or sharded Array: `import jxkernel` needs neither
     from .jit_sharded import call_jitted
     return call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs,
-                       context)
+                       context, jit_p.bind)

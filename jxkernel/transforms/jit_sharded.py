@@ -24,7 +24,6 @@ from ..xla.sharded import (_mesh_of, _own_sharding, _SpmdEntry, compile_lowered,
 from ..xla.sharding import SingleDeviceSharding
 from . import jit_refs
 from .jit_args import result_paths
-from .jit_primitive import jit_p
 
 
 def _is_sharding(s) -> bool:
@@ -76,10 +75,10 @@ def _hashable(shardings):
 
 
 def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs,
-                context=False):
+                context=False, bind_jit=None):
     """Run a `jit` with shardings (or with sharded arguments): compile once per signature.
-    `context`: called only for the mesh set_mesh set (a jit reading or writing Refs runs over
-    it as over an argument's mesh: _with_refs)."""
+    `context`: called only for the mesh set_mesh set. `bind_jit`: jit_p.bind (jit_primitive's,
+    which loads this module), for a jit reading or writing Refs (_with_refs)."""
     given = jitted.__dict__.get("_sharding_key")
     if given is None:                      # the jit's own shardings, made hashable once
         given = jitted._sharding_key = (_hashable(jitted._in_shardings),
@@ -91,7 +90,7 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
     if entry is None:
         with_refs = jitted.__dict__.get("_with_refs")
         if with_refs and key in with_refs:         # (traced once: see _with_refs)
-            return _with_refs(jitted, key, leaves)
+            return _with_refs(jitted, key, leaves, bind_jit)
         closed, out_tree, trace_s = jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
         if jit_refs.uses_refs(closed):
             if jitted._in_shardings is not None or jitted._out_shardings is not None:
@@ -101,7 +100,7 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
                     f"Ref's value in and return the new one, then write the Ref outside.")
             jaxpr, consts = convert_constvars_to_invars(closed)
             jitted.__dict__.setdefault("_with_refs", {})[key] = (closed, out_tree, jaxpr, consts)
-            return _with_refs(jitted, key, leaves)
+            return _with_refs(jitted, key, leaves, bind_jit)
         plan = Partitioning(jitted, closed, out_tree, leaves, dyn_args, dyn_kwargs)
         entry, phases = plan.compile(trace_s, jitted._compiler_options)
         jitted._cache[key] = entry
@@ -116,7 +115,7 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
     return tree_unflatten(entry.out_tree, outs)
 
 
-def _with_refs(jitted, key, leaves):
+def _with_refs(jitted, key, leaves, bind_jit):
     """A jit reading or writing Refs, run over the mesh (the arguments', or set_mesh's) as a
     jit equation is eagerly (jit_primitive's impl: xla/sharded.run_jaxpr, which caches its
     program by the jaxpr, kept here per signature): each Ref's value passed in, the final
@@ -124,7 +123,7 @@ def _with_refs(jitted, key, leaves):
     closed, out_tree, jaxpr, consts = jitted._with_refs[key]
     refs = jit_refs.ref_positions(leaves)
     args = [*jit_refs.values_for(consts, leaves), *jit_refs.without_refs(leaves, refs)]
-    outs = jit_p.bind(*args, jaxpr=jaxpr, name=jitted._name, donated_invars=(False,) * len(args),
+    outs = bind_jit(*args, jaxpr=jaxpr, name=jitted._name, donated_invars=(False,) * len(args),
                       inline=False, keep_unused=jitted._keep_unused)
     return tree_unflatten(out_tree, jit_refs.write_back(closed, outs, leaves))
 

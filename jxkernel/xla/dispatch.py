@@ -123,10 +123,11 @@ def run_compiled(prim, args, params):
 
 
 def _run_compiled(prim, args, params):
-    if sharded_apply is not None and _any_sharded(args) or on_context_mesh():
-        if sharded_apply is None:          # (set_mesh need not have loaded the mesh modules)
-            from . import sharded  # noqa: F401  (it sets sharded_apply)
-        return sharded_apply(prim, args, params)   # over a mesh: an operand's, or set_mesh's
+    # over a mesh: an operand's, or set_mesh's (jax.set_mesh loads xla/sharded.py, which sets
+    # sharded_apply; set_mesh clears config._eager_fast: without it one attribute read decides)
+    if sharded_apply is not None and (_any_sharded(args) or
+                                      not config._eager_fast and on_context_mesh()):
+        return sharded_apply(prim, args, params)
     chosen = config.jax_default_device is not None
     # JAX's rule: committed Arrays decide, uncommitted ones move to them
     device, committed = call_placement(args, lambda: (prim.name, _operand_names(len(args))))

@@ -25,7 +25,7 @@ from ..core.physical import is_key, physical_aval
 from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.lru import LRU, PROGRAMS
-from ..core.avals import explicit_axes
+from ..core.avals import explicit_axes, replicated_on
 from ..core.mesh import Mesh, NamedSharding, PartitionSpec, get_mesh, local_devices, resolve
 from ..core.sharding_types import current_override, typed_sharding
 from . import array
@@ -349,13 +349,6 @@ def compile_lowered(module, closed, name, mesh, out_shardings, user_shardings,
                             user_shardings=user_shardings,
                             arg_avals=[v.aval for v in closed.jaxpr.invars],
                             out_meshes=carried_meshes(closed.jaxpr, carrying))
-
-
-def replicated_on(mesh, ndim: int) -> NamedSharding:
-    """A value's sharding when replicated over set_mesh's `mesh` as JAX's eager results
-    are: P() over Auto axes, one None per dimension over Explicit ones."""
-    return NamedSharding(mesh, PartitionSpec(*[None] * ndim) if explicit_axes(mesh) else
-                         PartitionSpec())
 
 
 def typed_outputs(out_avals, out_shardings, mesh=None) -> list:
