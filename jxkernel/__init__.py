@@ -151,7 +151,7 @@ _LAZY = {
     "remat": (".api.remat", "remat"),
     "reshard": (".api.sharding", "reshard"),
     "scipy": (".scipy", None),
-    "set_mesh": (".core.mesh", "set_mesh"),
+    "set_mesh": (".api.sharding", "set_mesh"),  # (which loads eager dispatch over a mesh)
     "shard_map": (".api.shard_map", "shard_map"),
     "sharding": (".api.sharding", None),
     "sharding_view": (".views.sharding_view", None),

@@ -123,12 +123,15 @@ def _outer_manual() -> frozenset:
 def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
     outs = [_global_aval(a, s, mesh, newly_manual_axes)
             for a, s in zip(jaxpr.out_avals, out_specs)]
-    if newly_manual_axes != frozenset(mesh.axis_names) or not explicit_axes(mesh):
+    if not explicit_axes(mesh):
         return outs
-    # manual over a whole mesh with Explicit axes: the results' types say how out_specs
-    # split them (f32[6@i]), as JAX's
+    # over a mesh with Explicit axes: the results' types say how out_specs split them
+    # (f32[6@i]), as JAX's; manual over part of the mesh, so too where the body's results
+    # are untyped (a body typing them over the axes left automatic keeps its types)
+    whole = newly_manual_axes == frozenset(mesh.axis_names)
     return [a.update(sharding=typed_sharding(NamedSharding(mesh, s), len(a.shape)))
-            for a, s in zip(outs, out_specs)]
+            if whole or inner.sharding is None else a
+            for a, s, inner in zip(outs, out_specs, jaxpr.out_avals)]
 
 
 def _bind(body: ClosedJaxpr, args, mesh, in_specs, out_specs, check_vma, manual_axes):

@@ -303,6 +303,13 @@ def explicit_axes(mesh) -> frozenset:
                      if t is AxisType.Explicit)
 
 
+def replicated_on(mesh, ndim: int) -> NamedSharding:
+    """A value's sharding when replicated over set_mesh's `mesh` as JAX's eager results
+    are: P() over Auto axes, one None per dimension over Explicit ones."""
+    return NamedSharding(mesh, PartitionSpec(*[None] * ndim) if explicit_axes(mesh) else
+                         PartitionSpec())
+
+
 @functools.lru_cache(maxsize=1024)      # every Array over a mesh made asks: keep it cheap
 def typed_sharding(sharding, ndim: int):
     """The sharding an array laid out as `sharding` has in its type: its Explicit axes only;

@@ -294,6 +294,15 @@ class Config:
         object.__setattr__(self, "_trace_state", tuple(getattr(self, n) for n in _TRACE_OPTIONS)
                            + tuple(c.value for c in _USER_CONTEXTS)
                            + ((_CONTEXT_MESH[0],) if _CONTEXT_MESH[0] is not None else ()))
+        self._note_eager_fast()
+
+    def _note_eager_fast(self):
+        # one flag for the eager dispatch hot paths (xla/dispatch.py): may they run a
+        # primitive's remembered one-device program? Not with a default device chosen, results
+        # to check, or under set_mesh (JAX runs eager operations over the mesh then)
+        mesh = _CONTEXT_MESH[0]
+        object.__setattr__(self, "_eager_fast", self.jax_default_device is None and
+                           not self._debug_values and (mesh is None or mesh.empty))
 
     def _note_debug_values(self):
         # one flag for the dispatch hot paths to read: leave them to check results for
@@ -303,6 +312,8 @@ class Config:
         # and for jit's eager calls: leave them to check results, or keys (key reuse)?
         object.__setattr__(self, "_checked_calls", self._debug_values or
                            self.jax_debug_key_reuse)
+        if hasattr(self, "_trace_state"):       # (at start, _note_trace_state notes it)
+            self._note_eager_fast()
 
     def _note_generation(self):
         # a new token at every change: a hot path that remembers what it saw (jit's last hit)

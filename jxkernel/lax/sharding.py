@@ -71,15 +71,53 @@ def with_sharding_constraint(x, shardings, _prim=None):
     else:
         flat = broadcast_prefix(shardings, x, is_leaf=_is_sharding)
     outs = []
+    context = _context_mesh() if _prim is None else None
     for leaf, s in zip(leaves, flat):
-        s = resolve(_without_layout(s, _avals.get_aval(leaf).shape), "with_sharding_constraint")
+        s = _without_layout(s, _avals.get_aval(leaf).shape)
+        spec_only = isinstance(s, PartitionSpec)
+        s = resolve(s, "with_sharding_constraint")
         if not isinstance(s, NamedSharding):
             raise TypeError(f"with_sharding_constraint expects NamedShardings or PartitionSpecs "
                             f"(under set_mesh); got {s!r} of type {type(s).__name__}")
         if _prim is reshard_p:
             _check_type_divides(_avals.get_aval(leaf).shape, s)
-        outs.append((_prim or sharding_constraint_p).bind(leaf, sharding=s))
+            outs.append(reshard_p.bind(leaf, sharding=s))
+            continue
+        if spec_only and isinstance(s.mesh, Mesh):
+            # JAX's constraint to a bare spec names set_mesh's AbstractMesh (its jaxpr says
+            # so); the devices are the context mesh's where it is placed or compiled
+            s = NamedSharding(s.mesh.abstract_mesh, s.spec)
+        outs.append(sharding_constraint_p.bind(leaf, sharding=s, context_mesh=context))
     return tree_unflatten(tree, outs)
+
+
+def _context_mesh():
+    """The AbstractMesh of the mesh set_mesh set (None: none), which JAX's
+    sharding_constraint keeps as its `context_mesh` param and prints."""
+    mesh = get_mesh()
+    return None if mesh is None or mesh.empty else mesh.abstract_mesh
+
+
+class _Shown:
+    """A param's text as JAX prints it (its printer writes `frozenset({})`, `Mesh()`)."""
+    __slots__ = ("text",)
+
+    def __init__(self, text):
+        self.text = text
+
+    def __str__(self):
+        return self.text
+
+
+def _constraint_params(params):
+    """JAX's sharding_constraint params, in its order: the context mesh, layout (jxkernel
+    keeps every array row-major: None), sharding and the UNCONSTRAINED dimensions."""
+    sharding = params["sharding"]
+    context = params.get("context_mesh")
+    free = [i for i, p in enumerate(sharding.spec) if p is PartitionSpec.UNCONSTRAINED]
+    return [("context_mesh", context if context is not None else _Shown("Mesh()")),
+            ("layout", None), ("sharding", sharding),
+            ("unconstrained_dims", _Shown(f"frozenset({set(free) or '{}'})"))]
 
 
 def _check_type_divides(shape, sharding) -> None:
@@ -142,12 +180,12 @@ def _check_devices_for(x, typed) -> None:
                      f"context via `jax.set_mesh`.")
 
 
-def _abstract_eval(aval, *, sharding):
+def _abstract_eval(aval, *, sharding, **_):
     sharding.check_shape(aval.shape)
     return aval
 
 
-def _impl(x, *, sharding):
+def _impl(x, *, sharding, **_):
     # the sharded-array modules load with the first mesh: `import jxkernel` needs none
     from ..xla.sharded import device_put
     return device_put(x, _concrete(x, sharding))
@@ -188,7 +226,7 @@ def _reshard_impl(x, *, sharding):
                                            memory_kind=sharding.memory_kind))
 
 
-def _lowering(ctx, x, *, sharding):
+def _lowering(ctx, x, *, sharding, **_):
     mesh = ctx.module_ctx.mesh
     if mesh is None:                # jit catches this and partitions the program over the mesh
         raise NeedsMesh(
@@ -204,39 +242,40 @@ def _lowering(ctx, x, *, sharding):
     return ctx.op1("sdy.sharding_constraint", [x], {"sharding": text})
 
 
-def _jvp(prim, primals, tangents, *, sharding):
+def _jvp(prim, primals, tangents, **params):
     (x,), (t,) = primals, tangents
-    out = prim.bind(x, sharding=sharding)
-    return out, t if type(t) is Zero else prim.bind(t, sharding=sharding)
+    out = prim.bind(x, **params)
+    return out, t if type(t) is Zero else prim.bind(t, **params)
 
 
-def _transpose(prim, ct, x, *, sharding):
-    return [ct if type(ct) is Zero else prim.bind(ct, sharding=sharding)]
+def _transpose(prim, ct, x, **params):
+    return [ct if type(ct) is Zero else prim.bind(ct, **params)]
 
 
-def _batching(prim, vals, dims, *, sharding):
+def _batching(prim, vals, dims, *, sharding, **params):
     """The batch axis is left unsplit: the spec gets a None at its position."""
     (x,), (d,) = vals, dims
     if d is not_mapped:
-        return prim.bind(x, sharding=sharding), d
+        return prim.bind(x, sharding=sharding, **params), d
     parts = list(sharding.spec) + [None] * (ndim(x) - 1 - len(sharding.spec))
     parts.insert(d, None)
     batched = NamedSharding(sharding.mesh, PartitionSpec(*parts),
                             memory_kind=sharding.memory_kind)
-    return prim.bind(x, sharding=batched), d
+    return prim.bind(x, sharding=batched, **params), d
 
 
 for _prim in (sharding_constraint_p, reshard_p):
     abstract_eval_rules[_prim] = _abstract_eval
     impl_rules[_prim] = _impl
     lowering_rules[_prim] = _lowering
-    numpy_rules[_prim] = lambda x, *, sharding: x      # NumPy's one device: nothing to place
+    numpy_rules[_prim] = lambda x, **_: x      # NumPy's one device: nothing to place
     jvp_rules[_prim] = functools.partial(_jvp, _prim)
     transpose_rules[_prim] = functools.partial(_transpose, _prim)
     batching_rules[_prim] = functools.partial(_batching, _prim)
     sharding_typing_rules[_prim] = sharding_types.constrained_typing
 impl_rules[reshard_p] = _reshard_impl
 param_printers[reshard_p] = lambda params: []       # JAX prints `reshard x`: the type says
+param_printers[sharding_constraint_p] = _constraint_params
 
 
 # ------------------------------------------------------------------ reshard, auto_axes

@@ -23,8 +23,9 @@ from ..core import dtypes as _core
 from ..core import sharding_types as st
 from ..core import trace as _trace
 from ..core import vma
-from ..core.avals import ShapedArray
+from ..core.avals import ShapedArray, replicated_on
 from ..core.errors import ConcretizationTypeError, shape_error
+from ..core.mesh import get_mesh, on_context_mesh
 from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..xla import client as _client
@@ -46,6 +47,9 @@ def _eager() -> bool:
 
 def _on_device(value: np.ndarray, weak: bool = False, device=None) -> Array:
     aval = ShapedArray(value.shape, value.dtype, weak)
+    if device is None and on_context_mesh():    # under set_mesh, as JAX's: over its mesh
+        return device_put(host_to_device(value, aval, _client.default_device()),
+                          replicated_on(get_mesh(), value.ndim))
     if device is None:                  # uncommitted, as JAX's (xla/placement.call_placement)
         return host_to_device(value, aval, _client.default_device())
     return host_to_device(value, aval, device, committed=True)
@@ -273,11 +277,13 @@ def _fill(shape, value, dtype, weak=False, device=None):
     return out
 
 
-def _laid_out(make, out_sharding):
+def _laid_out(make, out_sharding, name):
     """`make()` typed and laid out as `out_sharding` (Explicit mesh axes), if one is given:
-    traced, its broadcast is typed so directly (as JAX's jaxpr shows it)."""
+    traced, its broadcast is typed so directly (as JAX's jaxpr shows it). `name`: the
+    function as JAX's errors name it."""
     if out_sharding is None:
         return make()
+    _check_explicit_only(resolved(out_sharding), name)
     if _eager():
         return laid_out(make(), out_sharding)
     sharding = resolved(out_sharding)
@@ -285,6 +291,18 @@ def _laid_out(make, out_sharding):
         x = make()
     typed = st.typed_sharding(sharding, len(x.aval.shape))
     return x if typed is not None and x.aval.sharding == typed else laid_out(x, sharding)
+
+
+def _check_explicit_only(sharding, name) -> None:
+    """JAX's canonicalize_sharding: an out_sharding's spec names Explicit mesh axes only."""
+    kinds = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_types))
+    for axes in sharding.spec._axes(0):
+        for a in axes:
+            if kinds[a].name in ("Auto", "Manual"):
+                raise ValueError(f"PartitionSpec passed to {name} cannot contain axis names "
+                                 f"that are of type Auto or Manual. Got PartitionSpec: "
+                                 f"{sharding.spec} with axis name: {a} of type: "
+                                 f"AxisType.{kinds[a].name}.")
 
 
 def _check_forgot_shape_tuple(name, shape, dtype):
@@ -303,14 +321,16 @@ def zeros(shape, dtype=None, *, device=None, out_sharding=None):
     """
     _check_forgot_shape_tuple("zeros", shape, dtype)
     dtype = canonicalize_user_dtype(float if dtype is None else dtype, "zeros")
-    return _laid_out(lambda: _fill(_shape(shape), 0, dtype, device=device), out_sharding)
+    return _laid_out(lambda: _fill(_shape(shape), 0, dtype, device=device), out_sharding,
+                     "jnp.zeros")
 
 
 def ones(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of ones (float32 by default)."""
     _check_forgot_shape_tuple("ones", shape, dtype)
     dtype = canonicalize_user_dtype(float if dtype is None else dtype, "ones")
-    return _laid_out(lambda: _fill(_shape(shape), 1, dtype, device=device), out_sharding)
+    return _laid_out(lambda: _fill(_shape(shape), 1, dtype, device=device), out_sharding,
+                     "jnp.ones")
 
 
 def empty(shape, dtype=None, *, device=None):
@@ -326,7 +346,8 @@ def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     Array([7, 7], dtype=int32, weak_type=True)
     """
     if out_sharding is not None:
-        return _laid_out(lambda: full(shape, fill_value, dtype, device=device), out_sharding)
+        return _laid_out(lambda: full(shape, fill_value, dtype, device=device), out_sharding,
+                         "full")
     if dtype is not None:
         dtype = canonicalize_user_dtype(dtype, "full")
     util.check_arraylike("full", fill_value)

@@ -11,6 +11,7 @@ Every public function accepts both kinds and returns the kind it was given, as J
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 import operator
 import warnings
@@ -24,7 +25,7 @@ from .. import numpy as _jnp  # noqa: F401  installs the Array indexing KeyArray
 from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval, typeof_rules
 from ..core.basearray import Array
-from ..core.mesh import NamedSharding, PartitionSpec
+from ..core.mesh import NamedSharding, PartitionSpec, get_mesh
 from ..lax.sharding import laid_out
 from ..numpy import array_methods, indexing as _indexing
 from ..xla import array as _xla_array
@@ -567,8 +568,37 @@ def takes_out_sharding(sampler):
             raise TypeError(f"`out_sharding` argument of {sampler.__name__} only supports "
                             f"instances of `NamedSharding` or `PartitionSpec`. Got "
                             f"{out_sharding} of type: {type(out_sharding)}")
+        if config.jax_debug_key_reuse and args and _auto_axes_sampling(
+                sampler, out_sharding, args, kwargs):
+            args = (_resharded_key(args[0]),) + args[1:]
         return laid_out(sampler(*args, **kwargs), out_sharding)
     return sample
+
+
+def _auto_axes_sampling(sampler, out_sharding, args, kwargs) -> bool:
+    """Whether JAX's sampler runs under auto_axes, which reshards the key first: given an
+    out_sharding, or a scalar shape under a mesh of all Explicit axes (its
+    canonicalize_sharding_for_samplers picks P() then)."""
+    if out_sharding is not None:
+        return True
+    mesh = get_mesh()
+    if mesh is None or mesh.empty or not mesh.are_all_axes_explicit:
+        return False
+    try:
+        shape = inspect.signature(sampler).bind(*args, **kwargs).arguments.get("shape", ())
+    except TypeError:               # (the sampler's own call reports it)
+        return False
+    return shape == () or shape == []
+
+
+def _resharded_key(key):
+    """`key` as the sampler sees it inside JAX's auto_axes: a new array (its reshard's
+    result), which the key-reuse checker marks consumed in place of the key passed (so using
+    that key again eagerly raises nothing there, as in JAX). A jaxpr traced keeps `key`."""
+    inner = key
+    while type(inner).__name__ == "BatchTracer":     # (eager vmap: its keys are arrays)
+        inner = inner.val
+    return key_prims.random_clone_p.bind(key) if isinstance(inner, KeyArray) else key
 
 
 @takes_out_sharding

@@ -19,7 +19,7 @@ from ..core.interpret import eval_jaxpr
 from ..core.dce import dce_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, Var, call_primitives, param_printers
 from ..core.lru import PROGRAMS, TRACES, WeakLRU
-from ..core.mesh import on_context_mesh
+from ..core.mesh import get_mesh, on_context_mesh
 from ..core.partial_eval import PartialEvalTrace, partial_eval_jaxpr
 from ..core.numpy_eval import call_rule
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
@@ -51,10 +51,11 @@ def _jit_lowering(ctx, *args, jaxpr, name, donated_invars, inline, keep_unused):
 
 def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused):
     """A jit equation run eagerly (e.g. by a transformation that re-binds it): compile once."""
-    if any_sharded(args) or _partitioned and (jaxpr, None) in _partitioned:   # over a mesh
+    if any_sharded(args) or _partitioned and (jaxpr, None) in _partitioned or \
+            on_context_mesh():            # over a mesh (set_mesh's: as JAX runs it there)
         # loads with the first mesh or sharded Array: `import jxkernel` needs neither
         from ..xla.sharded import run_jaxpr
-        return run_jaxpr(jaxpr, name, args, _partitioned.get((jaxpr, None)))
+        return run_jaxpr(jaxpr, name, args, _partitioned.get((jaxpr, None)) or get_mesh())
     try:
         return _jit_impl_one_device(args, jaxpr, name, donated_invars)
     except NeedsMesh as e:                  # a sharding constraint inside
@@ -199,7 +200,20 @@ def _jit_staging(trace: JaxprTrace, args, params):
         with set_current_trace(trace):
             return eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
     atoms = [trace.to_atom(x) for x in args]
+    if on_context_mesh():             # JAX's jit equation names set_mesh's mesh (ctx_mesh)
+        CTX_MESHES[params["jaxpr"]] = get_mesh()
     return trace.add_eqn(atoms, jit_p, params, params["jaxpr"].out_avals)
+
+
+# jaxpr of a jit equation staged under set_mesh -> that mesh, which JAX's jit keeps as its
+# ctx_mesh param and prints; here beside the params (every jit rule takes the same five)
+CTX_MESHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _jit_params(params) -> list:
+    mesh = CTX_MESHES.get(params["jaxpr"])
+    return [("name", params["name"]), *([("ctx_mesh", mesh)] if mesh is not None else []),
+            ("jaxpr", params["jaxpr"])]
 
 
 def _bind_jit(jaxpr, args, donated_invars, **params):
@@ -319,7 +333,7 @@ transpose_rules[jit_p] = _jit_transpose
 partial_eval_rules[jit_p] = _jit_partial_eval
 axis_batching_rules[jit_p] = _jit_batching
 sharding_typing_rules[jit_p] = sharding_types.call_typing
-param_printers[jit_p] = lambda p: [("name", p["name"]), ("jaxpr", p["jaxpr"])]
+param_printers[jit_p] = _jit_params
 call_primitives.add(jit_p)
 
 
@@ -338,13 +352,12 @@ def any_sharded(leaves) -> bool:
 
 def over_mesh(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs, refs):
     """A jit call's results where it runs over a mesh: given shardings or sharded arguments,
-    or called under set_mesh (JAX runs it over the mesh's devices then; a jit with Refs, or
-    with compiler options, stays on one device: jxkernel partitions neither yet). Else
-    ON_ONE_DEVICE."""
+    or called under set_mesh (JAX runs it over the mesh's devices then, Refs and compiler
+    options too). Else ON_ONE_DEVICE."""
     context = not (jitted._sharded or any_sharded(leaves))
-    if context and not (on_context_mesh() and not (refs or jitted._compiler_options)):
+    if context and not on_context_mesh():
         return ON_ONE_DEVICE
     # loads with the first mesh or sharded Array: `import jxkernel` needs neither
     from .jit_sharded import call_jitted
     return call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs,
-                       context)
+                       context, jit_p.bind)

@@ -10,10 +10,11 @@ per signature through xla/sharded.py, and puts the executable in jit's fast path
 from __future__ import annotations
 
 from ..core.config import config
+from ..core import trace as _trace
 from ..core.interpreter_primitives import sharding_constraint_p
 from ..core.mesh import (AbstractMesh, NamedSharding, PartitionSpec, concrete_mesh, get_mesh,
                          resolve)
-from ..core.staging import DebugInfo, trace_to_jaxpr
+from ..core.staging import DebugInfo, convert_constvars_to_invars, trace_to_jaxpr
 from ..tree_util import (broadcast_prefix, default_registry as _registry, keystr, prefix_errors,
                          tree_flatten, tree_flatten_with_path, tree_unflatten)
 from ..xla.array import Array
@@ -23,7 +24,6 @@ from ..xla.sharded import (_mesh_of, _own_sharding, _SpmdEntry, compile_lowered,
 from ..xla.sharding import SingleDeviceSharding
 from . import jit_refs
 from .jit_args import result_paths
-from .jit_cache import ON_ONE_DEVICE
 
 
 def _is_sharding(s) -> bool:
@@ -75,13 +75,10 @@ def _hashable(shardings):
 
 
 def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs,
-                context=False):
+                context=False, bind_jit=None):
     """Run a `jit` with shardings (or with sharded arguments): compile once per signature.
-    `context`: called only for the mesh set_mesh set; ON_ONE_DEVICE then for a jit reading or
-    writing Refs, which the caller runs on one device (not None: a function may return None)."""
-    if jitted._compiler_options:
-        raise NotImplementedError("jit's compiler_options over a mesh (shardings or sharded "
-                                  "arguments) are not supported yet; jit without them")
+    `context`: called only for the mesh set_mesh set. `bind_jit`: jit_p.bind (jit_primitive's,
+    which loads this module), for a jit reading or writing Refs (_with_refs)."""
     given = jitted.__dict__.get("_sharding_key")
     if given is None:                      # the jit's own shardings, made hashable once
         given = jitted._sharding_key = (_hashable(jitted._in_shardings),
@@ -91,27 +88,44 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
            tuple([_own_sharding(x) for x in leaves]))
     entry = jitted._cache.get(key)
     if entry is None:
-        if context and key in jitted.__dict__.get("_one_device_keys", ()):
-            return ON_ONE_DEVICE
+        with_refs = jitted.__dict__.get("_with_refs")
+        if with_refs and key in with_refs:         # (traced once: see _with_refs)
+            return _with_refs(jitted, key, leaves, bind_jit)
         closed, out_tree, trace_s = jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
         if jit_refs.uses_refs(closed):
-            if context:               # (remembered: not traced again at each call)
-                jitted.__dict__.setdefault("_one_device_keys", set()).add(key)
-                return ON_ONE_DEVICE
-            raise NotImplementedError(
-                f"{jitted._name} reads or writes a Ref, and is a jit with shardings (or was "
-                f"given sharded arguments): jxkernel threads Refs through a jit on one device "
-                f"only so far. Pass the Ref's value in and return the new one, then write the "
-                f"Ref outside.")
+            if jitted._in_shardings is not None or jitted._out_shardings is not None:
+                raise NotImplementedError(
+                    f"{jitted._name} reads or writes a Ref, and is a jit with shardings: "
+                    f"jxkernel threads Refs through a jit without them only so far. Pass the "
+                    f"Ref's value in and return the new one, then write the Ref outside.")
+            jaxpr, consts = convert_constvars_to_invars(closed)
+            jitted.__dict__.setdefault("_with_refs", {})[key] = (closed, out_tree, jaxpr, consts)
+            return _with_refs(jitted, key, leaves, bind_jit)
         plan = Partitioning(jitted, closed, out_tree, leaves, dyn_args, dyn_kwargs)
-        entry, phases = plan.compile(trace_s)
+        entry, phases = plan.compile(trace_s, jitted._compiler_options)
         jitted._cache[key] = entry
         jitted._record(treedef, statics, avals, dyn_args, dyn_kwargs, phases,
                        plan.mesh.devices.flat[0], closed.consts, True)
         _remember_fast(jitted, args, dyn_args, dyn_kwargs, leaves, avals, entry)
     else:
         entry.hits += 1
-    return tree_unflatten(entry.out_tree, entry.exe.call_buffers(entry.arguments(leaves)))
+    outs = entry.exe.call_buffers(entry.arguments(leaves))
+    if config.jax_debug_key_reuse:     # the key arguments checked and marked, as on one device
+        _trace.key_reuse.jit_call(entry.jaxpr, leaves, outs)
+    return tree_unflatten(entry.out_tree, outs)
+
+
+def _with_refs(jitted, key, leaves, bind_jit):
+    """A jit reading or writing Refs, run over the mesh (the arguments', or set_mesh's) as a
+    jit equation is eagerly (jit_primitive's impl: xla/sharded.run_jaxpr, which caches its
+    program by the jaxpr, kept here per signature): each Ref's value passed in, the final
+    values of those it writes written back, as jit.py's `_bind` does."""
+    closed, out_tree, jaxpr, consts = jitted._with_refs[key]
+    refs = jit_refs.ref_positions(leaves)
+    args = [*jit_refs.values_for(consts, leaves), *jit_refs.without_refs(leaves, refs)]
+    outs = bind_jit(*args, jaxpr=jaxpr, name=jitted._name, donated_invars=(False,) * len(args),
+                      inline=False, keep_unused=jitted._keep_unused)
+    return tree_unflatten(out_tree, jit_refs.write_back(closed, outs, leaves))
 
 
 class _Checked:
@@ -197,7 +211,8 @@ class Partitioning:
         self.replicated = replicated = NamedSharding(mesh, PartitionSpec())
         self.user_shardings = flat_in
         self.in_shardings = [s if s is not None else replicated for s in flat_in]
-        self.out_shardings = flat_out
+        # (over Explicit axes an untyped result is replicated with a spec per dimension)
+        self.out_shardings = flat_out = typed_outputs(jaxpr.out_avals, flat_out, mesh)
         n_consts = len(jaxpr.constvars)
         donated = jitted._donated_leaves(dyn_args, dyn_kwargs) or (False,) * len(leaves)
         self.donated = (False,) * n_consts + tuple(donated)
@@ -206,11 +221,11 @@ class Partitioning:
             closed, self.name, mesh, [replicated] * n_consts + self.in_shardings, flat_out,
             self.donated, locations, result_paths(out_tree), leaf_names, jitted._keep_unused)
 
-    def compile(self, trace_s=0.0) -> tuple:
+    def compile(self, trace_s=0.0, compiler_options=None) -> tuple:
         """(_SpmdEntry, Phases); `trace_s`: what tracing took, for the record."""
         exe, phases = compile_lowered(self.module, self.closed, self.name, self.mesh,
                                       self.out_shardings, self.user_shardings, trace_s,
-                                      self.carrying)
+                                      self.carrying, compiler_options)
         const_bufs = tuple(to_argument(c, self.replicated) for c in self.closed.consts)
         entry = _SpmdEntry(exe, self.in_shardings, const_bufs, self.out_tree, self.closed,
                            self.module.text)

@@ -13,6 +13,7 @@ from ..core import compile_record
 from ..core import trace as _trace
 from ..core.ir import Eqn, Jaxpr, Literal, Var
 from ..core.lru import LRU, PROGRAMS, Bounded
+from ..core.mesh import on_context_mesh
 from ..core.physical import physical_rules
 from ..core.primitive import impl_rules, lowering_rules, rule
 from ..core.sharding_types import abstract_eval
@@ -81,7 +82,7 @@ def apply_primitive(prim, args, params):
                 exe = last.exe
         except (AttributeError, IndexError, TypeError, ValueError):  # (a param's odd __eq__)
             pass
-    if exe is None and config.jax_default_device is None and not config._debug_values:
+    if exe is None and config._eager_fast:
         try:
             bufs = [a._buf for a in args]
             run = _fast.get((prim, tuple(params.items()), bufs[0]._sharding if bufs else None,
@@ -108,7 +109,7 @@ def apply_primitive(prim, args, params):
 
 def run_compiled(prim, args, params):
     """Compile `prim` alone (cached per primitive, params, input types, device) and run it."""
-    if config.jax_default_device is None and not config._debug_values:
+    if config._eager_fast:
         try:
             bufs = [a._buf for a in args]
             run = _fast.get((prim, tuple(params.items()), bufs[0]._sharding if bufs else None,
@@ -122,7 +123,10 @@ def run_compiled(prim, args, params):
 
 
 def _run_compiled(prim, args, params):
-    if sharded_apply is not None and _any_sharded(args):
+    # over a mesh: an operand's, or set_mesh's (jax.set_mesh loads xla/sharded.py, which sets
+    # sharded_apply; set_mesh clears config._eager_fast: without it one attribute read decides)
+    if sharded_apply is not None and (_any_sharded(args) or
+                                      not config._eager_fast and on_context_mesh()):
         return sharded_apply(prim, args, params)
     chosen = config.jax_default_device is not None
     # JAX's rule: committed Arrays decide, uncommitted ones move to them
@@ -164,6 +168,8 @@ def _operand_names(n) -> list:
 
 def _any_sharded(args) -> bool:
     for a in args:
+        if type(a) is not Array:
+            a = getattr(a, "_base", None)      # a KeyArray: its key data's placement
         if type(a) is Array and a._sharding is not None:
             return True
     return False

@@ -25,7 +25,8 @@ from ..core.physical import is_key, physical_aval
 from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.lru import LRU, PROGRAMS
-from ..core.mesh import Mesh, NamedSharding, PartitionSpec, local_devices, resolve
+from ..core.avals import explicit_axes, replicated_on
+from ..core.mesh import Mesh, NamedSharding, PartitionSpec, get_mesh, local_devices, resolve
 from ..core.sharding_types import current_override, typed_sharding
 from . import array
 from . import client as _client
@@ -335,7 +336,7 @@ def lower_partitioned(closed, name, mesh, arg_shardings, out_shardings, donated=
 
 
 def compile_lowered(module, closed, name, mesh, out_shardings, user_shardings,
-                    trace_s=0.0, carrying=None) -> tuple:
+                    trace_s=0.0, carrying=None, compiler_options=None) -> tuple:
     """(ShardedExecutable, Phases) of a module from lower_partitioned. `user_shardings`:
     the arguments' own or given shardings (None where neither), which name the results'
     shardings where they agree (see output_shardings); `carrying`: per argument the mesh of
@@ -343,21 +344,31 @@ def compile_lowered(module, closed, name, mesh, out_shardings, user_shardings,
     if carrying is None:
         carrying = [getattr(s, "mesh", None) for s in user_shardings]
     return pipeline.compile(module, f"jit({name})", trace_s=trace_s,
+                            compiler_options=compiler_options,
                             executable=ShardedExecutable, mesh=mesh, out_shardings=out_shardings,
                             user_shardings=user_shardings,
                             arg_avals=[v.aval for v in closed.jaxpr.invars],
                             out_meshes=carried_meshes(closed.jaxpr, carrying))
 
 
-def typed_outputs(out_avals, out_shardings) -> list:
-    """Each output's given sharding, else the one its type says (Explicit axes), else None."""
-    return [s if s is not None or a.sharding is None else a.sharding
+def typed_outputs(out_avals, out_shardings, mesh=None) -> list:
+    """Each output's given sharding, else the one its type says (Explicit axes), else None;
+    over a `mesh` with Explicit axes, else replicated with one spec entry per dimension (as
+    JAX's results over such a mesh say, P(None, None))."""
+    outs = [s if s is not None or a.sharding is None else a.sharding
             for a, s in zip(out_avals, out_shardings)]
+    if mesh is None or not explicit_axes(mesh):
+        return outs
+    return [s if s is not None else replicated_on(mesh, len(a.shape))
+            for a, s in zip(out_avals, outs)]
 
 
-def compile_partitioned(closed, name, mesh, arg_shardings, out_shardings, carrying=None):
-    """The ShardedExecutable of `closed` over `mesh` (no constants, nothing donated)."""
-    out_shardings = typed_outputs(closed.jaxpr.out_avals, out_shardings)
+def compile_partitioned(closed, name, mesh, arg_shardings, out_shardings, carrying=None,
+                        context=False):
+    """The ShardedExecutable of `closed` over `mesh` (no constants, nothing donated);
+    `context`: run there for set_mesh (its untyped results typed as JAX's over that mesh)."""
+    out_shardings = typed_outputs(closed.jaxpr.out_avals, out_shardings,
+                                  mesh if context else None)
     module = lower_partitioned(closed, name, mesh, arg_shardings, out_shardings)
     return compile_lowered(module, closed, name, mesh, out_shardings, arg_shardings,
                            carrying=carrying)[0]
@@ -410,16 +421,19 @@ def _avals(args) -> tuple:
 
 
 def apply_primitive(prim, args, params):
-    """Run `prim` on operands of which some are Arrays over a mesh: partitioned over their mesh."""
-    shardings, avals = _operand_shardings(args), _avals(args)
-    key = (prim, tuple(params.items()), avals, shardings, current_override())
+    """Run `prim` on operands of which some are Arrays over a mesh: partitioned over their
+    mesh; or, none being so, over the mesh set_mesh set (as JAX runs eager operations)."""
+    context = None if any(is_sharded(a) for a in args) else get_mesh()
+    shardings, avals = _operand_shardings(args, context), _avals(args)
+    key = (prim, tuple(params.items()), avals, shardings, current_override(), context)
     exe = _eager.get(key)
     if exe is None:
         jaxpr = _dispatch.primitive_jaxpr(prim, avals, params)
-        exe = _eager[key] = compile_partitioned(ClosedJaxpr(jaxpr, []), prim.name,
-                                                shardings[0].mesh, list(shardings),
-                                                [None] * len(jaxpr.outvars),
-                                                [_carried(a) for a in args])
+        mesh = shardings[0].mesh if shardings else context
+        exe = _eager[key] = compile_partitioned(ClosedJaxpr(jaxpr, []), prim.name, mesh,
+                                                list(shardings), [None] * len(jaxpr.outvars),
+                                                [_carried(a) for a in args],
+                                                context is not None)
     outs = exe.call_buffers([to_argument(a, s) for a, s in zip(args, shardings)])
     return outs if prim.multiple_results else outs[0]
 
@@ -436,7 +450,8 @@ def run_jaxpr(closed, name, args, mesh=None, on_compile=None) -> list:
         mesh = shardings[0].mesh if shardings else mesh      # (no operands: `mesh` itself)
         replicated = NamedSharding(mesh, PartitionSpec())
         arg_shardings = [replicated] * n + list(shardings)
-        out_shardings = typed_outputs(closed.jaxpr.out_avals, [None] * len(closed.jaxpr.outvars))
+        out_shardings = typed_outputs(closed.jaxpr.out_avals, [None] * len(closed.jaxpr.outvars),
+                                      mesh)
         module = lower_partitioned(closed, name, mesh, arg_shardings, out_shardings)
         exe, phases = compile_lowered(module, closed, name, mesh, out_shardings,
                                       list(shardings),

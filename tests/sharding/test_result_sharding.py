@@ -29,11 +29,9 @@ print(json.dumps(result_sharding_cases.run(jax)))
 """
 
 # (device count, case) pairs where jxkernel is known to answer otherwise than JAX, with why.
-# Under `with set_mesh(mesh)` JAX runs every computation (jnp.arange too) replicated over the
-# mesh, committed to it; jxkernel runs those on one device (its dispatch does not read the
-# context mesh: doing so would put a check on every eager operation's fast path)
-_KNOWN = {("1", "set_mesh_auto_eager"): "context mesh dispatch",
-          ("8", "set_mesh_auto_eager"): "context mesh dispatch"}
+# (none now: under `with set_mesh(mesh)` eager operations run replicated over the mesh, as
+# JAX's do; config._eager_fast keeps the one-device fast paths off there, at no cost to them)
+_KNOWN: dict = {}
 
 
 def _reference() -> dict:

@@ -1,0 +1,115 @@
+"""Sharding-in-types gaps against JAX 0.10.2's recorded answers on 8 simulated CPU devices:
+eager operations under `set_mesh`, jits with Refs or compiler_options under it, the jaxpr text
+of sharding_constraint, reshard, jit and shard_map under it, and key-reuse checking of sharded
+keys.
+
+A subprocess (JXKERNEL_CPU_DEVICES=8) runs tests/data/mesh_gaps_cases.py, the programs
+reference/make_mesh_gaps_reference.py ran with JAX 0.10.2; per program it prints the result's
+`jax.typeof`, `.sharding` repr, shard shape and value, a jaxpr's text, or the error's class and
+message.
+"""
+import json
+import os
+import re
+
+import pytest
+from fresh_process import run_json
+
+import locations  # tests/support: the repository's folders
+
+pytestmark = [pytest.mark.cpu_only("simulated CPU devices"),
+              pytest.mark.xla_only("sharded arrays")]
+
+_RUN = r"""
+import json
+import jxkernel as jax
+import mesh_gaps_cases
+print(json.dumps(mesh_gaps_cases.run(jax)))
+"""
+
+
+@pytest.fixture(scope="module")
+def runs():
+    with open(os.path.join(locations.DATA, "mesh_gaps_reference.json")) as f:
+        ref = json.load(f)["run"]
+    return run_json(_RUN, {"JXKERNEL_CPU_DEVICES": "8"}), ref
+
+
+def _sorted_sets(value):
+    """A jaxpr's text with each printed frozenset's members in sorted order: JAX prints a
+    shard_map's newly_manual_axes in the set's own order, which follows the process's string
+    hashes (PYTHONHASHSEED), so the recorded order is one run's."""
+    if not isinstance(value, str):
+        return value
+    return re.sub(r"frozenset\(\{([^}]*)\}\)",
+                  lambda m: "frozenset({" + ", ".join(sorted(m.group(1).split(", "))) + "})",
+                  value)
+
+
+def _check(runs, prefix):
+    # values are small integers in float32: exact on both sides
+    mine, ref = runs
+    names = [name for name in ref if name.startswith(prefix)]
+    assert names, prefix
+    wrong = {name: (mine.get(name), ref[name]) for name in names
+             if _sorted_sets(mine.get(name)) != _sorted_sets(ref[name])}
+    assert not wrong, wrong
+
+
+def test_every_case_ran_on_both_sides(runs):
+    mine, ref = runs
+    assert mine["device_count"] == ref["device_count"] == 8
+    assert set(mine) == set(ref)
+
+
+def test_eager_operations_under_set_mesh_run_over_its_mesh(runs):
+    # replicated over the mesh (P() over Auto axes, P(None, None) over Explicit ones), not on
+    # one device: jnp operations, arrays made on the host (zeros, asarray, arange), and
+    # sharded operands keep their types; out_sharding= names Explicit axes only
+    _check(runs, "eager_")
+
+
+def test_random_under_set_mesh_runs_over_its_mesh(runs):
+    _check(runs, "random_")
+
+
+def test_a_jit_with_refs_or_compiler_options_under_set_mesh_runs_over_its_mesh(runs):
+    # (both stayed on one device)
+    _check(runs, "jit_")
+
+
+def test_jaxprs_under_set_mesh_print_as_jaxs(runs):
+    # sharding_constraint's context_mesh, layout and unconstrained_dims, a bare spec's
+    # AbstractMesh, jit's ctx_mesh, and shard_map's results typed over Explicit axes
+    _check(runs, "jaxpr_")
+
+
+def test_key_reuse_is_checked_on_the_sharded_jit_path(runs):
+    # a jit given sharded keys (by their placement or by in_shardings) raised nothing; an
+    # eager sampler under Explicit axes takes a resharded key, as JAX's auto_axes does, so
+    # its reuse is not seen there (JAX's answer too)
+    _check(runs, "key_reuse_")
+
+
+def test_under_set_mesh_and_after_it_eager_operations_go_where_they_should():
+    # the one-device fast paths remember a primitive's last run: under set_mesh they must not
+    # serve it (config._eager_fast), and after it they serve it on one device again
+    out = run_json(r"""
+import json
+import numpy as np
+import jxkernel as jax
+import jxkernel.numpy as jnp
+x = jnp.arange(8.0)
+before = (x * 2).sharding
+mesh = jax.make_mesh((4, 2), ("x", "y"))
+with jax.set_mesh(mesh):
+    under = [repr((x * 2).sharding), repr((x * 2).sharding), repr(jnp.sin(x).sharding)]
+after = (x * 2).sharding
+print(json.dumps({"before": repr(before), "under": under, "after": repr(after),
+                  "value": np.asarray(x * 2).tolist()}))
+""", {"JXKERNEL_CPU_DEVICES": "8"})
+    assert out["before"] == out["after"] == \
+        "SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device)"
+    assert out["under"] == ["NamedSharding(mesh=Mesh('x': 4, 'y': 2, axis_types=(Explicit, "
+                            "Explicit)), spec=P(None,), memory_kind=device)"] * 3
+    assert out["value"] == [2.0 * i for i in range(8)]
