@@ -36,7 +36,7 @@ from ..xla.lowering import NeedsMesh
 from ..xla.scalars import scalar_kinds, scalar_signature
 from ..xla.transfers import device_put
 from .api_util import flatten_fun, float0_outside, fun_name, merge_static
-from .jit_args import SCALAR_TYPES, Arguments, Typed, leaf_aval, typed_items, unless_all_none
+from .jit_args import SCALAR_TYPES, Arguments, leaf_aval, typed, typed_items, unless_all_none
 from .jit_cache import (LAST_HIT, NOWHERE, Entry, compiled_trace, each_a_leaf, fun_state,
                         last_hit_for, sibling_trace)
 from .jit_primitive import (ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, traced_under,
@@ -192,7 +192,7 @@ class Jitted:
                 if self._static_argnums:
                     nums = self._static_argnums
                     dyn = tuple([a for i, a in enumerate(args) if i not in nums])
-                    static = Typed([a for i, a in enumerate(args) if i in nums])
+                    static = typed([a for i, a in enumerate(args) if i in nums])
                 else:
                     dyn, static = args, ()
                 leaves, treedef = _flatten(dyn)
@@ -271,7 +271,7 @@ class Jitted:
             nums = self._static_argnums
             self._fast[(_flatten(dyn_args)[1], avals, scalar_signature(leaves)[1],
                         config._trace_state,
-                        Typed(a for i, a in enumerate(args) if i in nums),
+                        typed([a for i, a in enumerate(args) if i in nums]),
                         typed_items(kwargs) if kwargs else ())] = entry
         consts = jit_refs.call_consts(entry, leaves)    # a Ref's own buffer in its place
         outs = entry.exe.call_arrays([x if is_plain(x) and x.device == device else
