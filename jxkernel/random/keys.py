@@ -44,10 +44,48 @@ _JAX_IMPLS = ("philox2x32", "philox4x32", "threefry2x32", "rbg", "unsafe_rbg", "
 
 
 # ------------------------------------------------------------------ typed keys
+class KeyTyRules:
+    """What the extended-dtype machinery (core/dtypes.py's ExtendedDType) asks of key types,
+    as JAX's `prng.KeyTyRules`: one key is uint32 data of its implementation's key shape,
+    keys are not differentiable (float0 tangents) and never converted to or from numbers."""
+
+    @staticmethod
+    def physical_element_aval(dtype) -> ShapedArray:
+        return ShapedArray(tuple(dtype.key_shape), np.dtype(np.uint32))
+
+    @staticmethod
+    def global_sharded_result_handler(aval, sharding, committed):
+        impl = aval.dtype.impl
+        return lambda data: KeyArray(data, impl)
+
+    @staticmethod
+    def tangent_dtype(dtype):
+        return dtypes.float0
+
+    @staticmethod
+    def convert_from(dtype, other) -> bool:
+        return False
+
+    @staticmethod
+    def convert_to(other, dtype) -> bool:
+        return False
+
+    @staticmethod
+    def full(shape, fill_value, dtype):
+        # JAX's: keys filled with one key (the fill value must be keys of this type)
+        return _jnp.broadcast_to(fill_value, shape)
+
+    @staticmethod
+    def zero(dtype):
+        # (never a tangent: only zeros_like of keys reaches here, as JAX's, key data of zeros)
+        return key_prims.random_wrap(np.zeros(dtype.key_shape, np.uint32), dtype.impl)
+
+
 class KeyDType(dtypes.ExtendedDType):
     """The dtype of typed keys of one implementation, printed as in JAX: `key<fry>` for
     threefry2x32, `key<rbg>`, `key<urbg>` for unsafe_rbg."""
     type = dtypes.prng_key          # what jnp.issubdtype(k.dtype, jax.dtypes.prng_key) reads
+    _rules = KeyTyRules
 
     def __init__(self, impl: str):
         tag, shape = IMPLS[impl]
