@@ -115,11 +115,13 @@ def high_state(values) -> list:
     return out
 
 
-def set_high_state(values, lovals) -> None:
-    """Each of `values` made to hold its part of `lovals` (as `high_state` read it)."""
+def set_high_state(values, lovals, qdds=None) -> None:
+    """Each of `values` made to hold its part of `lovals` (as `high_state` read it, under
+    `qdds`, by default each value's current quasi-dynamic data)."""
     it = iter(lovals)
-    for value in values:
-        aval, qdd = typeof_rules[type(value)](value), value.cur_qdd()
+    for i, value in enumerate(values):
+        aval = typeof_rules[type(value)](value)
+        qdd = value.cur_qdd() if qdds is None else qdds[i]
         n = len(aval.lo_ty_qdd(qdd))
         aval.update_from_loval(qdd, value, *[next(it) for _ in range(n)])
 
@@ -138,12 +140,11 @@ def holding_high(values, lovals, fun):
         try:
             set_high_state(values, lovals)
             out = fun()
-            if [value.cur_qdd() for value in values] != qdds:
-                raise TypeError("a hijax value captured by a scan body must keep its type "
-                                "(its quasi-dynamic data) through the body")
+            # (a state whose type changed, a weak type made strong say, is the loop's to
+            # settle or refuse, as any carry's)
             new = high_state(values)
         finally:            # (the values hold no tracer of this trace once it is done)
-            set_high_state(values, saved)
+            set_high_state(values, saved, qdds)
     finally:
         trace.requires_low = was
     return out, new
