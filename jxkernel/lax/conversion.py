@@ -194,9 +194,12 @@ def convert_element_type(operand, new_dtype):
         if new_dtype == old_dtype:
             return operand
         if dtypes.is_extended(new_dtype) and dtypes.is_extended(old_dtype):
+            from ..core.physical import element_aval
+            old_rep, new_rep = element_aval(old_dtype).dtype, element_aval(new_dtype).dtype
             raise ValueError(f"cannot directly convert between extended dtypes: from "
                              f"{old_dtype} to {new_dtype}. Instead, convert to and from "
-                             f"their representation dtypes")
+                             f"their representation dtypes, e.g.:\n{old_dtype} -> {old_rep} "
+                             f"-> {new_rep} -> {new_dtype}")
         if dtypes.is_extended(new_dtype):
             return to_edtype_p.bind(operand, edtype=new_dtype)
         return from_edtype_p.bind(operand, dtype=np.dtype(new_dtype))
@@ -250,11 +253,19 @@ def _to_edtype_abstract_eval(x, *, edtype):
             f"convert from {x.dtype} to {edtype} which doesn't match the representation type "
             f"{rep.dtype}.")
     n = len(x.shape) - len(rep.shape)
-    if n < 0 or tuple(x.shape[n:]) != tuple(rep.shape):
+    if n < 0:
         raise ValueError(
             f"can only convert to extended dtype from an array of its representation type, "
             f"but the extended dtype {edtype} has a representation shape {tuple(rep.shape)} "
-            f"while the given representation array has shape {tuple(x.shape)}")
+            f"(rank {len(rep.shape)}) while the given representation array has shape "
+            f"{tuple(x.shape)} (rank {len(x.shape)} < {len(rep.shape)}).")
+    if tuple(x.shape[n:]) != tuple(rep.shape):
+        raise ValueError(
+            f"can only convert to extended dtype from an array of its representation type, "
+            f"but the extended dtype {edtype} has a representation shape {tuple(rep.shape)} "
+            f"while the given representation array has shape {tuple(x.shape)}, so the shape "
+            f"suffix does not match: given {tuple(x.shape[n:])} but required "
+            f"{tuple(rep.shape)}.")
     return ShapedArray(x.shape[:n], edtype, False, x.vma, _prefix_sharding(x, n))
 
 

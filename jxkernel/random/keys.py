@@ -62,23 +62,24 @@ class KeyTyRules:
     def tangent_dtype(dtype):
         return dtypes.float0
 
-    @staticmethod
-    def convert_from(dtype, other) -> bool:
-        return False
-
-    @staticmethod
-    def convert_to(other, dtype) -> bool:
-        return False
+    # keys are never converted to or from numbers (wrap_key_data and key_data instead)
+    allow_conversion = False
 
     @staticmethod
     def full(shape, fill_value, dtype):
-        # JAX's: keys filled with one key (the fill value must be keys of this type)
-        return _jnp.broadcast_to(fill_value, shape)
+        """lax.full of a key type: a key broadcast, or key data filled with a number."""
+        shape = tuple(shape)
+        if dtypes.extended_scalar_type(getattr(fill_value, "dtype", None)) is dtypes.prng_key:
+            data = _jnp.broadcast_to(key_prims.random_unwrap(fill_value),
+                                     shape + tuple(dtype.key_shape))
+        else:
+            data = lax.full(shape + tuple(dtype.key_shape), fill_value, np.dtype(np.uint32))
+        return key_prims.random_wrap(data, dtype.impl)
 
     @staticmethod
     def zero(dtype):
-        # (never a tangent: only zeros_like of keys reaches here, as JAX's, key data of zeros)
-        return key_prims.random_wrap(np.zeros(dtype.key_shape, np.uint32), dtype.impl)
+        # (as JAX's: custom rules may be handed zeros like a key primal, of float0)
+        return np.zeros((), dtypes.float0)
 
 
 class KeyDType(dtypes.ExtendedDType):
