@@ -22,6 +22,8 @@ import numpy as np
 
 from . import dtypes
 from .avals import ShapedArray
+from .earray import EArray
+from .interpret import eval_jaxpr
 from .ir import ClosedJaxpr, Jaxpr, Literal, Var
 from .lru import LRU
 from .mesh import NamedSharding, PartitionSpec
@@ -72,7 +74,6 @@ def wrap_physical(aval, data):
     jxkernel the physical Array is what JAX's buffers are to its handlers."""
     handler = getattr(aval.dtype._rules, "global_sharded_result_handler", None)
     if handler is None:
-        from .earray import EArray
         return EArray(aval, data)
     return handler(aval, getattr(data, "sharding", None), True)(data)
 
@@ -204,7 +205,6 @@ def eval_logical(fun, in_avals, *args):
     rules' `add`) applied to their physical data `args`: traced, made physical and evaluated
     under the trace running (a physical rule's way to call a rule written on logical values,
     as JAX's lower_fun)."""
-    from .interpret import eval_jaxpr
     closed = physicalize_closed(trace_to_jaxpr(lambda *xs: [fun(*xs)], list(in_avals)))
     outs = eval_jaxpr(closed.jaxpr, [physical_value(c) for c in closed.consts], *args)
     return outs[0]

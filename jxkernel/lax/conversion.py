@@ -11,6 +11,8 @@ from ..core.avals import ShapedArray
 from ..core.interpreter_primitives import convert_element_type as _convert_element_type
 from ..core.interpreter_primitives import convert_element_type_p
 from ..core.ir import Literal, param_printers
+from ..core.mesh import NamedSharding, PartitionSpec
+from ..core.physical import element_aval, physical_aval, physical_value, wrap_physical
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, const_folding_rules,
                               impl_rules, jvp_rules, lowering_rules, numpy_rules,
                               sharding_rules, transpose_rules)
@@ -194,7 +196,6 @@ def convert_element_type(operand, new_dtype):
         if new_dtype == old_dtype:
             return operand
         if dtypes.is_extended(new_dtype) and dtypes.is_extended(old_dtype):
-            from ..core.physical import element_aval
             old_rep, new_rep = element_aval(old_dtype).dtype, element_aval(new_dtype).dtype
             raise ValueError(f"cannot directly convert between extended dtypes: from "
                              f"{old_dtype} to {new_dtype}. Instead, convert to and from "
@@ -237,13 +238,11 @@ def _prefix_sharding(aval, n):
     sharding = aval.sharding
     if sharding is None or not hasattr(sharding, "spec"):
         return None
-    from ..core.mesh import NamedSharding, PartitionSpec
     spec = tuple(sharding.spec)
     return NamedSharding(sharding.mesh, PartitionSpec(*spec[:n]))
 
 
 def _to_edtype_abstract_eval(x, *, edtype):
-    from ..core.physical import element_aval
     if not _allowed(edtype._rules, "convert_to", x.dtype, edtype):
         raise ValueError(f"Cannot convert_element_type from {x.dtype} to {edtype}")
     rep = element_aval(edtype)
@@ -270,7 +269,6 @@ def _to_edtype_abstract_eval(x, *, edtype):
 
 
 def _from_edtype_abstract_eval(x, *, dtype):
-    from ..core.physical import element_aval
     if not _allowed(x.dtype._rules, "convert_from", x.dtype, dtype):
         raise ValueError(f"Cannot convert_element_type from {x.dtype} to {dtype}")
     rep = element_aval(x.dtype)
@@ -281,7 +279,6 @@ def _from_edtype_abstract_eval(x, *, dtype):
             f"{rep.dtype}.")
     sharding = x.sharding
     if sharding is not None and hasattr(sharding, "spec"):
-        from ..core.physical import physical_aval
         sharding = physical_aval(x).sharding
     return ShapedArray((*x.shape, *rep.shape), dtype, False, x.vma, sharding)
 
@@ -289,14 +286,12 @@ def _from_edtype_abstract_eval(x, *, dtype):
 def _to_edtype_impl(x, *, edtype):
     """Eagerly an Array's data is the converted array's as it is (no program runs): the
     value is what the type's rules make over it (an EArray, or the type's own class)."""
-    from ..core.physical import wrap_physical
     if type(x) is Array:
         return wrap_physical(_to_edtype_abstract_eval(x.aval, edtype=edtype), x)
     return run_compiled(to_edtype_p, (x,), {"edtype": edtype})
 
 
 def _from_edtype_impl(x, *, dtype):
-    from ..core.physical import physical_value
     _from_edtype_abstract_eval(x.aval, dtype=dtype)          # (its errors, eagerly too)
     data = physical_value(x)
     return data if type(data) is Array else run_compiled(from_edtype_p, (x,), {"dtype": dtype})
@@ -351,7 +346,5 @@ for _prim, _eval, _impl, _jvp, _tr in (
     jvp_rules[_prim] = _jvp
     transpose_rules[_prim] = _tr
     batching_rules[_prim] = _edtype_batcher(_prim)
-    # on the data (after core/physical.py's pass, which lax/edtype_rules.py's physical rule
-    # of each makes the identity) nothing is left to lower or compute
-    lowering_rules[_prim] = lambda ctx, x, **params: x
-    numpy_rules[_prim] = lambda x, **params: x
+    # (no lowering or NumPy rule: core/physical.py's pass replaces both by their physical
+    # rule, the identity on the data, lax/edtype_rules.py, before any backend sees a jaxpr)
