@@ -92,7 +92,7 @@ def instantiate(t):
 
 
 def is_differentiable(aval) -> bool:
-    return dtypes.is_inexact(aval.dtype)
+    return dtypes.has_tangent(aval.dtype)
 
 
 # ------------------------------------------------------------------ add_any
