@@ -43,10 +43,19 @@ def is_extended(aval) -> bool:
 is_key = is_extended        # (the name the typed-key code knew it by)
 
 
+_element_avals: dict = {}      # dtype -> its element aval (asked for each result of the type)
+
+
 def element_aval(dtype) -> ShapedArray:
     """The aval of one element's data of extended dtype `dtype` (its rules'
     physical_element_aval: u32[2] for a threefry key, f32[] for Flax's fp8_meta32)."""
-    return dtype._rules.physical_element_aval(dtype)
+    try:
+        return _element_avals[dtype]
+    except KeyError:
+        out = _element_avals[dtype] = dtype._rules.physical_element_aval(dtype)
+        return out
+    except TypeError:             # (an unhashable dtype: asked each time)
+        return dtype._rules.physical_element_aval(dtype)
 
 
 def physical_aval(aval):
@@ -70,12 +79,14 @@ def physical_aval(aval):
 def wrap_physical(aval, data):
     """The value of extended type `aval` over its physical Array `data`, as the type's rules
     make it (`global_sharded_result_handler`; keys: a KeyArray; without one: an EArray). The
-    handler is given `data`'s sharding, and its result is applied to `data` itself: in
-    jxkernel the physical Array is what JAX's buffers are to its handlers."""
+    handler's result is applied to `data` itself: in jxkernel the physical Array is what
+    JAX's buffers are to its handlers. It is given `data`'s mesh sharding, None for an Array
+    on one device (whose placement is its own: reading its sharding costs microseconds on
+    each eager result, a typed key's split among them)."""
     handler = getattr(aval.dtype._rules, "global_sharded_result_handler", None)
     if handler is None:
         return EArray(aval, data)
-    return handler(aval, getattr(data, "sharding", None), True)(data)
+    return handler(aval, getattr(data, "_sharding", None), True)(data)
 
 
 def _jaxprs_of(value):

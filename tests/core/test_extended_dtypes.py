@@ -93,3 +93,32 @@ def test_a_type_without_result_handler_comes_back_as_an_earray():
     p = jxkernel.jit(lambda d: lax.convert_element_type(d, pair))(
         jxkernel.numpy.zeros((3, 2), np.float32))
     assert type(p) is earray.EArray and str(jxkernel.typeof(p)) == "pair[3]"
+
+
+def test_from_edtype_transposes_to_to_edtype():
+    # JAX 0.10.2 cannot run this one (its from_edtype transpose reads `.dtype` of the
+    # undefined primal: AttributeError); the answer follows from the rules: the two
+    # cotangents of `e` (2 and 5, each of maxf32) accumulate by max, so every entry is 5
+    maxf32, _ = make_types(jxkernel, SRC)
+    jnp = jxkernel.numpy
+
+    def two_uses(x):
+        e = lax.convert_element_type(x, maxf32)
+        # (two conversions back: a float32 value used twice would sum its cotangents first)
+        return jnp.sum(lax.convert_element_type(e, np.float32) * 2.0 +
+                       lax.convert_element_type(e, np.float32) * 5.0)
+    x = jnp.array([1.0, -2.0, 3.0], np.float32)
+    for grad in (jxkernel.grad(two_uses), jxkernel.jit(jxkernel.grad(two_uses))):
+        assert np.asarray(grad(x)).tolist() == [5.0, 5.0, 5.0]
+    jaxpr = str(jxkernel.make_jaxpr(jxkernel.grad(two_uses))(x))
+    assert "to_edtype[edtype=maxf32]" in jaxpr and "add_any" in jaxpr
+
+
+def test_batched_conversions_keep_the_batch_axis_out_of_the_element():
+    # vmap over the last axis of a pair's data: the batch axis goes to the front, never
+    # among the element's trailing axis
+    _, pair = make_types(jxkernel, SRC)
+    data = jxkernel.numpy.arange(12.0, dtype=np.float32).reshape(3, 2, 2)
+    out = jxkernel.vmap(lambda d: lax.convert_element_type(
+        lax.convert_element_type(d, pair), np.float32), in_axes=2)(data)
+    assert np.asarray(out).tolist() == np.moveaxis(np.asarray(data), 2, 0).tolist()
