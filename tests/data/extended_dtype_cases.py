@@ -195,6 +195,13 @@ def run_cases(jax, src) -> dict:
     full = lax.full((2,), 4.0, maxf32)
     out["full"] = repr((str(jax.typeof(full)), np.asarray(from_m(full)).tolist()))
     out["full_like"] = repr(np.asarray(from_m(lax.full_like(e, 7.0))).tolist())
+    # jnp's conversions and fills: lax's conversion, and the rules' full
+    z = jnp.zeros_like(e)
+    out["jnp_zeros_like"] = repr((type(z).__name__, str(jax.typeof(z)),
+                                  np.asarray(from_m(z)).tolist()))
+    out["jnp_astype"] = repr((str(jax.typeof(x.astype(maxf32))), str(jax.typeof(
+        jnp.astype(e, f32)))))
+    out["err_jnp_astype_int"] = _err(lambda: jnp.astype(e, np.int32))
 
     # shape primitives on a type of two floats per element, inside a jit: the data's
     # trailing axis follows each of them
