@@ -13,8 +13,8 @@ an extended dtype's `global_sharded_result_handler` makes one over the data of a
     ...     type: type = meta
     ...     name: str = "meta"
     >>> e = EArray(ShapedArray((2,), MetaDType()), jnp.zeros(2))
-    >>> e.shape, e.dtype
-    ((2,), MetaDType(_rules=<class 'Rules'>, type=<class 'meta'>, name='meta'))
+    >>> e.shape, e.dtype.name, e
+    ((2,), 'meta', EArray([0., 0.], dtype=float32))
 """
 from __future__ import annotations
 

@@ -122,3 +122,13 @@ def test_batched_conversions_keep_the_batch_axis_out_of_the_element():
     out = jxkernel.vmap(lambda d: lax.convert_element_type(
         lax.convert_element_type(d, pair), np.float32), in_axes=2)(data)
     assert np.asarray(out).tolist() == np.moveaxis(np.asarray(data), 2, 0).tolist()
+
+
+def test_docstring_examples():
+    from doc_examples import check_docstring_examples
+    from jxkernel.core.avals import ShapedArray
+    from jxkernel.core.dtypes import ExtendedDType, extended
+    names = {"ShapedArray": ShapedArray, "ExtendedDType": ExtendedDType, "extended": extended}
+    check_docstring_examples("jxkernel.core.earray", names)
+    check_docstring_examples("jxkernel._jax._src.interpreters.pxla")
+    check_docstring_examples("jxkernel._jax._src.earray")
