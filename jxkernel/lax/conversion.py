@@ -301,7 +301,7 @@ def _to_edtype_jvp(primals, tangents, *, edtype):
     (x,), (t,) = primals, tangents
     out = to_edtype_p.bind(x, edtype=edtype)
     t_dtype = dtypes.primal_dtype_to_tangent_dtype(edtype)
-    if type(t) is ad.Zero or not (dtypes.is_extended(t_dtype) or dtypes.is_inexact(t_dtype)):
+    if type(t) is ad.Zero or not dtypes.has_tangent(t_dtype):
         return out, ad.Zero(ad.aval_of(out).to_tangent_aval())
     return out, convert_element_type(t, t_dtype)
 
