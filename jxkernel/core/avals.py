@@ -124,10 +124,9 @@ class ShapedArray(AbstractValue):
         >>> ShapedArray((2,), np.int32).to_tangent_aval().dtype == dtypes.float0
         True
         """
-        dtype = self.dtype
-        if not isinstance(dtype, dtypes.ExtendedDType):
-            dtype = dtypes.primal_dtype_to_tangent_dtype(dtype)
-        return self if dtype == self.dtype else self.update(dtype=dtype)
+        # (an extended dtype's rules say: float0 for keys, Flax's fp8_meta32 itself)
+        dtype = dtypes.primal_dtype_to_tangent_dtype(self.dtype)
+        return self if dtype is self.dtype or dtype == self.dtype else self.update(dtype=dtype)
 
     to_ct_aval = to_tangent_aval            # a cotangent has the tangent's type
 

@@ -290,7 +290,10 @@ float0 = np.dtype([("float0", np.void, 0)])
 
 
 def primal_dtype_to_tangent_dtype(primal_dtype) -> np.dtype:
-    """float0 for integer and boolean primals (they have no tangents), else the same dtype."""
+    """float0 for integer and boolean primals (they have no tangents), an extended dtype's own
+    answer (its rules' `tangent_dtype`: float0 for typed keys), else the same dtype."""
+    if isinstance(primal_dtype, ExtendedDType):
+        return primal_dtype._rules.tangent_dtype(primal_dtype)
     dtype = np.dtype(primal_dtype)
     return float0 if dtype == bool_ or dtype in INT_DTYPES else dtype
 
@@ -450,10 +453,24 @@ def issubdtype(a, b) -> bool:
 # Scalar classes that only answer `issubdtype`: extended dtypes (typed PRNG keys) name one
 # as their `.type`, as NumPy dtypes name their scalar type.
 class ExtendedDType:
-    """The base class of dtypes beyond NumPy's (typed PRNG keys'): each names its scalar class
-    (a subclass of `extended`) as `type`, and its `name`."""
+    """The base class of dtypes beyond NumPy's (typed PRNG keys', or a user's, as Flax's
+    fp8_meta32): each names its scalar class (a subclass of `extended`) as `type`, its `name`,
+    and `_rules`, the class whose static methods say what the type is made of and how it
+    behaves, as JAX's (those JAX calls, and jxkernel reads, on the paths a value takes):
+
+    - `physical_element_aval(dtype)`: the ShapedArray of one element's data (keys: u32[2]);
+      an array of the type is held as data of shape `shape + element shape` (core/physical.py)
+    - `global_sharded_result_handler(aval, sharding, committed)`: a function making the
+      user-facing value from the physical Array (default: an EArray, core/earray.py)
+    - `convert_to(other, dtype)`, `convert_from(dtype, other)` (or `allow_conversion`):
+      whether lax.convert_element_type may go from or to the representation dtype
+    - `tangent_dtype(dtype)`: its tangents' dtype (float0: not differentiable)
+    - `zero(dtype)`, `add(dtype, x, y)`: autodiff's zero and how contributions accumulate
+    - `full(shape, fill_value, dtype)`: lax.full of the type
+    """
     type: type
     name: str
+    _rules: type = None
 
 
 class extended(np.generic):
@@ -472,3 +489,17 @@ def extended_scalar_type(dtype):
     """The scalar class of an extended dtype (a typed key's dtype), else None."""
     kind = getattr(dtype, "type", None)
     return kind if isinstance(kind, type) and issubclass(kind, extended) else None
+
+
+def is_extended(dtype) -> bool:
+    """Whether `dtype` is an extended dtype (typed keys', or any with `_rules`)."""
+    return isinstance(dtype, ExtendedDType)
+
+
+def has_tangent(dtype) -> bool:
+    """Whether values of `dtype` are differentiable: inexact ones, and extended dtypes whose
+    tangent dtype is not float0 (Flax's fp8_meta32 is its own tangent; keys have none)."""
+    if isinstance(dtype, ExtendedDType):
+        t = primal_dtype_to_tangent_dtype(dtype)
+        return isinstance(t, ExtendedDType) or np.dtype(t) != float0
+    return is_inexact(dtype)

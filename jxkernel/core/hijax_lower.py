@@ -20,6 +20,21 @@ from .staging import JaxprTrace, high_jaxprs
 from .trace import Tracer, _ctx, new_trace
 
 
+# what traces a body that may capture a concrete mutable high value (a hijax Variable made
+# outside it): the loop catches CapturedHighValues and threads the values' state through
+# its carry (lax/_cf_util.py's thread_high_values), as JAX threads such state
+THREADING = {"scan body"}
+
+
+class CapturedHighValues(NotImplementedError):
+    """Raised by lower_jaxpr for a body (of a loop in THREADING) that captured concrete
+    mutable high values (`values`), whose state the loop then carries."""
+
+    def __init__(self, values):
+        super().__init__(f"mutable high values captured: {values}")
+        self.values = values
+
+
 def lower_jaxpr(closed, in_qdds=None, final_qdds=None, what="jit"):
     """The low ClosedJaxpr of a high one, as JAX's `pe.lower_jaxpr`: each high input becomes
     its low values (`lo_ty`, or `lo_ty_qdd` of its initial quasi-dynamic data `in_qdds[i]`),
@@ -36,6 +51,10 @@ def lower_jaxpr(closed, in_qdds=None, final_qdds=None, what="jit"):
     in_types = [AvalQDD(v.aval, q) if q is not None else v.aval
                 for v, q in zip(jaxpr.invars, in_qdds)]
     lo_avals = [t for aval in in_types for t in _lo_types(aval)]
+    captured = [c for c in closed.consts if type(c) in hi_value_types and
+                getattr(typeof_rules[type(c)](c), "has_qdd", False)]
+    if captured and what in THREADING:
+        raise CapturedHighValues(captured)
     for c in closed.consts:
         if type(c) in hi_value_types or isinstance(c, Tracer) and is_high_aval(c.aval):
             raise NotImplementedError(

@@ -1,14 +1,17 @@
-"""Typed PRNG keys made physical: a jaxpr over values of an extended dtype (`key<fry>[3]`)
-rewritten, before it is lowered or run by the NumPy backend, into one over their uint32 data
-(`u32[3,2]`), as JAX's `prng.py` lowers keys through their `physical_element_aval`.
+"""Extended dtypes made physical: a jaxpr over values of an extended dtype (a typed key's
+`key<fry>[3]`, Flax's `fp8_meta32[3]`) rewritten, before it is lowered or run by the NumPy
+backend, into one over their data (`u32[3,2]`, `f32[3]`), as JAX lowers them through their
+dtype's `_rules.physical_element_aval`: the data of an array of shape S is of shape
+S + the element's shape, of the element's dtype.
 
-Every interpreter above this one (jit, vmap, grad, the control-flow primitives) sees a key as
-one value of a key type, so none of them needs to know keys; only this pass does. It is an
-interpreter like the others: the logical jaxpr is evaluated under a staging trace, each
-equation by its `physical_rules` entry (the random_* primitives compute threefry or rbg on the
-data; shape primitives extend their params by the trailing key-data axes), equations with
-inner jaxprs are rebound with those jaxprs made physical, and the rest are rebound as they are.
-Only jaxprs with a key-typed value pay for the pass (`has_keys`, cached).
+Every interpreter above this one (jit, vmap, grad, the control-flow primitives) sees such a
+value as one value of its type, so none of them needs to know the type; only this pass does.
+It is an interpreter like the others: the logical jaxpr is evaluated under a staging trace,
+each equation by its `physical_rules` entry (the random_* primitives compute threefry or rbg
+on the data; shape primitives extend their params by the trailing element axes; to_edtype
+and from_edtype are the identity on the data), equations with inner jaxprs are rebound with
+those jaxprs made physical, and the rest are rebound as they are. Only jaxprs with a value of
+an extended dtype pay for the pass (`has_keys`, cached).
 
     >>> physicalize(make_jaxpr(lambda k: random.split(k))(random.key(0)).jaxpr)
     { lambda ; a:u32[2]. let ... in (b:u32[2,2]) }
@@ -19,6 +22,8 @@ import numpy as np
 
 from . import dtypes
 from .avals import ShapedArray
+from .earray import EArray
+from .interpret import eval_jaxpr
 from .ir import ClosedJaxpr, Jaxpr, Literal, Var
 from .lru import LRU
 from .mesh import NamedSharding, PartitionSpec
@@ -28,19 +33,38 @@ from .staging import trace_to_jaxpr
 # (a list for multiple-result primitives, else one value); the avals are the logical ones
 physical_rules: dict = {}
 
-_U32 = np.dtype(np.uint32)
 
 
-def is_key(aval) -> bool:
+def is_extended(aval) -> bool:
+    """Whether `aval` is of an extended dtype (typed keys', or any other)."""
     return isinstance(getattr(aval, "dtype", None), dtypes.ExtendedDType)
 
 
+is_key = is_extended        # (the name the typed-key code knew it by)
+
+
+_element_avals: dict = {}      # dtype -> its element aval (asked for each result of the type)
+
+
+def element_aval(dtype) -> ShapedArray:
+    """The aval of one element's data of extended dtype `dtype` (its rules'
+    physical_element_aval: u32[2] for a threefry key, f32[] for Flax's fp8_meta32)."""
+    try:
+        return _element_avals[dtype]
+    except KeyError:
+        out = _element_avals[dtype] = dtype._rules.physical_element_aval(dtype)
+        return out
+    except TypeError:             # (an unhashable dtype: asked each time)
+        return dtype._rules.physical_element_aval(dtype)
+
+
 def physical_aval(aval):
-    """A key type's data type (`key<fry>[3]` -> `u32[3,2]`); any other type as it is. A
-    sharding on the keys' axes stays, the key-data axes are not split (as JAX's)."""
-    if not is_key(aval):
+    """An extended type's data type (`key<fry>[3]` -> `u32[3,2]`); any other type as it is. A
+    sharding on the array's axes stays, the element axes are not split (as JAX's)."""
+    if not is_extended(aval):
         return aval
-    key_shape = aval.dtype.key_shape
+    elt = element_aval(aval.dtype)
+    key_shape = tuple(elt.shape)
     sharding = aval.sharding
     if sharding is not None and hasattr(sharding, "spec"):
         try:
@@ -48,8 +72,21 @@ def physical_aval(aval):
             sharding = NamedSharding(sharding.mesh, PartitionSpec(*spec, *(None,) * len(key_shape)))
         except Exception:          # (an abstract or unusual sharding: leave the data unsplit)
             sharding = None
-    return ShapedArray(tuple(aval.shape) + tuple(key_shape), _U32, aval.weak_type, aval.vma,
+    return ShapedArray(tuple(aval.shape) + key_shape, elt.dtype, aval.weak_type, aval.vma,
                        sharding)
+
+
+def wrap_physical(aval, data):
+    """The value of extended type `aval` over its physical Array `data`, as the type's rules
+    make it (`global_sharded_result_handler`; keys: a KeyArray; without one: an EArray). The
+    handler's result is applied to `data` itself: in jxkernel the physical Array is what
+    JAX's buffers are to its handlers. It is given `data`'s mesh sharding, None for an Array
+    on one device (whose placement is its own: reading its sharding costs microseconds on
+    each eager result, a typed key's split among them)."""
+    handler = getattr(aval.dtype._rules, "global_sharded_result_handler", None)
+    if handler is None:
+        return EArray(aval, data)
+    return handler(aval, getattr(data, "_sharding", None), True)(data)
 
 
 def _jaxprs_of(value):
@@ -80,8 +117,9 @@ def has_keys(jaxpr) -> bool:
 
 
 def physical_value(x):
-    """A concrete key array's data (a closed jaxpr's const); any other value as it is."""
-    return x._base if is_key(getattr(x, "aval", None)) and hasattr(x, "_base") else x
+    """A concrete extended-dtype array's data (a closed jaxpr's const); any other value as it
+    is."""
+    return x._base if is_extended(getattr(x, "aval", None)) and hasattr(x, "_base") else x
 
 
 def physical_params(params: dict) -> dict:
@@ -171,6 +209,16 @@ def physicalize(jaxpr: Jaxpr) -> Jaxpr:
     out = _inline_consts(closed, n)
     _top_cache[id(jaxpr)] = (jaxpr, out)
     return out
+
+
+def eval_logical(fun, in_avals, *args):
+    """`fun` (a function of values of the logical `in_avals`, such as an extended dtype's
+    rules' `add`) applied to their physical data `args`: traced, made physical and evaluated
+    under the trace running (a physical rule's way to call a rule written on logical values,
+    as JAX's lower_fun)."""
+    closed = physicalize_closed(trace_to_jaxpr(lambda *xs: [fun(*xs)], list(in_avals)))
+    outs = eval_jaxpr(closed.jaxpr, [physical_value(c) for c in closed.consts], *args)
+    return outs[0]
 
 
 def _inline_consts(closed: ClosedJaxpr, n: int) -> Jaxpr:

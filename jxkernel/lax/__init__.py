@@ -3,7 +3,7 @@ from .elementwise import *  # noqa: F401,F403
 from .elementwise import RoundingMethod, round, abs, max, min, pow, complex  # noqa: F401
 from .elementwise import AccuracyMode, Tolerance  # noqa: F401
 from .conversion import (bitcast_convert_type_p, convert_element_type_p,  # noqa: F401
-                         bitcast_convert_type, convert_element_type)
+                         bitcast_convert_type, convert_element_type, from_edtype_p, to_edtype_p)
 from .reductions import (argmax_p, argmin_p, cumlogsumexp_p, cummax_p, cummin_p,  # noqa: F401
                          cumprod_p, cumsum_p, reduce_and_p, reduce_max_p, reduce_min_p,
                          reduce_or_p, reduce_p, reduce_prod_p, reduce_sum_p, reduce_xor_p,
@@ -45,6 +45,7 @@ from .creation import empty, empty_p, full, full_like, stage, stage_p  # noqa: F
 from .fft import FftType, fft, fft_p  # noqa: F401,E402  (eager: lax.fft is also a module)
 from .barrier import dce_sink, dce_sink_p, optimization_barrier, optimization_barrier_p  # noqa: F401,E402
 from .sharding import sharding_constraint_p, with_sharding_constraint  # noqa: F401,E402
+from . import edtype_rules as _edtype_rules  # noqa: F401,E402  (extended dtypes: physical rules)
 from ..core.vma import pvary_p  # noqa: F401,E402
 from ..core.lazy_names import lazy_names as _lazy_names  # noqa: E402
 

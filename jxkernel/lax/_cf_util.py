@@ -9,9 +9,10 @@ from ..core import dtypes, vma
 from ..core.avals import ShapedArray, get_aval
 from ..core.config import config
 from ..core.compile_record import body_traced
-from ..core.hijax_lower import lower_jaxpr
+from ..core.avals import typeof_rules
+from ..core.hijax_lower import CapturedHighValues, lower_jaxpr  # noqa: F401  (scan's)
 from ..core.lru import TRACES, WeakLRU
-from ..core.trace import Tracer
+from ..core.trace import Tracer, _ctx
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr
 from ..core.source_info import function_source_info
@@ -97,6 +98,56 @@ def holding(refs, values, fun, *args):
 def write_refs(refs, values) -> None:
     for ref, value in zip(refs, values):
         ref[...] = value
+
+
+# ------------------------------------------------------------------ high values captured
+# A scan body that captured a concrete mutable high value (a Flax hijax Variable made outside
+# it) is traced again taking the value's low state (its type's read_loval) as more carry: in
+# the body the object holds the carried tracers (update_from_loval) and its HiPrimitives run
+# their to_lojax on them (the trace "requires low"), and after the loop the object holds the
+# final state, as JAX threads a captured mutable hijax value's state through the loop.
+def high_state(values) -> list:
+    """The low values of the state of each of `values` (flat, in order)."""
+    out = []
+    for value in values:
+        aval = typeof_rules[type(value)](value)
+        out.extend(aval.read_loval(value.cur_qdd(), value))
+    return out
+
+
+def set_high_state(values, lovals, qdds=None) -> None:
+    """Each of `values` made to hold its part of `lovals` (as `high_state` read it, under
+    `qdds`, by default each value's current quasi-dynamic data)."""
+    it = iter(lovals)
+    for i, value in enumerate(values):
+        aval = typeof_rules[type(value)](value)
+        qdd = value.cur_qdd() if qdds is None else qdds[i]
+        n = len(aval.lo_ty_qdd(qdd))
+        aval.update_from_loval(qdd, value, *[next(it) for _ in range(n)])
+
+
+def holding_high(values, lovals, fun):
+    """(fun(), the new low state of `values`): `fun` run with `values` holding `lovals` and
+    their high primitives lowered as they run; afterwards they hold their state again."""
+    trace = _ctx.trace
+    was = trace.requires_low
+    # (from here the values' own primitives, reading and writing their state too, run low:
+    # none of them is staged with the value as a constant of the body)
+    trace.requires_low = True
+    try:
+        saved = high_state(values)
+        qdds = [value.cur_qdd() for value in values]
+        try:
+            set_high_state(values, lovals)
+            out = fun()
+            # (a state whose type changed, a weak type made strong say, is the loop's to
+            # settle or refuse, as any carry's)
+            new = high_state(values)
+        finally:            # (the values hold no tracer of this trace once it is done)
+            set_high_state(values, saved, qdds)
+    finally:
+        trace.requires_low = was
+    return out, new
 
 
 def with_extra_leading_inputs(closed: ClosedJaxpr, avals, position: int = 0) -> ClosedJaxpr:

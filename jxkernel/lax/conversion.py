@@ -11,6 +11,8 @@ from ..core.avals import ShapedArray
 from ..core.interpreter_primitives import convert_element_type as _convert_element_type
 from ..core.interpreter_primitives import convert_element_type_p
 from ..core.ir import Literal, param_printers
+from ..core.mesh import NamedSharding, PartitionSpec
+from ..core.physical import element_aval, physical_aval, physical_value, wrap_physical
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, const_folding_rules,
                               impl_rules, jvp_rules, lowering_rules, numpy_rules,
                               sharding_rules, transpose_rules)
@@ -187,7 +189,21 @@ numpy_rules[bitcast_convert_type_p] = _bitcast_numpy
 
 
 def convert_element_type(operand, new_dtype):
-    """`operand` as `new_dtype` (complex to real keeps the real part; to bool tests != 0)."""
+    """`operand` as `new_dtype` (complex to real keeps the real part; to bool tests != 0).
+    To or from an extended dtype it is to_edtype or from_edtype, as JAX's."""
+    old_dtype = getattr(operand, "dtype", None)
+    if dtypes.is_extended(new_dtype) or dtypes.is_extended(old_dtype):
+        if new_dtype == old_dtype:
+            return operand
+        if dtypes.is_extended(new_dtype) and dtypes.is_extended(old_dtype):
+            old_rep, new_rep = element_aval(old_dtype).dtype, element_aval(new_dtype).dtype
+            raise ValueError(f"cannot directly convert between extended dtypes: from "
+                             f"{old_dtype} to {new_dtype}. Instead, convert to and from "
+                             f"their representation dtypes, e.g.:\n{old_dtype} -> {old_rep} "
+                             f"-> {new_rep} -> {new_dtype}")
+        if dtypes.is_extended(new_dtype):
+            return to_edtype_p.bind(operand, edtype=new_dtype)
+        return from_edtype_p.bind(operand, dtype=np.dtype(new_dtype))
     new_dtype = dtypes.canonicalize_dtype(new_dtype)
     if getattr(operand, "dtype", None) == new_dtype and not dtypes.is_weakly_typed(operand) \
             and hasattr(operand, "aval"):
@@ -200,3 +216,135 @@ def bitcast_convert_type(operand, new_dtype):
     """Reinterpret the bits of `operand` as `new_dtype` (adding/removing a last dimension when
     the widths differ)."""
     return bitcast_convert_type_p.bind(operand, new_dtype=dtypes.check_supported(new_dtype))
+
+
+# ------------------------------------------------------------------ extended dtypes
+# convert_element_type to or from an extended dtype (core/dtypes.py's ExtendedDType) is one
+# of these, as in JAX: to_edtype reads an array of the type's representation dtype, whose
+# trailing axes are one element's data (its rules' physical_element_aval), as the type;
+# from_edtype is the reverse. On the data both are the identity (their physical rule).
+to_edtype_p = Primitive("to_edtype")
+from_edtype_p = Primitive("from_edtype")
+
+
+def _allowed(rules, hook, *args) -> bool:
+    """The rules' answer to whether a conversion may happen: `convert_to`/`convert_from`
+    where they have one, else their `allow_conversion` (JAX's older hook)."""
+    fn = getattr(rules, hook, None)
+    return bool(fn(*args)) if fn is not None else bool(getattr(rules, "allow_conversion", False))
+
+
+def _prefix_sharding(aval, n):
+    sharding = aval.sharding
+    if sharding is None or not hasattr(sharding, "spec"):
+        return None
+    spec = tuple(sharding.spec)
+    return NamedSharding(sharding.mesh, PartitionSpec(*spec[:n]))
+
+
+def _to_edtype_abstract_eval(x, *, edtype):
+    if not _allowed(edtype._rules, "convert_to", x.dtype, edtype):
+        raise ValueError(f"Cannot convert_element_type from {x.dtype} to {edtype}")
+    rep = element_aval(edtype)
+    if x.dtype != rep.dtype:
+        raise ValueError(
+            f"can only convert to extended dtype from its representation dtype, but tried to "
+            f"convert from {x.dtype} to {edtype} which doesn't match the representation type "
+            f"{rep.dtype}.")
+    n = len(x.shape) - len(rep.shape)
+    if n < 0:
+        raise ValueError(
+            f"can only convert to extended dtype from an array of its representation type, "
+            f"but the extended dtype {edtype} has a representation shape {tuple(rep.shape)} "
+            f"(rank {len(rep.shape)}) while the given representation array has shape "
+            f"{tuple(x.shape)} (rank {len(x.shape)} < {len(rep.shape)}).")
+    if tuple(x.shape[n:]) != tuple(rep.shape):
+        raise ValueError(
+            f"can only convert to extended dtype from an array of its representation type, "
+            f"but the extended dtype {edtype} has a representation shape {tuple(rep.shape)} "
+            f"while the given representation array has shape {tuple(x.shape)}, so the shape "
+            f"suffix does not match: given {tuple(x.shape[n:])} but required "
+            f"{tuple(rep.shape)}.")
+    return ShapedArray(x.shape[:n], edtype, False, x.vma, _prefix_sharding(x, n))
+
+
+def _from_edtype_abstract_eval(x, *, dtype):
+    if not _allowed(x.dtype._rules, "convert_from", x.dtype, dtype):
+        raise ValueError(f"Cannot convert_element_type from {x.dtype} to {dtype}")
+    rep = element_aval(x.dtype)
+    if rep.dtype != dtype:
+        raise ValueError(
+            f"can only convert from extended dtype to its representation dtype, but tried to "
+            f"convert from {x.dtype} to {dtype} which doesn't match the representation type "
+            f"{rep.dtype}.")
+    sharding = x.sharding
+    if sharding is not None and hasattr(sharding, "spec"):
+        sharding = physical_aval(x).sharding
+    return ShapedArray((*x.shape, *rep.shape), dtype, False, x.vma, sharding)
+
+
+def _to_edtype_impl(x, *, edtype):
+    """Eagerly an Array's data is the converted array's as it is (no program runs): the
+    value is what the type's rules make over it (an EArray, or the type's own class)."""
+    if type(x) is Array:
+        return wrap_physical(_to_edtype_abstract_eval(x.aval, edtype=edtype), x)
+    return run_compiled(to_edtype_p, (x,), {"edtype": edtype})
+
+
+def _from_edtype_impl(x, *, dtype):
+    _from_edtype_abstract_eval(x.aval, dtype=dtype)          # (its errors, eagerly too)
+    data = physical_value(x)
+    return data if type(data) is Array else run_compiled(from_edtype_p, (x,), {"dtype": dtype})
+
+
+def _to_edtype_jvp(primals, tangents, *, edtype):
+    (x,), (t,) = primals, tangents
+    out = to_edtype_p.bind(x, edtype=edtype)
+    t_dtype = dtypes.primal_dtype_to_tangent_dtype(edtype)
+    if type(t) is ad.Zero or not dtypes.has_tangent(t_dtype):
+        return out, ad.Zero(ad.aval_of(out).to_tangent_aval())
+    return out, convert_element_type(t, t_dtype)
+
+
+def _from_edtype_jvp(primals, tangents, *, dtype):
+    (x,), (t,) = primals, tangents
+    out = from_edtype_p.bind(x, dtype=dtype)
+    t_dtype = dtypes.primal_dtype_to_tangent_dtype(dtype)
+    if type(t) is ad.Zero or not dtypes.has_tangent(t_dtype):
+        return out, ad.Zero(ad.aval_of(out).to_tangent_aval())
+    return out, convert_element_type(t, t_dtype)
+
+
+def _to_edtype_transpose(ct, x, *, edtype):
+    if type(ct) is ad.Zero:
+        return [ad.Zero(x.aval)]
+    return [from_edtype_p.bind(ct, dtype=x.aval.dtype)]
+
+
+def _from_edtype_transpose(ct, x, *, dtype):
+    if type(ct) is ad.Zero:
+        return [ad.Zero(x.aval)]
+    return [to_edtype_p.bind(ct, edtype=x.aval.dtype)]
+
+
+def _edtype_batcher(prim):
+    # the batch axis moved to the front: to_edtype's trailing axes are one element's data,
+    # which a batch axis must not be among
+    def rule(vals, dims, **params):
+        (x,), (d,) = vals, dims
+        return prim.bind(bu.moveaxis(x, d, 0), **params), 0
+    return rule
+
+
+for _prim, _eval, _impl, _jvp, _tr in (
+        (to_edtype_p, _to_edtype_abstract_eval, _to_edtype_impl, _to_edtype_jvp,
+         _to_edtype_transpose),
+        (from_edtype_p, _from_edtype_abstract_eval, _from_edtype_impl, _from_edtype_jvp,
+         _from_edtype_transpose)):
+    abstract_eval_rules[_prim] = _eval
+    impl_rules[_prim] = _impl
+    jvp_rules[_prim] = _jvp
+    transpose_rules[_prim] = _tr
+    batching_rules[_prim] = _edtype_batcher(_prim)
+    # (no lowering or NumPy rule: core/physical.py's pass replaces both by their physical
+    # rule, the identity on the data, lax/edtype_rules.py, before any backend sees a jaxpr)

@@ -40,6 +40,8 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
     if dtype is None:
         weak_type = dtypes.is_weakly_typed(fill_value)
         dtype = dtypes.dtype(fill_value)
+    elif dtypes.is_extended(dtype):       # an extended dtype's rules fill it (JAX's)
+        return dtype._rules.full(shape, fill_value, dtype)
     else:
         weak_type = False
         dtype = dtypes.canonicalize_dtype(dtypes.check_supported(dtype, "full dtype"))
@@ -59,6 +61,8 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     weak_type = dtype is None and dtypes.is_weakly_typed(x)
     dtype = dtypes.dtype(x) if dtype is None else \
         dtypes.canonicalize_dtype(dtypes.check_supported(dtype, "full_like dtype"))
+    if dtypes.is_extended(dtype):         # an extended dtype's rules fill it (JAX's)
+        return dtype._rules.full(fill_shape, fill_value, dtype)
     if type(fill_value) is int and dtypes.is_int(dtype):
         fill_value = np.asarray(fill_value).astype(dtype)
     out = broadcast(_as_scalar(fill_value, dtype, weak_type), fill_shape)

@@ -542,7 +542,15 @@ transpose_rules[add_p] = _linear_binop_transpose(1)
 # Eager add_any (gradients summing cotangents) runs add's program, as JAX's add_any impl
 # (raw_jaxval_adders) calls lax.add: compiled alone it was the same program under another
 # name, one more compile per shape and dtype that eager gradients meet.
-impl_rules[ad.add_any_p] = lambda x, y: add_p.bind(x, y)
+# An extended dtype's contributions add by its rules' `add` (JAX's _add_arrays).
+def _add_any_impl(x, y):
+    dtype = getattr(x, "dtype", None)
+    if dtypes.is_extended(dtype):
+        return dtype._rules.add(dtype, x, y)
+    return add_p.bind(x, y)
+
+
+impl_rules[ad.add_any_p] = _add_any_impl
 
 sub_p = binop("sub", "stablehlo.subtract", NUMERIC, numpy=np.subtract)
 jvp_rules[sub_p] = _binop_linear_jvp(sub_p, -1)

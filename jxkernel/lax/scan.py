@@ -93,7 +93,10 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     for attempt in range(3):             # retrace while weak carries settle (JAX's rule)
         # f itself is traced, so its trace is cached across calls (cf.trace_fun); `body`,
         # a new function each call, only to say what a body that is not a pair returned
-        closed, out_tree = cf.trace_fun(f, in_tree, carry_avals + x_avals, "scan body")
+        try:
+            closed, out_tree = cf.trace_fun(f, in_tree, carry_avals + x_avals, "scan body")
+        except cf.CapturedHighValues as e:      # hijax values captured: their state carried
+            return _scan_threading(e.values, f, init, xs, length, reverse, unroll)
         node = out_tree.node_data()
         if node is None or not issubclass(node[0], (tuple, list)) or len(out_tree.children()) != 2:
             cf.trace_fun(body, in_tree, carry_avals + x_avals, "scan body")
@@ -129,6 +132,18 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
                                             zip(given, outs[:n_carry], same)])
     ys = tree_unflatten(y_tree, outs[len(carry_leaves):])
     return carry_out, ys
+
+
+def _scan_threading(values, f, init, xs, length, reverse, unroll):
+    """scan of `f`, which captured the concrete mutable high values `values`: their low
+    state is carried (lax/_cf_util.py's holding_high), and they hold the final one after."""
+    def carrying(carry, x):
+        (carry_out, y), state = cf.holding_high(values, carry[1], lambda: f(carry[0], x))
+        return (carry_out, state), y
+    (carry, state), ys = scan(carrying, (init, cf.high_state(values)), xs, length, reverse,
+                              unroll)
+    cf.set_high_state(values, state)
+    return carry, ys
 
 
 def _scan_abstract_eval(*avals, reverse, length, jaxpr, num_consts, num_carry, linear, unroll,

@@ -250,9 +250,11 @@ def astype(x, dtype, /, *, copy: bool = False, device=None):
     x = util.ensure_arraylike("astype", x)
     if _core.extended_scalar_type(dtype) and dtype == x.dtype:
         return x            # typed keys to their own dtype: as they are, as JAX converts them
-    if _core.extended_scalar_type(getattr(x, "dtype", None)):
-        raise ValueError(f"Cannot convert_element_type from {x.dtype} to "
-                         f"{np.dtype(dtype) if dtype is not None else dtype}")
+    if _core.is_extended(dtype) or _core.is_extended(getattr(x, "dtype", None)):
+        # to or from an extended dtype: lax's conversion, whose rules say whether it may
+        if dtype is None:
+            dtype = _core.default_float_dtype()
+        return lax.convert_element_type(x, dtype)
     dtype = _core.default_float_dtype() if dtype is None else \
         canonicalize_user_dtype(dtype, "astype")
     if _core.is_complex(x.dtype):
@@ -382,6 +384,9 @@ def _filled_like(name, a, fill_value, dtype, shape, device=None):
         if hasattr(a, "__jax_array__"):
             a = a.__jax_array__()
         util.check_arraylike(name, a)
+    if _core.is_extended(dtype) or dtype is None and _core.is_extended(getattr(a, "dtype", None)):
+        # an extended dtype (typed keys', a user's) is filled by its rules' full, as JAX's
+        return lax.full_like(a, fill_value, dtype, shape)
     if dtype is not None:
         dtype = canonicalize_user_dtype(dtype, name)
     aval = util.aval_of(a) if not isinstance(a, (Array, Tracer)) else a.aval

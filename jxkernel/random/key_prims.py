@@ -276,6 +276,3 @@ def random_wrap(data, impl: str):
 
 def random_unwrap(keys):
     return random_unwrap_p.bind(keys)
-
-
-from . import key_rules  # noqa: E402,F401  (the shape primitives' physical rules)

@@ -45,10 +45,49 @@ _JAX_IMPLS = ("philox2x32", "philox4x32", "threefry2x32", "rbg", "unsafe_rbg", "
 
 
 # ------------------------------------------------------------------ typed keys
+class KeyTyRules:
+    """What the extended-dtype machinery (core/dtypes.py's ExtendedDType) asks of key types,
+    as JAX's `prng.KeyTyRules`: one key is uint32 data of its implementation's key shape,
+    keys are not differentiable (float0 tangents) and never converted to or from numbers."""
+
+    @staticmethod
+    def physical_element_aval(dtype) -> ShapedArray:
+        return ShapedArray(tuple(dtype.key_shape), np.dtype(np.uint32))
+
+    @staticmethod
+    def global_sharded_result_handler(aval, sharding, committed):
+        impl = aval.dtype.impl
+        return lambda data: KeyArray(data, impl)
+
+    @staticmethod
+    def tangent_dtype(dtype):
+        return dtypes.float0
+
+    # keys are never converted to or from numbers (wrap_key_data and key_data instead)
+    allow_conversion = False
+
+    @staticmethod
+    def full(shape, fill_value, dtype):
+        """lax.full of a key type: a key broadcast, or key data filled with a number."""
+        shape = tuple(shape)
+        if dtypes.extended_scalar_type(getattr(fill_value, "dtype", None)) is dtypes.prng_key:
+            data = _jnp.broadcast_to(key_prims.random_unwrap(fill_value),
+                                     shape + tuple(dtype.key_shape))
+        else:
+            data = lax.full(shape + tuple(dtype.key_shape), fill_value, np.dtype(np.uint32))
+        return key_prims.random_wrap(data, dtype.impl)
+
+    @staticmethod
+    def zero(dtype):
+        # (as JAX's: custom rules may be handed zeros like a key primal, of float0)
+        return np.zeros((), dtypes.float0)
+
+
 class KeyDType(dtypes.ExtendedDType):
     """The dtype of typed keys of one implementation, printed as in JAX: `key<fry>` for
     threefry2x32, `key<rbg>`, `key<urbg>` for unsafe_rbg."""
     type = dtypes.prng_key          # what jnp.issubdtype(k.dtype, jax.dtypes.prng_key) reads
+    _rules = KeyTyRules
 
     def __init__(self, impl: str):
         tag, shape = IMPLS[impl]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import dtypes, vma, sharding_types
+from ..core import dtypes, physical, vma, sharding_types
 from ..core.avals import ShapedArray, get_aval
 from ..core.interpreter_primitives import (broadcast_in_dim, convert_element_type, reduce_sum,
                                           reshape)
@@ -66,6 +66,11 @@ def aval_of(x) -> ShapedArray:
 
 def zeros(aval: ShapedArray):
     """A concrete zero array of `aval` (a broadcast scalar, as JAX makes it)."""
+    if dtypes.is_extended(aval.dtype):
+        # an extended dtype's zero is its rules' (Flax's fp8_meta32: -inf, as max accumulates)
+        zero = aval.dtype._rules.zero(aval.dtype)
+        out = broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
+        return vma.pvary(out, aval.vma) if aval.vma else out
     zero = np.zeros((), aval.dtype)
     if aval.weak_type and aval.shape:
         # weakly typed as `aval`, as JAX's zeros_like_shaped_array: a weak Python zero when
@@ -87,7 +92,7 @@ def instantiate(t):
 
 
 def is_differentiable(aval) -> bool:
-    return dtypes.is_inexact(aval.dtype)
+    return dtypes.has_tangent(aval.dtype)
 
 
 # ------------------------------------------------------------------ add_any
@@ -108,6 +113,16 @@ numpy_rules[add_any_p] = lambda x, y: np.add(x, y)
 jvp_rules[add_any_p] = lambda primals, tangents: (
     add_any_p.bind(*primals), add_tangents(*tangents))
 transpose_rules[add_any_p] = lambda ct, x, y: [ct, ct]
+
+
+def _add_any_physical(in_avals, out_avals, x, y):
+    """add_any on an extended dtype's data: its rules' `add` (Flax's fp8_meta32 takes the
+    max), traced on the logical values and made physical, as JAX lowers it with lower_fun."""
+    dtype = in_avals[0].dtype
+    return physical.eval_logical(lambda a, b: dtype._rules.add(dtype, a, b), in_avals, x, y)
+
+
+physical.physical_rules[add_any_p] = _add_any_physical
 
 
 def _add_any_batching(vals, dims):

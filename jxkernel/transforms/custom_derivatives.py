@@ -94,7 +94,8 @@ def _closure_error(name):
 
 
 def _zero_tangent(aval):
-    return np.zeros(aval.shape, float0) if not dtypes.is_inexact(aval.dtype) else \
+    # (an extended dtype with tangents of its own, Flax's fp8_meta32, gets its rules' zero)
+    return np.zeros(aval.shape, float0) if not dtypes.has_tangent(aval.dtype) else \
         instantiate(Zero(aval))       # weak as its primal, as in JAX
 
 

@@ -40,6 +40,7 @@ import numpy as np
 from ..core.config import config
 from ..core import dtypes
 from ..core.avals import ShapedArray
+from ..core.earray import EArray
 from ..core.basearray import Array as BaseArray
 from ..core.lazy_names import lazy_names
 from ..core.native import native
@@ -429,6 +430,7 @@ def buffers(arrays) -> list:
 
 
 ARRAY_TYPES.add(Array)
+ARRAY_TYPES.add(EArray)     # (arrays of other extended dtypes: their data's buffer, as keys')
 
 
 class Shard:

@@ -16,7 +16,7 @@ import copy
 import weakref
 
 from ..core.config import config
-from ..core.physical import is_key, physical_aval
+from ..core.physical import is_extended, physical_aval, wrap_physical
 from . import client as _client
 from .array import (Array, DeletedArrayError, host_to_device, sharding_for,
                     uncommitted_sharding_for)
@@ -319,10 +319,10 @@ def _wrap(buf, aval) -> Array:
 
 
 def _wrap_logical(buf, aval):
-    """A result of `aval`'s type: typed keys (their dtype makes the key array over the data,
-    random/keys.py) or an Array."""
-    if is_key(aval):
-        return aval.dtype.wrap(_wrap(buf, physical_aval(aval)))
+    """A result of `aval`'s type: of an extended dtype, what its rules make over the data (typed
+    keys: a KeyArray, random/keys.py; else an EArray, core/physical.py), or an Array."""
+    if is_extended(aval):
+        return wrap_physical(aval, _wrap(buf, physical_aval(aval)))
     return _wrap(buf, aval)
 
 

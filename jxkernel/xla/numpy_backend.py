@@ -23,7 +23,7 @@ from ..core.config import config
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal
 from ..core.numpy_eval import eval_jaxpr_numpy
 from ..core.numpy_simplify import simplify_divisions
-from ..core.physical import physical_aval
+from ..core.physical import physical_aval, wrap_physical
 from .array import Array
 from .compiler import Phases
 from .executable import Executable, _donated_indices, check_may_execute
@@ -97,7 +97,7 @@ class NumpyExecutable(Executable):
             a = Array.__new__(Array)
             a._buf, a.aval, a._npy, a._sharding = (NumpyBuffer(out, aval, self._sharding, flush),
                                                    aval, None, None)
-            result.append(a if logical is aval else logical.dtype.wrap(a))
+            result.append(a if logical is aval else wrap_physical(logical, a))
         return result
 
     def call_arrays(self, arrays) -> list:

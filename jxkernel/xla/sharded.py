@@ -21,7 +21,7 @@ import sys
 import numpy as np
 
 from ..core.config import config
-from ..core.physical import is_key, physical_aval
+from ..core.physical import is_extended, physical_aval, wrap_physical
 from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.lru import LRU, PROGRAMS
@@ -107,7 +107,7 @@ def _index_key(index) -> tuple:
 
 def _data(x):
     """Typed keys' data (split as the keys are), any other value as it is."""
-    return x._base if hasattr(x, "_base") and is_key(getattr(x, "aval", None)) else x
+    return x._base if hasattr(x, "_base") and is_extended(getattr(x, "aval", None)) else x
 
 
 def any_sharded(leaves) -> bool:
@@ -168,9 +168,10 @@ def device_put(x, sharding) -> Array:
         raise NotImplementedError(f"device_put to memory kind {sharding.memory_kind!r}: "
                                   f"jxkernel places arrays in each device's default memory "
                                   f"only; use {sharding.with_memory_kind(None)!r}")
-    if is_key(getattr(x, "aval", None)) and hasattr(x, "_base"):
-        # typed keys: their data laid out so (the key-data axes unsplit), and keys still
-        return x.dtype.wrap(device_put(x._base, sharding))
+    if is_extended(getattr(x, "aval", None)) and hasattr(x, "_base"):
+        # typed keys (any extended dtype's values): their data laid out so (the element axes
+        # unsplit), and of their type still
+        return wrap_physical(x.aval, device_put(x._base, sharding))
     if is_sharded(x):
         x._check_alive()
         if x._sharding == sharding:
@@ -299,7 +300,7 @@ class ShardedExecutable(Executable):
 
     def _finish(self, bufs, outs) -> list:
         outs = super()._finish(bufs, outs)          # donation and the in-flight throttle
-        return [sharded_array(o, p, s) if a is p else a.dtype.wrap(sharded_array(o, p, s))
+        return [sharded_array(o, p, s) if a is p else wrap_physical(a, sharded_array(o, p, s))
                 for o, a, p, s in zip(outs, self.out_avals, self._physical, self.out_shardings)]
 
 

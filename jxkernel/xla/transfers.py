@@ -7,7 +7,7 @@ device, or a mesh through xla/sharded.py) and `device_get`.
 from __future__ import annotations
 
 from ..core.config import config
-from ..core.physical import is_key
+from ..core.physical import is_extended, wrap_physical
 from ..core.mesh import NamedSharding, PartitionSpec
 from . import client as _client
 from .array import Array, _copy_buffer, host_to_device, sharding_for
@@ -24,9 +24,10 @@ def device_put(x, device=None, *, copy=False) -> Array:
     >>> device_put(np.arange(3), jxkernel.devices()[1]).device      # needs 2 devices
     CpuDevice(id=1)
     """
-    if type(x) is not Array and is_key(getattr(x, "aval", None)) and hasattr(x, "_base"):
-        # typed keys: their data moves, and they stay keys (random/keys.py)
-        return x.dtype.wrap(device_put(x._base, device, copy=copy))
+    if type(x) is not Array and is_extended(getattr(x, "aval", None)) and hasattr(x, "_base"):
+        # typed keys (or any extended dtype's values): their data moves, and they stay of
+        # their type (random/keys.py, core/earray.py)
+        return wrap_physical(x.aval, device_put(x._base, device, copy=copy))
     if device is not None and not isinstance(device, _DEVICE_TYPES):
         if _is_named(device):                  # split over a mesh: xla/sharded.py
             # loads with the first mesh or sharded Array: `import jxkernel` needs neither

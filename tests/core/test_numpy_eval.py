@@ -43,10 +43,12 @@ all_gather all_to_all axis_index pmax pmin ppermute psum psum_invariant reduce_s
 custom_lin
 get swap addupdate freeze new_ref empty_ref
 random_seed random_bits random_split random_fold_in random_wrap random_unwrap random_clone
+to_edtype from_edtype
 consume assert_consumed_value
 new_box box_get box_set
 """.split())    # (the Ref line's act on Refs, api/state_primitives.py, not on arrays; the key
-#                 primitives' jaxprs are made physical first, core/physical.py, the
+#                 primitives' jaxprs (and to_edtype, from_edtype's of any extended dtype)
+#                 are made physical first, core/physical.py, the
 #                 key-reuse checker's identities among them; hijax's Box
 #                 primitives are lowered to their to_lojax first, core/hijax_lower.py)
 

@@ -178,4 +178,29 @@ def run_cases(jax, hijax, cur_qdd, public) -> dict:
         ImplOnly("impl_only").bind(1.0)
     except BaseException as e:
         out["impl_only_eager"] = f"{type(e).__name__}: {e}"
+
+    # a box captured by a scan body (made outside it): its state goes through the loop, and
+    # the box holds the final one after; a body that reads but never writes it, and a weakly
+    # typed state made strong by the body
+    captured = Box(1.0)
+
+    def add_x(c, x):
+        captured.set(captured.get() + x)
+        return c + captured.get(), captured.get() * 2
+
+    carry, ys = jax.lax.scan(add_x, 0.0, jax.numpy.arange(3.0))
+    out["scan_captured_box"] = repr((float(carry), ys.tolist(), float(captured.get())))
+    carry, _ = jax.lax.scan(add_x, 0.0, jax.numpy.arange(3.0), reverse=True)
+    out["scan_captured_box_reverse"] = repr((float(carry), float(captured.get())))
+    read_only = Box(jax.numpy.float32(2.0))
+    carry, _ = jax.lax.scan(lambda c, x: (c * read_only.get(), None), 1.0, None, length=4)
+    out["scan_captured_box_read"] = repr((float(carry), float(read_only.get())))
+    staged = Box(1.0)
+
+    def add_one(c, x):
+        staged.set(staged.get() + 1.0)
+        return c, None
+
+    jax.make_jaxpr(lambda: jax.lax.scan(add_one, 0.0, None, length=3))()
+    out["scan_captured_box_after_make_jaxpr"] = repr(float(staged.get()))
     return out

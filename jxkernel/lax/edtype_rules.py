@@ -1,6 +1,8 @@
-"""The physical rules (core/physical.py) of the shape primitives on typed keys: the same
-primitive on the uint32 key data, its params extended by the trailing key-data axes, which
-are never moved, sliced or indexed (as JAX's `KeyTyRules` do for keys' physical layout).
+"""The physical rules (core/physical.py) of the shape primitives on values of extended dtypes
+(typed keys, Flax's fp8_meta32, a user's): the same primitive on the data, its params
+extended by the trailing element axes (the dtype's physical_element_aval's shape: (2,) for a
+threefry key, () for a scalar element), which are never moved, sliced or indexed (as JAX's
+rules keep an extended dtype's physical layout); to_edtype and from_edtype are the identity.
 
 Each rule is `rule(in_avals, out_avals, *data, **params)`, the avals the logical ones.
 """
@@ -8,21 +10,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import lax
-from ..core.physical import is_key, physical_aval, physical_rules
+from ..core.physical import element_aval, is_extended, physical_aval, physical_rules
 from ..core.interpreter_primitives import (broadcast_in_dim_p, reshape_p, sharding_constraint_p,
                                            transpose_p)
-from ..lax import shapes as _shapes
-from ..lax import slicing as _slicing
-from ..lax import elementwise as _elementwise
+from . import shapes as _shapes
+from . import slicing as _slicing
+from . import elementwise as _elementwise
+from .conversion import from_edtype_p, to_edtype_p
 
 
 def _key_dims(aval) -> tuple:
-    return tuple(aval.dtype.key_shape)
+    """The element axes' sizes of the data of values of type `aval`."""
+    return tuple(element_aval(aval.dtype).shape)
 
 
 def _trailing(aval) -> tuple:
-    """The positions of the key-data axes in the data of keys of type `aval`."""
+    """The positions of the element axes in the data of values of type `aval`."""
     n = len(aval.shape)
     return tuple(range(n, n + len(_key_dims(aval))))
 
@@ -81,8 +84,8 @@ def _gather(in_avals, out_avals, operand, indices, *, dimension_numbers, slice_s
     dn = dn._replace(offset_dims=tuple(dn.offset_dims) + tuple(
         range(out_rank, out_rank + len(key_dims))))
     if params.get("fill_value") is None and "fill_value" in params:
-        # keys out of bounds get the key data's fill (JAX's for uint32)
-        params["fill_value"] = _slicing._default_fill_value(np.dtype(np.uint32))
+        # elements out of bounds get their data's fill (JAX's for uint32, for keys)
+        params["fill_value"] = _slicing._default_fill_value(element_aval(in_avals[0].dtype).dtype)
     return _slicing.gather_p.bind(operand, indices, dimension_numbers=dn,
                                   slice_sizes=tuple(slice_sizes) + key_dims, **params)
 
@@ -97,10 +100,10 @@ def _scatter(in_avals, out_avals, operand, indices, updates, *, dimension_number
 
 
 def _select_n(in_avals, out_avals, which, *cases):
-    # the predicate of each key is that of each of its data words
+    # the predicate of each element is that of each of its data words
     aval = out_avals[0]
-    if in_avals[0].shape:
-        which = lax.broadcast_in_dim(which, tuple(aval.shape) + _key_dims(aval),
+    if in_avals[0].shape and _key_dims(aval):
+        which = _shapes.broadcast_in_dim(which, tuple(aval.shape) + _key_dims(aval),
                                      tuple(range(len(aval.shape))))
     return _elementwise.select_n_p.bind(which, *cases)
 
@@ -111,4 +114,7 @@ physical_rules[_slicing.gather_p] = _gather
 physical_rules[_slicing.scatter_p] = _scatter
 physical_rules[_elementwise.select_n_p] = _select_n
 
-__all__ = ["is_key"]
+physical_rules[to_edtype_p] = lambda i, o, x, **params: x
+physical_rules[from_edtype_p] = lambda i, o, x, **params: x
+
+__all__ = ["is_extended"]

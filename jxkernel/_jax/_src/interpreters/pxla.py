@@ -1,0 +1,21 @@
+"""jxkernel._src.interpreters.pxla, as jax._src.interpreters.pxla: `global_result_handlers`,
+which an extended dtype's `global_sharded_result_handler` asks for the handler of its
+physical data (Flax's fp8_meta32 does, then wraps the data in an EArray).
+
+In jxkernel the physical result is already an Array when the extended dtype's handler runs
+(core/physical.py's wrap_physical), so the handler for arrays of plain types returns it as it
+is:
+
+    >>> handler = global_result_handlers[ShapedArray](ShapedArray((2,), np.float32), None, True)
+    >>> handler(jnp.ones(2))
+    Array([1., 1.], dtype=float32)
+"""
+from ....core.avals import ShapedArray
+
+
+def _array_result_handler(aval, sharding, committed):
+    return lambda data: data
+
+
+# aval type -> handler maker (aval, sharding, committed) -> (physical Array -> value)
+global_result_handlers = {ShapedArray: _array_result_handler}
