@@ -34,6 +34,7 @@ class JaxprTracer(staging.JaxprTracer):
 
 class PartialEvalTrace(JaxprTrace):
     tracer_type = JaxprTracer
+    forwards = False        # JAX's pe.JaxprTrace stages an identity broadcast_in_dim too
 
     def is_unknown(self, x) -> bool:
         return type(x) is JaxprTracer and x._trace is self and x._var is not None

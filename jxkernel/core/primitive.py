@@ -99,6 +99,11 @@ staging_rules: dict = {}
 # const_folding(*consts, **params) -> (value, aval) or None: evaluates on constants while
 # staging (e.g. converting a Python scalar's dtype), as JAX's const folding does
 const_folding_rules: dict = {}
+# forwarding(in_avals, params) -> per result, the index of the operand it equals, or None: a
+# jit trace hands that operand back and stages no equation (JAX's pe.forwarding_rules: a
+# broadcast_in_dim to the operand's own shape); partial evaluation and linear_transpose's
+# trace record the equation, as JAX's JaxprTrace does
+forwarding_rules: dict = {}
 # platform_lowering: {platform: lowering} of primitives lowered per platform by users
 # (interpreters.mlir.register_lowering(..., platform=)); lowering_rules dispatches on it
 platform_lowering_rules: dict = {}
@@ -130,6 +135,7 @@ RULE_TABLES = {
     "partial_eval": partial_eval_rules,
     "staging": staging_rules,
     "const_folding": const_folding_rules,
+    "forwarding": forwarding_rules,
     "platform_lowering": platform_lowering_rules,
     "sharding": sharding_rules,
     "sharding_typing": sharding_typing_rules,

@@ -31,7 +31,7 @@ from . import vma
 from .avals import ShapedArray, get_aval
 from .check import check_jaxpr
 from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, SourceInfo, Var
-from .primitive import const_folding_rules, staging_rules
+from .primitive import const_folding_rules, forwarding_rules, staging_rules
 from .sharding_types import abstract_eval
 from .source_info import eqn_source_info
 from .trace import (Trace, Tracer, aval_text, current_trace, key_reuse, new_trace,
@@ -78,6 +78,7 @@ class JaxprTrace(Trace):
     """Records primitives into a jaxpr (JAX's DynamicJaxprTrace)."""
     tracer_type = JaxprTracer    # the class of its tracers (partial evaluation has its own)
     requires_low = False         # True: a HiPrimitive runs its to_lojax (core/hijax_lower.py)
+    forwards = True              # forwarding_rules apply (core/primitive.py)
 
     def __init__(self, parent, debug_info: DebugInfo | None = None, ref_policy=None):
         super().__init__(parent)
@@ -209,6 +210,14 @@ class JaxprTrace(Trace):
         out_avals = abstract_eval(prim, [a.aval for a in atoms], params)
         if vma.checked:
             out_avals = vma.out_types(prim, [a.aval for a in atoms], params, out_avals)
+        forward = forwarding_rules.get(prim) if self.forwards and not vma.checked else None
+        if forward is not None and not prim.multiple_results and type(atoms[0]) is Var and \
+                forward([a.aval for a in atoms], **params) == [0]:
+            # the operand passed through, as this trace's value (a constvar where it was made
+            # outside): no equation, as JAX's DynamicJaxprTrace
+            x = args[0]
+            return x if type(x) is self.tracer_type and x._trace is self else \
+                self.tracer_type(self, atoms[0].aval, atoms[0])
         outvars = [Var(a) for a in out_avals]
         self.eqns.append(Eqn(atoms, outvars, prim, params, eqn_source_info(2)))
         if prim.multiple_results:
@@ -330,12 +339,15 @@ high_jaxprs: weakref.WeakSet = weakref.WeakSet()
 
 
 def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None,
-                   ref_policy: str | None = None) -> ClosedJaxpr:
+                   ref_policy: str | None = None, forward: bool = True) -> ClosedJaxpr:
     """Trace `fun(*tracers) -> list of outputs` with inputs of `in_avals` into the
     ClosedJaxpr computing them; `fun` must return a flat list. `ref_policy`: how Refs made
-    outside are kept (module docstring).
+    outside are kept (module docstring). `forward=False` stages the equations that
+    forwarding_rules would elide, as JAX's partial-evaluation trace (pe.trace_to_jaxpr_nounits,
+    which linear_transpose traces with) does.
     """
     with new_trace(JaxprTrace, debug_info, ref_policy) as trace:
+        trace.forwards = forward
         tracers = [trace.new_arg(a) for a in in_avals]
         outs = fun(*tracers)
         closed = trace.to_jaxpr(outs)

@@ -129,6 +129,12 @@ def _convert_transpose(ct, x, *, new_dtype, weak_type, sharding=None):
     old = x.aval
     if type(ct) is ad.Zero:
         return [ad.Zero(old)]
+    c = ad.aval_of(ct)
+    if c.dtype == old.dtype and c.weak_type == old.weak_type and sharding is None:
+        # already of the operand's type: JAX binds the conversion and its trace forwards the
+        # operand (_convert_elt_type_fwd_rule), so no equation is staged; the same here (a
+        # transposed scan's carry, typed by its cotangent, ends at its last `mul` as JAX's)
+        return [ct]
     return [convert_element_type_p.bind(ct, new_dtype=old.dtype, weak_type=old.weak_type,
                                         sharding=sharding)]
 
@@ -136,6 +142,7 @@ def _convert_transpose(ct, x, *, new_dtype, weak_type, sharding=None):
 param_printers[convert_element_type_p] = lambda p: [
     (k, v) for k, v in sorted(p.items()) if not (k == "sharding" and v is None)]
 jvp_rules[convert_element_type_p] = _convert_jvp
+
 transpose_rules[convert_element_type_p] = _convert_transpose
 sharding_rules[convert_element_type_p] = sharding_types.same_as_operand_rule
 

@@ -426,8 +426,12 @@ def _scan_transpose(cts, *args, reverse, length, jaxpr, num_consts, num_carry, l
         ct_y_it = iter(ct_y)
         ct_y_all = [Zero(a) if z else next(ct_y_it)
                     for a, z in zip(jaxpr.out_avals[nk:], ys_zero)]
+        # the carry's transpose rules see the carry cotangent's type, as JAX's scan transpose
+        # accumulates it (ValAccum(typeof(ct_carry))): a weak carry's convert_element_type
+        # then transposes to a convert to that same type, which jit's trace forwards
         cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, flags, nonlinear,
-                               list(ct_k) + ct_y_all, transform_stack=False)
+                               list(ct_k) + ct_y_all, transform_stack=False,
+                               linear_avals=[None] * nc + carry_avals + [None] * len(xs_lin))
         cts_in = [instantiate(c) if type(c) is Zero else c for c in cts_in]
         c_cts = [c for c, lin in zip(cts_in[:nc], const_lin) if lin]
         k_cts = cts_in[nc:nc + nk]

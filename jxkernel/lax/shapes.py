@@ -28,7 +28,8 @@ from ..core.interpreter_primitives import convert_element_type as _convert_eleme
 from ..core.ir import param_printers
 from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                              lowering_rules, numpy_rules, sharding_rules, transpose_rules)
+                              forwarding_rules, lowering_rules, numpy_rules, sharding_rules,
+                              transpose_rules)
 from ..xla import stablehlo as hlo
 from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
@@ -143,6 +144,17 @@ def _broadcast_in_dim_numpy(x, *, shape, broadcast_dimensions, sharding=None):
 
 numpy_rules[broadcast_in_dim_p] = _broadcast_in_dim_numpy
 param_printers[broadcast_in_dim_p] = _broadcast_in_dim_printer
+
+
+def _broadcast_in_dim_forwarding(in_avals, *, shape, broadcast_dimensions, sharding=None):
+    # JAX's _broadcast_in_dim_fwd_rule: to the operand's own shape (and no new sharding) the
+    # result is the operand, so jit's trace hands it back instead of staging an equation
+    same = tuple(in_avals[0].shape) == tuple(shape) and \
+        tuple(broadcast_dimensions) == tuple(range(len(shape)))
+    return [0] if same and sharding is None else [None]
+
+
+forwarding_rules[broadcast_in_dim_p] = _broadcast_in_dim_forwarding
 
 
 def _broadcast_in_dim_transpose(ct, operand, *, shape, broadcast_dimensions, sharding=None):

@@ -231,8 +231,12 @@ def _broadcasted_matvec(a, b):
     """(..., n, m), (..., m) -> (..., n) at HIGHEST precision, as JAX's."""
     batch_shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-1])
     n_batch = len(batch_shape)
-    a = manipulation.broadcast_to(a, (*batch_shape, *a.shape[-2:]))
-    b = manipulation.broadcast_to(b, (*batch_shape, b.shape[-1]))
+    # lax.broadcast_in_dim even to the same shape, as JAX's _broadcast_to: jit's trace forwards
+    # it, linear_transpose's stages it and transposes it to vecmat's reduce_sum[axes=()]
+    a = lax.broadcast_in_dim(a, (*batch_shape, *a.shape[-2:]),
+                             range(len(batch_shape), len(batch_shape) + 2))
+    b = lax.broadcast_in_dim(b, (*batch_shape, b.shape[-1]),
+                             range(len(batch_shape), len(batch_shape) + 1))
     dims = (([a.ndim - 1], [b.ndim - 1]), (list(range(n_batch)), list(range(n_batch))))
     return lax.dot_general(a, b, dims, precision=lax.Precision.HIGHEST)
 

@@ -246,7 +246,7 @@ always_transposed: set = set()
 
 
 def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out,
-                  transform_stack=True) -> list:
+                  transform_stack=True, linear_avals=None) -> list:
     """Cotangents of `jaxpr`'s inputs flagged `linear`, given its outputs' cotangents and the
     values of the other inputs (`nonlinear_args`, in order); None for non-linear inputs.
 
@@ -254,8 +254,14 @@ def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out,
     What each step records is named under the equation's own name stack, the transposed
     ones under `transpose` first (`jit(f)/transpose(jvp())/mul`), as JAX's backward pass
     names them, unless `transform_stack` is False (a jaxpr-level transpose: a jit's, a loop's).
+    `linear_avals` (one per input, None: the input's own): the type a linear input's
+    transpose rules see, as JAX's accumulators carry it (a scan's carry: its cotangent's type,
+    so that the transpose of a weak carry's convert_element_type converts to the strong type
+    it already has, and stages nothing).
     """
     primal_env: dict = dict(zip(jaxpr.constvars, consts))
+    undefined = {v: a for v, a in zip(jaxpr.invars, linear_avals) if a is not None} \
+        if linear_avals is not None else {}
     linear_vars = set()
     nonlinear_inputs = iter(nonlinear_args)
     flags = linear
@@ -269,7 +275,7 @@ def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out,
         if type(atom) is Literal:
             return atom if atom.aval.weak_type else atom.val
         if atom in linear_vars:
-            return UndefinedPrimal(atom.aval)
+            return UndefinedPrimal(undefined.get(atom, atom.aval))
         return primal_env[atom]
 
     # the equations each step records get the line of the equation it runs or transposes, as
@@ -629,7 +635,9 @@ def linear_transpose(fun, *primals, reduce_axes=()):
             raise TypeError(f"linear_transpose only supports [float or complex] -> [float or "
                             f"complex], and integer -> integer functions, but got {a.dtype.name}")
     flat, out_tree = flatten_fun(fun, in_tree)
-    closed = trace_to_jaxpr(flat, in_avals)
+    # forward=False: JAX traces with partial evaluation, which keeps an identity
+    # broadcast_in_dim; its transpose is a reduce_sum[axes=()] (jnp.linalg.solve's vecmat)
+    closed = trace_to_jaxpr(flat, in_avals, forward=False)
     out_tree = out_tree()
     out_avals = closed.out_avals
 

@@ -16,14 +16,9 @@ from jaxpr_text_cases import cases
 import locations  # tests/support: the repository's folders
 
 # name -> why jxkernel's text still differs from JAX 0.10.2's
-KNOWN_DIFFERENT = {
-    "solve": "built as JAX's (custom_linear_solve over `jit[name=_lu_solve]`), but its "
-             "vecmat, the transpose of matvec, lacks JAX's `reduce_sum[axes=()]`: JAX's "
-             "linear_transpose stages matvec's identity broadcast_in_dim (make_jaxpr "
-             "elides it) and transposes it to that reduce_sum",
-    "grad_scan": "the transposed scan's body ends in `convert_element_type[weak_type=True]` "
-                 "of the carry's cotangent, back to the weak type of the carry's primal "
-                 "(1.0); JAX's ends at `mul` (residuals and operands agree)",
+KNOWN_DIFFERENT: dict = {
+    # (none: jnp.linalg.solve's vecmat and grad of a scan agree since jit's trace forwards
+    # identity broadcast_in_dim and convert_element_type as JAX's does)
 }
 
 

@@ -81,7 +81,8 @@ _LOWERED_DIFFERENCES = {
                       "jit(dynamic_index_in_dim)/squeeze",
                       "jit(dynamic_update_index_in_dim)/broadcast_in_dim",
                       "jit(dynamic_update_index_in_dim)/dynamic_update_slice"]] + [
-            "jit(<lambda>)/transpose(jvp())/while/body/closed_call/convert_element_type",
+            # (no transposed convert_element_type back to the weak carry type: the carry is
+            # typed by its cotangent, as JAX's scan transpose types it)
             "jit(<lambda>)/transpose(jvp())/while/body/closed_call/mul"])),
     # jxkernel's jvp of an inner jit keeps the primal `add` JAX's partial eval drops
     "grad_of_inner_jit": ([], ["add"]),
