@@ -84,7 +84,7 @@ def docstrings(files):
         for name, lineno, text in found:
             if ">>>" in text:
                 items.append({"name": name, "module": module, "file": path,
-                              "lineno": lineno, "text": text})
+                              "lineno": lineno, "text": text, "globals": public_module(path)})
     return items
 
 
@@ -112,3 +112,29 @@ def area(path):
         if path.startswith(prefix):
             return name
     return "jax (other)"
+
+
+_PUBLIC = [("jax/_src/numpy/", "jax.numpy"), ("jax/_src/lax/", "jax.lax"), ("jax/_src/nn/", "jax.nn"),
+           ("jax/_src/random/", "jax.random"), ("jax/_src/ops/", "jax.ops"),
+           ("jax/_src/tree_util.py", "jax.tree_util"), ("jax/_src/tree.py", "jax.tree"),
+           ("jax/_src/dtypes.py", "jax.dtypes"), ("jax/_src/debugging.py", "jax.debug"),
+           ("jax/_src/image/", "jax.image"), ("jax/_src/export/", "jax.export"),
+           ("jax/_src/checkify.py", "jax.experimental.checkify"),
+           ("jax/_src/third_party/scipy/interpolate.py", "jax.scipy.interpolate"),
+           ("jax/_src/third_party/scipy/linalg.py", "jax.scipy.linalg"),
+           ("jax/_src/scipy/stats/", "jax.scipy.stats"), ("jax/_src/example_libraries/", None)]
+
+
+def public_module(path):
+    """The public module whose names stand in for the defining module's globals (pytest runs
+    a docstring in its module's globals; jxkernel has no ``jax._src`` modules, so both sides
+    get the public module's names instead): ``jax/_src/lax/slicing.py`` -> ``jax.lax``."""
+    if not path.startswith("jax/_src/"):
+        return _module_name(path)
+    if path.startswith("jax/_src/scipy/"):
+        parts = path[len("jax/_src/"):-3].split("/")
+        return ".".join(["jax"] + (parts[:-1] if parts[-1].startswith("_") else parts))
+    for prefix, name in _PUBLIC:
+        if path.startswith(prefix):
+            return name
+    return "jax"

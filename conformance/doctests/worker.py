@@ -11,8 +11,9 @@ finished, and the driver starts a new one after the crash):
 The namespace and the checking are those of JAX's CI (``pytest --doctest-modules jax`` with
 JAX's conftest.py and pyproject.toml): ``jax``, ``lax``, ``jnp`` and ``np`` injected, the
 flags ``NUMBER`` and ``NORMALIZE_WHITESPACE``, warnings raised as errors. One thing differs:
-pytest's namespace is the defining module's globals too; here it is the injected names only
-(jxkernel has no ``jax/_src/...`` modules to take globals from), so both sides run alike.
+pytest's namespace is the defining module's globals too; here it is the public module's names
+instead (``jax.lax``'s for ``jax/_src/lax/slicing.py``: jxkernel has no ``jax/_src`` modules),
+the same on both sides.
 """
 import doctest
 import io
@@ -69,6 +70,18 @@ class Checker(doctest.OutputChecker):
         return got
 
 
+def _public_names(module_name):
+    """The public module's names (see collect.public_module); none where it does not import."""
+    if not module_name:
+        return {}
+    import importlib
+    try:
+        module = importlib.import_module(module_name)
+    except Exception:   # noqa: BLE001 -- a module this side lacks: the examples meet NameError
+        return {}
+    return {k: v for k, v in vars(module).items() if not k.startswith("_")}
+
+
 class _Timeout(Exception):
     pass
 
@@ -99,7 +112,8 @@ class Runner(doctest.DocTestRunner):
 
 def run_docstring(item, globs_base, timeout):
     parser = doctest.DocTestParser()
-    test = parser.get_doctest(item["text"], dict(globs_base, __name__=item["module"]),
+    globs = dict(_public_names(item.get("globals")), **globs_base)
+    test = parser.get_doctest(item["text"], dict(globs, __name__=item["module"]),
                               item["name"], item["file"], item["lineno"])
     runner = Runner(checker=Checker(), optionflags=NUMBER | doctest.NORMALIZE_WHITESPACE,
                     verbose=False)
